@@ -1,0 +1,50 @@
+//! `irkit <system> <verb> [args]`: one command-line tool for the four irkit systems.
+//!
+//! Exit status: 0 success, 1 invalid input (diagnostics printed), 2 usage or I/O error.
+
+mod diag;
+mod io;
+mod vpl_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Exit status for invalid input.
+pub const EXIT_INVALID: u8 = 1;
+/// Exit status for usage and I/O errors.
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "irkit",
+    version,
+    about = "Compiler-IR and checked-artifact toolkit"
+)]
+struct Cli {
+    #[command(subcommand)]
+    system: System,
+}
+
+#[derive(Subcommand)]
+enum System {
+    /// Arcadia VPL shader IR (vpl-v1.md).
+    #[command(subcommand)]
+    Vpl(vpl_cmd::Verb),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match cli.system {
+        System::Vpl(verb) => vpl_cmd::run(verb),
+    }
+}

@@ -1,0 +1,1 @@
+//! The canonical object model (spec sections 3–8).

@@ -1,0 +1,7 @@
+//! Arcadia VPL version 1 (`../shared/specs/vpl-v1.md`).
+//!
+//! Modules follow the specification's structure: [`ir`] (sections 3–8),
+//! `text` (sections 10–11), `verify` (sections 3–9), `publish` (section 11)
+//! and `backends::glsl` (section 12).
+
+pub mod ir;
