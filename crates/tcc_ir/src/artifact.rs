@@ -1,0 +1,193 @@
+//! The artifact: envelope and program (spec sections "Artifact" and "Program").
+
+use crate::constant::Constant;
+use crate::instruction::Instruction;
+
+/// A function id. Execution identity is the id, never the name or the
+/// position in `Program::functions`.
+pub type FunctionId = u32;
+
+/// The current (and only) value of `engine_format_version`.
+pub const ENGINE_FORMAT_VERSION: u32 = 1;
+
+/// The language semantics versions format 1 is shared by.
+pub const LANGUAGE_SEMANTICS_VERSIONS: [&str; 3] =
+    ["ts.subset.v1", "py.subset.v1", "rust.subset.v1"];
+
+/// A complete TCC artifact: `{"envelope": …, "program": …}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Artifact {
+    /// Identity, frontend and requirement data.
+    pub envelope: Envelope,
+    /// Functions, entry point, instructions and source spans.
+    pub program: Program,
+}
+
+/// The artifact envelope. Every key is required on decode.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Envelope {
+    /// Lowercase hex SHA-256 of the canonical artifact with this field empty.
+    /// Continuations record it; the engine does not recompute it.
+    pub artifact_hash: String,
+    /// Frontend that produced the artifact (not allowlisted).
+    pub frontend_id: String,
+    /// Version of that frontend.
+    pub frontend_version: String,
+    /// Language rules assumed by the instructions, e.g. `ts.subset.v1`.
+    pub language_semantics_version: String,
+    /// Envelope and instruction encoding version; currently 1.
+    pub engine_format_version: u32,
+    /// Engine features the program uses, in the order the frontend wrote them.
+    pub required_engine_features: Vec<String>,
+    /// Host capabilities the program uses, in the order the frontend wrote them.
+    pub required_host_capabilities: Vec<String>,
+    /// Helper modules required at runtime.
+    pub runtime_modules: Vec<RuntimeModule>,
+}
+
+/// One entry of `runtime_modules`: `{"id": …, "kind": …}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RuntimeModule {
+    /// Module id.
+    pub id: String,
+    /// Module kind.
+    pub kind: String,
+}
+
+/// The program: `{"entry": id, "functions": [...]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Program {
+    /// Id of the entry function.
+    pub entry: FunctionId,
+    /// Functions in encoding order.
+    pub functions: Vec<Function>,
+}
+
+/// One function of a program.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Function {
+    /// Unique function id.
+    pub id: FunctionId,
+    /// Source name, for diagnostics only.
+    pub name: String,
+    /// Number of parameters; slots `0..param_count` hold them in source order.
+    pub param_count: u32,
+    /// Number of local slots (parameters included).
+    pub local_count: u32,
+    /// The instruction sequence; `pc` indexes it.
+    pub instructions: Vec<Instruction>,
+    /// One source span (or `None`) per instruction.
+    pub spans: Vec<Option<Span>>,
+    /// Constant defaults of the parameters (reference engine's later
+    /// `param_defaults`, written by the Python frontend). `None` when the key
+    /// is absent; the encoder writes the key only when some entry is non-null.
+    pub param_defaults: Option<Vec<Option<Constant>>>,
+}
+
+/// A source span: `{file, start_line, start_column, end_line, end_column}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
+pub struct Span {
+    /// Source file name as the frontend recorded it.
+    pub file: String,
+    /// First line.
+    pub start_line: u32,
+    /// First column.
+    pub start_column: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Last column.
+    pub end_column: u32,
+}
+
+impl Artifact {
+    /// The function with this id, if any (linear scan; see [`Program::index`]
+    /// for repeated lookups).
+    pub fn function(&self, id: FunctionId) -> Option<&Function> {
+        self.program.function(id)
+    }
+}
+
+impl Program {
+    /// The function with this id, if any.
+    pub fn function(&self, id: FunctionId) -> Option<&Function> {
+        self.functions.iter().find(|f| f.id == id)
+    }
+
+    /// Position of the function with this id in `functions`, if any.
+    pub fn function_position(&self, id: FunctionId) -> Option<usize> {
+        self.functions.iter().position(|f| f.id == id)
+    }
+
+    /// The entry function, if present.
+    pub fn entry_function(&self) -> Option<&Function> {
+        self.function(self.entry)
+    }
+
+    /// Instruction count of the function with this id, if it exists.
+    pub fn instruction_count(&self, id: FunctionId) -> Option<usize> {
+        self.function(id).map(Function::instruction_count)
+    }
+
+    /// Total number of instructions over all functions.
+    pub fn total_instructions(&self) -> usize {
+        self.functions.iter().map(|f| f.instructions.len()).sum()
+    }
+
+    /// Builds a lookup table from function id to position, for engines that
+    /// resolve ids often. Duplicate ids (invalid) resolve to the first.
+    pub fn index(&self) -> FunctionIndex {
+        let mut by_id: Vec<(FunctionId, usize)> = self
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.id, i))
+            .collect();
+        // Stable sort keeps the first of duplicate ids first.
+        by_id.sort_by_key(|&(id, _)| id);
+        by_id.dedup_by_key(|&mut (id, _)| id);
+        FunctionIndex { by_id }
+    }
+}
+
+/// Function id → position table built by [`Program::index`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FunctionIndex {
+    by_id: Vec<(FunctionId, usize)>,
+}
+
+impl FunctionIndex {
+    /// Position in `Program::functions` of the function with this id.
+    pub fn position(&self, id: FunctionId) -> Option<usize> {
+        self.by_id
+            .binary_search_by_key(&id, |&(fid, _)| fid)
+            .ok()
+            .map(|i| self.by_id[i].1)
+    }
+
+    /// Number of distinct ids.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+}
+
+impl Function {
+    /// Number of instructions; valid pcs are `0..instruction_count()`.
+    pub fn instruction_count(&self) -> usize {
+        self.instructions.len()
+    }
+
+    /// The instruction at `pc`, if in range.
+    pub fn instruction(&self, pc: u32) -> Option<&Instruction> {
+        self.instructions.get(pc as usize)
+    }
+
+    /// The source span of the instruction at `pc`, if recorded.
+    pub fn span(&self, pc: u32) -> Option<&Span> {
+        self.spans.get(pc as usize).and_then(Option::as_ref)
+    }
+}

@@ -1,0 +1,27 @@
+//! TCC program artifacts (`tcc-program-format.md`): the artifact types,
+//! the JSON codec, the canonical encoding and hash, and validation.
+//!
+//! Data flow: bytes → [`decode_artifact`] (strict JSON reader, typed
+//! [`IrError::InvalidEncoding`] with a JSON path) → [`Artifact`] →
+//! [`validate`] (every rule of the spec's "Validation" section, typed
+//! [`ValidationError`]s naming function and pc) → an engine. The other way,
+//! [`encode_artifact`] writes canonical JSON and [`compute_hash`] digests it.
+
+pub mod artifact;
+pub mod constant;
+pub mod decode;
+pub mod encode;
+pub mod error;
+pub mod features;
+pub mod instruction;
+
+pub use artifact::{
+    Artifact, ENGINE_FORMAT_VERSION, Envelope, Function, FunctionId, FunctionIndex,
+    LANGUAGE_SEMANTICS_VERSIONS, Program, RuntimeModule, Span,
+};
+pub use constant::Constant;
+pub use decode::decode_artifact;
+pub use encode::{compute_hash, encode_artifact, encode_artifact_string, hash_input};
+pub use error::{EncodingErrorKind, IrError, Location, ValidationError};
+pub use features::FeatureSet;
+pub use instruction::{Instruction, InstructionGroup};
