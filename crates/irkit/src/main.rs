@@ -4,6 +4,7 @@
 
 mod diag;
 mod io;
+mod tcc_cmd;
 mod vpl_cmd;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,9 @@ enum System {
     /// Arcadia VPL shader IR (vpl-v1.md).
     #[command(subcommand)]
     Vpl(vpl_cmd::Verb),
+    /// TCC program artifacts (tcc-program-format.md).
+    #[command(subcommand)]
+    Tcc(tcc_cmd::Verb),
 }
 
 fn main() -> ExitCode {
@@ -46,5 +50,6 @@ fn main() -> ExitCode {
     };
     match cli.system {
         System::Vpl(verb) => vpl_cmd::run(verb),
+        System::Tcc(verb) => tcc_cmd::run(verb),
     }
 }

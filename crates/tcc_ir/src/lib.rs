@@ -14,14 +14,18 @@ pub mod encode;
 pub mod error;
 pub mod features;
 pub mod instruction;
+pub mod validate;
 
 pub use artifact::{
     Artifact, ENGINE_FORMAT_VERSION, Envelope, Function, FunctionId, FunctionIndex,
     LANGUAGE_SEMANTICS_VERSIONS, Program, RuntimeModule, Span,
 };
 pub use constant::Constant;
-pub use decode::decode_artifact;
+pub use decode::{
+    FunctionMap, MAX_INPUT_BYTES, SourceMap, decode_artifact, decode_artifact_with_map,
+};
 pub use encode::{compute_hash, encode_artifact, encode_artifact_string, hash_input};
 pub use error::{EncodingErrorKind, IrError, Location, ValidationError};
 pub use features::FeatureSet;
 pub use instruction::{Instruction, InstructionGroup};
+pub use validate::{validate, validate_all};

@@ -1,0 +1,458 @@
+//! `irkit tcc <verb>`: TCC program artifacts (tcc-program-format.md).
+
+use crate::diag::{Diagnostic, Format, emit};
+use crate::io::{read_input, write_output};
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tcc_ir::{Artifact, FeatureSet, Instruction, IrError, SourceMap, ValidationError};
+
+/// Verbs of `irkit tcc`.
+#[derive(clap::Subcommand)]
+pub enum Verb {
+    /// Decode and validate an artifact (exit 0 valid, 1 invalid, 2 usage/I/O).
+    Validate {
+        /// Artifact JSON file, or `-` for standard input.
+        file: PathBuf,
+        /// Engine features the engine implements (comma-separated; default: every known feature).
+        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        features: Option<Vec<String>>,
+        /// Host capabilities the host provides (comma-separated; default: every known capability).
+        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        capabilities: Option<Vec<String>>,
+        /// Diagnostic format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print the artifact hash computed from the content.
+    Hash {
+        /// Artifact JSON file, or `-` for standard input.
+        file: PathBuf,
+        /// Compare the computed hash with the embedded `artifact_hash` (exit 1 on mismatch).
+        #[arg(long)]
+        check: bool,
+        /// Diagnostic format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print a readable listing: functions, pc, op, operands, source span.
+    Print {
+        /// Artifact JSON file, or `-` for standard input.
+        file: PathBuf,
+        /// Diagnostic format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Re-encode an artifact as canonical JSON.
+    Canon {
+        /// Artifact JSON file, or `-` for standard input.
+        file: PathBuf,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Replace `artifact_hash` with the computed hash.
+        #[arg(long)]
+        rehash: bool,
+        /// Diagnostic format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}
+
+/// Runs one `irkit tcc` verb.
+pub fn run(verb: Verb) -> ExitCode {
+    match verb {
+        Verb::Validate {
+            file,
+            features,
+            capabilities,
+            format,
+        } => validate(&file, features, capabilities, format),
+        Verb::Hash {
+            file,
+            check,
+            format,
+        } => hash(&file, check, format),
+        Verb::Print { file, format } => print(&file, format),
+        Verb::Canon {
+            file,
+            output,
+            rehash,
+            format,
+        } => canon(&file, output.as_deref(), rehash, format),
+    }
+}
+
+/// A decoded input with what diagnostics need.
+struct Loaded {
+    label: String,
+    text: Option<String>,
+    artifact: Artifact,
+    map: SourceMap,
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Reads and decodes `file`; on failure prints diagnostics and returns the exit code.
+fn load(file: &Path, format: Format) -> Result<Loaded, ExitCode> {
+    let (label, bytes) = read_input(file).map_err(|m| usage_error(&m))?;
+    let text = String::from_utf8(bytes.clone()).ok();
+    match tcc_ir::decode_artifact_with_map(&bytes) {
+        Ok((artifact, map)) => Ok(Loaded {
+            label,
+            text,
+            artifact,
+            map,
+        }),
+        Err(err) => {
+            let offset = match &err {
+                IrError::InvalidEncoding { offset, .. } => Some(*offset),
+                IrError::Invalid(_) => None,
+            };
+            let message = match &err {
+                IrError::InvalidEncoding { path, message, .. } => format!("{message} (at {path})"),
+                IrError::Invalid(v) => v.to_string(),
+            };
+            let d = diagnostic(
+                "encoding",
+                err.code(),
+                message,
+                &label,
+                offset,
+                text.as_deref(),
+            );
+            emit(&[d], format, text.as_deref());
+            Err(ExitCode::from(EXIT_INVALID))
+        }
+    }
+}
+
+fn diagnostic(
+    kind: &str,
+    code: &str,
+    message: String,
+    label: &str,
+    offset: Option<usize>,
+    text: Option<&str>,
+) -> Diagnostic {
+    let (line, column) = match (offset, text) {
+        (Some(o), Some(t)) => {
+            let (l, c) = line_column(t, o);
+            (Some(l), Some(c))
+        }
+        _ => (None, None),
+    };
+    Diagnostic {
+        kind: kind.to_string(),
+        code: Some(code.to_string()),
+        message,
+        label: label.to_string(),
+        offset: offset.map(|o| o as u64),
+        line,
+        column,
+    }
+}
+
+/// 1-based line and column (in code points) of byte `offset`; CR, LF and
+/// CRLF each end one line, as in the shared renderer.
+fn line_column(text: &str, offset: usize) -> (u64, u64) {
+    let offset = offset.min(text.len());
+    let mut line = 1u64;
+    let mut line_start = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    while i < offset {
+        match bytes[i] {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') && i + 1 < offset => {
+                i += 2;
+                line += 1;
+                line_start = i;
+            }
+            b'\r' | b'\n' => {
+                i += 1;
+                line += 1;
+                line_start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    let column = text
+        .get(line_start..offset)
+        .map_or(0, |s| s.chars().count() as u64);
+    (line, column + 1)
+}
+
+fn feature_set(given: Option<Vec<String>>, all: FeatureSet) -> FeatureSet {
+    match given {
+        Some(ids) => FeatureSet::new(ids.into_iter().filter(|s| !s.trim().is_empty())),
+        None => all,
+    }
+}
+
+fn validation_offset(err: &ValidationError, map: &SourceMap) -> Option<usize> {
+    use ValidationError as V;
+    if let Some(at) = err.location() {
+        return map.instruction(at.function_index, at.pc);
+    }
+    match err {
+        V::UnsupportedFormatVersion { .. } => map.envelope_field("engine_format_version"),
+        V::EmptyArtifactHash => map.envelope_field("artifact_hash"),
+        V::EmptyFrontendId => map.envelope_field("frontend_id"),
+        V::UnknownSemanticsVersion { .. } => map.envelope_field("language_semantics_version"),
+        V::UnknownEngineFeature { .. } | V::UnsupportedEngineFeature { .. } => {
+            map.envelope_field("required_engine_features")
+        }
+        V::UnknownHostCapability { .. } | V::UnsupportedHostCapability { .. } => {
+            map.envelope_field("required_host_capabilities")
+        }
+        V::EmptyProgram | V::TooManyFunctions { .. } => Some(map.functions_array),
+        V::DuplicateFunctionId { second, .. } => map.instruction(*second, None),
+        V::MissingEntry { .. } => Some(map.entry),
+        _ => None,
+    }
+}
+
+fn validate(
+    file: &Path,
+    features: Option<Vec<String>>,
+    capabilities: Option<Vec<String>>,
+    format: Format,
+) -> ExitCode {
+    let loaded = match load(file, format) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let engine = feature_set(features, FeatureSet::all_engine_features());
+    let host = feature_set(capabilities, FeatureSet::all_host_capabilities());
+    let errors = tcc_ir::validate_all(&loaded.artifact, &engine, &host);
+    if errors.is_empty() {
+        if format == Format::Human {
+            let program = &loaded.artifact.program;
+            println!(
+                "{}: valid ({} functions, {} instructions)",
+                loaded.label,
+                program.functions.len(),
+                program.total_instructions()
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
+    let diagnostics: Vec<Diagnostic> = errors
+        .iter()
+        .map(|e| {
+            diagnostic(
+                "validation",
+                e.code(),
+                e.to_string(),
+                &loaded.label,
+                validation_offset(e, &loaded.map),
+                loaded.text.as_deref(),
+            )
+        })
+        .collect();
+    emit(&diagnostics, format, loaded.text.as_deref());
+    ExitCode::from(EXIT_INVALID)
+}
+
+fn hash(file: &Path, check: bool, format: Format) -> ExitCode {
+    let loaded = match load(file, format) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let computed = tcc_ir::compute_hash(&loaded.artifact);
+    let embedded = &loaded.artifact.envelope.artifact_hash;
+    if check && *embedded != computed {
+        let d = diagnostic(
+            "hash",
+            "TCC-H001",
+            format!("artifact_hash mismatch: embedded {embedded:?}, computed {computed:?}"),
+            &loaded.label,
+            loaded.map.envelope_field("artifact_hash"),
+            loaded.text.as_deref(),
+        );
+        emit(&[d], format, loaded.text.as_deref());
+        return ExitCode::from(EXIT_INVALID);
+    }
+    println!("{computed}");
+    ExitCode::SUCCESS
+}
+
+fn print(file: &Path, format: Format) -> ExitCode {
+    let loaded = match load(file, format) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    match write_output(None, listing(&loaded.artifact).as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(m) => usage_error(&m),
+    }
+}
+
+fn canon(file: &Path, output: Option<&Path>, rehash: bool, format: Format) -> ExitCode {
+    let loaded = match load(file, format) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let artifact = if rehash {
+        tcc_ir::encode::with_computed_hash(&loaded.artifact)
+    } else {
+        loaded.artifact
+    };
+    let mut bytes = tcc_ir::encode_artifact(&artifact);
+    bytes.push(b'\n');
+    match write_output(output, &bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(m) => usage_error(&m),
+    }
+}
+
+fn list_or_none(items: &[String]) -> String {
+    if items.is_empty() {
+        "(none)".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// The readable listing printed by `irkit tcc print`.
+pub fn listing(artifact: &Artifact) -> String {
+    let env = &artifact.envelope;
+    let program = &artifact.program;
+    let mut out = String::new();
+    let _ = writeln!(out, "artifact   {}", env.artifact_hash);
+    let _ = writeln!(
+        out,
+        "frontend   {} {}",
+        env.frontend_id, env.frontend_version
+    );
+    let _ = writeln!(
+        out,
+        "semantics  {} (engine format {})",
+        env.language_semantics_version, env.engine_format_version
+    );
+    let _ = writeln!(
+        out,
+        "features   {}",
+        list_or_none(&env.required_engine_features)
+    );
+    let _ = writeln!(
+        out,
+        "host       {}",
+        list_or_none(&env.required_host_capabilities)
+    );
+    let modules: Vec<String> = env
+        .runtime_modules
+        .iter()
+        .map(|m| format!("{} ({})", m.id, m.kind))
+        .collect();
+    let _ = writeln!(out, "modules    {}", list_or_none(&modules));
+    let _ = writeln!(out, "entry      {}", program.entry);
+    for f in &program.functions {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "fn {} {} (params {}, locals {}, {} instructions){}",
+            f.id,
+            f.name,
+            f.param_count,
+            f.local_count,
+            f.instructions.len(),
+            if f.id == program.entry {
+                " [entry]"
+            } else {
+                ""
+            }
+        );
+        if let Some(defaults) = &f.param_defaults {
+            let shown: Vec<String> = defaults
+                .iter()
+                .map(|d| d.as_ref().map_or("-".to_string(), |c| c.to_string()))
+                .collect();
+            let _ = writeln!(out, "  defaults: {}", shown.join(", "));
+        }
+        let width = f
+            .instructions
+            .len()
+            .saturating_sub(1)
+            .to_string()
+            .len()
+            .max(2);
+        for (pc, ins) in f.instructions.iter().enumerate() {
+            let operands = operands(ins, artifact);
+            let span = f
+                .spans
+                .get(pc)
+                .and_then(Option::as_ref)
+                .map(|s| {
+                    format!(
+                        "{}:{}:{}-{}:{}",
+                        s.file, s.start_line, s.start_column, s.end_line, s.end_column
+                    )
+                })
+                .unwrap_or_default();
+            let line = format!("  {pc:>width$}  {:<13} {:<28} {span}", ins.name(), operands);
+            let _ = writeln!(out, "{}", line.trim_end());
+        }
+    }
+    out
+}
+
+fn operands(ins: &Instruction, artifact: &Artifact) -> String {
+    use Instruction as I;
+    let callee = |func: u32| match artifact.function(func) {
+        Some(f) => format!("fn {func} ({})", f.name),
+        None => format!("fn {func} (missing)"),
+    };
+    match ins {
+        I::Jump { target } | I::JumpIfTrue { target } | I::JumpIfFalse { target } => {
+            format!("-> {target}")
+        }
+        I::Call { func, argc } => format!("{} argc {argc}", callee(*func)),
+        I::NewClosure { func } | I::LoadFunc { func } => callee(*func),
+        I::LoadLocal { local } | I::StoreLocal { local } => format!("local {local}"),
+        I::LoadConst { value } => format!("{} {value}", value.tag()),
+        I::SetProp { key } | I::GetProp { key } => format!("key {key:?}"),
+        I::ArrayIndex { index }
+        | I::EnvGet { index }
+        | I::EnvSet { index }
+        | I::EnvSlot { index } => {
+            format!("index {index}")
+        }
+        I::Effect { has_input } => {
+            if *has_input {
+                "has_input".to_string()
+            } else {
+                String::new()
+            }
+        }
+        I::Invoke { arg_count } => format!("arg_count {arg_count}"),
+        I::Fork { count, join_pc } => format!("count {count} join -> {join_pc}"),
+        I::PushTry { catch, finally } => match finally {
+            Some(f) => format!("catch -> {catch} finally -> {f}"),
+            None => format!("catch -> {catch} finally none"),
+        },
+        I::NewEnv { count } => format!("count {count}"),
+        I::CallClosure { argc } => format!("argc {argc}"),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_column_counts_code_points_and_line_endings() {
+        let t = "ab\r\ncé\rx\ny";
+        assert_eq!(line_column(t, 0), (1, 1));
+        assert_eq!(line_column(t, 2), (1, 3));
+        assert_eq!(line_column(t, 4), (2, 1));
+        assert_eq!(line_column(t, 7), (2, 3)); // after "cé" (é is 2 bytes)
+        assert_eq!(line_column(t, 8), (3, 1));
+        assert_eq!(line_column(t, 10), (4, 1));
+    }
+}
