@@ -238,7 +238,9 @@ fn write_instruction<S: Sink>(out: &mut S, ins: &Instruction) {
         Call { func, argc } => {
             out.put(b"{\"argc\":");
             write_u32(out, *argc);
-            field_then_op(out, b",\"func", *func, name);
+            out.put(b",\"func\":");
+            write_u32(out, *func);
+            out.put(b",\"op\":\"Call\"}");
         }
         LoadLocal { local } | StoreLocal { local } => field_then_op(out, b"local", *local, name),
         LoadConst { value } => {
@@ -273,7 +275,9 @@ fn write_instruction<S: Sink>(out: &mut S, ins: &Instruction) {
         Fork { count, join_pc } => {
             out.put(b"{\"count\":");
             write_u32(out, *count);
-            field_then_op(out, b",\"join_pc", *join_pc, name);
+            out.put(b",\"join_pc\":");
+            write_u32(out, *join_pc);
+            out.put(b",\"op\":\"Fork\"}");
         }
         PushTry { catch, finally } => {
             out.put(b"{\"catch\":");
