@@ -36,6 +36,10 @@ pub fn decode_artifact_with_map(bytes: &[u8]) -> Result<(Artifact, SourceMap), I
 pub struct SourceMap {
     /// Offset of each envelope key's value, by key name.
     pub envelope: Vec<(&'static str, usize)>,
+    /// Offset of each `required_engine_features` entry.
+    pub engine_features: Vec<usize>,
+    /// Offset of each `required_host_capabilities` entry.
+    pub host_capabilities: Vec<usize>,
     /// Offset of the `program.entry` value.
     pub entry: usize,
     /// Offset of the `functions` array.
@@ -71,6 +75,13 @@ impl SourceMap {
         pc.and_then(|pc| f.instructions.get(pc as usize).copied())
             .or(Some(f.start))
     }
+}
+
+/// Which envelope string list is being read (for the source map).
+#[derive(Debug, Clone, Copy)]
+enum StringList {
+    Features,
+    Capabilities,
 }
 
 #[derive(Debug, Clone)]
@@ -598,8 +609,8 @@ impl<'a> Reader<'a> {
                 2 => e.frontend_id = self.owned_string("a string")?,
                 3 => e.frontend_version = self.owned_string("a string")?,
                 4 => e.language_semantics_version = self.owned_string("a string")?,
-                5 => e.required_engine_features = self.string_array()?,
-                6 => e.required_host_capabilities = self.string_array()?,
+                5 => e.required_engine_features = self.string_array(StringList::Features)?,
+                6 => e.required_host_capabilities = self.string_array(StringList::Capabilities)?,
                 _ => e.runtime_modules = self.runtime_modules()?,
             }
             self.path.pop();
@@ -610,12 +621,19 @@ impl<'a> Reader<'a> {
         Ok(e)
     }
 
-    fn string_array(&mut self) -> R<Vec<String>> {
+    fn string_array(&mut self, list: StringList) -> R<Vec<String>> {
         self.begin_array("an array of strings")?;
         let mut out = Vec::new();
         let mut first = true;
         while self.next_element(&mut first)? {
             self.path.push(Seg::Index(out.len()));
+            let at = self.pos;
+            if let Some(map) = &mut self.map {
+                match list {
+                    StringList::Features => map.engine_features.push(at),
+                    StringList::Capabilities => map.host_capabilities.push(at),
+                }
+            }
             out.push(self.owned_string("a string")?);
             self.path.pop();
         }
