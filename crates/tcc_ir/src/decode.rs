@@ -482,8 +482,9 @@ impl<'a> Reader<'a> {
         Ok((self.src.get(start..p).unwrap_or_default(), plain))
     }
 
-    /// A non-negative whole number that fits u32, written without sign,
-    /// fraction or exponent.
+    /// A non-negative whole number that fits u32. Like the reference
+    /// engine, any JSON spelling of such a number is accepted (`7`, `7.0`,
+    /// `7e0`, `-0`); fractions, negatives and overflow are out of range.
     fn u32(&mut self, what: &str) -> R<u32> {
         match self.peek() {
             Some(b'-' | b'0'..=b'9') => {}
@@ -491,20 +492,20 @@ impl<'a> Reader<'a> {
         }
         let start = self.pos;
         let (text, plain) = self.number_token()?;
-        if !plain {
-            return Err(self.err(
+        let out_of_range = |this: &Self| {
+            this.err(
                 K::OutOfRange,
                 start,
-                format!("expected {what}, found {text} (not a non-negative integer)"),
-            ));
-        }
-        text.parse::<u32>().map_err(|_| {
-            self.err(
-                K::OutOfRange,
-                start,
-                format!("{text} does not fit an unsigned 32-bit integer"),
+                format!("expected {what}, found {text} (not a whole number in 0..=4294967295)"),
             )
-        })
+        };
+        if plain {
+            return text.parse::<u32>().map_err(|_| out_of_range(self));
+        }
+        match text.parse::<f64>() {
+            Ok(n) if n == n.trunc() && (0.0..=f64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+            _ => Err(out_of_range(self)),
+        }
     }
 
     fn finite_f64(&self, text: &str, at: usize) -> R<f64> {
