@@ -191,3 +191,61 @@ impl Function {
         self.spans.get(pc as usize).and_then(Option::as_ref)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program() -> Program {
+        let f = |id: FunctionId, n: usize| Function {
+            id,
+            name: format!("f{id}"),
+            instructions: vec![Instruction::Nop; n],
+            spans: vec![None; n],
+            ..Function::default()
+        };
+        Program {
+            entry: 40,
+            functions: vec![f(40, 3), f(7, 1), f(12, 0), f(7, 5)],
+        }
+    }
+
+    #[test]
+    fn lookups_go_by_id_not_position() {
+        let p = program();
+        assert_eq!(p.entry_function().map(|f| f.name.as_str()), Some("f40"));
+        assert_eq!(p.function(12).map(|f| f.name.as_str()), Some("f12"));
+        assert_eq!(p.function(1), None);
+        assert_eq!(p.function_position(12), Some(2));
+        assert_eq!(p.instruction_count(40), Some(3));
+        assert_eq!(p.instruction_count(12), Some(0));
+        assert_eq!(p.instruction_count(99), None);
+        assert_eq!(p.total_instructions(), 9);
+    }
+
+    #[test]
+    fn index_resolves_ids_and_keeps_the_first_duplicate() {
+        let p = program();
+        let index = p.index();
+        assert_eq!(index.len(), 3);
+        assert_eq!(index.position(40), Some(0));
+        assert_eq!(index.position(7), Some(1));
+        assert_eq!(index.position(12), Some(2));
+        assert_eq!(index.position(8), None);
+        assert!(Program::default().index().is_empty());
+    }
+
+    #[test]
+    fn function_accessors_are_bounds_checked() {
+        let mut f = program().functions.remove(0);
+        f.spans[1] = Some(Span {
+            file: "a.ts".into(),
+            ..Span::default()
+        });
+        assert_eq!(f.instruction(2), Some(&Instruction::Nop));
+        assert_eq!(f.instruction(3), None);
+        assert_eq!(f.span(1).map(|s| s.file.as_str()), Some("a.ts"));
+        assert_eq!(f.span(0), None);
+        assert_eq!(f.span(u32::MAX), None);
+    }
+}
