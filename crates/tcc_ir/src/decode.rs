@@ -780,6 +780,8 @@ impl<'a> Reader<'a> {
             out.push(self.instruction()?);
             self.path.pop();
         }
+        // Keeps decoded memory within a fixed multiple of the input size.
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -797,6 +799,7 @@ impl<'a> Reader<'a> {
             out.push(span);
             self.path.pop();
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 
