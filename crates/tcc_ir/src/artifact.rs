@@ -14,6 +14,39 @@ pub const ENGINE_FORMAT_VERSION: u32 = 1;
 pub const LANGUAGE_SEMANTICS_VERSIONS: [&str; 3] =
     ["ts.subset.v1", "py.subset.v1", "rust.subset.v1"];
 
+/// A language semantics version this implementation knows. Instruction
+/// meaning (equality, arity, arithmetic) is bound to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LanguageSemantics {
+    /// `ts.subset.v1`
+    TsSubsetV1,
+    /// `py.subset.v1`
+    PySubsetV1,
+    /// `rust.subset.v1`
+    RustSubsetV1,
+}
+
+impl LanguageSemantics {
+    /// Parses a `language_semantics_version` id.
+    pub fn from_id(id: &str) -> Option<Self> {
+        match id {
+            "ts.subset.v1" => Some(LanguageSemantics::TsSubsetV1),
+            "py.subset.v1" => Some(LanguageSemantics::PySubsetV1),
+            "rust.subset.v1" => Some(LanguageSemantics::RustSubsetV1),
+            _ => None,
+        }
+    }
+
+    /// The id as written in artifacts and continuations.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LanguageSemantics::TsSubsetV1 => "ts.subset.v1",
+            LanguageSemantics::PySubsetV1 => "py.subset.v1",
+            LanguageSemantics::RustSubsetV1 => "rust.subset.v1",
+        }
+    }
+}
+
 /// A complete TCC artifact: `{"envelope": …, "program": …}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
@@ -104,6 +137,23 @@ impl Artifact {
     /// for repeated lookups).
     pub fn function(&self, id: FunctionId) -> Option<&Function> {
         self.program.function(id)
+    }
+}
+
+impl Envelope {
+    /// The parsed `language_semantics_version`, if known.
+    pub fn language_semantics(&self) -> Option<LanguageSemantics> {
+        LanguageSemantics::from_id(&self.language_semantics_version)
+    }
+
+    /// Whether the envelope declares engine feature `id`.
+    pub fn requires_engine_feature(&self, id: &str) -> bool {
+        self.required_engine_features.iter().any(|f| f == id)
+    }
+
+    /// Whether the envelope declares host capability `id`.
+    pub fn requires_host_capability(&self, id: &str) -> bool {
+        self.required_host_capabilities.iter().any(|c| c == id)
     }
 }
 
@@ -233,6 +283,26 @@ mod tests {
         assert_eq!(index.position(12), Some(2));
         assert_eq!(index.position(8), None);
         assert!(Program::default().index().is_empty());
+    }
+
+    #[test]
+    fn semantics_ids_round_trip() {
+        for id in LANGUAGE_SEMANTICS_VERSIONS {
+            let parsed = LanguageSemantics::from_id(id).unwrap();
+            assert_eq!(parsed.as_str(), id);
+        }
+        assert_eq!(LanguageSemantics::from_id("ts.subset.v2"), None);
+        let e = Envelope {
+            language_semantics_version: "py.subset.v1".into(),
+            required_engine_features: vec!["durable.effect".into()],
+            required_host_capabilities: vec!["host.effect".into()],
+            ..Envelope::default()
+        };
+        assert_eq!(e.language_semantics(), Some(LanguageSemantics::PySubsetV1));
+        assert!(e.requires_engine_feature("durable.effect"));
+        assert!(!e.requires_engine_feature("durable.sleep"));
+        assert!(e.requires_host_capability("host.effect"));
+        assert!(!e.requires_host_capability("host.timer"));
     }
 
     #[test]
