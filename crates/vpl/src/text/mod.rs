@@ -7,6 +7,10 @@
 use crate::ir::{Module, Span};
 use std::fmt;
 
+mod lexer;
+mod reader;
+mod writer;
+
 /// The class of a text error (section 11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
@@ -53,44 +57,61 @@ pub struct Error {
     pub verify: Option<Box<crate::verify::VerifyError>>,
 }
 
-/// Reads a module from canonical text. `label` names the source in errors.
+/// Version-1 limit on syntactic form/atom nesting (section 10.2). The
+/// module form is level 1; the atoms of a form at level `n` are at `n + 1`.
+pub const MAX_NESTING: u32 = 128;
+
+/// Version-1 limit on named-type dependency depth: dependency edges on the
+/// longest path, over all declarations (section 10.2).
+pub const MAX_TYPE_DEPTH: u32 = 128;
+
+/// The writer's limit on derived-reference depth (section 10.2).
+pub const MAX_REFERENCE_DEPTH: usize = 120;
+
+/// Reads a module from canonical text and verifies it.
+///
+/// `label` names the source in errors. Every failure is an [`Error`] of
+/// kind lexical, syntactic or semantic with a byte offset and a 1-based
+/// line/column counted in code points.
 pub fn read(bytes: &[u8], label: &str) -> Result<Module, Error> {
-    let _ = bytes;
-    Err(Error {
-        kind: ErrorKind::Syntactic,
-        message: "unsupported: the text reader is not implemented yet".into(),
-        label: label.into(),
-        position: Span {
-            offset: 0,
-            line: 1,
-            column: 1,
-        },
-        verify: None,
-    })
+    let text = lexer::decode(bytes, label)?;
+    let module = reader::parse(text, label)?;
+    verify_as_text_error(&module, label, text)?;
+    Ok(module)
 }
 
-/// Verifies `module` and returns its canonical text.
-pub fn write(module: &Module) -> Result<String, Error> {
+/// Verifies `module` and maps a failure to a semantic [`Error`]; objects
+/// without a span fall back to the module opening.
+fn verify_as_text_error(module: &Module, label: &str, _text: &str) -> Result<(), Error> {
     crate::verify::verify(module).map_err(|e| Error {
         kind: ErrorKind::Semantic,
         message: e.to_string(),
-        label: "<module>".into(),
-        position: e.span.unwrap_or(Span {
-            offset: 0,
-            line: 1,
-            column: 1,
-        }),
+        label: label.to_string(),
+        position: e.span.or(module.span).unwrap_or(START),
         verify: Some(Box::new(e)),
-    })?;
-    Err(Error {
-        kind: ErrorKind::Semantic,
-        message: "unsupported: the text writer is not implemented yet".into(),
-        label: "<module>".into(),
-        position: Span {
-            offset: 0,
-            line: 1,
-            column: 1,
-        },
-        verify: None,
     })
 }
+
+const START: Span = Span {
+    offset: 0,
+    line: 1,
+    column: 1,
+};
+
+/// Verifies `module` and returns its canonical text (section 11). The text
+/// is read back through the reader and verifier before it is returned.
+pub fn write(module: &Module) -> Result<String, Error> {
+    verify_as_text_error(module, WRITER_LABEL, "")?;
+    let text = writer::print(module).map_err(|message| Error {
+        kind: ErrorKind::Semantic,
+        message,
+        label: WRITER_LABEL.to_string(),
+        position: module.span.unwrap_or(START),
+        verify: None,
+    })?;
+    read(text.as_bytes(), WRITER_LABEL)?;
+    Ok(text)
+}
+
+/// The label of errors about a module given to [`write`].
+pub const WRITER_LABEL: &str = "<written module>";
