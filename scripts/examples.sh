@@ -4,3 +4,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p irkit
 irkit=target/release/irkit
+# VPL: verify every example, then print each one's canonical text.
+"$irkit" vpl check examples/vpl/*.vpl
+for f in examples/vpl/*.vpl; do
+  echo "== irkit vpl fmt $f"
+  "$irkit" vpl fmt "$f"
+done

@@ -1,12 +1,116 @@
-//! `irkit vpl <verb>`.
+//! `irkit vpl <verb>`: check and format canonical VPL text.
 
+use crate::diag::{self, Diagnostic, Format};
+use crate::io::{read_input, write_output};
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Verbs of `irkit vpl`.
 #[derive(clap::Subcommand)]
-pub enum Verb {}
+pub enum Verb {
+    /// Read and verify VPL text files; exit 1 if any is invalid.
+    Check {
+        /// Input files (`-` for standard input).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Diagnostic style.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print the canonical text of a VPL file.
+    Fmt {
+        /// Input file (`-` for standard input).
+        file: PathBuf,
+        /// Write the canonical text here instead of standard output.
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+        /// Print nothing; exit 1 if the file is not already canonical.
+        #[arg(long, conflicts_with = "output")]
+        check: bool,
+        /// Diagnostic style.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}
+
+/// Converts a text error into a shared diagnostic.
+fn diagnostic(e: &vpl::text::Error) -> Diagnostic {
+    Diagnostic {
+        kind: e.kind.name().to_string(),
+        code: None,
+        message: e.message.clone(),
+        label: e.label.clone(),
+        offset: Some(u64::from(e.position.offset)),
+        line: Some(u64::from(e.position.line)),
+        column: Some(u64::from(e.position.column)),
+    }
+}
+
+fn usage_error(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
 
 /// Runs one `irkit vpl` verb.
 pub fn run(verb: Verb) -> ExitCode {
-    match verb {}
+    match verb {
+        Verb::Check { files, format } => check(&files, format),
+        Verb::Fmt {
+            file,
+            output,
+            check,
+            format,
+        } => fmt(&file, output.as_deref(), check, format),
+    }
+}
+
+fn check(files: &[PathBuf], format: Format) -> ExitCode {
+    let mut status = 0u8;
+    for path in files {
+        let (label, bytes) = match read_input(path) {
+            Ok(input) => input,
+            Err(message) => {
+                eprintln!("error: {message}");
+                status = status.max(EXIT_USAGE);
+                continue;
+            }
+        };
+        if let Err(e) = vpl::text::read(&bytes, &label) {
+            diag::emit(&[diagnostic(&e)], format, std::str::from_utf8(&bytes).ok());
+            status = status.max(EXIT_INVALID);
+        }
+    }
+    ExitCode::from(status)
+}
+
+fn fmt(
+    path: &std::path::Path,
+    output: Option<&std::path::Path>,
+    check: bool,
+    format: Format,
+) -> ExitCode {
+    let (label, bytes) = match read_input(path) {
+        Ok(input) => input,
+        Err(message) => return usage_error(&message),
+    };
+    let canonical = vpl::text::read(&bytes, &label).and_then(|m| vpl::text::write(&m));
+    let text = match canonical {
+        Ok(text) => text,
+        Err(e) => {
+            diag::emit(&[diagnostic(&e)], format, std::str::from_utf8(&bytes).ok());
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
+    if check {
+        if text.as_bytes() == bytes.as_slice() {
+            return ExitCode::SUCCESS;
+        }
+        eprintln!("{label}: not in canonical form (run `irkit vpl fmt` to rewrite it)");
+        return ExitCode::from(EXIT_INVALID);
+    }
+    match write_output(output, text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => usage_error(&message),
+    }
 }

@@ -1142,7 +1142,9 @@ impl<'a> Reader<'a> {
                     }
                     Tok::Word("float", WordClass::Name) => Literal::Float(self.float()?),
                     _ => {
-                        return Err(self.syntax(&head, "a constant form (`bool`, `int` or `float`)"));
+                        return Err(
+                            self.syntax(&head, "a constant form (`bool`, `int` or `float`)")
+                        );
                     }
                 };
                 self.close("the constant")?;
