@@ -919,11 +919,11 @@ fn function_forward_references_and_scopes() {
 #[test]
 fn parameters() {
     let f = |params: &str| {
+        let funcs = format!(
+            "\n      (function h \"h\" V (parameters{params}) (registers) (block b (return)))"
+        );
         Case {
-            funcs: &format!(
-                "\n      (function h \"h\" V (parameters{params}) (registers) (block b (return)))"
-            )
-            .leak(),
+            funcs: &funcs,
             ..Case::default()
         }
         .text()
