@@ -173,6 +173,7 @@ impl<'a> Lexer<'a> {
 
     /// The span of the current position. Amortised O(1): tokens are
     /// produced in increasing order.
+    #[inline(always)]
     fn here(&mut self) -> Span {
         if self.col_pos < self.line_start {
             self.col_pos = self.line_start;
@@ -205,7 +206,12 @@ impl<'a> Lexer<'a> {
                 return Ok(());
             };
             match b {
-                b' ' | b'\t' => self.pos += 1,
+                b' ' | b'\t' => {
+                    self.pos += 1;
+                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                }
                 b'\n' => {
                     self.pos += 1;
                     self.newline(self.pos);
@@ -277,6 +283,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token.
+    #[inline(always)]
     pub(crate) fn next_token(&mut self) -> Result<Token<'a>, Error> {
         self.skip_trivia()?;
         let span = self.here();

@@ -164,6 +164,7 @@ fn short(w: &str) -> &str {
 impl<'a> Reader<'a> {
     // ---- token plumbing -------------------------------------------------
 
+    #[inline(always)]
     fn next(&mut self) -> Result<Token<'a>, Error> {
         let token = match self.peeked.take() {
             Some(t) => t,
@@ -189,6 +190,7 @@ impl<'a> Reader<'a> {
         Ok(token)
     }
 
+    #[inline(always)]
     fn peek(&mut self) -> Result<Token<'a>, Error> {
         match self.peeked {
             Some(t) => Ok(t),
@@ -336,11 +338,29 @@ impl<'a> Reader<'a> {
         if let Tok::Word(w, WordClass::Name) = t.tok
             && let Some(digits) = w.strip_prefix('r')
             && !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
         {
-            return match digits.parse::<u64>() {
-                Ok(v) => Ok((v, t.span)),
-                Err(_) => Err(self.error_at(
+            let mut value = 0u64;
+            let mut overflow = false;
+            let mut all_digits = true;
+            for b in digits.bytes() {
+                if !b.is_ascii_digit() {
+                    all_digits = false;
+                    break;
+                }
+                match value
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add(u64::from(b - b'0')))
+                {
+                    Some(v) => value = v,
+                    None => overflow = true,
+                }
+            }
+            if !all_digits {
+                return Err(self.syntax(t, "a register (`r` followed by digits)"));
+            }
+            return match overflow {
+                false => Ok((value, t.span)),
+                true => Err(self.error_at(
                     ErrorKind::Lexical,
                     t.span,
                     format!(
