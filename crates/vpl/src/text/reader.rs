@@ -35,6 +35,7 @@ pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
         scalar_types: [None; 3],
         current_stage: StageKind::Vertex,
         interface_ids: HashMap::default(),
+        field_index: HashMap::default(),
     };
     reader.module()?;
     Ok(reader.module)
@@ -142,7 +143,12 @@ struct Reader<'a> {
     scalar_types: [Option<Handle<Type>>; 3],
     current_stage: StageKind,
     interface_ids: HashMap<&'a str, usize>,
+    /// Field name → type, built on demand for records with many fields.
+    field_index: HashMap<Handle<Type>, HashMap<String, Handle<Type>>>,
 }
+
+/// Records with at most this many fields are searched linearly.
+const FIELD_SCAN_LIMIT: usize = 16;
 
 fn describe(tok: &Tok<'_>) -> String {
     match tok {
@@ -1291,8 +1297,22 @@ impl<'a> Reader<'a> {
                 let TypeInner::Record(record) = &self.module.types[current].inner else {
                     return Err(self.semantic(span, "`member_ref` base is not record storage"));
                 };
-                let ty = match record.field(&field) {
-                    Some((_, f)) => f.ty,
+                let found = if record.fields.len() <= FIELD_SCAN_LIMIT {
+                    record.field(&field).map(|(_, f)| f.ty)
+                } else {
+                    // Large records get a name index, so that hostile input
+                    // cannot make member lookups quadratic.
+                    let index = self.field_index.entry(current).or_insert_with(|| {
+                        let mut index = HashMap::new();
+                        for f in &record.fields {
+                            index.entry(f.name.clone()).or_insert(f.ty);
+                        }
+                        index
+                    });
+                    index.get(field.as_str()).copied()
+                };
+                let ty = match found {
+                    Some(ty) => ty,
                     None => {
                         return Err(self.semantic(
                             fspan,
