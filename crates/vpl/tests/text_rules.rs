@@ -1321,3 +1321,35 @@ fn member_references_into_large_records() {
     };
     expect_error("no field 100", &bad.text(), Semantic);
 }
+
+#[test]
+fn texture_sampling_reads_as_a_builtin_call_and_round_trips() {
+    let c = Case {
+        types: "\n    (type S sampler2D) (type P vector float 2)",
+        uniforms: " (scalar tex \"tex\" S)",
+        regs: " (register r4 S) (register r5 P)",
+        body: "\n          (load r4 (uniform tex))\n          (swizzle r5 r0 \"xy\")\n          (texture r0 r4 r5)",
+        ..Case::default()
+    };
+    let m = expect_ok("texture", &c.text());
+    let f = &m.fragment.functions[m.fragment.entry.unwrap()];
+    let call = f
+        .blocks
+        .iter()
+        .flat_map(|(_, b)| b.instructions.iter())
+        .find_map(|i| match &i.kind {
+            InstructionKind::Call {
+                result,
+                callee,
+                arguments,
+            } => Some((*result, *callee, arguments.len())),
+            _ => None,
+        })
+        .expect("a call");
+    assert_eq!(call.1, vpl::ir::Callee::Builtin(vpl::ir::Builtin::Texture));
+    assert_eq!(call.0.map(|r| r.index), Some(0));
+    assert_eq!(call.2, 2);
+    let text = vpl::text::write(&m).unwrap();
+    assert!(text.contains("(texture r0 r4 r5)"), "{text}");
+    assert!(text.contains("(scalar u0 \"tex\" t"), "{text}");
+}
