@@ -51,6 +51,7 @@ struct Registers {
 const SMALL_REGISTERS: u64 = 1 << 16;
 
 impl Registers {
+    #[inline]
     fn get(&self, index: u64) -> Option<Handle<Type>> {
         if index < SMALL_REGISTERS {
             self.small.get(index as usize).copied().flatten()
@@ -233,6 +234,7 @@ impl<'a> Reader<'a> {
         self.error_at(ErrorKind::Semantic, span, message)
     }
 
+    #[inline]
     fn open(&mut self, what: &str) -> Result<Span, Error> {
         let t = self.next()?;
         match t.tok {
@@ -241,6 +243,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn close(&mut self, what: &str) -> Result<(), Error> {
         let t = self.next()?;
         match t.tok {
@@ -250,6 +253,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Expects the keyword `kw`.
+    #[inline]
     fn keyword(&mut self, kw: &str) -> Result<Span, Error> {
         let t = self.next()?;
         match t.tok {
@@ -266,11 +270,13 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether the next token is `)`.
+    #[inline]
     fn at_close(&mut self) -> Result<bool, Error> {
         Ok(matches!(self.peek()?.tok, Tok::Close))
     }
 
     /// Any name (an ID or keyword).
+    #[inline]
     fn name(&mut self, what: &str) -> Result<(&'a str, Span), Error> {
         let t = self.next()?;
         match t.tok {
@@ -335,11 +341,13 @@ impl<'a> Reader<'a> {
     }
 
     /// A register spelling `r` + digits, returning its number.
+    #[inline]
     fn register_number(&mut self) -> Result<(u64, Span), Error> {
         let t = self.next()?;
         self.register_from(&t)
     }
 
+    #[inline]
     fn register_from(&self, t: &Token<'a>) -> Result<(u64, Span), Error> {
         if let Tok::Word(w, WordClass::Name) = t.tok
             && let Some(digits) = w.strip_prefix('r')
@@ -625,6 +633,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    #[inline]
     fn scalar_type(&mut self, kind: ScalarKind) -> Handle<Type> {
         let slot = kind as usize;
         match self.scalar_types[slot] {
@@ -1133,6 +1142,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     fn bind_register(
         &self,
         scope: &FunctionScope<'a>,
@@ -1145,6 +1155,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn result_register(&mut self, scope: &FunctionScope<'a>) -> Result<Register, Error> {
         let (index, span) = self.register_number()?;
         self.bind_register(scope, index, span)
