@@ -1,0 +1,1 @@
+//! GLSL 4.20 core backend (spec section 12).

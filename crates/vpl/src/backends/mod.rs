@@ -1,0 +1,3 @@
+//! Code generators. Every backend takes a published [`crate::VerifiedModule`].
+
+pub mod glsl;

@@ -1,1 +1,0 @@
-//! The canonical object model (spec sections 3–8).

@@ -1,0 +1,666 @@
+//! Lexical translation (spec sections 2 and 10.1).
+//!
+//! The input is validated as UTF-8 up front (no byte-order mark, no invalid
+//! sequences, overlong encodings or encoded surrogates). The lexer then
+//! produces parentheses, words and strings, skipping trivia: spaces, tabs,
+//! CR/LF/CRLF, non-nesting `/* */` comments, `//` comments and
+//! reverse-solidus line continuations. A word is a maximal run of
+//! characters up to trivia, a parenthesis or a quote; it must be a whole
+//! name or a whole decimal number, anything else is a lexical error.
+
+use super::{Error as TextError, ErrorKind};
+
+/// Errors are boxed inside the reader to keep every `Result` small.
+pub(crate) type Error = Box<TextError>;
+use crate::ir::Span;
+
+/// The lexical category of a word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WordClass {
+    /// An ASCII name (`_* [A-Za-z] [A-Za-z0-9_]*`).
+    Name,
+    /// A decimal number (`[+-]? (d+ (. d*)? | . d+) ([eE] [+-]? d+)?`).
+    Number,
+}
+
+/// A token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tok<'a> {
+    /// `(`
+    Open,
+    /// `)`
+    Close,
+    /// A name word.
+    Name(&'a str),
+    /// A number word.
+    Number(&'a str),
+    /// A quoted string without escapes: the contents between the quotes.
+    Str(&'a str),
+    /// A quoted string with escapes: the raw contents between the quotes.
+    EscapedStr(&'a str),
+    /// End of input.
+    End,
+}
+
+/// A token with its position.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Token<'a> {
+    pub tok: Tok<'a>,
+    pub span: Span,
+}
+
+/// Decodes the input bytes as UTF-8 without byte-order mark.
+pub(crate) fn decode<'a>(bytes: &'a [u8], label: &str) -> Result<&'a str, Error> {
+    if u32::try_from(bytes.len()).is_err() {
+        return Err(lex_error_at(
+            label,
+            Span {
+                offset: 0,
+                line: 1,
+                column: 1,
+            },
+            format!(
+                "input of {} bytes exceeds the reader's limit of {} bytes",
+                bytes.len(),
+                u32::MAX
+            ),
+        ));
+    }
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(lex_error_at(
+            label,
+            Span {
+                offset: 0,
+                line: 1,
+                column: 1,
+            },
+            "byte-order mark is not allowed",
+        ));
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let valid = e.valid_up_to();
+            // The prefix is valid UTF-8 by construction.
+            let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or("");
+            let span = position_of(prefix, valid);
+            let what = match bytes[valid] {
+                0xC0 | 0xC1 => "overlong encoding",
+                0xE0 if bytes.get(valid + 1).is_some_and(|b| *b < 0xA0) => "overlong encoding",
+                0xF0 if bytes.get(valid + 1).is_some_and(|b| *b < 0x90) => "overlong encoding",
+                0xED if bytes.get(valid + 1).is_some_and(|b| *b >= 0xA0) => "encoded surrogate",
+                _ if e.error_len().is_none() => "truncated UTF-8 sequence at end of input",
+                _ => "invalid UTF-8 sequence",
+            };
+            Err(lex_error_at(
+                label,
+                span,
+                format!("{what} (byte 0x{:02X})", bytes[valid]),
+            ))
+        }
+    }
+}
+
+/// The line/column of byte `offset` of `text` (slow; used for errors only).
+pub(crate) fn position_of(text: &str, offset: usize) -> Span {
+    let bytes = text.as_bytes();
+    let mut line = 1u32;
+    let mut line_start = 0usize;
+    let mut i = 0usize;
+    while i < offset.min(bytes.len()) {
+        match bytes[i] {
+            b'\r' => {
+                if bytes.get(i + 1) == Some(&b'\n') && i + 1 < offset {
+                    i += 1;
+                }
+                line += 1;
+                line_start = i + 1;
+            }
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let column = count_chars(&bytes[line_start.min(offset)..offset.min(bytes.len())]) + 1;
+    Span {
+        offset: offset as u32,
+        line,
+        column,
+    }
+}
+
+fn count_chars(bytes: &[u8]) -> u32 {
+    bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count() as u32
+}
+
+#[cold]
+pub(crate) fn lex_error_at(label: &str, span: Span, message: impl Into<String>) -> Error {
+    Box::new(TextError {
+        kind: ErrorKind::Lexical,
+        message: message.into(),
+        label: label.to_string(),
+        position: span,
+        verify: None,
+    })
+}
+
+/// The lexer over a decoded input.
+pub(crate) struct Lexer<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    line: u32,
+    line_start: usize,
+    /// Column bookkeeping: code points counted from `line_start` up to `col_pos`.
+    col_pos: usize,
+    col: u32,
+    label: &'a str,
+}
+
+impl<'a> Lexer<'a> {
+    pub(crate) fn new(text: &'a str, label: &'a str) -> Self {
+        Lexer {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            col_pos: 0,
+            col: 1,
+            label,
+        }
+    }
+
+    /// The span of the current position. Amortised O(1): tokens are
+    /// produced in increasing order.
+    #[inline(always)]
+    fn here(&mut self) -> Span {
+        if self.col_pos < self.line_start {
+            self.col_pos = self.line_start;
+            self.col = 1;
+        }
+        self.col += count_chars(&self.bytes[self.col_pos..self.pos]);
+        self.col_pos = self.pos;
+        Span {
+            offset: self.pos as u32,
+            line: self.line,
+            column: self.col,
+        }
+    }
+
+    #[cold]
+    fn error(&mut self, message: impl Into<String>) -> Error {
+        let span = self.here();
+        lex_error_at(self.label, span, message)
+    }
+
+    fn newline(&mut self, after: usize) {
+        self.line += 1;
+        self.line_start = after;
+    }
+
+    /// Skips trivia. Errors on unclosed comments.
+    fn skip_trivia(&mut self) -> Result<(), Error> {
+        loop {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Ok(());
+            };
+            match b {
+                b' ' | b'\t' => {
+                    self.pos += 1;
+                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                }
+                b'\n' => {
+                    self.pos += 1;
+                    self.newline(self.pos);
+                }
+                b'\r' => {
+                    self.pos += 1;
+                    if self.bytes.get(self.pos) == Some(&b'\n') {
+                        self.pos += 1;
+                    }
+                    self.newline(self.pos);
+                }
+                b'/' if self.bytes.get(self.pos + 1) == Some(&b'/') => {
+                    self.pos += 2;
+                    while let Some(&c) = self.bytes.get(self.pos) {
+                        if c == b'\n' || c == b'\r' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                b'/' if self.bytes.get(self.pos + 1) == Some(&b'*') => {
+                    let start = self.here();
+                    self.pos += 2;
+                    loop {
+                        match self.bytes.get(self.pos) {
+                            None => {
+                                return Err(lex_error_at(
+                                    self.label,
+                                    start,
+                                    "unclosed `/*` comment",
+                                ));
+                            }
+                            Some(b'*') if self.bytes.get(self.pos + 1) == Some(&b'/') => {
+                                self.pos += 2;
+                                break;
+                            }
+                            Some(b'\n') => {
+                                self.pos += 1;
+                                self.newline(self.pos);
+                            }
+                            Some(b'\r') => {
+                                self.pos += 1;
+                                if self.bytes.get(self.pos) == Some(&b'\n') {
+                                    self.pos += 1;
+                                }
+                                self.newline(self.pos);
+                            }
+                            Some(_) => self.pos += 1,
+                        }
+                    }
+                }
+                b'\\' => match self.bytes.get(self.pos + 1) {
+                    Some(b'\n') => {
+                        self.pos += 2;
+                        self.newline(self.pos);
+                    }
+                    Some(b'\r') => {
+                        self.pos += 2;
+                        if self.bytes.get(self.pos) == Some(&b'\n') {
+                            self.pos += 1;
+                        }
+                        self.newline(self.pos);
+                    }
+                    _ => return Ok(()),
+                },
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// The next token.
+    #[inline(always)]
+    pub(crate) fn next_token(&mut self) -> Result<Token<'a>, Error> {
+        self.skip_trivia()?;
+        let span = self.here();
+        let Some(&b) = self.bytes.get(self.pos) else {
+            return Ok(Token {
+                tok: Tok::End,
+                span,
+            });
+        };
+        let tok = match b {
+            b'(' => {
+                self.pos += 1;
+                Tok::Open
+            }
+            b')' => {
+                self.pos += 1;
+                Tok::Close
+            }
+            b'"' | b'\'' => self.string(b, span)?,
+            _ => self.word(span)?,
+        };
+        Ok(Token { tok, span })
+    }
+
+    fn string(&mut self, quote: u8, start: Span) -> Result<Tok<'a>, Error> {
+        self.pos += 1;
+        let content_start = self.pos;
+        let mut escapes = false;
+        loop {
+            let Some(&c) = self.bytes.get(self.pos) else {
+                return Err(lex_error_at(self.label, start, "unclosed string"));
+            };
+            match c {
+                _ if c == quote => {
+                    let raw = &self.text[content_start..self.pos];
+                    self.pos += 1;
+                    return Ok(if escapes {
+                        Tok::EscapedStr(raw)
+                    } else {
+                        Tok::Str(raw)
+                    });
+                }
+                b'\r' | b'\n' => return Err(self.error("line ending inside a string")),
+                0x00..=0x1F => {
+                    return Err(self.error(format!(
+                        "raw control character U+{c:04X} inside a string (use an escape)"
+                    )));
+                }
+                b'\\' => {
+                    escapes = true;
+                    match self.bytes.get(self.pos + 1) {
+                        Some(b'\\' | b'"' | b'\'' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos += 2
+                        }
+                        Some(b'u') => {
+                            let hex = self.bytes.get(self.pos + 2..self.pos + 6);
+                            let value = hex
+                                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+                                .and_then(|h| std::str::from_utf8(h).ok())
+                                .and_then(|h| u32::from_str_radix(h, 16).ok());
+                            match value {
+                                None => {
+                                    return Err(self.error(
+                                        "`\\u` escape requires exactly four hexadecimal digits",
+                                    ));
+                                }
+                                Some(0xD800..=0xDFFF) => {
+                                    return Err(self.error("`\\u` escape denotes a surrogate"));
+                                }
+                                Some(_) => self.pos += 6,
+                            }
+                        }
+                        _ => return Err(self.error("unknown escape sequence")),
+                    }
+                }
+                _ => self.pos += 1,
+            }
+        }
+    }
+
+    fn word(&mut self, span: Span) -> Result<Tok<'a>, Error> {
+        let start = self.pos;
+        let mut all_name = true;
+        while let Some(&c) = self.bytes.get(self.pos) {
+            let class = CLASS[c as usize];
+            if class & SPECIAL != 0 {
+                if class & END != 0 {
+                    break;
+                }
+                let next = self.bytes.get(self.pos + 1);
+                if c == b'/' && matches!(next, Some(b'/' | b'*')) {
+                    break;
+                }
+                if c == b'\\' && matches!(next, Some(b'\n' | b'\r')) {
+                    break;
+                }
+            }
+            all_name &= class & NAME != 0;
+            self.pos += 1;
+        }
+        let word = &self.text[start..self.pos];
+        // Fast path: `[A-Za-z][A-Za-z0-9_]*`, the common name shape.
+        if all_name && self.bytes[start].is_ascii_alphabetic() {
+            return Ok(Tok::Name(word));
+        }
+        match classify(word) {
+            Ok(WordClass::Name) => Ok(Tok::Name(word)),
+            Ok(WordClass::Number) => Ok(Tok::Number(word)),
+            Err((at, message)) => {
+                let span = Span {
+                    offset: span.offset + at as u32,
+                    line: span.line,
+                    column: span.column + count_chars(&word.as_bytes()[..at]),
+                };
+                Err(lex_error_at(self.label, span, message))
+            }
+        }
+    }
+}
+
+/// Byte classes: a byte that may end a word or needs a look at the next byte.
+const SPECIAL: u8 = 1;
+/// Trivia, parentheses and quotes: always end a word.
+const END: u8 = 2;
+/// Letters, digits and underscore.
+const NAME: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = match c {
+            b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b'"' | b'\'' => SPECIAL | END,
+            b'/' | b'\\' => SPECIAL,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => NAME,
+            _ => 0,
+        };
+        i += 1;
+    }
+    t
+};
+
+/// Classifies a word; on failure, the byte position within the word and a message.
+fn classify(word: &str) -> Result<WordClass, (usize, String)> {
+    let bytes = word.as_bytes();
+    let first = bytes[0];
+    if first.is_ascii_alphabetic() || first == b'_' {
+        let mut seen_letter = false;
+        for (i, &c) in bytes.iter().enumerate() {
+            if c.is_ascii_alphabetic() {
+                seen_letter = true;
+            } else if c.is_ascii_digit() {
+                if !seen_letter {
+                    return Err((i, "a name must have a letter before its digits".into()));
+                }
+            } else if c != b'_' {
+                return Err((i, unexpected(word, i)));
+            }
+        }
+        if !seen_letter {
+            return Err((0, "a name must contain a letter".into()));
+        }
+        return Ok(WordClass::Name);
+    }
+    if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.') {
+        return if is_decimal(bytes) {
+            Ok(WordClass::Number)
+        } else {
+            Err((0, format!("malformed number `{}`", truncate(word))))
+        };
+    }
+    Err((0, unexpected(word, 0)))
+}
+
+fn unexpected(word: &str, at: usize) -> String {
+    let c = word[at..].chars().next().unwrap_or('?');
+    format!("unexpected character {c:?} (U+{:04X})", c as u32)
+}
+
+fn truncate(word: &str) -> &str {
+    match word.char_indices().nth(40) {
+        Some((i, _)) => &word[..i],
+        None => word,
+    }
+}
+
+/// `[+-]? (d+ (. d*)? | . d+) ([eE] [+-]? d+)?`
+pub(crate) fn is_decimal(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let int_start = i;
+    while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    let int_digits = i - int_start;
+    let mut frac_digits = 0;
+    if bytes.get(i) == Some(&b'.') {
+        i += 1;
+        let s = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        frac_digits = i - s;
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return false;
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let s = i;
+        while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == s {
+            return false;
+        }
+    }
+    i == bytes.len()
+}
+
+/// Whether a number word is an integer spelling (`[+-]? d+`).
+pub(crate) fn is_integer(word: &str) -> bool {
+    let digits = word.strip_prefix(['+', '-']).unwrap_or(word);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Decodes a string's raw contents (already validated by the lexer).
+pub(crate) fn unescape(raw: &str, has_escapes: bool) -> String {
+    if !has_escapes {
+        return raw.to_string();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                let c = u32::from_str_radix(&hex, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .unwrap_or('\u{FFFD}');
+                out.push(c);
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Result<Vec<Tok<'_>>, Error> {
+        let mut lexer = Lexer::new(text, "t");
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token()?;
+            if t.tok == Tok::End {
+                return Ok(out);
+            }
+            out.push(t.tok);
+        }
+    }
+
+    #[test]
+    fn decimal_grammar() {
+        for ok in [
+            "0", "12", "+1", "-1", "1.", ".5", "1.5", "1e5", "1E+5", "1.5e-3", "-.5e0", "007",
+        ] {
+            assert!(is_decimal(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "", "+", "-", ".", "e5", "1e", "1e+", "1..2", "1.2.3", "++1", "1e5.5", "1x", "0x1",
+            ".e1",
+        ] {
+            assert!(!is_decimal(bad.as_bytes()), "{bad}");
+        }
+        assert!(is_integer("-12") && is_integer("+0") && !is_integer("1.0") && !is_integer("-"));
+    }
+
+    #[test]
+    fn words_strings_and_parentheses() {
+        let t = tokens("id\"display\"Type (a 'b' -1.5)").unwrap();
+        assert_eq!(
+            t,
+            vec![
+                Tok::Name("id"),
+                Tok::Str("display"),
+                Tok::Name("Type"),
+                Tok::Open,
+                Tok::Name("a"),
+                Tok::Str("b"),
+                Tok::Number("-1.5"),
+                Tok::Close,
+            ]
+        );
+        assert_eq!(tokens("a/*x*/b//c\nd\\\ne").unwrap().len(), 4);
+        assert_eq!(tokens(r#""a\nb""#).unwrap(), vec![Tok::EscapedStr(r"a\nb")]);
+    }
+
+    #[test]
+    fn trailing_reverse_solidus_and_solidus_are_errors() {
+        assert!(tokens("a \\").is_err());
+        assert!(tokens("a /").is_err());
+        assert!(tokens("a/").is_err());
+        assert!(tokens("/*").is_err());
+        assert!(tokens("a //").is_ok());
+    }
+
+    #[test]
+    fn positions_track_lines_and_code_points() {
+        let mut lexer = Lexer::new("é\r\n  x\ry\n\"ü\" z", "t");
+        let spans: Vec<(u32, u32, u32)> = std::iter::from_fn(|| {
+            let t = lexer.next_token().ok()?;
+            (t.tok != Tok::End).then_some((t.span.offset, t.span.line, t.span.column))
+        })
+        .collect();
+        // `é` is not a valid word, so start after it.
+        assert!(spans.is_empty());
+        let mut lexer = Lexer::new("a\r\n  x\ry\n\"ü\" z", "t");
+        let spans: Vec<(u32, u32, u32)> = std::iter::from_fn(|| {
+            let t = lexer.next_token().ok()?;
+            (t.tok != Tok::End).then_some((t.span.offset, t.span.line, t.span.column))
+        })
+        .collect();
+        assert_eq!(
+            spans,
+            vec![(0, 1, 1), (5, 2, 3), (7, 3, 1), (9, 4, 1), (14, 4, 5)]
+        );
+    }
+
+    #[test]
+    fn unescape_decodes_every_escape() {
+        assert_eq!(
+            unescape(r#"\\\"\'\b\f\n\r\t\u0041\u00e9"#, true),
+            "\\\"'\u{8}\u{c}\n\r\tAé"
+        );
+        assert_eq!(unescape("plain", false), "plain");
+    }
+
+    #[test]
+    fn position_of_matches_the_lexer() {
+        assert_eq!(
+            position_of("a\r\nbé\rc", 6),
+            Span {
+                offset: 6,
+                line: 2,
+                column: 3
+            }
+        );
+        assert_eq!(
+            position_of("a\r\nb", 3),
+            Span {
+                offset: 3,
+                line: 2,
+                column: 1
+            }
+        );
+    }
+}

@@ -1,0 +1,1349 @@
+//! Parsing and binding of canonical text (spec section 10.2).
+//!
+//! A recursive-descent parser over the fixed form shapes of the grammar.
+//! Nesting is bounded before any recursion: the lexer's parentheses are
+//! counted and a form deeper than the version-1 limit is a syntactic error,
+//! and the only self-nesting production (`member_ref`/`index_ref`) is parsed
+//! with an explicit stack. Binding happens while parsing: type IDs are
+//! resolved after the whole `types` form, function IDs after the stage's
+//! `functions` form and block IDs after each function, which gives the
+//! forward references the grammar allows.
+
+use super::lexer::Error;
+use super::lexer::{self, Lexer, Tok, Token};
+use super::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
+use crate::ir::{
+    Block, Builtin, Callee, Direction, Field, Function, Handle, Instruction, InstructionKind,
+    InterfaceVar, Literal, Module, Operand, Parameter, Reference, Register, SamplerKind,
+    ScalarKind, Selector, SelectorKind, Semantic, Span, StageKind, StorageKind, SwizzleComponent,
+    Terminator, TerminatorKind, Type, TypeInner, Uniform, UniformKind, Value,
+};
+// Std's keyed SipHash: binding IDs are input-derived, so the hasher must
+// resist collision flooding. No iteration order ever reaches the output.
+use std::collections::HashMap;
+
+/// Parses and binds `text`; the caller verifies.
+pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
+    let mut reader = Reader {
+        lexer: Lexer::new(text, label),
+        peeked: None,
+        depth: 0,
+        label,
+        module: Module::new(),
+        type_ids: HashMap::default(),
+        uniform_ids: HashMap::default(),
+        scalar_types: [None; 3],
+        current_stage: StageKind::Vertex,
+        interface_ids: HashMap::default(),
+        field_index: HashMap::default(),
+    };
+    reader.module()?;
+    Ok(reader.module)
+}
+
+/// Function-local register table: a vector for small numbers, a map beyond.
+#[derive(Default)]
+struct Registers {
+    small: Vec<Option<Handle<Type>>>,
+    large: HashMap<u64, Handle<Type>>,
+}
+
+const SMALL_REGISTERS: u64 = 1 << 16;
+
+impl Registers {
+    #[inline]
+    fn get(&self, index: u64) -> Option<Handle<Type>> {
+        if index < SMALL_REGISTERS {
+            self.small.get(index as usize).copied().flatten()
+        } else {
+            self.large.get(&index).copied()
+        }
+    }
+
+    /// Inserts; false when already declared.
+    fn insert(&mut self, index: u64, ty: Handle<Type>) -> bool {
+        if index < SMALL_REGISTERS {
+            let i = index as usize;
+            if self.small.len() <= i {
+                self.small.resize(i + 1, None);
+            }
+            if self.small[i].is_some() {
+                return false;
+            }
+            self.small[i] = Some(ty);
+            true
+        } else {
+            self.large.insert(index, ty).is_none()
+        }
+    }
+}
+
+/// A parsed but unresolved type declaration.
+struct TypeDecl<'a> {
+    id: &'a str,
+    span: Span,
+    shape: DeclShape<'a>,
+}
+
+enum DeclShape<'a> {
+    Plain(TypeInner),
+    Array {
+        element: (&'a str, Span),
+        length: u64,
+    },
+    Record {
+        name: String,
+        fields: Vec<(String, &'a str, Span, Span)>,
+    },
+}
+
+impl DeclShape<'_> {
+    fn dependencies(&self) -> Vec<(&str, Span)> {
+        match self {
+            DeclShape::Plain(_) => Vec::new(),
+            DeclShape::Array { element, .. } => vec![*element],
+            DeclShape::Record { fields, .. } => fields.iter().map(|f| (f.1, f.3)).collect(),
+        }
+    }
+}
+
+/// A call whose callee ID is resolved after the stage: function, block,
+/// instruction position, callee ID and its span.
+type CallFixup<'a> = (Handle<Function>, Handle<Block>, usize, &'a str, Span);
+
+/// Per-stage binding state.
+#[derive(Default)]
+struct StageScope<'a> {
+    function_ids: HashMap<&'a str, Handle<Function>>,
+    /// Calls to resolve: function, block, instruction position, callee ID.
+    call_fixups: Vec<CallFixup<'a>>,
+}
+
+/// Per-function binding state.
+#[derive(Default)]
+struct FunctionScope<'a> {
+    parameter_ids: HashMap<&'a str, usize>,
+    parameter_types: Vec<Handle<Type>>,
+    registers: Registers,
+    block_ids: HashMap<&'a str, Handle<Block>>,
+    /// Branch targets to resolve: block, successor position, block ID.
+    branch_fixups: Vec<(Handle<Block>, u8, &'a str, Span)>,
+}
+
+const UNRESOLVED_BLOCK: Handle<Block> = Handle::from_index(u32::MAX);
+const UNRESOLVED_FUNCTION: Handle<Function> = Handle::from_index(u32::MAX);
+
+struct Reader<'a> {
+    lexer: Lexer<'a>,
+    peeked: Option<Token<'a>>,
+    depth: u32,
+    label: &'a str,
+    module: Module,
+    type_ids: HashMap<&'a str, Handle<Type>>,
+    uniform_ids: HashMap<&'a str, usize>,
+    scalar_types: [Option<Handle<Type>>; 3],
+    current_stage: StageKind,
+    interface_ids: HashMap<&'a str, usize>,
+    /// Field name → type, built on demand for records with many fields.
+    field_index: HashMap<Handle<Type>, HashMap<String, Handle<Type>>>,
+}
+
+/// Records with at most this many fields are searched linearly.
+const FIELD_SCAN_LIMIT: usize = 16;
+
+fn describe(tok: &Tok<'_>) -> String {
+    match tok {
+        Tok::Open => "`(`".into(),
+        Tok::Close => "`)`".into(),
+        Tok::Name(w) | Tok::Number(w) => format!("`{}`", short(w)),
+        Tok::Str(_) | Tok::EscapedStr(_) => "a string".into(),
+        Tok::End => "end of input".into(),
+    }
+}
+
+fn short(w: &str) -> &str {
+    match w.char_indices().nth(40) {
+        Some((i, _)) => &w[..i],
+        None => w,
+    }
+}
+
+impl<'a> Reader<'a> {
+    // ---- token plumbing -------------------------------------------------
+
+    #[inline(always)]
+    fn next(&mut self) -> Result<Token<'a>, Error> {
+        let token = match self.peeked.take() {
+            Some(t) => t,
+            None => self.lexer.next_token()?,
+        };
+        match token.tok {
+            Tok::Open => {
+                self.depth += 1;
+                // The module form is level 1 and a form's atoms are one
+                // level deeper, so a form at level 128 would nest its atoms
+                // beyond the limit.
+                if self.depth >= MAX_NESTING {
+                    return Err(self.error_at(
+                        ErrorKind::Syntactic,
+                        token.span,
+                        format!("form/atom nesting exceeds the limit of {MAX_NESTING} levels"),
+                    ));
+                }
+            }
+            Tok::Close => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        Ok(token)
+    }
+
+    #[inline(always)]
+    fn peek(&mut self) -> Result<Token<'a>, Error> {
+        match self.peeked {
+            Some(t) => Ok(t),
+            None => {
+                let t = self.lexer.next_token()?;
+                self.peeked = Some(t);
+                Ok(t)
+            }
+        }
+    }
+
+    #[cold]
+    fn error_at(&self, kind: ErrorKind, span: Span, message: impl Into<String>) -> Error {
+        Box::new(TextError {
+            kind,
+            message: message.into(),
+            label: self.label.to_string(),
+            position: span,
+            verify: None,
+        })
+    }
+
+    #[cold]
+    fn syntax(&self, token: &Token<'_>, expected: &str) -> Error {
+        self.error_at(
+            ErrorKind::Syntactic,
+            token.span,
+            format!("expected {expected}, found {}", describe(&token.tok)),
+        )
+    }
+
+    #[cold]
+    fn semantic(&self, span: Span, message: impl Into<String>) -> Error {
+        self.error_at(ErrorKind::Semantic, span, message)
+    }
+
+    #[inline]
+    fn open(&mut self, what: &str) -> Result<Span, Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Open => Ok(t.span),
+            _ => Err(self.syntax(&t, &format!("`(` starting {what}"))),
+        }
+    }
+
+    #[inline]
+    fn close(&mut self, what: &str) -> Result<(), Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Close => Ok(()),
+            _ => Err(self.syntax(&t, &format!("`)` closing {what}"))),
+        }
+    }
+
+    /// Expects the keyword `kw`.
+    #[inline]
+    fn keyword(&mut self, kw: &str) -> Result<Span, Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Name(w) if w == kw => Ok(t.span),
+            _ => Err(self.syntax(&t, &format!("`{kw}`"))),
+        }
+    }
+
+    /// `( kw` as the opening of a form.
+    fn open_form(&mut self, kw: &str) -> Result<Span, Error> {
+        let span = self.open(&format!("a `{kw}` form"))?;
+        self.keyword(kw)?;
+        Ok(span)
+    }
+
+    /// Whether the next token is `)`.
+    #[inline]
+    fn at_close(&mut self) -> Result<bool, Error> {
+        Ok(matches!(self.peek()?.tok, Tok::Close))
+    }
+
+    /// Any name (an ID or keyword).
+    #[inline]
+    fn name(&mut self, what: &str) -> Result<(&'a str, Span), Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Name(w) => {
+                if matches!(w, "true" | "false" | "void") {
+                    Err(self.error_at(
+                        ErrorKind::Syntactic,
+                        t.span,
+                        format!("`{w}` is reserved and cannot be used as {what}"),
+                    ))
+                } else {
+                    Ok((w, t.span))
+                }
+            }
+            _ => Err(self.syntax(&t, what)),
+        }
+    }
+
+    fn string(&mut self, what: &str) -> Result<(String, Span), Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Str(raw) => Ok((raw.to_string(), t.span)),
+            Tok::EscapedStr(raw) => Ok((lexer::unescape(raw, true), t.span)),
+            _ => Err(self.syntax(&t, what)),
+        }
+    }
+
+    /// An unsigned size (`Size` = u64).
+    fn size(&mut self, what: &str) -> Result<(u64, Span), Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Number(w) if w.bytes().all(|b| b.is_ascii_digit()) => match w.parse::<u64>() {
+                Ok(v) => Ok((v, t.span)),
+                Err(_) => Err(self.error_at(
+                    ErrorKind::Lexical,
+                    t.span,
+                    format!(
+                        "{what} `{}` is out of range (at most {})",
+                        short(w),
+                        u64::MAX
+                    ),
+                )),
+            },
+            _ => Err(self.syntax(&t, &format!("{what} (unsigned decimal digits)"))),
+        }
+    }
+
+    fn signed_integer(&mut self, what: &str) -> Result<(i32, Span), Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Number(w) if lexer::is_integer(w) => match w.parse::<i32>() {
+                Ok(v) => Ok((v, t.span)),
+                Err(_) => Err(self.error_at(
+                    ErrorKind::Lexical,
+                    t.span,
+                    format!("{what} `{}` is outside the signed 32-bit range", short(w)),
+                )),
+            },
+            _ => Err(self.syntax(&t, &format!("{what} (a signed decimal integer)"))),
+        }
+    }
+
+    /// A register spelling `r` + digits, returning its number.
+    #[inline]
+    fn register_number(&mut self) -> Result<(u64, Span), Error> {
+        let t = self.next()?;
+        self.register_from(&t)
+    }
+
+    #[inline]
+    fn register_from(&self, t: &Token<'a>) -> Result<(u64, Span), Error> {
+        if let Tok::Name(w) = t.tok
+            && let Some(digits) = w.strip_prefix('r')
+            && !digits.is_empty()
+        {
+            let mut value = 0u64;
+            let mut overflow = false;
+            let mut all_digits = true;
+            for b in digits.bytes() {
+                if !b.is_ascii_digit() {
+                    all_digits = false;
+                    break;
+                }
+                match value
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add(u64::from(b - b'0')))
+                {
+                    Some(v) => value = v,
+                    None => overflow = true,
+                }
+            }
+            if !all_digits {
+                return Err(self.syntax(t, "a register (`r` followed by digits)"));
+            }
+            return match overflow {
+                false => Ok((value, t.span)),
+                true => Err(self.error_at(
+                    ErrorKind::Lexical,
+                    t.span,
+                    format!(
+                        "register number `{}` is out of range (at most {})",
+                        short(w),
+                        u64::MAX
+                    ),
+                )),
+            };
+        }
+        Err(self.syntax(t, "a register (`r` followed by digits)"))
+    }
+
+    // ---- module ---------------------------------------------------------
+
+    fn module(&mut self) -> Result<(), Error> {
+        let span = self.open_form("module")?;
+        self.module.span = Some(span);
+        let (version, vspan) = self.size("version")?;
+        if version != 1 {
+            return Err(self.semantic(
+                vspan,
+                format!("unsupported version {version} (only version 1 is defined)"),
+            ));
+        }
+        self.types()?;
+        self.uniforms()?;
+        self.stage(StageKind::Vertex)?;
+        self.stage(StageKind::Fragment)?;
+        self.close("the module")?;
+        let t = self.next()?;
+        if !matches!(t.tok, Tok::End) {
+            return Err(self.error_at(
+                ErrorKind::Syntactic,
+                t.span,
+                format!("trailing input after the module: {}", describe(&t.tok)),
+            ));
+        }
+        Ok(())
+    }
+
+    fn type_ref(&self, id: &str, span: Span) -> Result<Handle<Type>, Error> {
+        self.type_ids
+            .get(id)
+            .copied()
+            .ok_or_else(|| self.semantic(span, format!("unknown type `{id}`")))
+    }
+
+    // ---- types ----------------------------------------------------------
+
+    fn types(&mut self) -> Result<(), Error> {
+        self.open_form("types")?;
+        let mut decls: Vec<TypeDecl<'a>> = Vec::new();
+        let mut index_of: HashMap<&'a str, usize> = HashMap::default();
+        while !self.at_close()? {
+            let decl = self.type_decl()?;
+            if index_of.insert(decl.id, decls.len()).is_some() {
+                return Err(self.semantic(decl.span, format!("duplicate type `{}`", decl.id)));
+            }
+            decls.push(decl);
+        }
+        self.close("the types")?;
+        self.bind_types(&decls, &index_of)
+    }
+
+    fn type_decl(&mut self) -> Result<TypeDecl<'a>, Error> {
+        let span = self.open_form("type")?;
+        let (id, _) = self.name("a type ID")?;
+        let t = self.next()?;
+        let shape_word = match t.tok {
+            Tok::Name(w) => w,
+            _ => return Err(self.syntax(&t, "a type shape")),
+        };
+        let shape = match shape_word {
+            "void" => DeclShape::Plain(TypeInner::Void),
+            "bool" => DeclShape::Plain(TypeInner::Scalar(ScalarKind::Bool)),
+            "int" => DeclShape::Plain(TypeInner::Scalar(ScalarKind::Int)),
+            "float" => DeclShape::Plain(TypeInner::Scalar(ScalarKind::Float)),
+            "sampler2D" => DeclShape::Plain(TypeInner::Sampler(SamplerKind::Sampler2D)),
+            "vector" => {
+                let k = self.next()?;
+                let kind = match k.tok {
+                    Tok::Name("bool") => ScalarKind::Bool,
+                    Tok::Name("int") => ScalarKind::Int,
+                    Tok::Name("float") => ScalarKind::Float,
+                    _ => return Err(self.syntax(&k, "an element kind (`bool`, `int` or `float`)")),
+                };
+                let (size, sspan) = self.size("a vector size")?;
+                let size = self.dimension(size, sspan, "vector size")?;
+                DeclShape::Plain(TypeInner::Vector { kind, size })
+            }
+            "matrix" => {
+                let (rows, rspan) = self.size("a row count")?;
+                let rows = self.dimension(rows, rspan, "matrix row count")?;
+                let (columns, cspan) = self.size("a column count")?;
+                let columns = self.dimension(columns, cspan, "matrix column count")?;
+                DeclShape::Plain(TypeInner::Matrix { rows, columns })
+            }
+            "array" => {
+                let element = self.name("an element type ID")?;
+                let (length, lspan) = self.size("an array length")?;
+                if length == 0 {
+                    return Err(self.semantic(lspan, "array length 0: unsized arrays are not supported"));
+                }
+                DeclShape::Array { element, length }
+            }
+            "record" => {
+                let (name, _) = self.string("a record display name")?;
+                let mut fields = Vec::new();
+                while !self.at_close()? {
+                    let fspan = self.open_form("field")?;
+                    let (fname, _) = self.string("a field name")?;
+                    let (tid, tspan) = self.name("a field type ID")?;
+                    self.close("the field")?;
+                    fields.push((fname, tid, fspan, tspan));
+                }
+                DeclShape::Record { name, fields }
+            }
+            _ => return Err(self.syntax(&t, "a type shape (`void`, `bool`, `int`, `float`, `sampler2D`, `vector`, `matrix`, `array` or `record`)")),
+        };
+        self.close("the type")?;
+        Ok(TypeDecl { id, span, shape })
+    }
+
+    fn dimension(&self, value: u64, span: Span, what: &str) -> Result<u8, Error> {
+        match value {
+            2..=4 => Ok(value as u8),
+            _ => Err(self.semantic(span, format!("invalid {what} {value} (must be 2, 3 or 4)"))),
+        }
+    }
+
+    /// Resolves type IDs: unknown references, cycles and the dependency
+    /// depth limit (over all declarations, used or not), then creates the
+    /// type table entries in dependency order.
+    fn bind_types(
+        &mut self,
+        decls: &[TypeDecl<'a>],
+        index_of: &HashMap<&'a str, usize>,
+    ) -> Result<(), Error> {
+        let mut deps: Vec<Vec<usize>> = Vec::with_capacity(decls.len());
+        for decl in decls {
+            let mut d = Vec::new();
+            for (id, span) in decl.shape.dependencies() {
+                match index_of.get(id) {
+                    Some(&i) => d.push(i),
+                    None => return Err(self.semantic(span, format!("unknown type `{id}`"))),
+                }
+            }
+            deps.push(d);
+        }
+        // Iterative DFS: post-order, cycle detection, longest dependency path.
+        let mut state = vec![0u8; decls.len()];
+        let mut depth = vec![0u32; decls.len()];
+        let mut order = Vec::with_capacity(decls.len());
+        for root in 0..decls.len() {
+            if state[root] != 0 {
+                continue;
+            }
+            let mut stack = vec![(root, 0usize)];
+            state[root] = 1;
+            while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+                if let Some(&child) = deps[node].get(*next) {
+                    *next += 1;
+                    match state[child] {
+                        0 => {
+                            state[child] = 1;
+                            stack.push((child, 0));
+                        }
+                        1 => {
+                            return Err(self.semantic(
+                                decls[child].span,
+                                format!("recursive type `{}`", decls[child].id),
+                            ));
+                        }
+                        _ => {}
+                    }
+                } else {
+                    let d = deps[node].iter().map(|&c| depth[c] + 1).max().unwrap_or(0);
+                    depth[node] = d;
+                    state[node] = 2;
+                    order.push(node);
+                    stack.pop();
+                }
+            }
+        }
+        if let Some(i) = (0..decls.len()).find(|&i| depth[i] > MAX_TYPE_DEPTH) {
+            return Err(self.semantic(
+                decls[i].span,
+                format!(
+                    "type `{}` has a dependency depth of {} (the limit is {MAX_TYPE_DEPTH})",
+                    decls[i].id, depth[i]
+                ),
+            ));
+        }
+        // Records first (nominal: one entry per declaration), then the rest
+        // in dependency order so that element handles exist.
+        let mut handles: Vec<Option<Handle<Type>>> = vec![None; decls.len()];
+        for (i, decl) in decls.iter().enumerate() {
+            if let DeclShape::Record { name, .. } = &decl.shape {
+                handles[i] = Some(self.module.types.declare_record(
+                    name.clone(),
+                    Vec::new(),
+                    Some(decl.span),
+                ));
+            }
+        }
+        for &i in &order {
+            let decl = &decls[i];
+            match &decl.shape {
+                DeclShape::Plain(inner) => {
+                    handles[i] = Some(self.module.types.insert(inner.clone(), Some(decl.span)));
+                }
+                DeclShape::Array { length, .. } => {
+                    let element = handles[deps[i][0]].ok_or_else(|| {
+                        self.semantic(decl.span, "internal: unresolved element type")
+                    })?;
+                    handles[i] = Some(self.module.types.insert(
+                        TypeInner::Array {
+                            element,
+                            length: *length,
+                        },
+                        Some(decl.span),
+                    ));
+                }
+                DeclShape::Record { fields, .. } => {
+                    let mut resolved = Vec::with_capacity(fields.len());
+                    for (k, (name, _, fspan, _)) in fields.iter().enumerate() {
+                        let ty = handles[deps[i][k]].ok_or_else(|| {
+                            self.semantic(*fspan, "internal: unresolved field type")
+                        })?;
+                        resolved.push(Field {
+                            name: name.clone(),
+                            ty,
+                            span: Some(*fspan),
+                        });
+                    }
+                    if let Some(h) = handles[i]
+                        && let Some(record) = self.module.types.record_mut(h)
+                    {
+                        record.fields = resolved;
+                    }
+                }
+            }
+        }
+        for (i, decl) in decls.iter().enumerate() {
+            if let Some(h) = handles[i] {
+                self.type_ids.insert(decl.id, h);
+            }
+        }
+        for (i, kind) in [ScalarKind::Bool, ScalarKind::Int, ScalarKind::Float]
+            .into_iter()
+            .enumerate()
+        {
+            self.scalar_types[i] = self.module.types.find(&TypeInner::Scalar(kind));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn scalar_type(&mut self, kind: ScalarKind) -> Handle<Type> {
+        let slot = kind as usize;
+        match self.scalar_types[slot] {
+            Some(h) => h,
+            None => {
+                let h = self.module.types.scalar(kind);
+                self.scalar_types[slot] = Some(h);
+                h
+            }
+        }
+    }
+
+    // ---- uniforms -------------------------------------------------------
+
+    fn uniforms(&mut self) -> Result<(), Error> {
+        self.open_form("uniforms")?;
+        while !self.at_close()? {
+            let span = self.open("a uniform")?;
+            let t = self.next()?;
+            let kind = match t.tok {
+                Tok::Name("scalar") => UniformKind::Scalar,
+                Tok::Name("record") => UniformKind::Record,
+                Tok::Name("array") => UniformKind::Array,
+                _ => return Err(self.syntax(&t, "a uniform kind (`scalar`, `record` or `array`)")),
+            };
+            let (id, id_span) = self.name("a uniform ID")?;
+            let (name, _) = self.string("a uniform name")?;
+            let (tid, tspan) = self.name("a type ID")?;
+            let ty = self.type_ref(tid, tspan)?;
+            let inner = &self.module.types[ty].inner;
+            let ty = match kind {
+                UniformKind::Scalar => {
+                    if matches!(
+                        inner,
+                        TypeInner::Void | TypeInner::Record(_) | TypeInner::Array { .. }
+                    ) {
+                        return Err(self.semantic(
+                            tspan,
+                            format!("type `{tid}` is not a valid scalar uniform type"),
+                        ));
+                    }
+                    ty
+                }
+                UniformKind::Record => {
+                    if !matches!(inner, TypeInner::Record(_)) {
+                        return Err(self.semantic(
+                            tspan,
+                            format!("record uniform type `{tid}` is not a record"),
+                        ));
+                    }
+                    ty
+                }
+                UniformKind::Array => {
+                    if matches!(inner, TypeInner::Void) {
+                        return Err(self.semantic(tspan, "array uniform elements cannot be void"));
+                    }
+                    let (length, lspan) = self.size("an array count")?;
+                    if length == 0 {
+                        return Err(self.semantic(
+                            lspan,
+                            "array uniform count 0: unsized arrays are not supported",
+                        ));
+                    }
+                    self.module.types.insert(
+                        TypeInner::Array {
+                            element: ty,
+                            length,
+                        },
+                        Some(span),
+                    )
+                }
+            };
+            self.close("the uniform")?;
+            let slot = self.module.uniforms.len();
+            if self.uniform_ids.insert(id, slot).is_some() {
+                return Err(self.semantic(id_span, format!("duplicate uniform `{id}`")));
+            }
+            self.module.uniforms.push(Uniform {
+                kind,
+                name,
+                ty,
+                span: Some(span),
+            });
+        }
+        self.close("the uniforms")
+    }
+
+    // ---- stages ---------------------------------------------------------
+
+    fn stage(&mut self, kind: StageKind) -> Result<(), Error> {
+        let span = self.open_form(kind.keyword())?;
+        self.module.stage_mut(kind).span = Some(span);
+        let (entry_id, entry_span) = self.name("the entry function ID")?;
+        let mut scope = StageScope::default();
+        self.current_stage = kind;
+        self.interface_ids.clear();
+        // Interface.
+        self.open_form("interface")?;
+        while !self.at_close()? {
+            let vspan = self.open("an interface variable")?;
+            let t = self.next()?;
+            let direction = match t.tok {
+                Tok::Name("in") => Direction::In,
+                Tok::Name("out") => Direction::Out,
+                _ => return Err(self.syntax(&t, "a direction (`in` or `out`)")),
+            };
+            let (id, id_span) = self.name("an interface ID")?;
+            let (name, _) = self.string("an interface name")?;
+            let (tid, tspan) = self.name("a type ID")?;
+            let ty = self.type_ref(tid, tspan)?;
+            let (location, _) = self.signed_integer("a location")?;
+            let t = self.next()?;
+            let semantic = match t.tok {
+                Tok::Name(w) => Semantic::from_keyword(w),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                self.syntax(
+                    &t,
+                    "a semantic (`none`, `position`, `color`, `texcoord` or `fragment_color`)",
+                )
+            })?;
+            self.close("the interface variable")?;
+            let slot = self.module.stage(kind).interface.len();
+            if self.interface_ids.insert(id, slot).is_some() {
+                return Err(self.semantic(id_span, format!("duplicate interface `{id}`")));
+            }
+            let stage = self.module.stage_mut(kind);
+            stage.interface.push(InterfaceVar {
+                direction,
+                name,
+                ty,
+                location,
+                semantic,
+                span: Some(vspan),
+            });
+        }
+        self.close("the interface")?;
+        // Functions.
+        self.open_form("functions")?;
+        while !self.at_close()? {
+            self.function(kind, &mut scope)?;
+        }
+        self.close("the functions")?;
+        // Resolve forward function references.
+        let entry = *scope.function_ids.get(entry_id).ok_or_else(|| {
+            self.semantic(entry_span, format!("unknown entry function `{entry_id}`"))
+        })?;
+        for &(f, b, i, id, span) in &scope.call_fixups {
+            let callee = *scope.function_ids.get(id).ok_or_else(|| {
+                self.semantic(
+                    span,
+                    format!(
+                        "unknown function `{id}` (calls must name a function of the same stage)"
+                    ),
+                )
+            })?;
+            let stage = self.module.stage_mut(kind);
+            if let InstructionKind::Call { callee: c, .. } =
+                &mut stage.functions[f].blocks[b].instructions[i].kind
+            {
+                *c = Callee::Function(callee);
+            }
+        }
+        let stage = self.module.stage_mut(kind);
+        stage.entry = Some(entry);
+        self.close(&format!("the {} stage", kind.keyword()))
+    }
+
+    fn function(&mut self, kind: StageKind, stage_scope: &mut StageScope<'a>) -> Result<(), Error> {
+        let span = self.open_form("function")?;
+        let (id, id_span) = self.name("a function ID")?;
+        let (name, _) = self.string("a function name")?;
+        let (tid, tspan) = self.name("a return type ID")?;
+        let return_type = self.type_ref(tid, tspan)?;
+        let mut function = Function::new(name, return_type);
+        function.span = Some(span);
+        let mut scope = FunctionScope::default();
+        // Parameters.
+        self.open_form("parameters")?;
+        while !self.at_close()? {
+            let pspan = self.open_form("parameter")?;
+            let (pid, pid_span) = self.name("a parameter ID")?;
+            let (tid, tspan) = self.name("a type ID")?;
+            let ty = self.type_ref(tid, tspan)?;
+            self.close("the parameter")?;
+            if scope
+                .parameter_ids
+                .insert(pid, function.parameters.len())
+                .is_some()
+            {
+                return Err(self.semantic(pid_span, format!("duplicate parameter `{pid}`")));
+            }
+            function.parameters.push(Parameter {
+                ty,
+                span: Some(pspan),
+            });
+            scope.parameter_types.push(ty);
+        }
+        self.close("the parameters")?;
+        // Registers: the declaration prefix of the entry block.
+        let mut declarations = Vec::new();
+        self.open_form("registers")?;
+        while !self.at_close()? {
+            let rspan = self.open_form("register")?;
+            let (index, ispan) = self.register_number()?;
+            let (tid, tspan) = self.name("a type ID")?;
+            let ty = self.type_ref(tid, tspan)?;
+            self.close("the register")?;
+            if !scope.registers.insert(index, ty) {
+                return Err(self.semantic(ispan, format!("duplicate register r{index}")));
+            }
+            declarations.push(Instruction {
+                kind: InstructionKind::DeclareLocal {
+                    register: Register::new(index, ty),
+                },
+                span: Some(rspan),
+            });
+        }
+        self.close("the registers")?;
+        // Blocks.
+        let func_handle =
+            Handle::<Function>::from_index(self.module.stage(kind).functions.len() as u32);
+        let mut first = true;
+        loop {
+            if !first && self.at_close()? {
+                break;
+            }
+            let instructions = if first {
+                std::mem::take(&mut declarations)
+            } else {
+                Vec::new()
+            };
+            first = false;
+            self.block(
+                &mut function,
+                &mut scope,
+                stage_scope,
+                func_handle,
+                instructions,
+            )?;
+        }
+        self.close("the function")?;
+        for &(b, which, bid, bspan) in &scope.branch_fixups {
+            let target = *scope
+                .block_ids
+                .get(bid)
+                .ok_or_else(|| self.semantic(bspan, format!("unknown block `{bid}`")))?;
+            if let Some(t) = &mut function.blocks[b].terminator {
+                match (&mut t.kind, which) {
+                    (TerminatorKind::Branch { target: x }, _) => *x = target,
+                    (TerminatorKind::BranchIf { if_true, .. }, 0) => *if_true = target,
+                    (TerminatorKind::BranchIf { if_false, .. }, _) => *if_false = target,
+                    _ => {}
+                }
+            }
+        }
+        let stage = self.module.stage_mut(kind);
+        if stage_scope.function_ids.insert(id, func_handle).is_some() {
+            return Err(self.semantic(id_span, format!("duplicate function `{id}`")));
+        }
+        stage.functions.append(function);
+        Ok(())
+    }
+
+    fn block(
+        &mut self,
+        function: &mut Function,
+        scope: &mut FunctionScope<'a>,
+        stage_scope: &mut StageScope<'a>,
+        func_handle: Handle<Function>,
+        mut instructions: Vec<Instruction>,
+    ) -> Result<(), Error> {
+        let span = self.open_form("block")?;
+        let (id, id_span) = self.name("a block ID")?;
+        let handle = Handle::<Block>::from_index(function.blocks.len() as u32);
+        if scope.block_ids.insert(id, handle).is_some() {
+            return Err(self.semantic(id_span, format!("duplicate block `{id}`")));
+        }
+        let terminator = loop {
+            let open = self.next()?;
+            if !matches!(open.tok, Tok::Open) {
+                return Err(self.syntax(&open, "an instruction or terminator form"));
+            }
+            let head = self.next()?;
+            let Tok::Name(word) = head.tok else {
+                return Err(self.syntax(&head, "an instruction or terminator name"));
+            };
+            if let Some(terminator) = self.terminator(word, open.span, scope, handle)? {
+                break terminator;
+            }
+            let kind = self.instruction(
+                word,
+                &head,
+                scope,
+                stage_scope,
+                func_handle,
+                handle,
+                instructions.len(),
+            )?;
+            self.close("the instruction")?;
+            instructions.push(Instruction {
+                kind,
+                span: Some(open.span),
+            });
+        };
+        let after = self.next()?;
+        match after.tok {
+            Tok::Close => {}
+            Tok::Open => {
+                return Err(self.error_at(
+                    ErrorKind::Syntactic,
+                    after.span,
+                    "a block has exactly one final terminator; found a form after it",
+                ));
+            }
+            _ => return Err(self.syntax(&after, "`)` closing the block")),
+        }
+        function.blocks.append(Block {
+            instructions,
+            terminator: Some(terminator),
+            span: Some(span),
+        });
+        Ok(())
+    }
+
+    /// Parses a terminator whose head is `word`, or returns `None` when the
+    /// head is not a terminator keyword.
+    fn terminator(
+        &mut self,
+        word: &str,
+        span: Span,
+        scope: &mut FunctionScope<'a>,
+        block: Handle<Block>,
+    ) -> Result<Option<Terminator>, Error> {
+        let kind = match word {
+            "branch" => {
+                let (target, tspan) = self.name("a block ID")?;
+                scope.branch_fixups.push((block, 0, target, tspan));
+                TerminatorKind::Branch {
+                    target: UNRESOLVED_BLOCK,
+                }
+            }
+            "branch_if" => {
+                let condition = self.operand(scope)?;
+                let (t, tspan) = self.name("a block ID")?;
+                let (f, fspan) = self.name("a block ID")?;
+                scope.branch_fixups.push((block, 0, t, tspan));
+                scope.branch_fixups.push((block, 1, f, fspan));
+                TerminatorKind::BranchIf {
+                    condition,
+                    if_true: UNRESOLVED_BLOCK,
+                    if_false: UNRESOLVED_BLOCK,
+                }
+            }
+            "return" => {
+                let value = if self.at_close()? {
+                    None
+                } else {
+                    Some(self.operand(scope)?)
+                };
+                TerminatorKind::Return { value }
+            }
+            "discard" => TerminatorKind::Discard,
+            _ => return Ok(None),
+        };
+        self.close("the terminator")?;
+        Ok(Some(Terminator {
+            kind,
+            span: Some(span),
+        }))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn instruction(
+        &mut self,
+        word: &str,
+        head: &Token<'a>,
+        scope: &mut FunctionScope<'a>,
+        stage_scope: &mut StageScope<'a>,
+        func_handle: Handle<Function>,
+        block: Handle<Block>,
+        position: usize,
+    ) -> Result<InstructionKind, Error> {
+        Ok(match word {
+            "copy" => {
+                let result = self.result_register(scope)?;
+                let source = self.operand(scope)?;
+                InstructionKind::Copy { result, source }
+            }
+            "load" => {
+                let result = self.result_register(scope)?;
+                let source = self.reference(scope)?;
+                InstructionKind::Load { result, source }
+            }
+            "store" => {
+                let target = self.reference(scope)?;
+                let value = self.operand(scope)?;
+                InstructionKind::Store { target, value }
+            }
+            "construct" => {
+                let result = self.result_register(scope)?;
+                let mut arguments = Vec::new();
+                while !self.at_close()? {
+                    arguments.push(self.operand(scope)?);
+                }
+                InstructionKind::Construct {
+                    result,
+                    ty: result.ty,
+                    arguments,
+                }
+            }
+            "call" => {
+                let t = self.next()?;
+                let result = match t.tok {
+                    Tok::Name("void") => None,
+                    _ => {
+                        let (index, span) = self.register_from(&t)?;
+                        Some(self.bind_register(scope, index, span)?)
+                    }
+                };
+                let (callee, cspan) = self.name("a function ID")?;
+                stage_scope
+                    .call_fixups
+                    .push((func_handle, block, position, callee, cspan));
+                let mut arguments = Vec::new();
+                while !self.at_close()? {
+                    arguments.push(self.operand(scope)?);
+                }
+                InstructionKind::Call {
+                    result,
+                    callee: Callee::Function(UNRESOLVED_FUNCTION),
+                    arguments,
+                }
+            }
+            "texture" => {
+                let result = self.result_register(scope)?;
+                let sampler = self.operand(scope)?;
+                let coordinates = self.operand(scope)?;
+                InstructionKind::Call {
+                    result: Some(result),
+                    callee: Callee::Builtin(Builtin::Texture),
+                    arguments: vec![sampler, coordinates],
+                }
+            }
+            "swizzle" => {
+                let result = self.result_register(scope)?;
+                let source = self.operand(scope)?;
+                let (pattern, pspan) = self.string("a swizzle pattern")?;
+                let pattern = pattern
+                    .chars()
+                    .map(SwizzleComponent::from_letter)
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| {
+                        self.semantic(
+                            pspan,
+                            format!("invalid swizzle pattern {pattern:?} (only x, y, z and w)"),
+                        )
+                    })?;
+                InstructionKind::Swizzle {
+                    result,
+                    source,
+                    pattern,
+                }
+            }
+            "member" => {
+                let result = self.result_register(scope)?;
+                let source = self.operand(scope)?;
+                let (field, _) = self.string("a field name")?;
+                InstructionKind::Member {
+                    result,
+                    source,
+                    field,
+                }
+            }
+            "index" => {
+                let result = self.result_register(scope)?;
+                let source = self.operand(scope)?;
+                let index = self.operand(scope)?;
+                InstructionKind::Index {
+                    result,
+                    source,
+                    index,
+                }
+            }
+            _ => match crate::ir::BinaryOp::from_keyword(word) {
+                Some(op) => {
+                    let result = self.result_register(scope)?;
+                    let lhs = self.operand(scope)?;
+                    let rhs = self.operand(scope)?;
+                    InstructionKind::Binary {
+                        result,
+                        op,
+                        lhs,
+                        rhs,
+                    }
+                }
+                None => {
+                    return Err(self.error_at(
+                        ErrorKind::Syntactic,
+                        head.span,
+                        format!("unknown instruction `{}`", short(word)),
+                    ));
+                }
+            },
+        })
+    }
+
+    #[inline]
+    fn bind_register(
+        &self,
+        scope: &FunctionScope<'a>,
+        index: u64,
+        span: Span,
+    ) -> Result<Register, Error> {
+        match scope.registers.get(index) {
+            Some(ty) => Ok(Register::new(index, ty)),
+            None => Err(self.semantic(span, format!("undeclared register r{index}"))),
+        }
+    }
+
+    #[inline]
+    fn result_register(&mut self, scope: &FunctionScope<'a>) -> Result<Register, Error> {
+        let (index, span) = self.register_number()?;
+        self.bind_register(scope, index, span)
+    }
+
+    fn operand(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
+        let t = self.next()?;
+        let span = t.span;
+        let value = match t.tok {
+            Tok::Name(_) => {
+                let (index, span) = self.register_from(&t)?;
+                Value::Register(self.bind_register(scope, index, span)?)
+            }
+            Tok::Open => {
+                let head = self.next()?;
+                let literal = match head.tok {
+                    Tok::Name("bool") => {
+                        let v = self.next()?;
+                        match v.tok {
+                            Tok::Name("true") => Literal::Bool(true),
+                            Tok::Name("false") => Literal::Bool(false),
+                            _ => return Err(self.syntax(&v, "`true` or `false`")),
+                        }
+                    }
+                    Tok::Name("int") => Literal::Int(self.signed_integer("an integer literal")?.0),
+                    Tok::Name("float") => Literal::Float(self.float()?),
+                    _ => {
+                        return Err(
+                            self.syntax(&head, "a constant form (`bool`, `int` or `float`)")
+                        );
+                    }
+                };
+                self.close("the constant")?;
+                let ty = self.scalar_type(literal.kind());
+                Value::Constant(crate::ir::Constant { ty, value: literal })
+            }
+            _ => return Err(self.syntax(&t, "an operand (a register or a constant form)")),
+        };
+        Ok(Operand {
+            value,
+            span: Some(span),
+        })
+    }
+
+    fn float(&mut self) -> Result<f32, Error> {
+        let t = self.next()?;
+        match t.tok {
+            Tok::Number(w) => {
+                // Rust's decimal-to-f32 conversion rounds once, nearest-even,
+                // directly to binary32, independent of any locale.
+                let v: f32 = w.parse().map_err(|_| {
+                    self.error_at(
+                        ErrorKind::Lexical,
+                        t.span,
+                        format!("malformed number `{}`", short(w)),
+                    )
+                })?;
+                if v.is_infinite() {
+                    return Err(self.error_at(
+                        ErrorKind::Lexical,
+                        t.span,
+                        format!("floating literal `{}` overflows binary32", short(w)),
+                    ));
+                }
+                Ok(v)
+            }
+            _ => Err(self.syntax(&t, "a decimal number")),
+        }
+    }
+
+    /// A storage reference. Derived forms nest; they are parsed with an
+    /// explicit stack of pending selectors, innermost last.
+    fn reference(&mut self, scope: &FunctionScope<'a>) -> Result<Reference, Error> {
+        let mut pending: Vec<(bool, Span)> = Vec::new();
+        let (storage, slot, root_ty, root_span) = loop {
+            let open = self.next()?;
+            if !matches!(open.tok, Tok::Open) {
+                return Err(self.syntax(&open, "a reference form"));
+            }
+            let head = self.next()?;
+            let word = match head.tok {
+                Tok::Name(w) => w,
+                _ => return Err(self.syntax(&head, "a reference kind")),
+            };
+            match word {
+                "member_ref" => pending.push((true, open.span)),
+                "index_ref" => pending.push((false, open.span)),
+                "local" => {
+                    let (index, span) = self.register_number()?;
+                    let r = self.bind_register(scope, index, span)?;
+                    break (StorageKind::Local, index, r.ty, open.span);
+                }
+                "parameter" => {
+                    let (id, span) = self.name("a parameter ID")?;
+                    let slot = *scope
+                        .parameter_ids
+                        .get(id)
+                        .ok_or_else(|| self.semantic(span, format!("unknown parameter `{id}`")))?;
+                    break (
+                        StorageKind::Parameter,
+                        slot as u64,
+                        scope.parameter_types[slot],
+                        open.span,
+                    );
+                }
+                "uniform" => {
+                    let (id, span) = self.name("a uniform ID")?;
+                    let slot = *self
+                        .uniform_ids
+                        .get(id)
+                        .ok_or_else(|| self.semantic(span, format!("unknown uniform `{id}`")))?;
+                    break (
+                        StorageKind::Uniform,
+                        slot as u64,
+                        self.module.uniforms[slot].ty,
+                        open.span,
+                    );
+                }
+                "stage" => {
+                    let (id, span) = self.name("an interface ID")?;
+                    let slot = *self.interface_ids.get(id).ok_or_else(|| {
+                        self.semantic(span, format!("unknown interface variable `{id}`"))
+                    })?;
+                    let ty = self.module.stage(self.current_stage).interface[slot].ty;
+                    break (StorageKind::StageIo, slot as u64, ty, open.span);
+                }
+                _ => {
+                    return Err(self.syntax(
+                        &head,
+                        "a reference kind (`local`, `parameter`, `uniform`, `stage`, `member_ref` or `index_ref`)",
+                    ));
+                }
+            }
+        };
+        self.close("the reference")?;
+        let mut reference = Reference {
+            storage,
+            slot,
+            root_ty,
+            path: Vec::with_capacity(pending.len()),
+            span: Some(root_span),
+        };
+        let mut current = root_ty;
+        while let Some((is_member, span)) = pending.pop() {
+            let inner = &self.module.types[current].inner;
+            let (kind, ty) = if is_member {
+                let (field, fspan) = self.string("a field name")?;
+                let TypeInner::Record(record) = &self.module.types[current].inner else {
+                    return Err(self.semantic(span, "`member_ref` base is not record storage"));
+                };
+                let found = if record.fields.len() <= FIELD_SCAN_LIMIT {
+                    record.field(&field).map(|(_, f)| f.ty)
+                } else {
+                    // Large records get a name index, so that hostile input
+                    // cannot make member lookups quadratic.
+                    let index = self.field_index.entry(current).or_insert_with(|| {
+                        let mut index = HashMap::new();
+                        for f in &record.fields {
+                            index.entry(f.name.clone()).or_insert(f.ty);
+                        }
+                        index
+                    });
+                    index.get(field.as_str()).copied()
+                };
+                let ty = match found {
+                    Some(ty) => ty,
+                    None => {
+                        return Err(self.semantic(
+                            fspan,
+                            format!("record {:?} has no field {field:?}", record.name),
+                        ));
+                    }
+                };
+                (SelectorKind::Member(field), ty)
+            } else {
+                let TypeInner::Array { element, .. } = *inner else {
+                    return Err(self.semantic(span, "`index_ref` base is not array storage"));
+                };
+                let index = self.operand(scope)?;
+                (SelectorKind::Index(index), element)
+            };
+            self.close("the derived reference")?;
+            reference.path.push(Selector {
+                kind,
+                ty,
+                span: Some(span),
+            });
+            current = ty;
+        }
+        Ok(reference)
+    }
+}

@@ -1,0 +1,481 @@
+//! Canonical text printing (section 11).
+//!
+//! Layout: a form with child forms prints its head on one line and each
+//! child on its own line, indented two more spaces, with the closing
+//! parenthesis after the last child; an empty list prints as `(head)`.
+//! Instructions, terminators, references and operands print on one line.
+//! Binding IDs are generated: `t` + first-discovery index for types, `u`,
+//! `s`, `f`, `p`, `b` + list position, registers keep their numbers.
+
+use super::MAX_REFERENCE_DEPTH;
+use crate::ir::{
+    Callee, Direction, Function, Handle, InstructionKind, Literal, Module, Operand, Reference,
+    SelectorKind, Stage, StorageKind, TerminatorKind, Type, TypeInner, UniformKind, Value,
+};
+use std::fmt::Write as _;
+
+/// Prints a module that the caller has verified. Errors describe what
+/// cannot be expressed in text (e.g. over-deep references).
+pub(crate) fn print(module: &Module) -> Result<String, String> {
+    let ids = TypeIds::discover(module);
+    let mut p = Printer {
+        out: String::with_capacity(estimate(module)),
+        ids,
+    };
+    p.module(module)?;
+    Ok(p.out)
+}
+
+/// A rough output size, to avoid repeated reallocation.
+fn estimate(module: &Module) -> usize {
+    let mut n = 256 + module.types.len() * 32 + module.uniforms.len() * 40;
+    for stage in module.stages() {
+        n += stage.interface.len() * 48;
+        for (_, f) in stage.functions.iter() {
+            n += 64 + f.parameters.len() * 24;
+            for (_, b) in f.blocks.iter() {
+                n += 32 + b.instructions.len() * 40;
+            }
+        }
+    }
+    n
+}
+
+/// Type IDs in first-discovery order.
+struct TypeIds {
+    /// Type-table index → type ID number.
+    id: Vec<Option<u32>>,
+    /// Type ID number → handle.
+    order: Vec<Handle<Type>>,
+}
+
+impl TypeIds {
+    /// Walks the module in text order and numbers every type that needs a
+    /// declaration, each followed (depth first) by its components.
+    fn discover(module: &Module) -> TypeIds {
+        let mut ids = TypeIds {
+            id: vec![None; module.types.len()],
+            order: Vec::new(),
+        };
+        for u in &module.uniforms {
+            match (u.kind, module.types.inner(u.ty)) {
+                (UniformKind::Array, Some(TypeInner::Array { element, .. })) => {
+                    ids.visit(module, *element)
+                }
+                _ => ids.visit(module, u.ty),
+            }
+        }
+        for stage in module.stages() {
+            for v in &stage.interface {
+                ids.visit(module, v.ty);
+            }
+            for (_, f) in stage.functions.iter() {
+                ids.visit(module, f.return_type);
+                for p in &f.parameters {
+                    ids.visit(module, p.ty);
+                }
+                for d in f.declared_registers() {
+                    if let InstructionKind::DeclareLocal { register } = &d.kind {
+                        ids.visit(module, register.ty);
+                    }
+                }
+            }
+        }
+        ids
+    }
+
+    fn visit(&mut self, module: &Module, root: Handle<Type>) {
+        let mut stack = vec![root];
+        while let Some(h) = stack.pop() {
+            if self.id[h.index()].is_some() {
+                continue;
+            }
+            self.id[h.index()] = Some(self.order.len() as u32);
+            self.order.push(h);
+            match &module.types[h].inner {
+                TypeInner::Array { element, .. } => stack.push(*element),
+                TypeInner::Record(r) => stack.extend(r.fields.iter().rev().map(|f| f.ty)),
+                _ => {}
+            }
+        }
+    }
+
+    fn get(&self, h: Handle<Type>) -> u32 {
+        // Every type the printer names was discovered above.
+        self.id[h.index()].unwrap_or(u32::MAX)
+    }
+}
+
+struct Printer {
+    out: String,
+    ids: TypeIds,
+}
+
+/// Appends a double-quoted string: `\\`, `\"` and `\uHHHH` for controls.
+fn quote(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn indent(out: &mut String, level: usize) {
+    out.push('\n');
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+impl Printer {
+    fn ty(&mut self, h: Handle<Type>) {
+        let _ = write!(self.out, "t{}", self.ids.get(h));
+    }
+
+    fn module(&mut self, module: &Module) -> Result<(), String> {
+        self.out.push_str("(module 1");
+        // Types.
+        indent(&mut self.out, 1);
+        self.out.push_str("(types");
+        for i in 0..self.ids.order.len() {
+            let h = self.ids.order[i];
+            indent(&mut self.out, 2);
+            let _ = write!(self.out, "(type t{i} ");
+            match &module.types[h].inner {
+                TypeInner::Void => self.out.push_str("void"),
+                TypeInner::Scalar(k) => self.out.push_str(k.keyword()),
+                TypeInner::Sampler(_) => self.out.push_str("sampler2D"),
+                TypeInner::Vector { kind, size } => {
+                    let _ = write!(self.out, "vector {} {size}", kind.keyword());
+                }
+                TypeInner::Matrix { rows, columns } => {
+                    let _ = write!(self.out, "matrix {rows} {columns}");
+                }
+                TypeInner::Array { element, length } => {
+                    self.out.push_str("array ");
+                    self.ty(*element);
+                    let _ = write!(self.out, " {length}");
+                }
+                TypeInner::Record(r) => {
+                    self.out.push_str("record ");
+                    quote(&mut self.out, &r.name);
+                    for f in &r.fields {
+                        self.out.push_str(" (field ");
+                        quote(&mut self.out, &f.name);
+                        self.out.push(' ');
+                        self.ty(f.ty);
+                        self.out.push(')');
+                    }
+                }
+            }
+            self.out.push(')');
+        }
+        self.out.push(')');
+        // Uniforms.
+        indent(&mut self.out, 1);
+        self.out.push_str("(uniforms");
+        for (slot, u) in module.uniforms.iter().enumerate() {
+            indent(&mut self.out, 2);
+            let (kw, ty, count) = match (u.kind, module.types.inner(u.ty)) {
+                (UniformKind::Array, Some(TypeInner::Array { element, length })) => {
+                    ("array", *element, Some(*length))
+                }
+                (UniformKind::Array, _) => return Err("array uniform without array type".into()),
+                (UniformKind::Record, _) => ("record", u.ty, None),
+                (UniformKind::Scalar, _) => ("scalar", u.ty, None),
+            };
+            let _ = write!(self.out, "({kw} u{slot} ");
+            quote(&mut self.out, &u.name);
+            self.out.push(' ');
+            self.ty(ty);
+            if let Some(n) = count {
+                let _ = write!(self.out, " {n}");
+            }
+            self.out.push(')');
+        }
+        self.out.push(')');
+        self.stage(module, &module.vertex)?;
+        self.stage(module, &module.fragment)?;
+        self.out.push_str(")\n");
+        Ok(())
+    }
+
+    fn stage(&mut self, module: &Module, stage: &Stage) -> Result<(), String> {
+        indent(&mut self.out, 1);
+        let entry = stage.entry.ok_or("stage without entry")?;
+        let _ = write!(self.out, "({} f{}", stage.kind.keyword(), entry.index());
+        indent(&mut self.out, 2);
+        self.out.push_str("(interface");
+        for (slot, v) in stage.interface.iter().enumerate() {
+            indent(&mut self.out, 3);
+            let dir = match v.direction {
+                Direction::In => "in",
+                Direction::Out => "out",
+            };
+            let _ = write!(self.out, "({dir} s{slot} ");
+            quote(&mut self.out, &v.name);
+            self.out.push(' ');
+            self.ty(v.ty);
+            let _ = write!(self.out, " {} {})", v.location, v.semantic.keyword());
+        }
+        self.out.push(')');
+        indent(&mut self.out, 2);
+        self.out.push_str("(functions");
+        for (h, f) in stage.functions.iter() {
+            self.function(module, h, f)?;
+        }
+        self.out.push_str("))");
+        Ok(())
+    }
+
+    fn function(
+        &mut self,
+        module: &Module,
+        h: Handle<crate::ir::Function>,
+        f: &Function,
+    ) -> Result<(), String> {
+        let _ = module;
+        indent(&mut self.out, 3);
+        let _ = write!(self.out, "(function f{} ", h.index());
+        quote(&mut self.out, &f.name);
+        self.out.push(' ');
+        self.ty(f.return_type);
+        indent(&mut self.out, 4);
+        self.out.push_str("(parameters");
+        for (slot, p) in f.parameters.iter().enumerate() {
+            indent(&mut self.out, 5);
+            let _ = write!(self.out, "(parameter p{slot} ");
+            self.ty(p.ty);
+            self.out.push(')');
+        }
+        self.out.push(')');
+        indent(&mut self.out, 4);
+        self.out.push_str("(registers");
+        for d in f.declared_registers() {
+            if let InstructionKind::DeclareLocal { register } = &d.kind {
+                indent(&mut self.out, 5);
+                let _ = write!(self.out, "(register r{} ", register.index);
+                self.ty(register.ty);
+                self.out.push(')');
+            }
+        }
+        self.out.push(')');
+        for (bh, block) in f.blocks.iter() {
+            indent(&mut self.out, 4);
+            let _ = write!(self.out, "(block b{}", bh.index());
+            for instruction in &block.instructions {
+                if matches!(instruction.kind, InstructionKind::DeclareLocal { .. }) {
+                    continue;
+                }
+                indent(&mut self.out, 5);
+                self.instruction(&instruction.kind)?;
+            }
+            indent(&mut self.out, 5);
+            let terminator = block
+                .terminator
+                .as_ref()
+                .ok_or("block without terminator")?;
+            match &terminator.kind {
+                TerminatorKind::Branch { target } => {
+                    let _ = write!(self.out, "(branch b{})", target.index());
+                }
+                TerminatorKind::BranchIf {
+                    condition,
+                    if_true,
+                    if_false,
+                } => {
+                    self.out.push_str("(branch_if ");
+                    self.operand(condition);
+                    let _ = write!(self.out, " b{} b{})", if_true.index(), if_false.index());
+                }
+                TerminatorKind::Return { value: None } => self.out.push_str("(return)"),
+                TerminatorKind::Return { value: Some(v) } => {
+                    self.out.push_str("(return ");
+                    self.operand(v);
+                    self.out.push(')');
+                }
+                TerminatorKind::Discard => self.out.push_str("(discard)"),
+            }
+            self.out.push(')');
+        }
+        self.out.push(')');
+        Ok(())
+    }
+
+    fn register(&mut self, index: u64) {
+        let _ = write!(self.out, "r{index}");
+    }
+
+    fn operands(&mut self, ops: &[Operand]) {
+        for op in ops {
+            self.out.push(' ');
+            self.operand(op);
+        }
+    }
+
+    fn instruction(&mut self, kind: &InstructionKind) -> Result<(), String> {
+        match kind {
+            InstructionKind::DeclareLocal { .. } => {}
+            InstructionKind::Copy { result, source } => {
+                self.out.push_str("(copy ");
+                self.register(result.index);
+                self.out.push(' ');
+                self.operand(source);
+            }
+            InstructionKind::Load { result, source } => {
+                self.out.push_str("(load ");
+                self.register(result.index);
+                self.out.push(' ');
+                self.reference(source)?;
+            }
+            InstructionKind::Store { target, value } => {
+                self.out.push_str("(store ");
+                self.reference(target)?;
+                self.out.push(' ');
+                self.operand(value);
+            }
+            InstructionKind::Binary {
+                result,
+                op,
+                lhs,
+                rhs,
+            } => {
+                self.out.push('(');
+                self.out.push_str(op.keyword());
+                self.out.push(' ');
+                self.register(result.index);
+                self.out.push(' ');
+                self.operand(lhs);
+                self.out.push(' ');
+                self.operand(rhs);
+            }
+            InstructionKind::Call {
+                result,
+                callee,
+                arguments,
+            } => match callee {
+                Callee::Function(f) => {
+                    self.out.push_str("(call ");
+                    match result {
+                        Some(r) => self.register(r.index),
+                        None => self.out.push_str("void"),
+                    }
+                    let _ = write!(self.out, " f{}", f.index());
+                    self.operands(arguments);
+                }
+                Callee::Builtin(crate::ir::Builtin::Texture) => {
+                    let Some(r) = result else {
+                        return Err("a texture call without destination cannot be written".into());
+                    };
+                    if arguments.len() != 2 {
+                        return Err(format!(
+                            "a texture call with {} arguments cannot be written (the text form takes 2)",
+                            arguments.len()
+                        ));
+                    }
+                    self.out.push_str("(texture ");
+                    self.register(r.index);
+                    self.operands(arguments);
+                }
+            },
+            InstructionKind::Construct {
+                result, arguments, ..
+            } => {
+                self.out.push_str("(construct ");
+                self.register(result.index);
+                self.operands(arguments);
+            }
+            InstructionKind::Swizzle {
+                result,
+                source,
+                pattern,
+            } => {
+                self.out.push_str("(swizzle ");
+                self.register(result.index);
+                self.out.push(' ');
+                self.operand(source);
+                self.out.push_str(" \"");
+                self.out.extend(pattern.iter().map(|c| c.letter()));
+                self.out.push('"');
+            }
+            InstructionKind::Member {
+                result,
+                source,
+                field,
+            } => {
+                self.out.push_str("(member ");
+                self.register(result.index);
+                self.out.push(' ');
+                self.operand(source);
+                self.out.push(' ');
+                quote(&mut self.out, field);
+            }
+            InstructionKind::Index {
+                result,
+                source,
+                index,
+            } => {
+                self.out.push_str("(index ");
+                self.register(result.index);
+                self.out.push(' ');
+                self.operand(source);
+                self.out.push(' ');
+                self.operand(index);
+            }
+        }
+        self.out.push(')');
+        Ok(())
+    }
+
+    fn reference(&mut self, r: &Reference) -> Result<(), String> {
+        if r.path.len() > MAX_REFERENCE_DEPTH {
+            return Err(format!(
+                "derived reference depth {} exceeds the writer's limit of {MAX_REFERENCE_DEPTH}",
+                r.path.len()
+            ));
+        }
+        for s in r.path.iter().rev() {
+            self.out.push_str(match s.kind {
+                SelectorKind::Member(_) => "(member_ref ",
+                SelectorKind::Index(_) => "(index_ref ",
+            });
+        }
+        let _ = match r.storage {
+            StorageKind::Local => write!(self.out, "(local r{})", r.slot),
+            StorageKind::Parameter => write!(self.out, "(parameter p{})", r.slot),
+            StorageKind::Uniform => write!(self.out, "(uniform u{})", r.slot),
+            StorageKind::StageIo => write!(self.out, "(stage s{})", r.slot),
+        };
+        for s in &r.path {
+            self.out.push(' ');
+            match &s.kind {
+                SelectorKind::Member(name) => quote(&mut self.out, name),
+                SelectorKind::Index(op) => self.operand(op),
+            }
+            self.out.push(')');
+        }
+        Ok(())
+    }
+
+    fn operand(&mut self, op: &Operand) {
+        match op.value {
+            Value::Register(r) => self.register(r.index),
+            Value::Constant(c) => {
+                let _ = match c.value {
+                    Literal::Bool(b) => write!(self.out, "(bool {b})"),
+                    Literal::Int(i) => write!(self.out, "(int {i})"),
+                    // `{:?}` is the shortest decimal that reads back to the
+                    // same binary32 bits, including `-0.0`.
+                    Literal::Float(f) => write!(self.out, "(float {f:?})"),
+                };
+            }
+        }
+    }
+}
