@@ -9,6 +9,7 @@ for f in examples/tcc/*.json; do
   "$irkit" tcc validate "$f"
   "$irkit" tcc hash --check "$f"
   "$irkit" tcc print "$f" > /dev/null
+done
 # VPL: verify every example, then print each one's canonical text.
 "$irkit" vpl check examples/vpl/*.vpl
 for f in examples/vpl/*.vpl; do
