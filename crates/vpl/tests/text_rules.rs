@@ -815,6 +815,11 @@ fn interface_forms() {
         .replace(
             "(out pos \"pos\" C -1 position)",
             "(out pos \"pos\" C -1 position) (out uv \"uv\" C 1 texcoord)",
+        )
+        // Every declared output must be assigned on each entry return (6.3).
+        .replace(
+            "(store (stage pos) r0)",
+            "(store (stage pos) r0) (store (stage uv) r0)",
         ),
     );
     expect_error(
