@@ -4,7 +4,9 @@
 
 use super::FnCx;
 use super::diagnostic::{Check, Place, Rule, fail};
-use crate::ir::{Callee, InstructionKind, ScalarKind, StageKind, Terminator, TerminatorKind, TypeInner};
+use crate::ir::{
+    Callee, InstructionKind, ScalarKind, StageKind, Terminator, TerminatorKind, TypeInner,
+};
 
 impl FnCx<'_> {
     /// Type-checks a terminator (reachable or not).

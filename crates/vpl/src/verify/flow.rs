@@ -15,7 +15,10 @@ use super::FnCx;
 use super::control::{Cfg, MustState, solve};
 use super::diagnostic::{Check, Place, Rule, VerifyError, fail};
 use super::outputs::{Layout, Leaves, Summary};
-use crate::ir::{Callee, Handle, InstructionKind, Operand, Reference, SelectorKind, Span, StorageKind, TerminatorKind, Value};
+use crate::ir::{
+    Callee, Handle, InstructionKind, Operand, Reference, SelectorKind, Span, StorageKind,
+    TerminatorKind, Value,
+};
 
 /// Registers analysed together (bits per block state).
 pub const REGISTER_GROUP: usize = 4096;
@@ -176,13 +179,31 @@ impl FnCx<'_> {
                     InstructionKind::DeclareLocal { .. } => {}
                     InstructionKind::Load { result, source } => {
                         selectors(&mut out, source);
-                        self.storage_access(&mut out, &mut ev.pool, layout, source, true, instr, ins.span, place)?;
+                        self.storage_access(
+                            &mut out,
+                            &mut ev.pool,
+                            layout,
+                            source,
+                            true,
+                            instr,
+                            ins.span,
+                            place,
+                        )?;
                         write(&mut out, *result);
                     }
                     InstructionKind::Store { target, value } => {
                         selectors(&mut out, target);
                         read(&mut out, value, 0);
-                        self.storage_access(&mut out, &mut ev.pool, layout, target, false, instr, ins.span, place)?;
+                        self.storage_access(
+                            &mut out,
+                            &mut ev.pool,
+                            layout,
+                            target,
+                            false,
+                            instr,
+                            ins.span,
+                            place,
+                        )?;
                     }
                     InstructionKind::Call {
                         result,
@@ -285,7 +306,7 @@ impl FnCx<'_> {
                             start,
                             end,
                             instr,
-                            span: r.span.or(span),
+                            span: r.path.last().and_then(|s| s.span).or(r.span).or(span),
                         }
                     } else {
                         Ev::OutWrite { start, end }
@@ -444,7 +465,8 @@ impl FnCx<'_> {
                     } => {
                         if let Some(s) = summaries.get(callee as usize) {
                             let missing = state.missing(&s.prerequisites.0);
-                            let callee_name = &self.stage.functions.as_slice()[callee as usize].name;
+                            let callee_name =
+                                &self.stage.functions.as_slice()[callee as usize].name;
                             report(&missing, &|name| {
                                 fail(
                                     Rule::Output,

@@ -171,7 +171,12 @@ impl FnCx<'_> {
     }
 
     /// Type-checks one instruction (reachable or not).
-    pub(crate) fn check_instruction(&self, kind: &InstructionKind, place: Place, span: Option<Span>) -> Check {
+    pub(crate) fn check_instruction(
+        &self,
+        kind: &InstructionKind,
+        place: Place,
+        span: Option<Span>,
+    ) -> Check {
         match kind {
             InstructionKind::DeclareLocal { .. } => Ok(()),
             InstructionKind::Copy { result, source } => {
@@ -276,7 +281,9 @@ impl FnCx<'_> {
                         ),
                     ));
                 }
-                if *op == BinaryOp::Divide && matches!(self.inner(lt), TypeInner::Scalar(ScalarKind::Int)) {
+                if *op == BinaryOp::Divide
+                    && matches!(self.inner(lt), TypeInner::Scalar(ScalarKind::Int))
+                {
                     if constant_int(rhs) == Some(0) {
                         return Err(fail(
                             Rule::Instruction,
@@ -317,7 +324,7 @@ impl FnCx<'_> {
                 for (i, a) in arguments.iter().enumerate() {
                     args.push(self.operand(a, place.operand(i), span)?);
                 }
-                self.check_construct(*ty, &args, place, span)
+                self.check_construct(*ty, &args, arguments, place, span)
             }
             InstructionKind::Swizzle {
                 result,
@@ -367,7 +374,11 @@ impl FnCx<'_> {
                         span,
                         format!(
                             "swizzle produces {} {}, but the result register r{} has type {}",
-                            if pattern.len() == 1 { "a" } else { "a vector of" },
+                            if pattern.len() == 1 {
+                                "a"
+                            } else {
+                                "a vector of"
+                            },
                             match expected {
                                 TypeInner::Vector { size, .. } =>
                                     format!("{size} {} components", kind.keyword()),
@@ -451,7 +462,9 @@ impl FnCx<'_> {
                         Rule::Instruction,
                         place.operand(1),
                         index.span.or(span),
-                        format!("literal index {i} is out of bounds for an array of {length} elements"),
+                        format!(
+                            "literal index {i} is out of bounds for an array of {length} elements"
+                        ),
                     ));
                 }
                 if element != result.ty {
@@ -624,10 +637,12 @@ impl FnCx<'_> {
         &self,
         ty: Handle<Type>,
         args: &[Handle<Type>],
+        operands: &[Operand],
         place: Place,
         span: Option<Span>,
     ) -> Check {
         let err = |m: String| self.mismatch(place, span, m);
+        let at = |i: usize| operands.get(i).and_then(|o| o.span).or(span);
         let described = || {
             args.iter()
                 .map(|a| self.describe(*a))
@@ -654,7 +669,11 @@ impl FnCx<'_> {
                         "a {} scalar is constructed from one {} operand{}, not ({})",
                         k.keyword(),
                         k.keyword(),
-                        if *k == ScalarKind::Float { " or one int operand" } else { "" },
+                        if *k == ScalarKind::Float {
+                            " or one int operand"
+                        } else {
+                            ""
+                        },
                         described()
                     )))
                 }
@@ -681,7 +700,7 @@ impl FnCx<'_> {
                     return Err(fail(
                         Rule::Instruction,
                         place.operand(i),
-                        span,
+                        at(i),
                         format!(
                             "array element operand {i} has type {}, not the element type {}",
                             self.describe(*a),
@@ -705,7 +724,7 @@ impl FnCx<'_> {
                         return Err(fail(
                             Rule::Instruction,
                             place.operand(i),
-                            span,
+                            at(i),
                             format!(
                                 "operand {i} for field {:?} has type {}, not the field type {}",
                                 f.name,
@@ -737,7 +756,8 @@ impl FnCx<'_> {
         } else {
             format!("a {} vector", kind.keyword())
         };
-        let scalar_ok = |k: ScalarKind| k == kind || (kind == ScalarKind::Float && k == ScalarKind::Int);
+        let scalar_ok =
+            |k: ScalarKind| k == kind || (kind == ScalarKind::Float && k == ScalarKind::Int);
         if let [a] = args
             && let TypeInner::Scalar(k) = self.inner(*a)
         {
@@ -759,7 +779,11 @@ impl FnCx<'_> {
                     return Err(err(format!(
                         "{what} takes {} scalar/vector components{}, not {} (no matrix operands, no int-vector conversion)",
                         kind.keyword(),
-                        if kind == ScalarKind::Float { " or int scalars" } else { "" },
+                        if kind == ScalarKind::Float {
+                            " or int scalars"
+                        } else {
+                            ""
+                        },
                         self.describe(*a)
                     )));
                 }

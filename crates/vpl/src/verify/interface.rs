@@ -142,7 +142,10 @@ pub(crate) fn check_declarations(module: &Module, stage: &Stage) -> Check {
     }
     let (required, what) = match kind {
         StageKind::Vertex => (Semantic::Position, "its `position` output"),
-        StageKind::Fragment => (Semantic::FragmentColor, "its primary `fragment_color` output"),
+        StageKind::Fragment => (
+            Semantic::FragmentColor,
+            "its primary `fragment_color` output",
+        ),
     };
     let declared = stage
         .interface

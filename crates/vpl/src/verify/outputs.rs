@@ -311,7 +311,8 @@ pub(crate) struct Summary {
 pub(crate) fn call_order(stage: &Stage) -> Check<Vec<Handle<Function>>> {
     let n = stage.functions.len();
     // Callees of each function with the calling place.
-    let mut edges: Vec<Vec<(Handle<Function>, Place, Option<crate::ir::Span>)>> = vec![Vec::new(); n];
+    let mut edges: Vec<Vec<(Handle<Function>, Place, Option<crate::ir::Span>)>> =
+        vec![Vec::new(); n];
     for (fh, f) in stage.functions.iter() {
         for (bh, block) in f.blocks.iter() {
             for (i, ins) in block.instructions.iter().enumerate() {

@@ -6,7 +6,9 @@
 //! analyses.
 
 use super::diagnostic::{Check, Place, Rule, Subject, fail};
-use crate::ir::{Function, Handle, InstructionKind, Module, Register, Span, StageKind, Type, TypeInner};
+use crate::ir::{
+    Function, Handle, InstructionKind, Module, Register, Span, StageKind, Type, TypeInner,
+};
 use std::collections::HashMap;
 
 /// The declared registers of one function.
@@ -63,7 +65,11 @@ impl RegisterTable {
                         "more than 2^32 registers in one function",
                     )
                 })?;
-                if table.map.insert(register.index, (dense, register.ty)).is_some() {
+                if table
+                    .map
+                    .insert(register.index, (dense, register.ty))
+                    .is_some()
+                {
                     return Err(err(format!(
                         "register r{} is declared twice",
                         register.index

@@ -149,10 +149,7 @@ impl FnCx<'_> {
                     if var.direction == Direction::In {
                         return Err(err(
                             root_span,
-                            format!(
-                                "stage input {:?} is read-only{derived}",
-                                var.name
-                            ),
+                            format!("stage input {:?} is read-only{derived}", var.name),
                         ));
                     }
                 }

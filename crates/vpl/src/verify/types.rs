@@ -55,7 +55,10 @@ pub(crate) fn check(types: &TypeArena) -> Check<Vec<Handle<Type>>> {
                 for field in &r.fields {
                     let ferr = |m: String| fail(Rule::Type, subject, field.span.or(t.span), m);
                     if field.name.is_empty() {
-                        return Err(ferr(format!("record {:?} has a field with an empty name", r.name)));
+                        return Err(ferr(format!(
+                            "record {:?} has a field with an empty name",
+                            r.name
+                        )));
                     }
                     if !seen.insert(field.name.as_str()) {
                         return Err(ferr(format!(
@@ -72,7 +75,10 @@ pub(crate) fn check(types: &TypeArena) -> Check<Vec<Handle<Type>>> {
 }
 
 /// The direct components of a type.
-pub(crate) fn children(types: &TypeArena, h: Handle<Type>) -> impl Iterator<Item = Handle<Type>> + '_ {
+pub(crate) fn children(
+    types: &TypeArena,
+    h: Handle<Type>,
+) -> impl Iterator<Item = Handle<Type>> + '_ {
     let (array, fields) = match types.inner(h) {
         Some(TypeInner::Array { element, .. }) => (Some(*element), &[][..]),
         Some(TypeInner::Record(r)) => (None, r.fields.as_slice()),
