@@ -87,10 +87,18 @@ pub(crate) struct FunctionFlow {
 }
 
 struct Events {
-    blocks: Vec<Vec<Ev>>,
+    /// Events of all blocks; block `b`'s are `list[start[b]..start[b + 1]]`.
+    list: Vec<Ev>,
+    start: Vec<u32>,
     pool: Vec<(u64, u64)>,
     /// Register index of each dense number.
     names: Vec<u64>,
+}
+
+impl Events {
+    fn block(&self, b: usize) -> &[Ev] {
+        &self.list[self.start[b] as usize..self.start[b + 1] as usize]
+    }
 }
 
 /// A located error with its program-order key (block, event).
@@ -128,16 +136,18 @@ impl FnCx<'_> {
             }
         }
         let mut ev = Events {
-            blocks: vec![Vec::new(); self.function.blocks.len()],
+            list: Vec::new(),
+            start: Vec::with_capacity(self.function.blocks.len() + 1),
             pool: Vec::new(),
             names,
         };
+        let mut out = Vec::new();
         for (bh, block) in self.function.blocks.iter() {
             let b = bh.index();
+            ev.start.push(out.len() as u32);
             if !cfg.reachable(b) {
                 continue;
             }
-            let mut out = Vec::new();
             for (i, ins) in block.instructions[..cfg.prefix[b]].iter().enumerate() {
                 let instr = i as u32;
                 let place = self.place(b, instr);
@@ -261,8 +271,9 @@ impl FnCx<'_> {
                     TerminatorKind::Branch { .. } | TerminatorKind::Discard => {}
                 }
             }
-            ev.blocks[b] = out;
         }
+        ev.start.push(out.len() as u32);
+        ev.list = out;
         Ok(ev)
     }
 
@@ -325,11 +336,11 @@ impl FnCx<'_> {
     pub(crate) fn check_flow(
         &self,
         summaries: &[Summary],
+        returns: &[bool],
         layout: &Layout,
         entry: bool,
     ) -> Check<FunctionFlow> {
-        let returns: Vec<bool> = summaries.iter().map(|s| s.returns).collect();
-        let cfg = Cfg::build(self, &returns);
+        let cfg = Cfg::build(self, returns);
         let ev = self.events(&cfg, layout)?;
         let n = self.function.blocks.len();
         let mut first: Option<Keyed> = None;
@@ -341,7 +352,7 @@ impl FnCx<'_> {
             let hi = (lo + REGISTER_GROUP).min(total);
             let words = (hi - lo).div_ceil(64);
             let ins = solve(&cfg, Bits(vec![0; words]), |b, state| {
-                for e in &ev.blocks[b] {
+                for e in ev.block(b) {
                     if let Ev::Write { reg } = *e {
                         let r = reg as usize;
                         if (lo..hi).contains(&r) {
@@ -353,7 +364,7 @@ impl FnCx<'_> {
             'blocks: for (b, state) in ins.iter().enumerate().take(n) {
                 let Some(state) = state else { continue };
                 let mut state = state.clone();
-                for (k, e) in ev.blocks[b].iter().enumerate() {
+                for (k, e) in ev.block(b).iter().enumerate() {
                     match *e {
                         Ev::Write { reg } if (lo..hi).contains(&(reg as usize)) => {
                             state.set(reg as usize - lo)
@@ -401,7 +412,7 @@ impl FnCx<'_> {
 
         // Outputs.
         let ins = solve(&cfg, Leaves::default(), |b, state| {
-            for e in &ev.blocks[b] {
+            for e in ev.block(b) {
                 match *e {
                     Ev::OutWrite { start, end } => {
                         for &(s, t) in &ev.pool[start as usize..end as usize] {
@@ -423,7 +434,7 @@ impl FnCx<'_> {
         for (b, state) in ins.iter().enumerate().take(n) {
             let Some(state) = state else { continue };
             let mut state = state.clone();
-            for (k, e) in ev.blocks[b].iter().enumerate() {
+            for (k, e) in ev.block(b).iter().enumerate() {
                 let mut report = |missing: &Leaves, err: &dyn Fn(&str) -> VerifyError| {
                     if let Some(&(leaf, _)) = missing.0.first() {
                         if entry && output_error.is_none() {

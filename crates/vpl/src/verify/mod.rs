@@ -94,6 +94,7 @@ impl Verifier {
             let calls = outputs::call_order(stage)?;
             let layout = Layout::new(module, stage, &order)?;
             let mut summaries = vec![Summary::default(); stage.functions.len()];
+            let mut returns = vec![true; stage.functions.len()];
             let mut regs = std::mem::take(&mut tables[si]);
             for h in calls {
                 let cx = FnCx {
@@ -103,7 +104,8 @@ impl Verifier {
                     function: &stage.functions[h],
                     regs: std::mem::take(&mut regs[h.index()]),
                 };
-                let flow = cx.check_flow(&summaries, &layout, stage.entry == Some(h))?;
+                let flow = cx.check_flow(&summaries, &returns, &layout, stage.entry == Some(h))?;
+                returns[h.index()] = flow.summary.returns;
                 summaries[h.index()] = flow.summary;
             }
         }

@@ -11,11 +11,19 @@ use crate::ir::{
 };
 use std::collections::HashMap;
 
+/// Register indices below this bound are looked up in a vector, larger
+/// (sparse) ones in a map.
+const DIRECT: u64 = 1 << 16;
+
 /// The declared registers of one function.
 #[derive(Debug, Default)]
 pub(crate) struct RegisterTable {
-    /// Register index → (dense number, declared type).
-    map: HashMap<u64, (u32, Handle<Type>)>,
+    /// Register index → (dense number, declared type), for small indices.
+    direct: Vec<Option<(u32, Handle<Type>)>>,
+    /// The same for indices of at least [`DIRECT`].
+    sparse: HashMap<u64, (u32, Handle<Type>)>,
+    /// Number of declarations.
+    count: usize,
 }
 
 impl RegisterTable {
@@ -57,7 +65,7 @@ impl RegisterTable {
                     }
                     Some(_) => {}
                 }
-                let dense = u32::try_from(table.map.len()).map_err(|_| {
+                let dense = u32::try_from(table.count).map_err(|_| {
                     fail(
                         Rule::Limit,
                         place.subject(),
@@ -65,11 +73,7 @@ impl RegisterTable {
                         "more than 2^32 registers in one function",
                     )
                 })?;
-                if table
-                    .map
-                    .insert(register.index, (dense, register.ty))
-                    .is_some()
-                {
+                if !table.insert(register.index, (dense, register.ty)) {
                     return Err(err(format!(
                         "register r{} is declared twice",
                         register.index
@@ -80,26 +84,47 @@ impl RegisterTable {
         Ok(table)
     }
 
+    /// Adds a declaration; false when the index is already declared.
+    fn insert(&mut self, index: u64, entry: (u32, Handle<Type>)) -> bool {
+        let fresh = if index < DIRECT {
+            let i = index as usize;
+            if self.direct.len() <= i {
+                self.direct.resize(i + 1, None);
+            }
+            self.direct[i].replace(entry).is_none()
+        } else {
+            self.sparse.insert(index, entry).is_none()
+        };
+        if fresh {
+            self.count += 1;
+        }
+        fresh
+    }
+
     /// Number of declared registers.
     pub(crate) fn len(&self) -> usize {
-        self.map.len()
+        self.count
     }
 
     /// Dense number and declared type of register `index`.
     pub(crate) fn get(&self, index: u64) -> Option<(u32, Handle<Type>)> {
-        self.map.get(&index).copied()
+        if index < DIRECT {
+            self.direct.get(index as usize).copied().flatten()
+        } else {
+            self.sparse.get(&index).copied()
+        }
     }
 
     /// Checks that `r` is declared with exactly its descriptor's type.
     pub(crate) fn check(&self, r: Register, subject: Subject, span: Option<Span>) -> Check<u32> {
-        match self.map.get(&r.index) {
+        match self.get(r.index) {
             None => Err(fail(
                 Rule::Register,
                 subject,
                 span,
                 format!("register r{} is not declared", r.index),
             )),
-            Some(&(_, ty)) if ty != r.ty => Err(fail(
+            Some((_, ty)) if ty != r.ty => Err(fail(
                 Rule::Register,
                 subject,
                 span,
@@ -108,7 +133,7 @@ impl RegisterTable {
                     r.index
                 ),
             )),
-            Some(&(dense, _)) => Ok(dense),
+            Some((dense, _)) => Ok(dense),
         }
     }
 }
