@@ -140,7 +140,7 @@ fn branch_targets_and_callees_stay_in_their_function_and_stage() {
     entry_block(&mut m, StageKind::Fragment)
         .instructions
         .insert(
-            0,
+            1,
             InstructionKind::Call {
                 result: None,
                 callee: Callee::Function(helper),

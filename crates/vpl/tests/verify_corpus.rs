@@ -86,7 +86,7 @@ fn invalid_cases_fail_at_the_marked_form() {
 fn check_invalid(path: &Path) {
     {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(&path).expect("readable case");
+        let text = std::fs::read_to_string(path).expect("readable case");
         let rule = header(&text, "rule").unwrap_or_else(|| panic!("{name}: no rule header"));
         let message = header(&text, "error").unwrap_or_else(|| panic!("{name}: no error header"));
         let marker = text

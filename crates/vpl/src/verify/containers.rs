@@ -9,10 +9,9 @@
 //! arenas. What remains checkable — handles out of range, missing blocks,
 //! terminators and entries — is checked here.
 
-use super::diagnostic::{Check, Place, Rule, Subject, fail};
+use super::diagnostic::{Check, Rule, Subject, fail};
 use crate::ir::{
-    Callee, Function, Handle, InstructionKind, Module, Stage, StageKind, TerminatorKind, TypeInner,
-    UniformKind,
+    Function, Handle, Module, Stage, StageKind, TerminatorKind, TypeInner, UniformKind,
 };
 use std::collections::HashMap;
 
@@ -90,7 +89,7 @@ pub(crate) fn check_uniforms(module: &Module) -> Check {
 /// Function names (nonempty, unique per stage; separate from interface
 /// names), the entry selection, and per-function structure: return and
 /// parameter types, at least one block, terminators present, branch
-/// targets and callees in range.
+/// targets in range (callees: with the call's type rules).
 pub(crate) fn check_functions(module: &Module, stage: &Stage) -> Check {
     let kind = stage.kind;
     let mut names: HashMap<&str, Handle<Function>> = HashMap::new();
@@ -210,27 +209,6 @@ fn check_blocks(stage: &Stage, h: Handle<Function>, f: &Function) -> Check {
         ));
     }
     for (bh, block) in f.blocks.iter() {
-        for (index, instruction) in block.instructions.iter().enumerate() {
-            if let InstructionKind::Call {
-                callee: Callee::Function(callee),
-                ..
-            } = &instruction.kind
-                && !stage.functions.contains(*callee)
-            {
-                let place = Place {
-                    stage: kind,
-                    function: h,
-                    block: bh,
-                    instruction: Some(index),
-                };
-                return Err(fail(
-                    Rule::Container,
-                    place.subject(),
-                    instruction.span,
-                    "the callee is not a function of the calling stage",
-                ));
-            }
-        }
         let Some(terminator) = &block.terminator else {
             return Err(fail(
                 Rule::Container,

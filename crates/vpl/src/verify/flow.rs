@@ -12,7 +12,7 @@
 //! program order is reported.
 
 use super::FnCx;
-use super::control::{Cfg, MustState, solve};
+use super::control::{Cfg, solve};
 use super::diagnostic::{Check, Place, Rule, VerifyError, fail};
 use super::outputs::{Layout, Leaves, Summary};
 use crate::ir::{
@@ -57,27 +57,74 @@ enum Ev {
     Return { span: Option<Span> },
 }
 
-#[derive(Clone, Debug)]
-struct Bits(Vec<u64>);
+fn get(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] & (1 << (i % 64)) != 0
+}
 
-impl MustState for Bits {
-    fn meet(&mut self, other: &Self) -> bool {
-        let mut changed = false;
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            let n = *a & *b;
-            changed |= n != *a;
-            *a = n;
-        }
-        changed
+fn set(bits: &mut [u64], i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+/// In-states of a bitset must-analysis, stored flat (`words` per block).
+struct BitStates {
+    words: usize,
+    bits: Vec<u64>,
+    reached: Vec<bool>,
+}
+
+impl BitStates {
+    /// The in-state of block `b`, if reachable.
+    fn get(&self, b: usize) -> Option<&[u64]> {
+        self.reached[b].then(|| &self.bits[b * self.words..(b + 1) * self.words])
     }
 }
 
-impl Bits {
-    fn get(&self, i: usize) -> bool {
-        self.0[i / 64] & (1 << (i % 64)) != 0
+/// [`solve`] for bitsets with flat storage: no allocation per block.
+fn solve_bits(cfg: &Cfg, words: usize, mut transfer: impl FnMut(usize, &mut [u64])) -> BitStates {
+    let n = cfg.succ.len();
+    let mut st = BitStates {
+        words,
+        bits: vec![0; n * words],
+        reached: vec![false; n],
+    };
+    if cfg.rpo.is_empty() {
+        return st;
     }
-    fn set(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
+    st.reached[0] = true;
+    let mut state = vec![0u64; words];
+    loop {
+        let mut again = false;
+        for (pos, &b) in cfg.rpo.iter().enumerate() {
+            let b = b as usize;
+            if !st.reached[b] {
+                continue;
+            }
+            state.copy_from_slice(&st.bits[b * words..(b + 1) * words]);
+            transfer(b, &mut state);
+            for &s in cfg.successors(b) {
+                let s = s as usize;
+                let target = &mut st.bits[s * words..(s + 1) * words];
+                let changed = if st.reached[s] {
+                    let mut changed = false;
+                    for (t, v) in target.iter_mut().zip(&state) {
+                        let m = *t & *v;
+                        changed |= m != *t;
+                        *t = m;
+                    }
+                    changed
+                } else {
+                    st.reached[s] = true;
+                    target.copy_from_slice(&state);
+                    true
+                };
+                if changed && cfg.rpo_index[s] as usize <= pos {
+                    again = true;
+                }
+            }
+        }
+        if !again {
+            return st;
+        }
     }
 }
 
@@ -351,23 +398,24 @@ impl FnCx<'_> {
         while lo < total {
             let hi = (lo + REGISTER_GROUP).min(total);
             let words = (hi - lo).div_ceil(64);
-            let ins = solve(&cfg, Bits(vec![0; words]), |b, state| {
+            let ins = solve_bits(&cfg, words, |b, state| {
                 for e in ev.block(b) {
                     if let Ev::Write { reg } = *e {
                         let r = reg as usize;
                         if (lo..hi).contains(&r) {
-                            state.set(r - lo);
+                            set(state, r - lo);
                         }
                     }
                 }
             });
-            'blocks: for (b, state) in ins.iter().enumerate().take(n) {
-                let Some(state) = state else { continue };
-                let mut state = state.clone();
+            let mut state = vec![0u64; words];
+            'blocks: for b in 0..n {
+                let Some(i) = ins.get(b) else { continue };
+                state.copy_from_slice(i);
                 for (k, e) in ev.block(b).iter().enumerate() {
                     match *e {
                         Ev::Write { reg } if (lo..hi).contains(&(reg as usize)) => {
-                            state.set(reg as usize - lo)
+                            set(&mut state, reg as usize - lo)
                         }
                         Ev::Read {
                             reg,
@@ -375,33 +423,33 @@ impl FnCx<'_> {
                             operand,
                             span,
                             whole,
-                        } if (lo..hi).contains(&(reg as usize)) => {
-                            if !state.get(reg as usize - lo) {
-                                let place = self.place(b, instr);
-                                let index = ev.names[reg as usize];
-                                let (subject, message) = if whole {
-                                    (
-                                        place.subject(),
-                                        format!(
-                                            "local register r{index} must be wholly assigned on every path before it is loaded or partially stored through a reference (a partial store never initializes a register)"
-                                        ),
-                                    )
-                                } else {
-                                    (
-                                        if operand == NO_OPERAND {
-                                            place.subject()
-                                        } else {
-                                            place.operand(operand as usize)
-                                        },
-                                        format!(
-                                            "register r{index} is read before it is definitely assigned on every path from the function's entry"
-                                        ),
-                                    )
-                                };
-                                let err = fail(Rule::DefiniteAssignment, subject, span, message);
-                                first = earliest(first, Some(((b, k), err)));
-                                break 'blocks;
-                            }
+                        } if (lo..hi).contains(&(reg as usize))
+                            && !get(&state, reg as usize - lo) =>
+                        {
+                            let place = self.place(b, instr);
+                            let index = ev.names[reg as usize];
+                            let (subject, message) = if whole {
+                                (
+                                    place.subject(),
+                                    format!(
+                                        "local register r{index} must be wholly assigned on every path before it is loaded or partially stored through a reference (a partial store never initializes a register)"
+                                    ),
+                                )
+                            } else {
+                                (
+                                    if operand == NO_OPERAND {
+                                        place.subject()
+                                    } else {
+                                        place.operand(operand as usize)
+                                    },
+                                    format!(
+                                        "register r{index} is read before it is definitely assigned on every path from the function's entry"
+                                    ),
+                                )
+                            };
+                            let err = fail(Rule::DefiniteAssignment, subject, span, message);
+                            first = earliest(first, Some(((b, k), err)));
+                            break 'blocks;
                         }
                         _ => {}
                     }

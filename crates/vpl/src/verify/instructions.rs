@@ -501,8 +501,14 @@ impl FnCx<'_> {
         }
         match callee {
             Callee::Function(h) => {
-                // In range: checked with the containers.
-                let f = &self.stage.functions[h];
+                let Some(f) = self.stage.functions.get(h) else {
+                    return Err(fail(
+                        Rule::Container,
+                        place.subject(),
+                        span,
+                        "the callee is not a function of the calling stage",
+                    ));
+                };
                 if args.len() != f.parameters.len() {
                     return Err(self.mismatch(
                         place,

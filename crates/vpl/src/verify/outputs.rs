@@ -305,14 +305,16 @@ pub(crate) struct Summary {
     pub returns: bool,
 }
 
+/// A call: callee, calling instruction and its span.
+type CallEdge = (Handle<Function>, Place, Option<crate::ir::Span>);
+
 /// Rejects direct and indirect recursion (in every function, used or
 /// not, reachable blocks or not) and returns the stage's functions with
 /// callees before callers.
 pub(crate) fn call_order(stage: &Stage) -> Check<Vec<Handle<Function>>> {
     let n = stage.functions.len();
     // Callees of each function with the calling place.
-    let mut edges: Vec<Vec<(Handle<Function>, Place, Option<crate::ir::Span>)>> =
-        vec![Vec::new(); n];
+    let mut edges: Vec<Vec<CallEdge>> = vec![Vec::new(); n];
     for (fh, f) in stage.functions.iter() {
         for (bh, block) in f.blocks.iter() {
             for (i, ins) in block.instructions.iter().enumerate() {
