@@ -385,3 +385,55 @@ fn recursion(place: Place, span: Option<crate::ir::Span>, cycle: &[String]) -> V
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Leaves;
+    use crate::verify::control::MustState;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    fn model(l: &Leaves) -> BTreeSet<u64> {
+        l.0.iter().flat_map(|&(s, e)| s..e).collect()
+    }
+
+    fn build(ranges: &[(u64, u64)]) -> Leaves {
+        let mut l = Leaves::default();
+        for &(s, len) in ranges {
+            l.insert(s, s + len);
+        }
+        l
+    }
+
+    fn canonical(l: &Leaves) -> bool {
+        l.0.iter().all(|&(s, e)| s < e) && l.0.windows(2).all(|w| w[0].1 < w[1].0)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+        /// The range-set operations agree with a set of individual leaves.
+        #[test]
+        fn leaf_ranges_match_a_leaf_set(
+            a in prop::collection::vec((0u64..64, 0u64..9), 0..8),
+            b in prop::collection::vec((0u64..64, 0u64..9), 0..8),
+        ) {
+            let (la, lb) = (build(&a), build(&b));
+            prop_assert!(canonical(&la) && canonical(&lb));
+            let (ma, mb) = (model(&la), model(&lb));
+            let i = la.intersect(&lb);
+            prop_assert!(canonical(&i));
+            prop_assert_eq!(model(&i), ma.intersection(&mb).copied().collect::<BTreeSet<_>>());
+            let d = la.missing(&lb.0);
+            prop_assert!(canonical(&d));
+            prop_assert_eq!(model(&d), mb.difference(&ma).copied().collect::<BTreeSet<_>>());
+            let mut u = la.clone();
+            u.union(&lb);
+            prop_assert!(canonical(&u));
+            prop_assert_eq!(model(&u), ma.union(&mb).copied().collect::<BTreeSet<_>>());
+            let mut m = la.clone();
+            let changed = m.meet(&lb);
+            prop_assert_eq!(changed, m != la);
+            prop_assert_eq!(m, i);
+        }
+    }
+}
