@@ -128,6 +128,37 @@ fn fmt_prints_canonical_text_and_checks() {
     let out = irkit(&["vpl", "fmt", "--check", "examples/vpl/minimal.vpl"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error[format]: not in canonical form"),
+        "{err}"
+    );
+    assert!(err.contains("--> examples/vpl/minimal.vpl:1:1"), "{err}");
+    // The first difference of a nearly canonical file is located exactly.
+    let nearly = String::from_utf8(canonical.clone()).unwrap().replacen(
+        "(types\n    (type t0",
+        "(types\n     (type t0",
+        1,
+    );
+    let path = temp("nearly.vpl", nearly.as_bytes());
+    let out = irkit(
+        &[
+            "vpl",
+            "fmt",
+            "--check",
+            "--format",
+            "json",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(
+        (v["kind"].as_str(), v["line"].as_u64(), v["column"].as_u64()),
+        (Some("format"), Some(3), Some(5))
+    );
     let path = temp("canonical.vpl", &canonical);
     assert_eq!(
         irkit(&["vpl", "fmt", "--check", path.to_str().unwrap()], None)

@@ -1,5 +1,7 @@
 //! Verifier benchmarks (issue 3).
 //!
+//! * `text_module`: the ~12 MB module generated for the text benchmark
+//!   (`generate.rs`, shared with `benches/text.rs`): `read` vs `verify`.
 //! * `large_module`: a generated module with many helpers (acyclic call
 //!   chain), diamonds, loops, aggregate storage paths and outputs, at two
 //!   sizes. `read` is the whole text reader (decode, parse, bind and
@@ -15,6 +17,9 @@
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::fmt::Write as _;
 use std::hint::black_box;
+
+#[path = "generate.rs"]
+mod generate;
 
 const HEADER: &str = r#"(module 1
   (types
@@ -193,6 +198,19 @@ fn deep_loops(depth: usize) -> String {
 }
 
 fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("text_module");
+    group.sample_size(10);
+    let text = generate::module_text(12 << 20);
+    let module = vpl::text::read(text.as_bytes(), "text.vpl").expect("generated module verifies");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("read", |b| {
+        b.iter(|| vpl::text::read(black_box(text.as_bytes()), "text.vpl").expect("reads"))
+    });
+    group.bench_function("verify", |b| {
+        b.iter(|| vpl::verify::verify(black_box(&module)).expect("verifies"))
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("large_module");
     for (helpers, blocks) in [(20, 100), (200, 100)] {
         let text = large_module(helpers, blocks);

@@ -8,7 +8,10 @@
 //! characters up to trivia, a parenthesis or a quote; it must be a whole
 //! name or a whole decimal number, anything else is a lexical error.
 
-use super::{Error, ErrorKind};
+use super::{Error as TextError, ErrorKind};
+
+/// Errors are boxed inside the reader to keep every `Result` small.
+pub(crate) type Error = Box<TextError>;
 use crate::ir::Span;
 
 /// The lexical category of a word.
@@ -130,14 +133,15 @@ fn count_chars(bytes: &[u8]) -> u32 {
     bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count() as u32
 }
 
+#[cold]
 pub(crate) fn lex_error_at(label: &str, span: Span, message: impl Into<String>) -> Error {
-    Error {
+    Box::new(TextError {
         kind: ErrorKind::Lexical,
         message: message.into(),
         label: label.to_string(),
         position: span,
         verify: None,
-    }
+    })
 }
 
 /// The lexer over a decoded input.
@@ -151,10 +155,6 @@ pub(crate) struct Lexer<'a> {
     col_pos: usize,
     col: u32,
     label: &'a str,
-}
-
-fn is_word_end(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b'"' | b'\'')
 }
 
 impl<'a> Lexer<'a> {
@@ -173,6 +173,7 @@ impl<'a> Lexer<'a> {
 
     /// The span of the current position. Amortised O(1): tokens are
     /// produced in increasing order.
+    #[inline(always)]
     fn here(&mut self) -> Span {
         if self.col_pos < self.line_start {
             self.col_pos = self.line_start;
@@ -187,6 +188,7 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    #[cold]
     fn error(&mut self, message: impl Into<String>) -> Error {
         let span = self.here();
         lex_error_at(self.label, span, message)
@@ -204,7 +206,12 @@ impl<'a> Lexer<'a> {
                 return Ok(());
             };
             match b {
-                b' ' | b'\t' => self.pos += 1,
+                b' ' | b'\t' => {
+                    self.pos += 1;
+                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                }
                 b'\n' => {
                     self.pos += 1;
                     self.newline(self.pos);
@@ -276,6 +283,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token.
+    #[inline(always)]
     pub(crate) fn next_token(&mut self) -> Result<Token<'a>, Error> {
         self.skip_trivia()?;
         let span = self.here();
@@ -354,19 +362,29 @@ impl<'a> Lexer<'a> {
 
     fn word(&mut self, span: Span) -> Result<Tok<'a>, Error> {
         let start = self.pos;
+        let mut all_name = true;
         while let Some(&c) = self.bytes.get(self.pos) {
-            if is_word_end(c) {
-                break;
+            let class = CLASS[c as usize];
+            if class & SPECIAL != 0 {
+                if class & END != 0 {
+                    break;
+                }
+                let next = self.bytes.get(self.pos + 1);
+                if c == b'/' && matches!(next, Some(b'/' | b'*')) {
+                    break;
+                }
+                if c == b'\\' && matches!(next, Some(b'\n' | b'\r')) {
+                    break;
+                }
             }
-            if c == b'/' && matches!(self.bytes.get(self.pos + 1), Some(b'/' | b'*')) {
-                break;
-            }
-            if c == b'\\' && matches!(self.bytes.get(self.pos + 1), Some(b'\n' | b'\r')) {
-                break;
-            }
+            all_name &= class & NAME != 0;
             self.pos += 1;
         }
         let word = &self.text[start..self.pos];
+        // Fast path: `[A-Za-z][A-Za-z0-9_]*`, the common name shape.
+        if all_name && self.bytes[start].is_ascii_alphabetic() {
+            return Ok(Tok::Word(word, WordClass::Name));
+        }
         match classify(word) {
             Ok(class) => Ok(Tok::Word(word, class)),
             Err((at, message)) => {
@@ -380,6 +398,29 @@ impl<'a> Lexer<'a> {
         }
     }
 }
+
+/// Byte classes: a byte that may end a word or needs a look at the next byte.
+const SPECIAL: u8 = 1;
+/// Trivia, parentheses and quotes: always end a word.
+const END: u8 = 2;
+/// Letters, digits and underscore.
+const NAME: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = match c {
+            b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b'"' | b'\'' => SPECIAL | END,
+            b'/' | b'\\' => SPECIAL,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => NAME,
+            _ => 0,
+        };
+        i += 1;
+    }
+    t
+};
 
 /// Classifies a word; on failure, the byte position within the word and a message.
 fn classify(word: &str) -> Result<WordClass, (usize, String)> {
@@ -501,4 +542,117 @@ pub(crate) fn unescape(raw: &str, has_escapes: bool) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Result<Vec<Tok<'_>>, Error> {
+        let mut lexer = Lexer::new(text, "t");
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token()?;
+            if t.tok == Tok::End {
+                return Ok(out);
+            }
+            out.push(t.tok);
+        }
+    }
+
+    #[test]
+    fn decimal_grammar() {
+        for ok in [
+            "0", "12", "+1", "-1", "1.", ".5", "1.5", "1e5", "1E+5", "1.5e-3", "-.5e0", "007",
+        ] {
+            assert!(is_decimal(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "", "+", "-", ".", "e5", "1e", "1e+", "1..2", "1.2.3", "++1", "1e5.5", "1x", "0x1",
+            ".e1",
+        ] {
+            assert!(!is_decimal(bad.as_bytes()), "{bad}");
+        }
+        assert!(is_integer("-12") && is_integer("+0") && !is_integer("1.0") && !is_integer("-"));
+    }
+
+    #[test]
+    fn words_strings_and_parentheses() {
+        let t = tokens("id\"display\"Type (a 'b' -1.5)").unwrap();
+        assert_eq!(
+            t,
+            vec![
+                Tok::Word("id", WordClass::Name),
+                Tok::Str("display", false),
+                Tok::Word("Type", WordClass::Name),
+                Tok::Open,
+                Tok::Word("a", WordClass::Name),
+                Tok::Str("b", false),
+                Tok::Word("-1.5", WordClass::Number),
+                Tok::Close,
+            ]
+        );
+        assert_eq!(tokens("a/*x*/b//c\nd\\\ne").unwrap().len(), 4);
+        assert_eq!(tokens(r#""a\nb""#).unwrap(), vec![Tok::Str(r"a\nb", true)]);
+    }
+
+    #[test]
+    fn trailing_reverse_solidus_and_solidus_are_errors() {
+        assert!(tokens("a \\").is_err());
+        assert!(tokens("a /").is_err());
+        assert!(tokens("a/").is_err());
+        assert!(tokens("/*").is_err());
+        assert!(tokens("a //").is_ok());
+    }
+
+    #[test]
+    fn positions_track_lines_and_code_points() {
+        let mut lexer = Lexer::new("é\r\n  x\ry\n\"ü\" z", "t");
+        let spans: Vec<(u32, u32, u32)> = std::iter::from_fn(|| {
+            let t = lexer.next_token().ok()?;
+            (t.tok != Tok::End).then_some((t.span.offset, t.span.line, t.span.column))
+        })
+        .collect();
+        // `é` is not a valid word, so start after it.
+        assert!(spans.is_empty());
+        let mut lexer = Lexer::new("a\r\n  x\ry\n\"ü\" z", "t");
+        let spans: Vec<(u32, u32, u32)> = std::iter::from_fn(|| {
+            let t = lexer.next_token().ok()?;
+            (t.tok != Tok::End).then_some((t.span.offset, t.span.line, t.span.column))
+        })
+        .collect();
+        assert_eq!(
+            spans,
+            vec![(0, 1, 1), (5, 2, 3), (7, 3, 1), (9, 4, 1), (14, 4, 5)]
+        );
+    }
+
+    #[test]
+    fn unescape_decodes_every_escape() {
+        assert_eq!(
+            unescape(r#"\\\"\'\b\f\n\r\t\u0041\u00e9"#, true),
+            "\\\"'\u{8}\u{c}\n\r\tAé"
+        );
+        assert_eq!(unescape("plain", false), "plain");
+    }
+
+    #[test]
+    fn position_of_matches_the_lexer() {
+        assert_eq!(
+            position_of("a\r\nbé\rc", 6),
+            Span {
+                offset: 6,
+                line: 2,
+                column: 3
+            }
+        );
+        assert_eq!(
+            position_of("a\r\nb", 3),
+            Span {
+                offset: 3,
+                line: 2,
+                column: 1
+            }
+        );
+    }
 }

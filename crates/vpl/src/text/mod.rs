@@ -1,6 +1,6 @@
 //! Canonical text format, version 1 (spec sections 10 and 11).
 //!
-//! [`read`] decodes, parses, binds and verifies a `.vpl` text; [`write`]
+//! [`read`] decodes, parses, binds and verifies a `.vpl` text; [`write()`]
 //! verifies a module and prints its canonical text, reading it back through
 //! the verifier before returning it.
 
@@ -74,8 +74,8 @@ pub const MAX_REFERENCE_DEPTH: usize = 120;
 /// kind lexical, syntactic or semantic with a byte offset and a 1-based
 /// line/column counted in code points.
 pub fn read(bytes: &[u8], label: &str) -> Result<Module, Error> {
-    let text = lexer::decode(bytes, label)?;
-    let module = reader::parse(text, label)?;
+    let text = lexer::decode(bytes, label).map_err(|e| *e)?;
+    let module = reader::parse(text, label).map_err(|e| *e)?;
     verify_as_text_error(&module, label, text)?;
     Ok(module)
 }
@@ -113,5 +113,5 @@ pub fn write(module: &Module) -> Result<String, Error> {
     Ok(text)
 }
 
-/// The label of errors about a module given to [`write`].
+/// The label of errors about a module given to [`write()`].
 pub const WRITER_LABEL: &str = "<written module>";

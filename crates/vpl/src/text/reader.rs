@@ -9,14 +9,17 @@
 //! `functions` form and block IDs after each function, which gives the
 //! forward references the grammar allows.
 
+use super::lexer::Error;
 use super::lexer::{self, Lexer, Tok, Token, WordClass};
-use super::{Error, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
+use super::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
 use crate::ir::{
     Block, Builtin, Callee, Direction, Field, Function, Handle, Instruction, InstructionKind,
     InterfaceVar, Literal, Module, Operand, Parameter, Reference, Register, SamplerKind,
     ScalarKind, Selector, SelectorKind, Semantic, Span, StageKind, StorageKind, SwizzleComponent,
     Terminator, TerminatorKind, Type, TypeInner, Uniform, UniformKind, Value,
 };
+// Std's keyed SipHash: binding IDs are input-derived, so the hasher must
+// resist collision flooding. No iteration order ever reaches the output.
 use std::collections::HashMap;
 
 /// Parses and binds `text`; the caller verifies.
@@ -27,11 +30,12 @@ pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
         depth: 0,
         label,
         module: Module::new(),
-        type_ids: HashMap::new(),
-        uniform_ids: HashMap::new(),
+        type_ids: HashMap::default(),
+        uniform_ids: HashMap::default(),
         scalar_types: [None; 3],
         current_stage: StageKind::Vertex,
-        interface_ids: HashMap::new(),
+        interface_ids: HashMap::default(),
+        field_index: HashMap::default(),
     };
     reader.module()?;
     Ok(reader.module)
@@ -47,6 +51,7 @@ struct Registers {
 const SMALL_REGISTERS: u64 = 1 << 16;
 
 impl Registers {
+    #[inline]
     fn get(&self, index: u64) -> Option<Handle<Type>> {
         if index < SMALL_REGISTERS {
             self.small.get(index as usize).copied().flatten()
@@ -139,7 +144,12 @@ struct Reader<'a> {
     scalar_types: [Option<Handle<Type>>; 3],
     current_stage: StageKind,
     interface_ids: HashMap<&'a str, usize>,
+    /// Field name → type, built on demand for records with many fields.
+    field_index: HashMap<Handle<Type>, HashMap<String, Handle<Type>>>,
 }
+
+/// Records with at most this many fields are searched linearly.
+const FIELD_SCAN_LIMIT: usize = 16;
 
 fn describe(tok: &Tok<'_>) -> String {
     match tok {
@@ -161,6 +171,7 @@ fn short(w: &str) -> &str {
 impl<'a> Reader<'a> {
     // ---- token plumbing -------------------------------------------------
 
+    #[inline(always)]
     fn next(&mut self) -> Result<Token<'a>, Error> {
         let token = match self.peeked.take() {
             Some(t) => t,
@@ -186,6 +197,7 @@ impl<'a> Reader<'a> {
         Ok(token)
     }
 
+    #[inline(always)]
     fn peek(&mut self) -> Result<Token<'a>, Error> {
         match self.peeked {
             Some(t) => Ok(t),
@@ -197,16 +209,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[cold]
     fn error_at(&self, kind: ErrorKind, span: Span, message: impl Into<String>) -> Error {
-        Error {
+        Box::new(TextError {
             kind,
             message: message.into(),
             label: self.label.to_string(),
             position: span,
             verify: None,
-        }
+        })
     }
 
+    #[cold]
     fn syntax(&self, token: &Token<'_>, expected: &str) -> Error {
         self.error_at(
             ErrorKind::Syntactic,
@@ -215,10 +229,12 @@ impl<'a> Reader<'a> {
         )
     }
 
+    #[cold]
     fn semantic(&self, span: Span, message: impl Into<String>) -> Error {
         self.error_at(ErrorKind::Semantic, span, message)
     }
 
+    #[inline]
     fn open(&mut self, what: &str) -> Result<Span, Error> {
         let t = self.next()?;
         match t.tok {
@@ -227,6 +243,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn close(&mut self, what: &str) -> Result<(), Error> {
         let t = self.next()?;
         match t.tok {
@@ -236,6 +253,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Expects the keyword `kw`.
+    #[inline]
     fn keyword(&mut self, kw: &str) -> Result<Span, Error> {
         let t = self.next()?;
         match t.tok {
@@ -252,11 +270,13 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether the next token is `)`.
+    #[inline]
     fn at_close(&mut self) -> Result<bool, Error> {
         Ok(matches!(self.peek()?.tok, Tok::Close))
     }
 
     /// Any name (an ID or keyword).
+    #[inline]
     fn name(&mut self, what: &str) -> Result<(&'a str, Span), Error> {
         let t = self.next()?;
         match t.tok {
@@ -321,20 +341,40 @@ impl<'a> Reader<'a> {
     }
 
     /// A register spelling `r` + digits, returning its number.
+    #[inline]
     fn register_number(&mut self) -> Result<(u64, Span), Error> {
         let t = self.next()?;
         self.register_from(&t)
     }
 
+    #[inline]
     fn register_from(&self, t: &Token<'a>) -> Result<(u64, Span), Error> {
         if let Tok::Word(w, WordClass::Name) = t.tok
             && let Some(digits) = w.strip_prefix('r')
             && !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
         {
-            return match digits.parse::<u64>() {
-                Ok(v) => Ok((v, t.span)),
-                Err(_) => Err(self.error_at(
+            let mut value = 0u64;
+            let mut overflow = false;
+            let mut all_digits = true;
+            for b in digits.bytes() {
+                if !b.is_ascii_digit() {
+                    all_digits = false;
+                    break;
+                }
+                match value
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add(u64::from(b - b'0')))
+                {
+                    Some(v) => value = v,
+                    None => overflow = true,
+                }
+            }
+            if !all_digits {
+                return Err(self.syntax(t, "a register (`r` followed by digits)"));
+            }
+            return match overflow {
+                false => Ok((value, t.span)),
+                true => Err(self.error_at(
                     ErrorKind::Lexical,
                     t.span,
                     format!(
@@ -388,7 +428,7 @@ impl<'a> Reader<'a> {
     fn types(&mut self) -> Result<(), Error> {
         self.open_form("types")?;
         let mut decls: Vec<TypeDecl<'a>> = Vec::new();
-        let mut index_of: HashMap<&'a str, usize> = HashMap::new();
+        let mut index_of: HashMap<&'a str, usize> = HashMap::default();
         while !self.at_close()? {
             let decl = self.type_decl()?;
             if index_of.insert(decl.id, decls.len()).is_some() {
@@ -593,6 +633,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    #[inline]
     fn scalar_type(&mut self, kind: ScalarKind) -> Handle<Type> {
         let slot = kind as usize;
         match self.scalar_types[slot] {
@@ -1101,6 +1142,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     fn bind_register(
         &self,
         scope: &FunctionScope<'a>,
@@ -1113,6 +1155,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn result_register(&mut self, scope: &FunctionScope<'a>) -> Result<Register, Error> {
         let (index, span) = self.register_number()?;
         self.bind_register(scope, index, span)
@@ -1265,8 +1308,22 @@ impl<'a> Reader<'a> {
                 let TypeInner::Record(record) = &self.module.types[current].inner else {
                     return Err(self.semantic(span, "`member_ref` base is not record storage"));
                 };
-                let ty = match record.field(&field) {
-                    Some((_, f)) => f.ty,
+                let found = if record.fields.len() <= FIELD_SCAN_LIMIT {
+                    record.field(&field).map(|(_, f)| f.ty)
+                } else {
+                    // Large records get a name index, so that hostile input
+                    // cannot make member lookups quadratic.
+                    let index = self.field_index.entry(current).or_insert_with(|| {
+                        let mut index = HashMap::new();
+                        for f in &record.fields {
+                            index.entry(f.name.clone()).or_insert(f.ty);
+                        }
+                        index
+                    });
+                    index.get(field.as_str()).copied()
+                };
+                let ty = match found {
+                    Some(ty) => ty,
                     None => {
                         return Err(self.semantic(
                             fspan,
