@@ -13,17 +13,17 @@
 //! The checks run in phases, each over the whole module, so that later
 //! phases can rely on earlier ones:
 //!
-//! 1. [`containers`] and [`types`] (sections 3 and 4): stage kinds, the
+//! 1. `containers` and `types` (sections 3 and 4): stage kinds, the
 //!    type table, uniforms, interface declarations and linkage
-//!    ([`interface`], sections 3.1/6/6.3), function names, entries, blocks
+//!    (`interface`, sections 3.1/6/6.3), function names, entries, blocks
 //!    and terminators;
-//! 2. per function, [`registers`] (5.1) and the type rules of every
-//!    instruction and terminator, reachable or not: [`instructions`] (7),
-//!    [`storage`] (6, 6.1) and [`control`] (8);
+//! 2. per function, `registers` (5.1) and the type rules of every
+//!    instruction and terminator, reachable or not: `instructions` (7),
+//!    `storage` (6, 6.1) and `control` (8);
 //! 3. per stage, the call graph (recursion is rejected) and, callees
-//!    first, the data-flow checks of [`flow`]: definite assignment of
+//!    first, the data-flow checks of `flow`: definite assignment of
 //!    registers (5.2, 6.2) and of output leaves with helper summaries
-//!    ([`outputs`], 6.3).
+//!    (`outputs`, 6.3).
 //!
 //! Within a phase, objects are visited in list order (stages vertex then
 //! fragment, functions, blocks, instructions), and data-flow violations
