@@ -670,6 +670,54 @@ bad("branch_condition_type", "control-flow", "a branch condition must be a bool 
     "a conditional branch tests a bool",
     module(ffuncs="\n      (function h \"h\" Void (parameters) (registers) (block b (branch_if /*^*/(int 1) b b)))"))
 
+# ---------------------------------------------------------------- more coverage
+bad("call_argument_availability", "definite-assignment", "register r2 is read",
+    "call arguments are reads",
+    module(ffuncs="\n" + frag("        (block entry (return r2)))", fid="id", name="id", ret="Float", params=" (parameter a Float)").replace("(return r2)", "(load r2 (parameter a)) (return r2)"),
+           fbody="\n          (call r2 id /*^*/r2)"))
+bad("output_loop_first_iteration", "output", "output \"color\" is read before",
+    "an output written only later in a loop is unassigned on the first iteration",
+    module(ffunc=frag("""        (block entry
+          (copy r1 (int 0))
+          (branch head))
+        (block head
+          (load r0 /*^*/(stage color))
+          (construct r0 (float 1.0))
+          (store (stage color) r0)
+          (add r1 r1 (int 1))
+          (less r3 r1 (int 4))
+          (branch_if r3 head exit))
+        (block exit
+          (return)))""")))
+ok("output_helper_in_loop", "a helper called in a loop establishes its guarantees after the first call",
+   module(ffuncs=HELPER_WRITES, ffunc=frag("""        (block entry
+          (copy r1 (int 0))
+          (branch head))
+        (block head
+          (call void paint)
+          (load r0 (stage color))
+          (add r1 r1 (int 1))
+          (less r3 r1 (int 4))
+          (branch_if r3 head exit))
+        (block exit
+          (return)))""")))
+ok("derived_parameter_store", "parameter sub-storage is writable and needs no prior assignment",
+   module(ffuncs="\n" + frag("""        (block entry
+          (store (member_ref (parameter c) "weight") (int 2))
+          (load r1 (member_ref (parameter c) "weight"))
+          (return r1)))""", fid="h", name="h", ret="Int", params=" (parameter c Cell)")))
+ok("texture_in_vertex", "texture sampling is available in both stages",
+   module(vregs=" (register r2 Sampler) (register r3 Vec2)", vbody="\n          (load r2 (uniform image))\n          (construct r3 (float 0.5))\n          (texture r1 r2 r3)"))
+bad("store_stage_input_member", "storage", "is read-only (a derived path inherits its root's permissions)",
+    "a field of a stage input remains read-only",
+    module(viface='\n      (in cell_in "cell_in" Cell 1 none)', vbody="\n          (store (member_ref /*^*/(stage cell_in) \"weight\") (int 1))"))
+bad("fragment_input_used_only_in_dead_code", "interface", "has no matching vertex output",
+    "linkage applies to every ordinary fragment input, used or not",
+    module(fiface='\n      /*^*/(in unused "unused" Float -1 none)'))
+bad("matrix_vector_dimension", "instruction", "`multiply` is not defined for operands matrix 2 3 and vector float 2",
+    "matrix-times-vector needs as many components as the matrix has columns",
+    module(fregs=" (register r10 Mat23) (register r11 Vec2)", fbody="\n          (construct r10 (float 1.0))\n          (construct r11 (float 1.0))\n          /*^*/(multiply r11 r10 r11)"))
+
 for kind, name, rule, msg, desc, text in cases:
     header = f"// {desc}\n"
     if kind == "valid":
