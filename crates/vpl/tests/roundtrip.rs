@@ -31,6 +31,7 @@ fn name() -> impl Strategy<Value = String> {
         "[a-z\"'\\\\ ]{0,6}",
         Just("same".to_string())
     ]
+    .prop_map(|s| if s.is_empty() { "_".to_string() } else { s })
 }
 
 fn finite_float() -> impl Strategy<Value = f32> {

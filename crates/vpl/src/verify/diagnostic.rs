@@ -1,0 +1,280 @@
+//! Verification diagnostics: the invalid object ([`Subject`]), the rule
+//! category ([`Rule`]) and the error ([`VerifyError`]).
+
+use crate::ir::{Block, Function, Handle, Span, StageKind, Type};
+use std::fmt;
+
+/// The object a verification diagnostic is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    /// The module as a whole (no more precise subject).
+    Module,
+    /// A type table entry.
+    Type(Handle<Type>),
+    /// A uniform by slot.
+    Uniform(usize),
+    /// A stage.
+    Stage(StageKind),
+    /// An interface variable by slot.
+    Interface {
+        /// Stage.
+        stage: StageKind,
+        /// Interface slot.
+        slot: usize,
+    },
+    /// A function.
+    Function {
+        /// Stage.
+        stage: StageKind,
+        /// Function.
+        function: Handle<Function>,
+    },
+    /// A parameter slot.
+    Parameter {
+        /// Stage.
+        stage: StageKind,
+        /// Function.
+        function: Handle<Function>,
+        /// Parameter slot.
+        slot: usize,
+    },
+    /// A block.
+    Block {
+        /// Stage.
+        stage: StageKind,
+        /// Function.
+        function: Handle<Function>,
+        /// Block.
+        block: Handle<Block>,
+    },
+    /// An instruction by position in its block.
+    Instruction {
+        /// Stage.
+        stage: StageKind,
+        /// Function.
+        function: Handle<Function>,
+        /// Block.
+        block: Handle<Block>,
+        /// Position in the block's instruction list.
+        index: usize,
+    },
+    /// A block's terminator.
+    Terminator {
+        /// Stage.
+        stage: StageKind,
+        /// Function.
+        function: Handle<Function>,
+        /// Block.
+        block: Handle<Block>,
+    },
+    /// An operand of an instruction (`instruction: Some(i)`) or of the
+    /// terminator (`None`), by position in text order.
+    Operand {
+        /// Stage.
+        stage: StageKind,
+        /// Function.
+        function: Handle<Function>,
+        /// Block.
+        block: Handle<Block>,
+        /// Instruction position, `None` for the terminator.
+        instruction: Option<usize>,
+        /// Operand position.
+        operand: usize,
+    },
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fun = |f: &mut fmt::Formatter<'_>, stage: &StageKind, function: &Handle<Function>| {
+            write!(
+                f,
+                "function f{} of the {} stage",
+                function.index(),
+                stage.keyword()
+            )
+        };
+        match self {
+            Subject::Module => write!(f, "module"),
+            Subject::Type(t) => write!(f, "type entry {}", t.index()),
+            Subject::Uniform(u) => write!(f, "uniform u{u}"),
+            Subject::Stage(s) => write!(f, "{} stage", s.keyword()),
+            Subject::Interface { stage, slot } => {
+                write!(f, "interface s{slot} of the {} stage", stage.keyword())
+            }
+            Subject::Function { stage, function } => fun(f, stage, function),
+            Subject::Parameter {
+                stage,
+                function,
+                slot,
+            } => {
+                write!(f, "parameter p{slot} of ")?;
+                fun(f, stage, function)
+            }
+            Subject::Block {
+                stage,
+                function,
+                block,
+            } => {
+                write!(f, "block b{} of ", block.index())?;
+                fun(f, stage, function)
+            }
+            Subject::Instruction {
+                stage,
+                function,
+                block,
+                index,
+            } => {
+                write!(f, "instruction {index} of block b{} of ", block.index())?;
+                fun(f, stage, function)
+            }
+            Subject::Terminator {
+                stage,
+                function,
+                block,
+            } => {
+                write!(f, "terminator of block b{} of ", block.index())?;
+                fun(f, stage, function)
+            }
+            Subject::Operand {
+                stage,
+                function,
+                block,
+                instruction,
+                operand,
+            } => {
+                write!(f, "operand {operand} of ")?;
+                match instruction {
+                    Some(i) => write!(f, "instruction {i}")?,
+                    None => write!(f, "the terminator")?,
+                }
+                write!(f, " of block b{} of ", block.index())?;
+                fun(f, stage, function)
+            }
+        }
+    }
+}
+
+/// The specification rule family a [`VerifyError`] belongs to, following
+/// the sections of `vpl-v1.md`. Stable names are given by [`Rule::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// Section 3: module, stage, function and block containers, entries,
+    /// names and their uniqueness scopes, handles.
+    Container,
+    /// Sections 3.1, 6 and 6.3: interface declarations, semantics,
+    /// locations, required Position/FragmentColor outputs and linkage.
+    Interface,
+    /// Section 4: type shapes, void placement, recursion.
+    Type,
+    /// Section 5.1: register declarations and descriptor agreement.
+    Register,
+    /// Sections 5.2 and 6.2: definite assignment of registers.
+    DefiniteAssignment,
+    /// Sections 6 and 6.1: storage references, types and permissions.
+    Storage,
+    /// Section 6.3: output definedness, helper summaries, recursion.
+    Output,
+    /// Section 7: instruction operands, constructors, calls, extraction.
+    Instruction,
+    /// Section 8: terminators, returns and discard.
+    ControlFlow,
+    /// An implementation resource bound (documented in `docs/vpl/verifier.md`).
+    Limit,
+}
+
+impl Rule {
+    /// The stable lower-case name of the rule family.
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Container => "container",
+            Rule::Interface => "interface",
+            Rule::Type => "type",
+            Rule::Register => "register",
+            Rule::DefiniteAssignment => "definite-assignment",
+            Rule::Storage => "storage",
+            Rule::Output => "output",
+            Rule::Instruction => "instruction",
+            Rule::ControlFlow => "control-flow",
+            Rule::Limit => "limit",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A verification failure: the first invalid object found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{subject}: {message}")]
+pub struct VerifyError {
+    /// What is wrong.
+    pub message: String,
+    /// The invalid object.
+    pub subject: Subject,
+    /// The object's source position, when it was read from text.
+    pub span: Option<Span>,
+    /// The rule family that was violated.
+    pub rule: Rule,
+}
+
+/// Builds an error.
+pub(crate) fn fail(
+    rule: Rule,
+    subject: Subject,
+    span: Option<Span>,
+    message: impl Into<String>,
+) -> VerifyError {
+    VerifyError {
+        message: message.into(),
+        subject,
+        span,
+        rule,
+    }
+}
+
+/// The result of one check.
+pub(crate) type Check<T = ()> = Result<T, VerifyError>;
+
+/// Where inside a function an object is: block, instruction (or the
+/// terminator) and operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub stage: StageKind,
+    pub function: Handle<Function>,
+    pub block: Handle<Block>,
+    /// `None` for the terminator.
+    pub instruction: Option<usize>,
+}
+
+impl Place {
+    /// The instruction (or terminator) itself.
+    pub fn subject(self) -> Subject {
+        match self.instruction {
+            Some(index) => Subject::Instruction {
+                stage: self.stage,
+                function: self.function,
+                block: self.block,
+                index,
+            },
+            None => Subject::Terminator {
+                stage: self.stage,
+                function: self.function,
+                block: self.block,
+            },
+        }
+    }
+
+    /// One operand of the instruction or terminator.
+    pub fn operand(self, operand: usize) -> Subject {
+        Subject::Operand {
+            stage: self.stage,
+            function: self.function,
+            block: self.block,
+            instruction: self.instruction,
+            operand,
+        }
+    }
+}
