@@ -27,10 +27,13 @@ layout(std140, binding = 0) uniform vpl_Block0 {
     bool vpl_m8;
     vec4 vpl_m9;
 } vpl_u0;
+layout(location = 0) in vec2 vpl_attribute0;
 void vpl_f0();
 void vpl_f0() {
     vec4 vpl_r0;
-    vpl_r0 = vec4(0.00000000e0, 0.00000000e0, 0.00000000e0, 1.00000000e0);
+    vec2 vpl_r1;
+    vpl_r1 = vpl_attribute0;
+    vpl_r0 = vec4(vpl_r1, 0.00000000e0, 1.00000000e0);
     gl_Position = vpl_r0;
     return;
 }
