@@ -5,6 +5,7 @@
 mod diag;
 mod io;
 mod vpl_cmd;
+mod vpl_glsl_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -485,3 +485,90 @@ impl Drop for Cleanup<'_> {
         }
     }
 }
+
+/// The largest PNG texture side accepted by [`Texture::from_png`].
+pub const MAX_TEXTURE_SIZE: u32 = 8192;
+
+impl Texture {
+    /// Decodes a PNG (any colour type and bit depth) into a single-level
+    /// RGBA8 texture with repeat addressing and linear filtering.
+    pub fn from_png(bytes: &[u8]) -> Result<Self, String> {
+        let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+        let mut reader = decoder
+            .read_info()
+            .map_err(|e| format!("invalid PNG: {e}"))?;
+        let (width, height) = {
+            let info = reader.info();
+            (info.width, info.height)
+        };
+        if width == 0 || height == 0 || width > MAX_TEXTURE_SIZE || height > MAX_TEXTURE_SIZE {
+            return Err(format!(
+                "PNG size {width}x{height} outside 1..={MAX_TEXTURE_SIZE}"
+            ));
+        }
+        let mut buffer = vec![0u8; reader.output_buffer_size()];
+        let frame = reader
+            .next_frame(&mut buffer)
+            .map_err(|e| format!("invalid PNG: {e}"))?;
+        let data = &buffer[..frame.buffer_size()];
+        let pixels = (width * height) as usize;
+        let rgba: Vec<u8> = match frame.color_type {
+            png::ColorType::Rgba => data.to_vec(),
+            png::ColorType::Rgb => data
+                .chunks_exact(3)
+                .flat_map(|p| [p[0], p[1], p[2], 255])
+                .collect(),
+            png::ColorType::GrayscaleAlpha => data
+                .chunks_exact(2)
+                .flat_map(|p| [p[0], p[0], p[0], p[1]])
+                .collect(),
+            png::ColorType::Grayscale => data.iter().flat_map(|&g| [g, g, g, 255]).collect(),
+            png::ColorType::Indexed => return Err("unexpanded palette PNG".into()),
+        };
+        if rgba.len() != pixels * 4 {
+            return Err("PNG pixel data has an unexpected size".into());
+        }
+        Ok(Texture::from_rgba_top_down(width, height, &rgba))
+    }
+
+    /// An 8x8 black-and-white checkerboard (nearest filtering).
+    pub fn checkerboard() -> Self {
+        let mut rgba = Vec::with_capacity(8 * 8 * 4);
+        for y in 0..8 {
+            for x in 0..8 {
+                let v = if (x + y) % 2 == 0 { 255 } else { 32 };
+                rgba.extend_from_slice(&[v, v, v, 255]);
+            }
+        }
+        let mut t = Texture::from_rgba_top_down(8, 8, &rgba);
+        t.min_filter = MinFilter::Nearest;
+        t.mag_linear = false;
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn png_round_trip() {
+        let image = Image {
+            width: 3,
+            height: 2,
+            rgba: (0..24).map(|i| i as u8 * 10).collect(),
+        };
+        let texture = Texture::from_png(&image.to_png().unwrap()).unwrap();
+        assert_eq!((texture.width, texture.height), (3, 2));
+        // Texture levels are bottom-up: the first row is the image's last.
+        assert_eq!(&texture.levels[0][..12], &image.rgba[12..]);
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_rejected_not_panicking() {
+        for bytes in [&b""[..], b"\x89PNG\r\n\x1a\n", b"not a png at all"] {
+            assert!(Texture::from_png(bytes).is_err());
+        }
+    }
+}
