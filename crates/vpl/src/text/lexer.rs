@@ -8,7 +8,10 @@
 //! characters up to trivia, a parenthesis or a quote; it must be a whole
 //! name or a whole decimal number, anything else is a lexical error.
 
-use super::{Error, ErrorKind};
+use super::{Error as TextError, ErrorKind};
+
+/// Errors are boxed inside the reader to keep every `Result` small.
+pub(crate) type Error = Box<TextError>;
 use crate::ir::Span;
 
 /// The lexical category of a word.
@@ -130,14 +133,15 @@ fn count_chars(bytes: &[u8]) -> u32 {
     bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count() as u32
 }
 
+#[cold]
 pub(crate) fn lex_error_at(label: &str, span: Span, message: impl Into<String>) -> Error {
-    Error {
+    Box::new(TextError {
         kind: ErrorKind::Lexical,
         message: message.into(),
         label: label.to_string(),
         position: span,
         verify: None,
-    }
+    })
 }
 
 /// The lexer over a decoded input.
@@ -151,10 +155,6 @@ pub(crate) struct Lexer<'a> {
     col_pos: usize,
     col: u32,
     label: &'a str,
-}
-
-fn is_word_end(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b'"' | b'\'')
 }
 
 impl<'a> Lexer<'a> {
@@ -187,6 +187,7 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    #[cold]
     fn error(&mut self, message: impl Into<String>) -> Error {
         let span = self.here();
         lex_error_at(self.label, span, message)
@@ -354,19 +355,29 @@ impl<'a> Lexer<'a> {
 
     fn word(&mut self, span: Span) -> Result<Tok<'a>, Error> {
         let start = self.pos;
+        let mut all_name = true;
         while let Some(&c) = self.bytes.get(self.pos) {
-            if is_word_end(c) {
-                break;
+            let class = CLASS[c as usize];
+            if class & SPECIAL != 0 {
+                if class & END != 0 {
+                    break;
+                }
+                let next = self.bytes.get(self.pos + 1);
+                if c == b'/' && matches!(next, Some(b'/' | b'*')) {
+                    break;
+                }
+                if c == b'\\' && matches!(next, Some(b'\n' | b'\r')) {
+                    break;
+                }
             }
-            if c == b'/' && matches!(self.bytes.get(self.pos + 1), Some(b'/' | b'*')) {
-                break;
-            }
-            if c == b'\\' && matches!(self.bytes.get(self.pos + 1), Some(b'\n' | b'\r')) {
-                break;
-            }
+            all_name &= class & NAME != 0;
             self.pos += 1;
         }
         let word = &self.text[start..self.pos];
+        // Fast path: `[A-Za-z][A-Za-z0-9_]*`, the common name shape.
+        if all_name && self.bytes[start].is_ascii_alphabetic() {
+            return Ok(Tok::Word(word, WordClass::Name));
+        }
         match classify(word) {
             Ok(class) => Ok(Tok::Word(word, class)),
             Err((at, message)) => {
@@ -380,6 +391,29 @@ impl<'a> Lexer<'a> {
         }
     }
 }
+
+/// Byte classes: a byte that may end a word or needs a look at the next byte.
+const SPECIAL: u8 = 1;
+/// Trivia, parentheses and quotes: always end a word.
+const END: u8 = 2;
+/// Letters, digits and underscore.
+const NAME: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = match c {
+            b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b'"' | b'\'' => SPECIAL | END,
+            b'/' | b'\\' => SPECIAL,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => NAME,
+            _ => 0,
+        };
+        i += 1;
+    }
+    t
+};
 
 /// Classifies a word; on failure, the byte position within the word and a message.
 fn classify(word: &str) -> Result<WordClass, (usize, String)> {

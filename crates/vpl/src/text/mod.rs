@@ -74,8 +74,8 @@ pub const MAX_REFERENCE_DEPTH: usize = 120;
 /// kind lexical, syntactic or semantic with a byte offset and a 1-based
 /// line/column counted in code points.
 pub fn read(bytes: &[u8], label: &str) -> Result<Module, Error> {
-    let text = lexer::decode(bytes, label)?;
-    let module = reader::parse(text, label)?;
+    let text = lexer::decode(bytes, label).map_err(|e| *e)?;
+    let module = reader::parse(text, label).map_err(|e| *e)?;
     verify_as_text_error(&module, label, text)?;
     Ok(module)
 }

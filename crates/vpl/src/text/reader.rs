@@ -9,14 +9,17 @@
 //! `functions` form and block IDs after each function, which gives the
 //! forward references the grammar allows.
 
+use super::lexer::Error;
 use super::lexer::{self, Lexer, Tok, Token, WordClass};
-use super::{Error, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
+use super::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
 use crate::ir::{
     Block, Builtin, Callee, Direction, Field, Function, Handle, Instruction, InstructionKind,
     InterfaceVar, Literal, Module, Operand, Parameter, Reference, Register, SamplerKind,
     ScalarKind, Selector, SelectorKind, Semantic, Span, StageKind, StorageKind, SwizzleComponent,
     Terminator, TerminatorKind, Type, TypeInner, Uniform, UniformKind, Value,
 };
+// Std's keyed SipHash: binding IDs are input-derived, so the hasher must
+// resist collision flooding. No iteration order ever reaches the output.
 use std::collections::HashMap;
 
 /// Parses and binds `text`; the caller verifies.
@@ -27,11 +30,11 @@ pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
         depth: 0,
         label,
         module: Module::new(),
-        type_ids: HashMap::new(),
-        uniform_ids: HashMap::new(),
+        type_ids: HashMap::default(),
+        uniform_ids: HashMap::default(),
         scalar_types: [None; 3],
         current_stage: StageKind::Vertex,
-        interface_ids: HashMap::new(),
+        interface_ids: HashMap::default(),
     };
     reader.module()?;
     Ok(reader.module)
@@ -197,16 +200,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[cold]
     fn error_at(&self, kind: ErrorKind, span: Span, message: impl Into<String>) -> Error {
-        Error {
+        Box::new(TextError {
             kind,
             message: message.into(),
             label: self.label.to_string(),
             position: span,
             verify: None,
-        }
+        })
     }
 
+    #[cold]
     fn syntax(&self, token: &Token<'_>, expected: &str) -> Error {
         self.error_at(
             ErrorKind::Syntactic,
@@ -215,6 +220,7 @@ impl<'a> Reader<'a> {
         )
     }
 
+    #[cold]
     fn semantic(&self, span: Span, message: impl Into<String>) -> Error {
         self.error_at(ErrorKind::Semantic, span, message)
     }
@@ -388,7 +394,7 @@ impl<'a> Reader<'a> {
     fn types(&mut self) -> Result<(), Error> {
         self.open_form("types")?;
         let mut decls: Vec<TypeDecl<'a>> = Vec::new();
-        let mut index_of: HashMap<&'a str, usize> = HashMap::new();
+        let mut index_of: HashMap<&'a str, usize> = HashMap::default();
         while !self.at_close()? {
             let decl = self.type_decl()?;
             if index_of.insert(decl.id, decls.len()).is_some() {

@@ -1,0 +1,163 @@
+//! `irkit vpl check|fmt` end to end.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn irkit(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("irkit runs");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn temp(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("irkit-vpl-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+const BROKEN: &str = "(module 1\n  (types\n    (type T vector float 9))\n";
+
+#[test]
+fn check_accepts_the_examples() {
+    let out = irkit(
+        &[
+            "vpl",
+            "check",
+            "examples/vpl/minimal.vpl",
+            "examples/vpl/loop_call.vpl",
+            "examples/vpl/nested_storage.vpl",
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn check_reports_human_diagnostics_like_rustc() {
+    let path = temp("broken.vpl", BROKEN.as_bytes());
+    let out = irkit(&["vpl", "check", path.to_str().unwrap()], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error[semantic]: invalid vector size 9"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("--> {}:3:26", path.display())),
+        "{err}"
+    );
+    assert!(err.contains("3 |     (type T vector float 9))"), "{err}");
+    assert!(err.contains("  |                          ^"), "{err}");
+}
+
+#[test]
+fn check_prints_json_lines() {
+    let out = irkit(
+        &["vpl", "check", "--format", "json", "-"],
+        Some(b"(module 1 (types) ;"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(line.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(v["kind"], "lexical");
+    assert_eq!(v["label"], "<stdin>");
+    assert_eq!(v["offset"], 18);
+    assert_eq!(v["line"], 1);
+    assert_eq!(v["column"], 19);
+    assert!(v["message"].as_str().unwrap().contains("';'"));
+}
+
+#[test]
+fn check_continues_over_files_and_reports_io_errors() {
+    let broken = temp("broken2.vpl", BROKEN.as_bytes());
+    let out = irkit(
+        &[
+            "vpl",
+            "check",
+            "--format",
+            "json",
+            broken.to_str().unwrap(),
+            "examples/vpl/minimal.vpl",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 1);
+    let out = irkit(
+        &["vpl", "check", "no/such/file.vpl", broken.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = irkit(&["vpl", "check"], None);
+    assert_eq!(out.status.code(), Some(2), "missing FILE is a usage error");
+}
+
+#[test]
+fn fmt_prints_canonical_text_and_checks() {
+    let out = irkit(&["vpl", "fmt", "examples/vpl/minimal.vpl"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let canonical = out.stdout;
+    let golden = std::fs::read(root().join("crates/vpl/tests/golden/minimal.vpl")).unwrap();
+    assert_eq!(canonical, golden);
+    // --check: the original has comments, the output is canonical.
+    let out = irkit(&["vpl", "fmt", "--check", "examples/vpl/minimal.vpl"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let path = temp("canonical.vpl", &canonical);
+    assert_eq!(
+        irkit(&["vpl", "fmt", "--check", path.to_str().unwrap()], None)
+            .status
+            .code(),
+        Some(0)
+    );
+    // -o writes a file; stdin works.
+    let target = temp("out.vpl", b"");
+    let out = irkit(
+        &["vpl", "fmt", "-", "-o", target.to_str().unwrap()],
+        Some(&std::fs::read(root().join("examples/vpl/minimal.vpl")).unwrap()),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(&target).unwrap(), canonical);
+}
+
+#[test]
+fn fmt_rejects_invalid_input() {
+    let out = irkit(
+        &["vpl", "fmt", "--format", "json", "-"],
+        Some(b"\xEF\xBB\xBF(module 1)"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(v["kind"], "lexical");
+    assert_eq!(v["offset"], 0);
+    assert_eq!(
+        irkit(&["vpl", "fmt", "missing.vpl"], None).status.code(),
+        Some(2)
+    );
+}
