@@ -37,7 +37,34 @@ fn repo() -> PathBuf {
 fn compile_text(text: &str, label: &str) -> ProgramArtifact {
     let module = vpl::text::read(text.as_bytes(), label).unwrap_or_else(|e| panic!("{e}"));
     let published = VerifiedModule::new(&module).unwrap();
-    glsl::compile(&published, VERSION_420).unwrap_or_else(|e| panic!("{label}: {e}"))
+    let artifact =
+        glsl::compile(&published, VERSION_420).unwrap_or_else(|e| panic!("{label}: {e}"));
+    glslang(artifact.vertex_code(), "vert", label);
+    glslang(artifact.fragment_code(), "frag", label);
+    artifact
+}
+
+/// Checks one shader with the reference compiler `glslangValidator -S`.
+fn glslang(code: &str, stage: &str, label: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("vpl-gl-glslang-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("shader{n}.{stage}"));
+    std::fs::write(&file, code).unwrap();
+    let output = std::process::Command::new("glslangValidator")
+        .arg("-S")
+        .arg(stage)
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run glslangValidator (glslang-tools): {e}"));
+    let _ = std::fs::remove_file(&file);
+    assert!(
+        output.status.success(),
+        "glslangValidator rejected {label} ({stage}):\n{}\n{code}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 }
 
 fn compile_file(relative: &str) -> ProgramArtifact {
