@@ -263,7 +263,9 @@ fn emit_stage(
         out.push_str(";\n");
     }
     let io_names: Vec<&str> = interface.iter().map(|b| b.binding.gl_name()).collect();
+    let floats = std::cell::RefCell::new(naming::FloatLiterals::default());
     let emitter = FunctionEmitter {
+        floats: &floats,
         module,
         stage,
         types,
@@ -298,6 +300,7 @@ struct FunctionEmitter<'a> {
     types: &'a TypeMap,
     aliases: &'a SamplerAliases,
     io_names: &'a [&'a str],
+    floats: &'a std::cell::RefCell<naming::FloatLiterals>,
     function_index: usize,
     function: Option<&'a Function>,
 }
@@ -473,7 +476,7 @@ impl<'a> FunctionEmitter<'a> {
             Value::Constant(c) => match c.value {
                 Literal::Bool(b) => out.push_str(if b { "true" } else { "false" }),
                 Literal::Int(i) => naming::int_literal(out, i),
-                Literal::Float(f) => naming::float_literal(out, f),
+                Literal::Float(f) => self.floats.borrow_mut().push(out, f),
             },
         }
         Ok(())

@@ -124,6 +124,9 @@ pub enum CompileError {
     /// published module).
     #[error("cannot materialize the published module: {0}")]
     Materialize(#[from] crate::text::Error),
+    /// The module given to [`compile_module`] failed verification.
+    #[error("the module is not valid VPL: {0}")]
+    Verify(Box<crate::verify::VerifyError>),
     /// A target restriction.
     #[error(transparent)]
     Target(#[from] TargetError),
@@ -134,6 +137,16 @@ pub fn compile(module: &VerifiedModule, version: u32) -> Result<ProgramArtifact,
     check_version(version)?;
     let materialized = module.materialize()?;
     Ok(compile_verified(&materialized)?)
+}
+
+/// Verifies `module` and compiles it directly: the same checks and output
+/// as publishing it and calling [`compile`], without the canonical-text
+/// round trip. Use it for modules a tool has just built; spans in target
+/// errors point into the text the module was read from, if any.
+pub fn compile_module(module: &Module, version: u32) -> Result<ProgramArtifact, CompileError> {
+    check_version(version)?;
+    crate::verify::verify(module).map_err(|e| CompileError::Verify(Box::new(e)))?;
+    Ok(compile_verified(module)?)
 }
 
 fn check_version(version: u32) -> Result<(), TargetError> {

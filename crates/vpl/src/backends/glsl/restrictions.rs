@@ -47,11 +47,19 @@ impl SamplerAliases {
 pub fn check(module: &Module, types: &TypeMap) -> Result<SamplerAliases, TargetError> {
     check_used_types(module)?;
     let mut aliases = SamplerAliases::default();
+    let has_samplers = module
+        .types
+        .iter()
+        .any(|(_, t)| matches!(t.inner, TypeInner::Sampler(_)));
     for stage in module.stages() {
         check_interface(stage, types)?;
         let mut per_function = Vec::with_capacity(stage.functions.len());
         for (handle, function) in stage.functions.iter() {
-            per_function.push(check_function_samplers(module, stage, handle, function)?);
+            per_function.push(if has_samplers {
+                check_function_samplers(module, stage, handle, function)?
+            } else {
+                HashMap::new()
+            });
         }
         match stage.kind {
             StageKind::Vertex => aliases.vertex = per_function,
@@ -80,7 +88,13 @@ fn used_types(module: &Module) -> BTreeSet<Handle<Type>> {
                         InstructionKind::Construct { ty, .. } => roots.push(*ty),
                         _ => {}
                     }
-                    roots.extend(instruction.kind.operands().iter().map(|o| o.ty()));
+                    if let InstructionKind::Construct { arguments, .. }
+                    | InstructionKind::Call { arguments, .. } = &instruction.kind
+                    {
+                        roots.extend(arguments.iter().map(|o| o.ty()));
+                    } else {
+                        roots.extend(instruction.kind.operands().iter().map(|o| o.ty()));
+                    }
                 }
             }
         }

@@ -13,7 +13,8 @@ const MAX_DEPTH: u32 = crate::text::MAX_TYPE_DEPTH + 1;
 /// `vpl_R<k>` by their position among the record declarations of the type
 /// table; conversion itself applies no target restriction.
 pub struct TypeMap {
-    converted: HashMap<Handle<Type>, GlslType>,
+    /// Indexed by type handle; `None` for `void`.
+    converted: Vec<Option<GlslType>>,
     /// Record handles in type-table order (emission order is dependency
     /// order, computed by the emitter).
     pub records: Vec<Handle<Type>>,
@@ -23,7 +24,7 @@ impl TypeMap {
     /// Converts every value type of the table.
     pub fn build(module: &Module) -> Result<Self, TargetError> {
         let mut map = TypeMap {
-            converted: HashMap::new(),
+            converted: vec![None; module.types.len()],
             records: Vec::new(),
         };
         let mut ordinals = HashMap::new();
@@ -48,7 +49,7 @@ impl TypeMap {
         handle: Handle<Type>,
         depth: u32,
     ) -> Result<GlslType, TargetError> {
-        if let Some(t) = self.converted.get(&handle) {
+        if let Some(Some(t)) = self.converted.get(handle.index()) {
             return Ok(t.clone());
         }
         let invalid = |message: &str| {
@@ -94,18 +95,23 @@ impl TypeMap {
                 }))
             }
         };
-        self.converted.insert(handle, converted.clone());
+        if let Some(slot) = self.converted.get_mut(handle.index()) {
+            *slot = Some(converted.clone());
+        }
         Ok(converted)
     }
 
     /// The converted type behind `handle`.
     pub fn get(&self, handle: Handle<Type>) -> Result<&GlslType, TargetError> {
-        self.converted.get(&handle).ok_or_else(|| {
-            TargetError::new(
-                TargetErrorKind::InvalidModule,
-                None,
-                "a value operand has a void or unknown type",
-            )
-        })
+        self.converted
+            .get(handle.index())
+            .and_then(Option::as_ref)
+            .ok_or_else(|| {
+                TargetError::new(
+                    TargetErrorKind::InvalidModule,
+                    None,
+                    "a value operand has a void or unknown type",
+                )
+            })
     }
 }
