@@ -173,6 +173,7 @@ impl<'a> Lexer<'a> {
 
     /// The span of the current position. Amortised O(1): tokens are
     /// produced in increasing order.
+    #[inline(always)]
     fn here(&mut self) -> Span {
         if self.col_pos < self.line_start {
             self.col_pos = self.line_start;
@@ -205,7 +206,12 @@ impl<'a> Lexer<'a> {
                 return Ok(());
             };
             match b {
-                b' ' | b'\t' => self.pos += 1,
+                b' ' | b'\t' => {
+                    self.pos += 1;
+                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
+                        self.pos += 1;
+                    }
+                }
                 b'\n' => {
                     self.pos += 1;
                     self.newline(self.pos);
@@ -277,6 +283,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token.
+    #[inline(always)]
     pub(crate) fn next_token(&mut self) -> Result<Token<'a>, Error> {
         self.skip_trivia()?;
         let span = self.here();
@@ -535,4 +542,117 @@ pub(crate) fn unescape(raw: &str, has_escapes: bool) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Result<Vec<Tok<'_>>, Error> {
+        let mut lexer = Lexer::new(text, "t");
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token()?;
+            if t.tok == Tok::End {
+                return Ok(out);
+            }
+            out.push(t.tok);
+        }
+    }
+
+    #[test]
+    fn decimal_grammar() {
+        for ok in [
+            "0", "12", "+1", "-1", "1.", ".5", "1.5", "1e5", "1E+5", "1.5e-3", "-.5e0", "007",
+        ] {
+            assert!(is_decimal(ok.as_bytes()), "{ok}");
+        }
+        for bad in [
+            "", "+", "-", ".", "e5", "1e", "1e+", "1..2", "1.2.3", "++1", "1e5.5", "1x", "0x1",
+            ".e1",
+        ] {
+            assert!(!is_decimal(bad.as_bytes()), "{bad}");
+        }
+        assert!(is_integer("-12") && is_integer("+0") && !is_integer("1.0") && !is_integer("-"));
+    }
+
+    #[test]
+    fn words_strings_and_parentheses() {
+        let t = tokens("id\"display\"Type (a 'b' -1.5)").unwrap();
+        assert_eq!(
+            t,
+            vec![
+                Tok::Word("id", WordClass::Name),
+                Tok::Str("display", false),
+                Tok::Word("Type", WordClass::Name),
+                Tok::Open,
+                Tok::Word("a", WordClass::Name),
+                Tok::Str("b", false),
+                Tok::Word("-1.5", WordClass::Number),
+                Tok::Close,
+            ]
+        );
+        assert_eq!(tokens("a/*x*/b//c\nd\\\ne").unwrap().len(), 4);
+        assert_eq!(tokens(r#""a\nb""#).unwrap(), vec![Tok::Str(r"a\nb", true)]);
+    }
+
+    #[test]
+    fn trailing_reverse_solidus_and_solidus_are_errors() {
+        assert!(tokens("a \\").is_err());
+        assert!(tokens("a /").is_err());
+        assert!(tokens("a/").is_err());
+        assert!(tokens("/*").is_err());
+        assert!(tokens("a //").is_ok());
+    }
+
+    #[test]
+    fn positions_track_lines_and_code_points() {
+        let mut lexer = Lexer::new("é\r\n  x\ry\n\"ü\" z", "t");
+        let spans: Vec<(u32, u32, u32)> = std::iter::from_fn(|| {
+            let t = lexer.next_token().ok()?;
+            (t.tok != Tok::End).then_some((t.span.offset, t.span.line, t.span.column))
+        })
+        .collect();
+        // `é` is not a valid word, so start after it.
+        assert!(spans.is_empty());
+        let mut lexer = Lexer::new("a\r\n  x\ry\n\"ü\" z", "t");
+        let spans: Vec<(u32, u32, u32)> = std::iter::from_fn(|| {
+            let t = lexer.next_token().ok()?;
+            (t.tok != Tok::End).then_some((t.span.offset, t.span.line, t.span.column))
+        })
+        .collect();
+        assert_eq!(
+            spans,
+            vec![(0, 1, 1), (5, 2, 3), (7, 3, 1), (9, 4, 1), (14, 4, 5)]
+        );
+    }
+
+    #[test]
+    fn unescape_decodes_every_escape() {
+        assert_eq!(
+            unescape(r#"\\\"\'\b\f\n\r\t\u0041\u00e9"#, true),
+            "\\\"'\u{8}\u{c}\n\r\tAé"
+        );
+        assert_eq!(unescape("plain", false), "plain");
+    }
+
+    #[test]
+    fn position_of_matches_the_lexer() {
+        assert_eq!(
+            position_of("a\r\nbé\rc", 6),
+            Span {
+                offset: 6,
+                line: 2,
+                column: 3
+            }
+        );
+        assert_eq!(
+            position_of("a\r\nb", 3),
+            Span {
+                offset: 3,
+                line: 2,
+                column: 1
+            }
+        );
+    }
 }

@@ -35,6 +35,7 @@ pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
         scalar_types: [None; 3],
         current_stage: StageKind::Vertex,
         interface_ids: HashMap::default(),
+        field_index: HashMap::default(),
     };
     reader.module()?;
     Ok(reader.module)
@@ -142,7 +143,12 @@ struct Reader<'a> {
     scalar_types: [Option<Handle<Type>>; 3],
     current_stage: StageKind,
     interface_ids: HashMap<&'a str, usize>,
+    /// Field name → type, built on demand for records with many fields.
+    field_index: HashMap<Handle<Type>, HashMap<String, Handle<Type>>>,
 }
+
+/// Records with at most this many fields are searched linearly.
+const FIELD_SCAN_LIMIT: usize = 16;
 
 fn describe(tok: &Tok<'_>) -> String {
     match tok {
@@ -164,6 +170,7 @@ fn short(w: &str) -> &str {
 impl<'a> Reader<'a> {
     // ---- token plumbing -------------------------------------------------
 
+    #[inline(always)]
     fn next(&mut self) -> Result<Token<'a>, Error> {
         let token = match self.peeked.take() {
             Some(t) => t,
@@ -189,6 +196,7 @@ impl<'a> Reader<'a> {
         Ok(token)
     }
 
+    #[inline(always)]
     fn peek(&mut self) -> Result<Token<'a>, Error> {
         match self.peeked {
             Some(t) => Ok(t),
@@ -336,11 +344,29 @@ impl<'a> Reader<'a> {
         if let Tok::Word(w, WordClass::Name) = t.tok
             && let Some(digits) = w.strip_prefix('r')
             && !digits.is_empty()
-            && digits.bytes().all(|b| b.is_ascii_digit())
         {
-            return match digits.parse::<u64>() {
-                Ok(v) => Ok((v, t.span)),
-                Err(_) => Err(self.error_at(
+            let mut value = 0u64;
+            let mut overflow = false;
+            let mut all_digits = true;
+            for b in digits.bytes() {
+                if !b.is_ascii_digit() {
+                    all_digits = false;
+                    break;
+                }
+                match value
+                    .checked_mul(10)
+                    .and_then(|v| v.checked_add(u64::from(b - b'0')))
+                {
+                    Some(v) => value = v,
+                    None => overflow = true,
+                }
+            }
+            if !all_digits {
+                return Err(self.syntax(t, "a register (`r` followed by digits)"));
+            }
+            return match overflow {
+                false => Ok((value, t.span)),
+                true => Err(self.error_at(
                     ErrorKind::Lexical,
                     t.span,
                     format!(
@@ -1271,8 +1297,22 @@ impl<'a> Reader<'a> {
                 let TypeInner::Record(record) = &self.module.types[current].inner else {
                     return Err(self.semantic(span, "`member_ref` base is not record storage"));
                 };
-                let ty = match record.field(&field) {
-                    Some((_, f)) => f.ty,
+                let found = if record.fields.len() <= FIELD_SCAN_LIMIT {
+                    record.field(&field).map(|(_, f)| f.ty)
+                } else {
+                    // Large records get a name index, so that hostile input
+                    // cannot make member lookups quadratic.
+                    let index = self.field_index.entry(current).or_insert_with(|| {
+                        let mut index = HashMap::new();
+                        for f in &record.fields {
+                            index.entry(f.name.clone()).or_insert(f.ty);
+                        }
+                        index
+                    });
+                    index.get(field.as_str()).copied()
+                };
+                let ty = match found {
+                    Some(ty) => ty,
                     None => {
                         return Err(self.semantic(
                             fspan,
