@@ -197,6 +197,10 @@ fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact
             diag::emit(&[text_diagnostic(&e)], format, source);
             Err(ExitCode::from(EXIT_INVALID))
         }
+        Err(e @ glsl::CompileError::Verify(_)) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(EXIT_INVALID))
+        }
     }
 }
 
