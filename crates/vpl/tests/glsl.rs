@@ -123,3 +123,89 @@ fn only_version_420_is_implemented() {
         }
     }
 }
+
+mod robustness {
+    //! Mutated valid modules either compile deterministically or fail with
+    //! a target error; the backend never panics, and `check_target` on the
+    //! module as read agrees with `compile` on its publication.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    const SOURCES: [&str; 5] = [
+        include_str!("glsl/general.vpl"),
+        include_str!("glsl/locations.vpl"),
+        include_str!("glsl/std140.vpl"),
+        include_str!("../programs/texture-vertex-ambient-color.vpl"),
+        include_str!("../../../examples/vpl/loop_call.vpl"),
+    ];
+
+    const WORDS: [&str; 14] = [
+        "-1",
+        "0",
+        "1",
+        "2",
+        "3",
+        "7",
+        "16",
+        "2147483647",
+        "-2147483648",
+        "int",
+        "float",
+        "bool",
+        "sampler2D",
+        "none",
+    ];
+
+    /// Byte ranges of the words (maximal runs outside whitespace, parentheses
+    /// and quotes) of `text`.
+    fn words(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            let boundary = c.is_whitespace() || matches!(c, '(' | ')' | '"');
+            match (start, boundary) {
+                (None, false) => start = Some(i),
+                (Some(s), true) => {
+                    out.push((s, i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        #[test]
+        fn mutated_modules_never_panic_the_backend(
+            source in 0..SOURCES.len(),
+            edits in proptest::collection::vec((any::<proptest::sample::Index>(), 0..WORDS.len()), 1..4),
+        ) {
+            let mut text = SOURCES[source].to_string();
+            for (at, word) in edits {
+                let spans = words(&text);
+                let (s, e) = spans[at.index(spans.len())];
+                text.replace_range(s..e, WORDS[word]);
+            }
+            let Ok(module) = vpl::text::read(text.as_bytes(), "mutated.vpl") else {
+                return Ok(());
+            };
+            let checked = glsl::check_target(&module);
+            let Ok(published) = VerifiedModule::new(&module) else {
+                return Ok(());
+            };
+            let compiled = glsl::compile(&published, VERSION_420);
+            match (&checked, &compiled) {
+                (Ok(()), Ok(a)) => {
+                    let again = glsl::compile(&published, VERSION_420).unwrap();
+                    prop_assert_eq!(a, &again);
+                    prop_assert_eq!(a.reflection_json(), again.reflection_json());
+                }
+                (Err(c), Err(glsl::CompileError::Target(t))) => prop_assert_eq!(c.kind, t.kind),
+                other => prop_assert!(false, "check_target and compile disagree: {other:?}"),
+            }
+        }
+    }
+}

@@ -528,3 +528,19 @@ fn contexts_work_on_several_threads() {
         assert_eq!(h.join().unwrap(), RED);
     }
 }
+
+#[test]
+fn dispatch_loops_early_returns_and_discarding_helpers_execute() {
+    let Some(context) = context("loops") else {
+        return;
+    };
+    let artifact = compile_file("crates/vpl_gl/tests/fixtures/loops.vpl");
+    let program = build_and_check(&context, &artifact);
+    for (limit, expected) in [(6.0, GREEN), (5.0, RED), (-1.0, BLUE)] {
+        let mut request = RenderRequest::new(&artifact, 4, 4);
+        request.clear = [0.0, 0.0, 1.0, 1.0];
+        request.uniforms.set(&artifact, "limit", &[limit]).unwrap();
+        let image = vpl_gl::draw(&program, &artifact, &request).unwrap();
+        assert_uniform(&image, expected, 0);
+    }
+}

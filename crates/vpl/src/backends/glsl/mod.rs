@@ -160,16 +160,13 @@ fn check_version(version: u32) -> Result<(), TargetError> {
     Ok(())
 }
 
-/// Runs the target-restriction and location checks of sections 12.2 and
-/// 12.4 on a module that has passed verification, without emitting code.
-/// Spans in the error point into the text the module was read from, which
-/// is why command-line tools call this on the module they read before
-/// publishing it.
+/// Runs every target check of sections 12.2 and 12.4 on a module that has
+/// passed verification (emitting the code and discarding it, so exactly the
+/// modules [`compile`] accepts pass). Spans in the error point into the
+/// text the module was read from, which is why command-line tools call
+/// this on the module they read before publishing it.
 pub fn check_target(module: &Module) -> Result<(), TargetError> {
-    let types = types::TypeMap::build(module)?;
-    restrictions::check(module, &types)?;
-    locations::resolve(module, &types)?;
-    Ok(())
+    compile_verified(module).map(|_| ())
 }
 
 /// Checks and emits a freshly materialized, verified module.
