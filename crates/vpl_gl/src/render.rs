@@ -317,7 +317,8 @@ pub fn draw(
                 .as_deref()
                 .and_then(|b| program.uniform_block_size(b))
                 .unwrap_or(0)
-                .max(bytes.len() as u64) as usize;
+                .max(bytes.len() as u64)
+                .min(crate::uniforms::MAX_BLOCK_BYTES) as usize;
             let mut data = bytes.clone();
             data.resize(size.max(16), 0);
             gl.buffer_data_u8_slice(glow::UNIFORM_BUFFER, &data, glow::STATIC_DRAW);

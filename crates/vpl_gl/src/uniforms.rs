@@ -43,8 +43,13 @@ fn components(ty: &GlslType) -> Option<(ScalarKind, usize, usize)> {
     }
 }
 
+/// The largest std140 block image the harness allocates (far above any
+/// driver's `GL_MAX_UNIFORM_BLOCK_SIZE`; larger blocks fail to link anyway).
+pub const MAX_BLOCK_BYTES: u64 = 16 << 20;
+
 impl Uniforms {
-    /// Zero-filled blocks for every record uniform of `artifact`.
+    /// Zero-filled blocks for every record uniform of `artifact` (empty
+    /// for blocks over [`MAX_BLOCK_BYTES`]).
     pub fn new(artifact: &ProgramArtifact) -> Self {
         let blocks = artifact
             .uniforms()

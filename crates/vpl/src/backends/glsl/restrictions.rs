@@ -54,9 +54,9 @@ pub fn check(module: &Module, types: &TypeMap) -> Result<SamplerAliases, TargetE
     for stage in module.stages() {
         check_interface(stage, types)?;
         let mut per_function = Vec::with_capacity(stage.functions.len());
-        for (handle, function) in stage.functions.iter() {
+        for (_, function) in stage.functions.iter() {
             per_function.push(if has_samplers {
-                check_function_samplers(module, stage, handle, function)?
+                check_function_samplers(module, function)?
             } else {
                 HashMap::new()
             });
@@ -261,8 +261,6 @@ enum Definition {
 
 fn check_function_samplers(
     module: &Module,
-    stage: &Stage,
-    handle: Handle<Function>,
     function: &Function,
 ) -> Result<HashMap<u64, AliasRoot>, TargetError> {
     let name = &function.name;
@@ -452,7 +450,7 @@ fn check_function_samplers(
                     ));
                 }
                 Some((Definition::Root(root), def_span)) => {
-                    check_root(module, stage, function, *root, *def_span, name)?;
+                    check_root(module, function, *root, *def_span, name)?;
                     break *root;
                 }
                 Some((Definition::Register(next), def_span)) => {
@@ -473,13 +471,11 @@ fn check_function_samplers(
             resolved.insert(r, root);
         }
     }
-    let _ = handle;
     Ok(resolved)
 }
 
 fn check_root(
     module: &Module,
-    _stage: &Stage,
     function: &Function,
     root: AliasRoot,
     span: Option<Span>,
