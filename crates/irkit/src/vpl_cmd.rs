@@ -51,6 +51,41 @@ fn diagnostic(e: &vpl::text::Error) -> Diagnostic {
     }
 }
 
+/// A `format` diagnostic at the first place where `source` differs from
+/// its canonical text.
+fn not_canonical(label: &str, source: &str, canonical: &str) -> Diagnostic {
+    let offset = source
+        .char_indices()
+        .zip(canonical.chars())
+        .find(|((_, a), b)| a != b)
+        .map(|((i, _), _)| i)
+        .unwrap_or_else(|| source.len().min(canonical.len()));
+    let (mut line, mut column) = (1u64, 1u64);
+    let mut chars = source[..offset].chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' | '\n' => {
+                if c == '\r' && chars.peek() == Some(&'\n') {
+                    chars.next();
+                }
+                line += 1;
+                column = 1;
+            }
+            _ => column += 1,
+        }
+    }
+    Diagnostic {
+        kind: "format".to_string(),
+        code: None,
+        message: "not in canonical form (first difference here; `irkit vpl fmt` rewrites it)"
+            .to_string(),
+        label: label.to_string(),
+        offset: Some(offset as u64),
+        line: Some(line),
+        column: Some(column),
+    }
+}
+
 fn usage_error(message: &str) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(EXIT_USAGE)
@@ -112,7 +147,12 @@ fn fmt(
         if text.as_bytes() == bytes.as_slice() {
             return ExitCode::SUCCESS;
         }
-        eprintln!("{label}: not in canonical form (run `irkit vpl fmt` to rewrite it)");
+        let source = std::str::from_utf8(&bytes).ok();
+        diag::emit(
+            &[not_canonical(&label, source.unwrap_or(""), &text)],
+            format,
+            source,
+        );
         return ExitCode::from(EXIT_INVALID);
     }
     match write_output(output, text.as_bytes()) {

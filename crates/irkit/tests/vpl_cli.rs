@@ -25,12 +25,37 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-fn temp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("irkit-vpl-cli-{}", std::process::id()));
+/// A file in its own temporary directory; both are removed on drop.
+struct TempFile(PathBuf);
+
+impl std::ops::Deref for TempFile {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempFile {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+        if let Some(dir) = self.0.parent() {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+}
+
+fn temp(name: &str, contents: &[u8]) -> TempFile {
+    let dir = std::env::temp_dir().join(format!("irkit-vpl-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
-    path
+    TempFile(path)
 }
 
 const BROKEN: &str = "(module 1\n  (types\n    (type T vector float 9))\n";
@@ -128,6 +153,37 @@ fn fmt_prints_canonical_text_and_checks() {
     let out = irkit(&["vpl", "fmt", "--check", "examples/vpl/minimal.vpl"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error[format]: not in canonical form"),
+        "{err}"
+    );
+    assert!(err.contains("--> examples/vpl/minimal.vpl:1:1"), "{err}");
+    // The first difference of a nearly canonical file is located exactly.
+    let nearly = String::from_utf8(canonical.clone()).unwrap().replacen(
+        "(types\n    (type t0",
+        "(types\n     (type t0",
+        1,
+    );
+    let path = temp("nearly.vpl", nearly.as_bytes());
+    let out = irkit(
+        &[
+            "vpl",
+            "fmt",
+            "--check",
+            "--format",
+            "json",
+            path.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(
+        (v["kind"].as_str(), v["line"].as_u64(), v["column"].as_u64()),
+        (Some("format"), Some(3), Some(5))
+    );
     let path = temp("canonical.vpl", &canonical);
     assert_eq!(
         irkit(&["vpl", "fmt", "--check", path.to_str().unwrap()], None)

@@ -90,6 +90,9 @@ fn invalid_utf8_is_rejected() {
     bad_bytes_in_comment(b"\xFF", "invalid UTF-8");
     bad_bytes_in_comment(b"\x80", "invalid UTF-8");
     bad_bytes_in_comment(b"\xE2\x82", "invalid UTF-8");
+    // Beyond U+10FFFF, and the old five-byte form.
+    bad_bytes_in_comment(b"\xF4\x90\x80\x80", "invalid UTF-8");
+    bad_bytes_in_comment(b"\xF8\x88\x80\x80\x80", "invalid UTF-8");
 }
 
 #[test]

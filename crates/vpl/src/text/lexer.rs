@@ -30,11 +30,14 @@ pub(crate) enum Tok<'a> {
     Open,
     /// `)`
     Close,
-    /// A name or number word.
-    Word(&'a str, WordClass),
-    /// A quoted string: the raw contents between the quotes and whether
-    /// they contain escapes.
-    Str(&'a str, bool),
+    /// A name word.
+    Name(&'a str),
+    /// A number word.
+    Number(&'a str),
+    /// A quoted string without escapes: the contents between the quotes.
+    Str(&'a str),
+    /// A quoted string with escapes: the raw contents between the quotes.
+    EscapedStr(&'a str),
     /// End of input.
     End,
 }
@@ -320,7 +323,11 @@ impl<'a> Lexer<'a> {
                 _ if c == quote => {
                     let raw = &self.text[content_start..self.pos];
                     self.pos += 1;
-                    return Ok(Tok::Str(raw, escapes));
+                    return Ok(if escapes {
+                        Tok::EscapedStr(raw)
+                    } else {
+                        Tok::Str(raw)
+                    });
                 }
                 b'\r' | b'\n' => return Err(self.error("line ending inside a string")),
                 0x00..=0x1F => {
@@ -383,10 +390,11 @@ impl<'a> Lexer<'a> {
         let word = &self.text[start..self.pos];
         // Fast path: `[A-Za-z][A-Za-z0-9_]*`, the common name shape.
         if all_name && self.bytes[start].is_ascii_alphabetic() {
-            return Ok(Tok::Word(word, WordClass::Name));
+            return Ok(Tok::Name(word));
         }
         match classify(word) {
-            Ok(class) => Ok(Tok::Word(word, class)),
+            Ok(WordClass::Name) => Ok(Tok::Name(word)),
+            Ok(WordClass::Number) => Ok(Tok::Number(word)),
             Err((at, message)) => {
                 let span = Span {
                     offset: span.offset + at as u32,
@@ -582,18 +590,18 @@ mod tests {
         assert_eq!(
             t,
             vec![
-                Tok::Word("id", WordClass::Name),
-                Tok::Str("display", false),
-                Tok::Word("Type", WordClass::Name),
+                Tok::Name("id"),
+                Tok::Str("display"),
+                Tok::Name("Type"),
                 Tok::Open,
-                Tok::Word("a", WordClass::Name),
-                Tok::Str("b", false),
-                Tok::Word("-1.5", WordClass::Number),
+                Tok::Name("a"),
+                Tok::Str("b"),
+                Tok::Number("-1.5"),
                 Tok::Close,
             ]
         );
         assert_eq!(tokens("a/*x*/b//c\nd\\\ne").unwrap().len(), 4);
-        assert_eq!(tokens(r#""a\nb""#).unwrap(), vec![Tok::Str(r"a\nb", true)]);
+        assert_eq!(tokens(r#""a\nb""#).unwrap(), vec![Tok::EscapedStr(r"a\nb")]);
     }
 
     #[test]

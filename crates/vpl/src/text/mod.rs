@@ -1,6 +1,6 @@
 //! Canonical text format, version 1 (spec sections 10 and 11).
 //!
-//! [`read`] decodes, parses, binds and verifies a `.vpl` text; [`write`]
+//! [`read`] decodes, parses, binds and verifies a `.vpl` text; [`write()`]
 //! verifies a module and prints its canonical text, reading it back through
 //! the verifier before returning it.
 
@@ -113,5 +113,5 @@ pub fn write(module: &Module) -> Result<String, Error> {
     Ok(text)
 }
 
-/// The label of errors about a module given to [`write`].
+/// The label of errors about a module given to [`write()`].
 pub const WRITER_LABEL: &str = "<written module>";

@@ -10,7 +10,7 @@
 //! forward references the grammar allows.
 
 use super::lexer::Error;
-use super::lexer::{self, Lexer, Tok, Token, WordClass};
+use super::lexer::{self, Lexer, Tok, Token};
 use super::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
 use crate::ir::{
     Block, Builtin, Callee, Direction, Field, Function, Handle, Instruction, InstructionKind,
@@ -51,6 +51,7 @@ struct Registers {
 const SMALL_REGISTERS: u64 = 1 << 16;
 
 impl Registers {
+    #[inline]
     fn get(&self, index: u64) -> Option<Handle<Type>> {
         if index < SMALL_REGISTERS {
             self.small.get(index as usize).copied().flatten()
@@ -154,8 +155,8 @@ fn describe(tok: &Tok<'_>) -> String {
     match tok {
         Tok::Open => "`(`".into(),
         Tok::Close => "`)`".into(),
-        Tok::Word(w, _) => format!("`{}`", short(w)),
-        Tok::Str(..) => "a string".into(),
+        Tok::Name(w) | Tok::Number(w) => format!("`{}`", short(w)),
+        Tok::Str(_) | Tok::EscapedStr(_) => "a string".into(),
         Tok::End => "end of input".into(),
     }
 }
@@ -233,6 +234,7 @@ impl<'a> Reader<'a> {
         self.error_at(ErrorKind::Semantic, span, message)
     }
 
+    #[inline]
     fn open(&mut self, what: &str) -> Result<Span, Error> {
         let t = self.next()?;
         match t.tok {
@@ -241,6 +243,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn close(&mut self, what: &str) -> Result<(), Error> {
         let t = self.next()?;
         match t.tok {
@@ -250,10 +253,11 @@ impl<'a> Reader<'a> {
     }
 
     /// Expects the keyword `kw`.
+    #[inline]
     fn keyword(&mut self, kw: &str) -> Result<Span, Error> {
         let t = self.next()?;
         match t.tok {
-            Tok::Word(w, WordClass::Name) if w == kw => Ok(t.span),
+            Tok::Name(w) if w == kw => Ok(t.span),
             _ => Err(self.syntax(&t, &format!("`{kw}`"))),
         }
     }
@@ -266,15 +270,17 @@ impl<'a> Reader<'a> {
     }
 
     /// Whether the next token is `)`.
+    #[inline]
     fn at_close(&mut self) -> Result<bool, Error> {
         Ok(matches!(self.peek()?.tok, Tok::Close))
     }
 
     /// Any name (an ID or keyword).
+    #[inline]
     fn name(&mut self, what: &str) -> Result<(&'a str, Span), Error> {
         let t = self.next()?;
         match t.tok {
-            Tok::Word(w, WordClass::Name) => {
+            Tok::Name(w) => {
                 if matches!(w, "true" | "false" | "void") {
                     Err(self.error_at(
                         ErrorKind::Syntactic,
@@ -292,7 +298,8 @@ impl<'a> Reader<'a> {
     fn string(&mut self, what: &str) -> Result<(String, Span), Error> {
         let t = self.next()?;
         match t.tok {
-            Tok::Str(raw, escapes) => Ok((lexer::unescape(raw, escapes), t.span)),
+            Tok::Str(raw) => Ok((raw.to_string(), t.span)),
+            Tok::EscapedStr(raw) => Ok((lexer::unescape(raw, true), t.span)),
             _ => Err(self.syntax(&t, what)),
         }
     }
@@ -301,20 +308,18 @@ impl<'a> Reader<'a> {
     fn size(&mut self, what: &str) -> Result<(u64, Span), Error> {
         let t = self.next()?;
         match t.tok {
-            Tok::Word(w, WordClass::Number) if w.bytes().all(|b| b.is_ascii_digit()) => {
-                match w.parse::<u64>() {
-                    Ok(v) => Ok((v, t.span)),
-                    Err(_) => Err(self.error_at(
-                        ErrorKind::Lexical,
-                        t.span,
-                        format!(
-                            "{what} `{}` is out of range (at most {})",
-                            short(w),
-                            u64::MAX
-                        ),
-                    )),
-                }
-            }
+            Tok::Number(w) if w.bytes().all(|b| b.is_ascii_digit()) => match w.parse::<u64>() {
+                Ok(v) => Ok((v, t.span)),
+                Err(_) => Err(self.error_at(
+                    ErrorKind::Lexical,
+                    t.span,
+                    format!(
+                        "{what} `{}` is out of range (at most {})",
+                        short(w),
+                        u64::MAX
+                    ),
+                )),
+            },
             _ => Err(self.syntax(&t, &format!("{what} (unsigned decimal digits)"))),
         }
     }
@@ -322,7 +327,7 @@ impl<'a> Reader<'a> {
     fn signed_integer(&mut self, what: &str) -> Result<(i32, Span), Error> {
         let t = self.next()?;
         match t.tok {
-            Tok::Word(w, WordClass::Number) if lexer::is_integer(w) => match w.parse::<i32>() {
+            Tok::Number(w) if lexer::is_integer(w) => match w.parse::<i32>() {
                 Ok(v) => Ok((v, t.span)),
                 Err(_) => Err(self.error_at(
                     ErrorKind::Lexical,
@@ -335,13 +340,15 @@ impl<'a> Reader<'a> {
     }
 
     /// A register spelling `r` + digits, returning its number.
+    #[inline]
     fn register_number(&mut self) -> Result<(u64, Span), Error> {
         let t = self.next()?;
         self.register_from(&t)
     }
 
+    #[inline]
     fn register_from(&self, t: &Token<'a>) -> Result<(u64, Span), Error> {
-        if let Tok::Word(w, WordClass::Name) = t.tok
+        if let Tok::Name(w) = t.tok
             && let Some(digits) = w.strip_prefix('r')
             && !digits.is_empty()
         {
@@ -437,7 +444,7 @@ impl<'a> Reader<'a> {
         let (id, _) = self.name("a type ID")?;
         let t = self.next()?;
         let shape_word = match t.tok {
-            Tok::Word(w, WordClass::Name) => w,
+            Tok::Name(w) => w,
             _ => return Err(self.syntax(&t, "a type shape")),
         };
         let shape = match shape_word {
@@ -449,9 +456,9 @@ impl<'a> Reader<'a> {
             "vector" => {
                 let k = self.next()?;
                 let kind = match k.tok {
-                    Tok::Word("bool", _) => ScalarKind::Bool,
-                    Tok::Word("int", _) => ScalarKind::Int,
-                    Tok::Word("float", _) => ScalarKind::Float,
+                    Tok::Name("bool") => ScalarKind::Bool,
+                    Tok::Name("int") => ScalarKind::Int,
+                    Tok::Name("float") => ScalarKind::Float,
                     _ => return Err(self.syntax(&k, "an element kind (`bool`, `int` or `float`)")),
                 };
                 let (size, sspan) = self.size("a vector size")?;
@@ -625,6 +632,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    #[inline]
     fn scalar_type(&mut self, kind: ScalarKind) -> Handle<Type> {
         let slot = kind as usize;
         match self.scalar_types[slot] {
@@ -645,9 +653,9 @@ impl<'a> Reader<'a> {
             let span = self.open("a uniform")?;
             let t = self.next()?;
             let kind = match t.tok {
-                Tok::Word("scalar", WordClass::Name) => UniformKind::Scalar,
-                Tok::Word("record", WordClass::Name) => UniformKind::Record,
-                Tok::Word("array", WordClass::Name) => UniformKind::Array,
+                Tok::Name("scalar") => UniformKind::Scalar,
+                Tok::Name("record") => UniformKind::Record,
+                Tok::Name("array") => UniformKind::Array,
                 _ => return Err(self.syntax(&t, "a uniform kind (`scalar`, `record` or `array`)")),
             };
             let (id, id_span) = self.name("a uniform ID")?;
@@ -727,8 +735,8 @@ impl<'a> Reader<'a> {
             let vspan = self.open("an interface variable")?;
             let t = self.next()?;
             let direction = match t.tok {
-                Tok::Word("in", WordClass::Name) => Direction::In,
-                Tok::Word("out", WordClass::Name) => Direction::Out,
+                Tok::Name("in") => Direction::In,
+                Tok::Name("out") => Direction::Out,
                 _ => return Err(self.syntax(&t, "a direction (`in` or `out`)")),
             };
             let (id, id_span) = self.name("an interface ID")?;
@@ -738,7 +746,7 @@ impl<'a> Reader<'a> {
             let (location, _) = self.signed_integer("a location")?;
             let t = self.next()?;
             let semantic = match t.tok {
-                Tok::Word(w, WordClass::Name) => Semantic::from_keyword(w),
+                Tok::Name(w) => Semantic::from_keyword(w),
                 _ => None,
             }
             .ok_or_else(|| {
@@ -910,7 +918,7 @@ impl<'a> Reader<'a> {
                 return Err(self.syntax(&open, "an instruction or terminator form"));
             }
             let head = self.next()?;
-            let Tok::Word(word, WordClass::Name) = head.tok else {
+            let Tok::Name(word) = head.tok else {
                 return Err(self.syntax(&head, "an instruction or terminator name"));
             };
             if let Some(terminator) = self.terminator(word, open.span, scope, handle)? {
@@ -1040,7 +1048,7 @@ impl<'a> Reader<'a> {
             "call" => {
                 let t = self.next()?;
                 let result = match t.tok {
-                    Tok::Word("void", WordClass::Name) => None,
+                    Tok::Name("void") => None,
                     _ => {
                         let (index, span) = self.register_from(&t)?;
                         Some(self.bind_register(scope, index, span)?)
@@ -1133,6 +1141,7 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline]
     fn bind_register(
         &self,
         scope: &FunctionScope<'a>,
@@ -1145,6 +1154,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn result_register(&mut self, scope: &FunctionScope<'a>) -> Result<Register, Error> {
         let (index, span) = self.register_number()?;
         self.bind_register(scope, index, span)
@@ -1154,25 +1164,23 @@ impl<'a> Reader<'a> {
         let t = self.next()?;
         let span = t.span;
         let value = match t.tok {
-            Tok::Word(_, WordClass::Name) => {
+            Tok::Name(_) => {
                 let (index, span) = self.register_from(&t)?;
                 Value::Register(self.bind_register(scope, index, span)?)
             }
             Tok::Open => {
                 let head = self.next()?;
                 let literal = match head.tok {
-                    Tok::Word("bool", WordClass::Name) => {
+                    Tok::Name("bool") => {
                         let v = self.next()?;
                         match v.tok {
-                            Tok::Word("true", WordClass::Name) => Literal::Bool(true),
-                            Tok::Word("false", WordClass::Name) => Literal::Bool(false),
+                            Tok::Name("true") => Literal::Bool(true),
+                            Tok::Name("false") => Literal::Bool(false),
                             _ => return Err(self.syntax(&v, "`true` or `false`")),
                         }
                     }
-                    Tok::Word("int", WordClass::Name) => {
-                        Literal::Int(self.signed_integer("an integer literal")?.0)
-                    }
-                    Tok::Word("float", WordClass::Name) => Literal::Float(self.float()?),
+                    Tok::Name("int") => Literal::Int(self.signed_integer("an integer literal")?.0),
+                    Tok::Name("float") => Literal::Float(self.float()?),
                     _ => {
                         return Err(
                             self.syntax(&head, "a constant form (`bool`, `int` or `float`)")
@@ -1194,7 +1202,7 @@ impl<'a> Reader<'a> {
     fn float(&mut self) -> Result<f32, Error> {
         let t = self.next()?;
         match t.tok {
-            Tok::Word(w, WordClass::Number) => {
+            Tok::Number(w) => {
                 // Rust's decimal-to-f32 conversion rounds once, nearest-even,
                 // directly to binary32, independent of any locale.
                 let v: f32 = w.parse().map_err(|_| {
@@ -1228,7 +1236,7 @@ impl<'a> Reader<'a> {
             }
             let head = self.next()?;
             let word = match head.tok {
-                Tok::Word(w, WordClass::Name) => w,
+                Tok::Name(w) => w,
                 _ => return Err(self.syntax(&head, "a reference kind")),
             };
             match word {
