@@ -16,3 +16,25 @@ for f in examples/vpl/*.vpl; do
   echo "== irkit vpl fmt $f"
   "$irkit" vpl fmt "$f"
 done
+# VPL → GLSL 4.20 core: compile every example and every built-in program
+# (NAME.vert, NAME.frag, NAME.reflect.json), then render one to a PNG when
+# a headless OpenGL 4.2 core context can be made (exit status 2: none).
+glsl_out=target/examples/vpl-glsl
+mkdir -p "$glsl_out"
+for f in examples/vpl/*.vpl; do
+  echo "== irkit vpl glsl $f"
+  "$irkit" vpl glsl "$f" -o "$glsl_out"
+done
+for p in mesh-ambient-color vertex-ambient-color texture-ambient-color texture-vertex-ambient-color; do
+  echo "== irkit vpl glsl builtin:$p"
+  "$irkit" vpl glsl "builtin:$p" -o "$glsl_out"
+done
+ls "$glsl_out"
+render_status=0
+"$irkit" vpl render builtin:vertex-ambient-color -o target/examples/vertex-ambient-color.png \
+  --size 256x256 || render_status=$?
+case "$render_status" in
+  0) echo "rendered target/examples/vertex-ambient-color.png" ;;
+  2) echo "no headless OpenGL 4.2 core context: render skipped" ;;
+  *) exit "$render_status" ;;
+esac

@@ -6,6 +6,7 @@ mod diag;
 mod io;
 mod tcc_cmd;
 mod vpl_cmd;
+mod vpl_glsl_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -32,6 +32,10 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
+    Glsl(crate::vpl_glsl_cmd::GlslArgs),
+    /// Draw a full-screen quad with the program headless and write a PNG.
+    Render(crate::vpl_glsl_cmd::RenderArgs),
 }
 
 /// Converts a text error into a shared diagnostic.
@@ -97,6 +101,8 @@ pub fn run(verb: Verb) -> ExitCode {
             check,
             format,
         } => fmt(&file, output.as_deref(), check, format),
+        Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
+        Verb::Render(args) => crate::vpl_glsl_cmd::render(args),
     }
 }
 

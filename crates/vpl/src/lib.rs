@@ -2,10 +2,12 @@
 //!
 //! Modules follow the specification's structure: [`ir`] (sections 3–8),
 //! [`text`] (sections 10–11), [`verify`] (sections 3–9), [`publish`]
-//! (section 11) and [`backends::glsl`] (section 12).
+//! (section 11), [`backends::glsl`] (section 12) and the built-in
+//! [`programs`] (section 12.5).
 
 pub mod backends;
 pub mod ir;
+pub mod programs;
 pub mod publish;
 pub mod text;
 pub mod verify;

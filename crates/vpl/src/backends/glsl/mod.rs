@@ -1,1 +1,181 @@
 //! GLSL 4.20 core backend (spec section 12).
+//!
+//! [`compile`] takes a published [`VerifiedModule`], materializes and
+//! verifies its own snapshot, checks the target restrictions of section
+//! 12.4, resolves interface locations (12.2) and emits one vertex and one
+//! fragment shader (12.3) together with reflection (12.1):
+//!
+//! * [`artifact`] — the [`ProgramArtifact`], bindings and [`GlslType`];
+//! * [`reflect`] — std140 layout and the JSON reflection document;
+//! * [`naming`] — generated identifiers and literal spellings;
+//! * [`locations`] — interface location allocation and linkage;
+//! * [`restrictions`] — target restrictions and sampler aliases;
+//! * [`emit`] — code emission and control-flow lowering.
+
+pub mod artifact;
+mod emit;
+pub mod locations;
+pub mod naming;
+pub mod reflect;
+pub mod restrictions;
+mod types;
+
+pub use artifact::{
+    Binding, GlslField, GlslRecord, GlslType, InterfaceBinding, ProgramArtifact, UniformBinding,
+};
+pub use reflect::{Std140Layout, std140_layout};
+
+use crate::VerifiedModule;
+use crate::ir::{Module, Span};
+use std::fmt;
+
+/// The only implemented target version: GLSL 4.20 core.
+pub const VERSION_420: u32 = 420;
+
+/// Target restriction classes (section 12.4), each with a stable code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TargetErrorKind {
+    /// A version other than 420 was requested.
+    UnsupportedVersion,
+    /// A used record type has no fields.
+    EmptyRecord,
+    /// An array whose element type is an array.
+    ArrayOfArrays,
+    /// A sampler inside an array or record.
+    SamplerInAggregate,
+    /// An array length beyond the signed GL integer range.
+    ArrayLength,
+    /// A Boolean or opaque type in a stage interface.
+    InterfaceType,
+    /// An interface shape the direction does not support (attributes,
+    /// varyings, fragment outputs).
+    InterfaceShape,
+    /// Overlapping or out-of-range interface locations, or an unlinked
+    /// fragment input.
+    Location,
+    /// A sampler register without exactly one alias definition chain
+    /// ending at a sampler uniform or parameter (including cycles).
+    SamplerAlias,
+    /// A function returning a sampler.
+    SamplerReturn,
+    /// A store to sampler parameter storage.
+    SamplerParameterMutation,
+    /// A module the backend cannot interpret (it failed a consistency
+    /// assumption that verification is meant to guarantee).
+    InvalidModule,
+}
+
+impl TargetErrorKind {
+    /// The stable code printed in diagnostics.
+    pub fn code(self) -> &'static str {
+        match self {
+            TargetErrorKind::UnsupportedVersion => "unsupported-version",
+            TargetErrorKind::EmptyRecord => "empty-record",
+            TargetErrorKind::ArrayOfArrays => "array-of-arrays",
+            TargetErrorKind::SamplerInAggregate => "sampler-in-aggregate",
+            TargetErrorKind::ArrayLength => "array-length",
+            TargetErrorKind::InterfaceType => "interface-type",
+            TargetErrorKind::InterfaceShape => "interface-shape",
+            TargetErrorKind::Location => "location",
+            TargetErrorKind::SamplerAlias => "sampler-alias",
+            TargetErrorKind::SamplerReturn => "sampler-return",
+            TargetErrorKind::SamplerParameterMutation => "sampler-parameter-mutation",
+            TargetErrorKind::InvalidModule => "invalid-module",
+        }
+    }
+}
+
+impl fmt::Display for TargetErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// A structured target diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("target error [{kind}]: {message}")]
+pub struct TargetError {
+    /// The restriction class.
+    pub kind: TargetErrorKind,
+    /// What is wrong, naming the object.
+    pub message: String,
+    /// The offending object's source position, when read from text.
+    pub span: Option<Span>,
+}
+
+impl TargetError {
+    pub(crate) fn new(
+        kind: TargetErrorKind,
+        span: Option<Span>,
+        message: impl Into<String>,
+    ) -> Self {
+        TargetError {
+            kind,
+            message: message.into(),
+            span,
+        }
+    }
+}
+
+/// Why [`compile`] failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompileError {
+    /// The snapshot could not be materialized (never expected for a
+    /// published module).
+    #[error("cannot materialize the published module: {0}")]
+    Materialize(#[from] crate::text::Error),
+    /// The module given to [`compile_module`] failed verification.
+    #[error("the module is not valid VPL: {0}")]
+    Verify(Box<crate::verify::VerifyError>),
+    /// A target restriction.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+}
+
+/// Compiles a published module for `version` (only [`VERSION_420`]).
+pub fn compile(module: &VerifiedModule, version: u32) -> Result<ProgramArtifact, CompileError> {
+    check_version(version)?;
+    let materialized = module.materialize()?;
+    Ok(compile_verified(&materialized)?)
+}
+
+/// Verifies `module` and compiles it directly: the same checks and output
+/// as publishing it and calling [`compile`], without the canonical-text
+/// round trip. Use it for modules a tool has just built; spans in target
+/// errors point into the text the module was read from, if any.
+pub fn compile_module(module: &Module, version: u32) -> Result<ProgramArtifact, CompileError> {
+    check_version(version)?;
+    crate::verify::verify(module).map_err(|e| CompileError::Verify(Box::new(e)))?;
+    Ok(compile_verified(module)?)
+}
+
+fn check_version(version: u32) -> Result<(), TargetError> {
+    if version != VERSION_420 {
+        return Err(TargetError::new(
+            TargetErrorKind::UnsupportedVersion,
+            None,
+            format!("GLSL version {version} is not implemented; the target is 420 core"),
+        ));
+    }
+    Ok(())
+}
+
+/// Runs every target check of sections 12.2 and 12.4 on a module that has
+/// passed verification (emitting the code and discarding it, so exactly the
+/// modules [`compile`] accepts pass). Spans in the error point into the
+/// text the module was read from, which is why command-line tools call
+/// this on the module they read before publishing it.
+pub fn check_target(module: &Module) -> Result<(), TargetError> {
+    compile_verified(module).map(|_| ())
+}
+
+/// Checks and emits a freshly materialized, verified module.
+fn compile_verified(module: &Module) -> Result<ProgramArtifact, TargetError> {
+    let types = types::TypeMap::build(module)?;
+    let aliases = restrictions::check(module, &types)?;
+    let locations = locations::resolve(module, &types)?;
+    emit::program(module, &types, &aliases, &locations)
+}
+
+#[cfg(test)]
+mod tests;

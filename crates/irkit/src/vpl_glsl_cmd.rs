@@ -1,0 +1,310 @@
+//! `irkit vpl glsl` and `irkit vpl render`: compile VPL to GLSL 4.20 core
+//! with reflection, and draw a program headless into a PNG.
+//!
+//! `FILE` may also name a built-in program as `builtin:NAME` (for example
+//! `builtin:mesh-ambient-color`).
+
+use crate::diag::{self, Diagnostic, Format};
+use crate::io::{read_input, write_output};
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use vpl::VerifiedModule;
+use vpl::backends::glsl::{self, ProgramArtifact, TargetError, VERSION_420};
+
+/// Arguments of `irkit vpl glsl`.
+#[derive(clap::Args)]
+pub struct GlslArgs {
+    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
+    pub file: PathBuf,
+    /// Directory for NAME.vert, NAME.frag and NAME.reflect.json (default: current directory).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Diagnostic style.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// Arguments of `irkit vpl render`.
+#[derive(clap::Args)]
+pub struct RenderArgs {
+    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
+    pub file: PathBuf,
+    /// Output PNG.
+    #[arg(short = 'o', long = "output", required = true)]
+    pub output: PathBuf,
+    /// Framebuffer size WIDTHxHEIGHT.
+    #[arg(long, default_value = "256x256", value_parser = parse_size)]
+    pub size: (u32, u32),
+    /// PNG textures for the sampler uniforms, in declaration order
+    /// (samplers without one get an 8x8 checkerboard).
+    #[arg(long = "texture")]
+    pub textures: Vec<PathBuf>,
+    /// Uniform value NAME=V[,V...]; NAME may select members: `material.color`, `lights[1].color`.
+    #[arg(long = "uniform", value_parser = parse_uniform)]
+    pub uniforms: Vec<(String, Vec<f64>)>,
+    /// Constant vertex attribute LOCATION=X[,Y[,Z[,W]]] (missing components
+    /// default to 0, 0, 1); locations 0 and 1 otherwise carry the quad's
+    /// position and texture coordinates.
+    #[arg(long = "attribute", value_parser = parse_attribute)]
+    pub attributes: Vec<(u32, [f32; 4])>,
+    /// Diagnostic style.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+fn parse_attribute(s: &str) -> Result<(u32, [f32; 4]), String> {
+    let (location, values) = parse_uniform(s)?;
+    let location = location
+        .parse::<u32>()
+        .ok()
+        .filter(|l| *l < 16)
+        .ok_or_else(|| format!("attribute location {location:?} is not in 0..16"))?;
+    if values.is_empty() || values.len() > 4 {
+        return Err(format!("attribute {location} needs 1 to 4 values"));
+    }
+    let mut v = [0.0, 0.0, 0.0, 1.0];
+    for (slot, x) in v.iter_mut().zip(&values) {
+        *slot = *x as f32;
+    }
+    Ok((location, v))
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=vpl_gl::render::MAX_SIZE).contains(n))
+            .ok_or_else(|| {
+                format!(
+                    "size {v:?} is not a number in 1..={}",
+                    vpl_gl::render::MAX_SIZE
+                )
+            })
+    };
+    Ok((parse(w)?, parse(h)?))
+}
+
+fn parse_uniform(s: &str) -> Result<(String, Vec<f64>), String> {
+    let (name, values) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE[,VALUE...], got {s:?}"))?;
+    let values = values
+        .split(',')
+        .map(|v| match v.trim() {
+            "true" => Ok(1.0),
+            "false" => Ok(0.0),
+            t => t
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("{t:?} is not a finite number")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((name.trim().to_string(), values))
+}
+
+/// A text error as a shared diagnostic (same shape as `irkit vpl check`).
+fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
+    Diagnostic {
+        kind: e.kind.name().to_string(),
+        code: None,
+        message: e.message.clone(),
+        label: e.label.clone(),
+        offset: Some(u64::from(e.position.offset)),
+        line: Some(u64::from(e.position.line)),
+        column: Some(u64::from(e.position.column)),
+    }
+}
+
+/// A target restriction as a shared diagnostic (`kind: "target"`).
+fn target_diagnostic(e: &TargetError, label: &str) -> Diagnostic {
+    Diagnostic {
+        kind: "target".to_string(),
+        code: Some(e.kind.code().to_string()),
+        message: e.message.clone(),
+        label: label.to_string(),
+        offset: e.span.map(|s| u64::from(s.offset)),
+        line: e.span.map(|s| u64::from(s.line)),
+        column: e.span.map(|s| u64::from(s.column)),
+    }
+}
+
+/// Reads, verifies, target-checks, publishes and compiles `file`. On
+/// failure the diagnostics are already printed and the exit code returned.
+fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact), ExitCode> {
+    let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
+        Some(name) => {
+            let Some(program) = vpl::programs::Program::from_name(name) else {
+                let names: Vec<_> = vpl::programs::Program::ALL
+                    .iter()
+                    .map(|p| p.name())
+                    .collect();
+                eprintln!(
+                    "error: no built-in program {name:?} (built-ins: {})",
+                    names.join(", ")
+                );
+                return Err(ExitCode::from(EXIT_USAGE));
+            };
+            (
+                program.file_name().to_string(),
+                program.source().to_vec(),
+                program.name().to_string(),
+            )
+        }
+        None => {
+            let (label, bytes) = read_input(file).map_err(|m| {
+                eprintln!("error: {m}");
+                ExitCode::from(EXIT_USAGE)
+            })?;
+            let stem = if file.as_os_str() == "-" {
+                "stdin".to_string()
+            } else {
+                file.file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "program".to_string())
+            };
+            (label, bytes, stem)
+        }
+    };
+    let source = std::str::from_utf8(&bytes).ok();
+    let module = match vpl::text::read(&bytes, &label) {
+        Ok(m) => m,
+        Err(e) => {
+            diag::emit(&[text_diagnostic(&e)], format, source);
+            return Err(ExitCode::from(EXIT_INVALID));
+        }
+    };
+    // Target checks on the module as read, so diagnostics point into FILE.
+    if let Err(e) = glsl::check_target(&module) {
+        diag::emit(&[target_diagnostic(&e, &label)], format, source);
+        return Err(ExitCode::from(EXIT_INVALID));
+    }
+    let compiled = VerifiedModule::new(&module)
+        .map_err(glsl::CompileError::from)
+        .and_then(|published| glsl::compile(&published, VERSION_420));
+    match compiled {
+        Ok(artifact) => Ok((stem, artifact)),
+        Err(glsl::CompileError::Target(e)) => {
+            diag::emit(&[target_diagnostic(&e, &label)], format, source);
+            Err(ExitCode::from(EXIT_INVALID))
+        }
+        Err(glsl::CompileError::Materialize(e)) => {
+            diag::emit(&[text_diagnostic(&e)], format, source);
+            Err(ExitCode::from(EXIT_INVALID))
+        }
+        Err(e @ glsl::CompileError::Verify(_)) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::from(EXIT_INVALID))
+        }
+    }
+}
+
+/// `irkit vpl glsl`.
+pub fn glsl(args: GlslArgs) -> ExitCode {
+    let (stem, artifact) = match compile_input(&args.file, args.format) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let dir = args.output.unwrap_or_else(|| PathBuf::from("."));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        return ExitCode::from(EXIT_USAGE);
+    }
+    for (ext, text) in [
+        ("vert", artifact.vertex_code().to_string()),
+        ("frag", artifact.fragment_code().to_string()),
+        ("reflect.json", artifact.reflection_json()),
+    ] {
+        let path = dir.join(format!("{stem}.{ext}"));
+        if let Err(m) = write_output(Some(&path), text.as_bytes()) {
+            eprintln!("error: {m}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `irkit vpl render`.
+pub fn render(args: RenderArgs) -> ExitCode {
+    let (_, artifact) = match compile_input(&args.file, args.format) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    let (width, height) = args.size;
+    let mut request = vpl_gl::RenderRequest::new(&artifact, width, height);
+    for (name, values) in &args.uniforms {
+        if let Err(m) = request.uniforms.set(&artifact, name, values) {
+            eprintln!("error: --uniform {m}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    }
+    for (location, value) in &args.attributes {
+        request
+            .attributes
+            .push((*location, vpl_gl::AttributeValue::Constant(*value)));
+    }
+    let mut textures = args.textures.iter();
+    for u in artifact.uniforms().iter().filter(|u| u.texture_unit >= 0) {
+        let texture = match textures.next() {
+            Some(path) => {
+                let loaded = std::fs::read(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))
+                    .and_then(|b| {
+                        vpl_gl::Texture::from_png(&b)
+                            .map_err(|e| format!("{}: {e}", path.display()))
+                    });
+                match loaded {
+                    Ok(t) => t,
+                    Err(m) => {
+                        eprintln!("error: --texture {m}");
+                        return ExitCode::from(EXIT_USAGE);
+                    }
+                }
+            }
+            None => vpl_gl::Texture::checkerboard(),
+        };
+        request.textures.push((u.binding.name.clone(), texture));
+    }
+    if textures.next().is_some() {
+        eprintln!("error: more --texture files than sampler uniforms");
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let context = match vpl_gl::GlContext::new() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            eprintln!(
+                "note: `irkit vpl render` needs an OpenGL 4.2 core driver reachable through EGL \
+                 (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri)"
+            );
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let image = match vpl_gl::render(&context, &artifact, &request) {
+        Ok(image) => image,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
+    drop(context);
+    let png = match image.to_png() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot encode PNG: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match write_output(Some(&args.output), &png) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(m) => {
+            eprintln!("error: {m}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

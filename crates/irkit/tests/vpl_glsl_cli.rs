@@ -1,0 +1,259 @@
+//! `irkit vpl glsl|render` end to end.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn irkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("irkit runs")
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir()
+        .join(format!("irkit-vpl-glsl-{}", std::process::id()))
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn glsl_writes_shaders_and_reflection_equal_to_the_goldens() {
+    let dir = temp_dir("goldens");
+    let d = dir.to_str().unwrap();
+    for (input, stem) in [
+        ("examples/vpl/loop_call.vpl", "loop_call"),
+        ("builtin:mesh-ambient-color", "mesh-ambient-color"),
+        (
+            "crates/vpl/programs/texture-ambient-color.vpl",
+            "texture-ambient-color",
+        ),
+    ] {
+        let out = irkit(&["vpl", "glsl", input, "-o", d]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        for ext in ["vert", "frag", "reflect.json"] {
+            let written = std::fs::read_to_string(dir.join(format!("{stem}.{ext}"))).unwrap();
+            let golden =
+                std::fs::read_to_string(root().join(format!("crates/vpl/tests/glsl/{stem}.{ext}")))
+                    .unwrap();
+            assert_eq!(written, golden, "{stem}.{ext}");
+        }
+    }
+    let reflection: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("mesh-ambient-color.reflect.json")).unwrap(),
+    )
+    .unwrap();
+    let material = &reflection["uniforms"][0];
+    assert_eq!(material["block"], "vpl_Block0");
+    assert_eq!(material["block_binding"], 0);
+    assert_eq!(material["std140"]["size"], 32);
+    assert_eq!(material["std140"]["members"][1]["offset"], 16);
+}
+
+const BOOL_VARYING: &str = r#"(module 1
+  (types (type V void) (type B bool) (type C vector float 4))
+  (uniforms)
+  (vertex ve
+    (interface
+      (out pos "pos" C -1 position)
+      (out flag "flag" B -1 none))
+    (functions
+      (function ve "v" V (parameters) (registers (register r0 C))
+        (block b (construct r0 (float 1.0)) (store (stage pos) r0)
+          (store (stage flag) (bool true)) (return)))))
+  (fragment fe
+    (interface (out color "color" C 0 fragment_color))
+    (functions
+      (function fe "f" V (parameters) (registers (register r0 C))
+        (block b (construct r0 (float 1.0)) (store (stage color) r0) (return))))))
+"#;
+
+#[test]
+fn glsl_reports_target_restrictions_with_file_positions() {
+    let dir = temp_dir("target");
+    let input = dir.join("flag.vpl");
+    std::fs::write(&input, BOOL_VARYING).unwrap();
+    let out = irkit(&[
+        "vpl",
+        "glsl",
+        input.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let line = String::from_utf8(out.stdout).unwrap();
+    let diagnostic: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
+    assert_eq!(diagnostic["kind"], "target");
+    assert_eq!(diagnostic["code"], "interface-type");
+    assert_eq!(diagnostic["line"], 7);
+    assert_eq!(diagnostic["column"], 7);
+    assert!(!dir.join("flag.vert").exists());
+
+    let out = irkit(&[
+        "vpl",
+        "glsl",
+        input.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("error[interface-type]"), "{stderr}");
+    assert!(stderr.contains("flag.vpl:7:7"), "{stderr}");
+}
+
+#[test]
+fn glsl_and_render_reject_bad_usage() {
+    let out = irkit(&["vpl", "glsl", "builtin:no-such-program"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mesh-ambient-color"));
+    let out = irkit(&["vpl", "glsl", "no/such/file.vpl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let png = temp_dir("usage").join("x.png");
+    let png = png.to_str().unwrap();
+    for args in [
+        &[
+            "vpl",
+            "render",
+            "builtin:mesh-ambient-color",
+            "-o",
+            png,
+            "--size",
+            "0x4",
+        ][..],
+        &[
+            "vpl",
+            "render",
+            "builtin:mesh-ambient-color",
+            "-o",
+            png,
+            "--size",
+            "big",
+        ],
+        &[
+            "vpl",
+            "render",
+            "builtin:mesh-ambient-color",
+            "-o",
+            png,
+            "--uniform",
+            "material.intensity=x",
+        ],
+        &[
+            "vpl",
+            "render",
+            "builtin:mesh-ambient-color",
+            "-o",
+            png,
+            "--uniform",
+            "missing=1",
+        ],
+        &[
+            "vpl",
+            "render",
+            "builtin:mesh-ambient-color",
+            "-o",
+            png,
+            "--uniform",
+            "material.intensity=1,2",
+        ],
+        &[
+            "vpl",
+            "render",
+            "builtin:mesh-ambient-color",
+            "-o",
+            png,
+            "--texture",
+            "Cargo.toml",
+        ],
+    ] {
+        let out = irkit(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+    }
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "examples/vpl/loop_call.vpl",
+        "-o",
+        png,
+        "--texture",
+        "Cargo.toml",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
+#[test]
+fn render_writes_a_png_of_the_program() {
+    if vpl_gl::GlContext::new().is_err() {
+        eprintln!("render: skipped: no OpenGL 4.2 core context");
+        return;
+    }
+    let dir = temp_dir("render");
+    let png = dir.join("mesh.png");
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "builtin:mesh-ambient-color",
+        "-o",
+        png.to_str().unwrap(),
+        "--size",
+        "6x4",
+        "--uniform",
+        "material.ambient_color=1,0.5,0,1",
+        "--uniform",
+        "material.intensity=1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let image = vpl_gl::Texture::from_png(&std::fs::read(&png).unwrap()).unwrap();
+    assert_eq!((image.width, image.height), (6, 4));
+    for pixel in image.levels[0].chunks(4) {
+        assert_eq!(pixel, [255, 128, 0, 255]);
+    }
+
+    // A texture from a PNG file, modulated by a constant vertex colour.
+    let texture = dir.join("texture.png");
+    let source = vpl_gl::Image {
+        width: 1,
+        height: 1,
+        rgba: vec![200, 100, 50, 255],
+    };
+    std::fs::write(&texture, source.to_png().unwrap()).unwrap();
+    let out_png = dir.join("textured.png");
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "builtin:texture-vertex-ambient-color",
+        "-o",
+        out_png.to_str().unwrap(),
+        "--size",
+        "2x2",
+        "--texture",
+        texture.to_str().unwrap(),
+        "--attribute",
+        "2=1,0.5,1,1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let image = vpl_gl::Texture::from_png(&std::fs::read(&out_png).unwrap()).unwrap();
+    for pixel in image.levels[0].chunks(4) {
+        assert!(
+            pixel[0].abs_diff(200) <= 1 && pixel[1].abs_diff(50) <= 1 && pixel[2].abs_diff(50) <= 1,
+            "{pixel:?}"
+        );
+    }
+}

@@ -1,0 +1,161 @@
+//! Compiling and linking a [`ProgramArtifact`] on the driver, and the
+//! driver's own reflection queries.
+
+use crate::GlContext;
+use glow::HasContext as _;
+use vpl::backends::glsl::ProgramArtifact;
+
+/// A driver compile or link failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlError {
+    /// A shader did not compile.
+    #[error("the driver rejected the {stage} shader:\n{log}")]
+    Compile {
+        /// `vertex` or `fragment`.
+        stage: &'static str,
+        /// The driver's info log.
+        log: String,
+    },
+    /// The program did not link.
+    #[error("the driver could not link the program:\n{log}")]
+    Link {
+        /// The driver's info log.
+        log: String,
+    },
+    /// Any other GL failure (object creation, framebuffer, GL error).
+    #[error("OpenGL: {0}")]
+    Other(String),
+}
+
+/// A linked program object, deleted on drop.
+pub struct LinkedProgram<'c> {
+    pub(crate) context: &'c GlContext,
+    pub(crate) program: glow::Program,
+}
+
+impl<'c> LinkedProgram<'c> {
+    /// Compiles both code strings (uploaded with their explicit lengths),
+    /// binds the primary fragment output to its resolved location before
+    /// linking, and links.
+    pub fn build(context: &'c GlContext, artifact: &ProgramArtifact) -> Result<Self, GlError> {
+        let gl = context.gl();
+        // SAFETY: the context is current on this thread; every object
+        // created here is deleted before returning or by `Drop`.
+        unsafe {
+            let program = gl.create_program().map_err(GlError::Other)?;
+            let mut shaders = Vec::new();
+            let mut failure = None;
+            for (kind, stage, code) in [
+                (glow::VERTEX_SHADER, "vertex", artifact.vertex_code()),
+                (glow::FRAGMENT_SHADER, "fragment", artifact.fragment_code()),
+            ] {
+                let shader = match gl.create_shader(kind) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        failure = Some(GlError::Other(e));
+                        break;
+                    }
+                };
+                gl.shader_source(shader, code);
+                gl.compile_shader(shader);
+                shaders.push(shader);
+                if !gl.get_shader_compile_status(shader) {
+                    failure = Some(GlError::Compile {
+                        stage,
+                        log: gl.get_shader_info_log(shader),
+                    });
+                    break;
+                }
+                gl.attach_shader(program, shader);
+            }
+            if failure.is_none() {
+                if artifact.fragment_color_location() >= 0 {
+                    gl.bind_frag_data_location(
+                        program,
+                        artifact.fragment_color_location() as u32,
+                        artifact.fragment_color_output(),
+                    );
+                }
+                gl.link_program(program);
+                if !gl.get_program_link_status(program) {
+                    failure = Some(GlError::Link {
+                        log: gl.get_program_info_log(program),
+                    });
+                }
+            }
+            for shader in shaders {
+                gl.detach_shader(program, shader);
+                gl.delete_shader(shader);
+            }
+            if let Some(e) = failure {
+                gl.delete_program(program);
+                return Err(e);
+            }
+            Ok(LinkedProgram { context, program })
+        }
+    }
+
+    /// The raw program object.
+    pub fn raw(&self) -> glow::Program {
+        self.program
+    }
+
+    /// `glGetAttribLocation`; `None` when the attribute is not active.
+    pub fn attribute_location(&self, name: &str) -> Option<u32> {
+        // SAFETY: current context, live program.
+        unsafe { self.context.gl().get_attrib_location(self.program, name) }
+    }
+
+    /// `glGetFragDataLocation`; -1 when unknown.
+    pub fn frag_data_location(&self, name: &str) -> i32 {
+        // SAFETY: current context, live program.
+        unsafe { self.context.gl().get_frag_data_location(self.program, name) }
+    }
+
+    /// `GL_UNIFORM_BLOCK_DATA_SIZE` of an active block.
+    pub fn uniform_block_size(&self, block: &str) -> Option<u64> {
+        self.block_parameter(block, glow::UNIFORM_BLOCK_DATA_SIZE)
+            .map(|v| v as u64)
+    }
+
+    /// `GL_UNIFORM_BLOCK_BINDING` of an active block.
+    pub fn uniform_block_binding(&self, block: &str) -> Option<i32> {
+        self.block_parameter(block, glow::UNIFORM_BLOCK_BINDING)
+    }
+
+    fn block_parameter(&self, block: &str, parameter: u32) -> Option<i32> {
+        let gl = self.context.gl();
+        // SAFETY: current context, live program; the index comes from GL.
+        unsafe {
+            let index = gl.get_uniform_block_index(self.program, block)?;
+            Some(gl.get_active_uniform_block_parameter_i32(self.program, index, parameter))
+        }
+    }
+
+    /// `GL_UNIFORM_OFFSET` of an active block member (e.g.
+    /// `vpl_Block0.vpl_m1`, or `vpl_Block0.vpl_m2[0]` for arrays).
+    pub fn uniform_offset(&self, name: &str) -> Option<i32> {
+        let gl = self.context.gl();
+        // SAFETY: current context, live program; the index comes from GL.
+        unsafe {
+            let indices = gl.get_uniform_indices(self.program, &[name]);
+            let index = indices.first().copied().flatten()?;
+            gl.get_active_uniforms_parameter(self.program, &[index], glow::UNIFORM_OFFSET)
+                .first()
+                .copied()
+        }
+    }
+
+    /// `glGetUniformLocation`.
+    pub fn uniform_location(&self, name: &str) -> Option<glow::UniformLocation> {
+        // SAFETY: current context, live program.
+        unsafe { self.context.gl().get_uniform_location(self.program, name) }
+    }
+}
+
+impl Drop for LinkedProgram<'_> {
+    fn drop(&mut self) {
+        // SAFETY: the context outlives this program and is current.
+        unsafe { self.context.gl().delete_program(self.program) }
+    }
+}
