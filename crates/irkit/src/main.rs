@@ -4,6 +4,7 @@
 
 mod diag;
 mod io;
+mod rvn_cmd;
 mod vpl_cmd;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,9 @@ enum System {
     /// Arcadia VPL shader IR (vpl-v1.md).
     #[command(subcommand)]
     Vpl(vpl_cmd::Verb),
+    /// Raven .rvnlib compiled shader libraries (rvnlib-ir.md).
+    #[command(subcommand)]
+    Rvn(rvn_cmd::Verb),
 }
 
 fn main() -> ExitCode {
@@ -46,5 +50,6 @@ fn main() -> ExitCode {
     };
     match cli.system {
         System::Vpl(verb) => vpl_cmd::run(verb),
+        System::Rvn(verb) => rvn_cmd::run(verb),
     }
 }

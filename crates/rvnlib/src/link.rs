@@ -73,9 +73,11 @@ pub enum LinkError {
         key: String,
     },
     /// The linked module fails verification (unresolved callee, unknown struct, mismatched call).
-    #[error("{origin}: {error}")]
+    #[error("`{library}` ({origin}): {error}")]
     Verify {
-        /// The origin of the function at fault.
+        /// Name of the library holding the item at fault.
+        library: String,
+        /// Origin label of that library.
         origin: String,
         /// The finding.
         error: VerifyError,
@@ -248,7 +250,8 @@ pub fn link(
             let mut found = Vec::new();
             verify::verify_struct(&scope, e.item, &mut found);
             errors.extend(found.into_iter().map(|error| LinkError::Verify {
-                origin: describe(e.origin),
+                library: inputs[e.origin].library.name.clone(),
+                origin: inputs[e.origin].origin.to_string(),
                 error,
             }));
         }
@@ -258,7 +261,8 @@ pub fn link(
             let mut found = Vec::new();
             verify::verify_function(&scope, e.item, &mut found);
             errors.extend(found.into_iter().map(|error| LinkError::Verify {
-                origin: describe(e.origin),
+                library: inputs[e.origin].library.name.clone(),
+                origin: inputs[e.origin].origin.to_string(),
                 error,
             }));
         }

@@ -188,7 +188,10 @@ fn refused_files() -> Vec<(&'static str, Vec<u8>)> {
 fn examples_are_up_to_date() {
     let mut problems = Vec::new();
     problems.extend(golden("core.rvnlib", &lib_bytes(&core_library())));
-    problems.extend(golden("core.json", write_json(&core_library()).as_bytes()));
+    problems.extend(golden(
+        "core.json",
+        format!("{}\n", write_json(&core_library())).as_bytes(),
+    ));
     problems.extend(golden("pkg-a.rvnlib", &lib_bytes(&pkg_a())));
     problems.extend(golden("pkg-b.rvnlib", &lib_bytes(&pkg_b())));
     problems.extend(golden("app.rvnlib", &lib_bytes(&app())));
