@@ -233,3 +233,98 @@ fn frame(version: i32, payload: &[u8]) -> Result<Vec<u8>, WriteError> {
     out.extend_from_slice(payload);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn good() -> Vec<u8> {
+        write(&CompiledLibrary::new("X")).unwrap()
+    }
+
+    #[test]
+    fn header_layout() {
+        let bytes = good();
+        assert_eq!(&bytes[..7], b"RVNLIB\x1A");
+        assert_eq!(&bytes[7..11], &4i32.to_le_bytes());
+        assert_eq!(
+            i32::from_le_bytes([bytes[11], bytes[12], bytes[13], bytes[14]]) as usize,
+            bytes.len() - 15
+        );
+        assert_eq!(read(&bytes).unwrap(), CompiledLibrary::new("X"));
+    }
+
+    #[test]
+    fn each_refusal_is_distinct() {
+        let bytes = good();
+        assert_eq!(open(b"").unwrap_err(), ReadError::NotALibrary);
+        assert_eq!(open(b"PK\x03\x04 zip").unwrap_err(), ReadError::NotALibrary);
+        assert_eq!(
+            open(b"RVNFX\x1A\x01\x00\x00\x00").unwrap_err(),
+            ReadError::Effect
+        );
+        assert_eq!(
+            open(b"  {\"Name\": 1}").unwrap_err(),
+            ReadError::InspectionJson
+        );
+        assert!(matches!(
+            open(b"RVNL").unwrap_err(),
+            ReadError::Truncated { what: "header", .. }
+        ));
+        assert!(matches!(
+            open(&bytes[..14]).unwrap_err(),
+            ReadError::Truncated { what: "header", .. }
+        ));
+        assert!(matches!(
+            open(&bytes[..bytes.len() - 1]).unwrap_err(),
+            ReadError::Truncated {
+                what: "payload",
+                ..
+            }
+        ));
+        let mut negative = bytes.clone();
+        negative[11..15].copy_from_slice(&(-5i32).to_le_bytes());
+        assert_eq!(
+            open(&negative).unwrap_err(),
+            ReadError::NegativeLength { length: -5 }
+        );
+        for version in [0i32, 1, 2, 5, 99, -1] {
+            let mut other = bytes.clone();
+            other[7..11].copy_from_slice(&version.to_le_bytes());
+            let error = open(&other).unwrap_err();
+            assert_eq!(error, ReadError::UnsupportedVersion { found: version });
+            assert!(error.to_string().contains("versions 3 and 4"));
+        }
+        let mut trailing = bytes.clone();
+        trailing.push(0);
+        assert_eq!(
+            open(&trailing).unwrap_err(),
+            ReadError::TrailingBytes {
+                offset: bytes.len() as u64,
+                count: 1
+            }
+        );
+        let mut empty_payload = bytes[..15].to_vec();
+        empty_payload[11..15].copy_from_slice(&0i32.to_le_bytes());
+        assert_eq!(read(&empty_payload).unwrap_err().kind(), "json-syntax");
+    }
+
+    #[test]
+    fn version_3_cannot_carry_struct_keys() {
+        let mut lib = CompiledLibrary::new("X");
+        lib.ir.structs.push(crate::ir::LibraryIrStruct {
+            key: "X::S".into(),
+            name: "S".into(),
+            fields: vec![],
+        });
+        assert!(matches!(
+            write_version(&lib, 3),
+            Err(WriteError::StructKeyNeedsVersion4 { .. })
+        ));
+        assert!(matches!(
+            write_version(&lib, 5),
+            Err(WriteError::UnsupportedVersion(5))
+        ));
+        assert!(write_version(&lib, 4).is_ok());
+    }
+}

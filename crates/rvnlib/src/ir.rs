@@ -850,3 +850,50 @@ pub struct LibraryIr {
     /// Functions.
     pub functions: Vec<LibraryIrFunction>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constants_format_like_dotnet_invariant_round_trip() {
+        assert_eq!(LibraryValue::float(1.0).text, "1");
+        assert_eq!(LibraryValue::float(0.1).text, "0.1");
+        assert_eq!(LibraryValue::float(1.0e20).text, "1E+20");
+        assert_eq!(LibraryValue::float(1234567.0).text, "1234567");
+        assert_eq!(LibraryValue::float(12345678.0).text, "1.2345678E+07");
+        assert_eq!(LibraryValue::double(-2.5e-7).text, "-2.5E-07");
+        assert_eq!(LibraryValue::double(0.0001).text, "0.0001");
+        assert_eq!(LibraryValue::double(f64::INFINITY).text, "\u{221E}");
+        assert_eq!(LibraryValue::int(-3).text, "-3");
+        assert_eq!(LibraryValue::bool(false).text, "false");
+        for v in [
+            LibraryValue::float(1.0e20),
+            LibraryValue::double(-2.5e-7),
+            LibraryValue::double(f64::NAN),
+        ] {
+            assert!(v.text_parses(), "{v:?}");
+        }
+        assert!(
+            !LibraryValue {
+                kind: "int".into(),
+                text: "1.0".into()
+            }
+            .text_parses()
+        );
+    }
+
+    #[test]
+    fn struct_types_compare_by_key_and_unused_fields_are_ignored() {
+        let a = LibraryIrTypeReference::structure("Tuple_f32_f32");
+        let b = LibraryIrTypeReference::structure("Tuple_f32_f32#1");
+        assert!(!a.same_type(&b));
+        let mut scalar = LibraryIrTypeReference::scalar(IrTypeKind::Float);
+        scalar.size = 3;
+        assert!(scalar.same_type(&LibraryIrTypeReference::scalar(IrTypeKind::Float)));
+        assert_eq!(
+            LibraryIrTypeReference::matrix(IrTypeKind::Float, 4, 3).display(),
+            "mat<f32,4,3>"
+        );
+    }
+}

@@ -509,3 +509,234 @@ fn merge_declarations(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, types::*};
+
+    fn lib(name: &str, functions: &[(&str, &str, &[&str])]) -> CompiledLibrary {
+        let mut lib = CompiledLibrary::new(name);
+        for (key, fname, calls) in functions {
+            let mut f = FunctionBuilder::new(*key, *fname, void());
+            for callee in *calls {
+                f.call(callee, None, vec![]);
+            }
+            f.ret(None);
+            lib.ir.functions.push(f.finish());
+        }
+        lib
+    }
+
+    fn names(linked: &Linked) -> Vec<(String, String)> {
+        linked
+            .library
+            .ir
+            .functions
+            .iter()
+            .map(|f| (f.key.clone(), f.name.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn renames_skip_names_already_taken() {
+        let consumer = lib(
+            "C",
+            &[
+                ("c.main", "main", &["a.f", "b.f", "d.f"]),
+                ("c.f1", "f#1", &[]),
+            ],
+        );
+        let a = lib("A", &[("a.f", "f", &[])]);
+        let b = lib("B", &[("b.f", "f", &[])]);
+        let d = lib("D", &[("d.f", "f", &[])]);
+        let inputs = [
+            LinkInput {
+                origin: "a",
+                library: &a,
+            },
+            LinkInput {
+                origin: "b",
+                library: &b,
+            },
+            LinkInput {
+                origin: "d",
+                library: &d,
+            },
+        ];
+        let options = LinkOptions {
+            name: "out".into(),
+            consumer: Some(LinkInput {
+                origin: "c",
+                library: &consumer,
+            }),
+            entries: vec![],
+        };
+        let linked = link(&inputs, &options).unwrap();
+        let expected: Vec<(String, String)> = [
+            ("c.main", "main"),
+            ("c.f1", "f#1"),
+            ("a.f", "f"),
+            ("b.f", "f#2"),
+            ("d.f", "f#3"),
+        ]
+        .iter()
+        .map(|(k, n)| (k.to_string(), n.to_string()))
+        .collect();
+        assert_eq!(names(&linked), expected);
+        // Deterministic: the same inputs give the same bytes.
+        let again = link(&inputs, &options).unwrap();
+        assert_eq!(
+            crate::container::write(&again.library).unwrap(),
+            crate::container::write(&linked.library).unwrap()
+        );
+    }
+
+    #[test]
+    fn entries_prune_and_unknown_entries_fail() {
+        let a = lib(
+            "A",
+            &[
+                ("a.root", "root", &["a.leaf"]),
+                ("a.leaf", "leaf", &[]),
+                ("a.dead", "dead", &["a.leaf"]),
+            ],
+        );
+        let inputs = [LinkInput {
+            origin: "a",
+            library: &a,
+        }];
+        let options = LinkOptions {
+            name: "out".into(),
+            consumer: None,
+            entries: vec!["a.root".into()],
+        };
+        let linked = link(&inputs, &options).unwrap();
+        let keys: Vec<&str> = linked
+            .library
+            .ir
+            .functions
+            .iter()
+            .map(|f| f.key.as_str())
+            .collect();
+        assert_eq!(keys, ["a.root", "a.leaf"]);
+        // Without roots nothing is pruned.
+        assert_eq!(
+            link(&inputs, &LinkOptions::default())
+                .unwrap()
+                .library
+                .ir
+                .functions
+                .len(),
+            3
+        );
+        let options = LinkOptions {
+            entries: vec!["missing".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            link(&inputs, &options).unwrap_err(),
+            vec![LinkError::UnknownEntry {
+                key: "missing".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn unresolved_callees_and_struct_conflicts_are_errors() {
+        let a = lib("A", &[("a.f", "f", &["nowhere"])]);
+        let errors = link(
+            &[LinkInput {
+                origin: "a.rvnlib",
+                library: &a,
+            }],
+            &LinkOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].code(), Some("RVN3010"));
+        assert!(
+            errors[0].to_string().contains("`A` (a.rvnlib)"),
+            "{}",
+            errors[0]
+        );
+        let mut x = CompiledLibrary::new("X");
+        let mut y = CompiledLibrary::new("Y");
+        let shape = |n: usize| LibraryIrStruct {
+            key: "Tuple_f32_f32".into(),
+            name: "Tuple_f32_f32".into(),
+            fields: (0..n)
+                .map(|i| LibraryIrField {
+                    name: format!("Item{i}"),
+                    ty: f32(),
+                })
+                .collect(),
+        };
+        x.ir.structs.push(shape(2));
+        y.ir.structs.push(shape(3));
+        let errors = link(
+            &[
+                LinkInput {
+                    origin: "x",
+                    library: &x,
+                },
+                LinkInput {
+                    origin: "y",
+                    library: &y,
+                },
+            ],
+            &LinkOptions::default(),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&errors[0], LinkError::ConflictingStruct { key, .. } if key == "Tuple_f32_f32")
+        );
+    }
+
+    #[test]
+    fn cross_library_calls_are_checked_against_the_callee() {
+        let mut callee = FunctionBuilder::new("lib.f", "f", f32());
+        callee.param("x", f32());
+        let z = callee.constant(f32(), None);
+        callee.ret(Some(z));
+        let mut l = CompiledLibrary::new("L");
+        l.ir.functions.push(callee.finish());
+        let mut caller = FunctionBuilder::new("app.main", "main", void());
+        let v = caller.constant(i32(), None);
+        caller.call(
+            "lib.f",
+            Some(f32()),
+            vec![crate::ir::LibraryIrArgument::by_value(v)],
+        );
+        caller.ret(None);
+        let mut app = CompiledLibrary::new("App");
+        app.ir.functions.push(caller.finish());
+        // The app alone verifies (the callee is deferred) …
+        assert!(crate::verify::verify_library(&app).is_empty());
+        // … but the link finds the mismatch.
+        let options = LinkOptions {
+            name: "o".into(),
+            consumer: Some(LinkInput {
+                origin: "app",
+                library: &app,
+            }),
+            entries: vec![],
+        };
+        let errors = link(
+            &[LinkInput {
+                origin: "l",
+                library: &l,
+            }],
+            &options,
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("call `lib.f` argument 0: i32 does not match f32"),
+            "{}",
+            errors[0]
+        );
+    }
+}

@@ -205,3 +205,126 @@ pub fn call_graph(library: &CompiledLibrary, root: &str) -> Option<Vec<CallEdge>
     }
     Some(edges)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, types::*};
+
+    /// One statement of every shape, each holding a call somewhere beneath it
+    /// where it can hold blocks, so a walker that skips a shape misses a call.
+    fn every_shape() -> (LibraryIrFunction, Vec<String>) {
+        fn call(b: &mut FunctionBuilder, name: &str) {
+            b.call(name, None, vec![]);
+        }
+        let mut f = FunctionBuilder::new("k", "k", void());
+        let expected: Vec<String> = [
+            "in-block",
+            "direct",
+            "in-then",
+            "in-else",
+            "in-condition",
+            "in-body",
+            "in-continue",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let c = f.constant(bool(), None);
+        f.block(|b| call(b, "in-block"));
+        let x = f.local("x", f32());
+        let v = f.load(f32(), x, vec![]);
+        f.store(x, vec![], v);
+        f.unary(IrUnaryOp::Negate, f32(), v);
+        f.binary(IrBinaryOp::Add, f32(), v, v);
+        f.convert(IrConversionKind::Splat, vec(2), v);
+        f.intrinsic(IrIntrinsic::Abs, Some(f32()), vec![v]);
+        call(&mut f, "direct");
+        f.construct(vec(2), vec![v, v]);
+        let p = f.construct(vec(2), vec![v, v]);
+        f.extract(
+            f32(),
+            p,
+            vec![LibraryIrAccess::Swizzle {
+                components: vec![0],
+            }],
+        );
+        f.select(f32(), c, v, v);
+        f.if_else(c, |b| call(b, "in-then"), |b| call(b, "in-else"));
+        f.loop_(
+            true,
+            |b| {
+                call(b, "in-condition");
+                b.constant(bool(), None)
+            },
+            |b| {
+                call(b, "in-body");
+                b.brk();
+                b.cont();
+            },
+            Some(&|b: &mut FunctionBuilder| {
+                b.call("in-continue", None, vec![]);
+            }),
+        );
+        f.discard();
+        f.ret(None);
+        (f.finish(), expected)
+    }
+
+    #[test]
+    fn walker_reads_every_statement_shape_of_the_closed_list() {
+        let (f, _) = every_shape();
+        let mut seen = std::collections::BTreeSet::new();
+        for_each_statement(&f.body, &mut |s| {
+            seen.insert(s.kind());
+        });
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            StatementKind::ALL.to_vec()
+        );
+        assert_eq!(StatementKind::ALL.len(), 18);
+        // Every op is distinct and parses back.
+        for kind in StatementKind::ALL {
+            assert_eq!(StatementKind::from_op(kind.op()), Some(*kind));
+        }
+    }
+
+    #[test]
+    fn callees_finds_calls_in_every_nested_block() {
+        let (f, mut expected) = every_shape();
+        let mut found: Vec<&str> = callees(&f.body);
+        found.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn call_graph_is_breadth_first_and_marks_unresolved_callees() {
+        let mut lib = CompiledLibrary::new("L");
+        for (key, calls) in [
+            ("a", vec!["b", "c"]),
+            ("b", vec!["c", "zz"]),
+            ("c", vec!["a"]),
+        ] {
+            let mut f = FunctionBuilder::new(key, key, void());
+            for callee in calls {
+                f.call(callee, None, vec![]);
+            }
+            lib.ir.functions.push(f.finish());
+        }
+        let edges: Vec<String> = call_graph(&lib, "a")
+            .unwrap()
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}->{}{}",
+                    e.caller,
+                    e.callee,
+                    if e.resolved { "" } else { "?" }
+                )
+            })
+            .collect();
+        assert_eq!(edges, ["a->b", "a->c", "b->c", "b->zz?", "c->a"]);
+        assert!(call_graph(&lib, "nope").is_none());
+    }
+}

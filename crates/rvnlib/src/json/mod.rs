@@ -128,3 +128,139 @@ fn strip_position(message: &str) -> String {
         None => message.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, types};
+
+    fn escaped(text: &str) -> String {
+        let mut out = String::new();
+        writer::escape_into(&mut out, text);
+        out
+    }
+
+    #[test]
+    fn strings_are_escaped_like_system_text_json() {
+        assert_eq!(escaped("plain text 123"), "\"plain text 123\"");
+        assert_eq!(
+            escaped("<T>&'\"+`\\"),
+            r#""\u003CT\u003E\u0026\u0027\u0022\u002B\u0060\\""#
+        );
+        assert_eq!(
+            escaped("\n\t\r\u{8}\u{c}\u{1}\u{1f}\u{7f}"),
+            r#""\n\t\r\b\f\u0001\u001F\u007F""#
+        );
+        assert_eq!(escaped("é😀"), r#""\u00E9\uD83D\uDE00""#);
+        // serde_json reads every escape back to the same text.
+        let text = "<T>&'\"+`\\\n\t\u{1}\u{7f}é😀";
+        let back: String = serde_json::from_str(&escaped(text)).unwrap();
+        assert_eq!(back, text);
+    }
+
+    fn tiny() -> CompiledLibrary {
+        let mut lib = CompiledLibrary::new("L");
+        let mut f = FunctionBuilder::new("L.F(): void", "F", types::void());
+        f.intrinsic(crate::ir::IrIntrinsic::ControlBarrier, None, vec![]);
+        f.ret(None);
+        lib.ir.functions.push(f.finish());
+        lib
+    }
+
+    #[test]
+    fn compact_layout_omits_nulls_and_blocks_in_block_properties_carry_no_op() {
+        let json = to_compact_json(&tiny(), 4);
+        assert_eq!(
+            json,
+            concat!(
+                r#"{"Name":"L","Types":[],"Ir":{"Structs":[],"Functions":[{"Key":"L.F(): void","Name":"F","#,
+                r#""ReturnType":{"Kind":"Void","Component":"Void","Size":0,"Rows":0,"Columns":0,"Dimension":"Texture2D"},"#,
+                r#""Parameters":[],"Locals":[],"Values":[],"ValueCount":0,"Body":{"Statements":["#,
+                r#"{"op":"intrinsic","Intrinsic":"ControlBarrier","Arguments":[]},{"op":"return"}]}}]},"SourceHash":""}"#
+            )
+        );
+    }
+
+    #[test]
+    fn indented_layout_matches_write_json() {
+        let text = write_json(&tiny());
+        assert!(text.starts_with(
+            "{\n  \"Name\": \"L\",\n  \"Types\": [],\n  \"Ir\": {\n    \"Structs\": [],\n"
+        ));
+        assert!(text.contains("\"Arguments\": []\n"));
+        assert!(text.ends_with("\n  \"SourceHash\": \"\"\n}"));
+        // Same document as the compact form.
+        let a: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&to_compact_json(&tiny(), 4)).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn schema_errors_name_the_path() {
+        let json = to_compact_json(&tiny(), 4).replace(r#""ValueCount":0"#, r#""ValueCount":1.5"#);
+        let error = from_json(json.as_bytes(), 4).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "$.Ir.Functions[0].ValueCount: `1.5` is not a 32-bit integer"
+        );
+        let json = to_compact_json(&tiny(), 4)
+            .replace(r#"{"op":"return"}"#, r#"{"op":"return","Extra":1}"#);
+        let error = from_json(json.as_bytes(), 4).unwrap_err().to_string();
+        assert!(
+            error.starts_with("$.Ir.Functions[0].Body.Statements[1]: unknown property `Extra`"),
+            "{error}"
+        );
+        let json = to_compact_json(&tiny(), 4).replace("\"return\"", "\"goto\"");
+        let error = from_json(json.as_bytes(), 4).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "$.Ir.Functions[0].Body.Statements[1].op: unknown statement op `goto`"
+        );
+        let json = to_compact_json(&tiny(), 4).replace("\"Void\",\"Size\"", "\"void\",\"Size\"");
+        let error = from_json(json.as_bytes(), 4).unwrap_err().to_string();
+        assert!(
+            error.contains("`void` is not a member of IrTypeKind"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn syntax_errors_carry_a_payload_offset() {
+        let error = from_json(br#"{"Name": "x",,}"#, 4).unwrap_err();
+        assert_eq!(error.offset(), Some(13));
+    }
+
+    #[test]
+    fn a_redundant_block_op_is_tolerated_but_not_another() {
+        let json = to_compact_json(&tiny(), 4).replace(r#""Body":{"#, r#""Body":{"op":"block","#);
+        assert_eq!(from_json(json.as_bytes(), 4).unwrap(), tiny());
+        let json = to_compact_json(&tiny(), 4).replace(r#""Body":{"#, r#""Body":{"op":"if","#);
+        assert!(from_json(json.as_bytes(), 4).is_err());
+    }
+
+    #[test]
+    fn version_3_structs_have_no_key_and_version_4_requires_one() {
+        let mut lib = tiny();
+        lib.ir.structs.push(crate::ir::LibraryIrStruct {
+            key: "S".into(),
+            name: "S".into(),
+            fields: vec![],
+        });
+        let v3 = to_compact_json(&lib, 3);
+        assert!(v3.contains(r#"{"Name":"S","Fields":[]}"#));
+        assert_eq!(from_json(v3.as_bytes(), 3).unwrap(), lib);
+        assert!(
+            from_json(v3.as_bytes(), 4)
+                .unwrap_err()
+                .to_string()
+                .contains("missing required property `Key`")
+        );
+        let v4 = to_compact_json(&lib, 4);
+        assert!(
+            from_json(v4.as_bytes(), 3)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown property `Key`")
+        );
+    }
+}
