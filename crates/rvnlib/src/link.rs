@@ -256,8 +256,9 @@ pub fn link(
             }));
         }
     }
+    let own_keys: Vec<OwnKeys<'_>> = inputs.iter().map(|i| OwnKeys::new(&i.library.ir)).collect();
     for (i, e) in functions.iter().enumerate() {
-        if keep_function[i] && needs_link_check(e.item, &inputs[e.origin].library.ir) {
+        if keep_function[i] && own_keys[e.origin].reaches_outside(e.item) {
             let mut found = Vec::new();
             verify::verify_function(&scope, e.item, &mut found);
             errors.extend(found.into_iter().map(|error| LinkError::Verify {
@@ -356,18 +357,32 @@ pub fn link(
     })
 }
 
-/// A function needs re-verification at link time only if it reaches outside
-/// its own library (a callee or a struct the library does not define); the
-/// reader already verified everything else.
-fn needs_link_check(function: &LibraryIrFunction, own: &LibraryIr) -> bool {
-    let has_struct = |key: &str| own.structs.iter().any(|s| s.key == key);
-    let has_function = |key: &str| own.functions.iter().any(|f| f.key == key);
-    walk::function_struct_keys(function)
-        .into_iter()
-        .any(|k| !has_struct(k))
-        || walk::callees(&function.body)
+/// The keys one library defines.
+struct OwnKeys<'a> {
+    structs: HashSet<&'a str>,
+    functions: HashSet<&'a str>,
+}
+
+impl<'a> OwnKeys<'a> {
+    fn new(ir: &'a LibraryIr) -> Self {
+        OwnKeys {
+            structs: ir.structs.iter().map(|s| s.key.as_str()).collect(),
+            functions: ir.functions.iter().map(|f| f.key.as_str()).collect(),
+        }
+    }
+
+    /// A function needs re-verification at link time only if it reaches
+    /// outside its own library (a callee or a struct the library does not
+    /// define); the reader already verified everything else against its own
+    /// library, and identical redefinitions are identical.
+    fn reaches_outside(&self, function: &LibraryIrFunction) -> bool {
+        walk::function_struct_keys(function)
             .into_iter()
-            .any(|k| !has_function(k))
+            .any(|k| !self.structs.contains(k))
+            || walk::callees(&function.body)
+                .into_iter()
+                .any(|k| !self.functions.contains(k))
+    }
 }
 
 fn reachable(

@@ -351,13 +351,19 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
         self.error_code(RVN3010, message);
     }
 
-    fn check_type_here(&mut self, ty: &LibraryIrTypeReference, void_ok: bool, what: &str) {
+    /// `what` names the checked item and is only rendered on error.
+    fn check_type_here(
+        &mut self,
+        ty: &LibraryIrTypeReference,
+        void_ok: bool,
+        what: impl Fn() -> String,
+    ) {
         let mut found = Vec::new();
         check_type(self.scope, ty, void_ok, &mut |code, message| {
             found.push((code, message))
         });
         for (code, message) in found {
-            self.error_code(code, format!("{what}: {message}"));
+            self.error_code(code, format!("{}: {message}", what()));
         }
     }
 
@@ -375,14 +381,14 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
             self.error("function has an empty key".into());
         }
         self.at("ReturnType", None);
-        self.check_type_here(&f.return_type, true, "return type");
+        self.check_type_here(&f.return_type, true, || "return type".into());
         for (i, v) in f.parameters.iter().enumerate() {
             self.at("Parameters", Some(i));
-            self.check_type_here(&v.ty, false, &format!("parameter `{}`", v.name));
+            self.check_type_here(&v.ty, false, || format!("parameter `{}`", v.name));
         }
         for (i, v) in f.locals.iter().enumerate() {
             self.at("Locals", Some(i));
-            self.check_type_here(&v.ty, false, &format!("local `{}`", v.name));
+            self.check_type_here(&v.ty, false, || format!("local `{}`", v.name));
             if v.by_reference {
                 self.error(format!(
                     "local `{}` is marked ByReference; only parameters can be",
@@ -413,7 +419,7 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 self.table_ok = false;
             }
             previous = Some(v.id);
-            self.check_type_here(&v.ty, false, &format!("value %{}", v.id));
+            self.check_type_here(&v.ty, false, || format!("value %{}", v.id));
         }
         self.path.clear();
     }
@@ -475,10 +481,21 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
         expected: Option<&LibraryIrTypeReference>,
         found: Option<&LibraryIrTypeReference>,
     ) {
+        self.expect_same_with(|| what.to_string(), expected, found);
+    }
+
+    /// `what` is only rendered on error.
+    fn expect_same_with(
+        &mut self,
+        what: impl Fn() -> String,
+        expected: Option<&LibraryIrTypeReference>,
+        found: Option<&LibraryIrTypeReference>,
+    ) {
         if let (Some(e), Some(f)) = (expected, found) {
             if !e.same_type(f) {
                 self.error(format!(
-                    "{what}: {} does not match {}",
+                    "{}: {} does not match {}",
+                    what(),
                     f.display(),
                     e.display()
                 ));
@@ -834,7 +851,11 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                         if p.by_reference {
                             self.error(format!("call `{key}`: argument {i} is passed by value to inout parameter `{}`", p.name));
                         }
-                        self.expect_same(&format!("call `{key}` argument {i}"), Some(&p.ty), ty);
+                        self.expect_same_with(
+                            || format!("call `{key}` argument {i}"),
+                            Some(&p.ty),
+                            ty,
+                        );
                     }
                 }
                 (None, Some(root)) => {
@@ -852,8 +873,8 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                         if !p.by_reference {
                             self.error(format!("call `{key}`: argument {i} is passed by reference to by-value parameter `{}`", p.name));
                         }
-                        self.expect_same(
-                            &format!("call `{key}` argument {i}"),
+                        self.expect_same_with(
+                            || format!("call `{key}` argument {i}"),
                             Some(&p.ty),
                             root_ty,
                         );
@@ -869,8 +890,8 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                         "call `{key}`: the callee returns void but the call has a Result"
                     ));
                 } else {
-                    self.expect_same(
-                        &format!("call `{key}` result"),
+                    self.expect_same_with(
+                        || format!("call `{key}` result"),
                         Some(&callee.return_type),
                         ty,
                     );
