@@ -753,26 +753,22 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 continuing,
                 test_before_body,
             } => {
-                let outer_loop_depth = self.loop_depth;
                 let mark = self.open_region();
                 if *test_before_body {
+                    // condition, then body and continue, which see the condition's values
                     self.loop_condition(condition, *condition_value);
-                    self.loop_depth = outer_loop_depth + 1;
-                    self.sub_block("Body", body);
-                    self.loop_depth = outer_loop_depth;
+                    let after_condition = self.open_region();
+                    self.loop_body(body);
+                    self.close_region(after_condition);
+                    self.loop_continue(continuing.as_ref());
+                    self.close_region(after_condition);
                 } else {
-                    self.loop_depth = outer_loop_depth + 1;
-                    self.sub_block("Body", body);
-                    self.loop_depth = outer_loop_depth;
+                    // repeat … while: body and continue run before the first test
+                    self.loop_body(body);
+                    self.close_region(mark);
+                    self.loop_continue(continuing.as_ref());
                     self.close_region(mark);
                     self.loop_condition(condition, *condition_value);
-                }
-                if let Some(continuing) = continuing {
-                    let body_mark = self.open_region();
-                    self.loop_depth = 0;
-                    self.sub_block("Continue", continuing);
-                    self.loop_depth = outer_loop_depth;
-                    self.close_region(body_mark);
                 }
                 self.close_region(mark);
             }
@@ -805,6 +801,23 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 }
             }
             LibraryIrStatement::Discard => {}
+        }
+    }
+
+    fn loop_body(&mut self, body: &'a LibraryIrBlock) {
+        let outer = self.loop_depth;
+        self.loop_depth = outer + 1;
+        self.sub_block("Body", body);
+        self.loop_depth = outer;
+    }
+
+    /// `break`/`continue` are not allowed in a continue block (it is not the loop body).
+    fn loop_continue(&mut self, continuing: Option<&'a LibraryIrBlock>) {
+        if let Some(continuing) = continuing {
+            let outer = self.loop_depth;
+            self.loop_depth = 0;
+            self.sub_block("Continue", continuing);
+            self.loop_depth = outer;
         }
     }
 
@@ -1247,6 +1260,54 @@ mod tests {
             errors[1].starts_with(
                 "Body.Statements[0].Continue.Statements[0]: break outside a loop body"
             )
+        );
+    }
+
+    #[test]
+    fn loop_regions_follow_execution_order() {
+        // test-first: body sees the condition's values; continue does not see the body's.
+        let mut f = FunctionBuilder::new("k", "k", void());
+        f.loop_(
+            true,
+            |b| {
+                b.constant(f32(), None); // %0
+                b.constant(bool(), None)
+            },
+            |b| {
+                b.intrinsic(IrIntrinsic::Abs, Some(f32()), vec![0]);
+            },
+            None,
+        );
+        f.ret(None);
+        assert_eq!(check(f.finish()), Vec::<String>::new());
+        let mut f = FunctionBuilder::new("k", "k", void());
+        f.loop_(
+            true,
+            |b| b.constant(bool(), None), // %0
+            |b| {
+                b.constant(f32(), None); // %1
+            },
+            Some(&|b: &mut FunctionBuilder| {
+                b.intrinsic(IrIntrinsic::Abs, Some(f32()), vec![1]);
+            }),
+        );
+        one(
+            check(f.finish()),
+            "Continue.Statements[0]: argument %1 is used outside the region",
+        );
+        // repeat … while: the body cannot see the condition's values.
+        let mut f = FunctionBuilder::new("k", "k", void());
+        f.loop_(
+            false,
+            |b| b.constant(bool(), None),
+            |b| {
+                b.intrinsic(IrIntrinsic::Abs, Some(f32()), vec![0]);
+            },
+            None,
+        );
+        one(
+            check(f.finish()),
+            "argument %0 is used before it is defined",
         );
     }
 
