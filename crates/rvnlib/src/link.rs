@@ -450,10 +450,14 @@ fn reachable(
     (keep_struct, keep_function)
 }
 
-/// Deterministic `name`, `name#1`, `name#2`, … allocation.
+/// Deterministic `name`, `name#1`, `name#2`, … allocation: each name gets the
+/// first free suffix. A taken name never becomes free, so the search for a
+/// base name resumes where it last stopped (linear, not quadratic, in the
+/// number of same-named entities).
 #[derive(Default)]
 struct NameTable {
     taken: HashSet<String>,
+    next_suffix: HashMap<String, u64>,
 }
 
 impl NameTable {
@@ -465,13 +469,15 @@ impl NameTable {
         if self.taken.insert(name.to_string()) {
             return name.to_string();
         }
-        let mut n = 1u64;
+        let mut n = self.next_suffix.get(name).copied().unwrap_or(1);
         loop {
             let candidate = format!("{name}#{n}");
-            if self.taken.insert(candidate.clone()) {
+            n += 1;
+            if !self.taken.contains(&candidate) {
+                self.taken.insert(candidate.clone());
+                self.next_suffix.insert(name.to_string(), n);
                 return candidate;
             }
-            n += 1;
         }
     }
 }
