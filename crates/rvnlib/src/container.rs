@@ -212,13 +212,13 @@ pub fn write_version(library: &CompiledLibrary, version: i32) -> Result<Vec<u8>,
     if !READ_VERSIONS.contains(&version) {
         return Err(WriteError::UnsupportedVersion(version));
     }
-    if version == 3 {
-        if let Some(s) = library.ir.structs.iter().find(|s| s.key != s.name) {
-            return Err(WriteError::StructKeyNeedsVersion4 {
-                name: s.name.clone(),
-                key: s.key.clone(),
-            });
-        }
+    if version == 3
+        && let Some(s) = library.ir.structs.iter().find(|s| s.key != s.name)
+    {
+        return Err(WriteError::StructKeyNeedsVersion4 {
+            name: s.name.clone(),
+            key: s.key.clone(),
+        });
     }
     let payload = json::to_compact_json(library, version);
     frame(version, payload.as_bytes())

@@ -142,10 +142,10 @@ fn find_touch(
     for (i, statement) in block.statements.iter().enumerate() {
         let here = format!("{prefix}.Statements[{i}]");
         for root in walk::roots(statement) {
-            if let Some(global) = usize::try_from(root).ok().and_then(|r| r.checked_sub(base)) {
-                if global < storage.len() {
-                    return Some((global, here));
-                }
+            if let Some(global) = usize::try_from(root).ok().and_then(|r| r.checked_sub(base))
+                && global < storage.len()
+            {
+                return Some((global, here));
             }
         }
         let names: &[&str] = match statement {
@@ -228,11 +228,11 @@ pub fn refusals(module: &ExportModule) -> Vec<ExportRefusal> {
             if snapshot[i] {
                 continue;
             }
-            if let Some(&j) = calls.iter().find(|&&j| snapshot[j]) {
-                if let Some((g, p, _)) = reason[j].clone() {
-                    reason[i] = Some((g, p, Some(j)));
-                    changed = true;
-                }
+            if let Some(&j) = calls.iter().find(|&&j| snapshot[j])
+                && let Some((g, p, _)) = reason[j].clone()
+            {
+                reason[i] = Some((g, p, Some(j)));
+                changed = true;
             }
         }
         if !changed {

@@ -211,30 +211,27 @@ fn check_type(
         IrTypeKind::Void if !void_ok => {
             sink(RVN3010, "`void` is not a storage or value type".into())
         }
-        IrTypeKind::Vector => {
-            if !ty.component.is_scalar() || !(2..=4).contains(&ty.size) {
-                sink(
-                    RVN3010,
-                    format!(
-                        "vector needs a scalar component and 2 to 4 lanes, found {} x {}",
-                        ty.component, ty.size
-                    ),
-                );
-            }
+        IrTypeKind::Vector if (!ty.component.is_scalar() || !(2..=4).contains(&ty.size)) => {
+            sink(
+                RVN3010,
+                format!(
+                    "vector needs a scalar component and 2 to 4 lanes, found {} x {}",
+                    ty.component, ty.size
+                ),
+            );
         }
-        IrTypeKind::Matrix => {
-            if !ty.component.is_float()
+        IrTypeKind::Matrix
+            if (!ty.component.is_float()
                 || !(2..=4).contains(&ty.rows)
-                || !(2..=4).contains(&ty.columns)
-            {
-                sink(
-                    RVN3010,
-                    format!(
-                        "matrix needs a float component and 2 to 4 rows and columns, found {} {}x{}",
-                        ty.component, ty.rows, ty.columns
-                    ),
-                );
-            }
+                || !(2..=4).contains(&ty.columns)) =>
+        {
+            sink(
+                RVN3010,
+                format!(
+                    "matrix needs a float component and 2 to 4 rows and columns, found {} {}x{}",
+                    ty.component, ty.rows, ty.columns
+                ),
+            );
         }
         IrTypeKind::Array => {
             match &ty.element {
@@ -491,15 +488,15 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
         expected: Option<&LibraryIrTypeReference>,
         found: Option<&LibraryIrTypeReference>,
     ) {
-        if let (Some(e), Some(f)) = (expected, found) {
-            if !e.same_type(f) {
-                self.error(format!(
-                    "{}: {} does not match {}",
-                    what(),
-                    f.display(),
-                    e.display()
-                ));
-            }
+        if let (Some(e), Some(f)) = (expected, found)
+            && !e.same_type(f)
+        {
+            self.error(format!(
+                "{}: {} does not match {}",
+                what(),
+                f.display(),
+                e.display()
+            ));
         }
     }
 
@@ -537,14 +534,14 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                             self.error(format!("const: unknown constant kind `{}`", value.kind))
                         }
                         Some(kind) => {
-                            if let Some(ty) = ty {
-                                if ty.kind != kind {
-                                    self.error(format!(
-                                        "const: a constant of kind `{}` cannot define a {} value",
-                                        value.kind,
-                                        ty.display()
-                                    ));
-                                }
+                            if let Some(ty) = ty
+                                && ty.kind != kind
+                            {
+                                self.error(format!(
+                                    "const: a constant of kind `{}` cannot define a {} value",
+                                    value.kind,
+                                    ty.display()
+                                ));
                             }
                             if !value.text_parses() {
                                 self.error(format!(
@@ -599,10 +596,10 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 let l = self.use_value(*left, "left operand");
                 let r = self.use_value(*right, "right operand");
                 let ty = self.define(*result);
-                if let (Some(l), Some(r), Some(ty)) = (l, r, ty) {
-                    if let Err(message) = binary_rule(*op, l, r, ty) {
-                        self.error(format!("binary {op}: {message}"));
-                    }
+                if let (Some(l), Some(r), Some(ty)) = (l, r, ty)
+                    && let Err(message) = binary_rule(*op, l, r, ty)
+                {
+                    self.error(format!("binary {op}: {message}"));
                 }
             }
             LibraryIrStatement::Convert {
@@ -685,13 +682,13 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                     .map(|&a| self.use_value(a, "argument"))
                     .collect();
                 let ty = self.define(*result);
-                if let Some(ty) = ty {
-                    if argument_types.iter().all(Option::is_some) {
-                        let argument_types: Vec<&LibraryIrTypeReference> =
-                            argument_types.into_iter().flatten().collect();
-                        if let Err(message) = self.construct_rule(ty, &argument_types) {
-                            self.error(format!("construct {}: {message}", ty.display()));
-                        }
+                if let Some(ty) = ty
+                    && argument_types.iter().all(Option::is_some)
+                {
+                    let argument_types: Vec<&LibraryIrTypeReference> =
+                        argument_types.into_iter().flatten().collect();
+                    if let Err(message) = self.construct_rule(ty, &argument_types) {
+                        self.error(format!("construct {}: {message}", ty.display()));
                     }
                 }
             }
@@ -718,10 +715,10 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 let t = self.use_value(*when_true, "true value");
                 let f = self.use_value(*when_false, "false value");
                 let ty = self.define(*result);
-                if let Some(c) = c {
-                    if c.scalar_kind() != Some(IrTypeKind::Bool) || c.kind == IrTypeKind::Matrix {
-                        self.error(format!("select: condition is {}, not bool", c.display()));
-                    }
+                if let Some(c) = c
+                    && (c.scalar_kind() != Some(IrTypeKind::Bool) || c.kind == IrTypeKind::Matrix)
+                {
+                    self.error(format!("select: condition is {}, not bool", c.display()));
                 }
                 self.expect_same("select", ty, t);
                 self.expect_same("select", ty, f);
@@ -840,14 +837,14 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
         if callee.is_none() && self.scope.resolution == Resolution::Complete {
             self.error(format!("call: no function has the key `{key}`"));
         }
-        if let Some(callee) = callee {
-            if callee.parameters.len() != arguments.len() {
-                self.error(format!(
-                    "call `{key}`: takes {} argument(s), found {}",
-                    callee.parameters.len(),
-                    arguments.len()
-                ));
-            }
+        if let Some(callee) = callee
+            && callee.parameters.len() != arguments.len()
+        {
+            self.error(format!(
+                "call `{key}`: takes {} argument(s), found {}",
+                callee.parameters.len(),
+                arguments.len()
+            ));
         }
         for (i, argument) in arguments.iter().enumerate() {
             let parameter = callee.and_then(|c| c.parameters.get(i));
@@ -961,13 +958,13 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                     }
                 }
                 LibraryIrAccess::Index { index } => {
-                    if let Some(t) = self.use_value(*index, "index") {
-                        if !t.kind.is_integer() {
-                            self.error(format!(
-                                "access {step}: index %{index} is {}, not an integer",
-                                t.display()
-                            ));
-                        }
+                    if let Some(t) = self.use_value(*index, "index")
+                        && !t.kind.is_integer()
+                    {
+                        self.error(format!(
+                            "access {step}: index %{index} is {}, not an integer",
+                            t.display()
+                        ));
                     }
                     match current.kind {
                         IrTypeKind::Array => match &current.element {
@@ -1076,13 +1073,13 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
             }
             IrTypeKind::Array => {
                 let element = ty.element.as_deref().ok_or("array has no element type")?;
-                if let Some(length) = ty.length {
-                    if arguments.len() != length as usize {
-                        return Err(format!(
-                            "{} element(s) for length {length}",
-                            arguments.len()
-                        ));
-                    }
+                if let Some(length) = ty.length
+                    && arguments.len() != length as usize
+                {
+                    return Err(format!(
+                        "{} element(s) for length {length}",
+                        arguments.len()
+                    ));
                 }
                 match arguments.iter().find(|a| !a.same_type(element)) {
                     Some(bad) => Err(format!(

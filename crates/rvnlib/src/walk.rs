@@ -91,10 +91,10 @@ pub fn callees(body: &LibraryIrBlock) -> Vec<&str> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for_each_statement(body, &mut |statement| {
-        if let Some(key) = callee(statement) {
-            if seen.insert(key) {
-                out.push(key);
-            }
+        if let Some(key) = callee(statement)
+            && seen.insert(key)
+        {
+            out.push(key);
         }
     });
     out
@@ -130,10 +130,10 @@ pub fn roots(statement: &LibraryIrStatement) -> Vec<i32> {
 
 /// Every struct key a type mentions (itself, array elements, sampled types).
 pub fn type_struct_keys<'a>(ty: &'a LibraryIrTypeReference, out: &mut impl FnMut(&'a str)) {
-    if let Some(key) = &ty.struct_key {
-        if ty.kind == IrTypeKind::Struct {
-            out(key);
-        }
+    if let Some(key) = &ty.struct_key
+        && ty.kind == IrTypeKind::Struct
+    {
+        out(key);
     }
     if let Some(element) = &ty.element {
         type_struct_keys(element, out);

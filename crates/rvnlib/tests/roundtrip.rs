@@ -280,8 +280,8 @@ fn any_json() -> impl Strategy<Value = serde_json::Value> {
     let leaf = prop_oneof![
         Just(serde_json::Value::Null),
         any::<bool>().prop_map(serde_json::Value::Bool),
-        any::<i64>().prop_map(|n| serde_json::Value::from(n)),
-        any::<f64>().prop_map(|f| serde_json::Value::from(f)),
+        any::<i64>().prop_map(serde_json::Value::from),
+        any::<f64>().prop_map(serde_json::Value::from),
         any_text().prop_map(serde_json::Value::String),
         prop::sample::select(vec![
             "Vector",
