@@ -265,3 +265,57 @@ pub fn refusals(module: &ExportModule) -> Vec<ExportRefusal> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, types::*};
+
+    fn module(functions: Vec<LibraryIrFunction>) -> ExportModule {
+        ExportModule {
+            name: "M".into(),
+            functions,
+            storage: vec![ShaderStorage {
+                name: "gShared".into(),
+                kind: ShaderStorageKind::GroupShared,
+                ty: f32(),
+            }],
+            ..ExportModule::default()
+        }
+    }
+
+    #[test]
+    fn passing_shader_storage_by_reference_is_a_touch() {
+        let mut helper = FunctionBuilder::new("M.Bump(inout x: float): void", "Bump", void());
+        helper.param_inout("x", f32());
+        helper.ret(None);
+        let mut f = FunctionBuilder::new("M.Caller(): void", "Caller", void());
+        f.block(|b| {
+            b.call(
+                "M.Bump(inout x: float): void",
+                None,
+                vec![LibraryIrArgument::by_reference(0)],
+            );
+        });
+        f.ret(None);
+        let refusals = refusals(&module(vec![helper.finish(), f.finish()]));
+        assert_eq!(refusals.len(), 1);
+        assert_eq!(refusals[0].code, "RVN5008");
+        assert_eq!(refusals[0].chain, vec!["M.Caller(): void".to_string()]);
+        assert_eq!(refusals[0].path, "Body.Statements[0].Statements[0]");
+        assert!(matches!(export(&module(vec![])), Ok(lib) if lib.name == "M"));
+    }
+
+    #[test]
+    fn recursion_does_not_loop_and_clean_cycles_export() {
+        let mut a = FunctionBuilder::new("a", "a", void());
+        a.call("b", None, vec![]);
+        a.ret(None);
+        let mut b = FunctionBuilder::new("b", "b", void());
+        b.call("a", None, vec![]);
+        b.ret(None);
+        let m = module(vec![a.finish(), b.finish()]);
+        assert!(refusals(&m).is_empty());
+        assert_eq!(export(&m).unwrap().ir.functions.len(), 2);
+    }
+}

@@ -715,6 +715,31 @@ mod tests {
     }
 
     #[test]
+    fn a_struct_no_library_declares_is_rvn5004() {
+        let mut f = FunctionBuilder::new("app.main", "main", void());
+        f.local("s", LibraryIrTypeReference::structure("Missing::S"));
+        f.ret(None);
+        let mut app = CompiledLibrary::new("App");
+        app.ir.functions.push(f.finish());
+        assert!(crate::verify::verify_library(&app).is_empty());
+        let errors = link(
+            &[LinkInput {
+                origin: "app",
+                library: &app,
+            }],
+            &LinkOptions::default(),
+        )
+        .unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].code(), Some("RVN5004"));
+        assert!(
+            errors[0]
+                .to_string()
+                .contains("names struct `Missing::S`, which no supplied library declares")
+        );
+    }
+
+    #[test]
     fn cross_library_calls_are_checked_against_the_callee() {
         let mut callee = FunctionBuilder::new("lib.f", "f", f32());
         callee.param("x", f32());
