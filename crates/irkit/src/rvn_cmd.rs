@@ -43,7 +43,8 @@ pub enum Verb {
         /// The consumer's own library: its names are reserved first and its items are roots.
         #[arg(long)]
         consumer: Option<PathBuf>,
-        /// Keep only what these function keys (and the consumer) reach.
+        /// Keep only what these function keys (and the consumer) reach; takes several
+        /// keys, so put it after the files or repeat it.
         #[arg(long = "entry", value_name = "KEY", num_args = 1..)]
         entries: Vec<String>,
         /// Name of the linked library (default: the consumer's name, else `linked`).
