@@ -5,6 +5,7 @@
 mod diag;
 mod io;
 mod tcc_cmd;
+mod rvn_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
 
@@ -35,6 +36,9 @@ enum System {
     /// TCC program artifacts (tcc-program-format.md).
     #[command(subcommand)]
     Tcc(tcc_cmd::Verb),
+    /// Raven .rvnlib compiled shader libraries (rvnlib-ir.md).
+    #[command(subcommand)]
+    Rvn(rvn_cmd::Verb),
 }
 
 fn main() -> ExitCode {
@@ -52,5 +56,6 @@ fn main() -> ExitCode {
     match cli.system {
         System::Vpl(verb) => vpl_cmd::run(verb),
         System::Tcc(verb) => tcc_cmd::run(verb),
+        System::Rvn(verb) => rvn_cmd::run(verb),
     }
 }
