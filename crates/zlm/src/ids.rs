@@ -6,7 +6,7 @@
 
 use crate::catalog::{self, CATALOG_ID};
 use crate::error::{Error, Result, code};
-use crate::hash::{Id, domain, h, opt, preimage, seq, to_hex, u32p};
+use crate::hash::{Id, domain, h, opt, preimage, seq, seq_of, to_hex, u32p};
 use crate::model::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -70,6 +70,8 @@ fn json_string(s: &str) -> String {
 /// every hash as a [`Fact`].
 pub struct Hasher {
     types: HashMap<Type, Id>,
+    constants: HashMap<Constant, Id>,
+    effect_sets: HashMap<Vec<Effect>, Id>,
     /// Recorded facts, when tracing.
     pub trace: Option<Vec<Fact>>,
 }
@@ -79,6 +81,8 @@ impl Hasher {
     pub fn new(trace: bool) -> Self {
         Hasher {
             types: HashMap::new(),
+            constants: HashMap::new(),
+            effect_sets: HashMap::new(),
             trace: trace.then(Vec::new),
         }
     }
@@ -163,6 +167,15 @@ impl Hasher {
 
     /// Effect-set digest (tags must already be unique and ascending).
     pub fn effects(&mut self, effects: &[Effect]) -> Id {
+        if let Some(id) = self.effect_sets.get(effects) {
+            return *id;
+        }
+        let id = self.effects_uncached(effects);
+        self.effect_sets.insert(effects.to_vec(), id);
+        id
+    }
+
+    fn effects_uncached(&mut self, effects: &[Effect]) -> Id {
         let tags: Vec<Vec<u8>> = effects.iter().map(|e| u32p(e.tag())).collect();
         self.hash(
             || {
@@ -182,6 +195,9 @@ impl Hasher {
 
     /// Constant ID.
     pub fn constant(&mut self, c: &Constant) -> Result<Id> {
+        if let Some(id) = self.constants.get(c) {
+            return Ok(*id);
+        }
         let payload = c.payload().ok_or_else(|| {
             Error::new(
                 code::MODEL,
@@ -340,6 +356,8 @@ impl Identities {
         }
         let mut hs = Hasher {
             types: std::mem::take(&mut self.types),
+            constants: HashMap::new(),
+            effect_sets: HashMap::new(),
             trace: None,
         };
         let id = hs.type_id(t);
@@ -361,29 +379,26 @@ struct FnCtx<'a> {
 
 impl FnCtx<'_> {
     fn block_key(&self, id: u32) -> Vec<u8> {
-        seq([self.sig.to_vec(), u32p(id)])
+        seq_of(&[&self.sig, &id.to_le_bytes()])
     }
     fn edge_key(&self, id: u32) -> Vec<u8> {
-        seq([self.sig.to_vec(), u32p(id)])
+        seq_of(&[&self.sig, &id.to_le_bytes()])
     }
     fn loan_key(&self, id: u32) -> Vec<u8> {
-        seq([self.sig.to_vec(), u32p(id)])
+        seq_of(&[&self.sig, &id.to_le_bytes()])
     }
     fn op_key(&self, r: &OpRef) -> Vec<u8> {
-        match r {
-            OpRef::Flow { block, ordinal } => seq([
-                self.sig.to_vec(),
-                u32p(0),
-                self.block_key(*block),
-                u32p(*ordinal),
-            ]),
-            OpRef::Recipe { edge, ordinal } => seq([
-                self.sig.to_vec(),
-                u32p(1),
-                self.edge_key(*edge),
-                u32p(*ordinal),
-            ]),
-        }
+        let (kind, owner, ordinal) = match r {
+            OpRef::Flow { block, ordinal } => (0u32, *block, *ordinal),
+            OpRef::Recipe { edge, ordinal } => (1u32, *edge, *ordinal),
+        };
+        let owner_key = seq_of(&[&self.sig, &owner.to_le_bytes()]);
+        seq_of(&[
+            &self.sig,
+            &kind.to_le_bytes(),
+            &owner_key,
+            &ordinal.to_le_bytes(),
+        ])
     }
     fn root_identity(&self, root: &Root) -> Result<(u32, Vec<u8>)> {
         Ok(match root {
