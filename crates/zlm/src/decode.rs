@@ -525,6 +525,14 @@ fn project(r: &Reader) -> Result<Module> {
                 ));
             }
         }
+        let ns = hs.namespace(&package, &name);
+        if hs.nominal(&ns, kind, &dname) != rec.id(0) {
+            return Err(Error::at(
+                code::ID,
+                rec.offset,
+                format!("declaration {dname}: carried nominal ID differs from the recomputed one"),
+            ));
+        }
         decls.push(Declaration {
             kind,
             name: dname,

@@ -142,3 +142,44 @@ fn artifact_address_is_not_the_content_identity() {
         zlm::hash::h("zerglang.zlm1.artifact.v1", &[b.clone()])
     );
 }
+
+#[test]
+fn typing_rules_reject() {
+    let base = sample::module("geo.shapes", 1);
+    // ADD with a result type different from its operands.
+    let mut m = base.clone();
+    let b = entry(&mut m);
+    b.ops[2].result = Some(Type::Scalar(ScalarKind::Int64));
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // RETURN of a value whose type is not the function result.
+    let mut m = base.clone();
+    let f = &mut m.declarations[1].functions[0];
+    let b2 = f.body.blocks.iter_mut().find(|b| b.id == 2).unwrap();
+    b2.ops[0].operands[0] = Operand::Value(OpRef::Flow {
+        block: 0,
+        ordinal: 3,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // Condition of JUMP_IF_FALSE must be Bool.
+    let mut m = base.clone();
+    let b = entry(&mut m);
+    let last = b.ops.len() - 1;
+    b.ops[last].operands[0] = Operand::Value(OpRef::Flow {
+        block: 0,
+        ordinal: 0,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // Loan kind and borrowed type must agree.
+    let mut m = base.clone();
+    m.declarations[1].functions[0].body.loans[0].kind = LoanKind::Exclusive;
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+}
+
+fn entry(m: &mut Module) -> &mut Block {
+    m.declarations[1].functions[0]
+        .body
+        .blocks
+        .iter_mut()
+        .find(|b| b.id == 0)
+        .unwrap()
+}
