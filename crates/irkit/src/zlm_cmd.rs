@@ -96,7 +96,7 @@ fn io_error(msg: String) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-fn load(file: &PathBuf, format: Format) -> Result<zlm::decode::Decoded, ExitCode> {
+fn load(file: &std::path::Path, format: Format) -> Result<zlm::decode::Decoded, ExitCode> {
     let (label, bytes) = read_input(file).map_err(io_error)?;
     zlm::decode::decode(&bytes).map_err(|e| {
         emit(&[diag(&label, &e, None)], format, None);

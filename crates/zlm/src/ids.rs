@@ -794,7 +794,7 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
                 )
             })
             .collect();
-        pubfns.sort_by(|a, b| a.0.cmp(&b.0));
+        pubfns.sort_by_key(|a| a.0);
         interfaces.push(hs.hash(
             || format!("declaration interface {}", d.name),
             domain::DECLARATION_INTERFACE,
@@ -812,16 +812,16 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
     let mut deps: BTreeMap<Id, Id> = BTreeMap::new();
     for i in &m.imports {
         let dns = import_ns[i.module.as_str()];
-        if let Some(prev) = deps.insert(dns, i.interface) {
-            if prev != i.interface {
-                return Err(Error::new(
-                    code::IMPORT,
-                    format!(
-                        "imports of module {} carry different interface digests",
-                        i.module
-                    ),
-                ));
-            }
+        if let Some(prev) = deps.insert(dns, i.interface)
+            && prev != i.interface
+        {
+            return Err(Error::new(
+                code::IMPORT,
+                format!(
+                    "imports of module {} carry different interface digests",
+                    i.module
+                ),
+            ));
         }
     }
     let mut exports: Vec<(Id, Id)> = m
@@ -882,7 +882,7 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
                 )
             })
             .collect();
-        defs_list.sort_by(|a, b| a.0.cmp(&b.0));
+        defs_list.sort_by_key(|a| a.0);
         let definition = hs.hash(
             || format!("declaration definition {}", d.name),
             domain::DECLARATION_DEFINITION,

@@ -174,29 +174,29 @@ fn check_type(t: &Type, what: &str) -> Result<()> {
     if let Type::Scalar(ScalarKind::Index) = t {
         return Ok(());
     }
-    if let Type::Ref(inner) | Type::Mut(inner) = t {
-        if matches!(**inner, Type::Ref(_) | Type::Mut(_)) {
-            return Err(Error::new(
-                code::MODEL,
-                format!("{what}: a loan of a loan is not admitted"),
-            ));
-        }
+    if let Type::Ref(inner) | Type::Mut(inner) = t
+        && matches!(**inner, Type::Ref(_) | Type::Mut(_))
+    {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{what}: a loan of a loan is not admitted"),
+        ));
     }
-    if let Type::Mut(inner) = t {
-        if **inner == Type::AllocatorBytesError {
-            return Err(Error::new(
-                code::MODEL,
-                format!("{what}: Mut<Allocator<BytesError>> is not admitted"),
-            ));
-        }
+    if let Type::Mut(inner) = t
+        && **inner == Type::AllocatorBytesError
+    {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{what}: Mut<Allocator<BytesError>> is not admitted"),
+        ));
     }
-    if let Type::Result(a, b) = t {
-        if a.is_borrow() || b.is_borrow() {
-            return Err(Error::new(
-                code::MODEL,
-                format!("{what}: a Result carrier cannot hold a loan"),
-            ));
-        }
+    if let Type::Result(a, b) = t
+        && (a.is_borrow() || b.is_borrow())
+    {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{what}: a Result carrier cannot hold a loan"),
+        ));
     }
     for c in t.children() {
         if *c == Type::AllocatorBytesError && !matches!(t, Type::Ref(_)) {
@@ -400,10 +400,10 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
         if let Operand::Value(OpRef::Recipe { .. }) = o {
             return Err(err(f, at, "a cleanup recipe produces no SSA value"));
         }
-        if let Operand::Block(b) = o {
-            if !index.blocks.contains_key(b) {
-                return Err(err(f, at, format!("no block {b}")));
-            }
+        if let Operand::Block(b) = o
+            && !index.blocks.contains_key(b)
+        {
+            return Err(err(f, at, format!("no block {b}")));
         }
     }
     let kinds_ok = |want: &[K]| {
@@ -481,25 +481,24 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
         }
         _ => {}
     }
-    if op.tag == tag::JUMP_IF_FALSE {
-        if let (Aux::Block(b), Some(Operand::Block(o))) = (&op.aux0, op.operands.get(1)) {
-            if b != o {
-                return Err(err(f, at, "block operand and block auxiliary disagree"));
-            }
-        }
+    if op.tag == tag::JUMP_IF_FALSE
+        && let (Aux::Block(b), Some(Operand::Block(o))) = (&op.aux0, op.operands.get(1))
+        && b != o
+    {
+        return Err(err(f, at, "block operand and block auxiliary disagree"));
     }
-    if matches!(op.tag, tag::VARIANT_CONSTRUCT | tag::AGGREGATE_CONSTRUCT) {
-        if let Aux::Lit(n) = op.aux1 {
-            if n as usize != op.operands.len() {
-                return Err(err(
-                    f,
-                    at,
-                    "literal field count differs from the operand count",
-                ));
-            }
-            if op.tag == tag::VARIANT_CONSTRUCT && n == 0 {
-                return Err(err(f, at, "a zero-payload variant uses ENUM_CONST"));
-            }
+    if matches!(op.tag, tag::VARIANT_CONSTRUCT | tag::AGGREGATE_CONSTRUCT)
+        && let Aux::Lit(n) = op.aux1
+    {
+        if n as usize != op.operands.len() {
+            return Err(err(
+                f,
+                at,
+                "literal field count differs from the operand count",
+            ));
+        }
+        if op.tag == tag::VARIANT_CONSTRUCT && n == 0 {
+            return Err(err(f, at, "a zero-payload variant uses ENUM_CONST"));
         }
     }
     if matches!(op.tag, tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH) {
@@ -543,25 +542,25 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
             ));
         }
     }
-    if let Aux::CatalogFunc(id) = &op.aux1 {
-        if crate::catalog::by_signature(id).map(|e| e.selector) != Some(6) {
-            return Err(err(
-                f,
-                at,
-                "BORROW_SLICE_BYTE names catalog selector 6 (Array<Byte>.slice)",
-            ));
-        }
+    if let Aux::CatalogFunc(id) = &op.aux1
+        && crate::catalog::by_signature(id).map(|e| e.selector) != Some(6)
+    {
+        return Err(err(
+            f,
+            at,
+            "BORROW_SLICE_BYTE names catalog selector 6 (Array<Byte>.slice)",
+        ));
     }
-    if let Aux::Field(id) = &op.aux0 {
-        if !ids.fields.contains_key(id) {
-            return Err(Error::new(
-                code::REF,
-                format!(
-                    "function {} {at}: field symbol does not resolve to a declaration field of this module",
-                    f.name
-                ),
-            ));
-        }
+    if let Aux::Field(id) = &op.aux0
+        && !ids.fields.contains_key(id)
+    {
+        return Err(Error::new(
+            code::REF,
+            format!(
+                "function {} {at}: field symbol does not resolve to a declaration field of this module",
+                f.name
+            ),
+        ));
     }
     if let Some(t) = &op.result {
         check_type(t, at)?;
@@ -826,10 +825,8 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
         };
         use crate::model::tag::*;
         match op.tag {
-            CONST => {
-                if t[0].as_ref() != res {
-                    return Err(e("constant type differs from the result"));
-                }
+            CONST if t[0].as_ref() != res => {
+                return Err(e("constant type differs from the result"));
             }
             NEG | NOT_BOOL => {
                 let k = scalar(res).ok_or_else(|| e("unary operation on a non-scalar"))?;
@@ -857,28 +854,21 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     return Err(e("shift takes an integer T and a UInt64 count"));
                 }
             }
-            EQ | LT | NE | LE | GT | GE => {
-                if res != Some(&Type::Scalar(ScalarKind::Bool))
+            EQ | LT | NE | LE | GT | GE
+                if (res != Some(&Type::Scalar(ScalarKind::Bool))
                     || scalar(t[0].as_ref()).is_none()
-                    || t[0] != t[1]
-                {
-                    return Err(e("comparison takes two identical scalars and yields Bool"));
-                }
+                    || t[0] != t[1]) =>
+            {
+                return Err(e("comparison takes two identical scalars and yields Bool"));
             }
-            JUMP_IF_FALSE | ASSERT_TRUE => {
-                if t[0] != Some(Type::Scalar(ScalarKind::Bool)) {
-                    return Err(e("condition must be Bool"));
-                }
+            JUMP_IF_FALSE | ASSERT_TRUE if t[0] != Some(Type::Scalar(ScalarKind::Bool)) => {
+                return Err(e("condition must be Bool"));
             }
-            ASSERT_EQ => {
-                if t[0] != t[1] {
-                    return Err(e("ASSERT_EQ operands differ in type"));
-                }
+            ASSERT_EQ if t[0] != t[1] => {
+                return Err(e("ASSERT_EQ operands differ in type"));
             }
-            RETURN => {
-                if t[0].as_ref() != Some(&f.result) {
-                    return Err(e("returned value differs from the function's result type"));
-                }
+            RETURN if t[0].as_ref() != Some(&f.result) => {
+                return Err(e("returned value differs from the function's result type"));
             }
             LOAD_LOCAL | STORE_LOCAL => {
                 let Some(Operand::Place(k)) = op.operands.first() else {
@@ -1008,15 +998,11 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     ));
                 }
             }
-            REPLACE_COMMIT => {
-                if t[0] != t[1] {
-                    return Err(e("replacement differs from the destination type"));
-                }
+            REPLACE_COMMIT if t[0] != t[1] => {
+                return Err(e("replacement differs from the destination type"));
             }
-            UNIT_VALUE => {
-                if res != Some(&Type::Unit) {
-                    return Err(e("UNIT_VALUE yields Unit"));
-                }
+            UNIT_VALUE if res != Some(&Type::Unit) => {
+                return Err(e("UNIT_VALUE yields Unit"));
             }
             RESULT_OK_RICH | RESULT_ERR_RICH => {
                 let Some(Type::Result(ok, er)) = res else {
@@ -1153,11 +1139,10 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 if op.tag == BORROW_SLICE_BYTE
                     && (t[1] != Some(Type::Scalar(ScalarKind::UInt64))
                         || t[2] != Some(Type::Scalar(ScalarKind::UInt64))
-                        || t[0].as_ref().map(target) != Some(&Type::ArrayByte)
-                            && t[0]
-                                .as_ref()
-                                .map(target)
-                                .is_none_or(|x| matches!(x, Type::ArrayByte)))
+                        || !matches!(
+                            t[0].as_ref().map(target),
+                            Some(Type::ArrayByte | Type::Nominal(_))
+                        ))
                 {
                     return Err(e(
                         "BORROW_SLICE_BYTE takes a byte-array receiver and UInt64 bounds",

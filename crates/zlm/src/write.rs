@@ -317,7 +317,7 @@ impl<'a> Writer<'a> {
         by_index.sort_by_key(|x| x.1);
         let mut child_count = 0usize;
         for (t, _) in &by_index {
-            let id = self.ids.types.get(*t).copied().unwrap_or_else(|| [0; 32]);
+            let id = self.ids.types.get(*t).copied().unwrap_or([0; 32]);
             tb.types.extend_from_slice(&id);
             let scalar = if let Type::Scalar(k) = t {
                 k.tag()
@@ -954,12 +954,12 @@ struct Order {
 impl Order {
     fn new(m: &Module, ids: &Identities) -> Result<Self> {
         let mut imports: Vec<(usize, Id)> = ids.imports.iter().copied().enumerate().collect();
-        imports.sort_by(|a, b| a.1.cmp(&b.1));
+        imports.sort_by_key(|a| a.1);
         if imports.windows(2).any(|w| w[0].1 == w[1].1) {
             return Err(Error::new(code::DUPLICATE, "duplicate import"));
         }
         let mut decls: Vec<(usize, Id)> = ids.decls.iter().map(|d| d.nominal).enumerate().collect();
-        decls.sort_by(|a, b| a.1.cmp(&b.1));
+        decls.sort_by_key(|a| a.1);
         if decls.windows(2).any(|w| w[0].1 == w[1].1) {
             return Err(Error::new(code::DUPLICATE, "duplicate declaration"));
         }
