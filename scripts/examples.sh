@@ -51,3 +51,21 @@ done
 if "$irkit" rvn link "$rvn/collide-x.rvnlib" "$rvn/collide-y.rvnlib" -o target/collide.rvnlib 2>/dev/null; then
   echo "rvn link accepted a key collision" >&2; exit 1
 fi
+
+# ZLM1: assemble, validate, disassemble (exact round trip) and address each example.
+zlm_out=$(mktemp -d)
+for src in examples/zlm/*.zlt; do
+  "$irkit" zlm asm "$src" -o "$zlm_out/$(basename "$src" .zlt).zlm"
+done
+for src in examples/zlm/*.zlt; do
+  name=$(basename "$src" .zlt)
+  deps=()
+  for other in "$zlm_out"/*.zlm; do
+    [ "$other" = "$zlm_out/$name.zlm" ] || deps+=(--dep "$other")
+  done
+  "$irkit" zlm validate "$zlm_out/$name.zlm" "${deps[@]}"
+  "$irkit" zlm dis "$zlm_out/$name.zlm" | diff -u "$src" -
+  "$irkit" zlm address "$zlm_out/$name.zlm" >/dev/null
+  "$irkit" zlm ids "$zlm_out/$name.zlm" --format json >/dev/null
+done
+rm -rf "$zlm_out"

@@ -8,6 +8,7 @@ mod tcc_cmd;
 mod rvn_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
+mod zlm_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,6 +40,9 @@ enum System {
     /// Raven .rvnlib compiled shader libraries (rvnlib-ir.md).
     #[command(subcommand)]
     Rvn(rvn_cmd::Verb),
+    /// ZLM1 schema-1.9 checked artifacts (zlm1-core0-artifacts.md).
+    #[command(subcommand)]
+    Zlm(zlm_cmd::Verb),
 }
 
 fn main() -> ExitCode {
@@ -57,5 +61,6 @@ fn main() -> ExitCode {
         System::Vpl(verb) => vpl_cmd::run(verb),
         System::Tcc(verb) => tcc_cmd::run(verb),
         System::Rvn(verb) => rvn_cmd::run(verb),
+        System::Zlm(verb) => zlm_cmd::run(verb),
     }
 }

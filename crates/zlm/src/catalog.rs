@@ -1,0 +1,181 @@
+//! The intrinsic catalog `zerglang.selfhost-intrinsics/1` (project
+//! definition, docs/zlm/catalog.md).
+
+use crate::hash::{Id, domain, h, seq, u32p};
+use crate::model::{CallableKind, Effect, ReceiverKind, ScalarKind, Type};
+use std::sync::OnceLock;
+
+/// The stable catalog ID.
+pub const CATALOG_ID: &str = "zerglang.selfhost-intrinsics/1";
+
+/// One catalog function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Selector ID.
+    pub selector: u32,
+    /// Owner type instance.
+    pub owner: Type,
+    /// Callable kind.
+    pub callable: CallableKind,
+    /// Receiver kind.
+    pub receiver: ReceiverKind,
+    /// Message name.
+    pub name: &'static str,
+    /// Parameters (name, type) in ordinal order.
+    pub params: Vec<(&'static str, Type)>,
+    /// Result type.
+    pub result: Type,
+    /// Effect set.
+    pub effects: Vec<Effect>,
+}
+
+fn u64t() -> Type {
+    Type::Scalar(ScalarKind::UInt64)
+}
+fn byte() -> Type {
+    Type::Scalar(ScalarKind::Byte)
+}
+fn alloc_ref() -> Type {
+    Type::Ref(Box::new(Type::AllocatorBytesError))
+}
+
+/// Every entry, in selector order.
+pub fn entries() -> &'static [Entry] {
+    static ENTRIES: OnceLock<Vec<Entry>> = OnceLock::new();
+    ENTRIES.get_or_init(|| {
+        use ReceiverKind::{Exclusive, Shared};
+        let ty = ReceiverKind::Type;
+        let e = |selector, owner, receiver, name, params, result, effects| Entry {
+            selector,
+            owner,
+            callable: CallableKind::Message,
+            receiver,
+            name,
+            params,
+            result,
+            effects,
+        };
+        let arr = || Type::ArrayByte;
+        let slice = || Type::SliceByte;
+        vec![
+            e(0, Type::Unit, ty, "value", vec![], Type::Unit, vec![]),
+            e(1, arr(), Shared, "length", vec![], u64t(), vec![]),
+            e(
+                2,
+                arr(),
+                Shared,
+                "get",
+                vec![("index", u64t())],
+                byte(),
+                vec![],
+            ),
+            e(
+                3,
+                arr(),
+                ty,
+                "with_capacity",
+                vec![("allocator", alloc_ref()), ("capacity", u64t())],
+                Type::Result(Box::new(arr()), Box::new(u64t())),
+                vec![Effect::Alloc],
+            ),
+            e(
+                4,
+                arr(),
+                Exclusive,
+                "push",
+                vec![("allocator", alloc_ref()), ("value", byte())],
+                Type::Result(Box::new(Type::Unit), Box::new(u64t())),
+                vec![Effect::Alloc],
+            ),
+            e(
+                5,
+                arr(),
+                Exclusive,
+                "set",
+                vec![("index", u64t()), ("value", byte())],
+                Type::Unit,
+                vec![],
+            ),
+            e(
+                6,
+                arr(),
+                Shared,
+                "slice",
+                vec![("start", u64t()), ("end", u64t())],
+                slice(),
+                vec![],
+            ),
+            e(7, arr(), Exclusive, "clear", vec![], Type::Unit, vec![]),
+            e(
+                8,
+                Type::AllocatorBytesError,
+                Shared,
+                "remaining",
+                vec![],
+                u64t(),
+                vec![],
+            ),
+            e(9, slice(), Shared, "length", vec![], u64t(), vec![]),
+            e(
+                10,
+                slice(),
+                Shared,
+                "get",
+                vec![("index", u64t())],
+                byte(),
+                vec![],
+            ),
+        ]
+    })
+}
+
+/// The entry with `selector`.
+pub fn entry(selector: u32) -> Option<&'static Entry> {
+    entries().get(selector as usize)
+}
+
+/// The receiver type of a function with owner type `owner`: shared
+/// `Ref<Self>`, exclusive `Mut<Self>`, owned and type `Self`, none absent.
+pub fn receiver_type(owner: &Type, receiver: ReceiverKind) -> Option<Type> {
+    match receiver {
+        ReceiverKind::None => None,
+        ReceiverKind::Shared => Some(Type::Ref(Box::new(owner.clone()))),
+        ReceiverKind::Exclusive => Some(Type::Mut(Box::new(owner.clone()))),
+        ReceiverKind::Owned | ReceiverKind::Type => Some(owner.clone()),
+    }
+}
+
+/// Catalog content identity: `H(zerglang.zlm1.catalog-content.v1; catalog
+/// ID, S((selector, catalog function-signature ID)...))`.
+pub fn content_identity() -> Id {
+    static ID: OnceLock<Id> = OnceLock::new();
+    *ID.get_or_init(|| {
+        let mut ids = crate::ids::Hasher::new(false);
+        let elems: Vec<Vec<u8>> = entries()
+            .iter()
+            .map(|e| seq([u32p(e.selector), ids.catalog_function(e).to_vec()]))
+            .collect();
+        h(
+            domain::CATALOG_CONTENT,
+            &[CATALOG_ID.as_bytes().to_vec(), seq(elems)],
+        )
+    })
+}
+
+/// Looks up an entry by its catalog function-signature ID.
+pub fn by_signature(id: &Id) -> Option<&'static Entry> {
+    static IDS: OnceLock<Vec<Id>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let mut hasher = crate::ids::Hasher::new(false);
+        entries()
+            .iter()
+            .map(|e| hasher.catalog_function(e))
+            .collect()
+    });
+    ids.iter().position(|x| x == id).map(|i| &entries()[i])
+}
+
+/// The catalog function-signature ID of `selector`.
+pub fn signature(selector: u32) -> Option<Id> {
+    entry(selector).map(|e| crate::ids::Hasher::new(false).catalog_function(e))
+}

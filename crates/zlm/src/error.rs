@@ -1,0 +1,74 @@
+//! Errors with stable codes and, for byte input, the offset they concern.
+
+/// A rejection: a stable code, a message and the byte offset (artifact
+/// input) or text offset (text input) it concerns.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Error {
+    /// Stable code, e.g. `ZLM-SCHEMA` (docs/zlm/format.md lists them all).
+    pub code: &'static str,
+    /// Human-readable message naming the record or fact concerned.
+    pub message: String,
+    /// Byte offset in the artifact or text where known.
+    pub offset: Option<u64>,
+}
+
+impl Error {
+    /// An error without an offset.
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            offset: None,
+        }
+    }
+    /// An error at `offset`.
+    pub fn at(code: &'static str, offset: u64, message: impl Into<String>) -> Self {
+        Error {
+            code,
+            message: message.into(),
+            offset: Some(offset),
+        }
+    }
+}
+
+/// Result alias.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Stable error codes.
+pub mod code {
+    /// Wrong magic, header size, flags or reserved header bytes.
+    pub const HEADER: &str = "ZLM-HEADER";
+    /// Schema major/minor other than 1.9.
+    pub const SCHEMA: &str = "ZLM-SCHEMA";
+    /// Section sizes do not add up to the exact length (truncation, trailing bytes, overflow).
+    pub const LENGTH: &str = "ZLM-LENGTH";
+    /// A reference or range outside its table.
+    pub const REF: &str = "ZLM-REF";
+    /// A string slice that is not valid UTF-8 or not a whole pool entry.
+    pub const STRING: &str = "ZLM-STRING";
+    /// An unknown closed tag or reserved nonzero word.
+    pub const TAG: &str = "ZLM-TAG";
+    /// An operation/contract operand, result or auxiliary shape violation.
+    pub const SHAPE: &str = "ZLM-SHAPE";
+    /// A logical-model fact that is not admitted (kinds, ordinals, types).
+    pub const MODEL: &str = "ZLM-MODEL";
+    /// Duplicate logical ID or key.
+    pub const DUPLICATE: &str = "ZLM-DUPLICATE";
+    /// A carried ID or digest disagrees with the recomputed one.
+    pub const ID: &str = "ZLM-ID";
+    /// Bytes differ from the canonical encoding of their own logical projection
+    /// (order, orphan records, derived fields, pool contents).
+    pub const NONCANONICAL: &str = "ZLM-NONCANONICAL";
+    /// The catalog identity is not zerglang.selfhost-intrinsics/1 or a
+    /// catalog reference does not resolve.
+    pub const CATALOG: &str = "ZLM-CATALOG";
+    /// Import provider missing or stale.
+    pub const IMPORT: &str = "ZLM-IMPORT";
+    /// A documented implementation limit was exceeded.
+    pub const LIMIT: &str = "ZLM-LIMIT";
+    /// Text-form syntax error.
+    pub const SYNTAX: &str = "ZLM-SYNTAX";
+    /// A feature this implementation does not support yet.
+    pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
+}

@@ -1,0 +1,1398 @@
+//! Logical semantic identities, computed in the specified dependency waves:
+//! namespaces; declaration nominal IDs; type instances and effect sets;
+//! constants; variants; fields; function signatures; parameters and locals;
+//! contracts; declaration interfaces; module interface; bodies and
+//! declaration definitions; module content last.
+
+use crate::catalog::{self, CATALOG_ID};
+use crate::error::{Error, Result, code};
+use crate::hash::{Id, domain, h, opt, preimage, seq, seq_of, to_hex, u32p};
+use crate::model::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// One recorded identity: the golden-vector view of a hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fact {
+    /// Which fact, e.g. `field Point.x`.
+    pub fact: String,
+    /// ASCII hash domain.
+    pub domain: &'static str,
+    /// Top-level parts before F-framing.
+    pub parts: Vec<Vec<u8>>,
+    /// Digest.
+    pub digest: Id,
+}
+
+impl Fact {
+    /// The exact hashed preimage (domain, nul, framed parts).
+    pub fn preimage(&self) -> Vec<u8> {
+        preimage(self.domain, &self.parts)
+    }
+    /// One JSON object (no trailing newline): fact, domain, parts (hex),
+    /// optionally the framed preimage, and digest.
+    pub fn to_json(&self, with_preimage: bool) -> String {
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|p| format!("\"{}\"", to_hex(p)))
+            .collect();
+        let pre = if with_preimage {
+            format!(", \"preimage\": \"{}\"", to_hex(&self.preimage()))
+        } else {
+            String::new()
+        };
+        format!(
+            "{{\"fact\": {}, \"domain\": \"{}\", \"parts\": [{}]{}, \"digest\": \"{}\"}}",
+            json_string(&self.fact),
+            self.domain,
+            parts.join(", "),
+            pre,
+            to_hex(&self.digest)
+        )
+    }
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Hashes identities, memoizing type-instance IDs and optionally recording
+/// every hash as a [`Fact`].
+pub struct Hasher {
+    types: HashMap<Type, Id>,
+    constants: HashMap<Constant, Id>,
+    effect_sets: HashMap<Vec<Effect>, Id>,
+    /// Recorded facts, when tracing.
+    pub trace: Option<Vec<Fact>>,
+}
+
+impl Hasher {
+    /// A hasher; `trace` records every computed identity.
+    pub fn new(trace: bool) -> Self {
+        Hasher {
+            types: HashMap::new(),
+            constants: HashMap::new(),
+            effect_sets: HashMap::new(),
+            trace: trace.then(Vec::new),
+        }
+    }
+
+    fn hash(
+        &mut self,
+        what: impl FnOnce() -> String,
+        dom: &'static str,
+        parts: Vec<Vec<u8>>,
+    ) -> Id {
+        let digest = h(dom, &parts);
+        if let Some(trace) = &mut self.trace {
+            trace.push(Fact {
+                fact: what(),
+                domain: dom,
+                parts,
+                digest,
+            });
+        }
+        digest
+    }
+
+    /// Module-namespace ID.
+    pub fn namespace(&mut self, package: &str, module: &str) -> Id {
+        self.hash(
+            || format!("module namespace {package}/{module}"),
+            domain::MODULE_NAMESPACE,
+            vec![package.as_bytes().to_vec(), module.as_bytes().to_vec()],
+        )
+    }
+
+    /// Declaration-nominal ID.
+    pub fn nominal(&mut self, namespace: &Id, kind: DeclKind, name: &str) -> Id {
+        self.hash(
+            || format!("declaration {name}"),
+            domain::DECLARATION_NOMINAL,
+            vec![
+                namespace.to_vec(),
+                u32p(kind.tag()),
+                name.as_bytes().to_vec(),
+            ],
+        )
+    }
+
+    /// Type-instance ID (memoized).
+    pub fn type_id(&mut self, t: &Type) -> Id {
+        if let Some(id) = self.types.get(t) {
+            return *id;
+        }
+        let children: Vec<Vec<u8>> = t
+            .children()
+            .into_iter()
+            .map(|c| self.type_id(c).to_vec())
+            .collect();
+        let catalog = match t {
+            Type::Scalar(_) | Type::Nominal(_) => None,
+            _ => Some(CATALOG_ID.as_bytes()),
+        };
+        let scalar = match t {
+            Type::Scalar(k) => Some(k.tag().to_le_bytes()),
+            _ => None,
+        };
+        let nominal = match t {
+            Type::Nominal(id) => Some(*id),
+            _ => None,
+        };
+        let parts = vec![
+            opt(catalog),
+            u32p(t.kind()),
+            opt(scalar.as_ref().map(|s| &s[..])),
+            opt(nominal.as_ref().map(|n| &n[..])),
+            seq(children),
+        ];
+        let id = self.hash(
+            || format!("type {}", crate::text::type_text_raw(t)),
+            domain::TYPE_INSTANCE,
+            parts,
+        );
+        self.types.insert(t.clone(), id);
+        id
+    }
+
+    /// Effect-set digest (tags must already be unique and ascending).
+    pub fn effects(&mut self, effects: &[Effect]) -> Id {
+        if let Some(id) = self.effect_sets.get(effects) {
+            return *id;
+        }
+        let id = self.effects_uncached(effects);
+        self.effect_sets.insert(effects.to_vec(), id);
+        id
+    }
+
+    fn effects_uncached(&mut self, effects: &[Effect]) -> Id {
+        let tags: Vec<Vec<u8>> = effects.iter().map(|e| u32p(e.tag())).collect();
+        self.hash(
+            || {
+                format!(
+                    "effect set [{}]",
+                    effects
+                        .iter()
+                        .map(|e| e.text())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            },
+            domain::EFFECT_SET,
+            vec![seq(tags)],
+        )
+    }
+
+    /// Constant ID.
+    pub fn constant(&mut self, c: &Constant) -> Result<Id> {
+        if let Some(id) = self.constants.get(c) {
+            return Ok(*id);
+        }
+        let payload = c.payload().ok_or_else(|| {
+            Error::new(
+                code::MODEL,
+                format!("constant {:?} has no canonical payload", c),
+            )
+        })?;
+        let ty = self.type_id(&Type::Scalar(c.kind));
+        Ok(self.hash(
+            || format!("constant {}:{}", c.bits, c.kind.text()),
+            domain::CONSTANT,
+            vec![ty.to_vec(), payload],
+        ))
+    }
+
+    fn param_sig(&mut self, ordinal: u32, name: &str, ty: &Type, flags: u32) -> Vec<u8> {
+        let t = self.type_id(ty);
+        seq([
+            u32p(ordinal),
+            name.as_bytes().to_vec(),
+            t.to_vec(),
+            u32p(flags),
+        ])
+    }
+
+    /// Catalog function-signature ID.
+    pub fn catalog_function(&mut self, e: &catalog::Entry) -> Id {
+        let owner = self.type_id(&e.owner);
+        let recv = catalog::receiver_type(&e.owner, e.receiver).map(|t| self.type_id(&t));
+        let params: Vec<Vec<u8>> = e
+            .params
+            .iter()
+            .enumerate()
+            .map(|(i, (n, t))| {
+                let flags = move_flag(t, &|_| None);
+                self.param_sig(i as u32, n, t, flags)
+            })
+            .collect();
+        let result = self.type_id(&e.result);
+        let eff = self.effects(&e.effects);
+        self.hash(
+            || format!("catalog function {}#{} {}", CATALOG_ID, e.selector, e.name),
+            domain::CATALOG_FUNCTION,
+            vec![
+                CATALOG_ID.as_bytes().to_vec(),
+                u32p(e.selector),
+                owner.to_vec(),
+                u32p(e.callable.tag()),
+                u32p(e.receiver.tag()),
+                opt(recv.as_ref().map(|r| &r[..])),
+                e.name.as_bytes().to_vec(),
+                seq(params),
+                result.to_vec(),
+                eff.to_vec(),
+            ],
+        )
+    }
+}
+
+/// Structural Copy of a type; `nominal` answers a declaration's Copy flag.
+pub fn is_copy(t: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> bool {
+    match t {
+        Type::Scalar(_) | Type::Unit | Type::Never | Type::Ref(_) => true,
+        Type::Nominal(id) => nominal(id).unwrap_or(false),
+        Type::Result(a, b) => is_copy(a, nominal) && is_copy(b, nominal),
+        Type::ArrayByte | Type::SliceByte | Type::Mut(_) | Type::AllocatorBytesError => false,
+    }
+}
+
+/// The derived parameter move flag: one exactly for a non-Copy nonborrow
+/// by-value owner.
+pub fn move_flag(t: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> u32 {
+    u32::from(!t.is_borrow() && !is_copy(t, nominal))
+}
+
+/// Everything the writer needs about one field.
+#[derive(Debug, Clone)]
+pub struct FieldInfo {
+    /// Owning declaration index in the model.
+    pub decl: usize,
+    /// Owning variant index in the declaration, for payload fields.
+    pub variant: Option<usize>,
+    /// Field index within its owner's list in the model.
+    pub index: usize,
+}
+
+/// Identities of one function.
+#[derive(Debug, Clone)]
+pub struct FnIds {
+    /// Function-signature ID.
+    pub sig: Id,
+    /// Function-contract digest.
+    pub contract: Id,
+    /// Function-body digest.
+    pub body: Id,
+    /// Effect-set digest.
+    pub effects: Id,
+    /// Parameter IDs, parallel to `Function::params`.
+    pub params: Vec<Id>,
+    /// Local IDs, parallel to `Body::locals`.
+    pub locals: Vec<Id>,
+    /// Parameter move flags, parallel to `Function::params`.
+    pub param_flags: Vec<u32>,
+}
+
+/// Identities of one declaration.
+#[derive(Debug, Clone)]
+pub struct DeclIds {
+    /// Nominal ID.
+    pub nominal: Id,
+    /// Derived Copy flag.
+    pub copy: bool,
+    /// Public-interface digest.
+    pub interface: Id,
+    /// Definition digest.
+    pub definition: Id,
+    /// Ordinary field IDs, parallel to `Declaration::fields`.
+    pub fields: Vec<Id>,
+    /// Variant IDs and payload field IDs (in ordinal order), parallel to `Declaration::variants`.
+    pub variants: Vec<(Id, Vec<Id>)>,
+    /// Function identities, parallel to `Declaration::functions`.
+    pub functions: Vec<FnIds>,
+}
+
+/// Every identity of a module.
+#[derive(Debug, Clone)]
+pub struct Identities {
+    /// Module namespace.
+    pub namespace: Id,
+    /// Selected catalog content identity.
+    pub catalog: Id,
+    /// Import nominal IDs, parallel to `Module::imports`.
+    pub imports: Vec<Id>,
+    /// Declarations, parallel to `Module::declarations`.
+    pub decls: Vec<DeclIds>,
+    /// Module-interface digest.
+    pub module_interface: Id,
+    /// Module-content identity.
+    pub module_content: Id,
+    /// Field ID to its location.
+    pub fields: HashMap<Id, FieldInfo>,
+    /// Nominal ID to Copy flag (imports and locals).
+    pub copy: HashMap<Id, bool>,
+    /// Type-instance IDs computed so far.
+    pub types: HashMap<Type, Id>,
+}
+
+impl Identities {
+    /// Whether `t` is structurally Copy in this module.
+    pub fn is_copy(&self, t: &Type) -> bool {
+        is_copy(t, &|id| self.copy.get(id).copied())
+    }
+    /// The type-instance ID of `t` (computing it if new).
+    pub fn type_id(&mut self, t: &Type) -> Id {
+        if let Some(id) = self.types.get(t) {
+            return *id;
+        }
+        let mut hs = Hasher {
+            types: std::mem::take(&mut self.types),
+            constants: HashMap::new(),
+            effect_sets: HashMap::new(),
+            trace: None,
+        };
+        let id = hs.type_id(t);
+        self.types = hs.types;
+        id
+    }
+}
+
+/// Per-function context used while hashing a body.
+struct FnCtx<'a> {
+    sig: Id,
+    f: &'a Function,
+    params: &'a [Id],
+    locals: &'a [Id],
+    receiver_type: Option<Type>,
+    /// Flow op index in canonical order, per (block, ordinal).
+    flow_index: BTreeMap<(u32, u32), u32>,
+}
+
+impl FnCtx<'_> {
+    fn block_key(&self, id: u32) -> Vec<u8> {
+        seq_of(&[&self.sig, &id.to_le_bytes()])
+    }
+    fn edge_key(&self, id: u32) -> Vec<u8> {
+        seq_of(&[&self.sig, &id.to_le_bytes()])
+    }
+    fn loan_key(&self, id: u32) -> Vec<u8> {
+        seq_of(&[&self.sig, &id.to_le_bytes()])
+    }
+    fn op_key(&self, r: &OpRef) -> Vec<u8> {
+        let (kind, owner, ordinal) = match r {
+            OpRef::Flow { block, ordinal } => (0u32, *block, *ordinal),
+            OpRef::Recipe { edge, ordinal } => (1u32, *edge, *ordinal),
+        };
+        let owner_key = seq_of(&[&self.sig, &owner.to_le_bytes()]);
+        seq_of(&[
+            &self.sig,
+            &kind.to_le_bytes(),
+            &owner_key,
+            &ordinal.to_le_bytes(),
+        ])
+    }
+    fn root_identity(&self, root: &Root) -> Result<(u32, Vec<u8>)> {
+        Ok(match root {
+            Root::Receiver => (0, u32p(0)),
+            Root::Param(p) => (1, self.param_id(*p)?.to_vec()),
+            Root::Local(l) => (2, self.local_id(*l)?.to_vec()),
+            Root::Temp(op) => (3, self.op_key(op)),
+        })
+    }
+    fn param_id(&self, ordinal: u32) -> Result<Id> {
+        self.f
+            .params
+            .iter()
+            .position(|p| p.ordinal == ordinal)
+            .map(|i| self.params[i])
+            .ok_or_else(|| {
+                Error::new(
+                    code::REF,
+                    format!("function {}: no parameter {ordinal}", self.f.name),
+                )
+            })
+    }
+    fn local_id(&self, ordinal: u32) -> Result<Id> {
+        self.f
+            .body
+            .locals
+            .iter()
+            .position(|p| p.ordinal == ordinal)
+            .map(|i| self.locals[i])
+            .ok_or_else(|| {
+                Error::new(
+                    code::REF,
+                    format!("function {}: no local {ordinal}", self.f.name),
+                )
+            })
+    }
+    fn path_key(&self, k: &PathKey) -> Result<Vec<u8>> {
+        let (kind, ident) = self.root_identity(&k.root)?;
+        Ok(seq([
+            self.sig.to_vec(),
+            u32p(kind),
+            ident,
+            seq(k.fields.iter().map(|f| f.to_vec())),
+        ]))
+    }
+    /// Canonical owned-path sort key: root kind, root identity bytes, field IDs.
+    fn path_sort_key(&self, k: &PathKey) -> Result<(u32, Vec<u8>, Vec<Id>)> {
+        let (kind, ident) = self.root_identity(&k.root)?;
+        Ok((kind, ident, k.fields.clone()))
+    }
+}
+
+/// The canonical order of a function's owned paths, as indices into
+/// `Body::paths`.
+pub fn path_order(sig: &Id, f: &Function, params: &[Id], locals: &[Id]) -> Result<Vec<usize>> {
+    let ctx = FnCtx {
+        sig: *sig,
+        f,
+        params,
+        locals,
+        receiver_type: None,
+        flow_index: BTreeMap::new(),
+    };
+    let mut keyed = Vec::with_capacity(f.body.paths.len());
+    for (i, p) in f.body.paths.iter().enumerate() {
+        keyed.push((ctx.path_sort_key(&p.key)?, i));
+    }
+    keyed.sort();
+    for w in keyed.windows(2) {
+        if w[0].0 == w[1].0 {
+            return Err(Error::new(
+                code::DUPLICATE,
+                format!("function {}: duplicate owned path", f.name),
+            ));
+        }
+    }
+    Ok(keyed.into_iter().map(|(_, i)| i).collect())
+}
+
+/// Blocks sorted by dense ID (indices into `Body::blocks`), rejecting gaps and duplicates.
+pub fn block_order(f: &Function) -> Result<Vec<usize>> {
+    dense_order(f.body.blocks.iter().map(|b| b.id), &f.name, "block")
+}
+/// Edges sorted by dense ID.
+pub fn edge_order(f: &Function) -> Result<Vec<usize>> {
+    dense_order(f.body.edges.iter().map(|b| b.id), &f.name, "cleanup edge")
+}
+/// Loans sorted by dense ID.
+pub fn loan_order(f: &Function) -> Result<Vec<usize>> {
+    dense_order(f.body.loans.iter().map(|b| b.id), &f.name, "loan")
+}
+/// Locals sorted by ordinal.
+pub fn local_order(f: &Function) -> Result<Vec<usize>> {
+    dense_order(f.body.locals.iter().map(|b| b.ordinal), &f.name, "local")
+}
+/// Parameters sorted by ordinal.
+pub fn param_order(f: &Function) -> Result<Vec<usize>> {
+    dense_order(f.params.iter().map(|b| b.ordinal), &f.name, "parameter")
+}
+
+/// Sorts by a dense key that must be exactly 0..n.
+pub fn dense_order(keys: impl Iterator<Item = u32>, owner: &str, what: &str) -> Result<Vec<usize>> {
+    let keys: Vec<u32> = keys.collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by_key(|&i| keys[i]);
+    for (pos, &i) in order.iter().enumerate() {
+        if keys[i] as usize != pos {
+            return Err(Error::new(
+                code::MODEL,
+                format!(
+                    "{owner}: {what} keys must be dense from zero without duplicates (found {})",
+                    keys[i]
+                ),
+            ));
+        }
+    }
+    Ok(order)
+}
+
+fn check_effects(effects: &[Effect], owner: &str) -> Result<()> {
+    if effects.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{owner}: effect tags must be unique and ascending"),
+        ));
+    }
+    Ok(())
+}
+
+/// The receiver type of a function owned by declaration `owner`.
+pub fn receiver_type(owner: &Id, receiver: ReceiverKind) -> Option<Type> {
+    catalog::receiver_type(&Type::Nominal(*owner), receiver)
+}
+
+/// Computes every identity of `m` in dependency waves; `trace` records
+/// each hash for golden vectors.
+pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
+    let mut hs = Hasher::new(trace);
+    // Wave 1: namespaces.
+    let ns = hs.namespace(&m.package, &m.name);
+    let mut import_ns: BTreeMap<&str, Id> = BTreeMap::new();
+    for i in &m.imports {
+        if !import_ns.contains_key(i.module.as_str()) {
+            let id = hs.namespace(&m.package, &i.module);
+            import_ns.insert(&i.module, id);
+        }
+    }
+    // Wave 2: declaration nominal IDs.
+    let mut imports = Vec::new();
+    let mut copy: HashMap<Id, bool> = HashMap::new();
+    for i in &m.imports {
+        let id = hs.nominal(&import_ns[i.module.as_str()], i.kind, &i.name);
+        copy.insert(id, i.copy);
+        imports.push(id);
+    }
+    let nominals: Vec<Id> = m
+        .declarations
+        .iter()
+        .map(|d| hs.nominal(&ns, d.kind, &d.name))
+        .collect();
+    // Derived declaration Copy flags (greatest fixed point).
+    for (d, id) in m.declarations.iter().zip(&nominals) {
+        copy.insert(*id, d.kind != DeclKind::Value);
+    }
+    loop {
+        let mut changed = false;
+        for (d, id) in m.declarations.iter().zip(&nominals) {
+            if copy[id] {
+                let all = d
+                    .variants
+                    .iter()
+                    .flat_map(|v| v.fields.iter())
+                    .all(|f| is_copy(&f.ty, &|n| copy.get(n).copied()));
+                if !all {
+                    copy.insert(*id, false);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let copy_of = |c: &HashMap<Id, bool>, t: &Type| is_copy(t, &|n| c.get(n).copied());
+    // Wave 3: catalog content (its types and effect sets are independent of the module).
+    let catalog = catalog::content_identity();
+    // Waves 4-6: variants and fields.
+    let mut fields_map = HashMap::new();
+    let mut decl_fields = Vec::new();
+    let mut decl_variants = Vec::new();
+    for (di, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
+        let mut vids = Vec::new();
+        for v in &d.variants {
+            let vid = hs.hash(
+                || format!("variant {}.{}", d.name, v.name),
+                domain::VARIANT,
+                vec![nominal.to_vec(), u32p(v.tag), v.name.as_bytes().to_vec()],
+            );
+            vids.push(vid);
+        }
+        let mut fids = Vec::new();
+        for (fi, f) in d.fields.iter().enumerate() {
+            let id = field_id(&mut hs, 0, nominal, f, || {
+                format!("field {}.{}", d.name, f.name)
+            });
+            if fields_map
+                .insert(
+                    id,
+                    FieldInfo {
+                        decl: di,
+                        variant: None,
+                        index: fi,
+                    },
+                )
+                .is_some()
+            {
+                return Err(Error::new(
+                    code::DUPLICATE,
+                    format!("duplicate field {}.{}", d.name, f.name),
+                ));
+            }
+            fids.push(id);
+        }
+        let mut variants = Vec::new();
+        for (vi, (v, vid)) in d.variants.iter().zip(vids).enumerate() {
+            let mut pids = Vec::new();
+            for (fi, f) in v.fields.iter().enumerate() {
+                let id = field_id(&mut hs, 1, &vid, f, || {
+                    format!("field {}.{}.{}", d.name, v.name, f.name)
+                });
+                if fields_map
+                    .insert(
+                        id,
+                        FieldInfo {
+                            decl: di,
+                            variant: Some(vi),
+                            index: fi,
+                        },
+                    )
+                    .is_some()
+                {
+                    return Err(Error::new(
+                        code::DUPLICATE,
+                        format!("duplicate field {}.{}.{}", d.name, v.name, f.name),
+                    ));
+                }
+                pids.push(id);
+            }
+            variants.push((vid, sorted_by_ordinal(&v.fields, &pids)));
+        }
+        dense_order(d.variants.iter().map(|v| v.tag), &d.name, "variant tag")?;
+        dense_order(d.fields.iter().map(|f| f.ordinal), &d.name, "field ordinal")?;
+        for v in &d.variants {
+            dense_order(
+                v.fields.iter().map(|f| f.ordinal),
+                &v.name,
+                "payload field ordinal",
+            )?;
+        }
+        decl_fields.push(fids);
+        decl_variants.push(variants);
+    }
+    // Wave 7-8: function signatures, parameters, locals.
+    let mut fn_sigs: Vec<Vec<(Id, Id, Vec<Id>, Vec<Id>, Vec<u32>)>> = Vec::new();
+    for (d, nominal) in m.declarations.iter().zip(&nominals) {
+        let mut sigs = Vec::new();
+        for f in &d.functions {
+            check_effects(&f.effects, &f.name)?;
+            let porder = param_order(f)?;
+            let flags: Vec<u32> = f
+                .params
+                .iter()
+                .map(|p| u32::from(!p.ty.is_borrow() && !copy_of(&copy, &p.ty)))
+                .collect();
+            let recv = receiver_type(nominal, f.receiver).map(|t| hs.type_id(&t));
+            let params: Vec<Vec<u8>> = porder
+                .iter()
+                .map(|&i| {
+                    hs.param_sig(
+                        f.params[i].ordinal,
+                        &f.params[i].name,
+                        &f.params[i].ty,
+                        flags[i],
+                    )
+                })
+                .collect();
+            let result = hs.type_id(&f.result);
+            let eff = hs.effects(&f.effects);
+            let sig = hs.hash(
+                || format!("function {}.{}", d.name, f.name),
+                domain::FUNCTION,
+                vec![
+                    nominal.to_vec(),
+                    u32p(f.callable.tag()),
+                    u32p(f.receiver.tag()),
+                    opt(recv.as_ref().map(|r| &r[..])),
+                    f.name.as_bytes().to_vec(),
+                    seq(params),
+                    result.to_vec(),
+                    eff.to_vec(),
+                ],
+            );
+            let mut pids = Vec::new();
+            for (p, fl) in f.params.iter().zip(&flags) {
+                let t = hs.type_id(&p.ty);
+                pids.push(hs.hash(
+                    || format!("parameter {}.{}.{}", d.name, f.name, p.name),
+                    domain::PARAMETER,
+                    vec![
+                        sig.to_vec(),
+                        u32p(p.ordinal),
+                        p.name.as_bytes().to_vec(),
+                        t.to_vec(),
+                        u32p(*fl),
+                    ],
+                ));
+            }
+            local_order(f)?;
+            let mut lids = Vec::new();
+            for l in &f.body.locals {
+                let t = hs.type_id(&l.ty);
+                lids.push(hs.hash(
+                    || format!("local {}.{}.{}", d.name, f.name, l.name),
+                    domain::LOCAL,
+                    vec![
+                        sig.to_vec(),
+                        u32p(l.ordinal),
+                        l.name.as_bytes().to_vec(),
+                        t.to_vec(),
+                        u32p(0),
+                    ],
+                ));
+            }
+            sigs.push((sig, eff, pids, lids, flags));
+        }
+        let mut seen: Vec<&Id> = sigs.iter().map(|s| &s.0).collect();
+        seen.sort();
+        if seen.windows(2).any(|w| w[0] == w[1]) {
+            return Err(Error::new(
+                code::DUPLICATE,
+                format!(
+                    "declaration {}: two functions with identical signatures",
+                    d.name
+                ),
+            ));
+        }
+        fn_sigs.push(sigs);
+    }
+    // Wave 9: contracts.
+    let mut contracts: Vec<Vec<Id>> = Vec::new();
+    for ((d, nominal), sigs) in m.declarations.iter().zip(&nominals).zip(&fn_sigs) {
+        let mut cs = Vec::new();
+        for (f, (sig, ..)) in d.functions.iter().zip(sigs) {
+            let recv = receiver_type(nominal, f.receiver);
+            let exprs = |list: &[Expr], hs: &mut Hasher| -> Result<Vec<u8>> {
+                let mut out = Vec::new();
+                for e in list {
+                    out.push(contract_expr(hs, f, recv.as_ref(), e)?);
+                }
+                Ok(seq(out))
+            };
+            let req = exprs(&f.requires, &mut hs)?;
+            let ens = exprs(&f.ensures, &mut hs)?;
+            cs.push(hs.hash(
+                || format!("contract {}.{}", d.name, f.name),
+                domain::FUNCTION_CONTRACT,
+                vec![sig.to_vec(), seq(Vec::<Vec<u8>>::new()), req, ens],
+            ));
+        }
+        contracts.push(cs);
+    }
+    // Wave 10: declaration interfaces.
+    let mut interfaces = Vec::new();
+    for (di, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
+        let flags = u32::from(copy[nominal]);
+        let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[di]);
+        let public: Vec<Vec<u8>> = by_ord
+            .iter()
+            .filter(|id| d.fields[fields_map[*id].index].visibility == Visibility::Public)
+            .map(|id| id.to_vec())
+            .collect();
+        let variants = variant_schemas(d, &decl_variants[di]);
+        let mut pubfns: Vec<(Id, Vec<u8>)> = d
+            .functions
+            .iter()
+            .zip(&fn_sigs[di])
+            .zip(&contracts[di])
+            .filter(|((f, _), _)| f.visibility == Visibility::Public)
+            .map(|((f, s), c)| {
+                (
+                    s.0,
+                    seq([s.0.to_vec(), u32p(f.visibility.tag()), c.to_vec()]),
+                )
+            })
+            .collect();
+        pubfns.sort_by_key(|a| a.0);
+        interfaces.push(hs.hash(
+            || format!("declaration interface {}", d.name),
+            domain::DECLARATION_INTERFACE,
+            vec![
+                nominal.to_vec(),
+                u32p(d.visibility.tag()),
+                u32p(flags),
+                seq(public),
+                variants,
+                seq(pubfns.into_iter().map(|(_, e)| e)),
+            ],
+        ));
+    }
+    // Wave 11: module interface.
+    let mut deps: BTreeMap<Id, Id> = BTreeMap::new();
+    for i in &m.imports {
+        let dns = import_ns[i.module.as_str()];
+        if let Some(prev) = deps.insert(dns, i.interface)
+            && prev != i.interface
+        {
+            return Err(Error::new(
+                code::IMPORT,
+                format!(
+                    "imports of module {} carry different interface digests",
+                    i.module
+                ),
+            ));
+        }
+    }
+    let mut exports: Vec<(Id, Id)> = m
+        .declarations
+        .iter()
+        .zip(&nominals)
+        .zip(&interfaces)
+        .filter(|((d, _), _)| d.visibility == Visibility::Public)
+        .map(|((_, n), i)| (*n, *i))
+        .collect();
+    exports.sort();
+    let module_interface = hs.hash(
+        || format!("module interface {}", m.name),
+        domain::MODULE_INTERFACE,
+        vec![
+            ns.to_vec(),
+            u32p(m.profile.tag()),
+            catalog.to_vec(),
+            seq(deps.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+            seq(exports.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+        ],
+    );
+    // Wave 12: bodies and declaration definitions.
+    let mut decls = Vec::new();
+    let mut defs = Vec::new();
+    let types_snapshot_copy = copy.clone();
+    for (di, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
+        let mut fns = Vec::new();
+        for ((f, (sig, eff, pids, lids, flags)), contract) in
+            d.functions.iter().zip(&fn_sigs[di]).zip(&contracts[di])
+        {
+            let body = body_digest(&mut hs, d, f, sig, pids, lids, nominal, &fields_map, m)?;
+            fns.push(FnIds {
+                sig: *sig,
+                contract: *contract,
+                body,
+                effects: *eff,
+                params: pids.clone(),
+                locals: lids.clone(),
+                param_flags: flags.clone(),
+            });
+        }
+        let flags = u32::from(copy[nominal]);
+        let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[di]);
+        let mut defs_list: Vec<(Id, Vec<u8>)> = d
+            .functions
+            .iter()
+            .zip(&fns)
+            .map(|(f, ids)| {
+                (
+                    ids.sig,
+                    seq([
+                        ids.sig.to_vec(),
+                        u32p(f.visibility.tag()),
+                        ids.contract.to_vec(),
+                        ids.body.to_vec(),
+                    ]),
+                )
+            })
+            .collect();
+        defs_list.sort_by_key(|a| a.0);
+        let definition = hs.hash(
+            || format!("declaration definition {}", d.name),
+            domain::DECLARATION_DEFINITION,
+            vec![
+                nominal.to_vec(),
+                interfaces[di].to_vec(),
+                u32p(d.visibility.tag()),
+                u32p(flags),
+                seq(by_ord.iter().map(|id| id.to_vec())),
+                variant_schemas(d, &decl_variants[di]),
+                seq(defs_list.into_iter().map(|(_, e)| e)),
+            ],
+        );
+        defs.push((*nominal, definition));
+        decls.push(DeclIds {
+            nominal: *nominal,
+            copy: types_snapshot_copy[nominal],
+            interface: interfaces[di],
+            definition,
+            fields: decl_fields[di].clone(),
+            variants: decl_variants[di].clone(),
+            functions: fns,
+        });
+    }
+    // Wave 13: module content.
+    let mut imp: Vec<(Id, Id)> = imports
+        .iter()
+        .zip(&m.imports)
+        .map(|(n, i)| (*n, i.interface))
+        .collect();
+    imp.sort();
+    defs.sort();
+    let module_content = hs.hash(
+        || format!("module content {}", m.name),
+        domain::MODULE_CONTENT,
+        vec![
+            ns.to_vec(),
+            u32p(m.profile.tag()),
+            u32p(m.mode.tag()),
+            catalog.to_vec(),
+            seq(imp.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+            seq(defs.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+            module_interface.to_vec(),
+        ],
+    );
+    let facts = hs.trace.take().unwrap_or_default();
+    Ok((
+        Identities {
+            namespace: ns,
+            catalog,
+            imports,
+            decls,
+            module_interface,
+            module_content,
+            fields: fields_map,
+            copy,
+            types: hs.types,
+        },
+        facts,
+    ))
+}
+
+fn sorted_by_ordinal(fields: &[Field], ids: &[Id]) -> Vec<Id> {
+    let mut v: Vec<(u32, Id)> = fields
+        .iter()
+        .zip(ids)
+        .map(|(f, id)| (f.ordinal, *id))
+        .collect();
+    v.sort();
+    v.into_iter().map(|(_, id)| id).collect()
+}
+
+/// Variant-schema list in tag order; `d` gives each variant's tag.
+fn variant_schemas(d: &Declaration, variants: &[(Id, Vec<Id>)]) -> Vec<u8> {
+    let mut order: Vec<usize> = (0..variants.len()).collect();
+    order.sort_by_key(|&i| d.variants[i].tag);
+    seq(order.iter().map(|&i| {
+        let (vid, fs) = &variants[i];
+        seq([vid.to_vec(), seq(fs.iter().map(|f| f.to_vec()))])
+    }))
+}
+
+fn field_id(
+    hs: &mut Hasher,
+    owner_kind: u32,
+    owner: &Id,
+    f: &Field,
+    what: impl FnOnce() -> String,
+) -> Id {
+    let t = hs.type_id(&f.ty);
+    hs.hash(
+        what,
+        domain::FIELD,
+        vec![
+            u32p(owner_kind),
+            owner.to_vec(),
+            u32p(f.ordinal),
+            f.name.as_bytes().to_vec(),
+            u32p(f.visibility.tag()),
+            u32p(f.mutability.tag()),
+            t.to_vec(),
+            u32p(0),
+        ],
+    )
+}
+
+/// The exact type of a contract operand.
+pub fn contract_operand_type(
+    f: &Function,
+    recv: Option<&Type>,
+    e: &Expr,
+    op: &ContractOperand,
+) -> Result<Type> {
+    Ok(match op {
+        ContractOperand::Const(c) => Type::Scalar(c.kind),
+        ContractOperand::Receiver => recv.cloned().ok_or_else(|| {
+            Error::new(
+                code::SHAPE,
+                format!(
+                    "{}: contract receiver operand without a runtime receiver",
+                    f.name
+                ),
+            )
+        })?,
+        ContractOperand::Param(p) => f
+            .params
+            .iter()
+            .find(|x| x.ordinal == *p)
+            .map(|x| x.ty.clone())
+            .ok_or_else(|| {
+                Error::new(
+                    code::REF,
+                    format!("{}: contract names missing parameter {p}", f.name),
+                )
+            })?,
+        ContractOperand::Result => f.result.clone(),
+        ContractOperand::Value(i) => e
+            .ops
+            .get(*i as usize)
+            .map(|o| o.result.clone())
+            .ok_or_else(|| {
+                Error::new(
+                    code::REF,
+                    format!("{}: contract value {i} out of range", f.name),
+                )
+            })?,
+    })
+}
+
+fn contract_expr(hs: &mut Hasher, f: &Function, recv: Option<&Type>, e: &Expr) -> Result<Vec<u8>> {
+    let mut ops = Vec::new();
+    let last = e.ops.len().saturating_sub(1);
+    for (i, op) in e.ops.iter().enumerate() {
+        let mut operands = Vec::new();
+        for o in &op.operands {
+            let t = contract_operand_type(f, recv, e, o)?;
+            let tid = hs.type_id(&t);
+            let (kind, reference) = match o {
+                ContractOperand::Const(c) => (2, hs.constant(c)?.to_vec()),
+                ContractOperand::Receiver => (4, u32p(0)),
+                ContractOperand::Param(p) => (5, u32p(*p)),
+                ContractOperand::Result => (6, u32p(0)),
+                ContractOperand::Value(v) => (7, u32p(*v)),
+            };
+            operands.push(seq([u32p(kind), reference, tid.to_vec()]));
+        }
+        let rt = hs.type_id(&op.result);
+        ops.push(seq([
+            u32p(i as u32),
+            u32p(op.tag),
+            rt.to_vec(),
+            seq(operands),
+            u32p(op.aux0),
+            u32p(op.aux1),
+            opt(op.reference.as_ref().map(|r| &r[..])),
+            u32p(u32::from(i == last)),
+        ]));
+    }
+    Ok(seq(ops))
+}
+
+/// Lookup tables over one function's semantic keys (avoids quadratic scans).
+pub struct FnIndex<'a> {
+    /// The function.
+    pub f: &'a Function,
+    /// Block ID to index in `Body::blocks`.
+    pub blocks: HashMap<u32, usize>,
+    /// Edge ID to index in `Body::edges`.
+    pub edges: HashMap<u32, usize>,
+    /// Path key to index in `Body::paths`.
+    pub paths: HashMap<&'a PathKey, usize>,
+}
+
+impl<'a> FnIndex<'a> {
+    /// Builds the index (duplicate keys are rejected elsewhere).
+    pub fn new(f: &'a Function) -> Self {
+        FnIndex {
+            f,
+            blocks: f
+                .body
+                .blocks
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (b.id, i))
+                .collect(),
+            edges: f
+                .body
+                .edges
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (b.id, i))
+                .collect(),
+            paths: f
+                .body
+                .paths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (&p.key, i))
+                .collect(),
+        }
+    }
+    /// Looks up a flow or recipe operation.
+    pub fn op(&self, r: &OpRef) -> Option<&'a Op> {
+        match r {
+            OpRef::Flow { block, ordinal } => self.f.body.blocks[*self.blocks.get(block)?]
+                .ops
+                .get(*ordinal as usize),
+            OpRef::Recipe { edge, ordinal } => self.f.body.edges[*self.edges.get(edge)?]
+                .drops
+                .get(*ordinal as usize),
+        }
+    }
+    /// Looks up an owned path.
+    pub fn path(&self, k: &PathKey) -> Option<&'a OwnedPath> {
+        self.paths.get(k).map(|&i| &self.f.body.paths[i])
+    }
+    /// The exact type of a body operand (`None` for a block operand).
+    pub fn operand_type(&self, o: &Operand) -> Result<Option<Type>> {
+        let f = self.f;
+        Ok(match o {
+            Operand::Value(r) => {
+                let op = self.op(r).ok_or_else(|| {
+                    Error::new(
+                        code::REF,
+                        format!("{}: operand names a missing operation {r:?}", f.name),
+                    )
+                })?;
+                Some(op.result.clone().ok_or_else(|| {
+                    Error::new(
+                        code::SHAPE,
+                        format!(
+                            "{}: operand names operation {r:?} that has no result",
+                            f.name
+                        ),
+                    )
+                })?)
+            }
+            Operand::Place(k) => Some(self.path(k).map(|p| p.ty.clone()).ok_or_else(|| {
+                Error::new(
+                    code::REF,
+                    format!("{}: operand names a missing owned path", f.name),
+                )
+            })?),
+            Operand::Const(c) => Some(Type::Scalar(c.kind)),
+            Operand::Block(_) => None,
+        })
+    }
+}
+
+/// Derived initialization ordinal and entry state of an owned path.
+pub fn path_facts(
+    f: &Function,
+    k: &PathKey,
+    fields: &HashMap<Id, FieldInfo>,
+    m: &Module,
+) -> Result<(u32, EntryState)> {
+    let state = match k.root {
+        Root::Receiver | Root::Param(_) => EntryState::Initialized,
+        Root::Local(_) | Root::Temp(_) => EntryState::Uninitialized,
+    };
+    let ordinal = if let Some(last) = k.fields.last() {
+        let info = fields.get(last).ok_or_else(|| {
+            Error::new(
+                code::REF,
+                format!(
+                    "{}: owned path names a field that is not a local declaration field",
+                    f.name
+                ),
+            )
+        })?;
+        let d = &m.declarations[info.decl];
+        match info.variant {
+            None => d.fields[info.index].ordinal,
+            Some(v) => d.variants[v].fields[info.index].ordinal,
+        }
+    } else {
+        match &k.root {
+            Root::Receiver => 0,
+            Root::Param(p) => match f.receiver {
+                ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned => p + 1,
+                _ => *p,
+            },
+            Root::Local(l) => *l,
+            Root::Temp(OpRef::Flow { block, ordinal }) => {
+                let mut n = 0u32;
+                for bi in block_order(f)? {
+                    let b = &f.body.blocks[bi];
+                    if b.id == *block {
+                        n += *ordinal;
+                        break;
+                    }
+                    n += b.ops.len() as u32;
+                }
+                n
+            }
+            Root::Temp(OpRef::Recipe { .. }) => {
+                return Err(Error::new(
+                    code::SHAPE,
+                    format!("{}: a cleanup recipe cannot produce a temporary", f.name),
+                ));
+            }
+        }
+    };
+    Ok((ordinal, state))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn body_digest(
+    hs: &mut Hasher,
+    d: &Declaration,
+    f: &Function,
+    sig: &Id,
+    params: &[Id],
+    locals: &[Id],
+    owner: &Id,
+    fields: &HashMap<Id, FieldInfo>,
+    m: &Module,
+) -> Result<Id> {
+    let ctx = FnCtx {
+        sig: *sig,
+        f,
+        params,
+        locals,
+        receiver_type: receiver_type(owner, f.receiver),
+        flow_index: BTreeMap::new(),
+    };
+    let _ = (&ctx.receiver_type, &ctx.flow_index);
+    let border = block_order(f)?;
+    let eorder = edge_order(f)?;
+    let index = FnIndex::new(f);
+    let lorder = loan_order(f)?;
+    let porder = path_order(sig, f, params, locals)?;
+    let lids: Vec<Vec<u8>> = local_order(f)?
+        .iter()
+        .map(|&i| locals[i].to_vec())
+        .collect();
+    let blocks: Vec<Vec<u8>> = border
+        .iter()
+        .map(|&bi| {
+            let b = &f.body.blocks[bi];
+            let keys = (0..b.ops.len() as u32).map(|o| {
+                ctx.op_key(&OpRef::Flow {
+                    block: b.id,
+                    ordinal: o,
+                })
+            });
+            seq([ctx.block_key(b.id), u32p(u32::from(b.id == 0)), seq(keys)])
+        })
+        .collect();
+    let mut paths = Vec::new();
+    for &pi in &porder {
+        let p = &f.body.paths[pi];
+        let parent = if p.key.fields.is_empty() {
+            None
+        } else {
+            let mut pk = p.key.clone();
+            pk.fields.pop();
+            Some(ctx.path_key(&pk)?)
+        };
+        let (ordinal, state) = path_facts(f, &p.key, fields, m)?;
+        let t = hs.type_id(&p.ty);
+        paths.push(seq([
+            ctx.path_key(&p.key)?,
+            opt(parent.as_deref()),
+            t.to_vec(),
+            u32p(ordinal),
+            u32p(state.tag()),
+        ]));
+    }
+    let mut loans = Vec::new();
+    for &li in &lorder {
+        let l = &f.body.loans[li];
+        let t = hs.type_id(&l.borrowed);
+        loans.push(seq([
+            ctx.loan_key(l.id),
+            u32p(l.kind.tag()),
+            ctx.path_key(&l.origin)?,
+            opt(l.parent.map(|p| ctx.loan_key(p)).as_deref()),
+            t.to_vec(),
+            opt(l.creation.map(|r| ctx.op_key(&r)).as_deref()),
+            opt(l.last_use.map(|r| ctx.op_key(&r)).as_deref()),
+        ]));
+    }
+    let edges: Vec<Vec<u8>> = eorder
+        .iter()
+        .map(|&ei| {
+            let e = &f.body.edges[ei];
+            let recipes = (0..e.drops.len() as u32).map(|o| {
+                ctx.op_key(&OpRef::Recipe {
+                    edge: e.id,
+                    ordinal: o,
+                })
+            });
+            seq([
+                ctx.edge_key(e.id),
+                ctx.block_key(e.source),
+                opt(e.successor.map(|s| ctx.block_key(s)).as_deref()),
+                u32p(e.kind.tag()),
+                seq(recipes),
+            ])
+        })
+        .collect();
+    let mut ops = Vec::new();
+    let flow = border.iter().flat_map(|&bi| {
+        let b = &f.body.blocks[bi];
+        b.ops.iter().enumerate().map(move |(o, op)| {
+            (
+                OpRef::Flow {
+                    block: b.id,
+                    ordinal: o as u32,
+                },
+                op,
+            )
+        })
+    });
+    let recipes = eorder.iter().flat_map(|&ei| {
+        let e = &f.body.edges[ei];
+        e.drops.iter().enumerate().map(move |(o, op)| {
+            (
+                OpRef::Recipe {
+                    edge: e.id,
+                    ordinal: o as u32,
+                },
+                op,
+            )
+        })
+    });
+    for (r, op) in flow.chain(recipes) {
+        let mut operands = Vec::new();
+        for o in &op.operands {
+            let t = index.operand_type(o)?.map(|t| hs.type_id(&t));
+            let (kind, reference) = match o {
+                Operand::Value(r) => (0, ctx.op_key(r)),
+                Operand::Place(k) => (1, ctx.path_key(k)?),
+                Operand::Const(c) => (2, hs.constant(c)?.to_vec()),
+                Operand::Block(b) => (3, ctx.block_key(*b)),
+            };
+            operands.push(seq([
+                u32p(kind),
+                reference,
+                opt(t.as_ref().map(|t| &t[..])),
+            ]));
+        }
+        let result = op.result.as_ref().map(|t| hs.type_id(t));
+        let aux0 = aux_element(hs, &ctx, &op.aux0)?;
+        let aux1 = aux_element(hs, &ctx, &op.aux1)?;
+        ops.push(seq([
+            ctx.op_key(&r),
+            u32p(op.tag),
+            opt(result.as_ref().map(|t| &t[..])),
+            seq(operands),
+            aux0,
+            aux1,
+            u32p(0),
+        ]));
+    }
+    Ok(hs.hash(
+        || format!("body {}.{}", d.name, f.name),
+        domain::FUNCTION_BODY,
+        vec![
+            sig.to_vec(),
+            seq(lids),
+            seq(blocks),
+            seq(paths),
+            seq(loans),
+            seq(edges),
+            seq(ops),
+        ],
+    ))
+}
+
+fn aux_element(hs: &mut Hasher, ctx: &FnCtx, a: &Aux) -> Result<Vec<u8>> {
+    let payload = match a {
+        Aux::None => Vec::new(),
+        Aux::Lit(v) => u32p(*v),
+        Aux::Type(t) => hs.type_id(t).to_vec(),
+        Aux::Decl(id)
+        | Aux::Field(id)
+        | Aux::Func(id)
+        | Aux::CatalogFunc(id)
+        | Aux::Variant(id) => id.to_vec(),
+        Aux::Effects(e) => {
+            check_effects(e, &ctx.f.name)?;
+            hs.effects(e).to_vec()
+        }
+        Aux::Loan(l) => ctx.loan_key(*l),
+        Aux::Path(k) => ctx.path_key(k)?,
+        Aux::Edge(e) => ctx.edge_key(*e),
+        Aux::Op(r) => ctx.op_key(r),
+        Aux::Block(b) => ctx.block_key(*b),
+    };
+    Ok(seq([u32p(a.kind()), payload]))
+}

@@ -1,0 +1,30 @@
+//! ZLM1 schema 1.9 (`zlm1-core0-artifacts.md`): the logical model of a
+//! checked module, its semantic identities, the canonical writer, an
+//! independent decoder/validator, and a readable text form.
+//!
+//! Data flow: text ([`text::parse`]) or code builds a [`model::Module`];
+//! [`ids::compute`] derives every identity in dependency waves;
+//! [`write::write`] validates the model and emits canonical bytes;
+//! [`decode::decode`] turns untrusted bytes back into a model, checking
+//! every bound, reference, range, tag, ID and canonical order.
+
+pub mod catalog;
+pub mod decode;
+pub mod error;
+pub mod hash;
+pub mod ids;
+pub mod layout;
+pub mod model;
+pub mod sample;
+pub mod text;
+pub mod validate;
+pub mod write;
+
+pub use error::{Error, Result};
+pub use hash::Id;
+pub use model::Module;
+
+/// The exact artifact content address: `H(zerglang.zlm1.artifact.v1; bytes)`.
+pub fn address(bytes: &[u8]) -> Id {
+    hash::h(hash::domain::ARTIFACT, &[bytes.to_vec()])
+}

@@ -1,0 +1,993 @@
+//! The canonical writer: identity waves first, then canonical table order,
+//! index assignment, pools, ranges and the packed little-endian records.
+
+use crate::error::{Error, Result, code};
+use crate::hash::{Id, domain, opt, preimage, seq, u32p};
+use crate::ids::{self, FnIndex, Identities};
+use crate::layout::{NONE, Section, header};
+use crate::model::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Validates `m`, computes its identities and returns its canonical bytes.
+pub fn write(m: &Module) -> Result<Vec<u8>> {
+    let (ids, _) = ids::compute(m, false)?;
+    crate::validate::check(m, &ids)?;
+    Writer::new(m, ids).emit()
+}
+
+#[derive(Default)]
+struct Tables {
+    strings: Vec<u8>,
+    imports: Vec<u8>,
+    types: Vec<u8>,
+    type_children: Vec<u8>,
+    decls: Vec<u8>,
+    fields: Vec<u8>,
+    variants: Vec<u8>,
+    functions: Vec<u8>,
+    params: Vec<u8>,
+    locals: Vec<u8>,
+    blocks: Vec<u8>,
+    effect_sets: Vec<u8>,
+    effect_tags: Vec<u8>,
+    paths: Vec<u8>,
+    loans: Vec<u8>,
+    edges: Vec<u8>,
+    drop_refs: Vec<u8>,
+    constants: Vec<u8>,
+    constant_bytes: Vec<u8>,
+    operands: Vec<u8>,
+    symbols: Vec<u8>,
+    contract_ops: Vec<u8>,
+    ops: Vec<u8>,
+}
+
+fn put(buf: &mut Vec<u8>, words: &[u32]) {
+    for w in words {
+        buf.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
+fn cnt(n: usize) -> Result<u32> {
+    u32::try_from(n)
+        .ok()
+        .filter(|&v| v != NONE)
+        .ok_or_else(|| Error::new(code::LIMIT, "a table exceeds 2^32-2 entries"))
+}
+
+/// The logical preimage of a type instance (the writer's same-depth sort key).
+pub fn type_preimage(ids: &mut Identities, t: &Type) -> Vec<u8> {
+    let children: Vec<Vec<u8>> = t
+        .children()
+        .into_iter()
+        .map(|c| ids.type_id(c).to_vec())
+        .collect();
+    let catalog = match t {
+        Type::Scalar(_) | Type::Nominal(_) => None,
+        _ => Some(crate::catalog::CATALOG_ID.as_bytes()),
+    };
+    let scalar = match t {
+        Type::Scalar(k) => Some(k.tag().to_le_bytes()),
+        _ => None,
+    };
+    let nominal = match t {
+        Type::Nominal(id) => Some(*id),
+        _ => None,
+    };
+    preimage(
+        domain::TYPE_INSTANCE,
+        &[
+            opt(catalog),
+            u32p(t.kind()),
+            opt(scalar.as_ref().map(|s| &s[..])),
+            opt(nominal.as_ref().map(|n| &n[..])),
+            seq(children),
+        ],
+    )
+}
+
+struct Writer<'a> {
+    m: &'a Module,
+    ids: Identities,
+    strings: BTreeMap<&'a str, (u32, u32)>,
+    types: HashMap<Type, u32>,
+    symbols: BTreeMap<Id, u32>,
+    constants: BTreeMap<Id, (Constant, u32)>,
+    effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
+    hs: ids::Hasher,
+    const_index: HashMap<Constant, u32>,
+    effect_ids: HashMap<Vec<Effect>, Id>,
+}
+
+impl<'a> Writer<'a> {
+    fn new(m: &'a Module, ids: Identities) -> Self {
+        Writer {
+            m,
+            ids,
+            strings: BTreeMap::new(),
+            types: HashMap::new(),
+            symbols: BTreeMap::new(),
+            constants: BTreeMap::new(),
+            effect_sets: BTreeMap::new(),
+            hs: ids::Hasher::new(false),
+            const_index: HashMap::new(),
+            effect_ids: HashMap::new(),
+        }
+    }
+
+    fn s(&self, s: &str) -> [u32; 2] {
+        let (o, l) = self.strings[s];
+        [o, l]
+    }
+    fn t(&self, t: &Type) -> u32 {
+        self.types[t]
+    }
+    fn sym(&self, id: &Id) -> u32 {
+        self.symbols[id]
+    }
+
+    fn collect(&mut self, order: &Order) -> Result<()> {
+        let m = self.m;
+        let mut strings: BTreeSet<&'a str> = BTreeSet::new();
+        let mut types: BTreeSet<&Type> = BTreeSet::new();
+        let mut extra_types: Vec<Type> = Vec::new();
+        let mut symbols: BTreeSet<Id> = BTreeSet::new();
+        strings.insert(&m.package);
+        strings.insert(&m.name);
+        for i in &m.imports {
+            strings.insert(&i.module);
+            strings.insert(&i.name);
+        }
+        for &(di, _) in &order.decls {
+            let d = &m.declarations[di];
+            strings.insert(&d.name);
+            for f in &d.fields {
+                strings.insert(&f.name);
+                types.insert(&f.ty);
+            }
+            for v in &d.variants {
+                strings.insert(&v.name);
+                for f in &v.fields {
+                    strings.insert(&f.name);
+                    types.insert(&f.ty);
+                }
+            }
+            let nominal = self.ids.decls[di].nominal;
+            for (fi, f) in d.functions.iter().enumerate() {
+                strings.insert(&f.name);
+                if let Some(r) = ids::receiver_type(&nominal, f.receiver) {
+                    extra_types.push(r);
+                }
+                types.insert(&f.result);
+                for p in &f.params {
+                    strings.insert(&p.name);
+                    types.insert(&p.ty);
+                }
+                for l in &f.body.locals {
+                    strings.insert(&l.name);
+                    types.insert(&l.ty);
+                }
+                let eff = self.ids.decls[di].functions[fi].effects;
+                self.effect_sets
+                    .entry(eff)
+                    .or_insert_with(|| (f.effects.clone(), 0));
+                for p in &f.body.paths {
+                    types.insert(&p.ty);
+                    symbols.extend(p.key.fields.iter().copied());
+                }
+                for l in &f.body.loans {
+                    types.insert(&l.borrowed);
+                }
+                let recv = ids::receiver_type(&nominal, f.receiver);
+                for e in f.requires.iter().chain(&f.ensures) {
+                    for op in &e.ops {
+                        types.insert(&op.result);
+                        for o in &op.operands {
+                            if let ContractOperand::Const(c) = o {
+                                self.add_constant(c)?;
+                            }
+                            extra_types.push(ids::contract_operand_type(f, recv.as_ref(), e, o)?);
+                        }
+                    }
+                }
+                let all_ops = f
+                    .body
+                    .blocks
+                    .iter()
+                    .flat_map(|b| &b.ops)
+                    .chain(f.body.edges.iter().flat_map(|e| &e.drops));
+                for op in all_ops {
+                    if let Some(t) = &op.result {
+                        types.insert(t);
+                    }
+                    for o in &op.operands {
+                        if let Operand::Const(c) = o {
+                            self.add_constant(c)?;
+                        }
+                    }
+                    for a in [&op.aux0, &op.aux1] {
+                        match a {
+                            Aux::Type(t) => extra_types.push(t.clone()),
+                            Aux::Decl(id)
+                            | Aux::Field(id)
+                            | Aux::Func(id)
+                            | Aux::CatalogFunc(id)
+                            | Aux::Variant(id) => {
+                                symbols.insert(*id);
+                            }
+                            Aux::Effects(e) => {
+                                let id = self.hs.effects(e);
+                                self.effect_ids.insert(e.clone(), id);
+                                symbols.insert(id);
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+        }
+        for c in self.constants.values() {
+            extra_types.push(Type::Scalar(c.0.kind));
+        }
+        // Close under children.
+        let mut all: BTreeSet<Type> = types.into_iter().cloned().collect();
+        all.extend(extra_types);
+        let mut stack: Vec<Type> = all.iter().cloned().collect();
+        while let Some(t) = stack.pop() {
+            for c in t.children() {
+                if all.insert(c.clone()) {
+                    stack.push(c.clone());
+                }
+            }
+        }
+        let mut keyed: Vec<(u32, Vec<u8>, Id, Type)> = all
+            .into_iter()
+            .map(|t| {
+                let pre = type_preimage(&mut self.ids, &t);
+                let id = self.ids.type_id(&t);
+                (t.depth(), pre, id, t)
+            })
+            .collect();
+        keyed.sort();
+        for (i, (.., t)) in keyed.into_iter().enumerate() {
+            self.types.insert(t, cnt(i)?);
+        }
+        let mut off = 0u64;
+        for s in strings {
+            if s.is_empty() {
+                return Err(Error::new(code::MODEL, "empty names are not admitted"));
+            }
+            let len =
+                u32::try_from(s.len()).map_err(|_| Error::new(code::LIMIT, "string too long"))?;
+            let o = u32::try_from(off)
+                .map_err(|_| Error::new(code::LIMIT, "string pool exceeds 4 GiB"))?;
+            self.strings.insert(s, (o, len));
+            off += s.len() as u64;
+        }
+        for (i, s) in symbols.into_iter().enumerate() {
+            self.symbols.insert(s, cnt(i)?);
+        }
+        for (i, v) in self.constants.values_mut().enumerate() {
+            v.1 = cnt(i)?;
+            self.const_index.insert(v.0.clone(), v.1);
+        }
+        for (i, v) in self.effect_sets.values_mut().enumerate() {
+            v.1 = cnt(i)?;
+        }
+        Ok(())
+    }
+
+    fn add_constant(&mut self, c: &Constant) -> Result<()> {
+        let id = self.hs.constant(c)?;
+        self.constants.entry(id).or_insert_with(|| (c.clone(), 0));
+        Ok(())
+    }
+
+    fn emit(mut self) -> Result<Vec<u8>> {
+        let order = Order::new(self.m, &self.ids)?;
+        self.collect(&order)?;
+        let m = self.m;
+        let mut tb = Tables::default();
+        for s in self.strings.keys() {
+            tb.strings.extend_from_slice(s.as_bytes());
+        }
+        // Imports.
+        for &(ii, nominal) in &order.imports {
+            let i = &m.imports[ii];
+            tb.imports.extend_from_slice(&nominal);
+            put(&mut tb.imports, &self.s(&i.module));
+            put(&mut tb.imports, &self.s(&i.name));
+            tb.imports.extend_from_slice(&i.interface);
+        }
+        // Combined nominal reference namespace.
+        let mut nominal_ref: HashMap<Id, u32> = HashMap::new();
+        for (pos, &(_, n)) in order.imports.iter().enumerate() {
+            nominal_ref.insert(n, cnt(pos)?);
+        }
+        for (pos, &(_, n)) in order.decls.iter().enumerate() {
+            let r = order
+                .imports
+                .len()
+                .checked_add(pos)
+                .ok_or_else(|| Error::new(code::LIMIT, "too many declarations"))?;
+            nominal_ref.insert(n, cnt(r)?);
+        }
+        // Types.
+        let mut by_index: Vec<(&Type, u32)> = self.types.iter().map(|(t, i)| (t, *i)).collect();
+        by_index.sort_by_key(|x| x.1);
+        let mut child_count = 0usize;
+        for (t, _) in &by_index {
+            let id = self.ids.types.get(*t).copied().unwrap_or([0; 32]);
+            tb.types.extend_from_slice(&id);
+            let scalar = if let Type::Scalar(k) = t {
+                k.tag()
+            } else {
+                NONE
+            };
+            let nominal = if let Type::Nominal(n) = t {
+                *nominal_ref.get(n).ok_or_else(|| {
+                    Error::new(
+                        code::REF,
+                        format!(
+                            "nominal type {} names no import or local declaration",
+                            crate::hash::to_hex(n)
+                        ),
+                    )
+                })?
+            } else {
+                NONE
+            };
+            let children = t.children();
+            put(
+                &mut tb.types,
+                &[
+                    t.kind(),
+                    scalar,
+                    nominal,
+                    cnt(child_count)?,
+                    cnt(children.len())?,
+                    u32::from(self.ids.is_copy(t)),
+                    0,
+                ],
+            );
+            tb.types.extend_from_slice(&[0u8; 20]);
+            for c in children {
+                put(&mut tb.type_children, &[self.t(c)]);
+            }
+            child_count += t.children().len();
+        }
+        // Declarations, fields, variants, functions and everything below.
+        let mut field_n = 0usize;
+        let mut variant_n = 0usize;
+        let mut fn_n = 0usize;
+        let mut counters = Counters::default();
+        let mut fn_jobs = Vec::new();
+        let mut field_rows: Vec<u8> = Vec::new();
+        let mut variant_rows: Vec<u8> = Vec::new();
+        for (dpos, &(di, nominal)) in order.decls.iter().enumerate() {
+            let d = &m.declarations[di];
+            let dids = &self.ids.decls[di];
+            let fields_start = field_n;
+            // Ordinary fields by ordinal.
+            let mut fo: Vec<usize> = (0..d.fields.len()).collect();
+            fo.sort_by_key(|&i| d.fields[i].ordinal);
+            for &fi in &fo {
+                self.field_row(
+                    &mut field_rows,
+                    &dids.fields[fi],
+                    0,
+                    cnt(dpos)?,
+                    &d.fields[fi],
+                )?;
+            }
+            field_n += fo.len();
+            let variants_start = variant_n;
+            let mut vo: Vec<usize> = (0..d.variants.len()).collect();
+            vo.sort_by_key(|&i| d.variants[i].tag);
+            for &vi in &vo {
+                let v = &d.variants[vi];
+                let (vid, _) = &dids.variants[vi];
+                let mut po: Vec<usize> = (0..v.fields.len()).collect();
+                po.sort_by_key(|&i| v.fields[i].ordinal);
+                // Field IDs in model order (ids::compute keeps ordinal order; map by ordinal).
+                let pstart = field_n;
+                for &pi in &po {
+                    let fid = payload_field_id(&self.ids, di, vi, pi);
+                    self.field_row(&mut field_rows, &fid, 1, cnt(variant_n)?, &v.fields[pi])?;
+                }
+                field_n += po.len();
+                variant_rows.extend_from_slice(vid);
+                put(&mut variant_rows, &[cnt(dpos)?, v.tag]);
+                put(&mut variant_rows, &self.s(&v.name));
+                put(&mut variant_rows, &[cnt(pstart)?, cnt(po.len())?, 0, 0]);
+                variant_n += 1;
+            }
+            let fns = &order.functions[dpos];
+            tb.decls.extend_from_slice(&nominal);
+            put(
+                &mut tb.decls,
+                &[d.kind.tag(), d.visibility.tag(), u32::from(dids.copy)],
+            );
+            put(&mut tb.decls, &self.s(&d.name));
+            put(
+                &mut tb.decls,
+                &[
+                    cnt(fields_start)?,
+                    cnt(fo.len())?,
+                    cnt(variants_start)?,
+                    cnt(vo.len())?,
+                    cnt(fn_n)?,
+                    cnt(fns.len())?,
+                    0,
+                ],
+            );
+            for &fi in fns {
+                fn_jobs.push((dpos, di, fi, fn_n));
+                fn_n += 1;
+            }
+        }
+        tb.fields = field_rows;
+        tb.variants = variant_rows;
+        for (dpos, di, fi, fpos) in fn_jobs {
+            self.function(&mut tb, &mut counters, &nominal_ref, dpos, di, fi, fpos)?;
+        }
+        // Effect sets.
+        let mut tag_n = 0usize;
+        for (effects, _) in self.effect_sets.values() {
+            put(
+                &mut tb.effect_sets,
+                &[cnt(tag_n)?, cnt(effects.len())?, 0, 0],
+            );
+            for e in effects {
+                put(&mut tb.effect_tags, &[e.tag()]);
+            }
+            tag_n += effects.len();
+        }
+        // Constants.
+        for (id, (c, _)) in &self.constants {
+            tb.constants.extend_from_slice(id);
+            put(&mut tb.constants, &[self.t(&Type::Scalar(c.kind)), 0]);
+            let payload = c
+                .payload()
+                .ok_or_else(|| Error::new(code::MODEL, "constant without canonical payload"))?;
+            tb.constants
+                .extend_from_slice(&(tb.constant_bytes.len() as u64).to_le_bytes());
+            tb.constants
+                .extend_from_slice(&(payload.len() as u64).to_le_bytes());
+            tb.constant_bytes.extend_from_slice(&payload);
+        }
+        for id in self.symbols.keys() {
+            tb.symbols.extend_from_slice(id);
+        }
+        self.assemble(tb)
+    }
+
+    fn field_row(
+        &self,
+        out: &mut Vec<u8>,
+        id: &Id,
+        owner_kind: u32,
+        owner: u32,
+        f: &Field,
+    ) -> Result<()> {
+        out.extend_from_slice(id);
+        put(out, &[owner_kind, owner, f.ordinal]);
+        put(out, &self.s(&f.name));
+        put(
+            out,
+            &[f.visibility.tag(), f.mutability.tag(), self.t(&f.ty), 0, 0],
+        );
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn function(
+        &self,
+        tb: &mut Tables,
+        c: &mut Counters,
+        nominal_ref: &HashMap<Id, u32>,
+        dpos: usize,
+        di: usize,
+        fi: usize,
+        fpos: usize,
+    ) -> Result<()> {
+        let _ = nominal_ref;
+        let m = self.m;
+        let d = &m.declarations[di];
+        let f = &d.functions[fi];
+        let fids = &self.ids.decls[di].functions[fi];
+        let nominal = self.ids.decls[di].nominal;
+        let fpos32 = cnt(fpos)?;
+        let index = FnIndex::new(f);
+        // Parameters and locals.
+        let param_start = c.params;
+        for &pi in &ids::param_order(f)? {
+            let p = &f.params[pi];
+            tb.params.extend_from_slice(&fids.params[pi]);
+            put(&mut tb.params, &[fpos32, p.ordinal]);
+            put(&mut tb.params, &self.s(&p.name));
+            put(&mut tb.params, &[self.t(&p.ty), fids.param_flags[pi], 0, 0]);
+            c.params += 1;
+        }
+        let local_start = c.locals;
+        for &li in &ids::local_order(f)? {
+            let l = &f.body.locals[li];
+            tb.locals.extend_from_slice(&fids.locals[li]);
+            put(&mut tb.locals, &[fpos32, l.ordinal]);
+            put(&mut tb.locals, &self.s(&l.name));
+            put(&mut tb.locals, &[self.t(&l.ty), 0, 0, 0]);
+            c.locals += 1;
+        }
+        // Global indices of blocks, edges, ops, paths, loans.
+        let border = ids::block_order(f)?;
+        let eorder = ids::edge_order(f)?;
+        let lorder = ids::loan_order(f)?;
+        let porder = ids::path_order(&fids.sig, f, &fids.params, &fids.locals)?;
+        let block_start = c.blocks;
+        let edge_start = c.edges;
+        let loan_start = c.loans;
+        let path_start = c.paths;
+        let op_start = c.ops;
+        let mut op_index: HashMap<OpRef, u32> = HashMap::new();
+        let mut n = op_start;
+        for &bi in &border {
+            let b = &f.body.blocks[bi];
+            for o in 0..b.ops.len() {
+                op_index.insert(
+                    OpRef::Flow {
+                        block: b.id,
+                        ordinal: o as u32,
+                    },
+                    cnt(n)?,
+                );
+                n += 1;
+            }
+        }
+        for &ei in &eorder {
+            let e = &f.body.edges[ei];
+            for o in 0..e.drops.len() {
+                op_index.insert(
+                    OpRef::Recipe {
+                        edge: e.id,
+                        ordinal: o as u32,
+                    },
+                    cnt(n)?,
+                );
+                n += 1;
+            }
+        }
+        let op_count = n - op_start;
+        let mut path_index: HashMap<&PathKey, u32> = HashMap::new();
+        for (k, &pi) in porder.iter().enumerate() {
+            path_index.insert(&f.body.paths[pi].key, cnt(path_start + k)?);
+        }
+        let block_index = |id: u32| -> Result<u32> {
+            let pos = border.iter().position(|&bi| f.body.blocks[bi].id == id);
+            pos.map(|p| cnt(block_start + p))
+                .transpose()?
+                .ok_or_else(|| Error::new(code::REF, format!("{}: no block {id}", f.name)))
+        };
+        let opx = |r: &OpRef| -> Result<u32> {
+            op_index
+                .get(r)
+                .copied()
+                .ok_or_else(|| Error::new(code::REF, format!("{}: no operation {r:?}", f.name)))
+        };
+        let pathx = |k: &PathKey| -> Result<u32> {
+            path_index
+                .get(k)
+                .copied()
+                .ok_or_else(|| Error::new(code::REF, format!("{}: no owned path {k:?}", f.name)))
+        };
+        let loanx = |id: u32| -> Result<u32> {
+            if (id as usize) < lorder.len() {
+                cnt(loan_start + id as usize)
+            } else {
+                Err(Error::new(code::REF, format!("{}: no loan {id}", f.name)))
+            }
+        };
+        let edgex = |id: u32| -> Result<u32> {
+            if (id as usize) < eorder.len() {
+                cnt(edge_start + id as usize)
+            } else {
+                Err(Error::new(
+                    code::REF,
+                    format!("{}: no cleanup edge {id}", f.name),
+                ))
+            }
+        };
+        // Blocks.
+        let mut flow_n = op_start;
+        for &bi in &border {
+            let b = &f.body.blocks[bi];
+            put(
+                &mut tb.blocks,
+                &[
+                    fpos32,
+                    b.id,
+                    cnt(flow_n)?,
+                    cnt(b.ops.len())?,
+                    u32::from(b.id == 0),
+                    0,
+                    0,
+                    0,
+                ],
+            );
+            flow_n += b.ops.len();
+        }
+        c.blocks += border.len();
+        // Owned paths.
+        for &pi in &porder {
+            let p = &f.body.paths[pi];
+            let (kind, place) = match (&p.key.root, p.key.fields.last()) {
+                (_, Some(fid)) => (2, self.sym(fid)),
+                (Root::Receiver, None) => (0, 0),
+                (Root::Param(x), None) => (
+                    0,
+                    match f.receiver {
+                        ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned => x
+                            .checked_add(1)
+                            .ok_or_else(|| Error::new(code::LIMIT, "parameter ordinal overflow"))?,
+                        _ => *x,
+                    },
+                ),
+                (Root::Local(x), None) => (1, *x),
+                (Root::Temp(r), None) => (3, opx(r)?),
+            };
+            let parent = if p.key.fields.is_empty() {
+                NONE
+            } else {
+                let mut pk = p.key.clone();
+                pk.fields.pop();
+                pathx(&pk)?
+            };
+            let (ordinal, state) = ids::path_facts(f, &p.key, &self.ids.fields, m)?;
+            put(
+                &mut tb.paths,
+                &[
+                    fpos32,
+                    kind,
+                    place,
+                    parent,
+                    self.t(&p.ty),
+                    ordinal,
+                    state.tag(),
+                    0,
+                ],
+            );
+        }
+        c.paths += porder.len();
+        // Loans.
+        for &li in &lorder {
+            let l = &f.body.loans[li];
+            let parent = l.parent.map(loanx).transpose()?.unwrap_or(NONE);
+            let creation = l.creation.as_ref().map(opx).transpose()?.unwrap_or(NONE);
+            let last = l.last_use.as_ref().map(opx).transpose()?.unwrap_or(NONE);
+            put(
+                &mut tb.loans,
+                &[
+                    fpos32,
+                    l.id,
+                    l.kind.tag(),
+                    pathx(&l.origin)?,
+                    parent,
+                    self.t(&l.borrowed),
+                    creation,
+                    last,
+                    0,
+                    0,
+                ],
+            );
+        }
+        c.loans += lorder.len();
+        // Cleanup edges and drop references.
+        let mut recipe_n = flow_n;
+        for &ei in &eorder {
+            let e = &f.body.edges[ei];
+            let succ = e.successor.map(block_index).transpose()?.unwrap_or(NONE);
+            put(
+                &mut tb.edges,
+                &[
+                    fpos32,
+                    e.id,
+                    block_index(e.source)?,
+                    succ,
+                    e.kind.tag(),
+                    cnt(c.drop_refs)?,
+                    cnt(e.drops.len())?,
+                    0,
+                ],
+            );
+            for _ in &e.drops {
+                put(&mut tb.drop_refs, &[cnt(recipe_n)?]);
+                recipe_n += 1;
+                c.drop_refs += 1;
+            }
+        }
+        c.edges += eorder.len();
+        // Contract operations (requires then ensures) and their operands.
+        let recv = ids::receiver_type(&nominal, f.receiver);
+        let contract_range =
+            |list: &[Expr], tb: &mut Tables, c: &mut Counters| -> Result<(u32, u32)> {
+                let start = c.contract_ops;
+                for e in list {
+                    let last = e.ops.len().saturating_sub(1);
+                    for (i, op) in e.ops.iter().enumerate() {
+                        let ostart = c.operands;
+                        for o in &op.operands {
+                            let t = ids::contract_operand_type(f, recv.as_ref(), e, o)?;
+                            let (kind, r) = match o {
+                                ContractOperand::Const(k) => (2, self.constant_index(k)?),
+                                ContractOperand::Receiver => (4, 0),
+                                ContractOperand::Param(p) => (5, *p),
+                                ContractOperand::Result => (6, 0),
+                                ContractOperand::Value(v) => (7, *v),
+                            };
+                            put(&mut tb.operands, &[kind, r, self.t(&t), 0]);
+                            c.operands += 1;
+                        }
+                        put(
+                            &mut tb.contract_ops,
+                            &[
+                                op.tag,
+                                self.t(&op.result),
+                                cnt(ostart)?,
+                                cnt(op.operands.len())?,
+                                op.aux0,
+                                op.aux1,
+                            ],
+                        );
+                        tb.contract_ops
+                            .extend_from_slice(&op.reference.unwrap_or([0; 32]));
+                        put(&mut tb.contract_ops, &[u32::from(i == last), 0]);
+                        c.contract_ops += 1;
+                    }
+                }
+                Ok((cnt(start)?, cnt(c.contract_ops - start)?))
+            };
+        let (req_start, req_n) = contract_range(&f.requires, tb, c)?;
+        let (ens_start, ens_n) = contract_range(&f.ensures, tb, c)?;
+        // Typed operations in canonical order.
+        let flow = border.iter().flat_map(|&bi| f.body.blocks[bi].ops.iter());
+        let recipes = eorder.iter().flat_map(|&ei| f.body.edges[ei].drops.iter());
+        for op in flow.chain(recipes) {
+            let ostart = c.operands;
+            for o in &op.operands {
+                let t = index.operand_type(o)?;
+                let (kind, r) = match o {
+                    Operand::Value(r) => (0, opx(r)?),
+                    Operand::Place(k) => (1, pathx(k)?),
+                    Operand::Const(k) => (2, self.constant_index(k)?),
+                    Operand::Block(b) => (3, block_index(*b)?),
+                };
+                put(
+                    &mut tb.operands,
+                    &[kind, r, t.map(|t| self.t(&t)).unwrap_or(NONE), 0],
+                );
+                c.operands += 1;
+            }
+            let aux = |a: &Aux| -> Result<u32> {
+                Ok(match a {
+                    Aux::None => 0,
+                    Aux::Lit(v) => *v,
+                    Aux::Type(t) => self.t(t),
+                    Aux::Decl(id)
+                    | Aux::Field(id)
+                    | Aux::Func(id)
+                    | Aux::CatalogFunc(id)
+                    | Aux::Variant(id) => self.sym(id),
+                    Aux::Effects(e) => self.sym(&self.effect_ids[e]),
+                    Aux::Loan(l) => loanx(*l)?,
+                    Aux::Path(k) => pathx(k)?,
+                    Aux::Edge(e) => edgex(*e)?,
+                    Aux::Op(r) => opx(r)?,
+                    Aux::Block(b) => block_index(*b)?,
+                })
+            };
+            let result = op.result.as_ref().map(|t| self.t(t)).unwrap_or(NONE);
+            put(
+                &mut tb.ops,
+                &[
+                    op.tag,
+                    result,
+                    cnt(ostart)?,
+                    cnt(op.operands.len())?,
+                    aux(&op.aux0)?,
+                    aux(&op.aux1)?,
+                    0,
+                    0,
+                ],
+            );
+        }
+        c.ops += op_count;
+        // The function record.
+        tb.functions.extend_from_slice(&fids.sig);
+        let recv_t = recv.as_ref().map(|t| self.t(t)).unwrap_or(NONE);
+        put(
+            &mut tb.functions,
+            &[cnt(dpos)?, f.callable.tag(), f.receiver.tag(), recv_t],
+        );
+        put(&mut tb.functions, &self.s(&f.name));
+        put(
+            &mut tb.functions,
+            &[
+                cnt(param_start)?,
+                cnt(f.params.len())?,
+                cnt(local_start)?,
+                cnt(f.body.locals.len())?,
+                cnt(block_start)?,
+                cnt(border.len())?,
+                self.t(&f.result),
+                self.effect_sets[&fids.effects].1,
+                cnt(path_start)?,
+                cnt(porder.len())?,
+                cnt(loan_start)?,
+                cnt(lorder.len())?,
+                cnt(edge_start)?,
+                cnt(eorder.len())?,
+                cnt(op_start)?,
+                cnt(op_count)?,
+                0,
+                f.visibility.tag(),
+                req_start,
+                req_n,
+                ens_start,
+                ens_n,
+            ],
+        );
+        tb.functions.extend_from_slice(&fids.contract);
+        Ok(())
+    }
+
+    fn constant_index(&self, c: &Constant) -> Result<u32> {
+        self.const_index
+            .get(c)
+            .copied()
+            .ok_or_else(|| Error::new(code::MODEL, "constant missing from the constant table"))
+    }
+
+    fn assemble(&self, tb: Tables) -> Result<Vec<u8>> {
+        let sections: [(&Vec<u8>, Section); 23] = [
+            (&tb.strings, Section::Strings),
+            (&tb.imports, Section::Imports),
+            (&tb.types, Section::Types),
+            (&tb.type_children, Section::TypeChildren),
+            (&tb.decls, Section::Decls),
+            (&tb.fields, Section::Fields),
+            (&tb.variants, Section::Variants),
+            (&tb.functions, Section::Functions),
+            (&tb.params, Section::Params),
+            (&tb.locals, Section::Locals),
+            (&tb.blocks, Section::Blocks),
+            (&tb.effect_sets, Section::EffectSets),
+            (&tb.effect_tags, Section::EffectTags),
+            (&tb.paths, Section::Paths),
+            (&tb.loans, Section::Loans),
+            (&tb.edges, Section::Edges),
+            (&tb.drop_refs, Section::DropRefs),
+            (&tb.constants, Section::Constants),
+            (&tb.constant_bytes, Section::ConstantBytes),
+            (&tb.operands, Section::Operands),
+            (&tb.symbols, Section::Symbols),
+            (&tb.contract_ops, Section::ContractOps),
+            (&tb.ops, Section::Ops),
+        ];
+        let total: usize = 256 + sections.iter().map(|(b, _)| b.len()).sum::<usize>();
+        let mut out = vec![0u8; 256];
+        out.reserve(total - 256);
+        out[0..4].copy_from_slice(crate::layout::MAGIC);
+        out[header::MAJOR..header::MAJOR + 2].copy_from_slice(&crate::layout::MAJOR.to_le_bytes());
+        out[header::MINOR..header::MINOR + 2].copy_from_slice(&crate::layout::MINOR.to_le_bytes());
+        out[header::HEADER_BYTES..header::HEADER_BYTES + 4].copy_from_slice(&256u32.to_le_bytes());
+        out[header::PROFILE..header::PROFILE + 4]
+            .copy_from_slice(&self.m.profile.tag().to_le_bytes());
+        out[header::MODE..header::MODE + 4].copy_from_slice(&self.m.mode.tag().to_le_bytes());
+        out[header::CATALOG..header::CATALOG + 32].copy_from_slice(&self.ids.catalog);
+        out[header::CONTENT..header::CONTENT + 32].copy_from_slice(&self.ids.module_content);
+        let [mo, ml] = self.s(&self.m.name);
+        out[88..92].copy_from_slice(&mo.to_le_bytes());
+        out[92..96].copy_from_slice(&ml.to_le_bytes());
+        let [po, pl] = self.s(&self.m.package);
+        out[200..204].copy_from_slice(&po.to_le_bytes());
+        out[204..208].copy_from_slice(&pl.to_le_bytes());
+        for (bytes, s) in &sections {
+            let off = s.count_offset();
+            match s {
+                Section::Strings | Section::ConstantBytes => {
+                    if bytes.len() as u64 > u64::from(u32::MAX) {
+                        return Err(Error::new(code::LIMIT, "pool exceeds 0xffffffff bytes"));
+                    }
+                    out[off..off + 8].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+                }
+                _ => {
+                    let n = cnt(bytes.len() / s.record_size() as usize)?;
+                    out[off..off + 4].copy_from_slice(&n.to_le_bytes());
+                }
+            }
+        }
+        out[header::MODULE_BYTES..header::MODULE_BYTES + 8]
+            .copy_from_slice(&(total as u64).to_le_bytes());
+        for (bytes, _) in &sections {
+            out.extend_from_slice(bytes);
+        }
+        Ok(out)
+    }
+}
+
+fn payload_field_id(ids: &Identities, di: usize, vi: usize, pi: usize) -> Id {
+    // `DeclIds::variants[vi].1` is in ordinal order; find the model field's ordinal position.
+    let d = &ids.decls[di];
+    let (_, fids) = &d.variants[vi];
+    // ids::compute inserted every payload field into `fields` with its model index.
+    fids.iter()
+        .find(|id| {
+            ids.fields
+                .get(*id)
+                .is_some_and(|info| info.variant == Some(vi) && info.index == pi && info.decl == di)
+        })
+        .copied()
+        .unwrap_or([0; 32])
+}
+
+#[derive(Default)]
+struct Counters {
+    params: usize,
+    locals: usize,
+    blocks: usize,
+    paths: usize,
+    loans: usize,
+    edges: usize,
+    drop_refs: usize,
+    ops: usize,
+    operands: usize,
+    contract_ops: usize,
+}
+
+/// Canonical order of imports, declarations and functions.
+struct Order {
+    imports: Vec<(usize, Id)>,
+    decls: Vec<(usize, Id)>,
+    /// Per declaration position: function indices sorted by signature ID.
+    functions: Vec<Vec<usize>>,
+}
+
+impl Order {
+    fn new(m: &Module, ids: &Identities) -> Result<Self> {
+        let mut imports: Vec<(usize, Id)> = ids.imports.iter().copied().enumerate().collect();
+        imports.sort_by_key(|a| a.1);
+        if imports.windows(2).any(|w| w[0].1 == w[1].1) {
+            return Err(Error::new(code::DUPLICATE, "duplicate import"));
+        }
+        let mut decls: Vec<(usize, Id)> = ids.decls.iter().map(|d| d.nominal).enumerate().collect();
+        decls.sort_by_key(|a| a.1);
+        if decls.windows(2).any(|w| w[0].1 == w[1].1) {
+            return Err(Error::new(code::DUPLICATE, "duplicate declaration"));
+        }
+        if imports
+            .iter()
+            .any(|i| decls.binary_search_by(|d| d.1.cmp(&i.1)).is_ok())
+        {
+            return Err(Error::new(
+                code::DUPLICATE,
+                "an import names a local declaration",
+            ));
+        }
+        let functions = decls
+            .iter()
+            .map(|&(di, _)| {
+                let mut v: Vec<usize> = (0..m.declarations[di].functions.len()).collect();
+                v.sort_by(|&a, &b| {
+                    ids.decls[di].functions[a]
+                        .sig
+                        .cmp(&ids.decls[di].functions[b].sig)
+                });
+                v
+            })
+            .collect();
+        Ok(Order {
+            imports,
+            decls,
+            functions,
+        })
+    }
+}
