@@ -933,6 +933,13 @@ fn parameters() {
         .text()
     };
     expect_ok("params", &f(" (parameter a F) (parameter b C)"));
+    // Parameter IDs are function-local: a second function reuses `a`.
+    let two = Case {
+        funcs: "\n      (function h \"h\" V (parameters (parameter a F)) (registers) (block b (return)))\n      (function g \"g\" V (parameters (parameter a C)) (registers (register r0 C)) (block b (load r0 (parameter a)) (return)))",
+        ..Case::default()
+    };
+    let m = expect_ok("function-local parameter IDs", &two.text());
+    assert_eq!(m.fragment.functions.len(), 3);
     expect_error(
         "duplicate",
         &f(" (parameter a F) (parameter ‸a C)"),
