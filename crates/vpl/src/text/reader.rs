@@ -48,7 +48,10 @@ struct Registers {
     large: HashMap<u64, Handle<Type>>,
 }
 
-const SMALL_REGISTERS: u64 = 1 << 16;
+/// Register numbers below this are looked up in a vector. Kept small so
+/// that a hostile `(register r65535 ...)` in every function cannot make
+/// the per-function table cost more than the input.
+const SMALL_REGISTERS: u64 = 256;
 
 impl Registers {
     #[inline]
