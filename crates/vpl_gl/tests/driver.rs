@@ -544,3 +544,44 @@ fn dispatch_loops_early_returns_and_discarding_helpers_execute() {
         assert_uniform(&image, expected, 0);
     }
 }
+
+const FRAG_COORD: &str = r#"(module 1
+  (types (type V void) (type F float) (type B bool) (type V2 vector float 2) (type C vector float 4))
+  (uniforms)
+  (vertex ve
+    (interface (in at "at" V2 0 none) (out pos "pos" C -1 position))
+    (functions
+      (function ve "v" V (parameters) (registers (register r0 V2) (register r1 C))
+        (block b (load r0 (stage at)) (construct r1 r0 (float 0.0) (float 1.0))
+          (store (stage pos) r1) (return)))))
+  (fragment fe
+    (interface (in where "where" C -1 position) (out color "color" C 0 fragment_color))
+    (functions
+      (function fe "f" V (parameters)
+        (registers (register r0 C) (register r1 F) (register r2 B))
+        (block entry (load r0 (stage where)) (swizzle r1 r0 "x")
+          (less r2 r1 (float 2.0)) (branch_if r2 left right))
+        (block left (construct r0 (float 1.0) (float 0.0) (float 0.0) (float 1.0))
+          (store (stage color) r0) (return))
+        (block right (construct r0 (float 0.0) (float 1.0) (float 0.0) (float 1.0))
+          (store (stage color) r0) (return))))))
+"#;
+
+#[test]
+fn fragment_position_input_is_gl_frag_coord() {
+    let Some(context) = context("gl_FragCoord") else {
+        return;
+    };
+    let artifact = compile_text(FRAG_COORD, "frag_coord.vpl");
+    assert_eq!(
+        artifact.fragment_interface()[0].binding.gl_name(),
+        "gl_FragCoord"
+    );
+    let image = vpl_gl::render(&context, &artifact, &RenderRequest::new(&artifact, 4, 2)).unwrap();
+    for y in 0..2 {
+        assert_pixel(&image, 0, y, RED, 0);
+        assert_pixel(&image, 1, y, RED, 0);
+        assert_pixel(&image, 2, y, GREEN, 0);
+        assert_pixel(&image, 3, y, GREEN, 0);
+    }
+}
