@@ -585,3 +585,37 @@ fn fragment_position_input_is_gl_frag_coord() {
         assert_pixel(&image, 3, y, GREEN, 0);
     }
 }
+
+#[test]
+fn primary_output_at_a_nonzero_location_is_the_rendered_one() {
+    let Some(context) = context("output locations") else {
+        return;
+    };
+    let text = FRAG_COORD
+        .replace(
+            "(out color \"color\" C 0 fragment_color)",
+            "(out extra \"extra\" C -1 none) (out color \"color\" C 3 fragment_color)",
+        )
+        .replace(
+            "(store (stage color) r0) (return))\n        (block right",
+            "(store (stage color) r0) (store (stage extra) r0) (return))\n        (block right",
+        )
+        .replace(
+            "(store (stage color) r0) (return))))))",
+            "(store (stage color) r0) (store (stage extra) r0) (return))))))",
+        );
+    assert_eq!(text.matches("(store (stage extra) r0)").count(), 2);
+    let artifact = compile_text(&text, "outputs.vpl");
+    assert_eq!(artifact.fragment_color_location(), 3);
+    assert_eq!(artifact.fragment_color_output(), "vpl_output3");
+    let extra = &artifact.fragment_interface()[1];
+    assert_eq!(
+        (extra.binding.gl_name(), extra.binding.location),
+        ("vpl_output0", 0)
+    );
+    let program = build_and_check(&context, &artifact);
+    assert_eq!(program.frag_data_location("vpl_output0"), 0);
+    let image = vpl_gl::draw(&program, &artifact, &RenderRequest::new(&artifact, 4, 1)).unwrap();
+    assert_pixel(&image, 0, 0, RED, 0);
+    assert_pixel(&image, 3, 0, GREEN, 0);
+}
