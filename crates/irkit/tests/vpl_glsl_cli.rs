@@ -257,3 +257,36 @@ fn render_writes_a_png_of_the_program() {
         );
     }
 }
+
+#[test]
+fn glsl_reads_standard_input_and_reports_reader_errors_like_check() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let dir = temp_dir("stdin");
+    let run = |input: &[u8], json: bool| {
+        let mut args = vec!["vpl", "glsl", "-", "-o", dir.to_str().unwrap()];
+        if json {
+            args.extend(["--format", "json"]);
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_irkit"))
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let source = std::fs::read(root().join("examples/vpl/minimal.vpl")).unwrap();
+    let out = run(&source, false);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(dir.join("stdin.vert").exists() && dir.join("stdin.frag").exists());
+    let out = run(b"(module 1\n  (types\n    (type T vector float 9))\n", true);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let diagnostic: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(diagnostic["label"], "<stdin>");
+    assert_ne!(diagnostic["kind"], "target");
+    assert_eq!(diagnostic["line"], 3);
+}

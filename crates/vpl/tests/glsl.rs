@@ -209,3 +209,24 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn compile_module_equals_compile_on_a_materialized_module() {
+    for program in Program::ALL {
+        let published = programs::create(program).unwrap();
+        let materialized = published.materialize().unwrap();
+        assert_eq!(
+            glsl::compile_module(&materialized, VERSION_420).unwrap(),
+            glsl::compile(&published, VERSION_420).unwrap()
+        );
+    }
+    let mut broken = programs::create(Program::MeshAmbientColor)
+        .unwrap()
+        .materialize()
+        .unwrap();
+    broken.fragment.entry = None;
+    assert!(matches!(
+        glsl::compile_module(&broken, VERSION_420),
+        Err(glsl::CompileError::Verify(_))
+    ));
+}

@@ -544,3 +544,78 @@ fn dispatch_loops_early_returns_and_discarding_helpers_execute() {
         assert_uniform(&image, expected, 0);
     }
 }
+
+const FRAG_COORD: &str = r#"(module 1
+  (types (type V void) (type F float) (type B bool) (type V2 vector float 2) (type C vector float 4))
+  (uniforms)
+  (vertex ve
+    (interface (in at "at" V2 0 none) (out pos "pos" C -1 position))
+    (functions
+      (function ve "v" V (parameters) (registers (register r0 V2) (register r1 C))
+        (block b (load r0 (stage at)) (construct r1 r0 (float 0.0) (float 1.0))
+          (store (stage pos) r1) (return)))))
+  (fragment fe
+    (interface (in where "where" C -1 position) (out color "color" C 0 fragment_color))
+    (functions
+      (function fe "f" V (parameters)
+        (registers (register r0 C) (register r1 F) (register r2 B))
+        (block entry (load r0 (stage where)) (swizzle r1 r0 "x")
+          (less r2 r1 (float 2.0)) (branch_if r2 left right))
+        (block left (construct r0 (float 1.0) (float 0.0) (float 0.0) (float 1.0))
+          (store (stage color) r0) (return))
+        (block right (construct r0 (float 0.0) (float 1.0) (float 0.0) (float 1.0))
+          (store (stage color) r0) (return))))))
+"#;
+
+#[test]
+fn fragment_position_input_is_gl_frag_coord() {
+    let Some(context) = context("gl_FragCoord") else {
+        return;
+    };
+    let artifact = compile_text(FRAG_COORD, "frag_coord.vpl");
+    assert_eq!(
+        artifact.fragment_interface()[0].binding.gl_name(),
+        "gl_FragCoord"
+    );
+    let image = vpl_gl::render(&context, &artifact, &RenderRequest::new(&artifact, 4, 2)).unwrap();
+    for y in 0..2 {
+        assert_pixel(&image, 0, y, RED, 0);
+        assert_pixel(&image, 1, y, RED, 0);
+        assert_pixel(&image, 2, y, GREEN, 0);
+        assert_pixel(&image, 3, y, GREEN, 0);
+    }
+}
+
+#[test]
+fn primary_output_at_a_nonzero_location_is_the_rendered_one() {
+    let Some(context) = context("output locations") else {
+        return;
+    };
+    let text = FRAG_COORD
+        .replace(
+            "(out color \"color\" C 0 fragment_color)",
+            "(out extra \"extra\" C -1 none) (out color \"color\" C 3 fragment_color)",
+        )
+        .replace(
+            "(store (stage color) r0) (return))\n        (block right",
+            "(store (stage color) r0) (store (stage extra) r0) (return))\n        (block right",
+        )
+        .replace(
+            "(store (stage color) r0) (return))))))",
+            "(store (stage color) r0) (store (stage extra) r0) (return))))))",
+        );
+    assert_eq!(text.matches("(store (stage extra) r0)").count(), 2);
+    let artifact = compile_text(&text, "outputs.vpl");
+    assert_eq!(artifact.fragment_color_location(), 3);
+    assert_eq!(artifact.fragment_color_output(), "vpl_output3");
+    let extra = &artifact.fragment_interface()[1];
+    assert_eq!(
+        (extra.binding.gl_name(), extra.binding.location),
+        ("vpl_output0", 0)
+    );
+    let program = build_and_check(&context, &artifact);
+    assert_eq!(program.frag_data_location("vpl_output0"), 0);
+    let image = vpl_gl::draw(&program, &artifact, &RenderRequest::new(&artifact, 4, 1)).unwrap();
+    assert_pixel(&image, 0, 0, RED, 0);
+    assert_pixel(&image, 3, 0, GREEN, 0);
+}

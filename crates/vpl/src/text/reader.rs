@@ -36,6 +36,7 @@ pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
         current_stage: StageKind::Vertex,
         interface_ids: HashMap::default(),
         field_index: HashMap::default(),
+        instructions: Vec::new(),
     };
     reader.module()?;
     Ok(reader.module)
@@ -48,7 +49,10 @@ struct Registers {
     large: HashMap<u64, Handle<Type>>,
 }
 
-const SMALL_REGISTERS: u64 = 1 << 16;
+/// Register numbers below this are looked up in a vector. Kept small so
+/// that a hostile `(register r65535 ...)` in every function cannot make
+/// the per-function table cost more than the input.
+const SMALL_REGISTERS: u64 = 256;
 
 impl Registers {
     #[inline]
@@ -81,6 +85,7 @@ impl Registers {
 /// A parsed but unresolved type declaration.
 struct TypeDecl<'a> {
     id: &'a str,
+    id_span: Span,
     span: Span,
     shape: DeclShape<'a>,
 }
@@ -146,6 +151,9 @@ struct Reader<'a> {
     interface_ids: HashMap<&'a str, usize>,
     /// Field name → type, built on demand for records with many fields.
     field_index: HashMap<Handle<Type>, HashMap<String, Handle<Type>>>,
+    /// Scratch list of the block being read; each finished block gets an
+    /// exactly sized copy, so blocks carry no growth slack.
+    instructions: Vec<Instruction>,
 }
 
 /// Records with at most this many fields are searched linearly.
@@ -264,9 +272,13 @@ impl<'a> Reader<'a> {
 
     /// `( kw` as the opening of a form.
     fn open_form(&mut self, kw: &str) -> Result<Span, Error> {
-        let span = self.open(&format!("a `{kw}` form"))?;
+        // The expectation is only formatted on failure: this runs once per form.
+        let t = self.next()?;
+        let Tok::Open = t.tok else {
+            return Err(self.syntax(&t, &format!("`(` starting a `{kw}` form")));
+        };
         self.keyword(kw)?;
-        Ok(span)
+        Ok(t.span)
     }
 
     /// Whether the next token is `)`.
@@ -431,7 +443,7 @@ impl<'a> Reader<'a> {
         while !self.at_close()? {
             let decl = self.type_decl()?;
             if index_of.insert(decl.id, decls.len()).is_some() {
-                return Err(self.semantic(decl.span, format!("duplicate type `{}`", decl.id)));
+                return Err(self.semantic(decl.id_span, format!("duplicate type `{}`", decl.id)));
             }
             decls.push(decl);
         }
@@ -441,7 +453,7 @@ impl<'a> Reader<'a> {
 
     fn type_decl(&mut self) -> Result<TypeDecl<'a>, Error> {
         let span = self.open_form("type")?;
-        let (id, _) = self.name("a type ID")?;
+        let (id, id_span) = self.name("a type ID")?;
         let t = self.next()?;
         let shape_word = match t.tok {
             Tok::Name(w) => w,
@@ -495,7 +507,12 @@ impl<'a> Reader<'a> {
             _ => return Err(self.syntax(&t, "a type shape (`void`, `bool`, `int`, `float`, `sampler2D`, `vector`, `matrix`, `array` or `record`)")),
         };
         self.close("the type")?;
-        Ok(TypeDecl { id, span, shape })
+        Ok(TypeDecl {
+            id,
+            id_span,
+            span,
+            shape,
+        })
     }
 
     fn dimension(&self, value: u64, span: Span, what: &str) -> Result<u8, Error> {
@@ -834,7 +851,7 @@ impl<'a> Reader<'a> {
         }
         self.close("the parameters")?;
         // Registers: the declaration prefix of the entry block.
-        let mut declarations = Vec::new();
+        self.instructions.clear();
         self.open_form("registers")?;
         while !self.at_close()? {
             let rspan = self.open_form("register")?;
@@ -845,7 +862,7 @@ impl<'a> Reader<'a> {
             if !scope.registers.insert(index, ty) {
                 return Err(self.semantic(ispan, format!("duplicate register r{index}")));
             }
-            declarations.push(Instruction {
+            self.instructions.push(Instruction {
                 kind: InstructionKind::DeclareLocal {
                     register: Register::new(index, ty),
                 },
@@ -861,19 +878,11 @@ impl<'a> Reader<'a> {
             if !first && self.at_close()? {
                 break;
             }
-            let instructions = if first {
-                std::mem::take(&mut declarations)
-            } else {
-                Vec::new()
-            };
+            if !first {
+                self.instructions.clear();
+            }
             first = false;
-            self.block(
-                &mut function,
-                &mut scope,
-                stage_scope,
-                func_handle,
-                instructions,
-            )?;
+            self.block(&mut function, &mut scope, stage_scope, func_handle)?;
         }
         self.close("the function")?;
         for &(b, which, bid, bspan) in &scope.branch_fixups {
@@ -904,7 +913,6 @@ impl<'a> Reader<'a> {
         scope: &mut FunctionScope<'a>,
         stage_scope: &mut StageScope<'a>,
         func_handle: Handle<Function>,
-        mut instructions: Vec<Instruction>,
     ) -> Result<(), Error> {
         let span = self.open_form("block")?;
         let (id, id_span) = self.name("a block ID")?;
@@ -931,10 +939,10 @@ impl<'a> Reader<'a> {
                 stage_scope,
                 func_handle,
                 handle,
-                instructions.len(),
+                self.instructions.len(),
             )?;
             self.close("the instruction")?;
-            instructions.push(Instruction {
+            self.instructions.push(Instruction {
                 kind,
                 span: Some(open.span),
             });
@@ -951,6 +959,8 @@ impl<'a> Reader<'a> {
             }
             _ => return Err(self.syntax(&after, "`)` closing the block")),
         }
+        let mut instructions = Vec::with_capacity(self.instructions.len());
+        instructions.append(&mut self.instructions);
         function.blocks.append(Block {
             instructions,
             terminator: Some(terminator),

@@ -447,15 +447,14 @@ impl<'a> FunctionEmitter<'a> {
         Ok(())
     }
 
-    fn is_sampler_register(&self, index: u64, ty: crate::ir::Handle<crate::ir::Type>) -> bool {
-        let _ = index;
+    fn is_sampler(&self, ty: crate::ir::Handle<crate::ir::Type>) -> bool {
         matches!(self.module.types.inner(ty), Some(TypeInner::Sampler(_)))
     }
 
     fn operand(&self, out: &mut String, operand: &Operand) -> Result<(), TargetError> {
         match operand.value {
             Value::Register(r) => {
-                if self.is_sampler_register(r.index, r.ty) {
+                if self.is_sampler(r.ty) {
                     match self
                         .aliases
                         .get(self.stage.kind, self.function_index, r.index)
@@ -540,14 +539,14 @@ impl<'a> FunctionEmitter<'a> {
         match kind {
             InstructionKind::DeclareLocal { .. } => return Ok(()),
             InstructionKind::Copy { result, source } => {
-                if self.is_sampler_register(result.index, result.ty) {
+                if self.is_sampler(result.ty) {
                     return Ok(());
                 }
                 self.assign(out, indent, *result);
                 self.operand(out, source)?;
             }
             InstructionKind::Load { result, source } => {
-                if self.is_sampler_register(result.index, result.ty) {
+                if self.is_sampler(result.ty) {
                     return Ok(());
                 }
                 self.assign(out, indent, *result);
@@ -576,7 +575,7 @@ impl<'a> FunctionEmitter<'a> {
             InstructionKind::Store { target, value } => {
                 if target.storage == StorageKind::Local
                     && !target.is_derived()
-                    && self.is_sampler_register(target.slot, target.root_ty)
+                    && self.is_sampler(target.root_ty)
                 {
                     return Ok(());
                 }

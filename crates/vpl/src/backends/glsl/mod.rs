@@ -139,10 +139,12 @@ pub fn compile(module: &VerifiedModule, version: u32) -> Result<ProgramArtifact,
     Ok(compile_verified(&materialized)?)
 }
 
-/// Verifies `module` and compiles it directly: the same checks and output
-/// as publishing it and calling [`compile`], without the canonical-text
-/// round trip. Use it for modules a tool has just built; spans in target
-/// errors point into the text the module was read from, if any.
+/// Verifies `module` and compiles it directly, without the canonical-text
+/// round trip: the same checks as publishing it and calling [`compile`].
+/// The code is identical for a materialized module; for other modules the
+/// record numbering (`vpl_R<k>`) follows the module's own type-table order
+/// rather than the canonical one. Spans in target errors point into the
+/// text the module was read from, if any.
 pub fn compile_module(module: &Module, version: u32) -> Result<ProgramArtifact, CompileError> {
     check_version(version)?;
     crate::verify::verify(module).map_err(|e| CompileError::Verify(Box::new(e)))?;
