@@ -182,6 +182,108 @@ mod tests {
     }
 
     #[test]
+    fn declaration_half_is_written_in_the_reference_order() {
+        use crate::library::*;
+        let float = LibraryTypeReference::primitive("Float");
+        let mut tuple = LibraryTypeReference::primitive("None");
+        tuple.kind = LibraryTypeKind::Tuple;
+        tuple.elements = vec![float.clone(), float.clone()];
+        tuple.element_names = vec![Some("lo".into()), None];
+        let ty = LibraryType {
+            namespace: "Core".into(),
+            name: "Box".into(),
+            containing_type: Some("Core.Outer".into()),
+            kind: TypeKind::Struct,
+            base_type: None,
+            interfaces: vec![LibraryTypeReference::named("Core.IShape")],
+            type_parameters: vec![LibraryTypeParameter {
+                name: "T".into(),
+                ordinal: 0,
+                constraints: vec![],
+            }],
+            fields: vec![LibraryField {
+                name: "Size".into(),
+                ty: float.clone(),
+                is_static: false,
+                is_read_only: true,
+                is_const: false,
+                is_permutation: false,
+                is_value_parameter: false,
+                is_compose: false,
+                is_stream: false,
+                declared_value: Some(crate::ir::LibraryValue::float(0.5)),
+                resource_kind: EnumName::new("None").unwrap(),
+                resource_set: EnumName::new("PerMaterial").unwrap(),
+                semantic_name: None,
+            }],
+            methods: vec![LibraryMethod {
+                name: "Span".into(),
+                method_kind: EnumName::new("Ordinary").unwrap(),
+                return_type: tuple,
+                parameters: vec![LibraryParameter {
+                    name: "x".into(),
+                    ty: float.clone(),
+                    ordinal: 0,
+                    has_default_value: false,
+                    default_value: None,
+                    semantic_name: None,
+                    ref_kind: RefKind::InOut,
+                }],
+                type_parameters: vec![],
+                is_static: true,
+                stage: ShaderStage::None,
+                semantic_name: None,
+                ir_function: Some("Core.Outer.Box<T>.Span(inout x: float): (float, float)".into()),
+            }],
+            properties: vec![LibraryProperty {
+                name: "Area".into(),
+                ty: float,
+                has_getter: true,
+                has_setter: false,
+                is_static: false,
+                ir_getter: Some("Core.Outer.Box.Area:get".into()),
+                ir_setter: None,
+            }],
+            ir_struct: Some("Core::Box".into()),
+        };
+        let mut lib = CompiledLibrary::new("Core");
+        lib.types.push(ty);
+        let json = to_compact_json(&lib, 4);
+        let prim = r#"{"Kind":"Primitive","Special":"Float","Rank":0,"Writable":false,"Elements":[],"ElementNames":[],"TypeArguments":[]}"#;
+        let expected = [
+            r#"{"Name":"Core","Types":[{"Namespace":"Core","Name":"Box","ContainingType":"Core.Outer","Kind":"Struct","#,
+            r#""Interfaces":[{"Kind":"Named","Special":"None","Name":"Core.IShape","Rank":0,"Writable":false,"Elements":[],"ElementNames":[],"TypeArguments":[]}],"#,
+            r#""TypeParameters":[{"Name":"T","Ordinal":0,"Constraints":[]}],"#,
+            r#""Fields":[{"Name":"Size","Type":"#, prim,
+            r#","IsStatic":false,"IsReadOnly":true,"IsConst":false,"IsPermutation":false,"IsValueParameter":false,"IsCompose":false,"IsStream":false,"#,
+            r#""DeclaredValue":{"Kind":"float","Text":"0.5"},"ResourceKind":"None","ResourceSet":"PerMaterial"}],"#,
+            r#""Methods":[{"Name":"Span","MethodKind":"Ordinary","ReturnType":{"Kind":"Tuple","Special":"None","Rank":0,"Writable":false,"Elements":["#,
+            prim, ",", prim,
+            r#"],"ElementNames":["lo",null],"TypeArguments":[]},"Parameters":[{"Name":"x","Type":"#, prim,
+            r#","Ordinal":0,"HasDefaultValue":false,"RefKind":"InOut"}],"TypeParameters":[],"IsStatic":true,"Stage":"None","#,
+            r#""IrFunction":"Core.Outer.Box\u003CT\u003E.Span(inout x: float): (float, float)"}],"#,
+            r#""Properties":[{"Name":"Area","Type":"#, prim,
+            r#","HasGetter":true,"HasSetter":false,"IsStatic":false,"IrGetter":"Core.Outer.Box.Area:get"}],"#,
+            r#""IrStruct":"Core::Box","QualifiedName":"Core.Outer.Box"}],"#,
+            r#""Ir":{"Structs":[],"Functions":[]},"SourceHash":""}"#,
+        ]
+        .concat();
+        assert_eq!(json, expected);
+        assert_eq!(from_json(json.as_bytes(), 4).unwrap(), lib);
+        // A QualifiedName that disagrees with the parts is refused.
+        let wrong = json.replace(
+            r#""QualifiedName":"Core.Outer.Box""#,
+            r#""QualifiedName":"Core.Box""#,
+        );
+        assert!(
+            from_json(wrong.as_bytes(), 4)
+                .unwrap_err()
+                .to_string()
+                .contains("disagrees")
+        );
+    }
+
+    #[test]
     fn indented_layout_matches_write_json() {
         let text = write_json(&tiny());
         assert!(text.starts_with(
