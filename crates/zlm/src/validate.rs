@@ -159,6 +159,7 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
     for (di, d) in m.declarations.iter().enumerate() {
         for f in &d.functions {
             check_typing(&g, di, f)?;
+            check_cfg(f)?;
         }
     }
     Ok(())
@@ -1153,5 +1154,143 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
         }
     }
     let _ = self_ty;
+    Ok(())
+}
+
+/// Control-flow successors of a block in semantic arm order, from its
+/// terminator (docs/zlm/format.md: every block ends with JUMP,
+/// JUMP_IF_FALSE or RETURN, and only there).
+fn successors(f: &Function, b: &Block) -> Result<Vec<(Option<u32>, EdgeKind)>> {
+    let at = format!("block {}", b.id);
+    let last = b
+        .ops
+        .last()
+        .ok_or_else(|| err(f, &at, "a block ends with a terminator"))?;
+    for op in &b.ops[..b.ops.len() - 1] {
+        if matches!(op.tag, tag::JUMP | tag::JUMP_IF_FALSE | tag::RETURN) {
+            return Err(err(
+                f,
+                &at,
+                "a terminator is the last flow operation of its block",
+            ));
+        }
+    }
+    Ok(match (last.tag, &last.aux0) {
+        (tag::JUMP, Aux::Block(t)) => vec![(Some(*t), EdgeKind::Fallthrough)],
+        (tag::JUMP_IF_FALSE, Aux::Block(t)) => {
+            let next =
+                b.id.checked_add(1)
+                    .ok_or_else(|| err(f, &at, "block ID overflow"))?;
+            vec![(Some(next), EdgeKind::Branch), (Some(*t), EdgeKind::Branch)]
+        }
+        (tag::RETURN, _) => vec![(None, EdgeKind::Return)],
+        _ => {
+            return Err(err(
+                f,
+                &at,
+                "a block ends with JUMP, JUMP_IF_FALSE or RETURN",
+            ));
+        }
+    })
+}
+
+/// Block IDs are the depth-first preorder of the reachable CFG; cleanup
+/// edges follow the single list algorithm (per source block: try-error
+/// edges by owning operation, then terminal successors in arm order) with
+/// derived kinds.
+fn check_cfg(f: &Function) -> Result<()> {
+    let index = FnIndex::new(f);
+    let block = |id: u32| index.blocks.get(&id).map(|&i| &f.body.blocks[i]);
+    // Depth-first preorder numbering must reproduce the dense IDs.
+    let mut order: Vec<u32> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![0u32];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let b = block(id)
+            .ok_or_else(|| err(f, "CFG", format!("successor block {id} does not exist")))?;
+        order.push(id);
+        let succ = successors(f, b)?;
+        for (s, _) in succ.iter().rev() {
+            if let Some(s) = s {
+                if !seen.contains(s) {
+                    stack.push(*s);
+                }
+            }
+        }
+    }
+    if order.len() != f.body.blocks.len() {
+        return Err(err(
+            f,
+            "CFG",
+            "every block is reachable from the entry block",
+        ));
+    }
+    if order.iter().enumerate().any(|(i, id)| *id as usize != i) {
+        return Err(err(
+            f,
+            "CFG",
+            "block IDs are not the depth-first preorder of the CFG",
+        ));
+    }
+    // Expected cleanup-edge list.
+    let mut expected: Vec<(u32, Option<u32>, Option<EdgeKind>)> = Vec::new();
+    for id in 0..f.body.blocks.len() as u32 {
+        let b = block(id).ok_or_else(|| err(f, "CFG", "missing block"))?;
+        for op in &b.ops {
+            if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
+                expected.push((id, None, Some(EdgeKind::TryError)));
+            }
+        }
+        for (s, kind) in successors(f, b)? {
+            // Straight transfers may be fallthrough, join, break, continue or backedge:
+            // those depend on source structure the artifact does not carry.
+            let k = if kind == EdgeKind::Fallthrough {
+                None
+            } else {
+                Some(kind)
+            };
+            expected.push((id, s, k));
+        }
+    }
+    if expected.len() != f.body.edges.len() {
+        return Err(err(
+            f,
+            "CFG",
+            format!(
+                "{} cleanup edges expected, {} present",
+                expected.len(),
+                f.body.edges.len()
+            ),
+        ));
+    }
+    for (i, (src, succ, kind)) in expected.into_iter().enumerate() {
+        let e = f
+            .body
+            .edges
+            .iter()
+            .find(|e| e.id == i as u32)
+            .ok_or_else(|| err(f, "CFG", "cleanup edge IDs are dense"))?;
+        let kind_ok = match kind {
+            Some(k) => e.kind == k,
+            None => matches!(
+                e.kind,
+                EdgeKind::Fallthrough
+                    | EdgeKind::Join
+                    | EdgeKind::Break
+                    | EdgeKind::Continue
+                    | EdgeKind::Backedge
+            ),
+        };
+        if e.source != src || e.successor != succ || !kind_ok {
+            return Err(err(
+                f,
+                &format!("cleanup edge {i}"),
+                "source, successor or kind differs from the derived edge list",
+            ));
+        }
+    }
     Ok(())
 }

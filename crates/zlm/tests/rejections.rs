@@ -183,3 +183,28 @@ fn entry(m: &mut Module) -> &mut Block {
         .find(|b| b.id == 0)
         .unwrap()
 }
+
+#[test]
+fn cfg_rules_reject() {
+    let base = sample::module("geo.shapes", 1);
+    // Edge kinds are derived: a conditional arm is a branch, not a fallthrough.
+    let mut m = base.clone();
+    m.declarations[1].functions[0].body.edges[0].kind = EdgeKind::Fallthrough;
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // A missing cleanup edge.
+    let mut m = base.clone();
+    m.declarations[1].functions[0].body.edges.pop();
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // Block numbering must be the depth-first preorder: swap the two arms.
+    let mut m = base.clone();
+    let b = entry(&mut m);
+    let last = b.ops.len() - 1;
+    b.ops[last].operands[1] = Operand::Block(1);
+    b.ops[last].aux0 = Aux::Block(1);
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // A block must end with a terminator.
+    let mut m = base.clone();
+    let b = entry(&mut m);
+    b.ops.pop();
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+}
