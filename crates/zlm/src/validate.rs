@@ -160,6 +160,7 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
         for f in &d.functions {
             check_typing(&g, di, f)?;
             check_cfg(f)?;
+            check_owners(&g, di, f)?;
         }
     }
     Ok(())
@@ -1291,6 +1292,104 @@ fn check_cfg(f: &Function) -> Result<()> {
                 "source, successor or kind differs from the derived edge list",
             ));
         }
+    }
+    Ok(())
+}
+
+/// Every non-Copy owned receiver, parameter, local and owner-producing flow
+/// result has exactly one root owned path; every shared/exclusive receiver
+/// and Ref/Mut/Slice parameter has exactly one entry loan at its root.
+fn check_owners(g: &Global, di: usize, f: &Function) -> Result<()> {
+    let owner = |t: &Type| !t.is_borrow() && !g.ids.is_copy(t);
+    let has_root = |root: Root| {
+        f.body
+            .paths
+            .iter()
+            .any(|p| p.key.fields.is_empty() && p.key.root == root)
+    };
+    let self_ty = g.nominal(di);
+    if f.receiver == ReceiverKind::Owned && owner(&self_ty) && !has_root(Root::Receiver) {
+        return Err(err(
+            f,
+            "owned paths",
+            "the owned receiver has no root owned path",
+        ));
+    }
+    for p in &f.params {
+        if owner(&p.ty) && !has_root(Root::Param(p.ordinal)) {
+            return Err(err(
+                f,
+                "owned paths",
+                format!("owner parameter {} has no root owned path", p.name),
+            ));
+        }
+    }
+    for l in &f.body.locals {
+        if owner(&l.ty) && !has_root(Root::Local(l.ordinal)) {
+            return Err(err(
+                f,
+                "owned paths",
+                format!("owner local {} has no root owned path", l.name),
+            ));
+        }
+    }
+    for b in &f.body.blocks {
+        for (i, op) in b.ops.iter().enumerate() {
+            if op.result.as_ref().is_some_and(owner)
+                && !has_root(Root::Temp(OpRef::Flow {
+                    block: b.id,
+                    ordinal: i as u32,
+                }))
+            {
+                return Err(err(
+                    f,
+                    &format!("block {} op {i}", b.id),
+                    "an owner-producing result has no temporary owned path",
+                ));
+            }
+        }
+    }
+    let entry_loans = |root: &Root| {
+        f.body
+            .loans
+            .iter()
+            .filter(|l| {
+                l.creation.is_none() && l.origin.fields.is_empty() && l.origin.root == *root
+            })
+            .count()
+    };
+    if matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
+        && entry_loans(&Root::Receiver) != 1
+    {
+        return Err(err(
+            f,
+            "loans",
+            "a shared/exclusive receiver has exactly one entry loan",
+        ));
+    }
+    for p in &f.params {
+        let borrowed = matches!(p.ty, Type::Ref(_) | Type::Mut(_) | Type::SliceByte);
+        let n = entry_loans(&Root::Param(p.ordinal));
+        if (borrowed && n != 1) || (!borrowed && n != 0) {
+            return Err(err(
+                f,
+                "loans",
+                format!(
+                    "parameter {} needs exactly {} entry loan(s)",
+                    p.name,
+                    u8::from(borrowed)
+                ),
+            ));
+        }
+    }
+    if !matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
+        && entry_loans(&Root::Receiver) != 0
+    {
+        return Err(err(
+            f,
+            "loans",
+            "only a shared/exclusive receiver has an entry loan",
+        ));
     }
     Ok(())
 }

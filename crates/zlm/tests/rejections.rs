@@ -208,3 +208,26 @@ fn cfg_rules_reject() {
     b.ops.pop();
     assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
 }
+
+#[test]
+fn ownership_facts_reject() {
+    let base = sample::module("geo.shapes", 1);
+    // The shared receiver's entry loan is mandatory.
+    let mut m = base.clone();
+    m.declarations[1].functions[0].body.loans.clear();
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // A non-Copy owner local needs its root owned path.
+    let mut m = base.clone();
+    let point = Type::Nominal(zlm::sample::nominal(
+        "demo",
+        "geo.shapes",
+        DeclKind::Value,
+        "Point",
+    ));
+    m.declarations[1].functions[0].body.locals.push(Param {
+        ordinal: 0,
+        name: "p".into(),
+        ty: point,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+}
