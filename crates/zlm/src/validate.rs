@@ -1236,6 +1236,7 @@ fn check_cfg(f: &Function) -> Result<()> {
             "block IDs are not the depth-first preorder of the CFG",
         ));
     }
+    check_dominance(f, &index)?;
     // Expected cleanup-edge list.
     let mut expected: Vec<(u32, Option<u32>, Option<EdgeKind>)> = Vec::new();
     for id in 0..f.body.blocks.len() as u32 {
@@ -1390,6 +1391,127 @@ fn check_owners(g: &Global, di: usize, f: &Function) -> Result<()> {
             "loans",
             "only a shared/exclusive receiver has an entry loan",
         ));
+    }
+    Ok(())
+}
+
+/// SSA operands name a flow operation earlier in the same block or in a
+/// block that dominates the use (Cooper–Harvey–Kennedy dominators over the
+/// reverse postorder; O(1) queries through dominator-tree intervals).
+fn check_dominance(f: &Function, index: &FnIndex) -> Result<()> {
+    let n = f.body.blocks.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for id in 0..n {
+        let b = &f.body.blocks[index.blocks[&(id as u32)]];
+        for (s, _) in successors(f, b)? {
+            if let Some(s) = s {
+                succ[id].push(s as usize);
+            }
+        }
+    }
+    // Reverse postorder from the entry.
+    let mut post = Vec::with_capacity(n);
+    let mut visited = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    visited[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        if i < succ[b].len() {
+            stack.push((b, i + 1));
+            let s = succ[b][i];
+            if !visited[s] {
+                visited[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    let mut rpo_index = vec![usize::MAX; n];
+    for (i, &b) in post.iter().rev().enumerate() {
+        rpo_index[b] = i;
+    }
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    const UNDEF: usize = usize::MAX;
+    let mut idom = vec![UNDEF; n];
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in post.iter().rev().skip(1) {
+            let mut new = UNDEF;
+            for &p in &preds[b] {
+                if idom[p] == UNDEF {
+                    continue;
+                }
+                new = if new == UNDEF {
+                    p
+                } else {
+                    let (mut x, mut y) = (p, new);
+                    while x != y {
+                        while rpo_index[x] > rpo_index[y] {
+                            x = idom[x];
+                        }
+                        while rpo_index[y] > rpo_index[x] {
+                            y = idom[y];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != UNDEF && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    // Dominator-tree intervals.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for b in 1..n {
+        if idom[b] != UNDEF {
+            children[idom[b]].push(b);
+        }
+    }
+    let (mut enter, mut exit) = (vec![0usize; n], vec![0usize; n]);
+    let mut clock = 0;
+    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+    while let Some((b, done)) = stack.pop() {
+        if done {
+            exit[b] = clock;
+            clock += 1;
+            continue;
+        }
+        enter[b] = clock;
+        clock += 1;
+        stack.push((b, true));
+        for &c in &children[b] {
+            stack.push((c, false));
+        }
+    }
+    let dominates = |a: usize, b: usize| enter[a] <= enter[b] && exit[b] <= exit[a];
+    for b in &f.body.blocks {
+        for (i, op) in b.ops.iter().enumerate() {
+            for o in &op.operands {
+                if let Operand::Value(OpRef::Flow { block, ordinal }) = o {
+                    let ok = if *block == b.id {
+                        (*ordinal as usize) < i
+                    } else {
+                        dominates(*block as usize, b.id as usize)
+                    };
+                    if !ok {
+                        return Err(err(
+                            f,
+                            &format!("block {} op {i}", b.id),
+                            "an SSA operand must be defined earlier on every path (dominance)",
+                        ));
+                    }
+                }
+            }
+        }
     }
     Ok(())
 }

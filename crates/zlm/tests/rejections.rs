@@ -231,3 +231,24 @@ fn ownership_facts_reject() {
     });
     assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
 }
+
+#[test]
+fn ssa_dominance_rejects() {
+    let mut m = sample::module("geo.shapes", 1);
+    // Block 2 cannot use a value defined in its sibling block 1.
+    let f = &mut m.declarations[1].functions[0];
+    let b2 = f.body.blocks.iter_mut().find(|b| b.id == 2).unwrap();
+    b2.ops[0].operands[0] = Operand::Value(OpRef::Flow {
+        block: 1,
+        ordinal: 0,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // A use before its definition in the same block.
+    let mut m = sample::module("geo.shapes", 1);
+    let b = entry(&mut m);
+    b.ops[2].operands[0] = Operand::Value(OpRef::Flow {
+        block: 0,
+        ordinal: 3,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+}
