@@ -105,6 +105,38 @@ impl Hasher {
         digest
     }
 
+    /// `H(D; first, S(list0), S(list1), ...)` without materializing the
+    /// `S` lists (function bodies can be hundreds of megabytes of preimage).
+    fn hash_lists<const N: usize>(
+        &mut self,
+        what: impl FnOnce() -> String,
+        dom: &'static str,
+        first: &Id,
+        lists: [Vec<Vec<u8>>; N],
+    ) -> Id {
+        if self.trace.is_some() {
+            let mut parts = vec![first.to_vec()];
+            parts.extend(lists.into_iter().map(seq));
+            return self.hash(what, dom, parts);
+        }
+        use sha2::Digest as _;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(dom.as_bytes());
+        hasher.update([0u8]);
+        hasher.update((first.len() as u64).to_le_bytes());
+        hasher.update(first);
+        for list in &lists {
+            let len: u64 = 4 + list.iter().map(|e| 8 + e.len() as u64).sum::<u64>();
+            hasher.update(len.to_le_bytes());
+            hasher.update((list.len() as u32).to_le_bytes());
+            for e in list {
+                hasher.update((e.len() as u64).to_le_bytes());
+                hasher.update(e);
+            }
+        }
+        hasher.finalize().into()
+    }
+
     /// Module-namespace ID.
     pub fn namespace(&mut self, package: &str, module: &str) -> Id {
         self.hash(
@@ -1359,18 +1391,11 @@ fn body_digest(
             u32p(0),
         ]));
     }
-    Ok(hs.hash(
+    Ok(hs.hash_lists(
         || format!("body {}.{}", d.name, f.name),
         domain::FUNCTION_BODY,
-        vec![
-            sig.to_vec(),
-            seq(lids),
-            seq(blocks),
-            seq(paths),
-            seq(loans),
-            seq(edges),
-            seq(ops),
-        ],
+        sig,
+        [lids, blocks, paths, loans, edges, ops],
     ))
 }
 

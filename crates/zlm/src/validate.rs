@@ -159,6 +159,8 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
     for (di, d) in m.declarations.iter().enumerate() {
         for f in &d.functions {
             check_typing(&g, di, f)?;
+            check_cfg(f)?;
+            check_owners(&g, di, f)?;
         }
     }
     Ok(())
@@ -1153,5 +1155,363 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
         }
     }
     let _ = self_ty;
+    Ok(())
+}
+
+/// Control-flow successors of a block in semantic arm order, from its
+/// terminator (docs/zlm/format.md: every block ends with JUMP,
+/// JUMP_IF_FALSE or RETURN, and only there).
+fn successors(f: &Function, b: &Block) -> Result<Vec<(Option<u32>, EdgeKind)>> {
+    let at = format!("block {}", b.id);
+    let last = b
+        .ops
+        .last()
+        .ok_or_else(|| err(f, &at, "a block ends with a terminator"))?;
+    for op in &b.ops[..b.ops.len() - 1] {
+        if matches!(op.tag, tag::JUMP | tag::JUMP_IF_FALSE | tag::RETURN) {
+            return Err(err(
+                f,
+                &at,
+                "a terminator is the last flow operation of its block",
+            ));
+        }
+    }
+    Ok(match (last.tag, &last.aux0) {
+        (tag::JUMP, Aux::Block(t)) => vec![(Some(*t), EdgeKind::Fallthrough)],
+        (tag::JUMP_IF_FALSE, Aux::Block(t)) => {
+            let next =
+                b.id.checked_add(1)
+                    .ok_or_else(|| err(f, &at, "block ID overflow"))?;
+            vec![(Some(next), EdgeKind::Branch), (Some(*t), EdgeKind::Branch)]
+        }
+        (tag::RETURN, _) => vec![(None, EdgeKind::Return)],
+        _ => {
+            return Err(err(
+                f,
+                &at,
+                "a block ends with JUMP, JUMP_IF_FALSE or RETURN",
+            ));
+        }
+    })
+}
+
+/// Block IDs are the depth-first preorder of the reachable CFG; cleanup
+/// edges follow the single list algorithm (per source block: try-error
+/// edges by owning operation, then terminal successors in arm order) with
+/// derived kinds.
+fn check_cfg(f: &Function) -> Result<()> {
+    let index = FnIndex::new(f);
+    let block = |id: u32| index.blocks.get(&id).map(|&i| &f.body.blocks[i]);
+    // Depth-first preorder numbering must reproduce the dense IDs.
+    let mut order: Vec<u32> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![0u32];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let b = block(id)
+            .ok_or_else(|| err(f, "CFG", format!("successor block {id} does not exist")))?;
+        order.push(id);
+        let succ = successors(f, b)?;
+        for (s, _) in succ.iter().rev() {
+            if let Some(s) = s {
+                if !seen.contains(s) {
+                    stack.push(*s);
+                }
+            }
+        }
+    }
+    if order.len() != f.body.blocks.len() {
+        return Err(err(
+            f,
+            "CFG",
+            "every block is reachable from the entry block",
+        ));
+    }
+    if order.iter().enumerate().any(|(i, id)| *id as usize != i) {
+        return Err(err(
+            f,
+            "CFG",
+            "block IDs are not the depth-first preorder of the CFG",
+        ));
+    }
+    check_dominance(f, &index)?;
+    // Expected cleanup-edge list.
+    let mut expected: Vec<(u32, Option<u32>, Option<EdgeKind>)> = Vec::new();
+    for id in 0..f.body.blocks.len() as u32 {
+        let b = block(id).ok_or_else(|| err(f, "CFG", "missing block"))?;
+        for op in &b.ops {
+            if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
+                expected.push((id, None, Some(EdgeKind::TryError)));
+            }
+        }
+        for (s, kind) in successors(f, b)? {
+            // Straight transfers may be fallthrough, join, break, continue or backedge:
+            // those depend on source structure the artifact does not carry.
+            let k = if kind == EdgeKind::Fallthrough {
+                None
+            } else {
+                Some(kind)
+            };
+            expected.push((id, s, k));
+        }
+    }
+    if expected.len() != f.body.edges.len() {
+        return Err(err(
+            f,
+            "CFG",
+            format!(
+                "{} cleanup edges expected, {} present",
+                expected.len(),
+                f.body.edges.len()
+            ),
+        ));
+    }
+    for (i, (src, succ, kind)) in expected.into_iter().enumerate() {
+        let e = f
+            .body
+            .edges
+            .iter()
+            .find(|e| e.id == i as u32)
+            .ok_or_else(|| err(f, "CFG", "cleanup edge IDs are dense"))?;
+        let kind_ok = match kind {
+            Some(k) => e.kind == k,
+            None => matches!(
+                e.kind,
+                EdgeKind::Fallthrough
+                    | EdgeKind::Join
+                    | EdgeKind::Break
+                    | EdgeKind::Continue
+                    | EdgeKind::Backedge
+            ),
+        };
+        if e.source != src || e.successor != succ || !kind_ok {
+            return Err(err(
+                f,
+                &format!("cleanup edge {i}"),
+                "source, successor or kind differs from the derived edge list",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every non-Copy owned receiver, parameter, local and owner-producing flow
+/// result has exactly one root owned path; every shared/exclusive receiver
+/// and Ref/Mut/Slice parameter has exactly one entry loan at its root.
+fn check_owners(g: &Global, di: usize, f: &Function) -> Result<()> {
+    let owner = |t: &Type| !t.is_borrow() && !g.ids.is_copy(t);
+    let has_root = |root: Root| {
+        f.body
+            .paths
+            .iter()
+            .any(|p| p.key.fields.is_empty() && p.key.root == root)
+    };
+    let self_ty = g.nominal(di);
+    if f.receiver == ReceiverKind::Owned && owner(&self_ty) && !has_root(Root::Receiver) {
+        return Err(err(
+            f,
+            "owned paths",
+            "the owned receiver has no root owned path",
+        ));
+    }
+    for p in &f.params {
+        if owner(&p.ty) && !has_root(Root::Param(p.ordinal)) {
+            return Err(err(
+                f,
+                "owned paths",
+                format!("owner parameter {} has no root owned path", p.name),
+            ));
+        }
+    }
+    for l in &f.body.locals {
+        if owner(&l.ty) && !has_root(Root::Local(l.ordinal)) {
+            return Err(err(
+                f,
+                "owned paths",
+                format!("owner local {} has no root owned path", l.name),
+            ));
+        }
+    }
+    for b in &f.body.blocks {
+        for (i, op) in b.ops.iter().enumerate() {
+            if op.result.as_ref().is_some_and(owner)
+                && !has_root(Root::Temp(OpRef::Flow {
+                    block: b.id,
+                    ordinal: i as u32,
+                }))
+            {
+                return Err(err(
+                    f,
+                    &format!("block {} op {i}", b.id),
+                    "an owner-producing result has no temporary owned path",
+                ));
+            }
+        }
+    }
+    let entry_loans = |root: &Root| {
+        f.body
+            .loans
+            .iter()
+            .filter(|l| {
+                l.creation.is_none() && l.origin.fields.is_empty() && l.origin.root == *root
+            })
+            .count()
+    };
+    if matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
+        && entry_loans(&Root::Receiver) != 1
+    {
+        return Err(err(
+            f,
+            "loans",
+            "a shared/exclusive receiver has exactly one entry loan",
+        ));
+    }
+    for p in &f.params {
+        let borrowed = matches!(p.ty, Type::Ref(_) | Type::Mut(_) | Type::SliceByte);
+        let n = entry_loans(&Root::Param(p.ordinal));
+        if (borrowed && n != 1) || (!borrowed && n != 0) {
+            return Err(err(
+                f,
+                "loans",
+                format!(
+                    "parameter {} needs exactly {} entry loan(s)",
+                    p.name,
+                    u8::from(borrowed)
+                ),
+            ));
+        }
+    }
+    if !matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
+        && entry_loans(&Root::Receiver) != 0
+    {
+        return Err(err(
+            f,
+            "loans",
+            "only a shared/exclusive receiver has an entry loan",
+        ));
+    }
+    Ok(())
+}
+
+/// SSA operands name a flow operation earlier in the same block or in a
+/// block that dominates the use (Cooper–Harvey–Kennedy dominators over the
+/// reverse postorder; O(1) queries through dominator-tree intervals).
+fn check_dominance(f: &Function, index: &FnIndex) -> Result<()> {
+    let n = f.body.blocks.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for id in 0..n {
+        let b = &f.body.blocks[index.blocks[&(id as u32)]];
+        for (s, _) in successors(f, b)? {
+            if let Some(s) = s {
+                succ[id].push(s as usize);
+            }
+        }
+    }
+    // Reverse postorder from the entry.
+    let mut post = Vec::with_capacity(n);
+    let mut visited = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    visited[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        if i < succ[b].len() {
+            stack.push((b, i + 1));
+            let s = succ[b][i];
+            if !visited[s] {
+                visited[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    let mut rpo_index = vec![usize::MAX; n];
+    for (i, &b) in post.iter().rev().enumerate() {
+        rpo_index[b] = i;
+    }
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    const UNDEF: usize = usize::MAX;
+    let mut idom = vec![UNDEF; n];
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in post.iter().rev().skip(1) {
+            let mut new = UNDEF;
+            for &p in &preds[b] {
+                if idom[p] == UNDEF {
+                    continue;
+                }
+                new = if new == UNDEF {
+                    p
+                } else {
+                    let (mut x, mut y) = (p, new);
+                    while x != y {
+                        while rpo_index[x] > rpo_index[y] {
+                            x = idom[x];
+                        }
+                        while rpo_index[y] > rpo_index[x] {
+                            y = idom[y];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != UNDEF && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    // Dominator-tree intervals.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for b in 1..n {
+        if idom[b] != UNDEF {
+            children[idom[b]].push(b);
+        }
+    }
+    let (mut enter, mut exit) = (vec![0usize; n], vec![0usize; n]);
+    let mut clock = 0;
+    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+    while let Some((b, done)) = stack.pop() {
+        if done {
+            exit[b] = clock;
+            clock += 1;
+            continue;
+        }
+        enter[b] = clock;
+        clock += 1;
+        stack.push((b, true));
+        for &c in &children[b] {
+            stack.push((c, false));
+        }
+    }
+    let dominates = |a: usize, b: usize| enter[a] <= enter[b] && exit[b] <= exit[a];
+    for b in &f.body.blocks {
+        for (i, op) in b.ops.iter().enumerate() {
+            for o in &op.operands {
+                if let Operand::Value(OpRef::Flow { block, ordinal }) = o {
+                    let ok = if *block == b.id {
+                        (*ordinal as usize) < i
+                    } else {
+                        dominates(*block as usize, b.id as usize)
+                    };
+                    if !ok {
+                        return Err(err(
+                            f,
+                            &format!("block {} op {i}", b.id),
+                            "an SSA operand must be defined earlier on every path (dominance)",
+                        ));
+                    }
+                }
+            }
+        }
+    }
     Ok(())
 }

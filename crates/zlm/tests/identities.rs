@@ -132,3 +132,12 @@ fn example_golden_vectors_match() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn traced_and_streamed_hashing_agree() {
+    let m = sample::module("geo.shapes", 5);
+    let (a, _) = ids::compute(&m, true).unwrap();
+    let (b, _) = ids::compute(&m, false).unwrap();
+    assert_eq!(a.module_content, b.module_content);
+    assert_eq!(a.decls[1].functions[0].body, b.decls[1].functions[0].body);
+}
