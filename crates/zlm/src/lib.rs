@@ -9,6 +9,7 @@
 //! every bound, reference, range, tag, ID and canonical order.
 
 pub mod catalog;
+pub mod check;
 pub mod decode;
 pub mod error;
 pub mod hash;
