@@ -4,3 +4,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p irkit
 irkit=target/release/irkit
+
+# ZLM1: assemble, validate, disassemble (exact round trip) and address each example.
+zlm_out=$(mktemp -d)
+for src in examples/zlm/*.zlt; do
+  name=$(basename "$src" .zlt)
+  "$irkit" zlm asm "$src" -o "$zlm_out/$name.zlm"
+  "$irkit" zlm validate "$zlm_out/$name.zlm"
+  "$irkit" zlm dis "$zlm_out/$name.zlm" | diff -u "$src" -
+  "$irkit" zlm address "$zlm_out/$name.zlm" >/dev/null
+  "$irkit" zlm ids "$zlm_out/$name.zlm" --format json >/dev/null
+done
+rm -rf "$zlm_out"

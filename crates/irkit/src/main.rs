@@ -5,6 +5,7 @@
 mod diag;
 mod io;
 mod vpl_cmd;
+mod zlm_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,6 +31,9 @@ enum System {
     /// Arcadia VPL shader IR (vpl-v1.md).
     #[command(subcommand)]
     Vpl(vpl_cmd::Verb),
+    /// ZLM1 schema-1.9 checked artifacts (zlm1-core0-artifacts.md).
+    #[command(subcommand)]
+    Zlm(zlm_cmd::Verb),
 }
 
 fn main() -> ExitCode {
@@ -46,5 +50,6 @@ fn main() -> ExitCode {
     };
     match cli.system {
         System::Vpl(verb) => vpl_cmd::run(verb),
+        System::Zlm(verb) => zlm_cmd::run(verb),
     }
 }
