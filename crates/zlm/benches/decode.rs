@@ -16,8 +16,12 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("zlm");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);
-    g.bench_function("sha256_baseline", |b| b.iter(|| sha256(std::hint::black_box(&bytes))));
-    g.bench_function("decode_validate", |b| b.iter(|| decode(std::hint::black_box(&bytes)).expect("valid")));
+    g.bench_function("sha256_baseline", |b| {
+        b.iter(|| sha256(std::hint::black_box(&bytes)))
+    });
+    g.bench_function("decode_validate", |b| {
+        b.iter(|| decode(std::hint::black_box(&bytes)).expect("valid"))
+    });
     g.finish();
 }
 

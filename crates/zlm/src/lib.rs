@@ -14,6 +14,7 @@ pub mod decode;
 pub mod error;
 pub mod hash;
 pub mod ids;
+pub mod interp;
 pub mod layout;
 pub mod model;
 pub mod sample;

@@ -6,7 +6,7 @@
 //! every rejection carries a stable code, the function, and where it applies
 //! the block and operation index. Decisions are in `docs/zlm/semantics.md`.
 
-mod cfg;
+pub mod cfg;
 mod contracts;
 mod flow;
 mod ops;
