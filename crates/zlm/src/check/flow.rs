@@ -130,9 +130,9 @@ impl Flow<'_, '_, '_> {
         let n = self.fc.cfg.blocks.len();
         let mut ins: Vec<Option<St>> = vec![None; n];
         ins[0] = Some(self.entry());
-        let mut work = vec![0usize];
+        let mut work = BTreeSet::from([0usize]);
         let mut guard = 0usize;
-        while let Some(b) = work.pop() {
+        while let Some(b) = work.pop_first() {
             guard += 1;
             if guard > 64 * (n + 1) * (self.fc.f.body.loans.len() + self.fc.f.body.paths.len() + 2)
             {
@@ -148,7 +148,7 @@ impl Flow<'_, '_, '_> {
                 match &mut ins[succ] {
                     slot @ None => {
                         *slot = Some(out);
-                        work.push(succ);
+                        work.insert(succ);
                     }
                     Some(have) => {
                         if have.live != out.live || have.custody != out.custody {
@@ -169,7 +169,7 @@ impl Flow<'_, '_, '_> {
                         if loans != have.loans || refine != have.refine {
                             have.loans = loans;
                             have.refine = refine;
-                            work.push(succ);
+                            work.insert(succ);
                         }
                     }
                 }
