@@ -6,6 +6,7 @@ mod diag;
 mod io;
 mod vpl_cmd;
 mod zlm_cmd;
+mod zlm_run_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
