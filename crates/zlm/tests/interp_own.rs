@@ -131,3 +131,24 @@ fn join_edge_recipe_reconciles_custody() {
         ["Main.pick: drop l0 : Box", "Main.pick: drop l1 : Box"]
     );
 }
+
+#[test]
+fn contracts_with_field_copy_and_pure_call() {
+    let m = load("own.zlt");
+    let it = Interp::new(&m).unwrap();
+    let i = |x: i32| Value::Scalar(x as i64 as u64);
+    let ok = it.run("Main.probe", &[i(5), i(3)]).unwrap();
+    assert_eq!(ok.value, Value::Scalar(1));
+    match it.run("Main.probe", &[i(2), i(3)]) {
+        Err(RunError::Fault { fault, drops }) => {
+            assert_eq!(
+                fault.kind,
+                zlm::interp::FaultKind::Contract("requires 0".into())
+            );
+            assert_eq!(fault.function, "Box.at_least");
+            // The caller frame unwinds its borrowed owner.
+            assert_eq!(log(&drops), ["Main.probe: drop l0 : Box"]);
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -1349,7 +1349,21 @@ impl<'a, 'm> Run<'a, 'm> {
                     if callee.receiver == ReceiverKind::Shared {
                         // A synchronous shared child loan of the binding.
                         if !matches!(args[0], Value::Loan(_)) {
-                            let pi = p.slots.first().copied().flatten().unwrap_or(0);
+                            let recv = usize::from(matches!(
+                                p.f.receiver,
+                                ReceiverKind::Shared
+                                    | ReceiverKind::Exclusive
+                                    | ReceiverKind::Owned
+                            ));
+                            let slot = match op.operands.first() {
+                                Some(ContractOperand::Receiver) => Some(0),
+                                Some(ContractOperand::Param(k)) => Some(*k as usize + recv),
+                                _ => None,
+                            };
+                            let Some(pi) = slot.and_then(|s| p.slots.get(s).copied().flatten())
+                            else {
+                                return Err(fault(self, FaultKind::Tag));
+                            };
                             args[0] = Value::Loan(Loc {
                                 frame: self.frames.len() - 1,
                                 slot: pi,
