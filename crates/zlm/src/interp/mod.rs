@@ -164,6 +164,11 @@ struct Prog<'m> {
     edge_of: std::collections::HashMap<(u32, u8, u32), u32>,
     /// Path index of each parameter slot root (receiver first).
     slots: Vec<Option<usize>>,
+    /// Scalar kind each flat op computes at (result kind, or the operand
+    /// kind for comparisons).
+    kinds: Vec<ScalarKind>,
+    /// Terminal edge IDs per block: jump, true, false, return.
+    term: Vec<[u32; 4]>,
 }
 
 #[derive(Clone)]
@@ -354,6 +359,7 @@ impl<'m> Prog<'m> {
         };
         let mut ops = Vec::with_capacity(n);
         let mut temp = Vec::with_capacity(n);
+        let mut kinds = Vec::with_capacity(n);
         for (bi, b) in blocks.iter().enumerate() {
             for (j, op) in b.ops.iter().enumerate() {
                 ops.push(
@@ -369,6 +375,36 @@ impl<'m> Prog<'m> {
                         })
                         .collect(),
                 );
+                let operand_kind = match op.operands.first() {
+                    Some(Operand::Const(c)) => Some(c.kind),
+                    Some(Operand::Value(OpRef::Flow { block, ordinal })) => blocks
+                        .get(*block as usize)
+                        .and_then(|b| b.ops.get(*ordinal as usize))
+                        .and_then(|o| match &o.result {
+                            Some(Type::Scalar(k)) => Some(*k),
+                            _ => None,
+                        }),
+                    Some(Operand::Place(k)) => {
+                        f.body
+                            .paths
+                            .iter()
+                            .find(|x| &x.key == k)
+                            .and_then(|x| match x.ty {
+                                Type::Scalar(k) => Some(k),
+                                _ => None,
+                            })
+                    }
+                    _ => None,
+                };
+                let compare = matches!(
+                    op.tag,
+                    tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE
+                );
+                let kind = match (&op.result, compare) {
+                    (Some(Type::Scalar(k)), false) => Some(*k),
+                    _ => operand_kind,
+                };
+                kinds.push(kind.unwrap_or(ScalarKind::UInt64));
                 temp.push(
                     path_ix
                         .get(&PathKey {
@@ -414,6 +450,7 @@ impl<'m> Prog<'m> {
         let mut edges: Vec<&CleanupEdge> = f.body.edges.iter().collect();
         edges.sort_by_key(|e| e.id);
         let mut edge_of = std::collections::HashMap::new();
+        let mut term = vec![[u32::MAX; 4]; blocks.len()];
         let cfg = crate::check::Cfg::build(f).ok();
         if let Some(cfg) = &cfg {
             for (id, e) in cfg.expected_edges().iter().enumerate() {
@@ -425,6 +462,11 @@ impl<'m> Prog<'m> {
                     crate::check::cfg::Arm::Try => ARM_TRY,
                 };
                 edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), id as u32);
+                if arm != ARM_TRY {
+                    if let Some(t) = term.get_mut(e.source as usize) {
+                        t[arm as usize] = id as u32;
+                    }
+                }
             }
         }
         let mut slots = Vec::new();
@@ -467,6 +509,8 @@ impl<'m> Prog<'m> {
             edges,
             edge_of,
             slots,
+            kinds,
+            term,
         }
     }
 }
@@ -672,7 +716,7 @@ impl<'a, 'm> Run<'a, 'm> {
                         }
                     }
                     _ => {
-                        let v = self.exec(p, bb, jj, op, opds)?;
+                        let v = self.exec(p, bb, jj, flat, op, opds)?;
                         if let Some(v) = v {
                             self.produce(p, flat, v);
                         }
@@ -706,8 +750,13 @@ impl<'a, 'm> Run<'a, 'm> {
     }
 
     fn edge(&mut self, p: &'a Prog<'m>, b: u32, arm: u8, try_op: u32) -> Step<()> {
-        let Some(&id) = p.edge_of.get(&(b, arm, try_op)) else {
-            unreachable_fault()
+        let id = if arm == ARM_TRY {
+            match p.edge_of.get(&(b, arm, try_op)) {
+                Some(&id) => id,
+                None => unreachable_fault(),
+            }
+        } else {
+            p.term[b as usize][arm as usize]
         };
         let e = p.edges[id as usize];
         for (ri, d) in e.drops.iter().enumerate() {
@@ -873,15 +922,13 @@ impl<'a, 'm> Run<'a, 'm> {
         p: &'a Prog<'m>,
         b: u32,
         j: u32,
+        flat: usize,
         op: &'m Op,
         o: &[Opd],
     ) -> Step<Option<Value>> {
         let profile = self.it.r.m.profile;
         let fault = |s: &Self, k| s.fault(p, Some(b), Some(j), k);
-        let kind_of = |t: &Option<Type>| match t {
-            Some(Type::Scalar(k)) => Some(*k),
-            _ => None,
-        };
+
         Ok(match op.tag {
             tag::CONST => Some(self.read(p, &o[0])),
             tag::NEG
@@ -895,7 +942,7 @@ impl<'a, 'm> Run<'a, 'm> {
             | tag::BIT_XOR
             | tag::SHIFT_LEFT
             | tag::SHIFT_RIGHT => {
-                let k = kind_of(&op.result).unwrap_or(ScalarKind::Int64);
+                let k = p.kinds[flat];
                 let a = self.read(p, &o[0]).bits();
                 let c = if o.len() > 1 {
                     self.read(p, &o[1]).bits()
@@ -908,7 +955,7 @@ impl<'a, 'm> Run<'a, 'm> {
                 }
             }
             tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE => {
-                let t = self.it_operand_kind(p, op);
+                let t = p.kinds[flat];
                 let a = self.read(p, &o[0]).bits();
                 let c = self.read(p, &o[1]).bits();
                 Some(Value::Scalar(u64::from(numeric::compare(op.tag, t, a, c))))
@@ -1116,45 +1163,6 @@ impl<'a, 'm> Run<'a, 'm> {
                 unreachable_fault()
             }
         })
-    }
-
-    fn it_operand_kind(&mut self, p: &Prog<'m>, op: &Op) -> ScalarKind {
-        let _ = p;
-        match op.operands.first() {
-            Some(Operand::Const(c)) => c.kind,
-            _ => {
-                // Operand types are checked; look them up from the producer.
-                let fr_kind = op.operands.iter().find_map(|o| match o {
-                    Operand::Value(r) => match r {
-                        OpRef::Flow { block, ordinal } => {
-                            let b = self.prog_blocks(p, *block);
-                            b.ops.get(*ordinal as usize).and_then(|x| match &x.result {
-                                Some(Type::Scalar(k)) => Some(*k),
-                                _ => None,
-                            })
-                        }
-                        _ => None,
-                    },
-                    Operand::Const(c) => Some(c.kind),
-                    Operand::Place(k) => {
-                        p.f.body
-                            .paths
-                            .iter()
-                            .find(|x| &x.key == k)
-                            .and_then(|x| match x.ty {
-                                Type::Scalar(k) => Some(k),
-                                _ => None,
-                            })
-                    }
-                    _ => None,
-                });
-                fr_kind.unwrap_or(ScalarKind::UInt64)
-            }
-        }
-    }
-
-    fn prog_blocks(&self, p: &Prog<'m>, b: u32) -> &'m Block {
-        p.blocks[b as usize]
     }
 
     fn intrinsic(
