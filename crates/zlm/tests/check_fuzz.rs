@@ -81,8 +81,8 @@ proptest! {
             let decoded = zlm::decode::decode(&bytes);
             prop_assert_eq!(decoded.is_ok(), checked.is_ok());
         }
-        if checked.is_ok() {
-            if let Ok(it) = zlm::interp::Interp::new(&m) {
+        if checked.is_ok()
+            && let Ok(it) = zlm::interp::Interp::new(&m) {
                 let it = it.with_limits(zlm::interp::Limits { steps: 10_000, depth: 16, bytes: 1 << 16 });
                 let r = it.resolved();
                 for d in &r.m.declarations {
@@ -99,6 +99,5 @@ proptest! {
                     }
                 }
             }
-        }
     }
 }

@@ -240,21 +240,20 @@ impl Flow<'_, '_, '_> {
             ordinal: j,
         };
         for &c in &st.loans {
-            if let Some(child) = self.loan(c) {
-                if child.parent == Some(l.id)
-                    && child.creation != Some(here)
-                    && l.kind == LoanKind::Exclusive
-                {
-                    return Err(self.fc.err(
-                        code::LOAN,
-                        Some(b),
-                        Some(j),
-                        format!(
-                            "exclusive loan {} is suspended by live child loan {}",
-                            l.id, child.id
-                        ),
-                    ));
-                }
+            if let Some(child) = self.loan(c)
+                && child.parent == Some(l.id)
+                && child.creation != Some(here)
+                && l.kind == LoanKind::Exclusive
+            {
+                return Err(self.fc.err(
+                    code::LOAN,
+                    Some(b),
+                    Some(j),
+                    format!(
+                        "exclusive loan {} is suspended by live child loan {}",
+                        l.id, child.id
+                    ),
+                ));
             }
         }
         Ok(())
@@ -415,14 +414,12 @@ impl Flow<'_, '_, '_> {
                     if let Some(Operand::Place(k)) = op.operands.first() {
                         self.conflict(&st, b, j, k, Access::Read)?;
                         let i = self.place(&st, b, j, k, false)?;
-                        if op.tag == tag::ENUM_IS_VARIANT {
-                            if let (Aux::Variant(v), Some(next)) = (&op.aux0, ops.get(jj + 1)) {
-                                if next.tag == tag::JUMP_IF_FALSE
-                                    && next.operands.first() == Some(&Operand::Value(here))
-                                {
-                                    pending_refine = Some((i, *v));
-                                }
-                            }
+                        if op.tag == tag::ENUM_IS_VARIANT
+                            && let (Aux::Variant(v), Some(next)) = (&op.aux0, ops.get(jj + 1))
+                            && next.tag == tag::JUMP_IF_FALSE
+                            && next.operands.first() == Some(&Operand::Value(here))
+                        {
+                            pending_refine = Some((i, *v));
                         }
                     }
                 }
@@ -441,15 +438,15 @@ impl Flow<'_, '_, '_> {
                     let mut fk = k.clone();
                     fk.fields.push(*fid);
                     let fi = self.ix(&fk);
-                    if let Some(info) = fc.r.ids.fields.get(fid) {
-                        if let Some(v) = info.variant {
-                            let vid = fc.r.ids.decls[info.decl].variants[v].0;
-                            if !st.refine.contains(&(oi, vid)) {
-                                return Err(e(
-                                    code::VARIANT,
-                                    "payload field access without a proven active variant".into(),
-                                ));
-                            }
+                    if let Some(info) = fc.r.ids.fields.get(fid)
+                        && let Some(v) = info.variant
+                    {
+                        let vid = fc.r.ids.decls[info.decl].variants[v].0;
+                        if !st.refine.contains(&(oi, vid)) {
+                            return Err(e(
+                                code::VARIANT,
+                                "payload field access without a proven active variant".into(),
+                            ));
                         }
                     }
                     match (op.tag, fi) {
@@ -620,29 +617,30 @@ impl Flow<'_, '_, '_> {
                         self.consume(&mut st, b, j, o)?;
                     }
                     self.produce(&mut st, b, j);
-                    if op.tag == tag::VARIANT_CONSTRUCT {
-                        if let (Aux::Variant(v), Some(t)) = (
+                    if op.tag == tag::VARIANT_CONSTRUCT
+                        && let (Aux::Variant(v), Some(t)) = (
                             &op.aux0,
                             self.ix(&PathKey {
                                 root: Root::Temp(here),
                                 fields: vec![],
                             }),
-                        ) {
-                            st.refine.insert((t, *v));
-                        }
+                        )
+                    {
+                        st.refine.insert((t, *v));
                     }
                 }
                 _ => {
                     // Scalar operations: a non-Copy owner value cannot appear.
                     for o in &op.operands {
-                        if let Some(t) = fc.operand_type(o) {
-                            if matches!(o, Operand::Value(_)) && !t.is_borrow() && !fc.r.is_copy(&t)
-                            {
-                                return Err(e(
-                                    code::OWNERSHIP,
-                                    "an owner value used by a non-consuming operation".into(),
-                                ));
-                            }
+                        if let Some(t) = fc.operand_type(o)
+                            && matches!(o, Operand::Value(_))
+                            && !t.is_borrow()
+                            && !fc.r.is_copy(&t)
+                        {
+                            return Err(e(
+                                code::OWNERSHIP,
+                                "an owner value used by a non-consuming operation".into(),
+                            ));
                         }
                     }
                 }

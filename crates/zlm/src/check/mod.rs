@@ -342,10 +342,10 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             ));
         }
         for p in &f.params {
-            if let Type::Mut(inner) = &p.ty {
-                if **inner == Type::AllocatorBytesError {
-                    return Err(sig("Mut<Allocator<BytesError>> parameter"));
-                }
+            if let Type::Mut(inner) = &p.ty
+                && **inner == Type::AllocatorBytesError
+            {
+                return Err(sig("Mut<Allocator<BytesError>> parameter"));
             }
             if p.ty == Type::AllocatorBytesError {
                 return Err(sig(
@@ -703,10 +703,10 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                 }
                 _ => return Err(le(l, "borrow without a borrowed operand".into())),
             }
-            if let Some(p) = l.parent {
-                if p >= l.id {
-                    return Err(le(l, "a parent loan precedes its child".into()));
-                }
+            if let Some(p) = l.parent
+                && p >= l.id
+            {
+                return Err(le(l, "a parent loan precedes its child".into()));
             }
             // Last use: a use of the loan value, reachable after creation,
             // postdominating every use.

@@ -417,13 +417,13 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 }
                 _ => {}
             }
-            if let Some(last) = k.fields.last() {
-                if fc.r.field(last).map(|f| f.2.mutability) != Some(Mutability::Var) {
-                    return Err(e(
-                        code::PLACEMENT,
-                        "REPLACE_COMMIT of a field binding requires var".into(),
-                    ));
-                }
+            if let Some(last) = k.fields.last()
+                && fc.r.field(last).map(|f| f.2.mutability) != Some(Mutability::Var)
+            {
+                return Err(e(
+                    code::PLACEMENT,
+                    "REPLACE_COMMIT of a field binding requires var".into(),
+                ));
             }
             let pt = fc.index.path(k).map(|p| p.ty.clone());
             if pt != t(1) {
@@ -447,10 +447,11 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 (_, Type::SliceByte) if op.tag == tag::BORROW_SHARED => Type::SliceByte,
                 _ => return Err(ty_err("borrow of a non-place, non-loan operand")),
             };
-            if let Operand::Place(k) = &op.operands[0] {
-                if op.tag == tag::BORROW_MUT && fc.borrowed_ancestry(k) == Some(false) {
-                    return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
-                }
+            if let Operand::Place(k) = &op.operands[0]
+                && op.tag == tag::BORROW_MUT
+                && fc.borrowed_ancestry(k) == Some(false)
+            {
+                return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
             }
             let want = if op.tag == tag::BORROW_SHARED {
                 Type::Ref(Box::new(target))
@@ -508,18 +509,17 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
         }
     }
     // Placement: no operation result other than borrows carries a loan type.
-    if let Some(r) = &res {
-        if r.is_borrow()
-            && !matches!(
-                op.tag,
-                tag::BORROW_SHARED | tag::BORROW_MUT | tag::BORROW_SLICE_BYTE
-            )
-        {
-            return Err(e(
-                code::PLACEMENT,
-                "only borrow operations produce Ref, Mut or Slice values".into(),
-            ));
-        }
+    if let Some(r) = &res
+        && r.is_borrow()
+        && !matches!(
+            op.tag,
+            tag::BORROW_SHARED | tag::BORROW_MUT | tag::BORROW_SLICE_BYTE
+        )
+    {
+        return Err(e(
+            code::PLACEMENT,
+            "only borrow operations produce Ref, Mut or Slice values".into(),
+        ));
     }
     Ok(())
 }

@@ -462,10 +462,10 @@ impl<'m> Prog<'m> {
                     crate::check::cfg::Arm::Try => ARM_TRY,
                 };
                 edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), id as u32);
-                if arm != ARM_TRY {
-                    if let Some(t) = term.get_mut(e.source as usize) {
-                        t[arm as usize] = id as u32;
-                    }
+                if arm != ARM_TRY
+                    && let Some(t) = term.get_mut(e.source as usize)
+                {
+                    t[arm as usize] = id as u32;
                 }
             }
         }
@@ -761,10 +761,10 @@ impl<'a, 'm> Run<'a, 'm> {
         let e = p.edges[id as usize];
         for (ri, d) in e.drops.iter().enumerate() {
             self.tick(p, b, ri as u32)?;
-            if let Some(Operand::Place(k)) = d.operands.first() {
-                if let Some(pi) = p.f.body.paths.iter().position(|x| &x.key == k) {
-                    self.drop_place(p, pi);
-                }
+            if let Some(Operand::Place(k)) = d.operands.first()
+                && let Some(pi) = p.f.body.paths.iter().position(|x| &x.key == k)
+            {
+                self.drop_place(p, pi);
             }
         }
         Ok(())
@@ -1040,10 +1040,10 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Some(owner) = self.deref_mut(&l) else {
                     return Err(fault(self, FaultKind::Tag));
                 };
-                if let (Some(w), Value::Variant(t, _)) = (want_tag, &*owner) {
-                    if *t != w {
-                        return Err(fault(self, FaultKind::Tag));
-                    }
+                if let (Some(w), Value::Variant(t, _)) = (want_tag, &*owner)
+                    && *t != w
+                {
+                    return Err(fault(self, FaultKind::Tag));
                 }
                 let Some(slot) = owner.fields_mut().and_then(|f| f.get_mut(ord)) else {
                     return Err(fault(self, FaultKind::Tag));

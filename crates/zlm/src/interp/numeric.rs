@@ -77,7 +77,7 @@ pub fn arith(t: u32, k: ScalarKind, p: NumericProfile, a: u64, b: u64) -> Result
             if t == tag::DIV {
                 fit(k, p, q)
             } else {
-                fit(k, p, x - q * y).or_else(|_| Ok(0))
+                fit(k, p, x - q * y).or(Ok(0))
             }
         }
         tag::BIT_AND => Ok(canon(k, a & b)),
