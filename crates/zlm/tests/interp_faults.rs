@@ -177,3 +177,32 @@ fn unchecked_modules_never_run() {
     let m = zlm::text::parse(&src).unwrap();
     assert!(matches!(Interp::new(&m), Err(RunError::Invalid(e)) if e.code == "ZLM-C-TYPE"));
 }
+
+#[test]
+fn byte_slices_and_their_precondition() {
+    let m = zlm::text::parse(&text("faults.zlt")).unwrap();
+    let it = Interp::new(&m).unwrap();
+    let ok = it
+        .run(
+            "Main.window",
+            &[Value::Allocator, Value::Scalar(0), Value::Scalar(1)],
+        )
+        .unwrap();
+    assert_eq!(it.render(&ok.value, &ok.ty), "Ok(1)");
+    let empty = it
+        .run(
+            "Main.window",
+            &[Value::Allocator, Value::Scalar(1), Value::Scalar(1)],
+        )
+        .unwrap();
+    assert_eq!(it.render(&empty.value, &empty.ty), "Ok(0)");
+    for (s, e) in [(1u64, 0u64), (0, 2)] {
+        let (f, drops) = fault(
+            &it,
+            "Main.window",
+            &[Value::Allocator, Value::Scalar(s), Value::Scalar(e)],
+        );
+        assert_eq!((f.kind, f.op), (FaultKind::Bounds, Some(10)));
+        assert_eq!(drops, ["Main.window: drop l0 : Array<Byte>"]);
+    }
+}
