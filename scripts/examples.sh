@@ -8,9 +8,15 @@ irkit=target/release/irkit
 # ZLM1: assemble, validate, disassemble (exact round trip) and address each example.
 zlm_out=$(mktemp -d)
 for src in examples/zlm/*.zlt; do
+  "$irkit" zlm asm "$src" -o "$zlm_out/$(basename "$src" .zlt).zlm"
+done
+for src in examples/zlm/*.zlt; do
   name=$(basename "$src" .zlt)
-  "$irkit" zlm asm "$src" -o "$zlm_out/$name.zlm"
-  "$irkit" zlm validate "$zlm_out/$name.zlm"
+  deps=()
+  for other in "$zlm_out"/*.zlm; do
+    [ "$other" = "$zlm_out/$name.zlm" ] || deps+=(--dep "$other")
+  done
+  "$irkit" zlm validate "$zlm_out/$name.zlm" "${deps[@]}"
   "$irkit" zlm dis "$zlm_out/$name.zlm" | diff -u "$src" -
   "$irkit" zlm address "$zlm_out/$name.zlm" >/dev/null
   "$irkit" zlm ids "$zlm_out/$name.zlm" --format json >/dev/null

@@ -32,9 +32,13 @@ pub enum Verb {
         format: Format,
     },
     /// Validate an artifact (exit 0 valid, 1 invalid, 2 usage/I-O).
+    /// Imports are resolved against the provider artifacts given with `--dep`.
     Validate {
         /// Input artifact.
         file: PathBuf,
+        /// Provider artifacts of imported modules.
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
         /// Diagnostic format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
@@ -94,7 +98,7 @@ fn io_error(msg: String) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-fn load(file: &PathBuf, format: Format) -> Result<zlm::decode::Decoded, ExitCode> {
+fn load(file: &std::path::Path, format: Format) -> Result<zlm::decode::Decoded, ExitCode> {
     let (label, bytes) = read_input(file).map_err(io_error)?;
     zlm::decode::decode(&bytes).map_err(|e| {
         emit(&[diag(&label, &e, None)], format, None);
@@ -135,7 +139,17 @@ pub fn run(verb: Verb) -> ExitCode {
             let text = zlm::text::print(&d.module).map_err(|e| io_error(e.to_string()))?;
             write_output(output.as_deref(), text.as_bytes()).map_err(io_error)
         })(),
-        Verb::Validate { file, format } => load(&file, format).map(|_| ()),
+        Verb::Validate { file, deps, format } => (|| {
+            let d = load(&file, format)?;
+            let mut providers = Vec::new();
+            for dep in &deps {
+                providers.push(load(dep, format)?.module);
+            }
+            zlm::decode::check_imports(&d.module, &providers).map_err(|e| {
+                emit(&[diag(&file.display().to_string(), &e, None)], format, None);
+                ExitCode::from(EXIT_INVALID)
+            })
+        })(),
         Verb::Ids { file, format } => (|| {
             let d = load(&file, format)?;
             let (_, facts) =

@@ -1,11 +1,28 @@
-//! Decodes a generated module repeatedly (for profiling).
+//! Decodes a generated module once and reports the size of every hashed
+//! identity preimage relative to the artifact (the floor any conforming
+//! validator must hash). Usage: `profile [WIDTH]`.
 fn main() {
     let width: u32 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(80_000);
-    let bytes = zlm::write::write(&zlm::sample::module("bench.big", width)).unwrap();
+    let module = zlm::sample::module("bench.big", width);
+    let bytes = zlm::write::write(&module).unwrap();
     let t = std::time::Instant::now();
     zlm::decode::decode(&bytes).unwrap();
-    eprintln!("{} bytes decoded in {:?}", bytes.len(), t.elapsed());
+    let decode = t.elapsed();
+    let t = std::time::Instant::now();
+    let _ = zlm::hash::sha256(&bytes);
+    let sha = t.elapsed();
+    let (_, facts) = zlm::ids::compute(&module, true).unwrap();
+    let preimage: usize = facts.iter().map(|f| f.preimage().len()).sum();
+    eprintln!(
+        "{} bytes: decode+validate {:?}, sha256 {:?} (ratio {:.1}); identity preimages {} bytes ({:.1}x the artifact)",
+        bytes.len(),
+        decode,
+        sha,
+        decode.as_secs_f64() / sha.as_secs_f64(),
+        preimage,
+        preimage as f64 / bytes.len() as f64
+    );
 }

@@ -527,6 +527,14 @@ fn project(r: &Reader) -> Result<Module> {
                 ));
             }
         }
+        let ns = hs.namespace(&package, &name);
+        if hs.nominal(&ns, kind, &dname) != rec.id(0) {
+            return Err(Error::at(
+                code::ID,
+                rec.offset,
+                format!("declaration {dname}: carried nominal ID differs from the recomputed one"),
+            ));
+        }
         decls.push(Declaration {
             kind,
             name: dname,
@@ -1284,4 +1292,67 @@ fn contract_list(
         ));
     }
     Ok(out)
+}
+
+/// Resolves every import of `module` against its provider modules: the
+/// provider must be supplied (same package, dotted name equal to the
+/// import's module), export a public declaration of that name and kind with
+/// the same Copy flag, and have exactly the carried module-interface digest.
+pub fn check_imports(module: &Module, providers: &[Module]) -> Result<()> {
+    for imp in &module.imports {
+        let p = providers
+            .iter()
+            .find(|p| p.package == module.package && p.name == imp.module)
+            .ok_or_else(|| {
+                Error::new(
+                    code::IMPORT,
+                    format!(
+                        "import {}.{}: provider module {} was not supplied",
+                        imp.module, imp.name, imp.module
+                    ),
+                )
+            })?;
+        let (pids, _) = ids::compute(p, false)?;
+        if pids.module_interface != imp.interface {
+            return Err(Error::new(
+                code::IMPORT,
+                format!(
+                    "import {}.{}: stale module-interface digest (provider has {})",
+                    imp.module,
+                    imp.name,
+                    crate::hash::to_hex(&pids.module_interface)
+                ),
+            ));
+        }
+        let found = p
+            .declarations
+            .iter()
+            .zip(&pids.decls)
+            .find(|(d, _)| d.name == imp.name && d.kind == imp.kind);
+        match found {
+            Some((d, di)) if d.visibility == Visibility::Public => {
+                if di.copy != imp.copy {
+                    return Err(Error::new(
+                        code::IMPORT,
+                        format!(
+                            "import {}.{}: Copy flag differs from the provider",
+                            imp.module, imp.name
+                        ),
+                    ));
+                }
+            }
+            _ => {
+                return Err(Error::new(
+                    code::IMPORT,
+                    format!(
+                        "import {}.{}: the provider exports no public {} declaration of that name",
+                        imp.module,
+                        imp.name,
+                        imp.kind.text()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -28,6 +28,17 @@ where
     out
 }
 
+/// `S` over borrowed elements, allocated once with the exact size.
+pub fn seq_of(elements: &[&[u8]]) -> Vec<u8> {
+    let len = 4 + elements.iter().map(|e| e.len() + 8).sum::<usize>();
+    let mut out = Vec::with_capacity(len);
+    out.extend_from_slice(&(elements.len() as u32).to_le_bytes());
+    for e in elements {
+        frame_into(&mut out, e);
+    }
+    out
+}
+
 /// A closed tag, flag word or semantic ordinal: `u32le`.
 pub fn u32p(v: u32) -> Vec<u8> {
     v.to_le_bytes().to_vec()

@@ -6,7 +6,7 @@
 
 use crate::catalog::{self, CATALOG_ID};
 use crate::error::{Error, Result, code};
-use crate::hash::{Id, domain, h, opt, preimage, seq, to_hex, u32p};
+use crate::hash::{Id, domain, h, opt, preimage, seq, seq_of, to_hex, u32p};
 use crate::model::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -70,6 +70,8 @@ fn json_string(s: &str) -> String {
 /// every hash as a [`Fact`].
 pub struct Hasher {
     types: HashMap<Type, Id>,
+    constants: HashMap<Constant, Id>,
+    effect_sets: HashMap<Vec<Effect>, Id>,
     /// Recorded facts, when tracing.
     pub trace: Option<Vec<Fact>>,
 }
@@ -79,6 +81,8 @@ impl Hasher {
     pub fn new(trace: bool) -> Self {
         Hasher {
             types: HashMap::new(),
+            constants: HashMap::new(),
+            effect_sets: HashMap::new(),
             trace: trace.then(Vec::new),
         }
     }
@@ -99,6 +103,38 @@ impl Hasher {
             });
         }
         digest
+    }
+
+    /// `H(D; first, S(list0), S(list1), ...)` without materializing the
+    /// `S` lists (function bodies can be hundreds of megabytes of preimage).
+    fn hash_lists<const N: usize>(
+        &mut self,
+        what: impl FnOnce() -> String,
+        dom: &'static str,
+        first: &Id,
+        lists: [Vec<Vec<u8>>; N],
+    ) -> Id {
+        if self.trace.is_some() {
+            let mut parts = vec![first.to_vec()];
+            parts.extend(lists.into_iter().map(seq));
+            return self.hash(what, dom, parts);
+        }
+        use sha2::Digest as _;
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(dom.as_bytes());
+        hasher.update([0u8]);
+        hasher.update((first.len() as u64).to_le_bytes());
+        hasher.update(first);
+        for list in &lists {
+            let len: u64 = 4 + list.iter().map(|e| 8 + e.len() as u64).sum::<u64>();
+            hasher.update(len.to_le_bytes());
+            hasher.update((list.len() as u32).to_le_bytes());
+            for e in list {
+                hasher.update((e.len() as u64).to_le_bytes());
+                hasher.update(e);
+            }
+        }
+        hasher.finalize().into()
     }
 
     /// Module-namespace ID.
@@ -163,6 +199,15 @@ impl Hasher {
 
     /// Effect-set digest (tags must already be unique and ascending).
     pub fn effects(&mut self, effects: &[Effect]) -> Id {
+        if let Some(id) = self.effect_sets.get(effects) {
+            return *id;
+        }
+        let id = self.effects_uncached(effects);
+        self.effect_sets.insert(effects.to_vec(), id);
+        id
+    }
+
+    fn effects_uncached(&mut self, effects: &[Effect]) -> Id {
         let tags: Vec<Vec<u8>> = effects.iter().map(|e| u32p(e.tag())).collect();
         self.hash(
             || {
@@ -182,6 +227,9 @@ impl Hasher {
 
     /// Constant ID.
     pub fn constant(&mut self, c: &Constant) -> Result<Id> {
+        if let Some(id) = self.constants.get(c) {
+            return Ok(*id);
+        }
         let payload = c.payload().ok_or_else(|| {
             Error::new(
                 code::MODEL,
@@ -340,6 +388,8 @@ impl Identities {
         }
         let mut hs = Hasher {
             types: std::mem::take(&mut self.types),
+            constants: HashMap::new(),
+            effect_sets: HashMap::new(),
             trace: None,
         };
         let id = hs.type_id(t);
@@ -361,29 +411,26 @@ struct FnCtx<'a> {
 
 impl FnCtx<'_> {
     fn block_key(&self, id: u32) -> Vec<u8> {
-        seq([self.sig.to_vec(), u32p(id)])
+        seq_of(&[&self.sig, &id.to_le_bytes()])
     }
     fn edge_key(&self, id: u32) -> Vec<u8> {
-        seq([self.sig.to_vec(), u32p(id)])
+        seq_of(&[&self.sig, &id.to_le_bytes()])
     }
     fn loan_key(&self, id: u32) -> Vec<u8> {
-        seq([self.sig.to_vec(), u32p(id)])
+        seq_of(&[&self.sig, &id.to_le_bytes()])
     }
     fn op_key(&self, r: &OpRef) -> Vec<u8> {
-        match r {
-            OpRef::Flow { block, ordinal } => seq([
-                self.sig.to_vec(),
-                u32p(0),
-                self.block_key(*block),
-                u32p(*ordinal),
-            ]),
-            OpRef::Recipe { edge, ordinal } => seq([
-                self.sig.to_vec(),
-                u32p(1),
-                self.edge_key(*edge),
-                u32p(*ordinal),
-            ]),
-        }
+        let (kind, owner, ordinal) = match r {
+            OpRef::Flow { block, ordinal } => (0u32, *block, *ordinal),
+            OpRef::Recipe { edge, ordinal } => (1u32, *edge, *ordinal),
+        };
+        let owner_key = seq_of(&[&self.sig, &owner.to_le_bytes()]);
+        seq_of(&[
+            &self.sig,
+            &kind.to_le_bytes(),
+            &owner_key,
+            &ordinal.to_le_bytes(),
+        ])
     }
     fn root_identity(&self, root: &Root) -> Result<(u32, Vec<u8>)> {
         Ok(match root {
@@ -779,7 +826,7 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
                 )
             })
             .collect();
-        pubfns.sort_by(|a, b| a.0.cmp(&b.0));
+        pubfns.sort_by_key(|a| a.0);
         interfaces.push(hs.hash(
             || format!("declaration interface {}", d.name),
             domain::DECLARATION_INTERFACE,
@@ -797,16 +844,16 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
     let mut deps: BTreeMap<Id, Id> = BTreeMap::new();
     for i in &m.imports {
         let dns = import_ns[i.module.as_str()];
-        if let Some(prev) = deps.insert(dns, i.interface) {
-            if prev != i.interface {
-                return Err(Error::new(
-                    code::IMPORT,
-                    format!(
-                        "imports of module {} carry different interface digests",
-                        i.module
-                    ),
-                ));
-            }
+        if let Some(prev) = deps.insert(dns, i.interface)
+            && prev != i.interface
+        {
+            return Err(Error::new(
+                code::IMPORT,
+                format!(
+                    "imports of module {} carry different interface digests",
+                    i.module
+                ),
+            ));
         }
     }
     let mut exports: Vec<(Id, Id)> = m
@@ -867,7 +914,7 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
                 )
             })
             .collect();
-        defs_list.sort_by(|a, b| a.0.cmp(&b.0));
+        defs_list.sort_by_key(|a| a.0);
         let definition = hs.hash(
             || format!("declaration definition {}", d.name),
             domain::DECLARATION_DEFINITION,
@@ -1344,18 +1391,11 @@ fn body_digest(
             u32p(0),
         ]));
     }
-    Ok(hs.hash(
+    Ok(hs.hash_lists(
         || format!("body {}.{}", d.name, f.name),
         domain::FUNCTION_BODY,
-        vec![
-            sig.to_vec(),
-            seq(lids),
-            seq(blocks),
-            seq(paths),
-            seq(loans),
-            seq(edges),
-            seq(ops),
-        ],
+        sig,
+        [lids, blocks, paths, loans, edges, ops],
     ))
 }
 

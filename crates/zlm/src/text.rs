@@ -603,21 +603,23 @@ fn parse_pass(src: &str, names: Option<&Names>) -> Result<Module> {
                 pkg = t[3].to_string();
                 module = t[5].to_string();
             }
-            if t.first() == Some(&"decl") && t.len() >= 3 {
-                if let Some(k) = DeclKind::from_text(t[1]) {
-                    let mut h = Hasher::new(false);
-                    let ns = h.namespace(&pkg, &module);
-                    pre.rev
-                        .insert(format!("@{}", t[2]), h.nominal(&ns, k, t[2]));
-                }
+            if t.first() == Some(&"decl")
+                && t.len() >= 3
+                && let Some(k) = DeclKind::from_text(t[1])
+            {
+                let mut h = Hasher::new(false);
+                let ns = h.namespace(&pkg, &module);
+                pre.rev
+                    .insert(format!("@{}", t[2]), h.nominal(&ns, k, t[2]));
             }
-            if t.first() == Some(&"import") && t.len() >= 4 {
-                if let Some(k) = DeclKind::from_text(t[3]) {
-                    let mut h = Hasher::new(false);
-                    let ns = h.namespace(&pkg, t[1]);
-                    pre.rev
-                        .insert(format!("@{}::{}", t[1], t[2]), h.nominal(&ns, k, t[2]));
-                }
+            if t.first() == Some(&"import")
+                && t.len() >= 4
+                && let Some(k) = DeclKind::from_text(t[3])
+            {
+                let mut h = Hasher::new(false);
+                let ns = h.namespace(&pkg, t[1]);
+                pre.rev
+                    .insert(format!("@{}::{}", t[1], t[2]), h.nominal(&ns, k, t[2]));
             }
         }
     }

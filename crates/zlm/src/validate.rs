@@ -155,6 +155,13 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
             check_function(m, ids, d, f)?;
         }
     }
+    let g = Global::new(m, ids);
+    for (di, d) in m.declarations.iter().enumerate() {
+        for f in &d.functions {
+            check_typing(&g, di, f)?;
+            check_cfg(f)?;
+        }
+    }
     Ok(())
 }
 
@@ -168,29 +175,29 @@ fn check_type(t: &Type, what: &str) -> Result<()> {
     if let Type::Scalar(ScalarKind::Index) = t {
         return Ok(());
     }
-    if let Type::Ref(inner) | Type::Mut(inner) = t {
-        if matches!(**inner, Type::Ref(_) | Type::Mut(_)) {
-            return Err(Error::new(
-                code::MODEL,
-                format!("{what}: a loan of a loan is not admitted"),
-            ));
-        }
+    if let Type::Ref(inner) | Type::Mut(inner) = t
+        && matches!(**inner, Type::Ref(_) | Type::Mut(_))
+    {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{what}: a loan of a loan is not admitted"),
+        ));
     }
-    if let Type::Mut(inner) = t {
-        if **inner == Type::AllocatorBytesError {
-            return Err(Error::new(
-                code::MODEL,
-                format!("{what}: Mut<Allocator<BytesError>> is not admitted"),
-            ));
-        }
+    if let Type::Mut(inner) = t
+        && **inner == Type::AllocatorBytesError
+    {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{what}: Mut<Allocator<BytesError>> is not admitted"),
+        ));
     }
-    if let Type::Result(a, b) = t {
-        if a.is_borrow() || b.is_borrow() {
-            return Err(Error::new(
-                code::MODEL,
-                format!("{what}: a Result carrier cannot hold a loan"),
-            ));
-        }
+    if let Type::Result(a, b) = t
+        && (a.is_borrow() || b.is_borrow())
+    {
+        return Err(Error::new(
+            code::MODEL,
+            format!("{what}: a Result carrier cannot hold a loan"),
+        ));
     }
     for c in t.children() {
         if *c == Type::AllocatorBytesError && !matches!(t, Type::Ref(_)) {
@@ -394,10 +401,10 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
         if let Operand::Value(OpRef::Recipe { .. }) = o {
             return Err(err(f, at, "a cleanup recipe produces no SSA value"));
         }
-        if let Operand::Block(b) = o {
-            if !index.blocks.contains_key(b) {
-                return Err(err(f, at, format!("no block {b}")));
-            }
+        if let Operand::Block(b) = o
+            && !index.blocks.contains_key(b)
+        {
+            return Err(err(f, at, format!("no block {b}")));
         }
     }
     let kinds_ok = |want: &[K]| {
@@ -475,25 +482,24 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
         }
         _ => {}
     }
-    if op.tag == tag::JUMP_IF_FALSE {
-        if let (Aux::Block(b), Some(Operand::Block(o))) = (&op.aux0, op.operands.get(1)) {
-            if b != o {
-                return Err(err(f, at, "block operand and block auxiliary disagree"));
-            }
-        }
+    if op.tag == tag::JUMP_IF_FALSE
+        && let (Aux::Block(b), Some(Operand::Block(o))) = (&op.aux0, op.operands.get(1))
+        && b != o
+    {
+        return Err(err(f, at, "block operand and block auxiliary disagree"));
     }
-    if matches!(op.tag, tag::VARIANT_CONSTRUCT | tag::AGGREGATE_CONSTRUCT) {
-        if let Aux::Lit(n) = op.aux1 {
-            if n as usize != op.operands.len() {
-                return Err(err(
-                    f,
-                    at,
-                    "literal field count differs from the operand count",
-                ));
-            }
-            if op.tag == tag::VARIANT_CONSTRUCT && n == 0 {
-                return Err(err(f, at, "a zero-payload variant uses ENUM_CONST"));
-            }
+    if matches!(op.tag, tag::VARIANT_CONSTRUCT | tag::AGGREGATE_CONSTRUCT)
+        && let Aux::Lit(n) = op.aux1
+    {
+        if n as usize != op.operands.len() {
+            return Err(err(
+                f,
+                at,
+                "literal field count differs from the operand count",
+            ));
+        }
+        if op.tag == tag::VARIANT_CONSTRUCT && n == 0 {
+            return Err(err(f, at, "a zero-payload variant uses ENUM_CONST"));
         }
     }
     if matches!(op.tag, tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH) {
@@ -537,25 +543,25 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
             ));
         }
     }
-    if let Aux::CatalogFunc(id) = &op.aux1 {
-        if crate::catalog::by_signature(id).map(|e| e.selector) != Some(6) {
-            return Err(err(
-                f,
-                at,
-                "BORROW_SLICE_BYTE names catalog selector 6 (Array<Byte>.slice)",
-            ));
-        }
+    if let Aux::CatalogFunc(id) = &op.aux1
+        && crate::catalog::by_signature(id).map(|e| e.selector) != Some(6)
+    {
+        return Err(err(
+            f,
+            at,
+            "BORROW_SLICE_BYTE names catalog selector 6 (Array<Byte>.slice)",
+        ));
     }
-    if let Aux::Field(id) = &op.aux0 {
-        if !ids.fields.contains_key(id) {
-            return Err(Error::new(
-                code::REF,
-                format!(
-                    "function {} {at}: field symbol does not resolve to a declaration field of this module",
-                    f.name
-                ),
-            ));
-        }
+    if let Aux::Field(id) = &op.aux0
+        && !ids.fields.contains_key(id)
+    {
+        return Err(Error::new(
+            code::REF,
+            format!(
+                "function {} {at}: field symbol does not resolve to a declaration field of this module",
+                f.name
+            ),
+        ));
     }
     if let Some(t) = &op.result {
         check_type(t, at)?;
@@ -652,6 +658,637 @@ fn check_expr(f: &Function, e: &Expr, ensures: bool, at: &str) -> Result<()> {
                 f,
                 at,
                 "every nonroot contract value is consumed exactly once and the root never",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Module-wide lookup tables for typing checks.
+struct Global<'a> {
+    m: &'a Module,
+    ids: &'a Identities,
+    sigs: std::collections::HashMap<crate::hash::Id, (usize, usize)>,
+    variants: std::collections::HashMap<crate::hash::Id, (usize, usize)>,
+    decls: std::collections::HashMap<crate::hash::Id, usize>,
+}
+
+impl<'a> Global<'a> {
+    fn new(m: &'a Module, ids: &'a Identities) -> Self {
+        let mut sigs = std::collections::HashMap::new();
+        let mut variants = std::collections::HashMap::new();
+        let mut decls = std::collections::HashMap::new();
+        for (di, d) in ids.decls.iter().enumerate() {
+            decls.insert(d.nominal, di);
+            for (fi, f) in d.functions.iter().enumerate() {
+                sigs.insert(f.sig, (di, fi));
+            }
+            for (vi, (vid, _)) in d.variants.iter().enumerate() {
+                variants.insert(*vid, (di, vi));
+            }
+        }
+        Global {
+            m,
+            ids,
+            sigs,
+            variants,
+            decls,
+        }
+    }
+    fn field(&self, id: &crate::hash::Id) -> Option<(&'a Field, usize)> {
+        let info = self.ids.fields.get(id)?;
+        let d = &self.m.declarations[info.decl];
+        Some(match info.variant {
+            None => (&d.fields[info.index], info.decl),
+            Some(v) => (&d.variants[v].fields[info.index], info.decl),
+        })
+    }
+    fn nominal(&self, di: usize) -> Type {
+        Type::Nominal(self.ids.decls[di].nominal)
+    }
+}
+
+/// `t`, or the target of a `Ref`/`Mut` view of it.
+fn target(t: &Type) -> &Type {
+    match t {
+        Type::Ref(x) | Type::Mut(x) => x,
+        other => other,
+    }
+}
+
+fn is_subset(inner: &[Effect], outer: &[Effect]) -> bool {
+    inner.iter().all(|e| outer.contains(e))
+}
+
+fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
+    let index = FnIndex::new(f);
+    let self_ty = g.nominal(di);
+    let recv = crate::ids::receiver_type(&g.ids.decls[di].nominal, f.receiver);
+    // Owned paths: temporaries have their producer's type; field paths follow the field.
+    for p in &f.body.paths {
+        let at = "owned path";
+        if let Some(last) = p.key.fields.last() {
+            let (field, owner) = g
+                .field(last)
+                .ok_or_else(|| err(f, at, "field component does not resolve to a local field"))?;
+            let mut parent = p.key.clone();
+            parent.fields.pop();
+            let pt = index
+                .path(&parent)
+                .map(|x| x.ty.clone())
+                .ok_or_else(|| err(f, at, "missing parent"))?;
+            let info = &g.ids.fields[last];
+            let owner_ok = match info.variant {
+                None => *target(&pt) == g.nominal(owner),
+                Some(_) => *target(&pt) == g.nominal(owner),
+            };
+            if !owner_ok || p.ty != field.ty {
+                return Err(err(
+                    f,
+                    at,
+                    "field path does not match its parent's type or the field's type",
+                ));
+            }
+        } else {
+            let want = match &p.key.root {
+                Root::Receiver => recv.clone().map(|t| target(&t).clone()),
+                Root::Param(x) => f
+                    .params
+                    .iter()
+                    .find(|q| q.ordinal == *x)
+                    .map(|q| target(&q.ty).clone()),
+                Root::Local(x) => f
+                    .body
+                    .locals
+                    .iter()
+                    .find(|q| q.ordinal == *x)
+                    .map(|q| q.ty.clone()),
+                Root::Temp(r) => index.op(r).and_then(|o| o.result.clone()),
+            };
+            let ok = match &p.key.root {
+                // A borrowed argument root names the loan target; an owned one the value itself.
+                Root::Receiver | Root::Param(_) => {
+                    want.as_ref() == Some(&p.ty)
+                        || match &p.key.root {
+                            Root::Param(x) => f
+                                .params
+                                .iter()
+                                .find(|q| q.ordinal == *x)
+                                .is_some_and(|q| q.ty == p.ty),
+                            _ => false,
+                        }
+                }
+                _ => want.as_ref() == Some(&p.ty),
+            };
+            if !ok {
+                return Err(err(f, at, "root path type differs from its binding's type"));
+            }
+        }
+    }
+    for l in &f.body.loans {
+        let at = format!("loan {}", l.id);
+        let ok = match l.kind {
+            LoanKind::Shared => matches!(l.borrowed, Type::Ref(_)),
+            LoanKind::Exclusive => matches!(l.borrowed, Type::Mut(_)),
+            LoanKind::ByteSlice => l.borrowed == Type::SliceByte,
+        };
+        if !ok {
+            return Err(err(f, &at, "loan kind and borrowed type disagree"));
+        }
+        if l.creation.is_none() && !matches!(l.origin.root, Root::Receiver | Root::Param(_)) {
+            return Err(err(
+                f,
+                &at,
+                "an entry loan originates at a receiver or parameter root",
+            ));
+        }
+    }
+    let ty_of = |o: &Operand| index.operand_type(o).ok().flatten();
+    let blocks = f.body.blocks.iter().flat_map(|b| {
+        b.ops.iter().enumerate().map(move |(i, op)| {
+            (
+                OpRef::Flow {
+                    block: b.id,
+                    ordinal: i as u32,
+                },
+                op,
+            )
+        })
+    });
+    for (here, op) in blocks {
+        let at = format!("{here:?}");
+        let e = |msg: &str| err(f, &at, msg);
+        let t: Vec<Option<Type>> = op.operands.iter().map(ty_of).collect();
+        let res = op.result.as_ref();
+        let scalar = |x: Option<&Type>| match x {
+            Some(Type::Scalar(k)) => Some(*k),
+            _ => None,
+        };
+        use crate::model::tag::*;
+        match op.tag {
+            CONST if t[0].as_ref() != res => {
+                return Err(e("constant type differs from the result"));
+            }
+            NEG | NOT_BOOL => {
+                let k = scalar(res).ok_or_else(|| e("unary operation on a non-scalar"))?;
+                let ok = if op.tag == NOT_BOOL {
+                    k == ScalarKind::Bool
+                } else {
+                    k.is_signed()
+                };
+                if !ok || t[0].as_ref() != res {
+                    return Err(e("unary operand/result types are not admitted"));
+                }
+            }
+            ADD | SUB | MUL | DIV | REM | BIT_AND | BIT_OR | BIT_XOR => {
+                let k = scalar(res).ok_or_else(|| e("arithmetic on a non-scalar"))?;
+                if k == ScalarKind::Bool || t[0].as_ref() != res || t[1].as_ref() != res {
+                    return Err(e("binary operands must have the exact integer result type"));
+                }
+            }
+            SHIFT_LEFT | SHIFT_RIGHT => {
+                let k = scalar(res).ok_or_else(|| e("shift of a non-scalar"))?;
+                if k == ScalarKind::Bool
+                    || t[0].as_ref() != res
+                    || t[1] != Some(Type::Scalar(ScalarKind::UInt64))
+                {
+                    return Err(e("shift takes an integer T and a UInt64 count"));
+                }
+            }
+            EQ | LT | NE | LE | GT | GE
+                if (res != Some(&Type::Scalar(ScalarKind::Bool))
+                    || scalar(t[0].as_ref()).is_none()
+                    || t[0] != t[1]) =>
+            {
+                return Err(e("comparison takes two identical scalars and yields Bool"));
+            }
+            JUMP_IF_FALSE | ASSERT_TRUE if t[0] != Some(Type::Scalar(ScalarKind::Bool)) => {
+                return Err(e("condition must be Bool"));
+            }
+            ASSERT_EQ if t[0] != t[1] => {
+                return Err(e("ASSERT_EQ operands differ in type"));
+            }
+            RETURN if t[0].as_ref() != Some(&f.result) => {
+                return Err(e("returned value differs from the function's result type"));
+            }
+            LOAD_LOCAL | STORE_LOCAL => {
+                let Some(Operand::Place(k)) = op.operands.first() else {
+                    return Err(e("place operand expected"));
+                };
+                let rooted = k.fields.is_empty()
+                    && match k.root {
+                        Root::Local(_) => true,
+                        Root::Param(_) | Root::Receiver => op.tag == LOAD_LOCAL,
+                        Root::Temp(_) => false,
+                    };
+                if !rooted {
+                    return Err(e(
+                        "LOAD_LOCAL names an argument or local root; STORE_LOCAL a local root",
+                    ));
+                }
+                if op.tag == LOAD_LOCAL {
+                    let pt = t[0].clone().unwrap_or(Type::Never);
+                    if res != Some(&pt) || !g.ids.is_copy(&pt) || pt.is_borrow() {
+                        return Err(e(
+                            "LOAD_LOCAL reads only a structurally Copy nonborrow root of its exact type",
+                        ));
+                    }
+                } else if t[0] != t[1] {
+                    return Err(e("stored value differs from the local's type"));
+                }
+            }
+            ENUM_CONST | ENUM_IS_VARIANT | VARIANT_CONSTRUCT => {
+                let Aux::Variant(vid) = &op.aux0 else {
+                    return Err(e("variant auxiliary expected"));
+                };
+                let &(vd, vi) = g
+                    .variants
+                    .get(vid)
+                    .ok_or_else(|| e("variant does not resolve to a local declaration"))?;
+                let v = &g.m.declarations[vd].variants[vi];
+                let owner = g.nominal(vd);
+                match op.tag {
+                    ENUM_CONST => {
+                        if !v.fields.is_empty() || res != Some(&owner) {
+                            return Err(e(
+                                "ENUM_CONST builds a fieldless variant of its exact owner",
+                            ));
+                        }
+                    }
+                    ENUM_IS_VARIANT => {
+                        if res != Some(&Type::Scalar(ScalarKind::Bool))
+                            || t[0].as_ref().map(target) != Some(&owner)
+                        {
+                            return Err(e(
+                                "ENUM_IS_VARIANT tests an owner place or loan and yields Bool",
+                            ));
+                        }
+                    }
+                    _ => {
+                        let mut fields: Vec<&Field> = v.fields.iter().collect();
+                        fields.sort_by_key(|x| x.ordinal);
+                        if res != Some(&owner)
+                            || fields.len() != t.len()
+                            || fields
+                                .iter()
+                                .zip(&t)
+                                .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
+                        {
+                            return Err(e(
+                                "VARIANT_CONSTRUCT operands must match the payload fields in ordinal order",
+                            ));
+                        }
+                    }
+                }
+            }
+            AGGREGATE_CONSTRUCT => {
+                let Aux::Decl(n) = &op.aux0 else {
+                    return Err(e("declaration auxiliary expected"));
+                };
+                let &dd = g
+                    .decls
+                    .get(n)
+                    .ok_or_else(|| e("declaration does not resolve locally"))?;
+                let d = &g.m.declarations[dd];
+                let mut fields: Vec<&Field> = d.fields.iter().collect();
+                fields.sort_by_key(|x| x.ordinal);
+                if d.kind != DeclKind::Value
+                    || res != Some(&g.nominal(dd))
+                    || fields.len() != t.len()
+                    || fields
+                        .iter()
+                        .zip(&t)
+                        .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
+                {
+                    return Err(e(
+                        "AGGREGATE_CONSTRUCT operands must match the value declaration's fields in order",
+                    ));
+                }
+            }
+            FIELD_COPY | FIELD_MOVE => {
+                let Aux::Field(fid) = &op.aux0 else {
+                    return Err(e("field auxiliary expected"));
+                };
+                let (field, owner) = g
+                    .field(fid)
+                    .ok_or_else(|| e("field does not resolve locally"))?;
+                if res != Some(&field.ty) || t[0].as_ref().map(target) != Some(&g.nominal(owner)) {
+                    return Err(e("field access result/owner types are wrong"));
+                }
+                if op.tag == FIELD_COPY && !g.ids.is_copy(&field.ty) {
+                    return Err(e("FIELD_COPY needs a structurally Copy field"));
+                }
+                if op.tag == FIELD_MOVE
+                    && (field.mutability != Mutability::Var && g.ids.fields[fid].variant.is_none()
+                        || matches!(t[0], Some(Type::Ref(_) | Type::Mut(_))))
+                {
+                    return Err(e("FIELD_MOVE needs a var field of an owned place"));
+                }
+            }
+            PLACE_MOVE | BYTE_BUILDER_FINISH => {
+                if op.tag == PLACE_MOVE && res != t[0].as_ref() {
+                    return Err(e("PLACE_MOVE yields the place's exact type"));
+                }
+                if op.tag == BYTE_BUILDER_FINISH
+                    && !(g.m.name == "sdk.bytes"
+                        && f.name == "finish"
+                        && g.m.declarations[di].name == "BytesBuilder")
+                {
+                    return Err(e(
+                        "BYTE_BUILDER_FINISH is admitted only in sdk.bytes.BytesBuilder.finish",
+                    ));
+                }
+            }
+            REPLACE_COMMIT if t[0] != t[1] => {
+                return Err(e("replacement differs from the destination type"));
+            }
+            UNIT_VALUE if res != Some(&Type::Unit) => {
+                return Err(e("UNIT_VALUE yields Unit"));
+            }
+            RESULT_OK_RICH | RESULT_ERR_RICH => {
+                let Some(Type::Result(ok, er)) = res else {
+                    return Err(e("rich construction yields a Result"));
+                };
+                let want = if op.tag == RESULT_OK_RICH { ok } else { er };
+                if t[0].as_ref() != Some(&**want) {
+                    return Err(e("payload differs from the carrier's T or E"));
+                }
+            }
+            RESULT_TRY | RESULT_TRY_RICH => {
+                let Some(Type::Result(ok, er)) = t[0].as_ref() else {
+                    return Err(e("try takes a Result carrier"));
+                };
+                let Type::Result(_, fer) = &f.result else {
+                    return Err(e("try needs a function returning Result<U, E>"));
+                };
+                if res != Some(&**ok) || fer != er {
+                    return Err(e(
+                        "try yields T and needs the same E in the function result",
+                    ));
+                }
+                if op.tag == RESULT_TRY_RICH && op.aux0 != Aux::Type(f.result.clone()) {
+                    return Err(e("RESULT_TRY_RICH names the exact outer carrier"));
+                }
+                let Aux::Edge(eid) = op.aux1 else {
+                    return Err(e("error cleanup edge expected"));
+                };
+                let edge = index
+                    .edges
+                    .get(&eid)
+                    .map(|&i| &f.body.edges[i])
+                    .ok_or_else(|| e("missing cleanup edge"))?;
+                let OpRef::Flow { block, .. } = here else {
+                    return Err(e("try is a flow operation"));
+                };
+                if edge.kind != EdgeKind::TryError
+                    || edge.source != block
+                    || edge.successor.is_some()
+                {
+                    return Err(e("try names a try-error edge from its own block to exit"));
+                }
+            }
+            CALL | INTRINSIC_CALL => {
+                let (recv_kind, owner, params, result, effects): (
+                    ReceiverKind,
+                    Type,
+                    Vec<Type>,
+                    Type,
+                    Vec<Effect>,
+                ) = match &op.aux0 {
+                    Aux::Func(sig) => {
+                        let &(cd, cf) = g.sigs.get(sig).ok_or_else(|| Error::new(code::UNSUPPORTED, format!("function {} {at}: calls to functions of other modules are not supported yet", f.name)))?;
+                        let c = &g.m.declarations[cd].functions[cf];
+                        let mut ps: Vec<&Param> = c.params.iter().collect();
+                        ps.sort_by_key(|p| p.ordinal);
+                        (
+                            c.receiver,
+                            g.nominal(cd),
+                            ps.iter().map(|p| p.ty.clone()).collect(),
+                            c.result.clone(),
+                            c.effects.clone(),
+                        )
+                    }
+                    Aux::CatalogFunc(id) => {
+                        let c = crate::catalog::by_signature(id)
+                            .ok_or_else(|| e("unknown catalog function"))?;
+                        (
+                            c.receiver,
+                            c.owner.clone(),
+                            c.params.iter().map(|p| p.1.clone()).collect(),
+                            c.result.clone(),
+                            c.effects.clone(),
+                        )
+                    }
+                    _ => return Err(e("callee auxiliary expected")),
+                };
+                let mut want: Vec<Type> = Vec::new();
+                if let Some(rt) = crate::catalog::receiver_type(&owner, recv_kind).filter(|_| {
+                    matches!(
+                        recv_kind,
+                        ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+                    )
+                }) {
+                    want.push(rt);
+                }
+                want.extend(params);
+                let args_ok = want.len() == t.len()
+                    && want
+                        .iter()
+                        .zip(&t)
+                        .zip(&op.operands)
+                        .all(|((w, ot), o)| match o {
+                            // A loan argument may be passed as the place of its target (entry-loan binding).
+                            Operand::Place(_) if w.is_borrow() => {
+                                ot.as_ref() == Some(target(w)) || ot.as_ref() == Some(w)
+                            }
+                            _ => ot.as_ref() == Some(w),
+                        });
+                if !args_ok || res != Some(&result) || op.aux1 != Aux::Effects(effects.clone()) {
+                    return Err(e(
+                        "call operands, result or effect auxiliary differ from the callee signature",
+                    ));
+                }
+                if !is_subset(&effects, &f.effects) {
+                    return Err(e("a callee's effect set must be a subset of the caller's"));
+                }
+            }
+            BORROW_SHARED | BORROW_MUT | BORROW_SLICE_BYTE => {
+                let Aux::Loan(lid) = op.aux0 else {
+                    return Err(e("loan auxiliary expected"));
+                };
+                let loan = f
+                    .body
+                    .loans
+                    .iter()
+                    .find(|l| l.id == lid)
+                    .ok_or_else(|| e("missing loan"))?;
+                let want_res = match op.tag {
+                    BORROW_SHARED => Type::Ref(Box::new(
+                        target(t[0].as_ref().unwrap_or(&Type::Never)).clone(),
+                    )),
+                    BORROW_MUT => Type::Mut(Box::new(
+                        target(t[0].as_ref().unwrap_or(&Type::Never)).clone(),
+                    )),
+                    _ => Type::SliceByte,
+                };
+                if res != Some(&want_res)
+                    || loan.borrowed != want_res
+                    || loan.creation != Some(here)
+                {
+                    return Err(e("borrow result, loan type and loan creation must agree"));
+                }
+                if op.tag == BORROW_SLICE_BYTE
+                    && (t[1] != Some(Type::Scalar(ScalarKind::UInt64))
+                        || t[2] != Some(Type::Scalar(ScalarKind::UInt64))
+                        || !matches!(
+                            t[0].as_ref().map(target),
+                            Some(Type::ArrayByte | Type::Nominal(_))
+                        ))
+                {
+                    return Err(e(
+                        "BORROW_SLICE_BYTE takes a byte-array receiver and UInt64 bounds",
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let _ = self_ty;
+    Ok(())
+}
+
+/// Control-flow successors of a block in semantic arm order, from its
+/// terminator (docs/zlm/format.md: every block ends with JUMP,
+/// JUMP_IF_FALSE or RETURN, and only there).
+fn successors(f: &Function, b: &Block) -> Result<Vec<(Option<u32>, EdgeKind)>> {
+    let at = format!("block {}", b.id);
+    let last = b
+        .ops
+        .last()
+        .ok_or_else(|| err(f, &at, "a block ends with a terminator"))?;
+    for op in &b.ops[..b.ops.len() - 1] {
+        if matches!(op.tag, tag::JUMP | tag::JUMP_IF_FALSE | tag::RETURN) {
+            return Err(err(
+                f,
+                &at,
+                "a terminator is the last flow operation of its block",
+            ));
+        }
+    }
+    Ok(match (last.tag, &last.aux0) {
+        (tag::JUMP, Aux::Block(t)) => vec![(Some(*t), EdgeKind::Fallthrough)],
+        (tag::JUMP_IF_FALSE, Aux::Block(t)) => {
+            let next =
+                b.id.checked_add(1)
+                    .ok_or_else(|| err(f, &at, "block ID overflow"))?;
+            vec![(Some(next), EdgeKind::Branch), (Some(*t), EdgeKind::Branch)]
+        }
+        (tag::RETURN, _) => vec![(None, EdgeKind::Return)],
+        _ => {
+            return Err(err(
+                f,
+                &at,
+                "a block ends with JUMP, JUMP_IF_FALSE or RETURN",
+            ));
+        }
+    })
+}
+
+/// Block IDs are the depth-first preorder of the reachable CFG; cleanup
+/// edges follow the single list algorithm (per source block: try-error
+/// edges by owning operation, then terminal successors in arm order) with
+/// derived kinds.
+fn check_cfg(f: &Function) -> Result<()> {
+    let index = FnIndex::new(f);
+    let block = |id: u32| index.blocks.get(&id).map(|&i| &f.body.blocks[i]);
+    // Depth-first preorder numbering must reproduce the dense IDs.
+    let mut order: Vec<u32> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![0u32];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let b = block(id)
+            .ok_or_else(|| err(f, "CFG", format!("successor block {id} does not exist")))?;
+        order.push(id);
+        let succ = successors(f, b)?;
+        for (s, _) in succ.iter().rev() {
+            if let Some(s) = s {
+                if !seen.contains(s) {
+                    stack.push(*s);
+                }
+            }
+        }
+    }
+    if order.len() != f.body.blocks.len() {
+        return Err(err(
+            f,
+            "CFG",
+            "every block is reachable from the entry block",
+        ));
+    }
+    if order.iter().enumerate().any(|(i, id)| *id as usize != i) {
+        return Err(err(
+            f,
+            "CFG",
+            "block IDs are not the depth-first preorder of the CFG",
+        ));
+    }
+    // Expected cleanup-edge list.
+    let mut expected: Vec<(u32, Option<u32>, Option<EdgeKind>)> = Vec::new();
+    for id in 0..f.body.blocks.len() as u32 {
+        let b = block(id).ok_or_else(|| err(f, "CFG", "missing block"))?;
+        for op in &b.ops {
+            if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
+                expected.push((id, None, Some(EdgeKind::TryError)));
+            }
+        }
+        for (s, kind) in successors(f, b)? {
+            // Straight transfers may be fallthrough, join, break, continue or backedge:
+            // those depend on source structure the artifact does not carry.
+            let k = if kind == EdgeKind::Fallthrough {
+                None
+            } else {
+                Some(kind)
+            };
+            expected.push((id, s, k));
+        }
+    }
+    if expected.len() != f.body.edges.len() {
+        return Err(err(
+            f,
+            "CFG",
+            format!(
+                "{} cleanup edges expected, {} present",
+                expected.len(),
+                f.body.edges.len()
+            ),
+        ));
+    }
+    for (i, (src, succ, kind)) in expected.into_iter().enumerate() {
+        let e = f
+            .body
+            .edges
+            .iter()
+            .find(|e| e.id == i as u32)
+            .ok_or_else(|| err(f, "CFG", "cleanup edge IDs are dense"))?;
+        let kind_ok = match kind {
+            Some(k) => e.kind == k,
+            None => matches!(
+                e.kind,
+                EdgeKind::Fallthrough
+                    | EdgeKind::Join
+                    | EdgeKind::Break
+                    | EdgeKind::Continue
+                    | EdgeKind::Backedge
+            ),
+        };
+        if e.source != src || e.successor != succ || !kind_ok {
+            return Err(err(
+                f,
+                &format!("cleanup edge {i}"),
+                "source, successor or kind differs from the derived edge list",
             ));
         }
     }

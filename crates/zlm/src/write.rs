@@ -94,6 +94,9 @@ struct Writer<'a> {
     symbols: BTreeMap<Id, u32>,
     constants: BTreeMap<Id, (Constant, u32)>,
     effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
+    hs: ids::Hasher,
+    const_index: HashMap<Constant, u32>,
+    effect_ids: HashMap<Vec<Effect>, Id>,
 }
 
 impl<'a> Writer<'a> {
@@ -106,6 +109,9 @@ impl<'a> Writer<'a> {
             symbols: BTreeMap::new(),
             constants: BTreeMap::new(),
             effect_sets: BTreeMap::new(),
+            hs: ids::Hasher::new(false),
+            const_index: HashMap::new(),
+            effect_ids: HashMap::new(),
         }
     }
 
@@ -210,8 +216,9 @@ impl<'a> Writer<'a> {
                                 symbols.insert(*id);
                             }
                             Aux::Effects(e) => {
-                                let mut hs = ids::Hasher::new(false);
-                                symbols.insert(hs.effects(e));
+                                let id = self.hs.effects(e);
+                                self.effect_ids.insert(e.clone(), id);
+                                symbols.insert(id);
                             }
                             _ => {}
                         }
@@ -262,6 +269,7 @@ impl<'a> Writer<'a> {
         }
         for (i, v) in self.constants.values_mut().enumerate() {
             v.1 = cnt(i)?;
+            self.const_index.insert(v.0.clone(), v.1);
         }
         for (i, v) in self.effect_sets.values_mut().enumerate() {
             v.1 = cnt(i)?;
@@ -270,8 +278,7 @@ impl<'a> Writer<'a> {
     }
 
     fn add_constant(&mut self, c: &Constant) -> Result<()> {
-        let mut hs = ids::Hasher::new(false);
-        let id = hs.constant(c)?;
+        let id = self.hs.constant(c)?;
         self.constants.entry(id).or_insert_with(|| (c.clone(), 0));
         Ok(())
     }
@@ -310,7 +317,7 @@ impl<'a> Writer<'a> {
         by_index.sort_by_key(|x| x.1);
         let mut child_count = 0usize;
         for (t, _) in &by_index {
-            let id = self.ids.types.get(*t).copied().unwrap_or_else(|| [0; 32]);
+            let id = self.ids.types.get(*t).copied().unwrap_or([0; 32]);
             tb.types.extend_from_slice(&id);
             let scalar = if let Type::Scalar(k) = t {
                 k.tag()
@@ -769,7 +776,7 @@ impl<'a> Writer<'a> {
                     | Aux::Func(id)
                     | Aux::CatalogFunc(id)
                     | Aux::Variant(id) => self.sym(id),
-                    Aux::Effects(e) => self.sym(&ids::Hasher::new(false).effects(e)),
+                    Aux::Effects(e) => self.sym(&self.effect_ids[e]),
                     Aux::Loan(l) => loanx(*l)?,
                     Aux::Path(k) => pathx(k)?,
                     Aux::Edge(e) => edgex(*e)?,
@@ -833,8 +840,10 @@ impl<'a> Writer<'a> {
     }
 
     fn constant_index(&self, c: &Constant) -> Result<u32> {
-        let id = ids::Hasher::new(false).constant(c)?;
-        Ok(self.constants[&id].1)
+        self.const_index
+            .get(c)
+            .copied()
+            .ok_or_else(|| Error::new(code::MODEL, "constant missing from the constant table"))
     }
 
     fn assemble(&self, tb: Tables) -> Result<Vec<u8>> {
@@ -945,12 +954,12 @@ struct Order {
 impl Order {
     fn new(m: &Module, ids: &Identities) -> Result<Self> {
         let mut imports: Vec<(usize, Id)> = ids.imports.iter().copied().enumerate().collect();
-        imports.sort_by(|a, b| a.1.cmp(&b.1));
+        imports.sort_by_key(|a| a.1);
         if imports.windows(2).any(|w| w[0].1 == w[1].1) {
             return Err(Error::new(code::DUPLICATE, "duplicate import"));
         }
         let mut decls: Vec<(usize, Id)> = ids.decls.iter().map(|d| d.nominal).enumerate().collect();
-        decls.sort_by(|a, b| a.1.cmp(&b.1));
+        decls.sort_by_key(|a| a.1);
         if decls.windows(2).any(|w| w[0].1 == w[1].1) {
             return Err(Error::new(code::DUPLICATE, "duplicate declaration"));
         }

@@ -76,3 +76,68 @@ fn python_rehash_agrees() {
         .unwrap();
     assert!(!child.wait().unwrap().success());
 }
+
+/// Golden vectors of every example module: exactly what `irkit zlm ids` prints.
+#[test]
+fn example_golden_vectors_match() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/zlm");
+    let mut names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "zlt"))
+        .collect();
+    names.sort();
+    let mut all = String::new();
+    for path in names {
+        let m = zlm::text::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let bytes = zlm::write::write(&m).unwrap();
+        let d = zlm::decode::decode(&bytes).unwrap();
+        let (_, facts) = ids::compute(&d.module, true).unwrap();
+        for f in facts {
+            all.push_str(&f.to_json(true));
+            all.push('\n');
+        }
+    }
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/examples-identities-v1.jsonl"
+    );
+    if std::env::var_os("ZLM_BLESS").is_some() {
+        std::fs::write(path, &all).unwrap();
+    }
+    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with ZLM_BLESS=1)");
+    assert_eq!(
+        golden, all,
+        "example identity vectors changed; review and regenerate with ZLM_BLESS=1"
+    );
+    // The independent hasher agrees with every example digest.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/rehash.py");
+    let mut child = Command::new("python3")
+        .args([script, "--frames-only"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(all.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "rehash.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn traced_and_streamed_hashing_agree() {
+    let m = sample::module("geo.shapes", 5);
+    let (a, _) = ids::compute(&m, true).unwrap();
+    let (b, _) = ids::compute(&m, false).unwrap();
+    assert_eq!(a.module_content, b.module_content);
+    assert_eq!(a.decls[1].functions[0].body, b.decls[1].functions[0].body);
+}

@@ -25,6 +25,10 @@ for f in facts:
         sys.exit('digest mismatch: ' + f['fact'])
     by_fact.setdefault(f['fact'], f['digest'])
 
+if '--frames-only' in sys.argv:
+    print('ok', len(facts), 'facts')
+    sys.exit(0)
+
 ns = H('zerglang.zlm1.module-namespace.v1', b'demo', b'geo.shapes')
 point = H('zerglang.zlm1.declaration-nominal.v1', ns, u32(0), b'Point')
 shape = H('zerglang.zlm1.declaration-nominal.v1', ns, u32(2), b'Shape')

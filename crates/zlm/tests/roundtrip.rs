@@ -67,3 +67,26 @@ fn text_errors_carry_line_offsets() {
     assert!(e.message.starts_with("line 2"), "{e}");
     assert_eq!(e.offset, Some(header.len() as u64 + 1));
 }
+
+#[test]
+fn imports_resolve_against_their_provider() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/zlm");
+    let load = |n: &str| {
+        zlm::text::parse(&std::fs::read_to_string(format!("{dir}/{n}.zlt")).unwrap()).unwrap()
+    };
+    let (shapes, canvas) = (load("shapes"), load("canvas"));
+    zlm::decode::check_imports(&canvas, std::slice::from_ref(&shapes)).unwrap();
+    assert_eq!(
+        zlm::decode::check_imports(&canvas, &[]).unwrap_err().code,
+        "ZLM-IMPORT"
+    );
+    // A changed provider interface makes the carried digest stale.
+    let mut changed = shapes.clone();
+    changed.declarations[0].variants[1].fields[0].name = "r".into();
+    assert_eq!(
+        zlm::decode::check_imports(&canvas, &[changed])
+            .unwrap_err()
+            .code,
+        "ZLM-IMPORT"
+    );
+}
