@@ -107,7 +107,8 @@ fn invalid_modules_never_run() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["code"], "ZLM-C-TYPE");
+    // The writer's typing table or the checked semantics reject it.
+    assert!(v["code"] == "ZLM-C-TYPE" || v["code"] == "ZLM-SHAPE", "{v}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
