@@ -337,3 +337,14 @@ fn ensures_names_a_moved_owner() {
         "ZLM-C-CONTRACT",
     );
 }
+
+#[test]
+fn backedge_presents_different_custody() {
+    expect(
+        OWN,
+        "func message type churn",
+        "    edge 3 backedge 2 1\n      place_drop - $l1 | path:l1 -\n",
+        "    edge 3 backedge 2 1\n",
+        "ZLM-C-CUSTODY",
+    );
+}

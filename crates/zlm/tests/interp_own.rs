@@ -152,3 +152,12 @@ fn contracts_with_field_copy_and_pure_call() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn loop_reinitialization_drops_on_the_backedge() {
+    let m = load("own.zlt");
+    let it = Interp::new(&m).unwrap();
+    let out = it.run("Main.churn", &[Value::Scalar(3)]).unwrap();
+    assert_eq!(out.value, Value::Scalar(3));
+    assert_eq!(log(&out.drops), ["Main.churn: drop l1 : Box"; 3]);
+}
