@@ -160,6 +160,7 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
         for f in &d.functions {
             check_typing(&g, di, f)?;
             check_cfg(f)?;
+            check_owners(&g, di, f)?;
         }
     }
     Ok(())
@@ -1235,6 +1236,7 @@ fn check_cfg(f: &Function) -> Result<()> {
             "block IDs are not the depth-first preorder of the CFG",
         ));
     }
+    check_dominance(f, &index)?;
     // Expected cleanup-edge list.
     let mut expected: Vec<(u32, Option<u32>, Option<EdgeKind>)> = Vec::new();
     for id in 0..f.body.blocks.len() as u32 {
@@ -1290,6 +1292,225 @@ fn check_cfg(f: &Function) -> Result<()> {
                 &format!("cleanup edge {i}"),
                 "source, successor or kind differs from the derived edge list",
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Every non-Copy owned receiver, parameter, local and owner-producing flow
+/// result has exactly one root owned path; every shared/exclusive receiver
+/// and Ref/Mut/Slice parameter has exactly one entry loan at its root.
+fn check_owners(g: &Global, di: usize, f: &Function) -> Result<()> {
+    let owner = |t: &Type| !t.is_borrow() && !g.ids.is_copy(t);
+    let has_root = |root: Root| {
+        f.body
+            .paths
+            .iter()
+            .any(|p| p.key.fields.is_empty() && p.key.root == root)
+    };
+    let self_ty = g.nominal(di);
+    if f.receiver == ReceiverKind::Owned && owner(&self_ty) && !has_root(Root::Receiver) {
+        return Err(err(
+            f,
+            "owned paths",
+            "the owned receiver has no root owned path",
+        ));
+    }
+    for p in &f.params {
+        if owner(&p.ty) && !has_root(Root::Param(p.ordinal)) {
+            return Err(err(
+                f,
+                "owned paths",
+                format!("owner parameter {} has no root owned path", p.name),
+            ));
+        }
+    }
+    for l in &f.body.locals {
+        if owner(&l.ty) && !has_root(Root::Local(l.ordinal)) {
+            return Err(err(
+                f,
+                "owned paths",
+                format!("owner local {} has no root owned path", l.name),
+            ));
+        }
+    }
+    for b in &f.body.blocks {
+        for (i, op) in b.ops.iter().enumerate() {
+            if op.result.as_ref().is_some_and(owner)
+                && !has_root(Root::Temp(OpRef::Flow {
+                    block: b.id,
+                    ordinal: i as u32,
+                }))
+            {
+                return Err(err(
+                    f,
+                    &format!("block {} op {i}", b.id),
+                    "an owner-producing result has no temporary owned path",
+                ));
+            }
+        }
+    }
+    let entry_loans = |root: &Root| {
+        f.body
+            .loans
+            .iter()
+            .filter(|l| {
+                l.creation.is_none() && l.origin.fields.is_empty() && l.origin.root == *root
+            })
+            .count()
+    };
+    if matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
+        && entry_loans(&Root::Receiver) != 1
+    {
+        return Err(err(
+            f,
+            "loans",
+            "a shared/exclusive receiver has exactly one entry loan",
+        ));
+    }
+    for p in &f.params {
+        let borrowed = matches!(p.ty, Type::Ref(_) | Type::Mut(_) | Type::SliceByte);
+        let n = entry_loans(&Root::Param(p.ordinal));
+        if (borrowed && n != 1) || (!borrowed && n != 0) {
+            return Err(err(
+                f,
+                "loans",
+                format!(
+                    "parameter {} needs exactly {} entry loan(s)",
+                    p.name,
+                    u8::from(borrowed)
+                ),
+            ));
+        }
+    }
+    if !matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
+        && entry_loans(&Root::Receiver) != 0
+    {
+        return Err(err(
+            f,
+            "loans",
+            "only a shared/exclusive receiver has an entry loan",
+        ));
+    }
+    Ok(())
+}
+
+/// SSA operands name a flow operation earlier in the same block or in a
+/// block that dominates the use (Cooper–Harvey–Kennedy dominators over the
+/// reverse postorder; O(1) queries through dominator-tree intervals).
+fn check_dominance(f: &Function, index: &FnIndex) -> Result<()> {
+    let n = f.body.blocks.len();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for id in 0..n {
+        let b = &f.body.blocks[index.blocks[&(id as u32)]];
+        for (s, _) in successors(f, b)? {
+            if let Some(s) = s {
+                succ[id].push(s as usize);
+            }
+        }
+    }
+    // Reverse postorder from the entry.
+    let mut post = Vec::with_capacity(n);
+    let mut visited = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    visited[0] = true;
+    while let Some((b, i)) = stack.pop() {
+        if i < succ[b].len() {
+            stack.push((b, i + 1));
+            let s = succ[b][i];
+            if !visited[s] {
+                visited[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+        }
+    }
+    let mut rpo_index = vec![usize::MAX; n];
+    for (i, &b) in post.iter().rev().enumerate() {
+        rpo_index[b] = i;
+    }
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (b, ss) in succ.iter().enumerate() {
+        for &s in ss {
+            preds[s].push(b);
+        }
+    }
+    const UNDEF: usize = usize::MAX;
+    let mut idom = vec![UNDEF; n];
+    idom[0] = 0;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in post.iter().rev().skip(1) {
+            let mut new = UNDEF;
+            for &p in &preds[b] {
+                if idom[p] == UNDEF {
+                    continue;
+                }
+                new = if new == UNDEF {
+                    p
+                } else {
+                    let (mut x, mut y) = (p, new);
+                    while x != y {
+                        while rpo_index[x] > rpo_index[y] {
+                            x = idom[x];
+                        }
+                        while rpo_index[y] > rpo_index[x] {
+                            y = idom[y];
+                        }
+                    }
+                    x
+                };
+            }
+            if new != UNDEF && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    // Dominator-tree intervals.
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for b in 1..n {
+        if idom[b] != UNDEF {
+            children[idom[b]].push(b);
+        }
+    }
+    let (mut enter, mut exit) = (vec![0usize; n], vec![0usize; n]);
+    let mut clock = 0;
+    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+    while let Some((b, done)) = stack.pop() {
+        if done {
+            exit[b] = clock;
+            clock += 1;
+            continue;
+        }
+        enter[b] = clock;
+        clock += 1;
+        stack.push((b, true));
+        for &c in &children[b] {
+            stack.push((c, false));
+        }
+    }
+    let dominates = |a: usize, b: usize| enter[a] <= enter[b] && exit[b] <= exit[a];
+    for b in &f.body.blocks {
+        for (i, op) in b.ops.iter().enumerate() {
+            for o in &op.operands {
+                if let Operand::Value(OpRef::Flow { block, ordinal }) = o {
+                    let ok = if *block == b.id {
+                        (*ordinal as usize) < i
+                    } else {
+                        dominates(*block as usize, b.id as usize)
+                    };
+                    if !ok {
+                        return Err(err(
+                            f,
+                            &format!("block {} op {i}", b.id),
+                            "an SSA operand must be defined earlier on every path (dominance)",
+                        ));
+                    }
+                }
+            }
         }
     }
     Ok(())

@@ -208,3 +208,47 @@ fn cfg_rules_reject() {
     b.ops.pop();
     assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
 }
+
+#[test]
+fn ownership_facts_reject() {
+    let base = sample::module("geo.shapes", 1);
+    // The shared receiver's entry loan is mandatory.
+    let mut m = base.clone();
+    m.declarations[1].functions[0].body.loans.clear();
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // A non-Copy owner local needs its root owned path.
+    let mut m = base.clone();
+    let point = Type::Nominal(zlm::sample::nominal(
+        "demo",
+        "geo.shapes",
+        DeclKind::Value,
+        "Point",
+    ));
+    m.declarations[1].functions[0].body.locals.push(Param {
+        ordinal: 0,
+        name: "p".into(),
+        ty: point,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+}
+
+#[test]
+fn ssa_dominance_rejects() {
+    let mut m = sample::module("geo.shapes", 1);
+    // Block 2 cannot use a value defined in its sibling block 1.
+    let f = &mut m.declarations[1].functions[0];
+    let b2 = f.body.blocks.iter_mut().find(|b| b.id == 2).unwrap();
+    b2.ops[0].operands[0] = Operand::Value(OpRef::Flow {
+        block: 1,
+        ordinal: 0,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+    // A use before its definition in the same block.
+    let mut m = sample::module("geo.shapes", 1);
+    let b = entry(&mut m);
+    b.ops[2].operands[0] = Operand::Value(OpRef::Flow {
+        block: 0,
+        ordinal: 3,
+    });
+    assert_eq!(write(&m).unwrap_err().code, "ZLM-SHAPE");
+}
