@@ -69,3 +69,7 @@ for src in examples/zlm/*.zlt; do
   "$irkit" zlm ids "$zlm_out/$name.zlm" --format json >/dev/null
 done
 rm -rf "$zlm_out"
+# ZLM reference interpreter: run the checked examples (issue 10).
+"$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 | grep -qx 45
+"$irkit" zlm run examples/zlm/run/own.zlt --entry Main.demo --drops >/dev/null
+"$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false | grep -qx 'Err(99)'

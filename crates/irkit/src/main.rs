@@ -9,6 +9,7 @@ mod rvn_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
 mod zlm_cmd;
+mod zlm_run_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

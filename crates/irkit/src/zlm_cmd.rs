@@ -51,6 +51,8 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Run a checked module in the reference interpreter.
+    Run(crate::zlm_run_cmd::RunArgs),
     /// Print the exact artifact content address.
     Address {
         /// Input artifact.
@@ -159,6 +161,7 @@ pub fn run(verb: Verb) -> ExitCode {
             }
             write_output(None, out.as_bytes()).map_err(io_error)
         })(),
+        Verb::Run(args) => crate::zlm_run_cmd::run(args),
         Verb::Address { file, format } => (|| {
             let (label, bytes) = read_input(&file).map_err(io_error)?;
             if let Err(e) = zlm::decode::decode(&bytes) {

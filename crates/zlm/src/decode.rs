@@ -291,6 +291,8 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded> {
         };
         return Err(Error::at(c, at, format!("{what} ({where_})")));
     }
+    // Checked semantics (issue 10): rerun by every decode, never trusted.
+    crate::check::check(&module)?;
     let mut content = [0u8; 32];
     content.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
     Ok(Decoded {

@@ -9,10 +9,12 @@
 //! every bound, reference, range, tag, ID and canonical order.
 
 pub mod catalog;
+pub mod check;
 pub mod decode;
 pub mod error;
 pub mod hash;
 pub mod ids;
+pub mod interp;
 pub mod layout;
 pub mod model;
 pub mod sample;

@@ -1,0 +1,214 @@
+//! `irkit zlm run FILE --entry NAME [--args …]`: runs a checked module in
+//! the reference interpreter (C0-EXEC-001). FILE is a canonical artifact
+//! (decoded and fully validated) or a `.zlt` text module (assembled, then
+//! validated); either way only a module that passed every structural and
+//! semantic check executes.
+
+use crate::diag::{Diagnostic, Format, emit};
+use crate::io::{read_input, write_output};
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use zlm::interp::{Interp, Limits, RunError, Value};
+use zlm::model::{ScalarKind, Type};
+
+/// Arguments of `irkit zlm run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Artifact (`ZLM1` bytes) or text module (`.zlt`); `-` for stdin.
+    file: PathBuf,
+    /// Entry function, `Decl.function` (or a unique bare name). It must have
+    /// a type receiver; Ref<Allocator<BytesError>> parameters receive the
+    /// host allocator and take no argument.
+    #[arg(long)]
+    entry: String,
+    /// Scalar arguments in parameter order: integers in decimal, Bool as
+    /// true/false, Unit as ().
+    #[arg(long, num_args = 0.., allow_negative_numbers = true)]
+    args: Vec<String>,
+    /// Print the drop log (one line per destroyed owner) before the result.
+    #[arg(long)]
+    drops: bool,
+    /// Step limit.
+    #[arg(long, default_value_t = Limits::default().steps)]
+    max_steps: u64,
+    /// Call-depth limit.
+    #[arg(long, default_value_t = Limits::default().depth)]
+    max_depth: usize,
+    /// Byte-array byte limit (also the host allocator's budget).
+    #[arg(long, default_value_t = Limits::default().bytes)]
+    max_bytes: u64,
+    /// Diagnostic and result format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+fn usage(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
+    let bad = || format!("argument {s:?} is not a {}", zlm::text::type_text_raw(t));
+    match t {
+        Type::Unit if s == "()" => Ok(Value::Unit),
+        Type::Scalar(ScalarKind::Bool) => match s {
+            "true" => Ok(Value::Scalar(1)),
+            "false" => Ok(Value::Scalar(0)),
+            _ => Err(bad()),
+        },
+        Type::Scalar(k) => {
+            let v: i128 = s.parse().map_err(|_| bad())?;
+            let (w, signed) = match k {
+                ScalarKind::Byte | ScalarKind::UInt8 => (8, false),
+                ScalarKind::Int8 => (8, true),
+                ScalarKind::Int16 => (16, true),
+                ScalarKind::UInt16 => (16, false),
+                ScalarKind::Int32 => (32, true),
+                ScalarKind::UInt32 => (32, false),
+                ScalarKind::Int64 => (64, true),
+                _ => (64, false),
+            };
+            let (lo, hi) = if signed {
+                (-(1i128 << (w - 1)), (1i128 << (w - 1)) - 1)
+            } else {
+                (0, (1i128 << w) - 1)
+            };
+            if v < lo || v > hi {
+                return Err(format!("argument {s} is out of range for {}", k.text()));
+            }
+            Ok(Value::Scalar(v as u64))
+        }
+        _ => Err(format!(
+            "parameters of type {} cannot be supplied on the command line",
+            zlm::text::type_text_raw(t)
+        )),
+    }
+}
+
+fn fault_code(k: &zlm::interp::FaultKind) -> &'static str {
+    use zlm::interp::FaultKind::*;
+    match k {
+        Overflow => "ZLM-FAULT-OVERFLOW",
+        DivideByZero => "ZLM-FAULT-DIV-ZERO",
+        ShiftRange => "ZLM-FAULT-SHIFT",
+        Contract(_) => "ZLM-FAULT-CONTRACT",
+        Assert => "ZLM-FAULT-ASSERT",
+        Bounds => "ZLM-FAULT-BOUNDS",
+        Tag => "ZLM-FAULT-TAG",
+        StepLimit => "ZLM-LIMIT-STEPS",
+        DepthLimit => "ZLM-LIMIT-DEPTH",
+        ByteLimit => "ZLM-LIMIT-BYTES",
+    }
+}
+
+/// Runs the verb.
+pub fn run(a: RunArgs) -> Result<(), ExitCode> {
+    let (label, bytes) = read_input(&a.file).map_err(usage)?;
+    let invalid = |e: &zlm::Error, src: Option<&str>| {
+        let d = Diagnostic {
+            kind: if src.is_some() {
+                "syntactic"
+            } else {
+                "semantic"
+            }
+            .into(),
+            code: Some(e.code.to_string()),
+            message: e.message.clone(),
+            label: label.clone(),
+            offset: e.offset,
+            line: None,
+            column: None,
+        };
+        emit(&[d], a.format, None);
+        ExitCode::from(EXIT_INVALID)
+    };
+    let module = if bytes.starts_with(b"ZLM1") {
+        zlm::decode::decode(&bytes)
+            .map_err(|e| invalid(&e, None))?
+            .module
+    } else {
+        let text = String::from_utf8(bytes)
+            .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
+        zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?
+    };
+    let it = match Interp::new(&module) {
+        Ok(it) => it.with_limits(Limits {
+            steps: a.max_steps,
+            depth: a.max_depth.max(1),
+            bytes: a.max_bytes,
+        }),
+        Err(RunError::Invalid(e)) => return Err(invalid(&e, None)),
+        Err(e) => return Err(usage(e.to_string())),
+    };
+    let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
+    let mut values = Vec::new();
+    let mut given = a.args.iter();
+    for t in it.params(at) {
+        if matches!(&t, Type::Ref(x) if **x == Type::AllocatorBytesError) {
+            values.push(Value::Allocator);
+            continue;
+        }
+        let s = given
+            .next()
+            .ok_or_else(|| usage(format!("{} needs more arguments", a.entry)))?;
+        values.push(parse_arg(&t, s).map_err(usage)?);
+    }
+    if given.next().is_some() {
+        return Err(usage(format!("too many arguments for {}", a.entry)));
+    }
+    let print_drops = |drops: &[zlm::interp::DropEvent]| -> Vec<String> {
+        drops.iter().map(|d| d.to_string()).collect()
+    };
+    match it.run(&a.entry, &values) {
+        Ok(out) => {
+            let rendered = it.render(&out.value, &out.ty);
+            let text = match a.format {
+                Format::Json => format!(
+                    "{}\n",
+                    serde_json::json!({
+                        "result": rendered,
+                        "type": zlm::text::type_text_raw(&out.ty),
+                        "steps": out.steps,
+                        "drops": print_drops(&out.drops),
+                    })
+                ),
+                Format::Human => {
+                    let mut s = String::new();
+                    if a.drops {
+                        for d in print_drops(&out.drops) {
+                            s.push_str(&d);
+                            s.push('\n');
+                        }
+                    }
+                    s.push_str(&rendered);
+                    s.push('\n');
+                    s
+                }
+            };
+            write_output(None, text.as_bytes()).map_err(usage)
+        }
+        Err(RunError::Fault { fault, drops }) => {
+            if a.drops && a.format == Format::Human {
+                let mut s = String::new();
+                for d in print_drops(&drops) {
+                    s.push_str(&d);
+                    s.push('\n');
+                }
+                write_output(None, s.as_bytes()).map_err(usage)?;
+            }
+            let d = Diagnostic {
+                kind: "fault".into(),
+                code: Some(fault_code(&fault.kind).into()),
+                message: fault.to_string(),
+                label: label.clone(),
+                offset: None,
+                line: None,
+                column: None,
+            };
+            emit(&[d], a.format, None);
+            Err(ExitCode::from(EXIT_INVALID))
+        }
+        Err(e) => Err(usage(e.to_string())),
+    }
+}

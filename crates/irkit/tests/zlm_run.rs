@@ -1,0 +1,135 @@
+//! `irkit zlm run`: results, drop logs, faults and exit codes.
+
+use std::process::Command;
+
+fn irkit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+}
+
+fn example(name: &str) -> String {
+    format!(
+        "{}/../../examples/zlm/run/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn runs_text_modules_and_prints_the_drop_log() {
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("own.zlt"),
+            "--entry",
+            "Main.demo",
+            "--drops",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Main.demo: drop t%0.9 : Box\nMain.demo: drop l1 : Pair\nMain.demo: drop l1.right : Box\nMain.demo: drop l0 : Box\n1\n"
+    );
+}
+
+#[test]
+fn runs_canonical_artifacts_with_arguments() {
+    let dir = std::env::temp_dir().join(format!("irkit-zlm-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let art = dir.join("loop.zlm");
+    let st = irkit()
+        .args(["zlm", "asm", &example("loop.zlt"), "-o"])
+        .arg(&art)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = irkit()
+        .args(["zlm", "run"])
+        .arg(&art)
+        .args(["--entry", "sum", "--args", "100", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "4950");
+    assert_eq!(v["type"], "Int64");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn faults_exit_one_with_a_coded_diagnostic() {
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("faults.zlt"),
+            "--entry",
+            "Main.div",
+            "--args",
+            "1",
+            "0",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "fault");
+    assert_eq!(v["code"], "ZLM-FAULT-DIV-ZERO");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("Main.div block 0 op 2")
+    );
+}
+
+#[test]
+fn invalid_modules_never_run() {
+    let src = std::fs::read_to_string(example("loop.zlt"))
+        .unwrap()
+        .replace("add Int64 %2.0 %2.1", "add Int32 %2.0 %2.1");
+    let dir = std::env::temp_dir().join(format!("irkit-zlm-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.zlt");
+    std::fs::write(&f, src).unwrap();
+    let out = irkit()
+        .args(["zlm", "run"])
+        .arg(&f)
+        .args(["--entry", "Main.sum", "--args", "3", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The writer's typing table or the checked semantics reject it.
+    assert!(v["code"] == "ZLM-C-TYPE" || v["code"] == "ZLM-SHAPE", "{v}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn usage_errors_exit_two() {
+    let out = irkit()
+        .args(["zlm", "run", &example("loop.zlt"), "--entry", "Main.nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("loop.zlt"),
+            "--entry",
+            "Main.sum",
+            "--args",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,388 @@
+//! The control-flow graph of one body: terminators, successors in semantic
+//! arm order, preorder numbering, dominators, postdominators and the
+//! reconstructed cleanup-edge list.
+
+use crate::model::*;
+
+type CfgErr = (Option<u32>, Option<u32>, String);
+
+/// Which CFG transfer an edge represents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arm {
+    /// JUMP target.
+    Jump,
+    /// JUMP_IF_FALSE true fallthrough.
+    True,
+    /// JUMP_IF_FALSE false target.
+    False,
+    /// RETURN exit.
+    Return,
+    /// RESULT_TRY error exit.
+    Try,
+}
+
+/// One reconstructed cleanup edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExpEdge {
+    /// Source block.
+    pub source: u32,
+    /// Successor, `None` for exit.
+    pub successor: Option<u32>,
+    /// The transfer.
+    pub arm: Arm,
+    /// For a try-error edge, the owning operation ordinal.
+    pub try_op: Option<u32>,
+}
+
+/// CFG facts of one body.
+pub struct Cfg<'m> {
+    /// Blocks by dense ID.
+    pub blocks: Vec<&'m Block>,
+    /// Successors in semantic arm order.
+    pub succ: Vec<Vec<usize>>,
+    /// Predecessors (with multiplicity).
+    pub preds: Vec<Vec<usize>>,
+    /// Immediate dominators (entry maps to itself).
+    pub idom: Vec<usize>,
+    /// Immediate postdominators (`usize::MAX` is the virtual exit).
+    pub ipdom: Vec<usize>,
+    edges: Vec<ExpEdge>,
+}
+
+/// Whether `tag` ends a block.
+pub fn is_terminator(tag: u32) -> bool {
+    matches!(tag, tag::JUMP | tag::JUMP_IF_FALSE | tag::RETURN)
+}
+
+impl<'m> Cfg<'m> {
+    /// Builds and checks the CFG.
+    pub fn build(f: &'m Function) -> Result<Self, CfgErr> {
+        let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
+        blocks.sort_by_key(|b| b.id);
+        let n = blocks.len();
+        if n == 0 {
+            return Err((None, None, "a body needs an entry block".into()));
+        }
+        for (i, b) in blocks.iter().enumerate() {
+            if b.id as usize != i {
+                return Err((Some(b.id), None, "block IDs must be dense".into()));
+            }
+        }
+        let mut succ = vec![Vec::new(); n];
+        let mut edges = Vec::new();
+        for (i, b) in blocks.iter().enumerate() {
+            let bid = i as u32;
+            let Some(last) = b.ops.last() else {
+                return Err((Some(bid), None, "an empty block has no terminator".into()));
+            };
+            for (j, op) in b.ops.iter().enumerate() {
+                if is_terminator(op.tag) && j + 1 != b.ops.len() {
+                    return Err((
+                        Some(bid),
+                        Some(j as u32),
+                        "a terminator must be the final operation of its block".into(),
+                    ));
+                }
+                if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
+                    edges.push(ExpEdge {
+                        source: bid,
+                        successor: None,
+                        arm: Arm::Try,
+                        try_op: Some(j as u32),
+                    });
+                }
+            }
+            let at = Some(b.ops.len() as u32 - 1);
+            let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
+                match o {
+                    Some(Operand::Block(t)) if (*t as usize) < n => Ok(*t as usize),
+                    _ => Err((
+                        Some(bid),
+                        at,
+                        "jump target is not a block of this body".into(),
+                    )),
+                }
+            };
+            match last.tag {
+                tag::JUMP => {
+                    let t = target(last.operands.first())?;
+                    succ[i].push(t);
+                    edges.push(ExpEdge {
+                        source: bid,
+                        successor: Some(t as u32),
+                        arm: Arm::Jump,
+                        try_op: None,
+                    });
+                }
+                tag::JUMP_IF_FALSE => {
+                    let t = target(last.operands.get(1))?;
+                    if i + 1 >= n {
+                        return Err((
+                            Some(bid),
+                            at,
+                            "the true fallthrough of JUMP_IF_FALSE is the next dense block, which does not exist".into(),
+                        ));
+                    }
+                    succ[i].push(i + 1);
+                    succ[i].push(t);
+                    edges.push(ExpEdge {
+                        source: bid,
+                        successor: Some(bid + 1),
+                        arm: Arm::True,
+                        try_op: None,
+                    });
+                    edges.push(ExpEdge {
+                        source: bid,
+                        successor: Some(t as u32),
+                        arm: Arm::False,
+                        try_op: None,
+                    });
+                }
+                tag::RETURN => edges.push(ExpEdge {
+                    source: bid,
+                    successor: None,
+                    arm: Arm::Return,
+                    try_op: None,
+                }),
+                _ => {
+                    return Err((
+                        Some(bid),
+                        at,
+                        "a block must end with JUMP, JUMP_IF_FALSE or RETURN".into(),
+                    ));
+                }
+            }
+        }
+        // Depth-first preorder from the entry must reproduce the dense IDs.
+        let mut seen = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        let mut stack = vec![0usize];
+        while let Some(b) = stack.pop() {
+            if seen[b] {
+                continue;
+            }
+            seen[b] = true;
+            order.push(b);
+            for &s in succ[b].iter().rev() {
+                if !seen[s] {
+                    stack.push(s);
+                }
+            }
+        }
+        if let Some(u) = seen.iter().position(|s| !s) {
+            return Err((Some(u as u32), None, "unreachable block".into()));
+        }
+        if let Some(pos) = order.iter().enumerate().position(|(i, &b)| i != b) {
+            return Err((
+                Some(order[pos] as u32),
+                None,
+                format!(
+                    "block IDs are not the depth-first preorder of the CFG (block {} is visited {}th)",
+                    order[pos], pos
+                ),
+            ));
+        }
+        let mut preds = vec![Vec::new(); n];
+        for (i, ss) in succ.iter().enumerate() {
+            for &s in ss {
+                preds[s].push(i);
+            }
+        }
+        let idom = dominators(n, 0, &succ, &preds);
+        // Postdominators over the reverse graph with a virtual exit node n.
+        let mut rsucc = vec![Vec::new(); n + 1];
+        let mut rpreds = vec![Vec::new(); n + 1];
+        for (i, b) in blocks.iter().enumerate() {
+            if b.ops.last().map(|o| o.tag) == Some(tag::RETURN) {
+                rsucc[n].push(i);
+                rpreds[i].push(n);
+            }
+            for &s in &succ[i] {
+                rsucc[s].push(i);
+                rpreds[i].push(s);
+            }
+        }
+        let pd = dominators(n + 1, n, &rsucc, &rpreds);
+        let ipdom = (0..n)
+            .map(|i| if pd[i] == n { usize::MAX } else { pd[i] })
+            .collect();
+        Ok(Cfg {
+            blocks,
+            succ,
+            preds,
+            idom,
+            ipdom,
+            edges,
+        })
+    }
+
+    /// The reconstructed cleanup-edge list in dense-ID order.
+    pub fn expected_edges(&self) -> &[ExpEdge] {
+        &self.edges
+    }
+
+    /// Dense ID of the reconstructed edge from `source` to `successor` with `arm`.
+    pub fn edge_id(&self, source: u32, arm: Arm, try_op: Option<u32>) -> Option<u32> {
+        self.edges
+            .iter()
+            .position(|e| e.source == source && e.arm == arm && e.try_op == try_op)
+            .map(|p| p as u32)
+    }
+
+    /// The derived edge kind (priority order of the spec).
+    pub fn derive_kind(&self, e: &ExpEdge, has_drops: bool) -> EdgeKind {
+        match e.arm {
+            Arm::Return => EdgeKind::Return,
+            Arm::Try => EdgeKind::TryError,
+            _ => {
+                let s = e.successor.unwrap_or_default() as usize;
+                if self.dominates(s, e.source as usize) {
+                    EdgeKind::Backedge
+                } else if self.preds[s].len() > 1 && has_drops {
+                    EdgeKind::Join
+                } else if matches!(e.arm, Arm::True | Arm::False) {
+                    EdgeKind::Branch
+                } else {
+                    EdgeKind::Fallthrough
+                }
+            }
+        }
+    }
+
+    /// Whether block `a` dominates block `b`.
+    pub fn dominates(&self, a: usize, mut b: usize) -> bool {
+        loop {
+            if a == b {
+                return true;
+            }
+            if b == 0 || self.idom[b] == b {
+                return false;
+            }
+            b = self.idom[b];
+        }
+    }
+
+    /// Whether flow operation `a` strictly precedes-and-dominates `b`.
+    pub fn dominates_op(&self, a: OpRef, b: OpRef) -> bool {
+        match (a, b) {
+            (
+                OpRef::Flow {
+                    block: ab,
+                    ordinal: ao,
+                },
+                OpRef::Flow {
+                    block: bb,
+                    ordinal: bo,
+                },
+            ) => {
+                if ab == bb {
+                    ao < bo
+                } else {
+                    self.dominates(ab as usize, bb as usize)
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether flow operation `u` postdominates (or is) flow operation `x`.
+    pub fn postdominates(&self, u: OpRef, x: OpRef) -> bool {
+        let (
+            OpRef::Flow {
+                block: ub,
+                ordinal: uo,
+            },
+            OpRef::Flow {
+                block: xb,
+                ordinal: xo,
+            },
+        ) = (u, x)
+        else {
+            return false;
+        };
+        if ub == xb {
+            return uo >= xo;
+        }
+        let mut b = xb as usize;
+        loop {
+            if b == usize::MAX {
+                return false;
+            }
+            if b == ub as usize {
+                return true;
+            }
+            let next = self.ipdom[b];
+            if next == b {
+                return false;
+            }
+            b = next;
+        }
+    }
+}
+
+/// Cooper–Harvey–Kennedy iterative dominators over nodes reachable from `root`.
+fn dominators(n: usize, root: usize, succ: &[Vec<usize>], preds: &[Vec<usize>]) -> Vec<usize> {
+    const UNDEF: usize = usize::MAX;
+    // Postorder numbering.
+    let mut po = vec![UNDEF; n];
+    let mut order = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+    seen[root] = true;
+    while let Some((v, i)) = stack.pop() {
+        if i < succ[v].len() {
+            stack.push((v, i + 1));
+            let s = succ[v][i];
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            po[v] = order.len();
+            order.push(v);
+        }
+    }
+    let mut idom = vec![UNDEF; n];
+    idom[root] = root;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in order.iter().rev() {
+            if b == root {
+                continue;
+            }
+            let mut new = UNDEF;
+            for &p in &preds[b] {
+                if idom[p] == UNDEF {
+                    continue;
+                }
+                new = if new == UNDEF {
+                    p
+                } else {
+                    let (mut a, mut c) = (p, new);
+                    while a != c {
+                        while po[a] < po[c] {
+                            a = idom[a];
+                        }
+                        while po[c] < po[a] {
+                            c = idom[c];
+                        }
+                    }
+                    a
+                };
+            }
+            if new != UNDEF && idom[b] != new {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    // Nodes that cannot reach the root in this graph (infinite loops in the
+    // reverse graph) dominate only themselves.
+    for (i, d) in idom.iter_mut().enumerate() {
+        if *d == UNDEF {
+            *d = i;
+        }
+    }
+    idom
+}

@@ -1,0 +1,196 @@
+//! Contract expression typing per the contract tag table, the ensures
+//! survival set and pure-call restrictions. Tree shape (postorder,
+//! single use, root bit) is enforced by `validate`.
+
+use super::{CResult, FnCheck, code};
+use crate::model::*;
+
+/// Checks every requires and ensures expression of the function.
+pub fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
+    for (which, list) in [(false, &fc.f.requires), (true, &fc.f.ensures)] {
+        for (ei, e) in list.iter().enumerate() {
+            expr(fc, e, which, ei)?;
+        }
+    }
+    Ok(())
+}
+
+fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CResult<()> {
+    let recv = fc.receiver_binding();
+    let clause = if ensures { "ensures" } else { "requires" };
+    for (i, op) in e.ops.iter().enumerate() {
+        let err = |m: String| {
+            fc.err(
+                code::CONTRACT,
+                None,
+                None,
+                format!("{clause} {ei} op {i}: {m}"),
+            )
+        };
+        let mut tys = Vec::new();
+        for o in &op.operands {
+            if ensures {
+                survival(fc, o).map_err(&err)?;
+            }
+            let t = crate::ids::contract_operand_type(fc.f, recv.as_ref(), e, o)
+                .map_err(|x| err(x.message))?;
+            tys.push(t);
+        }
+        let scalar = |t: &Type| matches!(t, Type::Scalar(_));
+        let int = |t: &Type| matches!(t, Type::Scalar(k) if k.is_integer());
+        let bool_t = Type::Scalar(ScalarKind::Bool);
+        let same = |p: &dyn Fn(&Type) -> bool| tys.len() == 2 && tys[0] == tys[1] && p(&tys[0]);
+        let ok = match op.tag {
+            0 => tys.len() == 1 && scalar(&tys[0]) && op.result == tys[0],
+            1 => field_copy(fc, op, &tys).map_err(&err)?,
+            3 => pure_call(fc, op, &tys).map_err(&err)?,
+            4 => tys == [bool_t.clone()] && op.result == bool_t,
+            5 => {
+                tys.len() == 1
+                    && matches!(&tys[0], Type::Scalar(k) if k.is_signed())
+                    && op.result == tys[0]
+            }
+            7..=11 | 14..=16 => same(&int) && op.result == tys[0],
+            12 | 13 => {
+                tys.len() == 2
+                    && int(&tys[0])
+                    && tys[1] == Type::Scalar(ScalarKind::UInt64)
+                    && op.result == tys[0]
+            }
+            17..=22 => same(&scalar) && op.result == bool_t,
+            23 | 24 => tys == [bool_t.clone(), bool_t.clone()] && op.result == bool_t,
+            t => return Err(err(format!("contract tag {t} is reserved"))),
+        };
+        if !ok {
+            return Err(err(format!(
+                "contract tag {} operand or result types do not match its table row",
+                op.tag
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The ensures survival set: a live shared receiver, a shared-loan
+/// parameter, a Copy nonborrow parameter, or a Copy nonborrow non-Unit result.
+fn survival(fc: &FnCheck<'_, '_>, o: &ContractOperand) -> Result<(), String> {
+    match o {
+        ContractOperand::Receiver if fc.f.receiver != ReceiverKind::Shared => Err(
+            "ensures may name only a shared receiver (owned, exclusive, type or absent receivers do not survive)".into(),
+        ),
+        ContractOperand::Param(p) => {
+            let prm = fc.param(*p).ok_or("missing parameter")?;
+            let ok = matches!(prm.ty, Type::Ref(_))
+                || (!prm.ty.is_borrow() && fc.r.is_copy(&prm.ty));
+            if ok {
+                Ok(())
+            } else {
+                Err(format!(
+                    "parameter {} does not survive into ensures (moved owner or exclusive loan)",
+                    prm.name
+                ))
+            }
+        }
+        ContractOperand::Result => {
+            let t = &fc.f.result;
+            if t.is_borrow() || !fc.r.is_copy(t) || *t == Type::Unit {
+                Err("result binding must be Copy, nonborrow and not Unit".into())
+            } else {
+                Ok(())
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
+fn target(t: &Type) -> &Type {
+    match t {
+        Type::Ref(x) | Type::Mut(x) => x,
+        t => t,
+    }
+}
+
+fn field_copy(fc: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
+    let fid = op.reference.ok_or("field-copy references a field")?;
+    let (d, variant, fld) = fc.r.field(&fid).ok_or("unknown field")?;
+    if tys.len() != 1 || *target(&tys[0]) != fc.r.self_type(d) {
+        return Ok(false);
+    }
+    if variant.is_some() || fld.mutability != Mutability::Let {
+        return Err("field-copy reads an immutable ordinary field".into());
+    }
+    if !fc.r.is_copy(&fld.ty) || fld.ty.is_borrow() {
+        return Err("field-copy reads a structurally Copy field".into());
+    }
+    Ok(op.result == fld.ty)
+}
+
+fn pure_call(fc: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
+    let sig = op.reference.ok_or("pure-call references a function")?;
+    let (owner, receiver, callable, params, result, effects): (
+        Type,
+        ReceiverKind,
+        CallableKind,
+        Vec<Type>,
+        Type,
+        Vec<Effect>,
+    ) = match op.aux0 {
+        0 => {
+            let (d, f) = *fc
+                .r
+                .funcs
+                .get(&sig)
+                .ok_or("pure-call names a function outside this module (unsupported)")?;
+            let callee = &fc.r.m.declarations[d].functions[f];
+            let mut ps: Vec<&Param> = callee.params.iter().collect();
+            ps.sort_by_key(|p| p.ordinal);
+            (
+                fc.r.self_type(d),
+                callee.receiver,
+                callee.callable,
+                ps.iter().map(|p| p.ty.clone()).collect(),
+                callee.result.clone(),
+                callee.effects.clone(),
+            )
+        }
+        1 => {
+            let e = crate::catalog::by_signature(&sig).ok_or("unknown catalog function")?;
+            (
+                e.owner.clone(),
+                e.receiver,
+                e.callable,
+                e.params.iter().map(|p| p.1.clone()).collect(),
+                e.result.clone(),
+                e.effects.clone(),
+            )
+        }
+        _ => return Err("pure-call auxiliary zero is 0 or 1".into()),
+    };
+    if !effects.is_empty() {
+        return Err("a pure callee has an empty effect set".into());
+    }
+    if callable != CallableKind::Message {
+        return Err("a pure callee is an ordinary message".into());
+    }
+    if !matches!(receiver, ReceiverKind::Type | ReceiverKind::Shared) {
+        return Err("a pure callee has a type or shared receiver".into());
+    }
+    if params
+        .iter()
+        .chain(std::iter::once(&result))
+        .any(|t| t.is_borrow() || !fc.r.is_copy(t))
+    {
+        return Err("a pure callee has only Copy nonborrow parameters and result".into());
+    }
+    let mut rest = tys;
+    if receiver == ReceiverKind::Shared {
+        let Some((first, tail)) = tys.split_first() else {
+            return Ok(false);
+        };
+        if *target(first) != owner {
+            return Ok(false);
+        }
+        rest = tail;
+    }
+    Ok(rest == params.as_slice() && op.result == result)
+}

@@ -1,0 +1,657 @@
+//! Per-operation rules: the typed-operation table (tags 0–52), SSA
+//! dominance, Copy/loan placement, effect-set inclusion and RESULT_TRY
+//! carrier shapes.
+
+use super::{CResult, FnCheck, code};
+use crate::model::*;
+
+fn is_int(t: &Type) -> bool {
+    matches!(t, Type::Scalar(k) if k.is_integer())
+}
+fn is_signed(t: &Type) -> bool {
+    matches!(t, Type::Scalar(k) if k.is_signed())
+}
+fn bool_t() -> Type {
+    Type::Scalar(ScalarKind::Bool)
+}
+
+/// Whether a carrier payload fits the schema-1.7 one-word shape.
+pub fn one_word(fc: &FnCheck<'_, '_>, t: &Type) -> bool {
+    match t {
+        Type::Scalar(k) => !matches!(
+            k,
+            ScalarKind::Int64 | ScalarKind::UInt64 | ScalarKind::Index
+        ),
+        Type::Nominal(_) => {
+            fc.r.decl_of(t)
+                .map(|d| {
+                    let d = &fc.r.m.declarations[d];
+                    d.kind != DeclKind::Value && d.variants.iter().all(|v| v.fields.is_empty())
+                })
+                .unwrap_or(false)
+        }
+        _ => false,
+    }
+}
+
+/// Checks one flow operation.
+pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
+    let e = |c: &'static str, m: String| fc.err(c, Some(b), Some(i), m);
+    let here = OpRef::Flow {
+        block: b,
+        ordinal: i,
+    };
+    // SSA: every value operand is a dominating same-function flow producer.
+    let mut tys = Vec::with_capacity(op.operands.len());
+    for o in &op.operands {
+        if let Operand::Value(r) = o {
+            if !matches!(r, OpRef::Flow { .. }) || fc.index.op(r).is_none() {
+                return Err(e(code::SSA, "value operand names no flow operation".into()));
+            }
+            if !fc.cfg.dominates_op(*r, here) {
+                return Err(e(
+                    code::SSA,
+                    format!("value operand {r:?} does not dominate its use"),
+                ));
+            }
+            // A try's result does not exist on its error path, but the
+            // error path leaves the block, so dominance suffices.
+        }
+        tys.push(fc.operand_type(o));
+    }
+    let t = |k: usize| tys.get(k).cloned().flatten();
+    let res = op.result.clone();
+    let ty_err = |m: &str| e(code::TYPE, format!("tag {}: {m}", op.tag));
+    let same_scalar = |pred: &dyn Fn(&Type) -> bool| -> CResult<Type> {
+        let (Some(a), Some(c)) = (t(0), t(1)) else {
+            return Err(ty_err("missing operand type"));
+        };
+        if a != c || !pred(&a) {
+            return Err(ty_err(
+                "operands must be one identical admitted scalar type",
+            ));
+        }
+        Ok(a)
+    };
+    match op.tag {
+        tag::CONST => {
+            if res != t(0) {
+                return Err(ty_err("result differs from the constant's type"));
+            }
+        }
+        tag::NEG => {
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            if !is_signed(&a) || res != Some(a) {
+                return Err(ty_err("NEG takes and yields one signed integer type"));
+            }
+        }
+        tag::ADD
+        | tag::SUB
+        | tag::MUL
+        | tag::DIV
+        | tag::REM
+        | tag::BIT_AND
+        | tag::BIT_OR
+        | tag::BIT_XOR => {
+            let a = same_scalar(&is_int)?;
+            if res != Some(a) {
+                return Err(ty_err("result must equal the operand type"));
+            }
+        }
+        tag::EQ | tag::NE => {
+            same_scalar(&|t| matches!(t, Type::Scalar(_)))?;
+            if res != Some(bool_t()) {
+                return Err(ty_err("comparison yields Bool"));
+            }
+        }
+        tag::LT | tag::LE | tag::GT | tag::GE => {
+            same_scalar(&is_int)?;
+            if res != Some(bool_t()) {
+                return Err(ty_err("comparison yields Bool"));
+            }
+        }
+        tag::SHIFT_LEFT | tag::SHIFT_RIGHT => {
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            if !is_int(&a) || t(1) != Some(Type::Scalar(ScalarKind::UInt64)) || res != Some(a) {
+                return Err(ty_err(
+                    "shift takes integer T and a UInt64 count and yields T",
+                ));
+            }
+        }
+        tag::NOT_BOOL => {
+            if t(0) != Some(bool_t()) || res != Some(bool_t()) {
+                return Err(ty_err("NOT_BOOL takes and yields Bool"));
+            }
+        }
+        tag::ASSERT_TRUE => {
+            if t(0) != Some(bool_t()) {
+                return Err(ty_err("ASSERT_TRUE takes Bool"));
+            }
+        }
+        tag::ASSERT_EQ => {
+            same_scalar(&|t| matches!(t, Type::Scalar(_)))?;
+        }
+        tag::JUMP_IF_FALSE => {
+            if t(0) != Some(bool_t()) {
+                return Err(ty_err("the condition is Bool"));
+            }
+        }
+        tag::JUMP => {}
+        tag::RETURN => {
+            if t(0).as_ref() != Some(&fc.f.result) {
+                return Err(ty_err(
+                    "the returned value has the function's exact result type",
+                ));
+            }
+        }
+        tag::LOAD_LOCAL => {
+            let Some(Operand::Place(k)) = op.operands.first() else {
+                return Err(ty_err("LOAD_LOCAL takes a place"));
+            };
+            if !k.fields.is_empty() || matches!(k.root, Root::Temp(_) | Root::Receiver) {
+                return Err(e(
+                    code::PLACEMENT,
+                    "LOAD_LOCAL reads only an argument or local root".into(),
+                ));
+            }
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            if a.is_borrow() || !fc.r.is_copy(&a) {
+                return Err(e(
+                    code::PLACEMENT,
+                    "LOAD_LOCAL admits only a structurally Copy nonborrow root".into(),
+                ));
+            }
+            if res != Some(a) {
+                return Err(ty_err("result differs from the place type"));
+            }
+        }
+        tag::STORE_LOCAL => {
+            let Some(Operand::Place(k)) = op.operands.first() else {
+                return Err(ty_err("STORE_LOCAL takes a place"));
+            };
+            if !k.fields.is_empty() || !matches!(k.root, Root::Local(_)) {
+                return Err(e(
+                    code::PLACEMENT,
+                    "STORE_LOCAL names only a local root".into(),
+                ));
+            }
+            if t(0) != t(1) {
+                return Err(ty_err("stored value differs from the local's type"));
+            }
+            if t(0) == Some(Type::SliceByte) {
+                return Err(e(
+                    code::UNSUPPORTED,
+                    "the transient Slice<Byte> local form is not supported".into(),
+                ));
+            }
+        }
+        tag::CALL => check_call(fc, b, i, op, &tys)?,
+        tag::INTRINSIC_CALL => check_intrinsic(fc, b, i, op, &tys)?,
+        tag::ENUM_CONST => {
+            let Aux::Variant(v) = &op.aux0 else {
+                return Err(ty_err("needs a variant"));
+            };
+            let (d, vi) =
+                fc.r.variants
+                    .get(v)
+                    .copied()
+                    .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
+            if !fc.r.m.declarations[d].variants[vi].fields.is_empty() {
+                return Err(ty_err("ENUM_CONST names a fieldless variant"));
+            }
+            if res != Some(fc.r.self_type(d)) {
+                return Err(ty_err("result is the variant's owner type"));
+            }
+        }
+        tag::ENUM_IS_VARIANT => {
+            let Aux::Variant(v) = &op.aux0 else {
+                return Err(ty_err("needs a variant"));
+            };
+            let (d, _) =
+                fc.r.variants
+                    .get(v)
+                    .copied()
+                    .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            let owner = fc.r.self_type(d);
+            let ok = match (&op.operands[0], &a) {
+                (Operand::Place(_), _) if a == owner => true,
+                (_, Type::Ref(x) | Type::Mut(x)) => **x == owner,
+                _ => false,
+            };
+            if !ok || res != Some(bool_t()) {
+                return Err(ty_err(
+                    "ENUM_IS_VARIANT tests an owner place or active loan of the variant's owner and yields Bool",
+                ));
+            }
+        }
+        tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            let Type::Result(ok, err) = &a else {
+                return Err(e(code::TRY, "the try operand is a Result carrier".into()));
+            };
+            let Type::Result(_, outer_err) = &fc.f.result else {
+                return Err(e(
+                    code::TRY,
+                    "a try needs an enclosing Result<U, E> function result".into(),
+                ));
+            };
+            if outer_err != err {
+                return Err(e(
+                    code::TRY,
+                    "the carrier's E differs from the enclosing result's E".into(),
+                ));
+            }
+            if res.as_ref() != Some(&**ok) {
+                return Err(e(code::TRY, "the try result is the carrier's T".into()));
+            }
+            let word = one_word(fc, ok) && one_word(fc, err);
+            if op.tag == tag::RESULT_TRY {
+                if !word {
+                    return Err(e(
+                        code::TRY,
+                        "tag 29 admits only the one-word carrier; rich carriers use tag 46".into(),
+                    ));
+                }
+                if op.aux0 != Aux::Type(a.clone()) {
+                    return Err(e(
+                        code::TRY,
+                        "the carrier auxiliary differs from the operand".into(),
+                    ));
+                }
+            } else {
+                if word {
+                    return Err(e(
+                        code::TRY,
+                        "tag 46 admits only a rich carrier; one-word carriers use tag 29".into(),
+                    ));
+                }
+                if op.aux0 != Aux::Type(fc.f.result.clone()) {
+                    return Err(e(
+                        code::TRY,
+                        "tag 46 names the exact outer carrier type".into(),
+                    ));
+                }
+            }
+        }
+        tag::UNIT_VALUE => {
+            if res != Some(Type::Unit) {
+                return Err(ty_err("UNIT_VALUE yields Unit"));
+            }
+        }
+        tag::AGGREGATE_CONSTRUCT => {
+            let Aux::Decl(id) = &op.aux0 else {
+                return Err(ty_err("needs a declaration"));
+            };
+            let d = *fc.r.decls.get(id).ok_or_else(|| {
+                e(
+                    code::UNSUPPORTED,
+                    "construction of a nonlocal declaration".into(),
+                )
+            })?;
+            let decl = &fc.r.m.declarations[d];
+            if decl.kind != DeclKind::Value {
+                return Err(ty_err("AGGREGATE_CONSTRUCT builds a value declaration"));
+            }
+            let mut fields: Vec<&Field> = decl.fields.iter().collect();
+            fields.sort_by_key(|f| f.ordinal);
+            if fields.len() != tys.len()
+                || fields
+                    .iter()
+                    .zip(&tys)
+                    .any(|(f, t)| Some(&f.ty) != t.as_ref())
+                || res != Some(fc.r.self_type(d))
+            {
+                return Err(ty_err(
+                    "one value of the exact field type per field in declaration order, yielding the nominal type",
+                ));
+            }
+        }
+        tag::VARIANT_CONSTRUCT => {
+            let Aux::Variant(v) = &op.aux0 else {
+                return Err(ty_err("needs a variant"));
+            };
+            let (d, vi) = fc.r.variants.get(v).copied().ok_or_else(|| {
+                e(
+                    code::UNSUPPORTED,
+                    "construction of a nonlocal variant".into(),
+                )
+            })?;
+            let mut fields: Vec<&Field> =
+                fc.r.m.declarations[d].variants[vi].fields.iter().collect();
+            fields.sort_by_key(|f| f.ordinal);
+            if fields.len() != tys.len()
+                || fields
+                    .iter()
+                    .zip(&tys)
+                    .any(|(f, t)| Some(&f.ty) != t.as_ref())
+                || res != Some(fc.r.self_type(d))
+            {
+                return Err(ty_err(
+                    "one value of the exact payload type per payload field, yielding the owner type",
+                ));
+            }
+        }
+        tag::FIELD_COPY | tag::FIELD_MOVE => {
+            let Aux::Field(fid) = &op.aux0 else {
+                return Err(ty_err("needs a field"));
+            };
+            let (d, _, fld) =
+                fc.r.field(fid)
+                    .ok_or_else(|| e(code::TYPE, "field does not resolve".into()))?;
+            let Some(Operand::Place(k)) = op.operands.first() else {
+                return Err(ty_err("takes an owner place"));
+            };
+            let pt = fc.index.path(k).map(|p| p.ty.clone());
+            if pt != Some(fc.r.self_type(d)) {
+                return Err(ty_err("the owner place's type does not declare this field"));
+            }
+            if res.as_ref() != Some(&fld.ty) {
+                return Err(ty_err("result is the field's exact type"));
+            }
+            if op.tag == tag::FIELD_COPY && !fc.r.is_copy(&fld.ty) {
+                return Err(e(
+                    code::PLACEMENT,
+                    "FIELD_COPY reads only a structurally Copy field".into(),
+                ));
+            }
+            if op.tag == tag::FIELD_MOVE {
+                if fc.borrowed_ancestry(k).is_some() {
+                    return Err(e(
+                        code::PLACEMENT,
+                        "FIELD_MOVE through a borrowed ancestry".into(),
+                    ));
+                }
+                if fc
+                    .r
+                    .ids
+                    .fields
+                    .get(fid)
+                    .is_some_and(|i| i.variant.is_none())
+                    && fld.mutability != Mutability::Var
+                {
+                    return Err(e(
+                        code::PLACEMENT,
+                        "FIELD_MOVE of a let ordinary field".into(),
+                    ));
+                }
+            }
+        }
+        tag::PLACE_MOVE | tag::PLACE_DROP => {
+            let Some(Operand::Place(k)) = op.operands.first() else {
+                return Err(ty_err("takes a place"));
+            };
+            if fc.borrowed_ancestry(k).is_some() {
+                return Err(e(
+                    code::PLACEMENT,
+                    "move or drop through a borrowed ancestry".into(),
+                ));
+            }
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            if fc.r.is_copy(&a) {
+                return Err(e(
+                    code::PLACEMENT,
+                    "PLACE_MOVE/PLACE_DROP name a non-Copy owner".into(),
+                ));
+            }
+            if op.tag == tag::PLACE_MOVE && res != Some(a) {
+                return Err(ty_err("result is the place type"));
+            }
+        }
+        tag::REPLACE_COMMIT => {
+            let Some(Operand::Place(k)) = op.operands.first() else {
+                return Err(ty_err("takes a destination place"));
+            };
+            match fc.borrowed_ancestry(k) {
+                Some(false) => {
+                    return Err(e(
+                        code::PLACEMENT,
+                        "replacement through a shared ancestry".into(),
+                    ));
+                }
+                Some(true) if k.fields.is_empty() => {
+                    return Err(e(
+                        code::PLACEMENT,
+                        "replacement of a borrowed root owner".into(),
+                    ));
+                }
+                _ => {}
+            }
+            if let Some(last) = k.fields.last()
+                && fc.r.field(last).map(|f| f.2.mutability) != Some(Mutability::Var)
+            {
+                return Err(e(
+                    code::PLACEMENT,
+                    "REPLACE_COMMIT of a field binding requires var".into(),
+                ));
+            }
+            let pt = fc.index.path(k).map(|p| p.ty.clone());
+            if pt != t(1) {
+                return Err(ty_err("the replacement has the destination's type"));
+            }
+        }
+        tag::BORROW_SHARED | tag::BORROW_MUT => {
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            let target = match (&op.operands[0], &a) {
+                (Operand::Place(k), _) if fc.borrowed_ancestry(k).is_none() => a.clone(),
+                (Operand::Place(k), _) if !k.fields.is_empty() => {
+                    fc.index.path(k).map(|p| p.ty.clone()).unwrap_or(a.clone())
+                }
+                (_, Type::Ref(x)) => {
+                    if op.tag == tag::BORROW_MUT {
+                        return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
+                    }
+                    (**x).clone()
+                }
+                (_, Type::Mut(x)) => (**x).clone(),
+                (_, Type::SliceByte) if op.tag == tag::BORROW_SHARED => Type::SliceByte,
+                _ => return Err(ty_err("borrow of a non-place, non-loan operand")),
+            };
+            if let Operand::Place(k) = &op.operands[0]
+                && op.tag == tag::BORROW_MUT
+                && fc.borrowed_ancestry(k) == Some(false)
+            {
+                return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
+            }
+            let want = if op.tag == tag::BORROW_SHARED {
+                Type::Ref(Box::new(target))
+            } else {
+                Type::Mut(Box::new(target))
+            };
+            if res != Some(want) {
+                return Err(ty_err(
+                    "borrow result is Ref<T>/Mut<T> of the borrowed target",
+                ));
+            }
+        }
+        tag::BORROW_SLICE_BYTE => {
+            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
+            let ok_recv = match &a {
+                Type::ArrayByte => true,
+                Type::Ref(x) | Type::Mut(x) => **x == Type::ArrayByte,
+                _ => false,
+            };
+            let u64t = Some(Type::Scalar(ScalarKind::UInt64));
+            if !ok_recv || t(1) != u64t || t(2) != u64t || res != Some(Type::SliceByte) {
+                return Err(ty_err(
+                    "BORROW_SLICE_BYTE takes an Array<Byte> receiver and UInt64 bounds and yields Slice<Byte>",
+                ));
+            }
+        }
+        tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
+            let Some(Type::Result(ok, err)) = &res else {
+                return Err(ty_err("yields a Result carrier"));
+            };
+            let want = if op.tag == tag::RESULT_OK_RICH {
+                ok
+            } else {
+                err
+            };
+            if t(0).as_ref() != Some(&**want) {
+                return Err(ty_err("the payload has the carrier's exact T or E"));
+            }
+            if one_word(fc, ok) && one_word(fc, err) {
+                // The one-word carrier is built by the same tags in this
+                // model; its shape is recorded by the try that reads it.
+            }
+        }
+        tag::BYTE_BUILDER_FINISH => {
+            return Err(e(
+                code::UNSUPPORTED,
+                "BYTE_BUILDER_FINISH is admitted only in the certified sdk.bytes.BytesBuilder.finish definition, which this checker does not certify".into(),
+            ));
+        }
+        other => {
+            return Err(e(
+                code::TYPE,
+                format!("tag {other} is not a canonical schema-1.9 operation"),
+            ));
+        }
+    }
+    // Placement: no operation result other than borrows carries a loan type.
+    if let Some(r) = &res
+        && r.is_borrow()
+        && !matches!(
+            op.tag,
+            tag::BORROW_SHARED | tag::BORROW_MUT | tag::BORROW_SLICE_BYTE
+        )
+    {
+        return Err(e(
+            code::PLACEMENT,
+            "only borrow operations produce Ref, Mut or Slice values".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn effects_subset(inner: &[Effect], outer: &[Effect]) -> bool {
+    inner.iter().all(|e| outer.contains(e))
+}
+
+fn check_args(
+    fc: &FnCheck<'_, '_>,
+    b: u32,
+    i: u32,
+    op: &Op,
+    tys: &[Option<Type>],
+    recv: Option<Type>,
+    params: &[Type],
+) -> CResult<()> {
+    let e = |m: String| fc.err(code::TYPE, Some(b), Some(i), m);
+    let mut want: Vec<Type> = Vec::new();
+    if let Some(r) = recv {
+        want.push(r);
+    }
+    want.extend(params.iter().cloned());
+    if want.len() != tys.len() {
+        return Err(e(format!(
+            "call needs {} operands (receiver then arguments), found {}",
+            want.len(),
+            tys.len()
+        )));
+    }
+    for (k, (w, (t, o))) in want.iter().zip(tys.iter().zip(&op.operands)).enumerate() {
+        if Some(w) != t.as_ref() {
+            return Err(e(format!("call operand {k} has the wrong type")));
+        }
+        // Owned non-Copy arguments are moved values; loans are active
+        // bindings (P) or reborrow results (V).
+        if !w.is_borrow() && matches!(o, Operand::Place(_)) {
+            return Err(e(format!(
+                "call operand {k}: a by-value argument is an SSA value (LOAD_LOCAL or PLACE_MOVE)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>]) -> CResult<()> {
+    let Aux::Func(sig) = &op.aux0 else {
+        return Err(fc.err(
+            code::TYPE,
+            Some(b),
+            Some(i),
+            "CALL names a declared function",
+        ));
+    };
+    let Some(&(cd, cf)) = fc.r.funcs.get(sig) else {
+        return Err(fc.err(
+            code::UNSUPPORTED,
+            Some(b),
+            Some(i),
+            "calls to functions of other modules are not supported by this checker",
+        ));
+    };
+    let callee = &fc.r.m.declarations[cd].functions[cf];
+    if op.aux1 != Aux::Effects(callee.effects.clone()) {
+        return Err(fc.err(
+            code::EFFECT,
+            Some(b),
+            Some(i),
+            "the effect-set auxiliary differs from the callee's",
+        ));
+    }
+    if !effects_subset(&callee.effects, &fc.f.effects) {
+        return Err(fc.err(
+            code::EFFECT,
+            Some(b),
+            Some(i),
+            "the callee's effect set is not a subset of the caller's",
+        ));
+    }
+    let owner = fc.r.self_type(cd);
+    let recv = crate::catalog::receiver_type(&owner, callee.receiver).filter(|_| {
+        matches!(
+            callee.receiver,
+            ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+        )
+    });
+    let mut params: Vec<&Param> = callee.params.iter().collect();
+    params.sort_by_key(|p| p.ordinal);
+    let pt: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
+    check_args(fc, b, i, op, tys, recv, &pt)?;
+    if op.result.as_ref() != Some(&callee.result) {
+        return Err(fc.err(
+            code::TYPE,
+            Some(b),
+            Some(i),
+            "CALL result differs from the callee's",
+        ));
+    }
+    Ok(())
+}
+
+fn check_intrinsic(
+    fc: &FnCheck<'_, '_>,
+    b: u32,
+    i: u32,
+    op: &Op,
+    tys: &[Option<Type>],
+) -> CResult<()> {
+    let Aux::CatalogFunc(sig) = &op.aux0 else {
+        return Err(fc.err(
+            code::TYPE,
+            Some(b),
+            Some(i),
+            "INTRINSIC_CALL names a catalog function",
+        ));
+    };
+    let entry = crate::catalog::by_signature(sig)
+        .ok_or_else(|| fc.err(code::TYPE, Some(b), Some(i), "unknown catalog function"))?;
+    if !effects_subset(&entry.effects, &fc.f.effects) {
+        return Err(fc.err(
+            code::EFFECT,
+            Some(b),
+            Some(i),
+            "the catalog function's effect set is not a subset of the caller's",
+        ));
+    }
+    let recv = crate::catalog::receiver_type(&entry.owner, entry.receiver).filter(|_| {
+        matches!(
+            entry.receiver,
+            ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+        )
+    });
+    let pt: Vec<Type> = entry.params.iter().map(|p| p.1.clone()).collect();
+    check_args(fc, b, i, op, tys, recv, &pt)
+}
