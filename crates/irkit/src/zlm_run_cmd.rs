@@ -99,6 +99,7 @@ fn fault_code(k: &zlm::interp::FaultKind) -> &'static str {
         StepLimit => "ZLM-LIMIT-STEPS",
         DepthLimit => "ZLM-LIMIT-DEPTH",
         ByteLimit => "ZLM-LIMIT-BYTES",
+        Internal => "ZLM-FAULT-INTERNAL",
     }
 }
 
