@@ -10,3 +10,7 @@ for f in examples/tcc/*.json; do
   "$irkit" tcc hash --check "$f"
   "$irkit" tcc print "$f" > /dev/null
 done
+# TCC engine: run example programs with the local host.
+$irkit tcc run examples/tcc/run/approval.json --effects examples/tcc/run/approval.effects.json --events examples/tcc/run/approval.events.json
+$irkit tcc run examples/tcc/run/compute-loop.json --args '[{"t":"number","v":1000}]'
+$irkit tcc run examples/tcc/run/fail-fast.json --effects examples/tcc/run/fail-fast.effects.json --restore --format json
