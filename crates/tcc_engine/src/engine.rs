@@ -967,7 +967,10 @@ impl Execution {
                 self.state.result = Some(v);
                 self.state.pending = None;
                 self.state.join = None;
-                self.queue.push_back(Action::Checkpoint);
+                // One checkpoint records the failure (an effect failure has one queued already).
+                if !self.queue.iter().any(|a| matches!(a, Action::Checkpoint)) {
+                    self.queue.push_back(Action::Checkpoint);
+                }
             }
         }
     }
