@@ -10,7 +10,7 @@ use tcc_engine::{Continuation, Execution, HostResponse, Limits, apply_delta, com
 /// A block of code that leaves the stack as it found it.
 #[derive(Debug, Clone)]
 enum Block {
-    Compute(u8, f64),
+    Compute(#[allow(dead_code)] u8, f64),
     Effect(u8, bool),
     Sleep(u8),
     Event(u8),
