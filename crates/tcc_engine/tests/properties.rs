@@ -154,8 +154,14 @@ proptest! {
         };
         let straight = summary(h.run(p.clone(), "prop", &[]));
         h.restore_at_checkpoints = true;
-        let restored = summary(h.run(p, "prop", &[]));
-        prop_assert_eq!(straight, restored);
+        let restored = summary(h.run(p.clone(), "prop", &[]));
+        prop_assert_eq!(&straight, &restored);
+        // One instruction per call: fused fast-path runs never apply, so
+        // this also checks the fast path against the plain stepper.
+        h.restore_at_checkpoints = false;
+        h.budget = 1;
+        let single = summary(h.run(p, "prop", &[]));
+        prop_assert_eq!(straight, single);
     }
 
     #[test]
