@@ -766,13 +766,20 @@ impl Execution {
                 ));
             }
         };
-        let kind_matches_pending = |p: &Option<Pending>| match (p, &response) {
-            (Some(Pending::Wait(WaitKind::Timer { .. })), HostResponse::TimerFired { .. })
-            | (Some(Pending::Wait(WaitKind::Event { .. })), HostResponse::EventPayload { .. })
-            | (Some(Pending::Wait(WaitKind::Child { .. })), HostResponse::ChildResult { .. }) => {
-                true
-            }
-            _ => false,
+        let kind_matches_pending = |p: &Option<Pending>| {
+            matches!(
+                (p, &response),
+                (
+                    Some(Pending::Wait(WaitKind::Timer { .. })),
+                    HostResponse::TimerFired { .. }
+                ) | (
+                    Some(Pending::Wait(WaitKind::Event { .. })),
+                    HostResponse::EventPayload { .. }
+                ) | (
+                    Some(Pending::Wait(WaitKind::Child { .. })),
+                    HostResponse::ChildResult { .. }
+                )
+            )
         };
         match (&self.state.join, branch) {
             (None, Some(b)) => {
@@ -1069,8 +1076,7 @@ impl Execution {
             Tail::Store(l) => (l as usize) < locals_len,
             Tail::JumpIfFalse(_) | Tail::JumpIfTrue(_) => true,
         };
-        loop {
-            let Some(op) = fast.get(pc) else { break };
+        while let Some(op) = fast.get(pc) {
             let n = u64::from(op.len());
             if ran + n > budget {
                 break;

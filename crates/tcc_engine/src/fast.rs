@@ -92,6 +92,7 @@ pub enum Fast {
 
 impl Fast {
     /// Number of instructions the op stands for.
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(self) -> u32 {
         match self {
             Fast::Bin(_, t) => 1 + t.len(),

@@ -34,8 +34,8 @@ fn block() -> impl Strategy<Value = Block> {
 /// Locals: 0..3 numbers/values, 3 = accumulator array.
 fn lower(blocks: &[Block]) -> Vec<I> {
     let mut c = vec![I::NewArray, I::StoreLocal { local: 3 }];
-    for (_, l) in (0..3).enumerate() {
-        c.extend([c_num(l as f64), I::StoreLocal { local: l }]);
+    for l in 0..3u32 {
+        c.extend([c_num(f64::from(l)), I::StoreLocal { local: l }]);
     }
     for b in blocks {
         let at = c.len() as u32;
@@ -82,14 +82,13 @@ fn lower(blocks: &[Block]) -> Vec<I> {
                 I::ArrayPush,
                 I::Pop,
             ]),
-            Block::TryThrow(l) => c.extend([
+            // Throws local 0 (always a number) and catches it back into local 0.
+            Block::TryThrow(_) => c.extend([
                 I::PushTry {
                     catch: at + 4,
                     finally: None,
                 },
-                I::LoadLocal {
-                    local: u32::from(*l) % 1,
-                },
+                I::LoadLocal { local: 0 },
                 I::Throw,
                 I::Nop,
                 I::StoreLocal { local: 0 },
