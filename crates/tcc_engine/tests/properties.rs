@@ -15,7 +15,7 @@ enum Block {
     Sleep(u8),
     Event(u8),
     Object(u8),
-    TryThrow(u8),
+    TryThrow(#[allow(dead_code)] u8),
     Join(bool, u8),
 }
 
