@@ -514,7 +514,7 @@ impl Execution {
             && let Some(d) = compute_delta(base, &self.state)
         {
             let delta_len = to_canonical(&d).len();
-            let snap_len = materialize.as_ref().map_or(0, |s| to_canonical(s).len());
+            let snap_len = self.state.encode().len();
             if delta_len < snap_len {
                 kind = CheckpointKind::Delta;
                 materialize = None;

@@ -148,7 +148,13 @@ proptest! {
         h.events.insert("ev1".into(), json!({"t":"object","v":{"n":{"t":"number","v":1}}}));
         // Same final result and effect log (or the same error) with and without restores.
         let summary = |r: Result<tcc_engine::RunReport, tcc_engine::local_host::HostError>| match r {
-            Ok(r) => Ok((r.outcome, r.effect_log, r.stored.map(|c| c.encode()))),
+            Ok(r) => {
+                // The direct writer and the JSON-tree writer agree byte for byte.
+                if let Some(c) = &r.stored {
+                    assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
+                }
+                Ok((r.outcome, r.effect_log, r.stored.map(|c| c.encode())))
+            }
             Err(e) => Err(e.to_string()),
         };
         let straight = summary(h.run(p.clone(), "prop", &[]));
@@ -295,6 +301,8 @@ fn continuations_keep_aliasing_and_cycles() {
     let r = h.run(p, "alias", &[]).unwrap();
     assert!(r.restores >= 2);
     assert_eq!(r.outcome["result"], json!({"t":"bool","v":true}));
+    let c = r.stored.unwrap();
+    assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
 }
 
 #[test]
