@@ -58,6 +58,10 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Run an artifact to completion with a simple local host.
+    Run(crate::tcc_run_cmd::RunArgs),
+    /// Run to the next host boundary and write the continuation.
+    Step(crate::tcc_run_cmd::StepArgs),
 }
 
 /// Runs one `irkit tcc` verb.
@@ -81,6 +85,8 @@ pub fn run(verb: Verb) -> ExitCode {
             rehash,
             format,
         } => canon(&file, output.as_deref(), rehash, format),
+        Verb::Run(args) => crate::tcc_run_cmd::run(args),
+        Verb::Step(args) => crate::tcc_run_cmd::step(args),
     }
 }
 

@@ -1,0 +1,353 @@
+//! `irkit tcc run` and `irkit tcc step`: execute TCC artifacts with the
+//! engine (`tcc_engine`) and a simple local host.
+
+use crate::diag::{Diagnostic, Format, emit};
+use crate::io::{read_input, write_output};
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use serde_json::Value as J;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use tcc_engine::json::to_canonical;
+use tcc_engine::local_host::{EffectAnswer, HostError, LocalHost};
+use tcc_engine::{
+    Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
+};
+use tcc_ir::FeatureSet;
+
+/// Arguments of `irkit tcc run`.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Artifact JSON file, or `-` for standard input.
+    file: PathBuf,
+    /// Entry arguments: a JSON array of tagged values, e.g. `[{"t":"number","v":1}]`.
+    #[arg(long)]
+    args: Option<String>,
+    /// Effect results: JSON object mapping effect key to a tagged value or `{"error": "message"}`.
+    #[arg(long)]
+    effects: Option<PathBuf>,
+    /// Event payloads: JSON object mapping event name to a tagged value.
+    #[arg(long)]
+    events: Option<PathBuf>,
+    /// Child program for `Invoke`: `NAME=ARTIFACT.json` (repeatable).
+    #[arg(long = "child", value_name = "NAME=FILE")]
+    children: Vec<String>,
+    /// Execution id.
+    #[arg(long, default_value = "run")]
+    execution_id: String,
+    /// Give up after this many instructions in total.
+    #[arg(long, default_value_t = 100_000_000)]
+    max_steps: u64,
+    /// Restore from the stored continuation after every checkpoint.
+    #[arg(long)]
+    restore: bool,
+    /// Output format: human lines, or one host-protocol JSON message per line.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+/// Arguments of `irkit tcc step`.
+#[derive(clap::Args)]
+pub struct StepArgs {
+    /// Artifact JSON file.
+    file: PathBuf,
+    /// Continuation JSON to resume from (default: a fresh start).
+    continuation: Option<PathBuf>,
+    /// Host responses to feed, in order (a JSON array of response messages);
+    /// checkpoints, `persist_effect` and registrations are acknowledged automatically.
+    #[arg(long)]
+    responses: Option<PathBuf>,
+    /// Entry arguments for a fresh start (JSON array of tagged values).
+    #[arg(long)]
+    args: Option<String>,
+    /// Execution id for a fresh start.
+    #[arg(long, default_value = "step")]
+    execution_id: String,
+    /// Most instructions to run.
+    #[arg(long, default_value_t = 10_000_000)]
+    budget: u64,
+    /// Where to write the continuation (default: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Message format (messages go to standard error).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn report(label: &str, kind: &str, code: &str, message: String, format: Format) -> ExitCode {
+    let d = Diagnostic {
+        kind: kind.to_string(),
+        code: Some(code.to_string()),
+        message,
+        label: label.to_string(),
+        offset: None,
+        line: None,
+        column: None,
+    };
+    emit(&[d], format, None);
+    ExitCode::from(EXIT_INVALID)
+}
+
+fn engine_error(label: &str, e: &EngineError, format: Format) -> ExitCode {
+    report(label, e.kind(), e.code(), e.to_string(), format)
+}
+
+/// Reads, decodes, validates and prepares an artifact.
+fn load_program(file: &Path, format: Format) -> Result<(String, Arc<Program>), ExitCode> {
+    let (label, bytes) = read_input(file).map_err(|m| usage(&m))?;
+    let artifact = tcc_ir::decode_artifact(&bytes)
+        .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?;
+    let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
+        .map_err(|e| engine_error(&label, &e, format))?;
+    Ok((label, Arc::new(program)))
+}
+
+fn read_json(path: &Path) -> Result<J, ExitCode> {
+    let (_, bytes) = read_input(path).map_err(|m| usage(&m))?;
+    serde_json::from_slice(&bytes).map_err(|e| usage(&format!("{}: not JSON: {e}", path.display())))
+}
+
+fn parse_args(args: Option<&str>) -> Result<Vec<J>, ExitCode> {
+    match args {
+        None => Ok(Vec::new()),
+        Some(text) => match serde_json::from_str::<J>(text) {
+            Ok(J::Array(items)) => Ok(items),
+            Ok(_) => Err(usage("--args must be a JSON array of tagged values")),
+            Err(e) => Err(usage(&format!("--args: not JSON: {e}"))),
+        },
+    }
+}
+
+/// One human-readable line for a protocol message.
+fn human_line(m: &J) -> String {
+    let ty = m.get("type").and_then(J::as_str).unwrap_or("?");
+    match ty {
+        "host" => {
+            let r = &m["request"];
+            let rty = r.get("type").and_then(J::as_str).unwrap_or("?");
+            let detail = match rty {
+                "persist_checkpoint" => format!(
+                    "revision {} ({}, base {})",
+                    r["revision"],
+                    r["kind"].as_str().unwrap_or("?"),
+                    r["base_revision"]
+                ),
+                "run_effect" => format!("{} input {}", r["key"], to_canonical(&r["input"])),
+                "persist_effect" => format!(
+                    "{} {} {}",
+                    r["key"],
+                    r["status"].as_str().unwrap_or("?"),
+                    to_canonical(&r["result"])
+                ),
+                "register_timer" => format!("resume_at_ms {}{}", r["resume_at_ms"], branch(r)),
+                "register_wait" => {
+                    format!("{} wait_id {}{}", r["event_name"], r["wait_id"], branch(r))
+                }
+                "create_child" => format!(
+                    "{} {}{}",
+                    r["program_name"],
+                    r["child_execution_id"],
+                    branch(r)
+                ),
+                _ => String::new(),
+            };
+            format!("-> {rty} {detail}")
+        }
+        "completed" => format!("completed: {}", to_canonical(&m["result"])),
+        "failed" => format!("failed: {}", m["message"].as_str().unwrap_or("?")),
+        "cancelled" | "suspended" | "budget_exhausted" => ty.to_string(),
+        _ => {
+            let mut rest = m.clone();
+            if let J::Object(o) = &mut rest {
+                o.remove("type");
+                o.remove("host_protocol_version");
+            }
+            format!("<- {ty} {}", to_canonical(&rest))
+        }
+    }
+}
+
+fn branch(r: &J) -> String {
+    match r.get("branch").and_then(J::as_str) {
+        Some(b) => format!(" branch {b}"),
+        None => String::new(),
+    }
+}
+
+fn print_message(m: &J, format: Format, to_stderr: bool) {
+    let line = match format {
+        Format::Json => to_canonical(m),
+        Format::Human => human_line(m),
+    };
+    if to_stderr {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+/// `irkit tcc run`.
+pub fn run(a: RunArgs) -> ExitCode {
+    let (label, program) = match load_program(&a.file, a.format) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let args = match parse_args(a.args.as_deref()) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let mut host = LocalHost::new();
+    host.max_total_steps = a.max_steps;
+    host.restore_at_checkpoints = a.restore;
+    if let Some(p) = &a.effects {
+        let j = match read_json(p) {
+            Ok(j) => j,
+            Err(c) => return c,
+        };
+        let J::Object(m) = j else {
+            return usage("--effects must be a JSON object");
+        };
+        for (k, v) in m {
+            let answer = match v.get("error").and_then(J::as_str) {
+                Some(msg) => EffectAnswer::Fail(msg.to_string()),
+                None => EffectAnswer::Result(v),
+            };
+            host.effects.insert(k, answer);
+        }
+    }
+    if let Some(p) = &a.events {
+        let j = match read_json(p) {
+            Ok(j) => j,
+            Err(c) => return c,
+        };
+        let J::Object(m) = j else {
+            return usage("--events must be a JSON object");
+        };
+        host.events.extend(m);
+    }
+    for c in &a.children {
+        let Some((name, file)) = c.split_once('=') else {
+            return usage("--child takes NAME=FILE");
+        };
+        match load_program(Path::new(file), a.format) {
+            Ok((_, p)) => {
+                host.children.insert(name.to_string(), p);
+            }
+            Err(code) => return code,
+        }
+    }
+    match host.run(program, &a.execution_id, &args) {
+        Ok(r) => {
+            for m in &r.transcript {
+                print_message(m, a.format, false);
+            }
+            match r.outcome.get("type").and_then(J::as_str) {
+                Some("completed") => ExitCode::SUCCESS,
+                _ => ExitCode::from(EXIT_INVALID),
+            }
+        }
+        Err(HostError::Engine(e)) => engine_error(&label, &e, a.format),
+        Err(HostError::Host(m)) => report(&label, "host", "TCC-H100", m, a.format),
+    }
+}
+
+/// `irkit tcc step`.
+pub fn step(a: StepArgs) -> ExitCode {
+    let (label, program) = match load_program(&a.file, a.format) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    let limits = Limits::default();
+    let mut responses: VecDeque<HostResponse> = VecDeque::new();
+    if let Some(p) = &a.responses {
+        let j = match read_json(p) {
+            Ok(j) => j,
+            Err(c) => return c,
+        };
+        let items = match j {
+            J::Array(items) => items,
+            single => vec![single],
+        };
+        for item in items {
+            match HostResponse::from_json(&item) {
+                Ok(r) => responses.push_back(r),
+                Err(e) => return engine_error(&p.display().to_string(), &e, a.format),
+            }
+        }
+    }
+    let started = match &a.continuation {
+        None => {
+            let args = match parse_args(a.args.as_deref()) {
+                Ok(x) => x,
+                Err(c) => return c,
+            };
+            Execution::start(program, &a.execution_id, &args, limits.clone())
+        }
+        Some(p) => {
+            let (clabel, bytes) = match read_input(p) {
+                Ok(x) => x,
+                Err(m) => return usage(&m),
+            };
+            match Continuation::decode(&bytes, &limits) {
+                Ok(c) => Execution::resume(program, c, limits.clone()),
+                Err(e) => return engine_error(&clabel, &e, a.format),
+            }
+        }
+    };
+    let mut exec = match started {
+        Ok(e) => e,
+        Err(e) => return engine_error(&label, &e, a.format),
+    };
+    let mut stored = exec.state().clone();
+    let mut budget = a.budget;
+    let result = loop {
+        let before = exec.steps();
+        let outcome = match exec.run_until_host(budget) {
+            Ok(o) => o,
+            Err(e) => break Err(e),
+        };
+        budget = budget.saturating_sub(exec.steps() - before);
+        print_message(&outcome.to_json(), a.format, true);
+        let response = match &outcome {
+            Outcome::Host(HostRequest::PersistCheckpoint { revision, .. }) => {
+                stored = exec.state().clone();
+                HostResponse::PersistConfirmed {
+                    revision: *revision,
+                }
+            }
+            Outcome::Host(
+                HostRequest::PersistEffect { .. }
+                | HostRequest::RegisterTimer { .. }
+                | HostRequest::RegisterWait { .. }
+                | HostRequest::CreateChild { .. },
+            ) => HostResponse::Ack,
+            Outcome::Host(HostRequest::RunEffect { .. }) | Outcome::Suspended => {
+                match responses.pop_front() {
+                    Some(r) => r,
+                    None => break Ok(()),
+                }
+            }
+            Outcome::BudgetExhausted => break Ok(()),
+            Outcome::Completed(_) | Outcome::Failed { .. } | Outcome::Cancelled => break Ok(()),
+        };
+        print_message(&response.to_json(), a.format, true);
+        if let Err(e) = exec.respond(response) {
+            break Err(e);
+        }
+    };
+    if let Err(e) = result {
+        return engine_error(&label, &e, a.format);
+    }
+    let mut text = stored.encode();
+    text.push('\n');
+    match write_output(a.output.as_deref(), text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(m) => usage(&m),
+    }
+}

@@ -1,0 +1,428 @@
+//! Canonical JSON writing and the tagged value codec (facts note (a), (e)).
+//!
+//! Everything the engine writes (continuations, deltas, host messages) goes
+//! through [`write_canonical`]: keys in byte order, no whitespace, numbers
+//! and strings spelled as in `tcc_ir`'s canonical artifact encoding, so
+//! outputs are byte-identical across runs and machines.
+
+use crate::error::{EngineError, FatalKind};
+use crate::limits::Limits;
+use crate::value::{Cell, Heap, Value};
+use serde_json::{Map, Number, Value as J};
+use std::collections::BTreeMap;
+
+/// Deepest nesting of an inlined value crossing the host boundary.
+pub const MAX_EXPORT_DEPTH: usize = 100;
+
+/// Writes `v` as canonical JSON.
+pub fn write_canonical(v: &J, out: &mut String) {
+    match v {
+        J::Null => out.push_str("null"),
+        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        J::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string());
+            } else if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string());
+            } else {
+                out.push_str(&tcc_ir::encode::canonical_number(n.as_f64().unwrap_or(0.0)));
+            }
+        }
+        J::String(s) => out.push_str(&tcc_ir::encode::canonical_string(s)),
+        J::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(x, out);
+            }
+            out.push(']');
+        }
+        J::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&tcc_ir::encode::canonical_string(k));
+                out.push(':');
+                write_canonical(&m[k], out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// `v` as a canonical JSON string.
+pub fn to_canonical(v: &J) -> String {
+    let mut s = String::new();
+    write_canonical(v, &mut s);
+    s
+}
+
+/// Builds a JSON object from key/value pairs.
+pub fn obj<const N: usize>(pairs: [(&str, J); N]) -> J {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        m.insert(k.to_string(), v);
+    }
+    J::Object(m)
+}
+
+/// A JSON number payload for a binary64 (non-finite as strings).
+pub fn number_json(n: f64) -> J {
+    if n.is_nan() {
+        J::String("NaN".into())
+    } else if n == f64::INFINITY {
+        J::String("Infinity".into())
+    } else if n == f64::NEG_INFINITY {
+        J::String("-Infinity".into())
+    } else if n.fract() == 0.0 && n.abs() < 9.0e15 && !(n == 0.0 && n.is_sign_negative()) {
+        J::Number(Number::from(n as i64))
+    } else {
+        Number::from_f64(n).map_or(J::Null, J::Number)
+    }
+}
+
+/// A tagged value as stored in a continuation (refs kept as refs).
+pub fn value_json(v: &Value) -> J {
+    match v {
+        Value::Undefined => obj([("t", J::String("undefined".into()))]),
+        Value::Null => obj([("t", J::String("null".into()))]),
+        Value::Bool(b) => obj([("t", J::String("bool".into())), ("v", J::Bool(*b))]),
+        Value::Number(n) => obj([("t", J::String("number".into())), ("v", number_json(*n))]),
+        Value::Str(s) => obj([
+            ("t", J::String("string".into())),
+            ("v", J::String(s.to_string())),
+        ]),
+        Value::Ref(id) => obj([
+            ("t", J::String("ref".into())),
+            ("v", J::Number((*id).into())),
+        ]),
+    }
+}
+
+/// A heap cell as stored in a continuation.
+pub fn cell_json(c: &Cell) -> J {
+    match c {
+        Cell::Hole => obj([("t", J::String("hole".into()))]),
+        Cell::Object(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                out.insert(k.clone(), value_json(v));
+            }
+            obj([("t", J::String("object".into())), ("v", J::Object(out))])
+        }
+        Cell::Array(a) => obj([
+            ("t", J::String("array".into())),
+            ("v", J::Array(a.iter().map(value_json).collect())),
+        ]),
+        Cell::Var(v) => obj([("t", J::String("cell".into())), ("v", value_json(v))]),
+        Cell::Env(ids) => obj([
+            ("t", J::String("env".into())),
+            (
+                "v",
+                J::Array(ids.iter().map(|i| J::Number((*i).into())).collect()),
+            ),
+        ]),
+        Cell::Closure { func, env } => obj([
+            ("t", J::String("closure".into())),
+            ("func", J::Number((*func).into())),
+            ("env", J::Number((*env).into())),
+        ]),
+    }
+}
+
+/// Inlines a value for the host boundary: objects and arrays are copied
+/// (identity does not cross), cycles and closures are fatal.
+pub fn export(heap: &Heap, v: &Value) -> Result<J, EngineError> {
+    let mut path = Vec::new();
+    export_inner(heap, v, &mut path)
+}
+
+fn export_inner(heap: &Heap, v: &Value, path: &mut Vec<u32>) -> Result<J, EngineError> {
+    let Value::Ref(id) = v else {
+        return Ok(value_json(v));
+    };
+    if path.contains(id) {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            "a cyclic value cannot cross the host boundary",
+        ));
+    }
+    if path.len() >= MAX_EXPORT_DEPTH {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            format!("value nested deeper than {MAX_EXPORT_DEPTH} cannot cross the host boundary"),
+        ));
+    }
+    path.push(*id);
+    let out = match heap.get(*id)? {
+        Cell::Object(m) => {
+            let mut out = Map::new();
+            for (k, x) in m {
+                out.insert(k.clone(), export_inner(heap, x, path)?);
+            }
+            obj([("t", J::String("object".into())), ("v", J::Object(out))])
+        }
+        Cell::Array(a) => {
+            let mut out = Vec::with_capacity(a.len());
+            for x in a {
+                out.push(export_inner(heap, x, path)?);
+            }
+            obj([("t", J::String("array".into())), ("v", J::Array(out))])
+        }
+        other => {
+            return Err(EngineError::fatal(
+                FatalKind::NotExportable,
+                format!("a {} cannot cross the host boundary", other.tag()),
+            ));
+        }
+    };
+    path.pop();
+    Ok(out)
+}
+
+/// Where a tagged value is being decoded: continuations allow `ref`, host
+/// messages do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueContext {
+    /// A continuation or delta.
+    Continuation,
+    /// A host message (values are inlined).
+    Message,
+}
+
+fn err(ctx: ValueContext, path: &str, message: impl Into<String>) -> EngineError {
+    match ctx {
+        ValueContext::Continuation => EngineError::continuation(path, message),
+        ValueContext::Message => EngineError::message(path, message),
+    }
+}
+
+/// Checks that an object has exactly the allowed keys and returns it.
+pub fn expect_object<'a>(
+    ctx: ValueContext,
+    j: &'a J,
+    path: &str,
+    allowed: &[&str],
+) -> Result<&'a Map<String, J>, EngineError> {
+    let J::Object(m) = j else {
+        return Err(err(ctx, path, "expected a JSON object"));
+    };
+    for k in m.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(err(ctx, format!("{path}.{k}").as_str(), "unknown key"));
+        }
+    }
+    Ok(m)
+}
+
+/// Decodes a number payload (JSON number or `NaN`/`Infinity`/`-Infinity`).
+pub fn number_payload(ctx: ValueContext, j: &J, path: &str) -> Result<f64, EngineError> {
+    match j {
+        J::Number(n) => n
+            .as_f64()
+            .ok_or_else(|| err(ctx, path, "number out of range")),
+        J::String(s) => match s.as_str() {
+            "NaN" => Ok(f64::NAN),
+            "Infinity" => Ok(f64::INFINITY),
+            "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => Err(err(ctx, path, format!("bad number string {s:?}"))),
+        },
+        _ => Err(err(ctx, path, "expected a number")),
+    }
+}
+
+/// Decodes a non-negative integer that fits u32.
+pub fn u32_field(ctx: ValueContext, j: &J, path: &str) -> Result<u32, EngineError> {
+    j.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| err(ctx, path, "expected a non-negative integer that fits u32"))
+}
+
+/// Decodes a non-negative integer that fits u64.
+pub fn u64_field(ctx: ValueContext, j: &J, path: &str) -> Result<u64, EngineError> {
+    j.as_u64()
+        .ok_or_else(|| err(ctx, path, "expected a non-negative integer"))
+}
+
+/// Decodes a string field.
+pub fn str_field<'a>(ctx: ValueContext, j: &'a J, path: &str) -> Result<&'a str, EngineError> {
+    j.as_str()
+        .ok_or_else(|| err(ctx, path, "expected a string"))
+}
+
+/// A required key of an object.
+pub fn field<'a>(
+    ctx: ValueContext,
+    m: &'a Map<String, J>,
+    key: &str,
+    path: &str,
+) -> Result<&'a J, EngineError> {
+    m.get(key)
+        .ok_or_else(|| err(ctx, format!("{path}.{key}").as_str(), "missing key"))
+}
+
+/// Decodes a tagged value, appending inline objects and arrays to `heap`.
+pub fn absorb(
+    ctx: ValueContext,
+    j: &J,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Value, EngineError> {
+    let m = expect_object(ctx, j, path, &["t", "v"])?;
+    let tag = str_field(ctx, field(ctx, m, "t", path)?, &format!("{path}.t"))?;
+    let vpath = format!("{path}.v");
+    let no_payload = |m: &Map<String, J>| {
+        if m.contains_key("v") {
+            Err(err(ctx, &vpath, format!("tag {tag} takes no payload")))
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match tag {
+        "undefined" => {
+            no_payload(m)?;
+            Value::Undefined
+        }
+        "null" => {
+            no_payload(m)?;
+            Value::Null
+        }
+        "bool" => Value::Bool(
+            field(ctx, m, "v", path)?
+                .as_bool()
+                .ok_or_else(|| err(ctx, &vpath, "expected a boolean"))?,
+        ),
+        "number" => Value::Number(number_payload(ctx, field(ctx, m, "v", path)?, &vpath)?),
+        "string" => {
+            let s = str_field(ctx, field(ctx, m, "v", path)?, &vpath)?;
+            if s.len() > limits.max_string_bytes {
+                return Err(err(ctx, &vpath, "string exceeds the string size limit"));
+            }
+            Value::string(s)
+        }
+        "ref" if ctx == ValueContext::Continuation => {
+            Value::Ref(u32_field(ctx, field(ctx, m, "v", path)?, &vpath)?)
+        }
+        "object" | "array" => {
+            let cell =
+                absorb_collection(ctx, tag, field(ctx, m, "v", path)?, &vpath, heap, limits)?;
+            Value::Ref(heap.alloc(cell, limits)?)
+        }
+        other => {
+            return Err(err(
+                ctx,
+                &format!("{path}.t"),
+                format!("unsupported value tag {other:?}"),
+            ));
+        }
+    })
+}
+
+fn absorb_collection(
+    ctx: ValueContext,
+    tag: &str,
+    payload: &J,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Cell, EngineError> {
+    if tag == "object" {
+        let J::Object(fields) = payload else {
+            return Err(err(ctx, path, "object payload must be a JSON object"));
+        };
+        let mut out = BTreeMap::new();
+        for (k, x) in fields {
+            out.insert(
+                k.clone(),
+                absorb(ctx, x, &format!("{path}.{k}"), heap, limits)?,
+            );
+        }
+        Ok(Cell::Object(out))
+    } else {
+        let J::Array(items) = payload else {
+            return Err(err(ctx, path, "array payload must be a JSON array"));
+        };
+        let mut out = Vec::with_capacity(items.len().min(1024));
+        for (i, x) in items.iter().enumerate() {
+            out.push(absorb(ctx, x, &format!("{path}[{i}]"), heap, limits)?);
+        }
+        Ok(Cell::Array(out))
+    }
+}
+
+/// Decodes a heap cell of a continuation.
+pub fn cell_from_json(
+    j: &J,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Cell, EngineError> {
+    let ctx = ValueContext::Continuation;
+    let m = expect_object(ctx, j, path, &["t", "v", "func", "env"])?;
+    let tag = str_field(ctx, field(ctx, m, "t", path)?, &format!("{path}.t"))?;
+    let vpath = format!("{path}.v");
+    let allow = |keys: &[&str]| -> Result<(), EngineError> {
+        for k in m.keys() {
+            if !keys.contains(&k.as_str()) {
+                return Err(err(
+                    ctx,
+                    &format!("{path}.{k}"),
+                    format!("unknown key for {tag} cell"),
+                ));
+            }
+        }
+        Ok(())
+    };
+    Ok(match tag {
+        "hole" => {
+            allow(&["t"])?;
+            Cell::Hole
+        }
+        "object" | "array" => {
+            allow(&["t", "v"])?;
+            absorb_collection(ctx, tag, field(ctx, m, "v", path)?, &vpath, heap, limits)?
+        }
+        "cell" => {
+            allow(&["t", "v"])?;
+            Cell::Var(absorb(
+                ctx,
+                field(ctx, m, "v", path)?,
+                &vpath,
+                heap,
+                limits,
+            )?)
+        }
+        "env" => {
+            allow(&["t", "v"])?;
+            let J::Array(ids) = field(ctx, m, "v", path)? else {
+                return Err(err(ctx, &vpath, "env payload must be an array of cell ids"));
+            };
+            let mut out = Vec::with_capacity(ids.len().min(1024));
+            for (i, x) in ids.iter().enumerate() {
+                out.push(u32_field(ctx, x, &format!("{vpath}[{i}]"))?);
+            }
+            Cell::Env(out)
+        }
+        "closure" => {
+            allow(&["t", "func", "env"])?;
+            Cell::Closure {
+                func: u32_field(ctx, field(ctx, m, "func", path)?, &format!("{path}.func"))?,
+                env: u32_field(ctx, field(ctx, m, "env", path)?, &format!("{path}.env"))?,
+            }
+        }
+        other => {
+            return Err(err(
+                ctx,
+                &format!("{path}.t"),
+                format!("unsupported cell tag {other:?}"),
+            ));
+        }
+    })
+}

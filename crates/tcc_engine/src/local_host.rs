@@ -1,0 +1,305 @@
+//! A simple in-process host: effect results from a map, event payloads
+//! from a map, timers fire at once, children run in-process. It stores
+//! checkpoints the way a durable host would (snapshot, then deltas applied
+//! to it) and can restore the execution from the stored continuation at
+//! every checkpoint, which is how the restore property is tested.
+
+use crate::continuation::{Continuation, apply_delta};
+use crate::engine::{Execution, Program};
+use crate::error::EngineError;
+use crate::json::{obj, to_canonical};
+use crate::limits::Limits;
+use crate::protocol::{CheckpointKind, HostRequest, HostResponse, Outcome};
+use serde_json::Value as J;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+/// How an effect answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EffectAnswer {
+    /// `effect_result` with this tagged value.
+    Result(J),
+    /// `effect_failed` with this message.
+    Fail(String),
+}
+
+/// Order in which registered waits inside a join are delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompletionOrder {
+    /// Registration order.
+    #[default]
+    Source,
+    /// Reverse registration order.
+    Reverse,
+}
+
+/// Errors of the local host (engine errors or host-side problems).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HostError {
+    /// The engine reported an error.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The host cannot answer (missing effect, event or child program).
+    #[error("host: {0}")]
+    Host(String),
+}
+
+/// The simple host.
+#[derive(Debug, Clone, Default)]
+pub struct LocalHost {
+    /// Effect key → answer.
+    pub effects: BTreeMap<String, EffectAnswer>,
+    /// Event name → payload (tagged value).
+    pub events: BTreeMap<String, J>,
+    /// Program name → artifact, for `Invoke`.
+    pub children: BTreeMap<String, Arc<Program>>,
+    /// Steps per `run_until_host` call.
+    pub budget: u64,
+    /// Most steps in total before giving up (a hostile loop is cut off).
+    pub max_total_steps: u64,
+    /// Restore the execution from the stored continuation after every checkpoint.
+    pub restore_at_checkpoints: bool,
+    /// Send `cancel` instead of the n-th wake (0-based), if set.
+    pub cancel_at_wake: Option<usize>,
+    /// Delivery order of join waits.
+    pub completion_order: CompletionOrder,
+    /// Engine limits.
+    pub limits: Limits,
+    /// Whether deltas are allowed (`host.persist_checkpoint_delta`).
+    pub deltas: bool,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, Default)]
+pub struct RunReport {
+    /// Every message in order: outcome envelopes from the engine and the host's responses.
+    pub transcript: Vec<J>,
+    /// Effects the provider actually ran: `{key, idempotency_key, input}`.
+    pub effect_log: Vec<J>,
+    /// The final outcome envelope.
+    pub outcome: J,
+    /// The last stored continuation (the durable state).
+    pub stored: Option<Continuation>,
+    /// Checkpoints persisted (snapshots, deltas).
+    pub checkpoints: (u32, u32),
+    /// Restores performed.
+    pub restores: u32,
+}
+
+const MAX_CHILD_DEPTH: usize = 8;
+
+impl LocalHost {
+    /// A host with sensible defaults and no effects/events/children.
+    pub fn new() -> LocalHost {
+        LocalHost {
+            budget: 100_000,
+            max_total_steps: 100_000_000,
+            deltas: true,
+            ..LocalHost::default()
+        }
+    }
+
+    /// Runs `program` to a terminal outcome with `args`.
+    pub fn run(
+        &self,
+        program: Arc<Program>,
+        execution_id: &str,
+        args: &[J],
+    ) -> Result<RunReport, HostError> {
+        self.run_depth(program, execution_id, args, 0)
+    }
+
+    fn run_depth(
+        &self,
+        program: Arc<Program>,
+        execution_id: &str,
+        args: &[J],
+        depth: usize,
+    ) -> Result<RunReport, HostError> {
+        let mut exec = Execution::start(program.clone(), execution_id, args, self.limits.clone())?;
+        exec.set_delta_checkpoints(self.deltas);
+        let mut report = RunReport::default();
+        let mut journal: BTreeMap<String, (String, EffectAnswer)> = BTreeMap::new();
+        let mut wakes: VecDeque<HostResponse> = VecDeque::new();
+        let mut wake_count = 0usize;
+        let mut total_steps = 0u64;
+        loop {
+            let before = exec.steps();
+            let outcome = exec.run_until_host(self.budget)?;
+            total_steps += exec.steps() - before;
+            if total_steps > self.max_total_steps {
+                return Err(HostError::Host(format!(
+                    "execution exceeded {} steps",
+                    self.max_total_steps
+                )));
+            }
+            if !matches!(outcome, Outcome::BudgetExhausted) {
+                report.transcript.push(outcome.to_json());
+            }
+            let response = match outcome {
+                Outcome::BudgetExhausted => continue,
+                Outcome::Completed(_) | Outcome::Failed { .. } | Outcome::Cancelled => {
+                    report.outcome = outcome.to_json();
+                    return Ok(report);
+                }
+                Outcome::Suspended => {
+                    let next = match self.completion_order {
+                        CompletionOrder::Source => wakes.pop_front(),
+                        CompletionOrder::Reverse => wakes.pop_back(),
+                    };
+                    let Some(w) = next else {
+                        return Err(HostError::Host("suspended with nothing to deliver".into()));
+                    };
+                    let w = if self.cancel_at_wake == Some(wake_count) {
+                        HostResponse::Cancel
+                    } else {
+                        w
+                    };
+                    wake_count += 1;
+                    w
+                }
+                Outcome::Host(req) => match req {
+                    HostRequest::PersistCheckpoint {
+                        revision,
+                        kind,
+                        base_revision,
+                        materialize,
+                        delta,
+                    } => {
+                        let c = match kind {
+                            CheckpointKind::Snapshot => {
+                                report.checkpoints.0 += 1;
+                                let m = materialize.ok_or_else(|| {
+                                    HostError::Host("snapshot without materialize".into())
+                                })?;
+                                Continuation::from_json(&m, &self.limits)?
+                            }
+                            CheckpointKind::Delta => {
+                                report.checkpoints.1 += 1;
+                                let base = report.stored.as_ref().ok_or_else(|| {
+                                    HostError::Host("delta without a stored base".into())
+                                })?;
+                                if base.revision != base_revision {
+                                    return Err(HostError::Host(format!(
+                                        "delta against revision {base_revision}, stored {}",
+                                        base.revision
+                                    )));
+                                }
+                                let d = delta.ok_or_else(|| {
+                                    HostError::Host("delta checkpoint without delta".into())
+                                })?;
+                                let mut c = apply_delta(base, &d, &self.limits)?;
+                                c.revision = revision;
+                                c
+                            }
+                        };
+                        report.stored = Some(c);
+                        let resp = HostResponse::PersistConfirmed { revision };
+                        report.transcript.push(resp.to_json());
+                        exec.respond(resp)?;
+                        if self.restore_at_checkpoints
+                            && let Some(stored) = &report.stored
+                        {
+                            // Through the serialized form, as a crashed host would.
+                            let text = stored.encode();
+                            let c = Continuation::decode(text.as_bytes(), &self.limits)?;
+                            exec = Execution::resume(program.clone(), c, self.limits.clone())?;
+                            exec.set_delta_checkpoints(self.deltas);
+                            report.restores += 1;
+                        }
+                        continue;
+                    }
+                    HostRequest::RunEffect {
+                        key,
+                        idempotency_key,
+                        input,
+                    } => {
+                        let canonical_input = to_canonical(&input);
+                        let answer = match journal.get(&idempotency_key) {
+                            Some((prev_input, answer)) => {
+                                if *prev_input != canonical_input {
+                                    return Err(HostError::Host(format!(
+                                        "effect {idempotency_key} re-run with a different input"
+                                    )));
+                                }
+                                answer.clone()
+                            }
+                            None => {
+                                let answer = self.effects.get(&key).cloned().ok_or_else(|| {
+                                    HostError::Host(format!(
+                                        "no result configured for effect {key:?}"
+                                    ))
+                                })?;
+                                report.effect_log.push(obj([
+                                    ("key", key.as_str().into()),
+                                    ("idempotency_key", idempotency_key.as_str().into()),
+                                    ("input", input.clone()),
+                                ]));
+                                journal.insert(
+                                    idempotency_key.clone(),
+                                    (canonical_input, answer.clone()),
+                                );
+                                answer
+                            }
+                        };
+                        match answer {
+                            EffectAnswer::Result(value) => HostResponse::EffectResult { value },
+                            EffectAnswer::Fail(message) => HostResponse::EffectFailed { message },
+                        }
+                    }
+                    HostRequest::PersistEffect { .. } => HostResponse::Ack,
+                    HostRequest::RegisterTimer { branch, .. } => {
+                        wakes.push_back(HostResponse::TimerFired { branch });
+                        HostResponse::Ack
+                    }
+                    HostRequest::RegisterWait {
+                        event_name, branch, ..
+                    } => {
+                        let value = self.events.get(&event_name).cloned().ok_or_else(|| {
+                            HostError::Host(format!(
+                                "no payload configured for event {event_name:?}"
+                            ))
+                        })?;
+                        wakes.push_back(HostResponse::EventPayload { value, branch });
+                        HostResponse::Ack
+                    }
+                    HostRequest::CreateChild {
+                        child_execution_id,
+                        program_name,
+                        args,
+                        branch,
+                        ..
+                    } => {
+                        if depth >= MAX_CHILD_DEPTH {
+                            return Err(HostError::Host(format!(
+                                "child executions nested deeper than {MAX_CHILD_DEPTH}"
+                            )));
+                        }
+                        let child = self.children.get(&program_name).cloned().ok_or_else(|| {
+                            HostError::Host(format!(
+                                "no artifact configured for program {program_name:?}"
+                            ))
+                        })?;
+                        let sub = self.run_depth(child, &child_execution_id, &args, depth + 1)?;
+                        report.effect_log.extend(sub.effect_log);
+                        let value = match sub.outcome.get("type").and_then(J::as_str) {
+                            Some("completed") => {
+                                sub.outcome.get("result").cloned().unwrap_or(J::Null)
+                            }
+                            _ => {
+                                return Err(HostError::Host(format!(
+                                    "child {child_execution_id} did not complete: {}",
+                                    to_canonical(&sub.outcome)
+                                )));
+                            }
+                        };
+                        wakes.push_back(HostResponse::ChildResult { value, branch });
+                        HostResponse::Ack
+                    }
+                },
+            };
+            report.transcript.push(response.to_json());
+            exec.respond(response)?;
+        }
+    }
+}

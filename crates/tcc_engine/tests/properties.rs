@@ -1,0 +1,328 @@
+//! Property tests: restore at every boundary, arbitrary continuations and
+//! messages, persist goldens (base + delta = expected).
+mod common;
+use common::*;
+use proptest::prelude::*;
+use serde_json::json;
+use tcc_engine::local_host::EffectAnswer;
+use tcc_engine::{Continuation, Execution, HostResponse, Limits, apply_delta, compute_delta};
+
+/// A block of code that leaves the stack as it found it.
+#[derive(Debug, Clone)]
+enum Block {
+    Compute(#[allow(dead_code)] u8, f64),
+    Effect(u8, bool),
+    Sleep(u8),
+    Event(u8),
+    Object(u8),
+    TryThrow(#[allow(dead_code)] u8),
+    Join(bool, u8),
+}
+
+fn block() -> impl Strategy<Value = Block> {
+    prop_oneof![
+        (0u8..3, -5.0f64..5.0).prop_map(|(l, n)| Block::Compute(l, n.round())),
+        (0u8..3, any::<bool>()).prop_map(|(k, i)| Block::Effect(k, i)),
+        (0u8..3).prop_map(Block::Sleep),
+        (0u8..2).prop_map(Block::Event),
+        (0u8..3).prop_map(Block::Object),
+        (0u8..3).prop_map(Block::TryThrow),
+        (any::<bool>(), 0u8..3).prop_map(|(a, k)| Block::Join(a, k)),
+    ]
+}
+
+/// Locals: 0..3 numbers/values, 3 = accumulator array.
+fn lower(blocks: &[Block]) -> Vec<I> {
+    let mut c = vec![I::NewArray, I::StoreLocal { local: 3 }];
+    for l in 0..3u32 {
+        c.extend([c_num(f64::from(l)), I::StoreLocal { local: l }]);
+    }
+    for b in blocks {
+        let at = c.len() as u32;
+        match b {
+            Block::Compute(_, n) => {
+                // Local 0 only ever holds numbers, so the program stays well-typed.
+                let l = 0;
+                c.extend([
+                    I::LoadLocal { local: l },
+                    c_num(*n),
+                    I::Add,
+                    I::StoreLocal { local: l },
+                ]);
+            }
+            Block::Effect(k, with_input) => {
+                if *with_input {
+                    c.extend([
+                        I::NewObject,
+                        I::LoadLocal { local: 0 },
+                        I::SetProp { key: "v".into() },
+                    ]);
+                }
+                c.extend([
+                    c_str(&format!("e{k}")),
+                    I::Effect {
+                        has_input: *with_input,
+                    },
+                    I::StoreLocal { local: 1 },
+                ]);
+            }
+            Block::Sleep(n) => c.extend([c_num(f64::from(*n)), I::Sleep, I::Pop]),
+            Block::Event(k) => c.extend([
+                c_str(&format!("ev{k}")),
+                I::WaitForEvent,
+                I::StoreLocal { local: 2 },
+            ]),
+            Block::Object(l) => c.extend([
+                I::LoadLocal { local: 3 },
+                I::NewObject,
+                I::LoadLocal {
+                    local: u32::from(*l),
+                },
+                I::SetProp { key: "k".into() },
+                I::ArrayPush,
+                I::Pop,
+            ]),
+            // Throws local 0 (always a number) and catches it back into local 0.
+            Block::TryThrow(_) => c.extend([
+                I::PushTry {
+                    catch: at + 4,
+                    finally: None,
+                },
+                I::LoadLocal { local: 0 },
+                I::Throw,
+                I::Nop,
+                I::StoreLocal { local: 0 },
+            ]),
+            Block::Join(all, k) => c.extend([
+                I::Fork {
+                    count: 2,
+                    join_pc: at + 5,
+                },
+                c_num(1.0),
+                I::Sleep,
+                c_str(&format!("e{k}")),
+                I::Effect { has_input: false },
+                if *all { I::JoinAll } else { I::JoinAny },
+                I::StoreLocal { local: 2 },
+            ]),
+        }
+    }
+    c.extend([
+        I::LoadLocal { local: 3 },
+        I::LoadLocal { local: 0 },
+        I::ArrayPush,
+        I::LoadLocal { local: 1 },
+        I::ArrayPush,
+        I::LoadLocal { local: 2 },
+        I::ArrayPush,
+        I::Return,
+    ]);
+    c
+}
+
+fn answer() -> impl Strategy<Value = EffectAnswer> {
+    prop_oneof![
+        (-100i32..100).prop_map(|n| EffectAnswer::Result(num(f64::from(n)))),
+        Just(EffectAnswer::Result(
+            json!({"t":"array","v":[{"t":"string","v":"x"}]})
+        )),
+        Just(EffectAnswer::Fail("boom".into())),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn restoring_at_every_boundary_changes_nothing(
+        blocks in prop::collection::vec(block(), 1..12),
+        answers in prop::collection::vec(answer(), 3),
+        lang in prop_oneof![Just("ts.subset.v1"), Just("py.subset.v1")],
+    ) {
+        let p = program(lang, vec![func(0, 0, 4, lower(&blocks))]);
+        let mut h = host();
+        for (i, a) in answers.iter().enumerate() {
+            h.effects.insert(format!("e{i}"), a.clone());
+        }
+        h.events.insert("ev0".into(), string("zero"));
+        h.events.insert("ev1".into(), json!({"t":"object","v":{"n":{"t":"number","v":1}}}));
+        // Same final result and effect log (or the same error) with and without restores.
+        let summary = |r: Result<tcc_engine::RunReport, tcc_engine::local_host::HostError>| match r {
+            Ok(r) => {
+                // The direct writer and the JSON-tree writer agree byte for byte.
+                if let Some(c) = &r.stored {
+                    assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
+                }
+                Ok((r.outcome, r.effect_log, r.stored.map(|c| c.encode())))
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        let straight = summary(h.run(p.clone(), "prop", &[]));
+        h.restore_at_checkpoints = true;
+        let restored = summary(h.run(p.clone(), "prop", &[]));
+        prop_assert_eq!(&straight, &restored);
+        // One instruction per call: fused fast-path runs never apply, so
+        // this also checks the fast path against the plain stepper.
+        h.restore_at_checkpoints = false;
+        h.budget = 1;
+        let single = summary(h.run(p, "prop", &[]));
+        prop_assert_eq!(straight, single);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let _ = Continuation::decode(&bytes, &Limits::default());
+        let _ = HostResponse::decode(&bytes);
+    }
+
+    #[test]
+    fn mutated_continuations_never_panic(
+        blocks in prop::collection::vec(block(), 1..6),
+        cut in 0usize..4000,
+        byte in any::<u8>(),
+        budget in 0u64..500,
+    ) {
+        // Take a real continuation, corrupt one byte, decode, resume, run.
+        let p = program("ts.subset.v1", vec![func(0, 0, 4, lower(&blocks))]);
+        let mut e = Execution::start(p.clone(), "m", &[], Limits::default()).unwrap();
+        let _ = e.run_until_host(50);
+        let mut text = e.state().encode().into_bytes();
+        if !text.is_empty() {
+            let i = cut % text.len();
+            text[i] = byte;
+        }
+        if let Ok(c) = Continuation::decode(&text, &Limits::default())
+            && let Ok(mut r) = Execution::resume(p, c, Limits::default())
+        {
+            for _ in 0..4 {
+                match r.run_until_host(budget) {
+                    Ok(tcc_engine::Outcome::Host(tcc_engine::HostRequest::PersistCheckpoint { revision, .. })) => {
+                        let _ = r.respond(HostResponse::PersistConfirmed { revision });
+                    }
+                    Ok(tcc_engine::Outcome::Suspended) => { let _ = r.respond(HostResponse::TimerFired { branch: None }); }
+                    Ok(tcc_engine::Outcome::Host(_)) => { let _ = r.respond(HostResponse::Ack); }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+fn golden(base: serde_json::Value, delta: serde_json::Value, expected: serde_json::Value) {
+    let limits = Limits::default();
+    let base = Continuation::from_json(&base, &limits).unwrap();
+    let expected = Continuation::from_json(&expected, &limits).unwrap();
+    let mut got = apply_delta(&base, &delta, &limits).unwrap();
+    got.revision = expected.revision;
+    assert_eq!(got.encode(), expected.encode());
+    // and our delta from base to expected reproduces it
+    let ours = compute_delta(&base, &expected).unwrap();
+    let mut again = apply_delta(&base, &ours, &limits).unwrap();
+    again.revision = expected.revision;
+    assert_eq!(again.encode(), expected.encode());
+}
+
+fn base_cont(
+    locals: serde_json::Value,
+    pending: serde_json::Value,
+    status: &str,
+) -> serde_json::Value {
+    json!({"execution_id":"g","artifact_hash":"h","engine_format_version":1,"language_semantics_version":"ts.subset.v1",
+        "revision":1,"status":status,"frames":[{"func_id":0,"pc":3,"locals":locals}],"stack":[],"pending":pending,
+        "result":null,"try_stack":[]})
+}
+
+#[test]
+fn persist_goldens_base_plus_delta() {
+    let n = |v: f64| num(v);
+    let timer = json!({"type":"wait","kind":{"type":"timer","resume_at_ms":5}});
+    // store-local: a local changes and the pc moves.
+    let mut exp = base_cont(json!([n(1.0), n(2.0)]), json!(null), "runnable");
+    exp["revision"] = json!(2);
+    exp["frames"][0]["pc"] = json!(5);
+    golden(
+        base_cont(json!([n(1.0), {"t":"undefined"}]), json!(null), "runnable"),
+        json!({"frames":[{"index":0,"pc":5,"locals":[{"slot":1,"value":n(2.0)}]}]}),
+        exp,
+    );
+    // pending-wait: suspension with a pending timer.
+    golden(
+        base_cont(json!([n(1.0)]), json!(null), "runnable"),
+        json!({"pending":timer,"status":"suspended"}),
+        base_cont(json!([n(1.0)]), timer.clone(), "suspended"),
+    );
+    // clear-pending: the wake clears it and pushes the value.
+    let mut exp = base_cont(json!([n(1.0)]), json!(null), "runnable");
+    exp["stack"] = json!([{"t":"undefined"}]);
+    golden(
+        base_cont(json!([n(1.0)]), timer, "suspended"),
+        json!({"pending":null,"status":"runnable","stack":[{"t":"undefined"}]}),
+        exp,
+    );
+    // slot-undefined: a dead slot patched to undefined.
+    golden(
+        base_cont(json!([n(1.0), string("big")]), json!(null), "runnable"),
+        json!({"frames":[{"index":0,"locals":[{"slot":1,"value":{"t":"undefined"}}]}]}),
+        base_cont(json!([n(1.0), {"t":"undefined"}]), json!(null), "runnable"),
+    );
+}
+
+#[test]
+fn continuations_keep_aliasing_and_cycles() {
+    // a = {}; a.self = a; b = [a, a]; sleep; return b[0] === b[1] && b[0].self === a
+    let p = ts(
+        vec![
+            I::NewObject,
+            I::StoreLocal { local: 0 },
+            I::LoadLocal { local: 0 },
+            I::LoadLocal { local: 0 },
+            I::SetProp { key: "self".into() },
+            I::Pop,
+            I::NewArray,
+            I::LoadLocal { local: 0 },
+            I::ArrayPush,
+            I::LoadLocal { local: 0 },
+            I::ArrayPush,
+            I::StoreLocal { local: 1 },
+            c_num(1.0),
+            I::Sleep,
+            I::Pop,
+            I::LoadLocal { local: 1 },
+            I::ArrayIndex { index: 0 },
+            I::GetProp { key: "self".into() },
+            I::LoadLocal { local: 0 },
+            I::StrictEq,
+            I::Return,
+        ],
+        2,
+    );
+    let mut h = host();
+    h.restore_at_checkpoints = true;
+    let r = h.run(p, "alias", &[]).unwrap();
+    assert!(r.restores >= 2);
+    assert_eq!(r.outcome["result"], json!({"t":"bool","v":true}));
+    let c = r.stored.unwrap();
+    assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
+}
+
+#[test]
+fn unknown_keys_and_tags_are_rejected() {
+    let limits = Limits::default();
+    let mut c = base_cont(json!([]), json!(null), "runnable");
+    assert!(Continuation::from_json(&c, &limits).is_ok());
+    c["extra"] = json!(1);
+    assert!(Continuation::from_json(&c, &limits).is_err());
+    let c = base_cont(json!([{"t":"hole"}]), json!(null), "runnable");
+    assert!(Continuation::from_json(&c, &limits).is_err());
+    let c = base_cont(json!([{"t":"ref","v":3}]), json!(null), "runnable");
+    assert!(
+        Continuation::from_json(&c, &limits).is_err(),
+        "dangling ref"
+    );
+    let mut c = base_cont(json!([{"t":"ref","v":0}]), json!(null), "runnable");
+    c["heap"] = json!([{"t":"array","v":[{"t":"ref","v":0}]}]);
+    assert!(
+        Continuation::from_json(&c, &limits).is_ok(),
+        "cycles are representable"
+    );
+}
