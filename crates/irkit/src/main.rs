@@ -5,6 +5,7 @@
 mod diag;
 mod io;
 mod tcc_cmd;
+mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;
 
