@@ -395,6 +395,7 @@ impl Host {
 
     /// Starts the scheduler and worker threads; they run until [`Host::shutdown`].
     pub fn spawn(self: &Arc<Self>) -> Vec<JoinHandle<()>> {
+        self.stop.store(false, Ordering::SeqCst);
         let (tx, rx) = channel::<String>();
         let rx = Arc::new(Mutex::new(rx));
         let mut handles = Vec::new();

@@ -49,8 +49,8 @@ pub trait EffectProvider: Send + Sync {
 }
 
 /// `echo`: the result is the input. With `log`, appends one JSON line
-/// `{"idempotency_key", "key", "input"}` per distinct idempotency key (the
-/// effect-provider log the crash harness compares).
+/// `{"idempotency_key", "key", "input"}` per call (the effect-provider log
+/// the crash harness compares; a receiver deduplicates on the key).
 pub struct Echo {
     log: Option<(PathBuf, Mutex<()>)>,
 }
@@ -68,30 +68,21 @@ impl EffectProvider for Echo {
     fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
         if let Some((path, lock)) = &self.log {
             let _g = lock.lock();
-            let text = std::fs::read_to_string(path).unwrap_or_default();
-            let seen = text.lines().any(|l| {
-                serde_json::from_str::<J>(l)
-                    .ok()
-                    .and_then(|j| j.get("idempotency_key").cloned())
-                    == Some(J::String(call.idempotency_key.to_string()))
-            });
-            if !seen {
-                let line = tcc_engine::json::to_canonical(&json!({
-                    "idempotency_key": call.idempotency_key,
-                    "key": call.key,
-                    "input": call.input,
-                }));
-                let r = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(path)
-                    .and_then(|mut f| {
-                        f.write_all(format!("{line}\n").as_bytes())?;
-                        f.sync_data()
-                    });
-                if let Err(e) = r {
-                    return ProviderOutcome::Failed(format!("echo log: {e}"));
-                }
+            let line = tcc_engine::json::to_canonical(&json!({
+                "idempotency_key": call.idempotency_key,
+                "key": call.key,
+                "input": call.input,
+            }));
+            let r = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| {
+                    f.write_all(format!("{line}\n").as_bytes())?;
+                    f.sync_data()
+                });
+            if let Err(e) = r {
+                return ProviderOutcome::Failed(format!("echo log: {e}"));
             }
         }
         ProviderOutcome::Result(call.input.clone())
