@@ -16,10 +16,10 @@ pub enum Verb {
         /// Artifact JSON file, or `-` for standard input.
         file: PathBuf,
         /// Engine features the engine implements (comma-separated; default: every known feature).
-        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        #[arg(long, value_delimiter = ',')]
         features: Option<Vec<String>>,
         /// Host capabilities the host provides (comma-separated; default: every known capability).
-        #[arg(long, value_delimiter = ',', num_args = 0..)]
+        #[arg(long, value_delimiter = ',')]
         capabilities: Option<Vec<String>>,
         /// Diagnostic format.
         #[arg(long, value_enum, default_value_t)]
@@ -220,8 +220,14 @@ fn feature_set(given: Option<Vec<String>>, all: FeatureSet) -> FeatureSet {
     }
 }
 
-fn validation_offset(err: &ValidationError, map: &SourceMap) -> Option<usize> {
+fn validation_offset(err: &ValidationError, artifact: &Artifact, map: &SourceMap) -> Option<usize> {
     use ValidationError as V;
+    let env = &artifact.envelope;
+    let entry_of = |list: &[String], offsets: &[usize], id: &str| {
+        list.iter()
+            .position(|x| x == id)
+            .and_then(|i| offsets.get(i).copied())
+    };
     if let Some(at) = err.location() {
         return map.instruction(at.function_index, at.pc);
     }
@@ -230,11 +236,15 @@ fn validation_offset(err: &ValidationError, map: &SourceMap) -> Option<usize> {
         V::EmptyArtifactHash => map.envelope_field("artifact_hash"),
         V::EmptyFrontendId => map.envelope_field("frontend_id"),
         V::UnknownSemanticsVersion { .. } => map.envelope_field("language_semantics_version"),
-        V::UnknownEngineFeature { .. } | V::UnsupportedEngineFeature { .. } => {
-            map.envelope_field("required_engine_features")
+        V::UnknownEngineFeature { feature } | V::UnsupportedEngineFeature { feature } => {
+            entry_of(&env.required_engine_features, &map.engine_features, feature)
         }
-        V::UnknownHostCapability { .. } | V::UnsupportedHostCapability { .. } => {
-            map.envelope_field("required_host_capabilities")
+        V::UnknownHostCapability { capability } | V::UnsupportedHostCapability { capability } => {
+            entry_of(
+                &env.required_host_capabilities,
+                &map.host_capabilities,
+                capability,
+            )
         }
         V::EmptyProgram | V::TooManyFunctions { .. } => Some(map.functions_array),
         V::DuplicateFunctionId { second, .. } => map.instruction(*second, None),
@@ -276,7 +286,7 @@ fn validate(
                 e.code(),
                 e.to_string(),
                 &loaded.label,
-                validation_offset(e, &loaded.map),
+                validation_offset(e, &loaded.artifact, &loaded.map),
                 loaded.text.as_deref(),
             )
         })

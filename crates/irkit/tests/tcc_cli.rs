@@ -254,3 +254,46 @@ fn usage_and_io_errors_exit_2() {
     let out = irkit(&["tcc", "validate"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `irkit tcc print` output is compared with reviewed golden listings.
+#[test]
+fn print_matches_golden_listings() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    for (artifact, listing) in [
+        ("first-example.json", "tcc-first-example.print.txt"),
+        ("compute.json", "tcc-compute.print.txt"),
+    ] {
+        let out = irkit(&["tcc", "print", &example(artifact)]);
+        assert_eq!(out.status.code(), Some(0));
+        let expected = std::fs::read_to_string(golden.join(listing)).unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{listing}");
+    }
+}
+
+#[test]
+fn options_may_precede_the_file() {
+    let out = irkit(&[
+        "tcc",
+        "validate",
+        "--features",
+        "ts.control_flow",
+        "--format",
+        "json",
+        &example("control.json"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn print_reports_decode_errors_like_validate() {
+    let path = scratch("print-bad.json", "{\"envelope\": 1}");
+    let out = irkit(&["tcc", "print", s(&path), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let d = &json_lines(&out)[0];
+    assert_eq!(d["code"], "TCC-E001");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(1), Some(14))
+    );
+}

@@ -5,7 +5,7 @@
 use crate::error::EngineError;
 use crate::json::{
     ValueContext, absorb, cell_from_json, cell_json, expect_object, field, obj, str_field,
-    to_canonical, u32_field, u64_field, value_json,
+    u32_field, u64_field, value_json,
 };
 use crate::limits::Limits;
 use crate::value::{Cell, Heap, Value};
@@ -515,9 +515,91 @@ impl Continuation {
         J::Object(m)
     }
 
-    /// Canonical JSON text of the continuation.
+    /// Canonical JSON text of the continuation, written directly (no
+    /// intermediate tree); byte-identical to `to_canonical(&self.to_json())`.
     pub fn encode(&self) -> String {
-        to_canonical(&self.to_json())
+        let mut out = String::with_capacity(256 + 64 * self.heap.cells.len());
+        let key = |out: &mut String, k: &str, first: bool| {
+            if !first {
+                out.push(',');
+            }
+            out.push('"');
+            out.push_str(k);
+            out.push_str("\":");
+        };
+        let small = |out: &mut String, j: J| crate::json::write_canonical(&j, out);
+        out.push('{');
+        key(&mut out, "artifact_hash", true);
+        out.push_str(&tcc_ir::encode::canonical_string(&self.artifact_hash));
+        key(&mut out, "engine_format_version", false);
+        out.push_str(&self.engine_format_version.to_string());
+        key(&mut out, "execution_id", false);
+        out.push_str(&tcc_ir::encode::canonical_string(&self.execution_id));
+        key(&mut out, "frames", false);
+        out.push('[');
+        for (i, f) in self.frames.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"func_id\":");
+            out.push_str(&f.func_id.to_string());
+            out.push_str(",\"locals\":");
+            write_values(&mut out, &f.locals);
+            out.push_str(",\"pc\":");
+            out.push_str(&f.pc.to_string());
+            out.push('}');
+        }
+        out.push(']');
+        if self.func_refs.iter().any(Option::is_some) {
+            key(&mut out, "func_refs", false);
+            small(&mut out, func_refs_json(&self.func_refs));
+        }
+        if !self.heap.cells.is_empty() {
+            key(&mut out, "heap", false);
+            out.push('[');
+            for (i, c) in self.heap.cells.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_cell(&mut out, c);
+            }
+            out.push(']');
+        }
+        if !self.iterating.is_empty() {
+            key(&mut out, "iterating", false);
+            small(&mut out, iterating_json(&self.iterating));
+        }
+        if self.join.is_some() {
+            key(&mut out, "join", false);
+            small(&mut out, join_json(&self.join));
+        }
+        key(&mut out, "language_semantics_version", false);
+        out.push_str(&tcc_ir::encode::canonical_string(
+            &self.language_semantics_version,
+        ));
+        key(&mut out, "pending", false);
+        small(&mut out, pending_json(&self.pending));
+        if !self.reentries.is_empty() {
+            key(&mut out, "reentries", false);
+            small(&mut out, reentries_json(&self.reentries));
+        }
+        key(&mut out, "result", false);
+        match &self.result {
+            Some(v) => write_value(&mut out, v),
+            None => out.push_str("null"),
+        }
+        key(&mut out, "revision", false);
+        out.push_str(&self.revision.to_string());
+        key(&mut out, "stack", false);
+        write_values(&mut out, &self.stack);
+        key(&mut out, "status", false);
+        out.push('"');
+        out.push_str(self.status.as_str());
+        out.push('"');
+        key(&mut out, "try_stack", false);
+        small(&mut out, try_stack_json(&self.try_stack));
+        out.push('}');
+        out
     }
 
     /// Decodes a continuation (strict: unknown keys, bad tags, dangling
@@ -668,6 +750,73 @@ impl Continuation {
         out.extend(self.iterating.iter().copied());
         out.extend(self.func_refs.iter().flatten().copied());
         out
+    }
+}
+
+// ------------------------------------------------------- direct writers
+
+fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
+        Value::Null => out.push_str("{\"t\":\"null\"}"),
+        Value::Bool(true) => out.push_str("{\"t\":\"bool\",\"v\":true}"),
+        Value::Bool(false) => out.push_str("{\"t\":\"bool\",\"v\":false}"),
+        Value::Number(n) => {
+            out.push_str("{\"t\":\"number\",\"v\":");
+            out.push_str(&tcc_ir::encode::canonical_number(*n));
+            out.push('}');
+        }
+        Value::Str(s) => {
+            out.push_str("{\"t\":\"string\",\"v\":");
+            out.push_str(&tcc_ir::encode::canonical_string(s));
+            out.push('}');
+        }
+        Value::Ref(id) => {
+            out.push_str("{\"t\":\"ref\",\"v\":");
+            out.push_str(&id.to_string());
+            out.push('}');
+        }
+    }
+}
+
+fn write_values(out: &mut String, vs: &[Value]) {
+    out.push('[');
+    for (i, v) in vs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_value(out, v);
+    }
+    out.push(']');
+}
+
+fn write_cell(out: &mut String, c: &Cell) {
+    match c {
+        Cell::Hole => out.push_str("{\"t\":\"hole\"}"),
+        Cell::Object(m) => {
+            // BTreeMap<String, _> iterates in byte order: canonical key order.
+            out.push_str("{\"t\":\"object\",\"v\":{");
+            for (i, (k, v)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&tcc_ir::encode::canonical_string(k));
+                out.push(':');
+                write_value(out, v);
+            }
+            out.push_str("}}");
+        }
+        Cell::Array(a) => {
+            out.push_str("{\"t\":\"array\",\"v\":");
+            write_values(out, a);
+            out.push('}');
+        }
+        Cell::Var(v) => {
+            out.push_str("{\"t\":\"cell\",\"v\":");
+            write_value(out, v);
+            out.push('}');
+        }
+        other => crate::json::write_canonical(&cell_json(other), out),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::continuation::{
     Status, TryHandler, WaitKind, compute_delta,
 };
 use crate::error::{EngineError, FatalKind, Site};
+use crate::fast::{Bin, Fast, Operand, Tail};
 use crate::json::{ValueContext, absorb, export, obj, to_canonical};
 use crate::lang::{self, ArithOp, EvalError, Language};
 use crate::limits::Limits;
@@ -38,6 +39,8 @@ pub struct Program {
     lang: Language,
     /// `LoadConst` values by function position and pc.
     consts: Vec<Vec<Value>>,
+    /// Pre-decoded fast-path ops by function position and pc.
+    fast: Vec<Vec<Fast>>,
     entry_pos: usize,
 }
 
@@ -68,10 +71,17 @@ impl Program {
             .program
             .function_position(artifact.program.entry)
             .ok_or_else(|| EngineError::fatal(FatalKind::Unsupported, "missing entry"))?;
+        let fast = artifact
+            .program
+            .functions
+            .iter()
+            .map(|f| crate::fast::compile(&f.instructions))
+            .collect();
         Ok(Program {
             artifact,
             lang,
             consts,
+            fast,
             entry_pos,
         })
     }
@@ -504,7 +514,7 @@ impl Execution {
             && let Some(d) = compute_delta(base, &self.state)
         {
             let delta_len = to_canonical(&d).len();
-            let snap_len = materialize.as_ref().map_or(0, |s| to_canonical(s).len());
+            let snap_len = self.state.encode().len();
             if delta_len < snap_len {
                 kind = CheckpointKind::Delta;
                 materialize = None;
@@ -756,13 +766,20 @@ impl Execution {
                 ));
             }
         };
-        let kind_matches_pending = |p: &Option<Pending>| match (p, &response) {
-            (Some(Pending::Wait(WaitKind::Timer { .. })), HostResponse::TimerFired { .. })
-            | (Some(Pending::Wait(WaitKind::Event { .. })), HostResponse::EventPayload { .. })
-            | (Some(Pending::Wait(WaitKind::Child { .. })), HostResponse::ChildResult { .. }) => {
-                true
-            }
-            _ => false,
+        let kind_matches_pending = |p: &Option<Pending>| {
+            matches!(
+                (p, &response),
+                (
+                    Some(Pending::Wait(WaitKind::Timer { .. })),
+                    HostResponse::TimerFired { .. }
+                ) | (
+                    Some(Pending::Wait(WaitKind::Event { .. })),
+                    HostResponse::EventPayload { .. }
+                ) | (
+                    Some(Pending::Wait(WaitKind::Child { .. })),
+                    HostResponse::ChildResult { .. }
+                )
+            )
         };
         match (&self.state.join, branch) {
             (None, Some(b)) => {
@@ -983,6 +1000,12 @@ impl Execution {
         let program = self.program.clone();
         let mut ran = 0;
         while ran < budget {
+            let fast = self.run_fast(&program, budget - ran);
+            ran += fast;
+            self.steps += fast;
+            if ran >= budget {
+                break;
+            }
             ran += 1;
             self.steps += 1;
             let (pos, pc) = match self.state.frames.last() {
@@ -1007,19 +1030,198 @@ impl Execution {
                 Ok(true) => {}
                 Ok(false) => return Ok(ran),
                 Err(EvalError::Fatal(e)) => return Err(e.at(site)),
-                Err(EvalError::Throw(v)) => self.throw_value(v),
+                Err(EvalError::Throw(v)) => {
+                    self.throw_value(v);
+                    if self.state.status != Status::Runnable {
+                        return Ok(ran);
+                    }
+                }
             }
-            if !self.queue.is_empty()
-                || self.outstanding.is_some()
-                || self.state.status != Status::Runnable
-            {
-                return Ok(ran);
-            }
+            // `step` returns false whenever it queues host work or changes
+            // the status, so the common path checks nothing else.
+            debug_assert!(self.queue.is_empty() && self.outstanding.is_none());
         }
         Ok(ran)
     }
 
-    #[inline]
+    /// The hot loop: straight-line locals, constants, jumps and number
+    /// arithmetic/compares within the top frame, without per-step
+    /// bookkeeping. It stops, leaving the state untouched, before any
+    /// instruction it does not handle or whose operands are not the simple
+    /// case; the full stepper then executes (or rejects) that instruction.
+    fn run_fast(&mut self, program: &Program, budget: u64) -> u64 {
+        let max_stack = self.limits.max_stack;
+        let py = program.lang == Language::Py;
+        let state = &mut self.state;
+        let Some(frame) = state.frames.last_mut() else {
+            return 0;
+        };
+        let stack = &mut state.stack;
+        let fast = &program.fast[frame.pos];
+        let consts = &program.consts[frame.pos];
+        let locals = &mut frame.locals;
+        let mut pc = frame.pc as usize;
+        let mut ran = 0u64;
+        let num = |locals: &[Value], o: Operand| match o {
+            Operand::Num(n) => Some(n),
+            Operand::Local(l) => match locals.get(l as usize) {
+                Some(Value::Number(n)) => Some(*n),
+                _ => None,
+            },
+        };
+        // Checked before an operator consumes anything, so a fallback to the
+        // stepper always starts from untouched state.
+        let tail_ok = |t: Tail, grows: bool, stack_len: usize, locals_len: usize| match t {
+            Tail::Push => !grows || stack_len < max_stack,
+            Tail::Store(l) => (l as usize) < locals_len,
+            Tail::JumpIfFalse(_) | Tail::JumpIfTrue(_) => true,
+        };
+        while let Some(op) = fast.get(pc) {
+            let n = u64::from(op.len());
+            if ran + n > budget {
+                break;
+            }
+            // Applies a fused op's tail and advances; `n` instructions ran.
+            macro_rules! finish {
+                ($result:expr, $t:expr) => {{
+                    let result = $result;
+                    pc = match $t {
+                        Tail::Push => {
+                            stack.push(result);
+                            pc + n as usize
+                        }
+                        Tail::Store(l) => {
+                            locals[l as usize] = result;
+                            pc + n as usize
+                        }
+                        Tail::JumpIfFalse(target) => {
+                            if lang::truthy(&result) {
+                                pc + n as usize
+                            } else {
+                                target as usize
+                            }
+                        }
+                        Tail::JumpIfTrue(target) => {
+                            if lang::truthy(&result) {
+                                target as usize
+                            } else {
+                                pc + n as usize
+                            }
+                        }
+                    };
+                    ran += n;
+                    continue;
+                }};
+            }
+            // Result of an operator and its tail, for the fused forms.
+            match *op {
+                Fast::Slow => break,
+                Fast::Nop => {
+                    pc += 1;
+                    ran += 1;
+                    continue;
+                }
+                Fast::Pop => {
+                    if stack.pop().is_none() {
+                        break;
+                    }
+                    pc += 1;
+                    ran += 1;
+                    continue;
+                }
+                Fast::LoadLocal(l) => {
+                    let Some(v) = locals.get(l as usize) else {
+                        break;
+                    };
+                    if stack.len() >= max_stack {
+                        break;
+                    }
+                    stack.push(v.clone());
+                    pc += 1;
+                    ran += 1;
+                    continue;
+                }
+                Fast::StoreLocal(l) => {
+                    if l as usize >= locals.len() {
+                        break;
+                    }
+                    let Some(v) = stack.pop() else { break };
+                    locals[l as usize] = v;
+                    pc += 1;
+                    ran += 1;
+                    continue;
+                }
+                Fast::LoadConst => {
+                    if stack.len() >= max_stack {
+                        break;
+                    }
+                    stack.push(consts[pc].clone());
+                    pc += 1;
+                    ran += 1;
+                    continue;
+                }
+                Fast::Jump(t) => {
+                    pc = t as usize;
+                    ran += 1;
+                    continue;
+                }
+                Fast::JumpIf(when, t) => {
+                    let Some(v) = stack.pop() else { break };
+                    pc = if lang::truthy(&v) == when {
+                        t as usize
+                    } else {
+                        pc + 1
+                    };
+                    ran += 1;
+                    continue;
+                }
+                Fast::Bin(b, t) => {
+                    if !tail_ok(t, false, stack.len(), locals.len()) {
+                        break;
+                    }
+                    let len = stack.len();
+                    let (x, y) = match stack.get(len.wrapping_sub(2)..) {
+                        Some([Value::Number(x), Value::Number(y)]) => (*x, *y),
+                        _ => break,
+                    };
+                    let Some(r) = fast_apply(py, b, x, y) else {
+                        break;
+                    };
+                    stack.truncate(len - 2);
+                    finish!(r, t);
+                }
+                Fast::StackOp(o, b, t) => {
+                    if !tail_ok(t, false, stack.len(), locals.len()) {
+                        break;
+                    }
+                    let (Some(Value::Number(x)), Some(y)) = (stack.last(), num(locals, o)) else {
+                        break;
+                    };
+                    let Some(r) = fast_apply(py, b, *x, y) else {
+                        break;
+                    };
+                    stack.pop();
+                    finish!(r, t);
+                }
+                Fast::OpOp(o1, o2, b, t) => {
+                    if !tail_ok(t, true, stack.len(), locals.len()) {
+                        break;
+                    }
+                    let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
+                        break;
+                    };
+                    let Some(r) = fast_apply(py, b, x, y) else {
+                        break;
+                    };
+                    finish!(r, t);
+                }
+            }
+        }
+        frame.pc = pc as u32;
+        ran
+    }
+
+    #[inline(always)]
     fn pop(&mut self) -> Result<Value, EvalError> {
         self.state
             .stack
@@ -1027,7 +1229,7 @@ impl Execution {
             .ok_or_else(|| fatal(FatalKind::StackUnderflow, "pop from an empty operand stack"))
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, v: Value) -> Result<(), EvalError> {
         if self.state.stack.len() >= self.limits.max_stack {
             return Err(EvalError::Fatal(EngineError::limit(
@@ -1825,6 +2027,27 @@ impl Execution {
             other => Err(type_error(format!("GetIndex on a {}", other.tag()))),
         }
     }
+}
+
+/// A fast-path number operator; `None` leaves the case to the stepper.
+#[inline(always)]
+fn fast_apply(py: bool, op: Bin, a: f64, b: f64) -> Option<Value> {
+    Some(match op {
+        Bin::Add => Value::Number(a + b),
+        Bin::Sub => Value::Number(a - b),
+        Bin::Mul => Value::Number(a * b),
+        Bin::Rem if py => {
+            if b == 0.0 {
+                return None;
+            }
+            Value::Number(lang::py_mod(a, b))
+        }
+        Bin::Rem => Value::Number(lang::js_rem(a, b)),
+        Bin::Lt => Value::Bool(a < b),
+        Bin::Le => Value::Bool(a <= b),
+        Bin::Gt => Value::Bool(a > b),
+        Bin::Ge => Value::Bool(a >= b),
+    })
 }
 
 fn split(bound: Option<(u32, String)>) -> (Option<u32>, Option<String>) {

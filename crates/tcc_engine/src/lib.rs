@@ -17,6 +17,7 @@
 pub mod continuation;
 pub mod engine;
 pub mod error;
+pub mod fast;
 pub mod json;
 pub mod lang;
 pub mod limits;

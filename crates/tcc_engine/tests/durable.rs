@@ -724,3 +724,210 @@ fn restore_at_every_checkpoint_matches_a_straight_run() {
     assert_eq!(straight.effect_log, restored.effect_log);
     assert_eq!(straight.outcome["result"], string("done"));
 }
+
+#[test]
+fn invoke_inside_a_join_uses_the_branch_id() {
+    let code = vec![
+        I::Fork {
+            count: 2,
+            join_pc: 5,
+        },
+        c_num(3.0),
+        c_str("double"),
+        I::Invoke { arg_count: 1 },
+        c_str("a"),
+        I::JoinAll,
+        I::Return,
+    ];
+    // Fix the layout: 0 Fork, 1 3, 2 "double", 3 Invoke, 4 "a" -> need an Effect before the join.
+    let mut code = code;
+    code.insert(5, I::Effect { has_input: false });
+    code[0] = I::Fork {
+        count: 2,
+        join_pc: 6,
+    };
+    let child = program(
+        "ts.subset.v1",
+        vec![func(
+            0,
+            1,
+            1,
+            vec![I::LoadLocal { local: 0 }, c_num(2.0), I::Mul, I::Return],
+        )],
+    );
+    let mut h = host_with_effects(&[("a", EffectAnswer::Result(string("A")))]);
+    h.children.insert("double".into(), child);
+    let r = h.run(ts(code, 0), "x", &[]).unwrap();
+    assert_eq!(
+        r.outcome["result"],
+        json!({"t":"array","v":[num(6.0), string("A")]})
+    );
+    let create = r
+        .transcript
+        .iter()
+        .find(|m| m["request"]["type"] == "create_child")
+        .unwrap();
+    assert_eq!(create["request"]["invoke_id"], "x:0:0:0");
+    assert_eq!(create["request"]["branch"], "x:0:0:0");
+    assert_eq!(create["request"]["child_execution_id"], "child:x:0:0:0");
+}
+
+#[test]
+fn malformed_groups_are_fatal() {
+    let fatal = |code: Vec<I>| {
+        let mut e = start(ts(code, 0));
+        loop {
+            match e.run_until_host(1000) {
+                Err(EngineError::Fatal { kind, .. }) => return kind,
+                Ok(Outcome::Host(HostRequest::PersistCheckpoint { revision, .. })) => e
+                    .respond(HostResponse::PersistConfirmed { revision })
+                    .unwrap(),
+                Ok(Outcome::Host(_)) => e.respond(HostResponse::Ack).unwrap(),
+                other => panic!("expected a fatal error, got {other:?}"),
+            }
+        }
+    };
+    use tcc_engine::FatalKind::IllegalDurableOp as D;
+    // nested Fork
+    assert_eq!(
+        fatal(vec![
+            I::Fork {
+                count: 1,
+                join_pc: 4
+            },
+            I::Fork {
+                count: 1,
+                join_pc: 4
+            },
+            c_num(1.0),
+            I::Sleep,
+            I::JoinAll,
+            I::Return
+        ]),
+        D
+    );
+    // join reached with a planned branch
+    assert_eq!(
+        fatal(vec![
+            I::Fork {
+                count: 2,
+                join_pc: 3
+            },
+            c_num(1.0),
+            I::Sleep,
+            I::JoinAll,
+            I::Return
+        ]),
+        D
+    );
+    // more durable ops than branches
+    assert_eq!(
+        fatal(vec![
+            I::Fork {
+                count: 1,
+                join_pc: 5
+            },
+            c_num(1.0),
+            I::Sleep,
+            c_num(1.0),
+            I::Sleep,
+            I::JoinAll,
+            I::Return
+        ]),
+        D
+    );
+    // join kind mismatch: join_pc is not a join instruction
+    assert_eq!(
+        fatal(vec![
+            I::Fork {
+                count: 1,
+                join_pc: 3
+            },
+            c_num(1.0),
+            I::Sleep,
+            I::Nop,
+            I::JoinAll,
+            I::Return
+        ]),
+        D
+    );
+    // JoinAny without a group
+    assert_eq!(fatal(vec![I::JoinAny, I::Return]), D);
+}
+
+#[test]
+fn locals_read_by_a_catch_handler_stay_live() {
+    // local0 = "keep"; try { sleep; throw 1 } catch { return local0 }
+    let p = ts(
+        vec![
+            c_str("keep"),
+            I::StoreLocal { local: 0 },
+            I::PushTry {
+                catch: 7,
+                finally: None,
+            },
+            c_num(1.0),
+            I::Sleep,
+            I::Pop,
+            c_num(1.0), // 7 below is the catch target
+            I::Throw,
+            I::Pop,
+            I::LoadLocal { local: 0 },
+            I::Return,
+        ],
+        1,
+    );
+    // Layout: the catch target must point at `Pop` (index 8); fix it.
+    let mut code = p.artifact().program.functions[0].instructions.clone();
+    code[2] = I::PushTry {
+        catch: 8,
+        finally: None,
+    };
+    let p = ts(code, 1);
+    let mut e = start(p);
+    next(&mut e);
+    e.respond(HostResponse::Ack).unwrap();
+    let o = e.run_until_host(10).unwrap();
+    let Outcome::Host(HostRequest::PersistCheckpoint {
+        materialize: Some(m),
+        revision,
+        ..
+    }) = o
+    else {
+        panic!("{o:?}")
+    };
+    assert_eq!(m["frames"][0]["locals"], json!([string("keep")]));
+    e.respond(HostResponse::PersistConfirmed { revision })
+        .unwrap();
+    assert_eq!(next(&mut e), Outcome::Suspended);
+    e.respond(HostResponse::TimerFired { branch: None })
+        .unwrap();
+    assert_eq!(next(&mut e), Outcome::Completed(string("keep")));
+}
+
+#[test]
+fn join_results_survive_garbage_collection() {
+    // all(effect -> array, sleep): the effect's array result lives only in the join branch
+    let code = vec![
+        I::Fork {
+            count: 2,
+            join_pc: 5,
+        },
+        c_str("a"),
+        I::Effect { has_input: false },
+        c_num(1.0),
+        I::Sleep,
+        I::JoinAll,
+        I::Return,
+    ];
+    let mut h = host_with_effects(&[(
+        "a",
+        EffectAnswer::Result(json!({"t":"array","v":[num(1.0)]})),
+    )]);
+    h.restore_at_checkpoints = true;
+    let r = h.run(ts(code, 0), "x", &[]).unwrap();
+    assert_eq!(
+        r.outcome["result"],
+        json!({"t":"array","v":[{"t":"array","v":[num(1.0)]}, {"t":"undefined"}]})
+    );
+}

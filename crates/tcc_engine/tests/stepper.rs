@@ -754,3 +754,62 @@ fn start_binds_entry_parameters() {
     let out = host().run(p, "x", &[num(2.0), num(3.0)]).unwrap().outcome;
     assert_eq!(out["result"], num(5.0));
 }
+
+#[test]
+fn fast_path_agrees_with_single_steps_on_compute_loops() {
+    // The compute-loop example: s += (i*i) % 7 for i < n, in TS and Python,
+    // whose results are compared with single-instruction stepping.
+    let body = |lang: &str| {
+        program(
+            lang,
+            vec![func(
+                0,
+                0,
+                3,
+                vec![
+                    c_num(0.0),
+                    I::StoreLocal { local: 1 },
+                    c_num(-3.0),
+                    I::StoreLocal { local: 2 },
+                    I::LoadLocal { local: 2 },
+                    c_num(50.0),
+                    I::Lt,
+                    I::JumpIfFalse { target: 21 },
+                    I::LoadLocal { local: 1 },
+                    I::LoadLocal { local: 2 },
+                    I::LoadLocal { local: 2 },
+                    I::Mul,
+                    c_num(7.0),
+                    I::Rem,
+                    I::Add,
+                    I::StoreLocal { local: 1 },
+                    I::LoadLocal { local: 2 },
+                    c_num(1.0),
+                    I::Add,
+                    I::StoreLocal { local: 2 },
+                    I::Jump { target: 4 },
+                    I::LoadLocal { local: 1 },
+                    c_num(0.5),
+                    I::Add,
+                    I::Return,
+                ],
+            )],
+        )
+    };
+    for lang in ["ts.subset.v1", "py.subset.v1"] {
+        let fast = run_host(body(lang), &host());
+        let mut h = host();
+        h.budget = 1;
+        let slow = run_host(body(lang), &h);
+        assert_eq!(fast, slow, "{lang}");
+    }
+    // Python modulo differs from IEEE remainder on negatives: -9 % 7 == 5.
+    let expect_py: f64 = (-3..50).map(|i: i32| f64::from((i * i) % 7)).sum();
+    let out = run_host(body("py.subset.v1"), &host());
+    assert_eq!(out["result"], num(expect_py + 0.5));
+    let ts_sum: f64 = (-3..50).map(|i: i32| f64::from((i * i) % 7)).sum();
+    assert_eq!(
+        run_host(body("ts.subset.v1"), &host())["result"],
+        num(ts_sum + 0.5)
+    );
+}

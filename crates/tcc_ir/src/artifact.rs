@@ -14,6 +14,39 @@ pub const ENGINE_FORMAT_VERSION: u32 = 1;
 pub const LANGUAGE_SEMANTICS_VERSIONS: [&str; 3] =
     ["ts.subset.v1", "py.subset.v1", "rust.subset.v1"];
 
+/// A language semantics version this implementation knows. Instruction
+/// meaning (equality, arity, arithmetic) is bound to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LanguageSemantics {
+    /// `ts.subset.v1`
+    TsSubsetV1,
+    /// `py.subset.v1`
+    PySubsetV1,
+    /// `rust.subset.v1`
+    RustSubsetV1,
+}
+
+impl LanguageSemantics {
+    /// Parses a `language_semantics_version` id.
+    pub fn from_id(id: &str) -> Option<Self> {
+        match id {
+            "ts.subset.v1" => Some(LanguageSemantics::TsSubsetV1),
+            "py.subset.v1" => Some(LanguageSemantics::PySubsetV1),
+            "rust.subset.v1" => Some(LanguageSemantics::RustSubsetV1),
+            _ => None,
+        }
+    }
+
+    /// The id as written in artifacts and continuations.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LanguageSemantics::TsSubsetV1 => "ts.subset.v1",
+            LanguageSemantics::PySubsetV1 => "py.subset.v1",
+            LanguageSemantics::RustSubsetV1 => "rust.subset.v1",
+        }
+    }
+}
+
 /// A complete TCC artifact: `{"envelope": …, "program": …}`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Artifact {
@@ -107,6 +140,23 @@ impl Artifact {
     }
 }
 
+impl Envelope {
+    /// The parsed `language_semantics_version`, if known.
+    pub fn language_semantics(&self) -> Option<LanguageSemantics> {
+        LanguageSemantics::from_id(&self.language_semantics_version)
+    }
+
+    /// Whether the envelope declares engine feature `id`.
+    pub fn requires_engine_feature(&self, id: &str) -> bool {
+        self.required_engine_features.iter().any(|f| f == id)
+    }
+
+    /// Whether the envelope declares host capability `id`.
+    pub fn requires_host_capability(&self, id: &str) -> bool {
+        self.required_host_capabilities.iter().any(|c| c == id)
+    }
+}
+
 impl Program {
     /// The function with this id, if any.
     pub fn function(&self, id: FunctionId) -> Option<&Function> {
@@ -189,5 +239,83 @@ impl Function {
     /// The source span of the instruction at `pc`, if recorded.
     pub fn span(&self, pc: u32) -> Option<&Span> {
         self.spans.get(pc as usize).and_then(Option::as_ref)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program() -> Program {
+        let f = |id: FunctionId, n: usize| Function {
+            id,
+            name: format!("f{id}"),
+            instructions: vec![Instruction::Nop; n],
+            spans: vec![None; n],
+            ..Function::default()
+        };
+        Program {
+            entry: 40,
+            functions: vec![f(40, 3), f(7, 1), f(12, 0), f(7, 5)],
+        }
+    }
+
+    #[test]
+    fn lookups_go_by_id_not_position() {
+        let p = program();
+        assert_eq!(p.entry_function().map(|f| f.name.as_str()), Some("f40"));
+        assert_eq!(p.function(12).map(|f| f.name.as_str()), Some("f12"));
+        assert_eq!(p.function(1), None);
+        assert_eq!(p.function_position(12), Some(2));
+        assert_eq!(p.instruction_count(40), Some(3));
+        assert_eq!(p.instruction_count(12), Some(0));
+        assert_eq!(p.instruction_count(99), None);
+        assert_eq!(p.total_instructions(), 9);
+    }
+
+    #[test]
+    fn index_resolves_ids_and_keeps_the_first_duplicate() {
+        let p = program();
+        let index = p.index();
+        assert_eq!(index.len(), 3);
+        assert_eq!(index.position(40), Some(0));
+        assert_eq!(index.position(7), Some(1));
+        assert_eq!(index.position(12), Some(2));
+        assert_eq!(index.position(8), None);
+        assert!(Program::default().index().is_empty());
+    }
+
+    #[test]
+    fn semantics_ids_round_trip() {
+        for id in LANGUAGE_SEMANTICS_VERSIONS {
+            let parsed = LanguageSemantics::from_id(id).unwrap();
+            assert_eq!(parsed.as_str(), id);
+        }
+        assert_eq!(LanguageSemantics::from_id("ts.subset.v2"), None);
+        let e = Envelope {
+            language_semantics_version: "py.subset.v1".into(),
+            required_engine_features: vec!["durable.effect".into()],
+            required_host_capabilities: vec!["host.effect".into()],
+            ..Envelope::default()
+        };
+        assert_eq!(e.language_semantics(), Some(LanguageSemantics::PySubsetV1));
+        assert!(e.requires_engine_feature("durable.effect"));
+        assert!(!e.requires_engine_feature("durable.sleep"));
+        assert!(e.requires_host_capability("host.effect"));
+        assert!(!e.requires_host_capability("host.timer"));
+    }
+
+    #[test]
+    fn function_accessors_are_bounds_checked() {
+        let mut f = program().functions.remove(0);
+        f.spans[1] = Some(Span {
+            file: "a.ts".into(),
+            ..Span::default()
+        });
+        assert_eq!(f.instruction(2), Some(&Instruction::Nop));
+        assert_eq!(f.instruction(3), None);
+        assert_eq!(f.span(1).map(|s| s.file.as_str()), Some("a.ts"));
+        assert_eq!(f.span(0), None);
+        assert_eq!(f.span(u32::MAX), None);
     }
 }

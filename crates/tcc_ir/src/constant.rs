@@ -80,3 +80,38 @@ pub fn number_text(n: f64) -> String {
         n.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_and_tags() {
+        let cases = [
+            (Constant::Undefined, "undefined", "undefined"),
+            (Constant::Null, "null", "null"),
+            (Constant::Bool(true), "bool", "true"),
+            (Constant::Number(-0.0), "number", "-0"),
+            (Constant::Number(f64::NAN), "number", "NaN"),
+            (Constant::Number(f64::NEG_INFINITY), "number", "-Infinity"),
+            (Constant::Number(2.5), "number", "2.5"),
+            (Constant::String("a\"b".into()), "string", "\"a\\\"b\""),
+        ];
+        for (c, tag, text) in cases {
+            assert_eq!(c.tag(), tag);
+            assert_eq!(c.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn equality_is_encoding_equality() {
+        assert_ne!(Constant::Number(0.0), Constant::Number(-0.0));
+        assert_eq!(Constant::Number(f64::NAN), Constant::Number(-f64::NAN));
+        assert_ne!(
+            Constant::Number(f64::NAN),
+            Constant::String("NaN".to_string())
+        );
+        assert_ne!(Constant::Null, Constant::Undefined);
+        assert_eq!(Constant::Number(1.0), Constant::Number(1.0));
+    }
+}

@@ -36,6 +36,10 @@ pub fn decode_artifact_with_map(bytes: &[u8]) -> Result<(Artifact, SourceMap), I
 pub struct SourceMap {
     /// Offset of each envelope key's value, by key name.
     pub envelope: Vec<(&'static str, usize)>,
+    /// Offset of each `required_engine_features` entry.
+    pub engine_features: Vec<usize>,
+    /// Offset of each `required_host_capabilities` entry.
+    pub host_capabilities: Vec<usize>,
     /// Offset of the `program.entry` value.
     pub entry: usize,
     /// Offset of the `functions` array.
@@ -71,6 +75,13 @@ impl SourceMap {
         pc.and_then(|pc| f.instructions.get(pc as usize).copied())
             .or(Some(f.start))
     }
+}
+
+/// Which envelope string list is being read (for the source map).
+#[derive(Debug, Clone, Copy)]
+enum StringList {
+    Features,
+    Capabilities,
 }
 
 #[derive(Debug, Clone)]
@@ -471,8 +482,9 @@ impl<'a> Reader<'a> {
         Ok((self.src.get(start..p).unwrap_or_default(), plain))
     }
 
-    /// A non-negative whole number that fits u32, written without sign,
-    /// fraction or exponent.
+    /// A non-negative whole number that fits u32. Like the reference
+    /// engine, any JSON spelling of such a number is accepted (`7`, `7.0`,
+    /// `7e0`, `-0`); fractions, negatives and overflow are out of range.
     fn u32(&mut self, what: &str) -> R<u32> {
         match self.peek() {
             Some(b'-' | b'0'..=b'9') => {}
@@ -480,20 +492,20 @@ impl<'a> Reader<'a> {
         }
         let start = self.pos;
         let (text, plain) = self.number_token()?;
-        if !plain {
-            return Err(self.err(
+        let out_of_range = |this: &Self| {
+            this.err(
                 K::OutOfRange,
                 start,
-                format!("expected {what}, found {text} (not a non-negative integer)"),
-            ));
-        }
-        text.parse::<u32>().map_err(|_| {
-            self.err(
-                K::OutOfRange,
-                start,
-                format!("{text} does not fit an unsigned 32-bit integer"),
+                format!("expected {what}, found {text} (not a whole number in 0..=4294967295)"),
             )
-        })
+        };
+        if plain {
+            return text.parse::<u32>().map_err(|_| out_of_range(self));
+        }
+        match text.parse::<f64>() {
+            Ok(n) if n == n.trunc() && (0.0..=f64::from(u32::MAX)).contains(&n) => Ok(n as u32),
+            _ => Err(out_of_range(self)),
+        }
     }
 
     fn finite_f64(&self, text: &str, at: usize) -> R<f64> {
@@ -598,8 +610,8 @@ impl<'a> Reader<'a> {
                 2 => e.frontend_id = self.owned_string("a string")?,
                 3 => e.frontend_version = self.owned_string("a string")?,
                 4 => e.language_semantics_version = self.owned_string("a string")?,
-                5 => e.required_engine_features = self.string_array()?,
-                6 => e.required_host_capabilities = self.string_array()?,
+                5 => e.required_engine_features = self.string_array(StringList::Features)?,
+                6 => e.required_host_capabilities = self.string_array(StringList::Capabilities)?,
                 _ => e.runtime_modules = self.runtime_modules()?,
             }
             self.path.pop();
@@ -610,12 +622,19 @@ impl<'a> Reader<'a> {
         Ok(e)
     }
 
-    fn string_array(&mut self) -> R<Vec<String>> {
+    fn string_array(&mut self, list: StringList) -> R<Vec<String>> {
         self.begin_array("an array of strings")?;
         let mut out = Vec::new();
         let mut first = true;
         while self.next_element(&mut first)? {
             self.path.push(Seg::Index(out.len()));
+            let at = self.pos;
+            if let Some(map) = &mut self.map {
+                match list {
+                    StringList::Features => map.engine_features.push(at),
+                    StringList::Capabilities => map.host_capabilities.push(at),
+                }
+            }
             out.push(self.owned_string("a string")?);
             self.path.pop();
         }
@@ -761,6 +780,8 @@ impl<'a> Reader<'a> {
             out.push(self.instruction()?);
             self.path.pop();
         }
+        // Keeps decoded memory within a fixed multiple of the input size.
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -778,6 +799,7 @@ impl<'a> Reader<'a> {
             out.push(span);
             self.path.pop();
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 

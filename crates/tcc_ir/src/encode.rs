@@ -3,9 +3,10 @@
 //! The encoder writes the canonical form directly: object keys in byte
 //! order, no whitespace, integers in decimal, binary64 numbers in Rust's
 //! `Display` spelling (no exponent, `-0` kept), strings raw UTF-8 except
-//! `"` `\` `\n` `\r` `\t` (backslash escapes) and the other control
-//! characters below U+0020 (`\u00xx`, lowercase hex). `docs/tcc/format.md`
-//! describes the form in full.
+//! `"` `\` `\n` `\r` `\t` (backslash escapes) and the other Unicode
+//! control characters, U+0000–U+001F and U+007F–U+009F (`\u00xx`, lowercase
+//! hex), as the reference engine writes them. `docs/tcc/format.md` describes
+//! the form in full.
 
 use crate::artifact::{Artifact, Envelope, Function, Program, RuntimeModule, Span};
 use crate::constant::Constant;
@@ -378,35 +379,44 @@ fn write_str_array<S: Sink>(out: &mut S, items: &[String]) {
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Writes a JSON string with the canonical escapes.
+/// Writes a JSON string with the canonical escapes: `"` `\\` `\n` `\r` `\t`
+/// as backslash escapes, every other control character (Unicode `Cc`:
+/// U+0000–U+001F, U+007F–U+009F, i.e. Rust's `char::is_control`) as
+/// `\u00xx` in lowercase hex, everything else raw.
 fn write_str<S: Sink>(out: &mut S, s: &str) {
     out.put(b"\"");
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1f => b"",
-            _ => continue,
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // U+0080..U+009F are the two-byte sequences C2 80..C2 9F.
+        let (code, width) = match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x00..=0x1f | 0x7f => (b, 1),
+            0xc2 if matches!(bytes.get(i + 1), Some(0x80..=0x9f)) => (bytes[i + 1], 2),
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.put(&bytes[start..i]);
-        if escape.is_empty() {
-            out.put(&[
+        match code {
+            b'"' => out.put(b"\\\""),
+            b'\\' => out.put(b"\\\\"),
+            b'\n' => out.put(b"\\n"),
+            b'\r' => out.put(b"\\r"),
+            b'\t' => out.put(b"\\t"),
+            _ => out.put(&[
                 b'\\',
                 b'u',
                 b'0',
                 b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 0xf)],
-            ]);
-        } else {
-            out.put(escape);
+                HEX[usize::from(code >> 4)],
+                HEX[usize::from(code & 0xf)],
+            ]),
         }
-        start = i + 1;
+        i += width;
+        start = i;
     }
     out.put(&bytes[start..]);
     out.put(b"\"");
@@ -451,6 +461,24 @@ mod tests {
     }
 
     #[test]
+    fn escapes_exactly_the_unicode_control_characters() {
+        for c in (0u32..0x800).filter_map(char::from_u32) {
+            let text = canonical_string(&c.to_string());
+            let inner = &text[1..text.len() - 1];
+            let expected = match c {
+                '"' => "\\\"".to_string(),
+                '\\' => "\\\\".to_string(),
+                '\n' => "\\n".to_string(),
+                '\r' => "\\r".to_string(),
+                '\t' => "\\t".to_string(),
+                c if c.is_control() => format!("\\u{:04x}", u32::from(c)),
+                c => c.to_string(),
+            };
+            assert_eq!(inner, expected, "U+{:04X}", u32::from(c));
+        }
+    }
+
+    #[test]
     fn fast_integer_path_agrees_with_display() {
         for n in [
             1.0,
@@ -468,8 +496,10 @@ mod tests {
     #[test]
     fn strings_escape_only_the_canonical_set() {
         assert_eq!(
-            canonical_string("a\"b\\c\nd\re\tf\u{1}\u{1f}\u{7f}é😀/\u{8}\u{c}"),
-            "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001\\u001f\u{7f}é😀/\\u0008\\u000c\""
+            canonical_string(
+                "a\"b\\c\nd\re\tf\u{1}\u{1f}\u{7f}é😀/\u{8}\u{c}\u{80}\u{9f}\u{a0}\u{2028}"
+            ),
+            "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001\\u001f\\u007fé😀/\\u0008\\u000c\\u0080\\u009f\u{a0}\u{2028}\""
         );
     }
 }

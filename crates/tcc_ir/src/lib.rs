@@ -18,7 +18,7 @@ pub mod validate;
 
 pub use artifact::{
     Artifact, ENGINE_FORMAT_VERSION, Envelope, Function, FunctionId, FunctionIndex,
-    LANGUAGE_SEMANTICS_VERSIONS, Program, RuntimeModule, Span,
+    LANGUAGE_SEMANTICS_VERSIONS, LanguageSemantics, Program, RuntimeModule, Span,
 };
 pub use constant::Constant;
 pub use decode::{

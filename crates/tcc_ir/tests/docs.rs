@@ -24,7 +24,7 @@ fn docs_worked_example_is_correct() {
     let hash = block_after(&doc, "worked-example-hash");
     let a = decode_artifact(input.as_bytes()).unwrap();
     assert_eq!(String::from_utf8(hash_input(&a)).unwrap(), canonical);
-    assert_eq!(canonical.len(), 1049);
+    assert_eq!(canonical.len(), 1055);
     assert_eq!(compute_hash(&a), hash);
 }
 

@@ -225,16 +225,34 @@ fn tiny_and_exact_numbers_round_trip() {
 }
 
 #[test]
-fn integer_fields_are_non_negative_u32_without_fraction_or_exponent() {
+fn integer_fields_are_whole_numbers_that_fit_u32() {
     let ok = decode_one(r#"{"op":"Jump","target":4294967295}"#);
     assert_eq!(ok, Instruction::Jump { target: u32::MAX });
+    // Any spelling of a whole number is accepted, as by the reference engine,
+    // and re-encodes as a plain integer.
+    for (spelling, value) in [
+        ("7.0", 7),
+        ("7e0", 7),
+        ("0.7E1", 7),
+        ("-0", 0),
+        ("-0.0", 0),
+        ("4294967295.0", u32::MAX),
+    ] {
+        let ins = decode_one(&format!(r#"{{"op":"Jump","target":{spelling}}}"#));
+        assert_eq!(ins, Instruction::Jump { target: value }, "{spelling}");
+        assert_eq!(
+            reencode_one(ins),
+            format!(r#"{{"op":"Jump","target":{value}}}"#)
+        );
+    }
     for bad in [
         "4294967296",
+        "4294967296.0",
         "-1",
-        "-0",
-        "1.0",
-        "1e0",
+        "-1.0",
         "0.5",
+        "1e10",
+        "1e400",
         "99999999999999999999",
     ] {
         let (kind, path) = fail_one(&format!(r#"{{"op":"Jump","target":{bad}}}"#));
@@ -752,10 +770,10 @@ fn lone_surrogates_are_invalid() {
 
 #[test]
 fn strings_re_encode_with_canonical_escapes() {
-    let key = "q\"b\\n\nr\rt\t\u{1}\u{7f}/é😀".to_string();
+    let key = "q\"b\\n\nr\rt\t\u{1}\u{7f}\u{85}\u{a0}/é😀".to_string();
     assert_eq!(
         reencode_one(Instruction::GetProp { key: key.clone() }),
-        "{\"key\":\"q\\\"b\\\\n\\nr\\rt\\t\\u0001\u{7f}/é😀\",\"op\":\"GetProp\"}"
+        "{\"key\":\"q\\\"b\\\\n\\nr\\rt\\t\\u0001\\u007f\\u0085\u{a0}/é😀\",\"op\":\"GetProp\"}"
     );
     let back = decode_one(&reencode_one(Instruction::GetProp { key: key.clone() }));
     assert_eq!(back, Instruction::GetProp { key });

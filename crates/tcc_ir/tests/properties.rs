@@ -409,6 +409,16 @@ proptest! {
     }
 
     #[test]
+    fn canonical_objects_have_strictly_sorted_keys_and_no_whitespace(a in artifact()) {
+        let bytes = encode_artifact(&a);
+        let value: Value = serde_json::from_slice(&bytes).expect("canonical bytes are JSON");
+        prop_assert!(keys_sorted(&value));
+        // Compact: serde_json's compact writer agrees on everything except
+        // number and escape spelling, so compare with strings and numbers blanked.
+        prop_assert_eq!(skeleton(&String::from_utf8(bytes).unwrap()), skeleton(&value.to_string()));
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
         let _ = decode_artifact(&bytes);
     }
@@ -436,6 +446,49 @@ proptest! {
             let _ = tcc_ir::validate_all(&decoded, &engine, &host);
         }
     }
+}
+
+/// Whether every object's keys are in strictly increasing byte order.
+fn keys_sorted(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => {
+            let keys: Vec<&[u8]> = m.keys().map(|k| k.as_bytes()).collect();
+            keys.windows(2).all(|w| w[0] < w[1]) && m.values().all(keys_sorted)
+        }
+        Value::Array(a) => a.iter().all(keys_sorted),
+        _ => true,
+    }
+}
+
+/// JSON text with every string literal replaced by `S` and every number by
+/// `N`, leaving the structure and any whitespace between tokens.
+fn skeleton(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+                out.push('S');
+            }
+            '-' | '0'..='9' => {
+                while matches!(chars.peek(), Some('0'..='9' | '.' | 'e' | 'E' | '+' | '-')) {
+                    chars.next();
+                }
+                out.push('N');
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[test]

@@ -649,3 +649,20 @@ fn codes_are_distinct() {
     }
     assert_eq!(seen.len(), 23);
 }
+
+#[test]
+fn validate_all_stops_at_the_reporting_cap() {
+    let code = vec![Instruction::LoadLocal { local: 99 }; 1000];
+    let a = with_code(code);
+    let errs = errors(&a);
+    assert_eq!(errs.len(), tcc_ir::validate::MAX_REPORTED_ERRORS);
+    assert!(errs.iter().all(|e| e.code() == "TCC-V013"));
+}
+
+#[test]
+fn an_empty_program_still_reports_envelope_errors_first() {
+    let mut a = base();
+    a.program.functions.clear();
+    a.envelope.artifact_hash.clear();
+    assert_eq!(codes(&a), vec!["TCC-V002", "TCC-V009"]);
+}

@@ -1,0 +1,201 @@
+//! Pre-decoded fast path for the stepper's hot loop.
+//!
+//! Each pc gets a [`Fast`] op: either a single simple instruction or a
+//! fused run of them (operand loads, a number operator, then an optional
+//! store or conditional jump). Fused ops only read their operands before
+//! their single write, so executing the run at once is indistinguishable
+//! from stepping it; a jump into the middle of a run uses the entry of the
+//! pc it lands on. Anything not handled (or operands that are not numbers)
+//! falls back to the full stepper, which executes or rejects the
+//! instruction with the exact semantics and errors.
+
+use tcc_ir::{Constant, Instruction as I};
+
+/// A number operator handled by the fast path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bin {
+    /// `+` on numbers.
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `%` (IEEE remainder; Python modulo, division by zero left to the stepper).
+    Rem,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+/// An operand load.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Operand {
+    /// `LoadLocal`.
+    Local(u32),
+    /// `LoadConst` of a number.
+    Num(f64),
+}
+
+/// What happens to an operator's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// Pushed.
+    Push,
+    /// `StoreLocal`.
+    Store(u32),
+    /// `JumpIfFalse`.
+    JumpIfFalse(u32),
+    /// `JumpIfTrue`.
+    JumpIfTrue(u32),
+}
+
+impl Tail {
+    fn len(self) -> u32 {
+        match self {
+            Tail::Push => 0,
+            _ => 1,
+        }
+    }
+}
+
+/// The fast form of the instruction(s) starting at one pc.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fast {
+    /// Use the full stepper.
+    Slow,
+    /// `Nop`.
+    Nop,
+    /// `Pop`.
+    Pop,
+    /// `LoadLocal`.
+    LoadLocal(u32),
+    /// `StoreLocal`.
+    StoreLocal(u32),
+    /// `LoadConst` (value from the prepared constants).
+    LoadConst,
+    /// `Jump`.
+    Jump(u32),
+    /// `JumpIfTrue` (true) / `JumpIfFalse` (false).
+    JumpIf(bool, u32),
+    /// Operator on the two values on top of the stack, then the tail.
+    Bin(Bin, Tail),
+    /// Operator on (stack top, operand), then the tail.
+    StackOp(Operand, Bin, Tail),
+    /// Operator on two loaded operands, then the tail.
+    OpOp(Operand, Operand, Bin, Tail),
+}
+
+impl Fast {
+    /// Number of instructions the op stands for.
+    #[allow(clippy::len_without_is_empty)]
+    pub fn len(self) -> u32 {
+        match self {
+            Fast::Bin(_, t) => 1 + t.len(),
+            Fast::StackOp(_, _, t) => 2 + t.len(),
+            Fast::OpOp(_, _, _, t) => 3 + t.len(),
+            _ => 1,
+        }
+    }
+}
+
+fn operand(i: Option<&I>) -> Option<Operand> {
+    match i? {
+        I::LoadLocal { local } => Some(Operand::Local(*local)),
+        I::LoadConst {
+            value: Constant::Number(n),
+        } => Some(Operand::Num(*n)),
+        _ => None,
+    }
+}
+
+fn bin(i: Option<&I>) -> Option<Bin> {
+    Some(match i? {
+        I::Add => Bin::Add,
+        I::Sub => Bin::Sub,
+        I::Mul => Bin::Mul,
+        I::Rem => Bin::Rem,
+        I::Lt => Bin::Lt,
+        I::Le => Bin::Le,
+        I::Gt => Bin::Gt,
+        I::Ge => Bin::Ge,
+        _ => return None,
+    })
+}
+
+fn tail(i: Option<&I>) -> Tail {
+    match i {
+        Some(I::StoreLocal { local }) => Tail::Store(*local),
+        Some(I::JumpIfFalse { target }) => Tail::JumpIfFalse(*target),
+        Some(I::JumpIfTrue { target }) => Tail::JumpIfTrue(*target),
+        _ => Tail::Push,
+    }
+}
+
+/// Pre-decodes a function's instructions.
+pub fn compile(code: &[I]) -> Vec<Fast> {
+    (0..code.len())
+        .map(|pc| {
+            let at = |k: usize| code.get(pc + k);
+            if let (Some(x), Some(y), Some(op)) = (operand(at(0)), operand(at(1)), bin(at(2))) {
+                return Fast::OpOp(x, y, op, tail(at(3)));
+            }
+            if let (Some(y), Some(op)) = (operand(at(0)), bin(at(1))) {
+                return Fast::StackOp(y, op, tail(at(2)));
+            }
+            if let Some(op) = bin(at(0)) {
+                return Fast::Bin(op, tail(at(1)));
+            }
+            match &code[pc] {
+                I::Nop => Fast::Nop,
+                I::Pop => Fast::Pop,
+                I::LoadLocal { local } => Fast::LoadLocal(*local),
+                I::StoreLocal { local } => Fast::StoreLocal(*local),
+                I::LoadConst { .. } => Fast::LoadConst,
+                I::Jump { target } => Fast::Jump(*target),
+                I::JumpIfTrue { target } => Fast::JumpIf(true, *target),
+                I::JumpIfFalse { target } => Fast::JumpIf(false, *target),
+                _ => Fast::Slow,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fuses_operand_operator_tail_runs() {
+        let code = vec![
+            I::LoadLocal { local: 2 },
+            I::LoadLocal { local: 0 },
+            I::Lt,
+            I::JumpIfFalse { target: 9 },
+            I::LoadConst {
+                value: Constant::Number(7.0),
+            },
+            I::Rem,
+            I::Add,
+            I::StoreLocal { local: 1 },
+        ];
+        let f = compile(&code);
+        assert_eq!(
+            f[0],
+            Fast::OpOp(
+                Operand::Local(2),
+                Operand::Local(0),
+                Bin::Lt,
+                Tail::JumpIfFalse(9)
+            )
+        );
+        assert_eq!(f[0].len(), 4);
+        assert_eq!(f[4], Fast::StackOp(Operand::Num(7.0), Bin::Rem, Tail::Push));
+        assert_eq!(f[6], Fast::Bin(Bin::Add, Tail::Store(1)));
+        assert_eq!(f[3], Fast::JumpIf(false, 9));
+    }
+}
