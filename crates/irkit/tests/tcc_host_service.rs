@@ -336,7 +336,12 @@ fn bearer_token_is_enforced_and_required_off_loopback() {
 // ---- crash harness ----
 
 /// (id, program name, events to send right after start).
-const CASES: &[(&str, &str, &[(&str, &str)])] = &[
+type Case = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+const CASES: &[Case] = &[
     ("x-effects", "effects", &[]),
     ("x-flow", "flow", &[("approved", "\"yes\"")]),
     ("x-all", "all", &[("go", "5")]),

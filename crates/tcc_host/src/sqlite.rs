@@ -69,8 +69,10 @@ CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
 /// A write job: `run` executes it (returning whether it succeeded and how to
 /// answer after the commit); `fail` answers it when it could not run.
+type RunJob = Box<dyn FnOnce(&Connection) -> (bool, Finisher) + Send>;
+
 struct Job {
-    run: Box<dyn FnOnce(&Connection) -> (bool, Finisher) + Send>,
+    run: RunJob,
     fail: Box<dyn FnOnce(StoreError) + Send>,
 }
 
@@ -342,7 +344,8 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
     let mut stmt = conn.prepare_cached(
         "SELECT id, kind, name, branch, due_ms FROM waits WHERE execution_id = ?1 AND delivered = 0 ORDER BY id",
     )?;
-    let waits: Vec<(i64, String, Option<String>, Option<String>, Option<i64>)> = stmt
+    type WaitRow = (i64, String, Option<String>, Option<String>, Option<i64>);
+    let waits: Vec<WaitRow> = stmt
         .query_map(params![id], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?
@@ -352,17 +355,15 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
     let mut taken: Vec<i64> = Vec::new();
     for (wid, kind, name, branch, due) in waits {
         match kind.as_str() {
-            "timer" => {
-                if due.unwrap_or(0) <= now {
-                    return Ok(Some(Wake {
-                        wait_id: wid,
-                        kind,
-                        branch,
-                        value: None,
-                        event_seq: None,
-                        child_failure: None,
-                    }));
-                }
+            "timer" if due.unwrap_or(0) <= now => {
+                return Ok(Some(Wake {
+                    wait_id: wid,
+                    kind,
+                    branch,
+                    value: None,
+                    event_seq: None,
+                    child_failure: None,
+                }));
             }
             "event" => {
                 let mut st = conn.prepare_cached(

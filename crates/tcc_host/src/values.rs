@@ -79,6 +79,22 @@ pub fn parse_args(text: &str) -> Result<Vec<J>, String> {
     }
 }
 
+/// Checks that `j` is a well-formed inlined tagged value (as the engine
+/// will absorb it), so a bad value is refused at the API instead of
+/// failing the execution later.
+pub fn check_tagged(j: &J) -> Result<(), String> {
+    let mut heap = tcc_engine::Heap::default();
+    tcc_engine::json::absorb(
+        tcc_engine::json::ValueContext::Message,
+        j,
+        "$",
+        &mut heap,
+        &tcc_engine::Limits::default(),
+    )
+    .map(|_| ())
+    .map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -101,20 +117,4 @@ mod tests {
         }
         assert!(plain_to_tagged(&j).is_err());
     }
-}
-
-/// Checks that `j` is a well-formed inlined tagged value (as the engine
-/// will absorb it), so a bad value is refused at the API instead of
-/// failing the execution later.
-pub fn check_tagged(j: &J) -> Result<(), String> {
-    let mut heap = tcc_engine::Heap::default();
-    tcc_engine::json::absorb(
-        tcc_engine::json::ValueContext::Message,
-        j,
-        "$",
-        &mut heap,
-        &tcc_engine::Limits::default(),
-    )
-    .map(|_| ())
-    .map_err(|e| e.to_string())
 }

@@ -61,7 +61,6 @@ impl Drop for Hook {
     }
 }
 
-
 fn call(p: &dyn EffectProvider, input: J) -> ProviderOutcome {
     p.call(&EffectCall {
         execution_id: "e1",
