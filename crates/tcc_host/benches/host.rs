@@ -5,7 +5,7 @@
 //! - `one_execution_50_effects`: one execution of 50 effect steps driven to
 //!   completion (each step = provider call, journal commit, checkpoint commit).
 //! - `concurrent_100x10_effects`: 100 executions of 10 effect steps each,
-//!   driven by 8 workers (group commit).
+//!   driven by 32 workers (group commit).
 //! - `recovery_10000_suspended`: reopen a store holding 10 000 suspended
 //!   executions, free leases, scan for work, resume one and deliver its event.
 //!
@@ -82,7 +82,7 @@ fn benches(c: &mut Criterion) {
         b.iter(|| run_executions(&one, "chain50", 1))
     });
 
-    let many = host_on(&d.join("many.db"), 8);
+    let many = host_on(&d.join("many.db"), 32);
     many.register(&common::chain(10), Some("chain10")).unwrap();
     g.bench_function("concurrent_100x10_effects", |b| {
         b.iter(|| run_executions(&many, "chain10", 100))

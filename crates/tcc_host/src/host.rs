@@ -505,7 +505,8 @@ impl Host {
             if row.is_terminal() || row.error.is_some() || start.elapsed() > timeout {
                 return Ok(row);
             }
-            let stuck = self.idle()
+            let stuck = stop_when_stuck
+                && self.idle()
                 && self.store.find_work(crate::now_ms(), 1)?.is_empty()
                 && self.store.next_timer_due()?.is_none();
             quiet = if stuck { quiet + 1 } else { 0 };

@@ -146,7 +146,7 @@ fn dechunk(mut b: &[u8]) -> Result<Vec<u8>, String> {
         if size == 0 {
             return Ok(out);
         }
-        if b.len() < size + 2 {
+        if size.checked_add(2).is_none_or(|n| b.len() < n) {
             return Err("truncated chunk".into());
         }
         out.extend_from_slice(&b[..size]);
@@ -169,6 +169,29 @@ mod tests {
             ("localhost:80".into(), "/".into())
         );
         assert!(split_url("https://a").is_err());
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        // A deterministic xorshift stream of byte strings, with and without a header end.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for round in 0..2000 {
+            let mut b = Vec::new();
+            let len = (round % 64) as usize;
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b.push(
+                    b"HTP/1. 20\r\n:chunkedTransfer-Encoding0123456789abcdef;"[(x % 52) as usize],
+                );
+            }
+            let _ = parse_response(&b);
+            let mut with_end = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+            with_end.extend_from_slice(&b);
+            let _ = parse_response(&with_end);
+            let _ = dechunk(&b);
+        }
     }
 
     #[test]

@@ -710,7 +710,7 @@ impl Store for SqliteStore {
         let row = row.clone();
         self.write(move |c| {
             c.execute(
-                "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(seq), 0) + 1 FROM effects))",
+                "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects))",
                 params![
                     row.idempotency_key,
                     row.execution_id,
