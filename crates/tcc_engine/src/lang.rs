@@ -272,7 +272,7 @@ fn concat(l: &str, r: &str, max: usize) -> Result<Value, EvalError> {
     let mut s = String::with_capacity(l.len() + r.len());
     s.push_str(l);
     s.push_str(r);
-    Ok(Value::Str(Arc::from(s)))
+    Ok(Value::Str(Arc::new(s)))
 }
 
 fn number_arith(lang: Language, op: ArithOp, x: f64, y: f64) -> Result<Value, EvalError> {

@@ -23,8 +23,8 @@ pub enum Value {
     Bool(bool),
     /// An IEEE-754 binary64 number.
     Number(f64),
-    /// An immutable string.
-    Str(Arc<str>),
+    /// An immutable string (a thin pointer keeps `Value` at 16 bytes).
+    Str(Arc<String>),
     /// A reference to a heap cell.
     Ref(u32),
 }
@@ -32,7 +32,7 @@ pub enum Value {
 impl Value {
     /// A string value.
     pub fn string(s: &str) -> Value {
-        Value::Str(Arc::from(s))
+        Value::Str(Arc::new(s.to_string()))
     }
 
     /// Wire tag of the value as it appears in a continuation.
@@ -250,5 +250,13 @@ impl Heap {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn values_stay_two_words() {
+        assert_eq!(std::mem::size_of::<super::Value>(), 16);
     }
 }

@@ -931,3 +931,73 @@ fn join_results_survive_garbage_collection() {
         json!({"t":"array","v":[{"t":"array","v":[num(1.0)]}, {"t":"undefined"}]})
     );
 }
+
+#[test]
+fn repeated_effect_keys_return_the_journalled_result() {
+    // Two effects with the same key and input: the provider runs once.
+    let same = ts(
+        vec![
+            c_str("k"),
+            I::Effect { has_input: false },
+            c_str("k"),
+            I::Effect { has_input: false },
+            I::StrictEq,
+            I::Return,
+        ],
+        0,
+    );
+    let h = host_with_effects(&[("k", EffectAnswer::Result(num(5.0)))]);
+    let r = h.run(same, "x", &[]).unwrap();
+    assert_eq!(r.outcome["result"], json!({"t":"bool","v":true}));
+    assert_eq!(r.effect_log.len(), 1);
+    // Same key, different input: an invariant error of the host.
+    let differ = ts(
+        vec![
+            c_num(1.0),
+            c_str("k"),
+            I::Effect { has_input: true },
+            I::Pop,
+            c_num(2.0),
+            c_str("k"),
+            I::Effect { has_input: true },
+            I::Return,
+        ],
+        0,
+    );
+    assert!(h.run(differ, "x", &[]).is_err());
+}
+
+#[test]
+fn unsupported_requirements_and_responses_are_refused() {
+    // A host without the timer capability cannot run a Sleep program.
+    let a = artifact(
+        "ts.subset.v1",
+        vec![func(0, 0, 0, vec![c_num(1.0), I::Sleep, I::Return])],
+    );
+    let caps = tcc_ir::FeatureSet::new(["host.persist_checkpoint"]);
+    assert!(matches!(
+        tcc_engine::Program::new(a, &caps),
+        Err(EngineError::InvalidArtifact(_))
+    ));
+    // `artifact` is never requested by this engine.
+    let mut e = start(ts(vec![c_num(1.0), I::Sleep, I::Return], 0));
+    next(&mut e);
+    assert!(matches!(
+        e.respond(HostResponse::Artifact { hash: "h".into() }),
+        Err(EngineError::UnexpectedHostResponse { .. })
+    ));
+    // persist_confirmed for the wrong revision is refused.
+    e.respond(HostResponse::Ack).unwrap();
+    let o = e.run_until_host(10).unwrap();
+    let Outcome::Host(HostRequest::PersistCheckpoint { revision, .. }) = o else {
+        panic!()
+    };
+    assert!(
+        e.respond(HostResponse::PersistConfirmed {
+            revision: revision + 1
+        })
+        .is_err()
+    );
+    e.respond(HostResponse::PersistConfirmed { revision })
+        .unwrap();
+}
