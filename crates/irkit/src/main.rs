@@ -6,6 +6,7 @@ mod diag;
 mod io;
 mod tcc_cmd;
 mod rvn_cmd;
+mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;

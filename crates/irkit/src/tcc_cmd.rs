@@ -62,6 +62,20 @@ pub enum Verb {
     Run(crate::tcc_run_cmd::RunArgs),
     /// Run to the next host boundary and write the continuation.
     Step(crate::tcc_run_cmd::StepArgs),
+    /// Run the durable host as an HTTP JSON service.
+    Serve(crate::tcc_host_cmd::ServeArgs),
+    /// Register an artifact with a server (prints its hash).
+    Register(crate::tcc_host_cmd::RegisterArgs),
+    /// Start an execution on a server, or locally with --local.
+    Start(crate::tcc_host_cmd::StartArgs),
+    /// Show an execution's status and result.
+    Status(crate::tcc_host_cmd::StatusArgs),
+    /// Send an event to an execution.
+    Send(crate::tcc_host_cmd::SendArgs),
+    /// Request cancellation of an execution.
+    Cancel(crate::tcc_host_cmd::CancelArgs),
+    /// List executions.
+    Ls(crate::tcc_host_cmd::LsArgs),
 }
 
 /// Runs one `irkit tcc` verb.
@@ -87,6 +101,13 @@ pub fn run(verb: Verb) -> ExitCode {
         } => canon(&file, output.as_deref(), rehash, format),
         Verb::Run(args) => crate::tcc_run_cmd::run(args),
         Verb::Step(args) => crate::tcc_run_cmd::step(args),
+        Verb::Serve(args) => crate::tcc_host_cmd::serve(args),
+        Verb::Register(args) => crate::tcc_host_cmd::register(args),
+        Verb::Start(args) => crate::tcc_host_cmd::start(args),
+        Verb::Status(args) => crate::tcc_host_cmd::status(args),
+        Verb::Send(args) => crate::tcc_host_cmd::send(args),
+        Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
+        Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
     }
 }
 

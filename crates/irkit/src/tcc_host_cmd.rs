@@ -1,0 +1,530 @@
+//! `irkit tcc serve|register|start|status|send|cancel|ls`: the durable
+//! host (`tcc_host`) as a service, its command-line clients, and
+//! `start --local` on the embedded SQLite store.
+
+use crate::diag::Format;
+use crate::io::read_input;
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use serde_json::{Value as J, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+use tcc_host::host::{Host, HostConfig, HostError};
+use tcc_host::providers::Providers;
+use tcc_host::service::{Service, ServiceConfig, percent_encode, status_json};
+use tcc_host::values::plain_to_tagged;
+use tcc_host::{Store, open_store};
+
+const DEFAULT_SERVER: &str = "http://127.0.0.1:7420";
+const DEFAULT_DATABASE: &str = "./irkit-tcc.db";
+
+/// Where a client command talks to.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ClientArgs {
+    /// Server URL (default: $IRKIT_TCC_SERVER, else http://127.0.0.1:7420).
+    #[arg(long)]
+    server: Option<String>,
+    /// Bearer token (default: $IRKIT_TCC_TOKEN).
+    #[arg(long)]
+    token: Option<String>,
+}
+
+/// `irkit tcc serve`.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (IP:PORT; port 0 picks one). Non-loopback needs a token.
+    #[arg(long, default_value = "127.0.0.1:7420")]
+    listen: String,
+    /// SQLite file path, or a postgres:// URL.
+    #[arg(long, default_value = DEFAULT_DATABASE)]
+    database: String,
+    /// Effect provider routes (TOML).
+    #[arg(long)]
+    providers: Option<PathBuf>,
+    /// Bearer token required on every request (default: $IRKIT_TCC_TOKEN).
+    #[arg(long)]
+    token: Option<String>,
+    /// Worker threads.
+    #[arg(long, default_value_t = 4)]
+    workers: usize,
+    /// Largest request body in bytes.
+    #[arg(long, default_value_t = 8 << 20)]
+    max_body: usize,
+    /// Execution lease in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    lease_ms: i64,
+}
+
+/// `irkit tcc register`.
+#[derive(clap::Args)]
+pub struct RegisterArgs {
+    /// Artifact JSON file.
+    file: PathBuf,
+    /// Program name (default: the file stem).
+    #[arg(long)]
+    name: Option<String>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// `irkit tcc start`.
+#[derive(clap::Args)]
+pub struct StartArgs {
+    /// Program name or artifact hash (with --local also an artifact file, registered under its stem).
+    program: String,
+    /// Entry arguments: a JSON array of plain JSON values.
+    #[arg(long)]
+    args: Option<String>,
+    /// Execution id (default: generated).
+    #[arg(long)]
+    id: Option<String>,
+    /// Run in this process on the embedded store instead of a server.
+    #[arg(long)]
+    local: bool,
+    /// With --local: SQLite file.
+    #[arg(long, default_value = DEFAULT_DATABASE)]
+    database: String,
+    /// With --local: effect provider routes (TOML).
+    #[arg(long)]
+    providers: Option<PathBuf>,
+    /// With --local: send event NAME with a plain JSON payload before running (repeatable).
+    #[arg(long = "event", value_name = "NAME=JSON")]
+    events: Vec<String>,
+    /// With --local: give up waiting after this many milliseconds.
+    #[arg(long, default_value_t = 600_000)]
+    timeout_ms: u64,
+    /// Output: the id / status line (human) or the status JSON.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// `irkit tcc status`.
+#[derive(clap::Args)]
+pub struct StatusArgs {
+    /// Execution id.
+    id: String,
+    /// Human summary or the status JSON.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// `irkit tcc send`.
+#[derive(clap::Args)]
+pub struct SendArgs {
+    /// Execution id.
+    id: String,
+    /// Event name.
+    event: String,
+    /// Payload: plain JSON (default null).
+    #[arg(long)]
+    payload: Option<String>,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// `irkit tcc cancel`.
+#[derive(clap::Args)]
+pub struct CancelArgs {
+    /// Execution id.
+    id: String,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// `irkit tcc ls`.
+#[derive(clap::Args)]
+pub struct LsArgs {
+    /// Only this status.
+    #[arg(long)]
+    status: Option<String>,
+    /// Only this program name.
+    #[arg(long)]
+    program: Option<String>,
+    /// Only executions whose artifact is missing.
+    #[arg(long)]
+    artifact_missing: bool,
+    /// Page size.
+    #[arg(long, default_value_t = 100)]
+    limit: u32,
+    /// Cursor from a previous page.
+    #[arg(long)]
+    after: Option<i64>,
+    /// Human table or JSON.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+fn invalid(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(EXIT_INVALID)
+}
+
+fn host_error(e: &HostError) -> ExitCode {
+    match e {
+        HostError::Store(_) => usage(&e.to_string()),
+        _ => invalid(&e.to_string()),
+    }
+}
+
+fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Providers, ExitCode> {
+    match path {
+        None => Ok(Providers::echo_all()),
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).map_err(|e| usage(&format!("{}: {e}", p.display())))?;
+            Providers::from_toml(&text, store).map_err(|e| usage(&format!("{}: {e}", p.display())))
+        }
+    }
+}
+
+/// `irkit tcc serve`: runs until killed.
+pub fn serve(a: ServeArgs) -> ExitCode {
+    let store = match open_store(&a.database) {
+        Ok(s) => s,
+        Err(e) => return usage(&format!("--database {}: {e}", a.database)),
+    };
+    // One serve process per SQLite file: leases left by a dead process are freed.
+    if let Err(e) = store.reset_leases() {
+        return usage(&e.to_string());
+    }
+    let providers = match load_providers(a.providers.as_deref(), store.clone()) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let cfg = HostConfig {
+        workers: a.workers.max(1),
+        lease_ms: a.lease_ms.max(100),
+        ..HostConfig::default()
+    };
+    let host = Host::new(store, providers, cfg);
+    let token = a.token.or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok());
+    let service = match Service::start(
+        &a.listen,
+        host.clone(),
+        ServiceConfig {
+            token,
+            max_body: a.max_body,
+            threads: 4,
+        },
+    ) {
+        Ok(s) => s,
+        Err(e) => return usage(&e),
+    };
+    let workers = host.spawn();
+    println!("listening on http://{}", service.addr());
+    let _ = std::io::stdout().flush();
+    for w in workers {
+        let _ = w.join();
+    }
+    service.stop();
+    ExitCode::SUCCESS
+}
+
+struct Client {
+    base: String,
+    token: Option<String>,
+}
+
+impl Client {
+    fn new(a: &ClientArgs) -> Client {
+        let base = a
+            .server
+            .clone()
+            .or_else(|| std::env::var("IRKIT_TCC_SERVER").ok())
+            .unwrap_or_else(|| DEFAULT_SERVER.to_string());
+        Client {
+            base: base.trim_end_matches('/').to_string(),
+            token: a
+                .token
+                .clone()
+                .or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok()),
+        }
+    }
+
+    /// Sends a request; maps transport failures to exit 2, API errors to
+    /// exit 1 (4xx) or 2 (5xx).
+    fn call(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<J, ExitCode> {
+        let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
+        let mut headers = vec![("Content-Type", "application/json")];
+        if let Some(a) = &auth {
+            headers.push(("Authorization", a.as_str()));
+        }
+        let url = format!("{}{}", self.base, path);
+        let r = tcc_host::http::request(method, &url, &headers, body, Duration::from_secs(60))
+            .map_err(|e| usage(&e))?;
+        let j: J = serde_json::from_slice(&r.body).map_err(|e| {
+            usage(&format!(
+                "server answered HTTP {} with non-JSON: {e}",
+                r.status
+            ))
+        })?;
+        if (200..300).contains(&r.status) {
+            return Ok(j);
+        }
+        let code = j["error"]["code"].as_str().unwrap_or("error");
+        let message = j["error"]["message"].as_str().unwrap_or("");
+        let text = format!("{code}: {message} (HTTP {})", r.status);
+        Err(if r.status >= 500 {
+            usage(&text)
+        } else {
+            invalid(&text)
+        })
+    }
+}
+
+fn print_json(j: &J) {
+    println!("{}", tcc_engine::json::to_canonical(j));
+}
+
+/// `irkit tcc register`.
+pub fn register(a: RegisterArgs) -> ExitCode {
+    let (_, bytes) = match read_input(&a.file) {
+        Ok(x) => x,
+        Err(m) => return usage(&m),
+    };
+    let name = a
+        .name
+        .clone()
+        .or_else(|| a.file.file_stem().map(|s| s.to_string_lossy().into_owned()));
+    let path = match &name {
+        Some(n) => format!("/v1/artifacts?name={}", percent_encode(n)),
+        None => "/v1/artifacts".into(),
+    };
+    match Client::new(&a.client).call("POST", &path, Some(&bytes)) {
+        Ok(j) => {
+            println!("{}", j["hash"].as_str().unwrap_or(""));
+            ExitCode::SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+fn parse_plain_args(text: Option<&str>) -> Result<Vec<J>, ExitCode> {
+    match text {
+        None => Ok(Vec::new()),
+        Some(t) => match serde_json::from_str::<J>(t) {
+            Ok(J::Array(items)) => items
+                .iter()
+                .map(plain_to_tagged)
+                .collect::<Result<_, _>>()
+                .map_err(|e| usage(&format!("--args: {e}"))),
+            Ok(_) => Err(usage("--args must be a JSON array of arguments")),
+            Err(e) => Err(usage(&format!("--args: not JSON: {e}"))),
+        },
+    }
+}
+
+fn status_line(j: &J) -> String {
+    let mut s = format!(
+        "{} {}",
+        j["id"].as_str().unwrap_or("?"),
+        j["status"].as_str().unwrap_or("?")
+    );
+    if let Some(r) = j.get("result") {
+        s.push_str(&format!(" result={}", tcc_engine::json::to_canonical(r)));
+    }
+    if let Some(m) = j.get("message").and_then(J::as_str) {
+        s.push_str(&format!(" message={m:?}"));
+    }
+    if let Some(e) = j.get("error").and_then(J::as_str) {
+        s.push_str(&format!(" error={e:?}"));
+    }
+    if let Some(p) = j.get("pending").filter(|p| !p.is_null()) {
+        s.push_str(&format!(" pending={}", tcc_engine::json::to_canonical(p)));
+    }
+    s
+}
+
+/// `irkit tcc start`.
+pub fn start(a: StartArgs) -> ExitCode {
+    let args = match parse_plain_args(a.args.as_deref()) {
+        Ok(x) => x,
+        Err(c) => return c,
+    };
+    if a.local {
+        return start_local(a, args);
+    }
+    if !a.events.is_empty() {
+        return usage("--event is only for --local; use `irkit tcc send` against a server");
+    }
+    let body = json!({"program": a.program, "tagged_args": args, "id": a.id});
+    let client = Client::new(&a.client);
+    match client.call("POST", "/v1/executions", Some(body.to_string().as_bytes())) {
+        Ok(j) => {
+            let id = j["id"].as_str().unwrap_or("").to_string();
+            match a.format {
+                Format::Human => println!("{id}"),
+                Format::Json => print_json(&json!({"id": id})),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+fn start_local(a: StartArgs, args: Vec<J>) -> ExitCode {
+    let store = match open_store(&a.database) {
+        Ok(s) => s,
+        Err(e) => return usage(&format!("--database {}: {e}", a.database)),
+    };
+    if let Err(e) = store.reset_leases() {
+        return usage(&e.to_string());
+    }
+    let providers = match load_providers(a.providers.as_deref(), store.clone()) {
+        Ok(p) => p,
+        Err(c) => return c,
+    };
+    let host = Host::new(store.clone(), providers, HostConfig::default());
+    let path = Path::new(&a.program);
+    let program = if path.is_file() {
+        let (_, bytes) = match read_input(path) {
+            Ok(x) => x,
+            Err(m) => return usage(&m),
+        };
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "program".into());
+        if let Err(e) = host.register(&bytes, Some(&name)) {
+            return host_error(&e);
+        }
+        name
+    } else {
+        a.program.clone()
+    };
+    let id = match host.start(&program, args, a.id.clone()) {
+        Ok(id) => id,
+        Err(e) => return host_error(&e),
+    };
+    for ev in &a.events {
+        let Some((name, payload)) = ev.split_once('=') else {
+            return usage("--event takes NAME=JSON");
+        };
+        let payload = match serde_json::from_str::<J>(payload)
+            .map_err(|e| e.to_string())
+            .and_then(|p| plain_to_tagged(&p))
+        {
+            Ok(p) => p,
+            Err(e) => return usage(&format!("--event {name}: {e}")),
+        };
+        if let Err(e) = store.send_event(&id, name, &payload) {
+            return usage(&e.to_string());
+        }
+    }
+    let threads = host.spawn();
+    let row = host.wait_for(&id, Duration::from_millis(a.timeout_ms), true);
+    host.shutdown();
+    for t in threads {
+        let _ = t.join();
+    }
+    let row = match row {
+        Ok(r) => r,
+        Err(e) => return host_error(&e),
+    };
+    let j = status_json(&row);
+    match a.format {
+        Format::Human => println!("{}", status_line(&j)),
+        Format::Json => print_json(&j),
+    }
+    match row.status.as_str() {
+        "completed" => ExitCode::SUCCESS,
+        "failed" | "cancelled" => ExitCode::from(EXIT_INVALID),
+        _ if row.error.is_some() => ExitCode::from(EXIT_INVALID),
+        _ => ExitCode::SUCCESS,
+    }
+}
+
+/// `irkit tcc status`.
+pub fn status(a: StatusArgs) -> ExitCode {
+    match Client::new(&a.client).call(
+        "GET",
+        &format!("/v1/executions/{}", percent_encode(&a.id)),
+        None,
+    ) {
+        Ok(j) => {
+            match a.format {
+                Format::Human => println!("{}", status_line(&j)),
+                Format::Json => print_json(&j),
+            }
+            ExitCode::SUCCESS
+        }
+        Err(c) => c,
+    }
+}
+
+/// `irkit tcc send`.
+pub fn send(a: SendArgs) -> ExitCode {
+    let payload = match a.payload.as_deref().map(serde_json::from_str::<J>) {
+        None => J::Null,
+        Some(Ok(p)) => p,
+        Some(Err(e)) => return usage(&format!("--payload: not JSON: {e}")),
+    };
+    let body = json!({"name": a.event, "payload": payload});
+    match Client::new(&a.client).call(
+        "POST",
+        &format!("/v1/executions/{}/events", percent_encode(&a.id)),
+        Some(body.to_string().as_bytes()),
+    ) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(c) => c,
+    }
+}
+
+/// `irkit tcc cancel`.
+pub fn cancel(a: CancelArgs) -> ExitCode {
+    match Client::new(&a.client).call(
+        "POST",
+        &format!("/v1/executions/{}/cancel", percent_encode(&a.id)),
+        None,
+    ) {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(c) => c,
+    }
+}
+
+/// `irkit tcc ls`.
+pub fn ls(a: LsArgs) -> ExitCode {
+    let mut q = vec![format!("limit={}", a.limit)];
+    if let Some(s) = &a.status {
+        q.push(format!("status={}", percent_encode(s)));
+    }
+    if let Some(p) = &a.program {
+        q.push(format!("program={}", percent_encode(p)));
+    }
+    if a.artifact_missing {
+        q.push("artifact_missing=true".into());
+    }
+    if let Some(after) = a.after {
+        q.push(format!("after={after}"));
+    }
+    match Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None) {
+        Ok(j) => {
+            match a.format {
+                Format::Json => print_json(&j),
+                Format::Human => {
+                    for e in j["executions"].as_array().into_iter().flatten() {
+                        println!("{}", status_line(e));
+                    }
+                    if let Some(n) = j["next_after"].as_i64() {
+                        println!("(more: --after {n})");
+                    }
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(c) => c,
+    }
+}

@@ -1,0 +1,592 @@
+//! `irkit tcc serve` as a real process on loopback: the HTTP API, the CLI
+//! clients, auth and limits, and the crash harness (every crash hook and
+//! SIGKILL, restart, same results and effect-provider log as an
+//! uninterrupted run).
+
+#[path = "../../tcc_host/tests/common/mod.rs"]
+mod common;
+
+use serde_json::{Value as J, json};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
+
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new() -> Dir {
+        let p = std::env::temp_dir().join(tcc_host::random_id("irkit-tcc-serve-"));
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
+    let mut cmd = Command::new(IRKIT);
+    cmd.args(["tcc", "serve", "--listen", "127.0.0.1:0", "--database"])
+        .arg(dir.join("host.db"))
+        .arg("--providers")
+        .arg(dir.join("providers.toml"))
+        .args(extra)
+        .env_remove("IRKIT_TCC_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    match crash {
+        Some(c) => cmd.env("TCC_CRASH_AT", c),
+        None => cmd.env_remove("TCC_CRASH_AT"),
+    };
+    let mut child = cmd.spawn().expect("irkit serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_string();
+    Server { child, url }
+}
+
+fn write_providers(dir: &Path) {
+    let log = dir.join("effects.log");
+    std::fs::write(
+        dir.join("providers.toml"),
+        format!(
+            "[[route]]\npattern = \"fail.*\"\nprovider = \"webhook\"\nurl = \"http://127.0.0.1:9/\"\nretries = 0\ntimeout_ms = 500\n\n[[route]]\npattern = \"*\"\nprovider = \"echo\"\nlog = {:?}\n",
+            log.to_string_lossy()
+        ),
+    )
+    .unwrap();
+}
+
+fn http(
+    url: &str,
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    token: Option<&str>,
+) -> Result<(u16, J), String> {
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let mut headers = vec![];
+    if let Some(a) = &auth {
+        headers.push(("Authorization", a.as_str()));
+    }
+    let r = tcc_host::http::request(
+        method,
+        &format!("{url}{path}"),
+        &headers,
+        body,
+        Duration::from_secs(10),
+    )?;
+    let j = serde_json::from_slice(&r.body).map_err(|e| format!("non-JSON: {e}"))?;
+    Ok((r.status, j))
+}
+
+fn cli(server: &str, args: &[&str]) -> Output {
+    Command::new(IRKIT)
+        .arg("tcc")
+        .args(args)
+        .env("IRKIT_TCC_SERVER", server)
+        .env_remove("IRKIT_TCC_TOKEN")
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+fn wait_status(url: &str, id: &str, want: &[&str], token: Option<&str>) -> J {
+    let start = Instant::now();
+    loop {
+        let (code, j) = http(url, "GET", &format!("/v1/executions/{id}"), None, token).unwrap();
+        assert_eq!(code, 200, "{j}");
+        if want.contains(&j["status"].as_str().unwrap_or("")) {
+            return j;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out: {j}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn api_and_cli_end_to_end() {
+    let d = Dir::new();
+    write_providers(&d.0);
+    let s = serve(&d.0, None, &["--max-body", "100000"]);
+    let u = s.url.as_str();
+    for (name, bytes) in [
+        ("flow", common::flow()),
+        ("worker", common::worker()),
+        ("w", common::waiter()),
+    ] {
+        std::fs::write(d.0.join(format!("{name}.json")), bytes).unwrap();
+    }
+    // register: name defaults to the file stem; prints the hash.
+    let o = cli(u, &["register", d.0.join("flow.json").to_str().unwrap()]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o).len(), 64);
+    let o = cli(u, &["register", d.0.join("worker.json").to_str().unwrap()]);
+    assert!(o.status.success());
+    let o = cli(
+        u,
+        &[
+            "register",
+            d.0.join("w.json").to_str().unwrap(),
+            "--name",
+            "waiter",
+        ],
+    );
+    assert!(o.status.success());
+    let (_, progs) = http(u, "GET", "/v1/programs", None, None).unwrap();
+    assert_eq!(progs["programs"].as_array().unwrap().len(), 3);
+
+    let o = cli(u, &["start", "flow"]);
+    assert!(o.status.success(), "{o:?}");
+    let id = stdout(&o);
+    let o = cli(
+        u,
+        &["send", &id, "approved", "--payload", "{\"ok\": [1, true]}"],
+    );
+    assert!(o.status.success(), "{o:?}");
+    wait_status(u, &id, &["completed"], None);
+    let o = cli(u, &["status", &id, "--format", "json"]);
+    let st: J = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(st["status"], "completed");
+    let payload = json!({"t": "object", "v": {"ok": {"t": "array", "v": [{"t": "number", "v": 1}, {"t": "bool", "v": true}]}}});
+    assert_eq!(st["result"]["v"][1], payload);
+    assert_eq!(st["result"]["v"][2], payload);
+    let o = cli(u, &["status", &id]);
+    assert!(stdout(&o).contains("completed result="));
+
+    // history and effect journal
+    let (c, h) = http(
+        u,
+        "GET",
+        &format!("/v1/executions/{id}/history"),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(c, 200);
+    let kinds: Vec<&str> = h["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"created")
+            && kinds.contains(&"event_received")
+            && kinds.contains(&"child_delivered"),
+        "{kinds:?}"
+    );
+    let (_, e) = http(
+        u,
+        "GET",
+        &format!("/v1/executions/{id}/effects"),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(e["effects"][0]["key"], "prepare");
+
+    // cancel
+    let o = cli(u, &["start", "waiter", "--id", "to-cancel"]);
+    assert_eq!(stdout(&o), "to-cancel");
+    wait_status(u, "to-cancel", &["suspended"], None);
+    assert!(cli(u, &["cancel", "to-cancel"]).status.success());
+    wait_status(u, "to-cancel", &["cancelled"], None);
+    let o = cli(u, &["cancel", "to-cancel"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("conflict"));
+    let o = cli(u, &["send", "to-cancel", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = cli(u, &["status", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not_found"));
+    let o = cli(u, &["start", "unknown-program"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = cli(u, &["start", "flow", "--id", "to-cancel"]);
+    assert_eq!(o.status.code(), Some(1));
+
+    // ls: filters and pagination
+    let o = cli(u, &["ls", "--format", "json"]);
+    let all: J = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(all["executions"].as_array().unwrap().len() >= 3);
+    let o = cli(u, &["ls", "--status", "cancelled", "--format", "json"]);
+    let c: J = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(c["executions"].as_array().unwrap().len(), 1);
+    let (_, p1) = http(u, "GET", "/v1/executions?limit=1", None, None).unwrap();
+    let next = p1["next_after"].as_i64().unwrap();
+    let (_, p2) = http(
+        u,
+        "GET",
+        &format!("/v1/executions?limit=1&after={next}"),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_ne!(p1["executions"][0]["id"], p2["executions"][0]["id"]);
+
+    // errors are JSON with codes
+    let (c, j) = http(u, "POST", "/v1/artifacts", Some(b"{\"envelope\": 1}"), None).unwrap();
+    assert_eq!(
+        (c, j["error"]["code"].as_str()),
+        (422, Some("invalid_artifact"))
+    );
+    let mut tampered: J = serde_json::from_slice(&common::waiter()).unwrap();
+    tampered["envelope"]["artifact_hash"] = json!("00");
+    let (c, j) = http(
+        u,
+        "POST",
+        "/v1/artifacts",
+        Some(tampered.to_string().as_bytes()),
+        None,
+    )
+    .unwrap();
+    assert_eq!(c, 422);
+    assert!(
+        j["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("hash_mismatch")
+    );
+    let big = vec![b' '; 200_000];
+    let (c, j) = http(u, "POST", "/v1/executions", Some(&big), None).unwrap();
+    assert_eq!(
+        (c, j["error"]["code"].as_str()),
+        (413, Some("payload_too_large"))
+    );
+    let (c, j) = http(u, "POST", "/v1/executions", Some(b"{"), None).unwrap();
+    assert_eq!((c, j["error"]["code"].as_str()), (400, Some("bad_request")));
+    let (c, j) = http(
+        u,
+        "POST",
+        "/v1/executions",
+        Some(b"{\"program\":\"flow\",\"tagged_args\":[{\"t\":\"bogus\"}]}"),
+        None,
+    )
+    .unwrap();
+    assert_eq!((c, j["error"]["code"].as_str()), (400, Some("bad_request")));
+    let (c, j) = http(u, "GET", "/v1/nothing", None, None).unwrap();
+    assert_eq!((c, j["error"]["code"].as_str()), (404, Some("not_found")));
+    let (c, j) = http(u, "GET", "/v1/openapi.json", None, None).unwrap();
+    assert_eq!(c, 200);
+    assert!(j["paths"]["/v1/executions/{id}/events"].is_object());
+}
+
+#[test]
+fn bearer_token_is_enforced_and_required_off_loopback() {
+    let d = Dir::new();
+    write_providers(&d.0);
+    let s = serve(&d.0, None, &["--token", "s3cret"]);
+    let (c, j) = http(&s.url, "GET", "/v1/executions", None, None).unwrap();
+    assert_eq!(
+        (c, j["error"]["code"].as_str()),
+        (401, Some("unauthorized"))
+    );
+    let (c, _) = http(&s.url, "GET", "/v1/executions", None, Some("wrong")).unwrap();
+    assert_eq!(c, 401);
+    let (c, _) = http(&s.url, "GET", "/v1/executions", None, Some("s3cret")).unwrap();
+    assert_eq!(c, 200);
+    let (c, _) = http(&s.url, "GET", "/v1/health", None, None).unwrap();
+    assert_eq!(c, 200);
+    let o = Command::new(IRKIT)
+        .args(["tcc", "ls", "--server", &s.url])
+        .env("IRKIT_TCC_TOKEN", "s3cret")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    // A non-loopback listen address without a token is refused before binding.
+    let o = Command::new(IRKIT)
+        .args(["tcc", "serve", "--listen", "0.0.0.0:0", "--database"])
+        .arg(d.0.join("other.db"))
+        .env_remove("IRKIT_TCC_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("without a bearer token"));
+}
+
+// ---- crash harness ----
+
+/// (id, program name, events to send right after start).
+type Case = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+const CASES: &[Case] = &[
+    ("x-effects", "effects", &[]),
+    ("x-flow", "flow", &[("approved", "\"yes\"")]),
+    ("x-all", "all", &[("go", "5")]),
+    ("x-any", "any", &[]),
+    ("x-caught", "caught", &[]),
+    ("x-cancel", "waiter", &[]),
+];
+
+fn register_all(url: &str) -> Result<(), String> {
+    for (name, bytes) in [
+        ("effects", common::effects()),
+        ("flow", common::flow()),
+        ("worker", common::worker()),
+        ("all", common::join_all()),
+        ("any", common::join_any()),
+        ("caught", common::caught()),
+        ("waiter", common::waiter()),
+    ] {
+        let (c, j) = http(
+            url,
+            "POST",
+            &format!("/v1/artifacts?name={name}"),
+            Some(&bytes),
+            None,
+        )?;
+        if c != 201 {
+            return Err(format!("register {name}: {j}"));
+        }
+    }
+    Ok(())
+}
+
+/// Starts every case and sends its events; returns the steps not done
+/// (the server may die at any point).
+fn start_all(url: &str) -> Vec<String> {
+    let mut left = Vec::new();
+    for (id, program, events) in CASES {
+        let body = json!({"program": program, "id": id}).to_string();
+        if http(url, "POST", "/v1/executions", Some(body.as_bytes()), None).is_err() {
+            left.push(format!("start {id}"));
+        }
+        for (name, payload) in *events {
+            let body = format!("{{\"name\": {name:?}, \"payload\": {payload}}}");
+            if http(
+                url,
+                "POST",
+                &format!("/v1/executions/{id}/events"),
+                Some(body.as_bytes()),
+                None,
+            )
+            .is_err()
+            {
+                left.push(format!("event {id} {name}"));
+            }
+        }
+        if *program == "waiter"
+            && http(
+                url,
+                "POST",
+                &format!("/v1/executions/{id}/cancel"),
+                None,
+                None,
+            )
+            .is_err()
+        {
+            left.push(format!("cancel {id}"));
+        }
+    }
+    left
+}
+
+fn finish_steps(url: &str, steps: &[String]) {
+    for s in steps {
+        let parts: Vec<&str> = s.split(' ').collect();
+        let (id, program, events) = CASES.iter().find(|c| c.0 == parts[1]).unwrap();
+        match parts[0] {
+            "start" => {
+                // The start may have committed before the crash: a conflict is fine.
+                let body = json!({"program": program, "id": id}).to_string();
+                let (c, j) =
+                    http(url, "POST", "/v1/executions", Some(body.as_bytes()), None).unwrap();
+                assert!(c == 201 || c == 409, "{j}");
+            }
+            "event" => {
+                let (_, payload) = events.iter().find(|e| e.0 == parts[2]).unwrap();
+                let body = format!("{{\"name\": {:?}, \"payload\": {payload}}}", parts[2]);
+                http(
+                    url,
+                    "POST",
+                    &format!("/v1/executions/{id}/events"),
+                    Some(body.as_bytes()),
+                    None,
+                )
+                .unwrap();
+            }
+            _ => {
+                let (c, j) = http(
+                    url,
+                    "POST",
+                    &format!("/v1/executions/{id}/cancel"),
+                    None,
+                    None,
+                )
+                .unwrap();
+                assert!(c == 202 || c == 409, "{j}");
+            }
+        }
+    }
+}
+
+fn results(url: &str) -> BTreeMap<String, J> {
+    CASES
+        .iter()
+        .map(|(id, ..)| {
+            let j = wait_status(url, id, &["completed", "failed", "cancelled"], None);
+            (
+                id.to_string(),
+                json!({"status": j["status"], "result": j.get("result")}),
+            )
+        })
+        .collect()
+}
+
+fn log_lines(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_to_string(dir.join("effects.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    v.sort();
+    v
+}
+
+fn wait_exit(s: &mut Server, until_done: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if let Ok(Some(status)) = s.child.try_wait() {
+            assert!(!status.success(), "server exited cleanly: {status:?}");
+            return true;
+        }
+        if until_done() || start.elapsed() > Duration::from_secs(20) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn all_terminal(url: &str) -> bool {
+    CASES.iter().all(|(id, ..)| {
+        matches!(http(url, "GET", &format!("/v1/executions/{id}"), None, None),
+            Ok((200, j)) if ["completed", "failed", "cancelled"].contains(&j["status"].as_str().unwrap_or("")))
+    })
+}
+
+/// One interrupted run: crash (hook or SIGKILL after `kill_after`), restart, finish.
+fn interrupted(
+    crash: Option<&str>,
+    kill_after: Option<Duration>,
+) -> (bool, BTreeMap<String, J>, Vec<String>) {
+    let d = Dir::new();
+    write_providers(&d.0);
+    // One worker while a hook is armed, so that no other execution is
+    // between its provider call and its journal write when the hook fires.
+    let workers: &[&str] = if crash.is_some() {
+        &["--workers", "1"]
+    } else {
+        &[]
+    };
+    let mut s = serve(&d.0, crash, workers);
+    register_all(&s.url).unwrap();
+    let left = start_all(&s.url);
+    let crashed = match kill_after {
+        Some(t) => {
+            std::thread::sleep(t);
+            s.child.kill().unwrap();
+            s.child.wait().unwrap();
+            true
+        }
+        None => {
+            let url = s.url.clone();
+            wait_exit(&mut s, || all_terminal(&url))
+        }
+    };
+    drop(s);
+    let s = serve(&d.0, None, &[]);
+    finish_steps(&s.url, &left);
+    let r = results(&s.url);
+    (crashed, r, log_lines(&d.0))
+}
+
+fn dedup(v: &[String]) -> Vec<String> {
+    let mut d = v.to_vec();
+    d.dedup();
+    d
+}
+
+#[test]
+fn crash_harness_every_hook_and_sigkill() {
+    let (_, baseline, base_log) = interrupted(None, None);
+    assert_eq!(baseline["x-cancel"]["status"], "cancelled");
+    assert_eq!(baseline["x-flow"]["status"], "completed");
+    assert_eq!(baseline["x-caught"]["result"]["t"], "string");
+    assert_eq!(base_log, dedup(&base_log), "baseline ran an effect twice");
+    assert_eq!(base_log.len(), 5, "{base_log:?}");
+    let mut runs: Vec<(String, Option<String>)> = tcc_host::crash::HOOKS
+        .iter()
+        .map(|h| (h.to_string(), Some(h.to_string())))
+        .collect();
+    runs.push((
+        "before_persist_checkpoint:4".into(),
+        Some("before_persist_checkpoint:4".into()),
+    ));
+    runs.push((
+        "after_persist_checkpoint:7".into(),
+        Some("after_persist_checkpoint:7".into()),
+    ));
+    for (label, crash) in runs {
+        let (crashed, r, log) = interrupted(crash.as_deref(), None);
+        assert!(crashed, "{label}: the hook was never reached");
+        assert_eq!(r, baseline, "{label}: terminal results differ");
+        assert_eq!(
+            dedup(&log),
+            base_log,
+            "{label}: effect-provider log differs"
+        );
+        // Only a crash between the provider call and the journal write may
+        // repeat a provider call (same idempotency key); nothing else may.
+        if !label.starts_with("after_effect_provider")
+            && !label.starts_with("before_persist_effect")
+        {
+            assert_eq!(log, base_log, "{label}: a journalled effect ran twice");
+        } else {
+            assert!(log.len() <= base_log.len() + 1, "{label}: {log:?}");
+        }
+    }
+    for ms in [15u64, 40, 90] {
+        let (_, r, log) = interrupted(None, Some(Duration::from_millis(ms)));
+        assert_eq!(
+            r, baseline,
+            "SIGKILL after {ms} ms: terminal results differ"
+        );
+        assert_eq!(
+            dedup(&log),
+            base_log,
+            "SIGKILL after {ms} ms: effect log differs"
+        );
+    }
+}

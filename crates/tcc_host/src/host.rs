@@ -1,0 +1,798 @@
+//! The worker side of the host: claims executions (lease), drives the
+//! engine, answers its requests and commits its checkpoints (facts note
+//! (f) host duties), plus a scheduler that finds runnable work, due
+//! timers, deliverable events and finished children.
+
+use crate::crash::hook;
+use crate::providers::{EffectCall, ProviderOutcome, Providers};
+use crate::store::{
+    CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
+};
+use serde_json::{Value as J, json};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+use tcc_engine::continuation::Status;
+use tcc_engine::json::{export, to_canonical};
+use tcc_engine::protocol::CheckpointKind;
+use tcc_engine::{
+    Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
+    apply_delta,
+};
+use tcc_ir::FeatureSet;
+
+/// Host capabilities this host implements (no `host.fetch_artifact`).
+pub const HOST_CAPABILITIES: [&str; 6] = [
+    "host.persist_checkpoint",
+    "host.persist_checkpoint_delta",
+    "host.effect",
+    "host.timer",
+    "host.event",
+    "host.child",
+];
+
+/// Host errors.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HostError {
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The artifact is invalid.
+    #[error("{code}: {message}")]
+    Invalid {
+        /// Stable code (`TCC-…` from the codec/validator, or `hash_mismatch`).
+        code: String,
+        /// Message.
+        message: String,
+    },
+    /// Unknown program name or hash.
+    #[error("unknown program {0:?}")]
+    UnknownProgram(String),
+    /// Bad arguments.
+    #[error("{0}")]
+    BadRequest(String),
+}
+
+/// Host configuration.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Worker threads.
+    pub workers: usize,
+    /// Lease length; a dead owner's executions are taken over after it.
+    pub lease_ms: i64,
+    /// Engine steps per `run_until_host` call (the lease is renewed and
+    /// cancellation checked between calls).
+    pub budget: u64,
+    /// Engine limits.
+    pub limits: Limits,
+    /// This process's lease owner id.
+    pub owner: String,
+    /// Longest idle sleep of the scheduler.
+    pub poll_ms: u64,
+}
+
+impl Default for HostConfig {
+    fn default() -> HostConfig {
+        HostConfig {
+            workers: 4,
+            lease_ms: 30_000,
+            budget: 1_000_000,
+            limits: Limits::default(),
+            owner: crate::random_id("w-"),
+            poll_ms: 50,
+        }
+    }
+}
+
+/// Why a drive stopped early.
+#[derive(Debug)]
+enum Stop {
+    /// Another owner took over or the revision moved: abandon silently.
+    Lost,
+    /// Fail the execution with this error text.
+    Fail(String),
+    /// Storage failed: release and retry later.
+    Store(StoreError),
+}
+
+impl From<EngineError> for Stop {
+    fn from(e: EngineError) -> Stop {
+        Stop::Fail(format!("{}: {e}", e.code()))
+    }
+}
+
+impl From<StoreError> for Stop {
+    fn from(e: StoreError) -> Stop {
+        match e {
+            StoreError::Conflict(_) => Stop::Lost,
+            e => Stop::Store(e),
+        }
+    }
+}
+
+/// The host: store, providers, program cache, scheduler and workers.
+pub struct Host {
+    store: Arc<dyn Store>,
+    providers: Arc<Providers>,
+    cfg: HostConfig,
+    programs: Mutex<HashMap<String, Arc<Program>>>,
+    signal: (Mutex<u64>, Condvar),
+    stop: AtomicBool,
+    in_flight: Mutex<HashSet<String>>,
+}
+
+/// Decodes, validates and hashes an artifact for registration.
+pub fn check_artifact(bytes: &[u8]) -> Result<(tcc_ir::Artifact, String), HostError> {
+    let artifact = tcc_ir::decode_artifact(bytes).map_err(|e| HostError::Invalid {
+        code: e.code().to_string(),
+        message: e.to_string(),
+    })?;
+    let computed = tcc_ir::compute_hash(&artifact);
+    if computed != artifact.envelope.artifact_hash {
+        return Err(HostError::Invalid {
+            code: "hash_mismatch".into(),
+            message: format!(
+                "artifact_hash {:?} does not match the content hash {computed:?}",
+                artifact.envelope.artifact_hash
+            ),
+        });
+    }
+    Ok((artifact, computed))
+}
+
+impl Host {
+    /// A host over `store`.
+    pub fn new(store: Arc<dyn Store>, providers: Providers, cfg: HostConfig) -> Arc<Host> {
+        Arc::new(Host {
+            store,
+            providers: Arc::new(providers),
+            cfg,
+            programs: Mutex::new(HashMap::new()),
+            signal: (Mutex::new(0), Condvar::new()),
+            stop: AtomicBool::new(false),
+            in_flight: Mutex::new(HashSet::new()),
+        })
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HostConfig {
+        &self.cfg
+    }
+
+    fn capabilities() -> FeatureSet {
+        FeatureSet::new(HOST_CAPABILITIES)
+    }
+
+    /// Registers an artifact (validated against this engine and host,
+    /// content hash checked), optionally under a program name. Returns the hash.
+    pub fn register(&self, bytes: &[u8], name: Option<&str>) -> Result<String, HostError> {
+        let (artifact, hash) = check_artifact(bytes)?;
+        let canonical = tcc_ir::encode_artifact(&artifact);
+        let program =
+            Program::new(artifact, &Self::capabilities()).map_err(|e| HostError::Invalid {
+                code: e.code().to_string(),
+                message: e.to_string(),
+            })?;
+        self.store.put_artifact(&hash, &canonical)?;
+        if let Some(name) = name {
+            if name.is_empty() || name.len() > 256 {
+                return Err(HostError::BadRequest(
+                    "program name must be 1 to 256 bytes".into(),
+                ));
+            }
+            self.store.set_program(name, &hash)?;
+        }
+        if let Ok(mut m) = self.programs.lock() {
+            m.insert(hash.clone(), Arc::new(program));
+        }
+        self.notify();
+        Ok(hash)
+    }
+
+    /// Resolves a program name or artifact hash to a stored hash.
+    pub fn resolve(&self, program: &str) -> Result<(String, Option<String>), HostError> {
+        if let Some(h) = self.store.resolve_program(program)? {
+            return Ok((h, Some(program.to_string())));
+        }
+        if self.store.get_artifact(program)?.is_some() {
+            return Ok((program.to_string(), None));
+        }
+        Err(HostError::UnknownProgram(program.to_string()))
+    }
+
+    /// Creates a runnable execution of `program` (name or hash) with tagged
+    /// `args`; returns its id.
+    pub fn start(
+        &self,
+        program: &str,
+        args: Vec<J>,
+        id: Option<String>,
+    ) -> Result<String, HostError> {
+        let (hash, name) = self.resolve(program)?;
+        let id = id.unwrap_or_else(|| crate::random_id("e-"));
+        if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
+            return Err(HostError::BadRequest(
+                "execution id must be 1 to 200 characters without '/' or control characters".into(),
+            ));
+        }
+        self.store.create_execution(&NewExecution {
+            id: id.clone(),
+            artifact_hash: hash,
+            program_name: name,
+            args,
+            parent: None,
+        })?;
+        self.notify();
+        Ok(id)
+    }
+
+    /// Wakes the scheduler (new work may exist).
+    pub fn notify(&self) {
+        let (m, c) = &self.signal;
+        if let Ok(mut g) = m.lock() {
+            *g += 1;
+        }
+        c.notify_all();
+    }
+
+    fn program(&self, hash: &str) -> Result<Option<Arc<Program>>, Stop> {
+        if let Some(p) = self.programs.lock().ok().and_then(|m| m.get(hash).cloned()) {
+            return Ok(Some(p));
+        }
+        let Some(bytes) = self.store.get_artifact(hash)? else {
+            return Ok(None);
+        };
+        let (artifact, computed) = check_artifact(&bytes)
+            .map_err(|e| Stop::Fail(format!("stored artifact {hash} is invalid: {e}")))?;
+        if computed != hash {
+            return Err(Stop::Fail(format!(
+                "stored artifact under {hash} hashes to {computed}"
+            )));
+        }
+        let p = Arc::new(Program::new(artifact, &Self::capabilities())?);
+        if let Ok(mut m) = self.programs.lock() {
+            m.insert(hash.to_string(), p.clone());
+        }
+        Ok(Some(p))
+    }
+
+    /// Rebuilds the latest committed continuation of `id` (last snapshot
+    /// plus the deltas after it).
+    pub fn load_continuation(&self, id: &str) -> Result<Option<Continuation>, HostError> {
+        load_continuation(&*self.store, id, &self.cfg.limits).map_err(|e| match e {
+            Stop::Store(s) => HostError::Store(s),
+            Stop::Fail(m) => HostError::Store(StoreError::Corrupt(m)),
+            Stop::Lost => HostError::Store(StoreError::Conflict("lost".into())),
+        })
+    }
+
+    /// Claims `id` and drives it until it suspends with nothing to
+    /// deliver, ends, or the lease is lost. Returns whether it was claimed.
+    pub fn drive(&self, id: &str) -> Result<bool, HostError> {
+        let owner = self.cfg.owner.as_str();
+        let Some(row) = self
+            .store
+            .claim(id, owner, crate::now_ms(), self.cfg.lease_ms)?
+        else {
+            return Ok(false);
+        };
+        let r = self.drive_claimed(&row);
+        let result = match r {
+            Ok(()) | Err(Stop::Lost) => Ok(()),
+            Err(Stop::Fail(msg)) => self
+                .store
+                .fail_execution(id, owner, &msg)
+                .map_err(HostError::from),
+            Err(Stop::Store(e)) => Err(HostError::Store(e)),
+        };
+        let released = self.store.release(id, owner);
+        self.notify();
+        result?;
+        released?;
+        Ok(true)
+    }
+
+    fn drive_claimed(&self, row: &ExecutionRow) -> Result<(), Stop> {
+        if row.is_terminal() {
+            return Ok(());
+        }
+        let id = row.id.as_str();
+        let limits = &self.cfg.limits;
+        let Some(program) = self.program(&row.artifact_hash)? else {
+            self.store.set_error(
+                id,
+                &format!(
+                    "artifact_missing: artifact {} is not stored",
+                    row.artifact_hash
+                ),
+            )?;
+            return Err(Stop::Lost);
+        };
+        let (mut exec, mut stored) = if row.revision == 0 {
+            (
+                Execution::start(program, id, &row.args, limits.clone())?,
+                None,
+            )
+        } else {
+            let c = load_continuation(&*self.store, id, limits)?
+                .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
+            if c.revision != row.revision {
+                return Err(Stop::Fail(format!(
+                    "stored checkpoints end at revision {}, execution row says {}",
+                    c.revision, row.revision
+                )));
+            }
+            (
+                Execution::resume(program, c.clone(), limits.clone())?,
+                Some(c),
+            )
+        };
+        exec.set_delta_checkpoints(true);
+        let mut d = Driver {
+            host: self,
+            id,
+            exec: &mut exec,
+            regs: Vec::new(),
+            consumed: None,
+            history: Vec::new(),
+            last_input: None,
+        };
+        if row.cancel_requested {
+            d.cancel()?;
+        } else if row.status == "suspended" {
+            match self.store.ready_wake(id, crate::now_ms())? {
+                Some(w) => d.deliver(w)?,
+                None => return Ok(()),
+            }
+        }
+        loop {
+            let outcome = d.exec.run_until_host(self.cfg.budget)?;
+            match outcome {
+                Outcome::BudgetExhausted => {
+                    if !self
+                        .store
+                        .renew(id, &self.cfg.owner, crate::now_ms(), self.cfg.lease_ms)?
+                    {
+                        return Err(Stop::Lost);
+                    }
+                    if self
+                        .store
+                        .get_execution(id)?
+                        .is_some_and(|r| r.cancel_requested)
+                    {
+                        d.cancel()?;
+                    }
+                }
+                Outcome::Host(req) => d.answer(req, &mut stored)?,
+                Outcome::Suspended => {
+                    if self
+                        .store
+                        .get_execution(id)?
+                        .is_some_and(|r| r.cancel_requested)
+                    {
+                        d.cancel()?;
+                        continue;
+                    }
+                    match self.store.ready_wake(id, crate::now_ms())? {
+                        Some(w) => d.deliver(w)?,
+                        None => return Ok(()),
+                    }
+                }
+                Outcome::Completed(_) | Outcome::Failed { .. } | Outcome::Cancelled => {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Starts the scheduler and worker threads; they run until [`Host::shutdown`].
+    pub fn spawn(self: &Arc<Self>) -> Vec<JoinHandle<()>> {
+        self.stop.store(false, Ordering::SeqCst);
+        let (tx, rx) = channel::<String>();
+        let rx = Arc::new(Mutex::new(rx));
+        let mut handles = Vec::new();
+        for i in 0..self.cfg.workers.max(1) {
+            let host = self.clone();
+            let rx = rx.clone();
+            if let Ok(h) = std::thread::Builder::new()
+                .name(format!("tcc-worker-{i}"))
+                .spawn(move || host.worker(rx))
+            {
+                handles.push(h);
+            }
+        }
+        let host = self.clone();
+        if let Ok(h) = std::thread::Builder::new()
+            .name("tcc-scheduler".into())
+            .spawn(move || host.scheduler(tx))
+        {
+            handles.push(h);
+        }
+        handles
+    }
+
+    /// Stops the scheduler and workers (after their current drive).
+    pub fn shutdown(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.notify();
+    }
+
+    /// Whether no execution is being driven right now.
+    pub fn idle(&self) -> bool {
+        self.in_flight.lock().map(|s| s.is_empty()).unwrap_or(false)
+    }
+
+    fn worker(&self, rx: Arc<Mutex<Receiver<String>>>) {
+        loop {
+            let next = match rx.lock() {
+                Ok(r) => r.recv(),
+                Err(_) => return,
+            };
+            let Ok(id) = next else { return };
+            if let Err(e) = self.drive(&id) {
+                eprintln!("tcc_host: execution {id}: {e}");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if let Ok(mut s) = self.in_flight.lock() {
+                s.remove(&id);
+            }
+            self.notify();
+        }
+    }
+
+    fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {
+        while !self.stop.load(Ordering::SeqCst) {
+            let seen = self.signal.0.lock().map(|g| *g).unwrap_or(0);
+            let now = crate::now_ms();
+            let mut dispatched = 0;
+            match self.store.find_work(now, 256) {
+                Ok(ids) => {
+                    for id in ids {
+                        let fresh = self
+                            .in_flight
+                            .lock()
+                            .map(|mut s| s.insert(id.clone()))
+                            .unwrap_or(false);
+                        if fresh {
+                            if tx.send(id).is_err() {
+                                return;
+                            }
+                            dispatched += 1;
+                        }
+                    }
+                }
+                Err(e) => eprintln!("tcc_host: scheduler: {e}"),
+            }
+            if dispatched > 0 {
+                continue;
+            }
+            let mut wait = self.cfg.poll_ms;
+            if let Ok(Some(due)) = self.store.next_timer_due() {
+                wait = wait.min((due - now).clamp(1, self.cfg.poll_ms as i64) as u64);
+            }
+            let (m, c) = &self.signal;
+            if let Ok(g) = m.lock()
+                && *g == seen
+            {
+                let _ = c.wait_timeout(g, Duration::from_millis(wait));
+            }
+        }
+    }
+
+    /// Waits until `id` is terminal, or (when `stop_when_stuck`) until the
+    /// host has nothing left to do for it; returns the row.
+    pub fn wait_for(
+        &self,
+        id: &str,
+        timeout: Duration,
+        stop_when_stuck: bool,
+    ) -> Result<ExecutionRow, HostError> {
+        let start = std::time::Instant::now();
+        let mut quiet = 0;
+        loop {
+            let row = self
+                .store
+                .get_execution(id)?
+                .ok_or_else(|| HostError::UnknownProgram(id.to_string()))?;
+            if row.is_terminal() || row.error.is_some() || start.elapsed() > timeout {
+                return Ok(row);
+            }
+            let stuck = stop_when_stuck
+                && self.idle()
+                && self.store.find_work(crate::now_ms(), 1)?.is_empty()
+                && self.store.next_timer_due()?.is_none();
+            quiet = if stuck { quiet + 1 } else { 0 };
+            if stop_when_stuck && quiet >= 10 {
+                return Ok(row);
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn load_continuation(
+    store: &dyn Store,
+    id: &str,
+    limits: &Limits,
+) -> Result<Option<Continuation>, Stop> {
+    let rows = store.load_checkpoints(id)?;
+    let mut it = rows.into_iter();
+    let Some(first) = it.next() else {
+        return Ok(None);
+    };
+    if first.kind != "snapshot" {
+        return Err(Stop::Fail(format!(
+            "checkpoint chain of {id} does not start with a snapshot"
+        )));
+    }
+    let mut c = Continuation::decode(first.body.as_bytes(), limits)?;
+    c.revision = first.revision;
+    for row in it {
+        let delta: J = serde_json::from_str(&row.body)
+            .map_err(|e| Stop::Fail(format!("stored delta {}: {e}", row.revision)))?;
+        c = apply_delta(&c, &delta, limits)?;
+        c.revision = row.revision;
+    }
+    Ok(Some(c))
+}
+
+struct Driver<'a> {
+    host: &'a Host,
+    id: &'a str,
+    exec: &'a mut Execution,
+    regs: Vec<Registration>,
+    consumed: Option<Wake>,
+    history: Vec<(String, J)>,
+    last_input: Option<String>,
+}
+
+impl Driver<'_> {
+    fn cancel(&mut self) -> Result<(), Stop> {
+        hook("before_cancel");
+        self.history.push(("cancelled".into(), J::Null));
+        self.exec.respond(HostResponse::Cancel)?;
+        Ok(())
+    }
+
+    fn deliver(&mut self, w: Wake) -> Result<(), Stop> {
+        let response = match w.kind.as_str() {
+            "timer" => {
+                hook("before_timer_fired");
+                HostResponse::TimerFired {
+                    branch: w.branch.clone(),
+                }
+            }
+            "event" => {
+                hook("before_event_payload");
+                HostResponse::EventPayload {
+                    value: w.value.clone().unwrap_or(json!({"t": "null"})),
+                    branch: w.branch.clone(),
+                }
+            }
+            "child" => {
+                if let Some(f) = &w.child_failure {
+                    return Err(Stop::Fail(format!("host: {f}")));
+                }
+                hook("before_child_result");
+                HostResponse::ChildResult {
+                    value: w.value.clone().unwrap_or(json!({"t": "undefined"})),
+                    branch: w.branch.clone(),
+                }
+            }
+            other => return Err(Stop::Fail(format!("unknown wait kind {other:?}"))),
+        };
+        self.history.push((
+            format!("{}_delivered", w.kind),
+            json!({"branch": w.branch, "wait": w.wait_id}),
+        ));
+        self.consumed = Some(w);
+        self.exec.respond(response)?;
+        Ok(())
+    }
+
+    fn answer(&mut self, req: HostRequest, stored: &mut Option<Continuation>) -> Result<(), Stop> {
+        let host = self.host;
+        let limits = &host.cfg.limits;
+        let response = match req {
+            HostRequest::PersistCheckpoint {
+                revision,
+                kind,
+                base_revision,
+                materialize,
+                delta,
+            } => {
+                let (cont, kind_name, body) = match kind {
+                    CheckpointKind::Snapshot => {
+                        let m = materialize
+                            .ok_or_else(|| Stop::Fail("snapshot without materialize".into()))?;
+                        let mut c = Continuation::from_json(&m, limits)?;
+                        c.revision = revision;
+                        (c, "snapshot", to_canonical(&m))
+                    }
+                    CheckpointKind::Delta => {
+                        let base = stored
+                            .as_ref()
+                            .filter(|b| b.revision == base_revision)
+                            .ok_or_else(|| {
+                                Stop::Fail(format!("delta against unknown base {base_revision}"))
+                            })?;
+                        let dj = delta.ok_or_else(|| Stop::Fail("delta without delta".into()))?;
+                        let mut c = apply_delta(base, &dj, limits)?;
+                        c.revision = revision;
+                        (c, "delta", to_canonical(&dj))
+                    }
+                };
+                let status = cont.status;
+                let result = match (&cont.result, status) {
+                    (Some(v), Status::Completed | Status::Failed) => Some(export(&cont.heap, v)?),
+                    _ => None,
+                };
+                let message = match (&result, status) {
+                    (Some(r), Status::Failed) => Some(match r.get("v") {
+                        Some(J::String(s)) if r.get("t") == Some(&J::from("string")) => s.clone(),
+                        _ => to_canonical(r),
+                    }),
+                    _ => None,
+                };
+                let pending = if status == Status::Suspended {
+                    cont.to_json()
+                        .get("pending")
+                        .cloned()
+                        .filter(|p| !p.is_null())
+                } else {
+                    None
+                };
+                let consumed_event = self.consumed.as_ref().is_some_and(|w| w.kind == "event");
+                let mut history = std::mem::take(&mut self.history);
+                if status.is_terminal() || status == Status::Suspended {
+                    history.push((
+                        "checkpoint".into(),
+                        json!({"revision": revision, "status": status.as_str()}),
+                    ));
+                }
+                let tx = CheckpointTx {
+                    id: self.id.to_string(),
+                    owner: host.cfg.owner.clone(),
+                    revision,
+                    kind: kind_name.into(),
+                    body,
+                    status: status.as_str().into(),
+                    result,
+                    message,
+                    pending,
+                    registrations: std::mem::take(&mut self.regs),
+                    consumed: self.consumed.take(),
+                    history,
+                };
+                hook("before_persist_checkpoint");
+                host.store.commit_checkpoint(tx)?;
+                hook("after_persist_checkpoint");
+                if status == Status::Suspended {
+                    hook("after_wait_checkpoint");
+                }
+                if consumed_event {
+                    hook("after_event_persist");
+                }
+                *stored = Some(cont);
+                HostResponse::PersistConfirmed { revision }
+            }
+            HostRequest::RunEffect {
+                key,
+                idempotency_key,
+                input,
+            } => {
+                let canonical = to_canonical(&input);
+                let response = match host.store.journal_get(&idempotency_key)? {
+                    Some(j) if j.input != canonical => {
+                        return Err(Stop::Fail(format!(
+                            "host: effect {idempotency_key:?} re-run with a different input (journalled {}, now {canonical})",
+                            j.input
+                        )));
+                    }
+                    Some(j) if j.status == "completed" => {
+                        HostResponse::EffectResult { value: j.result }
+                    }
+                    Some(j) => HostResponse::EffectFailed {
+                        message: j.result.as_str().unwrap_or("effect failed").to_string(),
+                    },
+                    None => {
+                        hook("before_effect_provider");
+                        let out = host.providers.call(&EffectCall {
+                            execution_id: self.id,
+                            key: &key,
+                            idempotency_key: &idempotency_key,
+                            input: &input,
+                        });
+                        hook("after_effect_provider");
+                        match out {
+                            ProviderOutcome::Result(value) => HostResponse::EffectResult { value },
+                            ProviderOutcome::Failed(message) => {
+                                HostResponse::EffectFailed { message }
+                            }
+                        }
+                    }
+                };
+                self.last_input = Some(canonical);
+                response
+            }
+            HostRequest::PersistEffect {
+                key,
+                idempotency_key,
+                status,
+                result,
+            } => {
+                hook("before_persist_effect");
+                host.store.journal_put(&JournalRow {
+                    idempotency_key,
+                    execution_id: self.id.to_string(),
+                    key,
+                    input: self.last_input.take().unwrap_or_else(|| "{}".into()),
+                    status: status.to_string(),
+                    result,
+                })?;
+                hook("after_persist_effect");
+                HostResponse::Ack
+            }
+            HostRequest::RegisterTimer {
+                resume_at_ms,
+                branch,
+            } => {
+                let delay = i64::try_from(resume_at_ms).unwrap_or(i64::MAX / 4);
+                self.regs.push(Registration::Timer {
+                    due_ms: crate::now_ms().saturating_add(delay),
+                    branch,
+                });
+                hook("after_register_timer");
+                HostResponse::Ack
+            }
+            HostRequest::RegisterWait {
+                wait_id,
+                event_name,
+                branch,
+            } => {
+                self.regs.push(Registration::Event {
+                    name: event_name,
+                    wait_id,
+                    branch,
+                });
+                hook("after_register_wait");
+                HostResponse::Ack
+            }
+            HostRequest::CreateChild {
+                child_execution_id,
+                program_name,
+                args,
+                branch,
+                ..
+            } => {
+                let hash = host.store.resolve_program(&program_name)?.ok_or_else(|| {
+                    Stop::Fail(format!(
+                        "host: Invoke of unregistered program {program_name:?}"
+                    ))
+                })?;
+                self.regs.push(Registration::Child {
+                    child: NewExecution {
+                        id: child_execution_id,
+                        artifact_hash: hash,
+                        program_name: Some(program_name),
+                        args,
+                        parent: Some((self.id.to_string(), branch.clone())),
+                    },
+                    branch,
+                });
+                hook("after_create_child");
+                HostResponse::Ack
+            }
+        };
+        self.exec.respond(response)?;
+        Ok(())
+    }
+}

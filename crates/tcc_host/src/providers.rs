@@ -1,0 +1,373 @@
+//! Effect providers: the [`EffectProvider`] trait for embedders, the
+//! built-ins (`echo`, `kv`, `clock`, `random`, `webhook`) and the TOML
+//! routing configuration (`--providers FILE`).
+//!
+//! The host journals every provider outcome under the effect's
+//! idempotency key before the execution moves on, so a replayed step gets
+//! the journalled value and the provider is not called again. A provider
+//! can still be called twice for one key when the host crashes between the
+//! call and the journal write: that is why every call carries the
+//! idempotency key, and why the built-in `echo` log and webhooks are
+//! expected to deduplicate on it.
+
+use crate::store::Store;
+use crate::values::{plain_to_tagged, tagged_to_plain};
+use serde_json::{Value as J, json};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One effect call.
+#[derive(Debug, Clone)]
+pub struct EffectCall<'a> {
+    /// Execution id.
+    pub execution_id: &'a str,
+    /// Effect key.
+    pub key: &'a str,
+    /// `{exec}:{key}`.
+    pub idempotency_key: &'a str,
+    /// Inlined tagged input.
+    pub input: &'a J,
+}
+
+/// What a provider answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProviderOutcome {
+    /// A tagged result value.
+    Result(J),
+    /// A failure message (thrown into the program, catchable).
+    Failed(String),
+}
+
+/// An effect provider. Implementations must be safe to call again with the
+/// same idempotency key (the host guarantees at-least-once calls and
+/// exactly-once journalled results).
+pub trait EffectProvider: Send + Sync {
+    /// Runs the effect.
+    fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome;
+}
+
+/// `echo`: the result is the input. With `log`, appends one JSON line
+/// `{"idempotency_key", "key", "input"}` per call (the effect-provider log
+/// the crash harness compares; a receiver deduplicates on the key).
+pub struct Echo {
+    log: Option<(PathBuf, Mutex<()>)>,
+}
+
+impl Echo {
+    /// An echo provider, logging to `log` if given.
+    pub fn new(log: Option<PathBuf>) -> Echo {
+        Echo {
+            log: log.map(|p| (p, Mutex::new(()))),
+        }
+    }
+}
+
+impl EffectProvider for Echo {
+    fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
+        if let Some((path, lock)) = &self.log {
+            let _g = lock.lock();
+            let line = tcc_engine::json::to_canonical(&json!({
+                "idempotency_key": call.idempotency_key,
+                "key": call.key,
+                "input": call.input,
+            }));
+            let r = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut f| {
+                    f.write_all(format!("{line}\n").as_bytes())?;
+                    f.sync_data()
+                });
+            if let Err(e) = r {
+                return ProviderOutcome::Failed(format!("echo log: {e}"));
+            }
+        }
+        ProviderOutcome::Result(call.input.clone())
+    }
+}
+
+/// `kv`: a durable key-value store in the host database. Input (plain
+/// view) `{"op": "get", "key": K}` → the stored value or null;
+/// `{"op": "set", "key": K, "value": V}` → V.
+pub struct Kv {
+    store: Arc<dyn Store>,
+}
+
+impl EffectProvider for Kv {
+    fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
+        let fields = match call.input.get("v") {
+            Some(J::Object(o)) if call.input.get("t") == Some(&J::from("object")) => o,
+            _ => return ProviderOutcome::Failed("kv: input must be an object".into()),
+        };
+        let op = fields.get("op").map(tagged_to_plain);
+        let key = match fields.get("key").map(tagged_to_plain) {
+            Some(J::String(k)) => k,
+            _ => return ProviderOutcome::Failed("kv: input.key must be a string".into()),
+        };
+        match op.as_ref().and_then(J::as_str) {
+            Some("get") => match self.store.kv_get(&key) {
+                Ok(v) => ProviderOutcome::Result(v.unwrap_or(json!({"t": "null"}))),
+                Err(e) => ProviderOutcome::Failed(format!("kv: {e}")),
+            },
+            Some("set") => {
+                let v = fields.get("value").cloned().unwrap_or(json!({"t": "null"}));
+                match self.store.kv_set(&key, &v) {
+                    Ok(()) => ProviderOutcome::Result(v),
+                    Err(e) => ProviderOutcome::Failed(format!("kv: {e}")),
+                }
+            }
+            _ => ProviderOutcome::Failed("kv: input.op must be \"get\" or \"set\"".into()),
+        }
+    }
+}
+
+/// `clock`: the current time in milliseconds since the Unix epoch.
+pub struct Clock;
+
+impl EffectProvider for Clock {
+    fn call(&self, _: &EffectCall<'_>) -> ProviderOutcome {
+        ProviderOutcome::Result(json!({"t": "number", "v": crate::now_ms()}))
+    }
+}
+
+/// `random`: a number in [0, 1).
+pub struct Random;
+
+impl EffectProvider for Random {
+    fn call(&self, _: &EffectCall<'_>) -> ProviderOutcome {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_i64(crate::now_ms());
+        let x = (h.finish() >> 11) as f64 / (1u64 << 53) as f64;
+        ProviderOutcome::Result(json!({"t": "number", "v": x}))
+    }
+}
+
+/// `webhook`: POSTs the plain-JSON input to `url` with headers
+/// `Idempotency-Key` and `X-TCC-Effect-Key`; a 2xx JSON response body
+/// (plain JSON) is the result. Connection errors, timeouts and 5xx/429
+/// answers are retried `retries` times with exponential backoff
+/// (`backoff_ms`, doubling); a 4xx answer or an exhausted retry budget is
+/// an effect failure (catchable by the program).
+pub struct Webhook {
+    /// Target URL (`http://` only).
+    pub url: String,
+    /// Per-attempt timeout.
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// First backoff.
+    pub backoff: Duration,
+}
+
+impl EffectProvider for Webhook {
+    fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
+        let body = tcc_engine::json::to_canonical(&tagged_to_plain(call.input));
+        let mut last = String::new();
+        let mut backoff = self.backoff;
+        for attempt in 0..=self.retries {
+            if attempt > 0 {
+                std::thread::sleep(backoff);
+                backoff = backoff.saturating_mul(2);
+            }
+            let r = crate::http::request(
+                "POST",
+                &self.url,
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Idempotency-Key", call.idempotency_key),
+                    ("X-TCC-Effect-Key", call.key),
+                ],
+                Some(body.as_bytes()),
+                self.timeout,
+            );
+            match r {
+                Ok(resp) if (200..300).contains(&resp.status) => {
+                    let parsed = if resp.body.iter().all(u8::is_ascii_whitespace) {
+                        Ok(J::Null)
+                    } else {
+                        serde_json::from_slice::<J>(&resp.body)
+                    };
+                    return match parsed {
+                        Ok(j) => match plain_to_tagged(&j) {
+                            Ok(t) => ProviderOutcome::Result(t),
+                            Err(e) => ProviderOutcome::Failed(format!("webhook: {e}")),
+                        },
+                        Err(e) => ProviderOutcome::Failed(format!(
+                            "webhook {}: response is not JSON: {e}",
+                            self.url
+                        )),
+                    };
+                }
+                Ok(resp) if resp.status == 429 || resp.status >= 500 => {
+                    last = format!("webhook {}: HTTP {}", self.url, resp.status);
+                }
+                Ok(resp) => {
+                    return ProviderOutcome::Failed(format!(
+                        "webhook {}: HTTP {}",
+                        self.url, resp.status
+                    ));
+                }
+                Err(e) => last = format!("webhook {}: {e}", self.url),
+            }
+        }
+        ProviderOutcome::Failed(format!(
+            "{last} (after {} attempts)",
+            self.retries as u64 + 1
+        ))
+    }
+}
+
+/// Routes effect keys to providers: the first route whose pattern matches
+/// wins. A pattern is an exact key, or contains `*` wildcards (any run of
+/// characters). With no routes at all every key goes to `echo`; with
+/// routes, an unmatched key is an effect failure.
+pub struct Providers {
+    routes: Vec<(String, Arc<dyn EffectProvider>)>,
+}
+
+/// Whether `key` matches the wildcard `pattern`.
+pub fn pattern_matches(pattern: &str, key: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == key;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !key.starts_with(first) || key.len() < first.len() + last.len() || !key.ends_with(last) {
+        return false;
+    }
+    let mut rest = &key[first.len()..key.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl Providers {
+    /// No routes: every key is echoed.
+    pub fn echo_all() -> Providers {
+        Providers { routes: Vec::new() }
+    }
+
+    /// Explicit routes (embedders).
+    pub fn with_routes(routes: Vec<(String, Arc<dyn EffectProvider>)>) -> Providers {
+        Providers { routes }
+    }
+
+    /// Adds a route at the end.
+    pub fn add(&mut self, pattern: &str, provider: Arc<dyn EffectProvider>) {
+        self.routes.push((pattern.to_string(), provider));
+    }
+
+    /// Parses the TOML configuration:
+    /// `[[route]] pattern = "..." provider = "echo|kv|clock|random|webhook"`,
+    /// with `log` (echo), `url`, `timeout_ms` (5000), `retries` (3),
+    /// `backoff_ms` (100) for webhooks.
+    pub fn from_toml(text: &str, store: Arc<dyn Store>) -> Result<Providers, String> {
+        let table: toml::Table = text
+            .parse()
+            .map_err(|e| format!("providers file is not TOML: {e}"))?;
+        for k in table.keys() {
+            if k != "route" {
+                return Err(format!("providers file: unknown key {k:?}"));
+            }
+        }
+        let mut p = Providers::echo_all();
+        let routes = match table.get("route") {
+            None => return Ok(p),
+            Some(toml::Value::Array(a)) => a,
+            Some(_) => return Err("providers file: `route` must be an array of tables".into()),
+        };
+        for (i, r) in routes.iter().enumerate() {
+            let t = r
+                .as_table()
+                .ok_or_else(|| format!("route {i}: not a table"))?;
+            let s = |k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            let n = |k: &str, d: i64| -> Result<i64, String> {
+                match t.get(k) {
+                    None => Ok(d),
+                    Some(v) => v
+                        .as_integer()
+                        .filter(|x| *x >= 0)
+                        .ok_or_else(|| format!("route {i}: {k} must be a non-negative integer")),
+                }
+            };
+            for k in t.keys() {
+                if ![
+                    "pattern",
+                    "provider",
+                    "log",
+                    "url",
+                    "timeout_ms",
+                    "retries",
+                    "backoff_ms",
+                ]
+                .contains(&k.as_str())
+                {
+                    return Err(format!("route {i}: unknown key {k:?}"));
+                }
+            }
+            let pattern = s("pattern").ok_or_else(|| format!("route {i}: missing pattern"))?;
+            let kind = s("provider").ok_or_else(|| format!("route {i}: missing provider"))?;
+            let provider: Arc<dyn EffectProvider> = match kind.as_str() {
+                "echo" => Arc::new(Echo::new(s("log").map(PathBuf::from))),
+                "kv" => Arc::new(Kv {
+                    store: store.clone(),
+                }),
+                "clock" => Arc::new(Clock),
+                "random" => Arc::new(Random),
+                "webhook" => {
+                    let url = s("url").ok_or_else(|| format!("route {i}: webhook needs url"))?;
+                    crate::http::split_url(&url).map_err(|e| format!("route {i}: {e}"))?;
+                    Arc::new(Webhook {
+                        url,
+                        timeout: Duration::from_millis(n("timeout_ms", 5000)? as u64),
+                        retries: n("retries", 3)?.min(20) as u32,
+                        backoff: Duration::from_millis(n("backoff_ms", 100)? as u64),
+                    })
+                }
+                other => return Err(format!("route {i}: unknown provider {other:?}")),
+            };
+            p.add(&pattern, provider);
+        }
+        Ok(p)
+    }
+
+    /// Runs the effect with the first matching provider.
+    pub fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
+        if self.routes.is_empty() {
+            return Echo::new(None).call(call);
+        }
+        match self
+            .routes
+            .iter()
+            .find(|(p, _)| pattern_matches(p, call.key))
+        {
+            Some((_, provider)) => provider.call(call),
+            None => ProviderOutcome::Failed(format!("no effect provider for key {:?}", call.key)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns() {
+        assert!(pattern_matches("a", "a"));
+        assert!(!pattern_matches("a", "ab"));
+        assert!(pattern_matches("a*", "abc"));
+        assert!(pattern_matches("*c", "abc"));
+        assert!(pattern_matches("a*c*e", "abcde"));
+        assert!(!pattern_matches("a*c*e", "abde"));
+        assert!(pattern_matches("*", ""));
+        assert!(!pattern_matches("ab*ba", "aba"));
+    }
+}

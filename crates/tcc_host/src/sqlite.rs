@@ -1,0 +1,895 @@
+//! SQLite backend: WAL journal, `synchronous=FULL`, versioned migrations
+//! (`PRAGMA user_version`), and group commit — every write is a job handed
+//! to one committer thread, which runs all jobs waiting at that moment in a
+//! single transaction (each inside its own savepoint, so one job's conflict
+//! does not undo the others) and answers each job only after `COMMIT`.
+
+use crate::store::*;
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde_json::Value as J;
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+/// Schema migrations; migration `i` brings `user_version` from `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE artifacts (hash TEXT PRIMARY KEY, body BLOB NOT NULL, created_ms INTEGER NOT NULL);
+CREATE TABLE programs (name TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_ms INTEGER NOT NULL);
+CREATE TABLE executions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  artifact_hash TEXT NOT NULL,
+  program_name TEXT,
+  args TEXT NOT NULL,
+  status TEXT NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 0,
+  owner TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  result TEXT,
+  message TEXT,
+  error TEXT,
+  pending TEXT,
+  parent_id TEXT,
+  parent_branch TEXT,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX executions_status ON executions (status);
+CREATE INDEX executions_hash ON executions (artifact_hash);
+CREATE TABLE checkpoints (
+  execution_id TEXT NOT NULL, revision INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (execution_id, revision)
+);
+CREATE TABLE effects (
+  idempotency_key TEXT PRIMARY KEY, execution_id TEXT NOT NULL, key TEXT NOT NULL,
+  input TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL, seq INTEGER NOT NULL
+);
+CREATE INDEX effects_exec ON effects (execution_id, seq);
+CREATE TABLE waits (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, kind TEXT NOT NULL,
+  name TEXT, wait_id TEXT, branch TEXT, due_ms INTEGER, delivered INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX waits_open ON waits (delivered, kind, due_ms);
+CREATE INDEX waits_exec ON waits (execution_id, delivered);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, name TEXT NOT NULL,
+  payload TEXT NOT NULL, consumed_by INTEGER, received_ms INTEGER NOT NULL
+);
+CREATE INDEX events_open ON events (execution_id, name, consumed_by);
+CREATE TABLE history (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX history_exec ON history (execution_id, seq);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"#];
+
+type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
+/// A write job: `run` executes it (returning whether it succeeded and how to
+/// answer after the commit); `fail` answers it when it could not run.
+type RunJob = Box<dyn FnOnce(&Connection) -> (bool, Finisher) + Send>;
+
+struct Job {
+    run: RunJob,
+    fail: Box<dyn FnOnce(StoreError) + Send>,
+}
+
+/// The SQLite store.
+pub struct SqliteStore {
+    reader: Mutex<Connection>,
+    jobs: Mutex<Option<SyncSender<Job>>>,
+    committer: Mutex<Option<JoinHandle<()>>>,
+}
+
+fn configure(conn: &Connection) -> Result<(), StoreError> {
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Db(format!("could not enable WAL (got {mode})")));
+    }
+    conn.execute_batch("PRAGMA synchronous=FULL; PRAGMA foreign_keys=OFF;")?;
+    Ok(())
+}
+
+/// Applies pending migrations; refuses a database of a newer schema.
+pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
+    let current: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if current as usize > MIGRATIONS.len() {
+        return Err(StoreError::Corrupt(format!(
+            "database schema version {current} is newer than this irkit ({})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(m)?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+        tx.commit()?;
+    }
+    Ok(MIGRATIONS.len() as u32)
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let mut writer = Connection::open(path)?;
+        configure(&writer)?;
+        migrate(&mut writer)?;
+        let reader = Connection::open(path)?;
+        configure(&reader)?;
+        let (tx, rx) = sync_channel::<Job>(4096);
+        let handle = std::thread::Builder::new()
+            .name("tcc-sqlite-commit".into())
+            .spawn(move || committer(writer, rx))
+            .map_err(|e| StoreError::Db(format!("cannot start committer: {e}")))?;
+        Ok(SqliteStore {
+            reader: Mutex::new(reader),
+            jobs: Mutex::new(Some(tx)),
+            committer: Mutex::new(Some(handle)),
+        })
+    }
+
+    fn read<R>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        let conn = self
+            .reader
+            .lock()
+            .map_err(|_| StoreError::Db("reader lock poisoned".into()))?;
+        f(&conn)
+    }
+
+    /// Runs `f` inside the next group commit; returns after `COMMIT`.
+    fn write<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<R, StoreError> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let (tx, rx) = sync_channel::<Result<R, StoreError>>(1);
+        let tx2 = tx.clone();
+        let job = Job {
+            run: Box::new(move |conn: &Connection| {
+                let r = f(conn);
+                let ok = r.is_ok();
+                let fin: Finisher = Box::new(move |commit: Result<(), StoreError>| {
+                    let _ = tx.send(commit.and(r));
+                });
+                (ok, fin)
+            }),
+            fail: Box::new(move |e| {
+                let _ = tx2.send(Err(e));
+            }),
+        };
+        let sender = self
+            .jobs
+            .lock()
+            .map_err(|_| StoreError::Db("writer lock poisoned".into()))?
+            .clone()
+            .ok_or_else(|| StoreError::Db("store closed".into()))?;
+        sender
+            .send(job)
+            .map_err(|_| StoreError::Db("committer stopped".into()))?;
+        rx.recv()
+            .map_err(|_| StoreError::Db("committer stopped".into()))?
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        if let Ok(mut j) = self.jobs.lock() {
+            j.take();
+        }
+        if let Ok(mut h) = self.committer.lock()
+            && let Some(h) = h.take()
+        {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Most jobs in one group commit.
+pub const MAX_GROUP: usize = 512;
+
+fn committer(conn: Connection, rx: Receiver<Job>) {
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_GROUP {
+            match rx.try_recv() {
+                Ok(j) => batch.push(j),
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            let err = StoreError::from(e);
+            for job in batch {
+                (job.fail)(err.clone());
+            }
+            continue;
+        }
+        let mut finishers = Vec::with_capacity(batch.len());
+        for job in batch {
+            let sp = conn.execute_batch("SAVEPOINT job");
+            let (ok, fin) = (job.run)(&conn);
+            if sp.is_ok() {
+                if !ok {
+                    let _ = conn.execute_batch("ROLLBACK TO job");
+                }
+                let _ = conn.execute_batch("RELEASE job");
+            }
+            finishers.push(fin);
+        }
+        let commit = conn.execute_batch("COMMIT").map_err(StoreError::from);
+        if commit.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        for fin in finishers {
+            fin(commit.clone());
+        }
+    }
+}
+
+fn json_text(j: &J) -> String {
+    tcc_engine::json::to_canonical(j)
+}
+
+fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
+    match s {
+        None => Ok(None),
+        Some(s) => serde_json::from_str(&s)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}"))),
+    }
+}
+
+const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
+
+fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, Option<String>)> {
+    Ok((
+        ExecutionRow {
+            id: r.get(0)?,
+            artifact_hash: r.get(1)?,
+            program_name: r.get(2)?,
+            args: Vec::new(),
+            status: r.get(4)?,
+            revision: r.get::<_, i64>(5)? as u64,
+            owner: r.get(6)?,
+            lease_until: r.get(7)?,
+            cancel_requested: r.get::<_, i64>(8)? != 0,
+            result: None,
+            message: r.get(10)?,
+            error: r.get(11)?,
+            pending: None,
+            parent_id: r.get(13)?,
+            parent_branch: r.get(14)?,
+            created_ms: r.get(15)?,
+            updated_ms: r.get(16)?,
+            seq: r.get(17)?,
+        },
+        r.get::<_, String>(3)?,
+        r.get::<_, Option<String>>(9)?,
+        r.get::<_, Option<String>>(12)?,
+    ))
+}
+
+fn finish_row(
+    t: (ExecutionRow, String, Option<String>, Option<String>),
+) -> Result<ExecutionRow, StoreError> {
+    let (mut row, args, result, pending) = t;
+    row.args = match parse_json(Some(args))? {
+        Some(J::Array(a)) => a,
+        _ => return Err(StoreError::Corrupt("execution args".into())),
+    };
+    row.result = parse_json(result)?;
+    row.pending = parse_json(pending)?;
+    Ok(row)
+}
+
+fn get_exec(conn: &Connection, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
+    let t = conn
+        .query_row(
+            &format!("SELECT {EXEC_COLS} FROM executions WHERE id = ?1"),
+            params![id],
+            exec_row,
+        )
+        .optional()?;
+    t.map(finish_row).transpose()
+}
+
+fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize, StoreError> {
+    let (pid, pbranch) = match &new.parent {
+        Some((p, b)) => (Some(p.as_str()), b.as_deref()),
+        None => (None, None),
+    };
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, 'runnable', ?5, ?6, ?7, ?7)",
+        params![
+            new.id,
+            new.artifact_hash,
+            new.program_name,
+            json_text(&J::Array(new.args.clone())),
+            pid,
+            pbranch,
+            now
+        ],
+    )?;
+    if n == 1 {
+        add_history(
+            conn,
+            &new.id,
+            now,
+            "created",
+            &serde_json::json!({"artifact_hash": new.artifact_hash, "program": new.program_name, "parent": pid}),
+        )?;
+    }
+    Ok(n)
+}
+
+fn add_history(
+    conn: &Connection,
+    id: &str,
+    now: i64,
+    kind: &str,
+    detail: &J,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+        params![id, now, kind, json_text(detail)],
+    )?;
+    Ok(())
+}
+
+fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, kind, name, branch, due_ms FROM waits WHERE execution_id = ?1 AND delivered = 0 ORDER BY id",
+    )?;
+    type WaitRow = (i64, String, Option<String>, Option<String>, Option<i64>);
+    let waits: Vec<WaitRow> = stmt
+        .query_map(params![id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    // Events already consumed by earlier waits in this scan are skipped so two
+    // waits for the same name in one group get two different events.
+    let mut taken: Vec<i64> = Vec::new();
+    for (wid, kind, name, branch, due) in waits {
+        match kind.as_str() {
+            "timer" if due.unwrap_or(0) <= now => {
+                return Ok(Some(Wake {
+                    wait_id: wid,
+                    kind,
+                    branch,
+                    value: None,
+                    event_seq: None,
+                    child_failure: None,
+                }));
+            }
+            "event" => {
+                let mut st = conn.prepare_cached(
+                    "SELECT seq, payload FROM events WHERE execution_id = ?1 AND name = ?2 AND consumed_by IS NULL ORDER BY seq",
+                )?;
+                let evs: Vec<(i64, String)> = st
+                    .query_map(params![id, name], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<_, _>>()?;
+                if let Some((seq, payload)) = evs.into_iter().find(|(s, _)| !taken.contains(s)) {
+                    return Ok(Some(Wake {
+                        wait_id: wid,
+                        kind,
+                        branch,
+                        value: parse_json(Some(payload))?,
+                        event_seq: Some(seq),
+                        child_failure: None,
+                    }));
+                }
+                let _ = &mut taken;
+            }
+            "child" => {
+                let child = match &name {
+                    Some(n) => get_exec(conn, n)?,
+                    None => None,
+                };
+                if let Some(c) = child
+                    && c.is_terminal()
+                {
+                    let failure = if c.status == "completed" {
+                        None
+                    } else {
+                        Some(format!(
+                            "child {} {}: {}",
+                            c.id,
+                            c.status,
+                            c.error.clone().or(c.message.clone()).unwrap_or_default()
+                        ))
+                    };
+                    return Ok(Some(Wake {
+                        wait_id: wid,
+                        kind,
+                        branch,
+                        value: c.result.clone(),
+                        event_seq: None,
+                        child_failure: failure,
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+impl Store for SqliteStore {
+    fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError> {
+        let (hash, body) = (hash.to_string(), body.to_vec());
+        self.write(move |c| {
+            c.execute(
+                "INSERT OR IGNORE INTO artifacts (hash, body, created_ms) VALUES (?1, ?2, ?3)",
+                params![hash, body, crate::now_ms()],
+            )?;
+            c.execute(
+                "UPDATE executions SET error = NULL WHERE artifact_hash = ?1 AND error LIKE 'artifact_missing%'",
+                params![hash],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn get_artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT body FROM artifacts WHERE hash = ?1",
+                params![hash],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+    }
+
+    fn set_program(&self, name: &str, hash: &str) -> Result<(), StoreError> {
+        let (name, hash) = (name.to_string(), hash.to_string());
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO programs (name, hash, updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, updated_ms = excluded.updated_ms",
+                params![name, hash, crate::now_ms()],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn resolve_program(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT hash FROM programs WHERE name = ?1",
+                params![name],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+    }
+
+    fn programs(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare("SELECT name, hash FROM programs ORDER BY name")?;
+            let v = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+    }
+
+    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError> {
+        let new = new.clone();
+        self.write(move |c| {
+            if insert_exec(c, &new, crate::now_ms())? == 0 {
+                return Err(StoreError::Conflict(format!(
+                    "execution {:?} already exists",
+                    new.id
+                )));
+            }
+            Ok(())
+        })
+    }
+
+    fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
+        self.read(|c| get_exec(c, id))
+    }
+
+    fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {EXEC_COLS} FROM executions WHERE seq > ?1 AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR program_name = ?3) AND (?4 = 0 OR error LIKE 'artifact_missing%') ORDER BY seq LIMIT ?5"
+            ))?;
+            let rows = st
+                .query_map(
+                    params![
+                        f.after.unwrap_or(0),
+                        f.status,
+                        f.program,
+                        f.artifact_missing as i64,
+                        f.limit.clamp(1, 1000)
+                    ],
+                    exec_row,
+                )?
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.into_iter().map(finish_row).collect()
+        })
+    }
+
+    fn history(&self, id: &str, after: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT seq, at_ms, kind, detail FROM history WHERE execution_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            )?;
+            let rows: Vec<(i64, i64, String, String)> = st
+                .query_map(params![id, after, limit.clamp(1, 10_000)], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            rows.into_iter()
+                .map(|(seq, at_ms, kind, d)| {
+                    Ok(HistoryRow {
+                        seq,
+                        at_ms,
+                        kind,
+                        detail: parse_json(Some(d))?.unwrap_or(J::Null),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn claim(
+        &self,
+        id: &str,
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<ExecutionRow>, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            let n = c.execute(
+                "UPDATE executions SET owner = ?2, lease_until = ?3 WHERE id = ?1 AND (owner IS NULL OR owner = ?2 OR lease_until < ?4) AND error IS NULL",
+                params![id, owner, now + lease_ms, now],
+            )?;
+            if n == 0 {
+                return Ok(None);
+            }
+            get_exec(c, &id)
+        })
+    }
+
+    fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET lease_until = ?3 WHERE id = ?1 AND owner = ?2",
+                params![id, owner, now + lease_ms],
+            )? == 1)
+        })
+    }
+
+    fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = ?1 AND owner = ?2",
+                params![id, owner],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn load_checkpoints(&self, id: &str) -> Result<Vec<CheckpointRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT revision, kind, body FROM checkpoints WHERE execution_id = ?1 AND revision >= COALESCE((SELECT MAX(revision) FROM checkpoints WHERE execution_id = ?1 AND kind = 'snapshot'), 0) ORDER BY revision",
+            )?;
+            let v = st
+                .query_map(params![id], |r| {
+                    Ok(CheckpointRow {
+                        revision: r.get::<_, i64>(0)? as u64,
+                        kind: r.get(1)?,
+                        body: r.get(2)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+    }
+
+    fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
+        self.write(move |c| {
+            let now = crate::now_ms();
+            let n = c.execute(
+                "UPDATE executions SET revision = ?3, status = ?4, result = ?5, message = ?6, pending = ?7, updated_ms = ?8 WHERE id = ?1 AND owner = ?2 AND revision = ?9",
+                params![
+                    tx.id,
+                    tx.owner,
+                    tx.revision as i64,
+                    tx.status,
+                    tx.result.as_ref().map(json_text),
+                    tx.message,
+                    tx.pending.as_ref().map(json_text),
+                    now,
+                    tx.revision as i64 - 1
+                ],
+            )?;
+            if n != 1 {
+                return Err(StoreError::Conflict(format!(
+                    "execution {}: lease lost or revision moved (expected {})",
+                    tx.id,
+                    tx.revision - 1
+                )));
+            }
+            c.execute(
+                "INSERT INTO checkpoints (execution_id, revision, kind, body) VALUES (?1, ?2, ?3, ?4)",
+                params![tx.id, tx.revision as i64, tx.kind, tx.body],
+            )?;
+            if tx.kind == "snapshot" {
+                c.execute(
+                    "DELETE FROM checkpoints WHERE execution_id = ?1 AND revision < ?2",
+                    params![tx.id, tx.revision as i64],
+                )?;
+            }
+            for r in &tx.registrations {
+                match r {
+                    Registration::Timer { due_ms, branch } => {
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, branch, due_ms) VALUES (?1, 'timer', ?2, ?3)",
+                            params![tx.id, branch, due_ms],
+                        )?;
+                    }
+                    Registration::Event {
+                        name,
+                        wait_id,
+                        branch,
+                    } => {
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, name, wait_id, branch) VALUES (?1, 'event', ?2, ?3, ?4)",
+                            params![tx.id, name, wait_id, branch],
+                        )?;
+                    }
+                    Registration::Child { child, branch } => {
+                        insert_exec(c, child, now)?;
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, name, branch) VALUES (?1, 'child', ?2, ?3)",
+                            params![tx.id, child.id, branch],
+                        )?;
+                    }
+                }
+            }
+            if let Some(w) = &tx.consumed {
+                c.execute(
+                    "UPDATE waits SET delivered = 1 WHERE id = ?1",
+                    params![w.wait_id],
+                )?;
+                if let Some(seq) = w.event_seq {
+                    c.execute(
+                        "UPDATE events SET consumed_by = ?1 WHERE seq = ?2",
+                        params![w.wait_id, seq],
+                    )?;
+                }
+            }
+            if TERMINAL.contains(&tx.status.as_str()) {
+                c.execute(
+                    "UPDATE waits SET delivered = 1 WHERE execution_id = ?1",
+                    params![tx.id],
+                )?;
+            }
+            for (kind, detail) in &tx.history {
+                add_history(c, &tx.id, now, kind, detail)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn journal_get(&self, key: &str) -> Result<Option<JournalRow>, StoreError> {
+        self.read(|c| {
+            let r: Option<(String, String, String, String, String)> = c
+                .query_row(
+                    "SELECT execution_id, key, input, status, result FROM effects WHERE idempotency_key = ?1",
+                    params![key],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+                )
+                .optional()?;
+            r.map(|(execution_id, k, input, status, result)| {
+                Ok(JournalRow {
+                    idempotency_key: key.to_string(),
+                    execution_id,
+                    key: k,
+                    input,
+                    status,
+                    result: parse_json(Some(result))?.unwrap_or(J::Null),
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
+        let row = row.clone();
+        self.write(move |c| {
+            c.execute(
+                "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects))",
+                params![
+                    row.idempotency_key,
+                    row.execution_id,
+                    row.key,
+                    row.input,
+                    row.status,
+                    json_text(&row.result)
+                ],
+            )?;
+            add_history(
+                c,
+                &row.execution_id,
+                crate::now_ms(),
+                "effect",
+                &serde_json::json!({"key": row.key, "idempotency_key": row.idempotency_key, "status": row.status}),
+            )?;
+            Ok(())
+        })
+    }
+
+    fn journal_of(&self, id: &str) -> Result<Vec<JournalRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare(
+                "SELECT idempotency_key, key, input, status, result FROM effects WHERE execution_id = ?1 ORDER BY seq",
+            )?;
+            let rows: Vec<(String, String, String, String, String)> = st
+                .query_map(params![id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            rows.into_iter()
+                .map(|(k, key, input, status, result)| {
+                    Ok(JournalRow {
+                        idempotency_key: k,
+                        execution_id: id.to_string(),
+                        key,
+                        input,
+                        status,
+                        result: parse_json(Some(result))?.unwrap_or(J::Null),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT id FROM executions e WHERE error IS NULL AND lease_until < ?1 AND (
+                   status = 'runnable'
+                   OR (cancel_requested = 1 AND status = 'suspended')
+                   OR (status = 'suspended' AND EXISTS (SELECT 1 FROM waits w WHERE w.execution_id = e.id AND w.delivered = 0 AND (
+                        (w.kind = 'timer' AND w.due_ms <= ?1)
+                        OR (w.kind = 'event' AND EXISTS (SELECT 1 FROM events v WHERE v.execution_id = e.id AND v.name = w.name AND v.consumed_by IS NULL))
+                        OR (w.kind = 'child' AND EXISTS (SELECT 1 FROM executions k WHERE k.id = w.name AND k.status IN ('completed', 'failed', 'cancelled')))))))
+                 ORDER BY seq LIMIT ?2",
+            )?;
+            let v = st
+                .query_map(params![now, limit], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+    }
+
+    fn next_timer_due(&self) -> Result<Option<i64>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT MIN(due_ms) FROM waits WHERE delivered = 0 AND kind = 'timer'",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
+    fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError> {
+        self.read(|c| ready_wake_conn(c, id, now))
+    }
+
+    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
+        let (id, name, payload) = (id.to_string(), name.to_string(), payload.clone());
+        self.write(move |c| {
+            let e = get_exec(c, &id)?
+                .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if e.is_terminal() {
+                return Err(StoreError::Conflict(format!(
+                    "execution {id:?} is {}",
+                    e.status
+                )));
+            }
+            let now = crate::now_ms();
+            c.execute(
+                "INSERT INTO events (execution_id, name, payload, received_ms) VALUES (?1, ?2, ?3, ?4)",
+                params![id, name, json_text(&payload), now],
+            )?;
+            add_history(c, &id, now, "event_received", &serde_json::json!({"name": name}))?;
+            Ok(())
+        })
+    }
+
+    fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let e = get_exec(c, &id)?
+                .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if e.is_terminal() {
+                return Err(StoreError::Conflict(format!(
+                    "execution {id:?} is {}",
+                    e.status
+                )));
+            }
+            c.execute(
+                "UPDATE executions SET cancel_requested = 1 WHERE id = ?1",
+                params![id],
+            )?;
+            add_history(c, &id, crate::now_ms(), "cancel_requested", &J::Null)?;
+            Ok(())
+        })
+    }
+
+    fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError> {
+        let (id, owner, error) = (id.to_string(), owner.to_string(), error.to_string());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE executions SET status = 'failed', error = ?3, message = ?3, owner = NULL, lease_until = 0, updated_ms = ?4 WHERE id = ?1 AND (owner = ?2 OR owner IS NULL)",
+                params![id, owner, error, crate::now_ms()],
+            )?;
+            c.execute(
+                "UPDATE waits SET delivered = 1 WHERE execution_id = ?1",
+                params![id],
+            )?;
+            add_history(c, &id, crate::now_ms(), "host_error", &J::String(error))?;
+            Ok(())
+        })
+    }
+
+    fn set_error(&self, id: &str, error: &str) -> Result<(), StoreError> {
+        let (id, error) = (id.to_string(), error.to_string());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE executions SET error = ?2, owner = NULL, lease_until = 0 WHERE id = ?1",
+                params![id, error],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn append_history(&self, id: &str, kind: &str, detail: &J) -> Result<(), StoreError> {
+        let (id, kind, detail) = (id.to_string(), kind.to_string(), detail.clone());
+        self.write(move |c| add_history(c, &id, crate::now_ms(), &kind, &detail))
+    }
+
+    fn reset_leases(&self) -> Result<u64, StoreError> {
+        self.write(|c| {
+            Ok(c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner IS NOT NULL",
+                [],
+            )? as u64)
+        })
+    }
+
+    fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError> {
+        self.read(|c| {
+            let v: Option<String> = c
+                .query_row("SELECT value FROM kv WHERE key = ?1", params![key], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            parse_json(v)
+        })
+    }
+
+    fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError> {
+        let (key, value) = (key.to_string(), value.clone());
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                params![key, json_text(&value)],
+            )?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,320 @@
+//! The storage interface (issue 7 "Store"): artifacts by hash, the
+//! program-name registry, executions (status, revision, owner lease,
+//! result), checkpoint deltas with periodic snapshots, the effect journal,
+//! waits (timers, events, children), buffered events and a history.
+//!
+//! Backends: [`crate::sqlite::SqliteStore`] (default). PostgreSQL URLs are
+//! recognised and refused with [`StoreError::Unsupported`] (not built yet).
+
+use serde_json::Value as J;
+use std::sync::Arc;
+
+/// Storage errors. Cloneable so that one commit failure can be reported to
+/// every member of a group commit.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StoreError {
+    /// The database failed.
+    #[error("database: {0}")]
+    Db(String),
+    /// Not found.
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// Conflict (already exists, terminal, lost lease, revision moved).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// A feature this build does not provide.
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    /// Stored data is corrupt or of a newer schema.
+    #[error("corrupt store: {0}")]
+    Corrupt(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError::Db(e.to_string())
+    }
+}
+
+/// Execution status as stored.
+pub const TERMINAL: &[&str] = &["completed", "failed", "cancelled"];
+
+/// A new execution row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewExecution {
+    /// Execution id.
+    pub id: String,
+    /// Artifact hash it runs (pinned for its whole life).
+    pub artifact_hash: String,
+    /// Program name it was started by, if any.
+    pub program_name: Option<String>,
+    /// Entry arguments (tagged values).
+    pub args: Vec<J>,
+    /// Parent execution and branch, for children.
+    pub parent: Option<(String, Option<String>)>,
+}
+
+/// An execution row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutionRow {
+    /// Execution id.
+    pub id: String,
+    /// Artifact hash.
+    pub artifact_hash: String,
+    /// Program name, if started by name.
+    pub program_name: Option<String>,
+    /// Entry arguments (tagged).
+    pub args: Vec<J>,
+    /// runnable | suspended | completed | failed | cancelled.
+    pub status: String,
+    /// Last committed revision (0: never checkpointed).
+    pub revision: u64,
+    /// Lease owner.
+    pub owner: Option<String>,
+    /// Lease expiry (ms).
+    pub lease_until: i64,
+    /// Cancellation requested.
+    pub cancel_requested: bool,
+    /// Result (tagged value) when completed or failed.
+    pub result: Option<J>,
+    /// Failure message.
+    pub message: Option<String>,
+    /// Host-side error (`code: message`), e.g. a fatal engine error or a missing artifact.
+    pub error: Option<String>,
+    /// Pending operation of the last checkpoint (continuation `pending`).
+    pub pending: Option<J>,
+    /// Parent execution id.
+    pub parent_id: Option<String>,
+    /// Parent's join branch.
+    pub parent_branch: Option<String>,
+    /// Creation time (ms).
+    pub created_ms: i64,
+    /// Last update (ms).
+    pub updated_ms: i64,
+    /// Listing order (insertion sequence).
+    pub seq: i64,
+}
+
+impl ExecutionRow {
+    /// Whether the status is terminal.
+    pub fn is_terminal(&self) -> bool {
+        TERMINAL.contains(&self.status.as_str())
+    }
+}
+
+/// A stored checkpoint.
+#[derive(Debug, Clone)]
+pub struct CheckpointRow {
+    /// Revision.
+    pub revision: u64,
+    /// `snapshot` or `delta`.
+    pub kind: String,
+    /// Full continuation (snapshot) or delta JSON text.
+    pub body: String,
+}
+
+/// A wait registered together with a checkpoint.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Registration {
+    /// A durable timer due at `due_ms` (absolute).
+    Timer {
+        /// Absolute due time.
+        due_ms: i64,
+        /// Join branch.
+        branch: Option<String>,
+    },
+    /// An event wait.
+    Event {
+        /// Event name.
+        name: String,
+        /// Wait id.
+        wait_id: String,
+        /// Join branch.
+        branch: Option<String>,
+    },
+    /// A child execution (its row is inserted in the same transaction).
+    Child {
+        /// The child row.
+        child: NewExecution,
+        /// Join branch.
+        branch: Option<String>,
+    },
+}
+
+/// A wake that is ready to be delivered to a suspended execution.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wake {
+    /// The wait row id.
+    pub wait_id: i64,
+    /// `timer` | `event` | `child`.
+    pub kind: String,
+    /// Join branch.
+    pub branch: Option<String>,
+    /// Event payload / child result (tagged).
+    pub value: Option<J>,
+    /// The consumed event's sequence number.
+    pub event_seq: Option<i64>,
+    /// For a child that did not complete: its status and message.
+    pub child_failure: Option<String>,
+}
+
+/// Everything one `persist_checkpoint` commits atomically.
+#[derive(Debug, Clone)]
+pub struct CheckpointTx {
+    /// Execution id.
+    pub id: String,
+    /// Lease owner doing the commit.
+    pub owner: String,
+    /// New revision; the stored one must be `revision - 1`.
+    pub revision: u64,
+    /// `snapshot` | `delta`.
+    pub kind: String,
+    /// Snapshot continuation or delta (JSON text).
+    pub body: String,
+    /// Status after the checkpoint.
+    pub status: String,
+    /// Result (tagged) if terminal.
+    pub result: Option<J>,
+    /// Failure message if failed.
+    pub message: Option<String>,
+    /// Pending operation (continuation `pending`).
+    pub pending: Option<J>,
+    /// Waits registered since the previous checkpoint.
+    pub registrations: Vec<Registration>,
+    /// The wake consumed by this transition.
+    pub consumed: Option<Wake>,
+    /// History entries to append (`kind`, detail).
+    pub history: Vec<(String, J)>,
+}
+
+/// An effect journal row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JournalRow {
+    /// `{exec}:{key}`.
+    pub idempotency_key: String,
+    /// Execution id.
+    pub execution_id: String,
+    /// Effect key.
+    pub key: String,
+    /// Canonical input JSON.
+    pub input: String,
+    /// `completed` | `failed`.
+    pub status: String,
+    /// Tagged result (completed) or message string (failed).
+    pub result: J,
+}
+
+/// Listing filter.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// Only this status.
+    pub status: Option<String>,
+    /// Only this program name.
+    pub program: Option<String>,
+    /// Only executions whose artifact is missing.
+    pub artifact_missing: bool,
+    /// Only executions with `seq` greater than this (pagination cursor).
+    pub after: Option<i64>,
+    /// Page size.
+    pub limit: u32,
+}
+
+/// One history entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryRow {
+    /// Sequence.
+    pub seq: i64,
+    /// Time (ms).
+    pub at_ms: i64,
+    /// Entry kind (`created`, `checkpoint`, `effect`, `event_received`, …).
+    pub kind: String,
+    /// Details.
+    pub detail: J,
+}
+
+/// The storage interface both backends implement. Every method is one
+/// transaction; writes may be group-committed with other callers'.
+pub trait Store: Send + Sync {
+    /// Stores an artifact blob under its hash (idempotent). Clears
+    /// `artifact_missing` errors of executions pinned to it.
+    fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError>;
+    /// The artifact blob stored under `hash`.
+    fn get_artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Points program `name` at `hash`.
+    fn set_program(&self, name: &str, hash: &str) -> Result<(), StoreError>;
+    /// The hash program `name` points at.
+    fn resolve_program(&self, name: &str) -> Result<Option<String>, StoreError>;
+    /// Every (name, hash) pair, by name.
+    fn programs(&self) -> Result<Vec<(String, String)>, StoreError>;
+    /// Inserts a runnable execution (conflict if the id exists).
+    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError>;
+    /// One execution.
+    fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError>;
+    /// Executions matching `filter`, in creation order.
+    fn list_executions(&self, filter: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError>;
+    /// History entries of an execution after `after_seq`.
+    fn history(&self, id: &str, after_seq: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError>;
+    /// Takes the lease of `id` if it is free or expired; returns the row.
+    fn claim(
+        &self,
+        id: &str,
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<ExecutionRow>, StoreError>;
+    /// Extends a held lease; false if it was lost.
+    fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError>;
+    /// Gives a held lease back.
+    fn release(&self, id: &str, owner: &str) -> Result<(), StoreError>;
+    /// The checkpoints needed to rebuild the latest continuation: the last
+    /// snapshot and the deltas after it, by revision.
+    fn load_checkpoints(&self, id: &str) -> Result<Vec<CheckpointRow>, StoreError>;
+    /// Commits a checkpoint with its registrations and consumed wake, if
+    /// `owner` holds the lease and the stored revision is `revision - 1`.
+    fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError>;
+    /// The journal row of an idempotency key.
+    fn journal_get(&self, idempotency_key: &str) -> Result<Option<JournalRow>, StoreError>;
+    /// Records an effect outcome (first write wins).
+    fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError>;
+    /// Every journal row of an execution, in write order.
+    fn journal_of(&self, execution_id: &str) -> Result<Vec<JournalRow>, StoreError>;
+    /// Ids of executions a worker can take now: runnable, suspended with a
+    /// ready wake, or cancel requested; lease free or expired; no host error.
+    fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError>;
+    /// Earliest due time of an undelivered timer of a suspended execution.
+    fn next_timer_due(&self) -> Result<Option<i64>, StoreError>;
+    /// The first wake ready for `id` (registration order).
+    fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError>;
+    /// Buffers an event for `id` (not found / conflict when terminal).
+    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError>;
+    /// Requests cancellation (conflict when terminal).
+    fn request_cancel(&self, id: &str) -> Result<(), StoreError>;
+    /// Marks an execution failed by the host (fatal engine error, missing
+    /// child program) and releases the lease.
+    fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError>;
+    /// Records a host error that keeps the execution from running (e.g.
+    /// `artifact_missing`), without changing its status.
+    fn set_error(&self, id: &str, error: &str) -> Result<(), StoreError>;
+    /// Appends a history entry.
+    fn append_history(&self, id: &str, kind: &str, detail: &J) -> Result<(), StoreError>;
+    /// Frees every lease (single-node SQLite recovery at start: the process
+    /// that held them is gone).
+    fn reset_leases(&self) -> Result<u64, StoreError>;
+    /// Built-in key-value provider: read.
+    fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError>;
+    /// Built-in key-value provider: write.
+    fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError>;
+}
+
+/// Opens a store from `--database`: a `postgres://` / `postgresql://` URL
+/// (refused: not built yet) or a SQLite file path.
+pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
+    if database.starts_with("postgres://") || database.starts_with("postgresql://") {
+        return Err(StoreError::Unsupported(
+            "the PostgreSQL backend is not implemented in this build; use a SQLite path".into(),
+        ));
+    }
+    Ok(Arc::new(crate::sqlite::SqliteStore::open(
+        std::path::Path::new(database),
+    )?))
+}

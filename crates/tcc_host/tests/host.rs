@@ -1,0 +1,377 @@
+//! In-process tests of the host over the SQLite store: every durable
+//! operation, early events, cancellation, journalling, leases/CAS,
+//! migrations, artifact pinning and missing artifacts.
+
+mod common;
+
+use serde_json::{Value as J, json};
+use std::sync::Arc;
+use std::time::Duration;
+use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
+use tcc_host::sqlite::SqliteStore;
+use tcc_host::store::{CheckpointTx, NewExecution, Store, StoreError};
+use tcc_host::{Host, HostConfig};
+
+struct Counting(std::sync::Mutex<Vec<String>>);
+
+impl EffectProvider for Counting {
+    fn call(&self, c: &EffectCall<'_>) -> ProviderOutcome {
+        self.0.lock().unwrap().push(c.idempotency_key.to_string());
+        if c.key.starts_with("fail.") {
+            ProviderOutcome::Failed(format!("{} refused", c.key))
+        } else {
+            ProviderOutcome::Result(c.input.clone())
+        }
+    }
+}
+
+fn setup() -> (tempdir::Dir, Arc<dyn Store>, Arc<Host>, Arc<Counting>) {
+    let dir = tempdir::Dir::new();
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path.join("t.db")).unwrap());
+    let counting = Arc::new(Counting(Default::default()));
+    let providers = Providers::with_routes(vec![("*".into(), counting.clone() as _)]);
+    let host = Host::new(store.clone(), providers, HostConfig::default());
+    (dir, store, host, counting)
+}
+
+mod tempdir {
+    pub struct Dir {
+        pub path: std::path::PathBuf,
+    }
+    impl Dir {
+        pub fn new() -> Dir {
+            let path = std::env::temp_dir().join(tcc_host::random_id("tcc-host-test-"));
+            std::fs::create_dir_all(&path).unwrap();
+            Dir { path }
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+fn run_all(host: &Arc<Host>, ids: &[&str]) -> Vec<tcc_host::store::ExecutionRow> {
+    let threads = host.spawn();
+    let rows = ids
+        .iter()
+        .map(|id| host.wait_for(id, Duration::from_secs(20), true).unwrap())
+        .collect();
+    host.shutdown();
+    for t in threads {
+        t.join().unwrap();
+    }
+    rows
+}
+
+fn num(x: f64) -> J {
+    json!({"t": "number", "v": tcc_engine::json::number_json(x)})
+}
+
+#[test]
+fn every_durable_operation_completes() {
+    let (_d, store, host, counting) = setup();
+    host.register(&common::flow(), Some("flow")).unwrap();
+    host.register(&common::worker(), Some("worker")).unwrap();
+    host.register(&common::effects(), Some("effects")).unwrap();
+    host.register(&common::join_all(), Some("all")).unwrap();
+    host.register(&common::join_any(), Some("any")).unwrap();
+    host.register(&common::caught(), Some("caught")).unwrap();
+    let f = host.start("flow", vec![], Some("f".into())).unwrap();
+    // Early event: sent before the wait is registered, kept until it is.
+    store
+        .send_event(&f, "approved", &json!({"t": "string", "v": "yes"}))
+        .unwrap();
+    let e = host.start("effects", vec![], Some("e".into())).unwrap();
+    let a = host.start("all", vec![], Some("a".into())).unwrap();
+    store.send_event(&a, "go", &num(5.0)).unwrap();
+    let y = host.start("any", vec![], Some("y".into())).unwrap();
+    let c = host.start("caught", vec![], Some("c".into())).unwrap();
+    let rows = run_all(&host, &[&f, &e, &a, &y, &c]);
+    for r in &rows {
+        assert_eq!(r.status, "completed", "{r:?}");
+    }
+    let flow_result = rows[0].result.clone().unwrap();
+    assert_eq!(
+        flow_result,
+        json!({"t": "array", "v": [
+            {"t": "object", "v": {"n": num(7.0)}},
+            {"t": "string", "v": "yes"},
+            {"t": "string", "v": "yes"}
+        ]})
+    );
+    assert_eq!(
+        rows[1].result.clone().unwrap(),
+        json!({"t": "array", "v": [{"t": "object", "v": {"amount": num(42.0)}}, {"t": "object", "v": {}}]})
+    );
+    assert_eq!(
+        rows[2].result.clone().unwrap(),
+        json!({"t": "array", "v": [{"t": "object", "v": {}}, {"t": "undefined"}, num(5.0)]})
+    );
+    assert_eq!(rows[3].result.clone().unwrap(), json!({"t": "undefined"}));
+    assert_eq!(
+        rows[4].result.clone().unwrap(),
+        json!({"t": "string", "v": "fail.x refused"})
+    );
+    // The child ran as its own execution and reported back.
+    let child = store.get_execution("child:f:invoke:14").unwrap().unwrap();
+    assert_eq!(child.status, "completed");
+    assert_eq!(child.parent_id.as_deref(), Some("f"));
+    // Each effect ran exactly once and is journalled.
+    let mut calls = counting.0.lock().unwrap().clone();
+    calls.sort();
+    let mut dedup = calls.clone();
+    dedup.dedup();
+    assert_eq!(calls, dedup, "an effect ran twice");
+    assert_eq!(calls.len(), 6, "{calls:?}");
+    let j = store.journal_of("c").unwrap();
+    assert_eq!(j.len(), 1);
+    assert_eq!(j[0].status, "failed");
+    assert_eq!(j[0].result, json!("fail.x refused"));
+    let h = store.history("f", 0, 1000).unwrap();
+    assert!(h.iter().any(|x| x.kind == "event_delivered"));
+    assert!(h.iter().any(|x| x.kind == "timer_delivered"));
+    assert!(h.iter().any(|x| x.kind == "child_delivered"));
+}
+
+#[test]
+fn events_queue_in_order_and_cancel_ends_a_wait() {
+    let (_d, store, host, _) = setup();
+    host.register(&common::waiter(), Some("w")).unwrap();
+    let id = host.start("w", vec![], Some("w1".into())).unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].status, "suspended");
+    assert_eq!(
+        rows[0].pending.as_ref().unwrap()["kind"]["event_name"],
+        "never"
+    );
+    store.request_cancel(&id).unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].status, "cancelled");
+    assert!(matches!(
+        store.request_cancel(&id),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.send_event(&id, "never", &num(1.0)),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.send_event("nope", "x", &num(1.0)),
+        Err(StoreError::NotFound(_))
+    ));
+}
+
+#[test]
+fn two_events_of_one_name_feed_two_waits_in_order() {
+    let (_d, store, host, _) = setup();
+    let ins = json!([
+        {"op": "LoadConst", "value": {"t": "string", "v": "tick"}}, {"op": "WaitForEvent"},
+        {"op": "LoadConst", "value": {"t": "string", "v": "tick"}}, {"op": "WaitForEvent"},
+        {"op": "StrictEq"}, {"op": "Return"}
+    ]);
+    host.register(&common::artifact(&[("run", 0, 0, ins)]), Some("t"))
+        .unwrap();
+    let id = host.start("t", vec![], None).unwrap();
+    store.send_event(&id, "tick", &num(1.0)).unwrap();
+    store.send_event(&id, "tick", &num(2.0)).unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].result, Some(json!({"t": "bool", "v": false})));
+}
+
+#[test]
+fn checkpoint_needs_the_lease_and_the_revision() {
+    let (_d, store, host, _) = setup();
+    let hash = host.register(&common::waiter(), None).unwrap();
+    store
+        .create_execution(&NewExecution {
+            id: "x".into(),
+            artifact_hash: hash.clone(),
+            program_name: None,
+            args: vec![],
+            parent: None,
+        })
+        .unwrap();
+    assert!(matches!(
+        store.create_execution(&NewExecution {
+            id: "x".into(),
+            artifact_hash: hash,
+            program_name: None,
+            args: vec![],
+            parent: None,
+        }),
+        Err(StoreError::Conflict(_))
+    ));
+    let now = tcc_host::now_ms();
+    assert!(store.claim("x", "a", now, 10_000).unwrap().is_some());
+    assert!(store.claim("x", "b", now, 10_000).unwrap().is_none());
+    let tx = |owner: &str, revision: u64| CheckpointTx {
+        id: "x".into(),
+        owner: owner.into(),
+        revision,
+        kind: "snapshot".into(),
+        body: "{}".into(),
+        status: "runnable".into(),
+        result: None,
+        message: None,
+        pending: None,
+        registrations: vec![],
+        consumed: None,
+        history: vec![],
+    };
+    assert!(matches!(
+        store.commit_checkpoint(tx("b", 1)),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(matches!(
+        store.commit_checkpoint(tx("a", 2)),
+        Err(StoreError::Conflict(_))
+    ));
+    store.commit_checkpoint(tx("a", 1)).unwrap();
+    assert!(matches!(
+        store.commit_checkpoint(tx("a", 1)),
+        Err(StoreError::Conflict(_))
+    ));
+    // An expired lease is taken over; the old owner can no longer commit.
+    assert!(
+        store
+            .claim("x", "b", now + 20_000, 10_000)
+            .unwrap()
+            .is_some()
+    );
+    assert!(matches!(
+        store.commit_checkpoint(tx("a", 2)),
+        Err(StoreError::Conflict(_))
+    ));
+    store.commit_checkpoint(tx("b", 2)).unwrap();
+}
+
+#[test]
+fn group_commit_serves_concurrent_writers() {
+    let (_d, store, _host, _) = setup();
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            let store = store.clone();
+            std::thread::spawn(move || {
+                for i in 0..20 {
+                    store.kv_set(&format!("k{t}-{i}"), &num(i as f64)).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(store.kv_get("k15-19").unwrap(), Some(num(19.0)));
+}
+
+#[test]
+fn reopening_keeps_data_and_refuses_newer_schemas() {
+    let d = tempdir::Dir::new();
+    let path = d.path.join("m.db");
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        s.kv_set("a", &num(1.0)).unwrap();
+    }
+    {
+        let s = SqliteStore::open(&path).unwrap();
+        assert_eq!(s.kv_get("a").unwrap(), Some(num(1.0)));
+    }
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(c);
+    assert!(matches!(
+        SqliteStore::open(&path),
+        Err(StoreError::Corrupt(_))
+    ));
+}
+
+#[test]
+fn missing_artifact_is_reported_and_resumes_once_registered() {
+    let (_d, store, host, _) = setup();
+    let bytes = common::effects();
+    let art = tcc_ir::decode_artifact(&bytes).unwrap();
+    let hash = art.envelope.artifact_hash.clone();
+    store
+        .create_execution(&NewExecution {
+            id: "m".into(),
+            artifact_hash: hash,
+            program_name: None,
+            args: vec![],
+            parent: None,
+        })
+        .unwrap();
+    let rows = run_all(&host, &["m"]);
+    assert!(
+        rows[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("artifact_missing")
+    );
+    host.register(&bytes, None).unwrap();
+    let rows = run_all(&host, &["m"]);
+    assert_eq!(rows[0].status, "completed");
+}
+
+#[test]
+fn a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch() {
+    let (d, store, host, _) = setup();
+    host.register(&common::waiter(), Some("w")).unwrap();
+    let id = host.start("w", vec![], None).unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].status, "suspended");
+    // Tamper: store another compilation under the pinned hash.
+    let other = common::effects();
+    let c = rusqlite::Connection::open(d.path.join("t.db")).unwrap();
+    c.execute(
+        "UPDATE artifacts SET body = ?1 WHERE hash = ?2",
+        rusqlite::params![other, rows[0].artifact_hash],
+    )
+    .unwrap();
+    drop(c);
+    let fresh = Host::new(store.clone(), Providers::echo_all(), HostConfig::default());
+    store.send_event(&id, "never", &num(1.0)).unwrap();
+    let rows = run_all(&fresh, &[&id]);
+    assert_eq!(rows[0].status, "failed");
+    assert!(
+        rows[0].error.as_deref().unwrap().contains("hashes to"),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn a_changed_input_for_a_journalled_key_is_refused() {
+    let (_d, store, host, _) = setup();
+    host.register(&common::effects(), Some("e")).unwrap();
+    let id = host.start("e", vec![], Some("j".into())).unwrap();
+    store
+        .journal_put(&tcc_host::store::JournalRow {
+            idempotency_key: "j:charge".into(),
+            execution_id: "j".into(),
+            key: "charge".into(),
+            input: "{\"t\":\"null\"}".into(),
+            status: "completed".into(),
+            result: num(1.0),
+        })
+        .unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].status, "failed");
+    assert!(
+        rows[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("different input")
+    );
+}
+
+#[test]
+fn postgres_urls_are_refused_clearly() {
+    match tcc_host::open_store("postgres://irkit:irkit@127.0.0.1:5432/irkit_test") {
+        Err(StoreError::Unsupported(m)) => assert!(m.contains("PostgreSQL")),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("opened"),
+    }
+}
