@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Starts the Debian PostgreSQL 15 cluster for the TCC host tests and creates
-# the test role and database. Installs nothing (postgresql is listed in
-# .ci/apt-packages) and exports nothing: the tests use the fixed URL
+# Starts the Debian PostgreSQL 15 cluster for the (not yet built) PostgreSQL
+# backend of the TCC host and creates the test role and database. Not run by
+# CI until that backend and its tests exist (then: move to .ci/services/ and
+# add postgresql to .ci/apt-packages). Exports nothing: the tests use the fixed URL
 # postgres://irkit:irkit@127.0.0.1:5432/irkit_test, or $IRKIT_TEST_POSTGRES
 # when set. Listens on 127.0.0.1 only.
 set -euo pipefail
