@@ -548,3 +548,65 @@ fn many_registers_use_several_groups() {
     let e = expect(&m, Rule::DefiniteAssignment, &format!("r{n} is read"));
     assert!(matches!(e.subject, Subject::Operand { operand: 1, .. }));
 }
+
+#[test]
+fn dynamic_reads_of_large_record_arrays_are_bounded() {
+    // out[i].a over an array of records selects one strided leaf per
+    // element: fine for small arrays, an implementation bound beyond
+    // MAX_DYNAMIC_READ_RANGES ranges.
+    for (length, expect_limit) in [(8u64, false), (1 << 20, true)] {
+        let mut m = built();
+        let float = m.types.scalar(ScalarKind::Float);
+        let int = m.types.scalar(ScalarKind::Int);
+        let pair = m.types.declare_record(
+            "Pair",
+            vec![
+                Field {
+                    name: "a".into(),
+                    ty: float,
+                    span: None,
+                },
+                Field {
+                    name: "b".into(),
+                    ty: float,
+                    span: None,
+                },
+            ],
+            None,
+        );
+        let pairs = m.types.array(pair, length);
+        let slot = m
+            .fragment
+            .add_interface(Direction::Out, "pairs", pairs, 1, Semantic::None);
+        let zero = m.int_const(0);
+        let s = &mut m.fragment;
+        let f = &mut s.functions[s.entry.unwrap()];
+        let r5 = f.declare_register(5, int);
+        let r6 = f.declare_register(6, float);
+        let b = f.entry_block().unwrap();
+        let reference = Reference::root(StorageKind::StageIo, slot, pairs)
+            .index(r5, pair)
+            .member("a", float);
+        f.blocks[b]
+            .push(InstructionKind::Copy {
+                result: r5,
+                source: zero,
+            })
+            .push(InstructionKind::Load {
+                result: r6,
+                source: reference,
+            });
+        let e = verify(&m).expect_err("pairs is never assigned");
+        if expect_limit {
+            assert_eq!(e.rule, Rule::Limit, "{e}");
+            assert!(
+                e.message
+                    .contains(&vpl::verify::MAX_DYNAMIC_READ_RANGES.to_string()),
+                "{e}"
+            );
+        } else {
+            assert_eq!(e.rule, Rule::Output, "{e}");
+            assert!(e.message.contains("\"pairs\" is read before"), "{e}");
+        }
+    }
+}
