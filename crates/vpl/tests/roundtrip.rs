@@ -1,6 +1,8 @@
 //! Round-trip properties of the canonical text (section 11) over generated
 //! valid modules, and robustness of the reader on arbitrary input.
 
+mod common;
+
 use proptest::prelude::*;
 use vpl::ir::{InstructionKind, Literal, Module, TypeInner, Value};
 
@@ -213,6 +215,23 @@ fn float_bits(m: &Module) -> Vec<u32> {
     bits
 }
 
+/// An error's line and column agree with its byte offset, which ends a
+/// valid UTF-8 prefix of the input.
+fn check_position(bytes: &[u8], e: &vpl::text::Error) -> Result<(), TestCaseError> {
+    let offset = e.position.offset as usize;
+    prop_assert!(offset <= bytes.len());
+    let prefix = std::str::from_utf8(&bytes[..offset]);
+    prop_assert!(prefix.is_ok(), "offset {} is not after valid UTF-8", offset);
+    let (_, line, column) = common::position(prefix.unwrap(), offset);
+    prop_assert_eq!(
+        (e.position.line, e.position.column),
+        (line, column),
+        "{}",
+        e
+    );
+    Ok(())
+}
+
 fn read(text: &str) -> Module {
     vpl::text::read(text.as_bytes(), "gen.vpl").unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
@@ -245,7 +264,9 @@ proptest! {
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
-        let _ = vpl::text::read(&bytes, "bytes");
+        if let Err(e) = vpl::text::read(&bytes, "bytes") {
+            check_position(&bytes, &e)?;
+        }
     }
 
     #[test]
@@ -267,9 +288,12 @@ proptest! {
                 }
             }
         }
-        if let Ok(m) = vpl::text::read(&bytes, "mutated") {
-            let w1 = vpl::text::write(&m).unwrap();
-            prop_assert_eq!(vpl::text::write(&read(&w1)).unwrap(), w1);
+        match vpl::text::read(&bytes, "mutated") {
+            Ok(m) => {
+                let w1 = vpl::text::write(&m).unwrap();
+                prop_assert_eq!(vpl::text::write(&read(&w1)).unwrap(), w1);
+            }
+            Err(e) => check_position(&bytes, &e)?,
         }
     }
 
@@ -284,7 +308,9 @@ proptest! {
         "(bool true)", "\"x\"", "2", "matrix", "sampler2D",
     ]), 0..200)) {
         let text = tokens.join(" ");
-        let _ = vpl::text::read(text.as_bytes(), "soup");
+        if let Err(e) = vpl::text::read(text.as_bytes(), "soup") {
+            check_position(text.as_bytes(), &e)?;
+        }
     }
 }
 

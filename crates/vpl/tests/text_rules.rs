@@ -702,6 +702,21 @@ fn type_shapes() {
 }
 
 #[test]
+fn duplicate_type_ids_are_rejected() {
+    let t = |types: &str| {
+        Case {
+            types,
+            ..Case::default()
+        }
+        .text()
+    };
+    expect_error("same shape", &t("\n    (type ‸I int)"), Semantic);
+    expect_error("other shape", &t("\n    (type ‸C record \"C\")"), Semantic);
+    // Equal shapes under different IDs are fine (and one type).
+    expect_ok("aliases", &t("\n    (type Int2 int)"));
+}
+
+#[test]
 fn type_forward_references_and_nominal_records() {
     let m = expect_ok("forward", &Case {
         types: "\n    (type Pair array Cell 2)\n    (type Cell record \"Cell\" (field \"v\" C))\n    (type Twin record \"Cell\" (field \"v\" C))",
@@ -933,6 +948,13 @@ fn parameters() {
         .text()
     };
     expect_ok("params", &f(" (parameter a F) (parameter b C)"));
+    // Parameter IDs are function-local: a second function reuses `a`.
+    let two = Case {
+        funcs: "\n      (function h \"h\" V (parameters (parameter a F)) (registers) (block b (return)))\n      (function g \"g\" V (parameters (parameter a C)) (registers (register r0 C)) (block b (load r0 (parameter a)) (return)))",
+        ..Case::default()
+    };
+    let m = expect_ok("function-local parameter IDs", &two.text());
+    assert_eq!(m.fragment.functions.len(), 3);
     expect_error(
         "duplicate",
         &f(" (parameter a F) (parameter ‸a C)"),

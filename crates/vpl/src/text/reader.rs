@@ -48,7 +48,10 @@ struct Registers {
     large: HashMap<u64, Handle<Type>>,
 }
 
-const SMALL_REGISTERS: u64 = 1 << 16;
+/// Register numbers below this are looked up in a vector. Kept small so
+/// that a hostile `(register r65535 ...)` in every function cannot make
+/// the per-function table cost more than the input.
+const SMALL_REGISTERS: u64 = 256;
 
 impl Registers {
     #[inline]
@@ -81,6 +84,7 @@ impl Registers {
 /// A parsed but unresolved type declaration.
 struct TypeDecl<'a> {
     id: &'a str,
+    id_span: Span,
     span: Span,
     shape: DeclShape<'a>,
 }
@@ -431,7 +435,7 @@ impl<'a> Reader<'a> {
         while !self.at_close()? {
             let decl = self.type_decl()?;
             if index_of.insert(decl.id, decls.len()).is_some() {
-                return Err(self.semantic(decl.span, format!("duplicate type `{}`", decl.id)));
+                return Err(self.semantic(decl.id_span, format!("duplicate type `{}`", decl.id)));
             }
             decls.push(decl);
         }
@@ -441,7 +445,7 @@ impl<'a> Reader<'a> {
 
     fn type_decl(&mut self) -> Result<TypeDecl<'a>, Error> {
         let span = self.open_form("type")?;
-        let (id, _) = self.name("a type ID")?;
+        let (id, id_span) = self.name("a type ID")?;
         let t = self.next()?;
         let shape_word = match t.tok {
             Tok::Name(w) => w,
@@ -495,7 +499,12 @@ impl<'a> Reader<'a> {
             _ => return Err(self.syntax(&t, "a type shape (`void`, `bool`, `int`, `float`, `sampler2D`, `vector`, `matrix`, `array` or `record`)")),
         };
         self.close("the type")?;
-        Ok(TypeDecl { id, span, shape })
+        Ok(TypeDecl {
+            id,
+            id_span,
+            span,
+            shape,
+        })
     }
 
     fn dimension(&self, value: u64, span: Span, what: &str) -> Result<u8, Error> {
