@@ -610,3 +610,76 @@ fn dynamic_reads_of_large_record_arrays_are_bounded() {
         }
     }
 }
+
+#[test]
+fn declarations_with_bad_types_are_rejected() {
+    // Uniform declaration forms must match their types.
+    let mut m = built();
+    let float = m.types.scalar(ScalarKind::Float);
+    m.add_uniform(UniformKind::Record, "u", float);
+    let e = expect(&m, Rule::Type, "a record uniform needs a record type");
+    assert_eq!(e.subject, Subject::Uniform(0));
+
+    let mut m = built();
+    let float = m.types.scalar(ScalarKind::Float);
+    let arr = m.types.array(float, 3);
+    m.add_uniform(UniformKind::Scalar, "u", arr);
+    expect(
+        &m,
+        Rule::Type,
+        "a scalar uniform needs a non-aggregate value type",
+    );
+
+    let mut m = built();
+    m.add_uniform(UniformKind::Scalar, "u", Handle::from_index(99));
+    expect(&m, Rule::Type, "uniform type handle is out of range");
+
+    let mut m = built();
+    let void = m.types.void();
+    m.add_uniform(UniformKind::Scalar, "u", void);
+    expect(&m, Rule::Type, "not void");
+
+    // Interface, parameter and return types.
+    let mut m = built();
+    m.fragment.add_interface(
+        Direction::In,
+        "x",
+        Handle::from_index(99),
+        3,
+        Semantic::None,
+    );
+    let e = expect(&m, Rule::Type, "interface type handle is out of range");
+    assert_eq!(
+        e.subject,
+        Subject::Interface {
+            stage: StageKind::Fragment,
+            slot: 1
+        }
+    );
+
+    let mut m = built();
+    let void = m.types.void();
+    let s = &mut m.vertex;
+    let entry = s.entry.unwrap();
+    s.functions[entry].return_type = Handle::from_index(99);
+    expect(&m, Rule::Type, "return type handle is out of range");
+    let s = &mut m.vertex;
+    s.functions[entry].return_type = void;
+    s.functions[entry].add_parameter(void);
+    let e = expect(&m, Rule::Type, "parameter type is void");
+    assert!(matches!(e.subject, Subject::Parameter { slot: 0, .. }));
+}
+
+#[test]
+fn uniqueness_compares_exact_contents() {
+    // Case and Unicode normalization distinguish names; equal contents clash.
+    let mut m = built();
+    let float = m.types.scalar(ScalarKind::Float);
+    m.add_uniform(UniformKind::Scalar, "\u{e9}", float);
+    m.add_uniform(UniformKind::Scalar, "e\u{301}", float);
+    m.add_uniform(UniformKind::Scalar, "E\u{301}", float);
+    verify(&m).expect("distinct decoded contents");
+    m.add_uniform(UniformKind::Scalar, "e\u{301}", float);
+    let e = expect(&m, Rule::Container, "unique module-wide");
+    assert_eq!(e.subject, Subject::Uniform(3));
+}
