@@ -1,6 +1,8 @@
 //! Runs one phase repeatedly on a generated module, for `perf stat`:
 //! `perf stat -e task-clock target/release/examples/text_cpu read 5`
-//! (phases: gen, read, write, verify).
+//! (phases: gen, utf8, read, write, verify). `utf8` is the baseline of the
+//! `text` bench (UTF-8 validation plus a byte scan); `gen` alone measures
+//! the fixed setup cost to subtract.
 
 #[path = "../benches/generate.rs"]
 mod generate;
@@ -10,7 +12,8 @@ fn main() {
     let phase = args.next().unwrap_or_else(|| "read".into());
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(5);
     let text = generate::module_text(12 << 20);
-    let module = (phase != "gen").then(|| vpl::text::read(text.as_bytes(), "gen").expect("valid"));
+    let module = (phase != "gen" && phase != "utf8")
+        .then(|| vpl::text::read(text.as_bytes(), "gen").expect("valid"));
     let start = std::time::Instant::now();
     for _ in 0..n {
         match (phase.as_str(), &module) {
@@ -19,6 +22,10 @@ fn main() {
             )),
             ("write", Some(m)) => drop(std::hint::black_box(vpl::text::write(m).unwrap())),
             ("verify", Some(m)) => vpl::verify::verify(m).unwrap(),
+            ("utf8", _) => {
+                let s = std::str::from_utf8(std::hint::black_box(text.as_bytes())).unwrap();
+                std::hint::black_box(s.bytes().filter(|&c| c == b'(').count());
+            }
             _ => {}
         }
     }

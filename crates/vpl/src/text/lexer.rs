@@ -51,6 +51,39 @@ pub(crate) struct Token<'a> {
 
 /// Decodes the input bytes as UTF-8 without byte-order mark.
 pub(crate) fn decode<'a>(bytes: &'a [u8], label: &str) -> Result<&'a str, Error> {
+    check_size_and_bom(bytes, label)?;
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let valid = e.valid_up_to();
+            // The prefix is valid UTF-8 by construction.
+            let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or("");
+            let span = position_of(prefix, valid);
+            let what = match bytes[valid] {
+                0xC0 | 0xC1 => "overlong encoding",
+                0xE0 if bytes.get(valid + 1).is_some_and(|b| *b < 0xA0) => "overlong encoding",
+                0xF0 if bytes.get(valid + 1).is_some_and(|b| *b < 0x90) => "overlong encoding",
+                0xED if bytes.get(valid + 1).is_some_and(|b| *b >= 0xA0) => "encoded surrogate",
+                _ if e.error_len().is_none() => "truncated UTF-8 sequence at end of input",
+                _ => "invalid UTF-8 sequence",
+            };
+            Err(lex_error_at(
+                label,
+                span,
+                format!("{what} (byte 0x{:02X})", bytes[valid]),
+            ))
+        }
+    }
+}
+
+/// The decoding checks that remain for text that is already a `str`
+/// (UTF-8 by construction): the size limit and the byte-order mark.
+pub(crate) fn decode_str<'a>(text: &'a str, label: &str) -> Result<&'a str, Error> {
+    check_size_and_bom(text.as_bytes(), label)?;
+    Ok(text)
+}
+
+fn check_size_and_bom(bytes: &[u8], label: &str) -> Result<(), Error> {
     if u32::try_from(bytes.len()).is_err() {
         return Err(lex_error_at(
             label,
@@ -77,28 +110,7 @@ pub(crate) fn decode<'a>(bytes: &'a [u8], label: &str) -> Result<&'a str, Error>
             "byte-order mark is not allowed",
         ));
     }
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s),
-        Err(e) => {
-            let valid = e.valid_up_to();
-            // The prefix is valid UTF-8 by construction.
-            let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or("");
-            let span = position_of(prefix, valid);
-            let what = match bytes[valid] {
-                0xC0 | 0xC1 => "overlong encoding",
-                0xE0 if bytes.get(valid + 1).is_some_and(|b| *b < 0xA0) => "overlong encoding",
-                0xF0 if bytes.get(valid + 1).is_some_and(|b| *b < 0x90) => "overlong encoding",
-                0xED if bytes.get(valid + 1).is_some_and(|b| *b >= 0xA0) => "encoded surrogate",
-                _ if e.error_len().is_none() => "truncated UTF-8 sequence at end of input",
-                _ => "invalid UTF-8 sequence",
-            };
-            Err(lex_error_at(
-                label,
-                span,
-                format!("{what} (byte 0x{:02X})", bytes[valid]),
-            ))
-        }
-    }
+    Ok(())
 }
 
 /// The line/column of byte `offset` of `text` (slow; used for errors only).

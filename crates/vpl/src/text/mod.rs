@@ -75,6 +75,11 @@ pub const MAX_REFERENCE_DEPTH: usize = 120;
 /// line/column counted in code points.
 pub fn read(bytes: &[u8], label: &str) -> Result<Module, Error> {
     let text = lexer::decode(bytes, label).map_err(|e| *e)?;
+    read_decoded(text, label)
+}
+
+/// [`read`] after UTF-8 validation.
+fn read_decoded(text: &str, label: &str) -> Result<Module, Error> {
     let module = reader::parse(text, label).map_err(|e| *e)?;
     verify_as_text_error(&module, label, text)?;
     Ok(module)
@@ -109,7 +114,10 @@ pub fn write(module: &Module) -> Result<String, Error> {
         position: module.span.unwrap_or(START),
         verify: None,
     })?;
-    read(text.as_bytes(), WRITER_LABEL)?;
+    // The full read back: every check of `read` except re-validating UTF-8,
+    // which a `String` already guarantees.
+    let text_checked = lexer::decode_str(&text, WRITER_LABEL).map_err(|e| *e)?;
+    read_decoded(text_checked, WRITER_LABEL)?;
     Ok(text)
 }
 

@@ -36,6 +36,7 @@ pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
         current_stage: StageKind::Vertex,
         interface_ids: HashMap::default(),
         field_index: HashMap::default(),
+        instructions: Vec::new(),
     };
     reader.module()?;
     Ok(reader.module)
@@ -150,6 +151,9 @@ struct Reader<'a> {
     interface_ids: HashMap<&'a str, usize>,
     /// Field name → type, built on demand for records with many fields.
     field_index: HashMap<Handle<Type>, HashMap<String, Handle<Type>>>,
+    /// Scratch list of the block being read; each finished block gets an
+    /// exactly sized copy, so blocks carry no growth slack.
+    instructions: Vec<Instruction>,
 }
 
 /// Records with at most this many fields are searched linearly.
@@ -268,9 +272,13 @@ impl<'a> Reader<'a> {
 
     /// `( kw` as the opening of a form.
     fn open_form(&mut self, kw: &str) -> Result<Span, Error> {
-        let span = self.open(&format!("a `{kw}` form"))?;
+        // The expectation is only formatted on failure: this runs once per form.
+        let t = self.next()?;
+        let Tok::Open = t.tok else {
+            return Err(self.syntax(&t, &format!("`(` starting a `{kw}` form")));
+        };
         self.keyword(kw)?;
-        Ok(span)
+        Ok(t.span)
     }
 
     /// Whether the next token is `)`.
@@ -843,7 +851,7 @@ impl<'a> Reader<'a> {
         }
         self.close("the parameters")?;
         // Registers: the declaration prefix of the entry block.
-        let mut declarations = Vec::new();
+        self.instructions.clear();
         self.open_form("registers")?;
         while !self.at_close()? {
             let rspan = self.open_form("register")?;
@@ -854,7 +862,7 @@ impl<'a> Reader<'a> {
             if !scope.registers.insert(index, ty) {
                 return Err(self.semantic(ispan, format!("duplicate register r{index}")));
             }
-            declarations.push(Instruction {
+            self.instructions.push(Instruction {
                 kind: InstructionKind::DeclareLocal {
                     register: Register::new(index, ty),
                 },
@@ -870,19 +878,11 @@ impl<'a> Reader<'a> {
             if !first && self.at_close()? {
                 break;
             }
-            let instructions = if first {
-                std::mem::take(&mut declarations)
-            } else {
-                Vec::new()
-            };
+            if !first {
+                self.instructions.clear();
+            }
             first = false;
-            self.block(
-                &mut function,
-                &mut scope,
-                stage_scope,
-                func_handle,
-                instructions,
-            )?;
+            self.block(&mut function, &mut scope, stage_scope, func_handle)?;
         }
         self.close("the function")?;
         for &(b, which, bid, bspan) in &scope.branch_fixups {
@@ -913,7 +913,6 @@ impl<'a> Reader<'a> {
         scope: &mut FunctionScope<'a>,
         stage_scope: &mut StageScope<'a>,
         func_handle: Handle<Function>,
-        mut instructions: Vec<Instruction>,
     ) -> Result<(), Error> {
         let span = self.open_form("block")?;
         let (id, id_span) = self.name("a block ID")?;
@@ -940,10 +939,10 @@ impl<'a> Reader<'a> {
                 stage_scope,
                 func_handle,
                 handle,
-                instructions.len(),
+                self.instructions.len(),
             )?;
             self.close("the instruction")?;
-            instructions.push(Instruction {
+            self.instructions.push(Instruction {
                 kind,
                 span: Some(open.span),
             });
@@ -960,6 +959,8 @@ impl<'a> Reader<'a> {
             }
             _ => return Err(self.syntax(&after, "`)` closing the block")),
         }
+        let mut instructions = Vec::with_capacity(self.instructions.len());
+        instructions.append(&mut self.instructions);
         function.blocks.append(Block {
             instructions,
             terminator: Some(terminator),

@@ -127,6 +127,51 @@ fn quote(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Appends the decimal digits of `n` (what `{n}` prints, without the
+/// formatting machinery: IDs and numbers dominate the output).
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits only.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// Appends `prefix` followed by the decimal digits of `n`.
+fn push_id(out: &mut String, prefix: &str, n: usize) {
+    out.push_str(prefix);
+    push_u64(out, n as u64);
+}
+
+/// Appends what `{f:?}` prints: the shortest decimal that reads back to the
+/// same binary32 bits. Nonzero multiples of 1/8 below 2^16 in magnitude
+/// (e.g. `1.0`, `0.5`, `-2.75`) take a fast path; their exact expansion is
+/// that shortest decimal (a shorter candidate is at least 0.005 away, more
+/// than half a unit in the last place there), see `float_fast_path_matches_debug`.
+fn push_f32(out: &mut String, f: f32) {
+    let eighths = f * 8.0;
+    if f != 0.0 && f.abs() < 65536.0 && eighths == eighths.trunc() {
+        const FRACTIONS: [&str; 8] = [".0", ".125", ".25", ".375", ".5", ".625", ".75", ".875"];
+        // |eighths| < 2^19: exact in i32.
+        let eighths = eighths as i32;
+        if eighths < 0 {
+            out.push('-');
+        }
+        let magnitude = eighths.unsigned_abs();
+        push_u64(out, u64::from(magnitude / 8));
+        out.push_str(FRACTIONS[(magnitude % 8) as usize]);
+    } else {
+        let _ = write!(out, "{f:?}");
+    }
+}
+
 fn indent(out: &mut String, level: usize) {
     out.push('\n');
     for _ in 0..level {
@@ -136,7 +181,8 @@ fn indent(out: &mut String, level: usize) {
 
 impl Printer {
     fn ty(&mut self, h: Handle<Type>) {
-        let _ = write!(self.out, "t{}", self.ids.get(h));
+        let id = self.ids.get(h) as usize;
+        push_id(&mut self.out, "t", id);
     }
 
     fn module(&mut self, module: &Module) -> Result<(), String> {
@@ -269,7 +315,7 @@ impl Printer {
         self.out.push(')');
         for (bh, block) in f.blocks.iter() {
             indent(&mut self.out, 4);
-            let _ = write!(self.out, "(block b{}", bh.index());
+            push_id(&mut self.out, "(block b", bh.index());
             for instruction in &block.instructions {
                 if matches!(instruction.kind, InstructionKind::DeclareLocal { .. }) {
                     continue;
@@ -284,7 +330,8 @@ impl Printer {
                 .ok_or("block without terminator")?;
             match &terminator.kind {
                 TerminatorKind::Branch { target } => {
-                    let _ = write!(self.out, "(branch b{})", target.index());
+                    push_id(&mut self.out, "(branch b", target.index());
+                    self.out.push(')');
                 }
                 TerminatorKind::BranchIf {
                     condition,
@@ -293,7 +340,9 @@ impl Printer {
                 } => {
                     self.out.push_str("(branch_if ");
                     self.operand(condition);
-                    let _ = write!(self.out, " b{} b{})", if_true.index(), if_false.index());
+                    push_id(&mut self.out, " b", if_true.index());
+                    push_id(&mut self.out, " b", if_false.index());
+                    self.out.push(')');
                 }
                 TerminatorKind::Return { value: None } => self.out.push_str("(return)"),
                 TerminatorKind::Return { value: Some(v) } => {
@@ -310,7 +359,8 @@ impl Printer {
     }
 
     fn register(&mut self, index: u64) {
-        let _ = write!(self.out, "r{index}");
+        self.out.push('r');
+        push_u64(&mut self.out, index);
     }
 
     fn operands(&mut self, ops: &[Operand]) {
@@ -447,12 +497,14 @@ impl Printer {
                 SelectorKind::Index(_) => "(index_ref ",
             });
         }
-        let _ = match r.storage {
-            StorageKind::Local => write!(self.out, "(local r{})", r.slot),
-            StorageKind::Parameter => write!(self.out, "(parameter p{})", r.slot),
-            StorageKind::Uniform => write!(self.out, "(uniform u{})", r.slot),
-            StorageKind::StageIo => write!(self.out, "(stage s{})", r.slot),
-        };
+        self.out.push_str(match r.storage {
+            StorageKind::Local => "(local r",
+            StorageKind::Parameter => "(parameter p",
+            StorageKind::Uniform => "(uniform u",
+            StorageKind::StageIo => "(stage s",
+        });
+        push_u64(&mut self.out, r.slot);
+        self.out.push(')');
         for s in &r.path {
             self.out.push(' ');
             match &s.kind {
@@ -468,14 +520,71 @@ impl Printer {
         match op.value {
             Value::Register(r) => self.register(r.index),
             Value::Constant(c) => {
-                let _ = match c.value {
-                    Literal::Bool(b) => write!(self.out, "(bool {b})"),
-                    Literal::Int(i) => write!(self.out, "(int {i})"),
-                    // `{:?}` is the shortest decimal that reads back to the
-                    // same binary32 bits, including `-0.0`.
-                    Literal::Float(f) => write!(self.out, "(float {f:?})"),
-                };
+                match c.value {
+                    Literal::Bool(b) => {
+                        self.out
+                            .push_str(if b { "(bool true" } else { "(bool false" });
+                    }
+                    Literal::Int(i) => {
+                        self.out.push_str(if i < 0 { "(int -" } else { "(int " });
+                        push_u64(&mut self.out, u64::from(i.unsigned_abs()));
+                    }
+                    // The shortest decimal that reads back to the same
+                    // binary32 bits, including `-0.0`.
+                    Literal::Float(f) => {
+                        self.out.push_str("(float ");
+                        push_f32(&mut self.out, f);
+                    }
+                }
+                self.out.push(')');
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{push_f32, push_u64};
+
+    #[test]
+    fn integer_digits_match_display() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, u64::from(u32::MAX), u64::MAX] {
+            let mut out = String::new();
+            push_u64(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
+    }
+
+    #[test]
+    fn float_fast_path_matches_debug() {
+        // Every multiple of 1/8 the fast path takes, and its neighbours.
+        let mut out = String::new();
+        for eighths in -(1i32 << 19) - 8..=(1 << 19) + 8 {
+            let f = eighths as f32 / 8.0;
+            for g in [
+                f,
+                f32::from_bits(f.to_bits() + 1),
+                f32::from_bits(f.to_bits().wrapping_sub(1)),
+            ] {
+                out.clear();
+                push_f32(&mut out, g);
+                assert_eq!(out, format!("{g:?}"), "bits {:#010x}", g.to_bits());
+            }
+        }
+        for g in [
+            0.0f32,
+            -0.0,
+            f32::MIN_POSITIVE,
+            1e-7,
+            1e20,
+            f32::MAX,
+            0.1,
+            65536.0,
+            -65536.125,
+        ] {
+            out.clear();
+            push_f32(&mut out, g);
+            assert_eq!(out, format!("{g:?}"));
         }
     }
 }
