@@ -548,3 +548,138 @@ fn many_registers_use_several_groups() {
     let e = expect(&m, Rule::DefiniteAssignment, &format!("r{n} is read"));
     assert!(matches!(e.subject, Subject::Operand { operand: 1, .. }));
 }
+
+#[test]
+fn dynamic_reads_of_large_record_arrays_are_bounded() {
+    // out[i].a over an array of records selects one strided leaf per
+    // element: fine for small arrays, an implementation bound beyond
+    // MAX_DYNAMIC_READ_RANGES ranges.
+    for (length, expect_limit) in [(8u64, false), (1 << 20, true)] {
+        let mut m = built();
+        let float = m.types.scalar(ScalarKind::Float);
+        let int = m.types.scalar(ScalarKind::Int);
+        let pair = m.types.declare_record(
+            "Pair",
+            vec![
+                Field {
+                    name: "a".into(),
+                    ty: float,
+                    span: None,
+                },
+                Field {
+                    name: "b".into(),
+                    ty: float,
+                    span: None,
+                },
+            ],
+            None,
+        );
+        let pairs = m.types.array(pair, length);
+        let slot = m
+            .fragment
+            .add_interface(Direction::Out, "pairs", pairs, 1, Semantic::None);
+        let zero = m.int_const(0);
+        let s = &mut m.fragment;
+        let f = &mut s.functions[s.entry.unwrap()];
+        let r5 = f.declare_register(5, int);
+        let r6 = f.declare_register(6, float);
+        let b = f.entry_block().unwrap();
+        let reference = Reference::root(StorageKind::StageIo, slot, pairs)
+            .index(r5, pair)
+            .member("a", float);
+        f.blocks[b]
+            .push(InstructionKind::Copy {
+                result: r5,
+                source: zero,
+            })
+            .push(InstructionKind::Load {
+                result: r6,
+                source: reference,
+            });
+        let e = verify(&m).expect_err("pairs is never assigned");
+        if expect_limit {
+            assert_eq!(e.rule, Rule::Limit, "{e}");
+            assert!(
+                e.message
+                    .contains(&vpl::verify::MAX_DYNAMIC_READ_RANGES.to_string()),
+                "{e}"
+            );
+        } else {
+            assert_eq!(e.rule, Rule::Output, "{e}");
+            assert!(e.message.contains("\"pairs\" is read before"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn declarations_with_bad_types_are_rejected() {
+    // Uniform declaration forms must match their types.
+    let mut m = built();
+    let float = m.types.scalar(ScalarKind::Float);
+    m.add_uniform(UniformKind::Record, "u", float);
+    let e = expect(&m, Rule::Type, "a record uniform needs a record type");
+    assert_eq!(e.subject, Subject::Uniform(0));
+
+    let mut m = built();
+    let float = m.types.scalar(ScalarKind::Float);
+    let arr = m.types.array(float, 3);
+    m.add_uniform(UniformKind::Scalar, "u", arr);
+    expect(
+        &m,
+        Rule::Type,
+        "a scalar uniform needs a non-aggregate value type",
+    );
+
+    let mut m = built();
+    m.add_uniform(UniformKind::Scalar, "u", Handle::from_index(99));
+    expect(&m, Rule::Type, "uniform type handle is out of range");
+
+    let mut m = built();
+    let void = m.types.void();
+    m.add_uniform(UniformKind::Scalar, "u", void);
+    expect(&m, Rule::Type, "not void");
+
+    // Interface, parameter and return types.
+    let mut m = built();
+    m.fragment.add_interface(
+        Direction::In,
+        "x",
+        Handle::from_index(99),
+        3,
+        Semantic::None,
+    );
+    let e = expect(&m, Rule::Type, "interface type handle is out of range");
+    assert_eq!(
+        e.subject,
+        Subject::Interface {
+            stage: StageKind::Fragment,
+            slot: 1
+        }
+    );
+
+    let mut m = built();
+    let void = m.types.void();
+    let s = &mut m.vertex;
+    let entry = s.entry.unwrap();
+    s.functions[entry].return_type = Handle::from_index(99);
+    expect(&m, Rule::Type, "return type handle is out of range");
+    let s = &mut m.vertex;
+    s.functions[entry].return_type = void;
+    s.functions[entry].add_parameter(void);
+    let e = expect(&m, Rule::Type, "parameter type is void");
+    assert!(matches!(e.subject, Subject::Parameter { slot: 0, .. }));
+}
+
+#[test]
+fn uniqueness_compares_exact_contents() {
+    // Case and Unicode normalization distinguish names; equal contents clash.
+    let mut m = built();
+    let float = m.types.scalar(ScalarKind::Float);
+    m.add_uniform(UniformKind::Scalar, "\u{e9}", float);
+    m.add_uniform(UniformKind::Scalar, "e\u{301}", float);
+    m.add_uniform(UniformKind::Scalar, "E\u{301}", float);
+    verify(&m).expect("distinct decoded contents");
+    m.add_uniform(UniformKind::Scalar, "e\u{301}", float);
+    let e = expect(&m, Rule::Container, "unique module-wide");
+    assert_eq!(e.subject, Subject::Uniform(3));
+}

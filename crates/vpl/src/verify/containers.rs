@@ -53,7 +53,12 @@ pub(crate) fn check_uniforms(module: &Module) -> Check {
             )));
         }
         let Some(t) = module.types.inner(u.ty) else {
-            return Err(err("uniform type handle is out of range".into()));
+            return Err(fail(
+                Rule::Type,
+                Subject::Uniform(slot),
+                u.span,
+                "uniform type handle is out of range",
+            ));
         };
         let ok = match u.kind {
             UniformKind::Scalar => matches!(
