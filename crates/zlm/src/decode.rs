@@ -258,7 +258,7 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded> {
     let r = sections(bytes)?;
     let module = project(&r)?;
     // Canonical re-encoding: identities, order, derived fields, reserved words.
-    let canonical = crate::write::write(&module)?;
+    let (canonical, ids) = crate::write::write_with_ids(&module)?;
     if canonical != bytes {
         let at = canonical
             .iter()
@@ -291,8 +291,10 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded> {
         };
         return Err(Error::at(c, at, format!("{what} ({where_})")));
     }
-    // Checked semantics (issue 10): rerun by every decode, never trusted.
-    crate::check::check(&module)?;
+    // Checked semantics (issue 10): rerun by every decode, never trusted. The
+    // identities are the ones the canonical re-encoding just recomputed from
+    // the projection (and matched against every carried ID), not the input's.
+    crate::check::check_with_ids(&module, ids)?;
     let mut content = [0u8; 32];
     content.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
     Ok(Decoded {

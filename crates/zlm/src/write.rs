@@ -10,6 +10,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Validates `m`, computes its identities and returns its canonical bytes.
 pub fn write(m: &Module) -> Result<Vec<u8>> {
+    write_with_ids(m).map(|(bytes, _)| bytes)
+}
+
+/// Like [`write`], also handing back the identities it computed, so a caller
+/// (the decoder's semantic check) need not recompute every hash.
+pub fn write_with_ids(m: &Module) -> Result<(Vec<u8>, Identities)> {
     let (ids, _) = ids::compute(m, false)?;
     crate::validate::check(m, &ids)?;
     Writer::new(m, ids).emit()
@@ -283,7 +289,7 @@ impl<'a> Writer<'a> {
         Ok(())
     }
 
-    fn emit(mut self) -> Result<Vec<u8>> {
+    fn emit(mut self) -> Result<(Vec<u8>, Identities)> {
         let order = Order::new(self.m, &self.ids)?;
         self.collect(&order)?;
         let m = self.m;
@@ -459,7 +465,8 @@ impl<'a> Writer<'a> {
         for id in self.symbols.keys() {
             tb.symbols.extend_from_slice(id);
         }
-        self.assemble(tb)
+        let bytes = self.assemble(tb)?;
+        Ok((bytes, self.ids))
     }
 
     fn field_row(

@@ -102,6 +102,12 @@ impl<'m> Resolved<'m> {
     /// Builds the tables (identities are recomputed).
     pub fn new(m: &'m Module) -> crate::Result<Self> {
         let (ids, _) = crate::ids::compute(m, false)?;
+        Ok(Self::with_ids(m, ids))
+    }
+
+    /// Builds the tables from identities already computed for `m` (by
+    /// [`crate::ids::compute`], e.g. through [`crate::write::write_with_ids`]).
+    pub fn with_ids(m: &'m Module, ids: Identities) -> Self {
         let mut decls = HashMap::new();
         let mut variants = HashMap::new();
         let mut funcs = HashMap::new();
@@ -114,13 +120,13 @@ impl<'m> Resolved<'m> {
                 funcs.insert(f.sig, (di, fi));
             }
         }
-        Ok(Resolved {
+        Resolved {
             m,
             ids,
             decls,
             variants,
             funcs,
-        })
+        }
     }
     /// Whether `t` is structurally Copy.
     pub fn is_copy(&self, t: &Type) -> bool {
@@ -164,6 +170,12 @@ pub fn check(m: &Module) -> CResult<()> {
         message: e.message,
     })?;
     check_resolved(&r)
+}
+
+/// Checks every semantic rule of `m`, reusing identities already computed
+/// for it instead of hashing every preimage again.
+pub fn check_with_ids(m: &Module, ids: Identities) -> CResult<()> {
+    check_resolved(&Resolved::with_ids(m, ids))
 }
 
 /// Checks every semantic rule given resolution tables.
