@@ -680,7 +680,7 @@ impl<'a, 'm> Run<'a, 'm> {
                 match op.tag {
                     tag::JUMP => {
                         let Opd::Block(t) = opds[0] else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal))
+                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
                         };
                         self.edge(p, bb, ARM_JUMP, 0)?;
                         next = Some(t as usize);
@@ -688,7 +688,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     tag::JUMP_IF_FALSE => {
                         let c = self.read(p, &opds[0]).as_bool();
                         let Opd::Block(t) = opds[1] else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal))
+                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
                         };
                         if c {
                             self.edge(p, bb, ARM_TRUE, 0)?;
@@ -980,7 +980,7 @@ impl<'a, 'm> Run<'a, 'm> {
             tag::STORE_LOCAL => {
                 let v = self.take(p, &o[1]);
                 let Opd::Place(pi) = o[0] else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let fr = self.frame();
                 fr.places[pi] = Some(v);
@@ -992,7 +992,7 @@ impl<'a, 'm> Run<'a, 'm> {
             tag::UNIT_VALUE => Some(Value::Unit),
             tag::ENUM_CONST => {
                 let Aux::Variant(v) = &op.aux0 else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let (d, vi) = self.it.r.variants[v];
                 Some(Value::Variant(
@@ -1002,7 +1002,7 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             tag::ENUM_IS_VARIANT => {
                 let Aux::Variant(v) = &op.aux0 else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let (d, vi) = self.it.r.variants[v];
                 let want = self.it.r.m.declarations[d].variants[vi].tag;
@@ -1018,7 +1018,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     Some(Value::Record(fields))
                 } else {
                     let Aux::Variant(v) = &op.aux0 else {
-                        return Err(fault(self, FaultKind::Internal))
+                        return Err(fault(self, FaultKind::Internal));
                     };
                     let (d, vi) = self.it.r.variants[v];
                     Some(Value::Variant(
@@ -1029,13 +1029,13 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             tag::FIELD_COPY | tag::FIELD_MOVE => {
                 let Aux::Field(fid) = &op.aux0 else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let (d, variant, fld) = self.it.r.field(fid).expect("checked field");
                 let want_tag = variant.map(|v| self.it.r.m.declarations[d].variants[v].tag);
                 let ord = fld.ordinal as usize;
                 let Opd::Place(pi) = o[0] else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let Some(l) = self.loc_of(p, pi) else {
                     return Err(fault(self, FaultKind::Tag));
@@ -1060,20 +1060,20 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             tag::PLACE_MOVE => {
                 let Opd::Place(pi) = o[0] else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 Some(self.take_place(p, pi).unwrap_or(Value::Unit))
             }
             tag::PLACE_DROP => {
                 let Opd::Place(pi) = o[0] else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 self.drop_place(p, pi);
                 None
             }
             tag::REPLACE_COMMIT => {
                 let Opd::Place(pi) = o[0] else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 // Candidate position in custody, before it is consumed.
                 let cand = match &o[1] {
@@ -1143,7 +1143,7 @@ impl<'a, 'm> Run<'a, 'm> {
             tag::RESULT_ERR_RICH => Some(Value::Result(1, Box::new(self.take(p, &o[0])))),
             tag::CALL => {
                 let Aux::Func(sig) = &op.aux0 else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let at = self.it.r.funcs[sig];
                 if self.frames.len() >= self.it.limits.depth {
@@ -1155,7 +1155,7 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             tag::INTRINSIC_CALL => {
                 let Aux::CatalogFunc(sig) = &op.aux0 else {
-                    return Err(fault(self, FaultKind::Internal))
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let e = crate::catalog::by_signature(sig).expect("checked catalog entry");
                 let args: Vec<Value> = o.iter().map(|x| self.take(p, x)).collect();
@@ -1163,7 +1163,7 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             other => {
                 let _ = other;
-                return Err(fault(self, FaultKind::Internal))
+                return Err(fault(self, FaultKind::Internal));
             }
         })
     }
