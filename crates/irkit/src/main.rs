@@ -4,8 +4,8 @@
 
 mod diag;
 mod io;
-mod tcc_cmd;
 mod rvn_cmd;
+mod tcc_cmd;
 mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;
