@@ -1073,7 +1073,7 @@ impl Execution {
         // stepper always starts from untouched state.
         let tail_ok = |t: Tail, grows: bool, stack_len: usize, locals_len: usize| match t {
             Tail::Push => !grows || stack_len < max_stack,
-            Tail::Store(l) => (l as usize) < locals_len,
+            Tail::Store(l) | Tail::StoreJump(l, _) => (l as usize) < locals_len,
             Tail::JumpIfFalse(_) | Tail::JumpIfTrue(_) => true,
         };
         while let Some(op) = fast.get(pc) {
@@ -1093,6 +1093,10 @@ impl Execution {
                         Tail::Store(l) => {
                             locals[l as usize] = result;
                             pc + n as usize
+                        }
+                        Tail::StoreJump(l, target) => {
+                            locals[l as usize] = result;
+                            target as usize
                         }
                         Tail::JumpIfFalse(target) => {
                             if lang::truthy(&result) {

@@ -48,6 +48,8 @@ pub enum Tail {
     Push,
     /// `StoreLocal`.
     Store(u32),
+    /// `StoreLocal` then `Jump` (the back edge of a loop body).
+    StoreJump(u32, u32),
     /// `JumpIfFalse`.
     JumpIfFalse(u32),
     /// `JumpIfTrue`.
@@ -58,6 +60,7 @@ impl Tail {
     fn len(self) -> u32 {
         match self {
             Tail::Push => 0,
+            Tail::StoreJump(..) => 2,
             _ => 1,
         }
     }
@@ -135,9 +138,12 @@ fn bin(i: Option<&I>) -> Option<Bin> {
     })
 }
 
-fn tail(i: Option<&I>) -> Tail {
+fn tail(i: Option<&I>, next: Option<&I>) -> Tail {
     match i {
-        Some(I::StoreLocal { local }) => Tail::Store(*local),
+        Some(I::StoreLocal { local }) => match next {
+            Some(I::Jump { target }) => Tail::StoreJump(*local, *target),
+            _ => Tail::Store(*local),
+        },
         Some(I::JumpIfFalse { target }) => Tail::JumpIfFalse(*target),
         Some(I::JumpIfTrue { target }) => Tail::JumpIfTrue(*target),
         _ => Tail::Push,
@@ -158,7 +164,7 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 bin(at(5)),
                 bin(at(6)),
             ) {
-                return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7)));
+                return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7), at(8)));
             }
             if let (Some(x), Some(y), Some(b1), Some(z), Some(b2)) = (
                 operand(at(0)),
@@ -167,16 +173,16 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 operand(at(3)),
                 bin(at(4)),
             ) {
-                return Fast::Chain(x, y, b1, z, b2, tail(at(5)));
+                return Fast::Chain(x, y, b1, z, b2, tail(at(5), at(6)));
             }
             if let (Some(x), Some(y), Some(op)) = (operand(at(0)), operand(at(1)), bin(at(2))) {
-                return Fast::OpOp(x, y, op, tail(at(3)));
+                return Fast::OpOp(x, y, op, tail(at(3), at(4)));
             }
             if let (Some(y), Some(op)) = (operand(at(0)), bin(at(1))) {
-                return Fast::StackOp(y, op, tail(at(2)));
+                return Fast::StackOp(y, op, tail(at(2), at(3)));
             }
             if let Some(op) = bin(at(0)) {
-                return Fast::Bin(op, tail(at(1)));
+                return Fast::Bin(op, tail(at(1), at(2)));
             }
             match &code[pc] {
                 I::Nop => Fast::Nop,
@@ -263,6 +269,18 @@ mod tests {
             Fast::Chain(two, two, Bin::Mul, seven, Bin::Rem, Tail::Push)
         );
         assert_eq!(f[1].len(), 5);
+        let g = compile(&[
+            l(0),
+            l(1),
+            I::Add,
+            I::StoreLocal { local: 0 },
+            I::Jump { target: 0 },
+        ]);
+        assert_eq!(
+            g[0],
+            Fast::OpOp(Operand::Local(0), one, Bin::Add, Tail::StoreJump(0, 0))
+        );
+        assert_eq!(g[0].len(), 5);
         // A jump into the middle still lands on the smaller forms.
         assert_eq!(f[2], Fast::StackOp(two, Bin::Mul, Tail::Push));
     }
