@@ -1073,7 +1073,7 @@ impl Execution {
         // stepper always starts from untouched state.
         let tail_ok = |t: Tail, grows: bool, stack_len: usize, locals_len: usize| match t {
             Tail::Push => !grows || stack_len < max_stack,
-            Tail::Store(l) => (l as usize) < locals_len,
+            Tail::Store(l) | Tail::StoreJump(l, _) => (l as usize) < locals_len,
             Tail::JumpIfFalse(_) | Tail::JumpIfTrue(_) => true,
         };
         while let Some(op) = fast.get(pc) {
@@ -1093,6 +1093,10 @@ impl Execution {
                         Tail::Store(l) => {
                             locals[l as usize] = result;
                             pc + n as usize
+                        }
+                        Tail::StoreJump(l, target) => {
+                            locals[l as usize] = result;
+                            target as usize
                         }
                         Tail::JumpIfFalse(target) => {
                             if lang::truthy(&result) {
@@ -1211,6 +1215,48 @@ impl Execution {
                         break;
                     };
                     let Some(r) = fast_apply(py, b, x, y) else {
+                        break;
+                    };
+                    finish!(r, t);
+                }
+                Fast::Chain(o1, o2, b1, o3, b2, t) => {
+                    // The stepper would hold up to three more values at once;
+                    // anything near the limit is left to it.
+                    if stack.len() + 4 > max_stack || !tail_ok(t, true, 0, locals.len()) {
+                        break;
+                    }
+                    let (Some(x), Some(y), Some(z)) =
+                        (num(locals, o1), num(locals, o2), num(locals, o3))
+                    else {
+                        break;
+                    };
+                    let Some(Value::Number(r1)) = fast_apply(py, b1, x, y) else {
+                        break;
+                    };
+                    let Some(r) = fast_apply(py, b2, r1, z) else {
+                        break;
+                    };
+                    finish!(r, t);
+                }
+                Fast::Accum(a, o1, o2, b1, o3, b2, b3, t) => {
+                    if stack.len() + 4 > max_stack || !tail_ok(t, true, 0, locals.len()) {
+                        break;
+                    }
+                    let (Some(a), Some(x), Some(y), Some(z)) = (
+                        num(locals, a),
+                        num(locals, o1),
+                        num(locals, o2),
+                        num(locals, o3),
+                    ) else {
+                        break;
+                    };
+                    let Some(Value::Number(r1)) = fast_apply(py, b1, x, y) else {
+                        break;
+                    };
+                    let Some(Value::Number(r2)) = fast_apply(py, b2, r1, z) else {
+                        break;
+                    };
+                    let Some(r) = fast_apply(py, b3, a, r2) else {
                         break;
                     };
                     finish!(r, t);

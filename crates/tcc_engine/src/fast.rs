@@ -48,6 +48,8 @@ pub enum Tail {
     Push,
     /// `StoreLocal`.
     Store(u32),
+    /// `StoreLocal` then `Jump` (the back edge of a loop body).
+    StoreJump(u32, u32),
     /// `JumpIfFalse`.
     JumpIfFalse(u32),
     /// `JumpIfTrue`.
@@ -58,6 +60,7 @@ impl Tail {
     fn len(self) -> u32 {
         match self {
             Tail::Push => 0,
+            Tail::StoreJump(..) => 2,
             _ => 1,
         }
     }
@@ -88,6 +91,12 @@ pub enum Fast {
     StackOp(Operand, Bin, Tail),
     /// Operator on two loaded operands, then the tail.
     OpOp(Operand, Operand, Bin, Tail),
+    /// `(o1 b1 o2) b2 o3`, then the tail: an operand pair's result
+    /// combined with a third operand, without touching the stack between.
+    Chain(Operand, Operand, Bin, Operand, Bin, Tail),
+    /// `a b3 ((o1 b1 o2) b2 o3)`, then the tail: the accumulate shape
+    /// `a = a + expr`, all operands loaded before the single write.
+    Accum(Operand, Operand, Operand, Bin, Operand, Bin, Bin, Tail),
 }
 
 impl Fast {
@@ -98,6 +107,8 @@ impl Fast {
             Fast::Bin(_, t) => 1 + t.len(),
             Fast::StackOp(_, _, t) => 2 + t.len(),
             Fast::OpOp(_, _, _, t) => 3 + t.len(),
+            Fast::Chain(_, _, _, _, _, t) => 5 + t.len(),
+            Fast::Accum(_, _, _, _, _, _, _, t) => 7 + t.len(),
             _ => 1,
         }
     }
@@ -127,9 +138,12 @@ fn bin(i: Option<&I>) -> Option<Bin> {
     })
 }
 
-fn tail(i: Option<&I>) -> Tail {
+fn tail(i: Option<&I>, next: Option<&I>) -> Tail {
     match i {
-        Some(I::StoreLocal { local }) => Tail::Store(*local),
+        Some(I::StoreLocal { local }) => match next {
+            Some(I::Jump { target }) => Tail::StoreJump(*local, *target),
+            _ => Tail::Store(*local),
+        },
         Some(I::JumpIfFalse { target }) => Tail::JumpIfFalse(*target),
         Some(I::JumpIfTrue { target }) => Tail::JumpIfTrue(*target),
         _ => Tail::Push,
@@ -141,14 +155,34 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
     (0..code.len())
         .map(|pc| {
             let at = |k: usize| code.get(pc + k);
+            if let (Some(a), Some(x), Some(y), Some(b1), Some(z), Some(b2), Some(b3)) = (
+                operand(at(0)),
+                operand(at(1)),
+                operand(at(2)),
+                bin(at(3)),
+                operand(at(4)),
+                bin(at(5)),
+                bin(at(6)),
+            ) {
+                return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7), at(8)));
+            }
+            if let (Some(x), Some(y), Some(b1), Some(z), Some(b2)) = (
+                operand(at(0)),
+                operand(at(1)),
+                bin(at(2)),
+                operand(at(3)),
+                bin(at(4)),
+            ) {
+                return Fast::Chain(x, y, b1, z, b2, tail(at(5), at(6)));
+            }
             if let (Some(x), Some(y), Some(op)) = (operand(at(0)), operand(at(1)), bin(at(2))) {
-                return Fast::OpOp(x, y, op, tail(at(3)));
+                return Fast::OpOp(x, y, op, tail(at(3), at(4)));
             }
             if let (Some(y), Some(op)) = (operand(at(0)), bin(at(1))) {
-                return Fast::StackOp(y, op, tail(at(2)));
+                return Fast::StackOp(y, op, tail(at(2), at(3)));
             }
             if let Some(op) = bin(at(0)) {
-                return Fast::Bin(op, tail(at(1)));
+                return Fast::Bin(op, tail(at(1), at(2)));
             }
             match &code[pc] {
                 I::Nop => Fast::Nop,
@@ -197,5 +231,57 @@ mod tests {
         assert_eq!(f[4], Fast::StackOp(Operand::Num(7.0), Bin::Rem, Tail::Push));
         assert_eq!(f[6], Fast::Bin(Bin::Add, Tail::Store(1)));
         assert_eq!(f[3], Fast::JumpIf(false, 9));
+    }
+
+    #[test]
+    fn fuses_chains_and_accumulates() {
+        let l = |local| I::LoadLocal { local };
+        let code = vec![
+            l(1),
+            l(2),
+            l(2),
+            I::Mul,
+            I::LoadConst {
+                value: Constant::Number(7.0),
+            },
+            I::Rem,
+            I::Add,
+            I::StoreLocal { local: 1 },
+        ];
+        let f = compile(&code);
+        let (one, two, seven) = (Operand::Local(1), Operand::Local(2), Operand::Num(7.0));
+        assert_eq!(
+            f[0],
+            Fast::Accum(
+                one,
+                two,
+                two,
+                Bin::Mul,
+                seven,
+                Bin::Rem,
+                Bin::Add,
+                Tail::Store(1)
+            )
+        );
+        assert_eq!(f[0].len(), 8);
+        assert_eq!(
+            f[1],
+            Fast::Chain(two, two, Bin::Mul, seven, Bin::Rem, Tail::Push)
+        );
+        assert_eq!(f[1].len(), 5);
+        let g = compile(&[
+            l(0),
+            l(1),
+            I::Add,
+            I::StoreLocal { local: 0 },
+            I::Jump { target: 0 },
+        ]);
+        assert_eq!(
+            g[0],
+            Fast::OpOp(Operand::Local(0), one, Bin::Add, Tail::StoreJump(0, 0))
+        );
+        assert_eq!(g[0].len(), 5);
+        // A jump into the middle still lands on the smaller forms.
+        assert_eq!(f[2], Fast::StackOp(two, Bin::Mul, Tail::Push));
     }
 }
