@@ -678,21 +678,7 @@ impl Continuation {
         c.frames = decode_frames(f("frames")?, "$.frames", &mut heap, limits)?;
         c.stack = decode_values(f("stack")?, "$.stack", &mut heap, limits)?;
         c.result = decode_opt_value(f("result")?, "$.result", &mut heap, limits)?;
-        if let Some(jn) = m.get("join") {
-            c.join = decode_join(jn, "$.join", &mut heap, limits)?;
-        }
-        if let Some(r) = m.get("reentries") {
-            c.reentries = decode_reentries(r, "$.reentries")?;
-        }
-        if let Some(i) = m.get("iterating") {
-            c.iterating = decode_u32s(i, "$.iterating")?;
-        }
-        if let Some(fr) = m.get("func_refs") {
-            c.func_refs = decode_func_refs(fr, "$.func_refs")?;
-        }
-        c.heap = heap;
-        c.check_refs()?;
-        Ok(c)
+        finish_decode(c, m, heap, limits)
     }
 
     /// Every reference (locals, stack, result, join, heap, iterating,
@@ -1365,6 +1351,18 @@ pub fn apply_delta(
     if let Some(t) = m.get("try_stack") {
         c.try_stack = decode_try_stack(t, "$.try_stack")?;
     }
+    finish_decode(c, m, heap, limits)
+}
+
+/// Decodes the optional trailing fields shared by full continuations and
+/// deltas (join, re-entry counters, iterators, function references), installs
+/// the heap and checks that every reference resolves.
+fn finish_decode(
+    mut c: Continuation,
+    m: &Map<String, J>,
+    mut heap: Heap,
+    limits: &Limits,
+) -> Result<Continuation, EngineError> {
     if let Some(j) = m.get("join") {
         c.join = decode_join(j, "$.join", &mut heap, limits)?;
     }
