@@ -1,18 +1,13 @@
 //! `irkit rvn …` end to end on the checked-in examples.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 fn examples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/rvnlib")
 }
 
-fn irkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-        .args(args)
-        .output()
-        .expect("irkit runs")
-}
+mod common;
+use common::irkit;
 
 fn path(name: &str) -> String {
     examples().join(name).display().to_string()

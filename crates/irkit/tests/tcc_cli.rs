@@ -4,28 +4,16 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn irkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-        .args(args)
-        .output()
-        .expect("irkit runs")
-}
+mod common;
+use common::irkit;
 
 fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/tcc")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::repo_file(&format!("examples/tcc/{name}"))
 }
 
 /// A scratch file unique to this test process and name.
 fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("irkit-tcc-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::scratch("tcc-cli", name, contents)
 }
 
 fn s(p: &Path) -> &str {

@@ -1,29 +1,16 @@
 //! `irkit tcc run` and `irkit tcc step` end to end.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn irkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-        .args(args)
-        .output()
-        .expect("irkit runs")
-}
+mod common;
+use common::irkit;
 
 fn example(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../examples/tcc/run")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::repo_file(&format!("examples/tcc/run/{name}"))
 }
 
 fn scratch(name: &str, contents: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("irkit-tcc-run-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, contents).unwrap();
-    path
+    common::scratch("tcc-run", name, contents)
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! located at the offending form (the corpus's `/*^*/` markers).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn corpus(kind: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,12 +16,8 @@ fn corpus(kind: &str) -> Vec<PathBuf> {
     v
 }
 
-fn irkit(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-        .args(args)
-        .output()
-        .expect("irkit runs")
-}
+mod common;
+use common::irkit;
 
 #[test]
 fn invalid_cases_are_semantic_diagnostics_at_the_marker() {

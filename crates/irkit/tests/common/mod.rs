@@ -1,0 +1,32 @@
+//! Helpers shared by the `irkit` end-to-end tests.
+#![allow(dead_code)] // each test crate uses a different subset
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs the `irkit` binary under test with `args` and collects its output.
+pub fn irkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(args)
+        .output()
+        .expect("irkit runs")
+}
+
+/// The path of `rel` relative to the repository root, as a string argument.
+pub fn repo_file(rel: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Writes `contents` to a scratch file named `name`, in a directory unique to
+/// this test process and to `tag`, and returns its path.
+pub fn scratch(tag: &str, name: &str, contents: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("irkit-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
