@@ -12,7 +12,7 @@ use crate::continuation::{
     Status, TryHandler, WaitKind, compute_delta,
 };
 use crate::error::{EngineError, FatalKind, Site};
-use crate::fast::{Bin, Fast, Operand, Tail};
+use crate::fast::{self, Fast, Res, Tail, num};
 use crate::json::{ValueContext, absorb, export, obj, to_canonical};
 use crate::lang::{self, ArithOp, EvalError, Language};
 use crate::limits::Limits;
@@ -40,7 +40,7 @@ pub struct Program {
     /// `LoadConst` values by function position and pc.
     consts: Vec<Vec<Value>>,
     /// Pre-decoded fast-path ops by function position and pc.
-    fast: Vec<Vec<Fast>>,
+    fast: Vec<fast::Prepared>,
     entry_pos: usize,
 }
 
@@ -75,7 +75,7 @@ impl Program {
             .program
             .functions
             .iter()
-            .map(|f| crate::fast::compile(&f.instructions))
+            .map(|f| fast::prepare(&f.instructions, f.local_count))
             .collect();
         Ok(Program {
             artifact,
@@ -1049,6 +1049,9 @@ impl Execution {
     /// bookkeeping. It stops, leaving the state untouched, before any
     /// instruction it does not handle or whose operands are not the simple
     /// case; the full stepper then executes (or rejects) that instruction.
+    ///
+    /// Kept out of line so the loop gets its own register allocation.
+    #[inline(never)]
     fn run_fast(&mut self, program: &Program, budget: u64) -> u64 {
         let max_stack = self.limits.max_stack;
         let py = program.lang == Language::Py;
@@ -1056,165 +1059,127 @@ impl Execution {
         let Some(frame) = state.frames.last_mut() else {
             return 0;
         };
+        let prepared = &program.fast[frame.pos];
+        // Every local index in `ops` is below the function's local count
+        // (`fast::prepare`); a frame of another length is left to the stepper.
+        if frame.locals.len() != prepared.local_count {
+            return 0;
+        }
+        let ops = &prepared.ops[..];
+        let consts = &program.consts[frame.pos][..];
         let stack = &mut state.stack;
-        let fast = &program.fast[frame.pos];
-        let consts = &program.consts[frame.pos];
-        let locals = &mut frame.locals;
+        let locals = &mut frame.locals[..];
         let mut pc = frame.pc as usize;
-        let mut ran = 0u64;
-        let num = |locals: &[Value], o: Operand| match o {
-            Operand::Num(n) => Some(n),
-            Operand::Local(l) => match locals.get(l as usize) {
-                Some(Value::Number(n)) => Some(*n),
-                _ => None,
-            },
-        };
-        // Checked before an operator consumes anything, so a fallback to the
-        // stepper always starts from untouched state.
-        let tail_ok = |t: Tail, grows: bool, stack_len: usize, locals_len: usize| match t {
-            Tail::Push => !grows || stack_len < max_stack,
-            Tail::Store(l) | Tail::StoreJump(l, _) => (l as usize) < locals_len,
-            Tail::JumpIfFalse(_) | Tail::JumpIfTrue(_) => true,
-        };
-        while let Some(op) = fast.get(pc) {
-            let n = u64::from(op.len());
-            if ran + n > budget {
+        let mut left = budget;
+        while let Some(op) = ops.get(pc) {
+            let n = u64::from(op.len);
+            if n > left {
                 break;
             }
-            // Applies a fused op's tail and advances; `n` instructions ran.
+            let next = pc + op.len as usize;
+            // Applies a fused op's tail: the result is pushed, stored or
+            // branched on, and `pc` moves on.
             macro_rules! finish {
-                ($result:expr, $t:expr) => {{
-                    let result = $result;
-                    pc = match $t {
+                ($result:expr, $tail:expr) => {{
+                    let r: Res = $result;
+                    pc = match $tail {
                         Tail::Push => {
-                            stack.push(result);
-                            pc + n as usize
+                            stack.push(r.value());
+                            next
                         }
                         Tail::Store(l) => {
-                            locals[l as usize] = result;
-                            pc + n as usize
+                            locals[l as usize] = r.value();
+                            next
                         }
                         Tail::StoreJump(l, target) => {
-                            locals[l as usize] = result;
+                            locals[l as usize] = r.value();
                             target as usize
                         }
                         Tail::JumpIfFalse(target) => {
-                            if lang::truthy(&result) {
-                                pc + n as usize
+                            if r.truthy() {
+                                next
                             } else {
                                 target as usize
                             }
                         }
                         Tail::JumpIfTrue(target) => {
-                            if lang::truthy(&result) {
+                            if r.truthy() {
                                 target as usize
                             } else {
-                                pc + n as usize
+                                next
                             }
                         }
                     };
-                    ran += n;
-                    continue;
                 }};
             }
-            // Result of an operator and its tail, for the fused forms.
-            match *op {
+            match op.form {
                 Fast::Slow => break,
-                Fast::Nop => {
-                    pc += 1;
-                    ran += 1;
-                    continue;
-                }
+                Fast::Nop => pc = next,
                 Fast::Pop => {
                     if stack.pop().is_none() {
                         break;
                     }
-                    pc += 1;
-                    ran += 1;
-                    continue;
+                    pc = next;
                 }
                 Fast::LoadLocal(l) => {
-                    let Some(v) = locals.get(l as usize) else {
-                        break;
-                    };
                     if stack.len() >= max_stack {
                         break;
                     }
-                    stack.push(v.clone());
-                    pc += 1;
-                    ran += 1;
-                    continue;
+                    stack.push(locals[l as usize].clone());
+                    pc = next;
                 }
                 Fast::StoreLocal(l) => {
-                    if l as usize >= locals.len() {
-                        break;
-                    }
                     let Some(v) = stack.pop() else { break };
                     locals[l as usize] = v;
-                    pc += 1;
-                    ran += 1;
-                    continue;
+                    pc = next;
                 }
                 Fast::LoadConst => {
                     if stack.len() >= max_stack {
                         break;
                     }
-                    stack.push(consts[pc].clone());
-                    pc += 1;
-                    ran += 1;
-                    continue;
+                    let Some(v) = consts.get(pc) else { break };
+                    stack.push(v.clone());
+                    pc = next;
                 }
-                Fast::Jump(t) => {
-                    pc = t as usize;
-                    ran += 1;
-                    continue;
-                }
+                Fast::Jump(t) => pc = t as usize,
                 Fast::JumpIf(when, t) => {
                     let Some(v) = stack.pop() else { break };
                     pc = if lang::truthy(&v) == when {
                         t as usize
                     } else {
-                        pc + 1
+                        next
                     };
-                    ran += 1;
-                    continue;
                 }
                 Fast::Bin(b, t) => {
-                    if !tail_ok(t, false, stack.len(), locals.len()) {
-                        break;
-                    }
                     let len = stack.len();
                     let (x, y) = match stack.get(len.wrapping_sub(2)..) {
                         Some([Value::Number(x), Value::Number(y)]) => (*x, *y),
                         _ => break,
                     };
-                    let Some(r) = fast_apply(py, b, x, y) else {
+                    let Some(r) = fast::apply(py, b, x, y) else {
                         break;
                     };
                     stack.truncate(len - 2);
                     finish!(r, t);
                 }
                 Fast::StackOp(o, b, t) => {
-                    if !tail_ok(t, false, stack.len(), locals.len()) {
-                        break;
-                    }
                     let (Some(Value::Number(x)), Some(y)) = (stack.last(), num(locals, o)) else {
                         break;
                     };
-                    let Some(r) = fast_apply(py, b, *x, y) else {
+                    let Some(r) = fast::apply(py, b, *x, y) else {
                         break;
                     };
                     stack.pop();
                     finish!(r, t);
                 }
                 Fast::OpOp(o1, o2, b, t) => {
-                    if !tail_ok(t, true, stack.len(), locals.len()) {
+                    if t == Tail::Push && stack.len() >= max_stack {
                         break;
                     }
                     let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
                         break;
                     };
-                    let Some(r) = fast_apply(py, b, x, y) else {
+                    let Some(r) = fast::apply(py, b, x, y) else {
                         break;
                     };
                     finish!(r, t);
@@ -1222,7 +1187,7 @@ impl Execution {
                 Fast::Chain(o1, o2, b1, o3, b2, t) => {
                     // The stepper would hold up to three more values at once;
                     // anything near the limit is left to it.
-                    if stack.len() + 4 > max_stack || !tail_ok(t, true, 0, locals.len()) {
+                    if stack.len() + 4 > max_stack {
                         break;
                     }
                     let (Some(x), Some(y), Some(z)) =
@@ -1230,16 +1195,16 @@ impl Execution {
                     else {
                         break;
                     };
-                    let Some(Value::Number(r1)) = fast_apply(py, b1, x, y) else {
+                    let Some(r1) = fast::arith(py, b1, x, y) else {
                         break;
                     };
-                    let Some(r) = fast_apply(py, b2, r1, z) else {
+                    let Some(r) = fast::apply(py, b2, r1, z) else {
                         break;
                     };
                     finish!(r, t);
                 }
                 Fast::Accum(a, o1, o2, b1, o3, b2, b3, t) => {
-                    if stack.len() + 4 > max_stack || !tail_ok(t, true, 0, locals.len()) {
+                    if stack.len() + 4 > max_stack {
                         break;
                     }
                     let (Some(a), Some(x), Some(y), Some(z)) = (
@@ -1250,21 +1215,22 @@ impl Execution {
                     ) else {
                         break;
                     };
-                    let Some(Value::Number(r1)) = fast_apply(py, b1, x, y) else {
+                    let Some(r1) = fast::arith(py, b1, x, y) else {
                         break;
                     };
-                    let Some(Value::Number(r2)) = fast_apply(py, b2, r1, z) else {
+                    let Some(r2) = fast::arith(py, b2, r1, z) else {
                         break;
                     };
-                    let Some(r) = fast_apply(py, b3, a, r2) else {
+                    let Some(r) = fast::apply(py, b3, a, r2) else {
                         break;
                     };
                     finish!(r, t);
                 }
             }
+            left -= n;
         }
         frame.pc = pc as u32;
-        ran
+        budget - left
     }
 
     #[inline(always)]
@@ -2073,27 +2039,6 @@ impl Execution {
             other => Err(type_error(format!("GetIndex on a {}", other.tag()))),
         }
     }
-}
-
-/// A fast-path number operator; `None` leaves the case to the stepper.
-#[inline(always)]
-fn fast_apply(py: bool, op: Bin, a: f64, b: f64) -> Option<Value> {
-    Some(match op {
-        Bin::Add => Value::Number(a + b),
-        Bin::Sub => Value::Number(a - b),
-        Bin::Mul => Value::Number(a * b),
-        Bin::Rem if py => {
-            if b == 0.0 {
-                return None;
-            }
-            Value::Number(lang::py_mod(a, b))
-        }
-        Bin::Rem => Value::Number(lang::js_rem(a, b)),
-        Bin::Lt => Value::Bool(a < b),
-        Bin::Le => Value::Bool(a <= b),
-        Bin::Gt => Value::Bool(a > b),
-        Bin::Ge => Value::Bool(a >= b),
-    })
 }
 
 fn split(bound: Option<(u32, String)>) -> (Option<u32>, Option<String>) {

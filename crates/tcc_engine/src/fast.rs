@@ -9,6 +9,8 @@
 //! falls back to the full stepper, which executes or rejects the
 //! instruction with the exact semantics and errors.
 
+use crate::lang;
+use crate::value::Value;
 use tcc_ir::{Constant, Instruction as I};
 
 /// A number operator handled by the fast path.
@@ -30,6 +32,13 @@ pub enum Bin {
     Gt,
     /// `>=`
     Ge,
+}
+
+impl Bin {
+    /// Whether the operator is a compare (its result is a boolean).
+    pub fn is_compare(self) -> bool {
+        matches!(self, Bin::Lt | Bin::Le | Bin::Gt | Bin::Ge)
+    }
 }
 
 /// An operand load.
@@ -114,6 +123,145 @@ impl Fast {
     }
 }
 
+/// A pc's fast op with the number of instructions it stands for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FastOp {
+    /// The form.
+    pub form: Fast,
+    /// `form.len()`, stored so the hot loop does not recompute it.
+    pub len: u32,
+}
+
+/// A function's fast ops, one per pc.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The op at each pc.
+    pub ops: Vec<FastOp>,
+    /// The function's local count: every local index in `ops` is below it.
+    pub local_count: usize,
+}
+
+/// Pre-decodes a function for the hot loop. An op that names a local at or
+/// above `local_count` (validation rejects such artifacts) becomes
+/// [`Fast::Slow`], so the hot loop indexes locals without failing.
+pub fn prepare(code: &[I], local_count: u32) -> Prepared {
+    let ops = compile(code)
+        .into_iter()
+        .map(|form| {
+            let form = if form.locals_below(local_count) {
+                form
+            } else {
+                Fast::Slow
+            };
+            FastOp {
+                form,
+                len: form.len(),
+            }
+        })
+        .collect();
+    Prepared {
+        ops,
+        local_count: local_count as usize,
+    }
+}
+
+impl Fast {
+    /// Whether every local the op reads or writes is below `count`.
+    fn locals_below(self, count: u32) -> bool {
+        let op = |o: Operand| match o {
+            Operand::Local(l) => l < count,
+            Operand::Num(_) => true,
+        };
+        let tail = |t: Tail| match t {
+            Tail::Store(l) | Tail::StoreJump(l, _) => l < count,
+            _ => true,
+        };
+        match self {
+            Fast::LoadLocal(l) | Fast::StoreLocal(l) => l < count,
+            Fast::Bin(_, t) => tail(t),
+            Fast::StackOp(o, _, t) => op(o) && tail(t),
+            Fast::OpOp(a, b, _, t) => op(a) && op(b) && tail(t),
+            Fast::Chain(a, b, _, c, _, t) => op(a) && op(b) && op(c) && tail(t),
+            Fast::Accum(a, b, c, _, d, _, _, t) => op(a) && op(b) && op(c) && op(d) && tail(t),
+            _ => true,
+        }
+    }
+}
+
+/// An operator's result in the hot loop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Res {
+    /// From an arithmetic operator.
+    Num(f64),
+    /// From a compare.
+    Bool(bool),
+}
+
+impl Res {
+    /// As a value.
+    #[inline(always)]
+    pub fn value(self) -> Value {
+        match self {
+            Res::Num(n) => Value::Number(n),
+            Res::Bool(b) => Value::Bool(b),
+        }
+    }
+
+    /// Truthiness (the same rule as [`lang::truthy`]).
+    #[inline(always)]
+    pub fn truthy(self) -> bool {
+        match self {
+            Res::Num(n) => !(n == 0.0 || n.is_nan()),
+            Res::Bool(b) => b,
+        }
+    }
+}
+
+/// An operand's number: a constant, or a local holding a number. `None`
+/// (any other value) leaves the op to the stepper. `o` names a local below
+/// `locals.len()` (see [`prepare`]).
+#[inline(always)]
+pub fn num(locals: &[Value], o: Operand) -> Option<f64> {
+    match o {
+        Operand::Num(n) => Some(n),
+        Operand::Local(l) => match locals[l as usize] {
+            Value::Number(n) => Some(n),
+            _ => None,
+        },
+    }
+}
+
+/// An arithmetic operator on numbers; `None` leaves the case to the stepper
+/// (Python division by zero, or a compare).
+#[inline(always)]
+pub fn arith(py: bool, op: Bin, a: f64, b: f64) -> Option<f64> {
+    Some(match op {
+        Bin::Add => a + b,
+        Bin::Sub => a - b,
+        Bin::Mul => a * b,
+        Bin::Rem if py => {
+            if b == 0.0 {
+                return None;
+            }
+            lang::py_mod(a, b)
+        }
+        Bin::Rem => lang::js_rem(a, b),
+        Bin::Lt | Bin::Le | Bin::Gt | Bin::Ge => return None,
+    })
+}
+
+/// Any fast operator on numbers; `None` leaves the case to the stepper.
+#[inline(always)]
+pub fn apply(py: bool, op: Bin, a: f64, b: f64) -> Option<Res> {
+    Some(match op {
+        Bin::Lt => Res::Bool(a < b),
+        Bin::Le => Res::Bool(a <= b),
+        Bin::Gt => Res::Bool(a > b),
+        Bin::Ge => Res::Bool(a >= b),
+        _ => Res::Num(arith(py, op, a, b)?),
+    })
+}
+
 fn operand(i: Option<&I>) -> Option<Operand> {
     match i? {
         I::LoadLocal { local } => Some(Operand::Local(*local)),
@@ -164,7 +312,9 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 bin(at(5)),
                 bin(at(6)),
             ) {
-                return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7), at(8)));
+                if !b1.is_compare() && !b2.is_compare() {
+                    return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7), at(8)));
+                }
             }
             if let (Some(x), Some(y), Some(b1), Some(z), Some(b2)) = (
                 operand(at(0)),
@@ -173,7 +323,9 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 operand(at(3)),
                 bin(at(4)),
             ) {
-                return Fast::Chain(x, y, b1, z, b2, tail(at(5), at(6)));
+                if !b1.is_compare() {
+                    return Fast::Chain(x, y, b1, z, b2, tail(at(5), at(6)));
+                }
             }
             if let (Some(x), Some(y), Some(op)) = (operand(at(0)), operand(at(1)), bin(at(2))) {
                 return Fast::OpOp(x, y, op, tail(at(3), at(4)));
@@ -283,5 +435,53 @@ mod tests {
         assert_eq!(g[0].len(), 5);
         // A jump into the middle still lands on the smaller forms.
         assert_eq!(f[2], Fast::StackOp(two, Bin::Mul, Tail::Push));
+    }
+
+    #[test]
+    fn prepare_stores_lengths_and_guards_local_indices() {
+        let code = vec![
+            I::LoadLocal { local: 0 },
+            I::LoadLocal { local: 5 },
+            I::Add,
+            I::StoreLocal { local: 1 },
+        ];
+        let p = prepare(&code, 2);
+        assert_eq!(p.local_count, 2);
+        // Local 5 is out of range: those forms are left to the stepper.
+        assert_eq!(p.ops[0].form, Fast::Slow);
+        assert_eq!(p.ops[1].form, Fast::Slow);
+        assert_eq!(p.ops[2].form, Fast::Bin(Bin::Add, Tail::Store(1)));
+        for op in &p.ops {
+            assert_eq!(op.len, op.form.len());
+        }
+        let ok = prepare(&code, 6);
+        assert_eq!(ok.ops[0].len, 4);
+    }
+
+    #[test]
+    fn compares_never_feed_a_chain() {
+        let l = |local| I::LoadLocal { local };
+        let f = compile(&[l(0), l(1), I::Lt, l(2), I::Add]);
+        assert_eq!(
+            f[0],
+            Fast::OpOp(Operand::Local(0), Operand::Local(1), Bin::Lt, Tail::Push)
+        );
+    }
+
+    #[test]
+    fn results_follow_value_truthiness() {
+        for r in [
+            Res::Num(0.0),
+            Res::Num(-0.0),
+            Res::Num(f64::NAN),
+            Res::Num(2.5),
+            Res::Bool(true),
+            Res::Bool(false),
+        ] {
+            assert_eq!(r.truthy(), lang::truthy(&r.value()));
+        }
+        assert_eq!(apply(true, Bin::Rem, 1.0, 0.0), None);
+        assert!(matches!(apply(false, Bin::Rem, 1.0, 0.0), Some(Res::Num(n)) if n.is_nan()));
+        assert_eq!(arith(false, Bin::Lt, 1.0, 2.0), None);
     }
 }

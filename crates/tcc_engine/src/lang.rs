@@ -328,21 +328,21 @@ pub fn js_pow(x: f64, y: f64) -> f64 {
 /// IEEE remainder (JavaScript `%`, C `fmod`): the result takes the sign of
 /// the dividend. Integral operands below 2^53 take an exact integer path,
 /// much faster than the software `fmod`.
-#[inline]
+#[inline(always)]
 pub fn js_rem(x: f64, y: f64) -> f64 {
     const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
-    // `as i64` saturates and maps NaN to 0; the round trip checks integrality.
-    if x.abs() < EXACT
-        && y.abs() < EXACT
-        && y != 0.0
-        && (x as i64) as f64 == x
-        && (y as i64) as f64 == y
-    {
-        let r = ((x as i64) % (y as i64)) as f64;
-        if r == 0.0 { 0.0f64.copysign(x) } else { r }
-    } else {
-        x % y
+    let (ax, ay) = (x.abs(), y.abs());
+    // NaN fails both compares; a zero divisor takes the IEEE path (NaN).
+    if ax < EXACT && (1.0..EXACT).contains(&ay) {
+        // SAFETY: 0 <= ax, ay < 2^53, so both are finite and fit in an i64.
+        let (ix, iy) = unsafe { (ax.to_int_unchecked::<i64>(), ay.to_int_unchecked::<i64>()) };
+        // The round trip checks integrality.
+        if ix as f64 == ax && iy as f64 == ay && iy != 0 {
+            let r = (ix as u64 % iy as u64) as f64;
+            return if x.is_sign_negative() { -r } else { r };
+        }
     }
+    x % y
 }
 
 /// Python float `%`: the result takes the sign of the divisor.
@@ -525,6 +525,39 @@ mod tests {
             assert!(a.to_bits() == b.to_bits(), "{x} % {y}: {a} vs {b}");
         }
         assert!(js_rem(1.0, 0.0).is_nan());
+        assert!(js_rem(f64::NAN, 3.0).is_nan());
+        assert!(js_rem(3.0, f64::NAN).is_nan());
+        // Edges of the integer path, fractional divisors and a sweep of
+        // pseudo-random integral and fractional operands.
+        let edge = 9_007_199_254_740_991.0;
+        let mut cases = vec![
+            (edge, 2.0),
+            (-edge, edge),
+            (edge + 1.0, 3.0),
+            (7.0, 0.5),
+            (-7.25, 0.75),
+            (4.0, -0.0),
+            (-0.0, -1.0),
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let bits = (seed >> 11) as i64;
+            let x = (bits % (1 << (seed % 54))) as f64;
+            let y = ((seed >> 7) % 1000) as f64 - 500.0;
+            let frac = if seed & 1 == 0 { 0.0 } else { 0.25 };
+            cases.push((x, y));
+            cases.push((-x + frac, y));
+        }
+        for (x, y) in cases {
+            let (a, b) = (js_rem(x, y), x % y);
+            assert!(
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                "{x} % {y}: {a} vs {b}"
+            );
+        }
     }
 
     #[test]
