@@ -110,16 +110,25 @@ fn load_program(file: &Path, format: Format) -> Result<(String, Arc<Program>), E
 
 fn read_json(path: &Path) -> Result<J, ExitCode> {
     let (_, bytes) = read_input(path).map_err(|m| usage(&m))?;
-    serde_json::from_slice(&bytes).map_err(|e| usage(&format!("{}: not JSON: {e}", path.display())))
+    tcc_engine::json::parse_strict(&bytes).map_err(|e| {
+        usage(&format!(
+            "{}: {}",
+            path.display(),
+            tcc_engine::json::strict_error_text(&e)
+        ))
+    })
 }
 
 fn parse_args(args: Option<&str>) -> Result<Vec<J>, ExitCode> {
     match args {
         None => Ok(Vec::new()),
-        Some(text) => match serde_json::from_str::<J>(text) {
+        Some(text) => match tcc_engine::json::parse_strict(text.as_bytes()) {
             Ok(J::Array(items)) => Ok(items),
             Ok(_) => Err(usage("--args must be a JSON array of tagged values")),
-            Err(e) => Err(usage(&format!("--args: not JSON: {e}"))),
+            Err(e) => Err(usage(&format!(
+                "--args: {}",
+                tcc_engine::json::strict_error_text(&e)
+            ))),
         },
     }
 }

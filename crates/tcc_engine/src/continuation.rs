@@ -611,8 +611,8 @@ impl Continuation {
                 limits.max_message_bytes as u64,
             ));
         }
-        let j: J = serde_json::from_slice(bytes)
-            .map_err(|e| EngineError::continuation("$", format!("not JSON: {e}")))?;
+        let j = crate::json::parse_strict(bytes)
+            .map_err(|e| EngineError::continuation("$", crate::json::strict_error_text(&e)))?;
         Continuation::from_json(&j, limits)
     }
 
@@ -1275,6 +1275,20 @@ pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
         m.insert("func_refs".into(), func_refs_json(&next.func_refs));
     }
     Some(J::Object(m))
+}
+
+/// Parses a delta's JSON bytes for [`apply_delta`]: like
+/// [`Continuation::decode`], a repeated object key is an error
+/// (`TCC-R020`), as is input over the message limit.
+pub fn decode_delta(bytes: &[u8], limits: &Limits) -> Result<J, EngineError> {
+    if bytes.len() > limits.max_message_bytes {
+        return Err(EngineError::limit(
+            "delta bytes",
+            limits.max_message_bytes as u64,
+        ));
+    }
+    crate::json::parse_strict(bytes)
+        .map_err(|e| EngineError::continuation("$", crate::json::strict_error_text(&e)))
 }
 
 /// Applies a delta to a base continuation (revision left unchanged; the

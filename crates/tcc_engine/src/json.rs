@@ -11,6 +11,99 @@ use crate::value::{Cell, Heap, Value};
 use serde_json::{Map, Number, Value as J};
 use std::collections::BTreeMap;
 
+/// Parses JSON bytes into a tree like `serde_json::from_slice`, but rejects
+/// an object that repeats a key (serde_json would keep the last one, so two
+/// readers could see different documents). The error names the key and
+/// its line and column; serde_json's recursion limit still bounds nesting.
+pub fn parse_strict(bytes: &[u8]) -> Result<J, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let v = serde::de::DeserializeSeed::deserialize(StrictTree, &mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// The message for a [`parse_strict`] error: a duplicate key reads as such,
+/// anything else as "not JSON".
+pub fn strict_error_text(e: &serde_json::Error) -> String {
+    match e.classify() {
+        serde_json::error::Category::Data => e.to_string(),
+        _ => format!("not JSON: {e}"),
+    }
+}
+
+/// Builds a [`J`] tree exactly as serde_json's own visitor does, failing on
+/// a duplicate key.
+#[derive(Clone, Copy)]
+struct StrictTree;
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictTree {
+    type Value = J;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<J, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for StrictTree {
+    type Value = J;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<J, E> {
+        Ok(J::Bool(b))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<J, E> {
+        Ok(J::Number(i.into()))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<J, E> {
+        Ok(J::Number(u.into()))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<J, E> {
+        Ok(Number::from_f64(f).map_or(J::Null, J::Number))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<J, E> {
+        Ok(J::String(s.to_string()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<J, E> {
+        Ok(J::String(s))
+    }
+
+    fn visit_unit<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<J, A::Error> {
+        let mut items = Vec::new();
+        while let Some(v) = seq.next_element_seed(StrictTree)? {
+            items.push(v);
+        }
+        Ok(J::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<J, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if out.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!("duplicate key {key:?}")));
+            }
+            let v = map.next_value_seed(StrictTree)?;
+            out.insert(key, v);
+        }
+        Ok(J::Object(out))
+    }
+}
+
 /// Deepest nesting of an inlined value crossing the host boundary.
 pub const MAX_EXPORT_DEPTH: usize = 100;
 

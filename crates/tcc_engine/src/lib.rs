@@ -26,7 +26,7 @@ pub mod local_host;
 pub mod protocol;
 pub mod value;
 
-pub use continuation::{Continuation, Status, apply_delta, compute_delta};
+pub use continuation::{Continuation, Status, apply_delta, compute_delta, decode_delta};
 pub use engine::{Execution, Program, engine_features};
 pub use error::{EngineError, FatalKind};
 pub use lang::Language;

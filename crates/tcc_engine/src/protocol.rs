@@ -388,8 +388,8 @@ impl HostResponse {
 
     /// Decodes a response from bytes.
     pub fn decode(bytes: &[u8]) -> Result<HostResponse, EngineError> {
-        let j: J = serde_json::from_slice(bytes)
-            .map_err(|e| EngineError::message("$", format!("not JSON: {e}")))?;
+        let j = crate::json::parse_strict(bytes)
+            .map_err(|e| EngineError::message("$", crate::json::strict_error_text(&e)))?;
         HostResponse::from_json(&j)
     }
 }

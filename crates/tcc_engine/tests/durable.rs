@@ -1001,3 +1001,72 @@ fn unsupported_requirements_and_responses_are_refused() {
     e.respond(HostResponse::PersistConfirmed { revision })
         .unwrap();
 }
+
+#[test]
+fn duplicate_json_keys_are_rejected() {
+    // A suspended continuation, then the same text with one key repeated at
+    // the top level, inside a frame and inside a tagged value.
+    let p = ts(
+        vec![
+            c_num(5.0),
+            I::StoreLocal { local: 0 },
+            c_num(1.0),
+            I::Sleep,
+            I::LoadLocal { local: 0 },
+            I::Return,
+        ],
+        1,
+    );
+    let mut e = start(p);
+    next(&mut e);
+    e.respond(HostResponse::Ack).unwrap();
+    assert_eq!(next(&mut e), Outcome::Suspended);
+    let text = e.state().encode();
+    let limits = Limits::default();
+    assert!(Continuation::decode(text.as_bytes(), &limits).is_ok());
+    let doubled = [
+        text.replacen("{\"artifact_hash\"", "{\"revision\":0,\"artifact_hash\"", 1),
+        text.replacen("\"func_id\"", "\"pc\":0,\"func_id\"", 1),
+        text.replacen("{\"t\":\"number\"", "{\"t\":\"null\",\"t\":\"number\"", 1),
+        // Escapes spell the same key.
+        text.replacen("{\"artifact_hash\"", "{\"st\\u0061tus\":\"runnable\",\"artifact_hash\"", 1),
+    ];
+    for bad in doubled {
+        assert_ne!(bad, text);
+        let err = Continuation::decode(bad.as_bytes(), &limits).unwrap_err();
+        assert_eq!(err.code(), "TCC-R020", "{bad}");
+        assert!(err.to_string().contains("duplicate key"), "{err}");
+    }
+    // Deltas and host responses too.
+    let err = tcc_engine::decode_delta(br#"{"stack":[],"stack":[]}"#, &limits).unwrap_err();
+    assert_eq!(err.code(), "TCC-R020");
+    assert!(err.to_string().contains("duplicate key \"stack\""), "{err}");
+    let ok = tcc_engine::decode_delta(br#"{"stack":[],"status":"runnable"}"#, &limits).unwrap();
+    assert_eq!(ok, json!({"stack": [], "status": "runnable"}));
+    let err = HostResponse::decode(
+        br#"{"type":"ack","host_protocol_version":1,"type":"persist_confirmed"}"#,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "TCC-R030");
+    assert!(err.to_string().contains("duplicate key"), "{err}");
+    // Syntax errors still read as such.
+    let err = Continuation::decode(b"{\"a\":", &limits).unwrap_err();
+    assert!(err.to_string().contains("not JSON"), "{err}");
+}
+
+#[test]
+fn strict_parse_matches_serde_json_trees() {
+    for text in [
+        r#"{"a":[1,-0,2.5,-7,18446744073709551615,1e300],"b":{"c":null,"d":true},"e":"\u00e9x"}"#,
+        r#"[[],{},"",0]"#,
+        r#"-0.0"#,
+    ] {
+        let ours = tcc_engine::json::parse_strict(text.as_bytes()).unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(ours, theirs, "{text}");
+        assert_eq!(
+            tcc_engine::json::to_canonical(&ours),
+            tcc_engine::json::to_canonical(&theirs)
+        );
+    }
+}
