@@ -359,12 +359,13 @@ impl Execution {
                 )));
             }
         }
-        if let Some(Pending::Effect { .. }) = state.pending {
-            return Err(EngineError::ResumeMismatch(
-                "unsupported: resuming with an effect in flight (the host restores the checkpoint taken before the effect)"
-                    .into(),
-            ));
-        }
+        let in_flight = match &state.pending {
+            Some(Pending::Effect {
+                key,
+                idempotency_key,
+            }) => Some(in_flight_effect(&program, &state, key, idempotency_key)?),
+            _ => None,
+        };
         if state.stack.len() > limits.max_stack || state.heap.cells.len() > limits.max_heap_cells {
             return Err(EngineError::limit(
                 "continuation size",
@@ -372,7 +373,11 @@ impl Execution {
             ));
         }
         let base = state.clone();
-        Ok(Execution::with_state(program, state, limits, Some(base)))
+        let mut e = Execution::with_state(program, state, limits, Some(base));
+        // The effect is asked for again under the same identity; the host's
+        // journal answers it if it already ran.
+        e.outstanding = in_flight.map(|req| (req, Awaiting::EffectResult { in_branch: None }));
+        Ok(e)
     }
 
     /// The current state (the continuation as it would be checkpointed,
@@ -2038,6 +2043,51 @@ impl Execution {
             }
             other => Err(type_error(format!("GetIndex on a {}", other.tag()))),
         }
+    }
+}
+
+/// The `run_effect` request to re-issue when resuming a continuation whose
+/// pending operation is an effect in flight (facts (c): pc still at the
+/// `Effect`, key and input already popped). The continuation records the
+/// key and idempotency key but not the input, so only an effect without
+/// input (input `{}`) can be asked for again; anything else is refused.
+fn in_flight_effect(
+    program: &Program,
+    state: &Continuation,
+    key: &str,
+    idempotency_key: &str,
+) -> Result<HostRequest, EngineError> {
+    let refuse = |why: &str| {
+        Err(EngineError::ResumeMismatch(format!(
+            "cannot resume with effect {key:?} in flight: {why}"
+        )))
+    };
+    if state.status != Status::Runnable {
+        return refuse("the status is not runnable");
+    }
+    if state.join.is_some() {
+        return refuse("unsupported inside a concurrent group");
+    }
+    let [frame] = &state.frames[..] else {
+        return refuse("durable operations run in the entry function's only frame");
+    };
+    if idempotency_key != format!("{}:{key}", state.execution_id) {
+        return refuse("its idempotency key is not {execution_id}:{key}");
+    }
+    match program
+        .function(frame.pos)
+        .instructions
+        .get(frame.pc as usize)
+    {
+        Some(Instruction::Effect { has_input: false }) => Ok(HostRequest::RunEffect {
+            key: key.to_string(),
+            idempotency_key: idempotency_key.to_string(),
+            input: obj([("t", "object".into()), ("v", J::Object(Default::default()))]),
+        }),
+        Some(Instruction::Effect { has_input: true }) => {
+            refuse("unsupported: the continuation does not carry the effect's input")
+        }
+        _ => refuse("the frame's pc is not at an Effect instruction"),
     }
 }
 

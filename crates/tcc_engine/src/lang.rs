@@ -308,7 +308,14 @@ fn number_arith(lang: Language, op: ArithOp, x: f64, y: f64) -> Result<Value, Ev
             if x < 0.0 && y.is_finite() && y.fract() != 0.0 {
                 return Err(throw("ValueError"));
             }
-            x.powf(y)
+            let r = x.powf(y);
+            // CPython's float `**` reports a finite-operand overflow
+            // (ERANGE with an infinite result) as OverflowError; an
+            // underflow to zero is not an error.
+            if r.is_infinite() && x.is_finite() && y.is_finite() {
+                return Err(throw("OverflowError"));
+            }
+            r
         }
         (_, ArithOp::Pow) => js_pow(x, y),
     };

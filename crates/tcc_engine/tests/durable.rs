@@ -1029,7 +1029,11 @@ fn duplicate_json_keys_are_rejected() {
         text.replacen("\"func_id\"", "\"pc\":0,\"func_id\"", 1),
         text.replacen("{\"t\":\"number\"", "{\"t\":\"null\",\"t\":\"number\"", 1),
         // Escapes spell the same key.
-        text.replacen("{\"artifact_hash\"", "{\"st\\u0061tus\":\"runnable\",\"artifact_hash\"", 1),
+        text.replacen(
+            "{\"artifact_hash\"",
+            "{\"st\\u0061tus\":\"runnable\",\"artifact_hash\"",
+            1,
+        ),
     ];
     for bad in doubled {
         assert_ne!(bad, text);
@@ -1069,4 +1073,64 @@ fn strict_parse_matches_serde_json_trees() {
             tcc_engine::json::to_canonical(&theirs)
         );
     }
+}
+
+#[test]
+fn resume_with_an_effect_in_flight_asks_for_it_again() {
+    // Without input: the continuation taken at the yield resumes by asking
+    // for the same effect (same identity, input {}) and then finishes like
+    // a straight run.
+    let p = effect_program(false);
+    let mut e = start(p.clone());
+    let first = next(&mut e);
+    let text = e.state().encode();
+    let c = Continuation::decode(text.as_bytes(), &Limits::default()).unwrap();
+    assert!(c.pending.is_some());
+    let mut r = Execution::resume(p.clone(), c, Limits::default()).unwrap();
+    assert_eq!(r.run_until_host(0).unwrap(), first);
+    assert!(matches!(
+        r.respond(HostResponse::Ack),
+        Err(EngineError::UnexpectedHostResponse { .. })
+    ));
+    r.respond(HostResponse::EffectResult { value: num(7.0) })
+        .unwrap();
+    let o = r.run_until_host(10).unwrap();
+    assert_eq!(request_json(&o)["type"], "persist_effect");
+    r.respond(HostResponse::Ack).unwrap();
+    let o = r.run_until_host(10).unwrap();
+    let Outcome::Host(HostRequest::PersistCheckpoint { revision, .. }) = o else {
+        panic!("{o:?}")
+    };
+    r.respond(HostResponse::PersistConfirmed { revision })
+        .unwrap();
+    assert_eq!(next(&mut r), Outcome::Completed(num(7.0)));
+
+    // With input: the input is not in the continuation, so it is refused.
+    let p = effect_program(true);
+    let mut e = start(p.clone());
+    next(&mut e);
+    let c = Continuation::decode(e.state().encode().as_bytes(), &Limits::default()).unwrap();
+    let Err(err) = Execution::resume(p, c.clone(), Limits::default()) else {
+        panic!("resumed without the effect's input")
+    };
+    assert_eq!(err.code(), "TCC-R022");
+    assert!(err.to_string().contains("input"), "{err}");
+
+    // A pending effect whose identity or pc does not fit is refused too.
+    let p = effect_program(false);
+    let mut e = start(p.clone());
+    next(&mut e);
+    let good = e.state().clone();
+    let mut bad = good.clone();
+    if let Some(tcc_engine::continuation::Pending::Effect {
+        idempotency_key, ..
+    }) = &mut bad.pending
+    {
+        *idempotency_key = "other:greet".into();
+    }
+    assert!(Execution::resume(p.clone(), bad, Limits::default()).is_err());
+    let mut bad = good;
+    bad.frames[0].pc = 0;
+    let err = Execution::resume(p, bad, Limits::default()).unwrap_err();
+    assert!(err.to_string().contains("not at an Effect"), "{err}");
 }

@@ -344,6 +344,54 @@ fn python_zero_division_is_catchable() {
 }
 
 #[test]
+fn python_pow_overflow_raises_overflow_error() {
+    // try { return x ** y } catch (e) { return e }, as CPython floats do.
+    let pow = |lang: &str, x: f64, y: f64| {
+        eval(program(
+            lang,
+            vec![func(
+                0,
+                0,
+                0,
+                vec![
+                    I::PushTry {
+                        catch: 5,
+                        finally: None,
+                    },
+                    c_num(x),
+                    c_num(y),
+                    I::Pow,
+                    I::Return,
+                    I::Return,
+                ],
+            )],
+        ))
+    };
+    let overflow = string("OverflowError");
+    assert_eq!(pow("py.subset.v1", 10.0, 400.0), overflow);
+    assert_eq!(pow("py.subset.v1", -10.0, 401.0), overflow);
+    assert_eq!(pow("py.subset.v1", 1e200, 2.0), overflow);
+    // Infinite operands and underflow are not errors; other languages
+    // keep IEEE infinity.
+    assert_eq!(pow("py.subset.v1", f64::INFINITY, 2.0), num(f64::INFINITY));
+    assert_eq!(pow("py.subset.v1", 2.0, -2000.0), num(0.0));
+    assert_eq!(pow("py.subset.v1", 2.0, 10.0), num(1024.0));
+    assert_eq!(pow("ts.subset.v1", 10.0, 400.0), num(f64::INFINITY));
+    assert_eq!(pow("rust.subset.v1", 10.0, 400.0), num(f64::INFINITY));
+    // Plain IEEE overflow in + and * stays infinity, as in CPython.
+    let mul = eval(program(
+        "py.subset.v1",
+        vec![func(
+            0,
+            0,
+            0,
+            vec![c_num(1e308), c_num(10.0), I::Mul, I::Return],
+        )],
+    ));
+    assert_eq!(mul, num(f64::INFINITY));
+}
+
+#[test]
 fn get_and_set_index_per_language() {
     // a = [10, 20]; a[-1]
     let code = |i: f64| {
