@@ -49,6 +49,17 @@ impl Program {
     /// and prepares it.
     pub fn new(artifact: Artifact, host_capabilities: &FeatureSet) -> Result<Program, EngineError> {
         tcc_ir::validate(&artifact, &engine_features(), host_capabilities)?;
+        // Runtime modules are required helpers; this engine provides none,
+        // and ignoring a requirement is not valid execution.
+        if let Some(m) = artifact.envelope.runtime_modules.first() {
+            return Err(EngineError::fatal(
+                FatalKind::Unsupported,
+                format!(
+                    "runtime module {:?} (kind {:?}) is required; this engine provides no runtime modules",
+                    m.id, m.kind
+                ),
+            ));
+        }
         let lang = Language::from_version(&artifact.envelope.language_semantics_version)
             .ok_or_else(|| {
                 EngineError::fatal(FatalKind::Unsupported, "unknown language semantics version")

@@ -979,6 +979,25 @@ fn unsupported_requirements_and_responses_are_refused() {
         tcc_engine::Program::new(a, &caps),
         Err(EngineError::InvalidArtifact(_))
     ));
+    // Runtime modules are requirements this engine cannot meet.
+    let mut a = artifact("ts.subset.v1", vec![func(0, 0, 0, vec![I::Return])]);
+    a.envelope.runtime_modules.push(tcc_ir::RuntimeModule {
+        id: "std.json".into(),
+        kind: "wasm".into(),
+    });
+    let err =
+        tcc_engine::Program::new(a, &tcc_ir::FeatureSet::all_host_capabilities()).unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            EngineError::Fatal {
+                kind: tcc_engine::FatalKind::Unsupported,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("std.json"), "{err}");
     // `artifact` is never requested by this engine.
     let mut e = start(ts(vec![c_num(1.0), I::Sleep, I::Return], 0));
     next(&mut e);
@@ -1133,4 +1152,35 @@ fn resume_with_an_effect_in_flight_asks_for_it_again() {
     bad.frames[0].pc = 0;
     let err = Execution::resume(p, bad, Limits::default()).unwrap_err();
     assert!(err.to_string().contains("not at an Effect"), "{err}");
+}
+
+#[test]
+fn a_correlation_key_in_a_continuation_is_kept() {
+    // Format 1 cannot express a correlation key, so this engine registers
+    // waits with `correlation_key: null`; a continuation written elsewhere
+    // with one set decodes, round-trips and wakes like any other.
+    let p = ts(vec![c_str("approved"), I::WaitForEvent, I::Return], 0);
+    let mut e = start(p.clone());
+    let o = next(&mut e);
+    let req = request_json(&o);
+    assert_eq!(req["correlation_key"], serde_json::Value::Null);
+    assert_eq!(req["timeout_ms"], serde_json::Value::Null);
+    assert_eq!(req["wait_id"], "first:approved::1");
+    e.respond(HostResponse::Ack).unwrap();
+    assert_eq!(next(&mut e), Outcome::Suspended);
+    let text = e.state().encode().replace(
+        r#""correlation_key":null,"event_name":"approved","type":"event","wait_id":"first:approved::1""#,
+        r#""correlation_key":"order-7","event_name":"approved","type":"event","wait_id":"first:approved:order-7:1""#,
+    );
+    assert!(text.contains("order-7"), "{text}");
+    let c = Continuation::decode(text.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(c.encode(), text);
+    let mut r = Execution::resume(p, c, Limits::default()).unwrap();
+    assert_eq!(r.run_until_host(10).unwrap(), Outcome::Suspended);
+    r.respond(HostResponse::EventPayload {
+        value: string("yes"),
+        branch: None,
+    })
+    .unwrap();
+    assert_eq!(next(&mut r), Outcome::Completed(string("yes")));
 }
