@@ -1200,6 +1200,15 @@ impl Execution {
                     };
                     finish!(r, t);
                 }
+                Fast::CmpJump(o1, o2, b, when, target) => {
+                    let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
+                        break;
+                    };
+                    let Some(c) = fast::compare(b, x, y) else {
+                        break;
+                    };
+                    pc = if c == when { target as usize } else { next };
+                }
                 Fast::Chain(o1, o2, b1, o3, b2, t) => {
                     // The stepper would hold up to three more values at once;
                     // anything near the limit is left to it.

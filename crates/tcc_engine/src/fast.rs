@@ -100,6 +100,9 @@ pub enum Fast {
     StackOp(Operand, Bin, Tail),
     /// Operator on two loaded operands, then the tail.
     OpOp(Operand, Operand, Bin, Tail),
+    /// A compare of two loaded operands, then `JumpIfTrue` (true) /
+    /// `JumpIfFalse` (false) to the target: a loop's condition.
+    CmpJump(Operand, Operand, Bin, bool, u32),
     /// `(o1 b1 o2) b2 o3`, then the tail: an operand pair's result
     /// combined with a third operand, without touching the stack between.
     Chain(Operand, Operand, Bin, Operand, Bin, Tail),
@@ -116,6 +119,7 @@ impl Fast {
             Fast::Bin(_, t) => 1 + t.len(),
             Fast::StackOp(_, _, t) => 2 + t.len(),
             Fast::OpOp(_, _, _, t) => 3 + t.len(),
+            Fast::CmpJump(..) => 4,
             Fast::Chain(_, _, _, _, _, t) => 5 + t.len(),
             Fast::Accum(_, _, _, _, _, _, _, t) => 7 + t.len(),
             _ => 1,
@@ -181,6 +185,7 @@ impl Fast {
             Fast::Bin(_, t) => tail(t),
             Fast::StackOp(o, _, t) => op(o) && tail(t),
             Fast::OpOp(a, b, _, t) => op(a) && op(b) && tail(t),
+            Fast::CmpJump(a, b, ..) => op(a) && op(b),
             Fast::Chain(a, b, _, c, _, t) => op(a) && op(b) && op(c) && tail(t),
             Fast::Accum(a, b, c, _, d, _, _, t) => op(a) && op(b) && op(c) && op(d) && tail(t),
             _ => true,
@@ -247,6 +252,18 @@ pub fn arith(py: bool, op: Bin, a: f64, b: f64) -> Option<f64> {
         }
         Bin::Rem => lang::js_rem(a, b),
         Bin::Lt | Bin::Le | Bin::Gt | Bin::Ge => return None,
+    })
+}
+
+/// A compare on numbers; `None` for an arithmetic operator.
+#[inline(always)]
+pub fn compare(op: Bin, a: f64, b: f64) -> Option<bool> {
+    Some(match op {
+        Bin::Lt => a < b,
+        Bin::Le => a <= b,
+        Bin::Gt => a > b,
+        Bin::Ge => a >= b,
+        _ => return None,
     })
 }
 
@@ -328,7 +345,11 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 }
             }
             if let (Some(x), Some(y), Some(op)) = (operand(at(0)), operand(at(1)), bin(at(2))) {
-                return Fast::OpOp(x, y, op, tail(at(3), at(4)));
+                return match tail(at(3), at(4)) {
+                    Tail::JumpIfFalse(t) if op.is_compare() => Fast::CmpJump(x, y, op, false, t),
+                    Tail::JumpIfTrue(t) if op.is_compare() => Fast::CmpJump(x, y, op, true, t),
+                    t => Fast::OpOp(x, y, op, t),
+                };
             }
             if let (Some(y), Some(op)) = (operand(at(0)), bin(at(1))) {
                 return Fast::StackOp(y, op, tail(at(2), at(3)));
@@ -372,12 +393,7 @@ mod tests {
         let f = compile(&code);
         assert_eq!(
             f[0],
-            Fast::OpOp(
-                Operand::Local(2),
-                Operand::Local(0),
-                Bin::Lt,
-                Tail::JumpIfFalse(9)
-            )
+            Fast::CmpJump(Operand::Local(2), Operand::Local(0), Bin::Lt, false, 9)
         );
         assert_eq!(f[0].len(), 4);
         assert_eq!(f[4], Fast::StackOp(Operand::Num(7.0), Bin::Rem, Tail::Push));
