@@ -73,13 +73,27 @@ enum Stmt {
 }
 
 fn stmt() -> impl Strategy<Value = Stmt> {
-    let compare = || (expr(), 4..OPS.len(), expr()).prop_map(|(a, op, b)| bin(a, op, b));
+    // Compares of small values and the loop counter meet equal operands
+    // often, where `<` and `<=` differ.
+    let small = || {
+        prop_oneof![
+            (0u32..5).prop_map(Expr::Local),
+            (-1i32..3).prop_map(|n| Expr::Num(f64::from(n))),
+        ]
+    };
+    let compare = move || {
+        prop_oneof![
+            (expr(), 4..OPS.len(), expr()).prop_map(|(a, op, b)| bin(a, op, b)),
+            (small(), 4..OPS.len(), small()).prop_map(|(a, op, b)| bin(a, op, b)),
+            (small(), 4..OPS.len()).prop_map(|(a, op)| bin(a.clone(), op, a)),
+        ]
+    };
     prop_oneof![
         3 => (expr(), 0u32..4).prop_map(|(e, l)| Stmt::Store(e, l)),
         3 => (accumulate(), 0u32..4).prop_map(|(e, l)| Stmt::Store(e, l)),
         1 => prop_oneof![expr(), accumulate()].prop_map(Stmt::Push),
         1 => (compare(), 0u32..4).prop_map(|(e, l)| Stmt::Store(e, l)),
-        2 => (prop_oneof![compare(), expr()], any::<bool>()).prop_map(|(e, w)| Stmt::Skip(e, w)),
+        3 => (prop_oneof![compare(), expr()], any::<bool>()).prop_map(|(e, w)| Stmt::Skip(e, w)),
     ]
 }
 
@@ -180,7 +194,7 @@ fn run(h: &LocalHost, p: std::sync::Arc<tcc_engine::Program>) -> Result<J, Strin
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn fused_runs_match_the_plain_stepper(
@@ -199,5 +213,30 @@ proptest! {
         let split = run(&h, p);
         prop_assert_eq!(&fused, &single);
         prop_assert_eq!(&fused, &split);
+    }
+}
+
+#[test]
+fn fused_compares_on_equal_operands() {
+    // For each compare: local1 = (2 op 2) ? 1 : 0 through a fused
+    // compare-and-branch, with the plain stepper's answer beside it.
+    for (op, expect) in [(I::Lt, 0.0), (I::Le, 1.0), (I::Gt, 0.0), (I::Ge, 1.0)] {
+        let code = vec![
+            c_num(2.0),
+            I::StoreLocal { local: 0 },
+            I::LoadLocal { local: 0 },
+            c_num(2.0),
+            op.clone(),
+            I::JumpIfFalse { target: 8 },
+            c_num(1.0),
+            I::Return,
+            c_num(0.0),
+            I::Return,
+        ];
+        let p = ts(code, 1);
+        let mut h = host();
+        assert_eq!(run(&h, p.clone()).unwrap()["result"], num(expect), "{op:?}");
+        h.budget = 1;
+        assert_eq!(run(&h, p).unwrap()["result"], num(expect), "{op:?}");
     }
 }
