@@ -328,10 +328,10 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 operand(at(4)),
                 bin(at(5)),
                 bin(at(6)),
-            ) {
-                if !b1.is_compare() && !b2.is_compare() {
-                    return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7), at(8)));
-                }
+            ) && !b1.is_compare()
+                && !b2.is_compare()
+            {
+                return Fast::Accum(a, x, y, b1, z, b2, b3, tail(at(7), at(8)));
             }
             if let (Some(x), Some(y), Some(b1), Some(z), Some(b2)) = (
                 operand(at(0)),
@@ -339,10 +339,9 @@ pub fn compile(code: &[I]) -> Vec<Fast> {
                 bin(at(2)),
                 operand(at(3)),
                 bin(at(4)),
-            ) {
-                if !b1.is_compare() {
-                    return Fast::Chain(x, y, b1, z, b2, tail(at(5), at(6)));
-                }
+            ) && !b1.is_compare()
+            {
+                return Fast::Chain(x, y, b1, z, b2, tail(at(5), at(6)));
             }
             if let (Some(x), Some(y), Some(op)) = (operand(at(0)), operand(at(1)), bin(at(2))) {
                 return match tail(at(3), at(4)) {

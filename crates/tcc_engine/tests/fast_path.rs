@@ -23,7 +23,7 @@ fn operand() -> impl Strategy<Value = Expr> {
     prop_oneof![
         (0u32..4).prop_map(Expr::Local),
         prop_oneof![
-            (-9i32..10).prop_map(|n| f64::from(n)),
+            (-9i32..10).prop_map(f64::from),
             Just(0.5),
             Just(-0.0),
             Just(1e300),
