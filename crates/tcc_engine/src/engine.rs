@@ -12,7 +12,7 @@ use crate::continuation::{
     Status, TryHandler, WaitKind, compute_delta,
 };
 use crate::error::{EngineError, FatalKind, Site};
-use crate::fast::{self, Fast, Res, Tail, num};
+use crate::fast::{self, Fast, Res, Tail};
 use crate::json::{ValueContext, absorb, export, obj, to_canonical};
 use crate::lang::{self, ArithOp, EvalError, Language};
 use crate::limits::Limits;
@@ -1085,6 +1085,23 @@ impl Execution {
         let consts = &program.consts[frame.pos][..];
         let stack = &mut state.stack;
         let locals = &mut frame.locals[..];
+        // `fast::num` without the bounds check, which is the hot loop's
+        // most frequent operation.
+        #[inline(always)]
+        fn num(locals: &[Value], o: fast::Operand) -> Option<f64> {
+            match o {
+                fast::Operand::Num(n) => Some(n),
+                // SAFETY: `Program::fast` is built only by `fast::prepare`,
+                // which keeps every local index below the function's local
+                // count, and this loop runs only on a frame whose locals
+                // have exactly that length (checked above; the slice is
+                // never resized here).
+                fast::Operand::Local(l) => match unsafe { locals.get_unchecked(l as usize) } {
+                    Value::Number(n) => Some(*n),
+                    _ => None,
+                },
+            }
+        }
         let mut pc = frame.pc as usize;
         let mut left = budget;
         while let Some(op) = ops.get(pc) {

@@ -223,14 +223,13 @@ impl Res {
 }
 
 /// An operand's number: a constant, or a local holding a number. `None`
-/// (any other value) leaves the op to the stepper. `o` names a local below
-/// `locals.len()` (see [`prepare`]).
+/// (any other value, or a local out of range) leaves the op to the stepper.
 #[inline(always)]
 pub fn num(locals: &[Value], o: Operand) -> Option<f64> {
     match o {
         Operand::Num(n) => Some(n),
-        Operand::Local(l) => match locals[l as usize] {
-            Value::Number(n) => Some(n),
+        Operand::Local(l) => match locals.get(l as usize) {
+            Some(Value::Number(n)) => Some(*n),
             _ => None,
         },
     }
