@@ -158,3 +158,52 @@ fn step_drives_an_execution_by_hand() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("TCC-R021"));
 }
+
+#[test]
+fn duplicate_json_keys_are_refused() {
+    // In --args (usage error) and in a continuation handed to `step`
+    // (invalid input, TCC-R020).
+    let out = irkit(&[
+        "tcc",
+        "run",
+        &example("compute-loop.json"),
+        "--args",
+        r#"[{"t":"number","v":3,"t":"number"}]"#,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("duplicate key \"t\""), "{err}");
+
+    let base_path = scratch("dup-base.json", "");
+    let first = irkit(&[
+        "tcc",
+        "step",
+        &example("approval.json"),
+        "-o",
+        base_path.to_str().unwrap(),
+    ]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let base = std::fs::read_to_string(&base_path).unwrap();
+    let doubled = base.replacen("{\"artifact_hash\"", "{\"revision\":0,\"artifact_hash\"", 1);
+    assert_ne!(doubled, base);
+    let cont = scratch("dup-cont.json", &doubled);
+    let out = irkit(&[
+        "tcc",
+        "step",
+        &example("approval.json"),
+        cont.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.contains("TCC-R020") && text.contains("duplicate key"),
+        "{text}"
+    );
+}
