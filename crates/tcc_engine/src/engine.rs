@@ -1195,7 +1195,13 @@ impl Execution {
                     stack.truncate(len - 2);
                     finish!(r, t);
                 }
+                // The stepper would push each operand before the operator
+                // consumes it: a form whose loads would pass the stack
+                // limit is left to the stepper, which reports it there.
                 Fast::StackOp(o, b, t) => {
+                    if stack.len() >= max_stack {
+                        break;
+                    }
                     let (Some(Value::Number(x)), Some(y)) = (stack.last(), num(locals, o)) else {
                         break;
                     };
@@ -1206,7 +1212,7 @@ impl Execution {
                     finish!(r, t);
                 }
                 Fast::OpOp(o1, o2, b, t) => {
-                    if t == Tail::Push && stack.len() >= max_stack {
+                    if stack.len() + 2 > max_stack {
                         break;
                     }
                     let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
@@ -1218,6 +1224,9 @@ impl Execution {
                     finish!(r, t);
                 }
                 Fast::CmpJump(o1, o2, b, when, target) => {
+                    if stack.len() + 2 > max_stack {
+                        break;
+                    }
                     let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
                         break;
                     };

@@ -203,9 +203,15 @@ proptest! {
         n in 0u8..4,
         lang in prop_oneof![Just("ts.subset.v1"), Just("py.subset.v1"), Just("rust.subset.v1")],
         small in 2u64..9,
+        max_stack in prop_oneof![Just(None), (1usize..10).prop_map(Some)],
     ) {
         let p = program(lang, vec![func(0, 0, 5, lower(&inits, &body, f64::from(n)))]);
         let mut h = host();
+        // A small operand-stack limit must be hit at the same instruction
+        // whether or not the loads were fused.
+        if let Some(max) = max_stack {
+            h.limits.max_stack = max;
+        }
         let fused = run(&h, p.clone());
         h.budget = 1;
         let single = run(&h, p.clone());
