@@ -1111,6 +1111,11 @@ impl<'a, 'm> Run<'a, 'm> {
                 None
             }
             tag::BORROW_SHARED | tag::BORROW_MUT => match &o[0] {
+                Opd::Place(pi) if p.f.body.paths[*pi].ty == Type::SliceByte => {
+                    // The shared Ref<Slice<Byte>> child of a transient
+                    // Slice local keeps the same owner and bounds.
+                    Some(self.place_value(p, *pi))
+                }
                 Opd::Place(pi) => {
                     let l = self
                         .loc_of(p, *pi)
@@ -1128,6 +1133,12 @@ impl<'a, 'm> Run<'a, 'm> {
                     },
                 }
                 .ok_or_else(|| fault(self, FaultKind::Tag))?;
+                let mut l = l;
+                if let Some(Value::Record(_)) = self.deref(&l) {
+                    // The Bytes.slice facade form: the certified private
+                    // storage field (ordinal zero) of the viewed Bytes.
+                    l.fields.push(0);
+                }
                 let s = self.read(p, &o[1]).bits();
                 let e = self.read(p, &o[2]).bits();
                 let len = match self.deref(&l) {
@@ -1138,6 +1149,26 @@ impl<'a, 'm> Run<'a, 'm> {
                     return Err(fault(self, FaultKind::Bounds));
                 }
                 Some(Value::Slice(l, s, e))
+            }
+            tag::BYTE_BUILDER_FINISH => {
+                let Opd::Place(pi) = o[0] else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                let Some(t) = p.temp[flat] else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                // One atomic relabel: the Builder's token becomes the Bytes
+                // result at the same custody position; nothing is copied.
+                let fr = self.frame();
+                let Some(pos) = fr.custody.iter().position(|&c| c == pi) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                let Some(v) = fr.places[pi].take() else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                fr.custody[pos] = t;
+                fr.places[t] = Some(v);
+                return Ok(None);
             }
             tag::RESULT_OK_RICH => Some(Value::Result(0, Box::new(self.take(p, &o[0])))),
             tag::RESULT_ERR_RICH => Some(Value::Result(1, Box::new(self.take(p, &o[0])))),
