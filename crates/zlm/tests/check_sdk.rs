@@ -193,3 +193,68 @@ fn tag43_names_the_catalog_slice_signature() {
         "ZLM-C-TYPE",
     );
 }
+
+/// Two exclusive byte-array loans forwarded to one callee.
+const FORWARD: &str = "zlm 1.9 package demo module run.alias profile exact mode checked
+
+decl value Main public
+  func message type both public -> Unit effects []
+    param 0 a Mut<Array<Byte>>
+    param 1 b Mut<Array<Byte>>
+    path p0 Array<Byte>
+    path p1 Array<Byte>
+    loan 0 exclusive p0 - Mut<Array<Byte>> - -
+    loan 1 exclusive p1 - Mut<Array<Byte>> - -
+    block 0
+      unit_value Unit | - -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+
+  func message type forward public -> Unit effects []
+    param 0 x Mut<Array<Byte>>
+    param 1 y Mut<Array<Byte>>
+    path p0 Array<Byte>
+    path p1 Array<Byte>
+    loan 0 exclusive p0 - Mut<Array<Byte>> - -
+    loan 1 exclusive p1 - Mut<Array<Byte>> - -
+    block 0
+      call Unit $p0 $p1 | func:Main.both effects:[]
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+
+#[test]
+fn distinct_exclusive_loans_may_be_forwarded_together() {
+    let m = zlm::text::parse(FORWARD).unwrap();
+    zlm::check::check(&m).unwrap();
+}
+
+#[test]
+fn one_exclusive_loan_passed_twice_aliases() {
+    let text = FORWARD.replace("call Unit $p0 $p1", "call Unit $p0 $p0");
+    let e = reject(&text, "ZLM-C-LOAN");
+    assert_eq!(e.function, "Main.forward");
+    assert_eq!((e.block, e.op), (Some(0), Some(0)));
+}
+
+#[test]
+fn shared_and_exclusive_views_of_one_owner_alias() {
+    // both(a: Mut, b: Ref) called with the same exclusive entry binding and
+    // a shared reborrow of it.
+    let text = FORWARD
+        .replace("    param 1 b Mut<Array<Byte>>", "    param 1 b Ref<Array<Byte>>")
+        .replace(
+            "    loan 1 exclusive p1 - Mut<Array<Byte>> - -\n    block 0\n      unit_value",
+            "    loan 1 shared p1 - Ref<Array<Byte>> - -\n    block 0\n      unit_value",
+        )
+        .replace(
+            "      call Unit $p0 $p1 | func:Main.both effects:[]\n      return - %0.0",
+            "      borrow_shared Ref<Array<Byte>> $p0 | loan:2 -\n      call Unit $p0 %0.0 | func:Main.both effects:[]\n      return - %0.1",
+        )
+        .replace(
+            "    loan 1 exclusive p1 - Mut<Array<Byte>> - -\n    block 0\n      borrow_shared",
+            "    loan 1 exclusive p1 - Mut<Array<Byte>> - -\n    loan 2 shared p0 0 Ref<Array<Byte>> %0.0 %0.1\n    block 0\n      borrow_shared",
+        );
+    let e = reject(&text, "ZLM-C-LOAN");
+    assert_eq!(e.function, "Main.forward");
+}

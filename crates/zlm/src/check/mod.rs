@@ -7,7 +7,7 @@
 //! the block and operation index. Decisions are in `docs/zlm/semantics.md`.
 
 pub mod cfg;
-mod contracts;
+pub mod contracts;
 mod flow;
 mod ops;
 pub mod sdk;
