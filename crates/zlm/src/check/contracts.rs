@@ -6,7 +6,7 @@ use super::{CResult, FnCheck, code};
 use crate::model::*;
 
 /// Checks every requires and ensures expression of the function.
-pub fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
+pub(crate) fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
     for (which, list) in [(false, &fc.f.requires), (true, &fc.f.ensures)] {
         for (ei, e) in list.iter().enumerate() {
             expr(fc, e, which, ei)?;

@@ -523,19 +523,9 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             ));
         }
         for (w, h) in want.iter().zip(&have) {
-            if h.kind == EdgeKind::Break || h.kind == EdgeKind::Continue {
-                return Err(self.err(
-                    code::UNSUPPORTED,
-                    Some(h.source),
-                    None,
-                    format!(
-                        "cleanup edge {}: break/continue kinds need structured-loop facts the artifact does not carry",
-                        h.id
-                    ),
-                ));
-            }
-            let kind = self.cfg.derive_kind(w, !h.drops.is_empty());
-            if h.source != w.source || h.successor != w.successor || h.kind != kind {
+            let kinds = self.cfg.admitted_kinds(w, !h.drops.is_empty());
+            if h.source != w.source || h.successor != w.successor || !kinds.contains(&h.kind) {
+                let kinds: Vec<&str> = kinds.iter().map(|k| k.text()).collect();
                 return Err(self.err(
                     code::CLEANUP,
                     Some(h.source),
@@ -548,7 +538,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                         h.kind.text(),
                         w.source,
                         w.successor,
-                        kind.text()
+                        kinds.join(" or ")
                     ),
                 ));
             }
