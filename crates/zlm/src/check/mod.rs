@@ -258,6 +258,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         sdk::check_function(self)?;
         self.check_paths()?;
         self.check_ops()?;
+        self.check_prescribed_paths()?;
         self.check_edges_shape()?;
         self.check_slice_locals()?;
         self.check_loans_static()?;
@@ -492,6 +493,69 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         }
         for l in &self.f.body.locals {
             need(Root::Local(l.ordinal), &l.ty)?;
+        }
+        Ok(())
+    }
+
+    /// Every owned path is prescribed: a runtime argument root, a non-Copy
+    /// owner root (local, temporary), a place some operation or loan names,
+    /// the field a FIELD_MOVE detaches (partially moved), or a parent
+    /// prefix of one of those. A Copy or borrow-only value has no other
+    /// path, and no unreferenced path is canonical.
+    fn check_prescribed_paths(&self) -> CResult<()> {
+        use std::collections::HashSet;
+        let mut named: HashSet<PathKey> = HashSet::new();
+        let mut note = |k: &PathKey, named: &mut HashSet<PathKey>| {
+            let mut k = k.clone();
+            loop {
+                named.insert(k.clone());
+                if k.fields.pop().is_none() {
+                    break;
+                }
+            }
+        };
+        let recipes = self.f.body.edges.iter().flat_map(|e| e.drops.iter());
+        let flow = self.cfg.blocks.iter().flat_map(|b| b.ops.iter());
+        for op in flow.chain(recipes) {
+            for o in &op.operands {
+                if let Operand::Place(k) = o {
+                    note(k, &mut named);
+                    if op.tag == tag::FIELD_MOVE
+                        && let Aux::Field(fid) = &op.aux0
+                    {
+                        let mut fk = k.clone();
+                        fk.fields.push(*fid);
+                        note(&fk, &mut named);
+                    }
+                }
+            }
+            if let Aux::Path(k) = &op.aux0 {
+                note(k, &mut named);
+            }
+        }
+        for l in &self.f.body.loans {
+            note(&l.origin, &mut named);
+        }
+        for p in &self.f.body.paths {
+            let owner_root = p.key.fields.is_empty()
+                && !p.ty.is_borrow()
+                && !self.r.is_copy(&p.ty)
+                && !self.is_borrow_root(&p.key.root);
+            // A runtime argument slot is bound at entry whether or not the
+            // body reads it (contracts read it by ordinal).
+            let argument_root =
+                p.key.fields.is_empty() && matches!(p.key.root, Root::Receiver | Root::Param(_));
+            if !owner_root && !argument_root && !named.contains(&p.key) {
+                return Err(self.err(
+                    code::OWNERSHIP,
+                    None,
+                    None,
+                    format!(
+                        "owned path {:?} is not prescribed: no operation, loan or partial move names it and it is not a non-Copy owner root",
+                        p.key
+                    ),
+                ));
+            }
         }
         Ok(())
     }
