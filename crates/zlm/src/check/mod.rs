@@ -505,7 +505,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
     fn check_prescribed_paths(&self) -> CResult<()> {
         use std::collections::HashSet;
         let mut named: HashSet<PathKey> = HashSet::new();
-        let mut note = |k: &PathKey, named: &mut HashSet<PathKey>| {
+        let note = |k: &PathKey, named: &mut HashSet<PathKey>| {
             let mut k = k.clone();
             loop {
                 named.insert(k.clone());

@@ -49,6 +49,7 @@ fn range(k: ScalarKind) -> (i128, i128) {
     }
 }
 
+#[inline]
 fn fit(k: ScalarKind, p: NumericProfile, v: i128) -> Result<u64, FaultKind> {
     let (lo, hi) = range(k);
     if v < lo || v > hi {
@@ -61,6 +62,7 @@ fn fit(k: ScalarKind, p: NumericProfile, v: i128) -> Result<u64, FaultKind> {
 }
 
 /// Applies arithmetic tag `t` (NEG, ADD..REM, bit ops, shifts) at kind `k`.
+#[inline]
 pub fn arith(t: u32, k: ScalarKind, p: NumericProfile, a: u64, b: u64) -> Result<u64, FaultKind> {
     let (x, y) = (to_i128(k, a), to_i128(k, b));
     match t {
