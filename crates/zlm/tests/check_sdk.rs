@@ -63,6 +63,40 @@ fn builder_finish_outside_the_certified_definition() {
 }
 
 #[test]
+fn builder_finish_consumes_its_receiver_once() {
+    let text = src(BYTES).replace(
+        "    path t%0.0 @Bytes
+    block 0
+      byte_builder_finish @Bytes $recv | - -
+",
+        "    path t%0.0 @Bytes
+    path t%0.1 @Bytes
+    block 0
+      byte_builder_finish @Bytes $recv | - -
+      byte_builder_finish @Bytes $recv | - -
+",
+    );
+    let e = reject(&text, "ZLM-C-OWN");
+    assert_eq!((e.block, e.op), (Some(0), Some(1)));
+}
+
+#[test]
+fn builder_finish_yields_exactly_bytes() {
+    let text = src(BYTES)
+        .replace(
+            "      byte_builder_finish @Bytes $recv | - -",
+            "      byte_builder_finish @BytesBuilder $recv | - -",
+        )
+        .replace(
+            "    path t%0.0 @Bytes
+",
+            "    path t%0.0 @BytesBuilder
+",
+        );
+    reject(&text, "ZLM-C-TYPE");
+}
+
+#[test]
 fn facade_body_differs_from_the_certified_shape() {
     let e = expect(
         BYTES,
