@@ -29,6 +29,11 @@ pub struct RunArgs {
     /// Print the drop log (one line per destroyed owner) before the result.
     #[arg(long)]
     drops: bool,
+    /// Print the entry function's canonical contract clauses
+    /// (`zerglang.zli.contract-printer/1`) as one `contract:` line before
+    /// running (human format) or as a `contract` field (JSON).
+    #[arg(long)]
+    contracts: bool,
     /// Step limit.
     #[arg(long, default_value_t = Limits::default().steps)]
     max_steps: u64,
@@ -143,6 +148,19 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
         Err(e) => return Err(usage(e.to_string())),
     };
     let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
+    let contract = if a.contracts {
+        let r = it.resolved();
+        let f = &r.m.declarations[at.0].functions[at.1];
+        Some(
+            zlm::check::contracts::print_clauses(r, at.0, f)
+                .map_err(|m| usage(format!("contract of {}: {m}", a.entry)))?,
+        )
+    } else {
+        None
+    };
+    if let (Some(c), Format::Human) = (&contract, a.format) {
+        write_output(None, format!("contract: {c}\n").as_bytes()).map_err(usage)?;
+    }
     let mut values = Vec::new();
     let mut given = a.args.iter();
     for t in it.params(at) {
@@ -172,6 +190,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
                         "type": zlm::text::type_text_raw(&out.ty),
                         "steps": out.steps,
                         "drops": print_drops(&out.drops),
+                        "contract": contract,
                     })
                 ),
                 Format::Human => {

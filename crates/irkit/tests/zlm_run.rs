@@ -133,3 +133,46 @@ fn usage_errors_exit_two() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn prints_the_entry_contract_and_runs_the_sdk_facade() {
+    let out = irkit()
+        .args(["zlm", "run", &example("loop.zlt"), "--entry", "Main.sum"])
+        .args(["--args", "4", "--contracts"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "contract: requires { (n >= 0i64); } ensures { (result >= 0i64); }\n6\n"
+    );
+    let out = irkit()
+        .args(["zlm", "run", &example("bytes.zlt"), "--entry", "Main.demo"])
+        .args(["--args", "0", "2", "--drops"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Main.demo: drop l0 : Bytes\nMain.demo: drop l0.storage : Array<Byte>\nOk(10)\n"
+    );
+}
+
+#[test]
+fn runs_break_continue_and_backedge_edges() {
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("control.zlt"),
+            "--entry",
+            "Main.scan",
+        ])
+        .args(["--args", "10", "4", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "3");
+    assert_eq!(v["drops"].as_array().unwrap().len(), 5);
+}

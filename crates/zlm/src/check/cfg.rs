@@ -249,6 +249,66 @@ impl<'m> Cfg<'m> {
         }
     }
 
+    /// The edge kinds admitted for a reconstructed edge. Exit and
+    /// conditional kinds are derived exactly. The artifact records no loop
+    /// structure and different source transfers lower to the same JUMP, so
+    /// for a JUMP the recorded kind is checked for consistency instead:
+    /// a JUMP to a block that dominates its source (a CFG back-edge) is
+    /// `backedge` or `continue`; any other JUMP is the derived `join` /
+    /// `fallthrough`, or `break` when a natural-loop header dominates the
+    /// source and the target lies outside that loop's body. See
+    /// docs/zlm/semantics.md.
+    pub fn admitted_kinds(&self, e: &ExpEdge, has_drops: bool) -> Vec<EdgeKind> {
+        let derived = self.derive_kind(e, has_drops);
+        if e.arm != Arm::Jump {
+            return vec![derived];
+        }
+        let s = e.successor.unwrap_or_default() as usize;
+        let src = e.source as usize;
+        if self.dominates(s, src) {
+            vec![EdgeKind::Backedge, EdgeKind::Continue]
+        } else if self.exits_loop(src, s) {
+            vec![derived, EdgeKind::Break]
+        } else {
+            vec![derived]
+        }
+    }
+
+    /// Whether a transfer from `src` to `dst` can be a structured loop exit:
+    /// some natural-loop header dominates `src` and `dst` lies outside that
+    /// loop's body (the header plus every block that reaches one of its
+    /// back-edge sources without passing the header).
+    pub fn exits_loop(&self, src: usize, dst: usize) -> bool {
+        let n = self.blocks.len();
+        for h in 0..n {
+            if !self.dominates(h, src) {
+                continue;
+            }
+            let latches: Vec<usize> = self.preds[h]
+                .iter()
+                .copied()
+                .filter(|&p| self.dominates(h, p))
+                .collect();
+            if latches.is_empty() {
+                continue;
+            }
+            let mut body = vec![false; n];
+            body[h] = true;
+            let mut stack = latches;
+            while let Some(b) = stack.pop() {
+                if body[b] {
+                    continue;
+                }
+                body[b] = true;
+                stack.extend(self.preds[b].iter().copied());
+            }
+            if !body[dst] {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether block `a` dominates block `b`.
     pub fn dominates(&self, a: usize, mut b: usize) -> bool {
         loop {

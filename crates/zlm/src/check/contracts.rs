@@ -6,13 +6,220 @@ use super::{CResult, FnCheck, code};
 use crate::model::*;
 
 /// Checks every requires and ensures expression of the function.
-pub fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
+pub(crate) fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
     for (which, list) in [(false, &fc.f.requires), (true, &fc.f.ensures)] {
         for (ei, e) in list.iter().enumerate() {
             expr(fc, e, which, ei)?;
+            if exported(fc) {
+                public_only(fc, e, which, ei)?;
+            }
+        }
+    }
+    // Every admitted contract has exactly one canonical print form.
+    print_clauses(fc.r, fc.di, fc.f).map_err(|m| fc.err(code::CONTRACT, None, None, m))?;
+    Ok(())
+}
+
+/// Whether the function's contract is part of the public interface: a
+/// public function of a public declaration.
+fn exported(fc: &FnCheck<'_, '_>) -> bool {
+    fc.f.visibility == Visibility::Public
+        && fc.r.m.declarations[fc.di].visibility == Visibility::Public
+}
+
+/// An exported contract references only public members of public
+/// declarations (or catalog functions).
+fn public_only(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CResult<()> {
+    let clause = if ensures { "ensures" } else { "requires" };
+    for (i, op) in e.ops.iter().enumerate() {
+        let Some(id) = op.reference else { continue };
+        let public = match op.tag {
+            1 => fc.r.field(&id).is_some_and(|(d, _, f)| {
+                f.visibility == Visibility::Public
+                    && fc.r.m.declarations[d].visibility == Visibility::Public
+            }),
+            3 if op.aux0 == 0 => fc.r.funcs.get(&id).is_some_and(|&(d, f)| {
+                let decl = &fc.r.m.declarations[d];
+                decl.visibility == Visibility::Public
+                    && decl.functions[f].visibility == Visibility::Public
+            }),
+            _ => true,
+        };
+        if !public {
+            return Err(fc.err(
+                code::CONTRACT,
+                None,
+                None,
+                format!(
+                    "{clause} {ei} op {i}: an exported contract references a non-public member (it must resolve in the public module interface)"
+                ),
+            ));
         }
     }
     Ok(())
+}
+
+/// The canonical contract clauses of function `f` of declaration `decl`
+/// under `zerglang.zli.contract-printer/1`: `requires { E0; E1; }` and
+/// `ensures { .. }`, empty clauses omitted, joined by one space (empty
+/// when the function has no contract).
+pub fn print_clauses(r: &super::Resolved<'_>, decl: usize, f: &Function) -> Result<String, String> {
+    let mut parts = Vec::new();
+    for (name, list) in [("requires", &f.requires), ("ensures", &f.ensures)] {
+        if list.is_empty() {
+            continue;
+        }
+        let mut s = format!("{name} {{");
+        for e in list {
+            s.push(' ');
+            s.push_str(&print_expr(r, decl, f, e)?);
+            s.push(';');
+        }
+        s.push_str(" }");
+        parts.push(s);
+    }
+    Ok(parts.join(" "))
+}
+
+/// Prints one typed contract expression tree from its root.
+pub fn print_expr(
+    r: &super::Resolved<'_>,
+    decl: usize,
+    f: &Function,
+    e: &Expr,
+) -> Result<String, String> {
+    let root = e
+        .ops
+        .len()
+        .checked_sub(1)
+        .ok_or("an empty contract expression")?;
+    print_op(r, decl, f, e, root, 0)
+}
+
+fn print_operand(
+    r: &super::Resolved<'_>,
+    decl: usize,
+    f: &Function,
+    e: &Expr,
+    o: &ContractOperand,
+    depth: usize,
+) -> Result<String, String> {
+    Ok(match o {
+        ContractOperand::Receiver => "self".into(),
+        ContractOperand::Result => "result".into(),
+        ContractOperand::Param(k) => f
+            .params
+            .iter()
+            .find(|p| p.ordinal == *k)
+            .map(|p| p.name.clone())
+            .ok_or("a contract parameter that does not exist")?,
+        ContractOperand::Const(c) => print_literal(c)?,
+        ContractOperand::Value(i) => print_op(r, decl, f, e, *i as usize, depth + 1)?,
+    })
+}
+
+/// A contract literal: `true`/`false`, or the exact base-ten integer with
+/// its mandatory width suffix. Byte and Index have no contract literal.
+pub fn print_literal(c: &Constant) -> Result<String, String> {
+    use ScalarKind::*;
+    let suffix = match c.kind {
+        Bool => return Ok((if c.bits != 0 { "true" } else { "false" }).into()),
+        Byte | Index => {
+            return Err("contract integer literals exclude Byte and Index".into());
+        }
+        Int8 => "i8",
+        Int16 => "i16",
+        Int32 => "i32",
+        Int64 => "i64",
+        UInt8 => "u8",
+        UInt16 => "u16",
+        UInt32 => "u32",
+        UInt64 => "u64",
+    };
+    let width = c.kind.constant_width().unwrap_or(8) as u32 * 8;
+    let text = if c.kind.is_signed() {
+        let shift = 64 - width;
+        (((c.bits << shift) as i64) >> shift).to_string()
+    } else {
+        c.bits.to_string()
+    };
+    Ok(format!("{text}{suffix}"))
+}
+
+fn print_op(
+    r: &super::Resolved<'_>,
+    decl: usize,
+    f: &Function,
+    e: &Expr,
+    i: usize,
+    depth: usize,
+) -> Result<String, String> {
+    if depth > e.ops.len() {
+        return Err("a contract expression refers forward or cyclically".into());
+    }
+    let op = e.ops.get(i).ok_or("a contract value names no operation")?;
+    let opd = |k: usize| -> Result<String, String> {
+        let o = op.operands.get(k).ok_or("a missing contract operand")?;
+        print_operand(r, decl, f, e, o, depth)
+    };
+    const BIN: [&str; 18] = [
+        "+", "-", "*", "/", "%", "<<", ">>", "&", "^", "|", "==", "!=", "<", "<=", ">", ">=", "&&",
+        "||",
+    ];
+    Ok(match op.tag {
+        0 => format!("({})", opd(0)?),
+        1 => {
+            let id = op.reference.ok_or("field-copy references a field")?;
+            let (_, _, fld) = r.field(&id).ok_or("field-copy names an unresolved field")?;
+            format!("({}.{})", opd(0)?, fld.name)
+        }
+        3 => {
+            let id = op.reference.ok_or("pure-call references a function")?;
+            let (owner, receiver, name) = match op.aux0 {
+                0 => {
+                    let &(d, fi) = r
+                        .funcs
+                        .get(&id)
+                        .ok_or("pure-call names an unresolved function")?;
+                    let callee = &r.m.declarations[d].functions[fi];
+                    (
+                        r.m.declarations[d].name.clone(),
+                        callee.receiver,
+                        callee.name.clone(),
+                    )
+                }
+                _ => {
+                    let en = crate::catalog::by_signature(&id)
+                        .ok_or("pure-call names an unknown catalog function")?;
+                    (
+                        crate::text::type_text_raw(&en.owner),
+                        en.receiver,
+                        en.name.to_string(),
+                    )
+                }
+            };
+            let skip = usize::from(receiver == ReceiverKind::Shared);
+            let mut args = Vec::new();
+            for k in skip..op.operands.len() {
+                args.push(opd(k)?);
+            }
+            let head = if skip == 1 { opd(0)? } else { owner };
+            format!("({head}.{name}({}))", args.join(", "))
+        }
+        4 => format!("(!{})", opd(0)?),
+        5 => {
+            if matches!(op.operands.first(), Some(ContractOperand::Const(_))) {
+                return Err(
+                    "numeric negation of a literal is folded into one signed literal; tag 5 applies only to a nonliteral subtree".into(),
+                );
+            }
+            format!("(-{})", opd(0)?)
+        }
+        t @ 7..=24 if t != 2 && t != 6 => {
+            format!("({} {} {})", opd(0)?, BIN[t as usize - 7], opd(1)?)
+        }
+        t => return Err(format!("contract tag {t} has no print form")),
+    })
 }
 
 fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CResult<()> {

@@ -405,8 +405,22 @@ impl Flow<'_, '_, '_> {
             };
             let e = |c: &'static str, m: String| fc.err(c, Some(b), Some(j), m);
             for o in &op.operands {
-                if let Operand::Value(r) = o {
-                    self.use_value(&st, b, j, r)?;
+                match o {
+                    Operand::Value(r) => self.use_value(&st, b, j, r)?,
+                    Operand::Place(k) if op.tag != tag::STORE_LOCAL => {
+                        if let Some(l) = fc.slice_local_loan(k)
+                            && !st.loans.contains(&l.id)
+                        {
+                            return Err(e(
+                                code::LOAN,
+                                format!(
+                                    "use of a transient Slice<Byte> local outside its loan {} (uninitialized or after the last use)",
+                                    l.id
+                                ),
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
             }
             match op.tag {
@@ -562,6 +576,30 @@ impl Flow<'_, '_, '_> {
                         };
                         self.conflict(&st, b, j, k, acc)?;
                         self.place(&st, b, j, k, true)?;
+                    }
+                }
+                tag::BYTE_BUILDER_FINISH => {
+                    let Some(Operand::Place(k)) = op.operands.first() else {
+                        continue;
+                    };
+                    self.conflict(&st, b, j, k, Access::Write)?;
+                    let i = self.place(&st, b, j, k, true)?;
+                    let t = self.ix(&PathKey {
+                        root: Root::Temp(here),
+                        fields: vec![],
+                    });
+                    // Metadata relabel: the Builder's custody entry is
+                    // retagged in place as the Bytes result.
+                    let pos = st.custody.iter().position(|&c| c == i);
+                    self.set_tree(&mut st, i, false);
+                    if let (Some(t), Some(pos)) = (t, pos) {
+                        st.custody[pos] = t;
+                        self.set_tree(&mut st, t, true);
+                    } else {
+                        return Err(e(
+                            code::OWNERSHIP,
+                            "BYTE_BUILDER_FINISH consumes an owner in custody into its Bytes temporary".into(),
+                        ));
                     }
                 }
                 tag::RESULT_TRY | tag::RESULT_TRY_RICH => {

@@ -7,9 +7,10 @@
 //! the block and operation index. Decisions are in `docs/zlm/semantics.md`.
 
 pub mod cfg;
-mod contracts;
+pub mod contracts;
 mod flow;
 mod ops;
+pub mod sdk;
 
 use crate::hash::Id;
 use crate::ids::{FnIndex, Identities};
@@ -47,6 +48,9 @@ pub mod code {
     pub const VARIANT: &str = "ZLM-C-VARIANT";
     /// Contract typing, survival set, pure-call restrictions.
     pub const CONTRACT: &str = "ZLM-C-CONTRACT";
+    /// The certified `sdk.bytes` facade: the `Bytes.slice` forwarding body,
+    /// BYTE_BUILDER_FINISH placement, the SDK declarations' fixed layout.
+    pub const SDK: &str = "ZLM-C-SDK";
     /// A feature this checker does not support (fails closed).
     pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
 }
@@ -180,6 +184,7 @@ pub fn check_with_ids(m: &Module, ids: Identities) -> CResult<()> {
 
 /// Checks every semantic rule given resolution tables.
 pub fn check_resolved(r: &Resolved<'_>) -> CResult<()> {
+    sdk::check_decls(r)?;
     for (di, d) in r.m.declarations.iter().enumerate() {
         for fi in 0..d.functions.len() {
             let fc = FnCheck::new(r, di, fi)?;
@@ -250,9 +255,12 @@ impl<'r, 'm> FnCheck<'r, 'm> {
 
     fn run(&self) -> CResult<()> {
         self.check_signature()?;
+        sdk::check_function(self)?;
         self.check_paths()?;
         self.check_ops()?;
+        self.check_prescribed_paths()?;
         self.check_edges_shape()?;
+        self.check_slice_locals()?;
         self.check_loans_static()?;
         flow::run(self)?;
         contracts::check(self)?;
@@ -348,7 +356,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         let sig = |m: &str| self.err(code::PLACEMENT, None, None, m.to_string());
         // Results: no loan results except the catalog slice facade (not a
         // declarable body here).
-        if f.result.is_borrow() {
+        if f.result.is_borrow() && !sdk::is_facade_signature(self) {
             return Err(sig(
                 "a function result cannot be Ref, Mut, Slice<Byte> or an allocator",
             ));
@@ -489,6 +497,69 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         Ok(())
     }
 
+    /// Every owned path is prescribed: a runtime argument root, a non-Copy
+    /// owner root (local, temporary), a place some operation or loan names,
+    /// the field a FIELD_MOVE detaches (partially moved), or a parent
+    /// prefix of one of those. A Copy or borrow-only value has no other
+    /// path, and no unreferenced path is canonical.
+    fn check_prescribed_paths(&self) -> CResult<()> {
+        use std::collections::HashSet;
+        let mut named: HashSet<PathKey> = HashSet::new();
+        let note = |k: &PathKey, named: &mut HashSet<PathKey>| {
+            let mut k = k.clone();
+            loop {
+                named.insert(k.clone());
+                if k.fields.pop().is_none() {
+                    break;
+                }
+            }
+        };
+        let recipes = self.f.body.edges.iter().flat_map(|e| e.drops.iter());
+        let flow = self.cfg.blocks.iter().flat_map(|b| b.ops.iter());
+        for op in flow.chain(recipes) {
+            for o in &op.operands {
+                if let Operand::Place(k) = o {
+                    note(k, &mut named);
+                    if op.tag == tag::FIELD_MOVE
+                        && let Aux::Field(fid) = &op.aux0
+                    {
+                        let mut fk = k.clone();
+                        fk.fields.push(*fid);
+                        note(&fk, &mut named);
+                    }
+                }
+            }
+            if let Aux::Path(k) = &op.aux0 {
+                note(k, &mut named);
+            }
+        }
+        for l in &self.f.body.loans {
+            note(&l.origin, &mut named);
+        }
+        for p in &self.f.body.paths {
+            let owner_root = p.key.fields.is_empty()
+                && !p.ty.is_borrow()
+                && !self.r.is_copy(&p.ty)
+                && !self.is_borrow_root(&p.key.root);
+            // A runtime argument slot is bound at entry whether or not the
+            // body reads it (contracts read it by ordinal).
+            let argument_root =
+                p.key.fields.is_empty() && matches!(p.key.root, Root::Receiver | Root::Param(_));
+            if !owner_root && !argument_root && !named.contains(&p.key) {
+                return Err(self.err(
+                    code::OWNERSHIP,
+                    None,
+                    None,
+                    format!(
+                        "owned path {:?} is not prescribed: no operation, loan or partial move names it and it is not a non-Copy owner root",
+                        p.key
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn check_ops(&self) -> CResult<()> {
         for (bid, b) in self.cfg.blocks.iter().enumerate() {
             for (i, op) in b.ops.iter().enumerate() {
@@ -516,19 +587,9 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             ));
         }
         for (w, h) in want.iter().zip(&have) {
-            if h.kind == EdgeKind::Break || h.kind == EdgeKind::Continue {
-                return Err(self.err(
-                    code::UNSUPPORTED,
-                    Some(h.source),
-                    None,
-                    format!(
-                        "cleanup edge {}: break/continue kinds need structured-loop facts the artifact does not carry",
-                        h.id
-                    ),
-                ));
-            }
-            let kind = self.cfg.derive_kind(w, !h.drops.is_empty());
-            if h.source != w.source || h.successor != w.successor || h.kind != kind {
+            let kinds = self.cfg.admitted_kinds(w, !h.drops.is_empty());
+            if h.source != w.source || h.successor != w.successor || !kinds.contains(&h.kind) {
+                let kinds: Vec<&str> = kinds.iter().map(|k| k.text()).collect();
                 return Err(self.err(
                     code::CLEANUP,
                     Some(h.source),
@@ -541,7 +602,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                         h.kind.text(),
                         w.source,
                         w.successor,
-                        kind.text()
+                        kinds.join(" or ")
                     ),
                 ));
             }
@@ -680,25 +741,23 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             // Origin and parent agree with the borrowed operand.
             match cop.operands.first() {
                 Some(Operand::Place(k)) => {
-                    let via = self.loan_of_place(k);
-                    match via {
-                        Some(pl) => {
-                            if l.parent != Some(pl.id)
-                                || l.origin != pl.origin
-                                    && !k.fields.is_empty()
-                                    && !self.origin_matches(l, pl, k)
-                            {
-                                return Err(le(l, "a loan-derived place must name its active ancestor loan as parent".into()));
-                            }
+                    if let Some(sl) = self.slice_local_loan(k) {
+                        if l.parent != Some(sl.id) || l.origin != sl.origin {
+                            return Err(le(
+                                l,
+                                "a reborrow of a transient Slice<Byte> local names its bound slice loan as parent and reuses that loan's origin".into(),
+                            ));
                         }
-                        None => {
-                            if l.parent.is_some() || &l.origin != k {
-                                return Err(le(
-                                    l,
-                                    "an owned origin loan names its place as origin and has no parent".into(),
-                                ));
-                            }
+                    } else if let Some(pl) = self.loan_of_place(k) {
+                        if l.parent != Some(pl.id) || l.origin != *k {
+                            return Err(le(l, "a loan-derived place names its active ancestor loan as parent and that exact place as origin".into()));
                         }
+                    } else if l.parent.is_some() || &l.origin != k {
+                        return Err(le(
+                            l,
+                            "an owned origin loan names its place as origin and has no parent"
+                                .into(),
+                        ));
                     }
                 }
                 Some(Operand::Value(v)) => {
@@ -722,7 +781,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             }
             // Last use: a use of the loan value, reachable after creation,
             // postdominating every use.
-            let uses = self.uses_of(&c);
+            let uses = self.loan_uses(l);
             if !uses.contains(&u) {
                 return Err(le(l, "the last-use operation does not use the loan".into()));
             }
@@ -741,13 +800,165 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         Ok(())
     }
 
-    fn origin_matches(&self, l: &Loan, pl: &Loan, k: &PathKey) -> bool {
-        let _ = k;
-        l.origin == pl.origin || l.origin == *k
+    /// The single STORE_LOCAL that binds a transient `Slice<Byte>` local,
+    /// with its location.
+    pub fn slice_local_store(&self, k: &PathKey) -> Option<(OpRef, &'m Op)> {
+        if !k.fields.is_empty() {
+            return None;
+        }
+        let Root::Local(o) = k.root else { return None };
+        let local = self.f.body.locals.iter().find(|l| l.ordinal == o)?;
+        if local.ty != Type::SliceByte {
+            return None;
+        }
+        let mut found = None;
+        for (bid, b) in self.cfg.blocks.iter().enumerate() {
+            let b: &'m Block = b;
+            for (i, op) in b.ops.iter().enumerate() {
+                if op.tag == tag::STORE_LOCAL
+                    && op.operands.first() == Some(&Operand::Place(k.clone()))
+                {
+                    if found.is_some() {
+                        return None;
+                    }
+                    found = Some((
+                        OpRef::Flow {
+                            block: bid as u32,
+                            ordinal: i as u32,
+                        },
+                        op,
+                    ));
+                }
+            }
+        }
+        found
+    }
+
+    /// The slice loan a transient `Slice<Byte>` local is bound to: the loan
+    /// created by the tag-43 operation whose value its one store binds.
+    pub fn slice_local_loan(&self, k: &PathKey) -> Option<&'m Loan> {
+        let (_, store) = self.slice_local_store(k)?;
+        let Some(Operand::Value(v)) = store.operands.get(1) else {
+            return None;
+        };
+        self.loan_created_by(v)
+            .filter(|l| l.kind == LoanKind::ByteSlice)
+    }
+
+    /// Every flow operation that uses loan `l`: operations naming its
+    /// value, and operations naming the transient Slice local bound to it.
+    pub fn loan_uses(&self, l: &Loan) -> Vec<OpRef> {
+        let Some(c) = l.creation else {
+            return Vec::new();
+        };
+        let mut uses = self.uses_of(&c);
+        for local in &self.f.body.locals {
+            let k = PathKey {
+                root: Root::Local(local.ordinal),
+                fields: vec![],
+            };
+            if self.slice_local_loan(&k).map(|x| x.id) != Some(l.id) {
+                continue;
+            }
+            let place = Operand::Place(k.clone());
+            for (bid, b) in self.cfg.blocks.iter().enumerate() {
+                for (i, op) in b.ops.iter().enumerate() {
+                    if op.tag != tag::STORE_LOCAL && op.operands.contains(&place) {
+                        uses.push(OpRef::Flow {
+                            block: bid as u32,
+                            ordinal: i as u32,
+                        });
+                    }
+                }
+            }
+        }
+        uses
+    }
+
+    /// The transient `Slice<Byte>` local form: one STORE_LOCAL binds the
+    /// value of one tag-43 operation, that value has no other use, and the
+    /// local is read only as a loan (a shared reborrow or a call argument).
+    fn check_slice_locals(&self) -> CResult<()> {
+        for local in &self.f.body.locals {
+            if local.ty != Type::SliceByte {
+                continue;
+            }
+            let k = PathKey {
+                root: Root::Local(local.ordinal),
+                fields: vec![],
+            };
+            let place = Operand::Place(k.clone());
+            let mut stores = Vec::new();
+            for (bid, b) in self.cfg.blocks.iter().enumerate() {
+                for (i, op) in b.ops.iter().enumerate() {
+                    let Some(at) = op.operands.iter().position(|o| o == &place) else {
+                        continue;
+                    };
+                    let (b32, i32_) = (bid as u32, i as u32);
+                    let ok = match op.tag {
+                        tag::STORE_LOCAL => {
+                            stores.push((b32, i32_, op));
+                            at == 0
+                        }
+                        tag::BORROW_SHARED => at == 0,
+                        tag::CALL | tag::INTRINSIC_CALL => true,
+                        _ => false,
+                    };
+                    if !ok {
+                        return Err(self.err(
+                            code::PLACEMENT,
+                            Some(b32),
+                            Some(i32_),
+                            "a transient Slice<Byte> local is used only as a loan: a shared reborrow or a call argument",
+                        ));
+                    }
+                }
+            }
+            if stores.len() != 1 {
+                return Err(self.err(
+                    code::PLACEMENT,
+                    stores.get(1).map(|s| s.0),
+                    stores.get(1).map(|s| s.1),
+                    format!(
+                        "a transient Slice<Byte> local has exactly one initialization ({} found)",
+                        stores.len()
+                    ),
+                ));
+            }
+            let (sb, si, store) = stores[0];
+            let bound = match store.operands.get(1) {
+                Some(Operand::Value(v)) => self
+                    .index
+                    .op(v)
+                    .filter(|o| o.tag == tag::BORROW_SLICE_BYTE)
+                    .map(|_| *v),
+                _ => None,
+            };
+            let Some(v) = bound else {
+                return Err(self.err(
+                    code::PLACEMENT,
+                    Some(sb),
+                    Some(si),
+                    "a transient Slice<Byte> local binds directly the value of one BORROW_SLICE_BYTE",
+                ));
+            };
+            if self.uses_of(&v).len() != 1 {
+                return Err(self.err(
+                    code::PLACEMENT,
+                    Some(sb),
+                    Some(si),
+                    "a slice value bound to a local has no second binding or other use",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The active entry loan whose binding roots place `k` (borrowed ancestry).
     pub fn loan_of_place(&self, k: &PathKey) -> Option<&'m Loan> {
+        if let Some(l) = self.slice_local_loan(k) {
+            return Some(l);
+        }
         self.borrowed_ancestry(k)?;
         let root = PathKey {
             root: k.root.clone(),

@@ -2,7 +2,7 @@
 //! dominance, Copy/loan placement, effect-set inclusion and RESULT_TRY
 //! carrier shapes.
 
-use super::{CResult, FnCheck, code};
+use super::{CResult, FnCheck, code, sdk};
 use crate::model::*;
 
 fn is_int(t: &Type) -> bool {
@@ -178,12 +178,6 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             if t(0) != t(1) {
                 return Err(ty_err("stored value differs from the local's type"));
             }
-            if t(0) == Some(Type::SliceByte) {
-                return Err(e(
-                    code::UNSUPPORTED,
-                    "the transient Slice<Byte> local form is not supported".into(),
-                ));
-            }
         }
         tag::CALL => check_call(fc, b, i, op, &tys)?,
         tag::INTRINSIC_CALL => check_intrinsic(fc, b, i, op, &tys)?,
@@ -292,6 +286,12 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let decl = &fc.r.m.declarations[d];
             if decl.kind != DeclKind::Value {
                 return Err(ty_err("AGGREGATE_CONSTRUCT builds a value declaration"));
+            }
+            if sdk::is_bytes(&fc.r.self_type(d)) {
+                return Err(e(
+                    code::SDK,
+                    "sdk.bytes.Bytes is produced only by BYTE_BUILDER_FINISH, never by aggregate construction".into(),
+                ));
             }
             let mut fields: Vec<&Field> = decl.fields.iter().collect();
             fields.sort_by_key(|f| f.ordinal);
@@ -468,9 +468,14 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
             let ok_recv = match &a {
                 Type::ArrayByte => true,
-                Type::Ref(x) | Type::Mut(x) => **x == Type::ArrayByte,
+                Type::Ref(x) | Type::Mut(x) => **x == Type::ArrayByte || sdk::is_bytes(x),
                 _ => false,
             };
+            if crate::catalog::signature(6).map(Aux::CatalogFunc) != Some(op.aux1.clone()) {
+                return Err(ty_err(
+                    "BORROW_SLICE_BYTE names the catalog Array<Byte>.slice signature",
+                ));
+            }
             let u64t = Some(Type::Scalar(ScalarKind::UInt64));
             if !ok_recv || t(1) != u64t || t(2) != u64t || res != Some(Type::SliceByte) {
                 return Err(ty_err(
@@ -496,10 +501,24 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         tag::BYTE_BUILDER_FINISH => {
-            return Err(e(
-                code::UNSUPPORTED,
-                "BYTE_BUILDER_FINISH is admitted only in the certified sdk.bytes.BytesBuilder.finish definition, which this checker does not certify".into(),
-            ));
+            if !sdk::is_finish(fc) {
+                return Err(e(
+                    code::SDK,
+                    "BYTE_BUILDER_FINISH is admitted only in the exact sdk.bytes.BytesBuilder.finish definition".into(),
+                ));
+            }
+            let recv = Operand::Place(PathKey {
+                root: Root::Receiver,
+                fields: vec![],
+            });
+            if op.operands != [recv] || op.aux0 != Aux::None || op.aux1 != Aux::None {
+                return Err(ty_err(
+                    "BYTE_BUILDER_FINISH takes exactly the owned-self Builder place and zero auxiliaries",
+                ));
+            }
+            if !res.as_ref().is_some_and(sdk::is_bytes) {
+                return Err(ty_err("BYTE_BUILDER_FINISH yields exactly sdk.bytes.Bytes"));
+            }
         }
         other => {
             return Err(e(
@@ -562,6 +581,57 @@ fn check_args(
             )));
         }
     }
+    loan_matrix(fc, b, i, op, &want)
+}
+
+fn overlaps(a: &PathKey, b: &PathKey) -> bool {
+    a.root == b.root && {
+        let n = a.fields.len().min(b.fields.len());
+        a.fields[..n] == b.fields[..n]
+    }
+}
+
+/// The receiver/argument loan matrix of one call: every loan operand
+/// resolves to one exact current-frame loan (an entry-loan binding, the
+/// transient Slice local's loan, or a body reborrow value), and no two
+/// operands alias one owner when either of them is exclusive.
+fn loan_matrix(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) -> CResult<()> {
+    let e = |m: String| fc.err(code::LOAN, Some(b), Some(i), m);
+    let mut views: Vec<(usize, PathKey, bool)> = Vec::new();
+    for (k, (w, o)) in want.iter().zip(&op.operands).enumerate() {
+        if !w.is_borrow() {
+            continue;
+        }
+        let exclusive = matches!(w, Type::Mut(_));
+        let origin = match o {
+            Operand::Place(pk) => {
+                if let Some(sl) = fc.slice_local_loan(pk) {
+                    Some(sl.origin.clone())
+                } else if pk.fields.is_empty() && fc.is_borrow_root(&pk.root) {
+                    fc.loan_of_place(pk).map(|l| l.origin.clone())
+                } else {
+                    None
+                }
+            }
+            Operand::Value(v) => fc.loan_created_by(v).map(|l| l.origin.clone()),
+            _ => None,
+        };
+        let Some(origin) = origin else {
+            return Err(e(format!(
+                "call operand {k}: a loan argument must resolve to one active current-frame loan (an entry-loan binding, a transient Slice local, or a reborrow value)"
+            )));
+        };
+        views.push((k, origin, exclusive));
+    }
+    for (x, (ka, oa, xa)) in views.iter().enumerate() {
+        for (kb, ob, xb) in &views[x + 1..] {
+            if (*xa || *xb) && overlaps(oa, ob) {
+                return Err(e(format!(
+                    "call operands {ka} and {kb} alias one owner while one of them is exclusive"
+                )));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -583,6 +653,14 @@ fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>
         ));
     };
     let callee = &fc.r.m.declarations[cd].functions[cf];
+    if sdk::is_facade_callee(fc.r, cd, callee) {
+        return Err(fc.err(
+            code::SDK,
+            Some(b),
+            Some(i),
+            "a call to the certified Bytes.slice facade is lowered to BORROW_SLICE_BYTE, never CALL",
+        ));
+    }
     if op.aux1 != Aux::Effects(callee.effects.clone()) {
         return Err(fc.err(
             code::EFFECT,

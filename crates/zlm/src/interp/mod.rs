@@ -172,6 +172,52 @@ struct Prog<'m> {
     kinds: Vec<ScalarKind>,
     /// Terminal edge IDs per block: jump, true, false, return.
     term: Vec<[u32; 4]>,
+    /// Pre-decoded fast form of each flat op.
+    fast: Vec<Fast>,
+}
+
+/// A scalar source of a pre-decoded fast operation.
+#[derive(Clone, Copy)]
+enum Src {
+    /// An SSA slot holding a scalar.
+    Ssa(usize),
+    /// A constant word.
+    Word(u64),
+}
+
+/// A pre-decoded form of the scalar operations that dominate loops. Each
+/// performs exactly what the general path does (same checks, same faults),
+/// without resolving operands through the general value machinery.
+#[derive(Clone, Copy)]
+enum Fast {
+    /// No fast form: use the general path.
+    Slow,
+    /// CONST into an SSA slot.
+    Const { dst: usize, word: u64 },
+    /// LOAD_LOCAL of a Copy scalar root into an SSA slot.
+    Load { dst: usize, place: usize },
+    /// STORE_LOCAL of a scalar into a Copy scalar local root.
+    Store { place: usize, src: Src },
+    /// Arithmetic at a fixed kind.
+    Arith {
+        tag: u32,
+        kind: ScalarKind,
+        dst: usize,
+        a: Src,
+        b: Src,
+    },
+    /// Comparison at a fixed kind.
+    Compare {
+        tag: u32,
+        kind: ScalarKind,
+        dst: usize,
+        a: Src,
+        b: Src,
+    },
+    /// JUMP whose cleanup edge has no recipe.
+    Jump { target: usize },
+    /// JUMP_IF_FALSE whose two cleanup edges have no recipe.
+    Branch { cond: Src, target: usize },
 }
 
 #[derive(Clone)]
@@ -197,6 +243,24 @@ struct Run<'a, 'm> {
 }
 
 type Step<T> = Result<T, Fault>;
+
+/// Writes a scalar word into a slot, in place when it already holds one
+/// (no drop of the previous value, no whole-enum store).
+#[inline(always)]
+fn put(slot: &mut Option<Value>, w: u64) {
+    match slot {
+        Some(Value::Scalar(x)) => *x = w,
+        other => *other = Some(Value::Scalar(w)),
+    }
+}
+
+/// What a fast operation does to control.
+enum FastNext {
+    /// Continue with the next operation.
+    Go,
+    /// Transfer to a block (`usize::MAX`: the next dense block).
+    Block(usize),
+}
 
 const ARM_JUMP: u8 = 0;
 const ARM_TRUE: u8 = 1;
@@ -498,7 +562,7 @@ impl<'m> Prog<'m> {
                     .copied(),
             );
         }
-        Prog {
+        let mut prog = Prog {
             f,
             name: r.fn_name(di, fi),
             decl: di,
@@ -514,7 +578,122 @@ impl<'m> Prog<'m> {
             slots,
             kinds,
             term,
+            fast: Vec::new(),
+        };
+        prog.fast = prog.decode_fast(r);
+        prog
+    }
+
+    /// Pre-decodes the scalar operations that have an exact fast form.
+    fn decode_fast(&self, r: &Resolved<'m>) -> Vec<Fast> {
+        let mut out = Vec::with_capacity(self.ops.len());
+        let scalar_root = |pi: usize| {
+            self.path_route[pi].1.is_empty()
+                && !self.borrow_root[pi]
+                && matches!(self.f.body.paths[pi].ty, Type::Scalar(_))
+        };
+        for (bi, b) in self.blocks.iter().enumerate() {
+            for (j, op) in b.ops.iter().enumerate() {
+                let flat = self.starts[bi] + j;
+                let opds = &self.ops[flat];
+                let src = |k: usize| -> Option<Src> {
+                    match opds.get(k)? {
+                        Opd::Val(i) if self.temp[*i].is_none() => Some(Src::Ssa(*i)),
+                        Opd::Const(Value::Scalar(w)) => Some(Src::Word(*w)),
+                        _ => None,
+                    }
+                };
+                let no_temp = self.temp[flat].is_none();
+                let scalar_result = matches!(op.result, Some(Type::Scalar(_)));
+                let edge_clean = |arm: usize| {
+                    let id = self.term[bi][arm];
+                    self.edges
+                        .get(id as usize)
+                        .is_some_and(|e| e.drops.is_empty())
+                };
+                let fast = match op.tag {
+                    tag::CONST if no_temp && scalar_result => match src(0) {
+                        Some(Src::Word(word)) => Fast::Const { dst: flat, word },
+                        _ => Fast::Slow,
+                    },
+                    tag::LOAD_LOCAL if no_temp && scalar_result => match opds.first() {
+                        Some(Opd::Place(pi)) if scalar_root(*pi) => Fast::Load {
+                            dst: flat,
+                            place: *pi,
+                        },
+                        _ => Fast::Slow,
+                    },
+                    tag::STORE_LOCAL => match (opds.first(), src(1)) {
+                        (Some(Opd::Place(pi)), Some(s)) if scalar_root(*pi) && !self.owner[*pi] => {
+                            Fast::Store { place: *pi, src: s }
+                        }
+                        _ => Fast::Slow,
+                    },
+                    tag::NEG
+                    | tag::ADD
+                    | tag::SUB
+                    | tag::MUL
+                    | tag::DIV
+                    | tag::REM
+                    | tag::BIT_AND
+                    | tag::BIT_OR
+                    | tag::BIT_XOR
+                    | tag::SHIFT_LEFT
+                    | tag::SHIFT_RIGHT
+                        if no_temp && scalar_result =>
+                    {
+                        let b = if opds.len() > 1 {
+                            src(1)
+                        } else {
+                            Some(Src::Word(0))
+                        };
+                        match (src(0), b) {
+                            (Some(a), Some(b)) => Fast::Arith {
+                                tag: op.tag,
+                                kind: self.kinds[flat],
+                                dst: flat,
+                                a,
+                                b,
+                            },
+                            _ => Fast::Slow,
+                        }
+                    }
+                    tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE if no_temp => {
+                        match (src(0), src(1)) {
+                            (Some(a), Some(b)) => Fast::Compare {
+                                tag: op.tag,
+                                kind: self.kinds[flat],
+                                dst: flat,
+                                a,
+                                b,
+                            },
+                            _ => Fast::Slow,
+                        }
+                    }
+                    tag::JUMP if edge_clean(ARM_JUMP as usize) => match opds.first() {
+                        Some(Opd::Block(t)) => Fast::Jump {
+                            target: *t as usize,
+                        },
+                        _ => Fast::Slow,
+                    },
+                    tag::JUMP_IF_FALSE
+                        if edge_clean(ARM_TRUE as usize) && edge_clean(ARM_FALSE as usize) =>
+                    {
+                        match (src(0), opds.get(1)) {
+                            (Some(cond), Some(Opd::Block(t))) => Fast::Branch {
+                                cond,
+                                target: *t as usize,
+                            },
+                            _ => Fast::Slow,
+                        }
+                    }
+                    _ => Fast::Slow,
+                };
+                let _ = r;
+                out.push(fast);
+            }
         }
+        out
     }
 }
 
@@ -676,6 +855,17 @@ impl<'a, 'm> Run<'a, 'm> {
                 let (bb, jj) = (b as u32, j as u32);
                 self.tick(p, bb, jj)?;
                 let flat = start + j;
+                match p.fast[flat] {
+                    Fast::Slow => {}
+                    fast => match self.fast(fast) {
+                        Ok(FastNext::Go) => continue,
+                        Ok(FastNext::Block(n)) => {
+                            next = Some(n);
+                            continue;
+                        }
+                        Err(kind) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
+                    },
+                }
                 let opds = &p.ops[flat];
                 match op.tag {
                     tag::JUMP => {
@@ -727,10 +917,77 @@ impl<'a, 'm> Run<'a, 'm> {
                 }
             }
             match next {
+                Some(usize::MAX) => b += 1,
                 Some(n) => b = n,
                 None => return Err(self.fault(p, None, None, FaultKind::Internal)),
             }
         }
+    }
+
+    /// Executes one pre-decoded fast operation in the current frame.
+    #[inline]
+    fn fast(&mut self, f: Fast) -> Result<FastNext, FaultKind> {
+        let profile = self.it.r.m.profile;
+        let fr = self.frames.last_mut().ok_or(FaultKind::Internal)?;
+        let word = |fr: &Frame, s: Src| -> u64 {
+            match s {
+                Src::Word(w) => w,
+                Src::Ssa(i) => match &fr.ssa[i] {
+                    Some(Value::Scalar(w)) => *w,
+                    _ => 0,
+                },
+            }
+        };
+        Ok(match f {
+            Fast::Slow => return Err(FaultKind::Internal),
+            Fast::Const { dst, word } => {
+                put(&mut fr.ssa[dst], word);
+                FastNext::Go
+            }
+            Fast::Load { dst, place } => {
+                let w = match &fr.places[place] {
+                    Some(Value::Scalar(w)) => *w,
+                    _ => return Err(FaultKind::Internal),
+                };
+                put(&mut fr.ssa[dst], w);
+                FastNext::Go
+            }
+            Fast::Store { place, src } => {
+                let w = word(fr, src);
+                put(&mut fr.places[place], w);
+                FastNext::Go
+            }
+            Fast::Arith {
+                tag,
+                kind,
+                dst,
+                a,
+                b,
+            } => {
+                let v = numeric::arith(tag, kind, profile, word(fr, a), word(fr, b))?;
+                put(&mut fr.ssa[dst], v);
+                FastNext::Go
+            }
+            Fast::Compare {
+                tag,
+                kind,
+                dst,
+                a,
+                b,
+            } => {
+                let v = numeric::compare(tag, kind, word(fr, a), word(fr, b));
+                put(&mut fr.ssa[dst], u64::from(v));
+                FastNext::Go
+            }
+            Fast::Jump { target } => FastNext::Block(target),
+            Fast::Branch { cond, target } => {
+                if word(fr, cond) != 0 {
+                    FastNext::Block(usize::MAX)
+                } else {
+                    FastNext::Block(target)
+                }
+            }
+        })
     }
 
     /// Ensures after the body, with the protected result.
@@ -1111,6 +1368,11 @@ impl<'a, 'm> Run<'a, 'm> {
                 None
             }
             tag::BORROW_SHARED | tag::BORROW_MUT => match &o[0] {
+                Opd::Place(pi) if p.f.body.paths[*pi].ty == Type::SliceByte => {
+                    // The shared Ref<Slice<Byte>> child of a transient
+                    // Slice local keeps the same owner and bounds.
+                    Some(self.place_value(p, *pi))
+                }
                 Opd::Place(pi) => {
                     let l = self
                         .loc_of(p, *pi)
@@ -1128,6 +1390,12 @@ impl<'a, 'm> Run<'a, 'm> {
                     },
                 }
                 .ok_or_else(|| fault(self, FaultKind::Tag))?;
+                let mut l = l;
+                if let Some(Value::Record(_)) = self.deref(&l) {
+                    // The Bytes.slice facade form: the certified private
+                    // storage field (ordinal zero) of the viewed Bytes.
+                    l.fields.push(0);
+                }
                 let s = self.read(p, &o[1]).bits();
                 let e = self.read(p, &o[2]).bits();
                 let len = match self.deref(&l) {
@@ -1138,6 +1406,26 @@ impl<'a, 'm> Run<'a, 'm> {
                     return Err(fault(self, FaultKind::Bounds));
                 }
                 Some(Value::Slice(l, s, e))
+            }
+            tag::BYTE_BUILDER_FINISH => {
+                let Opd::Place(pi) = o[0] else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                let Some(t) = p.temp[flat] else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                // One atomic relabel: the Builder's token becomes the Bytes
+                // result at the same custody position; nothing is copied.
+                let fr = self.frame();
+                let Some(pos) = fr.custody.iter().position(|&c| c == pi) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                let Some(v) = fr.places[pi].take() else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
+                fr.custody[pos] = t;
+                fr.places[t] = Some(v);
+                return Ok(None);
             }
             tag::RESULT_OK_RICH => Some(Value::Result(0, Box::new(self.take(p, &o[0])))),
             tag::RESULT_ERR_RICH => Some(Value::Result(1, Box::new(self.take(p, &o[0])))),

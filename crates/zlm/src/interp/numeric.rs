@@ -49,6 +49,7 @@ fn range(k: ScalarKind) -> (i128, i128) {
     }
 }
 
+#[inline]
 fn fit(k: ScalarKind, p: NumericProfile, v: i128) -> Result<u64, FaultKind> {
     let (lo, hi) = range(k);
     if v < lo || v > hi {
@@ -61,7 +62,31 @@ fn fit(k: ScalarKind, p: NumericProfile, v: i128) -> Result<u64, FaultKind> {
 }
 
 /// Applies arithmetic tag `t` (NEG, ADD..REM, bit ops, shifts) at kind `k`.
+#[inline]
 pub fn arith(t: u32, k: ScalarKind, p: NumericProfile, a: u64, b: u64) -> Result<u64, FaultKind> {
+    // 64-bit add/subtract/multiply: the machine's overflow flag is exactly
+    // the range check, and the wrapped word is exactly the modular result.
+    if width(k) == 64 && matches!(t, tag::ADD | tag::SUB | tag::MUL) {
+        let (r, over) = if k.is_signed() {
+            let (x, y) = (a as i64, b as i64);
+            let (r, o) = match t {
+                tag::ADD => x.overflowing_add(y),
+                tag::SUB => x.overflowing_sub(y),
+                _ => x.overflowing_mul(y),
+            };
+            (r as u64, o)
+        } else {
+            match t {
+                tag::ADD => a.overflowing_add(b),
+                tag::SUB => a.overflowing_sub(b),
+                _ => a.overflowing_mul(b),
+            }
+        };
+        if over && p != NumericProfile::Modular {
+            return Err(FaultKind::Overflow);
+        }
+        return Ok(r);
+    }
     let (x, y) = (to_i128(k, a), to_i128(k, b));
     match t {
         tag::NEG => fit(k, p, -x),
@@ -120,5 +145,69 @@ pub fn compare(t: u32, k: ScalarKind, a: u64, b: u64) -> bool {
         tag::LE => x <= y,
         tag::GT => x > y,
         _ => x >= y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The i128 reference for 64-bit add/sub/mul under every profile.
+    fn reference(
+        t: u32,
+        k: ScalarKind,
+        p: NumericProfile,
+        a: u64,
+        b: u64,
+    ) -> Result<u64, FaultKind> {
+        let (x, y) = (to_i128(k, a), to_i128(k, b));
+        let v = match t {
+            tag::ADD => x.checked_add(y),
+            tag::SUB => x.checked_sub(y),
+            _ => x.checked_mul(y),
+        };
+        match v {
+            Some(v) => fit(k, p, v),
+            // Beyond i128: certainly out of the 64-bit range.
+            None if p == NumericProfile::Modular => Ok(a.wrapping_mul(b)),
+            None => Err(FaultKind::Overflow),
+        }
+    }
+
+    #[test]
+    fn the_64_bit_fast_path_matches_the_i128_reference() {
+        let edge = [
+            0u64,
+            1,
+            2,
+            3,
+            u64::MAX,
+            u64::MAX - 1,
+            i64::MAX as u64,
+            i64::MIN as u64,
+            (i64::MAX as u64) + 1,
+            1 << 32,
+            (1 << 32) - 1,
+            0xdead_beef_dead_beef,
+        ];
+        for k in [ScalarKind::Int64, ScalarKind::UInt64, ScalarKind::Index] {
+            for p in [
+                NumericProfile::Exact,
+                NumericProfile::Modular,
+                NumericProfile::Approximate,
+            ] {
+                for t in [tag::ADD, tag::SUB, tag::MUL] {
+                    for &a in &edge {
+                        for &b in &edge {
+                            assert_eq!(
+                                arith(t, k, p, a, b),
+                                reference(t, k, p, a, b),
+                                "{t} {k:?} {p:?} {a:#x} {b:#x}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }

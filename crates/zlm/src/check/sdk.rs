@@ -1,0 +1,279 @@
+//! The catalog-bound `sdk.bytes` facade (project decision, see
+//! `docs/zlm/semantics.md`): the certified `Bytes.slice` forwarding body,
+//! the `BytesBuilder.finish` definition that alone may hold
+//! BYTE_BUILDER_FINISH, and the fixed private layout of both declarations.
+//!
+//! `sdk.bytes` is the module `sdk.bytes` of package `sdk`. Its `Bytes` and
+//! `BytesBuilder` are value declarations with exactly one private field,
+//! ordinal zero, `storage: Array<Byte>` (`let` for `Bytes`, either
+//! mutability for the builder). The nominal IDs are derived from that
+//! namespace, so a `Ref<Bytes>` names the certified type whether `Bytes` is
+//! local (inside `sdk.bytes`) or imported.
+
+use super::{CResult, FnCheck, code};
+use crate::hash::Id;
+use crate::model::*;
+use std::sync::OnceLock;
+
+/// The SDK package name.
+pub const PACKAGE: &str = "sdk";
+/// The SDK byte module.
+pub const MODULE: &str = "sdk.bytes";
+
+/// Nominal IDs of `sdk.bytes.Bytes` and `sdk.bytes.BytesBuilder`.
+pub fn nominals() -> (Id, Id) {
+    static IDS: OnceLock<(Id, Id)> = OnceLock::new();
+    *IDS.get_or_init(|| {
+        let mut h = crate::ids::Hasher::new(false);
+        let ns = h.namespace(PACKAGE, MODULE);
+        (
+            h.nominal(&ns, DeclKind::Value, "Bytes"),
+            h.nominal(&ns, DeclKind::Value, "BytesBuilder"),
+        )
+    })
+}
+
+/// Whether `t` is the certified `Bytes` type.
+pub fn is_bytes(t: &Type) -> bool {
+    matches!(t, Type::Nominal(id) if *id == nominals().0)
+}
+
+/// Whether `t` is the certified `BytesBuilder` type.
+pub fn is_builder(t: &Type) -> bool {
+    matches!(t, Type::Nominal(id) if *id == nominals().1)
+}
+
+/// Whether `t` is `Ref<Bytes>` or `Mut<Bytes>` (the tag-43 facade form).
+pub fn is_bytes_view(t: &Type) -> bool {
+    matches!(t, Type::Ref(x) | Type::Mut(x) if is_bytes(x))
+}
+
+fn u64t() -> Type {
+    Type::Scalar(ScalarKind::UInt64)
+}
+
+/// Whether the function under check is the exact `Bytes.slice` facade
+/// signature (`shared slice(start: UInt64, end: UInt64) -> Slice<Byte>`,
+/// empty effects, in `Bytes`).
+pub(crate) fn is_facade_signature(fc: &FnCheck<'_, '_>) -> bool {
+    let f = fc.f;
+    let mut ps: Vec<&Param> = f.params.iter().collect();
+    ps.sort_by_key(|p| p.ordinal);
+    is_bytes(&fc.self_ty)
+        && f.callable == CallableKind::Message
+        && f.receiver == ReceiverKind::Shared
+        && f.name == "slice"
+        && f.result == Type::SliceByte
+        && f.effects.is_empty()
+        && ps.len() == 2
+        && ps[0].name == "start"
+        && ps[1].name == "end"
+        && ps.iter().all(|p| p.ty == u64t())
+}
+
+/// Whether a callee (declaration `d`, function `f`) is the facade signature.
+pub fn is_facade_callee(r: &super::Resolved<'_>, d: usize, f: &Function) -> bool {
+    let mut ps: Vec<&Param> = f.params.iter().collect();
+    ps.sort_by_key(|p| p.ordinal);
+    is_bytes(&r.self_type(d))
+        && f.receiver == ReceiverKind::Shared
+        && f.name == "slice"
+        && f.result == Type::SliceByte
+        && ps.len() == 2
+}
+
+/// Whether the function under check is `BytesBuilder.finish`
+/// (`owned finish() -> Bytes`, empty effects).
+pub(crate) fn is_finish(fc: &FnCheck<'_, '_>) -> bool {
+    let f = fc.f;
+    is_builder(&fc.self_ty)
+        && f.callable == CallableKind::Message
+        && f.receiver == ReceiverKind::Owned
+        && f.name == "finish"
+        && f.params.is_empty()
+        && is_bytes(&f.result)
+        && f.effects.is_empty()
+}
+
+/// Declaration-level rules: the fixed private layout of the two SDK types
+/// when they are declared locally.
+pub fn check_decls(r: &super::Resolved<'_>) -> CResult<()> {
+    for (di, d) in r.m.declarations.iter().enumerate() {
+        let t = r.self_type(di);
+        if !is_bytes(&t) && !is_builder(&t) {
+            continue;
+        }
+        let ok = d.fields.len() == 1 && {
+            let f = &d.fields[0];
+            f.ordinal == 0
+                && f.name == "storage"
+                && f.visibility == Visibility::Private
+                && f.ty == Type::ArrayByte
+                && (is_builder(&t) || f.mutability == Mutability::Let)
+        };
+        if !ok {
+            return Err(super::CheckError {
+                code: code::SDK,
+                function: d.name.clone(),
+                block: None,
+                op: None,
+                message: format!(
+                    "sdk.bytes.{} must have exactly one private field 0 `storage: Array<Byte>`{}",
+                    d.name,
+                    if is_bytes(&t) { " (let)" } else { "" }
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The one admitted body of the certified `Bytes.slice` facade: the shared
+/// receiver entry loan, the private `storage` field path derived through
+/// it, the two UInt64 parameter loads, one tag-43 over that field path and
+/// the immediate ephemeral return of that loan value.
+pub(crate) fn facade_body(fc: &FnCheck<'_, '_>) -> Option<Body> {
+    let storage = *fc.r.ids.decls.get(fc.di)?.fields.first()?;
+    let recv = PathKey {
+        root: Root::Receiver,
+        fields: vec![],
+    };
+    let field = PathKey {
+        root: Root::Receiver,
+        fields: vec![storage],
+    };
+    let p = |o: u32| PathKey {
+        root: Root::Param(o),
+        fields: vec![],
+    };
+    let at = |o: u32| OpRef::Flow {
+        block: 0,
+        ordinal: o,
+    };
+    let load = |o: u32| Op {
+        tag: tag::LOAD_LOCAL,
+        result: Some(u64t()),
+        operands: vec![Operand::Place(p(o))],
+        aux0: Aux::Path(p(o)),
+        aux1: Aux::None,
+    };
+    let slice_sig = crate::catalog::signature(6)?;
+    Some(Body {
+        locals: vec![],
+        blocks: vec![Block {
+            id: 0,
+            ops: vec![
+                load(0),
+                load(1),
+                Op {
+                    tag: tag::BORROW_SLICE_BYTE,
+                    result: Some(Type::SliceByte),
+                    operands: vec![
+                        Operand::Place(field.clone()),
+                        Operand::Value(at(0)),
+                        Operand::Value(at(1)),
+                    ],
+                    aux0: Aux::Loan(1),
+                    aux1: Aux::CatalogFunc(slice_sig),
+                },
+                Op {
+                    tag: tag::RETURN,
+                    result: None,
+                    operands: vec![Operand::Value(at(2))],
+                    aux0: Aux::None,
+                    aux1: Aux::None,
+                },
+            ],
+        }],
+        paths: vec![
+            OwnedPath {
+                key: recv.clone(),
+                ty: fc.self_ty.clone(),
+            },
+            OwnedPath {
+                key: field.clone(),
+                ty: Type::ArrayByte,
+            },
+            OwnedPath {
+                key: p(0),
+                ty: u64t(),
+            },
+            OwnedPath {
+                key: p(1),
+                ty: u64t(),
+            },
+        ],
+        loans: vec![
+            Loan {
+                id: 0,
+                kind: LoanKind::Shared,
+                origin: recv,
+                parent: None,
+                borrowed: Type::Ref(Box::new(fc.self_ty.clone())),
+                creation: None,
+                last_use: None,
+            },
+            Loan {
+                id: 1,
+                kind: LoanKind::ByteSlice,
+                origin: field,
+                parent: Some(0),
+                borrowed: Type::SliceByte,
+                creation: Some(at(2)),
+                last_use: Some(at(3)),
+            },
+        ],
+        edges: vec![CleanupEdge {
+            id: 0,
+            kind: EdgeKind::Return,
+            source: 0,
+            successor: None,
+            drops: vec![],
+        }],
+    })
+}
+
+fn sorted(b: &Body) -> Body {
+    let mut b = b.clone();
+    b.locals.sort_by_key(|l| l.ordinal);
+    b.blocks.sort_by_key(|x| x.id);
+    b.paths.sort_by(|x, y| x.key.cmp(&y.key));
+    b.loans.sort_by_key(|l| l.id);
+    b.edges.sort_by_key(|e| e.id);
+    b
+}
+
+/// Function-level rules: the facade signature is admitted only with its
+/// exact certified body, inside `sdk.bytes`; ensures are empty there.
+pub(crate) fn check_function(fc: &FnCheck<'_, '_>) -> CResult<()> {
+    if !is_facade_signature(fc) {
+        return Ok(());
+    }
+    let m = fc.r.m;
+    if m.package != PACKAGE || m.name != MODULE {
+        return Err(fc.err(
+            code::SDK,
+            None,
+            None,
+            "the Bytes.slice facade is certified only inside module sdk.bytes of package sdk",
+        ));
+    }
+    if !fc.f.ensures.is_empty() {
+        return Err(fc.err(
+            code::SDK,
+            None,
+            None,
+            "the Bytes.slice facade has no ensures (its result is a transient loan)",
+        ));
+    }
+    let want = facade_body(fc).map(|b| sorted(&b));
+    if want.as_ref() != Some(&sorted(&fc.f.body)) {
+        return Err(fc.err(
+            code::SDK,
+            None,
+            None,
+            "the Bytes.slice facade body differs from its one certified forwarding shape (receiver entry loan, storage field path, two UInt64 loads, one tag-43 over the field path, immediate return of that loan)",
+        ));
+    }
+    Ok(())
+}
