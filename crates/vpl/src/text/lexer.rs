@@ -411,6 +411,33 @@ impl<'a> Lexer<'a> {
     fn word(&mut self, span: Span) -> Result<Tok<'a>, Error> {
         let start = self.pos;
         let rest = &self.bytes[start..];
+        let first = rest[0];
+        if first.is_ascii_digit() || first == b'-' || first == b'+' {
+            // Fast path for plain numbers: `[+-]? d+ (. d*)?` ending at a
+            // byte that always ends a word. Anything else (exponents,
+            // malformed words) is classified in full below.
+            let digits = |from: usize| {
+                rest[from..]
+                    .iter()
+                    .position(|c| !c.is_ascii_digit())
+                    .map_or(rest.len(), |n| from + n)
+            };
+            let sign = usize::from(!first.is_ascii_digit());
+            let mut end = digits(sign);
+            if end > sign {
+                if rest.get(end) == Some(&b'.') {
+                    end = digits(end + 1);
+                }
+                let ends = match rest.get(end) {
+                    None => true,
+                    Some(&c) => CLASS[c as usize] & END != 0,
+                };
+                if ends {
+                    self.pos += end;
+                    return Ok(Tok::Number(&self.text[start..self.pos]));
+                }
+            }
+        }
         // Fast path: a run of letters, digits and underscores that ends at
         // a byte that always ends a word (or at the end of input).
         let run = rest
