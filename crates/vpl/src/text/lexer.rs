@@ -179,6 +179,39 @@ pub(crate) struct Lexer<'a> {
     label: &'a str,
 }
 
+/// The length of the run of spaces and tabs at the start of `bytes`.
+/// Indentation is skipped eight spaces at a time.
+#[inline(always)]
+fn blank_run(bytes: &[u8]) -> usize {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if u64::from_ne_bytes(word) != SPACES {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b != b' ' && b != b'\t' {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The end of the run of ASCII digits in `bytes` starting at `from`.
+#[inline(always)]
+fn digit_run_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
 /// Whether `b` is a UTF-8 continuation byte.
 #[inline(always)]
 fn is_continuation(b: u8) -> bool {
@@ -229,10 +262,7 @@ impl<'a> Lexer<'a> {
         loop {
             let rest = &self.bytes[self.pos..];
             // Runs of spaces and tabs (indentation) are the common case.
-            let blanks = rest
-                .iter()
-                .position(|&b| b != b' ' && b != b'\t')
-                .unwrap_or(rest.len());
+            let blanks = blank_run(rest);
             self.pos += blanks;
             let Some(&b) = rest.get(blanks) else {
                 return Ok(());
@@ -320,6 +350,28 @@ impl<'a> Lexer<'a> {
                 }
             }
         }
+    }
+
+    /// Skips trivia, then consumes the punctuation byte `b` (`(` or `)`)
+    /// when it comes next and returns its span. Otherwise nothing but the
+    /// trivia is consumed, and [`Lexer::next_token`] reads that token (and
+    /// reports the same errors) as it would have.
+    #[inline(always)]
+    pub(crate) fn eat(&mut self, b: u8) -> Result<Option<Span>, Error> {
+        self.skip_trivia()?;
+        if self.bytes.get(self.pos) == Some(&b) {
+            let span = self.here();
+            self.pos += 1;
+            return Ok(Some(span));
+        }
+        Ok(None)
+    }
+
+    /// Skips trivia and tells whether the byte `b` comes next.
+    #[inline(always)]
+    pub(crate) fn at(&mut self, b: u8) -> Result<bool, Error> {
+        self.skip_trivia()?;
+        Ok(self.bytes.get(self.pos) == Some(&b))
     }
 
     /// The next token.
@@ -416,12 +468,7 @@ impl<'a> Lexer<'a> {
             // Fast path for plain numbers: `[+-]? d+ (. d*)?` ending at a
             // byte that always ends a word. Anything else (exponents,
             // malformed words) is classified in full below.
-            let digits = |from: usize| {
-                rest[from..]
-                    .iter()
-                    .position(|c| !c.is_ascii_digit())
-                    .map_or(rest.len(), |n| from + n)
-            };
+            let digits = |from: usize| digit_run_end(rest, from);
             let sign = usize::from(!first.is_ascii_digit());
             let mut end = digits(sign);
             if end > sign {
@@ -783,6 +830,24 @@ mod tests {
                 }
             }
         });
+    }
+
+    #[test]
+    fn blank_runs_and_digit_runs() {
+        for (text, n) in [
+            ("", 0),
+            ("x", 0),
+            ("   x", 3),
+            ("        ", 8),
+            ("         \tx", 10),
+            ("                 (", 17),
+            ("        \n ", 8),
+        ] {
+            assert_eq!(blank_run(text.as_bytes()), n, "{text:?}");
+        }
+        assert_eq!(digit_run_end(b"-123.5", 1), 4);
+        assert_eq!(digit_run_end(b"12", 0), 2);
+        assert_eq!(digit_run_end(b"12", 2), 2);
     }
 
     #[test]

@@ -205,6 +205,37 @@ impl<'a> Reader<'a> {
         Ok(token)
     }
 
+    /// Consumes a `(` that comes next (the fast path of [`Reader::next`]
+    /// for the commonest token), with the same nesting check.
+    #[inline(always)]
+    fn eat_open(&mut self) -> Result<Option<Span>, Error> {
+        if self.peeked.is_some() {
+            return Ok(None);
+        }
+        let Some(span) = self.lexer.eat(b'(')? else {
+            return Ok(None);
+        };
+        self.depth += 1;
+        if self.depth >= MAX_NESTING {
+            return Err(self.error_at(
+                ErrorKind::Syntactic,
+                span,
+                format!("form/atom nesting exceeds the limit of {MAX_NESTING} levels"),
+            ));
+        }
+        Ok(Some(span))
+    }
+
+    /// Consumes a `)` that comes next.
+    #[inline(always)]
+    fn eat_close(&mut self) -> Result<bool, Error> {
+        if self.peeked.is_some() || self.lexer.eat(b')')?.is_none() {
+            return Ok(false);
+        }
+        self.depth = self.depth.saturating_sub(1);
+        Ok(true)
+    }
+
     #[inline(always)]
     fn peek(&mut self) -> Result<Token<'a>, Error> {
         match self.peeked {
@@ -244,6 +275,9 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn open(&mut self, what: &str) -> Result<Span, Error> {
+        if let Some(span) = self.eat_open()? {
+            return Ok(span);
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Open => Ok(t.span),
@@ -253,6 +287,9 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn close(&mut self, what: &str) -> Result<(), Error> {
+        if self.eat_close()? {
+            return Ok(());
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Close => Ok(()),
@@ -273,6 +310,10 @@ impl<'a> Reader<'a> {
     /// `( kw` as the opening of a form.
     fn open_form(&mut self, kw: &str) -> Result<Span, Error> {
         // The expectation is only formatted on failure: this runs once per form.
+        if let Some(span) = self.eat_open()? {
+            self.keyword(kw)?;
+            return Ok(span);
+        }
         let t = self.next()?;
         let Tok::Open = t.tok else {
             return Err(self.syntax(&t, &format!("`(` starting a `{kw}` form")));
@@ -284,6 +325,9 @@ impl<'a> Reader<'a> {
     /// Whether the next token is `)`.
     #[inline]
     fn at_close(&mut self) -> Result<bool, Error> {
+        if self.peeked.is_none() {
+            return self.lexer.at(b')');
+        }
         Ok(matches!(self.peek()?.tok, Tok::Close))
     }
 
@@ -921,15 +965,21 @@ impl<'a> Reader<'a> {
             return Err(self.semantic(id_span, format!("duplicate block `{id}`")));
         }
         let terminator = loop {
-            let open = self.next()?;
-            if !matches!(open.tok, Tok::Open) {
-                return Err(self.syntax(&open, "an instruction or terminator form"));
-            }
+            let open_span = match self.eat_open()? {
+                Some(span) => span,
+                None => {
+                    let open = self.next()?;
+                    if !matches!(open.tok, Tok::Open) {
+                        return Err(self.syntax(&open, "an instruction or terminator form"));
+                    }
+                    open.span
+                }
+            };
             let head = self.next()?;
             let Tok::Name(word) = head.tok else {
                 return Err(self.syntax(&head, "an instruction or terminator name"));
             };
-            if let Some(terminator) = self.terminator(word, open.span, scope, handle)? {
+            if let Some(terminator) = self.terminator(word, open_span, scope, handle)? {
                 break terminator;
             }
             let kind = self.instruction(
@@ -944,7 +994,7 @@ impl<'a> Reader<'a> {
             self.close("the instruction")?;
             self.instructions.push(Instruction {
                 kind,
-                span: Some(open.span),
+                span: Some(open_span),
             });
         };
         let after = self.next()?;
