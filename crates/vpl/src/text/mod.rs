@@ -118,6 +118,9 @@ pub fn write(module: &Module) -> Result<String, Error> {
         let outcome = std::thread::scope(|scope| {
             let checker = std::thread::Builder::new()
                 .name("vpl-write-verify".into())
+                // The verifier is iterative; the main thread's usual stack
+                // size keeps it exactly as robust as on the calling thread.
+                .stack_size(8 << 20)
                 .spawn_scoped(scope, || verify_as_text_error(module, WRITER_LABEL, ""));
             let Ok(checker) = checker else {
                 return None;

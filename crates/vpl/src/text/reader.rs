@@ -1221,42 +1221,49 @@ impl<'a> Reader<'a> {
     }
 
     fn operand(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
+        if let Some(span) = self.eat_open()? {
+            let value = self.constant_after_open()?;
+            return Ok(Operand {
+                value,
+                span: Some(span),
+            });
+        }
         let t = self.next()?;
-        let span = t.span;
         let value = match t.tok {
             Tok::Name(_) => {
                 let (index, span) = self.register_from(&t)?;
                 Value::Register(self.bind_register(scope, index, span)?)
             }
-            Tok::Open => {
-                let head = self.next()?;
-                let literal = match head.tok {
-                    Tok::Name("bool") => {
-                        let v = self.next()?;
-                        match v.tok {
-                            Tok::Name("true") => Literal::Bool(true),
-                            Tok::Name("false") => Literal::Bool(false),
-                            _ => return Err(self.syntax(&v, "`true` or `false`")),
-                        }
-                    }
-                    Tok::Name("int") => Literal::Int(self.signed_integer("an integer literal")?.0),
-                    Tok::Name("float") => Literal::Float(self.float()?),
-                    _ => {
-                        return Err(
-                            self.syntax(&head, "a constant form (`bool`, `int` or `float`)")
-                        );
-                    }
-                };
-                self.close("the constant")?;
-                let ty = self.scalar_type(literal.kind());
-                Value::Constant(crate::ir::Constant { ty, value: literal })
-            }
+            Tok::Open => self.constant_after_open()?,
             _ => return Err(self.syntax(&t, "an operand (a register or a constant form)")),
         };
         Ok(Operand {
             value,
-            span: Some(span),
+            span: Some(t.span),
         })
+    }
+
+    /// The rest of a constant form after its `(`.
+    fn constant_after_open(&mut self) -> Result<Value, Error> {
+        let head = self.next()?;
+        let literal = match head.tok {
+            Tok::Name("bool") => {
+                let v = self.next()?;
+                match v.tok {
+                    Tok::Name("true") => Literal::Bool(true),
+                    Tok::Name("false") => Literal::Bool(false),
+                    _ => return Err(self.syntax(&v, "`true` or `false`")),
+                }
+            }
+            Tok::Name("int") => Literal::Int(self.signed_integer("an integer literal")?.0),
+            Tok::Name("float") => Literal::Float(self.float()?),
+            _ => {
+                return Err(self.syntax(&head, "a constant form (`bool`, `int` or `float`)"));
+            }
+        };
+        self.close("the constant")?;
+        let ty = self.scalar_type(literal.kind());
+        Ok(Value::Constant(crate::ir::Constant { ty, value: literal }))
     }
 
     fn float(&mut self) -> Result<f32, Error> {
