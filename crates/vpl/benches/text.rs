@@ -2,6 +2,12 @@
 //! about 12 MB, with two baselines measured in the same run: UTF-8
 //! validation plus a byte scan, and a plain copy of the text.
 //!
+//! `write` is the whole of `vpl::text::write`: verification of the module
+//! (on a second thread for a module this large), printing, and the full
+//! read back (lex, parse, bind, verify) of the printed text. Its wall time
+//! therefore depends on a second core being free; `text_cpu rounds` also
+//! reports it, and `perf stat -e task-clock` its CPU time over both threads.
+//!
 //! `cargo bench -p vpl --bench text -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

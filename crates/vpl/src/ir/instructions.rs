@@ -233,17 +233,25 @@ impl InstructionKind {
     /// (index operands inside references are not included; see
     /// [`InstructionKind::references`]).
     pub fn operands(&self) -> Vec<&Operand> {
-        match self {
-            InstructionKind::DeclareLocal { .. } | InstructionKind::Load { .. } => Vec::new(),
+        self.operands_iter().collect()
+    }
+
+    /// [`InstructionKind::operands`] without allocating.
+    pub fn operands_iter(&self) -> impl Iterator<Item = &Operand> + '_ {
+        let (fixed, list): ([Option<&Operand>; 2], &[Operand]) = match self {
+            InstructionKind::DeclareLocal { .. } | InstructionKind::Load { .. } => {
+                ([None, None], &[])
+            }
             InstructionKind::Copy { source, .. }
             | InstructionKind::Swizzle { source, .. }
-            | InstructionKind::Member { source, .. } => vec![source],
-            InstructionKind::Store { value, .. } => vec![value],
-            InstructionKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            | InstructionKind::Member { source, .. } => ([Some(source), None], &[]),
+            InstructionKind::Store { value, .. } => ([Some(value), None], &[]),
+            InstructionKind::Binary { lhs, rhs, .. } => ([Some(lhs), Some(rhs)], &[]),
             InstructionKind::Call { arguments, .. }
-            | InstructionKind::Construct { arguments, .. } => arguments.iter().collect(),
-            InstructionKind::Index { source, index, .. } => vec![source, index],
-        }
+            | InstructionKind::Construct { arguments, .. } => ([None, None], arguments),
+            InstructionKind::Index { source, index, .. } => ([Some(source), Some(index)], &[]),
+        };
+        fixed.into_iter().flatten().chain(list.iter())
     }
 
     /// The storage references used by this instruction.

@@ -160,16 +160,62 @@ pub(crate) fn lex_error_at(label: &str, span: Span, message: impl Into<String>) 
 }
 
 /// The lexer over a decoded input.
+///
+/// Positions are kept in O(1) per token: the line number and the byte
+/// offset of the line start are updated at every line ending, and the
+/// column is the byte distance from the line start minus the UTF-8
+/// continuation bytes skipped on this line. Outside strings and comments a
+/// non-ASCII byte is always a lexical error, so only string and comment
+/// scanning has to count continuation bytes. Errors in the middle of a
+/// token recompute their position exactly with [`position_of`].
 pub(crate) struct Lexer<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     line: u32,
     line_start: usize,
-    /// Column bookkeeping: code points counted from `line_start` up to `col_pos`.
-    col_pos: usize,
-    col: u32,
+    /// UTF-8 continuation bytes between `line_start` and `pos`.
+    continuation: usize,
     label: &'a str,
+}
+
+/// The length of the run of spaces and tabs at the start of `bytes`.
+/// Indentation is skipped eight spaces at a time.
+#[inline(always)]
+fn blank_run(bytes: &[u8]) -> usize {
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    let mut i = 0;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        if u64::from_ne_bytes(word) != SPACES {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b != b' ' && b != b'\t' {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The end of the run of ASCII digits in `bytes` starting at `from`.
+#[inline(always)]
+fn digit_run_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+/// Whether `b` is a UTF-8 continuation byte.
+#[inline(always)]
+fn is_continuation(b: u8) -> bool {
+    (b & 0xC0) == 0x80
 }
 
 impl<'a> Lexer<'a> {
@@ -180,53 +226,51 @@ impl<'a> Lexer<'a> {
             pos: 0,
             line: 1,
             line_start: 0,
-            col_pos: 0,
-            col: 1,
+            continuation: 0,
             label,
         }
     }
 
-    /// The span of the current position. Amortised O(1): tokens are
-    /// produced in increasing order.
+    /// The span of the current position (between tokens).
     #[inline(always)]
-    fn here(&mut self) -> Span {
-        if self.col_pos < self.line_start {
-            self.col_pos = self.line_start;
-            self.col = 1;
-        }
-        self.col += count_chars(&self.bytes[self.col_pos..self.pos]);
-        self.col_pos = self.pos;
+    fn here(&self) -> Span {
         Span {
             offset: self.pos as u32,
             line: self.line,
-            column: self.col,
+            column: (self.pos - self.line_start - self.continuation) as u32 + 1,
         }
     }
 
+    /// A lexical error at the current position, which may be inside a
+    /// token: its position is recomputed from the start of the input.
     #[cold]
-    fn error(&mut self, message: impl Into<String>) -> Error {
-        let span = self.here();
-        lex_error_at(self.label, span, message)
+    #[inline(never)]
+    fn error(&self, message: impl Into<String>) -> Error {
+        lex_error_at(self.label, position_of(self.text, self.pos), message)
     }
 
+    #[inline(always)]
     fn newline(&mut self, after: usize) {
         self.line += 1;
         self.line_start = after;
+        self.continuation = 0;
     }
 
     /// Skips trivia. Errors on unclosed comments.
+    #[inline(always)]
     fn skip_trivia(&mut self) -> Result<(), Error> {
         loop {
-            let Some(&b) = self.bytes.get(self.pos) else {
+            let rest = &self.bytes[self.pos..];
+            // Runs of spaces and tabs (indentation) are the common case.
+            let blanks = blank_run(rest);
+            self.pos += blanks;
+            let Some(&b) = rest.get(blanks) else {
                 return Ok(());
             };
+            if CLASS[b as usize] & SPECIAL == 0 {
+                return Ok(());
+            }
             match b {
-                b' ' | b'\t' => {
-                    self.pos += 1;
-                    while matches!(self.bytes.get(self.pos), Some(b' ' | b'\t')) {
-                        self.pos += 1;
-                    }
-                }
                 b'\n' => {
                     self.pos += 1;
                     self.newline(self.pos);
@@ -238,46 +282,11 @@ impl<'a> Lexer<'a> {
                     }
                     self.newline(self.pos);
                 }
-                b'/' if self.bytes.get(self.pos + 1) == Some(&b'/') => {
-                    self.pos += 2;
-                    while let Some(&c) = self.bytes.get(self.pos) {
-                        if c == b'\n' || c == b'\r' {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
-                }
-                b'/' if self.bytes.get(self.pos + 1) == Some(&b'*') => {
-                    let start = self.here();
-                    self.pos += 2;
-                    loop {
-                        match self.bytes.get(self.pos) {
-                            None => {
-                                return Err(lex_error_at(
-                                    self.label,
-                                    start,
-                                    "unclosed `/*` comment",
-                                ));
-                            }
-                            Some(b'*') if self.bytes.get(self.pos + 1) == Some(&b'/') => {
-                                self.pos += 2;
-                                break;
-                            }
-                            Some(b'\n') => {
-                                self.pos += 1;
-                                self.newline(self.pos);
-                            }
-                            Some(b'\r') => {
-                                self.pos += 1;
-                                if self.bytes.get(self.pos) == Some(&b'\n') {
-                                    self.pos += 1;
-                                }
-                                self.newline(self.pos);
-                            }
-                            Some(_) => self.pos += 1,
-                        }
-                    }
-                }
+                b'/' => match self.bytes.get(self.pos + 1) {
+                    Some(b'/') => self.line_comment(),
+                    Some(b'*') => self.block_comment()?,
+                    _ => return Ok(()),
+                },
                 b'\\' => match self.bytes.get(self.pos + 1) {
                     Some(b'\n') => {
                         self.pos += 2;
@@ -295,6 +304,74 @@ impl<'a> Lexer<'a> {
                 _ => return Ok(()),
             }
         }
+    }
+
+    /// Skips a `//` comment up to (not including) its line ending.
+    #[cold]
+    fn line_comment(&mut self) {
+        self.pos += 2;
+        let rest = &self.bytes[self.pos..];
+        let len = rest
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .unwrap_or(rest.len());
+        self.continuation += rest[..len].iter().filter(|&&c| is_continuation(c)).count();
+        self.pos += len;
+    }
+
+    /// Skips a `/* */` comment.
+    #[cold]
+    fn block_comment(&mut self) -> Result<(), Error> {
+        let start = self.here();
+        self.pos += 2;
+        loop {
+            match self.bytes.get(self.pos) {
+                None => {
+                    return Err(lex_error_at(self.label, start, "unclosed `/*` comment"));
+                }
+                Some(b'*') if self.bytes.get(self.pos + 1) == Some(&b'/') => {
+                    self.pos += 2;
+                    return Ok(());
+                }
+                Some(b'\n') => {
+                    self.pos += 1;
+                    self.newline(self.pos);
+                }
+                Some(b'\r') => {
+                    self.pos += 1;
+                    if self.bytes.get(self.pos) == Some(&b'\n') {
+                        self.pos += 1;
+                    }
+                    self.newline(self.pos);
+                }
+                Some(&c) => {
+                    self.continuation += usize::from(is_continuation(c));
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    /// Skips trivia, then consumes the punctuation byte `b` (`(` or `)`)
+    /// when it comes next and returns its span. Otherwise nothing but the
+    /// trivia is consumed, and [`Lexer::next_token`] reads that token (and
+    /// reports the same errors) as it would have.
+    #[inline(always)]
+    pub(crate) fn eat(&mut self, b: u8) -> Result<Option<Span>, Error> {
+        self.skip_trivia()?;
+        if self.bytes.get(self.pos) == Some(&b) {
+            let span = self.here();
+            self.pos += 1;
+            return Ok(Some(span));
+        }
+        Ok(None)
+    }
+
+    /// Skips trivia and tells whether the byte `b` comes next.
+    #[inline(always)]
+    pub(crate) fn at(&mut self, b: u8) -> Result<bool, Error> {
+        self.skip_trivia()?;
+        Ok(self.bytes.get(self.pos) == Some(&b))
     }
 
     /// The next token.
@@ -334,6 +411,9 @@ impl<'a> Lexer<'a> {
             match c {
                 _ if c == quote => {
                     let raw = &self.text[content_start..self.pos];
+                    if !raw.is_ascii() {
+                        self.continuation += raw.bytes().filter(|&c| is_continuation(c)).count();
+                    }
                     self.pos += 1;
                     return Ok(if escapes {
                         Tok::EscapedStr(raw)
@@ -379,9 +459,56 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    #[inline(always)]
     fn word(&mut self, span: Span) -> Result<Tok<'a>, Error> {
         let start = self.pos;
-        let mut all_name = true;
+        let rest = &self.bytes[start..];
+        let first = rest[0];
+        if first.is_ascii_digit() || first == b'-' || first == b'+' {
+            // Fast path for plain numbers: `[+-]? d+ (. d*)?` ending at a
+            // byte that always ends a word. Anything else (exponents,
+            // malformed words) is classified in full below.
+            let digits = |from: usize| digit_run_end(rest, from);
+            let sign = usize::from(!first.is_ascii_digit());
+            let mut end = digits(sign);
+            if end > sign {
+                if rest.get(end) == Some(&b'.') {
+                    end = digits(end + 1);
+                }
+                let ends = match rest.get(end) {
+                    None => true,
+                    Some(&c) => CLASS[c as usize] & END != 0,
+                };
+                if ends {
+                    self.pos += end;
+                    return Ok(Tok::Number(&self.text[start..self.pos]));
+                }
+            }
+        }
+        // Fast path: a run of letters, digits and underscores that ends at
+        // a byte that always ends a word (or at the end of input).
+        let run = rest
+            .iter()
+            .position(|&c| CLASS[c as usize] & NAME == 0)
+            .unwrap_or(rest.len());
+        let ends = match rest.get(run) {
+            None => true,
+            Some(&c) => CLASS[c as usize] & END != 0,
+        };
+        if ends && run > 0 {
+            self.pos += run;
+            let word = &self.text[start..self.pos];
+            if rest[0].is_ascii_alphabetic() {
+                return Ok(Tok::Name(word));
+            }
+            return self.classified(word, span);
+        }
+        self.word_slow(span)
+    }
+
+    #[inline(never)]
+    fn word_slow(&mut self, span: Span) -> Result<Tok<'a>, Error> {
+        let start = self.pos;
         while let Some(&c) = self.bytes.get(self.pos) {
             let class = CLASS[c as usize];
             if class & SPECIAL != 0 {
@@ -396,14 +523,14 @@ impl<'a> Lexer<'a> {
                     break;
                 }
             }
-            all_name &= class & NAME != 0;
             self.pos += 1;
         }
         let word = &self.text[start..self.pos];
-        // Fast path: `[A-Za-z][A-Za-z0-9_]*`, the common name shape.
-        if all_name && self.bytes[start].is_ascii_alphabetic() {
-            return Ok(Tok::Name(word));
-        }
+        self.classified(word, span)
+    }
+
+    #[inline]
+    fn classified(&self, word: &'a str, span: Span) -> Result<Tok<'a>, Error> {
         match classify(word) {
             Ok(WordClass::Name) => Ok(Tok::Name(word)),
             Ok(WordClass::Number) => Ok(Tok::Number(word)),
@@ -645,6 +772,82 @@ mod tests {
             spans,
             vec![(0, 1, 1), (5, 2, 3), (7, 3, 1), (9, 4, 1), (14, 4, 5)]
         );
+    }
+
+    /// Every token span agrees with the exact, from-the-start position
+    /// computation, whatever mix of line endings, comments, continuations
+    /// and non-ASCII strings precedes it; lexical errors are located the
+    /// same way.
+    #[test]
+    fn token_spans_match_position_of() {
+        use proptest::prelude::*;
+        let pieces = prop::sample::select(vec![
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\r\n",
+            "(",
+            ")",
+            "ab",
+            "r0",
+            "-1.5",
+            "1e3",
+            "\"é\"",
+            "'ü€'",
+            "\"\\u00e9x\"",
+            "/*é\r\n€*/",
+            "//ü𝄞\n",
+            "\\\n",
+            "\\\r\n",
+            "𝄞",
+            "\"a\nb\"",
+            "/",
+            "x.y",
+        ]);
+        let config = ProptestConfig {
+            cases: 2000,
+            ..ProptestConfig::default()
+        };
+        proptest!(config, |(parts in prop::collection::vec(pieces, 0..40))| {
+            let text: String = parts.concat();
+            let mut lexer = Lexer::new(&text, "t");
+            loop {
+                match lexer.next_token() {
+                    Ok(t) => {
+                        prop_assert_eq!(t.span, position_of(&text, t.span.offset as usize));
+                        if t.tok == Tok::End {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(
+                            e.position,
+                            position_of(&text, e.position.offset as usize)
+                        );
+                        break;
+                    }
+                }
+            }
+        });
+    }
+
+    #[test]
+    fn blank_runs_and_digit_runs() {
+        for (text, n) in [
+            ("", 0),
+            ("x", 0),
+            ("   x", 3),
+            ("        ", 8),
+            ("         \tx", 10),
+            ("                 (", 17),
+            ("        \n ", 8),
+        ] {
+            assert_eq!(blank_run(text.as_bytes()), n, "{text:?}");
+        }
+        assert_eq!(digit_run_end(b"-123.5", 1), 4);
+        assert_eq!(digit_run_end(b"12", 0), 2);
+        assert_eq!(digit_run_end(b"12", 2), 2);
     }
 
     #[test]

@@ -104,9 +104,68 @@ const START: Span = Span {
 };
 
 /// Verifies `module` and returns its canonical text (section 11). The text
-/// is read back through the reader and verifier before it is returned.
+/// is read back through the reader and verifier before returning it.
+///
+/// For large modules the verification of `module` runs on a second thread
+/// while this one prints and reads the text back. The outcome is the one of
+/// the sequential order (verify, print, read back): a verification failure
+/// wins over whatever printing or reading back found, so diagnostics and
+/// output are identical and deterministic.
 pub fn write(module: &Module) -> Result<String, Error> {
+    if instruction_count(module) >= PARALLEL_WRITE_INSTRUCTIONS
+        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
+    {
+        let outcome = std::thread::scope(|scope| {
+            let checker = std::thread::Builder::new()
+                .name("vpl-write-verify".into())
+                // The verifier is iterative; the main thread's usual stack
+                // size keeps it exactly as robust as on the calling thread.
+                .stack_size(8 << 20)
+                .spawn_scoped(scope, || verify_as_text_error(module, WRITER_LABEL, ""));
+            let Ok(checker) = checker else {
+                return None;
+            };
+            // Printing never panics on an unverified module; its result is
+            // discarded when verification fails.
+            let printed = print_and_read_back(module);
+            let verified = match checker.join() {
+                Ok(verified) => verified,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            Some(verified.and(printed))
+        });
+        if let Some(outcome) = outcome {
+            return outcome;
+        }
+    }
+    write_sequentially(module)
+}
+
+/// [`write()`] on one thread: verify, print, read back.
+fn write_sequentially(module: &Module) -> Result<String, Error> {
     verify_as_text_error(module, WRITER_LABEL, "")?;
+    print_and_read_back(module)
+}
+
+/// Modules with at least this many instructions are verified beside
+/// printing; for smaller ones a thread costs more than it saves.
+const PARALLEL_WRITE_INSTRUCTIONS: usize = 16_384;
+
+fn instruction_count(module: &Module) -> usize {
+    let mut n = 0;
+    for stage in module.stages() {
+        for (_, f) in stage.functions.iter() {
+            for (_, b) in f.blocks.iter() {
+                n += b.instructions.len();
+            }
+        }
+    }
+    n
+}
+
+/// Prints `module` and reads the text back (every check of [`read`] except
+/// re-validating UTF-8, which a `String` already guarantees).
+fn print_and_read_back(module: &Module) -> Result<String, Error> {
     let text = writer::print(module).map_err(|message| Error {
         kind: ErrorKind::Semantic,
         message,
@@ -114,8 +173,6 @@ pub fn write(module: &Module) -> Result<String, Error> {
         position: module.span.unwrap_or(START),
         verify: None,
     })?;
-    // The full read back: every check of `read` except re-validating UTF-8,
-    // which a `String` already guarantees.
     let text_checked = lexer::decode_str(&text, WRITER_LABEL).map_err(|e| *e)?;
     read_decoded(text_checked, WRITER_LABEL)?;
     Ok(text)
@@ -123,3 +180,70 @@ pub fn write(module: &Module) -> Result<String, Error> {
 
 /// The label of errors about a module given to [`write()`].
 pub const WRITER_LABEL: &str = "<written module>";
+
+/// The benchmark's module generator, for the tests below.
+#[cfg(test)]
+#[path = "../../benches/generate.rs"]
+#[allow(dead_code)]
+mod generate;
+
+#[cfg(test)]
+mod tests {
+    use super::generate;
+    use super::*;
+    use crate::ir::{Handle, InstructionKind, Literal, Value};
+
+    /// A module above the parallel threshold, and its mutations into
+    /// invalid ones: the parallel writer answers exactly as the sequential
+    /// order does (the verifier's failure wins, printing never panics).
+    #[test]
+    fn parallel_write_answers_like_sequential_write() {
+        let text = generate::module_text(1 << 20);
+        let valid = read(text.as_bytes(), "gen").unwrap();
+        assert!(instruction_count(&valid) >= PARALLEL_WRITE_INSTRUCTIONS);
+        let written = write(&valid).unwrap();
+        assert_eq!(written, write_sequentially(&valid).unwrap());
+        assert_eq!(
+            write(&read(written.as_bytes(), "w").unwrap()).unwrap(),
+            written
+        );
+
+        fn last(m: &mut Module) -> &mut crate::ir::Function {
+            let h = Handle::from_index(m.fragment.functions.len() as u32 - 1);
+            &mut m.fragment.functions[h]
+        }
+        let mut mutants: Vec<Module> = Vec::new();
+        // A register type outside the type table (the printer must not panic).
+        let mut m = valid.clone();
+        for (_, b) in last(&mut m).blocks.iter_mut() {
+            for i in &mut b.instructions {
+                if let InstructionKind::DeclareLocal { register } = &mut i.kind {
+                    register.ty = Handle::from_index(4_000_000);
+                }
+            }
+        }
+        mutants.push(m);
+        // No entry function (the printer fails, verification wins).
+        let mut m = valid.clone();
+        m.fragment.entry = None;
+        mutants.push(m);
+        // A constant of the wrong type (prints and reads back; verification
+        // of the given module fails first).
+        let mut m = valid.clone();
+        for (_, b) in last(&mut m).blocks.iter_mut() {
+            for i in &mut b.instructions {
+                if let InstructionKind::Binary { rhs, .. } = &mut i.kind
+                    && let Value::Constant(c) = &mut rhs.value
+                {
+                    c.value = Literal::Int(7);
+                }
+            }
+        }
+        mutants.push(m);
+        for m in &mutants {
+            let parallel = write(m).unwrap_err();
+            assert!(parallel.verify.is_some(), "{parallel}");
+            assert_eq!(parallel, write_sequentially(m).unwrap_err());
+        }
+    }
+}

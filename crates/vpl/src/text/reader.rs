@@ -205,6 +205,37 @@ impl<'a> Reader<'a> {
         Ok(token)
     }
 
+    /// Consumes a `(` that comes next (the fast path of [`Reader::next`]
+    /// for the commonest token), with the same nesting check.
+    #[inline(always)]
+    fn eat_open(&mut self) -> Result<Option<Span>, Error> {
+        if self.peeked.is_some() {
+            return Ok(None);
+        }
+        let Some(span) = self.lexer.eat(b'(')? else {
+            return Ok(None);
+        };
+        self.depth += 1;
+        if self.depth >= MAX_NESTING {
+            return Err(self.error_at(
+                ErrorKind::Syntactic,
+                span,
+                format!("form/atom nesting exceeds the limit of {MAX_NESTING} levels"),
+            ));
+        }
+        Ok(Some(span))
+    }
+
+    /// Consumes a `)` that comes next.
+    #[inline(always)]
+    fn eat_close(&mut self) -> Result<bool, Error> {
+        if self.peeked.is_some() || self.lexer.eat(b')')?.is_none() {
+            return Ok(false);
+        }
+        self.depth = self.depth.saturating_sub(1);
+        Ok(true)
+    }
+
     #[inline(always)]
     fn peek(&mut self) -> Result<Token<'a>, Error> {
         match self.peeked {
@@ -244,6 +275,9 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn open(&mut self, what: &str) -> Result<Span, Error> {
+        if let Some(span) = self.eat_open()? {
+            return Ok(span);
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Open => Ok(t.span),
@@ -253,6 +287,9 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn close(&mut self, what: &str) -> Result<(), Error> {
+        if self.eat_close()? {
+            return Ok(());
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Close => Ok(()),
@@ -273,6 +310,10 @@ impl<'a> Reader<'a> {
     /// `( kw` as the opening of a form.
     fn open_form(&mut self, kw: &str) -> Result<Span, Error> {
         // The expectation is only formatted on failure: this runs once per form.
+        if let Some(span) = self.eat_open()? {
+            self.keyword(kw)?;
+            return Ok(span);
+        }
         let t = self.next()?;
         let Tok::Open = t.tok else {
             return Err(self.syntax(&t, &format!("`(` starting a `{kw}` form")));
@@ -284,6 +325,9 @@ impl<'a> Reader<'a> {
     /// Whether the next token is `)`.
     #[inline]
     fn at_close(&mut self) -> Result<bool, Error> {
+        if self.peeked.is_none() {
+            return self.lexer.at(b')');
+        }
         Ok(matches!(self.peek()?.tok, Tok::Close))
     }
 
@@ -921,15 +965,21 @@ impl<'a> Reader<'a> {
             return Err(self.semantic(id_span, format!("duplicate block `{id}`")));
         }
         let terminator = loop {
-            let open = self.next()?;
-            if !matches!(open.tok, Tok::Open) {
-                return Err(self.syntax(&open, "an instruction or terminator form"));
-            }
+            let open_span = match self.eat_open()? {
+                Some(span) => span,
+                None => {
+                    let open = self.next()?;
+                    if !matches!(open.tok, Tok::Open) {
+                        return Err(self.syntax(&open, "an instruction or terminator form"));
+                    }
+                    open.span
+                }
+            };
             let head = self.next()?;
             let Tok::Name(word) = head.tok else {
                 return Err(self.syntax(&head, "an instruction or terminator name"));
             };
-            if let Some(terminator) = self.terminator(word, open.span, scope, handle)? {
+            if let Some(terminator) = self.terminator(word, open_span, scope, handle)? {
                 break terminator;
             }
             let kind = self.instruction(
@@ -944,7 +994,7 @@ impl<'a> Reader<'a> {
             self.close("the instruction")?;
             self.instructions.push(Instruction {
                 kind,
-                span: Some(open.span),
+                span: Some(open_span),
             });
         };
         let after = self.next()?;
@@ -1171,42 +1221,49 @@ impl<'a> Reader<'a> {
     }
 
     fn operand(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
+        if let Some(span) = self.eat_open()? {
+            let value = self.constant_after_open()?;
+            return Ok(Operand {
+                value,
+                span: Some(span),
+            });
+        }
         let t = self.next()?;
-        let span = t.span;
         let value = match t.tok {
             Tok::Name(_) => {
                 let (index, span) = self.register_from(&t)?;
                 Value::Register(self.bind_register(scope, index, span)?)
             }
-            Tok::Open => {
-                let head = self.next()?;
-                let literal = match head.tok {
-                    Tok::Name("bool") => {
-                        let v = self.next()?;
-                        match v.tok {
-                            Tok::Name("true") => Literal::Bool(true),
-                            Tok::Name("false") => Literal::Bool(false),
-                            _ => return Err(self.syntax(&v, "`true` or `false`")),
-                        }
-                    }
-                    Tok::Name("int") => Literal::Int(self.signed_integer("an integer literal")?.0),
-                    Tok::Name("float") => Literal::Float(self.float()?),
-                    _ => {
-                        return Err(
-                            self.syntax(&head, "a constant form (`bool`, `int` or `float`)")
-                        );
-                    }
-                };
-                self.close("the constant")?;
-                let ty = self.scalar_type(literal.kind());
-                Value::Constant(crate::ir::Constant { ty, value: literal })
-            }
+            Tok::Open => self.constant_after_open()?,
             _ => return Err(self.syntax(&t, "an operand (a register or a constant form)")),
         };
         Ok(Operand {
             value,
-            span: Some(span),
+            span: Some(t.span),
         })
+    }
+
+    /// The rest of a constant form after its `(`.
+    fn constant_after_open(&mut self) -> Result<Value, Error> {
+        let head = self.next()?;
+        let literal = match head.tok {
+            Tok::Name("bool") => {
+                let v = self.next()?;
+                match v.tok {
+                    Tok::Name("true") => Literal::Bool(true),
+                    Tok::Name("false") => Literal::Bool(false),
+                    _ => return Err(self.syntax(&v, "`true` or `false`")),
+                }
+            }
+            Tok::Name("int") => Literal::Int(self.signed_integer("an integer literal")?.0),
+            Tok::Name("float") => Literal::Float(self.float()?),
+            _ => {
+                return Err(self.syntax(&head, "a constant form (`bool`, `int` or `float`)"));
+            }
+        };
+        self.close("the constant")?;
+        let ty = self.scalar_type(literal.kind());
+        Ok(Value::Constant(crate::ir::Constant { ty, value: literal }))
     }
 
     fn float(&mut self) -> Result<f32, Error> {
@@ -1214,8 +1271,9 @@ impl<'a> Reader<'a> {
         match t.tok {
             Tok::Number(w) => {
                 // Rust's decimal-to-f32 conversion rounds once, nearest-even,
-                // directly to binary32, independent of any locale.
-                let v: f32 = w.parse().map_err(|_| {
+                // directly to binary32, independent of any locale; the fast
+                // path gives the same bits for short plain decimals.
+                let v: f32 = parse_f32(w).ok_or_else(|| {
                     self.error_at(
                         ErrorKind::Lexical,
                         t.span,
@@ -1355,5 +1413,112 @@ impl<'a> Reader<'a> {
             current = ty;
         }
         Ok(reference)
+    }
+}
+
+/// `10^k` for `k <= 10`: every one is exactly representable in binary32
+/// (`5^10 < 2^24`).
+const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+
+/// Converts a decimal number word to the nearest binary32 (ties to even),
+/// `None` when it is not a decimal number.
+///
+/// Fast path (Clinger): a word `[+-]? d* (. d*)?` with at most 7 digits in
+/// all is `m / 10^k` with `m < 2^24` and `k <= 7`, two exactly
+/// representable binary32 values, so one IEEE division rounds the exact
+/// quotient once, nearest-even, exactly as the full conversion does.
+/// Everything else (exponents, longer digit strings) takes
+/// `str::parse::<f32>`.
+pub(crate) fn parse_f32(word: &str) -> Option<f32> {
+    let bytes = word.as_bytes();
+    let (negative, digits) = match bytes.first() {
+        Some(b'-') => (true, &bytes[1..]),
+        Some(b'+') => (false, &bytes[1..]),
+        _ => (false, bytes),
+    };
+    if digits.len() <= 8 {
+        let mut mantissa = 0u32;
+        let mut count = 0usize;
+        let mut fraction: Option<usize> = None;
+        let mut plain = true;
+        for &b in digits {
+            match b {
+                b'0'..=b'9' => {
+                    mantissa = mantissa * 10 + u32::from(b - b'0');
+                    count += 1;
+                }
+                b'.' if fraction.is_none() => fraction = Some(count),
+                _ => {
+                    plain = false;
+                    break;
+                }
+            }
+        }
+        if plain && count > 0 && count <= 7 {
+            let scale = count - fraction.unwrap_or(count);
+            let magnitude = mantissa as f32 / POW10_F32[scale];
+            return Some(if negative { -magnitude } else { magnitude });
+        }
+    }
+    word.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_f32;
+    use proptest::prelude::*;
+
+    /// The fast path agrees bit for bit with `str::parse::<f32>` on short
+    /// decimals and on everything that falls back.
+    #[test]
+    fn parse_f32_matches_std_bit_for_bit() {
+        for w in [
+            "0",
+            "-0",
+            "+0",
+            "0.",
+            "-0.0",
+            ".5",
+            "-.5",
+            "1.",
+            "12.375",
+            "9999999",
+            "0.0000001",
+            "1234567",
+            "123456.7",
+            "-9.999999",
+            "16777217",
+            "1e3",
+            "1.5e-45",
+            "3.4028235e38",
+            "0.1",
+            "0.3",
+            "2.675",
+            "1.0000001",
+            "00000001",
+        ] {
+            assert_eq!(
+                parse_f32(w).map(f32::to_bits),
+                w.parse::<f32>().ok().map(f32::to_bits),
+                "{w}"
+            );
+        }
+        let config = ProptestConfig {
+            cases: 4000,
+            ..ProptestConfig::default()
+        };
+        proptest!(config, |(sign in prop::sample::select(vec!["", "-", "+"]),
+                            int in "[0-9]{0,7}", frac in prop::option::of("[0-9]{0,7}"))| {
+            let mut w = format!("{sign}{int}");
+            if let Some(f) = &frac {
+                w.push('.');
+                w.push_str(f);
+            }
+            prop_assert_eq!(
+                parse_f32(&w).map(f32::to_bits),
+                w.parse::<f32>().ok().map(f32::to_bits),
+                "{}", w
+            );
+        });
     }
 }

@@ -84,15 +84,22 @@ impl TypeIds {
         ids
     }
 
+    /// Never panics, even on an unverified module (`write` prints while
+    /// the verifier runs): a handle outside the type table is skipped and
+    /// printed as an ID no declaration has, which the read back rejects.
     fn visit(&mut self, module: &Module, root: Handle<Type>) {
         let mut stack = vec![root];
         while let Some(h) = stack.pop() {
-            if self.id[h.index()].is_some() {
+            let (Some(slot), Some(inner)) = (self.id.get_mut(h.index()), module.types.inner(h))
+            else {
+                continue;
+            };
+            if slot.is_some() {
                 continue;
             }
-            self.id[h.index()] = Some(self.order.len() as u32);
+            *slot = Some(self.order.len() as u32);
             self.order.push(h);
-            match &module.types[h].inner {
+            match inner {
                 TypeInner::Array { element, .. } => stack.push(*element),
                 TypeInner::Record(r) => stack.extend(r.fields.iter().rev().map(|f| f.ty)),
                 _ => {}
@@ -102,7 +109,11 @@ impl TypeIds {
 
     fn get(&self, h: Handle<Type>) -> u32 {
         // Every type the printer names was discovered above.
-        self.id[h.index()].unwrap_or(u32::MAX)
+        self.id
+            .get(h.index())
+            .copied()
+            .flatten()
+            .unwrap_or(u32::MAX)
     }
 }
 
@@ -194,7 +205,10 @@ impl Printer {
             let h = self.ids.order[i];
             indent(&mut self.out, 2);
             let _ = write!(self.out, "(type t{i} ");
-            match &module.types[h].inner {
+            let Some(inner) = module.types.inner(h) else {
+                return Err("type handle outside the type table".into());
+            };
+            match inner {
                 TypeInner::Void => self.out.push_str("void"),
                 TypeInner::Scalar(k) => self.out.push_str(k.keyword()),
                 TypeInner::Sampler(_) => self.out.push_str("sampler2D"),

@@ -282,7 +282,7 @@ impl FnCx<'_> {
                         }
                     }
                     other => {
-                        for (k, op) in other.operands().into_iter().enumerate() {
+                        for (k, op) in other.operands_iter().enumerate() {
                             read(&mut out, op, k as u32);
                         }
                         if let Some(r) = other.result() {
