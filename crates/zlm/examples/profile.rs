@@ -8,6 +8,14 @@ fn main() {
         .unwrap_or(80_000);
     let module = zlm::sample::module("bench.big", width);
     let bytes = zlm::write::write(&module).unwrap();
+    // `profile WIDTH N`: decode N more times first (for `perf record`).
+    let repeat: u32 = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..repeat {
+        zlm::decode::decode(&bytes).unwrap();
+    }
     let t = std::time::Instant::now();
     let (_, phases) = zlm::decode::decode_profiled(&bytes).unwrap();
     let decode = t.elapsed();

@@ -1411,6 +1411,7 @@ fn list_part<E>(
     sha: Option<&mut sha2::Sha256>,
     buf: &mut Vec<u8>,
     n: usize,
+    len_of: Option<&dyn Fn(usize) -> u64>,
     mut el: E,
 ) -> Result<Option<Vec<u8>>>
 where
@@ -1429,23 +1430,38 @@ where
     };
     let mut len: u64 = 4;
     for i in 0..n {
-        buf.clear();
-        el(buf, i)?;
-        len += buf.len() as u64;
+        match len_of {
+            Some(f) => len += f(i),
+            None => {
+                buf.clear();
+                el(buf, i)?;
+                len += buf.len() as u64;
+            }
+        }
     }
     let n32 = u32::try_from(n).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
     sha.update(len.to_le_bytes());
     sha.update(n32.to_le_bytes());
     buf.clear();
+    let mut written: u64 = 4;
     for i in 0..n {
         el(buf, i)?;
         if buf.len() >= FLUSH {
+            written += buf.len() as u64;
             sha.update(&buf[..]);
             buf.clear();
         }
     }
+    written += buf.len() as u64;
     sha.update(&buf[..]);
     buf.clear();
+    if written != len {
+        // The arithmetic length disagrees with the encoding: never return a digest.
+        return Err(Error::new(
+            code::MODEL,
+            "internal error: identity list length mismatch",
+        ));
+    }
     Ok(None)
 }
 
@@ -1521,8 +1537,20 @@ fn body_digest(
     let mut buf = Vec::with_capacity(1 << 16);
     let mut parts: Vec<Vec<u8>> = vec![sig.to_vec()];
     macro_rules! part {
+        ($n:expr, len $len:expr, $el:expr) => {{
+            let p = list_part(
+                (!tracing).then_some(&mut sha),
+                &mut buf,
+                $n,
+                Some($len),
+                $el,
+            )?;
+            if let Some(p) = p {
+                parts.push(p);
+            }
+        }};
         ($n:expr, $el:expr) => {{
-            let p = list_part((!tracing).then_some(&mut sha), &mut buf, $n, $el)?;
+            let p = list_part((!tracing).then_some(&mut sha), &mut buf, $n, None, $el)?;
             if let Some(p) = p {
                 parts.push(p);
             }
@@ -1534,28 +1562,33 @@ fn body_digest(
         Ok(())
     });
     // Blocks: (block key, entry flag, flow op keys).
-    part!(border.len(), |b: &mut Vec<u8>, i: usize| {
-        let blk = &f.body.blocks[border[i]];
-        let at = enc::begin(b);
-        b.extend_from_slice(&3u32.to_le_bytes());
-        be.key_el(b, blk.id);
-        enc::el_u32(b, u32::from(blk.id == 0));
-        let k = enc::begin(b);
-        let c = enc::count(b);
-        for o in 0..blk.ops.len() as u32 {
-            be.op_el(
-                b,
-                &OpRef::Flow {
-                    block: blk.id,
-                    ordinal: o,
-                },
-            );
+    let block_len = |i: usize| 100 + 140 * f.body.blocks[border[i]].ops.len() as u64;
+    part!(
+        border.len(),
+        len & block_len,
+        |b: &mut Vec<u8>, i: usize| {
+            let blk = &f.body.blocks[border[i]];
+            let at = enc::begin(b);
+            b.extend_from_slice(&3u32.to_le_bytes());
+            be.key_el(b, blk.id);
+            enc::el_u32(b, u32::from(blk.id == 0));
+            let k = enc::begin(b);
+            let c = enc::count(b);
+            for o in 0..blk.ops.len() as u32 {
+                be.op_el(
+                    b,
+                    &OpRef::Flow {
+                        block: blk.id,
+                        ordinal: o,
+                    },
+                );
+            }
+            enc::set_count(b, c, blk.ops.len());
+            enc::end(b, k);
+            enc::end(b, at);
+            Ok(())
         }
-        enc::set_count(b, c, blk.ops.len());
-        enc::end(b, k);
-        enc::end(b, at);
-        Ok(())
-    });
+    );
     // Owned paths.
     part!(porder.len(), |b: &mut Vec<u8>, i: usize| {
         let p = &f.body.paths[porder[i]];
@@ -1620,7 +1653,8 @@ fn body_digest(
         Ok(())
     });
     // Body operations.
-    part!(ops.len(), |b: &mut Vec<u8>, i: usize| {
+    let op_len = |i: usize| op_el_len(ops[i].1);
+    part!(ops.len(), len & op_len, |b: &mut Vec<u8>, i: usize| {
         let (r, op) = &ops[i];
         if tracing {
             // Record the operands' identities before the result's, in use order.
@@ -1688,6 +1722,60 @@ fn body_digest(
         ));
     }
     Ok(sha.finalize().into())
+}
+
+/// Length of an owned-path key's content (see `BodyEnc::path_content`).
+fn path_content_len(k: &PathKey) -> u64 {
+    let ident = match k.root {
+        Root::Receiver => 12,
+        Root::Param(_) | Root::Local(_) => 40,
+        Root::Temp(_) => 140,
+    };
+    4 + 40 + 12 + ident + 12 + 40 * k.fields.len() as u64
+}
+
+/// Length of `F(logical auxiliary)` (see `BodyEnc::aux_el`).
+fn aux_el_len(a: &Aux) -> u64 {
+    24 + match a {
+        Aux::None => 8,
+        Aux::Lit(_) => 12,
+        Aux::Type(_)
+        | Aux::Decl(_)
+        | Aux::Field(_)
+        | Aux::Func(_)
+        | Aux::CatalogFunc(_)
+        | Aux::Variant(_)
+        | Aux::Effects(_) => 40,
+        Aux::Loan(_) | Aux::Edge(_) | Aux::Block(_) => 64,
+        Aux::Path(k) => 8 + path_content_len(k),
+        Aux::Op(_) => 140,
+    }
+}
+
+/// Length of one framed body-operation element, computed without encoding
+/// it (checked against the encoding by `list_part`).
+fn op_el_len(op: &Op) -> u64 {
+    let operands: u64 = op
+        .operands
+        .iter()
+        .map(|o| {
+            24 + match o {
+                Operand::Value(_) => 140 + 41,
+                Operand::Place(k) => 8 + path_content_len(k) + 41,
+                Operand::Const(_) => 40 + 41,
+                Operand::Block(_) => 64 + 9,
+            }
+        })
+        .sum();
+    8 + 4
+        + 140
+        + 12
+        + if op.result.is_some() { 41 } else { 9 }
+        + 12
+        + operands
+        + aux_el_len(&op.aux0)
+        + aux_el_len(&op.aux1)
+        + 12
 }
 
 /// `F(optional)` whose present value's content is appended by `content`.

@@ -817,8 +817,8 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
         })
     });
     for (here, op) in blocks {
-        let at = format!("{here:?}");
-        let e = |msg: &str| err(f, &at, msg);
+        // Formatted only on error: this loop runs once per operation.
+        let e = |msg: &str| err(f, &format!("{here:?}"), msg);
         let t: Vec<Option<Type>> = op.operands.iter().map(ty_of).collect();
         let res = op.result.as_ref();
         let scalar = |x: Option<&Type>| match x {
@@ -1057,7 +1057,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     Vec<Effect>,
                 ) = match &op.aux0 {
                     Aux::Func(sig) => {
-                        let &(cd, cf) = g.sigs.get(sig).ok_or_else(|| Error::new(code::UNSUPPORTED, format!("function {} {at}: calls to functions of other modules are not supported yet", f.name)))?;
+                        let &(cd, cf) = g.sigs.get(sig).ok_or_else(|| Error::new(code::UNSUPPORTED, format!("function {} {here:?}: calls to functions of other modules are not supported yet", f.name)))?;
                         let c = &g.m.declarations[cd].functions[cf];
                         let mut ps: Vec<&Param> = c.params.iter().collect();
                         ps.sort_by_key(|p| p.ordinal);

@@ -235,6 +235,8 @@ struct Writer<'a> {
     types: FastMap<Type, u32>,
     symbols: BTreeMap<Id, u32>,
     constants: BTreeMap<Id, (Constant, u32)>,
+    /// Constants in first-use order while collecting (sorted into `constants`).
+    new_constants: Vec<(Id, Constant)>,
     effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
     hs: ids::Hasher,
     const_index: FastMap<Constant, u32>,
@@ -250,6 +252,7 @@ impl<'a> Writer<'a> {
             types: FastMap::default(),
             symbols: BTreeMap::new(),
             constants: BTreeMap::new(),
+            new_constants: Vec::new(),
             effect_sets: BTreeMap::new(),
             hs: ids::Hasher::new(false),
             const_index: FastMap::default(),
@@ -368,6 +371,12 @@ impl<'a> Writer<'a> {
                 }
             }
         }
+        // Stable sort keeps the first constant of an ID, as `entry` did.
+        let mut new_constants = std::mem::take(&mut self.new_constants);
+        new_constants.sort_by(|a, b| a.0.cmp(&b.0));
+        for (id, c) in new_constants {
+            self.constants.entry(id).or_insert((c, 0));
+        }
         for c in self.constants.values() {
             extra_types.push(Type::Scalar(c.0.kind));
         }
@@ -409,6 +418,7 @@ impl<'a> Writer<'a> {
         for (i, s) in symbols.into_iter().enumerate() {
             self.symbols.insert(s, cnt(i)?);
         }
+        self.const_index.clear();
         for (i, v) in self.constants.values_mut().enumerate() {
             v.1 = cnt(i)?;
             self.const_index.insert(v.0.clone(), v.1);
@@ -420,11 +430,16 @@ impl<'a> Writer<'a> {
     }
 
     fn add_constant(&mut self, c: &Constant) -> Result<()> {
+        if self.const_index.contains_key(c) {
+            return Ok(());
+        }
         let id = match self.ids.constants.get(c) {
             Some(id) => *id,
             None => self.hs.constant(c)?,
         };
-        self.constants.entry(id).or_insert_with(|| (c.clone(), 0));
+        // Index assigned once every constant is known (BTreeMap order).
+        self.const_index.insert(c.clone(), 0);
+        self.new_constants.push((id, c.clone()));
         Ok(())
     }
 
