@@ -286,7 +286,17 @@ pub fn decode_profiled(bytes: &[u8]) -> Result<(Decoded, Phases)> {
     let t1 = Instant::now();
     let (ids, _) = ids::compute(&module, false)?;
     let t2 = Instant::now();
-    crate::validate::check(&module, &ids)?;
+    crate::validate::check(&module, &ids).map_err(|mut e| {
+        // Point a layout cycle at the declaration record (projected in
+        // physical order, so the model index is the record index).
+        if e.code == code::LAYOUT
+            && e.offset.is_none()
+            && let Some((di, _)) = crate::validate::layout_cycle(&module, &ids)
+        {
+            e.offset = Some(r.start(Section::Decls) + 80 * di as u64);
+        }
+        e
+    })?;
     let t3 = Instant::now();
     // Canonical comparison: identities, order, derived fields, reserved
     // words; section by section, without building the canonical bytes.
