@@ -78,6 +78,8 @@ pub struct Hasher {
     /// so continuing a copy of the state is exactly the same hash and skips
     /// the first compression.
     constant_prefix: Vec<Option<sha2::Sha256>>,
+    /// Scalar type-instance IDs by scalar tag (the common case, no map lookup).
+    scalar_ids: Vec<Option<Id>>,
     /// Recorded facts, when tracing.
     pub trace: Option<Vec<Fact>>,
 }
@@ -90,6 +92,7 @@ impl Hasher {
             constants: FastMap::default(),
             effect_sets: FastMap::default(),
             constant_prefix: Vec::new(),
+            scalar_ids: Vec::new(),
             trace: trace.then(Vec::new),
         }
     }
@@ -136,6 +139,11 @@ impl Hasher {
 
     /// Type-instance ID (memoized).
     pub fn type_id(&mut self, t: &Type) -> Id {
+        if let Type::Scalar(k) = t
+            && let Some(Some(id)) = self.scalar_ids.get(k.tag() as usize)
+        {
+            return *id;
+        }
         if let Some(id) = self.types.get(t) {
             return *id;
         }
@@ -168,6 +176,13 @@ impl Hasher {
             domain::TYPE_INSTANCE,
             parts,
         );
+        if let Type::Scalar(k) = t {
+            let slot = k.tag() as usize;
+            if self.scalar_ids.len() <= slot {
+                self.scalar_ids.resize(slot + 1, None);
+            }
+            self.scalar_ids[slot] = Some(id);
+        }
         self.types.insert(t.clone(), id);
         id
     }

@@ -233,6 +233,8 @@ struct Writer<'a> {
     ids: Identities,
     strings: BTreeMap<&'a str, (u32, u32)>,
     types: FastMap<Type, u32>,
+    /// Type-table index of each scalar kind by tag (NONE when absent).
+    scalar_types: [u32; 16],
     symbols: BTreeMap<Id, u32>,
     constants: BTreeMap<Id, (Constant, u32)>,
     /// Constants in first-use order while collecting (sorted into `constants`).
@@ -250,6 +252,7 @@ impl<'a> Writer<'a> {
             ids,
             strings: BTreeMap::new(),
             types: FastMap::default(),
+            scalar_types: [NONE; 16],
             symbols: BTreeMap::new(),
             constants: BTreeMap::new(),
             new_constants: Vec::new(),
@@ -264,7 +267,14 @@ impl<'a> Writer<'a> {
         let (o, l) = self.strings[s];
         [o, l]
     }
+    #[inline]
     fn t(&self, t: &Type) -> u32 {
+        if let Type::Scalar(k) = t
+            && let Some(&i) = self.scalar_types.get(k.tag() as usize)
+            && i != NONE
+        {
+            return i;
+        }
         self.types[t]
     }
     fn sym(&self, id: &Id) -> u32 {
@@ -401,6 +411,11 @@ impl<'a> Writer<'a> {
             .collect();
         keyed.sort();
         for (i, (.., t)) in keyed.into_iter().enumerate() {
+            if let Type::Scalar(k) = &t
+                && let Some(slot) = self.scalar_types.get_mut(k.tag() as usize)
+            {
+                *slot = cnt(i)?;
+            }
             self.types.insert(t, cnt(i)?);
         }
         let mut off = 0u64;
