@@ -1089,14 +1089,16 @@ fn project(r: &Reader) -> Result<Module> {
             } else {
                 Some(ty(rec.w(0, 1), rec.at(0, 1))?)
             };
-            let mut operands = Vec::new();
-            for o in r.range(
+            let range = r.range(
                 Section::Operands,
                 rec.w(0, 2),
                 rec.w(0, 3),
                 rec.at(0, 2),
                 "operands",
-            )? {
+            )?;
+            // The range is inside the operand table, so its length is bounded by the input.
+            let mut operands = Vec::with_capacity((range.end - range.start) as usize);
+            for o in range {
                 let orec = r.rec(Section::Operands, o);
                 let (kind, idx) = (orec.w(0, 0), orec.w(0, 1));
                 let at = orec.at(0, 1);
@@ -1152,7 +1154,9 @@ fn project(r: &Reader) -> Result<Module> {
         };
         for bi in fr.blocks.clone() {
             let rec = r.rec(Section::Blocks, bi);
-            let mut ops = Vec::new();
+            // Bounded by the operation table (the range is checked per operation below).
+            let mut ops =
+                Vec::with_capacity(u64::from(rec.w(0, 3)).min(r.count(Section::Ops)) as usize);
             for oi in u64::from(rec.w(0, 2))..u64::from(rec.w(0, 2)) + u64::from(rec.w(0, 3)) {
                 ops.push(decode_op(oi)?);
             }

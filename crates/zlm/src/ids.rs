@@ -1394,6 +1394,15 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
     }
     /// `F(logical auxiliary)`.
     fn aux_el(&self, hs: &mut Hasher, buf: &mut Vec<u8>, a: &Aux) -> Result<()> {
+        if let Aux::None = a {
+            // F(S(u32le(0), empty)): the most common auxiliary, as one copy.
+            const NONE_EL: [u8; 32] = [
+                24, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0,
+            ];
+            buf.extend_from_slice(&NONE_EL);
+            return Ok(());
+        }
         let at = enc::begin(buf);
         buf.extend_from_slice(&2u32.to_le_bytes());
         enc::el_u32(buf, a.kind());

@@ -355,7 +355,11 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
     let index = FnIndex::new(f);
     for b in &f.body.blocks {
         for (i, op) in b.ops.iter().enumerate() {
-            check_op(ids, &index, op, &format!("block {} op {i}", b.id), false)?;
+            // The location is formatted only for a rejection (check_op is pure).
+            if let Err(e) = check_op(ids, &index, op, "", false) {
+                let at = format!("block {} op {i}", b.id);
+                return Err(check_op(ids, &index, op, &at, false).err().unwrap_or(e));
+            }
         }
     }
     for e in &f.body.edges {
@@ -908,10 +912,13 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
             )
         })
     });
+    let mut tbuf: Vec<Option<Type>> = Vec::new();
     for (here, op) in blocks {
         // Formatted only on error: this loop runs once per operation.
         let e = |msg: &str| err(f, &format!("{here:?}"), msg);
-        let t: Vec<Option<Type>> = op.operands.iter().map(ty_of).collect();
+        tbuf.clear();
+        tbuf.extend(op.operands.iter().map(ty_of));
+        let t: &[Option<Type>] = &tbuf;
         let res = op.result.as_ref();
         let scalar = |x: Option<&Type>| match x {
             Some(Type::Scalar(k)) => Some(*k),
@@ -1024,7 +1031,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                             || fields.len() != t.len()
                             || fields
                                 .iter()
-                                .zip(&t)
+                                .zip(t)
                                 .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
                         {
                             return Err(e(
@@ -1050,7 +1057,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     || fields.len() != t.len()
                     || fields
                         .iter()
-                        .zip(&t)
+                        .zip(t)
                         .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
                 {
                     return Err(e(
@@ -1187,7 +1194,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 let args_ok = want.len() == t.len()
                     && want
                         .iter()
-                        .zip(&t)
+                        .zip(t)
                         .zip(&op.operands)
                         .all(|((w, ot), o)| match o {
                             // A loan argument may be passed as the place of its target (entry-loan binding).

@@ -63,6 +63,9 @@ struct Sink<'e> {
 }
 
 impl<'e> Sink<'e> {
+    /// Compare mode buffers this many bytes and compares them in one call.
+    const CHUNK: usize = 1 << 15;
+
     fn new(expect: Option<&'e [u8]>) -> Self {
         Sink {
             buf: Vec::new(),
@@ -73,27 +76,37 @@ impl<'e> Sink<'e> {
     }
     #[inline]
     fn extend_from_slice(&mut self, b: &[u8]) {
-        match self.expect {
-            None => self.buf.extend_from_slice(b),
-            Some(e) => {
-                if self.mismatch.is_none() {
-                    let have = e.get(self.len..).unwrap_or(&[]);
-                    let n = b.len().min(have.len());
-                    if have[..n] != b[..n] {
-                        let i = have[..n].iter().zip(b).position(|(x, y)| x != y);
-                        self.mismatch = Some(self.len + i.unwrap_or(0));
-                    } else if n < b.len() {
-                        self.mismatch = Some(self.len + n);
-                    }
-                }
+        self.buf.extend_from_slice(b);
+        if self.expect.is_some() && self.buf.len() >= Self::CHUNK {
+            self.flush();
+        }
+    }
+    /// Compare mode: compares the buffered bytes with the input at `len`.
+    fn flush(&mut self) {
+        let Some(e) = self.expect else { return };
+        if self.mismatch.is_none() {
+            let have = e.get(self.len..).unwrap_or(&[]);
+            let n = self.buf.len().min(have.len());
+            if have[..n] != self.buf[..n] {
+                let i = have[..n].iter().zip(&self.buf).position(|(x, y)| x != y);
+                self.mismatch = Some(self.len + i.unwrap_or(0));
+            } else if n < self.buf.len() {
+                self.mismatch = Some(self.len + n);
             }
         }
-        self.len += b.len();
+        self.len += self.buf.len();
+        self.buf.clear();
     }
+    /// Bytes produced so far.
     fn len(&self) -> usize {
-        self.len
+        if self.expect.is_some() {
+            self.len + self.buf.len()
+        } else {
+            self.buf.len()
+        }
     }
-    /// The first mismatch, including an expected section longer than the output.
+    /// The first mismatch, including an expected section longer than the
+    /// output (call after [`Sink::flush`]).
     fn first_mismatch(&self) -> Option<usize> {
         let e = self.expect?;
         self.mismatch.or((e.len() > self.len).then_some(self.len))
@@ -445,15 +458,17 @@ impl<'a> Writer<'a> {
     }
 
     fn add_constant(&mut self, c: &Constant) -> Result<()> {
-        if self.const_index.contains_key(c) {
-            return Ok(());
+        // Index assigned once every constant is known (BTreeMap order).
+        match self.const_index.entry(c.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => return Ok(()),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(0);
+            }
         }
         let id = match self.ids.constants.get(c) {
             Some(id) => *id,
             None => self.hs.constant(c)?,
         };
-        // Index assigned once every constant is known (BTreeMap order).
-        self.const_index.insert(c.clone(), 0);
         self.new_constants.push((id, c.clone()));
         Ok(())
     }
@@ -1019,7 +1034,38 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| Error::new(code::MODEL, "constant missing from the constant table"))
     }
 
-    fn assemble(&self, tb: Tables, expect: Option<Expect<'_>>) -> Result<(Vec<u8>, Option<u64>)> {
+    fn assemble(
+        &self,
+        mut tb: Tables,
+        expect: Option<Expect<'_>>,
+    ) -> Result<(Vec<u8>, Option<u64>)> {
+        for sink in [
+            &mut tb.strings,
+            &mut tb.imports,
+            &mut tb.types,
+            &mut tb.type_children,
+            &mut tb.decls,
+            &mut tb.fields,
+            &mut tb.variants,
+            &mut tb.functions,
+            &mut tb.params,
+            &mut tb.locals,
+            &mut tb.blocks,
+            &mut tb.effect_sets,
+            &mut tb.effect_tags,
+            &mut tb.paths,
+            &mut tb.loans,
+            &mut tb.edges,
+            &mut tb.drop_refs,
+            &mut tb.constants,
+            &mut tb.constant_bytes,
+            &mut tb.operands,
+            &mut tb.symbols,
+            &mut tb.contract_ops,
+            &mut tb.ops,
+        ] {
+            sink.flush();
+        }
         let sections: [(&Sink, Section); 23] = [
             (&tb.strings, Section::Strings),
             (&tb.imports, Section::Imports),
@@ -1176,5 +1222,60 @@ impl Order {
             decls,
             functions,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(section, start, length)` of canonical bytes, from their header.
+    fn sections(bytes: &[u8]) -> Vec<(Section, u64, u64)> {
+        let mut off = 256u64;
+        Section::ALL
+            .iter()
+            .map(|&s| {
+                let co = s.count_offset();
+                let n = match s {
+                    Section::Strings | Section::ConstantBytes => {
+                        u64::from_le_bytes(bytes[co..co + 8].try_into().unwrap())
+                    }
+                    _ => u64::from(u32::from_le_bytes(bytes[co..co + 4].try_into().unwrap())),
+                };
+                let len = n * s.record_size();
+                let r = (s, off, len);
+                off += len;
+                r
+            })
+            .collect()
+    }
+
+    /// The in-place comparison finds exactly the first differing byte,
+    /// across chunk boundaries of large sections.
+    #[test]
+    fn in_place_comparison_reports_the_first_difference() {
+        let m = crate::sample::module("t.cmp", 3000);
+        let bytes = write(&m).unwrap();
+        let secs = sections(&bytes);
+        assert_eq!(secs.last().map(|s| s.1 + s.2), Some(bytes.len() as u64));
+        let (ids, _) = ids::compute(&m, false).unwrap();
+        let (none, ids) = compare_canonical(&m, ids, &bytes, &secs).unwrap();
+        assert_eq!(none, None);
+        let ops = secs[22];
+        assert!(ops.2 > 3 * Sink::CHUNK as u64);
+        let mut ids = ids;
+        for at in [
+            10usize,
+            60,
+            (ops.1 + Sink::CHUNK as u64 + 7) as usize,
+            (ops.1 + ops.2 - 1) as usize,
+            secs[19].1 as usize + 5,
+        ] {
+            let mut x = bytes.clone();
+            x[at] ^= 0x40;
+            let (got, back) = compare_canonical(&m, ids, &x, &secs).unwrap();
+            ids = back;
+            assert_eq!(got, Some(at as u64));
+        }
     }
 }
