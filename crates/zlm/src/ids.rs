@@ -1838,6 +1838,25 @@ mod tests {
                 assert_eq!(x.body, y.body);
             }
         }
+        for src in [
+            include_str!("../../../examples/zlm/shapes.zlt"),
+            include_str!("../../../examples/zlm/canvas.zlt"),
+            include_str!("../../../examples/zlm/run/own.zlt"),
+            include_str!("../../../examples/zlm/run/faults.zlt"),
+            include_str!("../../../examples/zlm/run/loop.zlt"),
+            include_str!("../../../examples/zlm/run/ops.zlt"),
+        ] {
+            // Loans with creation/last use, field paths, temporaries, recipes.
+            let m = crate::text::parse(src).unwrap();
+            let (a, _) = compute(&m, false).unwrap();
+            let (b, _) = compute(&m, true).unwrap();
+            assert_eq!(a.module_content, b.module_content);
+            for (x, y) in a.decls.iter().zip(&b.decls) {
+                for (p, q) in x.functions.iter().zip(&y.functions) {
+                    assert_eq!(p.body, q.body);
+                }
+            }
+        }
         // Memoized constants equal their traced hashes.
         for f in facts.iter().filter(|f| f.domain == domain::CONSTANT) {
             assert!(fast.constants.values().any(|id| *id == f.digest));
