@@ -296,6 +296,16 @@ impl<'a> Writer<'a> {
 
     fn collect(&mut self, order: &Order) -> Result<()> {
         let m = self.m;
+        let seeded: Vec<(Id, Constant)> = self
+            .ids
+            .constants
+            .iter()
+            .map(|(c, id)| (*id, c.clone()))
+            .collect();
+        for (id, c) in seeded {
+            self.const_index.insert(c.clone(), 0);
+            self.new_constants.push((id, c));
+        }
         let mut strings: BTreeSet<&'a str> = BTreeSet::new();
         let mut types: BTreeSet<&Type> = BTreeSet::new();
         let mut extra_types: Vec<Type> = Vec::new();
@@ -368,11 +378,9 @@ impl<'a> Writer<'a> {
                     if let Some(t) = &op.result {
                         types.insert(t);
                     }
-                    for o in &op.operands {
-                        if let Operand::Const(c) = o {
-                            self.add_constant(c)?;
-                        }
-                    }
+                    // Body constants: seeded below from the identities, which
+                    // hashed every body and contract constant of this model
+                    // (a missing one fails loudly in `constant_index`).
                     for a in [&op.aux0, &op.aux1] {
                         match a {
                             Aux::Type(t) => extra_types.push(t.clone()),
@@ -394,9 +402,11 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        // Stable sort keeps the first constant of an ID, as `entry` did.
+        // Sorted by ID, then by value, so the seeding order never matters.
         let mut new_constants = std::mem::take(&mut self.new_constants);
-        new_constants.sort_by(|a, b| a.0.cmp(&b.0));
+        new_constants.sort_by(|a, b| {
+            (a.0, a.1.kind.tag(), a.1.bits).cmp(&(b.0, b.1.kind.tag(), b.1.bits))
+        });
         for (id, c) in new_constants {
             self.constants.entry(id).or_insert((c, 0));
         }
