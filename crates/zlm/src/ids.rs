@@ -1550,6 +1550,23 @@ fn body_digest(
             })
         }))
         .collect();
+    // The type-instance ID of a body operand, without cloning its type; an
+    // unresolved operand gets `FnIndex::operand_type`'s error.
+    let operand_type_id = |hs: &mut Hasher, o: &Operand| -> Result<Option<Id>> {
+        let t: Option<&Type> = match o {
+            Operand::Value(r) => index.op(r).and_then(|op| op.result.as_ref()),
+            Operand::Place(k) => index.path(k).map(|p| &p.ty),
+            Operand::Const(c) => return Ok(Some(hs.type_id(&Type::Scalar(c.kind)))),
+            Operand::Block(_) => return Ok(None),
+        };
+        match t {
+            Some(t) => Ok(Some(hs.type_id(t))),
+            None => Err(index
+                .operand_type(o)
+                .err()
+                .unwrap_or_else(|| Error::new(code::REF, "unresolved body operand"))),
+        }
+    };
     let tracing = hs.trace.is_some();
     let mut sha = sha2::Sha256::new();
     if !tracing {
@@ -1683,9 +1700,7 @@ fn body_digest(
         if tracing {
             // Record the operands' identities before the result's, in use order.
             for o in &op.operands {
-                if let Some(t) = index.operand_type(o)? {
-                    hs.type_id(&t);
-                }
+                operand_type_id(hs, o)?;
                 if let Operand::Const(c) = o {
                     hs.constant(c)?;
                 }
@@ -1702,7 +1717,7 @@ fn body_digest(
         let k = enc::begin(b);
         let c = enc::count(b);
         for o in &op.operands {
-            let t = index.operand_type(o)?.map(|t| hs.type_id(&t));
+            let t = operand_type_id(hs, o)?;
             let oe = enc::begin(b);
             b.extend_from_slice(&3u32.to_le_bytes());
             match o {

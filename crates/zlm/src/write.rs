@@ -950,17 +950,30 @@ impl<'a> Writer<'a> {
         for op in flow.chain(recipes) {
             let ostart = c.operands;
             for o in &op.operands {
-                let t = index.operand_type(o)?;
+                // The operand's type-table index, without cloning its type.
+                let resolved: Option<&Type> = match o {
+                    Operand::Value(r) => index.op(r).and_then(|op| op.result.as_ref()),
+                    Operand::Place(k) => index.path(k).map(|p| &p.ty),
+                    Operand::Const(_) | Operand::Block(_) => None,
+                };
+                let t = match (o, resolved) {
+                    (Operand::Const(k), _) => self.t(&Type::Scalar(k.kind)),
+                    (Operand::Block(_), _) => NONE,
+                    (_, Some(t)) => self.t(t),
+                    (_, None) => {
+                        return Err(index
+                            .operand_type(o)
+                            .err()
+                            .unwrap_or_else(|| Error::new(code::REF, "unresolved body operand")));
+                    }
+                };
                 let (kind, r) = match o {
                     Operand::Value(r) => (0, opx(r)?),
                     Operand::Place(k) => (1, pathx(k)?),
                     Operand::Const(k) => (2, self.constant_index(k)?),
                     Operand::Block(b) => (3, block_index(*b)?),
                 };
-                put(
-                    &mut tb.operands,
-                    &[kind, r, t.map(|t| self.t(&t)).unwrap_or(NONE), 0],
-                );
+                put(&mut tb.operands, &[kind, r, t, 0]);
                 c.operands += 1;
             }
             let aux = |a: &Aux| -> Result<u32> {
