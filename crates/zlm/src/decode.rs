@@ -10,11 +10,11 @@
 
 use crate::catalog;
 use crate::error::{Error, Result, code};
+use crate::hash::FastMap;
 use crate::hash::Id;
 use crate::ids;
 use crate::layout::{HEADER_BYTES, MAGIC, MAJOR, MINOR, NONE, Section, header, locate};
 use crate::model::*;
-use std::collections::HashMap;
 
 /// A decoded, validated artifact.
 #[derive(Debug, Clone)]
@@ -28,7 +28,10 @@ pub struct Decoded {
 struct Reader<'a> {
     bytes: &'a [u8],
     starts: Vec<(Section, u64, u64)>,
-    counts: HashMap<Section, u64>,
+    /// Section start offsets, indexed by `Section as usize`.
+    start_of: [u64; 23],
+    /// Record counts (byte lengths for the pools), indexed by `Section as usize`.
+    counts: [u64; 23],
 }
 
 fn rd32(b: &[u8], at: usize) -> u32 {
@@ -62,15 +65,13 @@ impl Rec<'_> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn start(&self, s: Section) -> u64 {
-        self.starts
-            .iter()
-            .find(|x| x.0 == s)
-            .map(|x| x.1)
-            .unwrap_or(0)
+        self.start_of[s as usize]
     }
+    #[inline]
     fn count(&self, s: Section) -> u64 {
-        self.counts[&s]
+        self.counts[s as usize]
     }
     fn rec(&self, s: Section, i: u64) -> Rec<'a> {
         let size = s.record_size();
@@ -183,7 +184,8 @@ fn sections(bytes: &[u8]) -> Result<Reader<'_>> {
         ));
     }
     let mut starts = Vec::new();
-    let mut counts = HashMap::new();
+    let mut counts = [0u64; 23];
+    let mut start_of = [0u64; 23];
     let mut off: u64 = HEADER_BYTES as u64;
     for s in Section::ALL {
         let co = s.count_offset();
@@ -215,7 +217,8 @@ fn sections(bytes: &[u8]) -> Result<Reader<'_>> {
             .checked_mul(s.record_size())
             .ok_or_else(|| Error::at(code::LENGTH, co as u64, "section size overflows"))?;
         starts.push((s, off, len));
-        counts.insert(s, n);
+        counts[s as usize] = n;
+        start_of[s as usize] = off;
         off = off
             .checked_add(len)
             .ok_or_else(|| Error::at(code::LENGTH, co as u64, "section offsets overflow"))?;
@@ -249,22 +252,56 @@ fn sections(bytes: &[u8]) -> Result<Reader<'_>> {
     Ok(Reader {
         bytes,
         starts,
+        start_of,
         counts,
     })
 }
 
+/// Wall-clock time of each decoding phase (see [`decode_profiled`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Phases {
+    /// Header, section derivation and the checked projection to a model.
+    pub structural: std::time::Duration,
+    /// Recomputing every logical identity (ids::compute).
+    pub identities: std::time::Duration,
+    /// Model validation: admitted kinds, per-tag shapes, typing, CFG (validate::check).
+    pub model: std::time::Duration,
+    /// In-place comparison with the canonical encoding (order, carried IDs, pools).
+    pub canonical: std::time::Duration,
+    /// The semantic check (zlm::check): ownership, loans, contracts.
+    pub semantic: std::time::Duration,
+}
+
 /// Decodes and fully validates untrusted bytes.
 pub fn decode(bytes: &[u8]) -> Result<Decoded> {
+    decode_profiled(bytes).map(|(d, _)| d)
+}
+
+/// [`decode`], also reporting how long each phase took.
+pub fn decode_profiled(bytes: &[u8]) -> Result<(Decoded, Phases)> {
+    use std::time::Instant;
+    let t0 = Instant::now();
     let r = sections(bytes)?;
     let module = project(&r)?;
-    // Canonical re-encoding: identities, order, derived fields, reserved words.
-    let (canonical, ids) = crate::write::write_with_ids(&module)?;
-    if canonical != bytes {
-        let at = canonical
-            .iter()
-            .zip(bytes)
-            .position(|(a, b)| a != b)
-            .unwrap_or(canonical.len().min(bytes.len())) as u64;
+    let t1 = Instant::now();
+    let (ids, _) = ids::compute(&module, false)?;
+    let t2 = Instant::now();
+    crate::validate::check(&module, &ids).map_err(|mut e| {
+        // Point a layout cycle at the declaration record (projected in
+        // physical order, so the model index is the record index).
+        if e.code == code::LAYOUT
+            && e.offset.is_none()
+            && let Some((di, _)) = crate::validate::layout_cycle(&module, &ids)
+        {
+            e.offset = Some(r.start(Section::Decls) + 80 * di as u64);
+        }
+        e
+    })?;
+    let t3 = Instant::now();
+    // Canonical comparison: identities, order, derived fields, reserved
+    // words; section by section, without building the canonical bytes.
+    let (mismatch, ids) = crate::write::compare_canonical(&module, ids, bytes, &r.starts)?;
+    if let Some(at) = mismatch {
         let where_ = locate(&r.starts, at);
         let is_id = at >= header::CATALOG as u64 && at < (header::CONTENT + 32) as u64
             || r.starts.iter().any(|&(s, start, len)| {
@@ -291,16 +328,27 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded> {
         };
         return Err(Error::at(c, at, format!("{what} ({where_})")));
     }
+    let t4 = Instant::now();
     // Checked semantics (issue 10): rerun by every decode, never trusted. The
-    // identities are the ones the canonical re-encoding just recomputed from
-    // the projection (and matched against every carried ID), not the input's.
+    // identities are the ones recomputed above from the projection (and
+    // matched against every carried ID), not the input's.
     crate::check::check_with_ids(&module, ids)?;
+    let t5 = Instant::now();
     let mut content = [0u8; 32];
     content.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
-    Ok(Decoded {
-        module,
-        module_content: content,
-    })
+    Ok((
+        Decoded {
+            module,
+            module_content: content,
+        },
+        Phases {
+            structural: t1 - t0,
+            identities: t2 - t1,
+            model: t3 - t2,
+            canonical: t4 - t3,
+            semantic: t5 - t4,
+        },
+    ))
 }
 
 struct FnRanges {
@@ -547,7 +595,7 @@ fn project(r: &Reader) -> Result<Module> {
         });
     }
     // Effect sets: all 128 subsets by digest.
-    let mut effect_digests: HashMap<Id, Vec<Effect>> = HashMap::new();
+    let mut effect_digests: FastMap<Id, Vec<Effect>> = FastMap::default();
     for mask in 0u32..128 {
         let set: Vec<Effect> = Effect::ALL
             .iter()
@@ -1041,14 +1089,16 @@ fn project(r: &Reader) -> Result<Module> {
             } else {
                 Some(ty(rec.w(0, 1), rec.at(0, 1))?)
             };
-            let mut operands = Vec::new();
-            for o in r.range(
+            let range = r.range(
                 Section::Operands,
                 rec.w(0, 2),
                 rec.w(0, 3),
                 rec.at(0, 2),
                 "operands",
-            )? {
+            )?;
+            // The range is inside the operand table, so its length is bounded by the input.
+            let mut operands = Vec::with_capacity((range.end - range.start) as usize);
+            for o in range {
                 let orec = r.rec(Section::Operands, o);
                 let (kind, idx) = (orec.w(0, 0), orec.w(0, 1));
                 let at = orec.at(0, 1);
@@ -1104,7 +1154,9 @@ fn project(r: &Reader) -> Result<Module> {
         };
         for bi in fr.blocks.clone() {
             let rec = r.rec(Section::Blocks, bi);
-            let mut ops = Vec::new();
+            // Bounded by the operation table (the range is checked per operation below).
+            let mut ops =
+                Vec::with_capacity(u64::from(rec.w(0, 3)).min(r.count(Section::Ops)) as usize);
             for oi in u64::from(rec.w(0, 2))..u64::from(rec.w(0, 2)) + u64::from(rec.w(0, 3)) {
                 ops.push(decode_op(oi)?);
             }

@@ -69,6 +69,9 @@ pub mod code {
     pub const LIMIT: &str = "ZLM-LIMIT";
     /// Text-form syntax error.
     pub const SYNTAX: &str = "ZLM-SYNTAX";
+    /// Declarations that store each other inline: an owned-payload cycle
+    /// without a finite layout (C0-TYPE-008).
+    pub const LAYOUT: &str = "ZLM-LAYOUT";
     /// A feature this implementation does not support yet.
     pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
 }

@@ -155,6 +155,9 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
             check_function(m, ids, d, f)?;
         }
     }
+    if let Some((_, msg)) = layout_cycle(m, ids) {
+        return Err(Error::new(code::LAYOUT, msg));
+    }
     let g = Global::new(m, ids);
     for (di, d) in m.declarations.iter().enumerate() {
         for f in &d.functions {
@@ -164,6 +167,95 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Finite-layout validation (C0-TYPE-008): follows every ordinary and
+/// variant-payload field of the local declarations through the types that
+/// store their payload inline (a nominal value, both sides of a rich Result)
+/// and finds a direct or mutual owned-payload cycle, which this bounded
+/// profile cannot break with any storage indirection. Imported declarations
+/// cannot close a cycle: the module graph is acyclic (C0-MOD-003). Returns
+/// the model index of a declaration on the cycle and a message naming it.
+pub fn layout_cycle(m: &Module, ids: &Identities) -> Option<(usize, String)> {
+    fn inline(t: &Type, out: &mut Vec<crate::hash::Id>) {
+        match t {
+            Type::Nominal(id) => out.push(*id),
+            Type::Result(a, b) => {
+                inline(a, out);
+                inline(b, out);
+            }
+            // Scalars, Unit and Never hold no declaration; Array<Byte>,
+            // Slice<Byte>, Ref, Mut and the allocator name no local one.
+            _ => {}
+        }
+    }
+    let local: crate::hash::FastMap<crate::hash::Id, usize> = ids
+        .decls
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.nominal, i))
+        .collect();
+    let mut succ: Vec<Vec<usize>> = Vec::with_capacity(m.declarations.len());
+    let mut scratch = Vec::new();
+    for d in &m.declarations {
+        scratch.clear();
+        for f in d
+            .fields
+            .iter()
+            .chain(d.variants.iter().flat_map(|v| &v.fields))
+        {
+            inline(&f.ty, &mut scratch);
+        }
+        let mut next: Vec<usize> = scratch
+            .iter()
+            .filter_map(|id| local.get(id).copied())
+            .collect();
+        next.sort_unstable();
+        next.dedup();
+        succ.push(next);
+    }
+    // Iterative depth-first search: 0 unvisited, 1 on the stack, 2 done.
+    let mut state = vec![0u8; succ.len()];
+    for root in 0..succ.len() {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        state[root] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&to) = succ[node].get(*next) {
+                *next += 1;
+                match state[to] {
+                    0 => {
+                        state[to] = 1;
+                        stack.push((to, 0));
+                    }
+                    1 => {
+                        let from = stack.iter().position(|&(n, _)| n == to).unwrap_or(0);
+                        let mut names: Vec<&str> = stack[from..]
+                            .iter()
+                            .map(|&(n, _)| m.declarations[n].name.as_str())
+                            .collect();
+                        names.push(&m.declarations[to].name);
+                        return Some((
+                            to,
+                            format!(
+                                "declaration {} stores itself inline through {} \
+                                 (an owned-payload cycle has no finite layout, C0-TYPE-008)",
+                                m.declarations[to].name,
+                                names.join(" -> ")
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
+                stack.pop();
+            }
+        }
+    }
+    None
 }
 
 fn check_type(t: &Type, what: &str) -> Result<()> {
@@ -263,7 +355,11 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
     let index = FnIndex::new(f);
     for b in &f.body.blocks {
         for (i, op) in b.ops.iter().enumerate() {
-            check_op(ids, &index, op, &format!("block {} op {i}", b.id), false)?;
+            // The location is formatted only for a rejection (check_op is pure).
+            if let Err(e) = check_op(ids, &index, op, "", false) {
+                let at = format!("block {} op {i}", b.id);
+                return Err(check_op(ids, &index, op, &at, false).err().unwrap_or(e));
+            }
         }
     }
     for e in &f.body.edges {
@@ -816,10 +912,13 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
             )
         })
     });
+    let mut tbuf: Vec<Option<Type>> = Vec::new();
     for (here, op) in blocks {
-        let at = format!("{here:?}");
-        let e = |msg: &str| err(f, &at, msg);
-        let t: Vec<Option<Type>> = op.operands.iter().map(ty_of).collect();
+        // Formatted only on error: this loop runs once per operation.
+        let e = |msg: &str| err(f, &format!("{here:?}"), msg);
+        tbuf.clear();
+        tbuf.extend(op.operands.iter().map(ty_of));
+        let t: &[Option<Type>] = &tbuf;
         let res = op.result.as_ref();
         let scalar = |x: Option<&Type>| match x {
             Some(Type::Scalar(k)) => Some(*k),
@@ -932,7 +1031,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                             || fields.len() != t.len()
                             || fields
                                 .iter()
-                                .zip(&t)
+                                .zip(t)
                                 .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
                         {
                             return Err(e(
@@ -958,7 +1057,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     || fields.len() != t.len()
                     || fields
                         .iter()
-                        .zip(&t)
+                        .zip(t)
                         .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
                 {
                     return Err(e(
@@ -1057,7 +1156,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     Vec<Effect>,
                 ) = match &op.aux0 {
                     Aux::Func(sig) => {
-                        let &(cd, cf) = g.sigs.get(sig).ok_or_else(|| Error::new(code::UNSUPPORTED, format!("function {} {at}: calls to functions of other modules are not supported yet", f.name)))?;
+                        let &(cd, cf) = g.sigs.get(sig).ok_or_else(|| Error::new(code::UNSUPPORTED, format!("function {} {here:?}: calls to functions of other modules are not supported yet", f.name)))?;
                         let c = &g.m.declarations[cd].functions[cf];
                         let mut ps: Vec<&Param> = c.params.iter().collect();
                         ps.sort_by_key(|p| p.ordinal);
@@ -1095,7 +1194,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 let args_ok = want.len() == t.len()
                     && want
                         .iter()
-                        .zip(&t)
+                        .zip(t)
                         .zip(&op.operands)
                         .all(|((w, ot), o)| match o {
                             // A loan argument may be passed as the place of its target (entry-loan binding).

@@ -2,11 +2,12 @@
 //! index assignment, pools, ranges and the packed little-endian records.
 
 use crate::error::{Error, Result, code};
+use crate::hash::FastMap;
 use crate::hash::{Id, domain, opt, preimage, seq, u32p};
 use crate::ids::{self, FnIndex, Identities};
 use crate::layout::{NONE, Section, header};
 use crate::model::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Validates `m`, computes its identities and returns its canonical bytes.
 pub fn write(m: &Module) -> Result<Vec<u8>> {
@@ -18,40 +19,188 @@ pub fn write(m: &Module) -> Result<Vec<u8>> {
 pub fn write_with_ids(m: &Module) -> Result<(Vec<u8>, Identities)> {
     let (ids, _) = ids::compute(m, false)?;
     crate::validate::check(m, &ids)?;
-    Writer::new(m, ids).emit()
+    let (bytes, _, ids) = Writer::new(m, ids).emit(None)?;
+    Ok((bytes, ids))
 }
 
-#[derive(Default)]
-struct Tables {
-    strings: Vec<u8>,
-    imports: Vec<u8>,
-    types: Vec<u8>,
-    type_children: Vec<u8>,
-    decls: Vec<u8>,
-    fields: Vec<u8>,
-    variants: Vec<u8>,
-    functions: Vec<u8>,
-    params: Vec<u8>,
-    locals: Vec<u8>,
-    blocks: Vec<u8>,
-    effect_sets: Vec<u8>,
-    effect_tags: Vec<u8>,
-    paths: Vec<u8>,
-    loans: Vec<u8>,
-    edges: Vec<u8>,
-    drop_refs: Vec<u8>,
-    constants: Vec<u8>,
-    constant_bytes: Vec<u8>,
-    operands: Vec<u8>,
-    symbols: Vec<u8>,
-    contract_ops: Vec<u8>,
-    ops: Vec<u8>,
-}
-
-fn put(buf: &mut Vec<u8>, words: &[u32]) {
-    for w in words {
-        buf.extend_from_slice(&w.to_le_bytes());
+/// Compares `bytes` against the canonical encoding of `m` (whose identities,
+/// already validated by [`crate::validate::check`], are `ids`) without
+/// materialising that encoding: every section is compared in place as it is
+/// produced. `sections` are the input's `(section, start, length)` in
+/// [`Section::ALL`] order. Returns the first differing byte offset, if any,
+/// and the identities.
+pub fn compare_canonical(
+    m: &Module,
+    ids: Identities,
+    bytes: &[u8],
+    sections: &[(Section, u64, u64)],
+) -> Result<(Option<u64>, Identities)> {
+    let mut expect: [&[u8]; 23] = [&[]; 23];
+    for (i, &(_, start, len)) in sections.iter().enumerate().take(23) {
+        expect[i] = bytes
+            .get(start as usize..(start + len) as usize)
+            .ok_or_else(|| Error::new(code::LENGTH, "section outside the input"))?;
     }
+    let header = bytes
+        .get(..256)
+        .ok_or_else(|| Error::new(code::LENGTH, "input shorter than the header"))?;
+    let (_, mismatch, ids) = Writer::new(m, ids).emit(Some((header, expect, sections)))?;
+    Ok((mismatch, ids))
+}
+
+/// Expected input while comparing: header, the 23 section slices, and their starts.
+type Expect<'e> = (&'e [u8], [&'e [u8]; 23], &'e [(Section, u64, u64)]);
+
+/// Where one section's canonical bytes go: appended to a buffer (writing),
+/// or compared in place against the input's section (decoding), so a
+/// validating decoder never materialises the canonical re-encoding.
+struct Sink<'e> {
+    buf: Vec<u8>,
+    expect: Option<&'e [u8]>,
+    len: usize,
+    /// First differing byte, relative to the section start.
+    mismatch: Option<usize>,
+}
+
+impl<'e> Sink<'e> {
+    /// Compare mode buffers this many bytes and compares them in one call.
+    const CHUNK: usize = 1 << 15;
+
+    fn new(expect: Option<&'e [u8]>) -> Self {
+        Sink {
+            buf: Vec::new(),
+            expect,
+            len: 0,
+            mismatch: None,
+        }
+    }
+    #[inline]
+    fn extend_from_slice(&mut self, b: &[u8]) {
+        self.buf.extend_from_slice(b);
+        if self.expect.is_some() && self.buf.len() >= Self::CHUNK {
+            self.flush();
+        }
+    }
+    /// Compare mode: compares the buffered bytes with the input at `len`.
+    fn flush(&mut self) {
+        let Some(e) = self.expect else { return };
+        if self.mismatch.is_none() {
+            let have = e.get(self.len..).unwrap_or(&[]);
+            let n = self.buf.len().min(have.len());
+            if have[..n] != self.buf[..n] {
+                let i = have[..n].iter().zip(&self.buf).position(|(x, y)| x != y);
+                self.mismatch = Some(self.len + i.unwrap_or(0));
+            } else if n < self.buf.len() {
+                self.mismatch = Some(self.len + n);
+            }
+        }
+        self.len += self.buf.len();
+        self.buf.clear();
+    }
+    /// Bytes produced so far.
+    fn len(&self) -> usize {
+        if self.expect.is_some() {
+            self.len + self.buf.len()
+        } else {
+            self.buf.len()
+        }
+    }
+    /// The first mismatch, including an expected section longer than the
+    /// output (call after [`Sink::flush`]).
+    fn first_mismatch(&self) -> Option<usize> {
+        let e = self.expect?;
+        self.mismatch.or((e.len() > self.len).then_some(self.len))
+    }
+}
+
+/// Something packed little-endian words can be appended to.
+trait Out {
+    fn out(&mut self, b: &[u8]);
+}
+impl Out for Vec<u8> {
+    #[inline]
+    fn out(&mut self, b: &[u8]) {
+        self.extend_from_slice(b)
+    }
+}
+impl Out for Sink<'_> {
+    #[inline]
+    fn out(&mut self, b: &[u8]) {
+        self.extend_from_slice(b)
+    }
+}
+
+struct Tables<'e> {
+    strings: Sink<'e>,
+    imports: Sink<'e>,
+    types: Sink<'e>,
+    type_children: Sink<'e>,
+    decls: Sink<'e>,
+    fields: Sink<'e>,
+    variants: Sink<'e>,
+    functions: Sink<'e>,
+    params: Sink<'e>,
+    locals: Sink<'e>,
+    blocks: Sink<'e>,
+    effect_sets: Sink<'e>,
+    effect_tags: Sink<'e>,
+    paths: Sink<'e>,
+    loans: Sink<'e>,
+    edges: Sink<'e>,
+    drop_refs: Sink<'e>,
+    constants: Sink<'e>,
+    constant_bytes: Sink<'e>,
+    operands: Sink<'e>,
+    symbols: Sink<'e>,
+    contract_ops: Sink<'e>,
+    ops: Sink<'e>,
+}
+
+impl<'e> Tables<'e> {
+    /// Empty tables; with `expect`, each compares against that section of the input.
+    fn new(expect: Option<[&'e [u8]; 23]>) -> Self {
+        let e = |i: usize| Sink::new(expect.map(|x| x[i]));
+        Tables {
+            strings: e(0),
+            imports: e(1),
+            types: e(2),
+            type_children: e(3),
+            decls: e(4),
+            fields: e(5),
+            variants: e(6),
+            functions: e(7),
+            params: e(8),
+            locals: e(9),
+            blocks: e(10),
+            effect_sets: e(11),
+            effect_tags: e(12),
+            paths: e(13),
+            loans: e(14),
+            edges: e(15),
+            drop_refs: e(16),
+            constants: e(17),
+            constant_bytes: e(18),
+            operands: e(19),
+            symbols: e(20),
+            contract_ops: e(21),
+            ops: e(22),
+        }
+    }
+}
+
+#[inline]
+fn put<O: Out>(buf: &mut O, words: &[u32]) {
+    let mut tmp = [0u8; 128];
+    if words.len() > 32 {
+        for w in words {
+            buf.out(&w.to_le_bytes());
+        }
+        return;
+    }
+    for (i, w) in words.iter().enumerate() {
+        tmp[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    buf.out(&tmp[..4 * words.len()]);
 }
 
 fn cnt(n: usize) -> Result<u32> {
@@ -96,13 +245,17 @@ struct Writer<'a> {
     m: &'a Module,
     ids: Identities,
     strings: BTreeMap<&'a str, (u32, u32)>,
-    types: HashMap<Type, u32>,
+    types: FastMap<Type, u32>,
+    /// Type-table index of each scalar kind by tag (NONE when absent).
+    scalar_types: [u32; 16],
     symbols: BTreeMap<Id, u32>,
     constants: BTreeMap<Id, (Constant, u32)>,
+    /// Constants in first-use order while collecting (sorted into `constants`).
+    new_constants: Vec<(Id, Constant)>,
     effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
     hs: ids::Hasher,
-    const_index: HashMap<Constant, u32>,
-    effect_ids: HashMap<Vec<Effect>, Id>,
+    const_index: FastMap<Constant, u32>,
+    effect_ids: FastMap<Vec<Effect>, Id>,
 }
 
 impl<'a> Writer<'a> {
@@ -111,13 +264,15 @@ impl<'a> Writer<'a> {
             m,
             ids,
             strings: BTreeMap::new(),
-            types: HashMap::new(),
+            types: FastMap::default(),
+            scalar_types: [NONE; 16],
             symbols: BTreeMap::new(),
             constants: BTreeMap::new(),
+            new_constants: Vec::new(),
             effect_sets: BTreeMap::new(),
             hs: ids::Hasher::new(false),
-            const_index: HashMap::new(),
-            effect_ids: HashMap::new(),
+            const_index: FastMap::default(),
+            effect_ids: FastMap::default(),
         }
     }
 
@@ -125,7 +280,14 @@ impl<'a> Writer<'a> {
         let (o, l) = self.strings[s];
         [o, l]
     }
+    #[inline]
     fn t(&self, t: &Type) -> u32 {
+        if let Type::Scalar(k) = t
+            && let Some(&i) = self.scalar_types.get(k.tag() as usize)
+            && i != NONE
+        {
+            return i;
+        }
         self.types[t]
     }
     fn sym(&self, id: &Id) -> u32 {
@@ -134,6 +296,16 @@ impl<'a> Writer<'a> {
 
     fn collect(&mut self, order: &Order) -> Result<()> {
         let m = self.m;
+        let seeded: Vec<(Id, Constant)> = self
+            .ids
+            .constants
+            .iter()
+            .map(|(c, id)| (*id, c.clone()))
+            .collect();
+        for (id, c) in seeded {
+            self.const_index.insert(c.clone(), 0);
+            self.new_constants.push((id, c));
+        }
         let mut strings: BTreeSet<&'a str> = BTreeSet::new();
         let mut types: BTreeSet<&Type> = BTreeSet::new();
         let mut extra_types: Vec<Type> = Vec::new();
@@ -206,11 +378,9 @@ impl<'a> Writer<'a> {
                     if let Some(t) = &op.result {
                         types.insert(t);
                     }
-                    for o in &op.operands {
-                        if let Operand::Const(c) = o {
-                            self.add_constant(c)?;
-                        }
-                    }
+                    // Body constants: seeded below from the identities, which
+                    // hashed every body and contract constant of this model
+                    // (a missing one fails loudly in `constant_index`).
                     for a in [&op.aux0, &op.aux1] {
                         match a {
                             Aux::Type(t) => extra_types.push(t.clone()),
@@ -231,6 +401,13 @@ impl<'a> Writer<'a> {
                     }
                 }
             }
+        }
+        // Sorted by ID, then by value, so the seeding order never matters.
+        let mut new_constants = std::mem::take(&mut self.new_constants);
+        new_constants
+            .sort_by(|a, b| (a.0, a.1.kind.tag(), a.1.bits).cmp(&(b.0, b.1.kind.tag(), b.1.bits)));
+        for (id, c) in new_constants {
+            self.constants.entry(id).or_insert((c, 0));
         }
         for c in self.constants.values() {
             extra_types.push(Type::Scalar(c.0.kind));
@@ -256,6 +433,11 @@ impl<'a> Writer<'a> {
             .collect();
         keyed.sort();
         for (i, (.., t)) in keyed.into_iter().enumerate() {
+            if let Type::Scalar(k) = &t
+                && let Some(slot) = self.scalar_types.get_mut(k.tag() as usize)
+            {
+                *slot = cnt(i)?;
+            }
             self.types.insert(t, cnt(i)?);
         }
         let mut off = 0u64;
@@ -273,6 +455,7 @@ impl<'a> Writer<'a> {
         for (i, s) in symbols.into_iter().enumerate() {
             self.symbols.insert(s, cnt(i)?);
         }
+        self.const_index.clear();
         for (i, v) in self.constants.values_mut().enumerate() {
             v.1 = cnt(i)?;
             self.const_index.insert(v.0.clone(), v.1);
@@ -284,16 +467,26 @@ impl<'a> Writer<'a> {
     }
 
     fn add_constant(&mut self, c: &Constant) -> Result<()> {
-        let id = self.hs.constant(c)?;
-        self.constants.entry(id).or_insert_with(|| (c.clone(), 0));
+        // Index assigned once every constant is known (BTreeMap order).
+        match self.const_index.entry(c.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => return Ok(()),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(0);
+            }
+        }
+        let id = match self.ids.constants.get(c) {
+            Some(id) => *id,
+            None => self.hs.constant(c)?,
+        };
+        self.new_constants.push((id, c.clone()));
         Ok(())
     }
 
-    fn emit(mut self) -> Result<(Vec<u8>, Identities)> {
+    fn emit(mut self, expect: Option<Expect<'_>>) -> Result<(Vec<u8>, Option<u64>, Identities)> {
         let order = Order::new(self.m, &self.ids)?;
         self.collect(&order)?;
         let m = self.m;
-        let mut tb = Tables::default();
+        let mut tb = Tables::new(expect.map(|e| e.1));
         for s in self.strings.keys() {
             tb.strings.extend_from_slice(s.as_bytes());
         }
@@ -306,7 +499,7 @@ impl<'a> Writer<'a> {
             tb.imports.extend_from_slice(&i.interface);
         }
         // Combined nominal reference namespace.
-        let mut nominal_ref: HashMap<Id, u32> = HashMap::new();
+        let mut nominal_ref: FastMap<Id, u32> = FastMap::default();
         for (pos, &(_, n)) in order.imports.iter().enumerate() {
             nominal_ref.insert(n, cnt(pos)?);
         }
@@ -432,8 +625,8 @@ impl<'a> Writer<'a> {
                 fn_n += 1;
             }
         }
-        tb.fields = field_rows;
-        tb.variants = variant_rows;
+        tb.fields.extend_from_slice(&field_rows);
+        tb.variants.extend_from_slice(&variant_rows);
         for (dpos, di, fi, fpos) in fn_jobs {
             self.function(&mut tb, &mut counters, &nominal_ref, dpos, di, fi, fpos)?;
         }
@@ -465,8 +658,8 @@ impl<'a> Writer<'a> {
         for id in self.symbols.keys() {
             tb.symbols.extend_from_slice(id);
         }
-        let bytes = self.assemble(tb)?;
-        Ok((bytes, self.ids))
+        let (bytes, mismatch) = self.assemble(tb, expect)?;
+        Ok((bytes, mismatch, self.ids))
     }
 
     fn field_row(
@@ -492,7 +685,7 @@ impl<'a> Writer<'a> {
         &self,
         tb: &mut Tables,
         c: &mut Counters,
-        nominal_ref: &HashMap<Id, u32>,
+        nominal_ref: &FastMap<Id, u32>,
         dpos: usize,
         di: usize,
         fi: usize,
@@ -535,50 +728,47 @@ impl<'a> Writer<'a> {
         let loan_start = c.loans;
         let path_start = c.paths;
         let op_start = c.ops;
-        let mut op_index: HashMap<OpRef, u32> = HashMap::new();
+        // Dense IDs: position in the block/edge order is the ID.
+        let mut flow_base: Vec<(usize, usize)> = Vec::with_capacity(border.len());
         let mut n = op_start;
         for &bi in &border {
-            let b = &f.body.blocks[bi];
-            for o in 0..b.ops.len() {
-                op_index.insert(
-                    OpRef::Flow {
-                        block: b.id,
-                        ordinal: o as u32,
-                    },
-                    cnt(n)?,
-                );
-                n += 1;
-            }
+            let len = f.body.blocks[bi].ops.len();
+            flow_base.push((n, len));
+            n += len;
         }
+        let mut recipe_base: Vec<(usize, usize)> = Vec::with_capacity(eorder.len());
         for &ei in &eorder {
-            let e = &f.body.edges[ei];
-            for o in 0..e.drops.len() {
-                op_index.insert(
-                    OpRef::Recipe {
-                        edge: e.id,
-                        ordinal: o as u32,
-                    },
-                    cnt(n)?,
-                );
-                n += 1;
-            }
+            let len = f.body.edges[ei].drops.len();
+            recipe_base.push((n, len));
+            n += len;
         }
+        cnt(n)?;
         let op_count = n - op_start;
-        let mut path_index: HashMap<&PathKey, u32> = HashMap::new();
+        let mut path_index: FastMap<&PathKey, u32> = FastMap::default();
         for (k, &pi) in porder.iter().enumerate() {
             path_index.insert(&f.body.paths[pi].key, cnt(path_start + k)?);
         }
         let block_index = |id: u32| -> Result<u32> {
-            let pos = border.iter().position(|&bi| f.body.blocks[bi].id == id);
-            pos.map(|p| cnt(block_start + p))
-                .transpose()?
-                .ok_or_else(|| Error::new(code::REF, format!("{}: no block {id}", f.name)))
+            if (id as usize) < border.len() {
+                cnt(block_start + id as usize)
+            } else {
+                Err(Error::new(code::REF, format!("{}: no block {id}", f.name)))
+            }
         };
         let opx = |r: &OpRef| -> Result<u32> {
-            op_index
-                .get(r)
-                .copied()
-                .ok_or_else(|| Error::new(code::REF, format!("{}: no operation {r:?}", f.name)))
+            let (table, owner, ordinal) = match *r {
+                OpRef::Flow { block, ordinal } => (&flow_base, block, ordinal),
+                OpRef::Recipe { edge, ordinal } => (&recipe_base, edge, ordinal),
+            };
+            match table.get(owner as usize) {
+                Some(&(base, len)) if (ordinal as usize) < len => {
+                    Ok((base + ordinal as usize) as u32)
+                }
+                _ => Err(Error::new(
+                    code::REF,
+                    format!("{}: no operation {r:?}", f.name),
+                )),
+            }
         };
         let pathx = |k: &PathKey| -> Result<u32> {
             path_index
@@ -760,17 +950,30 @@ impl<'a> Writer<'a> {
         for op in flow.chain(recipes) {
             let ostart = c.operands;
             for o in &op.operands {
-                let t = index.operand_type(o)?;
+                // The operand's type-table index, without cloning its type.
+                let resolved: Option<&Type> = match o {
+                    Operand::Value(r) => index.op(r).and_then(|op| op.result.as_ref()),
+                    Operand::Place(k) => index.path(k).map(|p| &p.ty),
+                    Operand::Const(_) | Operand::Block(_) => None,
+                };
+                let t = match (o, resolved) {
+                    (Operand::Const(k), _) => self.t(&Type::Scalar(k.kind)),
+                    (Operand::Block(_), _) => NONE,
+                    (_, Some(t)) => self.t(t),
+                    (_, None) => {
+                        return Err(index
+                            .operand_type(o)
+                            .err()
+                            .unwrap_or_else(|| Error::new(code::REF, "unresolved body operand")));
+                    }
+                };
                 let (kind, r) = match o {
                     Operand::Value(r) => (0, opx(r)?),
                     Operand::Place(k) => (1, pathx(k)?),
                     Operand::Const(k) => (2, self.constant_index(k)?),
                     Operand::Block(b) => (3, block_index(*b)?),
                 };
-                put(
-                    &mut tb.operands,
-                    &[kind, r, t.map(|t| self.t(&t)).unwrap_or(NONE), 0],
-                );
+                put(&mut tb.operands, &[kind, r, t, 0]);
                 c.operands += 1;
             }
             let aux = |a: &Aux| -> Result<u32> {
@@ -853,8 +1056,39 @@ impl<'a> Writer<'a> {
             .ok_or_else(|| Error::new(code::MODEL, "constant missing from the constant table"))
     }
 
-    fn assemble(&self, tb: Tables) -> Result<Vec<u8>> {
-        let sections: [(&Vec<u8>, Section); 23] = [
+    fn assemble(
+        &self,
+        mut tb: Tables,
+        expect: Option<Expect<'_>>,
+    ) -> Result<(Vec<u8>, Option<u64>)> {
+        for sink in [
+            &mut tb.strings,
+            &mut tb.imports,
+            &mut tb.types,
+            &mut tb.type_children,
+            &mut tb.decls,
+            &mut tb.fields,
+            &mut tb.variants,
+            &mut tb.functions,
+            &mut tb.params,
+            &mut tb.locals,
+            &mut tb.blocks,
+            &mut tb.effect_sets,
+            &mut tb.effect_tags,
+            &mut tb.paths,
+            &mut tb.loans,
+            &mut tb.edges,
+            &mut tb.drop_refs,
+            &mut tb.constants,
+            &mut tb.constant_bytes,
+            &mut tb.operands,
+            &mut tb.symbols,
+            &mut tb.contract_ops,
+            &mut tb.ops,
+        ] {
+            sink.flush();
+        }
+        let sections: [(&Sink, Section); 23] = [
             (&tb.strings, Section::Strings),
             (&tb.imports, Section::Imports),
             (&tb.types, Section::Types),
@@ -881,7 +1115,9 @@ impl<'a> Writer<'a> {
         ];
         let total: usize = 256 + sections.iter().map(|(b, _)| b.len()).sum::<usize>();
         let mut out = vec![0u8; 256];
-        out.reserve(total - 256);
+        if expect.is_none() {
+            out.reserve(total - 256);
+        }
         out[0..4].copy_from_slice(crate::layout::MAGIC);
         out[header::MAJOR..header::MAJOR + 2].copy_from_slice(&crate::layout::MAJOR.to_le_bytes());
         out[header::MINOR..header::MINOR + 2].copy_from_slice(&crate::layout::MINOR.to_le_bytes());
@@ -914,10 +1150,22 @@ impl<'a> Writer<'a> {
         }
         out[header::MODULE_BYTES..header::MODULE_BYTES + 8]
             .copy_from_slice(&(total as u64).to_le_bytes());
-        for (bytes, _) in &sections {
-            out.extend_from_slice(bytes);
+        if let Some((head, _, starts)) = expect {
+            // Equal headers mean equal counts, hence equal section starts.
+            if let Some(i) = out.iter().zip(head).position(|(a, b)| a != b) {
+                return Ok((Vec::new(), Some(i as u64)));
+            }
+            for ((sink, _), &(_, start, _)) in sections.iter().zip(starts) {
+                if let Some(i) = sink.first_mismatch() {
+                    return Ok((Vec::new(), Some(start + i as u64)));
+                }
+            }
+            return Ok((Vec::new(), None));
         }
-        Ok(out)
+        for (sink, _) in &sections {
+            out.extend_from_slice(&sink.buf);
+        }
+        Ok((out, None))
     }
 }
 
@@ -996,5 +1244,60 @@ impl Order {
             decls,
             functions,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(section, start, length)` of canonical bytes, from their header.
+    fn sections(bytes: &[u8]) -> Vec<(Section, u64, u64)> {
+        let mut off = 256u64;
+        Section::ALL
+            .iter()
+            .map(|&s| {
+                let co = s.count_offset();
+                let n = match s {
+                    Section::Strings | Section::ConstantBytes => {
+                        u64::from_le_bytes(bytes[co..co + 8].try_into().unwrap())
+                    }
+                    _ => u64::from(u32::from_le_bytes(bytes[co..co + 4].try_into().unwrap())),
+                };
+                let len = n * s.record_size();
+                let r = (s, off, len);
+                off += len;
+                r
+            })
+            .collect()
+    }
+
+    /// The in-place comparison finds exactly the first differing byte,
+    /// across chunk boundaries of large sections.
+    #[test]
+    fn in_place_comparison_reports_the_first_difference() {
+        let m = crate::sample::module("t.cmp", 3000);
+        let bytes = write(&m).unwrap();
+        let secs = sections(&bytes);
+        assert_eq!(secs.last().map(|s| s.1 + s.2), Some(bytes.len() as u64));
+        let (ids, _) = ids::compute(&m, false).unwrap();
+        let (none, ids) = compare_canonical(&m, ids, &bytes, &secs).unwrap();
+        assert_eq!(none, None);
+        let ops = secs[22];
+        assert!(ops.2 > 3 * Sink::CHUNK as u64);
+        let mut ids = ids;
+        for at in [
+            10usize,
+            60,
+            (ops.1 + Sink::CHUNK as u64 + 7) as usize,
+            (ops.1 + ops.2 - 1) as usize,
+            secs[19].1 as usize + 5,
+        ] {
+            let mut x = bytes.clone();
+            x[at] ^= 0x40;
+            let (got, back) = compare_canonical(&m, ids, &x, &secs).unwrap();
+            ids = back;
+            assert_eq!(got, Some(at as u64));
+        }
     }
 }
