@@ -411,6 +411,13 @@ impl Host {
         }
         let host = self.clone();
         if let Ok(h) = std::thread::Builder::new()
+            .name("tcc-lease".into())
+            .spawn(move || host.heartbeat())
+        {
+            handles.push(h);
+        }
+        let host = self.clone();
+        if let Ok(h) = std::thread::Builder::new()
             .name("tcc-scheduler".into())
             .spawn(move || host.scheduler(tx))
         {
@@ -445,6 +452,36 @@ impl Host {
                 s.remove(&id);
             }
             self.notify();
+        }
+    }
+
+    /// Renews the leases of every execution being driven, every third of
+    /// the lease, so that a long provider call or engine slice does not
+    /// let another node take over a live execution. A node that dies
+    /// stops renewing; its leases expire and are taken over.
+    fn heartbeat(&self) {
+        let period = Duration::from_millis((self.cfg.lease_ms / 3).max(10) as u64);
+        let mut last = std::time::Instant::now();
+        while !self.stop.load(Ordering::SeqCst) {
+            std::thread::sleep(period.min(Duration::from_millis(50)));
+            if last.elapsed() < period {
+                continue;
+            }
+            last = std::time::Instant::now();
+            let ids: Vec<String> = self
+                .in_flight
+                .lock()
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default();
+            let now = crate::now_ms();
+            for id in ids {
+                if let Err(e) = self
+                    .store
+                    .renew(&id, &self.cfg.owner, now, self.cfg.lease_ms)
+                {
+                    eprintln!("tcc_host: renewing the lease of {id}: {e}");
+                }
+            }
         }
     }
 
