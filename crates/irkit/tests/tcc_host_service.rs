@@ -43,10 +43,46 @@ impl Drop for Server {
     }
 }
 
+/// Where a harness run keeps its executions: a SQLite file in the run's
+/// directory, or a PostgreSQL schema.
+#[derive(Clone, Copy)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A run's database; the PostgreSQL schema is dropped on drop.
+enum Database {
+    Sqlite(PathBuf),
+    Pg(tcc_host::pg::ScratchSchema),
+}
+
+impl Database {
+    fn new(backend: Backend, dir: &Path) -> Option<Database> {
+        match backend {
+            Backend::Sqlite => Some(Database::Sqlite(dir.join("host.db"))),
+            Backend::Postgres => tcc_host::pg::ScratchSchema::create("t_serve")
+                .unwrap()
+                .map(Database::Pg),
+        }
+    }
+
+    fn arg(&self) -> String {
+        match self {
+            Database::Sqlite(p) => p.to_string_lossy().into_owned(),
+            Database::Pg(s) => s.url(),
+        }
+    }
+}
+
 fn serve(dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
+    serve_on(&dir.join("host.db").to_string_lossy(), dir, crash, extra)
+}
+
+fn serve_on(database: &str, dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
     let mut cmd = Command::new(IRKIT);
     cmd.args(["tcc", "serve", "--listen", "127.0.0.1:0", "--database"])
-        .arg(dir.join("host.db"))
+        .arg(database)
         .arg("--providers")
         .arg(dir.join("providers.toml"))
         .args(extra)
@@ -497,20 +533,24 @@ fn all_terminal(url: &str) -> bool {
 }
 
 /// One interrupted run: crash (hook or SIGKILL after `kill_after`), restart, finish.
+/// `None` when the backend is not available (PostgreSQL not reachable).
 fn interrupted(
+    backend: Backend,
     crash: Option<&str>,
     kill_after: Option<Duration>,
-) -> (bool, BTreeMap<String, J>, Vec<String>) {
+) -> Option<(bool, BTreeMap<String, J>, Vec<String>)> {
     let d = Dir::new();
     write_providers(&d.0);
+    let db = Database::new(backend, &d.0)?;
     // One worker while a hook is armed, so that no other execution is
     // between its provider call and its journal write when the hook fires.
+    // A fixed node id: the restarted node takes its own leases back at once.
     let workers: &[&str] = if crash.is_some() {
-        &["--workers", "1"]
+        &["--workers", "1", "--node-id", "n1"]
     } else {
-        &[]
+        &["--node-id", "n1"]
     };
-    let mut s = serve(&d.0, crash, workers);
+    let mut s = serve_on(&db.arg(), &d.0, crash, workers);
     register_all(&s.url).unwrap();
     let left = start_all(&s.url);
     let crashed = match kill_after {
@@ -526,10 +566,10 @@ fn interrupted(
         }
     };
     drop(s);
-    let s = serve(&d.0, None, &[]);
+    let s = serve_on(&db.arg(), &d.0, None, &["--node-id", "n1"]);
     finish_steps(&s.url, &left);
     let r = results(&s.url);
-    (crashed, r, log_lines(&d.0))
+    Some((crashed, r, log_lines(&d.0)))
 }
 
 fn dedup(v: &[String]) -> Vec<String> {
@@ -538,9 +578,11 @@ fn dedup(v: &[String]) -> Vec<String> {
     d
 }
 
-#[test]
-fn crash_harness_every_hook_and_sigkill() {
-    let (_, baseline, base_log) = interrupted(None, None);
+/// The crash runs: every hook (plus two later hits) and SIGKILL at `kills` ms.
+fn crash_harness(backend: Backend, extra_hits: bool, kills: &[u64]) {
+    let Some((_, baseline, base_log)) = interrupted(backend, None, None) else {
+        return;
+    };
     assert_eq!(baseline["x-cancel"]["status"], "cancelled");
     assert_eq!(baseline["x-flow"]["status"], "completed");
     assert_eq!(baseline["x-caught"]["result"]["t"], "string");
@@ -550,16 +592,18 @@ fn crash_harness_every_hook_and_sigkill() {
         .iter()
         .map(|h| (h.to_string(), Some(h.to_string())))
         .collect();
-    runs.push((
-        "before_persist_checkpoint:4".into(),
-        Some("before_persist_checkpoint:4".into()),
-    ));
-    runs.push((
-        "after_persist_checkpoint:7".into(),
-        Some("after_persist_checkpoint:7".into()),
-    ));
+    if extra_hits {
+        runs.push((
+            "before_persist_checkpoint:4".into(),
+            Some("before_persist_checkpoint:4".into()),
+        ));
+        runs.push((
+            "after_persist_checkpoint:7".into(),
+            Some("after_persist_checkpoint:7".into()),
+        ));
+    }
     for (label, crash) in runs {
-        let (crashed, r, log) = interrupted(crash.as_deref(), None);
+        let (crashed, r, log) = interrupted(backend, crash.as_deref(), None).unwrap();
         assert!(crashed, "{label}: the hook was never reached");
         assert_eq!(r, baseline, "{label}: terminal results differ");
         assert_eq!(
@@ -577,8 +621,8 @@ fn crash_harness_every_hook_and_sigkill() {
             assert!(log.len() <= base_log.len() + 1, "{label}: {log:?}");
         }
     }
-    for ms in [15u64, 40, 90] {
-        let (_, r, log) = interrupted(None, Some(Duration::from_millis(ms)));
+    for &ms in kills {
+        let (_, r, log) = interrupted(backend, None, Some(Duration::from_millis(ms))).unwrap();
         assert_eq!(
             r, baseline,
             "SIGKILL after {ms} ms: terminal results differ"
@@ -589,4 +633,17 @@ fn crash_harness_every_hook_and_sigkill() {
             "SIGKILL after {ms} ms: effect log differs"
         );
     }
+}
+
+#[test]
+fn crash_harness_every_hook_and_sigkill() {
+    crash_harness(Backend::Sqlite, true, &[15, 40, 90]);
+}
+
+/// The same harness on PostgreSQL: every hook once, SIGKILL at two moments.
+#[test]
+fn crash_harness_on_postgres() {
+    let start = Instant::now();
+    crash_harness(Backend::Postgres, false, &[20, 60]);
+    eprintln!("crash harness on PostgreSQL: {:?}", start.elapsed());
 }

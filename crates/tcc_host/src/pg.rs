@@ -236,12 +236,16 @@ pub struct PgStore {
 /// Applies pending migrations under an advisory lock; refuses a database
 /// of a newer schema. Returns the schema version.
 fn migrate(client: &mut Client, schema: Option<&str>) -> Result<u32, StoreError> {
-    if let Some(s) = schema {
-        client.batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {s}"))?;
-    }
     let key = migration_lock_key(schema.unwrap_or(""));
     client.execute("SELECT pg_advisory_lock($1)", &[&key])?;
-    let r = migrate_locked(client);
+    // Concurrent `CREATE SCHEMA IF NOT EXISTS` can still collide: under the lock too.
+    let r = match schema {
+        Some(s) => client
+            .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {s}"))
+            .map_err(StoreError::from)
+            .and_then(|()| migrate_locked(client)),
+        None => migrate_locked(client),
+    };
     let unlock = client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
     let v = r?;
     unlock?;

@@ -485,3 +485,100 @@ fn an_unreachable_postgres_is_a_clear_error() {
         Ok(_) => panic!("opened"),
     }
 }
+
+/// Two hosts ("nodes") on one PostgreSQL schema: work is shared, each
+/// timer fires and each effect runs exactly once, and an execution whose
+/// owner died (lease never renewed) is taken over once the lease expires.
+#[test]
+fn postgres_nodes_share_work_fire_each_timer_once_and_take_over_dead_leases() {
+    let Some(db) = Db::new(Kind::Postgres) else {
+        return;
+    };
+    let counting = Arc::new(Counting(Default::default()));
+    let node = |name: &str| {
+        let providers = Providers::with_routes(vec![("*".into(), counting.clone() as _)]);
+        Host::new(
+            db.open().unwrap(),
+            providers,
+            HostConfig {
+                owner: name.into(),
+                lease_ms: 400,
+                workers: 3,
+                poll_ms: 10,
+                ..HostConfig::default()
+            },
+        )
+    };
+    let (a, b) = (node("node-a"), node("node-b"));
+    let ins = json!([
+        {"op": "LoadConst", "value": {"t": "number", "v": 40}}, {"op": "Sleep"}, {"op": "Pop"},
+        {"op": "LoadConst", "value": {"t": "string", "v": "after"}}, {"op": "Effect"},
+        {"op": "Return"}
+    ]);
+    a.register(&common::artifact(&[("run", 0, 0, ins)]), Some("timed"))
+        .unwrap();
+    let ids: Vec<String> = (0..24)
+        .map(|i| a.start("timed", vec![], Some(format!("t{i:02}"))).unwrap())
+        .collect();
+    // A dead node holds this one: its lease is never renewed.
+    let store = db.open().unwrap();
+    let orphan = a.start("timed", vec![], Some("orphan".into())).unwrap();
+    assert!(
+        store
+            .claim(&orphan, "node-dead", tcc_host::now_ms(), 400)
+            .unwrap()
+            .is_some()
+    );
+    let (ta, tb) = (a.spawn(), b.spawn());
+    let mut all = ids.clone();
+    all.push(orphan.clone());
+    for id in &all {
+        let r = b.wait_for(id, Duration::from_secs(30), false).unwrap();
+        assert_eq!(r.status, "completed", "{r:?}");
+    }
+    a.shutdown();
+    b.shutdown();
+    for t in ta.into_iter().chain(tb) {
+        t.join().unwrap();
+    }
+    for id in &all {
+        let h = store.history(id, 0, 1000).unwrap();
+        let fired = h.iter().filter(|e| e.kind == "timer_delivered").count();
+        assert_eq!(fired, 1, "{id}: timer delivered {fired} times");
+        assert_eq!(store.journal_of(id).unwrap().len(), 1);
+    }
+    let mut calls = counting.0.lock().unwrap().clone();
+    assert_eq!(calls.len(), all.len(), "an effect ran twice: {calls:?}");
+    calls.dedup();
+    assert_eq!(calls.len(), all.len());
+}
+
+#[test]
+fn postgres_nodes_starting_together_migrate_once() {
+    let Some(db) = Db::new(Kind::Postgres) else {
+        return;
+    };
+    let db = Arc::new(db);
+    let opens: Vec<_> = (0..4)
+        .map(|_| {
+            let db = db.clone();
+            std::thread::spawn(move || db.open().map(|_| ()))
+        })
+        .collect();
+    for o in opens {
+        o.join().unwrap().unwrap();
+    }
+    let Db::Pg(s) = &*db else { unreachable!() };
+    assert_eq!(
+        s.query_text("SELECT version FROM irkit_tcc_schema_version")
+            .unwrap()
+            .as_deref(),
+        Some("1")
+    );
+    assert_eq!(
+        s.query_text("SELECT count(*) FROM irkit_tcc_schema_version")
+            .unwrap()
+            .as_deref(),
+        Some("1")
+    );
+}
