@@ -5,10 +5,12 @@
 //!   `irkit_tcc_schema_version`, under a session advisory lock so that
 //!   nodes starting together migrate once.
 //! - Group commit: as in the SQLite backend, every write is a job handed to
-//!   one committer thread per node, which runs all jobs waiting at that
-//!   moment in one transaction (each in its own savepoint) and answers each
-//!   job only after `COMMIT`. A job that hits a deadlock or serialization
-//!   failure is retried in a fresh savepoint.
+//!   the committer threads ([`COMMITTERS`] per node, one connection each);
+//!   a committer runs all jobs waiting at that moment in one transaction
+//!   and answers each job only after `COMMIT`. The batch runs first without
+//!   savepoints; if a job fails it is re-run with one savepoint per job so
+//!   that only the failing job is undone. A job that hits a deadlock or
+//!   serialization failure is retried.
 //! - Leases: `claim` takes an execution with
 //!   `UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`, so nodes racing
 //!   for the same execution never wait on each other and exactly one wins;
@@ -219,6 +221,11 @@ impl Target {
 
 /// Number of pooled read connections.
 pub const READERS: usize = 4;
+/// Durable committer threads (each with its own connection and group
+/// commits; plus one for lazy writes, see [`PgStore::write_lazy`]):
+/// the server overlaps their round trips and shares WAL flushes between
+/// their commits.
+pub const COMMITTERS: usize = 3;
 /// Most jobs in one group commit.
 pub const MAX_GROUP: usize = 512;
 /// Attempts of a job that hits a deadlock or serialization failure.
@@ -229,8 +236,9 @@ pub struct PgStore {
     target: Target,
     readers: Vec<Mutex<Option<Client>>>,
     next_reader: AtomicUsize,
-    jobs: Mutex<Option<SyncSender<Job>>>,
-    committer: Mutex<Option<JoinHandle<()>>>,
+    /// Durable and lazy job queues.
+    jobs: Mutex<Option<(SyncSender<Job>, SyncSender<Job>)>>,
+    committers: Mutex<Vec<JoinHandle<()>>>,
 }
 
 /// Applies pending migrations under an advisory lock; refuses a database
@@ -289,20 +297,44 @@ impl PgStore {
     /// the committer.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let target = parse_url(url)?;
-        let mut writer = target.connect()?;
-        migrate(&mut writer, target.schema.as_deref())?;
+        let mut first = target.connect()?;
+        migrate(&mut first, target.schema.as_deref())?;
+        // Durable writes: COMMITTERS connections. Lazy writes: one more,
+        // whose session commits with `synchronous_commit = off`.
+        let mut lazy_target = target.clone();
+        let opts = match target.config.get_options() {
+            Some(o) => format!("{o} -c synchronous_commit=off"),
+            None => "-c synchronous_commit=off".to_string(),
+        };
+        lazy_target.config.options(&opts);
         let (tx, rx) = sync_channel::<Job>(4096);
-        let t2 = target.clone();
-        let handle = std::thread::Builder::new()
-            .name("tcc-pg-commit".into())
-            .spawn(move || committer(writer, t2, rx))
-            .map_err(|e| StoreError::Db(format!("cannot start committer: {e}")))?;
+        let (lazy_tx, lazy_rx) = sync_channel::<Job>(4096);
+        let (rx, lazy_rx) = (Arc::new(Mutex::new(rx)), Arc::new(Mutex::new(lazy_rx)));
+        let mut handles = Vec::with_capacity(COMMITTERS + 1);
+        let mut conn = Some(first);
+        for i in 0..=COMMITTERS {
+            let (t, rx) = if i < COMMITTERS {
+                (target.clone(), rx.clone())
+            } else {
+                (lazy_target.clone(), lazy_rx.clone())
+            };
+            let client = match conn.take() {
+                Some(c) => c,
+                None => t.connect()?,
+            };
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("tcc-pg-commit-{i}"))
+                    .spawn(move || committer(client, t, rx))
+                    .map_err(|e| StoreError::Db(format!("cannot start committer: {e}")))?,
+            );
+        }
         Ok(PgStore {
             target,
             readers: (0..READERS).map(|_| Mutex::new(None)).collect(),
             next_reader: AtomicUsize::new(0),
-            jobs: Mutex::new(Some(tx)),
-            committer: Mutex::new(Some(handle)),
+            jobs: Mutex::new(Some((tx, lazy_tx))),
+            committers: Mutex::new(handles),
         })
     }
 
@@ -336,9 +368,37 @@ impl PgStore {
         f(client).map_err(StoreError::from)
     }
 
-    /// Runs `f` inside the next group commit; returns after `COMMIT`.
+    /// Runs `f` inside the next group commit; returns after `COMMIT` has
+    /// reached the disk.
     fn write<R: Send + 'static>(
         &self,
+        f: impl FnMut(&mut Tx<'_>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        self.write_job(true, f)
+    }
+
+    /// Like [`Self::write`], but group-committed by a separate committer
+    /// whose session has `synchronous_commit = off`: committed and
+    /// visible, but its WAL flush is left to the next durable commit.
+    /// PostgreSQL's WAL is one ordered log, so any later durable commit
+    /// (e.g. the checkpoint that follows an effect) makes this write durable
+    /// too; only a crash of the database server itself can lose it, and
+    /// only together with everything after it. Used for writes whose loss
+    /// is already a recoverable state: effect journal rows (loss = a crash
+    /// before the journal write: the provider is called again with the same
+    /// idempotency key), lease claim/renew/release (loss = the lease was
+    /// never taken; the compare-and-set still guards every checkpoint),
+    /// history appends.
+    fn write_lazy<R: Send + 'static>(
+        &self,
+        f: impl FnMut(&mut Tx<'_>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        self.write_job(false, f)
+    }
+
+    fn write_job<R: Send + 'static>(
+        &self,
+        durable: bool,
         mut f: impl FnMut(&mut Tx<'_>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
@@ -370,12 +430,13 @@ impl PgStore {
                 let _ = reply.send(commit.and(r));
             }),
         };
-        let sender = self
+        let (durable_queue, lazy_queue) = self
             .jobs
             .lock()
             .map_err(|_| StoreError::Db("writer lock poisoned".into()))?
             .clone()
             .ok_or_else(|| StoreError::Db("store closed".into()))?;
+        let sender = if durable { durable_queue } else { lazy_queue };
         sender
             .send(job)
             .map_err(|_| StoreError::Db("committer stopped".into()))?;
@@ -389,23 +450,29 @@ impl Drop for PgStore {
         if let Ok(mut j) = self.jobs.lock() {
             j.take();
         }
-        if let Ok(mut h) = self.committer.lock()
-            && let Some(h) = h.take()
-        {
-            let _ = h.join();
+        if let Ok(mut hs) = self.committers.lock() {
+            for h in hs.drain(..) {
+                let _ = h.join();
+            }
         }
     }
 }
 
-fn committer(mut client: Client, target: Target, rx: Receiver<Job>) {
-    while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(j) => batch.push(j),
-                Err(_) => break,
+fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) {
+    loop {
+        // Take the next job, then everything already waiting behind it.
+        let mut batch = {
+            let Ok(rx) = rx.lock() else { return };
+            let Ok(first) = rx.recv() else { return };
+            let mut batch = vec![first];
+            while batch.len() < MAX_GROUP {
+                match rx.try_recv() {
+                    Ok(j) => batch.push(j),
+                    Err(_) => break,
+                }
             }
-        }
+            batch
+        };
         if client.is_closed() {
             match target.connect() {
                 Ok(c) => client = c,
@@ -425,7 +492,35 @@ fn committer(mut client: Client, target: Target, rx: Receiver<Job>) {
     }
 }
 
+/// Runs a batch in one transaction. First optimistically without
+/// savepoints (most jobs succeed; two round trips fewer per job); if a
+/// job fails, the transaction is rolled back and the batch re-run with a
+/// savepoint per job, so that only the failing job's writes are undone.
 fn run_batch(client: &mut Client, batch: &mut [Job]) -> Result<(), StoreError> {
+    let mut retries = 0;
+    'optimistic: loop {
+        let mut tx = client.transaction()?;
+        for job in batch.iter_mut() {
+            match (job.run)(&mut tx) {
+                RunOutcome::Keep => {}
+                RunOutcome::Retry if batch.len() == 1 && retries < ATTEMPTS => {
+                    retries += 1;
+                    tx.rollback()?;
+                    continue 'optimistic;
+                }
+                // A lone job's failure needs no savepoint: undo it all.
+                _ if batch.len() == 1 => {
+                    tx.rollback()?;
+                    return Ok(());
+                }
+                _ => {
+                    tx.rollback()?;
+                    break 'optimistic;
+                }
+            }
+        }
+        return Ok(tx.commit()?);
+    }
     let mut tx = client.transaction()?;
     for job in batch.iter_mut() {
         loop {
@@ -740,7 +835,7 @@ impl Store for PgStore {
         lease_ms: i64,
     ) -> Result<Option<ExecutionRow>, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write(move |c| {
+        self.write_lazy(move |c| {
             let until = now + lease_ms;
             let row = c.query_opt(
                 &format!(
@@ -757,7 +852,7 @@ impl Store for PgStore {
 
     fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write(move |c| {
+        self.write_lazy(move |c| {
             Ok(c.execute(
                 "UPDATE executions SET lease_until = $3 WHERE id = $1 AND owner = $2",
                 &[&id, &owner, &(now + lease_ms)],
@@ -767,7 +862,7 @@ impl Store for PgStore {
 
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write(move |c| {
+        self.write_lazy(move |c| {
             c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -799,8 +894,11 @@ impl Store for PgStore {
         self.write(move |c| {
             let now = crate::now_ms();
             let rev = tx.revision as i64;
+            // The compare-and-set and the checkpoint row in one statement
+            // (one round trip): the row is inserted only if the update hit.
             let n = c.execute(
-                "UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9",
+                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id)
+                 INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT id, $3, $10, $11 FROM cas",
                 p(&[
                     &tx.id,
                     &tx.owner,
@@ -811,6 +909,8 @@ impl Store for PgStore {
                     &tx.pending.as_ref().map(json_text),
                     &now,
                     &(rev - 1),
+                    &tx.kind,
+                    &tx.body,
                 ]),
             )?;
             if n != 1 {
@@ -821,10 +921,6 @@ impl Store for PgStore {
                 ))
                 .into());
             }
-            c.execute(
-                "INSERT INTO checkpoints (execution_id, revision, kind, body) VALUES ($1, $2, $3, $4)",
-                &[&tx.id, &rev, &tx.kind, &tx.body],
-            )?;
             if tx.kind == "snapshot" {
                 c.execute(
                     "DELETE FROM checkpoints WHERE execution_id = $1 AND revision < $2",
@@ -896,9 +992,12 @@ impl Store for PgStore {
 
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
-        self.write(move |c| {
+        self.write_lazy(move |c| {
+            // Journal row and history entry in one statement (one round trip).
+            let detail = json_text(&serde_json::json!({"key": row.key, "idempotency_key": row.idempotency_key, "status": row.status}));
             c.execute(
-                "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING",
+                "WITH j AS (INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING)
+                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES ($2, $7, 'effect', $8)",
                 &[
                     &row.idempotency_key,
                     &row.execution_id,
@@ -906,14 +1005,9 @@ impl Store for PgStore {
                     &row.input,
                     &row.status,
                     &json_text(&row.result),
+                    &crate::now_ms(),
+                    &detail,
                 ],
-            )?;
-            add_history(
-                c,
-                &row.execution_id,
-                crate::now_ms(),
-                "effect",
-                &serde_json::json!({"key": row.key, "idempotency_key": row.idempotency_key, "status": row.status}),
             )?;
             Ok(())
         })
@@ -1047,7 +1141,7 @@ impl Store for PgStore {
 
     fn append_history(&self, id: &str, kind: &str, detail: &J) -> Result<(), StoreError> {
         let (id, kind, detail) = (id.to_string(), kind.to_string(), detail.clone());
-        self.write(move |c| add_history(c, &id, crate::now_ms(), &kind, &detail))
+        self.write_lazy(move |c| add_history(c, &id, crate::now_ms(), &kind, &detail))
     }
 
     /// Multi-node: other nodes may hold live leases, so nothing is freed;
