@@ -601,6 +601,15 @@ fn crash_harness(backend: Backend, extra_hits: bool, kills: &[u64]) {
             "after_persist_checkpoint:7".into(),
             Some("after_persist_checkpoint:7".into()),
         ));
+        // name:detail — an effect key, and an execution id.
+        runs.push((
+            "after_effect_provider:ship".into(),
+            Some("after_effect_provider:ship".into()),
+        ));
+        runs.push((
+            "after_persist_checkpoint:x-all".into(),
+            Some("after_persist_checkpoint:x-all".into()),
+        ));
     }
     for (label, crash) in runs {
         let (crashed, r, log) = interrupted(backend, crash.as_deref(), None).unwrap();
