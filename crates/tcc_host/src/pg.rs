@@ -25,8 +25,9 @@
 use crate::store::*;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use postgres::{Client, Config, GenericClient, NoTls, Row};
+use postgres::{Client, Config, GenericClient, NoTls, Row, Statement};
 use serde_json::Value as J;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
@@ -142,13 +143,71 @@ impl From<JobError> for StoreError {
 }
 
 type Tx<'a> = postgres::Transaction<'a>;
+
+/// Prepared statements of one connection, by SQL text.
+type Cache = HashMap<String, Statement>;
+
+/// A connection or transaction with its connection's prepared-statement
+/// cache: a cached statement executes in one round trip (an unprepared
+/// query with parameters needs a prepare round trip first).
+struct Conn<'a, C> {
+    c: &'a mut C,
+    cache: &'a mut Cache,
+}
+
+impl<C: GenericClient> Conn<'_, C> {
+    fn stmt(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.cache.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.c.prepare(sql)?;
+        self.cache.insert(sql.to_string(), s.clone());
+        Ok(s)
+    }
+
+    fn execute(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.execute(&s, params)
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.query(&s, params)
+    }
+
+    fn query_opt(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.query_opt(&s, params)
+    }
+
+    fn query_one(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Row, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.query_one(&s, params)
+    }
+}
 type JobResult<R> = Result<R, JobError>;
 
 /// A write job: `run` may be called again (in a fresh savepoint) after a
 /// retryable failure; it returns whether the job's writes should stay.
 /// `finish` answers the caller with the commit's outcome.
 struct Job {
-    run: Box<dyn FnMut(&mut Tx<'_>) -> RunOutcome + Send>,
+    run: Box<dyn FnMut(&mut Conn<'_, Tx<'_>>) -> RunOutcome + Send>,
     finish: Box<dyn FnOnce(Result<(), StoreError>) + Send>,
 }
 
@@ -234,7 +293,7 @@ const ATTEMPTS: usize = 5;
 /// The PostgreSQL store.
 pub struct PgStore {
     target: Target,
-    readers: Vec<Mutex<Option<Client>>>,
+    readers: Vec<Mutex<Option<(Client, Cache)>>>,
     next_reader: AtomicUsize,
     /// Durable and lazy job queues.
     jobs: Mutex<Option<(SyncSender<Job>, SyncSender<Job>)>>,
@@ -343,7 +402,10 @@ impl PgStore {
         self.target.schema.as_deref()
     }
 
-    fn read<R>(&self, f: impl FnOnce(&mut Client) -> JobResult<R>) -> Result<R, StoreError> {
+    fn read<R>(
+        &self,
+        f: impl FnOnce(&mut Conn<'_, Client>) -> JobResult<R>,
+    ) -> Result<R, StoreError> {
         // Any free pooled connection, else wait for one in turn.
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
         let mut guard = None;
@@ -359,20 +421,20 @@ impl PgStore {
                 .lock()
                 .map_err(|_| StoreError::Db("reader lock poisoned".into()))?,
         };
-        if guard.as_ref().is_none_or(Client::is_closed) {
-            *guard = Some(self.target.connect()?);
+        if guard.as_ref().is_none_or(|(c, _)| c.is_closed()) {
+            *guard = Some((self.target.connect()?, Cache::new()));
         }
-        let client = guard
+        let (client, cache) = guard
             .as_mut()
             .ok_or_else(|| StoreError::Db("no connection".into()))?;
-        f(client).map_err(StoreError::from)
+        f(&mut Conn { c: client, cache }).map_err(StoreError::from)
     }
 
     /// Runs `f` inside the next group commit; returns after `COMMIT` has
     /// reached the disk.
     fn write<R: Send + 'static>(
         &self,
-        f: impl FnMut(&mut Tx<'_>) -> JobResult<R> + Send + 'static,
+        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         self.write_job(true, f)
     }
@@ -391,7 +453,7 @@ impl PgStore {
     /// history appends.
     fn write_lazy<R: Send + 'static>(
         &self,
-        f: impl FnMut(&mut Tx<'_>) -> JobResult<R> + Send + 'static,
+        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         self.write_job(false, f)
     }
@@ -399,14 +461,14 @@ impl PgStore {
     fn write_job<R: Send + 'static>(
         &self,
         durable: bool,
-        mut f: impl FnMut(&mut Tx<'_>) -> JobResult<R> + Send + 'static,
+        mut f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
         let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
         let slot2 = slot.clone();
         let mut attempts = 0;
         let job = Job {
-            run: Box::new(move |tx: &mut Tx<'_>| {
+            run: Box::new(move |tx: &mut Conn<'_, Tx<'_>>| {
                 attempts += 1;
                 let r = f(tx);
                 let outcome = match &r {
@@ -459,6 +521,7 @@ impl Drop for PgStore {
 }
 
 fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) {
+    let mut cache = Cache::new();
     loop {
         // Take the next job, then everything already waiting behind it.
         let mut batch = {
@@ -475,7 +538,10 @@ fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) 
         };
         if client.is_closed() {
             match target.connect() {
-                Ok(c) => client = c,
+                Ok(c) => {
+                    client = c;
+                    cache.clear();
+                }
                 Err(e) => {
                     for job in batch {
                         (job.finish)(Err(e.clone()));
@@ -485,7 +551,7 @@ fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) 
                 }
             }
         }
-        let commit = run_batch(&mut client, &mut batch);
+        let commit = run_batch(&mut client, &mut cache, &mut batch);
         for job in batch {
             (job.finish)(commit.clone());
         }
@@ -496,12 +562,15 @@ fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) 
 /// savepoints (most jobs succeed; two round trips fewer per job); if a
 /// job fails, the transaction is rolled back and the batch re-run with a
 /// savepoint per job, so that only the failing job's writes are undone.
-fn run_batch(client: &mut Client, batch: &mut [Job]) -> Result<(), StoreError> {
+fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Result<(), StoreError> {
     let mut retries = 0;
     'optimistic: loop {
         let mut tx = client.transaction()?;
         for job in batch.iter_mut() {
-            match (job.run)(&mut tx) {
+            match (job.run)(&mut Conn {
+                c: &mut tx,
+                cache: &mut *cache,
+            }) {
                 RunOutcome::Keep => {}
                 RunOutcome::Retry if batch.len() == 1 && retries < ATTEMPTS => {
                     retries += 1;
@@ -525,7 +594,10 @@ fn run_batch(client: &mut Client, batch: &mut [Job]) -> Result<(), StoreError> {
     for job in batch.iter_mut() {
         loop {
             let mut sp = tx.transaction()?;
-            match (job.run)(&mut sp) {
+            match (job.run)(&mut Conn {
+                c: &mut sp,
+                cache: &mut *cache,
+            }) {
                 RunOutcome::Keep => {
                     sp.commit()?;
                     break;
@@ -584,7 +656,7 @@ fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
     })
 }
 
-fn get_exec(c: &mut impl GenericClient, id: &str) -> JobResult<Option<ExecutionRow>> {
+fn get_exec(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<Option<ExecutionRow>> {
     let row = c.query_opt(
         &format!("SELECT {EXEC_COLS} FROM executions WHERE id = $1"),
         &[&id],
@@ -592,7 +664,11 @@ fn get_exec(c: &mut impl GenericClient, id: &str) -> JobResult<Option<ExecutionR
     Ok(row.as_ref().map(exec_row).transpose()?)
 }
 
-fn insert_exec(c: &mut impl GenericClient, new: &NewExecution, now: i64) -> JobResult<u64> {
+fn insert_exec(
+    c: &mut Conn<'_, impl GenericClient>,
+    new: &NewExecution,
+    now: i64,
+) -> JobResult<u64> {
     let (pid, pbranch) = match &new.parent {
         Some((p, b)) => (Some(p.as_str()), b.as_deref()),
         None => (None, None),
@@ -615,7 +691,7 @@ fn insert_exec(c: &mut impl GenericClient, new: &NewExecution, now: i64) -> JobR
 }
 
 fn add_history(
-    c: &mut impl GenericClient,
+    c: &mut Conn<'_, impl GenericClient>,
     id: &str,
     now: i64,
     kind: &str,
@@ -628,7 +704,11 @@ fn add_history(
     Ok(())
 }
 
-fn ready_wake_conn(c: &mut impl GenericClient, id: &str, now: i64) -> JobResult<Option<Wake>> {
+fn ready_wake_conn(
+    c: &mut Conn<'_, impl GenericClient>,
+    id: &str,
+    now: i64,
+) -> JobResult<Option<Wake>> {
     let waits = c.query(
         "SELECT id, kind, name, branch, due_ms FROM waits WHERE execution_id = $1 AND NOT delivered ORDER BY id",
         &[&id],
