@@ -207,9 +207,12 @@ type JobResult<R> = Result<R, JobError>;
 /// retryable failure; it returns whether the job's writes should stay.
 /// `finish` answers the caller with the commit's outcome.
 struct Job {
-    run: Box<dyn FnMut(&mut Conn<'_, Tx<'_>>) -> RunOutcome + Send>,
+    run: RunFn,
     finish: Box<dyn FnOnce(Result<(), StoreError>) + Send>,
 }
+
+/// A job's body (re-runnable).
+type RunFn = Box<dyn FnMut(&mut Conn<'_, Tx<'_>>) -> RunOutcome + Send>;
 
 enum RunOutcome {
     Keep,
@@ -265,6 +268,11 @@ fn parse_url(url: &str) -> Result<Target, StoreError> {
         config.options(&format!("-c search_path={s}"));
     }
     Ok(Target { config, schema })
+}
+
+/// Checks a `postgres://` URL (and its `schema`) without connecting.
+pub fn check_url(url: &str) -> Result<(), StoreError> {
+    parse_url(url).map(|_| ())
 }
 
 impl Target {

@@ -67,7 +67,9 @@ impl Db {
     }
 }
 
-fn setup(kind: Kind) -> Option<(Db, Arc<dyn Store>, Arc<Host>, Arc<Counting>)> {
+type Fixture = (Db, Arc<dyn Store>, Arc<Host>, Arc<Counting>);
+
+fn setup(kind: Kind) -> Option<Fixture> {
     let db = Db::new(kind)?;
     let store = db.open().unwrap();
     let counting = Arc::new(Counting(Default::default()));
