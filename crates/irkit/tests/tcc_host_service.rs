@@ -660,7 +660,7 @@ fn crash_harness_on_postgres() {
 // ---- two nodes on one PostgreSQL database ----
 
 /// Multi-node run: (id, program, events sent right after start).
-const NODE_CASES: &[(&str, &str, &[(&str, &str)])] = &[
+const NODE_CASES: &[Case] = &[
     ("m-chain-0", "chain", &[]),
     ("m-chain-1", "chain", &[]),
     ("m-chain-2", "chain", &[]),
