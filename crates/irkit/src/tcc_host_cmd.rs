@@ -89,7 +89,7 @@ pub struct StartArgs {
     /// Run in this process on the embedded store instead of a server.
     #[arg(long)]
     local: bool,
-    /// With --local: SQLite file.
+    /// With --local: SQLite file (or a postgres:// URL).
     #[arg(long, default_value = DEFAULT_DATABASE)]
     database: String,
     /// With --local: effect provider routes (TOML).
