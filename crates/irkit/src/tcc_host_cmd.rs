@@ -52,9 +52,15 @@ pub struct ServeArgs {
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 8 << 20)]
     max_body: usize,
-    /// Execution lease in milliseconds.
-    #[arg(long, default_value_t = 30_000)]
-    lease_ms: i64,
+    /// Execution lease in milliseconds (default $IRKIT_TCC_LEASE_MS, else
+    /// 30000). A dead node's executions are taken over when it expires.
+    #[arg(long)]
+    lease_ms: Option<i64>,
+    /// This node's lease-owner id (default: random). Must be unique among
+    /// live nodes; a node restarted under the same id takes back its own
+    /// executions at once instead of waiting for their leases to expire.
+    #[arg(long)]
+    node_id: Option<String>,
 }
 
 /// `irkit tcc register`.
@@ -83,7 +89,7 @@ pub struct StartArgs {
     /// Run in this process on the embedded store instead of a server.
     #[arg(long)]
     local: bool,
-    /// With --local: SQLite file.
+    /// With --local: SQLite file (or a postgres:// URL).
     #[arg(long, default_value = DEFAULT_DATABASE)]
     database: String,
     /// With --local: effect provider routes (TOML).
@@ -196,19 +202,42 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return usage(&format!("--database {}: {e}", a.database)),
     };
-    // One serve process per SQLite file: leases left by a dead process are freed.
+    // SQLite: one serve process per file, so leases left by a dead process
+    // are freed. PostgreSQL: other nodes may be alive; only this node id's
+    // own leases are taken back (a dead node's others expire).
     if let Err(e) = store.reset_leases() {
         return usage(&e.to_string());
+    }
+    if let Some(node) = &a.node_id {
+        if node.is_empty() || node.len() > 200 {
+            return usage("--node-id must be 1 to 200 bytes");
+        }
+        if let Err(e) = store.release_owner(node) {
+            return usage(&e.to_string());
+        }
     }
     let providers = match load_providers(a.providers.as_deref(), store.clone()) {
         Ok(p) => p,
         Err(c) => return c,
     };
-    let cfg = HostConfig {
+    let lease_ms = match a.lease_ms {
+        Some(l) => l,
+        None => match std::env::var("IRKIT_TCC_LEASE_MS") {
+            Ok(v) => match v.parse::<i64>() {
+                Ok(l) => l,
+                Err(_) => return usage(&format!("IRKIT_TCC_LEASE_MS={v:?} is not an integer")),
+            },
+            Err(_) => 30_000,
+        },
+    };
+    let mut cfg = HostConfig {
         workers: a.workers.max(1),
-        lease_ms: a.lease_ms.max(100),
+        lease_ms: lease_ms.max(100),
         ..HostConfig::default()
     };
+    if let Some(node) = a.node_id {
+        cfg.owner = node;
+    }
     let host = Host::new(store, providers, cfg);
     let token = a.token.or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok());
     let service = match Service::start(

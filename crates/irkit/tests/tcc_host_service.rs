@@ -43,10 +43,46 @@ impl Drop for Server {
     }
 }
 
+/// Where a harness run keeps its executions: a SQLite file in the run's
+/// directory, or a PostgreSQL schema.
+#[derive(Clone, Copy)]
+enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A run's database; the PostgreSQL schema is dropped on drop.
+enum Database {
+    Sqlite(PathBuf),
+    Pg(tcc_host::pg::ScratchSchema),
+}
+
+impl Database {
+    fn new(backend: Backend, dir: &Path) -> Option<Database> {
+        match backend {
+            Backend::Sqlite => Some(Database::Sqlite(dir.join("host.db"))),
+            Backend::Postgres => tcc_host::pg::ScratchSchema::create("t_serve")
+                .unwrap()
+                .map(Database::Pg),
+        }
+    }
+
+    fn arg(&self) -> String {
+        match self {
+            Database::Sqlite(p) => p.to_string_lossy().into_owned(),
+            Database::Pg(s) => s.url(),
+        }
+    }
+}
+
 fn serve(dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
+    serve_on(&dir.join("host.db").to_string_lossy(), dir, crash, extra)
+}
+
+fn serve_on(database: &str, dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
     let mut cmd = Command::new(IRKIT);
     cmd.args(["tcc", "serve", "--listen", "127.0.0.1:0", "--database"])
-        .arg(dir.join("host.db"))
+        .arg(database)
         .arg("--providers")
         .arg(dir.join("providers.toml"))
         .args(extra)
@@ -497,20 +533,24 @@ fn all_terminal(url: &str) -> bool {
 }
 
 /// One interrupted run: crash (hook or SIGKILL after `kill_after`), restart, finish.
+/// `None` when the backend is not available (PostgreSQL not reachable).
 fn interrupted(
+    backend: Backend,
     crash: Option<&str>,
     kill_after: Option<Duration>,
-) -> (bool, BTreeMap<String, J>, Vec<String>) {
+) -> Option<(bool, BTreeMap<String, J>, Vec<String>)> {
     let d = Dir::new();
     write_providers(&d.0);
+    let db = Database::new(backend, &d.0)?;
     // One worker while a hook is armed, so that no other execution is
     // between its provider call and its journal write when the hook fires.
+    // A fixed node id: the restarted node takes its own leases back at once.
     let workers: &[&str] = if crash.is_some() {
-        &["--workers", "1"]
+        &["--workers", "1", "--node-id", "n1"]
     } else {
-        &[]
+        &["--node-id", "n1"]
     };
-    let mut s = serve(&d.0, crash, workers);
+    let mut s = serve_on(&db.arg(), &d.0, crash, workers);
     register_all(&s.url).unwrap();
     let left = start_all(&s.url);
     let crashed = match kill_after {
@@ -526,10 +566,10 @@ fn interrupted(
         }
     };
     drop(s);
-    let s = serve(&d.0, None, &[]);
+    let s = serve_on(&db.arg(), &d.0, None, &["--node-id", "n1"]);
     finish_steps(&s.url, &left);
     let r = results(&s.url);
-    (crashed, r, log_lines(&d.0))
+    Some((crashed, r, log_lines(&d.0)))
 }
 
 fn dedup(v: &[String]) -> Vec<String> {
@@ -538,9 +578,11 @@ fn dedup(v: &[String]) -> Vec<String> {
     d
 }
 
-#[test]
-fn crash_harness_every_hook_and_sigkill() {
-    let (_, baseline, base_log) = interrupted(None, None);
+/// The crash runs: every hook (plus two later hits) and SIGKILL at `kills` ms.
+fn crash_harness(backend: Backend, extra_hits: bool, kills: &[u64]) {
+    let Some((_, baseline, base_log)) = interrupted(backend, None, None) else {
+        return;
+    };
     assert_eq!(baseline["x-cancel"]["status"], "cancelled");
     assert_eq!(baseline["x-flow"]["status"], "completed");
     assert_eq!(baseline["x-caught"]["result"]["t"], "string");
@@ -550,16 +592,27 @@ fn crash_harness_every_hook_and_sigkill() {
         .iter()
         .map(|h| (h.to_string(), Some(h.to_string())))
         .collect();
-    runs.push((
-        "before_persist_checkpoint:4".into(),
-        Some("before_persist_checkpoint:4".into()),
-    ));
-    runs.push((
-        "after_persist_checkpoint:7".into(),
-        Some("after_persist_checkpoint:7".into()),
-    ));
+    if extra_hits {
+        runs.push((
+            "before_persist_checkpoint:4".into(),
+            Some("before_persist_checkpoint:4".into()),
+        ));
+        runs.push((
+            "after_persist_checkpoint:7".into(),
+            Some("after_persist_checkpoint:7".into()),
+        ));
+        // name:detail — an effect key, and an execution id.
+        runs.push((
+            "after_effect_provider:ship".into(),
+            Some("after_effect_provider:ship".into()),
+        ));
+        runs.push((
+            "after_persist_checkpoint:x-all".into(),
+            Some("after_persist_checkpoint:x-all".into()),
+        ));
+    }
     for (label, crash) in runs {
-        let (crashed, r, log) = interrupted(crash.as_deref(), None);
+        let (crashed, r, log) = interrupted(backend, crash.as_deref(), None).unwrap();
         assert!(crashed, "{label}: the hook was never reached");
         assert_eq!(r, baseline, "{label}: terminal results differ");
         assert_eq!(
@@ -577,8 +630,8 @@ fn crash_harness_every_hook_and_sigkill() {
             assert!(log.len() <= base_log.len() + 1, "{label}: {log:?}");
         }
     }
-    for ms in [15u64, 40, 90] {
-        let (_, r, log) = interrupted(None, Some(Duration::from_millis(ms)));
+    for &ms in kills {
+        let (_, r, log) = interrupted(backend, None, Some(Duration::from_millis(ms))).unwrap();
         assert_eq!(
             r, baseline,
             "SIGKILL after {ms} ms: terminal results differ"
@@ -589,4 +642,196 @@ fn crash_harness_every_hook_and_sigkill() {
             "SIGKILL after {ms} ms: effect log differs"
         );
     }
+}
+
+#[test]
+fn crash_harness_every_hook_and_sigkill() {
+    crash_harness(Backend::Sqlite, true, &[15, 40, 90]);
+}
+
+/// The same harness on PostgreSQL: every hook once, SIGKILL at two moments.
+#[test]
+fn crash_harness_on_postgres() {
+    let start = Instant::now();
+    crash_harness(Backend::Postgres, false, &[20, 60]);
+    eprintln!("crash harness on PostgreSQL: {:?}", start.elapsed());
+}
+
+// ---- two nodes on one PostgreSQL database ----
+
+/// Multi-node run: (id, program, events sent right after start).
+const NODE_CASES: &[Case] = &[
+    ("m-chain-0", "chain", &[]),
+    ("m-chain-1", "chain", &[]),
+    ("m-chain-2", "chain", &[]),
+    ("m-chain-3", "chain", &[]),
+    ("m-chain-4", "chain", &[]),
+    ("m-chain-5", "chain", &[]),
+    ("m-flow-0", "flow", &[("approved", "\"yes\"")]),
+    ("m-flow-1", "flow", &[("approved", "[1, 2]")]),
+    ("m-all", "all", &[("go", "5")]),
+    ("m-any", "any", &[]),
+    ("m-late", "waiter", &[]),
+];
+
+fn write_slow_providers(dir: &Path) {
+    let log = dir.join("effects.log");
+    std::fs::write(
+        dir.join("providers.toml"),
+        format!(
+            "[[route]]\npattern = \"*\"\nprovider = \"echo\"\ndelay_ms = 150\nlog = {:?}\n",
+            log.to_string_lossy()
+        ),
+    )
+    .unwrap();
+}
+
+/// Runs every NODE_CASE on nodes sharing `schema`; with `kill`, node A is
+/// SIGKILLed while it holds leases of running executions and node B must
+/// finish everything. Returns results, the raw log, and the ids A held.
+fn two_nodes(
+    schema: &tcc_host::pg::ScratchSchema,
+    kill: bool,
+) -> (BTreeMap<String, J>, Vec<String>, Vec<String>) {
+    let d = Dir::new();
+    write_slow_providers(&d.0);
+    let url = schema.url();
+    let args = |node: &'static str| -> Vec<&'static str> {
+        vec!["--node-id", node, "--lease-ms", "1500", "--workers", "3"]
+    };
+    let mut a = serve_on(&url, &d.0, None, &args("node-a"));
+    let b = serve_on(&url, &d.0, None, &args("node-b"));
+    register_all(&a.url).unwrap();
+    let (c, j) = http(
+        &a.url,
+        "POST",
+        "/v1/artifacts?name=chain",
+        Some(&common::chain(4)),
+        None,
+    )
+    .unwrap();
+    assert_eq!(c, 201, "{j}");
+    for (id, program, events) in NODE_CASES {
+        let body = json!({"program": program, "id": id}).to_string();
+        let (c, j) = http(
+            &a.url,
+            "POST",
+            "/v1/executions",
+            Some(body.as_bytes()),
+            None,
+        )
+        .unwrap();
+        assert_eq!(c, 201, "{j}");
+        for (name, payload) in *events {
+            let body = format!("{{\"name\": {name:?}, \"payload\": {payload}}}");
+            let path = format!("/v1/executions/{id}/events");
+            assert_eq!(
+                http(&a.url, "POST", &path, Some(body.as_bytes()), None)
+                    .unwrap()
+                    .0,
+                202
+            );
+        }
+    }
+    let mut held = Vec::new();
+    if kill {
+        // Wait until A holds leases of running executions, then SIGKILL it.
+        let start = Instant::now();
+        loop {
+            let ids = schema
+                .query_text(
+                    "SELECT string_agg(id, ',' ORDER BY id) FROM executions WHERE owner = 'node-a' AND status = 'runnable' AND revision > 0",
+                )
+                .unwrap();
+            if let Some(ids) = ids {
+                held = ids.split(',').map(str::to_string).collect();
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "node A never held a running execution"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        a.child.kill().unwrap();
+        a.child.wait().unwrap();
+    }
+    // The late event goes to whichever node survives; then cancel the waiter.
+    let live = if kill { &b.url } else { &a.url };
+    let body = b"{\"name\": \"never\", \"payload\": null}";
+    let _ = http(
+        live,
+        "POST",
+        "/v1/executions/m-late/events",
+        Some(body),
+        None,
+    );
+    let results: BTreeMap<String, J> = NODE_CASES
+        .iter()
+        .map(|(id, ..)| {
+            let j = wait_status(live, id, &["completed", "failed", "cancelled"], None);
+            (
+                id.to_string(),
+                json!({"status": j["status"], "result": j.get("result")}),
+            )
+        })
+        .collect();
+    drop(b);
+    drop(a);
+    let raw: Vec<String> = std::fs::read_to_string(d.0.join("effects.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (results, raw, held)
+}
+
+#[test]
+fn a_killed_postgres_node_is_taken_over_by_another() {
+    let Some(base_schema) = tcc_host::pg::ScratchSchema::create("t_nodes_base").unwrap() else {
+        return;
+    };
+    let (baseline, base_raw, _) = two_nodes(&base_schema, false);
+    let mut base_log = base_raw.clone();
+    base_log.sort();
+    assert_eq!(base_log, dedup(&base_log), "baseline ran an effect twice");
+    for (id, r) in &baseline {
+        assert_eq!(r["status"], "completed", "{id}: {r}");
+    }
+    let schema = tcc_host::pg::ScratchSchema::create("t_nodes")
+        .unwrap()
+        .unwrap();
+    let start = Instant::now();
+    let (results, raw, held) = two_nodes(&schema, true);
+    assert!(!held.is_empty());
+    assert_eq!(results, baseline, "results differ after node A was killed");
+    let mut log = raw.clone();
+    log.sort();
+    assert_eq!(dedup(&log), base_log, "effect-provider log differs");
+    // A provider call may repeat only for an effect node A had called but
+    // not journalled when it died: at most one per execution it held.
+    assert!(
+        log.len() - base_log.len() <= held.len(),
+        "{} repeated calls for {} held executions",
+        log.len() - base_log.len(),
+        held.len()
+    );
+    // Each timer fired exactly once across both nodes.
+    for (id, ..) in NODE_CASES {
+        let n = schema
+            .query_text(&format!(
+                "SELECT count(*) FROM history WHERE execution_id = '{id}' AND kind = 'timer_delivered'"
+            ))
+            .unwrap()
+            .unwrap();
+        let want = match *id {
+            "m-flow-0" | "m-flow-1" | "m-all" | "m-any" => "1",
+            _ => "0",
+        };
+        assert_eq!(n, want, "{id}: timer deliveries");
+    }
+    eprintln!(
+        "two-node takeover: {:?}, node A held {held:?}",
+        start.elapsed()
+    );
 }

@@ -1,13 +1,25 @@
-//! Host benchmarks (issue 7), all on the same disk in one run so their
-//! ratios are meaningful:
-//! - `raw_sqlite_commit`: one single-row UPDATE per transaction, WAL +
-//!   `synchronous=FULL` (the same settings as the store): the baseline.
-//! - `one_execution_50_effects`: one execution of 50 effect steps driven to
+//! Host benchmarks (issue 7), per store, all in one run so their ratios are
+//! meaningful:
+//! - `raw_*_commit`: one single-row UPDATE per transaction (SQLite: WAL +
+//!   `synchronous=FULL`, the store's settings; PostgreSQL: autocommit on the
+//!   same server, default `synchronous_commit=on`): the baseline.
+//! - `*_one_execution_50_effects`: one execution of 50 effect steps driven to
 //!   completion (each step = provider call, journal commit, checkpoint commit).
-//! - `concurrent_100x10_effects`: 100 executions of 10 effect steps each,
+//! - `*_concurrent_100x10_effects`: 100 executions of 10 effect steps each,
 //!   driven by 32 workers (group commit).
-//! - `recovery_10000_suspended`: reopen a store holding 10 000 suspended
+//! - `*_recovery_10000_suspended`: reopen a store holding 10 000 suspended
 //!   executions, free leases, scan for work, resume one and deliver its event.
+//!
+//! Before the criterion benchmarks, an interleaved measurement repeats
+//! (baseline, one execution, 100 concurrent) `IRKIT_BENCH_ROUNDS` times
+//! (default 5) and prints each round's ratios plus their median and range:
+//! the baseline is re-measured next to every sample, so load drifting on a
+//! shared machine moves both sides of a ratio together.
+//!
+//! PostgreSQL: `$IRKIT_TEST_POSTGRES` or the `scripts/start-postgres.sh`
+//! database; without it the PostgreSQL benchmarks are skipped.
+//!
+//! `IRKIT_BENCH_STORES=sqlite|postgres` runs one store's benchmarks only.
 //!
 //! Run: `cargo bench -p tcc_host --bench host -- --warm-up-time 1 --measurement-time 3`.
 
@@ -16,7 +28,8 @@ mod common;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+use tcc_host::pg::{PgStore, ScratchSchema};
 use tcc_host::providers::Providers;
 use tcc_host::sqlite::SqliteStore;
 use tcc_host::store::Store;
@@ -28,8 +41,7 @@ fn dir() -> std::path::PathBuf {
     d
 }
 
-fn host_on(path: &std::path::Path, workers: usize) -> Arc<Host> {
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(path).unwrap());
+fn host_with(store: Arc<dyn Store>, workers: usize) -> Arc<Host> {
     Host::new(
         store,
         Providers::echo_all(),
@@ -56,43 +68,91 @@ fn run_executions(host: &Arc<Host>, program: &str, n: usize) {
     }
 }
 
-fn benches(c: &mut Criterion) {
-    let d = dir();
-    let mut g = c.benchmark_group("tcc_host");
+/// One store's benchmark subjects.
+struct Subject {
+    name: &'static str,
+    /// Runs `n` raw single-row commits.
+    raw: Box<dyn FnMut(usize)>,
+    one: Arc<Host>,
+    many: Arc<Host>,
+    open: Box<dyn Fn() -> Arc<dyn Store>>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Interleaved rounds: raw commits/s, then one execution's steps/s, then
+/// 100 concurrent executions' steps/s; ratios against the same round's baseline.
+fn interleaved(s: &mut Subject, rounds: usize) {
+    let (mut r1, mut r100, mut raws) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let n = 100;
+        let t = Instant::now();
+        (s.raw)(n);
+        let raw = n as f64 / t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        run_executions(&s.one, "chain50", 1);
+        let one = 50.0 / t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        run_executions(&s.many, "chain10", 100);
+        let many = 1000.0 / t.elapsed().as_secs_f64();
+        println!(
+            "{} round {round}: raw {raw:.0} commits/s, one execution {one:.0} steps/s ({:.2}x), 100 concurrent {many:.0} steps/s ({:.2}x)",
+            s.name,
+            one / raw,
+            many / raw
+        );
+        raws.push(raw);
+        r1.push(one / raw);
+        r100.push(many / raw);
+    }
+    let range = |v: &[f64]| {
+        let lo = v.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        format!("{lo:.2}..{hi:.2}")
+    };
+    let (g1, g100) = (range(&r1), range(&r100));
+    let rr = range(&raws);
+    println!(
+        "{} summary over {rounds} rounds: raw commits/s median {:.0} (range {rr}); one execution median {:.2}x (range {g1}, target >= 0.5x); 100 concurrent median {:.2}x (range {g100}, target >= 2x)",
+        s.name,
+        median(&mut raws),
+        median(&mut r1),
+        median(&mut r100)
+    );
+}
+
+fn bench_subject(c: &mut Criterion, s: &mut Subject) {
+    let rounds = std::env::var("IRKIT_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    interleaved(s, rounds);
+    let mut g = c.benchmark_group(format!("tcc_host_{}", s.name));
     g.sample_size(10);
-
-    let conn = rusqlite::Connection::open(d.join("raw.db")).unwrap();
-    let _: String = conn
-        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-        .unwrap();
-    conn.execute_batch(
-        "PRAGMA synchronous=FULL; CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t VALUES (1, 0);",
-    )
-    .unwrap();
-    g.bench_function("raw_sqlite_commit", |b| {
-        b.iter(|| {
-            conn.execute_batch("BEGIN IMMEDIATE; UPDATE t SET v = v + 1 WHERE id = 1; COMMIT;")
-                .unwrap()
-        })
-    });
-
-    let one = host_on(&d.join("one.db"), 1);
-    one.register(&common::chain(50), Some("chain50")).unwrap();
+    let raw = &mut s.raw;
+    g.bench_function("raw_commit", |b| b.iter(|| raw(1)));
+    let one = s.one.clone();
     g.bench_function("one_execution_50_effects", |b| {
         b.iter(|| run_executions(&one, "chain50", 1))
     });
-
-    let many = host_on(&d.join("many.db"), 32);
-    many.register(&common::chain(10), Some("chain10")).unwrap();
+    let many = s.many.clone();
     g.bench_function("concurrent_100x10_effects", |b| {
         b.iter(|| run_executions(&many, "chain10", 100))
     });
 
     // 10 000 suspended executions, created once.
-    let rec_path = d.join("recovery.db");
     {
-        let h = host_on(&rec_path, 8);
+        let h = host_with((s.open)(), 32);
         h.register(&common::waiter(), Some("w")).unwrap();
+        let t = Instant::now();
         for i in 0..10_000 {
             h.start("w", vec![], Some(format!("s{i:05}"))).unwrap();
         }
@@ -110,11 +170,17 @@ fn benches(c: &mut Criterion) {
         for t in threads {
             t.join().unwrap();
         }
+        println!(
+            "{}: 10 000 executions started and suspended in {:?}",
+            s.name,
+            t.elapsed()
+        );
     }
     let mut k = 0u64;
+    let open = &s.open;
     g.bench_function("recovery_10000_suspended", |b| {
         b.iter(|| {
-            let h = host_on(&rec_path, 1);
+            let h = host_with(open(), 1);
             h.store().reset_leases().unwrap();
             assert!(
                 h.store()
@@ -135,8 +201,94 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// Whether `IRKIT_BENCH_STORES` (comma-separated; default all) selects `name`.
+fn selected(name: &str) -> bool {
+    std::env::var("IRKIT_BENCH_STORES").map_or(true, |v| v.split(',').any(|s| s.trim() == name))
+}
+
+fn sqlite(c: &mut Criterion) {
+    if !selected("sqlite") {
+        return;
+    }
+    let d = dir();
+    let conn = rusqlite::Connection::open(d.join("raw.db")).unwrap();
+    let _: String = conn
+        .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+        .unwrap();
+    conn.execute_batch(
+        "PRAGMA synchronous=FULL; CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO t VALUES (1, 0);",
+    )
+    .unwrap();
+    let open_at = |p: std::path::PathBuf| {
+        move || -> Arc<dyn Store> { Arc::new(SqliteStore::open(&p).unwrap()) }
+    };
+    let one = host_with(open_at(d.join("one.db"))(), 1);
+    one.register(&common::chain(50), Some("chain50")).unwrap();
+    let many = host_with(open_at(d.join("many.db"))(), 32);
+    many.register(&common::chain(10), Some("chain10")).unwrap();
+    let mut s = Subject {
+        name: "sqlite",
+        raw: Box::new(move |n| {
+            for _ in 0..n {
+                conn.execute_batch("BEGIN IMMEDIATE; UPDATE t SET v = v + 1 WHERE id = 1; COMMIT;")
+                    .unwrap();
+            }
+        }),
+        one,
+        many,
+        open: Box::new(open_at(d.join("recovery.db"))),
+    };
+    bench_subject(c, &mut s);
+    drop(s);
     let _ = std::fs::remove_dir_all(&d);
 }
 
-criterion_group!(host, benches);
+fn postgres(c: &mut Criterion) {
+    if !selected("postgres") {
+        return;
+    }
+    let Some(schema) = ScratchSchema::create("b_host").unwrap() else {
+        println!("PostgreSQL benchmarks skipped (no database)");
+        return;
+    };
+    // Each subject in its own schema, so the 10 000 suspended executions
+    // do not slow the other measurements' scans.
+    let one_s = ScratchSchema::create("b_one").unwrap().unwrap();
+    let many_s = ScratchSchema::create("b_many").unwrap().unwrap();
+    schema
+        .execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT); INSERT INTO t VALUES (1, 0);")
+        .unwrap();
+    let mut raw_client =
+        postgres::Client::connect(&test_url_without_schema(), postgres::NoTls).unwrap();
+    let table = format!("{}.t", schema.schema);
+    let one = host_with(Arc::new(PgStore::open(&one_s.url()).unwrap()), 1);
+    one.register(&common::chain(50), Some("chain50")).unwrap();
+    let many = host_with(Arc::new(PgStore::open(&many_s.url()).unwrap()), 32);
+    many.register(&common::chain(10), Some("chain10")).unwrap();
+    let url = schema.url();
+    let mut s = Subject {
+        name: "postgres",
+        raw: Box::new(move |n| {
+            for _ in 0..n {
+                raw_client
+                    .execute(&format!("UPDATE {table} SET v = v + 1 WHERE id = 1"), &[])
+                    .unwrap();
+            }
+        }),
+        one,
+        many,
+        open: Box::new(move || -> Arc<dyn Store> { Arc::new(PgStore::open(&url).unwrap()) }),
+    };
+    bench_subject(c, &mut s);
+    drop(s);
+    drop((one_s, many_s, schema));
+}
+
+fn test_url_without_schema() -> String {
+    tcc_host::pg::test_database_url()
+}
+
+criterion_group!(host, sqlite, postgres);
 criterion_main!(host);

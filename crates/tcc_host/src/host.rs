@@ -3,7 +3,7 @@
 //! (f) host duties), plus a scheduler that finds runnable work, due
 //! timers, deliverable events and finished children.
 
-use crate::crash::hook;
+use crate::crash::hook_at;
 use crate::providers::{EffectCall, ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
@@ -411,6 +411,13 @@ impl Host {
         }
         let host = self.clone();
         if let Ok(h) = std::thread::Builder::new()
+            .name("tcc-lease".into())
+            .spawn(move || host.heartbeat())
+        {
+            handles.push(h);
+        }
+        let host = self.clone();
+        if let Ok(h) = std::thread::Builder::new()
             .name("tcc-scheduler".into())
             .spawn(move || host.scheduler(tx))
         {
@@ -445,6 +452,36 @@ impl Host {
                 s.remove(&id);
             }
             self.notify();
+        }
+    }
+
+    /// Renews the leases of every execution being driven, every third of
+    /// the lease, so that a long provider call or engine slice does not
+    /// let another node take over a live execution. A node that dies
+    /// stops renewing; its leases expire and are taken over.
+    fn heartbeat(&self) {
+        let period = Duration::from_millis((self.cfg.lease_ms / 3).max(10) as u64);
+        let mut last = std::time::Instant::now();
+        while !self.stop.load(Ordering::SeqCst) {
+            std::thread::sleep(period.min(Duration::from_millis(50)));
+            if last.elapsed() < period {
+                continue;
+            }
+            last = std::time::Instant::now();
+            let ids: Vec<String> = self
+                .in_flight
+                .lock()
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default();
+            let now = crate::now_ms();
+            for id in ids {
+                if let Err(e) = self
+                    .store
+                    .renew(&id, &self.cfg.owner, now, self.cfg.lease_ms)
+                {
+                    eprintln!("tcc_host: renewing the lease of {id}: {e}");
+                }
+            }
         }
     }
 
@@ -556,7 +593,7 @@ struct Driver<'a> {
 
 impl Driver<'_> {
     fn cancel(&mut self) -> Result<(), Stop> {
-        hook("before_cancel");
+        hook_at("before_cancel", &[self.id]);
         self.history.push(("cancelled".into(), J::Null));
         self.exec.respond(HostResponse::Cancel)?;
         Ok(())
@@ -565,13 +602,13 @@ impl Driver<'_> {
     fn deliver(&mut self, w: Wake) -> Result<(), Stop> {
         let response = match w.kind.as_str() {
             "timer" => {
-                hook("before_timer_fired");
+                hook_at("before_timer_fired", &[self.id]);
                 HostResponse::TimerFired {
                     branch: w.branch.clone(),
                 }
             }
             "event" => {
-                hook("before_event_payload");
+                hook_at("before_event_payload", &[self.id]);
                 HostResponse::EventPayload {
                     value: w.value.clone().unwrap_or(json!({"t": "null"})),
                     branch: w.branch.clone(),
@@ -581,7 +618,7 @@ impl Driver<'_> {
                 if let Some(f) = &w.child_failure {
                     return Err(Stop::Fail(format!("host: {f}")));
                 }
-                hook("before_child_result");
+                hook_at("before_child_result", &[self.id]);
                 HostResponse::ChildResult {
                     value: w.value.clone().unwrap_or(json!({"t": "undefined"})),
                     branch: w.branch.clone(),
@@ -672,14 +709,14 @@ impl Driver<'_> {
                     consumed: self.consumed.take(),
                     history,
                 };
-                hook("before_persist_checkpoint");
+                hook_at("before_persist_checkpoint", &[self.id]);
                 host.store.commit_checkpoint(tx)?;
-                hook("after_persist_checkpoint");
+                hook_at("after_persist_checkpoint", &[self.id]);
                 if status == Status::Suspended {
-                    hook("after_wait_checkpoint");
+                    hook_at("after_wait_checkpoint", &[self.id]);
                 }
                 if consumed_event {
-                    hook("after_event_persist");
+                    hook_at("after_event_persist", &[self.id]);
                 }
                 *stored = Some(cont);
                 HostResponse::PersistConfirmed { revision }
@@ -704,14 +741,14 @@ impl Driver<'_> {
                         message: j.result.as_str().unwrap_or("effect failed").to_string(),
                     },
                     None => {
-                        hook("before_effect_provider");
+                        hook_at("before_effect_provider", &[self.id, &key]);
                         let out = host.providers.call(&EffectCall {
                             execution_id: self.id,
                             key: &key,
                             idempotency_key: &idempotency_key,
                             input: &input,
                         });
-                        hook("after_effect_provider");
+                        hook_at("after_effect_provider", &[self.id, &key]);
                         match out {
                             ProviderOutcome::Result(value) => HostResponse::EffectResult { value },
                             ProviderOutcome::Failed(message) => {
@@ -729,7 +766,8 @@ impl Driver<'_> {
                 status,
                 result,
             } => {
-                hook("before_persist_effect");
+                hook_at("before_persist_effect", &[self.id, &key]);
+                let effect_key = key.clone();
                 host.store.journal_put(&JournalRow {
                     idempotency_key,
                     execution_id: self.id.to_string(),
@@ -738,7 +776,7 @@ impl Driver<'_> {
                     status: status.to_string(),
                     result,
                 })?;
-                hook("after_persist_effect");
+                hook_at("after_persist_effect", &[self.id, &effect_key]);
                 HostResponse::Ack
             }
             HostRequest::RegisterTimer {
@@ -750,7 +788,7 @@ impl Driver<'_> {
                     due_ms: crate::now_ms().saturating_add(delay),
                     branch,
                 });
-                hook("after_register_timer");
+                hook_at("after_register_timer", &[self.id]);
                 HostResponse::Ack
             }
             HostRequest::RegisterWait {
@@ -758,12 +796,13 @@ impl Driver<'_> {
                 event_name,
                 branch,
             } => {
+                let registered_name = event_name.clone();
                 self.regs.push(Registration::Event {
                     name: event_name,
                     wait_id,
                     branch,
                 });
-                hook("after_register_wait");
+                hook_at("after_register_wait", &[self.id, &registered_name]);
                 HostResponse::Ack
             }
             HostRequest::CreateChild {
@@ -778,6 +817,7 @@ impl Driver<'_> {
                         "host: Invoke of unregistered program {program_name:?}"
                     ))
                 })?;
+                let child_program = program_name.clone();
                 self.regs.push(Registration::Child {
                     child: NewExecution {
                         id: child_execution_id,
@@ -788,7 +828,7 @@ impl Driver<'_> {
                     },
                     branch,
                 });
-                hook("after_create_child");
+                hook_at("after_create_child", &[self.id, &child_program]);
                 HostResponse::Ack
             }
         };

@@ -23,6 +23,14 @@ pub struct Response {
 
 /// Splits `http://host:port/path` into (`host:port`, `/path`).
 pub fn split_url(url: &str) -> Result<(String, String), String> {
+    if url
+        .get(..8)
+        .is_some_and(|p| p.eq_ignore_ascii_case("https://"))
+    {
+        return Err(format!(
+            "unsupported URL {url:?}: https:// is not supported (this build has no TLS client); use http://, e.g. through a local TLS-terminating proxy"
+        ));
+    }
     let rest = url
         .strip_prefix("http://")
         .ok_or_else(|| format!("unsupported URL {url:?}: only http:// is supported"))?;

@@ -17,6 +17,7 @@
 pub mod crash;
 pub mod host;
 pub mod http;
+pub mod pg;
 pub mod providers;
 pub mod service;
 pub mod sqlite;
@@ -25,7 +26,7 @@ pub mod values;
 
 pub use host::{Host, HostConfig};
 pub use providers::{EffectProvider, ProviderOutcome, Providers};
-pub use store::{Store, StoreError, open_store};
+pub use store::{Store, StoreError, is_postgres_url, open_store};
 
 /// Current time in milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {

@@ -51,8 +51,11 @@ pub trait EffectProvider: Send + Sync {
 /// `echo`: the result is the input. With `log`, appends one JSON line
 /// `{"idempotency_key", "key", "input"}` per call (the effect-provider log
 /// the crash harness compares; a receiver deduplicates on the key).
+/// With `delay`, each call first sleeps that long (a slow provider, for
+/// tests and demonstrations of leases).
 pub struct Echo {
     log: Option<(PathBuf, Mutex<()>)>,
+    delay: Duration,
 }
 
 impl Echo {
@@ -60,12 +63,22 @@ impl Echo {
     pub fn new(log: Option<PathBuf>) -> Echo {
         Echo {
             log: log.map(|p| (p, Mutex::new(()))),
+            delay: Duration::ZERO,
         }
+    }
+
+    /// The same, sleeping `delay` before each answer.
+    pub fn with_delay(mut self, delay: Duration) -> Echo {
+        self.delay = delay;
+        self
     }
 }
 
 impl EffectProvider for Echo {
     fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
+        if !self.delay.is_zero() {
+            std::thread::sleep(self.delay);
+        }
         if let Some((path, lock)) = &self.log {
             let _g = lock.lock();
             let line = tcc_engine::json::to_canonical(&json!({
@@ -267,7 +280,7 @@ impl Providers {
 
     /// Parses the TOML configuration:
     /// `[[route]] pattern = "..." provider = "echo|kv|clock|random|webhook"`,
-    /// with `log` (echo), `url`, `timeout_ms` (5000), `retries` (3),
+    /// with `log` and `delay_ms` (echo), `url`, `timeout_ms` (5000), `retries` (3),
     /// `backoff_ms` (100) for webhooks.
     pub fn from_toml(text: &str, store: Arc<dyn Store>) -> Result<Providers, String> {
         let table: toml::Table = text
@@ -307,6 +320,7 @@ impl Providers {
                     "timeout_ms",
                     "retries",
                     "backoff_ms",
+                    "delay_ms",
                 ]
                 .contains(&k.as_str())
                 {
@@ -316,7 +330,10 @@ impl Providers {
             let pattern = s("pattern").ok_or_else(|| format!("route {i}: missing pattern"))?;
             let kind = s("provider").ok_or_else(|| format!("route {i}: missing provider"))?;
             let provider: Arc<dyn EffectProvider> = match kind.as_str() {
-                "echo" => Arc::new(Echo::new(s("log").map(PathBuf::from))),
+                "echo" => Arc::new(
+                    Echo::new(s("log").map(PathBuf::from))
+                        .with_delay(Duration::from_millis(n("delay_ms", 0)?.min(60_000) as u64)),
+                ),
                 "kv" => Arc::new(Kv {
                     store: store.clone(),
                 }),

@@ -825,7 +825,19 @@ impl Store for SqliteStore {
                 "UPDATE executions SET cancel_requested = 1 WHERE id = ?1",
                 params![id],
             )?;
-            add_history(c, &id, crate::now_ms(), "cancel_requested", &J::Null)?;
+            let now = crate::now_ms();
+            add_history(c, &id, now, "cancel_requested", &J::Null)?;
+            // Cancelling a parent cancels its unfinished descendants.
+            let mut st = c.prepare_cached(
+                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = ?1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
+                 UPDATE executions SET cancel_requested = 1 WHERE id IN (SELECT id FROM d) AND cancel_requested = 0 AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
+            )?;
+            let children: Vec<String> = st
+                .query_map(params![id], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for child in children {
+                add_history(c, &child, now, "cancel_requested", &serde_json::json!({"by": id}))?;
+            }
             Ok(())
         })
     }
@@ -867,6 +879,16 @@ impl Store for SqliteStore {
             Ok(c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner IS NOT NULL",
                 [],
+            )? as u64)
+        })
+    }
+
+    fn release_owner(&self, owner: &str) -> Result<u64, StoreError> {
+        let owner = owner.to_string();
+        self.write(move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner = ?1",
+                params![owner],
             )? as u64)
         })
     }

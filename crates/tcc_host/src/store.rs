@@ -3,8 +3,8 @@
 //! result), checkpoint deltas with periodic snapshots, the effect journal,
 //! waits (timers, events, children), buffered events and a history.
 //!
-//! Backends: [`crate::sqlite::SqliteStore`] (default). PostgreSQL URLs are
-//! recognised and refused with [`StoreError::Unsupported`] (not built yet).
+//! Backends: [`crate::sqlite::SqliteStore`] (default, single node) and
+//! [`crate::pg::PgStore`] (`postgres://…`, several nodes).
 
 use serde_json::Value as J;
 use std::sync::Arc;
@@ -298,21 +298,29 @@ pub trait Store: Send + Sync {
     /// Appends a history entry.
     fn append_history(&self, id: &str, kind: &str, detail: &J) -> Result<(), StoreError>;
     /// Frees every lease (single-node SQLite recovery at start: the process
-    /// that held them is gone).
+    /// that held them is gone). A no-op on PostgreSQL, where other nodes
+    /// may be alive: there a dead node's leases expire and are taken over.
     fn reset_leases(&self) -> Result<u64, StoreError>;
+    /// Frees the leases held by `owner`: a node restarted under the same
+    /// node id takes its own executions back at once instead of waiting
+    /// for their leases to expire. Node ids must be unique among live nodes.
+    fn release_owner(&self, owner: &str) -> Result<u64, StoreError>;
     /// Built-in key-value provider: read.
     fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError>;
     /// Built-in key-value provider: write.
     fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError>;
 }
 
+/// Whether `--database` names a PostgreSQL database (else a SQLite file).
+pub fn is_postgres_url(database: &str) -> bool {
+    database.starts_with("postgres://") || database.starts_with("postgresql://")
+}
+
 /// Opens a store from `--database`: a `postgres://` / `postgresql://` URL
-/// (refused: not built yet) or a SQLite file path.
+/// (optionally `?schema=NAME`) or a SQLite file path.
 pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
-    if database.starts_with("postgres://") || database.starts_with("postgresql://") {
-        return Err(StoreError::Unsupported(
-            "the PostgreSQL backend is not implemented in this build; use a SQLite path".into(),
-        ));
+    if is_postgres_url(database) {
+        return Ok(Arc::new(crate::pg::PgStore::open(database)?));
     }
     Ok(Arc::new(crate::sqlite::SqliteStore::open(
         std::path::Path::new(database),

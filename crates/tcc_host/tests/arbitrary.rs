@@ -27,6 +27,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
+    fn postgres_url_checks_never_panic(s in "(postgres://)?.{0,40}(\\?schema=.{0,8})?") {
+        let _ = tcc_host::pg::check_url(&s);
+    }
+
+    #[test]
     fn percent_decode_never_panics(s in ".{0,40}") {
         let _ = tcc_host::service::percent_decode(&s);
         let enc = tcc_host::service::percent_encode(&s);

@@ -1,12 +1,15 @@
-//! In-process tests of the host over the SQLite store: every durable
+//! In-process tests of the host over both stores (SQLite, and PostgreSQL
+//! when reachable — see `tcc_host::pg::ScratchSchema`): every durable
 //! operation, early events, cancellation, journalling, leases/CAS,
-//! migrations, artifact pinning and missing artifacts.
+//! migrations, artifact pinning and missing artifacts; on PostgreSQL also
+//! several hosts sharing one database.
 
 mod common;
 
 use serde_json::{Value as J, json};
 use std::sync::Arc;
 use std::time::Duration;
+use tcc_host::pg::{PgStore, ScratchSchema};
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
 use tcc_host::sqlite::SqliteStore;
 use tcc_host::store::{CheckpointTx, NewExecution, Store, StoreError};
@@ -25,14 +28,84 @@ impl EffectProvider for Counting {
     }
 }
 
-fn setup() -> (tempdir::Dir, Arc<dyn Store>, Arc<Host>, Arc<Counting>) {
-    let dir = tempdir::Dir::new();
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&dir.path.join("t.db")).unwrap());
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Sqlite,
+    Postgres,
+}
+
+/// Where a test's data lives; removed on drop.
+enum Db {
+    Sqlite(tempdir::Dir),
+    Pg(ScratchSchema),
+}
+
+impl Db {
+    fn new(kind: Kind) -> Option<Db> {
+        match kind {
+            Kind::Sqlite => Some(Db::Sqlite(tempdir::Dir::new())),
+            Kind::Postgres => ScratchSchema::create("t_host").unwrap().map(Db::Pg),
+        }
+    }
+
+    fn open(&self) -> Result<Arc<dyn Store>, StoreError> {
+        Ok(match self {
+            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.path.join("t.db"))?),
+            Db::Pg(s) => Arc::new(PgStore::open(&s.url())?),
+        })
+    }
+
+    /// Runs raw SQL against the backing database (test tampering).
+    fn sql(&self, sql: &str) {
+        match self {
+            Db::Sqlite(d) => rusqlite::Connection::open(d.path.join("t.db"))
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap(),
+            Db::Pg(s) => s.execute(sql).unwrap(),
+        }
+    }
+}
+
+type Fixture = (Db, Arc<dyn Store>, Arc<Host>, Arc<Counting>);
+
+fn setup(kind: Kind) -> Option<Fixture> {
+    let db = Db::new(kind)?;
+    let store = db.open().unwrap();
     let counting = Arc::new(Counting(Default::default()));
     let providers = Providers::with_routes(vec![("*".into(), counting.clone() as _)]);
     let host = Host::new(store.clone(), providers, HostConfig::default());
-    (dir, store, host, counting)
+    Some((db, store, host, counting))
 }
+
+/// Runs `body` as one test per backend.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[test]
+            fn sqlite() {
+                super::$name(super::Kind::Sqlite)
+            }
+            #[test]
+            fn postgres() {
+                super::$name(super::Kind::Postgres)
+            }
+        })*
+    };
+}
+
+on_both!(
+    every_durable_operation_completes,
+    events_queue_in_order_and_cancel_ends_a_wait,
+    two_events_of_one_name_feed_two_waits_in_order,
+    checkpoint_needs_the_lease_and_the_revision,
+    group_commit_serves_concurrent_writers,
+    reopening_keeps_data_and_refuses_newer_schemas,
+    missing_artifact_is_reported_and_resumes_once_registered,
+    a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch,
+    a_changed_input_for_a_journalled_key_is_refused,
+    cancelling_a_parent_cancels_its_children,
+);
 
 mod tempdir {
     pub struct Dir {
@@ -69,9 +142,10 @@ fn num(x: f64) -> J {
     json!({"t": "number", "v": tcc_engine::json::number_json(x)})
 }
 
-#[test]
-fn every_durable_operation_completes() {
-    let (_d, store, host, counting) = setup();
+fn every_durable_operation_completes(kind: Kind) {
+    let Some((_d, store, host, counting)) = setup(kind) else {
+        return;
+    };
     host.register(&common::flow(), Some("flow")).unwrap();
     host.register(&common::worker(), Some("worker")).unwrap();
     host.register(&common::effects(), Some("effects")).unwrap();
@@ -135,9 +209,10 @@ fn every_durable_operation_completes() {
     assert!(h.iter().any(|x| x.kind == "child_delivered"));
 }
 
-#[test]
-fn events_queue_in_order_and_cancel_ends_a_wait() {
-    let (_d, store, host, _) = setup();
+fn events_queue_in_order_and_cancel_ends_a_wait(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
     host.register(&common::waiter(), Some("w")).unwrap();
     let id = host.start("w", vec![], Some("w1".into())).unwrap();
     let rows = run_all(&host, &[&id]);
@@ -163,9 +238,10 @@ fn events_queue_in_order_and_cancel_ends_a_wait() {
     ));
 }
 
-#[test]
-fn two_events_of_one_name_feed_two_waits_in_order() {
-    let (_d, store, host, _) = setup();
+fn two_events_of_one_name_feed_two_waits_in_order(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
     let ins = json!([
         {"op": "LoadConst", "value": {"t": "string", "v": "tick"}}, {"op": "WaitForEvent"},
         {"op": "LoadConst", "value": {"t": "string", "v": "tick"}}, {"op": "WaitForEvent"},
@@ -180,9 +256,10 @@ fn two_events_of_one_name_feed_two_waits_in_order() {
     assert_eq!(rows[0].result, Some(json!({"t": "bool", "v": false})));
 }
 
-#[test]
-fn checkpoint_needs_the_lease_and_the_revision() {
-    let (_d, store, host, _) = setup();
+fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
     let hash = host.register(&common::waiter(), None).unwrap();
     store
         .create_execution(&NewExecution {
@@ -247,9 +324,10 @@ fn checkpoint_needs_the_lease_and_the_revision() {
     store.commit_checkpoint(tx("b", 2)).unwrap();
 }
 
-#[test]
-fn group_commit_serves_concurrent_writers() {
-    let (_d, store, _host, _) = setup();
+fn group_commit_serves_concurrent_writers(kind: Kind) {
+    let Some((_d, store, _host, _)) = setup(kind) else {
+        return;
+    };
     let threads: Vec<_> = (0..16)
         .map(|t| {
             let store = store.clone();
@@ -266,30 +344,21 @@ fn group_commit_serves_concurrent_writers() {
     assert_eq!(store.kv_get("k15-19").unwrap(), Some(num(19.0)));
 }
 
-#[test]
-fn reopening_keeps_data_and_refuses_newer_schemas() {
-    let d = tempdir::Dir::new();
-    let path = d.path.join("m.db");
-    {
-        let s = SqliteStore::open(&path).unwrap();
-        s.kv_set("a", &num(1.0)).unwrap();
-    }
-    {
-        let s = SqliteStore::open(&path).unwrap();
-        assert_eq!(s.kv_get("a").unwrap(), Some(num(1.0)));
-    }
-    let c = rusqlite::Connection::open(&path).unwrap();
-    c.execute_batch("PRAGMA user_version = 99").unwrap();
-    drop(c);
-    assert!(matches!(
-        SqliteStore::open(&path),
-        Err(StoreError::Corrupt(_))
-    ));
+fn reopening_keeps_data_and_refuses_newer_schemas(kind: Kind) {
+    let Some(d) = Db::new(kind) else { return };
+    d.open().unwrap().kv_set("a", &num(1.0)).unwrap();
+    assert_eq!(d.open().unwrap().kv_get("a").unwrap(), Some(num(1.0)));
+    d.sql(match kind {
+        Kind::Sqlite => "PRAGMA user_version = 99",
+        Kind::Postgres => "UPDATE irkit_tcc_schema_version SET version = 99",
+    });
+    assert!(matches!(d.open(), Err(StoreError::Corrupt(_))));
 }
 
-#[test]
-fn missing_artifact_is_reported_and_resumes_once_registered() {
-    let (_d, store, host, _) = setup();
+fn missing_artifact_is_reported_and_resumes_once_registered(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
     let bytes = common::effects();
     let art = tcc_ir::decode_artifact(&bytes).unwrap();
     let hash = art.envelope.artifact_hash.clone();
@@ -315,22 +384,29 @@ fn missing_artifact_is_reported_and_resumes_once_registered() {
     assert_eq!(rows[0].status, "completed");
 }
 
-#[test]
-fn a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch() {
-    let (d, store, host, _) = setup();
+fn a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch(kind: Kind) {
+    let Some((d, store, host, _)) = setup(kind) else {
+        return;
+    };
     host.register(&common::waiter(), Some("w")).unwrap();
     let id = host.start("w", vec![], None).unwrap();
     let rows = run_all(&host, &[&id]);
     assert_eq!(rows[0].status, "suspended");
     // Tamper: store another compilation under the pinned hash.
-    let other = common::effects();
-    let c = rusqlite::Connection::open(d.path.join("t.db")).unwrap();
-    c.execute(
-        "UPDATE artifacts SET body = ?1 WHERE hash = ?2",
-        rusqlite::params![other, rows[0].artifact_hash],
-    )
-    .unwrap();
-    drop(c);
+    let other: String = common::effects()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    d.sql(&match kind {
+        Kind::Sqlite => format!(
+            "UPDATE artifacts SET body = x'{other}' WHERE hash = '{}'",
+            rows[0].artifact_hash
+        ),
+        Kind::Postgres => format!(
+            "UPDATE artifacts SET body = '\\x{other}'::bytea WHERE hash = '{}'",
+            rows[0].artifact_hash
+        ),
+    });
     let fresh = Host::new(store.clone(), Providers::echo_all(), HostConfig::default());
     store.send_event(&id, "never", &num(1.0)).unwrap();
     let rows = run_all(&fresh, &[&id]);
@@ -341,9 +417,10 @@ fn a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch() {
     );
 }
 
-#[test]
-fn a_changed_input_for_a_journalled_key_is_refused() {
-    let (_d, store, host, _) = setup();
+fn a_changed_input_for_a_journalled_key_is_refused(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
     host.register(&common::effects(), Some("e")).unwrap();
     let id = host.start("e", vec![], Some("j".into())).unwrap();
     store
@@ -367,11 +444,143 @@ fn a_changed_input_for_a_journalled_key_is_refused() {
     );
 }
 
+fn cancelling_a_parent_cancels_its_children(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
+    host.register(&common::waiter(), Some("w")).unwrap();
+    let ins = json!([
+        {"op": "LoadConst", "value": {"t": "string", "v": "w"}},
+        {"op": "Invoke", "arg_count": 0}, {"op": "Return"}
+    ]);
+    host.register(&common::artifact(&[("run", 0, 0, ins)]), Some("parent"))
+        .unwrap();
+    let id = host.start("parent", vec![], Some("p".into())).unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].status, "suspended");
+    let child = "child:p:invoke:1";
+    assert_eq!(
+        store.get_execution(child).unwrap().unwrap().status,
+        "suspended"
+    );
+    store.request_cancel(&id).unwrap();
+    let rows = run_all(&host, &[&id, child]);
+    assert_eq!(rows[0].status, "cancelled");
+    assert_eq!(rows[1].status, "cancelled");
+    let h = store.history(child, 0, 100).unwrap();
+    assert!(
+        h.iter()
+            .any(|e| e.kind == "cancel_requested" && e.detail["by"] == "p")
+    );
+}
+
 #[test]
-fn postgres_urls_are_refused_clearly() {
-    match tcc_host::open_store("postgres://irkit:irkit@127.0.0.1:5432/irkit_test") {
-        Err(StoreError::Unsupported(m)) => assert!(m.contains("PostgreSQL")),
+fn an_unreachable_postgres_is_a_clear_error() {
+    match tcc_host::open_store("postgres://irkit:irkit@127.0.0.1:1/irkit_test") {
+        Err(StoreError::Db(m)) => assert!(m.contains("cannot connect to PostgreSQL"), "{m}"),
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("opened"),
     }
+    match tcc_host::open_store("postgres://irkit@127.0.0.1/x?schema=a-b") {
+        Err(StoreError::Db(m)) => assert!(m.contains("schema"), "{m}"),
+        Err(e) => panic!("{e}"),
+        Ok(_) => panic!("opened"),
+    }
+}
+
+/// Two hosts ("nodes") on one PostgreSQL schema: work is shared, each
+/// timer fires and each effect runs exactly once, and an execution whose
+/// owner died (lease never renewed) is taken over once the lease expires.
+#[test]
+fn postgres_nodes_share_work_fire_each_timer_once_and_take_over_dead_leases() {
+    let Some(db) = Db::new(Kind::Postgres) else {
+        return;
+    };
+    let counting = Arc::new(Counting(Default::default()));
+    let node = |name: &str| {
+        let providers = Providers::with_routes(vec![("*".into(), counting.clone() as _)]);
+        Host::new(
+            db.open().unwrap(),
+            providers,
+            HostConfig {
+                owner: name.into(),
+                lease_ms: 400,
+                workers: 3,
+                poll_ms: 10,
+                ..HostConfig::default()
+            },
+        )
+    };
+    let (a, b) = (node("node-a"), node("node-b"));
+    let ins = json!([
+        {"op": "LoadConst", "value": {"t": "number", "v": 40}}, {"op": "Sleep"}, {"op": "Pop"},
+        {"op": "LoadConst", "value": {"t": "string", "v": "after"}}, {"op": "Effect"},
+        {"op": "Return"}
+    ]);
+    a.register(&common::artifact(&[("run", 0, 0, ins)]), Some("timed"))
+        .unwrap();
+    let ids: Vec<String> = (0..24)
+        .map(|i| a.start("timed", vec![], Some(format!("t{i:02}"))).unwrap())
+        .collect();
+    // A dead node holds this one: its lease is never renewed.
+    let store = db.open().unwrap();
+    let orphan = a.start("timed", vec![], Some("orphan".into())).unwrap();
+    assert!(
+        store
+            .claim(&orphan, "node-dead", tcc_host::now_ms(), 400)
+            .unwrap()
+            .is_some()
+    );
+    let (ta, tb) = (a.spawn(), b.spawn());
+    let mut all = ids.clone();
+    all.push(orphan.clone());
+    for id in &all {
+        let r = b.wait_for(id, Duration::from_secs(30), false).unwrap();
+        assert_eq!(r.status, "completed", "{r:?}");
+    }
+    a.shutdown();
+    b.shutdown();
+    for t in ta.into_iter().chain(tb) {
+        t.join().unwrap();
+    }
+    for id in &all {
+        let h = store.history(id, 0, 1000).unwrap();
+        let fired = h.iter().filter(|e| e.kind == "timer_delivered").count();
+        assert_eq!(fired, 1, "{id}: timer delivered {fired} times");
+        assert_eq!(store.journal_of(id).unwrap().len(), 1);
+    }
+    let mut calls = counting.0.lock().unwrap().clone();
+    assert_eq!(calls.len(), all.len(), "an effect ran twice: {calls:?}");
+    calls.dedup();
+    assert_eq!(calls.len(), all.len());
+}
+
+#[test]
+fn postgres_nodes_starting_together_migrate_once() {
+    let Some(db) = Db::new(Kind::Postgres) else {
+        return;
+    };
+    let db = Arc::new(db);
+    let opens: Vec<_> = (0..4)
+        .map(|_| {
+            let db = db.clone();
+            std::thread::spawn(move || db.open().map(|_| ()))
+        })
+        .collect();
+    for o in opens {
+        o.join().unwrap().unwrap();
+    }
+    let Db::Pg(s) = &*db else { unreachable!() };
+    assert_eq!(
+        s.query_text("SELECT version FROM irkit_tcc_schema_version")
+            .unwrap()
+            .as_deref(),
+        Some("1")
+    );
+    assert_eq!(
+        s.query_text("SELECT count(*) FROM irkit_tcc_schema_version")
+            .unwrap()
+            .as_deref(),
+        Some("1")
+    );
 }

@@ -1,0 +1,1385 @@
+//! PostgreSQL backend (`--database postgres://user:pw@host/db[?schema=NAME]`),
+//! for several `irkit tcc serve` nodes sharing one database.
+//!
+//! - Migrations: an ordered list applied at open, tracked in
+//!   `irkit_tcc_schema_version`, under a session advisory lock so that
+//!   nodes starting together migrate once.
+//! - Group commit: as in the SQLite backend, every write is a job handed to
+//!   the committer threads ([`COMMITTERS`] per node, one connection each);
+//!   a committer runs all jobs waiting at that moment in one transaction
+//!   and answers each job only after `COMMIT`. The batch runs first without
+//!   savepoints; if a job fails it is re-run with one savepoint per job so
+//!   that only the failing job is undone. A job that hits a deadlock or
+//!   serialization failure is retried.
+//! - Leases: `claim` takes an execution with
+//!   `UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP LOCKED)`, so nodes racing
+//!   for the same execution never wait on each other and exactly one wins;
+//!   a lease whose expiry has passed is taken over by any node. Leases are
+//!   never freed wholesale at start (other nodes may be alive):
+//!   [`Store::reset_leases`] is a no-op here.
+//! - Reads use a small pool of connections in autocommit mode.
+//!
+//! `?schema=NAME` (letters, digits, `_`) puts every table in that schema
+//! (created if missing); the tests use it to isolate themselves.
+
+use crate::store::*;
+use postgres::error::SqlState;
+use postgres::types::ToSql;
+use postgres::{Client, Config, GenericClient, NoTls, Row, Statement};
+use serde_json::Value as J;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+/// Schema migrations; migration `i` brings the stored version from `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE artifacts (hash TEXT PRIMARY KEY, body BYTEA NOT NULL, created_ms BIGINT NOT NULL);
+CREATE TABLE programs (name TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_ms BIGINT NOT NULL);
+CREATE TABLE executions (
+  seq BIGSERIAL PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  artifact_hash TEXT NOT NULL,
+  program_name TEXT,
+  args TEXT NOT NULL,
+  status TEXT NOT NULL,
+  revision BIGINT NOT NULL DEFAULT 0,
+  owner TEXT,
+  lease_until BIGINT NOT NULL DEFAULT 0,
+  cancel_requested BOOLEAN NOT NULL DEFAULT FALSE,
+  result TEXT,
+  message TEXT,
+  error TEXT,
+  pending TEXT,
+  parent_id TEXT,
+  parent_branch TEXT,
+  created_ms BIGINT NOT NULL,
+  updated_ms BIGINT NOT NULL
+);
+CREATE INDEX executions_status ON executions (status, lease_until);
+CREATE INDEX executions_hash ON executions (artifact_hash);
+CREATE INDEX executions_parent ON executions (parent_id);
+CREATE TABLE checkpoints (
+  execution_id TEXT NOT NULL, revision BIGINT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (execution_id, revision)
+);
+CREATE TABLE effects (
+  idempotency_key TEXT PRIMARY KEY, execution_id TEXT NOT NULL, key TEXT NOT NULL,
+  input TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL, seq BIGSERIAL NOT NULL
+);
+CREATE INDEX effects_exec ON effects (execution_id, seq);
+CREATE TABLE waits (
+  id BIGSERIAL PRIMARY KEY, execution_id TEXT NOT NULL, kind TEXT NOT NULL,
+  name TEXT, wait_id TEXT, branch TEXT, due_ms BIGINT, delivered BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE INDEX waits_open ON waits (kind, due_ms) WHERE NOT delivered;
+CREATE INDEX waits_exec ON waits (execution_id) WHERE NOT delivered;
+CREATE TABLE events (
+  seq BIGSERIAL PRIMARY KEY, execution_id TEXT NOT NULL, name TEXT NOT NULL,
+  payload TEXT NOT NULL, consumed_by BIGINT, received_ms BIGINT NOT NULL
+);
+CREATE INDEX events_open ON events (execution_id, name) WHERE consumed_by IS NULL;
+CREATE TABLE history (
+  seq BIGSERIAL PRIMARY KEY, execution_id TEXT NOT NULL, at_ms BIGINT NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX history_exec ON history (execution_id, seq);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"#];
+
+/// Advisory-lock key guarding migrations (per schema).
+fn migration_lock_key(schema: &str) -> i64 {
+    // FNV-1a, stable across builds.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in b"irkit-tcc-migrate:".iter().chain(schema.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
+}
+
+impl From<postgres::Error> for StoreError {
+    fn from(e: postgres::Error) -> StoreError {
+        match e.as_db_error() {
+            Some(db) => StoreError::Db(format!("{} ({})", db.message(), db.code().code())),
+            None => StoreError::Db(e.to_string()),
+        }
+    }
+}
+
+fn retryable(e: &postgres::Error) -> bool {
+    matches!(
+        e.code(),
+        Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
+    )
+}
+
+/// An error inside a job: a database error (maybe retryable) or a store-level one.
+enum JobError {
+    Pg(postgres::Error),
+    Store(StoreError),
+}
+
+impl From<postgres::Error> for JobError {
+    fn from(e: postgres::Error) -> JobError {
+        JobError::Pg(e)
+    }
+}
+
+impl From<StoreError> for JobError {
+    fn from(e: StoreError) -> JobError {
+        JobError::Store(e)
+    }
+}
+
+impl From<JobError> for StoreError {
+    fn from(e: JobError) -> StoreError {
+        match e {
+            JobError::Pg(e) => e.into(),
+            JobError::Store(e) => e,
+        }
+    }
+}
+
+type Tx<'a> = postgres::Transaction<'a>;
+
+/// Prepared statements of one connection, by SQL text.
+type Cache = HashMap<String, Statement>;
+
+/// A connection or transaction with its connection's prepared-statement
+/// cache: a cached statement executes in one round trip (an unprepared
+/// query with parameters needs a prepare round trip first).
+struct Conn<'a, C> {
+    c: &'a mut C,
+    cache: &'a mut Cache,
+}
+
+impl<C: GenericClient> Conn<'_, C> {
+    fn stmt(&mut self, sql: &str) -> Result<Statement, postgres::Error> {
+        if let Some(s) = self.cache.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.c.prepare(sql)?;
+        self.cache.insert(sql.to_string(), s.clone());
+        Ok(s)
+    }
+
+    fn execute(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.execute(&s, params)
+    }
+
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.query(&s, params)
+    }
+
+    fn query_opt(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<Row>, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.query_opt(&s, params)
+    }
+
+    fn query_one(
+        &mut self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Row, postgres::Error> {
+        let s = self.stmt(sql)?;
+        self.c.query_one(&s, params)
+    }
+}
+type JobResult<R> = Result<R, JobError>;
+
+/// A write job: `run` may be called again (in a fresh savepoint) after a
+/// retryable failure; it returns whether the job's writes should stay.
+/// `finish` answers the caller with the commit's outcome.
+struct Job {
+    run: RunFn,
+    finish: Box<dyn FnOnce(Result<(), StoreError>) + Send>,
+}
+
+/// A job's body (re-runnable).
+type RunFn = Box<dyn FnMut(&mut Conn<'_, Tx<'_>>) -> RunOutcome + Send>;
+
+enum RunOutcome {
+    Keep,
+    Undo,
+    Retry,
+}
+
+/// Parsed `--database` URL: connection config plus the optional schema.
+#[derive(Clone)]
+struct Target {
+    config: Config,
+    schema: Option<String>,
+}
+
+fn parse_url(url: &str) -> Result<Target, StoreError> {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let mut schema = None;
+    let mut rest = Vec::new();
+    for pair in query.into_iter().flat_map(|q| q.split('&')) {
+        match pair.split_once('=') {
+            Some(("schema", s)) => {
+                if s.is_empty()
+                    || s.len() > 63
+                    || !s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    || s.as_bytes()[0].is_ascii_digit()
+                {
+                    return Err(StoreError::Db(format!(
+                        "schema {s:?}: use 1 to 63 letters, digits or '_', not starting with a digit"
+                    )));
+                }
+                schema = Some(s.to_ascii_lowercase());
+            }
+            _ if !pair.is_empty() => rest.push(pair),
+            _ => {}
+        }
+    }
+    let cleaned = if rest.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", rest.join("&"))
+    };
+    let mut config: Config = cleaned
+        .parse()
+        .map_err(|e| StoreError::Db(format!("bad PostgreSQL URL: {e}")))?;
+    config.connect_timeout(std::time::Duration::from_secs(10));
+    if config.get_application_name().is_none() {
+        config.application_name("irkit-tcc");
+    }
+    if let Some(s) = &schema {
+        config.options(&format!("-c search_path={s}"));
+    }
+    Ok(Target { config, schema })
+}
+
+/// Checks a `postgres://` URL (and its `schema`) without connecting.
+pub fn check_url(url: &str) -> Result<(), StoreError> {
+    parse_url(url).map(|_| ())
+}
+
+impl Target {
+    fn connect(&self) -> Result<Client, StoreError> {
+        self.config.connect(NoTls).map_err(|e| {
+            StoreError::Db(format!(
+                "cannot connect to PostgreSQL: {}",
+                StoreError::from(e)
+            ))
+        })
+    }
+}
+
+/// Number of pooled read connections.
+pub const READERS: usize = 4;
+/// Durable committer threads (each with its own connection and group
+/// commits; plus one for lazy writes, see [`PgStore::write_lazy`]):
+/// the server overlaps their round trips and shares WAL flushes between
+/// their commits.
+pub const COMMITTERS: usize = 3;
+/// Most jobs in one group commit.
+pub const MAX_GROUP: usize = 512;
+/// Attempts of a job that hits a deadlock or serialization failure.
+const ATTEMPTS: usize = 5;
+
+/// The PostgreSQL store.
+pub struct PgStore {
+    target: Target,
+    readers: Vec<Mutex<Option<(Client, Cache)>>>,
+    next_reader: AtomicUsize,
+    /// Durable and lazy job queues.
+    jobs: Mutex<Option<(SyncSender<Job>, SyncSender<Job>)>>,
+    committers: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// Applies pending migrations under an advisory lock; refuses a database
+/// of a newer schema. Returns the schema version.
+fn migrate(client: &mut Client, schema: Option<&str>) -> Result<u32, StoreError> {
+    let key = migration_lock_key(schema.unwrap_or(""));
+    client.execute("SELECT pg_advisory_lock($1)", &[&key])?;
+    // Concurrent `CREATE SCHEMA IF NOT EXISTS` can still collide: under the lock too.
+    let r = match schema {
+        Some(s) => client
+            .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {s}"))
+            .map_err(StoreError::from)
+            .and_then(|()| migrate_locked(client)),
+        None => migrate_locked(client),
+    };
+    let unlock = client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
+    let v = r?;
+    unlock?;
+    Ok(v)
+}
+
+fn migrate_locked(client: &mut Client) -> Result<u32, StoreError> {
+    client.batch_execute(
+        "CREATE TABLE IF NOT EXISTS irkit_tcc_schema_version (version INTEGER NOT NULL)",
+    )?;
+    let current: Option<i32> = client
+        .query_opt("SELECT version FROM irkit_tcc_schema_version", &[])?
+        .map(|r| r.get(0));
+    let current = match current {
+        Some(v) => v.max(0) as usize,
+        None => {
+            client.execute("INSERT INTO irkit_tcc_schema_version VALUES (0)", &[])?;
+            0
+        }
+    };
+    if current > MIGRATIONS.len() {
+        return Err(StoreError::Corrupt(format!(
+            "database schema version {current} is newer than this irkit ({})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(current) {
+        let mut tx = client.transaction()?;
+        tx.batch_execute(m)?;
+        tx.execute(
+            "UPDATE irkit_tcc_schema_version SET version = $1",
+            &[&((i + 1) as i32)],
+        )?;
+        tx.commit()?;
+    }
+    Ok(MIGRATIONS.len() as u32)
+}
+
+impl PgStore {
+    /// Connects to `url`, creates the schema if asked, migrates, and starts
+    /// the committer.
+    pub fn open(url: &str) -> Result<PgStore, StoreError> {
+        let target = parse_url(url)?;
+        let mut first = target.connect()?;
+        migrate(&mut first, target.schema.as_deref())?;
+        // Durable writes: COMMITTERS connections. Lazy writes: one more,
+        // whose session commits with `synchronous_commit = off`.
+        let mut lazy_target = target.clone();
+        let opts = match target.config.get_options() {
+            Some(o) => format!("{o} -c synchronous_commit=off"),
+            None => "-c synchronous_commit=off".to_string(),
+        };
+        lazy_target.config.options(&opts);
+        let (tx, rx) = sync_channel::<Job>(4096);
+        let (lazy_tx, lazy_rx) = sync_channel::<Job>(4096);
+        let (rx, lazy_rx) = (Arc::new(Mutex::new(rx)), Arc::new(Mutex::new(lazy_rx)));
+        let mut handles = Vec::with_capacity(COMMITTERS + 1);
+        let mut conn = Some(first);
+        for i in 0..=COMMITTERS {
+            let (t, rx) = if i < COMMITTERS {
+                (target.clone(), rx.clone())
+            } else {
+                (lazy_target.clone(), lazy_rx.clone())
+            };
+            let client = match conn.take() {
+                Some(c) => c,
+                None => t.connect()?,
+            };
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("tcc-pg-commit-{i}"))
+                    .spawn(move || committer(client, t, rx))
+                    .map_err(|e| StoreError::Db(format!("cannot start committer: {e}")))?,
+            );
+        }
+        Ok(PgStore {
+            target,
+            readers: (0..READERS).map(|_| Mutex::new(None)).collect(),
+            next_reader: AtomicUsize::new(0),
+            jobs: Mutex::new(Some((tx, lazy_tx))),
+            committers: Mutex::new(handles),
+        })
+    }
+
+    /// The schema this store lives in (`None`: the connection's default).
+    pub fn schema(&self) -> Option<&str> {
+        self.target.schema.as_deref()
+    }
+
+    fn read<R>(
+        &self,
+        f: impl FnOnce(&mut Conn<'_, Client>) -> JobResult<R>,
+    ) -> Result<R, StoreError> {
+        // Any free pooled connection, else wait for one in turn.
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        let mut guard = None;
+        for i in 0..READERS {
+            if let Ok(g) = self.readers[(start + i) % READERS].try_lock() {
+                guard = Some(g);
+                break;
+            }
+        }
+        let mut guard = match guard {
+            Some(g) => g,
+            None => self.readers[start % READERS]
+                .lock()
+                .map_err(|_| StoreError::Db("reader lock poisoned".into()))?,
+        };
+        if guard.as_ref().is_none_or(|(c, _)| c.is_closed()) {
+            *guard = Some((self.target.connect()?, Cache::new()));
+        }
+        let (client, cache) = guard
+            .as_mut()
+            .ok_or_else(|| StoreError::Db("no connection".into()))?;
+        f(&mut Conn { c: client, cache }).map_err(StoreError::from)
+    }
+
+    /// Runs `f` inside the next group commit; returns after `COMMIT` has
+    /// reached the disk.
+    fn write<R: Send + 'static>(
+        &self,
+        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        self.write_job(true, f)
+    }
+
+    /// Like [`Self::write`], but group-committed by a separate committer
+    /// whose session has `synchronous_commit = off`: committed and
+    /// visible, but its WAL flush is left to the next durable commit.
+    /// PostgreSQL's WAL is one ordered log, so any later durable commit
+    /// (e.g. the checkpoint that follows an effect) makes this write durable
+    /// too; only a crash of the database server itself can lose it, and
+    /// only together with everything after it. Used for writes whose loss
+    /// is already a recoverable state: effect journal rows (loss = a crash
+    /// before the journal write: the provider is called again with the same
+    /// idempotency key), lease claim/renew/release (loss = the lease was
+    /// never taken; the compare-and-set still guards every checkpoint),
+    /// history appends.
+    fn write_lazy<R: Send + 'static>(
+        &self,
+        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        self.write_job(false, f)
+    }
+
+    fn write_job<R: Send + 'static>(
+        &self,
+        durable: bool,
+        mut f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
+        let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
+        let slot2 = slot.clone();
+        let mut attempts = 0;
+        let job = Job {
+            run: Box::new(move |tx: &mut Conn<'_, Tx<'_>>| {
+                attempts += 1;
+                let r = f(tx);
+                let outcome = match &r {
+                    Ok(_) => RunOutcome::Keep,
+                    Err(JobError::Pg(e)) if retryable(e) && attempts < ATTEMPTS => {
+                        RunOutcome::Retry
+                    }
+                    Err(_) => RunOutcome::Undo,
+                };
+                if let Ok(mut s) = slot2.lock() {
+                    *s = Some(r.map_err(StoreError::from));
+                }
+                outcome
+            }),
+            finish: Box::new(move |commit: Result<(), StoreError>| {
+                let r = slot
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.take())
+                    .unwrap_or_else(|| Err(StoreError::Db("write job did not run".into())));
+                let _ = reply.send(commit.and(r));
+            }),
+        };
+        let (durable_queue, lazy_queue) = self
+            .jobs
+            .lock()
+            .map_err(|_| StoreError::Db("writer lock poisoned".into()))?
+            .clone()
+            .ok_or_else(|| StoreError::Db("store closed".into()))?;
+        let sender = if durable { durable_queue } else { lazy_queue };
+        sender
+            .send(job)
+            .map_err(|_| StoreError::Db("committer stopped".into()))?;
+        rx.recv()
+            .map_err(|_| StoreError::Db("committer stopped".into()))?
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        if let Ok(mut j) = self.jobs.lock() {
+            j.take();
+        }
+        if let Ok(mut hs) = self.committers.lock() {
+            for h in hs.drain(..) {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) {
+    let mut cache = Cache::new();
+    loop {
+        // Take the next job, then everything already waiting behind it.
+        let mut batch = {
+            let Ok(rx) = rx.lock() else { return };
+            let Ok(first) = rx.recv() else { return };
+            let mut batch = vec![first];
+            while batch.len() < MAX_GROUP {
+                match rx.try_recv() {
+                    Ok(j) => batch.push(j),
+                    Err(_) => break,
+                }
+            }
+            batch
+        };
+        if client.is_closed() {
+            match target.connect() {
+                Ok(c) => {
+                    client = c;
+                    cache.clear();
+                }
+                Err(e) => {
+                    for job in batch {
+                        (job.finish)(Err(e.clone()));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    continue;
+                }
+            }
+        }
+        let commit = run_batch(&mut client, &mut cache, &mut batch);
+        for job in batch {
+            (job.finish)(commit.clone());
+        }
+    }
+}
+
+/// Runs a batch in one transaction. First optimistically without
+/// savepoints (most jobs succeed; two round trips fewer per job); if a
+/// job fails, the transaction is rolled back and the batch re-run with a
+/// savepoint per job, so that only the failing job's writes are undone.
+fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Result<(), StoreError> {
+    let mut retries = 0;
+    'optimistic: loop {
+        let mut tx = client.transaction()?;
+        for job in batch.iter_mut() {
+            match (job.run)(&mut Conn {
+                c: &mut tx,
+                cache: &mut *cache,
+            }) {
+                RunOutcome::Keep => {}
+                RunOutcome::Retry if batch.len() == 1 && retries < ATTEMPTS => {
+                    retries += 1;
+                    tx.rollback()?;
+                    continue 'optimistic;
+                }
+                // A lone job's failure needs no savepoint: undo it all.
+                _ if batch.len() == 1 => {
+                    tx.rollback()?;
+                    return Ok(());
+                }
+                _ => {
+                    tx.rollback()?;
+                    break 'optimistic;
+                }
+            }
+        }
+        return Ok(tx.commit()?);
+    }
+    let mut tx = client.transaction()?;
+    for job in batch.iter_mut() {
+        loop {
+            let mut sp = tx.transaction()?;
+            match (job.run)(&mut Conn {
+                c: &mut sp,
+                cache: &mut *cache,
+            }) {
+                RunOutcome::Keep => {
+                    sp.commit()?;
+                    break;
+                }
+                RunOutcome::Undo => {
+                    sp.rollback()?;
+                    break;
+                }
+                RunOutcome::Retry => sp.rollback()?,
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn json_text(j: &J) -> String {
+    tcc_engine::json::to_canonical(j)
+}
+
+fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
+    match s {
+        None => Ok(None),
+        Some(s) => serde_json::from_str(&s)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}"))),
+    }
+}
+
+const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
+
+fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
+    let args = match parse_json(Some(r.try_get(3)?))? {
+        Some(J::Array(a)) => a,
+        _ => return Err(StoreError::Corrupt("execution args".into())),
+    };
+    Ok(ExecutionRow {
+        id: r.try_get(0)?,
+        artifact_hash: r.try_get(1)?,
+        program_name: r.try_get(2)?,
+        args,
+        status: r.try_get(4)?,
+        revision: r.try_get::<_, i64>(5)?.max(0) as u64,
+        owner: r.try_get(6)?,
+        lease_until: r.try_get(7)?,
+        cancel_requested: r.try_get(8)?,
+        result: parse_json(r.try_get(9)?)?,
+        message: r.try_get(10)?,
+        error: r.try_get(11)?,
+        pending: parse_json(r.try_get(12)?)?,
+        parent_id: r.try_get(13)?,
+        parent_branch: r.try_get(14)?,
+        created_ms: r.try_get(15)?,
+        updated_ms: r.try_get(16)?,
+        seq: r.try_get(17)?,
+    })
+}
+
+fn get_exec(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<Option<ExecutionRow>> {
+    let row = c.query_opt(
+        &format!("SELECT {EXEC_COLS} FROM executions WHERE id = $1"),
+        &[&id],
+    )?;
+    Ok(row.as_ref().map(exec_row).transpose()?)
+}
+
+fn insert_exec(
+    c: &mut Conn<'_, impl GenericClient>,
+    new: &NewExecution,
+    now: i64,
+) -> JobResult<u64> {
+    let (pid, pbranch) = match &new.parent {
+        Some((p, b)) => (Some(p.as_str()), b.as_deref()),
+        None => (None, None),
+    };
+    let args = json_text(&J::Array(new.args.clone()));
+    let n = c.execute(
+        "INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING",
+        &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now],
+    )?;
+    if n == 1 {
+        add_history(
+            c,
+            &new.id,
+            now,
+            "created",
+            &serde_json::json!({"artifact_hash": new.artifact_hash, "program": new.program_name, "parent": pid}),
+        )?;
+    }
+    Ok(n)
+}
+
+fn add_history(
+    c: &mut Conn<'_, impl GenericClient>,
+    id: &str,
+    now: i64,
+    kind: &str,
+    detail: &J,
+) -> JobResult<()> {
+    c.execute(
+        "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES ($1, $2, $3, $4)",
+        &[&id, &now, &kind, &json_text(detail)],
+    )?;
+    Ok(())
+}
+
+fn ready_wake_conn(
+    c: &mut Conn<'_, impl GenericClient>,
+    id: &str,
+    now: i64,
+) -> JobResult<Option<Wake>> {
+    let waits = c.query(
+        "SELECT id, kind, name, branch, due_ms FROM waits WHERE execution_id = $1 AND NOT delivered ORDER BY id",
+        &[&id],
+    )?;
+    for w in waits {
+        let wid: i64 = w.try_get(0)?;
+        let kind: String = w.try_get(1)?;
+        let name: Option<String> = w.try_get(2)?;
+        let branch: Option<String> = w.try_get(3)?;
+        let due: Option<i64> = w.try_get(4)?;
+        match kind.as_str() {
+            "timer" if due.unwrap_or(0) <= now => {
+                return Ok(Some(Wake {
+                    wait_id: wid,
+                    kind,
+                    branch,
+                    value: None,
+                    event_seq: None,
+                    child_failure: None,
+                }));
+            }
+            "event" => {
+                let ev = c.query_opt(
+                    "SELECT seq, payload FROM events WHERE execution_id = $1 AND name = $2 AND consumed_by IS NULL ORDER BY seq LIMIT 1",
+                    &[&id, &name],
+                )?;
+                if let Some(ev) = ev {
+                    return Ok(Some(Wake {
+                        wait_id: wid,
+                        kind,
+                        branch,
+                        value: parse_json(Some(ev.try_get(1)?))?,
+                        event_seq: Some(ev.try_get(0)?),
+                        child_failure: None,
+                    }));
+                }
+            }
+            "child" => {
+                let child = match &name {
+                    Some(n) => get_exec(c, n)?,
+                    None => None,
+                };
+                if let Some(ch) = child
+                    && ch.is_terminal()
+                {
+                    let failure = if ch.status == "completed" {
+                        None
+                    } else {
+                        Some(format!(
+                            "child {} {}: {}",
+                            ch.id,
+                            ch.status,
+                            ch.error.clone().or(ch.message.clone()).unwrap_or_default()
+                        ))
+                    };
+                    return Ok(Some(Wake {
+                        wait_id: wid,
+                        kind,
+                        branch,
+                        value: ch.result.clone(),
+                        event_seq: None,
+                        child_failure: failure,
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+fn journal_row(key: String, id: String, r: &Row) -> Result<JournalRow, StoreError> {
+    Ok(JournalRow {
+        idempotency_key: key,
+        execution_id: id,
+        key: r.try_get("key")?,
+        input: r.try_get("input")?,
+        status: r.try_get("status")?,
+        result: parse_json(Some(r.try_get("result")?))?.unwrap_or(J::Null),
+    })
+}
+
+fn p<'a>(v: &'a [&'a (dyn ToSql + Sync)]) -> &'a [&'a (dyn ToSql + Sync)] {
+    v
+}
+
+impl Store for PgStore {
+    fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError> {
+        let (hash, body) = (hash.to_string(), body.to_vec());
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO artifacts (hash, body, created_ms) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING",
+                &[&hash, &body, &crate::now_ms()],
+            )?;
+            c.execute(
+                "UPDATE executions SET error = NULL WHERE artifact_hash = $1 AND error LIKE 'artifact_missing%'",
+                &[&hash],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn get_artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.read(|c| {
+            Ok(
+                c.query_opt("SELECT body FROM artifacts WHERE hash = $1", &[&hash])?
+                    .map(|r| r.try_get(0))
+                    .transpose()?,
+            )
+        })
+    }
+
+    fn set_program(&self, name: &str, hash: &str) -> Result<(), StoreError> {
+        let (name, hash) = (name.to_string(), hash.to_string());
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO programs (name, hash, updated_ms) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, updated_ms = excluded.updated_ms",
+                &[&name, &hash, &crate::now_ms()],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn resolve_program(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.read(|c| {
+            Ok(
+                c.query_opt("SELECT hash FROM programs WHERE name = $1", &[&name])?
+                    .map(|r| r.try_get(0))
+                    .transpose()?,
+            )
+        })
+    }
+
+    fn programs(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.read(|c| {
+            let rows = c.query("SELECT name, hash FROM programs ORDER BY name", &[])?;
+            Ok(rows
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect::<Result<_, postgres::Error>>()?)
+        })
+    }
+
+    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError> {
+        let new = new.clone();
+        self.write(move |c| {
+            if insert_exec(c, &new, crate::now_ms())? == 0 {
+                return Err(
+                    StoreError::Conflict(format!("execution {:?} already exists", new.id)).into(),
+                );
+            }
+            Ok(())
+        })
+    }
+
+    fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
+        self.read(|c| get_exec(c, id))
+    }
+
+    fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                &format!(
+                    "SELECT {EXEC_COLS} FROM executions WHERE seq > $1 AND ($2::TEXT IS NULL OR status = $2) AND ($3::TEXT IS NULL OR program_name = $3) AND (NOT $4 OR error LIKE 'artifact_missing%') ORDER BY seq LIMIT $5"
+                ),
+                p(&[
+                    &f.after.unwrap_or(0),
+                    &f.status,
+                    &f.program,
+                    &f.artifact_missing,
+                    &i64::from(f.limit.clamp(1, 1000)),
+                ]),
+            )?;
+            Ok(rows.iter().map(exec_row).collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn history(&self, id: &str, after: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT seq, at_ms, kind, detail FROM history WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                &[&id, &after, &i64::from(limit.clamp(1, 10_000))],
+            )?;
+            rows.iter()
+                .map(|r| {
+                    Ok(HistoryRow {
+                        seq: r.try_get(0)?,
+                        at_ms: r.try_get(1)?,
+                        kind: r.try_get(2)?,
+                        detail: parse_json(Some(r.try_get(3)?))
+                            .map_err(JobError::Store)?
+                            .unwrap_or(J::Null),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn claim(
+        &self,
+        id: &str,
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<ExecutionRow>, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write_lazy(move |c| {
+            let until = now + lease_ms;
+            let row = c.query_opt(
+                &format!(
+                    "UPDATE executions SET owner = $2, lease_until = $3 WHERE id = (
+                       SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
+                       FOR UPDATE SKIP LOCKED)
+                     RETURNING {EXEC_COLS}"
+                ),
+                &[&id, &owner, &until, &now],
+            )?;
+            Ok(row.as_ref().map(exec_row).transpose()?)
+        })
+    }
+
+    fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write_lazy(move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET lease_until = $3 WHERE id = $1 AND owner = $2",
+                &[&id, &owner, &(now + lease_ms)],
+            )? == 1)
+        })
+    }
+
+    fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write_lazy(move |c| {
+            c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
+                &[&id, &owner],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn load_checkpoints(&self, id: &str) -> Result<Vec<CheckpointRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT revision, kind, body FROM checkpoints WHERE execution_id = $1 AND revision >= COALESCE((SELECT MAX(revision) FROM checkpoints WHERE execution_id = $1 AND kind = 'snapshot'), 0) ORDER BY revision",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    Ok(CheckpointRow {
+                        revision: r.try_get::<_, i64>(0)?.max(0) as u64,
+                        kind: r.try_get(1)?,
+                        body: r.try_get(2)?,
+                    })
+                })
+                .collect::<Result<_, postgres::Error>>()?)
+        })
+    }
+
+    fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
+        self.write(move |c| {
+            let now = crate::now_ms();
+            let rev = tx.revision as i64;
+            // The compare-and-set and the checkpoint row in one statement
+            // (one round trip): the row is inserted only if the update hit.
+            let n = c.execute(
+                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id)
+                 INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT id, $3, $10, $11 FROM cas",
+                p(&[
+                    &tx.id,
+                    &tx.owner,
+                    &rev,
+                    &tx.status,
+                    &tx.result.as_ref().map(json_text),
+                    &tx.message,
+                    &tx.pending.as_ref().map(json_text),
+                    &now,
+                    &(rev - 1),
+                    &tx.kind,
+                    &tx.body,
+                ]),
+            )?;
+            if n != 1 {
+                return Err(StoreError::Conflict(format!(
+                    "execution {}: lease lost or revision moved (expected {})",
+                    tx.id,
+                    rev - 1
+                ))
+                .into());
+            }
+            if tx.kind == "snapshot" {
+                c.execute(
+                    "DELETE FROM checkpoints WHERE execution_id = $1 AND revision < $2",
+                    &[&tx.id, &rev],
+                )?;
+            }
+            for r in &tx.registrations {
+                match r {
+                    Registration::Timer { due_ms, branch } => {
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, branch, due_ms) VALUES ($1, 'timer', $2, $3)",
+                            &[&tx.id, branch, due_ms],
+                        )?;
+                    }
+                    Registration::Event {
+                        name,
+                        wait_id,
+                        branch,
+                    } => {
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, name, wait_id, branch) VALUES ($1, 'event', $2, $3, $4)",
+                            &[&tx.id, name, wait_id, branch],
+                        )?;
+                    }
+                    Registration::Child { child, branch } => {
+                        insert_exec(c, child, now)?;
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, name, branch) VALUES ($1, 'child', $2, $3)",
+                            &[&tx.id, &child.id, branch],
+                        )?;
+                    }
+                }
+            }
+            if let Some(w) = &tx.consumed {
+                c.execute(
+                    "UPDATE waits SET delivered = TRUE WHERE id = $1",
+                    &[&w.wait_id],
+                )?;
+                if let Some(seq) = w.event_seq {
+                    c.execute(
+                        "UPDATE events SET consumed_by = $1 WHERE seq = $2",
+                        &[&w.wait_id, &seq],
+                    )?;
+                }
+            }
+            if TERMINAL.contains(&tx.status.as_str()) {
+                c.execute(
+                    "UPDATE waits SET delivered = TRUE WHERE execution_id = $1 AND NOT delivered",
+                    &[&tx.id],
+                )?;
+            }
+            for (kind, detail) in &tx.history {
+                add_history(c, &tx.id, now, kind, detail)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn journal_get(&self, key: &str) -> Result<Option<JournalRow>, StoreError> {
+        self.read(|c| {
+            let r = c.query_opt(
+                "SELECT execution_id, key, input, status, result FROM effects WHERE idempotency_key = $1",
+                &[&key],
+            )?;
+            Ok(r.map(|r| journal_row(key.to_string(), r.try_get(0)?, &r))
+                .transpose()?)
+        })
+    }
+
+    fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
+        let row = row.clone();
+        self.write_lazy(move |c| {
+            // Journal row and history entry in one statement (one round trip).
+            let detail = json_text(&serde_json::json!({"key": row.key, "idempotency_key": row.idempotency_key, "status": row.status}));
+            c.execute(
+                "WITH j AS (INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING)
+                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES ($2, $7, 'effect', $8)",
+                &[
+                    &row.idempotency_key,
+                    &row.execution_id,
+                    &row.key,
+                    &row.input,
+                    &row.status,
+                    &json_text(&row.result),
+                    &crate::now_ms(),
+                    &detail,
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn journal_of(&self, id: &str) -> Result<Vec<JournalRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT idempotency_key, key, input, status, result FROM effects WHERE execution_id = $1 ORDER BY seq",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| journal_row(r.try_get(0)?, id.to_string(), r))
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT id FROM executions e WHERE error IS NULL AND lease_until < $1 AND (
+                   status = 'runnable'
+                   OR (cancel_requested AND status = 'suspended')
+                   OR (status = 'suspended' AND EXISTS (SELECT 1 FROM waits w WHERE w.execution_id = e.id AND NOT w.delivered AND (
+                        (w.kind = 'timer' AND w.due_ms <= $1)
+                        OR (w.kind = 'event' AND EXISTS (SELECT 1 FROM events v WHERE v.execution_id = e.id AND v.name = w.name AND v.consumed_by IS NULL))
+                        OR (w.kind = 'child' AND EXISTS (SELECT 1 FROM executions k WHERE k.id = w.name AND k.status IN ('completed', 'failed', 'cancelled')))))))
+                 ORDER BY seq LIMIT $2",
+                &[&now, &i64::from(limit)],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn next_timer_due(&self) -> Result<Option<i64>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_one(
+                "SELECT MIN(due_ms) FROM waits WHERE NOT delivered AND kind = 'timer'",
+                &[],
+            )?
+            .try_get(0)?)
+        })
+    }
+
+    fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError> {
+        self.read(|c| ready_wake_conn(c, id, now))
+    }
+
+    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
+        let (id, name, payload) = (id.to_string(), name.to_string(), json_text(payload));
+        self.write(move |c| {
+            let status: Option<String> = c
+                .query_opt("SELECT status FROM executions WHERE id = $1", &[&id])?
+                .map(|r| r.try_get(0))
+                .transpose()?;
+            let status = status.ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if TERMINAL.contains(&status.as_str()) {
+                return Err(StoreError::Conflict(format!("execution {id:?} is {status}")).into());
+            }
+            let now = crate::now_ms();
+            c.execute(
+                "INSERT INTO events (execution_id, name, payload, received_ms) VALUES ($1, $2, $3, $4)",
+                &[&id, &name, &payload, &now],
+            )?;
+            add_history(c, &id, now, "event_received", &serde_json::json!({"name": name}))?;
+            Ok(())
+        })
+    }
+
+    fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let n = c.execute(
+                "UPDATE executions SET cancel_requested = TRUE WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')",
+                &[&id],
+            )?;
+            if n == 0 {
+                return Err(match get_exec(c, &id)? {
+                    None => StoreError::NotFound(format!("execution {id:?}")),
+                    Some(e) => StoreError::Conflict(format!("execution {id:?} is {}", e.status)),
+                }
+                .into());
+            }
+            let now = crate::now_ms();
+            add_history(c, &id, now, "cancel_requested", &J::Null)?;
+            // Cancelling a parent cancels its unfinished descendants.
+            let children = c.query(
+                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = $1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
+                 UPDATE executions SET cancel_requested = TRUE WHERE id IN (SELECT id FROM d) AND NOT cancel_requested AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
+                &[&id],
+            )?;
+            for child in children {
+                let child: String = child.try_get(0)?;
+                add_history(c, &child, now, "cancel_requested", &serde_json::json!({"by": id}))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError> {
+        let (id, owner, error) = (id.to_string(), owner.to_string(), error.to_string());
+        self.write(move |c| {
+            let now = crate::now_ms();
+            c.execute(
+                "UPDATE executions SET status = 'failed', error = $3, message = $3, owner = NULL, lease_until = 0, updated_ms = $4 WHERE id = $1 AND (owner = $2 OR owner IS NULL)",
+                &[&id, &owner, &error, &now],
+            )?;
+            c.execute(
+                "UPDATE waits SET delivered = TRUE WHERE execution_id = $1 AND NOT delivered",
+                &[&id],
+            )?;
+            add_history(c, &id, now, "host_error", &J::String(error.clone()))?;
+            Ok(())
+        })
+    }
+
+    fn set_error(&self, id: &str, error: &str) -> Result<(), StoreError> {
+        let (id, error) = (id.to_string(), error.to_string());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE executions SET error = $2, owner = NULL, lease_until = 0 WHERE id = $1",
+                &[&id, &error],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn append_history(&self, id: &str, kind: &str, detail: &J) -> Result<(), StoreError> {
+        let (id, kind, detail) = (id.to_string(), kind.to_string(), detail.clone());
+        self.write_lazy(move |c| add_history(c, &id, crate::now_ms(), &kind, &detail))
+    }
+
+    /// Multi-node: other nodes may hold live leases, so nothing is freed;
+    /// a dead node's leases are taken over when they expire.
+    fn reset_leases(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
+    fn release_owner(&self, owner: &str) -> Result<u64, StoreError> {
+        let owner = owner.to_string();
+        self.write(move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner = $1",
+                &[&owner],
+            )?)
+        })
+    }
+
+    fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError> {
+        self.read(|c| {
+            let v: Option<String> = c
+                .query_opt("SELECT value FROM kv WHERE key = $1", &[&key])?
+                .map(|r| r.try_get(0))
+                .transpose()?;
+            Ok(parse_json(v)?)
+        })
+    }
+
+    fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError> {
+        let (key, value) = (key.to_string(), json_text(value));
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )?;
+            Ok(())
+        })
+    }
+}
+
+/// Test support: a uniquely named schema in the test database, dropped
+/// with everything in it when this value is dropped.
+///
+/// The database is `$IRKIT_TEST_POSTGRES`, else
+/// `postgres://irkit:irkit@127.0.0.1:5432/irkit_test` (what
+/// `scripts/start-postgres.sh` sets up).
+pub struct ScratchSchema {
+    base: String,
+    /// The schema name.
+    pub schema: String,
+}
+
+/// The test database URL (without a schema).
+pub fn test_database_url() -> String {
+    std::env::var("IRKIT_TEST_POSTGRES")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "postgres://irkit:irkit@127.0.0.1:5432/irkit_test".into())
+}
+
+impl ScratchSchema {
+    /// Creates a fresh schema named `{tag}_{random}`. When the database is
+    /// not reachable: `Ok(None)` after printing a skip message, or an error
+    /// when `IRKIT_REQUIRE_POSTGRES=1` (CI, where PostgreSQL must run).
+    pub fn create(tag: &str) -> Result<Option<ScratchSchema>, String> {
+        let base = test_database_url();
+        let required = std::env::var("IRKIT_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
+        let mut client = match parse_url(&base).map_err(|e| e.to_string()).and_then(|t| {
+            let mut c = t.config.clone();
+            c.connect_timeout(std::time::Duration::from_secs(3));
+            c.connect(NoTls).map_err(|e| e.to_string())
+        }) {
+            Ok(c) => c,
+            Err(e) if required => {
+                return Err(format!(
+                    "IRKIT_REQUIRE_POSTGRES=1 but PostgreSQL at {base} is not reachable: {e}"
+                ));
+            }
+            Err(e) => {
+                eprintln!(
+                    "skipping PostgreSQL test {tag}: {base} not reachable ({e}); run scripts/start-postgres.sh"
+                );
+                return Ok(None);
+            }
+        };
+        let schema = format!("{tag}_{}", &crate::random_id("")[..16]).to_ascii_lowercase();
+        client
+            .batch_execute(&format!("CREATE SCHEMA {schema}"))
+            .map_err(|e| format!("CREATE SCHEMA {schema}: {e}"))?;
+        Ok(Some(ScratchSchema { base, schema }))
+    }
+
+    /// The `--database` URL selecting this schema.
+    pub fn url(&self) -> String {
+        let sep = if self.base.contains('?') { '&' } else { '?' };
+        format!("{}{sep}schema={}", self.base, self.schema)
+    }
+
+    /// Runs SQL statements (no parameters) inside this schema.
+    pub fn execute(&self, sql: &str) -> Result<(), String> {
+        let t = parse_url(&self.url()).map_err(|e| e.to_string())?;
+        let mut c = t.connect().map_err(|e| e.to_string())?;
+        c.batch_execute(sql).map_err(|e| e.to_string())
+    }
+
+    /// The first column of the first row of `sql`, as text (`None`: no row or NULL).
+    pub fn query_text(&self, sql: &str) -> Result<Option<String>, String> {
+        let t = parse_url(&self.url()).map_err(|e| e.to_string())?;
+        let mut c = t.connect().map_err(|e| e.to_string())?;
+        let rows = c.simple_query(sql).map_err(|e| e.to_string())?;
+        for m in rows {
+            if let postgres::SimpleQueryMessage::Row(r) = m {
+                return Ok(r.get(0).map(str::to_string));
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl Drop for ScratchSchema {
+    fn drop(&mut self) {
+        if let Ok(t) = parse_url(&self.base)
+            && let Ok(mut c) = t.connect()
+        {
+            let _ = c.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.schema));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_with_a_schema_are_parsed() {
+        let t = parse_url("postgres://u:p@127.0.0.1:5432/db?schema=Tcc_1&sslmode=disable").unwrap();
+        assert_eq!(t.schema.as_deref(), Some("tcc_1"));
+        assert_eq!(t.config.get_dbname(), Some("db"));
+        assert_eq!(t.config.get_options(), Some("-c search_path=tcc_1"));
+        assert!(parse_url("postgres://u@h/db?schema=a;drop").is_err());
+        assert!(parse_url("postgres://u@h/db?schema=1a").is_err());
+        assert!(parse_url("postgres://u@h/db?schema=").is_err());
+        let t = parse_url("postgresql://u@h/db").unwrap();
+        assert_eq!(t.schema, None);
+        assert!(parse_url("postgres://u@h/db?bogus=1").is_err());
+    }
+
+    #[test]
+    fn migration_lock_keys_differ_per_schema() {
+        assert_ne!(migration_lock_key("a"), migration_lock_key("b"));
+        assert_eq!(migration_lock_key("a"), migration_lock_key("a"));
+    }
+}
