@@ -53,19 +53,36 @@ fn host_with(store: Arc<dyn Store>, workers: usize) -> Arc<Host> {
     )
 }
 
-fn run_executions(host: &Arc<Host>, program: &str, n: usize) {
+/// Starts `n` executions of `program`, then drives them to completion;
+/// returns the time from starting the workers to the last completion
+/// (thread start-up and shutdown are not part of the steps measured).
+fn run_executions(host: &Arc<Host>, program: &str, n: usize) -> Duration {
     let ids: Vec<String> = (0..n)
         .map(|_| host.start(program, vec![], None).unwrap())
         .collect();
+    let t = Instant::now();
     let threads = host.spawn();
     for id in &ids {
-        let r = host.wait_for(id, Duration::from_secs(600), false).unwrap();
-        assert_eq!(r.status, "completed");
+        loop {
+            let r = host.store().get_execution(id).unwrap().unwrap();
+            if r.is_terminal() {
+                assert_eq!(r.status, "completed");
+                break;
+            }
+            assert!(r.error.is_none(), "{id}: {:?}", r.error);
+            assert!(
+                t.elapsed() < Duration::from_secs(600),
+                "{id} did not finish"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
+    let elapsed = t.elapsed();
     host.shutdown();
     for t in threads {
         t.join().unwrap();
     }
+    elapsed
 }
 
 /// One store's benchmark subjects.
@@ -97,12 +114,8 @@ fn interleaved(s: &mut Subject, rounds: usize) {
         let t = Instant::now();
         (s.raw)(n);
         let raw = n as f64 / t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        run_executions(&s.one, "chain50", 1);
-        let one = 50.0 / t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        run_executions(&s.many, "chain10", 100);
-        let many = 1000.0 / t.elapsed().as_secs_f64();
+        let one = 50.0 / run_executions(&s.one, "chain50", 1).as_secs_f64();
+        let many = 1000.0 / run_executions(&s.many, "chain10", 100).as_secs_f64();
         println!(
             "{} round {round}: raw {raw:.0} commits/s, one execution {one:.0} steps/s ({:.2}x), 100 concurrent {many:.0} steps/s ({:.2}x)",
             s.name,
@@ -141,11 +154,15 @@ fn bench_subject(c: &mut Criterion, s: &mut Subject) {
     g.bench_function("raw_commit", |b| b.iter(|| raw(1)));
     let one = s.one.clone();
     g.bench_function("one_execution_50_effects", |b| {
-        b.iter(|| run_executions(&one, "chain50", 1))
+        b.iter_custom(|iters| (0..iters).map(|_| run_executions(&one, "chain50", 1)).sum())
     });
     let many = s.many.clone();
     g.bench_function("concurrent_100x10_effects", |b| {
-        b.iter(|| run_executions(&many, "chain10", 100))
+        b.iter_custom(|iters| {
+            (0..iters)
+                .map(|_| run_executions(&many, "chain10", 100))
+                .sum()
+        })
     });
 
     // 10 000 suspended executions, created once.

@@ -463,7 +463,14 @@ impl Host {
         let period = Duration::from_millis((self.cfg.lease_ms / 3).max(10) as u64);
         let mut last = std::time::Instant::now();
         while !self.stop.load(Ordering::SeqCst) {
-            std::thread::sleep(period.min(Duration::from_millis(50)));
+            // Wait on the host's signal rather than sleeping, so that
+            // `shutdown` does not have to wait out a whole period.
+            let (m, c) = &self.signal;
+            if let Ok(g) = m.lock()
+                && !self.stop.load(Ordering::SeqCst)
+            {
+                let _ = c.wait_timeout(g, period.min(Duration::from_millis(50)));
+            }
             if last.elapsed() < period {
                 continue;
             }
