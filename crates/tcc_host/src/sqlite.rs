@@ -89,9 +89,36 @@ pub struct SqliteStore {
     committer: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// Statements through the connection's statement cache: the store runs the
+/// same few statements for every step, and parsing them each time was a
+/// measurable share of a step's CPU.
+trait Cached {
+    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, p: P) -> rusqlite::Result<usize>;
+    fn query_row_cached<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        p: P,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn exec_cached<P: rusqlite::Params>(&self, sql: &str, p: P) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(p)
+    }
+    fn query_row_cached<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        p: P,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(p, f)
+    }
+}
+
 fn configure(conn: &Connection) -> Result<(), StoreError> {
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
-    let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+    let mode: String = conn.query_row_cached("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError::Db(format!("could not enable WAL (got {mode})")));
     }
@@ -103,7 +130,7 @@ fn configure(conn: &Connection) -> Result<(), StoreError> {
 
 /// Applies pending migrations; refuses a database of a newer schema.
 pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
-    let current: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let current: u32 = conn.query_row_cached("PRAGMA user_version", [], |r| r.get(0))?;
     if current as usize > MIGRATIONS.len() {
         return Err(StoreError::Corrupt(format!(
             "database schema version {current} is newer than this irkit ({})",
@@ -303,7 +330,7 @@ fn finish_row(
 
 fn get_exec(conn: &Connection, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
     let t = conn
-        .query_row(
+        .query_row_cached(
             &format!("SELECT {EXEC_COLS} FROM executions WHERE id = ?1"),
             params![id],
             exec_row,
@@ -317,7 +344,7 @@ fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize,
         Some((p, b)) => (Some(p.as_str()), b.as_deref()),
         None => (None, None),
     };
-    let n = conn.execute(
+    let n = conn.exec_cached(
         "INSERT OR IGNORE INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, 'runnable', ?5, ?6, ?7, ?7)",
         params![
             new.id,
@@ -348,7 +375,7 @@ fn add_history(
     kind: &str,
     detail: &J,
 ) -> Result<(), StoreError> {
-    conn.execute(
+    conn.exec_cached(
         "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES (?1, ?2, ?3, ?4)",
         params![id, now, kind, json_text(detail)],
     )?;
@@ -437,11 +464,11 @@ impl Store for SqliteStore {
     fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError> {
         let (hash, body) = (hash.to_string(), body.to_vec());
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "INSERT OR IGNORE INTO artifacts (hash, body, created_ms) VALUES (?1, ?2, ?3)",
                 params![hash, body, crate::now_ms()],
             )?;
-            c.execute(
+            c.exec_cached(
                 "UPDATE executions SET error = NULL WHERE artifact_hash = ?1 AND error LIKE 'artifact_missing%'",
                 params![hash],
             )?;
@@ -451,7 +478,7 @@ impl Store for SqliteStore {
 
     fn get_artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.query_row_cached(
                 "SELECT body FROM artifacts WHERE hash = ?1",
                 params![hash],
                 |r| r.get(0),
@@ -463,7 +490,7 @@ impl Store for SqliteStore {
     fn set_program(&self, name: &str, hash: &str) -> Result<(), StoreError> {
         let (name, hash) = (name.to_string(), hash.to_string());
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO programs (name, hash, updated_ms) VALUES (?1, ?2, ?3) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, updated_ms = excluded.updated_ms",
                 params![name, hash, crate::now_ms()],
             )?;
@@ -473,7 +500,7 @@ impl Store for SqliteStore {
 
     fn resolve_program(&self, name: &str) -> Result<Option<String>, StoreError> {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.query_row_cached(
                 "SELECT hash FROM programs WHERE name = ?1",
                 params![name],
                 |r| r.get(0),
@@ -562,7 +589,7 @@ impl Store for SqliteStore {
     ) -> Result<Option<ExecutionRow>, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
         self.write(move |c| {
-            let n = c.execute(
+            let n = c.exec_cached(
                 "UPDATE executions SET owner = ?2, lease_until = ?3 WHERE id = ?1 AND (owner IS NULL OR owner = ?2 OR lease_until < ?4) AND error IS NULL",
                 params![id, owner, now + lease_ms, now],
             )?;
@@ -576,7 +603,7 @@ impl Store for SqliteStore {
     fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
         self.write(move |c| {
-            Ok(c.execute(
+            Ok(c.exec_cached(
                 "UPDATE executions SET lease_until = ?3 WHERE id = ?1 AND owner = ?2",
                 params![id, owner, now + lease_ms],
             )? == 1)
@@ -586,7 +613,7 @@ impl Store for SqliteStore {
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = ?1 AND owner = ?2",
                 params![id, owner],
             )?;
@@ -615,7 +642,7 @@ impl Store for SqliteStore {
     fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
         self.write(move |c| {
             let now = crate::now_ms();
-            let n = c.execute(
+            let n = c.exec_cached(
                 "UPDATE executions SET revision = ?3, status = ?4, result = ?5, message = ?6, pending = ?7, updated_ms = ?8 WHERE id = ?1 AND owner = ?2 AND revision = ?9",
                 params![
                     tx.id,
@@ -636,12 +663,12 @@ impl Store for SqliteStore {
                     tx.revision - 1
                 )));
             }
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO checkpoints (execution_id, revision, kind, body) VALUES (?1, ?2, ?3, ?4)",
                 params![tx.id, tx.revision as i64, tx.kind, tx.body],
             )?;
             if tx.kind == "snapshot" {
-                c.execute(
+                c.exec_cached(
                     "DELETE FROM checkpoints WHERE execution_id = ?1 AND revision < ?2",
                     params![tx.id, tx.revision as i64],
                 )?;
@@ -649,7 +676,7 @@ impl Store for SqliteStore {
             for r in &tx.registrations {
                 match r {
                     Registration::Timer { due_ms, branch } => {
-                        c.execute(
+                        c.exec_cached(
                             "INSERT INTO waits (execution_id, kind, branch, due_ms) VALUES (?1, 'timer', ?2, ?3)",
                             params![tx.id, branch, due_ms],
                         )?;
@@ -659,14 +686,14 @@ impl Store for SqliteStore {
                         wait_id,
                         branch,
                     } => {
-                        c.execute(
+                        c.exec_cached(
                             "INSERT INTO waits (execution_id, kind, name, wait_id, branch) VALUES (?1, 'event', ?2, ?3, ?4)",
                             params![tx.id, name, wait_id, branch],
                         )?;
                     }
                     Registration::Child { child, branch } => {
                         insert_exec(c, child, now)?;
-                        c.execute(
+                        c.exec_cached(
                             "INSERT INTO waits (execution_id, kind, name, branch) VALUES (?1, 'child', ?2, ?3)",
                             params![tx.id, child.id, branch],
                         )?;
@@ -674,19 +701,19 @@ impl Store for SqliteStore {
                 }
             }
             if let Some(w) = &tx.consumed {
-                c.execute(
+                c.exec_cached(
                     "UPDATE waits SET delivered = 1 WHERE id = ?1",
                     params![w.wait_id],
                 )?;
                 if let Some(seq) = w.event_seq {
-                    c.execute(
+                    c.exec_cached(
                         "UPDATE events SET consumed_by = ?1 WHERE seq = ?2",
                         params![w.wait_id, seq],
                     )?;
                 }
             }
             if TERMINAL.contains(&tx.status.as_str()) {
-                c.execute(
+                c.exec_cached(
                     "UPDATE waits SET delivered = 1 WHERE execution_id = ?1",
                     params![tx.id],
                 )?;
@@ -701,7 +728,7 @@ impl Store for SqliteStore {
     fn journal_get(&self, key: &str) -> Result<Option<JournalRow>, StoreError> {
         self.read(|c| {
             let r: Option<(String, String, String, String, String)> = c
-                .query_row(
+                .query_row_cached(
                     "SELECT execution_id, key, input, status, result FROM effects WHERE idempotency_key = ?1",
                     params![key],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
@@ -724,7 +751,7 @@ impl Store for SqliteStore {
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects))",
                 params![
                     row.idempotency_key,
@@ -810,7 +837,7 @@ impl Store for SqliteStore {
 
     fn next_timer_due(&self) -> Result<Option<i64>, StoreError> {
         self.read(|c| {
-            Ok(c.query_row(
+            Ok(c.query_row_cached(
                 "SELECT MIN(due_ms) FROM waits WHERE delivered = 0 AND kind = 'timer'",
                 [],
                 |r| r.get(0),
@@ -834,7 +861,7 @@ impl Store for SqliteStore {
                 )));
             }
             let now = crate::now_ms();
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO events (execution_id, name, payload, received_ms) VALUES (?1, ?2, ?3, ?4)",
                 params![id, name, json_text(&payload), now],
             )?;
@@ -854,7 +881,7 @@ impl Store for SqliteStore {
                     e.status
                 )));
             }
-            c.execute(
+            c.exec_cached(
                 "UPDATE executions SET cancel_requested = 1 WHERE id = ?1",
                 params![id],
             )?;
@@ -878,11 +905,11 @@ impl Store for SqliteStore {
     fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError> {
         let (id, owner, error) = (id.to_string(), owner.to_string(), error.to_string());
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "UPDATE executions SET status = 'failed', error = ?3, message = ?3, owner = NULL, lease_until = 0, updated_ms = ?4 WHERE id = ?1 AND (owner = ?2 OR owner IS NULL)",
                 params![id, owner, error, crate::now_ms()],
             )?;
-            c.execute(
+            c.exec_cached(
                 "UPDATE waits SET delivered = 1 WHERE execution_id = ?1",
                 params![id],
             )?;
@@ -894,7 +921,7 @@ impl Store for SqliteStore {
     fn set_error(&self, id: &str, error: &str) -> Result<(), StoreError> {
         let (id, error) = (id.to_string(), error.to_string());
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "UPDATE executions SET error = ?2, owner = NULL, lease_until = 0 WHERE id = ?1",
                 params![id, error],
             )?;
@@ -909,7 +936,7 @@ impl Store for SqliteStore {
 
     fn reset_leases(&self) -> Result<u64, StoreError> {
         self.write(|c| {
-            Ok(c.execute(
+            Ok(c.exec_cached(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner IS NOT NULL",
                 [],
             )? as u64)
@@ -919,7 +946,7 @@ impl Store for SqliteStore {
     fn release_owner(&self, owner: &str) -> Result<u64, StoreError> {
         let owner = owner.to_string();
         self.write(move |c| {
-            Ok(c.execute(
+            Ok(c.exec_cached(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner = ?1",
                 params![owner],
             )? as u64)
@@ -929,7 +956,7 @@ impl Store for SqliteStore {
     fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError> {
         self.read(|c| {
             let v: Option<String> = c
-                .query_row("SELECT value FROM kv WHERE key = ?1", params![key], |r| {
+                .query_row_cached("SELECT value FROM kv WHERE key = ?1", params![key], |r| {
                     r.get(0)
                 })
                 .optional()?;
@@ -940,7 +967,7 @@ impl Store for SqliteStore {
     fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError> {
         let (key, value) = (key.to_string(), value.clone());
         self.write(move |c| {
-            c.execute(
+            c.exec_cached(
                 "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 params![key, json_text(&value)],
             )?;
@@ -967,12 +994,12 @@ mod tests {
         }
         let store = SqliteStore::open(&path).unwrap();
         let version: u32 = store
-            .read(|c| Ok(c.query_row("PRAGMA user_version", [], |r| r.get(0))?))
+            .read(|c| Ok(c.query_row_cached("PRAGMA user_version", [], |r| r.get(0))?))
             .unwrap();
         assert_eq!(version as usize, MIGRATIONS.len());
         let index: i64 = store
             .read(|c| {
-                Ok(c.query_row(
+                Ok(c.query_row_cached(
                     "SELECT COUNT(*) FROM sqlite_master WHERE name = 'events_unconsumed'",
                     [],
                     |r| r.get(0),
