@@ -1,16 +1,11 @@
 //! The contract printer `zerglang.zli.contract-printer/1`, its literal
 //! normalization rules, and the public-only rule for exported contracts.
 
+mod common;
+use common::{reject, src};
+
 use zlm::check::contracts::{print_clauses, print_literal};
 use zlm::model::{Constant, ScalarKind};
-
-fn src(name: &str) -> String {
-    let p = format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(p).unwrap()
-}
 
 fn clauses(text: &str, decl: &str, func: &str) -> String {
     let m = zlm::text::parse(text).unwrap();
@@ -23,17 +18,6 @@ fn clauses(text: &str, decl: &str, func: &str) -> String {
         .unwrap();
     let r = zlm::check::Resolved::new(&m).unwrap();
     print_clauses(&r, di, f).unwrap()
-}
-
-fn reject(text: &str, code: &str) -> zlm::check::CheckError {
-    let m = zlm::text::parse(text).unwrap();
-    let err = zlm::check::check(&m).expect_err("mutant must be rejected");
-    assert_eq!(err.code, code, "{err}");
-    if let Ok(bytes) = zlm::write::write(&m) {
-        let e = zlm::decode::decode(&bytes).expect_err("decode must reject");
-        assert_eq!(e.code, code, "{e}");
-    }
-    err
 }
 
 #[test]

@@ -4,31 +4,13 @@
 //! CFG; recipes and custody are verified for every kind, and the
 //! interpreter runs each edge's recipes exactly.
 
+mod common;
+use common::{accept, reject};
+
 use zlm::interp::{Interp, Value};
 
 fn src() -> String {
-    let p = format!(
-        "{}/../../examples/zlm/run/control.zlt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(p).unwrap()
-}
-
-fn reject(text: &str, code: &str) -> zlm::check::CheckError {
-    let m = zlm::text::parse(text).unwrap();
-    let err = zlm::check::check(&m).expect_err("mutant must be rejected");
-    assert_eq!(err.code, code, "{err}");
-    if let Ok(bytes) = zlm::write::write(&m) {
-        let e = zlm::decode::decode(&bytes).expect_err("decode must reject");
-        assert_eq!(e.code, code, "{e}");
-    }
-    err
-}
-
-fn accept(text: &str) {
-    let m = zlm::text::parse(text).unwrap();
-    zlm::check::check(&m).unwrap();
-    zlm::decode::decode(&zlm::write::write(&m).unwrap()).unwrap();
+    common::src("control.zlt")
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! the checker or the interpreter panic; a module the checker accepts runs to
 //! a value or a coded fault under small limits.
 
+mod common;
+use common::src;
+
 use proptest::prelude::*;
 
 const FILES: [&str; 3] = ["loop.zlt", "own.zlt", "faults.zlt"];
@@ -47,14 +50,6 @@ const POOL: &[&str] = &[
     "variant:Shape.Circle",
     "variant:Shape.Empty",
 ];
-
-fn src(name: &str) -> String {
-    let p = format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(p).unwrap()
-}
 
 fn mutate(s: &str, line: usize, tok: usize, with: &str) -> String {
     let mut lines: Vec<String> = s.lines().map(String::from).collect();

@@ -2,26 +2,8 @@
 //! rejected by the checked-semantics layer with the rule's stable code —
 //! both by `check::check` and by every decode of the canonical bytes.
 
-fn src(name: &str) -> String {
-    let p = format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(p).unwrap()
-}
-
-/// Replaces the `nth` (0-based) occurrence of `from` after the line
-/// containing `anchor`.
-fn mutate(s: &str, anchor: &str, from: &str, to: &str) -> String {
-    let a = s
-        .find(anchor)
-        .unwrap_or_else(|| panic!("anchor {anchor:?}"));
-    let rel = s[a..]
-        .find(from)
-        .unwrap_or_else(|| panic!("{from:?} after {anchor:?}"));
-    let at = a + rel;
-    format!("{}{}{}", &s[..at], to, &s[at + from.len()..])
-}
+mod common;
+use common::{mutate, src};
 
 fn expect(file: &str, anchor: &str, from: &str, to: &str, code: &str) {
     let base = src(file);

@@ -2,23 +2,15 @@
 //! field has exactly its canonical parent-linked path, and no path exists
 //! that no rule prescribes (Copy/borrow-only values have none).
 
+mod common;
+
 fn src() -> String {
-    let p = format!(
-        "{}/../../examples/zlm/run/own.zlt",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(p).unwrap()
+    common::src("own.zlt")
 }
 
 fn reject(text: &str, code: &str, needle: &str) {
-    let m = zlm::text::parse(text).unwrap();
-    let err = zlm::check::check(&m).expect_err("mutant must be rejected");
-    assert_eq!(err.code, code, "{err}");
+    let err = common::reject(text, code);
     assert!(err.message.contains(needle), "{err}");
-    if let Ok(bytes) = zlm::write::write(&m) {
-        let e = zlm::decode::decode(&bytes).expect_err("decode must reject");
-        assert_eq!(e.code, code, "{e}");
-    }
 }
 
 #[test]

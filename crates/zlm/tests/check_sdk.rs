@@ -4,35 +4,13 @@
 //! rejected with the rule's stable code, by `check::check` and by the
 //! decoder on canonical bytes.
 
-fn src(name: &str) -> String {
-    let p = format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read_to_string(p).unwrap()
-}
+mod common;
+use common::{mutate, src};
 
-/// Replaces the first occurrence of `from` after `anchor`.
-fn mutate(s: &str, anchor: &str, from: &str, to: &str) -> String {
-    let a = s
-        .find(anchor)
-        .unwrap_or_else(|| panic!("anchor {anchor:?}"));
-    let rel = s[a..]
-        .find(from)
-        .unwrap_or_else(|| panic!("{from:?} after {anchor:?}"));
-    let at = a + rel;
-    format!("{}{}{}", &s[..at], to, &s[at + from.len()..])
-}
-
+/// The shared rejection, plus: the error names its function.
 fn reject(text: &str, code: &str) -> zlm::check::CheckError {
-    let m = zlm::text::parse(text).unwrap_or_else(|e| panic!("mutant must parse: {e}"));
-    let err = zlm::check::check(&m).expect_err("mutant must be rejected");
-    assert_eq!(err.code, code, "{err}");
+    let err = common::reject(text, code);
     assert!(!err.function.is_empty(), "{err}");
-    if let Ok(bytes) = zlm::write::write(&m) {
-        let e = zlm::decode::decode(&bytes).expect_err("decode must reject");
-        assert_eq!(e.code, code, "{e}");
-    }
     err
 }
 
