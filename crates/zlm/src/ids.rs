@@ -11,6 +11,10 @@ use crate::hash::{Id, domain, h, opt, preimage, seq, seq_of, to_hex, u32p};
 use crate::model::*;
 use std::collections::BTreeMap;
 
+/// One function's computed identities: signature, effect set, parameter
+/// IDs, local IDs and the parameter flags.
+type FnSigIds = (Id, Id, Vec<Id>, Vec<Id>, Vec<u32>);
+
 /// One recorded identity: the golden-vector view of a hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fact {
@@ -689,7 +693,7 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
         decl_variants.push(variants);
     }
     // Wave 7-8: function signatures, parameters, locals.
-    let mut fn_sigs: Vec<Vec<(Id, Id, Vec<Id>, Vec<Id>, Vec<u32>)>> = Vec::new();
+    let mut fn_sigs: Vec<Vec<FnSigIds>> = Vec::new();
     for (d, nominal) in m.declarations.iter().zip(&nominals) {
         let mut sigs = Vec::new();
         for f in &d.functions {

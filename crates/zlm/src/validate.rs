@@ -506,13 +506,15 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
     }
     let kinds_ok = |want: &[K]| {
         want.len() == op.operands.len()
-            && want.iter().zip(&op.operands).all(|(k, o)| match (k, o) {
-                (K::V, Operand::Value(_))
-                | (K::P, Operand::Place(_))
-                | (K::C, Operand::Const(_))
-                | (K::B, Operand::Block(_)) => true,
-                (K::X, Operand::Value(_) | Operand::Place(_)) => true,
-                _ => false,
+            && want.iter().zip(&op.operands).all(|(k, o)| {
+                matches!(
+                    (k, o),
+                    (K::V, Operand::Value(_))
+                        | (K::P, Operand::Place(_))
+                        | (K::C, Operand::Const(_))
+                        | (K::B, Operand::Block(_))
+                        | (K::X, Operand::Value(_) | Operand::Place(_))
+                )
             })
     };
     match shape(op.tag) {
@@ -1314,10 +1316,10 @@ fn check_cfg(f: &Function) -> Result<()> {
         order.push(id);
         let succ = successors(f, b)?;
         for (s, _) in succ.iter().rev() {
-            if let Some(s) = s {
-                if !seen.contains(s) {
-                    stack.push(*s);
-                }
+            if let Some(s) = s
+                && !seen.contains(s)
+            {
+                stack.push(*s);
             }
         }
     }

@@ -404,8 +404,7 @@ impl<'a> Writer<'a> {
         }
         // Sorted by ID, then by value, so the seeding order never matters.
         let mut new_constants = std::mem::take(&mut self.new_constants);
-        new_constants
-            .sort_by(|a, b| (a.0, a.1.kind.tag(), a.1.bits).cmp(&(b.0, b.1.kind.tag(), b.1.bits)));
+        new_constants.sort_by_key(|a| (a.0, a.1.kind.tag(), a.1.bits));
         for (id, c) in new_constants {
             self.constants.entry(id).or_insert((c, 0));
         }
