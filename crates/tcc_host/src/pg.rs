@@ -759,27 +759,8 @@ fn ready_wake_conn(
                     Some(n) => get_exec(c, n)?,
                     None => None,
                 };
-                if let Some(ch) = child
-                    && ch.is_terminal()
-                {
-                    let failure = if ch.status == "completed" {
-                        None
-                    } else {
-                        Some(format!(
-                            "child {} {}: {}",
-                            ch.id,
-                            ch.status,
-                            ch.error.clone().or(ch.message.clone()).unwrap_or_default()
-                        ))
-                    };
-                    return Ok(Some(Wake {
-                        wait_id: wid,
-                        kind,
-                        branch,
-                        value: ch.result.clone(),
-                        event_seq: None,
-                        child_failure: failure,
-                    }));
+                if let Some(wake) = child.and_then(|ch| Wake::for_child(wid, kind, branch, &ch)) {
+                    return Ok(Some(wake));
                 }
             }
             _ => {}

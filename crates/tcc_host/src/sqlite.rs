@@ -431,27 +431,8 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
                     Some(n) => get_exec(conn, n)?,
                     None => None,
                 };
-                if let Some(c) = child
-                    && c.is_terminal()
-                {
-                    let failure = if c.status == "completed" {
-                        None
-                    } else {
-                        Some(format!(
-                            "child {} {}: {}",
-                            c.id,
-                            c.status,
-                            c.error.clone().or(c.message.clone()).unwrap_or_default()
-                        ))
-                    };
-                    return Ok(Some(Wake {
-                        wait_id: wid,
-                        kind,
-                        branch,
-                        value: c.result.clone(),
-                        event_seq: None,
-                        child_failure: failure,
-                    }));
+                if let Some(wake) = child.and_then(|ch| Wake::for_child(wid, kind, branch, &ch)) {
+                    return Ok(Some(wake));
                 }
             }
             _ => {}

@@ -158,6 +158,42 @@ pub struct Wake {
     pub child_failure: Option<String>,
 }
 
+impl Wake {
+    /// The wake a child execution gives its parent's `child` wait: `None`
+    /// while the child runs; its result when it completed; otherwise a
+    /// failure naming its status and message.
+    pub fn for_child(
+        wait_id: i64,
+        kind: String,
+        branch: Option<String>,
+        child: &ExecutionRow,
+    ) -> Option<Wake> {
+        if !child.is_terminal() {
+            return None;
+        }
+        let child_failure = (child.status != "completed").then(|| {
+            format!(
+                "child {} {}: {}",
+                child.id,
+                child.status,
+                child
+                    .error
+                    .clone()
+                    .or(child.message.clone())
+                    .unwrap_or_default()
+            )
+        });
+        Some(Wake {
+            wait_id,
+            kind,
+            branch,
+            value: child.result.clone(),
+            event_seq: None,
+            child_failure,
+        })
+    }
+}
+
 /// Everything one `persist_checkpoint` commits atomically.
 #[derive(Debug, Clone)]
 pub struct CheckpointTx {
