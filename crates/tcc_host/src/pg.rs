@@ -622,21 +622,6 @@ fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Resul
     Ok(())
 }
 
-fn json_text(j: &J) -> String {
-    tcc_engine::json::to_canonical(j)
-}
-
-fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
-    match s {
-        None => Ok(None),
-        Some(s) => serde_json::from_str(&s)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}"))),
-    }
-}
-
-const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
-
 fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
     let args = match parse_json(Some(r.try_get(3)?))? {
         Some(J::Array(a)) => a,

@@ -236,7 +236,7 @@ fn committer(conn: Connection, rx: Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        if let Err(e) = exec_cached(&conn, "BEGIN IMMEDIATE") {
+        if let Err(e) = conn.exec_cached("BEGIN IMMEDIATE", []) {
             let err = StoreError::from(e);
             for job in batch {
                 (job.fail)(err.clone());
@@ -245,47 +245,28 @@ fn committer(conn: Connection, rx: Receiver<Job>) {
         }
         let mut finishers = Vec::with_capacity(batch.len());
         for job in batch {
-            let sp = exec_cached(&conn, "SAVEPOINT job");
+            let sp = conn.exec_cached("SAVEPOINT job", []);
             let (ok, fin) = (job.run)(&conn);
             if sp.is_ok() {
                 if !ok {
-                    let _ = exec_cached(&conn, "ROLLBACK TO job");
+                    let _ = conn.exec_cached("ROLLBACK TO job", []);
                 }
-                let _ = exec_cached(&conn, "RELEASE job");
+                let _ = conn.exec_cached("RELEASE job", []);
             }
             finishers.push(fin);
         }
-        let commit = exec_cached(&conn, "COMMIT").map_err(StoreError::from);
+        let commit = conn
+            .exec_cached("COMMIT", [])
+            .map(|_| ())
+            .map_err(StoreError::from);
         if commit.is_err() {
-            let _ = exec_cached(&conn, "ROLLBACK");
+            let _ = conn.exec_cached("ROLLBACK", []);
         }
         for fin in finishers {
             fin(commit.clone());
         }
     }
 }
-
-/// Runs a parameterless statement through the statement cache: the group
-/// committer issues the same few control statements for every job, and
-/// parsing them each time was a measurable share of a step.
-fn exec_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
-    conn.prepare_cached(sql)?.execute([]).map(|_| ())
-}
-
-fn json_text(j: &J) -> String {
-    tcc_engine::json::to_canonical(j)
-}
-
-fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
-    match s {
-        None => Ok(None),
-        Some(s) => serde_json::from_str(&s)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}"))),
-    }
-}
-
-const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
 
 fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, Option<String>)> {
     Ok((

@@ -362,3 +362,22 @@ pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
         std::path::Path::new(database),
     )?))
 }
+
+/// A JSON value as the stores keep it: canonical text.
+pub(crate) fn json_text(j: &J) -> String {
+    tcc_engine::json::to_canonical(j)
+}
+
+/// A stored JSON column back as a value (`None` for SQL NULL).
+pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
+    match s {
+        None => Ok(None),
+        Some(s) => serde_json::from_str(&s)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("stored JSON: {e}"))),
+    }
+}
+
+/// The `executions` columns both stores read, in the order their row
+/// readers expect.
+pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
