@@ -7,6 +7,7 @@
 
 pub mod backends;
 pub mod ir;
+mod parallel;
 pub mod programs;
 pub mod publish;
 pub mod text;

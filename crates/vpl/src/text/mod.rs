@@ -5,6 +5,8 @@
 //! the verifier before returning it.
 
 use crate::ir::{Module, Span};
+use crate::parallel::{self, PARALLEL_INSTRUCTIONS};
+use crate::verify::Threads;
 use std::fmt;
 
 mod lexer;
@@ -88,7 +90,12 @@ fn read_decoded(text: &str, label: &str) -> Result<Module, Error> {
 /// Verifies `module` and maps a failure to a semantic [`Error`]; objects
 /// without a span fall back to the module opening.
 fn verify_as_text_error(module: &Module, label: &str, _text: &str) -> Result<(), Error> {
-    crate::verify::verify(module).map_err(|e| Error {
+    verify_on(module, label, Threads::Auto)
+}
+
+/// [`verify_as_text_error`] with an explicit thread policy.
+fn verify_on(module: &Module, label: &str, threads: Threads) -> Result<(), Error> {
+    crate::verify::verify_with(module, threads).map_err(|e| Error {
         kind: ErrorKind::Semantic,
         message: e.to_string(),
         label: label.to_string(),
@@ -112,55 +119,24 @@ const START: Span = Span {
 /// wins over whatever printing or reading back found, so diagnostics and
 /// output are identical and deterministic.
 pub fn write(module: &Module) -> Result<String, Error> {
-    if instruction_count(module) >= PARALLEL_WRITE_INSTRUCTIONS
-        && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)
-    {
-        let outcome = std::thread::scope(|scope| {
-            let checker = std::thread::Builder::new()
-                .name("vpl-write-verify".into())
-                // The verifier is iterative; the main thread's usual stack
-                // size keeps it exactly as robust as on the calling thread.
-                .stack_size(8 << 20)
-                .spawn_scoped(scope, || verify_as_text_error(module, WRITER_LABEL, ""));
-            let Ok(checker) = checker else {
-                return None;
-            };
-            // Printing never panics on an unverified module; its result is
-            // discarded when verification fails.
-            let printed = print_and_read_back(module);
-            let verified = match checker.join() {
-                Ok(verified) => verified,
-                Err(panic) => std::panic::resume_unwind(panic),
-            };
-            Some(verified.and(printed))
-        });
-        if let Some(outcome) = outcome {
-            return outcome;
-        }
+    if parallel::two_cores() && parallel::instruction_count(module) >= PARALLEL_INSTRUCTIONS {
+        // The given module is verified on the helper thread (on that thread
+        // alone: the calling thread is busy printing); printing never
+        // panics on an unverified module, and its result is discarded when
+        // verification fails.
+        let (printed, verified) = parallel::join(
+            || print_and_read_back(module),
+            || verify_on(module, WRITER_LABEL, Threads::One),
+        );
+        return verified.and(printed);
     }
     write_sequentially(module)
 }
 
 /// [`write()`] on one thread: verify, print, read back.
 fn write_sequentially(module: &Module) -> Result<String, Error> {
-    verify_as_text_error(module, WRITER_LABEL, "")?;
+    verify_on(module, WRITER_LABEL, Threads::One)?;
     print_and_read_back(module)
-}
-
-/// Modules with at least this many instructions are verified beside
-/// printing; for smaller ones a thread costs more than it saves.
-const PARALLEL_WRITE_INSTRUCTIONS: usize = 16_384;
-
-fn instruction_count(module: &Module) -> usize {
-    let mut n = 0;
-    for stage in module.stages() {
-        for (_, f) in stage.functions.iter() {
-            for (_, b) in f.blocks.iter() {
-                n += b.instructions.len();
-            }
-        }
-    }
-    n
 }
 
 /// Prints `module` and reads the text back (every check of [`read`] except
@@ -200,7 +176,7 @@ mod tests {
     fn parallel_write_answers_like_sequential_write() {
         let text = generate::module_text(1 << 20);
         let valid = read(text.as_bytes(), "gen").unwrap();
-        assert!(instruction_count(&valid) >= PARALLEL_WRITE_INSTRUCTIONS);
+        assert!(parallel::instruction_count(&valid) >= PARALLEL_INSTRUCTIONS);
         let written = write(&valid).unwrap();
         assert_eq!(written, write_sequentially(&valid).unwrap());
         assert_eq!(

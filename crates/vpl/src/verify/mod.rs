@@ -45,6 +45,7 @@ pub use flow::REGISTER_GROUP;
 pub use outputs::MAX_DYNAMIC_READ_RANGES;
 
 use crate::ir::{Function, Handle, Module, Stage};
+use std::sync::atomic::{AtomicBool, Ordering};
 use diagnostic::{Check, Place};
 use outputs::{Layout, Summary};
 use registers::RegisterTable;
@@ -62,54 +63,316 @@ impl Verifier {
     }
 
     /// Checks `module` and reports the first invalid object.
+    ///
+    /// Large modules are checked on two threads where the machine has two
+    /// cores (the per-function phases are split between them); the answer
+    /// is always the one of the sequential order described above.
     pub fn verify(&self, module: &Module) -> Result<(), VerifyError> {
-        containers::check_stage_kinds(module)?;
-        let order = types::check(&module.types)?;
-        containers::check_uniforms(module)?;
-        for stage in module.stages() {
-            interface::check_declarations(module, stage)?;
+        verify_with(module, Threads::Auto)
+    }
+}
+
+/// How many threads a verification may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Threads {
+    /// The calling thread only.
+    One,
+    /// Two for large modules on a machine with two cores, else one.
+    Auto,
+    /// Two whenever a thread can be started (tests of the parallel path).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Two,
+}
+
+/// Per-stage register tables, in function order.
+type Tables = [Vec<RegisterTable>; 2];
+
+/// [`Verifier::verify`] with an explicit thread policy.
+pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<(), VerifyError> {
+    let two = match threads {
+        Threads::One => false,
+        Threads::Two => true,
+        Threads::Auto => {
+            crate::parallel::two_cores()
+                && crate::parallel::instruction_count(module)
+                    >= crate::parallel::PARALLEL_INSTRUCTIONS
         }
-        interface::check_linkage(module)?;
-        for stage in module.stages() {
-            containers::check_functions(module, stage)?;
-        }
-        // Registers and type rules of every function.
-        let mut tables: [Vec<RegisterTable>; 2] = [Vec::new(), Vec::new()];
-        for (si, stage) in module.stages().into_iter().enumerate() {
-            for (h, f) in stage.functions.iter() {
-                let regs = RegisterTable::build(module, stage.kind, h, f)?;
-                let cx = FnCx {
-                    module,
-                    stage,
-                    handle: h,
-                    function: f,
-                    regs,
-                };
-                cx.check_types()?;
-                tables[si].push(cx.regs);
+    };
+    containers::check_stage_kinds(module)?;
+    let order = types::check(&module.types)?;
+    containers::check_uniforms(module)?;
+    for stage in module.stages() {
+        interface::check_declarations(module, stage)?;
+    }
+    interface::check_linkage(module)?;
+    for stage in module.stages() {
+        containers::check_functions(module, stage)?;
+    }
+    // Registers and type rules of every function.
+    let mut tables = match two {
+        true => check_types_on_two_threads(module)?,
+        false => {
+            let mut tables: Tables = [Vec::new(), Vec::new()];
+            for (si, stage) in module.stages().into_iter().enumerate() {
+                for (h, _) in stage.functions.iter() {
+                    tables[si].push(check_types_of(module, si, h)?);
+                }
             }
+            tables
         }
-        // Call graph and data flow, callees first.
-        for (si, stage) in module.stages().into_iter().enumerate() {
-            let calls = outputs::call_order(stage)?;
-            let layout = Layout::new(module, stage, &order)?;
-            let mut summaries = vec![Summary::default(); stage.functions.len()];
-            let mut returns = vec![true; stage.functions.len()];
-            let mut regs = std::mem::take(&mut tables[si]);
-            for h in calls {
-                let cx = FnCx {
-                    module,
-                    stage,
-                    handle: h,
-                    function: &stage.functions[h],
-                    regs: std::mem::take(&mut regs[h.index()]),
-                };
-                let flow = cx.check_flow(&summaries, &returns, &layout, stage.entry == Some(h))?;
-                returns[h.index()] = flow.summary.returns;
-                summaries[h.index()] = flow.summary;
+    };
+    // Call graph and data flow, callees first.
+    for (si, stage) in module.stages().into_iter().enumerate() {
+        let calls = outputs::call_order(stage)?;
+        let layout = Layout::new(module, stage, &order)?;
+        let regs = std::mem::take(&mut tables[si]);
+        let mut flow = StageFlow {
+            module,
+            stage,
+            layout: &layout,
+            summaries: vec![Summary::default(); stage.functions.len()],
+            returns: vec![true; stage.functions.len()],
+        };
+        if two {
+            flow.check_by_depth(&calls, regs)?;
+        } else {
+            flow.check_in_order(&calls.order, regs)?;
+        }
+    }
+    Ok(())
+}
+
+/// Phase 2 for one function: its register table and type rules.
+fn check_types_of(
+    module: &Module,
+    stage_index: usize,
+    handle: Handle<Function>,
+) -> Result<RegisterTable, VerifyError> {
+    let stage = module.stages()[stage_index];
+    let function = &stage.functions[handle];
+    let regs = RegisterTable::build(module, stage.kind, handle, function)?;
+    let cx = FnCx {
+        module,
+        stage,
+        handle,
+        function,
+        regs,
+    };
+    cx.check_types()?;
+    Ok(cx.regs)
+}
+
+/// Phase 2 of a run of functions (stage index, handle) in order; stops at
+/// the first failure, or early and incomplete when `stop` is raised.
+fn check_types_of_run(
+    module: &Module,
+    run: &[(usize, Handle<Function>)],
+    stop: &AtomicBool,
+) -> Result<Vec<RegisterTable>, VerifyError> {
+    let mut tables = Vec::with_capacity(run.len());
+    for &(si, h) in run {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        tables.push(check_types_of(module, si, h)?);
+    }
+    Ok(tables)
+}
+
+/// Phase 2 with the functions (both stages, in order) split into two runs
+/// of about equal instruction counts, the second on a helper thread. The
+/// first run's failure wins, as it comes first in sequential order; the
+/// helper stops early when it does.
+fn check_types_on_two_threads(module: &Module) -> Result<Tables, VerifyError> {
+    let mut run: Vec<(usize, Handle<Function>)> = Vec::new();
+    let mut weights: Vec<usize> = Vec::new();
+    for (si, stage) in module.stages().into_iter().enumerate() {
+        for (h, f) in stage.functions.iter() {
+            run.push((si, h));
+            weights.push(function_weight(f));
+        }
+    }
+    let mid = split_point(&weights);
+    let (first, second) = run.split_at(mid);
+    let stop = AtomicBool::new(false);
+    let never = AtomicBool::new(false);
+    let (a, b) = crate::parallel::join(
+        || {
+            let a = check_types_of_run(module, first, &never);
+            if a.is_err() {
+                stop.store(true, Ordering::Relaxed);
             }
+            a
+        },
+        || check_types_of_run(module, second, &stop),
+    );
+    let mut tables: Tables = [Vec::new(), Vec::new()];
+    for (&(si, _), table) in run.iter().zip(a?.into_iter().chain(b?)) {
+        tables[si].push(table);
+    }
+    Ok(tables)
+}
+
+/// The cost estimate of a function's per-function checks.
+fn function_weight(f: &Function) -> usize {
+    f.blocks
+        .iter()
+        .map(|(_, b)| b.instructions.len() + 1)
+        .sum::<usize>()
+        + 1
+}
+
+/// The index that splits `weights` into two runs of about equal sums.
+fn split_point(weights: &[usize]) -> usize {
+    let total: usize = weights.iter().sum();
+    let mut sum = 0;
+    for (i, w) in weights.iter().enumerate() {
+        if 2 * sum >= total {
+            return i;
+        }
+        sum += w;
+    }
+    weights.len()
+}
+
+/// A level of the call graph is split between two threads when it holds
+/// at least this many instructions.
+const PARALLEL_LEVEL_WEIGHT: usize = 4096;
+
+/// Phase 3 state of one stage: helper summaries of checked functions.
+struct StageFlow<'a> {
+    module: &'a Module,
+    stage: &'a Stage,
+    layout: &'a Layout,
+    summaries: Vec<Summary>,
+    returns: Vec<bool>,
+}
+
+/// The data-flow job of one function: its position in call order, handle
+/// and register table.
+type FlowJob = (usize, Handle<Function>, RegisterTable);
+
+/// The outcome of a run of flow jobs: the checked functions' summaries and
+/// the first failure with its position in call order.
+type FlowRun = (Vec<(Handle<Function>, Summary)>, Option<(usize, VerifyError)>);
+
+impl StageFlow<'_> {
+    /// The sequential order: functions in call order, first failure wins.
+    fn check_in_order(
+        &mut self,
+        order: &[Handle<Function>],
+        mut regs: Vec<RegisterTable>,
+    ) -> Result<(), VerifyError> {
+        for &h in order {
+            let regs = std::mem::take(&mut regs[h.index()]);
+            let summary = self.check_one(h, regs)?;
+            self.returns[h.index()] = summary.returns;
+            self.summaries[h.index()] = summary;
         }
         Ok(())
+    }
+
+    fn check_one(&self, h: Handle<Function>, regs: RegisterTable) -> Result<Summary, VerifyError> {
+        let cx = FnCx {
+            module: self.module,
+            stage: self.stage,
+            handle: h,
+            function: &self.stage.functions[h],
+            regs,
+        };
+        let flow = cx.check_flow(
+            &self.summaries,
+            &self.returns,
+            self.layout,
+            self.stage.entry == Some(h),
+        )?;
+        Ok(flow.summary)
+    }
+
+    /// Checks a run of jobs in order, stopping at the first failure (or
+    /// early, when `stop` is raised by a run of earlier positions).
+    fn check_run(&self, jobs: Vec<FlowJob>, stop: &AtomicBool) -> FlowRun {
+        let mut done = Vec::with_capacity(jobs.len());
+        for (position, h, regs) in jobs {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            match self.check_one(h, regs) {
+                Ok(summary) => done.push((h, summary)),
+                Err(e) => return (done, Some((position, e))),
+            }
+        }
+        (done, None)
+    }
+
+    /// The same answer as [`StageFlow::check_in_order`], computed level by
+    /// level of call depth: the functions of one depth call only functions
+    /// of smaller depths, so each level is split between two threads. The
+    /// failure reported is the one at the smallest call-order position;
+    /// once one is known, only functions before it are still checked (a
+    /// caller of a failed function comes after it in call order).
+    fn check_by_depth(
+        &mut self,
+        calls: &outputs::CallOrder,
+        mut regs: Vec<RegisterTable>,
+    ) -> Result<(), VerifyError> {
+        let depth_at = |p: usize| calls.depth[calls.order[p].index()];
+        let mut positions: Vec<usize> = (0..calls.order.len()).collect();
+        positions.sort_by_key(|&p| depth_at(p));
+        let mut first_error: Option<(usize, VerifyError)> = None;
+        let mut i = 0;
+        while i < positions.len() {
+            let depth = depth_at(positions[i]);
+            let mut j = i;
+            while j < positions.len() && depth_at(positions[j]) == depth {
+                j += 1;
+            }
+            let limit = first_error.as_ref().map_or(usize::MAX, |e| e.0);
+            let mut jobs: Vec<FlowJob> = Vec::with_capacity(j - i);
+            let mut weights: Vec<usize> = Vec::with_capacity(j - i);
+            for &p in &positions[i..j] {
+                if p < limit {
+                    let h = calls.order[p];
+                    weights.push(function_weight(&self.stage.functions[h]));
+                    jobs.push((p, h, std::mem::take(&mut regs[h.index()])));
+                }
+            }
+            i = j;
+            let never = AtomicBool::new(false);
+            let runs: Vec<FlowRun> = if weights.iter().sum::<usize>() >= PARALLEL_LEVEL_WEIGHT {
+                let second = jobs.split_off(split_point(&weights));
+                let stop = AtomicBool::new(false);
+                let this = &*self;
+                let (a, b) = crate::parallel::join(
+                    || {
+                        let a = this.check_run(jobs, &never);
+                        if a.1.is_some() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        a
+                    },
+                    || this.check_run(second, &stop),
+                );
+                vec![a, b]
+            } else {
+                vec![self.check_run(jobs, &never)]
+            };
+            for (done, error) in runs {
+                for (h, summary) in done {
+                    self.returns[h.index()] = summary.returns;
+                    self.summaries[h.index()] = summary;
+                }
+                if let Some((p, e)) = error
+                    && first_error.as_ref().is_none_or(|f| p < f.0)
+                {
+                    first_error = Some((p, e));
+                }
+            }
+        }
+        match first_error {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 

@@ -308,10 +308,19 @@ pub(crate) struct Summary {
 /// A call: callee, calling instruction and its span.
 type CallEdge = (Handle<Function>, Place, Option<crate::ir::Span>);
 
+/// The stage's functions with callees before callers, and each
+/// function's call depth: 0 for functions that call none, otherwise one
+/// more than the deepest callee. Functions of equal depth never call each
+/// other, so their data-flow checks are independent.
+pub(crate) struct CallOrder {
+    pub order: Vec<Handle<Function>>,
+    pub depth: Vec<u32>,
+}
+
 /// Rejects direct and indirect recursion (in every function, used or
 /// not, reachable blocks or not) and returns the stage's functions with
 /// callees before callers.
-pub(crate) fn call_order(stage: &Stage) -> Check<Vec<Handle<Function>>> {
+pub(crate) fn call_order(stage: &Stage) -> Check<CallOrder> {
     let n = stage.functions.len();
     // Callees of each function with the calling place.
     let mut edges: Vec<Vec<CallEdge>> = vec![Vec::new(); n];
@@ -338,6 +347,7 @@ pub(crate) fn call_order(stage: &Stage) -> Check<Vec<Handle<Function>>> {
         }
     }
     let mut colour = vec![0u8; n];
+    let mut depth = vec![0u32; n];
     let mut order = Vec::with_capacity(n);
     for root in 0..n {
         if colour[root] != 0 {
@@ -366,12 +376,17 @@ pub(crate) fn call_order(stage: &Stage) -> Check<Vec<Handle<Function>>> {
                 }
             } else {
                 colour[f] = 2;
+                depth[f] = edges[f]
+                    .iter()
+                    .map(|&(c, _, _)| depth[c.index()].saturating_add(1))
+                    .max()
+                    .unwrap_or(0);
                 order.push(Handle::from_index(f as u32));
                 stack.pop();
             }
         }
     }
-    Ok(order)
+    Ok(CallOrder { order, depth })
 }
 
 fn recursion(place: Place, span: Option<crate::ir::Span>, cycle: &[String]) -> VerifyError {
