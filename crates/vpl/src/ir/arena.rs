@@ -108,6 +108,11 @@ impl<T> Arena<T> {
         self.try_append(value).expect("arena capacity exceeded")
     }
 
+    /// Removes and returns every object, in handle order.
+    pub(crate) fn take_all(&mut self) -> Vec<T> {
+        std::mem::take(&mut self.items)
+    }
+
     /// Appends an object unless the arena is full.
     pub fn try_append(&mut self, value: T) -> Result<Handle<T>, ArenaFull> {
         let index = u32::try_from(self.items.len()).map_err(|_| ArenaFull)?;

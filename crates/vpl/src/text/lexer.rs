@@ -231,6 +231,45 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A lexer that starts at byte `offset` of `text` (a character
+    /// boundary) with the line and column it would have reached there by
+    /// lexing from the start.
+    pub(crate) fn starting_at(text: &'a str, label: &'a str, offset: usize) -> Self {
+        let before = &text.as_bytes()[..offset];
+        let line = if before.contains(&b'\r') {
+            position_of(text, offset).line
+        } else {
+            before.iter().filter(|&&b| b == b'\n').count() as u32 + 1
+        };
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |i| i + 1);
+        Lexer {
+            text,
+            bytes: text.as_bytes(),
+            pos: offset,
+            line,
+            line_start,
+            continuation: before[line_start..]
+                .iter()
+                .filter(|&&c| is_continuation(c))
+                .count(),
+            label,
+        }
+    }
+
+    /// The byte offset of the next byte to read.
+    #[inline(always)]
+    pub(crate) fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// The whole input.
+    pub(crate) fn text(&self) -> &'a str {
+        self.text
+    }
+
     /// The span of the current position (between tokens).
     #[inline(always)]
     fn here(&self) -> Span {

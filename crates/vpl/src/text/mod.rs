@@ -119,7 +119,16 @@ const START: Span = Span {
 /// wins over whatever printing or reading back found, so diagnostics and
 /// output are identical and deterministic.
 pub fn write(module: &Module) -> Result<String, Error> {
-    if parallel::two_cores() && parallel::instruction_count(module) >= PARALLEL_INSTRUCTIONS {
+    write_with(
+        module,
+        parallel::two_cores() && parallel::instruction_count(module) >= PARALLEL_INSTRUCTIONS,
+    )
+}
+
+/// [`write()`], verifying the given module beside printing only when
+/// `two_threads` is set (the reading back decides on its own).
+fn write_with(module: &Module, two_threads: bool) -> Result<String, Error> {
+    if two_threads {
         // The given module is verified on the helper thread (on that thread
         // alone: the calling thread is busy printing); printing never
         // panics on an unverified module, and its result is discarded when
@@ -164,6 +173,9 @@ pub const WRITER_LABEL: &str = "<written module>";
 mod generate;
 
 #[cfg(test)]
+mod parallel_tests;
+
+#[cfg(test)]
 mod tests {
     use super::generate;
     use super::*;
@@ -177,7 +189,7 @@ mod tests {
         let text = generate::module_text(1 << 20);
         let valid = read(text.as_bytes(), "gen").unwrap();
         assert!(parallel::instruction_count(&valid) >= PARALLEL_INSTRUCTIONS);
-        let written = write(&valid).unwrap();
+        let written = write_with(&valid, true).unwrap();
         assert_eq!(written, write_sequentially(&valid).unwrap());
         assert_eq!(
             write(&read(written.as_bytes(), "w").unwrap()).unwrap(),
@@ -217,7 +229,7 @@ mod tests {
         }
         mutants.push(m);
         for m in &mutants {
-            let parallel = write(m).unwrap_err();
+            let parallel = write_with(m, true).unwrap_err();
             assert!(parallel.verify.is_some(), "{parallel}");
             assert_eq!(parallel, write_sequentially(m).unwrap_err());
         }

@@ -45,10 +45,10 @@ pub use flow::REGISTER_GROUP;
 pub use outputs::MAX_DYNAMIC_READ_RANGES;
 
 use crate::ir::{Function, Handle, Module, Stage};
-use std::sync::atomic::{AtomicBool, Ordering};
 use diagnostic::{Check, Place};
 use outputs::{Layout, Summary};
 use registers::RegisterTable;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A reusable verifier. It keeps no state between runs: every run
 /// allocates its scratch data and drops it on return, on success or
@@ -254,7 +254,10 @@ type FlowJob = (usize, Handle<Function>, RegisterTable);
 
 /// The outcome of a run of flow jobs: the checked functions' summaries and
 /// the first failure with its position in call order.
-type FlowRun = (Vec<(Handle<Function>, Summary)>, Option<(usize, VerifyError)>);
+type FlowRun = (
+    Vec<(Handle<Function>, Summary)>,
+    Option<(usize, VerifyError)>,
+);
 
 impl StageFlow<'_> {
     /// The sequential order: functions in call order, first failure wins.
