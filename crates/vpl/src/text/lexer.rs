@@ -144,6 +144,18 @@ pub(crate) fn position_of(text: &str, offset: usize) -> Span {
     }
 }
 
+/// The number of LF bytes in `bytes` (counted in chunks whose byte sums
+/// fit a `u8`, which the compiler vectorises).
+fn count_line_feeds(bytes: &[u8]) -> u32 {
+    bytes
+        .chunks(255)
+        .map(|chunk| {
+            let n: u8 = chunk.iter().map(|&b| u8::from(b == b'\n')).sum();
+            u32::from(n)
+        })
+        .sum()
+}
+
 fn count_chars(bytes: &[u8]) -> u32 {
     bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count() as u32
 }
@@ -239,7 +251,7 @@ impl<'a> Lexer<'a> {
         let line = if before.contains(&b'\r') {
             position_of(text, offset).line
         } else {
-            before.iter().filter(|&&b| b == b'\n').count() as u32 + 1
+            count_line_feeds(before) + 1
         };
         let line_start = before
             .iter()
@@ -820,30 +832,7 @@ mod tests {
     #[test]
     fn token_spans_match_position_of() {
         use proptest::prelude::*;
-        let pieces = prop::sample::select(vec![
-            " ",
-            "\t",
-            "\n",
-            "\r",
-            "\r\n",
-            "(",
-            ")",
-            "ab",
-            "r0",
-            "-1.5",
-            "1e3",
-            "\"é\"",
-            "'ü€'",
-            "\"\\u00e9x\"",
-            "/*é\r\n€*/",
-            "//ü𝄞\n",
-            "\\\n",
-            "\\\r\n",
-            "𝄞",
-            "\"a\nb\"",
-            "/",
-            "x.y",
-        ]);
+        let pieces = prop::sample::select(PIECES.to_vec());
         let config = ProptestConfig {
             cases: 2000,
             ..ProptestConfig::default()
@@ -870,6 +859,77 @@ mod tests {
             }
         });
     }
+
+    /// The tokens and errors (with their positions) of a lexer, to the end.
+    fn lex_rest(mut lexer: Lexer<'_>) -> Vec<Result<(Tok<'_>, Span), Error>> {
+        let mut out = Vec::new();
+        loop {
+            match lexer.next_token() {
+                Ok(t) => {
+                    out.push(Ok((t.tok, t.span)));
+                    if t.tok == Tok::End {
+                        return out;
+                    }
+                }
+                Err(e) => {
+                    out.push(Err(e));
+                    return out;
+                }
+            }
+        }
+    }
+
+    /// A lexer started at any token start (as the parallel reader's helper
+    /// is) continues exactly as the lexer that read from the beginning,
+    /// positions included, whatever the line endings before it.
+    #[test]
+    fn lexers_started_at_a_token_continue_identically() {
+        use proptest::prelude::*;
+        let pieces = prop::sample::select(PIECES.to_vec());
+        let config = ProptestConfig {
+            cases: 400,
+            ..ProptestConfig::default()
+        };
+        proptest!(config, |(parts in prop::collection::vec(pieces, 0..40))| {
+            let text: String = parts.concat();
+            let all = lex_rest(Lexer::new(&text, "t"));
+            for (i, t) in all.iter().enumerate() {
+                if let Ok((_, span)) = t {
+                    let rest = lex_rest(Lexer::starting_at(&text, "t", span.offset as usize));
+                    prop_assert_eq!(&rest[..], &all[i..]);
+                }
+            }
+        });
+        // Line feeds beyond one counting chunk.
+        let text = format!("{}x", "\n".repeat(1000));
+        let rest = lex_rest(Lexer::starting_at(&text, "t", 1000));
+        assert_eq!(rest[0].as_ref().unwrap().1.line, 1001);
+    }
+
+    const PIECES: [&str; 22] = [
+        " ",
+        "\t",
+        "\n",
+        "\r",
+        "\r\n",
+        "(",
+        ")",
+        "ab",
+        "r0",
+        "-1.5",
+        "1e3",
+        "\"é\"",
+        "'ü€'",
+        "\"\\u00e9x\"",
+        "/*é\r\n€*/",
+        "//ü𝄞\n",
+        "\\\n",
+        "\\\r\n",
+        "𝄞",
+        "\"a\nb\"",
+        "/",
+        "x.y",
+    ];
 
     #[test]
     fn blank_runs_and_digit_runs() {
