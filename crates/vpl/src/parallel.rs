@@ -69,3 +69,18 @@ pub(crate) fn instruction_count(module: &Module) -> usize {
     }
     n
 }
+
+/// Drops `module`, a large one with its functions split between two
+/// threads (freeing a read-back module is a few percent of writing).
+pub(crate) fn drop_module(mut module: Module) {
+    if !two_cores() || instruction_count(&module) < PARALLEL_INSTRUCTIONS {
+        return;
+    }
+    let mut fragment = module.fragment.functions.take_all();
+    let vertex = module.vertex.functions.take_all();
+    let second = fragment.split_off(fragment.len() / 2);
+    join(
+        move || drop((fragment, module)),
+        move || drop((second, vertex)),
+    );
+}

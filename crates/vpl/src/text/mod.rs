@@ -159,7 +159,7 @@ fn print_and_read_back(module: &Module) -> Result<String, Error> {
         verify: None,
     })?;
     let text_checked = lexer::decode_str(&text, WRITER_LABEL).map_err(|e| *e)?;
-    read_decoded(text_checked, WRITER_LABEL)?;
+    parallel::drop_module(read_decoded(text_checked, WRITER_LABEL)?);
     Ok(text)
 }
 

@@ -45,6 +45,7 @@ pub(crate) fn parse_with(text: &str, label: &str, parallel: bool) -> Result<Modu
         interface_ids: HashMap::default(),
         field_index: HashMap::default(),
         instructions: Vec::new(),
+        function_scope: FunctionScope::default(),
         parallel,
         fork: false,
         missing_scalar: false,
@@ -149,6 +150,37 @@ struct FunctionScope<'a> {
     branch_fixups: Vec<(Handle<Block>, u8, &'a str, Span)>,
 }
 
+/// Tables of at most this capacity are cleared for the next function;
+/// larger ones are dropped, so that one huge function cannot make every
+/// later clear expensive.
+const REUSE_CAPACITY: usize = 256;
+
+impl FunctionScope<'_> {
+    /// Empties the scope for the next function, keeping small allocations.
+    fn reset(&mut self) {
+        fn reset_map<K, V>(map: &mut HashMap<K, V>) {
+            if map.capacity() > REUSE_CAPACITY {
+                *map = HashMap::default();
+            } else {
+                map.clear();
+            }
+        }
+        fn reset_vec<T>(v: &mut Vec<T>) {
+            if v.capacity() > REUSE_CAPACITY {
+                *v = Vec::new();
+            } else {
+                v.clear();
+            }
+        }
+        reset_map(&mut self.parameter_ids);
+        reset_vec(&mut self.parameter_types);
+        reset_vec(&mut self.registers.small);
+        reset_map(&mut self.registers.large);
+        reset_map(&mut self.block_ids);
+        reset_vec(&mut self.branch_fixups);
+    }
+}
+
 const UNRESOLVED_BLOCK: Handle<Block> = Handle::from_index(u32::MAX);
 const UNRESOLVED_FUNCTION: Handle<Function> = Handle::from_index(u32::MAX);
 
@@ -168,6 +200,8 @@ struct Reader<'a> {
     /// Scratch list of the block being read; each finished block gets an
     /// exactly sized copy, so blocks carry no growth slack.
     instructions: Vec<Instruction>,
+    /// The previous function's binding tables, emptied and reused.
+    function_scope: FunctionScope<'a>,
     /// Whether large `functions` forms may be read on two threads.
     parallel: bool,
     /// Whether this reader reads the second part of a `functions` form on
@@ -1007,6 +1041,7 @@ impl<'a> Reader<'a> {
             interface_ids: self.interface_ids.clone(),
             field_index: HashMap::default(),
             instructions: Vec::new(),
+            function_scope: FunctionScope::default(),
             parallel: false,
             fork: true,
             missing_scalar: false,
@@ -1107,7 +1142,8 @@ impl<'a> Reader<'a> {
         let return_type = self.type_ref(tid, tspan)?;
         let mut function = Function::new(name, return_type);
         function.span = Some(span);
-        let mut scope = FunctionScope::default();
+        let mut scope = std::mem::take(&mut self.function_scope);
+        scope.reset();
         // Parameters.
         self.open_form("parameters")?;
         while !self.at_close()? {
@@ -1187,6 +1223,7 @@ impl<'a> Reader<'a> {
             stage_scope.ids_in_order.push((id, id_span));
         }
         stage.functions.append(function);
+        self.function_scope = scope;
         Ok(())
     }
 
