@@ -229,3 +229,53 @@ fn parallel_verify_answers_like_sequential_verify() {
         );
     }
 }
+
+/// Random edits anywhere in a large module (with a bias to the split):
+/// both readers give the same module or the same first error.
+#[test]
+fn parallel_read_of_randomly_edited_modules() {
+    use proptest::prelude::*;
+    let text = generate::module_text(1 << 20);
+    let split = split_offset(&text);
+    let pieces = prop::sample::select(vec![
+        "",
+        ")",
+        "(",
+        "\"",
+        "'",
+        "/*",
+        "*/",
+        "//",
+        "\\\n",
+        "\r",
+        "\r\n",
+        "\n",
+        "\u{e9}",
+        "r9",
+        "(function f1 \"x\" t1 (parameters) (registers) (block b0 (return (float 1.0))))",
+        "(int 1)",
+        "(bool true)",
+        "f1",
+        "b0",
+        "t9",
+        " ",
+    ]);
+    let config = ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    proptest!(config, |(
+        near_split in any::<bool>(),
+        at in 0usize..1 << 20,
+        remove in 0usize..4,
+        insert in pieces,
+    )| {
+        let at = if near_split { split - 64 + at % 128 } else { at % text.len() };
+        let remove = remove.min(text.len() - at);
+        let m = splice(&text, at, remove, insert);
+        let parallel = parse_with(&m, "t", true);
+        let sequential = parse_with(&m, "t", false);
+        prop_assert!(parallel == sequential, "edit at {} (-{}, {:?})", at, remove, insert);
+    });
+}
