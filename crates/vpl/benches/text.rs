@@ -4,9 +4,11 @@
 //!
 //! `write` is the whole of `vpl::text::write`: verification of the module
 //! (on a second thread for a module this large), printing, and the full
-//! read back (lex, parse, bind, verify) of the printed text. Its wall time
-//! therefore depends on a second core being free; `text_cpu rounds` also
-//! reports it, and `perf stat -e task-clock` its CPU time over both threads.
+//! read back (lex, parse, bind, verify) of the printed text. On a machine
+//! with two cores, `read`, `verify` and `write` all use two threads for a
+//! module this large, so their wall times depend on a second core being
+//! free; `text_cpu rounds` also reports them, and `perf stat -e task-clock`
+//! their CPU time over both threads.
 //!
 //! `cargo bench -p vpl --bench text -- --warm-up-time 1 --measurement-time 3`
 

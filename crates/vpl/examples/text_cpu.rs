@@ -7,7 +7,8 @@
 //! `text_cpu rounds 15` interleaves all phases in one process for that many
 //! rounds and prints the fastest wall time of each with its ratio to the
 //! UTF-8 baseline of the same run: on a shared machine the minimum over
-//! interleaved rounds is the figure least disturbed by other load.
+//! interleaved rounds is the figure least disturbed by other load. These
+//! are wall times: with two cores, read, write and verify use both.
 
 #[path = "../benches/generate.rs"]
 mod generate;
