@@ -85,7 +85,15 @@ pub(crate) enum Threads {
 }
 
 /// Per-stage register tables, in function order.
-type Tables = [Vec<RegisterTable>; 2];
+type Tables = [Vec<Checked>; 2];
+
+/// What the per-function phase leaves for the data-flow phase: the
+/// register table and the calls of functions in program order.
+#[derive(Default)]
+struct Checked {
+    regs: RegisterTable,
+    calls: Vec<outputs::CallEdge>,
+}
 
 /// [`Verifier::verify`] with an explicit thread policy.
 pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<(), VerifyError> {
@@ -123,9 +131,14 @@ pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<(), Verif
     };
     // Call graph and data flow, callees first.
     for (si, stage) in module.stages().into_iter().enumerate() {
-        let calls = outputs::call_order(stage)?;
+        let (regs, edges): (Vec<RegisterTable>, Vec<Vec<outputs::CallEdge>>) =
+            std::mem::take(&mut tables[si])
+                .into_iter()
+                .map(|c| (c.regs, c.calls))
+                .unzip();
+        let calls = outputs::call_order(stage, &edges)?;
+        drop(edges);
         let layout = Layout::new(module, stage, &order)?;
-        let regs = std::mem::take(&mut tables[si]);
         let mut flow = StageFlow {
             module,
             stage,
@@ -147,7 +160,7 @@ fn check_types_of(
     module: &Module,
     stage_index: usize,
     handle: Handle<Function>,
-) -> Result<RegisterTable, VerifyError> {
+) -> Result<Checked, VerifyError> {
     let stage = module.stages()[stage_index];
     let function = &stage.functions[handle];
     let regs = RegisterTable::build(module, stage.kind, handle, function)?;
@@ -158,8 +171,11 @@ fn check_types_of(
         function,
         regs,
     };
-    cx.check_types()?;
-    Ok(cx.regs)
+    let calls = cx.check_types()?;
+    Ok(Checked {
+        regs: cx.regs,
+        calls,
+    })
 }
 
 /// Phase 2 of a run of functions (stage index, handle) in order; stops at
@@ -168,7 +184,7 @@ fn check_types_of_run(
     module: &Module,
     run: &[(usize, Handle<Function>)],
     stop: &AtomicBool,
-) -> Result<Vec<RegisterTable>, VerifyError> {
+) -> Result<Vec<Checked>, VerifyError> {
     let mut tables = Vec::with_capacity(run.len());
     for &(si, h) in run {
         if stop.load(Ordering::Relaxed) {
@@ -394,8 +410,10 @@ pub(crate) struct FnCx<'a> {
 }
 
 impl FnCx<'_> {
-    /// Type rules of every instruction and terminator, reachable or not.
-    fn check_types(&self) -> Check {
+    /// Type rules of every instruction and terminator, reachable or not;
+    /// returns the calls of functions in program order.
+    fn check_types(&self) -> Check<Vec<outputs::CallEdge>> {
+        let mut calls = Vec::new();
         for (bh, block) in self.function.blocks.iter() {
             for (index, instruction) in block.instructions.iter().enumerate() {
                 let place = Place {
@@ -405,6 +423,13 @@ impl FnCx<'_> {
                     instruction: Some(index),
                 };
                 self.check_instruction(&instruction.kind, place, instruction.span)?;
+                if let crate::ir::InstructionKind::Call {
+                    callee: crate::ir::Callee::Function(c),
+                    ..
+                } = instruction.kind
+                {
+                    calls.push((c, place, instruction.span));
+                }
             }
             if let Some(t) = &block.terminator {
                 let place = Place {
@@ -416,6 +441,6 @@ impl FnCx<'_> {
                 self.check_terminator(t, place)?;
             }
         }
-        Ok(())
+        Ok(calls)
     }
 }

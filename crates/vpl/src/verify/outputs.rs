@@ -11,8 +11,8 @@
 
 use super::diagnostic::{Check, Place, Rule, Subject, VerifyError, fail};
 use crate::ir::{
-    Callee, Direction, Function, Handle, InstructionKind, Module, Reference, SelectorKind, Stage,
-    StorageKind, Type, TypeInner, Value,
+    Direction, Function, Handle, Module, Reference, SelectorKind, Stage, StorageKind, Type,
+    TypeInner, Value,
 };
 
 /// A set of leaves: sorted, disjoint, non-adjacent half-open ranges.
@@ -306,7 +306,7 @@ pub(crate) struct Summary {
 }
 
 /// A call: callee, calling instruction and its span.
-type CallEdge = (Handle<Function>, Place, Option<crate::ir::Span>);
+pub(crate) type CallEdge = (Handle<Function>, Place, Option<crate::ir::Span>);
 
 /// The stage's functions with callees before callers, and each
 /// function's call depth: 0 for functions that call none, otherwise one
@@ -319,33 +319,10 @@ pub(crate) struct CallOrder {
 
 /// Rejects direct and indirect recursion (in every function, used or
 /// not, reachable blocks or not) and returns the stage's functions with
-/// callees before callers.
-pub(crate) fn call_order(stage: &Stage) -> Check<CallOrder> {
+/// callees before callers. `edges` holds each function's calls of
+/// functions in program order (collected by the per-function phase).
+pub(crate) fn call_order(stage: &Stage, edges: &[Vec<CallEdge>]) -> Check<CallOrder> {
     let n = stage.functions.len();
-    // Callees of each function with the calling place.
-    let mut edges: Vec<Vec<CallEdge>> = vec![Vec::new(); n];
-    for (fh, f) in stage.functions.iter() {
-        for (bh, block) in f.blocks.iter() {
-            for (i, ins) in block.instructions.iter().enumerate() {
-                if let InstructionKind::Call {
-                    callee: Callee::Function(c),
-                    ..
-                } = ins.kind
-                {
-                    edges[fh.index()].push((
-                        c,
-                        Place {
-                            stage: stage.kind,
-                            function: fh,
-                            block: bh,
-                            instruction: Some(i),
-                        },
-                        ins.span,
-                    ));
-                }
-            }
-        }
-    }
     let mut colour = vec![0u8; n];
     let mut depth = vec![0u32; n];
     let mut order = Vec::with_capacity(n);
