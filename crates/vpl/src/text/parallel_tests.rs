@@ -6,6 +6,9 @@ use super::generate;
 use super::reader::{ADOPTED, parse_with};
 use crate::verify::{Threads, verify_with};
 
+/// Above the reader's 512 KiB threshold for splitting a stage.
+const MODULE_BYTES: usize = 640 << 10;
+
 fn adopted() -> usize {
     ADOPTED.with(|n| n.get())
 }
@@ -49,7 +52,7 @@ fn splice(text: &str, at: usize, remove: usize, insert: &str) -> String {
 
 #[test]
 fn parallel_read_answers_like_sequential_read() {
-    let text = generate::module_text(1 << 20);
+    let text = generate::module_text(MODULE_BYTES);
     assert!(same_parse(&text), "the valid module is read on two threads");
     let split = split_offset(&text);
     assert_eq!(&text[split..split + 9], "(function");
@@ -111,7 +114,7 @@ fn parallel_read_answers_like_sequential_read() {
 /// the helper cannot number it, so its part is discarded.
 #[test]
 fn parallel_read_with_a_missing_scalar_type() {
-    let text = generate::module_text(1 << 20)
+    let text = generate::module_text(MODULE_BYTES)
         .replacen("(type t3 bool)", "(type t3 vector bool 2)", 1)
         .replace("(less r2 r1 (int 8))", "(copy r1 r1)");
     let split = split_offset(&text);
@@ -132,7 +135,7 @@ fn parallel_read_with_a_missing_scalar_type() {
 /// positions after the split count lines as the sequential reader does.
 #[test]
 fn parallel_read_of_both_stages_and_line_endings() {
-    let text = generate::module_text(1 << 20);
+    let text = generate::module_text(MODULE_BYTES);
     let helpers_start = text.find("\n      (function f1 ").unwrap();
     let helpers = &text[helpers_start..text.len() - ")))\n".len()];
     let vertex_end = "(return)))))\n  (fragment";
@@ -163,7 +166,7 @@ fn parallel_read_of_both_stages_and_line_endings() {
 /// sequential one, whichever phase and function it is in.
 #[test]
 fn parallel_verify_answers_like_sequential_verify() {
-    let text = generate::module_text(1 << 20);
+    let text = generate::module_text(MODULE_BYTES);
     let split = split_offset(&text);
     let nth_function = |k: usize| text.find(&format!("(function f{k} ")).unwrap();
     let last = text.rfind("(function f").unwrap();
@@ -211,11 +214,11 @@ fn parallel_verify_answers_like_sequential_verify() {
         &text,
         first,
         copy,
-        "(call r0 f400 (float 1.0)) (copy r1 (int 0))",
+        "(call r0 f300 (float 1.0)) (copy r1 (int 0))",
     );
     cases.push(call_late.clone());
-    let f400 = call_late.find("(function f400 ").unwrap();
-    cases.push(edit(&call_late, f400, load, "(copy r1 (int 1))"));
+    let f300 = call_late.find("(function f300 ").unwrap();
+    cases.push(edit(&call_late, f300, load, "(copy r1 (int 1))"));
     cases.push(edit(&call_late, split, load, "(copy r1 (int 1))"));
     for (i, case) in cases.iter().enumerate() {
         let module = parse_with(case, "t", false).expect("mutations keep the syntax");
@@ -235,7 +238,7 @@ fn parallel_verify_answers_like_sequential_verify() {
 #[test]
 fn parallel_read_of_randomly_edited_modules() {
     use proptest::prelude::*;
-    let text = generate::module_text(1 << 20);
+    let text = generate::module_text(MODULE_BYTES);
     let split = split_offset(&text);
     let pieces = prop::sample::select(vec![
         "",
