@@ -75,6 +75,10 @@ pub const MAX_REFERENCE_DEPTH: usize = 120;
 /// `label` names the source in errors. Every failure is an [`Error`] of
 /// kind lexical, syntactic or semantic with a byte offset and a 1-based
 /// line/column counted in code points.
+///
+/// Large inputs are parsed and verified on two threads where the machine
+/// has two cores; the module or the error is exactly the one of reading on
+/// one thread.
 pub fn read(bytes: &[u8], label: &str) -> Result<Module, Error> {
     let text = lexer::decode(bytes, label).map_err(|e| *e)?;
     read_decoded(text, label)
@@ -114,7 +118,8 @@ const START: Span = Span {
 /// is read back through the reader and verifier before returning it.
 ///
 /// For large modules the verification of `module` runs on a second thread
-/// while this one prints and reads the text back. The outcome is the one of
+/// while this one prints and reads the text back (the reading back itself
+/// uses two threads as [`read`] does). The outcome is the one of
 /// the sequential order (verify, print, read back): a verification failure
 /// wins over whatever printing or reading back found, so diagnostics and
 /// output are identical and deterministic.

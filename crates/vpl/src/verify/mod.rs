@@ -84,7 +84,7 @@ pub(crate) enum Threads {
     Two,
 }
 
-/// Per-stage register tables, in function order.
+/// Per-stage results of the per-function phase, in function order.
 type Tables = [Vec<Checked>; 2];
 
 /// What the per-function phase leaves for the data-flow phase: the
