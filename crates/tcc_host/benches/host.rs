@@ -19,7 +19,9 @@
 //! PostgreSQL: `$IRKIT_TEST_POSTGRES` or the `scripts/start-postgres.sh`
 //! database; without it the PostgreSQL benchmarks are skipped.
 //!
-//! `IRKIT_BENCH_STORES=sqlite|postgres` runs one store's benchmarks only.
+//! `IRKIT_BENCH_STORES=sqlite|postgres` runs one store's benchmarks only;
+//! `IRKIT_BENCH_SKIP_SUSPENDED=1` skips the 10 000-suspended creation and
+//! recovery benchmark (e.g. while profiling the step benchmarks).
 //!
 //! Run: `cargo bench -p tcc_host --bench host -- --warm-up-time 1 --measurement-time 3`.
 
@@ -165,6 +167,12 @@ fn bench_subject(c: &mut Criterion, s: &mut Subject) {
         })
     });
 
+    g.finish();
+    if std::env::var_os("IRKIT_BENCH_SKIP_SUSPENDED").is_some() {
+        return;
+    }
+    let mut g = c.benchmark_group(format!("tcc_host_{}", s.name));
+    g.sample_size(10);
     // 10 000 suspended executions, created once.
     {
         let h = host_with((s.open)(), 32);

@@ -316,11 +316,8 @@ impl Host {
             )?;
             return Err(Stop::Lost);
         };
-        let (mut exec, mut stored) = if row.revision == 0 {
-            (
-                Execution::start(program, id, &row.args, limits.clone())?,
-                None,
-            )
+        let (mut exec, mut confirmed) = if row.revision == 0 {
+            (Execution::start(program, id, &row.args, limits.clone())?, 0)
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
@@ -330,10 +327,8 @@ impl Host {
                     c.revision, row.revision
                 )));
             }
-            (
-                Execution::resume(program, c.clone(), limits.clone())?,
-                Some(c),
-            )
+            let revision = c.revision;
+            (Execution::resume(program, c, limits.clone())?, revision)
         };
         exec.set_delta_checkpoints(true);
         let mut d = Driver {
@@ -371,7 +366,7 @@ impl Host {
                         d.cancel()?;
                     }
                 }
-                Outcome::Host(req) => d.answer(req, &mut stored)?,
+                Outcome::Host(req) => d.answer(req, &mut confirmed)?,
                 Outcome::Suspended => {
                     if self
                         .store
@@ -642,9 +637,8 @@ impl Driver<'_> {
         Ok(())
     }
 
-    fn answer(&mut self, req: HostRequest, stored: &mut Option<Continuation>) -> Result<(), Stop> {
+    fn answer(&mut self, req: HostRequest, confirmed: &mut u64) -> Result<(), Stop> {
         let host = self.host;
-        let limits = &host.cfg.limits;
         let response = match req {
             HostRequest::PersistCheckpoint {
                 revision,
@@ -653,27 +647,33 @@ impl Driver<'_> {
                 materialize,
                 delta,
             } => {
-                let (cont, kind_name, body) = match kind {
-                    CheckpointKind::Snapshot => {
-                        let m = materialize
-                            .ok_or_else(|| Stop::Fail("snapshot without materialize".into()))?;
-                        let mut c = Continuation::from_json(&m, limits)?;
-                        c.revision = revision;
-                        (c, "snapshot", to_canonical(&m))
-                    }
+                // The engine's state is the continuation being checkpointed
+                // (dead locals cleared, heap collected, revision set); the
+                // host reads status, result and pending from it instead of
+                // rebuilding it from the snapshot or delta.
+                let kind_name = match kind {
+                    CheckpointKind::Snapshot => "snapshot",
                     CheckpointKind::Delta => {
-                        let base = stored
-                            .as_ref()
-                            .filter(|b| b.revision == base_revision)
-                            .ok_or_else(|| {
-                                Stop::Fail(format!("delta against unknown base {base_revision}"))
-                            })?;
-                        let dj = delta.ok_or_else(|| Stop::Fail("delta without delta".into()))?;
-                        let mut c = apply_delta(base, &dj, limits)?;
-                        c.revision = revision;
-                        (c, "delta", to_canonical(&dj))
+                        if base_revision != *confirmed {
+                            return Err(Stop::Fail(format!(
+                                "delta against revision {base_revision}, last confirmed {confirmed}"
+                            )));
+                        }
+                        "delta"
                     }
                 };
+                let body = match (kind, &materialize, &delta) {
+                    (CheckpointKind::Snapshot, Some(m), _) => to_canonical(m),
+                    (CheckpointKind::Delta, _, Some(d)) => to_canonical(d),
+                    _ => return Err(Stop::Fail(format!("{kind_name} checkpoint without body"))),
+                };
+                let cont = self.exec.state();
+                if cont.revision != revision {
+                    return Err(Stop::Fail(format!(
+                        "checkpoint revision {revision}, engine state at {}",
+                        cont.revision
+                    )));
+                }
                 let status = cont.status;
                 let result = match (&cont.result, status) {
                     (Some(v), Status::Completed | Status::Failed) => Some(export(&cont.heap, v)?),
@@ -687,10 +687,7 @@ impl Driver<'_> {
                     _ => None,
                 };
                 let pending = if status == Status::Suspended {
-                    cont.to_json()
-                        .get("pending")
-                        .cloned()
-                        .filter(|p| !p.is_null())
+                    Some(cont.pending_to_json()).filter(|p| !p.is_null())
                 } else {
                     None
                 };
@@ -725,7 +722,7 @@ impl Driver<'_> {
                 if consumed_event {
                     hook_at("after_event_persist", &[self.id]);
                 }
-                *stored = Some(cont);
+                *confirmed = revision;
                 HostResponse::PersistConfirmed { revision }
             }
             HostRequest::RunEffect {
@@ -775,6 +772,8 @@ impl Driver<'_> {
             } => {
                 hook_at("before_persist_effect", &[self.id, &key]);
                 let effect_key = key.clone();
+                let history_key = idempotency_key.clone();
+                let status_name = status.to_string();
                 host.store.journal_put(&JournalRow {
                     idempotency_key,
                     execution_id: self.id.to_string(),
@@ -784,6 +783,12 @@ impl Driver<'_> {
                     result,
                 })?;
                 hook_at("after_persist_effect", &[self.id, &effect_key]);
+                // Its history entry goes with the checkpoint that follows
+                // (one history write per step instead of one per commit).
+                self.history.push((
+                    "effect".into(),
+                    json!({"key": effect_key, "idempotency_key": history_key, "status": status_name}),
+                ));
                 HostResponse::Ack
             }
             HostRequest::RegisterTimer {

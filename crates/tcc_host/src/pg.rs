@@ -948,10 +948,17 @@ impl Store for PgStore {
         self.write(move |c| {
             let now = crate::now_ms();
             let rev = tx.revision as i64;
-            // The compare-and-set and the checkpoint row in one statement
-            // (one round trip): the row is inserted only if the update hit.
+            // The compare-and-set, the checkpoint row and the history
+            // entries in one statement (one round trip): the rows are
+            // inserted only if the update hit.
+            let (kinds, details): (Vec<&str>, Vec<String>) = tx
+                .history
+                .iter()
+                .map(|(k, d)| (k.as_str(), json_text(d)))
+                .unzip();
             let n = c.execute(
-                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id)
+                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id),
+                      h AS (INSERT INTO history (execution_id, at_ms, kind, detail) SELECT cas.id, $8, h.kind, h.detail FROM cas, UNNEST($12::text[], $13::text[]) WITH ORDINALITY AS h(kind, detail, n) ORDER BY h.n)
                  INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT id, $3, $10, $11 FROM cas",
                 p(&[
                     &tx.id,
@@ -965,6 +972,8 @@ impl Store for PgStore {
                     &(rev - 1),
                     &tx.kind,
                     &tx.body,
+                    &kinds,
+                    &details,
                 ]),
             )?;
             if n != 1 {
@@ -1026,9 +1035,6 @@ impl Store for PgStore {
                     &[&tx.id],
                 )?;
             }
-            for (kind, detail) in &tx.history {
-                add_history(c, &tx.id, now, kind, detail)?;
-            }
             Ok(())
         })
     }
@@ -1047,11 +1053,10 @@ impl Store for PgStore {
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
         self.write_lazy(move |c| {
-            // Journal row and history entry in one statement (one round trip).
-            let detail = json_text(&serde_json::json!({"key": row.key, "idempotency_key": row.idempotency_key, "status": row.status}));
+            // Its history entry (`effect`) is written by the host with the
+            // checkpoint that follows.
             c.execute(
-                "WITH j AS (INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING)
-                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES ($2, $7, 'effect', $8)",
+                "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING",
                 &[
                     &row.idempotency_key,
                     &row.execution_id,
@@ -1059,8 +1064,6 @@ impl Store for PgStore {
                     &row.input,
                     &row.status,
                     &json_text(&row.result),
-                    &crate::now_ms(),
-                    &detail,
                 ],
             )?;
             Ok(())
