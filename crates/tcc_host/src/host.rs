@@ -339,6 +339,7 @@ impl Host {
             consumed: None,
             history: Vec::new(),
             last_input: None,
+            journalled: None,
         };
         if row.cancel_requested {
             d.cancel()?;
@@ -591,6 +592,11 @@ struct Driver<'a> {
     consumed: Option<Wake>,
     history: Vec<(String, J)>,
     last_input: Option<String>,
+    /// Idempotency keys journalled for this execution, loaded at its first
+    /// effect in this drive and kept up to date by it (the lease keeps
+    /// other writers out): an effect whose key is not in it has no journal
+    /// row, so the journal is read only for keys that have one.
+    journalled: Option<HashSet<String>>,
 }
 
 impl Driver<'_> {
@@ -731,7 +737,15 @@ impl Driver<'_> {
                 input,
             } => {
                 let canonical = to_canonical(&input);
-                let response = match host.store.journal_get(&idempotency_key)? {
+                if self.journalled.is_none() {
+                    let keys = host.store.journal_keys(self.id)?;
+                    self.journalled = Some(keys.into_iter().collect());
+                }
+                let journalled = match &self.journalled {
+                    Some(keys) if !keys.contains(&idempotency_key) => None,
+                    _ => host.store.journal_get(&idempotency_key)?,
+                };
+                let response = match journalled {
                     Some(j) if j.input != canonical => {
                         return Err(Stop::Fail(format!(
                             "host: effect {idempotency_key:?} re-run with a different input (journalled {}, now {canonical})",
@@ -774,6 +788,9 @@ impl Driver<'_> {
                 let effect_key = key.clone();
                 let history_key = idempotency_key.clone();
                 let status_name = status.to_string();
+                if let Some(keys) = &mut self.journalled {
+                    keys.insert(idempotency_key.clone());
+                }
                 host.store.journal_put(&JournalRow {
                     idempotency_key,
                     execution_id: self.id.to_string(),

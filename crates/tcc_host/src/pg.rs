@@ -4,10 +4,12 @@
 //! - Migrations: an ordered list applied at open, tracked in
 //!   `irkit_tcc_schema_version`, under a session advisory lock so that
 //!   nodes starting together migrate once.
-//! - Group commit: as in the SQLite backend, every write is a job handed to
-//!   the committer threads ([`COMMITTERS`] per node, one connection each);
-//!   a committer runs all jobs waiting at that moment in one transaction
-//!   and answers each job only after `COMMIT`. The batch runs first without
+//! - Group commit: as in the SQLite backend, every write is a job put in a
+//!   queue; a caller that finds one of the writer connections ([`COMMITTERS`]
+//!   per node) idle takes it and runs all jobs waiting at that moment in one
+//!   transaction, batch after batch until the queue is empty, and answers
+//!   each job only after `COMMIT` (no committer threads: a lone execution's
+//!   commits run on its own worker thread). The batch runs first without
 //!   savepoints; if a job fails it is re-run with one savepoint per job so
 //!   that only the failing job is undone. A job that hits a deadlock or
 //!   serialization failure is retried.
@@ -28,10 +30,10 @@ use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, NoTls, Row, Statement};
 use serde_json::Value as J;
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 /// Schema migrations; migration `i` brings the stored version from `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[r#"
@@ -303,9 +305,38 @@ pub struct PgStore {
     target: Target,
     readers: Vec<Mutex<Option<(Client, Cache)>>>,
     next_reader: AtomicUsize,
-    /// Durable and lazy job queues.
-    jobs: Mutex<Option<(SyncSender<Job>, SyncSender<Job>)>>,
-    committers: Mutex<Vec<JoinHandle<()>>>,
+    /// Durable writes: [`COMMITTERS`] connections.
+    durable: Lane,
+    /// Lazy writes: one connection whose session has `synchronous_commit = off`.
+    lazy: Lane,
+}
+
+/// A write queue and its idle writer connections.
+struct Lane {
+    pool: Mutex<LanePool>,
+}
+
+struct LanePool {
+    jobs: VecDeque<Job>,
+    idle: Vec<WriterConn>,
+}
+
+/// A writer connection (re-opened from `target` when broken).
+struct WriterConn {
+    client: Client,
+    cache: Cache,
+    target: Target,
+}
+
+impl Lane {
+    fn new(conns: Vec<WriterConn>) -> Lane {
+        Lane {
+            pool: Mutex::new(LanePool {
+                jobs: VecDeque::new(),
+                idle: conns,
+            }),
+        }
+    }
 }
 
 /// Applies pending migrations under an advisory lock; refuses a database
@@ -374,34 +405,30 @@ impl PgStore {
             None => "-c synchronous_commit=off".to_string(),
         };
         lazy_target.config.options(&opts);
-        let (tx, rx) = sync_channel::<Job>(4096);
-        let (lazy_tx, lazy_rx) = sync_channel::<Job>(4096);
-        let (rx, lazy_rx) = (Arc::new(Mutex::new(rx)), Arc::new(Mutex::new(lazy_rx)));
-        let mut handles = Vec::with_capacity(COMMITTERS + 1);
+        let mut durable = Vec::with_capacity(COMMITTERS);
         let mut conn = Some(first);
-        for i in 0..=COMMITTERS {
-            let (t, rx) = if i < COMMITTERS {
-                (target.clone(), rx.clone())
-            } else {
-                (lazy_target.clone(), lazy_rx.clone())
-            };
+        for _ in 0..COMMITTERS {
             let client = match conn.take() {
                 Some(c) => c,
-                None => t.connect()?,
+                None => target.connect()?,
             };
-            handles.push(
-                std::thread::Builder::new()
-                    .name(format!("tcc-pg-commit-{i}"))
-                    .spawn(move || committer(client, t, rx))
-                    .map_err(|e| StoreError::Db(format!("cannot start committer: {e}")))?,
-            );
+            durable.push(WriterConn {
+                client,
+                cache: Cache::new(),
+                target: target.clone(),
+            });
         }
+        let lazy = WriterConn {
+            client: lazy_target.connect()?,
+            cache: Cache::new(),
+            target: lazy_target,
+        };
         Ok(PgStore {
             target,
             readers: (0..READERS).map(|_| Mutex::new(None)).collect(),
             next_reader: AtomicUsize::new(0),
-            jobs: Mutex::new(Some((tx, lazy_tx))),
-            committers: Mutex::new(handles),
+            durable: Lane::new(durable),
+            lazy: Lane::new(vec![lazy]),
         })
     }
 
@@ -500,69 +527,55 @@ impl PgStore {
                 let _ = reply.send(commit.and(r));
             }),
         };
-        let (durable_queue, lazy_queue) = self
-            .jobs
-            .lock()
-            .map_err(|_| StoreError::Db("writer lock poisoned".into()))?
-            .clone()
-            .ok_or_else(|| StoreError::Db("store closed".into()))?;
-        let sender = if durable { durable_queue } else { lazy_queue };
-        sender
-            .send(job)
-            .map_err(|_| StoreError::Db("committer stopped".into()))?;
-        rx.recv()
-            .map_err(|_| StoreError::Db("committer stopped".into()))?
-    }
-}
-
-impl Drop for PgStore {
-    fn drop(&mut self) {
-        if let Ok(mut j) = self.jobs.lock() {
-            j.take();
-        }
-        if let Ok(mut hs) = self.committers.lock() {
-            for h in hs.drain(..) {
-                let _ = h.join();
-            }
-        }
-    }
-}
-
-fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) {
-    let mut cache = Cache::new();
-    loop {
-        // Take the next job, then everything already waiting behind it.
-        let mut batch = {
-            let Ok(rx) = rx.lock() else { return };
-            let Ok(first) = rx.recv() else { return };
-            let mut batch = vec![first];
-            while batch.len() < MAX_GROUP {
-                match rx.try_recv() {
-                    Ok(j) => batch.push(j),
-                    Err(_) => break,
-                }
-            }
-            batch
+        let lane = if durable { &self.durable } else { &self.lazy };
+        let poisoned = || StoreError::Db("writer lock poisoned".into());
+        let mut conn = {
+            let mut pool = lane.pool.lock().map_err(|_| poisoned())?;
+            pool.jobs.push_back(job);
+            pool.idle.pop()
         };
-        if client.is_closed() {
-            match target.connect() {
-                Ok(c) => {
-                    client = c;
-                    cache.clear();
+        // With an idle connection, this caller runs the queue (its own job
+        // first) batch after batch until the queue is empty; every job that
+        // arrives while all connections are busy is taken by one of their
+        // holders before it gives its connection back.
+        while let Some(mut c) = conn.take() {
+            let batch: Vec<Job> = {
+                let mut pool = lane.pool.lock().map_err(|_| poisoned())?;
+                if pool.jobs.is_empty() {
+                    pool.idle.push(c);
+                    break;
                 }
-                Err(e) => {
-                    for job in batch {
-                        (job.finish)(Err(e.clone()));
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(200));
-                    continue;
+                let n = pool.jobs.len().min(MAX_GROUP);
+                pool.jobs.drain(..n).collect()
+            };
+            commit_group(&mut c, batch);
+            conn = Some(c);
+        }
+        rx.recv()
+            .map_err(|_| StoreError::Db("write job dropped".into()))?
+    }
+}
+
+/// Runs one group commit on a writer connection (re-opened if broken) and
+/// answers every job in it.
+fn commit_group(w: &mut WriterConn, mut batch: Vec<Job>) {
+    if w.client.is_closed() {
+        match w.target.connect() {
+            Ok(c) => {
+                w.client = c;
+                w.cache.clear();
+            }
+            Err(e) => {
+                for job in batch {
+                    (job.finish)(Err(e.clone()));
                 }
+                return;
             }
         }
-        let commit = run_batch(&mut client, &mut cache, &mut batch);
-        for job in batch {
-            (job.finish)(commit.clone());
-        }
+    }
+    let commit = run_batch(&mut w.client, &mut w.cache, &mut batch);
+    for job in batch {
+        (job.finish)(commit.clone());
     }
 }
 
@@ -1067,6 +1080,19 @@ impl Store for PgStore {
                 ],
             )?;
             Ok(())
+        })
+    }
+
+    fn journal_keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT idempotency_key FROM effects WHERE execution_id = $1",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?)
         })
     }
 

@@ -134,7 +134,10 @@ struct Queue {
 
 /// The SQLite store.
 pub struct SqliteStore {
-    reader: Mutex<Connection>,
+    /// Read connections (WAL readers do not block the writer nor each
+    /// other); a read takes a free one, else waits for one.
+    readers: Vec<Mutex<Connection>>,
+    next_reader: std::sync::atomic::AtomicUsize,
     writer: Writer,
 }
 
@@ -210,10 +213,15 @@ impl SqliteStore {
         let mut writer = Connection::open(path)?;
         configure(&writer)?;
         migrate(&mut writer)?;
-        let reader = Connection::open(path)?;
-        configure(&reader)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let reader = Connection::open(path)?;
+            configure(&reader)?;
+            readers.push(Mutex::new(reader));
+        }
         Ok(SqliteStore {
-            reader: Mutex::new(reader),
+            readers,
+            next_reader: std::sync::atomic::AtomicUsize::new(0),
             writer: Writer {
                 conn: Mutex::new(WriterConn {
                     conn: writer,
@@ -228,10 +236,17 @@ impl SqliteStore {
         &self,
         f: impl FnOnce(&Connection) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let conn = self
-            .reader
-            .lock()
-            .map_err(|_| StoreError::Db("reader lock poisoned".into()))?;
+        let start = self
+            .next_reader
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = self.readers.len();
+        let free = (0..n).find_map(|i| self.readers[(start + i) % n].try_lock().ok());
+        let conn = match free {
+            Some(c) => c,
+            None => self.readers[start % n]
+                .lock()
+                .map_err(|_| StoreError::Db("reader lock poisoned".into()))?,
+        };
         f(&conn)
     }
 
@@ -317,6 +332,8 @@ impl SqliteStore {
 
 /// Most jobs in one group commit.
 pub const MAX_GROUP: usize = 512;
+/// Read connections.
+pub const READERS: usize = 3;
 
 impl Writer {
     /// Runs one group (the caller's job is the oldest waiting one, so it is
@@ -902,6 +919,17 @@ impl Store for SqliteStore {
             // Its history entry (`effect`) is written by the host with the
             // checkpoint that follows.
             Ok(())
+        })
+    }
+
+    fn journal_keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let mut st =
+                c.prepare_cached("SELECT idempotency_key FROM effects WHERE execution_id = ?1")?;
+            let v = st
+                .query_map(params![id], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
         })
     }
 
