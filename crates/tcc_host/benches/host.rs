@@ -122,8 +122,19 @@ fn interleaved(s: &mut Subject, rounds: usize) {
         let t = Instant::now();
         (s.raw)(n);
         let raw = n as f64 / t.elapsed().as_secs_f64();
-        let (t1, c1) = run_measured(&s.one, "chain50", 1);
-        let (t100, c100) = run_measured(&s.many, "chain10", 100);
+        // `IRKIT_BENCH_ONLY=one|many` (profiling): the other side is not run
+        // and its figures read as infinite.
+        let only = std::env::var("IRKIT_BENCH_ONLY").unwrap_or_default();
+        let (t1, c1) = if only == "many" {
+            (Duration::ZERO, 0.0)
+        } else {
+            run_measured(&s.one, "chain50", 1)
+        };
+        let (t100, c100) = if only == "one" {
+            (Duration::ZERO, 0.0)
+        } else {
+            run_measured(&s.many, "chain10", 100)
+        };
         let (one, many) = (50.0 / t1.as_secs_f64(), 1000.0 / t100.as_secs_f64());
         cpu_one += c1;
         cpu_many += c100;

@@ -144,8 +144,6 @@ impl From<JobError> for StoreError {
     }
 }
 
-type Tx<'a> = postgres::Transaction<'a>;
-
 /// Prepared statements of one connection, by SQL text.
 type Cache = HashMap<String, Statement>;
 
@@ -211,10 +209,12 @@ type JobResult<R> = Result<R, JobError>;
 struct Job {
     run: RunFn,
     finish: Box<dyn FnOnce(Result<(), StoreError>) + Send>,
+    /// The job runs exactly one statement (see [`PgStore::write_one`]).
+    single: bool,
 }
 
 /// A job's body (re-runnable).
-type RunFn = Box<dyn FnMut(&mut Conn<'_, Tx<'_>>) -> RunOutcome + Send>;
+type RunFn = Box<dyn FnMut(&mut Conn<'_, Client>) -> RunOutcome + Send>;
 
 enum RunOutcome {
     Keep,
@@ -469,9 +469,9 @@ impl PgStore {
     /// reached the disk.
     fn write<R: Send + 'static>(
         &self,
-        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+        f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(true, f)
+        self.write_job(true, false, f)
     }
 
     /// Like [`Self::write`], but group-committed by a separate committer
@@ -488,22 +488,35 @@ impl PgStore {
     /// history appends.
     fn write_lazy<R: Send + 'static>(
         &self,
-        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+        f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(false, f)
+        self.write_job(false, false, f)
+    }
+
+    /// A write whose job runs exactly one SQL statement (`durable` or
+    /// lazy). Alone in its group it runs without `BEGIN`/`COMMIT` (a single
+    /// statement is its own atomic transaction: one round trip instead of
+    /// three); in a larger group, like any other job.
+    fn write_one<R: Send + 'static>(
+        &self,
+        durable: bool,
+        f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        self.write_job(durable, true, f)
     }
 
     fn write_job<R: Send + 'static>(
         &self,
         durable: bool,
-        mut f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+        single: bool,
+        mut f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
         let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
         let slot2 = slot.clone();
         let mut attempts = 0;
         let job = Job {
-            run: Box::new(move |tx: &mut Conn<'_, Tx<'_>>| {
+            run: Box::new(move |tx: &mut Conn<'_, Client>| {
                 attempts += 1;
                 let r = f(tx);
                 let outcome = match &r {
@@ -526,6 +539,7 @@ impl PgStore {
                     .unwrap_or_else(|| Err(StoreError::Db("write job did not run".into())));
                 let _ = reply.send(commit.and(r));
             }),
+            single,
         };
         let lane = if durable { &self.durable } else { &self.lazy };
         let poisoned = || StoreError::Db("writer lock poisoned".into());
@@ -583,55 +597,79 @@ fn commit_group(w: &mut WriterConn, mut batch: Vec<Job>) {
 /// savepoints (most jobs succeed; two round trips fewer per job); if a
 /// job fails, the transaction is rolled back and the batch re-run with a
 /// savepoint per job, so that only the failing job's writes are undone.
+/// A lone single-statement job runs without `BEGIN`/`COMMIT`.
 fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Result<(), StoreError> {
+    if let [job] = batch
+        && job.single
+    {
+        // Autocommit: the statement commits (durably on the durable lane,
+        // whose session keeps `synchronous_commit = on`) before it answers,
+        // or fails and leaves nothing. Retryable failures run it again.
+        while let RunOutcome::Retry = (job.run)(&mut Conn { c: client, cache }) {}
+        return Ok(());
+    }
+    let r = run_transaction(client, cache, batch);
+    if r.is_err() && !client.is_closed() {
+        let _ = client.batch_execute("ROLLBACK");
+    }
+    r
+}
+
+fn run_transaction(
+    client: &mut Client,
+    cache: &mut Cache,
+    batch: &mut [Job],
+) -> Result<(), StoreError> {
     let mut retries = 0;
     'optimistic: loop {
-        let mut tx = client.transaction()?;
+        client.batch_execute("BEGIN")?;
         for job in batch.iter_mut() {
             match (job.run)(&mut Conn {
-                c: &mut tx,
+                c: &mut *client,
                 cache: &mut *cache,
             }) {
                 RunOutcome::Keep => {}
                 RunOutcome::Retry if batch.len() == 1 && retries < ATTEMPTS => {
                     retries += 1;
-                    tx.rollback()?;
+                    client.batch_execute("ROLLBACK")?;
                     continue 'optimistic;
                 }
                 // A lone job's failure needs no savepoint: undo it all.
                 _ if batch.len() == 1 => {
-                    tx.rollback()?;
+                    client.batch_execute("ROLLBACK")?;
                     return Ok(());
                 }
                 _ => {
-                    tx.rollback()?;
+                    client.batch_execute("ROLLBACK")?;
                     break 'optimistic;
                 }
             }
         }
-        return Ok(tx.commit()?);
+        return Ok(client.batch_execute("COMMIT")?);
     }
-    let mut tx = client.transaction()?;
+    client.batch_execute("BEGIN")?;
     for job in batch.iter_mut() {
         loop {
-            let mut sp = tx.transaction()?;
+            client.batch_execute("SAVEPOINT job")?;
             match (job.run)(&mut Conn {
-                c: &mut sp,
+                c: &mut *client,
                 cache: &mut *cache,
             }) {
                 RunOutcome::Keep => {
-                    sp.commit()?;
+                    client.batch_execute("RELEASE SAVEPOINT job")?;
                     break;
                 }
                 RunOutcome::Undo => {
-                    sp.rollback()?;
+                    client.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")?;
                     break;
                 }
-                RunOutcome::Retry => sp.rollback()?,
+                RunOutcome::Retry => {
+                    client.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")?
+                }
             }
         }
     }
-    tx.commit()?;
+    client.batch_execute("COMMIT")?;
     Ok(())
 }
 
@@ -902,7 +940,7 @@ impl Store for PgStore {
         lease_ms: i64,
     ) -> Result<Option<ExecutionRow>, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             let until = now + lease_ms;
             let row = c.query_opt(
                 &format!(
@@ -919,7 +957,7 @@ impl Store for PgStore {
 
     fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             Ok(c.execute(
                 "UPDATE executions SET lease_until = $3 WHERE id = $1 AND owner = $2",
                 &[&id, &owner, &(now + lease_ms)],
@@ -929,7 +967,7 @@ impl Store for PgStore {
 
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -958,7 +996,13 @@ impl Store for PgStore {
     }
 
     fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
-        self.write(move |c| {
+        // A plain step (delta, nothing registered or consumed, not
+        // terminal) is the one compare-and-set statement below.
+        let single = tx.kind != "snapshot"
+            && tx.registrations.is_empty()
+            && tx.consumed.is_none()
+            && !TERMINAL.contains(&tx.status.as_str());
+        self.write_job(true, single, move |c| {
             let now = crate::now_ms();
             let rev = tx.revision as i64;
             // The compare-and-set, the checkpoint row and the history
@@ -1065,7 +1109,7 @@ impl Store for PgStore {
 
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             // Its history entry (`effect`) is written by the host with the
             // checkpoint that follows.
             c.execute(

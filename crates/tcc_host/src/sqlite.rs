@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::mpsc::channel;
+use std::sync::mpsc::sync_channel;
 
 /// Schema migrations; migration `i` brings `user_version` from `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -286,7 +286,8 @@ impl SqliteStore {
         durability: Durability,
         mut f: impl FnMut(&Connection) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let (tx, rx) = channel::<Reply<R>>();
+        // One message at a time: `Lead` is consumed before this job runs.
+        let (tx, rx) = sync_channel::<Reply<R>>(1);
         let (tx2, tx3) = (tx.clone(), tx.clone());
         let job = Job {
             run: Box::new(move |conn: &Connection| {
