@@ -290,10 +290,9 @@ impl Target {
 
 /// Number of pooled read connections.
 pub const READERS: usize = 4;
-/// Durable committer threads (each with its own connection and group
-/// commits; plus one for lazy writes, see [`PgStore::write_lazy`]):
-/// the server overlaps their round trips and shares WAL flushes between
-/// their commits.
+/// Durable writer connections (each runs its own group commits; plus one
+/// for lazy writes, see [`PgStore::write_lazy`]): the server overlaps
+/// their round trips and shares WAL flushes between their commits.
 pub const COMMITTERS: usize = 3;
 /// Most jobs in one group commit.
 pub const MAX_GROUP: usize = 512;
@@ -391,8 +390,8 @@ fn migrate_locked(client: &mut Client) -> Result<u32, StoreError> {
 }
 
 impl PgStore {
-    /// Connects to `url`, creates the schema if asked, migrates, and starts
-    /// the committer.
+    /// Connects to `url`, creates the schema if asked, migrates, and opens
+    /// the writer connections.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let target = parse_url(url)?;
         let mut first = target.connect()?;
@@ -474,8 +473,8 @@ impl PgStore {
         self.write_job(true, false, f)
     }
 
-    /// Like [`Self::write`], but group-committed by a separate committer
-    /// whose session has `synchronous_commit = off`: committed and
+    /// Like [`Self::write`], but group-committed on a separate writer
+    /// connection whose session has `synchronous_commit = off`: committed and
     /// visible, but its WAL flush is left to the next durable commit.
     /// PostgreSQL's WAL is one ordered log, so any later durable commit
     /// (e.g. the checkpoint that follows an effect) makes this write durable

@@ -1141,6 +1141,115 @@ impl Store for SqliteStore {
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> (std::path::PathBuf, SqliteStore) {
+        let dir = std::env::temp_dir().join(crate::random_id(name));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = SqliteStore::open(&dir.join("t.db")).unwrap();
+        (dir, store)
+    }
+
+    fn writer_sync(store: &SqliteStore) -> (i64, Durability) {
+        let w = store.writer.conn.lock().unwrap();
+        let level: i64 = w
+            .conn
+            .query_row("PRAGMA synchronous", [], |r| r.get(0))
+            .unwrap();
+        (level, w.sync)
+    }
+
+    fn new_exec(id: &str) -> NewExecution {
+        NewExecution {
+            id: id.into(),
+            artifact_hash: "h".into(),
+            program_name: None,
+            args: vec![],
+            parent: None,
+        }
+    }
+
+    /// A group of lazy jobs only (journal row, lease) commits with
+    /// `synchronous=NORMAL`; any durable write commits with FULL again.
+    #[test]
+    fn lazy_groups_commit_normal_and_durable_ones_full() {
+        let (dir, store) = scratch("tcc-sqlite-lazy-");
+        store.create_execution(&new_exec("e")).unwrap();
+        assert_eq!(writer_sync(&store), (2, Durability::Full));
+        assert!(store.claim("e", "me", 0, 1000).unwrap().is_some());
+        store
+            .journal_put(&JournalRow {
+                idempotency_key: "e:k".into(),
+                execution_id: "e".into(),
+                key: "k".into(),
+                input: "{}".into(),
+                status: "completed".into(),
+                result: serde_json::json!({"t": "null"}),
+            })
+            .unwrap();
+        assert_eq!(writer_sync(&store), (1, Durability::Lazy));
+        // Committed and visible to the readers at once.
+        assert!(store.journal_get("e:k").unwrap().is_some());
+        store
+            .commit_checkpoint(CheckpointTx {
+                id: "e".into(),
+                owner: "me".into(),
+                revision: 1,
+                kind: "snapshot".into(),
+                body: "{}".into(),
+                status: "runnable".into(),
+                result: None,
+                message: None,
+                pending: None,
+                registrations: vec![],
+                consumed: None,
+                history: vec![("effect".into(), serde_json::json!({"key": "k"}))],
+            })
+            .unwrap();
+        assert_eq!(writer_sync(&store), (2, Durability::Full));
+        assert_eq!(store.get_execution("e").unwrap().unwrap().revision, 1);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Jobs that queue while a commit runs form one group; a failing job in
+    /// it (a duplicate execution id) is undone alone: the optimistic group
+    /// is rolled back and re-run with a savepoint per job.
+    #[test]
+    fn a_failing_job_in_a_group_undoes_only_itself() {
+        let (dir, store) = scratch("tcc-sqlite-group-");
+        let store = std::sync::Arc::new(store);
+        // Hold the connection so that the first caller waits as leader and
+        // the others queue behind it.
+        let held = store.writer.conn.lock().unwrap();
+        let ids = ["a", "a", "b", "c"];
+        let threads: Vec<_> = ids
+            .iter()
+            .map(|id| {
+                let (store, id) = (store.clone(), id.to_string());
+                std::thread::spawn(move || store.create_execution(&new_exec(&id)))
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        while store.writer.queue.lock().unwrap().jobs.len() < ids.len() {
+            assert!(start.elapsed() < std::time::Duration::from_secs(10));
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        drop(held);
+        let results: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        let conflicts = results
+            .iter()
+            .filter(|r| matches!(r, Err(StoreError::Conflict(_))))
+            .count();
+        assert_eq!(conflicts, 1, "{results:?}");
+        assert_eq!(results.iter().filter(|r| r.is_ok()).count(), 3);
+        for id in ["a", "b", "c"] {
+            assert!(store.get_execution(id).unwrap().is_some(), "{id}");
+        }
+        // One `created` history entry for "a": the failed duplicate left none.
+        assert_eq!(store.history("a", 0, 100).unwrap().len(), 1);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// A database written by the first schema version is upgraded in place
     /// by the later migrations, and the indexed work query runs on it.
     #[test]
