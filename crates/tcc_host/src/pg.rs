@@ -561,7 +561,15 @@ impl PgStore {
                 let n = pool.jobs.len().min(MAX_GROUP);
                 pool.jobs.drain(..n).collect()
             };
-            commit_group(&mut c, batch);
+            // A panicking job must not cost the lane its connection: its
+            // group's callers hear an error (their reply channels are
+            // dropped) and the transaction is rolled back.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                commit_group(&mut c, batch)
+            }));
+            if ran.is_err() && !c.client.is_closed() {
+                let _ = c.client.batch_execute("ROLLBACK");
+            }
             conn = Some(c);
         }
         rx.recv()

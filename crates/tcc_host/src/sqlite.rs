@@ -348,7 +348,15 @@ impl Writer {
                 let n = q.jobs.len().min(MAX_GROUP);
                 q.jobs.drain(..n).collect()
             };
-            run_batch(&mut conn, batch);
+            // A panicking job must not leave the writer stuck: its group's
+            // callers hear an error (their reply channels are dropped) and
+            // the connection's transaction is rolled back.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_batch(&mut conn, batch)
+            }));
+            if ran.is_err() && !conn.conn.is_autocommit() {
+                let _ = conn.conn.execute_batch("ROLLBACK");
+            }
         }
         let mut q = self.queue.lock().map_err(|_| poisoned())?;
         match q.jobs.first() {
