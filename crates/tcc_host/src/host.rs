@@ -243,6 +243,22 @@ impl Host {
         c.notify_all();
     }
 
+    /// A counter that [`Host::notify`] advances (after every drive ends,
+    /// every start and registration). With [`Host::wait_activity`] an
+    /// embedder waits for progress instead of polling the store.
+    pub fn activity(&self) -> u64 {
+        self.signal.0.lock().map(|g| *g).unwrap_or(0)
+    }
+
+    /// Waits until the activity counter differs from `since` (see
+    /// [`Host::activity`]) or `timeout` has passed.
+    pub fn wait_activity(&self, since: u64, timeout: Duration) {
+        let (m, c) = &self.signal;
+        if let Ok(g) = m.lock() {
+            let _ = c.wait_timeout_while(g, timeout, |g| *g == since);
+        }
+    }
+
     fn program(&self, hash: &str) -> Result<Option<Arc<Program>>, Stop> {
         if let Some(p) = self.programs.lock().ok().and_then(|m| m.get(hash).cloned()) {
             return Ok(Some(p));
