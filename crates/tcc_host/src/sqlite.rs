@@ -1218,6 +1218,100 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// What a power loss can leave of the WAL is a prefix of it (SQLite
+    /// replays complete commits of an unbroken, checksummed frame chain;
+    /// the lazy, un-fsynced tail is what can go). Whatever prefix survives,
+    /// a checkpoint committed after an effect's lazy journal row never
+    /// survives without that row: the row's frames come first in the WAL,
+    /// and the checkpoint's FULL commit fsyncs them with its own.
+    #[test]
+    fn every_wal_prefix_with_the_checkpoint_has_the_journal_row_before_it() {
+        let (dir, store) = scratch("tcc-sqlite-prefix-");
+        let wal = dir.join("t.db-wal");
+        store.create_execution(&new_exec("e")).unwrap();
+        let durable_start = std::fs::metadata(&wal).unwrap().len();
+        assert!(store.claim("e", "me", 0, 1000).unwrap().is_some());
+        store
+            .journal_put(&JournalRow {
+                idempotency_key: "e:k".into(),
+                execution_id: "e".into(),
+                key: "k".into(),
+                input: "{}".into(),
+                status: "completed".into(),
+                result: serde_json::json!({"t": "null"}),
+            })
+            .unwrap();
+        store
+            .commit_checkpoint(CheckpointTx {
+                id: "e".into(),
+                owner: "me".into(),
+                revision: 1,
+                kind: "snapshot".into(),
+                body: "{}".into(),
+                status: "runnable".into(),
+                result: None,
+                message: None,
+                pending: None,
+                registrations: vec![],
+                consumed: None,
+                history: vec![],
+            })
+            .unwrap();
+        let page: u64 = store
+            .read(|c| Ok(c.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0))? as u64))
+            .unwrap();
+        let (db, log) = (
+            std::fs::read(dir.join("t.db")).unwrap(),
+            std::fs::read(&wal).unwrap(),
+        );
+        let frame = 24 + page;
+        let mut seen = Vec::new();
+        let mut cut = 32;
+        while cut <= log.len() as u64 {
+            let copy = dir.join(format!("cut{cut}.db"));
+            std::fs::write(&copy, &db).unwrap();
+            std::fs::write(dir.join(format!("cut{cut}.db-wal")), &log[..cut as usize]).unwrap();
+            let c = Connection::open(&copy).unwrap();
+            let revision: Option<i64> = c
+                .query_row("SELECT revision FROM executions WHERE id = 'e'", [], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .unwrap_or(None);
+            let journalled: i64 = c
+                .query_row(
+                    "SELECT COUNT(*) FROM effects WHERE idempotency_key = 'e:k'",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap_or(0);
+            if revision == Some(1) {
+                assert_eq!(
+                    journalled, 1,
+                    "WAL cut at {cut}: checkpoint without its journal row"
+                );
+            }
+            seen.push((cut, revision, journalled));
+            cut += frame;
+        }
+        // The cuts cover: before the journal row, the row alone, both.
+        assert!(
+            seen.iter()
+                .any(|&(c, r, j)| c >= durable_start && r == Some(0) && j == 0),
+            "{seen:?}"
+        );
+        assert!(
+            seen.iter().any(|&(_, r, j)| r == Some(0) && j == 1),
+            "{seen:?}"
+        );
+        assert!(
+            seen.iter().any(|&(_, r, j)| r == Some(1) && j == 1),
+            "{seen:?}"
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// Jobs that queue while a commit runs form one group; a failing job in
     /// it (a duplicate execution id) is undone alone: the optimistic group
     /// is rolled back and re-run with a savepoint per job.
