@@ -493,9 +493,28 @@ fn results(url: &str) -> BTreeMap<String, J> {
         .iter()
         .map(|(id, ..)| {
             let j = wait_status(url, id, &["completed", "failed", "cancelled"], None);
+            // The effect journal too (sorted: join branches may journal in
+            // either order): a crash must neither lose a journalled step nor
+            // add one the uninterrupted run does not have.
+            let (c, effects) = http(
+                url,
+                "GET",
+                &format!("/v1/executions/{id}/effects"),
+                None,
+                None,
+            )
+            .unwrap();
+            assert_eq!(c, 200, "{effects}");
+            let mut journal: Vec<String> = effects["effects"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e.to_string())
+                .collect();
+            journal.sort();
             (
                 id.to_string(),
-                json!({"status": j["status"], "result": j.get("result")}),
+                json!({"status": j["status"], "result": j.get("result"), "journal": journal}),
             )
         })
         .collect()
@@ -588,6 +607,11 @@ fn crash_harness(backend: Backend, extra_hits: bool, kills: &[u64]) {
     assert_eq!(baseline["x-caught"]["result"]["t"], "string");
     assert_eq!(base_log, dedup(&base_log), "baseline ran an effect twice");
     assert_eq!(base_log.len(), 5, "{base_log:?}");
+    let journalled: usize = baseline
+        .values()
+        .map(|r| r["journal"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert!(journalled >= base_log.len(), "{baseline:?}");
     let mut runs: Vec<(String, Option<String>)> = tcc_host::crash::HOOKS
         .iter()
         .map(|h| (h.to_string(), Some(h.to_string())))
@@ -640,6 +664,12 @@ fn crash_harness(backend: Backend, extra_hits: bool, kills: &[u64]) {
             dedup(&log),
             base_log,
             "SIGKILL after {ms} ms: effect log differs"
+        );
+        // A provider call repeats only for an effect whose journal row had
+        // not committed at the kill: at most one per worker (4).
+        assert!(
+            log.len() <= base_log.len() + 4,
+            "SIGKILL after {ms} ms: {log:?}"
         );
     }
 }

@@ -515,6 +515,11 @@ impl Continuation {
         J::Object(m)
     }
 
+    /// The continuation's `pending` field as JSON (`null` when none).
+    pub fn pending_to_json(&self) -> J {
+        pending_json(&self.pending)
+    }
+
     /// Canonical JSON text of the continuation, written directly (no
     /// intermediate tree); byte-identical to `to_canonical(&self.to_json())`.
     pub fn encode(&self) -> String {

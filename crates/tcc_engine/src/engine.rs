@@ -520,23 +520,20 @@ impl Execution {
         let revision = self.state.revision + 1;
         self.state.revision = revision;
         let base_revision = self.base.as_ref().map_or(0, |b| b.revision);
-        let snapshot_json = self.state.to_json();
-        let mut kind = CheckpointKind::Snapshot;
-        let mut materialize = Some(snapshot_json);
-        let mut delta = None;
-        if self.allow_delta
-            && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT
-            && let Some(base) = &self.base
-            && let Some(d) = compute_delta(base, &self.state)
-        {
-            let delta_len = to_canonical(&d).len();
-            let snap_len = self.state.encode().len();
-            if delta_len < snap_len {
-                kind = CheckpointKind::Delta;
-                materialize = None;
-                delta = Some(d);
-            }
-        }
+        // A delta when allowed, possible and shorter than the snapshot; the
+        // snapshot's JSON tree is built only when it is the one sent.
+        let delta = if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
+            self.base
+                .as_ref()
+                .and_then(|base| compute_delta(base, &self.state))
+                .filter(|d| to_canonical(d).len() < self.state.encode().len())
+        } else {
+            None
+        };
+        let (kind, materialize) = match delta {
+            Some(_) => (CheckpointKind::Delta, None),
+            None => (CheckpointKind::Snapshot, Some(self.state.to_json())),
+        };
         let req = HostRequest::PersistCheckpoint {
             revision,
             kind,
@@ -567,20 +564,45 @@ impl Execution {
             response: response.type_name().to_string(),
             expected: expected.to_string(),
         };
-        let Some((req, awaiting)) = self.outstanding.clone() else {
+        let Some((_, pending)) = &self.outstanding else {
             return self.wake(response);
         };
-        match (awaiting, &response) {
+        // Check the pairing on a borrow first, so that a response that does
+        // not match changes nothing and the outstanding request (with a
+        // checkpoint's whole state) is moved out, not cloned.
+        let matches = match (pending, &response) {
             (
-                Awaiting::Checkpoint { revision, state },
+                Awaiting::Checkpoint { revision, .. },
                 HostResponse::PersistConfirmed { revision: r },
             ) => {
-                if *r != revision {
+                if r != revision {
                     return Err(unexpected(&format!(
                         "persist_confirmed for revision {revision}"
                     )));
                 }
-                self.outstanding = None;
+                true
+            }
+            (Awaiting::Checkpoint { .. }, HostResponse::Ack)
+            | (Awaiting::PersistEffect, HostResponse::Ack)
+            | (Awaiting::Registration { .. }, HostResponse::Ack)
+            | (
+                Awaiting::EffectResult { .. },
+                HostResponse::EffectResult { .. } | HostResponse::EffectFailed { .. },
+            ) => true,
+            _ => false,
+        };
+        if !matches {
+            return Err(unexpected(match pending {
+                Awaiting::Checkpoint { .. } => "persist_confirmed or ack",
+                Awaiting::EffectResult { .. } => "effect_result or effect_failed",
+                Awaiting::PersistEffect | Awaiting::Registration { .. } => "ack",
+            }));
+        }
+        let Some((req, awaiting)) = self.outstanding.take() else {
+            return self.wake(response);
+        };
+        match (awaiting, &response) {
+            (Awaiting::Checkpoint { state, .. }, HostResponse::PersistConfirmed { .. }) => {
                 if matches!(
                     req,
                     HostRequest::PersistCheckpoint {
@@ -618,13 +640,20 @@ impl Execution {
                 Ok(())
             }
             (Awaiting::EffectResult { in_branch }, HostResponse::EffectResult { value }) => {
-                let v = absorb(
+                let v = match absorb(
                     ValueContext::Message,
                     value,
                     "$.value",
                     &mut self.state.heap,
                     &self.limits,
-                )?;
+                ) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        // Still outstanding (as before the response).
+                        self.outstanding = Some((req, Awaiting::EffectResult { in_branch }));
+                        return Err(e);
+                    }
+                };
                 let HostRequest::RunEffect {
                     key,
                     idempotency_key,
@@ -689,11 +718,11 @@ impl Execution {
                 self.queue.push_back(Action::Checkpoint);
                 Ok(())
             }
-            (awaiting, _) => Err(unexpected(match awaiting {
-                Awaiting::Checkpoint { .. } => "persist_confirmed or ack",
-                Awaiting::EffectResult { .. } => "effect_result or effect_failed",
-                Awaiting::PersistEffect | Awaiting::Registration { .. } => "ack",
-            })),
+            (awaiting, _) => {
+                // Unreachable: the pairing was checked above.
+                self.outstanding = Some((req, awaiting));
+                Err(unexpected("a response matching the outstanding request"))
+            }
         }
     }
 

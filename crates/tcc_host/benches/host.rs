@@ -19,7 +19,9 @@
 //! PostgreSQL: `$IRKIT_TEST_POSTGRES` or the `scripts/start-postgres.sh`
 //! database; without it the PostgreSQL benchmarks are skipped.
 //!
-//! `IRKIT_BENCH_STORES=sqlite|postgres` runs one store's benchmarks only.
+//! `IRKIT_BENCH_STORES=sqlite|postgres` runs one store's benchmarks only;
+//! `IRKIT_BENCH_SKIP_SUSPENDED=1` skips the 10 000-suspended creation and
+//! recovery benchmark (e.g. while profiling the step benchmarks).
 //!
 //! Run: `cargo bench -p tcc_host --bench host -- --warm-up-time 1 --measurement-time 3`.
 
@@ -57,13 +59,19 @@ fn host_with(store: Arc<dyn Store>, workers: usize) -> Arc<Host> {
 /// returns the time from starting the workers to the last completion
 /// (thread start-up and shutdown are not part of the steps measured).
 fn run_executions(host: &Arc<Host>, program: &str, n: usize) -> Duration {
+    run_measured(host, program, n).0
+}
+
+/// [`run_executions`], plus this process's CPU time over the same span.
+fn run_measured(host: &Arc<Host>, program: &str, n: usize) -> (Duration, f64) {
     let ids: Vec<String> = (0..n)
         .map(|_| host.start(program, vec![], None).unwrap())
         .collect();
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_time());
     let threads = host.spawn();
     for id in &ids {
         loop {
+            let seen = host.activity();
             let r = host.store().get_execution(id).unwrap().unwrap();
             if r.is_terminal() {
                 assert_eq!(r.status, "completed");
@@ -74,15 +82,17 @@ fn run_executions(host: &Arc<Host>, program: &str, n: usize) -> Duration {
                 t.elapsed() < Duration::from_secs(600),
                 "{id} did not finish"
             );
-            std::thread::sleep(Duration::from_micros(200));
+            // Woken when a drive ends (no polling that would take CPU from
+            // the host on this 2-core machine).
+            host.wait_activity(seen, Duration::from_millis(20));
         }
     }
-    let elapsed = t.elapsed();
+    let (elapsed, cpu) = (t.elapsed(), cpu_time() - cpu);
     host.shutdown();
     for t in threads {
         t.join().unwrap();
     }
-    elapsed
+    (elapsed, cpu)
 }
 
 /// One store's benchmark subjects.
@@ -109,13 +119,28 @@ fn median(v: &mut [f64]) -> f64 {
 /// 100 concurrent executions' steps/s; ratios against the same round's baseline.
 fn interleaved(s: &mut Subject, rounds: usize) {
     let (mut r1, mut r100, mut raws) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cpu_one, mut cpu_many) = (0.0, 0.0);
     for round in 0..rounds {
         let n = 100;
         let t = Instant::now();
         (s.raw)(n);
         let raw = n as f64 / t.elapsed().as_secs_f64();
-        let one = 50.0 / run_executions(&s.one, "chain50", 1).as_secs_f64();
-        let many = 1000.0 / run_executions(&s.many, "chain10", 100).as_secs_f64();
+        // `IRKIT_BENCH_ONLY=one|many` (profiling): the other side is not run
+        // and its figures read as infinite.
+        let only = std::env::var("IRKIT_BENCH_ONLY").unwrap_or_default();
+        let (t1, c1) = if only == "many" {
+            (Duration::ZERO, 0.0)
+        } else {
+            run_measured(&s.one, "chain50", 1)
+        };
+        let (t100, c100) = if only == "one" {
+            (Duration::ZERO, 0.0)
+        } else {
+            run_measured(&s.many, "chain10", 100)
+        };
+        let (one, many) = (50.0 / t1.as_secs_f64(), 1000.0 / t100.as_secs_f64());
+        cpu_one += c1;
+        cpu_many += c100;
         println!(
             "{} round {round}: raw {raw:.0} commits/s, one execution {one:.0} steps/s ({:.2}x), 100 concurrent {many:.0} steps/s ({:.2}x)",
             s.name,
@@ -140,6 +165,35 @@ fn interleaved(s: &mut Subject, rounds: usize) {
         median(&mut r1),
         median(&mut r100)
     );
+    // Load-independent companion figure: this process's CPU time (user +
+    // system, all threads; not a database server's) per step, from worker
+    // start to the last completion,
+    // not starting the executions (as the step rates).
+    println!(
+        "{} CPU per step (this process): one execution {:.0} us, 100 concurrent {:.0} us",
+        s.name,
+        cpu_one * 1e6 / (50.0 * rounds as f64),
+        cpu_many * 1e6 / (1000.0 * rounds as f64)
+    );
+}
+
+/// This process's CPU time so far in seconds (Linux `/proc/self/stat`,
+/// clock ticks of 10 ms; 0 elsewhere).
+fn cpu_time() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return 0.0;
+    };
+    // Fields after the command name: state is field 3; utime 14, stime 15.
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        f.get(i - 3)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(14) + ticks(15)) / 100.0
 }
 
 fn bench_subject(c: &mut Criterion, s: &mut Subject) {
@@ -165,6 +219,12 @@ fn bench_subject(c: &mut Criterion, s: &mut Subject) {
         })
     });
 
+    g.finish();
+    if std::env::var_os("IRKIT_BENCH_SKIP_SUSPENDED").is_some() {
+        return;
+    }
+    let mut g = c.benchmark_group(format!("tcc_host_{}", s.name));
+    g.sample_size(10);
     // 10 000 suspended executions, created once.
     {
         let h = host_with((s.open)(), 32);
@@ -220,6 +280,14 @@ fn bench_subject(c: &mut Criterion, s: &mut Subject) {
     g.finish();
 }
 
+/// Worker threads of the 100-concurrent host (`IRKIT_BENCH_WORKERS`, default 32).
+fn concurrent_workers() -> usize {
+    std::env::var("IRKIT_BENCH_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(32)
+}
+
 /// Whether `IRKIT_BENCH_STORES` (comma-separated; default all) selects `name`.
 fn selected(name: &str) -> bool {
     std::env::var("IRKIT_BENCH_STORES").map_or(true, |v| v.split(',').any(|s| s.trim() == name))
@@ -243,7 +311,7 @@ fn sqlite(c: &mut Criterion) {
     };
     let one = host_with(open_at(d.join("one.db"))(), 1);
     one.register(&common::chain(50), Some("chain50")).unwrap();
-    let many = host_with(open_at(d.join("many.db"))(), 32);
+    let many = host_with(open_at(d.join("many.db"))(), concurrent_workers());
     many.register(&common::chain(10), Some("chain10")).unwrap();
     let mut s = Subject {
         name: "sqlite",
@@ -282,7 +350,10 @@ fn postgres(c: &mut Criterion) {
     let table = format!("{}.t", schema.schema);
     let one = host_with(Arc::new(PgStore::open(&one_s.url()).unwrap()), 1);
     one.register(&common::chain(50), Some("chain50")).unwrap();
-    let many = host_with(Arc::new(PgStore::open(&many_s.url()).unwrap()), 32);
+    let many = host_with(
+        Arc::new(PgStore::open(&many_s.url()).unwrap()),
+        concurrent_workers(),
+    );
     many.register(&common::chain(10), Some("chain10")).unwrap();
     let url = schema.url();
     let mut s = Subject {

@@ -243,6 +243,22 @@ impl Host {
         c.notify_all();
     }
 
+    /// A counter that [`Host::notify`] advances (after every drive ends,
+    /// every start and registration). With [`Host::wait_activity`] an
+    /// embedder waits for progress instead of polling the store.
+    pub fn activity(&self) -> u64 {
+        self.signal.0.lock().map(|g| *g).unwrap_or(0)
+    }
+
+    /// Waits until the activity counter differs from `since` (see
+    /// [`Host::activity`]) or `timeout` has passed.
+    pub fn wait_activity(&self, since: u64, timeout: Duration) {
+        let (m, c) = &self.signal;
+        if let Ok(g) = m.lock() {
+            let _ = c.wait_timeout_while(g, timeout, |g| *g == since);
+        }
+    }
+
     fn program(&self, hash: &str) -> Result<Option<Arc<Program>>, Stop> {
         if let Some(p) = self.programs.lock().ok().and_then(|m| m.get(hash).cloned()) {
             return Ok(Some(p));
@@ -316,11 +332,8 @@ impl Host {
             )?;
             return Err(Stop::Lost);
         };
-        let (mut exec, mut stored) = if row.revision == 0 {
-            (
-                Execution::start(program, id, &row.args, limits.clone())?,
-                None,
-            )
+        let (mut exec, mut confirmed) = if row.revision == 0 {
+            (Execution::start(program, id, &row.args, limits.clone())?, 0)
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
@@ -330,10 +343,8 @@ impl Host {
                     c.revision, row.revision
                 )));
             }
-            (
-                Execution::resume(program, c.clone(), limits.clone())?,
-                Some(c),
-            )
+            let revision = c.revision;
+            (Execution::resume(program, c, limits.clone())?, revision)
         };
         exec.set_delta_checkpoints(true);
         let mut d = Driver {
@@ -344,6 +355,7 @@ impl Host {
             consumed: None,
             history: Vec::new(),
             last_input: None,
+            journalled: None,
         };
         if row.cancel_requested {
             d.cancel()?;
@@ -371,7 +383,7 @@ impl Host {
                         d.cancel()?;
                     }
                 }
-                Outcome::Host(req) => d.answer(req, &mut stored)?,
+                Outcome::Host(req) => d.answer(req, &mut confirmed)?,
                 Outcome::Suspended => {
                     if self
                         .store
@@ -596,6 +608,11 @@ struct Driver<'a> {
     consumed: Option<Wake>,
     history: Vec<(String, J)>,
     last_input: Option<String>,
+    /// Idempotency keys journalled for this execution, loaded at its first
+    /// effect in this drive and kept up to date by it (the lease keeps
+    /// other writers out): an effect whose key is not in it has no journal
+    /// row, so the journal is read only for keys that have one.
+    journalled: Option<HashSet<String>>,
 }
 
 impl Driver<'_> {
@@ -642,9 +659,8 @@ impl Driver<'_> {
         Ok(())
     }
 
-    fn answer(&mut self, req: HostRequest, stored: &mut Option<Continuation>) -> Result<(), Stop> {
+    fn answer(&mut self, req: HostRequest, confirmed: &mut u64) -> Result<(), Stop> {
         let host = self.host;
-        let limits = &host.cfg.limits;
         let response = match req {
             HostRequest::PersistCheckpoint {
                 revision,
@@ -653,27 +669,33 @@ impl Driver<'_> {
                 materialize,
                 delta,
             } => {
-                let (cont, kind_name, body) = match kind {
-                    CheckpointKind::Snapshot => {
-                        let m = materialize
-                            .ok_or_else(|| Stop::Fail("snapshot without materialize".into()))?;
-                        let mut c = Continuation::from_json(&m, limits)?;
-                        c.revision = revision;
-                        (c, "snapshot", to_canonical(&m))
-                    }
+                // The engine's state is the continuation being checkpointed
+                // (dead locals cleared, heap collected, revision set); the
+                // host reads status, result and pending from it instead of
+                // rebuilding it from the snapshot or delta.
+                let kind_name = match kind {
+                    CheckpointKind::Snapshot => "snapshot",
                     CheckpointKind::Delta => {
-                        let base = stored
-                            .as_ref()
-                            .filter(|b| b.revision == base_revision)
-                            .ok_or_else(|| {
-                                Stop::Fail(format!("delta against unknown base {base_revision}"))
-                            })?;
-                        let dj = delta.ok_or_else(|| Stop::Fail("delta without delta".into()))?;
-                        let mut c = apply_delta(base, &dj, limits)?;
-                        c.revision = revision;
-                        (c, "delta", to_canonical(&dj))
+                        if base_revision != *confirmed {
+                            return Err(Stop::Fail(format!(
+                                "delta against revision {base_revision}, last confirmed {confirmed}"
+                            )));
+                        }
+                        "delta"
                     }
                 };
+                let body = match (kind, &materialize, &delta) {
+                    (CheckpointKind::Snapshot, Some(m), _) => to_canonical(m),
+                    (CheckpointKind::Delta, _, Some(d)) => to_canonical(d),
+                    _ => return Err(Stop::Fail(format!("{kind_name} checkpoint without body"))),
+                };
+                let cont = self.exec.state();
+                if cont.revision != revision {
+                    return Err(Stop::Fail(format!(
+                        "checkpoint revision {revision}, engine state at {}",
+                        cont.revision
+                    )));
+                }
                 let status = cont.status;
                 let result = match (&cont.result, status) {
                     (Some(v), Status::Completed | Status::Failed) => Some(export(&cont.heap, v)?),
@@ -687,10 +709,7 @@ impl Driver<'_> {
                     _ => None,
                 };
                 let pending = if status == Status::Suspended {
-                    cont.to_json()
-                        .get("pending")
-                        .cloned()
-                        .filter(|p| !p.is_null())
+                    Some(cont.pending_to_json()).filter(|p| !p.is_null())
                 } else {
                     None
                 };
@@ -725,7 +744,7 @@ impl Driver<'_> {
                 if consumed_event {
                     hook_at("after_event_persist", &[self.id]);
                 }
-                *stored = Some(cont);
+                *confirmed = revision;
                 HostResponse::PersistConfirmed { revision }
             }
             HostRequest::RunEffect {
@@ -734,7 +753,15 @@ impl Driver<'_> {
                 input,
             } => {
                 let canonical = to_canonical(&input);
-                let response = match host.store.journal_get(&idempotency_key)? {
+                if self.journalled.is_none() {
+                    let keys = host.store.journal_keys(self.id)?;
+                    self.journalled = Some(keys.into_iter().collect());
+                }
+                let journalled = match &self.journalled {
+                    Some(keys) if !keys.contains(&idempotency_key) => None,
+                    _ => host.store.journal_get(&idempotency_key)?,
+                };
+                let response = match journalled {
                     Some(j) if j.input != canonical => {
                         return Err(Stop::Fail(format!(
                             "host: effect {idempotency_key:?} re-run with a different input (journalled {}, now {canonical})",
@@ -775,6 +802,11 @@ impl Driver<'_> {
             } => {
                 hook_at("before_persist_effect", &[self.id, &key]);
                 let effect_key = key.clone();
+                let history_key = idempotency_key.clone();
+                let status_name = status.to_string();
+                if let Some(keys) = &mut self.journalled {
+                    keys.insert(idempotency_key.clone());
+                }
                 host.store.journal_put(&JournalRow {
                     idempotency_key,
                     execution_id: self.id.to_string(),
@@ -784,6 +816,12 @@ impl Driver<'_> {
                     result,
                 })?;
                 hook_at("after_persist_effect", &[self.id, &effect_key]);
+                // Its history entry goes with the checkpoint that follows
+                // (one history write per step instead of one per commit).
+                self.history.push((
+                    "effect".into(),
+                    json!({"key": effect_key, "idempotency_key": history_key, "status": status_name}),
+                ));
                 HostResponse::Ack
             }
             HostRequest::RegisterTimer {

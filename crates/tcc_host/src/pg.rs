@@ -4,10 +4,12 @@
 //! - Migrations: an ordered list applied at open, tracked in
 //!   `irkit_tcc_schema_version`, under a session advisory lock so that
 //!   nodes starting together migrate once.
-//! - Group commit: as in the SQLite backend, every write is a job handed to
-//!   the committer threads ([`COMMITTERS`] per node, one connection each);
-//!   a committer runs all jobs waiting at that moment in one transaction
-//!   and answers each job only after `COMMIT`. The batch runs first without
+//! - Group commit: as in the SQLite backend, every write is a job put in a
+//!   queue; a caller that finds one of the writer connections ([`COMMITTERS`]
+//!   per node) idle takes it and runs all jobs waiting at that moment in one
+//!   transaction, batch after batch until the queue is empty, and answers
+//!   each job only after `COMMIT` (no committer threads: a lone execution's
+//!   commits run on its own worker thread). The batch runs first without
 //!   savepoints; if a job fails it is re-run with one savepoint per job so
 //!   that only the failing job is undone. A job that hits a deadlock or
 //!   serialization failure is retried.
@@ -28,10 +30,10 @@ use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, NoTls, Row, Statement};
 use serde_json::Value as J;
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 
 /// Schema migrations; migration `i` brings the stored version from `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[r#"
@@ -142,8 +144,6 @@ impl From<JobError> for StoreError {
     }
 }
 
-type Tx<'a> = postgres::Transaction<'a>;
-
 /// Prepared statements of one connection, by SQL text.
 type Cache = HashMap<String, Statement>;
 
@@ -209,10 +209,12 @@ type JobResult<R> = Result<R, JobError>;
 struct Job {
     run: RunFn,
     finish: Box<dyn FnOnce(Result<(), StoreError>) + Send>,
+    /// The job runs exactly one statement (see [`PgStore::write_one`]).
+    single: bool,
 }
 
 /// A job's body (re-runnable).
-type RunFn = Box<dyn FnMut(&mut Conn<'_, Tx<'_>>) -> RunOutcome + Send>;
+type RunFn = Box<dyn FnMut(&mut Conn<'_, Client>) -> RunOutcome + Send>;
 
 enum RunOutcome {
     Keep,
@@ -288,10 +290,9 @@ impl Target {
 
 /// Number of pooled read connections.
 pub const READERS: usize = 4;
-/// Durable committer threads (each with its own connection and group
-/// commits; plus one for lazy writes, see [`PgStore::write_lazy`]):
-/// the server overlaps their round trips and shares WAL flushes between
-/// their commits.
+/// Durable writer connections (each runs its own group commits; plus one
+/// for lazy writes, see [`PgStore::write_lazy`]): the server overlaps
+/// their round trips and shares WAL flushes between their commits.
 pub const COMMITTERS: usize = 3;
 /// Most jobs in one group commit.
 pub const MAX_GROUP: usize = 512;
@@ -303,9 +304,38 @@ pub struct PgStore {
     target: Target,
     readers: Vec<Mutex<Option<(Client, Cache)>>>,
     next_reader: AtomicUsize,
-    /// Durable and lazy job queues.
-    jobs: Mutex<Option<(SyncSender<Job>, SyncSender<Job>)>>,
-    committers: Mutex<Vec<JoinHandle<()>>>,
+    /// Durable writes: [`COMMITTERS`] connections.
+    durable: Lane,
+    /// Lazy writes: one connection whose session has `synchronous_commit = off`.
+    lazy: Lane,
+}
+
+/// A write queue and its idle writer connections.
+struct Lane {
+    pool: Mutex<LanePool>,
+}
+
+struct LanePool {
+    jobs: VecDeque<Job>,
+    idle: Vec<WriterConn>,
+}
+
+/// A writer connection (re-opened from `target` when broken).
+struct WriterConn {
+    client: Client,
+    cache: Cache,
+    target: Target,
+}
+
+impl Lane {
+    fn new(conns: Vec<WriterConn>) -> Lane {
+        Lane {
+            pool: Mutex::new(LanePool {
+                jobs: VecDeque::new(),
+                idle: conns,
+            }),
+        }
+    }
 }
 
 /// Applies pending migrations under an advisory lock; refuses a database
@@ -360,8 +390,8 @@ fn migrate_locked(client: &mut Client) -> Result<u32, StoreError> {
 }
 
 impl PgStore {
-    /// Connects to `url`, creates the schema if asked, migrates, and starts
-    /// the committer.
+    /// Connects to `url`, creates the schema if asked, migrates, and opens
+    /// the writer connections.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
         let target = parse_url(url)?;
         let mut first = target.connect()?;
@@ -374,34 +404,30 @@ impl PgStore {
             None => "-c synchronous_commit=off".to_string(),
         };
         lazy_target.config.options(&opts);
-        let (tx, rx) = sync_channel::<Job>(4096);
-        let (lazy_tx, lazy_rx) = sync_channel::<Job>(4096);
-        let (rx, lazy_rx) = (Arc::new(Mutex::new(rx)), Arc::new(Mutex::new(lazy_rx)));
-        let mut handles = Vec::with_capacity(COMMITTERS + 1);
+        let mut durable = Vec::with_capacity(COMMITTERS);
         let mut conn = Some(first);
-        for i in 0..=COMMITTERS {
-            let (t, rx) = if i < COMMITTERS {
-                (target.clone(), rx.clone())
-            } else {
-                (lazy_target.clone(), lazy_rx.clone())
-            };
+        for _ in 0..COMMITTERS {
             let client = match conn.take() {
                 Some(c) => c,
-                None => t.connect()?,
+                None => target.connect()?,
             };
-            handles.push(
-                std::thread::Builder::new()
-                    .name(format!("tcc-pg-commit-{i}"))
-                    .spawn(move || committer(client, t, rx))
-                    .map_err(|e| StoreError::Db(format!("cannot start committer: {e}")))?,
-            );
+            durable.push(WriterConn {
+                client,
+                cache: Cache::new(),
+                target: target.clone(),
+            });
         }
+        let lazy = WriterConn {
+            client: lazy_target.connect()?,
+            cache: Cache::new(),
+            target: lazy_target,
+        };
         Ok(PgStore {
             target,
             readers: (0..READERS).map(|_| Mutex::new(None)).collect(),
             next_reader: AtomicUsize::new(0),
-            jobs: Mutex::new(Some((tx, lazy_tx))),
-            committers: Mutex::new(handles),
+            durable: Lane::new(durable),
+            lazy: Lane::new(vec![lazy]),
         })
     }
 
@@ -442,13 +468,13 @@ impl PgStore {
     /// reached the disk.
     fn write<R: Send + 'static>(
         &self,
-        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+        f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(true, f)
+        self.write_job(true, false, f)
     }
 
-    /// Like [`Self::write`], but group-committed by a separate committer
-    /// whose session has `synchronous_commit = off`: committed and
+    /// Like [`Self::write`], but group-committed on a separate writer
+    /// connection whose session has `synchronous_commit = off`: committed and
     /// visible, but its WAL flush is left to the next durable commit.
     /// PostgreSQL's WAL is one ordered log, so any later durable commit
     /// (e.g. the checkpoint that follows an effect) makes this write durable
@@ -461,22 +487,35 @@ impl PgStore {
     /// history appends.
     fn write_lazy<R: Send + 'static>(
         &self,
-        f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+        f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(false, f)
+        self.write_job(false, false, f)
+    }
+
+    /// A write whose job runs exactly one SQL statement (`durable` or
+    /// lazy). Alone in its group it runs without `BEGIN`/`COMMIT` (a single
+    /// statement is its own atomic transaction: one round trip instead of
+    /// three); in a larger group, like any other job.
+    fn write_one<R: Send + 'static>(
+        &self,
+        durable: bool,
+        f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
+    ) -> Result<R, StoreError> {
+        self.write_job(durable, true, f)
     }
 
     fn write_job<R: Send + 'static>(
         &self,
         durable: bool,
-        mut f: impl FnMut(&mut Conn<'_, Tx<'_>>) -> JobResult<R> + Send + 'static,
+        single: bool,
+        mut f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
         let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
         let slot2 = slot.clone();
         let mut attempts = 0;
         let job = Job {
-            run: Box::new(move |tx: &mut Conn<'_, Tx<'_>>| {
+            run: Box::new(move |tx: &mut Conn<'_, Client>| {
                 attempts += 1;
                 let r = f(tx);
                 let outcome = match &r {
@@ -499,70 +538,65 @@ impl PgStore {
                     .unwrap_or_else(|| Err(StoreError::Db("write job did not run".into())));
                 let _ = reply.send(commit.and(r));
             }),
+            single,
         };
-        let (durable_queue, lazy_queue) = self
-            .jobs
-            .lock()
-            .map_err(|_| StoreError::Db("writer lock poisoned".into()))?
-            .clone()
-            .ok_or_else(|| StoreError::Db("store closed".into()))?;
-        let sender = if durable { durable_queue } else { lazy_queue };
-        sender
-            .send(job)
-            .map_err(|_| StoreError::Db("committer stopped".into()))?;
+        let lane = if durable { &self.durable } else { &self.lazy };
+        let poisoned = || StoreError::Db("writer lock poisoned".into());
+        let mut conn = {
+            let mut pool = lane.pool.lock().map_err(|_| poisoned())?;
+            pool.jobs.push_back(job);
+            pool.idle.pop()
+        };
+        // With an idle connection, this caller runs the queue (its own job
+        // first) batch after batch until the queue is empty; every job that
+        // arrives while all connections are busy is taken by one of their
+        // holders before it gives its connection back.
+        while let Some(mut c) = conn.take() {
+            let batch: Vec<Job> = {
+                let mut pool = lane.pool.lock().map_err(|_| poisoned())?;
+                if pool.jobs.is_empty() {
+                    pool.idle.push(c);
+                    break;
+                }
+                let n = pool.jobs.len().min(MAX_GROUP);
+                pool.jobs.drain(..n).collect()
+            };
+            // A panicking job must not cost the lane its connection: its
+            // group's callers hear an error (their reply channels are
+            // dropped) and the transaction is rolled back.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                commit_group(&mut c, batch)
+            }));
+            if ran.is_err() && !c.client.is_closed() {
+                let _ = c.client.batch_execute("ROLLBACK");
+            }
+            conn = Some(c);
+        }
         rx.recv()
-            .map_err(|_| StoreError::Db("committer stopped".into()))?
+            .map_err(|_| StoreError::Db("write job dropped".into()))?
     }
 }
 
-impl Drop for PgStore {
-    fn drop(&mut self) {
-        if let Ok(mut j) = self.jobs.lock() {
-            j.take();
-        }
-        if let Ok(mut hs) = self.committers.lock() {
-            for h in hs.drain(..) {
-                let _ = h.join();
+/// Runs one group commit on a writer connection (re-opened if broken) and
+/// answers every job in it.
+fn commit_group(w: &mut WriterConn, mut batch: Vec<Job>) {
+    if w.client.is_closed() {
+        match w.target.connect() {
+            Ok(c) => {
+                w.client = c;
+                w.cache.clear();
+            }
+            Err(e) => {
+                for job in batch {
+                    (job.finish)(Err(e.clone()));
+                }
+                return;
             }
         }
     }
-}
-
-fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) {
-    let mut cache = Cache::new();
-    loop {
-        // Take the next job, then everything already waiting behind it.
-        let mut batch = {
-            let Ok(rx) = rx.lock() else { return };
-            let Ok(first) = rx.recv() else { return };
-            let mut batch = vec![first];
-            while batch.len() < MAX_GROUP {
-                match rx.try_recv() {
-                    Ok(j) => batch.push(j),
-                    Err(_) => break,
-                }
-            }
-            batch
-        };
-        if client.is_closed() {
-            match target.connect() {
-                Ok(c) => {
-                    client = c;
-                    cache.clear();
-                }
-                Err(e) => {
-                    for job in batch {
-                        (job.finish)(Err(e.clone()));
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(200));
-                    continue;
-                }
-            }
-        }
-        let commit = run_batch(&mut client, &mut cache, &mut batch);
-        for job in batch {
-            (job.finish)(commit.clone());
-        }
+    let commit = run_batch(&mut w.client, &mut w.cache, &mut batch);
+    for job in batch {
+        (job.finish)(commit.clone());
     }
 }
 
@@ -570,55 +604,79 @@ fn committer(mut client: Client, target: Target, rx: Arc<Mutex<Receiver<Job>>>) 
 /// savepoints (most jobs succeed; two round trips fewer per job); if a
 /// job fails, the transaction is rolled back and the batch re-run with a
 /// savepoint per job, so that only the failing job's writes are undone.
+/// A lone single-statement job runs without `BEGIN`/`COMMIT`.
 fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Result<(), StoreError> {
+    if let [job] = batch
+        && job.single
+    {
+        // Autocommit: the statement commits (durably on the durable lane,
+        // whose session keeps `synchronous_commit = on`) before it answers,
+        // or fails and leaves nothing. Retryable failures run it again.
+        while let RunOutcome::Retry = (job.run)(&mut Conn { c: client, cache }) {}
+        return Ok(());
+    }
+    let r = run_transaction(client, cache, batch);
+    if r.is_err() && !client.is_closed() {
+        let _ = client.batch_execute("ROLLBACK");
+    }
+    r
+}
+
+fn run_transaction(
+    client: &mut Client,
+    cache: &mut Cache,
+    batch: &mut [Job],
+) -> Result<(), StoreError> {
     let mut retries = 0;
     'optimistic: loop {
-        let mut tx = client.transaction()?;
+        client.batch_execute("BEGIN")?;
         for job in batch.iter_mut() {
             match (job.run)(&mut Conn {
-                c: &mut tx,
+                c: &mut *client,
                 cache: &mut *cache,
             }) {
                 RunOutcome::Keep => {}
                 RunOutcome::Retry if batch.len() == 1 && retries < ATTEMPTS => {
                     retries += 1;
-                    tx.rollback()?;
+                    client.batch_execute("ROLLBACK")?;
                     continue 'optimistic;
                 }
                 // A lone job's failure needs no savepoint: undo it all.
                 _ if batch.len() == 1 => {
-                    tx.rollback()?;
+                    client.batch_execute("ROLLBACK")?;
                     return Ok(());
                 }
                 _ => {
-                    tx.rollback()?;
+                    client.batch_execute("ROLLBACK")?;
                     break 'optimistic;
                 }
             }
         }
-        return Ok(tx.commit()?);
+        return Ok(client.batch_execute("COMMIT")?);
     }
-    let mut tx = client.transaction()?;
+    client.batch_execute("BEGIN")?;
     for job in batch.iter_mut() {
         loop {
-            let mut sp = tx.transaction()?;
+            client.batch_execute("SAVEPOINT job")?;
             match (job.run)(&mut Conn {
-                c: &mut sp,
+                c: &mut *client,
                 cache: &mut *cache,
             }) {
                 RunOutcome::Keep => {
-                    sp.commit()?;
+                    client.batch_execute("RELEASE SAVEPOINT job")?;
                     break;
                 }
                 RunOutcome::Undo => {
-                    sp.rollback()?;
+                    client.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")?;
                     break;
                 }
-                RunOutcome::Retry => sp.rollback()?,
+                RunOutcome::Retry => {
+                    client.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")?
+                }
             }
         }
     }
-    tx.commit()?;
+    client.batch_execute("COMMIT")?;
     Ok(())
 }
 
@@ -889,7 +947,7 @@ impl Store for PgStore {
         lease_ms: i64,
     ) -> Result<Option<ExecutionRow>, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             let until = now + lease_ms;
             let row = c.query_opt(
                 &format!(
@@ -906,7 +964,7 @@ impl Store for PgStore {
 
     fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             Ok(c.execute(
                 "UPDATE executions SET lease_until = $3 WHERE id = $1 AND owner = $2",
                 &[&id, &owner, &(now + lease_ms)],
@@ -916,7 +974,7 @@ impl Store for PgStore {
 
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_lazy(move |c| {
+        self.write_one(false, move |c| {
             c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -945,13 +1003,26 @@ impl Store for PgStore {
     }
 
     fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
-        self.write(move |c| {
+        // A plain step (delta, nothing registered or consumed, not
+        // terminal) is the one compare-and-set statement below.
+        let single = tx.kind != "snapshot"
+            && tx.registrations.is_empty()
+            && tx.consumed.is_none()
+            && !TERMINAL.contains(&tx.status.as_str());
+        self.write_job(true, single, move |c| {
             let now = crate::now_ms();
             let rev = tx.revision as i64;
-            // The compare-and-set and the checkpoint row in one statement
-            // (one round trip): the row is inserted only if the update hit.
+            // The compare-and-set, the checkpoint row and the history
+            // entries in one statement (one round trip): the rows are
+            // inserted only if the update hit.
+            let (kinds, details): (Vec<&str>, Vec<String>) = tx
+                .history
+                .iter()
+                .map(|(k, d)| (k.as_str(), json_text(d)))
+                .unzip();
             let n = c.execute(
-                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id)
+                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id),
+                      h AS (INSERT INTO history (execution_id, at_ms, kind, detail) SELECT cas.id, $8, h.kind, h.detail FROM cas, UNNEST($12::text[], $13::text[]) WITH ORDINALITY AS h(kind, detail, n) ORDER BY h.n)
                  INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT id, $3, $10, $11 FROM cas",
                 p(&[
                     &tx.id,
@@ -965,6 +1036,8 @@ impl Store for PgStore {
                     &(rev - 1),
                     &tx.kind,
                     &tx.body,
+                    &kinds,
+                    &details,
                 ]),
             )?;
             if n != 1 {
@@ -1026,9 +1099,6 @@ impl Store for PgStore {
                     &[&tx.id],
                 )?;
             }
-            for (kind, detail) in &tx.history {
-                add_history(c, &tx.id, now, kind, detail)?;
-            }
             Ok(())
         })
     }
@@ -1046,12 +1116,11 @@ impl Store for PgStore {
 
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
-        self.write_lazy(move |c| {
-            // Journal row and history entry in one statement (one round trip).
-            let detail = json_text(&serde_json::json!({"key": row.key, "idempotency_key": row.idempotency_key, "status": row.status}));
+        self.write_one(false, move |c| {
+            // Its history entry (`effect`) is written by the host with the
+            // checkpoint that follows.
             c.execute(
-                "WITH j AS (INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING)
-                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES ($2, $7, 'effect', $8)",
+                "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING",
                 &[
                     &row.idempotency_key,
                     &row.execution_id,
@@ -1059,11 +1128,22 @@ impl Store for PgStore {
                     &row.input,
                     &row.status,
                     &json_text(&row.result),
-                    &crate::now_ms(),
-                    &detail,
                 ],
             )?;
             Ok(())
+        })
+    }
+
+    fn journal_keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT idempotency_key FROM effects WHERE execution_id = $1",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?)
         })
     }
 

@@ -312,6 +312,9 @@ pub trait Store: Send + Sync {
     fn journal_get(&self, idempotency_key: &str) -> Result<Option<JournalRow>, StoreError>;
     /// Records an effect outcome (first write wins).
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError>;
+    /// The idempotency keys journalled for an execution (any order): a
+    /// driver loads them once per drive and looks up only those keys.
+    fn journal_keys(&self, execution_id: &str) -> Result<Vec<String>, StoreError>;
     /// Every journal row of an execution, in write order.
     fn journal_of(&self, execution_id: &str) -> Result<Vec<JournalRow>, StoreError>;
     /// Ids of executions a worker can take now: runnable, suspended with a

@@ -322,6 +322,52 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         Err(StoreError::Conflict(_))
     ));
     store.commit_checkpoint(tx("b", 2)).unwrap();
+    // Plain steps (a delta with nothing registered or consumed: one
+    // statement on PostgreSQL, the status-keeping update on SQLite) with
+    // history: a refused one writes nothing, an accepted one all of it in
+    // order; a status change takes the full update (and its index).
+    let step = |owner: &str, revision: u64, status: &str| CheckpointTx {
+        kind: "delta".into(),
+        status: status.into(),
+        history: vec![
+            ("effect".into(), json!({"n": revision})),
+            ("note".into(), J::Null),
+        ],
+        ..tx(owner, revision)
+    };
+    let before = store.history("x", 0, 1000).unwrap().len();
+    assert!(matches!(
+        store.commit_checkpoint(step("a", 3, "runnable")),
+        Err(StoreError::Conflict(_))
+    ));
+    assert_eq!(store.history("x", 0, 1000).unwrap().len(), before);
+    store.commit_checkpoint(step("b", 3, "runnable")).unwrap();
+    store.commit_checkpoint(step("b", 4, "suspended")).unwrap();
+    let row = store.get_execution("x").unwrap().unwrap();
+    assert_eq!((row.revision, row.status.as_str()), (4, "suspended"));
+    let kinds: Vec<String> = store
+        .history("x", 0, 1000)
+        .unwrap()
+        .into_iter()
+        .skip(before)
+        .map(|h| h.kind)
+        .collect();
+    assert_eq!(kinds, ["effect", "note", "effect", "note"]);
+    let revisions: Vec<u64> = store
+        .load_checkpoints("x")
+        .unwrap()
+        .iter()
+        .map(|c| c.revision)
+        .collect();
+    assert_eq!(revisions, [2, 3, 4]);
+    let suspended = store
+        .list_executions(&tcc_host::store::ListFilter {
+            status: Some("suspended".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(suspended.iter().any(|r| r.id == "x"));
 }
 
 fn group_commit_serves_concurrent_writers(kind: Kind) {
