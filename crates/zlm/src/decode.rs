@@ -270,85 +270,232 @@ pub struct Phases {
     pub canonical: std::time::Duration,
     /// The semantic check (zlm::check): ownership, loans, contracts.
     pub semantic: std::time::Duration,
+    /// Threads used (1 or 2).
+    pub threads: usize,
 }
+
+/// How many threads [`decode_with`] may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Threads {
+    /// Every phase on the calling thread.
+    One,
+    /// Two threads: the function bodies are hashed on a second thread while
+    /// the calling thread validates the model, compares the canonical
+    /// encoding and runs the semantic check. Results and errors are the
+    /// same as with [`Threads::One`].
+    Two,
+    /// [`Threads::Two`] when the machine has at least two cores and the
+    /// module has at least [`PARALLEL_MIN_OPS`] body operations.
+    Auto,
+}
+
+/// The body-operation count from which [`Threads::Auto`] uses two threads
+/// (below it, starting a thread costs more than it saves).
+pub const PARALLEL_MIN_OPS: u64 = 4096;
 
 /// Decodes and fully validates untrusted bytes.
 pub fn decode(bytes: &[u8]) -> Result<Decoded> {
-    decode_profiled(bytes).map(|(d, _)| d)
+    decode_with(bytes, Threads::Auto).map(|(d, _)| d)
 }
 
 /// [`decode`], also reporting how long each phase took.
 pub fn decode_profiled(bytes: &[u8]) -> Result<(Decoded, Phases)> {
+    decode_with(bytes, Threads::Auto)
+}
+
+/// [`decode`] on the given threads, reporting how long each phase took
+/// (with two threads, the identity time is the body thread's own time,
+/// overlapped with the model, canonical and semantic phases).
+pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> {
     use std::time::Instant;
     let t0 = Instant::now();
     let r = sections(bytes)?;
     let module = project(&r)?;
     let t1 = Instant::now();
-    let (ids, _) = ids::compute(&module, false)?;
-    let t2 = Instant::now();
-    crate::validate::check(&module, &ids).map_err(|mut e| {
+    let two = match threads {
+        Threads::One => false,
+        Threads::Two => true,
+        Threads::Auto => {
+            r.count(Section::Ops) >= PARALLEL_MIN_OPS
+                && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
+        }
+    };
+    let mut carried = [0u8; 32];
+    carried.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
+    let mut phases = Phases {
+        structural: t1 - t0,
+        ..Phases::default()
+    };
+    if !two {
+        let (ids, _) = ids::compute(&module, false)?;
+        let t2 = Instant::now();
+        model_phase(&module, &ids, &r)?;
+        let t3 = Instant::now();
+        let (mismatch, ids) = crate::write::compare_canonical(&module, ids, bytes, &r.starts)?;
+        if let Some(at) = mismatch {
+            return Err(mismatch_error(&r, at));
+        }
+        let t4 = Instant::now();
+        // Checked semantics (issue 10): rerun by every decode, never trusted. The
+        // identities are the ones recomputed above from the projection (and
+        // matched against every carried ID), not the input's.
+        crate::check::check_with_ids(&module, ids)?;
+        let t5 = Instant::now();
+        phases.identities = t2 - t1;
+        phases.model = t3 - t2;
+        phases.canonical = t4 - t3;
+        phases.semantic = t5 - t4;
+        phases.threads = 1;
+    } else {
+        two_threads(&module, &r, bytes, carried, &mut phases)?;
+        phases.threads = 2;
+    }
+    Ok((
+        Decoded {
+            module,
+            module_content: carried,
+        },
+        phases,
+    ))
+}
+
+/// Model validation (admitted kinds, per-tag shapes, typing, CFG).
+fn model_phase(module: &Module, ids: &ids::Identities, r: &Reader) -> Result<()> {
+    crate::validate::check(module, ids).map_err(|mut e| {
         // Point a layout cycle at the declaration record (projected in
         // physical order, so the model index is the record index).
         if e.code == code::LAYOUT
             && e.offset.is_none()
-            && let Some((di, _)) = crate::validate::layout_cycle(&module, &ids)
+            && let Some((di, _)) = crate::validate::layout_cycle(module, ids)
         {
             e.offset = Some(r.start(Section::Decls) + 80 * di as u64);
         }
         e
-    })?;
-    let t3 = Instant::now();
-    // Canonical comparison: identities, order, derived fields, reserved
-    // words; section by section, without building the canonical bytes.
-    let (mismatch, ids) = crate::write::compare_canonical(&module, ids, bytes, &r.starts)?;
-    if let Some(at) = mismatch {
-        let where_ = locate(&r.starts, at);
-        let is_id = at >= header::CATALOG as u64 && at < (header::CONTENT + 32) as u64
-            || r.starts.iter().any(|&(s, start, len)| {
-                at >= start && at < start + len && {
-                    let rel = (at - start) % s.record_size();
-                    s.id_fields().iter().any(|&(a, b)| rel >= a && rel < b)
-                }
-            });
-        let (c, what) = if at >= header::CATALOG as u64 && at < (header::CATALOG + 32) as u64 {
-            (
-                code::CATALOG,
-                "the catalog content identity is not that of zerglang.selfhost-intrinsics/1",
-            )
-        } else if is_id {
-            (
-                code::ID,
-                "a carried identity differs from the recomputed one",
-            )
-        } else {
-            (
-                code::NONCANONICAL,
-                "bytes differ from the canonical encoding of their logical projection",
-            )
+    })
+}
+
+/// The error for the first byte `at` that differs from the canonical encoding.
+fn mismatch_error(r: &Reader, at: u64) -> Error {
+    let where_ = locate(&r.starts, at);
+    let is_id = at >= header::CATALOG as u64 && at < (header::CONTENT + 32) as u64
+        || r.starts.iter().any(|&(s, start, len)| {
+            at >= start && at < start + len && {
+                let rel = (at - start) % s.record_size();
+                s.id_fields().iter().any(|&(a, b)| rel >= a && rel < b)
+            }
+        });
+    let (c, what) = if at >= header::CATALOG as u64 && at < (header::CATALOG + 32) as u64 {
+        (
+            code::CATALOG,
+            "the catalog content identity is not that of zerglang.selfhost-intrinsics/1",
+        )
+    } else if is_id {
+        (
+            code::ID,
+            "a carried identity differs from the recomputed one",
+        )
+    } else {
+        (
+            code::NONCANONICAL,
+            "bytes differ from the canonical encoding of their logical projection",
+        )
+    };
+    Error::at(c, at, format!("{what} ({where_})"))
+}
+
+/// How the calling thread's phases ended in [`two_threads`].
+enum MainOutcome {
+    Model(Error),
+    Canonical(Error),
+    Mismatch(u64),
+    Semantic(Error),
+    Valid,
+}
+
+/// The two-thread schedule. Waves 1-11 of the identities come first; then
+/// a second thread hashes every function body, while this thread runs
+/// model validation, the canonical comparison (the carried module content
+/// stands in for the recomputed one, which needs the bodies) and the
+/// semantic check. The reported error is the one the sequential order reports: an
+/// identity error first, then model validation, then the first canonical
+/// mismatch (including the module content, now known), then the semantic
+/// check.
+fn two_threads(
+    module: &Module,
+    r: &Reader,
+    bytes: &[u8],
+    carried: Id,
+    phases: &mut Phases,
+) -> Result<()> {
+    use std::time::Instant;
+    let t1 = Instant::now();
+    let mut pending = ids::prepare(module, false)?;
+    let provisional = pending.provisional(carried);
+    let mut hs = std::mem::replace(&mut pending.hs, ids::Hasher::new(false));
+    let t_prepared = Instant::now();
+    let pending_ref = &pending;
+    let (bodies, body_time, main, times) = std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let t = Instant::now();
+            let bodies = pending_ref.bodies(&mut hs, module);
+            (bodies, t.elapsed())
+        });
+        let ids = provisional;
+        let ta = Instant::now();
+        let mut times = [std::time::Duration::ZERO; 3];
+        let main = 'main: {
+            // The body constants are not known yet: the canonical writer
+            // hashes the ones it needs itself.
+            if let Err(e) = model_phase(module, &ids, r) {
+                break 'main MainOutcome::Model(e);
+            }
+            let tb = Instant::now();
+            times[0] = tb - ta;
+            let ids = match crate::write::compare_canonical(module, ids, bytes, &r.starts) {
+                Err(e) => break 'main MainOutcome::Canonical(e),
+                Ok((Some(at), _)) => break 'main MainOutcome::Mismatch(at),
+                Ok((None, ids)) => ids,
+            };
+            let tc = Instant::now();
+            times[1] = tc - tb;
+            let checked = crate::check::check_with_ids(module, ids);
+            times[2] = tc.elapsed();
+            match checked {
+                Err(e) => MainOutcome::Semantic(e.into()),
+                Ok(()) => MainOutcome::Valid,
+            }
         };
-        return Err(Error::at(c, at, format!("{what} ({where_})")));
+        let (bodies, body_time) = match worker.join() {
+            Ok(v) => v,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        (bodies, body_time, main, times)
+    });
+    phases.identities = (t_prepared - t1) + body_time;
+    phases.model = times[0];
+    phases.canonical = times[1];
+    phases.semantic = times[2];
+    let bodies = bodies?;
+    let (ids, _) = pending.finish(module, Some(&bodies))?;
+    let content = ids
+        .module_content
+        .iter()
+        .zip(&carried)
+        .position(|(a, b)| a != b)
+        .map(|i| (header::CONTENT + i) as u64);
+    match main {
+        MainOutcome::Model(e) | MainOutcome::Canonical(e) => Err(e),
+        MainOutcome::Mismatch(at) => {
+            // A header mismatch precedes every section mismatch.
+            let at = match content {
+                Some(c) if at >= HEADER_BYTES as u64 || c < at => c,
+                _ => at,
+            };
+            Err(mismatch_error(r, at))
+        }
+        MainOutcome::Semantic(e) => Err(content.map_or(e, |c| mismatch_error(r, c))),
+        MainOutcome::Valid => content.map_or(Ok(()), |c| Err(mismatch_error(r, c))),
     }
-    let t4 = Instant::now();
-    // Checked semantics (issue 10): rerun by every decode, never trusted. The
-    // identities are the ones recomputed above from the projection (and
-    // matched against every carried ID), not the input's.
-    crate::check::check_with_ids(&module, ids)?;
-    let t5 = Instant::now();
-    let mut content = [0u8; 32];
-    content.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
-    Ok((
-        Decoded {
-            module,
-            module_content: content,
-        },
-        Phases {
-            structural: t1 - t0,
-            identities: t2 - t1,
-            model: t3 - t2,
-            canonical: t4 - t3,
-            semantic: t5 - t4,
-        },
-    ))
 }
 
 struct FnRanges {

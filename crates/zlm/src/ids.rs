@@ -567,6 +567,32 @@ pub fn receiver_type(owner: &Id, receiver: ReceiverKind) -> Option<Type> {
 /// Computes every identity of `m` in dependency waves; `trace` records
 /// each hash for golden vectors.
 pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
+    prepare(m, trace)?.finish(m, None)
+}
+
+/// The identities of waves 1-11 (everything a function-body digest depends
+/// on) and the hasher state; [`Pending::finish`] adds wave 12 (bodies and
+/// declaration definitions) and wave 13 (module content). A validator may
+/// hash the bodies on another thread with [`Pending::bodies`] meanwhile.
+pub struct Pending {
+    /// The hasher (memoized types, constants, effect sets; the trace).
+    pub hs: Hasher,
+    ns: Id,
+    catalog: Id,
+    imports: Vec<Id>,
+    nominals: Vec<Id>,
+    copy: FastMap<Id, bool>,
+    fields_map: FastMap<Id, FieldInfo>,
+    decl_fields: Vec<Vec<Id>>,
+    decl_variants: Vec<Vec<(Id, Vec<Id>)>>,
+    fn_sigs: Vec<Vec<FnSigIds>>,
+    contracts: Vec<Vec<Id>>,
+    interfaces: Vec<Id>,
+    module_interface: Id,
+}
+
+/// Waves 1-11 of [`compute`].
+pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     let mut hs = Hasher::new(trace);
     // Wave 1: namespaces.
     let ns = hs.namespace(&m.package, &m.name);
@@ -875,106 +901,231 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
             seq(exports.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
         ],
     );
-    // Wave 12: bodies and declaration definitions.
-    let mut decls = Vec::new();
-    let mut defs = Vec::new();
-    let types_snapshot_copy = copy.clone();
-    for (di, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
-        let mut fns = Vec::new();
-        for ((f, (sig, eff, pids, lids, flags)), contract) in
-            d.functions.iter().zip(&fn_sigs[di]).zip(&contracts[di])
-        {
-            let body = body_digest(&mut hs, d, f, sig, pids, lids, nominal, &fields_map, m)?;
-            fns.push(FnIds {
-                sig: *sig,
-                contract: *contract,
-                body,
-                effects: *eff,
-                params: pids.clone(),
-                locals: lids.clone(),
-                param_flags: flags.clone(),
-            });
+    Ok(Pending {
+        hs,
+        ns,
+        catalog,
+        imports,
+        nominals,
+        copy,
+        fields_map,
+        decl_fields,
+        decl_variants,
+        fn_sigs,
+        contracts,
+        interfaces,
+        module_interface,
+    })
+}
+
+impl Pending {
+    /// The body digest of function `fi` of declaration `di`.
+    fn body(&self, hs: &mut Hasher, m: &Module, di: usize, fi: usize) -> Result<Id> {
+        let d = &m.declarations[di];
+        let (sig, _, pids, lids, _) = &self.fn_sigs[di][fi];
+        body_digest(
+            hs,
+            d,
+            &d.functions[fi],
+            sig,
+            pids,
+            lids,
+            &self.nominals[di],
+            &self.fields_map,
+            m,
+        )
+    }
+
+    /// Every function-body digest (per declaration, per function), in the
+    /// order [`Pending::finish`] computes them, so the first error is the
+    /// same; `hs` is a hasher taken from this one (see [`Pending::provisional`]).
+    pub fn bodies(&self, hs: &mut Hasher, m: &Module) -> Result<Vec<Vec<Id>>> {
+        let mut out = Vec::with_capacity(m.declarations.len());
+        for (di, d) in m.declarations.iter().enumerate() {
+            let mut fns = Vec::with_capacity(d.functions.len());
+            for fi in 0..d.functions.len() {
+                fns.push(self.body(hs, m, di, fi)?);
+            }
+            out.push(fns);
         }
-        let flags = u32::from(copy[nominal]);
-        let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[di]);
-        let mut defs_list: Vec<(Id, Vec<u8>)> = d
-            .functions
-            .iter()
-            .zip(&fns)
-            .map(|(f, ids)| {
-                (
-                    ids.sig,
-                    seq([
-                        ids.sig.to_vec(),
-                        u32p(f.visibility.tag()),
-                        ids.contract.to_vec(),
-                        ids.body.to_vec(),
-                    ]),
-                )
+        Ok(out)
+    }
+
+    /// Identities without wave 12 and 13: body and definition digests are
+    /// zero and the module content is `content` (the carried one, compared
+    /// by the caller once the bodies are known). Everything a validator
+    /// needs before the bodies (types, fields, Copy flags, signatures) is
+    /// exact; the constants are those hashed so far.
+    pub fn provisional(&self, content: Id) -> Identities {
+        let decls = (0..self.nominals.len())
+            .map(|di| DeclIds {
+                nominal: self.nominals[di],
+                copy: self.copy[&self.nominals[di]],
+                interface: self.interfaces[di],
+                definition: [0; 32],
+                fields: self.decl_fields[di].clone(),
+                variants: self.decl_variants[di].clone(),
+                functions: self.fn_sigs[di]
+                    .iter()
+                    .zip(&self.contracts[di])
+                    .map(|((sig, eff, pids, lids, flags), contract)| FnIds {
+                        sig: *sig,
+                        contract: *contract,
+                        body: [0; 32],
+                        effects: *eff,
+                        params: pids.clone(),
+                        locals: lids.clone(),
+                        param_flags: flags.clone(),
+                    })
+                    .collect(),
             })
             .collect();
-        defs_list.sort_by_key(|a| a.0);
-        let definition = hs.hash(
-            || format!("declaration definition {}", d.name),
-            domain::DECLARATION_DEFINITION,
-            vec![
-                nominal.to_vec(),
-                interfaces[di].to_vec(),
-                u32p(d.visibility.tag()),
-                u32p(flags),
-                seq(by_ord.iter().map(|id| id.to_vec())),
-                variant_schemas(d, &decl_variants[di]),
-                seq(defs_list.into_iter().map(|(_, e)| e)),
-            ],
-        );
-        defs.push((*nominal, definition));
-        decls.push(DeclIds {
-            nominal: *nominal,
-            copy: types_snapshot_copy[nominal],
-            interface: interfaces[di],
-            definition,
-            fields: decl_fields[di].clone(),
-            variants: decl_variants[di].clone(),
-            functions: fns,
-        });
-    }
-    // Wave 13: module content.
-    let mut imp: Vec<(Id, Id)> = imports
-        .iter()
-        .zip(&m.imports)
-        .map(|(n, i)| (*n, i.interface))
-        .collect();
-    imp.sort();
-    defs.sort();
-    let module_content = hs.hash(
-        || format!("module content {}", m.name),
-        domain::MODULE_CONTENT,
-        vec![
-            ns.to_vec(),
-            u32p(m.profile.tag()),
-            u32p(m.mode.tag()),
-            catalog.to_vec(),
-            seq(imp.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
-            seq(defs.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
-            module_interface.to_vec(),
-        ],
-    );
-    let facts = hs.trace.take().unwrap_or_default();
-    Ok((
         Identities {
-            namespace: ns,
+            namespace: self.ns,
+            catalog: self.catalog,
+            imports: self.imports.clone(),
+            decls,
+            module_interface: self.module_interface,
+            module_content: content,
+            fields: self.fields_map.clone(),
+            copy: self.copy.clone(),
+            types: self.hs.types.clone(),
+            constants: self.hs.constants.clone(),
+        }
+    }
+
+    /// Waves 12 and 13. `bodies` are the digests from [`Pending::bodies`];
+    /// without them each body is hashed here, interleaved with the
+    /// definitions (the traced order of the golden vectors).
+    pub fn finish(self, m: &Module, bodies: Option<&[Vec<Id>]>) -> Result<(Identities, Vec<Fact>)> {
+        let mut pending = self;
+        let mut hs = std::mem::replace(&mut pending.hs, Hasher::new(false));
+        let Pending {
+            ns,
             catalog,
             imports,
-            decls,
-            module_interface,
-            module_content,
-            fields: fields_map,
+            nominals,
             copy,
-            types: hs.types,
-            constants: hs.constants,
-        },
-        facts,
-    ))
+            fields_map,
+            decl_fields,
+            decl_variants,
+            fn_sigs,
+            contracts,
+            interfaces,
+            module_interface,
+            ..
+        } = &pending;
+        let (ns, catalog, module_interface) = (*ns, *catalog, *module_interface);
+        // Wave 12: bodies and declaration definitions.
+        let mut decls = Vec::new();
+        let mut defs = Vec::new();
+        let types_snapshot_copy = copy.clone();
+        for (di, (d, nominal)) in m.declarations.iter().zip(nominals).enumerate() {
+            let mut fns = Vec::new();
+            for (fi, ((_, (sig, eff, pids, lids, flags)), contract)) in d
+                .functions
+                .iter()
+                .zip(&fn_sigs[di])
+                .zip(&contracts[di])
+                .enumerate()
+            {
+                let body = match bodies {
+                    Some(b) => *b.get(di).and_then(|fs| fs.get(fi)).ok_or_else(|| {
+                        Error::new(code::MODEL, "internal error: missing body digest")
+                    })?,
+                    None => pending.body(&mut hs, m, di, fi)?,
+                };
+                fns.push(FnIds {
+                    sig: *sig,
+                    contract: *contract,
+                    body,
+                    effects: *eff,
+                    params: pids.clone(),
+                    locals: lids.clone(),
+                    param_flags: flags.clone(),
+                });
+            }
+            let flags = u32::from(copy[nominal]);
+            let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[di]);
+            let mut defs_list: Vec<(Id, Vec<u8>)> = d
+                .functions
+                .iter()
+                .zip(&fns)
+                .map(|(f, ids)| {
+                    (
+                        ids.sig,
+                        seq([
+                            ids.sig.to_vec(),
+                            u32p(f.visibility.tag()),
+                            ids.contract.to_vec(),
+                            ids.body.to_vec(),
+                        ]),
+                    )
+                })
+                .collect();
+            defs_list.sort_by_key(|a| a.0);
+            let definition = hs.hash(
+                || format!("declaration definition {}", d.name),
+                domain::DECLARATION_DEFINITION,
+                vec![
+                    nominal.to_vec(),
+                    interfaces[di].to_vec(),
+                    u32p(d.visibility.tag()),
+                    u32p(flags),
+                    seq(by_ord.iter().map(|id| id.to_vec())),
+                    variant_schemas(d, &decl_variants[di]),
+                    seq(defs_list.into_iter().map(|(_, e)| e)),
+                ],
+            );
+            defs.push((*nominal, definition));
+            decls.push(DeclIds {
+                nominal: *nominal,
+                copy: types_snapshot_copy[nominal],
+                interface: interfaces[di],
+                definition,
+                fields: decl_fields[di].clone(),
+                variants: decl_variants[di].clone(),
+                functions: fns,
+            });
+        }
+        // Wave 13: module content.
+        let mut imp: Vec<(Id, Id)> = imports
+            .iter()
+            .zip(&m.imports)
+            .map(|(n, i)| (*n, i.interface))
+            .collect();
+        imp.sort();
+        defs.sort();
+        let module_content = hs.hash(
+            || format!("module content {}", m.name),
+            domain::MODULE_CONTENT,
+            vec![
+                ns.to_vec(),
+                u32p(m.profile.tag()),
+                u32p(m.mode.tag()),
+                catalog.to_vec(),
+                seq(imp.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+                seq(defs.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+                module_interface.to_vec(),
+            ],
+        );
+        let facts = hs.trace.take().unwrap_or_default();
+        Ok((
+            Identities {
+                namespace: ns,
+                catalog,
+                imports: imports.clone(),
+                decls,
+                module_interface,
+                module_content,
+                fields: fields_map.clone(),
+                copy: copy.clone(),
+                types: hs.types,
+                constants: hs.constants,
+            },
+            facts,
+        ))
+    }
 }
 
 fn sorted_by_ordinal(fields: &[Field], ids: &[Id]) -> Vec<Id> {

@@ -378,9 +378,16 @@ impl<'a> Writer<'a> {
                     if let Some(t) = &op.result {
                         types.insert(t);
                     }
-                    // Body constants: seeded below from the identities, which
-                    // hashed every body and contract constant of this model
-                    // (a missing one fails loudly in `constant_index`).
+                    // Body constants: usually seeded above from the
+                    // identities, which hashed every body constant; a
+                    // validator that hashes the bodies on another thread
+                    // passes identities without them, so a missing one is
+                    // hashed here.
+                    for o in &op.operands {
+                        if let Operand::Const(c) = o {
+                            self.add_constant(c)?;
+                        }
+                    }
                     for a in [&op.aux0, &op.aux1] {
                         match a {
                             Aux::Type(t) => extra_types.push(t.clone()),
