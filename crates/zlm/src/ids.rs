@@ -1644,6 +1644,63 @@ where
     Ok(None)
 }
 
+/// [`list_part`] over the items of an iterator that `items` makes afresh
+/// for each pass; `len_of` gives each element's framed length.
+fn list_part_iter<T, I, E>(
+    sha: Option<&mut sha2::Sha256>,
+    buf: &mut Vec<u8>,
+    items: impl Fn() -> I,
+    len_of: impl Fn(&T) -> u64,
+    mut el: E,
+) -> Result<Option<Vec<u8>>>
+where
+    I: Iterator<Item = T>,
+    E: FnMut(&mut Vec<u8>, T) -> Result<()>,
+{
+    use sha2::Digest as _;
+    const FLUSH: usize = 1 << 15;
+    let Some(sha) = sha else {
+        let mut part = Vec::new();
+        let at = enc::count(&mut part);
+        let mut n = 0usize;
+        for item in items() {
+            el(&mut part, item)?;
+            n += 1;
+        }
+        enc::set_count(&mut part, at, n);
+        return Ok(Some(part));
+    };
+    let (mut len, mut n) = (4u64, 0usize);
+    for item in items() {
+        len += len_of(&item);
+        n += 1;
+    }
+    let n32 = u32::try_from(n).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
+    sha.update(len.to_le_bytes());
+    sha.update(n32.to_le_bytes());
+    buf.clear();
+    let mut written: u64 = 4;
+    for item in items() {
+        el(buf, item)?;
+        if buf.len() >= FLUSH {
+            written += buf.len() as u64;
+            sha.update(&buf[..]);
+            buf.clear();
+        }
+    }
+    written += buf.len() as u64;
+    sha.update(&buf[..]);
+    buf.clear();
+    if written != len {
+        // The arithmetic length disagrees with the encoding: never return a digest.
+        return Err(Error::new(
+            code::MODEL,
+            "internal error: identity list length mismatch",
+        ));
+    }
+    Ok(None)
+}
+
 #[allow(clippy::too_many_arguments)]
 fn body_digest(
     hs: &mut Hasher,
@@ -1678,38 +1735,61 @@ fn body_digest(
     for &pi in &porder {
         path_facts_v.push(path_facts(f, &f.body.paths[pi].key, fields, m)?);
     }
-    let ops: Vec<(OpRef, &Op)> = border
-        .iter()
-        .flat_map(|&bi| {
-            let b = &f.body.blocks[bi];
-            b.ops.iter().enumerate().map(move |(o, op)| {
-                (
-                    OpRef::Flow {
-                        block: b.id,
-                        ordinal: o as u32,
-                    },
-                    op,
-                )
+    // The body operations in canonical order (flow, then recipes), as an
+    // iterator made twice (length pass, then encoding) instead of a
+    // collected list: that list was megabytes of fresh pages per decode.
+    let ops = || {
+        border
+            .iter()
+            .flat_map(|&bi| {
+                let b = &f.body.blocks[bi];
+                b.ops.iter().enumerate().map(move |(o, op)| {
+                    (
+                        OpRef::Flow {
+                            block: b.id,
+                            ordinal: o as u32,
+                        },
+                        op,
+                    )
+                })
             })
-        })
-        .chain(eorder.iter().flat_map(|&ei| {
-            let e = &f.body.edges[ei];
-            e.drops.iter().enumerate().map(move |(o, op)| {
-                (
-                    OpRef::Recipe {
-                        edge: e.id,
-                        ordinal: o as u32,
-                    },
-                    op,
-                )
-            })
-        }))
-        .collect();
+            .chain(eorder.iter().flat_map(|&ei| {
+                let e = &f.body.edges[ei];
+                e.drops.iter().enumerate().map(move |(o, op)| {
+                    (
+                        OpRef::Recipe {
+                            edge: e.id,
+                            ordinal: o as u32,
+                        },
+                        op,
+                    )
+                })
+            }))
+    };
     // The type-instance ID of a body operand, without cloning its type; an
     // unresolved operand gets `FnIndex::operand_type`'s error.
+    // Block and edge IDs are dense (checked by `block_order`, `edge_order`),
+    // so the canonical order is also the index by ID.
+    let (block_at, edge_at) = (&border, &eorder);
+    let op_at = |r: &OpRef| -> Option<&Op> {
+        match *r {
+            OpRef::Flow { block, ordinal } => f
+                .body
+                .blocks
+                .get(*block_at.get(block as usize)?)?
+                .ops
+                .get(ordinal as usize),
+            OpRef::Recipe { edge, ordinal } => f
+                .body
+                .edges
+                .get(*edge_at.get(edge as usize)?)?
+                .drops
+                .get(ordinal as usize),
+        }
+    };
     let operand_type_id = |hs: &mut Hasher, o: &Operand| -> Result<Option<Id>> {
         let t: Option<&Type> = match o {
-            Operand::Value(r) => index.op(r).and_then(|op| op.result.as_ref()),
+            Operand::Value(r) => op_at(r).and_then(|op| op.result.as_ref()),
             Operand::Place(k) => index.path(k).map(|p| &p.ty),
             Operand::Const(c) => return Ok(Some(hs.type_id(&Type::Scalar(c.kind)))),
             Operand::Block(_) => return Ok(None),
@@ -1849,65 +1929,73 @@ fn body_digest(
         Ok(())
     });
     // Body operations.
-    let op_len = |i: usize| op_el_len(ops[i].1);
-    part!(ops.len(), len & op_len, |b: &mut Vec<u8>, i: usize| {
-        let (r, op) = &ops[i];
-        if tracing {
-            // Record the operands' identities before the result's, in use order.
+    let p = list_part_iter(
+        (!tracing).then_some(&mut sha),
+        &mut buf,
+        ops,
+        |(_, op): &(OpRef, &Op)| op_el_len(op),
+        |b: &mut Vec<u8>, (r, op): (OpRef, &Op)| {
+            let r = &r;
+            if tracing {
+                // Record the operands' identities before the result's, in use order.
+                for o in &op.operands {
+                    operand_type_id(hs, o)?;
+                    if let Operand::Const(c) = o {
+                        hs.constant(c)?;
+                    }
+                }
+            }
+            let at = enc::begin(b);
+            b.extend_from_slice(&7u32.to_le_bytes());
+            be.op_el(b, r);
+            enc::el_u32(b, op.tag);
+            match &op.result {
+                Some(t) => enc::el_opt(b, Some(&hs.type_id(t))),
+                None => enc::el_opt(b, None),
+            }
+            let k = enc::begin(b);
+            let c = enc::count(b);
             for o in &op.operands {
-                operand_type_id(hs, o)?;
-                if let Operand::Const(c) = o {
-                    hs.constant(c)?;
+                let t = operand_type_id(hs, o)?;
+                let oe = enc::begin(b);
+                b.extend_from_slice(&3u32.to_le_bytes());
+                match o {
+                    Operand::Value(r) => {
+                        enc::el_u32(b, 0);
+                        be.op_el(b, r);
+                    }
+                    Operand::Place(k) => {
+                        enc::el_u32(b, 1);
+                        be.path_el(b, k)?;
+                    }
+                    Operand::Const(c) => {
+                        enc::el_u32(b, 2);
+                        let id = match hs.constants.get(c).copied() {
+                            Some(id) if tracing => id,
+                            _ => hs.constant(c)?,
+                        };
+                        enc::el(b, &id);
+                    }
+                    Operand::Block(blk) => {
+                        enc::el_u32(b, 3);
+                        be.key_el(b, *blk);
+                    }
                 }
+                enc::el_opt(b, t.as_ref().map(|t| &t[..]));
+                enc::end(b, oe);
             }
-        }
-        let at = enc::begin(b);
-        b.extend_from_slice(&7u32.to_le_bytes());
-        be.op_el(b, r);
-        enc::el_u32(b, op.tag);
-        match &op.result {
-            Some(t) => enc::el_opt(b, Some(&hs.type_id(t))),
-            None => enc::el_opt(b, None),
-        }
-        let k = enc::begin(b);
-        let c = enc::count(b);
-        for o in &op.operands {
-            let t = operand_type_id(hs, o)?;
-            let oe = enc::begin(b);
-            b.extend_from_slice(&3u32.to_le_bytes());
-            match o {
-                Operand::Value(r) => {
-                    enc::el_u32(b, 0);
-                    be.op_el(b, r);
-                }
-                Operand::Place(k) => {
-                    enc::el_u32(b, 1);
-                    be.path_el(b, k)?;
-                }
-                Operand::Const(c) => {
-                    enc::el_u32(b, 2);
-                    let id = match hs.constants.get(c).copied() {
-                        Some(id) if tracing => id,
-                        _ => hs.constant(c)?,
-                    };
-                    enc::el(b, &id);
-                }
-                Operand::Block(blk) => {
-                    enc::el_u32(b, 3);
-                    be.key_el(b, *blk);
-                }
-            }
-            enc::el_opt(b, t.as_ref().map(|t| &t[..]));
-            enc::end(b, oe);
-        }
-        enc::set_count(b, c, op.operands.len());
-        enc::end(b, k);
-        be.aux_el(hs, b, &op.aux0)?;
-        be.aux_el(hs, b, &op.aux1)?;
-        enc::el_u32(b, 0);
-        enc::end(b, at);
-        Ok(())
-    });
+            enc::set_count(b, c, op.operands.len());
+            enc::end(b, k);
+            be.aux_el(hs, b, &op.aux0)?;
+            be.aux_el(hs, b, &op.aux1)?;
+            enc::el_u32(b, 0);
+            enc::end(b, at);
+            Ok(())
+        },
+    )?;
+    if let Some(p) = p {
+        parts.push(p);
+    }
     if tracing {
         return Ok(hs.hash(
             || format!("body {}.{}", d.name, f.name),

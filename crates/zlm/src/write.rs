@@ -203,6 +203,13 @@ fn put<O: Out>(buf: &mut O, words: &[u32]) {
     buf.out(&tmp[..4 * words.len()]);
 }
 
+/// The byte order of two IDs, deciding on the leading 8 bytes when they differ.
+#[inline]
+fn id_cmp(a: &Id, b: &Id) -> std::cmp::Ordering {
+    let head = |x: &Id| u64::from_be_bytes(*x.first_chunk::<8>().unwrap_or(&[0; 8]));
+    head(a).cmp(&head(b)).then_with(|| a.cmp(b))
+}
+
 fn cnt(n: usize) -> Result<u32> {
     u32::try_from(n)
         .ok()
@@ -409,15 +416,23 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        // Sorted by ID, then by value, so the seeding order never matters.
+        // Sorted by ID, then by value, so the seeding order never matters;
+        // the first entry of each ID is kept. (The comparator borrows and
+        // tries the leading 8 bytes first: copying and memcmp-ing 32-byte
+        // keys dominated the sort of 65 536 constants.)
         let mut new_constants = std::mem::take(&mut self.new_constants);
-        new_constants.sort_by_key(|a| (a.0, a.1.kind.tag(), a.1.bits));
-        for (id, c) in new_constants {
-            self.constants.entry(id).or_insert((c, 0));
-        }
-        for c in self.constants.values() {
-            extra_types.push(Type::Scalar(c.0.kind));
-        }
+        new_constants.sort_unstable_by(|a, b| {
+            id_cmp(&a.0, &b.0)
+                .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
+        });
+        new_constants.dedup_by(|later, first| later.0 == first.0);
+        self.constants
+            .extend(new_constants.into_iter().map(|(id, c)| (id, (c, 0))));
+        // The constants' scalar types, each kind once (not once per constant).
+        let mut kinds: Vec<ScalarKind> = self.constants.values().map(|c| c.0.kind).collect();
+        kinds.sort_unstable_by_key(|k| k.tag());
+        kinds.dedup();
+        extra_types.extend(kinds.into_iter().map(Type::Scalar));
         // Close under children.
         let mut all: BTreeSet<Type> = types.into_iter().cloned().collect();
         all.extend(extra_types);
