@@ -310,8 +310,6 @@ pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> 
     use std::time::Instant;
     let t0 = Instant::now();
     let r = sections(bytes)?;
-    let module = project(&r)?;
-    let t1 = Instant::now();
     let two = match threads {
         Threads::One => false,
         Threads::Two => true,
@@ -320,6 +318,8 @@ pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> 
                 && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
         }
     };
+    let module = project(&r, two)?;
+    let t1 = Instant::now();
     let mut carried = [0u8; 32];
     carried.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
     let mut phases = Phases {
@@ -327,7 +327,11 @@ pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> 
         ..Phases::default()
     };
     if !two {
-        let (ids, _) = ids::compute(&module, false)?;
+        let mut pending = ids::prepare(&module, false)?;
+        pending
+            .hs
+            .reserve_constants(r.count(Section::Constants) as usize);
+        let (ids, _) = pending.finish(&module, None)?;
         let t2 = Instant::now();
         model_phase(&module, &ids, &r)?;
         let t3 = Instant::now();
@@ -432,6 +436,7 @@ fn two_threads(
     let mut pending = ids::prepare(module, false)?;
     let provisional = pending.provisional(carried);
     let mut hs = std::mem::replace(&mut pending.hs, ids::Hasher::new(false));
+    hs.reserve_constants(r.count(Section::Constants) as usize);
     let t_prepared = Instant::now();
     let pending_ref = &pending;
     let (bodies, body_time, main, times) = std::thread::scope(|s| {
@@ -507,7 +512,39 @@ struct FnRanges {
     receiver: ReceiverKind,
 }
 
-fn project(r: &Reader) -> Result<Module> {
+/// Decodes the operations `lo..hi` (a range already checked against the
+/// operation table) in order. With `two`, a long range is split in halves,
+/// the second decoded on another thread; the first error in operation order
+/// is reported, as in the sequential loop.
+fn decode_ops<F>(decode_op: &F, lo: u64, hi: u64, two: bool) -> Result<Vec<Op>>
+where
+    F: Fn(u64) -> Result<Op> + Sync,
+{
+    let mut ops = Vec::with_capacity((hi - lo) as usize);
+    if !two || hi - lo < PARALLEL_MIN_OPS {
+        for oi in lo..hi {
+            ops.push(decode_op(oi)?);
+        }
+        return Ok(ops);
+    }
+    let mid = lo + (hi - lo) / 2;
+    let second = std::thread::scope(|s| {
+        let worker = s.spawn(|| (mid..hi).map(decode_op).collect::<Result<Vec<Op>>>());
+        let first = (lo..mid).try_for_each(|oi| {
+            ops.push(decode_op(oi)?);
+            Ok(())
+        });
+        let second = match worker.join() {
+            Ok(v) => v,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        first.and(second)
+    })?;
+    ops.extend(second);
+    Ok(ops)
+}
+
+fn project(r: &Reader, two: bool) -> Result<Module> {
     let b = r.bytes;
     let profile = NumericProfile::from_tag(rd32(b, header::PROFILE))
         .ok_or_else(|| Error::at(code::TAG, header::PROFILE as u64, "unknown numeric profile"))?;
@@ -1301,12 +1338,9 @@ fn project(r: &Reader) -> Result<Module> {
         };
         for bi in fr.blocks.clone() {
             let rec = r.rec(Section::Blocks, bi);
-            // Bounded by the operation table (the range is checked per operation below).
-            let mut ops =
-                Vec::with_capacity(u64::from(rec.w(0, 3)).min(r.count(Section::Ops)) as usize);
-            for oi in u64::from(rec.w(0, 2))..u64::from(rec.w(0, 2)) + u64::from(rec.w(0, 3)) {
-                ops.push(decode_op(oi)?);
-            }
+            // Inside the operation table and the function's range (pass 1).
+            let lo = u64::from(rec.w(0, 2));
+            let ops = decode_ops(&decode_op, lo, lo + u64::from(rec.w(0, 3)), two)?;
             body.blocks.push(Block {
                 id: rec.w(0, 1),
                 ops,

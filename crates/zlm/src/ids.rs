@@ -119,6 +119,13 @@ impl Hasher {
         digest
     }
 
+    /// Reserves room for `n` more memoized constants (a decoder knows the
+    /// constant-table size, bounded by its input; growing the map step by
+    /// step rehashes and touches fresh pages several times).
+    pub fn reserve_constants(&mut self, n: usize) {
+        self.constants.reserve(n);
+    }
+
     /// Module-namespace ID.
     pub fn namespace(&mut self, package: &str, module: &str) -> Id {
         self.hash(
@@ -141,13 +148,18 @@ impl Hasher {
         )
     }
 
-    /// Type-instance ID (memoized).
+    /// Type-instance ID (memoized; a known scalar without a call).
+    #[inline]
     pub fn type_id(&mut self, t: &Type) -> Id {
         if let Type::Scalar(k) = t
             && let Some(Some(id)) = self.scalar_ids.get(k.tag() as usize)
         {
             return *id;
         }
+        self.type_id_slow(t)
+    }
+
+    fn type_id_slow(&mut self, t: &Type) -> Id {
         if let Some(id) = self.types.get(t) {
             return *id;
         }
@@ -220,6 +232,7 @@ impl Hasher {
     }
 
     /// Constant ID.
+    #[inline]
     pub fn constant(&mut self, c: &Constant) -> Result<Id> {
         // Tracing records every use (the golden `ids` listing); otherwise memoized.
         if self.trace.is_none()
@@ -227,6 +240,10 @@ impl Hasher {
         {
             return Ok(*id);
         }
+        self.constant_new(c)
+    }
+
+    fn constant_new(&mut self, c: &Constant) -> Result<Id> {
         let payload = c.payload().ok_or_else(|| {
             Error::new(
                 code::MODEL,
