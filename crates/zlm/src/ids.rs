@@ -1321,6 +1321,10 @@ impl<'a> FnIndex<'a> {
     }
     /// The exact type of a body operand (`None` for a block operand).
     pub fn operand_type(&self, o: &Operand) -> Result<Option<Type>> {
+        Ok(self.operand_type_ref(o)?.cloned())
+    }
+    /// [`FnIndex::operand_type`], borrowed.
+    pub fn operand_type_ref(&self, o: &Operand) -> Result<Option<&'a Type>> {
         let f = self.f;
         Ok(match o {
             Operand::Value(r) => {
@@ -1330,7 +1334,7 @@ impl<'a> FnIndex<'a> {
                         format!("{}: operand names a missing operation {r:?}", f.name),
                     )
                 })?;
-                Some(op.result.clone().ok_or_else(|| {
+                Some(op.result.as_ref().ok_or_else(|| {
                     Error::new(
                         code::SHAPE,
                         format!(
@@ -1340,13 +1344,13 @@ impl<'a> FnIndex<'a> {
                     )
                 })?)
             }
-            Operand::Place(k) => Some(self.path(k).map(|p| p.ty.clone()).ok_or_else(|| {
+            Operand::Place(k) => Some(self.path(k).map(|p| &p.ty).ok_or_else(|| {
                 Error::new(
                     code::REF,
                     format!("{}: operand names a missing owned path", f.name),
                 )
             })?),
-            Operand::Const(c) => Some(Type::Scalar(c.kind)),
+            Operand::Const(c) => Some(c.kind.static_type()),
             Operand::Block(_) => None,
         })
     }
