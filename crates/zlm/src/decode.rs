@@ -439,12 +439,17 @@ fn two_threads(
     hs.reserve_constants(r.count(Section::Constants) as usize);
     let t_prepared = Instant::now();
     let pending_ref = &pending;
-    let (bodies, body_time, main, times) = std::thread::scope(|s| {
-        let worker = s.spawn(move || {
-            let t = Instant::now();
-            let bodies = pending_ref.bodies(&mut hs, module);
-            (bodies, t.elapsed())
-        });
+    let hs_ref = &mut hs;
+    let (body, main, times) = std::thread::scope(|s| {
+        // Without a thread (the OS refused one), the bodies are hashed after
+        // the other phases, on this thread.
+        let worker = std::thread::Builder::new()
+            .spawn_scoped(s, move || {
+                let t = Instant::now();
+                let bodies = pending_ref.bodies(hs_ref, module);
+                (bodies, t.elapsed())
+            })
+            .ok();
         let ids = provisional;
         let ta = Instant::now();
         let mut times = [std::time::Duration::ZERO; 3];
@@ -470,11 +475,15 @@ fn two_threads(
                 Ok(()) => MainOutcome::Valid,
             }
         };
-        let (bodies, body_time) = match worker.join() {
+        let body = worker.map(|w| match w.join() {
             Ok(v) => v,
             Err(panic) => std::panic::resume_unwind(panic),
-        };
-        (bodies, body_time, main, times)
+        });
+        (body, main, times)
+    });
+    let (bodies, body_time) = body.unwrap_or_else(|| {
+        let t = Instant::now();
+        (pending.bodies(&mut hs, module), t.elapsed())
     });
     phases.identities = (t_prepared - t1) + body_time;
     phases.model = times[0];
@@ -528,15 +537,20 @@ where
         return Ok(ops);
     }
     let mid = lo + (hi - lo) / 2;
+    let second_half = || (mid..hi).map(decode_op).collect::<Result<Vec<Op>>>();
     let second = std::thread::scope(|s| {
-        let worker = s.spawn(|| (mid..hi).map(decode_op).collect::<Result<Vec<Op>>>());
+        let worker = std::thread::Builder::new()
+            .spawn_scoped(s, second_half)
+            .ok();
         let first = (lo..mid).try_for_each(|oi| {
             ops.push(decode_op(oi)?);
             Ok(())
         });
-        let second = match worker.join() {
-            Ok(v) => v,
-            Err(panic) => std::panic::resume_unwind(panic),
+        // Without a thread (the OS refused one), the second half runs here.
+        let second = match worker.map(|w| w.join()) {
+            Some(Ok(v)) => v,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => first.clone().and_then(|()| second_half()),
         };
         first.and(second)
     })?;
