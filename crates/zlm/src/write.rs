@@ -188,19 +188,14 @@ impl<'e> Tables<'e> {
     }
 }
 
+/// Appends `N` little-endian words (a fixed size, so the copy is inlined).
 #[inline]
-fn put<O: Out>(buf: &mut O, words: &[u32]) {
-    let mut tmp = [0u8; 128];
-    if words.len() > 32 {
-        for w in words {
-            buf.out(&w.to_le_bytes());
-        }
-        return;
+fn put<O: Out, const N: usize>(buf: &mut O, words: &[u32; N]) {
+    let mut tmp = [[0u8; 4]; N];
+    for (t, w) in tmp.iter_mut().zip(words) {
+        *t = w.to_le_bytes();
     }
-    for (i, w) in words.iter().enumerate() {
-        tmp[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    buf.out(&tmp[..4 * words.len()]);
+    buf.out(tmp.as_flattened());
 }
 
 /// The byte order of two IDs, deciding on the leading 8 bytes when they differ.
@@ -426,8 +421,12 @@ impl<'a> Writer<'a> {
                 .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
         });
         new_constants.dedup_by(|later, first| later.0 == first.0);
-        self.constants
-            .extend(new_constants.into_iter().map(|(id, c)| (id, (c, 0))));
+        // Built in bulk from the sorted list (inserting one by one would
+        // compare 32-byte keys n log n times again).
+        self.constants = new_constants
+            .into_iter()
+            .map(|(id, c)| (id, (c, 0)))
+            .collect();
         // The constants' scalar types, each kind once (not once per constant).
         let mut kinds: Vec<ScalarKind> = self.constants.values().map(|c| c.0.kind).collect();
         kinds.sort_unstable_by_key(|k| k.tag());
