@@ -412,6 +412,9 @@ pub struct Identities {
     pub types: FastMap<Type, Id>,
     /// Constant IDs computed so far.
     pub constants: FastMap<Constant, Id>,
+    /// Whether `constants` holds every body constant (false for
+    /// [`Pending::provisional`], whose bodies are hashed elsewhere).
+    pub body_constants: bool,
 }
 
 impl Identities {
@@ -1008,6 +1011,7 @@ impl Pending {
             copy: self.copy.clone(),
             types: self.hs.types.clone(),
             constants: self.hs.constants.clone(),
+            body_constants: false,
         }
     }
 
@@ -1139,6 +1143,7 @@ impl Pending {
                 copy: copy.clone(),
                 types: hs.types,
                 constants: hs.constants,
+                body_constants: bodies.is_none(),
             },
             facts,
         ))

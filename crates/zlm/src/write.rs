@@ -380,14 +380,15 @@ impl<'a> Writer<'a> {
                     if let Some(t) = &op.result {
                         types.insert(t);
                     }
-                    // Body constants: usually seeded above from the
-                    // identities, which hashed every body constant; a
-                    // validator that hashes the bodies on another thread
-                    // passes identities without them, so a missing one is
-                    // hashed here.
-                    for o in &op.operands {
-                        if let Operand::Const(c) = o {
-                            self.add_constant(c)?;
+                    // Body constants: seeded above from the identities,
+                    // which hashed every body constant; a validator that
+                    // hashes the bodies on another thread passes identities
+                    // without them, and they are hashed here.
+                    if !self.ids.body_constants {
+                        for o in &op.operands {
+                            if let Operand::Const(c) = o {
+                                self.add_constant(c)?;
+                            }
                         }
                     }
                     for a in [&op.aux0, &op.aux1] {
