@@ -438,6 +438,12 @@ fn two_threads(
     let mut hs = std::mem::replace(&mut pending.hs, ids::Hasher::new(false));
     hs.reserve_constants(r.count(Section::Constants) as usize);
     let t_prepared = Instant::now();
+    // The calling thread hashes the body constants first (its canonical
+    // comparison needs them) and hands a copy to the body thread, which
+    // reaches the operations, where constants appear, only after the block
+    // part of the body preimage.
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    hs.receive_constants(rx);
     let pending_ref = &pending;
     let hs_ref = &mut hs;
     let (body, main, times) = std::thread::scope(|s| {
@@ -450,8 +456,16 @@ fn two_threads(
                 (bodies, t.elapsed())
             })
             .ok();
-        let ids = provisional;
+        let mut ids = provisional;
         let ta = Instant::now();
+        let mut constants = ids::Hasher::new(false);
+        constants.hash_body_constants(module);
+        let _ = tx.send(constants.constant_ids().clone());
+        let mut body_constants = constants.take_constant_ids();
+        for (c, id) in std::mem::take(&mut ids.constants) {
+            body_constants.entry(c).or_insert(id);
+        }
+        ids.constants = body_constants;
         let mut times = [std::time::Duration::ZERO; 3];
         let main = 'main: {
             // The body constants are not known yet: the canonical writer

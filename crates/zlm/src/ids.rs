@@ -86,6 +86,9 @@ pub struct Hasher {
     scalar_ids: Vec<Option<Id>>,
     /// Recorded facts, when tracing.
     pub trace: Option<Vec<Fact>>,
+    /// Constant IDs another thread may hand over (see [`Hasher::receive_constants`]).
+    /// (In a mutex only so that a hasher stays `Sync`; one thread uses it.)
+    incoming: Option<std::sync::Mutex<std::sync::mpsc::Receiver<FastMap<Constant, Id>>>>,
 }
 
 impl Hasher {
@@ -98,7 +101,41 @@ impl Hasher {
             constant_prefix: Vec::new(),
             scalar_ids: Vec::new(),
             trace: trace.then(Vec::new),
+            incoming: None,
         }
+    }
+
+    /// Accepts memoized constant IDs computed by another thread: on a memo
+    /// miss, a map already sent is merged before hashing the constant
+    /// (never waiting for one). The IDs are the same either way.
+    pub fn receive_constants(&mut self, rx: std::sync::mpsc::Receiver<FastMap<Constant, Id>>) {
+        self.incoming = Some(std::sync::Mutex::new(rx));
+    }
+
+    /// Hashes every constant operand of every body of `m` into the memo,
+    /// skipping any without a canonical payload (the ordered body pass meets
+    /// that error at its place).
+    pub fn hash_body_constants(&mut self, m: &Module) {
+        for f in m.declarations.iter().flat_map(|d| &d.functions) {
+            let ops = f.body.blocks.iter().flat_map(|b| &b.ops);
+            for op in ops.chain(f.body.edges.iter().flat_map(|e| &e.drops)) {
+                for o in &op.operands {
+                    if let Operand::Const(c) = o {
+                        let _ = self.constant(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The memoized constant IDs.
+    pub fn constant_ids(&self) -> &FastMap<Constant, Id> {
+        &self.constants
+    }
+
+    /// Takes the memoized constant IDs.
+    pub fn take_constant_ids(&mut self) -> FastMap<Constant, Id> {
+        std::mem::take(&mut self.constants)
     }
 
     fn hash(
@@ -244,6 +281,20 @@ impl Hasher {
     }
 
     fn constant_new(&mut self, c: &Constant) -> Result<Id> {
+        let received = self
+            .incoming
+            .as_ref()
+            .and_then(|rx| rx.lock().ok()?.try_recv().ok());
+        if let Some(mut map) = received {
+            self.incoming = None;
+            for (k, v) in self.constants.drain() {
+                map.entry(k).or_insert(v);
+            }
+            self.constants = map;
+            if let Some(id) = self.constants.get(c) {
+                return Ok(*id);
+            }
+        }
         let payload = c.payload().ok_or_else(|| {
             Error::new(
                 code::MODEL,
