@@ -444,6 +444,13 @@ fn two_threads(
     // part of the body preimage.
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     hs.receive_constants(rx);
+    // The largest body's operations are shared too: this thread encodes the
+    // second half (before its own phases) while the body thread encodes and
+    // hashes the first half, then hashes that encoding in its place.
+    let share = ids::Pending::largest_body(module)
+        .filter(|&(_, n)| n as u64 >= PARALLEL_MIN_OPS)
+        .map(|(at, n)| (at, n / 2));
+    let (tail_tx, tail_rx) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
     let pending_ref = &pending;
     let hs_ref = &mut hs;
     let (body, main, times) = std::thread::scope(|s| {
@@ -452,24 +459,44 @@ fn two_threads(
         let worker = std::thread::Builder::new()
             .spawn_scoped(s, move || {
                 let t = Instant::now();
-                let bodies = pending_ref.bodies(hs_ref, module);
+                let bodies = match share {
+                    Some((at, k)) => {
+                        let mut tail = || {
+                            tail_rx.recv().unwrap_or_else(|_| {
+                                Err(Error::new(
+                                    code::MODEL,
+                                    "internal error: the shared body operations were not encoded",
+                                ))
+                            })
+                        };
+                        pending_ref.bodies_sharing(hs_ref, module, at, k, &mut tail)
+                    }
+                    None => pending_ref.bodies(hs_ref, module),
+                };
                 (bodies, t.elapsed())
             })
             .ok();
         let mut ids = provisional;
-        let ta = Instant::now();
+        let t_shared = Instant::now();
         let mut constants = ids::Hasher::new(false);
         constants.hash_body_constants(module);
         let _ = tx.send(constants.constant_ids().clone());
+        if let Some((at, k)) = share
+            && worker.is_some()
+        {
+            let _ = tail_tx.send(pending_ref.body_tail(&mut constants, module, at, k));
+        }
+        // The canonical writer needs the body constants too (hashed here;
+        // it hashes any still missing itself).
         let mut body_constants = constants.take_constant_ids();
         for (c, id) in std::mem::take(&mut ids.constants) {
             body_constants.entry(c).or_insert(id);
         }
         ids.constants = body_constants;
-        let mut times = [std::time::Duration::ZERO; 3];
+        let ta = Instant::now();
+        let mut times = [std::time::Duration::ZERO; 4];
+        times[3] = ta - t_shared;
         let main = 'main: {
-            // The body constants are not known yet: the canonical writer
-            // hashes the ones it needs itself.
             if let Err(e) = model_phase(module, &ids, r) {
                 break 'main MainOutcome::Model(e);
             }
@@ -499,7 +526,7 @@ fn two_threads(
         let t = Instant::now();
         (pending.bodies(&mut hs, module), t.elapsed())
     });
-    phases.identities = (t_prepared - t1) + body_time;
+    phases.identities = (t_prepared - t1) + body_time + times[3];
     phases.model = times[0];
     phases.canonical = times[1];
     phases.semantic = times[2];

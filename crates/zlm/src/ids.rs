@@ -992,6 +992,17 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
 impl Pending {
     /// The body digest of function `fi` of declaration `di`.
     fn body(&self, hs: &mut Hasher, m: &Module, di: usize, fi: usize) -> Result<Id> {
+        self.body_split(hs, m, di, fi, Split::None)
+    }
+
+    fn body_split(
+        &self,
+        hs: &mut Hasher,
+        m: &Module,
+        di: usize,
+        fi: usize,
+        split: Split<'_>,
+    ) -> Result<Id> {
         let d = &m.declarations[di];
         let (sig, _, pids, lids, _) = &self.fn_sigs[di][fi];
         body_digest(
@@ -1004,7 +1015,66 @@ impl Pending {
             &self.nominals[di],
             &self.fields_map,
             m,
+            split,
         )
+    }
+
+    /// The function with the most body operations and that count (the one a
+    /// validator shares between two threads).
+    pub fn largest_body(m: &Module) -> Option<((usize, usize), usize)> {
+        let mut best: Option<((usize, usize), usize)> = None;
+        for (di, d) in m.declarations.iter().enumerate() {
+            for (fi, f) in d.functions.iter().enumerate() {
+                let n = f.body.blocks.iter().map(|b| b.ops.len()).sum::<usize>()
+                    + f.body.edges.iter().map(|e| e.drops.len()).sum::<usize>();
+                if best.is_none_or(|(_, b)| n > b) {
+                    best = Some(((di, fi), n));
+                }
+            }
+        }
+        best
+    }
+
+    /// [`Pending::bodies`], except that the operations of function
+    /// `at = (di, fi)` from the `k`th on (canonical order) are not encoded
+    /// here: `tail()` returns their encoding, made by another thread with
+    /// [`Pending::body_tail`]. The digests and the first error are the same.
+    pub fn bodies_sharing(
+        &self,
+        hs: &mut Hasher,
+        m: &Module,
+        at: (usize, usize),
+        k: usize,
+        tail: &mut dyn FnMut() -> Result<Vec<u8>>,
+    ) -> Result<Vec<Vec<Id>>> {
+        let mut tail = Some(tail);
+        let mut out = Vec::with_capacity(m.declarations.len());
+        for (di, d) in m.declarations.iter().enumerate() {
+            let mut fns = Vec::with_capacity(d.functions.len());
+            for fi in 0..d.functions.len() {
+                let split = match tail.take_if(|_| (di, fi) == at) {
+                    Some(t) => Split::Head(k, t),
+                    None => Split::None,
+                };
+                fns.push(self.body_split(hs, m, di, fi, split)?);
+            }
+            out.push(fns);
+        }
+        Ok(out)
+    }
+
+    /// The encoding of the body operations of function `(di, fi)` from the
+    /// `k`th on, as [`Pending::bodies_sharing`] hashes them.
+    pub fn body_tail(
+        &self,
+        hs: &mut Hasher,
+        m: &Module,
+        (di, fi): (usize, usize),
+        k: usize,
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.body_split(hs, m, di, fi, Split::Tail(k, &mut out))?;
+        Ok(out)
     }
 
     /// Every function-body digest (per declaration, per function), in the
@@ -1723,12 +1793,17 @@ where
 
 /// [`list_part`] over the items of an iterator that `items` makes afresh
 /// for each pass; `len_of` gives each element's framed length.
+///
+/// With `tail = (k, bytes)`, only the first `k` elements are encoded here;
+/// `bytes()` returns the encoding of the rest (made by another thread),
+/// hashed in their place.
 fn list_part_iter<T, I, E>(
     sha: Option<&mut sha2::Sha256>,
     buf: &mut Vec<u8>,
     items: impl Fn() -> I,
     len_of: impl Fn(&T) -> u64,
     mut el: E,
+    tail: Option<(usize, &mut dyn FnMut() -> Result<Vec<u8>>)>,
 ) -> Result<Option<Vec<u8>>>
 where
     I: Iterator<Item = T>,
@@ -1757,7 +1832,8 @@ where
     sha.update(n32.to_le_bytes());
     buf.clear();
     let mut written: u64 = 4;
-    for item in items() {
+    let here = tail.as_ref().map_or(n, |t| t.0);
+    for item in items().take(here) {
         el(buf, item)?;
         if buf.len() >= FLUSH {
             written += buf.len() as u64;
@@ -1768,6 +1844,11 @@ where
     written += buf.len() as u64;
     sha.update(&buf[..]);
     buf.clear();
+    if let Some((_, bytes)) = tail {
+        let rest = bytes()?;
+        written += rest.len() as u64;
+        sha.update(&rest);
+    }
     if written != len {
         // The arithmetic length disagrees with the encoding: never return a digest.
         return Err(Error::new(
@@ -1776,6 +1857,17 @@ where
         ));
     }
     Ok(None)
+}
+
+/// How [`body_digest`] shares a body's operation list with another thread.
+enum Split<'t> {
+    /// Everything here.
+    None,
+    /// Encode and hash the first `k` operations here; the closure returns
+    /// the encoding of the rest, made elsewhere with [`Split::Tail`].
+    Head(usize, &'t mut dyn FnMut() -> Result<Vec<u8>>),
+    /// Only encode operations `k..` into the buffer (no digest).
+    Tail(usize, &'t mut Vec<u8>),
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1789,6 +1881,7 @@ fn body_digest(
     owner: &Id,
     fields: &FastMap<Id, FieldInfo>,
     m: &Module,
+    split: Split<'_>,
 ) -> Result<Id> {
     use sha2::Digest as _;
     let ctx = FnCtx {
@@ -1880,6 +1973,77 @@ fn body_digest(
         }
     };
     let tracing = hs.trace.is_some();
+    // One framed body-operation element.
+    let op_enc = |hs: &mut Hasher, b: &mut Vec<u8>, (r, op): (OpRef, &Op)| -> Result<()> {
+        let r = &r;
+        if tracing {
+            // Record the operands' identities before the result's, in use order.
+            for o in &op.operands {
+                operand_type_id(hs, o)?;
+                if let Operand::Const(c) = o {
+                    hs.constant(c)?;
+                }
+            }
+        }
+        let at = enc::begin(b);
+        b.extend_from_slice(&7u32.to_le_bytes());
+        be.op_el(b, r);
+        enc::el_u32(b, op.tag);
+        match &op.result {
+            Some(t) => enc::el_opt(b, Some(&hs.type_id(t))),
+            None => enc::el_opt(b, None),
+        }
+        let k = enc::begin(b);
+        let c = enc::count(b);
+        for o in &op.operands {
+            let t = operand_type_id(hs, o)?;
+            let oe = enc::begin(b);
+            b.extend_from_slice(&3u32.to_le_bytes());
+            match o {
+                Operand::Value(r) => {
+                    enc::el_u32(b, 0);
+                    be.op_el(b, r);
+                }
+                Operand::Place(k) => {
+                    enc::el_u32(b, 1);
+                    be.path_el(b, k)?;
+                }
+                Operand::Const(c) => {
+                    enc::el_u32(b, 2);
+                    let id = match hs.constants.get(c).copied() {
+                        Some(id) if tracing => id,
+                        _ => hs.constant(c)?,
+                    };
+                    enc::el(b, &id);
+                }
+                Operand::Block(blk) => {
+                    enc::el_u32(b, 3);
+                    be.key_el(b, *blk);
+                }
+            }
+            enc::el_opt(b, t.as_ref().map(|t| &t[..]));
+            enc::end(b, oe);
+        }
+        enc::set_count(b, c, op.operands.len());
+        enc::end(b, k);
+        be.aux_el(hs, b, &op.aux0)?;
+        be.aux_el(hs, b, &op.aux1)?;
+        enc::el_u32(b, 0);
+        enc::end(b, at);
+        Ok(())
+    };
+    let (head, tail_out) = match split {
+        Split::None => (None, None),
+        Split::Head(k, bytes) => (Some((k, bytes)), None),
+        Split::Tail(k, out) => (None, Some((k, out))),
+    };
+    if let Some((k, out)) = tail_out {
+        // Another thread hashes this body: encode its operations from `k` on.
+        for item in ops().skip(k) {
+            op_enc(hs, out, item)?;
+        }
+        return Ok([0; 32]);
+    }
     let mut sha = sha2::Sha256::new();
     if !tracing {
         sha.update(domain::FUNCTION_BODY.as_bytes());
@@ -2006,69 +2170,14 @@ fn body_digest(
         Ok(())
     });
     // Body operations.
+    let tail_fn = head.filter(|_| !tracing);
     let p = list_part_iter(
         (!tracing).then_some(&mut sha),
         &mut buf,
         ops,
         |(_, op): &(OpRef, &Op)| op_el_len(op),
-        |b: &mut Vec<u8>, (r, op): (OpRef, &Op)| {
-            let r = &r;
-            if tracing {
-                // Record the operands' identities before the result's, in use order.
-                for o in &op.operands {
-                    operand_type_id(hs, o)?;
-                    if let Operand::Const(c) = o {
-                        hs.constant(c)?;
-                    }
-                }
-            }
-            let at = enc::begin(b);
-            b.extend_from_slice(&7u32.to_le_bytes());
-            be.op_el(b, r);
-            enc::el_u32(b, op.tag);
-            match &op.result {
-                Some(t) => enc::el_opt(b, Some(&hs.type_id(t))),
-                None => enc::el_opt(b, None),
-            }
-            let k = enc::begin(b);
-            let c = enc::count(b);
-            for o in &op.operands {
-                let t = operand_type_id(hs, o)?;
-                let oe = enc::begin(b);
-                b.extend_from_slice(&3u32.to_le_bytes());
-                match o {
-                    Operand::Value(r) => {
-                        enc::el_u32(b, 0);
-                        be.op_el(b, r);
-                    }
-                    Operand::Place(k) => {
-                        enc::el_u32(b, 1);
-                        be.path_el(b, k)?;
-                    }
-                    Operand::Const(c) => {
-                        enc::el_u32(b, 2);
-                        let id = match hs.constants.get(c).copied() {
-                            Some(id) if tracing => id,
-                            _ => hs.constant(c)?,
-                        };
-                        enc::el(b, &id);
-                    }
-                    Operand::Block(blk) => {
-                        enc::el_u32(b, 3);
-                        be.key_el(b, *blk);
-                    }
-                }
-                enc::el_opt(b, t.as_ref().map(|t| &t[..]));
-                enc::end(b, oe);
-            }
-            enc::set_count(b, c, op.operands.len());
-            enc::end(b, k);
-            be.aux_el(hs, b, &op.aux0)?;
-            be.aux_el(hs, b, &op.aux1)?;
-            enc::el_u32(b, 0);
-            enc::end(b, at);
-            Ok(())
-        },
+        |b: &mut Vec<u8>, item: (OpRef, &Op)| op_enc(hs, b, item),
+        tail_fn,
     )?;
     if let Some(p) = p {
         parts.push(p);
