@@ -2038,7 +2038,10 @@ fn body_digest(
         Split::Tail(k, out) => (None, Some((k, out))),
     };
     if let Some((k, out)) = tail_out {
-        // Another thread hashes this body: encode its operations from `k` on.
+        // Another thread hashes this body: encode its operations from `k` on
+        // (into a buffer of the exact size: growing it copied megabytes).
+        let len: u64 = ops().skip(k).map(|(_, op)| op_el_len(op)).sum();
+        out.reserve(usize::try_from(len).unwrap_or(0));
         for item in ops().skip(k) {
             op_enc(hs, out, item)?;
         }
