@@ -2266,6 +2266,52 @@ fn opt_with<T>(b: &mut Vec<u8>, v: Option<T>, content: impl FnOnce(&mut Vec<u8>,
 mod tests {
     use super::*;
 
+    /// Sharing a body's operations between two hashers gives the same
+    /// digests for every split point, and the same first error wherever the
+    /// failing operation lies (before or after the split).
+    #[test]
+    fn shared_body_operations_give_the_same_digests_and_errors() {
+        let m = crate::sample::module("t.share", 300);
+        let p = prepare(&m, false).unwrap();
+        let (at, n) = Pending::largest_body(&m).unwrap();
+        let run = |m: &Module, k: usize| {
+            let p = prepare(m, false).unwrap();
+            let mut tail_hs = Hasher::new(false);
+            let tail = p.body_tail(&mut tail_hs, m, at, k);
+            let mut tail = Some(tail);
+            let mut get = || tail.take().unwrap_or_else(|| Ok(Vec::new()));
+            p.bodies_sharing(&mut Hasher::new(false), m, at, k, &mut get)
+        };
+        let want = p.bodies(&mut Hasher::new(false), &m).unwrap();
+        for k in [0, 1, n / 3, n / 2, n - 1, n, n + 5] {
+            assert_eq!(run(&m, k).unwrap(), want, "split at {k}");
+        }
+        // An operand naming a missing operation, early and late in the body.
+        for bad in [5, n - 3] {
+            let mut b = m.clone();
+            let f = &mut b.declarations[at.0].functions[at.1];
+            let mut left = bad;
+            'find: for blk in &mut f.body.blocks {
+                for op in &mut blk.ops {
+                    if left == 0 {
+                        op.operands = vec![Operand::Value(OpRef::Flow {
+                            block: 0,
+                            ordinal: 999_999,
+                        })];
+                        break 'find;
+                    }
+                    left -= 1;
+                }
+            }
+            let p = prepare(&b, false).unwrap();
+            let want = p.bodies(&mut Hasher::new(false), &b).unwrap_err();
+            assert_eq!(want.code, code::REF, "{want}");
+            for k in [0, n / 2, n] {
+                assert_eq!(run(&b, k).unwrap_err(), want, "bad op {bad}, split at {k}");
+            }
+        }
+    }
+
     /// The streaming body hash (no tracing) and the materialised parts
     /// (tracing, the golden-vector path) give the same digests, and every
     /// traced fact hashes to its digest.
