@@ -94,3 +94,26 @@ fn a_large_module_takes_two_threads_and_agrees_under_mutation() {
         same(&m, &format!("large: byte {i}"));
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+    /// Arbitrary patches anywhere in an artifact: both paths agree (and
+    /// neither panics).
+    #[test]
+    fn both_paths_agree_on_arbitrary_patches(
+        patch in proptest::collection::vec((proptest::prelude::any::<usize>(), proptest::prelude::any::<u8>()), 1..6)
+    ) {
+        let mut bytes = write(&sample::module("geo.patch", 3)).unwrap();
+        let len = bytes.len();
+        for (at, v) in patch {
+            bytes[at % len] = v;
+        }
+        same(&bytes, "patched");
+    }
+
+    /// Arbitrary bytes: both paths agree (and neither panics).
+    #[test]
+    fn both_paths_agree_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..1024)) {
+        same(&bytes, "arbitrary");
+    }
+}
