@@ -1803,7 +1803,7 @@ fn list_part_iter<T, I, E>(
     items: impl Fn() -> I,
     len_of: impl Fn(&T) -> u64,
     mut el: E,
-    tail: Option<(usize, &mut dyn FnMut() -> Result<Vec<u8>>)>,
+    tail: Option<(usize, &mut TailBytes<'_>)>,
 ) -> Result<Option<Vec<u8>>>
 where
     I: Iterator<Item = T>,
@@ -1858,6 +1858,9 @@ where
     }
     Ok(None)
 }
+
+/// Returns the encoding of a body's shared operations (made elsewhere).
+type TailBytes<'t> = dyn FnMut() -> Result<Vec<u8>> + 't;
 
 /// How [`body_digest`] shares a body's operation list with another thread.
 enum Split<'t> {
