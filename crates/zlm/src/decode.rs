@@ -595,7 +595,13 @@ where
         return Ok(ops);
     }
     let mid = lo + (hi - lo) / 2;
-    let second_half = || (mid..hi).map(decode_op).collect::<Result<Vec<Op>>>();
+    let second_half = || -> Result<Vec<Op>> {
+        let mut v = Vec::with_capacity((hi - mid) as usize);
+        for oi in mid..hi {
+            v.push(decode_op(oi)?);
+        }
+        Ok(v)
+    };
     let second = std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .spawn_scoped(s, second_half)
