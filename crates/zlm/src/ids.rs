@@ -86,6 +86,9 @@ pub struct Hasher {
     scalar_ids: Vec<Option<Id>>,
     /// Recorded facts, when tracing.
     pub trace: Option<Vec<Fact>>,
+    /// Constant IDs another thread may hand over (see [`Hasher::receive_constants`]).
+    /// (In a mutex only so that a hasher stays `Sync`; one thread uses it.)
+    incoming: Option<std::sync::Mutex<std::sync::mpsc::Receiver<FastMap<Constant, Id>>>>,
 }
 
 impl Hasher {
@@ -98,7 +101,41 @@ impl Hasher {
             constant_prefix: Vec::new(),
             scalar_ids: Vec::new(),
             trace: trace.then(Vec::new),
+            incoming: None,
         }
+    }
+
+    /// Accepts memoized constant IDs computed by another thread: on a memo
+    /// miss, a map already sent is merged before hashing the constant
+    /// (never waiting for one). The IDs are the same either way.
+    pub fn receive_constants(&mut self, rx: std::sync::mpsc::Receiver<FastMap<Constant, Id>>) {
+        self.incoming = Some(std::sync::Mutex::new(rx));
+    }
+
+    /// Hashes every constant operand of every body of `m` into the memo,
+    /// skipping any without a canonical payload (the ordered body pass meets
+    /// that error at its place).
+    pub fn hash_body_constants(&mut self, m: &Module) {
+        for f in m.declarations.iter().flat_map(|d| &d.functions) {
+            let ops = f.body.blocks.iter().flat_map(|b| &b.ops);
+            for op in ops.chain(f.body.edges.iter().flat_map(|e| &e.drops)) {
+                for o in &op.operands {
+                    if let Operand::Const(c) = o {
+                        let _ = self.constant(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The memoized constant IDs.
+    pub fn constant_ids(&self) -> &FastMap<Constant, Id> {
+        &self.constants
+    }
+
+    /// Takes the memoized constant IDs.
+    pub fn take_constant_ids(&mut self) -> FastMap<Constant, Id> {
+        std::mem::take(&mut self.constants)
     }
 
     fn hash(
@@ -117,6 +154,13 @@ impl Hasher {
             });
         }
         digest
+    }
+
+    /// Reserves room for `n` more memoized constants (a decoder knows the
+    /// constant-table size, bounded by its input; growing the map step by
+    /// step rehashes and touches fresh pages several times).
+    pub fn reserve_constants(&mut self, n: usize) {
+        self.constants.reserve(n);
     }
 
     /// Module-namespace ID.
@@ -141,13 +185,18 @@ impl Hasher {
         )
     }
 
-    /// Type-instance ID (memoized).
+    /// Type-instance ID (memoized; a known scalar without a call).
+    #[inline]
     pub fn type_id(&mut self, t: &Type) -> Id {
         if let Type::Scalar(k) = t
             && let Some(Some(id)) = self.scalar_ids.get(k.tag() as usize)
         {
             return *id;
         }
+        self.type_id_slow(t)
+    }
+
+    fn type_id_slow(&mut self, t: &Type) -> Id {
         if let Some(id) = self.types.get(t) {
             return *id;
         }
@@ -220,12 +269,31 @@ impl Hasher {
     }
 
     /// Constant ID.
+    #[inline]
     pub fn constant(&mut self, c: &Constant) -> Result<Id> {
         // Tracing records every use (the golden `ids` listing); otherwise memoized.
         if self.trace.is_none()
             && let Some(id) = self.constants.get(c)
         {
             return Ok(*id);
+        }
+        self.constant_new(c)
+    }
+
+    fn constant_new(&mut self, c: &Constant) -> Result<Id> {
+        let received = self
+            .incoming
+            .as_ref()
+            .and_then(|rx| rx.lock().ok()?.try_recv().ok());
+        if let Some(mut map) = received {
+            self.incoming = None;
+            for (k, v) in self.constants.drain() {
+                map.entry(k).or_insert(v);
+            }
+            self.constants = map;
+            if let Some(id) = self.constants.get(c) {
+                return Ok(*id);
+            }
         }
         let payload = c.payload().ok_or_else(|| {
             Error::new(
@@ -395,6 +463,9 @@ pub struct Identities {
     pub types: FastMap<Type, Id>,
     /// Constant IDs computed so far.
     pub constants: FastMap<Constant, Id>,
+    /// Whether `constants` holds every body constant (false for
+    /// [`Pending::provisional`], whose bodies are hashed elsewhere).
+    pub body_constants: bool,
 }
 
 impl Identities {
@@ -567,6 +638,32 @@ pub fn receiver_type(owner: &Id, receiver: ReceiverKind) -> Option<Type> {
 /// Computes every identity of `m` in dependency waves; `trace` records
 /// each hash for golden vectors.
 pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
+    prepare(m, trace)?.finish(m, None)
+}
+
+/// The identities of waves 1-11 (everything a function-body digest depends
+/// on) and the hasher state; [`Pending::finish`] adds wave 12 (bodies and
+/// declaration definitions) and wave 13 (module content). A validator may
+/// hash the bodies on another thread with [`Pending::bodies`] meanwhile.
+pub struct Pending {
+    /// The hasher (memoized types, constants, effect sets; the trace).
+    pub hs: Hasher,
+    ns: Id,
+    catalog: Id,
+    imports: Vec<Id>,
+    nominals: Vec<Id>,
+    copy: FastMap<Id, bool>,
+    fields_map: FastMap<Id, FieldInfo>,
+    decl_fields: Vec<Vec<Id>>,
+    decl_variants: Vec<Vec<(Id, Vec<Id>)>>,
+    fn_sigs: Vec<Vec<FnSigIds>>,
+    contracts: Vec<Vec<Id>>,
+    interfaces: Vec<Id>,
+    module_interface: Id,
+}
+
+/// Waves 1-11 of [`compute`].
+pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     let mut hs = Hasher::new(trace);
     // Wave 1: namespaces.
     let ns = hs.namespace(&m.package, &m.name);
@@ -875,106 +972,303 @@ pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
             seq(exports.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
         ],
     );
-    // Wave 12: bodies and declaration definitions.
-    let mut decls = Vec::new();
-    let mut defs = Vec::new();
-    let types_snapshot_copy = copy.clone();
-    for (di, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
-        let mut fns = Vec::new();
-        for ((f, (sig, eff, pids, lids, flags)), contract) in
-            d.functions.iter().zip(&fn_sigs[di]).zip(&contracts[di])
-        {
-            let body = body_digest(&mut hs, d, f, sig, pids, lids, nominal, &fields_map, m)?;
-            fns.push(FnIds {
-                sig: *sig,
-                contract: *contract,
-                body,
-                effects: *eff,
-                params: pids.clone(),
-                locals: lids.clone(),
-                param_flags: flags.clone(),
-            });
+    Ok(Pending {
+        hs,
+        ns,
+        catalog,
+        imports,
+        nominals,
+        copy,
+        fields_map,
+        decl_fields,
+        decl_variants,
+        fn_sigs,
+        contracts,
+        interfaces,
+        module_interface,
+    })
+}
+
+impl Pending {
+    /// The body digest of function `fi` of declaration `di`.
+    fn body(&self, hs: &mut Hasher, m: &Module, di: usize, fi: usize) -> Result<Id> {
+        self.body_split(hs, m, di, fi, Split::None)
+    }
+
+    fn body_split(
+        &self,
+        hs: &mut Hasher,
+        m: &Module,
+        di: usize,
+        fi: usize,
+        split: Split<'_>,
+    ) -> Result<Id> {
+        let d = &m.declarations[di];
+        let (sig, _, pids, lids, _) = &self.fn_sigs[di][fi];
+        body_digest(
+            hs,
+            d,
+            &d.functions[fi],
+            sig,
+            pids,
+            lids,
+            &self.nominals[di],
+            &self.fields_map,
+            m,
+            split,
+        )
+    }
+
+    /// The function with the most body operations and that count (the one a
+    /// validator shares between two threads).
+    pub fn largest_body(m: &Module) -> Option<((usize, usize), usize)> {
+        let mut best: Option<((usize, usize), usize)> = None;
+        for (di, d) in m.declarations.iter().enumerate() {
+            for (fi, f) in d.functions.iter().enumerate() {
+                let n = f.body.blocks.iter().map(|b| b.ops.len()).sum::<usize>()
+                    + f.body.edges.iter().map(|e| e.drops.len()).sum::<usize>();
+                if best.is_none_or(|(_, b)| n > b) {
+                    best = Some(((di, fi), n));
+                }
+            }
         }
-        let flags = u32::from(copy[nominal]);
-        let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[di]);
-        let mut defs_list: Vec<(Id, Vec<u8>)> = d
-            .functions
-            .iter()
-            .zip(&fns)
-            .map(|(f, ids)| {
-                (
-                    ids.sig,
-                    seq([
-                        ids.sig.to_vec(),
-                        u32p(f.visibility.tag()),
-                        ids.contract.to_vec(),
-                        ids.body.to_vec(),
-                    ]),
-                )
+        best
+    }
+
+    /// [`Pending::bodies`], except that the operations of function
+    /// `at = (di, fi)` from the `k`th on (canonical order) are not encoded
+    /// here: `tail()` returns their encoding, made by another thread with
+    /// [`Pending::body_tail`]. The digests and the first error are the same.
+    pub fn bodies_sharing(
+        &self,
+        hs: &mut Hasher,
+        m: &Module,
+        at: (usize, usize),
+        k: usize,
+        tail: &mut dyn FnMut() -> Result<Vec<u8>>,
+    ) -> Result<Vec<Vec<Id>>> {
+        let mut tail = Some(tail);
+        let mut out = Vec::with_capacity(m.declarations.len());
+        for (di, d) in m.declarations.iter().enumerate() {
+            let mut fns = Vec::with_capacity(d.functions.len());
+            for fi in 0..d.functions.len() {
+                let split = match tail.take_if(|_| (di, fi) == at) {
+                    Some(t) => Split::Head(k, t),
+                    None => Split::None,
+                };
+                fns.push(self.body_split(hs, m, di, fi, split)?);
+            }
+            out.push(fns);
+        }
+        Ok(out)
+    }
+
+    /// The encoding of the body operations of function `(di, fi)` from the
+    /// `k`th on, as [`Pending::bodies_sharing`] hashes them.
+    pub fn body_tail(
+        &self,
+        hs: &mut Hasher,
+        m: &Module,
+        (di, fi): (usize, usize),
+        k: usize,
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        self.body_split(hs, m, di, fi, Split::Tail(k, &mut out))?;
+        Ok(out)
+    }
+
+    /// Every function-body digest (per declaration, per function), in the
+    /// order [`Pending::finish`] computes them, so the first error is the
+    /// same; `hs` is a hasher taken from this one (see [`Pending::provisional`]).
+    pub fn bodies(&self, hs: &mut Hasher, m: &Module) -> Result<Vec<Vec<Id>>> {
+        let mut out = Vec::with_capacity(m.declarations.len());
+        for (di, d) in m.declarations.iter().enumerate() {
+            let mut fns = Vec::with_capacity(d.functions.len());
+            for fi in 0..d.functions.len() {
+                fns.push(self.body(hs, m, di, fi)?);
+            }
+            out.push(fns);
+        }
+        Ok(out)
+    }
+
+    /// Identities without wave 12 and 13: body and definition digests are
+    /// zero and the module content is `content` (the carried one, compared
+    /// by the caller once the bodies are known). Everything a validator
+    /// needs before the bodies (types, fields, Copy flags, signatures) is
+    /// exact; the constants are those hashed so far.
+    pub fn provisional(&self, content: Id) -> Identities {
+        let decls = (0..self.nominals.len())
+            .map(|di| DeclIds {
+                nominal: self.nominals[di],
+                copy: self.copy[&self.nominals[di]],
+                interface: self.interfaces[di],
+                definition: [0; 32],
+                fields: self.decl_fields[di].clone(),
+                variants: self.decl_variants[di].clone(),
+                functions: self.fn_sigs[di]
+                    .iter()
+                    .zip(&self.contracts[di])
+                    .map(|((sig, eff, pids, lids, flags), contract)| FnIds {
+                        sig: *sig,
+                        contract: *contract,
+                        body: [0; 32],
+                        effects: *eff,
+                        params: pids.clone(),
+                        locals: lids.clone(),
+                        param_flags: flags.clone(),
+                    })
+                    .collect(),
             })
             .collect();
-        defs_list.sort_by_key(|a| a.0);
-        let definition = hs.hash(
-            || format!("declaration definition {}", d.name),
-            domain::DECLARATION_DEFINITION,
-            vec![
-                nominal.to_vec(),
-                interfaces[di].to_vec(),
-                u32p(d.visibility.tag()),
-                u32p(flags),
-                seq(by_ord.iter().map(|id| id.to_vec())),
-                variant_schemas(d, &decl_variants[di]),
-                seq(defs_list.into_iter().map(|(_, e)| e)),
-            ],
-        );
-        defs.push((*nominal, definition));
-        decls.push(DeclIds {
-            nominal: *nominal,
-            copy: types_snapshot_copy[nominal],
-            interface: interfaces[di],
-            definition,
-            fields: decl_fields[di].clone(),
-            variants: decl_variants[di].clone(),
-            functions: fns,
-        });
-    }
-    // Wave 13: module content.
-    let mut imp: Vec<(Id, Id)> = imports
-        .iter()
-        .zip(&m.imports)
-        .map(|(n, i)| (*n, i.interface))
-        .collect();
-    imp.sort();
-    defs.sort();
-    let module_content = hs.hash(
-        || format!("module content {}", m.name),
-        domain::MODULE_CONTENT,
-        vec![
-            ns.to_vec(),
-            u32p(m.profile.tag()),
-            u32p(m.mode.tag()),
-            catalog.to_vec(),
-            seq(imp.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
-            seq(defs.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
-            module_interface.to_vec(),
-        ],
-    );
-    let facts = hs.trace.take().unwrap_or_default();
-    Ok((
         Identities {
-            namespace: ns,
+            namespace: self.ns,
+            catalog: self.catalog,
+            imports: self.imports.clone(),
+            decls,
+            module_interface: self.module_interface,
+            module_content: content,
+            fields: self.fields_map.clone(),
+            copy: self.copy.clone(),
+            types: self.hs.types.clone(),
+            constants: self.hs.constants.clone(),
+            body_constants: false,
+        }
+    }
+
+    /// Waves 12 and 13. `bodies` are the digests from [`Pending::bodies`];
+    /// without them each body is hashed here, interleaved with the
+    /// definitions (the traced order of the golden vectors).
+    pub fn finish(self, m: &Module, bodies: Option<&[Vec<Id>]>) -> Result<(Identities, Vec<Fact>)> {
+        let mut pending = self;
+        let mut hs = std::mem::replace(&mut pending.hs, Hasher::new(false));
+        let Pending {
+            ns,
             catalog,
             imports,
-            decls,
-            module_interface,
-            module_content,
-            fields: fields_map,
+            nominals,
             copy,
-            types: hs.types,
-            constants: hs.constants,
-        },
-        facts,
-    ))
+            fields_map,
+            decl_fields,
+            decl_variants,
+            fn_sigs,
+            contracts,
+            interfaces,
+            module_interface,
+            ..
+        } = &pending;
+        let (ns, catalog, module_interface) = (*ns, *catalog, *module_interface);
+        // Wave 12: bodies and declaration definitions.
+        let mut decls = Vec::new();
+        let mut defs = Vec::new();
+        let types_snapshot_copy = copy.clone();
+        for (di, (d, nominal)) in m.declarations.iter().zip(nominals).enumerate() {
+            let mut fns = Vec::new();
+            for (fi, ((_, (sig, eff, pids, lids, flags)), contract)) in d
+                .functions
+                .iter()
+                .zip(&fn_sigs[di])
+                .zip(&contracts[di])
+                .enumerate()
+            {
+                let body = match bodies {
+                    Some(b) => *b.get(di).and_then(|fs| fs.get(fi)).ok_or_else(|| {
+                        Error::new(code::MODEL, "internal error: missing body digest")
+                    })?,
+                    None => pending.body(&mut hs, m, di, fi)?,
+                };
+                fns.push(FnIds {
+                    sig: *sig,
+                    contract: *contract,
+                    body,
+                    effects: *eff,
+                    params: pids.clone(),
+                    locals: lids.clone(),
+                    param_flags: flags.clone(),
+                });
+            }
+            let flags = u32::from(copy[nominal]);
+            let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[di]);
+            let mut defs_list: Vec<(Id, Vec<u8>)> = d
+                .functions
+                .iter()
+                .zip(&fns)
+                .map(|(f, ids)| {
+                    (
+                        ids.sig,
+                        seq([
+                            ids.sig.to_vec(),
+                            u32p(f.visibility.tag()),
+                            ids.contract.to_vec(),
+                            ids.body.to_vec(),
+                        ]),
+                    )
+                })
+                .collect();
+            defs_list.sort_by_key(|a| a.0);
+            let definition = hs.hash(
+                || format!("declaration definition {}", d.name),
+                domain::DECLARATION_DEFINITION,
+                vec![
+                    nominal.to_vec(),
+                    interfaces[di].to_vec(),
+                    u32p(d.visibility.tag()),
+                    u32p(flags),
+                    seq(by_ord.iter().map(|id| id.to_vec())),
+                    variant_schemas(d, &decl_variants[di]),
+                    seq(defs_list.into_iter().map(|(_, e)| e)),
+                ],
+            );
+            defs.push((*nominal, definition));
+            decls.push(DeclIds {
+                nominal: *nominal,
+                copy: types_snapshot_copy[nominal],
+                interface: interfaces[di],
+                definition,
+                fields: decl_fields[di].clone(),
+                variants: decl_variants[di].clone(),
+                functions: fns,
+            });
+        }
+        // Wave 13: module content.
+        let mut imp: Vec<(Id, Id)> = imports
+            .iter()
+            .zip(&m.imports)
+            .map(|(n, i)| (*n, i.interface))
+            .collect();
+        imp.sort();
+        defs.sort();
+        let module_content = hs.hash(
+            || format!("module content {}", m.name),
+            domain::MODULE_CONTENT,
+            vec![
+                ns.to_vec(),
+                u32p(m.profile.tag()),
+                u32p(m.mode.tag()),
+                catalog.to_vec(),
+                seq(imp.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+                seq(defs.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+                module_interface.to_vec(),
+            ],
+        );
+        let facts = hs.trace.take().unwrap_or_default();
+        Ok((
+            Identities {
+                namespace: ns,
+                catalog,
+                imports: imports.clone(),
+                decls,
+                module_interface,
+                module_content,
+                fields: fields_map.clone(),
+                copy: copy.clone(),
+                types: hs.types,
+                constants: hs.constants,
+                body_constants: bodies.is_none(),
+            },
+            facts,
+        ))
+    }
 }
 
 fn sorted_by_ordinal(fields: &[Field], ids: &[Id]) -> Vec<Id> {
@@ -1153,6 +1447,10 @@ impl<'a> FnIndex<'a> {
     }
     /// The exact type of a body operand (`None` for a block operand).
     pub fn operand_type(&self, o: &Operand) -> Result<Option<Type>> {
+        Ok(self.operand_type_ref(o)?.cloned())
+    }
+    /// [`FnIndex::operand_type`], borrowed.
+    pub fn operand_type_ref(&self, o: &Operand) -> Result<Option<&'a Type>> {
         let f = self.f;
         Ok(match o {
             Operand::Value(r) => {
@@ -1162,7 +1460,7 @@ impl<'a> FnIndex<'a> {
                         format!("{}: operand names a missing operation {r:?}", f.name),
                     )
                 })?;
-                Some(op.result.clone().ok_or_else(|| {
+                Some(op.result.as_ref().ok_or_else(|| {
                     Error::new(
                         code::SHAPE,
                         format!(
@@ -1172,13 +1470,13 @@ impl<'a> FnIndex<'a> {
                     )
                 })?)
             }
-            Operand::Place(k) => Some(self.path(k).map(|p| p.ty.clone()).ok_or_else(|| {
+            Operand::Place(k) => Some(self.path(k).map(|p| &p.ty).ok_or_else(|| {
                 Error::new(
                     code::REF,
                     format!("{}: operand names a missing owned path", f.name),
                 )
             })?),
-            Operand::Const(c) => Some(Type::Scalar(c.kind)),
+            Operand::Const(c) => Some(c.kind.static_type()),
             Operand::Block(_) => None,
         })
     }
@@ -1493,6 +1791,88 @@ where
     Ok(None)
 }
 
+/// [`list_part`] over the items of an iterator that `items` makes afresh
+/// for each pass; `len_of` gives each element's framed length.
+///
+/// With `tail = (k, bytes)`, only the first `k` elements are encoded here;
+/// `bytes()` returns the encoding of the rest (made by another thread),
+/// hashed in their place.
+fn list_part_iter<T, I, E>(
+    sha: Option<&mut sha2::Sha256>,
+    buf: &mut Vec<u8>,
+    items: impl Fn() -> I,
+    len_of: impl Fn(&T) -> u64,
+    mut el: E,
+    tail: Option<(usize, &mut TailBytes<'_>)>,
+) -> Result<Option<Vec<u8>>>
+where
+    I: Iterator<Item = T>,
+    E: FnMut(&mut Vec<u8>, T) -> Result<()>,
+{
+    use sha2::Digest as _;
+    const FLUSH: usize = 1 << 15;
+    let Some(sha) = sha else {
+        let mut part = Vec::new();
+        let at = enc::count(&mut part);
+        let mut n = 0usize;
+        for item in items() {
+            el(&mut part, item)?;
+            n += 1;
+        }
+        enc::set_count(&mut part, at, n);
+        return Ok(Some(part));
+    };
+    let (mut len, mut n) = (4u64, 0usize);
+    for item in items() {
+        len += len_of(&item);
+        n += 1;
+    }
+    let n32 = u32::try_from(n).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
+    sha.update(len.to_le_bytes());
+    sha.update(n32.to_le_bytes());
+    buf.clear();
+    let mut written: u64 = 4;
+    let here = tail.as_ref().map_or(n, |t| t.0);
+    for item in items().take(here) {
+        el(buf, item)?;
+        if buf.len() >= FLUSH {
+            written += buf.len() as u64;
+            sha.update(&buf[..]);
+            buf.clear();
+        }
+    }
+    written += buf.len() as u64;
+    sha.update(&buf[..]);
+    buf.clear();
+    if let Some((_, bytes)) = tail {
+        let rest = bytes()?;
+        written += rest.len() as u64;
+        sha.update(&rest);
+    }
+    if written != len {
+        // The arithmetic length disagrees with the encoding: never return a digest.
+        return Err(Error::new(
+            code::MODEL,
+            "internal error: identity list length mismatch",
+        ));
+    }
+    Ok(None)
+}
+
+/// Returns the encoding of a body's shared operations (made elsewhere).
+type TailBytes<'t> = dyn FnMut() -> Result<Vec<u8>> + 't;
+
+/// How [`body_digest`] shares a body's operation list with another thread.
+enum Split<'t> {
+    /// Everything here.
+    None,
+    /// Encode and hash the first `k` operations here; the closure returns
+    /// the encoding of the rest, made elsewhere with [`Split::Tail`].
+    Head(usize, &'t mut dyn FnMut() -> Result<Vec<u8>>),
+    /// Only encode operations `k..` into the buffer (no digest).
+    Tail(usize, &'t mut Vec<u8>),
+}
+
 #[allow(clippy::too_many_arguments)]
 fn body_digest(
     hs: &mut Hasher,
@@ -1504,6 +1884,7 @@ fn body_digest(
     owner: &Id,
     fields: &FastMap<Id, FieldInfo>,
     m: &Module,
+    split: Split<'_>,
 ) -> Result<Id> {
     use sha2::Digest as _;
     let ctx = FnCtx {
@@ -1527,38 +1908,61 @@ fn body_digest(
     for &pi in &porder {
         path_facts_v.push(path_facts(f, &f.body.paths[pi].key, fields, m)?);
     }
-    let ops: Vec<(OpRef, &Op)> = border
-        .iter()
-        .flat_map(|&bi| {
-            let b = &f.body.blocks[bi];
-            b.ops.iter().enumerate().map(move |(o, op)| {
-                (
-                    OpRef::Flow {
-                        block: b.id,
-                        ordinal: o as u32,
-                    },
-                    op,
-                )
+    // The body operations in canonical order (flow, then recipes), as an
+    // iterator made twice (length pass, then encoding) instead of a
+    // collected list: that list was megabytes of fresh pages per decode.
+    let ops = || {
+        border
+            .iter()
+            .flat_map(|&bi| {
+                let b = &f.body.blocks[bi];
+                b.ops.iter().enumerate().map(move |(o, op)| {
+                    (
+                        OpRef::Flow {
+                            block: b.id,
+                            ordinal: o as u32,
+                        },
+                        op,
+                    )
+                })
             })
-        })
-        .chain(eorder.iter().flat_map(|&ei| {
-            let e = &f.body.edges[ei];
-            e.drops.iter().enumerate().map(move |(o, op)| {
-                (
-                    OpRef::Recipe {
-                        edge: e.id,
-                        ordinal: o as u32,
-                    },
-                    op,
-                )
-            })
-        }))
-        .collect();
+            .chain(eorder.iter().flat_map(|&ei| {
+                let e = &f.body.edges[ei];
+                e.drops.iter().enumerate().map(move |(o, op)| {
+                    (
+                        OpRef::Recipe {
+                            edge: e.id,
+                            ordinal: o as u32,
+                        },
+                        op,
+                    )
+                })
+            }))
+    };
     // The type-instance ID of a body operand, without cloning its type; an
     // unresolved operand gets `FnIndex::operand_type`'s error.
+    // Block and edge IDs are dense (checked by `block_order`, `edge_order`),
+    // so the canonical order is also the index by ID.
+    let (block_at, edge_at) = (&border, &eorder);
+    let op_at = |r: &OpRef| -> Option<&Op> {
+        match *r {
+            OpRef::Flow { block, ordinal } => f
+                .body
+                .blocks
+                .get(*block_at.get(block as usize)?)?
+                .ops
+                .get(ordinal as usize),
+            OpRef::Recipe { edge, ordinal } => f
+                .body
+                .edges
+                .get(*edge_at.get(edge as usize)?)?
+                .drops
+                .get(ordinal as usize),
+        }
+    };
     let operand_type_id = |hs: &mut Hasher, o: &Operand| -> Result<Option<Id>> {
         let t: Option<&Type> = match o {
-            Operand::Value(r) => index.op(r).and_then(|op| op.result.as_ref()),
+            Operand::Value(r) => op_at(r).and_then(|op| op.result.as_ref()),
             Operand::Place(k) => index.path(k).map(|p| &p.ty),
             Operand::Const(c) => return Ok(Some(hs.type_id(&Type::Scalar(c.kind)))),
             Operand::Block(_) => return Ok(None),
@@ -1572,6 +1976,80 @@ fn body_digest(
         }
     };
     let tracing = hs.trace.is_some();
+    // One framed body-operation element.
+    let op_enc = |hs: &mut Hasher, b: &mut Vec<u8>, (r, op): (OpRef, &Op)| -> Result<()> {
+        let r = &r;
+        if tracing {
+            // Record the operands' identities before the result's, in use order.
+            for o in &op.operands {
+                operand_type_id(hs, o)?;
+                if let Operand::Const(c) = o {
+                    hs.constant(c)?;
+                }
+            }
+        }
+        let at = enc::begin(b);
+        b.extend_from_slice(&7u32.to_le_bytes());
+        be.op_el(b, r);
+        enc::el_u32(b, op.tag);
+        match &op.result {
+            Some(t) => enc::el_opt(b, Some(&hs.type_id(t))),
+            None => enc::el_opt(b, None),
+        }
+        let k = enc::begin(b);
+        let c = enc::count(b);
+        for o in &op.operands {
+            let t = operand_type_id(hs, o)?;
+            let oe = enc::begin(b);
+            b.extend_from_slice(&3u32.to_le_bytes());
+            match o {
+                Operand::Value(r) => {
+                    enc::el_u32(b, 0);
+                    be.op_el(b, r);
+                }
+                Operand::Place(k) => {
+                    enc::el_u32(b, 1);
+                    be.path_el(b, k)?;
+                }
+                Operand::Const(c) => {
+                    enc::el_u32(b, 2);
+                    let id = match hs.constants.get(c).copied() {
+                        Some(id) if tracing => id,
+                        _ => hs.constant(c)?,
+                    };
+                    enc::el(b, &id);
+                }
+                Operand::Block(blk) => {
+                    enc::el_u32(b, 3);
+                    be.key_el(b, *blk);
+                }
+            }
+            enc::el_opt(b, t.as_ref().map(|t| &t[..]));
+            enc::end(b, oe);
+        }
+        enc::set_count(b, c, op.operands.len());
+        enc::end(b, k);
+        be.aux_el(hs, b, &op.aux0)?;
+        be.aux_el(hs, b, &op.aux1)?;
+        enc::el_u32(b, 0);
+        enc::end(b, at);
+        Ok(())
+    };
+    let (head, tail_out) = match split {
+        Split::None => (None, None),
+        Split::Head(k, bytes) => (Some((k, bytes)), None),
+        Split::Tail(k, out) => (None, Some((k, out))),
+    };
+    if let Some((k, out)) = tail_out {
+        // Another thread hashes this body: encode its operations from `k` on
+        // (into a buffer of the exact size: growing it copied megabytes).
+        let len: u64 = ops().skip(k).map(|(_, op)| op_el_len(op)).sum();
+        out.reserve(usize::try_from(len).unwrap_or(0));
+        for item in ops().skip(k) {
+            op_enc(hs, out, item)?;
+        }
+        return Ok([0; 32]);
+    }
     let mut sha = sha2::Sha256::new();
     if !tracing {
         sha.update(domain::FUNCTION_BODY.as_bytes());
@@ -1698,65 +2176,18 @@ fn body_digest(
         Ok(())
     });
     // Body operations.
-    let op_len = |i: usize| op_el_len(ops[i].1);
-    part!(ops.len(), len & op_len, |b: &mut Vec<u8>, i: usize| {
-        let (r, op) = &ops[i];
-        if tracing {
-            // Record the operands' identities before the result's, in use order.
-            for o in &op.operands {
-                operand_type_id(hs, o)?;
-                if let Operand::Const(c) = o {
-                    hs.constant(c)?;
-                }
-            }
-        }
-        let at = enc::begin(b);
-        b.extend_from_slice(&7u32.to_le_bytes());
-        be.op_el(b, r);
-        enc::el_u32(b, op.tag);
-        match &op.result {
-            Some(t) => enc::el_opt(b, Some(&hs.type_id(t))),
-            None => enc::el_opt(b, None),
-        }
-        let k = enc::begin(b);
-        let c = enc::count(b);
-        for o in &op.operands {
-            let t = operand_type_id(hs, o)?;
-            let oe = enc::begin(b);
-            b.extend_from_slice(&3u32.to_le_bytes());
-            match o {
-                Operand::Value(r) => {
-                    enc::el_u32(b, 0);
-                    be.op_el(b, r);
-                }
-                Operand::Place(k) => {
-                    enc::el_u32(b, 1);
-                    be.path_el(b, k)?;
-                }
-                Operand::Const(c) => {
-                    enc::el_u32(b, 2);
-                    let id = match hs.constants.get(c).copied() {
-                        Some(id) if tracing => id,
-                        _ => hs.constant(c)?,
-                    };
-                    enc::el(b, &id);
-                }
-                Operand::Block(blk) => {
-                    enc::el_u32(b, 3);
-                    be.key_el(b, *blk);
-                }
-            }
-            enc::el_opt(b, t.as_ref().map(|t| &t[..]));
-            enc::end(b, oe);
-        }
-        enc::set_count(b, c, op.operands.len());
-        enc::end(b, k);
-        be.aux_el(hs, b, &op.aux0)?;
-        be.aux_el(hs, b, &op.aux1)?;
-        enc::el_u32(b, 0);
-        enc::end(b, at);
-        Ok(())
-    });
+    let tail_fn = head.filter(|_| !tracing);
+    let p = list_part_iter(
+        (!tracing).then_some(&mut sha),
+        &mut buf,
+        ops,
+        |(_, op): &(OpRef, &Op)| op_el_len(op),
+        |b: &mut Vec<u8>, item: (OpRef, &Op)| op_enc(hs, b, item),
+        tail_fn,
+    )?;
+    if let Some(p) = p {
+        parts.push(p);
+    }
     if tracing {
         return Ok(hs.hash(
             || format!("body {}.{}", d.name, f.name),
@@ -1837,6 +2268,52 @@ fn opt_with<T>(b: &mut Vec<u8>, v: Option<T>, content: impl FnOnce(&mut Vec<u8>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sharing a body's operations between two hashers gives the same
+    /// digests for every split point, and the same first error wherever the
+    /// failing operation lies (before or after the split).
+    #[test]
+    fn shared_body_operations_give_the_same_digests_and_errors() {
+        let m = crate::sample::module("t.share", 300);
+        let p = prepare(&m, false).unwrap();
+        let (at, n) = Pending::largest_body(&m).unwrap();
+        let run = |m: &Module, k: usize| {
+            let p = prepare(m, false).unwrap();
+            let mut tail_hs = Hasher::new(false);
+            let tail = p.body_tail(&mut tail_hs, m, at, k);
+            let mut tail = Some(tail);
+            let mut get = || tail.take().unwrap_or_else(|| Ok(Vec::new()));
+            p.bodies_sharing(&mut Hasher::new(false), m, at, k, &mut get)
+        };
+        let want = p.bodies(&mut Hasher::new(false), &m).unwrap();
+        for k in [0, 1, n / 3, n / 2, n - 1, n, n + 5] {
+            assert_eq!(run(&m, k).unwrap(), want, "split at {k}");
+        }
+        // An operand naming a missing operation, early and late in the body.
+        for bad in [5, n - 3] {
+            let mut b = m.clone();
+            let f = &mut b.declarations[at.0].functions[at.1];
+            let mut left = bad;
+            'find: for blk in &mut f.body.blocks {
+                for op in &mut blk.ops {
+                    if left == 0 {
+                        op.operands = vec![Operand::Value(OpRef::Flow {
+                            block: 0,
+                            ordinal: 999_999,
+                        })];
+                        break 'find;
+                    }
+                    left -= 1;
+                }
+            }
+            let p = prepare(&b, false).unwrap();
+            let want = p.bodies(&mut Hasher::new(false), &b).unwrap_err();
+            assert_eq!(want.code, code::REF, "{want}");
+            for k in [0, n / 2, n] {
+                assert_eq!(run(&b, k).unwrap_err(), want, "bad op {bad}, split at {k}");
+            }
+        }
+    }
 
     /// The streaming body hash (no tracing) and the materialised parts
     /// (tracing, the golden-vector path) give the same digests, and every

@@ -97,6 +97,24 @@ impl ScalarKind {
     pub fn is_integer(self) -> bool {
         self != ScalarKind::Bool
     }
+    /// The scalar type of this kind, borrowed for the whole program (lets
+    /// a typing pass borrow every operand's type, constants included).
+    pub fn static_type(self) -> &'static Type {
+        use ScalarKind::*;
+        match self {
+            Bool => &Type::Scalar(Bool),
+            Byte => &Type::Scalar(Byte),
+            Int8 => &Type::Scalar(Int8),
+            Int16 => &Type::Scalar(Int16),
+            Int32 => &Type::Scalar(Int32),
+            Int64 => &Type::Scalar(Int64),
+            UInt8 => &Type::Scalar(UInt8),
+            UInt16 => &Type::Scalar(UInt16),
+            UInt32 => &Type::Scalar(UInt32),
+            UInt64 => &Type::Scalar(UInt64),
+            Index => &Type::Scalar(Index),
+        }
+    }
 }
 
 /// A type instance (kind tags zero through nine).

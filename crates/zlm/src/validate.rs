@@ -494,7 +494,7 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
         ));
     }
     for o in &op.operands {
-        let _ = index.operand_type(o)?;
+        index.operand_type_ref(o)?;
         if let Operand::Value(OpRef::Recipe { .. }) = o {
             return Err(err(f, at, "a cleanup recipe produces no SSA value"));
         }
@@ -902,7 +902,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
             ));
         }
     }
-    let ty_of = |o: &Operand| index.operand_type(o).ok().flatten();
+    let ty_of = |o: &Operand| index.operand_type_ref(o).ok().flatten();
     let blocks = f.body.blocks.iter().flat_map(|b| {
         b.ops.iter().enumerate().map(move |(i, op)| {
             (
@@ -914,13 +914,13 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
             )
         })
     });
-    let mut tbuf: Vec<Option<Type>> = Vec::new();
+    let mut tbuf: Vec<Option<&Type>> = Vec::new();
     for (here, op) in blocks {
         // Formatted only on error: this loop runs once per operation.
         let e = |msg: &str| err(f, &format!("{here:?}"), msg);
         tbuf.clear();
         tbuf.extend(op.operands.iter().map(ty_of));
-        let t: &[Option<Type>] = &tbuf;
+        let t: &[Option<&Type>] = &tbuf;
         let res = op.result.as_ref();
         let scalar = |x: Option<&Type>| match x {
             Some(Type::Scalar(k)) => Some(*k),
@@ -928,7 +928,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
         };
         use crate::model::tag::*;
         match op.tag {
-            CONST if t[0].as_ref() != res => {
+            CONST if t[0] != res => {
                 return Err(e("constant type differs from the result"));
             }
             NEG | NOT_BOOL => {
@@ -938,39 +938,39 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 } else {
                     k.is_signed()
                 };
-                if !ok || t[0].as_ref() != res {
+                if !ok || t[0] != res {
                     return Err(e("unary operand/result types are not admitted"));
                 }
             }
             ADD | SUB | MUL | DIV | REM | BIT_AND | BIT_OR | BIT_XOR => {
                 let k = scalar(res).ok_or_else(|| e("arithmetic on a non-scalar"))?;
-                if k == ScalarKind::Bool || t[0].as_ref() != res || t[1].as_ref() != res {
+                if k == ScalarKind::Bool || t[0] != res || t[1] != res {
                     return Err(e("binary operands must have the exact integer result type"));
                 }
             }
             SHIFT_LEFT | SHIFT_RIGHT => {
                 let k = scalar(res).ok_or_else(|| e("shift of a non-scalar"))?;
                 if k == ScalarKind::Bool
-                    || t[0].as_ref() != res
-                    || t[1] != Some(Type::Scalar(ScalarKind::UInt64))
+                    || t[0] != res
+                    || t[1] != Some(&Type::Scalar(ScalarKind::UInt64))
                 {
                     return Err(e("shift takes an integer T and a UInt64 count"));
                 }
             }
             EQ | LT | NE | LE | GT | GE
                 if (res != Some(&Type::Scalar(ScalarKind::Bool))
-                    || scalar(t[0].as_ref()).is_none()
+                    || scalar(t[0]).is_none()
                     || t[0] != t[1]) =>
             {
                 return Err(e("comparison takes two identical scalars and yields Bool"));
             }
-            JUMP_IF_FALSE | ASSERT_TRUE if t[0] != Some(Type::Scalar(ScalarKind::Bool)) => {
+            JUMP_IF_FALSE | ASSERT_TRUE if t[0] != Some(&Type::Scalar(ScalarKind::Bool)) => {
                 return Err(e("condition must be Bool"));
             }
             ASSERT_EQ if t[0] != t[1] => {
                 return Err(e("ASSERT_EQ operands differ in type"));
             }
-            RETURN if t[0].as_ref() != Some(&f.result) => {
+            RETURN if t[0] != Some(&f.result) => {
                 return Err(e("returned value differs from the function's result type"));
             }
             LOAD_LOCAL | STORE_LOCAL => {
@@ -989,7 +989,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     ));
                 }
                 if op.tag == LOAD_LOCAL {
-                    let pt = t[0].clone().unwrap_or(Type::Never);
+                    let pt = t[0].cloned().unwrap_or(Type::Never);
                     if res != Some(&pt) || !g.ids.is_copy(&pt) || pt.is_borrow() {
                         return Err(e(
                             "LOAD_LOCAL reads only a structurally Copy nonborrow root of its exact type",
@@ -1019,7 +1019,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     }
                     ENUM_IS_VARIANT => {
                         if res != Some(&Type::Scalar(ScalarKind::Bool))
-                            || t[0].as_ref().map(target) != Some(&owner)
+                            || t[0].map(target) != Some(&owner)
                         {
                             return Err(e(
                                 "ENUM_IS_VARIANT tests an owner place or loan and yields Bool",
@@ -1031,10 +1031,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                         fields.sort_by_key(|x| x.ordinal);
                         if res != Some(&owner)
                             || fields.len() != t.len()
-                            || fields
-                                .iter()
-                                .zip(t)
-                                .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
+                            || fields.iter().zip(t).any(|(fl, ot)| *ot != Some(&fl.ty))
                         {
                             return Err(e(
                                 "VARIANT_CONSTRUCT operands must match the payload fields in ordinal order",
@@ -1057,10 +1054,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 if d.kind != DeclKind::Value
                     || res != Some(&g.nominal(dd))
                     || fields.len() != t.len()
-                    || fields
-                        .iter()
-                        .zip(t)
-                        .any(|(fl, ot)| ot.as_ref() != Some(&fl.ty))
+                    || fields.iter().zip(t).any(|(fl, ot)| *ot != Some(&fl.ty))
                 {
                     return Err(e(
                         "AGGREGATE_CONSTRUCT operands must match the value declaration's fields in order",
@@ -1074,7 +1068,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 let (field, owner) = g
                     .field(fid)
                     .ok_or_else(|| e("field does not resolve locally"))?;
-                if res != Some(&field.ty) || t[0].as_ref().map(target) != Some(&g.nominal(owner)) {
+                if res != Some(&field.ty) || t[0].map(target) != Some(&g.nominal(owner)) {
                     return Err(e("field access result/owner types are wrong"));
                 }
                 if op.tag == FIELD_COPY && !g.ids.is_copy(&field.ty) {
@@ -1088,7 +1082,7 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                 }
             }
             PLACE_MOVE | BYTE_BUILDER_FINISH => {
-                if op.tag == PLACE_MOVE && res != t[0].as_ref() {
+                if op.tag == PLACE_MOVE && res != t[0] {
                     return Err(e("PLACE_MOVE yields the place's exact type"));
                 }
                 if op.tag == BYTE_BUILDER_FINISH
@@ -1112,12 +1106,12 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     return Err(e("rich construction yields a Result"));
                 };
                 let want = if op.tag == RESULT_OK_RICH { ok } else { er };
-                if t[0].as_ref() != Some(&**want) {
+                if t[0] != Some(&**want) {
                     return Err(e("payload differs from the carrier's T or E"));
                 }
             }
             RESULT_TRY | RESULT_TRY_RICH => {
-                let Some(Type::Result(ok, er)) = t[0].as_ref() else {
+                let Some(Type::Result(ok, er)) = t[0] else {
                     return Err(e("try takes a Result carrier"));
                 };
                 let Type::Result(_, fer) = &f.result else {
@@ -1201,9 +1195,9 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                         .all(|((w, ot), o)| match o {
                             // A loan argument may be passed as the place of its target (entry-loan binding).
                             Operand::Place(_) if w.is_borrow() => {
-                                ot.as_ref() == Some(target(w)) || ot.as_ref() == Some(w)
+                                *ot == Some(target(w)) || *ot == Some(w)
                             }
-                            _ => ot.as_ref() == Some(w),
+                            _ => *ot == Some(w),
                         });
                 if !args_ok || res != Some(&result) || op.aux1 != Aux::Effects(effects.clone()) {
                     return Err(e(
@@ -1225,12 +1219,10 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     .find(|l| l.id == lid)
                     .ok_or_else(|| e("missing loan"))?;
                 let want_res = match op.tag {
-                    BORROW_SHARED => Type::Ref(Box::new(
-                        target(t[0].as_ref().unwrap_or(&Type::Never)).clone(),
-                    )),
-                    BORROW_MUT => Type::Mut(Box::new(
-                        target(t[0].as_ref().unwrap_or(&Type::Never)).clone(),
-                    )),
+                    BORROW_SHARED => {
+                        Type::Ref(Box::new(target(t[0].unwrap_or(&Type::Never)).clone()))
+                    }
+                    BORROW_MUT => Type::Mut(Box::new(target(t[0].unwrap_or(&Type::Never)).clone())),
                     _ => Type::SliceByte,
                 };
                 if res != Some(&want_res)
@@ -1240,12 +1232,9 @@ fn check_typing(g: &Global, di: usize, f: &Function) -> Result<()> {
                     return Err(e("borrow result, loan type and loan creation must agree"));
                 }
                 if op.tag == BORROW_SLICE_BYTE
-                    && (t[1] != Some(Type::Scalar(ScalarKind::UInt64))
-                        || t[2] != Some(Type::Scalar(ScalarKind::UInt64))
-                        || !matches!(
-                            t[0].as_ref().map(target),
-                            Some(Type::ArrayByte | Type::Nominal(_))
-                        ))
+                    && (t[1] != Some(&Type::Scalar(ScalarKind::UInt64))
+                        || t[2] != Some(&Type::Scalar(ScalarKind::UInt64))
+                        || !matches!(t[0].map(target), Some(Type::ArrayByte | Type::Nominal(_))))
                 {
                     return Err(e(
                         "BORROW_SLICE_BYTE takes a byte-array receiver and UInt64 bounds",

@@ -188,19 +188,21 @@ impl<'e> Tables<'e> {
     }
 }
 
+/// Appends `N` little-endian words (a fixed size, so the copy is inlined).
 #[inline]
-fn put<O: Out>(buf: &mut O, words: &[u32]) {
-    let mut tmp = [0u8; 128];
-    if words.len() > 32 {
-        for w in words {
-            buf.out(&w.to_le_bytes());
-        }
-        return;
+fn put<O: Out, const N: usize>(buf: &mut O, words: &[u32; N]) {
+    let mut tmp = [[0u8; 4]; N];
+    for (t, w) in tmp.iter_mut().zip(words) {
+        *t = w.to_le_bytes();
     }
-    for (i, w) in words.iter().enumerate() {
-        tmp[4 * i..4 * i + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    buf.out(&tmp[..4 * words.len()]);
+    buf.out(tmp.as_flattened());
+}
+
+/// The byte order of two IDs, deciding on the leading 8 bytes when they differ.
+#[inline]
+fn id_cmp(a: &Id, b: &Id) -> std::cmp::Ordering {
+    let head = |x: &Id| u64::from_be_bytes(*x.first_chunk::<8>().unwrap_or(&[0; 8]));
+    head(a).cmp(&head(b)).then_with(|| a.cmp(b))
 }
 
 fn cnt(n: usize) -> Result<u32> {
@@ -378,9 +380,17 @@ impl<'a> Writer<'a> {
                     if let Some(t) = &op.result {
                         types.insert(t);
                     }
-                    // Body constants: seeded below from the identities, which
-                    // hashed every body and contract constant of this model
-                    // (a missing one fails loudly in `constant_index`).
+                    // Body constants: seeded above from the identities,
+                    // which hashed every body constant; a validator that
+                    // hashes the bodies on another thread passes identities
+                    // without them, and they are hashed here.
+                    if !self.ids.body_constants {
+                        for o in &op.operands {
+                            if let Operand::Const(c) = o {
+                                self.add_constant(c)?;
+                            }
+                        }
+                    }
                     for a in [&op.aux0, &op.aux1] {
                         match a {
                             Aux::Type(t) => extra_types.push(t.clone()),
@@ -402,15 +412,27 @@ impl<'a> Writer<'a> {
                 }
             }
         }
-        // Sorted by ID, then by value, so the seeding order never matters.
+        // Sorted by ID, then by value, so the seeding order never matters;
+        // the first entry of each ID is kept. (The comparator borrows and
+        // tries the leading 8 bytes first: copying and memcmp-ing 32-byte
+        // keys dominated the sort of 65 536 constants.)
         let mut new_constants = std::mem::take(&mut self.new_constants);
-        new_constants.sort_by_key(|a| (a.0, a.1.kind.tag(), a.1.bits));
-        for (id, c) in new_constants {
-            self.constants.entry(id).or_insert((c, 0));
-        }
-        for c in self.constants.values() {
-            extra_types.push(Type::Scalar(c.0.kind));
-        }
+        new_constants.sort_unstable_by(|a, b| {
+            id_cmp(&a.0, &b.0)
+                .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
+        });
+        new_constants.dedup_by(|later, first| later.0 == first.0);
+        // Built in bulk from the sorted list (inserting one by one would
+        // compare 32-byte keys n log n times again).
+        self.constants = new_constants
+            .into_iter()
+            .map(|(id, c)| (id, (c, 0)))
+            .collect();
+        // The constants' scalar types, each kind once (not once per constant).
+        let mut kinds: Vec<ScalarKind> = self.constants.values().map(|c| c.0.kind).collect();
+        kinds.sort_unstable_by_key(|k| k.tag());
+        kinds.dedup();
+        extra_types.extend(kinds.into_iter().map(Type::Scalar));
         // Close under children.
         let mut all: BTreeSet<Type> = types.into_iter().cloned().collect();
         all.extend(extra_types);
