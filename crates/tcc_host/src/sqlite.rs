@@ -79,6 +79,22 @@ CREATE INDEX events_unconsumed ON events (consumed_by);
     r#"
 DROP INDEX effects_exec;
 "#,
+    // History without `AUTOINCREMENT`: every insert had read and rewritten
+    // its `sqlite_sequence` row (serial work in the group leader, and one
+    // more WAL page per group). History rows are never deleted, so the
+    // plain rowid rule (largest + 1) hands out the same increasing `seq`.
+    r#"
+CREATE TABLE history_v4 (
+  seq INTEGER PRIMARY KEY, execution_id TEXT NOT NULL, at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+INSERT INTO history_v4 (seq, execution_id, at_ms, kind, detail)
+  SELECT seq, execution_id, at_ms, kind, detail FROM history ORDER BY seq;
+DROP TABLE history;
+ALTER TABLE history_v4 RENAME TO history;
+CREATE INDEX history_exec ON history (execution_id, seq);
+DELETE FROM sqlite_sequence WHERE name = 'history';
+"#,
 ];
 
 type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
@@ -1461,6 +1477,47 @@ mod tests {
             })
             .unwrap();
         assert_eq!(index, 0);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Migration 4 (history without `AUTOINCREMENT`) keeps every entry and
+    /// its `seq`, and later entries continue above them.
+    #[test]
+    fn history_keeps_its_sequence_across_migration_four() {
+        let dir = std::env::temp_dir().join(crate::random_id("tcc-sqlite-v4-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v3.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for m in &MIGRATIONS[..3] {
+                conn.execute_batch(m).unwrap();
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 3;
+                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
+                   ('a', 1, 'created', 'null'), ('b', 2, 'created', 'null'), ('a', 3, 'effect', 'null');",
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let autoincrement: i64 = store
+            .read(|c| {
+                Ok(c.query_row_cached(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE name = 'history' AND sql LIKE '%AUTOINCREMENT%'",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(autoincrement, 0);
+        store.append_history("a", "later", &J::Null).unwrap();
+        let h = store.history("a", 0, 100).unwrap();
+        let seqs: Vec<i64> = h.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, vec![1, 3, 4]);
+        assert_eq!(h[2].kind, "later");
+        assert_eq!(store.history("a", 1, 100).unwrap().len(), 2);
+        assert_eq!(store.history("b", 0, 100).unwrap()[0].seq, 2);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }
