@@ -13,6 +13,12 @@ mod vpl_glsl_cmd;
 mod zlm_cmd;
 mod zlm_run_cmd;
 
+/// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker
+/// threads that allocate per step (≈ 15 % of the host's CPU in glibc `malloc`;
+/// see docs/tcc/host.md, Benchmarks).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

@@ -71,6 +71,30 @@ CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX executions_cancel ON executions (cancel_requested, status);
 CREATE INDEX events_unconsumed ON events (consumed_by);
 "#,
+    // One b-tree fewer per journalled effect (one WAL page fewer per step):
+    // an execution's journal rows are found as the range of the
+    // idempotency-key index that starts with `{execution id}:` (every key
+    // does: `journal_put` refuses any other), not through an index of
+    // their own.
+    r#"
+DROP INDEX effects_exec;
+"#,
+    // History without `AUTOINCREMENT`: every insert had read and rewritten
+    // its `sqlite_sequence` row (serial work in the group leader, and one
+    // more WAL page per group). History rows are never deleted, so the
+    // plain rowid rule (largest + 1) hands out the same increasing `seq`.
+    r#"
+CREATE TABLE history_v4 (
+  seq INTEGER PRIMARY KEY, execution_id TEXT NOT NULL, at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+INSERT INTO history_v4 (seq, execution_id, at_ms, kind, detail)
+  SELECT seq, execution_id, at_ms, kind, detail FROM history ORDER BY seq;
+DROP TABLE history;
+ALTER TABLE history_v4 RENAME TO history;
+CREATE INDEX history_exec ON history (execution_id, seq);
+DELETE FROM sqlite_sequence WHERE name = 'history';
+"#,
 ];
 
 type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
@@ -536,6 +560,14 @@ fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize,
     Ok(n)
 }
 
+/// The range of idempotency keys that holds execution `id`'s journal:
+/// every key is `{id}:{effect key}` (the engine's rule, checked by
+/// `journal_put`), i.e. at least `{id}:` and below `{id};` (`;` follows `:`
+/// in the binary collation).
+fn journal_range(id: &str) -> (String, String) {
+    (format!("{id}:"), format!("{id};"))
+}
+
 fn add_history(
     conn: &Connection,
     id: &str,
@@ -912,6 +944,17 @@ impl Store for SqliteStore {
     }
 
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
+        if !row
+            .idempotency_key
+            .starts_with(&journal_range(&row.execution_id).0)
+        {
+            // The journal's reads by execution depend on it (see
+            // `journal_range`): a key outside the range would be missed.
+            return Err(StoreError::Unsupported(format!(
+                "idempotency key {:?} does not start with its execution id {:?} and ':'",
+                row.idempotency_key, row.execution_id
+            )));
+        }
         let row = row.clone();
         self.write_lazy(move |c| {
             c.exec_cached(
@@ -933,10 +976,12 @@ impl Store for SqliteStore {
 
     fn journal_keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
         self.read(|c| {
-            let mut st =
-                c.prepare_cached("SELECT idempotency_key FROM effects WHERE execution_id = ?1")?;
+            let mut st = c.prepare_cached(
+                "SELECT idempotency_key FROM effects WHERE idempotency_key >= ?2 AND idempotency_key < ?3 AND execution_id = ?1",
+            )?;
+            let (from, to) = journal_range(id);
             let v = st
-                .query_map(params![id], |r| r.get(0))?
+                .query_map(params![id, from, to], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
             Ok(v)
         })
@@ -945,10 +990,11 @@ impl Store for SqliteStore {
     fn journal_of(&self, id: &str) -> Result<Vec<JournalRow>, StoreError> {
         self.read(|c| {
             let mut st = c.prepare(
-                "SELECT idempotency_key, key, input, status, result FROM effects WHERE execution_id = ?1 ORDER BY seq",
+                "SELECT idempotency_key, key, input, status, result FROM effects WHERE idempotency_key >= ?2 AND idempotency_key < ?3 AND execution_id = ?1 ORDER BY seq",
             )?;
+            let (from, to) = journal_range(id);
             let rows: Vec<(String, String, String, String, String)> = st
-                .query_map(params![id], |r| {
+                .query_map(params![id, from, to], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                 })?
                 .collect::<Result<_, _>>()?;
@@ -1380,6 +1426,98 @@ mod tests {
             .unwrap();
         assert_eq!(index, 1);
         assert!(store.find_work(crate::now_ms(), 10).unwrap().is_empty());
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Migration 3 drops the journal's per-execution index: an execution's
+    /// journal is read as a key range, which holds exactly its rows (not
+    /// those of an execution whose id extends it), and a key outside that
+    /// range is refused before anything is written.
+    #[test]
+    fn the_journal_is_read_by_key_range_and_foreign_keys_are_refused() {
+        let (dir, store) = scratch("tcc-sqlite-range-");
+        let row = |exec: &str, key: &str| JournalRow {
+            idempotency_key: key.into(),
+            execution_id: exec.into(),
+            key: "k".into(),
+            input: "{}".into(),
+            status: "completed".into(),
+            result: J::Null,
+        };
+        for (exec, key) in [("e", "e:b"), ("e", "e:a"), ("e1", "e1:a"), ("e:x", "e:x:a")] {
+            store.journal_put(&row(exec, key)).unwrap();
+        }
+        // Journal order is insertion order, not key order.
+        let of_e: Vec<String> = store
+            .journal_of("e")
+            .unwrap()
+            .into_iter()
+            .map(|r| r.idempotency_key)
+            .collect();
+        assert_eq!(of_e, vec!["e:b".to_string(), "e:a".to_string()]);
+        let mut keys = store.journal_keys("e").unwrap();
+        keys.sort();
+        assert_eq!(keys, vec!["e:a".to_string(), "e:b".to_string()]);
+        assert_eq!(store.journal_keys("e1").unwrap(), vec!["e1:a".to_string()]);
+        assert_eq!(
+            store.journal_keys("e:x").unwrap(),
+            vec!["e:x:a".to_string()]
+        );
+        let err = store.journal_put(&row("e", "f:a")).unwrap_err();
+        assert!(matches!(err, StoreError::Unsupported(_)), "{err:?}");
+        assert!(store.journal_get("f:a").unwrap().is_none());
+        let index: i64 = store
+            .read(|c| {
+                Ok(c.query_row_cached(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE name = 'effects_exec'",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(index, 0);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Migration 4 (history without `AUTOINCREMENT`) keeps every entry and
+    /// its `seq`, and later entries continue above them.
+    #[test]
+    fn history_keeps_its_sequence_across_migration_four() {
+        let dir = std::env::temp_dir().join(crate::random_id("tcc-sqlite-v4-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v3.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for m in &MIGRATIONS[..3] {
+                conn.execute_batch(m).unwrap();
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 3;
+                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
+                   ('a', 1, 'created', 'null'), ('b', 2, 'created', 'null'), ('a', 3, 'effect', 'null');",
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let autoincrement: i64 = store
+            .read(|c| {
+                Ok(c.query_row_cached(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE name = 'history' AND sql LIKE '%AUTOINCREMENT%'",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(autoincrement, 0);
+        store.append_history("a", "later", &J::Null).unwrap();
+        let h = store.history("a", 0, 100).unwrap();
+        let seqs: Vec<i64> = h.iter().map(|r| r.seq).collect();
+        assert_eq!(seqs, vec![1, 3, 4]);
+        assert_eq!(h[2].kind, "later");
+        assert_eq!(store.history("a", 1, 100).unwrap().len(), 2);
+        assert_eq!(store.history("b", 0, 100).unwrap()[0].seq, 2);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }
