@@ -717,9 +717,9 @@ fn check_expr(f: &Function, e: &Expr, ensures: bool, at: &str) -> Result<()> {
                 "only field-copy and pure-call reference a semantic ID",
             ));
         }
-        if op.tag != 3 && (op.aux0 != 0 || op.aux1 != 0)
-            || op.tag == 3 && (op.aux0 > 1 || op.aux1 != 0)
-        {
+        // Only pure-call (tag 3) has an auxiliary: aux0 ∈ {0, 1}.
+        let aux0_max = if op.tag == 3 { 1 } else { 0 };
+        if op.aux0 > aux0_max || op.aux1 != 0 {
             return Err(err(f, &at, "noncanonical contract auxiliaries"));
         }
         for o in &op.operands {
@@ -1491,11 +1491,11 @@ fn check_owners(g: &Global, di: usize, f: &Function) -> Result<()> {
 fn check_dominance(f: &Function, index: &FnIndex) -> Result<()> {
     let n = f.body.blocks.len();
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for id in 0..n {
+    for (id, out) in succ.iter_mut().enumerate() {
         let b = &f.body.blocks[index.blocks[&(id as u32)]];
         for (s, _) in successors(f, b)? {
             if let Some(s) = s {
-                succ[id].push(s as usize);
+                out.push(s as usize);
             }
         }
     }

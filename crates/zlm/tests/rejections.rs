@@ -139,7 +139,7 @@ fn artifact_address_is_not_the_content_identity() {
     assert_ne!(zlm::address(&b), d.module_content);
     assert_eq!(
         zlm::address(&b),
-        zlm::hash::h("zerglang.zlm1.artifact.v1", &[b.clone()])
+        zlm::hash::h("zerglang.zlm1.artifact.v1", std::slice::from_ref(&b))
     );
 }
 
