@@ -26,7 +26,8 @@
 //!
 //! Run: `cargo bench -p tcc_host --bench host -- --warm-up-time 1 --measurement-time 3`.
 
-/// The allocator the `irkit` binary uses too: with 32 worker threads glibc
+/// The allocator the `irkit` binary uses too (built with `no_thp`, see
+/// docs/tcc/host.md run K): with 32 worker threads glibc
 /// `malloc` was ≈ 15 % of the host's CPU.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
