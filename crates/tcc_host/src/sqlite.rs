@@ -575,9 +575,22 @@ fn add_history(
     kind: &str,
     detail: &J,
 ) -> Result<(), StoreError> {
+    add_history_text(conn, id, now, kind, &json_text(detail))
+}
+
+/// [`add_history`] with the detail already serialised: callers of group
+/// commits serialise before they enqueue, so the group's leader (one thread
+/// for every caller) only runs the statement.
+fn add_history_text(
+    conn: &Connection,
+    id: &str,
+    now: i64,
+    kind: &str,
+    detail: &str,
+) -> Result<(), StoreError> {
     conn.exec_cached(
         "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES (?1, ?2, ?3, ?4)",
-        params![id, now, kind, json_text(detail)],
+        params![id, now, kind, detail],
     )?;
     Ok(())
 }
@@ -821,12 +834,15 @@ impl Store for SqliteStore {
     }
 
     fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
+        // JSON is serialised here, by the caller, not inside the job: the
+        // job runs on the group's leader, serially for every caller.
+        let (result, pending) = (
+            tx.result.as_ref().map(json_text),
+            tx.pending.as_ref().map(json_text),
+        );
+        let history: Vec<String> = tx.history.iter().map(|(_, d)| json_text(d)).collect();
         self.write(move |c| {
             let now = crate::now_ms();
-            let (result, pending) = (
-                tx.result.as_ref().map(json_text),
-                tx.pending.as_ref().map(json_text),
-            );
             let params = params![
                 tx.id,
                 tx.owner,
@@ -913,8 +929,8 @@ impl Store for SqliteStore {
                     params![tx.id],
                 )?;
             }
-            for (kind, detail) in &tx.history {
-                add_history(c, &tx.id, now, kind, detail)?;
+            for ((kind, _), detail) in tx.history.iter().zip(&history) {
+                add_history_text(c, &tx.id, now, kind, detail)?;
             }
             Ok(())
         })
@@ -956,6 +972,7 @@ impl Store for SqliteStore {
             )));
         }
         let row = row.clone();
+        let result = json_text(&row.result);
         self.write_lazy(move |c| {
             c.exec_cached(
                 "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects))",
@@ -965,7 +982,7 @@ impl Store for SqliteStore {
                     row.key,
                     row.input,
                     row.status,
-                    json_text(&row.result)
+                    result
                 ],
             )?;
             // Its history entry (`effect`) is written by the host with the
