@@ -605,9 +605,7 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?
         .collect::<Result<_, _>>()?;
-    // Events already consumed by earlier waits in this scan are skipped so two
-    // waits for the same name in one group get two different events.
-    let mut taken: Vec<i64> = Vec::new();
+    // The first ready wait wins, so each scan delivers at most one wake.
     for (wid, kind, name, branch, due) in waits {
         match kind.as_str() {
             "timer" if due.unwrap_or(0) <= now => {
@@ -622,12 +620,13 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
             }
             "event" => {
                 let mut st = conn.prepare_cached(
-                    "SELECT seq, payload FROM events WHERE execution_id = ?1 AND name = ?2 AND consumed_by IS NULL ORDER BY seq",
+                    "SELECT seq, payload FROM events WHERE execution_id = ?1 AND name = ?2 AND consumed_by IS NULL ORDER BY seq LIMIT 1",
                 )?;
-                let evs: Vec<(i64, String)> = st
+                let first: Option<(i64, String)> = st
                     .query_map(params![id, name], |r| Ok((r.get(0)?, r.get(1)?)))?
-                    .collect::<Result<_, _>>()?;
-                if let Some((seq, payload)) = evs.into_iter().find(|(s, _)| !taken.contains(s)) {
+                    .next()
+                    .transpose()?;
+                if let Some((seq, payload)) = first {
                     return Ok(Some(Wake {
                         wait_id: wid,
                         kind,
@@ -637,7 +636,6 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
                         child_failure: None,
                     }));
                 }
-                let _ = &mut taken;
             }
             "child" => {
                 let child = match &name {
