@@ -1258,25 +1258,33 @@ mod tests {
         // Committed and visible to the readers at once.
         assert!(store.journal_get("e:k").unwrap().is_some());
         store
-            .commit_checkpoint(CheckpointTx {
-                id: "e".into(),
-                owner: "me".into(),
-                revision: 1,
-                kind: "snapshot".into(),
-                body: "{}".into(),
-                status: "runnable".into(),
-                result: None,
-                message: None,
-                pending: None,
-                registrations: vec![],
-                consumed: None,
-                history: vec![("effect".into(), serde_json::json!({"key": "k"}))],
-            })
+            .commit_checkpoint(first_snapshot(vec![(
+                "effect".into(),
+                serde_json::json!({"key": "k"}),
+            )]))
             .unwrap();
         assert_eq!(writer_sync(&store), (2, Durability::Full));
         assert_eq!(store.get_execution("e").unwrap().unwrap().revision, 1);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Execution `e`'s first checkpoint (revision 1) by owner `me`.
+    fn first_snapshot(history: Vec<(String, serde_json::Value)>) -> CheckpointTx {
+        CheckpointTx {
+            id: "e".into(),
+            owner: "me".into(),
+            revision: 1,
+            kind: "snapshot".into(),
+            body: "{}".into(),
+            status: "runnable".into(),
+            result: None,
+            message: None,
+            pending: None,
+            registrations: vec![],
+            consumed: None,
+            history,
+        }
     }
 
     /// What a power loss can leave of the WAL is a prefix of it (SQLite
@@ -1302,22 +1310,7 @@ mod tests {
                 result: serde_json::json!({"t": "null"}),
             })
             .unwrap();
-        store
-            .commit_checkpoint(CheckpointTx {
-                id: "e".into(),
-                owner: "me".into(),
-                revision: 1,
-                kind: "snapshot".into(),
-                body: "{}".into(),
-                status: "runnable".into(),
-                result: None,
-                message: None,
-                pending: None,
-                registrations: vec![],
-                consumed: None,
-                history: vec![],
-            })
-            .unwrap();
+        store.commit_checkpoint(first_snapshot(vec![])).unwrap();
         let page: u64 = store
             .read(|c| Ok(c.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0))? as u64))
             .unwrap();
