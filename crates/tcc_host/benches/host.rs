@@ -143,9 +143,12 @@ fn interleaved(s: &mut Subject, rounds: usize) {
         let (t100, c100) = if only == "one" {
             (Duration::ZERO, 0.0)
         } else {
-            run_measured(&s.many, "chain10", 100)
+            run_measured(&s.many, "chainN", 100)
         };
-        let (one, many) = (50.0 / t1.as_secs_f64(), 1000.0 / t100.as_secs_f64());
+        let (one, many) = (
+            50.0 / t1.as_secs_f64(),
+            100.0 * many_steps() as f64 / t100.as_secs_f64(),
+        );
         cpu_one += c1;
         cpu_many += c100;
         println!(
@@ -180,7 +183,7 @@ fn interleaved(s: &mut Subject, rounds: usize) {
         "{} CPU per step (this process): one execution {:.0} us, 100 concurrent {:.0} us",
         s.name,
         cpu_one * 1e6 / (50.0 * rounds as f64),
-        cpu_many * 1e6 / (1000.0 * rounds as f64)
+        cpu_many * 1e6 / (100.0 * many_steps() as f64 * rounds as f64)
     );
 }
 
@@ -221,7 +224,7 @@ fn bench_subject(c: &mut Criterion, s: &mut Subject) {
     g.bench_function("concurrent_100x10_effects", |b| {
         b.iter_custom(|iters| {
             (0..iters)
-                .map(|_| run_executions(&many, "chain10", 100))
+                .map(|_| run_executions(&many, "chainN", 100))
                 .sum()
         })
     });
@@ -298,6 +301,14 @@ fn concurrent_workers() -> usize {
         .unwrap_or(100)
 }
 
+/// Effect steps of each concurrent execution (`IRKIT_BENCH_STEPS`, default 10).
+fn many_steps() -> usize {
+    std::env::var("IRKIT_BENCH_STEPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10)
+}
+
 /// Whether `IRKIT_BENCH_STORES` (comma-separated; default all) selects `name`.
 fn selected(name: &str) -> bool {
     std::env::var("IRKIT_BENCH_STORES").map_or(true, |v| v.split(',').any(|s| s.trim() == name))
@@ -322,7 +333,8 @@ fn sqlite(c: &mut Criterion) {
     let one = host_with(open_at(d.join("one.db"))(), 1);
     one.register(&common::chain(50), Some("chain50")).unwrap();
     let many = host_with(open_at(d.join("many.db"))(), concurrent_workers());
-    many.register(&common::chain(10), Some("chain10")).unwrap();
+    many.register(&common::chain(many_steps()), Some("chainN"))
+        .unwrap();
     let mut s = Subject {
         name: "sqlite",
         raw: Box::new(move |n| {
@@ -364,7 +376,8 @@ fn postgres(c: &mut Criterion) {
         Arc::new(PgStore::open(&many_s.url()).unwrap()),
         concurrent_workers(),
     );
-    many.register(&common::chain(10), Some("chain10")).unwrap();
+    many.register(&common::chain(many_steps()), Some("chainN"))
+        .unwrap();
     let url = schema.url();
     let mut s = Subject {
         name: "postgres",

@@ -217,7 +217,7 @@ impl Host {
         id: Option<String>,
     ) -> Result<String, HostError> {
         let (hash, name) = self.resolve(program)?;
-        let id = id.unwrap_or_else(|| crate::random_id("e-"));
+        let id = id.unwrap_or_else(crate::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
             return Err(HostError::BadRequest(
                 "execution id must be 1 to 200 characters without '/' or control characters".into(),

@@ -10,8 +10,7 @@ use crate::store::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::mpsc::sync_channel;
+use std::sync::{Arc, Mutex};
 
 /// Schema migrations; migration `i` brings `user_version` from `i` to `i + 1`.
 pub const MIGRATIONS: &[&str] = &[
@@ -97,12 +96,119 @@ DELETE FROM sqlite_sequence WHERE name = 'history';
 "#,
 ];
 
-type Finisher = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
-/// A write job's body: runs it on the writer connection and returns whether
-/// it succeeded and how to answer the caller once the transaction's fate
-/// is known. Re-runnable: an optimistic batch that has to be undone is run
-/// again, job by job, each in its own savepoint.
-type RunJob = Box<dyn FnMut(&Connection) -> (bool, Finisher) + Send>;
+/// A queued write: its body (re-runnable: an optimistic group that has to
+/// be undone is run again, job by job, each in its own savepoint) and the
+/// caller waiting for it.
+trait WriteJob: Send {
+    /// Runs the body on the writer connection, keeping its outcome;
+    /// returns whether it succeeded.
+    fn run(&mut self, conn: &Connection) -> bool;
+    /// Answers the caller once the transaction's fate is known: its own
+    /// outcome if the transaction committed, else the commit's error. The
+    /// job itself goes back to the caller too, so that what it captured is
+    /// freed there and not by the group's leader.
+    fn finish(self: Box<Self>, commit: Result<(), StoreError>);
+    /// Answers the caller with `e` without running the job.
+    fn fail(self: Box<Self>, e: StoreError);
+    /// Makes the caller waiting on this job the next leader.
+    fn lead(&self);
+    /// How durable its commit must be.
+    fn durability(&self) -> Durability;
+}
+
+type Job = Box<dyn WriteJob>;
+
+/// Where a caller waits for its write: a one-shot slot, filled by the
+/// group's leader, and the caller's thread to unpark (cheaper than a
+/// channel: the leader's serial section pays one lock and one wake per job).
+struct Waiter<R> {
+    state: Mutex<Reply<R>>,
+    thread: std::thread::Thread,
+}
+
+impl<R> Waiter<R> {
+    fn put(&self, reply: Reply<R>) {
+        if let Ok(mut s) = self.state.lock() {
+            *s = reply;
+        }
+        self.thread.unpark();
+    }
+
+    /// Waits for the next reply (on the caller's thread).
+    fn take(&self) -> Reply<R> {
+        loop {
+            match self.state.lock() {
+                Ok(mut s) => match std::mem::replace(&mut *s, Reply::Waiting) {
+                    Reply::Waiting => {}
+                    reply => return reply,
+                },
+                Err(_) => {
+                    return Reply::Done(Err(StoreError::Db("writer reply poisoned".into())), None);
+                }
+            }
+            std::thread::park();
+        }
+    }
+}
+
+struct TypedJob<R, F> {
+    body: F,
+    outcome: Option<Result<R, StoreError>>,
+    waiter: Arc<Waiter<R>>,
+    durability: Durability,
+    /// Whether the caller has been answered (a job dropped unanswered, e.g.
+    /// by a panic in its group, answers with an error).
+    answered: bool,
+}
+
+impl<R, F> WriteJob for TypedJob<R, F>
+where
+    R: Send + 'static,
+    F: FnMut(&Connection) -> Result<R, StoreError> + Send + 'static,
+{
+    fn run(&mut self, conn: &Connection) -> bool {
+        let r = (self.body)(conn);
+        let ok = r.is_ok();
+        self.outcome = Some(r);
+        ok
+    }
+
+    fn finish(mut self: Box<Self>, commit: Result<(), StoreError>) {
+        let r = match (commit, self.outcome.take()) {
+            (Ok(()), Some(r)) => r,
+            (Ok(()), None) => Err(StoreError::Db("write job did not run".into())),
+            (Err(e), _) => Err(e),
+        };
+        self.answered = true;
+        let waiter = self.waiter.clone();
+        waiter.put(Reply::Done(r, Some(self)));
+    }
+
+    fn fail(mut self: Box<Self>, e: StoreError) {
+        self.answered = true;
+        let waiter = self.waiter.clone();
+        waiter.put(Reply::Done(Err(e), Some(self)));
+    }
+
+    fn lead(&self) {
+        self.waiter.put(Reply::Lead);
+    }
+
+    fn durability(&self) -> Durability {
+        self.durability
+    }
+}
+
+impl<R, F> Drop for TypedJob<R, F> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.waiter.put(Reply::Done(
+                Err(StoreError::Db("write job dropped".into())),
+                None,
+            ));
+        }
+    }
+}
 
 /// How durable a write's commit must be before its caller is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,18 +220,13 @@ enum Durability {
     Lazy,
 }
 
-struct Job {
-    run: RunJob,
-    fail: Box<dyn FnOnce(StoreError) + Send>,
-    /// Makes the caller waiting on this job the next leader.
-    lead: Box<dyn Fn() + Send>,
-    durability: Durability,
-}
-
 /// What a caller waiting for its write hears.
 enum Reply<R> {
-    /// The write's outcome (after its transaction committed or failed).
-    Done(Result<R, StoreError>),
+    /// Nothing yet.
+    Waiting,
+    /// The write's outcome (after its transaction committed or failed),
+    /// and the job, to be freed by the caller.
+    Done(Result<R, StoreError>, Option<Job>),
     /// The previous leader left: run the waiting jobs (this one first).
     Lead,
 }
@@ -308,29 +409,19 @@ impl SqliteStore {
     fn write_job<R: Send + 'static>(
         &self,
         durability: Durability,
-        mut f: impl FnMut(&Connection) -> Result<R, StoreError> + Send + 'static,
+        f: impl FnMut(&Connection) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        // One message at a time: `Lead` is consumed before this job runs.
-        let (tx, rx) = sync_channel::<Reply<R>>(1);
-        let (tx2, tx3) = (tx.clone(), tx.clone());
-        let job = Job {
-            run: Box::new(move |conn: &Connection| {
-                let r = f(conn);
-                let ok = r.is_ok();
-                let tx = tx.clone();
-                let fin: Finisher = Box::new(move |commit: Result<(), StoreError>| {
-                    let _ = tx.send(Reply::Done(commit.and(r)));
-                });
-                (ok, fin)
-            }),
-            fail: Box::new(move |e| {
-                let _ = tx2.send(Reply::Done(Err(e)));
-            }),
-            lead: Box::new(move || {
-                let _ = tx3.send(Reply::Lead);
-            }),
+        let waiter = Arc::new(Waiter {
+            state: Mutex::new(Reply::Waiting),
+            thread: std::thread::current(),
+        });
+        let job: Job = Box::new(TypedJob {
+            body: f,
+            outcome: None,
+            waiter: waiter.clone(),
             durability,
-        };
+            answered: false,
+        });
         let lead_now = {
             let mut q = self
                 .writer
@@ -341,15 +432,22 @@ impl SqliteStore {
             !std::mem::replace(&mut q.leader, true)
         };
         if !lead_now {
-            match rx.recv() {
-                Ok(Reply::Done(r)) => return r,
-                Ok(Reply::Lead) => {}
-                Err(_) => return Err(StoreError::Db("write job dropped".into())),
+            // `Lead` is always consumed before this job runs, so the one
+            // slot never holds two replies.
+            match waiter.take() {
+                Reply::Done(r, job) => {
+                    drop(job);
+                    return r;
+                }
+                Reply::Lead | Reply::Waiting => {}
             }
         }
         self.writer.lead()?;
-        match rx.recv() {
-            Ok(Reply::Done(r)) => r,
+        match waiter.take() {
+            Reply::Done(r, job) => {
+                drop(job);
+                r
+            }
             _ => Err(StoreError::Db("write job did not run".into())),
         }
     }
@@ -384,7 +482,7 @@ impl Writer {
         }
         let mut q = self.queue.lock().map_err(|_| poisoned())?;
         match q.jobs.first() {
-            Some(next) => (next.lead)(),
+            Some(next) => next.lead(),
             None => q.leader = false,
         }
         Ok(())
@@ -396,12 +494,18 @@ impl Writer {
 /// with a savepoint per job, so that only the failing job's writes are
 /// undone. The group commits with `synchronous=NORMAL` only when every
 /// job in it is lazy.
-fn run_batch(w: &mut WriterConn, mut batch: Vec<Job>) {
+fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
     let conn = &w.conn;
-    let sync = if batch.iter().all(|j| j.durability == Durability::Lazy) {
+    let sync = if batch.iter().all(|j| j.durability() == Durability::Lazy) {
         Durability::Lazy
     } else {
         Durability::Full
+    };
+    let fail_all = |batch: Vec<Job>, e: rusqlite::Error| {
+        let err = StoreError::from(e);
+        for job in batch {
+            job.fail(err.clone());
+        }
     };
     if sync != w.sync {
         let pragma = match sync {
@@ -409,58 +513,36 @@ fn run_batch(w: &mut WriterConn, mut batch: Vec<Job>) {
             Durability::Lazy => "PRAGMA synchronous=NORMAL",
         };
         if let Err(e) = conn.execute_batch(pragma) {
-            let err = StoreError::from(e);
-            for job in batch {
-                (job.fail)(err.clone());
-            }
-            return;
+            return fail_all(batch, e);
         }
         w.sync = sync;
     }
-    let begin = |batch: Vec<Job>| -> Option<Vec<Job>> {
-        match conn.exec_cached("BEGIN IMMEDIATE", []) {
-            Ok(_) => Some(batch),
-            Err(e) => {
-                let err = StoreError::from(e);
-                for job in batch {
-                    (job.fail)(err.clone());
-                }
-                None
-            }
-        }
-    };
-    let Some(b) = begin(batch) else { return };
-    batch = b;
-    let mut finishers = Vec::with_capacity(batch.len());
-    let mut all_ok = true;
-    for job in batch.iter_mut() {
-        let (ok, fin) = (job.run)(conn);
-        finishers.push(fin);
-        if !ok {
-            all_ok = false;
-            break;
-        }
+    let mut batch = batch;
+    if let Err(e) = conn.exec_cached("BEGIN IMMEDIATE", []) {
+        return fail_all(batch, e);
     }
-    if !all_ok && batch.len() > 1 {
+    // Jobs after a failing one are not run in the optimistic pass.
+    let all_ok = batch.iter_mut().all(|job| job.run(conn));
+    let all_ok = if !all_ok && batch.len() > 1 {
         // Undo the whole group and run it again, each job in a savepoint.
         let _ = conn.exec_cached("ROLLBACK", []);
-        drop(finishers);
-        let Some(b) = begin(batch) else { return };
-        batch = b;
-        finishers = Vec::with_capacity(batch.len());
+        if let Err(e) = conn.exec_cached("BEGIN IMMEDIATE", []) {
+            return fail_all(batch, e);
+        }
         for job in batch.iter_mut() {
             let sp = conn.exec_cached("SAVEPOINT job", []);
-            let (ok, fin) = (job.run)(conn);
+            let ok = job.run(conn);
             if sp.is_ok() {
                 if !ok {
                     let _ = conn.exec_cached("ROLLBACK TO job", []);
                 }
                 let _ = conn.exec_cached("RELEASE job", []);
             }
-            finishers.push(fin);
         }
-        all_ok = true;
-    }
+        true
+    } else {
+        all_ok
+    };
     let commit = if all_ok {
         conn.exec_cached("COMMIT", [])
             .map(|_| ())
@@ -474,8 +556,8 @@ fn run_batch(w: &mut WriterConn, mut batch: Vec<Job>) {
     if commit.is_err() && all_ok {
         let _ = conn.exec_cached("ROLLBACK", []);
     }
-    for fin in finishers {
-        fin(commit.clone());
+    for job in batch {
+        job.finish(commit.clone());
     }
 }
 
