@@ -250,6 +250,17 @@ pub enum SslModeParam {
 }
 
 impl SslModeParam {
+    /// The libpq name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SslModeParam::Disable => "disable",
+            SslModeParam::Prefer => "prefer",
+            SslModeParam::Require => "require",
+            SslModeParam::VerifyCa => "verify-ca",
+            SslModeParam::VerifyFull => "verify-full",
+        }
+    }
+
     fn parse(s: &str) -> Result<SslModeParam, StoreError> {
         Ok(match s {
             "disable" => SslModeParam::Disable,
@@ -436,10 +447,26 @@ impl Target {
                 .connect(tokio_postgres_rustls::MakeRustlsConnect::new((**c).clone())),
         };
         r.map_err(|e| {
-            StoreError::Db(format!(
-                "cannot connect to PostgreSQL: {}",
-                StoreError::from(e)
-            ))
+            // The chain of causes: a TLS failure's reason (e.g. "invalid
+            // peer certificate: UnknownIssuer") is only in the sources.
+            let mut message = match e.as_db_error() {
+                Some(db) => format!("{} ({})", db.message(), db.code().code()),
+                None => e.to_string(),
+            };
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                let text = c.to_string();
+                if !message.contains(&text) {
+                    message = format!("{message}: {text}");
+                }
+                cause = c.source();
+            }
+            let hint = match self.tls.mode {
+                _ if !message.contains("TLS") => String::new(),
+                SslModeParam::Disable => String::new(),
+                m => format!(" (sslmode={})", m.name()),
+            };
+            StoreError::Db(format!("cannot connect to PostgreSQL: {message}{hint}"))
         })
     }
 }
