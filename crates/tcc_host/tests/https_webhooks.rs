@@ -43,12 +43,25 @@ impl Ca {
 
     /// A server certificate for `names` (DNS names or IP addresses).
     fn leaf(&self, names: &[&str]) -> (CertificateDer<'static>, PrivateKeyDer<'static>) {
+        self.leaf_valid(names, None)
+    }
+
+    /// The same, valid only between the given dates (years) when given.
+    fn leaf_valid(
+        &self,
+        names: &[&str],
+        years: Option<(i32, i32)>,
+    ) -> (CertificateDer<'static>, PrivateKeyDer<'static>) {
         let key = KeyPair::generate().unwrap();
         let mut params =
             CertificateParams::new(names.iter().map(|s| s.to_string()).collect::<Vec<_>>())
                 .unwrap();
         params.distinguished_name.push(DnType::CommonName, names[0]);
         params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        if let Some((from, to)) = years {
+            params.not_before = rcgen::date_time_ymd(from, 1, 1);
+            params.not_after = rcgen::date_time_ymd(to, 1, 1);
+        }
         let cert = params.signed_by(&key, &self.issuer).unwrap();
         (
             cert.der().clone(),
@@ -91,13 +104,16 @@ enum Ending {
     Truncated,
 }
 
+/// (SNI, Idempotency-Key, body) of one request.
+type Seen = (Option<String>, String, String);
+
 /// A TLS server on 127.0.0.1 answering every request with `answer`.
 struct Server {
     port: u16,
     /// TCP connections accepted.
     accepted: Arc<AtomicUsize>,
     /// (SNI, Idempotency-Key, body) of every complete request.
-    seen: Arc<Mutex<Vec<(Option<String>, String, String)>>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
 }
 
 impl Server {
@@ -331,6 +347,42 @@ fn a_certificate_for_another_name_is_rejected() {
         );
     }
     assert!(server.seen.lock().unwrap().is_empty());
+}
+
+#[test]
+fn an_expired_or_not_yet_valid_certificate_is_rejected() {
+    let dir = TempDir::new();
+    let ca = Ca::new("irkit test CA");
+    let extra = format!("ca_file = {:?}", ca.pem_file(&dir).to_str().unwrap());
+    for (years, expect) in [((2001, 2002), "Expired"), ((2200, 2201), "NotValidYet")] {
+        let (cert, key) = ca.leaf_valid(&["127.0.0.1"], Some(years));
+        let server = Server::start(cert, key, &[b"http/1.1"], "1", Ending::CloseNotify);
+        let url = format!("https://127.0.0.1:{}/effect", server.port);
+        let m = failure(call(
+            &providers(&dir, &url, &extra).unwrap(),
+            json!({"t": "null"}),
+        ));
+        assert!(
+            m.contains("certificate") && m.contains("not retried"),
+            "{expect}: {m}"
+        );
+        let e = request_with(
+            "GET",
+            &url,
+            &[],
+            None,
+            Duration::from_secs(5),
+            Some(&tls_with_ca_file(&ca.pem_file(&dir)).unwrap()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.kind,
+            HttpErrorKind::Certificate,
+            "{expect}: {}",
+            e.message
+        );
+        assert!(server.seen.lock().unwrap().is_empty());
+    }
 }
 
 #[test]
