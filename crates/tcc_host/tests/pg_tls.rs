@@ -3,6 +3,8 @@
 //! and `verify-ca` accept the test CA and refuse another CA, `verify-full`
 //! refuses a host name the certificate does not carry while `verify-ca`
 //! does not check names, and the store itself opens over `verify-full`.
+//! Without a server: against a fake one that declines TLS, `prefer` goes on
+//! in plain text, `require` gives up and `disable` never asks.
 //!
 //! The server and its certificate come from `.ci/services/postgres.sh`:
 //! the CA certificate is `/var/lib/postgresql/irkit-tls/ca.pem` (or
@@ -236,4 +238,56 @@ fn the_store_opens_and_works_over_verify_full() {
         .err()
         .expect("a foreign CA must be refused");
     assert!(e.to_string().contains("UnknownIssuer"), "{e}");
+}
+
+/// What a fake server saw first on one connection: `true` when the client
+/// opened with an SSLRequest (answered 'N': no TLS here), and whether a
+/// plain StartupMessage (protocol 3.0) followed.
+fn fake_server_without_tls() -> (u16, std::sync::mpsc::Receiver<(bool, bool)>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = listener.accept() else {
+            return;
+        };
+        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+        let word = |s: &mut std::net::TcpStream| {
+            let mut b = [0u8; 4];
+            s.read_exact(&mut b).ok().map(|_| u32::from_be_bytes(b))
+        };
+        let (len, code) = (word(&mut s), word(&mut s));
+        let asked_tls = len == Some(8) && code == Some(80_877_103);
+        let startup_follows = if asked_tls {
+            let _ = s.write_all(b"N");
+            let _len = word(&mut s);
+            word(&mut s) == Some(196_608)
+        } else {
+            code == Some(196_608)
+        };
+        let _ = tx.send((asked_tls, startup_follows));
+    });
+    (port, rx)
+}
+
+#[test]
+fn prefer_falls_back_to_plain_and_require_refuses_a_server_without_tls() {
+    let url = |port: u16, mode: &str| {
+        format!("postgres://u:p@127.0.0.1:{port}/db?sslmode={mode}&connect_timeout=5")
+    };
+    let timeout = std::time::Duration::from_secs(10);
+    // prefer: asks for TLS, hears 'N', goes on in plain text.
+    let (port, seen) = fake_server_without_tls();
+    let e = connect(&url(port, "prefer")).err().unwrap().to_string();
+    assert_eq!(seen.recv_timeout(timeout), Ok((true, true)), "{e}");
+    // require: asks for TLS, hears 'N', gives up.
+    let (port, seen) = fake_server_without_tls();
+    let e = connect(&url(port, "require")).err().unwrap().to_string();
+    assert_eq!(seen.recv_timeout(timeout), Ok((true, false)));
+    assert!(e.contains("TLS"), "{e}");
+    // disable: never asks.
+    let (port, seen) = fake_server_without_tls();
+    let _ = connect(&url(port, "disable"));
+    assert_eq!(seen.recv_timeout(timeout), Ok((false, true)));
 }
