@@ -135,6 +135,14 @@ pub fn parse_url(url: &str) -> Result<Url, String> {
     if authority.is_empty() {
         return Err(format!("URL {url:?} has no host"));
     }
+    if authority
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace())
+    {
+        return Err(format!(
+            "URL {url:?}: the host contains a space or control character"
+        ));
+    }
     if authority.contains('@') {
         return Err(format!(
             "URL {url:?}: user information (user@host) is not supported"
@@ -153,6 +161,9 @@ pub fn parse_url(url: &str) -> Result<Url, String> {
                 .and_then(|p| p.parse::<u16>().ok())
                 .ok_or_else(bad_port)?,
         };
+        if host.parse::<std::net::Ipv6Addr>().is_err() {
+            return Err(format!("URL {url:?}: [{host}] is not an IPv6 address"));
+        }
         (host.to_string(), port)
     } else {
         match authority.rsplit_once(':') {
@@ -160,14 +171,12 @@ pub fn parse_url(url: &str) -> Result<Url, String> {
             None => (authority.to_string(), default_port),
         }
     };
-    if host.is_empty()
-        || host.contains(['[', ']', ' ', '\r', '\n', ':']) && !authority.starts_with('[')
-    {
+    if host.is_empty() || !authority.starts_with('[') && host.contains(['[', ']', ' ', ':']) {
         return Err(format!("URL {url:?}: bad host {host:?}"));
     }
-    if path.contains(['\r', '\n', ' ']) {
+    if path.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(format!(
-            "URL {url:?}: the path contains a space or line break"
+            "URL {url:?}: the path contains a space or control character"
         ));
     }
     Ok(Url {
@@ -563,6 +572,11 @@ mod tests {
             "http://a:x/",
             "http://[::1/",
             "http://[::1]x/",
+            "http://[a[b]/",
+            "http://[]/",
+            "http://a b/",
+            "http://a\r\nX-Injected: 1/",
+            "http://a/\r\nX-Injected: 1",
             "http://a/b c",
         ] {
             assert!(parse_url(bad).is_err(), "{bad}");
