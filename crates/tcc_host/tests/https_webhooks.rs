@@ -2,7 +2,10 @@
 //! threads, certificates made with rcgen): a trusted call through a
 //! `ca_file`, SNI, untrusted and misnamed certificates (rejected, not
 //! retried), handshake timeouts, handshake failures (retried), peers that
-//! close without `close_notify`, and the `ca_file` configuration errors.
+//! close without `close_notify`, the `ca_file` configuration errors, and
+//! a durable host running programs whose effects go to https webhooks.
+
+mod common;
 
 use rcgen::{
     BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
@@ -20,6 +23,7 @@ use tcc_host::http::{HttpErrorKind, request_with, tls_with_ca_file};
 use tcc_host::providers::{EffectCall, ProviderOutcome, Providers};
 use tcc_host::sqlite::SqliteStore;
 use tcc_host::store::Store;
+use tcc_host::{Host, HostConfig};
 
 /// A test certificate authority.
 struct Ca {
@@ -517,4 +521,77 @@ fn ca_file_configuration_errors_are_reported_at_load() {
         )
         .is_ok()
     );
+}
+
+#[test]
+fn a_durable_execution_journals_an_https_webhook_result_and_catches_a_certificate_failure() {
+    let dir = TempDir::new();
+    let ca = Ca::new("irkit test CA");
+    let (cert, key) = ca.leaf(&["localhost", "127.0.0.1"]);
+    let good = Server::start(
+        cert,
+        key,
+        &[b"http/1.1"],
+        "{\"paid\": 42}",
+        Ending::CloseNotify,
+    );
+    let stranger = Ca::new("someone else's CA");
+    let (cert, key) = stranger.leaf(&["localhost", "127.0.0.1"]);
+    let bad = Server::start(cert, key, &[b"http/1.1"], "1", Ending::CloseNotify);
+    let ca_file = ca.pem_file(&dir);
+    let toml = format!(
+        "[[route]]\npattern = \"charge\"\nprovider = \"webhook\"\nurl = \"https://localhost:{}/charge\"\nca_file = {:?}\n\n\
+         [[route]]\npattern = \"fail.*\"\nprovider = \"webhook\"\nurl = \"https://127.0.0.1:{}/x\"\nca_file = {:?}\nretries = 5\n\n\
+         [[route]]\npattern = \"*\"\nprovider = \"echo\"\n",
+        good.port,
+        ca_file.to_str().unwrap(),
+        bad.port,
+        ca_file.to_str().unwrap(),
+    );
+    let store = store(&dir);
+    let host = Host::new(
+        store.clone(),
+        Providers::from_toml(&toml, store.clone()).unwrap(),
+        HostConfig::default(),
+    );
+    host.register(&common::effects(), Some("effects")).unwrap();
+    host.register(&common::caught(), Some("caught")).unwrap();
+    let e = host.start("effects", vec![], Some("e".into())).unwrap();
+    let c = host.start("caught", vec![], Some("c".into())).unwrap();
+    let threads = host.spawn();
+    let rows: Vec<_> = [&e, &c]
+        .iter()
+        .map(|id| host.wait_for(id, Duration::from_secs(20), true).unwrap())
+        .collect();
+    host.shutdown();
+    for t in threads {
+        t.join().unwrap();
+    }
+    // `charge` went over https; `ship` (no input) was echoed.
+    assert_eq!(rows[0].status, "completed", "{:?}", rows[0]);
+    assert_eq!(
+        rows[0].result.clone().unwrap(),
+        json!({"t": "array", "v": [
+            {"t": "object", "v": {"paid": {"t": "number", "v": 42}}},
+            {"t": "object", "v": {}}
+        ]})
+    );
+    assert_eq!(
+        good.seen.lock().unwrap().clone(),
+        vec![(
+            Some("localhost".to_string()),
+            "e:charge".to_string(),
+            "{\"amount\":42}".to_string()
+        )]
+    );
+    // The untrusted server: one attempt despite retries = 5, the failure
+    // caught by the program.
+    assert_eq!(rows[1].status, "completed", "{:?}", rows[1]);
+    let message = rows[1].result.clone().unwrap();
+    let text = message["v"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("certificate") && text.contains("not retried"),
+        "{message}"
+    );
+    assert_eq!(bad.accepted.load(Ordering::SeqCst), 1);
 }
