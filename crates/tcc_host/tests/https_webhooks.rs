@@ -106,6 +106,8 @@ enum Ending {
     Abrupt,
     /// Announce a longer body than sent, then close without `close_notify`.
     Truncated,
+    /// Wait 2 s after the request before answering.
+    Slow,
 }
 
 /// (SNI, Idempotency-Key, body) of one request.
@@ -156,6 +158,9 @@ impl Server {
                 };
                 let sni = tls.conn.server_name().map(str::to_string);
                 log.lock().unwrap().push((sni, key, body));
+                if ending == Ending::Slow {
+                    std::thread::sleep(Duration::from_secs(2));
+                }
                 let length = if ending == Ending::Truncated {
                     answer.len() + 100
                 } else {
@@ -421,6 +426,32 @@ fn a_stalled_handshake_is_bounded_by_the_timeout_and_retried() {
     let e = request_with("GET", &url, &[], None, Duration::from_millis(200), None).unwrap_err();
     assert_eq!(e.kind, HttpErrorKind::Timeout);
     assert!(e.retryable());
+}
+
+#[test]
+fn a_slow_answer_after_the_handshake_is_bounded_by_the_timeout() {
+    let dir = TempDir::new();
+    let ca = Ca::new("irkit test CA");
+    let (cert, key) = ca.leaf(&["127.0.0.1"]);
+    let server = Server::start(cert, key, &[b"http/1.1"], "1", Ending::Slow);
+    let tls = tls_with_ca_file(&ca.pem_file(&dir)).unwrap();
+    let start = Instant::now();
+    let e = request_with(
+        "POST",
+        &format!("https://127.0.0.1:{}/x", server.port),
+        &[],
+        Some(b"{}"),
+        Duration::from_millis(400),
+        Some(&tls),
+    )
+    .unwrap_err();
+    let took = start.elapsed();
+    assert_eq!(e.kind, HttpErrorKind::Timeout, "{}", e.message);
+    assert!(e.message.contains("reading from"), "{}", e.message);
+    assert!(took >= Duration::from_millis(400), "{took:?}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    // The handshake and the request went through: the server saw it.
+    assert_eq!(server.seen.lock().unwrap().len(), 1);
 }
 
 #[test]

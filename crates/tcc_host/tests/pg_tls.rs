@@ -208,6 +208,8 @@ fn verify_full_checks_the_host_name_and_verify_ca_does_not() {
         encrypted(&with(&wrong, &format!("sslmode=verify-ca&{root}"))),
         Ok(true)
     );
+    // require without a root certificate checks neither name nor chain.
+    assert_eq!(encrypted(&with(&wrong, "sslmode=require")), Ok(true));
 }
 
 #[test]
