@@ -25,7 +25,7 @@
 //! (created if missing); the tests use it to isolate themselves.
 //!
 //! TLS follows libpq's `sslmode` (default `prefer`) and `sslrootcert`
-//! parameters; see [`PgTls`] and docs/tcc/host.md.
+//! parameters (`PgTls`; docs/tcc/host.md, section TLS).
 
 use crate::store::*;
 use postgres::config::SslMode;
@@ -284,9 +284,9 @@ impl SslModeParam {
 
 /// How connections of a [`Target`] negotiate TLS.
 #[derive(Clone)]
-pub struct PgTls {
-    /// The `sslmode` asked for.
-    pub mode: SslModeParam,
+struct PgTls {
+    /// The `sslmode` in force.
+    mode: SslModeParam,
     /// The rustls configuration (`None` for `disable`).
     config: Option<Arc<rustls::ClientConfig>>,
 }
@@ -297,21 +297,34 @@ impl PgTls {
     /// unless a root certificate is given, in which case they check the
     /// chain like `verify-ca`; `verify-ca` checks the chain, `verify-full`
     /// the chain and the host name. The roots are `sslrootcert` (a PEM
-    /// file; `system`: Mozilla's roots, which like libpq also forces
-    /// `verify-full`), else `~/.postgresql/root.crt` when it exists, which
-    /// `verify-ca`/`verify-full` require.
-    fn new(mode: SslModeParam, rootcert: Option<&str>) -> Result<PgTls, StoreError> {
+    /// file; `system`: Mozilla's roots, which like libpq makes
+    /// `verify-full` the default and refuses weaker modes), else
+    /// `~/.postgresql/root.crt` when it exists, which
+    /// `verify-ca`/`verify-full` require. `mode`: as given in the URL.
+    fn new(mode: Option<SslModeParam>, rootcert: Option<&str>) -> Result<PgTls, StoreError> {
         use crate::tls::{Verify, client_config, load_roots, mozilla_roots};
         let err = |e: String| StoreError::Db(format!("PostgreSQL TLS: {e}"));
+        if rootcert == Some("system") {
+            match mode {
+                None | Some(SslModeParam::VerifyFull) => {}
+                Some(m) => {
+                    return Err(err(format!(
+                        "sslrootcert=system needs sslmode=verify-full (not {})",
+                        m.name()
+                    )));
+                }
+            }
+        }
+        let mode = match (mode, rootcert) {
+            (Some(m), _) => m,
+            (None, Some("system")) => SslModeParam::VerifyFull,
+            (None, _) => SslModeParam::Prefer,
+        };
         if mode == SslModeParam::Disable {
             return Ok(PgTls { mode, config: None });
         }
-        let mut mode = mode;
         let roots = match rootcert {
-            Some("system") => {
-                mode = SslModeParam::VerifyFull;
-                Some(mozilla_roots())
-            }
+            Some("system") => Some(mozilla_roots()),
             Some(path) => Some(load_roots(std::path::Path::new(path)).map_err(err)?),
             None => match std::env::var_os("HOME")
                 .map(|h| std::path::Path::new(&h).join(".postgresql/root.crt"))
@@ -347,7 +360,7 @@ fn parse_url(url: &str) -> Result<Target, StoreError> {
         None => (url, None),
     };
     let mut schema = None;
-    let mut sslmode = SslModeParam::Prefer;
+    let mut sslmode = None;
     let mut rootcert = None;
     let mut rest = Vec::new();
     for pair in query.into_iter().flat_map(|q| q.split('&')) {
@@ -364,7 +377,7 @@ fn parse_url(url: &str) -> Result<Target, StoreError> {
                 }
                 schema = Some(s.to_ascii_lowercase());
             }
-            Some(("sslmode", m)) => sslmode = SslModeParam::parse(&percent_decode(m)?)?,
+            Some(("sslmode", m)) => sslmode = Some(SslModeParam::parse(&percent_decode(m)?)?),
             Some(("sslrootcert", p)) => rootcert = Some(percent_decode(p)?),
             Some((k @ ("sslcert" | "sslkey" | "sslpassword" | "sslcrl" | "sslcrldir"), _)) => {
                 return Err(StoreError::Db(format!(
@@ -1638,11 +1651,21 @@ mod tests {
                 assert!(e.contains("sslrootcert"), "{e}");
             }
         }
-        // sslrootcert=system: Mozilla's roots, and verify-full like libpq.
+        // sslrootcert=system: Mozilla's roots, verify-full by default, and
+        // (like libpq) no weaker mode.
         assert_eq!(
-            mode("postgres://u@h/db?sslmode=require&sslrootcert=system"),
+            mode("postgres://u@h/db?sslrootcert=system"),
             (SslModeParam::VerifyFull, SslMode::Require, true)
         );
+        assert_eq!(
+            mode("postgres://u@h/db?sslmode=verify-full&sslrootcert=system"),
+            (SslModeParam::VerifyFull, SslMode::Require, true)
+        );
+        let e = parse_url("postgres://u@h/db?sslmode=require&sslrootcert=system")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("needs sslmode=verify-full"), "{e}");
         let e = parse_url("postgres://u@h/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem")
             .err()
             .unwrap()
