@@ -22,6 +22,7 @@ pub mod providers;
 pub mod service;
 pub mod sqlite;
 pub mod store;
+pub mod tls;
 pub mod values;
 
 pub use host::{Host, HostConfig};

@@ -23,8 +23,12 @@
 //!
 //! `?schema=NAME` (letters, digits, `_`) puts every table in that schema
 //! (created if missing); the tests use it to isolate themselves.
+//!
+//! TLS follows libpq's `sslmode` (default `prefer`) and `sslrootcert`
+//! parameters (`PgTls`; docs/tcc/host.md, section TLS).
 
 use crate::store::*;
+use postgres::config::SslMode;
 use postgres::error::SqlState;
 use postgres::types::ToSql;
 use postgres::{Client, Config, GenericClient, NoTls, Row, Statement};
@@ -227,6 +231,127 @@ enum RunOutcome {
 struct Target {
     config: Config,
     schema: Option<String>,
+    tls: PgTls,
+}
+
+/// libpq's `sslmode` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SslModeParam {
+    /// Plain connections only.
+    Disable,
+    /// TLS when the server offers it, else plain (the default).
+    Prefer,
+    /// TLS, the certificate not checked unless `sslrootcert` is given.
+    Require,
+    /// TLS, the chain checked against `sslrootcert`, not the host name.
+    VerifyCa,
+    /// TLS, chain and host name checked.
+    VerifyFull,
+}
+
+impl SslModeParam {
+    /// The libpq name.
+    pub fn name(self) -> &'static str {
+        match self {
+            SslModeParam::Disable => "disable",
+            SslModeParam::Prefer => "prefer",
+            SslModeParam::Require => "require",
+            SslModeParam::VerifyCa => "verify-ca",
+            SslModeParam::VerifyFull => "verify-full",
+        }
+    }
+
+    fn parse(s: &str) -> Result<SslModeParam, StoreError> {
+        Ok(match s {
+            "disable" => SslModeParam::Disable,
+            "prefer" => SslModeParam::Prefer,
+            "require" => SslModeParam::Require,
+            "verify-ca" => SslModeParam::VerifyCa,
+            "verify-full" => SslModeParam::VerifyFull,
+            "allow" => {
+                return Err(StoreError::Db(
+                    "sslmode=allow is not supported (use disable, prefer, require, verify-ca or verify-full)".into(),
+                ));
+            }
+            other => {
+                return Err(StoreError::Db(format!(
+                    "unknown sslmode {other:?} (use disable, prefer, require, verify-ca or verify-full)"
+                )));
+            }
+        })
+    }
+}
+
+/// How connections of a [`Target`] negotiate TLS.
+#[derive(Clone)]
+struct PgTls {
+    /// The `sslmode` in force.
+    mode: SslModeParam,
+    /// The rustls configuration (`None` for `disable`).
+    config: Option<Arc<rustls::ClientConfig>>,
+}
+
+impl PgTls {
+    /// Builds the TLS side of `sslmode`/`sslrootcert` as libpq reads them:
+    /// `prefer` and `require` encrypt without checking the certificate,
+    /// unless a root certificate is given, in which case they check the
+    /// chain like `verify-ca`; `verify-ca` checks the chain, `verify-full`
+    /// the chain and the host name. The roots are `sslrootcert` (a PEM
+    /// file; `system`: Mozilla's roots, which like libpq makes
+    /// `verify-full` the default and refuses weaker modes), else
+    /// `~/.postgresql/root.crt` when it exists, which
+    /// `verify-ca`/`verify-full` require. `mode`: as given in the URL.
+    fn new(mode: Option<SslModeParam>, rootcert: Option<&str>) -> Result<PgTls, StoreError> {
+        use crate::tls::{Verify, client_config, load_roots, mozilla_roots};
+        let err = |e: String| StoreError::Db(format!("PostgreSQL TLS: {e}"));
+        if rootcert == Some("system") {
+            match mode {
+                None | Some(SslModeParam::VerifyFull) => {}
+                Some(m) => {
+                    return Err(err(format!(
+                        "sslrootcert=system needs sslmode=verify-full (not {})",
+                        m.name()
+                    )));
+                }
+            }
+        }
+        let mode = match (mode, rootcert) {
+            (Some(m), _) => m,
+            (None, Some("system")) => SslModeParam::VerifyFull,
+            (None, _) => SslModeParam::Prefer,
+        };
+        if mode == SslModeParam::Disable {
+            return Ok(PgTls { mode, config: None });
+        }
+        let roots = match rootcert {
+            Some("system") => Some(mozilla_roots()),
+            Some(path) => Some(load_roots(std::path::Path::new(path)).map_err(err)?),
+            None => match std::env::var_os("HOME")
+                .map(|h| std::path::Path::new(&h).join(".postgresql/root.crt"))
+                .filter(|p| p.is_file())
+            {
+                Some(p) => Some(load_roots(&p).map_err(err)?),
+                None => None,
+            },
+        };
+        let verify = match (mode, &roots) {
+            (SslModeParam::VerifyFull, Some(_)) => Verify::Full,
+            (SslModeParam::VerifyCa, Some(_)) => Verify::ChainOnly,
+            (SslModeParam::VerifyFull | SslModeParam::VerifyCa, None) => {
+                return Err(err(
+                    "sslmode=verify-ca and verify-full need a root certificate: add sslrootcert=PATH (a PEM file) or sslrootcert=system, or create ~/.postgresql/root.crt".into(),
+                ));
+            }
+            (_, Some(_)) => Verify::ChainOnly,
+            (_, None) => Verify::EncryptOnly,
+        };
+        let roots = roots.unwrap_or_else(rustls::RootCertStore::empty);
+        let config = client_config(verify, roots, &[b"postgresql"]).map_err(err)?;
+        Ok(PgTls {
+            mode,
+            config: Some(Arc::new(config)),
+        })
+    }
 }
 
 fn parse_url(url: &str) -> Result<Target, StoreError> {
@@ -235,6 +360,8 @@ fn parse_url(url: &str) -> Result<Target, StoreError> {
         None => (url, None),
     };
     let mut schema = None;
+    let mut sslmode = None;
+    let mut rootcert = None;
     let mut rest = Vec::new();
     for pair in query.into_iter().flat_map(|q| q.split('&')) {
         match pair.split_once('=') {
@@ -249,6 +376,13 @@ fn parse_url(url: &str) -> Result<Target, StoreError> {
                     )));
                 }
                 schema = Some(s.to_ascii_lowercase());
+            }
+            Some(("sslmode", m)) => sslmode = Some(SslModeParam::parse(&percent_decode(m)?)?),
+            Some(("sslrootcert", p)) => rootcert = Some(percent_decode(p)?),
+            Some((k @ ("sslcert" | "sslkey" | "sslpassword" | "sslcrl" | "sslcrldir"), _)) => {
+                return Err(StoreError::Db(format!(
+                    "PostgreSQL URL parameter {k} is not supported (no client certificates or CRLs)"
+                )));
             }
             _ if !pair.is_empty() => rest.push(pair),
             _ => {}
@@ -269,7 +403,47 @@ fn parse_url(url: &str) -> Result<Target, StoreError> {
     if let Some(s) = &schema {
         config.options(&format!("-c search_path={s}"));
     }
-    Ok(Target { config, schema })
+    let tls = PgTls::new(sslmode, rootcert.as_deref())?;
+    config.ssl_mode(match tls.mode {
+        SslModeParam::Disable => SslMode::Disable,
+        SslModeParam::Prefer => SslMode::Prefer,
+        _ => SslMode::Require,
+    });
+    Ok(Target {
+        config,
+        schema,
+        tls,
+    })
+}
+
+/// Decodes `%XX` escapes of a URL query value.
+fn percent_decode(s: &str) -> Result<String, StoreError> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = s
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| {
+                    StoreError::Db(format!("bad %-escape in PostgreSQL URL value {s:?}"))
+                })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out)
+        .map_err(|_| StoreError::Db(format!("PostgreSQL URL value {s:?} is not UTF-8")))
+}
+
+/// Opens one connection to `url` exactly as the store does (`sslmode`,
+/// `sslrootcert`, `schema` as search path): for diagnostics and tests.
+pub fn connect(url: &str) -> Result<Client, StoreError> {
+    parse_url(url)?.connect()
 }
 
 /// Checks a `postgres://` URL (and its `schema`) without connecting.
@@ -279,11 +453,33 @@ pub fn check_url(url: &str) -> Result<(), StoreError> {
 
 impl Target {
     fn connect(&self) -> Result<Client, StoreError> {
-        self.config.connect(NoTls).map_err(|e| {
-            StoreError::Db(format!(
-                "cannot connect to PostgreSQL: {}",
-                StoreError::from(e)
-            ))
+        let r = match &self.tls.config {
+            None => self.config.connect(NoTls),
+            Some(c) => self
+                .config
+                .connect(tokio_postgres_rustls::MakeRustlsConnect::new((**c).clone())),
+        };
+        r.map_err(|e| {
+            // The chain of causes: a TLS failure's reason (e.g. "invalid
+            // peer certificate: UnknownIssuer") is only in the sources.
+            let mut message = match e.as_db_error() {
+                Some(db) => format!("{} ({})", db.message(), db.code().code()),
+                None => e.to_string(),
+            };
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                let text = c.to_string();
+                if !message.contains(&text) {
+                    message = format!("{message}: {text}");
+                }
+                cause = c.source();
+            }
+            let hint = match self.tls.mode {
+                _ if !message.contains("TLS") => String::new(),
+                SslModeParam::Disable => String::new(),
+                m => format!(" (sslmode={})", m.name()),
+            };
+            StoreError::Db(format!("cannot connect to PostgreSQL: {message}{hint}"))
         })
     }
 }
@@ -1343,11 +1539,12 @@ impl ScratchSchema {
     pub fn create(tag: &str) -> Result<Option<ScratchSchema>, String> {
         let base = test_database_url();
         let required = std::env::var("IRKIT_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
-        let mut client = match parse_url(&base).map_err(|e| e.to_string()).and_then(|t| {
-            let mut c = t.config.clone();
-            c.connect_timeout(std::time::Duration::from_secs(3));
-            c.connect(NoTls).map_err(|e| e.to_string())
-        }) {
+        let mut client = match parse_url(&base)
+            .map_err(|e| e.to_string())
+            .and_then(|mut t| {
+                t.config.connect_timeout(std::time::Duration::from_secs(3));
+                t.connect().map_err(|e| e.to_string())
+            }) {
             Ok(c) => c,
             Err(e) if required => {
                 return Err(format!(
@@ -1421,6 +1618,69 @@ mod tests {
         let t = parse_url("postgresql://u@h/db").unwrap();
         assert_eq!(t.schema, None);
         assert!(parse_url("postgres://u@h/db?bogus=1").is_err());
+    }
+
+    #[test]
+    fn sslmode_and_sslrootcert_are_read_like_libpq() {
+        let mode = |url: &str| {
+            let t = parse_url(url).unwrap();
+            (t.tls.mode, t.config.get_ssl_mode(), t.tls.config.is_some())
+        };
+        assert_eq!(
+            mode("postgres://u@h/db?sslmode=disable"),
+            (SslModeParam::Disable, SslMode::Disable, false)
+        );
+        assert_eq!(
+            mode("postgres://u@h/db?sslmode=require"),
+            (SslModeParam::Require, SslMode::Require, true)
+        );
+        let home_root = std::env::var_os("HOME")
+            .map(|h| std::path::Path::new(&h).join(".postgresql/root.crt"))
+            .is_some_and(|p| p.is_file());
+        if !home_root {
+            // libpq's default is prefer; no root certificate: encrypt only.
+            assert_eq!(
+                mode("postgres://u@h/db"),
+                (SslModeParam::Prefer, SslMode::Prefer, true)
+            );
+            for m in ["verify-ca", "verify-full"] {
+                let e = parse_url(&format!("postgres://u@h/db?sslmode={m}"))
+                    .err()
+                    .unwrap()
+                    .to_string();
+                assert!(e.contains("sslrootcert"), "{e}");
+            }
+        }
+        // sslrootcert=system: Mozilla's roots, verify-full by default, and
+        // (like libpq) no weaker mode.
+        assert_eq!(
+            mode("postgres://u@h/db?sslrootcert=system"),
+            (SslModeParam::VerifyFull, SslMode::Require, true)
+        );
+        assert_eq!(
+            mode("postgres://u@h/db?sslmode=verify-full&sslrootcert=system"),
+            (SslModeParam::VerifyFull, SslMode::Require, true)
+        );
+        let e = parse_url("postgres://u@h/db?sslmode=require&sslrootcert=system")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("needs sslmode=verify-full"), "{e}");
+        let e = parse_url("postgres://u@h/db?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("/nonexistent/ca.pem"), "{e}");
+        for bad in [
+            "postgres://u@h/db?sslmode=allow",
+            "postgres://u@h/db?sslmode=verify_full",
+            "postgres://u@h/db?sslcert=c.pem",
+            "postgres://u@h/db?sslkey=k.pem",
+            "postgres://u@h/db?sslrootcert=%zz",
+        ] {
+            assert!(parse_url(bad).is_err(), "{bad}");
+        }
+        assert_eq!(percent_decode("/a%20b/c.pem").unwrap(), "/a b/c.pem");
     }
 
     #[test]

@@ -159,21 +159,27 @@ impl EffectProvider for Random {
     }
 }
 
-/// `webhook`: POSTs the plain-JSON input to `url` with headers
-/// `Idempotency-Key` and `X-TCC-Effect-Key`; a 2xx JSON response body
-/// (plain JSON) is the result. Connection errors, timeouts and 5xx/429
-/// answers are retried `retries` times with exponential backoff
-/// (`backoff_ms`, doubling); a 4xx answer or an exhausted retry budget is
+/// `webhook`: POSTs the plain-JSON input to `url` (`http://` or
+/// `https://`) with headers `Idempotency-Key` and `X-TCC-Effect-Key`; a
+/// 2xx JSON response body (plain JSON) is the result. Connection errors,
+/// timeouts, TLS handshake failures and 5xx/429 answers are retried
+/// `retries` times with exponential backoff (`backoff_ms`, doubling); a
+/// 4xx answer, a rejected server certificate (not retried: see
+/// [`crate::http::HttpError::retryable`]) or an exhausted retry budget is
 /// an effect failure (catchable by the program).
 pub struct Webhook {
-    /// Target URL (`http://` only).
+    /// Target URL (`http://` or `https://`).
     pub url: String,
-    /// Per-attempt timeout.
+    /// Per-attempt timeout (connect, TLS handshake, request and response
+    /// together).
     pub timeout: Duration,
     /// Retries after the first attempt.
     pub retries: u32,
     /// First backoff.
     pub backoff: Duration,
+    /// TLS configuration for https URLs; `None`: Mozilla's roots
+    /// ([`crate::http::default_tls`]).
+    pub tls: Option<Arc<rustls::ClientConfig>>,
 }
 
 impl EffectProvider for Webhook {
@@ -186,7 +192,7 @@ impl EffectProvider for Webhook {
                 std::thread::sleep(backoff);
                 backoff = backoff.saturating_mul(2);
             }
-            let r = crate::http::request(
+            let r = crate::http::request_with(
                 "POST",
                 &self.url,
                 &[
@@ -196,6 +202,7 @@ impl EffectProvider for Webhook {
                 ],
                 Some(body.as_bytes()),
                 self.timeout,
+                self.tls.as_ref(),
             );
             match r {
                 Ok(resp) if (200..300).contains(&resp.status) => {
@@ -224,7 +231,13 @@ impl EffectProvider for Webhook {
                         self.url, resp.status
                     ));
                 }
-                Err(e) => last = format!("webhook {}: {e}", self.url),
+                Err(e) if e.retryable() => last = format!("webhook {}: {e}", self.url),
+                Err(e) => {
+                    return ProviderOutcome::Failed(format!(
+                        "webhook {}: {e} (not retried)",
+                        self.url
+                    ));
+                }
             }
         }
         ProviderOutcome::Failed(format!(
@@ -281,7 +294,9 @@ impl Providers {
     /// Parses the TOML configuration:
     /// `[[route]] pattern = "..." provider = "echo|kv|clock|random|webhook"`,
     /// with `log` and `delay_ms` (echo), `url`, `timeout_ms` (5000), `retries` (3),
-    /// `backoff_ms` (100) for webhooks.
+    /// `backoff_ms` (100) and `ca_file` (https only: a PEM file whose
+    /// certificates are the only trusted roots, instead of Mozilla's) for
+    /// webhooks. A relative `ca_file` is relative to the current directory.
     pub fn from_toml(text: &str, store: Arc<dyn Store>) -> Result<Providers, String> {
         let table: toml::Table = text
             .parse()
@@ -321,6 +336,7 @@ impl Providers {
                     "retries",
                     "backoff_ms",
                     "delay_ms",
+                    "ca_file",
                 ]
                 .contains(&k.as_str())
                 {
@@ -341,12 +357,27 @@ impl Providers {
                 "random" => Arc::new(Random),
                 "webhook" => {
                     let url = s("url").ok_or_else(|| format!("route {i}: webhook needs url"))?;
-                    crate::http::split_url(&url).map_err(|e| format!("route {i}: {e}"))?;
+                    let parsed =
+                        crate::http::parse_url(&url).map_err(|e| format!("route {i}: {e}"))?;
+                    let tls = match s("ca_file") {
+                        None if t.contains_key("ca_file") => {
+                            return Err(format!("route {i}: ca_file must be a string"));
+                        }
+                        None => None,
+                        Some(_) if !parsed.https => {
+                            return Err(format!("route {i}: ca_file is only for https:// URLs"));
+                        }
+                        Some(path) => Some(
+                            crate::http::tls_with_ca_file(std::path::Path::new(&path))
+                                .map_err(|e| format!("route {i}: {e}"))?,
+                        ),
+                    };
                     Arc::new(Webhook {
                         url,
                         timeout: Duration::from_millis(n("timeout_ms", 5000)? as u64),
                         retries: n("retries", 3)?.min(20) as u32,
                         backoff: Duration::from_millis(n("backoff_ms", 100)? as u64),
+                        tls,
                     })
                 }
                 other => return Err(format!("route {i}: unknown provider {other:?}")),

@@ -76,6 +76,7 @@ fn webhook(url: &str, retries: u32, timeout_ms: u64) -> Webhook {
         timeout: Duration::from_millis(timeout_ms),
         retries,
         backoff: Duration::from_millis(10),
+        tls: None,
     }
 }
 
@@ -190,7 +191,7 @@ fn toml_routes_first_match_and_builtins() {
         "[[route]]\nprovider = \"echo\"",
         "[[route]]\npattern = \"a\"\nprovider = \"nope\"",
         "[[route]]\npattern = \"a\"\nprovider = \"webhook\"",
-        "[[route]]\npattern = \"a\"\nprovider = \"webhook\"\nurl = \"https://x\"",
+        "[[route]]\npattern = \"a\"\nprovider = \"webhook\"\nurl = \"ftp://x\"",
         "[[route]]\npattern = \"a\"\nprovider = \"echo\"\ncolour = 1",
         "[x",
     ] {
