@@ -367,8 +367,9 @@ fn postgres(c: &mut Criterion) {
     schema
         .execute("CREATE TABLE t (id INT PRIMARY KEY, v BIGINT); INSERT INTO t VALUES (1, 0);")
         .unwrap();
-    let mut raw_client =
-        postgres::Client::connect(&test_url_without_schema(), postgres::NoTls).unwrap();
+    // Connected as the store connects (same `sslmode`: TLS when the server
+    // offers it), so both sides of the ratio pay the same transport.
+    let mut raw_client = tcc_host::pg::connect(&test_url_without_schema()).unwrap();
     let table = format!("{}.t", schema.schema);
     let one = host_with(Arc::new(PgStore::open(&one_s.url()).unwrap()), 1);
     one.register(&common::chain(50), Some("chain50")).unwrap();

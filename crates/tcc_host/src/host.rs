@@ -816,12 +816,15 @@ impl Driver<'_> {
                     result,
                 })?;
                 hook_at("after_persist_effect", &[self.id, &effect_key]);
-                // Its history entry goes with the checkpoint that follows
+                // Its history entry: the journal row itself, where the store
+                // lists it so; else written with the checkpoint that follows
                 // (one history write per step instead of one per commit).
-                self.history.push((
-                    "effect".into(),
-                    json!({"key": effect_key, "idempotency_key": history_key, "status": status_name}),
-                ));
+                if !host.store.history_lists_journal() {
+                    self.history.push((
+                        "effect".into(),
+                        json!({"key": effect_key, "idempotency_key": history_key, "status": status_name}),
+                    ));
+                }
                 HostResponse::Ack
             }
             HostRequest::RegisterTimer {

@@ -94,6 +94,15 @@ ALTER TABLE history_v4 RENAME TO history;
 CREATE INDEX history_exec ON history (execution_id, seq);
 DELETE FROM sqlite_sequence WHERE name = 'history';
 "#,
+    // No history row per journalled effect: a journal row is listed in its
+    // execution's history as the `effect` entry (see `history`), at the
+    // place `history_seq` gives it among the history rows (one sequence
+    // for both, `irkit_history_seq()`). Rows journalled before this
+    // migration have no `history_seq`: their entries are history rows.
+    r#"
+ALTER TABLE effects ADD COLUMN at_ms INTEGER;
+ALTER TABLE effects ADD COLUMN history_seq INTEGER;
+"#,
 ];
 
 /// A queued write: its body (re-runnable: an optimistic group that has to
@@ -248,6 +257,41 @@ struct WriterConn {
     conn: Connection,
     /// The `synchronous` level the connection is set to.
     sync: Durability,
+    /// The last history sequence number handed out by
+    /// `irkit_history_seq()` (re-read at the start of every group).
+    history_seq: Arc<std::sync::atomic::AtomicI64>,
+}
+
+/// Registers `irkit_history_seq()` on the writer connection: the next
+/// number of the one sequence that orders history rows and journal rows.
+fn register_history_seq(
+    conn: &Connection,
+) -> Result<Arc<std::sync::atomic::AtomicI64>, StoreError> {
+    let counter = Arc::new(std::sync::atomic::AtomicI64::new(0));
+    let c = counter.clone();
+    conn.create_scalar_function(
+        "irkit_history_seq",
+        0,
+        rusqlite::functions::FunctionFlags::SQLITE_UTF8,
+        move |_| Ok(c.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1),
+    )?;
+    Ok(counter)
+}
+
+/// Sets the history sequence to the largest number in use, read inside
+/// the group's write transaction (so another process writing the same file
+/// between two groups cannot make a number repeat). The journal row with
+/// the largest rowid is the last one inserted, so it has the largest
+/// `history_seq` of the journal; history rows are never deleted.
+fn reset_history_seq(w: &WriterConn) -> rusqlite::Result<()> {
+    let last: i64 = w.conn.query_row_cached(
+        "SELECT MAX(COALESCE((SELECT MAX(seq) FROM history), 0), COALESCE((SELECT history_seq FROM effects ORDER BY rowid DESC LIMIT 1), 0))",
+        [],
+        |r| r.get(0),
+    )?;
+    w.history_seq
+        .store(last, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
 }
 
 #[derive(Default)]
@@ -338,6 +382,7 @@ impl SqliteStore {
         let mut writer = Connection::open(path)?;
         configure(&writer)?;
         migrate(&mut writer)?;
+        let history_seq = register_history_seq(&writer)?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             let reader = Connection::open(path)?;
@@ -351,6 +396,7 @@ impl SqliteStore {
                 conn: Mutex::new(WriterConn {
                     conn: writer,
                     sync: Durability::Full,
+                    history_seq,
                 }),
                 queue: Mutex::new(Queue::default()),
             },
@@ -518,7 +564,11 @@ fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
         w.sync = sync;
     }
     let mut batch = batch;
-    if let Err(e) = conn.exec_cached("BEGIN IMMEDIATE", []) {
+    if let Err(e) = conn
+        .exec_cached("BEGIN IMMEDIATE", [])
+        .and_then(|_| reset_history_seq(w))
+    {
+        let _ = conn.exec_cached("ROLLBACK", []);
         return fail_all(batch, e);
     }
     // Jobs after a failing one are not run in the optimistic pass.
@@ -526,7 +576,11 @@ fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
     let all_ok = if !all_ok && batch.len() > 1 {
         // Undo the whole group and run it again, each job in a savepoint.
         let _ = conn.exec_cached("ROLLBACK", []);
-        if let Err(e) = conn.exec_cached("BEGIN IMMEDIATE", []) {
+        if let Err(e) = conn
+            .exec_cached("BEGIN IMMEDIATE", [])
+            .and_then(|_| reset_history_seq(w))
+        {
+            let _ = conn.exec_cached("ROLLBACK", []);
             return fail_all(batch, e);
         }
         for job in batch.iter_mut() {
@@ -650,6 +704,16 @@ fn journal_range(id: &str) -> (String, String) {
     (format!("{id}:"), format!("{id};"))
 }
 
+/// The detail of the `effect` history entry a journal row stands for: what
+/// the host records for an effect (see `Store::history_lists_journal`).
+fn journal_history_detail(
+    key: Option<String>,
+    idempotency_key: Option<String>,
+    status: Option<String>,
+) -> J {
+    serde_json::json!({"key": key, "idempotency_key": idempotency_key, "status": status})
+}
+
 fn add_history(
     conn: &Connection,
     id: &str,
@@ -671,7 +735,7 @@ fn add_history_text(
     detail: &str,
 ) -> Result<(), StoreError> {
     conn.exec_cached(
-        "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO history (seq, execution_id, at_ms, kind, detail) VALUES (irkit_history_seq(), ?1, ?2, ?3, ?4)",
         params![id, now, kind, detail],
     )?;
     Ok(())
@@ -832,26 +896,53 @@ impl Store for SqliteStore {
     }
 
     fn history(&self, id: &str, after: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError> {
+        let (from, to) = journal_range(id);
         self.read(|c| {
+            // History rows and, as `effect` entries, the journal rows that
+            // have a place in the sequence (journalled since migration 5).
             let mut st = c.prepare_cached(
-                "SELECT seq, at_ms, kind, detail FROM history WHERE execution_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+                "SELECT seq, at_ms, kind, detail, NULL, NULL, NULL FROM history WHERE execution_id = ?1 AND seq > ?2
+                 UNION ALL
+                 SELECT history_seq, at_ms, 'effect', NULL, key, idempotency_key, status FROM effects
+                   WHERE idempotency_key >= ?4 AND idempotency_key < ?5 AND execution_id = ?1 AND history_seq > ?2
+                 ORDER BY 1 LIMIT ?3",
             )?;
-            let rows: Vec<(i64, i64, String, String)> = st
-                .query_map(params![id, after, limit.clamp(1, 10_000)], |r| {
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                })?
+            type Entry = (i64, i64, String, Option<String>, Option<String>, Option<String>, Option<String>);
+            let rows: Vec<Entry> = st
+                .query_map(
+                    params![id, after, limit.clamp(1, 10_000), from, to],
+                    |r| {
+                        Ok((
+                            r.get(0)?,
+                            r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                            r.get(2)?,
+                            r.get(3)?,
+                            r.get(4)?,
+                            r.get(5)?,
+                            r.get(6)?,
+                        ))
+                    },
+                )?
                 .collect::<Result<_, _>>()?;
             rows.into_iter()
-                .map(|(seq, at_ms, kind, d)| {
+                .map(|(seq, at_ms, kind, detail, key, idempotency_key, status)| {
+                    let detail = match detail {
+                        Some(d) => parse_json(Some(d))?.unwrap_or(J::Null),
+                        None => journal_history_detail(key, idempotency_key, status),
+                    };
                     Ok(HistoryRow {
                         seq,
                         at_ms,
                         kind,
-                        detail: parse_json(Some(d))?.unwrap_or(J::Null),
+                        detail,
                     })
                 })
                 .collect()
         })
+    }
+
+    fn history_lists_journal(&self) -> bool {
+        true
     }
 
     fn claim(
@@ -1055,18 +1146,19 @@ impl Store for SqliteStore {
         let result = json_text(&row.result);
         self.write_lazy(move |c| {
             c.exec_cached(
-                "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects))",
+                "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq, at_ms, history_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects), ?7, irkit_history_seq())",
                 params![
                     row.idempotency_key,
                     row.execution_id,
                     row.key,
                     row.input,
                     row.status,
-                    result
+                    result,
+                    crate::now_ms()
                 ],
             )?;
-            // Its history entry (`effect`) is written by the host with the
-            // checkpoint that follows.
+            // The row is also the execution's `effect` history entry (see
+            // `history`): no history row of its own.
             Ok(())
         })
     }
@@ -1608,6 +1700,106 @@ mod tests {
         assert_eq!(h[2].kind, "later");
         assert_eq!(store.history("a", 1, 100).unwrap().len(), 2);
         assert_eq!(store.history("b", 0, 100).unwrap()[0].seq, 2);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn journal(id: &str, key: &str, status: &str) -> JournalRow {
+        JournalRow {
+            idempotency_key: format!("{id}:{key}"),
+            execution_id: id.into(),
+            key: key.into(),
+            input: "{}".into(),
+            status: status.into(),
+            result: J::from(1),
+        }
+    }
+
+    #[test]
+    fn journal_rows_are_the_effect_entries_of_the_history_in_order() {
+        let (dir, store) = scratch("tcc-sqlite-hist-");
+        assert!(store.history_lists_journal());
+        store.create_execution(&new_exec("x")).unwrap();
+        store.create_execution(&new_exec("x2")).unwrap();
+        store.append_history("x", "before", &J::Null).unwrap();
+        store.journal_put(&journal("x", "a", "completed")).unwrap();
+        store.journal_put(&journal("x2", "a", "completed")).unwrap();
+        store.append_history("x", "between", &J::Null).unwrap();
+        store.journal_put(&journal("x", "b", "failed")).unwrap();
+        // A replayed effect (its row already there) adds no entry.
+        store.journal_put(&journal("x", "a", "completed")).unwrap();
+        store.append_history("x", "after", &J::Null).unwrap();
+        let h = store.history("x", 0, 100).unwrap();
+        let kinds: Vec<&str> = h.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            ["created", "before", "effect", "between", "effect", "after"]
+        );
+        assert_eq!(
+            h[2].detail,
+            serde_json::json!({"key": "a", "idempotency_key": "x:a", "status": "completed"})
+        );
+        assert_eq!(h[4].detail["status"], "failed");
+        assert!(h.windows(2).all(|w| w[0].seq < w[1].seq), "{h:?}");
+        assert!(h[2].at_ms > 0);
+        // Paging by `seq` runs through both kinds of entry.
+        let page: Vec<String> = store
+            .history("x", h[1].seq, 2)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(page, ["effect", "between"]);
+        // The other execution's journal row is its own.
+        let h2 = store.history("x2", 0, 100).unwrap();
+        assert_eq!(
+            h2.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>(),
+            ["created", "effect"]
+        );
+        // Sequence numbers are never handed out twice, also across reopening.
+        drop(store);
+        let store = SqliteStore::open(&dir.join("t.db")).unwrap();
+        store.journal_put(&journal("x", "c", "completed")).unwrap();
+        store.append_history("x", "last", &J::Null).unwrap();
+        let again = store.history("x", 0, 100).unwrap();
+        assert_eq!(again.len(), 8);
+        assert!(again.windows(2).all(|w| w[0].seq < w[1].seq), "{again:?}");
+        assert!(again[5].seq < again[6].seq);
+        assert_eq!(
+            (again[6].kind.as_str(), again[7].kind.as_str()),
+            ("effect", "last")
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn journal_rows_from_before_migration_five_are_not_listed_twice() {
+        let dir = std::env::temp_dir().join(crate::random_id("tcc-sqlite-v5-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v4.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for m in &MIGRATIONS[..4] {
+                conn.execute_batch(m).unwrap();
+            }
+            // As version 4 wrote them: a journal row, and its history row.
+            conn.execute_batch(
+                "PRAGMA user_version = 4;
+                 INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, seq)
+                   VALUES ('a:k', 'a', 'k', '{}', 'completed', '1', 1);
+                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
+                   ('a', 1, 'created', 'null'), ('a', 2, 'effect', '{\"key\":\"k\"}');",
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        store.journal_put(&journal("a", "k2", "completed")).unwrap();
+        let h = store.history("a", 0, 100).unwrap();
+        let seqs: Vec<(i64, &str)> = h.iter().map(|e| (e.seq, e.kind.as_str())).collect();
+        assert_eq!(seqs, [(1, "created"), (2, "effect"), (3, "effect")]);
+        assert_eq!(h[2].detail["key"], "k2");
+        assert_eq!(store.journal_of("a").unwrap().len(), 2);
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }

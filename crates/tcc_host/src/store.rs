@@ -290,6 +290,14 @@ pub trait Store: Send + Sync {
     fn list_executions(&self, filter: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError>;
     /// History entries of an execution after `after_seq`.
     fn history(&self, id: &str, after_seq: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError>;
+    /// Whether [`Store::history`] lists each journal row written by
+    /// [`Store::journal_put`] as that effect's `effect` entry
+    /// (`{"key", "idempotency_key", "status"}`), in order among the other
+    /// entries; then the host does not pass `effect` entries to
+    /// [`Store::commit_checkpoint`] (one write fewer per step).
+    fn history_lists_journal(&self) -> bool {
+        false
+    }
     /// Takes the lease of `id` if it is free or expired; returns the row.
     fn claim(
         &self,
