@@ -40,7 +40,8 @@ use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
 
 /// Schema migrations; migration `i` brings the stored version from `i` to `i + 1`.
-pub const MIGRATIONS: &[&str] = &[r#"
+pub const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE artifacts (hash TEXT PRIMARY KEY, body BYTEA NOT NULL, created_ms BIGINT NOT NULL);
 CREATE TABLE programs (name TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_ms BIGINT NOT NULL);
 CREATE TABLE executions (
@@ -92,7 +93,16 @@ CREATE TABLE history (
 );
 CREATE INDEX history_exec ON history (execution_id, seq);
 CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"#];
+"#,
+    // No history row per journalled effect: a journal row is listed in its
+    // execution's history as the `effect` entry (see `history`), numbered
+    // from the history's own sequence. Rows journalled before this
+    // migration have no `history_seq`: their entries are history rows.
+    r#"
+ALTER TABLE effects ADD COLUMN at_ms BIGINT;
+ALTER TABLE effects ADD COLUMN history_seq BIGINT;
+"#,
+];
 
 /// Advisory-lock key guarding migrations (per schema).
 fn migration_lock_key(schema: &str) -> i64 {
@@ -1116,23 +1126,41 @@ impl Store for PgStore {
 
     fn history(&self, id: &str, after: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError> {
         self.read(|c| {
+            // History rows and, as `effect` entries, the journal rows that
+            // have a place in the sequence (journalled since migration 2).
             let rows = c.query(
-                "SELECT seq, at_ms, kind, detail FROM history WHERE execution_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+                "SELECT seq, at_ms, kind, detail, NULL, NULL, NULL FROM history WHERE execution_id = $1 AND seq > $2
+                 UNION ALL
+                 SELECT history_seq, COALESCE(at_ms, 0), 'effect', NULL, key, idempotency_key, status FROM effects
+                   WHERE execution_id = $1 AND history_seq > $2
+                 ORDER BY 1 LIMIT $3",
                 &[&id, &after, &i64::from(limit.clamp(1, 10_000))],
             )?;
             rows.iter()
                 .map(|r| {
+                    let detail = match r.try_get::<_, Option<String>>(3)? {
+                        Some(d) => parse_json(Some(d))
+                            .map_err(JobError::Store)?
+                            .unwrap_or(J::Null),
+                        None => serde_json::json!({
+                            "key": r.try_get::<_, Option<String>>(4)?,
+                            "idempotency_key": r.try_get::<_, Option<String>>(5)?,
+                            "status": r.try_get::<_, Option<String>>(6)?,
+                        }),
+                    };
                     Ok(HistoryRow {
                         seq: r.try_get(0)?,
                         at_ms: r.try_get(1)?,
                         kind: r.try_get(2)?,
-                        detail: parse_json(Some(r.try_get(3)?))
-                            .map_err(JobError::Store)?
-                            .unwrap_or(J::Null),
+                        detail,
                     })
                 })
                 .collect()
         })
+    }
+
+    fn history_lists_journal(&self) -> bool {
+        true
     }
 
     fn claim(
@@ -1313,10 +1341,10 @@ impl Store for PgStore {
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
         self.write_one(false, move |c| {
-            // Its history entry (`effect`) is written by the host with the
-            // checkpoint that follows.
+            // The row is also the execution's `effect` history entry (see
+            // `history`), numbered from the history's sequence.
             c.execute(
-                "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (idempotency_key) DO NOTHING",
+                "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('history_seq_seq')) ON CONFLICT (idempotency_key) DO NOTHING",
                 &[
                     &row.idempotency_key,
                     &row.execution_id,
@@ -1324,6 +1352,7 @@ impl Store for PgStore {
                     &row.input,
                     &row.status,
                     &json_text(&row.result),
+                    &crate::now_ms(),
                 ],
             )?;
             Ok(())

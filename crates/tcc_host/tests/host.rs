@@ -105,6 +105,7 @@ on_both!(
     a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch,
     a_changed_input_for_a_journalled_key_is_refused,
     cancelling_a_parent_cancels_its_children,
+    the_history_lists_each_effect_once_in_order,
 );
 
 mod tempdir {
@@ -621,12 +622,47 @@ fn postgres_nodes_starting_together_migrate_once() {
         s.query_text("SELECT version FROM irkit_tcc_schema_version")
             .unwrap()
             .as_deref(),
-        Some("1")
+        Some("2")
     );
     assert_eq!(
         s.query_text("SELECT count(*) FROM irkit_tcc_schema_version")
             .unwrap()
             .as_deref(),
         Some("1")
+    );
+}
+
+/// Each journalled effect is one `effect` entry of the history, in the
+/// order the effects ran, before the checkpoint that completed the
+/// execution; paging by `seq` runs through every kind of entry.
+fn the_history_lists_each_effect_once_in_order(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
+    host.register(&common::chain(3), Some("c3")).unwrap();
+    let id = host.start("c3", vec![], None).unwrap();
+    let rows = run_all(&host, &[&id]);
+    assert_eq!(rows[0].status, "completed");
+    let h = store.history(&id, 0, 1000).unwrap();
+    assert!(h.windows(2).all(|w| w[0].seq < w[1].seq), "{h:?}");
+    assert_eq!(h[0].kind, "created");
+    let effects: Vec<&J> = h
+        .iter()
+        .filter(|e| e.kind == "effect")
+        .map(|e| &e.detail)
+        .collect();
+    let keys: Vec<&str> = effects.iter().map(|d| d["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["s0", "s1", "s2"], "{h:?}");
+    for (d, k) in effects.iter().zip(&keys) {
+        assert_eq!(d["idempotency_key"], json!(format!("{id}:{k}")));
+        assert_eq!(d["status"], "completed");
+    }
+    let last = h.last().unwrap();
+    assert_eq!(last.kind, "checkpoint");
+    assert_eq!(last.detail["status"], "completed");
+    let page = store.history(&id, h[1].seq, 2).unwrap();
+    assert_eq!(
+        page.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        h[2..4].iter().map(|e| e.seq).collect::<Vec<_>>()
     );
 }
