@@ -225,6 +225,41 @@ struct Job {
     finish: Box<dyn FnOnce(Result<(), StoreError>) + Send>,
     /// The job runs exactly one statement (see [`PgStore::write_one`]).
     single: bool,
+    /// What the job writes, when a group may fold it with the other jobs
+    /// of its kind into one statement, and where that statement's outcome
+    /// for this job goes.
+    merge: Option<(Merge, SetFn)>,
+}
+
+type SetFn = Box<dyn FnMut(Result<(), StoreError>) + Send>;
+
+/// A write that a group folds, with the others of its kind, into one
+/// statement (one round trip for the whole group instead of one per job).
+/// Its job's `run` does the same write alone (used when the group has to
+/// be re-run job by job).
+enum Merge {
+    /// An effect journal row ([`Store::journal_put`]).
+    Journal {
+        idempotency_key: String,
+        execution_id: String,
+        key: String,
+        input: String,
+        status: String,
+        result: String,
+    },
+    /// A plain checkpoint step: delta, nothing registered or consumed, not
+    /// terminal, no history entries ([`Store::commit_checkpoint`]).
+    Step {
+        id: String,
+        owner: String,
+        revision: i64,
+        status: String,
+        result: Option<String>,
+        message: Option<String>,
+        pending: Option<String>,
+        kind: String,
+        body: String,
+    },
 }
 
 /// A job's body (re-runnable).
@@ -676,7 +711,7 @@ impl PgStore {
         &self,
         f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(true, false, f)
+        self.write_job(true, false, None, f)
     }
 
     /// Like [`Self::write`], but group-committed on a separate writer
@@ -695,7 +730,7 @@ impl PgStore {
         &self,
         f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(false, false, f)
+        self.write_job(false, false, None, f)
     }
 
     /// A write whose job runs exactly one SQL statement (`durable` or
@@ -707,18 +742,30 @@ impl PgStore {
         durable: bool,
         f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        self.write_job(durable, true, f)
+        self.write_job(durable, true, None, f)
     }
 
+    /// `merge`: what the job writes, for a group to fold it with others of
+    /// its kind (see [`Merge`]), and the job's value when that succeeds.
     fn write_job<R: Send + 'static>(
         &self,
         durable: bool,
         single: bool,
+        merge: Option<(Merge, fn() -> R)>,
         mut f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
         let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
         let slot2 = slot.clone();
+        let merge = merge.map(|(m, value)| {
+            let slot = slot.clone();
+            let set: SetFn = Box::new(move |r: Result<(), StoreError>| {
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(r.map(|()| value()));
+                }
+            });
+            (m, set)
+        });
         let mut attempts = 0;
         let job = Job {
             run: Box::new(move |tx: &mut Conn<'_, Client>| {
@@ -745,6 +792,7 @@ impl PgStore {
                 let _ = reply.send(commit.and(r));
             }),
             single,
+            merge,
         };
         let lane = if durable { &self.durable } else { &self.lazy };
         let poisoned = || StoreError::Db("writer lock poisoned".into());
@@ -821,11 +869,170 @@ fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Resul
         while let RunOutcome::Retry = (job.run)(&mut Conn { c: client, cache }) {}
         return Ok(());
     }
+    // A group that folds into one statement (only journal rows, or only
+    // plain steps) runs it in autocommit: one round trip for the group.
+    let one_kind = |journal: bool| {
+        batch.iter().all(|j| match &j.merge {
+            Some((Merge::Journal { .. }, _)) => journal,
+            Some((Merge::Step { .. }, _)) => !journal,
+            None => false,
+        })
+    };
+    if batch.len() > 1
+        && (one_kind(true) || one_kind(false))
+        && let Ok(done) = run_merged(client, cache, batch)
+        && done.iter().all(|d| *d)
+    {
+        return Ok(());
+    }
     let r = run_transaction(client, cache, batch);
     if r.is_err() && !client.is_closed() {
         let _ = client.batch_execute("ROLLBACK");
     }
     r
+}
+
+/// A journal row, as [`Store::journal_put`] writes it.
+const JOURNAL_INSERT: &str = "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('history_seq_seq')) ON CONFLICT (idempotency_key) DO NOTHING";
+
+/// A group's journal rows in one statement.
+const JOURNAL_INSERT_MANY: &str = "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq)
+     SELECT k, e, y, i, s, r, $7, nextval('history_seq_seq')
+     FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(k, e, y, i, s, r)
+     ON CONFLICT (idempotency_key) DO NOTHING";
+
+/// A group's plain checkpoint steps in one statement: each step's
+/// compare-and-set, and its checkpoint row only where that hit; returns the
+/// executions whose step was taken.
+const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+            AS d(id, owner, rev, status, result, message, pending, kind, body)),
+          cas AS (UPDATE executions e SET revision = d.rev, status = d.status, result = d.result, message = d.message, pending = d.pending, updated_ms = $10
+            FROM d WHERE e.id = d.id AND e.owner = d.owner AND e.revision = d.rev - 1 RETURNING e.id)
+     INSERT INTO checkpoints (execution_id, revision, kind, body)
+       SELECT d.id, d.rev, d.kind, d.body FROM d JOIN cas ON cas.id = d.id RETURNING execution_id";
+
+/// Folds the group's mergeable jobs (see [`Merge`]), two or more of a
+/// kind, into one statement per kind, and sets each one's outcome; returns
+/// which jobs it ran. An error leaves the outcomes to a re-run job by job.
+fn run_merged(
+    client: &mut Client,
+    cache: &mut Cache,
+    batch: &mut [Job],
+) -> Result<Vec<bool>, postgres::Error> {
+    let mut done = vec![false; batch.len()];
+    let journal: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].merge, Some((Merge::Journal { .. }, _))))
+        .collect();
+    let steps: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].merge, Some((Merge::Step { .. }, _))))
+        .collect();
+    let mut conn = Conn { c: client, cache };
+    if journal.len() >= 2 {
+        let mut cols: [Vec<&str>; 6] = Default::default();
+        for &i in &journal {
+            if let Some((
+                Merge::Journal {
+                    idempotency_key,
+                    execution_id,
+                    key,
+                    input,
+                    status,
+                    result,
+                },
+                _,
+            )) = &batch[i].merge
+            {
+                for (col, v) in
+                    cols.iter_mut()
+                        .zip([idempotency_key, execution_id, key, input, status, result])
+                {
+                    col.push(v);
+                }
+            }
+        }
+        let now = crate::now_ms();
+        let [a, b, c, d, e, f] = &cols;
+        conn.execute(JOURNAL_INSERT_MANY, &[a, b, c, d, e, f, &now])?;
+        for &i in &journal {
+            done[i] = true;
+        }
+    }
+    // Two steps of one execution cannot share a group (one lease, one
+    // caller); if they ever did, they run one by one.
+    let unique = {
+        let mut ids: Vec<&str> = steps
+            .iter()
+            .filter_map(|&i| match &batch[i].merge {
+                Some((Merge::Step { id, .. }, _)) => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.windows(2).all(|w| w[0] != w[1])
+    };
+    let mut taken = std::collections::HashSet::new();
+    if steps.len() >= 2 && unique {
+        let mut text: [Vec<&str>; 5] = Default::default();
+        let mut opt: [Vec<Option<&str>>; 3] = Default::default();
+        let mut revs: Vec<i64> = Vec::with_capacity(steps.len());
+        for &i in &steps {
+            if let Some((
+                Merge::Step {
+                    id,
+                    owner,
+                    revision,
+                    status,
+                    result,
+                    message,
+                    pending,
+                    kind,
+                    body,
+                },
+                _,
+            )) = &batch[i].merge
+            {
+                for (col, v) in text.iter_mut().zip([id, owner, status, kind, body]) {
+                    col.push(v);
+                }
+                for (col, v) in opt.iter_mut().zip([result, message, pending]) {
+                    col.push(v.as_deref());
+                }
+                revs.push(*revision);
+            }
+        }
+        let now = crate::now_ms();
+        let [id, owner, status, kind, body] = &text;
+        let [result, message, pending] = &opt;
+        let rows = conn.query(
+            STEP_MANY,
+            &[
+                id, owner, &revs, status, result, message, pending, kind, body, &now,
+            ],
+        )?;
+        for r in &rows {
+            taken.insert(r.try_get::<_, String>(0)?);
+        }
+        for &i in &steps {
+            done[i] = true;
+        }
+    }
+    for (i, job) in batch.iter_mut().enumerate() {
+        if !done[i] {
+            continue;
+        }
+        if let Some((m, set)) = &mut job.merge {
+            set(match m {
+                Merge::Step { id, revision, .. } if !taken.contains(id.as_str()) => {
+                    Err(StoreError::Conflict(format!(
+                        "execution {id}: lease lost or revision moved (expected {})",
+                        *revision - 1
+                    )))
+                }
+                _ => Ok(()),
+            });
+        }
+    }
+    Ok(done)
 }
 
 fn run_transaction(
@@ -834,21 +1041,36 @@ fn run_transaction(
     batch: &mut [Job],
 ) -> Result<(), StoreError> {
     let mut retries = 0;
+    let n = batch.len();
     'optimistic: loop {
         client.batch_execute("BEGIN")?;
-        for job in batch.iter_mut() {
+        let merged = if n > 1 {
+            match run_merged(client, cache, batch) {
+                Ok(done) => done,
+                Err(_) => {
+                    client.batch_execute("ROLLBACK")?;
+                    break 'optimistic;
+                }
+            }
+        } else {
+            vec![false; n]
+        };
+        for (job, merged) in batch.iter_mut().zip(merged) {
+            if merged {
+                continue;
+            }
             match (job.run)(&mut Conn {
                 c: &mut *client,
                 cache: &mut *cache,
             }) {
                 RunOutcome::Keep => {}
-                RunOutcome::Retry if batch.len() == 1 && retries < ATTEMPTS => {
+                RunOutcome::Retry if n == 1 && retries < ATTEMPTS => {
                     retries += 1;
                     client.batch_execute("ROLLBACK")?;
                     continue 'optimistic;
                 }
                 // A lone job's failure needs no savepoint: undo it all.
-                _ if batch.len() == 1 => {
+                _ if n == 1 => {
                     client.batch_execute("ROLLBACK")?;
                     return Ok(());
                 }
@@ -1233,7 +1455,21 @@ impl Store for PgStore {
             && tx.registrations.is_empty()
             && tx.consumed.is_none()
             && !TERMINAL.contains(&tx.status.as_str());
-        self.write_job(true, single, move |c| {
+        let merge = (single && tx.history.is_empty()).then(|| {
+            let step = Merge::Step {
+                id: tx.id.clone(),
+                owner: tx.owner.clone(),
+                revision: tx.revision as i64,
+                status: tx.status.clone(),
+                result: tx.result.as_ref().map(json_text),
+                message: tx.message.clone(),
+                pending: tx.pending.as_ref().map(json_text),
+                kind: tx.kind.clone(),
+                body: tx.body.clone(),
+            };
+            (step, (|| ()) as fn())
+        });
+        self.write_job(true, single, merge, move |c| {
             let now = crate::now_ms();
             let rev = tx.revision as i64;
             // The compare-and-set, the checkpoint row and the history
@@ -1340,18 +1576,27 @@ impl Store for PgStore {
 
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
         let row = row.clone();
-        self.write_one(false, move |c| {
+        let result = json_text(&row.result);
+        let merge = Merge::Journal {
+            idempotency_key: row.idempotency_key.clone(),
+            execution_id: row.execution_id.clone(),
+            key: row.key.clone(),
+            input: row.input.clone(),
+            status: row.status.clone(),
+            result: result.clone(),
+        };
+        self.write_job(false, true, Some((merge, || ())), move |c| {
             // The row is also the execution's `effect` history entry (see
             // `history`), numbered from the history's sequence.
             c.execute(
-                "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('history_seq_seq')) ON CONFLICT (idempotency_key) DO NOTHING",
+                JOURNAL_INSERT,
                 &[
                     &row.idempotency_key,
                     &row.execution_id,
                     &row.key,
                     &row.input,
                     &row.status,
-                    &json_text(&row.result),
+                    &result,
                     &crate::now_ms(),
                 ],
             )?;

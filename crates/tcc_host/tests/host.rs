@@ -106,6 +106,7 @@ on_both!(
     a_changed_input_for_a_journalled_key_is_refused,
     cancelling_a_parent_cancels_its_children,
     the_history_lists_each_effect_once_in_order,
+    concurrent_steps_and_journal_rows_each_get_their_own_outcome,
 );
 
 mod tempdir {
@@ -665,4 +666,104 @@ fn the_history_lists_each_effect_once_in_order(kind: Kind) {
         page.iter().map(|e| e.seq).collect::<Vec<_>>(),
         h[2..4].iter().map(|e| e.seq).collect::<Vec<_>>()
     );
+}
+
+/// Many executions writing journal rows and plain steps at once (group
+/// commits; on PostgreSQL a group folds them into one statement per kind),
+/// with stale and foreign steps among them: each write gets its own
+/// outcome, and a refused step changes nothing.
+fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
+    let Some((_d, store, _host, _)) = setup(kind) else {
+        return;
+    };
+    const N: usize = 24;
+    const STEPS: u64 = 12;
+    let now = tcc_host::now_ms();
+    let step = |id: &str, owner: &str, revision: u64| CheckpointTx {
+        id: id.into(),
+        owner: owner.into(),
+        revision,
+        kind: if revision == 1 { "snapshot" } else { "delta" }.into(),
+        body: format!("{{\"r\":{revision}}}"),
+        status: "runnable".into(),
+        result: None,
+        message: None,
+        pending: Some(json!({"step": revision})),
+        registrations: vec![],
+        consumed: None,
+        history: vec![],
+    };
+    for e in 0..N {
+        let id = format!("c{e:02}");
+        store
+            .create_execution(&NewExecution {
+                id: id.clone(),
+                artifact_hash: "h".into(),
+                program_name: None,
+                args: vec![],
+                parent: None,
+            })
+            .unwrap();
+        assert!(store.claim(&id, "w", now, 600_000).unwrap().is_some());
+        store.commit_checkpoint(step(&id, "w", 1)).unwrap();
+    }
+    let barrier = Arc::new(std::sync::Barrier::new(N));
+    let threads: Vec<_> = (0..N)
+        .map(|e| {
+            let (store, barrier) = (store.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let id = format!("c{e:02}");
+                barrier.wait();
+                for r in 2..=STEPS + 1 {
+                    store
+                        .journal_put(&tcc_host::store::JournalRow {
+                            idempotency_key: format!("{id}:k{r}"),
+                            execution_id: id.clone(),
+                            key: format!("k{r}"),
+                            input: "{}".into(),
+                            status: "completed".into(),
+                            result: json!({"t": "number", "v": r}),
+                        })
+                        .unwrap();
+                    if (r + e as u64) % 3 == 0 {
+                        // A replayed step and a foreign owner's step.
+                        assert!(matches!(
+                            store.commit_checkpoint(step(&id, "w", r - 1)),
+                            Err(StoreError::Conflict(_))
+                        ));
+                        assert!(matches!(
+                            store.commit_checkpoint(step(&id, "other", r)),
+                            Err(StoreError::Conflict(_))
+                        ));
+                    }
+                    store.commit_checkpoint(step(&id, "w", r)).unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    for e in 0..N {
+        let id = format!("c{e:02}");
+        let row = store.get_execution(&id).unwrap().unwrap();
+        assert_eq!(row.revision, STEPS + 1, "{id}");
+        assert_eq!(row.pending, Some(json!({"step": STEPS + 1})), "{id}");
+        let revisions: Vec<u64> = store
+            .load_checkpoints(&id)
+            .unwrap()
+            .iter()
+            .map(|c| c.revision)
+            .collect();
+        assert_eq!(revisions, (1..=STEPS + 1).collect::<Vec<_>>(), "{id}");
+        let journal = store.journal_of(&id).unwrap();
+        assert_eq!(journal.len(), STEPS as usize, "{id}");
+        let effects = store
+            .history(&id, 0, 1000)
+            .unwrap()
+            .into_iter()
+            .filter(|h| h.kind == "effect")
+            .count();
+        assert_eq!(effects, STEPS as usize, "{id}");
+    }
 }
