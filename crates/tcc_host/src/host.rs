@@ -234,6 +234,26 @@ impl Host {
         Ok(id)
     }
 
+    /// Creates one runnable execution of `program` (name or hash) per
+    /// entry of `args`, in one transaction (all or none); returns their
+    /// ids, in order.
+    pub fn start_many(&self, program: &str, args: Vec<Vec<J>>) -> Result<Vec<String>, HostError> {
+        let (hash, name) = self.resolve(program)?;
+        let new: Vec<NewExecution> = args
+            .into_iter()
+            .map(|args| NewExecution {
+                id: crate::execution_id(),
+                artifact_hash: hash.clone(),
+                program_name: name.clone(),
+                args,
+                parent: None,
+            })
+            .collect();
+        self.store.create_executions(&new)?;
+        self.notify();
+        Ok(new.into_iter().map(|n| n.id).collect())
+    }
+
     /// Wakes the scheduler (new work may exist).
     pub fn notify(&self) {
         let (m, c) = &self.signal;

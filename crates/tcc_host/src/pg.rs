@@ -1312,13 +1312,18 @@ impl Store for PgStore {
         })
     }
 
-    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError> {
-        let new = new.clone();
+    fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError> {
+        let new = new.to_vec();
         self.write(move |c| {
-            if insert_exec(c, &new, crate::now_ms())? == 0 {
-                return Err(
-                    StoreError::Conflict(format!("execution {:?} already exists", new.id)).into(),
-                );
+            let now = crate::now_ms();
+            for n in &new {
+                if insert_exec(c, n, now)? == 0 {
+                    return Err(StoreError::Conflict(format!(
+                        "execution {:?} already exists",
+                        n.id
+                    ))
+                    .into());
+                }
             }
             Ok(())
         })

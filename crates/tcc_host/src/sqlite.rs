@@ -857,14 +857,17 @@ impl Store for SqliteStore {
         })
     }
 
-    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError> {
-        let new = new.clone();
+    fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError> {
+        let new = new.to_vec();
         self.write(move |c| {
-            if insert_exec(c, &new, crate::now_ms())? == 0 {
-                return Err(StoreError::Conflict(format!(
-                    "execution {:?} already exists",
-                    new.id
-                )));
+            let now = crate::now_ms();
+            for n in &new {
+                if insert_exec(c, n, now)? == 0 {
+                    return Err(StoreError::Conflict(format!(
+                        "execution {:?} already exists",
+                        n.id
+                    )));
+                }
             }
             Ok(())
         })

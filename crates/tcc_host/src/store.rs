@@ -283,7 +283,12 @@ pub trait Store: Send + Sync {
     /// Every (name, hash) pair, by name.
     fn programs(&self) -> Result<Vec<(String, String)>, StoreError>;
     /// Inserts a runnable execution (conflict if the id exists).
-    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError>;
+    fn create_execution(&self, new: &NewExecution) -> Result<(), StoreError> {
+        self.create_executions(std::slice::from_ref(new))
+    }
+    /// Inserts runnable executions in one transaction: all of them, or
+    /// none (conflict if an id exists).
+    fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError>;
     /// One execution.
     fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError>;
     /// Executions matching `filter`, in creation order.
