@@ -102,6 +102,12 @@ CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ALTER TABLE effects ADD COLUMN at_ms BIGINT;
 ALTER TABLE effects ADD COLUMN history_seq BIGINT;
 "#,
+    // The work query is one indexed branch per reason to run (see
+    // `find_work`); cancellations of suspended executions get their own
+    // small index.
+    r#"
+CREATE INDEX executions_cancel ON executions (seq) WHERE cancel_requested;
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).
@@ -903,11 +909,13 @@ const JOURNAL_INSERT_MANY: &str = "INSERT INTO effects (idempotency_key, executi
 
 /// A group's plain checkpoint steps in one statement: each step's
 /// compare-and-set, and its checkpoint row only where that hit; returns the
-/// executions whose step was taken.
+/// executions whose step was taken. (`e.id = ANY($1)` gives the planner the
+/// index lookup outright: joined to the unnested rows alone, a plan made
+/// while the table was small scanned all of it for every group.)
 const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
             AS d(id, owner, rev, status, result, message, pending, kind, body)),
           cas AS (UPDATE executions e SET revision = d.rev, status = d.status, result = d.result, message = d.message, pending = d.pending, updated_ms = $10
-            FROM d WHERE e.id = d.id AND e.owner = d.owner AND e.revision = d.rev - 1 RETURNING e.id)
+            FROM d WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner AND e.revision = d.rev - 1 RETURNING e.id)
      INSERT INTO checkpoints (execution_id, revision, kind, body)
        SELECT d.id, d.rev, d.kind, d.body FROM d JOIN cas ON cas.id = d.id RETURNING execution_id";
 
@@ -1638,13 +1646,32 @@ impl Store for PgStore {
     fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
         self.read(|c| {
             let rows = c.query(
-                "SELECT id FROM executions e WHERE error IS NULL AND lease_until < $1 AND (
-                   status = 'runnable'
-                   OR (cancel_requested AND status = 'suspended')
-                   OR (status = 'suspended' AND EXISTS (SELECT 1 FROM waits w WHERE w.execution_id = e.id AND NOT w.delivered AND (
-                        (w.kind = 'timer' AND w.due_ms <= $1)
-                        OR (w.kind = 'event' AND EXISTS (SELECT 1 FROM events v WHERE v.execution_id = e.id AND v.name = w.name AND v.consumed_by IS NULL))
-                        OR (w.kind = 'child' AND EXISTS (SELECT 1 FROM executions k WHERE k.id = w.name AND k.status IN ('completed', 'failed', 'cancelled')))))))
+                // One indexed branch per reason to run, so that the cost
+                // follows the work to do, not the number of executions ever
+                // stored (the scheduler calls this after every drive).
+                "SELECT id FROM (
+                   SELECT seq, id FROM executions
+                     WHERE status = 'runnable' AND error IS NULL AND lease_until < $1
+                   UNION
+                   SELECT seq, id FROM executions
+                     WHERE cancel_requested AND status = 'suspended' AND error IS NULL AND lease_until < $1
+                   UNION
+                   SELECT e.seq, e.id FROM waits w JOIN executions e ON e.id = w.execution_id
+                     WHERE NOT w.delivered AND w.kind = 'timer' AND w.due_ms <= $1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                   UNION
+                   SELECT e.seq, e.id FROM events v
+                     JOIN waits w ON w.execution_id = v.execution_id AND w.name = v.name
+                     JOIN executions e ON e.id = v.execution_id
+                     WHERE v.consumed_by IS NULL AND NOT w.delivered AND w.kind = 'event'
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                   UNION
+                   SELECT e.seq, e.id FROM waits w
+                     JOIN executions k ON k.id = w.name
+                     JOIN executions e ON e.id = w.execution_id
+                     WHERE NOT w.delivered AND w.kind = 'child' AND k.status IN ('completed', 'failed', 'cancelled')
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                 ) work
                  ORDER BY seq LIMIT $2",
                 &[&now, &i64::from(limit)],
             )?;

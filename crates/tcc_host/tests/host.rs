@@ -107,6 +107,7 @@ on_both!(
     cancelling_a_parent_cancels_its_children,
     the_history_lists_each_effect_once_in_order,
     concurrent_steps_and_journal_rows_each_get_their_own_outcome,
+    executions_started_together_are_created_all_or_none,
 );
 
 mod tempdir {
@@ -623,7 +624,7 @@ fn postgres_nodes_starting_together_migrate_once() {
         s.query_text("SELECT version FROM irkit_tcc_schema_version")
             .unwrap()
             .as_deref(),
-        Some("2")
+        Some("3")
     );
     assert_eq!(
         s.query_text("SELECT count(*) FROM irkit_tcc_schema_version")
@@ -766,4 +767,38 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
             .count();
         assert_eq!(effects, STEPS as usize, "{id}");
     }
+}
+
+/// `Host::start_many` creates its executions in one transaction, and a
+/// batch with one id that exists already creates none of them.
+fn executions_started_together_are_created_all_or_none(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
+    host.register(&common::chain(2), Some("c2")).unwrap();
+    let ids = host.start_many("c2", vec![vec![]; 5]).unwrap();
+    assert_eq!(ids.len(), 5);
+    let mut sorted = ids.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 5);
+    let new = |id: &str| NewExecution {
+        id: id.into(),
+        artifact_hash: "h".into(),
+        program_name: None,
+        args: vec![],
+        parent: None,
+    };
+    assert!(matches!(
+        store.create_executions(&[new("fresh-1"), new(&ids[2]), new("fresh-2")]),
+        Err(StoreError::Conflict(_))
+    ));
+    assert!(store.get_execution("fresh-1").unwrap().is_none());
+    assert!(store.get_execution("fresh-2").unwrap().is_none());
+    assert!(matches!(
+        host.start_many("no-such-program", vec![vec![]]),
+        Err(_)
+    ));
+    let rows = run_all(&host, &ids.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(rows.iter().all(|r| r.status == "completed"), "{rows:?}");
 }
