@@ -200,7 +200,12 @@ fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Provider
 pub fn serve(a: ServeArgs) -> ExitCode {
     let store = match open_store(&a.database) {
         Ok(s) => s,
-        Err(e) => return usage(&format!("--database {}: {e}", a.database)),
+        Err(e) => {
+            return usage(&format!(
+                "--database {}: {e}",
+                tcc_host::redact_database(&a.database)
+            ));
+        }
     };
     // SQLite: one serve process per file, so leases left by a dead process
     // are freed. PostgreSQL: other nodes may be alive; only this node id's
@@ -407,7 +412,12 @@ pub fn start(a: StartArgs) -> ExitCode {
 fn start_local(a: StartArgs, args: Vec<J>) -> ExitCode {
     let store = match open_store(&a.database) {
         Ok(s) => s,
-        Err(e) => return usage(&format!("--database {}: {e}", a.database)),
+        Err(e) => {
+            return usage(&format!(
+                "--database {}: {e}",
+                tcc_host::redact_database(&a.database)
+            ));
+        }
     };
     if let Err(e) = store.reset_leases() {
         return usage(&e.to_string());

@@ -27,7 +27,7 @@ pub mod values;
 
 pub use host::{Host, HostConfig};
 pub use providers::{EffectProvider, ProviderOutcome, Providers};
-pub use store::{Store, StoreError, is_postgres_url, open_store};
+pub use store::{Store, StoreError, is_postgres_url, open_store, redact_database};
 
 /// Current time in milliseconds since the Unix epoch.
 pub fn now_ms() -> i64 {
