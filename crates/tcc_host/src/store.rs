@@ -403,24 +403,6 @@ pub fn redact_database(database: &str) -> String {
     format!("{scheme}://{authority}{tail}")
 }
 
-#[cfg(test)]
-mod redact_tests {
-    #[test]
-    fn passwords_are_not_shown() {
-        use super::redact_database as r;
-        assert_eq!(
-            r("postgres://irkit:s3cr@t@db.example:5432/x?sslmode=require"),
-            "postgres://irkit:***@db.example:5432/x?sslmode=require"
-        );
-        assert_eq!(r("postgresql://u@h/db"), "postgresql://u@h/db");
-        assert_eq!(
-            r("postgres://h/db?sslmode=require&password=x"),
-            "postgres://h/db?sslmode=require&password=***"
-        );
-        assert_eq!(r("./irkit-tcc.db"), "./irkit-tcc.db");
-    }
-}
-
 /// Opens a store from `--database`: a `postgres://` / `postgresql://` URL
 /// (optionally `?schema=NAME`) or a SQLite file path.
 pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
@@ -450,3 +432,21 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
 pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
+
+#[cfg(test)]
+mod redact_tests {
+    #[test]
+    fn passwords_are_not_shown() {
+        use super::redact_database as r;
+        assert_eq!(
+            r("postgres://irkit:s3cr@t@db.example:5432/x?sslmode=require"),
+            "postgres://irkit:***@db.example:5432/x?sslmode=require"
+        );
+        assert_eq!(r("postgresql://u@h/db"), "postgresql://u@h/db");
+        assert_eq!(
+            r("postgres://h/db?sslmode=require&password=x"),
+            "postgres://h/db?sslmode=require&password=***"
+        );
+        assert_eq!(r("./irkit-tcc.db"), "./irkit-tcc.db");
+    }
+}

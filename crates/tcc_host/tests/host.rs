@@ -726,7 +726,7 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
                             result: json!({"t": "number", "v": r}),
                         })
                         .unwrap();
-                    if (r + e as u64) % 3 == 0 {
+                    if (r + e as u64).is_multiple_of(3) {
                         // A replayed step and a foreign owner's step.
                         assert!(matches!(
                             store.commit_checkpoint(step(&id, "w", r - 1)),
@@ -795,10 +795,7 @@ fn executions_started_together_are_created_all_or_none(kind: Kind) {
     ));
     assert!(store.get_execution("fresh-1").unwrap().is_none());
     assert!(store.get_execution("fresh-2").unwrap().is_none());
-    assert!(matches!(
-        host.start_many("no-such-program", vec![vec![]]),
-        Err(_)
-    ));
+    assert!(host.start_many("no-such-program", vec![vec![]]).is_err());
     let rows = run_all(&host, &ids.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(rows.iter().all(|r| r.status == "completed"), "{rows:?}");
 }
