@@ -253,8 +253,10 @@ enum Merge {
         status: String,
         result: String,
     },
-    /// A plain checkpoint step: delta, nothing registered or consumed, not
-    /// terminal, no history entries ([`Store::commit_checkpoint`]).
+    /// A checkpoint with nothing registered or consumed: a delta or a
+    /// snapshot (which drops the older checkpoint rows), terminal or not
+    /// (a terminal one closes the execution's open waits), with its history
+    /// entries ([`Store::commit_checkpoint`]).
     Step {
         id: String,
         owner: String,
@@ -265,7 +267,22 @@ enum Merge {
         pending: Option<String>,
         kind: String,
         body: String,
+        /// History entries: kind and detail (canonical JSON).
+        history: Vec<(String, String)>,
     },
+    /// A lease release ([`Store::release`]).
+    Release { id: String, owner: String },
+}
+
+impl Merge {
+    /// Which folded statement the write belongs to.
+    fn kind(&self) -> u8 {
+        match self {
+            Merge::Journal { .. } => 0,
+            Merge::Step { .. } => 1,
+            Merge::Release { .. } => 2,
+        }
+    }
 }
 
 /// A job's body (re-runnable).
@@ -877,15 +894,14 @@ fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Resul
     }
     // A group that folds into one statement (only journal rows, or only
     // plain steps) runs it in autocommit: one round trip for the group.
-    let one_kind = |journal: bool| {
-        batch.iter().all(|j| match &j.merge {
-            Some((Merge::Journal { .. }, _)) => journal,
-            Some((Merge::Step { .. }, _)) => !journal,
-            None => false,
-        })
-    };
+    let kinds: Vec<Option<u8>> = batch
+        .iter()
+        .map(|j| j.merge.as_ref().map(|(m, _)| m.kind()))
+        .collect();
+    let one_kind =
+        kinds.first().is_some_and(|k| k.is_some()) && kinds.windows(2).all(|w| w[0] == w[1]);
     if batch.len() > 1
-        && (one_kind(true) || one_kind(false))
+        && one_kind
         && let Ok(done) = run_merged(client, cache, batch)
         && done.iter().all(|d| *d)
     {
@@ -907,17 +923,33 @@ const JOURNAL_INSERT_MANY: &str = "INSERT INTO effects (idempotency_key, executi
      FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t(k, e, y, i, s, r)
      ON CONFLICT (idempotency_key) DO NOTHING";
 
-/// A group's plain checkpoint steps in one statement: each step's
-/// compare-and-set, and its checkpoint row only where that hit; returns the
-/// executions whose step was taken. (`e.id = ANY($1)` gives the planner the
+/// A group's checkpoints in one statement: each one's compare-and-set,
+/// and only where that hit: its checkpoint row, its history entries (in
+/// order), for a snapshot the deletion of the older checkpoint rows, for a
+/// terminal status the closing of its open waits; returns the executions
+/// whose checkpoint was taken. (`e.id = ANY($1)` gives the planner the
 /// index lookup outright: joined to the unnested rows alone, a plan made
-/// while the table was small scanned all of it for every group.)
+/// while the table was small scanned all of it for every group.) Every
+/// part reads the tables as they were before the statement, so the
+/// deletion never sees the row inserted beside it.
 const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
             AS d(id, owner, rev, status, result, message, pending, kind, body)),
           cas AS (UPDATE executions e SET revision = d.rev, status = d.status, result = d.result, message = d.message, pending = d.pending, updated_ms = $10
-            FROM d WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner AND e.revision = d.rev - 1 RETURNING e.id)
+            FROM d WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner AND e.revision = d.rev - 1 RETURNING e.id),
+          taken AS (SELECT d.* FROM d JOIN cas ON cas.id = d.id),
+          h AS (INSERT INTO history (execution_id, at_ms, kind, detail)
+            SELECT h.id, $10, h.kind, h.detail FROM UNNEST($11::text[], $12::text[], $13::text[]) WITH ORDINALITY AS h(id, kind, detail, n)
+            JOIN cas ON cas.id = h.id ORDER BY h.n),
+          old AS (DELETE FROM checkpoints c USING taken t WHERE t.kind = 'snapshot' AND c.execution_id = t.id AND c.revision < t.rev),
+          closed AS (UPDATE waits w SET delivered = TRUE FROM taken t
+            WHERE t.status IN ('completed', 'failed', 'cancelled') AND w.execution_id = t.id AND NOT w.delivered)
      INSERT INTO checkpoints (execution_id, revision, kind, body)
-       SELECT d.id, d.rev, d.kind, d.body FROM d JOIN cas ON cas.id = d.id RETURNING execution_id";
+       SELECT id, rev, kind, body FROM taken RETURNING execution_id";
+
+/// A group's lease releases in one statement.
+const RELEASE_MANY: &str = "UPDATE executions e SET owner = NULL, lease_until = 0
+     FROM UNNEST($1::text[], $2::text[]) AS d(id, owner)
+     WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner";
 
 /// Folds the group's mergeable jobs (see [`Merge`]), two or more of a
 /// kind, into one statement per kind, and sets each one's outcome; returns
@@ -983,6 +1015,7 @@ fn run_merged(
         let mut text: [Vec<&str>; 5] = Default::default();
         let mut opt: [Vec<Option<&str>>; 3] = Default::default();
         let mut revs: Vec<i64> = Vec::with_capacity(steps.len());
+        let mut entries: [Vec<&str>; 3] = Default::default();
         for &i in &steps {
             if let Some((
                 Merge::Step {
@@ -995,6 +1028,7 @@ fn run_merged(
                     pending,
                     kind,
                     body,
+                    history,
                 },
                 _,
             )) = &batch[i].merge
@@ -1006,21 +1040,45 @@ fn run_merged(
                     col.push(v.as_deref());
                 }
                 revs.push(*revision);
+                for (k, d) in history {
+                    for (col, v) in entries.iter_mut().zip([id, k, d]) {
+                        col.push(v);
+                    }
+                }
             }
         }
         let now = crate::now_ms();
         let [id, owner, status, kind, body] = &text;
         let [result, message, pending] = &opt;
+        let [h_id, h_kind, h_detail] = &entries;
         let rows = conn.query(
             STEP_MANY,
             &[
-                id, owner, &revs, status, result, message, pending, kind, body, &now,
+                id, owner, &revs, status, result, message, pending, kind, body, &now, h_id, h_kind,
+                h_detail,
             ],
         )?;
         for r in &rows {
             taken.insert(r.try_get::<_, String>(0)?);
         }
         for &i in &steps {
+            done[i] = true;
+        }
+    }
+    let releases: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].merge, Some((Merge::Release { .. }, _))))
+        .collect();
+    if releases.len() >= 2 {
+        let mut cols: [Vec<&str>; 2] = Default::default();
+        for &i in &releases {
+            if let Some((Merge::Release { id, owner }, _)) = &batch[i].merge {
+                cols[0].push(id);
+                cols[1].push(owner);
+            }
+        }
+        let [id, owner] = &cols;
+        conn.execute(RELEASE_MANY, &[id, owner])?;
+        for &i in &releases {
             done[i] = true;
         }
     }
@@ -1433,7 +1491,11 @@ impl Store for PgStore {
 
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_one(false, move |c| {
+        let merge = Merge::Release {
+            id: id.clone(),
+            owner: owner.clone(),
+        };
+        self.write_job(false, true, Some((merge, || ())), move |c| {
             c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -1468,7 +1530,7 @@ impl Store for PgStore {
             && tx.registrations.is_empty()
             && tx.consumed.is_none()
             && !TERMINAL.contains(&tx.status.as_str());
-        let merge = (single && tx.history.is_empty()).then(|| {
+        let merge = (tx.registrations.is_empty() && tx.consumed.is_none()).then(|| {
             let step = Merge::Step {
                 id: tx.id.clone(),
                 owner: tx.owner.clone(),
@@ -1479,6 +1541,11 @@ impl Store for PgStore {
                 pending: tx.pending.as_ref().map(json_text),
                 kind: tx.kind.clone(),
                 body: tx.body.clone(),
+                history: tx
+                    .history
+                    .iter()
+                    .map(|(k, d)| (k.clone(), json_text(d)))
+                    .collect(),
             };
             (step, (|| ()) as fn())
         });

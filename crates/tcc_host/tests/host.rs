@@ -669,24 +669,37 @@ fn the_history_lists_each_effect_once_in_order(kind: Kind) {
     );
 }
 
-/// Many executions writing journal rows and plain steps at once (group
+/// Many executions writing journal rows and checkpoints at once (group
 /// commits; on PostgreSQL a group folds them into one statement per kind),
-/// with stale and foreign steps among them: each write gets its own
-/// outcome, and a refused step changes nothing.
+/// with stale and foreign steps among them, snapshots in the middle and a
+/// terminal checkpoint with a history entry at the end: each write gets its
+/// own outcome, a refused step changes nothing, a snapshot drops the older
+/// rows, a terminal checkpoint closes the execution's open wait.
 fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
-    let Some((_d, store, _host, _)) = setup(kind) else {
+    let Some((db, store, _host, _)) = setup(kind) else {
         return;
     };
     const N: usize = 24;
     const STEPS: u64 = 12;
     let now = tcc_host::now_ms();
+    const SNAPSHOT_AT: u64 = 7;
     let step = |id: &str, owner: &str, revision: u64| CheckpointTx {
         id: id.into(),
         owner: owner.into(),
         revision,
-        kind: if revision == 1 { "snapshot" } else { "delta" }.into(),
+        kind: if revision == 1 || revision == SNAPSHOT_AT {
+            "snapshot"
+        } else {
+            "delta"
+        }
+        .into(),
         body: format!("{{\"r\":{revision}}}"),
-        status: "runnable".into(),
+        status: if revision == STEPS + 1 {
+            "completed"
+        } else {
+            "runnable"
+        }
+        .into(),
         result: None,
         message: None,
         pending: Some(json!({"step": revision})),
@@ -706,8 +719,29 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
             })
             .unwrap();
         assert!(store.claim(&id, "w", now, 600_000).unwrap().is_some());
-        store.commit_checkpoint(step(&id, "w", 1)).unwrap();
+        // An open wait, for the terminal checkpoint to close.
+        store
+            .commit_checkpoint(CheckpointTx {
+                registrations: vec![tcc_host::store::Registration::Event {
+                    name: "never".into(),
+                    wait_id: format!("{id}:w"),
+                    branch: None,
+                }],
+                ..step(&id, "w", 1)
+            })
+            .unwrap();
     }
+    let open_waits = |db: &Db| -> i64 {
+        let sql = "SELECT COUNT(*) FROM waits WHERE NOT delivered";
+        match db {
+            Db::Sqlite(d) => rusqlite::Connection::open(d.path.join("t.db"))
+                .unwrap()
+                .query_row(sql, [], |r| r.get(0))
+                .unwrap(),
+            Db::Pg(s) => s.query_text(sql).unwrap().unwrap().parse().unwrap(),
+        }
+    };
+    assert_eq!(open_waits(&db), N as i64);
     let barrier = Arc::new(std::sync::Barrier::new(N));
     let threads: Vec<_> = (0..N)
         .map(|e| {
@@ -737,7 +771,11 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
                             Err(StoreError::Conflict(_))
                         ));
                     }
-                    store.commit_checkpoint(step(&id, "w", r)).unwrap();
+                    let mut tx = step(&id, "w", r);
+                    if r == STEPS + 1 {
+                        tx.history = vec![("checkpoint".into(), json!({"revision": r}))];
+                    }
+                    store.commit_checkpoint(tx).unwrap();
                 }
             })
         })
@@ -749,6 +787,7 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
         let id = format!("c{e:02}");
         let row = store.get_execution(&id).unwrap().unwrap();
         assert_eq!(row.revision, STEPS + 1, "{id}");
+        assert_eq!(row.status, "completed", "{id}");
         assert_eq!(row.pending, Some(json!({"step": STEPS + 1})), "{id}");
         let revisions: Vec<u64> = store
             .load_checkpoints(&id)
@@ -756,7 +795,11 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
             .iter()
             .map(|c| c.revision)
             .collect();
-        assert_eq!(revisions, (1..=STEPS + 1).collect::<Vec<_>>(), "{id}");
+        assert_eq!(
+            revisions,
+            (SNAPSHOT_AT..=STEPS + 1).collect::<Vec<_>>(),
+            "{id}"
+        );
         let journal = store.journal_of(&id).unwrap();
         assert_eq!(journal.len(), STEPS as usize, "{id}");
         let effects = store
@@ -766,7 +809,14 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
             .filter(|h| h.kind == "effect")
             .count();
         assert_eq!(effects, STEPS as usize, "{id}");
+        let last = store.history(&id, 0, 1000).unwrap().pop().unwrap();
+        assert_eq!(
+            (last.kind.as_str(), &last.detail),
+            ("checkpoint", &json!({"revision": STEPS + 1})),
+            "{id}"
+        );
     }
+    assert_eq!(open_waits(&db), 0);
 }
 
 /// `Host::start_many` creates its executions in one transaction, and a
