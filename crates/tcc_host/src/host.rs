@@ -314,13 +314,13 @@ impl Host {
     /// deliver, ends, or the lease is lost. Returns whether it was claimed.
     pub fn drive(&self, id: &str) -> Result<bool, HostError> {
         let owner = self.cfg.owner.as_str();
-        let Some(row) = self
-            .store
-            .claim(id, owner, crate::now_ms(), self.cfg.lease_ms)?
+        let Some((row, journalled)) =
+            self.store
+                .claim_for_drive(id, owner, crate::now_ms(), self.cfg.lease_ms)?
         else {
             return Ok(false);
         };
-        let r = self.drive_claimed(&row);
+        let r = self.drive_claimed(&row, journalled);
         let result = match r {
             Ok(()) | Err(Stop::Lost) => Ok(()),
             Err(Stop::Fail(msg)) => self
@@ -336,7 +336,11 @@ impl Host {
         Ok(true)
     }
 
-    fn drive_claimed(&self, row: &ExecutionRow) -> Result<(), Stop> {
+    fn drive_claimed(
+        &self,
+        row: &ExecutionRow,
+        journalled: Option<Vec<String>>,
+    ) -> Result<(), Stop> {
         if row.is_terminal() {
             return Ok(());
         }
@@ -375,7 +379,7 @@ impl Host {
             consumed: None,
             history: Vec::new(),
             last_input: None,
-            journalled: None,
+            journalled: journalled.map(|keys| keys.into_iter().collect()),
         };
         if row.cancel_requested {
             d.cancel()?;

@@ -303,6 +303,20 @@ pub trait Store: Send + Sync {
     fn history_lists_journal(&self) -> bool {
         false
     }
+    /// [`Store::claim`], and with it the execution's journalled
+    /// idempotency keys when the store reads them in the same round trip
+    /// (else `None`: the host reads them with [`Store::journal_keys`] when
+    /// it first needs them).
+    #[allow(clippy::type_complexity)]
+    fn claim_for_drive(
+        &self,
+        id: &str,
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<(ExecutionRow, Option<Vec<String>>)>, StoreError> {
+        Ok(self.claim(id, owner, now, lease_ms)?.map(|r| (r, None)))
+    }
     /// Takes the lease of `id` if it is free or expired; returns the row.
     fn claim(
         &self,

@@ -108,6 +108,7 @@ on_both!(
     the_history_lists_each_effect_once_in_order,
     concurrent_steps_and_journal_rows_each_get_their_own_outcome,
     executions_started_together_are_created_all_or_none,
+    a_claim_for_a_drive_brings_the_journal_keys_or_none,
 );
 
 mod tempdir {
@@ -848,4 +849,64 @@ fn executions_started_together_are_created_all_or_none(kind: Kind) {
     assert!(host.start_many("no-such-program", vec![vec![]]).is_err());
     let rows = run_all(&host, &ids.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(rows.iter().all(|r| r.status == "completed"), "{rows:?}");
+}
+
+/// `claim_for_drive` takes the lease like `claim`; the journal keys it may
+/// bring along are exactly `journal_keys`.
+fn a_claim_for_a_drive_brings_the_journal_keys_or_none(kind: Kind) {
+    let Some((_d, store, _host, _)) = setup(kind) else {
+        return;
+    };
+    store
+        .create_executions(&[
+            NewExecution {
+                id: "j".into(),
+                artifact_hash: "h".into(),
+                program_name: None,
+                args: vec![],
+                parent: None,
+            },
+            NewExecution {
+                id: "j2".into(),
+                artifact_hash: "h".into(),
+                program_name: None,
+                args: vec![],
+                parent: None,
+            },
+        ])
+        .unwrap();
+    for (id, key) in [("j", "a"), ("j", "b"), ("j2", "c")] {
+        store
+            .journal_put(&tcc_host::store::JournalRow {
+                idempotency_key: format!("{id}:{key}"),
+                execution_id: id.into(),
+                key: key.into(),
+                input: "{}".into(),
+                status: "completed".into(),
+                result: J::Null,
+            })
+            .unwrap();
+    }
+    let now = tcc_host::now_ms();
+    let (row, keys) = store
+        .claim_for_drive("j", "w", now, 10_000)
+        .unwrap()
+        .unwrap();
+    assert_eq!((row.id.as_str(), row.owner.as_deref()), ("j", Some("w")));
+    // PostgreSQL reads them in the claim's round trip; SQLite leaves them
+    // to `journal_keys` (a local read).
+    assert_eq!(keys.is_some(), matches!(kind, Kind::Postgres));
+    if let Some(mut keys) = keys {
+        keys.sort();
+        assert_eq!(keys, ["j:a", "j:b"]);
+    }
+    let mut expected = store.journal_keys("j").unwrap();
+    expected.sort();
+    assert_eq!(expected, ["j:a", "j:b"]);
+    assert!(
+        store
+            .claim_for_drive("j", "other", now, 10_000)
+            .unwrap()
+            .is_none()
+    );
 }
