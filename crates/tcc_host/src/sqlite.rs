@@ -517,8 +517,8 @@ impl Writer {
                 q.jobs.drain(..n).collect()
             };
             // A panicking job must not leave the writer stuck: its group's
-            // callers hear an error (their reply channels are dropped) and
-            // the connection's transaction is rolled back.
+            // callers hear an error (a job dropped unanswered answers "write
+            // job dropped") and the connection's transaction is rolled back.
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 run_batch(&mut conn, batch)
             }));
@@ -1587,14 +1587,7 @@ mod tests {
     /// by the later migrations, and the indexed work query runs on it.
     #[test]
     fn version_one_database_is_upgraded() {
-        let dir = std::env::temp_dir().join(crate::random_id("tcc-sqlite-upgrade-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("old.db");
-        {
-            let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(MIGRATIONS[0]).unwrap();
-            conn.execute_batch("PRAGMA user_version = 1").unwrap();
-        }
+        let (dir, path) = database_at_version("tcc-sqlite-upgrade-", 1, "");
         let store = SqliteStore::open(&path).unwrap();
         let version: u32 = store
             .read(|c| Ok(c.query_row_cached("PRAGMA user_version", [], |r| r.get(0))?))
@@ -1668,23 +1661,33 @@ mod tests {
 
     /// Migration 4 (history without `AUTOINCREMENT`) keeps every entry and
     /// its `seq`, and later entries continue above them.
+    /// A database file at schema `version` (its first migrations applied,
+    /// as an older build left it) holding the rows `sql` inserts.
+    fn database_at_version(
+        name: &str,
+        version: usize,
+        sql: &str,
+    ) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(crate::random_id(name));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("v{version}.db"));
+        let conn = Connection::open(&path).unwrap();
+        for m in &MIGRATIONS[..version] {
+            conn.execute_batch(m).unwrap();
+        }
+        conn.execute_batch(&format!("PRAGMA user_version = {version}; {sql}"))
+            .unwrap();
+        (dir, path)
+    }
+
     #[test]
     fn history_keeps_its_sequence_across_migration_four() {
-        let dir = std::env::temp_dir().join(crate::random_id("tcc-sqlite-v4-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("v3.db");
-        {
-            let conn = Connection::open(&path).unwrap();
-            for m in &MIGRATIONS[..3] {
-                conn.execute_batch(m).unwrap();
-            }
-            conn.execute_batch(
-                "PRAGMA user_version = 3;
-                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
-                   ('a', 1, 'created', 'null'), ('b', 2, 'created', 'null'), ('a', 3, 'effect', 'null');",
-            )
-            .unwrap();
-        }
+        let (dir, path) = database_at_version(
+            "tcc-sqlite-v4-",
+            3,
+            "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
+               ('a', 1, 'created', 'null'), ('b', 2, 'created', 'null'), ('a', 3, 'effect', 'null');",
+        );
         let store = SqliteStore::open(&path).unwrap();
         let autoincrement: i64 = store
             .read(|c| {
@@ -1778,24 +1781,15 @@ mod tests {
 
     #[test]
     fn journal_rows_from_before_migration_five_are_not_listed_twice() {
-        let dir = std::env::temp_dir().join(crate::random_id("tcc-sqlite-v5-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("v4.db");
-        {
-            let conn = Connection::open(&path).unwrap();
-            for m in &MIGRATIONS[..4] {
-                conn.execute_batch(m).unwrap();
-            }
-            // As version 4 wrote them: a journal row, and its history row.
-            conn.execute_batch(
-                "PRAGMA user_version = 4;
-                 INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, seq)
-                   VALUES ('a:k', 'a', 'k', '{}', 'completed', '1', 1);
-                 INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
-                   ('a', 1, 'created', 'null'), ('a', 2, 'effect', '{\"key\":\"k\"}');",
-            )
-            .unwrap();
-        }
+        // As version 4 wrote them: a journal row, and its history row.
+        let (dir, path) = database_at_version(
+            "tcc-sqlite-v5-",
+            4,
+            "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, seq)
+               VALUES ('a:k', 'a', 'k', '{}', 'completed', '1', 1);
+             INSERT INTO history (execution_id, at_ms, kind, detail) VALUES
+               ('a', 1, 'created', 'null'), ('a', 2, 'effect', '{\"key\":\"k\"}');",
+        );
         let store = SqliteStore::open(&path).unwrap();
         store.journal_put(&journal("a", "k2", "completed")).unwrap();
         let h = store.history("a", 0, 100).unwrap();
