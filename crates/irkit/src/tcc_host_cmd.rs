@@ -29,6 +29,10 @@ pub struct ClientArgs {
     /// Bearer token (default: $IRKIT_TCC_TOKEN).
     #[arg(long)]
     token: Option<String>,
+    /// For an https server: trust only the CA certificates of this PEM file
+    /// instead of Mozilla's roots (default: $IRKIT_TCC_CA_FILE).
+    #[arg(long, value_name = "PEM")]
+    ca_file: Option<std::path::PathBuf>,
 }
 
 /// `irkit tcc serve`.
@@ -270,6 +274,7 @@ pub fn serve(a: ServeArgs) -> ExitCode {
 struct Client {
     base: String,
     token: Option<String>,
+    ca_file: Option<std::path::PathBuf>,
 }
 
 impl Client {
@@ -285,6 +290,10 @@ impl Client {
                 .token
                 .clone()
                 .or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok()),
+            ca_file: a
+                .ca_file
+                .clone()
+                .or_else(|| std::env::var_os("IRKIT_TCC_CA_FILE").map(Into::into)),
         }
     }
 
@@ -297,8 +306,22 @@ impl Client {
             headers.push(("Authorization", a.as_str()));
         }
         let url = format!("{}{}", self.base, path);
-        let r = tcc_host::http::request(method, &url, &headers, body, Duration::from_secs(60))
-            .map_err(|e| usage(&e))?;
+        let tls = match &self.ca_file {
+            Some(p) => Some(
+                tcc_host::http::tls_with_ca_file(p)
+                    .map_err(|e| usage(&format!("--ca-file {}: {e}", p.display())))?,
+            ),
+            None => None,
+        };
+        let r = tcc_host::http::request_with(
+            method,
+            &url,
+            &headers,
+            body,
+            Duration::from_secs(60),
+            tls.as_ref(),
+        )
+        .map_err(|e| usage(&e.message))?;
         let j: J = serde_json::from_slice(&r.body).map_err(|e| {
             usage(&format!(
                 "server answered HTTP {} with non-JSON: {e}",
