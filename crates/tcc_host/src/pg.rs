@@ -237,7 +237,9 @@ struct Job {
     merge: Option<(Merge, SetFn)>,
 }
 
-type SetFn = Box<dyn FnMut(Result<(), StoreError>) + Send>;
+/// Sets a folded job's outcome: its value (the job's own result type,
+/// boxed), or its error.
+type SetFn = Box<dyn FnMut(Result<Box<dyn std::any::Any + Send>, StoreError>) + Send>;
 
 /// A write that a group folds, with the others of its kind, into one
 /// statement (one round trip for the whole group instead of one per job).
@@ -272,6 +274,14 @@ enum Merge {
     },
     /// A lease release ([`Store::release`]).
     Release { id: String, owner: String },
+    /// A lease claim for a drive ([`Store::claim_for_drive`]); its value is
+    /// the claimed row and the journal keys, or `None`.
+    Claim {
+        id: String,
+        owner: String,
+        until: i64,
+        now: i64,
+    },
 }
 
 impl Merge {
@@ -281,6 +291,7 @@ impl Merge {
             Merge::Journal { .. } => 0,
             Merge::Step { .. } => 1,
             Merge::Release { .. } => 2,
+            Merge::Claim { .. } => 3,
         }
     }
 }
@@ -774,19 +785,26 @@ impl PgStore {
         &self,
         durable: bool,
         single: bool,
-        merge: Option<(Merge, fn() -> R)>,
+        merge: Option<Merge>,
         mut f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
         let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
         let slot2 = slot.clone();
-        let merge = merge.map(|(m, value)| {
+        let merge = merge.map(|m| {
             let slot = slot.clone();
-            let set: SetFn = Box::new(move |r: Result<(), StoreError>| {
-                if let Ok(mut s) = slot.lock() {
-                    *s = Some(r.map(|()| value()));
-                }
-            });
+            let set: SetFn = Box::new(
+                move |r: Result<Box<dyn std::any::Any + Send>, StoreError>| {
+                    let r = r.and_then(|v| {
+                        v.downcast::<R>().map(|v| *v).map_err(|_| {
+                            StoreError::Db("folded write: unexpected result type".into())
+                        })
+                    });
+                    if let Ok(mut s) = slot.lock() {
+                        *s = Some(r);
+                    }
+                },
+            );
             (m, set)
         });
         let mut attempts = 0;
@@ -946,6 +964,27 @@ const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[],
      INSERT INTO checkpoints (execution_id, revision, kind, body)
        SELECT id, rev, kind, body FROM taken RETURNING execution_id";
 
+/// A group's lease claims in one statement, as [`PgStore::claim_for_drive`]
+/// takes each: rows already locked by another transaction are skipped
+/// (`FOR UPDATE SKIP LOCKED`), never waited for; returns each claimed row
+/// and its execution's journal keys.
+fn claim_many_sql() -> String {
+    let cols: Vec<String> = EXEC_COLS
+        .split(',')
+        .map(|c| format!("e.{}", c.trim()))
+        .collect();
+    format!(
+        "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::int8[]) AS d(id, owner, until, now)),
+              free AS (SELECT e.id FROM executions e JOIN d ON d.id = e.id
+                WHERE e.id = ANY($1::text[]) AND (e.owner IS NULL OR e.owner = d.owner OR e.lease_until < d.now) AND e.error IS NULL
+                FOR UPDATE OF e SKIP LOCKED)
+         UPDATE executions e SET owner = d.owner, lease_until = d.until
+           FROM d JOIN free ON free.id = d.id WHERE e.id = d.id
+         RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE execution_id = e.id)",
+        cols.join(", ")
+    )
+}
+
 /// A group's lease releases in one statement.
 const RELEASE_MANY: &str = "UPDATE executions e SET owner = NULL, lease_until = 0
      FROM UNNEST($1::text[], $2::text[]) AS d(id, owner)
@@ -958,7 +997,7 @@ fn run_merged(
     client: &mut Client,
     cache: &mut Cache,
     batch: &mut [Job],
-) -> Result<Vec<bool>, postgres::Error> {
+) -> Result<Vec<bool>, StoreError> {
     let mut done = vec![false; batch.len()];
     let journal: Vec<usize> = (0..batch.len())
         .filter(|&i| matches!(batch[i].merge, Some((Merge::Journal { .. }, _))))
@@ -1065,6 +1104,57 @@ fn run_merged(
             done[i] = true;
         }
     }
+    // Claims: each id at most once (the scheduler dispatches an execution
+    // to one worker; a duplicate would be claimed for both), else one by one.
+    let claims: Vec<usize> = (0..batch.len())
+        .filter(|&i| matches!(batch[i].merge, Some((Merge::Claim { .. }, _))))
+        .collect();
+    let mut claimed: std::collections::HashMap<String, (ExecutionRow, Option<Vec<String>>)> =
+        std::collections::HashMap::new();
+    let claim_ids_unique = {
+        let mut ids: Vec<&str> = claims
+            .iter()
+            .filter_map(|&i| match &batch[i].merge {
+                Some((Merge::Claim { id, .. }, _)) => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.windows(2).all(|w| w[0] != w[1])
+    };
+    if claims.len() >= 2 && claim_ids_unique {
+        let (mut ids, mut owners, mut untils, mut nows) = (vec![], vec![], vec![], vec![]);
+        for &i in &claims {
+            if let Some((
+                Merge::Claim {
+                    id,
+                    owner,
+                    until,
+                    now,
+                },
+                _,
+            )) = &batch[i].merge
+            {
+                ids.push(id.as_str());
+                owners.push(owner.as_str());
+                untils.push(*until);
+                nows.push(*now);
+            }
+        }
+        let rows = conn.query(&claim_many_sql(), &[&ids, &owners, &untils, &nows])?;
+        let keys_at = EXEC_COLS.split(',').count();
+        for r in &rows {
+            let keys: Vec<String> = r.try_get(keys_at)?;
+            // A row that does not decode fails the fold; the group is then
+            // run job by job (claiming again what this owner holds is
+            // allowed), and that job gets the error.
+            let row = exec_row(r)?;
+            claimed.insert(row.id.clone(), (row, Some(keys)));
+        }
+        for &i in &claims {
+            done[i] = true;
+        }
+    }
     let releases: Vec<usize> = (0..batch.len())
         .filter(|&i| matches!(batch[i].merge, Some((Merge::Release { .. }, _))))
         .collect();
@@ -1094,7 +1184,8 @@ fn run_merged(
                         *revision - 1
                     )))
                 }
-                _ => Ok(()),
+                Merge::Claim { id, .. } => Ok(Box::new(claimed.remove(id.as_str()))),
+                _ => Ok(Box::new(())),
             });
         }
     }
@@ -1476,7 +1567,13 @@ impl Store for PgStore {
         lease_ms: i64,
     ) -> Result<Option<(ExecutionRow, Option<Vec<String>>)>, StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
-        self.write_one(false, move |c| {
+        let merge = Merge::Claim {
+            id: id.clone(),
+            owner: owner.clone(),
+            until: now + lease_ms,
+            now,
+        };
+        self.write_job(false, true, Some(merge), move |c| {
             let until = now + lease_ms;
             // The journal's keys come back with the row: one round trip
             // fewer per drive than a separate `journal_keys` read.
@@ -1515,7 +1612,7 @@ impl Store for PgStore {
             id: id.clone(),
             owner: owner.clone(),
         };
-        self.write_job(false, true, Some((merge, || ())), move |c| {
+        self.write_job(false, true, Some(merge), move |c| {
             c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
@@ -1567,7 +1664,7 @@ impl Store for PgStore {
                     .map(|(k, d)| (k.clone(), json_text(d)))
                     .collect(),
             };
-            (step, (|| ()) as fn())
+            step
         });
         self.write_job(true, single, merge, move |c| {
             let now = crate::now_ms();
@@ -1685,7 +1782,7 @@ impl Store for PgStore {
             status: row.status.clone(),
             result: result.clone(),
         };
-        self.write_job(false, true, Some((merge, || ())), move |c| {
+        self.write_job(false, true, Some(merge), move |c| {
             // The row is also the execution's `effect` history entry (see
             // `history`), numbered from the history's sequence.
             c.execute(

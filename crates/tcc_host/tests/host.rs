@@ -109,6 +109,7 @@ on_both!(
     concurrent_steps_and_journal_rows_each_get_their_own_outcome,
     executions_started_together_are_created_all_or_none,
     a_claim_for_a_drive_brings_the_journal_keys_or_none,
+    two_nodes_claiming_at_once_each_execution_goes_to_one,
 );
 
 mod tempdir {
@@ -909,4 +910,63 @@ fn a_claim_for_a_drive_brings_the_journal_keys_or_none(kind: Kind) {
             .unwrap()
             .is_none()
     );
+}
+
+/// Two nodes (two stores on one database) claiming the same executions at
+/// once, from many threads each (on PostgreSQL a group folds its claims
+/// into one statement that skips rows another transaction has locked):
+/// every execution is claimed by exactly one node, and the row says which.
+fn two_nodes_claiming_at_once_each_execution_goes_to_one(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let nodes = [db.open().unwrap(), db.open().unwrap()];
+    const N: usize = 24;
+    let ids: Vec<String> = (0..N).map(|i| format!("k{i:02}")).collect();
+    nodes[0]
+        .create_executions(
+            &ids.iter()
+                .map(|id| NewExecution {
+                    id: id.clone(),
+                    artifact_hash: "h".into(),
+                    program_name: None,
+                    args: vec![],
+                    parent: None,
+                })
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+    let now = tcc_host::now_ms();
+    let barrier = Arc::new(std::sync::Barrier::new(2 * N));
+    let threads: Vec<_> = (0..2 * N)
+        .map(|t| {
+            let (store, barrier) = (nodes[t % 2].clone(), barrier.clone());
+            let owner = ["a", "b"][t % 2];
+            // Each node's threads go through the ids in a different order.
+            let id = if t % 2 == 0 {
+                format!("k{:02}", t / 2)
+            } else {
+                format!("k{:02}", N - 1 - t / 2)
+            };
+            std::thread::spawn(move || {
+                barrier.wait();
+                let got = store.claim_for_drive(&id, owner, now, 600_000).unwrap();
+                (id, owner, got.map(|(row, _)| row))
+            })
+        })
+        .collect();
+    let mut winners = std::collections::BTreeMap::new();
+    for t in threads {
+        let (id, owner, row) = t.join().unwrap();
+        if let Some(row) = row {
+            assert_eq!(row.owner.as_deref(), Some(owner), "{id}");
+            assert!(
+                winners.insert(id.clone(), owner).is_none(),
+                "{id} claimed twice"
+            );
+        }
+    }
+    assert_eq!(winners.len(), N, "{winners:?}");
+    for (id, owner) in &winners {
+        let row = nodes[0].get_execution(id).unwrap().unwrap();
+        assert_eq!(row.owner.as_deref(), Some(*owner), "{id}");
+    }
 }
