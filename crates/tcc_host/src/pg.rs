@@ -1647,24 +1647,21 @@ impl Store for PgStore {
             && tx.registrations.is_empty()
             && tx.consumed.is_none()
             && !TERMINAL.contains(&tx.status.as_str());
-        let merge = (tx.registrations.is_empty() && tx.consumed.is_none()).then(|| {
-            let step = Merge::Step {
-                id: tx.id.clone(),
-                owner: tx.owner.clone(),
-                revision: tx.revision as i64,
-                status: tx.status.clone(),
-                result: tx.result.as_ref().map(json_text),
-                message: tx.message.clone(),
-                pending: tx.pending.as_ref().map(json_text),
-                kind: tx.kind.clone(),
-                body: tx.body.clone(),
-                history: tx
-                    .history
-                    .iter()
-                    .map(|(k, d)| (k.clone(), json_text(d)))
-                    .collect(),
-            };
-            step
+        let merge = (tx.registrations.is_empty() && tx.consumed.is_none()).then(|| Merge::Step {
+            id: tx.id.clone(),
+            owner: tx.owner.clone(),
+            revision: tx.revision as i64,
+            status: tx.status.clone(),
+            result: tx.result.as_ref().map(json_text),
+            message: tx.message.clone(),
+            pending: tx.pending.as_ref().map(json_text),
+            kind: tx.kind.clone(),
+            body: tx.body.clone(),
+            history: tx
+                .history
+                .iter()
+                .map(|(k, d)| (k.clone(), json_text(d)))
+                .collect(),
         });
         self.write_job(true, single, merge, move |c| {
             let now = crate::now_ms();
