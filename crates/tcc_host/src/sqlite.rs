@@ -1421,16 +1421,7 @@ mod tests {
         store.create_execution(&new_exec("e")).unwrap();
         assert_eq!(writer_sync(&store), (2, Durability::Full));
         assert!(store.claim("e", "me", 0, 1000).unwrap().is_some());
-        store
-            .journal_put(&JournalRow {
-                idempotency_key: "e:k".into(),
-                execution_id: "e".into(),
-                key: "k".into(),
-                input: "{}".into(),
-                status: "completed".into(),
-                result: serde_json::json!({"t": "null"}),
-            })
-            .unwrap();
+        store.journal_put(&journal("e", "k", "completed")).unwrap();
         assert_eq!(writer_sync(&store), (1, Durability::Lazy));
         // Committed and visible to the readers at once.
         assert!(store.journal_get("e:k").unwrap().is_some());
@@ -1477,16 +1468,7 @@ mod tests {
         store.create_execution(&new_exec("e")).unwrap();
         let durable_start = std::fs::metadata(&wal).unwrap().len();
         assert!(store.claim("e", "me", 0, 1000).unwrap().is_some());
-        store
-            .journal_put(&JournalRow {
-                idempotency_key: "e:k".into(),
-                execution_id: "e".into(),
-                key: "k".into(),
-                input: "{}".into(),
-                status: "completed".into(),
-                result: serde_json::json!({"t": "null"}),
-            })
-            .unwrap();
+        store.journal_put(&journal("e", "k", "completed")).unwrap();
         store.commit_checkpoint(first_snapshot(vec![])).unwrap();
         let page: u64 = store
             .read(|c| Ok(c.query_row("PRAGMA page_size", [], |r| r.get::<_, i64>(0))? as u64))
@@ -1710,6 +1692,8 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A journal row of execution `id` for effect `key` (input `{}`,
+    /// result tagged null).
     fn journal(id: &str, key: &str, status: &str) -> JournalRow {
         JournalRow {
             idempotency_key: format!("{id}:{key}"),
@@ -1717,7 +1701,7 @@ mod tests {
             key: key.into(),
             input: "{}".into(),
             status: status.into(),
-            result: J::from(1),
+            result: serde_json::json!({"t": "null"}),
         }
     }
 

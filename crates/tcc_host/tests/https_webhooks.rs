@@ -436,15 +436,7 @@ fn a_slow_answer_after_the_handshake_is_bounded_by_the_timeout() {
     let server = Server::start(cert, key, &[b"http/1.1"], "1", Ending::Slow);
     let tls = tls_with_ca_file(&ca.pem_file(&dir)).unwrap();
     let start = Instant::now();
-    let e = request_with(
-        "POST",
-        &format!("https://127.0.0.1:{}/x", server.port),
-        &[],
-        Some(b"{}"),
-        Duration::from_millis(400),
-        Some(&tls),
-    )
-    .unwrap_err();
+    let e = post_x(server.port, &tls, Duration::from_millis(400)).unwrap_err();
     let took = start.elapsed();
     assert_eq!(e.kind, HttpErrorKind::Timeout, "{}", e.message);
     assert!(e.message.contains("reading from"), "{}", e.message);
@@ -474,6 +466,22 @@ fn a_handshake_refused_by_the_server_is_a_retried_tls_failure() {
     assert_eq!(server.accepted.load(Ordering::SeqCst), 3);
 }
 
+/// POSTs `{}` to `https://127.0.0.1:PORT/x` trusting `tls`.
+fn post_x(
+    port: u16,
+    tls: &Arc<rustls::ClientConfig>,
+    timeout: Duration,
+) -> Result<tcc_host::http::Response, tcc_host::http::HttpError> {
+    request_with(
+        "POST",
+        &format!("https://127.0.0.1:{port}/x"),
+        &[],
+        Some(b"{}"),
+        timeout,
+        Some(tls),
+    )
+}
+
 #[test]
 fn a_peer_closing_without_close_notify_is_accepted_only_with_a_complete_body() {
     let dir = TempDir::new();
@@ -481,27 +489,11 @@ fn a_peer_closing_without_close_notify_is_accepted_only_with_a_complete_body() {
     let tls = tls_with_ca_file(&ca.pem_file(&dir)).unwrap();
     let (cert, key) = ca.leaf(&["127.0.0.1"]);
     let abrupt = Server::start(cert, key, &[], "[1, 2]", Ending::Abrupt);
-    let r = request_with(
-        "POST",
-        &format!("https://127.0.0.1:{}/x", abrupt.port),
-        &[],
-        Some(b"{}"),
-        Duration::from_secs(5),
-        Some(&tls),
-    )
-    .unwrap();
+    let r = post_x(abrupt.port, &tls, Duration::from_secs(5)).unwrap();
     assert_eq!((r.status, r.body.as_slice()), (200, &b"[1, 2]"[..]));
     let (cert, key) = ca.leaf(&["127.0.0.1"]);
     let cut = Server::start(cert, key, &[], "[1, 2]", Ending::Truncated);
-    let e = request_with(
-        "POST",
-        &format!("https://127.0.0.1:{}/x", cut.port),
-        &[],
-        Some(b"{}"),
-        Duration::from_secs(5),
-        Some(&tls),
-    )
-    .unwrap_err();
+    let e = post_x(cut.port, &tls, Duration::from_secs(5)).unwrap_err();
     assert_eq!(e.kind, HttpErrorKind::Tls);
     assert!(e.message.contains("close_notify"), "{}", e.message);
 }
