@@ -613,6 +613,15 @@ impl Lane {
     }
 }
 
+/// Adds a `-c name=value` setting to the sessions `target` opens.
+fn add_session_option(target: &mut Target, option: &str) {
+    let options = match target.config.get_options() {
+        Some(o) => format!("{o} {option}"),
+        None => option.to_string(),
+    };
+    target.config.options(&options);
+}
+
 /// Applies pending migrations under an advisory lock; refuses a database
 /// of a newer schema. Returns the schema version.
 fn migrate(client: &mut Client, schema: Option<&str>) -> Result<u32, StoreError> {
@@ -668,17 +677,23 @@ impl PgStore {
     /// Connects to `url`, creates the schema if asked, migrates, and opens
     /// the writer connections.
     pub fn open(url: &str) -> Result<PgStore, StoreError> {
-        let target = parse_url(url)?;
+        let mut target = parse_url(url)?;
+        // Every statement the store runs reaches its rows by key. A prepared
+        // statement keeps, after its fifth run, a generic plan costed on the
+        // tables as they were then: made on a young database it scanned
+        // `executions` for every group, ever slower as the table grew (a
+        // long bench run fell from 7 900 to 2 700 steps/s over 6 000
+        // executions). With sequential scans priced out, every cached plan
+        // takes the index, however small the table was when it was made;
+        // a statement with no index to use still scans. Tested by
+        // `every_cached_plan_reaches_its_rows_by_index` (tests/host.rs).
+        add_session_option(&mut target, "-c enable_seqscan=off");
         let mut first = target.connect()?;
         migrate(&mut first, target.schema.as_deref())?;
         // Durable writes: COMMITTERS connections. Lazy writes: one more,
         // whose session commits with `synchronous_commit = off`.
         let mut lazy_target = target.clone();
-        let opts = match target.config.get_options() {
-            Some(o) => format!("{o} -c synchronous_commit=off"),
-            None => "-c synchronous_commit=off".to_string(),
-        };
-        lazy_target.config.options(&opts);
+        add_session_option(&mut lazy_target, "-c synchronous_commit=off");
         let mut durable = Vec::with_capacity(COMMITTERS);
         let mut conn = Some(first);
         for _ in 0..COMMITTERS {
@@ -709,6 +724,54 @@ impl PgStore {
     /// The schema this store lives in (`None`: the connection's default).
     pub fn schema(&self) -> Option<&str> {
         self.target.schema.as_deref()
+    }
+
+    /// The generic plan (`EXPLAIN` text) of every statement the store's
+    /// idle connections have prepared so far, by SQL text, as a session
+    /// like the store's would cache it; for tests that check the plans.
+    #[doc(hidden)]
+    pub fn cached_generic_plans(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let mut statements: Vec<(String, usize)> = Vec::new();
+        let mut collect = |cache: &Cache| {
+            for (sql, st) in cache {
+                statements.push((sql.clone(), st.params().len()));
+            }
+        };
+        for r in &self.readers {
+            let g = r
+                .lock()
+                .map_err(|_| StoreError::Db("reader lock poisoned".into()))?;
+            if let Some((_, cache)) = g.as_ref() {
+                collect(cache);
+            }
+        }
+        for lane in [&self.durable, &self.lazy] {
+            let pool = lane
+                .pool
+                .lock()
+                .map_err(|_| StoreError::Db("writer lock poisoned".into()))?;
+            for w in &pool.idle {
+                collect(&w.cache);
+            }
+        }
+        statements.sort();
+        statements.dedup();
+        let mut client = self.target.connect()?;
+        client.batch_execute("SET plan_cache_mode = force_generic_plan")?;
+        let mut plans = Vec::new();
+        for (i, (sql, params)) in statements.into_iter().enumerate() {
+            client.batch_execute(&format!("PREPARE irkit_plan_{i} AS {sql}"))?;
+            let args = vec!["NULL"; params].join(", ");
+            let args = if params == 0 {
+                String::new()
+            } else {
+                format!("({args})")
+            };
+            let rows = client.query(&format!("EXPLAIN EXECUTE irkit_plan_{i}{args}"), &[])?;
+            let plan: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0)).collect();
+            plans.push((sql, plan.join("\n")));
+        }
+        Ok(plans)
     }
 
     fn read<R>(

@@ -970,3 +970,83 @@ fn two_nodes_claiming_at_once_each_execution_goes_to_one(kind: Kind) {
         assert_eq!(row.owner.as_deref(), Some(*owner), "{id}");
     }
 }
+
+/// Every statement the PostgreSQL store prepared while running every
+/// durable operation, listing, history and cancellation reaches its rows
+/// through an index in its generic plan (the plan a prepared statement
+/// keeps after its fifth run), although every table is nearly empty when
+/// the plan is made: a scan planned then would scan the whole table on
+/// every run as the table grows.
+#[test]
+fn every_cached_plan_reaches_its_rows_by_index() {
+    let Some(db) = ScratchSchema::create("t_plans").unwrap() else {
+        return;
+    };
+    let pg = Arc::new(PgStore::open(&db.url()).unwrap());
+    let store: Arc<dyn Store> = pg.clone();
+    let counting = Arc::new(Counting(Default::default()));
+    let providers = Providers::with_routes(vec![("*".into(), counting.clone() as _)]);
+    let host = Host::new(store.clone(), providers, HostConfig::default());
+    for (bytes, name) in [
+        (common::flow(), "flow"),
+        (common::worker(), "worker"),
+        (common::effects(), "effects"),
+        (common::join_all(), "all"),
+        (common::join_any(), "any"),
+        (common::caught(), "caught"),
+        (common::waiter(), "waiter"),
+        (common::chain(40), "chain"),
+    ] {
+        host.register(&bytes, Some(name)).unwrap();
+    }
+    let f = host.start("flow", vec![], None).unwrap();
+    store
+        .send_event(&f, "approved", &json!({"t": "string", "v": "yes"}))
+        .unwrap();
+    let a = host.start("all", vec![], None).unwrap();
+    store.send_event(&a, "go", &num(5.0)).unwrap();
+    let mut ids = vec![f, a];
+    for program in ["effects", "any", "caught"] {
+        ids.push(host.start(program, vec![], None).unwrap());
+    }
+    // Enough concurrent steps for folded groups of every kind.
+    ids.extend(host.start_many("chain", vec![vec![]; 24]).unwrap());
+    let w = host.start("waiter", vec![], None).unwrap();
+    let refs: Vec<&str> = ids.iter().map(|s| s.as_str()).collect();
+    for r in run_all(&host, &refs) {
+        assert_eq!(r.status, "completed", "{r:?}");
+    }
+    store.request_cancel(&w).unwrap();
+    assert_eq!(run_all(&host, &[&w])[0].status, "cancelled");
+    for id in &ids {
+        store.history(id, 0, 100).unwrap();
+        store.journal_of(id).unwrap();
+        store.get_execution(id).unwrap();
+    }
+    let mut filter = tcc_host::store::ListFilter {
+        status: Some("completed".into()),
+        program: Some("chain".into()),
+        artifact_missing: false,
+        after: Some(1),
+        limit: 5,
+    };
+    assert_eq!(store.list_executions(&filter).unwrap().len(), 5);
+    filter.artifact_missing = true;
+    store.list_executions(&filter).unwrap();
+    let plans = pg.cached_generic_plans().unwrap();
+    assert!(
+        plans.len() >= 20,
+        "only {} statements prepared",
+        plans.len()
+    );
+    let scans: Vec<String> = plans
+        .iter()
+        .filter(|(_, plan)| plan.contains("Seq Scan"))
+        .map(|(sql, plan)| format!("{sql}\n{plan}"))
+        .collect();
+    assert!(
+        scans.is_empty(),
+        "plans that scan:\n\n{}",
+        scans.join("\n\n")
+    );
+}
