@@ -108,6 +108,15 @@ ALTER TABLE effects ADD COLUMN history_seq BIGINT;
     r#"
 CREATE INDEX executions_cancel ON executions (seq) WHERE cancel_requested;
 "#,
+    // No index holds a lease column, so that a claim, a renewal or a
+    // release (which change only `owner` and `lease_until`) is a HOT
+    // update: one heap record, no entry in any of the table's indexes.
+    // Listing by status and the work query's runnable branch read
+    // `(status, seq)` in the order they return.
+    r#"
+DROP INDEX executions_status;
+CREATE INDEX executions_status_seq ON executions (status, seq);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

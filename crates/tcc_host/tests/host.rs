@@ -626,7 +626,7 @@ fn postgres_nodes_starting_together_migrate_once() {
         s.query_text("SELECT version FROM irkit_tcc_schema_version")
             .unwrap()
             .as_deref(),
-        Some("3")
+        Some(tcc_host::pg::MIGRATIONS.len().to_string().as_str())
     );
     assert_eq!(
         s.query_text("SELECT count(*) FROM irkit_tcc_schema_version")
@@ -1048,5 +1048,28 @@ fn every_cached_plan_reaches_its_rows_by_index() {
         scans.is_empty(),
         "plans that scan:\n\n{}",
         scans.join("\n\n")
+    );
+}
+
+/// A lease claim, renewal or release changes only `owner` and
+/// `lease_until`; with no index on either, PostgreSQL can make it a HOT
+/// update (no new entry in any index).
+#[test]
+fn no_postgres_index_holds_a_lease_column() {
+    let Some(db) = ScratchSchema::create("t_lease_idx").unwrap() else {
+        return;
+    };
+    PgStore::open(&db.url()).unwrap();
+    let indexes = db
+        .query_text(&format!(
+            "SELECT string_agg(indexdef, '; ') FROM pg_indexes WHERE schemaname = '{}' AND tablename = 'executions'",
+            db.schema
+        ))
+        .unwrap()
+        .unwrap();
+    assert!(indexes.contains("(status, seq)"), "{indexes}");
+    assert!(
+        !indexes.contains("lease_until") && !indexes.contains("owner"),
+        "{indexes}"
     );
 }
