@@ -84,4 +84,8 @@ as_pg psql -qAtc "SELECT 1 FROM pg_roles WHERE rolname = 'irkit'" | grep -q 1 \
   || as_pg psql -qc "CREATE ROLE irkit LOGIN PASSWORD 'irkit'"
 as_pg psql -qAtc "SELECT 1 FROM pg_database WHERE datname = 'irkit_test'" | grep -q 1 \
   || as_pg psql -qc "CREATE DATABASE irkit_test OWNER irkit"
-echo "postgres.sh: postgres://irkit:irkit@127.0.0.1:5432/irkit_test ready (PostgreSQL $version)" >&2
+# A second database whose default collation is ICU's en-US, where
+# punctuation does not sort by bytes (the journal key-range tests).
+as_pg psql -qAtc "SELECT 1 FROM pg_database WHERE datname = 'irkit_test_icu'" | grep -q 1 \
+  || as_pg psql -qc "CREATE DATABASE irkit_test_icu OWNER irkit TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
+echo "postgres.sh: postgres://irkit:irkit@127.0.0.1:5432/irkit_test (and irkit_test_icu) ready (PostgreSQL $version)" >&2

@@ -117,7 +117,38 @@ CREATE INDEX executions_cancel ON executions (seq) WHERE cancel_requested;
 DROP INDEX executions_status;
 CREATE INDEX executions_status_seq ON executions (status, seq);
 "#,
+    // No journal index by execution: an execution's journal is the range
+    // of keys `{id}:` up to `{id};` of the primary key (see
+    // `in_journal_of!`), which the byte order of the "C" collation keeps
+    // contiguous. One index entry per journal row instead of two.
+    r#"
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM effects WHERE left(idempotency_key, length(execution_id) + 1) <> execution_id || ':') THEN
+    RAISE EXCEPTION 'effects: a journal key does not start with its execution id followed by a colon';
+  END IF;
+END $$;
+ALTER TABLE effects ALTER COLUMN idempotency_key TYPE TEXT COLLATE "C";
+DROP INDEX effects_exec;
+"#,
 ];
+
+/// The SQL condition selecting the journal rows of the execution whose id
+/// is the SQL expression `$id`: the range of its keys (every key is
+/// `{id}:{effect key}`, checked by `journal_put`), read through the
+/// primary key in byte order, and the id itself (an execution named
+/// `a` must not see the keys of one named `a:b`).
+macro_rules! in_journal_of {
+    ($id:literal) => {
+        concat!(
+            "idempotency_key >= (",
+            $id,
+            " || ':') COLLATE \"C\" AND idempotency_key < (",
+            $id,
+            " || ';') COLLATE \"C\" AND execution_id = ",
+            $id
+        )
+    };
+}
 
 /// Advisory-lock key guarding migrations (per schema).
 fn migration_lock_key(schema: &str) -> i64 {
@@ -1052,8 +1083,9 @@ fn claim_many_sql() -> String {
                 FOR UPDATE OF e SKIP LOCKED)
          UPDATE executions e SET owner = d.owner, lease_until = d.until
            FROM d JOIN free ON free.id = d.id WHERE e.id = d.id
-         RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE execution_id = e.id)",
-        cols.join(", ")
+         RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
+        cols.join(", "),
+        in_journal_of!("e.id")
     )
 }
 
@@ -1585,11 +1617,15 @@ impl Store for PgStore {
             // History rows and, as `effect` entries, the journal rows that
             // have a place in the sequence (journalled since migration 2).
             let rows = c.query(
-                "SELECT seq, at_ms, kind, detail, NULL, NULL, NULL FROM history WHERE execution_id = $1 AND seq > $2
-                 UNION ALL
-                 SELECT history_seq, COALESCE(at_ms, 0), 'effect', NULL, key, idempotency_key, status FROM effects
-                   WHERE execution_id = $1 AND history_seq > $2
-                 ORDER BY 1 LIMIT $3",
+                concat!(
+                    "SELECT seq, at_ms, kind, detail, NULL, NULL, NULL FROM history WHERE execution_id = $1 AND seq > $2
+                     UNION ALL
+                     SELECT history_seq, COALESCE(at_ms, 0), 'effect', NULL, key, idempotency_key, status FROM effects
+                       WHERE ",
+                    in_journal_of!("$1"),
+                    " AND history_seq > $2
+                     ORDER BY 1 LIMIT $3"
+                ),
                 &[&id, &after, &i64::from(limit.clamp(1, 10_000))],
             )?;
             rows.iter()
@@ -1654,7 +1690,8 @@ impl Store for PgStore {
                     "UPDATE executions SET owner = $2, lease_until = $3 WHERE id = (
                        SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
                        FOR UPDATE SKIP LOCKED)
-                     RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE execution_id = $1)"
+                     RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
+                    in_journal_of!("$1")
                 ),
                 &[&id, &owner, &until, &now],
             )?;
@@ -1841,6 +1878,18 @@ impl Store for PgStore {
     }
 
     fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
+        if !row
+            .idempotency_key
+            .strip_prefix(row.execution_id.as_str())
+            .is_some_and(|rest| rest.starts_with(':'))
+        {
+            // The journal's reads by execution depend on it (see
+            // `in_journal_of!`): a key outside the range would be missed.
+            return Err(StoreError::Unsupported(format!(
+                "idempotency key {:?} does not start with its execution id {:?} and ':'",
+                row.idempotency_key, row.execution_id
+            )));
+        }
         let row = row.clone();
         let result = json_text(&row.result);
         let merge = Merge::Journal {
@@ -1873,7 +1922,10 @@ impl Store for PgStore {
     fn journal_keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
         self.read(|c| {
             let rows = c.query(
-                "SELECT idempotency_key FROM effects WHERE execution_id = $1",
+                concat!(
+                    "SELECT idempotency_key FROM effects WHERE ",
+                    in_journal_of!("$1")
+                ),
                 &[&id],
             )?;
             Ok(rows
@@ -1886,7 +1938,11 @@ impl Store for PgStore {
     fn journal_of(&self, id: &str) -> Result<Vec<JournalRow>, StoreError> {
         self.read(|c| {
             let rows = c.query(
-                "SELECT idempotency_key, key, input, status, result FROM effects WHERE execution_id = $1 ORDER BY seq",
+                concat!(
+                    "SELECT idempotency_key, key, input, status, result FROM effects WHERE ",
+                    in_journal_of!("$1"),
+                    " ORDER BY seq"
+                ),
                 &[&id],
             )?;
             Ok(rows
@@ -2091,12 +2147,28 @@ pub fn test_database_url() -> String {
         .unwrap_or_else(|| "postgres://irkit:irkit@127.0.0.1:5432/irkit_test".into())
 }
 
+/// A second test database whose default collation is ICU's `en-US`
+/// (punctuation sorts apart from byte order): `$IRKIT_TEST_POSTGRES_ICU`,
+/// else `irkit_test_icu` beside the default test database, as
+/// `.ci/services/postgres.sh` creates it.
+pub fn test_database_url_icu() -> String {
+    std::env::var("IRKIT_TEST_POSTGRES_ICU")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "postgres://irkit:irkit@127.0.0.1:5432/irkit_test_icu".into())
+}
+
 impl ScratchSchema {
-    /// Creates a fresh schema named `{tag}_{random}`. When the database is
-    /// not reachable: `Ok(None)` after printing a skip message, or an error
-    /// when `IRKIT_REQUIRE_POSTGRES=1` (CI, where PostgreSQL must run).
+    /// Creates a fresh schema named `{tag}_{random}` in the test database
+    /// ([`test_database_url`]). When the database is not reachable:
+    /// `Ok(None)` after printing a skip message, or an error when
+    /// `IRKIT_REQUIRE_POSTGRES=1` (CI, where PostgreSQL must run).
     pub fn create(tag: &str) -> Result<Option<ScratchSchema>, String> {
-        let base = test_database_url();
+        ScratchSchema::create_in(test_database_url(), tag)
+    }
+
+    /// Like [`ScratchSchema::create`], in the database at `base`.
+    pub fn create_in(base: String, tag: &str) -> Result<Option<ScratchSchema>, String> {
         let required = std::env::var("IRKIT_REQUIRE_POSTGRES").is_ok_and(|v| v == "1");
         let mut client = match parse_url(&base)
             .map_err(|e| e.to_string())

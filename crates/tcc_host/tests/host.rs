@@ -32,6 +32,8 @@ impl EffectProvider for Counting {
 enum Kind {
     Sqlite,
     Postgres,
+    /// PostgreSQL, in a database whose default collation is ICU's `en-US`.
+    PostgresIcu,
 }
 
 /// Where a test's data lives; removed on drop.
@@ -45,6 +47,11 @@ impl Db {
         match kind {
             Kind::Sqlite => Some(Db::Sqlite(tempdir::Dir::new())),
             Kind::Postgres => ScratchSchema::create("t_host").unwrap().map(Db::Pg),
+            Kind::PostgresIcu => {
+                ScratchSchema::create_in(tcc_host::pg::test_database_url_icu(), "t_icu")
+                    .unwrap()
+                    .map(Db::Pg)
+            }
         }
     }
 
@@ -110,7 +117,15 @@ on_both!(
     executions_started_together_are_created_all_or_none,
     a_claim_for_a_drive_brings_the_journal_keys_or_none,
     two_nodes_claiming_at_once_each_execution_goes_to_one,
+    an_executions_journal_is_its_own_keys_only,
 );
+
+/// The journal's key ranges where the database's own collation does not
+/// sort by bytes (ICU `en-US` puts `j;` before `j:zz`).
+#[test]
+fn an_executions_journal_is_its_own_keys_only_under_an_icu_collation() {
+    an_executions_journal_is_its_own_keys_only(Kind::PostgresIcu)
+}
 
 mod tempdir {
     pub struct Dir {
@@ -401,7 +416,7 @@ fn reopening_keeps_data_and_refuses_newer_schemas(kind: Kind) {
     assert_eq!(d.open().unwrap().kv_get("a").unwrap(), Some(num(1.0)));
     d.sql(match kind {
         Kind::Sqlite => "PRAGMA user_version = 99",
-        Kind::Postgres => "UPDATE irkit_tcc_schema_version SET version = 99",
+        Kind::Postgres | Kind::PostgresIcu => "UPDATE irkit_tcc_schema_version SET version = 99",
     });
     assert!(matches!(d.open(), Err(StoreError::Corrupt(_))));
 }
@@ -453,7 +468,7 @@ fn a_different_artifact_under_the_pinned_hash_fails_with_artifact_mismatch(kind:
             "UPDATE artifacts SET body = x'{other}' WHERE hash = '{}'",
             rows[0].artifact_hash
         ),
-        Kind::Postgres => format!(
+        Kind::Postgres | Kind::PostgresIcu => format!(
             "UPDATE artifacts SET body = '\\x{other}'::bytea WHERE hash = '{}'",
             rows[0].artifact_hash
         ),
@@ -1072,4 +1087,84 @@ fn no_postgres_index_holds_a_lease_column() {
         !indexes.contains("lease_until") && !indexes.contains("owner"),
         "{indexes}"
     );
+}
+
+/// An execution's journal is read as the range of keys that start with
+/// its id and ':': an execution whose id extends another's with ':' (a
+/// child's id does) keeps its own rows, a key outside the range is
+/// refused, and sorting neighbours (`j`, `j2`, `j:`) stay apart.
+fn an_executions_journal_is_its_own_keys_only(kind: Kind) {
+    let Some((_d, store, _host, _)) = setup(kind) else {
+        return;
+    };
+    let ids = ["j", "j:b", "j2", "i"];
+    let new: Vec<NewExecution> = ids
+        .iter()
+        .map(|id| NewExecution {
+            id: id.to_string(),
+            artifact_hash: "h".into(),
+            program_name: None,
+            args: vec![],
+            parent: None,
+        })
+        .collect();
+    store.create_executions(&new).unwrap();
+    let row = |id: &str, key: &str| tcc_host::store::JournalRow {
+        idempotency_key: format!("{id}:{key}"),
+        execution_id: id.into(),
+        key: key.into(),
+        input: "{}".into(),
+        status: "completed".into(),
+        result: J::Null,
+    };
+    for (id, key) in [
+        ("j", "x"),
+        ("j:b", "y"),
+        ("j2", "z"),
+        ("i", "w"),
+        ("j", "é;"),
+        ("j", ""),
+    ] {
+        store.journal_put(&row(id, key)).unwrap();
+    }
+    let keys = |id: &str| {
+        let mut k = store.journal_keys(id).unwrap();
+        k.sort();
+        k
+    };
+    assert_eq!(keys("j"), ["j:", "j:x", "j:é;"]);
+    assert_eq!(keys("j:b"), ["j:b:y"]);
+    assert_eq!(keys("j2"), ["j2:z"]);
+    let of_j: Vec<String> = store
+        .journal_of("j")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.idempotency_key)
+        .collect();
+    assert_eq!(of_j, ["j:x", "j:é;", "j:"], "in journal order");
+    let effects = store
+        .history("j", 0, 100)
+        .unwrap()
+        .into_iter()
+        .filter(|h| h.kind == "effect")
+        .count();
+    if store.history_lists_journal() {
+        assert_eq!(effects, 3);
+    }
+    for bad in [
+        tcc_host::store::JournalRow {
+            idempotency_key: "i:q".into(),
+            ..row("j", "q")
+        },
+        tcc_host::store::JournalRow {
+            idempotency_key: "jq".into(),
+            ..row("j", "q")
+        },
+    ] {
+        assert!(
+            matches!(store.journal_put(&bad), Err(StoreError::Unsupported(_))),
+            "{bad:?}"
+        );
+    }
+    assert_eq!(keys("i"), ["i:w"]);
 }
