@@ -20,6 +20,7 @@ pub mod http;
 pub mod pg;
 pub mod providers;
 pub mod service;
+mod slot;
 pub mod sqlite;
 pub mod store;
 pub mod tls;

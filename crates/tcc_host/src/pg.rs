@@ -27,6 +27,7 @@
 //! TLS follows libpq's `sslmode` (default `prefer`) and `sslrootcert`
 //! parameters (`PgTls`; docs/tcc/host.md, section TLS).
 
+use crate::slot::Slot;
 use crate::store::*;
 use postgres::config::SslMode;
 use postgres::error::SqlState;
@@ -36,7 +37,6 @@ use serde_json::Value as J;
 use std::collections::HashMap;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::sync_channel;
 use std::sync::{Arc, Mutex};
 
 /// Schema migrations; migration `i` brings the stored version from `i` to `i + 1`.
@@ -891,7 +891,11 @@ impl PgStore {
         merge: Option<Merge>,
         mut f: impl FnMut(&mut Conn<'_, Client>) -> JobResult<R> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let (reply, rx) = sync_channel::<Result<R, StoreError>>(1);
+        let reply = Answer {
+            slot: Arc::new(Slot::for_current_thread()),
+            answered: false,
+        };
+        let waiter = reply.slot.clone();
         let slot: Arc<Mutex<Option<Result<R, StoreError>>>> = Arc::new(Mutex::new(None));
         let slot2 = slot.clone();
         let merge = merge.map(|m| {
@@ -933,7 +937,7 @@ impl PgStore {
                     .ok()
                     .and_then(|mut s| s.take())
                     .unwrap_or_else(|| Err(StoreError::Db("write job did not run".into())));
-                let _ = reply.send(commit.and(r));
+                reply.send(commit.and(r));
             }),
             single,
             merge,
@@ -970,8 +974,32 @@ impl PgStore {
             }
             conn = Some(c);
         }
-        rx.recv()
-            .map_err(|_| StoreError::Db("write job dropped".into()))?
+        waiter
+            .take()
+            .unwrap_or_else(|| Err(StoreError::Db("write job reply poisoned".into())))
+    }
+}
+
+/// A write job's way to answer its caller; a job dropped unanswered (its
+/// group panicked) answers with an error, so no caller waits forever.
+struct Answer<R> {
+    slot: Arc<Slot<Result<R, StoreError>>>,
+    answered: bool,
+}
+
+impl<R> Answer<R> {
+    fn send(mut self, r: Result<R, StoreError>) {
+        self.answered = true;
+        self.slot.put(r);
+    }
+}
+
+impl<R> Drop for Answer<R> {
+    fn drop(&mut self) {
+        if !self.answered {
+            self.slot
+                .put(Err(StoreError::Db("write job dropped".into())));
+        }
     }
 }
 
@@ -2236,6 +2264,29 @@ impl Drop for ScratchSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A job that panics fails its caller with an error (no caller waits
+    /// forever) and the lane keeps its connection for the next write.
+    #[test]
+    fn a_panicking_write_fails_its_caller_and_the_lane_goes_on() {
+        let Some(db) = ScratchSchema::create("t_panic").unwrap() else {
+            return;
+        };
+        let store = Arc::new(PgStore::open(&db.url()).unwrap());
+        for durable in [true, false] {
+            let s = store.clone();
+            let r = std::thread::spawn(move || {
+                s.write_job(durable, false, None, |_| -> JobResult<()> {
+                    panic!("job panics on purpose")
+                })
+            })
+            .join()
+            .unwrap();
+            assert!(matches!(r, Err(StoreError::Db(_))), "{r:?}");
+            store.kv_set("after", &J::from(1)).unwrap();
+            assert_eq!(store.kv_get("after").unwrap(), Some(J::from(1)));
+        }
+    }
 
     #[test]
     fn urls_with_a_schema_are_parsed() {

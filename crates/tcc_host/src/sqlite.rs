@@ -6,6 +6,7 @@
 //! one fails, again with a savepoint per job, so one job's conflict does
 //! not undo the others) and answers each job only after `COMMIT`.
 
+use crate::slot::Slot;
 use crate::store::*;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
@@ -127,37 +128,14 @@ trait WriteJob: Send {
 
 type Job = Box<dyn WriteJob>;
 
-/// Where a caller waits for its write: a one-shot slot, filled by the
-/// group's leader, and the caller's thread to unpark (cheaper than a
-/// channel: the leader's serial section pays one lock and one wake per job).
-struct Waiter<R> {
-    state: Mutex<Reply<R>>,
-    thread: std::thread::Thread,
-}
+/// Where a caller waits for its write: filled by the group's leader.
+type Waiter<R> = Slot<Reply<R>>;
 
-impl<R> Waiter<R> {
-    fn put(&self, reply: Reply<R>) {
-        if let Ok(mut s) = self.state.lock() {
-            *s = reply;
-        }
-        self.thread.unpark();
-    }
-
-    /// Waits for the next reply (on the caller's thread).
-    fn take(&self) -> Reply<R> {
-        loop {
-            match self.state.lock() {
-                Ok(mut s) => match std::mem::replace(&mut *s, Reply::Waiting) {
-                    Reply::Waiting => {}
-                    reply => return reply,
-                },
-                Err(_) => {
-                    return Reply::Done(Err(StoreError::Db("writer reply poisoned".into())), None);
-                }
-            }
-            std::thread::park();
-        }
-    }
+/// Waits for the next reply (on the caller's thread).
+fn next_reply<R>(waiter: &Waiter<R>) -> Reply<R> {
+    waiter
+        .take()
+        .unwrap_or_else(|| Reply::Done(Err(StoreError::Db("writer reply poisoned".into())), None))
 }
 
 struct TypedJob<R, F> {
@@ -231,8 +209,6 @@ enum Durability {
 
 /// What a caller waiting for its write hears.
 enum Reply<R> {
-    /// Nothing yet.
-    Waiting,
     /// The write's outcome (after its transaction committed or failed),
     /// and the job, to be freed by the caller.
     Done(Result<R, StoreError>, Option<Job>),
@@ -457,10 +433,7 @@ impl SqliteStore {
         durability: Durability,
         f: impl FnMut(&Connection) -> Result<R, StoreError> + Send + 'static,
     ) -> Result<R, StoreError> {
-        let waiter = Arc::new(Waiter {
-            state: Mutex::new(Reply::Waiting),
-            thread: std::thread::current(),
-        });
+        let waiter = Arc::new(Waiter::for_current_thread());
         let job: Job = Box::new(TypedJob {
             body: f,
             outcome: None,
@@ -480,21 +453,21 @@ impl SqliteStore {
         if !lead_now {
             // `Lead` is always consumed before this job runs, so the one
             // slot never holds two replies.
-            match waiter.take() {
+            match next_reply(&waiter) {
                 Reply::Done(r, job) => {
                     drop(job);
                     return r;
                 }
-                Reply::Lead | Reply::Waiting => {}
+                Reply::Lead => {}
             }
         }
         self.writer.lead()?;
-        match waiter.take() {
+        match next_reply(&waiter) {
             Reply::Done(r, job) => {
                 drop(job);
                 r
             }
-            _ => Err(StoreError::Db("write job did not run".into())),
+            Reply::Lead => Err(StoreError::Db("write job did not run".into())),
         }
     }
 }
@@ -1392,6 +1365,33 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let store = SqliteStore::open(&dir.join("t.db")).unwrap();
         (dir, store)
+    }
+
+    /// A job that panics fails its caller with an error (no caller waits
+    /// forever) and the writer goes on with the next write.
+    #[test]
+    fn a_panicking_write_fails_its_caller_and_the_writer_goes_on() {
+        let (dir, store) = scratch("t-panic");
+        let store = Arc::new(store);
+        for lazy in [false, true] {
+            let s = store.clone();
+            let r = std::thread::spawn(move || {
+                let job =
+                    |_: &Connection| -> Result<(), StoreError> { panic!("job panics on purpose") };
+                if lazy {
+                    s.write_lazy(job)
+                } else {
+                    s.write(job)
+                }
+            })
+            .join()
+            .unwrap();
+            assert!(matches!(r, Err(StoreError::Db(_))), "{r:?}");
+            store.kv_set("after", &J::from(1)).unwrap();
+            assert_eq!(store.kv_get("after").unwrap(), Some(J::from(1)));
+        }
+        drop(store);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     fn writer_sync(store: &SqliteStore) -> (i64, Durability) {
