@@ -155,6 +155,10 @@ pub struct Execution {
     liveness: BTreeMap<usize, Liveness>,
     poisoned: Option<EngineError>,
     steps: u64,
+    /// The canonical text of the last emitted checkpoint's body, by
+    /// revision, when it was written while choosing delta or snapshot
+    /// (see [`Execution::take_checkpoint_text`]).
+    checkpoint_text: Option<(u64, String)>,
 }
 
 fn fatal(kind: FatalKind, m: impl Into<String>) -> EvalError {
@@ -274,6 +278,7 @@ impl Execution {
             state,
             limits,
             outstanding: None,
+            checkpoint_text: None,
             queue: VecDeque::new(),
             base,
             deltas_since_snapshot: 0,
@@ -412,6 +417,23 @@ impl Execution {
         self.allow_delta = allowed;
     }
 
+    /// Takes the canonical JSON text of the outstanding checkpoint's body
+    /// (its `delta`, or its `materialize` for a snapshot) if the engine
+    /// wrote it while choosing between the two: byte-identical to
+    /// `to_canonical` of that body, which a host storing the text need not
+    /// write again. `None` when `revision` is not the outstanding
+    /// checkpoint's, or the text was not written (or already taken).
+    pub fn take_checkpoint_text(&mut self, revision: u64) -> Option<String> {
+        let outstanding = matches!(
+            &self.outstanding,
+            Some((HostRequest::PersistCheckpoint { revision: r, .. }, _)) if *r == revision
+        );
+        match self.checkpoint_text.take() {
+            Some((r, text)) if outstanding && r == revision => Some(text),
+            _ => None,
+        }
+    }
+
     /// The request the host must answer, if any.
     pub fn outstanding(&self) -> Option<&HostRequest> {
         self.outstanding.as_ref().map(|(r, _)| r)
@@ -521,15 +543,28 @@ impl Execution {
         self.state.revision = revision;
         let base_revision = self.base.as_ref().map_or(0, |b| b.revision);
         // A delta when allowed, possible and shorter than the snapshot; the
-        // snapshot's JSON tree is built only when it is the one sent.
+        // snapshot's JSON tree is built only when it is the one sent. The
+        // text written to compare them is kept for the host.
+        let mut text = None;
         let delta = if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
             self.base
                 .as_ref()
                 .and_then(|base| compute_delta(base, &self.state))
-                .filter(|d| to_canonical(d).len() < self.state.encode().len())
+                .and_then(|d| {
+                    let delta_text = to_canonical(&d);
+                    let snapshot_text = self.state.encode();
+                    if delta_text.len() < snapshot_text.len() {
+                        text = Some(delta_text);
+                        Some(d)
+                    } else {
+                        text = Some(snapshot_text);
+                        None
+                    }
+                })
         } else {
             None
         };
+        self.checkpoint_text = text.map(|t| (revision, t));
         let (kind, materialize) = match delta {
             Some(_) => (CheckpointKind::Delta, None),
             None => (CheckpointKind::Snapshot, Some(self.state.to_json())),

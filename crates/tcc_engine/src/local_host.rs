@@ -84,6 +84,10 @@ pub struct RunReport {
     pub checkpoints: (u32, u32),
     /// Restores performed.
     pub restores: u32,
+    /// Checkpoints whose body text the engine handed over
+    /// ([`Execution::take_checkpoint_text`]), each checked equal to the
+    /// canonical JSON of the body it sent.
+    pub checkpoint_texts: u32,
 }
 
 const MAX_CHILD_DEPTH: usize = 8;
@@ -166,6 +170,16 @@ impl LocalHost {
                         materialize,
                         delta,
                     } => {
+                        if let Some(text) = exec.take_checkpoint_text(revision) {
+                            let body = materialize.as_ref().or(delta.as_ref());
+                            if body.map(crate::json::to_canonical).as_deref() != Some(text.as_str())
+                            {
+                                return Err(HostError::Host(format!(
+                                    "checkpoint {revision}: the engine's text is not its body's canonical JSON"
+                                )));
+                            }
+                            report.checkpoint_texts += 1;
+                        }
                         let c = match kind {
                             CheckpointKind::Snapshot => {
                                 report.checkpoints.0 += 1;

@@ -153,6 +153,9 @@ proptest! {
                 if let Some(c) = &r.stored {
                     assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
                 }
+                // Every delta came with the engine's own text of it (the
+                // local host checked each text against its body).
+                assert!(r.checkpoint_texts >= r.checkpoints.1, "{:?} {}", r.checkpoints, r.checkpoint_texts);
                 Ok((r.outcome, r.effect_log, r.stored.map(|c| c.encode())))
             }
             Err(e) => Err(e.to_string()),

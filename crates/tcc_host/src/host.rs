@@ -321,28 +321,37 @@ impl Host {
             return Ok(false);
         };
         let r = self.drive_claimed(&row, journalled);
+        // A terminal checkpoint gave the lease back with its commit.
+        let lease_held = !matches!(r, Ok(true));
         let result = match r {
-            Ok(()) | Err(Stop::Lost) => Ok(()),
+            Ok(_) | Err(Stop::Lost) => Ok(()),
             Err(Stop::Fail(msg)) => self
                 .store
                 .fail_execution(id, owner, &msg)
                 .map_err(HostError::from),
             Err(Stop::Store(e)) => Err(HostError::Store(e)),
         };
-        let released = self.store.release(id, owner);
+        let released = if lease_held {
+            self.store.release(id, owner)
+        } else {
+            Ok(())
+        };
         self.notify();
         result?;
         released?;
         Ok(true)
     }
 
+    /// Drives a claimed execution until it suspends with nothing to
+    /// deliver, finishes or loses its lease; `Ok(true)` when it finished
+    /// with a terminal checkpoint (whose commit gave the lease back).
     fn drive_claimed(
         &self,
         row: &ExecutionRow,
         journalled: Option<Vec<String>>,
-    ) -> Result<(), Stop> {
+    ) -> Result<bool, Stop> {
         if row.is_terminal() {
-            return Ok(());
+            return Ok(false);
         }
         let id = row.id.as_str();
         let limits = &self.cfg.limits;
@@ -380,13 +389,14 @@ impl Host {
             history: Vec::new(),
             last_input: None,
             journalled: journalled.map(|keys| keys.into_iter().collect()),
+            finished: false,
         };
         if row.cancel_requested {
             d.cancel()?;
         } else if row.status == "suspended" {
             match self.store.ready_wake(id, crate::now_ms())? {
                 Some(w) => d.deliver(w)?,
-                None => return Ok(()),
+                None => return Ok(false),
             }
         }
         loop {
@@ -419,11 +429,11 @@ impl Host {
                     }
                     match self.store.ready_wake(id, crate::now_ms())? {
                         Some(w) => d.deliver(w)?,
-                        None => return Ok(()),
+                        None => return Ok(false),
                     }
                 }
                 Outcome::Completed(_) | Outcome::Failed { .. } | Outcome::Cancelled => {
-                    return Ok(());
+                    return Ok(d.finished);
                 }
             }
         }
@@ -637,6 +647,8 @@ struct Driver<'a> {
     /// other writers out): an effect whose key is not in it has no journal
     /// row, so the journal is read only for keys that have one.
     journalled: Option<HashSet<String>>,
+    /// A terminal checkpoint was committed: it gave the lease back.
+    finished: bool,
 }
 
 impl Driver<'_> {
@@ -708,9 +720,17 @@ impl Driver<'_> {
                         "delta"
                     }
                 };
+                // The engine's own text of the body when it wrote one
+                // (choosing delta or snapshot), else written here.
                 let body = match (kind, &materialize, &delta) {
-                    (CheckpointKind::Snapshot, Some(m), _) => to_canonical(m),
-                    (CheckpointKind::Delta, _, Some(d)) => to_canonical(d),
+                    (CheckpointKind::Snapshot, Some(m), _) => self
+                        .exec
+                        .take_checkpoint_text(revision)
+                        .unwrap_or_else(|| to_canonical(m)),
+                    (CheckpointKind::Delta, _, Some(d)) => self
+                        .exec
+                        .take_checkpoint_text(revision)
+                        .unwrap_or_else(|| to_canonical(d)),
                     _ => return Err(Stop::Fail(format!("{kind_name} checkpoint without body"))),
                 };
                 let cont = self.exec.state();
@@ -761,6 +781,7 @@ impl Driver<'_> {
                 };
                 hook_at("before_persist_checkpoint", &[self.id]);
                 host.store.commit_checkpoint(tx)?;
+                self.finished = status.is_terminal();
                 hook_at("after_persist_checkpoint", &[self.id]);
                 if status == Status::Suspended {
                     hook_at("after_wait_checkpoint", &[self.id]);

@@ -1083,7 +1083,9 @@ const JOURNAL_INSERT_MANY: &str = "INSERT INTO effects (idempotency_key, executi
 /// deletion never sees the row inserted beside it.
 const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
             AS d(id, owner, rev, status, result, message, pending, kind, body)),
-          cas AS (UPDATE executions e SET revision = d.rev, status = d.status, result = d.result, message = d.message, pending = d.pending, updated_ms = $10
+          cas AS (UPDATE executions e SET revision = d.rev, status = d.status, result = d.result, message = d.message, pending = d.pending, updated_ms = $10,
+              owner = CASE WHEN d.status IN ('completed', 'failed', 'cancelled') THEN NULL ELSE e.owner END,
+              lease_until = CASE WHEN d.status IN ('completed', 'failed', 'cancelled') THEN 0 ELSE e.lease_until END
             FROM d WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner AND e.revision = d.rev - 1 RETURNING e.id),
           taken AS (SELECT d.* FROM d JOIN cas ON cas.id = d.id),
           h AS (INSERT INTO history (execution_id, at_ms, kind, detail)
@@ -1812,7 +1814,10 @@ impl Store for PgStore {
                 .map(|(k, d)| (k.as_str(), json_text(d)))
                 .unzip();
             let n = c.execute(
-                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8 WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id),
+                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8,
+                        owner = CASE WHEN $4 IN ('completed', 'failed', 'cancelled') THEN NULL ELSE owner END,
+                        lease_until = CASE WHEN $4 IN ('completed', 'failed', 'cancelled') THEN 0 ELSE lease_until END
+                      WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id),
                       h AS (INSERT INTO history (execution_id, at_ms, kind, detail) SELECT cas.id, $8, h.kind, h.detail FROM cas, UNNEST($12::text[], $13::text[]) WITH ORDINALITY AS h(kind, detail, n) ORDER BY h.n)
                  INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT id, $3, $10, $11 FROM cas",
                 p(&[

@@ -1010,7 +1010,10 @@ impl Store for SqliteStore {
             )?;
             if n == 0 {
                 n = c.exec_cached(
-                    "UPDATE executions SET revision = ?3, status = ?4, result = ?5, message = ?6, pending = ?7, updated_ms = ?8 WHERE id = ?1 AND owner = ?2 AND revision = ?9",
+                    "UPDATE executions SET revision = ?3, status = ?4, result = ?5, message = ?6, pending = ?7, updated_ms = ?8,
+                       owner = CASE WHEN ?4 IN ('completed', 'failed', 'cancelled') THEN NULL ELSE owner END,
+                       lease_until = CASE WHEN ?4 IN ('completed', 'failed', 'cancelled') THEN 0 ELSE lease_until END
+                     WHERE id = ?1 AND owner = ?2 AND revision = ?9",
                     params,
                 )?;
             }

@@ -334,6 +334,8 @@ pub trait Store: Send + Sync {
     fn load_checkpoints(&self, id: &str) -> Result<Vec<CheckpointRow>, StoreError>;
     /// Commits a checkpoint with its registrations and consumed wake, if
     /// `owner` holds the lease and the stored revision is `revision - 1`.
+    /// A checkpoint with a terminal status also gives the lease back (the
+    /// execution will not be driven again; no [`Store::release`] needed).
     fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError>;
     /// The journal row of an idempotency key.
     fn journal_get(&self, idempotency_key: &str) -> Result<Option<JournalRow>, StoreError>;

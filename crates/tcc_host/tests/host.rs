@@ -185,6 +185,7 @@ fn every_durable_operation_completes(kind: Kind) {
     let rows = run_all(&host, &[&f, &e, &a, &y, &c]);
     for r in &rows {
         assert_eq!(r.status, "completed", "{r:?}");
+        assert_eq!((r.owner.as_deref(), r.lease_until), (None, 0), "{r:?}");
     }
     let flow_result = rows[0].result.clone().unwrap();
     assert_eq!(
@@ -388,6 +389,16 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         })
         .unwrap();
     assert!(suspended.iter().any(|r| r.id == "x"));
+    // A terminal checkpoint gives the lease back with its commit; one that
+    // is not terminal keeps it.
+    let row = store.get_execution("x").unwrap().unwrap();
+    assert_eq!(row.owner.as_deref(), Some("b"));
+    store.commit_checkpoint(step("b", 5, "completed")).unwrap();
+    let row = store.get_execution("x").unwrap().unwrap();
+    assert_eq!(
+        (row.status.as_str(), row.owner.as_deref(), row.lease_until),
+        ("completed", None, 0)
+    );
 }
 
 fn group_commit_serves_concurrent_writers(kind: Kind) {
