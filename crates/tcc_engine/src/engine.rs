@@ -161,6 +161,25 @@ pub struct Execution {
     checkpoint_text: Option<(u64, String)>,
 }
 
+/// `req` (a checkpoint request) with the given body.
+fn with_body(req: &HostRequest, materialize: Option<J>, delta: Option<J>) -> HostRequest {
+    match req {
+        HostRequest::PersistCheckpoint {
+            revision,
+            kind,
+            base_revision,
+            ..
+        } => HostRequest::PersistCheckpoint {
+            revision: *revision,
+            kind: *kind,
+            base_revision: *base_revision,
+            materialize,
+            delta,
+        },
+        other => other.clone(),
+    }
+}
+
 fn fatal(kind: FatalKind, m: impl Into<String>) -> EvalError {
     EvalError::Fatal(EngineError::fatal(kind, m))
 }
@@ -435,8 +454,62 @@ impl Execution {
     }
 
     /// The request the host must answer, if any.
-    pub fn outstanding(&self) -> Option<&HostRequest> {
-        self.outstanding.as_ref().map(|(r, _)| r)
+    pub fn outstanding(&self) -> Option<HostRequest> {
+        let (req, _) = self.outstanding.as_ref()?;
+        Some(match self.checkpoint_body(req) {
+            Some((materialize, delta)) => with_body(req, materialize, delta),
+            None => req.clone(),
+        })
+    }
+
+    /// A checkpoint request's body when it has been handed out already:
+    /// rebuilt from the state it was made from (unchanged until the
+    /// response). `None` for any other request, or one still holding its body.
+    fn checkpoint_body(&self, req: &HostRequest) -> Option<(Option<J>, Option<J>)> {
+        match req {
+            HostRequest::PersistCheckpoint {
+                kind,
+                materialize: None,
+                delta: None,
+                ..
+            } => Some(match kind {
+                CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
+                CheckpointKind::Delta => (
+                    None,
+                    self.base
+                        .as_ref()
+                        .and_then(|base| compute_delta(base, &self.state)),
+                ),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The outstanding request for the host. A checkpoint's body (a whole
+    /// continuation, or a delta) is moved out of the stored request rather
+    /// than copied, and rebuilt if the request is asked for again.
+    fn hand_out(&mut self) -> Option<HostRequest> {
+        let (req, _) = self.outstanding.as_ref()?;
+        if let Some((materialize, delta)) = self.checkpoint_body(req) {
+            return Some(with_body(req, materialize, delta));
+        }
+        let (req, _) = self.outstanding.as_mut()?;
+        Some(match req {
+            HostRequest::PersistCheckpoint {
+                revision,
+                kind,
+                base_revision,
+                materialize,
+                delta,
+            } => HostRequest::PersistCheckpoint {
+                revision: *revision,
+                kind: *kind,
+                base_revision: *base_revision,
+                materialize: materialize.take(),
+                delta: delta.take(),
+            },
+            other => other.clone(),
+        })
     }
 
     /// Runs at most `budget` instructions, stopping at the first host
@@ -454,8 +527,8 @@ impl Execution {
 
     fn run_inner(&mut self, mut budget: u64) -> Result<Outcome, EngineError> {
         loop {
-            if let Some((req, _)) = &self.outstanding {
-                return Ok(Outcome::Host(req.clone()));
+            if let Some(req) = self.hand_out() {
+                return Ok(Outcome::Host(req));
             }
             if let Some(action) = self.queue.pop_front() {
                 match action {
