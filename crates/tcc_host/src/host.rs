@@ -10,7 +10,7 @@ use crate::store::{
 };
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -122,6 +122,9 @@ pub struct Host {
     signal: (Mutex<u64>, Condvar),
     stop: AtomicBool,
     in_flight: Mutex<HashSet<String>>,
+    /// Bumped whenever this host commits a timer registration, so that the
+    /// scheduler's cached next timer due time is read again.
+    timers_registered: AtomicU64,
 }
 
 /// Decodes, validates and hashes an artifact for registration.
@@ -154,6 +157,7 @@ impl Host {
             signal: (Mutex::new(0), Condvar::new()),
             stop: AtomicBool::new(false),
             in_flight: Mutex::new(HashSet::new()),
+            timers_registered: AtomicU64::new(0),
         })
     }
 
@@ -539,6 +543,7 @@ impl Host {
     }
 
     fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {
+        let mut next_timer = NextTimer::default();
         while !self.stop.load(Ordering::SeqCst) {
             let seen = self.signal.0.lock().map(|g| *g).unwrap_or(0);
             let now = crate::now_ms();
@@ -565,7 +570,7 @@ impl Host {
                 continue;
             }
             let mut wait = self.cfg.poll_ms;
-            if let Ok(Some(due)) = self.store.next_timer_due() {
+            if let Some(due) = next_timer.due(self, now) {
                 wait = wait.min((due - now).clamp(1, self.cfg.poll_ms as i64) as u64);
             }
             let (m, c) = &self.signal;
@@ -632,6 +637,36 @@ fn load_continuation(
         c.revision = row.revision;
     }
     Ok(Some(c))
+}
+
+/// The scheduler's copy of the store's next timer due time. The scheduler
+/// wakes after every drive; reading the due time each time cost a query
+/// per drive. It is read again when this host registered a timer since,
+/// when the copy's time has come, and at least once per poll interval
+/// (timers registered by other nodes, timers cancelled).
+#[derive(Default)]
+struct NextTimer {
+    /// Due time (`None`: no timer), the registration count it was read at,
+    /// and when.
+    read: Option<(Option<i64>, u64, std::time::Instant)>,
+}
+
+impl NextTimer {
+    fn due(&mut self, host: &Host, now: i64) -> Option<i64> {
+        let registered = host.timers_registered.load(Ordering::SeqCst);
+        let poll = Duration::from_millis(host.cfg.poll_ms);
+        let fresh = self.read.is_some_and(|(due, count, at)| {
+            count == registered && at.elapsed() < poll && due.is_none_or(|d| d > now)
+        });
+        if !fresh {
+            self.read = host
+                .store
+                .next_timer_due()
+                .ok()
+                .map(|due| (due, registered, std::time::Instant::now()));
+        }
+        self.read.and_then(|(due, ..)| due)
+    }
 }
 
 struct Driver<'a> {
@@ -780,7 +815,14 @@ impl Driver<'_> {
                     history,
                 };
                 hook_at("before_persist_checkpoint", &[self.id]);
+                let registers_timer = tx
+                    .registrations
+                    .iter()
+                    .any(|r| matches!(r, Registration::Timer { .. }));
                 host.store.commit_checkpoint(tx)?;
+                if registers_timer {
+                    host.timers_registered.fetch_add(1, Ordering::SeqCst);
+                }
                 self.finished = status.is_terminal();
                 hook_at("after_persist_checkpoint", &[self.id]);
                 if status == Status::Suspended {

@@ -118,6 +118,7 @@ on_both!(
     a_claim_for_a_drive_brings_the_journal_keys_or_none,
     two_nodes_claiming_at_once_each_execution_goes_to_one,
     an_executions_journal_is_its_own_keys_only,
+    a_timer_registered_while_the_scheduler_is_busy_fires_on_time,
 );
 
 /// The journal's key ranges where the database's own collation does not
@@ -1178,4 +1179,47 @@ fn an_executions_journal_is_its_own_keys_only(kind: Kind) {
         );
     }
     assert_eq!(keys("i"), ["i:w"]);
+}
+
+/// The scheduler keeps the next timer's due time between wake-ups and
+/// reads it again when this host registers a timer: with a long poll
+/// interval, a 300 ms sleep registered while other executions keep the
+/// scheduler busy still fires on time, not a poll interval late.
+fn a_timer_registered_while_the_scheduler_is_busy_fires_on_time(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let store = db.open().unwrap();
+    let cfg = HostConfig {
+        poll_ms: 5_000,
+        workers: 8,
+        ..HostConfig::default()
+    };
+    let host = Host::new(store.clone(), Providers::echo_all(), cfg);
+    let ins = json!([
+        {"op": "LoadConst", "value": {"t": "number", "v": 300}}, {"op": "Sleep"},
+        {"op": "Return"}
+    ]);
+    host.register(&common::artifact(&[("run", 0, 0, ins)]), Some("nap"))
+        .unwrap();
+    host.register(&common::chain(20), Some("chain")).unwrap();
+    let threads = host.spawn();
+    // Busy first: the scheduler wakes after each of these drives.
+    let busy = host.start_many("chain", vec![vec![]; 16]).unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let started = std::time::Instant::now();
+    let nap = host.start("nap", vec![], None).unwrap();
+    let more = host.start_many("chain", vec![vec![]; 16]).unwrap();
+    let row = host.wait_for(&nap, Duration::from_secs(20), false).unwrap();
+    let took = started.elapsed();
+    for id in busy.iter().chain(&more) {
+        host.wait_for(id, Duration::from_secs(20), false).unwrap();
+    }
+    host.shutdown();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(row.status, "completed", "{row:?}");
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(2_500),
+        "the 300 ms timer fired after {took:?}"
+    );
 }
