@@ -494,22 +494,14 @@ impl Execution {
             return Some(with_body(req, materialize, delta));
         }
         let (req, _) = self.outstanding.as_mut()?;
-        Some(match req {
-            HostRequest::PersistCheckpoint {
-                revision,
-                kind,
-                base_revision,
-                materialize,
-                delta,
-            } => HostRequest::PersistCheckpoint {
-                revision: *revision,
-                kind: *kind,
-                base_revision: *base_revision,
-                materialize: materialize.take(),
-                delta: delta.take(),
-            },
-            other => other.clone(),
-        })
+        if let HostRequest::PersistCheckpoint {
+            materialize, delta, ..
+        } = req
+        {
+            let (materialize, delta) = (materialize.take(), delta.take());
+            return Some(with_body(req, materialize, delta));
+        }
+        Some(req.clone())
     }
 
     /// Runs at most `budget` instructions, stopping at the first host

@@ -881,39 +881,38 @@ fn executions_started_together_are_created_all_or_none(kind: Kind) {
 
 /// `claim_for_drive` takes the lease like `claim`; the journal keys it may
 /// bring along are exactly `journal_keys`.
+/// An execution row of artifact `h`, without program, arguments or parent.
+fn plain_execution(id: &str) -> NewExecution {
+    NewExecution {
+        id: id.into(),
+        artifact_hash: "h".into(),
+        program_name: None,
+        args: vec![],
+        parent: None,
+    }
+}
+
+/// A completed journal row of execution `id` for effect `key`.
+fn completed_effect(id: &str, key: &str) -> tcc_host::store::JournalRow {
+    tcc_host::store::JournalRow {
+        idempotency_key: format!("{id}:{key}"),
+        execution_id: id.into(),
+        key: key.into(),
+        input: "{}".into(),
+        status: "completed".into(),
+        result: J::Null,
+    }
+}
+
 fn a_claim_for_a_drive_brings_the_journal_keys_or_none(kind: Kind) {
     let Some((_d, store, _host, _)) = setup(kind) else {
         return;
     };
     store
-        .create_executions(&[
-            NewExecution {
-                id: "j".into(),
-                artifact_hash: "h".into(),
-                program_name: None,
-                args: vec![],
-                parent: None,
-            },
-            NewExecution {
-                id: "j2".into(),
-                artifact_hash: "h".into(),
-                program_name: None,
-                args: vec![],
-                parent: None,
-            },
-        ])
+        .create_executions(&[plain_execution("j"), plain_execution("j2")])
         .unwrap();
     for (id, key) in [("j", "a"), ("j", "b"), ("j2", "c")] {
-        store
-            .journal_put(&tcc_host::store::JournalRow {
-                idempotency_key: format!("{id}:{key}"),
-                execution_id: id.into(),
-                key: key.into(),
-                input: "{}".into(),
-                status: "completed".into(),
-                result: J::Null,
-            })
-            .unwrap();
+        store.journal_put(&completed_effect(id, key)).unwrap();
     }
     let now = tcc_host::now_ms();
     let (row, keys) = store
@@ -1109,26 +1108,12 @@ fn an_executions_journal_is_its_own_keys_only(kind: Kind) {
     let Some((_d, store, _host, _)) = setup(kind) else {
         return;
     };
-    let ids = ["j", "j:b", "j2", "i"];
-    let new: Vec<NewExecution> = ids
-        .iter()
-        .map(|id| NewExecution {
-            id: id.to_string(),
-            artifact_hash: "h".into(),
-            program_name: None,
-            args: vec![],
-            parent: None,
-        })
+    let new: Vec<NewExecution> = ["j", "j:b", "j2", "i"]
+        .into_iter()
+        .map(plain_execution)
         .collect();
     store.create_executions(&new).unwrap();
-    let row = |id: &str, key: &str| tcc_host::store::JournalRow {
-        idempotency_key: format!("{id}:{key}"),
-        execution_id: id.into(),
-        key: key.into(),
-        input: "{}".into(),
-        status: "completed".into(),
-        result: J::Null,
-    };
+    let row = completed_effect;
     for (id, key) in [
         ("j", "x"),
         ("j:b", "y"),
