@@ -240,6 +240,24 @@ pub struct JournalRow {
     pub result: J,
 }
 
+impl JournalRow {
+    /// Refuses a key that does not start with the execution id and `:`
+    /// (the engine's `{exec}:{key}`): both stores read an execution's
+    /// journal as the range of keys with that prefix, which would miss it.
+    pub fn check_key(&self) -> Result<(), StoreError> {
+        match self
+            .idempotency_key
+            .strip_prefix(self.execution_id.as_str())
+        {
+            Some(rest) if rest.starts_with(':') => Ok(()),
+            _ => Err(StoreError::Unsupported(format!(
+                "idempotency key {:?} does not start with its execution id {:?} and ':'",
+                self.idempotency_key, self.execution_id
+            ))),
+        }
+    }
+}
+
 /// Listing filter.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
