@@ -11,10 +11,7 @@ pub const MAGIC: &[u8; 7] = b"RVNLIB\x1A";
 pub const EFFECT_MAGIC: &[u8; 6] = b"RVNFX\x1A";
 /// Bytes before the payload.
 pub const HEADER_LEN: usize = 15;
-/// Versions this reader understands: 3 (function keys) and 4 (struct keys too).
-pub const READ_VERSIONS: &[i32] = &[3, 4];
-/// The version the writer produces.
-pub const WRITE_VERSION: i32 = 4;
+pub use crate::version::{RAVEN_VERSION, READ_VERSIONS, STRUCT_KEY_VERSION, version_for};
 
 /// Why bytes are not a readable library.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -202,9 +199,11 @@ pub fn read(bytes: &[u8]) -> Result<CompiledLibrary, ReadError> {
     }
 }
 
-/// Writes a library as a version-4 container.
+/// Writes a library as a container of [`version_for`] it: version 3, which
+/// Raven's reader accepts, whenever every struct's key is its name; version 4
+/// only when it is not.
 pub fn write(library: &CompiledLibrary) -> Result<Vec<u8>, WriteError> {
-    write_version(library, WRITE_VERSION)
+    write_version(library, STRUCT_KEY_VERSION)
 }
 
 /// Writes a library as a container of `version` (3 or 4).

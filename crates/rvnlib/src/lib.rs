@@ -20,6 +20,7 @@ pub mod json;
 pub mod library;
 pub mod link;
 pub mod verify;
+pub mod version;
 pub mod walk;
 
 pub use container::{ReadError, WriteError, read, read_unverified, write};
