@@ -57,6 +57,15 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                             None
                         }
                     };
+                    // Copy-in/copy-out goes through a function-scoped temporary.
+                    if root_ty.is_some()
+                        && usize::try_from(root).is_ok_and(|r| r < self.function.parameters.len())
+                    {
+                        self.error(format!(
+                            "call `{key}`: argument {i} passes parameter `{}` by reference; only a local can be",
+                            self.function.parameters[root as usize].name
+                        ));
+                    }
                     if let Some(p) = parameter {
                         if !p.by_reference {
                             self.error(format!("call `{key}`: argument {i} is passed by reference to by-value parameter `{}`", p.name));
@@ -69,6 +78,15 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                     }
                 }
             }
+        }
+        if result.is_none()
+            && let Some(callee) = callee
+            && !callee.return_type.is_void()
+        {
+            self.error(format!(
+                "call `{key}`: discards the callee's {} result",
+                callee.return_type.display()
+            ));
         }
         if let Some(r) = result {
             let ty = self.define(r);

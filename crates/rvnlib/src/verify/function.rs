@@ -1,6 +1,7 @@
 //! Per-function state: the signature and value table, definitions and
 //! visibility regions, statement paths and findings.
 
+use super::control::always_leaves;
 use super::report::{MAX_ERRORS, RVN3010, VerifyError, push};
 use super::scope::Scope;
 use super::types::check_type;
@@ -50,6 +51,14 @@ pub fn verify_function(
     }
     check.path.push(Step::Field("Body"));
     check.block(&function.body);
+    if !function.return_type.is_void() && !always_leaves(&function.body) {
+        check.path.clear();
+        check.path.push(Step::Field("Body"));
+        check.error(format!(
+            "the function can finish without returning a {} value",
+            function.return_type.display()
+        ));
+    }
 }
 
 impl<'s, 'a> FunctionCheck<'s, 'a> {

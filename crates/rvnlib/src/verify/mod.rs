@@ -17,6 +17,7 @@
 //! `places`, `rules` (operator and construct typing).
 
 mod calls;
+mod control;
 mod function;
 mod places;
 mod report;

@@ -28,22 +28,23 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 Ok(())
             }
             IrTypeKind::Matrix => {
-                let column = LibraryIrTypeReference::vector(ty.component, ty.rows);
-                let scalar = LibraryIrTypeReference::scalar(ty.component);
-                let by_columns = arguments.len() == ty.columns as usize
-                    && arguments.iter().all(|a| a.same_type(&column));
-                let by_scalars = arguments.len() == (ty.rows * ty.columns) as usize
-                    && arguments.iter().all(|a| a.same_type(&scalar));
-                if by_columns || by_scalars {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "expects {} column(s) of {} or {} scalars",
-                        ty.columns,
-                        column.display(),
-                        ty.rows * ty.columns
-                    ))
+                // Any mix of scalar and vector lanes filling rows x columns, in
+                // column-major order, as Raven's binder accepts.
+                let mut lanes = 0;
+                for a in arguments {
+                    match a.kind {
+                        k if k.is_scalar() && k == ty.component => lanes += 1,
+                        IrTypeKind::Vector if a.component == ty.component => lanes += a.size,
+                        _ => return Err(format!("component {} does not fit", a.display())),
+                    }
                 }
+                if lanes != ty.rows * ty.columns {
+                    return Err(format!(
+                        "arguments supply {lanes} lane(s), the matrix has {}",
+                        ty.rows * ty.columns
+                    ));
+                }
+                Ok(())
             }
             IrTypeKind::Array => {
                 let element = ty.element.as_deref().ok_or("array has no element type")?;
@@ -93,9 +94,10 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
     }
 }
 
-/// Type rule of a binary operator. Arithmetic accepts equal operand types or
-/// one scalar operand matching the other's lanes (documented in
-/// `docs/rvnlib/decisions.md`).
+/// Type rule of a binary operator: arithmetic, bitwise and logical operators
+/// take identical operand and result types, as Raven's verifier requires;
+/// `MatrixMultiply` follows the product shapes Raven's binder resolves,
+/// matrix times scalar included (`docs/rvnlib/decisions.md`).
 pub(crate) fn binary_rule(
     op: IrBinaryOp,
     l: &LibraryIrTypeReference,
@@ -111,16 +113,13 @@ pub(crate) fn binary_rule(
             if ls != rs || !(ls.is_integer() || ls.is_float()) {
                 return Err(mismatch());
             }
-            let shape_ok = if l.same_type(r) {
-                ty.same_type(l)
-            } else if l.kind.is_scalar() {
-                ty.same_type(r)
-            } else if r.kind.is_scalar() {
-                ty.same_type(l)
+            // Identical operand and result types: a scalar operand is splatted
+            // by an explicit `convert Splat` first.
+            if l.same_type(r) && ty.same_type(l) {
+                Ok(())
             } else {
-                false
-            };
-            if shape_ok { Ok(()) } else { Err(mismatch()) }
+                Err(mismatch())
+            }
         }
         MatrixMultiply => {
             let ok = ls == rs
@@ -138,6 +137,9 @@ pub(crate) fn binary_rule(
                         l.size == r.rows
                             && ty.same_type(&LibraryIrTypeReference::vector(ls, r.columns))
                     }
+                    // Matrix times scalar, either order, keeps the matrix type.
+                    (IrTypeKind::Matrix, k) if k.is_scalar() => ty.same_type(l),
+                    (k, IrTypeKind::Matrix) if k.is_scalar() => ty.same_type(r),
                     _ => false,
                 };
             if ok { Ok(()) } else { Err(mismatch()) }
@@ -149,9 +151,18 @@ pub(crate) fn binary_rule(
             if !(ls.is_integer() && rs.is_integer() || bitwise_bool) {
                 return Err(mismatch());
             }
-            let shape_ok = (l.same_type(r) || r.kind.is_scalar() || l.kind.is_scalar())
-                && (ty.same_type(l) || ty.same_type(r) && l.kind.is_scalar());
-            if shape_ok { Ok(()) } else { Err(mismatch()) }
+            // Bitwise operators take identical operands; a shift keeps the
+            // value's type whatever integer shape the amount has.
+            let shape_ok = if matches!(op, BitwiseAnd | BitwiseOr | BitwiseXor) {
+                l.same_type(r)
+            } else {
+                l.same_type(r) || r.kind.is_scalar() || r.kind == l.kind && r.size == l.size
+            };
+            if shape_ok && ty.same_type(l) {
+                Ok(())
+            } else {
+                Err(mismatch())
+            }
         }
         LogicalAnd | LogicalOr => {
             if ls == IrTypeKind::Bool && l.same_type(r) && ty.same_type(l) {

@@ -7,7 +7,12 @@ use crate::ir::*;
 impl<'s, 'a> FunctionCheck<'s, 'a> {
     pub(crate) fn statement(&mut self, statement: &'a LibraryIrStatement) {
         match statement {
-            LibraryIrStatement::Block(block) => self.block(block),
+            LibraryIrStatement::Block(block) => {
+                // A nested block's values go out of scope when it ends.
+                let mark = self.open_region();
+                self.block(block);
+                self.close_region(mark);
+            }
             LibraryIrStatement::Constant { result, value } => {
                 let ty = self.define(*result);
                 if let Some(value) = value {
@@ -92,6 +97,12 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 let operand_ty = self.use_value(*operand, "operand");
                 let ty = self.define(*result);
                 if let (Some(o), Some(t)) = (operand_ty, ty) {
+                    if o.same_type(t) {
+                        self.error(format!(
+                            "convert {conversion_kind}: converts {} to itself",
+                            o.display()
+                        ));
+                    }
                     let ok = match conversion_kind {
                         IrConversionKind::Numeric => {
                             o.kind.is_scalar() && t.kind.is_scalar()
@@ -198,7 +209,7 @@ impl<'s, 'a> FunctionCheck<'s, 'a> {
                 let f = self.use_value(*when_false, "false value");
                 let ty = self.define(*result);
                 if let Some(c) = c
-                    && (c.scalar_kind() != Some(IrTypeKind::Bool) || c.kind == IrTypeKind::Matrix)
+                    && c.kind != IrTypeKind::Bool
                 {
                     self.error(format!("select: condition is {}, not bool", c.display()));
                 }

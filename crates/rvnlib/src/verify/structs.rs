@@ -66,5 +66,14 @@ pub fn verify_struct(scope: &Scope<'_>, s: &LibraryIrStruct, errors: &mut Vec<Ve
             );
         };
         check_type(scope, &field.ty, false, &mut sink);
+        if let Some(first) = s.fields[..i].iter().position(|f| f.name == field.name) {
+            sink(
+                RVN3010,
+                format!(
+                    "field `{}` is declared more than once (first at Fields[{first}])",
+                    field.name
+                ),
+            );
+        }
     }
 }
