@@ -265,12 +265,29 @@ fn link(
             if let Err(e) = write_output(Some(output), &bytes) {
                 return usage_error(&e);
             }
-            if format == Format::Human {
-                eprintln!(
-                    "linked {} struct(s) and {} function(s) into {out_label}",
+            let version = rvnlib::version::version_for(&linked.library);
+            let why = if version == rvnlib::version::RAVEN_VERSION {
+                "the version Raven reads"
+            } else {
+                "a struct key differs from its name; Raven's reader accepts only version 3"
+            };
+            match format {
+                Format::Human => eprintln!(
+                    "linked {} struct(s) and {} function(s) into {out_label} as container version {version} ({why})",
                     linked.library.ir.structs.len(),
                     linked.library.ir.functions.len()
-                );
+                ),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::json!({
+                        "kind": "written",
+                        "path": out_label,
+                        "version": version,
+                        "raven_readable": version == rvnlib::version::RAVEN_VERSION,
+                        "structs": linked.library.ir.structs.len(),
+                        "functions": linked.library.ir.functions.len(),
+                    })
+                ),
             }
             ExitCode::SUCCESS
         }

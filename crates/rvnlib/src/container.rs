@@ -203,7 +203,7 @@ pub fn read(bytes: &[u8]) -> Result<CompiledLibrary, ReadError> {
 /// Raven's reader accepts, whenever every struct's key is its name; version 4
 /// only when it is not.
 pub fn write(library: &CompiledLibrary) -> Result<Vec<u8>, WriteError> {
-    write_version(library, STRUCT_KEY_VERSION)
+    write_version(library, version_for(library))
 }
 
 /// Writes a library as a container of `version` (3 or 4).
@@ -241,11 +241,14 @@ mod tests {
         write(&CompiledLibrary::new("X")).unwrap()
     }
 
+    /// Changed by issue 19: a library representable in version 3 is written as
+    /// version 3, the only version Raven's reader accepts
+    /// (`CompiledLibraryFormat.cs` 59, 131: `version != Version` refuses).
     #[test]
     fn header_layout() {
         let bytes = good();
         assert_eq!(&bytes[..7], b"RVNLIB\x1A");
-        assert_eq!(&bytes[7..11], &4i32.to_le_bytes());
+        assert_eq!(&bytes[7..11], &3i32.to_le_bytes());
         assert_eq!(
             i32::from_le_bytes([bytes[11], bytes[12], bytes[13], bytes[14]]) as usize,
             bytes.len() - 15
@@ -325,5 +328,14 @@ mod tests {
             Err(WriteError::UnsupportedVersion(5))
         ));
         assert!(write_version(&lib, 4).is_ok());
+        // `write` picks 4 only because the key differs from the name …
+        assert_eq!(version_for(&lib), 4);
+        assert_eq!(&write(&lib).unwrap()[7..11], &4i32.to_le_bytes());
+        // … and 3 as soon as it does not.
+        lib.ir.structs[0].key = "S".into();
+        assert_eq!(version_for(&lib), 3);
+        let bytes = write(&lib).unwrap();
+        assert_eq!(&bytes[7..11], &3i32.to_le_bytes());
+        assert_eq!(read(&bytes).unwrap(), lib);
     }
 }

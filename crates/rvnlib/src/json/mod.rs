@@ -18,10 +18,10 @@ pub fn to_compact_json(library: &CompiledLibrary, version: i32) -> String {
 
 /// `WriteJson`: the whole library as indented JSON (two spaces, `\n` line ends),
 /// with no container, in the schema of the version the container would carry
-/// ([`version_for`]). For inspection and diffs; the reader refuses it.
+/// ([`crate::version::version_for`]). For inspection and diffs; the reader refuses it.
 pub fn write_json(library: &CompiledLibrary) -> String {
     let mut emitter = writer::Emitter::new(true);
-    writer::write_library(&mut emitter, library, crate::version::STRUCT_KEY_VERSION);
+    writer::write_library(&mut emitter, library, crate::version::version_for(library));
     emitter.finish()
 }
 
