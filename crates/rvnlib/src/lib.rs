@@ -9,11 +9,12 @@
 //! body call" for every statement shape.
 //!
 //! Modules follow `rvnlib-ir.md`: [`ir`] (LibraryIr), [`library`] (the
-//! declaration half and `CompiledLibrary`), [`container`], [`json`],
+//! declaration half and `CompiledLibrary`), [`container`], [`json`], [`diff`] (API compatibility of two versions),
 //! [`verify`], [`link`], [`export`], [`walk`], plus a [`builder`].
 
 pub mod builder;
 pub mod container;
+pub mod diff;
 pub mod export;
 pub mod ir;
 pub mod json;
