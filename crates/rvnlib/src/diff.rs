@@ -132,11 +132,35 @@ impl Report {
 
 /// Compares two versions of a library.
 pub fn diff(old: &CompiledLibrary, new: &CompiledLibrary) -> Report {
+    let (old, new) = (first_occurrences(old), first_occurrences(new));
     let mut changes = Vec::new();
     diff_structs(&old.ir, &new.ir, &mut changes);
     diff_functions(&old.ir, &new.ir, &mut changes);
     diff_types(&old.types, &new.types, &mut changes);
     Report { changes }
+}
+
+/// The library as a consumer sees it: of a repeated key (struct, function,
+/// type, member) only the first counts, as the linker keeps the first.
+fn first_occurrences(library: &CompiledLibrary) -> CompiledLibrary {
+    fn keep_first<T: Clone, K: std::hash::Hash + Eq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<T> {
+        let mut seen = HashSet::new();
+        items
+            .iter()
+            .filter(|i| seen.insert(key(i)))
+            .cloned()
+            .collect()
+    }
+    let mut out = library.clone();
+    out.ir.structs = keep_first(&library.ir.structs, |s| s.key.clone());
+    out.ir.functions = keep_first(&library.ir.functions, |f| f.key.clone());
+    out.types = keep_first(&library.types, LibraryType::qualified_name);
+    for ty in &mut out.types {
+        ty.methods = keep_first(&ty.methods, |m| format!("{:?}", method_id(m)));
+        ty.fields = keep_first(&ty.fields, |f| f.name.clone());
+        ty.properties = keep_first(&ty.properties, |p| p.name.clone());
+    }
+    out
 }
 
 fn push(changes: &mut Vec<Change>, kind: ChangeKind, subject: &str, detail: String) {
@@ -156,6 +180,9 @@ fn diff_structs(old: &LibraryIr, new: &LibraryIr, changes: &mut Vec<Change>) {
             push(changes, ChangeKind::StructRemoved, &o.key, "removed".into());
             continue;
         };
+        if o == *n {
+            continue;
+        }
         if let Some(detail) = layout_change(o, n) {
             push(changes, ChangeKind::StructLayoutChanged, &o.key, detail);
         } else if o != *n {
@@ -350,6 +377,7 @@ fn diff_types(old: &[LibraryType], new: &[LibraryType], changes: &mut Vec<Change
         let name = o.qualified_name();
         match new_by_name.get(&name) {
             None => push(changes, ChangeKind::TypeRemoved, &name, "removed".into()),
+            Some(n) if o == *n => {}
             Some(n) => diff_members(&name, o, n, changes),
         }
     }
