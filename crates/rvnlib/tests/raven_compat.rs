@@ -340,7 +340,10 @@ fn void_function(key: &str, name: &str) -> String {
     .json()
 }
 
-fn names(linked: &link::Linked) -> (Vec<(String, String)>, Vec<(String, String)>) {
+/// `(key, name)` pairs.
+type Names = Vec<(String, String)>;
+
+fn names(linked: &link::Linked) -> (Names, Names) {
     (
         linked
             .library
@@ -359,7 +362,7 @@ fn names(linked: &link::Linked) -> (Vec<(String, String)>, Vec<(String, String)>
     )
 }
 
-fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+fn pairs(items: &[(&str, &str)]) -> Names {
     items
         .iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
