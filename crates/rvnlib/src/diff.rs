@@ -332,7 +332,7 @@ fn signature_text(f: &LibraryIrFunction) -> String {
             )
         })
         .collect();
-    format!("({}) -> {}", parameters.join(", "), f.return_type.display())
+    format!("({}): {}", parameters.join(", "), f.return_type.display())
 }
 
 fn signature_change(old: &LibraryIrFunction, new: &LibraryIrFunction) -> Option<String> {
@@ -588,5 +588,156 @@ fn export_change(subject: &str, old: Option<&str>, new: Option<&str>, changes: &
             format!("linked to `{a}`, now to `{b}`"),
         ),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{FunctionBuilder, types::*};
+    use crate::library::{EnumName, LibraryProperty, ShaderStage, TypeKind};
+
+    fn function(key: &str, name: &str, parameter: &str) -> LibraryIrFunction {
+        let mut f = FunctionBuilder::new(key, name, f32());
+        let x = f.param(parameter, f32());
+        let v = f.load(f32(), x, vec![]);
+        f.ret(Some(v));
+        f.finish()
+    }
+
+    fn shape(fields: &[(&str, LibraryIrTypeReference)]) -> LibraryIrStruct {
+        LibraryIrStruct {
+            key: "S".into(),
+            name: "S".into(),
+            fields: fields
+                .iter()
+                .map(|(n, t)| LibraryIrField {
+                    name: (*n).into(),
+                    ty: t.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    fn kinds(report: &Report) -> Vec<ChangeKind> {
+        report.changes.iter().map(|c| c.kind).collect()
+    }
+
+    fn with(structs: Vec<LibraryIrStruct>, functions: Vec<LibraryIrFunction>) -> CompiledLibrary {
+        let mut lib = CompiledLibrary::new("L");
+        lib.ir.structs = structs;
+        lib.ir.functions = functions;
+        lib
+    }
+
+    #[test]
+    fn renames_are_compatible_and_layout_changes_are_not() {
+        let old = with(
+            vec![shape(&[("x", f32()), ("y", i32())])],
+            vec![function("F", "F", "a")],
+        );
+        // Field renamed at the same index and type; function and parameter renamed.
+        let new = with(
+            vec![shape(&[("u", f32()), ("y", i32())])],
+            vec![function("F", "G", "b")],
+        );
+        let report = diff(&old, &new);
+        assert_eq!(
+            kinds(&report),
+            [ChangeKind::StructRenamed, ChangeKind::FunctionRenamed]
+        );
+        assert!(report.compatible());
+        // Same names, swapped: a reorder, breaking even though it would link.
+        let swapped = with(vec![shape(&[("y", i32()), ("x", f32())])], vec![]);
+        let report = diff(&old, &swapped);
+        assert_eq!(report.changes[0].kind, ChangeKind::StructLayoutChanged);
+        assert!(
+            report.changes[0]
+                .detail
+                .contains("`x` moved from index 0 to 1")
+        );
+        // Retyped and added fields.
+        let retyped = with(
+            vec![shape(&[("x", f32()), ("y", f32()), ("z", f32())])],
+            vec![],
+        );
+        let detail = &diff(&old, &retyped).changes[0].detail;
+        assert!(detail.contains("field `y` retyped i32 -> f32"), "{detail}");
+        assert!(detail.contains("field `z` added"), "{detail}");
+        // Gone entirely.
+        let empty = with(vec![], vec![]);
+        assert_eq!(
+            kinds(&diff(&old, &empty)),
+            [ChangeKind::StructRemoved, ChangeKind::FunctionRemoved]
+        );
+    }
+
+    #[test]
+    fn signatures_are_compared_by_type_and_passing_mode() {
+        let old = with(vec![], vec![function("F", "F", "a")]);
+        let mut inout = function("F", "F", "a");
+        inout.parameters[0].by_reference = true;
+        let report = diff(&old, &with(vec![], vec![inout]));
+        assert_eq!(kinds(&report), [ChangeKind::FunctionSignatureChanged]);
+        assert_eq!(
+            report.changes[0].detail,
+            "(f32) -> f32 -> (inout f32) -> f32"
+        );
+        assert!(!report.compatible());
+    }
+
+    fn declaring(ir_function: Option<&str>, getter: Option<&str>) -> CompiledLibrary {
+        let float = LibraryTypeReference::primitive("Float");
+        let mut lib = CompiledLibrary::new("L");
+        lib.types.push(LibraryType {
+            namespace: "N".into(),
+            name: "T".into(),
+            containing_type: None,
+            kind: TypeKind::Struct,
+            base_type: None,
+            interfaces: vec![],
+            type_parameters: vec![],
+            fields: vec![],
+            methods: vec![LibraryMethod {
+                name: "M".into(),
+                method_kind: EnumName::new("Ordinary").unwrap(),
+                return_type: float.clone(),
+                parameters: vec![],
+                type_parameters: vec![],
+                is_static: true,
+                stage: ShaderStage::None,
+                semantic_name: None,
+                ir_function: ir_function.map(str::to_string),
+            }],
+            properties: vec![LibraryProperty {
+                name: "P".into(),
+                ty: float,
+                has_getter: true,
+                has_setter: false,
+                is_static: false,
+                ir_getter: getter.map(str::to_string),
+                ir_setter: None,
+            }],
+            ir_struct: None,
+        });
+        lib
+    }
+
+    #[test]
+    fn withdrawn_exports_break_and_retargeted_ones_do_not() {
+        let old = declaring(Some("N.T.M(): float"), Some("N.T.P:get"));
+        let report = diff(&old, &declaring(None, Some("N.T.P:get")));
+        assert_eq!(kinds(&report), [ChangeKind::ExportWithdrawn]);
+        assert_eq!(report.changes[0].subject, "N.T.M(): Float");
+        assert!(report.changes[0].detail.contains("RVN5001"));
+        assert!(!report.compatible());
+        let report = diff(&old, &declaring(Some("N.T.M(): float"), Some("N.T.P2:get")));
+        assert_eq!(kinds(&report), [ChangeKind::ExportRetargeted]);
+        assert_eq!(report.changes[0].subject, "N.T.P:get");
+        assert!(report.compatible());
+        let report = diff(&old, &CompiledLibrary::new("L"));
+        assert_eq!(kinds(&report), [ChangeKind::TypeRemoved]);
+        let report = diff(&CompiledLibrary::new("L"), &old);
+        assert_eq!(kinds(&report), [ChangeKind::TypeAdded]);
     }
 }
