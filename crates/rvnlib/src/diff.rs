@@ -681,7 +681,7 @@ mod tests {
         assert_eq!(kinds(&report), [ChangeKind::FunctionSignatureChanged]);
         assert_eq!(
             report.changes[0].detail,
-            "(f32) -> f32 -> (inout f32) -> f32"
+            "(f32): f32 -> (inout f32): f32"
         );
         assert!(!report.compatible());
     }
