@@ -679,10 +679,7 @@ mod tests {
         inout.parameters[0].by_reference = true;
         let report = diff(&old, &with(vec![], vec![inout]));
         assert_eq!(kinds(&report), [ChangeKind::FunctionSignatureChanged]);
-        assert_eq!(
-            report.changes[0].detail,
-            "(f32): f32 -> (inout f32): f32"
-        );
+        assert_eq!(report.changes[0].detail, "(f32): f32 -> (inout f32): f32");
         assert!(!report.compatible());
     }
 
