@@ -685,7 +685,8 @@ fn rule_a_value_used_after_its_nested_block() {
     );
 }
 
-/// `IR/IrVerifier.cs` (`select`: `RequireType(condition, IrScalarType.Bool)`):
+/// `IR/IrVerifier.cs` about 291–292 (the `select` case right after 285–287:
+/// `RequireType(condition, IrScalarType.Bool)`):
 /// a bool vector is not a select condition.
 #[test]
 fn rule_a_bool_vector_select_condition() {
@@ -721,7 +722,8 @@ fn rule_a_bool_vector_select_condition() {
     );
 }
 
-/// `IR/IrVerifier.cs` (`VerifyBinary` default: `RequireSame(left, right)`):
+/// `IR/IrVerifier.cs` about 357–360 (`VerifyBinary`'s default case, after the
+/// `MatrixMultiply` case at 330–337: left, right and result the same type):
 /// arithmetic wants identical operand types; the lowerer splats first.
 #[test]
 fn rule_vector_with_scalar_arithmetic() {
