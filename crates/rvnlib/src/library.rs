@@ -1,5 +1,5 @@
 //! `CompiledLibrary`: the declaration half a consumer binds against, plus the
-//! [`LibraryIr`](crate::ir::LibraryIr) half it links.
+//! [`LibraryIr`] half it links.
 
 use crate::ir::{LibraryIr, LibraryValue, wire_enum};
 use sha2::{Digest as _, Sha256};

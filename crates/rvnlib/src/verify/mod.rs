@@ -11,7 +11,7 @@
 //! which verifies with [`Resolution::Complete`].
 
 //!
-//! Split by concern: [`report`] (codes and findings), [`scope`] (what is
+//! Split by concern: `report` (codes and findings), `scope` (what is
 //! visible, deferred or complete), `types` (well-formed types), `structs`,
 //! `function` (signature, value table, regions), `statements`, `calls`,
 //! `places`, `rules` (operator and construct typing).
