@@ -210,7 +210,7 @@ fn diff_reports_compatible_and_breaking_versions() {
         report.contains("compatible function-body-changed `Brdf.Shading.GgxD"),
         "{report}"
     );
-    assert!(report.contains("3 change(s), 0 breaking"), "{report}");
+    assert!(report.contains("5 change(s), 0 breaking"), "{report}");
 
     let breaking = irkit(&[
         "rvn",

@@ -28,6 +28,9 @@ pub enum ChangeKind {
     FunctionBodyChanged,
     /// Only the function's `Name` (never used for lookup) or parameter names changed.
     FunctionRenamed,
+    /// Same key, signature and body, but it calls (directly or through others)
+    /// a function of this library that changed or is gone: it behaves differently.
+    FunctionCalleeChanged,
     /// A struct key OLD defines is gone: storage naming it is RVN5004 at link.
     StructRemoved,
     /// A new struct key.
@@ -63,6 +66,7 @@ impl ChangeKind {
             ChangeKind::FunctionSignatureChanged => "function-signature-changed",
             ChangeKind::FunctionBodyChanged => "function-body-changed",
             ChangeKind::FunctionRenamed => "function-renamed",
+            ChangeKind::FunctionCalleeChanged => "function-callee-changed",
             ChangeKind::StructRemoved => "struct-removed",
             ChangeKind::StructAdded => "struct-added",
             ChangeKind::StructLayoutChanged => "struct-layout-changed",
@@ -275,6 +279,17 @@ fn diff_functions(old: &LibraryIr, new: &LibraryIr, changes: &mut Vec<Change>) {
     let new_by_key: HashMap<&str, &LibraryIrFunction> =
         new.functions.iter().map(|f| (f.key.as_str(), f)).collect();
     let old_keys: HashSet<&str> = old.functions.iter().map(|f| f.key.as_str()).collect();
+    // Keys whose signature or body differ, or that are gone.
+    let changed: HashSet<&str> = old
+        .functions
+        .iter()
+        .filter(|o| {
+            new_by_key.get(o.key.as_str()).is_none_or(|n| {
+                signature_change(o, n).is_some() || body_digest(o) != body_digest(n)
+            })
+        })
+        .map(|o| o.key.as_str())
+        .collect();
     for o in &old.functions {
         let Some(n) = new_by_key.get(o.key.as_str()) else {
             push(
@@ -302,13 +317,23 @@ fn diff_functions(old: &LibraryIr, new: &LibraryIr, changes: &mut Vec<Change>) {
                 &o.key,
                 format!("body digest {} -> {}", &a[..16], &b[..16]),
             );
-        } else if o != *n {
-            push(
-                changes,
-                ChangeKind::FunctionRenamed,
-                &o.key,
-                format!("name `{}` -> `{}` (or parameter names)", o.name, n.name),
-            );
+        } else {
+            if o != *n {
+                push(
+                    changes,
+                    ChangeKind::FunctionRenamed,
+                    &o.key,
+                    format!("name `{}` -> `{}` (or parameter names)", o.name, n.name),
+                );
+            }
+            if let Some(chain) = reaches_changed(n, &new_by_key, &changed) {
+                push(
+                    changes,
+                    ChangeKind::FunctionCalleeChanged,
+                    &o.key,
+                    format!("calls {}, which changed", chain.join(" -> ")),
+                );
+            }
         }
     }
     for n in new
@@ -318,6 +343,40 @@ fn diff_functions(old: &LibraryIr, new: &LibraryIr, changes: &mut Vec<Change>) {
     {
         push(changes, ChangeKind::FunctionAdded, &n.key, "added".into());
     }
+}
+
+/// The shortest call chain from `start` (in NEW) to a changed key, if any.
+fn reaches_changed<'a>(
+    start: &'a LibraryIrFunction,
+    functions: &HashMap<&'a str, &'a LibraryIrFunction>,
+    changed: &HashSet<&str>,
+) -> Option<Vec<String>> {
+    let mut parent: HashMap<&str, &str> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start.key.as_str()]);
+    let mut seen: HashSet<&str> = HashSet::from([start.key.as_str()]);
+    while let Some(key) = queue.pop_front() {
+        let Some(f) = functions.get(key) else {
+            continue;
+        };
+        for callee in crate::walk::callees(&f.body) {
+            if !seen.insert(callee) {
+                continue;
+            }
+            parent.insert(callee, key);
+            if changed.contains(callee) {
+                let mut chain = vec![format!("`{callee}`")];
+                let mut at = key;
+                while at != start.key {
+                    chain.push(format!("`{at}`"));
+                    at = parent.get(at).copied().unwrap_or(start.key.as_str());
+                }
+                chain.reverse();
+                return Some(chain);
+            }
+            queue.push_back(callee);
+        }
+    }
+    None
 }
 
 fn signature_text(f: &LibraryIrFunction) -> String {
@@ -681,6 +740,52 @@ mod tests {
         assert_eq!(kinds(&report), [ChangeKind::FunctionSignatureChanged]);
         assert_eq!(report.changes[0].detail, "(f32): f32 -> (inout f32): f32");
         assert!(!report.compatible());
+    }
+
+    fn caller(key: &str, callee: &str) -> LibraryIrFunction {
+        let mut f = FunctionBuilder::new(key, key, void());
+        f.call(callee, None, vec![]);
+        f.ret(None);
+        f.finish()
+    }
+
+    #[test]
+    fn callers_of_a_changed_function_are_reported_with_the_chain() {
+        let leaf = |value: &str| {
+            let mut f = FunctionBuilder::new("C", "C", void());
+            f.constant(
+                f32(),
+                Some(crate::ir::LibraryValue::float(value.parse().unwrap())),
+            );
+            f.ret(None);
+            f.finish()
+        };
+        let old = with(vec![], vec![caller("A", "B"), caller("B", "C"), leaf("1")]);
+        let new = with(vec![], vec![caller("A", "B"), caller("B", "C"), leaf("2")]);
+        let report = diff(&old, &new);
+        let found: Vec<(ChangeKind, &str, &str)> = report
+            .changes
+            .iter()
+            .map(|c| (c.kind, c.subject.as_str(), c.detail.as_str()))
+            .collect();
+        assert_eq!(
+            found[0],
+            (
+                ChangeKind::FunctionCalleeChanged,
+                "A",
+                "calls `B` -> `C`, which changed"
+            )
+        );
+        assert_eq!(
+            found[1],
+            (
+                ChangeKind::FunctionCalleeChanged,
+                "B",
+                "calls `C`, which changed"
+            )
+        );
+        assert_eq!(found[2].0, ChangeKind::FunctionBodyChanged);
+        assert!(report.compatible());
     }
 
     fn declaring(ir_function: Option<&str>, getter: Option<&str>) -> CompiledLibrary {

@@ -150,12 +150,19 @@ fn diff_finds_brdf_v2_compatible() {
         found,
         vec![
             (ChangeKind::FunctionBodyChanged, GGX_D),
+            // Unchanged bodies that call the changed one behave differently too.
+            (ChangeKind::FunctionCalleeChanged, EVALUATE),
+            (ChangeKind::FunctionCalleeChanged, SPLIT),
             (ChangeKind::FunctionAdded, SHEEN),
             (
                 ChangeKind::MemberAdded,
                 "Brdf.Shading.Sheen(Float, Float): Float"
             ),
         ]
+    );
+    assert_eq!(
+        report.changes[1].detail,
+        format!("calls `{GGX_D}`, which changed")
     );
     // …and the consumer built against version 1 links against it.
     assert!(link_app(&brdf(2), &skinning(1)).is_ok());
