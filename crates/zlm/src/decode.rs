@@ -16,14 +16,7 @@ use crate::ids;
 use crate::layout::{HEADER_BYTES, MAGIC, MAJOR, MINOR, NONE, Section, header, locate};
 use crate::model::*;
 
-/// A decoded, validated artifact.
-#[derive(Debug, Clone)]
-pub struct Decoded {
-    /// The logical module.
-    pub module: Module,
-    /// Carried module-content identity (equal to the recomputed one).
-    pub module_content: Id,
-}
+pub use crate::check::Checked;
 
 struct Reader<'a> {
     bytes: &'a [u8],
@@ -298,21 +291,45 @@ pub enum Threads {
 /// (below it, starting a thread costs more than it saves).
 pub const PARALLEL_MIN_OPS: u64 = 4096;
 
-/// Decodes and fully validates untrusted bytes.
-pub fn decode(bytes: &[u8]) -> Result<Decoded> {
-    decode_with(bytes, Threads::Auto).map(|(d, _)| d)
+/// Decodes and fully validates untrusted bytes. Imports are not resolved
+/// (no providers are given): the result can be printed and inspected, and
+/// [`crate::interp::Interp::new`] refuses it when it imports anything.
+pub fn decode(bytes: &[u8]) -> Result<Checked> {
+    decode_with(bytes, Threads::Auto).map(|(checked, _)| checked)
+}
+
+/// [`decode`] that also resolves every import against `providers` (see
+/// [`check_imports`]) right after the projection, so a missing provider or
+/// a stale interface digest rejects before the dependent module is checked.
+pub fn decode_linked(bytes: &[u8], providers: &[&Checked]) -> Result<Checked> {
+    decode_full(bytes, Threads::Auto, Some(providers)).map(|(checked, _)| checked)
 }
 
 /// [`decode`], also reporting how long each phase took.
-pub fn decode_profiled(bytes: &[u8]) -> Result<(Decoded, Phases)> {
+pub fn decode_profiled(bytes: &[u8]) -> Result<(Checked, Phases)> {
     decode_with(bytes, Threads::Auto)
+}
+
+/// Writes the canonical bytes of a model and decodes them: the only way
+/// from a model built in code or parsed from text to a [`Checked`] module.
+pub fn from_model(module: &Module, providers: &[&Checked]) -> Result<Checked> {
+    let bytes = crate::write::write(module)?;
+    decode_linked(&bytes, providers)
 }
 
 /// [`decode`] on the given threads, reporting how long each phase took
 /// (with two threads, `identities` is waves 1-11 plus the body thread's own
 /// time, overlapped with `shared`, `model`, `canonical` and `semantic` on
 /// the calling thread).
-pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> {
+pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Checked, Phases)> {
+    decode_full(bytes, threads, None)
+}
+
+fn decode_full(
+    bytes: &[u8],
+    threads: Threads,
+    providers: Option<&[&Checked]>,
+) -> Result<(Checked, Phases)> {
     use std::time::Instant;
     let t0 = Instant::now();
     let r = sections(bytes)?;
@@ -325,6 +342,11 @@ pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> 
         }
     };
     let module = project(&r, two)?;
+    if let Some(providers) = providers {
+        let pairs: Vec<(&Module, &ids::Identities)> =
+            providers.iter().map(|p| (p.module(), p.ids())).collect();
+        resolve_imports(&module, &pairs)?;
+    }
     let t1 = Instant::now();
     let mut carried = [0u8; 32];
     carried.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
@@ -332,7 +354,7 @@ pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> 
         structural: t1 - t0,
         ..Phases::default()
     };
-    if !two {
+    let ids = if !two {
         let mut pending = ids::prepare(&module, false)?;
         pending
             .hs
@@ -349,22 +371,21 @@ pub fn decode_with(bytes: &[u8], threads: Threads) -> Result<(Decoded, Phases)> 
         // Checked semantics (issue 10): rerun by every decode, never trusted. The
         // identities are the ones recomputed above from the projection (and
         // matched against every carried ID), not the input's.
-        crate::check::check_with_ids(&module, ids)?;
+        crate::check::check_with_ids(&module, &ids)?;
         let t5 = Instant::now();
         phases.identities = t2 - t1;
         phases.model = t3 - t2;
         phases.canonical = t4 - t3;
         phases.semantic = t5 - t4;
         phases.threads = 1;
+        ids
     } else {
-        two_threads(&module, &r, bytes, carried, &mut phases)?;
+        let ids = two_threads(&module, &r, bytes, carried, &mut phases)?;
         phases.threads = 2;
-    }
+        ids
+    };
     Ok((
-        Decoded {
-            module,
-            module_content: carried,
-        },
+        Checked::new(module, ids, carried, providers.is_some()),
         phases,
     ))
 }
@@ -429,7 +450,7 @@ enum MainOutcome {
     Canonical(Error),
     Mismatch(u64),
     Semantic(Error),
-    Valid,
+    Valid(ids::Identities),
 }
 
 /// The two-thread schedule. Waves 1-11 of the identities come first; then
@@ -446,7 +467,7 @@ fn two_threads(
     bytes: &[u8],
     carried: Id,
     phases: &mut Phases,
-) -> Result<()> {
+) -> Result<ids::Identities> {
     use std::time::Instant;
     let t1 = Instant::now();
     let mut pending = ids::prepare(module, false)?;
@@ -525,11 +546,11 @@ fn two_threads(
             };
             let tc = Instant::now();
             times[1] = tc - tb;
-            let checked = crate::check::check_with_ids(module, ids);
+            let checked = crate::check::check_with_ids(module, &ids);
             times[2] = tc.elapsed();
             match checked {
                 Err(e) => MainOutcome::Semantic(e.into()),
-                Ok(()) => MainOutcome::Valid,
+                Ok(()) => MainOutcome::Valid(ids),
             }
         };
         let body = worker.map(|w| match w.join() {
@@ -548,8 +569,8 @@ fn two_threads(
     phases.canonical = times[1];
     phases.semantic = times[2];
     let bodies = bodies?;
-    let (ids, _) = pending.finish(module, Some(&bodies))?;
-    let content = ids
+    let (finished, _) = pending.finish(module, Some(&bodies))?;
+    let content = finished
         .module_content
         .iter()
         .zip(&carried)
@@ -566,7 +587,12 @@ fn two_threads(
             Err(mismatch_error(r, at))
         }
         MainOutcome::Semantic(e) => Err(content.map_or(e, |c| mismatch_error(r, c))),
-        MainOutcome::Valid => content.map_or(Ok(()), |c| Err(mismatch_error(r, c))),
+        MainOutcome::Valid(main_ids) => match content {
+            Some(c) => Err(mismatch_error(r, c)),
+            // The calling thread's identities carry the module content that
+            // the finished ones just confirmed.
+            None => Ok(main_ids),
+        },
     }
 }
 
@@ -1612,10 +1638,20 @@ fn contract_list(
 /// import's module), export a public declaration of that name and kind with
 /// the same Copy flag, and have exactly the carried module-interface digest.
 pub fn check_imports(module: &Module, providers: &[Module]) -> Result<()> {
+    let mut pairs = Vec::with_capacity(providers.len());
+    for provider in providers {
+        pairs.push((provider, ids::compute(provider, false)?.0));
+    }
+    let pairs: Vec<(&Module, &ids::Identities)> = pairs.iter().map(|(m, i)| (*m, i)).collect();
+    resolve_imports(module, &pairs)
+}
+
+/// [`check_imports`] against providers whose identities are known.
+fn resolve_imports(module: &Module, providers: &[(&Module, &ids::Identities)]) -> Result<()> {
     for imp in &module.imports {
-        let p = providers
+        let (p, pids) = providers
             .iter()
-            .find(|p| p.package == module.package && p.name == imp.module)
+            .find(|(p, _)| p.package == module.package && p.name == imp.module)
             .ok_or_else(|| {
                 Error::new(
                     code::IMPORT,
@@ -1625,7 +1661,6 @@ pub fn check_imports(module: &Module, providers: &[Module]) -> Result<()> {
                     ),
                 )
             })?;
-        let (pids, _) = ids::compute(p, false)?;
         if pids.module_interface != imp.interface {
             return Err(Error::new(
                 code::IMPORT,

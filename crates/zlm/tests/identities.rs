@@ -92,7 +92,7 @@ fn example_golden_vectors_match() {
         let m = zlm::text::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let bytes = zlm::write::write(&m).unwrap();
         let d = zlm::decode::decode(&bytes).unwrap();
-        let (_, facts) = ids::compute(&d.module, true).unwrap();
+        let (_, facts) = ids::compute(d.module(), true).unwrap();
         for f in facts {
             all.push_str(&f.to_json(true));
             all.push('\n');

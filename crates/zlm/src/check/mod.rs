@@ -15,6 +15,7 @@ pub mod sdk;
 use crate::hash::Id;
 use crate::ids::{FnIndex, Identities};
 use crate::model::*;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 pub use cfg::Cfg;
@@ -92,8 +93,8 @@ pub type CResult<T> = std::result::Result<T, CheckError>;
 pub struct Resolved<'m> {
     /// The module.
     pub m: &'m Module,
-    /// Its identities.
-    pub ids: Identities,
+    /// Its identities (borrowed from a [`Checked`] module, or computed here).
+    pub ids: Cow<'m, Identities>,
     /// Nominal ID to local declaration index.
     pub decls: HashMap<Id, usize>,
     /// Variant ID to (declaration, variant index).
@@ -112,6 +113,16 @@ impl<'m> Resolved<'m> {
     /// Builds the tables from identities already computed for `m` (by
     /// [`crate::ids::compute`], e.g. through [`crate::write::write_with_ids`]).
     pub fn with_ids(m: &'m Module, ids: Identities) -> Self {
+        Self::from_parts(m, Cow::Owned(ids))
+    }
+
+    /// Builds the tables of a decoded and checked module, borrowing the
+    /// identities its decoding recomputed.
+    pub fn of_checked(checked: &'m Checked) -> Self {
+        Self::from_parts(&checked.module, Cow::Borrowed(&checked.ids))
+    }
+
+    fn from_parts(m: &'m Module, ids: Cow<'m, Identities>) -> Self {
         let mut decls = HashMap::new();
         let mut variants = HashMap::new();
         let mut funcs = HashMap::new();
@@ -164,6 +175,59 @@ impl<'m> Resolved<'m> {
     }
 }
 
+/// A module that passed decoding and every structural and semantic check,
+/// with the identities recomputed while decoding it (C0-ART-002: only
+/// validated checked Core IR may be interpreted or materialized). Only
+/// [`crate::decode`] constructs one, so a consumer that takes `&Checked`
+/// needs no check of its own.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    module: Module,
+    ids: Identities,
+    module_content: Id,
+    imports_resolved: bool,
+}
+
+impl Checked {
+    /// Wraps a module that `decode` has just checked. `imports_resolved`
+    /// says whether its imports were resolved against supplied providers.
+    pub(crate) fn new(
+        module: Module,
+        ids: Identities,
+        module_content: Id,
+        imports_resolved: bool,
+    ) -> Self {
+        Checked {
+            module,
+            ids,
+            module_content,
+            imports_resolved,
+        }
+    }
+    /// The logical module.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+    /// Every identity of the module (recomputed, equal to the carried ones).
+    pub fn ids(&self) -> &Identities {
+        &self.ids
+    }
+    /// The module-content identity.
+    pub fn module_content(&self) -> Id {
+        self.module_content
+    }
+    /// Whether every import was resolved against its supplied provider
+    /// (always true for a module without imports). A module decoded
+    /// without its providers may be printed but not executed.
+    pub fn imports_resolved(&self) -> bool {
+        self.imports_resolved || self.module.imports.is_empty()
+    }
+    /// The logical module, giving up the proof.
+    pub fn into_module(self) -> Module {
+        self.module
+    }
+}
+
 /// Checks every semantic rule of the module.
 pub fn check(m: &Module) -> CResult<()> {
     let r = Resolved::new(m).map_err(|e| CheckError {
@@ -178,8 +242,8 @@ pub fn check(m: &Module) -> CResult<()> {
 
 /// Checks every semantic rule of `m`, reusing identities already computed
 /// for it instead of hashing every preimage again.
-pub fn check_with_ids(m: &Module, ids: Identities) -> CResult<()> {
-    check_resolved(&Resolved::with_ids(m, ids))
+pub fn check_with_ids(m: &Module, ids: &Identities) -> CResult<()> {
+    check_resolved(&Resolved::from_parts(m, Cow::Borrowed(ids)))
 }
 
 /// Checks every semantic rule given resolution tables.

@@ -12,7 +12,7 @@
 mod numeric;
 mod value;
 
-use crate::check::Resolved;
+use crate::check::{Checked, Resolved};
 use crate::model::*;
 pub use value::{Loc, Value};
 
@@ -236,6 +236,9 @@ struct Frame {
 
 struct Run<'a, 'm> {
     it: &'a Interp<'m>,
+    /// Host stack address below which a call faults with the depth limit
+    /// instead of overflowing the host stack (see [`on_sized_stack`]).
+    stack_floor: usize,
     frames: Vec<Frame>,
     drops: Vec<DropEvent>,
     steps: u64,
@@ -243,6 +246,64 @@ struct Run<'a, 'm> {
 }
 
 type Step<T> = Result<T, Fault>;
+
+/// Host stack reserved per interpreted call depth: every host frame one
+/// interpreted call nests (call, body, the general operation path, the call
+/// operation), with room for an unoptimized build.
+const STACK_PER_DEPTH: usize = 48 << 10;
+/// Host stack kept free below the guard for the deepest work one call does
+/// without passing the guard again (unwinding and dropping nested values).
+const STACK_RESERVE: usize = 512 << 10;
+/// The largest interpreter stack requested; deeper limits rely on the guard.
+const STACK_MAX: usize = 256 << 20;
+/// The stack tried when the sized one cannot be had.
+const STACK_FALLBACK: usize = 64 << 20;
+
+/// The address of a local of the calling frame (the host stack grows down).
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Runs `execute` on a thread whose stack holds `depth` interpreted calls,
+/// passing it the stack floor for the guard in [`Run::call`]: call depth
+/// exhaustion is the documented `DepthLimit` fault, never a host stack
+/// overflow, whatever the limit and the build.
+fn on_sized_stack<F>(depth: usize, execute: F) -> Result<Outcome, RunError>
+where
+    F: Fn(usize) -> Result<Outcome, RunError> + Sync,
+{
+    let wanted = depth
+        .saturating_mul(STACK_PER_DEPTH)
+        .saturating_add(2 * STACK_RESERVE)
+        .min(STACK_MAX);
+    for size in [wanted, STACK_FALLBACK.min(wanted)] {
+        let execute = &execute;
+        let outcome = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("zlm-interp".into())
+                .stack_size(size)
+                .spawn_scoped(scope, move || {
+                    let floor = stack_address().saturating_sub(size - STACK_RESERVE);
+                    execute(floor)
+                });
+            match worker {
+                Ok(handle) => Some(match handle.join() {
+                    Ok(outcome) => outcome,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }),
+                Err(_) => None,
+            }
+        });
+        if let Some(outcome) = outcome {
+            return outcome;
+        }
+    }
+    Err(RunError::Usage(
+        "the host refused a thread for the interpreter's stack".into(),
+    ))
+}
 
 /// Writes a scalar word into a slot, in place when it already holds one
 /// (no drop of the previous value, no whole-enum store).
@@ -269,11 +330,23 @@ const ARM_RETURN: u8 = 3;
 const ARM_TRY: u8 = 4;
 
 impl<'m> Interp<'m> {
-    /// Validates `m` structurally and semantically and prepares it to run.
-    pub fn new(m: &'m Module) -> Result<Self, RunError> {
-        crate::write::write(m).map_err(RunError::Invalid)?;
-        let r = Resolved::new(m).map_err(RunError::Invalid)?;
-        crate::check::check_resolved(&r).map_err(|e| RunError::Invalid(e.into()))?;
+    /// Prepares a checked module to run. A module whose imports were not
+    /// resolved against their providers ([`crate::decode::decode_linked`])
+    /// is refused with the error `zlm validate` reports for it.
+    pub fn new(checked: &'m Checked) -> Result<Self, RunError> {
+        let m = checked.module();
+        if !checked.imports_resolved() {
+            let unresolved = crate::decode::check_imports(m, &[])
+                .err()
+                .unwrap_or_else(|| {
+                    crate::Error::new(
+                        crate::error::code::IMPORT,
+                        "the module's imports were not resolved",
+                    )
+                });
+            return Err(RunError::Invalid(unresolved));
+        }
+        let r = Resolved::of_checked(checked);
         let mut progs = Vec::new();
         for (di, d) in m.declarations.iter().enumerate() {
             let mut ps = Vec::new();
@@ -344,13 +417,6 @@ impl<'m> Interp<'m> {
             )));
         }
         let mut slots = Vec::new();
-        let mut run = Run {
-            it: self,
-            frames: Vec::new(),
-            drops: Vec::new(),
-            steps: 0,
-            bytes: 0,
-        };
         for (t, a) in tys.iter().zip(args) {
             match (t, a) {
                 (Type::Scalar(_), Value::Scalar(_)) | (Type::Unit, Value::Unit) => {
@@ -368,18 +434,29 @@ impl<'m> Interp<'m> {
                 }
             }
         }
-        match run.call(at, None, slots) {
-            Ok(v) => Ok(Outcome {
-                value: v,
-                ty: f.result.clone(),
-                drops: run.drops,
-                steps: run.steps,
-            }),
-            Err(fault) => Err(RunError::Fault {
-                fault,
-                drops: run.drops,
-            }),
-        }
+        let execute = |stack_floor: usize| {
+            let mut run = Run {
+                it: self,
+                frames: Vec::new(),
+                drops: Vec::new(),
+                steps: 0,
+                bytes: 0,
+                stack_floor,
+            };
+            match run.call(at, None, slots.clone()) {
+                Ok(v) => Ok(Outcome {
+                    value: v,
+                    ty: f.result.clone(),
+                    drops: run.drops,
+                    steps: run.steps,
+                }),
+                Err(fault) => Err(RunError::Fault {
+                    fault,
+                    drops: run.drops,
+                }),
+            }
+        };
+        on_sized_stack(self.limits.depth, execute)
     }
 
     /// Renders a value of type `t`.
@@ -720,7 +797,7 @@ impl<'a, 'm> Run<'a, 'm> {
         args: Vec<Value>,
     ) -> Step<Value> {
         let p = self.prog(at);
-        if self.frames.len() >= self.it.limits.depth {
+        if self.frames.len() >= self.it.limits.depth || stack_address() < self.stack_floor {
             // Precommit failure: the arguments are returned to nobody; the
             // caller's frame still owns the temporaries (see exec_call).
             return Err(self.fault(p, None, None, FaultKind::DepthLimit));
