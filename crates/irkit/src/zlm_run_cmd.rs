@@ -58,7 +58,7 @@ fn usage(msg: String) -> ExitCode {
 }
 
 fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
-    let bad = || format!("argument {s:?} is not a {}", zlm::text::type_text_raw(t));
+    let bad = || format!("argument {s:?} is not a {t}");
     match t {
         Type::Unit if s == "()" => Ok(Value::Unit),
         Type::Scalar(ScalarKind::Bool) => match s {
@@ -89,8 +89,7 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
             Ok(Value::Scalar(v as u64))
         }
         _ => Err(format!(
-            "parameters of type {} cannot be supplied on the command line",
-            zlm::text::type_text_raw(t)
+            "parameters of type {t} cannot be supplied on the command line"
         )),
     }
 }
@@ -200,7 +199,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
                     "{}\n",
                     serde_json::json!({
                         "result": rendered,
-                        "type": zlm::text::type_text_raw(&out.ty),
+                        "type": out.ty.to_string(),
                         "steps": out.steps,
                         "drops": print_drops(&out.drops),
                         "contract": contract,

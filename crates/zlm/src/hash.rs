@@ -218,3 +218,8 @@ mod tests {
         assert_eq!(id_from_hex("zz"), None);
     }
 }
+
+/// The stable catalog ID `zerglang.selfhost-intrinsics/1`: the optional
+/// catalog part of every catalog type instance, and the catalog named by
+/// every catalog function signature.
+pub const CATALOG_ID: &str = "zerglang.selfhost-intrinsics/1";

@@ -46,6 +46,9 @@ pub struct Cfg<'m> {
     pub idom: Vec<usize>,
     /// Immediate postdominators (`usize::MAX` is the virtual exit).
     pub ipdom: Vec<usize>,
+    /// Dominator-tree interval of each block (entry and exit clock of a
+    /// depth-first walk of the tree), for O(1) dominance queries.
+    tree_interval: Vec<(u32, u32)>,
     edges: Vec<ExpEdge>,
 }
 
@@ -189,6 +192,7 @@ impl<'m> Cfg<'m> {
             }
         }
         let idom = dominators(n, 0, &succ, &preds);
+        let tree_interval = tree_intervals(&idom);
         // Postdominators over the reverse graph with a virtual exit node n.
         let mut rsucc = vec![Vec::new(); n + 1];
         let mut rpreds = vec![Vec::new(); n + 1];
@@ -212,6 +216,7 @@ impl<'m> Cfg<'m> {
             preds,
             idom,
             ipdom,
+            tree_interval,
             edges,
         })
     }
@@ -310,16 +315,9 @@ impl<'m> Cfg<'m> {
     }
 
     /// Whether block `a` dominates block `b`.
-    pub fn dominates(&self, a: usize, mut b: usize) -> bool {
-        loop {
-            if a == b {
-                return true;
-            }
-            if b == 0 || self.idom[b] == b {
-                return false;
-            }
-            b = self.idom[b];
-        }
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        let (outer, inner) = (self.tree_interval[a], self.tree_interval[b]);
+        outer.0 <= inner.0 && inner.1 <= outer.1
     }
 
     /// Whether flow operation `a` strictly precedes-and-dominates `b`.
@@ -378,6 +376,122 @@ impl<'m> Cfg<'m> {
             b = next;
         }
     }
+}
+
+/// Entry and exit clocks of a depth-first walk of the dominator tree
+/// (`idom[root] == root`; every block is reachable once `build` accepts the
+/// graph): `a` dominates `b` exactly when `a`'s interval contains `b`'s.
+fn tree_intervals(idom: &[usize]) -> Vec<(u32, u32)> {
+    let n = idom.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (block, &parent) in idom.iter().enumerate() {
+        if parent != block {
+            children[parent].push(block);
+        }
+    }
+    let mut interval = vec![(0u32, 0u32); n];
+    let mut clock = 0u32;
+    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+    while let Some((block, done)) = stack.pop() {
+        if done {
+            interval[block].1 = clock;
+        } else {
+            interval[block].0 = clock;
+            stack.push((block, true));
+            stack.extend(children[block].iter().map(|&child| (child, false)));
+        }
+        clock += 1;
+    }
+    interval
+}
+
+/// The edge kinds the priority rule of [`Cfg::admitted_kinds`] can ever give
+/// an arm: the structural check admits exactly these, and the semantic pass
+/// then requires the one the rule derives for the edge (a conditional arm is
+/// `backedge` to a dominating block, `join` when it drops owners into a
+/// multi-predecessor block, `branch` otherwise; see docs/zlm/semantics.md).
+pub fn possible_kinds(arm: Arm) -> &'static [EdgeKind] {
+    match arm {
+        Arm::Return => &[EdgeKind::Return],
+        Arm::Try => &[EdgeKind::TryError],
+        Arm::True | Arm::False => &[EdgeKind::Branch, EdgeKind::Join, EdgeKind::Backedge],
+        Arm::Jump => &[
+            EdgeKind::Fallthrough,
+            EdgeKind::Join,
+            EdgeKind::Break,
+            EdgeKind::Continue,
+            EdgeKind::Backedge,
+        ],
+    }
+}
+
+/// The structural CFG rules that the writer and every decode check before
+/// the canonical comparison (`ZLM-SHAPE`): terminators, dense preorder block
+/// IDs, the cleanup-edge list (IDs, sources, successors, a kind the arm can
+/// have) and SSA dominance (an operand is defined earlier in its block or in
+/// a block that dominates the use). The exact kind of each edge and its
+/// recipes are the semantic pass's ([`super::check`]).
+pub fn check_structure(f: &Function) -> crate::Result<()> {
+    use crate::error::in_function;
+    let cfg = Cfg::build(f).map_err(|(block, op, msg)| {
+        let at = match (block, op) {
+            (Some(b), Some(o)) => format!("block {b} op {o}"),
+            (Some(b), None) => format!("block {b}"),
+            _ => "CFG".to_string(),
+        };
+        in_function(f, &at, msg)
+    })?;
+    for block in &cfg.blocks {
+        for (ordinal, op) in block.ops.iter().enumerate() {
+            let here = OpRef::Flow {
+                block: block.id,
+                ordinal: ordinal as u32,
+            };
+            for operand in &op.operands {
+                if let Operand::Value(def @ OpRef::Flow { .. }) = operand
+                    && !cfg.dominates_op(*def, here)
+                {
+                    return Err(in_function(
+                        f,
+                        &format!("block {} op {ordinal}", block.id),
+                        "an SSA operand must be defined earlier on every path (dominance)",
+                    ));
+                }
+            }
+        }
+    }
+    let expected = cfg.expected_edges();
+    if expected.len() != f.body.edges.len() {
+        return Err(in_function(
+            f,
+            "CFG",
+            format!(
+                "{} cleanup edges expected, {} present",
+                expected.len(),
+                f.body.edges.len()
+            ),
+        ));
+    }
+    let mut by_id: Vec<Option<&CleanupEdge>> = vec![None; expected.len()];
+    for edge in &f.body.edges {
+        if let Some(slot) = by_id.get_mut(edge.id as usize) {
+            *slot = Some(edge);
+        }
+    }
+    for (id, (want, have)) in expected.iter().zip(by_id).enumerate() {
+        let have = have.ok_or_else(|| in_function(f, "CFG", "cleanup edge IDs are dense"))?;
+        if have.source != want.source
+            || have.successor != want.successor
+            || !possible_kinds(want.arm).contains(&have.kind)
+        {
+            return Err(in_function(
+                f,
+                &format!("cleanup edge {id}"),
+                "source, successor or kind differs from the derived edge list",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Cooper–Harvey–Kennedy iterative dominators over nodes reachable from `root`.

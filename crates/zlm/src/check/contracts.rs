@@ -2,21 +2,21 @@
 //! survival set and pure-call restrictions. Tree shape (postorder,
 //! single use, root bit) is enforced by `validate`.
 
-use super::{CResult, FnCheck, code};
+use super::context::{CResult, FnCheck, code};
 use crate::model::*;
 
 /// Checks every requires and ensures expression of the function.
 pub(crate) fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
     for (which, list) in [(false, &fc.f.requires), (true, &fc.f.ensures)] {
-        for (ei, e) in list.iter().enumerate() {
-            expr(fc, e, which, ei)?;
+        for (edge_index, e) in list.iter().enumerate() {
+            expr(fc, e, which, edge_index)?;
             if exported(fc) {
-                public_only(fc, e, which, ei)?;
+                public_only(fc, e, which, edge_index)?;
             }
         }
     }
     // Every admitted contract has exactly one canonical print form.
-    print_clauses(fc.r, fc.di, fc.f).map_err(|m| fc.err(code::CONTRACT, None, None, m))?;
+    print_clauses(fc.r, fc.decl_index, fc.f).map_err(|m| fc.err(code::CONTRACT, None, None, m))?;
     Ok(())
 }
 
@@ -24,12 +24,12 @@ pub(crate) fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
 /// public function of a public declaration.
 fn exported(fc: &FnCheck<'_, '_>) -> bool {
     fc.f.visibility == Visibility::Public
-        && fc.r.m.declarations[fc.di].visibility == Visibility::Public
+        && fc.r.m.declarations[fc.decl_index].visibility == Visibility::Public
 }
 
 /// An exported contract references only public members of public
 /// declarations (or catalog functions).
-fn public_only(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CResult<()> {
+fn public_only(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
     let clause = if ensures { "ensures" } else { "requires" };
     for (i, op) in e.ops.iter().enumerate() {
         let Some(id) = op.reference else { continue };
@@ -51,7 +51,7 @@ fn public_only(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CRes
                 None,
                 None,
                 format!(
-                    "{clause} {ei} op {i}: an exported contract references a non-public member (it must resolve in the public module interface)"
+                    "{clause} {edge_index} op {i}: an exported contract references a non-public member (it must resolve in the public module interface)"
                 ),
             ));
         }
@@ -63,7 +63,11 @@ fn public_only(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CRes
 /// under `zerglang.zli.contract-printer/1`: `requires { E0; E1; }` and
 /// `ensures { .. }`, empty clauses omitted, joined by one space (empty
 /// when the function has no contract).
-pub fn print_clauses(r: &super::Resolved<'_>, decl: usize, f: &Function) -> Result<String, String> {
+pub fn print_clauses(
+    r: &super::context::Resolved<'_>,
+    decl: usize,
+    f: &Function,
+) -> Result<String, String> {
     let mut parts = Vec::new();
     for (name, list) in [("requires", &f.requires), ("ensures", &f.ensures)] {
         if list.is_empty() {
@@ -83,7 +87,7 @@ pub fn print_clauses(r: &super::Resolved<'_>, decl: usize, f: &Function) -> Resu
 
 /// Prints one typed contract expression tree from its root.
 pub fn print_expr(
-    r: &super::Resolved<'_>,
+    r: &super::context::Resolved<'_>,
     decl: usize,
     f: &Function,
     e: &Expr,
@@ -97,7 +101,7 @@ pub fn print_expr(
 }
 
 fn print_operand(
-    r: &super::Resolved<'_>,
+    r: &super::context::Resolved<'_>,
     decl: usize,
     f: &Function,
     e: &Expr,
@@ -147,7 +151,7 @@ pub fn print_literal(c: &Constant) -> Result<String, String> {
 }
 
 fn print_op(
-    r: &super::Resolved<'_>,
+    r: &super::context::Resolved<'_>,
     decl: usize,
     f: &Function,
     e: &Expr,
@@ -177,11 +181,11 @@ fn print_op(
             let id = op.reference.ok_or("pure-call references a function")?;
             let (owner, receiver, name) = match op.aux0 {
                 0 => {
-                    let &(d, fi) = r
+                    let &(d, fn_index) = r
                         .funcs
                         .get(&id)
                         .ok_or("pure-call names an unresolved function")?;
-                    let callee = &r.m.declarations[d].functions[fi];
+                    let callee = &r.m.declarations[d].functions[fn_index];
                     (
                         r.m.declarations[d].name.clone(),
                         callee.receiver,
@@ -191,11 +195,7 @@ fn print_op(
                 _ => {
                     let en = crate::catalog::by_signature(&id)
                         .ok_or("pure-call names an unknown catalog function")?;
-                    (
-                        crate::text::type_text_raw(&en.owner),
-                        en.receiver,
-                        en.name.to_string(),
-                    )
+                    (en.owner.to_string(), en.receiver, en.name.to_string())
                 }
             };
             let skip = usize::from(receiver == ReceiverKind::Shared);
@@ -222,7 +222,7 @@ fn print_op(
     })
 }
 
-fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CResult<()> {
+fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
     let recv = fc.receiver_binding();
     let clause = if ensures { "ensures" } else { "requires" };
     for (i, op) in e.ops.iter().enumerate() {
@@ -231,7 +231,7 @@ fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, ei: usize) -> CResult<()>
                 code::CONTRACT,
                 None,
                 None,
-                format!("{clause} {ei} op {i}: {m}"),
+                format!("{clause} {edge_index} op {i}: {m}"),
             )
         };
         let mut tys = Vec::new();

@@ -4,7 +4,7 @@
 //! liveness and conflicts, and variant refinement.
 
 use super::cfg::Arm;
-use super::{CResult, FnCheck, code};
+use super::context::{CResult, FnCheck, code};
 use crate::hash::Id;
 use crate::model::*;
 use std::collections::BTreeSet;
@@ -391,10 +391,10 @@ impl Flow<'_, '_, '_> {
         Ok(())
     }
 
-    fn block(&self, bi: usize, mut st: St) -> CResult<Vec<(usize, St)>> {
+    fn block(&self, block_index: usize, mut st: St) -> CResult<Vec<(usize, St)>> {
         let fc = self.fc;
-        let b = bi as u32;
-        let ops = &fc.cfg.blocks[bi].ops;
+        let b = block_index as u32;
+        let ops = &fc.cfg.blocks[block_index].ops;
         let mut pending_refine: Option<(usize, Id)> = None;
         let mut out = Vec::new();
         for (jj, op) in ops.iter().enumerate() {
@@ -448,23 +448,23 @@ impl Flow<'_, '_, '_> {
                         Access::Read
                     };
                     self.conflict(&st, b, j, k, acc)?;
-                    let oi = self.place(&st, b, j, k, false)?;
+                    let op_index = self.place(&st, b, j, k, false)?;
                     let mut fk = k.clone();
                     fk.fields.push(*fid);
-                    let fi = self.ix(&fk);
+                    let fn_index = self.ix(&fk);
                     if let Some(info) = fc.r.ids.fields.get(fid)
                         && let Some(v) = info.variant
                     {
                         let vid = fc.r.ids.decls[info.decl].variants[v].0;
-                        if !st.refine.contains(&(oi, vid)) {
+                        if !st.refine.contains(&(op_index, vid)) {
                             return Err(e(
                                 code::VARIANT,
                                 "payload field access without a proven active variant".into(),
                             ));
                         }
                     }
-                    match (op.tag, fi) {
-                        (tag::FIELD_COPY, Some(fi)) if !st.live[fi] => {
+                    match (op.tag, fn_index) {
+                        (tag::FIELD_COPY, Some(fn_index)) if !st.live[fn_index] => {
                             return Err(e(code::OWNERSHIP, "read of a moved field".into()));
                         }
                         (tag::FIELD_MOVE, None) => {
@@ -473,11 +473,11 @@ impl Flow<'_, '_, '_> {
                                 "FIELD_MOVE needs the field's owned path".into(),
                             ));
                         }
-                        (tag::FIELD_MOVE, Some(fi)) => {
-                            if !self.whole_live(&st, fi) {
+                        (tag::FIELD_MOVE, Some(fn_index)) => {
+                            if !self.whole_live(&st, fn_index) {
                                 return Err(e(code::OWNERSHIP, "move of a moved field".into()));
                             }
-                            self.set_tree(&mut st, fi, false);
+                            self.set_tree(&mut st, fn_index, false);
                             self.produce(&mut st, b, j);
                         }
                         _ => {}
@@ -621,7 +621,7 @@ impl Flow<'_, '_, '_> {
                     let eid = fc.cfg.edge_id(b, Arm::Jump, None).unwrap_or(u32::MAX);
                     self.end_loans(&mut st, here);
                     self.recipes(&mut st, b, eid, false)?;
-                    out.push((fc.cfg.succ[bi][0], st.clone()));
+                    out.push((fc.cfg.succ[block_index][0], st.clone()));
                 }
                 tag::JUMP_IF_FALSE => {
                     self.end_loans(&mut st, here);
@@ -631,11 +631,11 @@ impl Flow<'_, '_, '_> {
                     }
                     let te = fc.cfg.edge_id(b, Arm::True, None).unwrap_or(u32::MAX);
                     self.recipes(&mut t, b, te, false)?;
-                    out.push((fc.cfg.succ[bi][0], t));
+                    out.push((fc.cfg.succ[block_index][0], t));
                     let mut f = st.clone();
                     let fe = fc.cfg.edge_id(b, Arm::False, None).unwrap_or(u32::MAX);
                     self.recipes(&mut f, b, fe, false)?;
-                    out.push((fc.cfg.succ[bi][1], f));
+                    out.push((fc.cfg.succ[block_index][1], f));
                 }
                 tag::CALL
                 | tag::INTRINSIC_CALL

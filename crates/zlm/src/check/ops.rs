@@ -2,7 +2,8 @@
 //! dominance, Copy/loan placement, effect-set inclusion and RESULT_TRY
 //! carrier shapes.
 
-use super::{CResult, FnCheck, code, sdk};
+use super::context::{CResult, FnCheck, code};
+use super::sdk;
 use crate::model::*;
 
 fn is_int(t: &Type) -> bool {
@@ -185,12 +186,15 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Variant(v) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, vi) =
+            let (d, variant_index) =
                 fc.r.variants
                     .get(v)
                     .copied()
                     .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
-            if !fc.r.m.declarations[d].variants[vi].fields.is_empty() {
+            if !fc.r.m.declarations[d].variants[variant_index]
+                .fields
+                .is_empty()
+            {
                 return Err(ty_err("ENUM_CONST names a fieldless variant"));
             }
             if res != Some(fc.r.self_type(d)) {
@@ -311,14 +315,16 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Variant(v) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, vi) = fc.r.variants.get(v).copied().ok_or_else(|| {
+            let (d, variant_index) = fc.r.variants.get(v).copied().ok_or_else(|| {
                 e(
                     code::UNSUPPORTED,
                     "construction of a nonlocal variant".into(),
                 )
             })?;
-            let mut fields: Vec<&Field> =
-                fc.r.m.declarations[d].variants[vi].fields.iter().collect();
+            let mut fields: Vec<&Field> = fc.r.m.declarations[d].variants[variant_index]
+                .fields
+                .iter()
+                .collect();
             fields.sort_by_key(|f| f.ordinal);
             if fields.len() != tys.len()
                 || fields
@@ -543,10 +549,6 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
     Ok(())
 }
 
-fn effects_subset(inner: &[Effect], outer: &[Effect]) -> bool {
-    inner.iter().all(|e| outer.contains(e))
-}
-
 fn check_args(
     fc: &FnCheck<'_, '_>,
     b: u32,
@@ -669,7 +671,7 @@ fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>
             "the effect-set auxiliary differs from the callee's",
         ));
     }
-    if !effects_subset(&callee.effects, &fc.f.effects) {
+    if !effects_within(&callee.effects, &fc.f.effects) {
         return Err(fc.err(
             code::EFFECT,
             Some(b),
@@ -716,7 +718,7 @@ fn check_intrinsic(
     };
     let entry = crate::catalog::by_signature(sig)
         .ok_or_else(|| fc.err(code::TYPE, Some(b), Some(i), "unknown catalog function"))?;
-    if !effects_subset(&entry.effects, &fc.f.effects) {
+    if !effects_within(&entry.effects, &fc.f.effects) {
         return Err(fc.err(
             code::EFFECT,
             Some(b),

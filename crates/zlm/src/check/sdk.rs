@@ -10,7 +10,7 @@
 //! namespace, so a `Ref<Bytes>` names the certified type whether `Bytes` is
 //! local (inside `sdk.bytes`) or imported.
 
-use super::{CResult, FnCheck, code};
+use super::context::{CResult, FnCheck, code};
 use crate::hash::Id;
 use crate::model::*;
 use std::sync::OnceLock;
@@ -72,7 +72,7 @@ pub(crate) fn is_facade_signature(fc: &FnCheck<'_, '_>) -> bool {
 }
 
 /// Whether a callee (declaration `d`, function `f`) is the facade signature.
-pub fn is_facade_callee(r: &super::Resolved<'_>, d: usize, f: &Function) -> bool {
+pub fn is_facade_callee(r: &super::context::Resolved<'_>, d: usize, f: &Function) -> bool {
     let mut ps: Vec<&Param> = f.params.iter().collect();
     ps.sort_by_key(|p| p.ordinal);
     is_bytes(&r.self_type(d))
@@ -97,9 +97,9 @@ pub(crate) fn is_finish(fc: &FnCheck<'_, '_>) -> bool {
 
 /// Declaration-level rules: the fixed private layout of the two SDK types
 /// when they are declared locally.
-pub fn check_decls(r: &super::Resolved<'_>) -> CResult<()> {
-    for (di, d) in r.m.declarations.iter().enumerate() {
-        let t = r.self_type(di);
+pub fn check_decls(r: &super::context::Resolved<'_>) -> CResult<()> {
+    for (decl_index, d) in r.m.declarations.iter().enumerate() {
+        let t = r.self_type(decl_index);
         if !is_bytes(&t) && !is_builder(&t) {
             continue;
         }
@@ -112,7 +112,7 @@ pub fn check_decls(r: &super::Resolved<'_>) -> CResult<()> {
                 && (is_builder(&t) || f.mutability == Mutability::Let)
         };
         if !ok {
-            return Err(super::CheckError {
+            return Err(super::context::CheckError {
                 code: code::SDK,
                 function: d.name.clone(),
                 block: None,
@@ -133,7 +133,7 @@ pub fn check_decls(r: &super::Resolved<'_>) -> CResult<()> {
 /// it, the two UInt64 parameter loads, one tag-43 over that field path and
 /// the immediate ephemeral return of that loan value.
 pub(crate) fn facade_body(fc: &FnCheck<'_, '_>) -> Option<Body> {
-    let storage = *fc.r.ids.decls.get(fc.di)?.fields.first()?;
+    let storage = *fc.r.ids.decls.get(fc.decl_index)?.fields.first()?;
     let recv = PathKey {
         root: Root::Receiver,
         fields: vec![],

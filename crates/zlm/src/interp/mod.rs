@@ -9,11 +9,13 @@
 //! its owners in reverse custody order. Every destroyed non-Copy value is
 //! appended to an observable drop log.
 
+mod fault;
 mod numeric;
 mod value;
 
 use crate::check::{Checked, Resolved};
 use crate::model::*;
+pub use fault::{Fault, FaultKind};
 pub use value::{Loc, Value};
 
 /// Resource limits.
@@ -51,56 +53,6 @@ pub struct DropEvent {
 impl std::fmt::Display for DropEvent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: drop {} : {}", self.function, self.owner, self.ty)
-    }
-}
-
-/// Why execution stopped abnormally.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FaultKind {
-    /// Arithmetic out of range under the exact/approximate profile.
-    Overflow,
-    /// Division or remainder by zero.
-    DivideByZero,
-    /// Shift count not below the width under the exact/approximate profile.
-    ShiftRange,
-    /// A requires or ensures clause evaluated false.
-    Contract(String),
-    /// ASSERT_TRUE / ASSERT_EQ failed.
-    Assert,
-    /// Byte-array or slice index out of bounds, or slice precondition false.
-    Bounds,
-    /// A carrier or variant tag was noncanonical or the wrong variant.
-    Tag,
-    /// Step limit reached.
-    StepLimit,
-    /// Call-depth limit reached.
-    DepthLimit,
-    /// Byte limit reached.
-    ByteLimit,
-    /// An interpreter state that validation rules out was reached: an
-    /// internal invariant violation, reported instead of aborting.
-    Internal,
-}
-
-/// A deterministic fault with its location.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("fault in {function}{}: {kind:?}", loc(*.block, *.op))]
-pub struct Fault {
-    /// `Decl.function`.
-    pub function: String,
-    /// Block, when the fault is in the body.
-    pub block: Option<u32>,
-    /// Operation ordinal, when the fault is at an operation.
-    pub op: Option<u32>,
-    /// Kind.
-    pub kind: FaultKind,
-}
-
-fn loc(b: Option<u32>, o: Option<u32>) -> String {
-    match (b, o) {
-        (Some(b), Some(o)) => format!(" block {b} op {o}"),
-        (Some(b), None) => format!(" block {b}"),
-        _ => String::new(),
     }
 }
 
@@ -348,10 +300,10 @@ impl<'m> Interp<'m> {
         }
         let r = Resolved::of_checked(checked);
         let mut progs = Vec::new();
-        for (di, d) in m.declarations.iter().enumerate() {
+        for (decl_index, d) in m.declarations.iter().enumerate() {
             let mut ps = Vec::new();
-            for (fi, f) in d.functions.iter().enumerate() {
-                ps.push(Prog::new(&r, di, fi, f));
+            for (fn_index, f) in d.functions.iter().enumerate() {
+                ps.push(Prog::new(&r, decl_index, fn_index, f));
             }
             progs.push(ps);
         }
@@ -371,10 +323,10 @@ impl<'m> Interp<'m> {
     /// Finds `Decl.name` (or a unique bare `name`).
     pub fn find(&self, entry: &str) -> Result<(usize, usize), RunError> {
         let mut hits = Vec::new();
-        for (di, d) in self.r.m.declarations.iter().enumerate() {
-            for (fi, f) in d.functions.iter().enumerate() {
+        for (decl_index, d) in self.r.m.declarations.iter().enumerate() {
+            for (fn_index, f) in d.functions.iter().enumerate() {
                 if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
-                    hits.push((di, fi));
+                    hits.push((decl_index, fn_index));
                 }
             }
         }
@@ -428,8 +380,7 @@ impl<'m> Interp<'m> {
                 }
                 _ => {
                     return Err(RunError::Usage(format!(
-                        "argument of type {} cannot be supplied by the host",
-                        crate::text::type_text_raw(t)
+                        "argument of type {t} cannot be supplied by the host"
                     )));
                 }
             }
@@ -481,7 +432,7 @@ fn root_name(r: &Root) -> String {
 }
 
 impl<'m> Prog<'m> {
-    fn new(r: &Resolved<'m>, di: usize, fi: usize, f: &'m Function) -> Self {
+    fn new(r: &Resolved<'m>, decl_index: usize, fn_index: usize, f: &'m Function) -> Self {
         let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
         blocks.sort_by_key(|b| b.id);
         let mut starts = Vec::new();
@@ -504,7 +455,7 @@ impl<'m> Prog<'m> {
         let mut ops = Vec::with_capacity(n);
         let mut temp = Vec::with_capacity(n);
         let mut kinds = Vec::with_capacity(n);
-        for (bi, b) in blocks.iter().enumerate() {
+        for (block_index, b) in blocks.iter().enumerate() {
             for (j, op) in b.ops.iter().enumerate() {
                 ops.push(
                     op.operands
@@ -553,7 +504,7 @@ impl<'m> Prog<'m> {
                     path_ix
                         .get(&PathKey {
                             root: Root::Temp(OpRef::Flow {
-                                block: bi as u32,
+                                block: block_index as u32,
                                 ordinal: j as u32,
                             }),
                             fields: vec![],
@@ -641,8 +592,8 @@ impl<'m> Prog<'m> {
         }
         let mut prog = Prog {
             f,
-            name: r.fn_name(di, fi),
-            decl: di,
+            name: r.fn_name(decl_index, fn_index),
+            decl: decl_index,
             starts,
             blocks,
             ops,
@@ -669,9 +620,9 @@ impl<'m> Prog<'m> {
                 && !self.borrow_root[pi]
                 && matches!(self.f.body.paths[pi].ty, Type::Scalar(_))
         };
-        for (bi, b) in self.blocks.iter().enumerate() {
+        for (block_index, b) in self.blocks.iter().enumerate() {
             for (j, op) in b.ops.iter().enumerate() {
-                let flat = self.starts[bi] + j;
+                let flat = self.starts[block_index] + j;
                 let opds = &self.ops[flat];
                 let src = |k: usize| -> Option<Src> {
                     match opds.get(k)? {
@@ -683,7 +634,7 @@ impl<'m> Prog<'m> {
                 let no_temp = self.temp[flat].is_none();
                 let scalar_result = matches!(op.result, Some(Type::Scalar(_)));
                 let edge_clean = |arm: usize| {
-                    let id = self.term[bi][arm];
+                    let id = self.term[block_index][arm];
                     self.edges
                         .get(id as usize)
                         .is_some_and(|e| e.drops.is_empty())
@@ -1328,9 +1279,9 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::Variant(v) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let (d, vi) = self.it.r.variants[v];
+                let (d, variant_index) = self.it.r.variants[v];
                 Some(Value::Variant(
-                    self.it.r.m.declarations[d].variants[vi].tag,
+                    self.it.r.m.declarations[d].variants[variant_index].tag,
                     Vec::new(),
                 ))
             }
@@ -1338,8 +1289,8 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::Variant(v) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let (d, vi) = self.it.r.variants[v];
-                let want = self.it.r.m.declarations[d].variants[vi].tag;
+                let (d, variant_index) = self.it.r.variants[v];
+                let want = self.it.r.m.declarations[d].variants[variant_index].tag;
                 let got = match self.observe(p, &o[0]) {
                     Some(Value::Variant(t, _)) => t,
                     _ => return Err(fault(self, FaultKind::Tag)),
@@ -1354,9 +1305,9 @@ impl<'a, 'm> Run<'a, 'm> {
                     let Aux::Variant(v) = &op.aux0 else {
                         return Err(fault(self, FaultKind::Internal));
                     };
-                    let (d, vi) = self.it.r.variants[v];
+                    let (d, variant_index) = self.it.r.variants[v];
                     Some(Value::Variant(
-                        self.it.r.m.declarations[d].variants[vi].tag,
+                        self.it.r.m.declarations[d].variants[variant_index].tag,
                         fields,
                     ))
                 }
@@ -1365,7 +1316,9 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::Field(fid) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let (d, variant, fld) = self.it.r.field(fid).expect("checked field");
+                let Some((d, variant, fld)) = self.it.r.field(fid) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 let want_tag = variant.map(|v| self.it.r.m.declarations[d].variants[v].tag);
                 let ord = fld.ordinal as usize;
                 let Opd::Place(pi) = o[0] else {
@@ -1522,7 +1475,9 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::CatalogFunc(sig) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let e = crate::catalog::by_signature(sig).expect("checked catalog entry");
+                let Some(e) = crate::catalog::by_signature(sig) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 let args: Vec<Value> = o.iter().map(|x| self.take(p, x)).collect();
                 Some(self.intrinsic(p, b, j, e.selector, args)?)
             }
@@ -1703,8 +1658,9 @@ impl<'a, 'm> Run<'a, 'm> {
         Ok(match op.tag {
             0 => vals[0].clone(),
             1 => {
-                let fid = op.reference.expect("checked");
-                let (_, _, fld) = self.it.r.field(&fid).expect("checked");
+                let Some((_, _, fld)) = op.reference.and_then(|fid| self.it.r.field(&fid)) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 let owner = match &vals[0] {
                     Value::Loan(l) => self.deref(l).cloned(),
                     v => Some(v.clone()),
@@ -1717,9 +1673,13 @@ impl<'a, 'm> Run<'a, 'm> {
                     .ok_or_else(|| fault(self, FaultKind::Tag))?
             }
             3 => {
-                let sig = op.reference.expect("checked");
+                let Some(sig) = op.reference else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 if op.aux0 == 0 {
-                    let at = self.it.r.funcs[&sig];
+                    let Some(&at) = self.it.r.funcs.get(&sig) else {
+                        return Err(fault(self, FaultKind::Internal));
+                    };
                     let callee = &self.it.r.m.declarations[at.0].functions[at.1];
                     let mut args = vals;
                     if callee.receiver == ReceiverKind::Shared {
@@ -1749,7 +1709,9 @@ impl<'a, 'm> Run<'a, 'm> {
                     }
                     self.call(at, None, args)?
                 } else {
-                    let ent = crate::catalog::by_signature(&sig).expect("checked");
+                    let Some(ent) = crate::catalog::by_signature(&sig) else {
+                        return Err(fault(self, FaultKind::Internal));
+                    };
                     self.intrinsic(p, u32::MAX, i as u32, ent.selector, vals)?
                 }
             }
