@@ -62,6 +62,7 @@ zlm_out=$(mktemp -d)
 for src in examples/zlm/*.zlt; do
   "$irkit" zlm asm "$src" -o "$zlm_out/$(basename "$src" .zlt).zlm"
 done
+"$irkit" zlm run "$zlm_out/canvas.zlm" --dep "$zlm_out/shapes.zlm" --entry Canvas.widths | grep -qx true
 for src in examples/zlm/*.zlt; do
   name=$(basename "$src" .zlt)
   deps=()

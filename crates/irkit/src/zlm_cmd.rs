@@ -98,9 +98,29 @@ fn io_error(msg: String) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-fn load(file: &std::path::Path, format: Format) -> Result<zlm::decode::Decoded, ExitCode> {
+fn load(file: &std::path::Path, format: Format) -> Result<zlm::decode::Checked, ExitCode> {
     let (label, bytes) = read_input(file).map_err(io_error)?;
     zlm::decode::decode(&bytes).map_err(|e| {
+        emit(&[diag(&label, &e, None)], format, None);
+        ExitCode::from(EXIT_INVALID)
+    })
+}
+
+/// Decodes the provider artifacts given with `--dep` (each checked on its
+/// own), then `file` with its imports resolved against them before it is
+/// checked. `zlm validate` and `zlm run` share this gate.
+pub(crate) fn load_linked(
+    file: &std::path::Path,
+    deps: &[PathBuf],
+    format: Format,
+) -> Result<zlm::decode::Checked, ExitCode> {
+    let mut providers = Vec::new();
+    for dep in deps {
+        providers.push(load(dep, format)?);
+    }
+    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+    let (label, bytes) = read_input(file).map_err(io_error)?;
+    zlm::decode::decode_linked(&bytes, &providers).map_err(|e| {
         emit(&[diag(&label, &e, None)], format, None);
         ExitCode::from(EXIT_INVALID)
     })
@@ -136,24 +156,14 @@ pub fn run(verb: Verb) -> ExitCode {
             format,
         } => (|| {
             let d = load(&file, format)?;
-            let text = zlm::text::print(&d.module).map_err(|e| io_error(e.to_string()))?;
+            let text = zlm::text::print(d.module()).map_err(|e| io_error(e.to_string()))?;
             write_output(output.as_deref(), text.as_bytes()).map_err(io_error)
         })(),
-        Verb::Validate { file, deps, format } => (|| {
-            let d = load(&file, format)?;
-            let mut providers = Vec::new();
-            for dep in &deps {
-                providers.push(load(dep, format)?.module);
-            }
-            zlm::decode::check_imports(&d.module, &providers).map_err(|e| {
-                emit(&[diag(&file.display().to_string(), &e, None)], format, None);
-                ExitCode::from(EXIT_INVALID)
-            })
-        })(),
+        Verb::Validate { file, deps, format } => load_linked(&file, &deps, format).map(|_| ()),
         Verb::Ids { file, format } => (|| {
             let d = load(&file, format)?;
             let (_, facts) =
-                zlm::ids::compute(&d.module, true).map_err(|e| io_error(e.to_string()))?;
+                zlm::ids::compute(d.module(), true).map_err(|e| io_error(e.to_string()))?;
             let mut out = String::new();
             for f in facts {
                 out.push_str(&f.to_json(false));

@@ -17,6 +17,10 @@ use zlm::model::{ScalarKind, Type};
 pub struct RunArgs {
     /// Artifact (`ZLM1` bytes) or text module (`.zlt`); `-` for stdin.
     file: PathBuf,
+    /// Provider artifacts of imported modules (as for `zlm validate`): every
+    /// import must resolve against one, with its exact interface digest.
+    #[arg(long = "dep")]
+    deps: Vec<PathBuf>,
     /// Entry function, `Decl.function` (or a unique bare name). It must have
     /// a type receiver; Ref<Allocator<BytesError>> parameters receive the
     /// host allocator and take no argument.
@@ -54,7 +58,7 @@ fn usage(msg: String) -> ExitCode {
 }
 
 fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
-    let bad = || format!("argument {s:?} is not a {}", zlm::text::type_text_raw(t));
+    let bad = || format!("argument {s:?} is not a {t}");
     match t {
         Type::Unit if s == "()" => Ok(Value::Unit),
         Type::Scalar(ScalarKind::Bool) => match s {
@@ -85,9 +89,20 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
             Ok(Value::Scalar(v as u64))
         }
         _ => Err(format!(
-            "parameters of type {} cannot be supplied on the command line",
-            zlm::text::type_text_raw(t)
+            "parameters of type {t} cannot be supplied on the command line"
         )),
+    }
+}
+
+fn invalid_diag(label: &str, e: &zlm::Error, syntactic: bool) -> Diagnostic {
+    Diagnostic {
+        kind: if syntactic { "syntactic" } else { "semantic" }.into(),
+        code: Some(e.code.to_string()),
+        message: e.message.clone(),
+        label: label.to_string(),
+        offset: e.offset,
+        line: None,
+        column: None,
     }
 }
 
@@ -110,35 +125,32 @@ fn fault_code(k: &zlm::interp::FaultKind) -> &'static str {
 
 /// Runs the verb.
 pub fn run(a: RunArgs) -> Result<(), ExitCode> {
+    let mut providers = Vec::new();
+    for dep in &a.deps {
+        let (dep_label, dep_bytes) = read_input(dep).map_err(usage)?;
+        let provider = zlm::decode::decode(&dep_bytes).map_err(|e| {
+            emit(&[invalid_diag(&dep_label, &e, false)], a.format, None);
+            ExitCode::from(EXIT_INVALID)
+        })?;
+        providers.push(provider);
+    }
+    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
     let (label, bytes) = read_input(&a.file).map_err(usage)?;
     let invalid = |e: &zlm::Error, src: Option<&str>| {
-        let d = Diagnostic {
-            kind: if src.is_some() {
-                "syntactic"
-            } else {
-                "semantic"
-            }
-            .into(),
-            code: Some(e.code.to_string()),
-            message: e.message.clone(),
-            label: label.clone(),
-            offset: e.offset,
-            line: None,
-            column: None,
-        };
-        emit(&[d], a.format, None);
+        emit(&[invalid_diag(&label, e, src.is_some())], a.format, None);
         ExitCode::from(EXIT_INVALID)
     };
-    let module = if bytes.starts_with(b"ZLM1") {
-        zlm::decode::decode(&bytes)
-            .map_err(|e| invalid(&e, None))?
-            .module
+    // Only decoding produces a checked module: a text module is written to
+    // its canonical bytes and decoded like an artifact.
+    let checked = if bytes.starts_with(b"ZLM1") {
+        zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, None))?
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
-        zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?
+        let module = zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?;
+        zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, None))?
     };
-    let it = match Interp::new(&module) {
+    let it = match Interp::new(&checked) {
         Ok(it) => it.with_limits(Limits {
             steps: a.max_steps,
             depth: a.max_depth.max(1),
@@ -187,7 +199,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
                     "{}\n",
                     serde_json::json!({
                         "result": rendered,
-                        "type": zlm::text::type_text_raw(&out.ty),
+                        "type": out.ty.to_string(),
                         "steps": out.steps,
                         "drops": print_drops(&out.drops),
                         "contract": contract,

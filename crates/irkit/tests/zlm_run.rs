@@ -176,3 +176,124 @@ fn runs_break_continue_and_backedge_edges() {
     assert_eq!(v["result"], "3");
     assert_eq!(v["drops"].as_array().unwrap().len(), 5);
 }
+
+fn zlm_example(name: &str) -> String {
+    format!("{}/../../examples/zlm/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run_json(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = irkit().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn depth_exhaustion_is_the_depth_fault_not_a_host_stack_overflow() {
+    let deep = example("deep.zlt");
+    let args = [
+        "zlm",
+        "run",
+        &deep,
+        "--entry",
+        "Main.down",
+        "--format",
+        "json",
+    ];
+    // Within the limit the recursion completes on the sized stack.
+    let mut within = args.to_vec();
+    within.extend(["--max-depth", "10000", "--args", "9000"]);
+    let (code, stdout, stderr) = run_json(&within);
+    assert_eq!(code, Some(0), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["result"], "9000");
+    // Past it: the documented fault, exit 1.
+    for (depth, n) in [("10000", "1000000"), ("100000000", "1000000")] {
+        let mut past = args.to_vec();
+        past.extend(["--max-depth", depth, "--args", n]);
+        let (code, stdout, stderr) = run_json(&past);
+        assert_eq!(code, Some(1), "--max-depth {depth}: {stderr}");
+        let d: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(d["code"], "ZLM-LIMIT-DEPTH", "{stdout}");
+        assert_eq!(d["kind"], "fault");
+    }
+}
+
+#[test]
+fn imports_must_resolve_before_a_module_runs() {
+    let dir = std::env::temp_dir().join(format!("irkit-zlm-deps-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shapes = dir.join("shapes.zlm");
+    let stale = dir.join("stale.zlm");
+    let canvas = dir.join("canvas.zlm");
+    let asm = |src: &std::path::Path, out: &std::path::Path| {
+        let st = irkit()
+            .args(["zlm", "asm"])
+            .arg(src)
+            .arg("-o")
+            .arg(out)
+            .status()
+            .unwrap();
+        assert!(st.success(), "{}", src.display());
+    };
+    asm(zlm_example("shapes.zlt").as_ref(), &shapes);
+    asm(zlm_example("canvas.zlt").as_ref(), &canvas);
+    // A provider whose public interface changed: the carried digest is stale.
+    let text = std::fs::read_to_string(zlm_example("shapes.zlt")).unwrap();
+    let changed = dir.join("stale.zlt");
+    std::fs::write(&changed, text.replace("pfield 0 radius", "pfield 0 r")).unwrap();
+    asm(&changed, &stale);
+    let canvas_text = zlm_example("canvas.zlt");
+    for target in [canvas.to_str().unwrap(), canvas_text.as_str()] {
+        let cases: [(&[&std::path::Path], &str); 2] = [
+            (&[], "was not supplied"),
+            (&[stale.as_path()], "stale module-interface digest"),
+        ];
+        for (deps, why) in cases {
+            for verb in ["validate", "run"] {
+                let mut cmd = irkit();
+                cmd.args(["zlm", verb, target, "--format", "json"]);
+                if verb == "run" {
+                    cmd.args(["--entry", "Canvas.widths"]);
+                }
+                for d in deps {
+                    cmd.arg("--dep").arg(d);
+                }
+                let out = cmd.output().unwrap();
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                if verb == "validate" && !target.ends_with(".zlm") {
+                    continue; // validate reads artifacts only
+                }
+                assert_eq!(out.status.code(), Some(1), "{verb} {target}: {stdout}");
+                // One diagnostic line and no result: the module never ran.
+                assert_eq!(stdout.lines().count(), 1, "{verb} {target}: {stdout}");
+                let d: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+                assert_eq!(d["code"], "ZLM-IMPORT", "{stdout}");
+                assert!(d["message"].as_str().unwrap().contains(why), "{stdout}");
+            }
+        }
+        // With its exact provider the module validates and runs.
+        let out = irkit()
+            .args(["zlm", "run", target, "--entry", "Canvas.widths", "--dep"])
+            .arg(&shapes)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), "true\n");
+    }
+    let st = irkit()
+        .args(["zlm", "validate"])
+        .arg(&canvas)
+        .arg("--dep")
+        .arg(&shapes)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

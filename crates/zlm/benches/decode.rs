@@ -26,7 +26,7 @@ fn artifact() -> Vec<u8> {
 /// Every distinct identity preimage of the module (duplicates, such as one
 /// constant used twice, are hashed once by a validator).
 fn preimages(bytes: &[u8]) -> Vec<Vec<u8>> {
-    let module = decode(bytes).expect("valid").module;
+    let module = decode(bytes).expect("valid").into_module();
     let (_, facts) = zlm::ids::compute(&module, true).expect("ids");
     let mut seen = std::collections::BTreeSet::new();
     facts

@@ -38,7 +38,8 @@ fn bench(c: &mut Criterion) {
     ))
     .expect("example");
     let m = zlm::text::parse(&src).expect("parse");
-    let it = Interp::new(&m).expect("checked");
+    let checked = zlm::decode::from_model(&m, &[]).expect("checked");
+    let it = Interp::new(&checked).expect("runnable");
     let probe = it.run("Main.sum", &[Value::Scalar(N as u64)]).expect("run");
     assert_eq!(probe.value, Value::Scalar((N * (N - 1) / 2) as u64));
     let steps = probe.steps;

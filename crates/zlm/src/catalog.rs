@@ -1,12 +1,13 @@
 //! The intrinsic catalog `zerglang.selfhost-intrinsics/1` (project
 //! definition, docs/zlm/catalog.md).
 
-use crate::hash::{Id, domain, h, seq, u32p};
+use crate::hash::{Id, domain, h, opt, seq, u32p};
+use crate::ids::hasher::Hasher;
 use crate::model::{CallableKind, Effect, ReceiverKind, ScalarKind, Type};
 use std::sync::OnceLock;
 
 /// The stable catalog ID.
-pub const CATALOG_ID: &str = "zerglang.selfhost-intrinsics/1";
+pub use crate::hash::CATALOG_ID;
 
 /// One catalog function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,12 +138,7 @@ pub fn entry(selector: u32) -> Option<&'static Entry> {
 /// The receiver type of a function with owner type `owner`: shared
 /// `Ref<Self>`, exclusive `Mut<Self>`, owned and type `Self`, none absent.
 pub fn receiver_type(owner: &Type, receiver: ReceiverKind) -> Option<Type> {
-    match receiver {
-        ReceiverKind::None => None,
-        ReceiverKind::Shared => Some(Type::Ref(Box::new(owner.clone()))),
-        ReceiverKind::Exclusive => Some(Type::Mut(Box::new(owner.clone()))),
-        ReceiverKind::Owned | ReceiverKind::Type => Some(owner.clone()),
-    }
+    receiver.binding(owner)
 }
 
 /// Catalog content identity: `H(zerglang.zlm1.catalog-content.v1; catalog
@@ -150,10 +146,10 @@ pub fn receiver_type(owner: &Type, receiver: ReceiverKind) -> Option<Type> {
 pub fn content_identity() -> Id {
     static ID: OnceLock<Id> = OnceLock::new();
     *ID.get_or_init(|| {
-        let mut ids = crate::ids::Hasher::new(false);
+        let mut ids = Hasher::new(false);
         let elems: Vec<Vec<u8>> = entries()
             .iter()
-            .map(|e| seq([u32p(e.selector), ids.catalog_function(e).to_vec()]))
+            .map(|e| seq([u32p(e.selector), function_signature(&mut ids, e).to_vec()]))
             .collect();
         h(
             domain::CATALOG_CONTENT,
@@ -166,10 +162,10 @@ pub fn content_identity() -> Id {
 pub fn by_signature(id: &Id) -> Option<&'static Entry> {
     static IDS: OnceLock<Vec<Id>> = OnceLock::new();
     let ids = IDS.get_or_init(|| {
-        let mut hasher = crate::ids::Hasher::new(false);
+        let mut hasher = Hasher::new(false);
         entries()
             .iter()
-            .map(|e| hasher.catalog_function(e))
+            .map(|e| function_signature(&mut hasher, e))
             .collect()
     });
     ids.iter().position(|x| x == id).map(|i| &entries()[i])
@@ -177,5 +173,38 @@ pub fn by_signature(id: &Id) -> Option<&'static Entry> {
 
 /// The catalog function-signature ID of `selector`.
 pub fn signature(selector: u32) -> Option<Id> {
-    entry(selector).map(|e| crate::ids::Hasher::new(false).catalog_function(e))
+    entry(selector).map(|e| function_signature(&mut Hasher::new(false), e))
+}
+
+/// The catalog function-signature ID of `e`, memoizing its types in `hasher`.
+pub fn function_signature(hasher: &mut Hasher, e: &Entry) -> Id {
+    let owner = hasher.type_id(&e.owner);
+    let recv = receiver_type(&e.owner, e.receiver).map(|t| hasher.type_id(&t));
+    let params: Vec<Vec<u8>> = e
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, (n, t))| {
+            let flags = crate::ids::order::move_flag(t, &|_| None);
+            hasher.param_sig(i as u32, n, t, flags)
+        })
+        .collect();
+    let result = hasher.type_id(&e.result);
+    let eff = hasher.effects(&e.effects);
+    hasher.hash(
+        || format!("catalog function {}#{} {}", CATALOG_ID, e.selector, e.name),
+        domain::CATALOG_FUNCTION,
+        vec![
+            CATALOG_ID.as_bytes().to_vec(),
+            u32p(e.selector),
+            owner.to_vec(),
+            u32p(e.callable.tag()),
+            u32p(e.receiver.tag()),
+            opt(recv.as_ref().map(|r| &r[..])),
+            e.name.as_bytes().to_vec(),
+            seq(params),
+            result.to_vec(),
+            eff.to_vec(),
+        ],
+    )
 }

@@ -75,3 +75,13 @@ pub mod code {
     /// A feature this implementation does not support yet.
     pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
 }
+
+/// A `ZLM-SHAPE` rejection inside function `f`, at `at` (a block, an
+/// operation, "CFG", "owned paths").
+pub(crate) fn in_function(
+    f: &crate::model::Function,
+    at: &str,
+    msg: impl std::fmt::Display,
+) -> Error {
+    Error::new(code::SHAPE, format!("function {} {at}: {msg}", f.name))
+}

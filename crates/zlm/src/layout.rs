@@ -189,3 +189,148 @@ pub fn locate(starts: &[(Section, u64, u64)], offset: u64) -> String {
     }
     format!("byte {offset} beyond the last section")
 }
+
+/// Byte offsets of the fields inside one record of each section (the record
+/// tables of zlm1-core0-artifacts.md). A string slice or a table range is two
+/// u32 words, offset/start then length/count; its constant names the first.
+pub mod field {
+    /// Import record (80 bytes).
+    pub mod import {
+        pub const NOMINAL: usize = 0;
+        pub const MODULE_NAME: usize = 32;
+        pub const DECL_NAME: usize = 40;
+        pub const INTERFACE: usize = 48;
+    }
+    /// Type-instance record (80 bytes).
+    pub mod type_instance {
+        pub const KIND: usize = 32;
+        pub const SCALAR: usize = 36;
+        pub const NOMINAL: usize = 40;
+        pub const CHILDREN: usize = 44;
+        pub const FLAGS: usize = 52;
+    }
+    /// Declaration record (80 bytes).
+    pub mod decl {
+        pub const NOMINAL: usize = 0;
+        pub const KIND: usize = 32;
+        pub const VISIBILITY: usize = 36;
+        pub const NAME: usize = 44;
+        pub const FIELDS: usize = 52;
+        pub const VARIANTS: usize = 60;
+        pub const FUNCTIONS: usize = 68;
+    }
+    /// Field record (72 bytes): an ordinary or variant-payload field.
+    pub mod field_record {
+        pub const OWNER_KIND: usize = 32;
+        pub const OWNER: usize = 36;
+        pub const ORDINAL: usize = 40;
+        pub const NAME: usize = 44;
+        pub const VISIBILITY: usize = 52;
+        pub const MUTABILITY: usize = 56;
+        pub const TYPE: usize = 60;
+    }
+    /// Variant record (64 bytes).
+    pub mod variant {
+        pub const DECL: usize = 32;
+        pub const TAG: usize = 36;
+        pub const NAME: usize = 40;
+        pub const FIELDS: usize = 48;
+    }
+    /// Function record (176 bytes).
+    pub mod function {
+        pub const DECL: usize = 32;
+        pub const CALLABLE: usize = 36;
+        pub const RECEIVER: usize = 40;
+        pub const NAME: usize = 48;
+        pub const PARAMS: usize = 56;
+        pub const LOCALS: usize = 64;
+        pub const BLOCKS: usize = 72;
+        pub const RESULT: usize = 80;
+        pub const EFFECTS: usize = 84;
+        pub const PATHS: usize = 88;
+        pub const LOANS: usize = 96;
+        pub const EDGES: usize = 104;
+        pub const OPS: usize = 112;
+        pub const VISIBILITY: usize = 124;
+        pub const REQUIRES: usize = 128;
+        pub const ENSURES: usize = 136;
+    }
+    /// Parameter and local records (64 bytes each).
+    pub mod binding {
+        pub const FUNCTION: usize = 32;
+        pub const ORDINAL: usize = 36;
+        pub const NAME: usize = 40;
+        pub const TYPE: usize = 48;
+    }
+    /// Block record (32 bytes).
+    pub mod block {
+        pub const FUNCTION: usize = 0;
+        pub const ID: usize = 4;
+        pub const OPS: usize = 8;
+    }
+    /// Effect-set record (16 bytes).
+    pub mod effect_set {
+        pub const TAGS: usize = 0;
+    }
+    /// Owned-path record (32 bytes).
+    pub mod path {
+        pub const FUNCTION: usize = 0;
+        pub const PLACE_KIND: usize = 4;
+        pub const PLACE: usize = 8;
+        pub const PARENT: usize = 12;
+        pub const TYPE: usize = 16;
+    }
+    /// Lexical-loan record (40 bytes).
+    pub mod loan {
+        pub const FUNCTION: usize = 0;
+        pub const ID: usize = 4;
+        pub const KIND: usize = 8;
+        pub const ORIGIN: usize = 12;
+        pub const PARENT: usize = 16;
+        pub const BORROWED: usize = 20;
+        pub const CREATION: usize = 24;
+        pub const LAST_USE: usize = 28;
+    }
+    /// Cleanup-edge record (32 bytes).
+    pub mod edge {
+        pub const FUNCTION: usize = 0;
+        pub const ID: usize = 4;
+        pub const SOURCE: usize = 8;
+        pub const SUCCESSOR: usize = 12;
+        pub const KIND: usize = 16;
+        pub const DROPS: usize = 20;
+    }
+    /// Constant record (56 bytes); the payload slice is two u64 words.
+    pub mod constant {
+        pub const TYPE: usize = 32;
+        pub const PAYLOAD_OFFSET: usize = 40;
+        pub const PAYLOAD_LEN: usize = 48;
+    }
+    /// Operand record (16 bytes).
+    pub mod operand {
+        pub const KIND: usize = 0;
+        pub const INDEX: usize = 4;
+    }
+    /// Semantic-symbol record (32 bytes).
+    pub mod symbol {
+        pub const ID: usize = 0;
+    }
+    /// Contract-operation record (64 bytes).
+    pub mod contract_op {
+        pub const TAG: usize = 0;
+        pub const RESULT: usize = 4;
+        pub const OPERANDS: usize = 8;
+        pub const AUX0: usize = 16;
+        pub const AUX1: usize = 20;
+        pub const REFERENCE: usize = 24;
+        pub const FLAGS: usize = 56;
+    }
+    /// Typed-operation record (32 bytes).
+    pub mod op {
+        pub const TAG: usize = 0;
+        pub const RESULT: usize = 4;
+        pub const OPERANDS: usize = 8;
+        pub const AUX0: usize = 16;
+        pub const AUX1: usize = 20;
+    }
+}

@@ -5,7 +5,7 @@
 //! Data flow: text ([`text::parse`]) or code builds a [`model::Module`];
 //! [`ids::compute`] derives every identity in dependency waves;
 //! [`write::write`] validates the model and emits canonical bytes;
-//! [`decode::decode`] turns untrusted bytes back into a model, checking
+//! [`decode::decode`] turns untrusted bytes back into a checked model, checking
 //! every bound, reference, range, tag, ID and canonical order.
 
 pub mod catalog;

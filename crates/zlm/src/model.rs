@@ -63,6 +63,28 @@ ScalarKind {
 closed_enum!(
     /// Effect tags.
     Effect { Io = 0 => "io", Alloc = 1 => "alloc", Time = 2 => "time", Random = 3 => "random", Reflect = 4 => "reflect", Unsafe = 5 => "unsafe", Abort = 6 => "abort" });
+
+impl ReceiverKind {
+    /// The receiver binding's type for a function whose owner type is
+    /// `owner`: shared `Ref<Self>`, exclusive `Mut<Self>`, owned and type
+    /// `Self`, none absent.
+    pub fn binding(self, owner: &Type) -> Option<Type> {
+        match self {
+            ReceiverKind::None => None,
+            ReceiverKind::Shared => Some(Type::Ref(Box::new(owner.clone()))),
+            ReceiverKind::Exclusive => Some(Type::Mut(Box::new(owner.clone()))),
+            ReceiverKind::Owned | ReceiverKind::Type => Some(owner.clone()),
+        }
+    }
+}
+
+/// Effect inclusion (C0-EFFECT): whether every effect of `inner` (a callee's
+/// set) is in `outer` (the caller's). The one subset rule the structural
+/// and the semantic checks share.
+pub fn effects_within(inner: &[Effect], outer: &[Effect]) -> bool {
+    inner.iter().all(|effect| outer.contains(effect))
+}
+
 closed_enum!(
     /// Lexical loan kinds.
     LoanKind { Shared = 0 => "shared", Exclusive = 1 => "exclusive", ByteSlice = 2 => "slice" });
@@ -140,6 +162,25 @@ pub enum Type {
     Mut(Box<Type>),
     /// Kind 9, catalog.
     AllocatorBytesError,
+}
+
+/// The type's spelling without name resolution: nominals print as `#` and
+/// their declaration-nominal ID in hex (the text form's fallback spelling).
+impl std::fmt::Display for Type {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Type::Scalar(kind) => out.write_str(kind.text()),
+            Type::Unit => out.write_str("Unit"),
+            Type::Never => out.write_str("Never"),
+            Type::Nominal(id) => write!(out, "#{}", crate::hash::to_hex(id)),
+            Type::Result(ok, err) => write!(out, "Result<{ok},{err}>"),
+            Type::ArrayByte => out.write_str("Array<Byte>"),
+            Type::SliceByte => out.write_str("Slice<Byte>"),
+            Type::Ref(inner) => write!(out, "Ref<{inner}>"),
+            Type::Mut(inner) => write!(out, "Mut<{inner}>"),
+            Type::AllocatorBytesError => out.write_str("Allocator<BytesError>"),
+        }
+    }
 }
 
 impl Type {

@@ -9,11 +9,6 @@ use crate::model::*;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Spelling of a type without name resolution (nominals print as `#hex`).
-pub fn type_text_raw(t: &Type) -> String {
-    Names::default().ty(t)
-}
-
 /// Name tables for printing and parsing symbolic references.
 #[derive(Default)]
 struct Names {
@@ -46,14 +41,14 @@ impl Names {
                 format!("@{}::{}", imp.module, imp.name),
             );
         }
-        for (d, di) in m.declarations.iter().zip(&ids.decls) {
+        for (d, decl_index) in m.declarations.iter().zip(&ids.decls) {
             add(
                 &mut n.nominal,
                 &mut n.rev,
-                di.nominal,
+                decl_index.nominal,
                 format!("@{}", d.name),
             );
-            for (f, id) in d.fields.iter().zip(&di.fields) {
+            for (f, id) in d.fields.iter().zip(&decl_index.fields) {
                 add(
                     &mut n.field,
                     &mut n.rev,
@@ -61,7 +56,7 @@ impl Names {
                     format!("{}.{}", d.name, f.name),
                 );
             }
-            for (v, (vid, _)) in d.variants.iter().zip(&di.variants) {
+            for (v, (vid, _)) in d.variants.iter().zip(&decl_index.variants) {
                 add(
                     &mut n.variant,
                     &mut n.rev,
@@ -75,9 +70,9 @@ impl Names {
                                 .iter()
                                 .position(|x| std::ptr::eq(x, d))
                                 .unwrap_or(usize::MAX)
-                            && info
-                                .variant
-                                .is_some_and(|vi| std::ptr::eq(&d.variants[vi], v))
+                            && info.variant.is_some_and(|variant_index| {
+                                std::ptr::eq(&d.variants[variant_index], v)
+                            })
                             && std::ptr::eq(&v.fields[info.index], f)
                     }) {
                         add(
@@ -89,11 +84,11 @@ impl Names {
                     }
                 }
             }
-            for (f, fi) in d.functions.iter().zip(&di.functions) {
+            for (f, fn_index) in d.functions.iter().zip(&decl_index.functions) {
                 add(
                     &mut n.func,
                     &mut n.rev,
-                    fi.sig,
+                    fn_index.sig,
                     format!("{}.{}", d.name, f.name),
                 );
             }
@@ -405,8 +400,8 @@ pub fn print(m: &Module) -> Result<String> {
     }
     let mut decls: Vec<usize> = (0..m.declarations.len()).collect();
     decls.sort_by_key(|&i| ids.decls[i].nominal);
-    for di in decls {
-        let d = &m.declarations[di];
+    for decl_index in decls {
+        let d = &m.declarations[decl_index];
         let _ = writeln!(
             o,
             "\ndecl {} {} {}",
@@ -438,9 +433,16 @@ pub fn print(m: &Module) -> Result<String> {
             }
         }
         let mut fns: Vec<usize> = (0..d.functions.len()).collect();
-        fns.sort_by_key(|&i| ids.decls[di].functions[i].sig);
-        for fi in fns {
-            print_function(&mut o, &n, &ids, di, fi, &d.functions[fi])?;
+        fns.sort_by_key(|&i| ids.decls[decl_index].functions[i].sig);
+        for fn_index in fns {
+            print_function(
+                &mut o,
+                &n,
+                &ids,
+                decl_index,
+                fn_index,
+                &d.functions[fn_index],
+            )?;
         }
     }
     Ok(o)
@@ -450,8 +452,8 @@ fn print_function(
     o: &mut String,
     n: &Names,
     ids: &ids::Identities,
-    di: usize,
-    fi: usize,
+    decl_index: usize,
+    fn_index: usize,
     f: &Function,
 ) -> Result<()> {
     let _ = writeln!(
@@ -492,7 +494,7 @@ fn print_function(
             }
         }
     }
-    let fids = &ids.decls[di].functions[fi];
+    let fids = &ids.decls[decl_index].functions[fn_index];
     for &i in &ids::path_order(&fids.sig, f, &fids.params, &fids.locals)? {
         let p = &f.body.paths[i];
         let _ = writeln!(o, "    path {} {}", n.path(&p.key), n.ty(&p.ty));

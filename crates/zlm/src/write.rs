@@ -255,7 +255,7 @@ struct Writer<'a> {
     /// Constants in first-use order while collecting (sorted into `constants`).
     new_constants: Vec<(Id, Constant)>,
     effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
-    hs: ids::Hasher,
+    hasher: ids::Hasher,
     const_index: FastMap<Constant, u32>,
     effect_ids: FastMap<Vec<Effect>, Id>,
 }
@@ -272,7 +272,7 @@ impl<'a> Writer<'a> {
             constants: BTreeMap::new(),
             new_constants: Vec::new(),
             effect_sets: BTreeMap::new(),
-            hs: ids::Hasher::new(false),
+            hasher: ids::Hasher::new(false),
             const_index: FastMap::default(),
             effect_ids: FastMap::default(),
         }
@@ -318,8 +318,8 @@ impl<'a> Writer<'a> {
             strings.insert(&i.module);
             strings.insert(&i.name);
         }
-        for &(di, _) in &order.decls {
-            let d = &m.declarations[di];
+        for &(decl_index, _) in &order.decls {
+            let d = &m.declarations[decl_index];
             strings.insert(&d.name);
             for f in &d.fields {
                 strings.insert(&f.name);
@@ -332,8 +332,8 @@ impl<'a> Writer<'a> {
                     types.insert(&f.ty);
                 }
             }
-            let nominal = self.ids.decls[di].nominal;
-            for (fi, f) in d.functions.iter().enumerate() {
+            let nominal = self.ids.decls[decl_index].nominal;
+            for (fn_index, f) in d.functions.iter().enumerate() {
                 strings.insert(&f.name);
                 if let Some(r) = ids::receiver_type(&nominal, f.receiver) {
                     extra_types.push(r);
@@ -347,7 +347,7 @@ impl<'a> Writer<'a> {
                     strings.insert(&l.name);
                     types.insert(&l.ty);
                 }
-                let eff = self.ids.decls[di].functions[fi].effects;
+                let eff = self.ids.decls[decl_index].functions[fn_index].effects;
                 self.effect_sets
                     .entry(eff)
                     .or_insert_with(|| (f.effects.clone(), 0));
@@ -402,7 +402,7 @@ impl<'a> Writer<'a> {
                                 symbols.insert(*id);
                             }
                             Aux::Effects(e) => {
-                                let id = self.hs.effects(e);
+                                let id = self.hasher.effects(e);
                                 self.effect_ids.insert(e.clone(), id);
                                 symbols.insert(id);
                             }
@@ -497,7 +497,7 @@ impl<'a> Writer<'a> {
         }
         let id = match self.ids.constants.get(c) {
             Some(id) => *id,
-            None => self.hs.constant(c)?,
+            None => self.hasher.constant(c)?,
         };
         self.new_constants.push((id, c.clone()));
         Ok(())
@@ -584,35 +584,35 @@ impl<'a> Writer<'a> {
         let mut fn_jobs = Vec::new();
         let mut field_rows: Vec<u8> = Vec::new();
         let mut variant_rows: Vec<u8> = Vec::new();
-        for (dpos, &(di, nominal)) in order.decls.iter().enumerate() {
-            let d = &m.declarations[di];
-            let dids = &self.ids.decls[di];
+        for (dpos, &(decl_index, nominal)) in order.decls.iter().enumerate() {
+            let d = &m.declarations[decl_index];
+            let dids = &self.ids.decls[decl_index];
             let fields_start = field_n;
             // Ordinary fields by ordinal.
             let mut fo: Vec<usize> = (0..d.fields.len()).collect();
             fo.sort_by_key(|&i| d.fields[i].ordinal);
-            for &fi in &fo {
+            for &fn_index in &fo {
                 self.field_row(
                     &mut field_rows,
-                    &dids.fields[fi],
+                    &dids.fields[fn_index],
                     0,
                     cnt(dpos)?,
-                    &d.fields[fi],
+                    &d.fields[fn_index],
                 )?;
             }
             field_n += fo.len();
             let variants_start = variant_n;
             let mut vo: Vec<usize> = (0..d.variants.len()).collect();
             vo.sort_by_key(|&i| d.variants[i].tag);
-            for &vi in &vo {
-                let v = &d.variants[vi];
-                let (vid, _) = &dids.variants[vi];
+            for &variant_index in &vo {
+                let v = &d.variants[variant_index];
+                let (vid, _) = &dids.variants[variant_index];
                 let mut po: Vec<usize> = (0..v.fields.len()).collect();
                 po.sort_by_key(|&i| v.fields[i].ordinal);
                 // Field IDs in model order (ids::compute keeps ordinal order; map by ordinal).
                 let pstart = field_n;
                 for &pi in &po {
-                    let fid = payload_field_id(&self.ids, di, vi, pi);
+                    let fid = payload_field_id(&self.ids, decl_index, variant_index, pi);
                     self.field_row(&mut field_rows, &fid, 1, cnt(variant_n)?, &v.fields[pi])?;
                 }
                 field_n += po.len();
@@ -641,15 +641,23 @@ impl<'a> Writer<'a> {
                     0,
                 ],
             );
-            for &fi in fns {
-                fn_jobs.push((dpos, di, fi, fn_n));
+            for &fn_index in fns {
+                fn_jobs.push((dpos, decl_index, fn_index, fn_n));
                 fn_n += 1;
             }
         }
         tb.fields.extend_from_slice(&field_rows);
         tb.variants.extend_from_slice(&variant_rows);
-        for (dpos, di, fi, fpos) in fn_jobs {
-            self.function(&mut tb, &mut counters, &nominal_ref, dpos, di, fi, fpos)?;
+        for (dpos, decl_index, fn_index, fpos) in fn_jobs {
+            self.function(
+                &mut tb,
+                &mut counters,
+                &nominal_ref,
+                dpos,
+                decl_index,
+                fn_index,
+                fpos,
+            )?;
         }
         // Effect sets.
         let mut tag_n = 0usize;
@@ -708,16 +716,16 @@ impl<'a> Writer<'a> {
         c: &mut Counters,
         nominal_ref: &FastMap<Id, u32>,
         dpos: usize,
-        di: usize,
-        fi: usize,
+        decl_index: usize,
+        fn_index: usize,
         fpos: usize,
     ) -> Result<()> {
         let _ = nominal_ref;
         let m = self.m;
-        let d = &m.declarations[di];
-        let f = &d.functions[fi];
-        let fids = &self.ids.decls[di].functions[fi];
-        let nominal = self.ids.decls[di].nominal;
+        let d = &m.declarations[decl_index];
+        let f = &d.functions[fn_index];
+        let fids = &self.ids.decls[decl_index].functions[fn_index];
+        let nominal = self.ids.decls[decl_index].nominal;
         let fpos32 = cnt(fpos)?;
         let index = FnIndex::new(f);
         // Parameters and locals.
@@ -731,9 +739,9 @@ impl<'a> Writer<'a> {
             c.params += 1;
         }
         let local_start = c.locals;
-        for &li in &ids::local_order(f)? {
-            let l = &f.body.locals[li];
-            tb.locals.extend_from_slice(&fids.locals[li]);
+        for &loan_index in &ids::local_order(f)? {
+            let l = &f.body.locals[loan_index];
+            tb.locals.extend_from_slice(&fids.locals[loan_index]);
             put(&mut tb.locals, &[fpos32, l.ordinal]);
             put(&mut tb.locals, &self.s(&l.name));
             put(&mut tb.locals, &[self.t(&l.ty), 0, 0, 0]);
@@ -752,14 +760,14 @@ impl<'a> Writer<'a> {
         // Dense IDs: position in the block/edge order is the ID.
         let mut flow_base: Vec<(usize, usize)> = Vec::with_capacity(border.len());
         let mut n = op_start;
-        for &bi in &border {
-            let len = f.body.blocks[bi].ops.len();
+        for &block_slot in &border {
+            let len = f.body.blocks[block_slot].ops.len();
             flow_base.push((n, len));
             n += len;
         }
         let mut recipe_base: Vec<(usize, usize)> = Vec::with_capacity(eorder.len());
-        for &ei in &eorder {
-            let len = f.body.edges[ei].drops.len();
+        for &edge_index in &eorder {
+            let len = f.body.edges[edge_index].drops.len();
             recipe_base.push((n, len));
             n += len;
         }
@@ -816,8 +824,8 @@ impl<'a> Writer<'a> {
         };
         // Blocks.
         let mut flow_n = op_start;
-        for &bi in &border {
-            let b = &f.body.blocks[bi];
+        for &block_slot in &border {
+            let b = &f.body.blocks[block_slot];
             put(
                 &mut tb.blocks,
                 &[
@@ -876,8 +884,8 @@ impl<'a> Writer<'a> {
         }
         c.paths += porder.len();
         // Loans.
-        for &li in &lorder {
-            let l = &f.body.loans[li];
+        for &loan_index in &lorder {
+            let l = &f.body.loans[loan_index];
             let parent = l.parent.map(loanx).transpose()?.unwrap_or(NONE);
             let creation = l.creation.as_ref().map(opx).transpose()?.unwrap_or(NONE);
             let last = l.last_use.as_ref().map(opx).transpose()?.unwrap_or(NONE);
@@ -900,8 +908,8 @@ impl<'a> Writer<'a> {
         c.loans += lorder.len();
         // Cleanup edges and drop references.
         let mut recipe_n = flow_n;
-        for &ei in &eorder {
-            let e = &f.body.edges[ei];
+        for &edge_index in &eorder {
+            let e = &f.body.edges[edge_index];
             let succ = e.successor.map(block_index).transpose()?.unwrap_or(NONE);
             put(
                 &mut tb.edges,
@@ -966,8 +974,12 @@ impl<'a> Writer<'a> {
         let (req_start, req_n) = contract_range(&f.requires, tb, c)?;
         let (ens_start, ens_n) = contract_range(&f.ensures, tb, c)?;
         // Typed operations in canonical order.
-        let flow = border.iter().flat_map(|&bi| f.body.blocks[bi].ops.iter());
-        let recipes = eorder.iter().flat_map(|&ei| f.body.edges[ei].drops.iter());
+        let flow = border
+            .iter()
+            .flat_map(|&block_slot| f.body.blocks[block_slot].ops.iter());
+        let recipes = eorder
+            .iter()
+            .flat_map(|&edge_index| f.body.edges[edge_index].drops.iter());
         for op in flow.chain(recipes) {
             let ostart = c.operands;
             for o in &op.operands {
@@ -1190,16 +1202,16 @@ impl<'a> Writer<'a> {
     }
 }
 
-fn payload_field_id(ids: &Identities, di: usize, vi: usize, pi: usize) -> Id {
-    // `DeclIds::variants[vi].1` is in ordinal order; find the model field's ordinal position.
-    let d = &ids.decls[di];
-    let (_, fids) = &d.variants[vi];
+fn payload_field_id(ids: &Identities, decl_index: usize, variant_index: usize, pi: usize) -> Id {
+    // `DeclIds::variants[variant_index].1` is in ordinal order; find the model field's ordinal position.
+    let d = &ids.decls[decl_index];
+    let (_, fids) = &d.variants[variant_index];
     // ids::compute inserted every payload field into `fields` with its model index.
     fids.iter()
         .find(|id| {
-            ids.fields
-                .get(*id)
-                .is_some_and(|info| info.variant == Some(vi) && info.index == pi && info.decl == di)
+            ids.fields.get(*id).is_some_and(|info| {
+                info.variant == Some(variant_index) && info.index == pi && info.decl == decl_index
+            })
         })
         .copied()
         .unwrap_or([0; 32])
@@ -1250,12 +1262,12 @@ impl Order {
         }
         let functions = decls
             .iter()
-            .map(|&(di, _)| {
-                let mut v: Vec<usize> = (0..m.declarations[di].functions.len()).collect();
+            .map(|&(decl_index, _)| {
+                let mut v: Vec<usize> = (0..m.declarations[decl_index].functions.len()).collect();
                 v.sort_by(|&a, &b| {
-                    ids.decls[di].functions[a]
+                    ids.decls[decl_index].functions[a]
                         .sig
-                        .cmp(&ids.decls[di].functions[b].sig)
+                        .cmp(&ids.decls[decl_index].functions[b].sig)
                 });
                 v
             })

@@ -10,14 +10,14 @@ use zlm::model::{Constant, ScalarKind};
 fn clauses(text: &str, decl: &str, func: &str) -> String {
     let m = zlm::text::parse(text).unwrap();
     zlm::check::check(&m).unwrap();
-    let di = m.declarations.iter().position(|d| d.name == decl).unwrap();
-    let f = m.declarations[di]
+    let decl_index = m.declarations.iter().position(|d| d.name == decl).unwrap();
+    let f = m.declarations[decl_index]
         .functions
         .iter()
         .find(|f| f.name == func)
         .unwrap();
     let r = zlm::check::Resolved::new(&m).unwrap();
-    print_clauses(&r, di, f).unwrap()
+    print_clauses(&r, decl_index, f).unwrap()
 }
 
 #[test]

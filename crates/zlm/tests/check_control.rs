@@ -21,7 +21,8 @@ fn break_continue_and_backedge_module_is_valid() {
 #[test]
 fn runs_every_control_edge_with_its_recipe() {
     let m = zlm::text::parse(&src()).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let s = |v: i64| Value::Scalar(v as u64);
     // n = 10, no break: 0..9, multiples of 3 skipped by `continue`.
     let out = it.run("Main.scan", &[s(10), s(99)]).unwrap();

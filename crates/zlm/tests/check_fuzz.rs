@@ -77,7 +77,8 @@ proptest! {
             prop_assert_eq!(decoded.is_ok(), checked.is_ok());
         }
         if checked.is_ok()
-            && let Ok(it) = zlm::interp::Interp::new(&m) {
+            && let Ok(linked) = zlm::decode::from_model(&m, &[])
+            && let Ok(it) = zlm::interp::Interp::new(&linked) {
                 let it = it.with_limits(zlm::interp::Limits { steps: 10_000, depth: 16, bytes: 1 << 16 });
                 let r = it.resolved();
                 for d in &r.m.declarations {

@@ -24,7 +24,8 @@ fn u(v: u64) -> Value {
 #[test]
 fn finish_then_facade_slice_reads_through_the_slice_local() {
     let m = load();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     for (start, end, first) in [(0, 3, 10), (1, 3, 20), (2, 3, 30)] {
         let out = it
             .run("Main.demo", &[Value::Allocator, u(start), u(end)])
@@ -45,7 +46,8 @@ fn finish_then_facade_slice_reads_through_the_slice_local() {
 #[test]
 fn empty_window_faults_on_get_and_unwinds_the_bytes_owner() {
     let m = load();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let Err(RunError::Fault { fault, drops }) =
         it.run("Main.demo", &[Value::Allocator, u(3), u(3)])
     else {
@@ -65,7 +67,8 @@ fn empty_window_faults_on_get_and_unwinds_the_bytes_owner() {
 #[test]
 fn facade_precondition_false_faults_at_tag_43_before_any_loan() {
     let m = load();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     for (start, end) in [(2, 1), (0, 4)] {
         let Err(RunError::Fault { fault, drops }) =
             it.run("Main.demo", &[Value::Allocator, u(start), u(end)])
@@ -89,10 +92,13 @@ fn byte_budget_exhaustion_takes_the_try_error_edge() {
     let m = load();
     // Three bytes of budget: with_capacity(4) fails, Err(4) is returned
     // through try-error edge 0 with nothing to drop.
-    let it = Interp::new(&m).unwrap().with_limits(zlm::interp::Limits {
-        bytes: 3,
-        ..Default::default()
-    });
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked)
+        .unwrap()
+        .with_limits(zlm::interp::Limits {
+            bytes: 3,
+            ..Default::default()
+        });
     let out = it
         .run("Main.demo", &[Value::Allocator, u(0), u(1)])
         .unwrap();

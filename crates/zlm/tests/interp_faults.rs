@@ -26,7 +26,8 @@ fn i32v(x: i32) -> Value {
 #[test]
 fn exact_overflow_faults_at_the_operation() {
     let m = zlm::text::parse(&text("faults.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let (f, _) = fault(&it, "Main.add", &[i32v(i32::MAX), i32v(1)]);
     assert_eq!(f.kind, FaultKind::Overflow);
     assert_eq!(
@@ -43,7 +44,8 @@ fn exact_overflow_faults_at_the_operation() {
 fn modular_profile_wraps_at_the_declared_width() {
     let m =
         zlm::text::parse(&text("faults.zlt").replace("profile exact", "profile modular")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     assert_eq!(
         it.run("Main.add", &[i32v(i32::MAX), i32v(1)])
             .unwrap()
@@ -62,7 +64,8 @@ fn modular_profile_wraps_at_the_declared_width() {
 fn approximate_profile_faults_like_exact() {
     let m = zlm::text::parse(&text("faults.zlt").replace("profile exact", "profile approximate"))
         .unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     assert_eq!(
         fault(&it, "Main.add", &[i32v(i32::MIN), i32v(-1)]).0.kind,
         FaultKind::Overflow
@@ -79,7 +82,8 @@ fn division_by_zero_faults_under_every_profile() {
         let m =
             zlm::text::parse(&text("faults.zlt").replace("profile exact", &format!("profile {p}")))
                 .unwrap();
-        let it = Interp::new(&m).unwrap();
+        let checked = zlm::decode::from_model(&m, &[]).unwrap();
+        let it = Interp::new(&checked).unwrap();
         let (f, _) = fault(&it, "Main.div", &[i32v(7), i32v(0)]);
         assert_eq!(f.kind, FaultKind::DivideByZero);
         assert_eq!(f.op, Some(2));
@@ -89,7 +93,8 @@ fn division_by_zero_faults_under_every_profile() {
 #[test]
 fn signed_division_truncates() {
     let m = zlm::text::parse(&text("faults.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     assert_eq!(
         it.run("Main.div", &[i32v(-7), i32v(2)]).unwrap().value,
         i32v(-3)
@@ -99,7 +104,8 @@ fn signed_division_truncates() {
 #[test]
 fn assertion_failure() {
     let m = zlm::text::parse(&text("faults.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let (f, _) = fault(&it, "Main.positive", &[i32v(0)]);
     assert_eq!((f.kind, f.op), (FaultKind::Assert, Some(3)));
     assert_eq!(
@@ -111,7 +117,8 @@ fn assertion_failure() {
 #[test]
 fn byte_array_bounds_fault_unwinds_the_owner() {
     let m = zlm::text::parse(&text("faults.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let ok = it
         .run("Main.byte_at", &[Value::Allocator, Value::Scalar(0)])
         .unwrap();
@@ -125,10 +132,13 @@ fn byte_array_bounds_fault_unwinds_the_owner() {
 #[test]
 fn allocator_exhaustion_takes_the_try_error_edge() {
     let m = zlm::text::parse(&text("faults.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap().with_limits(zlm::interp::Limits {
-        bytes: 2,
-        ..Default::default()
-    });
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked)
+        .unwrap()
+        .with_limits(zlm::interp::Limits {
+            bytes: 2,
+            ..Default::default()
+        });
     let out = it
         .run("Main.byte_at", &[Value::Allocator, Value::Scalar(0)])
         .unwrap();
@@ -139,7 +149,8 @@ fn allocator_exhaustion_takes_the_try_error_edge() {
 #[test]
 fn requires_failure_is_a_contract_fault() {
     let m = zlm::text::parse(&text("loop.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let (f, _) = fault(&it, "Main.sum", &[Value::Scalar(-1i64 as u64)]);
     assert_eq!(f.kind, FaultKind::Contract("requires 0".into()));
     assert_eq!(f.block, None);
@@ -153,7 +164,8 @@ fn ensures_failure_is_a_contract_fault() {
         "cop lt Bool result c:Int64:0",
     );
     let m = zlm::text::parse(&src).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let (f, _) = fault(&it, "Main.sum", &[Value::Scalar(3)]);
     assert_eq!(f.kind, FaultKind::Contract("ensures 0".into()));
 }
@@ -161,10 +173,13 @@ fn ensures_failure_is_a_contract_fault() {
 #[test]
 fn step_limit() {
     let m = zlm::text::parse(&text("loop.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap().with_limits(zlm::interp::Limits {
-        steps: 1000,
-        ..Default::default()
-    });
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked)
+        .unwrap()
+        .with_limits(zlm::interp::Limits {
+            steps: 1000,
+            ..Default::default()
+        });
     assert_eq!(
         fault(&it, "Main.sum", &[Value::Scalar(1_000_000)]).0.kind,
         FaultKind::StepLimit
@@ -177,11 +192,10 @@ fn unchecked_modules_never_run() {
     let m = zlm::text::parse(&src).unwrap();
     // Structural validation (the writer's typing table) or the checked
     // semantics reject it; either way it never executes.
-    match Interp::new(&m) {
-        Err(RunError::Invalid(e)) => {
+    match zlm::decode::from_model(&m, &[]) {
+        Err(e) => {
             assert!(e.code == "ZLM-C-TYPE" || e.code == "ZLM-SHAPE", "{e}")
         }
-        Err(e) => panic!("{e}"),
         Ok(_) => panic!("an invalid module must not run"),
     }
     assert_eq!(zlm::check::check(&m).unwrap_err().code, "ZLM-C-TYPE");
@@ -190,7 +204,8 @@ fn unchecked_modules_never_run() {
 #[test]
 fn byte_slices_and_their_precondition() {
     let m = zlm::text::parse(&text("faults.zlt")).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let ok = it
         .run(
             "Main.window",

@@ -8,7 +8,8 @@ fn loop_sums() {
     ))
     .unwrap();
     let m = zlm::text::parse(&src).unwrap();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.sum", &[Value::Scalar(10)]).unwrap();
     assert_eq!(out.value, Value::Scalar(45));
 }

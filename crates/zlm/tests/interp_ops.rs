@@ -17,7 +17,8 @@ fn i(x: i64) -> Value {
 #[test]
 fn scalar_operations() {
     let m = module();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     assert_eq!(it.run("Main.scalar", &[i(2), i(3)]).unwrap().value, i(-1));
     assert_eq!(it.run("Main.scalar", &[i(5), i(3)]).unwrap().value, i(-8));
     let Err(RunError::Fault { fault, .. }) = it.run("Main.scalar", &[i(4), i(4)]) else {
@@ -29,7 +30,8 @@ fn scalar_operations() {
 #[test]
 fn bit_operations_and_shift_faults() {
     let m = module();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     assert_eq!(
         it.run("Main.bits", &[i(0x1234), i(4)]).unwrap().value,
         i(0x12cb)
@@ -47,7 +49,8 @@ fn bit_operations_and_shift_faults() {
 #[test]
 fn unit_value() {
     let m = module();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.unit", &[]).unwrap();
     assert_eq!(it.render(&out.value, &out.ty), "()");
 }
@@ -55,7 +58,8 @@ fn unit_value() {
 #[test]
 fn replace_commit_drops_the_old_owner_once() {
     let m = module();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.swap", &[]).unwrap();
     assert_eq!(out.value, i(2));
     let log: Vec<String> = out.drops.iter().map(|d| d.to_string()).collect();
@@ -71,7 +75,8 @@ fn replace_commit_drops_the_old_owner_once() {
 #[test]
 fn one_word_try() {
     let m = module();
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let ok = it.run("Main.half", &[i(8)]).unwrap();
     assert_eq!(it.render(&ok.value, &ok.ty), "Ok(4)");
     let err = it.run("Main.half", &[i(7)]).unwrap();

@@ -18,7 +18,8 @@ fn log(drops: &[zlm::interp::DropEvent]) -> Vec<String> {
 #[test]
 fn field_move_then_return_edge_drops_in_reverse_custody_order() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.demo", &[]).unwrap();
     assert_eq!(out.value, Value::Scalar(1));
     assert_eq!(
@@ -36,7 +37,8 @@ fn field_move_then_return_edge_drops_in_reverse_custody_order() {
 #[test]
 fn try_ok_path_uses_return_edge() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.try_demo", &[Value::Scalar(1)]).unwrap();
     assert_eq!(it.render(&out.value, &out.ty), "Ok(9)");
     assert_eq!(
@@ -51,7 +53,8 @@ fn try_ok_path_uses_return_edge() {
 #[test]
 fn try_err_path_runs_the_bound_error_edge_then_returns_fresh_err() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.try_demo", &[Value::Scalar(0)]).unwrap();
     assert_eq!(it.render(&out.value, &out.ty), "Err(99)");
     assert_eq!(log(&out.drops), ["Main.try_demo: drop l0 : Box"]);
@@ -60,7 +63,8 @@ fn try_err_path_runs_the_bound_error_edge_then_returns_fresh_err() {
 #[test]
 fn refinement_guards_payload_reads() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     assert_eq!(
         it.run("Main.radius", &[Value::Scalar(0)]).unwrap().value,
         Value::Scalar(5)
@@ -74,10 +78,13 @@ fn refinement_guards_payload_reads() {
 #[test]
 fn depth_limit_faults_before_any_move() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap().with_limits(zlm::interp::Limits {
-        depth: 1,
-        ..Default::default()
-    });
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked)
+        .unwrap()
+        .with_limits(zlm::interp::Limits {
+            depth: 1,
+            ..Default::default()
+        });
     match it.run("Main.demo", &[]) {
         Err(RunError::Fault { fault, drops }) => {
             assert_eq!(fault.kind, zlm::interp::FaultKind::DepthLimit);
@@ -93,10 +100,13 @@ fn depth_limit_faults_before_any_move() {
 fn abort_unwind_drops_owners_in_reverse_custody_order() {
     // The second make() call hits the depth limit: the frame holds l0 only.
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap().with_limits(zlm::interp::Limits {
-        steps: 8,
-        ..Default::default()
-    });
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked)
+        .unwrap()
+        .with_limits(zlm::interp::Limits {
+            steps: 8,
+            ..Default::default()
+        });
     match it.run("Main.demo", &[]) {
         Err(RunError::Fault { fault, drops }) => {
             assert_eq!(fault.kind, zlm::interp::FaultKind::StepLimit);
@@ -109,7 +119,8 @@ fn abort_unwind_drops_owners_in_reverse_custody_order() {
 #[test]
 fn borrow_then_call_with_child_entry_loan() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.peek", &[]).unwrap();
     assert_eq!(out.value, Value::Scalar(4));
     assert_eq!(log(&out.drops), ["Main.peek: drop l0 : Box"]);
@@ -118,7 +129,8 @@ fn borrow_then_call_with_child_entry_loan() {
 #[test]
 fn join_edge_recipe_reconciles_custody() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let t = it.run("Main.pick", &[Value::Scalar(1)]).unwrap();
     assert_eq!(t.value, Value::Scalar(2));
     assert_eq!(
@@ -135,7 +147,8 @@ fn join_edge_recipe_reconciles_custody() {
 #[test]
 fn contracts_with_field_copy_and_pure_call() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let i = |x: i32| Value::Scalar(x as i64 as u64);
     let ok = it.run("Main.probe", &[i(5), i(3)]).unwrap();
     assert_eq!(ok.value, Value::Scalar(1));
@@ -156,7 +169,8 @@ fn contracts_with_field_copy_and_pure_call() {
 #[test]
 fn loop_reinitialization_drops_on_the_backedge() {
     let m = load("own.zlt");
-    let it = Interp::new(&m).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = Interp::new(&checked).unwrap();
     let out = it.run("Main.churn", &[Value::Scalar(3)]).unwrap();
     assert_eq!(out.value, Value::Scalar(3));
     assert_eq!(log(&out.drops), ["Main.churn: drop l1 : Box"; 3]);

@@ -29,7 +29,7 @@ fn acyclic_inline_payloads_are_accepted() {
     let m = parse(ACYCLIC).expect("parse");
     let bytes = write(&m).expect("finite layout");
     let d = decode(&bytes).expect("valid");
-    assert_eq!(write(&d.module).unwrap(), bytes);
+    assert_eq!(write(d.module()).unwrap(), bytes);
 }
 
 #[test]

@@ -74,7 +74,7 @@ fn swapping_records_with_consistent_references_is_rejected() {
     // Swap the two declaration records and rewrite every reference to them.
     let bytes = write(&sample::module("geo.shapes", 1)).unwrap();
     let d = decode(&bytes).unwrap();
-    let mut m = d.module.clone();
+    let mut m = d.module().clone();
     m.declarations.swap(0, 1);
     // Re-encoding a permuted model is canonical again...
     assert_eq!(write(&m).unwrap(), bytes);

@@ -136,7 +136,7 @@ fn model_rules_reject() {
 fn artifact_address_is_not_the_content_identity() {
     let b = bytes();
     let d = decode(&b).unwrap();
-    assert_ne!(zlm::address(&b), d.module_content);
+    assert_ne!(zlm::address(&b), d.module_content());
     assert_eq!(
         zlm::address(&b),
         zlm::hash::h("zerglang.zlm1.artifact.v1", std::slice::from_ref(&b))

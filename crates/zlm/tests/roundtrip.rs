@@ -5,7 +5,7 @@ fn sample_round_trips() {
     let m = sample::module("geo.shapes", 3);
     let bytes = write(&m).expect("write");
     let d = decode(&bytes).expect("decode");
-    assert_eq!(write(&d.module).unwrap(), bytes);
+    assert_eq!(write(d.module()).unwrap(), bytes);
 }
 
 #[test]
@@ -39,7 +39,7 @@ fn examples_assemble_validate_and_round_trip() {
         let bytes = write(&m).unwrap();
         let d = decode(&bytes).unwrap();
         assert_eq!(
-            zlm::text::print(&d.module).unwrap(),
+            zlm::text::print(d.module()).unwrap(),
             text,
             "{} is not in canonical text form",
             path.display()

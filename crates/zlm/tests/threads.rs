@@ -9,11 +9,11 @@ use zlm::{sample, text, write::write};
 fn same(bytes: &[u8], what: &str) {
     let one = decode_with(bytes, Threads::One).map(|(d, p)| {
         assert_eq!(p.threads, 1);
-        (d.module, d.module_content)
+        (d.module().clone(), d.module_content())
     });
     let two = decode_with(bytes, Threads::Two).map(|(d, p)| {
         assert_eq!(p.threads, 2);
-        (d.module, d.module_content)
+        (d.module().clone(), d.module_content())
     });
     assert_eq!(one, two, "{what}");
 }
@@ -82,10 +82,10 @@ fn a_large_module_takes_two_threads_and_agrees_under_mutation() {
     let two_cores = std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2);
     assert_eq!(p.threads, if two_cores { 2 } else { 1 });
     assert_eq!(
-        d.module,
-        decode_with(&bytes, Threads::One).unwrap().0.module
+        d.module(),
+        decode_with(&bytes, Threads::One).unwrap().0.module()
     );
-    assert_eq!(decode(&bytes).unwrap().module, d.module);
+    assert_eq!(decode(&bytes).unwrap().module(), d.module());
     // Mutations spread over every section, with a fixed stride.
     let stride = bytes.len() / 157;
     for i in (0..bytes.len()).step_by(stride.max(1)) {

@@ -4,6 +4,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(d) = zlm::decode::decode(data) {
-        assert_eq!(zlm::write::write(&d.module).expect("accepted module writes"), data);
+        assert_eq!(zlm::write::write(d.module()).expect("accepted module writes"), data);
     }
 });

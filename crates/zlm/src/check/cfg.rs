@@ -46,6 +46,9 @@ pub struct Cfg<'m> {
     pub idom: Vec<usize>,
     /// Immediate postdominators (`usize::MAX` is the virtual exit).
     pub ipdom: Vec<usize>,
+    /// Dominator-tree interval of each block (entry and exit clock of a
+    /// depth-first walk of the tree), for O(1) dominance queries.
+    tree_interval: Vec<(u32, u32)>,
     edges: Vec<ExpEdge>,
 }
 
@@ -57,102 +60,8 @@ pub fn is_terminator(tag: u32) -> bool {
 impl<'m> Cfg<'m> {
     /// Builds and checks the CFG.
     pub fn build(f: &'m Function) -> Result<Self, CfgErr> {
-        let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
-        blocks.sort_by_key(|b| b.id);
+        let (blocks, succ, edges) = terminators(f)?;
         let n = blocks.len();
-        if n == 0 {
-            return Err((None, None, "a body needs an entry block".into()));
-        }
-        for (i, b) in blocks.iter().enumerate() {
-            if b.id as usize != i {
-                return Err((Some(b.id), None, "block IDs must be dense".into()));
-            }
-        }
-        let mut succ = vec![Vec::new(); n];
-        let mut edges = Vec::new();
-        for (i, b) in blocks.iter().enumerate() {
-            let bid = i as u32;
-            let Some(last) = b.ops.last() else {
-                return Err((Some(bid), None, "an empty block has no terminator".into()));
-            };
-            for (j, op) in b.ops.iter().enumerate() {
-                if is_terminator(op.tag) && j + 1 != b.ops.len() {
-                    return Err((
-                        Some(bid),
-                        Some(j as u32),
-                        "a terminator must be the final operation of its block".into(),
-                    ));
-                }
-                if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: None,
-                        arm: Arm::Try,
-                        try_op: Some(j as u32),
-                    });
-                }
-            }
-            let at = Some(b.ops.len() as u32 - 1);
-            let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
-                match o {
-                    Some(Operand::Block(t)) if (*t as usize) < n => Ok(*t as usize),
-                    _ => Err((
-                        Some(bid),
-                        at,
-                        "jump target is not a block of this body".into(),
-                    )),
-                }
-            };
-            match last.tag {
-                tag::JUMP => {
-                    let t = target(last.operands.first())?;
-                    succ[i].push(t);
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: Some(t as u32),
-                        arm: Arm::Jump,
-                        try_op: None,
-                    });
-                }
-                tag::JUMP_IF_FALSE => {
-                    let t = target(last.operands.get(1))?;
-                    if i + 1 >= n {
-                        return Err((
-                            Some(bid),
-                            at,
-                            "the true fallthrough of JUMP_IF_FALSE is the next dense block, which does not exist".into(),
-                        ));
-                    }
-                    succ[i].push(i + 1);
-                    succ[i].push(t);
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: Some(bid + 1),
-                        arm: Arm::True,
-                        try_op: None,
-                    });
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: Some(t as u32),
-                        arm: Arm::False,
-                        try_op: None,
-                    });
-                }
-                tag::RETURN => edges.push(ExpEdge {
-                    source: bid,
-                    successor: None,
-                    arm: Arm::Return,
-                    try_op: None,
-                }),
-                _ => {
-                    return Err((
-                        Some(bid),
-                        at,
-                        "a block must end with JUMP, JUMP_IF_FALSE or RETURN".into(),
-                    ));
-                }
-            }
-        }
         // Depth-first preorder from the entry must reproduce the dense IDs.
         let mut seen = vec![false; n];
         let mut order = Vec::with_capacity(n);
@@ -189,6 +98,7 @@ impl<'m> Cfg<'m> {
             }
         }
         let idom = dominators(n, 0, &succ, &preds);
+        let tree_interval = tree_intervals(&idom);
         // Postdominators over the reverse graph with a virtual exit node n.
         let mut rsucc = vec![Vec::new(); n + 1];
         let mut rpreds = vec![Vec::new(); n + 1];
@@ -212,6 +122,7 @@ impl<'m> Cfg<'m> {
             preds,
             idom,
             ipdom,
+            tree_interval,
             edges,
         })
     }
@@ -310,16 +221,9 @@ impl<'m> Cfg<'m> {
     }
 
     /// Whether block `a` dominates block `b`.
-    pub fn dominates(&self, a: usize, mut b: usize) -> bool {
-        loop {
-            if a == b {
-                return true;
-            }
-            if b == 0 || self.idom[b] == b {
-                return false;
-            }
-            b = self.idom[b];
-        }
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        let (outer, inner) = (self.tree_interval[a], self.tree_interval[b]);
+        outer.0 <= inner.0 && inner.1 <= outer.1
     }
 
     /// Whether flow operation `a` strictly precedes-and-dominates `b`.
@@ -378,6 +282,232 @@ impl<'m> Cfg<'m> {
             b = next;
         }
     }
+}
+
+/// The blocks in dense-ID order, their successors in semantic arm order and
+/// the reconstructed cleanup-edge list, from the terminators alone (no
+/// reachability, preorder or dominance: [`Cfg::build`] adds those).
+#[allow(clippy::type_complexity)]
+fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdge>), CfgErr> {
+    let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
+    blocks.sort_by_key(|b| b.id);
+    let n = blocks.len();
+    if n == 0 {
+        return Err((None, None, "a body needs an entry block".into()));
+    }
+    for (i, b) in blocks.iter().enumerate() {
+        if b.id as usize != i {
+            return Err((Some(b.id), None, "block IDs must be dense".into()));
+        }
+    }
+    let mut succ = vec![Vec::new(); n];
+    let mut edges = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let bid = i as u32;
+        let Some(last) = b.ops.last() else {
+            return Err((Some(bid), None, "an empty block has no terminator".into()));
+        };
+        for (j, op) in b.ops.iter().enumerate() {
+            if is_terminator(op.tag) && j + 1 != b.ops.len() {
+                return Err((
+                    Some(bid),
+                    Some(j as u32),
+                    "a terminator must be the final operation of its block".into(),
+                ));
+            }
+            if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: None,
+                    arm: Arm::Try,
+                    try_op: Some(j as u32),
+                });
+            }
+        }
+        let at = Some(b.ops.len() as u32 - 1);
+        let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
+            match o {
+                Some(Operand::Block(t)) if (*t as usize) < n => Ok(*t as usize),
+                _ => Err((
+                    Some(bid),
+                    at,
+                    "jump target is not a block of this body".into(),
+                )),
+            }
+        };
+        match last.tag {
+            tag::JUMP => {
+                let t = target(last.operands.first())?;
+                succ[i].push(t);
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: Some(t as u32),
+                    arm: Arm::Jump,
+                    try_op: None,
+                });
+            }
+            tag::JUMP_IF_FALSE => {
+                let t = target(last.operands.get(1))?;
+                if i + 1 >= n {
+                    return Err((
+                            Some(bid),
+                            at,
+                            "the true fallthrough of JUMP_IF_FALSE is the next dense block, which does not exist".into(),
+                        ));
+                }
+                succ[i].push(i + 1);
+                succ[i].push(t);
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: Some(bid + 1),
+                    arm: Arm::True,
+                    try_op: None,
+                });
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: Some(t as u32),
+                    arm: Arm::False,
+                    try_op: None,
+                });
+            }
+            tag::RETURN => edges.push(ExpEdge {
+                source: bid,
+                successor: None,
+                arm: Arm::Return,
+                try_op: None,
+            }),
+            _ => {
+                return Err((
+                    Some(bid),
+                    at,
+                    "a block must end with JUMP, JUMP_IF_FALSE or RETURN".into(),
+                ));
+            }
+        }
+    }
+    Ok((blocks, succ, edges))
+}
+
+/// The reconstructed cleanup-edge list of a body (what an executor needs to
+/// find each transfer's recorded edge) without the dominator trees.
+pub fn expected_edges_of(f: &Function) -> Result<Vec<ExpEdge>, CfgErr> {
+    terminators(f).map(|(_, _, edges)| edges)
+}
+
+/// Entry and exit clocks of a depth-first walk of the dominator tree
+/// (`idom[root] == root`; every block is reachable once `build` accepts the
+/// graph): `a` dominates `b` exactly when `a`'s interval contains `b`'s.
+fn tree_intervals(idom: &[usize]) -> Vec<(u32, u32)> {
+    let n = idom.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (block, &parent) in idom.iter().enumerate() {
+        if parent != block {
+            children[parent].push(block);
+        }
+    }
+    let mut interval = vec![(0u32, 0u32); n];
+    let mut clock = 0u32;
+    let mut stack: Vec<(usize, bool)> = vec![(0, false)];
+    while let Some((block, done)) = stack.pop() {
+        if done {
+            interval[block].1 = clock;
+        } else {
+            interval[block].0 = clock;
+            stack.push((block, true));
+            stack.extend(children[block].iter().map(|&child| (child, false)));
+        }
+        clock += 1;
+    }
+    interval
+}
+
+/// The edge kinds the priority rule of [`Cfg::admitted_kinds`] can ever give
+/// an arm: the structural check admits exactly these, and the semantic pass
+/// then requires the one the rule derives for the edge (a conditional arm is
+/// `backedge` to a dominating block, `join` when it drops owners into a
+/// multi-predecessor block, `branch` otherwise; see docs/zlm/semantics.md).
+pub fn possible_kinds(arm: Arm) -> &'static [EdgeKind] {
+    match arm {
+        Arm::Return => &[EdgeKind::Return],
+        Arm::Try => &[EdgeKind::TryError],
+        Arm::True | Arm::False => &[EdgeKind::Branch, EdgeKind::Join, EdgeKind::Backedge],
+        Arm::Jump => &[
+            EdgeKind::Fallthrough,
+            EdgeKind::Join,
+            EdgeKind::Break,
+            EdgeKind::Continue,
+            EdgeKind::Backedge,
+        ],
+    }
+}
+
+/// The structural CFG rules that the writer and every decode check before
+/// the canonical comparison (`ZLM-SHAPE`): terminators, dense preorder block
+/// IDs, the cleanup-edge list (IDs, sources, successors, a kind the arm can
+/// have) and SSA dominance (an operand is defined earlier in its block or in
+/// a block that dominates the use). The exact kind of each edge and its
+/// recipes are the semantic pass's ([`super::check`]).
+pub fn check_structure(f: &Function) -> crate::Result<()> {
+    use crate::error::in_function;
+    let cfg = Cfg::build(f).map_err(|(block, op, msg)| {
+        let at = match (block, op) {
+            (Some(b), Some(o)) => format!("block {b} op {o}"),
+            (Some(b), None) => format!("block {b}"),
+            _ => "CFG".to_string(),
+        };
+        in_function(f, &at, msg)
+    })?;
+    for block in &cfg.blocks {
+        for (ordinal, op) in block.ops.iter().enumerate() {
+            let here = OpRef::Flow {
+                block: block.id,
+                ordinal: ordinal as u32,
+            };
+            for operand in &op.operands {
+                if let Operand::Value(def @ OpRef::Flow { .. }) = operand
+                    && !cfg.dominates_op(*def, here)
+                {
+                    return Err(in_function(
+                        f,
+                        &format!("block {} op {ordinal}", block.id),
+                        "an SSA operand must be defined earlier on every path (dominance)",
+                    ));
+                }
+            }
+        }
+    }
+    let expected = cfg.expected_edges();
+    if expected.len() != f.body.edges.len() {
+        return Err(in_function(
+            f,
+            "CFG",
+            format!(
+                "{} cleanup edges expected, {} present",
+                expected.len(),
+                f.body.edges.len()
+            ),
+        ));
+    }
+    let mut by_id: Vec<Option<&CleanupEdge>> = vec![None; expected.len()];
+    for edge in &f.body.edges {
+        if let Some(slot) = by_id.get_mut(edge.id as usize) {
+            *slot = Some(edge);
+        }
+    }
+    for (id, (want, have)) in expected.iter().zip(by_id).enumerate() {
+        let have = have.ok_or_else(|| in_function(f, "CFG", "cleanup edge IDs are dense"))?;
+        if have.source != want.source
+            || have.successor != want.successor
+            || !possible_kinds(want.arm).contains(&have.kind)
+        {
+            return Err(in_function(
+                f,
+                &format!("cleanup edge {id}"),
+                "source, successor or kind differs from the derived edge list",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Cooper–Harvey–Kennedy iterative dominators over nodes reachable from `root`.

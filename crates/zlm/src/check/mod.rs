@@ -7,162 +7,20 @@
 //! the block and operation index. Decisions are in `docs/zlm/semantics.md`.
 
 pub mod cfg;
+mod context;
 pub mod contracts;
 mod flow;
 mod ops;
 pub mod sdk;
+pub(crate) mod typing;
 
-use crate::hash::Id;
-use crate::ids::{FnIndex, Identities};
+use crate::ids::Identities;
 use crate::model::*;
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 pub use cfg::Cfg;
-
-/// Stable rejection codes of the checked-semantics layer.
-pub mod code {
-    /// An operand, result or auxiliary has the wrong type for its tag.
-    pub const TYPE: &str = "ZLM-C-TYPE";
-    /// A Copy, Ref/Mut/Slice/Allocator placement rule is violated.
-    pub const PLACEMENT: &str = "ZLM-C-PLACEMENT";
-    /// A callee's effect set is not included in the caller's.
-    pub const EFFECT: &str = "ZLM-C-EFFECT";
-    /// Block structure: missing terminator, misplaced terminator, bad target,
-    /// unreachable block, non-preorder block numbering.
-    pub const CFG: &str = "ZLM-C-CFG";
-    /// An SSA operand does not dominate its use.
-    pub const SSA: &str = "ZLM-C-SSA";
-    /// Three-state ownership: use of a dead path, double consumption, leak,
-    /// missing or extra owned path.
-    pub const OWNERSHIP: &str = "ZLM-C-OWN";
-    /// Predecessors of a join or back-edge present different custody.
-    pub const CUSTODY: &str = "ZLM-C-CUSTODY";
-    /// Cleanup edges differ from their reconstruction (ID, source,
-    /// successor, kind, recipe list or order).
-    pub const CLEANUP: &str = "ZLM-C-CLEANUP";
-    /// RESULT_TRY / RESULT_TRY_RICH carrier or error-edge binding.
-    pub const TRY: &str = "ZLM-C-TRY";
-    /// Loan records, liveness, conflicts, suspension.
-    pub const LOAN: &str = "ZLM-C-LOAN";
-    /// Payload access without a proven active variant.
-    pub const VARIANT: &str = "ZLM-C-VARIANT";
-    /// Contract typing, survival set, pure-call restrictions.
-    pub const CONTRACT: &str = "ZLM-C-CONTRACT";
-    /// The certified `sdk.bytes` facade: the `Bytes.slice` forwarding body,
-    /// BYTE_BUILDER_FINISH placement, the SDK declarations' fixed layout.
-    pub const SDK: &str = "ZLM-C-SDK";
-    /// A feature this checker does not support (fails closed).
-    pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
-}
-
-/// A semantic rejection with its location.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {function}{}: {message}", location(*.block, *.op))]
-pub struct CheckError {
-    /// Stable code (see [`code`]).
-    pub code: &'static str,
-    /// `Declaration.function` name.
-    pub function: String,
-    /// Dense block ID where known.
-    pub block: Option<u32>,
-    /// Operation ordinal within the block (or recipe ordinal) where known.
-    pub op: Option<u32>,
-    /// What is wrong.
-    pub message: String,
-}
-
-fn location(block: Option<u32>, op: Option<u32>) -> String {
-    match (block, op) {
-        (Some(b), Some(o)) => format!(" block {b} op {o}"),
-        (Some(b), None) => format!(" block {b}"),
-        _ => String::new(),
-    }
-}
-
-impl From<CheckError> for crate::Error {
-    fn from(e: CheckError) -> Self {
-        crate::Error::new(e.code, e.to_string())
-    }
-}
-
-/// Result alias of this layer.
-pub type CResult<T> = std::result::Result<T, CheckError>;
-
-/// Module-wide resolution tables shared by the checker and the interpreter.
-pub struct Resolved<'m> {
-    /// The module.
-    pub m: &'m Module,
-    /// Its identities.
-    pub ids: Identities,
-    /// Nominal ID to local declaration index.
-    pub decls: HashMap<Id, usize>,
-    /// Variant ID to (declaration, variant index).
-    pub variants: HashMap<Id, (usize, usize)>,
-    /// Declared function-signature ID to (declaration, function index).
-    pub funcs: HashMap<Id, (usize, usize)>,
-}
-
-impl<'m> Resolved<'m> {
-    /// Builds the tables (identities are recomputed).
-    pub fn new(m: &'m Module) -> crate::Result<Self> {
-        let (ids, _) = crate::ids::compute(m, false)?;
-        Ok(Self::with_ids(m, ids))
-    }
-
-    /// Builds the tables from identities already computed for `m` (by
-    /// [`crate::ids::compute`], e.g. through [`crate::write::write_with_ids`]).
-    pub fn with_ids(m: &'m Module, ids: Identities) -> Self {
-        let mut decls = HashMap::new();
-        let mut variants = HashMap::new();
-        let mut funcs = HashMap::new();
-        for (di, d) in ids.decls.iter().enumerate() {
-            decls.insert(d.nominal, di);
-            for (vi, (vid, _)) in d.variants.iter().enumerate() {
-                variants.insert(*vid, (di, vi));
-            }
-            for (fi, f) in d.functions.iter().enumerate() {
-                funcs.insert(f.sig, (di, fi));
-            }
-        }
-        Resolved {
-            m,
-            ids,
-            decls,
-            variants,
-            funcs,
-        }
-    }
-    /// Whether `t` is structurally Copy.
-    pub fn is_copy(&self, t: &Type) -> bool {
-        self.ids.is_copy(t)
-    }
-    /// The field with ID `id`: its owning declaration, optional variant and record.
-    pub fn field(&self, id: &Id) -> Option<(usize, Option<usize>, &'m Field)> {
-        let info = self.ids.fields.get(id)?;
-        let d = &self.m.declarations[info.decl];
-        let f = match info.variant {
-            None => d.fields.get(info.index)?,
-            Some(v) => d.variants.get(v)?.fields.get(info.index)?,
-        };
-        Some((info.decl, info.variant, f))
-    }
-    /// The declaration's self type.
-    pub fn self_type(&self, decl: usize) -> Type {
-        Type::Nominal(self.ids.decls[decl].nominal)
-    }
-    /// Owner declaration of a nominal type, when local.
-    pub fn decl_of(&self, t: &Type) -> Option<usize> {
-        match t {
-            Type::Nominal(id) => self.decls.get(id).copied(),
-            _ => None,
-        }
-    }
-    /// Display name `Decl.function`.
-    pub fn fn_name(&self, d: usize, f: usize) -> String {
-        let decl = &self.m.declarations[d];
-        format!("{}.{}", decl.name, decl.functions[f].name)
-    }
-}
+pub(crate) use context::FnCheck;
+pub use context::{CResult, CheckError, Checked, Resolved, code};
 
 /// Checks every semantic rule of the module.
 pub fn check(m: &Module) -> CResult<()> {
@@ -178,82 +36,24 @@ pub fn check(m: &Module) -> CResult<()> {
 
 /// Checks every semantic rule of `m`, reusing identities already computed
 /// for it instead of hashing every preimage again.
-pub fn check_with_ids(m: &Module, ids: Identities) -> CResult<()> {
-    check_resolved(&Resolved::with_ids(m, ids))
+pub fn check_with_ids(m: &Module, ids: &Identities) -> CResult<()> {
+    check_resolved(&Resolved::from_parts(m, Cow::Borrowed(ids)))
 }
 
 /// Checks every semantic rule given resolution tables.
 pub fn check_resolved(r: &Resolved<'_>) -> CResult<()> {
     sdk::check_decls(r)?;
-    for (di, d) in r.m.declarations.iter().enumerate() {
-        for fi in 0..d.functions.len() {
-            let fc = FnCheck::new(r, di, fi)?;
-            fc.run()?;
+    for (decl_index, d) in r.m.declarations.iter().enumerate() {
+        for fn_index in 0..d.functions.len() {
+            let ctx = FnCheck::new(r, decl_index, fn_index)?;
+            ctx.run()?;
         }
     }
     Ok(())
 }
 
-/// The checking context of one function.
-pub(crate) struct FnCheck<'r, 'm> {
-    pub r: &'r Resolved<'m>,
-    #[allow(dead_code)]
-    pub di: usize,
-    pub f: &'m Function,
-    pub name: String,
-    pub index: FnIndex<'m>,
-    pub cfg: Cfg<'m>,
-    pub self_ty: Type,
-    /// Path index by key.
-    pub path_ix: HashMap<&'m PathKey, usize>,
-}
-
-impl<'r, 'm> FnCheck<'r, 'm> {
-    fn new(r: &'r Resolved<'m>, di: usize, fi: usize) -> CResult<Self> {
-        let f = &r.m.declarations[di].functions[fi];
-        let name = r.fn_name(di, fi);
-        let cfg = Cfg::build(f).map_err(|(b, o, msg)| CheckError {
-            code: code::CFG,
-            function: name.clone(),
-            block: b,
-            op: o,
-            message: msg,
-        })?;
-        Ok(FnCheck {
-            r,
-            di,
-            f,
-            index: FnIndex::new(f),
-            cfg,
-            self_ty: r.self_type(di),
-            path_ix: f
-                .body
-                .paths
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (&p.key, i))
-                .collect(),
-            name,
-        })
-    }
-
-    pub(crate) fn err(
-        &self,
-        code: &'static str,
-        block: Option<u32>,
-        op: Option<u32>,
-        msg: impl Into<String>,
-    ) -> CheckError {
-        CheckError {
-            code,
-            function: self.name.clone(),
-            block,
-            op,
-            message: msg.into(),
-        }
-    }
-
-    fn run(&self) -> CResult<()> {
+impl FnCheck<'_, '_> {
+    pub(crate) fn run(&self) -> CResult<()> {
         self.check_signature()?;
         sdk::check_function(self)?;
         self.check_paths()?;
@@ -265,90 +65,6 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         flow::run(self)?;
         contracts::check(self)?;
         Ok(())
-    }
-
-    /// Whether the function has a runtime receiver slot.
-    pub fn has_runtime_receiver(&self) -> bool {
-        matches!(
-            self.f.receiver,
-            ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
-        )
-    }
-
-    /// The receiver binding type (`Ref<Self>`, `Mut<Self>`, `Self`).
-    pub fn receiver_binding(&self) -> Option<Type> {
-        match self.f.receiver {
-            ReceiverKind::Shared => Some(Type::Ref(Box::new(self.self_ty.clone()))),
-            ReceiverKind::Exclusive => Some(Type::Mut(Box::new(self.self_ty.clone()))),
-            ReceiverKind::Owned => Some(self.self_ty.clone()),
-            _ => None,
-        }
-    }
-
-    pub fn param(&self, ordinal: u32) -> Option<&'m Param> {
-        self.f.params.iter().find(|p| p.ordinal == ordinal)
-    }
-
-    /// Whether root `root` is a nonowning borrow binding (shared/exclusive
-    /// receiver or a loan-typed parameter).
-    pub fn is_borrow_root(&self, root: &Root) -> bool {
-        match root {
-            Root::Receiver => matches!(
-                self.f.receiver,
-                ReceiverKind::Shared | ReceiverKind::Exclusive
-            ),
-            Root::Param(p) => self.param(*p).is_some_and(|p| p.ty.is_borrow()),
-            _ => false,
-        }
-    }
-
-    /// The type a place operand denotes as a binding: the loan type for a
-    /// borrow root, otherwise the path type.
-    pub fn binding_type(&self, k: &PathKey) -> Option<Type> {
-        let p = self.index.path(k)?;
-        if k.fields.is_empty() {
-            match &k.root {
-                Root::Receiver => return self.receiver_binding(),
-                Root::Param(o) => {
-                    let prm = self.param(*o)?;
-                    if prm.ty.is_borrow() {
-                        return Some(prm.ty.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-        Some(p.ty.clone())
-    }
-
-    /// Type of a body operand as seen by its consumer.
-    pub fn operand_type(&self, o: &Operand) -> Option<Type> {
-        match o {
-            Operand::Value(r) => self.index.op(r)?.result.clone(),
-            Operand::Place(k) => self.binding_type(k),
-            Operand::Const(c) => Some(Type::Scalar(c.kind)),
-            Operand::Block(_) => None,
-        }
-    }
-
-    /// Whether a path has a borrowed (Ref/Mut) ancestry; `Some(true)` when
-    /// that ancestry is exclusive.
-    pub fn borrowed_ancestry(&self, k: &PathKey) -> Option<bool> {
-        match &k.root {
-            Root::Receiver => match self.f.receiver {
-                ReceiverKind::Shared => Some(false),
-                ReceiverKind::Exclusive => Some(true),
-                _ => None,
-            },
-            Root::Param(p) => match self.param(*p).map(|p| &p.ty) {
-                Some(Type::Ref(_)) | Some(Type::SliceByte) | Some(Type::AllocatorBytesError) => {
-                    Some(false)
-                }
-                Some(Type::Mut(_)) => Some(true),
-                _ => None,
-            },
-            _ => None,
-        }
     }
 
     fn check_signature(&self) -> CResult<()> {
@@ -800,81 +516,6 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         Ok(())
     }
 
-    /// The single STORE_LOCAL that binds a transient `Slice<Byte>` local,
-    /// with its location.
-    pub fn slice_local_store(&self, k: &PathKey) -> Option<(OpRef, &'m Op)> {
-        if !k.fields.is_empty() {
-            return None;
-        }
-        let Root::Local(o) = k.root else { return None };
-        let local = self.f.body.locals.iter().find(|l| l.ordinal == o)?;
-        if local.ty != Type::SliceByte {
-            return None;
-        }
-        let mut found = None;
-        for (bid, b) in self.cfg.blocks.iter().enumerate() {
-            let b: &'m Block = b;
-            for (i, op) in b.ops.iter().enumerate() {
-                if op.tag == tag::STORE_LOCAL
-                    && op.operands.first() == Some(&Operand::Place(k.clone()))
-                {
-                    if found.is_some() {
-                        return None;
-                    }
-                    found = Some((
-                        OpRef::Flow {
-                            block: bid as u32,
-                            ordinal: i as u32,
-                        },
-                        op,
-                    ));
-                }
-            }
-        }
-        found
-    }
-
-    /// The slice loan a transient `Slice<Byte>` local is bound to: the loan
-    /// created by the tag-43 operation whose value its one store binds.
-    pub fn slice_local_loan(&self, k: &PathKey) -> Option<&'m Loan> {
-        let (_, store) = self.slice_local_store(k)?;
-        let Some(Operand::Value(v)) = store.operands.get(1) else {
-            return None;
-        };
-        self.loan_created_by(v)
-            .filter(|l| l.kind == LoanKind::ByteSlice)
-    }
-
-    /// Every flow operation that uses loan `l`: operations naming its
-    /// value, and operations naming the transient Slice local bound to it.
-    pub fn loan_uses(&self, l: &Loan) -> Vec<OpRef> {
-        let Some(c) = l.creation else {
-            return Vec::new();
-        };
-        let mut uses = self.uses_of(&c);
-        for local in &self.f.body.locals {
-            let k = PathKey {
-                root: Root::Local(local.ordinal),
-                fields: vec![],
-            };
-            if self.slice_local_loan(&k).map(|x| x.id) != Some(l.id) {
-                continue;
-            }
-            let place = Operand::Place(k.clone());
-            for (bid, b) in self.cfg.blocks.iter().enumerate() {
-                for (i, op) in b.ops.iter().enumerate() {
-                    if op.tag != tag::STORE_LOCAL && op.operands.contains(&place) {
-                        uses.push(OpRef::Flow {
-                            block: bid as u32,
-                            ordinal: i as u32,
-                        });
-                    }
-                }
-            }
-        }
-        uses
-    }
-
     /// The transient `Slice<Byte>` local form: one STORE_LOCAL binds the
     /// value of one tag-43 operation, that value has no other use, and the
     /// local is read only as a loan (a shared reborrow or a call argument).
@@ -952,43 +593,5 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             }
         }
         Ok(())
-    }
-
-    /// The active entry loan whose binding roots place `k` (borrowed ancestry).
-    pub fn loan_of_place(&self, k: &PathKey) -> Option<&'m Loan> {
-        if let Some(l) = self.slice_local_loan(k) {
-            return Some(l);
-        }
-        self.borrowed_ancestry(k)?;
-        let root = PathKey {
-            root: k.root.clone(),
-            fields: vec![],
-        };
-        self.f
-            .body
-            .loans
-            .iter()
-            .find(|l| l.creation.is_none() && l.origin == root)
-    }
-
-    /// The loan created by the operation producing SSA value `v`.
-    pub fn loan_created_by(&self, v: &OpRef) -> Option<&'m Loan> {
-        self.f.body.loans.iter().find(|l| l.creation == Some(*v))
-    }
-
-    /// Flow operations that name `v` as a value operand.
-    pub fn uses_of(&self, v: &OpRef) -> Vec<OpRef> {
-        let mut out = Vec::new();
-        for (bid, b) in self.cfg.blocks.iter().enumerate() {
-            for (i, op) in b.ops.iter().enumerate() {
-                if op.operands.iter().any(|o| o == &Operand::Value(*v)) {
-                    out.push(OpRef::Flow {
-                        block: bid as u32,
-                        ordinal: i as u32,
-                    });
-                }
-            }
-        }
-        out
     }
 }

@@ -9,11 +9,13 @@
 //! its owners in reverse custody order. Every destroyed non-Copy value is
 //! appended to an observable drop log.
 
+mod fault;
 mod numeric;
 mod value;
 
-use crate::check::Resolved;
+use crate::check::{Checked, Resolved};
 use crate::model::*;
+pub use fault::{Fault, FaultKind};
 pub use value::{Loc, Value};
 
 /// Resource limits.
@@ -51,56 +53,6 @@ pub struct DropEvent {
 impl std::fmt::Display for DropEvent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: drop {} : {}", self.function, self.owner, self.ty)
-    }
-}
-
-/// Why execution stopped abnormally.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FaultKind {
-    /// Arithmetic out of range under the exact/approximate profile.
-    Overflow,
-    /// Division or remainder by zero.
-    DivideByZero,
-    /// Shift count not below the width under the exact/approximate profile.
-    ShiftRange,
-    /// A requires or ensures clause evaluated false.
-    Contract(String),
-    /// ASSERT_TRUE / ASSERT_EQ failed.
-    Assert,
-    /// Byte-array or slice index out of bounds, or slice precondition false.
-    Bounds,
-    /// A carrier or variant tag was noncanonical or the wrong variant.
-    Tag,
-    /// Step limit reached.
-    StepLimit,
-    /// Call-depth limit reached.
-    DepthLimit,
-    /// Byte limit reached.
-    ByteLimit,
-    /// An interpreter state that validation rules out was reached: an
-    /// internal invariant violation, reported instead of aborting.
-    Internal,
-}
-
-/// A deterministic fault with its location.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("fault in {function}{}: {kind:?}", loc(*.block, *.op))]
-pub struct Fault {
-    /// `Decl.function`.
-    pub function: String,
-    /// Block, when the fault is in the body.
-    pub block: Option<u32>,
-    /// Operation ordinal, when the fault is at an operation.
-    pub op: Option<u32>,
-    /// Kind.
-    pub kind: FaultKind,
-}
-
-fn loc(b: Option<u32>, o: Option<u32>) -> String {
-    match (b, o) {
-        (Some(b), Some(o)) => format!(" block {b} op {o}"),
-        (Some(b), None) => format!(" block {b}"),
-        _ => String::new(),
     }
 }
 
@@ -236,6 +188,9 @@ struct Frame {
 
 struct Run<'a, 'm> {
     it: &'a Interp<'m>,
+    /// Host stack address below which a call faults with the depth limit
+    /// instead of overflowing the host stack (see [`on_sized_stack`]).
+    stack_floor: usize,
     frames: Vec<Frame>,
     drops: Vec<DropEvent>,
     steps: u64,
@@ -243,6 +198,64 @@ struct Run<'a, 'm> {
 }
 
 type Step<T> = Result<T, Fault>;
+
+/// Host stack reserved per interpreted call depth: every host frame one
+/// interpreted call nests (call, body, the general operation path, the call
+/// operation), with room for an unoptimized build.
+const STACK_PER_DEPTH: usize = 48 << 10;
+/// Host stack kept free below the guard for the deepest work one call does
+/// without passing the guard again (unwinding and dropping nested values).
+const STACK_RESERVE: usize = 512 << 10;
+/// The largest interpreter stack requested; deeper limits rely on the guard.
+const STACK_MAX: usize = 256 << 20;
+/// The stack tried when the sized one cannot be had.
+const STACK_FALLBACK: usize = 64 << 20;
+
+/// The address of a local of the calling frame (the host stack grows down).
+#[inline(never)]
+fn stack_address() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Runs `execute` on a thread whose stack holds `depth` interpreted calls,
+/// passing it the stack floor for the guard in [`Run::call`]: call depth
+/// exhaustion is the documented `DepthLimit` fault, never a host stack
+/// overflow, whatever the limit and the build.
+fn on_sized_stack<F>(depth: usize, execute: F) -> Result<Outcome, RunError>
+where
+    F: Fn(usize) -> Result<Outcome, RunError> + Sync,
+{
+    let wanted = depth
+        .saturating_mul(STACK_PER_DEPTH)
+        .saturating_add(2 * STACK_RESERVE)
+        .min(STACK_MAX);
+    for size in [wanted, STACK_FALLBACK.min(wanted)] {
+        let execute = &execute;
+        let outcome = std::thread::scope(|scope| {
+            let worker = std::thread::Builder::new()
+                .name("zlm-interp".into())
+                .stack_size(size)
+                .spawn_scoped(scope, move || {
+                    let floor = stack_address().saturating_sub(size - STACK_RESERVE);
+                    execute(floor)
+                });
+            match worker {
+                Ok(handle) => Some(match handle.join() {
+                    Ok(outcome) => outcome,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }),
+                Err(_) => None,
+            }
+        });
+        if let Some(outcome) = outcome {
+            return outcome;
+        }
+    }
+    Err(RunError::Usage(
+        "the host refused a thread for the interpreter's stack".into(),
+    ))
+}
 
 /// Writes a scalar word into a slot, in place when it already holds one
 /// (no drop of the previous value, no whole-enum store).
@@ -269,16 +282,28 @@ const ARM_RETURN: u8 = 3;
 const ARM_TRY: u8 = 4;
 
 impl<'m> Interp<'m> {
-    /// Validates `m` structurally and semantically and prepares it to run.
-    pub fn new(m: &'m Module) -> Result<Self, RunError> {
-        crate::write::write(m).map_err(RunError::Invalid)?;
-        let r = Resolved::new(m).map_err(RunError::Invalid)?;
-        crate::check::check_resolved(&r).map_err(|e| RunError::Invalid(e.into()))?;
+    /// Prepares a checked module to run. A module whose imports were not
+    /// resolved against their providers ([`crate::decode::decode_linked`])
+    /// is refused with the error `zlm validate` reports for it.
+    pub fn new(checked: &'m Checked) -> Result<Self, RunError> {
+        let m = checked.module();
+        if !checked.imports_resolved() {
+            let unresolved = crate::decode::check_imports(m, &[])
+                .err()
+                .unwrap_or_else(|| {
+                    crate::Error::new(
+                        crate::error::code::IMPORT,
+                        "the module's imports were not resolved",
+                    )
+                });
+            return Err(RunError::Invalid(unresolved));
+        }
+        let r = Resolved::of_checked(checked);
         let mut progs = Vec::new();
-        for (di, d) in m.declarations.iter().enumerate() {
+        for (decl_index, d) in m.declarations.iter().enumerate() {
             let mut ps = Vec::new();
-            for (fi, f) in d.functions.iter().enumerate() {
-                ps.push(Prog::new(&r, di, fi, f));
+            for (fn_index, f) in d.functions.iter().enumerate() {
+                ps.push(Prog::new(&r, decl_index, fn_index, f));
             }
             progs.push(ps);
         }
@@ -298,10 +323,10 @@ impl<'m> Interp<'m> {
     /// Finds `Decl.name` (or a unique bare `name`).
     pub fn find(&self, entry: &str) -> Result<(usize, usize), RunError> {
         let mut hits = Vec::new();
-        for (di, d) in self.r.m.declarations.iter().enumerate() {
-            for (fi, f) in d.functions.iter().enumerate() {
+        for (decl_index, d) in self.r.m.declarations.iter().enumerate() {
+            for (fn_index, f) in d.functions.iter().enumerate() {
                 if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
-                    hits.push((di, fi));
+                    hits.push((decl_index, fn_index));
                 }
             }
         }
@@ -344,13 +369,6 @@ impl<'m> Interp<'m> {
             )));
         }
         let mut slots = Vec::new();
-        let mut run = Run {
-            it: self,
-            frames: Vec::new(),
-            drops: Vec::new(),
-            steps: 0,
-            bytes: 0,
-        };
         for (t, a) in tys.iter().zip(args) {
             match (t, a) {
                 (Type::Scalar(_), Value::Scalar(_)) | (Type::Unit, Value::Unit) => {
@@ -362,24 +380,34 @@ impl<'m> Interp<'m> {
                 }
                 _ => {
                     return Err(RunError::Usage(format!(
-                        "argument of type {} cannot be supplied by the host",
-                        crate::text::type_text_raw(t)
+                        "argument of type {t} cannot be supplied by the host"
                     )));
                 }
             }
         }
-        match run.call(at, None, slots) {
-            Ok(v) => Ok(Outcome {
-                value: v,
-                ty: f.result.clone(),
-                drops: run.drops,
-                steps: run.steps,
-            }),
-            Err(fault) => Err(RunError::Fault {
-                fault,
-                drops: run.drops,
-            }),
-        }
+        let execute = |stack_floor: usize| {
+            let mut run = Run {
+                it: self,
+                frames: Vec::new(),
+                drops: Vec::new(),
+                steps: 0,
+                bytes: 0,
+                stack_floor,
+            };
+            match run.call(at, None, slots.clone()) {
+                Ok(v) => Ok(Outcome {
+                    value: v,
+                    ty: f.result.clone(),
+                    drops: run.drops,
+                    steps: run.steps,
+                }),
+                Err(fault) => Err(RunError::Fault {
+                    fault,
+                    drops: run.drops,
+                }),
+            }
+        };
+        on_sized_stack(self.limits.depth, execute)
     }
 
     /// Renders a value of type `t`.
@@ -404,7 +432,7 @@ fn root_name(r: &Root) -> String {
 }
 
 impl<'m> Prog<'m> {
-    fn new(r: &Resolved<'m>, di: usize, fi: usize, f: &'m Function) -> Self {
+    fn new(r: &Resolved<'m>, decl_index: usize, fn_index: usize, f: &'m Function) -> Self {
         let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
         blocks.sort_by_key(|b| b.id);
         let mut starts = Vec::new();
@@ -427,7 +455,7 @@ impl<'m> Prog<'m> {
         let mut ops = Vec::with_capacity(n);
         let mut temp = Vec::with_capacity(n);
         let mut kinds = Vec::with_capacity(n);
-        for (bi, b) in blocks.iter().enumerate() {
+        for (block_index, b) in blocks.iter().enumerate() {
             for (j, op) in b.ops.iter().enumerate() {
                 ops.push(
                     op.operands
@@ -476,7 +504,7 @@ impl<'m> Prog<'m> {
                     path_ix
                         .get(&PathKey {
                             root: Root::Temp(OpRef::Flow {
-                                block: bi as u32,
+                                block: block_index as u32,
                                 ordinal: j as u32,
                             }),
                             fields: vec![],
@@ -518,9 +546,10 @@ impl<'m> Prog<'m> {
         edges.sort_by_key(|e| e.id);
         let mut edge_of = std::collections::HashMap::new();
         let mut term = vec![[u32::MAX; 4]; blocks.len()];
-        let cfg = crate::check::Cfg::build(f).ok();
-        if let Some(cfg) = &cfg {
-            for (id, e) in cfg.expected_edges().iter().enumerate() {
+        // The checked edge list in dense-ID order (the checker matched it
+        // against the recorded edges); only the terminators are needed.
+        if let Ok(derived) = crate::check::cfg::expected_edges_of(f) {
+            for (id, e) in derived.iter().enumerate() {
                 let arm = match e.arm {
                     crate::check::cfg::Arm::Jump => ARM_JUMP,
                     crate::check::cfg::Arm::True => ARM_TRUE,
@@ -564,8 +593,8 @@ impl<'m> Prog<'m> {
         }
         let mut prog = Prog {
             f,
-            name: r.fn_name(di, fi),
-            decl: di,
+            name: r.fn_name(decl_index, fn_index),
+            decl: decl_index,
             starts,
             blocks,
             ops,
@@ -592,9 +621,9 @@ impl<'m> Prog<'m> {
                 && !self.borrow_root[pi]
                 && matches!(self.f.body.paths[pi].ty, Type::Scalar(_))
         };
-        for (bi, b) in self.blocks.iter().enumerate() {
+        for (block_index, b) in self.blocks.iter().enumerate() {
             for (j, op) in b.ops.iter().enumerate() {
-                let flat = self.starts[bi] + j;
+                let flat = self.starts[block_index] + j;
                 let opds = &self.ops[flat];
                 let src = |k: usize| -> Option<Src> {
                     match opds.get(k)? {
@@ -606,7 +635,7 @@ impl<'m> Prog<'m> {
                 let no_temp = self.temp[flat].is_none();
                 let scalar_result = matches!(op.result, Some(Type::Scalar(_)));
                 let edge_clean = |arm: usize| {
-                    let id = self.term[bi][arm];
+                    let id = self.term[block_index][arm];
                     self.edges
                         .get(id as usize)
                         .is_some_and(|e| e.drops.is_empty())
@@ -720,7 +749,7 @@ impl<'a, 'm> Run<'a, 'm> {
         args: Vec<Value>,
     ) -> Step<Value> {
         let p = self.prog(at);
-        if self.frames.len() >= self.it.limits.depth {
+        if self.frames.len() >= self.it.limits.depth || stack_address() < self.stack_floor {
             // Precommit failure: the arguments are returned to nobody; the
             // caller's frame still owns the temporaries (see exec_call).
             return Err(self.fault(p, None, None, FaultKind::DepthLimit));
@@ -814,7 +843,8 @@ impl<'a, 'm> Run<'a, 'm> {
                 let pt = if tag == 0 { ok } else { err };
                 self.drop_value(
                     p,
-                    &format!("{name}.{}", if tag == 0 { "ok" } else { "err" }),
+                    // The carrier's declared payload fields: Ok(value: T), Err(error: E).
+                    &format!("{name}.{}", if tag == 0 { "value" } else { "error" }),
                     pt,
                     *payload,
                 );
@@ -1033,16 +1063,23 @@ impl<'a, 'm> Run<'a, 'm> {
     fn drop_place(&mut self, p: &Prog<'m>, pi: usize) {
         let v = self.take_place(p, pi);
         if let Some(v) = v {
-            let key = &p.f.body.paths[pi].key;
-            let mut name = root_name(&key.root);
-            for fid in &key.fields {
-                if let Some(f) = self.it.r.field(fid) {
-                    name.push('.');
-                    name.push_str(&f.2.name);
-                }
-            }
+            let name = self.path_name(p, pi);
             self.drop_value(p, &name, &p.f.body.paths[pi].ty, v);
         }
+    }
+
+    /// The drop-log name of owned path `pi`: its root, then each field's
+    /// declared name (`l1.right`).
+    fn path_name(&self, p: &Prog<'m>, pi: usize) -> String {
+        let key = &p.f.body.paths[pi].key;
+        let mut name = root_name(&key.root);
+        for field_id in &key.fields {
+            if let Some((_, _, field)) = self.it.r.field(field_id) {
+                name.push('.');
+                name.push_str(&field.name);
+            }
+        }
+        name
     }
 
     /// Removes the value at path `pi` (root or field), updating custody.
@@ -1251,9 +1288,9 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::Variant(v) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let (d, vi) = self.it.r.variants[v];
+                let (d, variant_index) = self.it.r.variants[v];
                 Some(Value::Variant(
-                    self.it.r.m.declarations[d].variants[vi].tag,
+                    self.it.r.m.declarations[d].variants[variant_index].tag,
                     Vec::new(),
                 ))
             }
@@ -1261,8 +1298,8 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::Variant(v) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let (d, vi) = self.it.r.variants[v];
-                let want = self.it.r.m.declarations[d].variants[vi].tag;
+                let (d, variant_index) = self.it.r.variants[v];
+                let want = self.it.r.m.declarations[d].variants[variant_index].tag;
                 let got = match self.observe(p, &o[0]) {
                     Some(Value::Variant(t, _)) => t,
                     _ => return Err(fault(self, FaultKind::Tag)),
@@ -1277,9 +1314,9 @@ impl<'a, 'm> Run<'a, 'm> {
                     let Aux::Variant(v) = &op.aux0 else {
                         return Err(fault(self, FaultKind::Internal));
                     };
-                    let (d, vi) = self.it.r.variants[v];
+                    let (d, variant_index) = self.it.r.variants[v];
                     Some(Value::Variant(
-                        self.it.r.m.declarations[d].variants[vi].tag,
+                        self.it.r.m.declarations[d].variants[variant_index].tag,
                         fields,
                     ))
                 }
@@ -1288,7 +1325,9 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::Field(fid) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let (d, variant, fld) = self.it.r.field(fid).expect("checked field");
+                let Some((d, variant, fld)) = self.it.r.field(fid) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 let want_tag = variant.map(|v| self.it.r.m.declarations[d].variants[v].tag);
                 let ord = fld.ordinal as usize;
                 let Opd::Place(pi) = o[0] else {
@@ -1362,7 +1401,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     Some(std::mem::replace(slot, v))
                 };
                 if let Some(old) = old {
-                    let name = format!("{} (replaced)", root_name(&p.f.body.paths[pi].key.root));
+                    let name = format!("{} (replaced)", self.path_name(p, pi));
                     self.drop_value(p, &name, &p.f.body.paths[pi].ty, old);
                 }
                 None
@@ -1445,7 +1484,9 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Aux::CatalogFunc(sig) = &op.aux0 else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let e = crate::catalog::by_signature(sig).expect("checked catalog entry");
+                let Some(e) = crate::catalog::by_signature(sig) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 let args: Vec<Value> = o.iter().map(|x| self.take(p, x)).collect();
                 Some(self.intrinsic(p, b, j, e.selector, args)?)
             }
@@ -1626,8 +1667,9 @@ impl<'a, 'm> Run<'a, 'm> {
         Ok(match op.tag {
             0 => vals[0].clone(),
             1 => {
-                let fid = op.reference.expect("checked");
-                let (_, _, fld) = self.it.r.field(&fid).expect("checked");
+                let Some((_, _, fld)) = op.reference.and_then(|fid| self.it.r.field(&fid)) else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 let owner = match &vals[0] {
                     Value::Loan(l) => self.deref(l).cloned(),
                     v => Some(v.clone()),
@@ -1640,9 +1682,13 @@ impl<'a, 'm> Run<'a, 'm> {
                     .ok_or_else(|| fault(self, FaultKind::Tag))?
             }
             3 => {
-                let sig = op.reference.expect("checked");
+                let Some(sig) = op.reference else {
+                    return Err(fault(self, FaultKind::Internal));
+                };
                 if op.aux0 == 0 {
-                    let at = self.it.r.funcs[&sig];
+                    let Some(&at) = self.it.r.funcs.get(&sig) else {
+                        return Err(fault(self, FaultKind::Internal));
+                    };
                     let callee = &self.it.r.m.declarations[at.0].functions[at.1];
                     let mut args = vals;
                     if callee.receiver == ReceiverKind::Shared {
@@ -1672,7 +1718,9 @@ impl<'a, 'm> Run<'a, 'm> {
                     }
                     self.call(at, None, args)?
                 } else {
-                    let ent = crate::catalog::by_signature(&sig).expect("checked");
+                    let Some(ent) = crate::catalog::by_signature(&sig) else {
+                        return Err(fault(self, FaultKind::Internal));
+                    };
                     self.intrinsic(p, u32::MAX, i as u32, ent.selector, vals)?
                 }
             }

@@ -3,7 +3,7 @@
 //! declared width; division, remainder, comparison and shifts use the
 //! declared signedness.
 
-use super::FaultKind;
+use super::fault::FaultKind;
 use crate::model::{NumericProfile, ScalarKind, tag};
 
 fn width(k: ScalarKind) -> u32 {

@@ -71,12 +71,12 @@ pub fn type_name(r: &Resolved<'_>, t: &Type) -> String {
     match t {
         Type::Nominal(_) => match r.decl_of(t) {
             Some(d) => r.m.declarations[d].name.clone(),
-            None => crate::text::type_text_raw(t),
+            None => t.to_string(),
         },
         Type::Result(a, b) => format!("Result<{}, {}>", type_name(r, a), type_name(r, b)),
         Type::Ref(a) => format!("Ref<{}>", type_name(r, a)),
         Type::Mut(a) => format!("Mut<{}>", type_name(r, a)),
-        t => crate::text::type_text_raw(t),
+        t => t.to_string(),
     }
 }
 
