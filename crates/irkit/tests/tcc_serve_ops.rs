@@ -478,6 +478,33 @@ fn keep_alive_http2_and_the_request_timeout() {
         (4, &[0u8, 0, 0, 0][..]),
         "SETTINGS on stream 0"
     );
+    // Ids with reserved characters round-trip through percent-encoding;
+    // a path that does not decode to UTF-8 is a JSON bad_request.
+    let (c, _) = http_json(
+        &s.url,
+        "POST",
+        "/v1/artifacts?name=waiter",
+        Some(&common::waiter()),
+        None,
+    );
+    assert_eq!(c, 201);
+    let id = "odd id?with+%sign#é";
+    let body = json!({"program": "waiter", "id": id}).to_string();
+    let (c, j) = http_json(
+        &s.url,
+        "POST",
+        "/v1/executions",
+        Some(body.as_bytes()),
+        None,
+    );
+    assert_eq!((c, j["id"].as_str()), (201, Some(id)));
+    let path = format!("/v1/executions/{}", tcc_host::service::percent_encode(id));
+    let (c, j) = http_json(&s.url, "GET", &path, None, None);
+    assert_eq!((c, j["id"].as_str()), (200, Some(id)));
+    let (c, j) = http_json(&s.url, "GET", "/v1/executions/%FF%FE", None, None);
+    assert_eq!((c, j["error"]["code"].as_str()), (400, Some("bad_request")));
+    let (c, j) = http_json(&s.url, "DELETE", "/v1/programs", None, None);
+    assert_eq!((c, j["error"]["code"].as_str()), (404, Some("not_found")));
     // A body that never finishes arriving: answered 503 timeout after
     // the request timeout (400 ms here).
     let mut slow = TcpStream::connect(&s.addr).unwrap();

@@ -20,8 +20,8 @@ use crate::store::{ExecutionRow, ListFilter, StoreError};
 use crate::values::plain_to_tagged;
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{MatchedPath, RawPathParams, RawQuery, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{MatchedPath, RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -492,13 +492,15 @@ async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
         .map_err(|e| err(400, "bad_request", format!("body is not JSON: {e}")))
 }
 
-/// The first path parameter, percent-decoded (`+` is a space, as in
-/// query values).
-fn param(p: &RawPathParams) -> Result<String, ApiError> {
-    let raw = p
-        .iter()
-        .next()
-        .map(|(_, v)| v)
+/// The path parameter of the routes that have one (`/v1/artifacts/{hash}`,
+/// `/v1/executions/{id}…`: the third segment), percent-decoded here from
+/// the raw path (`+` is a space, as in query values; a parameter that is
+/// not UTF-8 once decoded is a `bad_request`).
+fn param(uri: &Uri) -> Result<String, ApiError> {
+    let raw = uri
+        .path()
+        .split('/')
+        .nth(3)
         .ok_or_else(|| err(500, "internal", "route without a parameter"))?;
     percent_decode(raw)
 }
@@ -553,8 +555,8 @@ async fn register(State(app): State<Shared>, q: RawQuery, body: Body) -> Answer 
     .await
 }
 
-async fn artifact(State(app): State<Shared>, p: RawPathParams) -> Answer {
-    let hash = param(&p)?;
+async fn artifact(State(app): State<Shared>, uri: Uri) -> Answer {
+    let hash = param(&uri)?;
     blocking(move || match app.host.store().get_artifact(&hash)? {
         Some(b) => serde_json::from_slice(&b)
             .map(|j| Reply(200, j))
@@ -640,8 +642,8 @@ async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {
     .await
 }
 
-async fn status(State(app): State<Shared>, p: RawPathParams) -> Answer {
-    let id = param(&p)?;
+async fn status(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
     blocking(move || match app.host.store().get_execution(&id)? {
         Some(row) => Ok(Reply(200, status_json(&row))),
         None => Err(err(404, "not_found", format!("no execution {id:?}"))),
@@ -649,8 +651,8 @@ async fn status(State(app): State<Shared>, p: RawPathParams) -> Answer {
     .await
 }
 
-async fn history(State(app): State<Shared>, p: RawPathParams, q: RawQuery) -> Answer {
-    let id = param(&p)?;
+async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
+    let id = param(&uri)?;
     let q = query(&q)?;
     let after = qget(&q, "after").and_then(|a| a.parse().ok()).unwrap_or(0);
     let limit = qget(&q, "limit")
@@ -671,8 +673,8 @@ async fn history(State(app): State<Shared>, p: RawPathParams, q: RawQuery) -> An
     .await
 }
 
-async fn effects(State(app): State<Shared>, p: RawPathParams) -> Answer {
-    let id = param(&p)?;
+async fn effects(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
     blocking(move || {
         let store = app.host.store();
         if store.get_execution(&id)?.is_none() {
@@ -692,8 +694,8 @@ async fn effects(State(app): State<Shared>, p: RawPathParams) -> Answer {
     .await
 }
 
-async fn send_event(State(app): State<Shared>, p: RawPathParams, body: Body) -> Answer {
-    let id = param(&p)?;
+async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
+    let id = param(&uri)?;
     let body = json_body(body, app.cfg.max_body).await?;
     let name = body
         .get("name")
@@ -724,8 +726,8 @@ async fn send_event(State(app): State<Shared>, p: RawPathParams, body: Body) -> 
     .await
 }
 
-async fn cancel(State(app): State<Shared>, p: RawPathParams) -> Answer {
-    let id = param(&p)?;
+async fn cancel(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
     blocking(move || {
         app.host.store().request_cancel(&id)?;
         app.host.notify();
