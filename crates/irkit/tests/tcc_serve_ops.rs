@@ -671,3 +671,58 @@ fn json_logs_have_a_span_per_drive_and_no_secrets() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn a_drive_cut_off_by_a_crash_is_counted_as_a_takeover_when_resumed() {
+    let d = Dir::new();
+    let db = d.0.join("t.db");
+    // The first server dies (abort, as SIGKILL) right after the first
+    // checkpoint of `effects`, in the middle of its drive.
+    let mut s = serve(
+        &db,
+        "",
+        &[],
+        &[("TCC_CRASH_AT", "after_persist_checkpoint")],
+        None,
+    );
+    let (c, _) = http_json(
+        &s.url,
+        "POST",
+        "/v1/artifacts?name=effects",
+        Some(&common::effects()),
+        None,
+    );
+    assert_eq!(c, 201);
+    let body = br#"{"program": "effects", "id": "cut"}"#;
+    let _ = tcc_host::http::request(
+        "POST",
+        &format!("{}/v1/executions", s.url),
+        &[],
+        Some(body),
+        Duration::from_secs(10),
+    );
+    let start = Instant::now();
+    while s.child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the crash hook did not fire"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let s2 = serve(&db, "", &[], &[], None);
+    assert_eq!(wait_terminal(&s2.url, "cut", None)["status"], "completed");
+    let (_, body) = http(&s2.url, "GET", "/metrics", None, None);
+    let (samples, _) = parse_prometheus(&String::from_utf8(body).unwrap());
+    assert_eq!(
+        value(
+            &samples,
+            "tcc_lease_takeovers_total",
+            &[("kind", "resumed")]
+        ),
+        Some(1.0)
+    );
+    assert_eq!(
+        value(&samples, "tcc_lease_takeovers_total", &[("kind", "lost")]),
+        Some(0.0)
+    );
+}

@@ -618,6 +618,34 @@ fn run(a: &Args) -> Result<bool, String> {
         ));
     }
     let check_wall = check_started.elapsed();
+    // Takeovers the nodes saw (their /metrics).
+    let urls: Vec<String> = cluster
+        .urls
+        .read()
+        .map_err(|_| "poisoned")?
+        .iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let mut takeovers = Vec::new();
+    for u in &urls {
+        let text = tcc_host::http::request(
+            "GET",
+            &format!("{u}/metrics"),
+            &[],
+            None,
+            Duration::from_secs(30),
+        )
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .unwrap_or_default();
+        let resumed = text
+            .lines()
+            .find(|l| l.starts_with("tcc_lease_takeovers_total{kind=\"resumed\"} "))
+            .and_then(|l| l.rsplit(' ').next())
+            .unwrap_or("?")
+            .to_string();
+        takeovers.push(resumed);
+    }
 
     let backend = if a.backend == "postgres" {
         "PostgreSQL, 2 nodes"
@@ -632,7 +660,10 @@ fn run(a: &Args) -> Result<bool, String> {
         journal_keys.len()
     );
     if let Some(f) = &fault {
-        println!("fault: {f}");
+        println!(
+            "fault: {f}; drives taken over (tcc_lease_takeovers_total{{kind=\"resumed\"}} per live node): {}",
+            takeovers.join(", ")
+        );
     }
     println!(
         "executions: {:.0} flows/s ({:.1} s); failed attempts (retried): {}; provider calls repeated after a crash: {called_twice}",

@@ -327,6 +327,11 @@ impl Host {
             return Ok(false);
         };
         span.record("revision", row.revision);
+        // Runnable past revision 0: an earlier drive was cut off (its node
+        // died, or a store failure) and this one takes over its lease.
+        if row.status == "runnable" && row.revision > 0 {
+            crate::metrics::global().takeover("resumed");
+        }
         let r = self.drive_claimed(&row, journalled);
         let outcome = match &r {
             Ok(true) => "finished",

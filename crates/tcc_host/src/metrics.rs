@@ -123,7 +123,7 @@ impl Metrics {
         );
         let takeovers = counter_vec(
             "tcc_lease_takeovers_total",
-            "Lease takeovers seen by this node: kind=lost (a drive found its execution taken over by another node), kind=reclaimed (leases of this node id taken back at start by a restarted node).",
+            "Lease takeovers seen by this node: kind=resumed (this node claimed an execution whose earlier drive was cut off: its node died, or a store failure), kind=lost (a drive found its execution taken over by another node), kind=reclaimed (leases of this node id taken back at start by a restarted node).",
             &["kind"],
         );
         let executions = reg(
@@ -173,7 +173,7 @@ impl Metrics {
         for outcome in ["completed", "failed"] {
             effects.with_label_values(&[outcome]);
         }
-        for kind in ["lost", "reclaimed"] {
+        for kind in ["resumed", "lost", "reclaimed"] {
             takeovers.with_label_values(&[kind]);
         }
         Metrics {
@@ -233,6 +233,11 @@ impl Metrics {
         self.group_jobs
             .with_label_values(&[backend])
             .observe(jobs as f64);
+    }
+
+    /// A lease takeover of `kind` (`resumed`, `lost`).
+    pub fn takeover(&self, kind: &str) {
+        self.takeovers.with_label_values(&[kind]).inc();
     }
 
     /// `n` leases of this node's id were taken back at start.
