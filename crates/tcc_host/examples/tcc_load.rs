@@ -255,6 +255,12 @@ fn client(
                 return Err(format!("event {id}: HTTP {code} {j}"));
             }
         }
+        // The HTTP stack's floor, measured in the same run (a baseline
+        // for the other routes): one health check per window.
+        let (code, _) = cluster.call(&mut stats, "GET /v1/health", c, "GET", "/v1/health", None)?;
+        if code != 200 {
+            return Err(format!("health: HTTP {code}"));
+        }
         let mut left: Vec<&String> = window.iter().collect();
         while !left.is_empty() {
             std::thread::sleep(Duration::from_millis(25));
@@ -294,21 +300,34 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 fn report(title: &str, all: &BTreeMap<&'static str, Vec<Duration>>, wall: Duration) {
     println!("{title} ({:.1} s)", wall.as_secs_f64());
     println!(
-        "  {:<36} {:>9} {:>9} {:>9} {:>9}",
-        "route", "requests", "req/s", "p50 ms", "p99 ms"
+        "  {:<36} {:>9} {:>9} {:>9} {:>9} {:>11}",
+        "route", "requests", "req/s", "p50 ms", "p99 ms", "p50/health"
     );
-    let mut total = 0usize;
-    for (route, v) in all {
+    let sorted = |v: &Vec<Duration>| {
         let mut v = v.clone();
         v.sort();
+        v
+    };
+    let health = all
+        .get("GET /v1/health")
+        .map(|v| percentile(&sorted(v), 0.50));
+    let mut total = 0usize;
+    for (route, v) in all {
+        let v = sorted(v);
         total += v.len();
+        let p50 = percentile(&v, 0.50);
+        let ratio = match health {
+            Some(h) if !h.is_zero() => format!("{:.1}", p50.as_secs_f64() / h.as_secs_f64()),
+            _ => "-".into(),
+        };
         println!(
-            "  {:<36} {:>9} {:>9.0} {:>9.2} {:>9.2}",
+            "  {:<36} {:>9} {:>9.0} {:>9.2} {:>9.2} {:>11}",
             route,
             v.len(),
             v.len() as f64 / wall.as_secs_f64(),
-            percentile(&v, 0.50).as_secs_f64() * 1e3,
-            percentile(&v, 0.99).as_secs_f64() * 1e3
+            p50.as_secs_f64() * 1e3,
+            percentile(&v, 0.99).as_secs_f64() * 1e3,
+            ratio
         );
     }
     println!(
