@@ -334,6 +334,14 @@ pub fn request_with(
     })
 }
 
+/// The message of a request whose deadline ran out (ureq reports the
+/// whole-request deadline, not the phase it was in).
+fn timed_out(target: &str, timeout: Duration) -> String {
+    format!(
+        "request to {target} timed out: no complete answer within {timeout:?} (one deadline for connecting, the TLS handshake, sending and reading)"
+    )
+}
+
 /// Turns a ureq error into an [`HttpError`], recognising rustls errors
 /// (certificate or other), timeouts and TLS connections cut short.
 fn classify(e: ureq::Error, target: &str, https: bool, timeout: Duration) -> HttpError {
@@ -349,10 +357,7 @@ fn classify(e: ureq::Error, target: &str, https: bool, timeout: Duration) -> Htt
         }
     };
     match e {
-        ureq::Error::Timeout(_) => HttpError::new(
-            K::Timeout,
-            format!("request to {target} timed out (timeout {timeout:?} for the whole request)"),
-        ),
+        ureq::Error::Timeout(_) => HttpError::new(K::Timeout, timed_out(target, timeout)),
         ureq::Error::HostNotFound => HttpError::new(K::Connect, format!("cannot resolve {target}")),
         ureq::Error::ConnectionFailed => {
             HttpError::new(K::Connect, format!("cannot connect to {target}"))
@@ -363,12 +368,9 @@ fn classify(e: ureq::Error, target: &str, https: bool, timeout: Duration) -> Htt
                 return tls_error(te);
             }
             match io.kind() {
-                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => HttpError::new(
-                    K::Timeout,
-                    format!(
-                        "request to {target} timed out (timeout {timeout:?} for the whole request)"
-                    ),
-                ),
+                io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock => {
+                    HttpError::new(K::Timeout, timed_out(target, timeout))
+                }
                 io::ErrorKind::ConnectionRefused => {
                     HttpError::new(K::Connect, format!("cannot connect to {target}: {io}"))
                 }
