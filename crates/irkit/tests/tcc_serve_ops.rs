@@ -56,6 +56,11 @@ impl Server {
             .status()
             .unwrap();
         assert!(st.success());
+        self.wait_exit()
+    }
+
+    /// Waits (at most 30 s) for the exit status.
+    fn wait_exit(&mut self) -> std::process::ExitStatus {
         let start = Instant::now();
         loop {
             if let Some(s) = self.child.try_wait().unwrap() {
@@ -574,8 +579,49 @@ fn sigterm_answers_the_request_in_flight_ends_the_drive_releases_leases_and_exit
     let got = raw_exchange(&mut inflight, &body[10..], |g| count(g, b"\"id\"") > 0);
     let text = String::from_utf8_lossy(&got);
     assert!(text.starts_with("HTTP/1.1 201"), "{text}");
-    let status = s.terminate();
+    let status = s.wait_exit();
     assert_eq!(status.code(), Some(0), "{status:?}");
+    // During a drain, a second SIGTERM ends the process at once.
+    let mut s2 = serve(
+        &d.0.join("g2.db"),
+        "[[route]]\npattern = \"*\"\nprovider = \"echo\"\ndelay_ms = 5000\n",
+        &[],
+        &[],
+        None,
+    );
+    let (c, _) = http_json(
+        &s2.url,
+        "POST",
+        "/v1/artifacts?name=effects",
+        Some(&common::effects()),
+        None,
+    );
+    assert_eq!(c, 201);
+    let (c, _) = http_json(
+        &s2.url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "effects"}"#),
+        None,
+    );
+    assert_eq!(c, 201);
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = s2.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let status = s2.terminate();
+    assert_eq!(status.code(), Some(1), "{status:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "waited for the 5 s effect"
+    );
     // The drive in progress finished (workers end their current drive), and
     // no lease is left behind.
     let store = tcc_host::sqlite::SqliteStore::open(&db).unwrap();

@@ -235,12 +235,14 @@ fn tagged_list(body: &J, plain_key: &str, tagged_key: &str) -> Result<Vec<J>, Ap
     }
 }
 
-/// A running service.
+/// A running service. Its runtime lives as long as the value: after the
+/// drain, the signal handler still listens for a second signal while the
+/// caller stops the workers.
 pub struct Service {
     addr: SocketAddr,
     stop: watch::Sender<bool>,
-    runtime: tokio::runtime::Handle,
-    thread: Option<std::thread::JoinHandle<Result<(), String>>>,
+    runtime: tokio::runtime::Runtime,
+    server: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>,
 }
 
 impl Service {
@@ -268,30 +270,27 @@ impl Service {
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
-        let handle = runtime.handle().clone();
         let (stop, mut stopped) = watch::channel(false);
         let app = router(Arc::new(App { host, cfg }));
-        let thread = std::thread::Builder::new()
-            .name("tcc-http-serve".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener = tokio::net::TcpListener::from_std(listener)
-                        .map_err(|e| format!("cannot listen on {bound}: {e}"))?;
-                    axum::serve(listener, app)
-                        .with_graceful_shutdown(async move {
-                            let _ = stopped.wait_for(|s| *s).await;
-                        })
-                        .await
-                        .map_err(|e| format!("HTTP server on {bound}: {e}"))
+        let listener = {
+            let _enter = runtime.enter();
+            tokio::net::TcpListener::from_std(listener)
+                .map_err(|e| format!("cannot listen on {bound}: {e}"))?
+        };
+        let server = runtime.spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.wait_for(|s| *s).await;
                 })
-            })
-            .map_err(|e| e.to_string())?;
+                .await
+                .map_err(|e| format!("HTTP server on {bound}: {e}"))
+        });
         tracing::info!(addr = %bound, "HTTP service listening");
         Ok(Service {
             addr: bound,
             stop,
-            runtime: handle,
-            thread: Some(thread),
+            runtime,
+            server: std::sync::Mutex::new(Some(server)),
         })
     }
 
@@ -301,7 +300,8 @@ impl Service {
     }
 
     /// Begins a graceful shutdown when the process gets SIGTERM or SIGINT
-    /// (the handlers are installed before this returns).
+    /// (the handlers are installed before this returns); a second signal
+    /// ends the process at once (exit 1).
     pub fn stop_on_signals(&self) -> Result<(), String> {
         use tokio::signal::unix::{SignalKind, signal};
         let _enter = self.runtime.enter();
@@ -315,6 +315,14 @@ impl Service {
             };
             tracing::info!(signal = name, "shutting down: finishing requests in flight");
             let _ = stop.send(true);
+            // A second signal does not wait for the drain: the process ends
+            // at once, as after SIGKILL (what is committed stays committed).
+            tokio::select! {
+                _ = term.recv() => {},
+                _ = int.recv() => {},
+            }
+            tracing::warn!("second signal: exiting without waiting for the drain");
+            std::process::exit(1);
         });
         Ok(())
     }
@@ -326,10 +334,13 @@ impl Service {
 
     /// Waits until the server has shut down (after a signal or
     /// [`Service::begin_shutdown`]) and every request in flight finished.
-    pub fn wait(mut self) -> Result<(), String> {
-        match self.thread.take().map(|t| t.join()) {
-            Some(Ok(r)) => r,
-            Some(Err(_)) => Err("the HTTP server thread panicked".into()),
+    pub fn wait(&self) -> Result<(), String> {
+        let server = self.server.lock().ok().and_then(|mut s| s.take());
+        match server {
+            Some(h) => self
+                .runtime
+                .block_on(h)
+                .unwrap_or_else(|e| Err(format!("the HTTP server task failed: {e}"))),
             None => Ok(()),
         }
     }
