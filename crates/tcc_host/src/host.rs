@@ -318,7 +318,13 @@ impl Host {
     /// deliver, ends, or the lease is lost. Returns whether it was claimed.
     pub fn drive(&self, id: &str) -> Result<bool, HostError> {
         let owner = self.cfg.owner.as_str();
-        let span = tracing::info_span!("drive", execution_id = %id, revision = tracing::field::Empty, outcome = tracing::field::Empty).entered();
+        let span = tracing::info_span!(
+            "drive",
+            execution_id = %id,
+            revision = tracing::field::Empty,
+            outcome = tracing::field::Empty
+        )
+        .entered();
         let Some((row, journalled)) =
             self.store
                 .claim_for_drive(id, owner, crate::now_ms(), self.cfg.lease_ms)?
