@@ -90,3 +90,13 @@ $irkit tcc run examples/tcc/run/fail-fast.json --effects examples/tcc/run/fail-f
 tcc_db=$(mktemp -d)
 $irkit tcc start --local examples/tcc/run/approval.json --database "$tcc_db/irkit-tcc.db" --event 'approved="ok"' --format json
 rm -rf "$tcc_db"
+# TCC service: serve with JSON logs, a client call, the Prometheus metrics, SIGTERM (drains, exit 0).
+tcc_db=$(mktemp -d)
+$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --log-format json >"$tcc_db/out" 2>"$tcc_db/log" & tcc_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
+tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+$irkit tcc ls --server "$tcc_url"
+tcc_hp=${tcc_url#http://}
+exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3 && grep '^tcc_executions' <&3; exec 3<&-
+kill -TERM "$tcc_pid"; wait "$tcc_pid"
+rm -rf "$tcc_db"

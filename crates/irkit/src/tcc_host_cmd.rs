@@ -65,6 +65,14 @@ pub struct ServeArgs {
     /// executions at once instead of waiting for their leases to expire.
     #[arg(long)]
     node_id: Option<String>,
+    /// Log lines on stderr: text or json (one object per line); the level
+    /// filter is $RUST_LOG (default info).
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    log_format: tcc_host::logging::LogFormat,
+    /// Longest an HTTP request may take, in milliseconds (answered 503
+    /// `timeout` past it).
+    #[arg(long, default_value_t = 30_000)]
+    request_timeout_ms: u64,
 }
 
 /// `irkit tcc register`.
@@ -200,8 +208,14 @@ fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Provider
     }
 }
 
-/// `irkit tcc serve`: runs until killed.
+/// `irkit tcc serve`: runs until SIGTERM or SIGINT, then shuts down
+/// gracefully: stops accepting requests, finishes those in flight, lets
+/// the workers end their current drive, gives back this node's leases and
+/// exits 0.
 pub fn serve(a: ServeArgs) -> ExitCode {
+    if let Err(e) = tcc_host::logging::init(a.log_format) {
+        return usage(&e);
+    }
     let store = match open_store(&a.database) {
         Ok(s) => s,
         Err(e) => {
@@ -221,8 +235,9 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         if node.is_empty() || node.len() > 200 {
             return usage("--node-id must be 1 to 200 bytes");
         }
-        if let Err(e) = store.release_owner(node) {
-            return usage(&e.to_string());
+        match store.release_owner(node) {
+            Ok(n) => tcc_host::metrics::global().leases_taken_back(n),
+            Err(e) => return usage(&e.to_string()),
         }
     }
     let providers = match load_providers(a.providers.as_deref(), store.clone()) {
@@ -247,7 +262,8 @@ pub fn serve(a: ServeArgs) -> ExitCode {
     if let Some(node) = a.node_id {
         cfg.owner = node;
     }
-    let host = Host::new(store, providers, cfg);
+    let host = Host::new(store.clone(), providers, cfg);
+    let owner = host.config().owner.clone();
     let token = a.token.or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok());
     let service = match Service::start(
         &a.listen,
@@ -255,20 +271,42 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         ServiceConfig {
             token,
             max_body: a.max_body,
-            threads: 4,
+            request_timeout: Duration::from_millis(a.request_timeout_ms.max(1)),
+            ..ServiceConfig::default()
         },
     ) {
         Ok(s) => s,
         Err(e) => return usage(&e),
     };
+    if let Err(e) = service.stop_on_signals() {
+        return usage(&e);
+    }
     let workers = host.spawn();
+    tracing::info!(
+        addr = %service.addr(),
+        database = %tcc_host::redact_database(&a.database),
+        node = %owner,
+        "serving"
+    );
     println!("listening on http://{}", service.addr());
     let _ = std::io::stdout().flush();
+    let served = service.wait();
+    host.shutdown();
     for w in workers {
         let _ = w.join();
     }
-    service.stop();
-    ExitCode::SUCCESS
+    // Drives give their lease back when they end; this is the net for
+    // anything left (another node takes over at once instead of waiting
+    // for the lease to expire).
+    let released = store.release_owner(&owner);
+    match (&served, &released) {
+        (Ok(()), Ok(n)) => {
+            tracing::info!(leases_released = *n, "shut down");
+            ExitCode::SUCCESS
+        }
+        (Err(e), _) => usage(e),
+        (_, Err(e)) => usage(&format!("releasing leases: {e}")),
+    }
 }
 
 struct Client {

@@ -318,13 +318,37 @@ impl Host {
     /// deliver, ends, or the lease is lost. Returns whether it was claimed.
     pub fn drive(&self, id: &str) -> Result<bool, HostError> {
         let owner = self.cfg.owner.as_str();
+        let span = tracing::info_span!(
+            "drive",
+            execution_id = %id,
+            revision = tracing::field::Empty,
+            outcome = tracing::field::Empty
+        )
+        .entered();
         let Some((row, journalled)) =
             self.store
                 .claim_for_drive(id, owner, crate::now_ms(), self.cfg.lease_ms)?
         else {
+            crate::metrics::global().drive("not_claimed");
             return Ok(false);
         };
+        span.record("revision", row.revision);
+        // Runnable past revision 0: an earlier drive was cut off (its node
+        // died, or a store failure) and this one takes over its lease.
+        if row.status == "runnable" && row.revision > 0 {
+            crate::metrics::global().takeover("resumed");
+        }
         let r = self.drive_claimed(&row, journalled);
+        let outcome = match &r {
+            Ok(true) => "finished",
+            Ok(false) => "suspended",
+            Err(Stop::Lost) => "lease_lost",
+            Err(Stop::Fail(_)) => "failed",
+            Err(Stop::Store(_)) => "store_error",
+        };
+        span.record("outcome", outcome);
+        crate::metrics::global().drive(outcome);
+        tracing::debug!(outcome, "drive ended");
         // A terminal checkpoint gave the lease back with its commit.
         let lease_held = !matches!(r, Ok(true));
         let result = match r {
@@ -404,7 +428,9 @@ impl Host {
             }
         }
         loop {
+            let steps_before = d.exec.steps();
             let outcome = d.exec.run_until_host(self.cfg.budget)?;
+            crate::metrics::global().steps(d.exec.steps().saturating_sub(steps_before));
             match outcome {
                 Outcome::BudgetExhausted => {
                     if !self
@@ -495,7 +521,7 @@ impl Host {
             };
             let Ok(id) = next else { return };
             if let Err(e) = self.drive(&id) {
-                eprintln!("tcc_host: execution {id}: {e}");
+                tracing::warn!(execution_id = %id, error = %e, "drive failed");
                 std::thread::sleep(Duration::from_millis(20));
             }
             if let Ok(mut s) = self.in_flight.lock() {
@@ -536,7 +562,7 @@ impl Host {
                     .store
                     .renew(&id, &self.cfg.owner, now, self.cfg.lease_ms)
                 {
-                    eprintln!("tcc_host: renewing the lease of {id}: {e}");
+                    tracing::warn!(execution_id = %id, error = %e, "renewing a lease failed");
                 }
             }
         }
@@ -564,7 +590,7 @@ impl Host {
                         }
                     }
                 }
-                Err(e) => eprintln!("tcc_host: scheduler: {e}"),
+                Err(e) => tracing::warn!(error = %e, "scheduler: finding work failed"),
             }
             if dispatched > 0 {
                 continue;
@@ -819,7 +845,9 @@ impl Driver<'_> {
                     .registrations
                     .iter()
                     .any(|r| matches!(r, Registration::Timer { .. }));
+                let commit_started = std::time::Instant::now();
                 host.store.commit_checkpoint(tx)?;
+                crate::metrics::global().commit(commit_started.elapsed());
                 if registers_timer {
                     host.timers_registered.fetch_add(1, Ordering::SeqCst);
                 }

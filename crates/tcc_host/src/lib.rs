@@ -17,6 +17,8 @@
 pub mod crash;
 pub mod host;
 pub mod http;
+pub mod logging;
+pub mod metrics;
 pub mod pg;
 pub mod providers;
 pub mod service;

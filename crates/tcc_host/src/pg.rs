@@ -1006,6 +1006,7 @@ impl<R> Drop for Answer<R> {
 /// Runs one group commit on a writer connection (re-opened if broken) and
 /// answers every job in it.
 fn commit_group(w: &mut WriterConn, mut batch: Vec<Job>) {
+    crate::metrics::global().group_commit("postgres", batch.len());
     if w.client.is_closed() {
         match w.target.connect() {
             Ok(c) => {
@@ -2135,6 +2136,25 @@ impl Store for PgStore {
                 .map(|r| r.try_get(0))
                 .transpose()?;
             Ok(parse_json(v)?)
+        })
+    }
+
+    fn counts(&self) -> Result<crate::store::StoreCounts, StoreError> {
+        self.read(|c| {
+            let mut by_status = Vec::new();
+            for r in c.query(
+                "SELECT status, count(*) FROM executions GROUP BY status ORDER BY status",
+                &[],
+            )? {
+                by_status.push((r.try_get(0)?, r.try_get::<_, i64>(1)? as u64));
+            }
+            let events: i64 = c
+                .query_one("SELECT count(*) FROM events WHERE consumed_by IS NULL", &[])?
+                .try_get(0)?;
+            Ok(crate::store::StoreCounts {
+                by_status,
+                events_pending: events as u64,
+            })
         })
     }
 

@@ -177,9 +177,9 @@ pub struct Webhook {
     pub retries: u32,
     /// First backoff.
     pub backoff: Duration,
-    /// TLS configuration for https URLs; `None`: Mozilla's roots
-    /// ([`crate::http::default_tls`]).
-    pub tls: Option<Arc<rustls::ClientConfig>>,
+    /// The client for https URLs (its trusted roots); `None`: Mozilla's
+    /// roots ([`crate::http::default_tls`]).
+    pub tls: Option<Arc<crate::http::Tls>>,
 }
 
 impl EffectProvider for Webhook {
@@ -389,6 +389,12 @@ impl Providers {
 
     /// Runs the effect with the first matching provider.
     pub fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
+        let out = self.route(call);
+        crate::metrics::global().effect(matches!(out, ProviderOutcome::Result(_)));
+        out
+    }
+
+    fn route(&self, call: &EffectCall<'_>) -> ProviderOutcome {
         if self.routes.is_empty() {
             return Echo::new(None).call(call);
         }

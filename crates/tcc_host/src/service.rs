@@ -1,18 +1,36 @@
-//! The HTTP JSON API (`irkit tcc serve`). Every error is
-//! `{"error": {"code", "message"}}` with a stable `code`; bodies above the
-//! configured limit are refused with `payload_too_large` (413); when a
-//! token is configured every route except `GET /v1/health` needs
-//! `Authorization: Bearer TOKEN`. The OpenAPI description is served at
-//! `GET /v1/openapi.json` (file `openapi.json` in this crate).
+//! The HTTP JSON API (`irkit tcc serve`), on `axum` (tokio, hyper):
+//! HTTP/1.1 with keep-alive and HTTP/2 (cleartext, prior knowledge).
+//! Every error is `{"error": {"code", "message"}}` with a stable `code`;
+//! bodies above the configured limit are refused with `payload_too_large`
+//! (413); a request that takes longer than the request timeout is answered
+//! `timeout` (503); when a token is configured every route except
+//! `GET /v1/health` needs `Authorization: Bearer TOKEN`. The OpenAPI
+//! description is served at `GET /v1/openapi.json` (file `openapi.json`
+//! in this crate), Prometheus metrics at `GET /metrics` ([`crate::metrics`]).
+//!
+//! The store and the host are blocking: every handler hands its work to
+//! tokio's blocking pool (`spawn_blocking`), so the async runtime never
+//! waits on a database. Shutdown is graceful: the listener closes, requests
+//! in flight finish (each within the request timeout), idle keep-alive
+//! connections are closed.
 
 use crate::host::{Host, HostError};
+use crate::metrics;
 use crate::store::{ExecutionRow, ListFilter, StoreError};
 use crate::values::plain_to_tagged;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{MatchedPath, RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use http_body_util::BodyExt;
 use serde_json::{Value as J, json};
-use std::io::Read;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use tiny_http::{Header, Method, Request, Response, Server};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
 
 /// The OpenAPI 3.0 description of this API.
 pub const OPENAPI: &str = include_str!("../openapi.json");
@@ -24,8 +42,13 @@ pub struct ServiceConfig {
     pub token: Option<String>,
     /// Largest request body accepted.
     pub max_body: usize,
-    /// HTTP handler threads.
+    /// Async runtime threads (the blocking work runs on tokio's blocking
+    /// pool, up to [`ServiceConfig::blocking_threads`]).
     pub threads: usize,
+    /// Most threads running handlers' blocking work at once.
+    pub blocking_threads: usize,
+    /// Longest a request may take, reading its body included.
+    pub request_timeout: Duration,
 }
 
 impl Default for ServiceConfig {
@@ -33,7 +56,9 @@ impl Default for ServiceConfig {
         ServiceConfig {
             token: None,
             max_body: 8 << 20,
-            threads: 4,
+            threads: 2,
+            blocking_threads: 64,
+            request_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -90,89 +115,6 @@ pub fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
 }
 
-/// A running service.
-pub struct Service {
-    server: Arc<Server>,
-    addr: SocketAddr,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Service {
-    /// Binds `listen` and starts handler threads. Refuses a non-loopback
-    /// address without a token.
-    pub fn start(listen: &str, host: Arc<Host>, cfg: ServiceConfig) -> Result<Service, String> {
-        let addr: SocketAddr = listen
-            .parse()
-            .map_err(|e| format!("--listen {listen:?}: {e} (expected IP:PORT)"))?;
-        if !is_loopback(&addr) && cfg.token.as_deref().is_none_or(str::is_empty) {
-            return Err(format!(
-                "refusing to listen on non-loopback address {addr} without a bearer token (--token or IRKIT_TCC_TOKEN)"
-            ));
-        }
-        let server =
-            Arc::new(Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?);
-        let bound = server
-            .server_addr()
-            .to_ip()
-            .ok_or("listener has no IP address")?;
-        let cfg = Arc::new(cfg);
-        let mut threads = Vec::new();
-        for i in 0..cfg.threads.max(1) {
-            let (server, host, cfg) = (server.clone(), host.clone(), cfg.clone());
-            let h = std::thread::Builder::new()
-                .name(format!("tcc-http-{i}"))
-                .spawn(move || {
-                    while let Ok(req) = server.recv() {
-                        handle(req, &host, &cfg);
-                    }
-                })
-                .map_err(|e| e.to_string())?;
-            threads.push(h);
-        }
-        Ok(Service {
-            server,
-            addr: bound,
-            threads,
-        })
-    }
-
-    /// The bound address.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    /// Stops accepting requests and joins the handler threads.
-    pub fn stop(self) {
-        self.server.unblock();
-        for _ in 1..self.threads.len() {
-            self.server.unblock();
-        }
-        for t in self.threads {
-            let _ = t.join();
-        }
-    }
-}
-
-fn respond(req: Request, status: u16, body: &J) {
-    let text = tcc_engine::json::to_canonical(body);
-    let mut r = Response::from_string(text).with_status_code(status);
-    if let Ok(h) = Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]) {
-        r = r.with_header(h);
-    }
-    let _ = req.respond(r);
-}
-
-fn handle(mut req: Request, host: &Host, cfg: &ServiceConfig) {
-    let result = route(&mut req, host, cfg);
-    match result {
-        Ok((status, body)) => respond(req, status, &body),
-        Err(e) => {
-            let body = json!({"error": {"code": e.code, "message": e.message}});
-            respond(req, e.status, &body)
-        }
-    }
-}
-
 /// Decodes `%XX` escapes of a path segment or query value.
 pub fn percent_decode(s: &str) -> Result<String, ApiError> {
     let b = s.as_bytes();
@@ -212,38 +154,6 @@ pub fn percent_encode(s: &str) -> String {
         }
     }
     out
-}
-
-fn read_body(req: &mut Request, cfg: &ServiceConfig) -> Result<Vec<u8>, ApiError> {
-    if req.body_length().is_some_and(|n| n > cfg.max_body) {
-        return Err(err(
-            413,
-            "payload_too_large",
-            format!("request body larger than {} bytes", cfg.max_body),
-        ));
-    }
-    let mut body = Vec::new();
-    req.as_reader()
-        .take(cfg.max_body as u64 + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| err(400, "bad_request", format!("reading body: {e}")))?;
-    if body.len() > cfg.max_body {
-        return Err(err(
-            413,
-            "payload_too_large",
-            format!("request body larger than {} bytes", cfg.max_body),
-        ));
-    }
-    Ok(body)
-}
-
-fn json_body(req: &mut Request, cfg: &ServiceConfig) -> Result<J, ApiError> {
-    let body = read_body(req, cfg)?;
-    if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(json!({}));
-    }
-    serde_json::from_slice(&body)
-        .map_err(|e| err(400, "bad_request", format!("body is not JSON: {e}")))
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -325,176 +235,514 @@ fn tagged_list(body: &J, plain_key: &str, tagged_key: &str) -> Result<Vec<J>, Ap
     }
 }
 
-fn route(req: &mut Request, host: &Host, cfg: &ServiceConfig) -> Result<(u16, J), ApiError> {
-    let url = req.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((url.as_str(), ""));
-    let method = req.method().clone();
-    if path == "/v1/health" {
-        return Ok((200, json!({"status": "ok"})));
-    }
-    if let Some(token) = cfg.token.as_deref().filter(|t| !t.is_empty()) {
-        let given = req
-            .headers()
-            .iter()
-            .find(|h| h.field.equiv("Authorization"))
-            .map(|h| h.value.as_str().to_string())
-            .unwrap_or_default();
-        let expected = format!("Bearer {token}");
-        if !constant_time_eq(given.as_bytes(), expected.as_bytes()) {
-            return Err(err(401, "unauthorized", "missing or wrong bearer token"));
+/// A running service. Its runtime lives as long as the value: after the
+/// drain, the signal handler still listens for a second signal while the
+/// caller stops the workers.
+pub struct Service {
+    addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    runtime: tokio::runtime::Runtime,
+    server: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>,
+}
+
+impl Service {
+    /// Binds `listen` and starts serving. Refuses a non-loopback address
+    /// without a token.
+    pub fn start(listen: &str, host: Arc<Host>, cfg: ServiceConfig) -> Result<Service, String> {
+        let addr: SocketAddr = listen
+            .parse()
+            .map_err(|e| format!("--listen {listen:?}: {e} (expected IP:PORT)"))?;
+        if !is_loopback(&addr) && cfg.token.as_deref().is_none_or(str::is_empty) {
+            return Err(format!(
+                "refusing to listen on non-loopback address {addr} without a bearer token (--token or IRKIT_TCC_TOKEN)"
+            ));
         }
-    }
-    let segs: Vec<String> = path
-        .trim_start_matches('/')
-        .split('/')
-        .map(percent_decode)
-        .collect::<Result<_, _>>()?;
-    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
-    let q = query_map(query)?;
-    let qget = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
-    let store = host.store();
-    match (&method, segs.as_slice()) {
-        (Method::Get, ["v1", "openapi.json"]) => serde_json::from_str(OPENAPI)
-            .map(|j| (200, j))
-            .map_err(|e| err(500, "internal", e.to_string())),
-        (Method::Post, ["v1", "artifacts"]) => {
-            let body = read_body(req, cfg)?;
-            let name = qget("name").filter(|n| !n.is_empty());
-            let hash = host.register(&body, name.as_deref())?;
-            Ok((201, json!({"hash": hash, "name": name})))
-        }
-        (Method::Get, ["v1", "artifacts", hash]) => match store.get_artifact(hash)? {
-            Some(b) => serde_json::from_slice(&b)
-                .map(|j| (200, j))
-                .map_err(|e| err(500, "internal", e.to_string())),
-            None => Err(err(404, "not_found", format!("no artifact {hash:?}"))),
-        },
-        (Method::Get, ["v1", "programs"]) => {
-            let list: Vec<J> = store
-                .programs()?
-                .into_iter()
-                .map(|(n, h)| json!({"name": n, "hash": h}))
-                .collect();
-            Ok((200, json!({"programs": list})))
-        }
-        (Method::Post, ["v1", "executions"]) => {
-            let body = json_body(req, cfg)?;
-            let program = body
-                .get("program")
-                .and_then(J::as_str)
-                .ok_or_else(|| {
-                    err(
-                        400,
-                        "bad_request",
-                        "body.program (name or hash) is required",
-                    )
-                })?
-                .to_string();
-            let args = tagged_list(&body, "args", "tagged_args")?;
-            let id = match body.get("id") {
-                None | Some(J::Null) => None,
-                Some(J::String(s)) => Some(s.clone()),
-                Some(_) => return Err(err(400, "bad_request", "body.id must be a string")),
-            };
-            let id = host.start(&program, args, id)?;
-            Ok((201, json!({"id": id})))
-        }
-        (Method::Get, ["v1", "executions"]) => {
-            let limit = match qget("limit") {
-                Some(l) => l
-                    .parse::<u32>()
-                    .map_err(|_| err(400, "bad_request", "limit must be a number"))?,
-                None => 100,
-            }
-            .clamp(1, 1000);
-            let after = match qget("after") {
-                Some(a) => Some(
-                    a.parse::<i64>()
-                        .map_err(|_| err(400, "bad_request", "after must be a cursor number"))?,
-                ),
-                None => None,
-            };
-            let rows = store.list_executions(&ListFilter {
-                status: qget("status"),
-                program: qget("program"),
-                artifact_missing: qget("artifact_missing").as_deref() == Some("true"),
-                after,
-                limit,
-            })?;
-            let next = if rows.len() as u32 == limit {
-                rows.last().map(|r| r.seq)
-            } else {
-                None
-            };
-            let list: Vec<J> = rows.iter().map(status_json).collect();
-            Ok((200, json!({"executions": list, "next_after": next})))
-        }
-        (Method::Get, ["v1", "executions", id]) => match store.get_execution(id)? {
-            Some(row) => Ok((200, status_json(&row))),
-            None => Err(err(404, "not_found", format!("no execution {id:?}"))),
-        },
-        (Method::Get, ["v1", "executions", id, "history"]) => {
-            if store.get_execution(id)?.is_none() {
-                return Err(err(404, "not_found", format!("no execution {id:?}")));
-            }
-            let after = qget("after").and_then(|a| a.parse().ok()).unwrap_or(0);
-            let limit = qget("limit").and_then(|a| a.parse().ok()).unwrap_or(1000);
-            let rows = store.history(id, after, limit)?;
-            let list: Vec<J> = rows
-                .into_iter()
-                .map(
-                    |h| json!({"seq": h.seq, "at_ms": h.at_ms, "kind": h.kind, "detail": h.detail}),
-                )
-                .collect();
-            Ok((200, json!({"history": list})))
-        }
-        (Method::Get, ["v1", "executions", id, "effects"]) => {
-            if store.get_execution(id)?.is_none() {
-                return Err(err(404, "not_found", format!("no execution {id:?}")));
-            }
-            let list: Vec<J> = store
-                .journal_of(id)?
-                .into_iter()
-                .map(|j| {
-                    json!({"idempotency_key": j.idempotency_key, "key": j.key,
-                           "input": serde_json::from_str::<J>(&j.input).unwrap_or(J::Null),
-                           "status": j.status, "result": j.result})
+        let listener = std::net::TcpListener::bind(addr)
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(cfg.threads.max(1))
+            .max_blocking_threads(cfg.blocking_threads.max(1))
+            .thread_name("tcc-http")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
+        let (stop, mut stopped) = watch::channel(false);
+        let app = router(Arc::new(App { host, cfg }));
+        let listener = {
+            let _enter = runtime.enter();
+            tokio::net::TcpListener::from_std(listener)
+                .map_err(|e| format!("cannot listen on {bound}: {e}"))?
+        };
+        let server = runtime.spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = stopped.wait_for(|s| *s).await;
                 })
-                .collect();
-            Ok((200, json!({"effects": list})))
-        }
-        (Method::Post, ["v1", "executions", id, "events"]) => {
-            let body = json_body(req, cfg)?;
-            let name = body
-                .get("name")
-                .and_then(J::as_str)
-                .filter(|n| !n.is_empty())
-                .ok_or_else(|| err(400, "bad_request", "body.name (event name) is required"))?;
-            let payload = match (body.get("payload"), body.get("tagged_payload")) {
-                (Some(_), Some(_)) => {
-                    return Err(err(
-                        400,
-                        "bad_request",
-                        "give payload or tagged_payload, not both",
-                    ));
-                }
-                (Some(p), None) => plain_to_tagged(p).map_err(|e| err(400, "bad_request", e))?,
-                (None, Some(t)) => {
-                    crate::values::check_tagged(t).map_err(|e| err(400, "bad_request", e))?;
-                    t.clone()
-                }
-                (None, None) => json!({"t": "null"}),
-            };
-            store.send_event(id, name, &payload)?;
-            host.notify();
-            Ok((202, json!({"accepted": true})))
-        }
-        (Method::Post, ["v1", "executions", id, "cancel"]) => {
-            store.request_cancel(id)?;
-            host.notify();
-            Ok((202, json!({"accepted": true})))
-        }
-        (_, ["v1", ..]) => Err(err(404, "not_found", format!("no route {method} {path}"))),
-        _ => Err(err(404, "not_found", format!("no route {method} {path}"))),
+                .await
+                .map_err(|e| format!("HTTP server on {bound}: {e}"))
+        });
+        tracing::info!(addr = %bound, "HTTP service listening");
+        Ok(Service {
+            addr: bound,
+            stop,
+            runtime,
+            server: std::sync::Mutex::new(Some(server)),
+        })
     }
+
+    /// The bound address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Begins a graceful shutdown when the process gets SIGTERM or SIGINT
+    /// (the handlers are installed before this returns); a second signal
+    /// ends the process at once (exit 1).
+    pub fn stop_on_signals(&self) -> Result<(), String> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let _enter = self.runtime.enter();
+        let mut term = signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM: {e}"))?;
+        let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT: {e}"))?;
+        let stop = self.stop.clone();
+        self.runtime.spawn(async move {
+            let name = tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            };
+            tracing::info!(signal = name, "shutting down: finishing requests in flight");
+            let _ = stop.send(true);
+            // A second signal does not wait for the drain: the process ends
+            // at once, as after SIGKILL (what is committed stays committed).
+            tokio::select! {
+                _ = term.recv() => {},
+                _ = int.recv() => {},
+            }
+            tracing::warn!("second signal: exiting without waiting for the drain");
+            std::process::exit(1);
+        });
+        Ok(())
+    }
+
+    /// Begins a graceful shutdown (what a signal does).
+    pub fn begin_shutdown(&self) {
+        let _ = self.stop.send(true);
+    }
+
+    /// Waits until the server has shut down (after a signal or
+    /// [`Service::begin_shutdown`]) and every request in flight finished.
+    pub fn wait(&self) -> Result<(), String> {
+        let server = self.server.lock().ok().and_then(|mut s| s.take());
+        match server {
+            Some(h) => self
+                .runtime
+                .block_on(h)
+                .unwrap_or_else(|e| Err(format!("the HTTP server task failed: {e}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Shuts down gracefully and waits for it.
+    pub fn stop(self) {
+        self.begin_shutdown();
+        if let Err(e) = self.wait() {
+            tracing::error!(error = %e, "HTTP server stopped with an error");
+        }
+    }
+}
+
+/// What every handler shares.
+struct App {
+    host: Arc<Host>,
+    cfg: ServiceConfig,
+}
+
+type Shared = Arc<App>;
+
+fn router(app: Shared) -> Router {
+    Router::new()
+        .route("/v1/health", get(health))
+        .route("/v1/openapi.json", get(openapi))
+        .route("/metrics", get(metrics_text))
+        .route("/v1/artifacts", post(register))
+        .route("/v1/artifacts/{hash}", get(artifact))
+        .route("/v1/programs", get(programs))
+        .route("/v1/executions", post(start).get(list))
+        .route("/v1/executions/{id}", get(status))
+        .route("/v1/executions/{id}/history", get(history))
+        .route("/v1/executions/{id}/effects", get(effects))
+        .route("/v1/executions/{id}/events", post(send_event))
+        .route("/v1/executions/{id}/cancel", post(cancel))
+        .fallback(no_route)
+        .method_not_allowed_fallback(no_route)
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// A JSON answer.
+struct Reply(u16, J);
+
+impl IntoResponse for Reply {
+    fn into_response(self) -> Response {
+        let text = tcc_engine::json::to_canonical(&self.1);
+        let mut r = Response::new(Body::from(text));
+        *r.status_mut() = StatusCode::from_u16(self.0).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        r
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        Reply(
+            self.status,
+            json!({"error": {"code": self.code, "message": self.message}}),
+        )
+        .into_response()
+    }
+}
+
+type Answer = Result<Reply, ApiError>;
+
+/// Runs blocking work (store, host) on the blocking pool.
+async fn blocking(f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(err(500, "internal", format!("handler failed: {e}"))))
+}
+
+/// Auth, the request timeout, metrics and the request log, around every
+/// route (the fallback included).
+async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|m| m.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".into());
+    let method = req.method().clone();
+    let response = if route != "/v1/health" && !authorized(req.headers(), &app.cfg) {
+        err(401, "unauthorized", "missing or wrong bearer token").into_response()
+    } else {
+        match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
+            Ok(r) => r,
+            Err(_) => err(
+                503,
+                "timeout",
+                format!("the request took longer than {:?}", app.cfg.request_timeout),
+            )
+            .into_response(),
+        }
+    };
+    let status = response.status().as_u16();
+    let elapsed = started.elapsed();
+    metrics::global().http_request(method.as_str(), &route, status, elapsed);
+    tracing::debug!(
+        method = %method,
+        route = %route,
+        status,
+        micros = elapsed.as_micros() as u64,
+        "request"
+    );
+    response
+}
+
+fn authorized(headers: &HeaderMap, cfg: &ServiceConfig) -> bool {
+    let Some(token) = cfg.token.as_deref().filter(|t| !t.is_empty()) else {
+        return true;
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .map(HeaderValue::as_bytes)
+        .unwrap_or_default();
+    let expected = format!("Bearer {token}");
+    constant_time_eq(given, expected.as_bytes())
+}
+
+/// Reads the body, refusing more than `max_body` bytes with 413. An
+/// oversized body is still read to its end (up to 64 MiB more, then the
+/// connection is dropped), so that the client hears the 413 instead of a
+/// reset while it is still sending.
+async fn read_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
+    let mut body = body;
+    let mut out = Vec::new();
+    let mut seen = 0usize;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| err(400, "bad_request", format!("reading body: {e}")))?;
+        if let Ok(data) = frame.into_data() {
+            seen = seen.saturating_add(data.len());
+            if seen <= max_body {
+                out.extend_from_slice(&data);
+            } else if seen > max_body.saturating_add(64 << 20) {
+                break;
+            }
+        }
+    }
+    if seen > max_body {
+        return Err(err(
+            413,
+            "payload_too_large",
+            format!("request body larger than {max_body} bytes"),
+        ));
+    }
+    Ok(out)
+}
+
+async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
+    let body = read_body(body, max_body).await?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(json!({}));
+    }
+    serde_json::from_slice(&body)
+        .map_err(|e| err(400, "bad_request", format!("body is not JSON: {e}")))
+}
+
+/// The path parameter of the routes that have one (`/v1/artifacts/{hash}`,
+/// `/v1/executions/{id}…`: the third segment), percent-decoded here from
+/// the raw path (`+` is a space, as in query values; a parameter that is
+/// not UTF-8 once decoded is a `bad_request`).
+fn param(uri: &Uri) -> Result<String, ApiError> {
+    let raw = uri
+        .path()
+        .split('/')
+        .nth(3)
+        .ok_or_else(|| err(500, "internal", "route without a parameter"))?;
+    percent_decode(raw)
+}
+
+fn query(q: &RawQuery) -> Result<Vec<(String, String)>, ApiError> {
+    query_map(q.0.as_deref().unwrap_or(""))
+}
+
+fn qget(q: &[(String, String)], k: &str) -> Option<String> {
+    q.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone())
+}
+
+async fn health() -> Reply {
+    Reply(200, json!({"status": "ok"}))
+}
+
+async fn openapi() -> Answer {
+    serde_json::from_str(OPENAPI)
+        .map(|j| Reply(200, j))
+        .map_err(|e| err(500, "internal", e.to_string()))
+}
+
+async fn no_route(req: Request) -> ApiError {
+    err(
+        404,
+        "not_found",
+        format!("no route {} {}", req.method(), req.uri().path()),
+    )
+}
+
+async fn metrics_text(State(app): State<Shared>) -> Response {
+    let host = app.host.clone();
+    let text = tokio::task::spawn_blocking(move || metrics::global().render(Some(host.store())))
+        .await
+        .unwrap_or_else(|e| format!("# metrics failed: {e}\n"));
+    let mut r = Response::new(Body::from(text));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    r
+}
+
+async fn register(State(app): State<Shared>, q: RawQuery, body: Body) -> Answer {
+    let q = query(&q)?;
+    let body = read_body(body, app.cfg.max_body).await?;
+    blocking(move || {
+        let name = qget(&q, "name").filter(|n| !n.is_empty());
+        let hash = app.host.register(&body, name.as_deref())?;
+        Ok(Reply(201, json!({"hash": hash, "name": name})))
+    })
+    .await
+}
+
+async fn artifact(State(app): State<Shared>, uri: Uri) -> Answer {
+    let hash = param(&uri)?;
+    blocking(move || match app.host.store().get_artifact(&hash)? {
+        Some(b) => serde_json::from_slice(&b)
+            .map(|j| Reply(200, j))
+            .map_err(|e| err(500, "internal", e.to_string())),
+        None => Err(err(404, "not_found", format!("no artifact {hash:?}"))),
+    })
+    .await
+}
+
+async fn programs(State(app): State<Shared>) -> Answer {
+    blocking(move || {
+        let list: Vec<J> = app
+            .host
+            .store()
+            .programs()?
+            .into_iter()
+            .map(|(n, h)| json!({"name": n, "hash": h}))
+            .collect();
+        Ok(Reply(200, json!({"programs": list})))
+    })
+    .await
+}
+
+async fn start(State(app): State<Shared>, body: Body) -> Answer {
+    let body = json_body(body, app.cfg.max_body).await?;
+    let program = body
+        .get("program")
+        .and_then(J::as_str)
+        .ok_or_else(|| {
+            err(
+                400,
+                "bad_request",
+                "body.program (name or hash) is required",
+            )
+        })?
+        .to_string();
+    let args = tagged_list(&body, "args", "tagged_args")?;
+    let id = match body.get("id") {
+        None | Some(J::Null) => None,
+        Some(J::String(s)) => Some(s.clone()),
+        Some(_) => return Err(err(400, "bad_request", "body.id must be a string")),
+    };
+    blocking(move || {
+        let id = app.host.start(&program, args, id)?;
+        Ok(Reply(201, json!({"id": id})))
+    })
+    .await
+}
+
+async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {
+    let q = query(&q)?;
+    let limit = match qget(&q, "limit") {
+        Some(l) => l
+            .parse::<u32>()
+            .map_err(|_| err(400, "bad_request", "limit must be a number"))?,
+        None => 100,
+    }
+    .clamp(1, 1000);
+    let after = match qget(&q, "after") {
+        Some(a) => Some(
+            a.parse::<i64>()
+                .map_err(|_| err(400, "bad_request", "after must be a cursor number"))?,
+        ),
+        None => None,
+    };
+    let filter = ListFilter {
+        status: qget(&q, "status"),
+        program: qget(&q, "program"),
+        artifact_missing: qget(&q, "artifact_missing").as_deref() == Some("true"),
+        after,
+        limit,
+    };
+    blocking(move || {
+        let rows = app.host.store().list_executions(&filter)?;
+        let next = if rows.len() as u32 == limit {
+            rows.last().map(|r| r.seq)
+        } else {
+            None
+        };
+        let list: Vec<J> = rows.iter().map(status_json).collect();
+        Ok(Reply(200, json!({"executions": list, "next_after": next})))
+    })
+    .await
+}
+
+async fn status(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
+    blocking(move || match app.host.store().get_execution(&id)? {
+        Some(row) => Ok(Reply(200, status_json(&row))),
+        None => Err(err(404, "not_found", format!("no execution {id:?}"))),
+    })
+    .await
+}
+
+async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
+    let id = param(&uri)?;
+    let q = query(&q)?;
+    let after = qget(&q, "after").and_then(|a| a.parse().ok()).unwrap_or(0);
+    let limit = qget(&q, "limit")
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1000);
+    blocking(move || {
+        let store = app.host.store();
+        if store.get_execution(&id)?.is_none() {
+            return Err(err(404, "not_found", format!("no execution {id:?}")));
+        }
+        let list: Vec<J> = store
+            .history(&id, after, limit)?
+            .into_iter()
+            .map(|h| json!({"seq": h.seq, "at_ms": h.at_ms, "kind": h.kind, "detail": h.detail}))
+            .collect();
+        Ok(Reply(200, json!({"history": list})))
+    })
+    .await
+}
+
+async fn effects(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
+    blocking(move || {
+        let store = app.host.store();
+        if store.get_execution(&id)?.is_none() {
+            return Err(err(404, "not_found", format!("no execution {id:?}")));
+        }
+        let list: Vec<J> = store
+            .journal_of(&id)?
+            .into_iter()
+            .map(|j| {
+                json!({"idempotency_key": j.idempotency_key, "key": j.key,
+                       "input": serde_json::from_str::<J>(&j.input).unwrap_or(J::Null),
+                       "status": j.status, "result": j.result})
+            })
+            .collect();
+        Ok(Reply(200, json!({"effects": list})))
+    })
+    .await
+}
+
+async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
+    let id = param(&uri)?;
+    let body = json_body(body, app.cfg.max_body).await?;
+    let name = body
+        .get("name")
+        .and_then(J::as_str)
+        .filter(|n| !n.is_empty())
+        .ok_or_else(|| err(400, "bad_request", "body.name (event name) is required"))?
+        .to_string();
+    let payload = match (body.get("payload"), body.get("tagged_payload")) {
+        (Some(_), Some(_)) => {
+            return Err(err(
+                400,
+                "bad_request",
+                "give payload or tagged_payload, not both",
+            ));
+        }
+        (Some(p), None) => plain_to_tagged(p).map_err(|e| err(400, "bad_request", e))?,
+        (None, Some(t)) => {
+            crate::values::check_tagged(t).map_err(|e| err(400, "bad_request", e))?;
+            t.clone()
+        }
+        (None, None) => json!({"t": "null"}),
+    };
+    blocking(move || {
+        app.host.store().send_event(&id, &name, &payload)?;
+        app.host.notify();
+        Ok(Reply(202, json!({"accepted": true})))
+    })
+    .await
+}
+
+async fn cancel(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
+    blocking(move || {
+        app.host.store().request_cancel(&id)?;
+        app.host.notify();
+        Ok(Reply(202, json!({"accepted": true})))
+    })
+    .await
 }

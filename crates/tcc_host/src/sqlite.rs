@@ -514,6 +514,7 @@ impl Writer {
 /// undone. The group commits with `synchronous=NORMAL` only when every
 /// job in it is lazy.
 fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
+    crate::metrics::global().group_commit("sqlite", batch.len());
     let conn = &w.conn;
     let sync = if batch.iter().all(|j| j.durability() == Durability::Lazy) {
         Durability::Lazy
@@ -1335,6 +1336,25 @@ impl Store for SqliteStore {
                 })
                 .optional()?;
             parse_json(v)
+        })
+    }
+
+    fn counts(&self) -> Result<crate::store::StoreCounts, StoreError> {
+        self.read(|c| {
+            let mut st =
+                c.prepare_cached("SELECT status, count(*) FROM executions GROUP BY status")?;
+            let by_status = st
+                .query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
+                .collect::<Result<_, _>>()?;
+            let events: i64 = c.query_row_cached(
+                "SELECT count(*) FROM events WHERE consumed_by IS NULL",
+                [],
+                |r| r.get(0),
+            )?;
+            Ok(crate::store::StoreCounts {
+                by_status,
+                events_pending: events as u64,
+            })
         })
     }
 

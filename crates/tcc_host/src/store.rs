@@ -102,6 +102,15 @@ impl ExecutionRow {
     }
 }
 
+/// What [`Store::counts`] reports.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoreCounts {
+    /// (status, executions), by status.
+    pub by_status: Vec<(String, u64)>,
+    /// Events received and not yet consumed by a wait.
+    pub events_pending: u64,
+}
+
 /// A stored checkpoint.
 #[derive(Debug, Clone)]
 pub struct CheckpointRow {
@@ -395,6 +404,11 @@ pub trait Store: Send + Sync {
     fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError>;
     /// Built-in key-value provider: write.
     fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError>;
+    /// Executions by status and events not yet consumed (gauges of the
+    /// metrics endpoint).
+    fn counts(&self) -> Result<StoreCounts, StoreError> {
+        Err(StoreError::Unsupported("store counts".into()))
+    }
 }
 
 /// Whether `--database` names a PostgreSQL database (else a SQLite file).

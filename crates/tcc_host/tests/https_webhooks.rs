@@ -3,7 +3,8 @@
 //! `ca_file`, SNI, untrusted and misnamed certificates (rejected, not
 //! retried), handshake timeouts, handshake failures (retried), peers that
 //! close without `close_notify`, the `ca_file` configuration errors, and
-//! a durable host running programs whose effects go to https webhooks.
+//! a durable host running programs whose effects go to https webhooks
+//! (the client is `ureq` over rustls, see `tcc_host::http`).
 
 mod common;
 
@@ -138,6 +139,10 @@ impl Server {
             .with_single_cert(vec![cert], key)
             .unwrap();
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        Server::start_with(config, answer, ending)
+    }
+
+    fn start_with(config: rustls::ServerConfig, answer: &'static str, ending: Ending) -> Server {
         let config = Arc::new(config);
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -416,10 +421,7 @@ fn a_stalled_handshake_is_bounded_by_the_timeout_and_retried() {
         json!({"t": "null"}),
     ));
     let took = start.elapsed();
-    assert!(
-        m.contains("TLS handshake") && m.contains("timed out") && m.contains("2 attempts"),
-        "{m}"
-    );
+    assert!(m.contains("timed out") && m.contains("2 attempts"), "{m}");
     assert!(took >= Duration::from_millis(600), "{took:?}");
     assert!(took < Duration::from_millis(3000), "{took:?}");
     assert_eq!(accepted.load(Ordering::SeqCst), 2);
@@ -439,7 +441,7 @@ fn a_slow_answer_after_the_handshake_is_bounded_by_the_timeout() {
     let e = post_x(server.port, &tls, Duration::from_millis(400)).unwrap_err();
     let took = start.elapsed();
     assert_eq!(e.kind, HttpErrorKind::Timeout, "{}", e.message);
-    assert!(e.message.contains("reading from"), "{}", e.message);
+    assert!(e.message.contains("timed out"), "{}", e.message);
     assert!(took >= Duration::from_millis(400), "{took:?}");
     assert!(took < Duration::from_millis(1500), "{took:?}");
     // The handshake and the request went through: the server saw it.
@@ -450,9 +452,27 @@ fn a_slow_answer_after_the_handshake_is_bounded_by_the_timeout() {
 fn a_handshake_refused_by_the_server_is_a_retried_tls_failure() {
     let dir = TempDir::new();
     let ca = Ca::new("irkit test CA");
-    let (cert, key) = ca.leaf(&["127.0.0.1"]);
-    // The server speaks only h2: it refuses our ALPN offer (http/1.1).
-    let server = Server::start(cert, key, &[b"h2"], "1", Ending::CloseNotify);
+    // A plain-HTTP server on the https URL: it answers the ClientHello
+    // with an HTTP error, which the client cannot read as TLS (a TLS
+    // failure, retried; not a certificate of the server's that was
+    // rejected).
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let server = Server {
+        port: listener.local_addr().unwrap().port(),
+        accepted: accepted.clone(),
+        seen: Arc::new(Mutex::new(Vec::new())),
+    };
+    std::thread::spawn(move || {
+        for sock in listener.incoming() {
+            let Ok(mut sock) = sock else { continue };
+            accepted.fetch_add(1, Ordering::SeqCst);
+            let mut hello = [0u8; 512];
+            let _ = sock.read(&mut hello);
+            let _ = sock.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
     let url = format!("https://127.0.0.1:{}/effect", server.port);
     let extra = format!(
         "ca_file = {:?}\nretries = 2",
@@ -469,7 +489,7 @@ fn a_handshake_refused_by_the_server_is_a_retried_tls_failure() {
 /// POSTs `{}` to `https://127.0.0.1:PORT/x` trusting `tls`.
 fn post_x(
     port: u16,
-    tls: &Arc<rustls::ClientConfig>,
+    tls: &Arc<tcc_host::http::Tls>,
     timeout: Duration,
 ) -> Result<tcc_host::http::Response, tcc_host::http::HttpError> {
     request_with(
