@@ -135,7 +135,10 @@ fn fmt(
         Ok(input) => input,
         Err(message) => return usage_error(&message),
     };
-    let canonical = vpl::text::read(&bytes, &label).and_then(|m| vpl::text::write(&m));
+    // The module just read was verified and is not changed: it is written
+    // (printed and read back) without a second verification.
+    let canonical =
+        vpl::text::read_verified(&bytes, &label).and_then(|m| vpl::text::write_verified(&m));
     let text = match canonical {
         Ok(text) => text,
         Err(e) => {

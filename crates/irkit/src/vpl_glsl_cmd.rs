@@ -134,7 +134,7 @@ fn target_diagnostic(e: &TargetError, label: &str) -> Diagnostic {
     }
 }
 
-/// Reads, verifies, target-checks, publishes and compiles `file`. On
+/// Reads (verifying), publishes and compiles `file`. On
 /// failure the diagnostics are already printed and the exit code returned.
 fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact), ExitCode> {
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
@@ -172,24 +172,29 @@ fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact
         }
     };
     let source = std::str::from_utf8(&bytes).ok();
-    let module = match vpl::text::read(&bytes, &label) {
+    // Read (and verify) once, publish (print and read back through the
+    // verifier), then compile the publication's snapshot, whose target
+    // checks run once; their positions are mapped back into FILE.
+    let verified = match vpl::text::read_verified(&bytes, &label) {
         Ok(m) => m,
         Err(e) => {
             diag::emit(&[text_diagnostic(&e)], format, source);
             return Err(ExitCode::from(EXIT_INVALID));
         }
     };
-    // Target checks on the module as read, so diagnostics point into FILE.
-    if let Err(e) = glsl::check_target(&module) {
-        diag::emit(&[target_diagnostic(&e, &label)], format, source);
-        return Err(ExitCode::from(EXIT_INVALID));
-    }
-    let compiled = VerifiedModule::new(&module)
-        .map_err(glsl::CompileError::from)
-        .and_then(|published| glsl::compile(&published, VERSION_420));
-    match compiled {
+    let published = match VerifiedModule::publish(&verified) {
+        Ok(p) => p,
+        Err(e) => {
+            diag::emit(&[text_diagnostic(&e)], format, source);
+            return Err(ExitCode::from(EXIT_INVALID));
+        }
+    };
+    match glsl::compile(&published, VERSION_420) {
         Ok(artifact) => Ok((stem, artifact)),
-        Err(glsl::CompileError::Target(e)) => {
+        Err(glsl::CompileError::Target(mut e)) => {
+            e.span = e
+                .span
+                .and_then(|s| published.source_span(verified.module(), s));
             diag::emit(&[target_diagnostic(&e, &label)], format, source);
             Err(ExitCode::from(EXIT_INVALID))
         }

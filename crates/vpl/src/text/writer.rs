@@ -26,6 +26,11 @@ pub(crate) fn print(module: &Module) -> Result<String, String> {
     Ok(p.out)
 }
 
+/// The types [`print`] declares, in declaration order.
+pub(crate) fn type_order(module: &Module) -> Vec<Handle<Type>> {
+    TypeIds::discover(module).order
+}
+
 /// A rough output size, to avoid repeated reallocation.
 fn estimate(module: &Module) -> usize {
     let mut n = 256 + module.types.len() * 32 + module.uniforms.len() * 40;

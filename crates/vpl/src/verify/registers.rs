@@ -16,7 +16,7 @@ use std::collections::HashMap;
 const DIRECT: u64 = 1 << 16;
 
 /// The declared registers of one function.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct RegisterTable {
     /// Register index → (dense number, declared type), for small indices.
     direct: Vec<Option<(u32, Handle<Type>)>>,

@@ -17,7 +17,7 @@
 use super::artifact::{Binding, GlslType, InterfaceBinding, ProgramArtifact, UniformBinding};
 use super::locations::Locations;
 use super::naming;
-use super::restrictions::{AliasRoot, SamplerAliases};
+use crate::verify::{AliasRoot, ModuleInfo, StageInfo};
 use super::types::TypeMap;
 use super::{TargetError, TargetErrorKind, VERSION_420};
 use crate::ir::{
@@ -36,7 +36,7 @@ fn invalid(message: impl Into<String>) -> TargetError {
 pub fn program(
     module: &Module,
     types: &TypeMap,
-    aliases: &SamplerAliases,
+    info: &ModuleInfo,
     locations: &Locations,
 ) -> Result<ProgramArtifact, TargetError> {
     let uniforms = uniform_bindings(module, types)?;
@@ -58,7 +58,7 @@ pub fn program(
         module,
         &module.vertex,
         types,
-        aliases,
+        info.stage(StageKind::Vertex),
         &prelude,
         &vertex_interface,
     )?;
@@ -66,7 +66,7 @@ pub fn program(
         module,
         &module.fragment,
         types,
-        aliases,
+        info.stage(StageKind::Fragment),
         &prelude,
         &fragment_interface,
     )?;
@@ -241,7 +241,7 @@ fn emit_stage(
     module: &Module,
     stage: &Stage,
     types: &TypeMap,
-    aliases: &SamplerAliases,
+    facts: &StageInfo,
     prelude: &str,
     interface: &[InterfaceBinding],
 ) -> Result<String, TargetError> {
@@ -269,7 +269,7 @@ fn emit_stage(
         module,
         stage,
         types,
-        aliases,
+        facts,
         io_names: &io_names,
         function_index: 0,
         function: None,
@@ -298,7 +298,7 @@ struct FunctionEmitter<'a> {
     module: &'a Module,
     stage: &'a Stage,
     types: &'a TypeMap,
-    aliases: &'a SamplerAliases,
+    facts: &'a StageInfo,
     io_names: &'a [&'a str],
     floats: &'a std::cell::RefCell<naming::FloatLiterals>,
     function_index: usize,
@@ -455,10 +455,11 @@ impl<'a> FunctionEmitter<'a> {
         match operand.value {
             Value::Register(r) => {
                 if self.is_sampler(r.ty) {
-                    match self
-                        .aliases
-                        .get(self.stage.kind, self.function_index, r.index)
-                    {
+                    let root = self
+                        .facts
+                        .function(crate::ir::Handle::from_index(self.function_index as u32))
+                        .and_then(|f| f.samplers().root(r.index));
+                    match root {
                         Some(AliasRoot::Uniform(slot)) => out.push_str(&naming::uniform(slot)),
                         Some(AliasRoot::Parameter(slot)) => naming::parameter(out, slot),
                         None => {
