@@ -95,14 +95,31 @@ impl VerifiedModule {
 /// slots, functions, parameters, blocks, instructions, operands) and
 /// declares the used types in the writer's discovery order, so walking
 /// both modules in that order visits corresponding objects in step.
+/// The types the text does not declare (arrays that array uniforms imply)
+/// correspond through their uniforms.
 fn corresponding(snapshot: &Module, source: &Module, span: Span) -> Option<Span> {
     let source_types = text::type_declaration_order(source);
-    let snapshot_types: Vec<_> = snapshot
+    // The snapshot's types in the order the canonical text declares them
+    // (its type table is not in declaration order: records come first).
+    let mut declared: Vec<_> = snapshot
         .types
         .iter()
-        .map(|(h, _)| h)
-        .take(source_types.len())
+        .filter_map(|(h, t)| t.span.map(|s| (s.offset, h)))
         .collect();
+    declared.sort_unstable();
+    // Types the text does not declare (arrays that array uniforms imply)
+    // come after the `types` form; their spans are their uniforms'.
+    declared.truncate(source_types.len());
+    let mut snapshot_types: Vec<_> = declared.into_iter().map(|(_, h)| h).collect();
+    let mut source_types = source_types;
+    if snapshot.uniforms.len() == source.uniforms.len() {
+        for (ours, theirs) in snapshot.uniforms.iter().zip(&source.uniforms) {
+            if !snapshot_types.contains(&ours.ty) {
+                snapshot_types.push(ours.ty);
+                source_types.push(theirs.ty);
+            }
+        }
+    }
     let ours = spans(snapshot, &snapshot_types);
     let theirs = spans(source, &source_types);
     if ours.len() != theirs.len() {

@@ -26,6 +26,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Parses and binds `text`; the caller verifies. Large inputs are read on
 /// two threads where the machine has two cores, with the same result.
 pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
+    #[cfg(test)]
+    crate::steps::count(crate::steps::Step::Parse);
     parse_with(text, label, crate::parallel::two_cores())
 }
 

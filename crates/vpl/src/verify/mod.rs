@@ -108,6 +108,8 @@ struct Checked {
 
 /// [`Verifier::verify`] with an explicit thread policy.
 pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<ModuleInfo, VerifyError> {
+    #[cfg(test)]
+    crate::steps::count(crate::steps::Step::Verify);
     let two = match threads {
         Threads::One => false,
         Threads::Two => true,

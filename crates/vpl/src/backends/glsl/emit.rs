@@ -39,6 +39,8 @@ pub fn program(
     info: &ModuleInfo,
     locations: &Locations,
 ) -> Result<ProgramArtifact, TargetError> {
+    #[cfg(test)]
+    crate::steps::count(crate::steps::Step::Emit);
     let uniforms = uniform_bindings(module, types)?;
     let vertex_interface = interface_bindings(&module.vertex, types, &locations.vertex)?;
     let fragment_interface = interface_bindings(&module.fragment, types, &locations.fragment)?;

@@ -86,6 +86,12 @@ impl Case<'_> {
             checked.as_ref().err().map(|e| e.kind),
             compiled.as_ref().err().map(|e| e.kind)
         );
+        // The snapshot's error position maps to the read module's.
+        if let (Err(c), Err(e)) = (&checked, &compiled) {
+            let mapped = e.span.and_then(|s| published.source_span(&module, s));
+            assert_eq!(mapped, c.span, "{e}");
+            assert_eq!(c.message, e.message);
+        }
         compiled
     }
 
