@@ -50,16 +50,16 @@ fn output_leaves_and_helper_summaries() {
     assert!(twice.guaranteed_outputs().is_empty());
     assert!(twice.output_prerequisites().is_empty());
     // The vertex input slot has no output leaves.
-    assert_eq!(module.info().stage(StageKind::Vertex).output_leaves(0), 0..0);
+    assert_eq!(
+        module.info().stage(StageKind::Vertex).output_leaves(0),
+        0..0
+    );
 }
 
 #[test]
 fn type_order_puts_components_first() {
-    let module = text::read_verified(
-        Program::TextureVertexAmbientColor.source(),
-        "texture.vpl",
-    )
-    .unwrap();
+    let module =
+        text::read_verified(Program::TextureVertexAmbientColor.source(), "texture.vpl").unwrap();
     let m = module.module();
     let order = module.info().type_order();
     assert_eq!(order.len(), m.types.len());
@@ -77,11 +77,8 @@ fn type_order_puts_components_first() {
 
 #[test]
 fn sampler_alias_chains_resolve_to_their_uniform() {
-    let module = text::read_verified(
-        Program::TextureVertexAmbientColor.source(),
-        "texture.vpl",
-    )
-    .unwrap();
+    let module =
+        text::read_verified(Program::TextureVertexAmbientColor.source(), "texture.vpl").unwrap();
     let main = module
         .info()
         .stage(StageKind::Fragment)

@@ -129,8 +129,7 @@ const START: Span = Span {
 /// wins over whatever printing or reading back found, so diagnostics and
 /// output are identical and deterministic.
 pub fn write(module: &Module) -> Result<String, Error> {
-    let (text, read_back) = publish(module)?;
-    parallel::drop_module(read_back.into_module());
+    let (text, _read_back) = publish(module)?;
     Ok(text)
 }
 
@@ -138,8 +137,7 @@ pub fn write(module: &Module) -> Result<String, Error> {
 /// was not changed since: the same text and read-back, without verifying
 /// the module a second time.
 pub fn write_verified(module: &Verified) -> Result<String, Error> {
-    let (text, read_back) = publish_verified(module)?;
-    parallel::drop_module(read_back.into_module());
+    let (text, _read_back) = publish_verified(module)?;
     Ok(text)
 }
 
@@ -154,7 +152,7 @@ pub(crate) fn publish(module: &Module) -> Result<(String, Verified), Error> {
 
 /// [`write_verified`], also returning the read-back snapshot.
 pub(crate) fn publish_verified(module: &Verified) -> Result<(String, Verified), Error> {
-    print_and_read_back(module.module())
+    print_and_read_back(module.module(), true)
 }
 
 /// [`publish`], verifying the given module beside printing only when
@@ -166,7 +164,7 @@ fn publish_with(module: &Module, two_threads: bool) -> Result<(String, Verified)
         // panics on an unverified module, and its result is discarded when
         // verification fails.
         let (printed, verified) = parallel::join(
-            || print_and_read_back(module),
+            || print_and_read_back(module, false),
             || verify_on(module, WRITER_LABEL, Threads::One),
         );
         return verified.and(printed);
@@ -177,13 +175,14 @@ fn publish_with(module: &Module, two_threads: bool) -> Result<(String, Verified)
 /// [`publish`] on one thread: verify, print, read back.
 fn publish_sequentially(module: &Module) -> Result<(String, Verified), Error> {
     verify_on(module, WRITER_LABEL, Threads::One)?;
-    print_and_read_back(module)
+    print_and_read_back(module, true)
 }
 
 /// Prints `module` and reads the text back (every check of [`read`] except
-/// re-validating UTF-8, which a `String` already guarantees).
-fn print_and_read_back(module: &Module) -> Result<(String, Verified), Error> {
-    let text = writer::print(module).map_err(|message| Error {
+/// re-validating UTF-8, which a `String` already guarantees). Printing may
+/// use two threads when `parallel` is set (nothing else runs beside it).
+fn print_and_read_back(module: &Module, parallel: bool) -> Result<(String, Verified), Error> {
+    let text = writer::print(module, parallel).map_err(|message| Error {
         kind: ErrorKind::Semantic,
         message,
         label: WRITER_LABEL.to_string(),

@@ -165,7 +165,8 @@ pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<ModuleInf
             returns: vec![true; stage.functions.len()],
             tables: Vec::new(),
         };
-        flow.tables.resize_with(stage.functions.len(), RegisterTable::default);
+        flow.tables
+            .resize_with(stage.functions.len(), RegisterTable::default);
         if two {
             flow.check_by_depth(&calls, regs)?;
         } else {

@@ -144,7 +144,7 @@ fn trace_or_problem(
     for (_, block) in function.blocks.iter() {
         for instruction in &block.instructions {
             let span = instruction.span;
-            for operand in instruction.kind.operands() {
+            for operand in instruction.kind.operands_iter() {
                 if let Some(r) = sampler_operand(&operand.value) {
                     uses.push((r, operand.span.or(span)));
                 }

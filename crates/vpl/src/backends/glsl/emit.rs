@@ -17,7 +17,6 @@
 use super::artifact::{Binding, GlslType, InterfaceBinding, ProgramArtifact, UniformBinding};
 use super::locations::Locations;
 use super::naming;
-use crate::verify::{AliasRoot, ModuleInfo, StageInfo};
 use super::types::TypeMap;
 use super::{TargetError, TargetErrorKind, VERSION_420};
 use crate::ir::{
@@ -25,6 +24,7 @@ use crate::ir::{
     SelectorKind, Semantic, Stage, StageKind, StorageKind, TerminatorKind, TypeInner, UniformKind,
     Value,
 };
+use crate::verify::{AliasRoot, ModuleInfo, StageInfo};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -38,6 +38,7 @@ pub fn program(
     types: &TypeMap,
     info: &ModuleInfo,
     locations: &Locations,
+    parallel: bool,
 ) -> Result<ProgramArtifact, TargetError> {
     #[cfg(test)]
     crate::steps::count(crate::steps::Step::Emit);
@@ -63,6 +64,7 @@ pub fn program(
         info.stage(StageKind::Vertex),
         &prelude,
         &vertex_interface,
+        parallel,
     )?;
     let fragment_code = emit_stage(
         module,
@@ -71,6 +73,7 @@ pub fn program(
         info.stage(StageKind::Fragment),
         &prelude,
         &fragment_interface,
+        parallel,
     )?;
     Ok(ProgramArtifact {
         version: VERSION_420,
@@ -246,8 +249,19 @@ fn emit_stage(
     facts: &StageInfo,
     prelude: &str,
     interface: &[InterfaceBinding],
+    parallel: bool,
 ) -> Result<String, TargetError> {
-    let mut out = String::with_capacity(prelude.len() + 4096);
+    let instructions: usize = stage
+        .functions
+        .iter()
+        .map(|(_, f)| {
+            f.blocks
+                .iter()
+                .map(|(_, b)| b.instructions.len())
+                .sum::<usize>()
+        })
+        .sum();
+    let mut out = String::with_capacity(prelude.len() + 4096 + instructions * 36);
     out.push_str(prelude);
     for b in interface {
         if b.binding.location < 0 {
@@ -280,11 +294,48 @@ fn emit_stage(
         emitter.signature(&mut out, handle.index(), function)?;
         out.push_str(";\n");
     }
-    for (handle, function) in stage.functions.iter() {
-        let mut e = emitter.clone();
-        e.function_index = handle.index();
-        e.function = Some(function);
-        e.definition(&mut out)?;
+    // Large stages emit their definitions on two threads, each part into
+    // its own buffer with its own literal memo; the parts are joined in
+    // order, and the first part's error wins as it comes first.
+    let define = |out: &mut String, emitter: &FunctionEmitter<'_>, skip: usize, take: usize| {
+        for (handle, function) in stage.functions.iter().skip(skip).take(take) {
+            let mut e = emitter.clone();
+            e.function_index = handle.index();
+            e.function = Some(function);
+            e.definition(out)?;
+        }
+        Ok::<(), TargetError>(())
+    };
+    let split = match parallel {
+        true => crate::parallel::stage_split(stage),
+        false => None,
+    };
+    match split {
+        Some(mid) => {
+            let capacity = out.capacity() / 2;
+            let io_names = &io_names;
+            let (first, second) = crate::parallel::join(
+                || define(&mut out, &emitter, 0, mid),
+                || {
+                    let floats = std::cell::RefCell::new(naming::FloatLiterals::default());
+                    let emitter = FunctionEmitter {
+                        floats: &floats,
+                        module,
+                        stage,
+                        types,
+                        facts,
+                        io_names,
+                        function_index: 0,
+                        function: None,
+                    };
+                    let mut part = String::with_capacity(capacity);
+                    define(&mut part, &emitter, mid, usize::MAX).map(|()| part)
+                },
+            );
+            first?;
+            out.push_str(&second?);
+        }
+        None => define(&mut out, &emitter, 0, usize::MAX)?,
     }
     let entry = stage
         .entry

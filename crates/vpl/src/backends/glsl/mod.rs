@@ -201,10 +201,19 @@ fn check_facts(
     Ok((types, locations))
 }
 
-/// Checks and emits a verified module.
+/// Checks and emits a verified module (large stages on two threads).
 fn compile_verified(module: &Module, info: &ModuleInfo) -> Result<ProgramArtifact, TargetError> {
+    compile_verified_with(module, info, true)
+}
+
+/// [`compile_verified`], emitting on one thread unless `parallel` is set.
+fn compile_verified_with(
+    module: &Module,
+    info: &ModuleInfo,
+    parallel: bool,
+) -> Result<ProgramArtifact, TargetError> {
     let (types, locations) = check_facts(module, info)?;
-    emit::program(module, &types, info, &locations)
+    emit::program(module, &types, info, &locations, parallel)
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use crate::ir::{
     Type, TypeInner,
 };
 use crate::verify::{AliasProblemKind, ModuleInfo, SamplerChains};
-use std::collections::BTreeSet;
 
 pub use crate::verify::AliasRoot;
 
@@ -43,43 +42,59 @@ fn is_sampler(module: &Module, ty: Handle<Type>) -> bool {
     matches!(module.types.inner(ty), Some(TypeInner::Sampler(_)))
 }
 
-/// The types a program actually uses, closed under element/field types.
-fn used_types(module: &Module) -> BTreeSet<Handle<Type>> {
-    let mut roots: Vec<Handle<Type>> = module.uniforms.iter().map(|u| u.ty).collect();
+/// The types a program actually uses, closed under element/field types,
+/// in type-table order.
+fn used_types(module: &Module) -> Vec<Handle<Type>> {
+    let mut seen = vec![false; module.types.len()];
+    let mut roots: Vec<Handle<Type>> = Vec::new();
+    let mut mark = |ty: Handle<Type>, roots: &mut Vec<Handle<Type>>| {
+        if let Some(slot) = seen.get_mut(ty.index())
+            && !*slot
+        {
+            *slot = true;
+            roots.push(ty);
+        }
+    };
+    for u in &module.uniforms {
+        mark(u.ty, &mut roots);
+    }
     for stage in module.stages() {
-        roots.extend(stage.interface.iter().map(|v| v.ty));
+        for v in &stage.interface {
+            mark(v.ty, &mut roots);
+        }
         for (_, function) in stage.functions.iter() {
-            roots.push(function.return_type);
-            roots.extend(function.parameters.iter().map(|p| p.ty));
+            mark(function.return_type, &mut roots);
+            for p in &function.parameters {
+                mark(p.ty, &mut roots);
+            }
             for (_, block) in function.blocks.iter() {
                 for instruction in &block.instructions {
                     match &instruction.kind {
-                        InstructionKind::DeclareLocal { register } => roots.push(register.ty),
-                        InstructionKind::Construct { ty, .. } => roots.push(*ty),
+                        InstructionKind::DeclareLocal { register } => mark(register.ty, &mut roots),
+                        InstructionKind::Construct { ty, .. } => mark(*ty, &mut roots),
                         _ => {}
                     }
-                    if let InstructionKind::Construct { arguments, .. }
-                    | InstructionKind::Call { arguments, .. } = &instruction.kind
-                    {
-                        roots.extend(arguments.iter().map(|o| o.ty()));
-                    } else {
-                        roots.extend(instruction.kind.operands().iter().map(|o| o.ty()));
+                    for o in instruction.kind.operands_iter() {
+                        mark(o.ty(), &mut roots);
                     }
                 }
             }
         }
     }
-    let mut used = BTreeSet::new();
+    let mut used = Vec::new();
     while let Some(ty) = roots.pop() {
-        if !used.insert(ty) {
-            continue;
-        }
+        used.push(ty);
         match module.types.inner(ty) {
-            Some(TypeInner::Array { element, .. }) => roots.push(*element),
-            Some(TypeInner::Record(record)) => roots.extend(record.fields.iter().map(|f| f.ty)),
+            Some(TypeInner::Array { element, .. }) => mark(*element, &mut roots),
+            Some(TypeInner::Record(record)) => {
+                for f in &record.fields {
+                    mark(f.ty, &mut roots);
+                }
+            }
             _ => {}
         }
     }
+    used.sort_unstable();
     used
 }
 
@@ -289,9 +304,9 @@ fn check_function_samplers(
         AliasProblemKind::Undefined { register } => alias(format!(
             "sampler register r{register} is used but has no load, copy or local-store alias definition"
         )),
-        AliasProblemKind::RootNotSampler => alias(
-            "a sampler alias chain does not end at a sampler uniform or parameter".into(),
-        ),
+        AliasProblemKind::RootNotSampler => {
+            alias("a sampler alias chain does not end at a sampler uniform or parameter".into())
+        }
         AliasProblemKind::Cycle { register } => alias(format!(
             "the alias definitions of sampler register r{register} form a cycle"
         )),
