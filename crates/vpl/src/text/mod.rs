@@ -11,6 +11,7 @@ use crate::parallel::{self, PARALLEL_INSTRUCTIONS};
 use crate::verify::{ModuleInfo, Threads, Verified};
 use std::fmt;
 
+mod float;
 mod lexer;
 mod reader;
 mod writer;
@@ -207,7 +208,7 @@ pub const WRITER_LABEL: &str = "<written module>";
 #[cfg(test)]
 #[path = "../../benches/generate.rs"]
 #[allow(dead_code)]
-mod generate;
+pub(crate) mod generate;
 
 #[cfg(test)]
 mod parallel_tests;

@@ -147,7 +147,7 @@ impl Verified {
 
     /// The module, for editing; its facts are dropped.
     pub fn into_module(mut self) -> Module {
-        std::mem::replace(&mut self.module, Module::new())
+        std::mem::take(&mut self.module)
     }
 }
 
@@ -155,6 +155,6 @@ impl Drop for Verified {
     /// Frees a large module on two threads (freeing is a few percent of
     /// reading it).
     fn drop(&mut self) {
-        crate::parallel::drop_module(std::mem::replace(&mut self.module, Module::new()));
+        crate::parallel::drop_module(std::mem::take(&mut self.module));
     }
 }

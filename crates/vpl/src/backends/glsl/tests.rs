@@ -594,10 +594,7 @@ fn whole_block_uniform_loads_construct_a_record() {
 /// emission on one.
 #[test]
 fn parallel_emission_equals_sequential_emission() {
-    #[path = "../../../benches/generate.rs"]
-    #[allow(dead_code)]
-    mod generate;
-    let text = generate::module_text(1 << 20);
+    let text = crate::text::generate::module_text(1 << 20);
     let module = crate::text::read_verified(text.as_bytes(), "gen.vpl").unwrap();
     let published = VerifiedModule::publish(&module).unwrap();
     let parallel = compile(&published, VERSION_420).unwrap();
