@@ -85,6 +85,12 @@ impl FunctionInfo {
         self.registers.get(index).map(|(_, ty)| ty)
     }
 
+    /// The declared register types (each once per register, in no
+    /// particular order).
+    pub fn register_types(&self) -> impl Iterator<Item = Handle<Type>> + '_ {
+        self.registers.types()
+    }
+
     /// The number of declared registers.
     pub fn register_count(&self) -> usize {
         self.registers.len()

@@ -101,6 +101,15 @@ impl RegisterTable {
         fresh
     }
 
+    /// The declared types, in no particular order.
+    pub(crate) fn types(&self) -> impl Iterator<Item = Handle<Type>> + '_ {
+        self.direct
+            .iter()
+            .flatten()
+            .chain(self.sparse.values())
+            .map(|&(_, ty)| ty)
+    }
+
     /// Number of declared registers.
     pub(crate) fn len(&self) -> usize {
         self.count

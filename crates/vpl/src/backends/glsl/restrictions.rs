@@ -9,8 +9,7 @@ use super::artifact::GlslType;
 use super::types::TypeMap;
 use super::{TargetError, TargetErrorKind};
 use crate::ir::{
-    Direction, Function, Handle, InstructionKind, Module, ScalarKind, Semantic, Stage, StageKind,
-    Type, TypeInner,
+    Direction, Function, Handle, Module, ScalarKind, Semantic, Stage, StageKind, Type, TypeInner,
 };
 use crate::verify::{AliasProblemKind, ModuleInfo, SamplerChains};
 
@@ -19,7 +18,7 @@ pub use crate::verify::AliasRoot;
 /// Checks every restriction of section 12.4 on a verified module; the
 /// sampler alias chains are the ones verification traced (`info`).
 pub fn check(module: &Module, info: &ModuleInfo, types: &TypeMap) -> Result<(), TargetError> {
-    check_used_types(module)?;
+    check_used_types(module, info)?;
     let has_samplers = module
         .types
         .iter()
@@ -43,8 +42,12 @@ fn is_sampler(module: &Module, ty: Handle<Type>) -> bool {
 }
 
 /// The types a program actually uses, closed under element/field types,
-/// in type-table order.
-fn used_types(module: &Module) -> Vec<Handle<Type>> {
+/// in type-table order. Every operand is a register of a declared type or
+/// a scalar constant, and a construction's type is its result register's
+/// (verified), so the register tables verification built stand for the
+/// instructions; scalar types, which no restriction concerns, may be
+/// missing.
+fn used_types(module: &Module, info: &ModuleInfo) -> Vec<Handle<Type>> {
     let mut seen = vec![false; module.types.len()];
     let mut roots: Vec<Handle<Type>> = Vec::new();
     let mut mark = |ty: Handle<Type>, roots: &mut Vec<Handle<Type>>| {
@@ -62,22 +65,14 @@ fn used_types(module: &Module) -> Vec<Handle<Type>> {
         for v in &stage.interface {
             mark(v.ty, &mut roots);
         }
-        for (_, function) in stage.functions.iter() {
+        let facts = info.stage(stage.kind);
+        for (handle, function) in stage.functions.iter() {
             mark(function.return_type, &mut roots);
             for p in &function.parameters {
                 mark(p.ty, &mut roots);
             }
-            for (_, block) in function.blocks.iter() {
-                for instruction in &block.instructions {
-                    match &instruction.kind {
-                        InstructionKind::DeclareLocal { register } => mark(register.ty, &mut roots),
-                        InstructionKind::Construct { ty, .. } => mark(*ty, &mut roots),
-                        _ => {}
-                    }
-                    for o in instruction.kind.operands_iter() {
-                        mark(o.ty(), &mut roots);
-                    }
-                }
+            for ty in facts.function(handle).into_iter().flat_map(|f| f.register_types()) {
+                mark(ty, &mut roots);
             }
         }
     }
@@ -98,8 +93,8 @@ fn used_types(module: &Module) -> Vec<Handle<Type>> {
     used
 }
 
-fn check_used_types(module: &Module) -> Result<(), TargetError> {
-    for ty in used_types(module) {
+fn check_used_types(module: &Module, info: &ModuleInfo) -> Result<(), TargetError> {
+    for ty in used_types(module, info) {
         let Some(entry) = module.types.get(ty) else {
             continue;
         };
