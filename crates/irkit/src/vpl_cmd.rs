@@ -34,6 +34,8 @@ pub enum Verb {
     },
     /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
     Glsl(crate::vpl_glsl_cmd::GlslArgs),
+    /// Compile for a named target (`--target glsl-420`) into a directory.
+    Compile(crate::vpl_glsl_cmd::CompileArgs),
     /// Draw a full-screen quad with the program headless and write a PNG.
     Render(crate::vpl_glsl_cmd::RenderArgs),
 }
@@ -102,6 +104,7 @@ pub fn run(verb: Verb) -> ExitCode {
             format,
         } => fmt(&file, output.as_deref(), check, format),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
+        Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
         Verb::Render(args) => crate::vpl_glsl_cmd::render(args),
     }
 }

@@ -25,6 +25,28 @@ pub struct GlslArgs {
     pub format: Format,
 }
 
+/// Arguments of `irkit vpl compile`.
+#[derive(clap::Args)]
+pub struct CompileArgs {
+    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
+    pub file: PathBuf,
+    /// The target: `glsl-420` (GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json).
+    #[arg(long)]
+    pub target: String,
+    /// Output directory (default: current directory).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Diagnostic style.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// The targets `irkit vpl compile` implements.
+pub const TARGETS: [&str; 1] = ["glsl-420"];
+
+/// Targets of the plan (docs/vpl/targets.md) that are not implemented yet.
+const PLANNED_TARGETS: [&str; 5] = ["spirv", "wgsl", "glsl-es-300", "msl", "hlsl"];
+
 /// Arguments of `irkit vpl render`.
 #[derive(clap::Args)]
 pub struct RenderArgs {
@@ -215,7 +237,38 @@ pub fn glsl(args: GlslArgs) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let dir = args.output.unwrap_or_else(|| PathBuf::from("."));
+    write_glsl(&stem, &artifact, args.output)
+}
+
+/// `irkit vpl compile`.
+pub fn compile(args: CompileArgs) -> ExitCode {
+    match args.target.as_str() {
+        "glsl-420" => {}
+        planned if PLANNED_TARGETS.contains(&planned) => {
+            eprintln!(
+                "error: target `{planned}` is not implemented yet (implemented: {})",
+                TARGETS.join(", ")
+            );
+            return ExitCode::from(EXIT_USAGE);
+        }
+        unknown => {
+            eprintln!(
+                "error: unknown target `{unknown}` (targets: {})",
+                TARGETS.join(", ")
+            );
+            return ExitCode::from(EXIT_USAGE);
+        }
+    }
+    let (stem, artifact) = match compile_input(&args.file, args.format) {
+        Ok(x) => x,
+        Err(code) => return code,
+    };
+    write_glsl(&stem, &artifact, args.output)
+}
+
+/// Writes NAME.vert, NAME.frag and NAME.reflect.json into `output`.
+fn write_glsl(stem: &str, artifact: &ProgramArtifact, output: Option<PathBuf>) -> ExitCode {
+    let dir = output.unwrap_or_else(|| PathBuf::from("."));
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("error: cannot create {}: {e}", dir.display());
         return ExitCode::from(EXIT_USAGE);

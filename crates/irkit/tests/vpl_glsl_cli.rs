@@ -290,3 +290,77 @@ fn glsl_reads_standard_input_and_reports_reader_errors_like_check() {
     assert_ne!(diagnostic["kind"], "target");
     assert_eq!(diagnostic["line"], 3);
 }
+
+#[test]
+fn compile_glsl_420_writes_the_glsl_verb_s_files() {
+    let dir = temp_dir("compile");
+    let d = dir.to_str().unwrap();
+    for (input, stem) in [
+        ("examples/vpl/loop_call.vpl", "loop_call"),
+        ("builtin:mesh-ambient-color", "mesh-ambient-color"),
+    ] {
+        let out = irkit(&["vpl", "compile", input, "--target", "glsl-420", "-o", d]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        for ext in ["vert", "frag", "reflect.json"] {
+            let written = std::fs::read_to_string(dir.join(format!("{stem}.{ext}"))).unwrap();
+            let golden =
+                std::fs::read_to_string(root().join(format!("crates/vpl/tests/glsl/{stem}.{ext}")))
+                    .unwrap();
+            assert_eq!(written, golden, "{stem}.{ext}");
+        }
+    }
+}
+
+#[test]
+fn compile_refuses_unknown_and_unimplemented_targets_as_usage_errors() {
+    let dir = temp_dir("compile-targets");
+    let d = dir.to_str().unwrap();
+    let out = irkit(&[
+        "vpl",
+        "compile",
+        "examples/vpl/minimal.vpl",
+        "--target",
+        "glsl-110",
+        "-o",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown target `glsl-110`"));
+    let out = irkit(&[
+        "vpl",
+        "compile",
+        "examples/vpl/minimal.vpl",
+        "--target",
+        "wgsl",
+        "-o",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented"));
+    assert!(!dir.join("minimal.vert").exists());
+}
+
+#[test]
+fn compile_reports_target_restrictions_with_file_positions() {
+    let dir = temp_dir("compile-target-error");
+    let input = dir.join("flag.vpl");
+    std::fs::write(&input, BOOL_VARYING).unwrap();
+    let out = irkit(&[
+        "vpl",
+        "compile",
+        input.to_str().unwrap(),
+        "--target",
+        "glsl-420",
+        "-o",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let diagnostic: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(diagnostic["kind"], "target");
+    assert_eq!(diagnostic["code"], "interface-type");
+    assert_eq!(diagnostic["line"], 7);
+    assert_eq!(diagnostic["column"], 7);
+}
