@@ -201,6 +201,16 @@ fn check_facts(
     Ok((types, locations))
 }
 
+/// The interface locations of section 12.2 (the naga targets link their
+/// stage interfaces by the same rules).
+pub(crate) fn interface_locations(
+    module: &Module,
+    info: &ModuleInfo,
+) -> Result<locations::Locations, TargetError> {
+    let types = types::TypeMap::build(module, info)?;
+    locations::resolve(module, &types)
+}
+
 /// Checks and emits a verified module (large stages on two threads).
 fn compile_verified(module: &Module, info: &ModuleInfo) -> Result<ProgramArtifact, TargetError> {
     compile_verified_with(module, info, true)

@@ -71,7 +71,11 @@ fn used_types(module: &Module, info: &ModuleInfo) -> Vec<Handle<Type>> {
             for p in &function.parameters {
                 mark(p.ty, &mut roots);
             }
-            for ty in facts.function(handle).into_iter().flat_map(|f| f.register_types()) {
+            for ty in facts
+                .function(handle)
+                .into_iter()
+                .flat_map(|f| f.register_types())
+            {
                 mark(ty, &mut roots);
             }
         }
