@@ -134,3 +134,74 @@ fn unsupported_constructs_are_refused_with_a_position() {
     assert_eq!(e.kind.code(), "naga-unsupported-uniform");
     assert!(e.span.is_some());
 }
+
+mod robustness {
+    //! Mutated valid modules: lowering never panics, and whatever reads
+    //! either lowers for every target (naga's validator accepting it) or is
+    //! refused with an `Unsupported*` target error.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    const SOURCES: [&str; 3] = [
+        include_str!("naga/subset.vpl"),
+        include_str!("../../../examples/vpl/loop_call.vpl"),
+        include_str!("../../../examples/vpl/minimal.vpl"),
+    ];
+
+    const WORDS: [&str; 12] = [
+        "-1", "0", "1", "2", "3", "int", "float", "bool", "none", "position", "r0", "r1",
+    ];
+
+    fn words(text: &str) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            let boundary = c.is_whitespace() || matches!(c, '(' | ')' | '"');
+            match (start, boundary) {
+                (None, false) => start = Some(i),
+                (Some(s), true) => {
+                    out.push((s, i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+        #[test]
+        fn mutated_modules_never_break_the_lowering(
+            source in 0..SOURCES.len(),
+            edits in proptest::collection::vec((any::<proptest::sample::Index>(), 0..WORDS.len()), 1..4),
+        ) {
+            let mut text = SOURCES[source].to_string();
+            for (at, word) in edits {
+                let spans = words(&text);
+                let (s, e) = spans[at.index(spans.len())];
+                text.replace_range(s..e, WORDS[word]);
+            }
+            let Ok(read) = vpl::text::read_verified(text.as_bytes(), "mutated.vpl") else {
+                return Ok(());
+            };
+            let published = VerifiedModule::publish(&read).unwrap();
+            for target in [Target::Spirv, Target::Wgsl] {
+                match naga_targets::compile(&published, target) {
+                    Ok(a) => prop_assert_eq!(naga_targets::compile(&published, target).unwrap(), a),
+                    Err(e) => prop_assert!(
+                        matches!(
+                            e.kind,
+                            LowerErrorKind::UnsupportedType
+                                | LowerErrorKind::UnsupportedUniform
+                                | LowerErrorKind::UnsupportedInstruction
+                                | LowerErrorKind::UnsupportedInterface
+                        ),
+                        "{}\n{}", e, text
+                    ),
+                }
+            }
+        }
+    }
+}
