@@ -79,13 +79,17 @@ pub fn compile(published: &VerifiedModule, target: Target) -> Result<Output, Low
 fn write(l: &Lowered, target: Target) -> Result<Vec<(String, Vec<u8>)>, LowerError> {
     Ok(match target {
         Target::Spirv => {
-            let words = naga::back::spv::write_vec(
-                &l.module,
-                &l.info,
-                &naga::back::spv::Options::default(),
-                None,
-            )
-            .map_err(|e| writer_error(target, e))?;
+            // naga's default adds debug information in debug builds; the
+            // output must not depend on how irkit was built. Positions are
+            // flipped to Vulkan's downward y (VPL's clip space is GL's).
+            let options = naga::back::spv::Options {
+                flags: naga::back::spv::WriterFlags::ADJUST_COORDINATE_SPACE
+                    | naga::back::spv::WriterFlags::LABEL_VARYINGS
+                    | naga::back::spv::WriterFlags::CLAMP_FRAG_DEPTH,
+                ..Default::default()
+            };
+            let words = naga::back::spv::write_vec(&l.module, &l.info, &options, None)
+                .map_err(|e| writer_error(target, e))?;
             let bytes = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             vec![("spv".to_string(), bytes)]
         }
