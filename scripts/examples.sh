@@ -29,6 +29,10 @@ for p in mesh-ambient-color vertex-ambient-color texture-ambient-color texture-v
   echo "== irkit vpl glsl builtin:$p"
   "$irkit" vpl glsl "builtin:$p" -o "$glsl_out"
 done
+for t in glsl-420 spirv wgsl glsl-es-300 msl hlsl; do
+  echo "== irkit vpl compile examples/vpl/loop_call.vpl --target $t"
+  "$irkit" vpl compile examples/vpl/loop_call.vpl --target "$t" -o "$glsl_out"
+done
 ls "$glsl_out"
 render_status=0
 "$irkit" vpl render builtin:vertex-ambient-color -o target/examples/vertex-ambient-color.png \

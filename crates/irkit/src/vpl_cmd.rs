@@ -34,6 +34,8 @@ pub enum Verb {
     },
     /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
     Glsl(crate::vpl_glsl_cmd::GlslArgs),
+    /// Compile for a named target (`--target glsl-420`) into a directory.
+    Compile(crate::vpl_glsl_cmd::CompileArgs),
     /// Draw a full-screen quad with the program headless and write a PNG.
     Render(crate::vpl_glsl_cmd::RenderArgs),
 }
@@ -102,6 +104,7 @@ pub fn run(verb: Verb) -> ExitCode {
             format,
         } => fmt(&file, output.as_deref(), check, format),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
+        Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
         Verb::Render(args) => crate::vpl_glsl_cmd::render(args),
     }
 }
@@ -135,7 +138,10 @@ fn fmt(
         Ok(input) => input,
         Err(message) => return usage_error(&message),
     };
-    let canonical = vpl::text::read(&bytes, &label).and_then(|m| vpl::text::write(&m));
+    // The module just read was verified and is not changed: it is written
+    // (printed and read back) without a second verification.
+    let canonical =
+        vpl::text::read_verified(&bytes, &label).and_then(|m| vpl::text::write_verified(&m));
     let text = match canonical {
         Ok(text) => text,
         Err(e) => {

@@ -10,7 +10,8 @@ use crate::{EXIT_INVALID, EXIT_USAGE};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use vpl::VerifiedModule;
-use vpl::backends::glsl::{self, ProgramArtifact, TargetError, VERSION_420};
+use vpl::backends::glsl::{self, ProgramArtifact, VERSION_420};
+use vpl::backends::naga_targets;
 
 /// Arguments of `irkit vpl glsl`.
 #[derive(clap::Args)]
@@ -24,6 +25,27 @@ pub struct GlslArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
 }
+
+/// Arguments of `irkit vpl compile`.
+#[derive(clap::Args)]
+pub struct CompileArgs {
+    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
+    pub file: PathBuf,
+    /// The target: `glsl-420` (NAME.vert, NAME.frag, NAME.reflect.json), `spirv`
+    /// (NAME.spv), `wgsl`, `glsl-es-300` (NAME.es.vert, NAME.es.frag), `msl` (NAME.metal)
+    /// or `hlsl`; naga targets also write NAME.TARGET.reflect.json.
+    #[arg(long)]
+    pub target: String,
+    /// Output directory (default: current directory).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Diagnostic style.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// The targets `irkit vpl compile` implements (docs/vpl/targets.md).
+pub const TARGETS: [&str; 6] = ["glsl-420", "spirv", "wgsl", "glsl-es-300", "msl", "hlsl"];
 
 /// Arguments of `irkit vpl render`.
 #[derive(clap::Args)]
@@ -121,22 +143,44 @@ fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
     }
 }
 
-/// A target restriction as a shared diagnostic (`kind: "target"`).
-fn target_diagnostic(e: &TargetError, label: &str) -> Diagnostic {
-    Diagnostic {
-        kind: "target".to_string(),
-        code: Some(e.kind.code().to_string()),
-        message: e.message.clone(),
-        label: label.to_string(),
-        offset: e.span.map(|s| u64::from(s.offset)),
-        line: e.span.map(|s| u64::from(s.line)),
-        column: e.span.map(|s| u64::from(s.column)),
+/// A read, verified and published input.
+struct Input {
+    stem: String,
+    label: String,
+    bytes: Vec<u8>,
+    verified: vpl::verify::Verified,
+    published: VerifiedModule,
+}
+
+impl Input {
+    fn source(&self) -> Option<&str> {
+        std::str::from_utf8(&self.bytes).ok()
+    }
+
+    /// A target diagnostic at `span` of the published text, mapped into
+    /// the input file.
+    fn target_diagnostic(
+        &self,
+        code: &str,
+        message: &str,
+        span: Option<vpl::ir::Span>,
+    ) -> Diagnostic {
+        let span = span.and_then(|s| self.published.source_span(self.verified.module(), s));
+        Diagnostic {
+            kind: "target".to_string(),
+            code: Some(code.to_string()),
+            message: message.to_string(),
+            label: self.label.clone(),
+            offset: span.map(|s| u64::from(s.offset)),
+            line: span.map(|s| u64::from(s.line)),
+            column: span.map(|s| u64::from(s.column)),
+        }
     }
 }
 
-/// Reads, verifies, target-checks, publishes and compiles `file`. On
+/// Reads (verifying once) and publishes `file` (print and read back). On
 /// failure the diagnostics are already printed and the exit code returned.
-fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact), ExitCode> {
+fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCode> {
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
         Some(name) => {
             let Some(program) = vpl::programs::Program::from_name(name) else {
@@ -172,29 +216,43 @@ fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact
         }
     };
     let source = std::str::from_utf8(&bytes).ok();
-    let module = match vpl::text::read(&bytes, &label) {
+    let verified = match vpl::text::read_verified(&bytes, &label) {
         Ok(m) => m,
         Err(e) => {
             diag::emit(&[text_diagnostic(&e)], format, source);
             return Err(ExitCode::from(EXIT_INVALID));
         }
     };
-    // Target checks on the module as read, so diagnostics point into FILE.
-    if let Err(e) = glsl::check_target(&module) {
-        diag::emit(&[target_diagnostic(&e, &label)], format, source);
-        return Err(ExitCode::from(EXIT_INVALID));
-    }
-    let compiled = VerifiedModule::new(&module)
-        .map_err(glsl::CompileError::from)
-        .and_then(|published| glsl::compile(&published, VERSION_420));
-    match compiled {
-        Ok(artifact) => Ok((stem, artifact)),
+    let published = match VerifiedModule::publish(&verified) {
+        Ok(p) => p,
+        Err(e) => {
+            diag::emit(&[text_diagnostic(&e)], format, source);
+            return Err(ExitCode::from(EXIT_INVALID));
+        }
+    };
+    Ok(Input {
+        stem,
+        label,
+        bytes,
+        verified,
+        published,
+    })
+}
+
+/// Reads, publishes and compiles `file` for GLSL 4.20; the target checks
+/// run once, on the publication's snapshot, and their positions are mapped
+/// back into FILE.
+fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact), ExitCode> {
+    let input = publish_input(file, format)?;
+    match glsl::compile(&input.published, VERSION_420) {
+        Ok(artifact) => Ok((input.stem.clone(), artifact)),
         Err(glsl::CompileError::Target(e)) => {
-            diag::emit(&[target_diagnostic(&e, &label)], format, source);
+            let d = input.target_diagnostic(e.kind.code(), &e.message, e.span);
+            diag::emit(&[d], format, input.source());
             Err(ExitCode::from(EXIT_INVALID))
         }
         Err(glsl::CompileError::Materialize(e)) => {
-            diag::emit(&[text_diagnostic(&e)], format, source);
+            diag::emit(&[text_diagnostic(&e)], format, input.source());
             Err(ExitCode::from(EXIT_INVALID))
         }
         Err(e @ glsl::CompileError::Verify(_)) => {
@@ -210,7 +268,65 @@ pub fn glsl(args: GlslArgs) -> ExitCode {
         Ok(x) => x,
         Err(code) => return code,
     };
+    write_glsl(&stem, &artifact, args.output)
+}
+
+/// `irkit vpl compile`.
+pub fn compile(args: CompileArgs) -> ExitCode {
+    let naga_target = match args.target.as_str() {
+        "glsl-420" => None,
+        name => match naga_targets::Target::from_name(name) {
+            Some(t) => Some(t),
+            None => {
+                eprintln!(
+                    "error: unknown target `{name}` (targets: {})",
+                    TARGETS.join(", ")
+                );
+                return ExitCode::from(EXIT_USAGE);
+            }
+        },
+    };
+    let Some(target) = naga_target else {
+        let (stem, artifact) = match compile_input(&args.file, args.format) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
+        return write_glsl(&stem, &artifact, args.output);
+    };
+    let input = match publish_input(&args.file, args.format) {
+        Ok(i) => i,
+        Err(code) => return code,
+    };
+    let output = match naga_targets::compile(&input.published, target) {
+        Ok(o) => o,
+        Err(e) => {
+            let d = input.target_diagnostic(e.kind.code(), &e.message, e.span);
+            diag::emit(&[d], args.format, input.source());
+            return ExitCode::from(EXIT_INVALID);
+        }
+    };
     let dir = args.output.unwrap_or_else(|| PathBuf::from("."));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let reflection = (
+        format!("{}.reflect.json", target.name()),
+        output.reflection.into_bytes(),
+    );
+    for (ext, contents) in output.files.iter().chain(std::iter::once(&reflection)) {
+        let path = dir.join(format!("{}.{ext}", input.stem));
+        if let Err(m) = write_output(Some(&path), contents) {
+            eprintln!("error: {m}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Writes NAME.vert, NAME.frag and NAME.reflect.json into `output`.
+fn write_glsl(stem: &str, artifact: &ProgramArtifact, output: Option<PathBuf>) -> ExitCode {
+    let dir = output.unwrap_or_else(|| PathBuf::from("."));
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("error: cannot create {}: {e}", dir.display());
         return ExitCode::from(EXIT_USAGE);

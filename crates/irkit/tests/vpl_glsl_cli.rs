@@ -290,3 +290,144 @@ fn glsl_reads_standard_input_and_reports_reader_errors_like_check() {
     assert_ne!(diagnostic["kind"], "target");
     assert_eq!(diagnostic["line"], 3);
 }
+
+#[test]
+fn compile_glsl_420_writes_the_glsl_verb_s_files() {
+    let dir = temp_dir("compile");
+    let d = dir.to_str().unwrap();
+    for (input, stem) in [
+        ("examples/vpl/loop_call.vpl", "loop_call"),
+        ("builtin:mesh-ambient-color", "mesh-ambient-color"),
+    ] {
+        let out = irkit(&["vpl", "compile", input, "--target", "glsl-420", "-o", d]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        for ext in ["vert", "frag", "reflect.json"] {
+            let written = std::fs::read_to_string(dir.join(format!("{stem}.{ext}"))).unwrap();
+            let golden =
+                std::fs::read_to_string(root().join(format!("crates/vpl/tests/glsl/{stem}.{ext}")))
+                    .unwrap();
+            assert_eq!(written, golden, "{stem}.{ext}");
+        }
+    }
+}
+
+#[test]
+fn compile_refuses_unknown_targets_as_usage_errors() {
+    let dir = temp_dir("compile-targets");
+    let d = dir.to_str().unwrap();
+    let out = irkit(&[
+        "vpl",
+        "compile",
+        "examples/vpl/minimal.vpl",
+        "--target",
+        "glsl-110",
+        "-o",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown target `glsl-110`"), "{stderr}");
+    assert!(
+        stderr.contains("spirv, wgsl, glsl-es-300, msl, hlsl"),
+        "{stderr}"
+    );
+    assert!(!dir.join("minimal.vert").exists());
+}
+
+#[test]
+fn compile_writes_every_naga_target_with_its_reflection() {
+    let dir = temp_dir("compile-naga");
+    let d = dir.to_str().unwrap();
+    for (target, files) in [
+        ("spirv", &["loop_call.spv"][..]),
+        ("wgsl", &["loop_call.wgsl"][..]),
+        (
+            "glsl-es-300",
+            &["loop_call.es.vert", "loop_call.es.frag"][..],
+        ),
+        ("msl", &["loop_call.metal"][..]),
+        ("hlsl", &["loop_call.hlsl"][..]),
+    ] {
+        let out = irkit(&[
+            "vpl",
+            "compile",
+            "examples/vpl/loop_call.vpl",
+            "--target",
+            target,
+            "-o",
+            d,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{target}: {}", text(&out));
+        for f in files {
+            assert!(dir.join(f).exists(), "{target}: {f}");
+        }
+        let reflection: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("loop_call.{target}.reflect.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(reflection["target"], target);
+        assert_eq!(reflection["entry_points"][1]["outputs"][0]["location"], 0);
+    }
+    if Command::new("spirv-val").arg("--version").output().is_ok() {
+        let out = Command::new("spirv-val")
+            .args(["--target-env", "vulkan1.1"])
+            .arg(dir.join("loop_call.spv"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    }
+}
+
+#[test]
+fn compile_refuses_constructs_a_naga_target_does_not_lower_with_file_positions() {
+    let dir = temp_dir("compile-naga-refused");
+    let out = irkit(&[
+        "vpl",
+        "compile",
+        "crates/vpl/programs/mesh-ambient-color.vpl",
+        "--target",
+        "wgsl",
+        "-o",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let diagnostic: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(diagnostic["kind"], "target");
+    assert_eq!(diagnostic["code"], "naga-unsupported-uniform");
+    let source =
+        std::fs::read_to_string(root().join("crates/vpl/programs/mesh-ambient-color.vpl")).unwrap();
+    let line = diagnostic["line"].as_u64().unwrap() as usize;
+    assert!(
+        source.lines().nth(line - 1).unwrap().contains("material"),
+        "{diagnostic}"
+    );
+    assert!(!dir.join("mesh-ambient-color.wgsl").exists());
+}
+
+#[test]
+fn compile_reports_target_restrictions_with_file_positions() {
+    let dir = temp_dir("compile-target-error");
+    let input = dir.join("flag.vpl");
+    std::fs::write(&input, BOOL_VARYING).unwrap();
+    let out = irkit(&[
+        "vpl",
+        "compile",
+        input.to_str().unwrap(),
+        "--target",
+        "glsl-420",
+        "-o",
+        dir.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let diagnostic: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+    assert_eq!(diagnostic["kind"], "target");
+    assert_eq!(diagnostic["code"], "interface-type");
+    assert_eq!(diagnostic["line"], 7);
+    assert_eq!(diagnostic["column"], 7);
+}

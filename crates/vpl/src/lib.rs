@@ -10,6 +10,8 @@ pub mod ir;
 mod parallel;
 pub mod programs;
 pub mod publish;
+#[cfg(test)]
+mod steps;
 pub mod text;
 pub mod verify;
 

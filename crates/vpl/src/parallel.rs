@@ -7,7 +7,7 @@
 //! machines with one core and failures to start a thread take the
 //! sequential path.
 
-use crate::ir::Module;
+use crate::ir::{Module, Stage};
 use std::sync::{Mutex, OnceLock};
 
 /// Inputs with at least this many instructions (or, for the reader, about
@@ -55,6 +55,33 @@ where
         };
         (a, b)
     })
+}
+
+/// Whether the functions of `stage` are worth splitting between two
+/// threads, and where: the index of the first function of the second part,
+/// which holds about half of the stage's instructions. `None` for small
+/// stages or on a machine with one core.
+pub(crate) fn stage_split(stage: &Stage) -> Option<usize> {
+    if !two_cores() || stage.functions.len() < 2 {
+        return None;
+    }
+    let weights: Vec<usize> = stage
+        .functions
+        .iter()
+        .map(|(_, f)| f.blocks.iter().map(|(_, b)| b.instructions.len() + 1).sum())
+        .collect();
+    let total: usize = weights.iter().sum();
+    if total < PARALLEL_INSTRUCTIONS {
+        return None;
+    }
+    let mut sum = 0;
+    for (i, w) in weights.iter().enumerate() {
+        if 2 * sum >= total {
+            return Some(i).filter(|&i| i > 0);
+        }
+        sum += w;
+    }
+    None
 }
 
 /// The number of instructions of `module`, the measure of its size.

@@ -203,7 +203,12 @@ mod robustness {
                     prop_assert_eq!(a, &again);
                     prop_assert_eq!(a.reflection_json(), again.reflection_json());
                 }
-                (Err(c), Err(glsl::CompileError::Target(t))) => prop_assert_eq!(c.kind, t.kind),
+                (Err(c), Err(glsl::CompileError::Target(t))) => {
+                    prop_assert_eq!(c.kind, t.kind);
+                    // Positions in the snapshot map to those in the text read.
+                    let mapped = t.span.and_then(|s| published.source_span(&module, s));
+                    prop_assert_eq!(mapped, c.span, "{}", t);
+                }
                 other => prop_assert!(false, "check_target and compile disagree: {other:?}"),
             }
         }

@@ -166,7 +166,7 @@ proptest! {
         let m = build(&g);
         let bad = bad_reads(&g);
         match verify(&m) {
-            Ok(()) => prop_assert!(bad.is_empty(), "accepted, but reads {bad:?} may see r5 unassigned"),
+            Ok(_) => prop_assert!(bad.is_empty(), "accepted, but reads {bad:?} may see r5 unassigned"),
             Err(e) => {
                 prop_assert_eq!(e.rule, Rule::DefiniteAssignment, "{}", e);
                 prop_assert!(e.message.contains("r5"), "{}", e);

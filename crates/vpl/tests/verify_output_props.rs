@@ -232,7 +232,7 @@ proptest! {
         let m = build(&g);
         let bad = bad_events(&g);
         match verify(&m) {
-            Ok(()) => prop_assert!(bad.is_empty(), "accepted, but {bad:?} may see pair unassigned"),
+            Ok(_) => prop_assert!(bad.is_empty(), "accepted, but {bad:?} may see pair unassigned"),
             Err(e) => {
                 prop_assert_eq!(e.rule, Rule::Output, "{}", e);
                 prop_assert!(e.message.contains("\"pair\""), "{}", e);

@@ -1,14 +1,17 @@
 //! Canonical text format, version 1 (spec sections 10 and 11).
 //!
-//! [`read`] decodes, parses, binds and verifies a `.vpl` text; [`write()`]
-//! verifies a module and prints its canonical text, reading it back through
-//! the verifier before returning it.
+//! [`read`] decodes, parses, binds and verifies a `.vpl` text
+//! ([`read_verified`] keeps the verification's facts beside the module);
+//! [`write()`] verifies a module and prints its canonical text, reading it
+//! back through the verifier before returning it ([`write_verified`] skips
+//! the first verification for a module that is already [`Verified`]).
 
 use crate::ir::{Module, Span};
 use crate::parallel::{self, PARALLEL_INSTRUCTIONS};
-use crate::verify::Threads;
+use crate::verify::{ModuleInfo, Threads, Verified};
 use std::fmt;
 
+mod float;
 mod lexer;
 mod reader;
 mod writer;
@@ -80,25 +83,28 @@ pub const MAX_REFERENCE_DEPTH: usize = 120;
 /// has two cores; the module or the error is exactly the one of reading on
 /// one thread.
 pub fn read(bytes: &[u8], label: &str) -> Result<Module, Error> {
+    read_verified(bytes, label).map(Verified::into_module)
+}
+
+/// [`read`], keeping what the verification proved beside the module: the
+/// form the publication boundary and the backends take, so that a module
+/// just read is not verified again before it is written or compiled.
+pub fn read_verified(bytes: &[u8], label: &str) -> Result<Verified, Error> {
     let text = lexer::decode(bytes, label).map_err(|e| *e)?;
     read_decoded(text, label)
 }
 
-/// [`read`] after UTF-8 validation.
-fn read_decoded(text: &str, label: &str) -> Result<Module, Error> {
+/// [`read_verified`] after UTF-8 validation.
+fn read_decoded(text: &str, label: &str) -> Result<Verified, Error> {
     let module = reader::parse(text, label).map_err(|e| *e)?;
-    verify_as_text_error(&module, label, text)?;
-    Ok(module)
+    let info = verify_on(&module, label, Threads::Auto)?;
+    Ok(Verified::from_parts(module, info))
 }
 
-/// Verifies `module` and maps a failure to a semantic [`Error`]; objects
-/// without a span fall back to the module opening.
-fn verify_as_text_error(module: &Module, label: &str, _text: &str) -> Result<(), Error> {
-    verify_on(module, label, Threads::Auto)
-}
-
-/// [`verify_as_text_error`] with an explicit thread policy.
-fn verify_on(module: &Module, label: &str, threads: Threads) -> Result<(), Error> {
+/// Verifies `module` with the given thread policy and maps a failure to a
+/// semantic [`Error`]; objects without a span fall back to the module
+/// opening.
+fn verify_on(module: &Module, label: &str, threads: Threads) -> Result<ModuleInfo, Error> {
     crate::verify::verify_with(module, threads).map_err(|e| Error {
         kind: ErrorKind::Semantic,
         message: e.to_string(),
@@ -124,39 +130,60 @@ const START: Span = Span {
 /// wins over whatever printing or reading back found, so diagnostics and
 /// output are identical and deterministic.
 pub fn write(module: &Module) -> Result<String, Error> {
-    write_with(
+    let (text, _read_back) = publish(module)?;
+    Ok(text)
+}
+
+/// [`write()`] for a module that verification has just accepted and that
+/// was not changed since: the same text and read-back, without verifying
+/// the module a second time.
+pub fn write_verified(module: &Verified) -> Result<String, Error> {
+    let (text, _read_back) = publish_verified(module)?;
+    Ok(text)
+}
+
+/// [`write()`], also returning the verified module that reading the text
+/// back produced (the publication's snapshot, section 11).
+pub(crate) fn publish(module: &Module) -> Result<(String, Verified), Error> {
+    publish_with(
         module,
         parallel::two_cores() && parallel::instruction_count(module) >= PARALLEL_INSTRUCTIONS,
     )
 }
 
-/// [`write()`], verifying the given module beside printing only when
+/// [`write_verified`], also returning the read-back snapshot.
+pub(crate) fn publish_verified(module: &Verified) -> Result<(String, Verified), Error> {
+    print_and_read_back(module.module(), true)
+}
+
+/// [`publish`], verifying the given module beside printing only when
 /// `two_threads` is set (the reading back decides on its own).
-fn write_with(module: &Module, two_threads: bool) -> Result<String, Error> {
+fn publish_with(module: &Module, two_threads: bool) -> Result<(String, Verified), Error> {
     if two_threads {
         // The given module is verified on the helper thread (on that thread
         // alone: the calling thread is busy printing); printing never
         // panics on an unverified module, and its result is discarded when
         // verification fails.
         let (printed, verified) = parallel::join(
-            || print_and_read_back(module),
+            || print_and_read_back(module, false),
             || verify_on(module, WRITER_LABEL, Threads::One),
         );
         return verified.and(printed);
     }
-    write_sequentially(module)
+    publish_sequentially(module)
 }
 
-/// [`write()`] on one thread: verify, print, read back.
-fn write_sequentially(module: &Module) -> Result<String, Error> {
+/// [`publish`] on one thread: verify, print, read back.
+fn publish_sequentially(module: &Module) -> Result<(String, Verified), Error> {
     verify_on(module, WRITER_LABEL, Threads::One)?;
-    print_and_read_back(module)
+    print_and_read_back(module, true)
 }
 
 /// Prints `module` and reads the text back (every check of [`read`] except
-/// re-validating UTF-8, which a `String` already guarantees).
-fn print_and_read_back(module: &Module) -> Result<String, Error> {
-    let text = writer::print(module).map_err(|message| Error {
+/// re-validating UTF-8, which a `String` already guarantees). Printing may
+/// use two threads when `parallel` is set (nothing else runs beside it).
+fn print_and_read_back(module: &Module, parallel: bool) -> Result<(String, Verified), Error> {
+    let text = writer::print(module, parallel).map_err(|message| Error {
         kind: ErrorKind::Semantic,
         message,
         label: WRITER_LABEL.to_string(),
@@ -164,8 +191,14 @@ fn print_and_read_back(module: &Module) -> Result<String, Error> {
         verify: None,
     })?;
     let text_checked = lexer::decode_str(&text, WRITER_LABEL).map_err(|e| *e)?;
-    parallel::drop_module(read_decoded(text_checked, WRITER_LABEL)?);
-    Ok(text)
+    let read_back = read_decoded(text_checked, WRITER_LABEL)?;
+    Ok((text, read_back))
+}
+
+/// The types the canonical text of `module` declares, in declaration
+/// order (the read-back module's type table starts with them).
+pub(crate) fn type_declaration_order(module: &Module) -> Vec<crate::ir::Handle<crate::ir::Type>> {
+    writer::type_order(module)
 }
 
 /// The label of errors about a module given to [`write()`].
@@ -175,10 +208,22 @@ pub const WRITER_LABEL: &str = "<written module>";
 #[cfg(test)]
 #[path = "../../benches/generate.rs"]
 #[allow(dead_code)]
-mod generate;
+pub(crate) mod generate;
 
 #[cfg(test)]
 mod parallel_tests;
+
+/// [`write()`] with an explicit choice of verifying beside printing.
+#[cfg(test)]
+fn write_with(module: &Module, two_threads: bool) -> Result<String, Error> {
+    publish_with(module, two_threads).map(|(text, _)| text)
+}
+
+/// [`write()`] on one thread.
+#[cfg(test)]
+fn write_sequentially(module: &Module) -> Result<String, Error> {
+    publish_sequentially(module).map(|(text, _)| text)
+}
 
 #[cfg(test)]
 mod tests {

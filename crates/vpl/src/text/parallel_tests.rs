@@ -3,7 +3,8 @@
 //! line, column), on valid inputs and on inputs mutated around the split.
 
 use super::generate;
-use super::reader::{ADOPTED, parse_with};
+use super::reader::parse_with;
+use super::reader::split::ADOPTED;
 use crate::verify::{Threads, verify_with};
 
 /// Above the reader's 512 KiB threshold for splitting a stage.

@@ -9,6 +9,7 @@
 //! `functions` form and block IDs after each function, which gives the
 //! forward references the grammar allows.
 
+use super::float::parse_f32;
 use super::lexer::Error;
 use super::lexer::{self, Lexer, Tok, Token};
 use super::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
@@ -21,11 +22,14 @@ use crate::ir::{
 // Std's keyed SipHash: binding IDs are input-derived, so the hasher must
 // resist collision flooding. No iteration order ever reaches the output.
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+
+pub(super) mod split;
 
 /// Parses and binds `text`; the caller verifies. Large inputs are read on
 /// two threads where the machine has two cores, with the same result.
 pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
+    #[cfg(test)]
+    crate::steps::count(crate::steps::Step::Parse);
     parse_with(text, label, crate::parallel::two_cores())
 }
 
@@ -212,28 +216,6 @@ struct Reader<'a> {
     /// that type (and numbered it) at a point the fork cannot know.
     missing_scalar: bool,
 }
-
-/// The second part of a `functions` form, read on a helper thread.
-struct Forked<'a> {
-    reader: Reader<'a>,
-    scope: StageScope<'a>,
-    /// `Ok(true)` when the form was read up to its `)`, `Ok(false)` when
-    /// the fork stopped early (asked to, or missing a scalar type), or the
-    /// first error after the fork's start.
-    outcome: Result<bool, Error>,
-}
-
-#[cfg(test)]
-thread_local! {
-    /// How many forks this thread's readers adopted (tests check that the
-    /// parallel path really ran).
-    pub(crate) static ADOPTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// A stage's `functions` form is read on two threads when the text from
-/// its start to the end of the stage (estimated) has at least this many
-/// bytes (about [`crate::parallel::PARALLEL_INSTRUCTIONS`] instructions).
-const PARALLEL_READ_BYTES: usize = 1 << 19;
 
 /// Records with at most this many fields are searched linearly.
 const FIELD_SCAN_LIMIT: usize = 16;
@@ -944,196 +926,6 @@ impl<'a> Reader<'a> {
         self.close(&format!("the {} stage", kind.keyword()))
     }
 
-    /// The functions of a `functions` form, up to its `)`.
-    ///
-    /// Large forms are read on two threads: a helper reads from a function
-    /// start near the middle (found by a text search, so only a candidate)
-    /// with a snapshot of everything the functions can refer to, while
-    /// this thread reads up to that offset. The helper's part is adopted
-    /// only when this thread arrives exactly at the candidate between two
-    /// functions, with no error, so that the helper started in the state
-    /// the sequential reader has there; otherwise (or when the helper
-    /// needed a scalar type its snapshot lacks) this thread reads on alone
-    /// and the helper's work is discarded. Errors are therefore those of
-    /// the sequential reader: an error before the split wins, then
-    /// duplicates of earlier function IDs, then the helper's first error.
-    fn functions(&mut self, kind: StageKind, scope: &mut StageScope<'a>) -> Result<(), Error> {
-        if let Some(split) = self.split_candidate(kind) {
-            let fork = self.fork_at(kind, split);
-            let stop = AtomicBool::new(false);
-            let (reached, forked) = crate::parallel::join(
-                || {
-                    let reached = self.functions_until(kind, scope, split);
-                    if !matches!(reached, Ok(true)) {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    reached
-                },
-                || fork.functions_to_end(kind, &stop),
-            );
-            if reached? && self.adopt(kind, scope, forked)? {
-                return Ok(());
-            }
-        }
-        while !self.at_close()? {
-            self.function(kind, scope)?;
-        }
-        Ok(())
-    }
-
-    /// A function start near the middle of the rest of the stage, when it
-    /// is large enough to read on two threads: `(function` at the start of
-    /// a line (after blanks) and followed by a blank.
-    fn split_candidate(&self, kind: StageKind) -> Option<usize> {
-        if self.fork || !self.parallel || self.peeked.is_some() {
-            return None;
-        }
-        let text = self.lexer.text();
-        let here = self.lexer.offset();
-        let end = match kind {
-            StageKind::Vertex => text[here..]
-                .find("(fragment")
-                .map_or(text.len(), |i| here + i),
-            StageKind::Fragment => text.len(),
-        };
-        if end - here < PARALLEL_READ_BYTES {
-            return None;
-        }
-        let mut from = here + (end - here) / 2;
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
-        let bytes = text.as_bytes();
-        while let Some(i) = text[from..end].find("(function") {
-            let at = from + i;
-            let line_start = bytes[..at]
-                .iter()
-                .rposition(|&b| b != b' ' && b != b'\t')
-                .is_none_or(|j| bytes[j] == b'\n' || bytes[j] == b'\r');
-            let blank_after = bytes
-                .get(at + "(function".len())
-                .is_some_and(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-            if line_start && blank_after {
-                return Some(at);
-            }
-            from = at + 1;
-        }
-        None
-    }
-
-    /// A reader for the part of the current `functions` form from byte
-    /// `at`, with copies of the bindings its functions can refer to.
-    fn fork_at(&self, kind: StageKind, at: usize) -> Reader<'a> {
-        let mut module = Module::new();
-        module.types = self.module.types.clone();
-        module.uniforms = self.module.uniforms.clone();
-        module.stage_mut(kind).interface = self.module.stage(kind).interface.clone();
-        Reader {
-            lexer: Lexer::starting_at(self.lexer.text(), self.label, at),
-            peeked: None,
-            depth: self.depth,
-            label: self.label,
-            module,
-            type_ids: self.type_ids.clone(),
-            uniform_ids: self.uniform_ids.clone(),
-            scalar_types: self.scalar_types,
-            current_stage: kind,
-            interface_ids: self.interface_ids.clone(),
-            field_index: HashMap::default(),
-            instructions: Vec::new(),
-            function_scope: FunctionScope::default(),
-            parallel: false,
-            fork: true,
-            missing_scalar: false,
-        }
-    }
-
-    /// Reads functions until the next one would start at byte `split`:
-    /// `Ok(true)` when it does (between two functions, nothing peeked),
-    /// `Ok(false)` when the form ended or the reader passed `split`.
-    fn functions_until(
-        &mut self,
-        kind: StageKind,
-        scope: &mut StageScope<'a>,
-        split: usize,
-    ) -> Result<bool, Error> {
-        loop {
-            if self.at_close()? {
-                return Ok(false);
-            }
-            if self.peeked.is_some() || self.lexer.offset() > split {
-                return Ok(false);
-            }
-            if self.lexer.offset() == split {
-                return Ok(true);
-            }
-            self.function(kind, scope)?;
-        }
-    }
-
-    /// The fork's work: functions up to the `)` of the form.
-    fn functions_to_end(mut self, kind: StageKind, stop: &AtomicBool) -> Forked<'a> {
-        let mut scope = StageScope::default();
-        let outcome = (|| {
-            while !self.at_close()? {
-                if stop.load(Ordering::Relaxed) || self.missing_scalar {
-                    return Ok(false);
-                }
-                self.function(kind, &mut scope)?;
-            }
-            Ok(!self.missing_scalar)
-        })();
-        Forked {
-            reader: self,
-            scope,
-            outcome,
-        }
-    }
-
-    /// Adopts a fork's functions after this reader arrived at its start.
-    /// `Ok(false)` when the fork's work must be discarded (this reader then
-    /// continues alone from the split).
-    fn adopt(
-        &mut self,
-        kind: StageKind,
-        scope: &mut StageScope<'a>,
-        mut forked: Forked<'a>,
-    ) -> Result<bool, Error> {
-        if forked.reader.missing_scalar || matches!(forked.outcome, Ok(false)) {
-            return Ok(false);
-        }
-        let base = self.module.stage(kind).functions.len();
-        for (i, &(id, span)) in forked.scope.ids_in_order.iter().enumerate() {
-            let handle = Handle::<Function>::from_index((base + i) as u32);
-            if scope.function_ids.insert(id, handle).is_some() {
-                return Err(self.semantic(span, format!("duplicate function `{id}`")));
-            }
-        }
-        forked.outcome?;
-        let functions = forked.reader.module.stage_mut(kind).functions.take_all();
-        let stage = self.module.stage_mut(kind);
-        for function in functions {
-            stage.functions.append(function);
-        }
-        scope
-            .call_fixups
-            .extend(forked.scope.call_fixups.iter().map(|&(f, b, i, id, span)| {
-                (
-                    Handle::from_index(f.index() as u32 + base as u32),
-                    b,
-                    i,
-                    id,
-                    span,
-                )
-            }));
-        self.lexer = forked.reader.lexer;
-        self.peeked = forked.reader.peeked;
-        self.depth = forked.reader.depth;
-        #[cfg(test)]
-        ADOPTED.with(|n| n.set(n.get() + 1));
-        Ok(true)
-    }
-
     fn function(&mut self, kind: StageKind, stage_scope: &mut StageScope<'a>) -> Result<(), Error> {
         let span = self.open_form("function")?;
         let (id, id_span) = self.name("a function ID")?;
@@ -1689,112 +1481,5 @@ impl<'a> Reader<'a> {
             current = ty;
         }
         Ok(reference)
-    }
-}
-
-/// `10^k` for `k <= 10`: every one is exactly representable in binary32
-/// (`5^10 < 2^24`).
-const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
-
-/// Converts a decimal number word to the nearest binary32 (ties to even),
-/// `None` when it is not a decimal number.
-///
-/// Fast path (Clinger): a word `[+-]? d* (. d*)?` with at most 7 digits in
-/// all is `m / 10^k` with `m < 2^24` and `k <= 7`, two exactly
-/// representable binary32 values, so one IEEE division rounds the exact
-/// quotient once, nearest-even, exactly as the full conversion does.
-/// Everything else (exponents, longer digit strings) takes
-/// `str::parse::<f32>`.
-pub(crate) fn parse_f32(word: &str) -> Option<f32> {
-    let bytes = word.as_bytes();
-    let (negative, digits) = match bytes.first() {
-        Some(b'-') => (true, &bytes[1..]),
-        Some(b'+') => (false, &bytes[1..]),
-        _ => (false, bytes),
-    };
-    if digits.len() <= 8 {
-        let mut mantissa = 0u32;
-        let mut count = 0usize;
-        let mut fraction: Option<usize> = None;
-        let mut plain = true;
-        for &b in digits {
-            match b {
-                b'0'..=b'9' => {
-                    mantissa = mantissa * 10 + u32::from(b - b'0');
-                    count += 1;
-                }
-                b'.' if fraction.is_none() => fraction = Some(count),
-                _ => {
-                    plain = false;
-                    break;
-                }
-            }
-        }
-        if plain && count > 0 && count <= 7 {
-            let scale = count - fraction.unwrap_or(count);
-            let magnitude = mantissa as f32 / POW10_F32[scale];
-            return Some(if negative { -magnitude } else { magnitude });
-        }
-    }
-    word.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_f32;
-    use proptest::prelude::*;
-
-    /// The fast path agrees bit for bit with `str::parse::<f32>` on short
-    /// decimals and on everything that falls back.
-    #[test]
-    fn parse_f32_matches_std_bit_for_bit() {
-        for w in [
-            "0",
-            "-0",
-            "+0",
-            "0.",
-            "-0.0",
-            ".5",
-            "-.5",
-            "1.",
-            "12.375",
-            "9999999",
-            "0.0000001",
-            "1234567",
-            "123456.7",
-            "-9.999999",
-            "16777217",
-            "1e3",
-            "1.5e-45",
-            "3.4028235e38",
-            "0.1",
-            "0.3",
-            "2.675",
-            "1.0000001",
-            "00000001",
-        ] {
-            assert_eq!(
-                parse_f32(w).map(f32::to_bits),
-                w.parse::<f32>().ok().map(f32::to_bits),
-                "{w}"
-            );
-        }
-        let config = ProptestConfig {
-            cases: 4000,
-            ..ProptestConfig::default()
-        };
-        proptest!(config, |(sign in prop::sample::select(vec!["", "-", "+"]),
-                            int in "[0-9]{0,7}", frac in prop::option::of("[0-9]{0,7}"))| {
-            let mut w = format!("{sign}{int}");
-            if let Some(f) = &frac {
-                w.push('.');
-                w.push_str(f);
-            }
-            prop_assert_eq!(
-                parse_f32(&w).map(f32::to_bits),
-                w.parse::<f32>().ok().map(f32::to_bits),
-                "{}", w
-            );
-        });
     }
 }

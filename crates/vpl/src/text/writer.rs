@@ -16,14 +16,24 @@ use std::fmt::Write as _;
 
 /// Prints a module that the caller has verified. Errors describe what
 /// cannot be expressed in text (e.g. over-deep references).
-pub(crate) fn print(module: &Module) -> Result<String, String> {
+///
+/// With `parallel`, the functions of a large stage are printed on two
+/// threads (each part into its own buffer, joined in order); the text and
+/// the first error are those of printing on one thread.
+pub(crate) fn print(module: &Module, parallel: bool) -> Result<String, String> {
     let ids = TypeIds::discover(module);
     let mut p = Printer {
         out: String::with_capacity(estimate(module)),
-        ids,
+        ids: &ids,
+        parallel,
     };
     p.module(module)?;
     Ok(p.out)
+}
+
+/// The types [`print`] declares, in declaration order.
+pub(crate) fn type_order(module: &Module) -> Vec<Handle<Type>> {
+    TypeIds::discover(module).order
 }
 
 /// A rough output size, to avoid repeated reallocation.
@@ -117,9 +127,11 @@ impl TypeIds {
     }
 }
 
-struct Printer {
+struct Printer<'a> {
     out: String,
-    ids: TypeIds,
+    ids: &'a TypeIds,
+    /// Whether large stages print their functions on two threads.
+    parallel: bool,
 }
 
 /// Appends a double-quoted string: `\\`, `\"` and `\uHHHH` for controls.
@@ -190,7 +202,7 @@ fn indent(out: &mut String, level: usize) {
     }
 }
 
-impl Printer {
+impl Printer<'_> {
     fn ty(&mut self, h: Handle<Type>) {
         let id = self.ids.get(h) as usize;
         push_id(&mut self.out, "t", id);
@@ -288,8 +300,42 @@ impl Printer {
         self.out.push(')');
         indent(&mut self.out, 2);
         self.out.push_str("(functions");
-        for (h, f) in stage.functions.iter() {
-            self.function(module, h, f)?;
+        let split = match self.parallel {
+            true => crate::parallel::stage_split(stage),
+            false => None,
+        };
+        match split {
+            Some(mid) => {
+                let ids = self.ids;
+                let capacity = self.out.capacity() / 2;
+                let second_part = || {
+                    let mut p = Printer {
+                        out: String::with_capacity(capacity),
+                        ids,
+                        parallel: false,
+                    };
+                    for (h, f) in stage.functions.iter().skip(mid) {
+                        p.function(module, h, f)?;
+                    }
+                    Ok::<String, String>(p.out)
+                };
+                let (first, second) = crate::parallel::join(
+                    || {
+                        for (h, f) in stage.functions.iter().take(mid) {
+                            self.function(module, h, f)?;
+                        }
+                        Ok::<(), String>(())
+                    },
+                    second_part,
+                );
+                first?;
+                self.out.push_str(&second?);
+            }
+            None => {
+                for (h, f) in stage.functions.iter() {
+                    self.function(module, h, f)?;
+                }
+            }
         }
         self.out.push_str("))");
         Ok(())

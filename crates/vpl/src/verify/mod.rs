@@ -7,8 +7,12 @@
 //! source [`Span`](crate::ir::Span) when the module was read from text, and
 //! the [`Rule`] family. Built modules and read text go through the same
 //! verifier; the text reader, the writer, the publication boundary and the
-//! backends call [`verify`]. A successful check applies to the graph at
-//! that moment: a mutated module must be verified again.
+//! backends call [`verify`]. A successful check returns a [`ModuleInfo`]
+//! with the facts it proved (register tables, call order, helper
+//! summaries, output leaves, sampler alias chains, the type dependency
+//! order); [`Verified`] keeps a module and its facts together, immutably.
+//! A successful check applies to the graph at that moment: a mutated module
+//! must be verified again.
 //!
 //! The checks run in phases, each over the whole module, so that later
 //! phases can rely on earlier ones:
@@ -33,16 +37,20 @@ mod containers;
 mod control;
 mod diagnostic;
 mod flow;
+mod info;
 mod instructions;
 mod interface;
 mod outputs;
 mod registers;
+mod samplers;
 mod storage;
 mod types;
 
 pub use diagnostic::{Rule, Subject, VerifyError};
 pub use flow::REGISTER_GROUP;
+pub use info::{FunctionInfo, ModuleInfo, StageInfo, Verified};
 pub use outputs::MAX_DYNAMIC_READ_RANGES;
+pub use samplers::{AliasProblem, AliasProblemKind, AliasRoot, SamplerChains};
 
 use crate::ir::{Function, Handle, Module, Stage};
 use diagnostic::{Check, Place};
@@ -62,12 +70,13 @@ impl Verifier {
         Verifier {}
     }
 
-    /// Checks `module` and reports the first invalid object.
+    /// Checks `module` and reports the first invalid object, or returns
+    /// what the check proved about it.
     ///
     /// Large modules are checked on two threads where the machine has two
     /// cores (the per-function phases are split between them); the answer
     /// is always the one of the sequential order described above.
-    pub fn verify(&self, module: &Module) -> Result<(), VerifyError> {
+    pub fn verify(&self, module: &Module) -> Result<ModuleInfo, VerifyError> {
         verify_with(module, Threads::Auto)
     }
 }
@@ -88,15 +97,19 @@ pub(crate) enum Threads {
 type Tables = [Vec<Checked>; 2];
 
 /// What the per-function phase leaves for the data-flow phase: the
-/// register table and the calls of functions in program order.
+/// register table, the calls of functions in program order and the
+/// sampler alias chains.
 #[derive(Default)]
 struct Checked {
     regs: RegisterTable,
     calls: Vec<outputs::CallEdge>,
+    samplers: SamplerChains,
 }
 
 /// [`Verifier::verify`] with an explicit thread policy.
-pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<(), VerifyError> {
+pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<ModuleInfo, VerifyError> {
+    #[cfg(test)]
+    crate::steps::count(crate::steps::Step::Verify);
     let two = match threads {
         Threads::One => false,
         Threads::Two => true,
@@ -117,25 +130,30 @@ pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<(), Verif
         containers::check_functions(module, stage)?;
     }
     // Registers and type rules of every function.
+    let samplers = samplers::module_has_samplers(module);
     let mut tables = match two {
-        true => check_types_on_two_threads(module)?,
+        true => check_types_on_two_threads(module, samplers)?,
         false => {
             let mut tables: Tables = [Vec::new(), Vec::new()];
             for (si, stage) in module.stages().into_iter().enumerate() {
                 for (h, _) in stage.functions.iter() {
-                    tables[si].push(check_types_of(module, si, h)?);
+                    tables[si].push(check_types_of(module, si, h, samplers)?);
                 }
             }
             tables
         }
     };
     // Call graph and data flow, callees first.
+    let mut stages = Vec::with_capacity(2);
     for (si, stage) in module.stages().into_iter().enumerate() {
-        let (regs, edges): (Vec<RegisterTable>, Vec<Vec<outputs::CallEdge>>) =
-            std::mem::take(&mut tables[si])
-                .into_iter()
-                .map(|c| (c.regs, c.calls))
-                .unzip();
+        let mut regs = Vec::with_capacity(stage.functions.len());
+        let mut edges = Vec::with_capacity(stage.functions.len());
+        let mut chains = Vec::with_capacity(stage.functions.len());
+        for c in std::mem::take(&mut tables[si]) {
+            regs.push(c.regs);
+            edges.push(c.calls);
+            chains.push(c.samplers);
+        }
         let calls = outputs::call_order(stage, &edges)?;
         drop(edges);
         let layout = Layout::new(module, stage, &order)?;
@@ -145,14 +163,43 @@ pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<(), Verif
             layout: &layout,
             summaries: vec![Summary::default(); stage.functions.len()],
             returns: vec![true; stage.functions.len()],
+            tables: Vec::new(),
         };
+        flow.tables
+            .resize_with(stage.functions.len(), RegisterTable::default);
         if two {
             flow.check_by_depth(&calls, regs)?;
         } else {
             flow.check_in_order(&calls.order, regs)?;
         }
+        let functions = flow
+            .tables
+            .into_iter()
+            .zip(flow.summaries)
+            .zip(chains)
+            .map(|((registers, summary), samplers)| FunctionInfo {
+                registers,
+                summary,
+                samplers,
+            })
+            .collect();
+        stages.push(StageInfo {
+            functions,
+            call_order: calls.order,
+            call_depth: calls.depth,
+            layout,
+        });
     }
-    Ok(())
+    let fragment = stages.pop();
+    let vertex = stages.pop();
+    match (vertex, fragment) {
+        (Some(vertex), Some(fragment)) => Ok(ModuleInfo {
+            type_order: order,
+            vertex,
+            fragment,
+        }),
+        _ => unreachable!("a module has exactly two stages"),
+    }
 }
 
 /// Phase 2 for one function: its register table and type rules.
@@ -160,6 +207,7 @@ fn check_types_of(
     module: &Module,
     stage_index: usize,
     handle: Handle<Function>,
+    samplers: bool,
 ) -> Result<Checked, VerifyError> {
     let stage = module.stages()[stage_index];
     let function = &stage.functions[handle];
@@ -172,9 +220,14 @@ fn check_types_of(
         regs,
     };
     let calls = cx.check_types()?;
+    let samplers = match samplers {
+        true => samplers::trace(module, function),
+        false => SamplerChains::default(),
+    };
     Ok(Checked {
         regs: cx.regs,
         calls,
+        samplers,
     })
 }
 
@@ -183,6 +236,7 @@ fn check_types_of(
 fn check_types_of_run(
     module: &Module,
     run: &[(usize, Handle<Function>)],
+    samplers: bool,
     stop: &AtomicBool,
 ) -> Result<Vec<Checked>, VerifyError> {
     let mut tables = Vec::with_capacity(run.len());
@@ -190,7 +244,7 @@ fn check_types_of_run(
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        tables.push(check_types_of(module, si, h)?);
+        tables.push(check_types_of(module, si, h, samplers)?);
     }
     Ok(tables)
 }
@@ -199,7 +253,7 @@ fn check_types_of_run(
 /// of about equal instruction counts, the second on a helper thread. The
 /// first run's failure wins, as it comes first in sequential order; the
 /// helper stops early when it does.
-fn check_types_on_two_threads(module: &Module) -> Result<Tables, VerifyError> {
+fn check_types_on_two_threads(module: &Module, samplers: bool) -> Result<Tables, VerifyError> {
     let mut run: Vec<(usize, Handle<Function>)> = Vec::new();
     let mut weights: Vec<usize> = Vec::new();
     for (si, stage) in module.stages().into_iter().enumerate() {
@@ -214,13 +268,13 @@ fn check_types_on_two_threads(module: &Module) -> Result<Tables, VerifyError> {
     let never = AtomicBool::new(false);
     let (a, b) = crate::parallel::join(
         || {
-            let a = check_types_of_run(module, first, &never);
+            let a = check_types_of_run(module, first, samplers, &never);
             if a.is_err() {
                 stop.store(true, Ordering::Relaxed);
             }
             a
         },
-        || check_types_of_run(module, second, &stop),
+        || check_types_of_run(module, second, samplers, &stop),
     );
     let mut tables: Tables = [Vec::new(), Vec::new()];
     for (&(si, _), table) in run.iter().zip(a?.into_iter().chain(b?)) {
@@ -255,13 +309,15 @@ fn split_point(weights: &[usize]) -> usize {
 /// at least this many instructions.
 const PARALLEL_LEVEL_WEIGHT: usize = 4096;
 
-/// Phase 3 state of one stage: helper summaries of checked functions.
+/// Phase 3 state of one stage: helper summaries and register tables of
+/// checked functions.
 struct StageFlow<'a> {
     module: &'a Module,
     stage: &'a Stage,
     layout: &'a Layout,
     summaries: Vec<Summary>,
     returns: Vec<bool>,
+    tables: Vec<RegisterTable>,
 }
 
 /// The data-flow job of one function: its position in call order, handle
@@ -269,9 +325,9 @@ struct StageFlow<'a> {
 type FlowJob = (usize, Handle<Function>, RegisterTable);
 
 /// The outcome of a run of flow jobs: the checked functions' summaries and
-/// the first failure with its position in call order.
+/// register tables, and the first failure with its position in call order.
 type FlowRun = (
-    Vec<(Handle<Function>, Summary)>,
+    Vec<(Handle<Function>, Summary, RegisterTable)>,
     Option<(usize, VerifyError)>,
 );
 
@@ -284,14 +340,20 @@ impl StageFlow<'_> {
     ) -> Result<(), VerifyError> {
         for &h in order {
             let regs = std::mem::take(&mut regs[h.index()]);
-            let summary = self.check_one(h, regs)?;
+            let (summary, regs) = self.check_one(h, regs)?;
             self.returns[h.index()] = summary.returns;
             self.summaries[h.index()] = summary;
+            self.tables[h.index()] = regs;
         }
         Ok(())
     }
 
-    fn check_one(&self, h: Handle<Function>, regs: RegisterTable) -> Result<Summary, VerifyError> {
+    /// Checks one function; gives its register table back.
+    fn check_one(
+        &self,
+        h: Handle<Function>,
+        regs: RegisterTable,
+    ) -> Result<(Summary, RegisterTable), VerifyError> {
         let cx = FnCx {
             module: self.module,
             stage: self.stage,
@@ -305,7 +367,7 @@ impl StageFlow<'_> {
             self.layout,
             self.stage.entry == Some(h),
         )?;
-        Ok(flow.summary)
+        Ok((flow.summary, cx.regs))
     }
 
     /// Checks a run of jobs in order, stopping at the first failure (or
@@ -317,7 +379,7 @@ impl StageFlow<'_> {
                 break;
             }
             match self.check_one(h, regs) {
-                Ok(summary) => done.push((h, summary)),
+                Ok((summary, regs)) => done.push((h, summary, regs)),
                 Err(e) => return (done, Some((position, e))),
             }
         }
@@ -377,9 +439,10 @@ impl StageFlow<'_> {
                 vec![self.check_run(jobs, &never)]
             };
             for (done, error) in runs {
-                for (h, summary) in done {
+                for (h, summary, regs) in done {
                     self.returns[h.index()] = summary.returns;
                     self.summaries[h.index()] = summary;
+                    self.tables[h.index()] = regs;
                 }
                 if let Some((p, e)) = error
                     && first_error.as_ref().is_none_or(|f| p < f.0)
@@ -395,8 +458,9 @@ impl StageFlow<'_> {
     }
 }
 
-/// Verifies `module` with a fresh [`Verifier`].
-pub fn verify(module: &Module) -> Result<(), VerifyError> {
+/// Verifies `module` with a fresh [`Verifier`] and returns what the check
+/// proved about it.
+pub fn verify(module: &Module) -> Result<ModuleInfo, VerifyError> {
     Verifier::new().verify(module)
 }
 

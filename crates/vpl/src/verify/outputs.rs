@@ -108,12 +108,14 @@ impl super::control::MustState for Leaves {
 pub const MAX_DYNAMIC_READ_RANGES: usize = 1 << 16;
 
 /// The leaf numbering of one stage's outputs.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Layout {
     /// Leaf count of every type entry (`None` while unknown).
     leaves: Vec<u64>,
     /// First leaf of each interface slot (outputs only; inputs 0).
     base: Vec<u64>,
+    /// Leaf count of each interface slot (outputs only; inputs 0).
+    width: Vec<u64>,
     /// All output leaves of the stage.
     pub all: Leaves,
 }
@@ -155,6 +157,7 @@ impl Layout {
             overflow[h.index()] = over;
         }
         let mut base = vec![0u64; stage.interface.len()];
+        let mut width = vec![0u64; stage.interface.len()];
         let mut next: u64 = 0;
         let mut all = Leaves::default();
         for (slot, var) in stage.interface.iter().enumerate() {
@@ -177,11 +180,23 @@ impl Layout {
             }
             let count = leaves[var.ty.index()];
             base[slot] = next;
+            width[slot] = count;
             let end = next.checked_add(count).ok_or_else(limit)?;
             all.insert(next, end);
             next = end;
         }
-        Ok(Layout { leaves, base, all })
+        Ok(Layout {
+            leaves,
+            base,
+            width,
+            all,
+        })
+    }
+
+    /// The leaves of interface slot `slot` (empty for inputs).
+    pub(crate) fn slot_leaves(&self, slot: usize) -> std::ops::Range<u64> {
+        let start = self.base.get(slot).copied().unwrap_or(0);
+        start..start + self.width.get(slot).copied().unwrap_or(0)
     }
 
     /// Leaf count of a type.
@@ -295,7 +310,7 @@ impl Layout {
 }
 
 /// What a caller needs to know about a helper (section 6.3).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Summary {
     /// Output leaves read before being written inside the helper.
     pub prerequisites: Leaves,

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 const DIRECT: u64 = 1 << 16;
 
 /// The declared registers of one function.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct RegisterTable {
     /// Register index → (dense number, declared type), for small indices.
     direct: Vec<Option<(u32, Handle<Type>)>>,
@@ -99,6 +99,15 @@ impl RegisterTable {
             self.count += 1;
         }
         fresh
+    }
+
+    /// The declared types, in no particular order.
+    pub(crate) fn types(&self) -> impl Iterator<Item = Handle<Type>> + '_ {
+        self.direct
+            .iter()
+            .flatten()
+            .chain(self.sparse.values())
+            .map(|&(_, ty)| ty)
     }
 
     /// Number of declared registers.

@@ -17,7 +17,6 @@
 use super::artifact::{Binding, GlslType, InterfaceBinding, ProgramArtifact, UniformBinding};
 use super::locations::Locations;
 use super::naming;
-use super::restrictions::{AliasRoot, SamplerAliases};
 use super::types::TypeMap;
 use super::{TargetError, TargetErrorKind, VERSION_420};
 use crate::ir::{
@@ -25,6 +24,7 @@ use crate::ir::{
     SelectorKind, Semantic, Stage, StageKind, StorageKind, TerminatorKind, TypeInner, UniformKind,
     Value,
 };
+use crate::verify::{AliasRoot, ModuleInfo, StageInfo};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 
@@ -36,9 +36,12 @@ fn invalid(message: impl Into<String>) -> TargetError {
 pub fn program(
     module: &Module,
     types: &TypeMap,
-    aliases: &SamplerAliases,
+    info: &ModuleInfo,
     locations: &Locations,
+    parallel: bool,
 ) -> Result<ProgramArtifact, TargetError> {
+    #[cfg(test)]
+    crate::steps::count(crate::steps::Step::Emit);
     let uniforms = uniform_bindings(module, types)?;
     let vertex_interface = interface_bindings(&module.vertex, types, &locations.vertex)?;
     let fragment_interface = interface_bindings(&module.fragment, types, &locations.fragment)?;
@@ -58,17 +61,19 @@ pub fn program(
         module,
         &module.vertex,
         types,
-        aliases,
+        info.stage(StageKind::Vertex),
         &prelude,
         &vertex_interface,
+        parallel,
     )?;
     let fragment_code = emit_stage(
         module,
         &module.fragment,
         types,
-        aliases,
+        info.stage(StageKind::Fragment),
         &prelude,
         &fragment_interface,
+        parallel,
     )?;
     Ok(ProgramArtifact {
         version: VERSION_420,
@@ -241,11 +246,22 @@ fn emit_stage(
     module: &Module,
     stage: &Stage,
     types: &TypeMap,
-    aliases: &SamplerAliases,
+    facts: &StageInfo,
     prelude: &str,
     interface: &[InterfaceBinding],
+    parallel: bool,
 ) -> Result<String, TargetError> {
-    let mut out = String::with_capacity(prelude.len() + 4096);
+    let instructions: usize = stage
+        .functions
+        .iter()
+        .map(|(_, f)| {
+            f.blocks
+                .iter()
+                .map(|(_, b)| b.instructions.len())
+                .sum::<usize>()
+        })
+        .sum();
+    let mut out = String::with_capacity(prelude.len() + 4096 + instructions * 36);
     out.push_str(prelude);
     for b in interface {
         if b.binding.location < 0 {
@@ -269,7 +285,7 @@ fn emit_stage(
         module,
         stage,
         types,
-        aliases,
+        facts,
         io_names: &io_names,
         function_index: 0,
         function: None,
@@ -278,11 +294,48 @@ fn emit_stage(
         emitter.signature(&mut out, handle.index(), function)?;
         out.push_str(";\n");
     }
-    for (handle, function) in stage.functions.iter() {
-        let mut e = emitter.clone();
-        e.function_index = handle.index();
-        e.function = Some(function);
-        e.definition(&mut out)?;
+    // Large stages emit their definitions on two threads, each part into
+    // its own buffer with its own literal memo; the parts are joined in
+    // order, and the first part's error wins as it comes first.
+    let define = |out: &mut String, emitter: &FunctionEmitter<'_>, skip: usize, take: usize| {
+        for (handle, function) in stage.functions.iter().skip(skip).take(take) {
+            let mut e = emitter.clone();
+            e.function_index = handle.index();
+            e.function = Some(function);
+            e.definition(out)?;
+        }
+        Ok::<(), TargetError>(())
+    };
+    let split = match parallel {
+        true => crate::parallel::stage_split(stage),
+        false => None,
+    };
+    match split {
+        Some(mid) => {
+            let capacity = out.capacity() / 2;
+            let io_names = &io_names;
+            let (first, second) = crate::parallel::join(
+                || define(&mut out, &emitter, 0, mid),
+                || {
+                    let floats = std::cell::RefCell::new(naming::FloatLiterals::default());
+                    let emitter = FunctionEmitter {
+                        floats: &floats,
+                        module,
+                        stage,
+                        types,
+                        facts,
+                        io_names,
+                        function_index: 0,
+                        function: None,
+                    };
+                    let mut part = String::with_capacity(capacity);
+                    define(&mut part, &emitter, mid, usize::MAX).map(|()| part)
+                },
+            );
+            first?;
+            out.push_str(&second?);
+        }
+        None => define(&mut out, &emitter, 0, usize::MAX)?,
     }
     let entry = stage
         .entry
@@ -298,7 +351,7 @@ struct FunctionEmitter<'a> {
     module: &'a Module,
     stage: &'a Stage,
     types: &'a TypeMap,
-    aliases: &'a SamplerAliases,
+    facts: &'a StageInfo,
     io_names: &'a [&'a str],
     floats: &'a std::cell::RefCell<naming::FloatLiterals>,
     function_index: usize,
@@ -455,10 +508,11 @@ impl<'a> FunctionEmitter<'a> {
         match operand.value {
             Value::Register(r) => {
                 if self.is_sampler(r.ty) {
-                    match self
-                        .aliases
-                        .get(self.stage.kind, self.function_index, r.index)
-                    {
+                    let root = self
+                        .facts
+                        .function(crate::ir::Handle::from_index(self.function_index as u32))
+                        .and_then(|f| f.samplers().root(r.index));
+                    match root {
                         Some(AliasRoot::Uniform(slot)) => out.push_str(&naming::uniform(slot)),
                         Some(AliasRoot::Parameter(slot)) => naming::parameter(out, slot),
                         None => {

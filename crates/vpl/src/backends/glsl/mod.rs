@@ -1,9 +1,10 @@
 //! GLSL 4.20 core backend (spec section 12).
 //!
-//! [`compile`] takes a published [`VerifiedModule`], materializes and
-//! verifies its own snapshot, checks the target restrictions of section
-//! 12.4, resolves interface locations (12.2) and emits one vertex and one
-//! fragment shader (12.3) together with reflection (12.1):
+//! [`compile`] takes a published [`VerifiedModule`] and works on its
+//! snapshot and the snapshot's [`ModuleInfo`]: it checks the target
+//! restrictions of section 12.4 once, resolves interface locations (12.2)
+//! and emits one vertex and one fragment shader (12.3) together with
+//! reflection (12.1):
 //!
 //! * [`artifact`] — the [`ProgramArtifact`], bindings and [`GlslType`];
 //! * [`reflect`] — std140 layout and the JSON reflection document;
@@ -27,6 +28,7 @@ pub use reflect::{Std140Layout, std140_layout};
 
 use crate::VerifiedModule;
 use crate::ir::{Module, Span};
+use crate::verify::{ModuleInfo, Verified};
 use std::fmt;
 
 /// The only implemented target version: GLSL 4.20 core.
@@ -120,8 +122,7 @@ impl TargetError {
 /// Why [`compile`] failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompileError {
-    /// The snapshot could not be materialized (never expected for a
-    /// published module).
+    /// A module could not be read or published.
     #[error("cannot materialize the published module: {0}")]
     Materialize(#[from] crate::text::Error),
     /// The module given to [`compile_module`] failed verification.
@@ -133,10 +134,16 @@ pub enum CompileError {
 }
 
 /// Compiles a published module for `version` (only [`VERSION_420`]).
+///
+/// The backend works on the publication's snapshot, the module that
+/// reading the canonical text back produced, and on what its verification
+/// proved; nothing is parsed or verified again. Spans in target errors
+/// point into [`VerifiedModule::text`];
+/// [`VerifiedModule::source_span`] maps them into the module that was
+/// published.
 pub fn compile(module: &VerifiedModule, version: u32) -> Result<ProgramArtifact, CompileError> {
     check_version(version)?;
-    let materialized = module.materialize()?;
-    Ok(compile_verified(&materialized)?)
+    Ok(compile_verified(module.module(), module.info())?)
 }
 
 /// Verifies `module` and compiles it directly, without the canonical-text
@@ -147,8 +154,8 @@ pub fn compile(module: &VerifiedModule, version: u32) -> Result<ProgramArtifact,
 /// text the module was read from, if any.
 pub fn compile_module(module: &Module, version: u32) -> Result<ProgramArtifact, CompileError> {
     check_version(version)?;
-    crate::verify::verify(module).map_err(|e| CompileError::Verify(Box::new(e)))?;
-    Ok(compile_verified(module)?)
+    let info = crate::verify::verify(module).map_err(|e| CompileError::Verify(Box::new(e)))?;
+    Ok(compile_verified(module, &info)?)
 }
 
 fn check_version(version: u32) -> Result<(), TargetError> {
@@ -162,21 +169,61 @@ fn check_version(version: u32) -> Result<(), TargetError> {
     Ok(())
 }
 
-/// Runs every target check of sections 12.2 and 12.4 on a module that has
-/// passed verification (emitting the code and discarding it, so exactly the
-/// modules [`compile`] accepts pass). Spans in the error point into the
-/// text the module was read from, which is why command-line tools call
-/// this on the module they read before publishing it.
+/// Verifies `module` and runs every target check of sections 12.2 and
+/// 12.4 without emitting code: exactly the modules [`compile`] accepts
+/// pass. Spans in the error point into the text the module was read from.
+/// A module that fails verification is reported as
+/// [`TargetErrorKind::InvalidModule`].
 pub fn check_target(module: &Module) -> Result<(), TargetError> {
-    compile_verified(module).map(|_| ())
+    let info = crate::verify::verify(module).map_err(|e| {
+        TargetError::new(
+            TargetErrorKind::InvalidModule,
+            e.span,
+            format!("the module is not valid VPL: {e}"),
+        )
+    })?;
+    check_facts(module, &info).map(|_| ())
 }
 
-/// Checks and emits a freshly materialized, verified module.
-fn compile_verified(module: &Module) -> Result<ProgramArtifact, TargetError> {
-    let types = types::TypeMap::build(module)?;
-    let aliases = restrictions::check(module, &types)?;
+/// [`check_target`] for a module that verification has just accepted.
+pub fn check_verified(module: &Verified) -> Result<(), TargetError> {
+    check_facts(module.module(), module.info()).map(|_| ())
+}
+
+/// The target checks; what emission needs of them.
+fn check_facts(
+    module: &Module,
+    info: &ModuleInfo,
+) -> Result<(types::TypeMap, locations::Locations), TargetError> {
+    let types = types::TypeMap::build(module, info)?;
+    restrictions::check(module, info, &types)?;
     let locations = locations::resolve(module, &types)?;
-    emit::program(module, &types, &aliases, &locations)
+    Ok((types, locations))
+}
+
+/// The interface locations of section 12.2 (the naga targets link their
+/// stage interfaces by the same rules).
+pub(crate) fn interface_locations(
+    module: &Module,
+    info: &ModuleInfo,
+) -> Result<locations::Locations, TargetError> {
+    let types = types::TypeMap::build(module, info)?;
+    locations::resolve(module, &types)
+}
+
+/// Checks and emits a verified module (large stages on two threads).
+fn compile_verified(module: &Module, info: &ModuleInfo) -> Result<ProgramArtifact, TargetError> {
+    compile_verified_with(module, info, true)
+}
+
+/// [`compile_verified`], emitting on one thread unless `parallel` is set.
+fn compile_verified_with(
+    module: &Module,
+    info: &ModuleInfo,
+    parallel: bool,
+) -> Result<ProgramArtifact, TargetError> {
+    let (types, locations) = check_facts(module, info)?;
+    emit::program(module, &types, info, &locations, parallel)
 }
 
 #[cfg(test)]

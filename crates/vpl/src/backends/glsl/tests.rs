@@ -86,6 +86,12 @@ impl Case<'_> {
             checked.as_ref().err().map(|e| e.kind),
             compiled.as_ref().err().map(|e| e.kind)
         );
+        // The snapshot's error position maps to the read module's.
+        if let (Err(c), Err(e)) = (&checked, &compiled) {
+            let mapped = e.span.and_then(|s| published.source_span(&module, s));
+            assert_eq!(mapped, c.span, "{e}");
+            assert_eq!(c.message, e.message);
+        }
         compiled
     }
 
@@ -582,4 +588,17 @@ fn whole_block_uniform_loads_construct_a_record() {
     );
     let bindings: Vec<i32> = a.uniforms().iter().map(|u| u.block_binding).collect();
     assert_eq!(bindings, [-1, 0, 1]);
+}
+
+/// Emission on two threads (large stages) gives exactly the code of
+/// emission on one.
+#[test]
+fn parallel_emission_equals_sequential_emission() {
+    let text = crate::text::generate::module_text(1 << 20);
+    let module = crate::text::read_verified(text.as_bytes(), "gen.vpl").unwrap();
+    let published = VerifiedModule::publish(&module).unwrap();
+    let parallel = compile(&published, VERSION_420).unwrap();
+    let sequential = compile_verified_with(published.module(), published.info(), false).unwrap();
+    assert_eq!(parallel, sequential);
+    assert!(parallel.fragment_code().len() > 1 << 20);
 }
