@@ -100,7 +100,7 @@ fn engine_error(label: &str, e: &EngineError, format: Format) -> ExitCode {
 
 /// Reads, decodes, validates and prepares an artifact.
 fn load_program(file: &Path, format: Format) -> Result<(String, Arc<Program>), ExitCode> {
-    let (label, bytes) = read_input(file).map_err(|m| usage(&m))?;
+    let (label, bytes) = crate::tcc_compile_cmd::read_program(file).map_err(|m| usage(&m))?;
     let artifact = tcc_ir::decode_artifact(&bytes)
         .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?;
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
