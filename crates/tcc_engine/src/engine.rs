@@ -189,16 +189,28 @@ fn type_error(m: impl Into<String>) -> EvalError {
 }
 
 /// Binds an argument vector to a function's parameter slots under the
-/// callee's language rules. `first_slot` is 1 for closures (slot 0 holds
-/// the environment).
+/// callee's language rules. `first_slot` is 1 for closures: slot 0 holds
+/// the environment and `param_count` counts the user parameters only, which
+/// occupy slots `1..=param_count` (the reference engine's convention).
 fn bind_params(
     lang: Language,
     f: &Function,
     first_slot: usize,
     args: Vec<Value>,
 ) -> Result<Vec<Value>, EngineError> {
+    let params = f.param_count as usize;
+    if first_slot + params > f.local_count as usize {
+        return Err(EngineError::fatal(
+            FatalKind::Arity,
+            format!(
+                "{} needs {} local slots for its environment and {params} parameters, has local_count {}",
+                f.name,
+                first_slot + params,
+                f.local_count
+            ),
+        ));
+    }
     let mut locals = vec![Value::Undefined; f.local_count as usize];
-    let params = (f.param_count as usize).saturating_sub(first_slot);
     let argc = args.len();
     match lang {
         Language::Ts => {}
@@ -211,7 +223,7 @@ fn bind_params(
                 ));
             }
             for i in argc..params {
-                match defaults.get(first_slot + i).and_then(Option::as_ref) {
+                match defaults.get(i).and_then(Option::as_ref) {
                     Some(d) => locals[first_slot + i] = Value::from(d),
                     None => {
                         return Err(EngineError::fatal(
@@ -1523,12 +1535,6 @@ impl Execution {
         let locals = match env {
             None => bind_params(program.lang, f, 0, args)?,
             Some(env) => {
-                if f.local_count == 0 || f.param_count == 0 {
-                    return Err(fatal(
-                        FatalKind::Arity,
-                        format!("closure function {} has no environment slot", f.id),
-                    ));
-                }
                 let mut l = bind_params(program.lang, f, 1, args)?;
                 l[0] = Value::Ref(env);
                 l
