@@ -822,8 +822,12 @@ impl Lower {
                     mk(ExprKind::Not(Box::new(x)))
                 }
                 ast::UnaryOp::USub => {
+                    // `x * -1` rather than `Neg`: the engine's Python `Neg`
+                    // refuses bools, CPython's `-True` is -1; signs of zero,
+                    // infinities and NaN come out as with `-x`.
                     let x = self.expr(&u.operand)?;
-                    mk(ExprKind::Neg(Box::new(x)))
+                    let m = Expr::constant(Constant::Number(-1.0), p);
+                    mk(ExprKind::Bin(BinOp::Mul, Box::new(x), Box::new(m)))
                 }
                 _ => return Err(unsupported("unary `+` and `~`", u.range)),
             },
@@ -857,6 +861,16 @@ impl Lower {
                     ast::CmpOp::Is => (BinOp::Same, false),
                     ast::CmpOp::IsNot => (BinOp::Same, true),
                     _ => return Err(unsupported("`in` / `not in`", c.range)),
+                };
+                let (l, r) = if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+                    for side in [&l, &r] {
+                        if matches!(side.kind, ExprKind::Const(Constant::String(_))) {
+                            return Err(unsupported("ordering comparison of strings", c.range));
+                        }
+                    }
+                    (as_number(l), as_number(r))
+                } else {
+                    (l, r)
                 };
                 let b = mk(ExprKind::Bin(op, Box::new(l), Box::new(r)));
                 if negate { mk(ExprKind::Not(Box::new(b))) } else { b }
@@ -901,6 +915,13 @@ impl Lower {
         if let PE::Name(n) = &*c.func {
             match self.resolve(n.id.as_str(), n.range)? {
                 Name::Prim(Prim::Program) => return Err(unsupported("calling `program`", c.range)),
+                Name::Prim(_) if self.cur().func != self.module.entry => {
+                    return Err(err(
+                        Code::DurableOutsideEntry,
+                        "durable operations are only allowed in the entry function",
+                        c.range,
+                    ));
+                }
                 Name::Prim(_) => {
                     return Err(err(Code::Await, format!("durable operation `{}` must be awaited directly", n.id), c.range));
                 }
@@ -1087,6 +1108,25 @@ fn unbound_check(e: Expr, name: &str, p: Pos) -> Expr {
         pos: p,
     };
     Expr { kind: ExprKind::Cond(Box::new(is_undefined), Box::new(raise), Box::new(e)), pos: p }
+}
+
+/// CPython orders bools as 1 and 0; the engine's compares take numbers only,
+/// so an operand that may be a bool is multiplied by 1 first (numbers are
+/// unchanged, other types stay a run-time type error).
+fn as_number(e: Expr) -> Expr {
+    let numeric = match &e.kind {
+        ExprKind::Const(Constant::Number(_)) | ExprKind::Length(_) => true,
+        ExprKind::Bin(op, ..) => matches!(
+            op,
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Pow | BinOp::FloorDiv
+        ),
+        _ => false,
+    };
+    if numeric {
+        return e;
+    }
+    let p = e.pos;
+    Expr { kind: ExprKind::Bin(BinOp::Mul, Box::new(e), Box::new(Expr::constant(Constant::Number(1.0), p))), pos: p }
 }
 
 fn binop(op: &ast::Operator, r: TextRange) -> Result<BinOp, FrontendError> {

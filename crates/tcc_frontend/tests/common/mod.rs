@@ -92,5 +92,15 @@ pub fn untag(v: &J) -> J {
 }
 
 pub fn completed(v: J) -> J {
-    json!({"type": "completed", "result": v})
+    json!({"type": "completed", "result": normalize(&v)})
+}
+
+/// Numbers compared as f64 (CPython's ints and floats are one number type here).
+pub fn normalize(v: &J) -> J {
+    match v {
+        J::Number(n) => json!(n.as_f64()),
+        J::Array(a) => J::Array(a.iter().map(normalize).collect()),
+        J::Object(o) => J::Object(o.iter().map(|(k, x)| (k.clone(), normalize(x))).collect()),
+        other => other.clone(),
+    }
 }

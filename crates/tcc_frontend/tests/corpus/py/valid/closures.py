@@ -1,0 +1,17 @@
+# args: [3]
+def make_counter(start):
+    count = start
+    def step(by=1):
+        nonlocal count
+        count += by
+        return count
+    return step
+
+async def run(n):
+    c = make_counter(n)
+    c()
+    c(10)
+    fs = []
+    for i in range(3):
+        fs.append(lambda x: x * i)
+    return [c(), fs[0](2), fs[2](5)]

@@ -1,0 +1,12 @@
+# args: []
+def f(log):
+    try:
+        log.append("body")
+        return "from try"
+    finally:
+        log.append("finally")
+
+async def run():
+    log = []
+    r = f(log)
+    return [r, log]

@@ -1,0 +1,3 @@
+# args: [0, "", [], 5]
+async def run(a, b, c, d):
+    return [a or b, a and d, d and "yes", b or d, not c, c or "empty", not d, a if c else d, None is None, d is not None, 1 == True]
