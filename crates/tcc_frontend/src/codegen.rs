@@ -328,11 +328,13 @@ impl<'m> FnGen<'m> {
                 }
                 self.ctx.push(Ctx::Loop { breaks: Vec::new(), continues: Vec::new() });
                 self.block(body)?;
+                let cont = self.pc();
+                // `update` runs inside the loop: a do-while's exit test is a
+                // `break` there.
+                self.block(update)?;
                 let Some(Ctx::Loop { breaks, continues }) = self.ctx.pop() else {
                     return Err(internal("loop context lost", s.pos));
                 };
-                let cont = self.pc();
-                self.block(update)?;
                 self.pos = s.pos;
                 self.emit(Instruction::Jump { target: top });
                 let end = self.pc();
