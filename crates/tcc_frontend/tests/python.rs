@@ -38,7 +38,13 @@ fn python3() -> Option<&'static str> {
 fn cpython(src: &str, args: &J) -> Option<Result<J, String>> {
     let py = python3()?;
     let driver = r#"
-import asyncio, json, sys
+import asyncio, json, sys, types
+prim = types.ModuleType("tcc_engine.primitives")
+prim.program = lambda f: f
+pkg = types.ModuleType("tcc_engine")
+pkg.primitives = prim
+sys.modules["tcc_engine"] = pkg
+sys.modules["tcc_engine.primitives"] = prim
 src = sys.stdin.read()
 ns = {}
 exec(compile(src, "prog.py", "exec"), ns)
@@ -91,7 +97,7 @@ fn valid_corpus_results() {
             assert_eq!(got, normalize(&expect), "{name}");
             checked = true;
         }
-        if !src.contains("tcc_engine.primitives")
+        if !src.contains("await ")
             && !src.contains("# cpython: no")
             && let Some(reference) = cpython(&src, &args)
         {

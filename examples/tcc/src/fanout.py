@@ -1,6 +1,6 @@
-"""Fan-out: ask three carriers for a quote at once, then pick the cheapest
-of the carriers that answered with a price (None: no quote)."""
-from tcc_engine.primitives import effect, gather
+# Fan-out: ask three carriers for a quote at once, then pick the cheapest
+# of the carriers that answered with a price (None: no quote).
+from tcc_engine.primitives import effect, gather, program
 
 
 def cheapest(quotes, names):
@@ -14,6 +14,7 @@ def cheapest(quotes, names):
     return {"carrier": best_name, "price": best}
 
 
+@program
 async def run():
-    quotes = await gather(effect("quote.ups"), effect("quote.dhl"), effect("quote.fedex"))
+    quotes = await gather(effect("quote.ups", quote_ups), effect("quote.dhl", quote_dhl), effect("quote.fedex", quote_fedex))
     return cheapest(quotes, ["ups", "dhl", "fedex"])

@@ -1,4 +1,6 @@
 # args: [3]
+from tcc_engine.primitives import program
+
 def make_counter(start):
     count = start
     def step(by=1):
@@ -7,6 +9,7 @@ def make_counter(start):
         return count
     return step
 
+@program
 async def run(n):
     c = make_counter(n)
     c()

@@ -1,4 +1,7 @@
 # args: []
+from tcc_engine.primitives import program
+
+@program
 async def run():
     d = {"a": 1, "b": [1, 2]}
     d["c"] = 3

@@ -1,11 +1,14 @@
 # args: [0]
 # cpython: no (the bound exception is the thrown value, here a string; CPython binds an Exception object)
 # expect: ["try", "caught zero", "finally", "ZeroDivisionError", 0, "f", 1, "f", "f", "cleanup", "inner"]
+from tcc_engine.primitives import program
+
 def risky(x):
     if x == 0:
         raise Exception("zero")
     return 10 / x
 
+@program
 async def run(x):
     log = []
     try:

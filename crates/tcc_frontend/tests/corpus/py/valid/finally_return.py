@@ -1,4 +1,6 @@
 # args: []
+from tcc_engine.primitives import program
+
 def f(log):
     try:
         log.append("body")
@@ -6,6 +8,7 @@ def f(log):
     finally:
         log.append("finally")
 
+@program
 async def run():
     log = []
     r = f(log)

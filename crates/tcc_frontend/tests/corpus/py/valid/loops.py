@@ -1,4 +1,7 @@
 # args: [10]
+from tcc_engine.primitives import program
+
+@program
 async def run(n):
     total = 0
     i = 0
