@@ -63,6 +63,7 @@ struct Lower {
     top: HashMap<String, FuncIdx>,
     scopes: Vec<FnScope>,
     depth: u32,
+    hoisted: HashMap<u32, FuncIdx>,
 }
 
 /// Parses and lowers a TypeScript source file.
@@ -77,7 +78,7 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
             Pos { start: at, end: at },
         ));
     }
-    let mut l = Lower { module: Module::default(), prims: HashMap::new(), top: HashMap::new(), scopes: Vec::new(), depth: 0 };
+    let mut l = Lower { module: Module::default(), prims: HashMap::new(), top: HashMap::new(), scopes: Vec::new(), depth: 0, hoisted: HashMap::new() };
     l.program(&ret.program, source.len())?;
     Ok(l.module)
 }
@@ -317,15 +318,16 @@ impl Lower {
             }
         }
         self.cur_mut().blocks.push(block);
+        // The closure is created at the top of the block (hoisting); the
+        // body is lowered where the declaration stands, so it sees the
+        // bindings declared before it.
         for (var, f) in funcs {
             if f.r#async || f.generator {
                 return Err(unsupported("nested async or generator functions", f.span));
             }
             let idx = self.module.funcs.len();
             self.module.funcs.push(Func::default());
-            let parent = self.cur().func;
-            let name = f.id.as_ref().map_or(String::new(), |i| i.name.to_string());
-            self.function(idx, Some(parent), &name, &f.params, FnBody::Block(f.body.as_deref()), f.span, false)?;
+            self.hoisted.insert(f.span.start, idx);
             let p = pos(f.span);
             let func = self.cur().func;
             out.push(Stmt { kind: StmtKind::Assign(VarRef { func, var }, Expr { kind: ExprKind::Closure(idx), pos: p }), pos: p });
@@ -493,7 +495,14 @@ impl Lower {
         let st = |kind| Stmt { kind, pos: p };
         match s {
             TS::VariableDeclaration(d) => self.var_decl(d, out)?,
-            TS::FunctionDeclaration(_) => {}
+            TS::FunctionDeclaration(f) => {
+                let Some(idx) = self.hoisted.remove(&f.span.start) else {
+                    return Err(unsupported("this function declaration", f.span));
+                };
+                let parent = self.cur().func;
+                let name = f.id.as_ref().map_or(String::new(), |i| i.name.to_string());
+                self.function(idx, Some(parent), &name, &f.params, FnBody::Block(f.body.as_deref()), f.span, false)?;
+            }
             TS::ExpressionStatement(e) => self.expr_stmt(&e.expression, p, out)?,
             TS::IfStatement(i) => {
                 let c = self.expr(&i.test)?;
@@ -1118,7 +1127,8 @@ impl Lower {
             let mut branches = Vec::new();
             for el in &arr.elements {
                 let Some(TE::CallExpression(bc)) = el.as_expression().map(strip) else {
-                    return Err(err(Code::Concurrency, "each branch must be a direct (not awaited) call of effect, waitForEvent, sleep or invoke", arr.span));
+                    let at = el.as_expression().map_or(arr.span, expr_span);
+                    return Err(err(Code::Concurrency, "each branch must be a direct (not awaited) call of effect, waitForEvent, sleep or invoke", at));
                 };
                 match self.prim_of(&bc.callee)? {
                     Some(bp) => branches.push(self.durable(bp, bc)?),
