@@ -245,14 +245,21 @@ pub enum Durable {
 impl Expr {
     /// A constant expression.
     pub fn constant(value: Constant, pos: Pos) -> Self {
-        Expr { kind: ExprKind::Const(value), pos }
+        Expr {
+            kind: ExprKind::Const(value),
+            pos,
+        }
     }
 
     /// Whether the value is statically a scalar (never an array or object),
     /// so Python truthiness equals the engine's truthiness.
     pub fn is_scalar(&self) -> bool {
         match &self.kind {
-            ExprKind::Const(_) | ExprKind::Length(_) | ExprKind::Not(_) | ExprKind::Neg(_) | ExprKind::Raise(_) => true,
+            ExprKind::Const(_)
+            | ExprKind::Length(_)
+            | ExprKind::Not(_)
+            | ExprKind::Neg(_)
+            | ExprKind::Raise(_) => true,
             ExprKind::Bin(..) => true,
             ExprKind::And(a, b) | ExprKind::Or(a, b) => a.is_scalar() && b.is_scalar(),
             ExprKind::Cond(_, a, b) => a.is_scalar() && b.is_scalar(),

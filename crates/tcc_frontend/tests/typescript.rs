@@ -14,7 +14,10 @@ use serde_json::{Value as J, json};
 use tcc_frontend::{Language, compile};
 
 fn corpus(lang: &str, kind: &str, ext: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus").join(lang).join(kind);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus")
+        .join(lang)
+        .join(kind);
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("corpus dir")
         .map(|e| e.expect("entry").path())
@@ -32,7 +35,10 @@ fn header(src: &str, key: &str) -> Option<J> {
 }
 
 fn node() -> bool {
-    Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs the default export in Node.js; `Err` when it throws. Non-finite
@@ -43,7 +49,10 @@ fn nodejs(src: &str, args: &J) -> Option<Result<J, String>> {
     }
     let dir = std::env::temp_dir().join(format!("irkit-tsnode-{}", std::process::id()));
     std::fs::create_dir_all(&dir).ok()?;
-    let n = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
     let file = dir.join(format!("p{n}.mjs"));
     std::fs::write(&file, src).ok()?;
     let driver = format!(
@@ -54,7 +63,12 @@ catch (e) {{ console.log(JSON.stringify({{err: String(e)}})); }}"#,
         path = file.to_string_lossy(),
         args = args
     );
-    let out = Command::new("node").arg("--input-type=module").arg("-e").arg(driver).output().ok()?;
+    let out = Command::new("node")
+        .arg("--input-type=module")
+        .arg("-e")
+        .arg(driver)
+        .output()
+        .ok()?;
     let _ = std::fs::remove_file(&file);
     let j: J = serde_json::from_slice(&out.stdout).ok()?;
     Some(match j.get("ok") {
@@ -64,13 +78,32 @@ catch (e) {{ console.log(JSON.stringify({{err: String(e)}})); }}"#,
 }
 
 fn pairs(v: Option<J>) -> Vec<(String, J)> {
-    v.and_then(|j| j.as_object().cloned()).map(|o| o.into_iter().collect()).unwrap_or_default()
+    v.and_then(|j| j.as_object().cloned())
+        .map(|o| o.into_iter().collect())
+        .unwrap_or_default()
 }
 
-fn observe(src: &str, name: &str, lang: Language, args: &J, effects: &[(String, J)], events: &[(String, J)]) -> Observed {
-    let e: Vec<(&str, J)> = effects.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-    let ev: Vec<(&str, J)> = events.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-    run(program(src, name, lang), &host(&e, &ev), args.as_array().unwrap())
+fn observe(
+    src: &str,
+    name: &str,
+    lang: Language,
+    args: &J,
+    effects: &[(String, J)],
+    events: &[(String, J)],
+) -> Observed {
+    let e: Vec<(&str, J)> = effects
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    let ev: Vec<(&str, J)> = events
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.clone()))
+        .collect();
+    run(
+        program(src, name, lang),
+        &host(&e, &ev),
+        args.as_array().unwrap(),
+    )
 }
 
 #[test]
@@ -81,7 +114,14 @@ fn valid_corpus_results() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let src = std::fs::read_to_string(&path).unwrap();
         let args = header(&src, "args").unwrap_or(json!([]));
-        let o = observe(&src, &name, Language::TypeScript, &args, &pairs(header(&src, "effects")), &pairs(header(&src, "events")));
+        let o = observe(
+            &src,
+            &name,
+            Language::TypeScript,
+            &args,
+            &pairs(header(&src, "effects")),
+            &pairs(header(&src, "events")),
+        );
         assert_eq!(o.outcome["type"], "completed", "{name}: {o:?}");
         let got = normalize(&o.outcome["result"]);
         let mut checked = false;
@@ -89,7 +129,8 @@ fn valid_corpus_results() {
             assert_eq!(got, normalize(&expect), "{name}");
             checked = true;
         }
-        if !src.contains("await ") && !src.contains("// node: no")
+        if !src.contains("await ")
+            && !src.contains("// node: no")
             && let Some(reference) = nodejs(&src, &args)
         {
             let reference = reference.unwrap_or_else(|m| panic!("{name}: node threw {m}"));
@@ -121,8 +162,19 @@ fn same_program_same_result_in_both_languages() {
     let mut n = 0;
     for ts in corpus("ts", "valid", "ts") {
         let stem = ts.file_stem().unwrap().to_string_lossy().to_string();
-        let py = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/corpus/py/valid/{stem}.py"));
-        if !py.exists() || ["logic", "collections", "strings", "closures", "loops", "exceptions"].contains(&stem.as_str()) {
+        let py =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/corpus/py/valid/{stem}.py"));
+        if !py.exists()
+            || [
+                "logic",
+                "collections",
+                "strings",
+                "closures",
+                "loops",
+                "exceptions",
+            ]
+            .contains(&stem.as_str())
+        {
             // These differ on purpose: truthiness of `[]`, identity of equal
             // lists, different programs under the same name.
             continue;
@@ -132,7 +184,14 @@ fn same_program_same_result_in_both_languages() {
         let args = header(&ts_src, "args").unwrap_or(json!([]));
         let effects = pairs(header(&ts_src, "effects"));
         let events = pairs(header(&ts_src, "events"));
-        let a = observe(&ts_src, &stem, Language::TypeScript, &args, &effects, &events);
+        let a = observe(
+            &ts_src,
+            &stem,
+            Language::TypeScript,
+            &args,
+            &effects,
+            &events,
+        );
         let b = observe(&py_src, &stem, Language::Python, &args, &effects, &events);
         assert_eq!(normalize(&a.outcome), normalize(&b.outcome), "{stem}");
         assert_eq!(a.effects, b.effects, "{stem}");
@@ -145,22 +204,49 @@ fn same_program_same_result_in_both_languages() {
 fn envelope_and_determinism() {
     let src = "import { effect, waitForEvent } from \"@tcc-engine/primitives\";\n\nexport default async function run() {\n  const result = await effect(\"generate\", generateSomething);\n  const approval = await waitForEvent(\"approved\");\n  return { result, approval };\n}\n";
     let a = compile(src, "first.ts", Language::TypeScript).unwrap();
-    assert_eq!(tcc_ir::encode_artifact(&a), tcc_ir::encode_artifact(&compile(src, "first.ts", Language::TypeScript).unwrap()));
+    assert_eq!(
+        tcc_ir::encode_artifact(&a),
+        tcc_ir::encode_artifact(&compile(src, "first.ts", Language::TypeScript).unwrap())
+    );
     assert_eq!(a.envelope.frontend_id, "irkit-typescript");
     assert_eq!(a.envelope.language_semantics_version, "ts.subset.v1");
-    assert_eq!(a.envelope.required_engine_features, ["ts.control_flow", "durable.effect", "durable.wait_for_event"]);
+    assert_eq!(
+        a.envelope.required_engine_features,
+        [
+            "ts.control_flow",
+            "durable.effect",
+            "durable.wait_for_event"
+        ]
+    );
     assert_eq!(a.envelope.artifact_hash, tcc_ir::compute_hash(&a));
     let f = &a.program.functions[0];
     assert!(f.spans.iter().all(Option::is_some) && f.spans.len() == f.instructions.len());
     let ops: Vec<&str> = f.instructions.iter().map(|i| i.name()).collect();
     assert_eq!(
         &ops[..12],
-        ["LoadConst", "Effect", "StoreLocal", "LoadConst", "WaitForEvent", "StoreLocal", "NewObject", "LoadLocal", "SetProp", "LoadLocal", "SetProp", "Return"]
+        [
+            "LoadConst",
+            "Effect",
+            "StoreLocal",
+            "LoadConst",
+            "WaitForEvent",
+            "StoreLocal",
+            "NewObject",
+            "LoadLocal",
+            "SetProp",
+            "LoadLocal",
+            "SetProp",
+            "Return"
+        ]
     );
 }
 
 fn num(depth: u32) -> BoxedStrategy<String> {
-    let leaf = prop_oneof![(-20i32..20).prop_map(|n| n.to_string()), Just("a".to_string()), Just("b".to_string())];
+    let leaf = prop_oneof![
+        (-20i32..20).prop_map(|n| n.to_string()),
+        Just("a".to_string()),
+        Just("b".to_string())
+    ];
     if depth == 0 {
         return leaf.boxed();
     }
@@ -168,7 +254,12 @@ fn num(depth: u32) -> BoxedStrategy<String> {
     let b = boolean(depth - 1);
     prop_oneof![
         leaf,
-        (n.clone(), prop::sample::select(vec!["+", "-", "*", "%"]), n.clone()).prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+        (
+            n.clone(),
+            prop::sample::select(vec!["+", "-", "*", "%"]),
+            n.clone()
+        )
+            .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
         (b, n.clone(), n.clone()).prop_map(|(c, x, y)| format!("({c} ? {x} : {y})")),
         n.prop_map(|x| format!("(-{x})")),
     ]
@@ -184,8 +275,14 @@ fn boolean(depth: u32) -> BoxedStrategy<String> {
     let b = boolean(depth - 1);
     prop_oneof![
         leaf,
-        (n.clone(), prop::sample::select(vec!["<", "<=", ">", ">=", "===", "!=="]), n).prop_map(|(l, op, r)| format!("({l} {op} {r})")),
-        (b.clone(), prop::sample::select(vec!["&&", "||"]), b.clone()).prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+        (
+            n.clone(),
+            prop::sample::select(vec!["<", "<=", ">", ">=", "===", "!=="]),
+            n
+        )
+            .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+        (b.clone(), prop::sample::select(vec!["&&", "||"]), b.clone())
+            .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
         b.prop_map(|x| format!("(!{x})")),
     ]
     .boxed()
@@ -232,10 +329,17 @@ proptest! {
 
 #[test]
 fn deep_nesting_is_refused_not_a_crash() {
-    let src = format!("export default async function run() {{\n  return {}1{};\n}}\n", "[".repeat(20000), "]".repeat(20000));
+    let src = format!(
+        "export default async function run() {{\n  return {}1{};\n}}\n",
+        "[".repeat(20000),
+        "]".repeat(20000)
+    );
     let e = compile(&src, "deep.ts", Language::TypeScript).unwrap_err();
     assert_eq!(e.code.as_str(), "TCC-F017", "{e}");
-    let src = format!("export default async function run() {{\n  return 1{};\n}}\n", " + 1".repeat(20000));
+    let src = format!(
+        "export default async function run() {{\n  return 1{};\n}}\n",
+        " + 1".repeat(20000)
+    );
     let e = compile(&src, "long.ts", Language::TypeScript).unwrap_err();
     assert_eq!(e.code.as_str(), "TCC-F017", "{e}");
 }
