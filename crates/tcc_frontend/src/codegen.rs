@@ -728,6 +728,13 @@ impl<'m> FnGen<'m> {
                 });
             }
             ExprKind::Durable(d) => self.durable(d, e.pos)?,
+            ExprKind::Let(var, value, body) => {
+                let loc = self.loc(*var)?;
+                self.expr(value)?;
+                self.pos = e.pos;
+                self.store_top(loc)?;
+                self.expr(body)?;
+            }
             ExprKind::Raise(v) => {
                 self.expr(v)?;
                 self.pos = e.pos;

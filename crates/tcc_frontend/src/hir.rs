@@ -223,6 +223,8 @@ pub enum ExprKind {
     Durable(Durable),
     /// Throw the value (produces no value).
     Raise(Box<Expr>),
+    /// Store the first expression in the variable, then evaluate the second.
+    Let(VarRef, Box<Expr>, Box<Expr>),
 }
 
 /// Durable operations.
@@ -263,6 +265,7 @@ impl Expr {
             ExprKind::Bin(..) => true,
             ExprKind::And(a, b) | ExprKind::Or(a, b) => a.is_scalar() && b.is_scalar(),
             ExprKind::Cond(_, a, b) => a.is_scalar() && b.is_scalar(),
+            ExprKind::Let(_, _, body) => body.is_scalar(),
             _ => false,
         }
     }

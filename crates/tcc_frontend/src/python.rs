@@ -775,6 +775,25 @@ impl Lower {
                 )));
             }
             PS::Nonlocal(_) => {}
+            PS::Assert(a) => {
+                let c = self.condition(&a.test)?;
+                let msg = match &a.msg {
+                    Some(m) => self.expr(m)?,
+                    None => Expr::constant(Constant::String("AssertionError".into()), p),
+                };
+                let fail = vec![Stmt {
+                    kind: StmtKind::Throw(msg),
+                    pos: p,
+                }];
+                out.push(st(StmtKind::If(
+                    Expr {
+                        kind: ExprKind::Not(Box::new(c)),
+                        pos: p,
+                    },
+                    fail,
+                    Vec::new(),
+                )));
+            }
             PS::AsyncFunctionDef(f) => return Err(unsupported("a nested `async def`", f.range)),
             PS::ClassDef(c) => {
                 return Err(err(
@@ -1177,41 +1196,38 @@ impl Lower {
                 acc
             }
             PE::Compare(c) => {
-                if c.ops.len() != 1 {
-                    return Err(unsupported(
-                        "chained comparisons (`a < b < c`; write `a < b and b < c`)",
-                        c.range,
-                    ));
-                }
-                let l = self.expr(&c.left)?;
-                let r = self.expr(&c.comparators[0])?;
-                let (op, negate) = match c.ops[0] {
-                    ast::CmpOp::Eq => (BinOp::Eq, false),
-                    ast::CmpOp::NotEq => (BinOp::Neq, false),
-                    ast::CmpOp::Lt => (BinOp::Lt, false),
-                    ast::CmpOp::LtE => (BinOp::Le, false),
-                    ast::CmpOp::Gt => (BinOp::Gt, false),
-                    ast::CmpOp::GtE => (BinOp::Ge, false),
-                    ast::CmpOp::Is => (BinOp::Same, false),
-                    ast::CmpOp::IsNot => (BinOp::Same, true),
-                    _ => return Err(unsupported("`in` / `not in`", c.range)),
-                };
-                let (l, r) = if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
-                    for side in [&l, &r] {
-                        if matches!(side.kind, ExprKind::Const(Constant::String(_))) {
-                            return Err(unsupported("ordering comparison of strings", c.range));
-                        }
+                // `a < b < c` is `a < b and b < c` with `b` evaluated once.
+                let mut left = self.expr(&c.left)?;
+                let mut parts = Vec::with_capacity(c.ops.len());
+                for (k, (op, right)) in c.ops.iter().zip(&c.comparators).enumerate() {
+                    let mut r = self.expr(right)?;
+                    let mut next = None;
+                    if k + 1 < c.ops.len() {
+                        let t = self.hidden("chain");
+                        let rp = r.pos;
+                        let var = Expr {
+                            kind: ExprKind::Var(t),
+                            pos: rp,
+                        };
+                        r = Expr {
+                            kind: ExprKind::Let(t, Box::new(r), Box::new(var.clone())),
+                            pos: rp,
+                        };
+                        next = Some(var);
                     }
-                    (as_number(l), as_number(r))
-                } else {
-                    (l, r)
-                };
-                let b = mk(ExprKind::Bin(op, Box::new(l), Box::new(r)));
-                if negate {
-                    mk(ExprKind::Not(Box::new(b)))
-                } else {
-                    b
+                    parts.push(compare(op, left, r, c.range)?);
+                    match next {
+                        Some(n) => left = n,
+                        None => break,
+                    }
                 }
+                let mut acc = parts
+                    .pop()
+                    .ok_or_else(|| unsupported("an empty comparison", c.range))?;
+                while let Some(prev) = parts.pop() {
+                    acc = mk(ExprKind::And(Box::new(prev), Box::new(acc)));
+                }
+                acc
             }
             PE::IfExp(i) => {
                 let c = self.condition(&i.test)?;
@@ -1566,6 +1582,39 @@ fn unbound_check(e: Expr, name: &str, p: Pos) -> Expr {
         kind: ExprKind::Cond(Box::new(is_undefined), Box::new(raise), Box::new(e)),
         pos: p,
     }
+}
+
+/// One comparison `l OP r` (Python rules).
+fn compare(op: &ast::CmpOp, l: Expr, r: Expr, range: TextRange) -> Result<Expr, FrontendError> {
+    let p = pos(range);
+    let mk = |kind| Expr { kind, pos: p };
+    let (op, negate) = match op {
+        ast::CmpOp::Eq => (BinOp::Eq, false),
+        ast::CmpOp::NotEq => (BinOp::Neq, false),
+        ast::CmpOp::Lt => (BinOp::Lt, false),
+        ast::CmpOp::LtE => (BinOp::Le, false),
+        ast::CmpOp::Gt => (BinOp::Gt, false),
+        ast::CmpOp::GtE => (BinOp::Ge, false),
+        ast::CmpOp::Is => (BinOp::Same, false),
+        ast::CmpOp::IsNot => (BinOp::Same, true),
+        _ => return Err(unsupported("`in` / `not in`", range)),
+    };
+    let (l, r) = if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+        for side in [&l, &r] {
+            if matches!(side.kind, ExprKind::Const(Constant::String(_))) {
+                return Err(unsupported("ordering comparison of strings", range));
+            }
+        }
+        (as_number(l), as_number(r))
+    } else {
+        (l, r)
+    };
+    let b = mk(ExprKind::Bin(op, Box::new(l), Box::new(r)));
+    Ok(if negate {
+        mk(ExprKind::Not(Box::new(b)))
+    } else {
+        b
+    })
 }
 
 /// CPython orders bools as 1 and 0; the engine's compares take numbers only,

@@ -1374,7 +1374,27 @@ impl Lower {
                 match l.operator {
                     t::LogicalOperator::And => mk(ExprKind::And(Box::new(a), Box::new(b))),
                     t::LogicalOperator::Or => mk(ExprKind::Or(Box::new(a), Box::new(b))),
-                    t::LogicalOperator::Coalesce => return Err(unsupported("`??`", l.span)),
+                    t::LogicalOperator::Coalesce => {
+                        let t = self.hidden("coalesce");
+                        let var = mk(ExprKind::Var(t));
+                        let is = |c: Constant| {
+                            mk(ExprKind::Bin(
+                                BinOp::Eq,
+                                Box::new(var.clone()),
+                                Box::new(Expr::constant(c, p)),
+                            ))
+                        };
+                        let nullish = mk(ExprKind::Or(
+                            Box::new(is(Constant::Null)),
+                            Box::new(is(Constant::Undefined)),
+                        ));
+                        let pick = mk(ExprKind::Cond(
+                            Box::new(nullish),
+                            Box::new(b),
+                            Box::new(var.clone()),
+                        ));
+                        mk(ExprKind::Let(t, Box::new(a), Box::new(pick)))
+                    }
                 }
             }
             TE::UnaryExpression(u) => match u.operator {
