@@ -488,3 +488,21 @@ fn examples_on_the_sqlite_durable_host() {
         );
     }
 }
+
+#[test]
+fn step_takes_a_source_and_pins_its_artifact() {
+    let file = src("approval.ts");
+    let art = scratch("approval.ts.json", "");
+    assert!(
+        irkit(&["tcc", "compile", &file, "-o", art.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let artifact: J = serde_json::from_slice(&std::fs::read(&art).unwrap()).unwrap();
+    let cont = scratch("approval.cont.json", "");
+    let o = irkit(&["tcc", "step", &file, "-o", cont.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: J = serde_json::from_slice(&std::fs::read(&cont).unwrap()).unwrap();
+    assert_eq!(c["artifact_hash"], artifact["envelope"]["artifact_hash"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("run_effect \"approval.notify\""));
+}

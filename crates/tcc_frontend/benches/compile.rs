@@ -19,9 +19,13 @@ pub fn python_source(bytes: usize) -> String {
     let mut s = String::from("from tcc_engine.primitives import effect, program\n\n");
     let mut i = 0;
     while s.len() < bytes {
-        s += &format!(
-            "def f{i}(a, b):\n    total = 0\n    k = 0\n    items = []\n    while k < a:\n        k = k + 1\n        if k % 3 == 0:\n            total = total + k * b\n        elif k % 5 == 0:\n            total = total - b // 2\n        else:\n            items.append({{\"k\": k, \"sq\": k * k, \"tag\": \"item\"}})\n    d = {{\"total\": total, \"n\": len(items), \"first\": items[0] if len(items) > 0 else None}}\n    if total > 100 and b != 0:\n        return [d, total / b, a ** 2]\n    return [d, total, a - b]\n\n"
-        );
+        s += &format!("def f{i}(a, b):\n    total = 0\n    items = []\n");
+        for j in 0..4 {
+            s += &format!(
+                "    k{j} = 0\n    while k{j} < a:\n        k{j} = k{j} + 1\n        if k{j} % 3 == 0:\n            total = total + k{j} * b\n        elif k{j} % 5 == 0:\n            total = total - b // 2\n        else:\n            items.append({{\"k\": k{j}, \"sq\": k{j} * k{j}, \"tag\": \"item\"}})\n"
+            );
+        }
+        s += "    d = {\"total\": total, \"n\": len(items), \"first\": items[0] if len(items) > 0 else None}\n    if total > 100 and b != 0:\n        return [d, total / b, a ** 2]\n    return [d, total, a - b]\n\n";
         i += 1;
     }
     s +=
@@ -35,8 +39,14 @@ pub fn typescript_source(bytes: usize) -> String {
     let mut i = 0;
     while s.len() < bytes {
         s += &format!(
-            "function f{i}(a: number, b: number) {{\n  let total = 0;\n  let k = 0;\n  const items = [];\n  while (k < a) {{\n    k = k + 1;\n    if (k % 3 === 0) {{\n      total = total + k * b;\n    }} else if (k % 5 === 0) {{\n      total = total - b / 2;\n    }} else {{\n      items.push({{ k: k, sq: k * k, tag: \"item\" }});\n    }}\n  }}\n  const d = {{ total: total, n: items.length, first: items.length > 0 ? items[0] : null }};\n  if (total > 100 && b !== 0) {{\n    return [d, total / b, a ** 2];\n  }}\n  return [d, total, a - b];\n}}\n\n"
+            "function f{i}(a: number, b: number) {{\n  let total = 0;\n  const items = [];\n"
         );
+        for j in 0..4 {
+            s += &format!(
+                "  let k{j} = 0;\n  while (k{j} < a) {{\n    k{j} = k{j} + 1;\n    if (k{j} % 3 === 0) {{\n      total = total + k{j} * b;\n    }} else if (k{j} % 5 === 0) {{\n      total = total - b / 2;\n    }} else {{\n      items.push({{ k: k{j}, sq: k{j} * k{j}, tag: \"item\" }});\n    }}\n  }}\n"
+            );
+        }
+        s += "  const d = { total: total, n: items.length, first: items.length > 0 ? items[0] : null };\n  if (total > 100 && b !== 0) {\n    return [d, total / b, a ** 2];\n  }\n  return [d, total, a - b];\n}\n\n";
         i += 1;
     }
     s += "export default async function run() {\n  const r = await effect(\"start\");\n  return f0(3, 4);\n}\n";
