@@ -504,5 +504,6 @@ fn step_takes_a_source_and_pins_its_artifact() {
     assert!(o.status.success(), "{}", stderr(&o));
     let c: J = serde_json::from_slice(&std::fs::read(&cont).unwrap()).unwrap();
     assert_eq!(c["artifact_hash"], artifact["envelope"]["artifact_hash"]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("run_effect \"approval.notify\""));
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(text.contains("run_effect \"approval.notify\""), "{text}");
 }
