@@ -15,7 +15,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::{MAX_DEPTH, Prim, number_literal};
+use crate::primitives::{MAX_DEPTH, Prim, number_literal};
 
 /// Module names whose imports are the durable primitives.
 pub const PRIMITIVE_MODULES: [&str; 3] = ["tcc_engine.primitives", "irkit.tcc", "trigora"];

@@ -18,7 +18,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::{MAX_DEPTH, Prim};
+use crate::primitives::{MAX_DEPTH, Prim};
 
 /// Module specifiers whose imports are the durable primitives.
 pub const PRIMITIVE_MODULES: [&str; 2] = ["@tcc-engine/primitives", "@trigora/sdk"];
