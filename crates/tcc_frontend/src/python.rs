@@ -61,6 +61,7 @@ struct Scope {
 
 enum Name {
     Var(VarRef),
+    Const(Constant),
     Func(FuncIdx),
     Prim(Prim),
     Builtin(&'static str),
@@ -70,6 +71,7 @@ struct Lower {
     module: Module,
     prims: HashMap<String, Prim>,
     top: HashMap<String, FuncIdx>,
+    consts: HashMap<String, Constant>,
     scopes: Vec<Scope>,
     depth: u32,
 }
@@ -106,6 +108,7 @@ pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
         module: Module::default(),
         prims: HashMap::new(),
         top: HashMap::new(),
+        consts: HashMap::new(),
         scopes: Vec::new(),
         depth: 0,
     };
@@ -275,10 +278,26 @@ impl Lower {
                         && matches!(&*e.value, PE::Constant(c) if matches!(c.value, PyConst::Str(_))) =>
                     {}
                 PS::Pass(_) => {}
+                PS::Assign(a) if a.targets.len() == 1 && matches!(&a.targets[0], PE::Name(_)) => {
+                    // A module-level constant: inlined where it is read.
+                    let (PE::Name(n), Some(c)) = (&a.targets[0], constant_value(&a.value)?) else {
+                        return Err(unsupported(
+                            "a module-level assignment other than `NAME = literal`",
+                            a.range,
+                        ));
+                    };
+                    if self.consts.insert(n.id.to_string(), c).is_some() {
+                        return Err(err(
+                            Code::Unsupported,
+                            format!("module-level `{}` is assigned twice", n.id),
+                            a.range,
+                        ));
+                    }
+                }
                 other => {
                     return Err(err(
                         Code::Unsupported,
-                        "only imports and function definitions may appear at module level",
+                        "only imports, function definitions and constants (`NAME = literal`) may appear at module level",
                         stmt_range(other),
                     ));
                 }
@@ -494,6 +513,9 @@ impl Lower {
             if let Some(&v) = self.scopes[s].names.get(name) {
                 return Ok(Name::Var(self.capture(s, v)));
             }
+        }
+        if let Some(c) = self.consts.get(name) {
+            return Ok(Name::Const(c.clone()));
         }
         if let Some(&f) = self.top.get(name) {
             return Ok(Name::Func(f));
@@ -1083,6 +1105,7 @@ impl Lower {
                 kind: ExprKind::Func(f),
                 pos: p,
             }),
+            Name::Const(c) => Ok(Expr::constant(c, p)),
             Name::Prim(_) => Err(err(
                 Code::Await,
                 format!("durable primitive `{name}` must be called and awaited"),
@@ -1339,7 +1362,7 @@ impl Lower {
                         return Err(unsupported("calling the entry function", c.range));
                     }
                 }
-                Name::Var(_) => {}
+                Name::Var(_) | Name::Const(_) => {}
             }
         }
         if let PE::Attribute(a) = &*c.func {

@@ -68,6 +68,7 @@ struct Lower {
     module: Module,
     prims: HashMap<String, Prim>,
     top: HashMap<String, FuncIdx>,
+    consts: HashMap<String, Constant>,
     scopes: Vec<FnScope>,
     depth: u32,
     hoisted: HashMap<u32, FuncIdx>,
@@ -103,6 +104,7 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
         module: Module::default(),
         prims: HashMap::new(),
         top: HashMap::new(),
+        consts: HashMap::new(),
         scopes: Vec::new(),
         depth: 0,
         hoisted: HashMap::new(),
@@ -203,10 +205,32 @@ impl Lower {
                 }
                 s if is_type_only(s) => {}
                 TS::EmptyStatement(_) => {}
+                TS::VariableDeclaration(d) if d.kind == t::VariableDeclarationKind::Const => {
+                    // Module-level `const NAME = literal`: inlined where it is read.
+                    for decl in &d.declarations {
+                        let (Some(id), Some(c)) = (
+                            binding_name(&decl.id),
+                            decl.init.as_ref().and_then(literal_value),
+                        ) else {
+                            return Err(unsupported(
+                                "a module-level `const` other than `const NAME = literal`",
+                                decl.span,
+                            ));
+                        };
+                        let name = id.name.to_string();
+                        if self.consts.insert(name.clone(), c).is_some() {
+                            return Err(err(
+                                Code::Syntax,
+                                format!("`{name}` is declared twice"),
+                                decl.span,
+                            ));
+                        }
+                    }
+                }
                 other => {
                     return Err(err(
                         Code::Unsupported,
-                        "only imports, function declarations and the default export may appear at module level",
+                        "only imports, function declarations, `const NAME = literal` and the default export may appear at module level",
                         stmt_span(other),
                     ));
                 }
@@ -593,6 +617,9 @@ impl Lower {
                 }
                 return Ok(Name::Var(self.capture(si, b.var), b.constant));
             }
+        }
+        if let Some(c) = self.consts.get(name) {
+            return Ok(Name::Const(c.clone()));
         }
         if let Some(&f) = self.top.get(name) {
             return Ok(Name::Func(f));
@@ -1756,6 +1783,23 @@ fn strip<'b, 'a>(e: &'b TE<'a>) -> &'b TE<'a> {
         TE::TSAsExpression(x) => strip(&x.expression),
         TE::TSNonNullExpression(x) => strip(&x.expression),
         other => other,
+    }
+}
+
+/// The value of a literal (`1`, `-1`, `"s"`, `true`, `null`).
+fn literal_value(e: &TE) -> Option<Constant> {
+    match strip(e) {
+        TE::NumericLiteral(n) => Some(Constant::Number(n.value)),
+        TE::StringLiteral(s) => Some(Constant::String(s.value.to_string())),
+        TE::BooleanLiteral(b) => Some(Constant::Bool(b.value)),
+        TE::NullLiteral(_) => Some(Constant::Null),
+        TE::UnaryExpression(u) if u.operator == t::UnaryOperator::UnaryNegation => {
+            match &u.argument {
+                TE::NumericLiteral(n) => Some(Constant::Number(-n.value)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 
