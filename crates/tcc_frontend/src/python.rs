@@ -193,11 +193,19 @@ fn constant_value(e: &PE) -> Result<Option<Constant>, FrontendError> {
             )),
         },
         PE::UnaryOp(u) if matches!(u.op, ast::UnaryOp::USub) => match constant_value(&u.operand)? {
+            // An int has no negative zero: `-0` is 0, `-0.0` is -0.0.
+            Some(Constant::Number(n)) if n == 0.0 && is_int_literal(&u.operand) => {
+                Ok(Some(Constant::Number(0.0)))
+            }
             Some(Constant::Number(n)) => Ok(Some(Constant::Number(-n))),
             _ => Ok(None),
         },
         _ => Ok(None),
     }
+}
+
+fn is_int_literal(e: &PE) -> bool {
+    matches!(e, PE::Constant(c) if matches!(c.value, PyConst::Int(_)))
 }
 
 fn is_collection_literal(e: &PE) -> bool {
@@ -1193,12 +1201,13 @@ impl Lower {
                     mk(ExprKind::Not(Box::new(x)))
                 }
                 ast::UnaryOp::USub => {
-                    // `x * -1` rather than `Neg`: the engine's Python `Neg`
-                    // refuses bools, CPython's `-True` is -1; signs of zero,
-                    // infinities and NaN come out as with `-x`.
+                    // `0 - x` rather than `Neg`: the engine's Python `Neg`
+                    // refuses bools (CPython's `-True` is -1), and CPython's
+                    // `-0` of an int is 0. Values are binary64 here, so the
+                    // one loss is `-(0.0)`, which gives 0.0 instead of -0.0.
                     let x = self.expr(&u.operand)?;
-                    let m = Expr::constant(Constant::Number(-1.0), p);
-                    mk(ExprKind::Bin(BinOp::Mul, Box::new(x), Box::new(m)))
+                    let zero = Expr::constant(Constant::Number(0.0), p);
+                    mk(ExprKind::Bin(BinOp::Sub, Box::new(zero), Box::new(x)))
                 }
                 _ => return Err(unsupported("unary `+` and `~`", u.range)),
             },
