@@ -433,6 +433,17 @@ impl Execution {
         &self.state
     }
 
+    /// The continuation as canonical JSON text: while a `persist_checkpoint`
+    /// is outstanding, the state that checkpoint commits (its revision
+    /// included). This is how a host driving the engine over JSON obtains a
+    /// snapshot (`materialize: true`), as the reference engine's hosts do.
+    pub fn continuation_json(&self) -> String {
+        match &self.outstanding {
+            Some((_, Awaiting::Checkpoint { state, .. })) => state.encode(),
+            _ => self.state.encode(),
+        }
+    }
+
     /// The program.
     pub fn program(&self) -> &Arc<Program> {
         &self.program
@@ -522,6 +533,11 @@ impl Execution {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
+        // Between checkpoints the continuation reads `running`, as the
+        // reference engine's does; the next checkpoint writes `runnable`.
+        if self.outstanding.is_none() && self.state.status == Status::Runnable {
+            self.state.status = Status::Running;
+        }
         let r = self.run_inner(budget);
         if let Err(e) = &r {
             self.poisoned = Some(e.clone());
@@ -564,7 +580,7 @@ impl Execution {
                 }
                 Status::Cancelled => return Ok(Outcome::Cancelled),
                 Status::Suspended => return Ok(Outcome::Suspended),
-                Status::Runnable => {}
+                Status::Runnable | Status::Running => {}
             }
             if self.deliver_settled_join()? {
                 continue;
@@ -615,6 +631,9 @@ impl Execution {
     }
 
     fn emit_checkpoint(&mut self) -> Result<(), EngineError> {
+        if self.state.status == Status::Running {
+            self.state.status = Status::Runnable;
+        }
         self.prepare_checkpoint();
         let revision = self.state.revision + 1;
         self.state.revision = revision;
@@ -745,6 +764,7 @@ impl Execution {
                         let join = self.join_mut()?;
                         join.branches[b as usize].phase = Phase::Registered;
                         self.state.pending = None;
+                        self.fold_join_reached()?;
                     }
                     None => self.state.status = Status::Suspended,
                 }
@@ -783,6 +803,7 @@ impl Execution {
                         let br = &mut join.branches[b as usize];
                         br.phase = Phase::Completed;
                         br.result = Some(v);
+                        self.fold_join_reached()?;
                     }
                     None => self.push_value(v)?,
                 }
@@ -813,7 +834,7 @@ impl Execution {
                         key,
                         idempotency_key,
                         status: "failed",
-                        result: message.as_str().into(),
+                        result: obj([("t", "string".into()), ("v", message.as_str().into())]),
                     }));
                 match in_branch {
                     Some(b) => {
@@ -824,10 +845,14 @@ impl Execution {
                         if join.kind == JoinKind::All {
                             self.fail_fast(b)?;
                         }
+                        self.fold_join_reached()?;
+                        self.queue.push_back(Action::Checkpoint);
                     }
+                    // The throw runs on; the next durable transition (or the
+                    // failure, when nothing catches it) checkpoints, as the
+                    // reference does: the journal row replays the failure.
                     None => self.queue.push_back(Action::Throw(Value::string(message))),
                 }
-                self.queue.push_back(Action::Checkpoint);
                 Ok(())
             }
             (awaiting, _) => {
@@ -838,6 +863,39 @@ impl Execution {
         }
     }
 
+    /// After the last branch of the open group was bound and answered, with
+    /// the frame at the group's `JoinAll`/`JoinAny`: the checkpoint being
+    /// queued is the one the join needs (the reference's concurrency.md: one
+    /// settle checkpoint), so no second one is written on reaching the join
+    /// instruction. A race settles now (its winner is persisted before the
+    /// parent continues); a group still waiting suspends now; a `JoinAll`
+    /// whose branches all completed stays `active` and settles, without a
+    /// checkpoint, when its instruction runs next (every result is in this
+    /// checkpoint already). Otherwise nothing changes.
+    fn fold_join_reached(&mut self) -> Result<(), EngineError> {
+        let Some(join) = &self.state.join else {
+            return Ok(());
+        };
+        let at_join = self.state.frames.len() == 1
+            && self.state.frames[0].pos == self.program.entry_pos
+            && self.state.frames[0].pc == join.join_pc;
+        if !at_join
+            || join.state != JoinState::Active
+            || join.branches.iter().any(|b| b.phase == Phase::Planned)
+        {
+            return Ok(());
+        }
+        let all_completed = join.branches.iter().all(|b| b.phase == Phase::Completed);
+        let waiting = match join.kind {
+            JoinKind::All => !all_completed,
+            JoinKind::Any => !self.try_settle()?,
+        };
+        if waiting {
+            self.state.status = Status::Suspended;
+        }
+        Ok(())
+    }
+
     fn join_mut(&mut self) -> Result<&mut Join, EngineError> {
         self.state
             .join
@@ -845,7 +903,8 @@ impl Execution {
             .ok_or_else(|| EngineError::fatal(FatalKind::IllegalDurableOp, "no open join"))
     }
 
-    /// JoinAll fail-fast: settle failed, detach the others, record re-entry.
+    /// JoinAll fail-fast: settle failed, detach the others (the re-entry is
+    /// recorded when the failure is delivered).
     fn fail_fast(&mut self, b: u32) -> Result<(), EngineError> {
         let join = self.join_mut()?;
         join.state = JoinState::Failed;
@@ -855,8 +914,6 @@ impl Execution {
                 br.phase = Phase::Detached;
             }
         }
-        let (site, next) = (join.site, join.reentry + 1);
-        self.record_reentry(site, next);
         Ok(())
     }
 
@@ -913,10 +970,24 @@ impl Execution {
                 "no response: no request is outstanding and the execution is not suspended",
             ));
         }
+        if let HostResponse::ChildResult {
+            branch,
+            child_execution_id: Some(child),
+            ..
+        } = &response
+            && let Some(awaited) = self.awaited_child(branch.as_deref())
+            && awaited != *child
+        {
+            return Err(unexpected(&format!(
+                "child_result for child {awaited:?}, got {child:?}"
+            )));
+        }
         let (branch, value) = match &response {
             HostResponse::TimerFired { branch } => (branch.clone(), None),
             HostResponse::EventPayload { value, branch }
-            | HostResponse::ChildResult { value, branch } => (branch.clone(), Some(value.clone())),
+            | HostResponse::ChildResult { value, branch, .. } => {
+                (branch.clone(), Some(value.clone()))
+            }
             _ => {
                 return Err(unexpected(
                     "a wake (timer_fired, event_payload, child_result) or cancel",
@@ -1006,10 +1077,41 @@ impl Execution {
                 let join = self.join_mut()?;
                 join.branches[idx].phase = Phase::Completed;
                 join.branches[idx].result = Some(v);
-                self.try_settle()?;
+                match join.kind {
+                    // The last result makes the group runnable; `JoinAll`
+                    // (where the frame waits) settles it without a checkpoint.
+                    JoinKind::All => {
+                        if join.branches.iter().all(|b| b.phase == Phase::Completed) {
+                            self.state.status = Status::Runnable;
+                        }
+                    }
+                    JoinKind::Any => {
+                        self.try_settle()?;
+                    }
+                }
                 self.queue.push_back(Action::Checkpoint);
                 Ok(())
             }
+        }
+    }
+
+    /// The execution id of the child a `child_result` for `branch` (or, with
+    /// no branch, for the pending wait) would answer, if one is awaited.
+    pub fn awaited_child(&self, branch: Option<&str>) -> Option<String> {
+        match (branch, &self.state.join) {
+            (Some(b), Some(join)) => join.branches.iter().find_map(|x| match &x.op {
+                Some(BranchOp::Child {
+                    child_execution_id, ..
+                }) if x.branch_id == b => Some(child_execution_id.clone()),
+                _ => None,
+            }),
+            (None, _) => match &self.state.pending {
+                Some(Pending::Wait(WaitKind::Child {
+                    child_execution_id, ..
+                })) => Some(child_execution_id.clone()),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -1055,8 +1157,6 @@ impl Execution {
             }
         };
         if settled {
-            let (site, next) = (join.site, join.reentry + 1);
-            self.record_reentry(site, next);
             self.state.status = Status::Runnable;
         }
         Ok(settled)
@@ -1071,6 +1171,9 @@ impl Execution {
             return Ok(false);
         }
         let join = self.state.join.take().expect("checked above");
+        // The site's next re-entry is recorded with the delivery, as the
+        // reference does (a settle checkpoint does not carry it yet).
+        self.record_reentry(join.site, join.reentry + 1);
         match join.state {
             JoinState::Failed => {
                 let b = join.failure_branch.unwrap_or(0) as usize;
@@ -1189,7 +1292,7 @@ impl Execution {
                 Err(EvalError::Fatal(e)) => return Err(e.at(site)),
                 Err(EvalError::Throw(v)) => {
                     self.throw_value(v);
-                    if self.state.status != Status::Runnable {
+                    if !self.state.status.is_runnable() {
                         return Ok(ran);
                     }
                 }
@@ -1805,12 +1908,17 @@ impl Execution {
             I::WaitForEvent => {
                 self.durable_allowed(program, "WaitForEvent")?;
                 let event_name = self.pop_string("WaitForEvent")?;
-                let wait_id = format!("{}:{event_name}::{pc}", self.state.execution_id);
                 let bound = self.bind_branch(BranchOp::Event {
                     event_name: event_name.clone(),
                 })?;
                 self.set_pc(next);
                 let (branch_index, branch) = split(bound);
+                // Inside a group the wait id is the branch id (the reference's
+                // rule: a pc-only id aliases across loop iterations).
+                let wait_id = match &branch {
+                    Some(b) => b.clone(),
+                    None => format!("{}:{event_name}::{pc}", self.state.execution_id),
+                };
                 if branch.is_none() {
                     self.state.pending = Some(Pending::Wait(WaitKind::Event {
                         wait_id: wait_id.clone(),
@@ -1946,11 +2054,17 @@ impl Execution {
                         "join reached before every branch was bound to a durable operation",
                     ));
                 }
-                if !self.try_settle()? {
+                // A `JoinAll` that settles delivers at once: its results were
+                // persisted with the branches. A race's winner, or a suspension,
+                // is persisted first (usually folded into the last branch's
+                // checkpoint already, see `fold_join_reached`).
+                let settled = self.try_settle()?;
+                if !settled {
                     self.state.status = Status::Suspended;
                 }
-                // Persist the settle (or the suspension) before delivering.
-                self.queue.push_back(Action::Checkpoint);
+                if !settled || want == JoinKind::Any {
+                    self.queue.push_back(Action::Checkpoint);
+                }
                 return Ok(false);
             }
 
@@ -2243,7 +2357,7 @@ fn in_flight_effect(
             "cannot resume with effect {key:?} in flight: {why}"
         )))
     };
-    if state.status != Status::Runnable {
+    if !state.status.is_runnable() {
         return refuse("the status is not runnable");
     }
     if state.join.is_some() {

@@ -307,7 +307,11 @@ impl LocalHost {
                                 )));
                             }
                         };
-                        wakes.push_back(HostResponse::ChildResult { value, branch });
+                        wakes.push_back(HostResponse::ChildResult {
+                            value,
+                            branch,
+                            child_execution_id: Some(child_execution_id),
+                        });
                         HostResponse::Ack
                     }
                 },
