@@ -533,9 +533,14 @@ impl Execution {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
-        // Between checkpoints the continuation reads `running`, as the
-        // reference engine's does; the next checkpoint writes `runnable`.
-        if self.outstanding.is_none() && self.state.status == Status::Runnable {
+        // Asked to run with nothing queued, a runnable execution reads
+        // `running` until its next checkpoint is confirmed (the reference
+        // engine's status rule; checkpoints taken before it runs on, such as
+        // the one after a wake, keep `runnable`).
+        if self.outstanding.is_none()
+            && self.queue.is_empty()
+            && self.state.status == Status::Runnable
+        {
             self.state.status = Status::Running;
         }
         let r = self.run_inner(budget);
@@ -618,10 +623,17 @@ impl Execution {
                 .liveness
                 .entry(pos)
                 .or_insert_with(|| Liveness::analyse(program.function(pos)));
+            let catches: Vec<u32> = self
+                .state
+                .try_stack
+                .iter()
+                .filter(|h| h.frame as usize == fi)
+                .map(|h| h.catch)
+                .collect();
             let frame = &mut self.state.frames[fi];
             let pc = frame.pc;
             for (slot, v) in frame.locals.iter_mut().enumerate() {
-                if !live.is_live(pc, slot) {
+                if !live.is_live_with(pc, &catches, slot) {
                     *v = Value::Undefined;
                 }
             }
@@ -631,9 +643,6 @@ impl Execution {
     }
 
     fn emit_checkpoint(&mut self) -> Result<(), EngineError> {
-        if self.state.status == Status::Running {
-            self.state.status = Status::Runnable;
-        }
         self.prepare_checkpoint();
         let revision = self.state.revision + 1;
         self.state.revision = revision;
@@ -733,7 +742,17 @@ impl Execution {
             return self.wake(response);
         };
         match (awaiting, &response) {
-            (Awaiting::Checkpoint { state, .. }, HostResponse::PersistConfirmed { .. }) => {
+            (Awaiting::Checkpoint { mut state, .. }, HostResponse::PersistConfirmed { .. }) => {
+                // A confirmed checkpoint leaves a running execution `runnable`,
+                // in the state and in the delta base alike (the reference
+                // engine's rule: the next checkpoint after more steps writes
+                // `running` again).
+                if self.state.status == Status::Running {
+                    self.state.status = Status::Runnable;
+                }
+                if state.status == Status::Running {
+                    state.status = Status::Runnable;
+                }
                 if matches!(
                     req,
                     HostRequest::PersistCheckpoint {
@@ -755,6 +774,11 @@ impl Execution {
             }
             (Awaiting::PersistEffect, HostResponse::Ack) => {
                 self.outstanding = None;
+                // Inside a group the journalled branch leaves the execution
+                // `runnable` (the reference's status rule); outside, it runs on.
+                if self.state.join.is_some() && self.state.status == Status::Running {
+                    self.state.status = Status::Runnable;
+                }
                 Ok(())
             }
             (Awaiting::Registration { branch }, HostResponse::Ack) => {
@@ -764,6 +788,9 @@ impl Execution {
                         let join = self.join_mut()?;
                         join.branches[b as usize].phase = Phase::Registered;
                         self.state.pending = None;
+                        if self.state.status == Status::Running {
+                            self.state.status = Status::Runnable;
+                        }
                         self.fold_join_reached()?;
                     }
                     None => self.state.status = Status::Suspended,
@@ -828,7 +855,6 @@ impl Execution {
                 };
                 self.outstanding = None;
                 self.state.pending = None;
-                self.advance_pc();
                 self.queue
                     .push_back(Action::Emit(HostRequest::PersistEffect {
                         key,
@@ -836,6 +862,10 @@ impl Execution {
                         status: "failed",
                         result: obj([("t", "string".into()), ("v", message.as_str().into())]),
                     }));
+                // A failure that throws (outside a group, or a JoinAll's
+                // fail-fast) leaves the pc at the `Effect`, as the reference
+                // does; a race's failed branch is recorded and the program
+                // goes on to the next branch.
                 match in_branch {
                     Some(b) => {
                         let join = self.join_mut()?;
@@ -844,8 +874,10 @@ impl Execution {
                         br.error = Some(message.clone());
                         if join.kind == JoinKind::All {
                             self.fail_fast(b)?;
+                        } else {
+                            self.advance_pc();
+                            self.fold_join_reached()?;
                         }
-                        self.fold_join_reached()?;
                         self.queue.push_back(Action::Checkpoint);
                     }
                     // The throw runs on; the next durable transition (or the
@@ -1183,6 +1215,14 @@ impl Execution {
                     .and_then(|b| b.error.clone())
                     .unwrap_or_default();
                 self.throw_value(Value::string(&msg));
+                // Caught: the unwound state is checkpointed, `runnable` (the
+                // reference does; an uncaught one checkpoints the failure).
+                if self.state.status.is_runnable()
+                    && !self.queue.iter().any(|a| matches!(a, Action::Checkpoint))
+                {
+                    self.state.status = Status::Runnable;
+                    self.queue.push_back(Action::Checkpoint);
+                }
             }
             _ => {
                 let value = match join.kind {

@@ -484,10 +484,11 @@ impl Outcome {
                 ("type", "completed".into()),
                 ("result", result.clone()),
             ]),
-            Outcome::Failed { value, message } => obj([
+            // The reference's envelope: the message only (the value stays
+            // in the struct and the last checkpoint's `result`).
+            Outcome::Failed { message, .. } => obj([
                 ("host_protocol_version", v),
                 ("type", "failed".into()),
-                ("result", value.clone()),
                 ("message", message.as_str().into()),
             ]),
             Outcome::Cancelled => obj([("host_protocol_version", v), ("type", "cancelled".into())]),

@@ -1208,3 +1208,34 @@ fn a_correlation_key_in_a_continuation_is_kept() {
     .unwrap();
     assert_eq!(next(&mut r), Outcome::Completed(string("yes")));
 }
+
+#[test]
+fn the_local_host_drops_wakes_for_branches_no_longer_registered() {
+    // race(sleep 1, effect a) settles on the effect; the timer's wake is then
+    // stale and must not be delivered at the next suspension (a plain sleep).
+    let code = vec![
+        I::Fork {
+            count: 2,
+            join_pc: 5,
+        },
+        c_num(1.0),
+        I::Sleep,
+        c_str("a"),
+        I::Effect { has_input: false },
+        I::JoinAny,
+        c_num(2.0),
+        I::Sleep,
+        I::Pop,
+        I::Return,
+    ];
+    let h = host_with_effects(&[("a", EffectAnswer::Result(string("A")))]);
+    let r = h.run(ts(code, 0), "x", &[]).unwrap();
+    assert_eq!(r.outcome["result"], string("A"));
+    let fired: Vec<&serde_json::Value> = r
+        .transcript
+        .iter()
+        .filter(|m| m["type"] == "timer_fired")
+        .collect();
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(fired[0].get("branch").is_none(), "{}", fired[0]);
+}
