@@ -104,3 +104,7 @@ tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3 && grep '^tcc_executions' <&3; exec 3<&-
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
+# TCC frontends: compile the Python and TypeScript workflows, run one of each.
+for f in examples/tcc/src/*.py examples/tcc/src/*.ts; do "$irkit" tcc compile "$f" > /dev/null; done
+$irkit tcc run examples/tcc/src/fanout.py --effects <(echo '{"quote.ups":{"t":"number","v":12},"quote.dhl":{"t":"number","v":9},"quote.fedex":{"t":"null"}}') | grep -q '"dhl"'
+$irkit tcc run examples/tcc/src/shipment.ts --args '[{"t":"string","v":"o-1"},{"t":"number","v":3}]' --effects <(echo '{"order.pack":{"t":"null"},"label.print":{"t":"null"}}') --child label=examples/tcc/src/label.ts

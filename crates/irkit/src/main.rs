@@ -6,6 +6,7 @@ mod diag;
 mod io;
 mod rvn_cmd;
 mod tcc_cmd;
+mod tcc_compile_cmd;
 mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;

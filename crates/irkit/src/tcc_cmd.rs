@@ -58,6 +58,8 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Compile a Python (.py) or TypeScript (.ts) workflow to an artifact.
+    Compile(crate::tcc_compile_cmd::CompileArgs),
     /// Run an artifact to completion with a simple local host.
     Run(crate::tcc_run_cmd::RunArgs),
     /// Run to the next host boundary and write the continuation.
@@ -99,6 +101,7 @@ pub fn run(verb: Verb) -> ExitCode {
             rehash,
             format,
         } => canon(&file, output.as_deref(), rehash, format),
+        Verb::Compile(args) => crate::tcc_compile_cmd::compile(args),
         Verb::Run(args) => crate::tcc_run_cmd::run(args),
         Verb::Step(args) => crate::tcc_run_cmd::step(args),
         Verb::Serve(args) => crate::tcc_host_cmd::serve(args),

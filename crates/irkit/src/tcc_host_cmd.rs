@@ -3,7 +3,6 @@
 //! `start --local` on the embedded SQLite store.
 
 use crate::diag::Format;
-use crate::io::read_input;
 use crate::{EXIT_INVALID, EXIT_USAGE};
 use serde_json::{Value as J, json};
 use std::io::Write;
@@ -386,7 +385,7 @@ fn print_json(j: &J) {
 
 /// `irkit tcc register`.
 pub fn register(a: RegisterArgs) -> ExitCode {
-    let (_, bytes) = match read_input(&a.file) {
+    let (_, bytes) = match crate::tcc_compile_cmd::read_program(&a.file) {
         Ok(x) => x,
         Err(m) => return usage(&m),
     };
@@ -490,7 +489,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> ExitCode {
     let host = Host::new(store.clone(), providers, HostConfig::default());
     let path = Path::new(&a.program);
     let program = if path.is_file() {
-        let (_, bytes) = match read_input(path) {
+        let (_, bytes) = match crate::tcc_compile_cmd::read_program(path) {
             Ok(x) => x,
             Err(m) => return usage(&m),
         };

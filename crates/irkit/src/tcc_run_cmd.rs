@@ -100,7 +100,7 @@ fn engine_error(label: &str, e: &EngineError, format: Format) -> ExitCode {
 
 /// Reads, decodes, validates and prepares an artifact.
 fn load_program(file: &Path, format: Format) -> Result<(String, Arc<Program>), ExitCode> {
-    let (label, bytes) = read_input(file).map_err(|m| usage(&m))?;
+    let (label, bytes) = crate::tcc_compile_cmd::read_program(file).map_err(|m| usage(&m))?;
     let artifact = tcc_ir::decode_artifact(&bytes)
         .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?;
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
@@ -352,6 +352,12 @@ pub fn step(a: StepArgs) -> ExitCode {
     };
     if let Err(e) = result {
         return engine_error(&label, &e, a.format);
+    }
+    // A fresh start that ran nothing and checkpointed nothing (a budget of
+    // 0): the continuation as the engine holds it, as the reference writes
+    // it (status `running`). A resumed one is written back as it was read.
+    if a.continuation.is_none() && exec.steps() == 0 && exec.state().revision == 0 {
+        stored = exec.state().clone();
     }
     let mut text = stored.encode();
     text.push('\n');

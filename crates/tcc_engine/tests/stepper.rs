@@ -203,6 +203,35 @@ fn python_equality_on_a_cycle_is_fatal() {
 }
 
 #[test]
+fn python_equality_of_a_container_with_itself_is_true() {
+    // a = [NaN]; a.push(a); a == a  (CPython: True, by element identity)
+    let code = vec![
+        I::NewArray,
+        c_num(f64::NAN),
+        I::ArrayPush,
+        I::StoreLocal { local: 0 },
+        I::LoadLocal { local: 0 },
+        I::LoadLocal { local: 0 },
+        I::ArrayPush,
+        I::Pop,
+        I::LoadLocal { local: 0 },
+        I::LoadLocal { local: 0 },
+        I::StrictEq,
+        I::Return,
+    ];
+    assert_eq!(
+        eval(program("py.subset.v1", vec![func(0, 0, 1, code)])),
+        json!({"t":"bool","v":true})
+    );
+    // NaN itself is still unequal to itself.
+    let nan = vec![c_num(f64::NAN), c_num(f64::NAN), I::StrictEq, I::Return];
+    assert_eq!(
+        eval(program("py.subset.v1", vec![func(0, 0, 0, nan)])),
+        json!({"t":"bool","v":false})
+    );
+}
+
+#[test]
 fn comparisons_require_numbers_and_are_not_catchable() {
     let p = ts(
         vec![
@@ -612,10 +641,19 @@ fn return_drops_the_frames_handlers() {
 
 #[test]
 fn uncaught_throw_fails_with_the_value() {
-    let out = run_host(ts(vec![c_num(3.0), I::Throw], 0), &host());
+    // The envelope carries the message, as the reference's does; the thrown
+    // value is the failed checkpoint's `result`.
+    let r = host()
+        .run(ts(vec![c_num(3.0), I::Throw], 0), "test", &[])
+        .unwrap();
     assert_eq!(
-        out,
-        json!({"host_protocol_version":1,"type":"failed","result":num(3.0),"message":"{\"t\":\"number\",\"v\":3}"})
+        r.outcome,
+        json!({"host_protocol_version":1,"type":"failed","message":"{\"t\":\"number\",\"v\":3}"})
+    );
+    let stored = r.stored.unwrap().to_json();
+    assert_eq!(
+        (&stored["status"], &stored["result"]),
+        (&json!("failed"), &num(3.0))
     );
     let out = run_host(
         ts(
@@ -638,10 +676,11 @@ fn uncaught_throw_fails_with_the_value() {
 
 #[test]
 fn closures_share_cells() {
-    // counter closure: f1(env) { env[0] = env[0] + 1; return env[0] }
+    // counter closure: f1(env) { env[0] = env[0] + 1; return env[0] }; no user
+    // parameters, so param_count 0 (the environment is the extra local 0).
     let inc = func(
         1,
-        1,
+        0,
         1,
         vec![
             I::LoadLocal { local: 0 },
@@ -690,6 +729,87 @@ fn closures_share_cells() {
     assert_eq!(
         eval(program("py.subset.v1", vec![e, f])),
         json!({"t":"bool","v":true})
+    );
+}
+
+#[test]
+fn closure_param_count_counts_user_parameters_only() {
+    // f1(env, a, b) = env[0] + a * b: param_count 2 (a, b at slots 1 and 2), local_count 3.
+    let body = func(
+        1,
+        2,
+        3,
+        vec![
+            I::LoadLocal { local: 0 },
+            I::EnvGet { index: 0 },
+            I::LoadLocal { local: 1 },
+            I::LoadLocal { local: 2 },
+            I::Mul,
+            I::Add,
+            I::Return,
+        ],
+    );
+    let call_with = |args: &[f64]| {
+        let mut code = vec![
+            c_num(100.0),
+            I::NewCell,
+            I::NewEnv { count: 1 },
+            I::NewClosure { func: 1 },
+        ];
+        code.extend(args.iter().map(|a| c_num(*a)));
+        code.push(I::CallClosure {
+            argc: args.len() as u32,
+        });
+        code.push(I::Return);
+        func(0, 0, 0, code)
+    };
+    for lang in ["ts.subset.v1", "py.subset.v1", "rust.subset.v1"] {
+        assert_eq!(
+            eval(program(lang, vec![call_with(&[3.0, 4.0]), body.clone()])),
+            num(112.0),
+            "{lang}"
+        );
+    }
+    // Python and Rust bind exactly: one argument short is an arity error.
+    for lang in ["py.subset.v1", "rust.subset.v1"] {
+        assert_eq!(
+            fatal_kind(program(lang, vec![call_with(&[3.0]), body.clone()])),
+            FatalKind::Arity,
+            "{lang}"
+        );
+    }
+    // Python defaults are indexed by user parameter (b = 5), not by slot.
+    let mut with_default = body.clone();
+    with_default.param_defaults = Some(vec![None, Some(tcc_ir::Constant::Number(5.0))]);
+    assert_eq!(
+        eval(program(
+            "py.subset.v1",
+            vec![call_with(&[3.0]), with_default]
+        )),
+        num(115.0)
+    );
+    // LoadFunc's empty-environment closure binds the same way.
+    let loaded = func(
+        0,
+        0,
+        0,
+        vec![
+            I::LoadFunc { func: 2 },
+            c_num(7.0),
+            I::CallClosure { argc: 1 },
+            I::Return,
+        ],
+    );
+    let ident = func(2, 1, 2, vec![I::LoadLocal { local: 1 }, I::Return]);
+    assert_eq!(eval(program("py.subset.v1", vec![loaded, ident])), num(7.0));
+    // local_count must leave room for the environment and every parameter.
+    let cramped = func(1, 2, 2, vec![c_num(0.0), I::Return]);
+    assert_eq!(
+        fatal_kind(program(
+            "ts.subset.v1",
+            vec![call_with(&[3.0, 4.0]), cramped]
+        )),
+        FatalKind::Arity
     );
 }
 

@@ -1,0 +1,210 @@
+//! TCC language frontends: Python (`py.subset.v1`) and TypeScript
+//! (`ts.subset.v1`) source → TCC program artifacts.
+//!
+//! Data flow: source text → parser (`rustpython-parser`, `oxc_parser`) →
+//! language lowering ([`python`], [`typescript`]: names resolved, subset
+//! checked, language rules chosen) → [`hir::Module`] → [`codegen`] →
+//! [`tcc_ir::Artifact`] with a derived envelope and its hash, checked with
+//! [`tcc_ir::validate`] before it is returned. Anything outside the subset
+//! is a [`FrontendError`] with a stable `TCC-F…` code and a position.
+
+pub mod codegen;
+pub mod error;
+pub mod hir;
+pub mod primitives;
+pub mod python;
+pub mod typescript;
+
+use std::path::Path;
+
+use tcc_ir::{
+    Artifact, ENGINE_FORMAT_VERSION, Envelope, FeatureSet, Instruction, InstructionGroup,
+    LanguageSemantics, Program, features as f,
+};
+
+pub use error::{Code, FrontendError, LineIndex};
+pub use primitives::{MAX_DEPTH, Prim, number_literal};
+
+/// Version written as `frontend_version`.
+pub const FRONTEND_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Largest source accepted (bytes).
+pub const MAX_SOURCE_BYTES: usize = 16 * 1024 * 1024;
+
+/// A source language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    /// Python subset, `.py`.
+    Python,
+    /// TypeScript subset, `.ts`.
+    TypeScript,
+}
+
+impl Language {
+    /// The language of a path by its extension (`.py`, `.ts`).
+    pub fn from_path(path: &Path) -> Option<Self> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("py") => Some(Language::Python),
+            Some("ts") | Some("mts") => Some(Language::TypeScript),
+            _ => None,
+        }
+    }
+
+    /// `frontend_id` of irkit's frontend for this language.
+    pub fn frontend_id(self) -> &'static str {
+        match self {
+            Language::Python => "irkit-python",
+            Language::TypeScript => "irkit-typescript",
+        }
+    }
+
+    /// The semantics version the artifact declares.
+    pub fn semantics(self) -> LanguageSemantics {
+        match self {
+            Language::Python => LanguageSemantics::PySubsetV1,
+            Language::TypeScript => LanguageSemantics::TsSubsetV1,
+        }
+    }
+}
+
+/// Runs only the parser of `language` (the baseline of the compile
+/// benchmark); `Err` carries the parser's first error.
+pub fn parse_only(source: &str, language: Language) -> Result<(), FrontendError> {
+    match language {
+        Language::Python => python::parse_only(source),
+        Language::TypeScript => typescript::parse_only(source),
+    }
+}
+
+/// Compiles `source` (named `file` in spans and diagnostics) to an artifact.
+pub fn compile(source: &str, file: &str, language: Language) -> Result<Artifact, FrontendError> {
+    let lines = LineIndex::new(source);
+    if source.len() > MAX_SOURCE_BYTES {
+        return Err(FrontendError::new(
+            Code::Limit,
+            format!("source larger than {MAX_SOURCE_BYTES} bytes"),
+            hir::Pos::default(),
+        )
+        .locate(&lines));
+    }
+    // Parsers and the lowering recurse over the syntax tree; a stack that
+    // grows with the input keeps deep but legal nesting from overflowing.
+    let stack = (64 << 20) + source.len().saturating_mul(2048).min(1 << 30);
+    let result = std::thread::scope(|s| {
+        let handle = std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn_scoped(s, || compile_here(source, file, language));
+        match handle {
+            Ok(h) => h.join().unwrap_or_else(|_| {
+                Err(FrontendError::new(
+                    Code::Internal,
+                    "internal frontend error (panic)",
+                    hir::Pos::default(),
+                ))
+            }),
+            Err(e) => Err(FrontendError::new(
+                Code::Limit,
+                format!("cannot start the compiler thread: {e}"),
+                hir::Pos::default(),
+            )),
+        }
+    });
+    result.map_err(|e| e.locate(&lines))
+}
+
+fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact, FrontendError> {
+    let module = match language {
+        Language::Python => python::lower(source, file)?,
+        Language::TypeScript => typescript::lower(source, file)?,
+    };
+    if module.funcs.len() > 1024 {
+        return Err(FrontendError::new(
+            Code::Limit,
+            "more than 1024 functions",
+            hir::Pos::default(),
+        ));
+    }
+    let lines = LineIndex::new(source);
+    let functions = codegen::generate(&module, language.semantics(), file, &lines)?;
+    let program = Program {
+        entry: module.entry as u32,
+        functions,
+    };
+    let (features, capabilities) = requirements(&program);
+    let envelope = Envelope {
+        artifact_hash: String::new(),
+        frontend_id: language.frontend_id().to_string(),
+        frontend_version: FRONTEND_VERSION.to_string(),
+        language_semantics_version: language.semantics().as_str().to_string(),
+        engine_format_version: ENGINE_FORMAT_VERSION,
+        required_engine_features: features,
+        required_host_capabilities: capabilities,
+        runtime_modules: Vec::new(),
+    };
+    let mut artifact = Artifact { envelope, program };
+    artifact.envelope.artifact_hash = tcc_ir::compute_hash(&artifact);
+    if let Err(e) = tcc_ir::validate(
+        &artifact,
+        &FeatureSet::all_engine_features(),
+        &FeatureSet::all_host_capabilities(),
+    ) {
+        let pos = module
+            .funcs
+            .get(module.entry)
+            .map(|f| f.pos)
+            .unwrap_or_default();
+        let code = match e {
+            tcc_ir::ValidationError::TooManyFunctions { .. }
+            | tcc_ir::ValidationError::TooManyInstructions { .. }
+            | tcc_ir::ValidationError::TooManyLocals { .. }
+            | tcc_ir::ValidationError::StringTooLong { .. } => Code::Limit,
+            _ => Code::Internal,
+        };
+        return Err(FrontendError::new(
+            code,
+            format!("the program exceeds an artifact limit: {e}"),
+            pos,
+        ));
+    }
+    Ok(artifact)
+}
+
+/// Engine features and host capabilities, derived from the instructions:
+/// `ts.control_flow` and `host.persist_checkpoint` first, then each in the
+/// order of first use (functions in id order, instructions by pc).
+pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
+    let mut features = vec![f::CONTROL_FLOW.to_string()];
+    let mut caps = vec!["host.persist_checkpoint".to_string()];
+    let add = |list: &mut Vec<String>, id: &str| {
+        if !list.iter().any(|x| x == id) {
+            list.push(id.to_string());
+        }
+    };
+    for func in &program.functions {
+        for ins in &func.instructions {
+            let (feature, cap) = match ins {
+                Instruction::Effect { .. } => (Some(f::EFFECT), Some("host.effect")),
+                Instruction::Sleep => (Some(f::SLEEP), Some("host.timer")),
+                Instruction::WaitForEvent => (Some(f::WAIT_FOR_EVENT), Some("host.event")),
+                Instruction::Invoke { .. } => (Some(f::INVOKE), Some("host.child")),
+                Instruction::Fork { .. } | Instruction::JoinAll | Instruction::JoinAny => {
+                    (Some(f::CONCURRENT_GROUP), None)
+                }
+                Instruction::Throw | Instruction::PushTry { .. } | Instruction::PopTry => {
+                    (Some(f::EXCEPTIONS), None)
+                }
+                other if other.group() == InstructionGroup::Compute => {
+                    (Some(f::LANG_COMPUTE), None)
+                }
+                _ => (None, None),
+            };
+            if let Some(id) = feature {
+                add(&mut features, id);
+            }
+            if let Some(id) = cap {
+                add(&mut caps, id);
+            }
+        }
+    }
+    (features, caps)
+}

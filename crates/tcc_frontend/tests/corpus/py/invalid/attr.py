@@ -1,0 +1,3 @@
+async def run():
+    x = {"a": 1}
+    return x.a

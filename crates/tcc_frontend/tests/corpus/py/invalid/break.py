@@ -1,0 +1,2 @@
+async def run():
+    break

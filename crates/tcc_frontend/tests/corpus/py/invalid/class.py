@@ -1,0 +1,5 @@
+class A:
+    pass
+
+async def run():
+    return 1

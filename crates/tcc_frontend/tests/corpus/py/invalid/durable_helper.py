@@ -1,0 +1,7 @@
+from tcc_engine.primitives import effect
+
+def helper():
+    return effect("x")
+
+async def run():
+    return helper()

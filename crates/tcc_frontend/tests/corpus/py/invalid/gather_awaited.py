@@ -1,0 +1,4 @@
+from tcc_engine.primitives import gather, effect
+
+async def run():
+    return await gather(await effect("a"))

@@ -1,0 +1,4 @@
+import os
+
+async def run():
+    return 1

@@ -1,0 +1,2 @@
+async def run():
+    return 9007199254740993

@@ -1,0 +1,5 @@
+def f(a):
+    return a
+
+async def run():
+    return f(a=1)

@@ -1,0 +1,5 @@
+async def run():
+    xs = []
+    if []:
+        return 1
+    return 0
