@@ -51,6 +51,11 @@ done
 if "$irkit" rvn link "$rvn/collide-x.rvnlib" "$rvn/collide-y.rvnlib" -o target/collide.rvnlib 2>/dev/null; then
   echo "rvn link accepted a key collision" >&2; exit 1
 fi
+"$irkit" rvn verify "$rvn"/packages/*.rvnlib
+"$irkit" rvn diff "$rvn/packages/brdf-v1.rvnlib" "$rvn/packages/brdf-v2.rvnlib"
+if "$irkit" rvn diff "$rvn/packages/skinning-v1.rvnlib" "$rvn/packages/skinning-v2.rvnlib"; then
+  echo "rvn diff called a breaking skinning version compatible" >&2; exit 1
+fi
 
 # ZLM1: assemble, validate, disassemble (exact round trip) and address each example.
 zlm_out=$(mktemp -d)

@@ -54,6 +54,18 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Report what changed between two versions of a library and whether a
+    /// consumer built against OLD still links against NEW (exit 0 compatible,
+    /// 1 breaking).
+    Diff {
+        /// The version consumers were built against.
+        old: PathBuf,
+        /// The new version.
+        new: PathBuf,
+        /// Output format (`json`: one object per change, then a summary).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
     /// Print the call graph reachable from a function key.
     Calls {
         /// The .rvnlib file.
@@ -84,6 +96,7 @@ pub fn run(verb: Verb) -> ExitCode {
             format,
         } => link(&files, &output, consumer.as_deref(), entries, name, format),
         Verb::Calls { file, key, format } => calls(&file, &key, format),
+        Verb::Diff { old, new, format } => diff(&old, &new, format),
     }
 }
 
@@ -265,12 +278,29 @@ fn link(
             if let Err(e) = write_output(Some(output), &bytes) {
                 return usage_error(&e);
             }
-            if format == Format::Human {
-                eprintln!(
-                    "linked {} struct(s) and {} function(s) into {out_label}",
+            let version = rvnlib::version::version_for(&linked.library);
+            let why = if version == rvnlib::version::RAVEN_VERSION {
+                "the version Raven reads"
+            } else {
+                "a struct key differs from its name; Raven's reader accepts only version 3"
+            };
+            match format {
+                Format::Human => eprintln!(
+                    "linked {} struct(s) and {} function(s) into {out_label} as container version {version} ({why})",
                     linked.library.ir.structs.len(),
                     linked.library.ir.functions.len()
-                );
+                ),
+                Format::Json => println!(
+                    "{}",
+                    serde_json::json!({
+                        "kind": "written",
+                        "path": out_label,
+                        "version": version,
+                        "raven_readable": version == rvnlib::version::RAVEN_VERSION,
+                        "structs": linked.library.ir.structs.len(),
+                        "functions": linked.library.ir.functions.len(),
+                    })
+                ),
             }
             ExitCode::SUCCESS
         }
@@ -353,5 +383,79 @@ fn calls(file: &Path, key: &str, format: Format) -> ExitCode {
     match write_output(None, out.as_bytes()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => usage_error(&e),
+    }
+}
+
+fn diff(old: &Path, new: &Path, format: Format) -> ExitCode {
+    let old = load(old, format, true);
+    let new = load(new, format, true);
+    let ((old_label, old), (new_label, new)) = match (old, new) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(a), Err(b)) => return ExitCode::from(a.max(b)),
+        (Err(code), _) | (_, Err(code)) => return ExitCode::from(code),
+    };
+    let report = rvnlib::diff::diff(&old, &new);
+    let breaking = report.breaking().count();
+    let mut out = String::new();
+    match format {
+        Format::Human => {
+            out.push_str(&format!(
+                "{old_label} (`{}`) -> {new_label} (`{}`)\n",
+                old.name, new.name
+            ));
+            for change in &report.changes {
+                out.push_str(&format!(
+                    "{:<10} {} `{}`: {}\n",
+                    if change.breaking() {
+                        "breaking"
+                    } else {
+                        "compatible"
+                    },
+                    change.kind.name(),
+                    change.subject,
+                    change.detail
+                ));
+            }
+            out.push_str(&format!(
+                "{} change(s), {breaking} breaking: {}\n",
+                report.changes.len(),
+                if report.compatible() {
+                    "a consumer built against the old version links against the new one"
+                } else {
+                    "a consumer built against the old version breaks against the new one"
+                }
+            ));
+        }
+        Format::Json => {
+            for change in &report.changes {
+                let line = serde_json::json!({
+                    "kind": "change",
+                    "change": change.kind.name(),
+                    "breaking": change.breaking(),
+                    "subject": change.subject,
+                    "detail": change.detail,
+                });
+                out.push_str(&line.to_string());
+                out.push('\n');
+            }
+            let summary = serde_json::json!({
+                "kind": "summary",
+                "old": old_label,
+                "new": new_label,
+                "changes": report.changes.len(),
+                "breaking": breaking,
+                "compatible": report.compatible(),
+            });
+            out.push_str(&summary.to_string());
+            out.push('\n');
+        }
+    }
+    if let Err(e) = write_output(None, out.as_bytes()) {
+        return usage_error(&e);
+    }
+    if report.compatible() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_INVALID)
     }
 }

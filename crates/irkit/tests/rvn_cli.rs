@@ -141,3 +141,130 @@ fn calls_prints_the_graph_and_usage_errors_exit_2() {
     let no_file = irkit(&["rvn", "verify", "/nonexistent/x.rvnlib"]);
     assert_eq!(no_file.status.code(), Some(2));
 }
+
+fn package(name: &str) -> String {
+    examples().join("packages").join(name).display().to_string()
+}
+
+#[test]
+fn link_says_which_container_version_it_wrote() {
+    let dir = std::env::temp_dir().join(format!("irkit-rvn-version-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("shade.rvnlib").display().to_string();
+    let linked = irkit(&[
+        "rvn",
+        "link",
+        "--consumer",
+        &package("shade-app.rvnlib"),
+        &package("brdf-v1.rvnlib"),
+        &package("skinning-v1.rvnlib"),
+        "-o",
+        &out,
+    ]);
+    assert_eq!(linked.status.code(), Some(0), "{}", text(&linked.stderr));
+    assert!(
+        text(&linked.stderr).contains("as container version 3 (the version Raven reads)"),
+        "{}",
+        text(&linked.stderr)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(&bytes[7..11], &3i32.to_le_bytes());
+    assert_eq!(
+        bytes,
+        std::fs::read(examples().join("packages/shade-app-linked.rvnlib")).unwrap()
+    );
+    // pkg-a's struct keys differ from their names: version 4, said so in JSON.
+    let linked = irkit(&[
+        "rvn",
+        "link",
+        "--format",
+        "json",
+        &path("pkg-a.rvnlib"),
+        "-o",
+        &out,
+    ]);
+    assert_eq!(linked.status.code(), Some(0));
+    let line: serde_json::Value = serde_json::from_str(text(&linked.stdout).trim()).unwrap();
+    assert_eq!(line["kind"], "written");
+    assert_eq!(line["version"], 4);
+    assert_eq!(line["raven_readable"], false);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_reports_compatible_and_breaking_versions() {
+    let compatible = irkit(&[
+        "rvn",
+        "diff",
+        &package("brdf-v1.rvnlib"),
+        &package("brdf-v2.rvnlib"),
+    ]);
+    assert_eq!(
+        compatible.status.code(),
+        Some(0),
+        "{}",
+        text(&compatible.stderr)
+    );
+    let report = text(&compatible.stdout);
+    assert!(
+        report.contains("compatible function-body-changed `Brdf.Shading.GgxD"),
+        "{report}"
+    );
+    assert!(report.contains("5 change(s), 0 breaking"), "{report}");
+
+    let breaking = irkit(&[
+        "rvn",
+        "diff",
+        "--format",
+        "json",
+        &package("skinning-v1.rvnlib"),
+        &package("skinning-v2.rvnlib"),
+    ]);
+    assert_eq!(breaking.status.code(), Some(1));
+    let lines: Vec<serde_json::Value> = text(&breaking.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let named: Vec<(&str, &str)> = lines
+        .iter()
+        .filter(|l| l["breaking"] == true)
+        .map(|l| {
+            (
+                l["change"].as_str().unwrap(),
+                l["subject"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            ("struct-layout-changed", "SkinVertex"),
+            (
+                "function-removed",
+                "Geometry.Skinning.Blend(a: float4x4, b: float4x4, wa: float, wb: float): float4x4"
+            ),
+            (
+                "member-removed",
+                "Geometry.Skinning.Blend(Mat4, Mat4, Float, Float): Mat4"
+            ),
+        ]
+    );
+    let summary = lines.last().unwrap();
+    assert_eq!(summary["kind"], "summary");
+    assert_eq!(summary["breaking"], 3);
+    assert_eq!(summary["compatible"], false);
+
+    // A library that does not verify is invalid input, with its diagnostics.
+    let bad = irkit(&[
+        "rvn",
+        "diff",
+        &path("refused/return-mismatch.rvnlib"),
+        &package("brdf-v1.rvnlib"),
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("RVN3010"),
+        "{}",
+        text(&bad.stderr)
+    );
+}

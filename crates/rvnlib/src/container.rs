@@ -11,10 +11,7 @@ pub const MAGIC: &[u8; 7] = b"RVNLIB\x1A";
 pub const EFFECT_MAGIC: &[u8; 6] = b"RVNFX\x1A";
 /// Bytes before the payload.
 pub const HEADER_LEN: usize = 15;
-/// Versions this reader understands: 3 (function keys) and 4 (struct keys too).
-pub const READ_VERSIONS: &[i32] = &[3, 4];
-/// The version the writer produces.
-pub const WRITE_VERSION: i32 = 4;
+pub use crate::version::{RAVEN_VERSION, READ_VERSIONS, STRUCT_KEY_VERSION, version_for};
 
 /// Why bytes are not a readable library.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -202,9 +199,11 @@ pub fn read(bytes: &[u8]) -> Result<CompiledLibrary, ReadError> {
     }
 }
 
-/// Writes a library as a version-4 container.
+/// Writes a library as a container of [`version_for`] it: version 3, which
+/// Raven's reader accepts, whenever every struct's key is its name; version 4
+/// only when it is not.
 pub fn write(library: &CompiledLibrary) -> Result<Vec<u8>, WriteError> {
-    write_version(library, WRITE_VERSION)
+    write_version(library, version_for(library))
 }
 
 /// Writes a library as a container of `version` (3 or 4).
@@ -242,11 +241,14 @@ mod tests {
         write(&CompiledLibrary::new("X")).unwrap()
     }
 
+    /// Changed by issue 19: a library representable in version 3 is written as
+    /// version 3, the only version Raven's reader accepts
+    /// (`CompiledLibraryFormat.cs` 59, 131: `version != Version` refuses).
     #[test]
     fn header_layout() {
         let bytes = good();
         assert_eq!(&bytes[..7], b"RVNLIB\x1A");
-        assert_eq!(&bytes[7..11], &4i32.to_le_bytes());
+        assert_eq!(&bytes[7..11], &3i32.to_le_bytes());
         assert_eq!(
             i32::from_le_bytes([bytes[11], bytes[12], bytes[13], bytes[14]]) as usize,
             bytes.len() - 15
@@ -326,5 +328,14 @@ mod tests {
             Err(WriteError::UnsupportedVersion(5))
         ));
         assert!(write_version(&lib, 4).is_ok());
+        // `write` picks 4 only because the key differs from the name …
+        assert_eq!(version_for(&lib), 4);
+        assert_eq!(&write(&lib).unwrap()[7..11], &4i32.to_le_bytes());
+        // … and 3 as soon as it does not.
+        lib.ir.structs[0].key = "S".into();
+        assert_eq!(version_for(&lib), 3);
+        let bytes = write(&lib).unwrap();
+        assert_eq!(&bytes[7..11], &3i32.to_le_bytes());
+        assert_eq!(read(&bytes).unwrap(), lib);
     }
 }

@@ -442,28 +442,18 @@ impl LibraryValue {
             text: value.to_string(),
         }
     }
-    /// A `float` constant (shortest round-trip text).
+    /// A `float` constant, as .NET's `float.ToString("R", InvariantCulture)`.
     pub fn float(value: f32) -> Self {
         LibraryValue {
             kind: "float".into(),
-            text: format_dotnet_float(
-                value.is_finite(),
-                format!("{value:e}"),
-                value.to_string(),
-                7,
-            ),
+            text: format_dotnet_float(format!("{value:e}"), value.to_string(), 9),
         }
     }
-    /// A `double` constant (shortest round-trip text).
+    /// A `double` constant, as .NET's `double.ToString("R", InvariantCulture)`.
     pub fn double(value: f64) -> Self {
         LibraryValue {
             kind: "double".into(),
-            text: format_dotnet_float(
-                value.is_finite(),
-                format!("{value:e}"),
-                value.to_string(),
-                15,
-            ),
+            text: format_dotnet_float(format!("{value:e}"), value.to_string(), 17),
         }
     }
 
@@ -492,33 +482,36 @@ impl LibraryValue {
     }
 }
 
-/// Formats shortest round-trip digits the way .NET's invariant culture does:
-/// positional for decimal exponents in `-5..threshold`, otherwise `1.5E+20` /
-/// `1E-05`; non-finite values are `∞`, `-∞` and `NaN`.
-fn format_dotnet_float(
-    finite: bool,
-    scientific: String,
-    positional: String,
-    threshold: i32,
-) -> String {
-    if !finite {
-        return match positional.as_str() {
-            "inf" => "\u{221E}".into(),
-            "-inf" => "-\u{221E}".into(),
-            _ => "NaN".into(),
-        };
+/// .NET's round-trip ("R") text under the invariant culture, from Rust's
+/// shortest round-trip digits (`scientific` is `{:e}`, `positional` is
+/// `Display`). .NET formats "R" as general format with precision
+/// `max(digit count, round_trip_digits)` (9 for `float`, 17 for `double`): the
+/// exponent form `d.dddE+XX` (at least two exponent digits) when the decimal
+/// exponent is at least that precision or at most −5, positional otherwise;
+/// non-finite values are the invariant culture's `Infinity`, `-Infinity`, `NaN`.
+fn format_dotnet_float(scientific: String, positional: String, round_trip_digits: usize) -> String {
+    match positional.as_str() {
+        "inf" => return "Infinity".into(),
+        "-inf" => return "-Infinity".into(),
+        "NaN" => return "NaN".into(),
+        _ => {}
     }
     let Some((mantissa, exponent)) = scientific.split_once('e') else {
         return positional;
     };
-    let Ok(exponent) = exponent.parse::<i32>() else {
+    let Ok(exponent) = exponent.parse::<i64>() else {
         return positional;
     };
-    if (-5..threshold).contains(&exponent) || mantissa.trim_start_matches('-') == "0" {
-        positional
-    } else {
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    if mantissa.trim_start_matches('-') == "0" {
+        return positional; // "0" and "-0"
+    }
+    let precision = digits.max(round_trip_digits) as i64;
+    if exponent >= precision || exponent <= -5 {
         let sign = if exponent < 0 { '-' } else { '+' };
         format!("{mantissa}E{sign}{:02}", exponent.abs())
+    } else {
+        positional
     }
 }
 
@@ -855,24 +848,87 @@ pub struct LibraryIr {
 mod tests {
     use super::*;
 
+    /// .NET "R" under the invariant culture (general format, precision
+    /// `max(digits, 9)` for float and `max(digits, 17)` for double; exponent form
+    /// when the exponent reaches the precision or is at most −5). Changed by
+    /// issue 19: `12345678f` is `12345678` (was `1.2345678E+07`), infinity is
+    /// `Infinity` (was `∞`), and 1E-05 is the first exponent-form small value.
     #[test]
     fn constants_format_like_dotnet_invariant_round_trip() {
-        assert_eq!(LibraryValue::float(1.0).text, "1");
-        assert_eq!(LibraryValue::float(0.1).text, "0.1");
-        assert_eq!(LibraryValue::float(1.0e20).text, "1E+20");
-        assert_eq!(LibraryValue::float(1234567.0).text, "1234567");
-        assert_eq!(LibraryValue::float(12345678.0).text, "1.2345678E+07");
-        assert_eq!(LibraryValue::double(-2.5e-7).text, "-2.5E-07");
-        assert_eq!(LibraryValue::double(0.0001).text, "0.0001");
-        assert_eq!(LibraryValue::double(f64::INFINITY).text, "\u{221E}");
+        let floats: &[(f32, &str)] = &[
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (1.0, "1"),
+            (0.1, "0.1"),
+            (-60.0, "-60"),
+            (1234567.0, "1234567"),
+            (12345678.0, "12345678"),
+            (1.0e8, "100000000"),       // exponent 8 < 9: positional
+            (123456789.0, "123456790"), // 9 digits, exponent 8
+            (1.0e9, "1E+09"),           // exponent 9 = precision
+            (1.2345678e9, "1.2345678E+09"),
+            (1.0e20, "1E+20"),
+            (f32::MAX, "3.4028235E+38"),
+            (0.0001, "0.0001"), // exponent -4: positional
+            (0.00012345, "0.00012345"),
+            (0.00001, "1E-05"), // exponent -5: exponent form
+            (-1.5e-5, "-1.5E-05"),
+            (f32::MIN_POSITIVE, "1.1754944E-38"),
+            (1.0e-45, "1E-45"),
+            (f32::INFINITY, "Infinity"),
+            (f32::NEG_INFINITY, "-Infinity"),
+            (f32::NAN, "NaN"),
+        ];
+        for &(value, text) in floats {
+            assert_eq!(LibraryValue::float(value).text, text, "float {value:e}");
+        }
+        let doubles: &[(f64, &str)] = &[
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (0.1, "0.1"),
+            (1.0e15, "1000000000000000"),
+            (1.0e16, "10000000000000000"), // exponent 16 < 17: positional
+            (12345678901234567.0, "12345678901234568"), // 17 digits, exponent 16
+            (1.0e17, "1E+17"),             // exponent 17 = precision
+            (1.2345678901234566e17, "1.2345678901234566E+17"),
+            (1.0e100, "1E+100"), // three exponent digits
+            (f64::MAX, "1.7976931348623157E+308"),
+            (0.0001, "0.0001"),
+            (0.00001, "1E-05"),
+            (-2.5e-7, "-2.5E-07"),
+            (5.0e-324, "5E-324"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (f64::NAN, "NaN"),
+        ];
+        for &(value, text) in doubles {
+            assert_eq!(LibraryValue::double(value).text, text, "double {value:e}");
+        }
         assert_eq!(LibraryValue::int(-3).text, "-3");
         assert_eq!(LibraryValue::bool(false).text, "false");
-        for v in [
-            LibraryValue::float(1.0e20),
-            LibraryValue::double(-2.5e-7),
-            LibraryValue::double(f64::NAN),
-        ] {
+        for &(value, _) in floats {
+            let v = LibraryValue::float(value);
             assert!(v.text_parses(), "{v:?}");
+            // Round trip: the text reads back to the same bits (NaN aside).
+            if !value.is_nan() {
+                let back: f32 = match v.text.as_str() {
+                    "Infinity" => f32::INFINITY,
+                    "-Infinity" => f32::NEG_INFINITY,
+                    t => t.parse().unwrap(),
+                };
+                assert_eq!(back.to_bits(), value.to_bits(), "{}", v.text);
+            }
+        }
+        for &(value, _) in doubles {
+            assert!(LibraryValue::double(value).text_parses());
+        }
+        // Text read from a file keeps the older spellings readable.
+        for text in ["\u{221E}", "-\u{221E}", "1.2345678E+07"] {
+            let v = LibraryValue {
+                kind: "float".into(),
+                text: text.into(),
+            };
+            assert!(v.text_parses(), "{text}");
         }
         assert!(
             !LibraryValue {

@@ -2,24 +2,29 @@
 //!
 //! Data flow: bytes → [`container::open`] (magic, version, length) →
 //! [`json::from_json`] (the exact System.Text.Json schema) → [`CompiledLibrary`]
-//! → [`verify::verify_library`] (IR verifier, cross-library references
-//! deferred) → [`link::link`] (by key; conflicts, renames, pruning, complete
-//! verification) → [`container::write`]. [`export::export`] refuses bodies that
-//! touch storage owned by a consuming shader. [`walk`] answers "what does this
-//! body call" for every statement shape.
+//! → [`verify::verify_library`] (Raven's IR verifier rules, cross-library
+//! references deferred) → [`link::link`] (by key; conflicts, renames, pruning,
+//! complete verification) → [`container::write`] (version 3 whenever
+//! representable, [`version::version_for`]). [`export::export`] refuses bodies
+//! that touch storage owned by a consuming shader. [`diff::diff`] compares two
+//! versions of a library as a consumer depends on them. [`walk`] answers "what
+//! does this body call" for every statement shape.
 //!
 //! Modules follow `rvnlib-ir.md`: [`ir`] (LibraryIr), [`library`] (the
-//! declaration half and `CompiledLibrary`), [`container`], [`json`],
-//! [`verify`], [`link`], [`export`], [`walk`], plus a [`builder`].
+//! declaration half and `CompiledLibrary`), [`version`], [`container`],
+//! [`json`], [`verify`], [`link`], [`export`], [`walk`], [`diff`], plus a
+//! [`builder`].
 
 pub mod builder;
 pub mod container;
+pub mod diff;
 pub mod export;
 pub mod ir;
 pub mod json;
 pub mod library;
 pub mod link;
 pub mod verify;
+pub mod version;
 pub mod walk;
 
 pub use container::{ReadError, WriteError, read, read_unverified, write};

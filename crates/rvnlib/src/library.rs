@@ -1,5 +1,5 @@
 //! `CompiledLibrary`: the declaration half a consumer binds against, plus the
-//! [`LibraryIr`](crate::ir::LibraryIr) half it links.
+//! [`LibraryIr`] half it links.
 
 use crate::ir::{LibraryIr, LibraryValue, wire_enum};
 use sha2::{Digest as _, Sha256};
@@ -276,9 +276,13 @@ impl CompiledLibrary {
 }
 
 /// The `SourceHash` construction: lowercase hex SHA-256 of all source texts
-/// joined with `\n`; the empty string when there is no text.
+/// joined with `\n`; the empty string when the joined text is empty (no
+/// source, or one empty source), as Raven's `LibraryBuilder` decides on the
+/// joined length.
 pub fn source_hash(sources: &[&str]) -> String {
-    if sources.is_empty() {
+    let joined_len =
+        sources.iter().map(|s| s.len()).sum::<usize>() + sources.len().saturating_sub(1);
+    if joined_len == 0 {
         return String::new();
     }
     let mut hasher = Sha256::new();
@@ -294,4 +298,23 @@ pub fn source_hash(sources: &[&str]) -> String {
 /// The struct key a version-4 library gives a declared struct: `<library>::<struct>`.
 pub fn struct_key(library: &str, name: &str) -> String {
     format!("{library}::{name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Changed by issue 19: one empty source hashes to "" (Raven's
+    /// `LibraryBuilder.cs` 228 tests the joined text's length), not SHA-256("").
+    #[test]
+    fn source_hash_is_empty_only_for_empty_joined_text() {
+        assert_eq!(source_hash(&[]), "");
+        assert_eq!(source_hash(&[""]), "");
+        // Two empty sources join to "\n", which is text.
+        assert_eq!(
+            source_hash(&["", ""]),
+            "01ba4719c80b6fe911b091a7c05124b64eeece964e09c058ef8f9805daca546b"
+        );
+        assert_eq!(source_hash(&["a", "b"]), source_hash(&["a\nb"]),);
+    }
 }

@@ -11,9 +11,13 @@
 //!   first is used.
 //! * When there are roots (the consumer's items and `entries`), functions and
 //!   structs not reachable from them are pruned.
-//! * Names must be unique in the module: the consumer's names are reserved
-//!   first, then each library entity whose name is taken becomes `name#1`,
-//!   `name#2`, … in artefact order. Lookup never uses names.
+//! * Names must be unique in the module, structs and functions sharing one
+//!   set: the consumer's names are reserved first, then every library's
+//!   structs and then every library's functions are named (before pruning),
+//!   and an entity whose name is taken becomes `name#1`, `name#2`, …
+//!   Lookup never uses names.
+//! * Two copies of a tuple struct (`Tuple_…`, bare key) with the same element
+//!   types are one type whatever their element names; the first is kept.
 //! * The result is verified with every reference resolvable.
 
 use crate::ir::*;
@@ -183,7 +187,7 @@ pub fn link(
         for s in &input.library.ir.structs {
             match struct_index.get(s.key.as_str()) {
                 Some(&i) => {
-                    if structs[i].item != s {
+                    if structs[i].item != s && !same_tuple(structs[i].item, s) {
                         errors.push(LinkError::ConflictingStruct {
                             key: s.key.clone(),
                             first: describe(structs[i].origin),
@@ -275,22 +279,41 @@ pub fn link(
         return Err(errors);
     }
 
-    // Names: the consumer's first, then library entities in artefact order.
-    let mut renames = Vec::new();
-    let mut struct_names = NameTable::default();
-    let mut function_names = NameTable::default();
+    // Names, before pruning and in one set for structs and functions together
+    // (Raven's `Lowerer.Linking.cs` `Unique` over one `taken` set): the
+    // consumer's names are reserved, then every library's structs are named,
+    // then every library's functions, each in input and artefact order.
+    let mut names = NameTable::default();
     if has_consumer {
-        for (i, e) in structs.iter().enumerate() {
-            if keep_struct[i] && e.origin == 0 {
-                struct_names.reserve(&e.item.name);
-            }
+        for e in structs.iter().filter(|e| e.origin == 0) {
+            names.reserve(&e.item.name);
         }
-        for (i, e) in functions.iter().enumerate() {
-            if keep_function[i] && e.origin == 0 {
-                function_names.reserve(&e.item.name);
-            }
+        for e in functions.iter().filter(|e| e.origin == 0) {
+            names.reserve(&e.item.name);
         }
     }
+    let from_library = |origin: usize| !(has_consumer && origin == 0);
+    let struct_names: Vec<String> = structs
+        .iter()
+        .map(|e| {
+            if from_library(e.origin) {
+                names.claim(&e.item.name)
+            } else {
+                e.item.name.clone()
+            }
+        })
+        .collect();
+    let function_names: Vec<String> = functions
+        .iter()
+        .map(|e| {
+            if from_library(e.origin) {
+                names.claim(&e.item.name)
+            } else {
+                e.item.name.clone()
+            }
+        })
+        .collect();
+    let mut renames = Vec::new();
     let mut out_structs = Vec::new();
     let mut struct_origins = Vec::new();
     for (i, e) in structs.iter().enumerate() {
@@ -298,17 +321,14 @@ pub fn link(
             continue;
         }
         let mut s = e.item.clone();
-        if !(has_consumer && e.origin == 0) {
-            let name = struct_names.claim(&s.name);
-            if name != s.name {
-                renames.push(Rename {
-                    what: "struct",
-                    key: s.key.clone(),
-                    from: s.name.clone(),
-                    to: name.clone(),
-                });
-                s.name = name;
-            }
+        if struct_names[i] != s.name {
+            renames.push(Rename {
+                what: "struct",
+                key: s.key.clone(),
+                from: s.name.clone(),
+                to: struct_names[i].clone(),
+            });
+            s.name = struct_names[i].clone();
         }
         out_structs.push(s);
         struct_origins.push(inputs[e.origin].origin.to_string());
@@ -320,17 +340,14 @@ pub fn link(
             continue;
         }
         let mut f = e.item.clone();
-        if !(has_consumer && e.origin == 0) {
-            let name = function_names.claim(&f.name);
-            if name != f.name {
-                renames.push(Rename {
-                    what: "function",
-                    key: f.key.clone(),
-                    from: f.name.clone(),
-                    to: name.clone(),
-                });
-                f.name = name;
-            }
+        if function_names[i] != f.name {
+            renames.push(Rename {
+                what: "function",
+                key: f.key.clone(),
+                from: f.name.clone(),
+                to: function_names[i].clone(),
+            });
+            f.name = function_names[i].clone();
         }
         out_functions.push(f);
         function_origins.push(inputs[e.origin].origin.to_string());
@@ -355,6 +372,24 @@ pub fn link(
         struct_origins,
         function_origins,
     })
+}
+
+/// Two copies of one tuple struct: Raven names a tuple `Tuple_<element types>`
+/// with a bare key, so the key is its structural identity, and it keeps the
+/// first copy whatever the element names (`Lowerer.Types.cs` `LowerTuple`,
+/// `LibraryIrCodec.cs`: first declaration of a name wins). The element types
+/// must still agree; different ones are a real conflict.
+fn same_tuple(first: &LibraryIrStruct, second: &LibraryIrStruct) -> bool {
+    let tuple = |s: &LibraryIrStruct| s.key == s.name && s.key.starts_with("Tuple_");
+    tuple(first)
+        && tuple(second)
+        && first.key == second.key
+        && first.fields.len() == second.fields.len()
+        && first
+            .fields
+            .iter()
+            .zip(&second.fields)
+            .all(|(a, b)| a.ty.same_type(&b.ty))
 }
 
 /// The keys one library defines.

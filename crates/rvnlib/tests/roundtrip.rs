@@ -364,8 +364,15 @@ proptest! {
             prop_assert_eq!(json::to_compact_json(&back, version), payload);
         }
         let bytes = container::write(&library).unwrap();
-        let (_, back) = container::read_unverified(&bytes).unwrap();
+        let (version, back) = container::read_unverified(&bytes).unwrap();
         prop_assert_eq!(container::write(&back).unwrap(), bytes);
+        // Version 3 (Raven's) exactly when every struct key is its name.
+        let representable = library.ir.structs.iter().all(|s| s.key == s.name);
+        prop_assert_eq!(version, if representable { 3 } else { 4 });
+        // A library diffed with itself has no changes; with another, diff is total.
+        prop_assert!(rvnlib::diff::diff(&library, &library).changes.is_empty());
+        let _ = rvnlib::diff::diff(&library, &common::core_library());
+        let _ = rvnlib::diff::diff(&common::core_library(), &library);
         // The verifier must not panic on arbitrary (mostly invalid) IR, and its
         // error list is bounded.
         let errors = verify::verify_library(&library);
@@ -377,6 +384,38 @@ proptest! {
         }
         let input = link::LinkInput { origin: "x", library: &library };
         let _ = link::link(&[input, input], &link::LinkOptions { entries: library.ir.functions.iter().map(|f| f.key.clone()).take(1).collect(), ..Default::default() });
+    }
+
+    /// Every float and double reads back from its .NET "R" text to the same
+    /// bits, and the exponent form is used exactly at decimal exponents
+    /// >= 9 (float) / 17 (double) or <= -5.
+    #[test]
+    fn float_text_round_trips(bits in any::<u32>(), wide in any::<u64>()) {
+        fn check(text: &str, exponent: i64, limit: i64) -> Result<(), TestCaseError> {
+            let expected = exponent >= limit || exponent <= -5;
+            prop_assert_eq!(text.contains('E'), expected, "{} (exponent {})", text, exponent);
+            Ok(())
+        }
+        let value = f32::from_bits(bits);
+        let v = LibraryValue::float(value);
+        prop_assert!(v.text_parses(), "{:?}", v);
+        if value.is_finite() {
+            prop_assert_eq!(v.text.parse::<f32>().unwrap().to_bits(), bits);
+            if value != 0.0 {
+                let exponent: i64 = format!("{value:e}").split_once('e').unwrap().1.parse().unwrap();
+                check(&v.text, exponent, 9)?;
+            }
+        }
+        let value = f64::from_bits(wide);
+        let v = LibraryValue::double(value);
+        prop_assert!(v.text_parses(), "{:?}", v);
+        if value.is_finite() {
+            prop_assert_eq!(v.text.parse::<f64>().unwrap().to_bits(), wide);
+            if value != 0.0 {
+                let exponent: i64 = format!("{value:e}").split_once('e').unwrap().1.parse().unwrap();
+                check(&v.text, exponent, 17)?;
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Whole containers: reading never panics; what reads re-writes byte-identically
-//! and links with itself.
+//! links with itself and diffs compatible with its own re-read.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -12,5 +12,6 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(rvnlib::write(&again).expect("writes"), bytes);
         let input = rvnlib::link::LinkInput { origin: "fuzz", library: &library };
         let _ = rvnlib::link::link(&[input, input], &rvnlib::link::LinkOptions::default());
+        assert!(rvnlib::diff::diff(&library, &again).compatible());
     }
 });

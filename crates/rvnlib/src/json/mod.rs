@@ -1,51 +1,13 @@
 //! The library's JSON, exactly as the reference writes it (System.Text.Json
 //! with `WriteIndented=false`, nulls omitted, string enums, no naming policy).
 
+mod error;
 mod reader;
 mod writer;
 
+pub use error::{JsonError, MAX_DEPTH};
+
 use crate::library::CompiledLibrary;
-
-/// Maximum JSON nesting depth, System.Text.Json's default `MaxDepth`: a
-/// payload the reference could not read is refused here too.
-pub const MAX_DEPTH: usize = 64;
-
-/// Why a payload could not be decoded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum JsonError {
-    /// Not well-formed JSON.
-    #[error("malformed JSON at payload byte {offset}: {message}")]
-    Syntax {
-        /// Byte offset into the payload.
-        offset: usize,
-        /// The parser's message.
-        message: String,
-    },
-    /// Nested deeper than [`MAX_DEPTH`].
-    #[error("JSON nesting deeper than {MAX_DEPTH} levels at payload byte {offset}")]
-    TooDeep {
-        /// Byte offset of the bracket that went too deep.
-        offset: usize,
-    },
-    /// Well-formed JSON that does not have the library's shape.
-    #[error("{path}: {message}")]
-    Schema {
-        /// JSONPath-like location (`$.Ir.Functions[0].Body`).
-        path: String,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-impl JsonError {
-    /// Byte offset into the payload, where known.
-    pub fn offset(&self) -> Option<usize> {
-        match self {
-            JsonError::Syntax { offset, .. } | JsonError::TooDeep { offset } => Some(*offset),
-            JsonError::Schema { .. } => None,
-        }
-    }
-}
 
 /// The compact payload the container carries, for container `version` (3 omits struct keys).
 pub fn to_compact_json(library: &CompiledLibrary, version: i32) -> String {
@@ -55,10 +17,11 @@ pub fn to_compact_json(library: &CompiledLibrary, version: i32) -> String {
 }
 
 /// `WriteJson`: the whole library as indented JSON (two spaces, `\n` line ends),
-/// with no container. For inspection and diffs; the reader refuses it.
+/// with no container, in the schema of the version the container would carry
+/// ([`crate::version::version_for`]). For inspection and diffs; the reader refuses it.
 pub fn write_json(library: &CompiledLibrary) -> String {
     let mut emitter = writer::Emitter::new(true);
-    writer::write_library(&mut emitter, library, crate::container::WRITE_VERSION);
+    writer::write_library(&mut emitter, library, crate::version::version_for(library));
     emitter.finish()
 }
 

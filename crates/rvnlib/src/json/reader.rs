@@ -3,7 +3,7 @@
 //! `null`, unknown properties are refused (irkit could not write them back),
 //! numbers must be integers in `i32` range.
 
-use super::{JsonError, MAX_DEPTH};
+use super::error::{JsonError, MAX_DEPTH};
 use crate::ir::*;
 use crate::library::*;
 use serde_json::{Map, Value};

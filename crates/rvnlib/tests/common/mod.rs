@@ -256,7 +256,9 @@ fn everything() -> LibraryIrFunction {
     let neg = f.unary(IrUnaryOp::Negate, f32(), layer);
     let not = f.unary(IrUnaryOp::Not, bool(), yes);
     let inv = f.unary(IrUnaryOp::BitwiseNot, i32(), idx);
-    let scaled = f.binary(IrBinaryOp::Multiply, vec(3), albedo, red);
+    // Raven's verifier wants identical operand types: splat the scalar first.
+    let red3 = f.convert(IrConversionKind::Splat, vec(3), red);
+    let scaled = f.binary(IrBinaryOp::Multiply, vec(3), albedo, red3);
     let as_float = f.convert(IrConversionKind::Numeric, f32(), inv);
     let splat = f.convert(IrConversionKind::Splat, vec(3), as_float);
     let mixed = f.binary(IrBinaryOp::Add, vec(3), scaled, splat);
@@ -323,7 +325,12 @@ fn everything() -> LibraryIrFunction {
         )
         .unwrap_or(0);
     let second = f.extract(f32(), pair, vec![LibraryIrAccess::Field { index: 1 }]);
-    f.call(SATURATE, None, vec![LibraryIrArgument::by_value(second)]);
+    // A non-void result is never discarded (Raven's verifier refuses that).
+    f.call(
+        SATURATE,
+        Some(f32()),
+        vec![LibraryIrArgument::by_value(second)],
+    );
 
     // select; store through a swizzle into a local
     let chosen = f.select(f32(), both, first, second);
