@@ -2,12 +2,12 @@
 //! another that imports it back").
 //!
 //! Every library and binary source file under `crates/*/src` is parsed with `syn`. A file
-//! *imports* another when one of its `use` declarations, or any path in its code, starts with
-//! `crate::`, `super::` or `self::` and names an item of the other file's module (the deepest
-//! module on the path that has a file of its own). A module reaching its own child by the child's
-//! bare name (`child::f()` after `mod child;`) is ownership, not an import, and is not an edge;
-//! inline `#[cfg(test)]` modules are skipped, since they belong to their file. The test fails with
-//! every strongly connected group of files it finds.
+//! *imports* another when one of its `use` declarations (re-exports included), or any path in its
+//! code, starts with `crate::`, `super::`, `self::` or the name of a child module it declares, and
+//! names an item of the other file's module (the deepest module on the path that has a file of
+//! its own). So a `mod.rs` that calls into a child which uses the parent's items is a circle too.
+//! Inline `#[cfg(test)]` modules are skipped, since they belong to their file. The test fails
+//! with every strongly connected group of files it finds.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +16,12 @@ use syn::visit::Visit;
 /// A module path inside one crate: `[]` is the crate root, `["text", "reader"]` is `text/reader`.
 type ModPath = Vec<String>;
 
+/// The workspace checked: this one, or another checkout named by `USE_GRAPH_ROOT`.
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    match std::env::var_os("USE_GRAPH_ROOT") {
+        Some(root) => PathBuf::from(root),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+    }
 }
 
 /// Maps each module path of a crate's `src` to the file that holds it.
@@ -62,53 +66,145 @@ struct PathCollector<'a> {
     /// The module whose scope the visitor is in (the file's module plus inline modules).
     scope: ModPath,
     files: &'a BTreeMap<ModPath, PathBuf>,
+    uses: &'a Uses,
     targets: BTreeSet<ModPath>,
 }
 
-impl PathCollector<'_> {
-    /// Resolves a path given as segment names; returns the deepest module with a file.
-    fn resolve(&mut self, segments: &[String]) {
-        let Some(first) = segments.first() else {
-            return;
-        };
-        let mut module: ModPath = match first.as_str() {
-            "crate" => Vec::new(),
-            "self" | "super" => self.scope.clone(),
-            _ => return,
-        };
-        let mut rest = &segments[..];
-        if first == "crate" || first == "self" {
-            rest = &rest[1..];
-        }
-        while let Some(head) = rest.first() {
-            if head != "super" {
-                break;
-            }
-            module.pop();
-            rest = &rest[1..];
-        }
-        let mut best = self.file_module(&module);
-        for segment in rest {
-            module.push(segment.clone());
-            if self.files.contains_key(&module) {
-                best = Some(module.clone());
-            } else {
-                break;
-            }
-        }
-        if let Some(target) = best {
-            self.targets.insert(target);
-        }
-    }
+/// What each file module's top level declares and imports.
+#[derive(Default)]
+struct Scope {
+    /// Names of items the file defines itself.
+    defines: BTreeSet<String>,
+    /// Names its `use` declarations bring in, with the path written.
+    imports: BTreeMap<String, Vec<String>>,
+    /// The paths of its glob imports (`use ir::*;`).
+    globs: Vec<Vec<String>>,
+}
 
-    /// The innermost module at or above `module` that has a file.
-    fn file_module(&self, module: &ModPath) -> Option<ModPath> {
+type Uses = BTreeMap<ModPath, Scope>;
+
+/// The file that really holds `name` as seen from file `holder`: the holder itself when it
+/// defines the name, else the target of the import or glob import that brings it in.
+fn item_file(
+    files: &BTreeMap<ModPath, PathBuf>,
+    uses: &Uses,
+    holder: &ModPath,
+    name: &str,
+    depth: usize,
+) -> Option<ModPath> {
+    let scope = uses.get(holder)?;
+    if scope.defines.contains(name) || depth >= 8 {
+        return None;
+    }
+    if let Some(path) = scope.imports.get(name) {
+        return resolve(files, uses, holder, path, depth + 1);
+    }
+    scope.globs.iter().find_map(|glob| {
+        let module = resolve(files, uses, holder, glob, depth + 1)?;
+        let defined = uses.get(&module).is_some_and(|s| s.defines.contains(name));
+        if defined {
+            Some(module)
+        } else {
+            item_file(files, uses, &module, name, depth + 1)
+        }
+    })
+}
+
+/// The file whose item a path names: the deepest module on the path that has a file, following
+/// `use` declarations (re-exports such as `pub use reader::read;` and plain imports alike) when
+/// the path goes on into an item that a file only imports, so `crate::read` names the reader.
+fn resolve(
+    files: &BTreeMap<ModPath, PathBuf>,
+    uses: &Uses,
+    scope: &ModPath,
+    segments: &[String],
+    depth: usize,
+) -> Option<ModPath> {
+    let first = segments.first()?;
+    let mut module: ModPath = match first.as_str() {
+        "crate" => Vec::new(),
+        "self" | "super" => scope.clone(),
+        _ => {
+            // A bare path that starts with a child module this scope declares.
+            let mut child = scope.clone();
+            child.push(first.clone());
+            if !files.contains_key(&child) {
+                return None;
+            }
+            scope.clone()
+        }
+    };
+    let mut rest = segments;
+    if first == "crate" || first == "self" {
+        rest = &rest[1..];
+    }
+    while rest.first().is_some_and(|head| head == "super") {
+        module.pop();
+        rest = &rest[1..];
+    }
+    let file = |module: &ModPath| {
         let mut module = module.clone();
         loop {
-            if self.files.contains_key(&module) {
+            if files.contains_key(&module) {
                 return Some(module);
             }
             module.pop()?;
+        }
+    };
+    for segment in rest {
+        module.push(segment.clone());
+        if files.contains_key(&module) {
+            continue;
+        }
+        module.pop();
+        let holder = file(&module)?;
+        return item_file(files, uses, &holder, segment, depth).or(Some(holder));
+    }
+    file(&module)
+}
+
+/// Flattens a `use` tree into (name brought in, path written) pairs and glob paths.
+fn use_names(
+    prefix: &mut Vec<String>,
+    tree: &syn::UseTree,
+    out: &mut BTreeMap<String, Vec<String>>,
+    globs: &mut Vec<Vec<String>>,
+) {
+    match tree {
+        syn::UseTree::Path(path) => {
+            prefix.push(path.ident.to_string());
+            use_names(prefix, &path.tree, out, globs);
+            prefix.pop();
+        }
+        syn::UseTree::Name(name) if name.ident == "self" => {
+            if let Some(last) = prefix.last() {
+                out.insert(last.clone(), prefix.clone());
+            }
+        }
+        syn::UseTree::Name(name) => {
+            let mut path = prefix.clone();
+            path.push(name.ident.to_string());
+            out.insert(name.ident.to_string(), path);
+        }
+        syn::UseTree::Rename(rename) => {
+            let mut path = prefix.clone();
+            path.push(rename.ident.to_string());
+            out.insert(rename.rename.to_string(), path);
+        }
+        syn::UseTree::Glob(_) => globs.push(prefix.clone()),
+        syn::UseTree::Group(group) => {
+            for item in &group.items {
+                use_names(prefix, item, out, globs);
+            }
+        }
+    }
+}
+
+impl PathCollector<'_> {
+    /// Records the file a path names (see [`resolve`]).
+    fn resolve(&mut self, segments: &[String]) {
+        if let Some(target) = resolve(self.files, self.uses, &self.scope, segments, 0) {
+            self.targets.insert(target);
         }
     }
 
@@ -166,7 +262,10 @@ impl<'ast> Visit<'ast> for PathCollector<'_> {
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        self.resolve(&segments);
+        // A lone `crate`/`self`/`super` is a visibility (`pub(crate)`) or the receiver value.
+        if segments.len() > 1 {
+            self.resolve(&segments);
+        }
         syn::visit::visit_path(self, path);
     }
 }
@@ -235,17 +334,51 @@ fn circles(edges: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<Vec<ModPath>> {
 /// The import edges of one crate, file module → imported file modules.
 fn crate_edges(src: &Path) -> BTreeMap<ModPath, BTreeSet<ModPath>> {
     let files = module_files(src);
-    let mut edges = BTreeMap::new();
+    let mut parsed = BTreeMap::new();
+    let mut uses = Uses::new();
     for (module, path) in &files {
         let text =
             std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let scope = uses.entry(module.clone()).or_default();
+        for item in &file.items {
+            let defined = match item {
+                syn::Item::Use(item) => {
+                    use_names(
+                        &mut Vec::new(),
+                        &item.tree,
+                        &mut scope.imports,
+                        &mut scope.globs,
+                    );
+                    None
+                }
+                syn::Item::Const(i) => Some(&i.ident),
+                syn::Item::Enum(i) => Some(&i.ident),
+                syn::Item::Fn(i) => Some(&i.sig.ident),
+                syn::Item::Static(i) => Some(&i.ident),
+                syn::Item::Struct(i) => Some(&i.ident),
+                syn::Item::Trait(i) => Some(&i.ident),
+                syn::Item::Type(i) => Some(&i.ident),
+                syn::Item::Union(i) => Some(&i.ident),
+                syn::Item::Macro(i) => i.ident.as_ref(),
+                syn::Item::Mod(i) if i.content.is_some() => Some(&i.ident),
+                _ => None,
+            };
+            if let Some(ident) = defined {
+                scope.defines.insert(ident.to_string());
+            }
+        }
+        parsed.insert(module.clone(), file);
+    }
+    let mut edges = BTreeMap::new();
+    for (module, file) in &parsed {
         let mut collector = PathCollector {
             scope: module.clone(),
             files: &files,
+            uses: &uses,
             targets: BTreeSet::new(),
         };
-        collector.visit_file(&file);
+        collector.visit_file(file);
         collector.targets.remove(module);
         edges.insert(module.clone(), collector.targets);
     }
@@ -275,8 +408,17 @@ fn no_file_imports_a_file_that_imports_it_back() {
         crates.display()
     );
     let mut report = Vec::new();
+    // USE_GRAPH_DEBUG=CRATE prints that crate's edges, to see why files form a circle.
+    let debug = std::env::var("USE_GRAPH_DEBUG").ok();
     for krate in &names {
-        for group in circles(&crate_edges(&krate.join("src"))) {
+        let edges = crate_edges(&krate.join("src"));
+        if debug.as_deref() == krate.file_name().and_then(|n| n.to_str()) {
+            for (from, to) in &edges {
+                let to: Vec<String> = to.iter().map(show).collect();
+                eprintln!("{} -> {}", show(from), to.join(", "));
+            }
+        }
+        for group in circles(&edges) {
             let members: Vec<String> = group.iter().map(show).collect();
             report.push(format!(
                 "{}: {}",
@@ -301,7 +443,7 @@ fn the_detector_finds_a_planted_circle() {
     std::fs::write(src.join("lib.rs"), "mod container; mod json; mod leaf;").expect("write");
     std::fs::write(
         src.join("container.rs"),
-        "use crate::json::Reader; fn f() { crate::leaf::g(); }",
+        "use crate::json::Reader; fn f() { crate::g(); }",
     )
     .expect("write");
     std::fs::write(
