@@ -3,6 +3,7 @@
 //! Exit status: 0 success, 1 invalid input (diagnostics printed), 2 usage or I/O error.
 
 mod diag;
+mod exit;
 mod io;
 mod rvn_cmd;
 mod tcc_cmd;
@@ -23,10 +24,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// Exit status for invalid input.
-pub const EXIT_INVALID: u8 = 1;
-/// Exit status for usage and I/O errors.
-pub const EXIT_USAGE: u8 = 2;
+pub use exit::{EXIT_INVALID, EXIT_USAGE};
 
 #[derive(Parser)]
 #[command(
