@@ -154,7 +154,7 @@ impl Service {
 }
 
 fn respond(req: Request, status: u16, body: &J) {
-    let text = tcc_engine::json::to_canonical(body);
+    let text = tcc_ir::to_canonical(body);
     let mut r = Response::from_string(text).with_status_code(status);
     if let Ok(h) = Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]) {
         r = r.with_header(h);
