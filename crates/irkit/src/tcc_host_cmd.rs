@@ -380,7 +380,7 @@ impl Client {
 }
 
 fn print_json(j: &J) {
-    println!("{}", tcc_engine::json::to_canonical(j));
+    println!("{}", tcc_ir::to_canonical(j));
 }
 
 /// `irkit tcc register`.
@@ -428,7 +428,7 @@ fn status_line(j: &J) -> String {
         j["status"].as_str().unwrap_or("?")
     );
     if let Some(r) = j.get("result") {
-        s.push_str(&format!(" result={}", tcc_engine::json::to_canonical(r)));
+        s.push_str(&format!(" result={}", tcc_ir::to_canonical(r)));
     }
     if let Some(m) = j.get("message").and_then(J::as_str) {
         s.push_str(&format!(" message={m:?}"));
@@ -437,7 +437,7 @@ fn status_line(j: &J) -> String {
         s.push_str(&format!(" error={e:?}"));
     }
     if let Some(p) = j.get("pending").filter(|p| !p.is_null()) {
-        s.push_str(&format!(" pending={}", tcc_engine::json::to_canonical(p)));
+        s.push_str(&format!(" pending={}", tcc_ir::to_canonical(p)));
     }
     s
 }

@@ -9,12 +9,12 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use tcc_engine::json::to_canonical;
 use tcc_engine::local_host::{EffectAnswer, HostError, LocalHost};
 use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
 };
 use tcc_ir::FeatureSet;
+use tcc_ir::to_canonical;
 
 /// Arguments of `irkit tcc run`.
 #[derive(clap::Args)]

@@ -107,54 +107,9 @@ impl<'de> serde::de::Visitor<'de> for StrictTree {
 /// Deepest nesting of an inlined value crossing the host boundary.
 pub const MAX_EXPORT_DEPTH: usize = 100;
 
-/// Writes `v` as canonical JSON.
-pub fn write_canonical(v: &J, out: &mut String) {
-    match v {
-        J::Null => out.push_str("null"),
-        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        J::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string());
-            } else if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string());
-            } else {
-                out.push_str(&tcc_ir::encode::canonical_number(n.as_f64().unwrap_or(0.0)));
-            }
-        }
-        J::String(s) => out.push_str(&tcc_ir::encode::canonical_string(s)),
-        J::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(x, out);
-            }
-            out.push(']');
-        }
-        J::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&tcc_ir::encode::canonical_string(k));
-                out.push(':');
-                write_canonical(&m[k], out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// `v` as a canonical JSON string.
-pub fn to_canonical(v: &J) -> String {
-    let mut s = String::new();
-    write_canonical(v, &mut s);
-    s
-}
+/// Canonical JSON lives in `tcc_ir` beside the artifact encoder; these are
+/// its functions, re-exported for the engine's callers.
+pub use tcc_ir::canonical::{to_canonical, write_canonical};
 
 /// Builds a JSON object from key/value pairs.
 pub fn obj<const N: usize>(pairs: [(&str, J); N]) -> J {

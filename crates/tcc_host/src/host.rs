@@ -16,13 +16,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tcc_engine::continuation::Status;
-use tcc_engine::json::{export, to_canonical};
+use tcc_engine::json::export;
 use tcc_engine::protocol::{CheckpointKind, failure_message};
 use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
     apply_delta,
 };
 use tcc_ir::FeatureSet;
+use tcc_ir::to_canonical;
 
 /// Host capabilities this host implements (no `host.fetch_artifact`).
 pub const HOST_CAPABILITIES: [&str; 6] = [

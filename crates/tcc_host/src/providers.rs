@@ -81,7 +81,7 @@ impl EffectProvider for Echo {
         }
         if let Some((path, lock)) = &self.log {
             let _g = lock.lock();
-            let line = tcc_engine::json::to_canonical(&json!({
+            let line = tcc_ir::to_canonical(&json!({
                 "idempotency_key": call.idempotency_key,
                 "key": call.key,
                 "input": call.input,
@@ -184,7 +184,7 @@ pub struct Webhook {
 
 impl EffectProvider for Webhook {
     fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
-        let body = tcc_engine::json::to_canonical(&tagged_to_plain(call.input));
+        let body = tcc_ir::to_canonical(&tagged_to_plain(call.input));
         let mut last = String::new();
         let mut backoff = self.backoff;
         for attempt in 0..=self.retries {

@@ -387,7 +387,7 @@ struct Reply(u16, J);
 
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
-        let text = tcc_engine::json::to_canonical(&self.1);
+        let text = tcc_ir::to_canonical(&self.1);
         let mut r = Response::new(Body::from(text));
         *r.status_mut() = StatusCode::from_u16(self.0).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         r.headers_mut().insert(

@@ -466,7 +466,7 @@ pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
 
 /// A JSON value as the stores keep it: canonical text.
 pub(crate) fn json_text(j: &J) -> String {
-    tcc_engine::json::to_canonical(j)
+    tcc_ir::to_canonical(j)
 }
 
 /// A stored JSON column back as a value (`None` for SQL NULL).

@@ -44,8 +44,8 @@ proptest! {
         prop_assert!(tcc_host::values::check_tagged(&t).is_ok());
         // Numbers compare by value (0 and 0.0 are one binary64).
         prop_assert_eq!(
-            tcc_engine::json::to_canonical(&tcc_host::values::tagged_to_plain(&t)),
-            tcc_engine::json::to_canonical(&j)
+            tcc_ir::to_canonical(&tcc_host::values::tagged_to_plain(&t)),
+            tcc_ir::to_canonical(&j)
         );
     }
 

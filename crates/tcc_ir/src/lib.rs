@@ -8,6 +8,7 @@
 //! [`encode_artifact`] writes canonical JSON and [`compute_hash`] digests it.
 
 pub mod artifact;
+pub mod canonical;
 pub mod constant;
 pub mod decode;
 pub mod encode;
@@ -20,6 +21,7 @@ pub use artifact::{
     Artifact, ENGINE_FORMAT_VERSION, Envelope, Function, FunctionId, FunctionIndex,
     LANGUAGE_SEMANTICS_VERSIONS, LanguageSemantics, Program, RuntimeModule, Span,
 };
+pub use canonical::{to_canonical, write_canonical};
 pub use constant::Constant;
 pub use decode::{
     FunctionMap, MAX_INPUT_BYTES, SourceMap, decode_artifact, decode_artifact_with_map,
