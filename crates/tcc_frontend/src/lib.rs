@@ -12,6 +12,7 @@ pub mod codegen;
 pub mod error;
 pub mod hir;
 pub mod python;
+pub mod rust;
 pub mod typescript;
 
 use std::path::Path;
@@ -39,6 +40,8 @@ pub enum Language {
     Python,
     /// TypeScript subset, `.ts`.
     TypeScript,
+    /// Rust subset, `.rs`.
+    Rust,
 }
 
 impl Language {
@@ -47,6 +50,7 @@ impl Language {
         match path.extension().and_then(|e| e.to_str()) {
             Some("py") => Some(Language::Python),
             Some("ts") | Some("mts") => Some(Language::TypeScript),
+            Some("rs") => Some(Language::Rust),
             _ => None,
         }
     }
@@ -56,6 +60,7 @@ impl Language {
         match self {
             Language::Python => "irkit-python",
             Language::TypeScript => "irkit-typescript",
+            Language::Rust => "irkit-rust",
         }
     }
 
@@ -64,6 +69,7 @@ impl Language {
         match self {
             Language::Python => LanguageSemantics::PySubsetV1,
             Language::TypeScript => LanguageSemantics::TsSubsetV1,
+            Language::Rust => LanguageSemantics::RustSubsetV1,
         }
     }
 }
@@ -166,6 +172,7 @@ fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact
     let module = match language {
         Language::Python => python::lower(source, file)?,
         Language::TypeScript => typescript::lower(source, file)?,
+        Language::Rust => rust::lower(source, file)?,
     };
     if module.funcs.len() > 1024 {
         return Err(FrontendError::new(Code::Limit, "more than 1024 functions", hir::Pos::default()));
