@@ -1431,10 +1431,12 @@ impl L<'_> {
         if mc.turbofish.is_some() {
             return Err(err(Code::Unsupported, "generic arguments are outside the Rust subset", p));
         }
-        let is_lit = matches!(&*mc.receiver, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(_), .. }));
         match name.as_str() {
-            "to_string" | "to_owned" | "into" if is_lit && mc.args.is_empty() => {
-                let (x, _) = self.expr(&mc.receiver, false)?;
+            "to_string" | "to_owned" | "into" if mc.args.is_empty() => {
+                let (x, t) = self.expr(&mc.receiver, false)?;
+                if self.it.types.shallow(&t) != Ty::StaticStr {
+                    return Err(self.type_error(format!("`{name}` is for string literals in the Rust subset, found `{}`", self.show(&t)), p));
+                }
                 Ok((x, Ty::Str))
             }
             "len" if mc.args.is_empty() => {

@@ -1,0 +1,4 @@
+async fn run() -> f64 {
+    let x = ;
+    x
+}
