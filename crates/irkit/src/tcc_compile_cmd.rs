@@ -37,7 +37,11 @@ fn diagnostic(e: &FrontendError, label: &str) -> Diagnostic {
 /// Compiles the source at `path` to canonical artifact bytes; on a
 /// frontend error the diagnostics are printed in `format` and the exit
 /// code is returned.
-fn compile_file(path: &Path, language: Language, format: Format) -> Result<(String, Vec<u8>), ExitCode> {
+fn compile_file(
+    path: &Path,
+    language: Language,
+    format: Format,
+) -> Result<(String, Vec<u8>), ExitCode> {
     let (label, bytes) = read_input(path).map_err(|m| {
         eprintln!("error: {m}");
         ExitCode::from(EXIT_USAGE)
@@ -46,7 +50,9 @@ fn compile_file(path: &Path, language: Language, format: Format) -> Result<(Stri
         eprintln!("error: {label}: source is not UTF-8");
         return Err(ExitCode::from(EXIT_INVALID));
     };
-    let file = path.file_name().map_or_else(|| label.clone(), |n| n.to_string_lossy().into_owned());
+    let file = path
+        .file_name()
+        .map_or_else(|| label.clone(), |n| n.to_string_lossy().into_owned());
     match tcc_frontend::compile(&text, &file, language) {
         Ok(artifact) => Ok((label, tcc_ir::encode_artifact(&artifact))),
         Err(e) => {
@@ -59,7 +65,10 @@ fn compile_file(path: &Path, language: Language, format: Format) -> Result<(Stri
 /// `irkit tcc compile`.
 pub fn compile(a: CompileArgs) -> ExitCode {
     let Some(language) = Language::from_path(&a.file) else {
-        eprintln!("error: {}: not a .py or .ts source (TCC-F019)", a.file.display());
+        eprintln!(
+            "error: {}: not a .py or .ts source (TCC-F019)",
+            a.file.display()
+        );
         return ExitCode::from(EXIT_USAGE);
     };
     let (_, mut bytes) = match compile_file(&a.file, language, a.format) {

@@ -28,7 +28,14 @@ fn plain(v: &J) -> J {
         Some("bool") | Some("string") => v["v"].clone(),
         Some("number") => json!(v["v"].as_f64()),
         Some("array") => J::Array(v["v"].as_array().unwrap().iter().map(plain).collect()),
-        Some("object") => J::Object(v["v"].as_object().unwrap().iter().map(|(k, x)| (k.clone(), plain(x))).collect()),
+        Some("object") => J::Object(
+            v["v"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, x)| (k.clone(), plain(x)))
+                .collect(),
+        ),
         _ => panic!("not a tagged value: {v}"),
     }
 }
@@ -49,20 +56,64 @@ fn tagged(v: &J) -> J {
         J::Number(n) => json!({"t": "number", "v": n}),
         J::String(s) => json!({"t": "string", "v": s}),
         J::Array(a) => json!({"t": "array", "v": a.iter().map(tagged).collect::<Vec<_>>()}),
-        J::Object(o) => json!({"t": "object", "v": o.iter().map(|(k, x)| (k.clone(), tagged(x))).collect::<serde_json::Map<_, _>>()}),
+        J::Object(o) => {
+            json!({"t": "object", "v": o.iter().map(|(k, x)| (k.clone(), tagged(x))).collect::<serde_json::Map<_, _>>()})
+        }
     }
 }
 
 /// `tcc run --format json`: (outcome type, plain result, keys of run_effect requests in order).
-fn local_run(file: &str, args: J, effects: J, events: J, children: &[(&str, &str)]) -> (String, J, Vec<String>) {
-    let tag_all = |m: &J| J::Object(m.as_object().unwrap().iter().map(|(k, v)| {
-        let t = if v.get("error").is_some() { v.clone() } else { tagged(v) };
-        (k.clone(), t)
-    }).collect());
-    let ef = scratch(&format!("{}.effects.json", Path::new(file).file_name().unwrap().to_string_lossy()), &tag_all(&effects).to_string());
-    let ev = scratch(&format!("{}.events.json", Path::new(file).file_name().unwrap().to_string_lossy()), &tag_all(&events).to_string());
+fn local_run(
+    file: &str,
+    args: J,
+    effects: J,
+    events: J,
+    children: &[(&str, &str)],
+) -> (String, J, Vec<String>) {
+    let tag_all = |m: &J| {
+        J::Object(
+            m.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| {
+                    let t = if v.get("error").is_some() {
+                        v.clone()
+                    } else {
+                        tagged(v)
+                    };
+                    (k.clone(), t)
+                })
+                .collect(),
+        )
+    };
+    let ef = scratch(
+        &format!(
+            "{}.effects.json",
+            Path::new(file).file_name().unwrap().to_string_lossy()
+        ),
+        &tag_all(&effects).to_string(),
+    );
+    let ev = scratch(
+        &format!(
+            "{}.events.json",
+            Path::new(file).file_name().unwrap().to_string_lossy()
+        ),
+        &tag_all(&events).to_string(),
+    );
     let targs = J::Array(args.as_array().unwrap().iter().map(tagged).collect()).to_string();
-    let mut argv = vec!["tcc", "run", file, "--format", "json", "--args", &targs, "--effects", ef.to_str().unwrap(), "--events", ev.to_str().unwrap()];
+    let mut argv = vec![
+        "tcc",
+        "run",
+        file,
+        "--format",
+        "json",
+        "--args",
+        &targs,
+        "--effects",
+        ef.to_str().unwrap(),
+        "--events",
+        ev.to_str().unwrap(),
+    ];
     let child_args: Vec<String> = children.iter().map(|(n, f)| format!("{n}={f}")).collect();
     for c in &child_args {
         argv.push("--child");
@@ -70,7 +121,10 @@ fn local_run(file: &str, args: J, effects: J, events: J, children: &[(&str, &str
     }
     let out = irkit(&argv);
     let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<J> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<J> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let keys = lines
         .iter()
         .filter(|m| m["request"]["type"] == "run_effect")
@@ -78,7 +132,11 @@ fn local_run(file: &str, args: J, effects: J, events: J, children: &[(&str, &str
         .collect();
     let last = lines.last().cloned().unwrap_or(J::Null);
     let result = last.get("result").map(plain).unwrap_or(J::Null);
-    (last["type"].as_str().unwrap_or("").to_string(), result, keys)
+    (
+        last["type"].as_str().unwrap_or("").to_string(),
+        result,
+        keys,
+    )
 }
 
 #[test]
@@ -88,7 +146,10 @@ fn every_example_compiles_to_a_valid_hashed_artifact() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         let p = path.to_string_lossy().to_string();
-        let out_file = scratch(&format!("{}.json", path.file_name().unwrap().to_string_lossy()), "");
+        let out_file = scratch(
+            &format!("{}.json", path.file_name().unwrap().to_string_lossy()),
+            "",
+        );
         let o = irkit(&["tcc", "compile", &p, "-o", out_file.to_str().unwrap()]);
         assert!(o.status.success(), "{p}: {}", stderr(&o));
         let o = irkit(&["tcc", "hash", "--check", out_file.to_str().unwrap()]);
@@ -97,7 +158,10 @@ fn every_example_compiles_to_a_valid_hashed_artifact() {
         let listing = String::from_utf8(o.stdout).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         assert!(listing.contains(&format!("{name}:")), "{listing}");
-        assert!(listing.contains("irkit-python") || listing.contains("irkit-typescript"), "{listing}");
+        assert!(
+            listing.contains("irkit-python") || listing.contains("irkit-typescript"),
+            "{listing}"
+        );
         // Same bytes on stdout (plus a newline) as in the file.
         let o = irkit(&["tcc", "compile", &p]);
         let file = std::fs::read(&out_file).unwrap();
@@ -115,15 +179,28 @@ fn compile_errors_carry_code_position_and_snippet() {
     let e = stderr(&o);
     assert!(e.contains("error[TCC-F003]: unknown name `missing`"), "{e}");
     assert!(e.contains("bad.py:2:12"), "{e}");
-    assert!(e.contains("2 |     return missing + 1") && e.contains("^"), "{e}");
+    assert!(
+        e.contains("2 |     return missing + 1") && e.contains("^"),
+        "{e}"
+    );
     let o = irkit(&["tcc", "compile", bad.to_str().unwrap(), "--format", "json"]);
     assert_eq!(o.status.code(), Some(1));
     let d: J = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64()), (Some("TCC-F003"), Some(2), Some(12)));
-    let bad = scratch("bad.ts", "export default async function run() {\n  class A {}\n}\n");
+    assert_eq!(
+        (d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+        (Some("TCC-F003"), Some(2), Some(12))
+    );
+    let bad = scratch(
+        "bad.ts",
+        "export default async function run() {\n  class A {}\n}\n",
+    );
     let o = irkit(&["tcc", "run", bad.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("error[TCC-F011]") && stderr(&o).contains("bad.ts:2:3"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error[TCC-F011]") && stderr(&o).contains("bad.ts:2:3"),
+        "{}",
+        stderr(&o)
+    );
     let o = irkit(&["tcc", "compile", &common::repo_file("README.md")]);
     assert_eq!(o.status.code(), Some(2));
 }
@@ -135,8 +212,16 @@ fn examples_on_the_local_host() {
         let ok = json!({"inventory.reserve": {}, "payment.charge": {}, "shipping.ship": {}});
         let (t, r, keys) = local_run(&saga, json!([{"id": "o-7"}]), ok, json!({}), &[]);
         assert_eq!(t, "completed", "{ext}");
-        assert_eq!(r, json!({"order": "o-7", "status": "shipped", "steps": ["reserve", "charge", "ship"]}), "{ext}");
-        assert_eq!(keys, ["inventory.reserve", "payment.charge", "shipping.ship"], "{ext}");
+        assert_eq!(
+            r,
+            json!({"order": "o-7", "status": "shipped", "steps": ["reserve", "charge", "ship"]}),
+            "{ext}"
+        );
+        assert_eq!(
+            keys,
+            ["inventory.reserve", "payment.charge", "shipping.ship"],
+            "{ext}"
+        );
 
         let failing = json!({"inventory.reserve": {}, "payment.charge": {}, "shipping.ship": {"error": "no courier"},
             "payment.refund": {}, "inventory.release": {}});
@@ -147,38 +232,102 @@ fn examples_on_the_local_host() {
             json!({"order": "o-8", "status": "compensated", "steps": ["reserve", "charge"], "undone": ["refund", "release"], "error": "no courier"}),
             "{ext}"
         );
-        assert_eq!(keys, ["inventory.reserve", "payment.charge", "shipping.ship", "payment.refund", "inventory.release"], "{ext}");
+        assert_eq!(
+            keys,
+            [
+                "inventory.reserve",
+                "payment.charge",
+                "shipping.ship",
+                "payment.refund",
+                "inventory.release"
+            ],
+            "{ext}"
+        );
 
         let approval = src(&format!("approval.{ext}"));
         let effects = json!({"approval.notify": {}, "request.grant": {}, "approval.escalate": {}});
-        let (t, r, keys) = local_run(&approval, json!(["r-1"]), effects.clone(), json!({"approval.decision": "approve"}), &[]);
-        assert_eq!((t.as_str(), r), ("completed", json!({"request": "r-1", "outcome": "granted"})), "{ext}");
+        let (t, r, keys) = local_run(
+            &approval,
+            json!(["r-1"]),
+            effects.clone(),
+            json!({"approval.decision": "approve"}),
+            &[],
+        );
+        assert_eq!(
+            (t.as_str(), r),
+            ("completed", json!({"request": "r-1", "outcome": "granted"})),
+            "{ext}"
+        );
         assert_eq!(keys, ["approval.notify", "request.grant"], "{ext}");
         // (The local host needs a payload for every wait, so the timeout
         // path is checked on the durable host below.)
-        let (t, r, keys) = local_run(&approval, json!(["r-2", 5]), effects, json!({"approval.decision": "reject"}), &[]);
-        assert_eq!((t.as_str(), r), ("completed", json!({"request": "r-2", "outcome": "rejected"})), "{ext}");
+        let (t, r, keys) = local_run(
+            &approval,
+            json!(["r-2", 5]),
+            effects,
+            json!({"approval.decision": "reject"}),
+            &[],
+        );
+        assert_eq!(
+            (t.as_str(), r),
+            (
+                "completed",
+                json!({"request": "r-2", "outcome": "rejected"})
+            ),
+            "{ext}"
+        );
         assert_eq!(keys, ["approval.notify"], "{ext}");
 
         let fanout = src(&format!("fanout.{ext}"));
         let quotes = json!({"quote.ups": 12.5, "quote.dhl": 9.75, "quote.fedex": null});
         let (t, r, mut keys) = local_run(&fanout, json!([]), quotes, json!({}), &[]);
-        assert_eq!((t.as_str(), r), ("completed", json!({"carrier": "dhl", "price": 9.75})), "{ext}");
+        assert_eq!(
+            (t.as_str(), r),
+            ("completed", json!({"carrier": "dhl", "price": 9.75})),
+            "{ext}"
+        );
         keys.sort();
         assert_eq!(keys, ["quote.dhl", "quote.fedex", "quote.ups"], "{ext}");
 
         let parent = src(&format!("shipment.{ext}"));
         let label = src(&format!("label.{ext}"));
-        let (t, r, keys) = local_run(&parent, json!(["o-9", 12]), json!({"order.pack": {}, "label.print": {}}), json!({}), &[("label", &label)]);
+        let (t, r, keys) = local_run(
+            &parent,
+            json!(["o-9", 12]),
+            json!({"order.pack": {}, "label.print": {}}),
+            json!({}),
+            &[("label", &label)],
+        );
         assert_eq!(t, "completed", "{ext}");
-        assert_eq!(r, numbers(json!({"order": "o-9", "label": {"order": "o-9", "tier": "heavy", "cost": 29}})), "{ext}");
+        assert_eq!(
+            r,
+            numbers(
+                json!({"order": "o-9", "label": {"order": "o-9", "tier": "heavy", "cost": 29}})
+            ),
+            "{ext}"
+        );
         assert!(keys.contains(&"order.pack".to_string()), "{ext}: {keys:?}");
     }
 }
 
 fn start_local(db: &Path, providers: &Path, file: &str, args: J, events: &[&str]) -> J {
     let a = args.to_string();
-    let mut argv = vec!["tcc", "start", "--local", file, "--database", db.to_str().unwrap(), "--providers", providers.to_str().unwrap(), "--args", &a, "--format", "json", "--timeout-ms", "20000"];
+    let mut argv = vec![
+        "tcc",
+        "start",
+        "--local",
+        file,
+        "--database",
+        db.to_str().unwrap(),
+        "--providers",
+        providers.to_str().unwrap(),
+        "--args",
+        &a,
+        "--format",
+        "json",
+        "--timeout-ms",
+        "20000",
+    ];
     for e in events {
         argv.push("--event");
         argv.push(e);
@@ -192,14 +341,22 @@ fn log_keys(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str::<J>(l).unwrap()["key"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<J>(l).unwrap()["key"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
 #[test]
 fn examples_on_the_sqlite_durable_host() {
     for ext in ["py", "ts"] {
-        let dir = std::env::temp_dir().join(format!("irkit-tcc-frontend-sqlite-{}-{ext}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!(
+            "irkit-tcc-frontend-sqlite-{}-{ext}",
+            std::process::id()
+        ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let db = dir.join("host.sqlite");
@@ -207,43 +364,145 @@ fn examples_on_the_sqlite_durable_host() {
         // Echo routes for everything but the charge, so the charge fails (no provider).
         let providers = dir.join("providers.toml");
         let mut toml = String::new();
-        for pattern in ["inventory.*", "shipping.*", "payment.refund", "approval.*", "request.*", "order.*", "label.*"] {
-            toml += &format!("[[route]]\npattern = \"{pattern}\"\nprovider = \"echo\"\nlog = \"{}\"\n\n", log.display());
+        for pattern in [
+            "inventory.*",
+            "shipping.*",
+            "payment.refund",
+            "approval.*",
+            "request.*",
+            "order.*",
+            "label.*",
+        ] {
+            toml += &format!(
+                "[[route]]\npattern = \"{pattern}\"\nprovider = \"echo\"\nlog = \"{}\"\n\n",
+                log.display()
+            );
         }
         toml += "[[route]]\npattern = \"quote.*\"\nprovider = \"clock\"\n";
         std::fs::write(&providers, toml).unwrap();
 
-        let s = start_local(&db, &providers, &src(&format!("order_saga.{ext}")), json!([{"id": "o-1"}]), &[]);
+        let s = start_local(
+            &db,
+            &providers,
+            &src(&format!("order_saga.{ext}")),
+            json!([{"id": "o-1"}]),
+            &[],
+        );
         assert_eq!(s["status"], "completed", "{ext}: {s}");
         let r = plain(&s["result"]);
         assert_eq!(r["status"], "compensated", "{ext}: {r}");
         assert_eq!(r["steps"], json!(["reserve"]), "{ext}");
         assert_eq!(r["undone"], json!(["release"]), "{ext}");
-        assert_eq!(log_keys(&log), ["inventory.reserve", "inventory.release"], "{ext}");
+        assert_eq!(
+            log_keys(&log),
+            ["inventory.reserve", "inventory.release"],
+            "{ext}"
+        );
 
         std::fs::remove_file(&log).unwrap();
-        let s = start_local(&db, &providers, &src(&format!("approval.{ext}")), json!(["r-1"]), &["approval.decision=\"approve\""]);
+        let s = start_local(
+            &db,
+            &providers,
+            &src(&format!("approval.{ext}")),
+            json!(["r-1"]),
+            &["approval.decision=\"approve\""],
+        );
         assert_eq!(s["status"], "completed", "{ext}: {s}");
-        assert_eq!(plain(&s["result"]), json!({"request": "r-1", "outcome": "granted"}), "{ext}");
-        assert_eq!(log_keys(&log), ["approval.notify", "request.grant"], "{ext}");
+        assert_eq!(
+            plain(&s["result"]),
+            json!({"request": "r-1", "outcome": "granted"}),
+            "{ext}"
+        );
+        assert_eq!(
+            log_keys(&log),
+            ["approval.notify", "request.grant"],
+            "{ext}"
+        );
 
         std::fs::remove_file(&log).unwrap();
-        let s = start_local(&db, &providers, &src(&format!("approval.{ext}")), json!(["r-2", 50]), &[]);
-        assert_eq!(plain(&s["result"]), json!({"request": "r-2", "outcome": "escalated"}), "{ext}: {s}");
-        assert_eq!(log_keys(&log), ["approval.notify", "approval.escalate"], "{ext}");
+        let s = start_local(
+            &db,
+            &providers,
+            &src(&format!("approval.{ext}")),
+            json!(["r-2", 50]),
+            &[],
+        );
+        assert_eq!(
+            plain(&s["result"]),
+            json!({"request": "r-2", "outcome": "escalated"}),
+            "{ext}: {s}"
+        );
+        assert_eq!(
+            log_keys(&log),
+            ["approval.notify", "approval.escalate"],
+            "{ext}"
+        );
 
-        let s = start_local(&db, &providers, &src(&format!("fanout.{ext}")), json!([]), &[]);
+        let s = start_local(
+            &db,
+            &providers,
+            &src(&format!("fanout.{ext}")),
+            json!([]),
+            &[],
+        );
         let r = plain(&s["result"]);
-        assert!(["ups", "dhl", "fedex"].contains(&r["carrier"].as_str().unwrap_or("")), "{ext}: {r}");
+        assert!(
+            ["ups", "dhl", "fedex"].contains(&r["carrier"].as_str().unwrap_or("")),
+            "{ext}: {r}"
+        );
         assert!(r["price"].as_f64().unwrap_or(0.0) > 1.0e12, "{ext}: {r}");
 
         // The child is registered under its file stem by running it once.
         std::fs::remove_file(&log).unwrap();
-        let s = start_local(&db, &providers, &src(&format!("label.{ext}")), json!([]), &[]);
-        assert_eq!(plain(&s["result"]), numbers(json!({"order": "demo", "tier": "standard", "cost": 7})), "{ext}: {s}");
-        let s = start_local(&db, &providers, &src(&format!("shipment.{ext}")), json!(["o-3", 2]), &[]);
+        let s = start_local(
+            &db,
+            &providers,
+            &src(&format!("label.{ext}")),
+            json!([]),
+            &[],
+        );
+        assert_eq!(
+            plain(&s["result"]),
+            numbers(json!({"order": "demo", "tier": "standard", "cost": 7})),
+            "{ext}: {s}"
+        );
+        let s = start_local(
+            &db,
+            &providers,
+            &src(&format!("shipment.{ext}")),
+            json!(["o-3", 2]),
+            &[],
+        );
         assert_eq!(s["status"], "completed", "{ext}: {s}");
-        assert_eq!(plain(&s["result"]), numbers(json!({"order": "o-3", "label": {"order": "o-3", "tier": "standard", "cost": 9}})), "{ext}");
-        assert_eq!(log_keys(&log), ["label.print", "order.pack", "label.print"], "{ext}");
+        assert_eq!(
+            plain(&s["result"]),
+            numbers(
+                json!({"order": "o-3", "label": {"order": "o-3", "tier": "standard", "cost": 9}})
+            ),
+            "{ext}"
+        );
+        assert_eq!(
+            log_keys(&log),
+            ["label.print", "order.pack", "label.print"],
+            "{ext}"
+        );
     }
+}
+
+#[test]
+fn step_takes_a_source_and_pins_its_artifact() {
+    let file = src("approval.ts");
+    let art = scratch("approval.ts.json", "");
+    assert!(
+        irkit(&["tcc", "compile", &file, "-o", art.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let artifact: J = serde_json::from_slice(&std::fs::read(&art).unwrap()).unwrap();
+    let cont = scratch("approval.cont.json", "");
+    let o = irkit(&["tcc", "step", &file, "-o", cont.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c: J = serde_json::from_slice(&std::fs::read(&cont).unwrap()).unwrap();
+    assert_eq!(c["artifact_hash"], artifact["envelope"]["artifact_hash"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("run_effect \"approval.notify\""));
 }

@@ -26,8 +26,14 @@ enum Loc {
 }
 
 enum Ctx<'m> {
-    Loop { breaks: Vec<usize>, continues: Vec<usize> },
-    Try { finally: Option<&'m [Stmt]>, handler: bool },
+    Loop {
+        breaks: Vec<usize>,
+        continues: Vec<usize>,
+    },
+    Try {
+        finally: Option<&'m [Stmt]>,
+        handler: bool,
+    },
 }
 
 /// Generates every function of `module`.
@@ -61,7 +67,11 @@ struct FnGen<'m> {
 }
 
 fn internal(message: &str, pos: Pos) -> FrontendError {
-    FrontendError::new(Code::Internal, format!("internal frontend error: {message}"), pos)
+    FrontendError::new(
+        Code::Internal,
+        format!("internal frontend error: {message}"),
+        pos,
+    )
 }
 
 impl<'m> FnGen<'m> {
@@ -148,7 +158,10 @@ impl<'m> FnGen<'m> {
         let free = &self.m.funcs[self.fi].free;
         match free.iter().position(|&r| r == v) {
             Some(i) => Ok(Loc::FreeCell(i as u32)),
-            None => Err(internal("variable of another function is not in the environment", self.pos)),
+            None => Err(internal(
+                "variable of another function is not in the environment",
+                self.pos,
+            )),
         }
     }
 
@@ -170,7 +183,9 @@ impl<'m> FnGen<'m> {
             let mut count = 0u32;
             for v in &f.vars {
                 if v.captured {
-                    self.emit(Instruction::LoadConst { value: init.clone() });
+                    self.emit(Instruction::LoadConst {
+                        value: init.clone(),
+                    });
                     self.emit(Instruction::NewCell);
                     count += 1;
                 }
@@ -182,14 +197,21 @@ impl<'m> FnGen<'m> {
             for (k, &p) in f.params.iter().enumerate() {
                 if let Loc::OwnCell(i) = self.locs[p] {
                     self.emit(Instruction::LoadLocal { local: env });
-                    self.emit(Instruction::LoadLocal { local: base + k as u32 });
+                    self.emit(Instruction::LoadLocal {
+                        local: base + k as u32,
+                    });
                     self.emit(Instruction::EnvSet { index: i });
                 }
             }
         }
         self.block(&f.body)?;
-        self.pos = Pos { start: f.pos.end, end: f.pos.end };
-        self.emit(Instruction::LoadConst { value: f.implicit_return.clone() });
+        self.pos = Pos {
+            start: f.pos.end,
+            end: f.pos.end,
+        };
+        self.emit(Instruction::LoadConst {
+            value: f.implicit_return.clone(),
+        });
         self.emit(Instruction::Return);
         Ok(())
     }
@@ -326,7 +348,10 @@ impl<'m> FnGen<'m> {
                     self.pos = s.pos;
                     jf = Some(self.emit(Instruction::JumpIfFalse { target: 0 }));
                 }
-                self.ctx.push(Ctx::Loop { breaks: Vec::new(), continues: Vec::new() });
+                self.ctx.push(Ctx::Loop {
+                    breaks: Vec::new(),
+                    continues: Vec::new(),
+                });
                 self.block(body)?;
                 let cont = self.pc();
                 // `update` runs inside the loop: a do-while's exit test is a
@@ -395,7 +420,11 @@ impl<'m> FnGen<'m> {
                 self.pos = s.pos;
                 self.emit(Instruction::Throw);
             }
-            StmtKind::Try { body, catch, finally } => self.try_stmt(s.pos, body, catch, finally)?,
+            StmtKind::Try {
+                body,
+                catch,
+                finally,
+            } => self.try_stmt(s.pos, body, catch, finally)?,
             StmtKind::Block(b) => self.block(b)?,
         }
         self.pos = saved;
@@ -441,8 +470,14 @@ impl<'m> FnGen<'m> {
         if catch.is_none() && fin.is_none() {
             return self.block(body);
         }
-        let push = self.emit(Instruction::PushTry { catch: 0, finally: None });
-        self.ctx.push(Ctx::Try { finally: fin, handler: true });
+        let push = self.emit(Instruction::PushTry {
+            catch: 0,
+            finally: None,
+        });
+        self.ctx.push(Ctx::Try {
+            finally: fin,
+            handler: true,
+        });
         self.block(body)?;
         self.ctx.pop();
         self.pos = pos;
@@ -466,8 +501,14 @@ impl<'m> FnGen<'m> {
                     }
                 }
                 let inner = if fin.is_some() {
-                    let p = self.emit(Instruction::PushTry { catch: 0, finally: None });
-                    self.ctx.push(Ctx::Try { finally: fin, handler: true });
+                    let p = self.emit(Instruction::PushTry {
+                        catch: 0,
+                        finally: None,
+                    });
+                    self.ctx.push(Ctx::Try {
+                        finally: fin,
+                        handler: true,
+                    });
                     Some(p)
                 } else {
                     None
@@ -538,7 +579,9 @@ impl<'m> FnGen<'m> {
         let f = self.pc();
         self.patch(a, f);
         self.patch(b, f);
-        self.emit(Instruction::LoadConst { value: Constant::Bool(false) });
+        self.emit(Instruction::LoadConst {
+            value: Constant::Bool(false),
+        });
         let end = self.pc();
         self.patch(j, end);
     }
@@ -570,7 +613,9 @@ impl<'m> FnGen<'m> {
                     self.emit(Instruction::LoadLocal { local: env });
                     self.emit(Instruction::EnvSlot { index: i });
                 }
-                self.emit(Instruction::NewEnv { count: free.len() as u32 });
+                self.emit(Instruction::NewEnv {
+                    count: free.len() as u32,
+                });
                 self.emit(Instruction::NewClosure { func: *c as u32 });
             }
             ExprKind::Array(items) => {
@@ -678,9 +723,18 @@ impl<'m> FnGen<'m> {
                     self.expr(a)?;
                 }
                 self.pos = e.pos;
-                self.emit(Instruction::CallClosure { argc: args.len() as u32 });
+                self.emit(Instruction::CallClosure {
+                    argc: args.len() as u32,
+                });
             }
             ExprKind::Durable(d) => self.durable(d, e.pos)?,
+            ExprKind::Let(var, value, body) => {
+                let loc = self.loc(*var)?;
+                self.expr(value)?;
+                self.pos = e.pos;
+                self.store_top(loc)?;
+                self.expr(body)?;
+            }
             ExprKind::Raise(v) => {
                 self.expr(v)?;
                 self.pos = e.pos;
@@ -694,11 +748,15 @@ impl<'m> FnGen<'m> {
     fn durable(&mut self, d: &'m Durable, pos: Pos) -> Result<(), FrontendError> {
         match d {
             Durable::Effect(key) => {
-                self.emit(Instruction::LoadConst { value: Constant::String(key.clone()) });
+                self.emit(Instruction::LoadConst {
+                    value: Constant::String(key.clone()),
+                });
                 self.emit(Instruction::Effect { has_input: false });
             }
             Durable::Wait(name) => {
-                self.emit(Instruction::LoadConst { value: Constant::String(name.clone()) });
+                self.emit(Instruction::LoadConst {
+                    value: Constant::String(name.clone()),
+                });
                 self.emit(Instruction::WaitForEvent);
             }
             Durable::Sleep(ms) => {
@@ -711,8 +769,12 @@ impl<'m> FnGen<'m> {
                     self.expr(a)?;
                 }
                 self.pos = pos;
-                self.emit(Instruction::LoadConst { value: Constant::String(name.clone()) });
-                self.emit(Instruction::Invoke { arg_count: args.len() as u32 });
+                self.emit(Instruction::LoadConst {
+                    value: Constant::String(name.clone()),
+                });
+                self.emit(Instruction::Invoke {
+                    arg_count: args.len() as u32,
+                });
             }
             Durable::EffectInput(key, input) => {
                 self.expr(input)?;
@@ -721,7 +783,10 @@ impl<'m> FnGen<'m> {
                 self.emit(Instruction::Effect { has_input: true });
             }
             Durable::Gather(branches) | Durable::Race(branches) => {
-                let fork = self.emit(Instruction::Fork { count: branches.len() as u32, join_pc: 0 });
+                let fork = self.emit(Instruction::Fork {
+                    count: branches.len() as u32,
+                    join_pc: 0,
+                });
                 for b in branches {
                     self.expr(b)?;
                 }

@@ -106,7 +106,13 @@ pub struct FrontendError {
 impl FrontendError {
     /// An error at `pos` (line and column are resolved later).
     pub fn new(code: Code, message: impl Into<String>, pos: Pos) -> Self {
-        FrontendError { code, message: message.into(), offset: pos.start as usize, line: 0, column: 0 }
+        FrontendError {
+            code,
+            message: message.into(),
+            offset: pos.start as usize,
+            line: 0,
+            column: 0,
+        }
     }
 
     pub(crate) fn locate(mut self, lines: &LineIndex) -> Self {

@@ -223,6 +223,8 @@ pub enum ExprKind {
     Durable(Durable),
     /// Throw the value (produces no value).
     Raise(Box<Expr>),
+    /// Store the first expression in the variable, then evaluate the second.
+    Let(VarRef, Box<Expr>, Box<Expr>),
 }
 
 /// Durable operations.
@@ -247,17 +249,25 @@ pub enum Durable {
 impl Expr {
     /// A constant expression.
     pub fn constant(value: Constant, pos: Pos) -> Self {
-        Expr { kind: ExprKind::Const(value), pos }
+        Expr {
+            kind: ExprKind::Const(value),
+            pos,
+        }
     }
 
     /// Whether the value is statically a scalar (never an array or object),
     /// so Python truthiness equals the engine's truthiness.
     pub fn is_scalar(&self) -> bool {
         match &self.kind {
-            ExprKind::Const(_) | ExprKind::Length(_) | ExprKind::Not(_) | ExprKind::Neg(_) | ExprKind::Raise(_) => true,
+            ExprKind::Const(_)
+            | ExprKind::Length(_)
+            | ExprKind::Not(_)
+            | ExprKind::Neg(_)
+            | ExprKind::Raise(_) => true,
             ExprKind::Bin(..) => true,
             ExprKind::And(a, b) | ExprKind::Or(a, b) => a.is_scalar() && b.is_scalar(),
             ExprKind::Cond(_, a, b) => a.is_scalar() && b.is_scalar(),
+            ExprKind::Let(_, _, body) => body.is_scalar(),
             _ => false,
         }
     }

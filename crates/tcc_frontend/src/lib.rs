@@ -132,8 +132,21 @@ pub fn number_literal(text: &str) -> Option<f64> {
         Some(rest) => format!("-{}", rest.trim_start_matches('0')),
         None => canon.trim_start_matches('0').to_string(),
     };
-    let canon = if canon.is_empty() || canon == "-" { "0".to_string() } else { canon };
+    let canon = if canon.is_empty() || canon == "-" {
+        "0".to_string()
+    } else {
+        canon
+    };
     (back == canon || (n == 0.0 && canon == "0")).then_some(n)
+}
+
+/// Runs only the parser of `language` (the baseline of the compile
+/// benchmark); `Err` carries the parser's first error.
+pub fn parse_only(source: &str, language: Language) -> Result<(), FrontendError> {
+    match language {
+        Language::Python => python::parse_only(source),
+        Language::TypeScript => typescript::parse_only(source),
+    }
 }
 
 /// Compiles `source` (named `file` in spans and diagnostics) to an artifact.
@@ -156,7 +169,11 @@ pub fn compile(source: &str, file: &str, language: Language) -> Result<Artifact,
             .spawn_scoped(s, || compile_here(source, file, language));
         match handle {
             Ok(h) => h.join().unwrap_or_else(|_| {
-                Err(FrontendError::new(Code::Internal, "internal frontend error (panic)", hir::Pos::default()))
+                Err(FrontendError::new(
+                    Code::Internal,
+                    "internal frontend error (panic)",
+                    hir::Pos::default(),
+                ))
             }),
             Err(e) => Err(FrontendError::new(
                 Code::Limit,
@@ -175,11 +192,18 @@ fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact
         Language::Rust => rust::lower(source, file)?,
     };
     if module.funcs.len() > 1024 {
-        return Err(FrontendError::new(Code::Limit, "more than 1024 functions", hir::Pos::default()));
+        return Err(FrontendError::new(
+            Code::Limit,
+            "more than 1024 functions",
+            hir::Pos::default(),
+        ));
     }
     let lines = LineIndex::new(source);
     let functions = codegen::generate(&module, language.semantics(), file, &lines)?;
-    let program = Program { entry: module.entry as u32, functions };
+    let program = Program {
+        entry: module.entry as u32,
+        functions,
+    };
     let (features, capabilities) = requirements(&program);
     let envelope = Envelope {
         artifact_hash: String::new(),
@@ -198,7 +222,11 @@ fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact
         &FeatureSet::all_engine_features(),
         &FeatureSet::all_host_capabilities(),
     ) {
-        let pos = module.funcs.get(module.entry).map(|f| f.pos).unwrap_or_default();
+        let pos = module
+            .funcs
+            .get(module.entry)
+            .map(|f| f.pos)
+            .unwrap_or_default();
         let code = match e {
             tcc_ir::ValidationError::TooManyFunctions { .. }
             | tcc_ir::ValidationError::TooManyInstructions { .. }
@@ -206,7 +234,11 @@ fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact
             | tcc_ir::ValidationError::StringTooLong { .. } => Code::Limit,
             _ => Code::Internal,
         };
-        return Err(FrontendError::new(code, format!("the program exceeds an artifact limit: {e}"), pos));
+        return Err(FrontendError::new(
+            code,
+            format!("the program exceeds an artifact limit: {e}"),
+            pos,
+        ));
     }
     Ok(artifact)
 }
@@ -235,7 +267,9 @@ pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
                 Instruction::Throw | Instruction::PushTry { .. } | Instruction::PopTry => {
                     (Some(f::EXCEPTIONS), None)
                 }
-                other if other.group() == InstructionGroup::Compute => (Some(f::LANG_COMPUTE), None),
+                other if other.group() == InstructionGroup::Compute => {
+                    (Some(f::LANG_COMPUTE), None)
+                }
                 _ => (None, None),
             };
             if let Some(id) = feature {

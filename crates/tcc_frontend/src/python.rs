@@ -32,7 +32,10 @@ const EXCEPTIONS: [&str; 8] = [
 ];
 
 fn pos(r: TextRange) -> Pos {
-    Pos { start: u32::from(r.start()), end: u32::from(r.end()) }
+    Pos {
+        start: u32::from(r.start()),
+        end: u32::from(r.end()),
+    }
 }
 
 fn err(code: Code, message: impl Into<String>, r: TextRange) -> FrontendError {
@@ -40,7 +43,11 @@ fn err(code: Code, message: impl Into<String>, r: TextRange) -> FrontendError {
 }
 
 fn unsupported(what: &str, r: TextRange) -> FrontendError {
-    err(Code::Unsupported, format!("{what} is not supported in the Python subset"), r)
+    err(
+        Code::Unsupported,
+        format!("{what} is not supported in the Python subset"),
+        r,
+    )
 }
 
 struct Scope {
@@ -67,17 +74,33 @@ struct Lower {
     depth: u32,
 }
 
-/// Parses and lowers a Python source file.
-pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
-    let parsed = parse(source, Mode::Module, file).map_err(|e| {
+/// Parses only (benchmark baseline).
+pub fn parse_only(source: &str) -> Result<(), FrontendError> {
+    parse_module(source, "bench.py").map(drop)
+}
+
+fn parse_module(source: &str, file: &str) -> Result<ast::Mod, FrontendError> {
+    parse(source, Mode::Module, file).map_err(|e| {
         FrontendError::new(
             Code::Syntax,
             format!("syntax error: {}", e.error),
-            Pos { start: u32::from(e.offset), end: u32::from(e.offset) },
+            Pos {
+                start: u32::from(e.offset),
+                end: u32::from(e.offset),
+            },
         )
-    })?;
+    })
+}
+
+/// Parses and lowers a Python source file.
+pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
+    let parsed = parse_module(source, file)?;
     let ast::Mod::Module(m) = parsed else {
-        return Err(FrontendError::new(Code::Syntax, "not a module", Pos::default()));
+        return Err(FrontendError::new(
+            Code::Syntax,
+            "not a module",
+            Pos::default(),
+        ));
     };
     let mut l = Lower {
         module: Module::default(),
@@ -90,7 +113,11 @@ pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
     Ok(l.module)
 }
 
-fn assigned_names(stmts: &[PS], out: &mut Vec<(String, TextRange)>, nonlocal: &mut Vec<(String, TextRange)>) {
+fn assigned_names(
+    stmts: &[PS],
+    out: &mut Vec<(String, TextRange)>,
+    nonlocal: &mut Vec<(String, TextRange)>,
+) {
     fn target(e: &PE, out: &mut Vec<(String, TextRange)>) {
         match e {
             PE::Name(n) => out.push((n.id.to_string(), n.range)),
@@ -130,7 +157,10 @@ fn assigned_names(stmts: &[PS], out: &mut Vec<(String, TextRange)>, nonlocal: &m
                 assigned_names(&t.finalbody, out, nonlocal);
             }
             PS::FunctionDef(f) => out.push((f.name.to_string(), f.range)),
-            PS::Nonlocal(n) => n.names.iter().for_each(|x| nonlocal.push((x.to_string(), n.range))),
+            PS::Nonlocal(n) => n
+                .names
+                .iter()
+                .for_each(|x| nonlocal.push((x.to_string(), n.range))),
             _ => {}
         }
     }
@@ -154,7 +184,10 @@ fn constant_value(e: &PE) -> Result<Option<Constant>, FrontendError> {
                     )),
                 }
             }
-            _ => Err(unsupported("this literal (bytes, complex, ellipsis)", c.range)),
+            _ => Err(unsupported(
+                "this literal (bytes, complex, ellipsis)",
+                c.range,
+            )),
         },
         PE::UnaryOp(u) if matches!(u.op, ast::UnaryOp::USub) => match constant_value(&u.operand)? {
             Some(Constant::Number(n)) => Ok(Some(Constant::Number(-n))),
@@ -165,7 +198,10 @@ fn constant_value(e: &PE) -> Result<Option<Constant>, FrontendError> {
 }
 
 fn is_collection_literal(e: &PE) -> bool {
-    matches!(e, PE::List(_) | PE::Dict(_) | PE::Tuple(_) | PE::ListComp(_) | PE::DictComp(_) | PE::Set(_))
+    matches!(
+        e,
+        PE::List(_) | PE::Dict(_) | PE::Tuple(_) | PE::ListComp(_) | PE::DictComp(_) | PE::Set(_)
+    )
 }
 
 impl Lower {
@@ -175,7 +211,11 @@ impl Lower {
         for (i, s) in body.iter().enumerate() {
             match s {
                 PS::ImportFrom(imp) => {
-                    let module = imp.module.as_ref().map(|m| m.to_string()).unwrap_or_default();
+                    let module = imp
+                        .module
+                        .as_ref()
+                        .map(|m| m.to_string())
+                        .unwrap_or_default();
                     let level = imp.level.as_ref().map_or(0, |l| l.to_u32());
                     if level != 0 || !PRIMITIVE_MODULES.contains(&module.as_str()) {
                         return Err(err(
@@ -202,7 +242,10 @@ impl Lower {
                 PS::Import(imp) => {
                     return Err(err(
                         Code::Import,
-                        format!("use `from {} import …`; other imports are outside the subset", PRIMITIVE_MODULES[0]),
+                        format!(
+                            "use `from {} import …`; other imports are outside the subset",
+                            PRIMITIVE_MODULES[0]
+                        ),
                         imp.range,
                     ));
                 }
@@ -210,15 +253,27 @@ impl Lower {
                     if let Some(first) = entry {
                         return Err(err(
                             Code::Entry,
-                            format!("a second `async def` (`{}`); the program has one entry, `{}`", f.name, first.name),
+                            format!(
+                                "a second `async def` (`{}`); the program has one entry, `{}`",
+                                f.name, first.name
+                            ),
                             f.range,
                         ));
                     }
                     entry = Some(f);
                 }
                 PS::FunctionDef(f) => helpers.push(f),
-                PS::ClassDef(c) => return Err(err(Code::Class, "classes are not supported in the Python subset", c.range)),
-                PS::Expr(e) if i == 0 && matches!(&*e.value, PE::Constant(c) if matches!(c.value, PyConst::Str(_))) => {}
+                PS::ClassDef(c) => {
+                    return Err(err(
+                        Code::Class,
+                        "classes are not supported in the Python subset",
+                        c.range,
+                    ));
+                }
+                PS::Expr(e)
+                    if i == 0
+                        && matches!(&*e.value, PE::Constant(c) if matches!(c.value, PyConst::Str(_))) =>
+                    {}
                 PS::Pass(_) => {}
                 other => {
                     return Err(err(
@@ -233,7 +288,10 @@ impl Lower {
             return Err(FrontendError::new(
                 Code::Entry,
                 "no entry function: the program needs one top-level `async def` (e.g. `async def run():`)",
-                Pos { start: len as u32, end: len as u32 },
+                Pos {
+                    start: len as u32,
+                    end: len as u32,
+                },
             ));
         };
         let entry_name = entry.name.to_string();
@@ -244,7 +302,11 @@ impl Lower {
         for h in &helpers {
             let name = h.name.to_string();
             if !seen.insert(name.clone()) || self.prims.contains_key(&name) {
-                return Err(err(Code::Unsupported, format!("`{name}` is defined twice at module level"), h.range));
+                return Err(err(
+                    Code::Unsupported,
+                    format!("`{name}` is defined twice at module level"),
+                    h.range,
+                ));
             }
             self.top.insert(name, self.module.funcs.len());
             self.module.funcs.push(Func::default());
@@ -255,7 +317,14 @@ impl Lower {
         {
             return Err(unsupported("a decorator other than `@program`", entry.range));
         }
-        self.function(0, None, entry.name.as_str(), &entry.args, &entry.body, entry.range)?;
+        self.function(
+            0,
+            None,
+            entry.name.as_str(),
+            &entry.args,
+            &entry.body,
+            entry.range,
+        )?;
         for (k, h) in helpers.iter().enumerate() {
             if !h.decorator_list.is_empty() {
                 return Err(unsupported("decorators", h.range));
@@ -274,8 +343,15 @@ impl Lower {
         body: &[PS],
         range: TextRange,
     ) -> Result<(), FrontendError> {
-        if !args.posonlyargs.is_empty() || args.vararg.is_some() || !args.kwonlyargs.is_empty() || args.kwarg.is_some() {
-            return Err(unsupported("`*args`, `**kwargs`, keyword-only and positional-only parameters", range));
+        if !args.posonlyargs.is_empty()
+            || args.vararg.is_some()
+            || !args.kwonlyargs.is_empty()
+            || args.kwarg.is_some()
+        {
+            return Err(unsupported(
+                "`*args`, `**kwargs`, keyword-only and positional-only parameters",
+                range,
+            ));
         }
         let mut f = Func {
             name: name.to_string(),
@@ -289,23 +365,39 @@ impl Lower {
         for a in &args.args {
             let n = a.def.arg.to_string();
             if names.contains_key(&n) {
-                return Err(err(Code::Unsupported, format!("duplicate parameter `{n}`"), a.def.range));
+                return Err(err(
+                    Code::Unsupported,
+                    format!("duplicate parameter `{n}`"),
+                    a.def.range,
+                ));
             }
             let default = match &a.default {
                 None => None,
                 Some(d) => match constant_value(d)? {
                     Some(c) => Some(c),
-                    None => return Err(unsupported("a parameter default that is not a constant", d.range())),
+                    None => {
+                        return Err(unsupported(
+                            "a parameter default that is not a constant",
+                            d.range(),
+                        ));
+                    }
                 },
             };
             if default.is_none() && f.param_defaults.iter().any(Option::is_some) {
-                return Err(err(Code::Syntax, "parameter without a default follows one with a default", a.def.range));
+                return Err(err(
+                    Code::Syntax,
+                    "parameter without a default follows one with a default",
+                    a.def.range,
+                ));
             }
             names.insert(n.clone(), f.vars.len());
             definite.insert(f.vars.len());
             f.params.push(f.vars.len());
             f.param_defaults.push(default);
-            f.vars.push(Var { name: n, captured: false });
+            f.vars.push(Var {
+                name: n,
+                captured: false,
+            });
         }
         let mut assigned = Vec::new();
         let mut nonlocal = Vec::new();
@@ -313,20 +405,38 @@ impl Lower {
         let nonlocals: HashSet<String> = nonlocal.iter().map(|(n, _)| n.clone()).collect();
         for (n, r) in &nonlocal {
             if names.contains_key(n) {
-                return Err(err(Code::Syntax, format!("`{n}` is a parameter and nonlocal"), *r));
+                return Err(err(
+                    Code::Syntax,
+                    format!("`{n}` is a parameter and nonlocal"),
+                    *r,
+                ));
             }
             if !self.scopes.iter().any(|s| s.names.contains_key(n)) {
-                return Err(err(Code::UnknownName, format!("no binding for nonlocal `{n}` in an enclosing function"), *r));
+                return Err(err(
+                    Code::UnknownName,
+                    format!("no binding for nonlocal `{n}` in an enclosing function"),
+                    *r,
+                ));
             }
         }
         for (n, _) in assigned {
             if !names.contains_key(&n) && !nonlocals.contains(&n) {
                 names.insert(n.clone(), f.vars.len());
-                f.vars.push(Var { name: n, captured: false });
+                f.vars.push(Var {
+                    name: n,
+                    captured: false,
+                });
             }
         }
         self.module.funcs[idx] = f;
-        self.scopes.push(Scope { func: idx, names, nonlocals, definite, nesting: 0, excepts: Vec::new() });
+        self.scopes.push(Scope {
+            func: idx,
+            names,
+            nonlocals,
+            definite,
+            nesting: 0,
+            excepts: Vec::new(),
+        });
         let r = self.block(body);
         self.scopes.pop();
         let body = r?;
@@ -346,8 +456,14 @@ impl Lower {
     fn hidden(&mut self, what: &str) -> VarRef {
         let func = self.cur().func;
         let f = &mut self.module.funcs[func];
-        f.vars.push(Var { name: format!("${what}"), captured: false });
-        VarRef { func, var: f.vars.len() - 1 }
+        f.vars.push(Var {
+            name: format!("${what}"),
+            captured: false,
+        });
+        VarRef {
+            func,
+            var: f.vars.len() - 1,
+        }
     }
 
     fn capture(&mut self, owner_scope: usize, var: usize) -> VarRef {
@@ -369,7 +485,10 @@ impl Lower {
         if !cur.nonlocals.contains(name)
             && let Some(&v) = cur.names.get(name)
         {
-            return Ok(Name::Var(VarRef { func: cur.func, var: v }));
+            return Ok(Name::Var(VarRef {
+                func: cur.func,
+                var: v,
+            }));
         }
         for s in (0..top).rev() {
             if let Some(&v) = self.scopes[s].names.get(name) {
@@ -393,7 +512,11 @@ impl Lower {
     fn var_target(&mut self, name: &str, r: TextRange) -> Result<VarRef, FrontendError> {
         match self.resolve(name, r)? {
             Name::Var(v) => Ok(v),
-            _ => Err(err(Code::BadAssignment, format!("cannot assign to `{name}`"), r)),
+            _ => Err(err(
+                Code::BadAssignment,
+                format!("cannot assign to `{name}`"),
+                r,
+            )),
         }
     }
 
@@ -407,7 +530,11 @@ impl Lower {
     fn enter(&mut self, r: TextRange) -> Result<(), FrontendError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(err(Code::Limit, format!("nesting deeper than {MAX_DEPTH} levels"), r));
+            return Err(err(
+                Code::Limit,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+                r,
+            ));
         }
         Ok(())
     }
@@ -451,7 +578,11 @@ impl Lower {
                     && a.attr.as_str() == "append"
                 {
                     if c.args.len() != 1 || !c.keywords.is_empty() {
-                        return Err(err(Code::Call, "`append` takes exactly one argument", c.range));
+                        return Err(err(
+                            Code::Call,
+                            "`append` takes exactly one argument",
+                            c.range,
+                        ));
                     }
                     let target = self.expr(&a.value)?;
                     let v = self.expr(&c.args[0])?;
@@ -487,7 +618,10 @@ impl Lower {
                         let cur = self.load_name(n.id.as_str(), n.range)?;
                         let v = self.expr(&a.value)?;
                         let var = self.var_target(n.id.as_str(), n.range)?;
-                        let e = Expr { kind: ExprKind::Bin(op, Box::new(cur), Box::new(v)), pos: p };
+                        let e = Expr {
+                            kind: ExprKind::Bin(op, Box::new(cur), Box::new(v)),
+                            pos: p,
+                        };
                         out.push(st(StmtKind::Assign(var, e)));
                     }
                     PE::Subscript(sub) => {
@@ -497,13 +631,28 @@ impl Lower {
                         let ti = self.hidden("index");
                         out.push(st(StmtKind::Assign(tc, c)));
                         out.push(st(StmtKind::Assign(ti, i)));
-                        let var = |v: VarRef| Expr { kind: ExprKind::Var(v), pos: p };
-                        let old = Expr { kind: ExprKind::Index(Box::new(var(tc)), Box::new(var(ti))), pos: p };
+                        let var = |v: VarRef| Expr {
+                            kind: ExprKind::Var(v),
+                            pos: p,
+                        };
+                        let old = Expr {
+                            kind: ExprKind::Index(Box::new(var(tc)), Box::new(var(ti))),
+                            pos: p,
+                        };
                         let v = self.expr(&a.value)?;
-                        let new = Expr { kind: ExprKind::Bin(op, Box::new(old), Box::new(v)), pos: p };
+                        let new = Expr {
+                            kind: ExprKind::Bin(op, Box::new(old), Box::new(v)),
+                            pos: p,
+                        };
                         out.push(st(StmtKind::SetIndex(var(tc), var(ti), new)));
                     }
-                    other => return Err(err(Code::BadAssignment, "cannot assign to this target", other.range())),
+                    other => {
+                        return Err(err(
+                            Code::BadAssignment,
+                            "cannot assign to this target",
+                            other.range(),
+                        ));
+                    }
                 }
             }
             PS::If(i) => {
@@ -518,7 +667,11 @@ impl Lower {
                 }
                 let c = self.condition(&w.test)?;
                 let body = self.nested_block(&w.body)?;
-                out.push(st(StmtKind::Loop { cond: Some(c), body, update: Vec::new() }));
+                out.push(st(StmtKind::Loop {
+                    cond: Some(c),
+                    body,
+                    update: Vec::new(),
+                }));
             }
             PS::For(f) => self.for_stmt(f, p, out)?,
             PS::Break(_) => out.push(st(StmtKind::Break)),
@@ -537,8 +690,17 @@ impl Lower {
                 }
                 let value = match &r.exc {
                     None => match self.cur().excepts.last() {
-                        Some(&v) => Expr { kind: ExprKind::Var(v), pos: p },
-                        None => return Err(err(Code::BadControl, "bare `raise` outside an `except` block", r.range)),
+                        Some(&v) => Expr {
+                            kind: ExprKind::Var(v),
+                            pos: p,
+                        },
+                        None => {
+                            return Err(err(
+                                Code::BadControl,
+                                "bare `raise` outside an `except` block",
+                                r.range,
+                            ));
+                        }
                     },
                     Some(e) => self.raised(e)?,
                 };
@@ -576,8 +738,16 @@ impl Lower {
                         Some((Some(var), r?))
                     }
                 };
-                let finally = if t.finalbody.is_empty() { None } else { Some(self.nested_block(&t.finalbody)?) };
-                out.push(st(StmtKind::Try { body, catch, finally }));
+                let finally = if t.finalbody.is_empty() {
+                    None
+                } else {
+                    Some(self.nested_block(&t.finalbody)?)
+                };
+                out.push(st(StmtKind::Try {
+                    body,
+                    catch,
+                    finally,
+                }));
             }
             PS::FunctionDef(f) => {
                 if !f.decorator_list.is_empty() {
@@ -587,15 +757,65 @@ impl Lower {
                 let idx = self.module.funcs.len();
                 self.module.funcs.push(Func::default());
                 let parent = self.cur().func;
-                self.function(idx, Some(parent), f.name.as_str(), &f.args, &f.body, f.range)?;
+                self.function(
+                    idx,
+                    Some(parent),
+                    f.name.as_str(),
+                    &f.args,
+                    &f.body,
+                    f.range,
+                )?;
                 self.note_assigned(var);
-                out.push(st(StmtKind::Assign(var, Expr { kind: ExprKind::Closure(idx), pos: p })));
+                out.push(st(StmtKind::Assign(
+                    var,
+                    Expr {
+                        kind: ExprKind::Closure(idx),
+                        pos: p,
+                    },
+                )));
             }
             PS::Nonlocal(_) => {}
+            PS::Assert(a) => {
+                let c = self.condition(&a.test)?;
+                let msg = match &a.msg {
+                    Some(m) => self.expr(m)?,
+                    None => Expr::constant(Constant::String("AssertionError".into()), p),
+                };
+                let fail = vec![Stmt {
+                    kind: StmtKind::Throw(msg),
+                    pos: p,
+                }];
+                out.push(st(StmtKind::If(
+                    Expr {
+                        kind: ExprKind::Not(Box::new(c)),
+                        pos: p,
+                    },
+                    fail,
+                    Vec::new(),
+                )));
+            }
             PS::AsyncFunctionDef(f) => return Err(unsupported("a nested `async def`", f.range)),
-            PS::ClassDef(c) => return Err(err(Code::Class, "classes are not supported in the Python subset", c.range)),
-            PS::Import(i) => return Err(err(Code::Import, "imports are only allowed at module level", i.range)),
-            PS::ImportFrom(i) => return Err(err(Code::Import, "imports are only allowed at module level", i.range)),
+            PS::ClassDef(c) => {
+                return Err(err(
+                    Code::Class,
+                    "classes are not supported in the Python subset",
+                    c.range,
+                ));
+            }
+            PS::Import(i) => {
+                return Err(err(
+                    Code::Import,
+                    "imports are only allowed at module level",
+                    i.range,
+                ));
+            }
+            PS::ImportFrom(i) => {
+                return Err(err(
+                    Code::Import,
+                    "imports are only allowed at module level",
+                    i.range,
+                ));
+            }
             PS::Global(g) => return Err(unsupported("`global`", g.range)),
             other => return Err(unsupported(stmt_name(other), stmt_range(other))),
         }
@@ -608,14 +828,27 @@ impl Lower {
             && matches!(self.resolve(n.id.as_str(), n.range), Ok(Name::Builtin(b)) if EXCEPTIONS.contains(&b))
         {
             if c.args.len() != 1 || !c.keywords.is_empty() {
-                return Err(err(Code::Call, "raise an exception with exactly one argument, its message", c.range));
+                return Err(err(
+                    Code::Call,
+                    "raise an exception with exactly one argument, its message",
+                    c.range,
+                ));
             }
             return self.expr(&c.args[0]);
         }
-        Err(unsupported("raising something other than `Exception(message)`", e.range()))
+        Err(unsupported(
+            "raising something other than `Exception(message)`",
+            e.range(),
+        ))
     }
 
-    fn assign(&mut self, target: &PE, v: Expr, p: Pos, out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
+    fn assign(
+        &mut self,
+        target: &PE,
+        v: Expr,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), FrontendError> {
         let st = |kind| Stmt { kind, pos: p };
         match target {
             PE::Name(n) => {
@@ -631,19 +864,28 @@ impl Lower {
             PE::Tuple(ast::ExprTuple { elts, .. }) | PE::List(ast::ExprList { elts, .. }) => {
                 let t = self.hidden("unpack");
                 out.push(st(StmtKind::Assign(t, v)));
-                let var = |v: VarRef| Expr { kind: ExprKind::Var(v), pos: p };
+                let var = |v: VarRef| Expr {
+                    kind: ExprKind::Var(v),
+                    pos: p,
+                };
                 let n = elts.len() as f64;
                 let wrong = Expr {
                     kind: ExprKind::Bin(
                         BinOp::Neq,
-                        Box::new(Expr { kind: ExprKind::Length(Box::new(var(t))), pos: p }),
+                        Box::new(Expr {
+                            kind: ExprKind::Length(Box::new(var(t))),
+                            pos: p,
+                        }),
                         Box::new(Expr::constant(Constant::Number(n), p)),
                     ),
                     pos: p,
                 };
                 let raise = Stmt {
                     kind: StmtKind::Throw(Expr::constant(
-                        Constant::String(format!("ValueError: expected {} values to unpack", elts.len())),
+                        Constant::String(format!(
+                            "ValueError: expected {} values to unpack",
+                            elts.len()
+                        )),
                         p,
                     )),
                     pos: p,
@@ -651,40 +893,77 @@ impl Lower {
                 out.push(st(StmtKind::If(wrong, vec![raise], Vec::new())));
                 for (k, el) in elts.iter().enumerate() {
                     let item = Expr {
-                        kind: ExprKind::Index(Box::new(var(t)), Box::new(Expr::constant(Constant::Number(k as f64), p))),
+                        kind: ExprKind::Index(
+                            Box::new(var(t)),
+                            Box::new(Expr::constant(Constant::Number(k as f64), p)),
+                        ),
                         pos: p,
                     };
                     match el {
                         PE::Name(_) => self.assign(el, item, p, out)?,
-                        other => return Err(unsupported("nested or starred unpacking", other.range())),
+                        other => {
+                            return Err(unsupported("nested or starred unpacking", other.range()));
+                        }
                     }
                 }
             }
-            PE::Attribute(a) => return Err(unsupported("attribute assignment (use `d[\"key\"] = …`)", a.range)),
-            other => return Err(err(Code::BadAssignment, "cannot assign to this target", other.range())),
+            PE::Attribute(a) => {
+                return Err(unsupported(
+                    "attribute assignment (use `d[\"key\"] = …`)",
+                    a.range,
+                ));
+            }
+            other => {
+                return Err(err(
+                    Code::BadAssignment,
+                    "cannot assign to this target",
+                    other.range(),
+                ));
+            }
         }
         Ok(())
     }
 
-    fn for_stmt(&mut self, f: &ast::StmtFor, p: Pos, out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
+    fn for_stmt(
+        &mut self,
+        f: &ast::StmtFor,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), FrontendError> {
         if !f.orelse.is_empty() {
             return Err(unsupported("`for … else`", f.range));
         }
         let PE::Name(tn) = &*f.target else {
-            return Err(unsupported("a `for` target other than a single name", f.target.range()));
+            return Err(unsupported(
+                "a `for` target other than a single name",
+                f.target.range(),
+            ));
         };
         let st = |kind| Stmt { kind, pos: p };
-        let var = |v: VarRef| Expr { kind: ExprKind::Var(v), pos: p };
+        let var = |v: VarRef| Expr {
+            kind: ExprKind::Var(v),
+            pos: p,
+        };
         let target = self.var_target(tn.id.as_str(), tn.range)?;
         if let PE::Call(c) = &*f.iter
             && let PE::Name(n) = &*c.func
-            && matches!(self.resolve(n.id.as_str(), n.range), Ok(Name::Builtin("range")))
+            && matches!(
+                self.resolve(n.id.as_str(), n.range),
+                Ok(Name::Builtin("range"))
+            )
         {
             if !c.keywords.is_empty() || c.args.is_empty() || c.args.len() > 3 {
-                return Err(err(Code::Call, "`range` takes one to three positional arguments", c.range));
+                return Err(err(
+                    Code::Call,
+                    "`range` takes one to three positional arguments",
+                    c.range,
+                ));
             }
             let (start, stop) = if c.args.len() == 1 {
-                (Expr::constant(Constant::Number(0.0), p), self.expr(&c.args[0])?)
+                (
+                    Expr::constant(Constant::Number(0.0), p),
+                    self.expr(&c.args[0])?,
+                )
             } else {
                 (self.expr(&c.args[0])?, self.expr(&c.args[1])?)
             };
@@ -692,32 +971,49 @@ impl Lower {
                 None => 1.0,
                 Some(s) => match constant_value(s)? {
                     Some(Constant::Number(n)) if n != 0.0 && n.fract() == 0.0 => n,
-                    _ => return Err(unsupported("a `range` step that is not a non-zero integer literal", s.range())),
+                    _ => {
+                        return Err(unsupported(
+                            "a `range` step that is not a non-zero integer literal",
+                            s.range(),
+                        ));
+                    }
                 },
             };
             let ti = self.hidden("range_i");
             let tstop = self.hidden("range_stop");
             for (t, e) in [(ti, start), (tstop, stop)] {
-                let exact = matches!(&e.kind, ExprKind::Const(Constant::Number(n)) if n.fract() == 0.0);
+                let exact =
+                    matches!(&e.kind, ExprKind::Const(Constant::Number(n)) if n.fract() == 0.0);
                 out.push(st(StmtKind::Assign(t, e)));
                 if !exact {
                     out.push(integer_check(t, p));
                 }
             }
             let cmp = if step > 0.0 { BinOp::Lt } else { BinOp::Gt };
-            let cond = Expr { kind: ExprKind::Bin(cmp, Box::new(var(ti)), Box::new(var(tstop))), pos: p };
+            let cond = Expr {
+                kind: ExprKind::Bin(cmp, Box::new(var(ti)), Box::new(var(tstop))),
+                pos: p,
+            };
             let mut body = vec![
                 st(StmtKind::Assign(target, var(ti))),
                 st(StmtKind::Assign(
                     ti,
                     Expr {
-                        kind: ExprKind::Bin(BinOp::Add, Box::new(var(ti)), Box::new(Expr::constant(Constant::Number(step), p))),
+                        kind: ExprKind::Bin(
+                            BinOp::Add,
+                            Box::new(var(ti)),
+                            Box::new(Expr::constant(Constant::Number(step), p)),
+                        ),
                         pos: p,
                     },
                 )),
             ];
             body.extend(self.nested_block(&f.body)?);
-            out.push(st(StmtKind::Loop { cond: Some(cond), body, update: Vec::new() }));
+            out.push(st(StmtKind::Loop {
+                cond: Some(cond),
+                body,
+                update: Vec::new(),
+            }));
             return Ok(());
         }
         if matches!(&*f.iter, PE::Dict(_)) {
@@ -727,21 +1023,44 @@ impl Lower {
         let ts = self.hidden("for_seq");
         let ti = self.hidden("for_i");
         out.push(st(StmtKind::Assign(ts, seq)));
-        out.push(st(StmtKind::Assign(ti, Expr::constant(Constant::Number(0.0), p))));
-        let len = Expr { kind: ExprKind::Length(Box::new(var(ts))), pos: p };
-        let cond = Expr { kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)), pos: p };
+        out.push(st(StmtKind::Assign(
+            ti,
+            Expr::constant(Constant::Number(0.0), p),
+        )));
+        let len = Expr {
+            kind: ExprKind::Length(Box::new(var(ts))),
+            pos: p,
+        };
+        let cond = Expr {
+            kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)),
+            pos: p,
+        };
         let mut body = vec![
-            st(StmtKind::Assign(target, Expr { kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))), pos: p })),
+            st(StmtKind::Assign(
+                target,
+                Expr {
+                    kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))),
+                    pos: p,
+                },
+            )),
             st(StmtKind::Assign(
                 ti,
                 Expr {
-                    kind: ExprKind::Bin(BinOp::Add, Box::new(var(ti)), Box::new(Expr::constant(Constant::Number(1.0), p))),
+                    kind: ExprKind::Bin(
+                        BinOp::Add,
+                        Box::new(var(ti)),
+                        Box::new(Expr::constant(Constant::Number(1.0), p)),
+                    ),
                     pos: p,
                 },
             )),
         ];
         body.extend(self.nested_block(&f.body)?);
-        out.push(st(StmtKind::Loop { cond: Some(cond), body, update: Vec::new() }));
+        out.push(st(StmtKind::Loop {
+            cond: Some(cond),
+            body,
+            update: Vec::new(),
+        }));
         Ok(())
     }
 
@@ -749,7 +1068,10 @@ impl Lower {
         let p = pos(r);
         match self.resolve(name, r)? {
             Name::Var(v) => {
-                let e = Expr { kind: ExprKind::Var(v), pos: p };
+                let e = Expr {
+                    kind: ExprKind::Var(v),
+                    pos: p,
+                };
                 let s = self.cur();
                 if v.func == s.func && s.definite.contains(&v.var) {
                     Ok(e)
@@ -757,8 +1079,15 @@ impl Lower {
                     Ok(unbound_check(e, name, p))
                 }
             }
-            Name::Func(f) => Ok(Expr { kind: ExprKind::Func(f), pos: p }),
-            Name::Prim(_) => Err(err(Code::Await, format!("durable primitive `{name}` must be called and awaited"), r)),
+            Name::Func(f) => Ok(Expr {
+                kind: ExprKind::Func(f),
+                pos: p,
+            }),
+            Name::Prim(_) => Err(err(
+                Code::Await,
+                format!("durable primitive `{name}` must be called and awaited"),
+                r,
+            )),
             Name::Builtin(b) => Err(unsupported(&format!("using builtin `{b}` as a value"), r)),
         }
     }
@@ -786,7 +1115,11 @@ impl Lower {
         Ok(match e {
             PE::Name(n) => self.load_name(n.id.as_str(), n.range)?,
             PE::List(l) => {
-                let items = l.elts.iter().map(|x| self.expr(x)).collect::<Result<_, _>>()?;
+                let items = l
+                    .elts
+                    .iter()
+                    .map(|x| self.expr(x))
+                    .collect::<Result<_, _>>()?;
                 mk(ExprKind::Array(items))
             }
             PE::Dict(d) => {
@@ -795,20 +1128,35 @@ impl Lower {
                     let key = match k {
                         Some(PE::Constant(c)) => match &c.value {
                             PyConst::Str(s) => s.clone(),
-                            _ => return Err(unsupported("a dict key that is not a string literal", c.range)),
+                            _ => {
+                                return Err(unsupported(
+                                    "a dict key that is not a string literal",
+                                    c.range,
+                                ));
+                            }
                         },
-                        Some(other) => return Err(unsupported("a dict key that is not a string literal", other.range())),
+                        Some(other) => {
+                            return Err(unsupported(
+                                "a dict key that is not a string literal",
+                                other.range(),
+                            ));
+                        }
                         None => return Err(unsupported("`**` in a dict literal", v.range())),
                     };
                     if items.iter().any(|(k2, _): &(String, Expr)| *k2 == key) {
-                        return Err(unsupported("a repeated key in a dict literal", k.as_ref().map_or(d.range, |k| k.range())));
+                        return Err(unsupported(
+                            "a repeated key in a dict literal",
+                            k.as_ref().map_or(d.range, |k| k.range()),
+                        ));
                     }
                     items.push((key, self.expr(v)?));
                 }
                 mk(ExprKind::Object(items))
             }
             PE::BinOp(b) => {
-                if matches!(b.op, ast::Operator::Mod) && matches!(&*b.left, PE::Constant(c) if matches!(c.value, PyConst::Str(_))) {
+                if matches!(b.op, ast::Operator::Mod)
+                    && matches!(&*b.left, PE::Constant(c) if matches!(c.value, PyConst::Str(_)))
+                {
                     return Err(unsupported("printf-style `%` formatting", b.range));
                 }
                 let op = binop(&b.op, b.range)?;
@@ -836,7 +1184,9 @@ impl Lower {
                 for v in &b.values {
                     vals.push(self.condition(v)?);
                 }
-                let mut acc = vals.pop().ok_or_else(|| unsupported("an empty boolean operation", b.range))?;
+                let mut acc = vals
+                    .pop()
+                    .ok_or_else(|| unsupported("an empty boolean operation", b.range))?;
                 while let Some(prev) = vals.pop() {
                     acc = match b.op {
                         ast::BoolOp::And => mk(ExprKind::And(Box::new(prev), Box::new(acc))),
@@ -846,34 +1196,38 @@ impl Lower {
                 acc
             }
             PE::Compare(c) => {
-                if c.ops.len() != 1 {
-                    return Err(unsupported("chained comparisons (`a < b < c`; write `a < b and b < c`)", c.range));
-                }
-                let l = self.expr(&c.left)?;
-                let r = self.expr(&c.comparators[0])?;
-                let (op, negate) = match c.ops[0] {
-                    ast::CmpOp::Eq => (BinOp::Eq, false),
-                    ast::CmpOp::NotEq => (BinOp::Neq, false),
-                    ast::CmpOp::Lt => (BinOp::Lt, false),
-                    ast::CmpOp::LtE => (BinOp::Le, false),
-                    ast::CmpOp::Gt => (BinOp::Gt, false),
-                    ast::CmpOp::GtE => (BinOp::Ge, false),
-                    ast::CmpOp::Is => (BinOp::Same, false),
-                    ast::CmpOp::IsNot => (BinOp::Same, true),
-                    _ => return Err(unsupported("`in` / `not in`", c.range)),
-                };
-                let (l, r) = if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
-                    for side in [&l, &r] {
-                        if matches!(side.kind, ExprKind::Const(Constant::String(_))) {
-                            return Err(unsupported("ordering comparison of strings", c.range));
-                        }
+                // `a < b < c` is `a < b and b < c` with `b` evaluated once.
+                let mut left = self.expr(&c.left)?;
+                let mut parts = Vec::with_capacity(c.ops.len());
+                for (k, (op, right)) in c.ops.iter().zip(&c.comparators).enumerate() {
+                    let mut r = self.expr(right)?;
+                    let mut next = None;
+                    if k + 1 < c.ops.len() {
+                        let t = self.hidden("chain");
+                        let rp = r.pos;
+                        let var = Expr {
+                            kind: ExprKind::Var(t),
+                            pos: rp,
+                        };
+                        r = Expr {
+                            kind: ExprKind::Let(t, Box::new(r), Box::new(var.clone())),
+                            pos: rp,
+                        };
+                        next = Some(var);
                     }
-                    (as_number(l), as_number(r))
-                } else {
-                    (l, r)
-                };
-                let b = mk(ExprKind::Bin(op, Box::new(l), Box::new(r)));
-                if negate { mk(ExprKind::Not(Box::new(b))) } else { b }
+                    parts.push(compare(op, left, r, c.range)?);
+                    match next {
+                        Some(n) => left = n,
+                        None => break,
+                    }
+                }
+                let mut acc = parts
+                    .pop()
+                    .ok_or_else(|| unsupported("an empty comparison", c.range))?;
+                while let Some(prev) = parts.pop() {
+                    acc = mk(ExprKind::And(Box::new(prev), Box::new(acc)));
+                }
+                acc
             }
             PE::IfExp(i) => {
                 let c = self.condition(&i.test)?;
@@ -892,11 +1246,26 @@ impl Lower {
                 let idx = self.module.funcs.len();
                 self.module.funcs.push(Func::default());
                 let parent = self.cur().func;
-                let ret = PS::Return(ast::StmtReturn { range: l.body.range(), value: Some(l.body.clone()) });
-                self.function(idx, Some(parent), "<lambda>", &l.args, std::slice::from_ref(&ret), l.range)?;
+                let ret = PS::Return(ast::StmtReturn {
+                    range: l.body.range(),
+                    value: Some(l.body.clone()),
+                });
+                self.function(
+                    idx,
+                    Some(parent),
+                    "<lambda>",
+                    &l.args,
+                    std::slice::from_ref(&ret),
+                    l.range,
+                )?;
                 mk(ExprKind::Closure(idx))
             }
-            PE::Attribute(a) => return Err(unsupported("attribute access (use `d[\"key\"]` for dict entries)", a.range)),
+            PE::Attribute(a) => {
+                return Err(unsupported(
+                    "attribute access (use `d[\"key\"]` for dict entries)",
+                    a.range,
+                ));
+            }
             PE::JoinedStr(j) => return Err(unsupported("f-strings", j.range)),
             PE::Tuple(t) => return Err(unsupported("tuples (use a list)", t.range)),
             PE::Constant(c) => return Err(unsupported("this literal", c.range)),
@@ -907,7 +1276,11 @@ impl Lower {
     fn call(&mut self, c: &ast::ExprCall) -> Result<Expr, FrontendError> {
         let p = pos(c.range);
         if !c.keywords.is_empty() {
-            return Err(err(Code::Call, "keyword arguments are not supported", c.range));
+            return Err(err(
+                Code::Call,
+                "keyword arguments are not supported",
+                c.range,
+            ));
         }
         if c.args.iter().any(|a| matches!(a, PE::Starred(_))) {
             return Err(err(Code::Call, "`*` arguments are not supported", c.range));
@@ -923,16 +1296,25 @@ impl Lower {
                     ));
                 }
                 Name::Prim(_) => {
-                    return Err(err(Code::Await, format!("durable operation `{}` must be awaited directly", n.id), c.range));
+                    return Err(err(
+                        Code::Await,
+                        format!("durable operation `{}` must be awaited directly", n.id),
+                        c.range,
+                    ));
                 }
                 Name::Builtin("len") => {
                     if c.args.len() != 1 {
                         return Err(err(Code::Call, "`len` takes exactly one argument", c.range));
                     }
                     let x = self.expr(&c.args[0])?;
-                    return Ok(Expr { kind: ExprKind::Length(Box::new(x)), pos: p });
+                    return Ok(Expr {
+                        kind: ExprKind::Length(Box::new(x)),
+                        pos: p,
+                    });
                 }
-                Name::Builtin(b) => return Err(unsupported(&format!("calling `{b}` here"), c.range)),
+                Name::Builtin(b) => {
+                    return Err(unsupported(&format!("calling `{b}` here"), c.range));
+                }
                 Name::Func(f) => {
                     let func = &self.module.funcs[f];
                     // Arity of a top-level function is checked here when its
@@ -944,7 +1326,11 @@ impl Lower {
                         if (c.args.len() < min || c.args.len() > max) && !func.name.is_empty() {
                             return Err(err(
                                 Code::Call,
-                                format!("`{}` takes {min}..={max} arguments, {} given", n.id, c.args.len()),
+                                format!(
+                                    "`{}` takes {min}..={max} arguments, {} given",
+                                    n.id,
+                                    c.args.len()
+                                ),
                                 c.range,
                             ));
                         }
@@ -958,16 +1344,29 @@ impl Lower {
         }
         if let PE::Attribute(a) = &*c.func {
             if a.attr.as_str() == "append" {
-                return Err(unsupported("`append` inside an expression (use it as a statement)", c.range));
+                return Err(unsupported(
+                    "`append` inside an expression (use it as a statement)",
+                    c.range,
+                ));
             }
             return Err(unsupported(&format!("method `.{}()`", a.attr), c.range));
         }
         let f = self.expr(&c.func)?;
-        let args = c.args.iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?;
-        Ok(Expr { kind: ExprKind::Call(Box::new(f), args), pos: p })
+        let args = c
+            .args
+            .iter()
+            .map(|a| self.expr(a))
+            .collect::<Result<_, _>>()?;
+        Ok(Expr {
+            kind: ExprKind::Call(Box::new(f), args),
+            pos: p,
+        })
     }
 
-    fn prim_call<'a>(&mut self, e: &'a PE) -> Result<Option<(Prim, &'a ast::ExprCall)>, FrontendError> {
+    fn prim_call<'a>(
+        &mut self,
+        e: &'a PE,
+    ) -> Result<Option<(Prim, &'a ast::ExprCall)>, FrontendError> {
         if let PE::Call(c) = e
             && let PE::Name(n) = &*c.func
             && let Name::Prim(p) = self.resolve(n.id.as_str(), n.range)?
@@ -981,14 +1380,27 @@ impl Lower {
         match c.args.first() {
             Some(PE::Constant(k)) => match &k.value {
                 PyConst::Str(s) => Ok(s.clone()),
-                _ => Err(err(Code::ComputedKey, format!("the {what} must be a string literal"), k.range)),
+                _ => Err(err(
+                    Code::ComputedKey,
+                    format!("the {what} must be a string literal"),
+                    k.range,
+                )),
             },
-            Some(other) => Err(err(Code::ComputedKey, format!("the {what} must be a string literal"), other.range())),
+            Some(other) => Err(err(
+                Code::ComputedKey,
+                format!("the {what} must be a string literal"),
+                other.range(),
+            )),
             None => Err(err(Code::Call, format!("missing the {what}"), c.range)),
         }
     }
 
-    fn durable(&mut self, prim: Prim, c: &ast::ExprCall, in_group: bool) -> Result<Expr, FrontendError> {
+    fn durable(
+        &mut self,
+        prim: Prim,
+        c: &ast::ExprCall,
+        in_group: bool,
+    ) -> Result<Expr, FrontendError> {
         let p = pos(c.range);
         if self.cur().func != self.module.entry {
             return Err(err(
@@ -998,49 +1410,81 @@ impl Lower {
             ));
         }
         if !c.keywords.is_empty() || c.args.iter().any(|a| matches!(a, PE::Starred(_))) {
-            return Err(err(Code::Call, "keyword and `*` arguments are not supported", c.range));
+            return Err(err(
+                Code::Call,
+                "keyword and `*` arguments are not supported",
+                c.range,
+            ));
         }
         let d = match prim {
             Prim::Effect => {
                 let key = self.literal_arg(c, "effect key")?;
                 if c.args.len() > 2 {
-                    return Err(err(Code::Call, "`effect` takes a key and an optional callback", c.range));
+                    return Err(err(
+                        Code::Call,
+                        "`effect` takes a key and an optional callback",
+                        c.range,
+                    ));
                 }
                 if let Some(cb) = c.args.get(1)
                     && !matches!(cb, PE::Name(_) | PE::Lambda(_))
                 {
-                    return Err(unsupported("an effect callback other than a name or a lambda", cb.range()));
+                    return Err(unsupported(
+                        "an effect callback other than a name or a lambda",
+                        cb.range(),
+                    ));
                 }
                 Durable::Effect(key)
             }
             Prim::WaitForEvent => {
                 if c.args.len() != 1 {
-                    return Err(err(Code::Call, "`wait_for_event` takes one event name", c.range));
+                    return Err(err(
+                        Code::Call,
+                        "`wait_for_event` takes one event name",
+                        c.range,
+                    ));
                 }
                 Durable::Wait(self.literal_arg(c, "event name")?)
             }
             Prim::Sleep => {
                 if c.args.len() != 1 {
-                    return Err(err(Code::Call, "`sleep` takes one duration in milliseconds", c.range));
+                    return Err(err(
+                        Code::Call,
+                        "`sleep` takes one duration in milliseconds",
+                        c.range,
+                    ));
                 }
                 Durable::Sleep(Box::new(self.expr(&c.args[0])?))
             }
             Prim::Invoke => {
                 let name = self.literal_arg(c, "program name")?;
-                let args = c.args[1..].iter().map(|a| self.expr(a)).collect::<Result<_, _>>()?;
+                let args = c.args[1..]
+                    .iter()
+                    .map(|a| self.expr(a))
+                    .collect::<Result<_, _>>()?;
                 Durable::Invoke(name, args)
             }
             Prim::Gather | Prim::Race => {
                 if in_group {
-                    return Err(err(Code::Concurrency, "`gather`/`race` cannot be nested", c.range));
+                    return Err(err(
+                        Code::Concurrency,
+                        "`gather`/`race` cannot be nested",
+                        c.range,
+                    ));
                 }
                 if c.args.is_empty() || c.args.len() > 32 {
-                    return Err(err(Code::Concurrency, "`gather`/`race` take 1 to 32 branches", c.range));
+                    return Err(err(
+                        Code::Concurrency,
+                        "`gather`/`race` take 1 to 32 branches",
+                        c.range,
+                    ));
                 }
                 let mut branches = Vec::with_capacity(c.args.len());
                 for a in &c.args {
                     match self.prim_call(a)? {
-                        Some((bp, bc)) if !matches!(bp, Prim::Gather | Prim::Race | Prim::Program) => {
+                        Some((bp, bc))
+                            if !matches!(bp, Prim::Gather | Prim::Race | Prim::Program) =>
+                        {
                             branches.push(self.durable(bp, bc, true)?)
                         }
                         _ => {
@@ -1052,11 +1496,18 @@ impl Lower {
                         }
                     }
                 }
-                if prim == Prim::Gather { Durable::Gather(branches) } else { Durable::Race(branches) }
+                if prim == Prim::Gather {
+                    Durable::Gather(branches)
+                } else {
+                    Durable::Race(branches)
+                }
             }
             Prim::Program => return Err(unsupported("calling `program`", c.range)),
         };
-        Ok(Expr { kind: ExprKind::Durable(d), pos: p })
+        Ok(Expr {
+            kind: ExprKind::Durable(d),
+            pos: p,
+        })
     }
 
     fn await_expr(&mut self, a: &ast::ExprAwait) -> Result<Expr, FrontendError> {
@@ -1066,18 +1517,32 @@ impl Lower {
                 e.pos = pos(a.range);
                 Ok(e)
             }
-            None => Err(err(Code::Await, "only durable primitives can be awaited", a.range)),
+            None => Err(err(
+                Code::Await,
+                "only durable primitives can be awaited",
+                a.range,
+            )),
         }
     }
 }
 
 fn integer_check(t: VarRef, p: Pos) -> Stmt {
-    let var = Expr { kind: ExprKind::Var(t), pos: p };
-    let floored = Expr {
-        kind: ExprKind::Bin(BinOp::FloorDiv, Box::new(var.clone()), Box::new(Expr::constant(Constant::Number(1.0), p))),
+    let var = Expr {
+        kind: ExprKind::Var(t),
         pos: p,
     };
-    let bad = Expr { kind: ExprKind::Bin(BinOp::Neq, Box::new(floored), Box::new(var)), pos: p };
+    let floored = Expr {
+        kind: ExprKind::Bin(
+            BinOp::FloorDiv,
+            Box::new(var.clone()),
+            Box::new(Expr::constant(Constant::Number(1.0), p)),
+        ),
+        pos: p,
+    };
+    let bad = Expr {
+        kind: ExprKind::Bin(BinOp::Neq, Box::new(floored), Box::new(var)),
+        pos: p,
+    };
     Stmt {
         kind: StmtKind::If(
             bad,
@@ -1097,17 +1562,59 @@ fn integer_check(t: VarRef, p: Pos) -> Stmt {
 /// Reads of a variable that may be unassigned raise, as CPython does.
 fn unbound_check(e: Expr, name: &str, p: Pos) -> Expr {
     let is_undefined = Expr {
-        kind: ExprKind::Bin(BinOp::Same, Box::new(e.clone()), Box::new(Expr::constant(Constant::Undefined, p))),
+        kind: ExprKind::Bin(
+            BinOp::Same,
+            Box::new(e.clone()),
+            Box::new(Expr::constant(Constant::Undefined, p)),
+        ),
         pos: p,
     };
     let raise = Expr {
         kind: ExprKind::Raise(Box::new(Expr::constant(
-            Constant::String(format!("UnboundLocalError: local variable '{name}' referenced before assignment")),
+            Constant::String(format!(
+                "UnboundLocalError: local variable '{name}' referenced before assignment"
+            )),
             p,
         ))),
         pos: p,
     };
-    Expr { kind: ExprKind::Cond(Box::new(is_undefined), Box::new(raise), Box::new(e)), pos: p }
+    Expr {
+        kind: ExprKind::Cond(Box::new(is_undefined), Box::new(raise), Box::new(e)),
+        pos: p,
+    }
+}
+
+/// One comparison `l OP r` (Python rules).
+fn compare(op: &ast::CmpOp, l: Expr, r: Expr, range: TextRange) -> Result<Expr, FrontendError> {
+    let p = pos(range);
+    let mk = |kind| Expr { kind, pos: p };
+    let (op, negate) = match op {
+        ast::CmpOp::Eq => (BinOp::Eq, false),
+        ast::CmpOp::NotEq => (BinOp::Neq, false),
+        ast::CmpOp::Lt => (BinOp::Lt, false),
+        ast::CmpOp::LtE => (BinOp::Le, false),
+        ast::CmpOp::Gt => (BinOp::Gt, false),
+        ast::CmpOp::GtE => (BinOp::Ge, false),
+        ast::CmpOp::Is => (BinOp::Same, false),
+        ast::CmpOp::IsNot => (BinOp::Same, true),
+        _ => return Err(unsupported("`in` / `not in`", range)),
+    };
+    let (l, r) = if matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+        for side in [&l, &r] {
+            if matches!(side.kind, ExprKind::Const(Constant::String(_))) {
+                return Err(unsupported("ordering comparison of strings", range));
+            }
+        }
+        (as_number(l), as_number(r))
+    } else {
+        (l, r)
+    };
+    let b = mk(ExprKind::Bin(op, Box::new(l), Box::new(r)));
+    Ok(if negate {
+        mk(ExprKind::Not(Box::new(b)))
+    } else {
+        b
+    })
 }
 
 /// CPython orders bools as 1 and 0; the engine's compares take numbers only,
@@ -1118,7 +1625,13 @@ fn as_number(e: Expr) -> Expr {
         ExprKind::Const(Constant::Number(_)) | ExprKind::Length(_) => true,
         ExprKind::Bin(op, ..) => matches!(
             op,
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::Pow | BinOp::FloorDiv
+            BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Div
+                | BinOp::Rem
+                | BinOp::Pow
+                | BinOp::FloorDiv
         ),
         _ => false,
     };
@@ -1126,7 +1639,14 @@ fn as_number(e: Expr) -> Expr {
         return e;
     }
     let p = e.pos;
-    Expr { kind: ExprKind::Bin(BinOp::Mul, Box::new(e), Box::new(Expr::constant(Constant::Number(1.0), p))), pos: p }
+    Expr {
+        kind: ExprKind::Bin(
+            BinOp::Mul,
+            Box::new(e),
+            Box::new(Expr::constant(Constant::Number(1.0), p)),
+        ),
+        pos: p,
+    }
 }
 
 fn binop(op: &ast::Operator, r: TextRange) -> Result<BinOp, FrontendError> {
@@ -1143,7 +1663,6 @@ fn binop(op: &ast::Operator, r: TextRange) -> Result<BinOp, FrontendError> {
 }
 
 fn stmt_range(s: &PS) -> TextRange {
-
     s.range()
 }
 
@@ -1161,7 +1680,9 @@ fn stmt_name(s: &PS) -> &'static str {
 
 fn expr_name(e: &PE) -> &'static str {
     match e {
-        PE::ListComp(_) | PE::DictComp(_) | PE::SetComp(_) | PE::GeneratorExp(_) => "comprehensions",
+        PE::ListComp(_) | PE::DictComp(_) | PE::SetComp(_) | PE::GeneratorExp(_) => {
+            "comprehensions"
+        }
         PE::Set(_) => "sets",
         PE::NamedExpr(_) => "`:=`",
         PE::Yield(_) | PE::YieldFrom(_) => "`yield`",

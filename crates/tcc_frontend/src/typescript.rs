@@ -24,7 +24,10 @@ use crate::{MAX_DEPTH, Prim};
 pub const PRIMITIVE_MODULES: [&str; 2] = ["@tcc-engine/primitives", "@trigora/sdk"];
 
 fn pos(s: Span) -> Pos {
-    Pos { start: s.start, end: s.end }
+    Pos {
+        start: s.start,
+        end: s.end,
+    }
 }
 
 fn err(code: Code, message: impl Into<String>, s: Span) -> FrontendError {
@@ -32,7 +35,11 @@ fn err(code: Code, message: impl Into<String>, s: Span) -> FrontendError {
 }
 
 fn unsupported(what: &str, s: Span) -> FrontendError {
-    err(Code::Unsupported, format!("{what} is not supported in the TypeScript subset"), s)
+    err(
+        Code::Unsupported,
+        format!("{what} is not supported in the TypeScript subset"),
+        s,
+    )
 }
 
 #[derive(Clone, Copy)]
@@ -63,6 +70,21 @@ struct Lower {
     top: HashMap<String, FuncIdx>,
     scopes: Vec<FnScope>,
     depth: u32,
+    hoisted: HashMap<u32, FuncIdx>,
+}
+
+/// Parses only (benchmark baseline).
+pub fn parse_only(source: &str) -> Result<(), FrontendError> {
+    let alloc = Allocator::default();
+    let ret = Parser::new(&alloc, source, SourceType::ts()).parse();
+    match ret.diagnostics.errors().next() {
+        Some(d) => Err(FrontendError::new(
+            Code::Syntax,
+            format!("syntax error: {}", d.message),
+            Pos::default(),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Parses and lowers a TypeScript source file.
@@ -77,7 +99,14 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
             Pos { start: at, end: at },
         ));
     }
-    let mut l = Lower { module: Module::default(), prims: HashMap::new(), top: HashMap::new(), scopes: Vec::new(), depth: 0 };
+    let mut l = Lower {
+        module: Module::default(),
+        prims: HashMap::new(),
+        top: HashMap::new(),
+        scopes: Vec::new(),
+        depth: 0,
+        hoisted: HashMap::new(),
+    };
     l.program(&ret.program, source.len())?;
     Ok(l.module)
 }
@@ -107,13 +136,20 @@ impl Lower {
                     if !PRIMITIVE_MODULES.contains(&from) {
                         return Err(err(
                             Code::Import,
-                            format!("only the durable primitives can be imported (from \"{}\"); \"{from}\" is outside the subset", PRIMITIVE_MODULES[0]),
+                            format!(
+                                "only the durable primitives can be imported (from \"{}\"); \"{from}\" is outside the subset",
+                                PRIMITIVE_MODULES[0]
+                            ),
                             imp.span,
                         ));
                     }
                     for sp in imp.specifiers.iter().flatten() {
                         let t::ImportDeclarationSpecifier::ImportSpecifier(sp) = sp else {
-                            return Err(err(Code::Import, "import the primitives by name: `import { effect } from …`", imp.span));
+                            return Err(err(
+                                Code::Import,
+                                "import the primitives by name: `import { effect } from …`",
+                                imp.span,
+                            ));
                         };
                         let imported = match &sp.imported {
                             t::ModuleExportName::IdentifierName(n) => n.name.as_str(),
@@ -121,7 +157,11 @@ impl Lower {
                             t::ModuleExportName::StringLiteral(s) => s.value.as_str(),
                         };
                         let Some(prim) = Prim::from_typescript(imported) else {
-                            return Err(err(Code::Import, format!("`{imported}` is not a durable primitive of {from}"), sp.span));
+                            return Err(err(
+                                Code::Import,
+                                format!("`{imported}` is not a durable primitive of {from}"),
+                                sp.span,
+                            ));
                         };
                         self.prims.insert(sp.local.name.to_string(), prim);
                     }
@@ -129,14 +169,24 @@ impl Lower {
                 TS::ExportDefaultDeclaration(d) => match &d.declaration {
                     t::ExportDefaultDeclarationKind::FunctionDeclaration(f) => {
                         if !f.r#async || f.generator {
-                            return Err(err(Code::Entry, "the default export must be an `async function`", f.span));
+                            return Err(err(
+                                Code::Entry,
+                                "the default export must be an `async function`",
+                                f.span,
+                            ));
                         }
                         if entry.is_some() {
                             return Err(err(Code::Entry, "a second default export", d.span));
                         }
                         entry = Some(f);
                     }
-                    _ => return Err(err(Code::Entry, "the default export must be `async function run(…) { … }`", d.span)),
+                    _ => {
+                        return Err(err(
+                            Code::Entry,
+                            "the default export must be `async function run(…) { … }`",
+                            d.span,
+                        ));
+                    }
                 },
                 TS::FunctionDeclaration(f) => {
                     if f.r#async || f.generator {
@@ -144,7 +194,13 @@ impl Lower {
                     }
                     helpers.push(f);
                 }
-                TS::ClassDeclaration(c) => return Err(err(Code::Class, "classes are not supported in the TypeScript subset", c.span)),
+                TS::ClassDeclaration(c) => {
+                    return Err(err(
+                        Code::Class,
+                        "classes are not supported in the TypeScript subset",
+                        c.span,
+                    ));
+                }
                 s if is_type_only(s) => {}
                 TS::EmptyStatement(_) => {}
                 other => {
@@ -160,24 +216,52 @@ impl Lower {
             return Err(FrontendError::new(
                 Code::Entry,
                 "no entry function: the program needs `export default async function run(…) { … }`",
-                Pos { start: len as u32, end: len as u32 },
+                Pos {
+                    start: len as u32,
+                    end: len as u32,
+                },
             ));
         };
         self.module.funcs.push(Func::default());
         for h in &helpers {
-            let Some(id) = &h.id else { return Err(unsupported("an anonymous function declaration", h.span)) };
+            let Some(id) = &h.id else {
+                return Err(unsupported("an anonymous function declaration", h.span));
+            };
             let name = id.name.to_string();
             if self.top.contains_key(&name) || self.prims.contains_key(&name) {
-                return Err(err(Code::Unsupported, format!("`{name}` is declared twice at module level"), h.span));
+                return Err(err(
+                    Code::Unsupported,
+                    format!("`{name}` is declared twice at module level"),
+                    h.span,
+                ));
             }
             self.top.insert(name, self.module.funcs.len());
             self.module.funcs.push(Func::default());
         }
-        let name = entry.id.as_ref().map_or("run".to_string(), |i| i.name.to_string());
-        self.function(0, None, &name, &entry.params, FnBody::Block(entry.body.as_deref()), entry.span, true)?;
+        let name = entry
+            .id
+            .as_ref()
+            .map_or("run".to_string(), |i| i.name.to_string());
+        self.function(
+            0,
+            None,
+            &name,
+            &entry.params,
+            FnBody::Block(entry.body.as_deref()),
+            entry.span,
+            true,
+        )?;
         for (k, h) in helpers.iter().enumerate() {
             let name = h.id.as_ref().map_or(String::new(), |i| i.name.to_string());
-            self.function(k + 1, None, &name, &h.params, FnBody::Block(h.body.as_deref()), h.span, false)?;
+            self.function(
+                k + 1,
+                None,
+                &name,
+                &h.params,
+                FnBody::Block(h.body.as_deref()),
+                h.span,
+                false,
+            )?;
         }
         Ok(())
     }
@@ -196,7 +280,13 @@ impl Lower {
         if params.rest.is_some() {
             return Err(unsupported("rest parameters", params.span));
         }
-        let mut f = Func { name: name.to_string(), parent, pos: pos(span), implicit_return: Constant::Undefined, ..Func::default() };
+        let mut f = Func {
+            name: name.to_string(),
+            parent,
+            pos: pos(span),
+            implicit_return: Constant::Undefined,
+            ..Func::default()
+        };
         let mut block = HashMap::new();
         for p in &params.items {
             let Some(id) = binding_name(&p.pattern) else {
@@ -204,18 +294,40 @@ impl Lower {
             };
             let n = id.name.to_string();
             if block.contains_key(&n) {
-                return Err(err(Code::Syntax, format!("duplicate parameter `{n}`"), p.span));
+                return Err(err(
+                    Code::Syntax,
+                    format!("duplicate parameter `{n}`"),
+                    p.span,
+                ));
             }
             if is_entry && p.initializer.is_some() {
-                return Err(unsupported("default values on the entry function's parameters", p.span));
+                return Err(unsupported(
+                    "default values on the entry function's parameters",
+                    p.span,
+                ));
             }
-            block.insert(n.clone(), Binding { var: f.vars.len(), declared: true, constant: false, in_loop: false });
+            block.insert(
+                n.clone(),
+                Binding {
+                    var: f.vars.len(),
+                    declared: true,
+                    constant: false,
+                    in_loop: false,
+                },
+            );
             f.params.push(f.vars.len());
             f.param_defaults.push(None);
-            f.vars.push(Var { name: n, captured: false });
+            f.vars.push(Var {
+                name: n,
+                captured: false,
+            });
         }
         self.module.funcs[idx] = f;
-        self.scopes.push(FnScope { func: idx, blocks: vec![block], loops: 0 });
+        self.scopes.push(FnScope {
+            func: idx,
+            blocks: vec![block],
+            loops: 0,
+        });
         let r = self.function_body(params, body);
         self.scopes.pop();
         let stmts = r?;
@@ -223,19 +335,40 @@ impl Lower {
         Ok(())
     }
 
-    fn function_body(&mut self, params: &t::FormalParameters, body: FnBody) -> Result<Vec<Stmt>, FrontendError> {
+    fn function_body(
+        &mut self,
+        params: &t::FormalParameters,
+        body: FnBody,
+    ) -> Result<Vec<Stmt>, FrontendError> {
         let mut out = Vec::new();
         for p in &params.items {
             if let (Some(init), Some(id)) = (&p.initializer, binding_name(&p.pattern)) {
                 let v = self.var_for_write(id.name.as_str(), id.span, true)?;
                 let ps = pos(p.span);
-                let cur = Expr { kind: ExprKind::Var(v), pos: ps };
+                let cur = Expr {
+                    kind: ExprKind::Var(v),
+                    pos: ps,
+                };
                 let missing = Expr {
-                    kind: ExprKind::Bin(BinOp::Eq, Box::new(cur), Box::new(Expr::constant(Constant::Undefined, ps))),
+                    kind: ExprKind::Bin(
+                        BinOp::Eq,
+                        Box::new(cur),
+                        Box::new(Expr::constant(Constant::Undefined, ps)),
+                    ),
                     pos: ps,
                 };
                 let value = self.expr(init)?;
-                out.push(Stmt { kind: StmtKind::If(missing, vec![Stmt { kind: StmtKind::Assign(v, value), pos: ps }], Vec::new()), pos: ps });
+                out.push(Stmt {
+                    kind: StmtKind::If(
+                        missing,
+                        vec![Stmt {
+                            kind: StmtKind::Assign(v, value),
+                            pos: ps,
+                        }],
+                        Vec::new(),
+                    ),
+                    pos: ps,
+                });
             }
         }
         match body {
@@ -244,7 +377,10 @@ impl Lower {
             FnBody::Expr(e) => {
                 let v = self.expr(e)?;
                 let p = v.pos;
-                out.push(Stmt { kind: StmtKind::Return(Some(v)), pos: p });
+                out.push(Stmt {
+                    kind: StmtKind::Return(Some(v)),
+                    pos: p,
+                });
             }
         }
         Ok(out)
@@ -262,7 +398,10 @@ impl Lower {
     fn new_var(&mut self, name: &str) -> usize {
         let func = self.cur().func;
         let f = &mut self.module.funcs[func];
-        f.vars.push(Var { name: name.to_string(), captured: false });
+        f.vars.push(Var {
+            name: name.to_string(),
+            captured: false,
+        });
         f.vars.len() - 1
     }
 
@@ -284,7 +423,9 @@ impl Lower {
                     for decl in &d.declarations {
                         let mut names = Vec::new();
                         match &decl.id {
-                            t::BindingPattern::BindingIdentifier(b) => names.push((b.name.to_string(), b.span)),
+                            t::BindingPattern::BindingIdentifier(b) => {
+                                names.push((b.name.to_string(), b.span))
+                            }
                             t::BindingPattern::ArrayPattern(a) => {
                                 for el in a.elements.iter().flatten() {
                                     if let Some(b) = binding_name(el) {
@@ -296,10 +437,22 @@ impl Lower {
                         }
                         for (n, sp) in names {
                             if block.contains_key(&n) {
-                                return Err(err(Code::Syntax, format!("`{n}` is declared twice in this block"), sp));
+                                return Err(err(
+                                    Code::Syntax,
+                                    format!("`{n}` is declared twice in this block"),
+                                    sp,
+                                ));
                             }
                             let var = self.new_var(&n);
-                            block.insert(n, Binding { var, declared: false, constant: d.kind == t::VariableDeclarationKind::Const, in_loop });
+                            block.insert(
+                                n,
+                                Binding {
+                                    var,
+                                    declared: false,
+                                    constant: d.kind == t::VariableDeclarationKind::Const,
+                                    in_loop,
+                                },
+                            );
                         }
                     }
                 }
@@ -307,28 +460,50 @@ impl Lower {
                     let Some(id) = &f.id else { continue };
                     let n = id.name.to_string();
                     if block.contains_key(&n) {
-                        return Err(err(Code::Syntax, format!("`{n}` is declared twice in this block"), f.span));
+                        return Err(err(
+                            Code::Syntax,
+                            format!("`{n}` is declared twice in this block"),
+                            f.span,
+                        ));
                     }
                     let var = self.new_var(&n);
-                    block.insert(n, Binding { var, declared: true, constant: false, in_loop });
+                    block.insert(
+                        n,
+                        Binding {
+                            var,
+                            declared: true,
+                            constant: false,
+                            in_loop,
+                        },
+                    );
                     funcs.push((var, &**f));
                 }
                 _ => {}
             }
         }
         self.cur_mut().blocks.push(block);
+        // The closure is created at the top of the block (hoisting); the
+        // body is lowered where the declaration stands, so it sees the
+        // bindings declared before it.
         for (var, f) in funcs {
             if f.r#async || f.generator {
                 return Err(unsupported("nested async or generator functions", f.span));
             }
             let idx = self.module.funcs.len();
             self.module.funcs.push(Func::default());
-            let parent = self.cur().func;
-            let name = f.id.as_ref().map_or(String::new(), |i| i.name.to_string());
-            self.function(idx, Some(parent), &name, &f.params, FnBody::Block(f.body.as_deref()), f.span, false)?;
+            self.hoisted.insert(f.span.start, idx);
             let p = pos(f.span);
             let func = self.cur().func;
-            out.push(Stmt { kind: StmtKind::Assign(VarRef { func, var }, Expr { kind: ExprKind::Closure(idx), pos: p }), pos: p });
+            out.push(Stmt {
+                kind: StmtKind::Assign(
+                    VarRef { func, var },
+                    Expr {
+                        kind: ExprKind::Closure(idx),
+                        pos: p,
+                    },
+                ),
+                pos: p,
+            });
         }
         Ok(())
     }
@@ -360,7 +535,11 @@ impl Lower {
     fn enter(&mut self, s: Span) -> Result<(), FrontendError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(err(Code::Limit, format!("nesting deeper than {MAX_DEPTH} levels"), s));
+            return Err(err(
+                Code::Limit,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+                s,
+            ));
         }
         Ok(())
     }
@@ -381,18 +560,34 @@ impl Lower {
     fn resolve(&mut self, name: &str, s: Span) -> Result<Name, FrontendError> {
         let top = self.scopes.len() - 1;
         for si in (0..=top).rev() {
-            let found = self.scopes[si].blocks.iter().rev().find_map(|b| b.get(name).copied());
+            let found = self.scopes[si]
+                .blocks
+                .iter()
+                .rev()
+                .find_map(|b| b.get(name).copied());
             if let Some(b) = found {
                 if !b.declared {
-                    return Err(err(Code::BeforeDeclaration, format!("`{name}` is used before its declaration"), s));
+                    return Err(err(
+                        Code::BeforeDeclaration,
+                        format!("`{name}` is used before its declaration"),
+                        s,
+                    ));
                 }
                 if si == top {
-                    return Ok(Name::Var(VarRef { func: self.scopes[si].func, var: b.var }, b.constant));
+                    return Ok(Name::Var(
+                        VarRef {
+                            func: self.scopes[si].func,
+                            var: b.var,
+                        },
+                        b.constant,
+                    ));
                 }
                 if b.in_loop {
                     return Err(err(
                         Code::LoopCapture,
-                        format!("a closure captures `{name}`, declared inside a loop (a fresh binding per iteration is not supported)"),
+                        format!(
+                            "a closure captures `{name}`, declared inside a loop (a fresh binding per iteration is not supported)"
+                        ),
                         s,
                     ));
                 }
@@ -417,8 +612,16 @@ impl Lower {
     fn var_for_write(&mut self, name: &str, s: Span, init: bool) -> Result<VarRef, FrontendError> {
         match self.resolve(name, s)? {
             Name::Var(v, constant) if !constant || init => Ok(v),
-            Name::Var(..) => Err(err(Code::BadAssignment, format!("`{name}` is a `const`"), s)),
-            _ => Err(err(Code::BadAssignment, format!("cannot assign to `{name}`"), s)),
+            Name::Var(..) => Err(err(
+                Code::BadAssignment,
+                format!("`{name}` is a `const`"),
+                s,
+            )),
+            _ => Err(err(
+                Code::BadAssignment,
+                format!("cannot assign to `{name}`"),
+                s,
+            )),
         }
     }
 
@@ -443,8 +646,15 @@ impl Lower {
         r
     }
 
-    fn var_decl(&mut self, d: &t::VariableDeclaration, out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
-        if !matches!(d.kind, t::VariableDeclarationKind::Let | t::VariableDeclarationKind::Const) {
+    fn var_decl(
+        &mut self,
+        d: &t::VariableDeclaration,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), FrontendError> {
+        if !matches!(
+            d.kind,
+            t::VariableDeclarationKind::Let | t::VariableDeclarationKind::Const
+        ) {
             return Err(unsupported("`var` (use `let` or `const`)", d.span));
         }
         for decl in &d.declarations {
@@ -457,14 +667,20 @@ impl Lower {
                 t::BindingPattern::BindingIdentifier(b) => {
                     self.declare(b.name.as_str());
                     let v = self.var_for_write(b.name.as_str(), b.span, true)?;
-                    out.push(Stmt { kind: StmtKind::Assign(v, value), pos: p });
+                    out.push(Stmt {
+                        kind: StmtKind::Assign(v, value),
+                        pos: p,
+                    });
                 }
                 t::BindingPattern::ArrayPattern(a) => {
                     if a.rest.is_some() {
                         return Err(unsupported("rest elements in destructuring", a.span));
                     }
                     let tmp = self.hidden("destructure");
-                    out.push(Stmt { kind: StmtKind::Assign(tmp, value), pos: p });
+                    out.push(Stmt {
+                        kind: StmtKind::Assign(tmp, value),
+                        pos: p,
+                    });
                     for (k, el) in a.elements.iter().enumerate() {
                         let Some(el) = el else { continue };
                         let Some(b) = binding_name(el) else {
@@ -474,12 +690,18 @@ impl Lower {
                         let v = self.var_for_write(b.name.as_str(), b.span, true)?;
                         let item = Expr {
                             kind: ExprKind::Index(
-                                Box::new(Expr { kind: ExprKind::Var(tmp), pos: p }),
+                                Box::new(Expr {
+                                    kind: ExprKind::Var(tmp),
+                                    pos: p,
+                                }),
                                 Box::new(Expr::constant(Constant::Number(k as f64), p)),
                             ),
                             pos: p,
                         };
-                        out.push(Stmt { kind: StmtKind::Assign(v, item), pos: p });
+                        out.push(Stmt {
+                            kind: StmtKind::Assign(v, item),
+                            pos: p,
+                        });
                     }
                 }
                 _ => return Err(unsupported("object destructuring", decl.span)),
@@ -493,7 +715,22 @@ impl Lower {
         let st = |kind| Stmt { kind, pos: p };
         match s {
             TS::VariableDeclaration(d) => self.var_decl(d, out)?,
-            TS::FunctionDeclaration(_) => {}
+            TS::FunctionDeclaration(f) => {
+                let Some(idx) = self.hoisted.remove(&f.span.start) else {
+                    return Err(unsupported("this function declaration", f.span));
+                };
+                let parent = self.cur().func;
+                let name = f.id.as_ref().map_or(String::new(), |i| i.name.to_string());
+                self.function(
+                    idx,
+                    Some(parent),
+                    &name,
+                    &f.params,
+                    FnBody::Block(f.body.as_deref()),
+                    f.span,
+                    false,
+                )?;
+            }
             TS::ExpressionStatement(e) => self.expr_stmt(&e.expression, p, out)?,
             TS::IfStatement(i) => {
                 let c = self.expr(&i.test)?;
@@ -507,17 +744,35 @@ impl Lower {
             TS::WhileStatement(w) => {
                 let c = self.expr(&w.test)?;
                 let body = self.loop_body(&w.body)?;
-                out.push(st(StmtKind::Loop { cond: Some(c), body, update: Vec::new() }));
+                out.push(st(StmtKind::Loop {
+                    cond: Some(c),
+                    body,
+                    update: Vec::new(),
+                }));
             }
             TS::DoWhileStatement(w) => {
                 let body = self.loop_body(&w.body)?;
                 let c = self.expr(&w.test)?;
                 let cp = c.pos;
                 let stop = Stmt {
-                    kind: StmtKind::If(Expr { kind: ExprKind::Not(Box::new(c)), pos: cp }, vec![Stmt { kind: StmtKind::Break, pos: cp }], Vec::new()),
+                    kind: StmtKind::If(
+                        Expr {
+                            kind: ExprKind::Not(Box::new(c)),
+                            pos: cp,
+                        },
+                        vec![Stmt {
+                            kind: StmtKind::Break,
+                            pos: cp,
+                        }],
+                        Vec::new(),
+                    ),
                     pos: cp,
                 };
-                out.push(st(StmtKind::Loop { cond: None, body, update: vec![stop] }));
+                out.push(st(StmtKind::Loop {
+                    cond: None,
+                    body,
+                    update: vec![stop],
+                }));
             }
             TS::ForStatement(f) => {
                 let mut header = Vec::new();
@@ -562,27 +817,60 @@ impl Lower {
                     return Err(unsupported("`for await`", f.span));
                 }
                 let t::ForStatementLeft::VariableDeclaration(d) = &f.left else {
-                    return Err(unsupported("a `for … of` target other than `const x` / `let x`", f.span));
+                    return Err(unsupported(
+                        "a `for … of` target other than `const x` / `let x`",
+                        f.span,
+                    ));
                 };
-                if d.declarations.len() != 1 || binding_name(&d.declarations[0].id).is_none() || d.kind == t::VariableDeclarationKind::Var {
-                    return Err(unsupported("a `for … of` target other than `const x` / `let x`", d.span));
+                if d.declarations.len() != 1
+                    || binding_name(&d.declarations[0].id).is_none()
+                    || d.kind == t::VariableDeclarationKind::Var
+                {
+                    return Err(unsupported(
+                        "a `for … of` target other than `const x` / `let x`",
+                        d.span,
+                    ));
                 }
                 let seq = self.expr(&f.right)?;
                 let ts = self.hidden("for_seq");
                 let ti = self.hidden("for_i");
-                let var = |v: VarRef| Expr { kind: ExprKind::Var(v), pos: p };
-                let mut stmts = vec![st(StmtKind::Assign(ts, seq)), st(StmtKind::Assign(ti, Expr::constant(Constant::Number(0.0), p)))];
+                let var = |v: VarRef| Expr {
+                    kind: ExprKind::Var(v),
+                    pos: p,
+                };
+                let mut stmts = vec![
+                    st(StmtKind::Assign(ts, seq)),
+                    st(StmtKind::Assign(
+                        ti,
+                        Expr::constant(Constant::Number(0.0), p),
+                    )),
+                ];
                 self.cur_mut().loops += 1;
                 let r = (|| {
                     self.open_decl_block(d)?;
-                    let Some(b) = binding_name(&d.declarations[0].id) else { return Err(unsupported("this target", d.span)) };
+                    let Some(b) = binding_name(&d.declarations[0].id) else {
+                        return Err(unsupported("this target", d.span));
+                    };
                     self.declare(b.name.as_str());
                     let x = self.var_for_write(b.name.as_str(), b.span, true)?;
                     let mut body = vec![
-                        st(StmtKind::Assign(x, Expr { kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))), pos: p })),
+                        st(StmtKind::Assign(
+                            x,
+                            Expr {
+                                kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))),
+                                pos: p,
+                            },
+                        )),
                         st(StmtKind::Assign(
                             ti,
-                            Expr { kind: ExprKind::Bin(BinOp::Add, Box::new(var(ti)), Box::new(Expr::constant(Constant::Number(1.0), p))), pos: p },
+                            Expr {
+                                kind: ExprKind::Bin(
+                                    BinOp::Add,
+                                    Box::new(var(ti)),
+                                    Box::new(Expr::constant(Constant::Number(1.0), p)),
+                                ),
+                                pos: p,
+                            },
                         )),
                     ];
                     body.extend(self.body_stmt(&f.body)?);
@@ -591,9 +879,19 @@ impl Lower {
                 self.cur_mut().blocks.pop();
                 self.cur_mut().loops -= 1;
                 let body = r?;
-                let len = Expr { kind: ExprKind::Length(Box::new(var(ts))), pos: p };
-                let cond = Expr { kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)), pos: p };
-                stmts.push(st(StmtKind::Loop { cond: Some(cond), body, update: Vec::new() }));
+                let len = Expr {
+                    kind: ExprKind::Length(Box::new(var(ts))),
+                    pos: p,
+                };
+                let cond = Expr {
+                    kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)),
+                    pos: p,
+                };
+                stmts.push(st(StmtKind::Loop {
+                    cond: Some(cond),
+                    body,
+                    update: Vec::new(),
+                }));
                 out.push(st(StmtKind::Block(stmts)));
             }
             TS::BreakStatement(b) => {
@@ -632,8 +930,19 @@ impl Lower {
                             };
                             let in_loop = self.cur().loops > 0;
                             let v = self.new_var(b.name.as_str());
-                            block.insert(b.name.to_string(), Binding { var: v, declared: true, constant: false, in_loop });
-                            var = Some(VarRef { func: self.cur().func, var: v });
+                            block.insert(
+                                b.name.to_string(),
+                                Binding {
+                                    var: v,
+                                    declared: true,
+                                    constant: false,
+                                    in_loop,
+                                },
+                            );
+                            var = Some(VarRef {
+                                func: self.cur().func,
+                                var: v,
+                            });
                         }
                         self.cur_mut().blocks.push(block);
                         let r = self.statements(&h.body.body, true);
@@ -645,15 +954,31 @@ impl Lower {
                     Some(f) => Some(self.statements(&f.body, true)?),
                     None => None,
                 };
-                out.push(st(StmtKind::Try { body, catch, finally }));
+                out.push(st(StmtKind::Try {
+                    body,
+                    catch,
+                    finally,
+                }));
             }
             TS::BlockStatement(b) => {
                 let inner = self.statements(&b.body, true)?;
                 out.push(st(StmtKind::Block(inner)));
             }
             TS::EmptyStatement(_) => {}
-            TS::ClassDeclaration(c) => return Err(err(Code::Class, "classes are not supported in the TypeScript subset", c.span)),
-            TS::ImportDeclaration(i) => return Err(err(Code::Import, "imports are only allowed at module level", i.span)),
+            TS::ClassDeclaration(c) => {
+                return Err(err(
+                    Code::Class,
+                    "classes are not supported in the TypeScript subset",
+                    c.span,
+                ));
+            }
+            TS::ImportDeclaration(i) => {
+                return Err(err(
+                    Code::Import,
+                    "imports are only allowed at module level",
+                    i.span,
+                ));
+            }
             s if is_type_only(s) => {}
             TS::SwitchStatement(x) => return Err(unsupported("`switch`", x.span)),
             TS::LabeledStatement(x) => return Err(unsupported("labels", x.span)),
@@ -669,7 +994,15 @@ impl Lower {
         for decl in &d.declarations {
             if let Some(b) = binding_name(&decl.id) {
                 let var = self.new_var(b.name.as_str());
-                block.insert(b.name.to_string(), Binding { var, declared: false, constant: d.kind == t::VariableDeclarationKind::Const, in_loop });
+                block.insert(
+                    b.name.to_string(),
+                    Binding {
+                        var,
+                        declared: false,
+                        constant: d.kind == t::VariableDeclarationKind::Const,
+                        in_loop,
+                    },
+                );
             }
         }
         self.cur_mut().blocks.push(block);
@@ -696,15 +1029,25 @@ impl Lower {
             TE::UpdateExpression(u) => {
                 // `x++` is `x = x - (-1)`: `-` converts like ToNumeric does
                 // for numbers and refuses the rest, where `+` would concatenate.
-                let delta = if u.operator == t::UpdateOperator::Increment { -1.0 } else { 1.0 };
+                let delta = if u.operator == t::UpdateOperator::Increment {
+                    -1.0
+                } else {
+                    1.0
+                };
                 let target = simple_as_target(&u.argument);
                 let one = Expr::constant(Constant::Number(delta), p);
                 self.assign_simple(target, Some(BinOp::Sub), one, p, out)?;
             }
             TE::CallExpression(c) if is_push(c) => {
-                let TE::StaticMemberExpression(m) = &c.callee else { return Err(unsupported("this call", c.span)) };
+                let TE::StaticMemberExpression(m) = &c.callee else {
+                    return Err(unsupported("this call", c.span));
+                };
                 if c.arguments.len() != 1 {
-                    return Err(err(Code::Call, "`push` takes exactly one argument here", c.span));
+                    return Err(err(
+                        Code::Call,
+                        "`push` takes exactly one argument here",
+                        c.span,
+                    ));
                 }
                 let arr = self.expr(&m.object)?;
                 let v = self.arg(&c.arguments[0])?;
@@ -719,14 +1062,28 @@ impl Lower {
         Ok(())
     }
 
-    fn assign(&mut self, target: &t::AssignmentTarget, op: Option<BinOp>, rhs: Expr, p: Pos, out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
+    fn assign(
+        &mut self,
+        target: &t::AssignmentTarget,
+        op: Option<BinOp>,
+        rhs: Expr,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), FrontendError> {
         match target.as_simple_assignment_target() {
             Some(s) => self.assign_simple(Target::Simple(s), op, rhs, p, out),
             None => Err(unsupported("destructuring assignment", p_span(p))),
         }
     }
 
-    fn assign_simple(&mut self, target: Target, op: Option<BinOp>, rhs: Expr, p: Pos, out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
+    fn assign_simple(
+        &mut self,
+        target: Target,
+        op: Option<BinOp>,
+        rhs: Expr,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), FrontendError> {
         let st = |kind| Stmt { kind, pos: p };
         let Target::Simple(target) = target;
         match target {
@@ -734,7 +1091,17 @@ impl Lower {
                 let v = self.var_for_write(id.name.as_str(), id.span, false)?;
                 let value = match op {
                     None => rhs,
-                    Some(op) => Expr { kind: ExprKind::Bin(op, Box::new(Expr { kind: ExprKind::Var(v), pos: p }), Box::new(rhs)), pos: p },
+                    Some(op) => Expr {
+                        kind: ExprKind::Bin(
+                            op,
+                            Box::new(Expr {
+                                kind: ExprKind::Var(v),
+                                pos: p,
+                            }),
+                            Box::new(rhs),
+                        ),
+                        pos: p,
+                    },
                 };
                 out.push(st(StmtKind::Assign(v, value)));
             }
@@ -746,9 +1113,18 @@ impl Lower {
                     Some(op) => {
                         let to = self.hidden("object");
                         out.push(st(StmtKind::Assign(to, obj)));
-                        let var = Expr { kind: ExprKind::Var(to), pos: p };
-                        let old = Expr { kind: ExprKind::GetProp(Box::new(var.clone()), key.clone()), pos: p };
-                        let new = Expr { kind: ExprKind::Bin(op, Box::new(old), Box::new(rhs)), pos: p };
+                        let var = Expr {
+                            kind: ExprKind::Var(to),
+                            pos: p,
+                        };
+                        let old = Expr {
+                            kind: ExprKind::GetProp(Box::new(var.clone()), key.clone()),
+                            pos: p,
+                        };
+                        let new = Expr {
+                            kind: ExprKind::Bin(op, Box::new(old), Box::new(rhs)),
+                            pos: p,
+                        };
                         out.push(st(StmtKind::SetProp(var, key, new)));
                     }
                 }
@@ -763,30 +1139,66 @@ impl Lower {
                         let ti = self.hidden("index");
                         out.push(st(StmtKind::Assign(to, obj)));
                         out.push(st(StmtKind::Assign(ti, idx)));
-                        let vo = Expr { kind: ExprKind::Var(to), pos: p };
-                        let vi = Expr { kind: ExprKind::Var(ti), pos: p };
-                        let old = Expr { kind: ExprKind::Index(Box::new(vo.clone()), Box::new(vi.clone())), pos: p };
-                        let new = Expr { kind: ExprKind::Bin(op, Box::new(old), Box::new(rhs)), pos: p };
+                        let vo = Expr {
+                            kind: ExprKind::Var(to),
+                            pos: p,
+                        };
+                        let vi = Expr {
+                            kind: ExprKind::Var(ti),
+                            pos: p,
+                        };
+                        let old = Expr {
+                            kind: ExprKind::Index(Box::new(vo.clone()), Box::new(vi.clone())),
+                            pos: p,
+                        };
+                        let new = Expr {
+                            kind: ExprKind::Bin(op, Box::new(old), Box::new(rhs)),
+                            pos: p,
+                        };
                         out.push(st(StmtKind::SetIndex(vo, vi, new)));
                     }
                 }
             }
-            t::SimpleAssignmentTarget::TSNonNullExpression(x) => return self.assign_expr_target(&x.expression, op, rhs, p, out),
-            t::SimpleAssignmentTarget::TSAsExpression(x) => return self.assign_expr_target(&x.expression, op, rhs, p, out),
+            t::SimpleAssignmentTarget::TSNonNullExpression(x) => {
+                return self.assign_expr_target(&x.expression, op, rhs, p, out);
+            }
+            t::SimpleAssignmentTarget::TSAsExpression(x) => {
+                return self.assign_expr_target(&x.expression, op, rhs, p, out);
+            }
             _ => return Err(unsupported("this assignment target", p_span(p))),
         }
         Ok(())
     }
 
-    fn assign_expr_target(&mut self, e: &TE, op: Option<BinOp>, rhs: Expr, p: Pos, out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
+    fn assign_expr_target(
+        &mut self,
+        e: &TE,
+        op: Option<BinOp>,
+        rhs: Expr,
+        p: Pos,
+        out: &mut Vec<Stmt>,
+    ) -> Result<(), FrontendError> {
         match e {
             TE::Identifier(id) => {
                 let v = self.var_for_write(id.name.as_str(), id.span, false)?;
                 let value = match op {
                     None => rhs,
-                    Some(op) => Expr { kind: ExprKind::Bin(op, Box::new(Expr { kind: ExprKind::Var(v), pos: p }), Box::new(rhs)), pos: p },
+                    Some(op) => Expr {
+                        kind: ExprKind::Bin(
+                            op,
+                            Box::new(Expr {
+                                kind: ExprKind::Var(v),
+                                pos: p,
+                            }),
+                            Box::new(rhs),
+                        ),
+                        pos: p,
+                    },
                 };
-                out.push(Stmt { kind: StmtKind::Assign(v, value), pos: p });
+                out.push(Stmt {
+                    kind: StmtKind::Assign(v, value),
+                    pos: p,
+                });
                 Ok(())
             }
             _ => Err(unsupported("this assignment target", p_span(p))),
@@ -796,7 +1208,11 @@ impl Lower {
     fn arg(&mut self, a: &t::Argument) -> Result<Expr, FrontendError> {
         match a.as_expression() {
             Some(e) => self.expr(e),
-            None => Err(err(Code::Call, "spread arguments are not supported", a_span(a))),
+            None => Err(err(
+                Code::Call,
+                "spread arguments are not supported",
+                a_span(a),
+            )),
         }
     }
 
@@ -820,7 +1236,11 @@ impl Lower {
                 let mut acc: Option<Expr> = None;
                 for (k, q) in tl.quasis.iter().enumerate() {
                     let Some(cooked) = &q.value.cooked else {
-                        return Err(err(Code::Syntax, "invalid escape in a template literal", q.span));
+                        return Err(err(
+                            Code::Syntax,
+                            "invalid escape in a template literal",
+                            q.span,
+                        ));
                     };
                     let part = Expr::constant(Constant::String(cooked.to_string()), pos(q.span));
                     acc = Some(match acc {
@@ -829,7 +1249,9 @@ impl Lower {
                     });
                     if let Some(x) = tl.expressions.get(k) {
                         let v = self.expr(x)?;
-                        let a = acc.take().unwrap_or_else(|| Expr::constant(Constant::String(String::new()), p));
+                        let a = acc
+                            .take()
+                            .unwrap_or_else(|| Expr::constant(Constant::String(String::new()), p));
                         acc = Some(mk(ExprKind::Bin(BinOp::Add, Box::new(a), Box::new(v))));
                     }
                 }
@@ -839,15 +1261,28 @@ impl Lower {
                 Name::Var(v, _) => mk(ExprKind::Var(v)),
                 Name::Func(f) => mk(ExprKind::Func(f)),
                 Name::Const(c) => mk(ExprKind::Const(c)),
-                Name::Prim(_) => return Err(err(Code::Await, format!("durable primitive `{}` must be called and awaited", id.name), id.span)),
-                Name::Promise => return Err(unsupported("`Promise` other than `await Promise.all([...])` / `Promise.race([...])`", id.span)),
+                Name::Prim(_) => {
+                    return Err(err(
+                        Code::Await,
+                        format!("durable primitive `{}` must be called and awaited", id.name),
+                        id.span,
+                    ));
+                }
+                Name::Promise => {
+                    return Err(unsupported(
+                        "`Promise` other than `await Promise.all([...])` / `Promise.race([...])`",
+                        id.span,
+                    ));
+                }
             },
             TE::ArrayExpression(a) => {
                 let mut items = Vec::with_capacity(a.elements.len());
                 for el in &a.elements {
                     match el.as_expression() {
                         Some(x) => items.push(self.expr(x)?),
-                        None => return Err(unsupported("spread elements and holes in arrays", a.span)),
+                        None => {
+                            return Err(unsupported("spread elements and holes in arrays", a.span));
+                        }
                     }
                 }
                 mk(ExprKind::Array(items))
@@ -859,7 +1294,10 @@ impl Lower {
                         return Err(unsupported("object spread", o.span));
                     };
                     if prop.computed || prop.method || prop.kind != t::PropertyKind::Init {
-                        return Err(unsupported("computed keys, methods and accessors in objects", prop.span));
+                        return Err(unsupported(
+                            "computed keys, methods and accessors in objects",
+                            prop.span,
+                        ));
                     }
                     let key = match &prop.key {
                         t::PropertyKey::StaticIdentifier(n) => n.name.to_string(),
@@ -887,7 +1325,9 @@ impl Lower {
                 }
                 let o = self.expr(&m.object)?;
                 match &m.expression {
-                    TE::StringLiteral(s) if s.value.as_str() != "length" => mk(ExprKind::GetProp(Box::new(o), s.value.to_string())),
+                    TE::StringLiteral(s) if s.value.as_str() != "length" => {
+                        mk(ExprKind::GetProp(Box::new(o), s.value.to_string()))
+                    }
                     TE::StringLiteral(_) => mk(ExprKind::Length(Box::new(o))),
                     other => {
                         let i = self.expr(other)?;
@@ -912,9 +1352,17 @@ impl Lower {
                     t::BinaryOperator::Remainder => BinOp::Rem,
                     t::BinaryOperator::Exponential => BinOp::Pow,
                     t::BinaryOperator::Equality | t::BinaryOperator::Inequality => {
-                        return Err(unsupported("loose equality `==` / `!=` (use `===` / `!==`)", b.span));
+                        return Err(unsupported(
+                            "loose equality `==` / `!=` (use `===` / `!==`)",
+                            b.span,
+                        ));
                     }
-                    _ => return Err(unsupported("bitwise, `in` and `instanceof` operators", b.span)),
+                    _ => {
+                        return Err(unsupported(
+                            "bitwise, `in` and `instanceof` operators",
+                            b.span,
+                        ));
+                    }
                 };
                 let l = self.expr(&b.left)?;
                 let r = self.expr(&b.right)?;
@@ -926,7 +1374,27 @@ impl Lower {
                 match l.operator {
                     t::LogicalOperator::And => mk(ExprKind::And(Box::new(a), Box::new(b))),
                     t::LogicalOperator::Or => mk(ExprKind::Or(Box::new(a), Box::new(b))),
-                    t::LogicalOperator::Coalesce => return Err(unsupported("`??`", l.span)),
+                    t::LogicalOperator::Coalesce => {
+                        let t = self.hidden("coalesce");
+                        let var = mk(ExprKind::Var(t));
+                        let is = |c: Constant| {
+                            mk(ExprKind::Bin(
+                                BinOp::Eq,
+                                Box::new(var.clone()),
+                                Box::new(Expr::constant(c, p)),
+                            ))
+                        };
+                        let nullish = mk(ExprKind::Or(
+                            Box::new(is(Constant::Null)),
+                            Box::new(is(Constant::Undefined)),
+                        ));
+                        let pick = mk(ExprKind::Cond(
+                            Box::new(nullish),
+                            Box::new(b),
+                            Box::new(var.clone()),
+                        ));
+                        mk(ExprKind::Let(t, Box::new(a), Box::new(pick)))
+                    }
                 }
             }
             TE::UnaryExpression(u) => match u.operator {
@@ -942,7 +1410,12 @@ impl Lower {
                         mk(ExprKind::Neg(Box::new(x)))
                     }
                 }
-                _ => return Err(unsupported("unary `+`, `~`, `typeof`, `void` and `delete`", u.span)),
+                _ => {
+                    return Err(unsupported(
+                        "unary `+`, `~`, `typeof`, `void` and `delete`",
+                        u.span,
+                    ));
+                }
             },
             TE::ConditionalExpression(c) => {
                 let t0 = self.expr(&c.test)?;
@@ -969,13 +1442,26 @@ impl Lower {
             }
             TE::FunctionExpression(f) => {
                 if f.r#async || f.generator {
-                    return Err(unsupported("async or generator function expressions", f.span));
+                    return Err(unsupported(
+                        "async or generator function expressions",
+                        f.span,
+                    ));
                 }
                 let idx = self.module.funcs.len();
                 self.module.funcs.push(Func::default());
                 let parent = self.cur().func;
-                let name = f.id.as_ref().map_or("<function>".to_string(), |i| i.name.to_string());
-                self.function(idx, Some(parent), &name, &f.params, FnBody::Block(f.body.as_deref()), f.span, false)?;
+                let name =
+                    f.id.as_ref()
+                        .map_or("<function>".to_string(), |i| i.name.to_string());
+                self.function(
+                    idx,
+                    Some(parent),
+                    &name,
+                    &f.params,
+                    FnBody::Block(f.body.as_deref()),
+                    f.span,
+                    false,
+                )?;
                 mk(ExprKind::Closure(idx))
             }
             TE::ParenthesizedExpression(x) => {
@@ -987,9 +1473,22 @@ impl Lower {
             TE::TSSatisfiesExpression(x) => self.expr(&x.expression)?,
             TE::TSNonNullExpression(x) => self.expr(&x.expression)?,
             TE::TSTypeAssertion(x) => self.expr(&x.expression)?,
-            TE::ClassExpression(c) => return Err(err(Code::Class, "classes are not supported in the TypeScript subset", c.span)),
-            TE::AssignmentExpression(a) => return Err(unsupported("assignment inside an expression", a.span)),
-            TE::UpdateExpression(u) => return Err(unsupported("`++`/`--` inside an expression (use them as statements)", u.span)),
+            TE::ClassExpression(c) => {
+                return Err(err(
+                    Code::Class,
+                    "classes are not supported in the TypeScript subset",
+                    c.span,
+                ));
+            }
+            TE::AssignmentExpression(a) => {
+                return Err(unsupported("assignment inside an expression", a.span));
+            }
+            TE::UpdateExpression(u) => {
+                return Err(unsupported(
+                    "`++`/`--` inside an expression (use them as statements)",
+                    u.span,
+                ));
+            }
             TE::ThisExpression(x) => return Err(unsupported("`this`", x.span)),
             TE::NewExpression(x) => return Err(unsupported("`new`", x.span)),
             _ => return Err(unsupported("this expression", span)),
@@ -1002,27 +1501,46 @@ impl Lower {
             return Err(unsupported("optional calls", c.span));
         }
         if is_push(c) {
-            return Err(unsupported("`push` inside an expression (use it as a statement)", c.span));
+            return Err(unsupported(
+                "`push` inside an expression (use it as a statement)",
+                c.span,
+            ));
         }
         if let TE::Identifier(id) = &c.callee {
             match self.resolve(id.name.as_str(), id.span)? {
                 Name::Prim(_) if self.cur().func != self.module.entry => {
-                    return Err(err(Code::DurableOutsideEntry, "durable operations are only allowed in the entry function", c.span));
+                    return Err(err(
+                        Code::DurableOutsideEntry,
+                        "durable operations are only allowed in the entry function",
+                        c.span,
+                    ));
                 }
-                Name::Prim(_) => return Err(err(Code::Await, format!("durable operation `{}` must be awaited directly", id.name), c.span)),
+                Name::Prim(_) => {
+                    return Err(err(
+                        Code::Await,
+                        format!("durable operation `{}` must be awaited directly", id.name),
+                        c.span,
+                    ));
+                }
                 Name::Func(0) => return Err(unsupported("calling the entry function", c.span)),
                 _ => {}
             }
         }
         if let TE::StaticMemberExpression(m) = &c.callee {
-            return Err(unsupported(&format!("method `.{}()`", m.property.name), c.span));
+            return Err(unsupported(
+                &format!("method `.{}()`", m.property.name),
+                c.span,
+            ));
         }
         let f = self.expr(&c.callee)?;
         let mut args = Vec::with_capacity(c.arguments.len());
         for a in &c.arguments {
             args.push(self.arg(a)?);
         }
-        Ok(Expr { kind: ExprKind::Call(Box::new(f), args), pos: p })
+        Ok(Expr {
+            kind: ExprKind::Call(Box::new(f), args),
+            pos: p,
+        })
     }
 
     fn prim_of(&mut self, e: &TE) -> Result<Option<Prim>, FrontendError> {
@@ -1038,9 +1556,18 @@ impl Lower {
         match c.arguments.first().and_then(|a| a.as_expression()) {
             Some(TE::StringLiteral(s)) => Ok(s.value.to_string()),
             Some(TE::TemplateLiteral(tl)) if tl.expressions.is_empty() && tl.quasis.len() == 1 => {
-                Ok(tl.quasis[0].value.cooked.as_ref().map(|s| s.to_string()).unwrap_or_default())
+                Ok(tl.quasis[0]
+                    .value
+                    .cooked
+                    .as_ref()
+                    .map(|s| s.to_string())
+                    .unwrap_or_default())
             }
-            Some(other) => Err(err(Code::ComputedKey, format!("the {what} must be a string literal"), expr_span(other))),
+            Some(other) => Err(err(
+                Code::ComputedKey,
+                format!("the {what} must be a string literal"),
+                expr_span(other),
+            )),
             None => Err(err(Code::Call, format!("missing the {what}"), c.span)),
         }
     }
@@ -1048,30 +1575,56 @@ impl Lower {
     fn durable(&mut self, prim: Prim, c: &t::CallExpression) -> Result<Expr, FrontendError> {
         let p = pos(c.span);
         if self.cur().func != self.module.entry {
-            return Err(err(Code::DurableOutsideEntry, "durable operations are only allowed in the entry function", c.span));
+            return Err(err(
+                Code::DurableOutsideEntry,
+                "durable operations are only allowed in the entry function",
+                c.span,
+            ));
         }
         let d = match prim {
             Prim::Effect => {
                 let key = self.literal(c, "effect key")?;
                 if c.arguments.len() > 2 {
-                    return Err(err(Code::Call, "`effect` takes a key and an optional callback", c.span));
+                    return Err(err(
+                        Code::Call,
+                        "`effect` takes a key and an optional callback",
+                        c.span,
+                    ));
                 }
                 if let Some(cb) = c.arguments.get(1)
-                    && !matches!(cb.as_expression(), Some(TE::Identifier(_) | TE::ArrowFunctionExpression(_) | TE::FunctionExpression(_)))
+                    && !matches!(
+                        cb.as_expression(),
+                        Some(
+                            TE::Identifier(_)
+                                | TE::ArrowFunctionExpression(_)
+                                | TE::FunctionExpression(_)
+                        )
+                    )
                 {
-                    return Err(unsupported("an effect callback other than a name or a function", a_span(cb)));
+                    return Err(unsupported(
+                        "an effect callback other than a name or a function",
+                        a_span(cb),
+                    ));
                 }
                 Durable::Effect(key)
             }
             Prim::WaitForEvent => {
                 if c.arguments.len() != 1 {
-                    return Err(err(Code::Call, "`waitForEvent` takes one event name", c.span));
+                    return Err(err(
+                        Code::Call,
+                        "`waitForEvent` takes one event name",
+                        c.span,
+                    ));
                 }
                 Durable::Wait(self.literal(c, "event name")?)
             }
             Prim::Sleep => {
                 if c.arguments.len() != 1 {
-                    return Err(err(Code::Call, "`sleep` takes one duration in milliseconds", c.span));
+                    return Err(err(
+                        Code::Call,
+                        "`sleep` takes one duration in milliseconds",
+                        c.span,
+                    ));
                 }
                 Durable::Sleep(Box::new(self.arg(&c.arguments[0])?))
             }
@@ -1085,12 +1638,19 @@ impl Lower {
             }
             _ => return Err(unsupported("this primitive", c.span)),
         };
-        Ok(Expr { kind: ExprKind::Durable(d), pos: p })
+        Ok(Expr {
+            kind: ExprKind::Durable(d),
+            pos: p,
+        })
     }
 
     fn await_expr(&mut self, a: &t::AwaitExpression) -> Result<Expr, FrontendError> {
         let TE::CallExpression(c) = strip(&a.argument) else {
-            return Err(err(Code::Await, "only durable primitives and `Promise.all`/`Promise.race` can be awaited", a.span));
+            return Err(err(
+                Code::Await,
+                "only durable primitives and `Promise.all`/`Promise.race` can be awaited",
+                a.span,
+            ));
         };
         if let Some(prim) = self.prim_of(&c.callee)? {
             let mut e = self.durable(prim, c)?;
@@ -1104,33 +1664,76 @@ impl Lower {
             let all = match m.property.name.as_str() {
                 "all" => true,
                 "race" => false,
-                _ => return Err(err(Code::Concurrency, "only `Promise.all` and `Promise.race` are supported", c.span)),
+                _ => {
+                    return Err(err(
+                        Code::Concurrency,
+                        "only `Promise.all` and `Promise.race` are supported",
+                        c.span,
+                    ));
+                }
             };
             if self.cur().func != self.module.entry {
-                return Err(err(Code::DurableOutsideEntry, "durable operations are only allowed in the entry function", c.span));
+                return Err(err(
+                    Code::DurableOutsideEntry,
+                    "durable operations are only allowed in the entry function",
+                    c.span,
+                ));
             }
-            let Some(TE::ArrayExpression(arr)) = c.arguments.first().and_then(|x| x.as_expression()).filter(|_| c.arguments.len() == 1) else {
-                return Err(err(Code::Concurrency, "`Promise.all`/`Promise.race` take one array literal of durable calls", c.span));
+            let Some(TE::ArrayExpression(arr)) = c
+                .arguments
+                .first()
+                .and_then(|x| x.as_expression())
+                .filter(|_| c.arguments.len() == 1)
+            else {
+                return Err(err(
+                    Code::Concurrency,
+                    "`Promise.all`/`Promise.race` take one array literal of durable calls",
+                    c.span,
+                ));
             };
             if arr.elements.is_empty() || arr.elements.len() > 32 {
-                return Err(err(Code::Concurrency, "`Promise.all`/`Promise.race` take 1 to 32 branches", arr.span));
+                return Err(err(
+                    Code::Concurrency,
+                    "`Promise.all`/`Promise.race` take 1 to 32 branches",
+                    arr.span,
+                ));
             }
             let mut branches = Vec::new();
             for el in &arr.elements {
                 let Some(TE::CallExpression(bc)) = el.as_expression().map(strip) else {
-                    return Err(err(Code::Concurrency, "each branch must be a direct (not awaited) call of effect, waitForEvent, sleep or invoke", arr.span));
+                    let at = el.as_expression().map_or(arr.span, expr_span);
+                    return Err(err(
+                        Code::Concurrency,
+                        "each branch must be a direct (not awaited) call of effect, waitForEvent, sleep or invoke",
+                        at,
+                    ));
                 };
                 match self.prim_of(&bc.callee)? {
                     Some(bp) => branches.push(self.durable(bp, bc)?),
                     None => {
-                        return Err(err(Code::Concurrency, "each branch must be a direct (not awaited) call of effect, waitForEvent, sleep or invoke", bc.span));
+                        return Err(err(
+                            Code::Concurrency,
+                            "each branch must be a direct (not awaited) call of effect, waitForEvent, sleep or invoke",
+                            bc.span,
+                        ));
                     }
                 }
             }
-            let d = if all { Durable::Gather(branches) } else { Durable::Race(branches) };
-            return Ok(Expr { kind: ExprKind::Durable(d), pos: pos(a.span) });
+            let d = if all {
+                Durable::Gather(branches)
+            } else {
+                Durable::Race(branches)
+            };
+            return Ok(Expr {
+                kind: ExprKind::Durable(d),
+                pos: pos(a.span),
+            });
         }
-        Err(err(Code::Await, "only durable primitives and `Promise.all`/`Promise.race` can be awaited", a.span))
+        Err(err(
+            Code::Await,
+            "only durable primitives and `Promise.all`/`Promise.race` can be awaited",
+            a.span,
+        ))
     }
 }
 

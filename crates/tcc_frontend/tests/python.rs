@@ -13,7 +13,9 @@ use serde_json::{Value as J, json};
 use tcc_frontend::{Language, compile};
 
 fn corpus(kind: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/py").join(kind);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/py")
+        .join(kind);
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("corpus dir")
         .map(|e| e.expect("entry").path())
@@ -31,7 +33,13 @@ fn header(src: &str, key: &str) -> Option<J> {
 }
 
 fn python3() -> Option<&'static str> {
-    Command::new("python3").arg("-c").arg("pass").status().ok().filter(|s| s.success()).map(|_| "python3")
+    Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .status()
+        .ok()
+        .filter(|s| s.success())
+        .map(|_| "python3")
 }
 
 /// Runs `run(*args)` of a durable-free program in CPython; `Err(message)` when it raises.
@@ -74,7 +82,9 @@ except Exception as e:
 }
 
 fn pairs(v: Option<J>) -> Vec<(String, J)> {
-    v.and_then(|j| j.as_object().cloned()).map(|o| o.into_iter().collect()).unwrap_or_default()
+    v.and_then(|j| j.as_object().cloned())
+        .map(|o| o.into_iter().collect())
+        .unwrap_or_default()
 }
 
 #[test]
@@ -87,10 +97,23 @@ fn valid_corpus_results() {
         let args = header(&src, "args").unwrap_or(json!([]));
         let effects = pairs(header(&src, "effects"));
         let events = pairs(header(&src, "events"));
-        let e: Vec<(&str, J)> = effects.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-        let ev: Vec<(&str, J)> = events.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-        let observed = run(program(&src, &name, Language::Python), &host(&e, &ev), args.as_array().unwrap());
-        assert_eq!(observed.outcome["type"], "completed", "{name}: {observed:?}");
+        let e: Vec<(&str, J)> = effects
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        let ev: Vec<(&str, J)> = events
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        let observed = run(
+            program(&src, &name, Language::Python),
+            &host(&e, &ev),
+            args.as_array().unwrap(),
+        );
+        assert_eq!(
+            observed.outcome["type"], "completed",
+            "{name}: {observed:?}"
+        );
         let got = normalize(&observed.outcome["result"]);
         let mut checked = false;
         if let Some(expect) = header(&src, "expect") {
@@ -134,24 +157,61 @@ fn envelope_spans_and_determinism() {
     let e = &a.envelope;
     assert_eq!(e.frontend_id, "irkit-python");
     assert_eq!(e.language_semantics_version, "py.subset.v1");
-    assert_eq!(e.required_engine_features, ["ts.control_flow", "durable.effect", "durable.wait_for_event"]);
-    assert_eq!(e.required_host_capabilities, ["host.persist_checkpoint", "host.effect", "host.event"]);
+    assert_eq!(
+        e.required_engine_features,
+        [
+            "ts.control_flow",
+            "durable.effect",
+            "durable.wait_for_event"
+        ]
+    );
+    assert_eq!(
+        e.required_host_capabilities,
+        ["host.persist_checkpoint", "host.effect", "host.event"]
+    );
     assert_eq!(e.artifact_hash, tcc_ir::compute_hash(&a));
     let f = &a.program.functions[0];
     assert_eq!(f.spans.len(), f.instructions.len());
     assert!(f.spans.iter().all(Option::is_some));
     // The effect's span covers the awaited call on line 4.
-    let pc = f.instructions.iter().position(|i| matches!(i, tcc_ir::Instruction::Effect { has_input: false })).unwrap();
+    let pc = f
+        .instructions
+        .iter()
+        .position(|i| matches!(i, tcc_ir::Instruction::Effect { has_input: false }))
+        .unwrap();
     let s = f.spans[pc].as_ref().unwrap();
-    assert_eq!((s.file.as_str(), s.start_line, s.start_column, s.end_line), ("first.py", 4, 14, 4));
+    assert_eq!(
+        (s.file.as_str(), s.start_line, s.start_column, s.end_line),
+        ("first.py", 4, 14, 4)
+    );
     // Same instructions as the reference frontend's first example (pcs 0..12).
     let ops: Vec<&str> = f.instructions.iter().map(|i| i.name()).collect();
     assert_eq!(
         &ops[..12],
-        ["LoadConst", "Effect", "StoreLocal", "LoadConst", "WaitForEvent", "StoreLocal", "NewObject", "LoadLocal", "SetProp", "LoadLocal", "SetProp", "Return"]
+        [
+            "LoadConst",
+            "Effect",
+            "StoreLocal",
+            "LoadConst",
+            "WaitForEvent",
+            "StoreLocal",
+            "NewObject",
+            "LoadLocal",
+            "SetProp",
+            "LoadLocal",
+            "SetProp",
+            "Return"
+        ]
     );
-    let o = run(program(FIRST, "first.py", Language::Python), &host(&[("generate", json!(42))], &[("approved", json!("ok"))]), &[]);
-    assert_eq!(o.outcome, completed(json!({"result": 42, "approval": "ok"})));
+    let o = run(
+        program(FIRST, "first.py", Language::Python),
+        &host(&[("generate", json!(42))], &[("approved", json!("ok"))]),
+        &[],
+    );
+    assert_eq!(
+        o.outcome,
+        completed(json!({"result": 42, "approval": "ok"}))
+    );
     assert_eq!(o.effects, [json!("generate")]);
 }
 
@@ -175,12 +235,19 @@ fn unbound_local_raises() {
 fn runtime_collection_truthiness_is_pythons() {
     let src = "async def run(xs, d):\n    a = \"full\" if xs else \"empty\"\n    b = \"full\" if d else \"empty\"\n    return [a, b, xs or \"dflt\", not d]\n";
     let o = run_src(src, "t.py", Language::Python, &[json!([]), json!({"k": 1})]);
-    assert_eq!(o.outcome, completed(json!(["empty", "full", "dflt", false])));
+    assert_eq!(
+        o.outcome,
+        completed(json!(["empty", "full", "dflt", false]))
+    );
 }
 
 #[test]
 fn deep_nesting_is_refused_not_a_crash() {
-    let src = format!("async def run():\n    return {}1{}\n", "[".repeat(5000), "]".repeat(5000));
+    let src = format!(
+        "async def run():\n    return {}1{}\n",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
     let e = compile(&src, "deep.py", Language::Python).unwrap_err();
     assert!(matches!(e.code.as_str(), "TCC-F017" | "TCC-F001"), "{e}");
     let src = format!("async def run():\n    return 1{}\n", " + 1".repeat(20000));
@@ -201,9 +268,16 @@ fn gen_expr(depth: u32) -> BoxedStrategy<String> {
     let sub = gen_expr(depth - 1);
     prop_oneof![
         leaf,
-        (sub.clone(), prop::sample::select(vec!["+", "-", "*", "//", "%", "<", "<=", "==", "!=", "and", "or"]), sub.clone())
+        (
+            sub.clone(),
+            prop::sample::select(vec![
+                "+", "-", "*", "//", "%", "<", "<=", "==", "!=", "and", "or"
+            ]),
+            sub.clone()
+        )
             .prop_map(|(l, op, r)| format!("({l} {op} {r})")),
-        (sub.clone(), sub.clone(), sub.clone()).prop_map(|(c, x, y)| format!("({x} if {c} else {y})")),
+        (sub.clone(), sub.clone(), sub.clone())
+            .prop_map(|(c, x, y)| format!("({x} if {c} else {y})")),
         sub.clone().prop_map(|x| format!("(not {x})")),
         sub.prop_map(|x| format!("(-{x})")),
     ]

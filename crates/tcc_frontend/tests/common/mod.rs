@@ -48,9 +48,15 @@ pub fn run(p: Arc<Program>, h: &LocalHost, args: &[J]) -> Observed {
                     obj.insert("result".into(), untag(&v));
                 }
             }
-            Observed { outcome: o, effects: r.effect_log.iter().map(|e| e["key"].clone()).collect() }
+            Observed {
+                outcome: o,
+                effects: r.effect_log.iter().map(|e| e["key"].clone()).collect(),
+            }
         }
-        Err(e) => Observed { outcome: json!({"type": "error", "message": e.to_string()}), effects: Vec::new() },
+        Err(e) => Observed {
+            outcome: json!({"type": "error", "message": e.to_string()}),
+            effects: Vec::new(),
+        },
     }
 }
 
@@ -83,9 +89,17 @@ pub fn untag(v: &J) -> J {
             J::String(s) => json!(format!("<{s}>")),
             n => n.as_f64().map(|f| json!(f)).unwrap_or(J::Null),
         },
-        Some("array") => J::Array(v["v"].as_array().map(|a| a.iter().map(untag).collect()).unwrap_or_default()),
+        Some("array") => J::Array(
+            v["v"]
+                .as_array()
+                .map(|a| a.iter().map(untag).collect())
+                .unwrap_or_default(),
+        ),
         Some("object") => J::Object(
-            v["v"].as_object().map(|o| o.iter().map(|(k, x)| (k.clone(), untag(x))).collect()).unwrap_or_default(),
+            v["v"]
+                .as_object()
+                .map(|o| o.iter().map(|(k, x)| (k.clone(), untag(x))).collect())
+                .unwrap_or_default(),
         ),
         _ => v.clone(),
     }

@@ -1,0 +1,145 @@
+//! Compile throughput on a generated 1 MB source, as a ratio to the parser
+//! alone (target: compile ≤ 3× parse), for Python and TypeScript; and, in
+//! the same run, the reference Python frontend (PyPI `tcc-engine` 26.10.4,
+//! from IRKIT_TCC_REFERENCE_PYTHON or target/tcc-ref-venv) compiling the same
+//! Python file (target: irkit ≥ 20× faster). Run:
+//! `cargo bench -p tcc_frontend --bench compile`.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group};
+use tcc_frontend::{Language, compile, parse_only};
+
+/// About `bytes` of Python: helpers with loops, branches, arithmetic,
+/// collections and calls, all inside the reference's subset too.
+pub fn python_source(bytes: usize) -> String {
+    let mut s = String::from("from tcc_engine.primitives import effect, program\n\n");
+    let mut i = 0;
+    while s.len() < bytes {
+        s += &format!("def f{i}(a, b):\n    total = 0\n    items = []\n");
+        for j in 0..4 {
+            s += &format!(
+                "    k{j} = 0\n    while k{j} < a:\n        k{j} = k{j} + 1\n        if k{j} % 3 == 0:\n            total = total + k{j} * b\n        elif k{j} % 5 == 0:\n            total = total - b // 2\n        else:\n            items.append({{\"k\": k{j}, \"sq\": k{j} * k{j}, \"tag\": \"item\"}})\n"
+            );
+        }
+        s += "    d = {\"total\": total, \"n\": len(items), \"first\": items[0] if len(items) > 0 else None}\n    if total > 100 and b != 0:\n        return [d, total / b, a ** 2]\n    return [d, total, a - b]\n\n";
+        i += 1;
+    }
+    s +=
+        "@program\nasync def run():\n    r = await effect(\"start\", start)\n    return f0(3, 4)\n";
+    s
+}
+
+/// The same shape in TypeScript.
+pub fn typescript_source(bytes: usize) -> String {
+    let mut s = String::from("import { effect } from \"@tcc-engine/primitives\";\n\n");
+    let mut i = 0;
+    while s.len() < bytes {
+        s += &format!(
+            "function f{i}(a: number, b: number) {{\n  let total = 0;\n  const items = [];\n"
+        );
+        for j in 0..4 {
+            s += &format!(
+                "  let k{j} = 0;\n  while (k{j} < a) {{\n    k{j} = k{j} + 1;\n    if (k{j} % 3 === 0) {{\n      total = total + k{j} * b;\n    }} else if (k{j} % 5 === 0) {{\n      total = total - b / 2;\n    }} else {{\n      items.push({{ k: k{j}, sq: k{j} * k{j}, tag: \"item\" }});\n    }}\n  }}\n"
+            );
+        }
+        s += "  const d = { total: total, n: items.length, first: items.length > 0 ? items[0] : null };\n  if (total > 100 && b !== 0) {\n    return [d, total / b, a ** 2];\n  }\n  return [d, total, a - b];\n}\n\n";
+        i += 1;
+    }
+    s += "export default async function run() {\n  const r = await effect(\"start\");\n  return f0(3, 4);\n}\n";
+    s
+}
+
+const MB: usize = 1 << 20;
+
+fn bench(c: &mut Criterion) {
+    for (lang, src) in [
+        (Language::Python, python_source(MB)),
+        (Language::TypeScript, typescript_source(MB)),
+    ] {
+        compile(&src, "bench", lang).expect("generated source compiles");
+        let mut g = c.benchmark_group(format!("{lang:?}"));
+        g.throughput(Throughput::Bytes(src.len() as u64))
+            .sample_size(10);
+        g.bench_function("parse", |b| b.iter(|| parse_only(black_box(&src), lang)));
+        g.bench_function("compile", |b| {
+            b.iter(|| compile(black_box(&src), "bench", lang))
+        });
+        g.finish();
+    }
+}
+
+fn best_of(n: usize, mut f: impl FnMut()) -> Duration {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// Parse and compile times measured here, and the reference frontend's
+/// compile time of the same Python file (timed inside its interpreter).
+fn ratios() {
+    let src = python_source(MB);
+    for (lang, text) in [
+        (Language::Python, src.clone()),
+        (Language::TypeScript, typescript_source(MB)),
+    ] {
+        let parse = best_of(5, || drop(parse_only(&text, lang)));
+        let full = best_of(5, || drop(compile(&text, "bench", lang)));
+        println!(
+            "{lang:?} {} bytes: parse {:.1} ms, compile {:.1} ms, compile/parse {:.2} (target <= 3)",
+            text.len(),
+            parse.as_secs_f64() * 1e3,
+            full.as_secs_f64() * 1e3,
+            full.as_secs_f64() / parse.as_secs_f64()
+        );
+    }
+    let py = std::env::var_os("IRKIT_TCC_REFERENCE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/tcc-ref-venv/bin/python")
+        });
+    if !py.exists() {
+        println!(
+            "reference frontend not installed: skipped the comparison (bash scripts/install-tcc-reference.sh)"
+        );
+        return;
+    }
+    let file = std::env::temp_dir().join(format!("irkit-bench-{}.py", std::process::id()));
+    std::fs::write(&file, &src).expect("write bench source");
+    let script = "import sys, time, tcc_engine\nsrc = open(sys.argv[1]).read()\nbest = 1e9\nfor _ in range(3):\n    t = time.perf_counter()\n    tcc_engine.artifact_json(tcc_engine.compile(src, 'bench.py'))\n    best = min(best, time.perf_counter() - t)\nprint(best)\n";
+    let out = Command::new(&py)
+        .arg("-c")
+        .arg(script)
+        .arg(&file)
+        .output()
+        .expect("reference runs");
+    let _ = std::fs::remove_file(&file);
+    let reference: f64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(f64::NAN);
+    let ours = best_of(5, || drop(compile(&src, "bench.py", Language::Python))).as_secs_f64();
+    println!(
+        "reference Python frontend: {:.1} ms, irkit {:.1} ms: irkit is {:.1}x faster (target >= 20), {}",
+        reference * 1e3,
+        ours * 1e3,
+        reference / ours,
+        String::from_utf8_lossy(&out.stderr).trim()
+    );
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    ratios();
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,2 +1,0 @@
-async def run():
-    return 1 < 2 < 3

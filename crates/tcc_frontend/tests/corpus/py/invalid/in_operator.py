@@ -1,0 +1,2 @@
+async def run():
+    return 1 in [1]

@@ -1,0 +1,4 @@
+import fs from "fs";
+export default async function run() {
+  return 1;
+}

@@ -1,0 +1,4 @@
+export default async function run() {
+  var x = 1;
+  return x;
+}
