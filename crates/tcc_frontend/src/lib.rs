@@ -146,6 +146,7 @@ pub fn parse_only(source: &str, language: Language) -> Result<(), FrontendError>
     match language {
         Language::Python => python::parse_only(source),
         Language::TypeScript => typescript::parse_only(source),
+        Language::Rust => rust::parse_only(source),
     }
 }
 

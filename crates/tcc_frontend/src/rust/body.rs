@@ -1439,6 +1439,14 @@ impl L<'_> {
                 }
                 Ok((x, Ty::Str))
             }
+            // Strings are immutable values in the engine, so a clone is the same value.
+            "clone" if mc.args.is_empty() => {
+                let (x, t) = self.expr(&mc.receiver, false)?;
+                if !matches!(self.it.types.shallow(&t), Ty::Str | Ty::StaticStr | Ty::F64 | Ty::Bool) {
+                    return Err(err(Code::Unsupported, format!("`clone` of `{}` is outside the Rust subset (String only)", self.show(&t)), p));
+                }
+                Ok((x, t))
+            }
             "len" if mc.args.is_empty() => {
                 let (x, t) = self.expr(&mc.receiver, false)?;
                 let elem = self.it.types.fresh();

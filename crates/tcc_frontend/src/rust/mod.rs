@@ -59,13 +59,22 @@ pub(crate) struct Items {
     pub imported: HashSet<String>,
 }
 
-/// Lowers a Rust-subset source file.
-pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
-    let file = syn::parse_file(source).map_err(|e| {
+fn parse(source: &str) -> Result<syn::File, FrontendError> {
+    syn::parse_file(source).map_err(|e| {
         let r = e.span().byte_range();
         let at = if r.start == 0 && r.end == 0 && !source.is_empty() { source.len().saturating_sub(1) } else { r.start };
         err(Code::Syntax, format!("syntax error: {e}"), Pos { start: at as u32, end: r.end.max(at) as u32 })
-    })?;
+    })
+}
+
+/// Runs only the parser (`syn`), the baseline of the compile benchmark.
+pub fn parse_only(source: &str) -> Result<(), FrontendError> {
+    parse(source).map(|_| ())
+}
+
+/// Lowers a Rust-subset source file.
+pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
+    let file = parse(source)?;
     if let Some(a) = file.attrs.first() {
         return Err(err(Code::Unsupported, "attributes are outside the Rust subset", pos_of(a)));
     }
