@@ -66,7 +66,7 @@ fn compile_file(
 pub fn compile(a: CompileArgs) -> ExitCode {
     let Some(language) = Language::from_path(&a.file) else {
         eprintln!(
-            "error: {}: not a .py or .ts source (TCC-F019)",
+            "error: {}: not a .py, .ts or .rs source (TCC-F019)",
             a.file.display()
         );
         return ExitCode::from(EXIT_USAGE);
