@@ -12,13 +12,27 @@ fn scratch(name: &str, contents: &str) -> std::path::PathBuf {
 
 #[test]
 fn compile_and_run_a_rust_source() {
-    let f = scratch("ok.rs", "async fn run(x: f64) -> f64 {\n    let mut acc = 0.0;\n    for i in 0..4 {\n        acc += i as f64 * x;\n    }\n    acc\n}\n");
+    let f = scratch(
+        "ok.rs",
+        "async fn run(x: f64) -> f64 {\n    let mut acc = 0.0;\n    for i in 0..4 {\n        acc += i as f64 * x;\n    }\n    acc\n}\n",
+    );
     let o = irkit(&["tcc", "compile", f.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let a: J = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(a["envelope"]["frontend_id"], "irkit-rust");
-    assert_eq!(a["envelope"]["language_semantics_version"], "rust.subset.v1");
-    let o = irkit(&["tcc", "run", f.to_str().unwrap(), "--args", r#"[{"t":"number","v":2}]"#, "--format", "json"]);
+    assert_eq!(
+        a["envelope"]["language_semantics_version"],
+        "rust.subset.v1"
+    );
+    let o = irkit(&[
+        "tcc",
+        "run",
+        f.to_str().unwrap(),
+        "--args",
+        r#"[{"t":"number","v":2}]"#,
+        "--format",
+        "json",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8(o.stdout).unwrap();
     let last: J = serde_json::from_str(text.lines().last().unwrap()).unwrap();
@@ -28,7 +42,10 @@ fn compile_and_run_a_rust_source() {
 
 #[test]
 fn rust_diagnostics_carry_code_position_and_snippet() {
-    let f = scratch("moved.rs", "async fn run() -> f64 {\n    let s = String::from(\"a\");\n    let t = s;\n    let u = s;\n    1.0\n}\n");
+    let f = scratch(
+        "moved.rs",
+        "async fn run() -> f64 {\n    let s = String::from(\"a\");\n    let t = s;\n    let u = s;\n    1.0\n}\n",
+    );
     let o = irkit(&["tcc", "compile", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let e = String::from_utf8_lossy(&o.stderr);
@@ -41,5 +58,8 @@ fn rust_diagnostics_carry_code_position_and_snippet() {
     let o = irkit(&["tcc", "compile", f.to_str().unwrap(), "--format", "json"]);
     assert_eq!(o.status.code(), Some(1));
     let d: J = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64()), (Some("TCC-F021"), Some(4), Some(13)));
+    assert_eq!(
+        (d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+        (Some("TCC-F021"), Some(4), Some(13))
+    );
 }

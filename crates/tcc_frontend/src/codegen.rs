@@ -779,7 +779,9 @@ impl<'m> FnGen<'m> {
             Durable::EffectInput(key, input) => {
                 self.expr(input)?;
                 self.pos = pos;
-                self.emit(Instruction::LoadConst { value: Constant::String(key.clone()) });
+                self.emit(Instruction::LoadConst {
+                    value: Constant::String(key.clone()),
+                });
                 self.emit(Instruction::Effect { has_input: true });
             }
             Durable::Gather(branches) | Durable::Race(branches) => {

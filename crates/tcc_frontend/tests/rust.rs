@@ -18,7 +18,9 @@ use serde_json::{Value as J, json};
 use tcc_frontend::{Language, compile};
 
 fn corpus(kind: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/rs").join(kind);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/corpus/rs")
+        .join(kind);
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("corpus dir")
         .map(|e| e.expect("entry").path())
@@ -34,11 +36,14 @@ fn header_text<'s>(src: &'s str, key: &str) -> Option<&'s str> {
 }
 
 fn header(src: &str, key: &str) -> Option<J> {
-    header_text(src, key).map(|t| serde_json::from_str(t).unwrap_or_else(|e| panic!("bad {key} header: {e}")))
+    header_text(src, key)
+        .map(|t| serde_json::from_str(t).unwrap_or_else(|e| panic!("bad {key} header: {e}")))
 }
 
 fn pairs(v: Option<J>) -> Vec<(String, J)> {
-    v.and_then(|j| j.as_object().cloned()).map(|o| o.into_iter().collect()).unwrap_or_default()
+    v.and_then(|j| j.as_object().cloned())
+        .map(|o| o.into_iter().collect())
+        .unwrap_or_default()
 }
 
 fn scratch() -> PathBuf {
@@ -54,12 +59,24 @@ fn shim() -> &'static Path {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rust_shim/tcc_rust_prelude.rs");
         let out = scratch().join("libtcc_rust_prelude.rlib");
         let o = Command::new("rustc")
-            .args(["--edition", "2021", "--crate-type", "rlib", "--crate-name", "tcc_rust_prelude", "-o"])
+            .args([
+                "--edition",
+                "2021",
+                "--crate-type",
+                "rlib",
+                "--crate-name",
+                "tcc_rust_prelude",
+                "-o",
+            ])
             .arg(&out)
             .arg(&src)
             .output()
             .expect("rustc is on this machine");
-        assert!(o.status.success(), "shim: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "shim: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         out
     })
 }
@@ -82,7 +99,11 @@ fn rustc(name: &str, src: &str, bin: bool) -> Result<PathBuf, String> {
         cmd.args(["--crate-type", "lib", "--emit", "metadata"]);
     }
     let o = cmd.arg(&file).output().expect("rustc runs");
-    if o.status.success() { Ok(out) } else { Err(String::from_utf8_lossy(&o.stderr).into_owned()) }
+    if o.status.success() {
+        Ok(out)
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
 }
 
 fn rust_literal(v: &J) -> String {
@@ -101,10 +122,16 @@ fn rustc_result(name: &str, src: &str, args: &J) -> J {
         "{src}\nfn main() {{\n    let r = tcc_rust_prelude::block_on(run({}));\n    println!(\"{{}}\", tcc_rust_prelude::Show::show(&r));\n}}\n",
         call.join(", ")
     );
-    let bin = rustc(name, &driver, true).unwrap_or_else(|e| panic!("{name}: rustc rejected the program:\n{e}"));
+    let bin = rustc(name, &driver, true)
+        .unwrap_or_else(|e| panic!("{name}: rustc rejected the program:\n{e}"));
     let o = Command::new(&bin).output().unwrap();
-    assert!(o.status.success(), "{name}: the rustc build failed: {}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{name}: output {e}: {}", String::from_utf8_lossy(&o.stdout)))
+    assert!(
+        o.status.success(),
+        "{name}: the rustc build failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{name}: output {e}: {}", String::from_utf8_lossy(&o.stdout)))
 }
 
 #[test]
@@ -118,15 +145,32 @@ fn valid_corpus_results_and_rustc() {
         let args = header(&src, "args").unwrap_or(json!([]));
         let effects = pairs(header(&src, "effects"));
         let events = pairs(header(&src, "events"));
-        let e: Vec<(&str, J)> = effects.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-        let ev: Vec<(&str, J)> = events.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
-        let observed = run(program(&src, &name, Language::Rust), &host(&e, &ev), args.as_array().unwrap());
-        assert_eq!(observed.outcome["type"], "completed", "{name}: {observed:?}");
+        let e: Vec<(&str, J)> = effects
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        let ev: Vec<(&str, J)> = events
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.clone()))
+            .collect();
+        let observed = run(
+            program(&src, &name, Language::Rust),
+            &host(&e, &ev),
+            args.as_array().unwrap(),
+        );
+        assert_eq!(
+            observed.outcome["type"], "completed",
+            "{name}: {observed:?}"
+        );
         let got = normalize(&observed.outcome["result"]);
         let expect = header(&src, "expect").unwrap_or_else(|| panic!("{name}: no expect header"));
         assert_eq!(got, normalize(&expect), "{name}");
         if let Some(keys) = header(&src, "effect_log") {
-            assert_eq!(J::Array(observed.effects.clone()), keys, "{name}: effect log");
+            assert_eq!(
+                J::Array(observed.effects.clone()),
+                keys,
+                "{name}: effect log"
+            );
         }
         // rustc type- and move-checks every valid program (the reference's `cargo check`).
         if let Err(e) = rustc(&name, &src, false) {
@@ -138,7 +182,10 @@ fn valid_corpus_results_and_rustc() {
             against_rustc += 1;
         }
     }
-    assert!(against_rustc >= 8, "{against_rustc} programs run against rustc");
+    assert!(
+        against_rustc >= 8,
+        "{against_rustc} programs run against rustc"
+    );
 }
 
 #[test]
@@ -154,8 +201,13 @@ fn invalid_corpus_codes_positions_and_rustc() {
         assert_eq!(err.code.as_str(), code, "{name}: {err}");
         assert_eq!(format!("{}:{}", err.line, err.column), at, "{name}: {err}");
         if let Some(rcode) = header_text(&src, "rustc") {
-            let e = rustc(&name, &src, false).expect_err(&format!("{name}: rustc accepts a program irkit rejects as invalid Rust"));
-            assert!(e.contains(&format!("error[{}]", rcode.trim())), "{name}: rustc rejects it differently:\n{e}");
+            let e = rustc(&name, &src, false).expect_err(&format!(
+                "{name}: rustc accepts a program irkit rejects as invalid Rust"
+            ));
+            assert!(
+                e.contains(&format!("error[{}]", rcode.trim())),
+                "{name}: rustc rejects it differently:\n{e}"
+            );
         }
     }
 }
@@ -172,7 +224,10 @@ fn envelope_effect_encoding_and_determinism() {
     assert_eq!(e.frontend_id, "irkit-rust");
     assert_eq!(e.language_semantics_version, "rust.subset.v1");
     assert_eq!(e.artifact_hash, tcc_ir::compute_hash(&a));
-    assert_eq!(e.required_host_capabilities, ["host.persist_checkpoint", "host.effect", "host.event"]);
+    assert_eq!(
+        e.required_host_capabilities,
+        ["host.persist_checkpoint", "host.effect", "host.event"]
+    );
     // Every Effect is `{"op":"Effect","has_input":true}` (canonical key order puts `has_input` first).
     let encoded: J = serde_json::from_slice(&bytes).unwrap();
     let effects: Vec<&J> = encoded["program"]["functions"][0]["instructions"]
@@ -183,10 +238,21 @@ fn envelope_effect_encoding_and_determinism() {
         .collect();
     assert_eq!(effects, [&json!({"op": "Effect", "has_input": true})]);
     let f = &a.program.functions[0];
-    let pc = f.instructions.iter().position(|i| matches!(i, tcc_ir::Instruction::Effect { has_input: true })).unwrap();
+    let pc = f
+        .instructions
+        .iter()
+        .position(|i| matches!(i, tcc_ir::Instruction::Effect { has_input: true }))
+        .unwrap();
     let s = f.spans[pc].as_ref().unwrap();
-    assert_eq!((s.file.as_str(), s.start_line, s.start_column), ("first.rs", 4, 21));
-    let o = run(program(FIRST, "first.rs", Language::Rust), &host(&[("left", json!(2))], &[("go", json!(true))]), &[]);
+    assert_eq!(
+        (s.file.as_str(), s.start_line, s.start_column),
+        ("first.rs", 4, 21)
+    );
+    let o = run(
+        program(FIRST, "first.rs", Language::Rust),
+        &host(&[("left", json!(2))], &[("go", json!(true))]),
+        &[],
+    );
     assert_eq!(o.outcome, completed(json!({"$tag": "Ok", "$0": 5})));
     assert_eq!(o.effects, [json!("left")]);
 }
@@ -194,7 +260,10 @@ fn envelope_effect_encoding_and_determinism() {
 #[test]
 fn the_older_pub_async_main_entry_is_accepted() {
     let src = "pub async fn main() -> f64 {\n    let x = 2.0;\n    x * 21.0\n}\n";
-    assert_eq!(run_src(src, "main.rs", Language::Rust, &[]).outcome, completed(json!(42)));
+    assert_eq!(
+        run_src(src, "main.rs", Language::Rust, &[]).outcome,
+        completed(json!(42))
+    );
 }
 
 #[test]
@@ -202,18 +271,31 @@ fn an_effect_failure_is_an_err_without_question_mark_and_fails_the_run_with_it()
     let src = "use tcc_rust_prelude::effect;\n\nasync fn run() -> Result<String, String> {\n    let r: Result<f64, String> = effect(\"pay\", || 1.0).await;\n    match r {\n        Ok(_) => Ok(String::from(\"paid\")),\n        Err(e) => Err(e),\n    }\n}\n";
     let failing = host(&[("pay", json!({"error": "card declined"}))], &[]);
     let o = run(program(src, "fail.rs", Language::Rust), &failing, &[]);
-    assert_eq!(o.outcome, completed(json!({"$tag": "Err", "$0": "card declined"})));
-    let src2 = src.replace("let r: Result<f64, String> = effect(\"pay\", || 1.0).await;", "let r: Result<f64, String> = Ok(effect(\"pay\", || 1.0).await?);");
+    assert_eq!(
+        o.outcome,
+        completed(json!({"$tag": "Err", "$0": "card declined"}))
+    );
+    let src2 = src.replace(
+        "let r: Result<f64, String> = effect(\"pay\", || 1.0).await;",
+        "let r: Result<f64, String> = Ok(effect(\"pay\", || 1.0).await?);",
+    );
     let o = run(program(&src2, "fail2.rs", Language::Rust), &failing, &[]);
     assert_eq!(o.outcome["type"], "failed", "{o:?}");
 }
 
 #[test]
 fn deep_nesting_is_refused_not_a_crash() {
-    let src = format!("async fn run() -> f64 {{\n    {}1.0{}\n}}\n", "(".repeat(3000), ")".repeat(3000));
+    let src = format!(
+        "async fn run() -> f64 {{\n    {}1.0{}\n}}\n",
+        "(".repeat(3000),
+        ")".repeat(3000)
+    );
     let e = compile(&src, "deep.rs", Language::Rust).unwrap_err();
     assert!(matches!(e.code.as_str(), "TCC-F017" | "TCC-F001"), "{e}");
-    let src = format!("async fn run() -> f64 {{\n    1.0{}\n}}\n", " + 1.0".repeat(20000));
+    let src = format!(
+        "async fn run() -> f64 {{\n    1.0{}\n}}\n",
+        " + 1.0".repeat(20000)
+    );
     let e = compile(&src, "long.rs", Language::Rust).unwrap_err();
     assert!(matches!(e.code.as_str(), "TCC-F017" | "TCC-F001"), "{e}");
 }

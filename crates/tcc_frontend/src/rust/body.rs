@@ -28,6 +28,9 @@ use crate::hir::{BinOp, Durable, Expr, ExprKind, Func, Module, Pos, Stmt, StmtKi
 
 type R<T> = Result<T, FrontendError>;
 
+/// A lowered branch: its statements, its value, its type, and a tag.
+type Arm<T> = (Vec<Stmt>, Expr, Ty, T);
+
 const TAG: &str = "$tag";
 
 #[derive(Debug, Clone)]
@@ -116,10 +119,26 @@ pub(super) fn lower_fn(
         .iter()
         .enumerate()
         .map(|(i, (n, t, m))| {
-            (n.clone(), Bind { var: VarRef { func, var: i }, ty: t.clone(), mutable: *m, captured: false, loop_depth: 0 })
+            (
+                n.clone(),
+                Bind {
+                    var: VarRef { func, var: i },
+                    ty: t.clone(),
+                    mutable: *m,
+                    captured: false,
+                    loop_depth: 0,
+                },
+            )
         })
         .collect();
-    let mut l = L { it: items, m: module, fx: Vec::new(), out: Vec::new(), depth: 0, leaving: false };
+    let mut l = L {
+        it: items,
+        m: module,
+        fx: Vec::new(),
+        out: Vec::new(),
+        depth: 0,
+        leaving: false,
+    };
     l.fx.push(Fx {
         func,
         scopes: vec![scope],
@@ -131,7 +150,11 @@ pub(super) fn lower_fn(
         moved: BTreeSet::new(),
     });
     let (value, ty) = l.block(block, true)?;
-    let tail_pos = block.stmts.last().map(pos_of).unwrap_or_else(|| pos_of(block));
+    let tail_pos = block
+        .stmts
+        .last()
+        .map(pos_of)
+        .unwrap_or_else(|| pos_of(block));
     l.unify_at(&ret, &ty, tail_pos, "the function's return type")?;
     if ty != Ty::Never {
         l.out.push(st(StmtKind::Return(Some(value)), tail_pos));
@@ -154,19 +177,40 @@ impl L<'_> {
     fn hidden(&mut self, what: &str) -> VarRef {
         let func = self.fx().func;
         let f = &mut self.m.funcs[func];
-        f.vars.push(Var { name: format!("${what}"), captured: false });
-        VarRef { func, var: f.vars.len() - 1 }
+        f.vars.push(Var {
+            name: format!("${what}"),
+            captured: false,
+        });
+        VarRef {
+            func,
+            var: f.vars.len() - 1,
+        }
     }
 
     fn bind(&mut self, name: &str, ty: Ty, mutable: bool) -> VarRef {
         let func = self.fx().func;
         let f = &mut self.m.funcs[func];
-        f.vars.push(Var { name: name.to_string(), captured: false });
-        let var = VarRef { func, var: f.vars.len() - 1 };
+        f.vars.push(Var {
+            name: name.to_string(),
+            captured: false,
+        });
+        let var = VarRef {
+            func,
+            var: f.vars.len() - 1,
+        };
         let loop_depth = self.fx().loops.len();
         let fx = self.fxm();
         if let Some(s) = fx.scopes.last_mut() {
-            s.push((name.to_string(), Bind { var, ty, mutable, captured: false, loop_depth }));
+            s.push((
+                name.to_string(),
+                Bind {
+                    var,
+                    ty,
+                    mutable,
+                    captured: false,
+                    loop_depth,
+                },
+            ));
         }
         var
     }
@@ -179,14 +223,19 @@ impl L<'_> {
         if self.it.types.unify(want, got) {
             return Ok(());
         }
-        let hint = if self.it.types.shallow(got) == Ty::Int && self.it.types.shallow(want) == Ty::F64 {
-            " (numbers are f64: write the literal with a decimal point)"
-        } else {
-            ""
-        };
+        let hint =
+            if self.it.types.shallow(got) == Ty::Int && self.it.types.shallow(want) == Ty::F64 {
+                " (numbers are f64: write the literal with a decimal point)"
+            } else {
+                ""
+            };
         Err(err(
             Code::Type,
-            format!("mismatched types: {what} is `{}`, found `{}`{hint}", self.show(want), self.show(got)),
+            format!(
+                "mismatched types: {what} is `{}`, found `{}`{hint}",
+                self.show(want),
+                self.show(got)
+            ),
             pos,
         ))
     }
@@ -196,7 +245,12 @@ impl L<'_> {
     }
 
     fn lookup(&self, name: &str) -> Option<Bind> {
-        self.fx().scopes.iter().rev().find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, b)| b.clone()))
+        self.fx().scopes.iter().rev().find_map(|s| {
+            s.iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, b)| b.clone())
+        })
     }
 
     /// A name: a local, or (in a closure) a copy of the enclosing function's local.
@@ -208,34 +262,64 @@ impl L<'_> {
             return Ok(None);
         }
         let parent = self.fx.len() - 2;
-        let found = self.fx[parent]
-            .scopes
-            .iter()
-            .rev()
-            .find_map(|s| s.iter().rev().find(|(n, _)| n == name).map(|(_, b)| b.clone()));
+        let found = self.fx[parent].scopes.iter().rev().find_map(|s| {
+            s.iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .map(|(_, b)| b.clone())
+        });
         let Some(outer) = found else { return Ok(None) };
         self.check_not_moved(&self.fx[parent], outer.var, None, name, pos)?;
         let pfunc = self.fx[parent].func;
         let f = &mut self.m.funcs[pfunc];
-        f.vars.push(Var { name: format!("$cap_{name}"), captured: true });
-        let copy = VarRef { func: pfunc, var: f.vars.len() - 1 };
+        f.vars.push(Var {
+            name: format!("$cap_{name}"),
+            captured: true,
+        });
+        let copy = VarRef {
+            func: pfunc,
+            var: f.vars.len() - 1,
+        };
         let cfunc = self.fx().func;
         self.m.funcs[cfunc].free.push(copy);
-        let b = Bind { var: copy, ty: outer.ty.clone(), mutable: false, captured: true, loop_depth: 0 };
+        let b = Bind {
+            var: copy,
+            ty: outer.ty.clone(),
+            mutable: false,
+            captured: true,
+            loop_depth: 0,
+        };
         let fx = self.fxm();
         fx.copies.push((outer.var, copy, outer.ty.clone()));
         fx.scopes[0].push((name.to_string(), b.clone()));
         Ok(Some(b))
     }
 
-    fn check_not_moved(&self, fx: &Fx, var: VarRef, field: Option<&str>, name: &str, pos: Pos) -> R<()> {
+    fn check_not_moved(
+        &self,
+        fx: &Fx,
+        var: VarRef,
+        field: Option<&str>,
+        name: &str,
+        pos: Pos,
+    ) -> R<()> {
         if fx.moved.contains(&(var, String::new())) {
-            return Err(err(Code::Moved, format!("use of moved value `{name}`"), pos));
+            return Err(err(
+                Code::Moved,
+                format!("use of moved value `{name}`"),
+                pos,
+            ));
         }
         if let Some(f) = field {
             let prefix = format!("{f}.");
-            if fx.moved.iter().any(|(v, k)| *v == var && (k == f || k.starts_with(&prefix) || f.starts_with(&format!("{k}.")))) {
-                return Err(err(Code::Moved, format!("use of moved value `{name}.{f}`"), pos));
+            if fx.moved.iter().any(|(v, k)| {
+                *v == var && (k == f || k.starts_with(&prefix) || f.starts_with(&format!("{k}.")))
+            }) {
+                return Err(err(
+                    Code::Moved,
+                    format!("use of moved value `{name}.{f}`"),
+                    pos,
+                ));
             }
         }
         Ok(())
@@ -253,12 +337,24 @@ impl L<'_> {
         if self.fx().loops.len() > b.loop_depth && !self.leaving {
             return Err(err(
                 Code::Moved,
-                format!("`{name}` is moved inside a loop: it would be used again in the next iteration"),
+                format!(
+                    "`{name}` is moved inside a loop: it would be used again in the next iteration"
+                ),
                 pos,
             ));
         }
-        if field.is_none() && self.fxm().moved.iter().any(|(v, k)| *v == b.var && !k.is_empty()) {
-            return Err(err(Code::Moved, format!("use of partially moved value `{name}`"), pos));
+        if field.is_none()
+            && self
+                .fxm()
+                .moved
+                .iter()
+                .any(|(v, k)| *v == b.var && !k.is_empty())
+        {
+            return Err(err(
+                Code::Moved,
+                format!("use of partially moved value `{name}`"),
+                pos,
+            ));
         }
         let key = field.unwrap_or("").to_string();
         self.fxm().moved.insert((b.var, key));
@@ -284,7 +380,7 @@ impl L<'_> {
     /// Moves `operands[j]` to a temporary where statements emitted after it begin.
     fn spill(&mut self, marks: &[usize], operands: &mut [Expr]) {
         for j in (0..operands.len()).rev() {
-            if self.out.len() > marks[j] && has_effects(&operands[j]) || self.out.len() > marks[j] && matches!(operands[j].kind, ExprKind::Var(_)) {
+            if self.out.len() > marks[j] && !matches!(operands[j].kind, ExprKind::Const(_)) {
                 let t = self.hidden("t");
                 let p = operands[j].pos;
                 let value = std::mem::replace(&mut operands[j], ex(ExprKind::Var(t), p));
@@ -322,10 +418,18 @@ impl L<'_> {
             match s {
                 syn::Stmt::Local(local) => self.local(local)?,
                 syn::Stmt::Item(item) => {
-                    return Err(err(Code::Unsupported, "items inside functions are outside the Rust subset", pos_of(item)));
+                    return Err(err(
+                        Code::Unsupported,
+                        "items inside functions are outside the Rust subset",
+                        pos_of(item),
+                    ));
                 }
                 syn::Stmt::Macro(m) => {
-                    return Err(err(Code::Unsupported, "macros are outside the Rust subset", pos_of(m)));
+                    return Err(err(
+                        Code::Unsupported,
+                        "macros are outside the Rust subset",
+                        pos_of(m),
+                    ));
                 }
                 syn::Stmt::Expr(e, semi) => {
                     if semi.is_none() && i + 1 == n {
@@ -349,22 +453,40 @@ impl L<'_> {
                 }
             }
         }
-        Ok((undef(pos_of(b)), if diverges { Ty::Never } else { Ty::Unit }))
+        Ok((
+            undef(pos_of(b)),
+            if diverges { Ty::Never } else { Ty::Unit },
+        ))
     }
 
     fn local(&mut self, local: &syn::Local) -> R<()> {
         if let Some(a) = local.attrs.first() {
-            return Err(err(Code::Unsupported, "attributes are outside the Rust subset", pos_of(a)));
+            return Err(err(
+                Code::Unsupported,
+                "attributes are outside the Rust subset",
+                pos_of(a),
+            ));
         }
         let p = pos_of(local);
         let Some(init) = &local.init else {
-            return Err(err(Code::Unsupported, "declare a variable with its value (`let x = …;`)", p));
+            return Err(err(
+                Code::Unsupported,
+                "declare a variable with its value (`let x = …;`)",
+                p,
+            ));
         };
         if let Some((_, d)) = &init.diverge {
-            return Err(err(Code::Unsupported, "let-else is outside the Rust subset", pos_of(&**d)));
+            return Err(err(
+                Code::Unsupported,
+                "let-else is outside the Rust subset",
+                pos_of(&**d),
+            ));
         }
         let (pat, ascribed) = match &local.pat {
-            syn::Pat::Type(pt) => (&*pt.pat, Some(ty_of(&mut self.it.types, &pt.ty, &self.it.imported)?)),
+            syn::Pat::Type(pt) => (
+                &*pt.pat,
+                Some(ty_of(&mut self.it.types, &pt.ty, &self.it.imported)?),
+            ),
             other => (other, None),
         };
         let (x, t) = self.expr(&init.expr, true)?;
@@ -383,7 +505,11 @@ impl L<'_> {
                 }
             }
             other => {
-                return Err(err(Code::Unsupported, "let binds one name in the Rust subset", pos_of(other)));
+                return Err(err(
+                    Code::Unsupported,
+                    "let binds one name in the Rust subset",
+                    pos_of(other),
+                ));
             }
         }
         Ok(())
@@ -424,7 +550,14 @@ impl L<'_> {
                 if target == Ty::F64 && matches!(t, Ty::Int | Ty::F64) {
                     Ok((x, Ty::F64))
                 } else {
-                    Err(self.type_error(format!("cast from `{}` to `{}` is outside the Rust subset", self.show(&t), self.show(&target)), p))
+                    Err(self.type_error(
+                        format!(
+                            "cast from `{}` to `{}` is outside the Rust subset",
+                            self.show(&t),
+                            self.show(&target)
+                        ),
+                        p,
+                    ))
                 }
             }
             syn::Expr::Block(b) => {
@@ -456,14 +589,22 @@ impl L<'_> {
             syn::Expr::Closure(c) => self.closure(c, p),
             syn::Expr::Try(t) => self.question(t, p),
             syn::Expr::Await(a) => self.durable_result(a, p),
-            syn::Expr::Reference(_) => unsupported("references (`&`, `&mut`) are outside the Rust subset"),
+            syn::Expr::Reference(_) => {
+                unsupported("references (`&`, `&mut`) are outside the Rust subset")
+            }
             syn::Expr::Macro(_) => unsupported("macros are outside the Rust subset"),
             syn::Expr::Unsafe(_) => unsupported("unsafe is outside the Rust subset"),
             syn::Expr::Async(_) => unsupported("async blocks are outside the Rust subset"),
-            syn::Expr::Let(_) => unsupported("`if let`/`while let` are outside the Rust subset; use `match`"),
-            syn::Expr::Range(_) => unsupported("ranges are only for `for` loops in the Rust subset"),
+            syn::Expr::Let(_) => {
+                unsupported("`if let`/`while let` are outside the Rust subset; use `match`")
+            }
+            syn::Expr::Range(_) => {
+                unsupported("ranges are only for `for` loops in the Rust subset")
+            }
             syn::Expr::Tuple(_) => unsupported("tuples are outside the Rust subset"),
-            syn::Expr::Array(_) | syn::Expr::Repeat(_) => unsupported("arrays are outside the Rust subset; use Vec"),
+            syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+                unsupported("arrays are outside the Rust subset; use Vec")
+            }
             _ => unsupported("this expression is outside the Rust subset"),
         }
     }
@@ -474,36 +615,76 @@ impl L<'_> {
             syn::Lit::Str(s) => Ok((text(&s.value(), p), Ty::StaticStr)),
             syn::Lit::Float(f) => {
                 if !matches!(f.suffix(), "" | "f64") {
-                    return Err(err(Code::Unsupported, "only f64 numbers are in the Rust subset", p));
+                    return Err(err(
+                        Code::Unsupported,
+                        "only f64 numbers are in the Rust subset",
+                        p,
+                    ));
                 }
-                let n: f64 = f.base10_parse().map_err(|_| err(Code::Syntax, "bad number literal", p))?;
+                let n: f64 = f
+                    .base10_parse()
+                    .map_err(|_| err(Code::Syntax, "bad number literal", p))?;
                 if !n.is_finite() {
-                    return Err(err(Code::InexactNumber, "number literal out of the f64 range", p));
+                    return Err(err(
+                        Code::InexactNumber,
+                        "number literal out of the f64 range",
+                        p,
+                    ));
                 }
                 Ok((Expr::constant(Constant::Number(n), p), Ty::F64))
             }
             syn::Lit::Int(i) => {
                 let suffix = i.suffix();
                 if !matches!(suffix, "" | "f64") {
-                    return Err(err(Code::Unsupported, "integer types are outside the Rust subset (numbers are `f64`)", p));
+                    return Err(err(
+                        Code::Unsupported,
+                        "integer types are outside the Rust subset (numbers are `f64`)",
+                        p,
+                    ));
                 }
-                let n: u64 = i.base10_parse().map_err(|_| err(Code::InexactNumber, "integer literal out of range", p))?;
+                let n: u64 = i
+                    .base10_parse()
+                    .map_err(|_| err(Code::InexactNumber, "integer literal out of range", p))?;
                 if n > (1u64 << 53) {
-                    return Err(err(Code::InexactNumber, "integer literal is not exactly an f64", p));
+                    return Err(err(
+                        Code::InexactNumber,
+                        "integer literal is not exactly an f64",
+                        p,
+                    ));
                 }
-                Ok((Expr::constant(Constant::Number(n as f64), p), if suffix == "f64" { Ty::F64 } else { Ty::Int }))
+                Ok((
+                    Expr::constant(Constant::Number(n as f64), p),
+                    if suffix == "f64" { Ty::F64 } else { Ty::Int },
+                ))
             }
-            _ => Err(err(Code::Unsupported, "this literal is outside the Rust subset", p)),
+            _ => Err(err(
+                Code::Unsupported,
+                "this literal is outside the Rust subset",
+                p,
+            )),
         }
     }
 
     fn path(&mut self, path: &syn::ExprPath, consume: bool, p: Pos) -> R<(Expr, Ty)> {
         if path.qself.is_some() {
-            return Err(err(Code::Unsupported, "qualified paths are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "qualified paths are outside the Rust subset",
+                p,
+            ));
         }
-        let segs: Vec<String> = path.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = path
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         if path.path.segments.iter().any(|s| !s.arguments.is_empty()) {
-            return Err(err(Code::Unsupported, "generic arguments are outside the Rust subset here", p));
+            return Err(err(
+                Code::Unsupported,
+                "generic arguments are outside the Rust subset here",
+                p,
+            ));
         }
         match segs.as_slice() {
             [name] if name == "None" && self.lookup(name).is_none() => {
@@ -513,13 +694,25 @@ impl L<'_> {
             [name] => {
                 let Some(b) = self.resolve(name, p)? else {
                     if self.it.fns.contains_key(name) {
-                        return Err(err(Code::Unsupported, format!("function `{name}` can only be called"), p));
+                        return Err(err(
+                            Code::Unsupported,
+                            format!("function `{name}` can only be called"),
+                            p,
+                        ));
                     }
-                    return Err(err(Code::UnknownName, format!("cannot find value `{name}` in this scope"), p));
+                    return Err(err(
+                        Code::UnknownName,
+                        format!("cannot find value `{name}` in this scope"),
+                        p,
+                    ));
                 };
                 self.check_not_moved(self.fx(), b.var, None, name, p)?;
                 if matches!(self.it.types.shallow(&b.ty), Ty::Closure(_)) {
-                    return Err(err(Code::Unsupported, format!("closure `{name}` can only be called"), p));
+                    return Err(err(
+                        Code::Unsupported,
+                        format!("closure `{name}` can only be called"),
+                        p,
+                    ));
                 }
                 if consume && !self.it.types.is_copy(&b.ty) {
                     self.mark_moved(&b, None, name, p)?;
@@ -529,11 +722,20 @@ impl L<'_> {
             [en, vn] => {
                 let (ty, shape) = self.variant_of(en, vn, p)?;
                 if !matches!(shape, Shape::Unit) {
-                    return Err(self.type_error(format!("variant `{en}::{vn}` carries a payload: construct it with its fields"), p));
+                    return Err(self.type_error(
+                        format!(
+                            "variant `{en}::{vn}` carries a payload: construct it with its fields"
+                        ),
+                        p,
+                    ));
                 }
                 Ok((tagged(vn, Vec::new(), p), ty))
             }
-            _ => Err(err(Code::Unsupported, "paths longer than `Enum::Variant` are outside the Rust subset", p)),
+            _ => Err(err(
+                Code::Unsupported,
+                "paths longer than `Enum::Variant` are outside the Rust subset",
+                p,
+            )),
         }
     }
 
@@ -552,7 +754,7 @@ impl L<'_> {
     }
 
     /// A place: `x`, `x.f.g`, `x[i]`: (root variable name, field path).
-    fn place_root<'e>(e: &'e syn::Expr) -> Option<(&'e syn::Ident, Vec<String>)> {
+    fn place_root(e: &syn::Expr) -> Option<(&syn::Ident, Vec<String>)> {
         match e {
             syn::Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| (i, Vec::new())),
             syn::Expr::Paren(x) => Self::place_root(&x.expr),
@@ -574,11 +776,19 @@ impl L<'_> {
             Ty::Adt(i) if !self.it.types.adts[i].is_enum => {
                 match self.it.types.adts[i].fields.iter().find(|(n, _)| n == name) {
                     Some((_, t)) => Ok(t.clone()),
-                    None => Err(self.type_error(format!("no field `{name}` on type `{}`", self.it.types.adts[i].name), p)),
+                    None => Err(self.type_error(
+                        format!("no field `{name}` on type `{}`", self.it.types.adts[i].name),
+                        p,
+                    )),
                 }
             }
-            Ty::Var(_) => Err(self.type_error("type annotations needed before this field access", p)),
-            other => Err(self.type_error(format!("no field `{name}` on type `{}`", self.show(&other)), p)),
+            Ty::Var(_) => {
+                Err(self.type_error("type annotations needed before this field access", p))
+            }
+            other => Err(self.type_error(
+                format!("no field `{name}` on type `{}`", self.show(&other)),
+                p,
+            )),
         }
     }
 
@@ -588,7 +798,11 @@ impl L<'_> {
         match e {
             syn::Expr::Field(f) => {
                 let syn::Member::Named(name) = &f.member else {
-                    return Err(err(Code::Unsupported, "tuple fields are outside the Rust subset", p));
+                    return Err(err(
+                        Code::Unsupported,
+                        "tuple fields are outside the Rust subset",
+                        p,
+                    ));
                 };
                 let name = name.to_string();
                 if let Some((root, path)) = Self::place_root(e)
@@ -616,13 +830,23 @@ impl L<'_> {
                 let elem = self.it.types.fresh();
                 let vt = Ty::Vec(Box::new(elem.clone()));
                 if !self.it.types.unify(&vt, &bt) {
-                    return Err(self.type_error(format!("cannot index a value of type `{}`", self.show(&bt)), p));
+                    return Err(self.type_error(
+                        format!("cannot index a value of type `{}`", self.show(&bt)),
+                        p,
+                    ));
                 }
                 self.unify_at(&Ty::F64, &it_ty, pos_of(&*ix.index), "a Vec index")?;
                 if consume && !self.it.types.is_copy(&elem) {
-                    return Err(err(Code::Moved, "cannot move out of an index of a Vec (iterate with `for` instead)", p));
+                    return Err(err(
+                        Code::Moved,
+                        "cannot move out of an index of a Vec (iterate with `for` instead)",
+                        p,
+                    ));
                 }
-                Ok((ex(ExprKind::Index(Box::new(base), Box::new(index)), p), elem))
+                Ok((
+                    ex(ExprKind::Index(Box::new(base), Box::new(index)), p),
+                    elem,
+                ))
             }
             _ => Err(err(Code::Internal, "internal: not a place", p)),
         }
@@ -653,7 +877,11 @@ impl L<'_> {
             self.unify_at(&Ty::Bool, &rt, pos_of(&*b.right), "an operand of `&&`/`||`")?;
             let and = matches!(b.op, B::And(_));
             if stmts.is_empty() {
-                let k = if and { ExprKind::And(Box::new(l), Box::new(r)) } else { ExprKind::Or(Box::new(l), Box::new(r)) };
+                let k = if and {
+                    ExprKind::And(Box::new(l), Box::new(r))
+                } else {
+                    ExprKind::Or(Box::new(l), Box::new(r))
+                };
                 return Ok((ex(k, p), Ty::Bool));
             }
             let t = self.hidden("t");
@@ -661,7 +889,11 @@ impl L<'_> {
             let mut then = stmts;
             then.push(st(StmtKind::Assign(t, r), p));
             let cond = ex(ExprKind::Var(t), p);
-            let cond = if and { cond } else { ex(ExprKind::Not(Box::new(cond)), p) };
+            let cond = if and {
+                cond
+            } else {
+                ex(ExprKind::Not(Box::new(cond)), p)
+            };
             self.out.push(st(StmtKind::If(cond, then, Vec::new()), p));
             return Ok((ex(ExprKind::Var(t), p), Ty::Bool));
         }
@@ -683,12 +915,21 @@ impl L<'_> {
         if let Some(op) = arith {
             if op == BinOp::Add && lt == Ty::Str {
                 if rt != Ty::StaticStr {
-                    return Err(self.type_error(format!("`String + {}`: the right side must be a string literal", self.show(&rt)), p));
+                    return Err(self.type_error(
+                        format!(
+                            "`String + {}`: the right side must be a string literal",
+                            self.show(&rt)
+                        ),
+                        p,
+                    ));
                 }
                 return Ok((bin(op, l, r), Ty::Str));
             }
             if lt == Ty::Int && rt == Ty::Int {
-                return Err(self.type_error("integer arithmetic is outside the Rust subset (numbers are `f64`)", p));
+                return Err(self.type_error(
+                    "integer arithmetic is outside the Rust subset (numbers are `f64`)",
+                    p,
+                ));
             }
             self.unify_at(&Ty::F64, &lt, pos_of(&*b.left), "an arithmetic operand")?;
             self.unify_at(&Ty::F64, &rt, pos_of(&*b.right), "an arithmetic operand")?;
@@ -701,11 +942,19 @@ impl L<'_> {
             B::Le(_) => BinOp::Le,
             B::Gt(_) => BinOp::Gt,
             B::Ge(_) => BinOp::Ge,
-            _ => return Err(err(Code::Unsupported, "this operator is outside the Rust subset", p)),
+            _ => {
+                return Err(err(
+                    Code::Unsupported,
+                    "this operator is outside the Rust subset",
+                    p,
+                ));
+            }
         };
         let stringy = |t: &Ty| matches!(t, Ty::Str | Ty::StaticStr);
         let ok = if matches!(cmp, BinOp::Eq | BinOp::Neq) {
-            (stringy(&lt) && stringy(&rt)) || self.it.types.unify(&lt, &rt) && matches!(self.it.types.shallow(&lt), Ty::F64 | Ty::Bool | Ty::Unit)
+            (stringy(&lt) && stringy(&rt))
+                || self.it.types.unify(&lt, &rt)
+                    && matches!(self.it.types.shallow(&lt), Ty::F64 | Ty::Bool | Ty::Unit)
         } else {
             self.it.types.unify(&lt, &rt) && self.it.types.shallow(&lt) == Ty::F64
         };
@@ -737,28 +986,56 @@ impl L<'_> {
                 self.unify_at(&Ty::F64, &t, p, "the operand of `-`")?;
                 Ok((ex(ExprKind::Neg(Box::new(x)), p), Ty::F64))
             }
-            _ => Err(err(Code::Unsupported, "dereference is outside the Rust subset", p)),
+            _ => Err(err(
+                Code::Unsupported,
+                "dereference is outside the Rust subset",
+                p,
+            )),
         }
     }
 
     /// `place = value` or `place op= value`.
-    fn assign(&mut self, left: &syn::Expr, right: &syn::Expr, op: Option<BinOp>, p: Pos) -> R<(Expr, Ty)> {
+    fn assign(
+        &mut self,
+        left: &syn::Expr,
+        right: &syn::Expr,
+        op: Option<BinOp>,
+        p: Pos,
+    ) -> R<(Expr, Ty)> {
         let root = match left {
             syn::Expr::Index(ix) => Self::place_root(&ix.expr),
             other => Self::place_root(other),
         };
         let Some((root, path)) = root else {
-            return Err(err(Code::BadAssignment, "the left side of an assignment must be a variable, field or element", pos_of(left)));
+            return Err(err(
+                Code::BadAssignment,
+                "the left side of an assignment must be a variable, field or element",
+                pos_of(left),
+            ));
         };
         let name = root.to_string();
         let Some(b) = self.resolve(&name, pos_of(root))? else {
-            return Err(err(Code::UnknownName, format!("cannot find value `{name}` in this scope"), pos_of(root)));
+            return Err(err(
+                Code::UnknownName,
+                format!("cannot find value `{name}` in this scope"),
+                pos_of(root),
+            ));
         };
         if b.captured {
-            return Err(err(Code::BadAssignment, format!("a closure cannot assign its captured `{name}`"), pos_of(left)));
+            return Err(err(
+                Code::BadAssignment,
+                format!("a closure cannot assign its captured `{name}`"),
+                pos_of(left),
+            ));
         }
         if !b.mutable {
-            return Err(err(Code::BadAssignment, format!("cannot assign twice to immutable variable `{name}` (declare it `let mut`)"), pos_of(left)));
+            return Err(err(
+                Code::BadAssignment,
+                format!(
+                    "cannot assign twice to immutable variable `{name}` (declare it `let mut`)"
+                ),
+                pos_of(left),
+            ));
         }
         match left {
             syn::Expr::Index(ix) => {
@@ -769,52 +1046,87 @@ impl L<'_> {
                 };
                 let elem = self.it.types.fresh();
                 if !self.it.types.unify(&Ty::Vec(Box::new(elem.clone())), &bt) {
-                    return Err(self.type_error(format!("cannot index a value of type `{}`", self.show(&bt)), p));
+                    return Err(self.type_error(
+                        format!("cannot index a value of type `{}`", self.show(&bt)),
+                        p,
+                    ));
                 }
                 self.unify_at(&Ty::F64, &itt, pos_of(&*ix.index), "a Vec index")?;
-                let (t, (i, mut rhs, rt)) = (self.hidden("t"), self.rhs_after(right)?);
+                let (t, (mut rhs, rt)) = (self.hidden("t"), self.rhs_after(right)?);
                 self.out.push(st(StmtKind::Assign(t, index), p));
                 if let Some(op) = op {
                     self.unify_at(&Ty::F64, &elem, p, "a compound assignment")?;
-                    let cur = ex(ExprKind::Index(Box::new(base.clone()), Box::new(ex(ExprKind::Var(t), p))), p);
+                    let cur = ex(
+                        ExprKind::Index(Box::new(base.clone()), Box::new(ex(ExprKind::Var(t), p))),
+                        p,
+                    );
                     rhs = ex(ExprKind::Bin(op, Box::new(cur), Box::new(rhs)), p);
                 }
-                let _ = i;
                 self.unify_at(&elem, &rt, pos_of(right), "the element type")?;
-                self.out.push(st(StmtKind::SetIndex(base, ex(ExprKind::Var(t), p), rhs), p));
+                self.out.push(st(
+                    StmtKind::SetIndex(base, ex(ExprKind::Var(t), p), rhs),
+                    p,
+                ));
             }
             syn::Expr::Field(f) => {
                 let syn::Member::Named(fname) = &f.member else {
-                    return Err(err(Code::Unsupported, "tuple fields are outside the Rust subset", p));
+                    return Err(err(
+                        Code::Unsupported,
+                        "tuple fields are outside the Rust subset",
+                        p,
+                    ));
                 };
                 if path.len() > 1 {
-                    self.check_not_moved(self.fx(), b.var, Some(&path[..path.len() - 1].join(".")), &name, p)?;
+                    self.check_not_moved(
+                        self.fx(),
+                        b.var,
+                        Some(&path[..path.len() - 1].join(".")),
+                        &name,
+                        p,
+                    )?;
                 } else {
                     self.check_not_moved(self.fx(), b.var, None, &name, p)?;
                 }
                 let (base, bt) = self.expr(&f.base, false)?;
                 let ft = self.field_type(&bt, &fname.to_string(), p)?;
-                let (_, mut rhs, rt) = self.rhs_after(right)?;
+                let (mut rhs, rt) = self.rhs_after(right)?;
                 if let Some(op) = op {
                     self.unify_at(&Ty::F64, &ft, p, "a compound assignment")?;
-                    rhs = ex(ExprKind::Bin(op, Box::new(get(base.clone(), &fname.to_string(), p)), Box::new(rhs)), p);
+                    rhs = ex(
+                        ExprKind::Bin(
+                            op,
+                            Box::new(get(base.clone(), &fname.to_string(), p)),
+                            Box::new(rhs),
+                        ),
+                        p,
+                    );
                 }
                 self.unify_at(&ft, &rt, pos_of(right), "the field's type")?;
                 let key = path.join(".");
                 let prefix = format!("{key}.");
-                self.fxm().moved.retain(|(v, k)| !(*v == b.var && (*k == key || k.starts_with(&prefix))));
-                self.out.push(st(StmtKind::SetProp(base, fname.to_string(), rhs), p));
+                self.fxm()
+                    .moved
+                    .retain(|(v, k)| !(*v == b.var && (*k == key || k.starts_with(&prefix))));
+                self.out
+                    .push(st(StmtKind::SetProp(base, fname.to_string(), rhs), p));
             }
             _ => {
-                let (_, mut rhs, rt) = self.rhs_after(right)?;
+                let (mut rhs, rt) = self.rhs_after(right)?;
                 if let Some(op) = op {
                     self.check_not_moved(self.fx(), b.var, None, &name, p)?;
                     self.unify_at(&Ty::F64, &b.ty, p, "a compound assignment")?;
-                    rhs = ex(ExprKind::Bin(op, Box::new(ex(ExprKind::Var(b.var), p)), Box::new(rhs)), p);
+                    rhs = ex(
+                        ExprKind::Bin(op, Box::new(ex(ExprKind::Var(b.var), p)), Box::new(rhs)),
+                        p,
+                    );
                 }
                 self.unify_at(&b.ty, &rt, pos_of(right), &format!("`{name}`"))?;
                 if matches!(self.it.types.shallow(&b.ty), Ty::Closure(_)) {
-                    return Err(err(Code::Unsupported, "closures are bound once with `let`", p));
+                    return Err(err(
+                        Code::Unsupported,
+                        "closures are bound once with `let`",
+                        p,
+                    ));
                 }
                 self.fxm().moved.retain(|(v, _)| *v != b.var);
                 self.out.push(st(StmtKind::Assign(b.var, rhs), p));
@@ -824,23 +1136,23 @@ impl L<'_> {
     }
 
     /// The right side of an assignment, evaluated (Rust order) before the store.
-    fn rhs_after(&mut self, right: &syn::Expr) -> R<((), Expr, Ty)> {
+    fn rhs_after(&mut self, right: &syn::Expr) -> R<(Expr, Ty)> {
         let (x, t) = self.expr(right, true)?;
         let p = x.pos;
         if has_effects(&x) {
             let v = self.hidden("t");
             self.out.push(st(StmtKind::Assign(v, x), p));
-            return Ok(((), ex(ExprKind::Var(v), p), t));
+            return Ok((ex(ExprKind::Var(v), p), t));
         }
-        Ok(((), x, t))
+        Ok((x, t))
     }
 
     /// Lowers both arms of a branch, keeping moves of the arms that do not diverge.
     fn branches<T>(
         &mut self,
         arms: usize,
-        mut f: impl FnMut(&mut Self, usize) -> R<(Vec<Stmt>, Expr, Ty, T)>,
-    ) -> R<Vec<(Vec<Stmt>, Expr, Ty, T)>> {
+        mut f: impl FnMut(&mut Self, usize) -> R<Arm<T>>,
+    ) -> R<Vec<Arm<T>>> {
         let before = self.fx().moved.clone();
         let mut after = before.clone();
         let mut any_live = false;
@@ -879,19 +1191,41 @@ impl L<'_> {
         if i.else_branch.is_none() {
             let t = &arms[0].2;
             if !self.it.types.unify(&Ty::Unit, t) {
-                return Err(self.type_error(format!("`if` without `else` has type `()`, but its block is `{}`", self.show(t)), p));
+                return Err(self.type_error(
+                    format!(
+                        "`if` without `else` has type `()`, but its block is `{}`",
+                        self.show(t)
+                    ),
+                    p,
+                ));
             }
         }
-        self.join_arms(c, arms.into_iter().map(|(s, x, t, _)| (s, x, t, p)).collect(), want, p, "`if` and `else` have incompatible types")
+        self.join_arms(
+            c,
+            arms.into_iter().map(|(s, x, t, _)| (s, x, t, p)).collect(),
+            want,
+            p,
+            "`if` and `else` have incompatible types",
+        )
     }
 
     /// `if c {a} else {b}` from lowered arms: a conditional expression when
     /// both are plain, else an `if` statement storing into a result variable.
-    fn join_arms(&mut self, c: Expr, arms: Vec<(Vec<Stmt>, Expr, Ty, Pos)>, want: bool, p: Pos, msg: &str) -> R<(Expr, Ty)> {
+    fn join_arms(
+        &mut self,
+        c: Expr,
+        arms: Vec<(Vec<Stmt>, Expr, Ty, Pos)>,
+        want: bool,
+        p: Pos,
+        msg: &str,
+    ) -> R<(Expr, Ty)> {
         let mut ty = Ty::Never;
         for (_, _, t, ap) in &arms {
             if !self.it.types.unify(&ty, t) {
-                return Err(self.type_error(format!("{msg}: `{}` and `{}`", self.show(&ty), self.show(t)), *ap));
+                return Err(self.type_error(
+                    format!("{msg}: `{}` and `{}`", self.show(&ty), self.show(t)),
+                    *ap,
+                ));
             }
             if self.it.types.shallow(&ty) == Ty::Never {
                 ty = t.clone();
@@ -903,7 +1237,10 @@ impl L<'_> {
         };
         let live = |t: &Ty, s: &Self| s.it.types.shallow(t) != Ty::Never;
         if want && s1.is_empty() && s2.is_empty() && live(&t1, self) && live(&t2, self) {
-            return Ok((ex(ExprKind::Cond(Box::new(c), Box::new(x1), Box::new(x2)), p), ty));
+            return Ok((
+                ex(ExprKind::Cond(Box::new(c), Box::new(x1), Box::new(x2)), p),
+                ty,
+            ));
         }
         let result = (want && live(&ty, self)).then(|| self.hidden("v"));
         let finish = |mut s: Vec<Stmt>, x: Expr, t: &Ty, this: &Self| {
@@ -919,7 +1256,10 @@ impl L<'_> {
         let a = finish(s1, x1, &t1, self);
         let b = finish(s2, x2, &t2, self);
         self.out.push(st(StmtKind::If(c, a, b), p));
-        Ok((result.map_or_else(|| undef(p), |v| ex(ExprKind::Var(v), p)), ty))
+        Ok((
+            result.map_or_else(|| undef(p), |v| ex(ExprKind::Var(v), p)),
+            ty,
+        ))
     }
 
     fn match_expr(&mut self, m: &syn::ExprMatch, consume: bool, want: bool) -> R<(Expr, Ty)> {
@@ -927,8 +1267,15 @@ impl L<'_> {
         let (sx, sty) = self.expr(&m.expr, false)?;
         let sty = self.it.types.shallow(&sty);
         let Some(variants) = self.it.types.variants(&sty) else {
-            let what = if matches!(sty, Ty::Var(_)) { "type annotations needed".to_string() } else { format!("found `{}`", self.show(&sty)) };
-            return Err(self.type_error(format!("`match` works on enums, Option and Result in the Rust subset ({what})"), pos_of(&*m.expr)));
+            let what = if matches!(sty, Ty::Var(_)) {
+                "type annotations needed".to_string()
+            } else {
+                format!("found `{}`", self.show(&sty))
+            };
+            return Err(self.type_error(
+                format!("`match` works on enums, Option and Result in the Rust subset ({what})"),
+                pos_of(&*m.expr),
+            ));
         };
         let enum_name = match sty {
             Ty::Adt(i) => Some(self.it.types.adts[i].name.clone()),
@@ -940,7 +1287,11 @@ impl L<'_> {
         let mut catch_all = false;
         for arm in &m.arms {
             if let Some((_, g)) = &arm.guard {
-                return Err(err(Code::Unsupported, "match guards are outside the Rust subset", pos_of(&**g)));
+                return Err(err(
+                    Code::Unsupported,
+                    "match guards are outside the Rust subset",
+                    pos_of(&**g),
+                ));
             }
             let (vi, binds) = self.arm_pattern(&arm.pat, &variants, enum_name.as_deref(), &sty)?;
             match vi {
@@ -952,7 +1303,7 @@ impl L<'_> {
                 break;
             }
         }
-        if !catch_all && let Some(i) = covered.iter().position(|c| !c) {
+        if !catch_all && covered.iter().any(|c| !c) {
             let missing: Vec<String> = variants
                 .iter()
                 .zip(&covered)
@@ -962,16 +1313,30 @@ impl L<'_> {
                     None => format!("`{n}`"),
                 })
                 .collect();
-            let _ = i;
-            return Err(err(Code::NonExhaustive, format!("non-exhaustive patterns: {} not covered", missing.join(", ")), p));
+            return Err(err(
+                Code::NonExhaustive,
+                format!(
+                    "non-exhaustive patterns: {} not covered",
+                    missing.join(", ")
+                ),
+                p,
+            ));
         }
         // Binding a moving payload moves the matched place.
-        let moves = arms.iter().any(|(_, _, b)| b.iter().any(|(_, _, t): &(String, Option<String>, Ty)| !self.it.types.is_copy(t)));
+        let moves = arms.iter().any(|(_, _, b)| {
+            b.iter()
+                .any(|(_, _, t): &(String, Option<String>, Ty)| !self.it.types.is_copy(t))
+        });
         if moves && let Some((root, path)) = Self::place_root(&m.expr) {
             let name = root.to_string();
             if let Some(b) = self.resolve(&name, pos_of(root))? {
                 let key = path.join(".");
-                self.mark_moved(&b, (!key.is_empty()).then_some(key.as_str()), &name, pos_of(&*m.expr))?;
+                self.mark_moved(
+                    &b,
+                    (!key.is_empty()).then_some(key.as_str()),
+                    &name,
+                    pos_of(&*m.expr),
+                )?;
             }
         }
         let subject = self.hidden("m");
@@ -999,7 +1364,14 @@ impl L<'_> {
         let mut ty = Ty::Never;
         for (_, _, t, ap) in &lowered {
             if !self.it.types.unify(&ty, t) {
-                return Err(self.type_error(format!("`match` arms have incompatible types: `{}` and `{}`", self.show(&ty), self.show(t)), *ap));
+                return Err(self.type_error(
+                    format!(
+                        "`match` arms have incompatible types: `{}` and `{}`",
+                        self.show(&ty),
+                        self.show(t)
+                    ),
+                    *ap,
+                ));
             }
             if self.it.types.shallow(&ty) == Ty::Never {
                 ty = t.clone();
@@ -1020,16 +1392,27 @@ impl L<'_> {
                 continue;
             }
             let Some(vi) = arms[k].1 else {
-                return Err(err(Code::Internal, "internal: catch-all arm before the last", p));
+                return Err(err(
+                    Code::Internal,
+                    "internal: catch-all arm before the last",
+                    p,
+                ));
             };
             let test = ex(
-                ExprKind::Bin(BinOp::Eq, Box::new(get(ex(ExprKind::Var(subject), p), TAG, p)), Box::new(text(&variants[vi].0, p))),
+                ExprKind::Bin(
+                    BinOp::Eq,
+                    Box::new(get(ex(ExprKind::Var(subject), p), TAG, p)),
+                    Box::new(text(&variants[vi].0, p)),
+                ),
                 p,
             );
             chain = vec![st(StmtKind::If(test, stmts, chain), p)];
         }
         self.out.push(st(StmtKind::Block(chain), p));
-        Ok((result.map_or_else(|| undef(p), |v| ex(ExprKind::Var(v), p)), ty))
+        Ok((
+            result.map_or_else(|| undef(p), |v| ex(ExprKind::Var(v), p)),
+            ty,
+        ))
     }
 
     #[allow(clippy::type_complexity)]
@@ -1047,26 +1430,39 @@ impl L<'_> {
                 ([e, v], Some(en)) if e == en => v.clone(),
                 ([v], None) => v.clone(),
                 _ => {
-                    return Err(self.type_error(format!("this pattern does not match type `{}`", self.show(sty)), p));
+                    return Err(self.type_error(
+                        format!("this pattern does not match type `{}`", self.show(sty)),
+                        p,
+                    ));
                 }
             };
             match variants.iter().position(|(n, _)| *n == vn) {
                 Some(i) => Ok((i, variants[i].1.clone())),
-                None => Err(self.type_error(format!("no variant `{vn}` in `{}`", self.show(sty)), p)),
+                None => {
+                    Err(self.type_error(format!("no variant `{vn}` in `{}`", self.show(sty)), p))
+                }
             }
         };
         let leaf = |q: &syn::Pat| -> R<Option<String>> {
             match q {
                 syn::Pat::Wild(_) => Ok(None),
-                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() => {
+                syn::Pat::Ident(pi)
+                    if pi.by_ref.is_none() && pi.subpat.is_none() && pi.mutability.is_none() =>
+                {
                     Ok(Some(pi.ident.to_string()))
                 }
-                other => Err(err(Code::Unsupported, "nested patterns are outside the Rust subset (one-level match)", pos_of(other))),
+                other => Err(err(
+                    Code::Unsupported,
+                    "nested patterns are outside the Rust subset (one-level match)",
+                    pos_of(other),
+                )),
             }
         };
         match pat {
             syn::Pat::Wild(_) => Ok((None, Vec::new())),
-            syn::Pat::Ident(pi) if enum_name.is_none() && pi.ident == "None" && pi.subpat.is_none() => {
+            syn::Pat::Ident(pi)
+                if enum_name.is_none() && pi.ident == "None" && pi.subpat.is_none() =>
+            {
                 Ok((variants.iter().position(|(n, _)| n == "None"), Vec::new()))
             }
             syn::Pat::Ident(_) => {
@@ -1076,7 +1472,10 @@ impl L<'_> {
             syn::Pat::Path(pp) => {
                 let (i, shape) = find(&pp.path)?;
                 if !matches!(shape, Shape::Unit) {
-                    return Err(self.type_error("this variant carries a payload: match it with its fields", p));
+                    return Err(self.type_error(
+                        "this variant carries a payload: match it with its fields",
+                        p,
+                    ));
                 }
                 Ok((Some(i), Vec::new()))
             }
@@ -1086,7 +1485,14 @@ impl L<'_> {
                     return Err(self.type_error("this variant has no tuple payload", p));
                 };
                 if ts.elems.len() != tys.len() {
-                    return Err(self.type_error(format!("this pattern has {} fields, the variant has {}", ts.elems.len(), tys.len()), p));
+                    return Err(self.type_error(
+                        format!(
+                            "this pattern has {} fields, the variant has {}",
+                            ts.elems.len(),
+                            tys.len()
+                        ),
+                        p,
+                    ));
                 }
                 let mut binds = Vec::new();
                 for (k, (q, t)) in ts.elems.iter().zip(tys).enumerate() {
@@ -1104,28 +1510,43 @@ impl L<'_> {
                 let mut binds = Vec::new();
                 for fp in &ps.fields {
                     let syn::Member::Named(fname) = &fp.member else {
-                        return Err(err(Code::Unsupported, "tuple fields are outside the Rust subset", pos_of(fp)));
+                        return Err(err(
+                            Code::Unsupported,
+                            "tuple fields are outside the Rust subset",
+                            pos_of(fp),
+                        ));
                     };
                     let Some((_, t)) = fields.iter().find(|(n, _)| fname == n) else {
-                        return Err(self.type_error(format!("variant has no field `{fname}`"), pos_of(fp)));
+                        return Err(
+                            self.type_error(format!("variant has no field `{fname}`"), pos_of(fp))
+                        );
                     };
                     if let Some(n) = leaf(&fp.pat)? {
                         binds.push((n, Some(fname.to_string()), t.clone()));
                     }
                 }
                 if ps.rest.is_none() && ps.fields.len() != fields.len() {
-                    return Err(self.type_error("pattern does not mention every field (add `..`)", p));
+                    return Err(
+                        self.type_error("pattern does not mention every field (add `..`)", p)
+                    );
                 }
                 Ok((Some(i), binds))
             }
-            _ => Err(err(Code::Unsupported, "this pattern is outside the Rust subset", p)),
+            _ => Err(err(
+                Code::Unsupported,
+                "this pattern is outside the Rust subset",
+                p,
+            )),
         }
     }
 
     fn loop_body(&mut self, body: &syn::Block) -> R<Vec<Stmt>> {
         let (mut stmts, (x, t)) = self.collect(|s| s.block(body, false))?;
         if !self.it.types.unify(&Ty::Unit, &t) {
-            return Err(self.type_error(format!("a loop body has type `()`, found `{}`", self.show(&t)), pos_of(body)));
+            return Err(self.type_error(
+                format!("a loop body has type `()`, found `{}`", self.show(&t)),
+                pos_of(body),
+            ));
         }
         if has_effects(&x) {
             stmts.push(st(StmtKind::Expr(x), pos_of(body)));
@@ -1136,21 +1557,51 @@ impl L<'_> {
     fn while_loop(&mut self, w: &syn::ExprWhile) -> R<(Expr, Ty)> {
         let p = pos_of(w);
         if w.label.is_some() {
-            return Err(err(Code::Unsupported, "labels are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "labels are outside the Rust subset",
+                p,
+            ));
         }
         let (cstmts, (c, ct)) = self.collect(|s| s.expr(&w.cond, false))?;
         self.unify_at(&Ty::Bool, &ct, pos_of(&*w.cond), "a `while` condition")?;
-        self.fxm().loops.push(LoopCx { is_loop: false, value: None, ty: Ty::Unit, broke: false });
+        self.fxm().loops.push(LoopCx {
+            is_loop: false,
+            value: None,
+            ty: Ty::Unit,
+            broke: false,
+        });
         let body = self.loop_body(&w.body);
         self.fxm().loops.pop();
         let body = body?;
         if cstmts.is_empty() {
-            self.out.push(st(StmtKind::Loop { cond: Some(c), body, update: Vec::new() }, p));
+            self.out.push(st(
+                StmtKind::Loop {
+                    cond: Some(c),
+                    body,
+                    update: Vec::new(),
+                },
+                p,
+            ));
         } else {
             let mut all = cstmts;
-            all.push(st(StmtKind::If(ex(ExprKind::Not(Box::new(c)), p), vec![st(StmtKind::Break, p)], Vec::new()), p));
+            all.push(st(
+                StmtKind::If(
+                    ex(ExprKind::Not(Box::new(c)), p),
+                    vec![st(StmtKind::Break, p)],
+                    Vec::new(),
+                ),
+                p,
+            ));
             all.extend(body);
-            self.out.push(st(StmtKind::Loop { cond: None, body: all, update: Vec::new() }, p));
+            self.out.push(st(
+                StmtKind::Loop {
+                    cond: None,
+                    body: all,
+                    update: Vec::new(),
+                },
+                p,
+            ));
         }
         Ok((undef(p), Ty::Unit))
     }
@@ -1158,18 +1609,40 @@ impl L<'_> {
     fn loop_expr(&mut self, l: &syn::ExprLoop) -> R<(Expr, Ty)> {
         let p = pos_of(l);
         if l.label.is_some() {
-            return Err(err(Code::Unsupported, "labels are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "labels are outside the Rust subset",
+                p,
+            ));
         }
         let ty = self.it.types.fresh();
-        self.fxm().loops.push(LoopCx { is_loop: true, value: None, ty: ty.clone(), broke: false });
+        self.fxm().loops.push(LoopCx {
+            is_loop: true,
+            value: None,
+            ty: ty.clone(),
+            broke: false,
+        });
         let body = self.loop_body(&l.body);
         let cx = self.fxm().loops.pop();
         let body = body?;
-        self.out.push(st(StmtKind::Loop { cond: None, body, update: Vec::new() }, p));
+        self.out.push(st(
+            StmtKind::Loop {
+                cond: None,
+                body,
+                update: Vec::new(),
+            },
+            p,
+        ));
         match cx {
-            Some(LoopCx { broke: true, value, ty, .. }) => {
-                Ok((value.map_or_else(|| undef(p), |v| ex(ExprKind::Var(v), p)), ty))
-            }
+            Some(LoopCx {
+                broke: true,
+                value,
+                ty,
+                ..
+            }) => Ok((
+                value.map_or_else(|| undef(p), |v| ex(ExprKind::Var(v), p)),
+                ty,
+            )),
             _ => Ok((undef(p), Ty::Never)),
         }
     }
@@ -1177,19 +1650,35 @@ impl L<'_> {
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> R<(Expr, Ty)> {
         let p = pos_of(f);
         if f.label.is_some() {
-            return Err(err(Code::Unsupported, "labels are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "labels are outside the Rust subset",
+                p,
+            ));
         }
         let (name, mutable) = match &*f.pat {
-            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.to_string(), pi.mutability.is_some()),
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                (pi.ident.to_string(), pi.mutability.is_some())
+            }
             syn::Pat::Wild(_) => ("_".to_string(), false),
-            other => return Err(err(Code::Unsupported, "`for` binds one name in the Rust subset", pos_of(other))),
+            other => {
+                return Err(err(
+                    Code::Unsupported,
+                    "`for` binds one name in the Rust subset",
+                    pos_of(other),
+                ));
+            }
         };
         let counter = self.hidden("i");
         let num = |n: f64| Expr::constant(Constant::Number(n), p);
         let var = |v: VarRef| ex(ExprKind::Var(v), p);
         let (cond, elem_ty, elem) = if let syn::Expr::Range(r) = &*f.expr {
             let (Some(lo), Some(hi)) = (&r.start, &r.end) else {
-                return Err(err(Code::Unsupported, "`for` ranges have both bounds in the Rust subset", pos_of(r)));
+                return Err(err(
+                    Code::Unsupported,
+                    "`for` ranges have both bounds in the Rust subset",
+                    pos_of(r),
+                ));
             };
             let xs = self.operands(&[lo, hi], false)?;
             for ((_, t), e) in xs.iter().zip([lo, hi]) {
@@ -1202,25 +1691,53 @@ impl L<'_> {
             let end = self.hidden("end");
             self.out.push(st(StmtKind::Assign(counter, lo), p));
             self.out.push(st(StmtKind::Assign(end, hi), p));
-            let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) { BinOp::Le } else { BinOp::Lt };
-            (ex(ExprKind::Bin(op, Box::new(var(counter)), Box::new(var(end))), p), Ty::Int, var(counter))
+            let op = if matches!(r.limits, syn::RangeLimits::Closed(_)) {
+                BinOp::Le
+            } else {
+                BinOp::Lt
+            };
+            (
+                ex(
+                    ExprKind::Bin(op, Box::new(var(counter)), Box::new(var(end))),
+                    p,
+                ),
+                Ty::Int,
+                var(counter),
+            )
         } else {
             let (v, vt) = self.expr(&f.expr, true)?;
             let elem = self.it.types.fresh();
             if !self.it.types.unify(&Ty::Vec(Box::new(elem.clone())), &vt) {
-                return Err(self.type_error(format!("`for` iterates a Vec or an integer range, found `{}`", self.show(&vt)), pos_of(&*f.expr)));
+                return Err(self.type_error(
+                    format!(
+                        "`for` iterates a Vec or an integer range, found `{}`",
+                        self.show(&vt)
+                    ),
+                    pos_of(&*f.expr),
+                ));
             }
             let items = self.hidden("it");
             self.out.push(st(StmtKind::Assign(items, v), p));
             self.out.push(st(StmtKind::Assign(counter, num(0.0)), p));
             let len = ex(ExprKind::Length(Box::new(var(items))), p);
             (
-                ex(ExprKind::Bin(BinOp::Lt, Box::new(var(counter)), Box::new(len)), p),
+                ex(
+                    ExprKind::Bin(BinOp::Lt, Box::new(var(counter)), Box::new(len)),
+                    p,
+                ),
                 elem,
-                ex(ExprKind::Index(Box::new(var(items)), Box::new(var(counter))), p),
+                ex(
+                    ExprKind::Index(Box::new(var(items)), Box::new(var(counter))),
+                    p,
+                ),
             )
         };
-        self.fxm().loops.push(LoopCx { is_loop: false, value: None, ty: Ty::Unit, broke: false });
+        self.fxm().loops.push(LoopCx {
+            is_loop: false,
+            value: None,
+            ty: Ty::Unit,
+            broke: false,
+        });
         self.push_scope();
         let r = (|| {
             let mut body = Vec::new();
@@ -1235,16 +1752,33 @@ impl L<'_> {
         self.fxm().loops.pop();
         let body = r?;
         let update = vec![st(
-            StmtKind::Assign(counter, ex(ExprKind::Bin(BinOp::Add, Box::new(var(counter)), Box::new(num(1.0))), p)),
+            StmtKind::Assign(
+                counter,
+                ex(
+                    ExprKind::Bin(BinOp::Add, Box::new(var(counter)), Box::new(num(1.0))),
+                    p,
+                ),
+            ),
             p,
         )];
-        self.out.push(st(StmtKind::Loop { cond: Some(cond), body, update }, p));
+        self.out.push(st(
+            StmtKind::Loop {
+                cond: Some(cond),
+                body,
+                update,
+            },
+            p,
+        ));
         Ok((undef(p), Ty::Unit))
     }
 
     fn break_expr(&mut self, b: &syn::ExprBreak, p: Pos) -> R<(Expr, Ty)> {
         if b.label.is_some() {
-            return Err(err(Code::Unsupported, "labels are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "labels are outside the Rust subset",
+                p,
+            ));
         }
         let Some(cx) = self.fx().loops.last() else {
             return Err(err(Code::BadControl, "`break` outside of a loop", p));
@@ -1253,7 +1787,11 @@ impl L<'_> {
         match &b.expr {
             Some(e) => {
                 if !is_loop {
-                    return Err(err(Code::BadControl, "`break` with a value is only for `loop`", p));
+                    return Err(err(
+                        Code::BadControl,
+                        "`break` with a value is only for `loop`",
+                        p,
+                    ));
                 }
                 let saved = std::mem::replace(&mut self.leaving, true);
                 let r = self.expr(e, true);
@@ -1306,23 +1844,42 @@ impl L<'_> {
     }
 
     fn is_durable_name(&self, name: &str) -> bool {
-        matches!(name, "effect" | "wait_for_event" | "sleep" | "invoke" | "join" | "race")
-            && self.it.imported.contains(name)
+        matches!(
+            name,
+            "effect" | "wait_for_event" | "sleep" | "invoke" | "join" | "race"
+        ) && self.it.imported.contains(name)
             && self.lookup(name).is_none()
     }
 
     fn call(&mut self, c: &syn::ExprCall, p: Pos) -> R<(Expr, Ty)> {
         let syn::Expr::Path(fp) = &*c.func else {
-            return Err(err(Code::Call, "only named functions, closures and constructors are called in the Rust subset", p));
+            return Err(err(
+                Code::Call,
+                "only named functions, closures and constructors are called in the Rust subset",
+                p,
+            ));
         };
         if fp.qself.is_some() {
-            return Err(err(Code::Unsupported, "qualified paths are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "qualified paths are outside the Rust subset",
+                p,
+            ));
         }
-        let segs: Vec<String> = fp.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = fp
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
         let generic_ok = segs.len() == 2 && segs[0] == "Vec";
         for (k, s) in fp.path.segments.iter().enumerate() {
-            if !s.arguments.is_empty() && !(generic_ok && k == 0) {
-                return Err(err(Code::Unsupported, "generic arguments are outside the Rust subset here", pos_of(s)));
+            if !(s.arguments.is_empty() || generic_ok && k == 0) {
+                return Err(err(
+                    Code::Unsupported,
+                    "generic arguments are outside the Rust subset here",
+                    pos_of(s),
+                ));
             }
         }
         let args: Vec<&syn::Expr> = c.args.iter().collect();
@@ -1330,12 +1887,19 @@ impl L<'_> {
             if args.len() == n {
                 Ok(())
             } else {
-                Err(err(Code::Call, format!("{what} takes {n} argument(s), {} given", args.len()), p))
+                Err(err(
+                    Code::Call,
+                    format!("{what} takes {n} argument(s), {} given", args.len()),
+                    p,
+                ))
             }
         };
         match segs.as_slice() {
             [name] => {
-                if let Some(b) = self.lookup(name).map(Some).map_or_else(|| self.resolve(name, p), Ok)?
+                if let Some(b) = self
+                    .lookup(name)
+                    .map(Some)
+                    .map_or_else(|| self.resolve(name, p), Ok)?
                     && let Ty::Closure(k) = self.it.types.shallow(&b.ty)
                 {
                     let sig = self.it.types.closures[k].clone();
@@ -1354,7 +1918,9 @@ impl L<'_> {
                     "Some" | "Ok" | "Err" => {
                         arity(1, name)?;
                         let mut xs = self.operands(&args, true)?;
-                        let Some((x, t)) = xs.pop() else { return Err(err(Code::Internal, "internal: args", p)) };
+                        let Some((x, t)) = xs.pop() else {
+                            return Err(err(Code::Internal, "internal: args", p));
+                        };
                         let ty = match name.as_str() {
                             "Some" => Ty::Opt(Box::new(t)),
                             "Ok" => Ty::Res(Box::new(t), Box::new(self.it.types.fresh())),
@@ -1371,7 +1937,9 @@ impl L<'_> {
                     arity(sig.params.len(), &format!("function `{name}`"))?;
                     let xs = self.operands(&args, true)?;
                     let mut out = Vec::new();
-                    for ((x, t), ((_, want, _), a)) in xs.into_iter().zip(sig.params.iter().zip(&args)) {
+                    for ((x, t), ((_, want, _), a)) in
+                        xs.into_iter().zip(sig.params.iter().zip(&args))
+                    {
                         self.unify_at(want, &t, pos_of(*a), &format!("a parameter of `{name}`"))?;
                         out.push(x);
                     }
@@ -1379,14 +1947,27 @@ impl L<'_> {
                     return Ok((ex(ExprKind::Call(Box::new(callee), out), p), sig.ret));
                 }
                 if self.is_durable_name(name) {
-                    return Err(err(Code::Await, format!("durable operations are awaited: `{name}(…).await?`"), p));
+                    return Err(err(
+                        Code::Await,
+                        format!("durable operations are awaited: `{name}(…).await?`"),
+                        p,
+                    ));
                 }
-                Err(err(Code::UnknownName, format!("cannot find function `{name}` in this scope"), p))
+                Err(err(
+                    Code::UnknownName,
+                    format!("cannot find function `{name}` in this scope"),
+                    p,
+                ))
             }
             [a, b] if a == "String" && b == "from" => {
                 arity(1, "String::from")?;
                 let (x, t) = self.expr(args[0], true)?;
-                self.unify_at(&Ty::StaticStr, &t, pos_of(args[0]), "the argument of `String::from`")?;
+                self.unify_at(
+                    &Ty::StaticStr,
+                    &t,
+                    pos_of(args[0]),
+                    "the argument of `String::from`",
+                )?;
                 Ok((x, Ty::Str))
             }
             [a, b] if a == "String" && b == "new" => {
@@ -1396,15 +1977,35 @@ impl L<'_> {
             [a, b] if a == "Vec" && b == "new" => {
                 arity(0, "Vec::new")?;
                 if !self.it.imported.contains("Vec") {
-                    return Err(err(Code::Import, format!("`Vec` is the prelude's: add `use {}::Vec;`", super::PRELUDE), p));
+                    return Err(err(
+                        Code::Import,
+                        format!("`Vec` is the prelude's: add `use {}::Vec;`", super::PRELUDE),
+                        p,
+                    ));
                 }
                 let elem = match &fp.path.segments[0].arguments {
-                    syn::PathArguments::AngleBracketed(ab) if ab.args.len() == 1 => match &ab.args[0] {
-                        syn::GenericArgument::Type(t) => ty_of(&mut self.it.types, t, &self.it.imported)?,
-                        other => return Err(err(Code::Unsupported, "only type arguments are in the Rust subset", pos_of(other))),
-                    },
+                    syn::PathArguments::AngleBracketed(ab) if ab.args.len() == 1 => {
+                        match &ab.args[0] {
+                            syn::GenericArgument::Type(t) => {
+                                ty_of(&mut self.it.types, t, &self.it.imported)?
+                            }
+                            other => {
+                                return Err(err(
+                                    Code::Unsupported,
+                                    "only type arguments are in the Rust subset",
+                                    pos_of(other),
+                                ));
+                            }
+                        }
+                    }
                     syn::PathArguments::None => self.it.types.fresh(),
-                    other => return Err(err(Code::Type, "`Vec` takes one type argument", pos_of(other))),
+                    other => {
+                        return Err(err(
+                            Code::Type,
+                            "`Vec` takes one type argument",
+                            pos_of(other),
+                        ));
+                    }
                 };
                 Ok((ex(ExprKind::Array(Vec::new()), p), Ty::Vec(Box::new(elem))))
             }
@@ -1422,28 +2023,52 @@ impl L<'_> {
                 }
                 Ok((tagged(vn, out, p), ty))
             }
-            _ => Err(err(Code::UnknownName, format!("cannot find function `{}`", segs.join("::")), p)),
+            _ => Err(err(
+                Code::UnknownName,
+                format!("cannot find function `{}`", segs.join("::")),
+                p,
+            )),
         }
     }
 
     fn method(&mut self, mc: &syn::ExprMethodCall, p: Pos) -> R<(Expr, Ty)> {
         let name = mc.method.to_string();
         if mc.turbofish.is_some() {
-            return Err(err(Code::Unsupported, "generic arguments are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "generic arguments are outside the Rust subset",
+                p,
+            ));
         }
         match name.as_str() {
             "to_string" | "to_owned" | "into" if mc.args.is_empty() => {
                 let (x, t) = self.expr(&mc.receiver, false)?;
                 if self.it.types.shallow(&t) != Ty::StaticStr {
-                    return Err(self.type_error(format!("`{name}` is for string literals in the Rust subset, found `{}`", self.show(&t)), p));
+                    return Err(self.type_error(
+                        format!(
+                            "`{name}` is for string literals in the Rust subset, found `{}`",
+                            self.show(&t)
+                        ),
+                        p,
+                    ));
                 }
                 Ok((x, Ty::Str))
             }
             // Strings are immutable values in the engine, so a clone is the same value.
             "clone" if mc.args.is_empty() => {
                 let (x, t) = self.expr(&mc.receiver, false)?;
-                if !matches!(self.it.types.shallow(&t), Ty::Str | Ty::StaticStr | Ty::F64 | Ty::Bool) {
-                    return Err(err(Code::Unsupported, format!("`clone` of `{}` is outside the Rust subset (String only)", self.show(&t)), p));
+                if !matches!(
+                    self.it.types.shallow(&t),
+                    Ty::Str | Ty::StaticStr | Ty::F64 | Ty::Bool
+                ) {
+                    return Err(err(
+                        Code::Unsupported,
+                        format!(
+                            "`clone` of `{}` is outside the Rust subset (String only)",
+                            self.show(&t)
+                        ),
+                        p,
+                    ));
                 }
                 Ok((x, t))
             }
@@ -1451,17 +2076,31 @@ impl L<'_> {
                 let (x, t) = self.expr(&mc.receiver, false)?;
                 let elem = self.it.types.fresh();
                 if !self.it.types.unify(&Ty::Vec(Box::new(elem)), &t) {
-                    return Err(self.type_error(format!("no method `len` on `{}` in the Rust subset (Vec only)", self.show(&t)), p));
+                    return Err(self.type_error(
+                        format!(
+                            "no method `len` on `{}` in the Rust subset (Vec only)",
+                            self.show(&t)
+                        ),
+                        p,
+                    ));
                 }
                 Ok((ex(ExprKind::Length(Box::new(x)), p), Ty::F64))
             }
             "push" if mc.args.len() == 1 => {
                 let Some((root, _)) = Self::place_root(&mc.receiver) else {
-                    return Err(err(Code::BadAssignment, "`push` needs a mutable variable", pos_of(&*mc.receiver)));
+                    return Err(err(
+                        Code::BadAssignment,
+                        "`push` needs a mutable variable",
+                        pos_of(&*mc.receiver),
+                    ));
                 };
                 let rname = root.to_string();
                 let Some(b) = self.resolve(&rname, pos_of(root))? else {
-                    return Err(err(Code::UnknownName, format!("cannot find value `{rname}` in this scope"), pos_of(root)));
+                    return Err(err(
+                        Code::UnknownName,
+                        format!("cannot find value `{rname}` in this scope"),
+                        pos_of(root),
+                    ));
                 };
                 if !b.mutable || b.captured {
                     return Err(err(
@@ -1479,29 +2118,62 @@ impl L<'_> {
                 let _ = &mut x;
                 let elem = self.it.types.fresh();
                 if !self.it.types.unify(&Ty::Vec(Box::new(elem.clone())), &rt) {
-                    return Err(self.type_error(format!("no method `push` on `{}` in the Rust subset (Vec only)", self.show(&rt)), p));
+                    return Err(self.type_error(
+                        format!(
+                            "no method `push` on `{}` in the Rust subset (Vec only)",
+                            self.show(&rt)
+                        ),
+                        p,
+                    ));
                 }
                 self.unify_at(&elem, &xt, pos_of(&mc.args[0]), "the Vec's element type")?;
                 self.out.push(st(StmtKind::Push(r, x), p));
                 Ok((undef(p), Ty::Unit))
             }
-            _ => Err(err(Code::Unsupported, format!("method `{name}` is outside the Rust subset"), p)),
+            _ => Err(err(
+                Code::Unsupported,
+                format!("method `{name}` is outside the Rust subset"),
+                p,
+            )),
         }
     }
 
     fn struct_lit(&mut self, s: &syn::ExprStruct, p: Pos) -> R<(Expr, Ty)> {
         if s.qself.is_some() {
-            return Err(err(Code::Unsupported, "qualified paths are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "qualified paths are outside the Rust subset",
+                p,
+            ));
         }
         if let Some(r) = &s.rest {
-            return Err(err(Code::Unsupported, "struct update syntax is outside the Rust subset", pos_of(&**r)));
+            return Err(err(
+                Code::Unsupported,
+                "struct update syntax is outside the Rust subset",
+                pos_of(&**r),
+            ));
         }
-        let segs: Vec<String> = s.path.segments.iter().map(|x| x.ident.to_string()).collect();
+        let segs: Vec<String> = s
+            .path
+            .segments
+            .iter()
+            .map(|x| x.ident.to_string())
+            .collect();
         let (ty, fields, tag) = match segs.as_slice() {
             [name] => match self.it.types.by_name.get(name) {
-                Some(&i) if !self.it.types.adts[i].is_enum => (Ty::Adt(i), self.it.types.adts[i].fields.clone(), None),
-                Some(_) => return Err(self.type_error(format!("`{name}` is an enum: name a variant"), p)),
-                None => return Err(err(Code::UnknownName, format!("unknown struct `{name}`"), p)),
+                Some(&i) if !self.it.types.adts[i].is_enum => {
+                    (Ty::Adt(i), self.it.types.adts[i].fields.clone(), None)
+                }
+                Some(_) => {
+                    return Err(self.type_error(format!("`{name}` is an enum: name a variant"), p));
+                }
+                None => {
+                    return Err(err(
+                        Code::UnknownName,
+                        format!("unknown struct `{name}`"),
+                        p,
+                    ));
+                }
             },
             [en, vn] => {
                 let (ty, shape) = self.variant_of(en, vn, p)?;
@@ -1510,24 +2182,42 @@ impl L<'_> {
                 };
                 (ty, fields, Some(vn.clone()))
             }
-            _ => return Err(err(Code::Unsupported, "this path is outside the Rust subset", p)),
+            _ => {
+                return Err(err(
+                    Code::Unsupported,
+                    "this path is outside the Rust subset",
+                    p,
+                ));
+            }
         };
         let mut names = Vec::new();
         for fv in &s.fields {
             let syn::Member::Named(n) = &fv.member else {
-                return Err(err(Code::Unsupported, "tuple fields are outside the Rust subset", pos_of(fv)));
+                return Err(err(
+                    Code::Unsupported,
+                    "tuple fields are outside the Rust subset",
+                    pos_of(fv),
+                ));
             };
             let n = n.to_string();
             if names.contains(&n) {
-                return Err(self.type_error(format!("field `{n}` specified more than once"), pos_of(fv)));
+                return Err(
+                    self.type_error(format!("field `{n}` specified more than once"), pos_of(fv))
+                );
             }
             if !fields.iter().any(|(f, _)| *f == n) {
-                return Err(self.type_error(format!("no field `{n}` in `{}`", segs.join("::")), pos_of(fv)));
+                return Err(self.type_error(
+                    format!("no field `{n}` in `{}`", segs.join("::")),
+                    pos_of(fv),
+                ));
             }
             names.push(n);
         }
         if let Some((missing, _)) = fields.iter().find(|(f, _)| !names.contains(f)) {
-            return Err(self.type_error(format!("missing field `{missing}` in `{}`", segs.join("::")), p));
+            return Err(self.type_error(
+                format!("missing field `{missing}` in `{}`", segs.join("::")),
+                p,
+            ));
         }
         let exprs: Vec<&syn::Expr> = s.fields.iter().map(|f| &f.expr).collect();
         let xs = self.operands(&exprs, true)?;
@@ -1536,7 +2226,11 @@ impl L<'_> {
             out.push((TAG.to_string(), text(&t, p)));
         }
         for ((x, t), (n, e)) in xs.into_iter().zip(names.iter().zip(&exprs)) {
-            let want = fields.iter().find(|(f, _)| f == n).map(|(_, t)| t.clone()).unwrap_or(Ty::Unit);
+            let want = fields
+                .iter()
+                .find(|(f, _)| f == n)
+                .map(|(_, t)| t.clone())
+                .unwrap_or(Ty::Unit);
             self.unify_at(&want, &t, pos_of(*e), &format!("field `{n}`"))?;
             out.push((n.clone(), x));
         }
@@ -1545,10 +2239,22 @@ impl L<'_> {
 
     fn closure(&mut self, c: &syn::ExprClosure, p: Pos) -> R<(Expr, Ty)> {
         if self.fx().closure {
-            return Err(err(Code::Unsupported, "closures inside closures are outside the Rust subset", p));
+            return Err(err(
+                Code::Unsupported,
+                "closures inside closures are outside the Rust subset",
+                p,
+            ));
         }
-        if c.asyncness.is_some() || c.constness.is_some() || c.lifetimes.is_some() || c.movability.is_some() {
-            return Err(err(Code::Unsupported, "async, const and static closures are outside the Rust subset", p));
+        if c.asyncness.is_some()
+            || c.constness.is_some()
+            || c.lifetimes.is_some()
+            || c.movability.is_some()
+        {
+            return Err(err(
+                Code::Unsupported,
+                "async, const and static closures are outside the Rust subset",
+                p,
+            ));
         }
         let parent = self.fx().func;
         let func = self.m.funcs.len();
@@ -1557,21 +2263,41 @@ impl L<'_> {
         let mut vars = Vec::new();
         for (i, input) in c.inputs.iter().enumerate() {
             let (pat, t) = match input {
-                syn::Pat::Type(pt) => (&*pt.pat, ty_of(&mut self.it.types, &pt.ty, &self.it.imported)?),
+                syn::Pat::Type(pt) => (
+                    &*pt.pat,
+                    ty_of(&mut self.it.types, &pt.ty, &self.it.imported)?,
+                ),
                 other => (other, self.it.types.fresh()),
             };
             let syn::Pat::Ident(pi) = pat else {
-                return Err(err(Code::Unsupported, "closure parameters are plain names in the Rust subset", pos_of(pat)));
+                return Err(err(
+                    Code::Unsupported,
+                    "closure parameters are plain names in the Rust subset",
+                    pos_of(pat),
+                ));
             };
             if pi.by_ref.is_some() || pi.subpat.is_some() {
-                return Err(err(Code::Unsupported, "references are outside the Rust subset", pos_of(pat)));
+                return Err(err(
+                    Code::Unsupported,
+                    "references are outside the Rust subset",
+                    pos_of(pat),
+                ));
             }
             let name = pi.ident.to_string();
-            vars.push(Var { name: name.clone(), captured: false });
+            vars.push(Var {
+                name: name.clone(),
+                captured: false,
+            });
             params.push(t.clone());
             scope.push((
                 name,
-                Bind { var: VarRef { func, var: i }, ty: t, mutable: pi.mutability.is_some(), captured: false, loop_depth: 0 },
+                Bind {
+                    var: VarRef { func, var: i },
+                    ty: t,
+                    mutable: pi.mutability.is_some(),
+                    captured: false,
+                    loop_depth: 0,
+                },
             ));
         }
         let ret = match &c.output {
@@ -1605,23 +2331,35 @@ impl L<'_> {
         let inner = self.fx.pop();
         let mut body = std::mem::replace(&mut self.out, saved_out);
         let (x, t) = r?;
-        let Some(inner) = inner else { return Err(err(Code::Internal, "internal: closure frame", p)) };
+        let Some(inner) = inner else {
+            return Err(err(Code::Internal, "internal: closure frame", p));
+        };
         self.unify_at(&ret, &t, pos_of(&*c.body), "the closure's return type")?;
         if self.it.types.shallow(&t) != Ty::Never {
             body.push(st(StmtKind::Return(Some(x)), p));
         }
         self.m.funcs[func].body = body;
         for (orig, copy, ty) in inner.copies {
-            self.out.push(st(StmtKind::Assign(copy, ex(ExprKind::Var(orig), p)), p));
+            self.out
+                .push(st(StmtKind::Assign(copy, ex(ExprKind::Var(orig), p)), p));
             if !self.it.types.is_copy(&ty) {
-                let found = self.fx().scopes.iter().flatten().find(|(_, b)| b.var == orig).cloned();
+                let found = self
+                    .fx()
+                    .scopes
+                    .iter()
+                    .flatten()
+                    .find(|(_, b)| b.var == orig)
+                    .cloned();
                 if let Some((name, b)) = found {
                     self.mark_moved(&b, None, &name, p)?;
                 }
             }
         }
         let k = self.it.types.closures.len();
-        self.it.types.closures.push(super::types::ClosureSig { params, ret });
+        self.it
+            .types
+            .closures
+            .push(super::types::ClosureSig { params, ret });
         Ok((ex(ExprKind::Closure(func), p), Ty::Closure(k)))
     }
 
@@ -1632,14 +2370,21 @@ impl L<'_> {
             if !ok && self.fx().entry && !self.fx().closure {
                 return Err(err(
                     Code::Question,
-                    format!("`?` on a durable operation needs the entry to return `Result<_, String>`, not `{}`", self.show(&ret)),
+                    format!(
+                        "`?` on a durable operation needs the entry to return `Result<_, String>`, not `{}`",
+                        self.show(&ret)
+                    ),
                     p,
                 ));
             }
             return self.durable(&a.base, pos_of(&*a.base));
         }
         if self.fx().closure {
-            return Err(err(Code::Question, "`?` inside closures is outside the Rust subset", p));
+            return Err(err(
+                Code::Question,
+                "`?` inside closures is outside the Rust subset",
+                p,
+            ));
         }
         let (x, xt) = self.expr(&t.expr, true)?;
         let ret = self.it.types.shallow(&self.fx().ret);
@@ -1649,7 +2394,12 @@ impl L<'_> {
                 if !fits {
                     return Err(err(
                         Code::Question,
-                        format!("`?` on `{}` needs the function to return `Result<_, {}>`, not `{}`", self.show(&xt), self.show(&e), self.show(&ret)),
+                        format!(
+                            "`?` on `{}` needs the function to return `Result<_, {}>`, not `{}`",
+                            self.show(&xt),
+                            self.show(&e),
+                            self.show(&ret)
+                        ),
                         p,
                     ));
                 }
@@ -1657,19 +2407,49 @@ impl L<'_> {
             }
             Ty::Opt(a) => {
                 if !matches!(ret, Ty::Opt(_)) {
-                    return Err(err(Code::Question, format!("`?` on an Option needs the function to return an Option, not `{}`", self.show(&ret)), p));
+                    return Err(err(
+                        Code::Question,
+                        format!(
+                            "`?` on an Option needs the function to return an Option, not `{}`",
+                            self.show(&ret)
+                        ),
+                        p,
+                    ));
                 }
                 ("Some", *a, "None")
             }
             Ty::Var(_) => return Err(err(Code::Question, "type annotations needed before `?`", p)),
-            other => return Err(err(Code::Question, format!("`?` needs a Result or an Option, found `{}`", self.show(&other)), p)),
+            other => {
+                return Err(err(
+                    Code::Question,
+                    format!(
+                        "`?` needs a Result or an Option, found `{}`",
+                        self.show(&other)
+                    ),
+                    p,
+                ));
+            }
         };
         let r = self.hidden("q");
         self.out.push(st(StmtKind::Assign(r, x), p));
         let var = || ex(ExprKind::Var(r), p);
-        let test = ex(ExprKind::Bin(BinOp::Neq, Box::new(get(var(), TAG, p)), Box::new(text(ok_tag, p))), p);
-        let early = if bail == "Err" { tagged("Err", vec![get(var(), "$0", p)], p) } else { tagged("None", Vec::new(), p) };
-        self.out.push(st(StmtKind::If(test, vec![st(StmtKind::Return(Some(early)), p)], Vec::new()), p));
+        let test = ex(
+            ExprKind::Bin(
+                BinOp::Neq,
+                Box::new(get(var(), TAG, p)),
+                Box::new(text(ok_tag, p)),
+            ),
+            p,
+        );
+        let early = if bail == "Err" {
+            tagged("Err", vec![get(var(), "$0", p)], p)
+        } else {
+            tagged("None", Vec::new(), p)
+        };
+        self.out.push(st(
+            StmtKind::If(test, vec![st(StmtKind::Return(Some(early)), p)], Vec::new()),
+            p,
+        ));
         Ok((get(var(), "$0", p), payload))
     }
 
@@ -1680,19 +2460,40 @@ impl L<'_> {
         let r = self.hidden("r");
         let e = self.hidden("e");
         let body = vec![st(StmtKind::Assign(r, tagged("Ok", vec![x], p)), p)];
-        let handler = vec![st(StmtKind::Assign(r, tagged("Err", vec![ex(ExprKind::Var(e), p)], p)), p)];
-        self.out.push(st(StmtKind::Try { body, catch: Some((Some(e), handler)), finally: None }, p));
-        Ok((ex(ExprKind::Var(r), p), Ty::Res(Box::new(t), Box::new(Ty::Str))))
+        let handler = vec![st(
+            StmtKind::Assign(r, tagged("Err", vec![ex(ExprKind::Var(e), p)], p)),
+            p,
+        )];
+        self.out.push(st(
+            StmtKind::Try {
+                body,
+                catch: Some((Some(e), handler)),
+                finally: None,
+            },
+            p,
+        ));
+        Ok((
+            ex(ExprKind::Var(r), p),
+            Ty::Res(Box::new(t), Box::new(Ty::Str)),
+        ))
     }
 
     fn durable_key(e: &syn::Expr) -> Option<String> {
         match e {
-            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
             syn::Expr::Call(c) if c.args.len() == 1 => match (&*c.func, &c.args[0]) {
-                (syn::Expr::Path(fp), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }))
-                    if fp.path.segments.len() == 2
-                        && fp.path.segments[0].ident == "String"
-                        && fp.path.segments[1].ident == "from" =>
+                (
+                    syn::Expr::Path(fp),
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                ) if fp.path.segments.len() == 2
+                    && fp.path.segments[0].ident == "String"
+                    && fp.path.segments[1].ident == "from" =>
                 {
                     Some(s.value())
                 }
@@ -1712,24 +2513,46 @@ impl L<'_> {
             _ => None,
         };
         let (Some(name), syn::Expr::Call(c)) = (name, base) else {
-            return Err(err(Code::Await, "only durable operations of the prelude are awaited", p));
+            return Err(err(
+                Code::Await,
+                "only durable operations of the prelude are awaited",
+                p,
+            ));
         };
         if !self.is_durable_name(&name) {
-            return Err(err(Code::Await, format!("`{name}` is not a durable operation of the prelude"), p));
+            return Err(err(
+                Code::Await,
+                format!("`{name}` is not a durable operation of the prelude"),
+                p,
+            ));
         }
         if !self.fx().entry || self.fx().closure {
-            return Err(err(Code::DurableOutsideEntry, format!("durable operation `{name}` outside the entry function"), p));
+            return Err(err(
+                Code::DurableOutsideEntry,
+                format!("durable operation `{name}` outside the entry function"),
+                p,
+            ));
         }
         let args: Vec<&syn::Expr> = c.args.iter().collect();
         let arity = |n: usize| -> R<()> {
             if args.len() == n {
                 Ok(())
             } else {
-                Err(err(Code::Call, format!("`{name}` takes {n} argument(s), {} given", args.len()), p))
+                Err(err(
+                    Code::Call,
+                    format!("`{name}` takes {n} argument(s), {} given", args.len()),
+                    p,
+                ))
             }
         };
         let key = |k: usize, what: &str| -> R<String> {
-            Self::durable_key(args[k]).ok_or_else(|| err(Code::ComputedKey, format!("{what} is a string literal"), pos_of(args[k])))
+            Self::durable_key(args[k]).ok_or_else(|| {
+                err(
+                    Code::ComputedKey,
+                    format!("{what} is a string literal"),
+                    pos_of(args[k]),
+                )
+            })
         };
         let d = |d: Durable| ex(ExprKind::Durable(d), p);
         match name.as_str() {
@@ -1737,19 +2560,35 @@ impl L<'_> {
                 arity(2)?;
                 let k = key(0, "the effect key")?;
                 let syn::Expr::Closure(cl) = args[1] else {
-                    return Err(err(Code::Call, "the effect's second argument is a closure (`|| value`)", pos_of(args[1])));
+                    return Err(err(
+                        Code::Call,
+                        "the effect's second argument is a closure (`|| value`)",
+                        pos_of(args[1]),
+                    ));
                 };
                 if !cl.inputs.is_empty() {
-                    return Err(err(Code::Call, "the effect closure takes no parameters", pos_of(args[1])));
+                    return Err(err(
+                        Code::Call,
+                        "the effect closure takes no parameters",
+                        pos_of(args[1]),
+                    ));
                 }
                 // Type-checked for its result type (and moves) only: the host runs the effect.
                 let (funcs, outs) = (self.m.funcs.len(), self.out.len());
                 let (_, ct) = self.closure(cl, pos_of(args[1]))?;
                 self.m.funcs.truncate(funcs);
                 self.out.truncate(outs);
-                let Ty::Closure(ci) = ct else { return Err(err(Code::Internal, "internal: effect closure", p)) };
+                let Ty::Closure(ci) = ct else {
+                    return Err(err(Code::Internal, "internal: effect closure", p));
+                };
                 let t = self.it.types.closures[ci].ret.clone();
-                Ok((d(Durable::EffectInput(k, Box::new(ex(ExprKind::Object(Vec::new()), p)))), t))
+                Ok((
+                    d(Durable::EffectInput(
+                        k,
+                        Box::new(ex(ExprKind::Object(Vec::new()), p)),
+                    )),
+                    t,
+                ))
             }
             "wait_for_event" => {
                 arity(1)?;
@@ -1770,7 +2609,10 @@ impl L<'_> {
                     other => vec![other],
                 };
                 let xs = self.operands(&list, true)?;
-                Ok((d(Durable::Invoke(k, xs.into_iter().map(|(x, _)| x).collect())), self.it.types.fresh()))
+                Ok((
+                    d(Durable::Invoke(k, xs.into_iter().map(|(x, _)| x).collect())),
+                    self.it.types.fresh(),
+                ))
             }
             _ => {
                 arity(2)?;
@@ -1784,7 +2626,13 @@ impl L<'_> {
                     let is_op = matches!(inner, syn::Expr::Call(ic) if matches!(&*ic.func, syn::Expr::Path(fp)
                         if fp.path.get_ident().is_some_and(|i| self.is_durable_name(&i.to_string()) && i != "join" && i != "race")));
                     if !is_op {
-                        return Err(err(Code::Concurrency, format!("the branches of `{name}` are durable operations (not nested `join`/`race`)"), pos_of(*a)));
+                        return Err(err(
+                            Code::Concurrency,
+                            format!(
+                                "the branches of `{name}` are durable operations (not nested `join`/`race`)"
+                            ),
+                            pos_of(*a),
+                        ));
                     }
                     let (x, t) = self.durable(inner, pos_of(inner))?;
                     self.unify_at(&ty, &t, pos_of(*a), &format!("a branch of `{name}`"))?;

@@ -164,7 +164,10 @@ impl Types {
             Ty::Vec(x) => format!("Vec<{}>", self.show(&x)),
             Ty::Opt(x) => format!("Option<{}>", self.show(&x)),
             Ty::Res(a, b) => format!("Result<{}, {}>", self.show(&a), self.show(&b)),
-            Ty::Adt(i) => self.adts.get(i).map_or_else(|| "?".into(), |a| a.name.clone()),
+            Ty::Adt(i) => self
+                .adts
+                .get(i)
+                .map_or_else(|| "?".into(), |a| a.name.clone()),
             Ty::Closure(_) => "closure".into(),
             Ty::Var(_) => "_".into(),
         }
@@ -173,11 +176,17 @@ impl Types {
     /// The variants of an enum-like type (user enum, `Option`, `Result`) with their payload types.
     pub fn variants(&self, t: &Ty) -> Option<Vec<(String, Shape)>> {
         match self.shallow(t) {
-            Ty::Adt(i) if self.adts.get(i).is_some_and(|a| a.is_enum) => Some(self.adts[i].variants.clone()),
-            Ty::Opt(x) => Some(vec![("None".into(), Shape::Unit), ("Some".into(), Shape::Tuple(vec![*x]))]),
-            Ty::Res(a, b) => {
-                Some(vec![("Ok".into(), Shape::Tuple(vec![*a])), ("Err".into(), Shape::Tuple(vec![*b]))])
+            Ty::Adt(i) if self.adts.get(i).is_some_and(|a| a.is_enum) => {
+                Some(self.adts[i].variants.clone())
             }
+            Ty::Opt(x) => Some(vec![
+                ("None".into(), Shape::Unit),
+                ("Some".into(), Shape::Tuple(vec![*x])),
+            ]),
+            Ty::Res(a, b) => Some(vec![
+                ("Ok".into(), Shape::Tuple(vec![*a])),
+                ("Err".into(), Shape::Tuple(vec![*b])),
+            ]),
             _ => None,
         }
     }
