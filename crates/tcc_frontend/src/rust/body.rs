@@ -62,6 +62,8 @@ struct Fx {
     loops: Vec<LoopCx>,
     /// Moved variables and fields: (variable, field path or "").
     moved: BTreeSet<(VarRef, String)>,
+    /// Closure only: it moves out of a capture.
+    once: bool,
 }
 
 struct L<'a> {
@@ -148,6 +150,7 @@ pub(super) fn lower_fn(
         copies: Vec::new(),
         loops: Vec::new(),
         moved: BTreeSet::new(),
+        once: false,
     });
     let (value, ty) = l.block(block, true)?;
     let tail_pos = block
@@ -328,11 +331,8 @@ impl L<'_> {
     /// Records a move of `var` (or of one of its fields).
     fn mark_moved(&mut self, b: &Bind, field: Option<&str>, name: &str, pos: Pos) -> R<()> {
         if b.captured {
-            return Err(err(
-                Code::Moved,
-                format!("cannot move `{name}` out of a closure's captured variable"),
-                pos,
-            ));
+            // Moving out of a capture makes the closure `FnOnce`.
+            self.fxm().once = true;
         }
         if self.fx().loops.len() > b.loop_depth && !self.leaving {
             return Err(err(
@@ -1905,6 +1905,9 @@ impl L<'_> {
                     let sig = self.it.types.closures[k].clone();
                     arity(sig.params.len(), &format!("closure `{name}`"))?;
                     self.check_not_moved(self.fx(), b.var, None, name, p)?;
+                    if sig.once {
+                        self.mark_moved(&b, None, name, p)?;
+                    }
                     let xs = self.operands(&args, true)?;
                     let mut out = Vec::new();
                     for ((x, t), (want, a)) in xs.into_iter().zip(sig.params.iter().zip(&args)) {
@@ -2323,6 +2326,7 @@ impl L<'_> {
             copies: Vec::new(),
             loops: Vec::new(),
             moved: BTreeSet::new(),
+            once: false,
         });
         let saved_out = std::mem::take(&mut self.out);
         let saved_leaving = std::mem::replace(&mut self.leaving, false);
@@ -2359,7 +2363,7 @@ impl L<'_> {
         self.it
             .types
             .closures
-            .push(super::types::ClosureSig { params, ret });
+            .push(super::types::ClosureSig { params, ret, once: inner.once });
         Ok((ex(ExprKind::Closure(func), p), Ty::Closure(k)))
     }
 

@@ -67,6 +67,8 @@ pub struct ClosureSig {
     pub params: Vec<Ty>,
     /// Result type.
     pub ret: Ty,
+    /// Moves out of a capture (`FnOnce`): calling it moves the closure.
+    pub once: bool,
 }
 
 /// Every type of one compilation unit, and the inference state.
