@@ -320,3 +320,52 @@ proptest! {
         let _ = compile(&mutated, "mutated.rs", Language::Rust);
     }
 }
+
+fn gen_expr(depth: u32) -> BoxedStrategy<String> {
+    let leaf = prop_oneof![
+        Just("a".to_string()),
+        Just("b".to_string()),
+        prop::sample::select(vec!["-3.0", "0.5", "2.0", "7.25", "1e3"]).prop_map(str::to_string),
+    ];
+    if depth == 0 {
+        return leaf.boxed();
+    }
+    let sub = gen_expr(depth - 1);
+    prop_oneof![
+        leaf,
+        (sub.clone(), prop::sample::select(vec!["+", "-", "*"]), sub.clone()).prop_map(|(l, op, r)| format!("({l} {op} {r})")),
+        (sub.clone(), prop::sample::select(vec!["/", "%"]), sub.clone()).prop_map(|(l, op, r)| format!("({l} {op} ({r} * {r} + 1.0))")),
+        (sub.clone(), prop::sample::select(vec!["<", "<=", "==", "!=", ">"]), sub.clone(), sub.clone(), sub.clone())
+            .prop_map(|(l, op, r, x, y)| format!("(if {l} {op} {r} {{ {x} }} else {{ {y} }})")),
+        (sub.clone(), sub.clone()).prop_map(|(l, r)| format!("{{ let t = {l}; t * 2.0 - {r} }}")),
+        (sub.clone(), sub.clone(), sub.clone())
+            .prop_map(|(l, x, y)| format!("(match (if {l} > 0.0 {{ Some({x}) }} else {{ None }}) {{ Some(v) => v + 1.0, None => {y} }})")),
+        sub.clone().prop_map(|l| format!("{{ let mut s = 0.0; for i in 0..3 {{ s += i as f64 * {l}; }} s }}")),
+        (sub.clone(), sub.clone()).prop_map(|(l, r)| format!("{{ let mut n = 0.0; while n < 3.0 && {l} != {r} {{ n += 1.0; }} n }}")),
+        sub.prop_map(|l| format!("(-{l})")),
+    ]
+    .boxed()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random durable-free programs: irkit's engine and rustc's build print the same values.
+    #[test]
+    fn random_programs_agree_with_rustc(exprs in prop::collection::vec(gen_expr(3), 16), a in -4i32..5, b in -4i32..5) {
+        let mut src = String::from("use tcc_rust_prelude::Vec;\n\n");
+        for (k, e) in exprs.iter().enumerate() {
+            src += &format!("fn e{k}(a: f64, b: f64) -> f64 {{\n    {e}\n}}\n\n");
+        }
+        src += "async fn run(a: f64, b: f64) -> Vec<f64> {\n    let mut out = Vec::new();\n";
+        for k in 0..exprs.len() {
+            src += &format!("    out.push(e{k}(a, b));\n");
+        }
+        src += "    out\n}\n";
+        let args = json!([f64::from(a) * 0.5, f64::from(b)]);
+        let observed = run(program(&src, "random.rs", Language::Rust), &host(&[], &[]), args.as_array().unwrap());
+        prop_assert_eq!(&observed.outcome["type"], "completed", "{}", src);
+        let reference = rustc_result("random.rs", &src, &args);
+        prop_assert_eq!(normalize(&observed.outcome["result"]), normalize(&reference), "{}", src);
+    }
+}
