@@ -74,6 +74,8 @@ struct L<'a> {
     depth: u32,
     /// Lowering the operand of `return`/`break`: a move there leaves the loop.
     leaving: bool,
+    /// Every binding's type, checked for unsolved variables at the end.
+    bound: Vec<(String, Ty, Pos)>,
 }
 
 fn ex(kind: ExprKind, pos: Pos) -> Expr {
@@ -140,6 +142,7 @@ pub(super) fn lower_fn(
         out: Vec::new(),
         depth: 0,
         leaving: false,
+        bound: Vec::new(),
     };
     l.fx.push(Fx {
         func,
@@ -161,6 +164,18 @@ pub(super) fn lower_fn(
     l.unify_at(&ret, &ty, tail_pos, "the function's return type")?;
     if ty != Ty::Never {
         l.out.push(st(StmtKind::Return(Some(value)), tail_pos));
+    }
+    for (name, t, p) in &l.bound {
+        if l.it.types.has_var(t) {
+            return Err(err(
+                Code::Type,
+                format!(
+                    "type annotations needed for `{name}` (found `{}`)",
+                    l.it.types.show(t)
+                ),
+                *p,
+            ));
+        }
     }
     let body = std::mem::take(&mut l.out);
     l.m.funcs[func].body = body;
@@ -496,7 +511,10 @@ impl L<'_> {
         match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 let name = pi.ident.to_string();
-                let v = self.bind(&name, ascribed.unwrap_or(t), pi.mutability.is_some());
+                let ty = ascribed.unwrap_or(t);
+                self.bound
+                    .push((name.clone(), ty.clone(), pos_of(&pi.ident)));
+                let v = self.bind(&name, ty, pi.mutability.is_some());
                 self.out.push(st(StmtKind::Assign(v, x), p));
             }
             syn::Pat::Wild(_) => {
@@ -2287,6 +2305,8 @@ impl L<'_> {
                 ));
             }
             let name = pi.ident.to_string();
+            self.bound
+                .push((name.clone(), t.clone(), pos_of(&pi.ident)));
             vars.push(Var {
                 name: name.clone(),
                 captured: false,
@@ -2360,10 +2380,11 @@ impl L<'_> {
             }
         }
         let k = self.it.types.closures.len();
-        self.it
-            .types
-            .closures
-            .push(super::types::ClosureSig { params, ret, once: inner.once });
+        self.it.types.closures.push(super::types::ClosureSig {
+            params,
+            ret,
+            once: inner.once,
+        });
         Ok((ex(ExprKind::Closure(func), p), Ty::Closure(k)))
     }
 

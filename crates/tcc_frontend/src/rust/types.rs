@@ -141,6 +141,16 @@ impl Types {
         }
     }
 
+    /// Whether an unsolved inference variable remains in the type.
+    pub fn has_var(&self, t: &Ty) -> bool {
+        match self.shallow(t) {
+            Ty::Var(_) => true,
+            Ty::Vec(x) | Ty::Opt(x) => self.has_var(&x),
+            Ty::Res(a, b) => self.has_var(&a) || self.has_var(&b),
+            _ => false,
+        }
+    }
+
     /// Whether values of the type are copied rather than moved (`f64`,
     /// `bool`, `()`, `&'static str`, and `Option`/`Result` of those).
     /// Unsolved variables count as moving.
