@@ -886,12 +886,8 @@ impl L<'_> {
         if matches!(b.op, B::And(_) | B::Or(_)) {
             let (l, lt) = self.expr(&b.left, false)?;
             self.unify_at(&Ty::Bool, &lt, pos_of(&*b.left), "an operand of `&&`/`||`")?;
-            let ((stmts, (r, rt)), saved) = {
-                let saved = self.fx().moved.clone();
-                (self.collect(|s| s.expr(&b.right, false))?, saved)
-            };
-            // The right operand may not run: its moves count, as in Rust.
-            let _ = saved;
+            // The right operand may not run; its moves still count after it, as in Rust.
+            let (stmts, (r, rt)) = self.collect(|s| s.expr(&b.right, false))?;
             self.unify_at(&Ty::Bool, &rt, pos_of(&*b.right), "an operand of `&&`/`||`")?;
             let and = matches!(b.op, B::And(_));
             if stmts.is_empty() {

@@ -1,3 +1,4 @@
+// rustc: E0271
 use tcc_rust_prelude::{effect, join, Vec};
 
 async fn run() -> Result<f64, String> {

@@ -1,3 +1,4 @@
+// rustc: rejects
 async fn run() -> f64 {
     let x = ;
     x
