@@ -63,3 +63,65 @@ fn rust_diagnostics_carry_code_position_and_snippet() {
         (Some("TCC-F021"), Some(4), Some(13))
     );
 }
+
+#[test]
+fn step_and_start_local_take_rust_sources() {
+    let saga = common::repo_file("examples/tcc/src/order_saga.rs");
+    let cont = scratch("saga.cont.json", "");
+    let o = irkit(&[
+        "tcc",
+        "step",
+        &saga,
+        "-o",
+        cont.to_str().unwrap(),
+        "--args",
+        r#"[{"t":"object","v":{"id":{"t":"string","v":"o-1"}}}]"#,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        shown.contains("run_effect \"inventory.reserve\" input {\"t\":\"object\",\"v\":{}}"),
+        "{shown}"
+    );
+
+    // The SQLite durable host: echo routes for everything but the charge, which fails.
+    let dir = std::env::temp_dir().join(format!("irkit-tcc-rust-sqlite-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("host.sqlite");
+    let providers = dir.join("providers.toml");
+    let mut toml = String::new();
+    for pattern in ["inventory.*", "shipping.*", "payment.refund"] {
+        toml += &format!("[[route]]\npattern = \"{pattern}\"\nprovider = \"echo\"\n\n");
+    }
+    std::fs::write(&providers, toml).unwrap();
+    let o = irkit(&[
+        "tcc",
+        "start",
+        "--local",
+        &saga,
+        "--database",
+        db.to_str().unwrap(),
+        "--providers",
+        providers.to_str().unwrap(),
+        "--args",
+        r#"[{"id":"o-1"}]"#,
+        "--format",
+        "json",
+        "--timeout-ms",
+        "20000",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s["status"], "completed", "{s}");
+    let r = &s["result"]["v"];
+    assert_eq!(r["$tag"]["v"], "Compensated", "{s}");
+    assert_eq!(r["steps"]["v"][0]["v"], "reserve", "{s}");
+    assert_eq!(r["undone"]["v"].as_array().map(Vec::len), Some(1), "{s}");
+    assert_eq!(r["undone"]["v"][0]["v"], "release", "{s}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
