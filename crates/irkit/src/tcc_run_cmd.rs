@@ -353,6 +353,12 @@ pub fn step(a: StepArgs) -> ExitCode {
     if let Err(e) = result {
         return engine_error(&label, &e, a.format);
     }
+    // A fresh start that ran nothing and checkpointed nothing (a budget of
+    // 0): the continuation as the engine holds it, as the reference writes
+    // it (status `running`). A resumed one is written back as it was read.
+    if a.continuation.is_none() && exec.steps() == 0 && exec.state().revision == 0 {
+        stored = exec.state().clone();
+    }
     let mut text = stored.encode();
     text.push('\n');
     match write_output(a.output.as_deref(), text.as_bytes()) {

@@ -506,5 +506,53 @@ fn step_takes_a_source_and_pins_its_artifact() {
     assert!(o.status.success(), "{}", stderr(&o));
     let c: J = serde_json::from_slice(&std::fs::read(&cont).unwrap()).unwrap();
     assert_eq!(c["artifact_hash"], artifact["envelope"]["artifact_hash"]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("run_effect \"approval.notify\""));
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(text.contains("run_effect \"approval.notify\""), "{text}");
+}
+
+#[test]
+fn register_takes_a_source() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = std::env::temp_dir().join(format!(
+        "irkit-tcc-frontend-register-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(["tcc", "serve", "--listen", "127.0.0.1:0", "--database"])
+        .arg(dir.join("host.db"))
+        .env_remove("IRKIT_TCC_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("irkit serve starts");
+    let mut line = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_default()
+        .to_string();
+    let file = src("label.py");
+    let o = irkit(&["tcc", "register", &file, "--server", &url]);
+    let art = scratch("label.py.json", "");
+    assert!(
+        irkit(&["tcc", "compile", &file, "-o", art.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let artifact: J = serde_json::from_slice(&std::fs::read(&art).unwrap()).unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains(artifact["envelope"]["artifact_hash"].as_str().unwrap()),
+        "{out}"
+    );
 }

@@ -16,8 +16,13 @@ const CTX: ValueContext = ValueContext::Continuation;
 /// Execution status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
-    /// Can step.
+    /// Can step: the state at a checkpoint and of a fresh start.
     Runnable,
+    /// Can step, and `run_until_host` has been called since the last
+    /// checkpoint (the reference engine's `running`: a continuation taken
+    /// between checkpoints, e.g. after a budget of 0). A checkpoint writes
+    /// [`Status::Runnable`]; both resume the same way.
+    Running,
     /// Waiting for a wake (timer, event, child, join branches).
     Suspended,
     /// Returned from the entry function; `result` holds the value.
@@ -33,6 +38,7 @@ impl Status {
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Runnable => "runnable",
+            Status::Running => "running",
             Status::Suspended => "suspended",
             Status::Completed => "completed",
             Status::Failed => "failed",
@@ -43,6 +49,7 @@ impl Status {
     fn parse(s: &str, path: &str) -> Result<Status, EngineError> {
         Ok(match s {
             "runnable" => Status::Runnable,
+            "running" => Status::Running,
             "suspended" => Status::Suspended,
             "completed" => Status::Completed,
             "failed" => Status::Failed,
@@ -54,6 +61,11 @@ impl Status {
                 ));
             }
         })
+    }
+
+    /// Whether the execution can step (`runnable` or `running`).
+    pub fn is_runnable(self) -> bool {
+        matches!(self, Status::Runnable | Status::Running)
     }
 
     /// Whether the execution has ended.

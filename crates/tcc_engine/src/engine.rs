@@ -433,6 +433,17 @@ impl Execution {
         &self.state
     }
 
+    /// The continuation as canonical JSON text: while a `persist_checkpoint`
+    /// is outstanding, the state that checkpoint commits (its revision
+    /// included). This is how a host driving the engine over JSON obtains a
+    /// snapshot (`materialize: true`), as the reference engine's hosts do.
+    pub fn continuation_json(&self) -> String {
+        match &self.outstanding {
+            Some((_, Awaiting::Checkpoint { state, .. })) => state.encode(),
+            _ => self.state.encode(),
+        }
+    }
+
     /// The program.
     pub fn program(&self) -> &Arc<Program> {
         &self.program
@@ -522,6 +533,16 @@ impl Execution {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
+        // Asked to run with nothing queued, a runnable execution reads
+        // `running` until its next checkpoint is confirmed (the reference
+        // engine's status rule; checkpoints taken before it runs on, such as
+        // the one after a wake, keep `runnable`).
+        if self.outstanding.is_none()
+            && self.queue.is_empty()
+            && self.state.status == Status::Runnable
+        {
+            self.state.status = Status::Running;
+        }
         let r = self.run_inner(budget);
         if let Err(e) = &r {
             self.poisoned = Some(e.clone());
@@ -564,7 +585,7 @@ impl Execution {
                 }
                 Status::Cancelled => return Ok(Outcome::Cancelled),
                 Status::Suspended => return Ok(Outcome::Suspended),
-                Status::Runnable => {}
+                Status::Runnable | Status::Running => {}
             }
             if self.deliver_settled_join()? {
                 continue;
@@ -602,10 +623,17 @@ impl Execution {
                 .liveness
                 .entry(pos)
                 .or_insert_with(|| Liveness::analyse(program.function(pos)));
+            let catches: Vec<u32> = self
+                .state
+                .try_stack
+                .iter()
+                .filter(|h| h.frame as usize == fi)
+                .map(|h| h.catch)
+                .collect();
             let frame = &mut self.state.frames[fi];
             let pc = frame.pc;
             for (slot, v) in frame.locals.iter_mut().enumerate() {
-                if !live.is_live(pc, slot) {
+                if !live.is_live_with(pc, &catches, slot) {
                     *v = Value::Undefined;
                 }
             }
@@ -714,7 +742,17 @@ impl Execution {
             return self.wake(response);
         };
         match (awaiting, &response) {
-            (Awaiting::Checkpoint { state, .. }, HostResponse::PersistConfirmed { .. }) => {
+            (Awaiting::Checkpoint { mut state, .. }, HostResponse::PersistConfirmed { .. }) => {
+                // A confirmed checkpoint leaves a running execution `runnable`,
+                // in the state and in the delta base alike (the reference
+                // engine's rule: the next checkpoint after more steps writes
+                // `running` again).
+                if self.state.status == Status::Running {
+                    self.state.status = Status::Runnable;
+                }
+                if state.status == Status::Running {
+                    state.status = Status::Runnable;
+                }
                 if matches!(
                     req,
                     HostRequest::PersistCheckpoint {
@@ -736,6 +774,11 @@ impl Execution {
             }
             (Awaiting::PersistEffect, HostResponse::Ack) => {
                 self.outstanding = None;
+                // Inside a group the journalled branch leaves the execution
+                // `runnable` (the reference's status rule); outside, it runs on.
+                if self.state.join.is_some() && self.state.status == Status::Running {
+                    self.state.status = Status::Runnable;
+                }
                 Ok(())
             }
             (Awaiting::Registration { branch }, HostResponse::Ack) => {
@@ -745,6 +788,10 @@ impl Execution {
                         let join = self.join_mut()?;
                         join.branches[b as usize].phase = Phase::Registered;
                         self.state.pending = None;
+                        if self.state.status == Status::Running {
+                            self.state.status = Status::Runnable;
+                        }
+                        self.fold_join_reached()?;
                     }
                     None => self.state.status = Status::Suspended,
                 }
@@ -783,6 +830,7 @@ impl Execution {
                         let br = &mut join.branches[b as usize];
                         br.phase = Phase::Completed;
                         br.result = Some(v);
+                        self.fold_join_reached()?;
                     }
                     None => self.push_value(v)?,
                 }
@@ -807,14 +855,17 @@ impl Execution {
                 };
                 self.outstanding = None;
                 self.state.pending = None;
-                self.advance_pc();
                 self.queue
                     .push_back(Action::Emit(HostRequest::PersistEffect {
                         key,
                         idempotency_key,
                         status: "failed",
-                        result: message.as_str().into(),
+                        result: obj([("t", "string".into()), ("v", message.as_str().into())]),
                     }));
+                // A failure that throws (outside a group, or a JoinAll's
+                // fail-fast) leaves the pc at the `Effect`, as the reference
+                // does; a race's failed branch is recorded and the program
+                // goes on to the next branch.
                 match in_branch {
                     Some(b) => {
                         let join = self.join_mut()?;
@@ -823,11 +874,17 @@ impl Execution {
                         br.error = Some(message.clone());
                         if join.kind == JoinKind::All {
                             self.fail_fast(b)?;
+                        } else {
+                            self.advance_pc();
+                            self.fold_join_reached()?;
                         }
+                        self.queue.push_back(Action::Checkpoint);
                     }
+                    // The throw runs on; the next durable transition (or the
+                    // failure, when nothing catches it) checkpoints, as the
+                    // reference does: the journal row replays the failure.
                     None => self.queue.push_back(Action::Throw(Value::string(message))),
                 }
-                self.queue.push_back(Action::Checkpoint);
                 Ok(())
             }
             (awaiting, _) => {
@@ -838,6 +895,39 @@ impl Execution {
         }
     }
 
+    /// After the last branch of the open group was bound and answered, with
+    /// the frame at the group's `JoinAll`/`JoinAny`: the checkpoint being
+    /// queued is the one the join needs (the reference's concurrency.md: one
+    /// settle checkpoint), so no second one is written on reaching the join
+    /// instruction. A race settles now (its winner is persisted before the
+    /// parent continues); a group still waiting suspends now; a `JoinAll`
+    /// whose branches all completed stays `active` and settles, without a
+    /// checkpoint, when its instruction runs next (every result is in this
+    /// checkpoint already). Otherwise nothing changes.
+    fn fold_join_reached(&mut self) -> Result<(), EngineError> {
+        let Some(join) = &self.state.join else {
+            return Ok(());
+        };
+        let at_join = self.state.frames.len() == 1
+            && self.state.frames[0].pos == self.program.entry_pos
+            && self.state.frames[0].pc == join.join_pc;
+        if !at_join
+            || join.state != JoinState::Active
+            || join.branches.iter().any(|b| b.phase == Phase::Planned)
+        {
+            return Ok(());
+        }
+        let all_completed = join.branches.iter().all(|b| b.phase == Phase::Completed);
+        let waiting = match join.kind {
+            JoinKind::All => !all_completed,
+            JoinKind::Any => !self.try_settle()?,
+        };
+        if waiting {
+            self.state.status = Status::Suspended;
+        }
+        Ok(())
+    }
+
     fn join_mut(&mut self) -> Result<&mut Join, EngineError> {
         self.state
             .join
@@ -845,7 +935,8 @@ impl Execution {
             .ok_or_else(|| EngineError::fatal(FatalKind::IllegalDurableOp, "no open join"))
     }
 
-    /// JoinAll fail-fast: settle failed, detach the others, record re-entry.
+    /// JoinAll fail-fast: settle failed, detach the others (the re-entry is
+    /// recorded when the failure is delivered).
     fn fail_fast(&mut self, b: u32) -> Result<(), EngineError> {
         let join = self.join_mut()?;
         join.state = JoinState::Failed;
@@ -855,8 +946,6 @@ impl Execution {
                 br.phase = Phase::Detached;
             }
         }
-        let (site, next) = (join.site, join.reentry + 1);
-        self.record_reentry(site, next);
         Ok(())
     }
 
@@ -913,10 +1002,24 @@ impl Execution {
                 "no response: no request is outstanding and the execution is not suspended",
             ));
         }
+        if let HostResponse::ChildResult {
+            branch,
+            child_execution_id: Some(child),
+            ..
+        } = &response
+            && let Some(awaited) = self.awaited_child(branch.as_deref())
+            && awaited != *child
+        {
+            return Err(unexpected(&format!(
+                "child_result for child {awaited:?}, got {child:?}"
+            )));
+        }
         let (branch, value) = match &response {
             HostResponse::TimerFired { branch } => (branch.clone(), None),
             HostResponse::EventPayload { value, branch }
-            | HostResponse::ChildResult { value, branch } => (branch.clone(), Some(value.clone())),
+            | HostResponse::ChildResult { value, branch, .. } => {
+                (branch.clone(), Some(value.clone()))
+            }
             _ => {
                 return Err(unexpected(
                     "a wake (timer_fired, event_payload, child_result) or cancel",
@@ -1006,10 +1109,41 @@ impl Execution {
                 let join = self.join_mut()?;
                 join.branches[idx].phase = Phase::Completed;
                 join.branches[idx].result = Some(v);
-                self.try_settle()?;
+                match join.kind {
+                    // The last result makes the group runnable; `JoinAll`
+                    // (where the frame waits) settles it without a checkpoint.
+                    JoinKind::All => {
+                        if join.branches.iter().all(|b| b.phase == Phase::Completed) {
+                            self.state.status = Status::Runnable;
+                        }
+                    }
+                    JoinKind::Any => {
+                        self.try_settle()?;
+                    }
+                }
                 self.queue.push_back(Action::Checkpoint);
                 Ok(())
             }
+        }
+    }
+
+    /// The execution id of the child a `child_result` for `branch` (or, with
+    /// no branch, for the pending wait) would answer, if one is awaited.
+    pub fn awaited_child(&self, branch: Option<&str>) -> Option<String> {
+        match (branch, &self.state.join) {
+            (Some(b), Some(join)) => join.branches.iter().find_map(|x| match &x.op {
+                Some(BranchOp::Child {
+                    child_execution_id, ..
+                }) if x.branch_id == b => Some(child_execution_id.clone()),
+                _ => None,
+            }),
+            (None, _) => match &self.state.pending {
+                Some(Pending::Wait(WaitKind::Child {
+                    child_execution_id, ..
+                })) => Some(child_execution_id.clone()),
+                _ => None,
+            },
+            _ => None,
         }
     }
 
@@ -1055,8 +1189,6 @@ impl Execution {
             }
         };
         if settled {
-            let (site, next) = (join.site, join.reentry + 1);
-            self.record_reentry(site, next);
             self.state.status = Status::Runnable;
         }
         Ok(settled)
@@ -1071,6 +1203,9 @@ impl Execution {
             return Ok(false);
         }
         let join = self.state.join.take().expect("checked above");
+        // The site's next re-entry is recorded with the delivery, as the
+        // reference does (a settle checkpoint does not carry it yet).
+        self.record_reentry(join.site, join.reentry + 1);
         match join.state {
             JoinState::Failed => {
                 let b = join.failure_branch.unwrap_or(0) as usize;
@@ -1080,6 +1215,14 @@ impl Execution {
                     .and_then(|b| b.error.clone())
                     .unwrap_or_default();
                 self.throw_value(Value::string(&msg));
+                // Caught: the unwound state is checkpointed, `runnable` (the
+                // reference does; an uncaught one checkpoints the failure).
+                if self.state.status.is_runnable()
+                    && !self.queue.iter().any(|a| matches!(a, Action::Checkpoint))
+                {
+                    self.state.status = Status::Runnable;
+                    self.queue.push_back(Action::Checkpoint);
+                }
             }
             _ => {
                 let value = match join.kind {
@@ -1189,7 +1332,7 @@ impl Execution {
                 Err(EvalError::Fatal(e)) => return Err(e.at(site)),
                 Err(EvalError::Throw(v)) => {
                     self.throw_value(v);
-                    if self.state.status != Status::Runnable {
+                    if !self.state.status.is_runnable() {
                         return Ok(ran);
                     }
                 }
@@ -1805,12 +1948,17 @@ impl Execution {
             I::WaitForEvent => {
                 self.durable_allowed(program, "WaitForEvent")?;
                 let event_name = self.pop_string("WaitForEvent")?;
-                let wait_id = format!("{}:{event_name}::{pc}", self.state.execution_id);
                 let bound = self.bind_branch(BranchOp::Event {
                     event_name: event_name.clone(),
                 })?;
                 self.set_pc(next);
                 let (branch_index, branch) = split(bound);
+                // Inside a group the wait id is the branch id (the reference's
+                // rule: a pc-only id aliases across loop iterations).
+                let wait_id = match &branch {
+                    Some(b) => b.clone(),
+                    None => format!("{}:{event_name}::{pc}", self.state.execution_id),
+                };
                 if branch.is_none() {
                     self.state.pending = Some(Pending::Wait(WaitKind::Event {
                         wait_id: wait_id.clone(),
@@ -1946,11 +2094,17 @@ impl Execution {
                         "join reached before every branch was bound to a durable operation",
                     ));
                 }
-                if !self.try_settle()? {
+                // A `JoinAll` that settles delivers at once: its results were
+                // persisted with the branches. A race's winner, or a suspension,
+                // is persisted first (usually folded into the last branch's
+                // checkpoint already, see `fold_join_reached`).
+                let settled = self.try_settle()?;
+                if !settled {
                     self.state.status = Status::Suspended;
                 }
-                // Persist the settle (or the suspension) before delivering.
-                self.queue.push_back(Action::Checkpoint);
+                if !settled || want == JoinKind::Any {
+                    self.queue.push_back(Action::Checkpoint);
+                }
                 return Ok(false);
             }
 
@@ -2243,7 +2397,7 @@ fn in_flight_effect(
             "cannot resume with effect {key:?} in flight: {why}"
         )))
     };
-    if state.status != Status::Runnable {
+    if !state.status.is_runnable() {
         return refuse("the status is not runnable");
     }
     if state.join.is_some() {

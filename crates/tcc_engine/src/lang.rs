@@ -122,6 +122,12 @@ fn py_eq(
     let (Value::Ref(x), Value::Ref(y)) = (a, b) else {
         return Ok(ts_eq(a, b));
     };
+    // CPython compares container elements with an identity shortcut
+    // (`PyObject_RichCompareBool`), so a container equals itself even when
+    // it holds NaN or itself; the reference engine agrees.
+    if x == y {
+        return Ok(true);
+    }
     if path.contains(&(*x, *y)) {
         return Err(EvalError::Fatal(EngineError::fatal(
             FatalKind::Cycle,

@@ -2,9 +2,15 @@
 //! (facts note (c)) so that checkpoints do not carry values the program can
 //! no longer read.
 //!
-//! Backward data flow over each function's control-flow graph. `Throw` can
-//! reach any `PushTry` catch target, so whatever is live at a catch target
-//! is treated as live everywhere in that function (conservative).
+//! Backward data flow over each function's control-flow graph, in which
+//! every instruction of a `PushTry`'s protected range also leads to its
+//! catch target (it may throw there). The range runs from the `PushTry` to
+//! its matching `PopTry` in instruction order, or to the end of the
+//! function when there is none. Handlers active when a checkpoint is taken
+//! are added by the caller ([`Liveness::is_live_with`]), which covers code
+//! that jumps back across a `PushTry`. This matches the reference engine;
+//! the earlier rule (whatever is live at any catch target of the function
+//! is live everywhere) kept values no throw could reach.
 
 use tcc_ir::{Function, Instruction};
 
@@ -31,22 +37,33 @@ impl Liveness {
                 live_in: None,
             };
         }
-        let catches: Vec<usize> = f
-            .instructions
-            .iter()
-            .filter_map(|i| match i {
-                Instruction::PushTry { catch, .. } => Some(*catch as usize),
-                _ => None,
-            })
-            .filter(|&c| c < n)
-            .collect();
+        // Catch targets each pc may throw to (protected ranges in order).
+        let mut handlers: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut open: Vec<(usize, usize)> = Vec::new();
+        for (pc, ins) in f.instructions.iter().enumerate() {
+            match ins {
+                Instruction::PushTry { catch, .. } => open.push((pc, *catch as usize)),
+                Instruction::PopTry => {
+                    if let Some((start, catch)) = open.pop() {
+                        for h in &mut handlers[start..=pc] {
+                            h.push(catch);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        for (start, catch) in open {
+            for h in &mut handlers[start..] {
+                h.push(catch);
+            }
+        }
         let mut live = vec![0u64; n * words];
-        let mut catch_live = vec![0u64; words];
         let mut out = vec![0u64; words];
         for _ in 0..MAX_ROUNDS {
             let mut changed = false;
             for pc in (0..n).rev() {
-                out.copy_from_slice(&catch_live);
+                out.fill(0);
                 let succ = |t: usize, out: &mut Vec<u64>| {
                     if t < n {
                         for w in 0..words {
@@ -62,6 +79,9 @@ impl Liveness {
                     }
                     Instruction::Return | Instruction::Throw => {}
                     _ => succ(pc + 1, &mut out),
+                }
+                for &c in &handlers[pc] {
+                    succ(c, &mut out);
                 }
                 match f.instructions[pc] {
                     Instruction::LoadLocal { local } => {
@@ -84,16 +104,6 @@ impl Liveness {
                     changed = true;
                 }
             }
-            let mut new_catch = vec![0u64; words];
-            for &c in &catches {
-                for w in 0..words {
-                    new_catch[w] |= live[c * words + w];
-                }
-            }
-            if new_catch != catch_live {
-                catch_live = new_catch;
-                changed = true;
-            }
             if !changed {
                 return Liveness {
                     words,
@@ -107,7 +117,14 @@ impl Liveness {
         }
     }
 
-    /// Whether `local` may be read after `pc` (before it is overwritten).
+    /// Whether `local` may be read at or after `pc` (before it is
+    /// overwritten), or at one of `catches` (the catch targets of the
+    /// frame's active handlers).
+    pub fn is_live_with(&self, pc: u32, catches: &[u32], local: usize) -> bool {
+        self.is_live(pc, local) || catches.iter().any(|&c| self.is_live(c, local))
+    }
+
+    /// Whether `local` may be read at or after `pc` (before it is overwritten).
     pub fn is_live(&self, pc: u32, local: usize) -> bool {
         match &self.live_in {
             None => true,

@@ -92,6 +92,26 @@ pub struct RunReport {
 
 const MAX_CHILD_DEPTH: usize = 8;
 
+/// Whether `wake` answers something the execution still waits for: a wake
+/// without a branch always does; one with a branch only while that branch
+/// of the open group is registered.
+fn awaited(exec: &Execution, wake: &HostResponse) -> bool {
+    let branch = match wake {
+        HostResponse::TimerFired { branch }
+        | HostResponse::EventPayload { branch, .. }
+        | HostResponse::ChildResult { branch, .. } => branch,
+        _ => return true,
+    };
+    let Some(b) = branch else {
+        return true;
+    };
+    exec.state().join.as_ref().is_some_and(|j| {
+        j.branches
+            .iter()
+            .any(|x| x.branch_id == *b && x.phase == crate::continuation::Phase::Registered)
+    })
+}
+
 impl LocalHost {
     /// A host with sensible defaults and no effects/events/children.
     pub fn new() -> LocalHost {
@@ -147,9 +167,19 @@ impl LocalHost {
                     return Ok(report);
                 }
                 Outcome::Suspended => {
-                    let next = match self.completion_order {
-                        CompletionOrder::Source => wakes.pop_front(),
-                        CompletionOrder::Reverse => wakes.pop_back(),
+                    // A wake for a branch that is no longer registered (a race
+                    // settled, a group failed fast) is dropped, not delivered:
+                    // the reference's hosts deliver by the continuation's
+                    // registered branches, and its engine rejects stale ones.
+                    let next = loop {
+                        let w = match self.completion_order {
+                            CompletionOrder::Source => wakes.pop_front(),
+                            CompletionOrder::Reverse => wakes.pop_back(),
+                        };
+                        match &w {
+                            Some(w) if !awaited(&exec, w) => continue,
+                            _ => break w,
+                        }
                     };
                     let Some(w) = next else {
                         return Err(HostError::Host("suspended with nothing to deliver".into()));
@@ -307,7 +337,11 @@ impl LocalHost {
                                 )));
                             }
                         };
-                        wakes.push_back(HostResponse::ChildResult { value, branch });
+                        wakes.push_back(HostResponse::ChildResult {
+                            value,
+                            branch,
+                            child_execution_id: Some(child_execution_id),
+                        });
                         HostResponse::Ack
                     }
                 },

@@ -32,7 +32,11 @@ pub enum HostRequest {
         kind: CheckpointKind,
         /// Last confirmed revision (0 if none).
         base_revision: u64,
-        /// Full continuation (snapshot) or `null`.
+        /// The full continuation for a snapshot (`None` for a delta). On the
+        /// wire `materialize` is a boolean, as the reference engine sends it
+        /// (true for a snapshot): a host reading JSON obtains the continuation
+        /// with [`crate::Execution::continuation_json`], as the reference's
+        /// hosts do; an in-process host may take it from here.
         materialize: Option<J>,
         /// Delta (delta kind) or `null`.
         delta: Option<J>,
@@ -54,7 +58,9 @@ pub enum HostRequest {
         idempotency_key: String,
         /// `completed` or `failed`.
         status: &'static str,
-        /// Result value (tagged) or failure message (string).
+        /// Result value, or the failure message as a tagged string (the
+        /// reference's spelling; journals written before it hold a bare string,
+        /// which [`failure_message`] also reads).
         result: J,
     },
     /// Register a timer, answer `ack`.
@@ -66,11 +72,13 @@ pub enum HostRequest {
     },
     /// Register an event wait, answer `ack`.
     RegisterWait {
-        /// Wait id.
+        /// Wait id: the branch id inside a join (the reference's rule), else
+        /// `{exec}:{event}::{pc}`.
         wait_id: String,
         /// Event name.
         event_name: String,
-        /// Branch id inside a join.
+        /// Branch id inside a join (equal to `wait_id` there; not written on
+        /// the wire, where the wait id is the branch id).
         branch: Option<String>,
     },
     /// Create a child execution, answer `ack`.
@@ -83,7 +91,8 @@ pub enum HostRequest {
         program_name: String,
         /// Inlined arguments, source order.
         args: Vec<J>,
-        /// Branch id inside a join.
+        /// Branch id inside a join (equal to `invoke_id` there; not written
+        /// on the wire, where the invoke id is the branch id).
         branch: Option<String>,
     },
 }
@@ -129,7 +138,10 @@ impl HostRequest {
                     .into(),
                 );
                 m.insert("base_revision".into(), (*base_revision).into());
-                m.insert("materialize".into(), materialize.clone().unwrap_or(J::Null));
+                m.insert(
+                    "materialize".into(),
+                    J::Bool(*kind == CheckpointKind::Snapshot || materialize.is_some()),
+                );
                 m.insert("delta".into(), delta.clone().unwrap_or(J::Null));
             }
             HostRequest::RunEffect {
@@ -162,20 +174,19 @@ impl HostRequest {
             HostRequest::RegisterWait {
                 wait_id,
                 event_name,
-                branch: b,
+                ..
             } => {
                 m.insert("wait_id".into(), wait_id.as_str().into());
                 m.insert("event_name".into(), event_name.as_str().into());
                 m.insert("correlation_key".into(), J::Null);
                 m.insert("timeout_ms".into(), J::Null);
-                branch(&mut m, b);
             }
             HostRequest::CreateChild {
                 invoke_id,
                 child_execution_id,
                 program_name,
                 args,
-                branch: b,
+                ..
             } => {
                 m.insert("invoke_id".into(), invoke_id.as_str().into());
                 m.insert(
@@ -186,7 +197,6 @@ impl HostRequest {
                 if !args.is_empty() {
                     m.insert("args".into(), J::Array(args.clone()));
                 }
-                branch(&mut m, b);
             }
         }
         J::Object(m)
@@ -231,6 +241,9 @@ pub enum HostResponse {
         value: J,
         /// Branch id inside a join.
         branch: Option<String>,
+        /// The child's execution id, as the reference sends it; when present
+        /// it must name the awaited child.
+        child_execution_id: Option<String>,
     },
     /// Cancel the execution.
     Cancel,
@@ -278,10 +291,20 @@ impl HostResponse {
             HostResponse::EffectFailed { message } => {
                 m.insert("message".into(), message.as_str().into());
             }
-            HostResponse::EventPayload { value, branch: b }
-            | HostResponse::ChildResult { value, branch: b } => {
+            HostResponse::EventPayload { value, branch: b } => {
                 m.insert("value".into(), value.clone());
                 branch(&mut m, b);
+            }
+            HostResponse::ChildResult {
+                value,
+                branch: b,
+                child_execution_id,
+            } => {
+                m.insert("value".into(), value.clone());
+                branch(&mut m, b);
+                if let Some(c) = child_execution_id {
+                    m.insert("child_execution_id".into(), c.as_str().into());
+                }
             }
             HostResponse::TimerFired { branch: b } => branch(&mut m, b),
             HostResponse::Artifact { hash } => {
@@ -305,6 +328,7 @@ impl HostResponse {
                 "message",
                 "branch",
                 "hash",
+                "child_execution_id",
             ],
         )?;
         check_protocol_version(m)?;
@@ -365,10 +389,14 @@ impl HostResponse {
                 HostResponse::TimerFired { branch: branch()? }
             }
             "child_result" => {
-                allow(&["value", "branch"])?;
+                allow(&["value", "branch", "child_execution_id"])?;
                 HostResponse::ChildResult {
                     value: value()?,
                     branch: branch()?,
+                    child_execution_id: match m.get("child_execution_id") {
+                        None | Some(J::Null) => None,
+                        Some(c) => Some(str_field(CTX, c, "$.child_execution_id")?.to_string()),
+                    },
                 }
             }
             "artifact" => {
@@ -391,6 +419,19 @@ impl HostResponse {
         let j = crate::json::parse_strict(bytes)
             .map_err(|e| EngineError::message("$", crate::json::strict_error_text(&e)))?;
         HostResponse::from_json(&j)
+    }
+}
+
+/// The message of a failed effect's `persist_effect` result: a tagged string
+/// (what the engine writes), or a bare string (journals written before the
+/// reference's spelling was adopted). `None` for anything else.
+pub fn failure_message(result: &J) -> Option<&str> {
+    match result {
+        J::String(s) => Some(s),
+        J::Object(m) if m.get("t").and_then(J::as_str) == Some("string") => {
+            m.get("v").and_then(J::as_str)
+        }
+        _ => None,
     }
 }
 
@@ -443,10 +484,11 @@ impl Outcome {
                 ("type", "completed".into()),
                 ("result", result.clone()),
             ]),
-            Outcome::Failed { value, message } => obj([
+            // The reference's envelope: the message only (the value stays
+            // in the struct and the last checkpoint's `result`).
+            Outcome::Failed { message, .. } => obj([
                 ("host_protocol_version", v),
                 ("type", "failed".into()),
-                ("result", value.clone()),
                 ("message", message.as_str().into()),
             ]),
             Outcome::Cancelled => obj([("host_protocol_version", v), ("type", "cancelled".into())]),

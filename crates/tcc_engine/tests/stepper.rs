@@ -203,6 +203,35 @@ fn python_equality_on_a_cycle_is_fatal() {
 }
 
 #[test]
+fn python_equality_of_a_container_with_itself_is_true() {
+    // a = [NaN]; a.push(a); a == a  (CPython: True, by element identity)
+    let code = vec![
+        I::NewArray,
+        c_num(f64::NAN),
+        I::ArrayPush,
+        I::StoreLocal { local: 0 },
+        I::LoadLocal { local: 0 },
+        I::LoadLocal { local: 0 },
+        I::ArrayPush,
+        I::Pop,
+        I::LoadLocal { local: 0 },
+        I::LoadLocal { local: 0 },
+        I::StrictEq,
+        I::Return,
+    ];
+    assert_eq!(
+        eval(program("py.subset.v1", vec![func(0, 0, 1, code)])),
+        json!({"t":"bool","v":true})
+    );
+    // NaN itself is still unequal to itself.
+    let nan = vec![c_num(f64::NAN), c_num(f64::NAN), I::StrictEq, I::Return];
+    assert_eq!(
+        eval(program("py.subset.v1", vec![func(0, 0, 0, nan)])),
+        json!({"t":"bool","v":false})
+    );
+}
+
+#[test]
 fn comparisons_require_numbers_and_are_not_catchable() {
     let p = ts(
         vec![
@@ -612,10 +641,19 @@ fn return_drops_the_frames_handlers() {
 
 #[test]
 fn uncaught_throw_fails_with_the_value() {
-    let out = run_host(ts(vec![c_num(3.0), I::Throw], 0), &host());
+    // The envelope carries the message, as the reference's does; the thrown
+    // value is the failed checkpoint's `result`.
+    let r = host()
+        .run(ts(vec![c_num(3.0), I::Throw], 0), "test", &[])
+        .unwrap();
     assert_eq!(
-        out,
-        json!({"host_protocol_version":1,"type":"failed","result":num(3.0),"message":"{\"t\":\"number\",\"v\":3}"})
+        r.outcome,
+        json!({"host_protocol_version":1,"type":"failed","message":"{\"t\":\"number\",\"v\":3}"})
+    );
+    let stored = r.stored.unwrap().to_json();
+    assert_eq!(
+        (&stored["status"], &stored["result"]),
+        (&json!("failed"), &num(3.0))
     );
     let out = run_host(
         ts(

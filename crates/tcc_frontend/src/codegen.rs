@@ -218,21 +218,29 @@ impl<'m> FnGen<'m> {
 
     fn finish(self, file: &str, lines: &LineIndex) -> Result<Function, FrontendError> {
         let f = &self.m.funcs[self.fi];
-        let spans = self
-            .spans
-            .iter()
-            .map(|p| {
-                let (sl, sc) = lines.line_col(p.start as usize);
-                let (el, ec) = lines.line_col(p.end as usize);
-                Some(Span {
-                    file: file.to_string(),
-                    start_line: sl,
-                    start_column: sc,
-                    end_line: el,
-                    end_column: ec,
-                })
-            })
-            .collect();
+        // Consecutive instructions mostly share a source range: resolve
+        // each distinct range to line and column once.
+        let mut spans = Vec::with_capacity(self.spans.len());
+        let mut last: Option<(Pos, Span)> = None;
+        for p in &self.spans {
+            let span = match &last {
+                Some((q, span)) if q == p => span.clone(),
+                _ => {
+                    let (sl, sc) = lines.line_col(p.start as usize);
+                    let (el, ec) = lines.line_col(p.end as usize);
+                    let span = Span {
+                        file: file.to_string(),
+                        start_line: sl,
+                        start_column: sc,
+                        end_line: el,
+                        end_column: ec,
+                    };
+                    last = Some((*p, span.clone()));
+                    span
+                }
+            };
+            spans.push(Some(span));
+        }
         let param_defaults = if f.param_defaults.iter().any(Option::is_some) {
             Some(f.param_defaults.clone())
         } else {

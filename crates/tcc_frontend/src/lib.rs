@@ -11,6 +11,7 @@
 pub mod codegen;
 pub mod error;
 pub mod hir;
+pub mod primitives;
 pub mod python;
 pub mod rust;
 pub mod typescript;
@@ -23,12 +24,10 @@ use tcc_ir::{
 };
 
 pub use error::{Code, FrontendError, LineIndex};
+pub use primitives::{MAX_DEPTH, Prim, number_literal};
 
 /// Version written as `frontend_version`.
 pub const FRONTEND_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Deepest statement/expression nesting the lowering accepts.
-pub const MAX_DEPTH: u32 = 200;
 
 /// Largest source accepted (bytes).
 pub const MAX_SOURCE_BYTES: usize = 16 * 1024 * 1024;
@@ -72,72 +71,6 @@ impl Language {
             Language::Rust => LanguageSemantics::RustSubsetV1,
         }
     }
-}
-
-/// The durable primitives (and the `program` marker) a source may import.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prim {
-    /// `effect(key, callback?)`
-    Effect,
-    /// `wait_for_event(name)` / `waitForEvent(name)`
-    WaitForEvent,
-    /// `sleep(ms)`
-    Sleep,
-    /// `invoke(name, args…)`
-    Invoke,
-    /// `gather(…)` (Python)
-    Gather,
-    /// `race(…)` (Python)
-    Race,
-    /// `@program` entry marker (Python)
-    Program,
-}
-
-impl Prim {
-    /// The Python spelling.
-    pub fn from_python(name: &str) -> Option<Self> {
-        Some(match name {
-            "effect" => Prim::Effect,
-            "wait_for_event" => Prim::WaitForEvent,
-            "sleep" => Prim::Sleep,
-            "invoke" => Prim::Invoke,
-            "gather" => Prim::Gather,
-            "race" => Prim::Race,
-            "program" => Prim::Program,
-            _ => return None,
-        })
-    }
-
-    /// The TypeScript spelling.
-    pub fn from_typescript(name: &str) -> Option<Self> {
-        Some(match name {
-            "effect" => Prim::Effect,
-            "waitForEvent" => Prim::WaitForEvent,
-            "sleep" => Prim::Sleep,
-            "invoke" => Prim::Invoke,
-            _ => return None,
-        })
-    }
-}
-
-/// The binary64 value of a decimal integer literal, when it is exact.
-pub fn number_literal(text: &str) -> Option<f64> {
-    let n: f64 = text.parse().ok()?;
-    if !n.is_finite() {
-        return None;
-    }
-    let back = format!("{n:.0}");
-    let canon = text.trim_start_matches('+');
-    let canon = match canon.strip_prefix('-') {
-        Some(rest) => format!("-{}", rest.trim_start_matches('0')),
-        None => canon.trim_start_matches('0').to_string(),
-    };
-    let canon = if canon.is_empty() || canon == "-" {
-        "0".to_string()
-    } else {
-        canon
-    };
-    (back == canon || (n == 0.0 && canon == "0")).then_some(n)
 }
 
 /// Runs only the parser of `language` (the baseline of the compile

@@ -15,7 +15,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::{MAX_DEPTH, Prim, number_literal};
+use crate::primitives::{MAX_DEPTH, Prim, number_literal};
 
 /// Module names whose imports are the durable primitives.
 pub const PRIMITIVE_MODULES: [&str; 3] = ["tcc_engine.primitives", "irkit.tcc", "trigora"];
@@ -61,6 +61,7 @@ struct Scope {
 
 enum Name {
     Var(VarRef),
+    Const(Constant),
     Func(FuncIdx),
     Prim(Prim),
     Builtin(&'static str),
@@ -70,6 +71,7 @@ struct Lower {
     module: Module,
     prims: HashMap<String, Prim>,
     top: HashMap<String, FuncIdx>,
+    consts: HashMap<String, Constant>,
     scopes: Vec<Scope>,
     depth: u32,
 }
@@ -106,6 +108,7 @@ pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
         module: Module::default(),
         prims: HashMap::new(),
         top: HashMap::new(),
+        consts: HashMap::new(),
         scopes: Vec::new(),
         depth: 0,
     };
@@ -190,11 +193,19 @@ fn constant_value(e: &PE) -> Result<Option<Constant>, FrontendError> {
             )),
         },
         PE::UnaryOp(u) if matches!(u.op, ast::UnaryOp::USub) => match constant_value(&u.operand)? {
+            // An int has no negative zero: `-0` is 0, `-0.0` is -0.0.
+            Some(Constant::Number(n)) if n == 0.0 && is_int_literal(&u.operand) => {
+                Ok(Some(Constant::Number(0.0)))
+            }
             Some(Constant::Number(n)) => Ok(Some(Constant::Number(-n))),
             _ => Ok(None),
         },
         _ => Ok(None),
     }
+}
+
+fn is_int_literal(e: &PE) -> bool {
+    matches!(e, PE::Constant(c) if matches!(c.value, PyConst::Int(_)))
 }
 
 fn is_collection_literal(e: &PE) -> bool {
@@ -275,10 +286,26 @@ impl Lower {
                         && matches!(&*e.value, PE::Constant(c) if matches!(c.value, PyConst::Str(_))) =>
                     {}
                 PS::Pass(_) => {}
+                PS::Assign(a) if a.targets.len() == 1 && matches!(&a.targets[0], PE::Name(_)) => {
+                    // A module-level constant: inlined where it is read.
+                    let (PE::Name(n), Some(c)) = (&a.targets[0], constant_value(&a.value)?) else {
+                        return Err(unsupported(
+                            "a module-level assignment other than `NAME = literal`",
+                            a.range,
+                        ));
+                    };
+                    if self.consts.insert(n.id.to_string(), c).is_some() {
+                        return Err(err(
+                            Code::Unsupported,
+                            format!("module-level `{}` is assigned twice", n.id),
+                            a.range,
+                        ));
+                    }
+                }
                 other => {
                     return Err(err(
                         Code::Unsupported,
-                        "only imports and function definitions may appear at module level",
+                        "only imports, function definitions and constants (`NAME = literal`) may appear at module level",
                         stmt_range(other),
                     ));
                 }
@@ -494,6 +521,9 @@ impl Lower {
             if let Some(&v) = self.scopes[s].names.get(name) {
                 return Ok(Name::Var(self.capture(s, v)));
             }
+        }
+        if let Some(c) = self.consts.get(name) {
+            return Ok(Name::Const(c.clone()));
         }
         if let Some(&f) = self.top.get(name) {
             return Ok(Name::Func(f));
@@ -1083,6 +1113,7 @@ impl Lower {
                 kind: ExprKind::Func(f),
                 pos: p,
             }),
+            Name::Const(c) => Ok(Expr::constant(c, p)),
             Name::Prim(_) => Err(err(
                 Code::Await,
                 format!("durable primitive `{name}` must be called and awaited"),
@@ -1170,12 +1201,13 @@ impl Lower {
                     mk(ExprKind::Not(Box::new(x)))
                 }
                 ast::UnaryOp::USub => {
-                    // `x * -1` rather than `Neg`: the engine's Python `Neg`
-                    // refuses bools, CPython's `-True` is -1; signs of zero,
-                    // infinities and NaN come out as with `-x`.
+                    // `0 - x` rather than `Neg`: the engine's Python `Neg`
+                    // refuses bools (CPython's `-True` is -1), and CPython's
+                    // `-0` of an int is 0. Values are binary64 here, so the
+                    // one loss is `-(0.0)`, which gives 0.0 instead of -0.0.
                     let x = self.expr(&u.operand)?;
-                    let m = Expr::constant(Constant::Number(-1.0), p);
-                    mk(ExprKind::Bin(BinOp::Mul, Box::new(x), Box::new(m)))
+                    let zero = Expr::constant(Constant::Number(0.0), p);
+                    mk(ExprKind::Bin(BinOp::Sub, Box::new(zero), Box::new(x)))
                 }
                 _ => return Err(unsupported("unary `+` and `~`", u.range)),
             },
@@ -1339,7 +1371,7 @@ impl Lower {
                         return Err(unsupported("calling the entry function", c.range));
                     }
                 }
-                Name::Var(_) => {}
+                Name::Var(_) | Name::Const(_) => {}
             }
         }
         if let PE::Attribute(a) = &*c.func {

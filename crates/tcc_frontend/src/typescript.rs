@@ -18,7 +18,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::{MAX_DEPTH, Prim};
+use crate::primitives::{MAX_DEPTH, Prim};
 
 /// Module specifiers whose imports are the durable primitives.
 pub const PRIMITIVE_MODULES: [&str; 2] = ["@tcc-engine/primitives", "@trigora/sdk"];
@@ -68,6 +68,7 @@ struct Lower {
     module: Module,
     prims: HashMap<String, Prim>,
     top: HashMap<String, FuncIdx>,
+    consts: HashMap<String, Constant>,
     scopes: Vec<FnScope>,
     depth: u32,
     hoisted: HashMap<u32, FuncIdx>,
@@ -103,6 +104,7 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
         module: Module::default(),
         prims: HashMap::new(),
         top: HashMap::new(),
+        consts: HashMap::new(),
         scopes: Vec::new(),
         depth: 0,
         hoisted: HashMap::new(),
@@ -203,10 +205,32 @@ impl Lower {
                 }
                 s if is_type_only(s) => {}
                 TS::EmptyStatement(_) => {}
+                TS::VariableDeclaration(d) if d.kind == t::VariableDeclarationKind::Const => {
+                    // Module-level `const NAME = literal`: inlined where it is read.
+                    for decl in &d.declarations {
+                        let (Some(id), Some(c)) = (
+                            binding_name(&decl.id),
+                            decl.init.as_ref().and_then(literal_value),
+                        ) else {
+                            return Err(unsupported(
+                                "a module-level `const` other than `const NAME = literal`",
+                                decl.span,
+                            ));
+                        };
+                        let name = id.name.to_string();
+                        if self.consts.insert(name.clone(), c).is_some() {
+                            return Err(err(
+                                Code::Syntax,
+                                format!("`{name}` is declared twice"),
+                                decl.span,
+                            ));
+                        }
+                    }
+                }
                 other => {
                     return Err(err(
                         Code::Unsupported,
-                        "only imports, function declarations and the default export may appear at module level",
+                        "only imports, function declarations, `const NAME = literal` and the default export may appear at module level",
                         stmt_span(other),
                     ));
                 }
@@ -372,7 +396,7 @@ impl Lower {
             }
         }
         match body {
-            FnBody::Block(Some(b)) => out.extend(self.statements(&b.statements, false)?),
+            FnBody::Block(Some(b)) => out.extend(self.statements(&b.statements)?),
             FnBody::Block(None) => {}
             FnBody::Expr(e) => {
                 let v = self.expr(e)?;
@@ -508,17 +532,12 @@ impl Lower {
         Ok(())
     }
 
-    fn statements(&mut self, stmts: &[TS], new_block: bool) -> Result<Vec<Stmt>, FrontendError> {
+    fn statements(&mut self, stmts: &[TS]) -> Result<Vec<Stmt>, FrontendError> {
         let mut out = Vec::new();
-        if new_block {
-            self.open_block(stmts, &mut out)?;
-        } else {
-            // The function body block: parameters live in blocks[0]; body
-            // declarations go in the same lexical level in JavaScript, but a
-            // separate map keeps lookups simple (redeclaring a parameter with
-            // `let` is a syntax error anyway).
-            self.open_block(stmts, &mut out)?;
-        }
+        // A function body gets its own map above the parameters' (in
+        // JavaScript they share a level; redeclaring a parameter with `let`
+        // is a syntax error there anyway).
+        self.open_block(stmts, &mut out)?;
         let r = (|| {
             for s in stmts {
                 self.enter(stmt_span(s))?;
@@ -594,6 +613,9 @@ impl Lower {
                 return Ok(Name::Var(self.capture(si, b.var), b.constant));
             }
         }
+        if let Some(c) = self.consts.get(name) {
+            return Ok(Name::Const(c.clone()));
+        }
         if let Some(&f) = self.top.get(name) {
             return Ok(Name::Func(f));
         }
@@ -634,8 +656,8 @@ impl Lower {
 
     fn body_stmt(&mut self, s: &TS) -> Result<Vec<Stmt>, FrontendError> {
         match s {
-            TS::BlockStatement(b) => self.statements(&b.body, true),
-            other => self.statements(std::slice::from_ref(other), true),
+            TS::BlockStatement(b) => self.statements(&b.body),
+            other => self.statements(std::slice::from_ref(other)),
         }
     }
 
@@ -781,8 +803,6 @@ impl Lower {
                 let r = (|| {
                     match &f.init {
                         Some(t::ForStatementInit::VariableDeclaration(d)) => {
-                            let stmts = [];
-                            let _: &[TS] = &stmts;
                             self.open_decl_block(d)?;
                             self.var_decl(d, &mut header)?;
                         }
@@ -918,7 +938,7 @@ impl Lower {
                 out.push(st(StmtKind::Throw(v)));
             }
             TS::TryStatement(tr) => {
-                let body = self.statements(&tr.block.body, true)?;
+                let body = self.statements(&tr.block.body)?;
                 let catch = match &tr.handler {
                     None => None,
                     Some(h) => {
@@ -945,13 +965,13 @@ impl Lower {
                             });
                         }
                         self.cur_mut().blocks.push(block);
-                        let r = self.statements(&h.body.body, true);
+                        let r = self.statements(&h.body.body);
                         self.cur_mut().blocks.pop();
                         Some((var, r?))
                     }
                 };
                 let finally = match &tr.finalizer {
-                    Some(f) => Some(self.statements(&f.body, true)?),
+                    Some(f) => Some(self.statements(&f.body)?),
                     None => None,
                 };
                 out.push(st(StmtKind::Try {
@@ -961,7 +981,7 @@ impl Lower {
                 }));
             }
             TS::BlockStatement(b) => {
-                let inner = self.statements(&b.body, true)?;
+                let inner = self.statements(&b.body)?;
                 out.push(st(StmtKind::Block(inner)));
             }
             TS::EmptyStatement(_) => {}
@@ -1034,7 +1054,7 @@ impl Lower {
                 } else {
                     1.0
                 };
-                let target = simple_as_target(&u.argument);
+                let target = &u.argument;
                 let one = Expr::constant(Constant::Number(delta), p);
                 self.assign_simple(target, Some(BinOp::Sub), one, p, out)?;
             }
@@ -1071,21 +1091,20 @@ impl Lower {
         out: &mut Vec<Stmt>,
     ) -> Result<(), FrontendError> {
         match target.as_simple_assignment_target() {
-            Some(s) => self.assign_simple(Target::Simple(s), op, rhs, p, out),
+            Some(s) => self.assign_simple(s, op, rhs, p, out),
             None => Err(unsupported("destructuring assignment", p_span(p))),
         }
     }
 
     fn assign_simple(
         &mut self,
-        target: Target,
+        target: &t::SimpleAssignmentTarget,
         op: Option<BinOp>,
         rhs: Expr,
         p: Pos,
         out: &mut Vec<Stmt>,
     ) -> Result<(), FrontendError> {
         let st = |kind| Stmt { kind, pos: p };
-        let Target::Simple(target) = target;
         match target {
             t::SimpleAssignmentTarget::AssignmentTargetIdentifier(id) => {
                 let v = self.var_for_write(id.name.as_str(), id.span, false)?;
@@ -1742,20 +1761,29 @@ enum FnBody<'b, 'a> {
     Expr(&'b TE<'a>),
 }
 
-enum Target<'b, 'a> {
-    Simple(&'b t::SimpleAssignmentTarget<'a>),
-}
-
-fn simple_as_target<'b, 'a>(s: &'b t::SimpleAssignmentTarget<'a>) -> Target<'b, 'a> {
-    Target::Simple(s)
-}
-
 fn strip<'b, 'a>(e: &'b TE<'a>) -> &'b TE<'a> {
     match e {
         TE::ParenthesizedExpression(p) => strip(&p.expression),
         TE::TSAsExpression(x) => strip(&x.expression),
         TE::TSNonNullExpression(x) => strip(&x.expression),
         other => other,
+    }
+}
+
+/// The value of a literal (`1`, `-1`, `"s"`, `true`, `null`).
+fn literal_value(e: &TE) -> Option<Constant> {
+    match strip(e) {
+        TE::NumericLiteral(n) => Some(Constant::Number(n.value)),
+        TE::StringLiteral(s) => Some(Constant::String(s.value.to_string())),
+        TE::BooleanLiteral(b) => Some(Constant::Bool(b.value)),
+        TE::NullLiteral(_) => Some(Constant::Null),
+        TE::UnaryExpression(u) if u.operator == t::UnaryOperator::UnaryNegation => {
+            match &u.argument {
+                TE::NumericLiteral(n) => Some(Constant::Number(-n.value)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use tcc_engine::continuation::Status;
 use tcc_engine::json::{export, to_canonical};
-use tcc_engine::protocol::CheckpointKind;
+use tcc_engine::protocol::{CheckpointKind, failure_message};
 use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
     apply_delta,
@@ -613,6 +613,16 @@ impl Host {
     }
 }
 
+/// An execution's status as the store's `executions.status` column and the
+/// service's API name it: `runnable` for a continuation that can step
+/// (also one the engine calls `running`, which a checkpoint never carries).
+fn store_status(status: Status) -> &'static str {
+    match status {
+        Status::Runnable | Status::Running => "runnable",
+        other => other.as_str(),
+    }
+}
+
 fn load_continuation(
     store: &dyn Store,
     id: &str,
@@ -717,6 +727,7 @@ impl Driver<'_> {
                 HostResponse::ChildResult {
                     value: w.value.clone().unwrap_or(json!({"t": "undefined"})),
                     branch: w.branch.clone(),
+                    child_execution_id: self.exec.awaited_child(w.branch.as_deref()),
                 }
             }
             other => return Err(Stop::Fail(format!("unknown wait kind {other:?}"))),
@@ -797,7 +808,7 @@ impl Driver<'_> {
                 if status.is_terminal() || status == Status::Suspended {
                     history.push((
                         "checkpoint".into(),
-                        json!({"revision": revision, "status": status.as_str()}),
+                        json!({"revision": revision, "status": store_status(status)}),
                     ));
                 }
                 let tx = CheckpointTx {
@@ -806,7 +817,7 @@ impl Driver<'_> {
                     revision,
                     kind: kind_name.into(),
                     body,
-                    status: status.as_str().into(),
+                    status: store_status(status).into(),
                     result,
                     message,
                     pending,
@@ -859,7 +870,9 @@ impl Driver<'_> {
                         HostResponse::EffectResult { value: j.result }
                     }
                     Some(j) => HostResponse::EffectFailed {
-                        message: j.result.as_str().unwrap_or("effect failed").to_string(),
+                        message: failure_message(&j.result)
+                            .unwrap_or("effect failed")
+                            .to_string(),
                     },
                     None => {
                         hook_at("before_effect_provider", &[self.id, &key]);

@@ -236,7 +236,9 @@ pub struct JournalRow {
     pub input: String,
     /// `completed` | `failed`.
     pub status: String,
-    /// Tagged result (completed) or message string (failed).
+    /// Tagged result (completed), or the failure message (failed): a tagged
+    /// string as the engine writes it now, a bare string in rows written
+    /// before (`tcc_engine::protocol::failure_message` reads both).
     pub result: J,
 }
 

@@ -10,6 +10,8 @@ use tcc_ir::{Artifact, Constant, Envelope, FeatureSet, Function, Program as IrPr
 
 pub use Instruction as I;
 
+pub mod generate;
+
 pub fn c_num(n: f64) -> Instruction {
     I::LoadConst {
         value: Constant::Number(n),

@@ -1,0 +1,4 @@
+LIMIT = compute()
+
+async def run():
+    return LIMIT
