@@ -12,7 +12,7 @@ use tcc_frontend::{FrontendError, Language};
 /// Arguments of `irkit tcc compile`.
 #[derive(clap::Args)]
 pub struct CompileArgs {
-    /// Source file: `.py` (Python subset) or `.ts` (TypeScript subset).
+    /// Source file: `.py` (Python subset), `.ts` (TypeScript subset) or `.rs` (Rust subset).
     pub file: PathBuf,
     /// Output artifact (default: standard output).
     #[arg(short, long)]
