@@ -382,3 +382,49 @@ proptest! {
         prop_assert_eq!(normalize(&observed.outcome["result"]), normalize(&reference), "{}", src);
     }
 }
+
+const OWNERSHIP_STMTS: [&str; 22] = [
+    "n += take(s);",
+    "n += take(t);",
+    "t = String::from(\"c\");",
+    "let s = String::from(\"d\");",
+    "v.push(s);",
+    "v.push(t);",
+    "if n > 1.0 { n += take(s); }",
+    "if n > 1.0 { return take(t); }",
+    "for x in v { n += take(x); }",
+    "let v: Vec<String> = Vec::new();",
+    "while n < 3.0 { n += take(t); }",
+    "while n < 2.0 { n += 1.0; }",
+    "n += v.len();",
+    "let c = move || take(s);",
+    "n += c();",
+    "loop { n += take(s); break; }",
+    "match Some(1.0) { Some(k) => n += k, None => {} }",
+    "let o: Option<String> = Some(t); match o { Some(w) => n += take(w), None => {} }",
+    "n = true;",
+    "if n { n += 1.0; }",
+    "let s = if n > 0.0 { s } else { String::from(\"e\") };",
+    "n += if s == \"a\" { 1.0 } else { 2.0 };",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random programs with moves, shadowing, loops, closures and type errors:
+    /// whatever irkit's checker accepts, rustc accepts too.
+    #[test]
+    fn what_irkit_accepts_rustc_accepts(picks in prop::collection::vec(0usize..OWNERSHIP_STMTS.len(), 1..7)) {
+        let mut src = String::from("use tcc_rust_prelude::Vec;\n\nfn take(s: String) -> f64 {\n    if s == \"\" { 0.0 } else { 1.0 }\n}\n\nasync fn run() -> f64 {\n    let s = String::from(\"a\");\n    let mut t = String::from(\"b\");\n    let mut n = 0.0;\n    let mut v: Vec<String> = Vec::new();\n");
+        for p in &picks {
+            src += &format!("    {}\n", OWNERSHIP_STMTS[*p]);
+        }
+        src += "    n\n}\n";
+        if compile(&src, "own.rs", Language::Rust).is_ok() {
+            let checked = rustc("own.rs", &src, false);
+            prop_assert!(checked.is_ok(), "irkit accepts what rustc rejects:\n{}\n{}", src, checked.err().unwrap_or_default());
+            let o = run(program(&src, "own.rs", Language::Rust), &host(&[], &[]), &[]);
+            prop_assert_eq!(&o.outcome["type"], "completed", "{}", src);
+        }
+    }
+}
