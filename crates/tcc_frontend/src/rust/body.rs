@@ -28,6 +28,40 @@ use crate::hir::{BinOp, Durable, Expr, ExprKind, Func, Module, Pos, Stmt, StmtKi
 
 type R<T> = Result<T, FrontendError>;
 
+/// `leaving` for a `return`: every enclosing loop is left.
+const LEAVES_ALL: usize = usize::MAX;
+
+/// Whether the statement contains a `continue` (anywhere, conservatively).
+fn has_continue(s: &syn::Stmt) -> bool {
+    struct Find(bool);
+    impl<'a> syn::visit::Visit<'a> for Find {
+        fn visit_expr_continue(&mut self, _: &'a syn::ExprContinue) {
+            self.0 = true;
+        }
+    }
+    let mut f = Find(false);
+    syn::visit::visit_stmt(&mut f, s);
+    f.0
+}
+
+/// For each statement of a block: the loop exit (`break` at this depth, or
+/// `return`) that certainly follows it in the same block, with no
+/// `continue` in between — moves there do not reach another iteration.
+fn exits_after(stmts: &[syn::Stmt], depth: usize) -> Vec<Option<usize>> {
+    let mut out = vec![None; stmts.len()];
+    let mut next: Option<usize> = None;
+    for (i, s) in stmts.iter().enumerate().rev() {
+        match s {
+            syn::Stmt::Expr(syn::Expr::Break(b), _) if b.label.is_none() => next = Some(depth),
+            syn::Stmt::Expr(syn::Expr::Return(_), _) => next = Some(LEAVES_ALL),
+            other if has_continue(other) => next = None,
+            _ => {}
+        }
+        out[i] = next;
+    }
+    out
+}
+
 /// A lowered branch: its statements, its value, its type, and a tag.
 type Arm<T> = (Vec<Stmt>, Expr, Ty, T);
 
@@ -72,8 +106,9 @@ struct L<'a> {
     fx: Vec<Fx>,
     out: Vec<Stmt>,
     depth: u32,
-    /// Lowering the operand of `return`/`break`: a move there leaves the loop.
-    leaving: bool,
+    /// A certain exit follows (`break` of the loop at this depth, or
+    /// [`LEAVES_ALL`] for `return`): a move here does not reach another iteration.
+    leaving: Option<usize>,
     /// Every binding's type, checked for unsolved variables at the end.
     bound: Vec<(String, Ty, Pos)>,
 }
@@ -141,7 +176,7 @@ pub(super) fn lower_fn(
         fx: Vec::new(),
         out: Vec::new(),
         depth: 0,
-        leaving: false,
+        leaving: None,
         bound: Vec::new(),
     };
     l.fx.push(Fx {
@@ -349,7 +384,13 @@ impl L<'_> {
             // Moving out of a capture makes the closure `FnOnce`.
             self.fxm().once = true;
         }
-        if self.fx().loops.len() > b.loop_depth && !self.leaving {
+        let depth = self.fx().loops.len();
+        let leaves = match self.leaving {
+            Some(LEAVES_ALL) => true,
+            Some(l) => l == depth && b.loop_depth + 1 == depth,
+            None => false,
+        };
+        if depth > b.loop_depth && !leaves {
             return Err(err(
                 Code::Moved,
                 format!(
@@ -429,7 +470,10 @@ impl L<'_> {
     fn block_in(&mut self, b: &syn::Block, consume: bool) -> R<(Expr, Ty)> {
         let mut diverges = false;
         let n = b.stmts.len();
+        let exits = exits_after(&b.stmts, self.fx().loops.len());
+        let outer_leaving = self.leaving;
         for (i, s) in b.stmts.iter().enumerate() {
+            self.leaving = exits[i].or(outer_leaving);
             match s {
                 syn::Stmt::Local(local) => self.local(local)?,
                 syn::Stmt::Item(item) => {
@@ -448,8 +492,9 @@ impl L<'_> {
                 }
                 syn::Stmt::Expr(e, semi) => {
                     if semi.is_none() && i + 1 == n {
-                        let (x, t) = self.expr(e, consume)?;
-                        return Ok((x, t));
+                        let r = self.expr(e, consume);
+                        self.leaving = outer_leaving;
+                        return r;
                     }
                     let (x, t) = self.expr_full(e, false, false)?;
                     if semi.is_none() && !self.it.types.unify(&Ty::Unit, &t) {
@@ -468,6 +513,7 @@ impl L<'_> {
                 }
             }
         }
+        self.leaving = outer_leaving;
         Ok((
             undef(pos_of(b)),
             if diverges { Ty::Never } else { Ty::Unit },
@@ -1555,7 +1601,11 @@ impl L<'_> {
     }
 
     fn loop_body(&mut self, body: &syn::Block) -> R<Vec<Stmt>> {
-        let (mut stmts, (x, t)) = self.collect(|s| s.block(body, false))?;
+        // A loop repeats: an exit that follows outside it does not cover moves inside it.
+        let saved = self.leaving.take();
+        let r = self.collect(|s| s.block(body, false));
+        self.leaving = saved;
+        let (mut stmts, (x, t)) = r?;
         if !self.it.types.unify(&Ty::Unit, &t) {
             return Err(self.type_error(
                 format!("a loop body has type `()`, found `{}`", self.show(&t)),
@@ -1577,17 +1627,23 @@ impl L<'_> {
                 p,
             ));
         }
-        let (cstmts, (c, ct)) = self.collect(|s| s.expr(&w.cond, false))?;
-        self.unify_at(&Ty::Bool, &ct, pos_of(&*w.cond), "a `while` condition")?;
+        // The condition runs on every iteration: it is inside the loop.
         self.fxm().loops.push(LoopCx {
             is_loop: false,
             value: None,
             ty: Ty::Unit,
             broke: false,
         });
-        let body = self.loop_body(&w.body);
+        let saved = self.leaving.take();
+        let cond = self.collect(|s| s.expr(&w.cond, false));
+        self.leaving = saved;
+        let body = match cond {
+            Ok(c) => self.loop_body(&w.body).map(|b| (c, b)),
+            Err(e) => Err(e),
+        };
         self.fxm().loops.pop();
-        let body = body?;
+        let ((cstmts, (c, ct)), body) = body?;
+        self.unify_at(&Ty::Bool, &ct, pos_of(&*w.cond), "a `while` condition")?;
         if cstmts.is_empty() {
             self.out.push(st(
                 StmtKind::Loop {
@@ -1807,7 +1863,8 @@ impl L<'_> {
                         p,
                     ));
                 }
-                let saved = std::mem::replace(&mut self.leaving, true);
+                let here = Some(self.fx().loops.len());
+                let saved = std::mem::replace(&mut self.leaving, here);
                 let r = self.expr(e, true);
                 self.leaving = saved;
                 let (x, t) = r?;
@@ -1841,7 +1898,7 @@ impl L<'_> {
         let ret = self.fx().ret.clone();
         let x = match &r.expr {
             Some(e) => {
-                let saved = std::mem::replace(&mut self.leaving, true);
+                let saved = std::mem::replace(&mut self.leaving, Some(LEAVES_ALL));
                 let res = self.expr(e, true);
                 self.leaving = saved;
                 let (x, t) = res?;
@@ -2345,7 +2402,7 @@ impl L<'_> {
             once: false,
         });
         let saved_out = std::mem::take(&mut self.out);
-        let saved_leaving = std::mem::replace(&mut self.leaving, false);
+        let saved_leaving = self.leaving.take();
         let r = self.expr(&c.body, true);
         self.leaving = saved_leaving;
         let inner = self.fx.pop();
