@@ -1898,7 +1898,7 @@ impl L<'_> {
         let ret = self.fx().ret.clone();
         let x = match &r.expr {
             Some(e) => {
-                let saved = std::mem::replace(&mut self.leaving, Some(LEAVES_ALL));
+                let saved = self.leaving.replace(LEAVES_ALL);
                 let res = self.expr(e, true);
                 self.leaving = saved;
                 let (x, t) = res?;
