@@ -30,6 +30,9 @@ enum Ctx<'m> {
         breaks: Vec<usize>,
         continues: Vec<usize>,
     },
+    Switch {
+        breaks: Vec<usize>,
+    },
     Try {
         finally: Option<&'m [Stmt]>,
         handler: bool,
@@ -382,7 +385,11 @@ impl<'m> FnGen<'m> {
                 }
             }
             StmtKind::Break | StmtKind::Continue => {
-                let Some(at) = self.ctx.iter().rposition(|c| matches!(c, Ctx::Loop { .. })) else {
+                let is_break = matches!(s.kind, StmtKind::Break);
+                let target = self.ctx.iter().rposition(|c| {
+                    matches!(c, Ctx::Loop { .. }) || (is_break && matches!(c, Ctx::Switch { .. }))
+                });
+                let Some(at) = target else {
                     return Err(FrontendError::new(
                         Code::BadControl,
                         "`break`/`continue` outside a loop",
@@ -392,12 +399,12 @@ impl<'m> FnGen<'m> {
                 self.unwind_to(at + 1)?;
                 self.pos = s.pos;
                 let j = self.emit(Instruction::Jump { target: 0 });
-                if let Some(Ctx::Loop { breaks, continues }) = self.ctx.get_mut(at) {
-                    if matches!(s.kind, StmtKind::Break) {
-                        breaks.push(j);
-                    } else {
-                        continues.push(j);
+                match self.ctx.get_mut(at) {
+                    Some(Ctx::Loop { breaks, .. }) | Some(Ctx::Switch { breaks }) if is_break => {
+                        breaks.push(j)
                     }
+                    Some(Ctx::Loop { continues, .. }) => continues.push(j),
+                    _ => return Err(internal("jump context lost", s.pos)),
                 }
             }
             StmtKind::Return(e) => {
@@ -434,6 +441,17 @@ impl<'m> FnGen<'m> {
                 finally,
             } => self.try_stmt(s.pos, body, catch, finally)?,
             StmtKind::Block(b) => self.block(b)?,
+            StmtKind::Switch(b) => {
+                self.ctx.push(Ctx::Switch { breaks: Vec::new() });
+                self.block(b)?;
+                let Some(Ctx::Switch { breaks }) = self.ctx.pop() else {
+                    return Err(internal("switch context lost", s.pos));
+                };
+                let end = self.pc();
+                for j in breaks {
+                    self.patch(j, end);
+                }
+            }
         }
         self.pos = saved;
         Ok(())
@@ -452,7 +470,7 @@ impl<'m> FnGen<'m> {
             i -= 1;
             let (finally, handler) = match &self.ctx[i] {
                 Ctx::Try { finally, handler } => (*finally, *handler),
-                Ctx::Loop { .. } => continue,
+                Ctx::Loop { .. } | Ctx::Switch { .. } => continue,
             };
             if handler {
                 self.emit(Instruction::PopTry);

@@ -140,6 +140,8 @@ pub enum StmtKind {
     },
     /// Several statements in a row (desugarings).
     Block(Vec<Stmt>),
+    /// A block that `break` leaves (a lowered `switch`); `continue` passes through.
+    Switch(Vec<Stmt>),
 }
 
 /// An expression with its source range.

@@ -1000,7 +1000,75 @@ impl Lower {
                 ));
             }
             s if is_type_only(s) => {}
-            TS::SwitchStatement(x) => return Err(unsupported("`switch`", x.span)),
+            TS::SwitchStatement(sw) => {
+                // `t = disc; m = false; if (m || t === A) { m = true; … } …;
+                // default…` inside a block `break` leaves: case tests are
+                // evaluated in order until one matches, then bodies fall through.
+                let disc = self.expr(&sw.discriminant)?;
+                let t = self.hidden("switch");
+                let m = self.hidden("matched");
+                let var = |v: VarRef| Expr {
+                    kind: ExprKind::Var(v),
+                    pos: p,
+                };
+                let mut body = vec![
+                    st(StmtKind::Assign(t, disc)),
+                    st(StmtKind::Assign(
+                        m,
+                        Expr::constant(Constant::Bool(false), p),
+                    )),
+                ];
+                for (k, case) in sw.cases.iter().enumerate() {
+                    if case.consequent.iter().any(|s| {
+                        matches!(
+                            s,
+                            TS::VariableDeclaration(_)
+                                | TS::FunctionDeclaration(_)
+                                | TS::ClassDeclaration(_)
+                        )
+                    }) {
+                        return Err(unsupported(
+                            "declarations directly in a `case` (wrap the case body in braces)",
+                            case.span,
+                        ));
+                    }
+                    let stmts = self.statements(&case.consequent)?;
+                    match &case.test {
+                        Some(test) => {
+                            let v = self.expr(test)?;
+                            let cp = pos(case.span);
+                            let hit = Expr {
+                                kind: ExprKind::Bin(BinOp::Eq, Box::new(var(t)), Box::new(v)),
+                                pos: cp,
+                            };
+                            let cond = Expr {
+                                kind: ExprKind::Or(Box::new(var(m)), Box::new(hit)),
+                                pos: cp,
+                            };
+                            let mut then = vec![Stmt {
+                                kind: StmtKind::Assign(m, Expr::constant(Constant::Bool(true), cp)),
+                                pos: cp,
+                            }];
+                            then.extend(stmts);
+                            body.push(Stmt {
+                                kind: StmtKind::If(cond, then, Vec::new()),
+                                pos: cp,
+                            });
+                        }
+                        None if k + 1 == sw.cases.len() => body.push(Stmt {
+                            kind: StmtKind::Block(stmts),
+                            pos: pos(case.span),
+                        }),
+                        None => {
+                            return Err(unsupported(
+                                "a `default` that is not the last clause",
+                                case.span,
+                            ));
+                        }
+                    }
+                }
+                out.push(st(StmtKind::Switch(body)));
+            }
             TS::LabeledStatement(x) => return Err(unsupported("labels", x.span)),
             TS::ForInStatement(x) => return Err(unsupported("`for … in`", x.span)),
             other => return Err(unsupported("this statement", stmt_span(other))),

@@ -1,0 +1,8 @@
+export default async function run(x) {
+  switch (x) {
+    default:
+      return 0;
+    case 1:
+      return 1;
+  }
+}
