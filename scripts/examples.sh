@@ -106,5 +106,7 @@ kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
 # TCC frontends: compile the Python and TypeScript workflows, run one of each.
 for f in examples/tcc/src/*.py examples/tcc/src/*.ts; do "$irkit" tcc compile "$f" > /dev/null; done
+for f in examples/tcc/src/*.rs; do "$irkit" tcc compile "$f" > /dev/null; done
 $irkit tcc run examples/tcc/src/fanout.py --effects <(echo '{"quote.ups":{"t":"number","v":12},"quote.dhl":{"t":"number","v":9},"quote.fedex":{"t":"null"}}') | grep -q '"dhl"'
 $irkit tcc run examples/tcc/src/shipment.ts --args '[{"t":"string","v":"o-1"},{"t":"number","v":3}]' --effects <(echo '{"order.pack":{"t":"null"},"label.print":{"t":"null"}}') --child label=examples/tcc/src/label.ts
+$irkit tcc run examples/tcc/src/shipment.rs --args '[{"t":"string","v":"o-1"},{"t":"number","v":3}]' --effects <(echo '{"order.pack":{"t":"null"},"label.print":{"t":"null"}}') --child label=examples/tcc/src/label.rs | grep -q standard

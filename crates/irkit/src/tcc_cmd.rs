@@ -58,7 +58,7 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
-    /// Compile a Python (.py) or TypeScript (.ts) workflow to an artifact.
+    /// Compile a Python (.py), TypeScript (.ts) or Rust (.rs) workflow to an artifact.
     Compile(crate::tcc_compile_cmd::CompileArgs),
     /// Run an artifact to completion with a simple local host.
     Run(crate::tcc_run_cmd::RunArgs),

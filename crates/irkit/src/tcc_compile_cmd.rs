@@ -12,7 +12,7 @@ use tcc_frontend::{FrontendError, Language};
 /// Arguments of `irkit tcc compile`.
 #[derive(clap::Args)]
 pub struct CompileArgs {
-    /// Source file: `.py` (Python subset) or `.ts` (TypeScript subset).
+    /// Source file: `.py` (Python subset), `.ts` (TypeScript subset) or `.rs` (Rust subset).
     pub file: PathBuf,
     /// Output artifact (default: standard output).
     #[arg(short, long)]
@@ -66,7 +66,7 @@ fn compile_file(
 pub fn compile(a: CompileArgs) -> ExitCode {
     let Some(language) = Language::from_path(&a.file) else {
         eprintln!(
-            "error: {}: not a .py or .ts source (TCC-F019)",
+            "error: {}: not a .py, .ts or .rs source (TCC-F019)",
             a.file.display()
         );
         return ExitCode::from(EXIT_USAGE);

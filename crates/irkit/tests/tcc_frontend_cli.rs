@@ -159,7 +159,9 @@ fn every_example_compiles_to_a_valid_hashed_artifact() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         assert!(listing.contains(&format!("{name}:")), "{listing}");
         assert!(
-            listing.contains("irkit-python") || listing.contains("irkit-typescript"),
+            listing.contains("irkit-python")
+                || listing.contains("irkit-typescript")
+                || listing.contains("irkit-rust"),
             "{listing}"
         );
         // Same bytes on stdout (plus a newline) as in the file.
@@ -168,7 +170,7 @@ fn every_example_compiles_to_a_valid_hashed_artifact() {
         assert_eq!(o.stdout, [file, b"\n".to_vec()].concat());
         n += 1;
     }
-    assert_eq!(n, 10);
+    assert_eq!(n, 15);
 }
 
 #[test]

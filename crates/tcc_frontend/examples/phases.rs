@@ -16,6 +16,7 @@ fn main() {
     let module = match lang {
         Language::Python => python::lower(&src, "f"),
         Language::TypeScript => typescript::lower(&src, "f"),
+        Language::Rust => tcc_frontend::rust::lower(&src, "f"),
     };
     let Ok(module) = module else {
         eprintln!("does not compile");

@@ -802,6 +802,14 @@ impl<'m> FnGen<'m> {
                     arg_count: args.len() as u32,
                 });
             }
+            Durable::EffectInput(key, input) => {
+                self.expr(input)?;
+                self.pos = pos;
+                self.emit(Instruction::LoadConst {
+                    value: Constant::String(key.clone()),
+                });
+                self.emit(Instruction::Effect { has_input: true });
+            }
             Durable::Gather(branches) | Durable::Race(branches) => {
                 let fork = self.emit(Instruction::Fork {
                     count: branches.len() as u32,

@@ -43,6 +43,14 @@ pub enum Code {
     Call,
     /// `TCC-F019` the file is not a `.py` or `.ts` source.
     Language,
+    /// `TCC-F020` a type error (Rust subset).
+    Type,
+    /// `TCC-F021` a moved value used again, or a move the subset's ownership rule forbids (Rust subset).
+    Moved,
+    /// `TCC-F022` a `match` that does not cover every variant (Rust subset).
+    NonExhaustive,
+    /// `TCC-F023` `?` on something other than `Result`/`Option`, or in a function that does not return one (Rust subset).
+    Question,
     /// `TCC-F099` a frontend defect: the generated artifact failed validation.
     Internal,
 }
@@ -70,6 +78,10 @@ impl Code {
             Code::Limit => "TCC-F017",
             Code::Call => "TCC-F018",
             Code::Language => "TCC-F019",
+            Code::Type => "TCC-F020",
+            Code::Moved => "TCC-F021",
+            Code::NonExhaustive => "TCC-F022",
+            Code::Question => "TCC-F023",
             Code::Internal => "TCC-F099",
         }
     }

@@ -244,6 +244,8 @@ pub enum Durable {
     Gather(Vec<Expr>),
     /// The first branch to settle.
     Race(Vec<Expr>),
+    /// `effect("key", input)` with an input value (`has_input: true`; Rust).
+    EffectInput(String, Box<Expr>),
 }
 
 impl Expr {

@@ -13,6 +13,7 @@ pub mod error;
 pub mod hir;
 pub mod primitives;
 pub mod python;
+pub mod rust;
 pub mod typescript;
 
 use std::path::Path;
@@ -38,6 +39,8 @@ pub enum Language {
     Python,
     /// TypeScript subset, `.ts`.
     TypeScript,
+    /// Rust subset, `.rs`.
+    Rust,
 }
 
 impl Language {
@@ -46,6 +49,7 @@ impl Language {
         match path.extension().and_then(|e| e.to_str()) {
             Some("py") => Some(Language::Python),
             Some("ts") | Some("mts") => Some(Language::TypeScript),
+            Some("rs") => Some(Language::Rust),
             _ => None,
         }
     }
@@ -55,6 +59,7 @@ impl Language {
         match self {
             Language::Python => "irkit-python",
             Language::TypeScript => "irkit-typescript",
+            Language::Rust => "irkit-rust",
         }
     }
 
@@ -63,6 +68,7 @@ impl Language {
         match self {
             Language::Python => LanguageSemantics::PySubsetV1,
             Language::TypeScript => LanguageSemantics::TsSubsetV1,
+            Language::Rust => LanguageSemantics::RustSubsetV1,
         }
     }
 }
@@ -73,6 +79,7 @@ pub fn parse_only(source: &str, language: Language) -> Result<(), FrontendError>
     match language {
         Language::Python => python::parse_only(source),
         Language::TypeScript => typescript::parse_only(source),
+        Language::Rust => rust::parse_only(source),
     }
 }
 
@@ -116,6 +123,7 @@ fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact
     let module = match language {
         Language::Python => python::lower(source, file)?,
         Language::TypeScript => typescript::lower(source, file)?,
+        Language::Rust => rust::lower(source, file)?,
     };
     if module.funcs.len() > 1024 {
         return Err(FrontendError::new(

@@ -1,0 +1,4 @@
+// rustc: E0267
+async fn run() -> f64 {
+    break;
+}

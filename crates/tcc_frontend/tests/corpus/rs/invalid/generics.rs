@@ -1,0 +1,7 @@
+fn id<T>(x: T) -> T {
+    x
+}
+
+async fn run() -> f64 {
+    id(1.0)
+}

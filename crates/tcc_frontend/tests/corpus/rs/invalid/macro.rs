@@ -1,0 +1,4 @@
+async fn run() -> f64 {
+    println!("hi");
+    1.0
+}

@@ -1,0 +1,10 @@
+// rustc: E0063
+struct P {
+    x: f64,
+    y: f64,
+}
+
+async fn run() -> f64 {
+    let p = P { x: 1.0 };
+    p.x
+}

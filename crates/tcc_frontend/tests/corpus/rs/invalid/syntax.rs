@@ -1,0 +1,5 @@
+// rustc: rejects
+async fn run() -> f64 {
+    let x = ;
+    x
+}

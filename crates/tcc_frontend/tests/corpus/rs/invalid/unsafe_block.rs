@@ -1,0 +1,3 @@
+async fn run() -> f64 {
+    unsafe { 1.0 }
+}
