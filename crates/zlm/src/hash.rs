@@ -190,6 +190,11 @@ pub mod domain {
     pub const CATALOG_CONTENT: &str = "zerglang.zlm1.catalog-content.v1";
 }
 
+/// The stable catalog ID `zerglang.selfhost-intrinsics/1`: the optional
+/// catalog part of every catalog type instance, and the catalog named by
+/// every catalog function signature.
+pub const CATALOG_ID: &str = "zerglang.selfhost-intrinsics/1";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,8 +223,3 @@ mod tests {
         assert_eq!(id_from_hex("zz"), None);
     }
 }
-
-/// The stable catalog ID `zerglang.selfhost-intrinsics/1`: the optional
-/// catalog part of every catalog type instance, and the catalog named by
-/// every catalog function signature.
-pub const CATALOG_ID: &str = "zerglang.selfhost-intrinsics/1";

@@ -219,8 +219,8 @@ pub mod field {
         pub const VARIANTS: usize = 60;
         pub const FUNCTIONS: usize = 68;
     }
-    /// Field record (72 bytes).
-    pub mod field {
+    /// Field record (72 bytes): an ordinary or variant-payload field.
+    pub mod field_record {
         pub const OWNER_KIND: usize = 32;
         pub const OWNER: usize = 36;
         pub const ORDINAL: usize = 40;

@@ -218,7 +218,7 @@ enum MainOutcome {
     Canonical(Error),
     Mismatch(u64),
     Semantic(Error),
-    Valid(ids::Identities),
+    Valid(Box<ids::Identities>),
 }
 
 /// The two-thread schedule. Waves 1-11 of the identities come first; then
@@ -318,7 +318,7 @@ fn two_threads(
             times[2] = tc.elapsed();
             match checked {
                 Err(e) => MainOutcome::Semantic(e.into()),
-                Ok(()) => MainOutcome::Valid(ids),
+                Ok(()) => MainOutcome::Valid(Box::new(ids)),
             }
         };
         let body = worker.map(|w| match w.join() {
@@ -359,7 +359,7 @@ fn two_threads(
             Some(c) => Err(mismatch_error(r, c)),
             // The calling thread's identities carry the module content that
             // the finished ones just confirmed.
-            None => Ok(main_ids),
+            None => Ok(*main_ids),
         },
     }
 }

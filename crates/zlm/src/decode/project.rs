@@ -288,37 +288,35 @@ impl Projection<'_, '_> {
     fn field_record(&self, index: u64, owner_kind: u32, owner: u64) -> Result<Field> {
         let reader = self.reader;
         let rec = reader.rec(Section::Fields, index);
-        if rec.word(field::field::OWNER_KIND) != owner_kind
-            || u64::from(rec.word(field::field::OWNER)) != owner
+        if rec.word(field::field_record::OWNER_KIND) != owner_kind
+            || u64::from(rec.word(field::field_record::OWNER)) != owner
         {
             return Err(Error::at(
                 code::REF,
-                rec.at(field::field::OWNER_KIND),
+                rec.at(field::field_record::OWNER_KIND),
                 format!("field {index} does not name its owning range's owner"),
             ));
         }
         Ok(Field {
-            ordinal: rec.word(field::field::ORDINAL),
-            name: reader.string_at(&rec, field::field::NAME, "field name")?,
-            visibility: Visibility::from_tag(rec.word(field::field::VISIBILITY)).ok_or_else(
-                || {
+            ordinal: rec.word(field::field_record::ORDINAL),
+            name: reader.string_at(&rec, field::field_record::NAME, "field name")?,
+            visibility: Visibility::from_tag(rec.word(field::field_record::VISIBILITY))
+                .ok_or_else(|| {
                     Error::at(
                         code::TAG,
-                        rec.at(field::field::VISIBILITY),
+                        rec.at(field::field_record::VISIBILITY),
                         "unknown visibility",
                     )
-                },
-            )?,
-            mutability: Mutability::from_tag(rec.word(field::field::MUTABILITY)).ok_or_else(
-                || {
+                })?,
+            mutability: Mutability::from_tag(rec.word(field::field_record::MUTABILITY))
+                .ok_or_else(|| {
                     Error::at(
                         code::TAG,
-                        rec.at(field::field::MUTABILITY),
+                        rec.at(field::field_record::MUTABILITY),
                         "unknown mutability",
                     )
-                },
-            )?,
-            ty: self.ty_at(&rec, field::field::TYPE)?,
+                })?,
+            ty: self.ty_at(&rec, field::field_record::TYPE)?,
         })
     }
 

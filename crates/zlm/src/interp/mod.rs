@@ -842,7 +842,8 @@ impl<'a, 'm> Run<'a, 'm> {
                 let pt = if tag == 0 { ok } else { err };
                 self.drop_value(
                     p,
-                    &format!("{name}.{}", if tag == 0 { "ok" } else { "err" }),
+                    // The carrier's declared payload fields: Ok(value: T), Err(error: E).
+                    &format!("{name}.{}", if tag == 0 { "value" } else { "error" }),
                     pt,
                     *payload,
                 );
@@ -1061,16 +1062,23 @@ impl<'a, 'm> Run<'a, 'm> {
     fn drop_place(&mut self, p: &Prog<'m>, pi: usize) {
         let v = self.take_place(p, pi);
         if let Some(v) = v {
-            let key = &p.f.body.paths[pi].key;
-            let mut name = root_name(&key.root);
-            for fid in &key.fields {
-                if let Some(f) = self.it.r.field(fid) {
-                    name.push('.');
-                    name.push_str(&f.2.name);
-                }
-            }
+            let name = self.path_name(p, pi);
             self.drop_value(p, &name, &p.f.body.paths[pi].ty, v);
         }
+    }
+
+    /// The drop-log name of owned path `pi`: its root, then each field's
+    /// declared name (`l1.right`).
+    fn path_name(&self, p: &Prog<'m>, pi: usize) -> String {
+        let key = &p.f.body.paths[pi].key;
+        let mut name = root_name(&key.root);
+        for field_id in &key.fields {
+            if let Some((_, _, field)) = self.it.r.field(field_id) {
+                name.push('.');
+                name.push_str(&field.name);
+            }
+        }
+        name
     }
 
     /// Removes the value at path `pi` (root or field), updating custody.
@@ -1392,7 +1400,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     Some(std::mem::replace(slot, v))
                 };
                 if let Some(old) = old {
-                    let name = format!("{} (replaced)", root_name(&p.f.body.paths[pi].key.root));
+                    let name = format!("{} (replaced)", self.path_name(p, pi));
                     self.drop_value(p, &name, &p.f.body.paths[pi].ty, old);
                 }
                 None
