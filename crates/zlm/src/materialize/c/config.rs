@@ -1,7 +1,7 @@
 //! The explicit target configuration of the C materializer
 //! (docs/zlm/c-materializer.md): `key = value` lines, `#` comments.
 
-use super::Refusal;
+use super::unit::Refusal;
 
 /// What the emitted C may assume about its compiler and ABI.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! or `FAULT function block op kind detail`; this module turns those lines
 //! back into the interpreter's [`Fault`] and [`DropEvent`] values.
 
-use super::Emitted;
+use super::unit::Emitted;
 use crate::interp::{DropEvent, Fault, FaultKind, Limits};
 use std::path::{Path, PathBuf};
 use std::process::Command;

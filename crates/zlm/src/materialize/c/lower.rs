@@ -8,7 +8,8 @@
 //! pure calls of declared functions), and the step limit with the
 //! interpreter's exact accounting. Everything else is refused.
 
-use super::{Refusal, Scope, TargetConfig};
+use super::config::TargetConfig;
+use super::unit::{Refusal, Scope};
 use crate::check::{Checked, Resolved};
 use crate::model::*;
 use std::collections::{BTreeSet, HashMap};
@@ -388,15 +389,15 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         for p in &f.params {
             if !is_word(&p.ty) {
-                return Err(u.refuse(at, None, None, format!("parameter type {}", p.ty)));
+                return Err(u.refuse(at, None, None, format!("parameter type {}", type_name(u.r, &p.ty))));
             }
         }
         if !is_word(&f.result) {
-            return Err(u.refuse(at, None, None, format!("result type {}", f.result)));
+            return Err(u.refuse(at, None, None, format!("result type {}", type_name(u.r, &f.result))));
         }
         for p in &f.body.paths {
             if !p.key.fields.is_empty() || !is_word(&p.ty) {
-                return Err(u.refuse(at, None, None, format!("owned path of type {}", p.ty)));
+                return Err(u.refuse(at, None, None, format!("owned path of type {}", type_name(u.r, &p.ty))));
             }
         }
         if !f.body.loans.is_empty() {
@@ -546,7 +547,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         if let Some(t) = &op.result
             && !is_word(t)
         {
-            return Err(self.refuse(b, j, format!("result type {t}")));
+            return Err(self.refuse(b, j, format!("result type {}", type_name(self.u.r, t))));
         }
         let opd = |k: usize| -> Result<String, Refusal> {
             op.operands

@@ -229,7 +229,8 @@ static inline int zlm_tick(zrt *z) {
 /* The host-stack guard (a depth fault, never a host stack overflow). */
 static inline uintptr_t zlm_here(void) {
   volatile char marker = 0;
-  return (uintptr_t)&marker;
+  uintptr_t at = (uintptr_t)(void *)&marker;
+  return at;
 }
 
 static inline void zlm_print_string(FILE *o, const char *s) { fputs(s, o); }
