@@ -150,16 +150,23 @@ pub fn arg_vectors(tys: &[Type], cap: usize) -> Vec<Vec<u64>> {
 /// under the default and tight limits, asserts equality, and returns the
 /// number of comparisons.
 pub fn compare_entry(checked: &Checked, program: &Program, case: &Case<'_>) -> usize {
+    compare_with(checked, program, case, 8, &[Limits::default(), Limits { steps: 7, ..Limits::default() }])
+}
+
+/// [`compare_entry`] with the argument cap and limit set given.
+pub fn compare_with(
+    checked: &Checked,
+    program: &Program,
+    case: &Case<'_>,
+    cap: usize,
+    limit_set: &[Limits],
+) -> usize {
     let it = Interp::new(checked).unwrap();
     let at = it.find(case.entry).unwrap();
     let tys = it.params(at);
     let mut n = 0;
-    for args in arg_vectors(&tys, 16) {
-        for limits in [
-            Limits::default(),
-            Limits { steps: 7, ..Limits::default() },
-            Limits { depth: 3, ..Limits::default() },
-        ] {
+    for args in arg_vectors(&tys, cap) {
+        for &limits in limit_set {
             let want = {
                 let it = Interp::new(checked).unwrap().with_limits(limits);
                 interp_run(&it, case.entry, &args)

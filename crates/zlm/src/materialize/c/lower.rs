@@ -328,7 +328,8 @@ pub(super) fn unit(
          \x20 uint64_t args[{}];\n\
          \x20 uint64_t entry, steps, depth, bytes, result = 0;\n\
          \x20 uintptr_t here;\n\
-         \x20 int i, rc;\n",
+         \x20 int i, rc;\n\
+         \x20 const char *repeat;\n",
         max_params + 1
     );
     for &at in &set {
@@ -350,6 +351,23 @@ pub(super) fn unit(
          \x20 z.out = stdout;\n\
          \x20 here = zlm_here();\n\
          \x20 z.floor = here > (uintptr_t){stack} ? here - (uintptr_t){stack} : 0;\n\
+         \x20 repeat = getenv(\"ZLM_REPEAT\");\n\
+         \x20 if (repeat != 0) {{\n\
+         \x20   /* Benchmarks: run the entry N times, report the elapsed time. */\n\
+         \x20   uint64_t n = 0, k;\n\
+         \x20   struct timespec t0, t1;\n\
+         \x20   if (zlm_parse_word(repeat, &n)) return 2;\n\
+         \x20   timespec_get(&t0, TIME_UTC);\n\
+         \x20   for (k = 0; k < n; k++) {{\n\
+         \x20     z.left = steps;\n\
+         \x20     z.depth = 0;\n\
+         \x20     if (zlm_entries[entry].fn(&z, &result, args) != 0) break;\n\
+         \x20   }}\n\
+         \x20   timespec_get(&t1, TIME_UTC);\n\
+         \x20   z.left = steps;\n\
+         \x20   z.depth = 0;\n\
+         \x20   fprintf(stdout, \"TIME\\t%.0f\\n\", ((double)t1.tv_sec - (double)t0.tv_sec) * 1e9 + ((double)t1.tv_nsec - (double)t0.tv_nsec));\n\
+         \x20 }}\n\
          \x20 rc = zlm_entries[entry].fn(&z, &result, args);\n\
          \x20 if (rc) {{\n\
          \x20   zlm_report_fault(stdout);\n\

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ZLM_UNLIKELY(x) __builtin_expect(!!(x), 0)
