@@ -84,8 +84,8 @@ pub fn emit_c(a: EmitCArgs) -> ExitCode {
             None => TargetConfig::default(),
             Some(p) => {
                 let (label, bytes) = read_input(p).map_err(usage)?;
-                let text = String::from_utf8(bytes)
-                    .map_err(|_| usage(format!("{label} is not UTF-8")))?;
+                let text =
+                    String::from_utf8(bytes).map_err(|_| usage(format!("{label} is not UTF-8")))?;
                 TargetConfig::parse(&text).map_err(|r| refused(&label, &r, a.format))?
             }
         };
@@ -96,8 +96,7 @@ pub fn emit_c(a: EmitCArgs) -> ExitCode {
         let label = a.file.display().to_string();
         let unit = zlm::materialize::c::emit(&checked, &target, &scope)
             .map_err(|r| refused(&label, &r, a.format))?;
-        zlm::materialize::c::engine::write_files(&unit, &a.output)
-            .map_err(|e| usage(e.to_string()))
+        zlm::materialize::c::engine::write_files(&unit, &a.output).map_err(|e| usage(e.to_string()))
     })();
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,8 +128,12 @@ pub fn run_c(
         )));
     }
     let name = r.fn_name(at.0, at.1);
-    let unit = zlm::materialize::c::emit(checked, &TargetConfig::default(), &Scope::Entry(name.clone()))
-        .map_err(|e| refused(label, &e, format))?;
+    let unit = zlm::materialize::c::emit(
+        checked,
+        &TargetConfig::default(),
+        &Scope::Entry(name.clone()),
+    )
+    .map_err(|e| refused(label, &e, format))?;
     let mut words = Vec::new();
     for v in values {
         match v {
@@ -150,8 +153,7 @@ pub fn run_c(
             }
         }
     }
-    let program =
-        Program::build(&unit, &Compiler::strict(cc)).map_err(|e| usage(e.to_string()))?;
+    let program = Program::build(&unit, &Compiler::strict(cc)).map_err(|e| usage(e.to_string()))?;
     match program.run(&name, &words, limits) {
         Ok(CRun::Done(o)) => Ok(Ok(Ran {
             rendered: o.rendered,

@@ -201,13 +201,12 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
     };
     let outcome = match a.engine {
         crate::zlm_c_cmd::Engine::Interp => {
-            it.run(&a.entry, &values)
-                .map(|out| crate::zlm_c_cmd::Ran {
-                    rendered: it.render(&out.value, &out.ty),
-                    ty: out.ty,
-                    steps: out.steps,
-                    drops: out.drops,
-                })
+            it.run(&a.entry, &values).map(|out| crate::zlm_c_cmd::Ran {
+                rendered: it.render(&out.value, &out.ty),
+                ty: out.ty,
+                steps: out.steps,
+                drops: out.drops,
+            })
         }
         crate::zlm_c_cmd::Engine::C => {
             crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label, a.format)?

@@ -34,18 +34,70 @@ fn tmp(name: &str) -> std::path::PathBuf {
 #[test]
 fn run_engine_c_prints_what_the_interpreter_prints() {
     let cases: &[&[&str]] = &[
-        &["loop.zlt", "--entry", "sum", "--args", "100", "--format", "json"],
+        &[
+            "loop.zlt", "--entry", "sum", "--args", "100", "--format", "json",
+        ],
         &["loop.zlt", "--entry", "sum", "--args", "100", "--contracts"],
         &["loop.zlt", "--entry", "sum", "--args", "-1"],
-        &["loop.zlt", "--entry", "sum", "--args", "100", "--max-steps", "50", "--format", "json"],
-        &["deep.zlt", "--entry", "down", "--args", "10", "--max-depth", "5"],
+        &[
+            "loop.zlt",
+            "--entry",
+            "sum",
+            "--args",
+            "100",
+            "--max-steps",
+            "50",
+            "--format",
+            "json",
+        ],
+        &[
+            "deep.zlt",
+            "--entry",
+            "down",
+            "--args",
+            "10",
+            "--max-depth",
+            "5",
+        ],
         &["deep.zlt", "--entry", "down", "--args", "10", "--drops"],
-        &["faults.zlt", "--entry", "Main.div", "--args", "1", "0", "--format", "json"],
-        &["faults.zlt", "--entry", "Main.div", "--args", "-2147483648", "-1"],
-        &["faults.zlt", "--entry", "Main.add", "--args", "2147483647", "1"],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.div",
+            "--args",
+            "1",
+            "0",
+            "--format",
+            "json",
+        ],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.div",
+            "--args",
+            "-2147483648",
+            "-1",
+        ],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.add",
+            "--args",
+            "2147483647",
+            "1",
+        ],
         &["faults.zlt", "--entry", "Main.positive", "--args", "0"],
         &["ops.zlt", "--entry", "Main.scalar", "--args", "5", "3"],
-        &["ops.zlt", "--entry", "Main.bits", "--args", "4660", "4", "--format", "json"],
+        &[
+            "ops.zlt",
+            "--entry",
+            "Main.bits",
+            "--args",
+            "4660",
+            "4",
+            "--format",
+            "json",
+        ],
         &["ops.zlt", "--entry", "Main.bits", "--args", "1", "32"],
         &["ops.zlt", "--entry", "Main.unit"],
         &["ops.zlt", "--entry", "Main.scalar", "--args", "5"],
@@ -76,7 +128,13 @@ fn run_engine_c_prints_what_the_interpreter_prints() {
 fn run_engine_c_refuses_what_it_does_not_lower() {
     let out = run(
         "c",
-        &[&example("ops.zlt"), "--entry", "Main.swap", "--format", "json"],
+        &[
+            &example("ops.zlt"),
+            "--entry",
+            "Main.swap",
+            "--format",
+            "json",
+        ],
     );
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -111,15 +169,30 @@ fn emit_c_writes_deterministic_c_that_gcc_and_clang_accept() {
     }
     assert_eq!(texts[0], texts[1]);
     let c = String::from_utf8(texts[0].clone()).unwrap();
-    assert!(c.contains("/* message type Main.sum(n: Int64) -> Int64"), "{c}");
+    assert!(
+        c.contains("/* message type Main.sum(n: Int64) -> Int64"),
+        "{c}"
+    );
     for cc in ["gcc", "clang"] {
         let out = Command::new(cc)
-            .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", "-o"])
+            .args([
+                "-std=c11",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-O2",
+                "-o",
+            ])
             .arg(d.join(format!("prog-{cc}")))
             .arg(d.join("a").join("module.c"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{cc}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{cc}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let _ = std::fs::remove_dir_all(&d);
 }

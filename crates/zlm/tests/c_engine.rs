@@ -61,7 +61,11 @@ fn every_example_function_matches_the_interpreter_or_is_listed_refused() {
             let checked = zlm::decode::from_model(&m, &[]).unwrap();
             let mut lowered = Vec::new();
             for entry in entries(&checked) {
-                match emit(&checked, &TargetConfig::default(), &Scope::Entry(entry.clone())) {
+                match emit(
+                    &checked,
+                    &TargetConfig::default(),
+                    &Scope::Entry(entry.clone()),
+                ) {
                     Err(r) => {
                         assert_eq!(r.to_string().split(':').next(), Some("C0-EXEC-002"));
                         if profile == "exact" {
@@ -119,7 +123,8 @@ fn emitted_c_is_byte_identical_across_runs_and_decodes() {
 
 #[test]
 fn the_target_configuration_is_explicit_and_checked() {
-    let c = TargetConfig::parse("# host\nstandard = c17\nlong_bits = 64\nalloc = my_alloc\n").unwrap();
+    let c =
+        TargetConfig::parse("# host\nstandard = c17\nlong_bits = 64\nalloc = my_alloc\n").unwrap();
     assert_eq!(c.standard, "c17");
     assert_eq!(c.alloc, "my_alloc");
     for bad in [
@@ -154,7 +159,12 @@ fn unsupported_operations_are_refused_with_their_location() {
 }
 
 /// Every lowered example entry (exact profile) as one unit per file.
-fn lowered_units() -> Vec<(String, zlm::decode::Checked, zlm::materialize::c::Emitted, Vec<String>)> {
+fn lowered_units() -> Vec<(
+    String,
+    zlm::decode::Checked,
+    zlm::materialize::c::Emitted,
+    Vec<String>,
+)> {
     let mut out = Vec::new();
     for file in EXAMPLES {
         let m = load(file, "exact");
@@ -166,7 +176,12 @@ fn lowered_units() -> Vec<(String, zlm::decode::Checked, zlm::materialize::c::Em
         if lowered.is_empty() {
             continue;
         }
-        let unit = emit(&checked, &TargetConfig::default(), &Scope::Entries(lowered.clone())).unwrap();
+        let unit = emit(
+            &checked,
+            &TargetConfig::default(),
+            &Scope::Entries(lowered.clone()),
+        )
+        .unwrap();
         out.push((file.to_string(), checked, unit, lowered));
     }
     out
@@ -200,8 +215,12 @@ fn gcc_and_clang_accept_the_emitted_c_under_strict_flags_and_agree() {
 fn the_examples_run_clean_under_address_and_undefined_behaviour_sanitizers() {
     let mut cc = c_engine_common::compiler("cc");
     cc.flags.extend(
-        ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
-            .map(String::from),
+        [
+            "-fsanitize=address,undefined",
+            "-fno-sanitize-recover=all",
+            "-fno-omit-frame-pointer",
+        ]
+        .map(String::from),
     );
     let mut n = 0;
     for (file, checked, unit, lowered) in lowered_units() {
@@ -216,9 +235,165 @@ fn the_examples_run_clean_under_address_and_undefined_behaviour_sanitizers() {
                     entry,
                 },
                 6,
-                &[Limits::default(), Limits { depth: 3, ..Limits::default() }],
+                &[
+                    Limits::default(),
+                    Limits {
+                        depth: 3,
+                        ..Limits::default()
+                    },
+                ],
             );
         }
     }
     assert!(n > 15);
+}
+
+/// The calls of the interpreter's own tests (interp_ops, interp_faults,
+/// interp_loop) whose functions the C engine lowers, with their profile,
+/// source edit, limits and arguments: identical observations.
+#[test]
+fn the_interpreters_test_cases_run_identically() {
+    let i32w = |x: i32| x as i64 as u64;
+    let ensures_flip = (
+        "cop ge Bool result c:Int64:0",
+        "cop lt Bool result c:Int64:0",
+    );
+    let none = ("", "");
+    type Row<'a> = (
+        &'a str,
+        &'a str,
+        (&'a str, &'a str),
+        &'a str,
+        Vec<u64>,
+        Limits,
+    );
+    let d = Limits::default();
+    let rows: Vec<Row<'_>> = vec![
+        ("ops.zlt", "exact", none, "Main.scalar", vec![2, 3], d),
+        ("ops.zlt", "exact", none, "Main.scalar", vec![5, 3], d),
+        ("ops.zlt", "exact", none, "Main.scalar", vec![4, 4], d),
+        ("ops.zlt", "exact", none, "Main.bits", vec![0x1234, 4], d),
+        (
+            "ops.zlt",
+            "exact",
+            none,
+            "Main.bits",
+            vec![0x8000_0000, 1],
+            d,
+        ),
+        ("ops.zlt", "exact", none, "Main.bits", vec![1, 32], d),
+        ("ops.zlt", "exact", none, "Main.unit", vec![], d),
+        (
+            "faults.zlt",
+            "exact",
+            none,
+            "Main.add",
+            vec![i32w(-5), 3],
+            d,
+        ),
+        (
+            "faults.zlt",
+            "exact",
+            none,
+            "Main.add",
+            vec![i32w(i32::MAX), 1],
+            d,
+        ),
+        (
+            "faults.zlt",
+            "modular",
+            none,
+            "Main.add",
+            vec![i32w(i32::MAX), 1],
+            d,
+        ),
+        (
+            "faults.zlt",
+            "modular",
+            none,
+            "Main.div",
+            vec![i32w(i32::MIN), i32w(-1)],
+            d,
+        ),
+        (
+            "faults.zlt",
+            "approximate",
+            none,
+            "Main.add",
+            vec![i32w(i32::MAX), 1],
+            d,
+        ),
+        (
+            "faults.zlt",
+            "exact",
+            none,
+            "Main.div",
+            vec![i32w(i32::MIN), i32w(-1)],
+            d,
+        ),
+        (
+            "faults.zlt",
+            "exact",
+            none,
+            "Main.div",
+            vec![i32w(-7), 2],
+            d,
+        ),
+        ("faults.zlt", "exact", none, "Main.div", vec![1, 0], d),
+        ("faults.zlt", "modular", none, "Main.div", vec![1, 0], d),
+        ("faults.zlt", "approximate", none, "Main.div", vec![1, 0], d),
+        ("faults.zlt", "exact", none, "Main.positive", vec![3], d),
+        ("faults.zlt", "exact", none, "Main.positive", vec![0], d),
+        ("loop.zlt", "exact", none, "Main.sum", vec![10], d),
+        ("loop.zlt", "exact", none, "Main.sum", vec![-1i64 as u64], d),
+        ("loop.zlt", "exact", ensures_flip, "Main.sum", vec![3], d),
+        (
+            "loop.zlt",
+            "exact",
+            none,
+            "Main.sum",
+            vec![1_000_000],
+            Limits { steps: 1000, ..d },
+        ),
+        ("deep.zlt", "exact", none, "Main.down", vec![300], d),
+        (
+            "deep.zlt",
+            "exact",
+            none,
+            "Main.down",
+            vec![10],
+            Limits { depth: 4, ..d },
+        ),
+    ];
+    let cc = c_engine_common::compiler("cc");
+    for (file, profile, (from, to), entry, args, limits) in rows {
+        let mut m = load(file, profile);
+        if !from.is_empty() {
+            let p = format!(
+                "{}/../../examples/zlm/run/{file}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let text = std::fs::read_to_string(p).unwrap().replace(from, to);
+            m = zlm::text::parse(&text.replace("profile exact", &format!("profile {profile}")))
+                .unwrap();
+        }
+        let checked = zlm::decode::from_model(&m, &[]).unwrap();
+        let unit = emit(
+            &checked,
+            &TargetConfig::default(),
+            &Scope::Entry(entry.into()),
+        )
+        .unwrap();
+        let p = c_engine_common::build(&unit, &cc);
+        let it = zlm::interp::Interp::new(&checked)
+            .unwrap()
+            .with_limits(limits);
+        let want = c_engine_common::interp_run(&it, entry, &args);
+        let got = c_engine_common::c_run(&p, entry, &args, limits);
+        assert_eq!(
+            Some(&got),
+            want.as_ref(),
+            "{file} {profile} {entry} {args:x?}"
+        );
+    }
 }

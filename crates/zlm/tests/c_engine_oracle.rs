@@ -116,7 +116,11 @@ impl Block<'_> {
                         _ => rng.next() % u64::from(width(k)),
                     };
                     let c = self.push(format!("const UInt64 c:UInt64:{s} | - -"));
-                    let op = if choice == 9 { "shift_left" } else { "shift_right" };
+                    let op = if choice == 9 {
+                        "shift_left"
+                    } else {
+                        "shift_right"
+                    };
                     Some(self.push(format!("{op} {k} {a} {c} | - -")))
                 }
                 11 | 12 => {
@@ -211,7 +215,10 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
             let mut b0 = block(0, k);
             load(&mut b0, "p0");
             load(&mut b0, "p1");
-            let x = { let n = rng.below(4); b0.work(rng, n, &callees) };
+            let x = {
+                let n = rng.below(4);
+                b0.work(rng, n, &callees)
+            };
             let y = b0.value(rng);
             let op = rng.pick(&["lt", "le", "eq", "ne", "gt", "ge"]);
             let c = b0.push(format!("{op} Bool {x} {y} | - -"));
@@ -221,14 +228,20 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
                 let mut b = block(id, k);
                 load(&mut b, "p0");
                 load(&mut b, "p1");
-                let v = { let n = 1 + rng.below(4); b.work(rng, n, &callees) };
+                let v = {
+                    let n = 1 + rng.below(4);
+                    b.work(rng, n, &callees)
+                };
                 b.push(format!("store_local - $l0 {v} | path:l0 -"));
                 b.push("jump - ^2 | block:2 -".to_string());
                 arms.push(b);
             }
             let mut b2 = block(2, k);
             load(&mut b2, "l0");
-            let v = { let n = rng.below(3); b2.work(rng, n, &callees) };
+            let v = {
+                let n = rng.below(3);
+                b2.work(rng, n, &callees)
+            };
             b2.push(format!("return - {v} | - -"));
             let b3 = arms.pop();
             blocks.push(b0);
@@ -261,7 +274,10 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
             let i2 = b2.push(format!("load_local {k} $l0 | path:l0 -"));
             b2.pool.push(i2.clone());
             load(&mut b2, "p1");
-            let v = { let n = 1 + rng.below(5); b2.work(rng, n, &callees) };
+            let v = {
+                let n = 1 + rng.below(5);
+                b2.work(rng, n, &callees)
+            };
             b2.push(format!("store_local - $l1 {v} | path:l1 -"));
             let one = b2.push(format!("const {k} c:{k}:1 | - -"));
             let i3 = b2.push(format!("add {k} {i2} {one} | - -"));
@@ -269,7 +285,10 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
             b2.push("jump - ^1 | block:1 -".to_string());
             let mut b3 = block(3, k);
             load(&mut b3, "l1");
-            let v = { let n = rng.below(3); b3.work(rng, n, &callees) };
+            let v = {
+                let n = rng.below(3);
+                b3.work(rng, n, &callees)
+            };
             b3.push(format!("return - {v} | - -"));
             blocks.extend([b0, b1, b2, b3]);
             edges = vec![
@@ -333,7 +352,10 @@ fn random_modules_agree_on_the_interpreter_and_the_c_engine() {
         for entry in unit.entries.clone() {
             let at = it.find(&entry).unwrap();
             let tys: Vec<Type> = it.params(at);
-            assert!(tys.iter().all(|t| matches!(t, Type::Scalar(k) if *k != ScalarKind::Bool)));
+            assert!(
+                tys.iter()
+                    .all(|t| matches!(t, Type::Scalar(k) if *k != ScalarKind::Bool))
+            );
             for args in arg_vectors(&tys, 6) {
                 let want = interp_run(&it, &entry, &args);
                 let got = c_run(&program, &entry, &args, limits);

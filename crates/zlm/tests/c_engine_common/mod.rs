@@ -10,7 +10,10 @@ use zlm::model::{ReceiverKind, ScalarKind, Type};
 
 /// Example `file` of examples/zlm/run under numeric profile `profile`.
 pub fn load(file: &str, profile: &str) -> zlm::Module {
-    let p = format!("{}/../../examples/zlm/run/{file}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!(
+        "{}/../../examples/zlm/run/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(p).unwrap();
     zlm::text::parse(&text.replace("profile exact", &format!("profile {profile}"))).unwrap()
 }
@@ -92,7 +95,13 @@ pub fn interp_run(it: &Interp<'_>, entry: &str, args: &[u64]) -> Option<Seen> {
     let vals: Vec<Value> = tys
         .iter()
         .zip(args)
-        .map(|(t, w)| if *t == Type::Unit { Value::Unit } else { Value::Scalar(*w) })
+        .map(|(t, w)| {
+            if *t == Type::Unit {
+                Value::Unit
+            } else {
+                Value::Scalar(*w)
+            }
+        })
         .collect();
     match it.run(entry, &vals) {
         Ok(out) => Some(Seen::Done(
@@ -116,9 +125,10 @@ pub fn c_run(p: &Program, entry: &str, args: &[u64], limits: Limits) -> Seen {
             o.steps,
             o.drops.iter().map(|d| d.to_string()).collect(),
         ),
-        Ok(CRun::Fault { fault, drops }) => {
-            Seen::Fault(fault.to_string(), drops.iter().map(|d| d.to_string()).collect())
-        }
+        Ok(CRun::Fault { fault, drops }) => Seen::Fault(
+            fault.to_string(),
+            drops.iter().map(|d| d.to_string()).collect(),
+        ),
         Err(e) => panic!("C engine: {e}"),
     }
 }
@@ -150,7 +160,19 @@ pub fn arg_vectors(tys: &[Type], cap: usize) -> Vec<Vec<u64>> {
 /// under the default and tight limits, asserts equality, and returns the
 /// number of comparisons.
 pub fn compare_entry(checked: &Checked, program: &Program, case: &Case<'_>) -> usize {
-    compare_with(checked, program, case, 8, &[Limits::default(), Limits { steps: 7, ..Limits::default() }])
+    compare_with(
+        checked,
+        program,
+        case,
+        8,
+        &[
+            Limits::default(),
+            Limits {
+                steps: 7,
+                ..Limits::default()
+            },
+        ],
+    )
 }
 
 /// [`compare_entry`] with the argument cap and limit set given.

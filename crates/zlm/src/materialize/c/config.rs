@@ -75,7 +75,10 @@ impl TargetConfig {
                 continue;
             }
             let Some((k, v)) = line.split_once('=') else {
-                return Err(bad(format!("target config line {}: expected key = value", n + 1)));
+                return Err(bad(format!(
+                    "target config line {}: expected key = value",
+                    n + 1
+                )));
             };
             let (k, v) = (k.trim(), v.trim());
             if !seen.insert(k.to_string()) {

@@ -20,7 +20,14 @@ pub struct Compiler {
 }
 
 /// The flags every emitted unit must compile under.
-pub const STRICT_FLAGS: [&str; 6] = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2"];
+pub const STRICT_FLAGS: [&str; 6] = [
+    "-std=c11",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pedantic",
+    "-O2",
+];
 
 impl Compiler {
     /// `program` with [`STRICT_FLAGS`].

@@ -316,7 +316,11 @@ pub(super) fn unit(
         );
         entries.push(r.fn_name(at.0, at.1));
     }
-    let max_params = set.iter().map(|&at| u.f(at).params.len()).max().unwrap_or(0);
+    let max_params = set
+        .iter()
+        .map(|&at| u.f(at).params.len())
+        .max()
+        .unwrap_or(0);
     let _ = write!(
         out,
         "\ntypedef int (*zlm_entry_fn)(zrt *, uint64_t *, const uint64_t *);\n\
@@ -407,15 +411,30 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         for p in &f.params {
             if !is_word(&p.ty) {
-                return Err(u.refuse(at, None, None, format!("parameter type {}", type_name(u.r, &p.ty))));
+                return Err(u.refuse(
+                    at,
+                    None,
+                    None,
+                    format!("parameter type {}", type_name(u.r, &p.ty)),
+                ));
             }
         }
         if !is_word(&f.result) {
-            return Err(u.refuse(at, None, None, format!("result type {}", type_name(u.r, &f.result))));
+            return Err(u.refuse(
+                at,
+                None,
+                None,
+                format!("result type {}", type_name(u.r, &f.result)),
+            ));
         }
         for p in &f.body.paths {
             if !p.key.fields.is_empty() || !is_word(&p.ty) {
-                return Err(u.refuse(at, None, None, format!("owned path of type {}", type_name(u.r, &p.ty))));
+                return Err(u.refuse(
+                    at,
+                    None,
+                    None,
+                    format!("owned path of type {}", type_name(u.r, &p.ty)),
+                ));
             }
         }
         if !f.body.loans.is_empty() {
@@ -701,7 +720,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 return Err(self.refuse(
                     b,
                     j,
-                    format!("operation {} is not lowered yet", tag::name(t).unwrap_or("?")),
+                    format!(
+                        "operation {} is not lowered yet",
+                        tag::name(t).unwrap_or("?")
+                    ),
                 ));
             }
         }
@@ -756,7 +778,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             vals.push(self.coperand(e, o, result, s)?);
         }
         if !is_word(&op.result) {
-            return Err(refuse(self, "non-scalar contract values are not lowered yet"));
+            return Err(refuse(
+                self,
+                "non-scalar contract values are not lowered yet",
+            ));
         }
         let kind = match &op.result {
             Type::Scalar(k) => *k,
@@ -787,7 +812,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let c = vals.get(1).cloned().unwrap_or_else(|| "0".into());
                 match self.arith_call(t, kind, &vals[0], &c, &v) {
                     Some(call) => {
-                        let _ = writeln!(s, "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {contract_fault}");
+                        let _ = writeln!(
+                            s,
+                            "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {contract_fault}"
+                        );
                     }
                     None => {
                         let sym = match t {
@@ -806,7 +834,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
             17..=22 => {
-                let t = [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
+                let t =
+                    [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
                 let k = match (&op.operands[0], &op.operands[1]) {
                     (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
                     (o, _) => {
@@ -903,7 +932,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         let mut out = String::new();
         let _ = writeln!(out, "/* {} */", comment(&self.u.source(self.at)));
-        let _ = writeln!(out, "static const char {}[] = {};", self.zn(), cstr(&self.name));
+        let _ = writeln!(
+            out,
+            "static const char {}[] = {};",
+            self.zn(),
+            cstr(&self.name)
+        );
         let _ = writeln!(out, "{} {{", self.u.header(self.at));
         out.push_str("  uint64_t zl, zr = 0;\n  int zk = 0;\n");
         for (i, _) in f.body.paths.iter().enumerate() {

@@ -20,7 +20,11 @@ pub struct Refusal {
 impl Refusal {
     /// The message and location without the code.
     pub fn detail(&self) -> String {
-        format!("{}{}", self.message, at(&self.function, self.block, self.op))
+        format!(
+            "{}{}",
+            self.message,
+            at(&self.function, self.block, self.op)
+        )
     }
 }
 
@@ -52,4 +56,3 @@ pub struct Emitted {
     /// Host-callable entries of the unit (`Decl.function`), by index.
     pub entries: Vec<String>,
 }
-
