@@ -198,7 +198,7 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
         b.pool.push(v);
     };
     let mut blocks = Vec::new();
-    let edges;
+    let mut edges: Vec<String> = Vec::new();
     match shape {
         0 => {
             let mut b = block(0, k);
@@ -208,7 +208,7 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
             let v = b.work(rng, n, &callees);
             b.push(format!("return - {v} | - -"));
             blocks.push(b);
-            edges = vec!["edge 0 return 0 exit".to_string()];
+            edges.extend(["edge 0 return 0 exit".to_string()]);
         }
         1 => {
             // Diamond: 0 -> 1 (true) -> 2 (join), 0 -> 3 (false) -> 2.
@@ -248,13 +248,13 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
             blocks.extend(arms);
             blocks.push(b2);
             blocks.extend(b3);
-            edges = vec![
+            edges.extend([
                 "edge 0 branch 0 1".to_string(),
                 "edge 1 branch 0 3".to_string(),
                 "edge 2 fallthrough 1 2".to_string(),
                 "edge 3 return 2 exit".to_string(),
                 "edge 4 fallthrough 3 2".to_string(),
-            ];
+            ]);
         }
         _ => {
             // Counting loop: i from 0 while i < a; acc updated by random work.
@@ -291,13 +291,13 @@ fn function(rng: &mut Rng, i: usize, k: &str) -> String {
             };
             b3.push(format!("return - {v} | - -"));
             blocks.extend([b0, b1, b2, b3]);
-            edges = vec![
+            edges.extend([
                 "edge 0 fallthrough 0 1".to_string(),
                 "edge 1 branch 1 2".to_string(),
                 "edge 2 branch 1 3".to_string(),
                 "edge 3 backedge 2 1".to_string(),
                 "edge 4 return 3 exit".to_string(),
-            ];
+            ]);
         }
     }
     for b in blocks {
