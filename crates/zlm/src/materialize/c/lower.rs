@@ -399,6 +399,9 @@ struct Fl<'a, 'u, 'm> {
     /// Path index per runtime slot (parameters in ordinal order).
     slots: Vec<Option<usize>>,
     labels: BTreeSet<u32>,
+    careful_labels: BTreeSet<u32>,
+    /// Blocks whose step cost their unique predecessor's last check prepays.
+    covered: BTreeSet<u32>,
     fresh: u32,
 }
 
@@ -479,6 +482,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             path_ix,
             slots,
             labels: BTreeSet::new(),
+            careful_labels: BTreeSet::new(),
+            covered: BTreeSet::new(),
             fresh: 0,
         })
     }
@@ -565,7 +570,13 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         })
     }
 
-    fn label(&mut self, b: u32) -> String {
+    /// A jump to block `b`: from a careful copy, a covered block's careful
+    /// entry (its step cost was not prepaid); otherwise its fast entry.
+    fn label(&mut self, b: u32, careful: bool) -> String {
+        if careful && self.covered.contains(&b) {
+            self.careful_labels.insert(b);
+            return format!("goto BC{b};");
+        }
         self.labels.insert(b);
         format!("goto B{b};")
     }
@@ -682,7 +693,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let Some(Operand::Block(t)) = op.operands.first() else {
                     return Err(self.refuse(b, j, "jump target"));
                 };
-                let g = self.label(*t);
+                let g = self.label(*t, careful);
                 let _ = writeln!(s, "    {g}");
             }
             tag::JUMP_IF_FALSE => {
@@ -690,8 +701,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     return Err(self.refuse(b, j, "branch target"));
                 };
                 let c = opd(0)?;
-                let yes = self.label(b + 1);
-                let no = self.label(*t);
+                let yes = self.label(b + 1, careful);
+                let no = self.label(*t, careful);
                 let _ = writeln!(s, "    if ({c} != 0) {yes}\n    {no}");
             }
             tag::RETURN => {
@@ -899,6 +910,41 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     fn emit(mut self) -> Result<String, Refusal> {
         let f = self.f;
+        // Step prepayment: a block (not the entry, without calls) whose only
+        // predecessor is an uncovered block has its cost checked by that
+        // predecessor's last segment. Block IDs are a depth-first preorder,
+        // so the predecessor's status is known first.
+        let mut preds: std::collections::BTreeMap<u32, BTreeSet<u32>> = Default::default();
+        for block in &self.blocks {
+            if let Some(op) = block.ops.last() {
+                let mut add = |t: u32| {
+                    preds.entry(t).or_default().insert(block.id);
+                };
+                match (op.tag, op.operands.as_slice()) {
+                    (tag::JUMP, [Operand::Block(t)]) => add(*t),
+                    (tag::JUMP_IF_FALSE, [_, Operand::Block(t)]) => {
+                        add(block.id + 1);
+                        add(*t);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut extra: std::collections::BTreeMap<u32, usize> = Default::default();
+        for block in &self.blocks {
+            let b = block.id;
+            let Some(ps) = preds.get(&b) else { continue };
+            if b == 0 || ps.len() != 1 || block.ops.iter().any(|o| o.tag == tag::CALL) {
+                continue;
+            }
+            let Some(&p) = ps.iter().next() else { continue };
+            if p == b || self.covered.contains(&p) {
+                continue;
+            }
+            self.covered.insert(b);
+            let e = extra.entry(p).or_default();
+            *e = (*e).max(block.ops.len());
+        }
         // Body first: it decides which labels are targets.
         let mut body = String::new();
         for bi in 0..self.blocks.len() {
@@ -913,19 +959,42 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     segs.push(Vec::new());
                 }
             }
+            segs.retain(|s| !s.is_empty());
             let mut text = String::new();
-            for seg in segs.iter().filter(|s| !s.is_empty()) {
+            if self.covered.contains(&b) {
+                // One segment, prepaid on the fast entry.
                 let mut careful = String::new();
                 let mut fast = String::new();
-                for &(j, op) in seg {
+                for &(j, op) in segs.iter().flatten() {
                     careful.push_str(&self.op(b, j, op, true)?);
                     fast.push_str(&self.op(b, j, op, false)?);
                 }
                 let _ = write!(
                     text,
-                    "  if (ZLM_UNLIKELY(zl < {n})) {{\n{careful}  }} else {{\n    zl -= {n};\n{fast}  }}\n",
-                    n = seg.len()
+                    "  zl -= {n};\n{fast}@BC{b}@\n{careful}",
+                    n = block.ops.len()
                 );
+            } else {
+                let last = segs.len().saturating_sub(1);
+                for (si, seg) in segs.iter().enumerate() {
+                    let mut careful = String::new();
+                    let mut fast = String::new();
+                    for &(j, op) in seg {
+                        careful.push_str(&self.op(b, j, op, true)?);
+                        fast.push_str(&self.op(b, j, op, false)?);
+                    }
+                    let need = seg.len()
+                        + if si == last {
+                            extra.get(&b).copied().unwrap_or(0)
+                        } else {
+                            0
+                        };
+                    let _ = write!(
+                        text,
+                        "  if (ZLM_UNLIKELY(zl < {need})) {{\n{careful}  }} else {{\n    zl -= {n};\n{fast}  }}\n",
+                        n = seg.len()
+                    );
+                }
             }
             body.push_str(&format!("@B{b}@\n"));
             body.push_str(&text);
@@ -1004,6 +1073,13 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             let mark = format!("@B{b}@\n");
             let lab = if self.labels.contains(&b) {
                 format!("B{b}:;\n")
+            } else {
+                String::new()
+            };
+            body = body.replacen(&mark, &lab, 1);
+            let mark = format!("@BC{b}@\n");
+            let lab = if self.careful_labels.contains(&b) {
+                format!("BC{b}:;\n")
             } else {
                 String::new()
             };
