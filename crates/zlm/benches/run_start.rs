@@ -61,7 +61,12 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
     let (mut alone, mut started, mut before) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..7 {
+    let mut prepare = Vec::new();
+    let checked = decode(&bytes).expect("valid");
+    for _ in 0..11 {
+        let t = Instant::now();
+        black_box(start_prepared(black_box(&checked)));
+        prepare.push(t.elapsed());
         let t = Instant::now();
         black_box(decode(black_box(&bytes)).expect("valid"));
         alone.push(t.elapsed());
@@ -73,15 +78,18 @@ fn bench(c: &mut Criterion) {
         before.push(t.elapsed());
     }
     let (alone, started, before) = (median(alone), median(started), median(before));
+    let prepare = median(prepare);
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "zlm run start: {} artifact bytes | decode+validate {:.2} ms | + Interp::new {:.2} ms (ratio {:.3}) | revalidating as before {:.2} ms (ratio {:.3})",
+        "zlm run start: {} artifact bytes | decode+validate {:.2} ms | + Interp::new {:.2} ms (ratio {:.3}) | revalidating as before {:.2} ms (ratio {:.3}) | Interp::new alone {:.2} ms (1 + {:.3})",
         bytes.len(),
         ms(alone),
         ms(started),
         started.as_secs_f64() / alone.as_secs_f64(),
         ms(before),
-        before.as_secs_f64() / alone.as_secs_f64()
+        before.as_secs_f64() / alone.as_secs_f64(),
+        ms(prepare),
+        prepare.as_secs_f64() / alone.as_secs_f64()
     );
 }
 

@@ -60,102 +60,8 @@ pub fn is_terminator(tag: u32) -> bool {
 impl<'m> Cfg<'m> {
     /// Builds and checks the CFG.
     pub fn build(f: &'m Function) -> Result<Self, CfgErr> {
-        let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
-        blocks.sort_by_key(|b| b.id);
+        let (blocks, succ, edges) = terminators(f)?;
         let n = blocks.len();
-        if n == 0 {
-            return Err((None, None, "a body needs an entry block".into()));
-        }
-        for (i, b) in blocks.iter().enumerate() {
-            if b.id as usize != i {
-                return Err((Some(b.id), None, "block IDs must be dense".into()));
-            }
-        }
-        let mut succ = vec![Vec::new(); n];
-        let mut edges = Vec::new();
-        for (i, b) in blocks.iter().enumerate() {
-            let bid = i as u32;
-            let Some(last) = b.ops.last() else {
-                return Err((Some(bid), None, "an empty block has no terminator".into()));
-            };
-            for (j, op) in b.ops.iter().enumerate() {
-                if is_terminator(op.tag) && j + 1 != b.ops.len() {
-                    return Err((
-                        Some(bid),
-                        Some(j as u32),
-                        "a terminator must be the final operation of its block".into(),
-                    ));
-                }
-                if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: None,
-                        arm: Arm::Try,
-                        try_op: Some(j as u32),
-                    });
-                }
-            }
-            let at = Some(b.ops.len() as u32 - 1);
-            let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
-                match o {
-                    Some(Operand::Block(t)) if (*t as usize) < n => Ok(*t as usize),
-                    _ => Err((
-                        Some(bid),
-                        at,
-                        "jump target is not a block of this body".into(),
-                    )),
-                }
-            };
-            match last.tag {
-                tag::JUMP => {
-                    let t = target(last.operands.first())?;
-                    succ[i].push(t);
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: Some(t as u32),
-                        arm: Arm::Jump,
-                        try_op: None,
-                    });
-                }
-                tag::JUMP_IF_FALSE => {
-                    let t = target(last.operands.get(1))?;
-                    if i + 1 >= n {
-                        return Err((
-                            Some(bid),
-                            at,
-                            "the true fallthrough of JUMP_IF_FALSE is the next dense block, which does not exist".into(),
-                        ));
-                    }
-                    succ[i].push(i + 1);
-                    succ[i].push(t);
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: Some(bid + 1),
-                        arm: Arm::True,
-                        try_op: None,
-                    });
-                    edges.push(ExpEdge {
-                        source: bid,
-                        successor: Some(t as u32),
-                        arm: Arm::False,
-                        try_op: None,
-                    });
-                }
-                tag::RETURN => edges.push(ExpEdge {
-                    source: bid,
-                    successor: None,
-                    arm: Arm::Return,
-                    try_op: None,
-                }),
-                _ => {
-                    return Err((
-                        Some(bid),
-                        at,
-                        "a block must end with JUMP, JUMP_IF_FALSE or RETURN".into(),
-                    ));
-                }
-            }
-        }
         // Depth-first preorder from the entry must reproduce the dense IDs.
         let mut seen = vec![false; n];
         let mut order = Vec::with_capacity(n);
@@ -376,6 +282,116 @@ impl<'m> Cfg<'m> {
             b = next;
         }
     }
+}
+
+/// The blocks in dense-ID order, their successors in semantic arm order and
+/// the reconstructed cleanup-edge list, from the terminators alone (no
+/// reachability, preorder or dominance: [`Cfg::build`] adds those).
+#[allow(clippy::type_complexity)]
+fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdge>), CfgErr> {
+    let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
+    blocks.sort_by_key(|b| b.id);
+    let n = blocks.len();
+    if n == 0 {
+        return Err((None, None, "a body needs an entry block".into()));
+    }
+    for (i, b) in blocks.iter().enumerate() {
+        if b.id as usize != i {
+            return Err((Some(b.id), None, "block IDs must be dense".into()));
+        }
+    }
+    let mut succ = vec![Vec::new(); n];
+    let mut edges = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let bid = i as u32;
+        let Some(last) = b.ops.last() else {
+            return Err((Some(bid), None, "an empty block has no terminator".into()));
+        };
+        for (j, op) in b.ops.iter().enumerate() {
+            if is_terminator(op.tag) && j + 1 != b.ops.len() {
+                return Err((
+                    Some(bid),
+                    Some(j as u32),
+                    "a terminator must be the final operation of its block".into(),
+                ));
+            }
+            if matches!(op.tag, tag::RESULT_TRY | tag::RESULT_TRY_RICH) {
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: None,
+                    arm: Arm::Try,
+                    try_op: Some(j as u32),
+                });
+            }
+        }
+        let at = Some(b.ops.len() as u32 - 1);
+        let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
+            match o {
+                Some(Operand::Block(t)) if (*t as usize) < n => Ok(*t as usize),
+                _ => Err((
+                    Some(bid),
+                    at,
+                    "jump target is not a block of this body".into(),
+                )),
+            }
+        };
+        match last.tag {
+            tag::JUMP => {
+                let t = target(last.operands.first())?;
+                succ[i].push(t);
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: Some(t as u32),
+                    arm: Arm::Jump,
+                    try_op: None,
+                });
+            }
+            tag::JUMP_IF_FALSE => {
+                let t = target(last.operands.get(1))?;
+                if i + 1 >= n {
+                    return Err((
+                            Some(bid),
+                            at,
+                            "the true fallthrough of JUMP_IF_FALSE is the next dense block, which does not exist".into(),
+                        ));
+                }
+                succ[i].push(i + 1);
+                succ[i].push(t);
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: Some(bid + 1),
+                    arm: Arm::True,
+                    try_op: None,
+                });
+                edges.push(ExpEdge {
+                    source: bid,
+                    successor: Some(t as u32),
+                    arm: Arm::False,
+                    try_op: None,
+                });
+            }
+            tag::RETURN => edges.push(ExpEdge {
+                source: bid,
+                successor: None,
+                arm: Arm::Return,
+                try_op: None,
+            }),
+            _ => {
+                return Err((
+                    Some(bid),
+                    at,
+                    "a block must end with JUMP, JUMP_IF_FALSE or RETURN".into(),
+                ));
+            }
+        }
+    }
+    Ok((blocks, succ, edges))
+}
+
+/// The reconstructed cleanup-edge list of a body (what an executor needs to
+/// find each transfer's recorded edge) without the dominator trees.
+pub fn expected_edges_of(f: &Function) -> Result<Vec<ExpEdge>, CfgErr> {
+    terminators(f).map(|(_, _, edges)| edges)
 }
 
 /// Entry and exit clocks of a depth-first walk of the dominator tree

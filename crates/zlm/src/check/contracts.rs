@@ -6,47 +6,48 @@ use super::context::{CResult, FnCheck, code};
 use crate::model::*;
 
 /// Checks every requires and ensures expression of the function.
-pub(crate) fn check(fc: &FnCheck<'_, '_>) -> CResult<()> {
-    for (which, list) in [(false, &fc.f.requires), (true, &fc.f.ensures)] {
+pub(crate) fn check(ctx: &FnCheck<'_, '_>) -> CResult<()> {
+    for (which, list) in [(false, &ctx.f.requires), (true, &ctx.f.ensures)] {
         for (edge_index, e) in list.iter().enumerate() {
-            expr(fc, e, which, edge_index)?;
-            if exported(fc) {
-                public_only(fc, e, which, edge_index)?;
+            expr(ctx, e, which, edge_index)?;
+            if exported(ctx) {
+                public_only(ctx, e, which, edge_index)?;
             }
         }
     }
     // Every admitted contract has exactly one canonical print form.
-    print_clauses(fc.r, fc.decl_index, fc.f).map_err(|m| fc.err(code::CONTRACT, None, None, m))?;
+    print_clauses(ctx.r, ctx.decl_index, ctx.f)
+        .map_err(|m| ctx.err(code::CONTRACT, None, None, m))?;
     Ok(())
 }
 
 /// Whether the function's contract is part of the public interface: a
 /// public function of a public declaration.
-fn exported(fc: &FnCheck<'_, '_>) -> bool {
-    fc.f.visibility == Visibility::Public
-        && fc.r.m.declarations[fc.decl_index].visibility == Visibility::Public
+fn exported(ctx: &FnCheck<'_, '_>) -> bool {
+    ctx.f.visibility == Visibility::Public
+        && ctx.r.m.declarations[ctx.decl_index].visibility == Visibility::Public
 }
 
 /// An exported contract references only public members of public
 /// declarations (or catalog functions).
-fn public_only(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
+fn public_only(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
     let clause = if ensures { "ensures" } else { "requires" };
     for (i, op) in e.ops.iter().enumerate() {
         let Some(id) = op.reference else { continue };
         let public = match op.tag {
-            1 => fc.r.field(&id).is_some_and(|(d, _, f)| {
+            1 => ctx.r.field(&id).is_some_and(|(d, _, f)| {
                 f.visibility == Visibility::Public
-                    && fc.r.m.declarations[d].visibility == Visibility::Public
+                    && ctx.r.m.declarations[d].visibility == Visibility::Public
             }),
-            3 if op.aux0 == 0 => fc.r.funcs.get(&id).is_some_and(|&(d, f)| {
-                let decl = &fc.r.m.declarations[d];
+            3 if op.aux0 == 0 => ctx.r.funcs.get(&id).is_some_and(|&(d, f)| {
+                let decl = &ctx.r.m.declarations[d];
                 decl.visibility == Visibility::Public
                     && decl.functions[f].visibility == Visibility::Public
             }),
             _ => true,
         };
         if !public {
-            return Err(fc.err(
+            return Err(ctx.err(
                 code::CONTRACT,
                 None,
                 None,
@@ -222,12 +223,12 @@ fn print_op(
     })
 }
 
-fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
-    let recv = fc.receiver_binding();
+fn expr(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
+    let recv = ctx.receiver_binding();
     let clause = if ensures { "ensures" } else { "requires" };
     for (i, op) in e.ops.iter().enumerate() {
         let err = |m: String| {
-            fc.err(
+            ctx.err(
                 code::CONTRACT,
                 None,
                 None,
@@ -237,9 +238,9 @@ fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CRe
         let mut tys = Vec::new();
         for o in &op.operands {
             if ensures {
-                survival(fc, o).map_err(&err)?;
+                survival(ctx, o).map_err(&err)?;
             }
-            let t = crate::ids::contract_operand_type(fc.f, recv.as_ref(), e, o)
+            let t = crate::ids::contract_operand_type(ctx.f, recv.as_ref(), e, o)
                 .map_err(|x| err(x.message))?;
             tys.push(t);
         }
@@ -249,8 +250,8 @@ fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CRe
         let same = |p: &dyn Fn(&Type) -> bool| tys.len() == 2 && tys[0] == tys[1] && p(&tys[0]);
         let ok = match op.tag {
             0 => tys.len() == 1 && scalar(&tys[0]) && op.result == tys[0],
-            1 => field_copy(fc, op, &tys).map_err(&err)?,
-            3 => pure_call(fc, op, &tys).map_err(&err)?,
+            1 => field_copy(ctx, op, &tys).map_err(&err)?,
+            3 => pure_call(ctx, op, &tys).map_err(&err)?,
             4 => tys == [bool_t.clone()] && op.result == bool_t,
             5 => {
                 tys.len() == 1
@@ -280,15 +281,15 @@ fn expr(fc: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CRe
 
 /// The ensures survival set: a live shared receiver, a shared-loan
 /// parameter, a Copy nonborrow parameter, or a Copy nonborrow non-Unit result.
-fn survival(fc: &FnCheck<'_, '_>, o: &ContractOperand) -> Result<(), String> {
+fn survival(ctx: &FnCheck<'_, '_>, o: &ContractOperand) -> Result<(), String> {
     match o {
-        ContractOperand::Receiver if fc.f.receiver != ReceiverKind::Shared => Err(
+        ContractOperand::Receiver if ctx.f.receiver != ReceiverKind::Shared => Err(
             "ensures may name only a shared receiver (owned, exclusive, type or absent receivers do not survive)".into(),
         ),
         ContractOperand::Param(p) => {
-            let prm = fc.param(*p).ok_or("missing parameter")?;
+            let prm = ctx.param(*p).ok_or("missing parameter")?;
             let ok = matches!(prm.ty, Type::Ref(_))
-                || (!prm.ty.is_borrow() && fc.r.is_copy(&prm.ty));
+                || (!prm.ty.is_borrow() && ctx.r.is_copy(&prm.ty));
             if ok {
                 Ok(())
             } else {
@@ -299,8 +300,8 @@ fn survival(fc: &FnCheck<'_, '_>, o: &ContractOperand) -> Result<(), String> {
             }
         }
         ContractOperand::Result => {
-            let t = &fc.f.result;
-            if t.is_borrow() || !fc.r.is_copy(t) || *t == Type::Unit {
+            let t = &ctx.f.result;
+            if t.is_borrow() || !ctx.r.is_copy(t) || *t == Type::Unit {
                 Err("result binding must be Copy, nonborrow and not Unit".into())
             } else {
                 Ok(())
@@ -317,22 +318,22 @@ fn target(t: &Type) -> &Type {
     }
 }
 
-fn field_copy(fc: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
+fn field_copy(ctx: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
     let fid = op.reference.ok_or("field-copy references a field")?;
-    let (d, variant, fld) = fc.r.field(&fid).ok_or("unknown field")?;
-    if tys.len() != 1 || *target(&tys[0]) != fc.r.self_type(d) {
+    let (d, variant, fld) = ctx.r.field(&fid).ok_or("unknown field")?;
+    if tys.len() != 1 || *target(&tys[0]) != ctx.r.self_type(d) {
         return Ok(false);
     }
     if variant.is_some() || fld.mutability != Mutability::Let {
         return Err("field-copy reads an immutable ordinary field".into());
     }
-    if !fc.r.is_copy(&fld.ty) || fld.ty.is_borrow() {
+    if !ctx.r.is_copy(&fld.ty) || fld.ty.is_borrow() {
         return Err("field-copy reads a structurally Copy field".into());
     }
     Ok(op.result == fld.ty)
 }
 
-fn pure_call(fc: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
+fn pure_call(ctx: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
     let sig = op.reference.ok_or("pure-call references a function")?;
     let (owner, receiver, callable, params, result, effects): (
         Type,
@@ -343,16 +344,16 @@ fn pure_call(fc: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool
         Vec<Effect>,
     ) = match op.aux0 {
         0 => {
-            let (d, f) = *fc
+            let (d, f) = *ctx
                 .r
                 .funcs
                 .get(&sig)
                 .ok_or("pure-call names a function outside this module (unsupported)")?;
-            let callee = &fc.r.m.declarations[d].functions[f];
+            let callee = &ctx.r.m.declarations[d].functions[f];
             let mut ps: Vec<&Param> = callee.params.iter().collect();
             ps.sort_by_key(|p| p.ordinal);
             (
-                fc.r.self_type(d),
+                ctx.r.self_type(d),
                 callee.receiver,
                 callee.callable,
                 ps.iter().map(|p| p.ty.clone()).collect(),
@@ -385,7 +386,7 @@ fn pure_call(fc: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool
     if params
         .iter()
         .chain(std::iter::once(&result))
-        .any(|t| t.is_borrow() || !fc.r.is_copy(t))
+        .any(|t| t.is_borrow() || !ctx.r.is_copy(t))
     {
         return Err("a pure callee has only Copy nonborrow parameters and result".into());
     }

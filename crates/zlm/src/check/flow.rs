@@ -30,7 +30,7 @@ enum Access {
 }
 
 struct Flow<'a, 'r, 'm> {
-    fc: &'a FnCheck<'r, 'm>,
+    ctx: &'a FnCheck<'r, 'm>,
     children: Vec<Vec<usize>>,
     owner: Vec<bool>,
 }
@@ -43,14 +43,14 @@ fn overlaps(a: &PathKey, b: &PathKey) -> bool {
 }
 
 /// Runs the dataflow over the function body.
-pub fn run(fc: &FnCheck<'_, '_>) -> CResult<()> {
-    let paths = &fc.f.body.paths;
+pub fn run(ctx: &FnCheck<'_, '_>) -> CResult<()> {
+    let paths = &ctx.f.body.paths;
     let mut children = vec![Vec::new(); paths.len()];
     for (i, p) in paths.iter().enumerate() {
         if !p.key.fields.is_empty() {
             let mut parent = p.key.clone();
             parent.fields.pop();
-            if let Some(&pi) = fc.path_ix.get(&parent) {
+            if let Some(&pi) = ctx.path_ix.get(&parent) {
                 children[pi].push(i);
             }
         }
@@ -59,13 +59,13 @@ pub fn run(fc: &FnCheck<'_, '_>) -> CResult<()> {
         .iter()
         .map(|p| {
             p.key.fields.is_empty()
-                && !fc.is_borrow_root(&p.key.root)
-                && !fc.r.is_copy(&p.ty)
+                && !ctx.is_borrow_root(&p.key.root)
+                && !ctx.r.is_copy(&p.ty)
                 && !p.ty.is_borrow()
         })
         .collect();
     let fl = Flow {
-        fc,
+        ctx,
         children,
         owner,
     };
@@ -74,7 +74,7 @@ pub fn run(fc: &FnCheck<'_, '_>) -> CResult<()> {
 
 impl Flow<'_, '_, '_> {
     fn ix(&self, k: &PathKey) -> Option<usize> {
-        self.fc.path_ix.get(k).copied()
+        self.ctx.path_ix.get(k).copied()
     }
 
     fn set_tree(&self, st: &mut St, i: usize, v: bool) {
@@ -97,7 +97,7 @@ impl Flow<'_, '_, '_> {
     }
 
     fn entry(&self) -> St {
-        let f = self.fc.f;
+        let f = self.ctx.f;
         let mut st = St {
             live: vec![false; f.body.paths.len()],
             custody: Vec::new(),
@@ -127,16 +127,17 @@ impl Flow<'_, '_, '_> {
     }
 
     fn run(&self) -> CResult<()> {
-        let n = self.fc.cfg.blocks.len();
+        let n = self.ctx.cfg.blocks.len();
         let mut ins: Vec<Option<St>> = vec![None; n];
         ins[0] = Some(self.entry());
         let mut work = BTreeSet::from([0usize]);
         let mut guard = 0usize;
         while let Some(b) = work.pop_first() {
             guard += 1;
-            if guard > 64 * (n + 1) * (self.fc.f.body.loans.len() + self.fc.f.body.paths.len() + 2)
+            if guard
+                > 64 * (n + 1) * (self.ctx.f.body.loans.len() + self.ctx.f.body.paths.len() + 2)
             {
-                return Err(self.fc.err(
+                return Err(self.ctx.err(
                     code::UNSUPPORTED,
                     None,
                     None,
@@ -152,7 +153,7 @@ impl Flow<'_, '_, '_> {
                     }
                     Some(have) => {
                         if have.live != out.live || have.custody != out.custody {
-                            return Err(self.fc.err(
+                            return Err(self.ctx.err(
                                 code::CUSTODY,
                                 Some(succ as u32),
                                 None,
@@ -180,12 +181,12 @@ impl Flow<'_, '_, '_> {
 
     fn names(&self, c: &[usize]) -> Vec<String> {
         c.iter()
-            .map(|&i| format!("{:?}", self.fc.f.body.paths[i].key.root))
+            .map(|&i| format!("{:?}", self.ctx.f.body.paths[i].key.root))
             .collect()
     }
 
     fn loan(&self, id: u32) -> Option<&Loan> {
-        self.fc.f.body.loans.iter().find(|l| l.id == id)
+        self.ctx.f.body.loans.iter().find(|l| l.id == id)
     }
 
     /// Place-based conflict with live loans, and suspension of a borrowed
@@ -212,7 +213,7 @@ impl Flow<'_, '_, '_> {
                 Access::Write | Access::BorrowMut => true,
             };
             if bad {
-                return Err(self.fc.err(
+                return Err(self.ctx.err(
                     code::LOAN,
                     Some(b),
                     Some(j),
@@ -224,11 +225,11 @@ impl Flow<'_, '_, '_> {
     }
 
     fn use_value(&self, st: &St, b: u32, j: u32, r: &OpRef) -> CResult<()> {
-        let Some(l) = self.fc.loan_created_by(r) else {
+        let Some(l) = self.ctx.loan_created_by(r) else {
             return Ok(());
         };
         if !st.loans.contains(&l.id) {
-            return Err(self.fc.err(
+            return Err(self.ctx.err(
                 code::LOAN,
                 Some(b),
                 Some(j),
@@ -245,7 +246,7 @@ impl Flow<'_, '_, '_> {
                 && child.creation != Some(here)
                 && l.kind == LoanKind::Exclusive
             {
-                return Err(self.fc.err(
+                return Err(self.ctx.err(
                     code::LOAN,
                     Some(b),
                     Some(j),
@@ -263,10 +264,10 @@ impl Flow<'_, '_, '_> {
         let Operand::Value(r) = o else {
             return Ok(None);
         };
-        let Some(t) = self.fc.operand_type(o) else {
+        let Some(t) = self.ctx.operand_type(o) else {
             return Ok(None);
         };
-        if t.is_borrow() || self.fc.r.is_copy(&t) {
+        if t.is_borrow() || self.ctx.r.is_copy(&t) {
             return Ok(None);
         }
         let key = PathKey {
@@ -274,7 +275,7 @@ impl Flow<'_, '_, '_> {
             fields: vec![],
         };
         let Some(i) = self.ix(&key) else {
-            return Err(self.fc.err(
+            return Err(self.ctx.err(
                 code::OWNERSHIP,
                 Some(b),
                 Some(j),
@@ -282,7 +283,7 @@ impl Flow<'_, '_, '_> {
             ));
         };
         if !st.live[i] {
-            return Err(self.fc.err(
+            return Err(self.ctx.err(
                 code::OWNERSHIP,
                 Some(b),
                 Some(j),
@@ -309,7 +310,7 @@ impl Flow<'_, '_, '_> {
 
     fn place(&self, st: &St, b: u32, j: u32, k: &PathKey, whole: bool) -> CResult<usize> {
         let i = self.ix(k).ok_or_else(|| {
-            self.fc
+            self.ctx
                 .err(code::OWNERSHIP, Some(b), Some(j), "unknown place")
         })?;
         let ok = if whole {
@@ -318,7 +319,7 @@ impl Flow<'_, '_, '_> {
             st.live[i]
         };
         if !ok {
-            return Err(self.fc.err(
+            return Err(self.ctx.err(
                 code::OWNERSHIP,
                 Some(b),
                 Some(j),
@@ -339,14 +340,14 @@ impl Flow<'_, '_, '_> {
     /// Applies an edge's recipe list; `all` demands that every owner dies.
     fn recipes(&self, st: &mut St, source: u32, edge: u32, all: bool) -> CResult<()> {
         let e = self
-            .fc
+            .ctx
             .f
             .body
             .edges
             .iter()
             .find(|e| e.id == edge)
             .ok_or_else(|| {
-                self.fc.err(
+                self.ctx.err(
                     code::CLEANUP,
                     Some(source),
                     None,
@@ -356,7 +357,7 @@ impl Flow<'_, '_, '_> {
         let mut last_pos = usize::MAX;
         for (ri, d) in e.drops.iter().enumerate() {
             let err = |m: String| {
-                self.fc.err(
+                self.ctx.err(
                     code::CLEANUP,
                     Some(source),
                     None,
@@ -378,7 +379,7 @@ impl Flow<'_, '_, '_> {
             self.kill(st, i);
         }
         if all && !st.custody.is_empty() {
-            return Err(self.fc.err(
+            return Err(self.ctx.err(
                 code::CLEANUP,
                 Some(source),
                 None,
@@ -392,9 +393,9 @@ impl Flow<'_, '_, '_> {
     }
 
     fn block(&self, block_index: usize, mut st: St) -> CResult<Vec<(usize, St)>> {
-        let fc = self.fc;
+        let ctx = self.ctx;
         let b = block_index as u32;
-        let ops = &fc.cfg.blocks[block_index].ops;
+        let ops = &ctx.cfg.blocks[block_index].ops;
         let mut pending_refine: Option<(usize, Id)> = None;
         let mut out = Vec::new();
         for (jj, op) in ops.iter().enumerate() {
@@ -403,12 +404,12 @@ impl Flow<'_, '_, '_> {
                 block: b,
                 ordinal: j,
             };
-            let e = |c: &'static str, m: String| fc.err(c, Some(b), Some(j), m);
+            let e = |c: &'static str, m: String| ctx.err(c, Some(b), Some(j), m);
             for o in &op.operands {
                 match o {
                     Operand::Value(r) => self.use_value(&st, b, j, r)?,
                     Operand::Place(k) if op.tag != tag::STORE_LOCAL => {
-                        if let Some(l) = fc.slice_local_loan(k)
+                        if let Some(l) = ctx.slice_local_loan(k)
                             && !st.loans.contains(&l.id)
                         {
                             return Err(e(
@@ -452,10 +453,10 @@ impl Flow<'_, '_, '_> {
                     let mut fk = k.clone();
                     fk.fields.push(*fid);
                     let fn_index = self.ix(&fk);
-                    if let Some(info) = fc.r.ids.fields.get(fid)
+                    if let Some(info) = ctx.r.ids.fields.get(fid)
                         && let Some(v) = info.variant
                     {
-                        let vid = fc.r.ids.decls[info.decl].variants[v].0;
+                        let vid = ctx.r.ids.decls[info.decl].variants[v].0;
                         if !st.refine.contains(&(op_index, vid)) {
                             return Err(e(
                                 code::VARIANT,
@@ -491,7 +492,7 @@ impl Flow<'_, '_, '_> {
                     let i = self
                         .ix(k)
                         .ok_or_else(|| e(code::OWNERSHIP, "unknown place".into()))?;
-                    let copy = fc.r.is_copy(&fc.f.body.paths[i].ty);
+                    let copy = ctx.r.is_copy(&ctx.f.body.paths[i].ty);
                     if !copy && st.live[i] {
                         return Err(e(
                             code::OWNERSHIP,
@@ -605,7 +606,7 @@ impl Flow<'_, '_, '_> {
                 tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
                     let mut err_st = st.clone();
                     self.consume(&mut err_st, b, j, &op.operands[0])?;
-                    let eid = fc.cfg.edge_id(b, Arm::Try, Some(j)).unwrap_or(u32::MAX);
+                    let eid = ctx.cfg.edge_id(b, Arm::Try, Some(j)).unwrap_or(u32::MAX);
                     err_st.loans.clear();
                     self.recipes(&mut err_st, b, eid, true)?;
                     self.consume(&mut st, b, j, &op.operands[0])?;
@@ -613,15 +614,15 @@ impl Flow<'_, '_, '_> {
                 }
                 tag::RETURN => {
                     self.consume(&mut st, b, j, &op.operands[0])?;
-                    let eid = fc.cfg.edge_id(b, Arm::Return, None).unwrap_or(u32::MAX);
+                    let eid = ctx.cfg.edge_id(b, Arm::Return, None).unwrap_or(u32::MAX);
                     st.loans.clear();
                     self.recipes(&mut st, b, eid, true)?;
                 }
                 tag::JUMP => {
-                    let eid = fc.cfg.edge_id(b, Arm::Jump, None).unwrap_or(u32::MAX);
+                    let eid = ctx.cfg.edge_id(b, Arm::Jump, None).unwrap_or(u32::MAX);
                     self.end_loans(&mut st, here);
                     self.recipes(&mut st, b, eid, false)?;
-                    out.push((fc.cfg.succ[block_index][0], st.clone()));
+                    out.push((ctx.cfg.succ[block_index][0], st.clone()));
                 }
                 tag::JUMP_IF_FALSE => {
                     self.end_loans(&mut st, here);
@@ -629,13 +630,13 @@ impl Flow<'_, '_, '_> {
                     if let Some(f) = pending_refine.take() {
                         t.refine.insert(f);
                     }
-                    let te = fc.cfg.edge_id(b, Arm::True, None).unwrap_or(u32::MAX);
+                    let te = ctx.cfg.edge_id(b, Arm::True, None).unwrap_or(u32::MAX);
                     self.recipes(&mut t, b, te, false)?;
-                    out.push((fc.cfg.succ[block_index][0], t));
+                    out.push((ctx.cfg.succ[block_index][0], t));
                     let mut f = st.clone();
-                    let fe = fc.cfg.edge_id(b, Arm::False, None).unwrap_or(u32::MAX);
+                    let fe = ctx.cfg.edge_id(b, Arm::False, None).unwrap_or(u32::MAX);
                     self.recipes(&mut f, b, fe, false)?;
-                    out.push((fc.cfg.succ[block_index][1], f));
+                    out.push((ctx.cfg.succ[block_index][1], f));
                 }
                 tag::CALL
                 | tag::INTRINSIC_CALL
@@ -645,7 +646,7 @@ impl Flow<'_, '_, '_> {
                 | tag::RESULT_ERR_RICH => {
                     for o in &op.operands {
                         if let Operand::Place(k) = o {
-                            let acc = if matches!(fc.binding_type(k), Some(Type::Mut(_))) {
+                            let acc = if matches!(ctx.binding_type(k), Some(Type::Mut(_))) {
                                 Access::Write
                             } else {
                                 Access::Read
@@ -670,10 +671,10 @@ impl Flow<'_, '_, '_> {
                 _ => {
                     // Scalar operations: a non-Copy owner value cannot appear.
                     for o in &op.operands {
-                        if let Some(t) = fc.operand_type(o)
+                        if let Some(t) = ctx.operand_type(o)
                             && matches!(o, Operand::Value(_))
                             && !t.is_borrow()
-                            && !fc.r.is_copy(&t)
+                            && !ctx.r.is_copy(&t)
                         {
                             return Err(e(
                                 code::OWNERSHIP,
@@ -684,7 +685,7 @@ impl Flow<'_, '_, '_> {
                 }
             }
             // Loans created here begin; loans whose last use is here end.
-            for l in &fc.f.body.loans {
+            for l in &ctx.f.body.loans {
                 if l.creation == Some(here) {
                     st.loans.insert(l.id);
                 }
@@ -695,7 +696,7 @@ impl Flow<'_, '_, '_> {
     }
 
     fn end_loans(&self, st: &mut St, here: OpRef) {
-        for l in &self.fc.f.body.loans {
+        for l in &self.ctx.f.body.loans {
             if l.last_use == Some(here) {
                 st.loans.remove(&l.id);
             }
@@ -717,7 +718,7 @@ impl Flow<'_, '_, '_> {
                 .filter(|(p, _)| *p == t)
                 .map(|(_, v)| *v)
                 .collect(),
-            None => match self.fc.index.op(r) {
+            None => match self.ctx.index.op(r) {
                 Some(op) if op.tag == tag::VARIANT_CONSTRUCT => match &op.aux0 {
                     Aux::Variant(v) => vec![*v],
                     _ => Vec::new(),

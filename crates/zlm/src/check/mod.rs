@@ -45,8 +45,8 @@ pub fn check_resolved(r: &Resolved<'_>) -> CResult<()> {
     sdk::check_decls(r)?;
     for (decl_index, d) in r.m.declarations.iter().enumerate() {
         for fn_index in 0..d.functions.len() {
-            let fc = FnCheck::new(r, decl_index, fn_index)?;
-            fc.run()?;
+            let ctx = FnCheck::new(r, decl_index, fn_index)?;
+            ctx.run()?;
         }
     }
     Ok(())

@@ -17,27 +17,27 @@ fn bool_t() -> Type {
 }
 
 /// Whether a carrier payload fits the schema-1.7 one-word shape.
-pub fn one_word(fc: &FnCheck<'_, '_>, t: &Type) -> bool {
+pub fn one_word(ctx: &FnCheck<'_, '_>, t: &Type) -> bool {
     match t {
         Type::Scalar(k) => !matches!(
             k,
             ScalarKind::Int64 | ScalarKind::UInt64 | ScalarKind::Index
         ),
-        Type::Nominal(_) => {
-            fc.r.decl_of(t)
-                .map(|d| {
-                    let d = &fc.r.m.declarations[d];
-                    d.kind != DeclKind::Value && d.variants.iter().all(|v| v.fields.is_empty())
-                })
-                .unwrap_or(false)
-        }
+        Type::Nominal(_) => ctx
+            .r
+            .decl_of(t)
+            .map(|d| {
+                let d = &ctx.r.m.declarations[d];
+                d.kind != DeclKind::Value && d.variants.iter().all(|v| v.fields.is_empty())
+            })
+            .unwrap_or(false),
         _ => false,
     }
 }
 
 /// Checks one flow operation.
-pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
-    let e = |c: &'static str, m: String| fc.err(c, Some(b), Some(i), m);
+pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
+    let e = |c: &'static str, m: String| ctx.err(c, Some(b), Some(i), m);
     let here = OpRef::Flow {
         block: b,
         ordinal: i,
@@ -46,10 +46,10 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
     let mut tys = Vec::with_capacity(op.operands.len());
     for o in &op.operands {
         if let Operand::Value(r) = o {
-            if !matches!(r, OpRef::Flow { .. }) || fc.index.op(r).is_none() {
+            if !matches!(r, OpRef::Flow { .. }) || ctx.index.op(r).is_none() {
                 return Err(e(code::SSA, "value operand names no flow operation".into()));
             }
-            if !fc.cfg.dominates_op(*r, here) {
+            if !ctx.cfg.dominates_op(*r, here) {
                 return Err(e(
                     code::SSA,
                     format!("value operand {r:?} does not dominate its use"),
@@ -58,7 +58,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             // A try's result does not exist on its error path, but the
             // error path leaves the block, so dominance suffices.
         }
-        tys.push(fc.operand_type(o));
+        tys.push(ctx.operand_type(o));
     }
     let t = |k: usize| tys.get(k).cloned().flatten();
     let res = op.result.clone();
@@ -139,7 +139,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
         }
         tag::JUMP => {}
         tag::RETURN => {
-            if t(0).as_ref() != Some(&fc.f.result) {
+            if t(0).as_ref() != Some(&ctx.f.result) {
                 return Err(ty_err(
                     "the returned value has the function's exact result type",
                 ));
@@ -156,7 +156,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 ));
             }
             let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            if a.is_borrow() || !fc.r.is_copy(&a) {
+            if a.is_borrow() || !ctx.r.is_copy(&a) {
                 return Err(e(
                     code::PLACEMENT,
                     "LOAD_LOCAL admits only a structurally Copy nonborrow root".into(),
@@ -180,24 +180,25 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 return Err(ty_err("stored value differs from the local's type"));
             }
         }
-        tag::CALL => check_call(fc, b, i, op, &tys)?,
-        tag::INTRINSIC_CALL => check_intrinsic(fc, b, i, op, &tys)?,
+        tag::CALL => check_call(ctx, b, i, op, &tys)?,
+        tag::INTRINSIC_CALL => check_intrinsic(ctx, b, i, op, &tys)?,
         tag::ENUM_CONST => {
             let Aux::Variant(v) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, variant_index) =
-                fc.r.variants
-                    .get(v)
-                    .copied()
-                    .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
-            if !fc.r.m.declarations[d].variants[variant_index]
+            let (d, variant_index) = ctx
+                .r
+                .variants
+                .get(v)
+                .copied()
+                .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
+            if !ctx.r.m.declarations[d].variants[variant_index]
                 .fields
                 .is_empty()
             {
                 return Err(ty_err("ENUM_CONST names a fieldless variant"));
             }
-            if res != Some(fc.r.self_type(d)) {
+            if res != Some(ctx.r.self_type(d)) {
                 return Err(ty_err("result is the variant's owner type"));
             }
         }
@@ -205,13 +206,14 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Variant(v) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, _) =
-                fc.r.variants
-                    .get(v)
-                    .copied()
-                    .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
+            let (d, _) = ctx
+                .r
+                .variants
+                .get(v)
+                .copied()
+                .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
             let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            let owner = fc.r.self_type(d);
+            let owner = ctx.r.self_type(d);
             let ok = match (&op.operands[0], &a) {
                 (Operand::Place(_), _) if a == owner => true,
                 (_, Type::Ref(x) | Type::Mut(x)) => **x == owner,
@@ -228,7 +230,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Type::Result(ok, err) = &a else {
                 return Err(e(code::TRY, "the try operand is a Result carrier".into()));
             };
-            let Type::Result(_, outer_err) = &fc.f.result else {
+            let Type::Result(_, outer_err) = &ctx.f.result else {
                 return Err(e(
                     code::TRY,
                     "a try needs an enclosing Result<U, E> function result".into(),
@@ -243,7 +245,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             if res.as_ref() != Some(&**ok) {
                 return Err(e(code::TRY, "the try result is the carrier's T".into()));
             }
-            let word = one_word(fc, ok) && one_word(fc, err);
+            let word = one_word(ctx, ok) && one_word(ctx, err);
             if op.tag == tag::RESULT_TRY {
                 if !word {
                     return Err(e(
@@ -264,7 +266,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                         "tag 46 admits only a rich carrier; one-word carriers use tag 29".into(),
                     ));
                 }
-                if op.aux0 != Aux::Type(fc.f.result.clone()) {
+                if op.aux0 != Aux::Type(ctx.f.result.clone()) {
                     return Err(e(
                         code::TRY,
                         "tag 46 names the exact outer carrier type".into(),
@@ -281,17 +283,17 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Decl(id) = &op.aux0 else {
                 return Err(ty_err("needs a declaration"));
             };
-            let d = *fc.r.decls.get(id).ok_or_else(|| {
+            let d = *ctx.r.decls.get(id).ok_or_else(|| {
                 e(
                     code::UNSUPPORTED,
                     "construction of a nonlocal declaration".into(),
                 )
             })?;
-            let decl = &fc.r.m.declarations[d];
+            let decl = &ctx.r.m.declarations[d];
             if decl.kind != DeclKind::Value {
                 return Err(ty_err("AGGREGATE_CONSTRUCT builds a value declaration"));
             }
-            if sdk::is_bytes(&fc.r.self_type(d)) {
+            if sdk::is_bytes(&ctx.r.self_type(d)) {
                 return Err(e(
                     code::SDK,
                     "sdk.bytes.Bytes is produced only by BYTE_BUILDER_FINISH, never by aggregate construction".into(),
@@ -304,7 +306,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                     .iter()
                     .zip(&tys)
                     .any(|(f, t)| Some(&f.ty) != t.as_ref())
-                || res != Some(fc.r.self_type(d))
+                || res != Some(ctx.r.self_type(d))
             {
                 return Err(ty_err(
                     "one value of the exact field type per field in declaration order, yielding the nominal type",
@@ -315,13 +317,13 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Variant(v) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, variant_index) = fc.r.variants.get(v).copied().ok_or_else(|| {
+            let (d, variant_index) = ctx.r.variants.get(v).copied().ok_or_else(|| {
                 e(
                     code::UNSUPPORTED,
                     "construction of a nonlocal variant".into(),
                 )
             })?;
-            let mut fields: Vec<&Field> = fc.r.m.declarations[d].variants[variant_index]
+            let mut fields: Vec<&Field> = ctx.r.m.declarations[d].variants[variant_index]
                 .fields
                 .iter()
                 .collect();
@@ -331,7 +333,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                     .iter()
                     .zip(&tys)
                     .any(|(f, t)| Some(&f.ty) != t.as_ref())
-                || res != Some(fc.r.self_type(d))
+                || res != Some(ctx.r.self_type(d))
             {
                 return Err(ty_err(
                     "one value of the exact payload type per payload field, yielding the owner type",
@@ -342,33 +344,34 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Field(fid) = &op.aux0 else {
                 return Err(ty_err("needs a field"));
             };
-            let (d, _, fld) =
-                fc.r.field(fid)
-                    .ok_or_else(|| e(code::TYPE, "field does not resolve".into()))?;
+            let (d, _, fld) = ctx
+                .r
+                .field(fid)
+                .ok_or_else(|| e(code::TYPE, "field does not resolve".into()))?;
             let Some(Operand::Place(k)) = op.operands.first() else {
                 return Err(ty_err("takes an owner place"));
             };
-            let pt = fc.index.path(k).map(|p| p.ty.clone());
-            if pt != Some(fc.r.self_type(d)) {
+            let pt = ctx.index.path(k).map(|p| p.ty.clone());
+            if pt != Some(ctx.r.self_type(d)) {
                 return Err(ty_err("the owner place's type does not declare this field"));
             }
             if res.as_ref() != Some(&fld.ty) {
                 return Err(ty_err("result is the field's exact type"));
             }
-            if op.tag == tag::FIELD_COPY && !fc.r.is_copy(&fld.ty) {
+            if op.tag == tag::FIELD_COPY && !ctx.r.is_copy(&fld.ty) {
                 return Err(e(
                     code::PLACEMENT,
                     "FIELD_COPY reads only a structurally Copy field".into(),
                 ));
             }
             if op.tag == tag::FIELD_MOVE {
-                if fc.borrowed_ancestry(k).is_some() {
+                if ctx.borrowed_ancestry(k).is_some() {
                     return Err(e(
                         code::PLACEMENT,
                         "FIELD_MOVE through a borrowed ancestry".into(),
                     ));
                 }
-                if fc
+                if ctx
                     .r
                     .ids
                     .fields
@@ -387,14 +390,14 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Some(Operand::Place(k)) = op.operands.first() else {
                 return Err(ty_err("takes a place"));
             };
-            if fc.borrowed_ancestry(k).is_some() {
+            if ctx.borrowed_ancestry(k).is_some() {
                 return Err(e(
                     code::PLACEMENT,
                     "move or drop through a borrowed ancestry".into(),
                 ));
             }
             let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            if fc.r.is_copy(&a) {
+            if ctx.r.is_copy(&a) {
                 return Err(e(
                     code::PLACEMENT,
                     "PLACE_MOVE/PLACE_DROP name a non-Copy owner".into(),
@@ -408,7 +411,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Some(Operand::Place(k)) = op.operands.first() else {
                 return Err(ty_err("takes a destination place"));
             };
-            match fc.borrowed_ancestry(k) {
+            match ctx.borrowed_ancestry(k) {
                 Some(false) => {
                     return Err(e(
                         code::PLACEMENT,
@@ -424,14 +427,14 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 _ => {}
             }
             if let Some(last) = k.fields.last()
-                && fc.r.field(last).map(|f| f.2.mutability) != Some(Mutability::Var)
+                && ctx.r.field(last).map(|f| f.2.mutability) != Some(Mutability::Var)
             {
                 return Err(e(
                     code::PLACEMENT,
                     "REPLACE_COMMIT of a field binding requires var".into(),
                 ));
             }
-            let pt = fc.index.path(k).map(|p| p.ty.clone());
+            let pt = ctx.index.path(k).map(|p| p.ty.clone());
             if pt != t(1) {
                 return Err(ty_err("the replacement has the destination's type"));
             }
@@ -439,9 +442,9 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
         tag::BORROW_SHARED | tag::BORROW_MUT => {
             let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
             let target = match (&op.operands[0], &a) {
-                (Operand::Place(k), _) if fc.borrowed_ancestry(k).is_none() => a.clone(),
+                (Operand::Place(k), _) if ctx.borrowed_ancestry(k).is_none() => a.clone(),
                 (Operand::Place(k), _) if !k.fields.is_empty() => {
-                    fc.index.path(k).map(|p| p.ty.clone()).unwrap_or(a.clone())
+                    ctx.index.path(k).map(|p| p.ty.clone()).unwrap_or(a.clone())
                 }
                 (_, Type::Ref(x)) => {
                     if op.tag == tag::BORROW_MUT {
@@ -455,7 +458,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             };
             if let Operand::Place(k) = &op.operands[0]
                 && op.tag == tag::BORROW_MUT
-                && fc.borrowed_ancestry(k) == Some(false)
+                && ctx.borrowed_ancestry(k) == Some(false)
             {
                 return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
             }
@@ -501,13 +504,13 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             if t(0).as_ref() != Some(&**want) {
                 return Err(ty_err("the payload has the carrier's exact T or E"));
             }
-            if one_word(fc, ok) && one_word(fc, err) {
+            if one_word(ctx, ok) && one_word(ctx, err) {
                 // The one-word carrier is built by the same tags in this
                 // model; its shape is recorded by the try that reads it.
             }
         }
         tag::BYTE_BUILDER_FINISH => {
-            if !sdk::is_finish(fc) {
+            if !sdk::is_finish(ctx) {
                 return Err(e(
                     code::SDK,
                     "BYTE_BUILDER_FINISH is admitted only in the exact sdk.bytes.BytesBuilder.finish definition".into(),
@@ -550,7 +553,7 @@ pub fn check_op(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
 }
 
 fn check_args(
-    fc: &FnCheck<'_, '_>,
+    ctx: &FnCheck<'_, '_>,
     b: u32,
     i: u32,
     op: &Op,
@@ -558,7 +561,7 @@ fn check_args(
     recv: Option<Type>,
     params: &[Type],
 ) -> CResult<()> {
-    let e = |m: String| fc.err(code::TYPE, Some(b), Some(i), m);
+    let e = |m: String| ctx.err(code::TYPE, Some(b), Some(i), m);
     let mut want: Vec<Type> = Vec::new();
     if let Some(r) = recv {
         want.push(r);
@@ -583,7 +586,7 @@ fn check_args(
             )));
         }
     }
-    loan_matrix(fc, b, i, op, &want)
+    loan_matrix(ctx, b, i, op, &want)
 }
 
 fn overlaps(a: &PathKey, b: &PathKey) -> bool {
@@ -597,8 +600,8 @@ fn overlaps(a: &PathKey, b: &PathKey) -> bool {
 /// resolves to one exact current-frame loan (an entry-loan binding, the
 /// transient Slice local's loan, or a body reborrow value), and no two
 /// operands alias one owner when either of them is exclusive.
-fn loan_matrix(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) -> CResult<()> {
-    let e = |m: String| fc.err(code::LOAN, Some(b), Some(i), m);
+fn loan_matrix(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) -> CResult<()> {
+    let e = |m: String| ctx.err(code::LOAN, Some(b), Some(i), m);
     let mut views: Vec<(usize, PathKey, bool)> = Vec::new();
     for (k, (w, o)) in want.iter().zip(&op.operands).enumerate() {
         if !w.is_borrow() {
@@ -607,15 +610,15 @@ fn loan_matrix(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) -> 
         let exclusive = matches!(w, Type::Mut(_));
         let origin = match o {
             Operand::Place(pk) => {
-                if let Some(sl) = fc.slice_local_loan(pk) {
+                if let Some(sl) = ctx.slice_local_loan(pk) {
                     Some(sl.origin.clone())
-                } else if pk.fields.is_empty() && fc.is_borrow_root(&pk.root) {
-                    fc.loan_of_place(pk).map(|l| l.origin.clone())
+                } else if pk.fields.is_empty() && ctx.is_borrow_root(&pk.root) {
+                    ctx.loan_of_place(pk).map(|l| l.origin.clone())
                 } else {
                     None
                 }
             }
-            Operand::Value(v) => fc.loan_created_by(v).map(|l| l.origin.clone()),
+            Operand::Value(v) => ctx.loan_created_by(v).map(|l| l.origin.clone()),
             _ => None,
         };
         let Some(origin) = origin else {
@@ -637,26 +640,26 @@ fn loan_matrix(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) -> 
     Ok(())
 }
 
-fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>]) -> CResult<()> {
+fn check_call(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>]) -> CResult<()> {
     let Aux::Func(sig) = &op.aux0 else {
-        return Err(fc.err(
+        return Err(ctx.err(
             code::TYPE,
             Some(b),
             Some(i),
             "CALL names a declared function",
         ));
     };
-    let Some(&(cd, cf)) = fc.r.funcs.get(sig) else {
-        return Err(fc.err(
+    let Some(&(cd, cf)) = ctx.r.funcs.get(sig) else {
+        return Err(ctx.err(
             code::UNSUPPORTED,
             Some(b),
             Some(i),
             "calls to functions of other modules are not supported by this checker",
         ));
     };
-    let callee = &fc.r.m.declarations[cd].functions[cf];
-    if sdk::is_facade_callee(fc.r, cd, callee) {
-        return Err(fc.err(
+    let callee = &ctx.r.m.declarations[cd].functions[cf];
+    if sdk::is_facade_callee(ctx.r, cd, callee) {
+        return Err(ctx.err(
             code::SDK,
             Some(b),
             Some(i),
@@ -664,22 +667,22 @@ fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>
         ));
     }
     if op.aux1 != Aux::Effects(callee.effects.clone()) {
-        return Err(fc.err(
+        return Err(ctx.err(
             code::EFFECT,
             Some(b),
             Some(i),
             "the effect-set auxiliary differs from the callee's",
         ));
     }
-    if !effects_within(&callee.effects, &fc.f.effects) {
-        return Err(fc.err(
+    if !effects_within(&callee.effects, &ctx.f.effects) {
+        return Err(ctx.err(
             code::EFFECT,
             Some(b),
             Some(i),
             "the callee's effect set is not a subset of the caller's",
         ));
     }
-    let owner = fc.r.self_type(cd);
+    let owner = ctx.r.self_type(cd);
     let recv = crate::catalog::receiver_type(&owner, callee.receiver).filter(|_| {
         matches!(
             callee.receiver,
@@ -689,9 +692,9 @@ fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>
     let mut params: Vec<&Param> = callee.params.iter().collect();
     params.sort_by_key(|p| p.ordinal);
     let pt: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
-    check_args(fc, b, i, op, tys, recv, &pt)?;
+    check_args(ctx, b, i, op, tys, recv, &pt)?;
     if op.result.as_ref() != Some(&callee.result) {
-        return Err(fc.err(
+        return Err(ctx.err(
             code::TYPE,
             Some(b),
             Some(i),
@@ -702,14 +705,14 @@ fn check_call(fc: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>
 }
 
 fn check_intrinsic(
-    fc: &FnCheck<'_, '_>,
+    ctx: &FnCheck<'_, '_>,
     b: u32,
     i: u32,
     op: &Op,
     tys: &[Option<Type>],
 ) -> CResult<()> {
     let Aux::CatalogFunc(sig) = &op.aux0 else {
-        return Err(fc.err(
+        return Err(ctx.err(
             code::TYPE,
             Some(b),
             Some(i),
@@ -717,9 +720,9 @@ fn check_intrinsic(
         ));
     };
     let entry = crate::catalog::by_signature(sig)
-        .ok_or_else(|| fc.err(code::TYPE, Some(b), Some(i), "unknown catalog function"))?;
-    if !effects_within(&entry.effects, &fc.f.effects) {
-        return Err(fc.err(
+        .ok_or_else(|| ctx.err(code::TYPE, Some(b), Some(i), "unknown catalog function"))?;
+    if !effects_within(&entry.effects, &ctx.f.effects) {
+        return Err(ctx.err(
             code::EFFECT,
             Some(b),
             Some(i),
@@ -733,5 +736,5 @@ fn check_intrinsic(
         )
     });
     let pt: Vec<Type> = entry.params.iter().map(|p| p.1.clone()).collect();
-    check_args(fc, b, i, op, tys, recv, &pt)
+    check_args(ctx, b, i, op, tys, recv, &pt)
 }

@@ -55,11 +55,11 @@ fn u64t() -> Type {
 /// Whether the function under check is the exact `Bytes.slice` facade
 /// signature (`shared slice(start: UInt64, end: UInt64) -> Slice<Byte>`,
 /// empty effects, in `Bytes`).
-pub(crate) fn is_facade_signature(fc: &FnCheck<'_, '_>) -> bool {
-    let f = fc.f;
+pub(crate) fn is_facade_signature(ctx: &FnCheck<'_, '_>) -> bool {
+    let f = ctx.f;
     let mut ps: Vec<&Param> = f.params.iter().collect();
     ps.sort_by_key(|p| p.ordinal);
-    is_bytes(&fc.self_ty)
+    is_bytes(&ctx.self_ty)
         && f.callable == CallableKind::Message
         && f.receiver == ReceiverKind::Shared
         && f.name == "slice"
@@ -84,9 +84,9 @@ pub fn is_facade_callee(r: &super::context::Resolved<'_>, d: usize, f: &Function
 
 /// Whether the function under check is `BytesBuilder.finish`
 /// (`owned finish() -> Bytes`, empty effects).
-pub(crate) fn is_finish(fc: &FnCheck<'_, '_>) -> bool {
-    let f = fc.f;
-    is_builder(&fc.self_ty)
+pub(crate) fn is_finish(ctx: &FnCheck<'_, '_>) -> bool {
+    let f = ctx.f;
+    is_builder(&ctx.self_ty)
         && f.callable == CallableKind::Message
         && f.receiver == ReceiverKind::Owned
         && f.name == "finish"
@@ -132,8 +132,8 @@ pub fn check_decls(r: &super::context::Resolved<'_>) -> CResult<()> {
 /// receiver entry loan, the private `storage` field path derived through
 /// it, the two UInt64 parameter loads, one tag-43 over that field path and
 /// the immediate ephemeral return of that loan value.
-pub(crate) fn facade_body(fc: &FnCheck<'_, '_>) -> Option<Body> {
-    let storage = *fc.r.ids.decls.get(fc.decl_index)?.fields.first()?;
+pub(crate) fn facade_body(ctx: &FnCheck<'_, '_>) -> Option<Body> {
+    let storage = *ctx.r.ids.decls.get(ctx.decl_index)?.fields.first()?;
     let recv = PathKey {
         root: Root::Receiver,
         fields: vec![],
@@ -188,7 +188,7 @@ pub(crate) fn facade_body(fc: &FnCheck<'_, '_>) -> Option<Body> {
         paths: vec![
             OwnedPath {
                 key: recv.clone(),
-                ty: fc.self_ty.clone(),
+                ty: ctx.self_ty.clone(),
             },
             OwnedPath {
                 key: field.clone(),
@@ -209,7 +209,7 @@ pub(crate) fn facade_body(fc: &FnCheck<'_, '_>) -> Option<Body> {
                 kind: LoanKind::Shared,
                 origin: recv,
                 parent: None,
-                borrowed: Type::Ref(Box::new(fc.self_ty.clone())),
+                borrowed: Type::Ref(Box::new(ctx.self_ty.clone())),
                 creation: None,
                 last_use: None,
             },
@@ -245,30 +245,30 @@ fn sorted(b: &Body) -> Body {
 
 /// Function-level rules: the facade signature is admitted only with its
 /// exact certified body, inside `sdk.bytes`; ensures are empty there.
-pub(crate) fn check_function(fc: &FnCheck<'_, '_>) -> CResult<()> {
-    if !is_facade_signature(fc) {
+pub(crate) fn check_function(ctx: &FnCheck<'_, '_>) -> CResult<()> {
+    if !is_facade_signature(ctx) {
         return Ok(());
     }
-    let m = fc.r.m;
+    let m = ctx.r.m;
     if m.package != PACKAGE || m.name != MODULE {
-        return Err(fc.err(
+        return Err(ctx.err(
             code::SDK,
             None,
             None,
             "the Bytes.slice facade is certified only inside module sdk.bytes of package sdk",
         ));
     }
-    if !fc.f.ensures.is_empty() {
-        return Err(fc.err(
+    if !ctx.f.ensures.is_empty() {
+        return Err(ctx.err(
             code::SDK,
             None,
             None,
             "the Bytes.slice facade has no ensures (its result is a transient loan)",
         ));
     }
-    let want = facade_body(fc).map(|b| sorted(&b));
-    if want.as_ref() != Some(&sorted(&fc.f.body)) {
-        return Err(fc.err(
+    let want = facade_body(ctx).map(|b| sorted(&b));
+    if want.as_ref() != Some(&sorted(&ctx.f.body)) {
+        return Err(ctx.err(
             code::SDK,
             None,
             None,

@@ -100,16 +100,16 @@ fn decode_full(
 ) -> Result<(Checked, Phases)> {
     use std::time::Instant;
     let t0 = Instant::now();
-    let r = sections(bytes)?;
+    let located = sections(bytes)?;
     let two = match threads {
         Threads::One => false,
         Threads::Two => true,
         Threads::Auto => {
-            r.count(Section::Ops) >= PARALLEL_MIN_OPS
+            located.count(Section::Ops) >= PARALLEL_MIN_OPS
                 && std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2)
         }
     };
-    let module = project(&r, two)?;
+    let module = project(&located, two)?;
     if let Some(providers) = providers {
         let pairs: Vec<(&Module, &ids::Identities)> =
             providers.iter().map(|p| (p.module(), p.ids())).collect();
@@ -126,14 +126,15 @@ fn decode_full(
         let mut pending = ids::prepare(&module, false)?;
         pending
             .hasher
-            .reserve_constants(r.count(Section::Constants) as usize);
+            .reserve_constants(located.count(Section::Constants) as usize);
         let (ids, _) = pending.finish(&module, None)?;
         let t2 = Instant::now();
-        model_phase(&module, &ids, &r)?;
+        model_phase(&module, &ids, &located)?;
         let t3 = Instant::now();
-        let (mismatch, ids) = crate::write::compare_canonical(&module, ids, bytes, &r.starts)?;
+        let (mismatch, ids) =
+            crate::write::compare_canonical(&module, ids, bytes, &located.starts)?;
         if let Some(at) = mismatch {
-            return Err(mismatch_error(&r, at));
+            return Err(mismatch_error(&located, at));
         }
         let t4 = Instant::now();
         // Checked semantics (issue 10): rerun by every decode, never trusted. The
@@ -148,7 +149,7 @@ fn decode_full(
         phases.threads = 1;
         ids
     } else {
-        let ids = two_threads(&module, &r, bytes, carried, &mut phases)?;
+        let ids = two_threads(&module, &located, bytes, carried, &mut phases)?;
         phases.threads = 2;
         ids
     };
@@ -159,7 +160,7 @@ fn decode_full(
 }
 
 /// Model validation (admitted kinds, per-tag shapes, typing, CFG).
-fn model_phase(module: &Module, ids: &ids::Identities, r: &Reader) -> Result<()> {
+fn model_phase(module: &Module, ids: &ids::Identities, located: &Reader) -> Result<()> {
     crate::validate::check(module, ids).map_err(|mut e| {
         // Point a layout cycle at the declaration record (projected in
         // physical order, so the model index is the record index).
@@ -167,17 +168,17 @@ fn model_phase(module: &Module, ids: &ids::Identities, r: &Reader) -> Result<()>
             && e.offset.is_none()
             && let Some((decl_index, _)) = crate::validate::layout_cycle(module, ids)
         {
-            e.offset = Some(r.start(Section::Decls) + 80 * decl_index as u64);
+            e.offset = Some(located.start(Section::Decls) + 80 * decl_index as u64);
         }
         e
     })
 }
 
 /// The error for the first byte `at` that differs from the canonical encoding.
-fn mismatch_error(r: &Reader, at: u64) -> Error {
-    let where_ = locate(&r.starts, at);
+fn mismatch_error(located: &Reader, at: u64) -> Error {
+    let place = locate(&located.starts, at);
     let is_id = at >= header::CATALOG as u64 && at < (header::CONTENT + 32) as u64
-        || r.starts.iter().any(|&(s, start, len)| {
+        || located.starts.iter().any(|&(s, start, len)| {
             at >= start && at < start + len && {
                 let rel = (at - start) % s.record_size();
                 s.id_fields().iter().any(|&(a, b)| rel >= a && rel < b)
@@ -199,7 +200,7 @@ fn mismatch_error(r: &Reader, at: u64) -> Error {
             "bytes differ from the canonical encoding of their logical projection",
         )
     };
-    Error::at(c, at, format!("{what} ({where_})"))
+    Error::at(c, at, format!("{what} ({place})"))
 }
 
 /// The share of the largest body's operations (the last ones) that the
@@ -231,7 +232,7 @@ enum MainOutcome {
 /// check.
 fn two_threads(
     module: &Module,
-    r: &Reader,
+    located: &Reader,
     bytes: &[u8],
     carried: Id,
     phases: &mut Phases,
@@ -241,7 +242,7 @@ fn two_threads(
     let mut pending = ids::prepare(module, false)?;
     let provisional = pending.provisional(carried);
     let mut hasher = std::mem::replace(&mut pending.hasher, ids::Hasher::new(false));
-    hasher.reserve_constants(r.count(Section::Constants) as usize);
+    hasher.reserve_constants(located.count(Section::Constants) as usize);
     let t_prepared = Instant::now();
     // The calling thread hashes the body constants first (its canonical
     // comparison needs them) and hands a copy to the body thread, which
@@ -302,12 +303,12 @@ fn two_threads(
         let mut times = [std::time::Duration::ZERO; 4];
         times[3] = ta - t_shared;
         let main = 'main: {
-            if let Err(e) = model_phase(module, &ids, r) {
+            if let Err(e) = model_phase(module, &ids, located) {
                 break 'main MainOutcome::Model(e);
             }
             let tb = Instant::now();
             times[0] = tb - ta;
-            let ids = match crate::write::compare_canonical(module, ids, bytes, &r.starts) {
+            let ids = match crate::write::compare_canonical(module, ids, bytes, &located.starts) {
                 Err(e) => break 'main MainOutcome::Canonical(e),
                 Ok((Some(at), _)) => break 'main MainOutcome::Mismatch(at),
                 Ok((None, ids)) => ids,
@@ -352,11 +353,11 @@ fn two_threads(
                 Some(c) if at >= HEADER_BYTES as u64 || c < at => c,
                 _ => at,
             };
-            Err(mismatch_error(r, at))
+            Err(mismatch_error(located, at))
         }
-        MainOutcome::Semantic(e) => Err(content.map_or(e, |c| mismatch_error(r, c))),
+        MainOutcome::Semantic(e) => Err(content.map_or(e, |c| mismatch_error(located, c))),
         MainOutcome::Valid(main_ids) => match content {
-            Some(c) => Err(mismatch_error(r, c)),
+            Some(c) => Err(mismatch_error(located, c)),
             // The calling thread's identities carry the module content that
             // the finished ones just confirmed.
             None => Ok(*main_ids),

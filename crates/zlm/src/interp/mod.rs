@@ -546,9 +546,10 @@ impl<'m> Prog<'m> {
         edges.sort_by_key(|e| e.id);
         let mut edge_of = std::collections::HashMap::new();
         let mut term = vec![[u32::MAX; 4]; blocks.len()];
-        let cfg = crate::check::Cfg::build(f).ok();
-        if let Some(cfg) = &cfg {
-            for (id, e) in cfg.expected_edges().iter().enumerate() {
+        // The checked edge list in dense-ID order (the checker matched it
+        // against the recorded edges); only the terminators are needed.
+        if let Ok(derived) = crate::check::cfg::expected_edges_of(f) {
+            for (id, e) in derived.iter().enumerate() {
                 let arm = match e.arm {
                     crate::check::cfg::Arm::Jump => ARM_JUMP,
                     crate::check::cfg::Arm::True => ARM_TRUE,
