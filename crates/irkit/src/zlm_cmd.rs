@@ -51,8 +51,10 @@ pub enum Verb {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
-    /// Run a checked module in the reference interpreter.
+    /// Run a checked module in the reference interpreter (or `--engine c`).
     Run(crate::zlm_run_cmd::RunArgs),
+    /// Materialize a checked artifact as portable C11 (C0-EXEC-002).
+    EmitC(crate::zlm_c_cmd::EmitCArgs),
     /// Print the exact artifact content address.
     Address {
         /// Input artifact.
@@ -172,6 +174,7 @@ pub fn run(verb: Verb) -> ExitCode {
             write_output(None, out.as_bytes()).map_err(io_error)
         })(),
         Verb::Run(args) => crate::zlm_run_cmd::run(args),
+        Verb::EmitC(args) => return crate::zlm_c_cmd::emit_c(args),
         Verb::Address { file, format } => (|| {
             let (label, bytes) = read_input(&file).map_err(io_error)?;
             if let Err(e) = zlm::decode::decode(&bytes) {

@@ -50,6 +50,13 @@ pub struct RunArgs {
     /// Diagnostic and result format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Engine: the reference interpreter, or the portable C materializer
+    /// compiled with `--cc` into a temporary executable.
+    #[arg(long, value_enum, default_value_t)]
+    engine: crate::zlm_c_cmd::Engine,
+    /// C compiler for `--engine c`.
+    #[arg(long, default_value = "cc")]
+    cc: String,
 }
 
 fn usage(msg: String) -> ExitCode {
@@ -150,12 +157,13 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
         let module = zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?;
         zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, None))?
     };
+    let limits = Limits {
+        steps: a.max_steps,
+        depth: a.max_depth.max(1),
+        bytes: a.max_bytes,
+    };
     let it = match Interp::new(&checked) {
-        Ok(it) => it.with_limits(Limits {
-            steps: a.max_steps,
-            depth: a.max_depth.max(1),
-            bytes: a.max_bytes,
-        }),
+        Ok(it) => it.with_limits(limits),
         Err(RunError::Invalid(e)) => return Err(invalid(&e, None)),
         Err(e) => return Err(usage(e.to_string())),
     };
@@ -191,9 +199,22 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
     let print_drops = |drops: &[zlm::interp::DropEvent]| -> Vec<String> {
         drops.iter().map(|d| d.to_string()).collect()
     };
-    match it.run(&a.entry, &values) {
+    let outcome = match a.engine {
+        crate::zlm_c_cmd::Engine::Interp => {
+            it.run(&a.entry, &values).map(|out| crate::zlm_c_cmd::Ran {
+                rendered: it.render(&out.value, &out.ty),
+                ty: out.ty,
+                steps: out.steps,
+                drops: out.drops,
+            })
+        }
+        crate::zlm_c_cmd::Engine::C => {
+            crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label, a.format)?
+        }
+    };
+    match outcome {
         Ok(out) => {
-            let rendered = it.render(&out.value, &out.ty);
+            let rendered = out.rendered;
             let text = match a.format {
                 Format::Json => format!(
                     "{}\n",

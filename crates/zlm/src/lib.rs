@@ -16,6 +16,7 @@ pub mod hash;
 pub mod ids;
 pub mod interp;
 pub mod layout;
+pub mod materialize;
 pub mod model;
 pub mod sample;
 pub mod text;

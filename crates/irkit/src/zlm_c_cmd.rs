@@ -1,0 +1,167 @@
+//! `irkit zlm emit-c FILE -o DIR [--target-config FILE]` and the C engine
+//! of `irkit zlm run --engine c` (C0-EXEC-002, docs/zlm/c-materializer.md).
+
+use crate::diag::{Diagnostic, Format, emit};
+use crate::io::read_input;
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use zlm::interp::{DropEvent, Interp, Limits, RunError, Value};
+use zlm::materialize::c::engine::{CRun, Compiler, Program};
+use zlm::materialize::c::{Refusal, Scope, TargetConfig};
+use zlm::model::{ReceiverKind, Type};
+
+/// Which engine `zlm run` uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The reference interpreter.
+    #[default]
+    Interp,
+    /// The portable C materializer, compiled with `--cc`.
+    C,
+}
+
+/// A completed run of either engine.
+pub struct Ran {
+    /// The rendered result.
+    pub rendered: String,
+    /// Its type.
+    pub ty: Type,
+    /// Operations executed.
+    pub steps: u64,
+    /// The drop log.
+    pub drops: Vec<DropEvent>,
+}
+
+/// Arguments of `irkit zlm emit-c`.
+#[derive(clap::Args)]
+pub struct EmitCArgs {
+    /// A canonical ZLM1 artifact (`-` for stdin).
+    file: PathBuf,
+    /// Provider artifacts of imported modules.
+    #[arg(long = "dep")]
+    deps: Vec<PathBuf>,
+    /// Output directory (created): `zlm_rt.h` and `module.c`.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Target configuration (`key = value` lines); the LP64 host default
+    /// when absent.
+    #[arg(long)]
+    target_config: Option<PathBuf>,
+    /// Emit only this entry (`Decl.function`) and what it calls, instead of
+    /// every function.
+    #[arg(long)]
+    entry: Option<String>,
+    /// Diagnostic format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+fn refused(label: &str, r: &Refusal, format: Format) -> ExitCode {
+    let d = Diagnostic {
+        kind: "unsupported".into(),
+        code: Some(zlm::materialize::c::REFUSED.into()),
+        message: r.detail(),
+        label: label.to_string(),
+        offset: None,
+        line: None,
+        column: None,
+    };
+    emit(&[d], format, None);
+    ExitCode::from(EXIT_INVALID)
+}
+
+fn usage(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Runs `irkit zlm emit-c`.
+pub fn emit_c(a: EmitCArgs) -> ExitCode {
+    let result = (|| {
+        let checked = crate::zlm_cmd::load_linked(&a.file, &a.deps, a.format)?;
+        let target = match &a.target_config {
+            None => TargetConfig::default(),
+            Some(p) => {
+                let (label, bytes) = read_input(p).map_err(usage)?;
+                let text =
+                    String::from_utf8(bytes).map_err(|_| usage(format!("{label} is not UTF-8")))?;
+                TargetConfig::parse(&text).map_err(|r| refused(&label, &r, a.format))?
+            }
+        };
+        let scope = match &a.entry {
+            Some(e) => Scope::Entry(e.clone()),
+            None => Scope::Module,
+        };
+        let label = a.file.display().to_string();
+        let unit = zlm::materialize::c::emit(&checked, &target, &scope)
+            .map_err(|r| refused(&label, &r, a.format))?;
+        zlm::materialize::c::engine::write_files(&unit, &a.output).map_err(|e| usage(e.to_string()))
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// Runs entry `at` of `checked` on the C engine with the interpreter's
+/// argument values and limits: the same outcome type as the interpreter.
+#[allow(clippy::too_many_arguments)]
+pub fn run_c(
+    checked: &zlm::decode::Checked,
+    it: &Interp<'_>,
+    at: (usize, usize),
+    values: &[Value],
+    limits: Limits,
+    cc: &str,
+    label: &str,
+    format: Format,
+) -> Result<Result<Ran, RunError>, ExitCode> {
+    let r = it.resolved();
+    let f = &r.m.declarations[at.0].functions[at.1];
+    if matches!(
+        f.receiver,
+        ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+    ) {
+        return Ok(Err(RunError::Usage(
+            "the entry function must have a type receiver (a host lends no receiver)".into(),
+        )));
+    }
+    let name = r.fn_name(at.0, at.1);
+    let unit = zlm::materialize::c::emit(
+        checked,
+        &TargetConfig::default(),
+        &Scope::Entry(name.clone()),
+    )
+    .map_err(|e| refused(label, &e, format))?;
+    let mut words = Vec::new();
+    for v in values {
+        match v {
+            Value::Scalar(w) => words.push(*w),
+            Value::Unit => words.push(0),
+            _ => {
+                return Err(refused(
+                    label,
+                    &Refusal {
+                        function: Some(name),
+                        block: None,
+                        op: None,
+                        message: "host arguments other than scalars and Unit".into(),
+                    },
+                    format,
+                ));
+            }
+        }
+    }
+    let program = Program::build(&unit, &Compiler::strict(cc)).map_err(|e| usage(e.to_string()))?;
+    match program.run(&name, &words, limits) {
+        Ok(CRun::Done(o)) => Ok(Ok(Ran {
+            rendered: o.rendered,
+            ty: f.result.clone(),
+            steps: o.steps,
+            drops: o.drops,
+        })),
+        Ok(CRun::Fault { fault, drops }) => Ok(Err(RunError::Fault { fault, drops })),
+        Err(e) => Err(usage(e.to_string())),
+    }
+}

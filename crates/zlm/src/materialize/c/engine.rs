@@ -1,0 +1,236 @@
+//! The C engine: an emitted unit compiled by a system C compiler into a
+//! temporary executable, run once per call with the interpreter's limits.
+//! The executable prints one line per drop (`D`), then `OK steps rendered`
+//! or `FAULT function block op kind detail`; this module turns those lines
+//! back into the interpreter's [`Fault`] and [`DropEvent`] values.
+
+use super::unit::Emitted;
+use crate::interp::{DropEvent, Fault, FaultKind, Limits};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A C compiler command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compiler {
+    /// The program (`cc`, `gcc`, `clang`).
+    pub program: String,
+    /// Flags before the source file.
+    pub flags: Vec<String>,
+}
+
+/// The flags every emitted unit must compile under.
+pub const STRICT_FLAGS: [&str; 6] = [
+    "-std=c11",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-pedantic",
+    "-O2",
+];
+
+impl Compiler {
+    /// `program` with [`STRICT_FLAGS`].
+    pub fn strict(program: &str) -> Self {
+        Compiler {
+            program: program.to_string(),
+            flags: STRICT_FLAGS.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+impl Default for Compiler {
+    /// `cc` with [`STRICT_FLAGS`].
+    fn default() -> Self {
+        Compiler::strict("cc")
+    }
+}
+
+/// Why the C engine could not produce a result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// A file or process operation failed.
+    #[error("C engine I/O: {0}")]
+    Io(String),
+    /// The compiler rejected the unit (a materializer bug: emitted C must compile).
+    #[error("the C compiler rejected the emitted unit: {0}")]
+    Compile(String),
+    /// The entry is not a host-callable function of the unit.
+    #[error("{0}")]
+    Usage(String),
+    /// The executable's report did not parse (or it crashed).
+    #[error("the C executable misbehaved: {0}")]
+    Protocol(String),
+}
+
+/// A completed C run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct COutcome {
+    /// The result, rendered as the interpreter renders it.
+    pub rendered: String,
+    /// Operations executed.
+    pub steps: u64,
+    /// Drops performed, in order.
+    pub drops: Vec<DropEvent>,
+}
+
+/// What a C run observed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CRun {
+    /// The entry returned.
+    Done(COutcome),
+    /// The program faulted.
+    Fault {
+        /// The fault, as the interpreter reports it.
+        fault: Fault,
+        /// Drops performed, unwinding included.
+        drops: Vec<DropEvent>,
+    },
+}
+
+/// A compiled unit in its own temporary directory (removed on drop).
+#[derive(Debug)]
+pub struct Program {
+    dir: PathBuf,
+    exe: PathBuf,
+    entries: Vec<String>,
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Writes the emitted files into `dir`.
+pub fn write_files(emitted: &Emitted, dir: &Path) -> Result<(), EngineError> {
+    std::fs::create_dir_all(dir).map_err(|e| EngineError::Io(format!("{}: {e}", dir.display())))?;
+    for (name, text) in &emitted.files {
+        let p = dir.join(name);
+        std::fs::write(&p, text).map_err(|e| EngineError::Io(format!("{}: {e}", p.display())))?;
+    }
+    Ok(())
+}
+
+impl Program {
+    /// Compiles `emitted` with `cc` into a temporary executable.
+    pub fn build(emitted: &Emitted, cc: &Compiler) -> Result<Program, EngineError> {
+        let dir = std::env::temp_dir().join(format!(
+            "zlm-c-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let program = Program {
+            exe: dir.join("zlm-program"),
+            dir,
+            entries: emitted.entries.clone(),
+        };
+        write_files(emitted, &program.dir)?;
+        let out = Command::new(&cc.program)
+            .args(&cc.flags)
+            .arg("-o")
+            .arg(&program.exe)
+            .arg(program.dir.join("module.c"))
+            .output()
+            .map_err(|e| EngineError::Io(format!("{}: {e}", cc.program)))?;
+        if !out.status.success() {
+            return Err(EngineError::Compile(
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
+        }
+        Ok(program)
+    }
+
+    /// Host-callable entries (`Decl.function`).
+    pub fn entries(&self) -> &[String] {
+        &self.entries
+    }
+
+    /// Runs `entry` (`Decl.function`) with canonical argument words.
+    pub fn run(&self, entry: &str, args: &[u64], limits: Limits) -> Result<CRun, EngineError> {
+        let Some(index) = self.entries.iter().position(|e| e == entry) else {
+            return Err(EngineError::Usage(format!(
+                "{entry} is not a host-callable function of the emitted unit"
+            )));
+        };
+        let out = Command::new(&self.exe)
+            .arg(format!("{index:x}"))
+            .arg(format!("{:x}", limits.steps))
+            .arg(format!("{:x}", limits.depth))
+            .arg(format!("{:x}", limits.bytes))
+            .args(args.iter().map(|w| format!("{w:x}")))
+            .output()
+            .map_err(|e| EngineError::Io(format!("{}: {e}", self.exe.display())))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() || !out.stderr.is_empty() {
+            return Err(EngineError::Protocol(format!(
+                "status {:?}, stderr: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        parse_report(&stdout)
+    }
+}
+
+fn kind_of(name: &str, detail: &str) -> Option<FaultKind> {
+    Some(match name {
+        "Overflow" => FaultKind::Overflow,
+        "DivideByZero" => FaultKind::DivideByZero,
+        "ShiftRange" => FaultKind::ShiftRange,
+        "Contract" => FaultKind::Contract(detail.to_string()),
+        "Assert" => FaultKind::Assert,
+        "Bounds" => FaultKind::Bounds,
+        "Tag" => FaultKind::Tag,
+        "StepLimit" => FaultKind::StepLimit,
+        "DepthLimit" => FaultKind::DepthLimit,
+        "ByteLimit" => FaultKind::ByteLimit,
+        "Internal" => FaultKind::Internal,
+        _ => return None,
+    })
+}
+
+/// Parses the executable's report.
+pub fn parse_report(text: &str) -> Result<CRun, EngineError> {
+    let bad = |l: &str| EngineError::Protocol(format!("unexpected line {l:?}"));
+    let mut drops = Vec::new();
+    for line in text.lines() {
+        let parts: Vec<&str> = line.split('\t').collect();
+        match parts.as_slice() {
+            ["D", function, owner, ty] => drops.push(DropEvent {
+                function: function.to_string(),
+                owner: owner.to_string(),
+                ty: ty.to_string(),
+            }),
+            ["OK", steps, rendered] => {
+                return Ok(CRun::Done(COutcome {
+                    rendered: rendered.to_string(),
+                    steps: steps.parse().map_err(|_| bad(line))?,
+                    drops,
+                }));
+            }
+            ["FAULT", function, block, op, kind, detail] => {
+                let num = |s: &str| -> Result<Option<u32>, EngineError> {
+                    if s == "-" {
+                        Ok(None)
+                    } else {
+                        s.parse().map(Some).map_err(|_| bad(line))
+                    }
+                };
+                return Ok(CRun::Fault {
+                    fault: Fault {
+                        function: function.to_string(),
+                        block: num(block)?,
+                        op: num(op)?,
+                        kind: kind_of(kind, detail).ok_or_else(|| bad(line))?,
+                    },
+                    drops,
+                });
+            }
+            _ => return Err(bad(line)),
+        }
+    }
+    Err(EngineError::Protocol("no result line".into()))
+}

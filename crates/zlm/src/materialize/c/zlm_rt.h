@@ -1,0 +1,275 @@
+/* zlm_rt.h: the portable C runtime of the ZLM1 C materializer.
+ * Scalars are canonical 64-bit words, as in the reference interpreter:
+ * signed kinds sign-extended, unsigned kinds and Bool zero-extended.
+ * Every arithmetic helper returns a fault kind (0: none) and never relies on
+ * undefined or implementation-defined behaviour of signed arithmetic. */
+#ifndef ZLM_RT_H
+#define ZLM_RT_H
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ZLM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define ZLM_UNLIKELY(x) (x)
+#endif
+
+/* Fault kinds (the interpreter's FaultKind). */
+enum {
+  ZK_NONE = 0, ZK_OVERFLOW, ZK_DIV_ZERO, ZK_SHIFT, ZK_CONTRACT, ZK_ASSERT,
+  ZK_BOUNDS, ZK_TAG, ZK_STEPS, ZK_DEPTH, ZK_BYTES, ZK_INTERNAL
+};
+/* Numeric profiles (header tags). */
+enum { ZP_EXACT = 0, ZP_MODULAR = 1, ZP_APPROX = 2 };
+
+/* One run's state. */
+typedef struct zrt {
+  uint64_t left;     /* steps still allowed */
+  uint64_t limit;    /* the step limit */
+  uint64_t depth;    /* frames live */
+  uint64_t max_depth;
+  uintptr_t floor;   /* host stack address below which a call faults */
+  FILE *out;
+} zrt;
+
+/* Where a fault happened (block/op: -1 when absent). */
+typedef struct zfault {
+  int kind;
+  const char *function;
+  long block, op;
+  const char *detail; /* Contract("...") text */
+} zfault;
+
+static zfault zlm_fault;
+
+static inline int zlm_raise(int kind, const char *fn, long block, long op, const char *detail) {
+  zlm_fault.kind = kind;
+  zlm_fault.function = fn;
+  zlm_fault.block = block;
+  zlm_fault.op = op;
+  zlm_fault.detail = detail;
+  return kind;
+}
+
+static inline int64_t zlm_s(uint64_t w) {
+  return w <= (uint64_t)INT64_MAX ? (int64_t)w : -(int64_t)(~w) - 1;
+}
+static inline uint64_t zlm_u(int64_t v) { return (uint64_t)v; }
+
+/* Canonical word of `bits` at width `w` (1..64) and signedness `s`. */
+static inline uint64_t zlm_canon(unsigned w, int s, uint64_t bits) {
+  uint64_t mask, b;
+  if (w >= 64) return bits;
+  mask = (UINT64_C(1) << w) - 1;
+  b = bits & mask;
+  if (s && ((b >> (w - 1)) & 1)) return b | ~mask;
+  return b;
+}
+
+/* Range of a kind, as words in the signed/unsigned domain. */
+static inline int64_t zlm_smin(unsigned w) { return w >= 64 ? INT64_MIN : -(int64_t)(UINT64_C(1) << (w - 1)); }
+static inline int64_t zlm_smax(unsigned w) { return w >= 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (w - 1)) - 1); }
+static inline uint64_t zlm_umax(unsigned w) { return w >= 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1; }
+
+/* Fits an exact signed result; `wrapped` is its value modulo 2^64. */
+static inline int zlm_fit_s(unsigned w, int p, int over, int64_t v, uint64_t wrapped, uint64_t *r) {
+  if (over || v < zlm_smin(w) || v > zlm_smax(w)) {
+    if (p != ZP_MODULAR) return ZK_OVERFLOW;
+    *r = zlm_canon(w, 1, wrapped);
+    return 0;
+  }
+  *r = zlm_canon(w, 1, zlm_u(v));
+  return 0;
+}
+static inline int zlm_fit_u(unsigned w, int p, int over, uint64_t v, uint64_t *r) {
+  if (over || v > zlm_umax(w)) {
+    if (p != ZP_MODULAR) return ZK_OVERFLOW;
+    *r = zlm_canon(w, 0, v);
+    return 0;
+  }
+  *r = v;
+  return 0;
+}
+
+static inline int zlm_add(unsigned w, int s, int p, uint64_t a, uint64_t b, uint64_t *r) {
+  uint64_t x = a + b;
+  if (s) {
+    int64_t sa = zlm_s(a), sb = zlm_s(b);
+    int over = 0;
+    int64_t v = 0;
+    if (w < 64) v = sa + sb; /* |sa|,|sb| < 2^32: exact */
+    else {
+#if defined(__GNUC__) || defined(__clang__)
+      over = __builtin_add_overflow(sa, sb, &v);
+#else
+      over = (sb > 0 && sa > INT64_MAX - sb) || (sb < 0 && sa < INT64_MIN - sb);
+      if (!over) v = sa + sb;
+#endif
+    }
+    return zlm_fit_s(w, p, over, v, x, r);
+  }
+  return zlm_fit_u(w, p, w >= 64 && x < a, x, r);
+}
+static inline int zlm_sub(unsigned w, int s, int p, uint64_t a, uint64_t b, uint64_t *r) {
+  uint64_t x = a - b;
+  if (s) {
+    int64_t sa = zlm_s(a), sb = zlm_s(b);
+    int over = 0;
+    int64_t v = 0;
+    if (w < 64) v = sa - sb;
+    else {
+#if defined(__GNUC__) || defined(__clang__)
+      over = __builtin_sub_overflow(sa, sb, &v);
+#else
+      over = (sb < 0 && sa > INT64_MAX + sb) || (sb > 0 && sa < INT64_MIN + sb);
+      if (!over) v = sa - sb;
+#endif
+    }
+    return zlm_fit_s(w, p, over, v, x, r);
+  }
+  if (b > a) {
+    if (p != ZP_MODULAR) return ZK_OVERFLOW;
+    *r = zlm_canon(w, 0, x);
+    return 0;
+  }
+  *r = x;
+  return 0;
+}
+static inline int zlm_mul(unsigned w, int s, int p, uint64_t a, uint64_t b, uint64_t *r) {
+  uint64_t x = a * b;
+  if (s) {
+    int64_t sa = zlm_s(a), sb = zlm_s(b);
+    int over = 0;
+    int64_t v = 0;
+    if (w <= 32) v = sa * sb; /* < 2^62 in magnitude */
+    else {
+#if defined(__GNUC__) || defined(__clang__)
+      over = __builtin_mul_overflow(sa, sb, &v);
+#else
+      if (sa != 0 && sb != 0) {
+        if (sa > 0) over = sb > 0 ? sa > INT64_MAX / sb : sb < INT64_MIN / sa;
+        else over = sb > 0 ? sa < INT64_MIN / sb : sa < INT64_MAX / sb;
+      }
+      if (!over) v = sa * sb;
+#endif
+    }
+    return zlm_fit_s(w, p, over, v, x, r);
+  }
+  if (w <= 32) return zlm_fit_u(w, p, 0, x, r);
+  return zlm_fit_u(w, p, a != 0 && x / a != b, x, r);
+}
+static inline int zlm_neg(unsigned w, int s, int p, uint64_t a, uint64_t *r) {
+  return zlm_sub(w, s, p, 0, a, r);
+}
+static inline int zlm_div(unsigned w, int s, int p, int rem, uint64_t a, uint64_t b, uint64_t *r) {
+  if (b == 0) return ZK_DIV_ZERO;
+  if (s) {
+    int64_t sa = zlm_s(a), sb = zlm_s(b);
+    if (sb == -1) {
+      /* x / -1 = -x (overflows only at MIN); x % -1 = 0. */
+      if (rem) { *r = 0; return 0; }
+      return zlm_neg(w, s, p, a, r);
+    }
+    *r = zlm_canon(w, 1, zlm_u(rem ? sa % sb : sa / sb));
+    return 0;
+  }
+  *r = rem ? a % b : a / b;
+  return 0;
+}
+static inline int zlm_shl(unsigned w, int s, int p, uint64_t a, uint64_t b, uint64_t *r) {
+  if (b >= w) {
+    if (p == ZP_MODULAR) { *r = 0; return 0; }
+    return ZK_SHIFT;
+  }
+  if (p != ZP_MODULAR) {
+    if (s) {
+      int64_t sa = zlm_s(a);
+      int64_t hi = (int64_t)((UINT64_C(1) << (w - 1 - b)) - 1);
+      int64_t lo = -hi - 1;
+      if (sa < lo || sa > hi) return ZK_OVERFLOW;
+    } else if (a > (zlm_umax(w) >> b)) {
+      return ZK_OVERFLOW;
+    }
+  }
+  *r = zlm_canon(w, s, a << b);
+  return 0;
+}
+static inline int zlm_shr(unsigned w, int s, int p, uint64_t a, uint64_t b, uint64_t *r) {
+  int neg = s && zlm_s(a) < 0;
+  if (b >= w) {
+    if (p == ZP_MODULAR) { *r = neg ? zlm_canon(w, s, UINT64_MAX) : 0; return 0; }
+    return ZK_SHIFT;
+  }
+  *r = zlm_canon(w, s, neg ? ~((~a) >> b) : a >> b);
+  return 0;
+}
+/* Comparison tags: 6 EQ, 17 NE, 7 LT, 18 LE, 19 GT, 20 GE. */
+static inline uint64_t zlm_cmp(int tag, int s, uint64_t a, uint64_t b) {
+  int lt = s ? zlm_s(a) < zlm_s(b) : a < b;
+  int gt = s ? zlm_s(a) > zlm_s(b) : a > b;
+  switch (tag) {
+  case 6: return a == b;
+  case 17: return a != b;
+  case 7: return lt;
+  case 18: return !gt;
+  case 19: return gt;
+  default: return !lt;
+  }
+}
+
+/* The step counter: one tick per executed operation. */
+static inline int zlm_tick(zrt *z) {
+  if (z->left == 0) return 1;
+  z->left--;
+  return 0;
+}
+
+/* The host-stack guard (a depth fault, never a host stack overflow). */
+static inline uintptr_t zlm_here(void) {
+  volatile char marker = 0;
+  uintptr_t at = (uintptr_t)(void *)&marker;
+  return at;
+}
+
+static inline void zlm_print_string(FILE *o, const char *s) { fputs(s, o); }
+
+static inline void zlm_render_scalar(FILE *o, int kind, uint64_t w) {
+  /* kind: 0 unsigned, 1 signed, 2 Bool, 3 Unit */
+  switch (kind) {
+  case 1: {
+    int64_t v = zlm_s(w);
+    if (v < 0) fprintf(o, "-%llu", (unsigned long long)(~w + 1));
+    else fprintf(o, "%llu", (unsigned long long)w);
+    break;
+  }
+  case 2: fputs(w ? "true" : "false", o); break;
+  case 3: fputs("()", o); break;
+  default: fprintf(o, "%llu", (unsigned long long)w); break;
+  }
+}
+
+static inline void zlm_report_fault(FILE *o) {
+  static const char *names[] = {"", "Overflow", "DivideByZero", "ShiftRange", "Contract",
+                                "Assert", "Bounds", "Tag", "StepLimit", "DepthLimit",
+                                "ByteLimit", "Internal"};
+  int k = zlm_fault.kind;
+  if (k < 1 || k > ZK_INTERNAL) k = ZK_INTERNAL;
+  fprintf(o, "FAULT\t%s\t", zlm_fault.function ? zlm_fault.function : "");
+  if (zlm_fault.block >= 0) fprintf(o, "%ld", zlm_fault.block); else fputs("-", o);
+  fputs("\t", o);
+  if (zlm_fault.op >= 0) fprintf(o, "%ld", zlm_fault.op); else fputs("-", o);
+  fprintf(o, "\t%s\t%s\n", names[k], zlm_fault.detail ? zlm_fault.detail : "");
+}
+
+static inline int zlm_parse_word(const char *s, uint64_t *w) {
+  char *end = 0;
+  unsigned long long v = strtoull(s, &end, 16);
+  if (!end || *end != 0 || end == s) return 1;
+  *w = (uint64_t)v;
+  return 0;
+}
+
+#endif
