@@ -1,6 +1,6 @@
 //! Builds the libraries under `examples/rvnlib/` through the container and
 //! checks the checked-in files are exactly what the builder produces
-//! (`RVNLIB_BLESS=1 cargo test -p rvnlib --test examples` rewrites them), then
+//! (`IRKIT_BLESS=1 cargo test -p rvnlib --test examples` rewrites them), then
 //! checks what each example demonstrates.
 
 mod common;
@@ -17,7 +17,7 @@ fn dir() -> PathBuf {
 }
 
 fn blessing() -> bool {
-    std::env::var_os("RVNLIB_BLESS").is_some()
+    std::env::var_os("IRKIT_BLESS").is_some()
 }
 
 /// Compares `bytes` with the checked-in file, or rewrites it when blessing.
@@ -224,7 +224,7 @@ fn examples_are_up_to_date() {
     }
     assert!(
         problems.is_empty(),
-        "stale examples (run with RVNLIB_BLESS=1 and review):\n{}",
+        "stale examples (run with IRKIT_BLESS=1 and review):\n{}",
         problems.join("\n")
     );
 }

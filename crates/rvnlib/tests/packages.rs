@@ -3,7 +3,7 @@
 //! 1, `diff` finds version 2 of BRDF compatible and version 2 of skinning
 //! breaking, and the link agrees with what `diff` predicted. The files under
 //! `examples/rvnlib/packages/` are what the builder produces
-//! (`RVNLIB_BLESS=1 cargo test -p rvnlib --test packages` rewrites them).
+//! (`IRKIT_BLESS=1 cargo test -p rvnlib --test packages` rewrites them).
 
 #[path = "common/packages.rs"]
 mod packages;
@@ -20,7 +20,7 @@ fn dir() -> PathBuf {
 
 fn golden(name: &str, bytes: &[u8]) -> Option<String> {
     let path = dir().join(name);
-    if std::env::var_os("RVNLIB_BLESS").is_some() {
+    if std::env::var_os("IRKIT_BLESS").is_some() {
         std::fs::create_dir_all(dir()).unwrap();
         std::fs::write(&path, bytes).unwrap();
         return None;
@@ -81,7 +81,7 @@ fn package_examples_are_up_to_date() {
         .collect();
     assert!(
         stale.is_empty(),
-        "stale examples (RVNLIB_BLESS=1):\n{}",
+        "stale examples (IRKIT_BLESS=1):\n{}",
         stale.join("\n")
     );
 }

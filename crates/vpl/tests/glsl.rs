@@ -4,7 +4,7 @@
 //! and every emitted shader is checked by the reference compiler
 //! `glslangValidator -S vert|frag` (4.20 core rules).
 //!
-//! Regenerate after a reviewed change with `VPL_BLESS=1 cargo test -p vpl --test glsl`.
+//! Regenerate after a reviewed change with `IRKIT_BLESS=1 cargo test -p vpl --test glsl`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -43,7 +43,7 @@ fn check_golden(name: &str, artifact: &ProgramArtifact) {
     glslang(artifact.vertex_code(), "vert", name);
     glslang(artifact.fragment_code(), "frag", name);
     let dir = root().join("tests/glsl");
-    let bless = std::env::var_os("VPL_BLESS").is_some();
+    let bless = std::env::var_os("IRKIT_BLESS").is_some();
     for (ext, actual) in [
         ("vert", artifact.vertex_code().to_string()),
         ("frag", artifact.fragment_code().to_string()),
@@ -55,7 +55,7 @@ fn check_golden(name: &str, artifact: &ProgramArtifact) {
             continue;
         }
         let expected = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (run with VPL_BLESS=1)", path.display()));
+            .unwrap_or_else(|e| panic!("{}: {e} (run with IRKIT_BLESS=1)", path.display()));
         assert_eq!(
             actual,
             expected,

@@ -22,13 +22,13 @@ fn golden_vectors_match() {
         "/tests/golden/schema-1.9-semantic-identities-v1.jsonl"
     );
     let now = facts_json(true);
-    if std::env::var_os("ZLM_BLESS").is_some() {
+    if std::env::var_os("IRKIT_BLESS").is_some() {
         std::fs::write(path, &now).unwrap();
     }
-    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with ZLM_BLESS=1)");
+    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
     assert_eq!(
         golden, now,
-        "identity vectors changed; review and regenerate with ZLM_BLESS=1"
+        "identity vectors changed; review and regenerate with IRKIT_BLESS=1"
     );
 }
 
@@ -102,13 +102,13 @@ fn example_golden_vectors_match() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/golden/examples-identities-v1.jsonl"
     );
-    if std::env::var_os("ZLM_BLESS").is_some() {
+    if std::env::var_os("IRKIT_BLESS").is_some() {
         std::fs::write(path, &all).unwrap();
     }
-    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with ZLM_BLESS=1)");
+    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
     assert_eq!(
         golden, all,
-        "example identity vectors changed; review and regenerate with ZLM_BLESS=1"
+        "example identity vectors changed; review and regenerate with IRKIT_BLESS=1"
     );
     // The independent hasher agrees with every example digest.
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/rehash.py");
