@@ -25,7 +25,8 @@ fn golden_vectors_match() {
     if std::env::var_os("IRKIT_BLESS").is_some() {
         std::fs::write(path, &now).unwrap();
     }
-    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
+    let golden =
+        std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
     assert_eq!(
         golden, now,
         "identity vectors changed; review and regenerate with IRKIT_BLESS=1"
@@ -105,7 +106,8 @@ fn example_golden_vectors_match() {
     if std::env::var_os("IRKIT_BLESS").is_some() {
         std::fs::write(path, &all).unwrap();
     }
-    let golden = std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
+    let golden =
+        std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
     assert_eq!(
         golden, all,
         "example identity vectors changed; review and regenerate with IRKIT_BLESS=1"
