@@ -98,12 +98,23 @@ fn rustc(name: &str, src: &str, bin: bool) -> Result<PathBuf, String> {
     } else {
         cmd.args(["--crate-type", "lib", "--emit", "metadata"]);
     }
-    let o = cmd.arg(&file).output().expect("rustc runs");
+    let mut o = cmd.arg(&file).output().expect("rustc runs");
+    if !o.status.success() && linker_crashed(&o.stderr) {
+        // A linker killed by a signal (SIGBUS when the disk fills under an
+        // mmapped output) says nothing about the program: try once more.
+        o = cmd.output().expect("rustc runs");
+    }
     if o.status.success() {
         Ok(out)
     } else {
         Err(String::from_utf8_lossy(&o.stderr).into_owned())
     }
+}
+
+/// Whether rustc's failure was the linker dying from a signal, not a diagnostic.
+fn linker_crashed(stderr: &[u8]) -> bool {
+    let e = String::from_utf8_lossy(stderr);
+    e.contains("linking with") && e.contains("terminated with signal")
 }
 
 fn rust_literal(v: &J) -> String {
