@@ -6,6 +6,7 @@
 //! [`programs`] (section 12.5).
 
 pub mod backends;
+pub mod code;
 pub mod ir;
 mod parallel;
 pub mod programs;

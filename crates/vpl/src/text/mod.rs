@@ -46,6 +46,19 @@ impl fmt::Display for ErrorKind {
     }
 }
 
+impl Error {
+    /// The stable diagnostic code: the verifier rule family's (`VPL-V-…`)
+    /// when verification failed, else the class's ([`crate::code`]).
+    pub fn code(&self) -> &'static str {
+        match (&self.verify, self.kind) {
+            (Some(verify), _) => verify.rule.code(),
+            (None, ErrorKind::Lexical) => crate::code::LEXICAL,
+            (None, ErrorKind::Syntactic) => crate::code::SYNTACTIC,
+            (None, ErrorKind::Semantic) => crate::code::SEMANTIC,
+        }
+    }
+}
+
 /// A located text error.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{label}:{}:{}: {kind} error: {message}", position.line, position.column)]
