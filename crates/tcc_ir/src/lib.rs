@@ -14,6 +14,7 @@ pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod features;
+pub mod id;
 pub mod instruction;
 pub mod validate;
 
