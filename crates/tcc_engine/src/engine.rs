@@ -1372,6 +1372,7 @@ impl Execution {
         // `fast::num` without the bounds check, which is the hot loop's
         // most frequent operation.
         #[inline(always)]
+        #[allow(unsafe_code)] // the workspace's one engine fast path (see SAFETY below)
         fn num(locals: &[Value], o: fast::Operand) -> Option<f64> {
             match o {
                 fast::Operand::Num(n) => Some(n),

@@ -13,6 +13,8 @@
 //! Invariants: a hostile artifact or continuation cannot exceed
 //! [`Limits`]; fatal engine errors are never catchable by the program;
 //! everything written is canonical JSON.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod continuation;
 pub mod engine;
