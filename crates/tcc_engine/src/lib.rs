@@ -25,6 +25,7 @@ pub mod lang;
 pub mod limits;
 pub mod liveness;
 pub mod local_host;
+pub mod position;
 pub mod protocol;
 pub mod value;
 
@@ -34,5 +35,6 @@ pub use error::{EngineError, FatalKind};
 pub use lang::Language;
 pub use limits::Limits;
 pub use local_host::{LocalHost, RunReport};
+pub use position::FuncPos;
 pub use protocol::{HOST_PROTOCOL_VERSION, HostRequest, HostResponse, Outcome};
 pub use value::{Cell, Heap, Value};
