@@ -1,6 +1,8 @@
 //! `irkit <system> <verb> [args]`: one command-line tool for the four irkit systems.
 //!
 //! Exit status: 0 success, 1 invalid input (diagnostics printed), 2 usage or I/O error.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod diag;
 mod exit;

@@ -14,6 +14,8 @@
 //! declaration half and `CompiledLibrary`), [`version`], [`container`],
 //! [`json`], [`verify`], [`link`], [`export`], [`walk`], [`diff`], plus a
 //! [`builder`].
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod builder;
 pub mod container;

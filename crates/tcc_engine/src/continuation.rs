@@ -8,8 +8,10 @@ use crate::json::{
     u32_field, u64_field, value_json,
 };
 use crate::limits::Limits;
+use crate::position::FuncPos;
 use crate::value::{Cell, Heap, Value};
 use serde_json::{Map, Value as J};
+use tcc_ir::FunctionId;
 
 const CTX: ValueContext = ValueContext::Continuation;
 
@@ -78,13 +80,13 @@ impl Status {
 #[derive(Debug, Clone)]
 pub struct Frame {
     /// Function id.
-    pub func_id: u32,
+    pub func_id: FunctionId,
     /// Next instruction to execute.
     pub pc: u32,
     /// Local slots (length = the function's `local_count`).
     pub locals: Vec<Value>,
     /// Position of the function in the program (runtime cache, not encoded).
-    pub pos: usize,
+    pub pos: FuncPos,
 }
 
 /// One exception handler.
@@ -899,7 +901,7 @@ fn decode_frames(
                 heap,
                 limits,
             )?,
-            pos: 0,
+            pos: FuncPos::default(),
         });
     }
     Ok(out)

@@ -347,8 +347,9 @@ pub fn js_rem(x: f64, y: f64) -> f64 {
     let (ax, ay) = (x.abs(), y.abs());
     // NaN fails both compares; a zero divisor takes the IEEE path (NaN).
     if ax < EXACT && (1.0..EXACT).contains(&ay) {
-        // SAFETY: 0 <= ax, ay < 2^53, so both are finite and fit in an i64.
-        let (ix, iy) = unsafe { (ax.to_int_unchecked::<i64>(), ay.to_int_unchecked::<i64>()) };
+        // 0 <= ax, ay < 2^53, so both are finite and in range: the (saturating)
+        // conversion truncates them exactly.
+        let (ix, iy) = (ax as i64, ay as i64);
         // The round trip checks integrality.
         if ix as f64 == ax && iy as f64 == ay && iy != 0 {
             // Both are non-negative; the remainder is below 2^53, so the

@@ -13,6 +13,8 @@
 //! Invariants: a hostile artifact or continuation cannot exceed
 //! [`Limits`]; fatal engine errors are never catchable by the program;
 //! everything written is canonical JSON.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod continuation;
 pub mod engine;
@@ -23,6 +25,7 @@ pub mod lang;
 pub mod limits;
 pub mod liveness;
 pub mod local_host;
+pub mod position;
 pub mod protocol;
 pub mod value;
 
@@ -32,5 +35,6 @@ pub use error::{EngineError, FatalKind};
 pub use lang::Language;
 pub use limits::Limits;
 pub use local_host::{LocalHost, RunReport};
+pub use position::FuncPos;
 pub use protocol::{HOST_PROTOCOL_VERSION, HostRequest, HostResponse, Outcome};
 pub use value::{Cell, Heap, Value};

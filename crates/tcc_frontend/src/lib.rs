@@ -7,6 +7,8 @@
 //! [`tcc_ir::Artifact`] with a derived envelope and its hash, checked with
 //! [`tcc_ir::validate`] before it is returned. Anything outside the subset
 //! is a [`FrontendError`] with a stable `TCC-F…` code and a position.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod codegen;
 pub mod error;

@@ -13,6 +13,8 @@
 //! checkpoint commits only while this worker owns the lease and the stored
 //! revision is the one it resumed from (compare-and-set); an effect's
 //! journalled result is returned for every re-run of its idempotency key.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod crash;
 pub mod host;

@@ -3,9 +3,7 @@
 use crate::constant::Constant;
 use crate::instruction::Instruction;
 
-/// A function id. Execution identity is the id, never the name or the
-/// position in `Program::functions`.
-pub type FunctionId = u32;
+pub use crate::id::FunctionId;
 
 /// The current (and only) value of `engine_format_version`.
 pub const ENGINE_FORMAT_VERSION: u32 = 1;

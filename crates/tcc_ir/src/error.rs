@@ -5,7 +5,7 @@
 //! fails with a [`ValidationError`], whose codes `TCC-V0xx` are listed in
 //! `docs/tcc/format.md`.
 
-use crate::artifact::FunctionId;
+use crate::id::FunctionId;
 
 /// Why an input is not a valid encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

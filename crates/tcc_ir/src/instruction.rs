@@ -6,8 +6,8 @@
 //! group is represented so that its artifacts decode; validation requires the
 //! `lang.compute` feature for those.
 
-use crate::artifact::FunctionId;
 use crate::constant::Constant;
+use crate::id::FunctionId;
 
 /// One instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,8 @@
 //! [`validate`] (every rule of the spec's "Validation" section, typed
 //! [`ValidationError`]s naming function and pc) → an engine. The other way,
 //! [`encode_artifact`] writes canonical JSON and [`compute_hash`] digests it.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod artifact;
 pub mod canonical;
@@ -14,6 +16,7 @@ pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod features;
+pub mod id;
 pub mod instruction;
 pub mod validate;
 

@@ -4,8 +4,11 @@
 //! [`text`] (sections 10–11), [`verify`] (sections 3–9), [`publish`]
 //! (section 11), [`backends::glsl`] (section 12) and the built-in
 //! [`programs`] (section 12.5).
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod backends;
+pub mod code;
 pub mod ir;
 mod parallel;
 pub mod programs;

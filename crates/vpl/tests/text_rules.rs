@@ -1314,6 +1314,21 @@ fn verifier_failures_are_semantic_and_located() {
         "{e}"
     );
     assert_eq!(e.position.line, 8, "{e}");
+    assert_eq!(e.code(), "VPL-V-TYPE", "{e}");
+}
+
+#[test]
+fn each_error_class_has_its_stable_code() {
+    let mut bom = vec![0xEF, 0xBB, 0xBF];
+    bom.extend_from_slice(base().as_bytes());
+    let lexical = vpl::text::read(&bom, "bom.vpl").unwrap_err();
+    assert_eq!((lexical.kind, lexical.code()), (Lexical, "VPL-LEXICAL"));
+    let marked = base().replacen("(return)))))", "(return ‸x)))))", 1);
+    let syntactic = expect_error("trailing operand", &marked, Syntactic);
+    assert_eq!(syntactic.code(), "VPL-SYNTACTIC");
+    let semantic = expect_error("version 2", &edit("(module 1", "(module ‸2"), Semantic);
+    assert!(semantic.verify.is_none());
+    assert_eq!(semantic.code(), "VPL-SEMANTIC");
 }
 
 #[test]

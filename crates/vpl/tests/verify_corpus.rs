@@ -108,6 +108,11 @@ fn check_invalid(path: &Path) {
             None => "binding",
         };
         assert_eq!(found, rule, "{name}: rule family of {err}");
+        let code = match rule {
+            "binding" => "VPL-SEMANTIC".to_string(),
+            family => format!("VPL-V-{}", family.to_uppercase()),
+        };
+        assert_eq!(err.code(), code, "{name}: code of {err}");
         assert_eq!(
             (err.position.offset, err.position.line, err.position.column),
             expected,

@@ -5,6 +5,9 @@
 //! once and never terminated, so concurrent contexts on other threads stay
 //! valid. Each [`GlContext`] is made current on the thread that created it,
 //! is not `Send`, and is destroyed (and released from the thread) on drop.
+// EGL and OpenGL are C APIs: loading libEGL, creating the display and context and
+// the `Send`/`Sync` promise for the shared display are FFI that Rust cannot check.
+#![allow(unsafe_code)]
 
 use khronos_egl as egl;
 use std::sync::OnceLock;

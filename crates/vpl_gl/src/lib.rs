@@ -5,6 +5,8 @@
 //! [`vpl::backends::glsl::ProgramArtifact`] and answers the driver's
 //! reflection queries; [`render()`] draws a full-screen quad into an RGBA8
 //! framebuffer and returns the pixels as an [`Image`] (PNG-encodable).
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod context;
 pub mod program;

@@ -1,5 +1,7 @@
 //! Compiling and linking a [`ProgramArtifact`] on the driver, and the
 //! driver's own reflection queries.
+// OpenGL is a C API: every glow call (compile, link, reflection queries) is FFI.
+#![allow(unsafe_code)]
 
 use crate::GlContext;
 use glow::HasContext as _;

@@ -7,6 +7,8 @@
 //! there. Other attributes can be given constant or per-vertex values.
 //! The four vertices are, in order: bottom-left, bottom-right, top-left,
 //! top-right (a triangle strip).
+// OpenGL is a C API: every glow call (framebuffers, buffers, textures, draws) is FFI.
+#![allow(unsafe_code)]
 
 use crate::GlContext;
 use crate::program::{GlError, LinkedProgram};

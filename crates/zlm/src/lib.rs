@@ -7,6 +7,8 @@
 //! [`write::write`] validates the model and emits canonical bytes;
 //! [`decode::decode`] turns untrusted bytes back into a checked model, checking
 //! every bound, reference, range, tag, ID and canonical order.
+// Library code does not unwrap (tests may); see the root Cargo.toml's lints.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod catalog;
 pub mod check;

@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 
 use tcc_ir::Constant;
 
+use super::items::{FnSig, Items, PRELUDE, err, pos_of, ty_of};
 use super::types::{Shape, Ty};
-use super::{FnSig, Items, err, pos_of, ty_of};
 use crate::error::{Code, FrontendError};
 use crate::hir::{BinOp, Durable, Expr, ExprKind, Func, Module, Pos, Stmt, StmtKind, Var, VarRef};
 
@@ -2053,7 +2053,7 @@ impl L<'_> {
                 if !self.it.imported.contains("Vec") {
                     return Err(err(
                         Code::Import,
-                        format!("`Vec` is the prelude's: add `use {}::Vec;`", super::PRELUDE),
+                        format!("`Vec` is the prelude's: add `use {}::Vec;`", PRELUDE),
                         p,
                     ));
                 }

@@ -16,59 +16,18 @@
 //! `undefined`; a `Vec` is an array whose length and indexes are `f64`.
 
 mod body;
+mod items;
 mod types;
 
 use std::collections::{HashMap, HashSet};
 
-use syn::spanned::Spanned;
 use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::{Func, Module, Pos, Var};
+use items::{FnSig, Items, err, pos_of, ty_of};
+pub use items::{PRELUDE, PRELUDE_ITEMS};
 pub use types::{Adt, Shape, Ty, Types};
-
-/// The crate name the reference's prelude is published under; its items are
-/// the only ones a program may `use`.
-pub const PRELUDE: &str = "tcc_rust_prelude";
-
-/// Items the prelude provides.
-pub const PRELUDE_ITEMS: [&str; 7] = [
-    "effect",
-    "wait_for_event",
-    "sleep",
-    "invoke",
-    "join",
-    "race",
-    "Vec",
-];
-
-pub(crate) fn err(code: Code, message: impl Into<String>, pos: Pos) -> FrontendError {
-    FrontendError::new(code, message, pos)
-}
-
-/// The byte range of a syntax node.
-pub(crate) fn pos_of<T: Spanned + ?Sized>(node: &T) -> Pos {
-    let r = node.span().byte_range();
-    Pos {
-        start: r.start as u32,
-        end: r.end as u32,
-    }
-}
-
-/// A helper (or the entry) function's signature.
-#[derive(Debug, Clone)]
-pub(crate) struct FnSig {
-    pub func: usize,
-    pub params: Vec<(String, Ty, bool)>,
-    pub ret: Ty,
-}
-
-/// Collected items: what the bodies are checked against.
-pub(crate) struct Items {
-    pub types: Types,
-    pub fns: HashMap<String, FnSig>,
-    pub imported: HashSet<String>,
-}
 
 fn parse(source: &str) -> Result<syn::File, FrontendError> {
     syn::parse_file(source).map_err(|e| {
@@ -459,114 +418,6 @@ fn signature_shape(f: &syn::ItemFn, is_entry: bool) -> Result<(), FrontendError>
         ));
     }
     Ok(())
-}
-
-/// A source type → [`Ty`].
-pub(crate) fn ty_of(
-    types: &mut Types,
-    t: &syn::Type,
-    imported: &HashSet<String>,
-) -> Result<Ty, FrontendError> {
-    let unsupported = |m: &str| err(Code::Unsupported, m.to_string(), pos_of(t));
-    match t {
-        syn::Type::Paren(p) => ty_of(types, &p.elem, imported),
-        syn::Type::Tuple(tt) if tt.elems.is_empty() => Ok(Ty::Unit),
-        syn::Type::Tuple(_) => Err(unsupported("tuples are outside the Rust subset")),
-        syn::Type::Never(_) => Ok(Ty::Never),
-        syn::Type::Reference(r) => {
-            let is_static = r.lifetime.as_ref().is_some_and(|l| l.ident == "static");
-            let is_str = matches!(&*r.elem, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str"));
-            if is_static && is_str && r.mutability.is_none() {
-                Ok(Ty::StaticStr)
-            } else {
-                Err(unsupported(
-                    "references are outside the Rust subset (only `&'static str`)",
-                ))
-            }
-        }
-        syn::Type::Path(p)
-            if p.qself.is_none()
-                && p.path.segments.len() == 1
-                && p.path.leading_colon.is_none() =>
-        {
-            let seg = &p.path.segments[0];
-            let name = seg.ident.to_string();
-            let args: Vec<&syn::Type> = match &seg.arguments {
-                syn::PathArguments::None => Vec::new(),
-                syn::PathArguments::AngleBracketed(a) => a
-                    .args
-                    .iter()
-                    .map(|g| match g {
-                        syn::GenericArgument::Type(t) => Ok(t),
-                        other => Err(err(
-                            Code::Unsupported,
-                            "only type arguments are in the Rust subset",
-                            pos_of(other),
-                        )),
-                    })
-                    .collect::<Result<_, _>>()?,
-                syn::PathArguments::Parenthesized(_) => {
-                    return Err(unsupported("function types are outside the Rust subset"));
-                }
-            };
-            let arity = |n: usize| -> Result<(), FrontendError> {
-                if args.len() == n {
-                    Ok(())
-                } else {
-                    Err(err(
-                        Code::Type,
-                        format!("`{name}` takes {n} type argument(s)"),
-                        pos_of(t),
-                    ))
-                }
-            };
-            match name.as_str() {
-                "f64" => arity(0).map(|_| Ty::F64),
-                "bool" => arity(0).map(|_| Ty::Bool),
-                "String" => arity(0).map(|_| Ty::Str),
-                "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
-                | "u128" | "usize" => Err(unsupported(
-                    "integer types are outside the Rust subset (numbers are `f64`)",
-                )),
-                "f32" | "char" | "str" => Err(unsupported("this type is outside the Rust subset")),
-                "Vec" => {
-                    arity(1)?;
-                    if !imported.contains("Vec") {
-                        return Err(err(
-                            Code::Import,
-                            format!("`Vec` is the prelude's: add `use {PRELUDE}::Vec;`"),
-                            pos_of(t),
-                        ));
-                    }
-                    Ok(Ty::Vec(Box::new(ty_of(types, args[0], imported)?)))
-                }
-                "Option" => {
-                    arity(1)?;
-                    Ok(Ty::Opt(Box::new(ty_of(types, args[0], imported)?)))
-                }
-                "Result" => {
-                    arity(2)?;
-                    let a = ty_of(types, args[0], imported)?;
-                    Ok(Ty::Res(
-                        Box::new(a),
-                        Box::new(ty_of(types, args[1], imported)?),
-                    ))
-                }
-                other => match types.by_name.get(other) {
-                    Some(&i) => arity(0).map(|_| Ty::Adt(i)),
-                    None => Err(err(
-                        Code::UnknownName,
-                        format!("unknown type `{other}`"),
-                        pos_of(t),
-                    )),
-                },
-            }
-        }
-        syn::Type::ImplTrait(_) | syn::Type::TraitObject(_) => {
-            Err(unsupported("traits are outside the Rust subset"))
-        }
-        _ => Err(unsupported("this type is outside the Rust subset")),
-    }
 }
 
 /// A struct or enum that contains itself (without indirection) has no size in Rust.

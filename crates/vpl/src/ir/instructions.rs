@@ -1,6 +1,12 @@
-//! Instructions (section 7) and terminators (section 8).
+//! Function bodies: functions and their parameters and blocks (section 3),
+//! instructions (section 7) and terminators (section 8). They refer to each
+//! other (blocks hold instructions, which name blocks and functions), so they
+//! share one file.
 
-use super::{Block, Function, Handle, Operand, Reference, Register, Span, Type};
+use super::arena::{Arena, Handle};
+use super::span::Span;
+use super::types::Type;
+use super::values::{Operand, Reference, Register};
 
 /// Arithmetic and comparison operators (section 7.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -332,5 +338,113 @@ pub struct Terminator {
 impl From<TerminatorKind> for Terminator {
     fn from(kind: TerminatorKind) -> Self {
         Terminator { kind, span: None }
+    }
+}
+
+/// A function parameter slot: a by-value, invocation-local storage slot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameter {
+    /// Stored value type.
+    pub ty: Handle<Type>,
+    /// Where the declaration was read.
+    pub span: Option<Span>,
+}
+
+/// A basic block: instructions in order, then one terminator.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Block {
+    /// Instructions in execution order.
+    pub instructions: Vec<Instruction>,
+    /// The terminator; `None` is allowed while building, never when verified.
+    pub terminator: Option<Terminator>,
+    /// Where the block form was read.
+    pub span: Option<Span>,
+}
+
+impl Block {
+    /// Appends an instruction.
+    pub fn push(&mut self, kind: InstructionKind) -> &mut Self {
+        self.instructions.push(kind.into());
+        self
+    }
+
+    /// Sets the terminator.
+    pub fn terminate(&mut self, kind: TerminatorKind) {
+        self.terminator = Some(kind.into());
+    }
+}
+
+/// A function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Function {
+    /// Nonempty name, unique within the stage.
+    pub name: String,
+    /// Return type (may be void).
+    pub return_type: Handle<Type>,
+    /// Ordered parameter slots.
+    pub parameters: Vec<Parameter>,
+    /// Ordered blocks; the first is the entry block.
+    pub blocks: Arena<Block>,
+    /// Where the function form was read.
+    pub span: Option<Span>,
+}
+
+impl Function {
+    /// A function without parameters or blocks.
+    pub fn new(name: impl Into<String>, return_type: Handle<Type>) -> Self {
+        Function {
+            name: name.into(),
+            return_type,
+            parameters: Vec::new(),
+            blocks: Arena::new(),
+            span: None,
+        }
+    }
+
+    /// Appends a parameter and returns its slot.
+    pub fn add_parameter(&mut self, ty: Handle<Type>) -> u64 {
+        self.parameters.push(Parameter { ty, span: None });
+        (self.parameters.len() - 1) as u64
+    }
+
+    /// Appends an empty block.
+    pub fn add_block(&mut self) -> Handle<Block> {
+        self.blocks.append(Block::default())
+    }
+
+    /// The entry block, if the function has blocks.
+    pub fn entry_block(&self) -> Option<Handle<Block>> {
+        self.blocks.handles().next()
+    }
+
+    /// Declares register `index` of type `ty`: inserts a `DeclareLocal` at
+    /// the end of the entry block's declaration prefix (creating the entry
+    /// block if needed) and returns the descriptor to use for it.
+    pub fn declare_register(&mut self, index: u64, ty: Handle<Type>) -> Register {
+        let entry = match self.entry_block() {
+            Some(b) => b,
+            None => self.add_block(),
+        };
+        let block = &mut self.blocks[entry];
+        let at = block
+            .instructions
+            .iter()
+            .take_while(|i| matches!(i.kind, InstructionKind::DeclareLocal { .. }))
+            .count();
+        let register = Register::new(index, ty);
+        block
+            .instructions
+            .insert(at, InstructionKind::DeclareLocal { register }.into());
+        register
+    }
+
+    /// The declared registers: the `DeclareLocal` prefix of the entry block.
+    pub fn declared_registers(&self) -> impl Iterator<Item = &Instruction> {
+        self.blocks
+            .as_slice()
+            .first()
+            .into_iter()
+            .flat_map(|b| b.instructions.iter())
+            .take_while(|i| matches!(i.kind, InstructionKind::DeclareLocal { .. }))
     }
 }

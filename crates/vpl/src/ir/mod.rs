@@ -53,30 +53,20 @@
 
 mod arena;
 mod instructions;
+mod span;
 mod types;
 mod values;
 
 pub use arena::{Arena, ArenaFull, Handle};
 pub use instructions::{
-    BinaryOp, Builtin, Callee, Instruction, InstructionKind, SwizzleComponent, Terminator,
-    TerminatorKind,
+    BinaryOp, Block, Builtin, Callee, Function, Instruction, InstructionKind, Parameter,
+    SwizzleComponent, Terminator, TerminatorKind,
 };
+pub use span::Span;
 pub use types::{Field, RecordType, SamplerKind, ScalarKind, Type, TypeArena, TypeInner};
 pub use values::{
     Constant, Literal, Operand, Reference, Register, Selector, SelectorKind, StorageKind, Value,
 };
-
-/// A source position: byte offset and 1-based line/column, the column
-/// counted in Unicode code points (CR, LF and CRLF each end one line).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Span {
-    /// Byte offset into the input.
-    pub offset: u32,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column in code points.
-    pub column: u32,
-}
 
 /// Which stage a [`Stage`] object is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -187,114 +177,6 @@ pub struct InterfaceVar {
     pub semantic: Semantic,
     /// Where the declaration was read.
     pub span: Option<Span>,
-}
-
-/// A function parameter slot: a by-value, invocation-local storage slot.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parameter {
-    /// Stored value type.
-    pub ty: Handle<Type>,
-    /// Where the declaration was read.
-    pub span: Option<Span>,
-}
-
-/// A basic block: instructions in order, then one terminator.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Block {
-    /// Instructions in execution order.
-    pub instructions: Vec<Instruction>,
-    /// The terminator; `None` is allowed while building, never when verified.
-    pub terminator: Option<Terminator>,
-    /// Where the block form was read.
-    pub span: Option<Span>,
-}
-
-impl Block {
-    /// Appends an instruction.
-    pub fn push(&mut self, kind: InstructionKind) -> &mut Self {
-        self.instructions.push(kind.into());
-        self
-    }
-
-    /// Sets the terminator.
-    pub fn terminate(&mut self, kind: TerminatorKind) {
-        self.terminator = Some(kind.into());
-    }
-}
-
-/// A function.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Function {
-    /// Nonempty name, unique within the stage.
-    pub name: String,
-    /// Return type (may be void).
-    pub return_type: Handle<Type>,
-    /// Ordered parameter slots.
-    pub parameters: Vec<Parameter>,
-    /// Ordered blocks; the first is the entry block.
-    pub blocks: Arena<Block>,
-    /// Where the function form was read.
-    pub span: Option<Span>,
-}
-
-impl Function {
-    /// A function without parameters or blocks.
-    pub fn new(name: impl Into<String>, return_type: Handle<Type>) -> Self {
-        Function {
-            name: name.into(),
-            return_type,
-            parameters: Vec::new(),
-            blocks: Arena::new(),
-            span: None,
-        }
-    }
-
-    /// Appends a parameter and returns its slot.
-    pub fn add_parameter(&mut self, ty: Handle<Type>) -> u64 {
-        self.parameters.push(Parameter { ty, span: None });
-        (self.parameters.len() - 1) as u64
-    }
-
-    /// Appends an empty block.
-    pub fn add_block(&mut self) -> Handle<Block> {
-        self.blocks.append(Block::default())
-    }
-
-    /// The entry block, if the function has blocks.
-    pub fn entry_block(&self) -> Option<Handle<Block>> {
-        self.blocks.handles().next()
-    }
-
-    /// Declares register `index` of type `ty`: inserts a `DeclareLocal` at
-    /// the end of the entry block's declaration prefix (creating the entry
-    /// block if needed) and returns the descriptor to use for it.
-    pub fn declare_register(&mut self, index: u64, ty: Handle<Type>) -> Register {
-        let entry = match self.entry_block() {
-            Some(b) => b,
-            None => self.add_block(),
-        };
-        let block = &mut self.blocks[entry];
-        let at = block
-            .instructions
-            .iter()
-            .take_while(|i| matches!(i.kind, InstructionKind::DeclareLocal { .. }))
-            .count();
-        let register = Register::new(index, ty);
-        block
-            .instructions
-            .insert(at, InstructionKind::DeclareLocal { register }.into());
-        register
-    }
-
-    /// The declared registers: the `DeclareLocal` prefix of the entry block.
-    pub fn declared_registers(&self) -> impl Iterator<Item = &Instruction> {
-        self.blocks
-            .as_slice()
-            .first()
-            .into_iter()
-            .flat_map(|b| b.instructions.iter())
-            .take_while(|i| matches!(i.kind, InstructionKind::DeclareLocal { .. }))
-    }
 }
 
 /// A stage: kind, ordered interface, functions and the selected entry.

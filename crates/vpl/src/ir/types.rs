@@ -1,6 +1,7 @@
 //! Types (spec section 4) and the module's type table.
 
-use super::{Arena, Handle, Span};
+use super::arena::{Arena, Handle};
+use super::span::Span;
 use std::collections::HashMap;
 
 /// The element kind of scalars and vectors.

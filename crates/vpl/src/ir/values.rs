@@ -1,6 +1,8 @@
 //! Values, operands and storage references (spec sections 5 and 6).
 
-use super::{Handle, Span, Type};
+use super::arena::Handle;
+use super::span::Span;
+use super::types::{ScalarKind, Type};
 
 /// A register descriptor (`RegisterValue`): a function-local, statically
 /// typed, mutable virtual register. Every descriptor with the same index in
@@ -46,11 +48,11 @@ impl Eq for Literal {}
 
 impl Literal {
     /// The scalar kind of the literal.
-    pub fn kind(self) -> super::ScalarKind {
+    pub fn kind(self) -> ScalarKind {
         match self {
-            Literal::Bool(_) => super::ScalarKind::Bool,
-            Literal::Int(_) => super::ScalarKind::Int,
-            Literal::Float(_) => super::ScalarKind::Float,
+            Literal::Bool(_) => ScalarKind::Bool,
+            Literal::Int(_) => ScalarKind::Int,
+            Literal::Float(_) => ScalarKind::Float,
         }
     }
 }

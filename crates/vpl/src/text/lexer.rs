@@ -8,7 +8,7 @@
 //! characters up to trivia, a parenthesis or a quote; it must be a whole
 //! name or a whole decimal number, anything else is a lexical error.
 
-use super::{Error as TextError, ErrorKind};
+use super::error::{Error as TextError, ErrorKind};
 
 /// Errors are boxed inside the reader to keep every `Result` small.
 pub(crate) type Error = Box<TextError>;

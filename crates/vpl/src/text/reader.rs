@@ -9,10 +9,10 @@
 //! `functions` form and block IDs after each function, which gives the
 //! forward references the grammar allows.
 
+use super::error::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
 use super::float::parse_f32;
 use super::lexer::Error;
 use super::lexer::{self, Lexer, Tok, Token};
-use super::{Error as TextError, ErrorKind, MAX_NESTING, MAX_TYPE_DEPTH};
 use crate::ir::{
     Block, Builtin, Callee, Direction, Field, Function, Handle, Instruction, InstructionKind,
     InterfaceVar, Literal, Module, Operand, Parameter, Reference, Register, SamplerKind,

@@ -7,7 +7,7 @@
 //! Binding IDs are generated: `t` + first-discovery index for types, `u`,
 //! `s`, `f`, `p`, `b` + list position, registers keep their numbers.
 
-use super::MAX_REFERENCE_DEPTH;
+use super::error::MAX_REFERENCE_DEPTH;
 use crate::ir::{
     Callee, Direction, Function, Handle, InstructionKind, Literal, Module, Operand, Reference,
     SelectorKind, Stage, StorageKind, TerminatorKind, Type, TypeInner, UniformKind, Value,

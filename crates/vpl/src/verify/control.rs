@@ -2,7 +2,7 @@
 //! in the fragment stage) and the control-flow graph used by the data-flow
 //! analyses of sections 5.2 and 6.3.
 
-use super::FnCx;
+use super::context::FnCx;
 use super::diagnostic::{Check, Place, Rule, fail};
 use crate::ir::{
     Callee, InstructionKind, ScalarKind, StageKind, Terminator, TerminatorKind, TypeInner,

@@ -1,6 +1,7 @@
 //! Verification diagnostics: the invalid object ([`Subject`]), the rule
 //! category ([`Rule`]) and the error ([`VerifyError`]).
 
+use crate::code;
 use crate::ir::{Block, Function, Handle, Span, StageKind, Type};
 use std::fmt;
 
@@ -196,6 +197,23 @@ impl Rule {
             Rule::Instruction => "instruction",
             Rule::ControlFlow => "control-flow",
             Rule::Limit => "limit",
+        }
+    }
+
+    /// The stable diagnostic code of the rule family (`VPL-V-…`, listed in
+    /// [`crate::code`]).
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::Container => code::VERIFY_CONTAINER,
+            Rule::Interface => code::VERIFY_INTERFACE,
+            Rule::Type => code::VERIFY_TYPE,
+            Rule::Register => code::VERIFY_REGISTER,
+            Rule::DefiniteAssignment => code::VERIFY_DEFINITE_ASSIGNMENT,
+            Rule::Storage => code::VERIFY_STORAGE,
+            Rule::Output => code::VERIFY_OUTPUT,
+            Rule::Instruction => code::VERIFY_INSTRUCTION,
+            Rule::ControlFlow => code::VERIFY_CONTROL_FLOW,
+            Rule::Limit => code::VERIFY_LIMIT,
         }
     }
 }

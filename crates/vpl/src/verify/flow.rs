@@ -11,7 +11,7 @@
 //! order, against the fixed-point in-states, so the first violation in
 //! program order is reported.
 
-use super::FnCx;
+use super::context::FnCx;
 use super::control::{Cfg, solve};
 use super::diagnostic::{Check, Place, Rule, VerifyError, fail};
 use super::outputs::{Layout, Leaves, Summary};

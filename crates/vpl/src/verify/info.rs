@@ -130,12 +130,6 @@ pub struct Verified {
 }
 
 impl Verified {
-    /// Verifies `module`.
-    pub fn new(module: Module) -> Result<Self, super::VerifyError> {
-        let info = super::verify(&module)?;
-        Ok(Verified { module, info })
-    }
-
     /// Pairs a module with the facts just computed for it.
     pub(crate) fn from_parts(module: Module, info: ModuleInfo) -> Self {
         Verified { module, info }

@@ -3,7 +3,7 @@
 //! swizzle/member/index extraction (7.4) — and the simple-operand rules of
 //! section 5.
 
-use super::FnCx;
+use super::context::FnCx;
 use super::diagnostic::{Check, Place, Rule, Subject, fail};
 use super::types::describe;
 use crate::ir::{

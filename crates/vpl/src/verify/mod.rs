@@ -34,6 +34,7 @@
 //! are reported in program order.
 
 mod containers;
+mod context;
 mod control;
 mod diagnostic;
 mod flow;
@@ -53,6 +54,7 @@ pub use outputs::MAX_DYNAMIC_READ_RANGES;
 pub use samplers::{AliasProblem, AliasProblemKind, AliasRoot, SamplerChains};
 
 use crate::ir::{Function, Handle, Module, Stage};
+use context::FnCx;
 use diagnostic::{Check, Place};
 use outputs::{Layout, Summary};
 use registers::RegisterTable;
@@ -458,19 +460,18 @@ impl StageFlow<'_> {
     }
 }
 
+impl Verified {
+    /// Verifies `module`.
+    pub fn new(module: Module) -> Result<Self, VerifyError> {
+        let info = verify(&module)?;
+        Ok(Verified::from_parts(module, info))
+    }
+}
+
 /// Verifies `module` with a fresh [`Verifier`] and returns what the check
 /// proved about it.
 pub fn verify(module: &Module) -> Result<ModuleInfo, VerifyError> {
     Verifier::new().verify(module)
-}
-
-/// Per-function verification context.
-pub(crate) struct FnCx<'a> {
-    pub module: &'a Module,
-    pub stage: &'a Stage,
-    pub handle: Handle<Function>,
-    pub function: &'a Function,
-    pub regs: RegisterTable,
 }
 
 impl FnCx<'_> {

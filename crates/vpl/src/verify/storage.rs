@@ -7,7 +7,7 @@
 //! a root namespace; what can be wrong (slot, types, selectors, bounds,
 //! permissions) is checked here.
 
-use super::FnCx;
+use super::context::FnCx;
 use super::diagnostic::{Check, Place, Rule, fail};
 use crate::ir::{
     Direction, Handle, Literal, Reference, ScalarKind, SelectorKind, Span, StorageKind, Type,

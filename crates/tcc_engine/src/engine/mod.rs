@@ -1,0 +1,787 @@
+//! The execution (facts note (b)–(f)), in three parts: this module holds
+//! the [`Program`], the [`Execution`] state, starting and resuming, and the
+//! checkpoint bookkeeping that every durable transition ends in; the host
+//! protocol's state machine (answers, wakes, `cancel`, joins) is `host`; the
+//! instruction stepper (the fast path and the full `step`) is `step`.
+//!
+//! An [`Execution`] runs a validated artifact until a host boundary:
+//! [`Execution::run_until_host`] returns an [`Outcome`]; when it is
+//! [`Outcome::Host`], the host answers with [`Execution::respond`]. Wakes
+//! (`timer_fired`, `event_payload`, `child_result`) and `cancel` are also
+//! delivered through `respond` while no request is outstanding.
+
+mod host;
+mod step;
+
+use crate::continuation::{Continuation, Frame, Pending, Status, compute_delta};
+use crate::error::{EngineError, FatalKind};
+use crate::fast::{self};
+use crate::json::{ValueContext, absorb, export, obj, to_canonical};
+use crate::lang::{EvalError, Language};
+use crate::limits::Limits;
+use crate::liveness::Liveness;
+use crate::position::FuncPos;
+use crate::protocol::{CheckpointKind, HostRequest, Outcome};
+use crate::value::{Cell, Heap, Value};
+use serde_json::Value as J;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use tcc_ir::{Artifact, FeatureSet, Function, FunctionId, Instruction};
+
+/// At most this many deltas follow a snapshot.
+pub const MAX_DELTAS_PER_SNAPSHOT: u32 = 32;
+
+/// Engine features this engine implements.
+pub fn engine_features() -> FeatureSet {
+    FeatureSet::all_engine_features()
+}
+
+/// A validated artifact prepared for execution (shared by executions).
+#[derive(Debug)]
+pub struct Program {
+    artifact: Artifact,
+    lang: Language,
+    /// `LoadConst` values by function position and pc.
+    consts: Vec<Vec<Value>>,
+    /// Pre-decoded fast-path ops by function position and pc.
+    fast: Vec<fast::Prepared>,
+    entry_pos: FuncPos,
+}
+
+impl Program {
+    /// Validates `artifact` against this engine and `host_capabilities`
+    /// and prepares it.
+    pub fn new(artifact: Artifact, host_capabilities: &FeatureSet) -> Result<Program, EngineError> {
+        tcc_ir::validate(&artifact, &engine_features(), host_capabilities)?;
+        // Runtime modules are required helpers; this engine provides none,
+        // and ignoring a requirement is not valid execution.
+        if let Some(m) = artifact.envelope.runtime_modules.first() {
+            return Err(EngineError::fatal(
+                FatalKind::Unsupported,
+                format!(
+                    "runtime module {:?} (kind {:?}) is required; this engine provides no runtime modules",
+                    m.id, m.kind
+                ),
+            ));
+        }
+        let lang = Language::from_version(&artifact.envelope.language_semantics_version)
+            .ok_or_else(|| {
+                EngineError::fatal(FatalKind::Unsupported, "unknown language semantics version")
+            })?;
+        let consts = artifact
+            .program
+            .functions
+            .iter()
+            .map(|f| {
+                f.instructions
+                    .iter()
+                    .map(|i| match i {
+                        Instruction::LoadConst { value } => Value::from(value),
+                        _ => Value::Undefined,
+                    })
+                    .collect()
+            })
+            .collect();
+        let entry_pos = artifact
+            .program
+            .function_position(artifact.program.entry)
+            .map(FuncPos::new)
+            .ok_or_else(|| EngineError::fatal(FatalKind::Unsupported, "missing entry"))?;
+        let fast = artifact
+            .program
+            .functions
+            .iter()
+            .map(|f| fast::prepare(&f.instructions, f.local_count))
+            .collect();
+        Ok(Program {
+            artifact,
+            lang,
+            consts,
+            fast,
+            entry_pos,
+        })
+    }
+
+    /// The artifact.
+    pub fn artifact(&self) -> &Artifact {
+        &self.artifact
+    }
+
+    /// The language rules in force.
+    pub fn language(&self) -> Language {
+        self.lang
+    }
+
+    fn function(&self, pos: FuncPos) -> &Function {
+        &self.artifact.program.functions[pos.index()]
+    }
+
+    fn position(&self, id: FunctionId) -> Option<FuncPos> {
+        self.artifact
+            .program
+            .function_position(id)
+            .map(FuncPos::new)
+    }
+}
+
+/// Work queued behind the current host request.
+#[derive(Debug, Clone)]
+enum Action {
+    Emit(HostRequest),
+    Checkpoint,
+    Throw(Value),
+}
+
+/// What the outstanding request is waiting for.
+#[derive(Debug, Clone)]
+enum Awaiting {
+    Checkpoint {
+        revision: u64,
+        state: Box<Continuation>,
+    },
+    EffectResult {
+        in_branch: Option<u32>,
+    },
+    PersistEffect,
+    Registration {
+        branch: Option<u32>,
+    },
+}
+
+/// One running execution.
+#[derive(Debug)]
+pub struct Execution {
+    program: Arc<Program>,
+    state: Continuation,
+    limits: Limits,
+    outstanding: Option<(HostRequest, Awaiting)>,
+    queue: VecDeque<Action>,
+    /// Last confirmed continuation (base of deltas).
+    base: Option<Continuation>,
+    deltas_since_snapshot: u32,
+    allow_delta: bool,
+    liveness: BTreeMap<FuncPos, Liveness>,
+    poisoned: Option<EngineError>,
+    steps: u64,
+    /// The canonical text of the last emitted checkpoint's body, by
+    /// revision, when it was written while choosing delta or snapshot
+    /// (see [`Execution::take_checkpoint_text`]).
+    checkpoint_text: Option<(u64, String)>,
+}
+
+/// `req` (a checkpoint request) with the given body.
+fn with_body(req: &HostRequest, materialize: Option<J>, delta: Option<J>) -> HostRequest {
+    match req {
+        HostRequest::PersistCheckpoint {
+            revision,
+            kind,
+            base_revision,
+            ..
+        } => HostRequest::PersistCheckpoint {
+            revision: *revision,
+            kind: *kind,
+            base_revision: *base_revision,
+            materialize,
+            delta,
+        },
+        other => other.clone(),
+    }
+}
+
+fn fatal(kind: FatalKind, m: impl Into<String>) -> EvalError {
+    EvalError::Fatal(EngineError::fatal(kind, m))
+}
+
+fn type_error(m: impl Into<String>) -> EvalError {
+    fatal(FatalKind::TypeError, m)
+}
+
+/// Binds an argument vector to a function's parameter slots under the
+/// callee's language rules. `first_slot` is 1 for closures: slot 0 holds
+/// the environment and `param_count` counts the user parameters only, which
+/// occupy slots `1..=param_count` (the reference engine's convention).
+fn bind_params(
+    lang: Language,
+    f: &Function,
+    first_slot: usize,
+    args: Vec<Value>,
+) -> Result<Vec<Value>, EngineError> {
+    let params = f.param_count as usize;
+    if first_slot + params > f.local_count as usize {
+        return Err(EngineError::fatal(
+            FatalKind::Arity,
+            format!(
+                "{} needs {} local slots for its environment and {params} parameters, has local_count {}",
+                f.name,
+                first_slot + params,
+                f.local_count
+            ),
+        ));
+    }
+    let mut locals = vec![Value::Undefined; f.local_count as usize];
+    let argc = args.len();
+    match lang {
+        Language::Ts => {}
+        Language::Py => {
+            let defaults = f.param_defaults.as_deref().unwrap_or(&[]);
+            if argc > params {
+                return Err(EngineError::fatal(
+                    FatalKind::Arity,
+                    format!("{} takes {params} arguments, {argc} given", f.name),
+                ));
+            }
+            for i in argc..params {
+                match defaults.get(i).and_then(Option::as_ref) {
+                    Some(d) => locals[first_slot + i] = Value::from(d),
+                    None => {
+                        return Err(EngineError::fatal(
+                            FatalKind::Arity,
+                            format!("{} missing argument {}", f.name, i + 1),
+                        ));
+                    }
+                }
+            }
+        }
+        Language::Rust => {
+            if argc != params {
+                return Err(EngineError::fatal(
+                    FatalKind::Arity,
+                    format!("{} takes {params} arguments, {argc} given", f.name),
+                ));
+            }
+        }
+    }
+    for (i, a) in args.into_iter().take(params).enumerate() {
+        locals[first_slot + i] = a;
+    }
+    Ok(locals)
+}
+
+impl Execution {
+    /// Starts a fresh execution of the entry function with `args` (inlined
+    /// tagged values), bound by the artifact's language rules.
+    pub fn start(
+        program: Arc<Program>,
+        execution_id: &str,
+        args: &[J],
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
+        let mut heap = Heap::default();
+        let mut values = Vec::with_capacity(args.len());
+        for (i, a) in args.iter().enumerate() {
+            values.push(absorb(
+                ValueContext::Message,
+                a,
+                &format!("$.args[{i}]"),
+                &mut heap,
+                &limits,
+            )?);
+        }
+        let entry = program.function(program.entry_pos);
+        let locals = bind_params(program.lang, entry, 0, values)?;
+        let env = &program.artifact.envelope;
+        let state = Continuation {
+            execution_id: execution_id.to_string(),
+            artifact_hash: env.artifact_hash.clone(),
+            engine_format_version: env.engine_format_version,
+            language_semantics_version: env.language_semantics_version.clone(),
+            revision: 0,
+            status: Status::Runnable,
+            frames: vec![Frame {
+                func_id: entry.id,
+                pc: 0,
+                locals,
+                pos: program.entry_pos,
+            }],
+            stack: Vec::new(),
+            pending: None,
+            result: None,
+            try_stack: Vec::new(),
+            join: None,
+            reentries: Vec::new(),
+            heap,
+            iterating: Vec::new(),
+            func_refs: Vec::new(),
+        };
+        Ok(Execution::with_state(program, state, limits, None))
+    }
+
+    fn with_state(
+        program: Arc<Program>,
+        state: Continuation,
+        limits: Limits,
+        base: Option<Continuation>,
+    ) -> Execution {
+        Execution {
+            program,
+            state,
+            limits,
+            outstanding: None,
+            checkpoint_text: None,
+            queue: VecDeque::new(),
+            base,
+            deltas_since_snapshot: 0,
+            allow_delta: true,
+            liveness: BTreeMap::new(),
+            poisoned: None,
+            steps: 0,
+        }
+    }
+
+    /// Resumes from a continuation after the resume checks (artifact
+    /// pinning, versions, functions, locals length, pc range). Parameters
+    /// are not bound again. The continuation becomes the delta base.
+    pub fn resume(
+        program: Arc<Program>,
+        mut state: Continuation,
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
+        let env = &program.artifact.envelope;
+        if state.artifact_hash != env.artifact_hash {
+            return Err(EngineError::ArtifactMismatch {
+                continuation: state.artifact_hash.clone(),
+                artifact: env.artifact_hash.clone(),
+            });
+        }
+        if state.engine_format_version != env.engine_format_version {
+            return Err(EngineError::ResumeMismatch(format!(
+                "engine_format_version {} differs from the artifact's {}",
+                state.engine_format_version, env.engine_format_version
+            )));
+        }
+        if state.language_semantics_version != env.language_semantics_version {
+            return Err(EngineError::ResumeMismatch(format!(
+                "language_semantics_version {:?} differs from the artifact's {:?}",
+                state.language_semantics_version, env.language_semantics_version
+            )));
+        }
+        if state.frames.is_empty() && !state.status.is_terminal() {
+            return Err(EngineError::ResumeMismatch("no frames".into()));
+        }
+        for (i, f) in state.frames.iter_mut().enumerate() {
+            let pos = program.position(f.func_id).ok_or_else(|| {
+                EngineError::ResumeMismatch(format!("frame {i}: unknown function {}", f.func_id))
+            })?;
+            let func = program.function(pos);
+            if f.locals.len() != func.local_count as usize {
+                return Err(EngineError::ResumeMismatch(format!(
+                    "frame {i}: {} locals, function {} has local_count {}",
+                    f.locals.len(),
+                    f.func_id,
+                    func.local_count
+                )));
+            }
+            if f.pc as usize >= func.instructions.len() {
+                return Err(EngineError::ResumeMismatch(format!(
+                    "frame {i}: pc {} out of range ({} instructions)",
+                    f.pc,
+                    func.instructions.len()
+                )));
+            }
+            f.pos = pos;
+        }
+        if state
+            .frames
+            .first()
+            .is_some_and(|f| f.pos != program.entry_pos)
+        {
+            return Err(EngineError::ResumeMismatch(
+                "frame 0 is not the entry function".into(),
+            ));
+        }
+        for h in &state.try_stack {
+            let ok =
+                state.frames.get(h.frame as usize).is_some_and(|f| {
+                    (h.catch as usize) < program.function(f.pos).instructions.len()
+                }) && h.stack_len as usize <= state.stack.len();
+            if !ok {
+                return Err(EngineError::ResumeMismatch(
+                    "try handler out of range".into(),
+                ));
+            }
+        }
+        if state.func_refs.len() > program.artifact.program.functions.len() {
+            return Err(EngineError::ResumeMismatch(
+                "func_refs longer than the program".into(),
+            ));
+        }
+        for id in state.func_refs.iter().flatten() {
+            if let Ok(Cell::Closure { func, .. }) = state.heap.get(*id)
+                && program.position(*func).is_none()
+            {
+                return Err(EngineError::ResumeMismatch(format!(
+                    "closure of unknown function {func}"
+                )));
+            }
+        }
+        let in_flight = match &state.pending {
+            Some(Pending::Effect {
+                key,
+                idempotency_key,
+            }) => Some(in_flight_effect(&program, &state, key, idempotency_key)?),
+            _ => None,
+        };
+        if state.stack.len() > limits.max_stack || state.heap.cells.len() > limits.max_heap_cells {
+            return Err(EngineError::limit(
+                "continuation size",
+                limits.max_stack as u64,
+            ));
+        }
+        let base = state.clone();
+        let mut e = Execution::with_state(program, state, limits, Some(base));
+        // The effect is asked for again under the same identity; the host's
+        // journal answers it if it already ran.
+        e.outstanding = in_flight.map(|req| (req, Awaiting::EffectResult { in_branch: None }));
+        Ok(e)
+    }
+
+    /// The current state (the continuation as it would be checkpointed,
+    /// before dead-local clearing and GC).
+    pub fn state(&self) -> &Continuation {
+        &self.state
+    }
+
+    /// The continuation as canonical JSON text: while a `persist_checkpoint`
+    /// is outstanding, the state that checkpoint commits (its revision
+    /// included). This is how a host driving the engine over JSON obtains a
+    /// snapshot (`materialize: true`), as the reference engine's hosts do.
+    pub fn continuation_json(&self) -> String {
+        match &self.outstanding {
+            Some((_, Awaiting::Checkpoint { state, .. })) => state.encode(),
+            _ => self.state.encode(),
+        }
+    }
+
+    /// The program.
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+
+    /// Instructions executed by this `Execution` value.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Disables delta checkpoints (host without `host.persist_checkpoint_delta`).
+    pub fn set_delta_checkpoints(&mut self, allowed: bool) {
+        self.allow_delta = allowed;
+    }
+
+    /// Takes the canonical JSON text of the outstanding checkpoint's body
+    /// (its `delta`, or its `materialize` for a snapshot) if the engine
+    /// wrote it while choosing between the two: byte-identical to
+    /// `to_canonical` of that body, which a host storing the text need not
+    /// write again. `None` when `revision` is not the outstanding
+    /// checkpoint's, or the text was not written (or already taken).
+    pub fn take_checkpoint_text(&mut self, revision: u64) -> Option<String> {
+        let outstanding = matches!(
+            &self.outstanding,
+            Some((HostRequest::PersistCheckpoint { revision: r, .. }, _)) if *r == revision
+        );
+        match self.checkpoint_text.take() {
+            Some((r, text)) if outstanding && r == revision => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The request the host must answer, if any.
+    pub fn outstanding(&self) -> Option<HostRequest> {
+        let (req, _) = self.outstanding.as_ref()?;
+        Some(match self.checkpoint_body(req) {
+            Some((materialize, delta)) => with_body(req, materialize, delta),
+            None => req.clone(),
+        })
+    }
+
+    /// A checkpoint request's body when it has been handed out already:
+    /// rebuilt from the state it was made from (unchanged until the
+    /// response). `None` for any other request, or one still holding its body.
+    fn checkpoint_body(&self, req: &HostRequest) -> Option<(Option<J>, Option<J>)> {
+        match req {
+            HostRequest::PersistCheckpoint {
+                kind,
+                materialize: None,
+                delta: None,
+                ..
+            } => Some(match kind {
+                CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
+                CheckpointKind::Delta => (
+                    None,
+                    self.base
+                        .as_ref()
+                        .and_then(|base| compute_delta(base, &self.state)),
+                ),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The outstanding request for the host. A checkpoint's body (a whole
+    /// continuation, or a delta) is moved out of the stored request rather
+    /// than copied, and rebuilt if the request is asked for again.
+    fn hand_out(&mut self) -> Option<HostRequest> {
+        let (req, _) = self.outstanding.as_ref()?;
+        if let Some((materialize, delta)) = self.checkpoint_body(req) {
+            return Some(with_body(req, materialize, delta));
+        }
+        let (req, _) = self.outstanding.as_mut()?;
+        if let HostRequest::PersistCheckpoint {
+            materialize, delta, ..
+        } = req
+        {
+            let (materialize, delta) = (materialize.take(), delta.take());
+            return Some(with_body(req, materialize, delta));
+        }
+        Some(req.clone())
+    }
+
+    /// Runs at most `budget` instructions, stopping at the first host
+    /// boundary. A budget of 0 runs none.
+    pub fn run_until_host(&mut self, budget: u64) -> Result<Outcome, EngineError> {
+        if let Some(e) = &self.poisoned {
+            return Err(e.clone());
+        }
+        // Asked to run with nothing queued, a runnable execution reads
+        // `running` until its next checkpoint is confirmed (the reference
+        // engine's status rule; checkpoints taken before it runs on, such as
+        // the one after a wake, keep `runnable`).
+        if self.outstanding.is_none()
+            && self.queue.is_empty()
+            && self.state.status == Status::Runnable
+        {
+            self.state.status = Status::Running;
+        }
+        let r = self.run_inner(budget);
+        if let Err(e) = &r {
+            self.poisoned = Some(e.clone());
+        }
+        r
+    }
+
+    fn run_inner(&mut self, mut budget: u64) -> Result<Outcome, EngineError> {
+        loop {
+            if let Some(req) = self.hand_out() {
+                return Ok(Outcome::Host(req));
+            }
+            if let Some(action) = self.queue.pop_front() {
+                match action {
+                    Action::Emit(req) => self.emit(req)?,
+                    Action::Checkpoint => self.emit_checkpoint()?,
+                    Action::Throw(v) => {
+                        if !self.state.status.is_terminal() {
+                            self.throw_value(v);
+                        }
+                    }
+                }
+                continue;
+            }
+            match self.state.status {
+                Status::Completed => {
+                    let v = self.state.result.clone().unwrap_or(Value::Undefined);
+                    return Ok(Outcome::Completed(export(&self.state.heap, &v)?));
+                }
+                Status::Failed => {
+                    let v = self.state.result.clone().unwrap_or(Value::Undefined);
+                    let value = export(&self.state.heap, &v).unwrap_or_else(|_| {
+                        obj([("t", "string".into()), ("v", "<unexportable value>".into())])
+                    });
+                    let message = match &v {
+                        Value::Str(s) => s.to_string(),
+                        _ => to_canonical(&value),
+                    };
+                    return Ok(Outcome::Failed { value, message });
+                }
+                Status::Cancelled => return Ok(Outcome::Cancelled),
+                Status::Suspended => return Ok(Outcome::Suspended),
+                Status::Runnable | Status::Running => {}
+            }
+            if self.deliver_settled_join()? {
+                continue;
+            }
+            if budget == 0 {
+                return Ok(Outcome::BudgetExhausted);
+            }
+            let ran = self.run_steps(budget)?;
+            budget -= ran;
+        }
+    }
+
+    fn emit(&mut self, req: HostRequest) -> Result<(), EngineError> {
+        let awaiting = match &req {
+            HostRequest::PersistEffect { .. } => Awaiting::PersistEffect,
+            _ => {
+                return Err(EngineError::fatal(
+                    FatalKind::Unsupported,
+                    "internal: unexpected queued request",
+                ));
+            }
+        };
+        self.outstanding = Some((req, awaiting));
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ checkpoints
+
+    /// The continuation as it is persisted: dead locals cleared, heap collected.
+    fn prepare_checkpoint(&mut self) {
+        for fi in 0..self.state.frames.len() {
+            let pos = self.state.frames[fi].pos;
+            let program = self.program.clone();
+            let live = self
+                .liveness
+                .entry(pos)
+                .or_insert_with(|| Liveness::analyse(program.function(pos)));
+            let catches: Vec<u32> = self
+                .state
+                .try_stack
+                .iter()
+                .filter(|h| h.frame as usize == fi)
+                .map(|h| h.catch)
+                .collect();
+            let frame = &mut self.state.frames[fi];
+            let pc = frame.pc;
+            for (slot, v) in frame.locals.iter_mut().enumerate() {
+                if !live.is_live_with(pc, &catches, slot) {
+                    *v = Value::Undefined;
+                }
+            }
+        }
+        let roots = self.state.roots();
+        self.state.heap.collect(roots);
+    }
+
+    fn emit_checkpoint(&mut self) -> Result<(), EngineError> {
+        self.prepare_checkpoint();
+        let revision = self.state.revision + 1;
+        self.state.revision = revision;
+        let base_revision = self.base.as_ref().map_or(0, |b| b.revision);
+        // A delta when allowed, possible and shorter than the snapshot; the
+        // snapshot's JSON tree is built only when it is the one sent. The
+        // text written to compare them is kept for the host.
+        let mut text = None;
+        let delta = if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
+            self.base
+                .as_ref()
+                .and_then(|base| compute_delta(base, &self.state))
+                .and_then(|d| {
+                    let delta_text = to_canonical(&d);
+                    let snapshot_text = self.state.encode();
+                    if delta_text.len() < snapshot_text.len() {
+                        text = Some(delta_text);
+                        Some(d)
+                    } else {
+                        text = Some(snapshot_text);
+                        None
+                    }
+                })
+        } else {
+            None
+        };
+        self.checkpoint_text = text.map(|t| (revision, t));
+        let (kind, materialize) = match delta {
+            Some(_) => (CheckpointKind::Delta, None),
+            None => (CheckpointKind::Snapshot, Some(self.state.to_json())),
+        };
+        let req = HostRequest::PersistCheckpoint {
+            revision,
+            kind,
+            base_revision,
+            materialize,
+            delta,
+        };
+        self.outstanding = Some((
+            req,
+            Awaiting::Checkpoint {
+                revision,
+                state: Box::new(self.state.clone()),
+            },
+        ));
+        Ok(())
+    }
+
+    fn advance_pc(&mut self) {
+        if let Some(f) = self.state.frames.last_mut() {
+            f.pc += 1;
+        }
+    }
+
+    fn push_value(&mut self, v: Value) -> Result<(), EngineError> {
+        if self.state.stack.len() >= self.limits.max_stack {
+            return Err(EngineError::limit(
+                "operand stack",
+                self.limits.max_stack as u64,
+            ));
+        }
+        self.state.stack.push(v);
+        Ok(())
+    }
+
+    /// Throws `v`: unwind to the innermost handler, or fail the execution.
+    fn throw_value(&mut self, v: Value) {
+        match self.state.try_stack.pop() {
+            Some(h) => {
+                self.state.frames.truncate(h.frame as usize + 1);
+                self.state.stack.truncate(h.stack_len as usize);
+                self.state.stack.push(v);
+                if let Some(f) = self.state.frames.last_mut() {
+                    f.pc = h.catch;
+                }
+            }
+            None => {
+                self.state.status = Status::Failed;
+                self.state.result = Some(v);
+                self.state.pending = None;
+                self.state.join = None;
+                // One checkpoint records the failure (an effect failure has one queued already).
+                if !self.queue.iter().any(|a| matches!(a, Action::Checkpoint)) {
+                    self.queue.push_back(Action::Checkpoint);
+                }
+            }
+        }
+    }
+}
+
+/// The `run_effect` request to re-issue when resuming a continuation whose
+/// pending operation is an effect in flight (facts (c): pc still at the
+/// `Effect`, key and input already popped). The continuation records the
+/// key and idempotency key but not the input, so only an effect without
+/// input (input `{}`) can be asked for again; anything else is refused.
+fn in_flight_effect(
+    program: &Program,
+    state: &Continuation,
+    key: &str,
+    idempotency_key: &str,
+) -> Result<HostRequest, EngineError> {
+    let refuse = |why: &str| {
+        Err(EngineError::ResumeMismatch(format!(
+            "cannot resume with effect {key:?} in flight: {why}"
+        )))
+    };
+    if !state.status.is_runnable() {
+        return refuse("the status is not runnable");
+    }
+    if state.join.is_some() {
+        return refuse("unsupported inside a concurrent group");
+    }
+    let [frame] = &state.frames[..] else {
+        return refuse("durable operations run in the entry function's only frame");
+    };
+    if idempotency_key != format!("{}:{key}", state.execution_id) {
+        return refuse("its idempotency key is not {execution_id}:{key}");
+    }
+    match program
+        .function(frame.pos)
+        .instructions
+        .get(frame.pc as usize)
+    {
+        Some(Instruction::Effect { has_input: false }) => Ok(HostRequest::RunEffect {
+            key: key.to_string(),
+            idempotency_key: idempotency_key.to_string(),
+            input: obj([("t", "object".into()), ("v", J::Object(Default::default()))]),
+        }),
+        Some(Instruction::Effect { has_input: true }) => {
+            refuse("unsupported: the continuation does not carry the effect's input")
+        }
+        _ => refuse("the frame's pc is not at an Effect instruction"),
+    }
+}
