@@ -6,7 +6,7 @@
 //! functions, then to top-level functions, imported primitives and the few
 //! builtins the subset knows (`len`, `range`, exception classes).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rustpython_parser::ast::{self, Constant as PyConst, Expr as PE, Ranged, Stmt as PS};
 use rustpython_parser::text_size::TextRange;
@@ -106,9 +106,9 @@ pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
     };
     let mut l = Lower {
         module: Module::default(),
-        prims: HashMap::new(),
-        top: HashMap::new(),
-        consts: HashMap::new(),
+        prims: HashMap::default(),
+        top: HashMap::default(),
+        consts: HashMap::default(),
         scopes: Vec::new(),
         depth: 0,
     };
@@ -322,7 +322,7 @@ impl Lower {
             ));
         };
         let entry_name = entry.name.to_string();
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut seen: HashSet<String> = HashSet::default();
         seen.insert(entry_name.clone());
         self.module.funcs.push(Func::default());
         self.top.insert(entry_name, 0);
@@ -387,8 +387,8 @@ impl Lower {
             implicit_return: Constant::Null,
             ..Func::default()
         };
-        let mut names = HashMap::new();
-        let mut definite = HashSet::new();
+        let mut names = HashMap::default();
+        let mut definite = HashSet::default();
         for a in &args.args {
             let n = a.def.arg.to_string();
             if names.contains_key(&n) {

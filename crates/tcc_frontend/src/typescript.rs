@@ -8,7 +8,7 @@
 //! iteration) is refused. Type annotations and type-only declarations are
 //! ignored; they have no run-time meaning.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{self as t, Expression as TE, Statement as TS};
@@ -102,12 +102,12 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
     }
     let mut l = Lower {
         module: Module::default(),
-        prims: HashMap::new(),
-        top: HashMap::new(),
-        consts: HashMap::new(),
+        prims: HashMap::default(),
+        top: HashMap::default(),
+        consts: HashMap::default(),
         scopes: Vec::new(),
         depth: 0,
-        hoisted: HashMap::new(),
+        hoisted: HashMap::default(),
     };
     l.program(&ret.program, source.len())?;
     Ok(l.module)
@@ -311,7 +311,7 @@ impl Lower {
             implicit_return: Constant::Undefined,
             ..Func::default()
         };
-        let mut block = HashMap::new();
+        let mut block = HashMap::default();
         for p in &params.items {
             let Some(id) = binding_name(&p.pattern) else {
                 return Err(unsupported("destructuring parameters", p.span));
@@ -439,7 +439,7 @@ impl Lower {
     /// function declarations (hoisted).
     fn open_block(&mut self, stmts: &[TS], out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
         let in_loop = self.cur().loops > 0;
-        let mut block = HashMap::new();
+        let mut block = HashMap::default();
         let mut funcs = Vec::new();
         for s in stmts {
             match s {
@@ -807,12 +807,12 @@ impl Lower {
                             self.var_decl(d, &mut header)?;
                         }
                         Some(init) => {
-                            self.cur_mut().blocks.push(HashMap::new());
+                            self.cur_mut().blocks.push(HashMap::default());
                             if let Some(e) = init.as_expression() {
                                 self.expr_stmt(e, p, &mut header)?;
                             }
                         }
-                        None => self.cur_mut().blocks.push(HashMap::new()),
+                        None => self.cur_mut().blocks.push(HashMap::default()),
                     }
                     let cond = match &f.test {
                         Some(e) => Some(self.expr(e)?),
@@ -942,7 +942,7 @@ impl Lower {
                 let catch = match &tr.handler {
                     None => None,
                     Some(h) => {
-                        let mut block = HashMap::new();
+                        let mut block = HashMap::default();
                         let mut var = None;
                         if let Some(param) = &h.param {
                             let Some(b) = binding_name(&param.pattern) else {
@@ -1078,7 +1078,7 @@ impl Lower {
 
     fn open_decl_block(&mut self, d: &t::VariableDeclaration) -> Result<(), FrontendError> {
         let in_loop = self.cur().loops > 0;
-        let mut block = HashMap::new();
+        let mut block = HashMap::default();
         for decl in &d.declarations {
             if let Some(b) = binding_name(&decl.id) {
                 let var = self.new_var(b.name.as_str());
