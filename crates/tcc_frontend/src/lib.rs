@@ -11,6 +11,7 @@
 pub mod codegen;
 pub mod error;
 pub mod hir;
+mod lowering;
 pub mod primitives;
 pub mod python;
 pub mod rust;
