@@ -11,7 +11,9 @@ use rustc_hash::FxHashMap as HashMap;
 use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
-use crate::hir::{Durable, Expr, ExprKind, Func, FuncIdx, Module, Pos, Var, VarRef};
+use crate::hir::{
+    BinOp, Durable, Expr, ExprKind, Func, FuncIdx, Module, Pos, Stmt, StmtKind, Var, VarRef,
+};
 use crate::primitives::{MAX_DEPTH, Prim};
 
 /// A function scope of one language's lowering.
@@ -235,4 +237,97 @@ pub(crate) fn durable_call(
         kind: ExprKind::Durable(d),
         pos,
     }))
+}
+
+/// `v = v + by` at `pos`.
+pub(crate) fn increment(v: VarRef, by: f64, pos: Pos) -> Stmt {
+    let var = Expr {
+        kind: ExprKind::Var(v),
+        pos,
+    };
+    let sum = Expr {
+        kind: ExprKind::Bin(
+            BinOp::Add,
+            Box::new(var),
+            Box::new(Expr::constant(Constant::Number(by), pos)),
+        ),
+        pos,
+    };
+    Stmt {
+        kind: StmtKind::Assign(v, sum),
+        pos,
+    }
+}
+
+/// An index-based loop over a list, array or string (Python's `for x in
+/// xs`, TypeScript's `for (const x of xs)`): the sequence is held in `seq`,
+/// the index in `index`, and the length is re-read at every step, as both
+/// languages' list iterators do.
+pub(crate) struct IndexLoop {
+    /// Temporary holding the sequence.
+    pub seq: VarRef,
+    /// Temporary holding the index.
+    pub index: VarRef,
+    /// Source range of the loop.
+    pub pos: Pos,
+}
+
+impl IndexLoop {
+    fn var(&self, v: VarRef) -> Expr {
+        Expr {
+            kind: ExprKind::Var(v),
+            pos: self.pos,
+        }
+    }
+
+    fn stmt(&self, kind: StmtKind) -> Stmt {
+        Stmt {
+            kind,
+            pos: self.pos,
+        }
+    }
+
+    /// `seq = value; index = 0`.
+    pub fn init(&self, value: Expr) -> [Stmt; 2] {
+        [
+            self.stmt(StmtKind::Assign(self.seq, value)),
+            self.stmt(StmtKind::Assign(
+                self.index,
+                Expr::constant(Constant::Number(0.0), self.pos),
+            )),
+        ]
+    }
+
+    /// `index < len(seq)`.
+    pub fn cond(&self) -> Expr {
+        let len = Expr {
+            kind: ExprKind::Length(Box::new(self.var(self.seq))),
+            pos: self.pos,
+        };
+        Expr {
+            kind: ExprKind::Bin(BinOp::Lt, Box::new(self.var(self.index)), Box::new(len)),
+            pos: self.pos,
+        }
+    }
+
+    /// The start of each step: `target = seq[index]; index = index + 1`.
+    pub fn step(&self, target: VarRef) -> Vec<Stmt> {
+        let item = Expr {
+            kind: ExprKind::Index(Box::new(self.var(self.seq)), Box::new(self.var(self.index))),
+            pos: self.pos,
+        };
+        vec![
+            self.stmt(StmtKind::Assign(target, item)),
+            increment(self.index, 1.0, self.pos),
+        ]
+    }
+
+    /// The loop statement around `body` (which starts with [`IndexLoop::step`]).
+    pub fn looped(&self, body: Vec<Stmt>) -> Stmt {
+        self.stmt(StmtKind::Loop {
+            cond: Some(self.cond()),
+            body,
+            update: Vec::new(),
+        })
+    }
 }

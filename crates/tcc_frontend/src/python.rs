@@ -15,7 +15,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::lowering::{DurableArgs, FnScope, Global, Lowering, durable_call};
+use crate::lowering::{DurableArgs, FnScope, Global, IndexLoop, Lowering, durable_call, increment};
 use crate::primitives::{Prim, number_literal};
 
 /// Module names whose imports are the durable primitives.
@@ -974,17 +974,7 @@ impl Lower {
             };
             let mut body = vec![
                 st(StmtKind::Assign(target, var(ti))),
-                st(StmtKind::Assign(
-                    ti,
-                    Expr {
-                        kind: ExprKind::Bin(
-                            BinOp::Add,
-                            Box::new(var(ti)),
-                            Box::new(Expr::constant(Constant::Number(step), p)),
-                        ),
-                        pos: p,
-                    },
-                )),
+                increment(ti, step, p),
             ];
             body.extend(self.nested_block(&f.body)?);
             out.push(st(StmtKind::Loop {
@@ -998,47 +988,15 @@ impl Lower {
             return Err(unsupported("iterating over a dict", f.iter.range()));
         }
         let seq = self.expr(&f.iter)?;
-        let ts = self.cx.hidden("for_seq");
-        let ti = self.cx.hidden("for_i");
-        out.push(st(StmtKind::Assign(ts, seq)));
-        out.push(st(StmtKind::Assign(
-            ti,
-            Expr::constant(Constant::Number(0.0), p),
-        )));
-        let len = Expr {
-            kind: ExprKind::Length(Box::new(var(ts))),
+        let lp = IndexLoop {
+            seq: self.cx.hidden("for_seq"),
+            index: self.cx.hidden("for_i"),
             pos: p,
         };
-        let cond = Expr {
-            kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)),
-            pos: p,
-        };
-        let mut body = vec![
-            st(StmtKind::Assign(
-                target,
-                Expr {
-                    kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))),
-                    pos: p,
-                },
-            )),
-            st(StmtKind::Assign(
-                ti,
-                Expr {
-                    kind: ExprKind::Bin(
-                        BinOp::Add,
-                        Box::new(var(ti)),
-                        Box::new(Expr::constant(Constant::Number(1.0), p)),
-                    ),
-                    pos: p,
-                },
-            )),
-        ];
+        out.extend(lp.init(seq));
+        let mut body = lp.step(target);
         body.extend(self.nested_block(&f.body)?);
-        out.push(st(StmtKind::Loop {
-            cond: Some(cond),
-            body,
-            update: Vec::new(),
-        }));
+        out.push(lp.looped(body));
         Ok(())
     }
 

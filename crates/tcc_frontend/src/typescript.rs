@@ -18,7 +18,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::lowering::{self, DurableArgs, Global, Lowering, durable_call};
+use crate::lowering::{self, DurableArgs, Global, IndexLoop, Lowering, durable_call};
 use crate::primitives::Prim;
 
 /// Module specifiers whose imports are the durable primitives.
@@ -797,19 +797,12 @@ impl Lower {
                     ));
                 }
                 let seq = self.expr(&f.right)?;
-                let ts = self.cx.hidden("for_seq");
-                let ti = self.cx.hidden("for_i");
-                let var = |v: VarRef| Expr {
-                    kind: ExprKind::Var(v),
+                let lp = IndexLoop {
+                    seq: self.cx.hidden("for_seq"),
+                    index: self.cx.hidden("for_i"),
                     pos: p,
                 };
-                let mut stmts = vec![
-                    st(StmtKind::Assign(ts, seq)),
-                    st(StmtKind::Assign(
-                        ti,
-                        Expr::constant(Constant::Number(0.0), p),
-                    )),
-                ];
+                let mut stmts = Vec::from(lp.init(seq));
                 self.cx.cur_mut().loops += 1;
                 let r = (|| {
                     self.open_decl_block(d)?;
@@ -818,45 +811,13 @@ impl Lower {
                     };
                     self.declare(b.name.as_str());
                     let x = self.var_for_write(b.name.as_str(), b.span, true)?;
-                    let mut body = vec![
-                        st(StmtKind::Assign(
-                            x,
-                            Expr {
-                                kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))),
-                                pos: p,
-                            },
-                        )),
-                        st(StmtKind::Assign(
-                            ti,
-                            Expr {
-                                kind: ExprKind::Bin(
-                                    BinOp::Add,
-                                    Box::new(var(ti)),
-                                    Box::new(Expr::constant(Constant::Number(1.0), p)),
-                                ),
-                                pos: p,
-                            },
-                        )),
-                    ];
+                    let mut body = lp.step(x);
                     body.extend(self.body_stmt(&f.body)?);
                     Ok(body)
                 })();
                 self.cx.cur_mut().blocks.pop();
                 self.cx.cur_mut().loops -= 1;
-                let body = r?;
-                let len = Expr {
-                    kind: ExprKind::Length(Box::new(var(ts))),
-                    pos: p,
-                };
-                let cond = Expr {
-                    kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)),
-                    pos: p,
-                };
-                stmts.push(st(StmtKind::Loop {
-                    cond: Some(cond),
-                    body,
-                    update: Vec::new(),
-                }));
+                stmts.push(lp.looped(r?));
                 out.push(st(StmtKind::Block(stmts)));
             }
             TS::BreakStatement(b) => {
