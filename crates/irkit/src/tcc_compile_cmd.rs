@@ -96,7 +96,7 @@ pub enum ProgramInput {
     /// into `source`.
     Compiled {
         /// The compiled artifact (hash computed, validated).
-        artifact: tcc_ir::Artifact,
+        artifact: Box<tcc_ir::Artifact>,
         /// The source text.
         source: String,
     },
@@ -110,9 +110,13 @@ pub fn read_program_input(path: &Path) -> Result<(String, ProgramInput), String>
     match Language::from_path(path) {
         None => read_input(path).map(|(label, bytes)| (label, ProgramInput::Bytes(bytes))),
         Some(language) => match compile_file(path, language, Format::Human) {
-            Ok((label, artifact, source)) => {
-                Ok((label, ProgramInput::Compiled { artifact, source }))
-            }
+            Ok((label, artifact, source)) => Ok((
+                label,
+                ProgramInput::Compiled {
+                    artifact: Box::new(artifact),
+                    source,
+                },
+            )),
             Err(_) => std::process::exit(i32::from(EXIT_INVALID)),
         },
     }

@@ -108,7 +108,7 @@ fn load_program(file: &Path, format: Format) -> Result<Loaded, ExitCode> {
                 .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?,
             None,
         ),
-        ProgramInput::Compiled { artifact, source } => (artifact, Some(source)),
+        ProgramInput::Compiled { artifact, source } => (*artifact, Some(source)),
     };
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
         .map_err(|e| engine_error(&label, &e, format))?;

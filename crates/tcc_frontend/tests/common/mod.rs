@@ -245,3 +245,13 @@ pub fn no_defect(src: &str, file: &str, lang: Language) -> Result<(), String> {
         _ => Ok(()),
     }
 }
+
+/// Whether a run agrees with a reference interpreter (CPython, Node.js):
+/// the same result, or both fail.
+pub fn agrees(reference: &Result<J, String>, o: &Observed) -> Result<(), String> {
+    match reference {
+        Ok(v) if normalize(&o.outcome["result"]) == normalize(v) => Ok(()),
+        Err(_) if o.outcome["type"] == "failed" => Ok(()),
+        _ => Err(format!("reference {reference:?}, irkit {:?}", o.outcome)),
+    }
+}
