@@ -34,14 +34,14 @@ fn diagnostic(e: &FrontendError, label: &str) -> Diagnostic {
     }
 }
 
-/// Compiles the source at `path` to canonical artifact bytes; on a
-/// frontend error the diagnostics are printed in `format` and the exit
-/// code is returned.
+/// Compiles the source at `path` to an artifact; returns the input label,
+/// the artifact and the source text. On a frontend error the diagnostics
+/// are printed in `format` and the exit code is returned.
 fn compile_file(
     path: &Path,
     language: Language,
     format: Format,
-) -> Result<(String, Vec<u8>), ExitCode> {
+) -> Result<(String, tcc_ir::Artifact, String), ExitCode> {
     let (label, bytes) = read_input(path).map_err(|m| {
         eprintln!("error: {m}");
         ExitCode::from(EXIT_USAGE)
@@ -54,7 +54,7 @@ fn compile_file(
         .file_name()
         .map_or_else(|| label.clone(), |n| n.to_string_lossy().into_owned());
     match tcc_frontend::compile(&text, &file, language) {
-        Ok(artifact) => Ok((label, tcc_ir::encode_artifact(&artifact))),
+        Ok(artifact) => Ok((label, artifact, text)),
         Err(e) => {
             emit(&[diagnostic(&e, &label)], format, Some(&text));
             Err(ExitCode::from(EXIT_INVALID))
@@ -71,8 +71,8 @@ pub fn compile(a: CompileArgs) -> ExitCode {
         );
         return ExitCode::from(EXIT_USAGE);
     };
-    let (_, mut bytes) = match compile_file(&a.file, language, a.format) {
-        Ok(x) => x,
+    let mut bytes = match compile_file(&a.file, language, a.format) {
+        Ok((_, artifact, _)) => tcc_ir::encode_artifact(&artifact),
         Err(code) => return code,
     };
     if a.output.as_ref().is_none_or(|p| p.as_os_str() == "-") {
@@ -87,15 +87,49 @@ pub fn compile(a: CompileArgs) -> ExitCode {
     }
 }
 
-/// Reads a program input: an artifact as it is, or a `.py`/`.ts` source
-/// compiled to artifact bytes. Same contract as [`read_input`]; a source
-/// that does not compile prints its diagnostics and exits with status 1.
-pub fn read_program(path: &Path) -> Result<(String, Vec<u8>), String> {
+/// A program input as read: artifact bytes, or a source compiled to an
+/// artifact (not re-serialised) together with its text.
+pub enum ProgramInput {
+    /// Artifact JSON, still to decode.
+    Bytes(Vec<u8>),
+    /// A `.py`/`.ts`/`.rs` source compiled by the frontend; its spans point
+    /// into `source`.
+    Compiled {
+        /// The compiled artifact (hash computed, validated).
+        artifact: Box<tcc_ir::Artifact>,
+        /// The source text.
+        source: String,
+    },
+}
+
+/// Reads a program input: an artifact file as it is, or a source compiled
+/// first. Returns the input label; the error is a usage/I/O message. A
+/// source that does not compile prints its diagnostics and exits with
+/// status 1.
+pub fn read_program_input(path: &Path) -> Result<(String, ProgramInput), String> {
     match Language::from_path(path) {
-        None => read_input(path),
+        None => read_input(path).map(|(label, bytes)| (label, ProgramInput::Bytes(bytes))),
         Some(language) => match compile_file(path, language, Format::Human) {
-            Ok(x) => Ok(x),
+            Ok((label, artifact, source)) => Ok((
+                label,
+                ProgramInput::Compiled {
+                    artifact: Box::new(artifact),
+                    source,
+                },
+            )),
             Err(_) => std::process::exit(i32::from(EXIT_INVALID)),
         },
     }
+}
+
+/// Reads a program input as artifact bytes: an artifact as it is, or a
+/// `.py`/`.ts`/`.rs` source compiled and encoded. Same contract as
+/// [`read_input`]; a source that does not compile prints its diagnostics
+/// and exits with status 1.
+pub fn read_program(path: &Path) -> Result<(String, Vec<u8>), String> {
+    let (label, input) = read_program_input(path)?;
+    Ok(match input {
+        ProgramInput::Bytes(bytes) => (label, bytes),
+        ProgramInput::Compiled { artifact, .. } => (label, tcc_ir::encode_artifact(&artifact)),
+    })
 }

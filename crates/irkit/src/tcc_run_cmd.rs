@@ -3,9 +3,11 @@
 
 use crate::diag::{Diagnostic, Format, emit};
 use crate::io::{read_input, write_output};
+use crate::tcc_compile_cmd::ProgramInput;
 use crate::{EXIT_INVALID, EXIT_USAGE};
 use serde_json::Value as J;
 use std::collections::VecDeque;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,8 +15,8 @@ use tcc_engine::local_host::{EffectAnswer, HostError, LocalHost};
 use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
 };
-use tcc_ir::FeatureSet;
 use tcc_ir::to_canonical;
+use tcc_ir::{FeatureSet, Span};
 
 /// Arguments of `irkit tcc run`.
 #[derive(clap::Args)]
@@ -81,16 +83,7 @@ fn usage(message: &str) -> ExitCode {
 }
 
 fn report(label: &str, kind: &str, code: &str, message: String, format: Format) -> ExitCode {
-    let d = Diagnostic {
-        kind: kind.to_string(),
-        code: Some(code.to_string()),
-        message,
-        label: label.to_string(),
-        offset: None,
-        line: None,
-        column: None,
-    };
-    emit(&[d], format, None);
+    emit(&[diagnostic(label, kind, code, message)], format, None);
     ExitCode::from(EXIT_INVALID)
 }
 
@@ -98,14 +91,134 @@ fn engine_error(label: &str, e: &EngineError, format: Format) -> ExitCode {
     report(label, e.kind(), e.code(), e.to_string(), format)
 }
 
-/// Reads, decodes, validates and prepares an artifact.
-fn load_program(file: &Path, format: Format) -> Result<(String, Arc<Program>), ExitCode> {
-    let (label, bytes) = crate::tcc_compile_cmd::read_program(file).map_err(|m| usage(&m))?;
-    let artifact = tcc_ir::decode_artifact(&bytes)
-        .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?;
+/// A prepared program, and the source it was compiled from when the input
+/// was a source file (runtime errors then show `file:line:col` and the line).
+struct Loaded {
+    label: String,
+    program: Arc<Program>,
+    source: Option<String>,
+}
+
+/// Reads, decodes (or compiles), validates and prepares a program.
+fn load_program(file: &Path, format: Format) -> Result<Loaded, ExitCode> {
+    let (label, input) = crate::tcc_compile_cmd::read_program_input(file).map_err(|m| usage(&m))?;
+    let (artifact, source) = match input {
+        ProgramInput::Bytes(bytes) => (
+            tcc_ir::decode_artifact(&bytes)
+                .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?,
+            None,
+        ),
+        ProgramInput::Compiled { artifact, source } => (*artifact, Some(source)),
+    };
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
         .map_err(|e| engine_error(&label, &e, format))?;
-    Ok((label, Arc::new(program)))
+    Ok(Loaded {
+        label,
+        program: Arc::new(program),
+        source,
+    })
+}
+
+impl Loaded {
+    /// The span of instruction `pc` of function `func`, if the artifact has one.
+    fn span(&self, func: u32, pc: u32) -> Option<&Span> {
+        self.program
+            .artifact()
+            .function(func)?
+            .spans
+            .get(pc as usize)?
+            .as_ref()
+    }
+
+    /// Points `d` at the source of instruction `pc` of function `func`: for
+    /// a source compiled here, the source's label, line and column (the
+    /// human form shows the line and a caret); for an artifact, the
+    /// message names the span's `file:line:col`.
+    fn locate(&self, d: &mut Diagnostic, func: u32, pc: u32) {
+        let Some(span) = self.span(func, pc) else {
+            return;
+        };
+        let (line, column) = (u64::from(span.start_line), u64::from(span.start_column));
+        match &self.source {
+            Some(text) => {
+                d.line = Some(line);
+                d.column = Some(column);
+                d.offset = byte_offset(text, line, column);
+            }
+            None => {
+                let _ = write!(d.message, " at {}:{line}:{column}", span.file);
+            }
+        }
+    }
+
+    /// [`engine_error`] with the source position of the error's site.
+    fn engine_error(&self, e: &EngineError, format: Format) -> ExitCode {
+        let mut d = diagnostic(&self.label, e.kind(), e.code(), e.to_string());
+        if let EngineError::Fatal { site: Some(s), .. } | EngineError::Limit { site: Some(s), .. } =
+            e
+        {
+            self.locate(&mut d, s.func, s.pc);
+        }
+        emit(&[d], format, self.source.as_deref());
+        ExitCode::from(EXIT_INVALID)
+    }
+
+    /// After a `failed` outcome with `message` (an uncaught throw, which
+    /// the engine leaves at the instruction that threw, in `state`'s top
+    /// frame), the human form also says where it was thrown; JSON output
+    /// keeps to the protocol messages.
+    fn failure_site(&self, state: Option<&Continuation>, message: &str, format: Format) {
+        let Some(frame) = state.and_then(|c| c.frames.last()) else {
+            return;
+        };
+        if format != Format::Human || self.span(frame.func_id, frame.pc).is_none() {
+            return;
+        }
+        let mut d = diagnostic(
+            &self.label,
+            "failed",
+            "",
+            format!("uncaught exception: {message}"),
+        );
+        d.code = None;
+        self.locate(&mut d, frame.func_id, frame.pc);
+        emit(&[d], format, self.source.as_deref());
+    }
+}
+
+fn diagnostic(label: &str, kind: &str, code: &str, message: String) -> Diagnostic {
+    Diagnostic {
+        kind: kind.to_string(),
+        code: Some(code.to_string()),
+        message,
+        label: label.to_string(),
+        offset: None,
+        line: None,
+        column: None,
+    }
+}
+
+/// Byte offset of 1-based `line` and code-point `column` in `text` (CR, LF
+/// and CRLF end lines, as in the frontends' spans).
+fn byte_offset(text: &str, line: u64, column: u64) -> Option<u64> {
+    let mut start = 0usize;
+    let mut current = 1u64;
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    while current < line {
+        let b = *bytes.get(i)?;
+        i += 1;
+        if b == b'\n' || (b == b'\r' && bytes.get(i) != Some(&b'\n')) {
+            current += 1;
+            start = i;
+        }
+    }
+    let rest = text.get(start..)?;
+    let within = rest
+        .char_indices()
+        .nth(column.saturating_sub(1) as usize)
+        .map_or(rest.len(), |(o, _)| o);
+    Some((start + within) as u64)
 }
 
 fn read_json(path: &Path) -> Result<J, ExitCode> {
@@ -203,7 +316,7 @@ fn print_message(m: &J, format: Format, to_stderr: bool) {
 
 /// `irkit tcc run`.
 pub fn run(a: RunArgs) -> ExitCode {
-    let (label, program) = match load_program(&a.file, a.format) {
+    let loaded = match load_program(&a.file, a.format) {
         Ok(x) => x,
         Err(c) => return c,
     };
@@ -245,33 +358,42 @@ pub fn run(a: RunArgs) -> ExitCode {
             return usage("--child takes NAME=FILE");
         };
         match load_program(Path::new(file), a.format) {
-            Ok((_, p)) => {
-                host.children.insert(name.to_string(), p);
+            Ok(child) => {
+                host.children.insert(name.to_string(), child.program);
             }
             Err(code) => return code,
         }
     }
-    match host.run(program, &a.execution_id, &args) {
+    match host.run(loaded.program.clone(), &a.execution_id, &args) {
         Ok(r) => {
             for m in &r.transcript {
                 print_message(m, a.format, false);
+            }
+            // A child's failure surfaces at the parent's `Invoke`; sites of
+            // a child's own instructions are not the parent's, so with
+            // children only the parent's failures are located.
+            if r.outcome.get("type").and_then(J::as_str) == Some("failed") {
+                let message = r.outcome.get("message").and_then(J::as_str).unwrap_or("?");
+                loaded.failure_site(r.stored.as_ref(), message, a.format);
             }
             match r.outcome.get("type").and_then(J::as_str) {
                 Some("completed") => ExitCode::SUCCESS,
                 _ => ExitCode::from(EXIT_INVALID),
             }
         }
-        Err(HostError::Engine(e)) => engine_error(&label, &e, a.format),
-        Err(HostError::Host(m)) => report(&label, "host", "TCC-H100", m, a.format),
+        Err(HostError::Engine(e)) if a.children.is_empty() => loaded.engine_error(&e, a.format),
+        Err(HostError::Engine(e)) => engine_error(&loaded.label, &e, a.format),
+        Err(HostError::Host(m)) => report(&loaded.label, "host", "TCC-H100", m, a.format),
     }
 }
 
 /// `irkit tcc step`.
 pub fn step(a: StepArgs) -> ExitCode {
-    let (label, program) = match load_program(&a.file, a.format) {
+    let loaded = match load_program(&a.file, a.format) {
         Ok(x) => x,
         Err(c) => return c,
     };
+    let program = loaded.program.clone();
     let limits = Limits::default();
     let mut responses: VecDeque<HostResponse> = VecDeque::new();
     if let Some(p) = &a.responses {
@@ -311,10 +433,11 @@ pub fn step(a: StepArgs) -> ExitCode {
     };
     let mut exec = match started {
         Ok(e) => e,
-        Err(e) => return engine_error(&label, &e, a.format),
+        Err(e) => return loaded.engine_error(&e, a.format),
     };
     let mut stored = exec.state().clone();
     let mut budget = a.budget;
+    let mut failed = None;
     let result = loop {
         let before = exec.steps();
         let outcome = match exec.run_until_host(budget) {
@@ -343,7 +466,11 @@ pub fn step(a: StepArgs) -> ExitCode {
                 }
             }
             Outcome::BudgetExhausted => break Ok(()),
-            Outcome::Completed(_) | Outcome::Failed { .. } | Outcome::Cancelled => break Ok(()),
+            Outcome::Failed { message, .. } => {
+                failed = Some(message.clone());
+                break Ok(());
+            }
+            Outcome::Completed(_) | Outcome::Cancelled => break Ok(()),
         };
         print_message(&response.to_json(), a.format, true);
         if let Err(e) = exec.respond(response) {
@@ -351,7 +478,10 @@ pub fn step(a: StepArgs) -> ExitCode {
         }
     };
     if let Err(e) = result {
-        return engine_error(&label, &e, a.format);
+        return loaded.engine_error(&e, a.format);
+    }
+    if let Some(message) = &failed {
+        loaded.failure_site(Some(exec.state()), message, a.format);
     }
     // A fresh start that ran nothing and checkpointed nothing (a budget of
     // 0): the continuation as the engine holds it, as the reference writes

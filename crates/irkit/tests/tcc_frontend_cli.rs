@@ -207,6 +207,96 @@ fn compile_errors_carry_code_position_and_snippet() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// Runtime failures and engine faults of a compiled source point at the
+/// source line that caused them (the artifact's spans), in `run` and `step`.
+#[test]
+fn runtime_errors_point_at_the_source() {
+    let div = scratch(
+        "div.py",
+        "def ratio(a, b):\n    return a // b\n\nasync def run(n):\n    x = n + 1\n    return ratio(x, 0)\n",
+    );
+    let args = r#"[{"t":"number","v":1}]"#;
+    for verb in ["run", "step"] {
+        let mut cmd = vec!["tcc", verb, div.to_str().unwrap(), "--args", args];
+        if verb == "step" {
+            cmd.extend(["-o", "-"]);
+        }
+        let o = irkit(&cmd);
+        let e = stderr(&o);
+        assert!(
+            e.contains("uncaught exception: ZeroDivisionError") && e.contains("div.py:2:12"),
+            "{verb}: {e}"
+        );
+        assert!(
+            e.contains("2 |     return a // b\n  |            ^"),
+            "{verb}: {e}"
+        );
+    }
+    let eff = scratch(
+        "eff.ts",
+        "import { effect } from \"@tcc-engine/primitives\";\n\nexport default async function run() {\n  const a = 1;\n  const r = await effect(\"charge\");\n  return r + a;\n}\n",
+    );
+    let answers = scratch("eff.json", r#"{"charge": {"error": "card declined"}}"#);
+    let o = irkit(&[
+        "tcc",
+        "run",
+        eff.to_str().unwrap(),
+        "--effects",
+        answers.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("uncaught exception: card declined") && e.contains("eff.ts:5:13"),
+        "{e}"
+    );
+    assert!(
+        e.contains("5 |   const r = await effect(\"charge\");"),
+        "{e}"
+    );
+    // A fatal engine error (a type error) carries the position in both forms.
+    let bad = scratch(
+        "bad.ts",
+        "export default async function run(x: number) {\n  let s = 0;\n  s = s + 1;\n  return x < s;\n}\n",
+    );
+    let sargs = r#"[{"t":"string","v":"q"}]"#;
+    let o = irkit(&["tcc", "run", bad.to_str().unwrap(), "--args", sargs]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("error[TCC-R001]") && e.contains("bad.ts:4:10"),
+        "{e}"
+    );
+    assert!(e.contains("4 |   return x < s;\n  |          ^"), "{e}");
+    let o = irkit(&[
+        "tcc",
+        "run",
+        bad.to_str().unwrap(),
+        "--args",
+        sargs,
+        "--format",
+        "json",
+    ]);
+    let d: J = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (d["code"].as_str(), d["line"].as_u64(), d["column"].as_u64()),
+        (Some("TCC-R001"), Some(4), Some(10))
+    );
+    assert_eq!(d["offset"].as_u64(), Some(82));
+    // From a compiled artifact, the message names the span's file:line:col.
+    let art = bad.with_extension("json");
+    let o = irkit(&[
+        "tcc",
+        "compile",
+        bad.to_str().unwrap(),
+        "-o",
+        art.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = irkit(&["tcc", "run", art.to_str().unwrap(), "--args", sargs]);
+    assert!(stderr(&o).contains("at bad.ts:4:10"), "{}", stderr(&o));
+}
+
 #[test]
 fn examples_on_the_local_host() {
     for ext in ["py", "ts"] {

@@ -222,24 +222,25 @@ impl<'m> FnGen<'m> {
     fn finish(self, file: &str, lines: &LineIndex) -> Result<Function, FrontendError> {
         let f = &self.m.funcs[self.fi];
         // Consecutive instructions mostly share a source range: resolve
-        // each distinct range to line and column once.
-        let mut spans = Vec::with_capacity(self.spans.len());
-        let mut last: Option<(Pos, Span)> = None;
+        // each distinct range to line and column once, near the previous.
+        let mut spans: Vec<Option<Span>> = Vec::with_capacity(self.spans.len());
+        let mut last: Option<Pos> = None;
+        let mut hint = 0;
         for p in &self.spans {
-            let span = match &last {
-                Some((q, span)) if q == p => span.clone(),
+            let span = match spans.last() {
+                Some(Some(prev)) if last == Some(*p) => prev.clone(),
                 _ => {
-                    let (sl, sc) = lines.line_col(p.start as usize);
-                    let (el, ec) = lines.line_col(p.end as usize);
-                    let span = Span {
+                    let (start_line, start_column) =
+                        lines.line_col_near(p.start as usize, &mut hint);
+                    let (end_line, end_column) = lines.line_col_near(p.end as usize, &mut hint);
+                    last = Some(*p);
+                    Span {
                         file: file.to_string(),
-                        start_line: sl,
-                        start_column: sc,
-                        end_line: el,
-                        end_column: ec,
-                    };
-                    last = Some((*p, span.clone()));
-                    span
+                        start_line,
+                        start_column,
+                        end_line,
+                        end_column,
+                    }
                 }
             };
             spans.push(Some(span));

@@ -128,6 +128,8 @@ impl FrontendError {
 pub struct LineIndex<'s> {
     text: &'s str,
     starts: Vec<usize>,
+    /// All ASCII: a column is the byte distance from the line start.
+    ascii: bool,
 }
 
 impl<'s> LineIndex<'s> {
@@ -149,22 +151,50 @@ impl<'s> LineIndex<'s> {
                 _ => i += 1,
             }
         }
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts,
+            ascii: text.is_ascii(),
+        }
     }
 
     /// Line and column of `offset` (clamped to the text).
     pub fn line_col(&self, offset: usize) -> (u32, u32) {
+        let mut hint = 0;
+        self.line_col_near(offset, &mut hint)
+    }
+
+    /// [`LineIndex::line_col`] for offsets that mostly stay near the
+    /// previous one (codegen resolves every instruction's range in order):
+    /// the line `*hint` and the next one are tried before a binary search,
+    /// and `*hint` is left at the line found.
+    pub fn line_col_near(&self, offset: usize, hint: &mut usize) -> (u32, u32) {
         let offset = offset.min(self.text.len());
-        let line = match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
+        let within = |l: usize| {
+            self.starts.get(l).is_some_and(|&s| s <= offset)
+                && self.starts.get(l + 1).is_none_or(|&next| offset < next)
         };
+        let line = if within(*hint) {
+            *hint
+        } else if within(*hint + 1) {
+            *hint + 1
+        } else {
+            match self.starts.binary_search(&offset) {
+                Ok(i) => i,
+                Err(i) => i.saturating_sub(1),
+            }
+        };
+        *hint = line;
         let start = self.starts[line];
-        let mut end = offset;
-        while end > start && !self.text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let col = self.text.get(start..end).map_or(0, |s| s.chars().count());
+        let col = if self.ascii {
+            offset - start
+        } else {
+            let mut end = offset;
+            while end > start && !self.text.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.text.get(start..end).map_or(0, |s| s.chars().count())
+        };
         (line as u32 + 1, col as u32 + 1)
     }
 }

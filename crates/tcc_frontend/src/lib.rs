@@ -13,6 +13,7 @@
 pub mod codegen;
 pub mod error;
 pub mod hir;
+mod lowering;
 pub mod primitives;
 pub mod python;
 pub mod rust;
@@ -102,7 +103,7 @@ pub fn compile(source: &str, file: &str, language: Language) -> Result<Artifact,
     let result = std::thread::scope(|s| {
         let handle = std::thread::Builder::new()
             .stack_size(stack)
-            .spawn_scoped(s, || compile_here(source, file, language));
+            .spawn_scoped(s, || compile_here(source, file, language, &lines));
         match handle {
             Ok(h) => h.join().unwrap_or_else(|_| {
                 Err(FrontendError::new(
@@ -121,7 +122,12 @@ pub fn compile(source: &str, file: &str, language: Language) -> Result<Artifact,
     result.map_err(|e| e.locate(&lines))
 }
 
-fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact, FrontendError> {
+fn compile_here(
+    source: &str,
+    file: &str,
+    language: Language,
+    lines: &LineIndex,
+) -> Result<Artifact, FrontendError> {
     let module = match language {
         Language::Python => python::lower(source, file)?,
         Language::TypeScript => typescript::lower(source, file)?,
@@ -134,8 +140,7 @@ fn compile_here(source: &str, file: &str, language: Language) -> Result<Artifact
             hir::Pos::default(),
         ));
     }
-    let lines = LineIndex::new(source);
-    let functions = codegen::generate(&module, language.semantics(), file, &lines)?;
+    let functions = codegen::generate(&module, language.semantics(), file, lines)?;
     let program = Program {
         entry: module.entry as u32,
         functions,

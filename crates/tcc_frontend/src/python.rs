@@ -6,7 +6,7 @@
 //! functions, then to top-level functions, imported primitives and the few
 //! builtins the subset knows (`len`, `range`, exception classes).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use rustpython_parser::ast::{self, Constant as PyConst, Expr as PE, Ranged, Stmt as PS};
 use rustpython_parser::text_size::TextRange;
@@ -15,7 +15,8 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::primitives::{MAX_DEPTH, Prim, number_literal};
+use crate::lowering::{DurableArgs, FnScope, Global, IndexLoop, Lowering, durable_call, increment};
+use crate::primitives::{Prim, number_literal};
 
 /// Module names whose imports are the durable primitives.
 pub const PRIMITIVE_MODULES: [&str; 3] = ["tcc_engine.primitives", "irkit.tcc", "trigora"];
@@ -68,12 +69,19 @@ enum Name {
 }
 
 struct Lower {
-    module: Module,
-    prims: HashMap<String, Prim>,
-    top: HashMap<String, FuncIdx>,
-    consts: HashMap<String, Constant>,
-    scopes: Vec<Scope>,
-    depth: u32,
+    cx: Lowering<Scope>,
+}
+
+impl FnScope for Scope {
+    fn func(&self) -> FuncIdx {
+        self.func
+    }
+}
+
+impl AsMut<Lowering<Scope>> for Lower {
+    fn as_mut(&mut self) -> &mut Lowering<Scope> {
+        &mut self.cx
+    }
 }
 
 /// Parses only (benchmark baseline).
@@ -105,15 +113,10 @@ pub fn lower(source: &str, file: &str) -> Result<Module, FrontendError> {
         ));
     };
     let mut l = Lower {
-        module: Module::default(),
-        prims: HashMap::new(),
-        top: HashMap::new(),
-        consts: HashMap::new(),
-        scopes: Vec::new(),
-        depth: 0,
+        cx: Lowering::new(),
     };
     l.module_body(&m.body, source.len())?;
-    Ok(l.module)
+    Ok(l.cx.module)
 }
 
 fn assigned_names(
@@ -247,7 +250,7 @@ impl Lower {
                             ));
                         };
                         let local = a.asname.as_ref().unwrap_or(&a.name).to_string();
-                        self.prims.insert(local, p);
+                        self.cx.prims.insert(local, p);
                     }
                 }
                 PS::Import(imp) => {
@@ -294,7 +297,7 @@ impl Lower {
                             a.range,
                         ));
                     };
-                    if self.consts.insert(n.id.to_string(), c).is_some() {
+                    if self.cx.consts.insert(n.id.to_string(), c).is_some() {
                         return Err(err(
                             Code::Unsupported,
                             format!("module-level `{}` is assigned twice", n.id),
@@ -322,25 +325,25 @@ impl Lower {
             ));
         };
         let entry_name = entry.name.to_string();
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut seen: HashSet<String> = HashSet::default();
         seen.insert(entry_name.clone());
-        self.module.funcs.push(Func::default());
-        self.top.insert(entry_name, 0);
+        self.cx.module.funcs.push(Func::default());
+        self.cx.top.insert(entry_name, 0);
         for h in &helpers {
             let name = h.name.to_string();
-            if !seen.insert(name.clone()) || self.prims.contains_key(&name) {
+            if !seen.insert(name.clone()) || self.cx.prims.contains_key(&name) {
                 return Err(err(
                     Code::Unsupported,
                     format!("`{name}` is defined twice at module level"),
                     h.range,
                 ));
             }
-            self.top.insert(name, self.module.funcs.len());
-            self.module.funcs.push(Func::default());
+            self.cx.top.insert(name, self.cx.module.funcs.len());
+            self.cx.module.funcs.push(Func::default());
         }
-        self.module.entry = 0;
+        self.cx.module.entry = 0;
         if !entry.decorator_list.is_empty()
-            && !entry.decorator_list.iter().all(|d| matches!(d, PE::Name(n) if n.id.as_str() == "program" || self.prims.get(n.id.as_str()) == Some(&Prim::Program)))
+            && !entry.decorator_list.iter().all(|d| matches!(d, PE::Name(n) if n.id.as_str() == "program" || self.cx.prims.get(n.id.as_str()) == Some(&Prim::Program)))
         {
             return Err(unsupported("a decorator other than `@program`", entry.range));
         }
@@ -387,8 +390,8 @@ impl Lower {
             implicit_return: Constant::Null,
             ..Func::default()
         };
-        let mut names = HashMap::new();
-        let mut definite = HashSet::new();
+        let mut names = HashMap::default();
+        let mut definite = HashSet::default();
         for a in &args.args {
             let n = a.def.arg.to_string();
             if names.contains_key(&n) {
@@ -438,7 +441,7 @@ impl Lower {
                     *r,
                 ));
             }
-            if !self.scopes.iter().any(|s| s.names.contains_key(n)) {
+            if !self.cx.scopes.iter().any(|s| s.names.contains_key(n)) {
                 return Err(err(
                     Code::UnknownName,
                     format!("no binding for nonlocal `{n}` in an enclosing function"),
@@ -455,60 +458,20 @@ impl Lower {
                 });
             }
         }
-        self.module.funcs[idx] = f;
-        self.scopes.push(Scope {
+        let scope = Scope {
             func: idx,
             names,
             nonlocals,
             definite,
             nesting: 0,
             excepts: Vec::new(),
-        });
-        let r = self.block(body);
-        self.scopes.pop();
-        let body = r?;
-        self.module.funcs[idx].body = body;
-        Ok(())
-    }
-
-    fn cur(&self) -> &Scope {
-        &self.scopes[self.scopes.len() - 1]
-    }
-
-    fn cur_mut(&mut self) -> &mut Scope {
-        let n = self.scopes.len() - 1;
-        &mut self.scopes[n]
-    }
-
-    fn hidden(&mut self, what: &str) -> VarRef {
-        let func = self.cur().func;
-        let f = &mut self.module.funcs[func];
-        f.vars.push(Var {
-            name: format!("${what}"),
-            captured: false,
-        });
-        VarRef {
-            func,
-            var: f.vars.len() - 1,
-        }
-    }
-
-    fn capture(&mut self, owner_scope: usize, var: usize) -> VarRef {
-        let owner = self.scopes[owner_scope].func;
-        let r = VarRef { func: owner, var };
-        self.module.funcs[owner].vars[var].captured = true;
-        for s in owner_scope + 1..self.scopes.len() {
-            let f = self.scopes[s].func;
-            if !self.module.funcs[f].free.contains(&r) {
-                self.module.funcs[f].free.push(r);
-            }
-        }
-        r
+        };
+        Lowering::function_in(self, idx, f, scope, |l| l.block(body))
     }
 
     fn resolve(&mut self, name: &str, r: TextRange) -> Result<Name, FrontendError> {
-        let top = self.scopes.len() - 1;
-        let cur = &self.scopes[top];
+        let top = self.cx.scopes.len() - 1;
+        let cur = &self.cx.scopes[top];
         if !cur.nonlocals.contains(name)
             && let Some(&v) = cur.names.get(name)
         {
@@ -518,18 +481,15 @@ impl Lower {
             }));
         }
         for s in (0..top).rev() {
-            if let Some(&v) = self.scopes[s].names.get(name) {
-                return Ok(Name::Var(self.capture(s, v)));
+            if let Some(&v) = self.cx.scopes[s].names.get(name) {
+                return Ok(Name::Var(self.cx.capture(s, v)));
             }
         }
-        if let Some(c) = self.consts.get(name) {
-            return Ok(Name::Const(c.clone()));
-        }
-        if let Some(&f) = self.top.get(name) {
-            return Ok(Name::Func(f));
-        }
-        if let Some(&p) = self.prims.get(name) {
-            return Ok(Name::Prim(p));
+        match self.cx.global(name) {
+            Some(Global::Const(c)) => return Ok(Name::Const(c)),
+            Some(Global::Func(f)) => return Ok(Name::Func(f)),
+            Some(Global::Prim(p)) => return Ok(Name::Prim(p)),
+            None => {}
         }
         for b in ["len", "range"].into_iter().chain(EXCEPTIONS) {
             if b == name {
@@ -551,39 +511,27 @@ impl Lower {
     }
 
     fn note_assigned(&mut self, v: VarRef) {
-        let s = self.cur_mut();
+        let s = self.cx.cur_mut();
         if v.func == s.func && s.nesting == 0 {
             s.definite.insert(v.var);
         }
     }
 
-    fn enter(&mut self, r: TextRange) -> Result<(), FrontendError> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(err(
-                Code::Limit,
-                format!("nesting deeper than {MAX_DEPTH} levels"),
-                r,
-            ));
-        }
-        Ok(())
-    }
-
     fn block(&mut self, stmts: &[PS]) -> Result<Vec<Stmt>, FrontendError> {
         let mut out = Vec::with_capacity(stmts.len());
         for s in stmts {
-            self.enter(stmt_range(s))?;
+            self.cx.enter(pos(stmt_range(s)))?;
             let r = self.stmt(s, &mut out);
-            self.depth -= 1;
+            self.cx.leave();
             r?;
         }
         Ok(out)
     }
 
     fn nested_block(&mut self, stmts: &[PS]) -> Result<Vec<Stmt>, FrontendError> {
-        self.cur_mut().nesting += 1;
+        self.cx.cur_mut().nesting += 1;
         let r = self.block(stmts);
-        self.cur_mut().nesting -= 1;
+        self.cx.cur_mut().nesting -= 1;
         r
     }
 
@@ -657,8 +605,8 @@ impl Lower {
                     PE::Subscript(sub) => {
                         let c = self.expr(&sub.value)?;
                         let i = self.index_expr(&sub.slice)?;
-                        let tc = self.hidden("collection");
-                        let ti = self.hidden("index");
+                        let tc = self.cx.hidden("collection");
+                        let ti = self.cx.hidden("index");
                         out.push(st(StmtKind::Assign(tc, c)));
                         out.push(st(StmtKind::Assign(ti, i)));
                         let var = |v: VarRef| Expr {
@@ -719,7 +667,7 @@ impl Lower {
                     return Err(unsupported("`raise … from …`", r.range));
                 }
                 let value = match &r.exc {
-                    None => match self.cur().excepts.last() {
+                    None => match self.cx.cur().excepts.last() {
                         Some(&v) => Expr {
                             kind: ExprKind::Var(v),
                             pos: p,
@@ -760,11 +708,11 @@ impl Lower {
                         }
                         let var = match &h.name {
                             Some(n) => self.var_target(n.as_str(), h.range)?,
-                            None => self.hidden("exception"),
+                            None => self.cx.hidden("exception"),
                         };
-                        self.cur_mut().excepts.push(var);
+                        self.cx.cur_mut().excepts.push(var);
                         let r = self.nested_block(&h.body);
-                        self.cur_mut().excepts.pop();
+                        self.cx.cur_mut().excepts.pop();
                         Some((Some(var), r?))
                     }
                 };
@@ -784,9 +732,9 @@ impl Lower {
                     return Err(unsupported("decorators", f.range));
                 }
                 let var = self.var_target(f.name.as_str(), f.range)?;
-                let idx = self.module.funcs.len();
-                self.module.funcs.push(Func::default());
-                let parent = self.cur().func;
+                let idx = self.cx.module.funcs.len();
+                self.cx.module.funcs.push(Func::default());
+                let parent = self.cx.cur().func;
                 self.function(
                     idx,
                     Some(parent),
@@ -892,7 +840,7 @@ impl Lower {
                 out.push(st(StmtKind::SetIndex(c, i, v)));
             }
             PE::Tuple(ast::ExprTuple { elts, .. }) | PE::List(ast::ExprList { elts, .. }) => {
-                let t = self.hidden("unpack");
+                let t = self.cx.hidden("unpack");
                 out.push(st(StmtKind::Assign(t, v)));
                 let var = |v: VarRef| Expr {
                     kind: ExprKind::Var(v),
@@ -1009,8 +957,8 @@ impl Lower {
                     }
                 },
             };
-            let ti = self.hidden("range_i");
-            let tstop = self.hidden("range_stop");
+            let ti = self.cx.hidden("range_i");
+            let tstop = self.cx.hidden("range_stop");
             for (t, e) in [(ti, start), (tstop, stop)] {
                 let exact =
                     matches!(&e.kind, ExprKind::Const(Constant::Number(n)) if n.fract() == 0.0);
@@ -1026,17 +974,7 @@ impl Lower {
             };
             let mut body = vec![
                 st(StmtKind::Assign(target, var(ti))),
-                st(StmtKind::Assign(
-                    ti,
-                    Expr {
-                        kind: ExprKind::Bin(
-                            BinOp::Add,
-                            Box::new(var(ti)),
-                            Box::new(Expr::constant(Constant::Number(step), p)),
-                        ),
-                        pos: p,
-                    },
-                )),
+                increment(ti, step, p),
             ];
             body.extend(self.nested_block(&f.body)?);
             out.push(st(StmtKind::Loop {
@@ -1050,47 +988,15 @@ impl Lower {
             return Err(unsupported("iterating over a dict", f.iter.range()));
         }
         let seq = self.expr(&f.iter)?;
-        let ts = self.hidden("for_seq");
-        let ti = self.hidden("for_i");
-        out.push(st(StmtKind::Assign(ts, seq)));
-        out.push(st(StmtKind::Assign(
-            ti,
-            Expr::constant(Constant::Number(0.0), p),
-        )));
-        let len = Expr {
-            kind: ExprKind::Length(Box::new(var(ts))),
+        let lp = IndexLoop {
+            seq: self.cx.hidden("for_seq"),
+            index: self.cx.hidden("for_i"),
             pos: p,
         };
-        let cond = Expr {
-            kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)),
-            pos: p,
-        };
-        let mut body = vec![
-            st(StmtKind::Assign(
-                target,
-                Expr {
-                    kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))),
-                    pos: p,
-                },
-            )),
-            st(StmtKind::Assign(
-                ti,
-                Expr {
-                    kind: ExprKind::Bin(
-                        BinOp::Add,
-                        Box::new(var(ti)),
-                        Box::new(Expr::constant(Constant::Number(1.0), p)),
-                    ),
-                    pos: p,
-                },
-            )),
-        ];
+        out.extend(lp.init(seq));
+        let mut body = lp.step(target);
         body.extend(self.nested_block(&f.body)?);
-        out.push(st(StmtKind::Loop {
-            cond: Some(cond),
-            body,
-            update: Vec::new(),
-        }));
+        out.push(lp.looped(body));
         Ok(())
     }
 
@@ -1102,7 +1008,7 @@ impl Lower {
                     kind: ExprKind::Var(v),
                     pos: p,
                 };
-                let s = self.cur();
+                let s = self.cx.cur();
                 if v.func == s.func && s.definite.contains(&v.var) {
                     Ok(e)
                 } else {
@@ -1131,9 +1037,9 @@ impl Lower {
     }
 
     fn expr(&mut self, e: &PE) -> Result<Expr, FrontendError> {
-        self.enter(e.range())?;
+        self.cx.enter(pos(e.range()))?;
         let r = self.expr_inner(e);
-        self.depth -= 1;
+        self.cx.leave();
         r
     }
 
@@ -1235,7 +1141,7 @@ impl Lower {
                     let mut r = self.expr(right)?;
                     let mut next = None;
                     if k + 1 < c.ops.len() {
-                        let t = self.hidden("chain");
+                        let t = self.cx.hidden("chain");
                         let rp = r.pos;
                         let var = Expr {
                             kind: ExprKind::Var(t),
@@ -1275,9 +1181,9 @@ impl Lower {
             PE::Call(c) => self.call(c)?,
             PE::Await(a) => self.await_expr(a)?,
             PE::Lambda(l) => {
-                let idx = self.module.funcs.len();
-                self.module.funcs.push(Func::default());
-                let parent = self.cur().func;
+                let idx = self.cx.module.funcs.len();
+                self.cx.module.funcs.push(Func::default());
+                let parent = self.cx.cur().func;
                 let ret = PS::Return(ast::StmtReturn {
                     range: l.body.range(),
                     value: Some(l.body.clone()),
@@ -1320,7 +1226,7 @@ impl Lower {
         if let PE::Name(n) = &*c.func {
             match self.resolve(n.id.as_str(), n.range)? {
                 Name::Prim(Prim::Program) => return Err(unsupported("calling `program`", c.range)),
-                Name::Prim(_) if self.cur().func != self.module.entry => {
+                Name::Prim(_) if self.cx.cur().func != self.cx.module.entry => {
                     return Err(err(
                         Code::DurableOutsideEntry,
                         "durable operations are only allowed in the entry function",
@@ -1348,7 +1254,7 @@ impl Lower {
                     return Err(unsupported(&format!("calling `{b}` here"), c.range));
                 }
                 Name::Func(f) => {
-                    let func = &self.module.funcs[f];
+                    let func = &self.cx.module.funcs[f];
                     // Arity of a top-level function is checked here when its
                     // parameters are known (it was lowered already or is the
                     // current chain); the engine checks every call anyway.
@@ -1367,7 +1273,7 @@ impl Lower {
                             ));
                         }
                     }
-                    if f == self.module.entry {
+                    if f == self.cx.module.entry {
                         return Err(unsupported("calling the entry function", c.range));
                     }
                 }
@@ -1408,25 +1314,6 @@ impl Lower {
         Ok(None)
     }
 
-    fn literal_arg(&self, c: &ast::ExprCall, what: &str) -> Result<String, FrontendError> {
-        match c.args.first() {
-            Some(PE::Constant(k)) => match &k.value {
-                PyConst::Str(s) => Ok(s.clone()),
-                _ => Err(err(
-                    Code::ComputedKey,
-                    format!("the {what} must be a string literal"),
-                    k.range,
-                )),
-            },
-            Some(other) => Err(err(
-                Code::ComputedKey,
-                format!("the {what} must be a string literal"),
-                other.range(),
-            )),
-            None => Err(err(Code::Call, format!("missing the {what}"), c.range)),
-        }
-    }
-
     fn durable(
         &mut self,
         prim: Prim,
@@ -1434,13 +1321,7 @@ impl Lower {
         in_group: bool,
     ) -> Result<Expr, FrontendError> {
         let p = pos(c.range);
-        if self.cur().func != self.module.entry {
-            return Err(err(
-                Code::DurableOutsideEntry,
-                "durable operations are only allowed in the entry function",
-                c.range,
-            ));
-        }
+        self.cx.require_entry(p)?;
         if !c.keywords.is_empty() || c.args.iter().any(|a| matches!(a, PE::Starred(_))) {
             return Err(err(
                 Code::Call,
@@ -1448,54 +1329,10 @@ impl Lower {
                 c.range,
             ));
         }
+        if let Some(e) = durable_call(prim, &mut PyArgs { l: self, c }, "wait_for_event", p)? {
+            return Ok(e);
+        }
         let d = match prim {
-            Prim::Effect => {
-                let key = self.literal_arg(c, "effect key")?;
-                if c.args.len() > 2 {
-                    return Err(err(
-                        Code::Call,
-                        "`effect` takes a key and an optional callback",
-                        c.range,
-                    ));
-                }
-                if let Some(cb) = c.args.get(1)
-                    && !matches!(cb, PE::Name(_) | PE::Lambda(_))
-                {
-                    return Err(unsupported(
-                        "an effect callback other than a name or a lambda",
-                        cb.range(),
-                    ));
-                }
-                Durable::Effect(key)
-            }
-            Prim::WaitForEvent => {
-                if c.args.len() != 1 {
-                    return Err(err(
-                        Code::Call,
-                        "`wait_for_event` takes one event name",
-                        c.range,
-                    ));
-                }
-                Durable::Wait(self.literal_arg(c, "event name")?)
-            }
-            Prim::Sleep => {
-                if c.args.len() != 1 {
-                    return Err(err(
-                        Code::Call,
-                        "`sleep` takes one duration in milliseconds",
-                        c.range,
-                    ));
-                }
-                Durable::Sleep(Box::new(self.expr(&c.args[0])?))
-            }
-            Prim::Invoke => {
-                let name = self.literal_arg(c, "program name")?;
-                let args = c.args[1..]
-                    .iter()
-                    .map(|a| self.expr(a))
-                    .collect::<Result<_, _>>()?;
-                Durable::Invoke(name, args)
-            }
             Prim::Gather | Prim::Race => {
                 if in_group {
                     return Err(err(
@@ -1535,6 +1372,9 @@ impl Lower {
                 }
             }
             Prim::Program => return Err(unsupported("calling `program`", c.range)),
+            Prim::Effect | Prim::WaitForEvent | Prim::Sleep | Prim::Invoke => {
+                return Err(internal_prim(c.range));
+            }
         };
         Ok(Expr {
             kind: ExprKind::Durable(d),
@@ -1556,6 +1396,55 @@ impl Lower {
             )),
         }
     }
+}
+
+/// A Python call's arguments for [`durable_call`].
+struct PyArgs<'l, 'c> {
+    l: &'l mut Lower,
+    c: &'c ast::ExprCall,
+}
+
+impl DurableArgs for PyArgs<'_, '_> {
+    fn len(&self) -> usize {
+        self.c.args.len()
+    }
+
+    fn literal(&mut self, what: &str) -> Result<String, FrontendError> {
+        let message = || format!("the {what} must be a string literal");
+        match self.c.args.first() {
+            Some(PE::Constant(k)) => match &k.value {
+                PyConst::Str(s) => Ok(s.clone()),
+                _ => Err(err(Code::ComputedKey, message(), k.range)),
+            },
+            Some(other) => Err(err(Code::ComputedKey, message(), other.range())),
+            None => Err(err(Code::Call, format!("missing the {what}"), self.c.range)),
+        }
+    }
+
+    fn callback(&mut self) -> Result<(), FrontendError> {
+        match self.c.args.get(1) {
+            Some(cb) if !matches!(cb, PE::Name(_) | PE::Lambda(_)) => Err(unsupported(
+                "an effect callback other than a name or a lambda",
+                cb.range(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn expr(&mut self, i: usize) -> Result<Expr, FrontendError> {
+        match self.c.args.get(i) {
+            Some(a) => self.l.expr(a),
+            None => Err(internal_prim(self.c.range)),
+        }
+    }
+}
+
+fn internal_prim(r: TextRange) -> FrontendError {
+    err(
+        Code::Internal,
+        "internal frontend error: durable call lowered twice",
+        r,
+    )
 }
 
 fn integer_check(t: VarRef, p: Pos) -> Stmt {

@@ -8,7 +8,7 @@
 //! iteration) is refused. Type annotations and type-only declarations are
 //! ignored; they have no run-time meaning.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use oxc_allocator::Allocator;
 use oxc_ast::ast::{self as t, Expression as TE, Statement as TS};
@@ -18,7 +18,8 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::primitives::{MAX_DEPTH, Prim};
+use crate::lowering::{self, DurableArgs, Global, IndexLoop, Lowering, durable_call};
+use crate::primitives::Prim;
 
 /// Module specifiers whose imports are the durable primitives.
 pub const PRIMITIVE_MODULES: [&str; 2] = ["@tcc-engine/primitives", "@trigora/sdk"];
@@ -65,13 +66,20 @@ enum Name {
 }
 
 struct Lower {
-    module: Module,
-    prims: HashMap<String, Prim>,
-    top: HashMap<String, FuncIdx>,
-    consts: HashMap<String, Constant>,
-    scopes: Vec<FnScope>,
-    depth: u32,
+    cx: Lowering<FnScope>,
     hoisted: HashMap<u32, FuncIdx>,
+}
+
+impl lowering::FnScope for FnScope {
+    fn func(&self) -> FuncIdx {
+        self.func
+    }
+}
+
+impl AsMut<Lowering<FnScope>> for Lower {
+    fn as_mut(&mut self) -> &mut Lowering<FnScope> {
+        &mut self.cx
+    }
 }
 
 /// Parses only (benchmark baseline).
@@ -101,16 +109,11 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
         ));
     }
     let mut l = Lower {
-        module: Module::default(),
-        prims: HashMap::new(),
-        top: HashMap::new(),
-        consts: HashMap::new(),
-        scopes: Vec::new(),
-        depth: 0,
-        hoisted: HashMap::new(),
+        cx: Lowering::new(),
+        hoisted: HashMap::default(),
     };
     l.program(&ret.program, source.len())?;
-    Ok(l.module)
+    Ok(l.cx.module)
 }
 
 fn binding_name<'a>(p: &'a t::BindingPattern<'a>) -> Option<&'a t::BindingIdentifier<'a>> {
@@ -165,7 +168,7 @@ impl Lower {
                                 sp.span,
                             ));
                         };
-                        self.prims.insert(sp.local.name.to_string(), prim);
+                        self.cx.prims.insert(sp.local.name.to_string(), prim);
                     }
                 }
                 TS::ExportDefaultDeclaration(d) => match &d.declaration {
@@ -218,7 +221,7 @@ impl Lower {
                             ));
                         };
                         let name = id.name.to_string();
-                        if self.consts.insert(name.clone(), c).is_some() {
+                        if self.cx.consts.insert(name.clone(), c).is_some() {
                             return Err(err(
                                 Code::Syntax,
                                 format!("`{name}` is declared twice"),
@@ -246,21 +249,21 @@ impl Lower {
                 },
             ));
         };
-        self.module.funcs.push(Func::default());
+        self.cx.module.funcs.push(Func::default());
         for h in &helpers {
             let Some(id) = &h.id else {
                 return Err(unsupported("an anonymous function declaration", h.span));
             };
             let name = id.name.to_string();
-            if self.top.contains_key(&name) || self.prims.contains_key(&name) {
+            if self.cx.top.contains_key(&name) || self.cx.prims.contains_key(&name) {
                 return Err(err(
                     Code::Unsupported,
                     format!("`{name}` is declared twice at module level"),
                     h.span,
                 ));
             }
-            self.top.insert(name, self.module.funcs.len());
-            self.module.funcs.push(Func::default());
+            self.cx.top.insert(name, self.cx.module.funcs.len());
+            self.cx.module.funcs.push(Func::default());
         }
         let name = entry
             .id
@@ -311,7 +314,7 @@ impl Lower {
             implicit_return: Constant::Undefined,
             ..Func::default()
         };
-        let mut block = HashMap::new();
+        let mut block = HashMap::default();
         for p in &params.items {
             let Some(id) = binding_name(&p.pattern) else {
                 return Err(unsupported("destructuring parameters", p.span));
@@ -346,17 +349,12 @@ impl Lower {
                 captured: false,
             });
         }
-        self.module.funcs[idx] = f;
-        self.scopes.push(FnScope {
+        let scope = FnScope {
             func: idx,
             blocks: vec![block],
             loops: 0,
-        });
-        let r = self.function_body(params, body);
-        self.scopes.pop();
-        let stmts = r?;
-        self.module.funcs[idx].body = stmts;
-        Ok(())
+        };
+        Lowering::function_in(self, idx, f, scope, |l| l.function_body(params, body))
     }
 
     fn function_body(
@@ -410,36 +408,11 @@ impl Lower {
         Ok(out)
     }
 
-    fn cur(&self) -> &FnScope {
-        &self.scopes[self.scopes.len() - 1]
-    }
-
-    fn cur_mut(&mut self) -> &mut FnScope {
-        let n = self.scopes.len() - 1;
-        &mut self.scopes[n]
-    }
-
-    fn new_var(&mut self, name: &str) -> usize {
-        let func = self.cur().func;
-        let f = &mut self.module.funcs[func];
-        f.vars.push(Var {
-            name: name.to_string(),
-            captured: false,
-        });
-        f.vars.len() - 1
-    }
-
-    fn hidden(&mut self, what: &str) -> VarRef {
-        let func = self.cur().func;
-        let var = self.new_var(&format!("${what}"));
-        VarRef { func, var }
-    }
-
     /// Opens a block: its `let`/`const` names (not yet declared) and its
     /// function declarations (hoisted).
     fn open_block(&mut self, stmts: &[TS], out: &mut Vec<Stmt>) -> Result<(), FrontendError> {
-        let in_loop = self.cur().loops > 0;
-        let mut block = HashMap::new();
+        let in_loop = self.cx.cur().loops > 0;
+        let mut block = HashMap::default();
         let mut funcs = Vec::new();
         for s in stmts {
             match s {
@@ -467,7 +440,7 @@ impl Lower {
                                     sp,
                                 ));
                             }
-                            let var = self.new_var(&n);
+                            let var = self.cx.new_var(n.clone());
                             block.insert(
                                 n,
                                 Binding {
@@ -490,7 +463,7 @@ impl Lower {
                             f.span,
                         ));
                     }
-                    let var = self.new_var(&n);
+                    let var = self.cx.new_var(n.clone());
                     block.insert(
                         n,
                         Binding {
@@ -505,7 +478,7 @@ impl Lower {
                 _ => {}
             }
         }
-        self.cur_mut().blocks.push(block);
+        self.cx.cur_mut().blocks.push(block);
         // The closure is created at the top of the block (hoisting); the
         // body is lowered where the declaration stands, so it sees the
         // bindings declared before it.
@@ -513,11 +486,11 @@ impl Lower {
             if f.r#async || f.generator {
                 return Err(unsupported("nested async or generator functions", f.span));
             }
-            let idx = self.module.funcs.len();
-            self.module.funcs.push(Func::default());
+            let idx = self.cx.module.funcs.len();
+            self.cx.module.funcs.push(Func::default());
             self.hoisted.insert(f.span.start, idx);
             let p = pos(f.span);
-            let func = self.cur().func;
+            let func = self.cx.cur().func;
             out.push(Stmt {
                 kind: StmtKind::Assign(
                     VarRef { func, var },
@@ -540,46 +513,21 @@ impl Lower {
         self.open_block(stmts, &mut out)?;
         let r = (|| {
             for s in stmts {
-                self.enter(stmt_span(s))?;
+                self.cx.enter(pos(stmt_span(s)))?;
                 let r = self.stmt(s, &mut out);
-                self.depth -= 1;
+                self.cx.leave();
                 r?;
             }
             Ok(())
         })();
-        self.cur_mut().blocks.pop();
+        self.cx.cur_mut().blocks.pop();
         r.map(|()| out)
     }
 
-    fn enter(&mut self, s: Span) -> Result<(), FrontendError> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(err(
-                Code::Limit,
-                format!("nesting deeper than {MAX_DEPTH} levels"),
-                s,
-            ));
-        }
-        Ok(())
-    }
-
-    fn capture(&mut self, owner_scope: usize, var: usize) -> VarRef {
-        let owner = self.scopes[owner_scope].func;
-        let r = VarRef { func: owner, var };
-        self.module.funcs[owner].vars[var].captured = true;
-        for s in owner_scope + 1..self.scopes.len() {
-            let f = self.scopes[s].func;
-            if !self.module.funcs[f].free.contains(&r) {
-                self.module.funcs[f].free.push(r);
-            }
-        }
-        r
-    }
-
     fn resolve(&mut self, name: &str, s: Span) -> Result<Name, FrontendError> {
-        let top = self.scopes.len() - 1;
+        let top = self.cx.scopes.len() - 1;
         for si in (0..=top).rev() {
-            let found = self.scopes[si]
+            let found = self.cx.scopes[si]
                 .blocks
                 .iter()
                 .rev()
@@ -595,7 +543,7 @@ impl Lower {
                 if si == top {
                     return Ok(Name::Var(
                         VarRef {
-                            func: self.scopes[si].func,
+                            func: self.cx.scopes[si].func,
                             var: b.var,
                         },
                         b.constant,
@@ -610,17 +558,14 @@ impl Lower {
                         s,
                     ));
                 }
-                return Ok(Name::Var(self.capture(si, b.var), b.constant));
+                return Ok(Name::Var(self.cx.capture(si, b.var), b.constant));
             }
         }
-        if let Some(c) = self.consts.get(name) {
-            return Ok(Name::Const(c.clone()));
-        }
-        if let Some(&f) = self.top.get(name) {
-            return Ok(Name::Func(f));
-        }
-        if let Some(&p) = self.prims.get(name) {
-            return Ok(Name::Prim(p));
+        match self.cx.global(name) {
+            Some(Global::Const(c)) => return Ok(Name::Const(c)),
+            Some(Global::Func(f)) => return Ok(Name::Func(f)),
+            Some(Global::Prim(p)) => return Ok(Name::Prim(p)),
+            None => {}
         }
         Ok(match name {
             "undefined" => Name::Const(Constant::Undefined),
@@ -648,7 +593,7 @@ impl Lower {
     }
 
     fn declare(&mut self, name: &str) {
-        let s = self.cur_mut();
+        let s = self.cx.cur_mut();
         if let Some(b) = s.blocks.last_mut().and_then(|b| b.get_mut(name)) {
             b.declared = true;
         }
@@ -662,9 +607,9 @@ impl Lower {
     }
 
     fn loop_body(&mut self, s: &TS) -> Result<Vec<Stmt>, FrontendError> {
-        self.cur_mut().loops += 1;
+        self.cx.cur_mut().loops += 1;
         let r = self.body_stmt(s);
-        self.cur_mut().loops -= 1;
+        self.cx.cur_mut().loops -= 1;
         r
     }
 
@@ -698,7 +643,7 @@ impl Lower {
                     if a.rest.is_some() {
                         return Err(unsupported("rest elements in destructuring", a.span));
                     }
-                    let tmp = self.hidden("destructure");
+                    let tmp = self.cx.hidden("destructure");
                     out.push(Stmt {
                         kind: StmtKind::Assign(tmp, value),
                         pos: p,
@@ -741,7 +686,7 @@ impl Lower {
                 let Some(idx) = self.hoisted.remove(&f.span.start) else {
                     return Err(unsupported("this function declaration", f.span));
                 };
-                let parent = self.cur().func;
+                let parent = self.cx.cur().func;
                 let name = f.id.as_ref().map_or(String::new(), |i| i.name.to_string());
                 self.function(
                     idx,
@@ -798,7 +743,7 @@ impl Lower {
             }
             TS::ForStatement(f) => {
                 let mut header = Vec::new();
-                self.cur_mut().loops += 1;
+                self.cx.cur_mut().loops += 1;
                 let mut inner = Vec::new();
                 let r = (|| {
                     match &f.init {
@@ -807,12 +752,12 @@ impl Lower {
                             self.var_decl(d, &mut header)?;
                         }
                         Some(init) => {
-                            self.cur_mut().blocks.push(HashMap::new());
+                            self.cx.cur_mut().blocks.push(HashMap::default());
                             if let Some(e) = init.as_expression() {
                                 self.expr_stmt(e, p, &mut header)?;
                             }
                         }
-                        None => self.cur_mut().blocks.push(HashMap::new()),
+                        None => self.cx.cur_mut().blocks.push(HashMap::default()),
                     }
                     let cond = match &f.test {
                         Some(e) => Some(self.expr(e)?),
@@ -826,8 +771,8 @@ impl Lower {
                     inner.push(st(StmtKind::Loop { cond, body, update }));
                     Ok(())
                 })();
-                self.cur_mut().blocks.pop();
-                self.cur_mut().loops -= 1;
+                self.cx.cur_mut().blocks.pop();
+                self.cx.cur_mut().loops -= 1;
                 r?;
                 header.extend(inner);
                 out.push(st(StmtKind::Block(header)));
@@ -852,20 +797,13 @@ impl Lower {
                     ));
                 }
                 let seq = self.expr(&f.right)?;
-                let ts = self.hidden("for_seq");
-                let ti = self.hidden("for_i");
-                let var = |v: VarRef| Expr {
-                    kind: ExprKind::Var(v),
+                let lp = IndexLoop {
+                    seq: self.cx.hidden("for_seq"),
+                    index: self.cx.hidden("for_i"),
                     pos: p,
                 };
-                let mut stmts = vec![
-                    st(StmtKind::Assign(ts, seq)),
-                    st(StmtKind::Assign(
-                        ti,
-                        Expr::constant(Constant::Number(0.0), p),
-                    )),
-                ];
-                self.cur_mut().loops += 1;
+                let mut stmts = Vec::from(lp.init(seq));
+                self.cx.cur_mut().loops += 1;
                 let r = (|| {
                     self.open_decl_block(d)?;
                     let Some(b) = binding_name(&d.declarations[0].id) else {
@@ -873,45 +811,13 @@ impl Lower {
                     };
                     self.declare(b.name.as_str());
                     let x = self.var_for_write(b.name.as_str(), b.span, true)?;
-                    let mut body = vec![
-                        st(StmtKind::Assign(
-                            x,
-                            Expr {
-                                kind: ExprKind::Index(Box::new(var(ts)), Box::new(var(ti))),
-                                pos: p,
-                            },
-                        )),
-                        st(StmtKind::Assign(
-                            ti,
-                            Expr {
-                                kind: ExprKind::Bin(
-                                    BinOp::Add,
-                                    Box::new(var(ti)),
-                                    Box::new(Expr::constant(Constant::Number(1.0), p)),
-                                ),
-                                pos: p,
-                            },
-                        )),
-                    ];
+                    let mut body = lp.step(x);
                     body.extend(self.body_stmt(&f.body)?);
                     Ok(body)
                 })();
-                self.cur_mut().blocks.pop();
-                self.cur_mut().loops -= 1;
-                let body = r?;
-                let len = Expr {
-                    kind: ExprKind::Length(Box::new(var(ts))),
-                    pos: p,
-                };
-                let cond = Expr {
-                    kind: ExprKind::Bin(BinOp::Lt, Box::new(var(ti)), Box::new(len)),
-                    pos: p,
-                };
-                stmts.push(st(StmtKind::Loop {
-                    cond: Some(cond),
-                    body,
-                    update: Vec::new(),
-                }));
+                self.cx.cur_mut().blocks.pop();
+                self.cx.cur_mut().loops -= 1;
+                stmts.push(lp.looped(r?));
                 out.push(st(StmtKind::Block(stmts)));
             }
             TS::BreakStatement(b) => {
@@ -942,14 +848,14 @@ impl Lower {
                 let catch = match &tr.handler {
                     None => None,
                     Some(h) => {
-                        let mut block = HashMap::new();
+                        let mut block = HashMap::default();
                         let mut var = None;
                         if let Some(param) = &h.param {
                             let Some(b) = binding_name(&param.pattern) else {
                                 return Err(unsupported("destructuring in `catch`", param.span));
                             };
-                            let in_loop = self.cur().loops > 0;
-                            let v = self.new_var(b.name.as_str());
+                            let in_loop = self.cx.cur().loops > 0;
+                            let v = self.cx.new_var(b.name.to_string());
                             block.insert(
                                 b.name.to_string(),
                                 Binding {
@@ -960,13 +866,13 @@ impl Lower {
                                 },
                             );
                             var = Some(VarRef {
-                                func: self.cur().func,
+                                func: self.cx.cur().func,
                                 var: v,
                             });
                         }
-                        self.cur_mut().blocks.push(block);
+                        self.cx.cur_mut().blocks.push(block);
                         let r = self.statements(&h.body.body);
-                        self.cur_mut().blocks.pop();
+                        self.cx.cur_mut().blocks.pop();
                         Some((var, r?))
                     }
                 };
@@ -1005,8 +911,8 @@ impl Lower {
                 // default…` inside a block `break` leaves: case tests are
                 // evaluated in order until one matches, then bodies fall through.
                 let disc = self.expr(&sw.discriminant)?;
-                let t = self.hidden("switch");
-                let m = self.hidden("matched");
+                let t = self.cx.hidden("switch");
+                let m = self.cx.hidden("matched");
                 let var = |v: VarRef| Expr {
                     kind: ExprKind::Var(v),
                     pos: p,
@@ -1077,11 +983,11 @@ impl Lower {
     }
 
     fn open_decl_block(&mut self, d: &t::VariableDeclaration) -> Result<(), FrontendError> {
-        let in_loop = self.cur().loops > 0;
-        let mut block = HashMap::new();
+        let in_loop = self.cx.cur().loops > 0;
+        let mut block = HashMap::default();
         for decl in &d.declarations {
             if let Some(b) = binding_name(&decl.id) {
-                let var = self.new_var(b.name.as_str());
+                let var = self.cx.new_var(b.name.to_string());
                 block.insert(
                     b.name.to_string(),
                     Binding {
@@ -1093,7 +999,7 @@ impl Lower {
                 );
             }
         }
-        self.cur_mut().blocks.push(block);
+        self.cx.cur_mut().blocks.push(block);
         Ok(())
     }
 
@@ -1198,7 +1104,7 @@ impl Lower {
                 match op {
                     None => out.push(st(StmtKind::SetProp(obj, key, rhs))),
                     Some(op) => {
-                        let to = self.hidden("object");
+                        let to = self.cx.hidden("object");
                         out.push(st(StmtKind::Assign(to, obj)));
                         let var = Expr {
                             kind: ExprKind::Var(to),
@@ -1222,8 +1128,8 @@ impl Lower {
                 match op {
                     None => out.push(st(StmtKind::SetIndex(obj, idx, rhs))),
                     Some(op) => {
-                        let to = self.hidden("object");
-                        let ti = self.hidden("index");
+                        let to = self.cx.hidden("object");
+                        let ti = self.cx.hidden("index");
                         out.push(st(StmtKind::Assign(to, obj)));
                         out.push(st(StmtKind::Assign(ti, idx)));
                         let vo = Expr {
@@ -1304,9 +1210,9 @@ impl Lower {
     }
 
     fn expr(&mut self, e: &TE) -> Result<Expr, FrontendError> {
-        self.enter(expr_span(e))?;
+        self.cx.enter(pos(expr_span(e)))?;
         let r = self.expr_inner(e);
-        self.depth -= 1;
+        self.cx.leave();
         r
     }
 
@@ -1462,7 +1368,7 @@ impl Lower {
                     t::LogicalOperator::And => mk(ExprKind::And(Box::new(a), Box::new(b))),
                     t::LogicalOperator::Or => mk(ExprKind::Or(Box::new(a), Box::new(b))),
                     t::LogicalOperator::Coalesce => {
-                        let t = self.hidden("coalesce");
+                        let t = self.cx.hidden("coalesce");
                         let var = mk(ExprKind::Var(t));
                         let is = |c: Constant| {
                             mk(ExprKind::Bin(
@@ -1514,9 +1420,9 @@ impl Lower {
                 if a.r#async {
                     return Err(unsupported("async arrow functions", a.span));
                 }
-                let idx = self.module.funcs.len();
-                self.module.funcs.push(Func::default());
-                let parent = self.cur().func;
+                let idx = self.cx.module.funcs.len();
+                self.cx.module.funcs.push(Func::default());
+                let parent = self.cx.cur().func;
                 let body = match &a.body {
                     t::ArrowFunctionBody::FunctionBody(b) => FnBody::Block(Some(b)),
                     other => match other.as_expression() {
@@ -1534,9 +1440,9 @@ impl Lower {
                         f.span,
                     ));
                 }
-                let idx = self.module.funcs.len();
-                self.module.funcs.push(Func::default());
-                let parent = self.cur().func;
+                let idx = self.cx.module.funcs.len();
+                self.cx.module.funcs.push(Func::default());
+                let parent = self.cx.cur().func;
                 let name =
                     f.id.as_ref()
                         .map_or("<function>".to_string(), |i| i.name.to_string());
@@ -1595,7 +1501,7 @@ impl Lower {
         }
         if let TE::Identifier(id) = &c.callee {
             match self.resolve(id.name.as_str(), id.span)? {
-                Name::Prim(_) if self.cur().func != self.module.entry => {
+                Name::Prim(_) if self.cx.cur().func != self.cx.module.entry => {
                     return Err(err(
                         Code::DurableOutsideEntry,
                         "durable operations are only allowed in the entry function",
@@ -1639,96 +1545,13 @@ impl Lower {
         Ok(None)
     }
 
-    fn literal(&self, c: &t::CallExpression, what: &str) -> Result<String, FrontendError> {
-        match c.arguments.first().and_then(|a| a.as_expression()) {
-            Some(TE::StringLiteral(s)) => Ok(s.value.to_string()),
-            Some(TE::TemplateLiteral(tl)) if tl.expressions.is_empty() && tl.quasis.len() == 1 => {
-                Ok(tl.quasis[0]
-                    .value
-                    .cooked
-                    .as_ref()
-                    .map(|s| s.to_string())
-                    .unwrap_or_default())
-            }
-            Some(other) => Err(err(
-                Code::ComputedKey,
-                format!("the {what} must be a string literal"),
-                expr_span(other),
-            )),
-            None => Err(err(Code::Call, format!("missing the {what}"), c.span)),
-        }
-    }
-
     fn durable(&mut self, prim: Prim, c: &t::CallExpression) -> Result<Expr, FrontendError> {
         let p = pos(c.span);
-        if self.cur().func != self.module.entry {
-            return Err(err(
-                Code::DurableOutsideEntry,
-                "durable operations are only allowed in the entry function",
-                c.span,
-            ));
+        self.cx.require_entry(p)?;
+        match durable_call(prim, &mut TsArgs { l: self, c }, "waitForEvent", p)? {
+            Some(e) => Ok(e),
+            None => Err(unsupported("this primitive", c.span)),
         }
-        let d = match prim {
-            Prim::Effect => {
-                let key = self.literal(c, "effect key")?;
-                if c.arguments.len() > 2 {
-                    return Err(err(
-                        Code::Call,
-                        "`effect` takes a key and an optional callback",
-                        c.span,
-                    ));
-                }
-                if let Some(cb) = c.arguments.get(1)
-                    && !matches!(
-                        cb.as_expression(),
-                        Some(
-                            TE::Identifier(_)
-                                | TE::ArrowFunctionExpression(_)
-                                | TE::FunctionExpression(_)
-                        )
-                    )
-                {
-                    return Err(unsupported(
-                        "an effect callback other than a name or a function",
-                        a_span(cb),
-                    ));
-                }
-                Durable::Effect(key)
-            }
-            Prim::WaitForEvent => {
-                if c.arguments.len() != 1 {
-                    return Err(err(
-                        Code::Call,
-                        "`waitForEvent` takes one event name",
-                        c.span,
-                    ));
-                }
-                Durable::Wait(self.literal(c, "event name")?)
-            }
-            Prim::Sleep => {
-                if c.arguments.len() != 1 {
-                    return Err(err(
-                        Code::Call,
-                        "`sleep` takes one duration in milliseconds",
-                        c.span,
-                    ));
-                }
-                Durable::Sleep(Box::new(self.arg(&c.arguments[0])?))
-            }
-            Prim::Invoke => {
-                let name = self.literal(c, "program name")?;
-                let mut args = Vec::new();
-                for a in c.arguments.iter().skip(1) {
-                    args.push(self.arg(a)?);
-                }
-                Durable::Invoke(name, args)
-            }
-            _ => return Err(unsupported("this primitive", c.span)),
-        };
-        Ok(Expr {
-            kind: ExprKind::Durable(d),
-            pos: p,
-        })
     }
 
     fn await_expr(&mut self, a: &t::AwaitExpression) -> Result<Expr, FrontendError> {
@@ -1759,13 +1582,7 @@ impl Lower {
                     ));
                 }
             };
-            if self.cur().func != self.module.entry {
-                return Err(err(
-                    Code::DurableOutsideEntry,
-                    "durable operations are only allowed in the entry function",
-                    c.span,
-                ));
-            }
+            self.cx.require_entry(pos(c.span))?;
             let Some(TE::ArrayExpression(arr)) = c
                 .arguments
                 .first()
@@ -1821,6 +1638,70 @@ impl Lower {
             "only durable primitives and `Promise.all`/`Promise.race` can be awaited",
             a.span,
         ))
+    }
+}
+
+/// A TypeScript call's arguments for [`durable_call`].
+struct TsArgs<'l, 'b, 'a> {
+    l: &'l mut Lower,
+    c: &'b t::CallExpression<'a>,
+}
+
+impl DurableArgs for TsArgs<'_, '_, '_> {
+    fn len(&self) -> usize {
+        self.c.arguments.len()
+    }
+
+    fn literal(&mut self, what: &str) -> Result<String, FrontendError> {
+        match self.c.arguments.first().and_then(|a| a.as_expression()) {
+            Some(TE::StringLiteral(s)) => Ok(s.value.to_string()),
+            Some(TE::TemplateLiteral(tl)) if tl.expressions.is_empty() && tl.quasis.len() == 1 => {
+                Ok(tl.quasis[0]
+                    .value
+                    .cooked
+                    .as_ref()
+                    .map(|s| s.to_string())
+                    .unwrap_or_default())
+            }
+            Some(other) => Err(err(
+                Code::ComputedKey,
+                format!("the {what} must be a string literal"),
+                expr_span(other),
+            )),
+            None => Err(err(Code::Call, format!("missing the {what}"), self.c.span)),
+        }
+    }
+
+    fn callback(&mut self) -> Result<(), FrontendError> {
+        match self.c.arguments.get(1) {
+            Some(cb)
+                if !matches!(
+                    cb.as_expression(),
+                    Some(
+                        TE::Identifier(_)
+                            | TE::ArrowFunctionExpression(_)
+                            | TE::FunctionExpression(_)
+                    )
+                ) =>
+            {
+                Err(unsupported(
+                    "an effect callback other than a name or a function",
+                    a_span(cb),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn expr(&mut self, i: usize) -> Result<Expr, FrontendError> {
+        match self.c.arguments.get(i) {
+            Some(a) => self.l.arg(a),
+            None => Err(err(
+                Code::Internal,
+                "internal frontend error: argument out of range",
+                self.c.span,
+            )),
+        }
     }
 }
 

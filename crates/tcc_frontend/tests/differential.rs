@@ -172,16 +172,7 @@ print(json.dumps({"status": r["status"], "result": plain(res) if isinstance(res,
 }
 
 fn header(src: &str, key: &str) -> Option<J> {
-    let prefix = format!("# {key}: ");
-    src.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .and_then(|t| serde_json::from_str(t).ok())
-}
-
-fn pairs(v: Option<J>) -> Vec<(String, J)> {
-    v.and_then(|j| j.as_object().cloned())
-        .map(|o| o.into_iter().collect())
-        .unwrap_or_default()
+    common::header(src, "#", key)
 }
 
 struct Case {

@@ -17,33 +17,12 @@ use proptest::prelude::*;
 use serde_json::{Value as J, json};
 use tcc_frontend::{Language, compile};
 
-fn corpus(kind: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus/rs")
-        .join(kind);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("corpus dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .collect();
-    v.sort();
-    v
-}
-
 fn header_text<'s>(src: &'s str, key: &str) -> Option<&'s str> {
-    let prefix = format!("// {key}: ");
-    src.lines().find_map(|l| l.strip_prefix(&prefix))
+    common::header_text(src, "//", key)
 }
 
 fn header(src: &str, key: &str) -> Option<J> {
-    header_text(src, key)
-        .map(|t| serde_json::from_str(t).unwrap_or_else(|e| panic!("bad {key} header: {e}")))
-}
-
-fn pairs(v: Option<J>) -> Vec<(String, J)> {
-    v.and_then(|j| j.as_object().cloned())
-        .map(|o| o.into_iter().collect())
-        .unwrap_or_default()
+    common::header(src, "//", key)
 }
 
 fn scratch() -> PathBuf {
@@ -147,28 +126,14 @@ fn rustc_result(name: &str, src: &str, args: &J) -> J {
 
 #[test]
 fn valid_corpus_results_and_rustc() {
-    let files = corpus("valid");
+    let files = corpus("rs", "valid", "rs");
     assert!(files.len() >= 12, "{}", files.len());
     let mut against_rustc = 0;
     for path in files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let src = std::fs::read_to_string(&path).unwrap();
         let args = header(&src, "args").unwrap_or(json!([]));
-        let effects = pairs(header(&src, "effects"));
-        let events = pairs(header(&src, "events"));
-        let e: Vec<(&str, J)> = effects
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.clone()))
-            .collect();
-        let ev: Vec<(&str, J)> = events
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.clone()))
-            .collect();
-        let observed = run(
-            program(&src, &name, Language::Rust),
-            &host(&e, &ev),
-            args.as_array().unwrap(),
-        );
+        let observed = observe_corpus(&src, &name, Language::Rust, "//");
         assert_eq!(
             observed.outcome["type"], "completed",
             "{name}: {observed:?}"
@@ -201,21 +166,12 @@ fn valid_corpus_results_and_rustc() {
 
 #[test]
 fn invalid_corpus_codes_positions_and_rustc() {
-    let files = corpus("invalid");
-    assert!(files.len() >= 20, "{}", files.len());
-    for path in files {
-        let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let src = std::fs::read_to_string(&path).unwrap();
-        let expect = std::fs::read_to_string(path.with_extension("expect")).unwrap();
-        let (code, at) = expect.trim().split_once(' ').unwrap();
-        let err = compile(&src, &name, Language::Rust).expect_err(&name);
-        assert_eq!(err.code.as_str(), code, "{name}: {err}");
-        assert_eq!(format!("{}:{}", err.line, err.column), at, "{name}: {err}");
+    check_invalid_corpus("rs", "rs", Language::Rust, 20, |name, src| {
         // Invalid Rust is rejected by rustc too (with the named error code); a program
         // without the header is valid Rust outside the subset, and rustc accepts it.
-        match header_text(&src, "rustc").map(str::trim) {
+        match header_text(src, "rustc").map(str::trim) {
             Some(rcode) => {
-                let e = rustc(&name, &src, false).expect_err(&format!(
+                let e = rustc(name, src, false).expect_err(&format!(
                     "{name}: rustc accepts a program irkit rejects as invalid Rust"
                 ));
                 if rcode != "rejects" {
@@ -226,14 +182,14 @@ fn invalid_corpus_codes_positions_and_rustc() {
                 }
             }
             None => {
-                if let Err(e) = rustc(&name, &src, false) {
+                if let Err(e) = rustc(name, src, false) {
                     panic!(
                         "{name}: marked valid Rust outside the subset, but rustc rejects it:\n{e}"
                     );
                 }
             }
         }
-    }
+    });
 }
 
 const FIRST: &str = "use tcc_rust_prelude::{effect, wait_for_event};\n\nasync fn run() -> Result<f64, String> {\n    let left: f64 = effect(\"left\", || 2.0).await?;\n    let go: bool = wait_for_event(\"go\").await?;\n    Ok(if go { left + 3.0 } else { left })\n}\n";
@@ -334,7 +290,7 @@ proptest! {
 
     #[test]
     fn mutated_programs_never_panic(cut in 0usize..2000, insert in "[ -~]{0,8}", which in 0usize..64) {
-        let files = corpus(if which % 2 == 0 { "valid" } else { "invalid" });
+        let files = corpus("rs", if which % 2 == 0 { "valid" } else { "invalid" }, "rs");
         let src = std::fs::read_to_string(&files[which % files.len()]).unwrap();
         let mut at = cut.min(src.len());
         while !src.is_char_boundary(at) {
