@@ -4,8 +4,13 @@
 //! by `wasmi` in the same benchmark run. Throughput is reported in ZLM
 //! operations (the interpreter's executed-step count), so criterion prints
 //! operations per second for both; the ratio of the two times is the figure.
+//!
+//! `ZLM_INTERP_RUNS=N` skips criterion and runs the interpreter `N` times on
+//! the same input, for instruction counts that do not depend on timing:
+//! `valgrind --tool=callgrind target/release/deps/interp-* ` with `N` and with
+//! zero; the difference divided by `N` is the cost of one run.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use zlm::interp::{Interp, Value};
 
 const N: i64 = 10_000;
@@ -31,14 +36,18 @@ const SUM_WASM: &[u8] = &[
     0x0b, // end
 ];
 
-fn bench(c: &mut Criterion) {
+fn checked_loop() -> zlm::decode::Checked {
     let src = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/zlm/run/loop.zlt"
     ))
     .expect("example");
     let m = zlm::text::parse(&src).expect("parse");
-    let checked = zlm::decode::from_model(&m, &[]).expect("checked");
+    zlm::decode::from_model(&m, &[]).expect("checked")
+}
+
+fn bench(c: &mut Criterion) {
+    let checked = checked_loop();
     let it = Interp::new(&checked).expect("runnable");
     let probe = it.run("Main.sum", &[Value::Scalar(N as u64)]).expect("run");
     assert_eq!(probe.value, Value::Scalar((N * (N - 1) / 2) as u64));
@@ -72,4 +81,22 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(n) = std::env::var("ZLM_INTERP_RUNS") {
+        let n: u64 = n.parse().expect("ZLM_INTERP_RUNS is a count");
+        let checked = checked_loop();
+        let it = Interp::new(&checked).expect("runnable");
+        let mut steps = 0;
+        for _ in 0..n {
+            let out = it
+                .run("Main.sum", &[Value::Scalar(std::hint::black_box(N) as u64)])
+                .expect("run");
+            steps += out.steps;
+        }
+        println!("{n} runs, {steps} steps");
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

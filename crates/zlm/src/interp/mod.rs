@@ -9,12 +9,14 @@
 //! its owners in reverse custody order. Every destroyed non-Copy value is
 //! appended to an observable drop log.
 
+mod fast;
 mod fault;
 mod numeric;
 mod value;
 
 use crate::check::{Checked, Resolved};
 use crate::model::*;
+use fast::{Code, Flow, Ins, Regs};
 pub use fault::{Fault, FaultKind};
 pub use value::{Loc, Value};
 
@@ -124,52 +126,13 @@ struct Prog<'m> {
     kinds: Vec<ScalarKind>,
     /// Terminal edge IDs per block: jump, true, false, return.
     term: Vec<[u32; 4]>,
-    /// Pre-decoded fast form of each flat op.
-    fast: Vec<Fast>,
-}
-
-/// A scalar source of a pre-decoded fast operation.
-#[derive(Clone, Copy)]
-enum Src {
-    /// An SSA slot holding a scalar.
-    Ssa(usize),
-    /// A constant word.
-    Word(u64),
-}
-
-/// A pre-decoded form of the scalar operations that dominate loops. Each
-/// performs exactly what the general path does (same checks, same faults),
-/// without resolving operands through the general value machinery.
-#[derive(Clone, Copy)]
-enum Fast {
-    /// No fast form: use the general path.
-    Slow,
-    /// CONST into an SSA slot.
-    Const { dst: usize, word: u64 },
-    /// LOAD_LOCAL of a Copy scalar root into an SSA slot.
-    Load { dst: usize, place: usize },
-    /// STORE_LOCAL of a scalar into a Copy scalar local root.
-    Store { place: usize, src: Src },
-    /// Arithmetic at a fixed kind.
-    Arith {
-        tag: u32,
-        kind: ScalarKind,
-        dst: usize,
-        a: Src,
-        b: Src,
-    },
-    /// Comparison at a fixed kind.
-    Compare {
-        tag: u32,
-        kind: ScalarKind,
-        dst: usize,
-        a: Src,
-        b: Src,
-    },
-    /// JUMP whose cleanup edge has no recipe.
-    Jump { target: usize },
-    /// JUMP_IF_FALSE whose two cleanup edges have no recipe.
-    Branch { cond: Src, target: usize },
+    /// Pre-decoded fast form of each flat op ([`Code::Slow`]: none).
+    fast: Vec<Ins>,
+    /// Per flat op: how many fast ops start there in an unbroken run within
+    /// its block (zero for a slow op); a run ends at a fast terminator.
+    run: Vec<u32>,
+    /// A new frame's registers: zero per flat op, then the constant words.
+    regs: Vec<u64>,
 }
 
 #[derive(Clone)]
@@ -183,6 +146,8 @@ enum Opd {
 struct Frame {
     places: Vec<Option<Value>>,
     ssa: Vec<Option<Value>>,
+    /// The fast path's registers (see [`fast`]).
+    regs: Vec<u64>,
     custody: Vec<usize>,
 }
 
@@ -255,24 +220,6 @@ where
     Err(RunError::Usage(
         "the host refused a thread for the interpreter's stack".into(),
     ))
-}
-
-/// Writes a scalar word into a slot, in place when it already holds one
-/// (no drop of the previous value, no whole-enum store).
-#[inline(always)]
-fn put(slot: &mut Option<Value>, w: u64) {
-    match slot {
-        Some(Value::Scalar(x)) => *x = w,
-        other => *other = Some(Value::Scalar(w)),
-    }
-}
-
-/// What a fast operation does to control.
-enum FastNext {
-    /// Continue with the next operation.
-    Go,
-    /// Transfer to a block (`usize::MAX`: the next dense block).
-    Block(usize),
 }
 
 const ARM_JUMP: u8 = 0;
@@ -608,14 +555,21 @@ impl<'m> Prog<'m> {
             kinds,
             term,
             fast: Vec::new(),
+            run: Vec::new(),
+            regs: Vec::new(),
         };
-        prog.fast = prog.decode_fast(r);
+        prog.decode_fast(r);
         prog
     }
 
-    /// Pre-decodes the scalar operations that have an exact fast form.
-    fn decode_fast(&self, r: &Resolved<'m>) -> Vec<Fast> {
-        let mut out = Vec::with_capacity(self.ops.len());
+    /// Pre-decodes the scalar operations that have an exact fast form into
+    /// [`Prog::fast`], with their run lengths, constant registers and
+    /// mirror flags.
+    fn decode_fast(&mut self, r: &Resolved<'m>) {
+        let profile = r.m.profile;
+        let n = self.ops.len();
+        let mut out = Vec::with_capacity(n);
+        let mut consts: Vec<u64> = Vec::new();
         let scalar_root = |pi: usize| {
             self.path_route[pi].1.is_empty()
                 && !self.borrow_root[pi]
@@ -625,13 +579,30 @@ impl<'m> Prog<'m> {
             for (j, op) in b.ops.iter().enumerate() {
                 let flat = self.starts[block_index] + j;
                 let opds = &self.ops[flat];
-                let src = |k: usize| -> Option<Src> {
+                // A register for a constant word, after the SSA words.
+                let mut konst = |w: u64| -> Option<u32> {
+                    let at = match consts.iter().position(|&c| c == w) {
+                        Some(at) => at,
+                        None => {
+                            consts.push(w);
+                            consts.len() - 1
+                        }
+                    };
+                    u32::try_from(n + at).ok()
+                };
+                let mut src = |k: usize| -> Option<u32> {
                     match opds.get(k)? {
-                        Opd::Val(i) if self.temp[*i].is_none() => Some(Src::Ssa(*i)),
-                        Opd::Const(Value::Scalar(w)) => Some(Src::Word(*w)),
+                        Opd::Val(i) if *i < n && self.temp[*i].is_none() => u32::try_from(*i).ok(),
+                        Opd::Const(Value::Scalar(w)) => konst(*w),
                         _ => None,
                     }
                 };
+                let (Ok(dst), Ok(next)) = (u32::try_from(flat), u32::try_from(block_index + 1))
+                else {
+                    out.push(Ins::SLOW);
+                    continue;
+                };
+                let place = |pi: usize| u32::try_from(pi).ok();
                 let no_temp = self.temp[flat].is_none();
                 let scalar_result = matches!(op.result, Some(Type::Scalar(_)));
                 let edge_clean = |arm: usize| {
@@ -640,23 +611,25 @@ impl<'m> Prog<'m> {
                         .get(id as usize)
                         .is_some_and(|e| e.drops.is_empty())
                 };
-                let fast = match op.tag {
-                    tag::CONST if no_temp && scalar_result => match src(0) {
-                        Some(Src::Word(word)) => Fast::Const { dst: flat, word },
-                        _ => Fast::Slow,
+                let kind = self.kinds[flat];
+                let ins = match op.tag {
+                    tag::CONST if no_temp && scalar_result => match opds.first() {
+                        Some(Opd::Const(Value::Scalar(_))) => {
+                            src(0).map(|a| Ins::new(Code::Const, dst, a, 0))
+                        }
+                        _ => None,
                     },
                     tag::LOAD_LOCAL if no_temp && scalar_result => match opds.first() {
-                        Some(Opd::Place(pi)) if scalar_root(*pi) => Fast::Load {
-                            dst: flat,
-                            place: *pi,
-                        },
-                        _ => Fast::Slow,
+                        Some(Opd::Place(pi)) if scalar_root(*pi) => {
+                            place(*pi).map(|a| Ins::new(Code::Load, dst, a, 0))
+                        }
+                        _ => None,
                     },
                     tag::STORE_LOCAL => match (opds.first(), src(1)) {
-                        (Some(Opd::Place(pi)), Some(s)) if scalar_root(*pi) && !self.owner[*pi] => {
-                            Fast::Store { place: *pi, src: s }
+                        (Some(Opd::Place(pi)), Some(a)) if scalar_root(*pi) && !self.owner[*pi] => {
+                            place(*pi).map(|d| Ins::new(Code::Store, d, a, 0))
                         }
-                        _ => Fast::Slow,
+                        _ => None,
                     },
                     tag::NEG
                     | tag::ADD
@@ -671,58 +644,83 @@ impl<'m> Prog<'m> {
                     | tag::SHIFT_RIGHT
                         if no_temp && scalar_result =>
                     {
-                        let b = if opds.len() > 1 {
-                            src(1)
-                        } else {
-                            Some(Src::Word(0))
-                        };
-                        match (src(0), b) {
-                            (Some(a), Some(b)) => Fast::Arith {
-                                tag: op.tag,
-                                kind: self.kinds[flat],
-                                dst: flat,
-                                a,
-                                b,
-                            },
-                            _ => Fast::Slow,
+                        let a = src(0);
+                        let b = if opds.len() > 1 { src(1) } else { konst(0) };
+                        match (a, b) {
+                            (Some(a), Some(b)) => {
+                                Some(fast::arith(op.tag, kind, profile, dst, a, b))
+                            }
+                            _ => None,
                         }
                     }
                     tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE if no_temp => {
                         match (src(0), src(1)) {
-                            (Some(a), Some(b)) => Fast::Compare {
-                                tag: op.tag,
-                                kind: self.kinds[flat],
-                                dst: flat,
-                                a,
-                                b,
-                            },
-                            _ => Fast::Slow,
+                            (Some(a), Some(b)) => Some(fast::compare(op.tag, kind, dst, a, b)),
+                            _ => None,
                         }
                     }
                     tag::JUMP if edge_clean(ARM_JUMP as usize) => match opds.first() {
-                        Some(Opd::Block(t)) => Fast::Jump {
-                            target: *t as usize,
-                        },
-                        _ => Fast::Slow,
+                        Some(Opd::Block(t)) => Some(Ins::new(Code::Jump, *t, 0, 0)),
+                        _ => None,
                     },
                     tag::JUMP_IF_FALSE
                         if edge_clean(ARM_TRUE as usize) && edge_clean(ARM_FALSE as usize) =>
                     {
                         match (src(0), opds.get(1)) {
-                            (Some(cond), Some(Opd::Block(t))) => Fast::Branch {
-                                cond,
-                                target: *t as usize,
-                            },
-                            _ => Fast::Slow,
+                            (Some(cond), Some(Opd::Block(t))) => {
+                                Some(Ins::new(Code::Branch, *t, cond, next))
+                            }
+                            _ => None,
                         }
                     }
-                    _ => Fast::Slow,
+                    _ => None,
                 };
-                let _ = r;
-                out.push(fast);
+                out.push(ins.unwrap_or(Ins::SLOW));
             }
         }
-        out
+        // A result some general-path operation reads is mirrored into its
+        // SSA value slot.
+        for (flat, opds) in self.ops.iter().enumerate() {
+            if out[flat].code != Code::Slow {
+                continue;
+            }
+            for o in opds {
+                if let Opd::Val(i) = o
+                    && let Some(ins) = out.get_mut(*i)
+                {
+                    ins.mirror = true;
+                }
+            }
+        }
+        let mut run = vec![0u32; n];
+        for (block_index, b) in self.blocks.iter().enumerate() {
+            let start = self.starts[block_index];
+            for j in (0..b.ops.len()).rev() {
+                let flat = start + j;
+                run[flat] = if out[flat].code == Code::Slow {
+                    0
+                } else if out[flat].is_terminator() || j + 1 == b.ops.len() {
+                    1
+                } else {
+                    1 + run[flat + 1]
+                };
+            }
+        }
+        let mut regs = vec![0u64; n];
+        regs.extend(consts);
+        self.fast = out;
+        self.run = run;
+        self.regs = regs;
+    }
+}
+
+/// A fault of function `p` at block `b`, operation `o`.
+fn fault_at(p: &Prog<'_>, b: Option<u32>, o: Option<u32>, kind: FaultKind) -> Fault {
+    Fault {
+        function: p.name.clone(),
+        block: b,
+        op: o,
+        kind,
     }
 }
 
@@ -732,12 +730,7 @@ impl<'a, 'm> Run<'a, 'm> {
     }
 
     fn fault(&self, p: &Prog<'_>, b: Option<u32>, o: Option<u32>, kind: FaultKind) -> Fault {
-        Fault {
-            function: p.name.clone(),
-            block: b,
-            op: o,
-            kind,
-        }
+        fault_at(p, b, o, kind)
     }
 
     /// Calls function `at`. `args` are in runtime slot order (receiver
@@ -757,6 +750,7 @@ impl<'a, 'm> Run<'a, 'm> {
         let mut fr = Frame {
             places: vec![None; p.f.body.paths.len()],
             ssa: vec![None; p.ops.len()],
+            regs: p.regs.clone(),
             custody: Vec::new(),
         };
         for (slot, v) in p.slots.iter().zip(args) {
@@ -876,148 +870,149 @@ impl<'a, 'm> Run<'a, 'm> {
                 ));
             }
         }
-        let mut b = 0usize;
+        let profile = self.it.r.m.profile;
+        let (mut b, mut j) = (0usize, 0usize);
         loop {
-            let block = p.blocks[b];
-            let start = p.starts[b];
-            let mut next: Option<usize> = None;
-            for (j, op) in block.ops.iter().enumerate() {
-                let (bb, jj) = (b as u32, j as u32);
-                self.tick(p, bb, jj)?;
-                let flat = start + j;
-                match p.fast[flat] {
-                    Fast::Slow => {}
-                    fast => match self.fast(fast) {
-                        Ok(FastNext::Go) => continue,
-                        Ok(FastNext::Block(n)) => {
-                            next = Some(n);
-                            continue;
-                        }
-                        Err(kind) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
-                    },
-                }
-                let opds = &p.ops[flat];
-                match op.tag {
-                    tag::JUMP => {
-                        let Opd::Block(t) = opds[0] else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
-                        };
-                        self.edge(p, bb, ARM_JUMP, 0)?;
-                        next = Some(t as usize);
-                    }
-                    tag::JUMP_IF_FALSE => {
-                        let c = self.read(p, &opds[0]).as_bool();
-                        let Opd::Block(t) = opds[1] else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
-                        };
-                        if c {
-                            self.edge(p, bb, ARM_TRUE, 0)?;
-                            next = Some(b + 1);
-                        } else {
-                            self.edge(p, bb, ARM_FALSE, 0)?;
-                            next = Some(t as usize);
-                        }
-                    }
-                    tag::RETURN => {
-                        let v = self.take(p, &opds[0]);
-                        self.edge(p, bb, ARM_RETURN, 0)?;
-                        return self.finish(p, v);
-                    }
-                    tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                        let v = self.take(p, &opds[0]);
-                        let Value::Result(t, payload) = v else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag));
-                        };
-                        match t {
-                            0 => self.produce(p, flat, *payload),
-                            1 => {
-                                // Protected E; recipes; fresh outer Err.
-                                self.edge(p, bb, ARM_TRY, jj)?;
-                                return self.finish(p, Value::Result(1, payload));
-                            }
-                            _ => return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag)),
-                        }
-                    }
-                    _ => {
-                        let v = self.exec(p, bb, jj, flat, op, opds)?;
-                        if let Some(v) = v {
-                            self.produce(p, flat, v);
-                        }
-                    }
-                }
+            let Some(&start) = p.starts.get(b) else {
+                return Err(self.fault(p, None, None, FaultKind::Internal));
+            };
+            if p.run.get(start + j).is_some_and(|&n| n > 0) {
+                (b, j) = self.fast_runs(p, b, j)?;
             }
-            match next {
-                Some(usize::MAX) => b += 1,
-                Some(n) => b = n,
-                None => return Err(self.fault(p, None, None, FaultKind::Internal)),
+            let (Some(&block), Some(&start)) = (p.blocks.get(b), p.starts.get(b)) else {
+                return Err(self.fault(p, None, None, FaultKind::Internal));
+            };
+            let Some(op) = block.ops.get(j) else {
+                // The block ended without a terminator.
+                return Err(self.fault(p, None, None, FaultKind::Internal));
+            };
+            let flat = start + j;
+            let (bb, jj) = (b as u32, j as u32);
+            self.tick(p, bb, jj)?;
+            if p.fast[flat].code != Code::Slow {
+                // A fast operation whose run the step budget cannot cover.
+                let Some(fr) = self.frames.last_mut() else {
+                    return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
+                };
+                let mut regs = Regs {
+                    r: &mut fr.regs,
+                    ssa: &mut fr.ssa,
+                    places: &mut fr.places,
+                };
+                match fast::step(&p.fast[flat], &mut regs, profile) {
+                    Ok(Flow::Next) => j += 1,
+                    Ok(Flow::Block(n)) => (b, j) = (n, 0),
+                    Err(kind) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
+                }
+                continue;
+            }
+            let opds = &p.ops[flat];
+            match op.tag {
+                tag::JUMP => {
+                    let Opd::Block(t) = opds[0] else {
+                        return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
+                    };
+                    self.edge(p, bb, ARM_JUMP, 0)?;
+                    (b, j) = (t as usize, 0);
+                }
+                tag::JUMP_IF_FALSE => {
+                    let c = self.read(p, &opds[0]).as_bool();
+                    let Opd::Block(t) = opds[1] else {
+                        return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
+                    };
+                    if c {
+                        self.edge(p, bb, ARM_TRUE, 0)?;
+                        (b, j) = (b + 1, 0);
+                    } else {
+                        self.edge(p, bb, ARM_FALSE, 0)?;
+                        (b, j) = (t as usize, 0);
+                    }
+                }
+                tag::RETURN => {
+                    let v = self.take(p, &opds[0]);
+                    self.edge(p, bb, ARM_RETURN, 0)?;
+                    return self.finish(p, v);
+                }
+                tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+                    let v = self.take(p, &opds[0]);
+                    let Value::Result(t, payload) = v else {
+                        return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag));
+                    };
+                    match t {
+                        0 => {
+                            self.produce(p, flat, *payload);
+                            j += 1;
+                        }
+                        1 => {
+                            // Protected E; recipes; fresh outer Err.
+                            self.edge(p, bb, ARM_TRY, jj)?;
+                            return self.finish(p, Value::Result(1, payload));
+                        }
+                        _ => return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag)),
+                    }
+                }
+                _ => {
+                    let v = self.exec(p, bb, jj, flat, op, opds)?;
+                    if let Some(v) = v {
+                        self.produce(p, flat, v);
+                    }
+                    j += 1;
+                }
             }
         }
     }
 
-    /// Executes one pre-decoded fast operation in the current frame.
-    #[inline]
-    fn fast(&mut self, f: Fast) -> Result<FastNext, FaultKind> {
+    /// Executes the fast runs from operation `j` of block `b`, following
+    /// fast terminators into their successors, as long as each whole run
+    /// fits in the step budget (no operation of it can reach the limit, so
+    /// the run is charged at once); returns where the general path resumes.
+    fn fast_runs(&mut self, p: &'a Prog<'m>, mut b: usize, mut j: usize) -> Step<(usize, usize)> {
         let profile = self.it.r.m.profile;
-        let fr = self.frames.last_mut().ok_or(FaultKind::Internal)?;
-        let word = |fr: &Frame, s: Src| -> u64 {
-            match s {
-                Src::Word(w) => w,
-                Src::Ssa(i) => match &fr.ssa[i] {
-                    Some(Value::Scalar(w)) => *w,
-                    _ => 0,
-                },
-            }
+        let limit = self.it.limits.steps;
+        let mut steps = self.steps;
+        let Some(fr) = self.frames.last_mut() else {
+            return Err(fault_at(p, None, None, FaultKind::Internal));
         };
-        Ok(match f {
-            Fast::Slow => return Err(FaultKind::Internal),
-            Fast::Const { dst, word } => {
-                put(&mut fr.ssa[dst], word);
-                FastNext::Go
+        let mut regs = Regs {
+            r: &mut fr.regs,
+            ssa: &mut fr.ssa,
+            places: &mut fr.places,
+        };
+        let outcome = 'chain: loop {
+            let Some(&start) = p.starts.get(b) else {
+                break Ok(());
+            };
+            let flat = start + j;
+            let run = p.run.get(flat).copied().unwrap_or(0) as usize;
+            if run == 0 || limit.saturating_sub(steps) < run as u64 {
+                break Ok(());
             }
-            Fast::Load { dst, place } => {
-                let w = match &fr.places[place] {
-                    Some(Value::Scalar(w)) => *w,
-                    _ => return Err(FaultKind::Internal),
-                };
-                put(&mut fr.ssa[dst], w);
-                FastNext::Go
-            }
-            Fast::Store { place, src } => {
-                let w = word(fr, src);
-                put(&mut fr.places[place], w);
-                FastNext::Go
-            }
-            Fast::Arith {
-                tag,
-                kind,
-                dst,
-                a,
-                b,
-            } => {
-                let v = numeric::arith(tag, kind, profile, word(fr, a), word(fr, b))?;
-                put(&mut fr.ssa[dst], v);
-                FastNext::Go
-            }
-            Fast::Compare {
-                tag,
-                kind,
-                dst,
-                a,
-                b,
-            } => {
-                let v = numeric::compare(tag, kind, word(fr, a), word(fr, b));
-                put(&mut fr.ssa[dst], u64::from(v));
-                FastNext::Go
-            }
-            Fast::Jump { target } => FastNext::Block(target),
-            Fast::Branch { cond, target } => {
-                if word(fr, cond) != 0 {
-                    FastNext::Block(usize::MAX)
-                } else {
-                    FastNext::Block(target)
+            let Some(code) = p.fast.get(flat..flat + run) else {
+                break Ok(());
+            };
+            steps += run as u64;
+            for (i, ins) in code.iter().enumerate() {
+                match fast::step(ins, &mut regs, profile) {
+                    Ok(Flow::Next) => {}
+                    Ok(Flow::Block(n)) => {
+                        (b, j) = (n, 0);
+                        continue 'chain;
+                    }
+                    Err(kind) => {
+                        // The operations after the faulting one never ran.
+                        steps -= (run - 1 - i) as u64;
+                        break 'chain Err((j + i, kind));
+                    }
                 }
             }
-        })
+            j += run;
+            break Ok(());
+        };
+        self.steps = steps;
+        match outcome {
+            Ok(()) => Ok((b, j)),
+            Err((o, kind)) => Err(fault_at(p, Some(b as u32), Some(o as u32), kind)),
+        }
     }
 
     /// Ensures after the body, with the protected result.
@@ -1108,7 +1103,12 @@ impl<'a, 'm> Run<'a, 'm> {
                 fr.places[pi] = Some(v);
                 fr.custody.push(pi);
             }
-            None => fr.ssa[flat] = Some(v),
+            None => {
+                if let Some(r) = fr.regs.get_mut(flat) {
+                    *r = v.bits();
+                }
+                fr.ssa[flat] = Some(v)
+            }
         }
     }
 
