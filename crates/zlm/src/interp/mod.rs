@@ -16,7 +16,7 @@ mod value;
 
 use crate::check::{Checked, Resolved};
 use crate::model::*;
-use fast::{Code, Flow, Ins, Regs};
+use fast::{Code, File, Flow, Ins, Regs, Seg};
 pub use fault::{Fault, FaultKind};
 pub use value::{Loc, Value};
 
@@ -95,6 +95,9 @@ pub struct Interp<'m> {
     r: Resolved<'m>,
     progs: Vec<Vec<Prog<'m>>>,
     limits: Limits,
+    /// Per function: whether its static call depth (CALL operations and
+    /// contract calls, transitively) is at most [`IN_PLACE_DEPTH`].
+    shallow: Vec<Vec<bool>>,
 }
 
 /// A precompiled function.
@@ -128,11 +131,16 @@ struct Prog<'m> {
     term: Vec<[u32; 4]>,
     /// Pre-decoded fast form of each flat op ([`Code::Slow`]: none).
     fast: Vec<Ins>,
-    /// Per flat op: how many fast ops start there in an unbroken run within
-    /// its block (zero for a slow op); a run ends at a fast terminator.
-    run: Vec<u32>,
     /// A new frame's registers: zero per flat op, then the constant words.
     regs: Vec<u64>,
+    /// The fused code of every run (see [`fast`]).
+    code: Vec<Ins>,
+    /// The runs' segments of `code`.
+    segs: Vec<Seg>,
+    /// Per flat op: the segment of the run starting there (`u32::MAX`: none).
+    entry: Vec<u32>,
+    /// Per block: the segment of the run at its first operation.
+    block_seg: Vec<u32>,
 }
 
 #[derive(Clone)]
@@ -175,6 +183,11 @@ const STACK_RESERVE: usize = 512 << 10;
 const STACK_MAX: usize = 256 << 20;
 /// The stack tried when the sized one cannot be had.
 const STACK_FALLBACK: usize = 64 << 20;
+/// A run whose entry's static call depth is at most this many frames runs
+/// on the caller's thread: its host stack need is bounded by
+/// `IN_PLACE_DEPTH * STACK_PER_DEPTH + STACK_RESERVE` (under 1 MiB; a Rust
+/// thread has 2 MiB by default), so no sized thread is started for it.
+const IN_PLACE_DEPTH: usize = 2;
 
 /// The address of a local of the calling frame (the host stack grows down).
 #[inline(never)]
@@ -254,10 +267,12 @@ impl<'m> Interp<'m> {
             }
             progs.push(ps);
         }
+        let shallow = shallow_functions(&r);
         Ok(Interp {
             r,
             progs,
             limits: Limits::default(),
+            shallow,
         })
     }
 
@@ -354,6 +369,11 @@ impl<'m> Interp<'m> {
                 }),
             }
         };
+        if self.shallow[at.0][at.1] {
+            // The guard still bounds the host stack this run may use.
+            let floor = stack_address().saturating_sub(IN_PLACE_DEPTH * STACK_PER_DEPTH);
+            return execute(floor);
+        }
         on_sized_stack(self.limits.depth, execute)
     }
 
@@ -366,6 +386,57 @@ impl<'m> Interp<'m> {
     pub fn resolved(&self) -> &Resolved<'m> {
         &self.r
     }
+}
+
+/// The functions (by declaration, then function index) whose static call
+/// depth is at most [`IN_PLACE_DEPTH`]: depth one calls nothing, depth `k`
+/// calls only functions of depth `k - 1` (a cycle never qualifies).
+fn shallow_functions(r: &Resolved<'_>) -> Vec<Vec<bool>> {
+    let callees = |f: &Function| -> Option<Vec<(usize, usize)>> {
+        let mut out = Vec::new();
+        for b in &f.body.blocks {
+            for op in &b.ops {
+                match (&op.tag, &op.aux0) {
+                    (&tag::CALL, Aux::Func(sig)) => out.push(*r.funcs.get(sig)?),
+                    (&tag::CALL, _) => return None,
+                    _ => {}
+                }
+            }
+        }
+        for e in f.requires.iter().chain(&f.ensures) {
+            for op in &e.ops {
+                if op.tag == 3 && op.aux0 == 0 {
+                    out.push(*r.funcs.get(&op.reference?)?);
+                }
+            }
+        }
+        Some(out)
+    };
+    let calls: Vec<Vec<Option<Vec<(usize, usize)>>>> =
+        r.m.declarations
+            .iter()
+            .map(|d| d.functions.iter().map(callees).collect())
+            .collect();
+    let mut shallow: Vec<Vec<bool>> = calls
+        .iter()
+        .map(|fs| {
+            fs.iter()
+                .map(|c| c.as_ref().is_some_and(|c| c.is_empty()))
+                .collect()
+        })
+        .collect();
+    for _ in 1..IN_PLACE_DEPTH {
+        let previous = shallow.clone();
+        for (d, fs) in calls.iter().enumerate() {
+            for (i, c) in fs.iter().enumerate() {
+                shallow[d][i] = c.as_ref().is_some_and(|c| {
+                    c.iter()
+                        .all(|&(cd, ci)| previous.get(cd).and_then(|x| x.get(ci)) == Some(&true))
+                });
+            }
+        }
+    }
+    shallow
 }
 
 fn root_name(r: &Root) -> String {
@@ -555,8 +626,11 @@ impl<'m> Prog<'m> {
             kinds,
             term,
             fast: Vec::new(),
-            run: Vec::new(),
             regs: Vec::new(),
+            code: Vec::new(),
+            segs: Vec::new(),
+            entry: Vec::new(),
+            block_seg: Vec::new(),
         };
         prog.decode_fast(r);
         prog
@@ -570,6 +644,21 @@ impl<'m> Prog<'m> {
         let n = self.ops.len();
         let mut out = Vec::with_capacity(n);
         let mut consts: Vec<u64> = Vec::new();
+        // The word of each CONST with a fast form: its readers read the
+        // constant register (the CONST dominates every read).
+        let mut const_word: Vec<Option<u64>> = vec![None; n];
+        for (block_index, b) in self.blocks.iter().enumerate() {
+            for (j, op) in b.ops.iter().enumerate() {
+                let flat = self.starts[block_index] + j;
+                if op.tag == tag::CONST
+                    && self.temp[flat].is_none()
+                    && matches!(op.result, Some(Type::Scalar(_)))
+                    && let Some(Opd::Const(Value::Scalar(w))) = self.ops[flat].first()
+                {
+                    const_word[flat] = Some(*w);
+                }
+            }
+        }
         let scalar_root = |pi: usize| {
             self.path_route[pi].1.is_empty()
                 && !self.borrow_root[pi]
@@ -592,7 +681,10 @@ impl<'m> Prog<'m> {
                 };
                 let mut src = |k: usize| -> Option<u32> {
                     match opds.get(k)? {
-                        Opd::Val(i) if *i < n && self.temp[*i].is_none() => u32::try_from(*i).ok(),
+                        Opd::Val(i) if *i < n && self.temp[*i].is_none() => match const_word[*i] {
+                            Some(w) => konst(w),
+                            None => u32::try_from(*i).ok(),
+                        },
                         Opd::Const(Value::Scalar(w)) => konst(*w),
                         _ => None,
                     }
@@ -692,6 +784,8 @@ impl<'m> Prog<'m> {
                 }
             }
         }
+        // Per flat op: how many fast ops start there in an unbroken run
+        // within its block (zero for a slow op); a run ends at a terminator.
         let mut run = vec![0u32; n];
         for (block_index, b) in self.blocks.iter().enumerate() {
             let start = self.starts[block_index];
@@ -708,10 +802,103 @@ impl<'m> Prog<'m> {
         }
         let mut regs = vec![0u64; n];
         regs.extend(consts);
+        if regs.len() <= fast::SMALL {
+            // The fixed register file (see [`fast::File`]).
+            regs.resize(fast::SMALL, 0);
+        }
+        let mut code = Vec::new();
+        let mut segs = Vec::new();
+        let mut entry = vec![u32::MAX; n];
+        for (block_index, b) in self.blocks.iter().enumerate() {
+            let start = self.starts[block_index];
+            for j in 0..b.ops.len() {
+                let flat = start + j;
+                let len = run[flat] as usize;
+                if len == 0 || (j > 0 && out[flat - 1].code != Code::Slow) {
+                    continue;
+                }
+                let (Ok(j0), Ok(ix)) = (u32::try_from(j), u32::try_from(segs.len())) else {
+                    continue;
+                };
+                if let Some(seg) = fast::fuse(&out[flat..flat + len], j0, &mut code) {
+                    segs.push(seg);
+                    entry[flat] = ix;
+                }
+            }
+        }
         self.fast = out;
-        self.run = run;
         self.regs = regs;
+        self.code = code;
+        self.segs = segs;
+        self.block_seg = self
+            .starts
+            .iter()
+            .map(|&s| entry.get(s).copied().unwrap_or(u32::MAX))
+            .collect();
+        self.entry = entry;
     }
+}
+
+/// Where a chain of fast runs stopped.
+struct Chained {
+    b: usize,
+    j: usize,
+    steps: u64,
+    /// The faulting operation's ordinal in block `b`, and the fault.
+    fault: Option<(u32, FaultKind)>,
+}
+
+/// Executes the fast runs from operation `j` of block `b`, following fast
+/// terminators into their successors, as long as each whole run fits in
+/// the step budget (no operation of it can reach the limit, so the run is
+/// charged at once); returns where the general path resumes.
+#[inline(never)]
+fn chain<R: File + ?Sized>(
+    p: &Prog<'_>,
+    mut regs: Regs<'_, R>,
+    mut b: usize,
+    mut j: usize,
+    mut steps: u64,
+    limit: u64,
+    profile: NumericProfile,
+) -> Chained {
+    let (segs, code, block_seg) = (&p.segs[..], &p.code[..], &p.block_seg[..]);
+    let mut at = p
+        .starts
+        .get(b)
+        .and_then(|s| p.entry.get(s + j))
+        .copied()
+        .unwrap_or(u32::MAX);
+    let fault = 'chain: loop {
+        let Some(seg) = segs.get(at as usize) else {
+            break None;
+        };
+        if limit.saturating_sub(steps) < u64::from(seg.steps) {
+            break None;
+        }
+        let Some(run) = code.get(seg.start as usize..seg.end as usize) else {
+            break None;
+        };
+        steps += u64::from(seg.steps);
+        for ins in run {
+            match fast::step(ins, &mut regs, profile) {
+                Ok(Flow::Next) => {}
+                Ok(Flow::Block(n)) => {
+                    (b, j) = (n, 0);
+                    at = block_seg.get(n).copied().unwrap_or(u32::MAX);
+                    continue 'chain;
+                }
+                Err((o, kind)) => {
+                    // The operations after the faulting one never ran.
+                    steps -= u64::from((seg.j0 + seg.steps).saturating_sub(o + 1));
+                    break 'chain Some((o, kind));
+                }
+            }
+        }
+        j = (seg.j0 + seg.steps) as usize;
+        break None;
+    };
+    Chained { b, j, steps, fault }
 }
 
 /// A fault of function `p` at block `b`, operation `o`.
@@ -876,7 +1063,7 @@ impl<'a, 'm> Run<'a, 'm> {
             let Some(&start) = p.starts.get(b) else {
                 return Err(self.fault(p, None, None, FaultKind::Internal));
             };
-            if p.run.get(start + j).is_some_and(|&n| n > 0) {
+            if p.entry.get(start + j).is_some_and(|&s| s != u32::MAX) {
                 (b, j) = self.fast_runs(p, b, j)?;
             }
             let (Some(&block), Some(&start)) = (p.blocks.get(b), p.starts.get(b)) else {
@@ -895,14 +1082,14 @@ impl<'a, 'm> Run<'a, 'm> {
                     return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
                 };
                 let mut regs = Regs {
-                    r: &mut fr.regs,
+                    r: &mut fr.regs[..],
                     ssa: &mut fr.ssa,
                     places: &mut fr.places,
                 };
                 match fast::step(&p.fast[flat], &mut regs, profile) {
                     Ok(Flow::Next) => j += 1,
                     Ok(Flow::Block(n)) => (b, j) = (n, 0),
-                    Err(kind) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
+                    Err((_, kind)) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
                 }
                 continue;
             }
@@ -966,52 +1153,24 @@ impl<'a, 'm> Run<'a, 'm> {
     /// fast terminators into their successors, as long as each whole run
     /// fits in the step budget (no operation of it can reach the limit, so
     /// the run is charged at once); returns where the general path resumes.
-    fn fast_runs(&mut self, p: &'a Prog<'m>, mut b: usize, mut j: usize) -> Step<(usize, usize)> {
+    fn fast_runs(&mut self, p: &'a Prog<'m>, b: usize, j: usize) -> Step<(usize, usize)> {
         let profile = self.it.r.m.profile;
         let limit = self.it.limits.steps;
-        let mut steps = self.steps;
         let Some(fr) = self.frames.last_mut() else {
             return Err(fault_at(p, None, None, FaultKind::Internal));
         };
-        let mut regs = Regs {
-            r: &mut fr.regs,
-            ssa: &mut fr.ssa,
-            places: &mut fr.places,
-        };
-        let outcome = 'chain: loop {
-            let Some(&start) = p.starts.get(b) else {
-                break Ok(());
-            };
-            let flat = start + j;
-            let run = p.run.get(flat).copied().unwrap_or(0) as usize;
-            if run == 0 || limit.saturating_sub(steps) < run as u64 {
-                break Ok(());
+        let (ssa, places) = (&mut fr.ssa[..], &mut fr.places[..]);
+        let chained = match <&mut [u64; fast::SMALL]>::try_from(&mut fr.regs[..]) {
+            Ok(r) => chain(p, Regs { r, ssa, places }, b, j, self.steps, limit, profile),
+            Err(_) => {
+                let r = &mut fr.regs[..];
+                chain(p, Regs { r, ssa, places }, b, j, self.steps, limit, profile)
             }
-            let Some(code) = p.fast.get(flat..flat + run) else {
-                break Ok(());
-            };
-            steps += run as u64;
-            for (i, ins) in code.iter().enumerate() {
-                match fast::step(ins, &mut regs, profile) {
-                    Ok(Flow::Next) => {}
-                    Ok(Flow::Block(n)) => {
-                        (b, j) = (n, 0);
-                        continue 'chain;
-                    }
-                    Err(kind) => {
-                        // The operations after the faulting one never ran.
-                        steps -= (run - 1 - i) as u64;
-                        break 'chain Err((j + i, kind));
-                    }
-                }
-            }
-            j += run;
-            break Ok(());
         };
-        self.steps = steps;
-        match outcome {
-            Ok(()) => Ok((b, j)),
-            Err((o, kind)) => Err(fault_at(p, Some(b as u32), Some(o as u32), kind)),
+        self.steps = chained.steps;
+        match chained.fault {
+            None => Ok((chained.b, chained.j)),
+            Some((o, kind)) => Err(fault_at(p, Some(chained.b as u32), Some(o), kind)),
         }
     }
 
