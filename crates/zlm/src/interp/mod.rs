@@ -412,7 +412,9 @@ fn shallow_functions(r: &Resolved<'_>) -> Vec<Vec<bool>> {
         }
         Some(out)
     };
-    let calls: Vec<Vec<Option<Vec<(usize, usize)>>>> =
+    // Per function: its callees, or `None` when one cannot be resolved.
+    type Callees = Option<Vec<(usize, usize)>>;
+    let calls: Vec<Vec<Callees>> =
         r.m.declarations
             .iter()
             .map(|d| d.functions.iter().map(callees).collect())
