@@ -184,10 +184,13 @@ const STACK_MAX: usize = 256 << 20;
 /// The stack tried when the sized one cannot be had.
 const STACK_FALLBACK: usize = 64 << 20;
 /// A run whose entry's static call depth is at most this many frames runs
-/// on the caller's thread: its host stack need is bounded by
-/// `IN_PLACE_DEPTH * STACK_PER_DEPTH + STACK_RESERVE` (under 1 MiB; a Rust
-/// thread has 2 MiB by default), so no sized thread is started for it.
+/// on the caller's thread, so no sized thread is started for it.
 const IN_PLACE_DEPTH: usize = 2;
+/// The host stack such a run may use above its guard: far more than
+/// `IN_PLACE_DEPTH` frames of any build need, so the guard never fires for
+/// it; with [`STACK_RESERVE`] below, the caller's thread needs about 1 MiB
+/// (a Rust thread has 2 MiB by default).
+const IN_PLACE_STACK: usize = 512 << 10;
 
 /// The address of a local of the calling frame (the host stack grows down).
 #[inline(never)]
@@ -371,7 +374,7 @@ impl<'m> Interp<'m> {
         };
         if self.shallow[at.0][at.1] {
             // The guard still bounds the host stack this run may use.
-            let floor = stack_address().saturating_sub(IN_PLACE_DEPTH * STACK_PER_DEPTH);
+            let floor = stack_address().saturating_sub(IN_PLACE_STACK);
             return execute(floor);
         }
         on_sized_stack(self.limits.depth, execute)
