@@ -4,8 +4,14 @@
 //! by `wasmi` in the same benchmark run. Throughput is reported in ZLM
 //! operations (the interpreter's executed-step count), so criterion prints
 //! operations per second for both; the ratio of the two times is the figure.
+//!
+//! `ZLM_INTERP_RUNS=N` skips criterion and runs the interpreter `N` times on
+//! the same input, for instruction counts that do not depend on timing:
+//! `valgrind --tool=callgrind target/release/deps/interp-* ` with `N` and with
+//! zero; the difference divided by `N` is the cost of one run.
+//! `ZLM_WASMI_RUNS=N` does the same for the wasmi baseline.
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group};
 use zlm::interp::{Interp, Value};
 
 const N: i64 = 10_000;
@@ -31,19 +37,17 @@ const SUM_WASM: &[u8] = &[
     0x0b, // end
 ];
 
-fn bench(c: &mut Criterion) {
+fn checked_loop() -> zlm::decode::Checked {
     let src = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/zlm/run/loop.zlt"
     ))
     .expect("example");
     let m = zlm::text::parse(&src).expect("parse");
-    let checked = zlm::decode::from_model(&m, &[]).expect("checked");
-    let it = Interp::new(&checked).expect("runnable");
-    let probe = it.run("Main.sum", &[Value::Scalar(N as u64)]).expect("run");
-    assert_eq!(probe.value, Value::Scalar((N * (N - 1) / 2) as u64));
-    let steps = probe.steps;
+    zlm::decode::from_model(&m, &[]).expect("checked")
+}
 
+fn wasmi_sum() -> (wasmi::Store<()>, wasmi::TypedFunc<i64, i64>) {
     let engine = wasmi::Engine::default();
     let module = wasmi::Module::new(&engine, SUM_WASM).expect("wasm");
     let mut store = wasmi::Store::new(&engine, ());
@@ -55,6 +59,17 @@ fn bench(c: &mut Criterion) {
     let sum = instance
         .get_typed_func::<i64, i64>(&store, "sum")
         .expect("export");
+    (store, sum)
+}
+
+fn bench(c: &mut Criterion) {
+    let checked = checked_loop();
+    let it = Interp::new(&checked).expect("runnable");
+    let probe = it.run("Main.sum", &[Value::Scalar(N as u64)]).expect("run");
+    assert_eq!(probe.value, Value::Scalar((N * (N - 1) / 2) as u64));
+    let steps = probe.steps;
+
+    let (mut store, sum) = wasmi_sum();
     assert_eq!(sum.call(&mut store, N).expect("call"), N * (N - 1) / 2);
 
     let mut g = c.benchmark_group("interp_loop_sum");
@@ -69,7 +84,46 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+    // The fixed cost of one run (entry lookup, the sized interpreter thread,
+    // contracts), without the loop.
+    let mut g = c.benchmark_group("interp_run_fixed");
+    g.bench_function("zlm_interp_n0", |b| {
+        b.iter(|| {
+            it.run("Main.sum", &[Value::Scalar(std::hint::black_box(0))])
+                .expect("run")
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(n) = std::env::var("ZLM_INTERP_RUNS") {
+        let n: u64 = n.parse().expect("ZLM_INTERP_RUNS is a count");
+        let checked = checked_loop();
+        let it = Interp::new(&checked).expect("runnable");
+        let mut steps = 0;
+        for _ in 0..n {
+            let out = it
+                .run("Main.sum", &[Value::Scalar(std::hint::black_box(N) as u64)])
+                .expect("run");
+            steps += out.steps;
+        }
+        println!("{n} runs, {steps} steps");
+        return;
+    }
+    if let Ok(n) = std::env::var("ZLM_WASMI_RUNS") {
+        let n: u64 = n.parse().expect("ZLM_WASMI_RUNS is a count");
+        let (mut store, sum) = wasmi_sum();
+        let mut total = 0i64;
+        for _ in 0..n {
+            total =
+                total.wrapping_add(sum.call(&mut store, std::hint::black_box(N)).expect("call"));
+        }
+        println!("{n} wasmi runs, {total}");
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

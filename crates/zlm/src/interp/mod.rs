@@ -9,12 +9,14 @@
 //! its owners in reverse custody order. Every destroyed non-Copy value is
 //! appended to an observable drop log.
 
+mod fast;
 mod fault;
 mod numeric;
 mod value;
 
 use crate::check::{Checked, Resolved};
 use crate::model::*;
+use fast::{Code, File, Flow, Ins, Regs, Seg};
 pub use fault::{Fault, FaultKind};
 pub use value::{Loc, Value};
 
@@ -93,6 +95,9 @@ pub struct Interp<'m> {
     r: Resolved<'m>,
     progs: Vec<Vec<Prog<'m>>>,
     limits: Limits,
+    /// Per function: whether its static call depth (CALL operations and
+    /// contract calls, transitively) is at most [`IN_PLACE_DEPTH`].
+    shallow: Vec<Vec<bool>>,
 }
 
 /// A precompiled function.
@@ -124,52 +129,18 @@ struct Prog<'m> {
     kinds: Vec<ScalarKind>,
     /// Terminal edge IDs per block: jump, true, false, return.
     term: Vec<[u32; 4]>,
-    /// Pre-decoded fast form of each flat op.
-    fast: Vec<Fast>,
-}
-
-/// A scalar source of a pre-decoded fast operation.
-#[derive(Clone, Copy)]
-enum Src {
-    /// An SSA slot holding a scalar.
-    Ssa(usize),
-    /// A constant word.
-    Word(u64),
-}
-
-/// A pre-decoded form of the scalar operations that dominate loops. Each
-/// performs exactly what the general path does (same checks, same faults),
-/// without resolving operands through the general value machinery.
-#[derive(Clone, Copy)]
-enum Fast {
-    /// No fast form: use the general path.
-    Slow,
-    /// CONST into an SSA slot.
-    Const { dst: usize, word: u64 },
-    /// LOAD_LOCAL of a Copy scalar root into an SSA slot.
-    Load { dst: usize, place: usize },
-    /// STORE_LOCAL of a scalar into a Copy scalar local root.
-    Store { place: usize, src: Src },
-    /// Arithmetic at a fixed kind.
-    Arith {
-        tag: u32,
-        kind: ScalarKind,
-        dst: usize,
-        a: Src,
-        b: Src,
-    },
-    /// Comparison at a fixed kind.
-    Compare {
-        tag: u32,
-        kind: ScalarKind,
-        dst: usize,
-        a: Src,
-        b: Src,
-    },
-    /// JUMP whose cleanup edge has no recipe.
-    Jump { target: usize },
-    /// JUMP_IF_FALSE whose two cleanup edges have no recipe.
-    Branch { cond: Src, target: usize },
+    /// Pre-decoded fast form of each flat op ([`Code::Slow`]: none).
+    fast: Vec<Ins>,
+    /// A new frame's registers: zero per flat op, then the constant words.
+    regs: Vec<u64>,
+    /// The fused code of every run (see [`fast`]).
+    code: Vec<Ins>,
+    /// The runs' segments of `code`.
+    segs: Vec<Seg>,
+    /// Per flat op: the segment of the run starting there (`u32::MAX`: none).
+    entry: Vec<u32>,
+    /// Per block: the segment of the run at its first operation.
+    block_seg: Vec<u32>,
 }
 
 #[derive(Clone)]
@@ -183,6 +154,8 @@ enum Opd {
 struct Frame {
     places: Vec<Option<Value>>,
     ssa: Vec<Option<Value>>,
+    /// The fast path's registers (see [`fast`]).
+    regs: Vec<u64>,
     custody: Vec<usize>,
 }
 
@@ -210,6 +183,14 @@ const STACK_RESERVE: usize = 512 << 10;
 const STACK_MAX: usize = 256 << 20;
 /// The stack tried when the sized one cannot be had.
 const STACK_FALLBACK: usize = 64 << 20;
+/// A run whose entry's static call depth is at most this many frames runs
+/// on the caller's thread, so no sized thread is started for it.
+const IN_PLACE_DEPTH: usize = 2;
+/// The host stack such a run may use above its guard: far more than
+/// `IN_PLACE_DEPTH` frames of any build need, so the guard never fires for
+/// it; with [`STACK_RESERVE`] below, the caller's thread needs about 1 MiB
+/// (a Rust thread has 2 MiB by default).
+const IN_PLACE_STACK: usize = 512 << 10;
 
 /// The address of a local of the calling frame (the host stack grows down).
 #[inline(never)]
@@ -257,24 +238,6 @@ where
     ))
 }
 
-/// Writes a scalar word into a slot, in place when it already holds one
-/// (no drop of the previous value, no whole-enum store).
-#[inline(always)]
-fn put(slot: &mut Option<Value>, w: u64) {
-    match slot {
-        Some(Value::Scalar(x)) => *x = w,
-        other => *other = Some(Value::Scalar(w)),
-    }
-}
-
-/// What a fast operation does to control.
-enum FastNext {
-    /// Continue with the next operation.
-    Go,
-    /// Transfer to a block (`usize::MAX`: the next dense block).
-    Block(usize),
-}
-
 const ARM_JUMP: u8 = 0;
 const ARM_TRUE: u8 = 1;
 const ARM_FALSE: u8 = 2;
@@ -307,10 +270,12 @@ impl<'m> Interp<'m> {
             }
             progs.push(ps);
         }
+        let shallow = shallow_functions(&r);
         Ok(Interp {
             r,
             progs,
             limits: Limits::default(),
+            shallow,
         })
     }
 
@@ -407,6 +372,11 @@ impl<'m> Interp<'m> {
                 }),
             }
         };
+        if self.shallow[at.0][at.1] {
+            // The guard still bounds the host stack this run may use.
+            let floor = stack_address().saturating_sub(IN_PLACE_STACK);
+            return execute(floor);
+        }
         on_sized_stack(self.limits.depth, execute)
     }
 
@@ -419,6 +389,59 @@ impl<'m> Interp<'m> {
     pub fn resolved(&self) -> &Resolved<'m> {
         &self.r
     }
+}
+
+/// The functions (by declaration, then function index) whose static call
+/// depth is at most [`IN_PLACE_DEPTH`]: depth one calls nothing, depth `k`
+/// calls only functions of depth `k - 1` (a cycle never qualifies).
+fn shallow_functions(r: &Resolved<'_>) -> Vec<Vec<bool>> {
+    let callees = |f: &Function| -> Option<Vec<(usize, usize)>> {
+        let mut out = Vec::new();
+        for b in &f.body.blocks {
+            for op in &b.ops {
+                match (&op.tag, &op.aux0) {
+                    (&tag::CALL, Aux::Func(sig)) => out.push(*r.funcs.get(sig)?),
+                    (&tag::CALL, _) => return None,
+                    _ => {}
+                }
+            }
+        }
+        for e in f.requires.iter().chain(&f.ensures) {
+            for op in &e.ops {
+                if op.tag == 3 && op.aux0 == 0 {
+                    out.push(*r.funcs.get(&op.reference?)?);
+                }
+            }
+        }
+        Some(out)
+    };
+    // Per function: its callees, or `None` when one cannot be resolved.
+    type Callees = Option<Vec<(usize, usize)>>;
+    let calls: Vec<Vec<Callees>> =
+        r.m.declarations
+            .iter()
+            .map(|d| d.functions.iter().map(callees).collect())
+            .collect();
+    let mut shallow: Vec<Vec<bool>> = calls
+        .iter()
+        .map(|fs| {
+            fs.iter()
+                .map(|c| c.as_ref().is_some_and(|c| c.is_empty()))
+                .collect()
+        })
+        .collect();
+    for _ in 1..IN_PLACE_DEPTH {
+        let previous = shallow.clone();
+        for (d, fs) in calls.iter().enumerate() {
+            for (i, c) in fs.iter().enumerate() {
+                shallow[d][i] = c.as_ref().is_some_and(|c| {
+                    c.iter()
+                        .all(|&(cd, ci)| previous.get(cd).and_then(|x| x.get(ci)) == Some(&true))
+                });
+            }
+        }
+    }
+    shallow
 }
 
 fn root_name(r: &Root) -> String {
@@ -608,14 +631,39 @@ impl<'m> Prog<'m> {
             kinds,
             term,
             fast: Vec::new(),
+            regs: Vec::new(),
+            code: Vec::new(),
+            segs: Vec::new(),
+            entry: Vec::new(),
+            block_seg: Vec::new(),
         };
-        prog.fast = prog.decode_fast(r);
+        prog.decode_fast(r);
         prog
     }
 
-    /// Pre-decodes the scalar operations that have an exact fast form.
-    fn decode_fast(&self, r: &Resolved<'m>) -> Vec<Fast> {
-        let mut out = Vec::with_capacity(self.ops.len());
+    /// Pre-decodes the scalar operations that have an exact fast form into
+    /// [`Prog::fast`], with their run lengths, constant registers and
+    /// mirror flags.
+    fn decode_fast(&mut self, r: &Resolved<'m>) {
+        let profile = r.m.profile;
+        let n = self.ops.len();
+        let mut out = Vec::with_capacity(n);
+        let mut consts: Vec<u64> = Vec::new();
+        // The word of each CONST with a fast form: its readers read the
+        // constant register (the CONST dominates every read).
+        let mut const_word: Vec<Option<u64>> = vec![None; n];
+        for (block_index, b) in self.blocks.iter().enumerate() {
+            for (j, op) in b.ops.iter().enumerate() {
+                let flat = self.starts[block_index] + j;
+                if op.tag == tag::CONST
+                    && self.temp[flat].is_none()
+                    && matches!(op.result, Some(Type::Scalar(_)))
+                    && let Some(Opd::Const(Value::Scalar(w))) = self.ops[flat].first()
+                {
+                    const_word[flat] = Some(*w);
+                }
+            }
+        }
         let scalar_root = |pi: usize| {
             self.path_route[pi].1.is_empty()
                 && !self.borrow_root[pi]
@@ -625,13 +673,33 @@ impl<'m> Prog<'m> {
             for (j, op) in b.ops.iter().enumerate() {
                 let flat = self.starts[block_index] + j;
                 let opds = &self.ops[flat];
-                let src = |k: usize| -> Option<Src> {
+                // A register for a constant word, after the SSA words.
+                let mut konst = |w: u64| -> Option<u32> {
+                    let at = match consts.iter().position(|&c| c == w) {
+                        Some(at) => at,
+                        None => {
+                            consts.push(w);
+                            consts.len() - 1
+                        }
+                    };
+                    u32::try_from(n + at).ok()
+                };
+                let mut src = |k: usize| -> Option<u32> {
                     match opds.get(k)? {
-                        Opd::Val(i) if self.temp[*i].is_none() => Some(Src::Ssa(*i)),
-                        Opd::Const(Value::Scalar(w)) => Some(Src::Word(*w)),
+                        Opd::Val(i) if *i < n && self.temp[*i].is_none() => match const_word[*i] {
+                            Some(w) => konst(w),
+                            None => u32::try_from(*i).ok(),
+                        },
+                        Opd::Const(Value::Scalar(w)) => konst(*w),
                         _ => None,
                     }
                 };
+                let (Ok(dst), Ok(next)) = (u32::try_from(flat), u32::try_from(block_index + 1))
+                else {
+                    out.push(Ins::SLOW);
+                    continue;
+                };
+                let place = |pi: usize| u32::try_from(pi).ok();
                 let no_temp = self.temp[flat].is_none();
                 let scalar_result = matches!(op.result, Some(Type::Scalar(_)));
                 let edge_clean = |arm: usize| {
@@ -640,23 +708,25 @@ impl<'m> Prog<'m> {
                         .get(id as usize)
                         .is_some_and(|e| e.drops.is_empty())
                 };
-                let fast = match op.tag {
-                    tag::CONST if no_temp && scalar_result => match src(0) {
-                        Some(Src::Word(word)) => Fast::Const { dst: flat, word },
-                        _ => Fast::Slow,
+                let kind = self.kinds[flat];
+                let ins = match op.tag {
+                    tag::CONST if no_temp && scalar_result => match opds.first() {
+                        Some(Opd::Const(Value::Scalar(_))) => {
+                            src(0).map(|a| Ins::new(Code::Const, dst, a, 0))
+                        }
+                        _ => None,
                     },
                     tag::LOAD_LOCAL if no_temp && scalar_result => match opds.first() {
-                        Some(Opd::Place(pi)) if scalar_root(*pi) => Fast::Load {
-                            dst: flat,
-                            place: *pi,
-                        },
-                        _ => Fast::Slow,
+                        Some(Opd::Place(pi)) if scalar_root(*pi) => {
+                            place(*pi).map(|a| Ins::new(Code::Load, dst, a, 0))
+                        }
+                        _ => None,
                     },
                     tag::STORE_LOCAL => match (opds.first(), src(1)) {
-                        (Some(Opd::Place(pi)), Some(s)) if scalar_root(*pi) && !self.owner[*pi] => {
-                            Fast::Store { place: *pi, src: s }
+                        (Some(Opd::Place(pi)), Some(a)) if scalar_root(*pi) && !self.owner[*pi] => {
+                            place(*pi).map(|d| Ins::new(Code::Store, d, a, 0))
                         }
-                        _ => Fast::Slow,
+                        _ => None,
                     },
                     tag::NEG
                     | tag::ADD
@@ -671,58 +741,178 @@ impl<'m> Prog<'m> {
                     | tag::SHIFT_RIGHT
                         if no_temp && scalar_result =>
                     {
-                        let b = if opds.len() > 1 {
-                            src(1)
-                        } else {
-                            Some(Src::Word(0))
-                        };
-                        match (src(0), b) {
-                            (Some(a), Some(b)) => Fast::Arith {
-                                tag: op.tag,
-                                kind: self.kinds[flat],
-                                dst: flat,
-                                a,
-                                b,
-                            },
-                            _ => Fast::Slow,
+                        let a = src(0);
+                        let b = if opds.len() > 1 { src(1) } else { konst(0) };
+                        match (a, b) {
+                            (Some(a), Some(b)) => {
+                                Some(fast::arith(op.tag, kind, profile, dst, a, b))
+                            }
+                            _ => None,
                         }
                     }
                     tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE if no_temp => {
                         match (src(0), src(1)) {
-                            (Some(a), Some(b)) => Fast::Compare {
-                                tag: op.tag,
-                                kind: self.kinds[flat],
-                                dst: flat,
-                                a,
-                                b,
-                            },
-                            _ => Fast::Slow,
+                            (Some(a), Some(b)) => Some(fast::compare(op.tag, kind, dst, a, b)),
+                            _ => None,
                         }
                     }
                     tag::JUMP if edge_clean(ARM_JUMP as usize) => match opds.first() {
-                        Some(Opd::Block(t)) => Fast::Jump {
-                            target: *t as usize,
-                        },
-                        _ => Fast::Slow,
+                        Some(Opd::Block(t)) => Some(Ins::new(Code::Jump, *t, 0, 0)),
+                        _ => None,
                     },
                     tag::JUMP_IF_FALSE
                         if edge_clean(ARM_TRUE as usize) && edge_clean(ARM_FALSE as usize) =>
                     {
                         match (src(0), opds.get(1)) {
-                            (Some(cond), Some(Opd::Block(t))) => Fast::Branch {
-                                cond,
-                                target: *t as usize,
-                            },
-                            _ => Fast::Slow,
+                            (Some(cond), Some(Opd::Block(t))) => {
+                                Some(Ins::new(Code::Branch, *t, cond, next))
+                            }
+                            _ => None,
                         }
                     }
-                    _ => Fast::Slow,
+                    _ => None,
                 };
-                let _ = r;
-                out.push(fast);
+                out.push(ins.unwrap_or(Ins::SLOW));
             }
         }
-        out
+        // A result some general-path operation reads is mirrored into its
+        // SSA value slot.
+        for (flat, opds) in self.ops.iter().enumerate() {
+            if out[flat].code != Code::Slow {
+                continue;
+            }
+            for o in opds {
+                if let Opd::Val(i) = o
+                    && let Some(ins) = out.get_mut(*i)
+                {
+                    ins.mirror = true;
+                }
+            }
+        }
+        // Per flat op: how many fast ops start there in an unbroken run
+        // within its block (zero for a slow op); a run ends at a terminator.
+        let mut run = vec![0u32; n];
+        for (block_index, b) in self.blocks.iter().enumerate() {
+            let start = self.starts[block_index];
+            for j in (0..b.ops.len()).rev() {
+                let flat = start + j;
+                run[flat] = if out[flat].code == Code::Slow {
+                    0
+                } else if out[flat].is_terminator() || j + 1 == b.ops.len() {
+                    1
+                } else {
+                    1 + run[flat + 1]
+                };
+            }
+        }
+        let mut regs = vec![0u64; n];
+        regs.extend(consts);
+        if regs.len() <= fast::SMALL {
+            // The fixed register file (see [`fast::File`]).
+            regs.resize(fast::SMALL, 0);
+        }
+        let mut code = Vec::new();
+        let mut segs = Vec::new();
+        let mut entry = vec![u32::MAX; n];
+        for (block_index, b) in self.blocks.iter().enumerate() {
+            let start = self.starts[block_index];
+            for j in 0..b.ops.len() {
+                let flat = start + j;
+                let len = run[flat] as usize;
+                if len == 0 || (j > 0 && out[flat - 1].code != Code::Slow) {
+                    continue;
+                }
+                let (Ok(j0), Ok(ix)) = (u32::try_from(j), u32::try_from(segs.len())) else {
+                    continue;
+                };
+                if let Some(seg) = fast::fuse(&out[flat..flat + len], j0, &mut code) {
+                    segs.push(seg);
+                    entry[flat] = ix;
+                }
+            }
+        }
+        self.fast = out;
+        self.regs = regs;
+        self.code = code;
+        self.segs = segs;
+        self.block_seg = self
+            .starts
+            .iter()
+            .map(|&s| entry.get(s).copied().unwrap_or(u32::MAX))
+            .collect();
+        self.entry = entry;
+    }
+}
+
+/// Where a chain of fast runs stopped.
+struct Chained {
+    b: usize,
+    j: usize,
+    steps: u64,
+    /// The faulting operation's ordinal in block `b`, and the fault.
+    fault: Option<(u32, FaultKind)>,
+}
+
+/// Executes the fast runs from operation `j` of block `b`, following fast
+/// terminators into their successors, as long as each whole run fits in
+/// the step budget (no operation of it can reach the limit, so the run is
+/// charged at once); returns where the general path resumes.
+#[inline(never)]
+fn chain<R: File + ?Sized>(
+    p: &Prog<'_>,
+    mut regs: Regs<'_, R>,
+    mut b: usize,
+    mut j: usize,
+    mut steps: u64,
+    limit: u64,
+    profile: NumericProfile,
+) -> Chained {
+    let (segs, code, block_seg) = (&p.segs[..], &p.code[..], &p.block_seg[..]);
+    let mut at = p
+        .starts
+        .get(b)
+        .and_then(|s| p.entry.get(s + j))
+        .copied()
+        .unwrap_or(u32::MAX);
+    let fault = 'chain: loop {
+        let Some(seg) = segs.get(at as usize) else {
+            break None;
+        };
+        if limit.saturating_sub(steps) < u64::from(seg.steps) {
+            break None;
+        }
+        let Some(run) = code.get(seg.start as usize..seg.end as usize) else {
+            break None;
+        };
+        steps += u64::from(seg.steps);
+        for ins in run {
+            match fast::step(ins, &mut regs, profile) {
+                Ok(Flow::Next) => {}
+                Ok(Flow::Block(n)) => {
+                    (b, j) = (n, 0);
+                    at = block_seg.get(n).copied().unwrap_or(u32::MAX);
+                    continue 'chain;
+                }
+                Err((o, kind)) => {
+                    // The operations after the faulting one never ran.
+                    steps -= u64::from((seg.j0 + seg.steps).saturating_sub(o + 1));
+                    break 'chain Some((o, kind));
+                }
+            }
+        }
+        j = (seg.j0 + seg.steps) as usize;
+        break None;
+    };
+    Chained { b, j, steps, fault }
+}
+
+/// A fault of function `p` at block `b`, operation `o`.
+fn fault_at(p: &Prog<'_>, b: Option<u32>, o: Option<u32>, kind: FaultKind) -> Fault {
+    Fault {
+        function: p.name.clone(),
+        block: b,
+        op: o,
+        kind,
     }
 }
 
@@ -732,12 +922,7 @@ impl<'a, 'm> Run<'a, 'm> {
     }
 
     fn fault(&self, p: &Prog<'_>, b: Option<u32>, o: Option<u32>, kind: FaultKind) -> Fault {
-        Fault {
-            function: p.name.clone(),
-            block: b,
-            op: o,
-            kind,
-        }
+        fault_at(p, b, o, kind)
     }
 
     /// Calls function `at`. `args` are in runtime slot order (receiver
@@ -757,6 +942,7 @@ impl<'a, 'm> Run<'a, 'm> {
         let mut fr = Frame {
             places: vec![None; p.f.body.paths.len()],
             ssa: vec![None; p.ops.len()],
+            regs: p.regs.clone(),
             custody: Vec::new(),
         };
         for (slot, v) in p.slots.iter().zip(args) {
@@ -876,148 +1062,121 @@ impl<'a, 'm> Run<'a, 'm> {
                 ));
             }
         }
-        let mut b = 0usize;
+        let profile = self.it.r.m.profile;
+        let (mut b, mut j) = (0usize, 0usize);
         loop {
-            let block = p.blocks[b];
-            let start = p.starts[b];
-            let mut next: Option<usize> = None;
-            for (j, op) in block.ops.iter().enumerate() {
-                let (bb, jj) = (b as u32, j as u32);
-                self.tick(p, bb, jj)?;
-                let flat = start + j;
-                match p.fast[flat] {
-                    Fast::Slow => {}
-                    fast => match self.fast(fast) {
-                        Ok(FastNext::Go) => continue,
-                        Ok(FastNext::Block(n)) => {
-                            next = Some(n);
-                            continue;
-                        }
-                        Err(kind) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
-                    },
-                }
-                let opds = &p.ops[flat];
-                match op.tag {
-                    tag::JUMP => {
-                        let Opd::Block(t) = opds[0] else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
-                        };
-                        self.edge(p, bb, ARM_JUMP, 0)?;
-                        next = Some(t as usize);
-                    }
-                    tag::JUMP_IF_FALSE => {
-                        let c = self.read(p, &opds[0]).as_bool();
-                        let Opd::Block(t) = opds[1] else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
-                        };
-                        if c {
-                            self.edge(p, bb, ARM_TRUE, 0)?;
-                            next = Some(b + 1);
-                        } else {
-                            self.edge(p, bb, ARM_FALSE, 0)?;
-                            next = Some(t as usize);
-                        }
-                    }
-                    tag::RETURN => {
-                        let v = self.take(p, &opds[0]);
-                        self.edge(p, bb, ARM_RETURN, 0)?;
-                        return self.finish(p, v);
-                    }
-                    tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                        let v = self.take(p, &opds[0]);
-                        let Value::Result(t, payload) = v else {
-                            return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag));
-                        };
-                        match t {
-                            0 => self.produce(p, flat, *payload),
-                            1 => {
-                                // Protected E; recipes; fresh outer Err.
-                                self.edge(p, bb, ARM_TRY, jj)?;
-                                return self.finish(p, Value::Result(1, payload));
-                            }
-                            _ => return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag)),
-                        }
-                    }
-                    _ => {
-                        let v = self.exec(p, bb, jj, flat, op, opds)?;
-                        if let Some(v) = v {
-                            self.produce(p, flat, v);
-                        }
-                    }
-                }
+            let Some(&start) = p.starts.get(b) else {
+                return Err(self.fault(p, None, None, FaultKind::Internal));
+            };
+            if p.entry.get(start + j).is_some_and(|&s| s != u32::MAX) {
+                (b, j) = self.fast_runs(p, b, j)?;
             }
-            match next {
-                Some(usize::MAX) => b += 1,
-                Some(n) => b = n,
-                None => return Err(self.fault(p, None, None, FaultKind::Internal)),
+            let (Some(&block), Some(&start)) = (p.blocks.get(b), p.starts.get(b)) else {
+                return Err(self.fault(p, None, None, FaultKind::Internal));
+            };
+            let Some(op) = block.ops.get(j) else {
+                // The block ended without a terminator.
+                return Err(self.fault(p, None, None, FaultKind::Internal));
+            };
+            let flat = start + j;
+            let (bb, jj) = (b as u32, j as u32);
+            self.tick(p, bb, jj)?;
+            if p.fast[flat].code != Code::Slow {
+                // A fast operation whose run the step budget cannot cover.
+                let Some(fr) = self.frames.last_mut() else {
+                    return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
+                };
+                let mut regs = Regs {
+                    r: &mut fr.regs[..],
+                    ssa: &mut fr.ssa,
+                    places: &mut fr.places,
+                };
+                match fast::step(&p.fast[flat], &mut regs, profile) {
+                    Ok(Flow::Next) => j += 1,
+                    Ok(Flow::Block(n)) => (b, j) = (n, 0),
+                    Err((_, kind)) => return Err(self.fault(p, Some(bb), Some(jj), kind)),
+                }
+                continue;
+            }
+            let opds = &p.ops[flat];
+            match op.tag {
+                tag::JUMP => {
+                    let Opd::Block(t) = opds[0] else {
+                        return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
+                    };
+                    self.edge(p, bb, ARM_JUMP, 0)?;
+                    (b, j) = (t as usize, 0);
+                }
+                tag::JUMP_IF_FALSE => {
+                    let c = self.read(p, &opds[0]).as_bool();
+                    let Opd::Block(t) = opds[1] else {
+                        return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
+                    };
+                    if c {
+                        self.edge(p, bb, ARM_TRUE, 0)?;
+                        (b, j) = (b + 1, 0);
+                    } else {
+                        self.edge(p, bb, ARM_FALSE, 0)?;
+                        (b, j) = (t as usize, 0);
+                    }
+                }
+                tag::RETURN => {
+                    let v = self.take(p, &opds[0]);
+                    self.edge(p, bb, ARM_RETURN, 0)?;
+                    return self.finish(p, v);
+                }
+                tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+                    let v = self.take(p, &opds[0]);
+                    let Value::Result(t, payload) = v else {
+                        return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag));
+                    };
+                    match t {
+                        0 => {
+                            self.produce(p, flat, *payload);
+                            j += 1;
+                        }
+                        1 => {
+                            // Protected E; recipes; fresh outer Err.
+                            self.edge(p, bb, ARM_TRY, jj)?;
+                            return self.finish(p, Value::Result(1, payload));
+                        }
+                        _ => return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Tag)),
+                    }
+                }
+                _ => {
+                    let v = self.exec(p, bb, jj, flat, op, opds)?;
+                    if let Some(v) = v {
+                        self.produce(p, flat, v);
+                    }
+                    j += 1;
+                }
             }
         }
     }
 
-    /// Executes one pre-decoded fast operation in the current frame.
-    #[inline]
-    fn fast(&mut self, f: Fast) -> Result<FastNext, FaultKind> {
+    /// Executes the fast runs from operation `j` of block `b`, following
+    /// fast terminators into their successors, as long as each whole run
+    /// fits in the step budget (no operation of it can reach the limit, so
+    /// the run is charged at once); returns where the general path resumes.
+    fn fast_runs(&mut self, p: &'a Prog<'m>, b: usize, j: usize) -> Step<(usize, usize)> {
         let profile = self.it.r.m.profile;
-        let fr = self.frames.last_mut().ok_or(FaultKind::Internal)?;
-        let word = |fr: &Frame, s: Src| -> u64 {
-            match s {
-                Src::Word(w) => w,
-                Src::Ssa(i) => match &fr.ssa[i] {
-                    Some(Value::Scalar(w)) => *w,
-                    _ => 0,
-                },
+        let limit = self.it.limits.steps;
+        let Some(fr) = self.frames.last_mut() else {
+            return Err(fault_at(p, None, None, FaultKind::Internal));
+        };
+        let (ssa, places) = (&mut fr.ssa[..], &mut fr.places[..]);
+        let chained = match <&mut [u64; fast::SMALL]>::try_from(&mut fr.regs[..]) {
+            Ok(r) => chain(p, Regs { r, ssa, places }, b, j, self.steps, limit, profile),
+            Err(_) => {
+                let r = &mut fr.regs[..];
+                chain(p, Regs { r, ssa, places }, b, j, self.steps, limit, profile)
             }
         };
-        Ok(match f {
-            Fast::Slow => return Err(FaultKind::Internal),
-            Fast::Const { dst, word } => {
-                put(&mut fr.ssa[dst], word);
-                FastNext::Go
-            }
-            Fast::Load { dst, place } => {
-                let w = match &fr.places[place] {
-                    Some(Value::Scalar(w)) => *w,
-                    _ => return Err(FaultKind::Internal),
-                };
-                put(&mut fr.ssa[dst], w);
-                FastNext::Go
-            }
-            Fast::Store { place, src } => {
-                let w = word(fr, src);
-                put(&mut fr.places[place], w);
-                FastNext::Go
-            }
-            Fast::Arith {
-                tag,
-                kind,
-                dst,
-                a,
-                b,
-            } => {
-                let v = numeric::arith(tag, kind, profile, word(fr, a), word(fr, b))?;
-                put(&mut fr.ssa[dst], v);
-                FastNext::Go
-            }
-            Fast::Compare {
-                tag,
-                kind,
-                dst,
-                a,
-                b,
-            } => {
-                let v = numeric::compare(tag, kind, word(fr, a), word(fr, b));
-                put(&mut fr.ssa[dst], u64::from(v));
-                FastNext::Go
-            }
-            Fast::Jump { target } => FastNext::Block(target),
-            Fast::Branch { cond, target } => {
-                if word(fr, cond) != 0 {
-                    FastNext::Block(usize::MAX)
-                } else {
-                    FastNext::Block(target)
-                }
-            }
-        })
+        self.steps = chained.steps;
+        match chained.fault {
+            None => Ok((chained.b, chained.j)),
+            Some((o, kind)) => Err(fault_at(p, Some(chained.b as u32), Some(o), kind)),
+        }
     }
 
     /// Ensures after the body, with the protected result.
@@ -1108,7 +1267,12 @@ impl<'a, 'm> Run<'a, 'm> {
                 fr.places[pi] = Some(v);
                 fr.custody.push(pi);
             }
-            None => fr.ssa[flat] = Some(v),
+            None => {
+                if let Some(r) = fr.regs.get_mut(flat) {
+                    *r = v.bits();
+                }
+                fr.ssa[flat] = Some(v)
+            }
         }
     }
 
