@@ -211,6 +211,14 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
         crate::zlm_c_cmd::Engine::C => {
             crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label, a.format)?
         }
+        crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
+            let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
+                crate::zlm_llvm_cmd::LlvmEngine::Jit
+            } else {
+                crate::zlm_llvm_cmd::LlvmEngine::Aot
+            };
+            crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label, a.format)?
+        }
     };
     match outcome {
         Ok(out) => {
