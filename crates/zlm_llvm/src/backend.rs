@@ -7,19 +7,8 @@ use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
-use inkwell::targets::{FileType, InitializationConfig, Target, TargetMachine, TargetTriple};
-use std::sync::Once;
-
-static INIT: Once = Once::new();
-
-/// Initializes the x86 and AArch64 targets (once per process).
-pub fn init() {
-    INIT.call_once(|| {
-        let c = InitializationConfig::default();
-        Target::initialize_x86(&c);
-        Target::initialize_aarch64(&c);
-    });
-}
+use inkwell::targets::{FileType, Target, TargetMachine, TargetTriple};
+pub use crate::llvm_init::init;
 
 /// Parses and verifies `ir` in `ctx`.
 pub(crate) fn parse<'ctx>(ctx: &'ctx Context, ir: &str) -> Result<Module<'ctx>, LlvmError> {

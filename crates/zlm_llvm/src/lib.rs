@@ -9,6 +9,7 @@ pub mod aot;
 pub mod backend;
 mod error;
 pub mod jit;
+mod llvm_init;
 mod lower;
 pub mod target;
 mod unit;

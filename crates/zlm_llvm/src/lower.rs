@@ -16,7 +16,7 @@
 //! careful copy with a tick per operation; prepaid successors of a block
 //! are checked by its last segment.
 
-use crate::unit::Lowered;
+use crate::unit::{Lowered, fk};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 use zlm::check::{Checked, Resolved};
@@ -24,17 +24,6 @@ use zlm::materialize::c::{Refusal, Scope};
 use zlm::model::*;
 
 type At = (usize, usize);
-
-/// Fault kinds, numbered as the C runtime numbers them.
-pub(crate) mod fk {
-    pub const OVERFLOW: u32 = 1;
-    pub const DIV_ZERO: u32 = 2;
-    pub const SHIFT: u32 = 3;
-    pub const CONTRACT: u32 = 4;
-    pub const ASSERT: u32 = 5;
-    pub const STEPS: u32 = 8;
-    pub const DEPTH: u32 = 9;
-}
 
 /// Field indices of the run state (`%zrt`, all `i64`).
 mod zf {

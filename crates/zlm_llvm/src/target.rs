@@ -85,7 +85,7 @@ impl TargetRecord {
     /// no features (never the host's), `O2`, PIC, the default code model,
     /// and `linker` as found on this machine. Not reproducibility evidence.
     pub fn convenience(linker: &str) -> Result<TargetRecord, LlvmError> {
-        crate::backend::init();
+        crate::llvm_init::init();
         let triple = inkwell::targets::TargetMachine::get_default_triple()
             .as_str()
             .to_string_lossy()

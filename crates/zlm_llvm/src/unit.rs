@@ -1,7 +1,17 @@
 //! The lowering's output and the run state shared by both engines.
 
-use crate::lower::fk;
 use zlm::interp::{Fault, FaultKind};
+
+/// Fault kinds, numbered as the C runtime numbers them.
+pub(crate) mod fk {
+    pub const OVERFLOW: u32 = 1;
+    pub const DIV_ZERO: u32 = 2;
+    pub const SHIFT: u32 = 3;
+    pub const CONTRACT: u32 = 4;
+    pub const ASSERT: u32 = 5;
+    pub const STEPS: u32 = 8;
+    pub const DEPTH: u32 = 9;
+}
 
 /// A lowered module: LLVM IR text plus the tables that map the program's
 /// fault records and entries back to names.
