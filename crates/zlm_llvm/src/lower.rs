@@ -454,6 +454,12 @@ struct Fl<'a, 'u, 'm> {
     /// The current LLVM block ended with a terminator.
     closed: bool,
     fresh: u32,
+    /// The step counter's current SSA value, while it is known (straight-line code).
+    zl_cur: Option<String>,
+    /// Flow values defined in the current segment copy, by (block, ordinal).
+    local: HashMap<(u32, u32), String>,
+    /// Flow values used outside their own segment (kept in an alloca), and call results.
+    escaping: BTreeSet<(u32, u32)>,
 }
 
 impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
@@ -536,6 +542,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             s: String::new(),
             closed: false,
             fresh: 0,
+            zl_cur: None,
+            local: HashMap::new(),
+            escaping: BTreeSet::new(),
         })
     }
 
@@ -571,7 +580,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         self.closed = true;
     }
 
+    /// A block that may have several predecessors: the cached step counter is dropped.
     fn label(&mut self, l: &str) {
+        self.zl_cur = None;
+        self.label_cont(l);
+    }
+
+    /// A block whose only predecessor is the current one.
+    fn label_cont(&mut self, l: &str) {
         if !self.closed {
             self.s.push_str(&format!("  br label %{l}\n"));
         }
@@ -596,13 +612,36 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         self.v(format!("getelementptr inbounds i64, ptr %z, i64 {field}"))
     }
 
+    /// The step counter's value.
+    fn zl(&mut self) -> String {
+        if let Some(v) = &self.zl_cur {
+            return v.clone();
+        }
+        let v = self.load("%zl");
+        self.zl_cur = Some(v.clone());
+        v
+    }
+
+    fn set_zl(&mut self, v: String) {
+        self.i(format!("store i64 {v}, ptr %zl"));
+        self.zl_cur = Some(v);
+    }
+
+    /// Defines flow value (b, j) in the current copy.
+    fn def(&mut self, b: u32, j: u32, v: String) {
+        if self.escaping.contains(&(b, j)) {
+            self.i(format!("store i64 {v}, ptr %v{b}_{j}"));
+        }
+        self.local.insert((b, j), v);
+    }
+
     fn load(&mut self, ptr: &str) -> String {
         self.v(format!("load i64, ptr {ptr}"))
     }
 
     fn fault_call(&mut self, kind: &str, b: Option<u32>, o: Option<u32>, d: Option<usize>) {
         let n = |x: Option<u32>| x.map(i64::from).unwrap_or(-1);
-        let zl = self.load("%zl");
+        let zl = self.zl();
         let k = self.v(format!(
             "call i32 @zlm_fault(ptr %z, i64 {zl}, i32 {kind}, i64 {}, i64 {}, i64 {}, i64 {})",
             self.fnix,
@@ -618,9 +657,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     fn fault_if(&mut self, cond: &str, kind: &str, b: Option<u32>, o: Option<u32>, d: Option<usize>) {
         let (lf, lc) = (self.l(), self.l());
         self.term(format!("br i1 {cond}, label %{lf}, label %{lc}, !prof !0"));
-        self.label(&lf);
+        self.label_cont(&lf);
         self.fault_call(kind, b, o, d);
-        self.label(&lc);
+        self.label_cont(&lc);
     }
 
     fn place(&self, k: &PathKey, b: u32, j: u32) -> Result<String, Refusal> {
@@ -633,7 +672,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     fn operand(&mut self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
         match o {
             Operand::Value(OpRef::Flow { block, ordinal }) => {
-                Ok(self.load(&format!("%v{block}_{ordinal}")))
+                match self.local.get(&(*block, *ordinal)) {
+                    Some(v) => Ok(v.clone()),
+                    None => Ok(self.load(&format!("%v{block}_{ordinal}"))),
+                }
             }
             Operand::Const(c) => Ok(lit(canon(c.kind, c.bits))),
             Operand::Place(k) => {
@@ -843,18 +885,18 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// `zl -= n`.
     fn pay(&mut self, n: usize) {
-        let zl = self.load("%zl");
+        let zl = self.zl();
         let x = self.v(format!("sub i64 {zl}, {n}"));
-        self.i(format!("store i64 {x}, ptr %zl"));
+        self.set_zl(x);
     }
 
     /// One tick: faults with the step limit when none is left.
     fn tick(&mut self, b: Option<u32>, o: Option<u32>) {
-        let zl = self.load("%zl");
+        let zl = self.zl();
         let c = self.v(format!("icmp eq i64 {zl}, 0"));
         self.fault_if(&c, &fk::STEPS.to_string(), b, o, None);
         let x = self.v(format!("sub i64 {zl}, 1"));
-        self.i(format!("store i64 {x}, ptr %zl"));
+        self.set_zl(x);
     }
 
     fn target(&self, b: u32, careful: bool) -> String {
@@ -867,7 +909,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// A call of a lowered function; the result goes to `dst` (a pointer).
     fn call(&mut self, callee: At, dst: &str, args: &[String]) {
-        let zl = self.load("%zl");
+        let zl = self.zl();
         self.i(format!("store i64 {zl}, ptr %z"));
         let a: String = args.iter().map(|x| format!(", i64 {x}")).collect();
         let k = self.v(format!(
@@ -875,17 +917,17 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             self.u.lname(callee)
         ));
         let left = self.load("%z");
-        self.i(format!("store i64 {left}, ptr %zl"));
+        self.set_zl(left);
         let bad = self.v(format!("icmp ne i32 {k}, 0"));
         let (lf, lc) = (self.l(), self.l());
         self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
-        self.label(&lf);
+        self.label_cont(&lf);
         let pd = self.zfield(zf::DEPTH);
         let d = self.load(&pd);
         let d1 = self.v(format!("sub i64 {d}, 1"));
         self.i(format!("store i64 {d1}, ptr {pd}"));
         self.term(format!("ret i32 {k}"));
-        self.label(&lc);
+        self.label_cont(&lc);
     }
 
     fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<(), Refusal> {
@@ -909,9 +951,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         match op.tag {
             tag::CONST | tag::LOAD_LOCAL => {
                 let x = opd(self, 0)?;
-                self.i(format!("store i64 {x}, ptr {dst}"));
+                self.def(b, j, x);
             }
-            tag::UNIT_VALUE => self.i(format!("store i64 0, ptr {dst}")),
+            tag::UNIT_VALUE => self.def(b, j, "0".into()),
             tag::STORE_LOCAL => {
                 let Some(Operand::Place(k)) = op.operands.first() else {
                     return Err(self.refuse(b, j, "store without a place"));
@@ -947,19 +989,19 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     let bad = self.v(format!("icmp ne i32 {f}, 0"));
                     self.fault_if(&bad, &f, here.0, here.1, None);
                 }
-                self.i(format!("store i64 {x}, ptr {dst}"));
+                self.def(b, j, x);
             }
             tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE => {
                 let k = self.operand_kind(op);
                 let (x, y) = (opd(self, 0)?, opd(self, 1)?);
                 let r = self.cmp(op.tag, k.is_signed(), &x, &y);
-                self.i(format!("store i64 {r}, ptr {dst}"));
+                self.def(b, j, r);
             }
             tag::NOT_BOOL => {
                 let x = opd(self, 0)?;
                 let c = self.v(format!("icmp eq i64 {x}, 0"));
                 let r = self.v(format!("zext i1 {c} to i64"));
-                self.i(format!("store i64 {r}, ptr {dst}"));
+                self.def(b, j, r);
             }
             tag::ASSERT_TRUE => {
                 let x = opd(self, 0)?;
@@ -1184,6 +1226,31 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     fn emit(mut self) -> Result<String, Refusal> {
         let f = self.f;
+        // Flow values used outside their own segment, and call results, live
+        // in allocas; the others stay SSA values of their segment copy.
+        let mut seg: HashMap<(u32, u32), (u32, usize)> = HashMap::new();
+        for block in &self.blocks {
+            let mut k = 0;
+            for (j, op) in block.ops.iter().enumerate() {
+                seg.insert((block.id, j as u32), (block.id, k));
+                if op.tag == tag::CALL {
+                    self.escaping.insert((block.id, j as u32));
+                    k += 1;
+                }
+            }
+        }
+        for block in &self.blocks {
+            for (j, op) in block.ops.iter().enumerate() {
+                let here = seg.get(&(block.id, j as u32));
+                for o in &op.operands {
+                    if let Operand::Value(OpRef::Flow { block: ob, ordinal }) = o
+                        && seg.get(&(*ob, *ordinal)) != here
+                    {
+                        self.escaping.insert((*ob, *ordinal));
+                    }
+                }
+            }
+        }
         // Step prepayment, exactly as the C engine decides it.
         let mut preds: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
         for block in &self.blocks {
@@ -1254,7 +1321,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         self.i(format!("store i64 {d1}, ptr {pd}"));
         let pl = self.zfield(zf::LEFT);
         let left = self.load(&pl);
-        self.i(format!("store i64 {left}, ptr %zl"));
+        self.set_zl(left);
         let ps = self.u.sorted_params(self.at);
         for (k, p) in ps.iter().enumerate() {
             if let Some(pi) = self.slots[k] {
@@ -1286,6 +1353,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 .unwrap_or_else(|| "ZEXIT".into());
             if self.covered.contains(&b) {
                 self.pay(block.ops.len());
+                self.local.clear();
                 for &(j, op) in segs.iter().flatten() {
                     self.op(b, j, op, false)?;
                 }
@@ -1293,6 +1361,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     self.term(format!("br label %{next}"));
                 }
                 self.label(&format!("BC{b}"));
+                self.local.clear();
                 for &(j, op) in segs.iter().flatten() {
                     self.op(b, j, op, true)?;
                 }
@@ -1301,10 +1370,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 for (si, seg) in segs.iter().enumerate() {
                     let need = seg.len() + if si == last { extra.get(&b).copied().unwrap_or(0) } else { 0 };
                     let (lcare, lfast, ljoin) = (self.l(), self.l(), self.l());
-                    let zl = self.load("%zl");
+                    let zl = self.zl();
                     let c = self.v(format!("icmp ult i64 {zl}, {need}"));
                     self.term(format!("br i1 {c}, label %{lcare}, label %{lfast}, !prof !0"));
                     self.label(&lcare);
+                    self.local.clear();
                     for &(j, op) in seg {
                         self.op(b, j, op, true)?;
                     }
@@ -1313,6 +1383,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     }
                     self.label(&lfast);
                     self.pay(seg.len());
+                    self.local.clear();
                     for &(j, op) in seg {
                         self.op(b, j, op, false)?;
                     }
@@ -1333,7 +1404,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         let r = self.load("%zr");
         self.i(format!("store i64 {r}, ptr %zret"));
-        let zl = self.load("%zl");
+        let zl = self.zl();
         self.i(format!("store i64 {zl}, ptr %z"));
         let pd = self.zfield(zf::DEPTH);
         let d = self.load(&pd);
@@ -1348,7 +1419,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         for b in &self.blocks {
             for (j, op) in b.ops.iter().enumerate() {
-                if op.result.is_some() {
+                if (op.result.is_some() || op.tag == tag::CALL)
+                    && self.escaping.contains(&(b.id, j as u32))
+                {
                     self.allocas
                         .push(format!("  %v{}_{j} = alloca i64\n  store i64 0, ptr %v{}_{j}", b.id, b.id));
                 }

@@ -112,3 +112,32 @@ fn a_linked_program_rejects_a_record_whose_linker_identity_differs() {
         other => panic!("{other:?}"),
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Arbitrary text never panics the record reader: a record or C0-EXEC-003.
+    #[test]
+    fn arbitrary_text_is_a_record_or_a_record_error(s in ".{0,400}") {
+        if let Err(e) = TargetRecord::parse(&s) {
+            proptest::prop_assert_eq!(e.code(), "C0-EXEC-003");
+        }
+    }
+
+    /// Any field of a good record replaced by an arbitrary string value is
+    /// accepted and round-trips, or is refused with C0-EXEC-003.
+    #[test]
+    fn arbitrary_field_values_are_checked(field in 0usize..11, v in ".{0,40}") {
+        let mut r: serde_json::Value =
+            serde_json::from_str(&pinned("x86_64-pc-linux-gnu", "x86-64")).unwrap();
+        let key = r.as_object().unwrap().keys().nth(field).unwrap().clone();
+        r[&key] = v.into();
+        match TargetRecord::parse(&r.to_string()) {
+            Ok(rec) => {
+                let back = TargetRecord::parse(&rec.to_json()).unwrap();
+                proptest::prop_assert_eq!(back, rec);
+            }
+            Err(e) => proptest::prop_assert_eq!(e.code(), "C0-EXEC-003"),
+        }
+    }
+}
