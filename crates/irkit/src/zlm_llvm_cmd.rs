@@ -87,16 +87,16 @@ pub fn build(a: BuildArgs) -> ExitCode {
                 let (label, bytes) = read_input(p).map_err(io)?;
                 let text =
                     String::from_utf8(bytes).map_err(|_| io(format!("{label} is not UTF-8")))?;
-                TargetRecord::parse(&text).map_err(|e| failed(&label, &e, a.format))?
+                Some(TargetRecord::parse(&text).map_err(|e| failed(&label, &e, a.format))?)
             }
+            None if a.output.to_string_lossy().ends_with(".ll") => None,
             None => {
-                let r = TargetRecord::convenience("cc")
-                    .map_err(|e| failed("cc", &e, a.format))?;
+                let r = TargetRecord::convenience("cc").map_err(|e| failed("cc", &e, a.format))?;
                 eprintln!(
                     "warning: no --target-record: built for LLVM's default triple {}; the record is not reproducibility evidence",
                     r.triple
                 );
-                r
+                Some(r)
             }
         };
         let label = a.file.display().to_string();
@@ -113,17 +113,18 @@ pub fn build(a: BuildArgs) -> ExitCode {
             // Target-independent IR: no record applies.
             return std::fs::write(out, &unit.ir).map_err(|e| io(format!("{name}: {e}")));
         }
-        {
-            let obj = zlm_llvm::aot::object(&unit, &record).map_err(fail)?;
-            if name.ends_with(".o") {
-                std::fs::write(out, obj).map_err(|e| io(format!("{name}: {e}")))?;
-            } else {
-                let tmp = PathBuf::from(format!("{name}.{}.o", std::process::id()));
-                std::fs::write(&tmp, obj).map_err(|e| io(format!("{}: {e}", tmp.display())))?;
-                let linked = zlm_llvm::aot::link(&tmp, out, &record);
-                let _ = std::fs::remove_file(&tmp);
-                linked.map_err(fail)?;
-            }
+        let Some(record) = record else {
+            return Err(io("no target record".into()));
+        };
+        let obj = zlm_llvm::aot::object(&unit, &record).map_err(fail)?;
+        if name.ends_with(".o") {
+            std::fs::write(out, obj).map_err(|e| io(format!("{name}: {e}")))?;
+        } else {
+            let tmp = PathBuf::from(format!("{name}.{}.o", std::process::id()));
+            std::fs::write(&tmp, obj).map_err(|e| io(format!("{}: {e}", tmp.display())))?;
+            let linked = zlm_llvm::aot::link(&tmp, out, &record);
+            let _ = std::fs::remove_file(&tmp);
+            linked.map_err(fail)?;
         }
         let rp = record_path(out);
         std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))
@@ -186,8 +187,9 @@ pub fn run_llvm(
         }
     }
     let ran = match engine {
-        LlvmEngine::Jit => zlm_llvm::jit::with_jit(&unit, |p| p.run(&name, &words, limits))
-            .and_then(|r| r),
+        LlvmEngine::Jit => {
+            zlm_llvm::jit::with_jit(&unit, |p| p.run(&name, &words, limits)).and_then(|r| r)
+        }
         LlvmEngine::Aot => TargetRecord::convenience("cc")
             .and_then(|rec| zlm_llvm::aot::AotProgram::build(&unit, &rec))
             .and_then(|p| p.run(&name, &words, limits)),

@@ -36,15 +36,56 @@ fn tmp(name: &str) -> std::path::PathBuf {
 #[test]
 fn run_engines_jit_and_aot_print_what_the_interpreter_prints() {
     let cases: &[&[&str]] = &[
-        &["loop.zlt", "--entry", "sum", "--args", "100", "--format", "json"],
+        &[
+            "loop.zlt", "--entry", "sum", "--args", "100", "--format", "json",
+        ],
         &["loop.zlt", "--entry", "sum", "--args", "100", "--contracts"],
         &["loop.zlt", "--entry", "sum", "--args", "-1"],
-        &["loop.zlt", "--entry", "sum", "--args", "100", "--max-steps", "50"],
-        &["deep.zlt", "--entry", "down", "--args", "10", "--max-depth", "5"],
+        &[
+            "loop.zlt",
+            "--entry",
+            "sum",
+            "--args",
+            "100",
+            "--max-steps",
+            "50",
+        ],
+        &[
+            "deep.zlt",
+            "--entry",
+            "down",
+            "--args",
+            "10",
+            "--max-depth",
+            "5",
+        ],
         &["deep.zlt", "--entry", "down", "--args", "10", "--drops"],
-        &["faults.zlt", "--entry", "Main.div", "--args", "1", "0", "--format", "json"],
-        &["faults.zlt", "--entry", "Main.div", "--args", "-2147483648", "-1"],
-        &["faults.zlt", "--entry", "Main.add", "--args", "2147483647", "1"],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.div",
+            "--args",
+            "1",
+            "0",
+            "--format",
+            "json",
+        ],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.div",
+            "--args",
+            "-2147483648",
+            "-1",
+        ],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.add",
+            "--args",
+            "2147483647",
+            "1",
+        ],
         &["faults.zlt", "--entry", "Main.positive", "--args", "0"],
         &["ops.zlt", "--entry", "Main.bits", "--args", "1", "32"],
         &["ops.zlt", "--entry", "Main.unit"],
@@ -79,7 +120,13 @@ fn run_engines_jit_and_aot_refuse_what_they_do_not_lower() {
     for engine in ["jit", "aot"] {
         let out = run(
             engine,
-            &[&example("ops.zlt"), "--entry", "Main.swap", "--format", "json"],
+            &[
+                &example("ops.zlt"),
+                "--entry",
+                "Main.swap",
+                "--format",
+                "json",
+            ],
         );
         assert_eq!(out.status.code(), Some(1), "{engine}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -108,7 +155,11 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
         .arg(d.join("conv.o"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("not reproducibility evidence"));
     let conv: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("conv.target.json")).unwrap()).unwrap();
@@ -132,8 +183,16 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
             .arg(d.join(n))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     assert_eq!(
         std::fs::read(d.join("a.o")).unwrap(),

@@ -134,12 +134,15 @@ fn bench(c: &mut Criterion) {
     let ops = thousand_ops();
     let m = zlm::text::parse(&ops).unwrap();
     let checked = zlm::decode::from_model(&m, &[]).unwrap();
-    c.bench_function("jit_compile_1000_ops", |b| {
+    let mut g = c.benchmark_group("jit");
+    g.sample_size(10);
+    g.bench_function("jit_compile_1000_ops", |b| {
         b.iter(|| {
             let unit = lower(&checked, &Scope::Module).unwrap();
             with_jit(&unit, |p| p.run("Main.f", &[3, 5], limits()).is_ok()).unwrap()
         })
     });
+    g.finish();
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -39,9 +39,13 @@ pub fn link(object: &Path, out: &Path, record: &TargetRecord) -> Result<(), Llvm
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::write(&driver, DRIVER_C).map_err(|e| LlvmError::Io(format!("{}: {e}", driver.display())))?;
+    std::fs::write(&driver, DRIVER_C)
+        .map_err(|e| LlvmError::Io(format!("{}: {e}", driver.display())))?;
     let mut cmd = Command::new(&record.linker);
-    cmd.args(["-std=c11", "-O2", "-o"]).arg(out).arg(&driver).arg(object);
+    cmd.args(["-std=c11", "-O2", "-o"])
+        .arg(out)
+        .arg(&driver)
+        .arg(object);
     if record.relocation != "pic" {
         cmd.arg("-no-pie");
     }
@@ -49,7 +53,9 @@ pub fn link(object: &Path, out: &Path, record: &TargetRecord) -> Result<(), Llvm
     let _ = std::fs::remove_file(&driver);
     let res = res.map_err(|e| LlvmError::Io(format!("{}: {e}", record.linker)))?;
     if !res.status.success() {
-        return Err(LlvmError::Link(String::from_utf8_lossy(&res.stderr).into_owned()));
+        return Err(LlvmError::Link(
+            String::from_utf8_lossy(&res.stderr).into_owned(),
+        ));
     }
     Ok(())
 }
@@ -78,7 +84,8 @@ impl AotProgram {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        std::fs::create_dir_all(&dir).map_err(|e| LlvmError::Io(format!("{}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| LlvmError::Io(format!("{}: {e}", dir.display())))?;
         let program = AotProgram {
             exe: dir.join("zlm-program"),
             dir,

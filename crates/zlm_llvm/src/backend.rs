@@ -2,13 +2,13 @@
 //! IR, the optimization pipeline, object emission.
 
 use crate::error::LlvmError;
+pub use crate::llvm_init::init;
 use crate::target::TargetRecord;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 use inkwell::passes::PassBuilderOptions;
 use inkwell::targets::{FileType, Target, TargetMachine, TargetTriple};
-pub use crate::llvm_init::init;
 
 /// Parses and verifies `ir` in `ctx`.
 pub(crate) fn parse<'ctx>(ctx: &'ctx Context, ir: &str) -> Result<Module<'ctx>, LlvmError> {
@@ -43,11 +43,19 @@ pub(crate) fn machine(record: &TargetRecord) -> Result<TargetMachine, LlvmError>
 }
 
 /// Runs the record's optimization pipeline over `module` for `tm`.
-pub(crate) fn optimize(module: &Module<'_>, tm: &TargetMachine, level: &str) -> Result<(), LlvmError> {
+pub(crate) fn optimize(
+    module: &Module<'_>,
+    tm: &TargetMachine,
+    level: &str,
+) -> Result<(), LlvmError> {
     module.set_triple(&tm.get_triple());
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     module
-        .run_passes(&format!("default<{level}>"), tm, PassBuilderOptions::create())
+        .run_passes(
+            &format!("default<{level}>"),
+            tm,
+            PassBuilderOptions::create(),
+        )
         .map_err(|e| LlvmError::Backend(e.to_string()))
 }
 

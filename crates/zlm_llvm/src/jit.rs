@@ -27,7 +27,10 @@ pub struct JitProgram<'l> {
 
 /// Compiles `lowered` and hands the program to `f`; the machine code lives
 /// until `f` returns.
-pub fn with_jit<R>(lowered: &Lowered, f: impl FnOnce(&JitProgram<'_>) -> R) -> Result<R, LlvmError> {
+pub fn with_jit<R>(
+    lowered: &Lowered,
+    f: impl FnOnce(&JitProgram<'_>) -> R,
+) -> Result<R, LlvmError> {
     backend::init();
     let ctx = Context::create();
     let module = backend::parse(&ctx, &lowered.ir)?;

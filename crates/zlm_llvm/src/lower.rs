@@ -654,7 +654,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// Branches to a fault (kind `kind`, an `i32` value or literal) when
     /// `cond` holds, continuing in a fresh block.
-    fn fault_if(&mut self, cond: &str, kind: &str, b: Option<u32>, o: Option<u32>, d: Option<usize>) {
+    fn fault_if(
+        &mut self,
+        cond: &str,
+        kind: &str,
+        b: Option<u32>,
+        o: Option<u32>,
+        d: Option<usize>,
+    ) {
         let (lf, lc) = (self.l(), self.l());
         self.term(format!("br i1 {cond}, label %{lf}, label %{lc}, !prof !0"));
         self.label_cont(&lf);
@@ -788,7 +795,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     let q = self.v(format!("{ins} i64 {a}, {safe}"));
                     let q = self.canon_v(k, &q);
                     let (res, fk1) = if rem {
-                        (self.v(format!("select i1 {m1}, i64 0, i64 {q}")), "0".into())
+                        (
+                            self.v(format!("select i1 {m1}, i64 0, i64 {q}")),
+                            "0".into(),
+                        )
                     } else {
                         let (n, o) = self.ovf("sub", k, "0", a);
                         let r = self.v(format!("select i1 {m1}, i64 {n}, i64 {q}"));
@@ -817,7 +827,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     let sh = self.v(format!("shl i64 {a}, {amt}"));
                     let r = self.canon_v(k, &sh);
                     if modular {
-                        (self.v(format!("select i1 {big}, i64 0, i64 {r}")), "0".into())
+                        (
+                            self.v(format!("select i1 {big}, i64 0, i64 {r}")),
+                            "0".into(),
+                        )
                     } else {
                         let ov = if k.is_signed() {
                             let e = self.v(format!("sub i64 {}, {amt}", w - 1));
@@ -1288,7 +1301,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         for (&t, ps) in &preds {
             if !ids.contains(&t) {
                 let src = ps.iter().next().copied().unwrap_or(0);
-                return Err(self.u.refuse(self.at, Some(src), None, "branch to a missing block"));
+                return Err(self
+                    .u
+                    .refuse(self.at, Some(src), None, "branch to a missing block"));
             }
         }
         // Prologue: depth and host-stack check, then parameters.
@@ -1368,11 +1383,18 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             } else {
                 let last = segs.len().saturating_sub(1);
                 for (si, seg) in segs.iter().enumerate() {
-                    let need = seg.len() + if si == last { extra.get(&b).copied().unwrap_or(0) } else { 0 };
+                    let need = seg.len()
+                        + if si == last {
+                            extra.get(&b).copied().unwrap_or(0)
+                        } else {
+                            0
+                        };
                     let (lcare, lfast, ljoin) = (self.l(), self.l(), self.l());
                     let zl = self.zl();
                     let c = self.v(format!("icmp ult i64 {zl}, {need}"));
-                    self.term(format!("br i1 {c}, label %{lcare}, label %{lfast}, !prof !0"));
+                    self.term(format!(
+                        "br i1 {c}, label %{lcare}, label %{lfast}, !prof !0"
+                    ));
                     self.label(&lcare);
                     self.local.clear();
                     for &(j, op) in seg {
@@ -1422,14 +1444,19 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 if (op.result.is_some() || op.tag == tag::CALL)
                     && self.escaping.contains(&(b.id, j as u32))
                 {
-                    self.allocas
-                        .push(format!("  %v{}_{j} = alloca i64\n  store i64 0, ptr %v{}_{j}", b.id, b.id));
+                    self.allocas.push(format!(
+                        "  %v{}_{j} = alloca i64\n  store i64 0, ptr %v{}_{j}",
+                        b.id, b.id
+                    ));
                 }
             }
         }
         let mut out = String::new();
         let _ = writeln!(out, "; {}", self.u.source(self.at));
-        let params: String = ps.iter().map(|p| format!(", i64 %a{}", p.ordinal)).collect();
+        let params: String = ps
+            .iter()
+            .map(|p| format!(", i64 %a{}", p.ordinal))
+            .collect();
         let _ = writeln!(
             out,
             "define internal i32 @{}(ptr %z, ptr %zret{params}) {{",

@@ -151,7 +151,9 @@ impl TargetRecord {
         Ok(())
     }
 
-    pub(crate) fn opt_level(&self) -> Result<(inkwell::OptimizationLevel, &'static str), LlvmError> {
+    pub(crate) fn opt_level(
+        &self,
+    ) -> Result<(inkwell::OptimizationLevel, &'static str), LlvmError> {
         use inkwell::OptimizationLevel::*;
         Ok(match self.optimization.as_str() {
             "O0" => (None, "O0"),

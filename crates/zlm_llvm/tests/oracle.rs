@@ -45,8 +45,16 @@ fn random_modules_agree_on_all_four_engines() {
                     let want = interp_run(&it, entry, &args);
                     let label = format!("seed {seed} {entry} args {args:x?}\n{text}");
                     assert_eq!(seen(c.run(entry, &args, limits), "C"), want, "C {label}");
-                    assert_eq!(seen(jit.run(entry, &args, limits), "JIT"), want, "JIT {label}");
-                    assert_eq!(seen(aot.run(entry, &args, limits), "AOT"), want, "AOT {label}");
+                    assert_eq!(
+                        seen(jit.run(entry, &args, limits), "JIT"),
+                        want,
+                        "JIT {label}"
+                    );
+                    assert_eq!(
+                        seen(aot.run(entry, &args, limits), "AOT"),
+                        want,
+                        "AOT {label}"
+                    );
                     runs += 1;
                 }
             }

@@ -56,7 +56,8 @@ fn two_builds_with_the_same_record_give_byte_identical_objects() {
 
 #[test]
 fn records_are_checked_field_by_field() {
-    let good: serde_json::Value = serde_json::from_str(&pinned("x86_64-pc-linux-gnu", "x86-64")).unwrap();
+    let good: serde_json::Value =
+        serde_json::from_str(&pinned("x86_64-pc-linux-gnu", "x86-64")).unwrap();
     let with = |k: &str, v: serde_json::Value| {
         let mut r = good.clone();
         r[k] = v;
@@ -93,7 +94,12 @@ fn records_are_checked_field_by_field() {
 fn the_convenience_record_is_marked_and_round_trips() {
     let r = host_record();
     assert!(!r.reproducible);
-    assert!(r.note.as_deref().unwrap().contains("not reproducibility evidence"));
+    assert!(
+        r.note
+            .as_deref()
+            .unwrap()
+            .contains("not reproducibility evidence")
+    );
     assert_eq!(r.cpu, "generic");
     assert_eq!(r.features, "");
     // Written and read back as an explicit record, it becomes evidence.

@@ -315,4 +315,3 @@ pub fn module_text(seed: u64) -> String {
     }
     s
 }
-
