@@ -4,12 +4,11 @@
 
 use crate::diag::{Diagnostic, Format, emit};
 use crate::io::read_input;
-use crate::zlm_c_cmd::Ran;
 use crate::{EXIT_INVALID, EXIT_USAGE};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use zlm::interp::{Interp, Limits, RunError, Value};
-use zlm::materialize::c::engine::CRun;
+use zlm::materialize::c::engine::{COutcome, CRun};
 use zlm::model::ReceiverKind;
 use zlm_llvm::{LlvmError, Scope, TargetRecord};
 
@@ -68,6 +67,42 @@ fn io(msg: String) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
+/// Decodes the `--dep` providers (each checked on its own), then `file`
+/// with its imports resolved against them (the gate of `zlm validate`;
+/// kept here so that this file imports no other `zlm_*_cmd` file).
+fn load_linked(
+    file: &Path,
+    deps: &[PathBuf],
+    format: Format,
+) -> Result<zlm::decode::Checked, ExitCode> {
+    let decode = |p: &Path, providers: Option<&[&zlm::decode::Checked]>| {
+        let (label, bytes) = read_input(p).map_err(io)?;
+        match providers {
+            Some(ps) => zlm::decode::decode_linked(&bytes, ps),
+            None => zlm::decode::decode(&bytes),
+        }
+        .map_err(|e| {
+            let d = Diagnostic {
+                kind: "encoding".into(),
+                code: Some(e.code.to_string()),
+                message: e.message.clone(),
+                label,
+                offset: e.offset,
+                line: None,
+                column: None,
+            };
+            emit(&[d], format, None);
+            ExitCode::from(EXIT_INVALID)
+        })
+    };
+    let mut providers = Vec::new();
+    for dep in deps {
+        providers.push(decode(dep, None)?);
+    }
+    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+    decode(file, Some(&providers))
+}
+
 /// `OUT.o` → `OUT.target.json`; `OUT` → `OUT.target.json`.
 fn record_path(out: &Path) -> PathBuf {
     let s = out.to_string_lossy();
@@ -81,7 +116,7 @@ fn record_path(out: &Path) -> PathBuf {
 /// Runs `irkit zlm build`.
 pub fn build(a: BuildArgs) -> ExitCode {
     let result = (|| {
-        let checked = crate::zlm_cmd::load_linked(&a.file, &a.deps, a.format)?;
+        let checked = load_linked(&a.file, &a.deps, a.format)?;
         let record = match &a.target_record {
             Some(p) => {
                 let (label, bytes) = read_input(p).map_err(io)?;
@@ -145,7 +180,7 @@ pub enum LlvmEngine {
 }
 
 /// Runs entry `at` of `checked` on an LLVM engine with the interpreter's
-/// argument values and limits: the same outcome type as the interpreter.
+/// argument values and limits: a completed run or the interpreter's fault.
 #[allow(clippy::too_many_arguments)]
 pub fn run_llvm(
     engine: LlvmEngine,
@@ -156,7 +191,7 @@ pub fn run_llvm(
     limits: Limits,
     label: &str,
     format: Format,
-) -> Result<Result<Ran, RunError>, ExitCode> {
+) -> Result<Result<COutcome, RunError>, ExitCode> {
     let r = it.resolved();
     let f = &r.m.declarations[at.0].functions[at.1];
     if matches!(
@@ -196,12 +231,7 @@ pub fn run_llvm(
     }
     .map_err(fail)?;
     Ok(match ran {
-        CRun::Done(o) => Ok(Ran {
-            rendered: o.rendered,
-            ty: f.result.clone(),
-            steps: o.steps,
-            drops: o.drops,
-        }),
+        CRun::Done(o) => Ok(o),
         CRun::Fault { fault, drops } => Err(RunError::Fault { fault, drops }),
     })
 }

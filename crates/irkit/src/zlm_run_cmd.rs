@@ -217,7 +217,16 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
             } else {
                 crate::zlm_llvm_cmd::LlvmEngine::Aot
             };
+            let ty = it.resolved().m.declarations[at.0].functions[at.1]
+                .result
+                .clone();
             crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label, a.format)?
+                .map(|o| crate::zlm_c_cmd::Ran {
+                    rendered: o.rendered,
+                    ty,
+                    steps: o.steps,
+                    drops: o.drops,
+                })
         }
     };
     match outcome {
