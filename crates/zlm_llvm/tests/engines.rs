@@ -149,3 +149,45 @@ fn an_unsupported_operation_is_refused_with_its_location() {
     let e = lower(&checked, &Scope::Entry("Main.nothing".into())).unwrap_err();
     assert!(e.to_string().contains("no unique function"), "{e}");
 }
+
+#[test]
+fn host_stack_exhaustion_is_the_depth_fault_never_a_crash() {
+    // With a depth limit far above what the guarded host stack holds, a
+    // deep recursion ends in DepthLimit (the known divergence from the
+    // interpreter, docs/zlm/llvm-engines.md), on both engines.
+    let m = load("deep.zlt", "exact");
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let unit = lower(&checked, &Scope::Entry("Main.down".into())).unwrap();
+    let limits = Limits {
+        steps: 1 << 40,
+        depth: 1 << 30,
+        bytes: 0,
+    };
+    let depth_fault = |s: Seen| match s {
+        Seen::Fault(f, drops) => {
+            assert!(
+                f.starts_with("fault in Main.down") && f.ends_with("DepthLimit"),
+                "{f}"
+            );
+            assert!(drops.is_empty());
+        }
+        other => panic!("{other:?}"),
+    };
+    with_jit(&unit, |jit| {
+        depth_fault(seen(jit.run("Main.down", &[100_000_000], limits), "JIT"));
+        // A recursion that fits still returns what the interpreter returns.
+        let it = Interp::new(&checked).unwrap().with_limits(Limits {
+            depth: 4096,
+            ..limits
+        });
+        let want = interp_run(&it, "Main.down", &[1000]);
+        assert!(
+            matches!(&want, Seen::Done(r, _, _) if r == "1000"),
+            "{want:?}"
+        );
+        assert_eq!(seen(jit.run("Main.down", &[1000], limits), "JIT"), want);
+    })
+    .unwrap();
+    let aot = AotProgram::build(&unit, &host_record()).unwrap();
+    depth_fault(seen(aot.run("Main.down", &[100_000_000], limits), "AOT"));
+}
