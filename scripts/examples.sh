@@ -82,6 +82,13 @@ rm -rf "$zlm_out"
 # ZLM reference interpreter: run the checked examples (issue 10).
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 | grep -qx 45
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine c | grep -qx 45
+"$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine jit | grep -qx 45
+"$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine aot | grep -qx 45
+zlm_aot=$(mktemp -d)
+"$irkit" zlm asm examples/zlm/run/loop.zlt -o "$zlm_aot/loop.zlm"
+"$irkit" zlm build "$zlm_aot/loop.zlm" -o "$zlm_aot/loop.o" 2>/dev/null
+grep -q '"reproducible": false' "$zlm_aot/loop.target.json"
+rm -rf "$zlm_aot"
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.demo --drops >/dev/null
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false | grep -qx 'Err(99)'
 "$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops | grep -qx 'Ok(20)'

@@ -16,6 +16,7 @@ mod vpl_cmd;
 mod vpl_glsl_cmd;
 mod zlm_c_cmd;
 mod zlm_cmd;
+mod zlm_llvm_cmd;
 mod zlm_run_cmd;
 
 /// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker

@@ -19,6 +19,10 @@ pub enum Engine {
     Interp,
     /// The portable C materializer, compiled with `--cc`.
     C,
+    /// LLVM, compiled and run in-process (crates/zlm_llvm).
+    Jit,
+    /// LLVM, built for the host, linked with `cc` and run (crates/zlm_llvm).
+    Aot,
 }
 
 /// A completed run of either engine.

@@ -55,6 +55,8 @@ pub enum Verb {
     Run(crate::zlm_run_cmd::RunArgs),
     /// Materialize a checked artifact as portable C11 (C0-EXEC-002).
     EmitC(crate::zlm_c_cmd::EmitCArgs),
+    /// Build a checked artifact with LLVM under a target record (C0-EXEC-003).
+    Build(crate::zlm_llvm_cmd::BuildArgs),
     /// Print the exact artifact content address.
     Address {
         /// Input artifact.
@@ -175,6 +177,7 @@ pub fn run(verb: Verb) -> ExitCode {
         })(),
         Verb::Run(args) => crate::zlm_run_cmd::run(args),
         Verb::EmitC(args) => return crate::zlm_c_cmd::emit_c(args),
+        Verb::Build(args) => return crate::zlm_llvm_cmd::build(args),
         Verb::Address { file, format } => (|| {
             let (label, bytes) = read_input(&file).map_err(io_error)?;
             if let Err(e) = zlm::decode::decode(&bytes) {

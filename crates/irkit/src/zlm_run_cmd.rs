@@ -211,6 +211,23 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
         crate::zlm_c_cmd::Engine::C => {
             crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label, a.format)?
         }
+        crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
+            let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
+                crate::zlm_llvm_cmd::LlvmEngine::Jit
+            } else {
+                crate::zlm_llvm_cmd::LlvmEngine::Aot
+            };
+            let ty = it.resolved().m.declarations[at.0].functions[at.1]
+                .result
+                .clone();
+            crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label, a.format)?
+                .map(|o| crate::zlm_c_cmd::Ran {
+                    rendered: o.rendered,
+                    ty,
+                    steps: o.steps,
+                    drops: o.drops,
+                })
+        }
     };
     match outcome {
         Ok(out) => {

@@ -1,0 +1,237 @@
+//! `irkit zlm build FILE --target-record REC -o OUT` (AOT under an explicit
+//! target record, C0-EXEC-003) and the LLVM engines of
+//! `irkit zlm run --engine jit|aot` (docs/zlm/llvm-engines.md).
+
+use crate::diag::{Diagnostic, Format, emit};
+use crate::io::read_input;
+use crate::{EXIT_INVALID, EXIT_USAGE};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use zlm::interp::{Interp, Limits, RunError, Value};
+use zlm::materialize::c::engine::{COutcome, CRun};
+use zlm::model::ReceiverKind;
+use zlm_llvm::{LlvmError, Scope, TargetRecord};
+
+/// Arguments of `irkit zlm build`.
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// A canonical ZLM1 artifact (`-` for stdin).
+    file: PathBuf,
+    /// Provider artifacts of imported modules.
+    #[arg(long = "dep")]
+    deps: Vec<PathBuf>,
+    /// The target record (JSON, every C0-EXEC-003 field). Without it the
+    /// convenience record (LLVM's default triple) is used and marked as not
+    /// reproducibility evidence.
+    #[arg(long)]
+    target_record: Option<PathBuf>,
+    /// Output: `NAME.o` an object file, `NAME.ll` the lowered LLVM IR,
+    /// anything else an executable linked with the record's linker. The
+    /// record used is written to `NAME.target.json` (not for `.ll`).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Build only this entry (`Decl.function`) and what it calls.
+    #[arg(long)]
+    entry: Option<String>,
+    /// Diagnostic format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
+
+fn failed(label: &str, e: &LlvmError, format: Format) -> ExitCode {
+    let (kind, exit) = match e {
+        LlvmError::Refused(_) => ("unsupported", EXIT_INVALID),
+        LlvmError::Record(_) => ("target-record", EXIT_INVALID),
+        _ => ("engine", EXIT_USAGE),
+    };
+    let message = match e {
+        LlvmError::Refused(r) => r.detail(),
+        LlvmError::Record(m) => format!("target record: {m}"),
+        e => e.to_string(),
+    };
+    let d = Diagnostic {
+        kind: kind.into(),
+        code: Some(e.code().into()),
+        message,
+        label: label.to_string(),
+        offset: None,
+        line: None,
+        column: None,
+    };
+    emit(&[d], format, None);
+    ExitCode::from(exit)
+}
+
+fn io(msg: String) -> ExitCode {
+    eprintln!("error: {msg}");
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// Decodes the `--dep` providers (each checked on its own), then `file`
+/// with its imports resolved against them (the gate of `zlm validate`;
+/// kept here so that this file imports no other `zlm_*_cmd` file).
+fn load_linked(
+    file: &Path,
+    deps: &[PathBuf],
+    format: Format,
+) -> Result<zlm::decode::Checked, ExitCode> {
+    let decode = |p: &Path, providers: Option<&[&zlm::decode::Checked]>| {
+        let (label, bytes) = read_input(p).map_err(io)?;
+        match providers {
+            Some(ps) => zlm::decode::decode_linked(&bytes, ps),
+            None => zlm::decode::decode(&bytes),
+        }
+        .map_err(|e| {
+            let d = Diagnostic {
+                kind: "encoding".into(),
+                code: Some(e.code.to_string()),
+                message: e.message.clone(),
+                label,
+                offset: e.offset,
+                line: None,
+                column: None,
+            };
+            emit(&[d], format, None);
+            ExitCode::from(EXIT_INVALID)
+        })
+    };
+    let mut providers = Vec::new();
+    for dep in deps {
+        providers.push(decode(dep, None)?);
+    }
+    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+    decode(file, Some(&providers))
+}
+
+/// `OUT.o` → `OUT.target.json`; `OUT` → `OUT.target.json`.
+fn record_path(out: &Path) -> PathBuf {
+    let s = out.to_string_lossy();
+    let stem = s
+        .strip_suffix(".o")
+        .or_else(|| s.strip_suffix(".ll"))
+        .unwrap_or(&s);
+    PathBuf::from(format!("{stem}.target.json"))
+}
+
+/// Runs `irkit zlm build`.
+pub fn build(a: BuildArgs) -> ExitCode {
+    let result = (|| {
+        let checked = load_linked(&a.file, &a.deps, a.format)?;
+        let record = match &a.target_record {
+            Some(p) => {
+                let (label, bytes) = read_input(p).map_err(io)?;
+                let text =
+                    String::from_utf8(bytes).map_err(|_| io(format!("{label} is not UTF-8")))?;
+                Some(TargetRecord::parse(&text).map_err(|e| failed(&label, &e, a.format))?)
+            }
+            None if a.output.to_string_lossy().ends_with(".ll") => None,
+            None => {
+                let r = TargetRecord::convenience("cc").map_err(|e| failed("cc", &e, a.format))?;
+                eprintln!(
+                    "warning: no --target-record: built for LLVM's default triple {}; the record is not reproducibility evidence",
+                    r.triple
+                );
+                Some(r)
+            }
+        };
+        let label = a.file.display().to_string();
+        let scope = match &a.entry {
+            Some(e) => Scope::Entry(e.clone()),
+            None => Scope::Module,
+        };
+        let unit = zlm_llvm::lower(&checked, &scope)
+            .map_err(|r| failed(&label, &LlvmError::Refused(r), a.format))?;
+        let out = &a.output;
+        let name = out.to_string_lossy();
+        let fail = |e: LlvmError| failed(&label, &e, a.format);
+        if name.ends_with(".ll") {
+            // Target-independent IR: no record applies.
+            return std::fs::write(out, &unit.ir).map_err(|e| io(format!("{name}: {e}")));
+        }
+        let Some(record) = record else {
+            return Err(io("no target record".into()));
+        };
+        let obj = zlm_llvm::aot::object(&unit, &record).map_err(fail)?;
+        if name.ends_with(".o") {
+            std::fs::write(out, obj).map_err(|e| io(format!("{name}: {e}")))?;
+        } else {
+            let tmp = PathBuf::from(format!("{name}.{}.o", std::process::id()));
+            std::fs::write(&tmp, obj).map_err(|e| io(format!("{}: {e}", tmp.display())))?;
+            let linked = zlm_llvm::aot::link(&tmp, out, &record);
+            let _ = std::fs::remove_file(&tmp);
+            linked.map_err(fail)?;
+        }
+        let rp = record_path(out);
+        std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))
+    })();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// Which LLVM engine `zlm run` uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LlvmEngine {
+    /// In-process MCJIT.
+    Jit,
+    /// A host executable built under the convenience record.
+    Aot,
+}
+
+/// Runs entry `at` of `checked` on an LLVM engine with the interpreter's
+/// argument values and limits: a completed run or the interpreter's fault.
+#[allow(clippy::too_many_arguments)]
+pub fn run_llvm(
+    engine: LlvmEngine,
+    checked: &zlm::decode::Checked,
+    it: &Interp<'_>,
+    at: (usize, usize),
+    values: &[Value],
+    limits: Limits,
+    label: &str,
+    format: Format,
+) -> Result<Result<COutcome, RunError>, ExitCode> {
+    let r = it.resolved();
+    let f = &r.m.declarations[at.0].functions[at.1];
+    if matches!(
+        f.receiver,
+        ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+    ) {
+        return Ok(Err(RunError::Usage(
+            "the entry function must have a type receiver (a host lends no receiver)".into(),
+        )));
+    }
+    let name = r.fn_name(at.0, at.1);
+    let fail = |e: LlvmError| failed(label, &e, format);
+    let unit = zlm_llvm::lower(checked, &Scope::Entry(name.clone()))
+        .map_err(|r| fail(LlvmError::Refused(r)))?;
+    let mut words = Vec::new();
+    for v in values {
+        match v {
+            Value::Scalar(w) => words.push(*w),
+            Value::Unit => words.push(0),
+            _ => {
+                return Err(fail(LlvmError::Refused(zlm_llvm::Refusal {
+                    function: Some(name),
+                    block: None,
+                    op: None,
+                    message: "host arguments other than scalars and Unit".into(),
+                })));
+            }
+        }
+    }
+    let ran = match engine {
+        LlvmEngine::Jit => {
+            zlm_llvm::jit::with_jit(&unit, |p| p.run(&name, &words, limits)).and_then(|r| r)
+        }
+        LlvmEngine::Aot => TargetRecord::convenience("cc")
+            .and_then(|rec| zlm_llvm::aot::AotProgram::build(&unit, &rec))
+            .and_then(|p| p.run(&name, &words, limits)),
+    }
+    .map_err(fail)?;
+    Ok(match ran {
+        CRun::Done(o) => Ok(o),
+        CRun::Fault { fault, drops } => Err(RunError::Fault { fault, drops }),
+    })
+}

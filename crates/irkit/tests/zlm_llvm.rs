@@ -1,0 +1,230 @@
+//! `irkit zlm run --engine jit|aot` and `irkit zlm build`: the LLVM engines
+//! print exactly what the interpreter prints (stdout, stderr, exit status),
+//! refuse what they do not lower with C0-EXEC-002, and a build under a
+//! target record is byte-identical across runs and accompanied by the
+//! record used.
+
+use std::process::{Command, Output};
+
+fn irkit() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+}
+
+fn example(name: &str) -> String {
+    format!(
+        "{}/../../examples/zlm/run/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn run(engine: &str, args: &[&str]) -> Output {
+    irkit()
+        .args(["zlm", "run"])
+        .args(args)
+        .args(["--engine", engine])
+        .output()
+        .unwrap()
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("irkit-zlm-llvm-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn run_engines_jit_and_aot_print_what_the_interpreter_prints() {
+    let cases: &[&[&str]] = &[
+        &[
+            "loop.zlt", "--entry", "sum", "--args", "100", "--format", "json",
+        ],
+        &["loop.zlt", "--entry", "sum", "--args", "100", "--contracts"],
+        &["loop.zlt", "--entry", "sum", "--args", "-1"],
+        &[
+            "loop.zlt",
+            "--entry",
+            "sum",
+            "--args",
+            "100",
+            "--max-steps",
+            "50",
+        ],
+        &[
+            "deep.zlt",
+            "--entry",
+            "down",
+            "--args",
+            "10",
+            "--max-depth",
+            "5",
+        ],
+        &["deep.zlt", "--entry", "down", "--args", "10", "--drops"],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.div",
+            "--args",
+            "1",
+            "0",
+            "--format",
+            "json",
+        ],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.div",
+            "--args",
+            "-2147483648",
+            "-1",
+        ],
+        &[
+            "faults.zlt",
+            "--entry",
+            "Main.add",
+            "--args",
+            "2147483647",
+            "1",
+        ],
+        &["faults.zlt", "--entry", "Main.positive", "--args", "0"],
+        &["ops.zlt", "--entry", "Main.bits", "--args", "1", "32"],
+        &["ops.zlt", "--entry", "Main.unit"],
+        &["ops.zlt", "--entry", "Main.scalar", "--args", "5"],
+    ];
+    for case in cases {
+        let mut args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
+        args[0] = example(case[0]);
+        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+        let want = run("interp", &args);
+        for engine in ["jit", "aot"] {
+            let got = run(engine, &args);
+            assert_eq!(
+                (
+                    got.status.code(),
+                    String::from_utf8_lossy(&got.stdout),
+                    String::from_utf8_lossy(&got.stderr)
+                ),
+                (
+                    want.status.code(),
+                    String::from_utf8_lossy(&want.stdout),
+                    String::from_utf8_lossy(&want.stderr)
+                ),
+                "{engine} {case:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn run_engines_jit_and_aot_refuse_what_they_do_not_lower() {
+    for engine in ["jit", "aot"] {
+        let out = run(
+            engine,
+            &[
+                &example("ops.zlt"),
+                "--entry",
+                "Main.swap",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{engine}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["code"], "C0-EXEC-002");
+        assert!(v["message"].as_str().unwrap().contains("Main.swap"), "{v}");
+    }
+}
+
+#[test]
+fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
+    let d = tmp("build");
+    let art = d.join("loop.zlm");
+    assert!(
+        irkit()
+            .args(["zlm", "asm", &example("loop.zlt"), "-o"])
+            .arg(&art)
+            .status()
+            .unwrap()
+            .success()
+    );
+    // The convenience form: LLVM's default triple, marked as not evidence.
+    let out = irkit()
+        .args(["zlm", "build"])
+        .arg(&art)
+        .arg("-o")
+        .arg(d.join("conv.o"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not reproducibility evidence"));
+    let conv: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("conv.target.json")).unwrap()).unwrap();
+    assert_eq!(conv["reproducible"], false);
+    assert!(conv["note"].as_str().unwrap().contains("default triple"));
+    // An explicit record: every field supplied, x86-64 baseline.
+    let mut rec = conv.clone();
+    let o = rec.as_object_mut().unwrap();
+    o.remove("note");
+    o.remove("reproducible");
+    o.insert("cpu".into(), "x86-64".into());
+    o.insert("triple".into(), "x86_64-pc-linux-gnu".into());
+    std::fs::write(d.join("rec.json"), serde_json::to_string(&rec).unwrap()).unwrap();
+    for n in ["a.o", "b.o", "prog"] {
+        let out = irkit()
+            .args(["zlm", "build"])
+            .arg(&art)
+            .arg("--target-record")
+            .arg(d.join("rec.json"))
+            .arg("-o")
+            .arg(d.join(n))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read(d.join("a.o")).unwrap(),
+        std::fs::read(d.join("b.o")).unwrap()
+    );
+    let used: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("a.target.json")).unwrap()).unwrap();
+    assert_eq!(used["reproducible"], true);
+    assert_eq!(used["cpu"], "x86-64");
+    // The linked executable speaks the engines' protocol.
+    let out = Command::new(d.join("prog"))
+        .args(["0", "5f5e100", "100", "100", "64"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "OK\t1212\t4950\n");
+    // A bad record is refused with C0-EXEC-003.
+    rec.as_object_mut()
+        .unwrap()
+        .insert("cpu".into(), "native".into());
+    std::fs::write(d.join("bad.json"), serde_json::to_string(&rec).unwrap()).unwrap();
+    let out = irkit()
+        .args(["zlm", "build"])
+        .arg(&art)
+        .arg("--target-record")
+        .arg(d.join("bad.json"))
+        .args(["--format", "json", "-o"])
+        .arg(d.join("c.o"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "C0-EXEC-003");
+    assert!(!d.join("c.o").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,136 @@
+//! The AOT engine: an object file under an explicit [`TargetRecord`], an
+//! executable linked with the record's linker and the host driver
+//! (`driver.c`), and runs of that executable with the C engine's protocol.
+
+use crate::backend;
+use crate::error::LlvmError;
+use crate::target::{TargetRecord, linker_identity};
+use crate::unit::Lowered;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use zlm::interp::Limits;
+use zlm::materialize::c::engine::{CRun, parse_report};
+
+/// The host driver linked into every AOT executable.
+pub const DRIVER_C: &str = include_str!("driver.c");
+
+/// An object file for `lowered` under `record`.
+pub fn object(lowered: &Lowered, record: &TargetRecord) -> Result<Vec<u8>, LlvmError> {
+    backend::object(&lowered.ir, record)
+}
+
+/// Links `object` (a file) with the host driver into executable `out`,
+/// using the record's linker; its identity must be the record's.
+pub fn link(object: &Path, out: &Path, record: &TargetRecord) -> Result<(), LlvmError> {
+    let have = linker_identity(&record.linker)?;
+    if have != record.linker_version {
+        return Err(LlvmError::Record(format!(
+            "linker_version {:?} does not match {} ({have:?})",
+            record.linker_version, record.linker
+        )));
+    }
+    let dir = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let driver = dir.join(format!(
+        ".zlm-driver-{}-{}.c",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::write(&driver, DRIVER_C)
+        .map_err(|e| LlvmError::Io(format!("{}: {e}", driver.display())))?;
+    let mut cmd = Command::new(&record.linker);
+    cmd.args(["-std=c11", "-O2", "-o"])
+        .arg(out)
+        .arg(&driver)
+        .arg(object);
+    if record.relocation != "pic" {
+        cmd.arg("-no-pie");
+    }
+    let res = cmd.output();
+    let _ = std::fs::remove_file(&driver);
+    let res = res.map_err(|e| LlvmError::Io(format!("{}: {e}", record.linker)))?;
+    if !res.status.success() {
+        return Err(LlvmError::Link(
+            String::from_utf8_lossy(&res.stderr).into_owned(),
+        ));
+    }
+    Ok(())
+}
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// A linked AOT executable in its own temporary directory (removed on drop).
+#[derive(Debug)]
+pub struct AotProgram {
+    dir: PathBuf,
+    exe: PathBuf,
+    entries: Vec<String>,
+}
+
+impl Drop for AotProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+impl AotProgram {
+    /// Builds `lowered` for `record` and links it in a temporary directory.
+    pub fn build(lowered: &Lowered, record: &TargetRecord) -> Result<AotProgram, LlvmError> {
+        let dir = std::env::temp_dir().join(format!(
+            "zlm-aot-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| LlvmError::Io(format!("{}: {e}", dir.display())))?;
+        let program = AotProgram {
+            exe: dir.join("zlm-program"),
+            dir,
+            entries: lowered.entries.clone(),
+        };
+        let obj = object(lowered, record)?;
+        let op = program.dir.join("module.o");
+        std::fs::write(&op, obj).map_err(|e| LlvmError::Io(format!("{}: {e}", op.display())))?;
+        link(&op, &program.exe, record)?;
+        Ok(program)
+    }
+
+    /// The executable.
+    pub fn path(&self) -> &Path {
+        &self.exe
+    }
+
+    /// The index of `entry` in the executable's entry table.
+    pub fn index(&self, entry: &str) -> Result<usize, LlvmError> {
+        self.entries.iter().position(|e| e == entry).ok_or_else(|| {
+            LlvmError::Usage(format!(
+                "{entry} is not a host-callable function of the lowered module"
+            ))
+        })
+    }
+
+    /// Runs `entry` with canonical argument words under `limits`.
+    pub fn run(&self, entry: &str, args: &[u64], limits: Limits) -> Result<CRun, LlvmError> {
+        let index = self.index(entry)?;
+        let out = Command::new(&self.exe)
+            .arg(format!("{index:x}"))
+            .arg(format!("{:x}", limits.steps))
+            .arg(format!("{:x}", limits.depth))
+            .arg(format!("{:x}", limits.bytes))
+            .args(args.iter().map(|w| format!("{w:x}")))
+            .output()
+            .map_err(|e| LlvmError::Io(format!("{}: {e}", self.exe.display())))?;
+        if !out.status.success() || !out.stderr.is_empty() {
+            return Err(LlvmError::Protocol(format!(
+                "status {:?}, stderr: {}",
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        parse_report(&String::from_utf8_lossy(&out.stdout))
+            .map_err(|e| LlvmError::Protocol(e.to_string()))
+    }
+}

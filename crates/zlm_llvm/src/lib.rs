@@ -1,0 +1,25 @@
+//! The LLVM engines of ZLM1 (C0-EXEC-001..003): a checked package
+//! ([`zlm::check::Checked`], never re-verified) is lowered to LLVM IR with
+//! the portable C engine's semantics, then run in-process ([`jit`]) or
+//! built ahead of time under an explicit [`TargetRecord`] ([`aot`]).
+//! Anything the lowering does not cover is refused with `C0-EXEC-002`.
+//! See docs/zlm/llvm-engines.md.
+
+pub mod aot;
+pub mod backend;
+mod error;
+pub mod jit;
+mod llvm_init;
+mod lower;
+pub mod target;
+mod unit;
+
+pub use error::LlvmError;
+pub use target::TargetRecord;
+pub use unit::{Lowered, Zrt, render_word};
+pub use zlm::materialize::c::{Refusal, Scope};
+
+/// Lowers the functions `scope` selects to one LLVM module.
+pub fn lower(checked: &zlm::check::Checked, scope: &Scope) -> Result<Lowered, Refusal> {
+    lower::lower(checked, scope)
+}

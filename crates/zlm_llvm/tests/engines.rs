@@ -1,0 +1,193 @@
+//! The JIT and AOT engines against the reference interpreter on every run
+//! example under all three profiles: every host-callable function,
+//! edge-value arguments, 200 000-step, 7-step and depth-3 limits; identical
+//! results, step counts, faults and drop logs. Functions the lowering does
+//! not cover must be refused with C0-EXEC-002 and are listed in `REFUSED`
+//! (exactly); the lowered IR is deterministic and free of wrap flags.
+
+mod support;
+
+use support::*;
+use zlm::interp::{Interp, Limits};
+use zlm_llvm::aot::AotProgram;
+use zlm_llvm::jit::with_jit;
+use zlm_llvm::{Scope, lower};
+
+/// `file:Decl.function` cases the LLVM engines refuse today.
+const REFUSED: &[&str] = &[
+    "arms.zlt:Box.make",
+    "arms.zlt:Main.pick",
+    "bytes.zlt:Main.demo",
+    "control.zlt:Box.make",
+    "control.zlt:Main.scan",
+    "drops.zlt:Box.make",
+    "drops.zlt:Main.drop_err",
+    "drops.zlt:Main.drop_ok",
+    "drops.zlt:Main.field_replace",
+    "faults.zlt:Main.byte_at",
+    "faults.zlt:Main.window",
+    "ops.zlt:Box.make",
+    "ops.zlt:Main.even",
+    "ops.zlt:Main.half",
+    "ops.zlt:Main.swap",
+    "own.zlt:Box.fallible",
+    "own.zlt:Box.make",
+    "own.zlt:Main.churn",
+    "own.zlt:Main.demo",
+    "own.zlt:Main.peek",
+    "own.zlt:Main.pick",
+    "own.zlt:Main.probe",
+    "own.zlt:Main.radius",
+    "own.zlt:Main.try_demo",
+];
+
+#[test]
+fn every_example_function_matches_the_interpreter_or_is_listed_refused() {
+    let record = host_record();
+    let mut refused = Vec::new();
+    let mut compared = 0;
+    // A loop given an extreme bound runs to the step limit: 200 000 steps
+    // keep the (debug-built) interpreter's share of the test small.
+    let limit_set = [
+        steps(200_000),
+        steps(7),
+        Limits {
+            depth: 3,
+            ..steps(200_000)
+        },
+    ];
+    for file in EXAMPLES {
+        for profile in ["exact", "modular", "approximate"] {
+            let m = load(file, profile);
+            let checked = zlm::decode::from_model(&m, &[]).unwrap();
+            let mut lowered = Vec::new();
+            for entry in entries(&checked) {
+                match lower(&checked, &Scope::Entry(entry.clone())) {
+                    Err(r) => {
+                        assert_eq!(r.to_string().split(':').next(), Some("C0-EXEC-002"));
+                        if profile == "exact" {
+                            refused.push(format!("{file}:{entry}"));
+                        }
+                    }
+                    Ok(_) => lowered.push(entry),
+                }
+            }
+            if lowered.is_empty() {
+                continue;
+            }
+            let unit = lower(&checked, &Scope::Entries(lowered.clone())).unwrap();
+            let aot = AotProgram::build(&unit, &record).unwrap_or_else(|e| panic!("{e}"));
+            with_jit(&unit, |jit| {
+                for entry in &lowered {
+                    let it = Interp::new(&checked).unwrap();
+                    let at = it.find(entry).unwrap();
+                    let tys = it.params(at);
+                    for args in arg_vectors(&tys, 8) {
+                        for &limits in &limit_set {
+                            let it = Interp::new(&checked).unwrap().with_limits(limits);
+                            let want = interp_run(&it, entry, &args);
+                            let label = format!(
+                                "{file}:{entry} ({profile}) args {args:x?} limits {limits:?}"
+                            );
+                            assert_eq!(
+                                seen(jit.run(entry, &args, limits), "JIT"),
+                                want,
+                                "JIT {label}"
+                            );
+                            assert_eq!(
+                                seen(aot.run(entry, &args, limits), "AOT"),
+                                want,
+                                "AOT {label}"
+                            );
+                            compared += 1;
+                        }
+                    }
+                }
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    let mut want: Vec<String> = REFUSED.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    refused.sort();
+    assert_eq!(refused, want, "the refused list changed");
+    assert!(compared > 120, "only {compared} runs compared");
+}
+
+#[test]
+fn lowered_ir_is_byte_identical_across_decodes_and_carries_no_wrap_flags() {
+    for file in EXAMPLES {
+        let m = load(file, "exact");
+        let bytes = zlm::write::write(&m).unwrap();
+        let a = zlm::decode::decode(&bytes).unwrap();
+        let b = zlm::decode::decode(&bytes).unwrap();
+        let c = zlm::decode::from_model(&m, &[]).unwrap();
+        for entry in entries(&a) {
+            let scope = Scope::Entry(entry);
+            let x = lower(&a, &scope);
+            assert_eq!(x, lower(&b, &scope));
+            assert_eq!(x, lower(&c, &scope));
+            if let Ok(u) = x {
+                for line in u.ir.lines().filter(|l| !l.starts_with(';')) {
+                    for word in [" nsw", " nuw", " exact", "undef", "poison", "freeze"] {
+                        assert!(!line.contains(word), "{file}: {word} in {line}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_unsupported_operation_is_refused_with_its_location() {
+    let m = load("own.zlt", "exact");
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let e = lower(&checked, &Scope::Entry("Main.demo".into())).unwrap_err();
+    let text = e.to_string();
+    assert!(text.starts_with("C0-EXEC-002: "), "{text}");
+    assert!(e.function.is_some(), "{text}");
+    let e = lower(&checked, &Scope::Entry("Main.nothing".into())).unwrap_err();
+    assert!(e.to_string().contains("no unique function"), "{e}");
+}
+
+#[test]
+fn host_stack_exhaustion_is_the_depth_fault_never_a_crash() {
+    // With a depth limit far above what the guarded host stack holds, a
+    // deep recursion ends in DepthLimit (the known divergence from the
+    // interpreter, docs/zlm/llvm-engines.md), on both engines.
+    let m = load("deep.zlt", "exact");
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let unit = lower(&checked, &Scope::Entry("Main.down".into())).unwrap();
+    let limits = Limits {
+        steps: 1 << 40,
+        depth: 1 << 30,
+        bytes: 0,
+    };
+    let depth_fault = |s: Seen| match s {
+        Seen::Fault(f, drops) => {
+            assert!(
+                f.starts_with("fault in Main.down") && f.ends_with("DepthLimit"),
+                "{f}"
+            );
+            assert!(drops.is_empty());
+        }
+        other => panic!("{other:?}"),
+    };
+    with_jit(&unit, |jit| {
+        depth_fault(seen(jit.run("Main.down", &[100_000_000], limits), "JIT"));
+        // A recursion that fits still returns what the interpreter returns.
+        let it = Interp::new(&checked).unwrap().with_limits(Limits {
+            depth: 4096,
+            ..limits
+        });
+        let want = interp_run(&it, "Main.down", &[1000]);
+        assert!(
+            matches!(&want, Seen::Done(r, _, _) if r == "1000"),
+            "{want:?}"
+        );
+        assert_eq!(seen(jit.run("Main.down", &[1000], limits), "JIT"), want);
+    })
+    .unwrap();
+    let aot = AotProgram::build(&unit, &host_record()).unwrap();
+    depth_fault(seen(aot.run("Main.down", &[100_000_000], limits), "AOT"));
+}
