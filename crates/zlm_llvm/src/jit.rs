@@ -2,6 +2,9 @@
 //! the host and run on a thread whose stack is sized for the host-stack
 //! guard, with the interpreter's limits. A JIT run is not a build: it may
 //! use the host CPU, and nothing of it is a reproducible output.
+// Calling JIT-compiled machine code is FFI by nature: the entry address
+// comes from LLVM and its signature from our own lowering, which Rust cannot check.
+#![allow(unsafe_code)]
 
 use crate::backend;
 use crate::error::LlvmError;

@@ -5,6 +5,8 @@
 //! Anything the lowering does not cover is refused with `C0-EXEC-002`.
 //! See docs/zlm/llvm-engines.md.
 
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
 pub mod aot;
 pub mod backend;
 mod error;
