@@ -376,6 +376,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/effects", get(effects))
         .route("/v1/executions/{id}/events", post(send_event))
         .route("/v1/executions/{id}/cancel", post(cancel))
+        .merge(crate::ui::router(app.host.clone()))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .layer(middleware::from_fn_with_state(app.clone(), guard))
@@ -427,7 +428,10 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
     let method = req.method().clone();
-    let response = if route != "/v1/health" && !authorized(req.headers(), &app.cfg) {
+    let response = if route != "/v1/health"
+        && !crate::ui::is_public(&route)
+        && !authorized(req.headers(), &app.cfg)
+    {
         err(401, "unauthorized", "missing or wrong bearer token").into_response()
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
