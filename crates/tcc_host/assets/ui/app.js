@@ -21,15 +21,25 @@
       else if (k === "class") e.className = v;
       else e.setAttribute(k, v === true ? "" : String(v));
     }
-    for (const k of kids.flat()) {
-      if (k === null || k === undefined || k === false) continue;
-      e.append(k instanceof Node ? k : document.createTextNode(String(k)));
-    }
+    e.append(...nodes(kids));
     return e;
   }
 
+  // Children as nodes: arrays flattened, null/undefined/false left out.
+  function nodes(kids) {
+    return kids.flat(Infinity)
+      .filter((k) => k !== null && k !== undefined && k !== false)
+      .map((k) => (k instanceof Node ? k : document.createTextNode(String(k))));
+  }
+
+  function fill(el, ...kids) {
+    el.replaceChildren(...nodes(kids));
+  }
+
+  // Short values on one line, longer ones indented.
   function json(v) {
-    return JSON.stringify(v, null, 1);
+    const flat = JSON.stringify(v);
+    return flat !== undefined && flat.length <= 72 ? flat : JSON.stringify(v, null, 1);
   }
 
   function time(ms) {
@@ -81,7 +91,7 @@
         route();
       },
     }, input, h("button", { type: "submit", id: "login-button" }, "Sign in"));
-    main.replaceChildren(h("div", { class: "card" },
+    fill(main, h("div", { class: "card" },
       h("h2", {}, "This service needs its bearer token"),
       again ? h("p", { class: "error" }, "The token was not accepted.") : null,
       h("p", { class: "muted" }, "The token is kept in this tab only (sessionStorage) and sent as Authorization: Bearer."),
@@ -96,7 +106,7 @@
       if (e instanceof AuthError) {
         showLogin(!!sessionStorage.getItem(TOKEN_KEY));
       } else {
-        main.replaceChildren(h("p", { class: "error", id: "error" }, String(e.message || e)));
+        fill(main, h("p", { class: "error", id: "error" }, String(e.message || e)));
       }
     }
   }
@@ -118,13 +128,13 @@
       status, program, search, h("button", { type: "submit", id: "apply" }, "Show"));
     const table = h("table", { id: "executions" });
     const pager = h("div", { class: "pager" });
-    main.replaceChildren(h("h1", {}, "Executions"), h("div", { class: "card" }, form, table, pager));
+    fill(main, h("h1", {}, "Executions"), h("div", { class: "card" }, form, table, pager));
 
     const query = new URLSearchParams();
     for (const k of ["status", "program", "q", "before"]) if (params.get(k)) query.set(k, params.get(k));
     const refresh = async () => {
       const page = await api("GET", "/ui/api/executions?" + query.toString());
-      table.replaceChildren(
+      fill(table,
         h("thead", {}, h("tr", {}, ["id", "status", "program", "revision", "lease", "updated"].map((c) => h("th", {}, c)))),
         h("tbody", {}, page.executions.map((e) => h("tr", { "data-id": e.id },
           h("td", { class: "mono" }, h("a", { href: "/ui/executions/" + encodeURIComponent(e.id) }, e.id)),
@@ -145,7 +155,7 @@
         next.set("before", page.next);
         links.push(h("a", { href: "/ui?" + next.toString(), id: "next-page" }, "older »"));
       }
-      pager.replaceChildren(...links);
+      fill(pager, ...links);
     };
     await refresh();
     // The newest page follows new executions and status changes.
@@ -258,15 +268,15 @@
     }));
     const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, note));
 
-    main.replaceChildren(
+    fill(main,
       h("h1", {}, "Execution ", h("code", { id: "execution-id" }, id), status),
       h("div", { class: "grid" },
         h("div", {},
           h("div", { class: "card" }, h("h2", {}, "Summary"), summary),
           h("div", { class: "card" }, h("h2", {}, "Outcome"), outcome),
-          h("div", { class: "card" }, h("h2", {}, "Pending operation"), pending),
           h("div", { class: "card" }, h("h2", {}, "History"), history)),
         h("div", {},
+          h("div", { class: "card" }, h("h2", {}, "Pending operation"), pending),
           actions,
           h("div", { class: "card" }, h("h2", {}, "Waits, timers and children"), waits),
           h("div", { class: "card" }, h("h2", {}, "Program"), listing))));
@@ -277,9 +287,9 @@
       if (timer) { clearTimeout(timer); timer = null; }
       const doc = await api("GET", "/ui/api/executions/" + encodeURIComponent(id));
       const x = doc.execution;
-      status.replaceChildren(badge(x.status));
+      fill(status, badge(x.status));
       status.dataset.status = x.status;
-      summary.replaceChildren(
+      fill(summary,
         h("dt", {}, "program"), h("dd", {}, x.program || h("span", { class: "muted" }, "(started by hash)")),
         h("dt", {}, "artifact"), h("dd", { class: "mono" }, h("a", { href: "/ui/programs/" + encodeURIComponent(x.artifact_hash) }, x.artifact_hash)),
         h("dt", {}, "revision"), h("dd", { id: "revision" }, x.revision),
@@ -291,34 +301,34 @@
         x.cancel_requested ? [h("dt", {}, "cancel"), h("dd", {}, "requested")] : null,
         x.error ? [h("dt", {}, "host error"), h("dd", { class: "error", id: "host-error" }, x.error)] : null);
       if (x.status === "completed" && x.result) {
-        outcome.replaceChildren(h("div", { class: "muted" }, "result"), h("pre", { id: "result" }, json(x.result.plain)));
+        fill(outcome, h("div", { class: "muted" }, "result"), h("pre", { id: "result" }, json(x.result.plain)));
       } else if (x.status === "failed" || x.status === "cancelled") {
-        outcome.replaceChildren(h("div", { class: "error", id: "failure" }, x.message || x.error || x.status),
+        fill(outcome, h("div", { class: "error", id: "failure" }, x.message || x.error || x.status),
           x.result ? h("pre", {}, json(x.result.plain)) : null);
       } else {
-        outcome.replaceChildren(h("span", { class: "muted" }, "not finished"));
+        fill(outcome, h("span", { class: "muted" }, "not finished"));
       }
-      pending.replaceChildren(h("div", { id: "pending-text" }, pendingText(x.pending)), x.pending ? h("pre", {}, json(x.pending)) : null);
+      fill(pending, h("div", { id: "pending-text" }, pendingText(x.pending)), x.pending ? h("pre", {}, json(x.pending)) : null);
       if (x.pending && x.pending.type === "wait" && x.pending.kind && x.pending.kind.type === "event"
           && !eventName.value && document.activeElement !== eventName) {
         eventName.value = x.pending.kind.event_name;
       }
-      history.replaceChildren(...doc.history.map(entryView));
+      fill(history, ...doc.history.map(entryView));
       if (doc.history_truncated) history.append(h("li", { class: "muted" }, "(first " + doc.history.length + " entries)"));
-      waits.replaceChildren(
+      fill(waits,
         h("thead", {}, h("tr", {}, ["#", "kind", "what", "branch", "due", "state"].map((c) => h("th", {}, c)))),
         h("tbody", {}, doc.waits.map((w) => h("tr", { class: "wait-" + w.kind },
           h("td", {}, w.id),
           h("td", {}, w.kind),
           h("td", { class: "mono" }, w.kind === "child" && w.name ? h("a", { href: "/ui/executions/" + encodeURIComponent(w.name) }, w.name) : (w.name || "")),
           h("td", {}, w.branch || ""),
-          h("td", {}, w.due_ms ? time(w.due_ms) : ""),
+          h("td", { title: w.due_ms ? time(w.due_ms) : null }, w.due_ms ? time(w.due_ms).slice(11) : ""),
           h("td", {}, w.delivered ? "delivered" : "open")))));
       eventForm.querySelectorAll("input, textarea, button").forEach((e) => { e.disabled = x.terminal; });
       cancelButton.disabled = x.terminal;
       if (!artifact) {
         artifact = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(x.artifact_hash));
-        listing.replaceChildren(listingView(artifact));
+        fill(listing, listingView(artifact));
       }
       highlight(listing, doc.frames || []);
       setLive(!x.terminal);
@@ -350,7 +360,7 @@
 
   async function showPrograms() {
     const programs = (await api("GET", "/ui/api/programs")).programs;
-    main.replaceChildren(h("h1", {}, "Programs"), h("div", { class: "card" }, h("table", { id: "programs" },
+    fill(main, h("h1", {}, "Programs"), h("div", { class: "card" }, h("table", { id: "programs" },
       h("thead", {}, h("tr", {}, ["name", "hash", "frontend", "language", "engine features", "host capabilities", "functions", "instructions"].map((c) => h("th", {}, c)))),
       h("tbody", {}, programs.map((p) => {
         const env = p.envelope || {};
@@ -370,7 +380,7 @@
   async function showArtifact(hash) {
     const a = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(hash));
     const env = a.envelope;
-    main.replaceChildren(
+    fill(main,
       h("h1", {}, "Artifact ", h("code", {}, a.hash)),
       h("div", { class: "card" }, h("dl", { class: "kv", id: "envelope" },
         h("dt", {}, "names"), h("dd", {}, list(a.names)),
