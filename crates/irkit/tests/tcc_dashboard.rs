@@ -43,9 +43,7 @@ fn api(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, J) {
 fn until(b: &Browser, what: &str, script: &str, ready: impl Fn(&J) -> bool) -> J {
     let start = Instant::now();
     loop {
-        let v = b
-            .run(b.client.execute(script, vec![]))
-            .unwrap_or(J::Null);
+        let v = b.run(b.client.execute(script, vec![])).unwrap_or(J::Null);
         if ready(&v) {
             return v;
         }
@@ -136,10 +134,20 @@ fn dashboard_round_trip(database: &str, dir: &Path, node: &str, bless: bool) {
     let (code, _) = api(&url, "GET", "/ui/api/executions", None);
     assert_eq!(code, 200);
 
-    let (code, j) = api(&url, "POST", "/v1/artifacts?name=flow", Some(&common::flow()));
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=flow",
+        Some(&common::flow()),
+    );
     assert_eq!(code, 201, "{j}");
     let hash = j["hash"].as_str().unwrap().to_string();
-    let (code, j) = api(&url, "POST", "/v1/artifacts?name=worker", Some(&common::worker()));
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=worker",
+        Some(&common::worker()),
+    );
     assert_eq!(code, 201, "{j}");
 
     let Some(b) = Browser::start(1400, 1400) else {
@@ -147,73 +155,129 @@ fn dashboard_round_trip(database: &str, dir: &Path, node: &str, bless: bool) {
     };
     // Sign in once: the token stays in the tab.
     goto(&b, &format!("{url}/ui"));
-    until(&b, "the sign-in form", "return !!document.querySelector('#token');", |v| {
-        v == &json!(true)
-    });
+    until(
+        &b,
+        "the sign-in form",
+        "return !!document.querySelector('#token');",
+        |v| v == &json!(true),
+    );
     let token = b.run(b.client.find(Locator::Css("#token"))).unwrap();
     b.run(token.send_keys(TOKEN)).unwrap();
     b.run(b.client.find(Locator::Css("#login-button")))
         .map(|e| b.run(e.click()))
         .unwrap()
         .unwrap();
-    until(&b, "the executions table", "return !!document.querySelector('#executions thead');", |v| {
-        v == &json!(true)
-    });
+    until(
+        &b,
+        "the executions table",
+        "return !!document.querySelector('#executions thead');",
+        |v| v == &json!(true),
+    );
 
-    let (code, j) = api(&url, "POST", "/v1/executions", Some(br#"{"program": "flow"}"#));
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "flow"}"#),
+    );
     assert_eq!(code, 201, "{j}");
     let id = j["id"].as_str().unwrap().to_string();
     goto(&b, &format!("{url}/ui/executions/{id}"));
     // While the first effect runs, this node holds the lease.
-    until(&b, "the lease holder", "const e = document.querySelector('#lease'); return e ? e.textContent : null;", |v| {
-        v.as_str().is_some_and(|t| t.contains(&format!("held by {node}")))
-    });
-    until(&b, "the event wait", "const e = document.querySelector('#status'); return e ? e.dataset.status : null;", |v| {
-        v == &json!("suspended")
-    });
+    until(
+        &b,
+        "the lease holder",
+        "const e = document.querySelector('#lease'); return e ? e.textContent : null;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains(&format!("held by {node}")))
+        },
+    );
+    until(
+        &b,
+        "the event wait",
+        "const e = document.querySelector('#status'); return e ? e.dataset.status : null;",
+        |v| v == &json!("suspended"),
+    );
     assert!(text_of(&b, "#pending-text").contains("\"approved\""));
     assert_eq!(text_of(&b, "#lease"), "free");
     // The pc of the suspended continuation, highlighted in the listing:
     // just after WaitForEvent (pc 7).
-    let pc = until(&b, "the pc highlight", "const e = document.querySelector('li.pc-current'); return e ? [e.dataset.func, e.dataset.pc, e.textContent] : null;", |v| {
-        v.is_array()
-    });
-    assert_eq!((pc[0].as_str(), pc[1].as_str()), (Some("0"), Some("8")), "{pc}");
+    let pc = until(
+        &b,
+        "the pc highlight",
+        "const e = document.querySelector('li.pc-current'); return e ? [e.dataset.func, e.dataset.pc, e.textContent] : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(
+        (pc[0].as_str(), pc[1].as_str()),
+        (Some("0"), Some("8")),
+        "{pc}"
+    );
     assert!(text_of(&b, "#listing").contains("WaitForEvent"));
     assert!(squeezed(&b, ".effect-input").contains("\"n\":7"));
 
     // Send the event from the page; the page follows without reloading.
-    b.run(b.client.execute("window.__irkitMarker = 42; return null;", vec![]))
-        .unwrap();
+    b.run(
+        b.client
+            .execute("window.__irkitMarker = 42; return null;", vec![]),
+    )
+    .unwrap();
     let name = b.run(b.client.find(Locator::Css("#event-name"))).unwrap();
     b.run(name.clear()).unwrap();
     b.run(name.send_keys("approved")).unwrap();
-    let payload = b.run(b.client.find(Locator::Css("#event-payload"))).unwrap();
+    let payload = b
+        .run(b.client.find(Locator::Css("#event-payload")))
+        .unwrap();
     b.run(payload.send_keys(r#"{"ok": true}"#)).unwrap();
     let send = b.run(b.client.find(Locator::Css("#send-event"))).unwrap();
     b.run(send.click()).unwrap();
-    until(&b, "completion", "const e = document.querySelector('#status'); return e ? e.dataset.status : null;", |v| {
-        v == &json!("completed")
-    });
+    until(
+        &b,
+        "completion",
+        "const e = document.querySelector('#status'); return e ? e.dataset.status : null;",
+        |v| v == &json!("completed"),
+    );
     let marker = b
-        .run(b.client.execute("return window.__irkitMarker || null;", vec![]))
+        .run(
+            b.client
+                .execute("return window.__irkitMarker || null;", vec![]),
+        )
         .unwrap();
     assert_eq!(marker, json!(42), "the page was reloaded");
-    assert_eq!(squeezed(&b, "#result"), r#"[{"n":7},{"ok":true},{"ok":true}]"#);
+    assert_eq!(
+        squeezed(&b, "#result"),
+        r#"[{"n":7},{"ok":true},{"ok":true}]"#
+    );
     let kinds = b
         .run(b.client.execute(
             "return [...document.querySelectorAll('#history li')].map(e => e.dataset.kind);",
             vec![],
         ))
         .unwrap();
-    for k in ["created", "effect", "checkpoint", "event_received", "event_delivered", "timer_delivered", "child_delivered"] {
-        assert!(kinds.as_array().unwrap().contains(&json!(k)), "{k} in {kinds}");
+    for k in [
+        "created",
+        "effect",
+        "checkpoint",
+        "event_received",
+        "event_delivered",
+        "timer_delivered",
+        "child_delivered",
+    ] {
+        assert!(
+            kinds.as_array().unwrap().contains(&json!(k)),
+            "{k} in {kinds}"
+        );
     }
     assert!(text_of(&b, "#history").contains("checkpoint r"));
     assert!(text_of(&b, "#waits").contains("child:"));
     assert!(text_of(&b, "#action-status").contains("accepted"));
     let (code, j) = api(&url, "GET", &format!("/v1/executions/{id}"), None);
-    assert_eq!((code, j["status"].as_str()), (200, Some("completed")), "{j}");
+    assert_eq!(
+        (code, j["status"].as_str()),
+        (200, Some("completed")),
+        "{j}"
+    );
 
     let shot = b.run(b.client.screenshot()).unwrap();
     let (w, h) = check_not_blank(&shot);
@@ -226,28 +290,51 @@ fn dashboard_round_trip(database: &str, dir: &Path, node: &str, bless: bool) {
     // The list: search by id prefix, filter by status and program.
     let prefix = &id[..id.len() - 4];
     goto(&b, &format!("{url}/ui?q={prefix}"));
-    until(&b, "the id search", "return [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id);", |v| {
-        v == &json!([id])
-    });
+    until(
+        &b,
+        "the id search",
+        "return [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id);",
+        |v| v == &json!([id]),
+    );
     goto(&b, &format!("{url}/ui?status=completed&program=flow"));
-    until(&b, "the filtered list", "return [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id);", |v| {
-        v == &json!([id])
-    });
+    until(
+        &b,
+        "the filtered list",
+        "return [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id);",
+        |v| v == &json!([id]),
+    );
     goto(&b, &format!("{url}/ui?status=suspended"));
-    until(&b, "an empty list", "const c = document.querySelector('#executions caption'); return c ? c.textContent : null;", |v| {
-        v == &json!("No executions match.")
-    });
+    until(
+        &b,
+        "an empty list",
+        "const c = document.querySelector('#executions caption'); return c ? c.textContent : null;",
+        |v| v == &json!("No executions match."),
+    );
     // The programs page and the artifact's listing.
     goto(&b, &format!("{url}/ui/programs"));
-    let row = until(&b, "the programs table", "const r = document.querySelector('#programs tr[data-name=flow]'); return r ? r.textContent : null;", |v| {
-        v.is_string()
-    });
+    let row = until(
+        &b,
+        "the programs table",
+        "const r = document.querySelector('#programs tr[data-name=flow]'); return r ? r.textContent : null;",
+        |v| v.is_string(),
+    );
     let row = row.as_str().unwrap();
-    assert!(row.contains(&hash[..16]) && row.contains("irkit-tests") && row.contains("durable.wait_for_event"), "{row}");
+    assert!(
+        row.contains(&hash[..16])
+            && row.contains("irkit-tests")
+            && row.contains("durable.wait_for_event"),
+        "{row}"
+    );
     goto(&b, &format!("{url}/ui/programs/{hash}"));
-    until(&b, "the artifact listing", "const e = document.querySelector('.program-listing'); return e ? e.textContent : null;", |v| {
-        v.as_str().is_some_and(|t| t.contains("WaitForEvent") && t.contains("Invoke"))
-    });
+    until(
+        &b,
+        "the artifact listing",
+        "const e = document.querySelector('.program-listing'); return e ? e.textContent : null;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("WaitForEvent") && t.contains("Invoke"))
+        },
+    );
     b.close();
 }
 

@@ -4,7 +4,8 @@
 //! bodies above the configured limit are refused with `payload_too_large`
 //! (413); a request that takes longer than the request timeout is answered
 //! `timeout` (503); when a token is configured every route except
-//! `GET /v1/health` needs `Authorization: Bearer TOKEN`. The OpenAPI
+//! `GET /v1/health` and the dashboard's page ([`crate::ui::PUBLIC_ROUTES`];
+//! its data routes are guarded) needs `Authorization: Bearer TOKEN`. The OpenAPI
 //! description is served at `GET /v1/openapi.json` (file `openapi.json`
 //! in this crate), Prometheus metrics at `GET /metrics` ([`crate::metrics`]).
 //!

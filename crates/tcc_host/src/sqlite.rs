@@ -1391,12 +1391,30 @@ impl Store for SqliteStore {
                 "seq DESC"
             }
         };
+        // One index serves each page; a unary `+` keeps SQLite (which has
+        // no statistics here) off the other. The id search reads the id
+        // index. With both filters, a status other than `completed` (the
+        // bulk of a long-lived store) is the rarer one and leads; for
+        // `completed` the program's rows are read instead.
+        let status_leads = q.id_prefix.is_none()
+            && q.status
+                .as_deref()
+                .is_some_and(|s| q.program.is_none() || s != "completed");
+        let program_leads = q.id_prefix.is_none() && q.program.is_some() && !status_leads;
         if let Some(st) = &q.status {
-            conds.push("status = ?");
+            conds.push(if status_leads {
+                "status = ?"
+            } else {
+                "+status = ?"
+            });
             args.push(V::Text(st.clone()));
         }
         if let Some(p) = &q.program {
-            conds.push("program_name = ?");
+            conds.push(if program_leads {
+                "program_name = ?"
+            } else {
+                "+program_name = ?"
+            });
             args.push(V::Text(p.clone()));
         }
         args.push(V::Integer(i64::from(q.page_size())));

@@ -137,7 +137,11 @@ fn pages_follow_every_filter_newest_first(kind: Kind) {
     };
     assert_eq!(ids(&*store, &q(100)), newest_first);
     for size in [1, 3, 4] {
-        assert_eq!(all_pages(&*store, &q(size)), newest_first, "pages of {size}");
+        assert_eq!(
+            all_pages(&*store, &q(size)),
+            newest_first,
+            "pages of {size}"
+        );
     }
     let by_status = PageQuery {
         status: Some("suspended".into()),
@@ -199,12 +203,18 @@ fn the_execution_page_shows_a_run_with_its_waits_and_pc(kind: Kind) {
     assert_eq!(row.status, "suspended");
     let doc = tcc_host::ui::execution_doc(&host, &id).unwrap().unwrap();
     assert_eq!(doc["execution"]["status"], "suspended");
-    assert_eq!(doc["execution"]["pending"]["kind"]["event_name"], "approved");
+    assert_eq!(
+        doc["execution"]["pending"]["kind"]["event_name"],
+        "approved"
+    );
     // Suspended at the wait: the top frame's pc is just after WaitForEvent.
     assert_eq!(doc["frames"], json!([{"func_id": 0, "pc": 8}]));
     let waits = store.waits_of(&id).unwrap();
     assert_eq!(waits.len(), 1);
-    assert_eq!((waits[0].kind.as_str(), waits[0].name.as_deref()), ("event", Some("approved")));
+    assert_eq!(
+        (waits[0].kind.as_str(), waits[0].name.as_deref()),
+        ("event", Some("approved"))
+    );
     assert!(!waits[0].delivered);
     let effect = doc["history"]
         .as_array()
@@ -236,7 +246,15 @@ fn the_execution_page_shows_a_run_with_its_waits_and_pc(kind: Kind) {
         .iter()
         .map(|e| e["kind"].as_str().unwrap())
         .collect();
-    for k in ["created", "effect", "checkpoint", "event_received", "event_delivered", "timer_delivered", "child_delivered"] {
+    for k in [
+        "created",
+        "effect",
+        "checkpoint",
+        "event_received",
+        "event_delivered",
+        "timer_delivered",
+        "child_delivered",
+    ] {
         assert!(kinds.contains(&k), "{k} in {kinds:?}");
     }
     let revisions: Vec<u64> = doc["history"]
@@ -248,10 +266,21 @@ fn the_execution_page_shows_a_run_with_its_waits_and_pc(kind: Kind) {
         .collect();
     assert!(revisions.windows(2).all(|w| w[0] < w[1]) && !revisions.is_empty());
     let waits = store.waits_of(&id).unwrap();
-    let kinds: Vec<(&str, bool)> = waits.iter().map(|w| (w.kind.as_str(), w.delivered)).collect();
+    let kinds: Vec<(&str, bool)> = waits
+        .iter()
+        .map(|w| (w.kind.as_str(), w.delivered))
+        .collect();
     assert_eq!(kinds, [("event", true), ("timer", true), ("child", true)]);
     let child = waits[2].name.clone().unwrap();
-    assert_eq!(store.get_execution(&child).unwrap().unwrap().parent_id.as_deref(), Some(id.as_str()));
+    assert_eq!(
+        store
+            .get_execution(&child)
+            .unwrap()
+            .unwrap()
+            .parent_id
+            .as_deref(),
+        Some(id.as_str())
+    );
     // The listing of the pinned artifact, and the page of the list.
     let bytes = store.get_artifact(&flow).unwrap().unwrap();
     let listing = tcc_host::ui::view::artifact_listing(
@@ -259,9 +288,13 @@ fn the_execution_page_shows_a_run_with_its_waits_and_pc(kind: Kind) {
         &["flow".into()],
         &serde_json::from_slice(&bytes).unwrap(),
     );
-    assert_eq!(listing["functions"][0]["instructions"][7]["text"], "WaitForEvent");
+    assert_eq!(
+        listing["functions"][0]["instructions"][7]["text"],
+        "WaitForEvent"
+    );
     assert_eq!(listing["envelope"]["frontend_id"], "irkit-tests");
-    let page = tcc_host::ui::list_page(&host, &tcc_host::ui::page_query("program=flow").unwrap()).unwrap();
+    let page =
+        tcc_host::ui::list_page(&host, &tcc_host::ui::page_query("program=flow").unwrap()).unwrap();
     assert_eq!(page["executions"][0]["id"], id.as_str());
     assert_eq!(page["executions"].as_array().unwrap().len(), 1);
     assert_eq!(page["next"], serde_json::Value::Null);
@@ -290,4 +323,52 @@ on_both!(
 #[test]
 fn the_id_search_is_a_prefix_under_an_icu_collation() {
     pages_follow_every_filter_newest_first(Kind::PostgresIcu)
+}
+
+/// Every dashboard statement reaches its rows through an index on
+/// PostgreSQL (generic plans, as the store's sessions cache them).
+#[test]
+fn the_dashboard_queries_do_not_scan_on_postgres() {
+    let Some(db) = ScratchSchema::create("t_ui_plans").unwrap() else {
+        return;
+    };
+    let pg = Arc::new(PgStore::open(&db.url()).unwrap());
+    let store: Arc<dyn Store> = pg.clone();
+    let news: Vec<NewExecution> = IDS.iter().map(|(i, p)| new(i, *p)).collect();
+    store.create_executions(&news).unwrap();
+    for raw in [
+        "",
+        "before=5",
+        "status=suspended",
+        "status=suspended&before=5",
+        "program=p1",
+        "program=p1&before=5",
+        "status=suspended&program=p1",
+        "status=suspended&program=p1&before=5",
+        "q=a",
+        "q=a&before=a-3",
+        "q=a&status=suspended",
+        "q=a&program=p1&before=a-3",
+        "q=a&status=suspended&program=p1",
+    ] {
+        let q = tcc_host::ui::page_query(raw).unwrap();
+        store.page_executions(&q).unwrap();
+    }
+    store.waits_of("a").unwrap();
+    let plans = pg.cached_generic_plans().unwrap();
+    let scans: Vec<String> = plans
+        .iter()
+        .filter(|(_, plan)| plan.contains("Seq Scan"))
+        .map(|(sql, plan)| format!("{sql}\n{plan}"))
+        .collect();
+    assert!(
+        plans.len() >= 14,
+        "only {} statements prepared",
+        plans.len()
+    );
+    assert!(
+        scans.is_empty(),
+        "plans that scan:\n\n{}",
+        scans.join("\n\n")
+    );
 }

@@ -90,7 +90,9 @@ impl Browser {
         match Browser::try_start(width, height) {
             Ok(b) => Some(b),
             Err(e) if !browser_required() => {
-                eprintln!("skipping the browser test: {e} (set IRKIT_REQUIRE_BROWSER=1 to fail instead)");
+                eprintln!(
+                    "skipping the browser test: {e} (set IRKIT_REQUIRE_BROWSER=1 to fail instead)"
+                );
                 None
             }
             Err(e) => panic!("IRKIT_REQUIRE_BROWSER=1 but the browser cannot start: {e}"),

@@ -283,8 +283,24 @@
 
     let artifact = null;
     let timer = null;
+    let running = false;
+    let again = false;
+    // One refresh at a time (the poll and an action may both ask); one
+    // asked for meanwhile runs right after.
     const refresh = async () => {
+      if (running) { again = true; return; }
       if (timer) { clearTimeout(timer); timer = null; }
+      running = true;
+      let terminal = false;
+      try {
+        terminal = await render();
+      } finally {
+        running = false;
+      }
+      if (again) { again = false; return refresh(); }
+      if (!terminal) timer = setTimeout(() => guarded(refresh), POLL_MS);
+    };
+    const render = async () => {
       const doc = await api("GET", "/ui/api/executions/" + encodeURIComponent(id));
       const x = doc.execution;
       fill(status, badge(x.status));
@@ -332,7 +348,7 @@
       }
       highlight(listing, doc.frames || []);
       setLive(!x.terminal);
-      if (!x.terminal) timer = setTimeout(() => guarded(refresh), POLL_MS);
+      return x.terminal;
     };
     await refresh();
   }

@@ -315,7 +315,10 @@ mod tests {
         assert_eq!(q.page_size(), 10);
         let q = page_query("q=e-01&before=e-0199").unwrap();
         assert_eq!(q.id_prefix.as_deref(), Some("e-01"));
-        assert_eq!((q.before_seq, q.before_id.as_deref()), (None, Some("e-0199")));
+        assert_eq!(
+            (q.before_seq, q.before_id.as_deref()),
+            (None, Some("e-0199"))
+        );
         assert_eq!(q.page_size(), 50);
         assert!(page_query("before=e-01").is_err());
         assert!(page_query("limit=x").is_err());

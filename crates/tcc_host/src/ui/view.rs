@@ -119,11 +119,7 @@ pub fn instruction_text(ins: &J) -> String {
     let Some(m) = ins.as_object() else {
         return tcc_ir::to_canonical(ins);
     };
-    let mut out = m
-        .get("op")
-        .and_then(J::as_str)
-        .unwrap_or("?")
-        .to_string();
+    let mut out = m.get("op").and_then(J::as_str).unwrap_or("?").to_string();
     for (k, v) in m.iter().filter(|(k, _)| *k != "op") {
         out.push(' ');
         out.push_str(k);
@@ -206,7 +202,10 @@ mod tests {
     #[test]
     fn instructions_list_their_op_then_fields_in_key_order() {
         let ins = json!({"op": "Effect", "key": "charge", "has_input": true});
-        assert_eq!(instruction_text(&ins), "Effect key=\"charge\" has_input=true");
+        assert_eq!(
+            instruction_text(&ins),
+            "Effect key=\"charge\" has_input=true"
+        );
         assert_eq!(instruction_text(&json!({"op": "Return"})), "Return");
         assert_eq!(instruction_text(&json!(3)), "3");
     }
