@@ -10,9 +10,8 @@ mod tcc_serve;
 
 use serde_json::{Value as J, json};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");

@@ -12,12 +12,14 @@ mod tcc_serve;
 
 use serde_json::{Value as J, json};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 use tcc_host::store::Store;
+
+const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
 
 use tcc_serve::{Dir, Server, request};
 
