@@ -163,10 +163,8 @@ fn dashboard_round_trip(database: &str, dir: &Path, node: &str, bless: bool) {
     );
     let token = b.run(b.client.find(Locator::Css("#token"))).unwrap();
     b.run(token.send_keys(TOKEN)).unwrap();
-    b.run(b.client.find(Locator::Css("#login-button")))
-        .map(|e| b.run(e.click()))
-        .unwrap()
-        .unwrap();
+    let login = b.run(b.client.find(Locator::Css("#login-button"))).unwrap();
+    b.run(login.click()).unwrap();
     until(
         &b,
         "the executions table",
