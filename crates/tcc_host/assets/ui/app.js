@@ -343,8 +343,15 @@
       eventForm.querySelectorAll("input, textarea, button").forEach((e) => { e.disabled = x.terminal; });
       cancelButton.disabled = x.terminal;
       if (!artifact) {
-        artifact = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(x.artifact_hash));
-        fill(listing, listingView(artifact));
+        try {
+          artifact = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(x.artifact_hash));
+          fill(listing, listingView(artifact));
+        } catch (e) {
+          if (e instanceof AuthError) throw e;
+          // E.g. the pinned artifact is missing: the rest of the page stays.
+          artifact = { functions: [] };
+          fill(listing, h("p", { class: "error", id: "listing-error" }, String(e.message)));
+        }
       }
       highlight(listing, doc.frames || []);
       setLive(!x.terminal);

@@ -325,6 +325,17 @@ mod tests {
         assert_eq!(page_query("limit=100000").unwrap().page_size(), 500);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+        #[test]
+        fn arbitrary_listing_queries_are_parsed_or_refused(q in ".{0,80}") {
+            if let Ok(p) = page_query(&q) {
+                proptest::prop_assert!((1..=500).contains(&p.page_size()));
+                proptest::prop_assert!(p.before_seq.is_none() || p.id_prefix.is_none());
+            }
+        }
+    }
+
     #[test]
     fn only_the_page_itself_is_public() {
         assert!(is_public("/ui/executions/{id}"));

@@ -211,6 +211,24 @@ mod tests {
     }
 
     #[test]
+    fn a_program_without_its_artifact_is_listed_as_not_stored() {
+        let j = program_summary("p", "h", None);
+        assert_eq!(j["stored"], false);
+        assert!(j.get("envelope").is_none());
+        let a = json!({"envelope": {"frontend_id": "f"}, "program": {"entry": 0, "functions": [
+            {"id": 0, "instructions": [{"op": "Nop"}, {"op": "Return"}]}, {"id": 1, "instructions": []}]}});
+        let j = program_summary("p", "h", Some(&a));
+        assert_eq!(
+            (j["functions"].as_u64(), j["instructions"].as_u64()),
+            (Some(2), Some(2))
+        );
+        let l = artifact_listing("h", &[], &a);
+        assert_eq!(l["functions"][0]["entry"], true);
+        assert_eq!(l["functions"][1]["entry"], false);
+        assert_eq!(l["functions"][0]["instructions"][1]["text"], "Return");
+    }
+
+    #[test]
     fn a_lease_is_active_until_it_expires() {
         let mut row = ExecutionRow {
             id: "e".into(),
