@@ -110,6 +110,8 @@ tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
 $irkit tcc ls --server "$tcc_url"
 tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3 && grep '^tcc_executions' <&3; exec 3<&-
+echo "dashboard: $tcc_url/ui"
+exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /ui/api/executions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3 && grep -q '"executions"' <&3; exec 3<&-
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
 # TCC frontends: compile the Python and TypeScript workflows, run one of each.

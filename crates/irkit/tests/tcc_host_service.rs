@@ -5,43 +5,18 @@
 
 #[path = "../../tcc_host/tests/common/mod.rs"]
 mod common;
+#[path = "common/tcc_serve.rs"]
+mod tcc_serve;
 
 use serde_json::{Value as J, json};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new() -> Dir {
-        let p = std::env::temp_dir().join(tcc_host::random_id("irkit-tcc-serve-"));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use tcc_serve::{Dir, Server};
 
 /// Where a harness run keeps its executions: a SQLite file in the run's
 /// directory, or a PostgreSQL schema.
@@ -80,31 +55,13 @@ fn serve(dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
 }
 
 fn serve_on(database: &str, dir: &Path, crash: Option<&str>, extra: &[&str]) -> Server {
-    let mut cmd = Command::new(IRKIT);
-    cmd.args(["tcc", "serve", "--listen", "127.0.0.1:0", "--database"])
-        .arg(database)
-        .arg("--providers")
-        .arg(dir.join("providers.toml"))
-        .args(extra)
-        .env_remove("IRKIT_TCC_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    match crash {
-        Some(c) => cmd.env("TCC_CRASH_AT", c),
-        None => cmd.env_remove("TCC_CRASH_AT"),
-    };
-    let mut child = cmd.spawn().expect("irkit serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    Server { child, url }
+    tcc_serve::serve(
+        database,
+        &dir.join("providers.toml"),
+        extra,
+        &[("TCC_CRASH_AT", crash)],
+        None,
+    )
 }
 
 fn write_providers(dir: &Path) {
@@ -126,20 +83,9 @@ fn http(
     body: Option<&[u8]>,
     token: Option<&str>,
 ) -> Result<(u16, J), String> {
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let mut headers = vec![];
-    if let Some(a) = &auth {
-        headers.push(("Authorization", a.as_str()));
-    }
-    let r = tcc_host::http::request(
-        method,
-        &format!("{url}{path}"),
-        &headers,
-        body,
-        Duration::from_secs(10),
-    )?;
-    let j = serde_json::from_slice(&r.body).map_err(|e| format!("non-JSON: {e}"))?;
-    Ok((r.status, j))
+    let (status, body) = tcc_serve::request(url, method, path, body, token)?;
+    let j = serde_json::from_slice(&body).map_err(|e| format!("non-JSON: {e}"))?;
+    Ok((status, j))
 }
 
 fn cli(server: &str, args: &[&str]) -> Output {
@@ -171,7 +117,7 @@ fn wait_status(url: &str, id: &str, want: &[&str], token: Option<&str>) -> J {
 
 #[test]
 fn api_and_cli_end_to_end() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-serve-");
     write_providers(&d.0);
     let s = serve(&d.0, None, &["--max-body", "100000"]);
     let u = s.url.as_str();
@@ -338,7 +284,7 @@ fn api_and_cli_end_to_end() {
 
 #[test]
 fn bearer_token_is_enforced_and_required_off_loopback() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-serve-");
     write_providers(&d.0);
     let s = serve(&d.0, None, &["--token", "s3cret"]);
     let (c, j) = http(&s.url, "GET", "/v1/executions", None, None).unwrap();
@@ -558,7 +504,7 @@ fn interrupted(
     crash: Option<&str>,
     kill_after: Option<Duration>,
 ) -> Option<(bool, BTreeMap<String, J>, Vec<String>)> {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-serve-");
     write_providers(&d.0);
     let db = Database::new(backend, &d.0)?;
     // One worker while a hook is armed, so that no other execution is
@@ -723,7 +669,7 @@ fn two_nodes(
     schema: &tcc_host::pg::ScratchSchema,
     kill: bool,
 ) -> (BTreeMap<String, J>, Vec<String>, Vec<String>) {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-serve-");
     write_slow_providers(&d.0);
     let url = schema.url();
     let args = |node: &'static str| -> Vec<&'static str> {

@@ -7,73 +7,21 @@
 
 #[path = "../../tcc_host/tests/common/mod.rs"]
 mod common;
+#[path = "common/tcc_serve.rs"]
+mod tcc_serve;
 
 use serde_json::{Value as J, json};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 use tcc_host::store::Store;
 
 const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new() -> Dir {
-        let p = std::env::temp_dir().join(tcc_host::random_id("irkit-tcc-ops-"));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Server {
-    child: Child,
-    url: String,
-    addr: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Server {
-    /// Sends SIGTERM and waits (at most 30 s) for the exit status.
-    fn terminate(&mut self) -> std::process::ExitStatus {
-        let st = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(st.success());
-        self.wait_exit()
-    }
-
-    /// Waits (at most 30 s) for the exit status.
-    fn wait_exit(&mut self) -> std::process::ExitStatus {
-        let start = Instant::now();
-        loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                return s;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "no exit after SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
+use tcc_serve::{Dir, Server, request};
 
 /// Starts `irkit tcc serve` on a fresh port with the SQLite file `db`;
 /// stderr goes to `log` when given.
@@ -87,36 +35,8 @@ fn serve(
     let dir = db.parent().unwrap();
     let p = dir.join(tcc_host::random_id("providers-"));
     std::fs::write(&p, providers).unwrap();
-    let mut cmd = Command::new(IRKIT);
-    cmd.args(["tcc", "serve", "--listen", "127.0.0.1:0", "--database"])
-        .arg(db)
-        .arg("--providers")
-        .arg(&p)
-        .args(extra)
-        .env_remove("IRKIT_TCC_TOKEN")
-        .env_remove("TCC_CRASH_AT")
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    match log {
-        Some(l) => cmd.stderr(std::fs::File::create(l).unwrap()),
-        None => cmd.stderr(Stdio::null()),
-    };
-    let mut child = cmd.spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    let addr = url.trim_start_matches("http://").to_string();
-    Server { child, url, addr }
+    let env: Vec<(&str, Option<&str>)> = env.iter().map(|(k, v)| (*k, Some(*v))).collect();
+    tcc_serve::serve(&db.to_string_lossy(), &p, extra, &env, log)
 }
 
 fn http(
@@ -126,20 +46,7 @@ fn http(
     body: Option<&[u8]>,
     token: Option<&str>,
 ) -> (u16, Vec<u8>) {
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let mut headers = vec![];
-    if let Some(a) = &auth {
-        headers.push(("Authorization", a.as_str()));
-    }
-    let r = tcc_host::http::request(
-        method,
-        &format!("{url}{path}"),
-        &headers,
-        body,
-        Duration::from_secs(10),
-    )
-    .unwrap();
-    (r.status, r.body)
+    request(url, method, path, body, token).unwrap()
 }
 
 fn http_json(
@@ -302,7 +209,7 @@ fn value(samples: &[Sample], name: &str, labels: &[(&str, &str)]) -> Option<f64>
 
 #[test]
 fn metrics_are_prometheus_text_counting_what_happened() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-ops-");
     let s = serve(&d.0.join("m.db"), "", &[], &[], None);
     let ids = run_flows(&s.url, 3, None);
     let (c, _) = http_json(&s.url, "GET", "/v1/executions/nope", None, None);
@@ -451,7 +358,7 @@ fn count(hay: &[u8], needle: &[u8]) -> usize {
 
 #[test]
 fn keep_alive_http2_and_the_request_timeout() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-ops-");
     let s = serve(
         &d.0.join("k.db"),
         "",
@@ -531,7 +438,7 @@ fn keep_alive_http2_and_the_request_timeout() {
 
 #[test]
 fn sigterm_answers_the_request_in_flight_ends_the_drive_releases_leases_and_exits_zero() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-ops-");
     let db = d.0.join("g.db");
     // Each effect takes 700 ms: the drive of `effects` (two effects) is in
     // progress when SIGTERM comes.
@@ -639,7 +546,7 @@ fn sigterm_answers_the_request_in_flight_ends_the_drive_releases_leases_and_exit
 
 #[test]
 fn json_logs_have_a_span_per_drive_and_no_secrets() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-ops-");
     let log = d.0.join("serve.log");
     let token = "tok-SECRET-5f3a9";
     let mut s = serve(
@@ -720,7 +627,7 @@ fn json_logs_have_a_span_per_drive_and_no_secrets() {
 
 #[test]
 fn a_drive_cut_off_by_a_crash_is_counted_as_a_takeover_when_resumed() {
-    let d = Dir::new();
+    let d = Dir::new("irkit-tcc-ops-");
     let db = d.0.join("t.db");
     // The first server dies (abort, as SIGKILL) right after the first
     // checkpoint of `effects`, in the middle of its drive.

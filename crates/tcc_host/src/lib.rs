@@ -28,6 +28,7 @@ mod slot;
 pub mod sqlite;
 pub mod store;
 pub mod tls;
+pub mod ui;
 pub mod values;
 
 pub use host::{Host, HostConfig};

@@ -130,6 +130,17 @@ END $$;
 ALTER TABLE effects ALTER COLUMN idempotency_key TYPE TEXT COLLATE "C";
 DROP INDEX effects_exec;
 "#,
+    // The dashboard: listing by program newest first (`(status, seq)`
+    // serves the listing by status), the id search as a range of ids in
+    // byte order (the unique index follows the database's collation, under
+    // which a prefix need not be one range), and every wait of one
+    // execution (`waits_exec` holds only the open ones). None holds a
+    // column an update changes, so claims and steps stay HOT updates.
+    r#"
+CREATE INDEX executions_program_seq ON executions (program_name, seq);
+CREATE INDEX executions_id_bytes ON executions ((id COLLATE "C"));
+CREATE INDEX waits_by_exec ON waits (execution_id, id);
+"#,
 ];
 
 /// The SQL condition selecting the journal rows of the execution whose id
@@ -2155,6 +2166,82 @@ impl Store for PgStore {
                 by_status,
                 events_pending: events as u64,
             })
+        })
+    }
+
+    fn page_executions(&self, q: &PageQuery) -> Result<Vec<ExecutionRow>, StoreError> {
+        let mut conds: Vec<String> = Vec::new();
+        let mut args: Vec<Box<dyn ToSql + Sync>> = Vec::new();
+        let mut arg = |v: Box<dyn ToSql + Sync>| {
+            args.push(v);
+            format!("${}", args.len())
+        };
+        let order = match &q.id_prefix {
+            Some(prefix) => {
+                let (lo, hi, pf) = (
+                    arg(Box::new(prefix.clone())),
+                    arg(Box::new(PageQuery::id_upper_bound(prefix))),
+                    arg(Box::new(prefix.clone())),
+                );
+                conds.push(format!(
+                    "id COLLATE \"C\" >= {lo} AND id COLLATE \"C\" < {hi} AND starts_with(id, {pf})"
+                ));
+                if let Some(b) = &q.before_id {
+                    let b = arg(Box::new(b.clone()));
+                    conds.push(format!("id COLLATE \"C\" < {b}"));
+                }
+                "id COLLATE \"C\" DESC"
+            }
+            None => {
+                if let Some(b) = q.before_seq {
+                    let b = arg(Box::new(b));
+                    conds.push(format!("seq < {b}"));
+                }
+                "seq DESC"
+            }
+        };
+        if let Some(st) = &q.status {
+            let a = arg(Box::new(st.clone()));
+            conds.push(format!("status = {a}"));
+        }
+        if let Some(p) = &q.program {
+            let a = arg(Box::new(p.clone()));
+            conds.push(format!("program_name = {a}"));
+        }
+        let limit = arg(Box::new(i64::from(q.page_size())));
+        let filter = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let sql =
+            format!("SELECT {EXEC_COLS} FROM executions {filter} ORDER BY {order} LIMIT {limit}");
+        self.read(|c| {
+            let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+            let rows = c.query(&sql, &params)?;
+            Ok(rows.iter().map(exec_row).collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn waits_of(&self, id: &str) -> Result<Vec<WaitRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT id, kind, name, branch, due_ms, delivered FROM waits WHERE execution_id = $1 ORDER BY id",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    Ok(WaitRow {
+                        id: r.try_get(0)?,
+                        kind: r.try_get(1)?,
+                        name: r.try_get(2)?,
+                        branch: r.try_get(3)?,
+                        due_ms: r.try_get(4)?,
+                        delivered: r.try_get(5)?,
+                    })
+                })
+                .collect::<Result<_, postgres::Error>>()?)
         })
     }
 

@@ -4,7 +4,8 @@
 //! bodies above the configured limit are refused with `payload_too_large`
 //! (413); a request that takes longer than the request timeout is answered
 //! `timeout` (503); when a token is configured every route except
-//! `GET /v1/health` needs `Authorization: Bearer TOKEN`. The OpenAPI
+//! `GET /v1/health` and the dashboard's page ([`crate::ui::PUBLIC_ROUTES`];
+//! its data routes are guarded) needs `Authorization: Bearer TOKEN`. The OpenAPI
 //! description is served at `GET /v1/openapi.json` (file `openapi.json`
 //! in this crate), Prometheus metrics at `GET /metrics` ([`crate::metrics`]).
 //!
@@ -376,6 +377,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/effects", get(effects))
         .route("/v1/executions/{id}/events", post(send_event))
         .route("/v1/executions/{id}/cancel", post(cancel))
+        .merge(crate::ui::router(app.host.clone()))
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .layer(middleware::from_fn_with_state(app.clone(), guard))
@@ -427,7 +429,10 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
     let method = req.method().clone();
-    let response = if route != "/v1/health" && !authorized(req.headers(), &app.cfg) {
+    let response = if route != "/v1/health"
+        && !crate::ui::is_public(&route)
+        && !authorized(req.headers(), &app.cfg)
+    {
         err(401, "unauthorized", "missing or wrong bearer token").into_response()
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {

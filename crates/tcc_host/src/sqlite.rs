@@ -104,6 +104,14 @@ DELETE FROM sqlite_sequence WHERE name = 'history';
 ALTER TABLE effects ADD COLUMN at_ms INTEGER;
 ALTER TABLE effects ADD COLUMN history_seq INTEGER;
 "#,
+    // The dashboard's listing by program, newest first: the index holds
+    // `(program_name, rowid)`, so a page is one range read backwards from
+    // the cursor. (Listing by status reads `executions_status` the same
+    // way; the id search reads the id's unique index.) Written only when
+    // an execution is created: the name never changes.
+    r#"
+CREATE INDEX executions_program ON executions (program_name);
+"#,
 ];
 
 /// A queued write: its body (re-runnable: an optimistic group that has to
@@ -1355,6 +1363,94 @@ impl Store for SqliteStore {
                 by_status,
                 events_pending: events as u64,
             })
+        })
+    }
+
+    fn page_executions(&self, q: &PageQuery) -> Result<Vec<ExecutionRow>, StoreError> {
+        use rusqlite::types::Value as V;
+        let mut conds: Vec<&str> = Vec::new();
+        let mut args: Vec<V> = Vec::new();
+        let order = match &q.id_prefix {
+            Some(prefix) => {
+                conds.push("id >= ? AND id < ? AND substr(id, 1, length(?)) = ?");
+                args.push(V::Text(prefix.clone()));
+                args.push(V::Text(PageQuery::id_upper_bound(prefix)));
+                args.push(V::Text(prefix.clone()));
+                args.push(V::Text(prefix.clone()));
+                if let Some(b) = &q.before_id {
+                    conds.push("id < ?");
+                    args.push(V::Text(b.clone()));
+                }
+                "id DESC"
+            }
+            None => {
+                if let Some(b) = q.before_seq {
+                    conds.push("seq < ?");
+                    args.push(V::Integer(b));
+                }
+                "seq DESC"
+            }
+        };
+        // One index serves each page; a unary `+` keeps SQLite (which has
+        // no statistics here) off the other. The id search reads the id
+        // index. With both filters, a status other than `completed` (the
+        // bulk of a long-lived store) is the rarer one and leads; for
+        // `completed` the program's rows are read instead.
+        let status_leads = q.id_prefix.is_none()
+            && q.status
+                .as_deref()
+                .is_some_and(|s| q.program.is_none() || s != "completed");
+        let program_leads = q.id_prefix.is_none() && q.program.is_some() && !status_leads;
+        if let Some(st) = &q.status {
+            conds.push(if status_leads {
+                "status = ?"
+            } else {
+                "+status = ?"
+            });
+            args.push(V::Text(st.clone()));
+        }
+        if let Some(p) = &q.program {
+            conds.push(if program_leads {
+                "program_name = ?"
+            } else {
+                "+program_name = ?"
+            });
+            args.push(V::Text(p.clone()));
+        }
+        args.push(V::Integer(i64::from(q.page_size())));
+        let filter = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let sql = format!("SELECT {EXEC_COLS} FROM executions {filter} ORDER BY {order} LIMIT ?");
+        self.read(|c| {
+            let mut st = c.prepare_cached(&sql)?;
+            let rows = st
+                .query_map(rusqlite::params_from_iter(args), exec_row)?
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.into_iter().map(finish_row).collect()
+        })
+    }
+
+    fn waits_of(&self, id: &str) -> Result<Vec<WaitRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT id, kind, name, branch, due_ms, delivered FROM waits WHERE execution_id = ?1 ORDER BY id",
+            )?;
+            let rows = st
+                .query_map(params![id], |r| {
+                    Ok(WaitRow {
+                        id: r.get(0)?,
+                        kind: r.get(1)?,
+                        name: r.get(2)?,
+                        branch: r.get(3)?,
+                        due_ms: r.get(4)?,
+                        delivered: r.get::<_, i64>(5)? != 0,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
         })
     }
 

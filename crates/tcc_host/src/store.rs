@@ -297,6 +297,59 @@ pub struct HistoryRow {
     pub detail: J,
 }
 
+/// A page of the dashboard's execution list ([`Store::page_executions`]):
+/// newest first, keyset-paged (the cursor is the last row of the previous
+/// page, so every page costs the same however deep it is).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageQuery {
+    /// Only this status.
+    pub status: Option<String>,
+    /// Only this program name.
+    pub program: Option<String>,
+    /// Only ids starting with this; the page is then ordered by id
+    /// (descending; generated ids sort by creation time) instead of `seq`.
+    pub id_prefix: Option<String>,
+    /// Rows with `seq` below this (listing by `seq`).
+    pub before_seq: Option<i64>,
+    /// Rows with an id below this (listing by id prefix).
+    pub before_id: Option<String>,
+    /// Page size (1..=500).
+    pub limit: u32,
+}
+
+impl PageQuery {
+    /// The page size actually used.
+    pub fn page_size(&self) -> u32 {
+        self.limit.clamp(1, 500)
+    }
+
+    /// The smallest string above every id starting with `prefix` that a
+    /// range scan may stop at: `prefix` followed by the largest character.
+    /// Rows are also checked to start with the prefix, so the bound only
+    /// has to be at least that large for ids made of characters below
+    /// U+10FFFF (every id the host generates, and any sane given id).
+    pub fn id_upper_bound(prefix: &str) -> String {
+        format!("{prefix}{}", char::MAX)
+    }
+}
+
+/// A wait row of one execution ([`Store::waits_of`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitRow {
+    /// Row id (registration order).
+    pub id: i64,
+    /// `timer` | `event` | `child`.
+    pub kind: String,
+    /// Event name, or the child's execution id.
+    pub name: Option<String>,
+    /// Join branch.
+    pub branch: Option<String>,
+    /// Due time of a timer (ms).
+    pub due_ms: Option<i64>,
+    /// Whether it was delivered.
+    pub delivered: bool,
+}
+
 /// The storage interface both backends implement. Every method is one
 /// transaction; writes may be group-committed with other callers'.
 pub trait Store: Send + Sync {
@@ -410,6 +463,18 @@ pub trait Store: Send + Sync {
     /// metrics endpoint).
     fn counts(&self) -> Result<StoreCounts, StoreError> {
         Err(StoreError::Unsupported("store counts".into()))
+    }
+    /// One page of executions for the dashboard (see [`PageQuery`]);
+    /// served from an index in both stores, whatever the page's depth.
+    fn page_executions(&self, q: &PageQuery) -> Result<Vec<ExecutionRow>, StoreError> {
+        let _ = q;
+        Err(StoreError::Unsupported("paged execution listing".into()))
+    }
+    /// Every wait (timer, event, child) an execution registered, delivered
+    /// or not, in registration order.
+    fn waits_of(&self, id: &str) -> Result<Vec<WaitRow>, StoreError> {
+        let _ = id;
+        Err(StoreError::Unsupported("wait listing".into()))
     }
 }
 

@@ -1,0 +1,365 @@
+//! The dashboard (`/ui` of `irkit tcc serve`, issue 27) in headless
+//! Chromium, on SQLite and on PostgreSQL: sign in with the token, start a
+//! workflow through the API, see its lease held by the node while an
+//! effect runs (on PostgreSQL, two nodes share the database and either
+//! may drive it), watch it suspend on an event wait (pc highlighted in the
+//! program listing), send the event from the page, see it complete
+//! without a reload (timeline with effects, checkpoints, timer, event and
+//! child), then the list (status, program and id search) and the programs
+//! page. The screenshot of the finished execution must not be blank; with
+//! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`.
+//!
+//! Skips only when Chromium cannot start and `IRKIT_REQUIRE_BROWSER` is
+//! unset (CI sets it), and the PostgreSQL half when PostgreSQL is not
+//! reachable and `IRKIT_REQUIRE_POSTGRES` is unset.
+
+#[path = "common/browser.rs"]
+mod browser;
+#[path = "../../tcc_host/tests/common/mod.rs"]
+mod common;
+#[path = "common/tcc_serve.rs"]
+mod tcc_serve;
+
+use browser::Browser;
+use fantoccini::Locator;
+use serde_json::{Value as J, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tcc_serve::{Dir, request};
+
+const TOKEN: &str = "ui-s3cret";
+
+/// One browser at a time (CI has two cores).
+static ONE_BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn api(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, J) {
+    let (code, body) = request(url, method, path, body, Some(TOKEN)).unwrap();
+    let j = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("non-JSON {e}: {}", String::from_utf8_lossy(&body)));
+    (code, j)
+}
+
+/// Evaluates `script` (a function body) in the page until `ready` accepts
+/// its value; returns that value.
+fn until(b: &Browser, what: &str, script: &str, ready: impl Fn(&J) -> bool) -> J {
+    let start = Instant::now();
+    loop {
+        let v = b.run(b.client.execute(script, vec![])).unwrap_or(J::Null);
+        if ready(&v) {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}; last value {v}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn text_of(b: &Browser, selector: &str) -> String {
+    let v = b
+        .run(b.client.execute(
+            "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
+            vec![json!(selector)],
+        ))
+        .unwrap();
+    v.as_str().unwrap_or_default().to_string()
+}
+
+/// [`text_of`] without white space.
+fn squeezed(b: &Browser, selector: &str) -> String {
+    text_of(b, selector).split_whitespace().collect()
+}
+
+fn goto(b: &Browser, url: &str) {
+    b.run(b.client.goto(url)).unwrap();
+}
+
+/// Whether a screenshot shows a page: not one flat colour, and a fair
+/// share of pixels unlike the most common one.
+fn check_not_blank(png_bytes: &[u8]) -> (u32, u32) {
+    let decoder = png::Decoder::new(png_bytes);
+    let mut reader = decoder.read_info().expect("the screenshot is a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels: Vec<&[u8]> = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| &p[..3.min(channels)])
+        .collect();
+    let mut counts = std::collections::HashMap::new();
+    for p in &pixels {
+        *counts.entry(*p).or_insert(0usize) += 1;
+    }
+    let most = counts.values().copied().max().unwrap_or(0);
+    assert!(
+        counts.len() >= 16,
+        "screenshot has only {} colours",
+        counts.len()
+    );
+    assert!(
+        (pixels.len() - most) * 20 > pixels.len(),
+        "screenshot is almost one colour ({most} of {} pixels)",
+        pixels.len()
+    );
+    (info.width, info.height)
+}
+
+/// `nodes`: one `irkit tcc serve` per node id on `database`; the browser
+/// uses the first, any of them may drive the execution.
+fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool) {
+    let _one = ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner());
+    // The first effect holds the lease for a while, so the page can show
+    // which node holds it.
+    let providers = dir.join("providers.toml");
+    std::fs::write(
+        &providers,
+        "[[route]]\npattern = \"prepare\"\nprovider = \"echo\"\ndelay_ms = 2500\n\n[[route]]\npattern = \"*\"\nprovider = \"echo\"\n",
+    )
+    .unwrap();
+    let servers: Vec<tcc_serve::Server> = nodes
+        .iter()
+        .map(|node| {
+            tcc_serve::serve(
+                database,
+                &providers,
+                &["--token", TOKEN, "--node-id", node],
+                &[],
+                Some(&dir.join(format!("serve-{node}.log"))),
+            )
+        })
+        .collect();
+    let url = servers[0].url.clone();
+
+    // The page is public, its data is not.
+    let (code, body) = request(&url, "GET", "/ui", None, None).unwrap();
+    assert_eq!(code, 200);
+    assert!(String::from_utf8_lossy(&body).contains("/ui/assets/app.js"));
+    let (code, _) = request(&url, "GET", "/ui/api/executions", None, None).unwrap();
+    assert_eq!(code, 401);
+    let (code, _) = request(&url, "GET", "/ui/api/executions", None, Some("wrong")).unwrap();
+    assert_eq!(code, 401);
+    let (code, _) = api(&url, "GET", "/ui/api/executions", None);
+    assert_eq!(code, 200);
+
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=flow",
+        Some(&common::flow()),
+    );
+    assert_eq!(code, 201, "{j}");
+    let hash = j["hash"].as_str().unwrap().to_string();
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=worker",
+        Some(&common::worker()),
+    );
+    assert_eq!(code, 201, "{j}");
+
+    let Some(b) = Browser::start(1400, 1400) else {
+        return;
+    };
+    // Sign in once: the token stays in the tab.
+    goto(&b, &format!("{url}/ui"));
+    until(
+        &b,
+        "the sign-in form",
+        "return !!document.querySelector('#token');",
+        |v| v == &json!(true),
+    );
+    let token = b.run(b.client.find(Locator::Css("#token"))).unwrap();
+    b.run(token.send_keys(TOKEN)).unwrap();
+    let login = b.run(b.client.find(Locator::Css("#login-button"))).unwrap();
+    b.run(login.click()).unwrap();
+    until(
+        &b,
+        "the executions table",
+        "return !!document.querySelector('#executions thead');",
+        |v| v == &json!(true),
+    );
+
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "flow"}"#),
+    );
+    assert_eq!(code, 201, "{j}");
+    let id = j["id"].as_str().unwrap().to_string();
+    goto(&b, &format!("{url}/ui/executions/{id}"));
+    // While the first effect runs, the node driving it holds the lease.
+    until(
+        &b,
+        "the lease holder",
+        "const e = document.querySelector('#lease'); return e ? e.textContent : null;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| nodes.iter().any(|n| t.contains(&format!("held by {n}"))))
+        },
+    );
+    until(
+        &b,
+        "the event wait",
+        "const e = document.querySelector('#status'); return e ? e.dataset.status : null;",
+        |v| v == &json!("suspended"),
+    );
+    assert!(text_of(&b, "#pending-text").contains("\"approved\""));
+    assert_eq!(text_of(&b, "#lease"), "free");
+    // The pc of the suspended continuation, highlighted in the listing:
+    // just after WaitForEvent (pc 7).
+    let pc = until(
+        &b,
+        "the pc highlight",
+        "const e = document.querySelector('li.pc-current'); return e ? [e.dataset.func, e.dataset.pc, e.textContent] : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(
+        (pc[0].as_str(), pc[1].as_str()),
+        (Some("0"), Some("8")),
+        "{pc}"
+    );
+    assert!(text_of(&b, "#listing").contains("WaitForEvent"));
+    assert!(squeezed(&b, ".effect-input").contains("\"n\":7"));
+
+    // Send the event from the page; the page follows without reloading.
+    b.run(
+        b.client
+            .execute("window.__irkitMarker = 42; return null;", vec![]),
+    )
+    .unwrap();
+    let name = b.run(b.client.find(Locator::Css("#event-name"))).unwrap();
+    b.run(name.clear()).unwrap();
+    b.run(name.send_keys("approved")).unwrap();
+    let payload = b
+        .run(b.client.find(Locator::Css("#event-payload")))
+        .unwrap();
+    b.run(payload.send_keys(r#"{"ok": true}"#)).unwrap();
+    let send = b.run(b.client.find(Locator::Css("#send-event"))).unwrap();
+    b.run(send.click()).unwrap();
+    until(
+        &b,
+        "completion",
+        "const e = document.querySelector('#status'); return e ? e.dataset.status : null;",
+        |v| v == &json!("completed"),
+    );
+    let marker = b
+        .run(
+            b.client
+                .execute("return window.__irkitMarker || null;", vec![]),
+        )
+        .unwrap();
+    assert_eq!(marker, json!(42), "the page was reloaded");
+    assert_eq!(
+        squeezed(&b, "#result"),
+        r#"[{"n":7},{"ok":true},{"ok":true}]"#
+    );
+    let kinds = b
+        .run(b.client.execute(
+            "return [...document.querySelectorAll('#history li')].map(e => e.dataset.kind);",
+            vec![],
+        ))
+        .unwrap();
+    for k in [
+        "created",
+        "effect",
+        "checkpoint",
+        "event_received",
+        "event_delivered",
+        "timer_delivered",
+        "child_delivered",
+    ] {
+        assert!(
+            kinds.as_array().unwrap().contains(&json!(k)),
+            "{k} in {kinds}"
+        );
+    }
+    assert!(text_of(&b, "#history").contains("checkpoint r"));
+    assert!(text_of(&b, "#waits").contains("child:"));
+    assert!(text_of(&b, "#action-status").contains("accepted"));
+    let (code, j) = api(&url, "GET", &format!("/v1/executions/{id}"), None);
+    assert_eq!(
+        (code, j["status"].as_str()),
+        (200, Some("completed")),
+        "{j}"
+    );
+
+    let shot = b.run(b.client.screenshot()).unwrap();
+    let (w, h) = check_not_blank(&shot);
+    assert!(w >= 800 && h >= 600, "{w}×{h}");
+    if bless {
+        let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tcc/dashboard.png");
+        std::fs::write(&out, &shot).unwrap();
+    }
+
+    // The list: search by id prefix, filter by status and program.
+    let prefix = &id[..id.len() - 4];
+    goto(&b, &format!("{url}/ui?q={prefix}"));
+    until(
+        &b,
+        "the id search",
+        "return [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id);",
+        |v| v == &json!([id]),
+    );
+    goto(&b, &format!("{url}/ui?status=completed&program=flow"));
+    until(
+        &b,
+        "the filtered list",
+        "return [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id);",
+        |v| v == &json!([id]),
+    );
+    goto(&b, &format!("{url}/ui?status=suspended"));
+    until(
+        &b,
+        "an empty list",
+        "const c = document.querySelector('#executions caption'); return c ? c.textContent : null;",
+        |v| v == &json!("No executions match."),
+    );
+    // The programs page and the artifact's listing.
+    goto(&b, &format!("{url}/ui/programs"));
+    let row = until(
+        &b,
+        "the programs table",
+        "const r = document.querySelector('#programs tr[data-name=flow]'); return r ? r.textContent : null;",
+        |v| v.is_string(),
+    );
+    let row = row.as_str().unwrap();
+    assert!(
+        row.contains(&hash[..16])
+            && row.contains("irkit-tests")
+            && row.contains("durable.wait_for_event"),
+        "{row}"
+    );
+    goto(&b, &format!("{url}/ui/programs/{hash}"));
+    until(
+        &b,
+        "the artifact listing",
+        "const e = document.querySelector('.program-listing'); return e ? e.textContent : null;",
+        |v| {
+            v.as_str()
+                .is_some_and(|t| t.contains("WaitForEvent") && t.contains("Invoke"))
+        },
+    );
+    b.close();
+    drop(servers);
+}
+
+#[test]
+fn the_dashboard_follows_and_completes_a_workflow_on_sqlite() {
+    let d = Dir::new("irkit-tcc-ui-");
+    let db = d.0.join("host.db");
+    let bless = std::env::var("IRKIT_BLESS").is_ok_and(|v| v == "1");
+    dashboard_round_trip(&db.to_string_lossy(), &d.0, &["node-sqlite"], bless);
+}
+
+#[test]
+fn the_dashboard_follows_and_completes_a_workflow_on_postgres() {
+    let Some(schema) = tcc_host::pg::ScratchSchema::create("t_ui_browser").unwrap() else {
+        return;
+    };
+    let d = Dir::new("irkit-tcc-ui-pg-");
+    // Two nodes share the database: the page served by one shows the
+    // lease of whichever drives the execution.
+    dashboard_round_trip(&schema.url(), &d.0, &["node-a", "node-b"], false);
+}

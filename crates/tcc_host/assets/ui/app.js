@@ -1,0 +1,427 @@
+// The irkit TCC dashboard: renders the view the path names from the JSON
+// routes under /ui/api/ and acts through the API (/v1/...). No framework,
+// no build step. Every text goes through textContent (never innerHTML).
+"use strict";
+(() => {
+  const TOKEN_KEY = "irkit-tcc-token";
+  const TERMINAL = ["completed", "failed", "cancelled"];
+  const STATUSES = ["runnable", "suspended", "completed", "failed", "cancelled"];
+  const POLL_MS = 500;
+  const main = document.getElementById("main");
+  const live = document.getElementById("live");
+
+  class AuthError extends Error {}
+
+  // h("div", {class: "x", onclick: f}, child, "text", ...)
+  function h(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else if (k === "class") e.className = v;
+      else e.setAttribute(k, v === true ? "" : String(v));
+    }
+    e.append(...nodes(kids));
+    return e;
+  }
+
+  // Children as nodes: arrays flattened, null/undefined/false left out.
+  function nodes(kids) {
+    return kids.flat(Infinity)
+      .filter((k) => k !== null && k !== undefined && k !== false)
+      .map((k) => (k instanceof Node ? k : document.createTextNode(String(k))));
+  }
+
+  function fill(el, ...kids) {
+    el.replaceChildren(...nodes(kids));
+  }
+
+  // Short values on one line, longer ones indented.
+  function json(v) {
+    const flat = JSON.stringify(v);
+    return flat !== undefined && flat.length <= 72 ? flat : JSON.stringify(v, null, 1);
+  }
+
+  function time(ms) {
+    if (!ms) return "";
+    return new Date(ms).toISOString().replace("T", " ").slice(0, 23);
+  }
+
+  function badge(status) {
+    return h("span", { class: "badge " + status }, status);
+  }
+
+  function leaseText(lease) {
+    if (!lease) return h("span", { class: "muted" }, "free");
+    if (lease.active) return h("span", { class: "lease-held", title: "lease until " + time(lease.until_ms) }, "held by " + lease.owner);
+    return h("span", { class: "muted" }, "expired (" + lease.owner + ")");
+  }
+
+  async function api(method, path, body) {
+    const headers = { Accept: "application/json" };
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) headers.Authorization = "Bearer " + token;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const r = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+    });
+    let j = null;
+    try { j = await r.json(); } catch (_) { j = null; }
+    if (r.status === 401) throw new AuthError("token needed");
+    if (!r.ok) {
+      const msg = j && j.error ? j.error.code + ": " + j.error.message : "HTTP " + r.status;
+      throw new Error(msg);
+    }
+    return j;
+  }
+
+  function showLogin(again) {
+    live.textContent = "";
+    live.className = "live";
+    const input = h("input", { type: "password", id: "token", placeholder: "bearer token", size: 40, autocomplete: "off" });
+    const form = h("form", {
+      id: "login",
+      class: "row",
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        sessionStorage.setItem(TOKEN_KEY, input.value);
+        route();
+      },
+    }, input, h("button", { type: "submit", id: "login-button" }, "Sign in"));
+    fill(main, h("div", { class: "card" },
+      h("h2", {}, "This service needs its bearer token"),
+      again ? h("p", { class: "error" }, "The token was not accepted.") : null,
+      h("p", { class: "muted" }, "The token is kept in this tab only (sessionStorage) and sent as Authorization: Bearer."),
+      form));
+    input.focus();
+  }
+
+  async function guarded(f) {
+    try {
+      await f();
+    } catch (e) {
+      if (e instanceof AuthError) {
+        showLogin(!!sessionStorage.getItem(TOKEN_KEY));
+      } else {
+        fill(main, h("p", { class: "error", id: "error" }, String(e.message || e)));
+      }
+    }
+  }
+
+  // ---- executions list ----------------------------------------------------
+
+  async function showList() {
+    const params = new URLSearchParams(location.search);
+    const programs = (await api("GET", "/ui/api/programs")).programs;
+    const status = h("select", { name: "status", id: "filter-status" },
+      h("option", { value: "" }, "any status"),
+      STATUSES.map((s) => h("option", { value: s, selected: params.get("status") === s }, s)));
+    const names = [...new Set(programs.map((p) => p.name))];
+    const program = h("select", { name: "program", id: "filter-program" },
+      h("option", { value: "" }, "any program"),
+      names.map((n) => h("option", { value: n, selected: params.get("program") === n }, n)));
+    const search = h("input", { type: "text", name: "q", id: "search", placeholder: "execution id (prefix)", size: 36, value: params.get("q") || "" });
+    const form = h("form", { class: "filters", method: "get", action: "/ui", id: "filters" },
+      status, program, search, h("button", { type: "submit", id: "apply" }, "Show"));
+    const table = h("table", { id: "executions" });
+    const pager = h("div", { class: "pager" });
+    fill(main, h("h1", {}, "Executions"), h("div", { class: "card" }, form, table, pager));
+
+    const query = new URLSearchParams();
+    for (const k of ["status", "program", "q", "before"]) if (params.get(k)) query.set(k, params.get(k));
+    const refresh = async () => {
+      const page = await api("GET", "/ui/api/executions?" + query.toString());
+      fill(table,
+        h("thead", {}, h("tr", {}, ["id", "status", "program", "revision", "lease", "updated"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, page.executions.map((e) => h("tr", { "data-id": e.id },
+          h("td", { class: "mono" }, h("a", { href: "/ui/executions/" + encodeURIComponent(e.id) }, e.id)),
+          h("td", {}, badge(e.status), e.cancel_requested ? " cancel requested" : "", e.error ? h("span", { class: "error" }, " " + e.error) : ""),
+          h("td", {}, e.program || h("span", { class: "muted" }, "(by hash)")),
+          h("td", {}, e.revision),
+          h("td", { class: "lease" }, leaseText(e.lease)),
+          h("td", { class: "muted" }, time(e.updated_ms))))));
+      if (page.executions.length === 0) table.append(h("caption", { class: "muted" }, "No executions match."));
+      const links = [];
+      if (params.get("before")) {
+        const first = new URLSearchParams(query);
+        first.delete("before");
+        links.push(h("a", { href: "/ui?" + first.toString(), id: "first-page" }, "« newest"));
+      }
+      if (page.next) {
+        const next = new URLSearchParams(query);
+        next.set("before", page.next);
+        links.push(h("a", { href: "/ui?" + next.toString(), id: "next-page" }, "older »"));
+      }
+      fill(pager, ...links);
+    };
+    await refresh();
+    // The newest page follows new executions and status changes.
+    if (!params.get("before")) {
+      setLive(true);
+      const tick = () => setTimeout(() => guarded(async () => { await refresh(); tick(); }), 2000);
+      tick();
+    }
+  }
+
+  function setLive(on) {
+    live.textContent = on ? "live" : "";
+    live.className = on ? "live on" : "live";
+  }
+
+  // ---- one execution ------------------------------------------------------
+
+  function entryView(e) {
+    const d = e.detail || {};
+    let title = e.kind;
+    const body = [];
+    switch (e.kind) {
+      case "checkpoint":
+        title = "checkpoint r" + d.revision + " → " + d.status;
+        break;
+      case "effect":
+        title = "effect " + (d.key || "") + " (" + (d.status || "") + ")";
+        if (e.effect) {
+          body.push(h("div", { class: "io" },
+            h("span", {}, "input"), h("pre", { class: "effect-input" }, json(e.effect.input ? e.effect.input.plain : null)),
+            e.effect.result ? [h("span", {}, "result"), h("pre", { class: "effect-result" }, json(e.effect.result.plain))] : null,
+            e.effect.failure !== null && e.effect.failure !== undefined ? [h("span", {}, "failure"), h("pre", { class: "effect-failure" }, json(e.effect.failure))] : null));
+        }
+        break;
+      case "event_received":
+        title = "event received: " + d.name;
+        break;
+      case "timer_delivered":
+      case "event_delivered":
+      case "child_delivered":
+        title = e.kind.replace("_", " ") + (d.branch ? " (branch " + d.branch + ")" : "");
+        break;
+      default:
+        if (d && Object.keys(d).length) body.push(h("pre", {}, json(d)));
+    }
+    return h("li", { class: "kind-" + e.kind, "data-kind": e.kind, "data-seq": e.seq },
+      h("div", { class: "entry-head" }, h("span", { class: "entry-kind" }, title), h("span", { class: "entry-time" }, "#" + e.seq + " · " + time(e.at_ms))),
+      body);
+  }
+
+  function pendingText(p) {
+    if (!p) return "none";
+    if (p.type === "effect") return "effect " + p.key;
+    if (p.type === "wait" && p.kind) {
+      const k = p.kind;
+      if (k.type === "event") return "waiting for event " + JSON.stringify(k.event_name);
+      if (k.type === "timer") return "timer due " + time(k.resume_at_ms);
+      if (k.type === "child") return "waiting for child " + k.child_execution_id;
+      if (k.type === "all" || k.type === "any") return "join (" + k.type + ")";
+    }
+    return json(p);
+  }
+
+  async function showExecution(id) {
+    const status = h("span", { id: "status" });
+    const summary = h("dl", { class: "kv", id: "summary" });
+    const outcome = h("div", { id: "outcome" });
+    const pending = h("div", { id: "pending" });
+    const history = h("ol", { class: "timeline", id: "history" });
+    const waits = h("table", { id: "waits" });
+    const listing = h("div", { id: "listing" });
+    const note = h("span", { id: "action-status", class: "muted" });
+    const eventName = h("input", { type: "text", id: "event-name", placeholder: "event name", size: 24 });
+    const payload = h("textarea", { id: "event-payload", placeholder: "payload (JSON; empty: null)" });
+    const sendButton = h("button", { type: "submit", id: "send-event" }, "Send event");
+    const cancelButton = h("button", { type: "button", id: "cancel", class: "danger" }, "Cancel execution");
+    const eventForm = h("form", {
+      id: "event-form",
+      class: "actions",
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        guarded(async () => {
+          let body = { name: eventName.value.trim() };
+          const text = payload.value.trim();
+          if (text) {
+            try { body.payload = JSON.parse(text); } catch (e) { note.textContent = "payload is not JSON: " + e.message; return; }
+          }
+          note.textContent = "sending…";
+          try {
+            await api("POST", "/v1/executions/" + encodeURIComponent(id) + "/events", body);
+            note.textContent = "event " + JSON.stringify(body.name) + " accepted";
+          } catch (e) {
+            if (e instanceof AuthError) throw e;
+            note.textContent = String(e.message);
+          }
+          await refresh();
+        });
+      },
+    }, h("div", { class: "row" }, eventName, sendButton), payload);
+    cancelButton.addEventListener("click", () => guarded(async () => {
+      note.textContent = "cancelling…";
+      try {
+        await api("POST", "/v1/executions/" + encodeURIComponent(id) + "/cancel");
+        note.textContent = "cancellation requested";
+      } catch (e) {
+        if (e instanceof AuthError) throw e;
+        note.textContent = String(e.message);
+      }
+      await refresh();
+    }));
+    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, note));
+
+    fill(main,
+      h("h1", {}, "Execution ", h("code", { id: "execution-id" }, id), status),
+      h("div", { class: "grid" },
+        h("div", {},
+          h("div", { class: "card" }, h("h2", {}, "Summary"), summary),
+          h("div", { class: "card" }, h("h2", {}, "Outcome"), outcome),
+          h("div", { class: "card" }, h("h2", {}, "History"), history)),
+        h("div", {},
+          h("div", { class: "card" }, h("h2", {}, "Pending operation"), pending),
+          actions,
+          h("div", { class: "card" }, h("h2", {}, "Waits, timers and children"), waits),
+          h("div", { class: "card" }, h("h2", {}, "Program"), listing))));
+
+    let artifact = null;
+    let timer = null;
+    let running = false;
+    let again = false;
+    // One refresh at a time (the poll and an action may both ask); one
+    // asked for meanwhile runs right after.
+    const refresh = async () => {
+      if (running) { again = true; return; }
+      if (timer) { clearTimeout(timer); timer = null; }
+      running = true;
+      let terminal = false;
+      try {
+        terminal = await render();
+      } finally {
+        running = false;
+      }
+      if (again) { again = false; return refresh(); }
+      if (!terminal) timer = setTimeout(() => guarded(refresh), POLL_MS);
+    };
+    const render = async () => {
+      const doc = await api("GET", "/ui/api/executions/" + encodeURIComponent(id));
+      const x = doc.execution;
+      fill(status, badge(x.status));
+      status.dataset.status = x.status;
+      fill(summary,
+        h("dt", {}, "program"), h("dd", {}, x.program || h("span", { class: "muted" }, "(started by hash)")),
+        h("dt", {}, "artifact"), h("dd", { class: "mono" }, h("a", { href: "/ui/programs/" + encodeURIComponent(x.artifact_hash) }, x.artifact_hash)),
+        h("dt", {}, "revision"), h("dd", { id: "revision" }, x.revision),
+        h("dt", {}, "lease"), h("dd", { id: "lease" }, leaseText(doc.lease)),
+        h("dt", {}, "args"), h("dd", {}, h("code", {}, JSON.stringify(x.args))),
+        x.parent ? [h("dt", {}, "parent"), h("dd", { class: "mono" }, h("a", { href: "/ui/executions/" + encodeURIComponent(x.parent) }, x.parent), x.parent_branch ? " (branch " + x.parent_branch + ")" : "")] : null,
+        h("dt", {}, "created"), h("dd", {}, time(x.created_ms)),
+        h("dt", {}, "updated"), h("dd", {}, time(x.updated_ms)),
+        x.cancel_requested ? [h("dt", {}, "cancel"), h("dd", {}, "requested")] : null,
+        x.error ? [h("dt", {}, "host error"), h("dd", { class: "error", id: "host-error" }, x.error)] : null);
+      if (x.status === "completed" && x.result) {
+        fill(outcome, h("div", { class: "muted" }, "result"), h("pre", { id: "result" }, json(x.result.plain)));
+      } else if (x.status === "failed" || x.status === "cancelled") {
+        fill(outcome, h("div", { class: "error", id: "failure" }, x.message || x.error || x.status),
+          x.result ? h("pre", {}, json(x.result.plain)) : null);
+      } else {
+        fill(outcome, h("span", { class: "muted" }, "not finished"));
+      }
+      fill(pending, h("div", { id: "pending-text" }, pendingText(x.pending)), x.pending ? h("pre", {}, json(x.pending)) : null);
+      if (x.pending && x.pending.type === "wait" && x.pending.kind && x.pending.kind.type === "event"
+          && !eventName.value && document.activeElement !== eventName) {
+        eventName.value = x.pending.kind.event_name;
+      }
+      fill(history, ...doc.history.map(entryView));
+      if (doc.history_truncated) history.append(h("li", { class: "muted" }, "(first " + doc.history.length + " entries)"));
+      fill(waits,
+        h("thead", {}, h("tr", {}, ["#", "kind", "what", "branch", "due", "state"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, doc.waits.map((w) => h("tr", { class: "wait-" + w.kind },
+          h("td", {}, w.id),
+          h("td", {}, w.kind),
+          h("td", { class: "mono" }, w.kind === "child" && w.name ? h("a", { href: "/ui/executions/" + encodeURIComponent(w.name) }, w.name) : (w.name || "")),
+          h("td", {}, w.branch || ""),
+          h("td", { title: w.due_ms ? time(w.due_ms) : null }, w.due_ms ? time(w.due_ms).slice(11) : ""),
+          h("td", {}, w.delivered ? "delivered" : "open")))));
+      eventForm.querySelectorAll("input, textarea, button").forEach((e) => { e.disabled = x.terminal; });
+      cancelButton.disabled = x.terminal;
+      if (!artifact) {
+        try {
+          artifact = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(x.artifact_hash));
+          fill(listing, listingView(artifact));
+        } catch (e) {
+          if (e instanceof AuthError) throw e;
+          // E.g. the pinned artifact is missing: the rest of the page stays.
+          artifact = { functions: [] };
+          fill(listing, h("p", { class: "error", id: "listing-error" }, String(e.message)));
+        }
+      }
+      highlight(listing, doc.frames || []);
+      setLive(!x.terminal);
+      return x.terminal;
+    };
+    await refresh();
+  }
+
+  function highlight(listing, frames) {
+    listing.querySelectorAll("li.pc-current, li.pc-caller").forEach((li) => li.classList.remove("pc-current", "pc-caller"));
+    frames.forEach((f, i) => {
+      const li = listing.querySelector('li[data-func="' + f.func_id + '"][data-pc="' + f.pc + '"]');
+      if (li) li.classList.add(i === frames.length - 1 ? "pc-current" : "pc-caller");
+    });
+  }
+
+  function listingView(a) {
+    return h("div", { class: "program-listing" }, a.functions.map((f) => h("div", { class: "function", "data-func": f.id },
+      h("h3", {}, "fn " + f.name + " (id " + f.id + ", " + f.param_count + " params, " + f.local_count + " locals)" + (f.entry ? " — entry" : "")),
+      h("ol", { class: "listing" }, f.instructions.map((i) => h("li", { "data-func": f.id, "data-pc": i.pc },
+        h("span", { class: "pc" }, i.pc), h("span", { class: "text" }, i.text)))))));
+  }
+
+  // ---- programs -----------------------------------------------------------
+
+  function list(v) {
+    return Array.isArray(v) && v.length ? v.join(", ") : "none";
+  }
+
+  async function showPrograms() {
+    const programs = (await api("GET", "/ui/api/programs")).programs;
+    fill(main, h("h1", {}, "Programs"), h("div", { class: "card" }, h("table", { id: "programs" },
+      h("thead", {}, h("tr", {}, ["name", "hash", "frontend", "language", "engine features", "host capabilities", "functions", "instructions"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, programs.map((p) => {
+        const env = p.envelope || {};
+        return h("tr", { "data-name": p.name },
+          h("td", {}, p.name),
+          h("td", { class: "mono" }, h("a", { href: "/ui/programs/" + encodeURIComponent(p.hash) }, p.hash.slice(0, 16) + "…")),
+          h("td", {}, p.stored ? env.frontend_id + " " + env.frontend_version : h("span", { class: "error" }, "artifact missing")),
+          h("td", {}, env.language_semantics_version || ""),
+          h("td", {}, list(env.required_engine_features)),
+          h("td", {}, list(env.required_host_capabilities)),
+          h("td", {}, p.functions ?? ""),
+          h("td", {}, p.instructions ?? ""));
+      })))));
+    if (programs.length === 0) main.append(h("p", { class: "muted" }, "No program is registered."));
+  }
+
+  async function showArtifact(hash) {
+    const a = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(hash));
+    const env = a.envelope;
+    fill(main,
+      h("h1", {}, "Artifact ", h("code", {}, a.hash)),
+      h("div", { class: "card" }, h("dl", { class: "kv", id: "envelope" },
+        h("dt", {}, "names"), h("dd", {}, list(a.names)),
+        h("dt", {}, "frontend"), h("dd", {}, env.frontend_id + " " + env.frontend_version),
+        h("dt", {}, "language"), h("dd", {}, env.language_semantics_version),
+        h("dt", {}, "engine features"), h("dd", {}, list(env.required_engine_features)),
+        h("dt", {}, "host capabilities"), h("dd", {}, list(env.required_host_capabilities)))),
+      h("div", { class: "card" }, h("h2", {}, "Instructions"), listingView(a)));
+  }
+
+  function route() {
+    const p = location.pathname;
+    let m;
+    if ((m = p.match(/^\/ui\/executions\/([^/]+)$/))) return guarded(() => showExecution(decodeURIComponent(m[1])));
+    if (p === "/ui/programs") return guarded(showPrograms);
+    if ((m = p.match(/^\/ui\/programs\/([^/]+)$/))) return guarded(() => showArtifact(decodeURIComponent(m[1])));
+    return guarded(showList);
+  }
+
+  route();
+})();
