@@ -402,3 +402,57 @@ mod robustness {
         }
     }
 }
+
+/// MSL and HLSL have no compiler here: their output (and every other
+/// target's, with the reflection) is compared with reviewed goldens in
+/// `tests/naga/golden/`. Regenerate after a reviewed change with
+/// `IRKIT_BLESS=1 cargo test -p vpl --test naga_targets`.
+#[test]
+fn outputs_equal_the_goldens() {
+    use vpl::programs::Program;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/naga/golden");
+    let bless = std::env::var_os("IRKIT_BLESS").is_some();
+    if bless {
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let general = {
+        let bytes = include_bytes!("glsl/general.vpl");
+        let read = vpl::text::read_verified(bytes, "general.vpl").unwrap();
+        VerifiedModule::publish(&read).unwrap()
+    };
+    let modules = [
+        (
+            "mesh-ambient-color",
+            vpl::programs::create(Program::MeshAmbientColor).unwrap(),
+        ),
+        (
+            "texture-ambient-color",
+            vpl::programs::create(Program::TextureAmbientColor).unwrap(),
+        ),
+        ("general", general),
+    ];
+    for (name, published) in &modules {
+        for target in [Target::Msl, Target::Hlsl, Target::Wgsl, Target::GlslEs300] {
+            let output = naga_targets::compile(published, target).unwrap();
+            let mut files = output.files.clone();
+            files.push((
+                format!("{}.reflect.json", target.name()),
+                output.reflection.into_bytes(),
+            ));
+            for (ext, actual) in files {
+                let path = dir.join(format!("{name}.{ext}"));
+                if bless {
+                    std::fs::write(&path, &actual).unwrap();
+                    continue;
+                }
+                let expected = std::fs::read(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e} (run with IRKIT_BLESS=1)", path.display()));
+                assert!(
+                    actual == expected,
+                    "{} differs from the golden",
+                    path.display()
+                );
+            }
+        }
+    }
+}

@@ -607,17 +607,24 @@ impl Lowering<'_> {
         matches!(self.module.types.inner(ty), Some(TypeInner::Sampler(_)))
     }
 
-    /// The functions reachable from the stage's entry, each with the
-    /// uniforms its sampler parameters alias (a helper called with two
-    /// different samplers is lowered twice: naga's GLSL writer binds
-    /// textures to globals only).
+    /// The functions to lower, each with the uniforms its sampler
+    /// parameters alias (a helper called with two different samplers is
+    /// lowered twice: naga's GLSL writer binds textures to globals only).
+    /// A helper with sampler parameters that nothing calls is not lowered.
     fn needed_functions(&self, stage: &Stage) -> Result<BTreeSet<FnKey>, LowerError> {
         let facts = self.info.stage(stage.kind);
         let entry = stage.entry.ok_or_else(|| {
             unsupported(LowerErrorKind::Validation, None, "a stage without an entry")
         })?;
         let mut seen = BTreeSet::new();
+        // Every function without sampler parameters (as the GLSL backend
+        // emits every function), and what they call.
         let mut stack: Vec<FnKey> = vec![(entry, Vec::new())];
+        for (h, f) in stage.functions.iter() {
+            if !f.parameters.iter().any(|p| self.is_sampler(p.ty)) {
+                stack.push((h, Vec::new()));
+            }
+        }
         while let Some(key) = stack.pop() {
             if !seen.insert(key.clone()) {
                 continue;
@@ -692,9 +699,8 @@ impl Lowering<'_> {
             let count = u32::try_from(leaves.len()).unwrap_or(u32::MAX);
             if count > MAX_INTERFACE_LOCATIONS {
                 return Err(bad(format!(
-                    "interface variable {:?} takes {} locations; the naga targets allow {MAX_INTERFACE_LOCATIONS}",
-                    var.name,
-                    leaves.len()
+                    "interface variable {:?} takes more than {MAX_INTERFACE_LOCATIONS} locations, the most the naga targets allow",
+                    var.name
                 )));
             }
             let location = match var.semantic {

@@ -329,17 +329,26 @@ fn reflection(
             r.uniform, r.group, r.binding
         ));
         match target {
-            Target::Hlsl => {
-                let class = match r.kind {
-                    ResourceKind::UniformBuffer { .. } => 'b',
-                    ResourceKind::Texture { .. } => 't',
-                    ResourceKind::Sampler { .. } => 's',
-                };
-                out.push_str(&format!(
-                    ",\"register\":\"{class}{}\",\"space\":{}",
-                    r.binding, r.group
-                ));
-            }
+            Target::Hlsl => match r.kind {
+                // naga's HLSL samplers live in a heap (`register(s0,
+                // space0)`), selected through the group's index buffer
+                // `nagaGroup0SamplerIndexArray` (`register(t0, space255)`)
+                // at the sampler's binding.
+                ResourceKind::Sampler { .. } => out.push_str(&format!(
+                    ",\"register\":\"t0\",\"space\":255,\"sampler_heap\":{{\"register\":\"s0\",\"space\":0}},\"heap_index_slot\":{}",
+                    r.binding
+                )),
+                _ => {
+                    let class = match r.kind {
+                        ResourceKind::UniformBuffer { .. } => 'b',
+                        _ => 't',
+                    };
+                    out.push_str(&format!(
+                        ",\"register\":\"{class}{}\",\"space\":{}",
+                        r.binding, r.group
+                    ));
+                }
+            },
             Target::Msl => {
                 let slot = msl.get(i).copied().unwrap_or(0);
                 out.push_str(&format!(",\"msl_index\":{slot}"));
