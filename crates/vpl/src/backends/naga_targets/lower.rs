@@ -1,7 +1,7 @@
 //! VPL → naga IR.
 
+use super::error::{LowerError, LowerErrorKind};
 use super::layout::{self, Detail, Layout};
-use super::{LowerError, LowerErrorKind};
 use crate::VerifiedModule;
 use crate::ir::{
     BinaryOp, Builtin, Callee, Direction, Function, Handle, InstructionKind, Literal, Module,

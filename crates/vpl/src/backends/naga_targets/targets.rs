@@ -1,8 +1,8 @@
 //! The naga writers, and one reflection shape for every naga target.
 
+use super::error::{LowerError, LowerErrorKind};
 use super::layout::{Detail, Layout};
 use super::lower::{Lowered, ResourceKind, lower};
-use super::{LowerError, LowerErrorKind};
 use crate::VerifiedModule;
 use crate::ir::{Direction, Handle, Module, StageKind, Type, TypeInner};
 use std::collections::HashMap;
