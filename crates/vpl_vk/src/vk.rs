@@ -51,7 +51,8 @@ impl VkContext {
             .map_err(|e| VkError::Unavailable(format!("no Vulkan instance: {e}")))?;
         match Self::with_instance(entry, instance) {
             Ok(c) => Ok(c),
-            Err((instance, e)) => {
+            Err(failed) => {
+                let (instance, e) = *failed;
                 // SAFETY: nothing was created from the instance.
                 unsafe { instance.destroy_instance(None) };
                 Err(e)
@@ -62,12 +63,12 @@ impl VkContext {
     fn with_instance(
         entry: ash::Entry,
         instance: ash::Instance,
-    ) -> Result<Self, (ash::Instance, VkError)> {
+    ) -> Result<Self, Box<(ash::Instance, VkError)>> {
         // SAFETY: the instance is live; the queried handles belong to it.
         unsafe {
             let devices = match instance.enumerate_physical_devices() {
                 Ok(d) => d,
-                Err(e) => return Err((instance, VkError::Unavailable(format!("{e}")))),
+                Err(e) => return Err(Box::new((instance, VkError::Unavailable(format!("{e}"))))),
             };
             let mut candidates: Vec<(vk::PhysicalDevice, u32, bool, String)> = Vec::new();
             for pd in devices {
@@ -91,10 +92,10 @@ impl VkContext {
             }
             candidates.sort_by_key(|c| !c.2);
             let Some((physical, family, _, device_name)) = candidates.into_iter().next() else {
-                return Err((
+                return Err(Box::new((
                     instance,
                     VkError::Unavailable("no Vulkan 1.1 device with a graphics queue".into()),
-                ));
+                )));
             };
             let priorities = [1.0f32];
             let queues = [vk::DeviceQueueCreateInfo::default()
@@ -103,7 +104,12 @@ impl VkContext {
             let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
             let device = match instance.create_device(physical, &info, None) {
                 Ok(d) => d,
-                Err(e) => return Err((instance, VkError::Unavailable(format!("device: {e}")))),
+                Err(e) => {
+                    return Err(Box::new((
+                        instance,
+                        VkError::Unavailable(format!("device: {e}")),
+                    )));
+                }
             };
             let queue = device.get_device_queue(family, 0);
             let memory = instance.get_physical_device_memory_properties(physical);

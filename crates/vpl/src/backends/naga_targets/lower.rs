@@ -642,8 +642,8 @@ impl Lowering<'_> {
                     else {
                         continue;
                     };
-                    let c = c.clone();
-                    let callee = &stage.functions[c.clone()];
+                    let c = *c;
+                    let callee = &stage.functions[c];
                     let mut slots = Vec::new();
                     for (p, a) in callee.parameters.iter().zip(arguments) {
                         if !self.is_sampler(p.ty) {
@@ -1394,7 +1394,7 @@ impl FnBuilder<'_, '_> {
                 if element {
                     v = self.expr(block, Expression::AccessIndex { base: v, index: 0 });
                 }
-                Ok(self.from_host(block, v, k, None))
+                Ok(self.host_to_value(block, v, k, None))
             }
             Some(TypeInner::Vector { kind, size }) => {
                 let mut v = self.expr(block, Expression::Load { pointer: ptr });
@@ -1413,7 +1413,7 @@ impl FnBuilder<'_, '_> {
                         },
                     );
                 }
-                Ok(self.from_host(block, v, kind, vector_size(size)))
+                Ok(self.host_to_value(block, v, kind, vector_size(size)))
             }
             Some(TypeInner::Matrix { rows: 2, columns }) => {
                 let target = self.cx.ty(ty)?;
@@ -1519,7 +1519,7 @@ impl FnBuilder<'_, '_> {
 
     /// Converts a loaded host scalar/vector to its value form (Booleans
     /// are stored as `u32`, true when nonzero).
-    fn from_host(
+    fn host_to_value(
         &mut self,
         block: &mut Block,
         v: naga::Handle<Expression>,

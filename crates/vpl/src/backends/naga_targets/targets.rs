@@ -101,7 +101,10 @@ fn msl_slots(l: &Lowered) -> Vec<u8> {
         .collect()
 }
 
-fn write(l: &Lowered, target: Target) -> Result<(Vec<(String, Vec<u8>)>, GlslNames), LowerError> {
+/// `(extension, contents)` per written file.
+type Files = Vec<(String, Vec<u8>)>;
+
+fn write(l: &Lowered, target: Target) -> Result<(Files, GlslNames), LowerError> {
     let mut names: GlslNames = Default::default();
     let files = match target {
         Target::Spirv => {
