@@ -88,6 +88,24 @@ fn per_target(c: &mut Criterion) {
     group.bench_function("glsl-420", |b| {
         b.iter(|| black_box(glsl::compile(black_box(&published), glsl::VERSION_420).unwrap()))
     });
+    // The shared part of every naga target: lowering + naga's validator.
+    group.bench_function("naga_lower_and_validate", |b| {
+        b.iter(|| black_box(naga_targets::lower(black_box(&published)).unwrap()))
+    });
+    // naga's validator alone, on the lowered module.
+    let lowered = naga_targets::lower(&published).unwrap();
+    group.bench_function("naga_validate_only", |b| {
+        b.iter(|| {
+            black_box(
+                naga::valid::Validator::new(
+                    naga::valid::ValidationFlags::all(),
+                    naga::valid::Capabilities::empty(),
+                )
+                .validate(black_box(&lowered.module))
+                .unwrap(),
+            )
+        })
+    });
     for target in Target::ALL {
         group.bench_function(target.name(), |b| {
             b.iter(|| black_box(naga_targets::compile(black_box(&published), target).unwrap()))
