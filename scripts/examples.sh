@@ -42,6 +42,14 @@ case "$render_status" in
   2) echo "no headless OpenGL 4.2 core context: render skipped" ;;
   *) exit "$render_status" ;;
 esac
+render_status=0
+"$irkit" vpl render builtin:texture-ambient-color --driver vulkan \
+  -o target/examples/texture-ambient-color.vulkan.png --size 64x64 || render_status=$?
+case "$render_status" in
+  0) echo "rendered target/examples/texture-ambient-color.vulkan.png (Vulkan)" ;;
+  2) echo "no Vulkan device: Vulkan render skipped" ;;
+  *) exit "$render_status" ;;
+esac
 # rvnlib: verify, inspect and link the .rvnlib examples; every refused file must fail.
 rvn=examples/rvnlib
 "$irkit" rvn verify "$rvn"/*.rvnlib

@@ -14,6 +14,7 @@ mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
+mod vpl_vk_cmd;
 mod zlm_c_cmd;
 mod zlm_cmd;
 mod zlm_llvm_cmd;

@@ -105,7 +105,10 @@ pub fn run(verb: Verb) -> ExitCode {
         } => fmt(&file, output.as_deref(), check, format),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
-        Verb::Render(args) => crate::vpl_glsl_cmd::render(args),
+        Verb::Render(args) => match args.driver {
+            crate::vpl_glsl_cmd::Driver::Gl => crate::vpl_glsl_cmd::render(args),
+            crate::vpl_glsl_cmd::Driver::Vulkan => crate::vpl_vk_cmd::render(&args),
+        },
     }
 }
 

@@ -70,9 +70,23 @@ pub struct RenderArgs {
     /// position and texture coordinates.
     #[arg(long = "attribute", value_parser = parse_attribute)]
     pub attributes: Vec<(u32, [f32; 4])>,
+    /// Driver: `gl` (OpenGL 4.2 core through EGL, the GLSL 4.20 target) or
+    /// `vulkan` (through the system Vulkan loader, the SPIR-V target).
+    #[arg(long, value_enum, default_value_t)]
+    pub driver: Driver,
     /// Diagnostic style.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// The drivers `irkit vpl render` draws with.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Driver {
+    /// OpenGL 4.2 core (EGL, e.g. Mesa llvmpipe).
+    #[default]
+    Gl,
+    /// Vulkan 1.1 (e.g. Mesa lavapipe).
+    Vulkan,
 }
 
 fn parse_attribute(s: &str) -> Result<(u32, [f32; 4]), String> {
@@ -144,22 +158,22 @@ fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
 }
 
 /// A read, verified and published input.
-struct Input {
-    stem: String,
+pub(crate) struct Input {
+    pub(crate) stem: String,
     label: String,
     bytes: Vec<u8>,
     verified: vpl::verify::Verified,
-    published: VerifiedModule,
+    pub(crate) published: VerifiedModule,
 }
 
 impl Input {
-    fn source(&self) -> Option<&str> {
+    pub(crate) fn source(&self) -> Option<&str> {
         std::str::from_utf8(&self.bytes).ok()
     }
 
     /// A target diagnostic at `span` of the published text, mapped into
     /// the input file.
-    fn target_diagnostic(
+    pub(crate) fn target_diagnostic(
         &self,
         code: &str,
         message: &str,
@@ -180,7 +194,7 @@ impl Input {
 
 /// Reads (verifying once) and publishes `file` (print and read back). On
 /// failure the diagnostics are already printed and the exit code returned.
-fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCode> {
+pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCode> {
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
         Some(name) => {
             let Some(program) = vpl::programs::Program::from_name(name) else {

@@ -441,7 +441,6 @@ const REMAINING_CIRCLES: &[&str] = &[
     "irkit: zlm_c_cmd ↔ zlm_cmd ↔ zlm_run_cmd",
     "tcc_host: (root) ↔ host ↔ metrics ↔ pg ↔ providers ↔ sqlite ↔ store",
     "vpl: backends/glsl ↔ backends/glsl/emit ↔ backends/glsl/locations ↔ backends/glsl/restrictions ↔ backends/glsl/types",
-    "vpl: backends/naga_targets ↔ backends/naga_targets/lower ↔ backends/naga_targets/targets",
 ];
 
 /// The detector itself: a planted circle is found, a one-way chain is not.

@@ -1,0 +1,46 @@
+#version 300 es
+
+precision highp float;
+precision highp int;
+
+struct VplHostRecord0_ {
+    vec4 m0_;
+    float m1_;
+    uint pad0_;
+    uint pad1_;
+    uint pad2_;
+};
+struct VplOutputvertex {
+    vec4 vpl_out1_0_;
+};
+struct VplOutputfragment {
+    vec4 vpl_out0_0_;
+};
+vec3 vpl_vertex_s0_ = vec3(0.0);
+
+vec4 vpl_vertex_s1_ = vec4(0.0);
+
+layout(location = 0) in vec3 _p2vs_location0;
+
+void vpl_vertex_f0_() {
+    vec3 vpl_r0_ = vec3(0.0);
+    vec4 vpl_r1_ = vec4(0.0);
+    vec3 _e1 = vpl_vertex_s0_;
+    vpl_r0_ = _e1;
+    vec3 _e4 = vpl_r0_;
+    vpl_r1_ = vec4(_e4, 1.0);
+    vec4 _e9 = vpl_r1_;
+    vpl_vertex_s1_ = _e9;
+    return;
+}
+
+void main() {
+    vec3 vpl_in0_0_ = _p2vs_location0;
+    vpl_vertex_s0_ = vpl_in0_0_;
+    vpl_vertex_f0_();
+    vec4 _e3 = vpl_vertex_s1_;
+    VplOutputvertex _tmp_return = VplOutputvertex(_e3);
+    gl_Position = _tmp_return.vpl_out1_0_;
+    return;
+}
+
