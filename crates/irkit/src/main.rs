@@ -12,6 +12,8 @@ mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
+mod vpl_playground_cmd;
+mod vpl_webgl_cmd;
 mod zlm_c_cmd;
 mod zlm_cmd;
 mod zlm_run_cmd;

@@ -38,6 +38,8 @@ pub enum Verb {
     Compile(crate::vpl_glsl_cmd::CompileArgs),
     /// Draw a full-screen quad with the program headless and write a PNG.
     Render(crate::vpl_glsl_cmd::RenderArgs),
+    /// Serve the VPL playground (editor, diagnostics, per-target code, WebGL preview).
+    Playground(crate::vpl_playground_cmd::PlaygroundArgs),
 }
 
 /// Converts a text error into a shared diagnostic.
@@ -105,7 +107,11 @@ pub fn run(verb: Verb) -> ExitCode {
         } => fmt(&file, output.as_deref(), check, format),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
+        Verb::Render(args) if args.driver == crate::vpl_glsl_cmd::Driver::Webgl => {
+            crate::vpl_webgl_cmd::render(args)
+        }
         Verb::Render(args) => crate::vpl_glsl_cmd::render(args),
+        Verb::Playground(args) => crate::vpl_playground_cmd::playground(args),
     }
 }
 

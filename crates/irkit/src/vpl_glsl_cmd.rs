@@ -47,6 +47,16 @@ pub struct CompileArgs {
 /// The targets `irkit vpl compile` implements (docs/vpl/targets.md).
 pub const TARGETS: [&str; 6] = ["glsl-420", "spirv", "wgsl", "glsl-es-300", "msl", "hlsl"];
 
+/// The drivers `irkit vpl render` can draw with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Driver {
+    /// OpenGL 4.2 core through EGL (Mesa), from the GLSL 4.20 output.
+    #[default]
+    Gl,
+    /// WebGL 2 in headless Chromium, from the GLSL ES 3.00 output.
+    Webgl,
+}
+
 /// Arguments of `irkit vpl render`.
 #[derive(clap::Args)]
 pub struct RenderArgs {
@@ -70,6 +80,10 @@ pub struct RenderArgs {
     /// position and texture coordinates.
     #[arg(long = "attribute", value_parser = parse_attribute)]
     pub attributes: Vec<(u32, [f32; 4])>,
+    /// The driver: `gl` (OpenGL 4.2 core, GLSL 4.20) or `webgl` (WebGL 2 in
+    /// headless Chromium, GLSL ES 3.00).
+    #[arg(long, value_enum, default_value_t)]
+    pub driver: Driver,
     /// Diagnostic style.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
@@ -144,22 +158,22 @@ fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
 }
 
 /// A read, verified and published input.
-struct Input {
+pub(crate) struct Input {
     stem: String,
     label: String,
     bytes: Vec<u8>,
     verified: vpl::verify::Verified,
-    published: VerifiedModule,
+    pub(crate) published: VerifiedModule,
 }
 
 impl Input {
-    fn source(&self) -> Option<&str> {
+    pub(crate) fn source(&self) -> Option<&str> {
         std::str::from_utf8(&self.bytes).ok()
     }
 
     /// A target diagnostic at `span` of the published text, mapped into
     /// the input file.
-    fn target_diagnostic(
+    pub(crate) fn target_diagnostic(
         &self,
         code: &str,
         message: &str,
@@ -180,7 +194,7 @@ impl Input {
 
 /// Reads (verifying once) and publishes `file` (print and read back). On
 /// failure the diagnostics are already printed and the exit code returned.
-fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCode> {
+pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCode> {
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
         Some(name) => {
             let Some(program) = vpl::programs::Program::from_name(name) else {

@@ -91,11 +91,24 @@ function vplRender(canvas, scene) {
     gl.bindRenderbuffer(gl.RENDERBUFFER, rbo);
     gl.renderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, scene.width, scene.height);
     gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
-    gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, rbo);
+    // WebGL 2 requires draw buffer i to be COLOR_ATTACHMENTi: attach at the
+    // primary output's location.
+    const max = gl.getParameter(gl.MAX_DRAW_BUFFERS);
+    if (scene.output_location >= max) {
+      throw new Error('webgl-draw: primary output location ' + scene.output_location +
+        ' is beyond the ' + max + ' draw buffers of this context');
+    }
+    const attachment = gl.COLOR_ATTACHMENT0 + scene.output_location;
+    gl.framebufferRenderbuffer(gl.FRAMEBUFFER, attachment, gl.RENDERBUFFER, rbo);
     const buffers = [];
     for (let l = 0; l < scene.output_location; l++) buffers.push(gl.NONE);
-    buffers.push(gl.COLOR_ATTACHMENT0);
+    buffers.push(attachment);
     gl.drawBuffers(buffers);
+    gl.readBuffer(attachment);
+    const status = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
+    if (status !== gl.FRAMEBUFFER_COMPLETE) {
+      throw new Error('webgl-draw: framebuffer incomplete: 0x' + status.toString(16));
+    }
     gl.viewport(0, 0, scene.width, scene.height);
     gl.disable(gl.DEPTH_TEST);
     gl.disable(gl.BLEND);
