@@ -1,8 +1,10 @@
-//! The naga targets: every valid module of the corpora either lowers
-//! (naga's validator accepts it, every writer writes, SPIR-V passes
-//! `spirv-val --target-env vulkan1.1`, GLSL ES passes `glslangValidator`)
-//! or is refused with an `Unsupported*` target error; never a validation
-//! or writer failure.
+//! The naga targets: every valid module of the corpora that the GLSL 4.20
+//! backend accepts lowers for every naga target (naga's validator accepts
+//! it, every writer writes, SPIR-V passes `spirv-val --target-env
+//! vulkan1.1`, GLSL ES passes `glslangValidator` as ES 3.00, the WGSL is
+//! read back and validated by naga with the same uniform layouts); what
+//! GLSL 4.20 refuses is refused with the same code. Never a validation or
+//! writer failure.
 
 use std::path::{Path, PathBuf};
 use vpl::VerifiedModule;
@@ -19,6 +21,8 @@ fn valid_modules() -> Vec<(String, Vec<u8>)> {
         root.join("tests/glsl"),
         root.join("tests/corpus"),
         root.join("tests/naga"),
+        root.join("tests/verify/valid"),
+        root.join("../vpl_gl/tests/fixtures"),
         root.join("../../../shared/corpus/vpl-arcadia"),
     ] {
         if let Ok(entries) = std::fs::read_dir(&dir) {
@@ -38,6 +42,105 @@ fn valid_modules() -> Vec<(String, Vec<u8>)> {
             Some((p.display().to_string(), bytes))
         })
         .collect()
+}
+
+/// Whether `e` is a target diagnostic (not a lowering defect).
+fn is_target_diagnostic(e: &naga_targets::LowerError) -> bool {
+    matches!(
+        e.kind,
+        LowerErrorKind::UnsupportedType
+            | LowerErrorKind::UnsupportedUniform
+            | LowerErrorKind::UnsupportedInstruction
+            | LowerErrorKind::UnsupportedInterface
+            | LowerErrorKind::Restriction(_)
+    )
+}
+
+/// Compares the layout of two naga types (offsets, spans, strides),
+/// ignoring names.
+fn same_layout(
+    a: &naga::Module,
+    at: naga::Handle<naga::Type>,
+    b: &naga::Module,
+    bt: naga::Handle<naga::Type>,
+) -> Result<(), String> {
+    use naga::TypeInner as T;
+    match (&a.types[at].inner, &b.types[bt].inner) {
+        (
+            T::Struct {
+                members: ma,
+                span: sa,
+            },
+            T::Struct {
+                members: mb,
+                span: sb,
+            },
+        ) => {
+            if sa != sb || ma.len() != mb.len() {
+                return Err(format!(
+                    "struct span {sa} vs {sb}, {} vs {} members",
+                    ma.len(),
+                    mb.len()
+                ));
+            }
+            for (x, y) in ma.iter().zip(mb) {
+                if x.offset != y.offset {
+                    return Err(format!(
+                        "member {:?} at {} vs {}",
+                        x.name, x.offset, y.offset
+                    ));
+                }
+                same_layout(a, x.ty, b, y.ty)?;
+            }
+            Ok(())
+        }
+        (
+            T::Array {
+                base: ba,
+                size: za,
+                stride: sa,
+            },
+            T::Array {
+                base: bb,
+                size: zb,
+                stride: sb,
+            },
+        ) => {
+            if sa != sb || za != zb {
+                return Err(format!("array stride {sa} vs {sb}"));
+            }
+            same_layout(a, *ba, b, *bb)
+        }
+        (x, y) if x == y => Ok(()),
+        (x, y) => Err(format!("{x:?} vs {y:?}")),
+    }
+}
+
+/// Reads the WGSL back with naga, validates it and checks that every
+/// uniform buffer has the layout of the lowered module.
+fn reread_wgsl(name: &str, published: &VerifiedModule, text: &str) {
+    let reread = naga::front::wgsl::parse_str(text)
+        .unwrap_or_else(|e| panic!("{name}: WGSL does not read back: {e}\n{text}"));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&reread)
+    .unwrap_or_else(|e| panic!("{name}: re-read WGSL invalid: {e:?}\n{text}"));
+    let lowered = naga_targets::lower(published).unwrap();
+    for (_, g) in lowered.module.global_variables.iter() {
+        if g.space != naga::AddressSpace::Uniform {
+            continue;
+        }
+        let (_, other) = reread
+            .global_variables
+            .iter()
+            .find(|(_, o)| o.binding == g.binding)
+            .unwrap_or_else(|| panic!("{name}: uniform {:?} lost in WGSL", g.name));
+        if let Err(e) = same_layout(&lowered.module, g.ty, &reread, other.ty) {
+            panic!("{name}: WGSL layout of {:?} differs: {e}\n{text}", g.name);
+        }
+    }
 }
 
 fn tool(name: &str) -> bool {
@@ -63,10 +166,36 @@ fn every_valid_module_lowers_or_is_refused_with_a_target_diagnostic() {
     for (name, bytes) in &modules {
         let read = vpl::text::read_verified(bytes, name).unwrap();
         let published = VerifiedModule::publish(&read).unwrap();
+        let glsl = vpl::backends::glsl::compile(&published, vpl::backends::glsl::VERSION_420);
         for target in Target::ALL {
-            match naga_targets::compile(&published, target) {
+            let result = naga_targets::compile(&published, target);
+            match (&glsl, &result) {
+                (Ok(_), Err(e)) => panic!(
+                    "{name}: GLSL 4.20 accepts it, {} refuses it: {e}",
+                    target.name()
+                ),
+                (Err(vpl::backends::glsl::CompileError::Target(g)), Err(e)) => assert_eq!(
+                    e.kind.code(),
+                    g.kind.code(),
+                    "{name}: GLSL 4.20 and {} refuse it differently",
+                    target.name()
+                ),
+                (Err(g), Ok(_)) => panic!(
+                    "{name}: GLSL 4.20 refuses it ({g}), {} accepts it",
+                    target.name()
+                ),
+                _ => {}
+            }
+            match result {
                 Ok(output) => {
                     lowered += 1;
+                    if target == Target::Wgsl {
+                        reread_wgsl(
+                            name,
+                            &published,
+                            std::str::from_utf8(&output.files[0].1).unwrap(),
+                        );
+                    }
                     assert!(!output.files.is_empty());
                     let reflection: serde_json::Value =
                         serde_json::from_str(&output.reflection).unwrap();
@@ -110,29 +239,103 @@ fn every_valid_module_lowers_or_is_refused_with_a_target_diagnostic() {
                     }
                 }
                 Err(e) => assert!(
-                    matches!(
-                        e.kind,
-                        LowerErrorKind::UnsupportedType
-                            | LowerErrorKind::UnsupportedUniform
-                            | LowerErrorKind::UnsupportedInstruction
-                            | LowerErrorKind::UnsupportedInterface
-                    ),
+                    is_target_diagnostic(&e),
                     "{name} for {}: {e}",
                     target.name()
                 ),
             }
         }
     }
-    assert!(lowered >= 5 * 8, "only {lowered} lowerings succeeded");
+    assert!(lowered >= 5 * 30, "only {lowered} lowerings succeeded");
 }
 
 #[test]
-fn unsupported_constructs_are_refused_with_a_position() {
-    let published = vpl::programs::create(vpl::programs::Program::MeshAmbientColor).unwrap();
-    let e = naga_targets::compile(&published, Target::Wgsl).unwrap_err();
-    assert_eq!(e.kind, LowerErrorKind::UnsupportedUniform);
-    assert_eq!(e.kind.code(), "naga-unsupported-uniform");
-    assert!(e.span.is_some());
+fn glsl_restrictions_are_refused_with_their_code_and_a_position() {
+    // An empty record (section 12.4) in a used register.
+    let text = include_str!("../../../examples/vpl/minimal.vpl").replace(
+        "(type Vec4 vector float 4))",
+        "(type Vec4 vector float 4) (type Empty record \"E\"))",
+    );
+    let text = text.replacen(
+        "(registers (register r0 Vec4))",
+        "(registers (register r0 Vec4) (register r1 Empty))",
+        1,
+    );
+    assert!(
+        text.contains("(register r1 Empty)"),
+        "the example changed shape"
+    );
+    let read = vpl::text::read_verified(text.as_bytes(), "empty.vpl").unwrap();
+    let published = VerifiedModule::publish(&read).unwrap();
+    for target in Target::ALL {
+        let e = naga_targets::compile(&published, target).unwrap_err();
+        assert_eq!(e.kind.code(), "empty-record");
+        assert!(e.span.is_some());
+    }
+}
+
+fn reflection(program: vpl::programs::Program, target: Target) -> serde_json::Value {
+    let published = vpl::programs::create(program).unwrap();
+    let output = naga_targets::compile(&published, target).unwrap();
+    serde_json::from_str(&output.reflection).unwrap()
+}
+
+#[test]
+fn uniform_buffers_are_std140_and_bound_alike_on_every_target() {
+    use vpl::programs::Program;
+    for target in Target::ALL {
+        let r = reflection(Program::MeshAmbientColor, target);
+        let material = &r["resources"][0];
+        assert_eq!(material["name"], "material");
+        assert_eq!(material["kind"], "uniform_buffer");
+        assert_eq!(
+            (material["group"].as_u64(), material["binding"].as_u64()),
+            (Some(0), Some(0))
+        );
+        // Material { ambient_color: vec4, intensity: float }: std140, 32 bytes.
+        assert_eq!(material["size"], 32);
+        let fields = material["layout"]["fields"].as_array().unwrap();
+        assert_eq!(fields[0]["layout"]["offset"], 0);
+        assert_eq!(fields[1]["layout"]["offset"], 16);
+        assert_eq!(fields[1]["layout"]["type"], "float");
+    }
+    let hlsl = reflection(Program::MeshAmbientColor, Target::Hlsl);
+    assert_eq!(hlsl["resources"][0]["register"], "b0");
+    let es = reflection(Program::MeshAmbientColor, Target::GlslEs300);
+    let names = &es["resources"][0]["glsl_names"];
+    assert!(names["fragment"].is_string(), "{es}");
+}
+
+#[test]
+fn a_sampler_uniform_is_a_texture_and_sampler_pair() {
+    use vpl::programs::Program;
+    for target in Target::ALL {
+        let r = reflection(Program::TextureAmbientColor, target);
+        let resources = r["resources"].as_array().unwrap();
+        assert_eq!(resources.len(), 2, "{r}");
+        assert_eq!(resources[0]["kind"], "texture");
+        assert_eq!(resources[0]["binding"], 0);
+        assert_eq!(resources[0]["sampler_binding"], 1);
+        assert_eq!(resources[1]["kind"], "sampler");
+        assert_eq!(resources[1]["binding"], 1);
+        assert_eq!(resources[1]["name"], "texture");
+    }
+    // GLSL ES combines them into one sampler2D, named for the host.
+    let es = reflection(Program::TextureAmbientColor, Target::GlslEs300);
+    let name = es["resources"][0]["glsl_names"]["fragment"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(es["resources"][1]["glsl_names"]["fragment"], name.as_str());
+    assert_eq!(
+        es["resources"][0]["glsl_names"]["vertex"],
+        serde_json::Value::Null
+    );
+    let published = vpl::programs::create(Program::TextureAmbientColor).unwrap();
+    let output = naga_targets::compile(&published, Target::GlslEs300).unwrap();
+    let frag = String::from_utf8(output.files[1].1.clone()).unwrap();
+    assert!(frag.contains(&format!("sampler2D {name};")), "{frag}");
+    assert!(frag.starts_with("#version 300 es"), "{frag}");
 }
 
 mod robustness {
@@ -143,8 +346,11 @@ mod robustness {
     use super::*;
     use proptest::prelude::*;
 
-    const SOURCES: [&str; 3] = [
+    const SOURCES: [&str; 6] = [
         include_str!("naga/subset.vpl"),
+        include_str!("glsl/general.vpl"),
+        include_str!("../programs/texture-vertex-ambient-color.vpl"),
+        include_str!("../../vpl_gl/tests/fixtures/sampler_wrap.vpl"),
         include_str!("../../../examples/vpl/loop_call.vpl"),
         include_str!("../../../examples/vpl/minimal.vpl"),
     ];
@@ -190,16 +396,7 @@ mod robustness {
             for target in [Target::Spirv, Target::Wgsl] {
                 match naga_targets::compile(&published, target) {
                     Ok(a) => prop_assert_eq!(naga_targets::compile(&published, target).unwrap(), a),
-                    Err(e) => prop_assert!(
-                        matches!(
-                            e.kind,
-                            LowerErrorKind::UnsupportedType
-                                | LowerErrorKind::UnsupportedUniform
-                                | LowerErrorKind::UnsupportedInstruction
-                                | LowerErrorKind::UnsupportedInterface
-                        ),
-                        "{}\n{}", e, text
-                    ),
+                    Err(e) => prop_assert!(is_target_diagnostic(&e), "{}\n{}", e, text),
                 }
             }
         }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 use vpl::VerifiedModule;
-use vpl::backends::glsl::{self, GlslType, VERSION_420};
+use vpl::backends::glsl::{self, GlslType, VERSION_420, std140_layout};
 use vpl::backends::naga_targets::{self, LowerError, Target};
 use vpl::ir::{Direction, ScalarKind};
 
@@ -21,6 +21,8 @@ pub enum UniformSlot {
         gl_blocks: Vec<String>,
         /// The block binding point.
         binding: u32,
+        /// The buffer size in bytes (the std140 size rounded up to 16).
+        size: u64,
     },
     /// A sampler uniform: a `sampler2D` per stage that uses it, on one
     /// texture unit.
@@ -161,8 +163,25 @@ fn fragment_output_location(
     Ok(location)
 }
 
+/// The GLSL names the reflection gives `resource` in each stage.
+fn glsl_names(resource: &Value) -> Vec<String> {
+    ["vertex", "fragment"]
+        .iter()
+        .filter_map(|stage| {
+            resource
+                .get("glsl_names")
+                .and_then(|n| n.get(stage))
+                .and_then(Value::as_str)
+        })
+        .map(String::from)
+        .collect()
+}
+
 /// Pairs each uniform of the GLSL artifact (its logical type) with the
-/// GLSL ES reflection's binding of it.
+/// GLSL ES reflection's resource for it: a `uniform_buffer` (binding,
+/// size, per-stage block names) or a `texture` (per-stage combined
+/// `sampler2D` names). The buffer size must be the std140 size the
+/// leaves are computed from.
 fn uniform_slots(
     artifact: &glsl::ProgramArtifact,
     reflection: &Value,
@@ -172,49 +191,55 @@ fn uniform_slots(
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
+    let find = |slot: usize, kind: &str| {
+        resources.iter().find(|r| {
+            r.get("uniform").and_then(Value::as_u64) == Some(slot as u64)
+                && r.get("kind").and_then(Value::as_str) == Some(kind)
+        })
+    };
+    let missing = |what: &str, name: &str| {
+        ProgramError::Reflection(format!(
+            "the GLSL ES reflection has no {what} for uniform {name:?}"
+        ))
+    };
     let mut slots = Vec::new();
     let mut unit = 0u32;
     for u in artifact.uniforms() {
-        let of_slot: Vec<&Value> = resources
-            .iter()
-            .filter(|r| r.get("slot").and_then(Value::as_u64) == Some(u.binding.slot as u64))
-            .collect();
-        let names = |key: &str| -> Vec<String> {
-            of_slot
-                .iter()
-                .filter_map(|r| r.get(key))
-                .flat_map(|v| match v {
-                    Value::String(s) => vec![s.clone()],
-                    Value::Array(a) => a.iter().filter_map(|s| s.as_str().map(String::from)).collect(),
-                    _ => Vec::new(),
-                })
-                .collect()
-        };
+        let name = &u.binding.name;
         if u.binding.ty == GlslType::Sampler2D {
+            let texture = find(u.binding.slot, "texture").ok_or_else(|| missing("texture", name))?;
             slots.push(UniformSlot::Sampler {
-                name: u.binding.name.clone(),
-                gl_names: names("gl_names"),
+                name: name.clone(),
+                gl_names: glsl_names(texture),
                 unit,
             });
             unit += 1;
-        } else {
-            let binding = of_slot
-                .iter()
-                .find_map(|r| r.get("binding").and_then(Value::as_u64))
-                .and_then(|b| u32::try_from(b).ok())
-                .ok_or_else(|| {
-                    ProgramError::Reflection(format!(
-                        "the GLSL ES reflection has no binding for uniform {:?}",
-                        u.binding.name
-                    ))
-                })?;
-            slots.push(UniformSlot::Block {
-                name: u.binding.name.clone(),
-                ty: u.binding.ty.clone(),
-                gl_blocks: names("gl_names"),
-                binding,
-            });
+            continue;
         }
+        let buffer = find(u.binding.slot, "uniform_buffer")
+            .ok_or_else(|| missing("uniform buffer", name))?;
+        let binding = buffer
+            .get("binding")
+            .and_then(Value::as_u64)
+            .and_then(|b| u32::try_from(b).ok())
+            .ok_or_else(|| missing("binding", name))?;
+        let size = buffer
+            .get("size")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| missing("buffer size", name))?;
+        let std140 = std140_layout(&u.binding.ty).size;
+        if std140.div_ceil(16).max(1) * 16 != size {
+            return Err(ProgramError::Reflection(format!(
+                "uniform {name:?}: the GLSL ES buffer is {size} bytes, its std140 layout {std140}"
+            )));
+        }
+        slots.push(UniformSlot::Block {
+            name: name.clone(),
+            ty: u.binding.ty.clone(),
+            gl_blocks: glsl_names(buffer),
+            binding,
+            size,
+        });
     }
     Ok(slots)
 }

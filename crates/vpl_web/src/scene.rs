@@ -208,7 +208,8 @@ pub fn scene_json(program: &WebGlProgram, scene: &Scene) -> Result<Value, String
                 ty,
                 gl_blocks,
                 binding,
-            } => blocks.push((gl_blocks, *binding, std140_layout(ty).size, leaves(name, ty)?)),
+                size,
+            } => blocks.push((gl_blocks, *binding, *size, leaves(name, ty)?)),
             UniformSlot::Sampler {
                 name,
                 gl_names,

@@ -201,14 +201,14 @@ fn check_facts(
     Ok((types, locations))
 }
 
-/// The interface locations of section 12.2 (the naga targets link their
-/// stage interfaces by the same rules).
-pub(crate) fn interface_locations(
+/// Every target check of sections 12.2 and 12.4 and the resolved
+/// interface locations (the naga targets refuse what GLSL 4.20 refuses,
+/// with the same codes, and link by the same rules).
+pub(crate) fn target_locations(
     module: &Module,
     info: &ModuleInfo,
 ) -> Result<locations::Locations, TargetError> {
-    let types = types::TypeMap::build(module, info)?;
-    locations::resolve(module, &types)
+    check_facts(module, info).map(|(_, locations)| locations)
 }
 
 /// Checks and emits a verified module (large stages on two threads).

@@ -1,18 +1,21 @@
 //! VPL → naga IR.
 
+use super::layout::{self, Detail, Layout};
 use super::{LowerError, LowerErrorKind};
 use crate::VerifiedModule;
 use crate::ir::{
-    BinaryOp, Callee, Direction, Function, Handle, InstructionKind, Literal, Module, Operand,
-    Reference, ScalarKind, SelectorKind, Semantic, Span, Stage, StageKind, StorageKind,
-    TerminatorKind, Type, TypeInner, Value,
+    BinaryOp, Builtin, Callee, Direction, Function, Handle, InstructionKind, Literal, Module,
+    Operand, Reference, ScalarKind, SelectorKind, Semantic, Span, Stage, StageKind, StorageKind,
+    TerminatorKind, Type, TypeInner, UniformKind, Value,
 };
+use crate::verify::{AliasRoot, ModuleInfo};
 use naga::{
     AddressSpace, Binding, Block, BuiltIn, EntryPoint, Expression, FunctionArgument,
-    FunctionResult, GlobalVariable, Interpolation, LocalVariable, Range, Sampling, ShaderStage,
-    Statement, StructMember, SwitchCase, SwitchValue, VectorSize,
+    FunctionResult, GlobalVariable, Interpolation, LocalVariable, Range, ResourceBinding, Sampling,
+    ShaderStage, Statement, StructMember, SwitchCase, SwitchValue, VectorSize,
 };
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
+use std::num::NonZeroU32;
 
 /// A lowered module that naga's validator accepted.
 #[derive(Debug)]
@@ -24,52 +27,113 @@ pub struct Lowered {
     /// Entry-point names, vertex then fragment.
     pub entry_points: [String; 2],
     /// Resolved interface locations per stage and slot (`None` for
-    /// built-ins).
+    /// built-ins); a slot of a matrix, array or record starts there and
+    /// takes `location_counts` consecutive locations.
     pub locations: [Vec<Option<u32>>; 2],
+    /// Locations each interface slot takes, per stage and slot.
+    pub location_counts: [Vec<u32>; 2],
+    /// Resource bindings (group 0), in binding order.
+    pub resources: Vec<Resource>,
+}
+
+/// One bound resource of the lowered module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// The VPL uniform's slot.
+    pub uniform: usize,
+    /// The uniform's name.
+    pub name: String,
+    /// Bind group (always 0).
+    pub group: u32,
+    /// Binding number within the group.
+    pub binding: u32,
+    /// What is bound.
+    pub kind: ResourceKind,
+    /// The naga global.
+    pub global: naga::Handle<GlobalVariable>,
+}
+
+/// The kinds of [`Resource`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResourceKind {
+    /// A uniform buffer holding the uniform's value at offset 0 in std140
+    /// layout; `size` is the buffer size (a multiple of 16).
+    UniformBuffer {
+        /// The value's layout.
+        layout: Layout,
+        /// Buffer bytes.
+        size: u64,
+    },
+    /// The 2D float texture of a sampler uniform.
+    Texture {
+        /// The binding of its sampler.
+        sampler_binding: u32,
+    },
+    /// The sampler state of a sampler uniform.
+    Sampler {
+        /// The binding of its texture.
+        texture_binding: u32,
+    },
 }
 
 fn unsupported(kind: LowerErrorKind, span: Option<Span>, message: impl Into<String>) -> LowerError {
     LowerError::new(kind, span, message)
 }
 
+/// The most elements a whole-array load from a uniform rebuilds one by
+/// one (arrays whose std140 form differs from their value form).
+const MAX_REBUILT_ELEMENTS: u64 = 1024;
+
+/// The most locations one interface variable may take.
+const MAX_INTERFACE_LOCATIONS: u32 = 64;
+
+/// A lowered VPL function: the function and the uniform slot bound to
+/// each of its sampler parameters (in parameter order).
+type FnKey = (Handle<Function>, Vec<usize>);
+
 /// Lowers the snapshot of `published` and validates the result.
 pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
     let module = published.module();
     let info = published.info();
-    if let Some(u) = module.uniforms.first() {
-        return Err(unsupported(
-            LowerErrorKind::UnsupportedUniform,
-            u.span,
-            format!(
-                "uniform {:?}: uniforms are not lowered to naga targets yet",
-                u.name
-            ),
-        ));
-    }
+    // What GLSL 4.20 cannot express (section 12.4) the naga targets
+    // cannot either; the same checks with the same codes come first.
+    let resolved = crate::backends::glsl::target_locations(module, info).map_err(|e| {
+        unsupported(
+            LowerErrorKind::Restriction(e.kind),
+            e.span,
+            e.message.clone(),
+        )
+    })?;
     let mut cx = Lowering {
         module,
+        info,
         out: naga::Module::default(),
+        layouter: naga::proc::Layouter::default(),
         types: HashMap::new(),
+        hosts: HashMap::new(),
         io: [Vec::new(), Vec::new()],
-        functions: [Vec::new(), Vec::new()],
+        functions: HashMap::new(),
+        uniforms: Vec::new(),
+        resources: Vec::new(),
     };
-    let resolved = crate::backends::glsl::interface_locations(module, info)
-        .map_err(|e| unsupported(LowerErrorKind::UnsupportedInterface, e.span, e.message))?;
+    cx.uniforms()?;
     let mut locations: [Vec<Option<u32>>; 2] = [Vec::new(), Vec::new()];
+    let mut counts: [Vec<u32>; 2] = [Vec::new(), Vec::new()];
     for (si, stage) in module.stages().into_iter().enumerate() {
         let per_slot = match stage.kind {
             StageKind::Vertex => &resolved.vertex,
             StageKind::Fragment => &resolved.fragment,
         };
-        locations[si] = cx.interface(stage, per_slot)?;
+        (locations[si], counts[si]) = cx.interface(stage, per_slot)?;
     }
     for (si, stage) in module.stages().into_iter().enumerate() {
-        let facts = info.stage(stage.kind);
-        cx.functions[si] = vec![None; stage.functions.len()];
-        for &h in facts.call_order() {
-            let lowered = cx.function(si, stage, h)?;
-            let handle = cx.out.functions.append(lowered, naga::Span::UNDEFINED);
-            cx.functions[si][h.index()] = Some(handle);
+        let keys = cx.needed_functions(stage)?;
+        for &h in info.stage(stage.kind).call_order() {
+            for key in keys.iter().filter(|k| k.0 == h) {
+                let lowered = cx.function(si, stage, key)?;
+                let handle = cx.out.functions.append(lowered, naga::Span::UNDEFINED);
+                cx.functions.insert((si, key.clone()), handle);
+            }
         }
     }
     let mut entry_points = [String::new(), String::new()];
@@ -82,34 +146,75 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
         cx.out.entry_points.push(ep);
         entry_points[si] = name.to_string();
     }
-    let naga_info = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::empty(),
-    )
-    .validate(&cx.out)
-    .map_err(|e| {
-        unsupported(
-            LowerErrorKind::Validation,
-            None,
-            format!("naga rejected the lowered module: {}", e.as_inner()),
-        )
-    })?;
+    let naga_info = validate(&cx.out)?;
     Ok(Lowered {
         module: cx.out,
         info: naga_info,
         entry_points,
         locations,
+        location_counts: counts,
+        resources: cx.resources,
     })
+}
+
+/// naga's validator with every check and no optional capability.
+pub(crate) fn validate(module: &naga::Module) -> Result<naga::valid::ModuleInfo, LowerError> {
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(module)
+    .map_err(|e| {
+        let mut message = format!("naga rejected the lowered module: {}", e.as_inner());
+        let mut source = std::error::Error::source(e.as_inner());
+        while let Some(s) = source {
+            message.push_str(&format!(": {s}"));
+            source = s.source();
+        }
+        unsupported(LowerErrorKind::Validation, None, message)
+    })
+}
+
+/// How a uniform is reached in naga.
+#[derive(Debug, Clone, Copy)]
+enum UniformGlobal {
+    /// A uniform buffer; `wrapped` when the value is member 0 of a
+    /// wrapper structure (every non-record uniform).
+    Buffer {
+        global: naga::Handle<GlobalVariable>,
+        wrapped: bool,
+    },
+    /// A texture + sampler pair.
+    Sampler {
+        image: naga::Handle<GlobalVariable>,
+        sampler: naga::Handle<GlobalVariable>,
+    },
+}
+
+/// The naga form of a VPL type inside a uniform buffer.
+#[derive(Debug, Clone)]
+struct Host {
+    ty: naga::Handle<naga::Type>,
+    /// For records: the naga member index of each field (padding members
+    /// sit between them).
+    members: Vec<u32>,
 }
 
 struct Lowering<'a> {
     module: &'a Module,
+    info: &'a ModuleInfo,
     out: naga::Module,
+    layouter: naga::proc::Layouter,
     types: HashMap<Handle<Type>, naga::Handle<naga::Type>>,
+    /// Host forms by (type, is an array element).
+    hosts: HashMap<(Handle<Type>, bool), Host>,
     /// Private global of each interface slot, per stage.
     io: [Vec<naga::Handle<GlobalVariable>>; 2],
-    /// Lowered function of each VPL function, per stage.
-    functions: [Vec<Option<naga::Handle<naga::Function>>>; 2],
+    /// Lowered functions by stage index and key.
+    functions: HashMap<(usize, FnKey), naga::Handle<naga::Function>>,
+    /// How each uniform slot is reached.
+    uniforms: Vec<UniformGlobal>,
+    resources: Vec<Resource>,
 }
 
 fn scalar(kind: ScalarKind) -> naga::Scalar {
@@ -117,6 +222,14 @@ fn scalar(kind: ScalarKind) -> naga::Scalar {
         ScalarKind::Bool => naga::Scalar::BOOL,
         ScalarKind::Int => naga::Scalar::I32,
         ScalarKind::Float => naga::Scalar::F32,
+    }
+}
+
+/// The scalar that stores `kind` in a uniform buffer (Booleans as `u32`).
+fn host_scalar(kind: ScalarKind) -> naga::Scalar {
+    match kind {
+        ScalarKind::Bool => naga::Scalar::U32,
+        k => scalar(k),
     }
 }
 
@@ -134,79 +247,455 @@ impl Lowering<'_> {
         self.module.types.get(ty).and_then(|t| t.span)
     }
 
-    /// The naga type of a VPL value type.
+    fn insert(&mut self, name: Option<String>, inner: naga::TypeInner) -> naga::Handle<naga::Type> {
+        self.out
+            .types
+            .insert(naga::Type { name, inner }, naga::Span::UNDEFINED)
+    }
+
+    /// Natural (WGSL) size and alignment of a naga type.
+    fn natural(&mut self, ty: naga::Handle<naga::Type>) -> Result<(u32, u32), LowerError> {
+        self.layouter.update(self.out.to_ctx()).map_err(|e| {
+            unsupported(
+                LowerErrorKind::UnsupportedType,
+                None,
+                format!("a type is too large for the naga targets: {e}"),
+            )
+        })?;
+        let l = self.layouter[ty];
+        Ok((l.size, l.alignment.round_up(1)))
+    }
+
+    fn bad_type(&self, ty: Handle<Type>, what: &str) -> LowerError {
+        unsupported(
+            LowerErrorKind::UnsupportedType,
+            self.span_of(ty),
+            format!("{what} cannot be lowered to the naga targets"),
+        )
+    }
+
+    fn array_size(&self, ty: Handle<Type>, length: u64) -> Result<NonZeroU32, LowerError> {
+        u32::try_from(length)
+            .ok()
+            .and_then(NonZeroU32::new)
+            .ok_or_else(|| self.bad_type(ty, "an array longer than u32::MAX elements"))
+    }
+
+    /// The naga type of a VPL value type (registers, parameters,
+    /// interface variables).
     fn ty(&mut self, ty: Handle<Type>) -> Result<naga::Handle<naga::Type>, LowerError> {
         if let Some(&h) = self.types.get(&ty) {
             return Ok(h);
         }
-        let bad = |what: &str| {
-            unsupported(
-                LowerErrorKind::UnsupportedType,
-                self.span_of(ty),
-                format!("{what} types are not lowered to naga targets yet"),
-            )
-        };
-        let inner = match self.module.types.inner(ty) {
-            Some(TypeInner::Scalar(k)) => naga::TypeInner::Scalar(scalar(*k)),
+        let inner = match self.module.types.inner(ty).cloned() {
+            Some(TypeInner::Scalar(k)) => naga::TypeInner::Scalar(scalar(k)),
             Some(TypeInner::Vector { kind, size }) => naga::TypeInner::Vector {
-                size: vector_size(*size).ok_or_else(|| bad("odd-sized vector"))?,
-                scalar: scalar(*kind),
+                size: vector_size(size).ok_or_else(|| self.bad_type(ty, "an odd-sized vector"))?,
+                scalar: scalar(kind),
             },
             Some(TypeInner::Matrix { rows, columns }) => naga::TypeInner::Matrix {
-                columns: vector_size(*columns).ok_or_else(|| bad("odd-sized matrix"))?,
-                rows: vector_size(*rows).ok_or_else(|| bad("odd-sized matrix"))?,
+                columns: vector_size(columns)
+                    .ok_or_else(|| self.bad_type(ty, "an odd-sized matrix"))?,
+                rows: vector_size(rows).ok_or_else(|| self.bad_type(ty, "an odd-sized matrix"))?,
                 scalar: naga::Scalar::F32,
             },
-            Some(TypeInner::Record(_)) => return Err(bad("record")),
-            Some(TypeInner::Array { .. }) => return Err(bad("array")),
-            Some(TypeInner::Sampler(_)) => return Err(bad("sampler")),
-            Some(TypeInner::Void) | None => return Err(bad("void")),
+            Some(TypeInner::Array { element, length }) => {
+                let base = self.ty(element)?;
+                let size = self.array_size(ty, length)?;
+                let (bytes, align) = self.natural(base)?;
+                let stride = bytes.div_ceil(align) * align;
+                naga::TypeInner::Array {
+                    base,
+                    size: naga::ArraySize::Constant(size),
+                    stride,
+                }
+            }
+            Some(TypeInner::Record(record)) => {
+                if record.fields.is_empty() {
+                    return Err(self.bad_type(ty, "an empty record"));
+                }
+                let mut members = Vec::with_capacity(record.fields.len());
+                let (mut offset, mut max_align) = (0u32, 1u32);
+                for (i, field) in record.fields.iter().enumerate() {
+                    let fty = self.ty(field.ty)?;
+                    let (bytes, align) = self.natural(fty)?;
+                    offset = offset.div_ceil(align) * align;
+                    members.push(StructMember {
+                        name: Some(format!("m{i}")),
+                        ty: fty,
+                        binding: None,
+                        offset,
+                    });
+                    offset = offset
+                        .checked_add(bytes)
+                        .ok_or_else(|| self.bad_type(ty, "a record over 4 GiB"))?;
+                    max_align = max_align.max(align);
+                }
+                let span = offset.div_ceil(max_align) * max_align;
+                let name = format!("VplRecord{}", ty.index());
+                let h = self.insert(Some(name), naga::TypeInner::Struct { members, span });
+                self.types.insert(ty, h);
+                return Ok(h);
+            }
+            Some(TypeInner::Sampler(_)) => return Err(self.bad_type(ty, "a sampler value")),
+            Some(TypeInner::Void) | None => return Err(self.bad_type(ty, "void")),
         };
-        let h = self
-            .out
-            .types
-            .insert(naga::Type { name: None, inner }, naga::Span::UNDEFINED);
+        let h = self.insert(None, inner);
         self.types.insert(ty, h);
         Ok(h)
+    }
+
+    /// The form of `ty` inside a uniform buffer, shaped so that its natural
+    /// layout is the std140 layout (`element`: as an array element).
+    fn host(&mut self, ty: Handle<Type>, element: bool) -> Result<Host, LowerError> {
+        if let Some(h) = self.hosts.get(&(ty, element)) {
+            return Ok(h.clone());
+        }
+        let plain = |ty| Host {
+            ty,
+            members: Vec::new(),
+        };
+        let host = match self.module.types.inner(ty).cloned() {
+            Some(TypeInner::Scalar(k)) if element => plain(self.insert(
+                None,
+                naga::TypeInner::Vector {
+                    size: VectorSize::Quad,
+                    scalar: host_scalar(k),
+                },
+            )),
+            Some(TypeInner::Scalar(k)) => {
+                plain(self.insert(None, naga::TypeInner::Scalar(host_scalar(k))))
+            }
+            Some(TypeInner::Vector { kind, size }) => {
+                let size = if element && size == 2 {
+                    VectorSize::Quad
+                } else {
+                    vector_size(size).ok_or_else(|| self.bad_type(ty, "an odd-sized vector"))?
+                };
+                plain(self.insert(
+                    None,
+                    naga::TypeInner::Vector {
+                        size,
+                        scalar: host_scalar(kind),
+                    },
+                ))
+            }
+            Some(TypeInner::Matrix { rows: 2, columns }) => {
+                // std140 puts matrix columns 16 bytes apart.
+                let column = self.insert(
+                    None,
+                    naga::TypeInner::Vector {
+                        size: VectorSize::Quad,
+                        scalar: naga::Scalar::F32,
+                    },
+                );
+                let size = self.array_size(ty, u64::from(columns))?;
+                plain(self.insert(
+                    None,
+                    naga::TypeInner::Array {
+                        base: column,
+                        size: naga::ArraySize::Constant(size),
+                        stride: 16,
+                    },
+                ))
+            }
+            Some(TypeInner::Matrix { .. }) => plain(self.ty(ty)?),
+            Some(TypeInner::Array { element: e, length }) => {
+                let base = self.host(e, true)?.ty;
+                let size = self.array_size(ty, length)?;
+                let stride = layout::std140(self.module, ty)
+                    .and_then(|l| match l.detail {
+                        Detail::Array { stride, .. } => u32::try_from(stride).ok(),
+                        _ => None,
+                    })
+                    .ok_or_else(|| self.bad_type(ty, "a uniform array over 4 GiB"))?;
+                plain(self.insert(
+                    None,
+                    naga::TypeInner::Array {
+                        base,
+                        size: naga::ArraySize::Constant(size),
+                        stride,
+                    },
+                ))
+            }
+            Some(TypeInner::Record(record)) => {
+                let layout = layout::std140(self.module, ty)
+                    .ok_or_else(|| self.bad_type(ty, "a uniform record over 4 GiB"))?;
+                let Detail::Record { fields } = &layout.detail else {
+                    return Err(self.bad_type(ty, "a record without a record layout"));
+                };
+                let pad = self.insert(None, naga::TypeInner::Scalar(naga::Scalar::U32));
+                let mut members = Vec::new();
+                let mut indices = Vec::with_capacity(fields.len());
+                let mut end = 0u64;
+                let mut pads = 0usize;
+                let mut fill = |members: &mut Vec<StructMember>, from: u64, to: u64| {
+                    let mut at = from;
+                    while at < to {
+                        members.push(StructMember {
+                            name: Some(format!("pad{pads}")),
+                            ty: pad,
+                            binding: None,
+                            offset: at as u32,
+                        });
+                        pads += 1;
+                        at += 4;
+                    }
+                };
+                for (i, (field, (offset, fl))) in record.fields.iter().zip(fields).enumerate() {
+                    let fty = self.host(field.ty, false)?.ty;
+                    fill(&mut members, end, *offset);
+                    indices.push(members.len() as u32);
+                    members.push(StructMember {
+                        name: Some(format!("m{i}")),
+                        ty: fty,
+                        binding: None,
+                        offset: *offset as u32,
+                    });
+                    end = offset + fl.size;
+                }
+                fill(&mut members, end, layout.size);
+                let name = format!("VplHostRecord{}", ty.index());
+                Host {
+                    ty: self.insert(
+                        Some(name),
+                        naga::TypeInner::Struct {
+                            members,
+                            span: layout.size as u32,
+                        },
+                    ),
+                    members: indices,
+                }
+            }
+            Some(TypeInner::Sampler(_)) => return Err(self.bad_type(ty, "a sampler in a buffer")),
+            Some(TypeInner::Void) | None => return Err(self.bad_type(ty, "void")),
+        };
+        self.hosts.insert((ty, element), host.clone());
+        Ok(host)
+    }
+
+    /// Globals and bindings for the uniforms, in slot order: a uniform
+    /// buffer per value uniform, a texture and a sampler per sampler
+    /// uniform.
+    fn uniforms(&mut self) -> Result<(), LowerError> {
+        let mut binding = 0u32;
+        for (slot, u) in self.module.uniforms.iter().enumerate() {
+            if matches!(self.module.types.inner(u.ty), Some(TypeInner::Sampler(_))) {
+                let image_ty = self.insert(
+                    None,
+                    naga::TypeInner::Image {
+                        dim: naga::ImageDimension::D2,
+                        arrayed: false,
+                        class: naga::ImageClass::Sampled {
+                            kind: naga::ScalarKind::Float,
+                            multi: false,
+                        },
+                    },
+                );
+                let sampler_ty = self.insert(None, naga::TypeInner::Sampler { comparison: false });
+                let mut global = |name: String, ty, binding| {
+                    self.out.global_variables.append(
+                        GlobalVariable {
+                            name: Some(name),
+                            space: AddressSpace::Handle,
+                            binding: Some(ResourceBinding { group: 0, binding }),
+                            ty,
+                            init: None,
+                            memory_decorations: Default::default(),
+                        },
+                        naga::Span::UNDEFINED,
+                    )
+                };
+                let image = global(format!("vpl_texture{slot}"), image_ty, binding);
+                let sampler = global(format!("vpl_sampler{slot}"), sampler_ty, binding + 1);
+                self.uniforms
+                    .push(UniformGlobal::Sampler { image, sampler });
+                self.resources.push(Resource {
+                    uniform: slot,
+                    name: u.name.clone(),
+                    group: 0,
+                    binding,
+                    kind: ResourceKind::Texture {
+                        sampler_binding: binding + 1,
+                    },
+                    global: image,
+                });
+                self.resources.push(Resource {
+                    uniform: slot,
+                    name: u.name.clone(),
+                    group: 0,
+                    binding: binding + 1,
+                    kind: ResourceKind::Sampler {
+                        texture_binding: binding,
+                    },
+                    global: sampler,
+                });
+                binding += 2;
+                continue;
+            }
+            let layout = layout::std140(self.module, u.ty).ok_or_else(|| {
+                unsupported(
+                    LowerErrorKind::UnsupportedUniform,
+                    u.span,
+                    format!("uniform {:?} has no std140 layout within 4 GiB", u.name),
+                )
+            })?;
+            let size = layout.size.div_ceil(16).max(1) * 16;
+            let record = u.kind == UniformKind::Record
+                && matches!(self.module.types.inner(u.ty), Some(TypeInner::Record(_)));
+            let (ty, wrapped) = if record {
+                (self.host(u.ty, false)?.ty, false)
+            } else {
+                let value = self.host(u.ty, false)?.ty;
+                let pad = self.insert(None, naga::TypeInner::Scalar(naga::Scalar::U32));
+                let mut members = vec![StructMember {
+                    name: Some("value".into()),
+                    ty: value,
+                    binding: None,
+                    offset: 0,
+                }];
+                let mut at = layout.size;
+                while at < size {
+                    members.push(StructMember {
+                        name: Some(format!("pad{}", members.len() - 1)),
+                        ty: pad,
+                        binding: None,
+                        offset: at as u32,
+                    });
+                    at += 4;
+                }
+                let wrapper = self.insert(
+                    Some(format!("VplUniform{slot}")),
+                    naga::TypeInner::Struct {
+                        members,
+                        span: size as u32,
+                    },
+                );
+                (wrapper, true)
+            };
+            let global = self.out.global_variables.append(
+                GlobalVariable {
+                    name: Some(format!("vpl_uniform{slot}")),
+                    space: AddressSpace::Uniform,
+                    binding: Some(ResourceBinding { group: 0, binding }),
+                    ty,
+                    init: None,
+                    memory_decorations: Default::default(),
+                },
+                naga::Span::UNDEFINED,
+            );
+            self.uniforms
+                .push(UniformGlobal::Buffer { global, wrapped });
+            self.resources.push(Resource {
+                uniform: slot,
+                name: u.name.clone(),
+                group: 0,
+                binding,
+                kind: ResourceKind::UniformBuffer { layout, size },
+                global,
+            });
+            binding += 1;
+        }
+        Ok(())
     }
 
     fn is_void(&self, ty: Handle<Type>) -> bool {
         matches!(self.module.types.inner(ty), Some(TypeInner::Void))
     }
 
+    fn is_sampler(&self, ty: Handle<Type>) -> bool {
+        matches!(self.module.types.inner(ty), Some(TypeInner::Sampler(_)))
+    }
+
+    /// The functions reachable from the stage's entry, each with the
+    /// uniforms its sampler parameters alias (a helper called with two
+    /// different samplers is lowered twice: naga's GLSL writer binds
+    /// textures to globals only).
+    fn needed_functions(&self, stage: &Stage) -> Result<BTreeSet<FnKey>, LowerError> {
+        let facts = self.info.stage(stage.kind);
+        let entry = stage.entry.ok_or_else(|| {
+            unsupported(LowerErrorKind::Validation, None, "a stage without an entry")
+        })?;
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<FnKey> = vec![(entry, Vec::new())];
+        while let Some(key) = stack.pop() {
+            if !seen.insert(key.clone()) {
+                continue;
+            }
+            let (h, bound) = &key;
+            let f = &stage.functions[*h];
+            let chains = facts.function(*h).map(|i| i.samplers());
+            for block in f.blocks.as_slice() {
+                for instruction in &block.instructions {
+                    let InstructionKind::Call {
+                        callee: Callee::Function(c),
+                        arguments,
+                        ..
+                    } = &instruction.kind
+                    else {
+                        continue;
+                    };
+                    let c = c.clone();
+                    let callee = &stage.functions[c.clone()];
+                    let mut slots = Vec::new();
+                    for (p, a) in callee.parameters.iter().zip(arguments) {
+                        if !self.is_sampler(p.ty) {
+                            continue;
+                        }
+                        let slot = sampler_slot_of(
+                            self.module,
+                            f,
+                            bound,
+                            chains.and_then(|c| root_of(c, a)),
+                        )
+                        .ok_or_else(|| {
+                            unsupported(
+                                LowerErrorKind::Validation,
+                                instruction.span,
+                                "a sampler argument without a resolved uniform",
+                            )
+                        })?;
+                        slots.push(slot);
+                    }
+                    stack.push((c, slots));
+                }
+            }
+        }
+        Ok(seen)
+    }
+
     /// Private globals for the stage's interface; returns the locations
-    /// (`None` for the position built-in) from the section 12.2 rules.
+    /// (`None` for the position built-in) from the section 12.2 rules and
+    /// how many each slot takes.
     fn interface(
         &mut self,
         stage: &Stage,
         resolved: &[i32],
-    ) -> Result<Vec<Option<u32>>, LowerError> {
+    ) -> Result<(Vec<Option<u32>>, Vec<u32>), LowerError> {
         let si = stage_index(stage.kind);
         let mut locations = Vec::with_capacity(stage.interface.len());
+        let mut counts = Vec::with_capacity(stage.interface.len());
         for (slot, var) in stage.interface.iter().enumerate() {
             let ty = self.ty(var.ty).map_err(|mut e| {
                 e.span = var.span.or(e.span);
                 e
             })?;
             let bad = |m: String| unsupported(LowerErrorKind::UnsupportedInterface, var.span, m);
-            match self.module.types.inner(var.ty) {
-                Some(TypeInner::Scalar(ScalarKind::Bool))
-                | Some(TypeInner::Vector {
-                    kind: ScalarKind::Bool,
-                    ..
-                }) => {
-                    return Err(bad(format!(
-                        "interface variable {:?} is Boolean; stage interfaces carry numbers only",
+            let leaves = self
+                .leaves(var.ty)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "interface variable {:?} holds a Boolean or opaque value; stage interfaces carry numbers only",
                         var.name
-                    )));
-                }
-                Some(TypeInner::Matrix { .. }) => {
-                    return Err(bad(format!(
-                        "interface variable {:?} is a matrix; not lowered to naga targets yet",
-                        var.name
-                    )));
-                }
-                _ => {}
+                    ))
+                })?;
+            let count = u32::try_from(leaves.len()).unwrap_or(u32::MAX);
+            if count > MAX_INTERFACE_LOCATIONS {
+                return Err(bad(format!(
+                    "interface variable {:?} takes {} locations; the naga targets allow {MAX_INTERFACE_LOCATIONS}",
+                    var.name,
+                    leaves.len()
+                )));
             }
             let location = match var.semantic {
                 Semantic::Position => None,
@@ -234,19 +723,81 @@ impl Lowering<'_> {
             );
             self.io[si].push(g);
             locations.push(location);
+            counts.push(count);
         }
-        Ok(locations)
+        Ok((locations, counts))
+    }
+
+    /// The scalar/vector leaves of an interface type, one per location in
+    /// location order: the access path and the leaf's scalar kind and
+    /// size. `None` when a leaf is Boolean or opaque.
+    fn leaves(&self, ty: Handle<Type>) -> Option<Vec<(Vec<u32>, ScalarKind, u8)>> {
+        let mut out = Vec::new();
+        let mut stack = vec![(ty, Vec::new())];
+        // Depth-first in field/element order: push children reversed.
+        while let Some((ty, path)) = stack.pop() {
+            match self.module.types.inner(ty)? {
+                TypeInner::Scalar(ScalarKind::Bool)
+                | TypeInner::Vector {
+                    kind: ScalarKind::Bool,
+                    ..
+                } => {
+                    return None;
+                }
+                TypeInner::Scalar(k) => out.push((path, *k, 1)),
+                TypeInner::Vector { kind, size } => out.push((path, *kind, *size)),
+                TypeInner::Matrix { rows, columns } => {
+                    for c in 0..u32::from(*columns) {
+                        let mut p = path.clone();
+                        p.push(c);
+                        out.push((p, ScalarKind::Float, *rows));
+                    }
+                }
+                TypeInner::Array { element, length } => {
+                    if *length > u64::from(MAX_INTERFACE_LOCATIONS) {
+                        // Reported by the caller as too many locations.
+                        return Some(vec![
+                            (Vec::new(), ScalarKind::Float, 1);
+                            1 + MAX_INTERFACE_LOCATIONS as usize
+                        ]);
+                    }
+                    for i in (0..*length as u32).rev() {
+                        let mut p = path.clone();
+                        p.push(i);
+                        stack.push((*element, p));
+                    }
+                }
+                TypeInner::Record(r) => {
+                    for i in (0..r.fields.len() as u32).rev() {
+                        let mut p = path.clone();
+                        p.push(i);
+                        stack.push((r.fields[i as usize].ty, p));
+                    }
+                }
+                TypeInner::Sampler(_) | TypeInner::Void => return None,
+            }
+            if out.len() > MAX_INTERFACE_LOCATIONS as usize {
+                break;
+            }
+        }
+        Some(out)
     }
 
     fn function(
         &mut self,
         si: usize,
         stage: &Stage,
-        h: Handle<Function>,
+        key: &FnKey,
     ) -> Result<naga::Function, LowerError> {
-        let f = &stage.functions[h];
+        let (h, bound) = key;
+        let f = &stage.functions[*h];
+        let suffix: String = bound.iter().map(|s| format!("_u{s}")).collect();
         let mut out = naga::Function {
-            name: Some(format!("vpl_{}_f{}", stage.kind.keyword(), h.index())),
+            name: Some(format!(
+                "vpl_{}_f{}{suffix}",
+                stage.kind.keyword(),
+                h.index()
+            )),
             ..Default::default()
         };
         if !self.is_void(f.return_type) {
@@ -257,8 +808,14 @@ impl Lowering<'_> {
         }
         let mut body = Block::new();
         let mut params = Vec::with_capacity(f.parameters.len());
+        let mut copies = Vec::new();
         for (slot, p) in f.parameters.iter().enumerate() {
+            if self.is_sampler(p.ty) {
+                params.push(None);
+                continue;
+            }
             let ty = self.ty(p.ty)?;
+            copies.push(out.arguments.len() as u32);
             out.arguments.push(FunctionArgument {
                 name: Some(format!("vpl_p{slot}")),
                 ty,
@@ -272,11 +829,14 @@ impl Lowering<'_> {
                 },
                 naga::Span::UNDEFINED,
             );
-            params.push(local);
+            params.push(Some(local));
         }
         let mut registers = HashMap::new();
         for d in f.declared_registers() {
             if let InstructionKind::DeclareLocal { register } = &d.kind {
+                if self.is_sampler(register.ty) {
+                    continue;
+                }
                 let ty = self.ty(register.ty).map_err(|mut e| {
                     e.span = e.span.or(d.span);
                     e
@@ -292,24 +852,27 @@ impl Lowering<'_> {
                 registers.insert(register.index, local);
             }
         }
-        let int = self.out.types.insert(
-            naga::Type {
-                name: None,
-                inner: naga::TypeInner::Scalar(naga::Scalar::I32),
-            },
-            naga::Span::UNDEFINED,
-        );
+        let int = self.insert(None, naga::TypeInner::Scalar(naga::Scalar::I32));
+        let samplers = self
+            .info
+            .stage(stage.kind)
+            .function(*h)
+            .map(|i| i.samplers().clone());
         let mut fb = FnBuilder {
             cx: self,
             si,
+            stage,
+            function: f,
+            bound: bound.clone(),
+            samplers,
             f: out,
             registers,
             params: params.clone(),
             selector: None,
         };
-        for (slot, &local) in params.iter().enumerate() {
-            let arg = fb.expr(&mut body, Expression::FunctionArgument(slot as u32));
-            let ptr = fb.expr(&mut body, Expression::LocalVariable(local));
+        for (arg, local) in copies.iter().zip(params.iter().flatten()) {
+            let arg = fb.expr(&mut body, Expression::FunctionArgument(*arg));
+            let ptr = fb.expr(&mut body, Expression::LocalVariable(*local));
             body.push(
                 Statement::Store {
                     pointer: ptr,
@@ -385,6 +948,15 @@ impl Lowering<'_> {
                 },
                 naga::Span::UNDEFINED,
             );
+            // Unreachable, but WGSL readers require a non-void function
+            // to end in a return.
+            if let Some(ty) = fb.f.result.as_ref().map(|r| r.ty) {
+                let zero = fb.expr(&mut body, Expression::ZeroValue(ty));
+                body.push(
+                    Statement::Return { value: Some(zero) },
+                    naga::Span::UNDEFINED,
+                );
+            }
         }
         let mut f = fb.f;
         f.body = body;
@@ -404,70 +976,84 @@ impl Lowering<'_> {
         };
         let mut body = Block::new();
         let mut members = Vec::new();
-        let mut outputs = Vec::new();
+        let mut outputs: Vec<(naga::Handle<GlobalVariable>, Vec<u32>)> = Vec::new();
         let vertex = stage.kind == StageKind::Vertex;
         for (slot, var) in stage.interface.iter().enumerate() {
-            let ty = self.ty(var.ty)?;
-            let integer = matches!(
-                self.module.types.inner(var.ty),
-                Some(TypeInner::Scalar(ScalarKind::Int))
-                    | Some(TypeInner::Vector {
-                        kind: ScalarKind::Int,
-                        ..
-                    })
-            );
-            let binding = match (locations[slot], var.semantic) {
-                (None, _) => Binding::BuiltIn(BuiltIn::Position { invariant: false }),
-                (Some(location), _) => {
-                    let varying = (vertex && var.direction == Direction::Out)
-                        || (!vertex && var.direction == Direction::In);
-                    let (interpolation, sampling) = match (varying, integer) {
-                        (false, _) => (None, None),
-                        (true, true) => (Some(Interpolation::Flat), None),
-                        (true, false) => (Some(Interpolation::Perspective), Some(Sampling::Center)),
-                    };
-                    Binding::Location {
-                        location,
-                        interpolation,
-                        sampling,
-                        blend_src: None,
-                        per_primitive: false,
-                    }
-                }
-            };
             let global = self.io[si][slot];
-            match var.direction {
-                Direction::In => {
-                    let index = f.arguments.len() as u32;
-                    f.arguments.push(FunctionArgument {
-                        name: Some(format!("vpl_in{slot}")),
-                        ty,
-                        binding: Some(binding),
-                    });
-                    let arg = push(&mut f, &mut body, Expression::FunctionArgument(index));
-                    let ptr = push(&mut f, &mut body, Expression::GlobalVariable(global));
-                    body.push(
-                        Statement::Store {
-                            pointer: ptr,
-                            value: arg,
+            let varying = (vertex && var.direction == Direction::Out)
+                || (!vertex && var.direction == Direction::In);
+            let leaves = self.leaves(var.ty).unwrap_or_default();
+            let base = locations.get(slot).copied().flatten();
+            for (i, (path, kind, size)) in leaves.into_iter().enumerate() {
+                let ty = self.insert(
+                    None,
+                    match vector_size(size) {
+                        Some(size) => naga::TypeInner::Vector {
+                            size,
+                            scalar: scalar(kind),
                         },
-                        naga::Span::UNDEFINED,
-                    );
-                }
-                Direction::Out => {
-                    members.push(StructMember {
-                        name: Some(format!("vpl_out{slot}")),
-                        ty,
-                        binding: Some(binding),
-                        offset: 0,
-                    });
-                    outputs.push(global);
+                        None => naga::TypeInner::Scalar(scalar(kind)),
+                    },
+                );
+                let binding = match (var.semantic, base) {
+                    (Semantic::Position, _) | (_, None) => {
+                        Binding::BuiltIn(BuiltIn::Position { invariant: false })
+                    }
+                    (_, Some(base)) => {
+                        let (interpolation, sampling) = match (varying, kind) {
+                            (false, _) => (None, None),
+                            (true, ScalarKind::Int) => (Some(Interpolation::Flat), None),
+                            (true, _) => (Some(Interpolation::Perspective), Some(Sampling::Center)),
+                        };
+                        Binding::Location {
+                            location: base + i as u32,
+                            interpolation,
+                            sampling,
+                            blend_src: None,
+                            per_primitive: false,
+                        }
+                    }
+                };
+                match var.direction {
+                    Direction::In => {
+                        let index = f.arguments.len() as u32;
+                        f.arguments.push(FunctionArgument {
+                            name: Some(format!("vpl_in{slot}_{i}")),
+                            ty,
+                            binding: Some(binding),
+                        });
+                        let arg = push(&mut f, &mut body, Expression::FunctionArgument(index));
+                        let mut ptr = push(&mut f, &mut body, Expression::GlobalVariable(global));
+                        for &index in &path {
+                            ptr = push(
+                                &mut f,
+                                &mut body,
+                                Expression::AccessIndex { base: ptr, index },
+                            );
+                        }
+                        body.push(
+                            Statement::Store {
+                                pointer: ptr,
+                                value: arg,
+                            },
+                            naga::Span::UNDEFINED,
+                        );
+                    }
+                    Direction::Out => {
+                        members.push(StructMember {
+                            name: Some(format!("vpl_out{slot}_{i}")),
+                            ty,
+                            binding: Some(binding),
+                            offset: 0,
+                        });
+                        outputs.push((global, path));
+                    }
                 }
             }
         }
         let entry = stage
             .entry
-            .and_then(|e| self.functions[si].get(e.index()).copied().flatten())
+            .and_then(|e| self.functions.get(&(si, (e, Vec::new()))).copied())
             .ok_or_else(|| {
                 unsupported(
                     LowerErrorKind::Validation,
@@ -483,23 +1069,26 @@ impl Lowering<'_> {
             },
             naga::Span::UNDEFINED,
         );
-        // Struct member offsets: naga lays out members; use a running
-        // offset of 16 bytes per member (interface structs are not
-        // host-shareable, only distinct offsets matter).
+        // Interface structures are not host-shareable; only distinct
+        // offsets matter, 16 bytes apart fit every leaf.
         for (i, m) in members.iter_mut().enumerate() {
             m.offset = 16 * i as u32;
         }
         let span = 16 * members.len() as u32;
-        let result_ty = self.out.types.insert(
-            naga::Type {
-                name: Some(format!("VplOutput{}", stage.kind.keyword())),
-                inner: naga::TypeInner::Struct { members, span },
-            },
-            naga::Span::UNDEFINED,
+        let result_ty = self.insert(
+            Some(format!("VplOutput{}", stage.kind.keyword())),
+            naga::TypeInner::Struct { members, span },
         );
         let mut components = Vec::with_capacity(outputs.len());
-        for g in outputs {
-            let ptr = push(&mut f, &mut body, Expression::GlobalVariable(g));
+        for (g, path) in outputs {
+            let mut ptr = push(&mut f, &mut body, Expression::GlobalVariable(g));
+            for index in path {
+                ptr = push(
+                    &mut f,
+                    &mut body,
+                    Expression::AccessIndex { base: ptr, index },
+                );
+            }
             components.push(push(&mut f, &mut body, Expression::Load { pointer: ptr }));
         }
         let result = push(
@@ -538,6 +1127,14 @@ impl Lowering<'_> {
     }
 }
 
+/// The root a sampler operand aliases, from verification's chains.
+fn root_of(chains: &crate::verify::SamplerChains, operand: &Operand) -> Option<AliasRoot> {
+    match operand.value {
+        Value::Register(r) => chains.root(r.index),
+        Value::Constant(_) => None,
+    }
+}
+
 fn stage_index(kind: StageKind) -> usize {
     match kind {
         StageKind::Vertex => 0,
@@ -571,10 +1168,25 @@ fn push(f: &mut naga::Function, block: &mut Block, e: Expression) -> naga::Handl
 struct FnBuilder<'a, 'b> {
     cx: &'a mut Lowering<'b>,
     si: usize,
+    stage: &'a Stage,
+    function: &'a Function,
+    /// Uniform slots bound to the sampler parameters.
+    bound: Vec<usize>,
+    samplers: Option<crate::verify::SamplerChains>,
     f: naga::Function,
     registers: HashMap<u64, naga::Handle<LocalVariable>>,
-    params: Vec<naga::Handle<LocalVariable>>,
+    params: Vec<Option<naga::Handle<LocalVariable>>>,
     selector: Option<naga::Handle<LocalVariable>>,
+}
+
+/// Where a pointer being built points.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Space {
+    /// Function or private storage holding value types.
+    Value,
+    /// A uniform buffer holding host forms; `element` when the pointee is
+    /// an array element.
+    Host { element: bool },
 }
 
 impl FnBuilder<'_, '_> {
@@ -586,18 +1198,37 @@ impl FnBuilder<'_, '_> {
         unsupported(LowerErrorKind::UnsupportedInstruction, span, message)
     }
 
+    fn defect(&self, span: Option<Span>, message: impl Into<String>) -> LowerError {
+        unsupported(LowerErrorKind::Validation, span, message)
+    }
+
     fn register(
         &self,
         index: u64,
         span: Option<Span>,
     ) -> Result<naga::Handle<LocalVariable>, LowerError> {
-        self.registers.get(&index).copied().ok_or_else(|| {
-            unsupported(
-                LowerErrorKind::Validation,
-                span,
-                format!("register r{index} is not declared"),
-            )
-        })
+        self.registers
+            .get(&index)
+            .copied()
+            .ok_or_else(|| self.defect(span, format!("register r{index} is not declared")))
+    }
+
+    fn is_sampler(&self, ty: Handle<Type>) -> bool {
+        self.cx.is_sampler(ty)
+    }
+
+    /// The texture and sampler globals a sampler operand aliases.
+    fn sampler_globals(
+        &self,
+        op: &Operand,
+    ) -> Result<(naga::Handle<GlobalVariable>, naga::Handle<GlobalVariable>), LowerError> {
+        let root = self.samplers.as_ref().and_then(|c| root_of(c, op));
+        let slot = sampler_slot_of(self.cx.module, self.function, &self.bound, root)
+            .ok_or_else(|| self.defect(op.span, "a sampler operand without a resolved uniform"))?;
+        match self.cx.uniforms.get(slot) {
+            Some(UniformGlobal::Sampler { image, sampler }) => Ok((*image, *sampler)),
+            _ => Err(self.defect(op.span, "a sampler alias of a non-sampler uniform")),
+        }
     }
 
     fn value(
@@ -622,63 +1253,288 @@ impl FnBuilder<'_, '_> {
         })
     }
 
+    fn index_expr(
+        &mut self,
+        block: &mut Block,
+        base: naga::Handle<Expression>,
+        op: &Operand,
+        span: Option<Span>,
+    ) -> Result<naga::Handle<Expression>, LowerError> {
+        Ok(match op.value {
+            Value::Constant(c) => match c.value {
+                Literal::Int(i) if i >= 0 => self.expr(
+                    block,
+                    Expression::AccessIndex {
+                        base,
+                        index: i as u32,
+                    },
+                ),
+                _ => return Err(self.defect(span, "a negative constant index")),
+            },
+            Value::Register(_) => {
+                let index = self.value(block, op)?;
+                self.expr(block, Expression::Access { base, index })
+            }
+        })
+    }
+
+    /// A pointer to the storage `r` selects, and the space it lies in.
     fn pointer(
         &mut self,
         block: &mut Block,
         r: &Reference,
-    ) -> Result<naga::Handle<Expression>, LowerError> {
+    ) -> Result<(naga::Handle<Expression>, Space), LowerError> {
         let slot = usize::try_from(r.slot).unwrap_or(usize::MAX);
-        let mut base = match r.storage {
+        let (mut base, mut space) = match r.storage {
             StorageKind::Local => {
                 let local = self.register(r.slot, r.span)?;
-                self.expr(block, Expression::LocalVariable(local))
+                (
+                    self.expr(block, Expression::LocalVariable(local)),
+                    Space::Value,
+                )
             }
             StorageKind::Parameter => {
-                let local = *self
+                let local = self
                     .params
                     .get(slot)
-                    .ok_or_else(|| self.refuse(r.span, "parameter out of range"))?;
-                self.expr(block, Expression::LocalVariable(local))
+                    .copied()
+                    .flatten()
+                    .ok_or_else(|| self.defect(r.span, "parameter out of range"))?;
+                (
+                    self.expr(block, Expression::LocalVariable(local)),
+                    Space::Value,
+                )
             }
             StorageKind::StageIo => {
                 let g = *self.cx.io[self.si]
                     .get(slot)
-                    .ok_or_else(|| self.refuse(r.span, "interface slot out of range"))?;
-                self.expr(block, Expression::GlobalVariable(g))
+                    .ok_or_else(|| self.defect(r.span, "interface slot out of range"))?;
+                (
+                    self.expr(block, Expression::GlobalVariable(g)),
+                    Space::Value,
+                )
             }
-            StorageKind::Uniform => {
-                return Err(
-                    self.refuse(r.span, "uniform storage is not lowered to naga targets yet")
-                );
-            }
-        };
-        for s in &r.path {
-            base = match &s.kind {
-                SelectorKind::Member(_) => {
-                    return Err(self.refuse(
-                        s.span.or(r.span),
-                        "member access is not lowered to naga targets yet",
-                    ));
-                }
-                SelectorKind::Index(op) => match op.value {
-                    Value::Constant(c) => match c.value {
-                        Literal::Int(i) if i >= 0 => self.expr(
+            StorageKind::Uniform => match self.cx.uniforms.get(slot).copied() {
+                Some(UniformGlobal::Buffer { global, wrapped }) => {
+                    let mut ptr = self.expr(block, Expression::GlobalVariable(global));
+                    if wrapped {
+                        ptr = self.expr(
                             block,
                             Expression::AccessIndex {
-                                base,
-                                index: i as u32,
+                                base: ptr,
+                                index: 0,
                             },
-                        ),
-                        _ => return Err(self.refuse(s.span, "negative constant index")),
-                    },
-                    Value::Register(_) => {
-                        let index = self.value(block, op)?;
-                        self.expr(block, Expression::Access { base, index })
+                        );
                     }
-                },
+                    (ptr, Space::Host { element: false })
+                }
+                _ => return Err(self.defect(r.span, "a sampler uniform used as storage")),
+            },
+        };
+        let mut ty = r.root_ty;
+        for s in &r.path {
+            base = match &s.kind {
+                SelectorKind::Member(name) => {
+                    let Some(TypeInner::Record(record)) = self.cx.module.types.inner(ty) else {
+                        return Err(self.defect(s.span, "a member of a non-record"));
+                    };
+                    let (field, _) = record
+                        .field(name)
+                        .ok_or_else(|| self.defect(s.span, "an unknown field"))?;
+                    let index = match space {
+                        Space::Value => field as u32,
+                        Space::Host { .. } => {
+                            let host = self
+                                .cx
+                                .host(ty, matches!(space, Space::Host { element: true }))?;
+                            *host
+                                .members
+                                .get(field)
+                                .ok_or_else(|| self.defect(s.span, "a field without a member"))?
+                        }
+                    };
+                    if let Space::Host { .. } = space {
+                        space = Space::Host { element: false };
+                    }
+                    self.expr(block, Expression::AccessIndex { base, index })
+                }
+                SelectorKind::Index(op) => {
+                    if let Space::Host { .. } = space {
+                        space = Space::Host { element: true };
+                    }
+                    self.index_expr(block, base, op, s.span)?
+                }
             };
+            ty = s.ty;
         }
-        Ok(base)
+        Ok((base, space))
+    }
+
+    /// Loads the value of VPL type `ty` through `ptr`.
+    fn load(
+        &mut self,
+        block: &mut Block,
+        ptr: naga::Handle<Expression>,
+        ty: Handle<Type>,
+        space: Space,
+        span: Option<Span>,
+    ) -> Result<naga::Handle<Expression>, LowerError> {
+        let Space::Host { element } = space else {
+            return Ok(self.expr(block, Expression::Load { pointer: ptr }));
+        };
+        match self.cx.module.types.inner(ty).cloned() {
+            Some(TypeInner::Scalar(k)) => {
+                let mut v = self.expr(block, Expression::Load { pointer: ptr });
+                if element {
+                    v = self.expr(block, Expression::AccessIndex { base: v, index: 0 });
+                }
+                Ok(self.from_host(block, v, k, None))
+            }
+            Some(TypeInner::Vector { kind, size }) => {
+                let mut v = self.expr(block, Expression::Load { pointer: ptr });
+                if element && size == 2 {
+                    v = self.expr(
+                        block,
+                        Expression::Swizzle {
+                            size: VectorSize::Bi,
+                            vector: v,
+                            pattern: [
+                                naga::SwizzleComponent::X,
+                                naga::SwizzleComponent::Y,
+                                naga::SwizzleComponent::X,
+                                naga::SwizzleComponent::X,
+                            ],
+                        },
+                    );
+                }
+                Ok(self.from_host(block, v, kind, vector_size(size)))
+            }
+            Some(TypeInner::Matrix { rows: 2, columns }) => {
+                let target = self.cx.ty(ty)?;
+                let mut parts = Vec::with_capacity(usize::from(columns));
+                for c in 0..u32::from(columns) {
+                    let column = self.expr(
+                        block,
+                        Expression::AccessIndex {
+                            base: ptr,
+                            index: c,
+                        },
+                    );
+                    let v = self.expr(block, Expression::Load { pointer: column });
+                    parts.push(self.expr(
+                        block,
+                        Expression::Swizzle {
+                            size: VectorSize::Bi,
+                            vector: v,
+                            pattern: [
+                                naga::SwizzleComponent::X,
+                                naga::SwizzleComponent::Y,
+                                naga::SwizzleComponent::X,
+                                naga::SwizzleComponent::X,
+                            ],
+                        },
+                    ));
+                }
+                Ok(self.expr(
+                    block,
+                    Expression::Compose {
+                        ty: target,
+                        components: parts,
+                    },
+                ))
+            }
+            Some(TypeInner::Matrix { .. }) => {
+                Ok(self.expr(block, Expression::Load { pointer: ptr }))
+            }
+            Some(TypeInner::Array { element: e, length }) => {
+                let value = self.cx.ty(ty)?;
+                if self.cx.host(ty, element)?.ty == value {
+                    return Ok(self.expr(block, Expression::Load { pointer: ptr }));
+                }
+                if length > MAX_REBUILT_ELEMENTS {
+                    return Err(unsupported(
+                        LowerErrorKind::UnsupportedUniform,
+                        span,
+                        format!(
+                            "a whole load of a {length}-element uniform array whose std140 form differs from its value (at most {MAX_REBUILT_ELEMENTS}); load its elements"
+                        ),
+                    ));
+                }
+                let mut parts = Vec::with_capacity(length as usize);
+                for i in 0..length as u32 {
+                    let p = self.expr(
+                        block,
+                        Expression::AccessIndex {
+                            base: ptr,
+                            index: i,
+                        },
+                    );
+                    parts.push(self.load(block, p, e, Space::Host { element: true }, span)?);
+                }
+                Ok(self.expr(
+                    block,
+                    Expression::Compose {
+                        ty: value,
+                        components: parts,
+                    },
+                ))
+            }
+            Some(TypeInner::Record(record)) => {
+                let value = self.cx.ty(ty)?;
+                let host = self.cx.host(ty, element)?;
+                let mut parts = Vec::with_capacity(record.fields.len());
+                for (field, &member) in record.fields.iter().zip(&host.members) {
+                    let p = self.expr(
+                        block,
+                        Expression::AccessIndex {
+                            base: ptr,
+                            index: member,
+                        },
+                    );
+                    parts.push(self.load(
+                        block,
+                        p,
+                        field.ty,
+                        Space::Host { element: false },
+                        span,
+                    )?);
+                }
+                Ok(self.expr(
+                    block,
+                    Expression::Compose {
+                        ty: value,
+                        components: parts,
+                    },
+                ))
+            }
+            _ => Err(self.defect(span, "a load of a type without a value form")),
+        }
+    }
+
+    /// Converts a loaded host scalar/vector to its value form (Booleans
+    /// are stored as `u32`, true when nonzero).
+    fn from_host(
+        &mut self,
+        block: &mut Block,
+        v: naga::Handle<Expression>,
+        kind: ScalarKind,
+        size: Option<VectorSize>,
+    ) -> naga::Handle<Expression> {
+        if kind != ScalarKind::Bool {
+            return v;
+        }
+        let mut zero = self.expr(block, Expression::Literal(naga::Literal::U32(0)));
+        if let Some(size) = size {
+            zero = self.expr(block, Expression::Splat { size, value: zero });
+        }
+        self.expr(
+            block,
+            Expression::Binary {
+                op: naga::BinaryOperator::NotEqual,
+                left: v,
+                right: zero,
+            },
+        )
     }
 
     fn store_register(
@@ -709,11 +1565,7 @@ impl FnBuilder<'_, '_> {
             self.instruction(out, &instruction.kind, instruction.span)?;
         }
         let Some(t) = &block.terminator else {
-            return Err(unsupported(
-                LowerErrorKind::Validation,
-                None,
-                "a block has no terminator",
-            ));
+            return Err(self.defect(None, "a block has no terminator"));
         };
         match &t.kind {
             TerminatorKind::Branch { target } => self.select(out, target.index(), t.span),
@@ -741,13 +1593,7 @@ impl FnBuilder<'_, '_> {
                 );
                 let ptr = match self.selector {
                     Some(s) => self.expr(out, Expression::LocalVariable(s)),
-                    None => {
-                        return Err(unsupported(
-                            LowerErrorKind::Validation,
-                            t.span,
-                            "a branch in a straight-line body",
-                        ));
-                    }
+                    None => return Err(self.defect(t.span, "a branch in a straight-line body")),
                 };
                 out.push(
                     Statement::Store {
@@ -782,13 +1628,7 @@ impl FnBuilder<'_, '_> {
         let value = self.expr(out, Expression::Literal(naga::Literal::I32(target as i32)));
         let ptr = match self.selector {
             Some(s) => self.expr(out, Expression::LocalVariable(s)),
-            None => {
-                return Err(unsupported(
-                    LowerErrorKind::Validation,
-                    span,
-                    "a branch in a straight-line body",
-                ));
-            }
+            None => return Err(self.defect(span, "a branch in a straight-line body")),
         };
         out.push(
             Statement::Store {
@@ -808,18 +1648,26 @@ impl FnBuilder<'_, '_> {
     ) -> Result<(), LowerError> {
         match kind {
             InstructionKind::DeclareLocal { .. } => Ok(()),
+            // Sampler registers are static aliases (section 12.4): their
+            // definitions produce no code; uses name the aliased globals.
+            InstructionKind::Copy { result, .. } | InstructionKind::Load { result, .. }
+                if self.is_sampler(result.ty) =>
+            {
+                Ok(())
+            }
+            InstructionKind::Store { value, .. } if self.is_sampler(value.ty()) => Ok(()),
             InstructionKind::Copy { result, source } => {
                 let v = self.value(out, source)?;
                 self.store_register(out, result.index, v, span)
             }
             InstructionKind::Load { result, source } => {
-                let ptr = self.pointer(out, source)?;
-                let v = self.expr(out, Expression::Load { pointer: ptr });
+                let (ptr, space) = self.pointer(out, source)?;
+                let v = self.load(out, ptr, result.ty, space, span)?;
                 self.store_register(out, result.index, v, span)
             }
             InstructionKind::Store { target, value } => {
                 let v = self.value(out, value)?;
-                let ptr = self.pointer(out, target)?;
+                let (ptr, _) = self.pointer(out, target)?;
                 out.push(
                     Statement::Store {
                         pointer: ptr,
@@ -844,14 +1692,32 @@ impl FnBuilder<'_, '_> {
                         | BinaryOp::Greater
                         | BinaryOp::GreaterEqual
                 );
-                if comparison && !matches!(self.type_inner(lhs.ty()), Some(TypeInner::Scalar(_))) {
-                    return Err(self.refuse(
-                        span,
-                        "comparisons of vectors and matrices are not lowered to naga targets yet",
-                    ));
+                let composite = !matches!(self.type_inner(lhs.ty()), Some(TypeInner::Scalar(_)));
+                if comparison && composite {
+                    // Section 7.1 defines comparisons of scalars only.
+                    return Err(self.refuse(span, "a comparison of composite values"));
                 }
                 let left = self.value(out, lhs)?;
                 let right = self.value(out, rhs)?;
+                if let (BinaryOp::Divide, Some(TypeInner::Matrix { columns, .. })) =
+                    (op, self.type_inner(lhs.ty()).cloned())
+                {
+                    let v = self.divide_matrix(out, lhs.ty(), left, right, rhs, columns)?;
+                    return self.store_register(out, result.index, v, span);
+                }
+                // naga divides a vector by a vector only.
+                let right = match (op, self.type_inner(lhs.ty()), self.type_inner(rhs.ty())) {
+                    (
+                        BinaryOp::Divide,
+                        Some(TypeInner::Vector { size, .. }),
+                        Some(TypeInner::Scalar(_)),
+                    ) => {
+                        let size =
+                            vector_size(*size).ok_or_else(|| self.defect(span, "vector size"))?;
+                        self.expr(out, Expression::Splat { size, value: right })
+                    }
+                    _ => right,
+                };
                 let op = match op {
                     BinaryOp::Add => naga::BinaryOperator::Add,
                     BinaryOp::Subtract => naga::BinaryOperator::Subtract,
@@ -869,29 +1735,67 @@ impl FnBuilder<'_, '_> {
             }
             InstructionKind::Call {
                 result,
-                callee,
+                callee: Callee::Builtin(Builtin::Texture),
                 arguments,
             } => {
-                let Callee::Function(h) = callee else {
-                    return Err(
-                        self.refuse(span, "texture sampling is not lowered to naga targets yet")
-                    );
+                let [sampler, coordinate] = arguments.as_slice() else {
+                    return Err(self.defect(span, "texture takes a sampler and coordinates"));
                 };
-                let function = self.cx.functions[self.si]
-                    .get(h.index())
-                    .copied()
-                    .flatten()
-                    .ok_or_else(|| {
-                        unsupported(
-                            LowerErrorKind::Validation,
-                            span,
-                            "a callee was not lowered before its caller",
-                        )
-                    })?;
+                let (image, sampler) = self.sampler_globals(sampler)?;
+                let coordinate = self.value(out, coordinate)?;
+                let image = self.expr(out, Expression::GlobalVariable(image));
+                let sampler = self.expr(out, Expression::GlobalVariable(sampler));
+                // Vertex sampling takes the base level (section 7.3.1).
+                let level = match self.stage.kind {
+                    StageKind::Vertex => naga::SampleLevel::Zero,
+                    StageKind::Fragment => naga::SampleLevel::Auto,
+                };
+                let v = self.expr(
+                    out,
+                    Expression::ImageSample {
+                        image,
+                        sampler,
+                        gather: None,
+                        coordinate,
+                        array_index: None,
+                        offset: None,
+                        level,
+                        depth_ref: None,
+                        clamp_to_edge: false,
+                    },
+                );
+                let r = result.ok_or_else(|| self.defect(span, "texture without a result"))?;
+                self.store_register(out, r.index, v, span)
+            }
+            InstructionKind::Call {
+                result,
+                callee: Callee::Function(h),
+                arguments,
+            } => {
+                let callee = &self.stage.functions[*h];
+                let mut slots = Vec::new();
                 let mut args = Vec::with_capacity(arguments.len());
-                for a in arguments {
-                    args.push(self.value(out, a)?);
+                for (p, a) in callee.parameters.iter().zip(arguments) {
+                    if self.is_sampler(p.ty) {
+                        let root = self.samplers.as_ref().and_then(|c| root_of(c, a));
+                        let slot =
+                            sampler_slot_of(self.cx.module, self.function, &self.bound, root)
+                                .ok_or_else(|| {
+                                    self.defect(span, "an unresolved sampler argument")
+                                })?;
+                        slots.push(slot);
+                    } else {
+                        args.push(self.value(out, a)?);
+                    }
                 }
+                let function = self
+                    .cx
+                    .functions
+                    .get(&(self.si, (*h, slots)))
+                    .copied()
+                    .ok_or_else(|| {
+                        self.defect(span, "a callee was not lowered before its caller")
+                    })?;
                 let result_expr = result.map(|_| {
                     self.f
                         .expressions
@@ -934,7 +1838,7 @@ impl FnBuilder<'_, '_> {
                     )
                 } else {
                     let size = vector_size(pattern.len() as u8)
-                        .ok_or_else(|| self.refuse(span, "swizzle size"))?;
+                        .ok_or_else(|| self.defect(span, "swizzle size"))?;
                     let mut p = [naga::SwizzleComponent::X; 4];
                     for (slot, c) in p.iter_mut().zip(pattern.iter()) {
                         *slot = match *c as u32 {
@@ -955,8 +1859,26 @@ impl FnBuilder<'_, '_> {
                 };
                 self.store_register(out, result.index, v, span)
             }
-            InstructionKind::Member { .. } => {
-                Err(self.refuse(span, "member access is not lowered to naga targets yet"))
+            InstructionKind::Member {
+                result,
+                source,
+                field,
+            } => {
+                let Some(TypeInner::Record(record)) = self.type_inner(source.ty()) else {
+                    return Err(self.defect(span, "a member of a non-record value"));
+                };
+                let (index, _) = record
+                    .field(field)
+                    .ok_or_else(|| self.defect(span, "an unknown field"))?;
+                let base = self.value(out, source)?;
+                let v = self.expr(
+                    out,
+                    Expression::AccessIndex {
+                        base,
+                        index: index as u32,
+                    },
+                );
+                self.store_register(out, result.index, v, span)
             }
             InstructionKind::Index {
                 result,
@@ -964,25 +1886,77 @@ impl FnBuilder<'_, '_> {
                 index,
             } => {
                 let base = self.value(out, source)?;
-                let v = match index.value {
-                    Value::Constant(c) => match c.value {
-                        Literal::Int(i) if i >= 0 => self.expr(
-                            out,
-                            Expression::AccessIndex {
-                                base,
-                                index: i as u32,
-                            },
-                        ),
-                        _ => return Err(self.refuse(span, "negative constant index")),
-                    },
-                    Value::Register(_) => {
-                        let index = self.value(out, index)?;
-                        self.expr(out, Expression::Access { base, index })
-                    }
-                };
+                let v = self.index_expr(out, base, index, span)?;
                 self.store_register(out, result.index, v, span)
             }
         }
+    }
+
+    /// Matrix division, component-wise by a matrix or a scalar (naga
+    /// divides vectors only): column by column.
+    fn divide_matrix(
+        &mut self,
+        out: &mut Block,
+        ty: Handle<Type>,
+        left: naga::Handle<Expression>,
+        right: naga::Handle<Expression>,
+        rhs: &Operand,
+        columns: u8,
+    ) -> Result<naga::Handle<Expression>, LowerError> {
+        let target = self.cx.ty(ty)?;
+        let by_matrix = matches!(self.type_inner(rhs.ty()), Some(TypeInner::Matrix { .. }));
+        let rows = match self.type_inner(ty) {
+            Some(TypeInner::Matrix { rows, .. }) => vector_size(*rows),
+            _ => None,
+        }
+        .ok_or_else(|| self.defect(rhs.span, "matrix rows"))?;
+        let right = if by_matrix {
+            right
+        } else {
+            self.expr(
+                out,
+                Expression::Splat {
+                    size: rows,
+                    value: right,
+                },
+            )
+        };
+        let mut parts = Vec::with_capacity(usize::from(columns));
+        for c in 0..u32::from(columns) {
+            let a = self.expr(
+                out,
+                Expression::AccessIndex {
+                    base: left,
+                    index: c,
+                },
+            );
+            let b = if by_matrix {
+                self.expr(
+                    out,
+                    Expression::AccessIndex {
+                        base: right,
+                        index: c,
+                    },
+                )
+            } else {
+                right
+            };
+            parts.push(self.expr(
+                out,
+                Expression::Binary {
+                    op: naga::BinaryOperator::Divide,
+                    left: a,
+                    right: b,
+                },
+            ));
+        }
+        Ok(self.expr(
+            out,
+            Expression::Compose {
+                ty: target,
+                components: parts,
+            },
+        ))
     }
 
     fn construct(
@@ -1007,13 +1981,10 @@ impl FnBuilder<'_, '_> {
         match inner {
             Some(TypeInner::Scalar(k)) => {
                 let [a] = arguments else {
-                    return Err(self.refuse(span, "a scalar construction takes one argument"));
+                    return Err(self.defect(span, "a scalar construction takes one argument"));
                 };
                 if size_of(self, a.ty()) != Some(1) {
-                    return Err(self.refuse(
-                        span,
-                        "scalar construction from a vector is not lowered to naga targets yet",
-                    ));
+                    return Err(self.defect(span, "a scalar construction from a vector"));
                 }
                 let v = self.value(out, a)?;
                 Ok(self.convert(out, v, kind_of(self, a.ty()), k))
@@ -1022,12 +1993,8 @@ impl FnBuilder<'_, '_> {
                 let mut total = 0u32;
                 let mut parts = Vec::with_capacity(arguments.len());
                 for a in arguments {
-                    let n = size_of(self, a.ty()).ok_or_else(|| {
-                        self.refuse(
-                            span,
-                            "vector construction from a matrix is not lowered to naga targets yet",
-                        )
-                    })?;
+                    let n = size_of(self, a.ty())
+                        .ok_or_else(|| self.defect(span, "a vector construction from a matrix"))?;
                     total += n;
                     let v = self.value(out, a)?;
                     parts.push(self.convert(out, v, kind_of(self, a.ty()), kind));
@@ -1035,7 +2002,7 @@ impl FnBuilder<'_, '_> {
                 match (parts.as_slice(), total) {
                     ([single], 1) => {
                         let vsize =
-                            vector_size(size).ok_or_else(|| self.refuse(span, "vector size"))?;
+                            vector_size(size).ok_or_else(|| self.defect(span, "vector size"))?;
                         Ok(self.expr(
                             out,
                             Expression::Splat {
@@ -1051,20 +2018,13 @@ impl FnBuilder<'_, '_> {
                             components: parts,
                         },
                     )),
-                    _ => Err(self.refuse(
-                        span,
-                        "truncating vector constructions are not lowered to naga targets yet",
-                    )),
+                    _ => Err(self.defect(span, "a vector construction of the wrong size")),
                 }
             }
             Some(TypeInner::Matrix { rows, columns }) => {
-                let column_ok = arguments.len() == usize::from(columns)
-                    && arguments.iter().all(|a| matches!(self.type_inner(a.ty()), Some(TypeInner::Vector { kind: ScalarKind::Float, size }) if *size == rows));
-                if !column_ok {
-                    return Err(
-                        self.refuse(span, "matrices are lowered only from their column vectors")
-                    );
-                }
+                self.construct_matrix(out, target, rows, columns, arguments, span)
+            }
+            Some(TypeInner::Array { .. }) | Some(TypeInner::Record(_)) => {
                 let mut parts = Vec::with_capacity(arguments.len());
                 for a in arguments {
                     parts.push(self.value(out, a)?);
@@ -1077,11 +2037,92 @@ impl FnBuilder<'_, '_> {
                     },
                 ))
             }
-            _ => Err(self.refuse(
-                span,
-                "constructions of this type are not lowered to naga targets yet",
-            )),
+            _ => Err(self.refuse(span, "a construction of this type")),
         }
+    }
+
+    /// Matrix construction (section 7.2): column vectors, scalars and
+    /// vectors in column-major order, or one scalar for a diagonal.
+    fn construct_matrix(
+        &mut self,
+        out: &mut Block,
+        target: naga::Handle<naga::Type>,
+        rows: u8,
+        columns: u8,
+        arguments: &[Operand],
+        span: Option<Span>,
+    ) -> Result<naga::Handle<Expression>, LowerError> {
+        let column_size = vector_size(rows).ok_or_else(|| self.defect(span, "matrix rows"))?;
+        let column_ty = self.cx.insert(
+            None,
+            naga::TypeInner::Vector {
+                size: column_size,
+                scalar: naga::Scalar::F32,
+            },
+        );
+        let is_column = |me: &Self, a: &Operand| matches!(me.type_inner(a.ty()), Some(TypeInner::Vector { kind: ScalarKind::Float, size }) if *size == rows);
+        if arguments.len() == usize::from(columns) && arguments.iter().all(|a| is_column(self, a)) {
+            let mut parts = Vec::with_capacity(arguments.len());
+            for a in arguments {
+                parts.push(self.value(out, a)?);
+            }
+            return Ok(self.expr(
+                out,
+                Expression::Compose {
+                    ty: target,
+                    components: parts,
+                },
+            ));
+        }
+        // Every component as a float scalar, column-major.
+        let mut scalars = Vec::new();
+        for a in arguments {
+            let v = self.value(out, a)?;
+            match self.type_inner(a.ty()).cloned() {
+                Some(TypeInner::Scalar(k)) => {
+                    scalars.push(self.convert(out, v, Some(k), ScalarKind::Float))
+                }
+                Some(TypeInner::Vector { kind, size }) => {
+                    for i in 0..u32::from(size) {
+                        let c = self.expr(out, Expression::AccessIndex { base: v, index: i });
+                        scalars.push(self.convert(out, c, Some(kind), ScalarKind::Float));
+                    }
+                }
+                _ => {
+                    return Err(
+                        self.defect(span, "a matrix component that is not a scalar or vector")
+                    );
+                }
+            }
+        }
+        let (r, c) = (usize::from(rows), usize::from(columns));
+        let grid: Vec<naga::Handle<Expression>> = match scalars.as_slice() {
+            [s] => {
+                let zero = self.expr(out, Expression::Literal(naga::Literal::F32(0.0)));
+                (0..r * c)
+                    .map(|i| if i / r == i % r { *s } else { zero })
+                    .collect()
+            }
+            all if all.len() == r * c => all.to_vec(),
+            _ => return Err(self.defect(span, "a matrix construction of the wrong size")),
+        };
+        let mut parts = Vec::with_capacity(c);
+        for column in grid.chunks(r) {
+            parts.push(self.expr(
+                out,
+                Expression::Compose {
+                    ty: column_ty,
+                    components: column.to_vec(),
+                },
+            ));
+        }
+        Ok(self.expr(
+            out,
+            Expression::Compose {
+                ty: target,
+                components: parts,
+            },
+        ))
     }
 
     /// Converts a scalar or vector value of kind `from` to kind `to`.
@@ -1108,5 +2149,27 @@ impl FnBuilder<'_, '_> {
                 convert,
             },
         )
+    }
+}
+
+/// The uniform slot behind a sampler root in a function whose sampler
+/// parameters are bound to `bound` (in parameter order).
+fn sampler_slot_of(
+    module: &Module,
+    f: &Function,
+    bound: &[usize],
+    root: Option<AliasRoot>,
+) -> Option<usize> {
+    match root? {
+        AliasRoot::Uniform(slot) => Some(slot),
+        AliasRoot::Parameter(p) => {
+            let ordinal = f
+                .parameters
+                .iter()
+                .take(p)
+                .filter(|q| matches!(module.types.inner(q.ty), Some(TypeInner::Sampler(_))))
+                .count();
+            bound.get(ordinal).copied()
+        }
     }
 }

@@ -17,6 +17,7 @@
 //! entry-point wrapper fills from its arguments and returns in its result
 //! structure, so helper functions reach them as the VPL functions do.
 
+pub mod layout;
 mod lower;
 mod targets;
 
@@ -54,6 +55,9 @@ pub enum LowerErrorKind {
     Writer,
     /// naga's validator rejected the lowered module (a lowering defect).
     Validation,
+    /// A GLSL 4.20 target restriction (section 12.4) or location error
+    /// (12.2), which the naga targets share; reported with its code.
+    Restriction(crate::backends::glsl::TargetErrorKind),
 }
 
 impl LowerErrorKind {
@@ -66,6 +70,7 @@ impl LowerErrorKind {
             LowerErrorKind::UnsupportedInterface => "naga-unsupported-interface",
             LowerErrorKind::Writer => "naga-writer",
             LowerErrorKind::Validation => "naga-validation",
+            LowerErrorKind::Restriction(kind) => kind.code(),
         }
     }
 }
@@ -90,4 +95,4 @@ impl LowerError {
     }
 }
 
-pub use lower::{Lowered, lower};
+pub use lower::{Lowered, Resource, ResourceKind, lower};

@@ -1,9 +1,11 @@
 //! The naga writers, and one reflection shape for every naga target.
 
-use super::lower::{Lowered, lower};
+use super::layout::{Detail, Layout};
+use super::lower::{Lowered, ResourceKind, lower};
 use super::{LowerError, LowerErrorKind};
 use crate::VerifiedModule;
-use crate::ir::{Direction, StageKind};
+use crate::ir::{Direction, Handle, Module, StageKind, Type, TypeInner};
+use std::collections::HashMap;
 
 /// A target naga writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,15 +71,39 @@ fn writer_error(target: Target, e: impl std::fmt::Display) -> LowerError {
 /// it for `target`.
 pub fn compile(published: &VerifiedModule, target: Target) -> Result<Output, LowerError> {
     let lowered = lower(published)?;
-    let files = write(&lowered, target)?;
+    let (files, names) = write(&lowered, target)?;
     Ok(Output {
         files,
-        reflection: reflection(published, &lowered, target),
+        reflection: reflection(published, &lowered, target, &names),
     })
 }
 
-fn write(l: &Lowered, target: Target) -> Result<Vec<(String, Vec<u8>)>, LowerError> {
-    Ok(match target {
+/// GLSL names of globals per stage (vertex, fragment): uniform block
+/// names and combined `sampler2D` uniform names.
+type GlslNames = [HashMap<naga::Handle<naga::GlobalVariable>, String>; 2];
+
+/// The Metal binding slots: buffers, textures and samplers numbered in
+/// binding order within their kind, the same for both entry points.
+fn msl_slots(l: &Lowered) -> Vec<u8> {
+    let (mut buffers, mut textures, mut samplers) = (0u8, 0u8, 0u8);
+    l.resources
+        .iter()
+        .map(|r| {
+            let counter = match r.kind {
+                ResourceKind::UniformBuffer { .. } => &mut buffers,
+                ResourceKind::Texture { .. } => &mut textures,
+                ResourceKind::Sampler { .. } => &mut samplers,
+            };
+            let slot = *counter;
+            *counter = counter.saturating_add(1);
+            slot
+        })
+        .collect()
+}
+
+fn write(l: &Lowered, target: Target) -> Result<(Vec<(String, Vec<u8>)>, GlslNames), LowerError> {
+    let mut names: GlslNames = Default::default();
+    let files = match target {
         Target::Spirv => {
             // naga's default adds debug information in debug builds; the
             // output must not depend on how irkit was built. Positions are
@@ -129,16 +155,62 @@ fn write(l: &Lowered, target: Target) -> Result<Vec<(String, Vec<u8>)>, LowerErr
                     naga::proc::BoundsCheckPolicies::default(),
                 )
                 .map_err(|e| writer_error(target, e))?;
-                writer.write().map_err(|e| writer_error(target, e))?;
+                let info = writer.write().map_err(|e| writer_error(target, e))?;
+                for (handle, name) in info.uniforms {
+                    names[index].insert(handle, name);
+                }
+                for (name, mapping) in info.texture_mapping {
+                    names[index].insert(mapping.texture, name.clone());
+                    if let Some(sampler) = mapping.sampler {
+                        names[index].insert(sampler, name);
+                    }
+                }
                 files.push((format!("es.{ext}"), text.into_bytes()));
             }
             files
         }
         Target::Msl => {
+            let mut resources = naga::back::msl::BindingMap::default();
+            for (r, slot) in l.resources.iter().zip(msl_slots(l)) {
+                let mut bind = naga::back::msl::BindTarget::default();
+                match r.kind {
+                    ResourceKind::UniformBuffer { .. } => bind.buffer = Some(slot),
+                    ResourceKind::Texture { .. } => bind.texture = Some(slot),
+                    ResourceKind::Sampler { .. } => {
+                        bind.sampler = Some(naga::back::msl::BindSamplerTarget::Resource(slot))
+                    }
+                }
+                resources.insert(
+                    naga::ResourceBinding {
+                        group: r.group,
+                        binding: r.binding,
+                    },
+                    bind,
+                );
+            }
+            let per_entry_point_map = l
+                .entry_points
+                .iter()
+                .map(|name| {
+                    (
+                        name.clone(),
+                        naga::back::msl::EntryPointResources {
+                            resources: resources.clone(),
+                            ..Default::default()
+                        },
+                    )
+                })
+                .collect();
+            let options = naga::back::msl::Options {
+                lang_version: (2, 0),
+                per_entry_point_map,
+                fake_missing_bindings: false,
+                ..Default::default()
+            };
             let (text, _) = naga::back::msl::write_string(
                 &l.module,
                 &l.info,
-                &naga::back::msl::Options::default(),
+                &options,
                 &naga::back::msl::PipelineOptions::default(),
             )
             .map_err(|e| writer_error(target, e))?;
@@ -154,7 +226,8 @@ fn write(l: &Lowered, target: Target) -> Result<Vec<(String, Vec<u8>)>, LowerErr
                 .map_err(|e| writer_error(target, e))?;
             vec![("hlsl".to_string(), text.into_bytes())]
         }
-    })
+    };
+    Ok((files, names))
 }
 
 fn quote(out: &mut String, s: &str) {
@@ -170,10 +243,18 @@ fn quote(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// `{"target", "entry_points": [{"stage", "name", "inputs", "outputs"}]}`
-/// where every interface variable is `{"name", "slot", "location"|null,
-/// "builtin"|null}`; keys in this order, no whitespace.
-fn reflection(published: &VerifiedModule, l: &Lowered, target: Target) -> String {
+/// `{"target", "entry_points": [{"stage", "name", "inputs", "outputs"}],
+/// "resources": [...]}` where every interface variable is `{"name",
+/// "slot", "location"|null, "locations", "builtin"|null}` and every
+/// resource `{"name", "uniform", "kind", "group", "binding", ...}` with
+/// the target's own binding spelling and, for uniform buffers, the std140
+/// layout; keys in this order, no whitespace.
+fn reflection(
+    published: &VerifiedModule,
+    l: &Lowered,
+    target: Target,
+    names: &GlslNames,
+) -> String {
     let module = published.module();
     let mut out = String::from("{\"target\":");
     quote(&mut out, target.name());
@@ -208,12 +289,14 @@ fn reflection(published: &VerifiedModule, l: &Lowered, target: Target) -> String
                 out.push_str("{\"name\":");
                 quote(&mut out, &var.name);
                 out.push_str(&format!(",\"slot\":{slot},\"location\":"));
-                match l.locations[si].get(slot).copied().flatten() {
+                let location = l.locations[si].get(slot).copied().flatten();
+                match location {
                     Some(location) => out.push_str(&location.to_string()),
                     None => out.push_str("null"),
                 }
-                out.push_str(",\"builtin\":");
-                match l.locations[si].get(slot).copied().flatten() {
+                let count = l.location_counts[si].get(slot).copied().unwrap_or(1);
+                out.push_str(&format!(",\"locations\":{count},\"builtin\":"));
+                match location {
                     Some(_) => out.push_str("null"),
                     None => quote(&mut out, "position"),
                 }
@@ -223,6 +306,151 @@ fn reflection(published: &VerifiedModule, l: &Lowered, target: Target) -> String
         }
         out.push('}');
     }
+    out.push_str("],\"resources\":[");
+    let msl = msl_slots(l);
+    for (i, r) in l.resources.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"name\":");
+        quote(&mut out, &r.name);
+        let kind = match r.kind {
+            ResourceKind::UniformBuffer { .. } => "uniform_buffer",
+            ResourceKind::Texture { .. } => "texture",
+            ResourceKind::Sampler { .. } => "sampler",
+        };
+        out.push_str(&format!(
+            ",\"uniform\":{},\"kind\":\"{kind}\",\"group\":{},\"binding\":{}",
+            r.uniform, r.group, r.binding
+        ));
+        match target {
+            Target::Hlsl => {
+                let class = match r.kind {
+                    ResourceKind::UniformBuffer { .. } => 'b',
+                    ResourceKind::Texture { .. } => 't',
+                    ResourceKind::Sampler { .. } => 's',
+                };
+                out.push_str(&format!(
+                    ",\"register\":\"{class}{}\",\"space\":{}",
+                    r.binding, r.group
+                ));
+            }
+            Target::Msl => {
+                let slot = msl.get(i).copied().unwrap_or(0);
+                out.push_str(&format!(",\"msl_index\":{slot}"));
+            }
+            Target::GlslEs300 => {
+                // GLSL ES 3.00 has no binding layouts: the host binds by
+                // these names (uniform block names, combined sampler
+                // uniforms), per stage; null where a stage does not use it.
+                out.push_str(",\"glsl_names\":{");
+                for (si, stage) in ["vertex", "fragment"].into_iter().enumerate() {
+                    if si > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&format!("\"{stage}\":"));
+                    match names[si].get(&r.global) {
+                        Some(name) => quote(&mut out, name),
+                        None => out.push_str("null"),
+                    }
+                }
+                out.push('}');
+            }
+            Target::Spirv | Target::Wgsl => {}
+        }
+        match &r.kind {
+            ResourceKind::UniformBuffer { layout, size } => {
+                out.push_str(&format!(",\"size\":{size},\"layout\":"));
+                let ty = module.uniforms.get(r.uniform).map(|u| u.ty);
+                layout_json(&mut out, module, ty, layout, 0);
+            }
+            ResourceKind::Texture { sampler_binding } => {
+                out.push_str(&format!(",\"sampler_binding\":{sampler_binding}"));
+            }
+            ResourceKind::Sampler { texture_binding } => {
+                out.push_str(&format!(",\"texture_binding\":{texture_binding}"));
+            }
+        }
+        out.push('}');
+    }
     out.push_str("]}");
     out
+}
+
+/// `{"type", "offset", "size"}` plus `"stride", "length", "element"` for
+/// arrays and `"fields": [{"name", ...}]` for records; offsets from the
+/// start of the buffer.
+fn layout_json(
+    out: &mut String,
+    module: &Module,
+    ty: Option<Handle<Type>>,
+    layout: &Layout,
+    offset: u64,
+) {
+    out.push_str("{\"type\":");
+    quote(out, &type_name(module, ty));
+    out.push_str(&format!(",\"offset\":{offset},\"size\":{}", layout.size));
+    match &layout.detail {
+        Detail::Leaf => {}
+        Detail::Array {
+            stride,
+            length,
+            element,
+        } => {
+            let element_ty = ty.and_then(|t| match module.types.inner(t) {
+                Some(TypeInner::Array { element, .. }) => Some(*element),
+                _ => None,
+            });
+            out.push_str(&format!(
+                ",\"stride\":{stride},\"length\":{length},\"element\":"
+            ));
+            layout_json(out, module, element_ty, element, offset);
+        }
+        Detail::Record { fields } => {
+            let record = ty.and_then(|t| match module.types.inner(t) {
+                Some(TypeInner::Record(r)) => Some(r),
+                _ => None,
+            });
+            out.push_str(",\"fields\":[");
+            for (i, (field_offset, field_layout)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let field = record.and_then(|r| r.fields.get(i));
+                out.push_str("{\"name\":");
+                quote(out, field.map_or("", |f| f.name.as_str()));
+                out.push_str(",\"layout\":");
+                layout_json(
+                    out,
+                    module,
+                    field.map(|f| f.ty),
+                    field_layout,
+                    offset + field_offset,
+                );
+                out.push('}');
+            }
+            out.push(']');
+        }
+    }
+    out.push('}');
+}
+
+/// `float`, `vec3`, `ivec2`, `bvec4`, `mat3x2` (columns x rows),
+/// `array`, `record`.
+fn type_name(module: &Module, ty: Option<Handle<Type>>) -> String {
+    match ty.and_then(|t| module.types.inner(t)) {
+        Some(TypeInner::Scalar(k)) => k.keyword().to_string(),
+        Some(TypeInner::Vector { kind, size }) => {
+            let prefix = match kind {
+                crate::ir::ScalarKind::Bool => "b",
+                crate::ir::ScalarKind::Int => "i",
+                crate::ir::ScalarKind::Float => "",
+            };
+            format!("{prefix}vec{size}")
+        }
+        Some(TypeInner::Matrix { rows, columns }) => format!("mat{columns}x{rows}"),
+        Some(TypeInner::Array { .. }) => "array".to_string(),
+        Some(TypeInner::Record(_)) => "record".to_string(),
+        _ => "opaque".to_string(),
+    }
 }
