@@ -181,7 +181,7 @@ state.setUniform = setUniform;
 function drawPreview() {
   if (!state.scene) return;
   try {
-    vplRender($('preview'), state.scene);
+    state.lastImage = vplRender($('preview'), state.scene);
     $('preview-status').textContent = state.previewError ? '' : 'GLSL ES 3.00 on WebGL 2';
   } catch (e) {
     $('preview-status').textContent = String(e.message || e);

@@ -1,8 +1,9 @@
 //! The playground in headless Chromium: load a built-in program and check
-//! the preview's centre pixel, edit it into an invalid module and find the
-//! diagnostic (list entry, highlight and gutter mark) at the right line,
-//! fix it differently and see the pixels change, switch the code panes
-//! through every target, and write a screenshot.
+//! the preview's centre pixel, move uniform sliders, edit it into an
+//! invalid module and find the diagnostic (list entry, highlight and
+//! gutter mark) at the right line, fix it differently and see the pixels
+//! change, switch the code panes through every target, and write a
+//! screenshot.
 //!
 //! The screenshot is `docs/vpl/playground.png`, rewritten only with
 //! `IRKIT_BLESS=1`; otherwise the new one must have the same size, not be
@@ -86,12 +87,47 @@ fn close(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
     a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tolerance)
 }
 
+/// The centre pixel of the last preview as WebGL read it back.
+fn rendered_centre(browser: &Browser) -> [u8; 4] {
+    let v = browser
+        .execute("return window.vplPlayground.lastImage;", Vec::new())
+        .unwrap();
+    let p = browser::pixels_from_json(&v).unwrap();
+    p.pixel(128, 128).unwrap()
+}
+
+/// Moves the slider of `path`'s component `component` to `value`.
+fn slide(browser: &Browser, path: &str, component: u32, value: f64) {
+    browser
+        .execute(
+            "const i = document.querySelector(`#controls input[data-path=\"${arguments[0]}\"][data-component=\"${arguments[1]}\"]`);\
+             if (!i) { throw new Error('no slider for ' + arguments[0]); }\
+             i.value = arguments[2]; i.dispatchEvent(new Event('input'));",
+            vec![path.into(), component.into(), value.into()],
+        )
+        .unwrap();
+}
+
+fn choose_program(browser: &Browser, name: &str) {
+    let before = updates(browser);
+    browser
+        .execute(
+            "const s = document.getElementById('program'); s.value = arguments[0];\
+             s.dispatchEvent(new Event('change'));",
+            vec![name.into()],
+        )
+        .unwrap();
+    browser
+        .wait_for(&format!("window.vplPlayground.updates > {before}"), WAIT)
+        .unwrap();
+}
+
 #[test]
 fn edit_diagnose_fix_and_switch_targets() {
     let Some((server, browser)) = start("playground") else {
         return;
     };
-    browser.goto(&server.url("/?program=gradient")).unwrap();
+    browser.goto(&server.url("/?program=mesh-ambient-color")).unwrap();
     browser
         .wait_for("window.vplPlayground && window.vplPlayground.updates >= 1", WAIT)
         .unwrap();
@@ -99,16 +135,22 @@ fn edit_diagnose_fix_and_switch_targets() {
         .execute("return document.getElementById('status').textContent;", Vec::new())
         .unwrap();
     assert_eq!(status, "valid");
-    // The gradient: red = x / 256, green = y / 256 (GL's y, upwards),
-    // blue 0.5 at the centre pixel (128, 128) of the 256x256 preview.
-    let first = centre(&browser);
-    assert!(close(first, [128, 127, 128, 255], 1), "centre pixel {first:?}");
+    // Slider defaults: ambient colour (1, 1, 1, 1), intensity 1.
+    let first = rendered_centre(&browser);
+    assert_eq!(first, [255, 255, 255, 255]);
+    assert!(close(centre(&browser), first, 1), "the canvas shows {:?}", centre(&browser));
+    slide(&browser, "material.intensity", 0, 0.5);
+    assert!(close(rendered_centre(&browser), [128, 128, 128, 128], 1), "{:?}", rendered_centre(&browser));
+    slide(&browser, "material.ambient_color", 0, 0.0);
+    assert!(close(rendered_centre(&browser), [0, 128, 128, 128], 1), "{:?}", rendered_centre(&browser));
+    let before_edit = rendered_centre(&browser);
 
-    // Break one instruction: a syntactic error at its line.
+    // Break one instruction (an undeclared register) and find the
+    // diagnostic at its line.
     let text = source(&browser);
-    let good = "(construct r0 r2 r3 (float 0.5) (float 1.0))";
+    let good = "(multiply r0 r0 r1)";
     let line = line_of(&text, good);
-    edit(&browser, &text.replace(good, "(construct r0 r2 r3 (float 0.5) (floot 1.0))"));
+    edit(&browser, &text.replace(good, "(multiply r0 r0 r9)"));
     let found = browser
         .execute(
             "const d = document.querySelector('#diagnostics li.diagnostic');\
@@ -128,17 +170,17 @@ fn edit_diagnose_fix_and_switch_targets() {
     assert!(found["text"].as_str().unwrap().contains(&format!(":{line}:")), "{found}");
     assert!(!found["marked"].as_str().unwrap_or("").is_empty(), "{found}");
     // The preview keeps the last image while the text is invalid.
-    assert_eq!(centre(&browser), first);
+    assert_eq!(rendered_centre(&browser), before_edit);
 
-    // Fix it differently: full blue.
-    edit(&browser, &text.replace(good, "(construct r0 r2 r3 (float 1.0) (float 1.0))"));
+    // Fix it differently: a quarter of the colour, whatever the intensity.
+    edit(&browser, &text.replace(good, "(multiply r0 r0 (float 0.25))"));
     let diagnostics: Value = browser
         .execute("return document.querySelectorAll('#diagnostics li.diagnostic').length;", Vec::new())
         .unwrap();
     assert_eq!(diagnostics, 0);
-    let fixed = centre(&browser);
-    assert_ne!(fixed, first, "the preview did not change");
-    assert!(close(fixed, [128, 127, 255, 255], 1), "centre pixel {fixed:?}");
+    let fixed = rendered_centre(&browser);
+    assert_ne!(fixed, before_edit, "the preview did not change");
+    assert!(close(fixed, [64, 64, 64, 64], 1), "centre pixel {fixed:?}");
 
     // Every target's code in the right-hand pane.
     for (target, marker) in [
@@ -167,7 +209,13 @@ fn edit_diagnose_fix_and_switch_targets() {
         .unwrap();
     assert!(left.as_str().unwrap().contains("#version 420 core"));
 
-    // The screenshot, with the program as loaded.
+    // The playground's own example: red = x / 256, green = y / 256 (GL's
+    // y, upwards), blue 0.5.
+    choose_program(&browser, "gradient");
+    assert!(close(rendered_centre(&browser), [128, 127, 128, 255], 1), "{:?}", rendered_centre(&browser));
+
+    // The screenshot, with a built-in program (its sampler shows the
+    // default checkerboard).
     browser
         .execute(
             "document.getElementById('target-right').value = 'glsl-es-300';\
@@ -175,7 +223,7 @@ fn edit_diagnose_fix_and_switch_targets() {
             Vec::new(),
         )
         .unwrap();
-    edit(&browser, &text);
+    choose_program(&browser, "texture-ambient-color");
     let png = browser.screenshot_png().unwrap();
     browser.quit().unwrap();
     check_screenshot(&png);
