@@ -388,6 +388,34 @@ fn uniform_cases() -> Vec<Case> {
         .texture("image", mips)
         .everywhere(colors[0], 0),
     ];
+    let identity = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    for (count, expected) in [(3.0, GREEN), (-1.0, BLUE)] {
+        // Record and array uniforms, calls, storage selectors and (for a
+        // negative id) a terminating discard that leaves the clear colour.
+        let mut c = Case::new(
+            &format!("general fixture, count {count}"),
+            publish_file("crates/vpl/tests/glsl/general.vpl"),
+            (4, 4),
+        )
+        .uniform("params.transform", &identity)
+        .uniform("params.count", &[count])
+        .uniform("lights[1].color", &[0.0, 1.0, 0.0, 1.0])
+        .uniform("lights[1].weights[2]", &[2.0])
+        .uniform("scale", &[0.5])
+        .everywhere(expected, 0);
+        c.clear = [0.0, 0.0, 1.0, 1.0];
+        cases.push(c);
+    }
+    cases.push(
+        Case::new(
+            "nested_storage",
+            publish_file("examples/vpl/nested_storage.vpl"),
+            (8, 8),
+        )
+        .everywhere(GREEN, 0),
+    );
     for (limit, expected) in [(6.0, GREEN), (5.0, RED), (-1.0, BLUE)] {
         let mut c = Case::new(
             &format!("dispatch loops, limit {limit}"),
