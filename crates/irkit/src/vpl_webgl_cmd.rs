@@ -58,7 +58,9 @@ pub fn render(args: RenderArgs) -> ExitCode {
     for (path, name) in args.textures.iter().zip(&samplers) {
         let loaded = std::fs::read(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))
-            .and_then(|b| vpl_gl::Texture::from_png(&b).map_err(|e| format!("{}: {e}", path.display())));
+            .and_then(|b| {
+                vpl_gl::Texture::from_png(&b).map_err(|e| format!("{}: {e}", path.display()))
+            });
         match loaded {
             Ok(t) => scene.textures.push((name.to_string(), t)),
             Err(m) => return usage(&format!("--texture {m}")),

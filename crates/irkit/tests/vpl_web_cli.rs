@@ -31,9 +31,13 @@ fn text(out: &Output) -> String {
 fn unavailable(out: &Output) -> bool {
     let stderr = String::from_utf8_lossy(&out.stderr);
     out.status.code() == Some(2)
-        && ["[browser-not-found]", "[browser-driver]", "[browser-session]"]
-            .iter()
-            .any(|c| stderr.contains(c))
+        && [
+            "[browser-not-found]",
+            "[browser-driver]",
+            "[browser-session]",
+        ]
+        .iter()
+        .any(|c| stderr.contains(c))
 }
 
 #[test]
@@ -69,7 +73,9 @@ fn webgl_render_writes_the_same_png_as_gl() {
     assert_eq!((image.width, image.height), (8, 4));
     for p in image.levels[0].chunks_exact(4) {
         assert!(
-            p.iter().zip([51u8, 102, 26, 128]).all(|(a, e)| a.abs_diff(e) <= 1),
+            p.iter()
+                .zip([51u8, 102, 26, 128])
+                .all(|(a, e)| a.abs_diff(e) <= 1),
             "{p:?}"
         );
     }
@@ -101,23 +107,51 @@ fn webgl_render_reports_bad_input_before_starting_a_browser() {
         "/nonexistent/x.png",
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("material.nothing"), "{}", text(&out));
-    let out = irkit(&["vpl", "render", "builtin:mesh-ambient-color", "--driver", "dx9", "-o", "x.png"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("material.nothing"),
+        "{}",
+        text(&out)
+    );
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "builtin:mesh-ambient-color",
+        "--driver",
+        "dx9",
+        "-o",
+        "x.png",
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     // An invalid file is a diagnostic (exit 1).
     let dir = std::env::temp_dir().join(format!("irkit-vpl-web-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let bad = dir.join("bad.vpl");
     std::fs::write(&bad, "(module 1\n  (types\n  oops").unwrap();
-    let out = irkit(&["vpl", "render", bad.to_str().unwrap(), "--driver", "webgl", "-o", "x.png"]);
+    let out = irkit(&[
+        "vpl",
+        "render",
+        bad.to_str().unwrap(),
+        "--driver",
+        "webgl",
+        "-o",
+        "x.png",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.vpl:3:"), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("bad.vpl:3:"),
+        "{}",
+        text(&out)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn get(addr: &str, path: &str) -> String {
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
     answer
@@ -135,8 +169,14 @@ fn playground_serves_its_page_and_the_builtin_programs() {
     std::io::BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let url = line.trim().strip_prefix("VPL playground: ").unwrap_or_else(|| panic!("{line:?}"));
-    let addr = url.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let url = line
+        .trim()
+        .strip_prefix("VPL playground: ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string();
     let page = get(&addr, "/");
     let programs = get(&addr, "/api/programs");
     let script = get(&addr, "/webgl.js");

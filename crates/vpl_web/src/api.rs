@@ -106,7 +106,14 @@ pub fn compile(source: &str, label: &str) -> Value {
                     {"name": "frag", "text": a.fragment_code()}],
                     "reflection": a.reflection_json()}),
                 Err(glsl::CompileError::Target(e)) => {
-                    let d = target_diagnostic(&verified, &published, label, e.kind.code(), &e.message, e.span);
+                    let d = target_diagnostic(
+                        &verified,
+                        &published,
+                        label,
+                        e.kind.code(),
+                        &e.message,
+                        e.span,
+                    );
                     json!({"name": name, "ok": false, "diagnostic": d})
                 }
                 Err(e) => json!({"name": name, "ok": false, "diagnostic": {
@@ -134,7 +141,14 @@ pub fn compile(source: &str, label: &str) -> Value {
                     json!({"name": name, "ok": true, "files": files, "reflection": out.reflection})
                 }
                 Err(e) => {
-                    let d = target_diagnostic(&verified, &published, label, e.kind.code(), &e.message, e.span);
+                    let d = target_diagnostic(
+                        &verified,
+                        &published,
+                        label,
+                        e.kind.code(),
+                        &e.message,
+                        e.span,
+                    );
                     json!({"name": name, "ok": false, "diagnostic": d})
                 }
             }
@@ -219,7 +233,11 @@ mod tests {
             let v = compile(p["source"].as_str().unwrap(), "p.vpl");
             assert_eq!(v["ok"], true, "{}", p["name"]);
             assert_eq!(v["targets"][0]["name"], "glsl-420");
-            assert_eq!(v["targets"][0]["ok"], true, "{}: {}", p["name"], v["targets"][0]);
+            assert_eq!(
+                v["targets"][0]["ok"], true,
+                "{}: {}",
+                p["name"], v["targets"][0]
+            );
             assert_eq!(v["targets"].as_array().unwrap().len(), TARGETS.len());
         }
     }
@@ -229,12 +247,24 @@ mod tests {
         let v = compile(GRADIENT, "gradient.vpl");
         assert!(v["preview"].is_object(), "{}", v["preview_error"]);
         let scene = &v["preview"]["scene"];
-        assert!(scene["fragment"].as_str().unwrap().starts_with("#version 300 es"));
+        assert!(
+            scene["fragment"]
+                .as_str()
+                .unwrap()
+                .starts_with("#version 300 es")
+        );
     }
 
     #[test]
     fn arbitrary_text_never_panics() {
-        for s in ["", "(", ")", "(module", "(module 1 (types) (uniforms))", "\u{0}\u{ffff}"] {
+        for s in [
+            "",
+            "(",
+            ")",
+            "(module",
+            "(module 1 (types) (uniforms))",
+            "\u{0}\u{ffff}",
+        ] {
             let v = compile(s, "x.vpl");
             assert!(v["ok"].is_boolean());
         }

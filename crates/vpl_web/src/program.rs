@@ -77,7 +77,8 @@ impl WebGlProgram {
         let output = naga_targets::compile(published, Target::GlslEs300)?;
         let vertex = text(&output.files, "es.vert")?;
         let fragment = text(&output.files, "es.frag")?;
-        let artifact = glsl::compile(published, VERSION_420).map_err(|e| ProgramError::Glsl(e.to_string()))?;
+        let artifact =
+            glsl::compile(published, VERSION_420).map_err(|e| ProgramError::Glsl(e.to_string()))?;
         let reflection: Value = serde_json::from_str(&output.reflection)
             .map_err(|e| ProgramError::Reflection(format!("reflection is not JSON: {e}")))?;
         let uniforms = uniform_slots(&artifact, &reflection)?;
@@ -153,7 +154,12 @@ fn fragment_output_location(
         .into_iter()
         .flatten()
         .filter(|e| e.get("stage").and_then(Value::as_str) == Some("fragment"))
-        .flat_map(|e| e.get("outputs").and_then(Value::as_array).cloned().unwrap_or_default())
+        .flat_map(|e| {
+            e.get("outputs")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
         .any(|o| o.get("location").and_then(Value::as_u64) == Some(u64::from(location)));
     if !listed {
         return Err(ProgramError::Reflection(format!(
@@ -207,7 +213,8 @@ fn uniform_slots(
     for u in artifact.uniforms() {
         let name = &u.binding.name;
         if u.binding.ty == GlslType::Sampler2D {
-            let texture = find(u.binding.slot, "texture").ok_or_else(|| missing("texture", name))?;
+            let texture =
+                find(u.binding.slot, "texture").ok_or_else(|| missing("texture", name))?;
             slots.push(UniformSlot::Sampler {
                 name: name.clone(),
                 gl_names: glsl_names(texture),

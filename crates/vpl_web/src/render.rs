@@ -58,7 +58,9 @@ impl WebGlRenderer {
     /// Draws `scene` with `program` and reads the framebuffer back.
     pub fn render(&self, program: &WebGlProgram, scene: &Scene) -> Result<Image, RenderError> {
         let document = scene_json(program, scene).map_err(RenderError::Scene)?;
-        let ready = self.browser.execute("return typeof vplRender;", Vec::new())?;
+        let ready = self
+            .browser
+            .execute("return typeof vplRender;", Vec::new())?;
         if ready != "function" {
             self.browser.goto(&self.server.url("/render.html"))?;
         }

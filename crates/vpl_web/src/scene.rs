@@ -124,9 +124,21 @@ fn walk(
                 _ => 16,
             },
         }),
-        (GlslType::Array { element, length }, Std140Detail::Array { stride, element: el }) => {
+        (
+            GlslType::Array { element, length },
+            Std140Detail::Array {
+                stride,
+                element: el,
+            },
+        ) => {
             for i in 0..*length {
-                walk(&format!("{path}[{i}]"), element, el, offset + i * stride, out)?;
+                walk(
+                    &format!("{path}[{i}]"),
+                    element,
+                    el,
+                    offset + i * stride,
+                    out,
+                )?;
             }
         }
         (GlslType::Record(record), Std140Detail::Record { members }) => {
@@ -222,12 +234,15 @@ pub fn scene_json(program: &WebGlProgram, scene: &Scene) -> Result<Value, String
         .map(|(_, _, _, leaves)| vec![None; leaves.len()])
         .collect();
     for (path, v) in &scene.uniforms {
-        let found = blocks.iter().enumerate().find_map(|(b, (_, _, _, leaves))| {
-            leaves
-                .iter()
-                .position(|l| &l.path == path)
-                .map(|i| (b, i, &leaves[i]))
-        });
+        let found = blocks
+            .iter()
+            .enumerate()
+            .find_map(|(b, (_, _, _, leaves))| {
+                leaves
+                    .iter()
+                    .position(|l| &l.path == path)
+                    .map(|i| (b, i, &leaves[i]))
+            });
         let Some((b, i, leaf)) = found else {
             return Err(format!("no uniform leaf {path:?} in this program"));
         };
@@ -256,7 +271,9 @@ pub fn scene_json(program: &WebGlProgram, scene: &Scene) -> Result<Value, String
             })
             .collect();
         for gl_block in gl_blocks.iter() {
-            blocks_json.push(json!({"name": gl_block, "binding": binding, "size": size, "leaves": leaves}));
+            blocks_json.push(
+                json!({"name": gl_block, "binding": binding, "size": size, "leaves": leaves}),
+            );
         }
     }
     for (name, texture) in &scene.textures {
@@ -344,7 +361,9 @@ mod tests {
         };
         let l = leaves("ints", &ty).unwrap();
         assert_eq!(
-            l.iter().map(|l| (l.path.as_str(), l.offset)).collect::<Vec<_>>(),
+            l.iter()
+                .map(|l| (l.path.as_str(), l.offset))
+                .collect::<Vec<_>>(),
             [("ints[0]", 0), ("ints[1]", 16), ("ints[2]", 32)]
         );
         let huge = GlslType::Array {

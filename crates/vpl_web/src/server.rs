@@ -45,16 +45,21 @@ async fn compile(body: axum::body::Bytes) -> Response {
     let request: CompileRequest = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
-            let error = serde_json::json!({"error": {"code": "bad-request", "message": e.to_string()}});
+            let error =
+                serde_json::json!({"error": {"code": "bad-request", "message": e.to_string()}});
             return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
         }
     };
-    let label = request.label.unwrap_or_else(|| "playground.vpl".to_string());
-    let result = tokio::task::spawn_blocking(move || crate::api::compile(&request.source, &label)).await;
+    let label = request
+        .label
+        .unwrap_or_else(|| "playground.vpl".to_string());
+    let result =
+        tokio::task::spawn_blocking(move || crate::api::compile(&request.source, &label)).await;
     match result {
         Ok(v) => axum::Json(v).into_response(),
         Err(e) => {
-            let error = serde_json::json!({"error": {"code": "internal", "message": e.to_string()}});
+            let error =
+                serde_json::json!({"error": {"code": "internal", "message": e.to_string()}});
             (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(error)).into_response()
         }
     }
@@ -62,15 +67,30 @@ async fn compile(body: axum::body::Bytes) -> Response {
 
 fn router() -> Router {
     Router::new()
-        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }))
-        .route("/render.html", get(|| async { asset("text/html; charset=utf-8", RENDER_HTML) }))
-        .route("/webgl.js", get(|| async { asset("text/javascript; charset=utf-8", WEBGL_JS) }))
+        .route(
+            "/",
+            get(|| async { asset("text/html; charset=utf-8", INDEX_HTML) }),
+        )
+        .route(
+            "/render.html",
+            get(|| async { asset("text/html; charset=utf-8", RENDER_HTML) }),
+        )
+        .route(
+            "/webgl.js",
+            get(|| async { asset("text/javascript; charset=utf-8", WEBGL_JS) }),
+        )
         .route(
             "/playground.js",
             get(|| async { asset("text/javascript; charset=utf-8", PLAYGROUND_JS) }),
         )
-        .route("/playground.css", get(|| async { asset("text/css; charset=utf-8", PLAYGROUND_CSS) }))
-        .route("/api/programs", get(|| async { axum::Json(crate::api::programs()) }))
+        .route(
+            "/playground.css",
+            get(|| async { asset("text/css; charset=utf-8", PLAYGROUND_CSS) }),
+        )
+        .route(
+            "/api/programs",
+            get(|| async { axum::Json(crate::api::programs()) }),
+        )
         .route("/api/compile", post(compile))
         .layer(DefaultBodyLimit::max(MAX_BODY))
 }

@@ -40,7 +40,10 @@ fn start(test: &str) -> Option<(Server, Browser)> {
 
 fn updates(browser: &Browser) -> u64 {
     browser
-        .execute("return window.vplPlayground ? window.vplPlayground.updates : 0;", Vec::new())
+        .execute(
+            "return window.vplPlayground ? window.vplPlayground.updates : 0;",
+            Vec::new(),
+        )
         .unwrap()
         .as_u64()
         .unwrap_or(0)
@@ -70,7 +73,10 @@ fn centre(browser: &Browser) -> [u8; 4] {
 
 fn source(browser: &Browser) -> String {
     browser
-        .execute("return document.getElementById('source').value;", Vec::new())
+        .execute(
+            "return document.getElementById('source').value;",
+            Vec::new(),
+        )
         .unwrap()
         .as_str()
         .unwrap()
@@ -79,7 +85,9 @@ fn source(browser: &Browser) -> String {
 
 /// The 1-based line of the first occurrence of `needle`.
 fn line_of(text: &str, needle: &str) -> u64 {
-    let at = text.find(needle).unwrap_or_else(|| panic!("{needle:?} not in the program"));
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in the program"));
     text[..at].matches('\n').count() as u64 + 1
 }
 
@@ -127,22 +135,42 @@ fn edit_diagnose_fix_and_switch_targets() {
     let Some((server, browser)) = start("playground") else {
         return;
     };
-    browser.goto(&server.url("/?program=mesh-ambient-color")).unwrap();
     browser
-        .wait_for("window.vplPlayground && window.vplPlayground.updates >= 1", WAIT)
+        .goto(&server.url("/?program=mesh-ambient-color"))
+        .unwrap();
+    browser
+        .wait_for(
+            "window.vplPlayground && window.vplPlayground.updates >= 1",
+            WAIT,
+        )
         .unwrap();
     let status = browser
-        .execute("return document.getElementById('status').textContent;", Vec::new())
+        .execute(
+            "return document.getElementById('status').textContent;",
+            Vec::new(),
+        )
         .unwrap();
     assert_eq!(status, "valid");
     // Slider defaults: ambient colour (1, 1, 1, 1), intensity 1.
     let first = rendered_centre(&browser);
     assert_eq!(first, [255, 255, 255, 255]);
-    assert!(close(centre(&browser), first, 1), "the canvas shows {:?}", centre(&browser));
+    assert!(
+        close(centre(&browser), first, 1),
+        "the canvas shows {:?}",
+        centre(&browser)
+    );
     slide(&browser, "material.intensity", 0, 0.5);
-    assert!(close(rendered_centre(&browser), [128, 128, 128, 128], 1), "{:?}", rendered_centre(&browser));
+    assert!(
+        close(rendered_centre(&browser), [128, 128, 128, 128], 1),
+        "{:?}",
+        rendered_centre(&browser)
+    );
     slide(&browser, "material.ambient_color", 0, 0.0);
-    assert!(close(rendered_centre(&browser), [0, 128, 128, 128], 1), "{:?}", rendered_centre(&browser));
+    assert!(
+        close(rendered_centre(&browser), [0, 128, 128, 128], 1),
+        "{:?}",
+        rendered_centre(&browser)
+    );
     let before_edit = rendered_centre(&browser);
 
     // Break one instruction (an undeclared register) and find the
@@ -167,15 +195,30 @@ fn edit_diagnose_fix_and_switch_targets() {
     assert_eq!(found["mark"], line, "{found}");
     assert_eq!(found["gutter"], line, "{found}");
     assert_eq!(found["status"], "invalid", "{found}");
-    assert!(found["text"].as_str().unwrap().contains(&format!(":{line}:")), "{found}");
-    assert!(!found["marked"].as_str().unwrap_or("").is_empty(), "{found}");
+    assert!(
+        found["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!(":{line}:")),
+        "{found}"
+    );
+    assert!(
+        !found["marked"].as_str().unwrap_or("").is_empty(),
+        "{found}"
+    );
     // The preview keeps the last image while the text is invalid.
     assert_eq!(rendered_centre(&browser), before_edit);
 
     // Fix it differently: a quarter of the colour, whatever the intensity.
-    edit(&browser, &text.replace(good, "(multiply r0 r0 (float 0.25))"));
+    edit(
+        &browser,
+        &text.replace(good, "(multiply r0 r0 (float 0.25))"),
+    );
     let diagnostics: Value = browser
-        .execute("return document.querySelectorAll('#diagnostics li.diagnostic').length;", Vec::new())
+        .execute(
+            "return document.querySelectorAll('#diagnostics li.diagnostic').length;",
+            Vec::new(),
+        )
         .unwrap();
     assert_eq!(diagnostics, 0);
     let fixed = rendered_centre(&browser);
@@ -205,14 +248,21 @@ fn edit_diagnose_fix_and_switch_targets() {
         assert!(text.contains(marker), "{target}: {marker:?} not in\n{text}");
     }
     let left = browser
-        .execute("return document.getElementById('code-left').textContent;", Vec::new())
+        .execute(
+            "return document.getElementById('code-left').textContent;",
+            Vec::new(),
+        )
         .unwrap();
     assert!(left.as_str().unwrap().contains("#version 420 core"));
 
     // The playground's own example: red = x / 256, green = y / 256 (GL's
     // y, upwards), blue 0.5.
     choose_program(&browser, "gradient");
-    assert!(close(rendered_centre(&browser), [128, 127, 128, 255], 1), "{:?}", rendered_centre(&browser));
+    assert!(
+        close(rendered_centre(&browser), [128, 127, 128, 255], 1),
+        "{:?}",
+        rendered_centre(&browser)
+    );
 
     // The screenshot, with a built-in program (its sampler shows the
     // default checkerboard).
@@ -247,7 +297,11 @@ fn check_screenshot(png_bytes: &[u8]) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/vpl/playground.png");
     let (w, h, rgb) = decode(png_bytes);
     let distinct: std::collections::HashSet<&[u8]> = rgb.chunks_exact(3).collect();
-    assert!(distinct.len() > 50, "the screenshot is nearly blank ({} colours)", distinct.len());
+    assert!(
+        distinct.len() > 50,
+        "the screenshot is nearly blank ({} colours)",
+        distinct.len()
+    );
     if std::env::var_os("IRKIT_BLESS").is_some() {
         std::fs::write(&path, png_bytes).unwrap();
         return;

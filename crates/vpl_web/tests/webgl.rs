@@ -240,8 +240,12 @@ const FRAG_COORD: &str = r#"(module 1
 /// lowering on this branch covers).
 fn interface_cases() -> Vec<Case> {
     vec![
-        Case::new("loop_call", publish_file("examples/vpl/loop_call.vpl"), (8, 8))
-            .everywhere(GREEN, 0),
+        Case::new(
+            "loop_call",
+            publish_file("examples/vpl/loop_call.vpl"),
+            (8, 8),
+        )
+        .everywhere(GREEN, 0),
         // Every vertex at the origin: the clear colour stays.
         Case::new("minimal", publish_file("examples/vpl/minimal.vpl"), (8, 8))
             .everywhere([0, 0, 0, 0], 0),
@@ -479,9 +483,7 @@ fn a_shader_the_browser_rejects_is_a_script_error_with_the_log() {
     scene.uniforms.push(("nothing".into(), vec![1.0]));
     let e = renderer.render(&program, &scene).unwrap_err();
     assert!(e.to_string().starts_with("[webgl-scene]"), "{e}");
-    let e = renderer
-        .render(&program, &Scene::new(0, 4))
-        .unwrap_err();
+    let e = renderer.render(&program, &Scene::new(0, 4)).unwrap_err();
     assert!(e.to_string().contains("outside"), "{e}");
     // A page-side failure comes back with its stable prefix.
     let thrown = renderer
