@@ -3,13 +3,13 @@
 //! the page the test serves on loopback, checked against its expected
 //! colours, and compared with the OpenGL 4.2 render of the GLSL 4.20
 //! output on Mesa (`vpl_gl`): exactly for the pass/fail conformance
-//! colours, within a small tolerance where the rasterizers interpolate.
+//! colours, within a small tolerance where the rasterizers interpolate —
+//! and likewise with the Vulkan render of the SPIR-V output on Mesa
+//! lavapipe (`vpl_vk`).
 //!
 //! Skipped (printed) only when Chromium cannot start and `VPL_REQUIRE_GL`
-//! is unset; the GL comparison likewise only when no GL context exists.
-//! The Vulkan driver (lavapipe, issue 24) joins the comparison in
-//! `compare_drivers` once it is on this branch; until then the
-//! comparison is WebGL against GL only.
+//! is unset; the GL and Vulkan comparisons likewise only when their
+//! driver cannot be created.
 
 use std::path::{Path, PathBuf};
 use vpl::VerifiedModule;
@@ -42,6 +42,23 @@ fn gl_context() -> Option<GlContext> {
             None
         }
     }
+}
+
+fn vk_context() -> Option<vpl_vk::VkContext> {
+    match vpl_vk::VkContext::new() {
+        Ok(c) => Some(c),
+        Err(e) => {
+            assert!(!require(), "no Vulkan device (VPL_REQUIRE_GL is set): {e}");
+            eprintln!("Vulkan comparison skipped: {e}");
+            None
+        }
+    }
+}
+
+/// The native drivers WebGL is compared with.
+struct Natives {
+    gl: Option<GlContext>,
+    vk: Option<vpl_vk::VkContext>,
 }
 
 fn repo() -> PathBuf {
@@ -140,6 +157,21 @@ impl Case {
         vpl_gl::render(context, &artifact, &request)
             .unwrap_or_else(|e| panic!("{} on GL: {e}", self.name))
     }
+
+    fn vk_render(&self, context: &vpl_vk::VkContext) -> Image {
+        let program = vpl_vk::VkProgram::new(&self.module)
+            .unwrap_or_else(|e| panic!("{} for Vulkan: {e}", self.name));
+        let mut uniforms = vpl_vk::UniformData::new(&program);
+        for (path, values) in &self.uniforms {
+            uniforms.set(path, values).unwrap();
+        }
+        let mut request = vpl_vk::RenderRequest::new(self.width, self.height);
+        request.clear = self.clear;
+        request.textures = self.textures.clone();
+        request.attributes = self.attributes.clone();
+        vpl_vk::render(context, &program, &uniforms, &request)
+            .unwrap_or_else(|e| panic!("{} on Vulkan: {e}", self.name))
+    }
 }
 
 fn check(case: &Case, image: &Image, driver: &str) -> Vec<String> {
@@ -166,23 +198,36 @@ fn check(case: &Case, image: &Image, driver: &str) -> Vec<String> {
     failures
 }
 
-/// Compares the WebGL image with the other drivers' renders of the same
-/// case (today GL 4.2 on Mesa; the Vulkan render joins here).
-fn compare_drivers(case: &Case, webgl: &Image, gl: Option<&GlContext>) -> Vec<String> {
+fn largest_difference(a: &Image, b: &Image) -> u8 {
+    if (a.width, a.height) != (b.width, b.height) {
+        return u8::MAX;
+    }
+    a.rgba
+        .iter()
+        .zip(&b.rgba)
+        .map(|(x, y)| x.abs_diff(*y))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Compares the WebGL image with the native drivers' renders of the same
+/// case (GL 4.2 from the GLSL 4.20 output, Vulkan from the SPIR-V output).
+fn compare_drivers(case: &Case, webgl: &Image, natives: &Natives) -> Vec<String> {
+    let mut renders = Vec::new();
+    if let Some(context) = &natives.gl {
+        renders.push(("GL", case.gl_render(context)));
+    }
+    if let Some(context) = &natives.vk {
+        renders.push(("Vulkan", case.vk_render(context)));
+    }
     let mut failures = Vec::new();
-    if let Some(context) = gl {
-        let native = case.gl_render(context);
-        failures.extend(check(case, &native, "GL"));
-        let worst = webgl
-            .rgba
-            .iter()
-            .zip(&native.rgba)
-            .map(|(a, b)| a.abs_diff(*b))
-            .max()
-            .unwrap_or(0);
+    for (driver, native) in &renders {
+        failures.extend(check(case, native, driver));
+        let worst = largest_difference(webgl, native);
+        eprintln!("{}: WebGL vs {driver}: largest channel difference {worst}", case.name);
         if worst > case.between_drivers {
             failures.push(format!(
-                "{}: WebGL and GL differ by {worst} in a channel (allowed {})",
+                "{}: WebGL and {driver} differ by {worst} in a channel (allowed {})",
                 case.name, case.between_drivers
             ));
         }
@@ -438,7 +483,10 @@ fn run_cases(test: &str, cases: Vec<Case>) {
     let Some(renderer) = renderer(test) else {
         return;
     };
-    let gl = gl_context();
+    let natives = Natives {
+        gl: gl_context(),
+        vk: vk_context(),
+    };
     let mut failures = Vec::new();
     for case in &cases {
         let program = match WebGlProgram::compile(&case.module) {
@@ -456,7 +504,7 @@ fn run_cases(test: &str, cases: Vec<Case>) {
             }
         };
         failures.extend(check(case, &image, "WebGL"));
-        failures.extend(compare_drivers(case, &image, gl.as_ref()));
+        failures.extend(compare_drivers(case, &image, &natives));
     }
     renderer.quit().unwrap();
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -245,7 +245,8 @@ fn quote(out: &mut String, s: &str) {
 
 /// `{"target", "entry_points": [{"stage", "name", "inputs", "outputs"}],
 /// "resources": [...]}` where every interface variable is `{"name",
-/// "slot", "location"|null, "locations", "builtin"|null}` and every
+/// "type", "semantic", "slot", "location"|null, "locations",
+/// "builtin"|null}` and every
 /// resource `{"name", "uniform", "kind", "group", "binding", ...}` with
 /// the target's own binding spelling and, for uniform buffers, the std140
 /// layout; keys in this order, no whitespace.
@@ -288,6 +289,10 @@ fn reflection(
                 first = false;
                 out.push_str("{\"name\":");
                 quote(&mut out, &var.name);
+                out.push_str(",\"type\":");
+                quote(&mut out, &type_name(module, Some(var.ty)));
+                out.push_str(",\"semantic\":");
+                quote(&mut out, var.semantic.keyword());
                 out.push_str(&format!(",\"slot\":{slot},\"location\":"));
                 let location = l.locations[si].get(slot).copied().flatten();
                 match location {
