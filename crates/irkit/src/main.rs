@@ -14,6 +14,7 @@ mod vpl_cmd;
 mod vpl_glsl_cmd;
 mod vpl_playground_cmd;
 mod vpl_webgl_cmd;
+mod vpl_vk_cmd;
 mod zlm_c_cmd;
 mod zlm_cmd;
 mod zlm_run_cmd;

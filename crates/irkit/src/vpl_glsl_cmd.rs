@@ -47,16 +47,6 @@ pub struct CompileArgs {
 /// The targets `irkit vpl compile` implements (docs/vpl/targets.md).
 pub const TARGETS: [&str; 6] = ["glsl-420", "spirv", "wgsl", "glsl-es-300", "msl", "hlsl"];
 
-/// The drivers `irkit vpl render` can draw with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum Driver {
-    /// OpenGL 4.2 core through EGL (Mesa), from the GLSL 4.20 output.
-    #[default]
-    Gl,
-    /// WebGL 2 in headless Chromium, from the GLSL ES 3.00 output.
-    Webgl,
-}
-
 /// Arguments of `irkit vpl render`.
 #[derive(clap::Args)]
 pub struct RenderArgs {
@@ -80,13 +70,26 @@ pub struct RenderArgs {
     /// position and texture coordinates.
     #[arg(long = "attribute", value_parser = parse_attribute)]
     pub attributes: Vec<(u32, [f32; 4])>,
-    /// The driver: `gl` (OpenGL 4.2 core, GLSL 4.20) or `webgl` (WebGL 2 in
-    /// headless Chromium, GLSL ES 3.00).
+    /// Driver: `gl` (OpenGL 4.2 core through EGL, the GLSL 4.20 target),
+    /// `vulkan` (through the system Vulkan loader, the SPIR-V target) or
+    /// `webgl` (WebGL 2 in headless Chromium, the GLSL ES 3.00 target).
     #[arg(long, value_enum, default_value_t)]
     pub driver: Driver,
     /// Diagnostic style.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
+}
+
+/// The drivers `irkit vpl render` draws with.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Driver {
+    /// OpenGL 4.2 core (EGL, e.g. Mesa llvmpipe).
+    #[default]
+    Gl,
+    /// Vulkan 1.1 (e.g. Mesa lavapipe).
+    Vulkan,
+    /// WebGL 2 in headless Chromium (the GLSL ES 3.00 target).
+    Webgl,
 }
 
 fn parse_attribute(s: &str) -> Result<(u32, [f32; 4]), String> {
@@ -159,7 +162,7 @@ fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
 
 /// A read, verified and published input.
 pub(crate) struct Input {
-    stem: String,
+    pub(crate) stem: String,
     label: String,
     bytes: Vec<u8>,
     verified: vpl::verify::Verified,
@@ -361,6 +364,9 @@ fn write_glsl(stem: &str, artifact: &ProgramArtifact, output: Option<PathBuf>) -
 
 /// `irkit vpl render`.
 pub fn render(args: RenderArgs) -> ExitCode {
+    if args.driver == Driver::Vulkan {
+        return crate::vpl_vk_cmd::render(&args);
+    }
     let (_, artifact) = match compile_input(&args.file, args.format) {
         Ok(x) => x,
         Err(code) => return code,
