@@ -107,10 +107,11 @@ pub fn run(verb: Verb) -> ExitCode {
         } => fmt(&file, output.as_deref(), check, format),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
-        Verb::Render(args) if args.driver == crate::vpl_glsl_cmd::Driver::Webgl => {
-            crate::vpl_webgl_cmd::render(args)
-        }
-        Verb::Render(args) => crate::vpl_glsl_cmd::render(args),
+        Verb::Render(args) => match args.driver {
+            crate::vpl_glsl_cmd::Driver::Gl => crate::vpl_glsl_cmd::render(args),
+            crate::vpl_glsl_cmd::Driver::Vulkan => crate::vpl_vk_cmd::render(&args),
+            crate::vpl_glsl_cmd::Driver::Webgl => crate::vpl_webgl_cmd::render(args),
+        },
         Verb::Playground(args) => crate::vpl_playground_cmd::playground(args),
     }
 }

@@ -364,9 +364,6 @@ fn write_glsl(stem: &str, artifact: &ProgramArtifact, output: Option<PathBuf>) -
 
 /// `irkit vpl render`.
 pub fn render(args: RenderArgs) -> ExitCode {
-    if args.driver == Driver::Vulkan {
-        return crate::vpl_vk_cmd::render(&args);
-    }
     let (_, artifact) = match compile_input(&args.file, args.format) {
         Ok(x) => x,
         Err(code) => return code,

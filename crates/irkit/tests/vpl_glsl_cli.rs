@@ -379,32 +379,33 @@ fn compile_writes_every_naga_target_with_its_reflection() {
 }
 
 #[test]
-fn compile_refuses_constructs_a_naga_target_does_not_lower_with_file_positions() {
+fn compile_refuses_for_a_naga_target_what_glsl_refuses_with_file_positions() {
+    // Uniforms lower now (issue 24); a Boolean varying is refused by every
+    // target with the GLSL restriction's code and position.
     let dir = temp_dir("compile-naga-refused");
-    let out = irkit(&[
-        "vpl",
-        "compile",
-        "crates/vpl/programs/mesh-ambient-color.vpl",
-        "--target",
-        "wgsl",
-        "-o",
-        dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let diagnostic: serde_json::Value =
-        serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
-    assert_eq!(diagnostic["kind"], "target");
-    assert_eq!(diagnostic["code"], "naga-unsupported-uniform");
-    let source =
-        std::fs::read_to_string(root().join("crates/vpl/programs/mesh-ambient-color.vpl")).unwrap();
-    let line = diagnostic["line"].as_u64().unwrap() as usize;
-    assert!(
-        source.lines().nth(line - 1).unwrap().contains("material"),
-        "{diagnostic}"
-    );
-    assert!(!dir.join("mesh-ambient-color.wgsl").exists());
+    let input = dir.join("flag.vpl");
+    std::fs::write(&input, BOOL_VARYING).unwrap();
+    for target in ["wgsl", "glsl-es-300", "spirv"] {
+        let out = irkit(&[
+            "vpl",
+            "compile",
+            input.to_str().unwrap(),
+            "--target",
+            target,
+            "-o",
+            dir.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let diagnostic: serde_json::Value =
+            serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
+        assert_eq!(diagnostic["kind"], "target");
+        assert_eq!(diagnostic["code"], "interface-type");
+        assert_eq!(diagnostic["line"], 7);
+        assert_eq!(diagnostic["column"], 7);
+    }
+    assert!(!dir.join("flag.wgsl").exists());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! its reflection says to bind (read from the reflection JSON only, as a
 //! host would).
 
-use crate::VkError;
+use crate::error::VkError;
 use serde_json::Value;
 use vpl::VerifiedModule;
 use vpl::backends::naga_targets::{self, Target};

@@ -8,9 +8,10 @@
 //! idle), handles never leave the module, and every draw is submitted and
 //! waited for before its objects go.
 
+use crate::error::VkError;
 use crate::program::{Resource, VkProgram};
+use crate::request::RenderRequest;
 use crate::uniforms::UniformData;
-use crate::{RenderRequest, VkError};
 use ash::vk;
 use std::ffi::CString;
 use vpl_gl::{AttributeValue, Image, MinFilter, Texture, Wrap};
