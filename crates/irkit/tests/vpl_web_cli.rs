@@ -1,5 +1,6 @@
 //! `irkit vpl render --driver webgl` and `irkit vpl playground` end to end.
-//! The WebGL render is compared with the GL render of the same program;
+//! The WebGL render is compared with the GL and Vulkan renders of the
+//! same program;
 //! browser-dependent checks skip only when Chromium cannot start and
 //! `VPL_REQUIRE_GL` is unset.
 
@@ -41,7 +42,7 @@ fn unavailable(out: &Output) -> bool {
 }
 
 #[test]
-fn webgl_render_writes_the_same_png_as_gl() {
+fn webgl_render_writes_the_same_png_as_gl_and_vulkan() {
     let dir = std::env::temp_dir().join(format!("irkit-vpl-web-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let webgl = dir.join("webgl.png");
@@ -79,16 +80,18 @@ fn webgl_render_writes_the_same_png_as_gl() {
             "{p:?}"
         );
     }
-    let out = args("gl", &gl);
-    if out.status.success() {
-        let native = vpl_gl::Texture::from_png(&std::fs::read(&gl).unwrap()).unwrap();
-        assert_eq!(native.levels, image.levels, "WebGL and GL pixels differ");
-    } else {
-        assert!(
-            std::env::var_os("VPL_REQUIRE_GL").is_none(),
-            "{}",
-            text(&out)
-        );
+    for driver in ["gl", "vulkan"] {
+        let out = args(driver, &gl);
+        if out.status.success() {
+            let native = vpl_gl::Texture::from_png(&std::fs::read(&gl).unwrap()).unwrap();
+            assert_eq!(native.levels, image.levels, "WebGL and {driver} pixels differ");
+        } else {
+            assert!(
+                std::env::var_os("VPL_REQUIRE_GL").is_none(),
+                "{}",
+                text(&out)
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
