@@ -84,7 +84,10 @@ fn webgl_render_writes_the_same_png_as_gl_and_vulkan() {
         let out = args(driver, &gl);
         if out.status.success() {
             let native = vpl_gl::Texture::from_png(&std::fs::read(&gl).unwrap()).unwrap();
-            assert_eq!(native.levels, image.levels, "WebGL and {driver} pixels differ");
+            assert_eq!(
+                native.levels, image.levels,
+                "WebGL and {driver} pixels differ"
+            );
         } else {
             assert!(
                 std::env::var_os("VPL_REQUIRE_GL").is_none(),

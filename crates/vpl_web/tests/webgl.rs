@@ -224,7 +224,10 @@ fn compare_drivers(case: &Case, webgl: &Image, natives: &Natives) -> Vec<String>
     for (driver, native) in &renders {
         failures.extend(check(case, native, driver));
         let worst = largest_difference(webgl, native);
-        eprintln!("{}: WebGL vs {driver}: largest channel difference {worst}", case.name);
+        eprintln!(
+            "{}: WebGL vs {driver}: largest channel difference {worst}",
+            case.name
+        );
         if worst > case.between_drivers {
             failures.push(format!(
                 "{}: WebGL and {driver} differ by {worst} in a channel (allowed {})",
