@@ -581,6 +581,31 @@ mod tests {
     }
 
     #[test]
+    fn a_driver_that_exits_at_once_is_a_driver_error() {
+        let Some(chromium) = ["/bin/sh", "/usr/bin/sh"]
+            .into_iter()
+            .find(|p| Path::new(p).is_file())
+        else {
+            return;
+        };
+        let options = Options {
+            // Any existing file passes the lookup; the driver fails first.
+            chromium: Some(PathBuf::from(chromium)),
+            chromedriver: Some(PathBuf::from("/bin/false")),
+            ..Options::default()
+        };
+        if !Path::new("/bin/false").is_file() {
+            return;
+        }
+        let Err(e) = Browser::start(&options) else {
+            panic!("/bin/false served WebDriver")
+        };
+        assert_eq!(e.code(), "browser-driver", "{e}");
+        assert!(e.is_unavailable());
+        assert!(e.to_string().contains("exited"), "{e}");
+    }
+
+    #[test]
     fn pixel_results_are_checked() {
         let ok = serde_json::json!({"width": 1, "height": 1, "rgba": "AQIDBA=="});
         let p = pixels_from_json(&ok).unwrap();
