@@ -50,6 +50,16 @@ case "$render_status" in
   2) echo "no Vulkan device: Vulkan render skipped" ;;
   *) exit "$render_status" ;;
 esac
+# The same built-in drawn with WebGL 2 in headless Chromium from the GLSL ES
+# 3.00 output (exit status 2: no Chromium/chromedriver here).
+webgl_status=0
+"$irkit" vpl render builtin:vertex-ambient-color --driver webgl \
+  -o target/examples/vertex-ambient-color.webgl.png --size 256x256 || webgl_status=$?
+case "$webgl_status" in
+  0) echo "rendered target/examples/vertex-ambient-color.webgl.png" ;;
+  2) echo "no headless Chromium: WebGL render skipped" ;;
+  *) exit "$webgl_status" ;;
+esac
 # rvnlib: verify, inspect and link the .rvnlib examples; every refused file must fail.
 rvn=examples/rvnlib
 "$irkit" rvn verify "$rvn"/*.rvnlib

@@ -38,6 +38,8 @@ pub enum Verb {
     Compile(crate::vpl_glsl_cmd::CompileArgs),
     /// Draw a full-screen quad with the program headless and write a PNG.
     Render(crate::vpl_glsl_cmd::RenderArgs),
+    /// Serve the VPL playground (editor, diagnostics, per-target code, WebGL preview).
+    Playground(crate::vpl_playground_cmd::PlaygroundArgs),
 }
 
 /// Converts a text error into a shared diagnostic.
@@ -108,7 +110,9 @@ pub fn run(verb: Verb) -> ExitCode {
         Verb::Render(args) => match args.driver {
             crate::vpl_glsl_cmd::Driver::Gl => crate::vpl_glsl_cmd::render(args),
             crate::vpl_glsl_cmd::Driver::Vulkan => crate::vpl_vk_cmd::render(&args),
+            crate::vpl_glsl_cmd::Driver::Webgl => crate::vpl_webgl_cmd::render(args),
         },
+        Verb::Playground(args) => crate::vpl_playground_cmd::playground(args),
     }
 }
 

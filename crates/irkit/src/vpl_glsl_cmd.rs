@@ -70,8 +70,9 @@ pub struct RenderArgs {
     /// position and texture coordinates.
     #[arg(long = "attribute", value_parser = parse_attribute)]
     pub attributes: Vec<(u32, [f32; 4])>,
-    /// Driver: `gl` (OpenGL 4.2 core through EGL, the GLSL 4.20 target) or
-    /// `vulkan` (through the system Vulkan loader, the SPIR-V target).
+    /// Driver: `gl` (OpenGL 4.2 core through EGL, the GLSL 4.20 target),
+    /// `vulkan` (through the system Vulkan loader, the SPIR-V target) or
+    /// `webgl` (WebGL 2 in headless Chromium, the GLSL ES 3.00 target).
     #[arg(long, value_enum, default_value_t)]
     pub driver: Driver,
     /// Diagnostic style.
@@ -87,6 +88,8 @@ pub enum Driver {
     Gl,
     /// Vulkan 1.1 (e.g. Mesa lavapipe).
     Vulkan,
+    /// WebGL 2 in headless Chromium (the GLSL ES 3.00 target).
+    Webgl,
 }
 
 fn parse_attribute(s: &str) -> Result<(u32, [f32; 4]), String> {
