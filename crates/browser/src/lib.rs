@@ -19,6 +19,7 @@
 //! Every failure is a [`BrowserError`] with a stable [`BrowserError::code`];
 //! callers that may skip when no browser exists test
 //! [`BrowserError::is_unavailable`].
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 use base64::Engine as _;
 use serde_json::Value;
@@ -524,6 +525,8 @@ pub fn pixels_from_json(v: &Value) -> Result<Pixels, BrowserError> {
 }
 
 /// Terminates the process group led by `child`, then reaps the child.
+// std has no process-group signal, so this is the crate's one FFI call (kill(2)).
+#[allow(unsafe_code)]
 fn stop_group(child: &mut Child) {
     let Ok(pid) = i32::try_from(child.id()) else {
         let _ = child.kill();

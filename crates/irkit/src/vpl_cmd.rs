@@ -46,7 +46,7 @@ pub enum Verb {
 fn diagnostic(e: &vpl::text::Error) -> Diagnostic {
     Diagnostic {
         kind: e.kind.name().to_string(),
-        code: None,
+        code: Some(e.code().to_string()),
         message: e.message.clone(),
         label: e.label.clone(),
         offset: Some(u64::from(e.position.offset)),
@@ -80,7 +80,7 @@ fn not_canonical(label: &str, source: &str, canonical: &str) -> Diagnostic {
     }
     Diagnostic {
         kind: "format".to_string(),
-        code: None,
+        code: Some(vpl::code::NOT_CANONICAL.to_string()),
         message: "not in canonical form (first difference here; `irkit vpl fmt` rewrites it)"
             .to_string(),
         label: label.to_string(),

@@ -151,7 +151,7 @@ fn parse_uniform(s: &str) -> Result<(String, Vec<f64>), String> {
 fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
     Diagnostic {
         kind: e.kind.name().to_string(),
-        code: None,
+        code: Some(e.code().to_string()),
         message: e.message.clone(),
         label: e.label.clone(),
         offset: Some(u64::from(e.position.offset)),

@@ -74,7 +74,8 @@ fn valid_cases_check_cleanly_and_human_output_points_at_the_form() {
     let out = irkit(&["vpl", "check", path.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).expect("utf-8");
-    assert!(stderr.contains("error[semantic]"), "{stderr}");
+    assert!(stderr.contains("error[VPL-V-STORAGE]"), "{stderr}");
+    assert!(stderr.contains("(semantic)"), "{stderr}");
     assert!(stderr.contains("uniform storage is read-only"), "{stderr}");
     assert!(stderr.contains(":51:35"), "{stderr}");
 }

@@ -88,7 +88,7 @@ fn check_reports_human_diagnostics_like_rustc() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error[semantic]: invalid vector size 9"),
+        err.starts_with("error[VPL-SEMANTIC]: invalid vector size 9 (semantic)"),
         "{err}"
     );
     assert!(
@@ -155,7 +155,7 @@ fn fmt_prints_canonical_text_and_checks() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error[format]: not in canonical form"),
+        err.starts_with("error[VPL-FORMAT]: not in canonical form"),
         "{err}"
     );
     assert!(err.contains("--> examples/vpl/minimal.vpl:1:1"), "{err}");

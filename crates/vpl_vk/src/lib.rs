@@ -10,6 +10,7 @@
 //! returns its pixels, rows top-down, so the two drivers compare directly.
 //!
 //! All `unsafe` (every Vulkan call) is in the private `vk` module.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod error;
 mod program;

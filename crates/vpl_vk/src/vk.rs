@@ -7,6 +7,7 @@
 //! recorded in a [`Frame`] that destroys it on drop (after the queue is
 //! idle), handles never leave the module, and every draw is submitted and
 //! waited for before its objects go.
+#![allow(unsafe_code)]
 
 use crate::error::VkError;
 use crate::program::{Resource, VkProgram};

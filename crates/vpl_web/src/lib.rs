@@ -10,6 +10,7 @@
 //! [`Server`] serves the embedded assets on loopback: the bare renderer
 //! page and the playground (`irkit vpl playground`), whose JSON endpoint
 //! ([`api::compile`]) runs the real reader, verifier and every backend.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod api;
 pub mod program;
