@@ -24,30 +24,11 @@ const EXAMPLES: [&str; 9] = [
 
 /// `file:Decl.function` cases the C engine refuses today.
 const REFUSED: &[&str] = &[
-    "arms.zlt:Box.make",
-    "arms.zlt:Main.pick",
     "bytes.zlt:Main.demo",
-    "control.zlt:Box.make",
-    "control.zlt:Main.scan",
-    "drops.zlt:Box.make",
-    "drops.zlt:Main.drop_err",
-    "drops.zlt:Main.drop_ok",
-    "drops.zlt:Main.field_replace",
     "faults.zlt:Main.byte_at",
     "faults.zlt:Main.window",
-    "ops.zlt:Box.make",
-    "ops.zlt:Main.even",
-    "ops.zlt:Main.half",
-    "ops.zlt:Main.swap",
-    "own.zlt:Box.fallible",
-    "own.zlt:Box.make",
-    "own.zlt:Main.churn",
-    "own.zlt:Main.demo",
     "own.zlt:Main.peek",
-    "own.zlt:Main.pick",
     "own.zlt:Main.probe",
-    "own.zlt:Main.radius",
-    "own.zlt:Main.try_demo",
 ];
 
 #[test]
@@ -151,7 +132,7 @@ fn the_target_configuration_is_explicit_and_checked() {
 
 #[test]
 fn unsupported_operations_are_refused_with_their_location() {
-    let m = load("ops.zlt", "exact");
+    let m = load("bytes.zlt", "exact");
     let checked = zlm::decode::from_model(&m, &[]).unwrap();
     let e = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap_err();
     assert!(e.to_string().starts_with("C0-EXEC-002"), "{e}");

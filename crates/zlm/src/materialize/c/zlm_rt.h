@@ -264,6 +264,55 @@ static inline void zlm_report_fault(FILE *o) {
   fprintf(o, "\t%s\t%s\n", names[k], zlm_fault.detail ? zlm_fault.detail : "");
 }
 
+/* A drop-log owner name: segments from the root (`l0`, `.right`, ` (replaced)`). */
+typedef struct zname {
+  const struct zname *up;
+  const char *s;
+} zname;
+
+static inline void zlm_print_name(FILE *o, const zname *n) {
+  if (n == 0) return;
+  zlm_print_name(o, n->up);
+  fputs(n->s, o);
+}
+
+/* One destroyed non-Copy owner: `D function owner type`. */
+static inline void zlm_drop_line(zrt *z, const char *fn, const zname *nm, const char *ty) {
+  fprintf(z->out, "D\t%s\t", fn);
+  zlm_print_name(z->out, nm);
+  fprintf(z->out, "\t%s\n", ty);
+}
+
+/* Custody: a frame's owner paths in the order they came into custody, as
+ * the interpreter's `custody` list (push, remove every occurrence,
+ * re-insert a replaced owner at its candidate's position). */
+static inline long zlm_cust_pos(const uint16_t *c, unsigned n, unsigned pi) {
+  unsigned i;
+  for (i = 0; i < n; i++)
+    if (c[i] == pi) return (long)i;
+  return -1;
+}
+static inline void zlm_cust_remove(uint16_t *c, unsigned *n, unsigned pi) {
+  unsigned i, k = 0;
+  for (i = 0; i < *n; i++)
+    if (c[i] != pi) c[k++] = c[i];
+  *n = k;
+}
+/* REPLACE_COMMIT of root `pi`; `cand` is the candidate's custody position
+ * before it was taken (-1: none). The capacity holds every path once. */
+static inline void zlm_cust_replace(uint16_t *c, unsigned *n, unsigned pi, long cand) {
+  long had = zlm_cust_pos(c, *n, pi);
+  unsigned long pos;
+  unsigned i;
+  zlm_cust_remove(c, n, pi);
+  if (had < 0) return;
+  pos = cand >= 0 ? (unsigned long)(cand - (had < cand ? 1 : 0)) : (unsigned long)*n;
+  if (pos > *n) pos = *n;
+  for (i = *n; i > pos; i--) c[i] = c[i - 1];
+  c[pos] = (uint16_t)pi;
+  *n += 1;
+}
+
 static inline int zlm_parse_word(const char *s, uint64_t *w) {
   char *end = 0;
   unsigned long long v = strtoull(s, &end, 16);
