@@ -27,8 +27,6 @@ const REFUSED: &[&str] = &[
     "bytes.zlt:Main.demo",
     "faults.zlt:Main.byte_at",
     "faults.zlt:Main.window",
-    "own.zlt:Main.peek",
-    "own.zlt:Main.probe",
 ];
 
 #[test]

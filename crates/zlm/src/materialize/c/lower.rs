@@ -121,6 +121,9 @@ impl<'m> Unit<'_, 'm> {
             self.cname(at),
             self.types.c(&f.result)
         );
+        if let Some(t) = self.receiver_binding(at) {
+            let _ = write!(s, ", {} arecv", self.types.c(&t));
+        }
         for p in &ps {
             let _ = write!(s, ", {} a{}", self.types.c(&p.ty), p.ordinal);
         }
@@ -128,11 +131,23 @@ impl<'m> Unit<'_, 'm> {
         s
     }
 
+    /// The type a runtime receiver is bound with (`Ref<Self>`, `Mut<Self>`,
+    /// `Self`), or `None` for type receivers.
+    fn receiver_binding(&self, at: At) -> Option<Type> {
+        let kind = self.f(at).receiver;
+        if matches!(kind, ReceiverKind::Type | ReceiverKind::None) {
+            return None;
+        }
+        crate::catalog::receiver_type(&self.r.self_type(at.0), kind)
+    }
+
     /// Adds every type function `at` holds values of to the type table.
     fn collect_types(&mut self, at: At) -> Result<(), Refusal> {
         let r = self.r;
         let f = self.f(at);
+        let recv = self.receiver_binding(at);
         let mut tys: Vec<&Type> = f.params.iter().map(|p| &p.ty).collect();
+        tys.extend(recv.as_ref());
         tys.push(&f.result);
         tys.extend(f.body.paths.iter().map(|p| &p.ty));
         for b in &f.body.blocks {
@@ -253,6 +268,7 @@ pub(super) fn unit(
         let f = u.f(at);
         if !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None)
             || !f.params.iter().all(|p| is_word(&p.ty))
+            || !(is_word(&f.result) || u.types.shape(&f.result).is_some())
         {
             continue;
         }
@@ -348,16 +364,22 @@ pub(super) fn unit(
 /// Where an owned path's value lives: its root's storage and the members
 /// below it, with the interpreter's presence conditions.
 struct PathInfo {
-    /// The C lvalue of the path's value.
-    lvalue: String,
+    /// The C expression of the place's binding value (a borrow root's
+    /// pointer; otherwise the value itself).
+    binding: String,
+    /// The C lvalue of the value the place denotes (through a borrow
+    /// root's pointer).
+    target: String,
     /// The condition under which the interpreter's `deref` of the path
     /// finds a value (root present, every field on the way present).
     present: String,
     /// The presence flag of the path's own slot (`None`: a word root,
     /// which the checker keeps initialized).
     flag: Option<String>,
-    /// Non-word type.
+    /// Non-word value held in this frame's own storage.
     agg: bool,
+    /// Below (or at) a root bound to a loan.
+    borrowed: bool,
     /// An owner root in custody (the interpreter's `owner`).
     owner: bool,
     /// Drop-log name (`l1.right`).
@@ -381,7 +403,8 @@ struct Fl<'a, 'u, 'm> {
     paths: Vec<PathInfo>,
     /// Temporary owned path of each flow op's result.
     temps: HashMap<(u32, u32), usize>,
-    /// Path index per runtime slot (parameters in ordinal order).
+    /// Path index per runtime slot (the receiver, then parameters in
+    /// ordinal order).
     slots: Vec<Option<usize>>,
     /// Whether the frame keeps a custody list (it holds non-word paths).
     cust: bool,
@@ -407,12 +430,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let f = u.f(at);
         let r = u.r;
         let name = r.fn_name(at.0, at.1);
-        if !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None) {
-            return Err(u.refuse(at, None, None, "runtime receivers are not lowered yet"));
-        }
-        if !f.body.loans.is_empty() {
-            return Err(u.refuse(at, None, None, "loans are not lowered yet"));
-        }
         let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
         blocks.sort_by_key(|b| b.id);
         let path_ix = f
@@ -422,8 +439,36 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             .enumerate()
             .map(|(i, p)| (&p.key, i))
             .collect::<HashMap<_, _>>();
+        // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
+        // parameters) hold a pointer to the target's storage.
+        let borrow_root = |root: &Root| match root {
+            Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
+            Root::Param(p) => f
+                .params
+                .iter()
+                .find(|x| x.ordinal == *p)
+                .is_some_and(|x| x.ty.is_borrow()),
+            _ => false,
+        };
         let mut paths = Vec::new();
         for p in &f.body.paths {
+            let borrowed = borrow_root(&p.key.root);
+            if borrowed {
+                let target = match &p.key.root {
+                    Root::Param(o) => f.params.iter().find(|x| x.ordinal == *o).map(|x| &x.ty),
+                    _ => None,
+                };
+                if let Some(t) = target
+                    && super::types::pointee(t).is_none()
+                {
+                    return Err(u.refuse(
+                        at,
+                        None,
+                        None,
+                        format!("parameter type {}", type_name(r, t)),
+                    ));
+                }
+            }
             let agg = !is_word(&p.ty);
             let root = PathKey {
                 root: p.key.root.clone(),
@@ -433,13 +478,17 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 return Err(u.refuse(at, None, None, "owned path without its root"));
             };
             let mut name = root_name(&p.key.root);
-            let mut lvalue = format!("pl{ri}");
-            let mut present = if agg || !p.key.fields.is_empty() {
+            let mut lvalue = if borrowed {
+                format!("(*pl{ri})")
+            } else {
+                format!("pl{ri}")
+            };
+            let mut present = if !borrowed && (agg || !p.key.fields.is_empty()) {
                 format!("ph{ri}")
             } else {
                 "1".to_string()
             };
-            let mut flag = (agg && p.key.fields.is_empty()).then(|| format!("ph{ri}"));
+            let mut flag = (!borrowed && agg && p.key.fields.is_empty()).then(|| format!("ph{ri}"));
             let mut base_ty = f.body.paths[ri].ty.clone();
             for fid in &p.key.fields {
                 let Some((_, variant, fld)) = r.field(fid) else {
@@ -472,12 +521,22 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             if matches!(p.key.root, Root::Temp(_)) && p.key.fields.is_empty() && !agg {
                 return Err(u.refuse(at, None, None, "a temporary owner of a word type"));
             }
+            let binding = if borrowed && p.key.fields.is_empty() {
+                format!("pl{ri}")
+            } else {
+                lvalue.clone()
+            };
             paths.push(PathInfo {
-                lvalue,
+                binding,
+                target: lvalue,
                 present,
                 flag,
-                agg,
-                owner: p.key.fields.is_empty() && !r.is_copy(&p.ty) && !p.ty.is_borrow(),
+                agg: agg && !borrowed,
+                borrowed,
+                owner: p.key.fields.is_empty()
+                    && !borrowed
+                    && !r.is_copy(&p.ty)
+                    && !p.ty.is_borrow(),
                 name,
             });
         }
@@ -491,12 +550,17 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
-        let slots = ps
-            .iter()
-            .map(|p| {
+        let mut roots: Vec<Root> = Vec::new();
+        if u.receiver_binding(at).is_some() {
+            roots.push(Root::Receiver);
+        }
+        roots.extend(ps.iter().map(|p| Root::Param(p.ordinal)));
+        let slots = roots
+            .into_iter()
+            .map(|root| {
                 path_ix
                     .get(&PathKey {
-                        root: Root::Param(p.ordinal),
+                        root,
                         fields: vec![],
                     })
                     .copied()
@@ -646,7 +710,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 })
             }
             Operand::Const(c) => Ok(word(canon(c.kind, c.bits))),
-            Operand::Place(k) => Ok(self.paths[self.path_of(k, b, j)?].lvalue.clone()),
+            Operand::Place(k) => Ok(self.paths[self.path_of(k, b, j)?].binding.clone()),
             _ => Err(self.refuse(b, j, "operand form")),
         }
     }
@@ -681,7 +745,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             ty,
             &self.zn(),
             &format!("&(zname){{0, {}}}", cstr(&p.name)),
-            &format!("&{}", p.lvalue),
+            &format!("&{}", p.target),
         );
         let mut s = String::new();
         if p.owner || (p.agg && p.flag.as_deref() == Some(&format!("ph{pi}"))) {
@@ -706,6 +770,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 return Err(self.refuse(b, ri as u32, "cleanup recipe operand"));
             };
             let pi = self.path_of(k, b, ri as u32)?;
+            if self.paths[pi].borrowed {
+                return Err(self.refuse(b, ri as u32, "a recipe drop through a loan"));
+            }
             let _ = write!(
                 s,
                 "    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;\n{}",
@@ -984,11 +1051,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     Operand::Place(k) => self.paths[self.path_of(k, b, j)?].present.clone(),
                     _ => "1".into(),
                 };
+                let subject = match o {
+                    Operand::Place(k) => self.paths[self.path_of(k, b, j)?].target.clone(),
+                    o => self.operand(o, b, j)?,
+                };
                 let _ = writeln!(
                     s,
-                    "    if (!({present})) {}\n    {dst} = (uint64_t)({}.tag == {want}u);",
-                    fault_here(self, "ZK_TAG"),
-                    self.operand(o, b, j)?
+                    "    if (!({present})) {}\n    {dst} = (uint64_t)({subject}.tag == {want}u);",
+                    fault_here(self, "ZK_TAG")
                 );
             }
             tag::AGGREGATE_CONSTRUCT => {
@@ -1028,19 +1098,19 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                             format!(
                                 "{} && {lv}.tag == {t}u && {lv}.built",
                                 p.present,
-                                lv = p.lvalue
+                                lv = p.target
                             ),
-                            format!("{}.v{vi}_f{ord}", p.lvalue),
-                            format!("{}.v{vi}_h{ord}", p.lvalue),
+                            format!("{}.v{vi}_f{ord}", p.target),
+                            format!("{}.v{vi}_h{ord}", p.target),
                         )
                     }
                     None => (
                         p.present.clone(),
-                        format!("{}.f{ord}", p.lvalue),
-                        format!("{}.h{ord}", p.lvalue),
+                        format!("{}.f{ord}", p.target),
+                        format!("{}.h{ord}", p.target),
                     ),
                 };
-                if !p.agg {
+                if is_word(&self.f.body.paths[pi].ty) {
                     return Err(self.refuse(b, j, "field of a word"));
                 }
                 let _ = writeln!(
@@ -1052,19 +1122,40 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     let _ = writeln!(s, "    {flag} = 0;");
                 }
             }
+            tag::BORROW_SHARED | tag::BORROW_MUT => {
+                let o = operand_at(0)?;
+                match o {
+                    Operand::Place(k) => {
+                        let pi = self.path_of(k, b, j)?;
+                        if self.f.body.paths[pi].ty == Type::SliceByte {
+                            return Err(self.refuse(b, j, "loans of byte slices"));
+                        }
+                        let _ = writeln!(s, "    {dst} = &{};", self.paths[pi].target);
+                    }
+                    o => {
+                        let _ = writeln!(s, "    {dst} = {};", self.operand(o, b, j)?);
+                    }
+                }
+            }
             tag::PLACE_MOVE => {
                 let pi = place_at(0)?;
                 let p = &self.paths[pi];
+                if p.borrowed {
+                    return Err(self.refuse(b, j, "a move through a loan"));
+                }
                 if p.owner || p.flag.as_deref() == Some(&format!("ph{pi}")) {
                     let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {pi}u);");
                 }
-                let _ = writeln!(s, "    {dst} = {};", p.lvalue);
+                let _ = writeln!(s, "    {dst} = {};", p.target);
                 if let Some(flag) = &p.flag {
                     let _ = writeln!(s, "    {flag} = 0;");
                 }
             }
             tag::PLACE_DROP => {
                 let pi = place_at(0)?;
+                if self.paths[pi].borrowed {
+                    return Err(self.refuse(b, j, "a drop through a loan"));
+                }
                 s.push_str(&self.drop_place(pi));
             }
             tag::REPLACE_COMMIT => {
@@ -1077,7 +1168,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     _ => None,
                 };
                 let ty = &self.f.body.paths[pi].ty;
-                if !self.paths[pi].agg {
+                if is_word(ty) {
                     return Err(self.refuse(b, j, "replacement of a word"));
                 }
                 let ct = self.u.types.c(ty);
@@ -1097,7 +1188,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     &format!("&(zname){{0, {}}}", cstr(&format!("{} (replaced)", p.name))),
                     "&zold",
                 );
-                if self.f.body.paths[pi].key.fields.is_empty() {
+                if self.f.body.paths[pi].key.fields.is_empty() && !p.borrowed {
                     let _ = writeln!(
                         s,
                         "{pre}    {{\n      {ct} zold = pl{pi};\n      unsigned char zhad = ph{pi};\n      zlm_cust_replace(zc, &zcn, {pi}u, zcand);\n      pl{pi} = {v};\n      ph{pi} = 1;\n      if (zhad) {{ {call} }}\n    }}"
@@ -1108,7 +1199,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                         "{pre}    if (!({})) {}\n    {{\n      {ct} zold = {lv};\n      {lv} = {v};\n      {call}\n    }}",
                         p.present,
                         fault_here(self, "ZK_TAG"),
-                        lv = p.lvalue
+                        lv = p.target
                     );
                 }
             }
@@ -1215,6 +1306,21 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         s.push_str(&post);
         Ok(s)
+    }
+
+    /// Runtime slots before the parameters (one for a runtime receiver).
+    fn recv_slots(&self) -> usize {
+        usize::from(self.u.receiver_binding(self.at).is_some())
+    }
+
+    /// The path of a contract operand naming a receiver or parameter slot.
+    fn slot_path(&self, o: &ContractOperand) -> Option<usize> {
+        let slot = match o {
+            ContractOperand::Receiver => 0,
+            ContractOperand::Param(k) => *k as usize + self.recv_slots(),
+            _ => return None,
+        };
+        self.slots.get(slot).copied().flatten()
     }
 
     fn slot_value(&self, slot: usize) -> String {
@@ -1347,12 +1453,35 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     vals[1]
                 );
             }
+            1 => {
+                // A field of a receiver or parameter (through its loan).
+                let Some((_, None, fld)) = op.reference.and_then(|fid| self.u.r.field(&fid)) else {
+                    return Err(refuse(self, "contract field copy of a variant field"));
+                };
+                let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
+                    return Err(refuse(self, "contract field copy of a computed value"));
+                };
+                let t = &self.paths[pi].target;
+                let _ = writeln!(
+                    s,
+                    "    if (!({t}.h{o})) {}\n    {v} = {t}.f{o};",
+                    self.fault("ZK_TAG", None, None, None),
+                    o = fld.ordinal
+                );
+            }
             3 if op.aux0 == 0 => {
                 let Some(&callee) = op.reference.and_then(|sig| self.u.r.funcs.get(&sig)) else {
                     return Err(refuse(self, "contract calls into other modules"));
                 };
+                let mut vals = vals;
                 if self.u.f(callee).receiver == ReceiverKind::Shared {
-                    return Err(refuse(self, "contract calls with a shared receiver"));
+                    // A synchronous shared child loan of the binding.
+                    let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
+                        return Err(refuse(self, "contract call on a computed receiver"));
+                    };
+                    if !self.paths[pi].borrowed {
+                        vals[0] = format!("&pl{pi}");
+                    }
                 }
                 let args: Vec<String> = vals.iter().map(|a| format!(", {a}")).collect();
                 let _ = writeln!(
@@ -1378,7 +1507,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         Ok(match o {
             ContractOperand::Const(c) => word(canon(c.kind, c.bits)),
             ContractOperand::Receiver => self.slot_value(0),
-            ContractOperand::Param(k) => self.slot_value(*k as usize),
+            ContractOperand::Param(k) => self.slot_value(*k as usize + self.recv_slots()),
             ContractOperand::Result if result => "zr".into(),
             ContractOperand::Result => "UINT64_C(0)".into(),
             ContractOperand::Value(i) => self.cexpr(e, *i as usize, result, s)?,
@@ -1498,7 +1627,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         out.push_str("  uint64_t zl;\n  int zk = 0;\n");
         decl(&mut out, &f.result, "zr");
         for (i, p) in f.body.paths.iter().enumerate() {
-            if p.key.fields.is_empty() {
+            if p.key.fields.is_empty() && self.paths[i].borrowed {
+                let _ = writeln!(out, "  {} *pl{i} = 0;", types.c(&p.ty));
+                let _ = writeln!(voids, "  (void)pl{i};");
+            } else if p.key.fields.is_empty() {
                 decl(&mut out, &p.ty, &format!("pl{i}"));
                 let _ = writeln!(voids, "  (void)pl{i};");
                 if self.paths[i].agg {
@@ -1534,10 +1666,15 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         );
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
-        for (k, p) in ps.iter().enumerate() {
+        let mut args: Vec<String> = Vec::new();
+        if self.u.receiver_binding(self.at).is_some() {
+            args.push("arecv".into());
+        }
+        args.extend(ps.iter().map(|p| format!("a{}", p.ordinal)));
+        for (k, arg) in args.iter().enumerate() {
             match self.slots[k] {
                 Some(pi) => {
-                    let _ = writeln!(out, "  pl{pi} = a{};", p.ordinal);
+                    let _ = writeln!(out, "  pl{pi} = {arg};");
                     if self.paths[pi].agg {
                         let _ = writeln!(out, "  ph{pi} = 1;");
                     }
@@ -1546,7 +1683,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     }
                 }
                 None => {
-                    let _ = writeln!(out, "  (void)a{};", p.ordinal);
+                    let _ = writeln!(out, "  (void){arg};");
                 }
             }
         }

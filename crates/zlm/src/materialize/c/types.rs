@@ -52,6 +52,22 @@ pub(super) fn render_kind(t: &Type) -> Option<u32> {
     }
 }
 
+/// The target type of a Ref/Mut loan of a scalar, record, enum or Result
+/// (loans of bytes and the allocator are not lowered).
+pub(super) fn pointee(t: &Type) -> Option<&Type> {
+    match t {
+        Type::Ref(a) | Type::Mut(a)
+            if !matches!(
+                **a,
+                Type::ArrayByte | Type::SliceByte | Type::AllocatorBytesError
+            ) =>
+        {
+            Some(a)
+        }
+        _ => None,
+    }
+}
+
 /// Whether values of `t` are one canonical word.
 pub(super) fn is_word(t: &Type) -> bool {
     render_kind(t).is_some()
@@ -104,6 +120,14 @@ impl Types {
         open: &mut Vec<Type>,
     ) -> Result<Option<usize>, String> {
         if is_word(t) {
+            return Ok(None);
+        }
+        if let Some(inner) = pointee(t) {
+            // A loan: a pointer to its target's storage (top level only).
+            if !open.is_empty() || pointee(inner).is_some() {
+                return Err(format!("loans inside values ({})", type_name(r, t)));
+            }
+            self.add_inner(r, inner, open)?;
             return Ok(None);
         }
         if let Some(i) = self.index(t) {
@@ -160,6 +184,9 @@ impl Types {
 
     /// The C type of an already added type.
     pub fn c(&self, t: &Type) -> String {
+        if let Some(inner) = pointee(t) {
+            return format!("{} *", self.c(inner));
+        }
         match self.index(t) {
             Some(i) => format!("zt{i}"),
             None => "uint64_t".into(),
@@ -378,7 +405,7 @@ impl Types {
                 );
             }
         }
-        s.push_str("}\n");
+        s.push_str("  (void)v;\n}\n");
         s
     }
 }
