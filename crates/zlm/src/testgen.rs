@@ -9,7 +9,9 @@
 //! requires/ensures clauses, and (in modules with owned values) records
 //! built and stored in owned locals, replacement of a local or a field
 //! (`(replaced)` drops), field copies and moves, explicit drops, cleanup
-//! recipes on return and try-error edges, enum variants with payloads and
+//! recipes on return and try-error edges, shared loans of owners passed to
+//! shared-receiver methods (one with requires/ensures over the receiver's
+//! field and a pure call), enum variants with payloads and
 //! variant tests, and `Result` carriers built, returned and unwrapped with
 //! `result_try_rich`. Faults (overflow, division, shifts, assertions, step
 //! and depth limits) can occur anywhere, so unwinding with live owners is
@@ -317,6 +319,35 @@ fn function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
 /// `Box`, `Pair` and `Shape` over kind `k`, and `Box.mk(a, b)`:
 /// `Ok(Box { v: a })` when `a < b`, else `Err(b)`.
 fn owned_decls(k: &str) -> String {
+    // A shared-receiver check with contracts over the receiver's field and
+    // a pure call (contract literals exclude Byte; these have none, but
+    // the ordering comparisons are kept to the ordered kinds).
+    let at_least = if k == "Byte" {
+        String::new()
+    } else {
+        format!(
+            "
+  func message shared at_least public -> Bool effects []
+    param 0 limit {k}
+    requires
+      cop field_copy {k} recv | 0 0 field:Box.v
+      cop ge Bool v0 p0 | 0 0 -
+    ensures
+      cop pure_call {k} recv | 0 0 func:Box.get
+      cop ge Bool v0 p0 | 0 0 -
+      cop eq Bool result v1 | 0 0 -
+    path recv @Box
+    path p0 {k}
+    loan 0 shared recv - Ref<@Box> - -
+    block 0
+      field_copy {k} $recv | field:Box.v -
+      load_local {k} $p0 | path:p0 -
+      ge Bool %0.0 %0.1 | - -
+      return - %0.2 | - -
+    edge 0 return 0 exit
+"
+        )
+    };
     format!(
         "decl value Box public
   field 0 v public let {k}
@@ -348,6 +379,14 @@ fn owned_decls(k: &str) -> String {
     edge 2 return 1 exit
     edge 3 return 2 exit
 
+  func message shared get public -> {k} effects []
+    path recv @Box
+    loan 0 shared recv - Ref<@Box> - -
+    block 0
+      field_copy {k} $recv | field:Box.v -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+{at_least}
 decl value Pair public
   field 0 left public var @Box
   field 1 right public var @Box
@@ -435,6 +474,29 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
     }
     let c = b.push(format!("field_copy {k} $l0 | field:Box.v -"));
     b.pool.push(c);
+    // Shared loans of the owner into calls with a shared receiver.
+    let mut loans = Vec::new();
+    if rng.below(2) == 0 {
+        let l = b.push(format!(
+            "borrow_shared Ref<@Box> $l0 | loan:{} -",
+            loans.len()
+        ));
+        let g = b.push(format!("call {k} {l} | func:Box.get effects:[]"));
+        loans.push(format!("shared l0 - Ref<@Box> {l} {g}"));
+        b.pool.push(g);
+    }
+    if k != "Byte" && rng.below(2) == 0 {
+        let l = b.push(format!(
+            "borrow_shared Ref<@Box> $l0 | loan:{} -",
+            loans.len()
+        ));
+        let v = b.value(rng);
+        let g = b.push(format!("call Bool {l} {v} | func:Box.at_least effects:[]"));
+        loans.push(format!("shared l0 - Ref<@Box> {l} {g}"));
+        if rng.below(3) == 0 {
+            b.push(format!("assert_true - {g} | - -"));
+        }
+    }
     // A Copy enum in a local, and a test of its variant.
     let s = if rng.below(2) == 0 {
         let v = b.value(rng);
@@ -503,6 +565,9 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
     }
     for (t, ty) in &temps {
         let _ = writeln!(s, "    path {t} {ty}");
+    }
+    for (n, l) in loans.iter().enumerate() {
+        let _ = writeln!(s, "    loan {n} {l}");
     }
     for l in b.lines {
         s.push_str(&l);
