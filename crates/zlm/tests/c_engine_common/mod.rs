@@ -50,6 +50,8 @@ pub fn build(unit: &Emitted, cc: &Compiler) -> Program {
 pub fn edge_words(t: &Type) -> Vec<u64> {
     match t {
         Type::Unit => vec![0],
+        // The host allocator (the interpreter's host supplies it).
+        Type::Ref(a) if **a == Type::AllocatorBytesError => vec![0],
         Type::Scalar(ScalarKind::Bool) => vec![0, 1],
         Type::Scalar(k) => {
             let w = match k {
@@ -169,6 +171,11 @@ pub fn compare_entry(checked: &Checked, program: &Program, case: &Case<'_>) -> u
             Limits::default(),
             Limits {
                 steps: 7,
+                ..Limits::default()
+            },
+            // Allocations and growth beyond the byte budget are errors.
+            Limits {
+                bytes: 3,
                 ..Limits::default()
             },
         ],

@@ -245,12 +245,12 @@ pub(super) fn unit(
         m.profile.text(),
         crate::hash::to_hex(&checked.module_content())
     );
-    let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
     let _ = writeln!(
         out,
         "#define ZLM_ALLOC(n) {}(n)\n#define ZLM_FREE(p) {}(p)\n",
         target.alloc, target.free
     );
+    let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
     out.push_str(&u.types.emit(&r));
     for &at in &set {
         let _ = writeln!(out, "{};", u.header(at));
@@ -323,7 +323,8 @@ pub(super) fn unit(
         "  if (argc < 5 || zlm_parse_word(argv[1], &entry) || zlm_parse_word(argv[2], &steps) ||\n\
          \x20     zlm_parse_word(argv[3], &depth) || zlm_parse_word(argv[4], &bytes))\n\
          \x20   return 2;\n\
-         \x20 (void)bytes;\n\
+         \x20 z.bytes = 0;\n\
+         \x20 z.byte_limit = bytes;\n\
          \x20 if (entry >= {n} || (unsigned)(argc - 5) != zlm_entries[entry].params) return 2;\n\
          \x20 for (i = 5; i < argc; i++)\n\
          \x20   if (zlm_parse_word(argv[i], &args[i - 5])) return 2;\n\
@@ -345,14 +346,19 @@ pub(super) fn unit(
          \x20     z.left = steps;\n\
          \x20     z.depth = 0;\n\
          \x20     if (zlm_entries[entry].fn(&z, args, 0) != 0) break;\n\
+         \x20     zlm_mem_release_all();\n\
+         \x20     z.bytes = 0;\n\
          \x20   }}\n\
          \x20   timespec_get(&t1, TIME_UTC);\n\
+         \x20   zlm_mem_release_all();\n\
          \x20   z.left = steps;\n\
          \x20   z.depth = 0;\n\
+         \x20   z.bytes = 0;\n\
          \x20   fprintf(stdout, \"TIME\\t%.0f\\n\", ((double)t1.tv_sec - (double)t0.tv_sec) * 1e9 + ((double)t1.tv_nsec - (double)t0.tv_nsec));\n\
          \x20 }}\n\
          \x20 rc = zlm_entries[entry].fn(&z, args, 1);\n\
          \x20 if (rc) zlm_report_fault(stdout);\n\
+         \x20 zlm_mem_release_all();\n\
          \x20 return fflush(stdout) == 0 ? 0 : 3;\n\
          }}\n",
         n = entries.len(),
@@ -447,7 +453,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 .params
                 .iter()
                 .find(|x| x.ordinal == *p)
-                .is_some_and(|x| x.ty.is_borrow()),
+                .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
             _ => false,
         };
         let mut paths = Vec::new();
@@ -1128,14 +1134,189 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     Operand::Place(k) => {
                         let pi = self.path_of(k, b, j)?;
                         if self.f.body.paths[pi].ty == Type::SliceByte {
-                            return Err(self.refuse(b, j, "loans of byte slices"));
+                            // The shared child of a Slice local: the same view.
+                            let _ = writeln!(s, "    {dst} = {};", self.paths[pi].binding);
+                        } else {
+                            let _ = writeln!(s, "    {dst} = &{};", self.paths[pi].target);
                         }
-                        let _ = writeln!(s, "    {dst} = &{};", self.paths[pi].target);
                     }
                     o => {
                         let _ = writeln!(s, "    {dst} = {};", self.operand(o, b, j)?);
                     }
                 }
+            }
+            tag::BORROW_SLICE_BYTE => {
+                let o = operand_at(0)?;
+                // The viewed array: an Array<Byte> place or loan, or the
+                // private storage (ordinal zero) of a Bytes facade record.
+                let (array, present, ty) = match o {
+                    Operand::Place(k) => {
+                        let pi = self.path_of(k, b, j)?;
+                        let p = &self.paths[pi];
+                        (
+                            format!("&{}", p.target),
+                            p.present.clone(),
+                            self.f.body.paths[pi].ty.clone(),
+                        )
+                    }
+                    o => match self.operand_type(o) {
+                        Some(Type::Ref(t) | Type::Mut(t)) => {
+                            (format!("&(*{})", self.operand(o, b, j)?), "1".into(), *t)
+                        }
+                        _ => return Err(self.refuse(b, j, "slice of a non-loan value")),
+                    },
+                };
+                let array = match (&ty, self.u.types.shape(&ty)) {
+                    (Type::ArrayByte, _) => array,
+                    (_, Some(Shape::Record { fields, .. }))
+                        if fields
+                            .first()
+                            .is_some_and(|f| f.ordinal == 0 && f.ty == Type::ArrayByte) =>
+                    {
+                        format!("&({}).f0", &array[1..])
+                    }
+                    _ => return Err(self.refuse(b, j, "slice of a non-byte value")),
+                };
+                let (st, en) = (opd(1)?, opd(2)?);
+                let _ = writeln!(
+                    s,
+                    "    if (!({present})) {}\n    if ({st} > {en} || {en} > ({array})->len) {}\n    {dst}.b = {array};\n    {dst}.s = {st};\n    {dst}.e = {en};",
+                    fault_here(self, "ZK_TAG"),
+                    fault_here(self, "ZK_BOUNDS")
+                );
+            }
+            tag::INTRINSIC_CALL => {
+                let Aux::CatalogFunc(sig) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "intrinsic without its catalog function"));
+                };
+                let Some(e) = crate::catalog::by_signature(sig) else {
+                    return Err(self.refuse(b, j, "intrinsic outside the catalog"));
+                };
+                let mut pre = String::new();
+                let mut args = Vec::new();
+                let mut tys = Vec::new();
+                for o in &op.operands {
+                    args.push(self.take(o, b, j, &mut pre)?);
+                    tys.push(self.operand_type(o));
+                }
+                let arg = |k: usize| {
+                    args.get(k)
+                        .cloned()
+                        .ok_or_else(|| self.refuse(b, j, "intrinsic arity"))
+                };
+                let is_slice = |k: usize| {
+                    matches!(tys.get(k), Some(Some(Type::Ref(t))) if **t == Type::SliceByte)
+                        || matches!(tys.get(k), Some(Some(Type::SliceByte)))
+                };
+                let is_array = |k: usize| matches!(tys.get(k), Some(Some(Type::Ref(t) | Type::Mut(t))) if **t == Type::ArrayByte);
+                let view = |k: usize| -> Result<(String, String), Refusal> {
+                    let a = arg(k)?;
+                    if is_slice(k) {
+                        Ok((format!("({a}.e - {a}.s)"), format!("{a}.b->p[{a}.s + ")))
+                    } else if is_array(k) {
+                        Ok((format!("{a}->len"), format!("{a}->p[")))
+                    } else {
+                        Err(self.refuse(b, j, "byte read of a non-byte value"))
+                    }
+                };
+                let result_struct = matches!(result_shape(self), Some(Shape::Result(..)));
+                s.push_str(&pre);
+                match e.selector {
+                    1 | 9 => {
+                        let (len, _) = view(0)?;
+                        let _ = writeln!(s, "    {dst} = {len};");
+                    }
+                    2 | 10 => {
+                        let (len, at) = view(0)?;
+                        let i = arg(1)?;
+                        let _ = writeln!(
+                            s,
+                            "    if ({i} >= {len}) {}\n    {dst} = (uint64_t){at}{i}];",
+                            fault_here(self, "ZK_BOUNDS")
+                        );
+                    }
+                    3 if result_struct => {
+                        let cap = arg(1)?;
+                        let _ = writeln!(
+                            s,
+                            "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_alloc(z, {cap}, &{dst}.tag, &{dst}.ok, &{dst}.err)) != 0) {}",
+                            self.fault("zk", Some(b), Some(j), None)
+                        );
+                    }
+                    4 if result_struct && is_array(0) => {
+                        let (a, byte) = (arg(0)?, arg(2)?);
+                        let _ = writeln!(
+                            s,
+                            "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_push(z, {a}, {byte}, &{dst}.tag, &{dst}.err)) != 0) {}",
+                            self.fault("zk", Some(b), Some(j), None)
+                        );
+                    }
+                    5 if is_array(0) => {
+                        let (a, i, byte) = (arg(0)?, arg(1)?, arg(2)?);
+                        let _ = writeln!(
+                            s,
+                            "    if ({i} >= {a}->len) {}\n    {a}->p[{i}] = (unsigned char){byte};\n    {dst} = 0;",
+                            fault_here(self, "ZK_BOUNDS")
+                        );
+                    }
+                    7 if is_array(0) => {
+                        let _ = writeln!(s, "    {}->len = 0;\n    {dst} = 0;", arg(0)?);
+                    }
+                    8 => {
+                        let _ = writeln!(
+                            s,
+                            "    {dst} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
+                        );
+                    }
+                    sel => {
+                        return Err(self.refuse(
+                            b,
+                            j,
+                            format!("intrinsic selector {sel} is not lowered yet"),
+                        ));
+                    }
+                }
+            }
+            tag::BYTE_BUILDER_FINISH => {
+                let pi = place_at(0)?;
+                let Some(&t) = self.temps.get(&(b, j)) else {
+                    return Err(self.refuse(b, j, "builder finish without its result path"));
+                };
+                let (from, to) = (&self.f.body.paths[pi].ty, &self.f.body.paths[t].ty);
+                let same = match (self.u.types.shape(from), self.u.types.shape(to)) {
+                    (
+                        Some(Shape::Record { fields: a, .. }),
+                        Some(Shape::Record { fields: c, .. }),
+                    ) => {
+                        a.len() == c.len()
+                            && a.iter()
+                                .zip(c)
+                                .all(|(x, y)| x.ordinal == y.ordinal && x.ty == y.ty)
+                    }
+                    _ => false,
+                };
+                if !same || !self.paths[pi].agg || self.paths[pi].borrowed {
+                    return Err(self.refuse(b, j, "builder finish between different layouts"));
+                }
+                let Some(Shape::Record { fields, .. }) = self.u.types.shape(from) else {
+                    return Err(self.refuse(b, j, "builder finish of a non-record"));
+                };
+                // One relabel: the builder's custody position now holds the
+                // result, and its storage moves without a copy of the bytes.
+                let _ = writeln!(
+                    s,
+                    "    zcand = zlm_cust_pos(zc, zcn, {pi}u);\n    if (zcand < 0 || !ph{pi}) {}\n    zc[zcand] = {t}u;",
+                    fault_here(self, "ZK_INTERNAL")
+                );
+                for f in fields {
+                    let _ = writeln!(
+                        s,
+                        "    pl{t}.f{o} = pl{pi}.f{o};\n    pl{t}.h{o} = pl{pi}.h{o};",
+                        o = f.ordinal
+                    );
+                }
+                let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
+                return Ok(s);
             }
             tag::PLACE_MOVE => {
                 let pi = place_at(0)?;

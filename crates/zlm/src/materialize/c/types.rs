@@ -32,6 +32,10 @@ pub(super) enum Shape {
     },
     /// `Result<T, E>`.
     Result(Type, Type),
+    /// `Array<Byte>` (the runtime's `zbytes`).
+    Bytes,
+    /// `Slice<Byte>` (the runtime's `zslice`).
+    Slice,
 }
 
 /// The emitted unit's non-word types, in definition order (every member's
@@ -48,6 +52,9 @@ pub(super) fn render_kind(t: &Type) -> Option<u32> {
         Type::Scalar(k) if k.is_signed() => Some(1),
         Type::Scalar(_) => Some(0),
         Type::Unit => Some(3),
+        // The host allocator capability carries no data.
+        Type::AllocatorBytesError => Some(3),
+        Type::Ref(a) if **a == Type::AllocatorBytesError => Some(3),
         _ => None,
     }
 }
@@ -57,15 +64,17 @@ pub(super) fn render_kind(t: &Type) -> Option<u32> {
 pub(super) fn pointee(t: &Type) -> Option<&Type> {
     match t {
         Type::Ref(a) | Type::Mut(a)
-            if !matches!(
-                **a,
-                Type::ArrayByte | Type::SliceByte | Type::AllocatorBytesError
-            ) =>
+            if !matches!(**a, Type::SliceByte | Type::AllocatorBytesError) =>
         {
             Some(a)
         }
         _ => None,
     }
+}
+
+/// A shared loan of a byte slice: the slice itself.
+fn slice_loan(t: &Type) -> bool {
+    matches!(t, Type::Ref(a) if **a == Type::SliceByte)
 }
 
 /// Whether values of `t` are one canonical word.
@@ -130,6 +139,9 @@ impl Types {
             self.add_inner(r, inner, open)?;
             return Ok(None);
         }
+        if slice_loan(t) {
+            return self.add_inner(r, &Type::SliceByte, open);
+        }
         if let Some(i) = self.index(t) {
             return Ok(Some(i));
         }
@@ -159,6 +171,8 @@ impl Types {
                 }
             }
             Type::Result(a, b) => Shape::Result((**a).clone(), (**b).clone()),
+            Type::ArrayByte => Shape::Bytes,
+            Type::SliceByte if open.is_empty() => Shape::Slice,
             t => return Err(format!("values of type {}", type_name(r, t))),
         };
         open.push(t.clone());
@@ -169,6 +183,7 @@ impl Types {
                 .flat_map(|v| v.2.iter().map(|s| s.ty.clone()))
                 .collect(),
             Shape::Result(a, b) => vec![a.clone(), b.clone()],
+            Shape::Bytes | Shape::Slice => vec![],
         };
         for m in &members {
             self.add_inner(r, m, open)?;
@@ -187,6 +202,9 @@ impl Types {
         if let Some(inner) = pointee(t) {
             return format!("{} *", self.c(inner));
         }
+        if slice_loan(t) {
+            return self.c(&Type::SliceByte);
+        }
         match self.index(t) {
             Some(i) => format!("zt{i}"),
             None => "uint64_t".into(),
@@ -202,7 +220,7 @@ impl Types {
     pub fn functions(&self, r: &Resolved<'_>) -> Vec<String> {
         let mut v = Vec::new();
         for (i, (t, _)) in self.tys.iter().enumerate() {
-            if !r.is_copy(t) {
+            if !r.is_copy(t) && !t.is_borrow() {
                 v.push(format!("zd{i}"));
             }
             v.push(format!("zp{i}"));
@@ -214,8 +232,27 @@ impl Types {
     pub fn emit(&self, r: &Resolved<'_>) -> String {
         let mut out = String::new();
         for (i, (t, shape)) in self.tys.iter().enumerate() {
-            let _ = writeln!(out, "/* {} */\ntypedef struct zt{i} {{", type_name(r, t));
+            let _ = writeln!(out, "/* {} */", type_name(r, t));
             match shape {
+                Shape::Bytes => {
+                    let _ = writeln!(
+                        out,
+                        "typedef zbytes zt{i};\nstatic void zd{i}(zrt *z, const char *fn, const zname *nm, const zt{i} *v) {{\n  zlm_drop_line(z, fn, nm, \"Array<Byte>\");\n  zlm_bytes_free(z, (zbytes *)v);\n}}\nstatic void zp{i}(FILE *o, const zt{i} *v) {{ zlm_bytes_render(o, v); }}\n"
+                    );
+                    continue;
+                }
+                Shape::Slice => {
+                    let _ = writeln!(
+                        out,
+                        "typedef zslice zt{i};\nstatic void zp{i}(FILE *o, const zt{i} *v) {{ fprintf(o, \"Slice(%llu..%llu)\", (unsigned long long)v->s, (unsigned long long)v->e); }}\n"
+                    );
+                    continue;
+                }
+                _ => {}
+            }
+            let _ = writeln!(out, "typedef struct zt{i} {{");
+            match shape {
+                Shape::Bytes | Shape::Slice => {}
                 Shape::Record { fields, .. } => {
                     for s in fields {
                         let _ = writeln!(
@@ -250,7 +287,7 @@ impl Types {
                 }
             }
             let _ = writeln!(out, "}} zt{i};");
-            if !r.is_copy(t) {
+            if !r.is_copy(t) && !t.is_borrow() {
                 out.push_str(&self.drop_fn(r, i, t, shape));
             }
             out.push_str(&self.render_fn(r, i, shape));
@@ -264,7 +301,7 @@ impl Types {
     /// or nothing for Copy and word types.
     pub fn drop_call(&self, r: &Resolved<'_>, t: &Type, fnv: &str, nm: &str, v: &str) -> String {
         match self.index(t) {
-            Some(i) if !r.is_copy(t) => format!("zd{i}(z, {fnv}, {nm}, {v});"),
+            Some(i) if !r.is_copy(t) && !t.is_borrow() => format!("zd{i}(z, {fnv}, {nm}, {v});"),
             _ => String::new(),
         }
     }
@@ -323,6 +360,7 @@ impl Types {
                     }
                 }
             }
+            Shape::Bytes | Shape::Slice => {}
             Shape::Result(a, b) => {
                 let mut ok = String::new();
                 field(&mut ok, a, ".value", "&v->ok", None);
@@ -396,6 +434,7 @@ impl Types {
                     "  default: fprintf(o, \"<variant %lu>\", (unsigned long)v->tag); break;\n  }\n",
                 );
             }
+            Shape::Bytes | Shape::Slice => {}
             Shape::Result(a, b) => {
                 let _ = writeln!(
                     s,
