@@ -126,11 +126,27 @@ fn the_target_configuration_is_explicit_and_checked() {
 
 #[test]
 fn unsupported_operations_are_refused_with_their_location() {
-    let m = load("bytes.zlt", "exact");
+    // A contract calling a catalog intrinsic is not lowered.
+    let text = "zlm 1.9 package demo module run.cpure profile exact mode checked
+
+decl value Main public
+  func message type len public -> UInt64 effects []
+    param 0 bytes Ref<Array<Byte>>
+    requires
+      cop pure_call UInt64 p0 | 1 0 cfunc:1
+      cop ge Bool v0 c:UInt64:0 | 0 0 -
+    path p0 Array<Byte>
+    loan 0 shared p0 - Ref<Array<Byte>> - -
+    block 0
+      intrinsic_call UInt64 $p0 | cfunc:1 effects:[]
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+    let m = zlm::text::parse(text).unwrap();
     let checked = zlm::decode::from_model(&m, &[]).unwrap();
     let e = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap_err();
     assert!(e.to_string().starts_with("C0-EXEC-002"), "{e}");
-    assert!(e.function.is_some(), "{e}");
+    assert_eq!(e.function.as_deref(), Some("Main.len"), "{e}");
 }
 
 /// Every lowered example entry (exact profile) as one unit per file.

@@ -1,12 +1,15 @@
 //! Lowering of checked functions to C: one C function per ZLM function.
 //!
-//! Covered: the scalar core — every numeric operation at its annotated
-//! width, signedness and profile, comparisons, Bool negation, assertions,
-//! Copy scalar and Unit locals, calls between covered functions (with the
-//! depth check before the call commits), JUMP/JUMP_IF_FALSE/RETURN over
-//! cleanup edges without recipes, requires/ensures over scalars (including
-//! pure calls of declared functions), and the step limit with the
-//! interpreter's exact accounting. Everything else is refused.
+//! Covered: every numeric operation at its annotated width, signedness and
+//! profile, comparisons, assertions, locals of every lowered type, calls
+//! between functions of the module (with the depth check before the call
+//! commits), records, variants and Result carriers with try, owned paths
+//! with the interpreter's custody list, cleanup recipes, drop logs and the
+//! reverse-custody unwind on a fault, Ref/Mut loans as pointers (shared,
+//! exclusive and owned receivers), byte arrays, slices and the bytes
+//! intrinsics, requires/ensures (including pure calls and receiver field
+//! reads), and the step limit with the interpreter's exact accounting.
+//! Everything else is refused.
 
 use super::config::TargetConfig;
 use super::types::{Shape, Types, cstr, is_word};
@@ -607,6 +610,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
         }
         let cust = paths.iter().any(|p| p.agg);
+        if cust && f.body.paths.len() >= usize::from(u16::MAX) {
+            return Err(u.refuse(
+                at,
+                None,
+                None,
+                "more owned paths than the custody list holds",
+            ));
+        }
         Ok(Fl {
             u,
             at,
