@@ -12,8 +12,9 @@
 //! recipes on return and try-error edges, shared loans of owners passed to
 //! shared-receiver methods (one with requires/ensures over the receiver's
 //! field and a pure call), enum variants with payloads and
-//! variant tests, and `Result` carriers built, returned and unwrapped with
-//! `result_try_rich`. Faults (overflow, division, shifts, assertions, step
+//! variant tests, `Result` carriers built, returned and unwrapped with
+//! `result_try_rich`, and byte arrays from the host allocator (pushes with
+//! growth, the byte budget, a bounds-checked read). Faults (overflow, division, shifts, assertions, step
 //! and depth limits) can occur anywhere, so unwinding with live owners is
 //! exercised too.
 
@@ -589,6 +590,78 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
     s
 }
 
+/// One byte-array function: allocate `cap` bytes from the host allocator,
+/// push one to ten bytes (growth and the byte budget), read the byte at
+/// `at` (a bounds fault unwinds the owner). Try edges drop the array.
+fn bytes_function(rng: &mut Rng, i: usize) -> String {
+    let n = 1 + rng.below(10) as u32;
+    let mut body = String::new();
+    let mut loans = String::from("    loan 0 shared p0 - Ref<Allocator<BytesError>> - -\n");
+    let mut edges = String::from("    edge 0 try-error 0 exit\n");
+    for k in 0..n {
+        let base = 4 + 4 * k;
+        let byte = rng.below(256);
+        let _ = write!(
+            body,
+            "      borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -\n      const Byte c:Byte:{byte} | - -\n      intrinsic_call Result<Unit,UInt64> %0.{base} $p0 %0.{b1} | cfunc:4 effects:[alloc]\n      result_try_rich Unit %0.{b2} | type:Result<Byte,UInt64> edge:{l}\n",
+            l = k + 1,
+            b1 = base + 1,
+            b2 = base + 2
+        );
+        let _ = writeln!(
+            loans,
+            "    loan {} exclusive l0 - Mut<Array<Byte>> %0.{base} %0.{}",
+            k + 1,
+            base + 2
+        );
+        let _ = write!(
+            edges,
+            "    edge {} try-error 0 exit\n      place_drop - $l0 | path:l0 -\n",
+            k + 1
+        );
+    }
+    let last = 4 + 4 * n;
+    let _ = writeln!(
+        loans,
+        "    loan {} shared l0 - Ref<Array<Byte>> %0.{last} %0.{}",
+        n + 1,
+        last + 2
+    );
+    let _ = write!(
+        edges,
+        "    edge {} return 0 exit\n      place_drop - $l0 | path:l0 -\n",
+        n + 1
+    );
+    format!(
+        "  func message type f{i} public -> Result<Byte,UInt64> effects [alloc]
+    param 0 alloc Ref<Allocator<BytesError>>
+    param 1 cap UInt64
+    param 2 at UInt64
+    local 0 buf Array<Byte>
+    path p0 Allocator<BytesError>
+    path p1 UInt64
+    path p2 UInt64
+    path l0 Array<Byte>
+    path t%0.1 Result<Array<Byte>,UInt64>
+    path t%0.2 Array<Byte>
+{loans}    block 0
+      load_local UInt64 $p1 | path:p1 -
+      intrinsic_call Result<Array<Byte>,UInt64> $p0 %0.0 | cfunc:3 effects:[alloc]
+      result_try_rich Array<Byte> %0.1 | type:Result<Byte,UInt64> edge:0
+      store_local - $l0 %0.2 | path:l0 -
+{body}      borrow_shared Ref<Array<Byte>> $l0 | loan:{l} -
+      load_local UInt64 $p2 | path:p2 -
+      intrinsic_call Byte %0.{last} %0.{l1} | cfunc:2 effects:[]
+      result_ok_rich Result<Byte,UInt64> %0.{l2} | type:Result<Byte,UInt64> lit:0
+      return - %0.{l3} | - -
+{edges}",
+        l = n + 1,
+        l1 = last + 1,
+        l2 = last + 2,
+        l3 = last + 3
+    )
+}
+
 /// A random valid module for `seed`.
 pub fn module_text(seed: u64) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
@@ -604,13 +677,14 @@ pub fn module_text(seed: u64) -> String {
     let n = 1 + rng.below(3);
     let mut callees = Vec::new();
     for i in 0..n {
-        let shape = if owned { rng.below(5) } else { 0 };
+        let shape = if owned { rng.below(6) } else { 0 };
         match shape {
             3 => s.push_str(&owned_function(&mut rng, i, k, &callees, false)),
             4 => s.push_str(&owned_function(&mut rng, i, k, &callees, true)),
+            5 => s.push_str(&bytes_function(&mut rng, i)),
             _ => s.push_str(&function(&mut rng, i, k, &callees)),
         }
-        if shape != 4 {
+        if shape < 4 {
             callees.push(format!("f{i}"));
         }
         s.push('\n');
