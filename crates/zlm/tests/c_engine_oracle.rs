@@ -6,9 +6,10 @@
 //! The generator is `zlm::testgen` (shared with other engines' oracles);
 //! its modules cover scalars under every profile and width, loops,
 //! diamonds, calls, contracts, and owned records, variants, Result
-//! carriers with try, replacements, field moves and cleanup recipes. Each
-//! module runs under the default limits, a step limit inside the body and
-//! a depth limit of two. `ZLM_C_ORACLE_COUNT` raises the module count for
+//! carriers with try, replacements, field moves, cleanup recipes, loans
+//! and byte arrays. Each module runs under the default limits, a step
+//! limit inside the body with a small byte budget, and a depth limit of
+//! two. `ZLM_C_ORACLE_COUNT` raises the module count for
 //! a long run (`--nocapture` prints the tally).
 
 mod c_engine_common;
@@ -27,6 +28,7 @@ fn random_modules_agree_on_the_interpreter_and_the_c_engine() {
     let cc = compiler("cc");
     let mut runs = 0;
     let mut owned = 0;
+    let mut with_bytes = 0;
     let (mut dropped, mut faulted, mut unwound) = (0, 0, 0);
     for seed in 0..count {
         let text = zlm::testgen::module_text(seed);
@@ -34,6 +36,7 @@ fn random_modules_agree_on_the_interpreter_and_the_c_engine() {
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));
         owned += usize::from(text.contains("decl value Box"));
+        with_bytes += usize::from(text.contains("Array<Byte>"));
         let unit = emit(&checked, &TargetConfig::default(), &Scope::Module)
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
         let program = build(&unit, &cc);
@@ -86,12 +89,12 @@ fn random_modules_agree_on_the_interpreter_and_the_c_engine() {
         }
     }
     eprintln!(
-        "oracle: {count} modules ({owned} with owned values), {runs} runs \
+        "oracle: {count} modules ({owned} with owned values, {with_bytes} with byte arrays), {runs} runs \
          ({dropped} completed with drops, {faulted} faulted, {unwound} of them unwinding owners), 0 mismatches"
     );
     assert!(runs >= count as usize, "only {runs} runs");
     assert!(
-        count < 8 || (owned > 0 && dropped > 0 && unwound > 0),
+        count < 24 || (owned > 0 && with_bytes > 0 && dropped > 0 && unwound > 0),
         "owned values not exercised"
     );
 }
