@@ -142,7 +142,8 @@ pub fn run_c(
     for v in values {
         match v {
             Value::Scalar(w) => words.push(*w),
-            Value::Unit => words.push(0),
+            // Unit and the host allocator capability carry no data.
+            Value::Unit | Value::Allocator => words.push(0),
             _ => {
                 return Err(refused(
                     label,

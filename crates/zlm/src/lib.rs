@@ -21,6 +21,7 @@ pub mod layout;
 pub mod materialize;
 pub mod model;
 pub mod sample;
+pub mod testgen;
 pub mod text;
 pub mod validate;
 pub mod write;

@@ -23,32 +23,7 @@ const EXAMPLES: [&str; 9] = [
 ];
 
 /// `file:Decl.function` cases the C engine refuses today.
-const REFUSED: &[&str] = &[
-    "arms.zlt:Box.make",
-    "arms.zlt:Main.pick",
-    "bytes.zlt:Main.demo",
-    "control.zlt:Box.make",
-    "control.zlt:Main.scan",
-    "drops.zlt:Box.make",
-    "drops.zlt:Main.drop_err",
-    "drops.zlt:Main.drop_ok",
-    "drops.zlt:Main.field_replace",
-    "faults.zlt:Main.byte_at",
-    "faults.zlt:Main.window",
-    "ops.zlt:Box.make",
-    "ops.zlt:Main.even",
-    "ops.zlt:Main.half",
-    "ops.zlt:Main.swap",
-    "own.zlt:Box.fallible",
-    "own.zlt:Box.make",
-    "own.zlt:Main.churn",
-    "own.zlt:Main.demo",
-    "own.zlt:Main.peek",
-    "own.zlt:Main.pick",
-    "own.zlt:Main.probe",
-    "own.zlt:Main.radius",
-    "own.zlt:Main.try_demo",
-];
+const REFUSED: &[&str] = &[];
 
 #[test]
 fn every_example_function_matches_the_interpreter_or_is_listed_refused() {
@@ -151,11 +126,27 @@ fn the_target_configuration_is_explicit_and_checked() {
 
 #[test]
 fn unsupported_operations_are_refused_with_their_location() {
-    let m = load("ops.zlt", "exact");
+    // A contract calling a catalog intrinsic is not lowered.
+    let text = "zlm 1.9 package demo module run.cpure profile exact mode checked
+
+decl value Main public
+  func message type len public -> UInt64 effects []
+    param 0 bytes Ref<Array<Byte>>
+    requires
+      cop pure_call UInt64 p0 | 1 0 cfunc:1
+      cop ge Bool v0 c:UInt64:0 | 0 0 -
+    path p0 Array<Byte>
+    loan 0 shared p0 - Ref<Array<Byte>> - -
+    block 0
+      intrinsic_call UInt64 $p0 | cfunc:1 effects:[]
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+    let m = zlm::text::parse(text).unwrap();
     let checked = zlm::decode::from_model(&m, &[]).unwrap();
     let e = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap_err();
     assert!(e.to_string().starts_with("C0-EXEC-002"), "{e}");
-    assert!(e.function.is_some(), "{e}");
+    assert_eq!(e.function.as_deref(), Some("Main.len"), "{e}");
 }
 
 /// Every lowered example entry (exact profile) as one unit per file.
@@ -396,4 +387,85 @@ fn the_interpreters_test_cases_run_identically() {
             "{file} {profile} {entry} {args:x?}"
         );
     }
+}
+
+/// Nine pushes into an array of the given capacity: the growth steps
+/// (double, at least eight) and the byte budget agree with the interpreter
+/// under budgets around each growth.
+#[test]
+fn byte_array_growth_and_budget_match_the_interpreter() {
+    let mut body = String::new();
+    let mut loans = String::from("    loan 0 shared p0 - Ref<Allocator<BytesError>> - -\n");
+    let mut edges = String::from("    edge 0 try-error 0 exit\n");
+    for k in 0..9u32 {
+        let base = 4 + 4 * k;
+        body.push_str(&format!(
+            "      borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -\n      const Byte c:Byte:{k} | - -\n      intrinsic_call Result<Unit,UInt64> %0.{base} $p0 %0.{b1} | cfunc:4 effects:[alloc]\n      result_try_rich Unit %0.{b2} | type:Result<UInt64,UInt64> edge:{l}\n",
+            l = k + 1,
+            b1 = base + 1,
+            b2 = base + 2
+        ));
+        loans.push_str(&format!(
+            "    loan {} exclusive l0 - Mut<Array<Byte>> %0.{base} %0.{}\n",
+            k + 1,
+            base + 2
+        ));
+        edges.push_str(&format!(
+            "    edge {} try-error 0 exit\n      place_drop - $l0 | path:l0 -\n",
+            k + 1
+        ));
+    }
+    loans.push_str("    loan 10 shared l0 - Ref<Array<Byte>> %0.40 %0.41\n");
+    edges.push_str("    edge 10 return 0 exit\n      place_drop - $l0 | path:l0 -\n");
+    let text = format!(
+        "zlm 1.9 package demo module run.grow profile exact mode checked
+
+decl value Main public
+  func message type fill public -> Result<UInt64,UInt64> effects [alloc]
+    param 0 alloc Ref<Allocator<BytesError>>
+    param 1 cap UInt64
+    local 0 buf Array<Byte>
+    path p0 Allocator<BytesError>
+    path p1 UInt64
+    path l0 Array<Byte>
+    path t%0.1 Result<Array<Byte>,UInt64>
+    path t%0.2 Array<Byte>
+{loans}    block 0
+      load_local UInt64 $p1 | path:p1 -
+      intrinsic_call Result<Array<Byte>,UInt64> $p0 %0.0 | cfunc:3 effects:[alloc]
+      result_try_rich Array<Byte> %0.1 | type:Result<UInt64,UInt64> edge:0
+      store_local - $l0 %0.2 | path:l0 -
+{body}      borrow_shared Ref<Array<Byte>> $l0 | loan:10 -
+      intrinsic_call UInt64 %0.40 | cfunc:1 effects:[]
+      result_ok_rich Result<UInt64,UInt64> %0.41 | type:Result<UInt64,UInt64> lit:0
+      return - %0.42 | - -
+{edges}"
+    );
+    let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let checked = zlm::decode::from_model(&m, &[]).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let unit = emit(
+        &checked,
+        &TargetConfig::default(),
+        &Scope::Entry("Main.fill".into()),
+    )
+    .unwrap();
+    let program = c_engine_common::build(&unit, &c_engine_common::compiler("cc"));
+    let budgets: Vec<Limits> = [0u64, 1, 2, 7, 8, 9, 10, 15, 16, 17, 100, 101, 116]
+        .iter()
+        .map(|&bytes| Limits {
+            bytes,
+            ..Limits::default()
+        })
+        .collect();
+    let n = compare_with(
+        &checked,
+        &program,
+        &Case {
+            label: "run.grow Main.fill",
+            entry: "Main.fill",
+        },
+        8,
+        &budgets,
+    );
+    assert!(n >= 60, "only {n} runs");
 }

@@ -18,7 +18,8 @@ use crate::check::{Checked, Resolved};
 use crate::model::*;
 use fast::{Code, File, Flow, Ins, Regs, Seg};
 pub use fault::{Fault, FaultKind};
-pub use value::{Loc, Value};
+pub use numeric::{canon, operand_kind, width};
+pub use value::{Loc, Value, type_name};
 
 /// Resource limits.
 #[derive(Debug, Clone, Copy)]
@@ -444,7 +445,8 @@ fn shallow_functions(r: &Resolved<'_>) -> Vec<Vec<bool>> {
     shallow
 }
 
-fn root_name(r: &Root) -> String {
+/// The drop-log name of an owned-path root (`recv`, `p0`, `l1`, `t%B.O`).
+pub fn root_name(r: &Root) -> String {
     match r {
         Root::Receiver => "recv".into(),
         Root::Param(p) => format!("p{p}"),
@@ -493,27 +495,7 @@ impl<'m> Prog<'m> {
                         })
                         .collect(),
                 );
-                let operand_kind = match op.operands.first() {
-                    Some(Operand::Const(c)) => Some(c.kind),
-                    Some(Operand::Value(OpRef::Flow { block, ordinal })) => blocks
-                        .get(*block as usize)
-                        .and_then(|b| b.ops.get(*ordinal as usize))
-                        .and_then(|o| match &o.result {
-                            Some(Type::Scalar(k)) => Some(*k),
-                            _ => None,
-                        }),
-                    Some(Operand::Place(k)) => {
-                        f.body
-                            .paths
-                            .iter()
-                            .find(|x| &x.key == k)
-                            .and_then(|x| match x.ty {
-                                Type::Scalar(k) => Some(k),
-                                _ => None,
-                            })
-                    }
-                    _ => None,
-                };
+                let operand_kind = numeric::operand_kind(f, &blocks, op);
                 let compare = matches!(
                     op.tag,
                     tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE

@@ -4,9 +4,10 @@
 //! declared signedness.
 
 use super::fault::FaultKind;
-use crate::model::{NumericProfile, ScalarKind, tag};
+use crate::model::{Block, Function, NumericProfile, Op, OpRef, Operand, ScalarKind, Type, tag};
 
-fn width(k: ScalarKind) -> u32 {
+/// The bit width of a scalar kind (Bool: 1).
+pub fn width(k: ScalarKind) -> u32 {
     use ScalarKind::*;
     match k {
         Bool => 1,
@@ -14,6 +15,33 @@ fn width(k: ScalarKind) -> u32 {
         Int16 | UInt16 => 16,
         Int32 | UInt32 => 32,
         Int64 | UInt64 | Index => 64,
+    }
+}
+
+/// The scalar kind of an operation's first operand (a comparison's
+/// operand kind): its constant's kind, its producer's or its place's scalar
+/// type. `blocks` are the body's blocks in ID order.
+pub fn operand_kind(f: &Function, blocks: &[&Block], op: &Op) -> Option<ScalarKind> {
+    match op.operands.first() {
+        Some(Operand::Const(c)) => Some(c.kind),
+        Some(Operand::Value(OpRef::Flow { block, ordinal })) => blocks
+            .get(*block as usize)
+            .and_then(|b| b.ops.get(*ordinal as usize))
+            .and_then(|o| match &o.result {
+                Some(Type::Scalar(k)) => Some(*k),
+                _ => None,
+            }),
+        Some(Operand::Place(k)) => {
+            f.body
+                .paths
+                .iter()
+                .find(|x| &x.key == k)
+                .and_then(|x| match x.ty {
+                    Type::Scalar(k) => Some(k),
+                    _ => None,
+                })
+        }
+        _ => None,
     }
 }
 

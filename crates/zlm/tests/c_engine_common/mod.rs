@@ -50,6 +50,8 @@ pub fn build(unit: &Emitted, cc: &Compiler) -> Program {
 pub fn edge_words(t: &Type) -> Vec<u64> {
     match t {
         Type::Unit => vec![0],
+        // The host allocator (the interpreter's host supplies it).
+        Type::Ref(a) if **a == Type::AllocatorBytesError => vec![0],
         Type::Scalar(ScalarKind::Bool) => vec![0, 1],
         Type::Scalar(k) => {
             let w = match k {
@@ -160,19 +162,27 @@ pub fn arg_vectors(tys: &[Type], cap: usize) -> Vec<Vec<u64>> {
 /// under the default and tight limits, asserts equality, and returns the
 /// number of comparisons.
 pub fn compare_entry(checked: &Checked, program: &Program, case: &Case<'_>) -> usize {
-    compare_with(
-        checked,
-        program,
-        case,
-        8,
-        &[
-            Limits::default(),
-            Limits {
-                steps: 7,
-                ..Limits::default()
-            },
-        ],
-    )
+    let mut limits = vec![
+        Limits::default(),
+        Limits {
+            steps: 7,
+            ..Limits::default()
+        },
+    ];
+    let it = Interp::new(checked).unwrap();
+    let allocates = it.find(case.entry).is_ok_and(|at| {
+        it.params(at)
+            .iter()
+            .any(|t| matches!(t, Type::Ref(a) if **a == Type::AllocatorBytesError))
+    });
+    if allocates {
+        // Allocations and growth beyond the byte budget are errors.
+        limits.push(Limits {
+            bytes: 3,
+            ..Limits::default()
+        });
+    }
+    compare_with(checked, program, case, 8, &limits)
 }
 
 /// [`compare_entry`] with the argument cap and limit set given.

@@ -1,69 +1,30 @@
 //! Lowering of checked functions to C: one C function per ZLM function.
 //!
-//! Covered: the scalar core — every numeric operation at its annotated
-//! width, signedness and profile, comparisons, Bool negation, assertions,
-//! Copy scalar and Unit locals, calls between covered functions (with the
-//! depth check before the call commits), JUMP/JUMP_IF_FALSE/RETURN over
-//! cleanup edges without recipes, requires/ensures over scalars (including
-//! pure calls of declared functions), and the step limit with the
-//! interpreter's exact accounting. Everything else is refused.
+//! Covered: every numeric operation at its annotated width, signedness and
+//! profile, comparisons, assertions, locals of every lowered type, calls
+//! between functions of the module (with the depth check before the call
+//! commits), records, variants and Result carriers with try, owned paths
+//! with the interpreter's custody list, cleanup recipes, drop logs and the
+//! reverse-custody unwind on a fault, Ref/Mut loans as pointers (shared,
+//! exclusive and owned receivers), byte arrays, slices and the bytes
+//! intrinsics, requires/ensures (including pure calls and receiver field
+//! reads), and the step limit with the interpreter's exact accounting.
+//! Everything else is refused.
 
 use super::config::TargetConfig;
+use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
+use crate::check::cfg::Arm;
 use crate::check::{Checked, Resolved};
+use crate::interp::{canon, root_name, type_name, width};
 use crate::model::*;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
 
 type At = (usize, usize);
 
-fn width(k: ScalarKind) -> u32 {
-    use ScalarKind::*;
-    match k {
-        Bool => 1,
-        Byte | Int8 | UInt8 => 8,
-        Int16 | UInt16 => 16,
-        Int32 | UInt32 => 32,
-        Int64 | UInt64 | Index => 64,
-    }
-}
-
-fn canon(k: ScalarKind, bits: u64) -> u64 {
-    let w = width(k);
-    if w == 64 {
-        return bits;
-    }
-    let mask = (1u64 << w) - 1;
-    let b = bits & mask;
-    if k.is_signed() && (b >> (w - 1)) & 1 == 1 {
-        b | !mask
-    } else {
-        b
-    }
-}
-
 fn word(w: u64) -> String {
     format!("UINT64_C(0x{w:x})")
-}
-
-/// A C string literal.
-fn cstr(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if c.is_ascii_graphic() || c == ' ' => o.push(c),
-            c => {
-                let mut buf = [0u8; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    let _ = write!(o, "\\{b:03o}");
-                }
-            }
-        }
-    }
-    o.push('"');
-    o
 }
 
 /// A comment-safe rendering.
@@ -77,38 +38,10 @@ fn ident(s: &str) -> String {
         .collect()
 }
 
-/// How a host renders a word of this type (the runtime's render kinds).
-fn render_kind(t: &Type) -> Option<u32> {
-    match t {
-        Type::Scalar(ScalarKind::Bool) => Some(2),
-        Type::Scalar(k) if k.is_signed() => Some(1),
-        Type::Scalar(_) => Some(0),
-        Type::Unit => Some(3),
-        _ => None,
-    }
-}
-
-fn is_word(t: &Type) -> bool {
-    render_kind(t).is_some()
-}
-
-/// The type's spelling with local nominal names (the interpreter's).
-fn type_name(r: &Resolved<'_>, t: &Type) -> String {
-    match t {
-        Type::Nominal(_) => match r.decl_of(t) {
-            Some(d) => r.m.declarations[d].name.clone(),
-            None => t.to_string(),
-        },
-        Type::Result(a, b) => format!("Result<{}, {}>", type_name(r, a), type_name(r, b)),
-        Type::Ref(a) => format!("Ref<{}>", type_name(r, a)),
-        Type::Mut(a) => format!("Mut<{}>", type_name(r, a)),
-        t => t.to_string(),
-    }
-}
-
 struct Unit<'a, 'm> {
     r: &'a Resolved<'m>,
     target: &'a TargetConfig,
+    types: Types,
 }
 
 impl<'m> Unit<'_, 'm> {
@@ -186,12 +119,49 @@ impl<'m> Unit<'_, 'm> {
         let f = self.f(at);
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
-        let mut s = format!("static int {}(zrt *z, uint64_t *zret", self.cname(at));
+        let mut s = format!(
+            "static int {}(zrt *z, {} *zret",
+            self.cname(at),
+            self.types.c(&f.result)
+        );
+        if let Some(t) = self.receiver_binding(at) {
+            let _ = write!(s, ", {} arecv", self.types.c(&t));
+        }
         for p in &ps {
-            let _ = write!(s, ", uint64_t a{}", p.ordinal);
+            let _ = write!(s, ", {} a{}", self.types.c(&p.ty), p.ordinal);
         }
         s.push(')');
         s
+    }
+
+    /// The type a runtime receiver is bound with (`Ref<Self>`, `Mut<Self>`,
+    /// `Self`), or `None` for type receivers.
+    fn receiver_binding(&self, at: At) -> Option<Type> {
+        let kind = self.f(at).receiver;
+        if matches!(kind, ReceiverKind::Type | ReceiverKind::None) {
+            return None;
+        }
+        crate::catalog::receiver_type(&self.r.self_type(at.0), kind)
+    }
+
+    /// Adds every type function `at` holds values of to the type table.
+    fn collect_types(&mut self, at: At) -> Result<(), Refusal> {
+        let r = self.r;
+        let f = self.f(at);
+        let recv = self.receiver_binding(at);
+        let mut tys: Vec<&Type> = f.params.iter().map(|p| &p.ty).collect();
+        tys.extend(recv.as_ref());
+        tys.push(&f.result);
+        tys.extend(f.body.paths.iter().map(|p| &p.ty));
+        for b in &f.body.blocks {
+            tys.extend(b.ops.iter().filter_map(|o| o.result.as_ref()));
+        }
+        for t in tys {
+            if let Err(m) = self.types.add(r, t) {
+                return Err(self.refuse(at, None, None, m));
+            }
+        }
+        Ok(())
     }
 
     /// The source declaration, for the comment above the C function.
@@ -234,7 +204,11 @@ pub(super) fn unit(
         });
     }
     let r = Resolved::of_checked(checked);
-    let u = Unit { r: &r, target };
+    let mut u = Unit {
+        r: &r,
+        target,
+        types: Types::default(),
+    };
     let m = r.m;
     let mut set = BTreeSet::new();
     match scope {
@@ -262,6 +236,9 @@ pub(super) fn unit(
             }
         }
     }
+    for &at in &set {
+        u.collect_types(at)?;
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -271,12 +248,13 @@ pub(super) fn unit(
         m.profile.text(),
         crate::hash::to_hex(&checked.module_content())
     );
-    let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
     let _ = writeln!(
         out,
         "#define ZLM_ALLOC(n) {}(n)\n#define ZLM_FREE(p) {}(p)\n",
         target.alloc, target.free
     );
+    let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
+    out.push_str(&u.types.emit(&r));
     for &at in &set {
         let _ = writeln!(out, "{};", u.header(at));
     }
@@ -285,32 +263,33 @@ pub(super) fn unit(
         out.push_str(&Fl::new(&u, at)?.emit()?);
         out.push('\n');
     }
-    // Host entries: type or no receiver, word parameters and result.
+    // Host entries: type or no receiver, word parameters; the wrapper
+    // renders the result.
     let mut entries = Vec::new();
     let mut table = String::new();
     for &at in &set {
         let f = u.f(at);
         if !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None)
             || !f.params.iter().all(|p| is_word(&p.ty))
+            || !(is_word(&f.result) || u.types.shape(&f.result).is_some())
         {
             continue;
         }
-        let Some(rk) = render_kind(&f.result) else {
-            continue;
-        };
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
         let i = entries.len();
         let args: Vec<String> = (0..ps.len()).map(|k| format!(", a[{k}]")).collect();
         let _ = writeln!(
             out,
-            "static int ze_{i}(zrt *z, uint64_t *r, const uint64_t *a) {{\n  (void)a;\n  return {}(z, r{});\n}}",
+            "static int ze_{i}(zrt *z, const uint64_t *a, int print) {{\n  {} r;\n  FILE *o = z->out;\n  int rc;\n  memset(&r, 0, sizeof r);\n  (void)a;\n  rc = {}(z, &r{});\n  if (rc == 0 && print) {{\n    fprintf(o, \"OK\\t%llu\\t\", (unsigned long long)(z->limit - z->left));\n    {}\n    fputs(\"\\n\", o);\n  }}\n  return rc;\n}}",
+            u.types.c(&f.result),
             u.cname(at),
-            args.concat()
+            args.concat(),
+            u.types.render_call(&f.result, "r")
         );
         let _ = writeln!(
             table,
-            "  {{{}, {}, {rk}, ze_{i}}},",
+            "  {{{}, {}, ze_{i}}},",
             cstr(&r.fn_name(at.0, at.1)),
             ps.len()
         );
@@ -323,14 +302,14 @@ pub(super) fn unit(
         .unwrap_or(0);
     let _ = write!(
         out,
-        "\ntypedef int (*zlm_entry_fn)(zrt *, uint64_t *, const uint64_t *);\n\
-         static const struct {{ const char *name; unsigned params; int render; zlm_entry_fn fn; }} zlm_entries[] = {{\n\
-         {table}  {{0, 0, 0, 0}}\n}};\n\n\
+        "\ntypedef int (*zlm_entry_fn)(zrt *, const uint64_t *, int);\n\
+         static const struct {{ const char *name; unsigned params; zlm_entry_fn fn; }} zlm_entries[] = {{\n\
+         {table}  {{0, 0, 0}}\n}};\n\n\
          /* argv: entry index, step limit, depth limit, byte limit, argument words (hex). */\n\
          int main(int argc, char **argv) {{\n\
          \x20 zrt z;\n\
          \x20 uint64_t args[{}];\n\
-         \x20 uint64_t entry, steps, depth, bytes, result = 0;\n\
+         \x20 uint64_t entry, steps, depth, bytes;\n\
          \x20 uintptr_t here;\n\
          \x20 int i, rc;\n\
          \x20 const char *repeat;\n",
@@ -339,12 +318,16 @@ pub(super) fn unit(
     for &at in &set {
         let _ = writeln!(out, "  (void){};", u.cname(at));
     }
+    for name in u.types.functions(&r) {
+        let _ = writeln!(out, "  (void){name};");
+    }
     let _ = write!(
         out,
         "  if (argc < 5 || zlm_parse_word(argv[1], &entry) || zlm_parse_word(argv[2], &steps) ||\n\
          \x20     zlm_parse_word(argv[3], &depth) || zlm_parse_word(argv[4], &bytes))\n\
          \x20   return 2;\n\
-         \x20 (void)bytes;\n\
+         \x20 z.bytes = 0;\n\
+         \x20 z.byte_limit = bytes;\n\
          \x20 if (entry >= {n} || (unsigned)(argc - 5) != zlm_entries[entry].params) return 2;\n\
          \x20 for (i = 5; i < argc; i++)\n\
          \x20   if (zlm_parse_word(argv[i], &args[i - 5])) return 2;\n\
@@ -365,27 +348,57 @@ pub(super) fn unit(
          \x20   for (k = 0; k < n; k++) {{\n\
          \x20     z.left = steps;\n\
          \x20     z.depth = 0;\n\
-         \x20     if (zlm_entries[entry].fn(&z, &result, args) != 0) break;\n\
+         \x20     if (zlm_entries[entry].fn(&z, args, 0) != 0) break;\n\
+         \x20     zlm_mem_release_all();\n\
+         \x20     z.bytes = 0;\n\
          \x20   }}\n\
          \x20   timespec_get(&t1, TIME_UTC);\n\
+         \x20   zlm_mem_release_all();\n\
          \x20   z.left = steps;\n\
          \x20   z.depth = 0;\n\
+         \x20   z.bytes = 0;\n\
          \x20   fprintf(stdout, \"TIME\\t%.0f\\n\", ((double)t1.tv_sec - (double)t0.tv_sec) * 1e9 + ((double)t1.tv_nsec - (double)t0.tv_nsec));\n\
          \x20 }}\n\
-         \x20 rc = zlm_entries[entry].fn(&z, &result, args);\n\
-         \x20 if (rc) {{\n\
-         \x20   zlm_report_fault(stdout);\n\
-         \x20 }} else {{\n\
-         \x20   fprintf(stdout, \"OK\\t%llu\\t\", (unsigned long long)(z.limit - z.left));\n\
-         \x20   zlm_render_scalar(stdout, zlm_entries[entry].render, result);\n\
-         \x20   fputs(\"\\n\", stdout);\n\
-         \x20 }}\n\
+         \x20 rc = zlm_entries[entry].fn(&z, args, 1);\n\
+         \x20 if (rc) zlm_report_fault(stdout);\n\
+         \x20 zlm_mem_release_all();\n\
          \x20 return fflush(stdout) == 0 ? 0 : 3;\n\
          }}\n",
         n = entries.len(),
         stack = u.target.stack_bytes,
     );
     Ok((out, entries))
+}
+
+/// Where an owned path's value lives: its root's storage and the members
+/// below it, with the interpreter's presence conditions.
+struct PathInfo {
+    /// The C expression of the place's binding value (a borrow root's
+    /// pointer; otherwise the value itself).
+    binding: String,
+    /// The C lvalue of the value the place denotes (through a borrow
+    /// root's pointer).
+    target: String,
+    /// The condition under which the interpreter's `deref` of the path
+    /// finds a value (root present, every field on the way present).
+    present: String,
+    /// The presence flag of the path's own slot (`None`: a word root,
+    /// which the checker keeps initialized).
+    flag: Option<String>,
+    /// Non-word value held in this frame's own storage.
+    agg: bool,
+    /// Below (or at) a root bound to a loan.
+    borrowed: bool,
+    /// An owner root in custody (the interpreter's `owner`).
+    owner: bool,
+    /// Drop-log name (`l1.right`).
+    name: String,
+}
+
+/// Operations after which a block's step accounting starts a new segment:
+/// calls (the callee spends steps) and tries (the error path leaves).
+fn ends_segment(t: u32) -> bool {
+    matches!(t, tag::CALL | tag::RESULT_TRY | tag::RESULT_TRY_RICH)
 }
 
 /// One function's lowering.
@@ -396,61 +409,36 @@ struct Fl<'a, 'u, 'm> {
     name: String,
     blocks: Vec<&'m Block>,
     path_ix: HashMap<&'m PathKey, usize>,
-    /// Path index per runtime slot (parameters in ordinal order).
+    paths: Vec<PathInfo>,
+    /// Temporary owned path of each flow op's result.
+    temps: HashMap<(u32, u32), usize>,
+    /// Path index per runtime slot (the receiver, then parameters in
+    /// ordinal order).
     slots: Vec<Option<usize>>,
+    /// Whether the frame keeps a custody list (it holds non-word paths).
+    cust: bool,
+    /// Recorded cleanup edges by derived (block, arm, try op).
+    edge_of: HashMap<(u32, u8, u32), &'m CleanupEdge>,
     labels: BTreeSet<u32>,
     careful_labels: BTreeSet<u32>,
     /// Blocks whose step cost their unique predecessor's last check prepays.
     covered: BTreeSet<u32>,
     fresh: u32,
+    /// While emitting ensures: a fault first drops the protected result.
+    in_ensures: bool,
 }
+
+const ARM_JUMP: u8 = 0;
+const ARM_TRUE: u8 = 1;
+const ARM_FALSE: u8 = 2;
+const ARM_RETURN: u8 = 3;
+const ARM_TRY: u8 = 4;
 
 impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     fn new(u: &'a Unit<'u, 'm>, at: At) -> Result<Self, Refusal> {
         let f = u.f(at);
-        let name = u.r.fn_name(at.0, at.1);
-        if !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None) {
-            return Err(u.refuse(at, None, None, "runtime receivers are not lowered yet"));
-        }
-        for p in &f.params {
-            if !is_word(&p.ty) {
-                return Err(u.refuse(
-                    at,
-                    None,
-                    None,
-                    format!("parameter type {}", type_name(u.r, &p.ty)),
-                ));
-            }
-        }
-        if !is_word(&f.result) {
-            return Err(u.refuse(
-                at,
-                None,
-                None,
-                format!("result type {}", type_name(u.r, &f.result)),
-            ));
-        }
-        for p in &f.body.paths {
-            if !p.key.fields.is_empty() || !is_word(&p.ty) {
-                return Err(u.refuse(
-                    at,
-                    None,
-                    None,
-                    format!("owned path of type {}", type_name(u.r, &p.ty)),
-                ));
-            }
-        }
-        if !f.body.loans.is_empty() {
-            return Err(u.refuse(at, None, None, "loans are not lowered yet"));
-        }
-        if let Some(e) = f.body.edges.iter().find(|e| !e.drops.is_empty()) {
-            return Err(u.refuse(
-                at,
-                Some(e.source),
-                None,
-                "cleanup recipes are not lowered yet",
-            ));
-        }
+        let r = u.r;
+        let name = r.fn_name(at.0, at.1);
         let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
         blocks.sort_by_key(|b| b.id);
         let path_ix = f
@@ -460,19 +448,176 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             .enumerate()
             .map(|(i, p)| (&p.key, i))
             .collect::<HashMap<_, _>>();
+        // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
+        // parameters) hold a pointer to the target's storage.
+        let borrow_root = |root: &Root| match root {
+            Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
+            Root::Param(p) => f
+                .params
+                .iter()
+                .find(|x| x.ordinal == *p)
+                .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
+            _ => false,
+        };
+        let mut paths = Vec::new();
+        for p in &f.body.paths {
+            let borrowed = borrow_root(&p.key.root);
+            if borrowed {
+                let target = match &p.key.root {
+                    Root::Param(o) => f.params.iter().find(|x| x.ordinal == *o).map(|x| &x.ty),
+                    _ => None,
+                };
+                if let Some(t) = target
+                    && super::types::pointee(t).is_none()
+                {
+                    return Err(u.refuse(
+                        at,
+                        None,
+                        None,
+                        format!("parameter type {}", type_name(r, t)),
+                    ));
+                }
+            }
+            let agg = !is_word(&p.ty);
+            let root = PathKey {
+                root: p.key.root.clone(),
+                fields: vec![],
+            };
+            let Some(&ri) = path_ix.get(&root) else {
+                return Err(u.refuse(at, None, None, "owned path without its root"));
+            };
+            let mut name = root_name(&p.key.root);
+            let mut lvalue = if borrowed {
+                format!("(*pl{ri})")
+            } else {
+                format!("pl{ri}")
+            };
+            let mut present = if !borrowed && (agg || !p.key.fields.is_empty()) {
+                format!("ph{ri}")
+            } else {
+                "1".to_string()
+            };
+            let mut flag = (!borrowed && agg && p.key.fields.is_empty()).then(|| format!("ph{ri}"));
+            let mut base_ty = f.body.paths[ri].ty.clone();
+            for fid in &p.key.fields {
+                let Some((_, variant, fld)) = r.field(fid) else {
+                    return Err(u.refuse(at, None, None, "owned path through an unknown field"));
+                };
+                let (m, h) = match variant {
+                    Some(vi) => {
+                        present = format!("{present} && {lvalue}.built");
+                        (
+                            format!("v{vi}_f{}", fld.ordinal),
+                            format!("v{vi}_h{}", fld.ordinal),
+                        )
+                    }
+                    None => (format!("f{}", fld.ordinal), format!("h{}", fld.ordinal)),
+                };
+                if !matches!(
+                    u.types.shape(&base_ty),
+                    Some(Shape::Record { .. } | Shape::Variants { .. })
+                ) {
+                    return Err(u.refuse(at, None, None, "owned path below a non-record"));
+                }
+                let h = format!("{lvalue}.{h}");
+                present = format!("{present} && {h}");
+                flag = Some(h);
+                lvalue = format!("{lvalue}.{m}");
+                name.push('.');
+                name.push_str(&fld.name);
+                base_ty = fld.ty.clone();
+            }
+            if matches!(p.key.root, Root::Temp(_)) && p.key.fields.is_empty() && !agg {
+                return Err(u.refuse(at, None, None, "a temporary owner of a word type"));
+            }
+            let binding = if borrowed && p.key.fields.is_empty() {
+                format!("pl{ri}")
+            } else {
+                lvalue.clone()
+            };
+            paths.push(PathInfo {
+                binding,
+                target: lvalue,
+                present,
+                flag,
+                agg: agg && !borrowed,
+                borrowed,
+                owner: p.key.fields.is_empty()
+                    && !borrowed
+                    && !r.is_copy(&p.ty)
+                    && !p.ty.is_borrow(),
+                name,
+            });
+        }
+        let mut temps = HashMap::new();
+        for (i, p) in f.body.paths.iter().enumerate() {
+            if let (Root::Temp(OpRef::Flow { block, ordinal }), true) =
+                (&p.key.root, p.key.fields.is_empty())
+            {
+                temps.insert((*block, *ordinal), i);
+            }
+        }
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
-        let slots = ps
-            .iter()
-            .map(|p| {
+        let mut roots: Vec<Root> = Vec::new();
+        if u.receiver_binding(at).is_some() {
+            roots.push(Root::Receiver);
+        }
+        roots.extend(ps.iter().map(|p| Root::Param(p.ordinal)));
+        let slots = roots
+            .into_iter()
+            .map(|root| {
                 path_ix
                     .get(&PathKey {
-                        root: Root::Param(p.ordinal),
+                        root,
                         fields: vec![],
                     })
                     .copied()
             })
             .collect();
+        // The checked edge list in dense-ID order names each terminator's
+        // and try's recorded edge (as the interpreter finds them).
+        let derived = crate::check::cfg::expected_edges_of(f)
+            .map_err(|_| u.refuse(at, None, None, "cleanup edges"))?;
+        let mut recorded: Vec<&CleanupEdge> = f.body.edges.iter().collect();
+        recorded.sort_by_key(|e| e.id);
+        let mut edge_of = HashMap::new();
+        for (id, e) in derived.iter().enumerate() {
+            let arm = match e.arm {
+                Arm::Jump => ARM_JUMP,
+                Arm::True => ARM_TRUE,
+                Arm::False => ARM_FALSE,
+                Arm::Return => ARM_RETURN,
+                Arm::Try => ARM_TRY,
+            };
+            let Some(rec) = recorded.get(id) else {
+                return Err(u.refuse(at, None, None, "cleanup edges"));
+            };
+            edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), *rec);
+        }
+        for e in &f.body.edges {
+            for d in &e.drops {
+                let ok = d.tag == tag::PLACE_DROP
+                    && matches!(d.operands.first(), Some(Operand::Place(k)) if path_ix.contains_key(k));
+                if !ok {
+                    return Err(u.refuse(
+                        at,
+                        Some(e.source),
+                        None,
+                        "cleanup recipe other than a place drop",
+                    ));
+                }
+            }
+        }
+        let cust = paths.iter().any(|p| p.agg);
+        if cust && f.body.paths.len() >= usize::from(u16::MAX) {
+            return Err(u.refuse(
+                at,
+                None,
+                None,
+                "more owned paths than the custody list holds",
+            ));
+        }
         Ok(Fl {
             u,
             at,
@@ -480,11 +625,16 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             name,
             blocks,
             path_ix,
+            paths,
+            temps,
             slots,
+            cust,
+            edge_of,
             labels: BTreeSet::new(),
             careful_labels: BTreeSet::new(),
             covered: BTreeSet::new(),
             fresh: 0,
+            in_ensures: false,
         })
     }
 
@@ -496,59 +646,172 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         format!("zn_{}", self.u.cname(self.at))
     }
 
+    /// Drops the protected result while a fault leaves the ensures.
+    fn ensures_drop(&self) -> String {
+        if !self.in_ensures {
+            return String::new();
+        }
+        let d = self.u.types.drop_call(
+            self.u.r,
+            &self.f.result,
+            &self.zn(),
+            "&(zname){0, \"result\"}",
+            "&zr",
+        );
+        if d.is_empty() { d } else { format!("{d} ") }
+    }
+
+    /// Leaves the function with the fault already raised (`zk`): unwinds
+    /// the frame's custody first.
+    fn propagate(&self) -> String {
+        if self.cust {
+            format!("{{ {}goto ZUNWIND; }}", self.ensures_drop())
+        } else {
+            format!("{{ {}z->depth--; return zk; }}", self.ensures_drop())
+        }
+    }
+
     fn fault(&self, kind: &str, b: Option<u32>, o: Option<u32>, detail: Option<&str>) -> String {
         let n = |x: Option<u32>| x.map(|v| format!("{v}L")).unwrap_or_else(|| "-1L".into());
-        format!(
-            "{{ z->left = zl; z->depth--; return zlm_raise({kind}, {}, {}, {}, {}); }}",
+        let raise = format!(
+            "zlm_raise({kind}, {}, {}, {}, {})",
             self.zn(),
             n(b),
             n(o),
             detail.map(cstr).unwrap_or_else(|| "0".into())
-        )
+        );
+        if self.cust {
+            format!("{{ {}zk = {raise}; goto ZUNWIND; }}", self.ensures_drop())
+        } else {
+            format!(
+                "{{ {}z->left = zl; z->depth--; return {raise}; }}",
+                self.ensures_drop()
+            )
+        }
     }
 
-    fn place(&self, k: &PathKey, b: u32, j: u32) -> Result<String, Refusal> {
+    fn path_of(&self, k: &PathKey, b: u32, j: u32) -> Result<usize, Refusal> {
         self.path_ix
             .get(k)
-            .map(|i| format!("pl{i}"))
+            .copied()
             .ok_or_else(|| self.refuse(b, j, "place without an owned path"))
     }
 
+    /// The type an operand has.
+    fn operand_type(&self, o: &Operand) -> Option<Type> {
+        match o {
+            Operand::Value(OpRef::Flow { block, ordinal }) => self
+                .blocks
+                .get(*block as usize)
+                .and_then(|b| b.ops.get(*ordinal as usize))
+                .and_then(|o| o.result.clone()),
+            Operand::Const(c) => Some(Type::Scalar(c.kind)),
+            Operand::Place(k) => self
+                .f
+                .body
+                .paths
+                .iter()
+                .find(|x| &x.key == k)
+                .map(|x| x.ty.clone()),
+            _ => None,
+        }
+    }
+
+    /// Reads an operand without consuming it.
     fn operand(&self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
         match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => Ok(format!("v{block}_{ordinal}")),
+            Operand::Value(OpRef::Flow { block, ordinal }) => {
+                Ok(match self.temps.get(&(*block, *ordinal)) {
+                    Some(t) => format!("pl{t}"),
+                    None => format!("v{block}_{ordinal}"),
+                })
+            }
             Operand::Const(c) => Ok(word(canon(c.kind, c.bits))),
-            Operand::Place(k) => self.place(k, b, j),
+            Operand::Place(k) => Ok(self.paths[self.path_of(k, b, j)?].binding.clone()),
             _ => Err(self.refuse(b, j, "operand form")),
         }
     }
 
+    /// Takes an operand: an owner temporary leaves custody (the statements
+    /// go before any use of the returned value).
+    fn take(&self, o: &Operand, b: u32, j: u32, pre: &mut String) -> Result<String, Refusal> {
+        if let Operand::Value(OpRef::Flow { block, ordinal }) = o
+            && let Some(&t) = self.temps.get(&(*block, *ordinal))
+        {
+            let _ = writeln!(pre, "    zlm_cust_remove(zc, &zcn, {t}u); ph{t} = 0;");
+        }
+        self.operand(o, b, j)
+    }
+
+    /// Statements bringing root `pi` into custody.
+    fn push(&self, pi: usize, b: u32, j: u32) -> String {
+        format!(
+            "    if (ZLM_UNLIKELY(zcn >= {cap}u)) {}\n    zc[zcn++] = {pi}u;\n",
+            self.fault("ZK_INTERNAL", Some(b), Some(j), None),
+            cap = self.f.body.paths.len() + 1
+        )
+    }
+
+    /// The interpreter's `drop_place`: takes the value at path `pi` (root:
+    /// out of custody) and destroys it under the path's name.
+    fn drop_place(&self, pi: usize) -> String {
+        let p = &self.paths[pi];
+        let ty = &self.f.body.paths[pi].ty;
+        let call = self.u.types.drop_call(
+            self.u.r,
+            ty,
+            &self.zn(),
+            &format!("&(zname){{0, {}}}", cstr(&p.name)),
+            &format!("&{}", p.target),
+        );
+        let mut s = String::new();
+        if p.owner || (p.agg && p.flag.as_deref() == Some(&format!("ph{pi}"))) {
+            let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {pi}u);");
+        }
+        if let Some(flag) = &p.flag {
+            let _ = writeln!(s, "    if ({}) {{ {flag} = 0; {call} }}", p.present);
+        }
+        s
+    }
+
+    /// Runs the recipes of the recorded edge of `(b, arm, try op)`.
+    fn recipes(&self, b: u32, arm: u8, try_op: u32) -> Result<String, Refusal> {
+        let Some(e) = self.edge_of.get(&(b, arm, try_op)) else {
+            return Err(self
+                .u
+                .refuse(self.at, Some(b), None, "terminator without an edge"));
+        };
+        let mut s = String::new();
+        for (ri, d) in e.drops.iter().enumerate() {
+            let Some(Operand::Place(k)) = d.operands.first() else {
+                return Err(self.refuse(b, ri as u32, "cleanup recipe operand"));
+            };
+            let pi = self.path_of(k, b, ri as u32)?;
+            if self.paths[pi].borrowed {
+                return Err(self.refuse(b, ri as u32, "a recipe drop through a loan"));
+            }
+            let _ = write!(
+                s,
+                "    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;\n{}",
+                self.fault("ZK_STEPS", Some(b), Some(ri as u32), None),
+                self.drop_place(pi)
+            );
+        }
+        Ok(s)
+    }
+
+    /// Whether any edge leaving block `b` runs a recipe.
+    fn has_recipes(&self, b: u32) -> bool {
+        self.f
+            .body
+            .edges
+            .iter()
+            .any(|e| e.source == b && !e.drops.is_empty())
+    }
+
     /// The interpreter's operand kind of a comparison: its first operand's.
     fn operand_kind(&self, op: &Op) -> ScalarKind {
-        let k = match op.operands.first() {
-            Some(Operand::Const(c)) => Some(c.kind),
-            Some(Operand::Value(OpRef::Flow { block, ordinal })) => self
-                .blocks
-                .get(*block as usize)
-                .and_then(|b| b.ops.get(*ordinal as usize))
-                .and_then(|o| match &o.result {
-                    Some(Type::Scalar(k)) => Some(*k),
-                    _ => None,
-                }),
-            Some(Operand::Place(k)) => {
-                self.f
-                    .body
-                    .paths
-                    .iter()
-                    .find(|x| &x.key == k)
-                    .and_then(|x| match x.ty {
-                        Type::Scalar(k) => Some(k),
-                        _ => None,
-                    })
-            }
-            _ => None,
-        };
-        k.unwrap_or(ScalarKind::UInt64)
+        crate::interp::operand_kind(self.f, &self.blocks, op).unwrap_or(ScalarKind::UInt64)
     }
 
     fn profile(&self) -> u32 {
@@ -591,11 +854,48 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.fault("ZK_STEPS", Some(b), Some(j), None)
             );
         }
-        let dst = format!("v{b}_{j}");
-        if let Some(t) = &op.result
-            && !is_word(t)
+        // The result's home: its temporary owner path (into custody after
+        // the operation) or its SSA variable.
+        let (dst, post) = match self.temps.get(&(b, j)) {
+            Some(&t) if op.result.is_some() => (format!("pl{t}"), {
+                let mut p = format!("    ph{t} = 1;\n");
+                p.push_str(&self.push(t, b, j));
+                p
+            }),
+            _ => (format!("v{b}_{j}"), String::new()),
+        };
+        let word_only = matches!(
+            op.tag,
+            tag::CONST
+                | tag::NEG
+                | tag::ADD
+                | tag::SUB
+                | tag::MUL
+                | tag::DIV
+                | tag::REM
+                | tag::SHIFT_LEFT
+                | tag::SHIFT_RIGHT
+                | tag::BIT_AND
+                | tag::BIT_OR
+                | tag::BIT_XOR
+                | tag::EQ
+                | tag::NE
+                | tag::LT
+                | tag::LE
+                | tag::GT
+                | tag::GE
+                | tag::NOT_BOOL
+                | tag::ASSERT_TRUE
+                | tag::ASSERT_EQ
+                | tag::JUMP_IF_FALSE
+        );
+        if word_only
+            && op
+                .operands
+                .iter()
+                .any(|o| self.operand_type(o).is_some_and(|t| !is_word(&t)))
         {
-            return Err(self.refuse(b, j, format!("result type {}", type_name(self.u.r, t))));
+            return Err(self.refuse(b, j, "a word operation on a non-word operand"));
         }
         let opd = |k: usize| -> Result<String, Refusal> {
             op.operands
@@ -603,16 +903,43 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 .ok_or_else(|| self.refuse(b, j, "missing operand"))
                 .and_then(|o| self.operand(o, b, j))
         };
+        let operand_at = |k: usize| -> Result<&'m Operand, Refusal> {
+            op.operands
+                .get(k)
+                .ok_or_else(|| self.refuse(b, j, "missing operand"))
+        };
+        let place_at = |k: usize| -> Result<usize, Refusal> {
+            match op.operands.get(k) {
+                Some(Operand::Place(key)) => self.path_of(key, b, j),
+                _ => Err(self.refuse(b, j, "place operand")),
+            }
+        };
+        let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.types.shape(t));
         let fault_here = |s: &Self, k: &str| s.fault(k, Some(b), Some(j), None);
         match op.tag {
-            tag::CONST | tag::LOAD_LOCAL => {
+            tag::CONST => {
+                let _ = writeln!(s, "    {dst} = {};", opd(0)?);
+            }
+            tag::LOAD_LOCAL => {
                 let _ = writeln!(s, "    {dst} = {};", opd(0)?);
             }
             tag::UNIT_VALUE => {
                 let _ = writeln!(s, "    {dst} = 0;");
             }
             tag::STORE_LOCAL => {
-                let _ = writeln!(s, "    {} = {};", opd(0)?, opd(1)?);
+                let pi = place_at(0)?;
+                if !self.f.body.paths[pi].key.fields.is_empty() {
+                    return Err(self.refuse(b, j, "a store into a field path"));
+                }
+                let mut pre = String::new();
+                let v = self.take(operand_at(1)?, b, j, &mut pre)?;
+                let _ = writeln!(s, "{pre}    pl{pi} = {v};");
+                if self.paths[pi].agg {
+                    let _ = writeln!(s, "    ph{pi} = 1;");
+                }
+                if self.paths[pi].owner {
+                    s.push_str(&self.push(pi, b, j));
+                }
             }
             tag::NEG
             | tag::ADD
@@ -636,8 +963,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     .ok_or_else(|| self.refuse(b, j, "arithmetic tag"))?;
                 let _ = writeln!(
                     s,
-                    "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {{ z->left = zl; z->depth--; return zlm_raise(zk, {}, {b}L, {j}L, 0); }}",
-                    self.zn()
+                    "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {}",
+                    self.fault("zk", Some(b), Some(j), None)
                 );
             }
             tag::BIT_AND | tag::BIT_OR | tag::BIT_XOR => {
@@ -689,24 +1016,453 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     fault_here(self, "ZK_ASSERT")
                 );
             }
+            tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
+                let Aux::Variant(v) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "variant without its identity"));
+                };
+                let Some(&(d, vi)) = self.u.r.variants.get(v) else {
+                    return Err(self.refuse(b, j, "variant of another module"));
+                };
+                let var = &self.u.r.m.declarations[d].variants[vi];
+                if !matches!(result_shape(self), Some(Shape::Variants { .. })) {
+                    return Err(self.refuse(b, j, "variant of a non-enum type"));
+                }
+                let mut pre = String::new();
+                let mut set = String::new();
+                if op.tag == tag::VARIANT_CONSTRUCT {
+                    if op.operands.len() != var.fields.len() {
+                        return Err(self.refuse(b, j, "variant field count"));
+                    }
+                    set.push_str(&format!("    {dst}.built = 1;\n"));
+                    for (k, o) in op.operands.iter().enumerate() {
+                        let v = self.take(o, b, j, &mut pre)?;
+                        let _ = writeln!(
+                            set,
+                            "    {dst}.v{vi}_f{k} = {v};\n    {dst}.v{vi}_h{k} = 1;"
+                        );
+                    }
+                }
+                let _ = write!(
+                    s,
+                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {}u;\n{set}",
+                    var.tag
+                );
+            }
+            tag::ENUM_IS_VARIANT => {
+                let Aux::Variant(v) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "variant without its identity"));
+                };
+                let Some(&(d, vi)) = self.u.r.variants.get(v) else {
+                    return Err(self.refuse(b, j, "variant of another module"));
+                };
+                let want = self.u.r.m.declarations[d].variants[vi].tag;
+                let o = operand_at(0)?;
+                let ty = self.operand_type(o);
+                if !matches!(
+                    ty.as_ref().and_then(|t| self.u.types.shape(t)),
+                    Some(Shape::Variants { .. })
+                ) {
+                    return Err(self.refuse(b, j, "variant test of a non-enum value"));
+                }
+                let present = match o {
+                    Operand::Place(k) => self.paths[self.path_of(k, b, j)?].present.clone(),
+                    _ => "1".into(),
+                };
+                let subject = match o {
+                    Operand::Place(k) => self.paths[self.path_of(k, b, j)?].target.clone(),
+                    o => self.operand(o, b, j)?,
+                };
+                let _ = writeln!(
+                    s,
+                    "    if (!({present})) {}\n    {dst} = (uint64_t)({subject}.tag == {want}u);",
+                    fault_here(self, "ZK_TAG")
+                );
+            }
+            tag::AGGREGATE_CONSTRUCT => {
+                let Some(Shape::Record { fields, .. }) = result_shape(self) else {
+                    return Err(self.refuse(b, j, "aggregate of a non-record type"));
+                };
+                if op.operands.len() != fields.len()
+                    || fields
+                        .iter()
+                        .enumerate()
+                        .any(|(k, f)| f.ordinal as usize != k)
+                {
+                    return Err(self.refuse(b, j, "aggregate field count"));
+                }
+                let mut pre = String::new();
+                let mut set = String::new();
+                for (k, o) in op.operands.iter().enumerate() {
+                    let v = self.take(o, b, j, &mut pre)?;
+                    let _ = writeln!(set, "    {dst}.f{k} = {v};\n    {dst}.h{k} = 1;");
+                }
+                let _ = write!(s, "{pre}{set}");
+            }
+            tag::FIELD_COPY | tag::FIELD_MOVE => {
+                let Aux::Field(fid) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "field without its identity"));
+                };
+                let Some((d, variant, fld)) = self.u.r.field(fid) else {
+                    return Err(self.refuse(b, j, "field of another module"));
+                };
+                let pi = place_at(0)?;
+                let p = &self.paths[pi];
+                let ord = fld.ordinal;
+                let (cond, member, flag) = match variant {
+                    Some(vi) => {
+                        let t = self.u.r.m.declarations[d].variants[vi].tag;
+                        (
+                            format!(
+                                "{} && {lv}.tag == {t}u && {lv}.built",
+                                p.present,
+                                lv = p.target
+                            ),
+                            format!("{}.v{vi}_f{ord}", p.target),
+                            format!("{}.v{vi}_h{ord}", p.target),
+                        )
+                    }
+                    None => (
+                        p.present.clone(),
+                        format!("{}.f{ord}", p.target),
+                        format!("{}.h{ord}", p.target),
+                    ),
+                };
+                if is_word(&self.f.body.paths[pi].ty) {
+                    return Err(self.refuse(b, j, "field of a word"));
+                }
+                let _ = writeln!(
+                    s,
+                    "    if (!({cond})) {}\n    {dst} = {member};",
+                    fault_here(self, "ZK_TAG")
+                );
+                if op.tag == tag::FIELD_MOVE {
+                    let _ = writeln!(s, "    {flag} = 0;");
+                }
+            }
+            tag::BORROW_SHARED | tag::BORROW_MUT => {
+                let o = operand_at(0)?;
+                match o {
+                    Operand::Place(k) => {
+                        let pi = self.path_of(k, b, j)?;
+                        if self.f.body.paths[pi].ty == Type::SliceByte {
+                            // The shared child of a Slice local: the same view.
+                            let _ = writeln!(s, "    {dst} = {};", self.paths[pi].binding);
+                        } else {
+                            let _ = writeln!(s, "    {dst} = &{};", self.paths[pi].target);
+                        }
+                    }
+                    o => {
+                        let _ = writeln!(s, "    {dst} = {};", self.operand(o, b, j)?);
+                    }
+                }
+            }
+            tag::BORROW_SLICE_BYTE => {
+                let o = operand_at(0)?;
+                // The viewed array: an Array<Byte> place or loan, or the
+                // private storage (ordinal zero) of a Bytes facade record.
+                let (array, present, ty) = match o {
+                    Operand::Place(k) => {
+                        let pi = self.path_of(k, b, j)?;
+                        let p = &self.paths[pi];
+                        (
+                            format!("&{}", p.target),
+                            p.present.clone(),
+                            self.f.body.paths[pi].ty.clone(),
+                        )
+                    }
+                    o => match self.operand_type(o) {
+                        Some(Type::Ref(t) | Type::Mut(t)) => {
+                            (format!("&(*{})", self.operand(o, b, j)?), "1".into(), *t)
+                        }
+                        _ => return Err(self.refuse(b, j, "slice of a non-loan value")),
+                    },
+                };
+                let array = match (&ty, self.u.types.shape(&ty)) {
+                    (Type::ArrayByte, _) => array,
+                    (_, Some(Shape::Record { fields, .. }))
+                        if fields
+                            .first()
+                            .is_some_and(|f| f.ordinal == 0 && f.ty == Type::ArrayByte) =>
+                    {
+                        format!("&({}).f0", &array[1..])
+                    }
+                    _ => return Err(self.refuse(b, j, "slice of a non-byte value")),
+                };
+                let (st, en) = (opd(1)?, opd(2)?);
+                let _ = writeln!(
+                    s,
+                    "    if (!({present})) {}\n    if ({st} > {en} || {en} > ({array})->len) {}\n    {dst}.b = {array};\n    {dst}.s = {st};\n    {dst}.e = {en};",
+                    fault_here(self, "ZK_TAG"),
+                    fault_here(self, "ZK_BOUNDS")
+                );
+            }
+            tag::INTRINSIC_CALL => {
+                let Aux::CatalogFunc(sig) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "intrinsic without its catalog function"));
+                };
+                let Some(e) = crate::catalog::by_signature(sig) else {
+                    return Err(self.refuse(b, j, "intrinsic outside the catalog"));
+                };
+                let mut pre = String::new();
+                let mut args = Vec::new();
+                let mut tys = Vec::new();
+                for o in &op.operands {
+                    args.push(self.take(o, b, j, &mut pre)?);
+                    tys.push(self.operand_type(o));
+                }
+                let arg = |k: usize| {
+                    args.get(k)
+                        .cloned()
+                        .ok_or_else(|| self.refuse(b, j, "intrinsic arity"))
+                };
+                let is_slice = |k: usize| {
+                    matches!(tys.get(k), Some(Some(Type::Ref(t))) if **t == Type::SliceByte)
+                        || matches!(tys.get(k), Some(Some(Type::SliceByte)))
+                };
+                let is_array = |k: usize| matches!(tys.get(k), Some(Some(Type::Ref(t) | Type::Mut(t))) if **t == Type::ArrayByte);
+                let view = |k: usize| -> Result<(String, String), Refusal> {
+                    let a = arg(k)?;
+                    if is_slice(k) {
+                        Ok((format!("({a}.e - {a}.s)"), format!("{a}.b->p[{a}.s + ")))
+                    } else if is_array(k) {
+                        Ok((format!("{a}->len"), format!("{a}->p[")))
+                    } else {
+                        Err(self.refuse(b, j, "byte read of a non-byte value"))
+                    }
+                };
+                let result_struct = matches!(result_shape(self), Some(Shape::Result(..)));
+                s.push_str(&pre);
+                match e.selector {
+                    1 | 9 => {
+                        let (len, _) = view(0)?;
+                        let _ = writeln!(s, "    {dst} = {len};");
+                    }
+                    2 | 10 => {
+                        let (len, at) = view(0)?;
+                        let i = arg(1)?;
+                        let _ = writeln!(
+                            s,
+                            "    if ({i} >= {len}) {}\n    {dst} = (uint64_t){at}{i}];",
+                            fault_here(self, "ZK_BOUNDS")
+                        );
+                    }
+                    3 if result_struct => {
+                        let cap = arg(1)?;
+                        let _ = writeln!(
+                            s,
+                            "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_alloc(z, {cap}, &{dst}.tag, &{dst}.ok, &{dst}.err)) != 0) {}",
+                            self.fault("zk", Some(b), Some(j), None)
+                        );
+                    }
+                    4 if result_struct && is_array(0) => {
+                        let (a, byte) = (arg(0)?, arg(2)?);
+                        let _ = writeln!(
+                            s,
+                            "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_push(z, {a}, {byte}, &{dst}.tag, &{dst}.err)) != 0) {}",
+                            self.fault("zk", Some(b), Some(j), None)
+                        );
+                    }
+                    5 if is_array(0) => {
+                        let (a, i, byte) = (arg(0)?, arg(1)?, arg(2)?);
+                        let _ = writeln!(
+                            s,
+                            "    if ({i} >= {a}->len) {}\n    {a}->p[{i}] = (unsigned char){byte};\n    {dst} = 0;",
+                            fault_here(self, "ZK_BOUNDS")
+                        );
+                    }
+                    7 if is_array(0) => {
+                        let _ = writeln!(s, "    {}->len = 0;\n    {dst} = 0;", arg(0)?);
+                    }
+                    8 => {
+                        let _ = writeln!(
+                            s,
+                            "    {dst} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
+                        );
+                    }
+                    sel => {
+                        return Err(self.refuse(
+                            b,
+                            j,
+                            format!("intrinsic selector {sel} is not lowered yet"),
+                        ));
+                    }
+                }
+            }
+            tag::BYTE_BUILDER_FINISH => {
+                let pi = place_at(0)?;
+                let Some(&t) = self.temps.get(&(b, j)) else {
+                    return Err(self.refuse(b, j, "builder finish without its result path"));
+                };
+                let (from, to) = (&self.f.body.paths[pi].ty, &self.f.body.paths[t].ty);
+                let same = match (self.u.types.shape(from), self.u.types.shape(to)) {
+                    (
+                        Some(Shape::Record { fields: a, .. }),
+                        Some(Shape::Record { fields: c, .. }),
+                    ) => {
+                        a.len() == c.len()
+                            && a.iter()
+                                .zip(c)
+                                .all(|(x, y)| x.ordinal == y.ordinal && x.ty == y.ty)
+                    }
+                    _ => false,
+                };
+                if !same || !self.paths[pi].agg || self.paths[pi].borrowed {
+                    return Err(self.refuse(b, j, "builder finish between different layouts"));
+                }
+                let Some(Shape::Record { fields, .. }) = self.u.types.shape(from) else {
+                    return Err(self.refuse(b, j, "builder finish of a non-record"));
+                };
+                // One relabel: the builder's custody position now holds the
+                // result, and its storage moves without a copy of the bytes.
+                let _ = writeln!(
+                    s,
+                    "    zcand = zlm_cust_pos(zc, zcn, {pi}u);\n    if (zcand < 0 || !ph{pi}) {}\n    zc[zcand] = {t}u;",
+                    fault_here(self, "ZK_INTERNAL")
+                );
+                for f in fields {
+                    let _ = writeln!(
+                        s,
+                        "    pl{t}.f{o} = pl{pi}.f{o};\n    pl{t}.h{o} = pl{pi}.h{o};",
+                        o = f.ordinal
+                    );
+                }
+                let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
+                return Ok(s);
+            }
+            tag::PLACE_MOVE => {
+                let pi = place_at(0)?;
+                let p = &self.paths[pi];
+                if p.borrowed {
+                    return Err(self.refuse(b, j, "a move through a loan"));
+                }
+                if p.owner || p.flag.as_deref() == Some(&format!("ph{pi}")) {
+                    let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {pi}u);");
+                }
+                let _ = writeln!(s, "    {dst} = {};", p.target);
+                if let Some(flag) = &p.flag {
+                    let _ = writeln!(s, "    {flag} = 0;");
+                }
+            }
+            tag::PLACE_DROP => {
+                let pi = place_at(0)?;
+                if self.paths[pi].borrowed {
+                    return Err(self.refuse(b, j, "a drop through a loan"));
+                }
+                s.push_str(&self.drop_place(pi));
+            }
+            tag::REPLACE_COMMIT => {
+                let pi = place_at(0)?;
+                let o = operand_at(1)?;
+                let cand = match o {
+                    Operand::Value(OpRef::Flow { block, ordinal }) => {
+                        self.temps.get(&(*block, *ordinal)).copied()
+                    }
+                    _ => None,
+                };
+                let ty = &self.f.body.paths[pi].ty;
+                if is_word(ty) {
+                    return Err(self.refuse(b, j, "replacement of a word"));
+                }
+                let ct = self.u.types.c(ty);
+                let mut pre = String::new();
+                let _ = writeln!(
+                    pre,
+                    "    zcand = {};",
+                    cand.map(|c| format!("zlm_cust_pos(zc, zcn, {c}u)"))
+                        .unwrap_or_else(|| "-1L".into())
+                );
+                let v = self.take(o, b, j, &mut pre)?;
+                let p = &self.paths[pi];
+                let call = self.u.types.drop_call(
+                    self.u.r,
+                    ty,
+                    &self.zn(),
+                    &format!("&(zname){{0, {}}}", cstr(&format!("{} (replaced)", p.name))),
+                    "&zold",
+                );
+                if self.f.body.paths[pi].key.fields.is_empty() && !p.borrowed {
+                    let _ = writeln!(
+                        s,
+                        "{pre}    {{\n      {ct} zold = pl{pi};\n      unsigned char zhad = ph{pi};\n      zlm_cust_replace(zc, &zcn, {pi}u, zcand);\n      pl{pi} = {v};\n      ph{pi} = 1;\n      if (zhad) {{ {call} }}\n    }}"
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "{pre}    if (!({})) {}\n    {{\n      {ct} zold = {lv};\n      {lv} = {v};\n      {call}\n    }}",
+                        p.present,
+                        fault_here(self, "ZK_TAG"),
+                        lv = p.target
+                    );
+                }
+            }
+            tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
+                if !matches!(result_shape(self), Some(Shape::Result(..))) {
+                    return Err(self.refuse(b, j, "carrier of a non-Result type"));
+                }
+                let mut pre = String::new();
+                let v = self.take(operand_at(0)?, b, j, &mut pre)?;
+                let (t, m) = if op.tag == tag::RESULT_OK_RICH {
+                    (0, "ok")
+                } else {
+                    (1, "err")
+                };
+                let _ = writeln!(
+                    s,
+                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
+                );
+            }
+            tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+                let o = operand_at(0)?;
+                let from = self.operand_type(o);
+                let (Some(Shape::Result(_, e1)), Some(Shape::Result(_, e2))) = (
+                    from.as_ref().and_then(|t| self.u.types.shape(t)),
+                    self.u.types.shape(&self.f.result),
+                ) else {
+                    return Err(self.refuse(b, j, "try outside Result carriers"));
+                };
+                if e1 != e2 {
+                    return Err(self.refuse(b, j, "try between different error types"));
+                }
+                let mut pre = String::new();
+                let v = self.take(o, b, j, &mut pre)?;
+                let recipes = self.recipes(b, ARM_TRY, j)?;
+                let _ = writeln!(
+                    s,
+                    "{pre}    if ({v}.tag == 0) {dst} = {v}.ok;\n    else if ({v}.tag == 1) {{\n{recipes}      memset(&zr, 0, sizeof zr);\n      zr.tag = 1;\n      zr.err = {v}.err;\n      goto ZEXIT;\n    }} else {}",
+                    fault_here(self, "ZK_TAG")
+                );
+            }
             tag::JUMP => {
                 let Some(Operand::Block(t)) = op.operands.first() else {
                     return Err(self.refuse(b, j, "jump target"));
                 };
+                let recipes = self.recipes(b, ARM_JUMP, 0)?;
                 let g = self.label(*t, careful);
-                let _ = writeln!(s, "    {g}");
+                let _ = writeln!(s, "{recipes}    {g}");
             }
             tag::JUMP_IF_FALSE => {
                 let Some(Operand::Block(t)) = op.operands.get(1) else {
                     return Err(self.refuse(b, j, "branch target"));
                 };
                 let c = opd(0)?;
+                let rt = self.recipes(b, ARM_TRUE, 0)?;
+                let rf = self.recipes(b, ARM_FALSE, 0)?;
                 let yes = self.label(b + 1, careful);
                 let no = self.label(*t, careful);
-                let _ = writeln!(s, "    if ({c} != 0) {yes}\n    {no}");
+                if rt.is_empty() {
+                    let _ = writeln!(s, "    if ({c} != 0) {yes}\n{rf}    {no}");
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "    if ({c} != 0) {{\n{rt}    {yes}\n    }}\n{rf}    {no}"
+                    );
+                }
             }
             tag::RETURN => {
-                let _ = writeln!(s, "    zr = {};\n    goto ZEXIT;", opd(0)?);
+                let mut pre = String::new();
+                let v = self.take(operand_at(0)?, b, j, &mut pre)?;
+                let recipes = self.recipes(b, ARM_RETURN, 0)?;
+                let _ = writeln!(s, "{pre}    zr = {v};\n{recipes}    goto ZEXIT;");
             }
             tag::CALL => {
                 let Aux::Func(sig) = &op.aux0 else {
@@ -715,16 +1471,18 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let Some(&callee) = self.u.r.funcs.get(sig) else {
                     return Err(self.refuse(b, j, "calls into other modules"));
                 };
+                let mut pre = String::new();
                 let mut args = Vec::new();
-                for k in 0..op.operands.len() {
-                    args.push(format!(", {}", opd(k)?));
+                for o in &op.operands {
+                    args.push(format!(", {}", self.take(o, b, j, &mut pre)?));
                 }
                 let _ = writeln!(
                     s,
-                    "    if (z->depth >= z->max_depth) {}\n    z->left = zl;\n    zk = {}(z, &{dst}{});\n    zl = z->left;\n    if (zk != 0) {{ z->depth--; return zk; }}",
+                    "    if (z->depth >= z->max_depth) {}\n{pre}    z->left = zl;\n    zk = {}(z, &{dst}{});\n    zl = z->left;\n    if (zk != 0) {}",
                     fault_here(self, "ZK_DEPTH"),
                     self.u.cname(callee),
-                    args.concat()
+                    args.concat(),
+                    self.propagate()
                 );
             }
             t => {
@@ -738,7 +1496,23 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 ));
             }
         }
+        s.push_str(&post);
         Ok(s)
+    }
+
+    /// Runtime slots before the parameters (one for a runtime receiver).
+    fn recv_slots(&self) -> usize {
+        usize::from(self.u.receiver_binding(self.at).is_some())
+    }
+
+    /// The path of a contract operand naming a receiver or parameter slot.
+    fn slot_path(&self, o: &ContractOperand) -> Option<usize> {
+        let slot = match o {
+            ContractOperand::Receiver => 0,
+            ContractOperand::Param(k) => *k as usize + self.recv_slots(),
+            _ => return None,
+        };
+        self.slots.get(slot).copied().flatten()
     }
 
     fn slot_value(&self, slot: usize) -> String {
@@ -871,19 +1645,43 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     vals[1]
                 );
             }
+            1 => {
+                // A field of a receiver or parameter (through its loan).
+                let Some((_, None, fld)) = op.reference.and_then(|fid| self.u.r.field(&fid)) else {
+                    return Err(refuse(self, "contract field copy of a variant field"));
+                };
+                let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
+                    return Err(refuse(self, "contract field copy of a computed value"));
+                };
+                let t = &self.paths[pi].target;
+                let _ = writeln!(
+                    s,
+                    "    if (!({t}.h{o})) {}\n    {v} = {t}.f{o};",
+                    self.fault("ZK_TAG", None, None, None),
+                    o = fld.ordinal
+                );
+            }
             3 if op.aux0 == 0 => {
                 let Some(&callee) = op.reference.and_then(|sig| self.u.r.funcs.get(&sig)) else {
                     return Err(refuse(self, "contract calls into other modules"));
                 };
+                let mut vals = vals;
                 if self.u.f(callee).receiver == ReceiverKind::Shared {
-                    return Err(refuse(self, "contract calls with a shared receiver"));
+                    // A synchronous shared child loan of the binding.
+                    let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
+                        return Err(refuse(self, "contract call on a computed receiver"));
+                    };
+                    if !self.paths[pi].borrowed {
+                        vals[0] = format!("&pl{pi}");
+                    }
                 }
                 let args: Vec<String> = vals.iter().map(|a| format!(", {a}")).collect();
                 let _ = writeln!(
                     s,
-                    "    z->left = zl;\n    zk = {}(z, &{v}{});\n    zl = z->left;\n    if (zk != 0) {{ z->depth--; return zk; }}",
+                    "    z->left = zl;\n    zk = {}(z, &{v}{});\n    zl = z->left;\n    if (zk != 0) {}",
                     self.u.cname(callee),
-                    args.concat()
+                    args.concat(),
+                    self.propagate()
                 );
             }
             _ => return Err(refuse(self, "contract operation is not lowered yet")),
@@ -901,7 +1699,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         Ok(match o {
             ContractOperand::Const(c) => word(canon(c.kind, c.bits)),
             ContractOperand::Receiver => self.slot_value(0),
-            ContractOperand::Param(k) => self.slot_value(*k as usize),
+            ContractOperand::Param(k) => self.slot_value(*k as usize + self.recv_slots()),
             ContractOperand::Result if result => "zr".into(),
             ContractOperand::Result => "UINT64_C(0)".into(),
             ContractOperand::Value(i) => self.cexpr(e, *i as usize, result, s)?,
@@ -934,11 +1732,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         for block in &self.blocks {
             let b = block.id;
             let Some(ps) = preds.get(&b) else { continue };
-            if b == 0 || ps.len() != 1 || block.ops.iter().any(|o| o.tag == tag::CALL) {
+            if b == 0 || ps.len() != 1 || block.ops.iter().any(|o| ends_segment(o.tag)) {
                 continue;
             }
             let Some(&p) = ps.iter().next() else { continue };
-            if p == b || self.covered.contains(&p) {
+            // Recipes on the way tick on their own: no prepayment across them.
+            if p == b || self.covered.contains(&p) || self.has_recipes(p) {
                 continue;
             }
             self.covered.insert(b);
@@ -955,7 +1754,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 if let Some(last) = segs.last_mut() {
                     last.push((j as u32, op));
                 }
-                if op.tag == tag::CALL {
+                if ends_segment(op.tag) {
                     segs.push(Vec::new());
                 }
             }
@@ -1008,28 +1807,50 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             cstr(&self.name)
         );
         let _ = writeln!(out, "{} {{", self.u.header(self.at));
-        out.push_str("  uint64_t zl, zr = 0;\n  int zk = 0;\n");
-        for (i, _) in f.body.paths.iter().enumerate() {
-            let _ = writeln!(out, "  uint64_t pl{i} = 0;");
+        let types = &self.u.types;
+        let decl = |out: &mut String, t: &Type, v: &str| {
+            if is_word(t) {
+                let _ = writeln!(out, "  uint64_t {v} = 0;");
+            } else {
+                let _ = writeln!(out, "  {} {v};\n  memset(&{v}, 0, sizeof {v});", types.c(t));
+            }
+        };
+        let mut voids = String::new();
+        out.push_str("  uint64_t zl;\n  int zk = 0;\n");
+        decl(&mut out, &f.result, "zr");
+        for (i, p) in f.body.paths.iter().enumerate() {
+            if p.key.fields.is_empty() && self.paths[i].borrowed {
+                let _ = writeln!(out, "  {} *pl{i} = 0;", types.c(&p.ty));
+                let _ = writeln!(voids, "  (void)pl{i};");
+            } else if p.key.fields.is_empty() {
+                decl(&mut out, &p.ty, &format!("pl{i}"));
+                let _ = writeln!(voids, "  (void)pl{i};");
+                if self.paths[i].agg {
+                    let _ = writeln!(out, "  unsigned char ph{i} = 0;");
+                    let _ = writeln!(voids, "  (void)ph{i};");
+                }
+            }
         }
         for b in &self.blocks {
             for (j, op) in b.ops.iter().enumerate() {
-                if op.result.is_some() {
-                    let _ = writeln!(out, "  uint64_t v{}_{j} = 0;", b.id);
+                if let Some(t) = &op.result
+                    && !self.temps.contains_key(&(b.id, j as u32))
+                {
+                    decl(&mut out, t, &format!("v{}_{j}", b.id));
+                    let _ = writeln!(voids, "  (void)v{}_{j};", b.id);
                 }
             }
+        }
+        if self.cust {
+            let _ = writeln!(
+                out,
+                "  uint16_t zc[{}] = {{0}};\n  unsigned zcn = 0;\n  long zcand = -1;",
+                f.body.paths.len() + 1
+            );
+            voids.push_str("  (void)zc;\n  (void)zcn;\n  (void)zcand;\n");
         }
         out.push_str("  (void)zk;\n  (void)zr;\n  (void)zret;\n");
-        for (i, _) in f.body.paths.iter().enumerate() {
-            let _ = writeln!(out, "  (void)pl{i};");
-        }
-        for b in &self.blocks {
-            for (j, op) in b.ops.iter().enumerate() {
-                if op.result.is_some() {
-                    let _ = writeln!(out, "  (void)v{}_{j};", b.id);
-                }
-            }
-        }
+        out.push_str(&voids);
         let _ = writeln!(
             out,
             "  if (z->depth >= z->max_depth || zlm_here() < z->floor) return zlm_raise(ZK_DEPTH, {}, -1L, -1L, 0);\n  z->depth++;\n  zl = z->left;",
@@ -1037,13 +1858,24 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         );
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
-        for (k, p) in ps.iter().enumerate() {
+        let mut args: Vec<String> = Vec::new();
+        if self.u.receiver_binding(self.at).is_some() {
+            args.push("arecv".into());
+        }
+        args.extend(ps.iter().map(|p| format!("a{}", p.ordinal)));
+        for (k, arg) in args.iter().enumerate() {
             match self.slots[k] {
                 Some(pi) => {
-                    let _ = writeln!(out, "  pl{pi} = a{};", p.ordinal);
+                    let _ = writeln!(out, "  pl{pi} = {arg};");
+                    if self.paths[pi].agg {
+                        let _ = writeln!(out, "  ph{pi} = 1;");
+                    }
+                    if self.paths[pi].owner {
+                        let _ = writeln!(out, "  zc[zcn++] = {pi}u;");
+                    }
                 }
                 None => {
-                    let _ = writeln!(out, "  (void)a{};", p.ordinal);
+                    let _ = writeln!(out, "  (void){arg};");
                 }
             }
         }
@@ -1058,6 +1890,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             );
         }
         let mut ensures = String::new();
+        self.in_ensures = true;
         for (i, e) in f.ensures.iter().enumerate() {
             let mut s = String::new();
             let root = e.ops.len().saturating_sub(1);
@@ -1068,6 +1901,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.fault("ZK_CONTRACT", None, None, Some(&format!("ensures {i}")))
             );
         }
+        self.in_ensures = false;
         for bi in 0..self.blocks.len() {
             let b = self.blocks[bi].id;
             let mark = format!("@B{b}@\n");
@@ -1088,8 +1922,36 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         out.push_str(&body);
         let _ = write!(
             out,
-            "  goto ZEXIT;\nZEXIT:;\n{ensures}  *zret = zr;\n  z->left = zl;\n  z->depth--;\n  return 0;\n}}\n"
+            "  goto ZEXIT;\nZEXIT:;\n{ensures}  *zret = zr;\n  z->left = zl;\n  z->depth--;\n  return 0;\n"
         );
+        if self.cust {
+            // Abrupt unwind: owners in reverse custody order.
+            out.push_str("ZUNWIND:\n  while (zcn > 0) {\n    zcn--;\n    switch (zc[zcn]) {\n");
+            for (pi, p) in self.paths.iter().enumerate() {
+                if !p.owner || !p.agg {
+                    continue;
+                }
+                let ty = &f.body.paths[pi].ty;
+                let call = self.u.types.drop_call(
+                    self.u.r,
+                    ty,
+                    &self.zn(),
+                    &format!(
+                        "&(zname){{0, {}}}",
+                        cstr(&root_name(&f.body.paths[pi].key.root))
+                    ),
+                    &format!("&pl{pi}"),
+                );
+                let _ = writeln!(
+                    out,
+                    "    case {pi}u: if (ph{pi}) {{ ph{pi} = 0; {call} }} break;"
+                );
+            }
+            out.push_str(
+                "    default: break;\n    }\n  }\n  z->left = zl;\n  z->depth--;\n  return zk;\n",
+            );
+        }
+        out.push_str("}\n");
         Ok(out)
     }
 }

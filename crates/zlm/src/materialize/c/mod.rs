@@ -12,6 +12,7 @@
 mod config;
 pub mod engine;
 mod lower;
+mod types;
 mod unit;
 
 use crate::check::Checked;

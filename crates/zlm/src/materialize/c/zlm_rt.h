@@ -33,6 +33,8 @@ typedef struct zrt {
   uint64_t max_depth;
   uintptr_t floor;   /* host stack address below which a call faults */
   FILE *out;
+  uint64_t bytes;      /* live byte-array capacity */
+  uint64_t byte_limit; /* the byte limit (the host allocator's budget) */
 } zrt;
 
 /* Where a fault happened (block/op: -1 when absent). */
@@ -262,6 +264,155 @@ static inline void zlm_report_fault(FILE *o) {
   fputs("\t", o);
   if (zlm_fault.op >= 0) fprintf(o, "%ld", zlm_fault.op); else fputs("-", o);
   fprintf(o, "\t%s\t%s\n", names[k], zlm_fault.detail ? zlm_fault.detail : "");
+}
+
+/* A drop-log owner name: segments from the root (`l0`, `.right`, ` (replaced)`). */
+typedef struct zname {
+  const struct zname *up;
+  const char *s;
+} zname;
+
+static inline void zlm_print_name(FILE *o, const zname *n) {
+  if (n == 0) return;
+  zlm_print_name(o, n->up);
+  fputs(n->s, o);
+}
+
+/* One destroyed non-Copy owner: `D function owner type`. */
+static inline void zlm_drop_line(zrt *z, const char *fn, const zname *nm, const char *ty) {
+  fprintf(z->out, "D\t%s\t", fn);
+  zlm_print_name(z->out, nm);
+  fprintf(z->out, "\t%s\n", ty);
+}
+
+/* Custody: a frame's owner paths in the order they came into custody, as
+ * the interpreter's `custody` list (push, remove every occurrence,
+ * re-insert a replaced owner at its candidate's position). */
+static inline long zlm_cust_pos(const uint16_t *c, unsigned n, unsigned pi) {
+  unsigned i;
+  for (i = 0; i < n; i++)
+    if (c[i] == pi) return (long)i;
+  return -1;
+}
+static inline void zlm_cust_remove(uint16_t *c, unsigned *n, unsigned pi) {
+  unsigned i, k = 0;
+  for (i = 0; i < *n; i++)
+    if (c[i] != pi) c[k++] = c[i];
+  *n = k;
+}
+/* REPLACE_COMMIT of root `pi`; `cand` is the candidate's custody position
+ * before it was taken (-1: none). The capacity holds every path once. */
+static inline void zlm_cust_replace(uint16_t *c, unsigned *n, unsigned pi, long cand) {
+  long had = zlm_cust_pos(c, *n, pi);
+  unsigned long pos;
+  unsigned i;
+  zlm_cust_remove(c, n, pi);
+  if (had < 0) return;
+  pos = cand >= 0 ? (unsigned long)(cand - (had < cand ? 1 : 0)) : (unsigned long)*n;
+  if (pos > *n) pos = *n;
+  for (i = *n; i > pos; i--) c[i] = c[i - 1];
+  c[pos] = (uint16_t)pi;
+  *n += 1;
+}
+
+/* Byte arrays. Storage comes from the target's allocation hooks
+ * (ZLM_ALLOC/ZLM_FREE, defined by the unit before this header); every block
+ * is also linked into one list so the program releases what a fault or the
+ * host's result left behind before it exits. */
+#ifndef ZLM_ALLOC
+#define ZLM_ALLOC(n) malloc(n)
+#define ZLM_FREE(p) free(p)
+#endif
+typedef struct zmem {
+  struct zmem *prev, *next;
+} zmem;
+static zmem zlm_blocks = {&zlm_blocks, &zlm_blocks};
+static inline unsigned char *zlm_mem_alloc(uint64_t n) {
+  zmem *m;
+  if (n > SIZE_MAX - sizeof(zmem) - 1) return 0;
+  m = (zmem *)ZLM_ALLOC((size_t)n + sizeof(zmem) + 1);
+  if (m == 0) return 0;
+  m->next = zlm_blocks.next;
+  m->prev = &zlm_blocks;
+  zlm_blocks.next->prev = m;
+  zlm_blocks.next = m;
+  return (unsigned char *)(m + 1);
+}
+static inline void zlm_mem_free(unsigned char *p) {
+  zmem *m;
+  if (p == 0) return;
+  m = (zmem *)(void *)p - 1;
+  m->prev->next = m->next;
+  m->next->prev = m->prev;
+  ZLM_FREE(m);
+}
+static inline void zlm_mem_release_all(void) {
+  while (zlm_blocks.next != &zlm_blocks) zlm_mem_free((unsigned char *)(zlm_blocks.next + 1));
+}
+
+/* An Array<Byte> owner: `cap` is the interpreter's Vec capacity. */
+typedef struct zbytes {
+  unsigned char *p;
+  uint64_t len, cap;
+} zbytes;
+/* A Slice<Byte> loan: the viewed array and half-open bounds. */
+typedef struct zslice {
+  const zbytes *b;
+  uint64_t s, e;
+} zslice;
+
+/* Allocator.alloc(cap): Err(cap) beyond the byte limit. */
+static inline int zlm_bytes_alloc(zrt *z, uint64_t cap, uint32_t *tag, zbytes *ok, uint64_t *err) {
+  uint64_t total = z->bytes + cap;
+  if (total < z->bytes) total = UINT64_MAX;
+  if (total > z->byte_limit) {
+    *tag = 1;
+    *err = cap;
+    return 0;
+  }
+  ok->p = zlm_mem_alloc(cap);
+  if (ok->p == 0) return ZK_INTERNAL;
+  ok->len = 0;
+  ok->cap = cap;
+  z->bytes += cap;
+  *tag = 0;
+  return 0;
+}
+/* Array.push(byte): grows as the interpreter's Vec (double, at least 8);
+ * Err(1) when it must grow with the byte limit spent. */
+static inline int zlm_bytes_push(zrt *z, zbytes *b, uint64_t byte, uint32_t *tag, uint64_t *err) {
+  if (b->len == b->cap) {
+    uint64_t nc = b->cap * 2;
+    unsigned char *p;
+    if (z->bytes >= z->byte_limit) {
+      *tag = 1;
+      *err = 1;
+      return 0;
+    }
+    if (nc < b->len + 1) nc = b->len + 1;
+    if (nc < 8) nc = 8;
+    p = zlm_mem_alloc(nc);
+    if (p == 0) return ZK_INTERNAL;
+    if (b->len) memcpy(p, b->p, (size_t)b->len);
+    zlm_mem_free(b->p);
+    b->p = p;
+    z->bytes += nc - b->cap;
+    b->cap = nc;
+  }
+  b->p[b->len++] = (unsigned char)byte;
+  *tag = 0;
+  return 0;
+}
+static inline void zlm_bytes_free(zrt *z, zbytes *b) {
+  z->bytes = z->bytes >= b->cap ? z->bytes - b->cap : 0;
+  zlm_mem_free(b->p);
+  b->p = 0;
+}
+static inline void zlm_bytes_render(FILE *o, const zbytes *b) {
+  uint64_t i;
+  fputs("bytes[", o);
+  for (i = 0; i < b->len; i++) fprintf(o, i ? ", %u" : "%u", (unsigned)b->p[i]);
+  fputs("]", o);
 }
 
 static inline int zlm_parse_word(const char *s, uint64_t *w) {

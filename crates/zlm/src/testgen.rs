@@ -1,0 +1,693 @@
+//! Seeded random valid ZLM1 modules in text form, for differential tests
+//! between engines (the interpreter, the C materializer, and any later
+//! engine). Every generated module must pass the checker; the tests that
+//! use it assert that. Generation is deterministic per seed.
+//!
+//! Covered: every numeric profile and scalar width, arithmetic, shifts,
+//! division, comparisons, Bool negation, assertions, Copy locals, loops
+//! (back-edges), diamonds (joins), calls between functions,
+//! requires/ensures clauses, and (in modules with owned values) records
+//! built and stored in owned locals, replacement of a local or a field
+//! (`(replaced)` drops), field copies and moves, explicit drops, cleanup
+//! recipes on return and try-error edges, shared loans of owners passed to
+//! shared-receiver methods (one with requires/ensures over the receiver's
+//! field and a pure call), enum variants with payloads and
+//! variant tests, `Result` carriers built, returned and unwrapped with
+//! `result_try_rich`, and byte arrays from the host allocator (pushes with
+//! growth, the byte budget, a bounds-checked read). Faults (overflow, division, shifts, assertions, step
+//! and depth limits) can occur anywhere, so unwinding with live owners is
+//! exercised too.
+
+use std::fmt::Write;
+
+/// The generator's pseudo-random source (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len())]
+    }
+}
+
+const KINDS: [&str; 9] = [
+    "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "Byte",
+];
+
+fn width(k: &str) -> u32 {
+    match k {
+        "Int8" | "UInt8" | "Byte" => 8,
+        "Int16" | "UInt16" => 16,
+        "Int32" | "UInt32" => 32,
+        _ => 64,
+    }
+}
+
+/// A constant's bits: small values, extremes and random words at the width.
+fn const_bits(rng: &mut Rng, k: &str) -> u64 {
+    let w = width(k);
+    let mask = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let v = match rng.below(6) {
+        0 => rng.below(4) as u64,
+        1 => mask,
+        2 => mask >> 1,
+        3 => (mask >> 1) + 1,
+        4 => mask - rng.below(3) as u64,
+        _ => rng.next(),
+    };
+    v & mask
+}
+
+/// One block's straight-line work: emits ops from ordinal `*j` and returns
+/// a value reference of kind `k`.
+struct Block<'a> {
+    id: u32,
+    j: u32,
+    lines: Vec<String>,
+    pool: Vec<String>,
+    k: &'a str,
+}
+
+impl Block<'_> {
+    fn push(&mut self, line: String) -> String {
+        self.lines.push(format!("      {line}"));
+        let r = format!("%{}.{}", self.id, self.j);
+        self.j += 1;
+        r
+    }
+
+    fn value(&mut self, rng: &mut Rng) -> String {
+        if self.pool.is_empty() || rng.below(4) == 0 {
+            let k = self.k;
+            let c = const_bits(rng, k);
+            let v = self.push(format!("const {k} c:{k}:{c} | - -"));
+            self.pool.push(v.clone());
+            return v;
+        }
+        rng.pick(&self.pool).clone()
+    }
+
+    /// `n` random operations; callable functions are `callees`.
+    fn work(&mut self, rng: &mut Rng, n: usize, callees: &[String]) -> String {
+        let k = self.k;
+        for _ in 0..n {
+            let choice = rng.below(20);
+            let v = match choice {
+                0..=7 => {
+                    let op = rng.pick(&[
+                        "add", "sub", "mul", "div", "rem", "bit_and", "bit_or", "bit_xor",
+                    ]);
+                    let (a, b) = (self.value(rng), self.value(rng));
+                    Some(self.push(format!("{op} {k} {a} {b} | - -")))
+                }
+                8 if k.starts_with("Int") => {
+                    let a = self.value(rng);
+                    Some(self.push(format!("neg {k} {a} | - -")))
+                }
+                9 | 10 => {
+                    let a = self.value(rng);
+                    let s = match rng.below(4) {
+                        0 => rng.next() % 70,
+                        _ => rng.next() % u64::from(width(k)),
+                    };
+                    let c = self.push(format!("const UInt64 c:UInt64:{s} | - -"));
+                    let op = if choice == 9 {
+                        "shift_left"
+                    } else {
+                        "shift_right"
+                    };
+                    Some(self.push(format!("{op} {k} {a} {c} | - -")))
+                }
+                11 | 12 => {
+                    let op = rng.pick(&["eq", "ne", "lt", "le", "gt", "ge"]);
+                    let (a, b) = (self.value(rng), self.value(rng));
+                    let c = self.push(format!("{op} Bool {a} {b} | - -"));
+                    if rng.below(6) == 0 {
+                        self.push(format!("assert_true - {c} | - -"));
+                    } else if rng.below(3) == 0 {
+                        self.push(format!("not_bool Bool {c} | - -"));
+                    }
+                    None
+                }
+                13 if !callees.is_empty() => {
+                    let f = rng.pick(callees).clone();
+                    let (a, b) = (self.value(rng), self.value(rng));
+                    Some(self.push(format!("call {k} {a} {b} | func:Main.{f} effects:[]")))
+                }
+                _ => None,
+            };
+            if let Some(v) = v {
+                self.pool.push(v);
+            }
+        }
+        self.value(rng)
+    }
+}
+
+fn block<'a>(id: u32, k: &'a str) -> Block<'a> {
+    Block {
+        id,
+        j: 0,
+        lines: vec![format!("    block {id}")],
+        pool: Vec::new(),
+        k,
+    }
+}
+
+fn contract(rng: &mut Rng, k: &str, subject: &str) -> String {
+    let op = rng.pick(&["ge", "lt", "ne", "le", "gt"]);
+    let c = const_bits(rng, k);
+    format!("      cop {op} Bool {subject} c:{k}:{c} | 0 0 -\n")
+}
+
+/// One function `f{i}(a: K, b: K) -> K` of the scalar shapes (straight
+/// line, diamond, loop), calling only `callees`.
+fn function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
+    let callees = callees.to_vec();
+    let shape = rng.below(3);
+    let mut s = format!(
+        "  func message type f{i} public -> {k} effects []\n    param 0 a {k}\n    param 1 b {k}\n"
+    );
+    match shape {
+        1 => s.push_str(&format!("    local 0 r {k}\n")),
+        2 => s.push_str(&format!("    local 0 i {k}\n    local 1 acc {k}\n")),
+        _ => {}
+    }
+    // Contract literals exclude Byte (the checker's rule).
+    let contracts = k != "Byte";
+    if contracts && rng.below(3) == 0 {
+        s.push_str("    requires\n");
+        s.push_str(&contract(rng, k, "p0"));
+    }
+    if contracts && rng.below(3) == 0 {
+        s.push_str("    ensures\n");
+        s.push_str(&contract(rng, k, "result"));
+    }
+    s.push_str(&format!("    path p0 {k}\n    path p1 {k}\n"));
+    match shape {
+        1 => s.push_str(&format!("    path l0 {k}\n")),
+        2 => s.push_str(&format!("    path l0 {k}\n    path l1 {k}\n")),
+        _ => {}
+    }
+    let load = |b: &mut Block<'_>, place: &str| {
+        let v = b.push(format!("load_local {k} ${place} | path:{place} -"));
+        b.pool.push(v);
+    };
+    let mut blocks = Vec::new();
+    let mut edges: Vec<String> = Vec::new();
+    match shape {
+        0 => {
+            let mut b = block(0, k);
+            load(&mut b, "p0");
+            load(&mut b, "p1");
+            let n = 2 + rng.below(8);
+            let v = b.work(rng, n, &callees);
+            b.push(format!("return - {v} | - -"));
+            blocks.push(b);
+            edges.extend(["edge 0 return 0 exit".to_string()]);
+        }
+        1 => {
+            // Diamond: 0 -> 1 (true) -> 2 (join), 0 -> 3 (false) -> 2.
+            let mut b0 = block(0, k);
+            load(&mut b0, "p0");
+            load(&mut b0, "p1");
+            let x = {
+                let n = rng.below(4);
+                b0.work(rng, n, &callees)
+            };
+            let y = b0.value(rng);
+            let op = rng.pick(&["lt", "le", "eq", "ne", "gt", "ge"]);
+            let c = b0.push(format!("{op} Bool {x} {y} | - -"));
+            b0.push(format!("jump_if_false - {c} ^3 | block:3 -"));
+            let mut arms = Vec::new();
+            for id in [1, 3] {
+                let mut b = block(id, k);
+                load(&mut b, "p0");
+                load(&mut b, "p1");
+                let v = {
+                    let n = 1 + rng.below(4);
+                    b.work(rng, n, &callees)
+                };
+                b.push(format!("store_local - $l0 {v} | path:l0 -"));
+                b.push("jump - ^2 | block:2 -".to_string());
+                arms.push(b);
+            }
+            let mut b2 = block(2, k);
+            load(&mut b2, "l0");
+            let v = {
+                let n = rng.below(3);
+                b2.work(rng, n, &callees)
+            };
+            b2.push(format!("return - {v} | - -"));
+            let b3 = arms.pop();
+            blocks.push(b0);
+            blocks.extend(arms);
+            blocks.push(b2);
+            blocks.extend(b3);
+            edges.extend([
+                "edge 0 branch 0 1".to_string(),
+                "edge 1 branch 0 3".to_string(),
+                "edge 2 fallthrough 1 2".to_string(),
+                "edge 3 return 2 exit".to_string(),
+                "edge 4 fallthrough 3 2".to_string(),
+            ]);
+        }
+        _ => {
+            // Counting loop: i from 0 while i < a; acc updated by random work.
+            let mut b0 = block(0, k);
+            let z = b0.push(format!("const {k} c:{k}:0 | - -"));
+            b0.push(format!("store_local - $l0 {z} | path:l0 -"));
+            let init = b0.value(rng);
+            b0.push(format!("store_local - $l1 {init} | path:l1 -"));
+            b0.push("jump - ^1 | block:1 -".to_string());
+            let mut b1 = block(1, k);
+            let i = b1.push(format!("load_local {k} $l0 | path:l0 -"));
+            let n = b1.push(format!("load_local {k} $p0 | path:p0 -"));
+            let c = b1.push(format!("lt Bool {i} {n} | - -"));
+            b1.push(format!("jump_if_false - {c} ^3 | block:3 -"));
+            let mut b2 = block(2, k);
+            load(&mut b2, "l1");
+            let i2 = b2.push(format!("load_local {k} $l0 | path:l0 -"));
+            b2.pool.push(i2.clone());
+            load(&mut b2, "p1");
+            let v = {
+                let n = 1 + rng.below(5);
+                b2.work(rng, n, &callees)
+            };
+            b2.push(format!("store_local - $l1 {v} | path:l1 -"));
+            let one = b2.push(format!("const {k} c:{k}:1 | - -"));
+            let i3 = b2.push(format!("add {k} {i2} {one} | - -"));
+            b2.push(format!("store_local - $l0 {i3} | path:l0 -"));
+            b2.push("jump - ^1 | block:1 -".to_string());
+            let mut b3 = block(3, k);
+            load(&mut b3, "l1");
+            let v = {
+                let n = rng.below(3);
+                b3.work(rng, n, &callees)
+            };
+            b3.push(format!("return - {v} | - -"));
+            blocks.extend([b0, b1, b2, b3]);
+            edges.extend([
+                "edge 0 fallthrough 0 1".to_string(),
+                "edge 1 branch 1 2".to_string(),
+                "edge 2 branch 1 3".to_string(),
+                "edge 3 backedge 2 1".to_string(),
+                "edge 4 return 3 exit".to_string(),
+            ]);
+        }
+    }
+    for b in blocks {
+        for l in b.lines {
+            s.push_str(&l);
+            s.push('\n');
+        }
+    }
+    for e in edges {
+        let _ = writeln!(s, "    {e}");
+    }
+    s
+}
+
+/// `Box`, `Pair` and `Shape` over kind `k`, and `Box.mk(a, b)`:
+/// `Ok(Box { v: a })` when `a < b`, else `Err(b)`.
+fn owned_decls(k: &str) -> String {
+    // A shared-receiver check with contracts over the receiver's field and
+    // a pure call (contract literals exclude Byte; these have none, but
+    // the ordering comparisons are kept to the ordered kinds).
+    let at_least = if k == "Byte" {
+        String::new()
+    } else {
+        format!(
+            "
+  func message shared at_least public -> Bool effects []
+    param 0 limit {k}
+    requires
+      cop field_copy {k} recv | 0 0 field:Box.v
+      cop ge Bool v0 p0 | 0 0 -
+    ensures
+      cop pure_call {k} recv | 0 0 func:Box.get
+      cop ge Bool v0 p0 | 0 0 -
+      cop eq Bool result v1 | 0 0 -
+    path recv @Box
+    path p0 {k}
+    loan 0 shared recv - Ref<@Box> - -
+    block 0
+      field_copy {k} $recv | field:Box.v -
+      load_local {k} $p0 | path:p0 -
+      ge Bool %0.0 %0.1 | - -
+      return - %0.2 | - -
+    edge 0 return 0 exit
+"
+        )
+    };
+    format!(
+        "decl value Box public
+  field 0 v public let {k}
+
+  func message type mk public -> Result<@Box,{k}> effects []
+    param 0 a {k}
+    param 1 b {k}
+    path p0 {k}
+    path p1 {k}
+    path t%1.1 @Box
+    path t%1.2 Result<@Box,{k}>
+    path t%2.1 Result<@Box,{k}>
+    block 0
+      load_local {k} $p0 | path:p0 -
+      load_local {k} $p1 | path:p1 -
+      lt Bool %0.0 %0.1 | - -
+      jump_if_false - %0.2 ^2 | block:2 -
+    block 1
+      load_local {k} $p0 | path:p0 -
+      aggregate_construct @Box %1.0 | decl:@Box lit:1
+      result_ok_rich Result<@Box,{k}> %1.1 | type:Result<@Box,{k}> lit:0
+      return - %1.2 | - -
+    block 2
+      load_local {k} $p1 | path:p1 -
+      result_err_rich Result<@Box,{k}> %2.0 | type:Result<@Box,{k}> lit:1
+      return - %2.1 | - -
+    edge 0 branch 0 1
+    edge 1 branch 0 2
+    edge 2 return 1 exit
+    edge 3 return 2 exit
+
+  func message shared get public -> {k} effects []
+    path recv @Box
+    loan 0 shared recv - Ref<@Box> - -
+    block 0
+      field_copy {k} $recv | field:Box.v -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+{at_least}
+decl value Pair public
+  field 0 left public var @Box
+  field 1 right public var @Box
+
+decl enum Shape public
+  variant 0 Empty
+  variant 1 Circle
+    pfield 0 radius {k}
+
+"
+    )
+}
+
+/// One function over owned values, in one block: records built from
+/// random work and stored in owned locals, a replacement (of the local, or
+/// of a pair's field), a field move and drop, a variant test, field
+/// copies feeding more work. `try_shape`: the function returns
+/// `Result<K, K>` and unwraps a `Box.mk` result with a try (its error edge
+/// drops the live owner); otherwise it returns `K` and is callable.
+fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shape: bool) -> String {
+    let mut b = block(0, k);
+    let mut locals: Vec<(&str, String)> = Vec::new();
+    let mut fields: Vec<String> = Vec::new();
+    let mut temps: Vec<(String, String)> = Vec::new();
+    let mut drops: Vec<String> = Vec::new();
+    let temp = |r: &str| format!("t{r}");
+    let load = |b: &mut Block<'_>, place: &str| {
+        let v = b.push(format!("load_local {k} ${place} | path:{place} -"));
+        b.pool.push(v);
+    };
+    load(&mut b, "p0");
+    load(&mut b, "p1");
+    let n = rng.below(4);
+    let v1 = b.work(rng, n, callees);
+    let t1 = b.push(format!("aggregate_construct @Box {v1} | decl:@Box lit:1"));
+    temps.push((temp(&t1), "@Box".into()));
+    b.push(format!("store_local - $l0 {t1} | path:l0 -"));
+    locals.push(("keep", "@Box".into()));
+    drops.push("l0".into());
+    let n = rng.below(4);
+    let v2 = b.work(rng, n, callees);
+    let t2 = b.push(format!("aggregate_construct @Box {v2} | decl:@Box lit:1"));
+    temps.push((temp(&t2), "@Box".into()));
+    let mut second: Option<&str> = None;
+    match rng.below(3) {
+        0 => {
+            b.push(format!("replace_commit - $l0 {t2} | path:l0 -"));
+        }
+        1 => {
+            b.push(format!("store_local - $l1 {t2} | path:l1 -"));
+            locals.push(("other", "@Box".into()));
+            second = Some("l1");
+        }
+        _ => {
+            let n = rng.below(3);
+            let v3 = b.work(rng, n, callees);
+            let t3 = b.push(format!("aggregate_construct @Box {v3} | decl:@Box lit:1"));
+            temps.push((temp(&t3), "@Box".into()));
+            let tp = b.push(format!(
+                "aggregate_construct @Pair {t2} {t3} | decl:@Pair lit:2"
+            ));
+            temps.push((temp(&tp), "@Pair".into()));
+            b.push(format!("store_local - $l1 {tp} | path:l1 -"));
+            locals.push(("pair", "@Pair".into()));
+            second = Some("l1");
+            if rng.below(2) == 0 {
+                let v4 = b.value(rng);
+                let t4 = b.push(format!("aggregate_construct @Box {v4} | decl:@Box lit:1"));
+                temps.push((temp(&t4), "@Box".into()));
+                b.push(format!(
+                    "replace_commit - $l1/Pair.right {t4} | path:l1/Pair.right -"
+                ));
+                fields.push("l1/Pair.right @Box".into());
+            }
+            if rng.below(2) == 0 {
+                let m = b.push("field_move @Box $l1 | field:Pair.left -".to_string());
+                temps.push((temp(&m), "@Box".into()));
+                fields.push("l1/Pair.left @Box".into());
+                b.push(format!("place_drop - ${} | path:{} -", temp(&m), temp(&m)));
+            }
+        }
+    }
+    if let Some(l) = second {
+        drops.insert(0, l.into());
+    }
+    let c = b.push(format!("field_copy {k} $l0 | field:Box.v -"));
+    b.pool.push(c);
+    // Shared loans of the owner into calls with a shared receiver.
+    let mut loans = Vec::new();
+    if rng.below(2) == 0 {
+        let l = b.push(format!(
+            "borrow_shared Ref<@Box> $l0 | loan:{} -",
+            loans.len()
+        ));
+        let g = b.push(format!("call {k} {l} | func:Box.get effects:[]"));
+        loans.push(format!("shared l0 - Ref<@Box> {l} {g}"));
+        b.pool.push(g);
+    }
+    if k != "Byte" && rng.below(2) == 0 {
+        let l = b.push(format!(
+            "borrow_shared Ref<@Box> $l0 | loan:{} -",
+            loans.len()
+        ));
+        let v = b.value(rng);
+        let g = b.push(format!("call Bool {l} {v} | func:Box.at_least effects:[]"));
+        loans.push(format!("shared l0 - Ref<@Box> {l} {g}"));
+        if rng.below(3) == 0 {
+            b.push(format!("assert_true - {g} | - -"));
+        }
+    }
+    // A Copy enum in a local, and a test of its variant.
+    let s = if rng.below(2) == 0 {
+        let v = b.value(rng);
+        b.push(format!(
+            "variant_construct @Shape {v} | variant:Shape.Circle lit:1"
+        ))
+    } else {
+        b.push("enum_const @Shape | variant:Shape.Empty -".to_string())
+    };
+    let shape_local = locals.len();
+    b.push(format!(
+        "store_local - $l{shape_local} {s} | path:l{shape_local} -"
+    ));
+    locals.push(("shape", "@Shape".into()));
+    let is = b.push(format!(
+        "enum_is_variant Bool $l{shape_local} | variant:Shape.Circle -"
+    ));
+    if rng.below(4) == 0 {
+        b.push(format!("assert_true - {is} | - -"));
+    }
+    let mut try_drops = Vec::new();
+    if try_shape {
+        // keep (l0 …) stays live across the try; its error edge drops it.
+        try_drops = drops.clone();
+        let a = b.value(rng);
+        let bv = b.value(rng);
+        let r = b.push(format!(
+            "call Result<@Box,{k}> {a} {bv} | func:Box.mk effects:[]"
+        ));
+        temps.push((temp(&r), format!("Result<@Box,{k}>")));
+        let got = b.push(format!(
+            "result_try_rich @Box {r} | type:Result<{k},{k}> edge:0"
+        ));
+        temps.push((temp(&got), "@Box".into()));
+        let gl = locals.len();
+        b.push(format!("store_local - $l{gl} {got} | path:l{gl} -"));
+        locals.push(("got", "@Box".into()));
+        drops.insert(0, format!("l{gl}"));
+        let c = b.push(format!("field_copy {k} $l{gl} | field:Box.v -"));
+        b.pool.push(c);
+    }
+    let n = 1 + rng.below(4);
+    let v = b.work(rng, n, callees);
+    let result = if try_shape {
+        let r = b.push(format!(
+            "result_ok_rich Result<{k},{k}> {v} | type:Result<{k},{k}> lit:0"
+        ));
+        b.push(format!("return - {r} | - -"));
+        format!("Result<{k},{k}>")
+    } else {
+        b.push(format!("return - {v} | - -"));
+        k.to_string()
+    };
+    let mut s = format!(
+        "  func message type f{i} public -> {result} effects []\n    param 0 a {k}\n    param 1 b {k}\n"
+    );
+    for (n, (name, ty)) in locals.iter().enumerate() {
+        let _ = writeln!(s, "    local {n} {name} {ty}");
+    }
+    s.push_str(&format!("    path p0 {k}\n    path p1 {k}\n"));
+    for (n, (_, ty)) in locals.iter().enumerate() {
+        let _ = writeln!(s, "    path l{n} {ty}");
+    }
+    for f in &fields {
+        let _ = writeln!(s, "    path {f}");
+    }
+    for (t, ty) in &temps {
+        let _ = writeln!(s, "    path {t} {ty}");
+    }
+    for (n, l) in loans.iter().enumerate() {
+        let _ = writeln!(s, "    loan {n} {l}");
+    }
+    for l in b.lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    let recipe = |s: &mut String, ds: &[String]| {
+        for d in ds {
+            let _ = writeln!(s, "      place_drop - ${d} | path:{d} -");
+        }
+    };
+    if try_shape {
+        s.push_str("    edge 0 try-error 0 exit\n");
+        recipe(&mut s, &try_drops);
+        s.push_str("    edge 1 return 0 exit\n");
+    } else {
+        s.push_str("    edge 0 return 0 exit\n");
+    }
+    recipe(&mut s, &drops);
+    s
+}
+
+/// One byte-array function: allocate `cap` bytes from the host allocator,
+/// push one to ten bytes (growth and the byte budget), read the byte at
+/// `at` (a bounds fault unwinds the owner). Try edges drop the array.
+fn bytes_function(rng: &mut Rng, i: usize) -> String {
+    let n = 1 + rng.below(10) as u32;
+    let mut body = String::new();
+    let mut loans = String::from("    loan 0 shared p0 - Ref<Allocator<BytesError>> - -\n");
+    let mut edges = String::from("    edge 0 try-error 0 exit\n");
+    for k in 0..n {
+        let base = 4 + 4 * k;
+        let byte = rng.below(256);
+        let _ = write!(
+            body,
+            "      borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -\n      const Byte c:Byte:{byte} | - -\n      intrinsic_call Result<Unit,UInt64> %0.{base} $p0 %0.{b1} | cfunc:4 effects:[alloc]\n      result_try_rich Unit %0.{b2} | type:Result<Byte,UInt64> edge:{l}\n",
+            l = k + 1,
+            b1 = base + 1,
+            b2 = base + 2
+        );
+        let _ = writeln!(
+            loans,
+            "    loan {} exclusive l0 - Mut<Array<Byte>> %0.{base} %0.{}",
+            k + 1,
+            base + 2
+        );
+        let _ = write!(
+            edges,
+            "    edge {} try-error 0 exit\n      place_drop - $l0 | path:l0 -\n",
+            k + 1
+        );
+    }
+    let last = 4 + 4 * n;
+    let _ = writeln!(
+        loans,
+        "    loan {} shared l0 - Ref<Array<Byte>> %0.{last} %0.{}",
+        n + 1,
+        last + 2
+    );
+    let _ = write!(
+        edges,
+        "    edge {} return 0 exit\n      place_drop - $l0 | path:l0 -\n",
+        n + 1
+    );
+    format!(
+        "  func message type f{i} public -> Result<Byte,UInt64> effects [alloc]
+    param 0 alloc Ref<Allocator<BytesError>>
+    param 1 cap UInt64
+    param 2 at UInt64
+    local 0 buf Array<Byte>
+    path p0 Allocator<BytesError>
+    path p1 UInt64
+    path p2 UInt64
+    path l0 Array<Byte>
+    path t%0.1 Result<Array<Byte>,UInt64>
+    path t%0.2 Array<Byte>
+{loans}    block 0
+      load_local UInt64 $p1 | path:p1 -
+      intrinsic_call Result<Array<Byte>,UInt64> $p0 %0.0 | cfunc:3 effects:[alloc]
+      result_try_rich Array<Byte> %0.1 | type:Result<Byte,UInt64> edge:0
+      store_local - $l0 %0.2 | path:l0 -
+{body}      borrow_shared Ref<Array<Byte>> $l0 | loan:{l} -
+      load_local UInt64 $p2 | path:p2 -
+      intrinsic_call Byte %0.{last} %0.{l1} | cfunc:2 effects:[]
+      result_ok_rich Result<Byte,UInt64> %0.{l2} | type:Result<Byte,UInt64> lit:0
+      return - %0.{l3} | - -
+{edges}",
+        l = n + 1,
+        l1 = last + 1,
+        l2 = last + 2,
+        l3 = last + 3
+    )
+}
+
+/// A random valid module for `seed`.
+pub fn module_text(seed: u64) -> String {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let profile = rng.pick(&["exact", "modular", "approximate"]);
+    let k = *rng.pick(&KINDS);
+    let owned = rng.below(2) == 0;
+    let mut s =
+        format!("zlm 1.9 package gen module gen.m{seed} profile {profile} mode checked\n\n");
+    if owned {
+        s.push_str(&owned_decls(k));
+    }
+    s.push_str("decl value Main public\n");
+    let n = 1 + rng.below(3);
+    let mut callees = Vec::new();
+    for i in 0..n {
+        let shape = if owned { rng.below(6) } else { 0 };
+        match shape {
+            3 => s.push_str(&owned_function(&mut rng, i, k, &callees, false)),
+            4 => s.push_str(&owned_function(&mut rng, i, k, &callees, true)),
+            5 => s.push_str(&bytes_function(&mut rng, i)),
+            _ => s.push_str(&function(&mut rng, i, k, &callees)),
+        }
+        if shape < 4 {
+            callees.push(format!("f{i}"));
+        }
+        s.push('\n');
+    }
+    s
+}
