@@ -6,8 +6,10 @@
 //! fresh profile directory. The session then loads pages
 //! ([`Browser::goto`]), runs JavaScript ([`Browser::execute`],
 //! [`Browser::execute_async`], [`Browser::wait_for`]), reads a canvas's
-//! pixels ([`Browser::canvas_pixels`]) and takes PNG screenshots
-//! ([`Browser::screenshot_png`]).
+//! pixels ([`Browser::canvas_pixels`]), takes PNG screenshots
+//! ([`Browser::screenshot_png`]) and acts on elements the way a user does,
+//! through WebDriver's element commands ([`Browser::click`],
+//! [`Browser::clear`], [`Browser::type_text`], [`Browser::text`]).
 //!
 //! [`Browser::quit`] (or dropping the value) ends the session, stops the
 //! driver's whole process group (so no Chromium process outlives it) and
@@ -53,6 +55,15 @@ pub enum BrowserError {
     /// A script threw, or returned a value of an unexpected shape.
     #[error("[browser-script] {0}")]
     Script(String),
+    /// An element command failed: no element matches the CSS selector, or
+    /// the element cannot take the action (hidden, disabled, detached).
+    #[error("[browser-element] `{selector}`: {message}")]
+    Element {
+        /// The CSS selector the command was given.
+        selector: String,
+        /// What the driver answered.
+        message: String,
+    },
     /// A wait ran out of time.
     #[error("[browser-timeout] {0}")]
     Timeout(String),
@@ -70,6 +81,7 @@ impl BrowserError {
             BrowserError::Session(_) => "browser-session",
             BrowserError::Command(_) => "browser-command",
             BrowserError::Script(_) => "browser-script",
+            BrowserError::Element { .. } => "browser-element",
             BrowserError::Timeout(_) => "browser-timeout",
             BrowserError::Io(_) => "browser-io",
         }
@@ -254,6 +266,33 @@ fn command_error(e: fantoccini::error::CmdError) -> BrowserError {
             }
         }
         other => BrowserError::Command(other.to_string()),
+    }
+}
+
+/// Maps a failed element command: the element-shaped WebDriver errors
+/// become [`BrowserError::Element`] naming `selector`, the rest as
+/// [`command_error`].
+fn element_error(selector: &str, e: fantoccini::error::CmdError) -> BrowserError {
+    use fantoccini::error::ErrorStatus as S;
+    match &e {
+        fantoccini::error::CmdError::Standard(w)
+            if matches!(
+                w.error,
+                S::NoSuchElement
+                    | S::ElementNotInteractable
+                    | S::ElementNotSelectable
+                    | S::ElementClickIntercepted
+                    | S::InvalidElementState
+                    | S::InvalidSelector
+                    | S::StaleElementReference
+            ) =>
+        {
+            BrowserError::Element {
+                selector: selector.to_string(),
+                message: format!("{}: {}", w.error, w.message),
+            }
+        }
+        _ => command_error(e),
     }
 }
 
@@ -457,6 +496,53 @@ return {width: c.width, height: c.height, rgba: btoa(s)};"#,
         pixels_from_json(&v)
     }
 
+    /// Runs `action` on the first element matching the CSS `selector`
+    /// (WebDriver "Find Element", then the element command; no implicit
+    /// wait, so the element must exist already).
+    fn on_element<T, F, Fut>(&self, selector: &str, action: F) -> Result<T, BrowserError>
+    where
+        F: FnOnce(fantoccini::elements::Element) -> Fut,
+        Fut: std::future::Future<Output = Result<T, fantoccini::error::CmdError>>,
+    {
+        let client = self
+            .client
+            .clone()
+            .ok_or_else(|| BrowserError::Command("the session has ended".into()))?;
+        self.runtime
+            .block_on(async {
+                let element = client.find(fantoccini::Locator::Css(selector)).await?;
+                action(element).await
+            })
+            .map_err(|e| element_error(selector, e))
+    }
+
+    /// Clicks the element matching the CSS `selector` (WebDriver "Element
+    /// Click": scrolled into view, clicked at its centre).
+    pub fn click(&self, selector: &str) -> Result<(), BrowserError> {
+        self.on_element(selector, |e| async move { e.click().await })
+    }
+
+    /// Empties the editable element (input, textarea, contenteditable)
+    /// matching the CSS `selector` (WebDriver "Element Clear").
+    pub fn clear(&self, selector: &str) -> Result<(), BrowserError> {
+        self.on_element(selector, |e| async move { e.clear().await })
+    }
+
+    /// Types `text` into the element matching the CSS `selector` as key
+    /// presses (WebDriver "Element Send Keys"): it gets the focus and the
+    /// text is added at the caret, after what the field already holds.
+    pub fn type_text(&self, selector: &str, text: &str) -> Result<(), BrowserError> {
+        let text = text.to_string();
+        self.on_element(selector, |e| async move { e.send_keys(&text).await })
+    }
+
+    /// The rendered text of the element matching the CSS `selector`
+    /// (WebDriver "Get Element Text": what a user sees, so hidden parts are
+    /// left out, unlike `textContent`).
+    pub fn text(&self, selector: &str) -> Result<String, BrowserError> {
+        self.on_element(selector, |e| async move { e.text().await })
+    }
+
     /// A PNG screenshot of the viewport.
     pub fn screenshot_png(&self) -> Result<Vec<u8>, BrowserError> {
         self.with_client(|c| async move { c.screenshot().await })
@@ -606,6 +692,26 @@ mod tests {
         assert_eq!(e.code(), "browser-driver", "{e}");
         assert!(e.is_unavailable());
         assert!(e.to_string().contains("exited"), "{e}");
+    }
+
+    #[test]
+    fn element_failures_name_the_selector() {
+        use fantoccini::error::{CmdError, ErrorStatus, WebDriver};
+        let missing = element_error(
+            "#nope",
+            CmdError::Standard(WebDriver::new(
+                ErrorStatus::NoSuchElement,
+                "no such element",
+            )),
+        );
+        assert_eq!(missing.code(), "browser-element");
+        assert!(!missing.is_unavailable());
+        assert!(missing.to_string().contains("`#nope`"), "{missing}");
+        let thrown = element_error(
+            "#x",
+            CmdError::Standard(WebDriver::new(ErrorStatus::JavascriptError, "boom")),
+        );
+        assert_eq!(thrown.code(), "browser-script");
     }
 
     #[test]

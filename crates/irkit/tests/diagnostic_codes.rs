@@ -3,8 +3,8 @@
 //!
 //! Codes are collected from the sources: every string literal under `crates/*/src` (outside
 //! `#[cfg(test)]` items and test files, macro arguments included) that is spelled like a code
-//! (`TCC-X000`, `VPL-…`, `ZLM-…`, `RVN0000`, `C0-…-000`, `naga-…`). The GLSL target codes are
-//! plain words, so they are collected through their enum instead.
+//! (`TCC-X000`, `VPL-…`, `ZLM-…`, `RVN0000`, `C0-…-000`, `naga-…`, `browser-…`). The GLSL
+//! target codes are plain words, so they are collected through their enum instead.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -41,7 +41,10 @@ fn is_code(s: &str) -> bool {
             .rsplit_once('-')
             .is_some_and(|(area, n)| upper_word(area) && digits(n, 3));
     }
-    if let Some(rest) = s.strip_prefix("naga-") {
+    if let Some(rest) = s
+        .strip_prefix("naga-")
+        .or_else(|| s.strip_prefix("browser-"))
+    {
         return !rest.is_empty() && rest.chars().all(|c| c.is_ascii_lowercase() || c == '-');
     }
     false
@@ -223,6 +226,7 @@ fn the_code_shape_matcher() {
         "RVN3010",
         "C0-EXEC-002",
         "naga-unsupported-type",
+        "browser-element",
     ] {
         assert!(is_code(yes), "{yes}");
     }
@@ -235,6 +239,8 @@ fn the_code_shape_matcher() {
         "VPL-v",
         "C0-EXEC",
         "naga",
+        "browser-",
+        "irkit-browser-",
         "ts.subset.v1",
     ] {
         assert!(!is_code(no), "{no}");

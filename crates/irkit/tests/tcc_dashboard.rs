@@ -9,19 +9,21 @@
 //! page. The screenshot of the finished execution must not be blank; with
 //! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`.
 //!
-//! Skips only when Chromium cannot start and `IRKIT_REQUIRE_BROWSER` is
-//! unset (CI sets it), and the PostgreSQL half when PostgreSQL is not
+//! The browser is the `browser` crate's (chromedriver and Chromium from
+//! `IRKIT_CHROMEDRIVER` / `IRKIT_CHROMIUM`, else `PATH`); the form is
+//! filled and submitted through WebDriver's element commands.
+//!
+//! Skips only when no browser is available here
+//! ([`browser::BrowserError::is_unavailable`]) and `IRKIT_REQUIRE_BROWSER`
+//! is unset (CI sets it), and the PostgreSQL half when PostgreSQL is not
 //! reachable and `IRKIT_REQUIRE_POSTGRES` is unset.
 
-#[path = "common/browser.rs"]
-mod browser;
 #[path = "../../tcc_host/tests/common/mod.rs"]
 mod common;
 #[path = "common/tcc_serve.rs"]
 mod tcc_serve;
 
-use browser::Browser;
-use fantoccini::Locator;
+use browser::{Browser, Options};
 use serde_json::{Value as J, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -39,12 +41,33 @@ fn api(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, J) {
     (code, j)
 }
 
+/// Starts the headless browser with a `width` × `height` window. `None`
+/// (the reason printed) only when no browser is available and
+/// `IRKIT_REQUIRE_BROWSER` is unset; any other failure fails the test.
+fn start_browser(width: u32, height: u32) -> Option<Browser> {
+    let options = Options {
+        width,
+        height,
+        ..Options::default()
+    };
+    match Browser::start(&options) {
+        Ok(b) => Some(b),
+        Err(e) if e.is_unavailable() && std::env::var_os("IRKIT_REQUIRE_BROWSER").is_none() => {
+            eprintln!(
+                "skipping the browser test: {e} (set IRKIT_REQUIRE_BROWSER=1 to fail instead)"
+            );
+            None
+        }
+        Err(e) => panic!("the browser cannot start: {e}"),
+    }
+}
+
 /// Evaluates `script` (a function body) in the page until `ready` accepts
 /// its value; returns that value.
 fn until(b: &Browser, what: &str, script: &str, ready: impl Fn(&J) -> bool) -> J {
     let start = Instant::now();
     loop {
-        let v = b.run(b.client.execute(script, vec![])).unwrap_or(J::Null);
+        let v = b.execute(script, vec![]).unwrap_or(J::Null);
         if ready(&v) {
             return v;
         }
@@ -58,10 +81,10 @@ fn until(b: &Browser, what: &str, script: &str, ready: impl Fn(&J) -> bool) -> J
 
 fn text_of(b: &Browser, selector: &str) -> String {
     let v = b
-        .run(b.client.execute(
+        .execute(
             "const e = document.querySelector(arguments[0]); return e ? e.textContent : null;",
             vec![json!(selector)],
-        ))
+        )
         .unwrap();
     v.as_str().unwrap_or_default().to_string()
 }
@@ -72,7 +95,7 @@ fn squeezed(b: &Browser, selector: &str) -> String {
 }
 
 fn goto(b: &Browser, url: &str) {
-    b.run(b.client.goto(url)).unwrap();
+    b.goto(url).unwrap();
 }
 
 /// Whether a screenshot shows a page: not one flat colour, and a fair
@@ -158,7 +181,7 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
     );
     assert_eq!(code, 201, "{j}");
 
-    let Some(b) = Browser::start(1400, 1400) else {
+    let Some(b) = start_browser(1400, 1400) else {
         return;
     };
     // Sign in once: the token stays in the tab.
@@ -169,10 +192,8 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         "return !!document.querySelector('#token');",
         |v| v == &json!(true),
     );
-    let token = b.run(b.client.find(Locator::Css("#token"))).unwrap();
-    b.run(token.send_keys(TOKEN)).unwrap();
-    let login = b.run(b.client.find(Locator::Css("#login-button"))).unwrap();
-    b.run(login.click()).unwrap();
+    b.type_text("#token", TOKEN).unwrap();
+    b.click("#login-button").unwrap();
     until(
         &b,
         "the executions table",
@@ -224,20 +245,12 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
     assert!(squeezed(&b, ".effect-input").contains("\"n\":7"));
 
     // Send the event from the page; the page follows without reloading.
-    b.run(
-        b.client
-            .execute("window.__irkitMarker = 42; return null;", vec![]),
-    )
-    .unwrap();
-    let name = b.run(b.client.find(Locator::Css("#event-name"))).unwrap();
-    b.run(name.clear()).unwrap();
-    b.run(name.send_keys("approved")).unwrap();
-    let payload = b
-        .run(b.client.find(Locator::Css("#event-payload")))
+    b.execute("window.__irkitMarker = 42; return null;", vec![])
         .unwrap();
-    b.run(payload.send_keys(r#"{"ok": true}"#)).unwrap();
-    let send = b.run(b.client.find(Locator::Css("#send-event"))).unwrap();
-    b.run(send.click()).unwrap();
+    b.clear("#event-name").unwrap();
+    b.type_text("#event-name", "approved").unwrap();
+    b.type_text("#event-payload", r#"{"ok": true}"#).unwrap();
+    b.click("#send-event").unwrap();
     until(
         &b,
         "completion",
@@ -245,10 +258,7 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         |v| v == &json!("completed"),
     );
     let marker = b
-        .run(
-            b.client
-                .execute("return window.__irkitMarker || null;", vec![]),
-        )
+        .execute("return window.__irkitMarker || null;", vec![])
         .unwrap();
     assert_eq!(marker, json!(42), "the page was reloaded");
     assert_eq!(
@@ -256,10 +266,10 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         r#"[{"n":7},{"ok":true},{"ok":true}]"#
     );
     let kinds = b
-        .run(b.client.execute(
+        .execute(
             "return [...document.querySelectorAll('#history li')].map(e => e.dataset.kind);",
             vec![],
-        ))
+        )
         .unwrap();
     for k in [
         "created",
@@ -285,7 +295,7 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         "{j}"
     );
 
-    let shot = b.run(b.client.screenshot()).unwrap();
+    let shot = b.screenshot_png().unwrap();
     let (w, h) = check_not_blank(&shot);
     assert!(w >= 800 && h >= 600, "{w}×{h}");
     if bless {
@@ -341,7 +351,7 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
                 .is_some_and(|t| t.contains("WaitForEvent") && t.contains("Invoke"))
         },
     );
-    b.close();
+    b.quit().unwrap();
     drop(servers);
 }
 
