@@ -88,7 +88,9 @@ fn check_reports_human_diagnostics_like_rustc() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error[VPL-SEMANTIC]: invalid vector size 9 (must be 2, 3 or 4) (semantic)"),
+        err.starts_with(
+            "error[VPL-SEMANTIC]: invalid vector size 9 (must be 2, 3 or 4) (semantic)"
+        ),
         "{err}"
     );
     assert!(
