@@ -6,7 +6,7 @@ use serde_json::{Value as J, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers, Webhook};
-use tcc_host::sqlite::SqliteStore;
+use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::Store;
 
 /// A loopback server answering with `answers` in turn (status, body),
