@@ -353,6 +353,7 @@ fn commit_group(w: &mut WriterConn, mut batch: Vec<Job>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::Store;
     use crate::test_support::ScratchSchema;
     use serde_json::Value as J;
 
