@@ -764,7 +764,8 @@ fn two_nodes(
 
 #[test]
 fn a_killed_postgres_node_is_taken_over_by_another() {
-    let Some(base_schema) = tcc_host::test_support::ScratchSchema::create("t_nodes_base").unwrap() else {
+    let Some(base_schema) = tcc_host::test_support::ScratchSchema::create("t_nodes_base").unwrap()
+    else {
         return;
     };
     let (baseline, base_raw, _) = two_nodes(&base_schema, false);

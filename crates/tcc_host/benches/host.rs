@@ -38,11 +38,11 @@ mod common;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tcc_host::store::pg::PgStore;
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::providers::Providers;
-use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::Store;
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 fn dir() -> std::path::PathBuf {

@@ -191,10 +191,16 @@ mod tests {
             code: "hash_mismatch".into(),
             message: "m".into(),
         });
-        assert_eq!((e.kind(), e.to_string()), (ErrorKind::InvalidArtifact, "hash_mismatch: m".into()));
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (ErrorKind::InvalidArtifact, "hash_mismatch: m".into())
+        );
         let e = ApiError::from(HostError::Store(StoreError::db("down")));
         assert_eq!(e.kind(), ErrorKind::Internal);
         let e = ApiError::from(HostError::UnknownProgram("p".into()));
-        assert_eq!((e.status(), e.to_string()), (404, "unknown program \"p\"".into()));
+        assert_eq!(
+            (e.status(), e.to_string()),
+            (404, "unknown program \"p\"".into())
+        );
     }
 }

@@ -434,10 +434,12 @@ impl Host {
             crate::metrics::global().steps(d.exec.steps().saturating_sub(steps_before));
             match outcome {
                 Outcome::BudgetExhausted => {
-                    if !self
-                        .store
-                        .renew(id, &self.cfg.owner, crate::ids::now_ms(), self.cfg.lease_ms)?
-                    {
+                    if !self.store.renew(
+                        id,
+                        &self.cfg.owner,
+                        crate::ids::now_ms(),
+                        self.cfg.lease_ms,
+                    )? {
                         return Err(Stop::Lost);
                     }
                     if self

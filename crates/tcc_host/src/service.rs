@@ -161,19 +161,25 @@ fn query_map(q: &str) -> Result<Vec<(String, String)>, ApiError> {
 
 fn tagged_list(body: &J, plain_key: &str, tagged_key: &str) -> Result<Vec<J>, ApiError> {
     match (body.get(plain_key), body.get(tagged_key)) {
-        (Some(_), Some(_)) => Err(ApiError::BadRequest(format!("give {plain_key} or {tagged_key}, not both"))),
+        (Some(_), Some(_)) => Err(ApiError::BadRequest(format!(
+            "give {plain_key} or {tagged_key}, not both"
+        ))),
         (Some(J::Array(a)), None) => a
             .iter()
-            .map(|x| plain_to_tagged(x).map_err(|e| ApiError::BadRequest(e)))
+            .map(|x| plain_to_tagged(x).map_err(ApiError::BadRequest))
             .collect(),
-        (Some(_), None) => Err(ApiError::BadRequest(format!("{plain_key} must be an array"))),
+        (Some(_), None) => Err(ApiError::BadRequest(format!(
+            "{plain_key} must be an array"
+        ))),
         (None, Some(J::Array(a))) => {
             for v in a {
-                crate::values::check_tagged(v).map_err(|e| ApiError::BadRequest(e))?;
+                crate::values::check_tagged(v).map_err(ApiError::BadRequest)?;
             }
             Ok(a.clone())
         }
-        (None, Some(_)) => Err(ApiError::BadRequest(format!("{tagged_key} must be an array"))),
+        (None, Some(_)) => Err(ApiError::BadRequest(format!(
+            "{tagged_key} must be an array"
+        ))),
         (None, None) => Ok(Vec::new()),
     }
 }
@@ -375,7 +381,9 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
             Ok(r) => r,
-            Err(_) => ApiError::Timeout { limit: app.cfg.request_timeout }
+            Err(_) => ApiError::Timeout {
+                limit: app.cfg.request_timeout,
+            }
             .into_response(),
         }
     };
@@ -527,9 +535,7 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
     let program = body
         .get("program")
         .and_then(J::as_str)
-        .ok_or_else(|| {
-            ApiError::BadRequest("body.program (name or hash) is required".into())
-        })?
+        .ok_or_else(|| ApiError::BadRequest("body.program (name or hash) is required".into()))?
         .to_string();
     let args = tagged_list(&body, "args", "tagged_args")?;
     let id = match body.get("id") {
@@ -643,11 +649,13 @@ async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
         .to_string();
     let payload = match (body.get("payload"), body.get("tagged_payload")) {
         (Some(_), Some(_)) => {
-            return Err(ApiError::BadRequest("give payload or tagged_payload, not both".into()));
+            return Err(ApiError::BadRequest(
+                "give payload or tagged_payload, not both".into(),
+            ));
         }
-        (Some(p), None) => plain_to_tagged(p).map_err(|e| ApiError::BadRequest(e))?,
+        (Some(p), None) => plain_to_tagged(p).map_err(ApiError::BadRequest)?,
         (None, Some(t)) => {
-            crate::values::check_tagged(t).map_err(|e| ApiError::BadRequest(e))?;
+            crate::values::check_tagged(t).map_err(ApiError::BadRequest)?;
             t.clone()
         }
         (None, None) => json!({"t": "null"}),

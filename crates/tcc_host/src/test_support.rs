@@ -108,4 +108,3 @@ impl Drop for ScratchSchema {
         }
     }
 }
-

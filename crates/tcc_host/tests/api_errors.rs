@@ -171,7 +171,11 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
             (kind.status(), Some(kind.code()), Some(kind.api_code())),
             "{j}"
         );
-        assert!(j["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(
+            j["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
         seen.push(kind);
     };
     check(
@@ -187,7 +191,13 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
         ErrorKind::NotFound,
     );
     check(
-        call(u, "POST", "/v1/executions", Some(br#"{"program":"nope"}"#), true),
+        call(
+            u,
+            "POST",
+            "/v1/executions",
+            Some(br#"{"program":"nope"}"#),
+            true,
+        ),
         ErrorKind::UnknownProgram,
     );
     check(
@@ -195,7 +205,13 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
         ErrorKind::Conflict,
     );
     check(
-        call(u, "POST", "/v1/executions", Some(&vec![b' '; 100 << 10]), true),
+        call(
+            u,
+            "POST",
+            "/v1/executions",
+            Some(&vec![b' '; 100 << 10]),
+            true,
+        ),
         ErrorKind::PayloadTooLarge,
     );
     check(
@@ -227,7 +243,10 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
     let text = String::from_utf8_lossy(&answer);
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
     let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    check((status, serde_json::from_str(body).unwrap()), ErrorKind::Timeout);
+    check(
+        (status, serde_json::from_str(body).unwrap()),
+        ErrorKind::Timeout,
+    );
 
     assert_eq!(seen, ErrorKind::ALL);
     service.stop();

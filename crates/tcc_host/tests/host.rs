@@ -9,11 +9,11 @@ mod common;
 use serde_json::{Value as J, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tcc_host::store::pg::PgStore;
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
+use tcc_host::store::pg::PgStore;
 use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{CheckpointTx, NewExecution, Store, StoreError};
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 struct Counting(std::sync::Mutex<Vec<String>>);

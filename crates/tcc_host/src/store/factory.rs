@@ -52,9 +52,7 @@ pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
     if is_postgres_url(database) {
         return Ok(Arc::new(PgStore::open(database)?));
     }
-    Ok(Arc::new(SqliteStore::open(
-        std::path::Path::new(database),
-    )?))
+    Ok(Arc::new(SqliteStore::open(std::path::Path::new(database))?))
 }
 
 #[cfg(test)]

@@ -70,10 +70,8 @@ impl<R, C> Answer<R, C> {
 impl<R, C> Drop for Answer<R, C> {
     fn drop(&mut self) {
         if !self.answered {
-            self.slot.put(Reply::Done(
-                Err(StoreError::db("write job dropped")),
-                None,
-            ));
+            self.slot
+                .put(Reply::Done(Err(StoreError::db("write job dropped")), None));
         }
     }
 }
@@ -271,7 +269,13 @@ mod tests {
         }
     }
 
-    fn engine(conns: usize) -> (Arc<GroupCommit<Total, Add>>, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    fn engine(
+        conns: usize,
+    ) -> (
+        Arc<GroupCommit<Total, Add>>,
+        Arc<AtomicUsize>,
+        Arc<AtomicUsize>,
+    ) {
         let (sum, groups) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
         let conns = (0..conns)
             .map(|_| Total(sum.clone(), groups.clone()))

@@ -14,7 +14,11 @@ use postgres::Client;
 /// job fails, the transaction is rolled back and the batch re-run with a
 /// savepoint per job, so that only the failing job's writes are undone.
 /// A lone single-statement job runs without `BEGIN`/`COMMIT`.
-pub(crate) fn run_batch(client: &mut Client, cache: &mut Cache, batch: &mut [Job]) -> Result<(), StoreError> {
+pub(crate) fn run_batch(
+    client: &mut Client,
+    cache: &mut Cache,
+    batch: &mut [Job],
+) -> Result<(), StoreError> {
     if let [job] = batch
         && job.single
     {

@@ -1,10 +1,10 @@
 //! Connections of the PostgreSQL backend: the prepared-statement cache,
 //! and how driver errors become store errors.
 
+use super::url::Target;
 use crate::store::{DbError, StoreError};
 use postgres::error::SqlState;
 use postgres::types::ToSql;
-use super::url::Target;
 use postgres::{Client, GenericClient, Row, Statement};
 use std::collections::HashMap;
 

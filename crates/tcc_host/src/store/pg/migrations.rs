@@ -109,11 +109,6 @@ CREATE INDEX waits_by_exec ON waits (execution_id, id);
 "#,
 ];
 
-/// The SQL condition selecting the journal rows of the execution whose id
-/// is the SQL expression `$id`: the range of its keys (every key is
-/// `{id}:{effect key}`, checked by `journal_put`), read through the
-/// primary key in byte order, and the id itself (an execution named
-
 /// Advisory-lock key guarding migrations (per schema).
 fn migration_lock_key(schema: &str) -> i64 {
     // FNV-1a, stable across builds.

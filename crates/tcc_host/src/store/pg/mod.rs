@@ -31,8 +31,8 @@
 //! decoding), `queries` (the [`Store`](super::Store) implementation); this module holds
 //! the store, its connections and its write paths.
 
-use super::group_commit::{Answer, GroupCommit, Queued, Reply, Waiter};
 use super::StoreError;
+use super::group_commit::{Answer, GroupCommit, Queued, Reply, Waiter};
 use batch::run_batch;
 use conn::{Cache, Conn, JobError, JobResult, WriterConn, retryable};
 use job::{ATTEMPTS, Job, Merge, RunOutcome, SetFn};
@@ -89,7 +89,6 @@ fn lane(conns: Vec<WriterConn>) -> Lane {
         }
     })
 }
-
 
 /// Adds a `-c name=value` setting to the sessions `target` opens.
 fn add_session_option(target: &mut Target, option: &str) {
@@ -282,9 +281,9 @@ impl PgStore {
             let set: SetFn = Box::new(
                 move |r: Result<Box<dyn std::any::Any + Send>, StoreError>| {
                     let r = r.and_then(|v| {
-                        v.downcast::<R>().map(|v| *v).map_err(|_| {
-                            StoreError::db("folded write: unexpected result type")
-                        })
+                        v.downcast::<R>()
+                            .map(|v| *v)
+                            .map_err(|_| StoreError::db("folded write: unexpected result type"))
                     });
                     if let Ok(mut s) = slot.lock() {
                         *s = Some(r);

@@ -835,4 +835,3 @@ impl Store for PgStore {
         })
     }
 }
-

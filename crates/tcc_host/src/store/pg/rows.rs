@@ -5,7 +5,6 @@ use crate::store::{ExecutionRow, StoreError, parse_json};
 use postgres::Row;
 use serde_json::Value as J;
 
-
 /// The SQL condition selecting the journal rows of the execution whose id
 /// is the SQL expression `$id`: the range of its keys (every key is
 /// `{id}:{effect key}`, checked by `journal_put`), read through the

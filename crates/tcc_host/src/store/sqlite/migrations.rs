@@ -106,7 +106,6 @@ CREATE INDEX executions_program ON executions (program_name);
 "#,
 ];
 
-
 /// Applies pending migrations; refuses a database of a newer schema.
 pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
     let current: u32 = conn.query_row_cached("PRAGMA user_version", [], |r| r.get(0))?;

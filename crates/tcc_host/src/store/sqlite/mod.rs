@@ -167,7 +167,6 @@ pub struct SqliteStore {
     writer: GroupCommit<WriterConn, Job>,
 }
 
-
 fn configure(conn: &Connection) -> Result<(), StoreError> {
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
     let mode: String = conn.query_row_cached("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
