@@ -434,3 +434,21 @@ fn journal_rows_from_before_migration_five_are_not_listed_twice() {
     drop(store);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A database failure keeps the driver's error as its source.
+#[test]
+fn a_database_error_keeps_the_driver_error_as_its_source() {
+    let dir = std::env::temp_dir().join(crate::ids::random_id("tcc-sqlite-source-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A directory is not a database file.
+    let e = SqliteStore::open(&dir).err().unwrap();
+    assert!(matches!(e, StoreError::Db(_)), "{e:?}");
+    let db = std::error::Error::source(&e).unwrap();
+    let driver = db.source().unwrap();
+    assert!(
+        driver.downcast_ref::<rusqlite::Error>().is_some(),
+        "{driver:?}"
+    );
+    assert!(e.to_string().starts_with("database: "), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
