@@ -184,6 +184,54 @@ fn tagged_list(body: &J, plain_key: &str, tagged_key: &str) -> Result<Vec<J>, Ap
     }
 }
 
+/// Why the service could not start, or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// `--listen` is not an `IP:PORT`.
+    #[error("--listen {listen:?}: {source} (expected IP:PORT)")]
+    Address {
+        /// The address as given.
+        listen: String,
+        /// The parse error.
+        source: std::net::AddrParseError,
+    },
+    /// A non-loopback address without a bearer token.
+    #[error(
+        "refusing to listen on non-loopback address {addr} without a bearer token (--token or IRKIT_TCC_TOKEN)"
+    )]
+    NoToken {
+        /// The address.
+        addr: SocketAddr,
+    },
+    /// The address cannot be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// The socket error.
+        source: std::io::Error,
+    },
+    /// The async runtime or a signal handler could not be set up.
+    #[error("{what}: {source}")]
+    Setup {
+        /// What was being set up.
+        what: &'static str,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The server stopped with an error.
+    #[error("HTTP server on {addr}: {source}")]
+    Serve {
+        /// The bound address.
+        addr: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The server's task panicked or was cancelled.
+    #[error("the HTTP server task failed: {0}")]
+    Task(#[source] tokio::task::JoinError),
+}
+
 /// A running service. Its runtime lives as long as the value: after the
 /// drain, the signal handler still listens for a second signal while the
 /// caller stops the workers.
@@ -191,40 +239,46 @@ pub struct Service {
     addr: SocketAddr,
     stop: watch::Sender<bool>,
     runtime: tokio::runtime::Runtime,
-    server: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>,
+    server: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), ServiceError>>>>,
 }
 
 impl Service {
     /// Binds `listen` and starts serving. Refuses a non-loopback address
     /// without a token.
-    pub fn start(listen: &str, host: Arc<Host>, cfg: ServiceConfig) -> Result<Service, String> {
-        let addr: SocketAddr = listen
-            .parse()
-            .map_err(|e| format!("--listen {listen:?}: {e} (expected IP:PORT)"))?;
+    pub fn start(
+        listen: &str,
+        host: Arc<Host>,
+        cfg: ServiceConfig,
+    ) -> Result<Service, ServiceError> {
+        let addr: SocketAddr = listen.parse().map_err(|source| ServiceError::Address {
+            listen: listen.to_string(),
+            source,
+        })?;
         if !is_loopback(&addr) && cfg.token.as_deref().is_none_or(str::is_empty) {
-            return Err(format!(
-                "refusing to listen on non-loopback address {addr} without a bearer token (--token or IRKIT_TCC_TOKEN)"
-            ));
+            return Err(ServiceError::NoToken { addr });
         }
-        let listener = std::net::TcpListener::bind(addr)
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        let bound = listener.local_addr().map_err(|e| e.to_string())?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let cannot_listen = |source| ServiceError::Listen { addr, source };
+        let listener = std::net::TcpListener::bind(addr).map_err(cannot_listen)?;
+        let bound = listener.local_addr().map_err(cannot_listen)?;
+        listener.set_nonblocking(true).map_err(cannot_listen)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(cfg.threads.max(1))
             .max_blocking_threads(cfg.blocking_threads.max(1))
             .thread_name("tcc-http")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
+            .map_err(|source| ServiceError::Setup {
+                what: "cannot start the HTTP runtime",
+                source,
+            })?;
         let (stop, mut stopped) = watch::channel(false);
         let app = router(Arc::new(App { host, cfg }));
         let listener = {
             let _enter = runtime.enter();
-            tokio::net::TcpListener::from_std(listener)
-                .map_err(|e| format!("cannot listen on {bound}: {e}"))?
+            tokio::net::TcpListener::from_std(listener).map_err(|source| ServiceError::Listen {
+                addr: bound,
+                source,
+            })?
         };
         let server = runtime.spawn(async move {
             axum::serve(listener, app)
@@ -232,7 +286,10 @@ impl Service {
                     let _ = stopped.wait_for(|s| *s).await;
                 })
                 .await
-                .map_err(|e| format!("HTTP server on {bound}: {e}"))
+                .map_err(|source| ServiceError::Serve {
+                    addr: bound,
+                    source,
+                })
         });
         tracing::info!(addr = %bound, "HTTP service listening");
         Ok(Service {
@@ -251,11 +308,13 @@ impl Service {
     /// Begins a graceful shutdown when the process gets SIGTERM or SIGINT
     /// (the handlers are installed before this returns); a second signal
     /// ends the process at once (exit 1).
-    pub fn stop_on_signals(&self) -> Result<(), String> {
+    pub fn stop_on_signals(&self) -> Result<(), ServiceError> {
         use tokio::signal::unix::{SignalKind, signal};
         let _enter = self.runtime.enter();
-        let mut term = signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM: {e}"))?;
-        let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT: {e}"))?;
+        let handler =
+            |kind, what| signal(kind).map_err(|source| ServiceError::Setup { what, source });
+        let mut term = handler(SignalKind::terminate(), "SIGTERM")?;
+        let mut int = handler(SignalKind::interrupt(), "SIGINT")?;
         let stop = self.stop.clone();
         self.runtime.spawn(async move {
             let name = tokio::select! {
@@ -283,13 +342,13 @@ impl Service {
 
     /// Waits until the server has shut down (after a signal or
     /// [`Service::begin_shutdown`]) and every request in flight finished.
-    pub fn wait(&self) -> Result<(), String> {
+    pub fn wait(&self) -> Result<(), ServiceError> {
         let server = self.server.lock().ok().and_then(|mut s| s.take());
         match server {
             Some(h) => self
                 .runtime
                 .block_on(h)
-                .unwrap_or_else(|e| Err(format!("the HTTP server task failed: {e}"))),
+                .unwrap_or_else(|e| Err(ServiceError::Task(e))),
             None => Ok(()),
         }
     }

@@ -253,3 +253,32 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
     host.shutdown();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The service refuses to start with a typed error whose message names
+/// the cause (the CLI prints it as a usage error).
+#[test]
+fn a_service_that_cannot_start_says_why() {
+    use tcc_host::service::ServiceError;
+    let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-api-start-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = Arc::new(SqliteStore::open(&dir.join("t.db")).unwrap());
+    let host = Host::new(store, Providers::echo_all(), HostConfig::default());
+    let start = |listen: &str, token: Option<&str>| {
+        let cfg = ServiceConfig {
+            token: token.map(str::to_string),
+            ..ServiceConfig::default()
+        };
+        Service::start(listen, host.clone(), cfg).err().unwrap()
+    };
+    let e = start("localhost", None);
+    assert!(matches!(e, ServiceError::Address { .. }), "{e:?}");
+    assert!(e.to_string().contains("expected IP:PORT"), "{e}");
+    let e = start("0.0.0.0:0", None);
+    assert!(matches!(e, ServiceError::NoToken { .. }), "{e:?}");
+    assert!(e.to_string().contains("without a bearer token"), "{e}");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let e = start(&taken.local_addr().unwrap().to_string(), None);
+    assert!(matches!(e, ServiceError::Listen { .. }), "{e:?}");
+    assert!(std::error::Error::source(&e).is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
