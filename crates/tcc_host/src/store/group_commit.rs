@@ -175,20 +175,28 @@ impl<C: Send, J: Queued<C>> GroupCommit<C, J> {
     fn lead(&self, ticket: u64, mut conn: C) {
         let group: Vec<J> = {
             let mut state = self.lock();
-            let mut own = None;
-            let mut others = Vec::new();
-            let mut rest = VecDeque::with_capacity(state.jobs.len());
-            for entry in state.jobs.drain(..) {
-                if entry.ticket == ticket {
-                    own = Some(entry.job);
-                } else if !entry.led && others.len() + 1 < self.max_group {
-                    others.push(entry.job);
-                } else {
-                    rest.push_back(entry);
+            let mut group = Vec::with_capacity(state.jobs.len().min(self.max_group));
+            let mut others = 0;
+            let mut i = 0;
+            // Usually the group is a prefix of the queue (removals at the
+            // front, O(1) each).
+            while i < state.jobs.len() {
+                let entry = &state.jobs[i];
+                let mine = entry.ticket == ticket;
+                if !mine && (entry.led || others + 1 >= self.max_group) {
+                    i += 1;
+                    continue;
+                }
+                if let Some(entry) = state.jobs.remove(i) {
+                    if mine {
+                        group.insert(0, entry.job);
+                    } else {
+                        others += 1;
+                        group.push(entry.job);
+                    }
                 }
             }
-            state.jobs = rest;
-            own.into_iter().chain(others).collect()
+            group
         };
         crate::metrics::global().group_commit(self.label, group.len());
         let run = self.run;
