@@ -230,13 +230,13 @@ impl<C: Send, J: Queued<C>> GroupCommit<C, J> {
     }
 
     /// Takes an idle connection out (tests: writes then queue until it is
-    /// given back with [`GroupCommit::give_back`]).
+    /// given back with `GroupCommit::give_back`).
     #[cfg(test)]
     pub(crate) fn hold(&self) -> Option<C> {
         self.lock().idle.pop()
     }
 
-    /// Gives a connection taken with [`GroupCommit::hold`] back.
+    /// Gives a connection taken with `GroupCommit::hold` back.
     #[cfg(test)]
     pub(crate) fn give_back(&self, conn: C) {
         self.hand_on(conn);

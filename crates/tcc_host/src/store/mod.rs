@@ -4,7 +4,7 @@
 //! waits (timers, events, children), buffered events and a history.
 //!
 //! Layers, each calling only those above it: this module (the [`Store`]
-//! trait, its row types and [`StoreError`]); [`group_commit`] (the one
+//! trait, its row types and [`StoreError`]); `group_commit` (the one
 //! write queue both backends use); the backends [`sqlite`] (default,
 //! single node) and [`pg`] (`postgres://…`, several nodes); [`factory`]
 //! (`--database` to a backend).
