@@ -275,10 +275,10 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         },
     ) {
         Ok(s) => s,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e.to_string()),
     };
     if let Err(e) = service.stop_on_signals() {
-        return usage(&e);
+        return usage(&e.to_string());
     }
     let workers = host.spawn();
     tracing::info!(
@@ -303,7 +303,7 @@ pub fn serve(a: ServeArgs) -> ExitCode {
             tracing::info!(leases_released = *n, "shut down");
             ExitCode::SUCCESS
         }
-        (Err(e), _) => usage(e),
+        (Err(e), _) => usage(&e.to_string()),
         (_, Err(e)) => usage(&format!("releasing leases: {e}")),
     }
 }
