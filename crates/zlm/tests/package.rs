@@ -52,8 +52,12 @@ fn link(text: &str, p: &Checked) -> String {
         .replace("#HIDDEN", &format!("#{}", sig(p, "Cell.hidden")))
 }
 
+/// The example root linked against `p` (the example carries the exact
+/// provider's interface digest; a provider under another profile has
+/// another one).
 fn main_text(p: &Checked) -> String {
-    link(&example("pkg_main.zlt"), p)
+    let exact = to_hex(&store().ids().module_interface);
+    example("pkg_main.zlt").replace(&exact, &to_hex(&p.ids().module_interface))
 }
 
 fn package() -> Package {
