@@ -767,12 +767,14 @@ fn package_module(
     let mut callees: Vec<String> = external.to_vec();
     for i in 0..n {
         let shape = if owned { rng.below(6) } else { 0 };
-        // Every root function calls at least once into a provider when it can.
-        let mine: Vec<String> = if i == 0 && !external.is_empty() {
-            external.to_vec()
-        } else {
-            callees.clone()
-        };
+        let mine = callees.clone();
+        if i == 0 && !external.is_empty() {
+            // The first function calls into a provider at once.
+            s.push_str(&bridge_function(rng, i, k, external, &mine));
+            callees.push(format!("f{i}"));
+            s.push('\n');
+            continue;
+        }
         match shape {
             3 => s.push_str(&owned_function(rng, i, k, &mine, false)),
             4 => s.push_str(&owned_function(rng, i, k, &mine, true)),
@@ -784,6 +786,30 @@ fn package_module(
         }
         s.push('\n');
     }
+    s
+}
+
+/// `f{i}(a: K, b: K) -> K` that first calls one of `external` (another
+/// module's function) with its arguments, then works on the result with
+/// calls to `callees`.
+fn bridge_function(rng: &mut Rng, i: usize, k: &str, external: &[String], callees: &[String]) -> String {
+    let mut s = format!(
+        "  func message type f{i} public -> {k} effects []\n    param 0 a {k}\n    param 1 b {k}\n    path p0 {k}\n    path p1 {k}\n"
+    );
+    let mut b = block(0, k);
+    let a = b.push(format!("load_local {k} $p0 | path:p0 -"));
+    let c = b.push(format!("load_local {k} $p1 | path:p1 -"));
+    let f = rng.pick(external).clone();
+    let r = b.push(format!("call {k} {a} {c} | func:{f} effects:[]"));
+    b.pool.extend([a, c, r]);
+    let n = 1 + rng.below(4);
+    let v = b.work(rng, n, callees);
+    b.push(format!("return - {v} | - -"));
+    for l in b.lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    s.push_str("    edge 0 return 0 exit\n");
     s
 }
 
