@@ -5,6 +5,8 @@
 //! in the interpreter with drop logs, faults, steps and depth limits as
 //! within one module.
 
+mod c_engine_common;
+
 use zlm::decode::{Checked, decode, from_model};
 use zlm::hash::to_hex;
 use zlm::interp::{FaultKind, Interp, Limits, RunError, Value};
@@ -349,4 +351,141 @@ fn the_package_holds_only_the_providers_modules_link_against() {
     let pkg = Package::new(root, vec![unrelated, p]).unwrap();
     let names: Vec<&str> = pkg.modules().iter().map(|m| m.module().name.as_str()).collect();
     assert_eq!(names, ["run.pkg_main", "run.pkg_store"]);
+}
+
+/// The provider with an enum beside `Cell`, and a private-field value.
+fn store_with_enum() -> Checked {
+    let text = example("pkg_store.zlt")
+        + "
+decl enum Mark public
+  variant 0 Plain
+  variant 1 Scored
+    pfield 0 score Int32
+
+decl value Sealed public
+  field 0 v private let Int32
+";
+    check(&text, &[]).unwrap()
+}
+
+fn field_id(c: &Checked, d: &str, f: &str) -> String {
+    let di = c
+        .module()
+        .declarations
+        .iter()
+        .position(|x| x.name == d)
+        .unwrap();
+    let fi = c.module().declarations[di]
+        .fields
+        .iter()
+        .position(|x| x.name == f)
+        .unwrap();
+    to_hex(&c.ids().decls[di].fields[fi])
+}
+
+fn variant_id(c: &Checked, d: &str, v: &str) -> String {
+    let di = c
+        .module()
+        .declarations
+        .iter()
+        .position(|x| x.name == d)
+        .unwrap();
+    let vi = c.module().declarations[di]
+        .variants
+        .iter()
+        .position(|x| x.name == v)
+        .unwrap();
+    to_hex(&c.ids().decls[di].variants[vi].0)
+}
+
+/// A root importing `names` from `p` with one function (an import's Copy
+/// flag travels with the type that names it, so only used imports).
+fn constructing_root(p: &Checked, names: &[&str], body: &str) -> String {
+    let iface = to_hex(&p.ids().module_interface);
+    let copy = |name: &str| {
+        let di = p
+            .module()
+            .declarations
+            .iter()
+            .position(|x| x.name == name)
+            .unwrap();
+        if p.ids().decls[di].copy { "copy" } else { "move" }
+    };
+    let mut text = "zlm 1.9 package demo module run.pkg_main profile exact mode checked\n".to_string();
+    for n in names {
+        let kind = if *n == "Mark" { "enum" } else { "value" };
+        text.push_str(&format!(
+            "import run.pkg_store {n} {kind} {} interface {iface}\n",
+            copy(n)
+        ));
+    }
+    text.push_str(&format!("\ndecl value Main public\n{body}"));
+    link(&text, p)
+        .replace("#CELL_V", &format!("#{}", field_id(p, "Cell", "v")))
+        .replace("#SCORED", &format!("#{}", variant_id(p, "Mark", "Scored")))
+        .replace("#PLAIN", &format!("#{}", variant_id(p, "Mark", "Plain")))
+}
+
+#[test]
+fn constructions_and_field_symbols_of_provider_declarations_run() {
+    let p = store_with_enum();
+    // Build a provider Cell here, read its public field, test and build
+    // a provider enum variant, and hand the cell to the provider.
+    let body = "  func message type build public -> Int32 effects []
+    param 0 x Int32
+    local 0 keep @run.pkg_store::Cell
+    path p0 Int32
+    path l0 @run.pkg_store::Cell
+    path t%0.1 @run.pkg_store::Cell
+    path t%0.5 @run.pkg_store::Cell
+    block 0
+      load_local Int32 $p0 | path:p0 -
+      aggregate_construct @run.pkg_store::Cell %0.0 | decl:@run.pkg_store::Cell lit:1
+      store_local - $l0 %0.1 | path:l0 -
+      field_copy Int32 $l0 | field:#CELL_V -
+      variant_construct @run.pkg_store::Mark %0.3 | variant:#SCORED lit:1
+      place_move @run.pkg_store::Cell $l0 | path:l0 -
+      call Int32 %0.5 | func:#TAKE effects:[]
+      return - %0.6 | - -
+    edge 0 return 0 exit
+";
+    let root = check(&constructing_root(&p, &["Cell", "Mark"], body), &[&p]).unwrap_or_else(|e| panic!("{e}"));
+    let pkg = Package::new(root, vec![p]).unwrap();
+    let it = Interp::of_package(&pkg);
+    let out = it.run("Main.build", &[Value::Scalar(41)]).unwrap();
+    assert_eq!(it.render(&out.value, &out.ty), "42");
+    assert_eq!(drops(&out.drops), ["run.pkg_store::Cell.take: drop p0 : Cell"]);
+    // The C engine lowers the same constructions and field symbols.
+    let unit = zlm::materialize::c::emit_package(
+        &pkg,
+        &zlm::materialize::c::TargetConfig::default(),
+        &zlm::materialize::c::Scope::Module,
+    )
+    .unwrap();
+    let program = c_engine_common::build(&unit, &c_engine_common::compiler("cc"));
+    for x in [41u64, 0, i32::MAX as u32 as u64] {
+        assert_eq!(
+            c_engine_common::c_run(&program, "Main.build", &[x], Limits::default()),
+            c_engine_common::interp_run(&it, "Main.build", &[x]).unwrap(),
+            "x={x}"
+        );
+    }
+}
+
+#[test]
+fn a_provider_value_with_a_private_field_cannot_be_built_elsewhere() {
+    let p = store_with_enum();
+    let body = "  func message type seal public -> Int32 effects []
+    path t%0.1 @run.pkg_store::Sealed
+    block 0
+      const Int32 c:Int32:1 | - -
+      aggregate_construct @run.pkg_store::Sealed %0.0 | decl:@run.pkg_store::Sealed lit:1
+      const Int32 c:Int32:0 | - -
+      return - %0.2 | - -
+    edge 0 return 0 exit
+      place_drop - $t%0.1 | path:t%0.1 -
+";
+    let (c, m) = code_of(check(&constructing_root(&p, &["Sealed"], body), &[&p]));
+    assert_eq!(c, "ZLM-LINK", "{m}");
+    assert!(m.contains("not every field of it is public"), "{m}");
 }
