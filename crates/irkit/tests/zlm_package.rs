@@ -92,7 +92,11 @@ fn the_llvm_engines_refuse_a_root_that_calls_into_a_provider() {
     for engine in ["jit", "aot"] {
         let o = run(&store, engine, &["--args", "5"]);
         assert_eq!(o.status.code(), Some(1), "{engine}");
-        assert!(o.stdout.is_empty(), "{engine} must not run: {}", text(&o.stdout));
+        assert!(
+            o.stdout.is_empty(),
+            "{engine} must not run: {}",
+            text(&o.stdout)
+        );
         assert!(
             text(&o.stderr).contains("error[C0-EXEC-002]"),
             "{engine}: {}",
@@ -134,12 +138,18 @@ fn emit_c_lowers_the_package_and_needs_its_providers() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(text(&o.stderr).contains("error[ZLM-IMPORT]"), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("error[ZLM-IMPORT]"),
+        "{}",
+        text(&o.stderr)
+    );
     // A provider that the root does not import from is named transitive-only
     // when the root calls into it; here the root calls only run.pkg_store,
     // so an extra unrelated --dep is left out of the package.
     let o = irkit()
-        .args(["zlm", "emit-c", &main, "--dep", &store, "--dep", &main, "-o"])
+        .args([
+            "zlm", "emit-c", &main, "--dep", &store, "--dep", &main, "-o",
+        ])
         .arg(d.join("c4"))
         .output()
         .unwrap();

@@ -5,8 +5,8 @@
 //! otherwise), so the interpreter and the C engine run calls across its
 //! modules without checking anything again.
 
-use crate::decode::{Checked, decode, decode_linked};
 use crate::check::{LinkedView, Resolved};
+use crate::decode::{Checked, decode, decode_linked};
 use crate::error::{Error, Result, code};
 
 /// A root module and every provider reachable from it through the
@@ -81,10 +81,7 @@ impl Package {
             next += 1;
         }
         modules[1..].sort_by(|a, b| a.module().name.cmp(&b.module().name));
-        let parts: Vec<_> = modules[1..]
-            .iter()
-            .map(|m| (m.module(), m.ids()))
-            .collect();
+        let parts: Vec<_> = modules[1..].iter().map(|m| (m.module(), m.ids())).collect();
         let view = LinkedView::new((modules[0].module(), modules[0].ids()), &parts);
         Ok(Package { modules, view })
     }
@@ -111,9 +108,7 @@ impl Package {
 /// of the modules it imports from, in dependency order, so that every one
 /// whose providers are all present ends up linked. A failure names the
 /// index of the artifact it concerns.
-pub fn decode_providers(
-    artifacts: &[&[u8]],
-) -> std::result::Result<Vec<Checked>, (usize, Error)> {
+pub fn decode_providers(artifacts: &[&[u8]]) -> std::result::Result<Vec<Checked>, (usize, Error)> {
     let mut out: Vec<Option<Checked>> = Vec::with_capacity(artifacts.len());
     for (i, bytes) in artifacts.iter().enumerate() {
         out.push(Some(decode(bytes).map_err(|e| (i, e))?));

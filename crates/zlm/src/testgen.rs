@@ -792,7 +792,13 @@ fn package_module(
 /// `f{i}(a: K, b: K) -> K` that first calls one of `external` (another
 /// module's function) with its arguments, then works on the result with
 /// calls to `callees`.
-fn bridge_function(rng: &mut Rng, i: usize, k: &str, external: &[String], callees: &[String]) -> String {
+fn bridge_function(
+    rng: &mut Rng,
+    i: usize,
+    k: &str,
+    external: &[String],
+    callees: &[String],
+) -> String {
     let mut s = format!(
         "  func message type f{i} public -> {k} effects []\n    param 0 a {k}\n    param 1 b {k}\n    path p0 {k}\n    path p1 {k}\n"
     );

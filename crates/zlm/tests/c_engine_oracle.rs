@@ -158,8 +158,9 @@ fn random_packages_agree_on_the_interpreter_and_the_c_engine() {
         modules += pkg.modules().len();
         crossing += usize::from(p.root.contains("func:#"));
         nested += usize::from(p.providers.iter().any(|t| t.contains("func:#")));
-        let unit = zlm::materialize::c::emit_package(&pkg, &TargetConfig::default(), &Scope::Module)
-            .unwrap_or_else(|e| panic!("{e}\n{listing}"));
+        let unit =
+            zlm::materialize::c::emit_package(&pkg, &TargetConfig::default(), &Scope::Module)
+                .unwrap_or_else(|e| panic!("{e}\n{listing}"));
         let program = build(&unit, &cc);
         for limits in [
             Limits {
@@ -202,14 +203,20 @@ fn random_packages_agree_on_the_interpreter_and_the_c_engine() {
          {nested} with a provider calling into another), {runs} runs ({dropped} with drops, {faulted} faulted), 0 mismatches"
     );
     assert!(runs >= count as usize, "only {runs} runs");
-    assert!(count < 12 || crossing * 2 >= count as usize, "too few calls across modules");
+    assert!(
+        count < 12 || crossing * 2 >= count as usize,
+        "too few calls across modules"
+    );
 }
 
 #[test]
 fn generated_packages_are_deterministic_and_checked() {
     for seed in 0..48 {
         let p = zlm::testgen::package_text(seed);
-        assert_eq!(package_listing(&p), package_listing(&zlm::testgen::package_text(seed)));
+        assert_eq!(
+            package_listing(&p),
+            package_listing(&zlm::testgen::package_text(seed))
+        );
         checked_package(&p);
     }
 }

@@ -65,7 +65,10 @@ fn a_package_runs_on_the_c_engine_as_on_the_interpreter() {
             c.contains("zf_run_pkg_store__Cell_take_"),
             "provider functions carry their module"
         );
-        assert!(c.contains("Provider run.pkg_store"), "the header lists the provider");
+        assert!(
+            c.contains("Provider run.pkg_store"),
+            "the header lists the provider"
+        );
         let program = build(&unit, &cc);
         for limits in [
             Limits::default(),

@@ -192,7 +192,10 @@ fn a_module_that_calls_into_others_runs_only_as_a_package() {
 fn root_with(p: &Checked, body: &str) -> String {
     let head = main_text(p);
     let cut = head.find("decl value Main public").unwrap();
-    link(&format!("{}decl value Main public\n{body}", &head[..cut]), p)
+    link(
+        &format!("{}decl value Main public\n{body}", &head[..cut]),
+        p,
+    )
 }
 
 fn code_of(r: zlm::Result<Checked>) -> (String, String) {
@@ -240,12 +243,18 @@ fn private_transitive_unresolved_and_stale_targets_reject() {
     assert_eq!(c, "ZLM-LINK", "{m}");
     assert!(m.contains("transitive-only"), "{m}");
     // An ID that names nothing.
-    let (c, m) = code_of(check(&root_with(&p, &call(&format!("#{}", "ab".repeat(32)))), &[&p]));
+    let (c, m) = code_of(check(
+        &root_with(&p, &call(&format!("#{}", "ab".repeat(32)))),
+        &[&p],
+    ));
     assert_eq!(c, "ZLM-LINK", "{m}");
     assert!(m.contains("does not resolve"), "{m}");
     // A provider whose interface changed (a new public function): stale.
     let changed = check(
-        &example("pkg_store.zlt").replace("func message type hidden module", "func message type hidden public"),
+        &example("pkg_store.zlt").replace(
+            "func message type hidden module",
+            "func message type hidden public",
+        ),
         &[],
     )
     .unwrap();
@@ -349,7 +358,11 @@ fn the_package_holds_only_the_providers_modules_link_against() {
     let root = check(&main_text(&p), &[&p, &unrelated]).unwrap();
     assert_eq!(root.links().len(), 1);
     let pkg = Package::new(root, vec![unrelated, p]).unwrap();
-    let names: Vec<&str> = pkg.modules().iter().map(|m| m.module().name.as_str()).collect();
+    let names: Vec<&str> = pkg
+        .modules()
+        .iter()
+        .map(|m| m.module().name.as_str())
+        .collect();
     assert_eq!(names, ["run.pkg_main", "run.pkg_store"]);
 }
 
@@ -409,9 +422,14 @@ fn constructing_root(p: &Checked, names: &[&str], body: &str) -> String {
             .iter()
             .position(|x| x.name == name)
             .unwrap();
-        if p.ids().decls[di].copy { "copy" } else { "move" }
+        if p.ids().decls[di].copy {
+            "copy"
+        } else {
+            "move"
+        }
     };
-    let mut text = "zlm 1.9 package demo module run.pkg_main profile exact mode checked\n".to_string();
+    let mut text =
+        "zlm 1.9 package demo module run.pkg_main profile exact mode checked\n".to_string();
     for n in names {
         let kind = if *n == "Mark" { "enum" } else { "value" };
         text.push_str(&format!(
@@ -449,12 +467,16 @@ fn constructions_and_field_symbols_of_provider_declarations_run() {
       return - %0.6 | - -
     edge 0 return 0 exit
 ";
-    let root = check(&constructing_root(&p, &["Cell", "Mark"], body), &[&p]).unwrap_or_else(|e| panic!("{e}"));
+    let root = check(&constructing_root(&p, &["Cell", "Mark"], body), &[&p])
+        .unwrap_or_else(|e| panic!("{e}"));
     let pkg = Package::new(root, vec![p]).unwrap();
     let it = Interp::of_package(&pkg);
     let out = it.run("Main.build", &[Value::Scalar(41)]).unwrap();
     assert_eq!(it.render(&out.value, &out.ty), "42");
-    assert_eq!(drops(&out.drops), ["run.pkg_store::Cell.take: drop p0 : Cell"]);
+    assert_eq!(
+        drops(&out.drops),
+        ["run.pkg_store::Cell.take: drop p0 : Cell"]
+    );
     // The C engine lowers the same constructions and field symbols.
     let unit = zlm::materialize::c::emit_package(
         &pkg,

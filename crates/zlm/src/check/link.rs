@@ -115,11 +115,12 @@ fn foreign_uses(m: &Module, ids: &Identities) -> Vec<Use> {
                     .enumerate()
                     .map(move |(i, op)| (Some(b.id), i as u32, op))
             });
-            let recipes = f
-                .body
-                .edges
-                .iter()
-                .flat_map(|e| e.drops.iter().enumerate().map(|(i, op)| (None, i as u32, op)));
+            let recipes = f.body.edges.iter().flat_map(|e| {
+                e.drops
+                    .iter()
+                    .enumerate()
+                    .map(|(i, op)| (None, i as u32, op))
+            });
             for (b, i, op) in flow.chain(recipes) {
                 let kind = match (op.tag, &op.aux0) {
                     (tag::CALL, Aux::Func(id)) => Some((Kind::Function, *id)),

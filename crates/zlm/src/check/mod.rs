@@ -22,8 +22,8 @@ use std::borrow::Cow;
 pub use cfg::Cfg;
 pub(crate) use context::FnCheck;
 pub use context::{CResult, CheckError, Checked, Resolved, code};
-pub(crate) use link::gate;
 pub use link::LinkedView;
+pub(crate) use link::gate;
 
 /// Checks every semantic rule of the module.
 pub fn check(m: &Module) -> CResult<()> {

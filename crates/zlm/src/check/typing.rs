@@ -428,7 +428,10 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, f: &Function) -> 
                         ));
                     }
                     Aux::Func(sig) => {
-                        let &(cd, cf) = tables.sigs.get(sig).ok_or_else(|| e("callee does not resolve"))?;
+                        let &(cd, cf) = tables
+                            .sigs
+                            .get(sig)
+                            .ok_or_else(|| e("callee does not resolve"))?;
                         let c = &tables.m.declarations[cd].functions[cf];
                         let mut ps: Vec<&Param> = c.params.iter().collect();
                         ps.sort_by_key(|p| p.ordinal);
