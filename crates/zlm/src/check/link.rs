@@ -242,6 +242,9 @@ fn members(providers: &[(&Module, &Identities)]) -> HashMap<(Kind, Id), Member> 
     out
 }
 
+/// Provider modules with their identities.
+pub(crate) type Providers<'a> = [(&'a Module, &'a Identities)];
+
 /// What [`gate`] found.
 pub(crate) struct Gate {
     /// Functions (declaration, function index) that name a symbol of
@@ -258,7 +261,7 @@ pub(crate) struct Gate {
 pub(crate) fn gate(
     m: &Module,
     ids: &Identities,
-    providers: Option<(&[(&Module, &Identities)], &[(&Module, &Identities)])>,
+    providers: Option<(&Providers<'_>, &Providers<'_>)>,
 ) -> CResult<Gate> {
     let uses = foreign_uses(m, ids);
     let foreign = uses.iter().map(|u| (u.decl, u.func)).collect();
