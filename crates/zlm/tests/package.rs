@@ -510,3 +510,31 @@ fn a_provider_value_with_a_private_field_cannot_be_built_elsewhere() {
     assert_eq!(c, "ZLM-LINK", "{m}");
     assert!(m.contains("not every field of it is public"), "{m}");
 }
+
+#[test]
+fn providers_that_import_from_each_other_decode_in_dependency_order() {
+    // A generated package whose second provider calls into the first.
+    let p = (0..64)
+        .map(zlm::testgen::package_text)
+        .find(|p| p.providers.len() == 2 && p.providers[1].contains("func:#"))
+        .expect("a nested package");
+    let bytes: Vec<Vec<u8>> = p
+        .providers
+        .iter()
+        .map(|t| zlm::write::write(&zlm::text::parse(t).unwrap()).unwrap())
+        .collect();
+    // Given in the wrong order, both end up linked.
+    let given = [bytes[1].as_slice(), bytes[0].as_slice()];
+    let providers = zlm::package::decode_providers(&given).unwrap();
+    assert!(providers.iter().all(|c| c.imports_resolved()));
+    assert!(providers[0].names_other_modules());
+    let refs: Vec<&Checked> = providers.iter().collect();
+    let root = check(&p.root, &refs).unwrap();
+    let pkg = Package::new(root, providers.clone()).unwrap();
+    assert_eq!(pkg.modules().len(), 3);
+    // Without the first provider, the second cannot join a package.
+    let alone = zlm::package::decode_providers(&[bytes[1].as_slice()]).unwrap();
+    assert!(!alone[0].imports_resolved());
+    let e = Package::new(alone[0].clone(), vec![]).unwrap_err();
+    assert_eq!(e.code, "ZLM-PACKAGE", "{e}");
+}
