@@ -40,9 +40,11 @@ pub struct Ran {
 /// Arguments of `irkit zlm emit-c`.
 #[derive(clap::Args)]
 pub struct EmitCArgs {
-    /// A canonical ZLM1 artifact (`-` for stdin).
+    /// A canonical ZLM1 artifact (`-` for stdin): the root module of the
+    /// package.
     file: PathBuf,
-    /// Provider artifacts of imported modules.
+    /// Provider artifacts of imported modules: the package's other modules
+    /// (those the root, or a provider, links against).
     #[arg(long = "dep")]
     deps: Vec<PathBuf>,
     /// Output directory (created): `zlm_rt.h` and `module.c`.
@@ -83,7 +85,7 @@ fn usage(msg: String) -> ExitCode {
 /// Runs `irkit zlm emit-c`.
 pub fn emit_c(a: EmitCArgs) -> ExitCode {
     let result = (|| {
-        let checked = crate::zlm_cmd::load_linked(&a.file, &a.deps, a.format)?;
+        let package = crate::zlm_cmd::load_package(&a.file, &a.deps, a.format)?;
         let target = match &a.target_config {
             None => TargetConfig::default(),
             Some(p) => {
@@ -98,7 +100,7 @@ pub fn emit_c(a: EmitCArgs) -> ExitCode {
             None => Scope::Module,
         };
         let label = a.file.display().to_string();
-        let unit = zlm::materialize::c::emit(&checked, &target, &scope)
+        let unit = zlm::materialize::c::emit_package(&package, &target, &scope)
             .map_err(|r| refused(&label, &r, a.format))?;
         zlm::materialize::c::engine::write_files(&unit, &a.output).map_err(|e| usage(e.to_string()))
     })();
@@ -108,11 +110,11 @@ pub fn emit_c(a: EmitCArgs) -> ExitCode {
     }
 }
 
-/// Runs entry `at` of `checked` on the C engine with the interpreter's
+/// Runs entry `at` of `package` on the C engine with the interpreter's
 /// argument values and limits: the same outcome type as the interpreter.
 #[allow(clippy::too_many_arguments)]
 pub fn run_c(
-    checked: &zlm::decode::Checked,
+    package: &zlm::package::Package,
     it: &Interp<'_>,
     at: (usize, usize),
     values: &[Value],
@@ -132,8 +134,8 @@ pub fn run_c(
         )));
     }
     let name = r.fn_name(at.0, at.1);
-    let unit = zlm::materialize::c::emit(
-        checked,
+    let unit = zlm::materialize::c::emit_package(
+        package,
         &TargetConfig::default(),
         &Scope::Entry(name.clone()),
     )

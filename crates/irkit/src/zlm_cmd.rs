@@ -110,24 +110,72 @@ fn load(file: &std::path::Path, format: Format) -> Result<zlm::decode::Checked, 
     })
 }
 
-/// Decodes the provider artifacts given with `--dep` (each checked on its
-/// own), then `file` with its imports resolved against them before it is
-/// checked. `zlm validate` and `zlm run` share this gate.
+/// Decodes the provider artifacts given with `--dep`: each on its own, then
+/// again linked against the providers of the modules it imports from, so
+/// providers may import from each other (`zlm::package::decode_providers`).
+pub(crate) fn load_providers(
+    deps: &[PathBuf],
+    format: Format,
+) -> Result<Vec<zlm::decode::Checked>, ExitCode> {
+    let mut inputs = Vec::new();
+    for dep in deps {
+        inputs.push(read_input(dep).map_err(io_error)?);
+    }
+    let bytes: Vec<&[u8]> = inputs.iter().map(|(_, b)| b.as_slice()).collect();
+    zlm::package::decode_providers(&bytes).map_err(|(i, e)| {
+        emit(&[diag(&inputs[i].0, &e, None)], format, None);
+        ExitCode::from(EXIT_INVALID)
+    })
+}
+
+/// Decodes the provider artifacts given with `--dep`, then `file` with its
+/// imports and cross-module symbols resolved against them before it is
+/// checked. `zlm validate`, `zlm emit-c` and the LLVM verbs share this gate.
 pub(crate) fn load_linked(
     file: &std::path::Path,
     deps: &[PathBuf],
     format: Format,
 ) -> Result<zlm::decode::Checked, ExitCode> {
-    let mut providers = Vec::new();
-    for dep in deps {
-        providers.push(load(dep, format)?);
-    }
+    load_linked_with(file, &load_providers(deps, format)?, format)
+}
+
+fn load_linked_with(
+    file: &std::path::Path,
+    providers: &[zlm::decode::Checked],
+    format: Format,
+) -> Result<zlm::decode::Checked, ExitCode> {
     let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
     let (label, bytes) = read_input(file).map_err(io_error)?;
     zlm::decode::decode_linked(&bytes, &providers).map_err(|e| {
         emit(&[diag(&label, &e, None)], format, None);
         ExitCode::from(EXIT_INVALID)
     })
+}
+
+/// The package of `root` and the `--dep` providers (`zlm::package::Package`:
+/// only the providers some module links against, each the exact module it
+/// was checked against).
+pub(crate) fn package_of(
+    root: zlm::decode::Checked,
+    providers: Vec<zlm::decode::Checked>,
+    label: &str,
+    format: Format,
+) -> Result<zlm::package::Package, ExitCode> {
+    zlm::package::Package::new(root, providers).map_err(|e| {
+        emit(&[diag(label, &e, None)], format, None);
+        ExitCode::from(EXIT_INVALID)
+    })
+}
+
+/// [`load_linked`], then the package of the module and its providers.
+pub(crate) fn load_package(
+    file: &std::path::Path,
+    deps: &[PathBuf],
+    format: Format,
+) -> Result<zlm::package::Package, ExitCode> {
+    let providers = load_providers(deps, format)?;
+    let root = load_linked_with(file, &providers, format)?;
+    package_of(root, providers, &file.display().to_string(), format)
 }
 
 /// Runs one `irkit zlm` verb.

@@ -18,7 +18,9 @@ pub struct RunArgs {
     /// Artifact (`ZLM1` bytes) or text module (`.zlt`); `-` for stdin.
     file: PathBuf,
     /// Provider artifacts of imported modules (as for `zlm validate`): every
-    /// import must resolve against one, with its exact interface digest.
+    /// import must resolve against one, with its exact interface digest; the
+    /// root runs as a package with the providers it links against, calling
+    /// into their public functions.
     #[arg(long = "dep")]
     deps: Vec<PathBuf>,
     /// Entry function, `Decl.function` (or a unique bare name). It must have
@@ -132,16 +134,8 @@ fn fault_code(k: &zlm::interp::FaultKind) -> &'static str {
 
 /// Runs the verb.
 pub fn run(a: RunArgs) -> Result<(), ExitCode> {
-    let mut providers = Vec::new();
-    for dep in &a.deps {
-        let (dep_label, dep_bytes) = read_input(dep).map_err(usage)?;
-        let provider = zlm::decode::decode(&dep_bytes).map_err(|e| {
-            emit(&[invalid_diag(&dep_label, &e, false)], a.format, None);
-            ExitCode::from(EXIT_INVALID)
-        })?;
-        providers.push(provider);
-    }
-    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+    let providers = crate::zlm_cmd::load_providers(&a.deps, a.format)?;
+    let provider_refs: Vec<&zlm::decode::Checked> = providers.iter().collect();
     let (label, bytes) = read_input(&a.file).map_err(usage)?;
     let invalid = |e: &zlm::Error, src: Option<&str>| {
         emit(&[invalid_diag(&label, e, src.is_some())], a.format, None);
@@ -150,23 +144,23 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
     // Only decoding produces a checked module: a text module is written to
     // its canonical bytes and decoded like an artifact.
     let checked = if bytes.starts_with(b"ZLM1") {
-        zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, None))?
+        zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, None))?
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
         let module = zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?;
-        zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, None))?
+        zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, None))?
     };
+    drop(provider_refs);
+    // The root and the providers it (and they) link against run as one package.
+    let package = crate::zlm_cmd::package_of(checked, providers, &label, a.format)?;
+    let checked = package.root();
     let limits = Limits {
         steps: a.max_steps,
         depth: a.max_depth.max(1),
         bytes: a.max_bytes,
     };
-    let it = match Interp::new(&checked) {
-        Ok(it) => it.with_limits(limits),
-        Err(RunError::Invalid(e)) => return Err(invalid(&e, None)),
-        Err(e) => return Err(usage(e.to_string())),
-    };
+    let it = Interp::of_package(&package).with_limits(limits);
     let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
     let contract = if a.contracts {
         let r = it.resolved();
@@ -209,7 +203,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
             })
         }
         crate::zlm_c_cmd::Engine::C => {
-            crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label, a.format)?
+            crate::zlm_c_cmd::run_c(&package, &it, at, &values, limits, &a.cc, &label, a.format)?
         }
         crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
             let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
@@ -220,7 +214,9 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
             let ty = it.resolved().m.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label, a.format)?
+            // The LLVM engines take one checked module: a root that calls
+            // into its providers is refused by their lowering (C0-EXEC-002).
+            crate::zlm_llvm_cmd::run_llvm(e, checked, &it, at, &values, limits, &label, a.format)?
                 .map(|o| crate::zlm_c_cmd::Ran {
                     rendered: o.rendered,
                     ty,

@@ -52,8 +52,14 @@ impl<'m> Unit<'_, 'm> {
     fn cname(&self, at: At) -> String {
         let d = &self.r.m.declarations[at.0];
         let sig = self.r.ids.decls[at.0].functions[at.1].sig;
+        // A provider's function carries its module in the name too.
+        let module = if self.r.is_local(at.0) {
+            String::new()
+        } else {
+            format!("{}__", ident(self.r.module_of(at.0)))
+        };
         format!(
-            "zf_{}_{}_{}",
+            "zf_{module}{}_{}_{}",
             ident(&d.name),
             ident(&d.functions[at.1].name),
             &crate::hash::to_hex(&sig)[..16]
@@ -97,7 +103,8 @@ impl<'m> Unit<'_, 'm> {
 
     fn find(&self, entry: &str) -> Result<At, Refusal> {
         let mut hits = Vec::new();
-        for (di, d) in self.r.m.declarations.iter().enumerate() {
+        let own = self.r.m.declarations.iter().enumerate().take(self.r.local);
+        for (di, d) in own {
             for (fi, f) in d.functions.iter().enumerate() {
                 if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
                     hits.push((di, fi));
@@ -184,7 +191,7 @@ impl<'m> Unit<'_, 'm> {
             params.join(", "),
             type_name(self.r, &f.result),
             effects.join(", "),
-            self.r.m.name
+            self.r.module_of(at.0)
         )
     }
 }
@@ -195,17 +202,46 @@ pub(super) fn unit(
     target: &TargetConfig,
     scope: &Scope,
 ) -> Result<(String, Vec<String>), Refusal> {
+    let whole = |message: &str| Refusal {
+        function: None,
+        block: None,
+        op: None,
+        message: message.into(),
+    };
     if !checked.imports_resolved() {
-        return Err(Refusal {
-            function: None,
-            block: None,
-            op: None,
-            message: "the module's imports were not resolved against their providers".into(),
-        });
+        return Err(whole(
+            "the module's imports were not resolved against their providers",
+        ));
+    }
+    if checked.names_other_modules() {
+        return Err(whole(
+            "the module calls into or names members of other modules: emit its package (the module with its providers)",
+        ));
     }
     let r = Resolved::of_checked(checked);
+    unit_of(&r, std::slice::from_ref(checked), target, scope)
+}
+
+/// Emits the translation unit of a package: every function of the root
+/// module that the scope names and every function of any module of the
+/// package they reach.
+pub(super) fn package_unit(
+    package: &crate::package::Package,
+    target: &TargetConfig,
+    scope: &Scope,
+) -> Result<(String, Vec<String>), Refusal> {
+    let r = package.resolved();
+    unit_of(&r, package.modules(), target, scope)
+}
+
+fn unit_of(
+    r: &Resolved<'_>,
+    modules: &[Checked],
+    target: &TargetConfig,
+    scope: &Scope,
+) -> Result<(String, Vec<String>), Refusal> {
     let mut u = Unit {
-        r: &r,
+        r,
         target,
         types: Types::default(),
     };
@@ -213,9 +249,16 @@ pub(super) fn unit(
     let mut set = BTreeSet::new();
     match scope {
         Scope::Module => {
-            for (di, d) in m.declarations.iter().enumerate() {
+            // The root's functions and every provider function they reach.
+            let mut todo = Vec::new();
+            for (di, d) in m.declarations.iter().enumerate().take(r.local) {
                 for fi in 0..d.functions.len() {
-                    set.insert((di, fi));
+                    todo.push((di, fi));
+                }
+            }
+            while let Some(at) = todo.pop() {
+                if set.insert(at) {
+                    todo.extend(u.callees(at));
                 }
             }
         }
@@ -242,11 +285,20 @@ pub(super) fn unit(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "/* Module {} (package {}), profile {}: emitted by irkit zlm emit-c.\n * Content identity {}. */",
+        "/* Module {} (package {}), profile {}: emitted by irkit zlm emit-c.\n * Content identity {}.{} */",
         comment(&m.name),
         comment(&m.package),
         m.profile.text(),
-        crate::hash::to_hex(&checked.module_content())
+        crate::hash::to_hex(&modules[0].module_content()),
+        modules[1..]
+            .iter()
+            .map(|p| format!(
+                "\n * Provider {}, profile {}, content identity {}.",
+                comment(&p.module().name),
+                p.module().profile.text(),
+                crate::hash::to_hex(&p.module_content())
+            ))
+            .collect::<String>()
     );
     let _ = writeln!(
         out,
@@ -254,7 +306,7 @@ pub(super) fn unit(
         target.alloc, target.free
     );
     let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
-    out.push_str(&u.types.emit(&r));
+    out.push_str(&u.types.emit(r));
     for &at in &set {
         let _ = writeln!(out, "{};", u.header(at));
     }
@@ -318,7 +370,7 @@ pub(super) fn unit(
     for &at in &set {
         let _ = writeln!(out, "  (void){};", u.cname(at));
     }
-    for name in u.types.functions(&r) {
+    for name in u.types.functions(r) {
         let _ = writeln!(out, "  (void){name};");
     }
     let _ = write!(
@@ -815,7 +867,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     }
 
     fn profile(&self) -> u32 {
-        self.u.r.m.profile.tag()
+        self.u.r.profile_of(self.at.0).tag()
     }
 
     fn arith_call(&self, t: u32, k: ScalarKind, a: &str, c: &str, dst: &str) -> Option<String> {
