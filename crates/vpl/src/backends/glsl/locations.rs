@@ -13,7 +13,7 @@
 //! driver offers is a driver compile/link check.
 
 use super::types::TypeMap;
-use super::{TargetError, TargetErrorKind};
+use super::error::{TargetError, TargetErrorKind};
 use crate::ir::{Direction, InterfaceVar, Module, Semantic, Stage};
 
 /// Resolved locations by interface slot; -1 for `Position` variables.

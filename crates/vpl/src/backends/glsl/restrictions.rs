@@ -7,7 +7,7 @@
 
 use super::artifact::GlslType;
 use super::types::TypeMap;
-use super::{TargetError, TargetErrorKind};
+use super::error::{TargetError, TargetErrorKind};
 use crate::ir::{
     Direction, Function, Handle, Module, ScalarKind, Semantic, Stage, StageKind, Type, TypeInner,
 };
