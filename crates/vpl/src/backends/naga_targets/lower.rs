@@ -14,7 +14,8 @@ use naga::{
     FunctionResult, GlobalVariable, Interpolation, LocalVariable, Range, ResourceBinding, Sampling,
     ShaderStage, Statement, StructMember, SwitchCase, SwitchValue, VectorSize,
 };
-use std::collections::{BTreeSet, HashMap};
+use naga::FastHashMap as HashMap;
+use std::collections::BTreeSet;
 use std::num::NonZeroU32;
 
 /// A lowered module that naga's validator accepted.
@@ -93,6 +94,16 @@ type FnKey = (Handle<Function>, Vec<usize>);
 
 /// Lowers the snapshot of `published` and validates the result.
 pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
+    lower_stages(published, None)
+}
+
+/// [`lower`], with the functions and entry point of stage `only` alone
+/// when it is set (the interface and resources of both stages are kept,
+/// so locations and bindings are those of [`lower`]).
+pub(crate) fn lower_stages(
+    published: &VerifiedModule,
+    only: Option<StageKind>,
+) -> Result<Lowered, LowerError> {
     let module = published.module();
     let info = published.info();
     // What GLSL 4.20 cannot express (section 12.4) the naga targets
@@ -109,10 +120,10 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
         info,
         out: naga::Module::default(),
         layouter: naga::proc::Layouter::default(),
-        types: HashMap::new(),
-        hosts: HashMap::new(),
+        types: HashMap::default(),
+        hosts: HashMap::default(),
         io: [Vec::new(), Vec::new()],
-        functions: HashMap::new(),
+        functions: HashMap::default(),
         uniforms: Vec::new(),
         resources: Vec::new(),
         scratch: Scratch::default(),
@@ -127,7 +138,11 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
         };
         (locations[si], counts[si]) = cx.interface(stage, per_slot)?;
     }
+    let selected = |stage: &Stage| only.is_none_or(|k| k == stage.kind);
     for (si, stage) in module.stages().into_iter().enumerate() {
+        if !selected(stage) {
+            continue;
+        }
         let keys = cx.needed_functions(stage)?;
         for &h in info.stage(stage.kind).call_order() {
             // The keys are ordered by function first.
@@ -144,9 +159,12 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
             StageKind::Vertex => "vpl_vertex_main",
             StageKind::Fragment => "vpl_fragment_main",
         };
+        entry_points[si] = name.to_string();
+        if !selected(stage) {
+            continue;
+        }
         let ep = cx.entry_point(si, stage, name, &locations[si])?;
         cx.out.entry_points.push(ep);
-        entry_points[si] = name.to_string();
     }
     let naga_info = validate(&cx.out)?;
     Ok(Lowered {
@@ -229,6 +247,7 @@ struct Scratch {
     needs_local: Vec<bool>,
     assigned: Vec<u32>,
     literals: HashMap<(u8, u32), naga::Handle<Expression>>,
+    pointers: HashMap<Pointee, naga::Handle<Expression>>,
 }
 
 /// A register of the function being lowered, by its dense number.
@@ -971,6 +990,8 @@ impl Lowering<'_> {
         let int = self.insert(None, naga::TypeInner::Scalar(naga::Scalar::I32));
         let mut literals = std::mem::take(&mut self.scratch.literals);
         literals.clear();
+        let mut pointers = std::mem::take(&mut self.scratch.pointers);
+        pointers.clear();
         let mut fb = FnBuilder {
             cx: self,
             si,
@@ -986,7 +1007,7 @@ impl Lowering<'_> {
             first_new: 0,
             constant: false,
             literals,
-            pointers: HashMap::new(),
+            pointers,
             params,
             args,
             selector: None,
@@ -1083,10 +1104,12 @@ impl Lowering<'_> {
             f: mut lowered,
             regs,
             literals,
+            pointers,
             ..
         } = fb;
         self.scratch.regs = regs;
         self.scratch.literals = literals;
+        self.scratch.pointers = pointers;
         lowered.body = body;
         Ok(lowered)
     }
@@ -1364,10 +1387,19 @@ fn push(f: &mut naga::Function, block: &mut Block, e: Expression) -> naga::Handl
     );
     let h = f.expressions.append(e, naga::Span::UNDEFINED);
     if needs_emit {
-        block.push(
-            Statement::Emit(Range::new_from_bounds(h, h)),
-            naga::Span::UNDEFINED,
-        );
+        // Extend the block's last statement when it emits the expression
+        // just before this one: one `Emit` per run of expressions.
+        if let Some(Statement::Emit(range)) = block.last_mut()
+            && let Some((first, last)) = range.first_and_last()
+            && last.index() + 1 == h.index()
+        {
+            *range = Range::new_from_bounds(first, h);
+        } else {
+            block.push(
+                Statement::Emit(Range::new_from_bounds(h, h)),
+                naga::Span::UNDEFINED,
+            );
+        }
     }
     h
 }

@@ -34,18 +34,6 @@ struct VplRecord1_ {
     vec4 m0_;
     float m1_[4];
 };
-struct VplRecord0_ {
-    mat4x4 m0_;
-    VplRecord1_ m1_;
-    int m2_;
-    vec3 m3_;
-};
-struct VplOutputvertex {
-    vec4 vpl_out1_0_;
-    int vpl_out2_0_;
-    vec3 vpl_out2_1_;
-    int vpl_out3_0_;
-};
 struct VplOutputfragment {
     vec4 vpl_out2_0_;
 };
@@ -117,10 +105,10 @@ void vpl_fragment_f0_() {
 }
 
 void main() {
-    int vpl_in0_0_1 = _vs2fs_location0;
+    int vpl_in0_0_ = _vs2fs_location0;
     vec3 vpl_in0_1_ = _vs2fs_location1;
     int vpl_in1_0_ = _vs2fs_location5;
-    vpl_fragment_s0_.m0_ = vpl_in0_0_1;
+    vpl_fragment_s0_.m0_ = vpl_in0_0_;
     vpl_fragment_s0_.m1_ = vpl_in0_1_;
     vpl_fragment_s1_ = vpl_in1_0_;
     vpl_fragment_f0_();

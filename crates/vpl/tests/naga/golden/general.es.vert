@@ -46,9 +46,6 @@ struct VplOutputvertex {
     vec3 vpl_out2_1_;
     int vpl_out3_0_;
 };
-struct VplOutputfragment {
-    vec4 vpl_out2_0_;
-};
 layout(std140) uniform VplHostRecord0_block_0Vertex { VplHostRecord0_ _group_0_binding_0_vs; };
 
 vec2 vpl_vertex_s0_ = vec2(0.0);

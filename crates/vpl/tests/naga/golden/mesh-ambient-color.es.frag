@@ -10,9 +10,6 @@ struct VplHostRecord0_ {
     uint pad1_;
     uint pad2_;
 };
-struct VplOutputvertex {
-    vec4 vpl_out1_0_;
-};
 struct VplOutputfragment {
     vec4 vpl_out0_0_;
 };

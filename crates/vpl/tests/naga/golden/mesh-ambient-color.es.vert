@@ -13,9 +13,6 @@ struct VplHostRecord0_ {
 struct VplOutputvertex {
     vec4 vpl_out1_0_;
 };
-struct VplOutputfragment {
-    vec4 vpl_out0_0_;
-};
 vec3 vpl_vertex_s0_ = vec3(0.0);
 
 vec4 vpl_vertex_s1_ = vec4(0.0);

@@ -3,10 +3,6 @@
 precision highp float;
 precision highp int;
 
-struct VplOutputvertex {
-    vec4 vpl_out2_0_;
-    vec2 vpl_out3_0_;
-};
 struct VplOutputfragment {
     vec4 vpl_out1_0_;
 };
@@ -27,8 +23,8 @@ void vpl_fragment_f0_() {
 }
 
 void main() {
-    vec2 vpl_in0_0_1 = _vs2fs_location0;
-    vpl_fragment_s0_ = vpl_in0_0_1;
+    vec2 vpl_in0_0_ = _vs2fs_location0;
+    vpl_fragment_s0_ = vpl_in0_0_;
     vpl_fragment_f0_();
     vec4 _e3 = vpl_fragment_s1_;
     VplOutputfragment _tmp_return = VplOutputfragment(_e3);

@@ -7,9 +7,6 @@ struct VplOutputvertex {
     vec4 vpl_out2_0_;
     vec2 vpl_out3_0_;
 };
-struct VplOutputfragment {
-    vec4 vpl_out1_0_;
-};
 vec3 vpl_vertex_s0_ = vec3(0.0);
 
 vec2 vpl_vertex_s1_ = vec2(0.0);
