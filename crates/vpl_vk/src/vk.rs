@@ -398,7 +398,10 @@ fn texture_named<'r>(request: &'r RenderRequest, name: &str) -> Cow<'r, Texture>
         .textures
         .iter()
         .find(|(n, _)| n == name)
-        .map_or_else(|| Cow::Owned(Texture::checkerboard()), |(_, t)| Cow::Borrowed(t))
+        .map_or_else(
+            || Cow::Owned(Texture::checkerboard()),
+            |(_, t)| Cow::Borrowed(t),
+        )
 }
 
 /// A buffer ↔ image copy of mip level `level` (`width` × `height`).

@@ -9,12 +9,12 @@ use crate::ir::{
     TerminatorKind, Type, TypeInner, UniformKind, Value,
 };
 use crate::verify::{AliasRoot, ModuleInfo};
+use naga::FastHashMap as HashMap;
 use naga::{
     AddressSpace, Binding, Block, BuiltIn, EntryPoint, Expression, FunctionArgument,
     FunctionResult, GlobalVariable, Interpolation, LocalVariable, Range, ResourceBinding, Sampling,
     ShaderStage, Statement, StructMember, SwitchCase, SwitchValue, VectorSize,
 };
-use naga::FastHashMap as HashMap;
 use std::collections::BTreeSet;
 use std::num::NonZeroU32;
 
@@ -907,11 +907,13 @@ impl Lowering<'_> {
             });
         }
         let mut body = Block::new();
-        let fi = self
-            .info
-            .stage(stage.kind)
-            .function(*h)
-            .ok_or_else(|| unsupported(LowerErrorKind::Validation, f.span, "a function without verification facts"))?;
+        let fi = self.info.stage(stage.kind).function(*h).ok_or_else(|| {
+            unsupported(
+                LowerErrorKind::Validation,
+                f.span,
+                "a function without verification facts",
+            )
+        })?;
         let direct = direct_parameters(f);
         let mut params = Vec::with_capacity(f.parameters.len());
         let mut args = Vec::with_capacity(f.parameters.len());
@@ -1897,9 +1899,9 @@ impl FnBuilder<'_, '_> {
         let n = self.number(index, span)?;
         if self.constant {
             // Stored now and loaded when read: a run-time value.
-            let local = self.regs[n].local.ok_or_else(|| {
-                self.defect(span, format!("register r{index} has no storage"))
-            })?;
+            let local = self.regs[n]
+                .local
+                .ok_or_else(|| self.defect(span, format!("register r{index} has no storage")))?;
             let pointer = self.local_ptr(local);
             block.push(Statement::Store { pointer, value }, naga::Span::UNDEFINED);
             self.regs[n].value = None;
