@@ -13,6 +13,7 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::Path;
+use std::time::{Duration, Instant};
 use vpl::VerifiedModule;
 use vpl::backends::glsl;
 use vpl::backends::naga_targets::{self, Target};
@@ -80,6 +81,7 @@ fn per_target(c: &mut Criterion) {
         vpl::text::read_verified(source.as_bytes(), "bench").expect("generated module is valid");
     let published = VerifiedModule::publish(&read).expect("publishes");
     eprintln!("large: {} bytes of VPL", source.len());
+    alternating(&source, &published);
     let mut group = c.benchmark_group("targets_large");
     group.sample_size(10);
     group.bench_function("baseline_check", |b| {
@@ -112,6 +114,45 @@ fn per_target(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// Rounds of the alternating measurement.
+const ROUNDS: usize = 5;
+
+/// Each round runs `vpl check` and every target once, in turn, so that
+/// load from other processes falls on all of them alike; prints the
+/// medians and their ratios to `check`.
+fn alternating(source: &str, published: &VerifiedModule) {
+    let mut names = vec!["check", "glsl-420", "naga_lower_and_validate"];
+    names.extend(Target::ALL.iter().map(|t| t.name()));
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); names.len()];
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        black_box(vpl::text::read(source.as_bytes(), "bench").unwrap());
+        times[0].push(t.elapsed());
+        let t = Instant::now();
+        black_box(glsl::compile(published, glsl::VERSION_420).unwrap());
+        times[1].push(t.elapsed());
+        let t = Instant::now();
+        black_box(naga_targets::lower(published).unwrap());
+        times[2].push(t.elapsed());
+        for (i, target) in Target::ALL.into_iter().enumerate() {
+            let t = Instant::now();
+            black_box(naga_targets::compile(published, target).unwrap());
+            times[3 + i].push(t.elapsed());
+        }
+    }
+    let medians: Vec<f64> = times
+        .into_iter()
+        .map(|mut v| {
+            v.sort();
+            v[v.len() / 2].as_secs_f64()
+        })
+        .collect();
+    eprintln!("medians of {ROUNDS} alternating rounds (ratio to check):");
+    for (name, m) in names.iter().zip(&medians) {
+        eprintln!("  {name:<24} {m:8.3} s  {:6.2}x", m / medians[0]);
+    }
 }
 
 criterion_group!(benches, per_target);

@@ -19,7 +19,9 @@ use std::sync::Arc;
 /// equality is equality of the canonical text.
 #[derive(Debug, Clone)]
 pub struct VerifiedModule {
-    text: Arc<str>,
+    // `Arc<String>` rather than `Arc<str>`: the printed text is kept, not
+    // copied (it is as large as the module's text).
+    text: Arc<String>,
     snapshot: Arc<Verified>,
 }
 
@@ -47,7 +49,7 @@ impl VerifiedModule {
 
     fn from_parts(text: String, snapshot: Verified) -> Self {
         VerifiedModule {
-            text: text.into(),
+            text: Arc::new(text),
             snapshot: Arc::new(snapshot),
         }
     }

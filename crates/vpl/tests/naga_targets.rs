@@ -456,3 +456,96 @@ fn outputs_equal_the_goldens() {
         }
     }
 }
+
+/// The deepest parenthesis nesting of `text`.
+fn nesting(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for c in text.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Registers live as naga expressions within their block: a long chain of
+/// single-use values is named every few links, so no writer nests (and
+/// recurses) beyond a bound; a value computed from constants alone stays a
+/// run-time value (an out-of-range index through a register is valid VPL,
+/// undefined at run time, not a constant-expression error).
+#[test]
+fn long_chains_stay_shallow_and_constant_values_stay_run_time() {
+    let mut chain = String::new();
+    for i in 0..4000 {
+        chain.push_str(&format!("          (add r0 r0 (float {}.5))\n", i % 7));
+    }
+    let text = format!(
+        r#"(module 1
+  (types
+    (type t0 void)
+    (type t1 float)
+    (type t2 int)
+    (type t3 vector float 4)
+    (type t4 array t1 3))
+  (uniforms)
+  (vertex f0
+    (interface
+      (out s0 "p" t3 -1 position))
+    (functions
+      (function f0 "v" t0
+        (parameters)
+        (registers
+          (register r0 t3))
+        (block b0
+          (construct r0 (float 1.0))
+          (store (stage s0) r0)
+          (return)))))
+  (fragment f0
+    (interface
+      (out s0 "c" t3 0 fragment_color))
+    (functions
+      (function f0 "main" t0
+        (parameters)
+        (registers
+          (register r0 t1)
+          (register r1 t2)
+          (register r2 t4)
+          (register r3 t3))
+        (block b0
+          (copy r0 (float 0.0))
+{chain}          (copy r1 (int 7))
+          (construct r2 r0 r0 r0)
+          (index r0 r2 r1)
+          (construct r3 r0)
+          (store (stage s0) r3)
+          (return))))))
+"#
+    );
+    let read = vpl::text::read_verified(text.as_bytes(), "chain").unwrap();
+    let published = VerifiedModule::publish(&read).unwrap();
+    for target in Target::ALL {
+        let out = naga_targets::compile(&published, target)
+            .unwrap_or_else(|e| panic!("{}: {e}", target.name()));
+        if target == Target::Spirv {
+            continue;
+        }
+        for (ext, bytes) in &out.files {
+            let code = std::str::from_utf8(bytes).unwrap();
+            let deepest = nesting(code);
+            assert!(
+                deepest < 64,
+                "{}: {ext} nests {deepest} parentheses deep",
+                target.name()
+            );
+            if target == Target::Wgsl {
+                assert!(code.contains("let vpl_r0"), "no named link:\n{code}");
+                reread_wgsl("chain", &published, code);
+            }
+        }
+    }
+}

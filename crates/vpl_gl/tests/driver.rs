@@ -12,9 +12,11 @@ use vpl::backends::glsl::reflect::Std140Detail;
 use vpl::backends::glsl::{self, GlslType, ProgramArtifact, VERSION_420, std140_layout};
 use vpl::ir::Direction;
 use vpl::programs::{self, Program};
-use vpl_gl::{
-    AttributeValue, GlContext, Image, LinkedProgram, MinFilter, RenderRequest, Texture, Wrap,
-};
+use vpl_gl::{AttributeValue, GlContext, LinkedProgram, MinFilter, RenderRequest, Texture, Wrap};
+
+#[path = "support/pixels.rs"]
+mod pixels;
+use pixels::{assert_pixel, assert_uniform};
 
 fn context(test: &str) -> Option<GlContext> {
     match GlContext::new() {
@@ -74,31 +76,6 @@ fn compile_file(relative: &str) -> ProgramArtifact {
 
 fn builtin(program: Program) -> ProgramArtifact {
     glsl::compile(&programs::create(program).unwrap(), VERSION_420).unwrap()
-}
-
-fn close(actual: [u8; 4], expected: [u8; 4], tolerance: u8) -> bool {
-    actual
-        .iter()
-        .zip(expected)
-        .all(|(a, e)| a.abs_diff(e) <= tolerance)
-}
-
-#[track_caller]
-fn assert_pixel(image: &Image, x: u32, y: u32, expected: [u8; 4], tolerance: u8) {
-    let actual = image.pixel(x, y);
-    assert!(
-        close(actual, expected, tolerance),
-        "pixel ({x}, {y}) is {actual:?}, expected {expected:?} ± {tolerance}"
-    );
-}
-
-#[track_caller]
-fn assert_uniform(image: &Image, expected: [u8; 4], tolerance: u8) {
-    for y in 0..image.height {
-        for x in 0..image.width {
-            assert_pixel(image, x, y, expected, tolerance);
-        }
-    }
 }
 
 /// Checks the driver's view of the artifact's interface and blocks.

@@ -14,6 +14,7 @@ use crate::program::{Resource, VkProgram};
 use crate::request::RenderRequest;
 use crate::uniforms::UniformData;
 use ash::vk;
+use std::borrow::Cow;
 use std::ffi::CString;
 use vpl_gl::{AttributeValue, Image, MinFilter, Texture, Wrap};
 
@@ -241,6 +242,34 @@ impl<'c> Frame<'c> {
         }
     }
 
+    /// Device memory for `req`, of the first memory type that has one of
+    /// the property sets in `preferred` (tried in order). The caller binds
+    /// it and records it with its resource, which frees it on drop.
+    fn memory(
+        &self,
+        req: vk::MemoryRequirements,
+        preferred: &[vk::MemoryPropertyFlags],
+    ) -> Result<vk::DeviceMemory, VkError> {
+        let mut kind = Err(VkError::Vulkan("no memory type".into()));
+        for &flags in preferred {
+            kind = self.cx.memory_type(req.memory_type_bits, flags);
+            if kind.is_ok() {
+                break;
+            }
+        }
+        let kind = kind?;
+        // SAFETY: a valid allocate info on this device.
+        unsafe {
+            self.cx.device.allocate_memory(
+                &vk::MemoryAllocateInfo::default()
+                    .allocation_size(req.size)
+                    .memory_type_index(kind),
+                None,
+            )
+        }
+        .map_err(err("memory"))
+    }
+
     /// A host-visible, coherent buffer holding `data` (at least 16 bytes).
     fn buffer(&mut self, usage: vk::BufferUsageFlags, data: &[u8]) -> Result<vk::Buffer, VkError> {
         let d = &self.cx.device;
@@ -257,27 +286,14 @@ impl<'c> Frame<'c> {
                     None,
                 )
                 .map_err(err("buffer"))?;
-            let req = d.get_buffer_memory_requirements(buffer);
-            let kind = match self.cx.memory_type(
-                req.memory_type_bits,
-                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
-            ) {
-                Ok(k) => k,
-                Err(e) => {
-                    d.destroy_buffer(buffer, None);
-                    return Err(e);
-                }
-            };
-            let memory = match d.allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(kind),
-                None,
+            let memory = match self.memory(
+                d.get_buffer_memory_requirements(buffer),
+                &[vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT],
             ) {
                 Ok(m) => m,
                 Err(e) => {
                     d.destroy_buffer(buffer, None);
-                    return Err(err("memory")(e));
+                    return Err(e);
                 }
             };
             self.buffers.push((buffer, memory));
@@ -343,30 +359,17 @@ impl<'c> Frame<'c> {
                     None,
                 )
                 .map_err(err("image"))?;
-            let req = d.get_image_memory_requirements(image);
-            let kind = match self
-                .cx
-                .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::DEVICE_LOCAL)
-                .or_else(|_| {
-                    self.cx
-                        .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
-                }) {
-                Ok(k) => k,
-                Err(e) => {
-                    d.destroy_image(image, None);
-                    return Err(e);
-                }
-            };
-            let memory = match d.allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(kind),
-                None,
+            let memory = match self.memory(
+                d.get_image_memory_requirements(image),
+                &[
+                    vk::MemoryPropertyFlags::DEVICE_LOCAL,
+                    vk::MemoryPropertyFlags::empty(),
+                ],
             ) {
                 Ok(m) => m,
                 Err(e) => {
                     d.destroy_image(image, None);
-                    return Err(err("memory")(e));
+                    return Err(e);
                 }
             };
             self.images.push((image, memory));
@@ -386,6 +389,35 @@ impl<'c> Frame<'c> {
             Ok((image, view))
         }
     }
+}
+
+/// The request's texture bound to sampler `name`, or the checkerboard
+/// default.
+fn texture_named<'r>(request: &'r RenderRequest, name: &str) -> Cow<'r, Texture> {
+    request
+        .textures
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or_else(
+            || Cow::Owned(Texture::checkerboard()),
+            |(_, t)| Cow::Borrowed(t),
+        )
+}
+
+/// A buffer ↔ image copy of mip level `level` (`width` × `height`).
+fn copy_region(level: u32, width: u32, height: u32) -> vk::BufferImageCopy {
+    vk::BufferImageCopy::default()
+        .image_subresource(vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: level,
+            base_array_layer: 0,
+            layer_count: 1,
+        })
+        .image_extent(vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        })
 }
 
 fn range(base: u32, levels: u32) -> vk::ImageSubresourceRange {
@@ -577,13 +609,7 @@ pub fn render(
         for r in &program.resources {
             match r {
                 Resource::Texture { name, binding } => {
-                    let default = Texture::checkerboard();
-                    let texture = request
-                        .textures
-                        .iter()
-                        .find(|(n, _)| n == name)
-                        .map(|(_, t)| t)
-                        .unwrap_or(&default);
+                    let texture = texture_named(request, name);
                     let levels = texture.levels.len().max(1) as u32;
                     let (image, view) = frame.image(
                         texture.width,
@@ -623,18 +649,7 @@ pub fn render(
                             staging,
                             image,
                             vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                            &[vk::BufferImageCopy::default()
-                                .image_subresource(vk::ImageSubresourceLayers {
-                                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                                    mip_level: level as u32,
-                                    base_array_layer: 0,
-                                    layer_count: 1,
-                                })
-                                .image_extent(vk::Extent3D {
-                                    width: lw,
-                                    height: lh,
-                                    depth: 1,
-                                })],
+                            &[copy_region(level as u32, lw, lh)],
                         );
                     }
                     d.cmd_pipeline_barrier(
@@ -662,13 +677,7 @@ pub fn render(
                     ));
                 }
                 Resource::Sampler { name, binding } => {
-                    let default = Texture::checkerboard();
-                    let texture = request
-                        .textures
-                        .iter()
-                        .find(|(n, _)| n == name)
-                        .map(|(_, t)| t)
-                        .unwrap_or(&default);
+                    let texture = texture_named(request, name);
                     let address = match texture.wrap {
                         Wrap::Repeat => vk::SamplerAddressMode::REPEAT,
                         Wrap::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
@@ -763,33 +772,26 @@ pub fn render(
                         .set_layouts(&set_layouts),
                 )
                 .map_err(err("descriptor set"))?[0];
+            let write = |binding: u32, kind| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(s)
+                    .dst_binding(binding)
+                    .descriptor_type(kind)
+            };
             let mut writes = Vec::new();
             for (binding, info) in &buffer_infos {
                 writes.push(
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(s)
-                        .dst_binding(*binding)
-                        .descriptor_type(vk::DescriptorType::UNIFORM_BUFFER)
+                    write(*binding, vk::DescriptorType::UNIFORM_BUFFER)
                         .buffer_info(std::slice::from_ref(info)),
                 );
             }
-            for (binding, info) in &image_infos {
-                writes.push(
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(s)
-                        .dst_binding(*binding)
-                        .descriptor_type(vk::DescriptorType::SAMPLED_IMAGE)
-                        .image_info(std::slice::from_ref(info)),
-                );
-            }
-            for (binding, info) in &sampler_infos {
-                writes.push(
-                    vk::WriteDescriptorSet::default()
-                        .dst_set(s)
-                        .dst_binding(*binding)
-                        .descriptor_type(vk::DescriptorType::SAMPLER)
-                        .image_info(std::slice::from_ref(info)),
-                );
+            for (kind, infos) in [
+                (vk::DescriptorType::SAMPLED_IMAGE, &image_infos),
+                (vk::DescriptorType::SAMPLER, &sampler_infos),
+            ] {
+                for (binding, info) in infos {
+                    writes.push(write(*binding, kind).image_info(std::slice::from_ref(info)));
+                }
             }
             d.update_descriptor_sets(&writes, &[]);
             set = Some(s);
@@ -954,18 +956,7 @@ pub fn render(
             target,
             vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
             readback,
-            &[vk::BufferImageCopy::default()
-                .image_subresource(vk::ImageSubresourceLayers {
-                    aspect_mask: vk::ImageAspectFlags::COLOR,
-                    mip_level: 0,
-                    base_array_layer: 0,
-                    layer_count: 1,
-                })
-                .image_extent(vk::Extent3D {
-                    width: w,
-                    height: h,
-                    depth: 1,
-                })],
+            &[copy_region(0, w, h)],
         );
         d.end_command_buffer(cmd).map_err(err("end"))?;
         let fence = d

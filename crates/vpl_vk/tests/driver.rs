@@ -16,6 +16,10 @@ use vpl_vk::{
     Wrap,
 };
 
+#[path = "../../vpl_gl/tests/support/pixels.rs"]
+mod pixels;
+use pixels::{assert_pixel, assert_uniform};
+
 fn required() -> bool {
     std::env::var_os("VPL_REQUIRE_GL").is_some()
 }
@@ -94,28 +98,6 @@ fn draw_gl(context: &vpl_gl::GlContext, published: &VerifiedModule, s: &Setup) -
     vpl_gl::render(context, &artifact, &request).unwrap()
 }
 
-fn close(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
-    a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tolerance)
-}
-
-#[track_caller]
-fn assert_pixel(image: &Image, x: u32, y: u32, expected: [u8; 4], tolerance: u8) {
-    let actual = image.pixel(x, y);
-    assert!(
-        close(actual, expected, tolerance),
-        "pixel ({x}, {y}) is {actual:?}, expected {expected:?} ± {tolerance}"
-    );
-}
-
-#[track_caller]
-fn assert_uniform(image: &Image, expected: [u8; 4], tolerance: u8) {
-    for y in 0..image.height {
-        for x in 0..image.width {
-            assert_pixel(image, x, y, expected, tolerance);
-        }
-    }
-}
-
 /// Renders on Vulkan and, when a GL context exists, on GL; asserts the
 /// two agree within `tolerance` per channel; returns the Vulkan image.
 #[track_caller]
@@ -129,14 +111,8 @@ fn both(
     let image = draw_vulkan(vk, published, s);
     if let Some(gl) = gl {
         let reference = draw_gl(gl, published, s);
-        for y in 0..image.height {
-            for x in 0..image.width {
-                let (a, b) = (image.pixel(x, y), reference.pixel(x, y));
-                assert!(
-                    close(a, b, tolerance),
-                    "Vulkan and GL differ at ({x}, {y}): {a:?} vs {b:?}"
-                );
-            }
+        if let Some((x, y, a, b)) = pixels::first_difference(&image, &reference, tolerance) {
+            panic!("Vulkan and GL differ at ({x}, {y}): {a:?} vs {b:?}");
         }
     }
     image

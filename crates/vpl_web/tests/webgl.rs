@@ -18,6 +18,9 @@ use vpl::programs::{self, Program};
 use vpl_gl::{AttributeValue, GlContext, Image, MinFilter, RenderRequest, Texture, Wrap};
 use vpl_web::{Scene, WebGlProgram, WebGlRenderer};
 
+#[path = "../../vpl_gl/tests/support/pixels.rs"]
+mod pixels;
+
 fn require() -> bool {
     std::env::var_os("VPL_REQUIRE_GL").is_some()
 }
@@ -178,36 +181,22 @@ fn check(case: &Case, image: &Image, driver: &str) -> Vec<String> {
     let mut failures = Vec::new();
     for &(x, y, color, tolerance) in &case.expect {
         let points: Vec<(u32, u32)> = if x == u32::MAX {
-            (0..image.height)
-                .flat_map(|y| (0..image.width).map(move |x| (x, y)))
-                .collect()
+            pixels::positions(image).collect()
         } else {
             vec![(x, y)]
         };
-        for (x, y) in points {
-            let p = image.pixel(x, y);
-            if p.iter().zip(color).any(|(a, e)| a.abs_diff(e) > tolerance) {
-                failures.push(format!(
-                    "{} on {driver}: pixel ({x}, {y}) is {p:?}, expected {color:?} ± {tolerance}",
-                    case.name
-                ));
-                break;
-            }
+        if let Some((x, y, p)) = points
+            .into_iter()
+            .map(|(x, y)| (x, y, image.pixel(x, y)))
+            .find(|&(_, _, p)| !pixels::close(p, color, tolerance))
+        {
+            failures.push(format!(
+                "{} on {driver}: pixel ({x}, {y}) is {p:?}, expected {color:?} ± {tolerance}",
+                case.name
+            ));
         }
     }
     failures
-}
-
-fn largest_difference(a: &Image, b: &Image) -> u8 {
-    if (a.width, a.height) != (b.width, b.height) {
-        return u8::MAX;
-    }
-    a.rgba
-        .iter()
-        .zip(&b.rgba)
-        .map(|(x, y)| x.abs_diff(*y))
-        .max()
-        .unwrap_or(0)
 }
 
 /// Compares the WebGL image with the native drivers' renders of the same
@@ -223,7 +212,7 @@ fn compare_drivers(case: &Case, webgl: &Image, natives: &Natives) -> Vec<String>
     let mut failures = Vec::new();
     for (driver, native) in &renders {
         failures.extend(check(case, native, driver));
-        let worst = largest_difference(webgl, native);
+        let worst = pixels::largest_difference(webgl, native);
         eprintln!(
             "{}: WebGL vs {driver}: largest channel difference {worst}",
             case.name

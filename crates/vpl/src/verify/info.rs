@@ -96,6 +96,12 @@ impl FunctionInfo {
         self.registers.len()
     }
 
+    /// The dense number of register `index`: declared registers are
+    /// numbered `0..register_count()` in declaration order.
+    pub fn register_number(&self, index: u64) -> Option<u32> {
+        self.registers.get(index).map(|(dense, _)| dense)
+    }
+
     /// Whether a normal return is possible (section 6.3 summaries).
     pub fn can_return(&self) -> bool {
         self.summary.returns

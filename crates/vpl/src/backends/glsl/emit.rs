@@ -15,10 +15,10 @@
 //! the function, `discard` abandons the fragment.
 
 use super::artifact::{Binding, GlslType, InterfaceBinding, ProgramArtifact, UniformBinding};
+use super::error::{TargetError, TargetErrorKind, VERSION_420};
 use super::locations::Locations;
 use super::naming;
 use super::types::TypeMap;
-use super::{TargetError, TargetErrorKind, VERSION_420};
 use crate::ir::{
     Builtin, Callee, Direction, Function, InstructionKind, Literal, Module, Operand, Reference,
     SelectorKind, Semantic, Stage, StageKind, StorageKind, TerminatorKind, TypeInner, UniformKind,

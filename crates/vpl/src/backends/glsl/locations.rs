@@ -12,8 +12,8 @@
 //! Ranges are limited to the signed GL integer range; how many locations a
 //! driver offers is a driver compile/link check.
 
+use super::error::{TargetError, TargetErrorKind};
 use super::types::TypeMap;
-use super::{TargetError, TargetErrorKind};
 use crate::ir::{Direction, InterfaceVar, Module, Semantic, Stage};
 
 /// Resolved locations by interface slot; -1 for `Position` variables.

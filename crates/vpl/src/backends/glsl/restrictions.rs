@@ -6,8 +6,8 @@
 //! [`super::locations`].
 
 use super::artifact::GlslType;
+use super::error::{TargetError, TargetErrorKind};
 use super::types::TypeMap;
-use super::{TargetError, TargetErrorKind};
 use crate::ir::{
     Direction, Function, Handle, Module, ScalarKind, Semantic, Stage, StageKind, Type, TypeInner,
 };

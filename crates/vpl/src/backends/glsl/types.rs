@@ -1,7 +1,8 @@
 //! Conversion of the module's type table into [`GlslType`]s.
 
 use super::artifact::{GlslField, GlslRecord, GlslType};
-use super::{TargetError, TargetErrorKind, naming};
+use super::error::{TargetError, TargetErrorKind};
+use super::naming;
 use crate::ir::{Handle, Module, Type, TypeInner};
 use crate::verify::ModuleInfo;
 use std::collections::HashMap;

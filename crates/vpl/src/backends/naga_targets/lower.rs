@@ -9,12 +9,13 @@ use crate::ir::{
     TerminatorKind, Type, TypeInner, UniformKind, Value,
 };
 use crate::verify::{AliasRoot, ModuleInfo};
+use naga::FastHashMap as HashMap;
 use naga::{
     AddressSpace, Binding, Block, BuiltIn, EntryPoint, Expression, FunctionArgument,
     FunctionResult, GlobalVariable, Interpolation, LocalVariable, Range, ResourceBinding, Sampling,
     ShaderStage, Statement, StructMember, SwitchCase, SwitchValue, VectorSize,
 };
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::num::NonZeroU32;
 
 /// A lowered module that naga's validator accepted.
@@ -93,6 +94,16 @@ type FnKey = (Handle<Function>, Vec<usize>);
 
 /// Lowers the snapshot of `published` and validates the result.
 pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
+    lower_stages(published, None)
+}
+
+/// [`lower`], with the functions and entry point of stage `only` alone
+/// when it is set (the interface and resources of both stages are kept,
+/// so locations and bindings are those of [`lower`]).
+pub(crate) fn lower_stages(
+    published: &VerifiedModule,
+    only: Option<StageKind>,
+) -> Result<Lowered, LowerError> {
     let module = published.module();
     let info = published.info();
     // What GLSL 4.20 cannot express (section 12.4) the naga targets
@@ -109,12 +120,13 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
         info,
         out: naga::Module::default(),
         layouter: naga::proc::Layouter::default(),
-        types: HashMap::new(),
-        hosts: HashMap::new(),
+        types: HashMap::default(),
+        hosts: HashMap::default(),
         io: [Vec::new(), Vec::new()],
-        functions: HashMap::new(),
+        functions: HashMap::default(),
         uniforms: Vec::new(),
         resources: Vec::new(),
+        scratch: Scratch::default(),
     };
     cx.uniforms()?;
     let mut locations: [Vec<Option<u32>>; 2] = [Vec::new(), Vec::new()];
@@ -126,10 +138,15 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
         };
         (locations[si], counts[si]) = cx.interface(stage, per_slot)?;
     }
+    let selected = |stage: &Stage| only.is_none_or(|k| k == stage.kind);
     for (si, stage) in module.stages().into_iter().enumerate() {
+        if !selected(stage) {
+            continue;
+        }
         let keys = cx.needed_functions(stage)?;
         for &h in info.stage(stage.kind).call_order() {
-            for key in keys.iter().filter(|k| k.0 == h) {
+            // The keys are ordered by function first.
+            for key in keys.range((h, Vec::new())..).take_while(|k| k.0 == h) {
                 let lowered = cx.function(si, stage, key)?;
                 let handle = cx.out.functions.append(lowered, naga::Span::UNDEFINED);
                 cx.functions.insert((si, key.clone()), handle);
@@ -142,9 +159,12 @@ pub fn lower(published: &VerifiedModule) -> Result<Lowered, LowerError> {
             StageKind::Vertex => "vpl_vertex_main",
             StageKind::Fragment => "vpl_fragment_main",
         };
+        entry_points[si] = name.to_string();
+        if !selected(stage) {
+            continue;
+        }
         let ep = cx.entry_point(si, stage, name, &locations[si])?;
         cx.out.entry_points.push(ep);
-        entry_points[si] = name.to_string();
     }
     let naga_info = validate(&cx.out)?;
     Ok(Lowered {
@@ -215,6 +235,80 @@ struct Lowering<'a> {
     /// How each uniform slot is reached.
     uniforms: Vec<UniformGlobal>,
     resources: Vec<Resource>,
+    /// Buffers reused from function to function.
+    scratch: Scratch,
+}
+
+/// Per-function working storage, kept between functions so that lowering
+/// many functions does not allocate it anew each time.
+#[derive(Default)]
+struct Scratch {
+    regs: Vec<Reg>,
+    needs_local: Vec<bool>,
+    assigned: Vec<u32>,
+    literals: HashMap<(u8, u32), naga::Handle<Expression>>,
+    pointers: HashMap<Pointee, naga::Handle<Expression>>,
+}
+
+/// A register of the function being lowered, by its dense number.
+#[derive(Debug, Clone, Copy, Default)]
+struct Reg {
+    /// Its function-local variable, when it needs one
+    /// ([`Lowering::registers_needing_locals`]).
+    local: Option<naga::Handle<LocalVariable>>,
+    /// Its value in the block being lowered, and how deeply that
+    /// expression may nest when a writer inlines it.
+    value: Option<(naga::Handle<Expression>, u32)>,
+    /// The value is newer than the local.
+    dirty: bool,
+}
+
+/// How deeply register values may nest before one is named (a named
+/// expression becomes a `let` in the text writers): long chains of
+/// single-use values would otherwise become one deeply nested expression,
+/// which the writers print recursively.
+const MAX_INLINE_DEPTH: u32 = 16;
+
+/// Whether `kind` computes its result from constants alone. naga and WGSL
+/// treat such an expression as a constant expression (evaluated, and
+/// bounds-checked, when the shader is created), while VPL computes it at
+/// run time (an out-of-range index is undefined behaviour, not an error):
+/// such results go through the register's local.
+fn constant_result(kind: &InstructionKind) -> bool {
+    matches!(
+        kind,
+        InstructionKind::Copy { .. }
+            | InstructionKind::Binary { .. }
+            | InstructionKind::Construct { .. }
+            | InstructionKind::Swizzle { .. }
+            | InstructionKind::Member { .. }
+            | InstructionKind::Index { .. }
+    ) && !kind
+        .operands_iter()
+        .any(|op| matches!(op.value, Value::Register(_)))
+}
+
+/// Per parameter slot: whether the function only reads the parameter
+/// whole (never stores to it, never selects into it), so that its value is
+/// the function argument itself and it needs no local copy.
+fn direct_parameters(f: &Function) -> Vec<bool> {
+    let mut direct = vec![true; f.parameters.len()];
+    for block in f.blocks.as_slice() {
+        for instruction in &block.instructions {
+            let (r, whole_read) = match &instruction.kind {
+                InstructionKind::Load { source, .. } => (source, source.path.is_empty()),
+                InstructionKind::Store { target, .. } => (target, false),
+                _ => continue,
+            };
+            if r.storage == StorageKind::Parameter
+                && !whole_read
+                && let Some(d) = usize::try_from(r.slot).ok().and_then(|i| direct.get_mut(i))
+            {
+                *d = false;
+            }
+        }
+    }
+    direct
 }
 
 fn scalar(kind: ScalarKind) -> naga::Scalar {
@@ -813,20 +907,39 @@ impl Lowering<'_> {
             });
         }
         let mut body = Block::new();
+        let fi = self.info.stage(stage.kind).function(*h).ok_or_else(|| {
+            unsupported(
+                LowerErrorKind::Validation,
+                f.span,
+                "a function without verification facts",
+            )
+        })?;
+        let direct = direct_parameters(f);
         let mut params = Vec::with_capacity(f.parameters.len());
+        let mut args = Vec::with_capacity(f.parameters.len());
         let mut copies = Vec::new();
         for (slot, p) in f.parameters.iter().enumerate() {
             if self.is_sampler(p.ty) {
                 params.push(None);
+                args.push(None);
                 continue;
             }
             let ty = self.ty(p.ty)?;
-            copies.push(out.arguments.len() as u32);
+            let arg = out.arguments.len() as u32;
             out.arguments.push(FunctionArgument {
                 name: Some(format!("vpl_p{slot}")),
                 ty,
                 binding: None,
             });
+            if direct.get(slot).copied().unwrap_or(false) {
+                // Only read whole: the argument itself is the value.
+                params.push(None);
+                args.push(Some(
+                    out.expressions
+                        .append(Expression::FunctionArgument(arg), naga::Span::UNDEFINED),
+                ));
+                continue;
+            }
             let local = out.local_variables.append(
                 LocalVariable {
                     name: Some(format!("vpl_p{slot}_local")),
@@ -835,12 +948,27 @@ impl Lowering<'_> {
                 },
                 naga::Span::UNDEFINED,
             );
+            copies.push((arg, local));
             params.push(Some(local));
+            args.push(None);
         }
-        let mut registers = HashMap::new();
+        let mut regs = std::mem::take(&mut self.scratch.regs);
+        regs.clear();
+        regs.resize(fi.register_count(), Reg::default());
+        let needs_local = self.registers_needing_locals(f, fi)?;
         for d in f.declared_registers() {
             if let InstructionKind::DeclareLocal { register } = &d.kind {
                 if self.is_sampler(register.ty) {
+                    continue;
+                }
+                let Some(n) = fi.register_number(register.index) else {
+                    return Err(unsupported(
+                        LowerErrorKind::Validation,
+                        d.span,
+                        "a register without a number",
+                    ));
+                };
+                if !needs_local.get(n as usize).copied().unwrap_or(true) {
                     continue;
                 }
                 let ty = self.ty(register.ty).map_err(|mut e| {
@@ -855,30 +983,40 @@ impl Lowering<'_> {
                     },
                     naga::Span::UNDEFINED,
                 );
-                registers.insert(register.index, local);
+                if let Some(r) = regs.get_mut(n as usize) {
+                    r.local = Some(local);
+                }
             }
         }
+        self.scratch.needs_local = needs_local;
         let int = self.insert(None, naga::TypeInner::Scalar(naga::Scalar::I32));
-        let samplers = self
-            .info
-            .stage(stage.kind)
-            .function(*h)
-            .map(|i| i.samplers().clone());
+        let mut literals = std::mem::take(&mut self.scratch.literals);
+        literals.clear();
+        let mut pointers = std::mem::take(&mut self.scratch.pointers);
+        pointers.clear();
         let mut fb = FnBuilder {
             cx: self,
             si,
             stage,
             function: f,
+            info: fi,
             bound: bound.clone(),
-            samplers,
+            samplers: Some(fi.samplers()),
             f: out,
-            registers,
-            params: params.clone(),
+            regs,
+            touched: Vec::new(),
+            depth: 0,
+            first_new: 0,
+            constant: false,
+            literals,
+            pointers,
+            params,
+            args,
             selector: None,
         };
-        for (arg, local) in copies.iter().zip(params.iter().flatten()) {
-            let arg = fb.expr(&mut body, Expression::FunctionArgument(*arg));
-            let ptr = fb.expr(&mut body, Expression::LocalVariable(*local));
+        for (arg, local) in copies {
+            let arg = fb.expr(&mut body, Expression::FunctionArgument(arg));
+            let ptr = fb.local_ptr(local);
             body.push(
                 Statement::Store {
                     pointer: ptr,
@@ -905,8 +1043,8 @@ impl Lowering<'_> {
                 naga::Span::UNDEFINED,
             );
             fb.selector = Some(selector);
-            let zero = fb.expr(&mut body, Expression::Literal(naga::Literal::I32(0)));
-            let ptr = fb.expr(&mut body, Expression::LocalVariable(selector));
+            let zero = fb.literal(naga::Literal::I32(0));
+            let ptr = fb.local_ptr(selector);
             body.push(
                 Statement::Store {
                     pointer: ptr,
@@ -915,7 +1053,7 @@ impl Lowering<'_> {
                 naga::Span::UNDEFINED,
             );
             let mut loop_body = Block::new();
-            let ptr = fb.expr(&mut loop_body, Expression::LocalVariable(selector));
+            let ptr = fb.local_ptr(selector);
             let value = fb.expr(&mut loop_body, Expression::Load { pointer: ptr });
             let mut cases = Vec::with_capacity(blocks.len() + 1);
             for (index, block) in blocks.iter().enumerate() {
@@ -964,9 +1102,97 @@ impl Lowering<'_> {
                 );
             }
         }
-        let mut f = fb.f;
-        f.body = body;
-        Ok(f)
+        let FnBuilder {
+            f: mut lowered,
+            regs,
+            literals,
+            pointers,
+            ..
+        } = fb;
+        self.scratch.regs = regs;
+        self.scratch.literals = literals;
+        self.scratch.pointers = pointers;
+        lowered.body = body;
+        Ok(lowered)
+    }
+
+    /// Which registers (by number) need a function-local variable: those
+    /// read in a block before that block assigns them (their value comes
+    /// from another block or an earlier loop iteration) and those used as
+    /// storage through a reference. Every other register lives only as
+    /// naga expressions within the block that assigns it.
+    fn registers_needing_locals(
+        &mut self,
+        f: &Function,
+        fi: &crate::verify::FunctionInfo,
+    ) -> Result<Vec<bool>, LowerError> {
+        let count = fi.register_count();
+        let mut needs = std::mem::take(&mut self.scratch.needs_local);
+        needs.clear();
+        needs.resize(count, false);
+        // `assigned[n] == stamp`: assigned earlier in the current block.
+        let mut assigned = std::mem::take(&mut self.scratch.assigned);
+        assigned.clear();
+        assigned.resize(count, 0);
+        let number = |index: u64, span: Option<Span>| {
+            fi.register_number(index)
+                .map(|n| n as usize)
+                .filter(|&n| n < count)
+                .ok_or_else(|| {
+                    unsupported(
+                        LowerErrorKind::Validation,
+                        span,
+                        format!("register r{index} is not declared"),
+                    )
+                })
+        };
+        let read = |needs: &mut Vec<bool>, assigned: &[u32], stamp, op: &Operand| {
+            if let Value::Register(r) = op.value {
+                let n = number(r.index, op.span)?;
+                if assigned[n] != stamp {
+                    needs[n] = true;
+                }
+            }
+            Ok::<(), LowerError>(())
+        };
+        for (stamp, block) in (1u32..).zip(f.blocks.as_slice()) {
+            for instruction in &block.instructions {
+                let kind = &instruction.kind;
+                for op in kind.operands_iter() {
+                    read(&mut needs, &assigned, stamp, op)?;
+                }
+                if let Some(r) = kind.references() {
+                    for s in &r.path {
+                        if let SelectorKind::Index(op) = &s.kind {
+                            read(&mut needs, &assigned, stamp, op)?;
+                        }
+                    }
+                    if r.storage == StorageKind::Local {
+                        needs[number(r.slot, r.span)?] = true;
+                    }
+                }
+                if let Some(r) = kind.result() {
+                    let n = number(r.index, instruction.span)?;
+                    assigned[n] = stamp;
+                    if constant_result(kind) {
+                        needs[n] = true;
+                    }
+                }
+            }
+            if let Some(t) = &block.terminator {
+                match &t.kind {
+                    TerminatorKind::BranchIf { condition, .. } => {
+                        read(&mut needs, &assigned, stamp, condition)?
+                    }
+                    TerminatorKind::Return { value: Some(v) } => {
+                        read(&mut needs, &assigned, stamp, v)?
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.scratch.assigned = assigned;
+        Ok(needs)
     }
 
     fn entry_point(
@@ -1163,10 +1389,19 @@ fn push(f: &mut naga::Function, block: &mut Block, e: Expression) -> naga::Handl
     );
     let h = f.expressions.append(e, naga::Span::UNDEFINED);
     if needs_emit {
-        block.push(
-            Statement::Emit(Range::new_from_bounds(h, h)),
-            naga::Span::UNDEFINED,
-        );
+        // Extend the block's last statement when it emits the expression
+        // just before this one: one `Emit` per run of expressions.
+        if let Some(Statement::Emit(range)) = block.last_mut()
+            && let Some((first, last)) = range.first_and_last()
+            && last.index() + 1 == h.index()
+        {
+            *range = Range::new_from_bounds(first, h);
+        } else {
+            block.push(
+                Statement::Emit(Range::new_from_bounds(h, h)),
+                naga::Span::UNDEFINED,
+            );
+        }
     }
     h
 }
@@ -1178,11 +1413,36 @@ struct FnBuilder<'a, 'b> {
     function: &'a Function,
     /// Uniform slots bound to the sampler parameters.
     bound: Vec<usize>,
-    samplers: Option<crate::verify::SamplerChains>,
+    samplers: Option<&'a crate::verify::SamplerChains>,
+    /// The function's verification facts (register numbers).
+    info: &'a crate::verify::FunctionInfo,
     f: naga::Function,
-    registers: HashMap<u64, naga::Handle<LocalVariable>>,
+    regs: Vec<Reg>,
+    /// Numbers of the registers given a value in the current block.
+    touched: Vec<usize>,
+    /// The deepest operand register value of the current instruction.
+    depth: u32,
+    /// The number of expressions before the current instruction.
+    first_new: usize,
+    /// The current instruction computes from constants alone
+    /// ([`constant_result`]).
+    constant: bool,
+    /// Literal expressions by kind and bits (valid anywhere in the function).
+    literals: HashMap<(u8, u32), naga::Handle<Expression>>,
+    /// Pointer expressions of locals and globals (valid anywhere).
+    pointers: HashMap<Pointee, naga::Handle<Expression>>,
+    /// Local copies of parameters that are stored to or selected into.
     params: Vec<Option<naga::Handle<LocalVariable>>>,
+    /// Argument expressions of the parameters that are only read whole.
+    args: Vec<Option<naga::Handle<Expression>>>,
     selector: Option<naga::Handle<LocalVariable>>,
+}
+
+/// What a cached pointer expression points to.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Pointee {
+    Local(naga::Handle<LocalVariable>),
+    Global(naga::Handle<GlobalVariable>),
 }
 
 /// Where a pointer being built points.
@@ -1208,15 +1468,97 @@ impl FnBuilder<'_, '_> {
         unsupported(LowerErrorKind::Validation, span, message)
     }
 
-    fn register(
-        &self,
+    /// The dense number of register `index`.
+    fn number(&self, index: u64, span: Option<Span>) -> Result<usize, LowerError> {
+        self.info
+            .register_number(index)
+            .map(|n| n as usize)
+            .filter(|&n| n < self.regs.len())
+            .ok_or_else(|| self.defect(span, format!("register r{index} is not declared")))
+    }
+
+    /// The local variable of register `index` (one used as storage, or
+    /// live into a block), with the register's current value stored in it.
+    fn register_storage(
+        &mut self,
+        block: &mut Block,
         index: u64,
         span: Option<Span>,
     ) -> Result<naga::Handle<LocalVariable>, LowerError> {
-        self.registers
-            .get(&index)
-            .copied()
-            .ok_or_else(|| self.defect(span, format!("register r{index} is not declared")))
+        let n = self.number(index, span)?;
+        self.flush(block, n);
+        self.regs[n]
+            .local
+            .ok_or_else(|| self.defect(span, format!("register r{index} has no storage")))
+    }
+
+    /// Stores register `n`'s value into its local if the local is older.
+    fn flush(&mut self, block: &mut Block, n: usize) {
+        let reg = &mut self.regs[n];
+        if let (true, Some(local), Some((value, _))) = (reg.dirty, reg.local, reg.value) {
+            reg.dirty = false;
+            let pointer = self.local_ptr(local);
+            block.push(Statement::Store { pointer, value }, naga::Span::UNDEFINED);
+        }
+    }
+
+    /// Stores every register assigned in this block that has a local, as
+    /// control leaves the block for another.
+    fn flush_all(&mut self, block: &mut Block) {
+        for i in 0..self.touched.len() {
+            let n = self.touched[i];
+            self.flush(block, n);
+        }
+    }
+
+    /// Forgets the register values of the previous block (its expressions
+    /// are not in scope in the next one).
+    fn begin_block(&mut self) {
+        for n in self.touched.drain(..) {
+            self.regs[n].value = None;
+            self.regs[n].dirty = false;
+        }
+    }
+
+    /// A pointer expression to `local`.
+    fn local_ptr(&mut self, local: naga::Handle<LocalVariable>) -> naga::Handle<Expression> {
+        self.pointer_to(Pointee::Local(local))
+    }
+
+    /// A pointer expression to `global`.
+    fn global_ptr(&mut self, global: naga::Handle<GlobalVariable>) -> naga::Handle<Expression> {
+        self.pointer_to(Pointee::Global(global))
+    }
+
+    fn pointer_to(&mut self, to: Pointee) -> naga::Handle<Expression> {
+        let expressions = &mut self.f.expressions;
+        *self.pointers.entry(to).or_insert_with(|| {
+            let e = match to {
+                Pointee::Local(l) => Expression::LocalVariable(l),
+                Pointee::Global(g) => Expression::GlobalVariable(g),
+            };
+            expressions.append(e, naga::Span::UNDEFINED)
+        })
+    }
+
+    /// A literal expression (one per value and function).
+    fn literal(&mut self, literal: naga::Literal) -> naga::Handle<Expression> {
+        let key = match literal {
+            naga::Literal::Bool(b) => (0, u32::from(b)),
+            naga::Literal::I32(i) => (1, i as u32),
+            naga::Literal::F32(x) => (2, x.to_bits()),
+            naga::Literal::U32(u) => (3, u),
+            other => {
+                return self
+                    .f
+                    .expressions
+                    .append(Expression::Literal(other), naga::Span::UNDEFINED);
+            }
+        };
+        let expressions = &mut self.f.expressions;
+        *self.literals.entry(key).or_insert_with(|| {
+            expressions.append(Expression::Literal(literal), naga::Span::UNDEFINED)
+        })
     }
 
     fn is_sampler(&self, ty: Handle<Type>) -> bool {
@@ -1244,18 +1586,28 @@ impl FnBuilder<'_, '_> {
     ) -> Result<naga::Handle<Expression>, LowerError> {
         Ok(match op.value {
             Value::Register(r) => {
-                let local = self.register(r.index, op.span)?;
-                let ptr = self.expr(block, Expression::LocalVariable(local));
-                self.expr(block, Expression::Load { pointer: ptr })
+                let n = self.number(r.index, op.span)?;
+                if let Some((value, depth)) = self.regs[n].value {
+                    self.depth = self.depth.max(depth);
+                    return Ok(value);
+                }
+                let local = self.regs[n].local.ok_or_else(|| {
+                    self.defect(
+                        op.span,
+                        format!("register r{} is read before it is assigned", r.index),
+                    )
+                })?;
+                let pointer = self.local_ptr(local);
+                let value = self.expr(block, Expression::Load { pointer });
+                self.regs[n].value = Some((value, 0));
+                self.touched.push(n);
+                value
             }
-            Value::Constant(c) => self.expr(
-                block,
-                Expression::Literal(match c.value {
-                    Literal::Bool(b) => naga::Literal::Bool(b),
-                    Literal::Int(i) => naga::Literal::I32(i),
-                    Literal::Float(x) => naga::Literal::F32(x),
-                }),
-            ),
+            Value::Constant(c) => self.literal(match c.value {
+                Literal::Bool(b) => naga::Literal::Bool(b),
+                Literal::Int(i) => naga::Literal::I32(i),
+                Literal::Float(x) => naga::Literal::F32(x),
+            }),
         })
     }
 
@@ -1293,11 +1645,8 @@ impl FnBuilder<'_, '_> {
         let slot = usize::try_from(r.slot).unwrap_or(usize::MAX);
         let (mut base, mut space) = match r.storage {
             StorageKind::Local => {
-                let local = self.register(r.slot, r.span)?;
-                (
-                    self.expr(block, Expression::LocalVariable(local)),
-                    Space::Value,
-                )
+                let local = self.register_storage(block, r.slot, r.span)?;
+                (self.local_ptr(local), Space::Value)
             }
             StorageKind::Parameter => {
                 let local = self
@@ -1306,23 +1655,17 @@ impl FnBuilder<'_, '_> {
                     .copied()
                     .flatten()
                     .ok_or_else(|| self.defect(r.span, "parameter out of range"))?;
-                (
-                    self.expr(block, Expression::LocalVariable(local)),
-                    Space::Value,
-                )
+                (self.local_ptr(local), Space::Value)
             }
             StorageKind::StageIo => {
                 let g = *self.cx.io[self.si]
                     .get(slot)
                     .ok_or_else(|| self.defect(r.span, "interface slot out of range"))?;
-                (
-                    self.expr(block, Expression::GlobalVariable(g)),
-                    Space::Value,
-                )
+                (self.global_ptr(g), Space::Value)
             }
             StorageKind::Uniform => match self.cx.uniforms.get(slot).copied() {
                 Some(UniformGlobal::Buffer { global, wrapped }) => {
-                    let mut ptr = self.expr(block, Expression::GlobalVariable(global));
+                    let mut ptr = self.global_ptr(global);
                     if wrapped {
                         ptr = self.expr(
                             block,
@@ -1529,7 +1872,7 @@ impl FnBuilder<'_, '_> {
         if kind != ScalarKind::Bool {
             return v;
         }
-        let mut zero = self.expr(block, Expression::Literal(naga::Literal::U32(0)));
+        let mut zero = self.literal(naga::Literal::U32(0));
         if let Some(size) = size {
             zero = self.expr(block, Expression::Splat { size, value: zero });
         }
@@ -1543,6 +1886,9 @@ impl FnBuilder<'_, '_> {
         )
     }
 
+    /// Makes `value` the value of register `index` (stored into its local
+    /// only when control leaves the block or the register is used as
+    /// storage).
     fn store_register(
         &mut self,
         block: &mut Block,
@@ -1550,15 +1896,55 @@ impl FnBuilder<'_, '_> {
         value: naga::Handle<Expression>,
         span: Option<Span>,
     ) -> Result<(), LowerError> {
-        let local = self.register(index, span)?;
-        let ptr = self.expr(block, Expression::LocalVariable(local));
-        block.push(
-            Statement::Store {
-                pointer: ptr,
-                value,
-            },
-            naga::Span::UNDEFINED,
-        );
+        let n = self.number(index, span)?;
+        if self.constant {
+            // Stored now and loaded when read: a run-time value.
+            let local = self.regs[n]
+                .local
+                .ok_or_else(|| self.defect(span, format!("register r{index} has no storage")))?;
+            let pointer = self.local_ptr(local);
+            block.push(Statement::Store { pointer, value }, naga::Span::UNDEFINED);
+            self.regs[n].value = None;
+            self.regs[n].dirty = false;
+            return Ok(());
+        }
+        // Writers print these where they stand (or by name): they do not
+        // nest into their users.
+        let standalone = matches!(
+            self.f.expressions[value],
+            Expression::Load { .. } | Expression::CallResult(_) | Expression::ImageSample { .. }
+        ) || self.f.expressions[value].needs_pre_emit();
+        let depth = if standalone {
+            0
+        } else if value.index() < self.first_new {
+            // A copy: the operand's expression itself.
+            self.depth
+        } else {
+            self.depth + 1
+        };
+        let depth = if depth > MAX_INLINE_DEPTH {
+            self.f
+                .named_expressions
+                .insert(value, format!("vpl_r{index}"));
+            0
+        } else {
+            depth
+        };
+        let reg = &mut self.regs[n];
+        if reg.value.is_none() {
+            self.touched.push(n);
+        }
+        reg.value = Some((value, depth));
+        reg.dirty = reg.local.is_some();
+        Ok(())
+    }
+
+    /// Forgets register `index`'s value after a store through a reference
+    /// changed its local.
+    fn invalidate(&mut self, index: u64, span: Option<Span>) -> Result<(), LowerError> {
+        let n = self.number(index, span)?;
+        self.regs[n].value = None;
+        self.regs[n].dirty = false;
         Ok(())
     }
 
@@ -1567,6 +1953,7 @@ impl FnBuilder<'_, '_> {
     }
 
     fn block(&mut self, out: &mut Block, block: &crate::ir::Block) -> Result<(), LowerError> {
+        self.begin_block();
         for instruction in &block.instructions {
             self.instruction(out, &instruction.kind, instruction.span)?;
         }
@@ -1581,14 +1968,9 @@ impl FnBuilder<'_, '_> {
                 if_false,
             } => {
                 let condition = self.value(out, condition)?;
-                let accept = self.expr(
-                    out,
-                    Expression::Literal(naga::Literal::I32(if_true.index() as i32)),
-                );
-                let reject = self.expr(
-                    out,
-                    Expression::Literal(naga::Literal::I32(if_false.index() as i32)),
-                );
+                let accept = self.literal(naga::Literal::I32(if_true.index() as i32));
+                let reject = self.literal(naga::Literal::I32(if_false.index() as i32));
+                self.flush_all(out);
                 let value = self.expr(
                     out,
                     Expression::Select {
@@ -1598,7 +1980,7 @@ impl FnBuilder<'_, '_> {
                     },
                 );
                 let ptr = match self.selector {
-                    Some(s) => self.expr(out, Expression::LocalVariable(s)),
+                    Some(s) => self.local_ptr(s),
                     None => return Err(self.defect(t.span, "a branch in a straight-line body")),
                 };
                 out.push(
@@ -1631,9 +2013,10 @@ impl FnBuilder<'_, '_> {
         target: usize,
         span: Option<Span>,
     ) -> Result<(), LowerError> {
-        let value = self.expr(out, Expression::Literal(naga::Literal::I32(target as i32)));
+        self.flush_all(out);
+        let value = self.literal(naga::Literal::I32(target as i32));
         let ptr = match self.selector {
-            Some(s) => self.expr(out, Expression::LocalVariable(s)),
+            Some(s) => self.local_ptr(s),
             None => return Err(self.defect(span, "a branch in a straight-line body")),
         };
         out.push(
@@ -1652,6 +2035,9 @@ impl FnBuilder<'_, '_> {
         kind: &InstructionKind,
         span: Option<Span>,
     ) -> Result<(), LowerError> {
+        self.depth = 0;
+        self.first_new = self.f.expressions.len();
+        self.constant = constant_result(kind);
         match kind {
             InstructionKind::DeclareLocal { .. } => Ok(()),
             // Sampler registers are static aliases (section 12.4): their
@@ -1664,6 +2050,21 @@ impl FnBuilder<'_, '_> {
             InstructionKind::Store { value, .. } if self.is_sampler(value.ty()) => Ok(()),
             InstructionKind::Copy { result, source } => {
                 let v = self.value(out, source)?;
+                self.store_register(out, result.index, v, span)
+            }
+            InstructionKind::Load { result, source }
+                if source.storage == StorageKind::Parameter && source.path.is_empty() =>
+            {
+                let direct = usize::try_from(source.slot)
+                    .ok()
+                    .and_then(|slot| self.args.get(slot).copied().flatten());
+                let v = match direct {
+                    Some(argument) => argument,
+                    None => {
+                        let (ptr, space) = self.pointer(out, source)?;
+                        self.load(out, ptr, result.ty, space, span)?
+                    }
+                };
                 self.store_register(out, result.index, v, span)
             }
             InstructionKind::Load { result, source } => {
@@ -1681,6 +2082,9 @@ impl FnBuilder<'_, '_> {
                     },
                     naga::Span::UNDEFINED,
                 );
+                if target.storage == StorageKind::Local {
+                    self.invalidate(target.slot, target.span)?;
+                }
                 Ok(())
             }
             InstructionKind::Binary {
@@ -1749,8 +2153,8 @@ impl FnBuilder<'_, '_> {
                 };
                 let (image, sampler) = self.sampler_globals(sampler)?;
                 let coordinate = self.value(out, coordinate)?;
-                let image = self.expr(out, Expression::GlobalVariable(image));
-                let sampler = self.expr(out, Expression::GlobalVariable(sampler));
+                let image = self.global_ptr(image);
+                let sampler = self.global_ptr(sampler);
                 // Vertex sampling takes the base level (section 7.3.1).
                 let level = match self.stage.kind {
                     StageKind::Vertex => naga::SampleLevel::Zero,
@@ -2104,7 +2508,7 @@ impl FnBuilder<'_, '_> {
         let (r, c) = (usize::from(rows), usize::from(columns));
         let grid: Vec<naga::Handle<Expression>> = match scalars.as_slice() {
             [s] => {
-                let zero = self.expr(out, Expression::Literal(naga::Literal::F32(0.0)));
+                let zero = self.literal(naga::Literal::F32(0.0));
                 (0..r * c)
                     .map(|i| if i / r == i % r { *s } else { zero })
                     .collect()

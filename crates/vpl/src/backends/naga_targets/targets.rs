@@ -2,7 +2,7 @@
 
 use super::error::{LowerError, LowerErrorKind};
 use super::layout::{Detail, Layout};
-use super::lower::{Lowered, ResourceKind, lower};
+use super::lower::{Lowered, ResourceKind, lower, lower_stages};
 use crate::VerifiedModule;
 use crate::ir::{Direction, Handle, Module, StageKind, Type, TypeInner};
 use std::collections::HashMap;
@@ -70,12 +70,76 @@ fn writer_error(target: Target, e: impl std::fmt::Display) -> LowerError {
 /// Lowers the snapshot of `published` to naga IR, validates it and writes
 /// it for `target`.
 pub fn compile(published: &VerifiedModule, target: Target) -> Result<Output, LowerError> {
+    if target == Target::GlslEs300 {
+        // naga's GLSL writer writes every function that uses no global
+        // the entry point lacks, so from a module with both stages each
+        // shader would carry the other stage's helpers: one module per
+        // stage (together they lower and validate each function once).
+        let stages = [
+            lower_stages(published, Some(StageKind::Vertex))?,
+            lower_stages(published, Some(StageKind::Fragment))?,
+        ];
+        let (files, names) = write_glsl_es([&stages[0], &stages[1]])?;
+        return Ok(Output {
+            files,
+            reflection: reflection(published, &stages[0], target, &names),
+        });
+    }
     let lowered = lower(published)?;
     let (files, names) = write(&lowered, target)?;
     Ok(Output {
         files,
         reflection: reflection(published, &lowered, target, &names),
     })
+}
+
+/// GLSL ES 3.00: one shader per stage, each from the given module of its
+/// stage (vertex, fragment).
+fn write_glsl_es(stages: [&Lowered; 2]) -> Result<(Files, GlslNames), LowerError> {
+    let target = Target::GlslEs300;
+    let mut names: GlslNames = Default::default();
+    let options = naga::back::glsl::Options {
+        version: naga::back::glsl::Version::new_gles(300),
+        writer_flags: naga::back::glsl::WriterFlags::empty(),
+        ..Default::default()
+    };
+    let mut files = Vec::new();
+    for (index, (stage, ext)) in [
+        (naga::ShaderStage::Vertex, "vert"),
+        (naga::ShaderStage::Fragment, "frag"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let l = stages[index];
+        let pipeline = naga::back::glsl::PipelineOptions {
+            shader_stage: stage,
+            entry_point: l.entry_points[index].clone(),
+            multiview: None,
+        };
+        let mut text = String::new();
+        let mut writer = naga::back::glsl::Writer::new(
+            &mut text,
+            &l.module,
+            &l.info,
+            &options,
+            &pipeline,
+            naga::proc::BoundsCheckPolicies::default(),
+        )
+        .map_err(|e| writer_error(target, e))?;
+        let info = writer.write().map_err(|e| writer_error(target, e))?;
+        for (handle, name) in info.uniforms {
+            names[index].insert(handle, name);
+        }
+        for (name, mapping) in info.texture_mapping {
+            names[index].insert(mapping.texture, name.clone());
+            if let Some(sampler) = mapping.sampler {
+                names[index].insert(sampler, name);
+            }
+        }
+        files.push((format!("es.{ext}"), text.into_bytes()));
+    }
+    Ok((files, names))
 }
 
 /// GLSL names of globals per stage (vertex, fragment): uniform block
@@ -105,7 +169,7 @@ fn msl_slots(l: &Lowered) -> Vec<u8> {
 type Files = Vec<(String, Vec<u8>)>;
 
 fn write(l: &Lowered, target: Target) -> Result<(Files, GlslNames), LowerError> {
-    let mut names: GlslNames = Default::default();
+    let names: GlslNames = Default::default();
     let files = match target {
         Target::Spirv => {
             // naga's default adds debug information in debug builds; the
@@ -131,47 +195,8 @@ fn write(l: &Lowered, target: Target) -> Result<(Files, GlslNames), LowerError> 
             .map_err(|e| writer_error(target, e))?;
             vec![("wgsl".to_string(), text.into_bytes())]
         }
-        Target::GlslEs300 => {
-            let options = naga::back::glsl::Options {
-                version: naga::back::glsl::Version::new_gles(300),
-                writer_flags: naga::back::glsl::WriterFlags::empty(),
-                ..Default::default()
-            };
-            let mut files = Vec::new();
-            for (stage, ext) in [
-                (naga::ShaderStage::Vertex, "vert"),
-                (naga::ShaderStage::Fragment, "frag"),
-            ] {
-                let index = usize::from(stage == naga::ShaderStage::Fragment);
-                let pipeline = naga::back::glsl::PipelineOptions {
-                    shader_stage: stage,
-                    entry_point: l.entry_points[index].clone(),
-                    multiview: None,
-                };
-                let mut text = String::new();
-                let mut writer = naga::back::glsl::Writer::new(
-                    &mut text,
-                    &l.module,
-                    &l.info,
-                    &options,
-                    &pipeline,
-                    naga::proc::BoundsCheckPolicies::default(),
-                )
-                .map_err(|e| writer_error(target, e))?;
-                let info = writer.write().map_err(|e| writer_error(target, e))?;
-                for (handle, name) in info.uniforms {
-                    names[index].insert(handle, name);
-                }
-                for (name, mapping) in info.texture_mapping {
-                    names[index].insert(mapping.texture, name.clone());
-                    if let Some(sampler) = mapping.sampler {
-                        names[index].insert(sampler, name);
-                    }
-                }
-                files.push((format!("es.{ext}"), text.into_bytes()));
-            }
-            files
-        }
+        // Both shaders from the one module (compile lowers per stage).
+        Target::GlslEs300 => return write_glsl_es([l, l]),
         Target::Msl => {
             let mut resources = naga::back::msl::BindingMap::default();
             for (r, slot) in l.resources.iter().zip(msl_slots(l)) {

@@ -46,9 +46,6 @@ struct VplOutputvertex {
     vec3 vpl_out2_1_;
     int vpl_out3_0_;
 };
-struct VplOutputfragment {
-    vec4 vpl_out2_0_;
-};
 layout(std140) uniform VplHostRecord0_block_0Vertex { VplHostRecord0_ _group_0_binding_0_vs; };
 
 vec2 vpl_vertex_s0_ = vec2(0.0);
@@ -65,42 +62,19 @@ smooth out vec3 _vs2fs_location1;
 flat out int _vs2fs_location5;
 
 void vpl_vertex_f0_() {
-    vec2 vpl_r0_ = vec2(0.0);
-    vec4 vpl_r1_ = vec4(0.0);
-    mat4x4 vpl_r2_ = mat4x4(0.0);
-    VplRecord2_ vpl_r3_ = VplRecord2_(0, vec3(0.0));
-    int vpl_r4_ = 0;
-    vec3 vpl_r5_ = vec3(0.0);
-    VplRecord0_ vpl_r6_ = VplRecord0_(mat4x4(0.0), VplRecord1_(vec4(0.0), float[4](0.0, 0.0, 0.0, 0.0)), 0, vec3(0.0));
     vec2 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    vec2 _e4 = vpl_r0_;
-    vpl_r1_ = vec4(_e4, 0.0, 1.0);
-    mat4x4 _e11 = _group_0_binding_0_vs.m0_;
-    vec4 _e14 = _group_0_binding_0_vs.m1_.m0_;
-    vec4 _e17 = _group_0_binding_0_vs.m1_.m1_[0];
-    vec4 _e20 = _group_0_binding_0_vs.m1_.m1_[1];
-    vec4 _e23 = _group_0_binding_0_vs.m1_.m1_[2];
-    vec4 _e26 = _group_0_binding_0_vs.m1_.m1_[3];
-    int _e31 = _group_0_binding_0_vs.m2_;
-    vec3 _e33 = _group_0_binding_0_vs.m3_;
-    vpl_r6_ = VplRecord0_(_e11, VplRecord1_(_e14, float[4](_e17.x, _e20.x, _e23.x, _e26.x)), _e31, _e33);
-    VplRecord0_ _e37 = vpl_r6_;
-    vpl_r2_ = _e37.m0_;
-    mat4x4 _e41 = vpl_r2_;
-    vec4 _e43 = vpl_r1_;
-    vpl_r1_ = (_e41 * _e43);
-    vec4 _e47 = vpl_r1_;
-    vpl_vertex_s1_ = _e47;
-    int _e51 = _group_0_binding_0_vs.m2_;
-    vpl_r4_ = _e51;
-    vec3 _e55 = _group_0_binding_0_vs.m3_;
-    vpl_r5_ = _e55;
-    int _e58 = vpl_r4_;
-    vec3 _e60 = vpl_r5_;
-    vpl_r3_ = VplRecord2_(_e58, _e60);
-    VplRecord2_ _e64 = vpl_r3_;
-    vpl_vertex_s2_ = _e64;
+    mat4x4 _e7 = _group_0_binding_0_vs.m0_;
+    vec4 _e10 = _group_0_binding_0_vs.m1_.m0_;
+    vec4 _e13 = _group_0_binding_0_vs.m1_.m1_[0];
+    vec4 _e16 = _group_0_binding_0_vs.m1_.m1_[1];
+    vec4 _e19 = _group_0_binding_0_vs.m1_.m1_[2];
+    vec4 _e22 = _group_0_binding_0_vs.m1_.m1_[3];
+    int _e27 = _group_0_binding_0_vs.m2_;
+    vec3 _e29 = _group_0_binding_0_vs.m3_;
+    vpl_vertex_s1_ = (VplRecord0_(_e7, VplRecord1_(_e10, float[4](_e13.x, _e16.x, _e19.x, _e22.x)), _e27, _e29).m0_ * vec4(_e1, 0.0, 1.0));
+    int _e35 = _group_0_binding_0_vs.m2_;
+    vec3 _e37 = _group_0_binding_0_vs.m3_;
+    vpl_vertex_s2_ = VplRecord2_(_e35, _e37);
     vpl_vertex_s3_ = 1;
     return;
 }

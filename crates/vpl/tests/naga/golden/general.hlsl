@@ -116,71 +116,27 @@ VplRecord2_ ConstructVplRecord2_(int arg0, float3 arg1) {
 
 void vpl_vertex_f0_()
 {
-    float2 vpl_r0_ = (float2)0;
-    float4 vpl_r1_ = (float4)0;
-    float4x4 vpl_r2_ = (float4x4)0;
-    VplRecord2_ vpl_r3_ = (VplRecord2_)0;
-    int vpl_r4_ = (int)0;
-    float3 vpl_r5_ = (float3)0;
-    VplRecord0_ vpl_r6_ = (VplRecord0_)0;
-
     float2 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    float2 _e4 = vpl_r0_;
-    vpl_r1_ = float4(_e4, 0.0, 1.0);
-    float4x4 _e11 = vpl_uniform0_.m0_;
-    float4 _e14 = vpl_uniform0_.m1_.m0_;
-    float4 _e17 = vpl_uniform0_.m1_.m1_[0];
-    float4 _e20 = vpl_uniform0_.m1_.m1_[1];
-    float4 _e23 = vpl_uniform0_.m1_.m1_[2];
-    float4 _e26 = vpl_uniform0_.m1_.m1_[3];
-    int _e31 = vpl_uniform0_.m2_;
-    float3 _e33 = vpl_uniform0_.m3_;
-    vpl_r6_ = ConstructVplRecord0_(_e11, ConstructVplRecord1_(_e14, Constructarray4_float_(_e17.x, _e20.x, _e23.x, _e26.x)), _e31, _e33);
-    VplRecord0_ _e37 = vpl_r6_;
-    vpl_r2_ = _e37.m0_;
-    float4x4 _e41 = vpl_r2_;
-    float4 _e43 = vpl_r1_;
-    vpl_r1_ = mul(_e43, _e41);
-    float4 _e47 = vpl_r1_;
-    vpl_vertex_s1_ = _e47;
-    int _e51 = vpl_uniform0_.m2_;
-    vpl_r4_ = _e51;
-    float3 _e55 = vpl_uniform0_.m3_;
-    vpl_r5_ = _e55;
-    int _e58 = vpl_r4_;
-    float3 _e60 = vpl_r5_;
-    vpl_r3_ = ConstructVplRecord2_(_e58, _e60);
-    VplRecord2_ _e64 = vpl_r3_;
-    vpl_vertex_s2_ = _e64;
+    float4x4 _e7 = vpl_uniform0_.m0_;
+    float4 _e10 = vpl_uniform0_.m1_.m0_;
+    float4 _e13 = vpl_uniform0_.m1_.m1_[0];
+    float4 _e16 = vpl_uniform0_.m1_.m1_[1];
+    float4 _e19 = vpl_uniform0_.m1_.m1_[2];
+    float4 _e22 = vpl_uniform0_.m1_.m1_[3];
+    int _e27 = vpl_uniform0_.m2_;
+    float3 _e29 = vpl_uniform0_.m3_;
+    vpl_vertex_s1_ = mul(float4(_e1, 0.0, 1.0), ConstructVplRecord0_(_e7, ConstructVplRecord1_(_e10, Constructarray4_float_(_e13.x, _e16.x, _e19.x, _e22.x)), _e27, _e29).m0_);
+    int _e35 = vpl_uniform0_.m2_;
+    float3 _e37 = vpl_uniform0_.m3_;
+    vpl_vertex_s2_ = ConstructVplRecord2_(_e35, _e37);
     vpl_vertex_s3_ = int(1);
     return;
 }
 
 float4 vpl_fragment_f1_(float4 vpl_p0_, float vpl_p1_)
 {
-    float4 vpl_p0_local = (float4)0;
-    float vpl_p1_local = (float)0;
-    float4 vpl_r0_1 = (float4)0;
-    float vpl_r1_1 = (float)0;
-    float vpl_r2_1 = (float)0;
-
-    vpl_p0_local = vpl_p0_;
-    vpl_p1_local = vpl_p1_;
-    float4 _e5 = vpl_p0_local;
-    vpl_r0_1 = _e5;
-    float _e8 = vpl_p1_local;
-    vpl_r1_1 = _e8;
-    float _e12 = vpl_uniform2_.value;
-    vpl_r2_1 = _e12;
-    float _e15 = vpl_r1_1;
-    float _e17 = vpl_r2_1;
-    vpl_r1_1 = (_e15 * _e17);
-    float4 _e21 = vpl_r0_1;
-    float _e23 = vpl_r1_1;
-    vpl_r0_1 = (_e21 * _e23);
-    float4 _e27 = vpl_r0_1;
-    return _e27;
+    float _e4 = vpl_uniform2_.value;
+    return (vpl_p0_ * (vpl_p1_ * _e4));
 }
 
 typedef VplRecord1_ ret_Constructarray2_VplRecord1__[2];
@@ -191,13 +147,8 @@ ret_Constructarray2_VplRecord1__ Constructarray2_VplRecord1__(VplRecord1_ arg0, 
 
 void vpl_fragment_f0_()
 {
-    int vpl_r0_2 = (int)0;
-    float4 vpl_r1_2 = (float4)0;
-    bool vpl_r2_2 = (bool)0;
-    VplRecord2_ vpl_r3_1 = (VplRecord2_)0;
-    float vpl_r4_1 = (float)0;
-    VplRecord1_ vpl_r5_1[2] = (VplRecord1_[2])0;
-    VplRecord1_ vpl_r6_1 = (VplRecord1_)0;
+    float4 vpl_r1_ = (float4)0;
+    VplRecord1_ vpl_r5_[2] = (VplRecord1_[2])0;
     int vpl_block = (int)0;
 
     vpl_block = int(0);
@@ -205,55 +156,39 @@ void vpl_fragment_f0_()
     while(true) {
         if (all(loop_bound == uint2(0u, 0u))) { break; }
         loop_bound -= uint2(loop_bound.y == 0u, 1u);
-        int _e3 = vpl_block;
+        int _e2 = vpl_block;
         bool should_continue = false;
-        switch(_e3) {
+        switch(_e2) {
             case 0: {
-                int _e5 = vpl_fragment_s1_;
-                vpl_r0_2 = _e5;
-                int _e10 = vpl_r0_2;
-                float4 _e13 = vpl_uniform1_.value[_e10].m0_;
-                vpl_r1_2 = _e13;
-                int _e18 = vpl_r0_2;
-                float4 _e22 = vpl_uniform1_.value[_e18].m1_[2];
-                vpl_r4_1 = _e22.x;
-                float4 _e26 = vpl_r1_2;
-                float _e28 = vpl_r4_1;
-                const float4 _e29 = vpl_fragment_f1_(_e26, _e28);
-                vpl_r1_2 = _e29;
-                VplRecord2_ _e32 = vpl_fragment_s0_;
-                vpl_r3_1 = _e32;
-                VplRecord2_ _e35 = vpl_r3_1;
-                vpl_r0_2 = _e35.m0_;
-                int _e39 = vpl_r0_2;
-                vpl_r2_2 = (_e39 < int(0));
-                bool _e44 = vpl_r2_2;
-                vpl_block = (_e44 ? int(1) : int(2));
+                int _e4 = vpl_fragment_s1_;
+                float4 _e9 = vpl_uniform1_.value[_e4].m0_;
+                float4 _e14 = vpl_uniform1_.value[_e4].m1_[2];
+                const float4 _e16 = vpl_fragment_f1_(_e9, _e14.x);
+                VplRecord2_ _e18 = vpl_fragment_s0_;
+                vpl_r1_ = _e16;
+                vpl_block = ((_e18.m0_ < int(0)) ? int(1) : int(2));
                 break;
             }
             case 1: {
                 discard;
             }
             case 2: {
-                float4 _e53 = vpl_uniform1_.value[0].m0_;
-                float4 _e56 = vpl_uniform1_.value[0].m1_[0];
-                float4 _e59 = vpl_uniform1_.value[0].m1_[1];
-                float4 _e62 = vpl_uniform1_.value[0].m1_[2];
-                float4 _e65 = vpl_uniform1_.value[0].m1_[3];
-                float4 _e71 = vpl_uniform1_.value[1].m0_;
-                float4 _e74 = vpl_uniform1_.value[1].m1_[0];
-                float4 _e77 = vpl_uniform1_.value[1].m1_[1];
-                float4 _e80 = vpl_uniform1_.value[1].m1_[2];
-                float4 _e83 = vpl_uniform1_.value[1].m1_[3];
-                vpl_r5_1 = Constructarray2_VplRecord1__(ConstructVplRecord1_(_e53, Constructarray4_float_(_e56.x, _e59.x, _e62.x, _e65.x)), ConstructVplRecord1_(_e71, Constructarray4_float_(_e74.x, _e77.x, _e80.x, _e83.x)));
-                VplRecord1_ _e90[2] = vpl_r5_1;
-                vpl_r6_1 = _e90[0];
-                float4 _e94 = vpl_r1_2;
-                vpl_r5_1[1].m0_ = _e94;
-                float4 _e101 = vpl_r5_1[1].m0_;
-                vpl_r1_2 = _e101;
-                float4 _e104 = vpl_r1_2;
-                vpl_fragment_s2_ = _e104;
+                float4 _e28 = vpl_uniform1_.value[0].m0_;
+                float4 _e31 = vpl_uniform1_.value[0].m1_[0];
+                float4 _e34 = vpl_uniform1_.value[0].m1_[1];
+                float4 _e37 = vpl_uniform1_.value[0].m1_[2];
+                float4 _e40 = vpl_uniform1_.value[0].m1_[3];
+                float4 _e46 = vpl_uniform1_.value[1].m0_;
+                float4 _e49 = vpl_uniform1_.value[1].m1_[0];
+                float4 _e52 = vpl_uniform1_.value[1].m1_[1];
+                float4 _e55 = vpl_uniform1_.value[1].m1_[2];
+                float4 _e58 = vpl_uniform1_.value[1].m1_[3];
+                VplRecord1_ _e62[2] = Constructarray2_VplRecord1__(ConstructVplRecord1_(_e28, Constructarray4_float_(_e31.x, _e34.x, _e37.x, _e40.x)), ConstructVplRecord1_(_e46, Constructarray4_float_(_e49.x, _e52.x, _e55.x, _e58.x)));
+                float4 _e64 = vpl_r1_;
+                vpl_r5_ = _e62;
+                vpl_r5_[1].m0_ = _e64;
+                float4 _e70 = vpl_r5_[1].m0_;
+                vpl_fragment_s2_ = _e70;
                 return;
             }
             default: {

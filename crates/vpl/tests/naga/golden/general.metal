@@ -52,7 +52,7 @@ struct VplRecord0_ {
     char _pad3[12];
     metal::float3 m3_;
 };
-struct type_11 {
+struct type_10 {
     VplRecord1_ inner[2];
 };
 struct VplOutputvertex {
@@ -74,42 +74,19 @@ void vpl_vertex_f0_(
     thread VplRecord2_& vpl_vertex_s2_,
     thread int& vpl_vertex_s3_
 ) {
-    metal::float2 vpl_r0_ = {};
-    metal::float4 vpl_r1_ = {};
-    metal::float4x4 vpl_r2_ = {};
-    VplRecord2_ vpl_r3_ = {};
-    int vpl_r4_ = {};
-    metal::float3 vpl_r5_ = {};
-    VplRecord0_ vpl_r6_ = {};
     metal::float2 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    metal::float2 _e4 = vpl_r0_;
-    vpl_r1_ = metal::float4(_e4, 0.0, 1.0);
-    metal::float4x4 _e11 = vpl_uniform0_.m0_;
-    metal::float4 _e14 = vpl_uniform0_.m1_.m0_;
-    metal::float4 _e17 = vpl_uniform0_.m1_.m1_.inner[0];
-    metal::float4 _e20 = vpl_uniform0_.m1_.m1_.inner[1];
-    metal::float4 _e23 = vpl_uniform0_.m1_.m1_.inner[2];
-    metal::float4 _e26 = vpl_uniform0_.m1_.m1_.inner[3];
-    int _e31 = vpl_uniform0_.m2_;
-    metal::float3 _e33 = vpl_uniform0_.m3_;
-    vpl_r6_ = VplRecord0_ {_e11, VplRecord1_ {_e14, type_9 {{_e17.x, _e20.x, _e23.x, _e26.x}}}, _e31, {}, _e33};
-    VplRecord0_ _e37 = vpl_r6_;
-    vpl_r2_ = _e37.m0_;
-    metal::float4x4 _e41 = vpl_r2_;
-    metal::float4 _e43 = vpl_r1_;
-    vpl_r1_ = _e41 * _e43;
-    metal::float4 _e47 = vpl_r1_;
-    vpl_vertex_s1_ = _e47;
-    int _e51 = vpl_uniform0_.m2_;
-    vpl_r4_ = _e51;
-    metal::float3 _e55 = vpl_uniform0_.m3_;
-    vpl_r5_ = _e55;
-    int _e58 = vpl_r4_;
-    metal::float3 _e60 = vpl_r5_;
-    vpl_r3_ = VplRecord2_ {_e58, {}, _e60};
-    VplRecord2_ _e64 = vpl_r3_;
-    vpl_vertex_s2_ = _e64;
+    metal::float4x4 _e7 = vpl_uniform0_.m0_;
+    metal::float4 _e10 = vpl_uniform0_.m1_.m0_;
+    metal::float4 _e13 = vpl_uniform0_.m1_.m1_.inner[0];
+    metal::float4 _e16 = vpl_uniform0_.m1_.m1_.inner[1];
+    metal::float4 _e19 = vpl_uniform0_.m1_.m1_.inner[2];
+    metal::float4 _e22 = vpl_uniform0_.m1_.m1_.inner[3];
+    int _e27 = vpl_uniform0_.m2_;
+    metal::float3 _e29 = vpl_uniform0_.m3_;
+    vpl_vertex_s1_ = VplRecord0_ {_e7, VplRecord1_ {_e10, type_9 {{_e13.x, _e16.x, _e19.x, _e22.x}}}, _e27, {}, _e29}.m0_ * metal::float4(_e1, 0.0, 1.0);
+    int _e35 = vpl_uniform0_.m2_;
+    metal::float3 _e37 = vpl_uniform0_.m3_;
+    vpl_vertex_s2_ = VplRecord2_ {_e35, {}, _e37};
     vpl_vertex_s3_ = 1;
     return;
 }
@@ -119,27 +96,8 @@ metal::float4 vpl_fragment_f1_(
     float vpl_p1_,
     constant VplUniform2_& vpl_uniform2_
 ) {
-    metal::float4 vpl_p0_local = {};
-    float vpl_p1_local = {};
-    metal::float4 vpl_r0_1 = {};
-    float vpl_r1_1 = {};
-    float vpl_r2_1 = {};
-    vpl_p0_local = vpl_p0_;
-    vpl_p1_local = vpl_p1_;
-    metal::float4 _e5 = vpl_p0_local;
-    vpl_r0_1 = _e5;
-    float _e8 = vpl_p1_local;
-    vpl_r1_1 = _e8;
-    float _e12 = vpl_uniform2_.value;
-    vpl_r2_1 = _e12;
-    float _e15 = vpl_r1_1;
-    float _e17 = vpl_r2_1;
-    vpl_r1_1 = _e15 * _e17;
-    metal::float4 _e21 = vpl_r0_1;
-    float _e23 = vpl_r1_1;
-    vpl_r0_1 = _e21 * _e23;
-    metal::float4 _e27 = vpl_r0_1;
-    return _e27;
+    float _e4 = vpl_uniform2_.value;
+    return vpl_p0_ * (vpl_p1_ * _e4);
 }
 
 void vpl_fragment_f0_(
@@ -149,67 +107,46 @@ void vpl_fragment_f0_(
     thread int& vpl_fragment_s1_,
     thread metal::float4& vpl_fragment_s2_
 ) {
-    int vpl_r0_2 = {};
-    metal::float4 vpl_r1_2 = {};
-    bool vpl_r2_2 = {};
-    VplRecord2_ vpl_r3_1 = {};
-    float vpl_r4_1 = {};
-    type_11 vpl_r5_1 = {};
-    VplRecord1_ vpl_r6_1 = {};
+    metal::float4 vpl_r1_ = {};
+    type_10 vpl_r5_ = {};
     int vpl_block = {};
     vpl_block = 0;
     uint2 loop_bound = uint2(4294967295u);
     while(true) {
         if (metal::all(loop_bound == uint2(0u))) { break; }
         loop_bound -= uint2(loop_bound.y == 0u, 1u);
-        int _e3 = vpl_block;
-        switch(_e3) {
+        int _e2 = vpl_block;
+        switch(_e2) {
             case 0: {
-                int _e5 = vpl_fragment_s1_;
-                vpl_r0_2 = _e5;
-                int _e10 = vpl_r0_2;
-                metal::float4 _e13 = vpl_uniform1_.value.inner[_e10].m0_;
-                vpl_r1_2 = _e13;
-                int _e18 = vpl_r0_2;
-                metal::float4 _e22 = vpl_uniform1_.value.inner[_e18].m1_.inner[2];
-                vpl_r4_1 = _e22.x;
-                metal::float4 _e26 = vpl_r1_2;
-                float _e28 = vpl_r4_1;
-                metal::float4 _e29 = vpl_fragment_f1_(_e26, _e28, vpl_uniform2_);
-                vpl_r1_2 = _e29;
-                VplRecord2_ _e32 = vpl_fragment_s0_;
-                vpl_r3_1 = _e32;
-                VplRecord2_ _e35 = vpl_r3_1;
-                vpl_r0_2 = _e35.m0_;
-                int _e39 = vpl_r0_2;
-                vpl_r2_2 = _e39 < 0;
-                bool _e44 = vpl_r2_2;
-                vpl_block = _e44 ? 1 : 2;
+                int _e4 = vpl_fragment_s1_;
+                metal::float4 _e9 = vpl_uniform1_.value.inner[_e4].m0_;
+                metal::float4 _e14 = vpl_uniform1_.value.inner[_e4].m1_.inner[2];
+                metal::float4 _e16 = vpl_fragment_f1_(_e9, _e14.x, vpl_uniform2_);
+                VplRecord2_ _e18 = vpl_fragment_s0_;
+                vpl_r1_ = _e16;
+                vpl_block = (_e18.m0_ < 0) ? 1 : 2;
                 break;
             }
             case 1: {
                 metal::discard_fragment();
             }
             case 2: {
-                metal::float4 _e53 = vpl_uniform1_.value.inner[0].m0_;
-                metal::float4 _e56 = vpl_uniform1_.value.inner[0].m1_.inner[0];
-                metal::float4 _e59 = vpl_uniform1_.value.inner[0].m1_.inner[1];
-                metal::float4 _e62 = vpl_uniform1_.value.inner[0].m1_.inner[2];
-                metal::float4 _e65 = vpl_uniform1_.value.inner[0].m1_.inner[3];
-                metal::float4 _e71 = vpl_uniform1_.value.inner[1].m0_;
-                metal::float4 _e74 = vpl_uniform1_.value.inner[1].m1_.inner[0];
-                metal::float4 _e77 = vpl_uniform1_.value.inner[1].m1_.inner[1];
-                metal::float4 _e80 = vpl_uniform1_.value.inner[1].m1_.inner[2];
-                metal::float4 _e83 = vpl_uniform1_.value.inner[1].m1_.inner[3];
-                vpl_r5_1 = type_11 {{VplRecord1_ {_e53, type_9 {{_e56.x, _e59.x, _e62.x, _e65.x}}}, VplRecord1_ {_e71, type_9 {{_e74.x, _e77.x, _e80.x, _e83.x}}}}};
-                type_11 _e90 = vpl_r5_1;
-                vpl_r6_1 = _e90.inner[0];
-                metal::float4 _e94 = vpl_r1_2;
-                vpl_r5_1.inner[1].m0_ = _e94;
-                metal::float4 _e101 = vpl_r5_1.inner[1].m0_;
-                vpl_r1_2 = _e101;
-                metal::float4 _e104 = vpl_r1_2;
-                vpl_fragment_s2_ = _e104;
+                metal::float4 _e28 = vpl_uniform1_.value.inner[0].m0_;
+                metal::float4 _e31 = vpl_uniform1_.value.inner[0].m1_.inner[0];
+                metal::float4 _e34 = vpl_uniform1_.value.inner[0].m1_.inner[1];
+                metal::float4 _e37 = vpl_uniform1_.value.inner[0].m1_.inner[2];
+                metal::float4 _e40 = vpl_uniform1_.value.inner[0].m1_.inner[3];
+                metal::float4 _e46 = vpl_uniform1_.value.inner[1].m0_;
+                metal::float4 _e49 = vpl_uniform1_.value.inner[1].m1_.inner[0];
+                metal::float4 _e52 = vpl_uniform1_.value.inner[1].m1_.inner[1];
+                metal::float4 _e55 = vpl_uniform1_.value.inner[1].m1_.inner[2];
+                metal::float4 _e58 = vpl_uniform1_.value.inner[1].m1_.inner[3];
+                type_10 _e62 = type_10 {{VplRecord1_ {_e28, type_9 {{_e31.x, _e34.x, _e37.x, _e40.x}}}, VplRecord1_ {_e46, type_9 {{_e49.x, _e52.x, _e55.x, _e58.x}}}}};
+                metal::float4 _e64 = vpl_r1_;
+                vpl_r5_ = _e62;
+                vpl_r5_.inner[1].m0_ = _e64;
+                metal::float4 _e70 = vpl_r5_.inner[1].m0_;
+                vpl_fragment_s2_ = _e70;
                 return;
             }
             default: {

@@ -68,131 +68,66 @@ var<private> vpl_fragment_s1_: i32;
 var<private> vpl_fragment_s2_: vec4<f32>;
 
 fn vpl_vertex_f0_() {
-    var vpl_r0_: vec2<f32>;
-    var vpl_r1_: vec4<f32>;
-    var vpl_r2_: mat4x4<f32>;
-    var vpl_r3_: VplRecord2_;
-    var vpl_r4_: i32;
-    var vpl_r5_: vec3<f32>;
-    var vpl_r6_: VplRecord0_;
-
     let _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    let _e4 = vpl_r0_;
-    vpl_r1_ = vec4<f32>(_e4, 0f, 1f);
-    let _e11 = vpl_uniform0_.m0_;
-    let _e14 = vpl_uniform0_.m1_.m0_;
-    let _e17 = vpl_uniform0_.m1_.m1_[0];
-    let _e20 = vpl_uniform0_.m1_.m1_[1];
-    let _e23 = vpl_uniform0_.m1_.m1_[2];
-    let _e26 = vpl_uniform0_.m1_.m1_[3];
-    let _e31 = vpl_uniform0_.m2_;
-    let _e33 = vpl_uniform0_.m3_;
-    vpl_r6_ = VplRecord0_(_e11, VplRecord1_(_e14, array<f32, 4>(_e17.x, _e20.x, _e23.x, _e26.x)), _e31, _e33);
-    let _e37 = vpl_r6_;
-    vpl_r2_ = _e37.m0_;
-    let _e41 = vpl_r2_;
-    let _e43 = vpl_r1_;
-    vpl_r1_ = (_e41 * _e43);
-    let _e47 = vpl_r1_;
-    vpl_vertex_s1_ = _e47;
-    let _e51 = vpl_uniform0_.m2_;
-    vpl_r4_ = _e51;
-    let _e55 = vpl_uniform0_.m3_;
-    vpl_r5_ = _e55;
-    let _e58 = vpl_r4_;
-    let _e60 = vpl_r5_;
-    vpl_r3_ = VplRecord2_(_e58, _e60);
-    let _e64 = vpl_r3_;
-    vpl_vertex_s2_ = _e64;
+    let _e7 = vpl_uniform0_.m0_;
+    let _e10 = vpl_uniform0_.m1_.m0_;
+    let _e13 = vpl_uniform0_.m1_.m1_[0];
+    let _e16 = vpl_uniform0_.m1_.m1_[1];
+    let _e19 = vpl_uniform0_.m1_.m1_[2];
+    let _e22 = vpl_uniform0_.m1_.m1_[3];
+    let _e27 = vpl_uniform0_.m2_;
+    let _e29 = vpl_uniform0_.m3_;
+    vpl_vertex_s1_ = (VplRecord0_(_e7, VplRecord1_(_e10, array<f32, 4>(_e13.x, _e16.x, _e19.x, _e22.x)), _e27, _e29).m0_ * vec4<f32>(_e1, 0f, 1f));
+    let _e35 = vpl_uniform0_.m2_;
+    let _e37 = vpl_uniform0_.m3_;
+    vpl_vertex_s2_ = VplRecord2_(_e35, _e37);
     vpl_vertex_s3_ = 1i;
     return;
 }
 
 fn vpl_fragment_f1_(vpl_p0_: vec4<f32>, vpl_p1_: f32) -> vec4<f32> {
-    var vpl_p0_local: vec4<f32>;
-    var vpl_p1_local: f32;
-    var vpl_r0_1: vec4<f32>;
-    var vpl_r1_1: f32;
-    var vpl_r2_1: f32;
-
-    vpl_p0_local = vpl_p0_;
-    vpl_p1_local = vpl_p1_;
-    let _e5 = vpl_p0_local;
-    vpl_r0_1 = _e5;
-    let _e8 = vpl_p1_local;
-    vpl_r1_1 = _e8;
-    let _e12 = vpl_uniform2_.value;
-    vpl_r2_1 = _e12;
-    let _e15 = vpl_r1_1;
-    let _e17 = vpl_r2_1;
-    vpl_r1_1 = (_e15 * _e17);
-    let _e21 = vpl_r0_1;
-    let _e23 = vpl_r1_1;
-    vpl_r0_1 = (_e21 * _e23);
-    let _e27 = vpl_r0_1;
-    return _e27;
+    let _e4 = vpl_uniform2_.value;
+    return (vpl_p0_ * (vpl_p1_ * _e4));
 }
 
 fn vpl_fragment_f0_() {
-    var vpl_r0_2: i32;
-    var vpl_r1_2: vec4<f32>;
-    var vpl_r2_2: bool;
-    var vpl_r3_1: VplRecord2_;
-    var vpl_r4_1: f32;
-    var vpl_r5_1: array<VplRecord1_, 2>;
-    var vpl_r6_1: VplRecord1_;
+    var vpl_r1_: vec4<f32>;
+    var vpl_r5_: array<VplRecord1_, 2>;
     var vpl_block: i32;
 
     vpl_block = 0i;
     loop {
-        let _e3 = vpl_block;
-        switch _e3 {
+        let _e2 = vpl_block;
+        switch _e2 {
             case 0: {
-                let _e5 = vpl_fragment_s1_;
-                vpl_r0_2 = _e5;
-                let _e10 = vpl_r0_2;
-                let _e13 = vpl_uniform1_.value[_e10].m0_;
-                vpl_r1_2 = _e13;
-                let _e18 = vpl_r0_2;
-                let _e22 = vpl_uniform1_.value[_e18].m1_[2];
-                vpl_r4_1 = _e22.x;
-                let _e26 = vpl_r1_2;
-                let _e28 = vpl_r4_1;
-                let _e29 = vpl_fragment_f1_(_e26, _e28);
-                vpl_r1_2 = _e29;
-                let _e32 = vpl_fragment_s0_;
-                vpl_r3_1 = _e32;
-                let _e35 = vpl_r3_1;
-                vpl_r0_2 = _e35.m0_;
-                let _e39 = vpl_r0_2;
-                vpl_r2_2 = (_e39 < 0i);
-                let _e44 = vpl_r2_2;
-                vpl_block = select(2i, 1i, _e44);
+                let _e4 = vpl_fragment_s1_;
+                let _e9 = vpl_uniform1_.value[_e4].m0_;
+                let _e14 = vpl_uniform1_.value[_e4].m1_[2];
+                let _e16 = vpl_fragment_f1_(_e9, _e14.x);
+                let _e18 = vpl_fragment_s0_;
+                vpl_r1_ = _e16;
+                vpl_block = select(2i, 1i, (_e18.m0_ < 0i));
             }
             case 1: {
                 discard;
             }
             case 2: {
-                let _e53 = vpl_uniform1_.value[0].m0_;
-                let _e56 = vpl_uniform1_.value[0].m1_[0];
-                let _e59 = vpl_uniform1_.value[0].m1_[1];
-                let _e62 = vpl_uniform1_.value[0].m1_[2];
-                let _e65 = vpl_uniform1_.value[0].m1_[3];
-                let _e71 = vpl_uniform1_.value[1].m0_;
-                let _e74 = vpl_uniform1_.value[1].m1_[0];
-                let _e77 = vpl_uniform1_.value[1].m1_[1];
-                let _e80 = vpl_uniform1_.value[1].m1_[2];
-                let _e83 = vpl_uniform1_.value[1].m1_[3];
-                vpl_r5_1 = array<VplRecord1_, 2>(VplRecord1_(_e53, array<f32, 4>(_e56.x, _e59.x, _e62.x, _e65.x)), VplRecord1_(_e71, array<f32, 4>(_e74.x, _e77.x, _e80.x, _e83.x)));
-                let _e90 = vpl_r5_1;
-                vpl_r6_1 = _e90[0];
-                let _e94 = vpl_r1_2;
-                vpl_r5_1[1].m0_ = _e94;
-                let _e101 = vpl_r5_1[1].m0_;
-                vpl_r1_2 = _e101;
-                let _e104 = vpl_r1_2;
-                vpl_fragment_s2_ = _e104;
+                let _e28 = vpl_uniform1_.value[0].m0_;
+                let _e31 = vpl_uniform1_.value[0].m1_[0];
+                let _e34 = vpl_uniform1_.value[0].m1_[1];
+                let _e37 = vpl_uniform1_.value[0].m1_[2];
+                let _e40 = vpl_uniform1_.value[0].m1_[3];
+                let _e46 = vpl_uniform1_.value[1].m0_;
+                let _e49 = vpl_uniform1_.value[1].m1_[0];
+                let _e52 = vpl_uniform1_.value[1].m1_[1];
+                let _e55 = vpl_uniform1_.value[1].m1_[2];
+                let _e58 = vpl_uniform1_.value[1].m1_[3];
+                let _e62 = array<VplRecord1_, 2>(VplRecord1_(_e28, array<f32, 4>(_e31.x, _e34.x, _e37.x, _e40.x)), VplRecord1_(_e46, array<f32, 4>(_e49.x, _e52.x, _e55.x, _e58.x)));
+                let _e64 = vpl_r1_;
+                vpl_r5_ = _e62;
+                vpl_r5_[1].m0_ = _e64;
+                let _e70 = vpl_r5_[1].m0_;
+                vpl_fragment_s2_ = _e70;
                 return;
             }
             default: {

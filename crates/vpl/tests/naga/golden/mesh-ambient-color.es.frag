@@ -10,9 +10,6 @@ struct VplHostRecord0_ {
     uint pad1_;
     uint pad2_;
 };
-struct VplOutputvertex {
-    vec4 vpl_out1_0_;
-};
 struct VplOutputfragment {
     vec4 vpl_out0_0_;
 };
@@ -23,17 +20,9 @@ vec4 vpl_fragment_s0_ = vec4(0.0);
 layout(location = 0) out vec4 _fs2p_location0;
 
 void vpl_fragment_f0_() {
-    vec4 vpl_r0_1 = vec4(0.0);
-    float vpl_r1_1 = 0.0;
     vec4 _e2 = _group_0_binding_0_fs.m0_;
-    vpl_r0_1 = _e2;
-    float _e6 = _group_0_binding_0_fs.m1_;
-    vpl_r1_1 = _e6;
-    vec4 _e9 = vpl_r0_1;
-    float _e11 = vpl_r1_1;
-    vpl_r0_1 = (_e9 * _e11);
-    vec4 _e15 = vpl_r0_1;
-    vpl_fragment_s0_ = _e15;
+    float _e4 = _group_0_binding_0_fs.m1_;
+    vpl_fragment_s0_ = (_e2 * _e4);
     return;
 }
 

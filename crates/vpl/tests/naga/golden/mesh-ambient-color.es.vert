@@ -13,9 +13,6 @@ struct VplHostRecord0_ {
 struct VplOutputvertex {
     vec4 vpl_out1_0_;
 };
-struct VplOutputfragment {
-    vec4 vpl_out0_0_;
-};
 vec3 vpl_vertex_s0_ = vec3(0.0);
 
 vec4 vpl_vertex_s1_ = vec4(0.0);
@@ -23,14 +20,8 @@ vec4 vpl_vertex_s1_ = vec4(0.0);
 layout(location = 0) in vec3 _p2vs_location0;
 
 void vpl_vertex_f0_() {
-    vec3 vpl_r0_ = vec3(0.0);
-    vec4 vpl_r1_ = vec4(0.0);
     vec3 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    vec3 _e4 = vpl_r0_;
-    vpl_r1_ = vec4(_e4, 1.0);
-    vec4 _e9 = vpl_r1_;
-    vpl_vertex_s1_ = _e9;
+    vpl_vertex_s1_ = vec4(_e1, 1.0);
     return;
 }
 

@@ -25,32 +25,16 @@ struct VertexOutput_vpl_vertex_main {
 
 void vpl_vertex_f0_()
 {
-    float3 vpl_r0_ = (float3)0;
-    float4 vpl_r1_ = (float4)0;
-
     float3 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    float3 _e4 = vpl_r0_;
-    vpl_r1_ = float4(_e4, 1.0);
-    float4 _e9 = vpl_r1_;
-    vpl_vertex_s1_ = _e9;
+    vpl_vertex_s1_ = float4(_e1, 1.0);
     return;
 }
 
 void vpl_fragment_f0_()
 {
-    float4 vpl_r0_1 = (float4)0;
-    float vpl_r1_1 = (float)0;
-
     float4 _e2 = vpl_uniform0_.m0_;
-    vpl_r0_1 = _e2;
-    float _e6 = vpl_uniform0_.m1_;
-    vpl_r1_1 = _e6;
-    float4 _e9 = vpl_r0_1;
-    float _e11 = vpl_r1_1;
-    vpl_r0_1 = (_e9 * _e11);
-    float4 _e15 = vpl_r0_1;
-    vpl_fragment_s0_ = _e15;
+    float _e4 = vpl_uniform0_.m1_;
+    vpl_fragment_s0_ = (_e2 * _e4);
     return;
 }
 

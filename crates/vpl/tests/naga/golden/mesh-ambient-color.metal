@@ -22,14 +22,8 @@ void vpl_vertex_f0_(
     thread metal::float3& vpl_vertex_s0_,
     thread metal::float4& vpl_vertex_s1_
 ) {
-    metal::float3 vpl_r0_ = {};
-    metal::float4 vpl_r1_ = {};
     metal::float3 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    metal::float3 _e4 = vpl_r0_;
-    vpl_r1_ = metal::float4(_e4, 1.0);
-    metal::float4 _e9 = vpl_r1_;
-    vpl_vertex_s1_ = _e9;
+    vpl_vertex_s1_ = metal::float4(_e1, 1.0);
     return;
 }
 
@@ -37,17 +31,9 @@ void vpl_fragment_f0_(
     constant VplHostRecord0_& vpl_uniform0_,
     thread metal::float4& vpl_fragment_s0_
 ) {
-    metal::float4 vpl_r0_1 = {};
-    float vpl_r1_1 = {};
     metal::float4 _e2 = vpl_uniform0_.m0_;
-    vpl_r0_1 = _e2;
-    float _e6 = vpl_uniform0_.m1_;
-    vpl_r1_1 = _e6;
-    metal::float4 _e9 = vpl_r0_1;
-    float _e11 = vpl_r1_1;
-    vpl_r0_1 = _e9 * _e11;
-    metal::float4 _e15 = vpl_r0_1;
-    vpl_fragment_s0_ = _e15;
+    float _e4 = vpl_uniform0_.m1_;
+    vpl_fragment_s0_ = _e2 * _e4;
     return;
 }
 

@@ -3,10 +3,6 @@
 precision highp float;
 precision highp int;
 
-struct VplOutputvertex {
-    vec4 vpl_out2_0_;
-    vec2 vpl_out3_0_;
-};
 struct VplOutputfragment {
     vec4 vpl_out1_0_;
 };
@@ -20,21 +16,15 @@ smooth in vec2 _vs2fs_location0;
 layout(location = 0) out vec4 _fs2p_location0;
 
 void vpl_fragment_f0_() {
-    vec2 vpl_r1_1 = vec2(0.0);
-    vec4 vpl_r2_1 = vec4(0.0);
     vec2 _e1 = vpl_fragment_s0_;
-    vpl_r1_1 = _e1;
-    vec2 _e4 = vpl_r1_1;
-    vec4 _e7 = texture(_group_0_binding_0_fs, vec2(_e4));
-    vpl_r2_1 = _e7;
-    vec4 _e10 = vpl_r2_1;
-    vpl_fragment_s1_ = _e10;
+    vec4 _e4 = texture(_group_0_binding_0_fs, vec2(_e1));
+    vpl_fragment_s1_ = _e4;
     return;
 }
 
 void main() {
-    vec2 vpl_in0_0_1 = _vs2fs_location0;
-    vpl_fragment_s0_ = vpl_in0_0_1;
+    vec2 vpl_in0_0_ = _vs2fs_location0;
+    vpl_fragment_s0_ = vpl_in0_0_;
     vpl_fragment_f0_();
     vec4 _e3 = vpl_fragment_s1_;
     VplOutputfragment _tmp_return = VplOutputfragment(_e3);

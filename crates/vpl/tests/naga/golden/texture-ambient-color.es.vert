@@ -7,9 +7,6 @@ struct VplOutputvertex {
     vec4 vpl_out2_0_;
     vec2 vpl_out3_0_;
 };
-struct VplOutputfragment {
-    vec4 vpl_out1_0_;
-};
 vec3 vpl_vertex_s0_ = vec3(0.0);
 
 vec2 vpl_vertex_s1_ = vec2(0.0);
@@ -23,19 +20,10 @@ layout(location = 1) in vec2 _p2vs_location1;
 smooth out vec2 _vs2fs_location0;
 
 void vpl_vertex_f0_() {
-    vec3 vpl_r0_ = vec3(0.0);
-    vec4 vpl_r1_ = vec4(0.0);
-    vec2 vpl_r2_ = vec2(0.0);
     vec3 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    vec3 _e4 = vpl_r0_;
-    vpl_r1_ = vec4(_e4, 1.0);
-    vec4 _e9 = vpl_r1_;
-    vpl_vertex_s2_ = _e9;
-    vec2 _e12 = vpl_vertex_s1_;
-    vpl_r2_ = _e12;
-    vec2 _e15 = vpl_r2_;
-    vpl_vertex_s3_ = _e15;
+    vpl_vertex_s2_ = vec4(_e1, 1.0);
+    vec2 _e6 = vpl_vertex_s1_;
+    vpl_vertex_s3_ = _e6;
     return;
 }
 

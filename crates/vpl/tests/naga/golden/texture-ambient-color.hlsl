@@ -30,35 +30,18 @@ struct FragmentInput_vpl_fragment_main {
 
 void vpl_vertex_f0_()
 {
-    float3 vpl_r0_ = (float3)0;
-    float4 vpl_r1_ = (float4)0;
-    float2 vpl_r2_ = (float2)0;
-
     float3 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    float3 _e4 = vpl_r0_;
-    vpl_r1_ = float4(_e4, 1.0);
-    float4 _e9 = vpl_r1_;
-    vpl_vertex_s2_ = _e9;
-    float2 _e12 = vpl_vertex_s1_;
-    vpl_r2_ = _e12;
-    float2 _e15 = vpl_r2_;
-    vpl_vertex_s3_ = _e15;
+    vpl_vertex_s2_ = float4(_e1, 1.0);
+    float2 _e6 = vpl_vertex_s1_;
+    vpl_vertex_s3_ = _e6;
     return;
 }
 
 void vpl_fragment_f0_()
 {
-    float2 vpl_r1_1 = (float2)0;
-    float4 vpl_r2_1 = (float4)0;
-
     float2 _e1 = vpl_fragment_s0_;
-    vpl_r1_1 = _e1;
-    float2 _e4 = vpl_r1_1;
-    float4 _e7 = vpl_texture0_.Sample(vpl_sampler0_, _e4);
-    vpl_r2_1 = _e7;
-    float4 _e10 = vpl_r2_1;
-    vpl_fragment_s1_ = _e10;
+    float4 _e4 = vpl_texture0_.Sample(vpl_sampler0_, _e1);
+    vpl_fragment_s1_ = _e4;
     return;
 }
 

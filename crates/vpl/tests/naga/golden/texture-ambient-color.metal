@@ -19,19 +19,10 @@ void vpl_vertex_f0_(
     thread metal::float4& vpl_vertex_s2_,
     thread metal::float2& vpl_vertex_s3_
 ) {
-    metal::float3 vpl_r0_ = {};
-    metal::float4 vpl_r1_ = {};
-    metal::float2 vpl_r2_ = {};
     metal::float3 _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    metal::float3 _e4 = vpl_r0_;
-    vpl_r1_ = metal::float4(_e4, 1.0);
-    metal::float4 _e9 = vpl_r1_;
-    vpl_vertex_s2_ = _e9;
-    metal::float2 _e12 = vpl_vertex_s1_;
-    vpl_r2_ = _e12;
-    metal::float2 _e15 = vpl_r2_;
-    vpl_vertex_s3_ = _e15;
+    vpl_vertex_s2_ = metal::float4(_e1, 1.0);
+    metal::float2 _e6 = vpl_vertex_s1_;
+    vpl_vertex_s3_ = _e6;
     return;
 }
 
@@ -41,15 +32,9 @@ void vpl_fragment_f0_(
     thread metal::float2& vpl_fragment_s0_,
     thread metal::float4& vpl_fragment_s1_
 ) {
-    metal::float2 vpl_r1_1 = {};
-    metal::float4 vpl_r2_1 = {};
     metal::float2 _e1 = vpl_fragment_s0_;
-    vpl_r1_1 = _e1;
-    metal::float2 _e4 = vpl_r1_1;
-    metal::float4 _e7 = vpl_texture0_.sample(vpl_sampler0_, _e4);
-    vpl_r2_1 = _e7;
-    metal::float4 _e10 = vpl_r2_1;
-    vpl_fragment_s1_ = _e10;
+    metal::float4 _e4 = vpl_texture0_.sample(vpl_sampler0_, _e1);
+    vpl_fragment_s1_ = _e4;
     return;
 }
 

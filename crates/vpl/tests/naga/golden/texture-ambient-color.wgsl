@@ -19,34 +19,17 @@ var<private> vpl_fragment_s0_: vec2<f32>;
 var<private> vpl_fragment_s1_: vec4<f32>;
 
 fn vpl_vertex_f0_() {
-    var vpl_r0_: vec3<f32>;
-    var vpl_r1_: vec4<f32>;
-    var vpl_r2_: vec2<f32>;
-
     let _e1 = vpl_vertex_s0_;
-    vpl_r0_ = _e1;
-    let _e4 = vpl_r0_;
-    vpl_r1_ = vec4<f32>(_e4, 1f);
-    let _e9 = vpl_r1_;
-    vpl_vertex_s2_ = _e9;
-    let _e12 = vpl_vertex_s1_;
-    vpl_r2_ = _e12;
-    let _e15 = vpl_r2_;
-    vpl_vertex_s3_ = _e15;
+    vpl_vertex_s2_ = vec4<f32>(_e1, 1f);
+    let _e6 = vpl_vertex_s1_;
+    vpl_vertex_s3_ = _e6;
     return;
 }
 
 fn vpl_fragment_f0_() {
-    var vpl_r1_1: vec2<f32>;
-    var vpl_r2_1: vec4<f32>;
-
     let _e1 = vpl_fragment_s0_;
-    vpl_r1_1 = _e1;
-    let _e4 = vpl_r1_1;
-    let _e7 = textureSample(vpl_texture0_, vpl_sampler0_, _e4);
-    vpl_r2_1 = _e7;
-    let _e10 = vpl_r2_1;
-    vpl_fragment_s1_ = _e10;
+    let _e4 = textureSample(vpl_texture0_, vpl_sampler0_, _e1);
+    vpl_fragment_s1_ = _e4;
     return;
 }
 
