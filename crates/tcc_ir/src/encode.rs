@@ -135,7 +135,11 @@ fn estimate_size(artifact: &Artifact) -> usize {
         .program
         .functions
         .iter()
-        .map(|f| 128 + f.instructions.len() * 40)
+        .map(|f| {
+            // A span object is about 70 bytes besides its file name.
+            let spans: usize = f.spans.iter().flatten().map(|s| 72 + s.file.len()).sum();
+            128 + f.instructions.len() * 40 + spans
+        })
         .sum::<usize>()
 }
 
