@@ -128,8 +128,8 @@ fn ratios() {
         let canonical = tcc_ir::hash_input(&artifact);
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         // Baseline and subjects alternate, so a change of load hits all.
-        let (mut parse, mut full, mut sha, mut hash) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut parse, mut full, mut sha, mut hash, mut ring_sha) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             parse.push(best_of(1, reps, || drop(parse_only(&text, lang))));
             full.push(best_of(1, 1, || drop(compile(&text, "bench", lang))));
@@ -139,11 +139,20 @@ fn ratios() {
             hash.push(best_of(1, 1, || {
                 black_box(tcc_ir::compute_hash(&artifact));
             }));
+            ring_sha.push(best_of(1, 1, || {
+                black_box(ring::digest::digest(&ring::digest::SHA256, &canonical));
+            }));
         }
         let best = |v: &[Duration]| v.iter().copied().min().unwrap_or_default();
-        let (parse, full, sha, hash) = (best(&parse), best(&full), best(&sha), best(&hash));
+        let (parse, full, sha, hash, ring_sha) = (
+            best(&parse),
+            best(&full),
+            best(&sha),
+            best(&hash),
+            best(&ring_sha),
+        );
         println!(
-            "{lang:?} {} bytes, {} instructions, canonical encoding {} bytes: CPU time parse {:.1} ms, compile {:.1} ms, compile/parse {:.2} (target <= 3); SHA-256 of the canonical bytes alone {:.1} ms = {:.2}x parse; encode+hash (compute_hash) {:.1} ms = {:.2}x parse",
+            "{lang:?} {} bytes, {} instructions, canonical encoding {} bytes: CPU time parse {:.1} ms, compile {:.1} ms, compile/parse {:.2} (target <= 3); SHA-256 of the canonical bytes alone {:.1} ms = {:.2}x parse; encode+hash (compute_hash) {:.1} ms = {:.2}x parse; SHA-256 of the same bytes with ring {:.1} ms = {:.2}x parse",
             text.len(),
             artifact.program.total_instructions(),
             canonical.len(),
@@ -154,6 +163,8 @@ fn ratios() {
             ms(sha) / ms(parse),
             ms(hash),
             ms(hash) / ms(parse),
+            ms(ring_sha),
+            ms(ring_sha) / ms(parse),
         );
     }
     let py = std::env::var_os("IRKIT_TCC_REFERENCE_PYTHON")
