@@ -2,7 +2,9 @@
 //! alone (target: compile ≤ 3× parse), for Python and TypeScript; and, in
 //! the same run, the reference Python frontend (PyPI `tcc-engine` 26.10.4,
 //! from IRKIT_TCC_REFERENCE_PYTHON or target/tcc-ref-venv) compiling the same
-//! Python file (target: irkit ≥ 20× faster). Run:
+//! Python file (target: irkit ≥ 20× faster). Also in the same run, the floor
+//! the spec sets: SHA-256 alone (`sha2`, and `ring` for comparison) over the
+//! artifact's canonical bytes, the text the artifact hash digests. Run:
 //! `cargo bench -p tcc_frontend --bench compile`.
 
 use std::hint::black_box;
