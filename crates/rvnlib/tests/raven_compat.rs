@@ -136,6 +136,17 @@ fn ret(value: Option<i32>) -> String {
     }
 }
 
+/// `{"op":"if",…}` with its `Then` statements and, if given, its `Else` ones.
+fn if_then(condition: i32, then: &[String], otherwise: Option<&[String]>) -> String {
+    let otherwise = otherwise.map_or(String::new(), |o| {
+        format!(r#","Else":{{"Statements":[{}]}}"#, o.join(","))
+    });
+    format!(
+        r#"{{"op":"if","Condition":{condition},"Then":{{"Statements":[{}]}}{otherwise}}}"#,
+        then.join(",")
+    )
+}
+
 /// Reads a hand-written container; irkit must re-write it byte for byte.
 fn read_exact(bytes: &[u8]) -> Result<CompiledLibrary, Vec<VerifyError>> {
     let (_, unverified) = read_unverified(bytes).expect("the schema is Raven's");
@@ -161,6 +172,34 @@ fn refused(bytes: &[u8]) -> VerifyError {
     error
 }
 
+/// A function without locals, named by its key's last segment before `(`.
+fn function<'a>(
+    key: &'a str,
+    returns: String,
+    parameters: Vec<String>,
+    values: Vec<(i32, String)>,
+    body: Vec<String>,
+) -> Function<'a> {
+    let name = key.split('(').next().unwrap_or(key);
+    Function {
+        key,
+        name: name.rsplit('.').next().unwrap_or(name),
+        returns,
+        parameters,
+        locals: vec![],
+        values,
+        body,
+    }
+}
+
+/// [`refused`], at `path`, with a message containing `message`.
+fn refused_at(bytes: &[u8], path: &str, message: &str) -> VerifyError {
+    let error = refused(bytes);
+    assert_eq!(error.path, path);
+    assert!(error.message.contains(message), "{error}");
+    error
+}
+
 fn one_function(f: Function<'_>) -> Vec<u8> {
     container(3, &payload("Lib", &[], &[f.json()]))
 }
@@ -173,42 +212,38 @@ fn one_function(f: Function<'_>) -> Vec<u8> {
 /// the component types (`IR/IrVerifier.cs` 330–337).
 #[test]
 fn point_1_matrix_times_scalar_is_accepted_in_either_order() {
-    let f = Function {
-        key: "Geometry.Skinning.Scale(m: float4x4, s: float): float4x4",
-        name: "Scale",
-        returns: mat_t(4, 4),
-        parameters: vec![var("m", &mat_t(4, 4), false), var("s", &f32_t(), false)],
-        locals: vec![],
-        values: vec![
+    let f = function(
+        "Geometry.Skinning.Scale(m: float4x4, s: float): float4x4",
+        mat_t(4, 4),
+        vec![var("m", &mat_t(4, 4), false), var("s", &f32_t(), false)],
+        vec![
             (0, mat_t(4, 4)),
             (1, f32_t()),
             (2, mat_t(4, 4)),
             (3, mat_t(4, 4)),
         ],
-        body: vec![
+        vec![
             load(0, 0),
             load(1, 1),
             binary(2, "MatrixMultiply", 0, 1),
             binary(3, "MatrixMultiply", 1, 2),
             ret(Some(3)),
         ],
-    };
+    );
     read_exact(&one_function(f)).expect("matrix x scalar verifies");
     // A component mismatch is what Raven's verifier does refuse.
-    let f = Function {
-        key: "Bad(m: float4x4, i: int): float4x4",
-        name: "Bad",
-        returns: mat_t(4, 4),
-        parameters: vec![var("m", &mat_t(4, 4), false), var("i", &i32_t(), false)],
-        locals: vec![],
-        values: vec![(0, mat_t(4, 4)), (1, i32_t()), (2, mat_t(4, 4))],
-        body: vec![
+    let f = function(
+        "Bad(m: float4x4, i: int): float4x4",
+        mat_t(4, 4),
+        vec![var("m", &mat_t(4, 4), false), var("i", &i32_t(), false)],
+        vec![(0, mat_t(4, 4)), (1, i32_t()), (2, mat_t(4, 4))],
+        vec![
             load(0, 0),
             load(1, 1),
             binary(2, "MatrixMultiply", 0, 1),
             ret(Some(2)),
         ],
-    };
+    );
     let error = refused(&one_function(f));
     assert_eq!(
         error.item.as_deref(),
@@ -225,55 +260,50 @@ fn point_1_matrix_times_scalar_is_accepted_in_either_order() {
 /// check matrix constructs at all (`IR/IrVerifier.cs` 408–439).
 #[test]
 fn point_2_matrices_construct_from_mixed_lanes() {
-    let f = Function {
-        key: "Basis(a: float3, x: float, b: float2): float3x3",
-        name: "Basis",
-        returns: mat_t(3, 3),
-        parameters: vec![
+    let f = function(
+        "Basis(a: float3, x: float, b: float2): float3x3",
+        mat_t(3, 3),
+        vec![
             var("a", &vec_t("Float", 3), false),
             var("x", &f32_t(), false),
             var("b", &vec_t("Float", 2), false),
         ],
-        locals: vec![],
-        values: vec![
+        vec![
             (0, vec_t("Float", 3)),
             (1, f32_t()),
             (2, vec_t("Float", 2)),
             (3, mat_t(3, 3)),
         ],
         // 3 + 1 + 2 + 3 = 9 lanes
-        body: vec![
+        vec![
             load(0, 0),
             load(1, 1),
             load(2, 2),
             construct(3, &[0, 1, 2, 0]),
             ret(Some(3)),
         ],
-    };
+    );
     read_exact(&one_function(f)).expect("mixed lanes verify");
     // 3 + 1 + 1 = 5 lanes for a 2x2: refused (irkit counts the lanes).
-    let f = Function {
-        key: "Short(a: float3, x: float): float2x2",
-        name: "Short",
-        returns: mat_t(2, 2),
-        parameters: vec![
+    let f = function(
+        "Short(a: float3, x: float): float2x2",
+        mat_t(2, 2),
+        vec![
             var("a", &vec_t("Float", 3), false),
             var("x", &f32_t(), false),
         ],
-        locals: vec![],
-        values: vec![(0, vec_t("Float", 3)), (1, f32_t()), (2, mat_t(2, 2))],
-        body: vec![
+        vec![(0, vec_t("Float", 3)), (1, f32_t()), (2, mat_t(2, 2))],
+        vec![
             load(0, 0),
             load(1, 1),
             construct(2, &[0, 1, 1]),
             ret(Some(2)),
         ],
-    };
-    let error = refused(&one_function(f));
-    assert_eq!(error.path, "Body.Statements[2]");
-    assert!(
-        error.message.contains("supply 5 lane(s), the matrix has 4"),
-        "{error}"
+    );
+    refused_at(
+        &one_function(f),
+        "Body.Statements[2]",
+        "supply 5 lane(s), the matrix has 4",
     );
 }
 
@@ -486,15 +516,13 @@ fn point_6_constants_are_dotnet_round_trip_text_and_kept_verbatim() {
         "1.2345678E\\u002B07",
         "0.10",
     ] {
-        let f = Function {
-            key: "K(): float",
-            name: "K",
-            returns: f32_t(),
-            parameters: vec![],
-            locals: vec![],
-            values: vec![(0, f32_t())],
-            body: vec![constant(0, "float", text), ret(Some(0))],
-        };
+        let f = function(
+            "K(): float",
+            f32_t(),
+            vec![],
+            vec![(0, f32_t())],
+            vec![constant(0, "float", text), ret(Some(0))],
+        );
         // read_exact re-writes the bytes unchanged, so the text is verbatim.
         read_exact(&one_function(f)).unwrap_or_else(|e| panic!("{text}: {e:#?}"));
     }
@@ -516,46 +544,37 @@ fn point_7_one_empty_source_has_an_empty_hash() {
 /// end (`AlwaysReturns`: return, discard, if/else both leaving, nested block).
 #[test]
 fn rule_a_function_can_finish_without_returning() {
-    let f = Function {
-        key: "Maybe(c: bool): float",
-        name: "Maybe",
-        returns: f32_t(),
-        parameters: vec![var("c", &bool_t(), false)],
-        locals: vec![],
-        values: vec![(0, bool_t()), (1, f32_t())],
-        body: vec![
+    let f = function(
+        "Maybe(c: bool): float",
+        f32_t(),
+        vec![var("c", &bool_t(), false)],
+        vec![(0, bool_t()), (1, f32_t())],
+        vec![
             load(0, 0),
-            format!(
-                r#"{{"op":"if","Condition":0,"Then":{{"Statements":[{},{}]}}}}"#,
-                constant(1, "float", "1"),
-                ret(Some(1))
-            ),
+            if_then(0, &[constant(1, "float", "1"), ret(Some(1))], None),
         ],
-    };
-    let error = refused(&one_function(f));
-    assert_eq!(error.item.as_deref(), Some("Maybe(c: bool): float"));
-    assert_eq!(error.path, "Body");
-    assert!(
-        error.message.contains("can finish without returning a f32"),
-        "{error}"
     );
+    let error = refused_at(
+        &one_function(f),
+        "Body",
+        "can finish without returning a f32",
+    );
+    assert_eq!(error.item.as_deref(), Some("Maybe(c: bool): float"));
     // With an else that returns, or a discard, it always leaves.
-    let f = Function {
-        key: "Always(c: bool): float",
-        name: "Always",
-        returns: f32_t(),
-        parameters: vec![var("c", &bool_t(), false)],
-        locals: vec![],
-        values: vec![(0, bool_t()), (1, f32_t())],
-        body: vec![
+    let f = function(
+        "Always(c: bool): float",
+        f32_t(),
+        vec![var("c", &bool_t(), false)],
+        vec![(0, bool_t()), (1, f32_t())],
+        vec![
             load(0, 0),
-            format!(
-                r#"{{"op":"if","Condition":0,"Then":{{"Statements":[{},{}]}},"Else":{{"Statements":[{{"op":"discard"}}]}}}}"#,
-                constant(1, "float", "1"),
-                ret(Some(1))
+            if_then(
+                0,
+                &[constant(1, "float", "1"), ret(Some(1))],
+                Some(&[r#"{"op":"discard"}"#.to_string()]),
             ),
         ],
-    };
+    );
     read_exact(&one_function(f)).expect("both arms leave");
 }
 
@@ -578,22 +597,18 @@ fn rule_duplicate_struct_field_names() {
 /// `IR/IrVerifier.cs` 285–287: a convert whose result type is its operand's.
 #[test]
 fn rule_convert_to_the_same_type() {
-    let f = Function {
-        key: "Same(x: float): float",
-        name: "Same",
-        returns: f32_t(),
-        parameters: vec![var("x", &f32_t(), false)],
-        locals: vec![],
-        values: vec![(0, f32_t()), (1, f32_t())],
-        body: vec![
+    let f = function(
+        "Same(x: float): float",
+        f32_t(),
+        vec![var("x", &f32_t(), false)],
+        vec![(0, f32_t()), (1, f32_t())],
+        vec![
             load(0, 0),
             r#"{"op":"convert","Result":1,"ConversionKind":"Numeric","Operand":0}"#.into(),
             ret(Some(1)),
         ],
-    };
-    let error = refused(&one_function(f));
-    assert_eq!(error.path, "Body.Statements[1]");
-    assert!(error.message.contains("to itself"), "{error}");
+    );
+    refused_at(&one_function(f), "Body.Statements[1]", "to itself");
 }
 
 fn callee_and_caller(callee: Function<'_>, caller: Function<'_>) -> Vec<u8> {
@@ -601,37 +616,35 @@ fn callee_and_caller(callee: Function<'_>, caller: Function<'_>) -> Vec<u8> {
 }
 
 fn identity_callee(by_reference: bool) -> Function<'static> {
-    Function {
-        key: "Id(x: float): float",
-        name: "Id",
-        returns: f32_t(),
-        parameters: vec![var("x", &f32_t(), by_reference)],
-        locals: vec![],
-        values: vec![(0, f32_t())],
-        body: vec![load(0, 0), ret(Some(0))],
-    }
+    function(
+        "Id(x: float): float",
+        f32_t(),
+        vec![var("x", &f32_t(), by_reference)],
+        vec![(0, f32_t())],
+        vec![load(0, 0), ret(Some(0))],
+    )
 }
 
 /// `IR/IrVerifier.cs` 403–404: a call without a result to a non-void callee.
 #[test]
 fn rule_a_discarded_non_void_result() {
-    let caller = Function {
-        key: "Caller(): void",
-        name: "Caller",
-        returns: void_t(),
-        parameters: vec![],
-        locals: vec![],
-        values: vec![(0, f32_t())],
-        body: vec![
+    let caller = function(
+        "Caller(): void",
+        void_t(),
+        vec![],
+        vec![(0, f32_t())],
+        vec![
             constant(0, "float", "2"),
             r#"{"op":"call","Function":"Id(x: float): float","Arguments":[{"Value":0}]}"#.into(),
             ret(None),
         ],
-    };
-    let error = refused(&callee_and_caller(identity_callee(false), caller));
+    );
+    let error = refused_at(
+        &callee_and_caller(identity_callee(false), caller),
+        "Body.Statements[1]",
+        "discards",
+    );
     assert_eq!(error.item.as_deref(), Some("Caller(): void"));
-    assert_eq!(error.path, "Body.Statements[1]");
-    assert!(error.message.contains("discards"), "{error}");
 }
 
 /// `IR/IrVerifier.cs` 393–397: a by-reference argument must name a local
@@ -653,35 +666,34 @@ fn rule_a_by_reference_argument_that_is_not_a_local() {
             ret(None),
         ],
     };
-    let error = refused(&callee_and_caller(identity_callee(true), caller));
-    assert_eq!(error.path, "Body.Statements[1]");
-    assert!(error.message.contains("only a local can be"), "{error}");
+    refused_at(
+        &callee_and_caller(identity_callee(true), caller),
+        "Body.Statements[1]",
+        "only a local can be",
+    );
 }
 
 /// `IR/IrVerifier.cs` 144–162: `VerifyBlock` forgets what a nested block
 /// defined when it ends, so a later use is out of scope.
 #[test]
 fn rule_a_value_used_after_its_nested_block() {
-    let f = Function {
-        key: "Scoped(): float",
-        name: "Scoped",
-        returns: f32_t(),
-        parameters: vec![],
-        locals: vec![],
-        values: vec![(0, f32_t())],
-        body: vec![
+    let f = function(
+        "Scoped(): float",
+        f32_t(),
+        vec![],
+        vec![(0, f32_t())],
+        vec![
             format!(
                 r#"{{"op":"block","Statements":[{}]}}"#,
                 constant(0, "float", "1")
             ),
             ret(Some(0)),
         ],
-    };
-    let error = refused(&one_function(f));
-    assert_eq!(error.path, "Body.Statements[1]");
-    assert!(
-        error.message.contains("outside the region that defines it"),
-        "{error}"
+    );
+    refused_at(
+        &one_function(f),
+        "Body.Statements[1]",
+        "outside the region that defines it",
     );
 }
 
@@ -690,35 +702,32 @@ fn rule_a_value_used_after_its_nested_block() {
 /// a bool vector is not a select condition.
 #[test]
 fn rule_a_bool_vector_select_condition() {
-    let f = Function {
-        key: "Pick(m: bool2, a: float2, b: float2): float2",
-        name: "Pick",
-        returns: vec_t("Float", 2),
-        parameters: vec![
+    let f = function(
+        "Pick(m: bool2, a: float2, b: float2): float2",
+        vec_t("Float", 2),
+        vec![
             var("m", &vec_t("Bool", 2), false),
             var("a", &vec_t("Float", 2), false),
             var("b", &vec_t("Float", 2), false),
         ],
-        locals: vec![],
-        values: vec![
+        vec![
             (0, vec_t("Bool", 2)),
             (1, vec_t("Float", 2)),
             (2, vec_t("Float", 2)),
             (3, vec_t("Float", 2)),
         ],
-        body: vec![
+        vec![
             load(0, 0),
             load(1, 1),
             load(2, 2),
             r#"{"op":"select","Result":3,"Condition":0,"WhenTrue":1,"WhenFalse":2}"#.into(),
             ret(Some(3)),
         ],
-    };
-    let error = refused(&one_function(f));
-    assert_eq!(error.path, "Body.Statements[3]");
-    assert!(
-        error.message.contains("condition is vec<bool,2>, not bool"),
-        "{error}"
+    );
+    refused_at(
+        &one_function(f),
+        "Body.Statements[3]",
+        "condition is vec<bool,2>, not bool",
     );
 }
 
@@ -727,30 +736,25 @@ fn rule_a_bool_vector_select_condition() {
 /// arithmetic wants identical operand types; the lowerer splats first.
 #[test]
 fn rule_vector_with_scalar_arithmetic() {
-    let f = Function {
-        key: "Scale(v: float3, s: float): float3",
-        name: "Scale",
-        returns: vec_t("Float", 3),
-        parameters: vec![
+    let f = function(
+        "Scale(v: float3, s: float): float3",
+        vec_t("Float", 3),
+        vec![
             var("v", &vec_t("Float", 3), false),
             var("s", &f32_t(), false),
         ],
-        locals: vec![],
-        values: vec![(0, vec_t("Float", 3)), (1, f32_t()), (2, vec_t("Float", 3))],
-        body: vec![
+        vec![(0, vec_t("Float", 3)), (1, f32_t()), (2, vec_t("Float", 3))],
+        vec![
             load(0, 0),
             load(1, 1),
             binary(2, "Multiply", 0, 1),
             ret(Some(2)),
         ],
-    };
-    let error = refused(&one_function(f));
-    assert_eq!(error.path, "Body.Statements[2]");
-    assert!(
-        error
-            .message
-            .contains("binary Multiply: vec<f32,3> and f32"),
-        "{error}"
+    );
+    refused_at(
+        &one_function(f),
+        "Body.Statements[2]",
+        "binary Multiply: vec<f32,3> and f32",
     );
 }
 
@@ -758,19 +762,17 @@ fn rule_vector_with_scalar_arithmetic() {
 /// `Struct` property between `Columns` and `Dimension`).
 #[test]
 fn struct_references_follow_the_schema() {
-    let f = Function {
-        key: "Get(s: S): float",
-        name: "Get",
-        returns: f32_t(),
-        parameters: vec![var("s", &struct_t("S"), false)],
-        locals: vec![],
-        values: vec![(0, f32_t())],
-        body: vec![
+    let f = function(
+        "Get(s: S): float",
+        f32_t(),
+        vec![var("s", &struct_t("S"), false)],
+        vec![(0, f32_t())],
+        vec![
             r#"{"op":"load","Result":0,"Place":{"Root":0,"Chain":[{"at":"field","Index":0}]}}"#
                 .into(),
             ret(Some(0)),
         ],
-    };
+    );
     let bytes = container(
         3,
         &payload("L", &[strukt("S", &[("x", f32_t())])], &[f.json()]),

@@ -12,6 +12,8 @@
 //! rethrowing handler. The engine never jumps to a finally target, so every
 //! `PushTry` has `finally: null`.
 
+use std::sync::Arc;
+
 use tcc_ir::{Constant, Function, Instruction, LanguageSemantics, Span};
 
 use crate::error::{Code, FrontendError, LineIndex};
@@ -47,10 +49,11 @@ pub fn generate(
     lines: &LineIndex,
 ) -> Result<Vec<Function>, FrontendError> {
     let mut out = Vec::with_capacity(module.funcs.len());
+    let file: Arc<str> = Arc::from(file);
     for fi in 0..module.funcs.len() {
         let mut g = FnGen::new(module, fi, semantics);
         g.function()?;
-        out.push(g.finish(file, lines)?);
+        out.push(g.finish(&file, lines)?);
     }
     Ok(out)
 }
@@ -219,7 +222,7 @@ impl<'m> FnGen<'m> {
         Ok(())
     }
 
-    fn finish(self, file: &str, lines: &LineIndex) -> Result<Function, FrontendError> {
+    fn finish(self, file: &Arc<str>, lines: &LineIndex) -> Result<Function, FrontendError> {
         let f = &self.m.funcs[self.fi];
         // Consecutive instructions mostly share a source range: resolve
         // each distinct range to line and column once, near the previous.
@@ -235,7 +238,7 @@ impl<'m> FnGen<'m> {
                     let (end_line, end_column) = lines.line_col_near(p.end as usize, &mut hint);
                     last = Some(*p);
                     Span {
-                        file: file.to_string(),
+                        file: Arc::clone(file),
                         start_line,
                         start_column,
                         end_line,

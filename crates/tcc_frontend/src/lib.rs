@@ -188,38 +188,52 @@ fn compile_here(
 /// `ts.control_flow` and `host.persist_checkpoint` first, then each in the
 /// order of first use (functions in id order, instructions by pc).
 pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
-    let mut features = vec![f::CONTROL_FLOW.to_string()];
-    let mut caps = vec!["host.persist_checkpoint".to_string()];
-    let add = |list: &mut Vec<String>, id: &str| {
-        if !list.iter().any(|x| x == id) {
-            list.push(id.to_string());
-        }
-    };
+    // Ids by small index; a bit set says which are listed (the loop runs
+    // once per instruction, so it compares no strings).
+    const FEATURES: [&str; 8] = [
+        f::CONTROL_FLOW,
+        f::EFFECT,
+        f::SLEEP,
+        f::WAIT_FOR_EVENT,
+        f::INVOKE,
+        f::CONCURRENT_GROUP,
+        f::EXCEPTIONS,
+        f::LANG_COMPUTE,
+    ];
+    const CAPS: [&str; 5] = [
+        "host.persist_checkpoint",
+        "host.effect",
+        "host.timer",
+        "host.event",
+        "host.child",
+    ];
+    let mut features = vec![0usize];
+    let mut caps = vec![0usize];
+    let (mut seen_f, mut seen_c) = (1u16, 1u16);
     for func in &program.functions {
         for ins in &func.instructions {
             let (feature, cap) = match ins {
-                Instruction::Effect { .. } => (Some(f::EFFECT), Some("host.effect")),
-                Instruction::Sleep => (Some(f::SLEEP), Some("host.timer")),
-                Instruction::WaitForEvent => (Some(f::WAIT_FOR_EVENT), Some("host.event")),
-                Instruction::Invoke { .. } => (Some(f::INVOKE), Some("host.child")),
-                Instruction::Fork { .. } | Instruction::JoinAll | Instruction::JoinAny => {
-                    (Some(f::CONCURRENT_GROUP), None)
-                }
-                Instruction::Throw | Instruction::PushTry { .. } | Instruction::PopTry => {
-                    (Some(f::EXCEPTIONS), None)
-                }
-                other if other.group() == InstructionGroup::Compute => {
-                    (Some(f::LANG_COMPUTE), None)
-                }
-                _ => (None, None),
+                Instruction::Effect { .. } => (1, 1),
+                Instruction::Sleep => (2, 2),
+                Instruction::WaitForEvent => (3, 3),
+                Instruction::Invoke { .. } => (4, 4),
+                Instruction::Fork { .. } | Instruction::JoinAll | Instruction::JoinAny => (5, 0),
+                Instruction::Throw | Instruction::PushTry { .. } | Instruction::PopTry => (6, 0),
+                other if other.group() == InstructionGroup::Compute => (7, 0),
+                _ => (0, 0),
             };
-            if let Some(id) = feature {
-                add(&mut features, id);
+            if seen_f & (1 << feature) == 0 {
+                seen_f |= 1 << feature;
+                features.push(feature);
             }
-            if let Some(id) = cap {
-                add(&mut caps, id);
+            if seen_c & (1 << cap) == 0 {
+                seen_c |= 1 << cap;
+                caps.push(cap);
             }
         }
     }
-    (features, caps)
+    (
+        features.iter().map(|&i| FEATURES[i].to_string()).collect(),
+        caps.iter().map(|&i| CAPS[i].to_string()).collect(),
+    )
 }

@@ -168,7 +168,9 @@ impl Lower {
                                 sp.span,
                             ));
                         };
-                        self.cx.prims.insert(sp.local.name.to_string(), prim);
+                        self.cx
+                            .prims
+                            .insert(sp.local.name.as_str().to_owned(), prim);
                     }
                 }
                 TS::ExportDefaultDeclaration(d) => match &d.declaration {
@@ -220,7 +222,7 @@ impl Lower {
                                 decl.span,
                             ));
                         };
-                        let name = id.name.to_string();
+                        let name = id.name.as_str().to_owned();
                         if self.cx.consts.insert(name.clone(), c).is_some() {
                             return Err(err(
                                 Code::Syntax,
@@ -254,7 +256,7 @@ impl Lower {
             let Some(id) = &h.id else {
                 return Err(unsupported("an anonymous function declaration", h.span));
             };
-            let name = id.name.to_string();
+            let name = id.name.as_str().to_owned();
             if self.cx.top.contains_key(&name) || self.cx.prims.contains_key(&name) {
                 return Err(err(
                     Code::Unsupported,
@@ -268,7 +270,7 @@ impl Lower {
         let name = entry
             .id
             .as_ref()
-            .map_or("run".to_string(), |i| i.name.to_string());
+            .map_or("run".to_string(), |i| i.name.as_str().to_owned());
         self.function(
             0,
             None,
@@ -279,7 +281,9 @@ impl Lower {
             true,
         )?;
         for (k, h) in helpers.iter().enumerate() {
-            let name = h.id.as_ref().map_or(String::new(), |i| i.name.to_string());
+            let name =
+                h.id.as_ref()
+                    .map_or(String::new(), |i| i.name.as_str().to_owned());
             self.function(
                 k + 1,
                 None,
@@ -319,7 +323,7 @@ impl Lower {
             let Some(id) = binding_name(&p.pattern) else {
                 return Err(unsupported("destructuring parameters", p.span));
             };
-            let n = id.name.to_string();
+            let n = id.name.as_str().to_owned();
             if block.contains_key(&n) {
                 return Err(err(
                     Code::Syntax,
@@ -421,12 +425,12 @@ impl Lower {
                         let mut names = Vec::new();
                         match &decl.id {
                             t::BindingPattern::BindingIdentifier(b) => {
-                                names.push((b.name.to_string(), b.span))
+                                names.push((b.name.as_str().to_owned(), b.span))
                             }
                             t::BindingPattern::ArrayPattern(a) => {
                                 for el in a.elements.iter().flatten() {
                                     if let Some(b) = binding_name(el) {
-                                        names.push((b.name.to_string(), b.span));
+                                        names.push((b.name.as_str().to_owned(), b.span));
                                     }
                                 }
                             }
@@ -455,7 +459,7 @@ impl Lower {
                 }
                 TS::FunctionDeclaration(f) => {
                     let Some(id) = &f.id else { continue };
-                    let n = id.name.to_string();
+                    let n = id.name.as_str().to_owned();
                     if block.contains_key(&n) {
                         return Err(err(
                             Code::Syntax,
@@ -687,7 +691,9 @@ impl Lower {
                     return Err(unsupported("this function declaration", f.span));
                 };
                 let parent = self.cx.cur().func;
-                let name = f.id.as_ref().map_or(String::new(), |i| i.name.to_string());
+                let name =
+                    f.id.as_ref()
+                        .map_or(String::new(), |i| i.name.as_str().to_owned());
                 self.function(
                     idx,
                     Some(parent),
@@ -855,9 +861,9 @@ impl Lower {
                                 return Err(unsupported("destructuring in `catch`", param.span));
                             };
                             let in_loop = self.cx.cur().loops > 0;
-                            let v = self.cx.new_var(b.name.to_string());
+                            let v = self.cx.new_var(b.name.as_str().to_owned());
                             block.insert(
-                                b.name.to_string(),
+                                b.name.as_str().to_owned(),
                                 Binding {
                                     var: v,
                                     declared: true,
@@ -987,9 +993,9 @@ impl Lower {
         let mut block = HashMap::default();
         for decl in &d.declarations {
             if let Some(b) = binding_name(&decl.id) {
-                let var = self.cx.new_var(b.name.to_string());
+                let var = self.cx.new_var(b.name.as_str().to_owned());
                 block.insert(
-                    b.name.to_string(),
+                    b.name.as_str().to_owned(),
                     Binding {
                         var,
                         declared: false,
@@ -1100,7 +1106,7 @@ impl Lower {
             }
             t::SimpleAssignmentTarget::StaticMemberExpression(m) => {
                 let obj = self.expr(&m.object)?;
-                let key = m.property.name.to_string();
+                let key = m.property.name.as_str().to_owned();
                 match op {
                     None => out.push(st(StmtKind::SetProp(obj, key, rhs))),
                     Some(op) => {
@@ -1224,7 +1230,9 @@ impl Lower {
             TE::BooleanLiteral(b) => mk(ExprKind::Const(Constant::Bool(b.value))),
             TE::NullLiteral(_) => mk(ExprKind::Const(Constant::Null)),
             TE::NumericLiteral(n) => mk(ExprKind::Const(Constant::Number(n.value))),
-            TE::StringLiteral(s) => mk(ExprKind::Const(Constant::String(s.value.to_string()))),
+            TE::StringLiteral(s) => mk(ExprKind::Const(Constant::String(
+                s.value.as_str().to_owned(),
+            ))),
             TE::TemplateLiteral(tl) => {
                 let mut acc: Option<Expr> = None;
                 for (k, q) in tl.quasis.iter().enumerate() {
@@ -1293,8 +1301,8 @@ impl Lower {
                         ));
                     }
                     let key = match &prop.key {
-                        t::PropertyKey::StaticIdentifier(n) => n.name.to_string(),
-                        t::PropertyKey::StringLiteral(s) => s.value.to_string(),
+                        t::PropertyKey::StaticIdentifier(n) => n.name.as_str().to_owned(),
+                        t::PropertyKey::StringLiteral(s) => s.value.as_str().to_owned(),
                         _ => return Err(unsupported("this object key", prop.span)),
                     };
                     items.push((key, self.expr(&prop.value)?));
@@ -1309,7 +1317,10 @@ impl Lower {
                 if m.property.name.as_str() == "length" {
                     mk(ExprKind::Length(Box::new(o)))
                 } else {
-                    mk(ExprKind::GetProp(Box::new(o), m.property.name.to_string()))
+                    mk(ExprKind::GetProp(
+                        Box::new(o),
+                        m.property.name.as_str().to_owned(),
+                    ))
                 }
             }
             TE::ComputedMemberExpression(m) => {
@@ -1319,7 +1330,7 @@ impl Lower {
                 let o = self.expr(&m.object)?;
                 match &m.expression {
                     TE::StringLiteral(s) if s.value.as_str() != "length" => {
-                        mk(ExprKind::GetProp(Box::new(o), s.value.to_string()))
+                        mk(ExprKind::GetProp(Box::new(o), s.value.as_str().to_owned()))
                     }
                     TE::StringLiteral(_) => mk(ExprKind::Length(Box::new(o))),
                     other => {
@@ -1445,7 +1456,7 @@ impl Lower {
                 let parent = self.cx.cur().func;
                 let name =
                     f.id.as_ref()
-                        .map_or("<function>".to_string(), |i| i.name.to_string());
+                        .map_or("<function>".to_string(), |i| i.name.as_str().to_owned());
                 self.function(
                     idx,
                     Some(parent),
@@ -1654,7 +1665,7 @@ impl DurableArgs for TsArgs<'_, '_, '_> {
 
     fn literal(&mut self, what: &str) -> Result<String, FrontendError> {
         match self.c.arguments.first().and_then(|a| a.as_expression()) {
-            Some(TE::StringLiteral(s)) => Ok(s.value.to_string()),
+            Some(TE::StringLiteral(s)) => Ok(s.value.as_str().to_owned()),
             Some(TE::TemplateLiteral(tl)) if tl.expressions.is_empty() && tl.quasis.len() == 1 => {
                 Ok(tl.quasis[0]
                     .value
@@ -1723,7 +1734,7 @@ fn strip<'b, 'a>(e: &'b TE<'a>) -> &'b TE<'a> {
 fn literal_value(e: &TE) -> Option<Constant> {
     match strip(e) {
         TE::NumericLiteral(n) => Some(Constant::Number(n.value)),
-        TE::StringLiteral(s) => Some(Constant::String(s.value.to_string())),
+        TE::StringLiteral(s) => Some(Constant::String(s.value.as_str().to_owned())),
         TE::BooleanLiteral(b) => Some(Constant::Bool(b.value)),
         TE::NullLiteral(_) => Some(Constant::Null),
         TE::UnaryExpression(u) if u.operator == t::UnaryOperator::UnaryNegation => {

@@ -134,7 +134,7 @@ fn envelope_spans_and_determinism() {
         .unwrap();
     let s = f.spans[pc].as_ref().unwrap();
     assert_eq!(
-        (s.file.as_str(), s.start_line, s.start_column, s.end_line),
+        (&*s.file, s.start_line, s.start_column, s.end_line),
         ("first.py", 4, 14, 4)
     );
     // Same instructions as the reference frontend's first example (pcs 0..12).

@@ -225,7 +225,7 @@ fn envelope_effect_encoding_and_determinism() {
         .unwrap();
     let s = f.spans[pc].as_ref().unwrap();
     assert_eq!(
-        (s.file.as_str(), s.start_line, s.start_column),
+        (&*s.file, s.start_line, s.start_column),
         ("first.rs", 4, 21)
     );
     let o = run(

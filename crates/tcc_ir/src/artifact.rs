@@ -1,5 +1,7 @@
 //! The artifact: envelope and program (spec sections "Artifact" and "Program").
 
+use std::sync::Arc;
+
 use crate::constant::Constant;
 use crate::instruction::Instruction;
 
@@ -118,8 +120,10 @@ pub struct Function {
 /// A source span: `{file, start_line, start_column, end_line, end_column}`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Hash, PartialOrd, Ord)]
 pub struct Span {
-    /// Source file name as the frontend recorded it.
-    pub file: String,
+    /// Source file name as the frontend recorded it. Shared: the spans of
+    /// one file point at one allocation, so a span costs no allocation of
+    /// its own (an artifact has one span per instruction).
+    pub file: Arc<str>,
     /// First line.
     pub start_line: u32,
     /// First column.
@@ -312,7 +316,7 @@ mod tests {
         });
         assert_eq!(f.instruction(2), Some(&Instruction::Nop));
         assert_eq!(f.instruction(3), None);
-        assert_eq!(f.span(1).map(|s| s.file.as_str()), Some("a.ts"));
+        assert_eq!(f.span(1).map(|s| &*s.file), Some("a.ts"));
         assert_eq!(f.span(0), None);
         assert_eq!(f.span(u32::MAX), None);
     }

@@ -14,6 +14,7 @@ use crate::constant::Constant;
 use crate::error::{EncodingErrorKind as K, IrError};
 use crate::instruction::Instruction;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Largest input the decoder accepts (512 MiB).
 pub const MAX_INPUT_BYTES: usize = 512 * 1024 * 1024;
@@ -110,6 +111,8 @@ struct Reader<'a> {
     pos: usize,
     path: Vec<Seg>,
     map: Option<SourceMap>,
+    /// The file of the last span read: spans naming the same file share it.
+    last_file: Option<Arc<str>>,
 }
 
 /// A scalar `v` payload seen before its `t`.
@@ -153,6 +156,7 @@ impl<'a> Reader<'a> {
             pos: 0,
             path: Vec::with_capacity(8),
             map: record.then(SourceMap::default),
+            last_file: None,
         })
     }
 
@@ -823,7 +827,7 @@ impl<'a> Reader<'a> {
             seen[i] = true;
             self.path.push(Seg::Key(KEYS[i]));
             match i {
-                0 => s.file = self.owned_string("a string")?,
+                0 => s.file = self.span_file()?,
                 1 => s.start_line = self.u32("an unsigned integer")?,
                 2 => s.start_column = self.u32("an unsigned integer")?,
                 3 => s.end_line = self.u32("an unsigned integer")?,
@@ -835,6 +839,19 @@ impl<'a> Reader<'a> {
             return Err(self.missing(KEYS[i], start));
         }
         Ok(s)
+    }
+
+    /// A span's `file`, shared with the previous span's when equal.
+    fn span_file(&mut self) -> R<Arc<str>> {
+        let name = self.string("a string")?;
+        if let Some(last) = &self.last_file
+            && **last == *name
+        {
+            return Ok(Arc::clone(last));
+        }
+        let file: Arc<str> = Arc::from(name.as_ref());
+        self.last_file = Some(Arc::clone(&file));
+        Ok(file)
     }
 
     /// `param_defaults`: an array of constants or nulls. An all-null array

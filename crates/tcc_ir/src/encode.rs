@@ -13,10 +13,16 @@ use crate::constant::Constant;
 use crate::instruction::Instruction;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// Byte sink the encoder writes into.
 trait Sink {
     fn put(&mut self, bytes: &[u8]);
+
+    /// Called after each instruction, span and function: a sink that
+    /// streams passes on what it holds here, not on every `put`.
+    #[inline]
+    fn settle(&mut self) {}
 }
 
 impl Sink for Vec<u8> {
@@ -37,15 +43,42 @@ const HASH_BUFFER: usize = 64 * 1024;
 impl Sink for HashSink {
     #[inline]
     fn put(&mut self, bytes: &[u8]) {
-        if self.buf.len() + bytes.len() > HASH_BUFFER {
+        self.buf.extend_from_slice(bytes);
+    }
+
+    #[inline]
+    fn settle(&mut self) {
+        if self.buf.len() >= HASH_BUFFER {
             self.hasher.update(&self.buf);
             self.buf.clear();
-            if bytes.len() > HASH_BUFFER {
-                self.hasher.update(bytes);
-                return;
-            }
         }
-        self.buf.extend_from_slice(bytes);
+    }
+}
+
+/// The bytes of a span object between its `end_line` and `start_column`
+/// values, `,"file":"…","start_column":`, for the file of the last span
+/// written: the spans of a function almost always share one file.
+#[derive(Default)]
+struct SpanFile {
+    file: Option<Arc<str>>,
+    middle: Vec<u8>,
+}
+
+impl SpanFile {
+    #[inline]
+    fn middle(&mut self, file: &Arc<str>) -> &[u8] {
+        let same = self
+            .file
+            .as_ref()
+            .is_some_and(|f| Arc::ptr_eq(f, file) || **f == **file);
+        if !same {
+            self.middle.clear();
+            self.middle.extend_from_slice(b",\"file\":");
+            write_str(&mut self.middle, file);
+            self.middle.extend_from_slice(b",\"start_column\":");
+            self.file = Some(Arc::clone(file));
+        }
+        &self.middle
     }
 }
 
@@ -75,7 +108,8 @@ pub fn hash_input(artifact: &Artifact) -> Vec<u8> {
 pub fn compute_hash(artifact: &Artifact) -> String {
     let mut sink = HashSink {
         hasher: Sha256::new(),
-        buf: Vec::with_capacity(HASH_BUFFER),
+        // Room for the instruction or span that crosses the threshold.
+        buf: Vec::with_capacity(HASH_BUFFER + 4096),
     };
     write_artifact(&mut sink, artifact, Some(""));
     let HashSink { mut hasher, buf } = sink;
@@ -101,7 +135,11 @@ fn estimate_size(artifact: &Artifact) -> usize {
         .program
         .functions
         .iter()
-        .map(|f| 128 + f.instructions.len() * 40)
+        .map(|f| {
+            // A span object is about 70 bytes besides its file name.
+            let spans: usize = f.spans.iter().flatten().map(|s| 72 + s.file.len()).sum();
+            128 + f.instructions.len() * 40 + spans
+        })
         .sum::<usize>()
 }
 
@@ -146,16 +184,18 @@ fn write_program<S: Sink>(out: &mut S, p: &Program) {
     out.put(b"{\"entry\":");
     write_u32(out, p.entry);
     out.put(b",\"functions\":[");
+    let mut span_file = SpanFile::default();
     for (i, f) in p.functions.iter().enumerate() {
         if i > 0 {
             out.put(b",");
         }
-        write_function(out, f);
+        write_function(out, f, &mut span_file);
+        out.settle();
     }
     out.put(b"]}");
 }
 
-fn write_function<S: Sink>(out: &mut S, f: &Function) {
+fn write_function<S: Sink>(out: &mut S, f: &Function, span_file: &mut SpanFile) {
     out.put(b"{\"id\":");
     write_u32(out, f.id);
     out.put(b",\"instructions\":[");
@@ -164,6 +204,7 @@ fn write_function<S: Sink>(out: &mut S, f: &Function) {
             out.put(b",");
         }
         write_instruction(out, ins);
+        out.settle();
     }
     out.put(b"],\"local_count\":");
     write_u32(out, f.local_count);
@@ -183,6 +224,7 @@ fn write_function<S: Sink>(out: &mut S, f: &Function) {
                 Some(c) => write_constant(out, c),
                 None => out.put(b"null"),
             }
+            out.settle();
         }
         out.put(b"]");
     }
@@ -192,21 +234,20 @@ fn write_function<S: Sink>(out: &mut S, f: &Function) {
             out.put(b",");
         }
         match s {
-            Some(span) => write_span(out, span),
+            Some(span) => write_span(out, span, span_file),
             None => out.put(b"null"),
         }
+        out.settle();
     }
     out.put(b"]}");
 }
 
-fn write_span<S: Sink>(out: &mut S, s: &Span) {
+fn write_span<S: Sink>(out: &mut S, s: &Span, span_file: &mut SpanFile) {
     out.put(b"{\"end_column\":");
     write_u32(out, s.end_column);
     out.put(b",\"end_line\":");
     write_u32(out, s.end_line);
-    out.put(b",\"file\":");
-    write_str(out, &s.file);
-    out.put(b",\"start_column\":");
+    out.put(span_file.middle(&s.file));
     write_u32(out, s.start_column);
     out.put(b",\"start_line\":");
     write_u32(out, s.start_line);
@@ -361,9 +402,25 @@ fn format_u64(buf: &mut [u8; 20], mut n: u64) -> usize {
 
 #[inline]
 fn write_u32<S: Sink>(out: &mut S, n: u32) {
-    let mut buf = [0u8; 20];
-    let start = format_u64(&mut buf, u64::from(n));
-    out.put(&buf[start..]);
+    // Fixed-size arrays for the common lengths: each copy has a constant
+    // size, so it compiles to stores rather than a `memcpy` call (spans hold
+    // four numbers, mostly short).
+    let d = |k: u32| b'0' + (k % 10) as u8;
+    if n < 10 {
+        out.put(&[d(n)]);
+    } else if n < 100 {
+        out.put(&[d(n / 10), d(n)]);
+    } else if n < 1000 {
+        out.put(&[d(n / 100), d(n / 10), d(n)]);
+    } else if n < 10_000 {
+        out.put(&[d(n / 1000), d(n / 100), d(n / 10), d(n)]);
+    } else if n < 100_000 {
+        out.put(&[d(n / 10_000), d(n / 1000), d(n / 100), d(n / 10), d(n)]);
+    } else {
+        let mut buf = [0u8; 20];
+        let start = format_u64(&mut buf, u64::from(n));
+        out.put(&buf[start..]);
+    }
 }
 
 fn write_str_array<S: Sink>(out: &mut S, items: &[String]) {

@@ -1,12 +1,13 @@
 //! Property tests: round trips of random valid programs, hash invariance
 //! under input spelling, hash sensitivity to semantic change, and no panics
-//! on arbitrary input. Case counts are bounded to keep CI fast.
+//! on arbitrary input, the streamed hash against SHA-256 of the canonical
+//! bytes. Case counts are bounded to keep CI fast.
 
 use proptest::prelude::*;
 use serde_json::Value;
 use tcc_ir::{
     Artifact, Constant, Envelope, FeatureSet, Function, Instruction, Program, RuntimeModule, Span,
-    compute_hash, decode_artifact, encode_artifact, validate,
+    compute_hash, decode_artifact, encode_artifact, hash_input, validate,
 };
 
 fn constant() -> impl Strategy<Value = Constant> {
@@ -134,7 +135,7 @@ fn span() -> impl Strategy<Value = Option<Span>> {
         )
             .prop_map(
                 |(file, start_line, start_column, end_line, end_column)| Span {
-                    file,
+                    file: file.into(),
                     start_line,
                     start_column,
                     end_line,
@@ -520,4 +521,46 @@ fn negative_zero_and_nan_string_change_the_hash() {
     let other_nan = f64::from_bits(f64::NAN.to_bits() ^ 1);
     assert!(other_nan.is_nan());
     assert_eq!(compute_hash(&with(Constant::Number(other_nan))), nan);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// `compute_hash` encodes and digests in blocks, with spans written from
+    /// a per-file cache: it must equal SHA-256 of the whole canonical text,
+    /// across many 64 KiB blocks, strings longer than a block, and spans
+    /// that switch between files (shared and separately allocated).
+    #[test]
+    fn streamed_hash_is_the_sha256_of_the_canonical_bytes(
+        a in artifact(),
+        copies in 0..300usize,
+        long in prop::sample::select(vec![0usize, 1, 65_535, 65_536, 70_001, 200_000]),
+    ) {
+        use sha2::{Digest, Sha256};
+        let mut a = a;
+        let functions = a.program.functions.clone();
+        for _ in 0..copies {
+            a.program.functions.extend(functions.iter().cloned());
+        }
+        let shared: std::sync::Arc<str> = "shared.ts".into();
+        for (i, f) in a.program.functions.iter_mut().enumerate() {
+            for (pc, s) in f.spans.iter_mut().enumerate() {
+                if let Some(s) = s {
+                    match (i + pc) % 3 {
+                        0 => s.file = shared.clone(),
+                        1 => s.file = "shared.ts".into(),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if let Some(f) = a.program.functions.first_mut() {
+            f.name = "\u{e9}\n".repeat(long / 3);
+        }
+        let expected: String = Sha256::digest(hash_input(&a))
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        prop_assert_eq!(compute_hash(&a), expected);
+    }
 }
