@@ -47,8 +47,7 @@ pub fn check_bytes(path: &Path, actual: &[u8]) -> Result<(), Mismatch> {
     let shown = path.display().to_string();
     if blessing() {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
+            std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
         }
         std::fs::write(path, actual).unwrap_or_else(|e| panic!("{shown}: {e}"));
         return Ok(());

@@ -27,7 +27,9 @@ fn no_crate_reads_a_bless_variable_itself() {
     let mut files = Vec::new();
     rust_files(&crates, &mut files);
     assert!(files.len() > 50, "found only {} sources", files.len());
-    let own = Path::new(env!("CARGO_MANIFEST_DIR")).canonicalize().unwrap();
+    let own = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
     let mut offenders = Vec::new();
     for file in files {
         if file.canonicalize().unwrap().starts_with(&own) {
@@ -37,7 +39,12 @@ fn no_crate_reads_a_bless_variable_itself() {
         for (number, line) in text.lines().enumerate() {
             let reads_env = line.contains("env::var") || line.contains("var_os(");
             if reads_env && line.contains("BLESS") {
-                offenders.push(format!("{}:{}: {}", file.display(), number + 1, line.trim()));
+                offenders.push(format!(
+                    "{}:{}: {}",
+                    file.display(),
+                    number + 1,
+                    line.trim()
+                ));
             }
         }
     }
