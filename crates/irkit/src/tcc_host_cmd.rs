@@ -235,10 +235,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             Err(e) => return Err(usage(e.to_string())),
         }
     }
-    let providers = match load_providers(a.providers.as_deref(), store.clone()) {
-        Ok(p) => p,
-        Err(c) => return Err(c),
-    };
+    let providers = load_providers(a.providers.as_deref(), store.clone())?;
     let lease_ms = match a.lease_ms {
         Some(l) => l,
         None => match std::env::var("IRKIT_TCC_LEASE_MS") {
@@ -392,13 +389,9 @@ pub fn register(a: RegisterArgs) -> Result<Outcome, CliError> {
         Some(n) => format!("/v1/artifacts?name={}", percent_encode(n)),
         None => "/v1/artifacts".into(),
     };
-    match Client::new(&a.client).call("POST", &path, Some(&bytes)) {
-        Ok(j) => {
-            println!("{}", j["hash"].as_str().unwrap_or(""));
-            Ok(Outcome::Success)
-        }
-        Err(c) => Err(c),
-    }
+    let j = Client::new(&a.client).call("POST", &path, Some(&bytes))?;
+    println!("{}", j["hash"].as_str().unwrap_or(""));
+    Ok(Outcome::Success)
 }
 
 fn parse_plain_args(text: Option<&str>) -> Result<Vec<J>, CliError> {
@@ -439,10 +432,7 @@ fn status_line(j: &J) -> String {
 
 /// `irkit tcc start`.
 pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
-    let args = match parse_plain_args(a.args.as_deref()) {
-        Ok(x) => x,
-        Err(c) => return Err(c),
-    };
+    let args = parse_plain_args(a.args.as_deref())?;
     if a.local {
         return start_local(a, args);
     }
@@ -453,17 +443,13 @@ pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
     }
     let body = json!({"program": a.program, "tagged_args": args, "id": a.id});
     let client = Client::new(&a.client);
-    match client.call("POST", "/v1/executions", Some(body.to_string().as_bytes())) {
-        Ok(j) => {
-            let id = j["id"].as_str().unwrap_or("").to_string();
-            match a.fmt.format {
-                Format::Human => println!("{id}"),
-                Format::Json => print_json(&json!({"id": id})),
-            }
-            Ok(Outcome::Success)
-        }
-        Err(c) => Err(c),
+    let j = client.call("POST", "/v1/executions", Some(body.to_string().as_bytes()))?;
+    let id = j["id"].as_str().unwrap_or("").to_string();
+    match a.fmt.format {
+        Format::Human => println!("{id}"),
+        Format::Json => print_json(&json!({"id": id})),
     }
+    Ok(Outcome::Success)
 }
 
 fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
@@ -479,10 +465,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
     if let Err(e) = store.reset_leases() {
         return Err(usage(e.to_string()));
     }
-    let providers = match load_providers(a.providers.as_deref(), store.clone()) {
-        Ok(p) => p,
-        Err(c) => return Err(c),
-    };
+    let providers = load_providers(a.providers.as_deref(), store.clone())?;
     let host = Host::new(store.clone(), providers, HostConfig::default());
     let path = Path::new(&a.program);
     let program = if path.is_file() {
@@ -542,20 +525,16 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
 
 /// `irkit tcc status`.
 pub fn status(a: StatusArgs) -> Result<Outcome, CliError> {
-    match Client::new(&a.client).call(
+    let j = Client::new(&a.client).call(
         "GET",
         &format!("/v1/executions/{}", percent_encode(&a.id)),
         None,
-    ) {
-        Ok(j) => {
-            match a.fmt.format {
-                Format::Human => println!("{}", status_line(&j)),
-                Format::Json => print_json(&j),
-            }
-            Ok(Outcome::Success)
-        }
-        Err(c) => Err(c),
+    )?;
+    match a.fmt.format {
+        Format::Human => println!("{}", status_line(&j)),
+        Format::Json => print_json(&j),
     }
+    Ok(Outcome::Success)
 }
 
 /// `irkit tcc send`.
@@ -566,26 +545,22 @@ pub fn send(a: SendArgs) -> Result<Outcome, CliError> {
         Some(Err(e)) => return Err(usage(format!("--payload: not JSON: {e}"))),
     };
     let body = json!({"name": a.event, "payload": payload});
-    match Client::new(&a.client).call(
+    Client::new(&a.client).call(
         "POST",
         &format!("/v1/executions/{}/events", percent_encode(&a.id)),
         Some(body.to_string().as_bytes()),
-    ) {
-        Ok(_) => Ok(Outcome::Success),
-        Err(c) => Err(c),
-    }
+    )?;
+    Ok(Outcome::Success)
 }
 
 /// `irkit tcc cancel`.
 pub fn cancel(a: CancelArgs) -> Result<Outcome, CliError> {
-    match Client::new(&a.client).call(
+    Client::new(&a.client).call(
         "POST",
         &format!("/v1/executions/{}/cancel", percent_encode(&a.id)),
         None,
-    ) {
-        Ok(_) => Ok(Outcome::Success),
-        Err(c) => Err(c),
-    }
+    )?;
+    Ok(Outcome::Success)
 }
 
 /// `irkit tcc ls`.
@@ -603,21 +578,17 @@ pub fn ls(a: LsArgs) -> Result<Outcome, CliError> {
     if let Some(after) = a.after {
         q.push(format!("after={after}"));
     }
-    match Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None) {
-        Ok(j) => {
-            match a.fmt.format {
-                Format::Json => print_json(&j),
-                Format::Human => {
-                    for e in j["executions"].as_array().into_iter().flatten() {
-                        println!("{}", status_line(e));
-                    }
-                    if let Some(n) = j["next_after"].as_i64() {
-                        println!("(more: --after {n})");
-                    }
-                }
+    let j = Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None)?;
+    match a.fmt.format {
+        Format::Json => print_json(&j),
+        Format::Human => {
+            for e in j["executions"].as_array().into_iter().flatten() {
+                println!("{}", status_line(e));
             }
-            Ok(Outcome::Success)
+            if let Some(n) = j["next_after"].as_i64() {
+                println!("(more: --after {n})");
+            }
         }
-        Err(c) => Err(c),
     }
+    Ok(Outcome::Success)
 }
