@@ -268,10 +268,10 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
         },
     ) {
         Ok(s) => s,
-        Err(e) => return Err(usage(e)),
+        Err(e) => return Err(usage(e.to_string())),
     };
     if let Err(e) = service.stop_on_signals() {
-        return Err(usage(e));
+        return Err(usage(e.to_string()));
     }
     let workers = host.spawn();
     tracing::info!(
@@ -296,7 +296,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             tracing::info!(leases_released = *n, "shut down");
             Ok(Outcome::Success)
         }
-        (Err(e), _) => Err(usage(e)),
+        (Err(e), _) => Err(usage(e.to_string())),
         (_, Err(e)) => Err(usage(format!("releasing leases: {e}"))),
     }
 }

@@ -365,7 +365,8 @@ fn the_dashboard_follows_and_completes_a_workflow_on_sqlite() {
 
 #[test]
 fn the_dashboard_follows_and_completes_a_workflow_on_postgres() {
-    let Some(schema) = tcc_host::pg::ScratchSchema::create("t_ui_browser").unwrap() else {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_ui_browser").unwrap()
+    else {
         return;
     };
     let d = Dir::new("irkit-tcc-ui-pg-");

@@ -29,14 +29,14 @@ enum Backend {
 /// A run's database; the PostgreSQL schema is dropped on drop.
 enum Database {
     Sqlite(PathBuf),
-    Pg(tcc_host::pg::ScratchSchema),
+    Pg(tcc_host::test_support::ScratchSchema),
 }
 
 impl Database {
     fn new(backend: Backend, dir: &Path) -> Option<Database> {
         match backend {
             Backend::Sqlite => Some(Database::Sqlite(dir.join("host.db"))),
-            Backend::Postgres => tcc_host::pg::ScratchSchema::create("t_serve")
+            Backend::Postgres => tcc_host::test_support::ScratchSchema::create("t_serve")
                 .unwrap()
                 .map(Database::Pg),
         }
@@ -666,7 +666,7 @@ fn write_slow_providers(dir: &Path) {
 /// SIGKILLed while it holds leases of running executions and node B must
 /// finish everything. Returns results, the raw log, and the ids A held.
 fn two_nodes(
-    schema: &tcc_host::pg::ScratchSchema,
+    schema: &tcc_host::test_support::ScratchSchema,
     kill: bool,
 ) -> (BTreeMap<String, J>, Vec<String>, Vec<String>) {
     let d = Dir::new("irkit-tcc-serve-");
@@ -764,7 +764,8 @@ fn two_nodes(
 
 #[test]
 fn a_killed_postgres_node_is_taken_over_by_another() {
-    let Some(base_schema) = tcc_host::pg::ScratchSchema::create("t_nodes_base").unwrap() else {
+    let Some(base_schema) = tcc_host::test_support::ScratchSchema::create("t_nodes_base").unwrap()
+    else {
         return;
     };
     let (baseline, base_raw, _) = two_nodes(&base_schema, false);
@@ -774,7 +775,7 @@ fn a_killed_postgres_node_is_taken_over_by_another() {
     for (id, r) in &baseline {
         assert_eq!(r["status"], "completed", "{id}: {r}");
     }
-    let schema = tcc_host::pg::ScratchSchema::create("t_nodes")
+    let schema = tcc_host::test_support::ScratchSchema::create("t_nodes")
         .unwrap()
         .unwrap();
     let start = Instant::now();

@@ -531,7 +531,7 @@ fn sigterm_answers_the_request_in_flight_ends_the_drive_releases_leases_and_exit
     );
     // The drive in progress finished (workers end their current drive), and
     // no lease is left behind.
-    let store = tcc_host::sqlite::SqliteStore::open(&db).unwrap();
+    let store = tcc_host::store::sqlite::SqliteStore::open(&db).unwrap();
     let slow = store.get_execution("slow").unwrap().unwrap();
     assert_eq!(slow.status, "completed", "{slow:?}");
     for id in ["slow", "late"] {

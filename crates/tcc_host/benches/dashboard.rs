@@ -21,9 +21,10 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tcc_host::pg::{PgStore, ScratchSchema};
-use tcc_host::sqlite::SqliteStore;
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{NewExecution, Store};
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig, Providers};
 
 const N: usize = 100_000;

@@ -38,10 +38,11 @@ mod common;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tcc_host::pg::{PgStore, ScratchSchema};
 use tcc_host::providers::Providers;
-use tcc_host::sqlite::SqliteStore;
 use tcc_host::store::Store;
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 fn dir() -> std::path::PathBuf {
@@ -406,7 +407,7 @@ fn postgres(c: &mut Criterion) {
         .unwrap();
     // Connected as the store connects (same `sslmode`: TLS when the server
     // offers it), so both sides of the ratio pay the same transport.
-    let mut raw_client = tcc_host::pg::connect(&test_url_without_schema()).unwrap();
+    let mut raw_client = tcc_host::store::pg::connect(&test_url_without_schema()).unwrap();
     let table = format!("{}.t", schema.schema);
     let one = host_with(Arc::new(PgStore::open(&one_s.url()).unwrap()), 1);
     one.register(&common::chain(50), Some("chain50")).unwrap();
@@ -436,7 +437,7 @@ fn postgres(c: &mut Criterion) {
 }
 
 fn test_url_without_schema() -> String {
-    tcc_host::pg::test_database_url()
+    tcc_host::test_support::test_database_url()
 }
 
 criterion_group!(host, sqlite, postgres);

@@ -357,7 +357,7 @@ fn run(a: &Args) -> Result<bool, String> {
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let schema = if a.backend == "postgres" {
         Some(
-            tcc_host::pg::ScratchSchema::create("t_load")?
+            tcc_host::test_support::ScratchSchema::create("t_load")?
                 .ok_or("PostgreSQL is not reachable: run scripts/start-postgres.sh")?,
         )
     } else {

@@ -82,7 +82,7 @@ impl Default for HostConfig {
             lease_ms: 30_000,
             budget: 1_000_000,
             limits: Limits::default(),
-            owner: crate::random_id("w-"),
+            owner: crate::ids::random_id("w-"),
             poll_ms: 50,
         }
     }
@@ -222,7 +222,7 @@ impl Host {
         id: Option<String>,
     ) -> Result<String, HostError> {
         let (hash, name) = self.resolve(program)?;
-        let id = id.unwrap_or_else(crate::execution_id);
+        let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
             return Err(HostError::BadRequest(
                 "execution id must be 1 to 200 characters without '/' or control characters".into(),
@@ -247,7 +247,7 @@ impl Host {
         let new: Vec<NewExecution> = args
             .into_iter()
             .map(|args| NewExecution {
-                id: crate::execution_id(),
+                id: crate::ids::execution_id(),
                 artifact_hash: hash.clone(),
                 program_name: name.clone(),
                 args,
@@ -328,7 +328,7 @@ impl Host {
         .entered();
         let Some((row, journalled)) =
             self.store
-                .claim_for_drive(id, owner, crate::now_ms(), self.cfg.lease_ms)?
+                .claim_for_drive(id, owner, crate::ids::now_ms(), self.cfg.lease_ms)?
         else {
             crate::metrics::global().drive("not_claimed");
             return Ok(false);
@@ -423,7 +423,7 @@ impl Host {
         if row.cancel_requested {
             d.cancel()?;
         } else if row.status == "suspended" {
-            match self.store.ready_wake(id, crate::now_ms())? {
+            match self.store.ready_wake(id, crate::ids::now_ms())? {
                 Some(w) => d.deliver(w)?,
                 None => return Ok(false),
             }
@@ -434,10 +434,12 @@ impl Host {
             crate::metrics::global().steps(d.exec.steps().saturating_sub(steps_before));
             match outcome {
                 Outcome::BudgetExhausted => {
-                    if !self
-                        .store
-                        .renew(id, &self.cfg.owner, crate::now_ms(), self.cfg.lease_ms)?
-                    {
+                    if !self.store.renew(
+                        id,
+                        &self.cfg.owner,
+                        crate::ids::now_ms(),
+                        self.cfg.lease_ms,
+                    )? {
                         return Err(Stop::Lost);
                     }
                     if self
@@ -458,7 +460,7 @@ impl Host {
                         d.cancel()?;
                         continue;
                     }
-                    match self.store.ready_wake(id, crate::now_ms())? {
+                    match self.store.ready_wake(id, crate::ids::now_ms())? {
                         Some(w) => d.deliver(w)?,
                         None => return Ok(false),
                     }
@@ -557,7 +559,7 @@ impl Host {
                 .lock()
                 .map(|s| s.iter().cloned().collect())
                 .unwrap_or_default();
-            let now = crate::now_ms();
+            let now = crate::ids::now_ms();
             for id in ids {
                 if let Err(e) = self
                     .store
@@ -573,7 +575,7 @@ impl Host {
         let mut next_timer = NextTimer::default();
         while !self.stop.load(Ordering::SeqCst) {
             let seen = self.signal.0.lock().map(|g| *g).unwrap_or(0);
-            let now = crate::now_ms();
+            let now = crate::ids::now_ms();
             let mut dispatched = 0;
             match self.store.find_work(now, 256) {
                 Ok(ids) => {
@@ -629,7 +631,7 @@ impl Host {
             }
             let stuck = stop_when_stuck
                 && self.idle()
-                && self.store.find_work(crate::now_ms(), 1)?.is_empty()
+                && self.store.find_work(crate::ids::now_ms(), 1)?.is_empty()
                 && self.store.next_timer_due()?.is_none();
             quiet = if stuck { quiet + 1 } else { 0 };
             if stop_when_stuck && quiet >= 10 {
@@ -962,7 +964,7 @@ impl Driver<'_> {
             } => {
                 let delay = i64::try_from(resume_at_ms).unwrap_or(i64::MAX / 4);
                 self.regs.push(Registration::Timer {
-                    due_ms: crate::now_ms().saturating_add(delay),
+                    due_ms: crate::ids::now_ms().saturating_add(delay),
                     branch,
                 });
                 hook_at("after_register_timer", &[self.id]);

@@ -16,87 +16,25 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod api_error;
 pub mod crash;
 pub mod host;
 pub mod http;
+pub mod ids;
 pub mod logging;
 pub mod metrics;
-pub mod pg;
 pub mod providers;
 pub mod service;
 mod slot;
-pub mod sqlite;
 pub mod store;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_support;
 pub mod tls;
 pub mod ui;
 pub mod values;
 
-pub use host::{Host, HostConfig};
+pub use host::{Host, HostConfig, HostError};
+pub use ids::{execution_id, now_ms, random_id};
 pub use providers::{EffectProvider, ProviderOutcome, Providers};
-pub use store::{Store, StoreError, is_postgres_url, open_store, redact_database};
-
-/// Current time in milliseconds since the Unix epoch.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
-/// 64 random bits from the OS-seeded std hasher.
-fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_i64(now_ms());
-    h.finish()
-}
-
-/// A fresh random identifier (hex), from the OS-seeded std hasher.
-pub fn random_id(prefix: &str) -> String {
-    format!("{prefix}{:016x}{:016x}", random_u64(), random_u64())
-}
-
-/// A fresh execution id: `e-`, the creation time (12 hex digits of
-/// milliseconds since the Unix epoch) and 80 random bits (20 hex digits).
-/// Ids sort by creation time, so the rows of executions created together —
-/// the ones running at the same time — sit side by side in every index
-/// keyed by execution id (journal keys, checkpoints, history): a group
-/// commit rewrites a few adjacent index pages instead of one scattered
-/// page per step, however many executions the store has kept.
-pub fn execution_id() -> String {
-    format!(
-        "e-{:012x}{:016x}{:04x}",
-        now_ms().clamp(0, 0xffff_ffff_ffff),
-        random_u64(),
-        random_u64() & 0xffff
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn execution_ids_sort_by_creation_time_and_do_not_repeat() {
-        let first = execution_id();
-        assert_eq!(first.len(), 34);
-        assert!(first.starts_with("e-"));
-        assert!(
-            first[2..]
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-        );
-        let t = i64::from_str_radix(&first[2..14], 16).unwrap();
-        assert!((t - now_ms()).abs() < 60_000, "time part {t}");
-        let mut seen = std::collections::BTreeSet::new();
-        for _ in 0..10_000 {
-            assert!(seen.insert(execution_id()));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        let later = execution_id();
-        assert!(
-            seen.iter().all(|id| *id < later),
-            "{later} sorts after every earlier id"
-        );
-    }
-}
+pub use store::factory::{is_postgres_url, open_store, redact_database};
+pub use store::{Store, StoreError};

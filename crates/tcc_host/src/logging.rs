@@ -3,7 +3,7 @@
 //!
 //! No secret reaches a log line: this crate never logs a bearer token, a
 //! request header or a database URL other than through
-//! [`crate::redact_database`]; and the HTTP, TLS and database client
+//! [`crate::store::factory::redact_database`]; and the HTTP, TLS and database client
 //! crates, whose debug and trace output can show headers or connection
 //! parameters, are held at `info` whatever `RUST_LOG` says.
 

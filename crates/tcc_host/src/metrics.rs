@@ -272,7 +272,7 @@ impl Metrics {
                 }
                 self.events_pending
                     .set(i64::try_from(c.events_pending).unwrap_or(i64::MAX));
-                let lag_ms = due.map_or(0, |d| (crate::now_ms() - d).max(0));
+                let lag_ms = due.map_or(0, |d| (crate::ids::now_ms() - d).max(0));
                 self.timer_lag.set(lag_ms as f64 / 1000.0);
                 self.store_up.set(1);
             }

@@ -142,7 +142,7 @@ pub struct Clock;
 
 impl EffectProvider for Clock {
     fn call(&self, _: &EffectCall<'_>) -> ProviderOutcome {
-        ProviderOutcome::Result(json!({"t": "number", "v": crate::now_ms()}))
+        ProviderOutcome::Result(json!({"t": "number", "v": crate::ids::now_ms()}))
     }
 }
 
@@ -153,7 +153,7 @@ impl EffectProvider for Random {
     fn call(&self, _: &EffectCall<'_>) -> ProviderOutcome {
         use std::hash::{BuildHasher, Hasher};
         let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-        h.write_i64(crate::now_ms());
+        h.write_i64(crate::ids::now_ms());
         let x = (h.finish() >> 11) as f64 / (1u64 << 53) as f64;
         ProviderOutcome::Result(json!({"t": "number", "v": x}))
     }

@@ -1,6 +1,6 @@
 //! The HTTP JSON API (`irkit tcc serve`), on `axum` (tokio, hyper):
 //! HTTP/1.1 with keep-alive and HTTP/2 (cleartext, prior knowledge).
-//! Every error is `{"error": {"code", "message"}}` with a stable `code`;
+//! Every error is `{"code", "error": {"code", "message"}}` ([`crate::api_error`]);
 //! bodies above the configured limit are refused with `payload_too_large`
 //! (413); a request that takes longer than the request timeout is answered
 //! `timeout` (503); when a token is configured every route except
@@ -15,9 +15,10 @@
 //! in flight finish (each within the request timeout), idle keep-alive
 //! connections are closed.
 
-use crate::host::{Host, HostError};
+use crate::api_error::ApiError;
+use crate::host::Host;
 use crate::metrics;
-use crate::store::{ExecutionRow, ListFilter, StoreError};
+use crate::store::{ExecutionRow, ListFilter};
 use crate::values::plain_to_tagged;
 use axum::Router;
 use axum::body::Body;
@@ -64,53 +65,6 @@ impl Default for ServiceConfig {
     }
 }
 
-/// An API error.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ApiError {
-    /// HTTP status.
-    pub status: u16,
-    /// Stable code.
-    pub code: String,
-    /// Human message.
-    pub message: String,
-}
-
-fn err(status: u16, code: &str, message: impl Into<String>) -> ApiError {
-    ApiError {
-        status,
-        code: code.into(),
-        message: message.into(),
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> ApiError {
-        match &e {
-            StoreError::NotFound(_) => err(404, "not_found", e.to_string()),
-            StoreError::Conflict(_) => err(409, "conflict", e.to_string()),
-            StoreError::Unsupported(_) => err(501, "unsupported", e.to_string()),
-            _ => err(500, "internal", e.to_string()),
-        }
-    }
-}
-
-impl From<HostError> for ApiError {
-    fn from(e: HostError) -> ApiError {
-        match e {
-            HostError::Store(s) => s.into(),
-            HostError::Invalid { code, message } => ApiError {
-                status: 422,
-                code: "invalid_artifact".into(),
-                message: format!("{code}: {message}"),
-            },
-            HostError::UnknownProgram(p) => {
-                err(404, "unknown_program", format!("unknown program {p:?}"))
-            }
-            HostError::BadRequest(m) => err(400, "bad_request", m),
-        }
-    }
-}
-
 /// Whether `addr` is a loopback address.
 pub fn is_loopback(addr: &SocketAddr) -> bool {
     addr.ip().is_loopback()
@@ -127,7 +81,7 @@ pub fn percent_decode(s: &str) -> Result<String, ApiError> {
                 let hex = s
                     .get(i + 1..i + 3)
                     .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| err(400, "bad_request", "malformed percent escape"))?;
+                    .ok_or_else(|| ApiError::BadRequest("malformed percent escape".into()))?;
                 out.push(hex);
                 i += 3;
             }
@@ -141,7 +95,7 @@ pub fn percent_decode(s: &str) -> Result<String, ApiError> {
             }
         }
     }
-    String::from_utf8(out).map_err(|_| err(400, "bad_request", "path is not UTF-8"))
+    String::from_utf8(out).map_err(|_| ApiError::BadRequest("path is not UTF-8".into()))
 }
 
 /// Encodes a path segment.
@@ -207,33 +161,75 @@ fn query_map(q: &str) -> Result<Vec<(String, String)>, ApiError> {
 
 fn tagged_list(body: &J, plain_key: &str, tagged_key: &str) -> Result<Vec<J>, ApiError> {
     match (body.get(plain_key), body.get(tagged_key)) {
-        (Some(_), Some(_)) => Err(err(
-            400,
-            "bad_request",
-            format!("give {plain_key} or {tagged_key}, not both"),
-        )),
+        (Some(_), Some(_)) => Err(ApiError::BadRequest(format!(
+            "give {plain_key} or {tagged_key}, not both"
+        ))),
         (Some(J::Array(a)), None) => a
             .iter()
-            .map(|x| plain_to_tagged(x).map_err(|e| err(400, "bad_request", e)))
+            .map(|x| plain_to_tagged(x).map_err(ApiError::BadRequest))
             .collect(),
-        (Some(_), None) => Err(err(
-            400,
-            "bad_request",
-            format!("{plain_key} must be an array"),
-        )),
+        (Some(_), None) => Err(ApiError::BadRequest(format!(
+            "{plain_key} must be an array"
+        ))),
         (None, Some(J::Array(a))) => {
             for v in a {
-                crate::values::check_tagged(v).map_err(|e| err(400, "bad_request", e))?;
+                crate::values::check_tagged(v).map_err(ApiError::BadRequest)?;
             }
             Ok(a.clone())
         }
-        (None, Some(_)) => Err(err(
-            400,
-            "bad_request",
-            format!("{tagged_key} must be an array"),
-        )),
+        (None, Some(_)) => Err(ApiError::BadRequest(format!(
+            "{tagged_key} must be an array"
+        ))),
         (None, None) => Ok(Vec::new()),
     }
+}
+
+/// Why the service could not start, or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// `--listen` is not an `IP:PORT`.
+    #[error("--listen {listen:?}: {source} (expected IP:PORT)")]
+    Address {
+        /// The address as given.
+        listen: String,
+        /// The parse error.
+        source: std::net::AddrParseError,
+    },
+    /// A non-loopback address without a bearer token.
+    #[error(
+        "refusing to listen on non-loopback address {addr} without a bearer token (--token or IRKIT_TCC_TOKEN)"
+    )]
+    NoToken {
+        /// The address.
+        addr: SocketAddr,
+    },
+    /// The address cannot be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// The socket error.
+        source: std::io::Error,
+    },
+    /// The async runtime or a signal handler could not be set up.
+    #[error("{what}: {source}")]
+    Setup {
+        /// What was being set up.
+        what: &'static str,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The server stopped with an error.
+    #[error("HTTP server on {addr}: {source}")]
+    Serve {
+        /// The bound address.
+        addr: SocketAddr,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The server's task panicked or was cancelled.
+    #[error("the HTTP server task failed: {0}")]
+    Task(#[source] tokio::task::JoinError),
 }
 
 /// A running service. Its runtime lives as long as the value: after the
@@ -243,40 +239,46 @@ pub struct Service {
     addr: SocketAddr,
     stop: watch::Sender<bool>,
     runtime: tokio::runtime::Runtime,
-    server: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), String>>>>,
+    server: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), ServiceError>>>>,
 }
 
 impl Service {
     /// Binds `listen` and starts serving. Refuses a non-loopback address
     /// without a token.
-    pub fn start(listen: &str, host: Arc<Host>, cfg: ServiceConfig) -> Result<Service, String> {
-        let addr: SocketAddr = listen
-            .parse()
-            .map_err(|e| format!("--listen {listen:?}: {e} (expected IP:PORT)"))?;
+    pub fn start(
+        listen: &str,
+        host: Arc<Host>,
+        cfg: ServiceConfig,
+    ) -> Result<Service, ServiceError> {
+        let addr: SocketAddr = listen.parse().map_err(|source| ServiceError::Address {
+            listen: listen.to_string(),
+            source,
+        })?;
         if !is_loopback(&addr) && cfg.token.as_deref().is_none_or(str::is_empty) {
-            return Err(format!(
-                "refusing to listen on non-loopback address {addr} without a bearer token (--token or IRKIT_TCC_TOKEN)"
-            ));
+            return Err(ServiceError::NoToken { addr });
         }
-        let listener = std::net::TcpListener::bind(addr)
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
-        let bound = listener.local_addr().map_err(|e| e.to_string())?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let cannot_listen = |source| ServiceError::Listen { addr, source };
+        let listener = std::net::TcpListener::bind(addr).map_err(cannot_listen)?;
+        let bound = listener.local_addr().map_err(cannot_listen)?;
+        listener.set_nonblocking(true).map_err(cannot_listen)?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(cfg.threads.max(1))
             .max_blocking_threads(cfg.blocking_threads.max(1))
             .thread_name("tcc-http")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
+            .map_err(|source| ServiceError::Setup {
+                what: "cannot start the HTTP runtime",
+                source,
+            })?;
         let (stop, mut stopped) = watch::channel(false);
         let app = router(Arc::new(App { host, cfg }));
         let listener = {
             let _enter = runtime.enter();
-            tokio::net::TcpListener::from_std(listener)
-                .map_err(|e| format!("cannot listen on {bound}: {e}"))?
+            tokio::net::TcpListener::from_std(listener).map_err(|source| ServiceError::Listen {
+                addr: bound,
+                source,
+            })?
         };
         let server = runtime.spawn(async move {
             axum::serve(listener, app)
@@ -284,7 +286,10 @@ impl Service {
                     let _ = stopped.wait_for(|s| *s).await;
                 })
                 .await
-                .map_err(|e| format!("HTTP server on {bound}: {e}"))
+                .map_err(|source| ServiceError::Serve {
+                    addr: bound,
+                    source,
+                })
         });
         tracing::info!(addr = %bound, "HTTP service listening");
         Ok(Service {
@@ -303,11 +308,13 @@ impl Service {
     /// Begins a graceful shutdown when the process gets SIGTERM or SIGINT
     /// (the handlers are installed before this returns); a second signal
     /// ends the process at once (exit 1).
-    pub fn stop_on_signals(&self) -> Result<(), String> {
+    pub fn stop_on_signals(&self) -> Result<(), ServiceError> {
         use tokio::signal::unix::{SignalKind, signal};
         let _enter = self.runtime.enter();
-        let mut term = signal(SignalKind::terminate()).map_err(|e| format!("SIGTERM: {e}"))?;
-        let mut int = signal(SignalKind::interrupt()).map_err(|e| format!("SIGINT: {e}"))?;
+        let handler =
+            |kind, what| signal(kind).map_err(|source| ServiceError::Setup { what, source });
+        let mut term = handler(SignalKind::terminate(), "SIGTERM")?;
+        let mut int = handler(SignalKind::interrupt(), "SIGINT")?;
         let stop = self.stop.clone();
         self.runtime.spawn(async move {
             let name = tokio::select! {
@@ -335,13 +342,13 @@ impl Service {
 
     /// Waits until the server has shut down (after a signal or
     /// [`Service::begin_shutdown`]) and every request in flight finished.
-    pub fn wait(&self) -> Result<(), String> {
+    pub fn wait(&self) -> Result<(), ServiceError> {
         let server = self.server.lock().ok().and_then(|mut s| s.take());
         match server {
             Some(h) => self
                 .runtime
                 .block_on(h)
-                .unwrap_or_else(|e| Err(format!("the HTTP server task failed: {e}"))),
+                .unwrap_or_else(|e| Err(ServiceError::Task(e))),
             None => Ok(()),
         }
     }
@@ -402,11 +409,7 @@ impl IntoResponse for Reply {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        Reply(
-            self.status,
-            json!({"error": {"code": self.code, "message": self.message}}),
-        )
-        .into_response()
+        Reply(self.status(), self.body()).into_response()
     }
 }
 
@@ -416,7 +419,7 @@ type Answer = Result<Reply, ApiError>;
 async fn blocking(f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
     tokio::task::spawn_blocking(f)
         .await
-        .unwrap_or_else(|e| Err(err(500, "internal", format!("handler failed: {e}"))))
+        .unwrap_or_else(|e| Err(ApiError::Internal(format!("handler failed: {e}"))))
 }
 
 /// Auth, the request timeout, metrics and the request log, around every
@@ -433,15 +436,13 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         && !crate::ui::is_public(&route)
         && !authorized(req.headers(), &app.cfg)
     {
-        err(401, "unauthorized", "missing or wrong bearer token").into_response()
+        ApiError::Unauthorized.into_response()
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
             Ok(r) => r,
-            Err(_) => err(
-                503,
-                "timeout",
-                format!("the request took longer than {:?}", app.cfg.request_timeout),
-            )
+            Err(_) => ApiError::Timeout {
+                limit: app.cfg.request_timeout,
+            }
             .into_response(),
         }
     };
@@ -479,7 +480,7 @@ async fn read_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
     let mut out = Vec::new();
     let mut seen = 0usize;
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| err(400, "bad_request", format!("reading body: {e}")))?;
+        let frame = frame.map_err(|e| ApiError::BadRequest(format!("reading body: {e}")))?;
         if let Ok(data) = frame.into_data() {
             seen = seen.saturating_add(data.len());
             if seen <= max_body {
@@ -490,11 +491,7 @@ async fn read_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
         }
     }
     if seen > max_body {
-        return Err(err(
-            413,
-            "payload_too_large",
-            format!("request body larger than {max_body} bytes"),
-        ));
+        return Err(ApiError::PayloadTooLarge { limit: max_body });
     }
     Ok(out)
 }
@@ -505,7 +502,7 @@ async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
         return Ok(json!({}));
     }
     serde_json::from_slice(&body)
-        .map_err(|e| err(400, "bad_request", format!("body is not JSON: {e}")))
+        .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))
 }
 
 /// The path parameter of the routes that have one (`/v1/artifacts/{hash}`,
@@ -517,7 +514,7 @@ fn param(uri: &Uri) -> Result<String, ApiError> {
         .path()
         .split('/')
         .nth(3)
-        .ok_or_else(|| err(500, "internal", "route without a parameter"))?;
+        .ok_or_else(|| ApiError::Internal("route without a parameter".into()))?;
     percent_decode(raw)
 }
 
@@ -536,15 +533,11 @@ async fn health() -> Reply {
 async fn openapi() -> Answer {
     serde_json::from_str(OPENAPI)
         .map(|j| Reply(200, j))
-        .map_err(|e| err(500, "internal", e.to_string()))
+        .map_err(|e| ApiError::Internal(e.to_string()))
 }
 
 async fn no_route(req: Request) -> ApiError {
-    err(
-        404,
-        "not_found",
-        format!("no route {} {}", req.method(), req.uri().path()),
-    )
+    ApiError::NotFound(format!("no route {} {}", req.method(), req.uri().path()))
 }
 
 async fn metrics_text(State(app): State<Shared>) -> Response {
@@ -576,8 +569,8 @@ async fn artifact(State(app): State<Shared>, uri: Uri) -> Answer {
     blocking(move || match app.host.store().get_artifact(&hash)? {
         Some(b) => serde_json::from_slice(&b)
             .map(|j| Reply(200, j))
-            .map_err(|e| err(500, "internal", e.to_string())),
-        None => Err(err(404, "not_found", format!("no artifact {hash:?}"))),
+            .map_err(|e| ApiError::Internal(e.to_string())),
+        None => Err(ApiError::NotFound(format!("no artifact {hash:?}"))),
     })
     .await
 }
@@ -601,19 +594,13 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
     let program = body
         .get("program")
         .and_then(J::as_str)
-        .ok_or_else(|| {
-            err(
-                400,
-                "bad_request",
-                "body.program (name or hash) is required",
-            )
-        })?
+        .ok_or_else(|| ApiError::BadRequest("body.program (name or hash) is required".into()))?
         .to_string();
     let args = tagged_list(&body, "args", "tagged_args")?;
     let id = match body.get("id") {
         None | Some(J::Null) => None,
         Some(J::String(s)) => Some(s.clone()),
-        Some(_) => return Err(err(400, "bad_request", "body.id must be a string")),
+        Some(_) => return Err(ApiError::BadRequest("body.id must be a string".into())),
     };
     blocking(move || {
         let id = app.host.start(&program, args, id)?;
@@ -627,14 +614,14 @@ async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {
     let limit = match qget(&q, "limit") {
         Some(l) => l
             .parse::<u32>()
-            .map_err(|_| err(400, "bad_request", "limit must be a number"))?,
+            .map_err(|_| ApiError::BadRequest("limit must be a number".into()))?,
         None => 100,
     }
     .clamp(1, 1000);
     let after = match qget(&q, "after") {
         Some(a) => Some(
             a.parse::<i64>()
-                .map_err(|_| err(400, "bad_request", "after must be a cursor number"))?,
+                .map_err(|_| ApiError::BadRequest("after must be a cursor number".into()))?,
         ),
         None => None,
     };
@@ -662,7 +649,7 @@ async fn status(State(app): State<Shared>, uri: Uri) -> Answer {
     let id = param(&uri)?;
     blocking(move || match app.host.store().get_execution(&id)? {
         Some(row) => Ok(Reply(200, status_json(&row))),
-        None => Err(err(404, "not_found", format!("no execution {id:?}"))),
+        None => Err(ApiError::NotFound(format!("no execution {id:?}"))),
     })
     .await
 }
@@ -677,7 +664,7 @@ async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
     blocking(move || {
         let store = app.host.store();
         if store.get_execution(&id)?.is_none() {
-            return Err(err(404, "not_found", format!("no execution {id:?}")));
+            return Err(ApiError::NotFound(format!("no execution {id:?}")));
         }
         let list: Vec<J> = store
             .history(&id, after, limit)?
@@ -694,7 +681,7 @@ async fn effects(State(app): State<Shared>, uri: Uri) -> Answer {
     blocking(move || {
         let store = app.host.store();
         if store.get_execution(&id)?.is_none() {
-            return Err(err(404, "not_found", format!("no execution {id:?}")));
+            return Err(ApiError::NotFound(format!("no execution {id:?}")));
         }
         let list: Vec<J> = store
             .journal_of(&id)?
@@ -717,19 +704,17 @@ async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
         .get("name")
         .and_then(J::as_str)
         .filter(|n| !n.is_empty())
-        .ok_or_else(|| err(400, "bad_request", "body.name (event name) is required"))?
+        .ok_or_else(|| ApiError::BadRequest("body.name (event name) is required".into()))?
         .to_string();
     let payload = match (body.get("payload"), body.get("tagged_payload")) {
         (Some(_), Some(_)) => {
-            return Err(err(
-                400,
-                "bad_request",
-                "give payload or tagged_payload, not both",
+            return Err(ApiError::BadRequest(
+                "give payload or tagged_payload, not both".into(),
             ));
         }
-        (Some(p), None) => plain_to_tagged(p).map_err(|e| err(400, "bad_request", e))?,
+        (Some(p), None) => plain_to_tagged(p).map_err(ApiError::BadRequest)?,
         (None, Some(t)) => {
-            crate::values::check_tagged(t).map_err(|e| err(400, "bad_request", e))?;
+            crate::values::check_tagged(t).map_err(ApiError::BadRequest)?;
             t.clone()
         }
         (None, None) => json!({"t": "null"}),

@@ -1,6 +1,6 @@
 //! TLS client configurations (rustls with the `ring` provider), shared by
 //! https webhooks ([`crate::http`]) and PostgreSQL connections
-//! ([`crate::pg`]).
+//! ([`crate::store::pg`]).
 //!
 //! Three levels of checking, named after what they verify:
 //! - [`Verify::Full`]: the server's chain up to a trusted root **and** its
@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn roots_files_are_checked() {
-        let d = std::env::temp_dir().join(crate::random_id("tcc-tls-"));
+        let d = std::env::temp_dir().join(crate::ids::random_id("tcc-tls-"));
         std::fs::create_dir_all(&d).unwrap();
         let missing = load_roots(&d.join("none.pem")).unwrap_err();
         assert!(missing.contains("none.pem"), "{missing}");

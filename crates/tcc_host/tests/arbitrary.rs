@@ -28,7 +28,7 @@ proptest! {
 
     #[test]
     fn postgres_url_checks_never_panic(s in "(postgres://)?.{0,40}(\\?schema=.{0,8})?") {
-        let _ = tcc_host::pg::check_url(&s);
+        let _ = tcc_host::store::pg::check_url(&s);
     }
 
     #[test]
@@ -67,7 +67,7 @@ fn provider_toml_never_panics() {
     let d = std::env::temp_dir().join(tcc_host::random_id("tcc-arb-"));
     std::fs::create_dir_all(&d).unwrap();
     let store: Arc<dyn Store> =
-        Arc::new(tcc_host::sqlite::SqliteStore::open(&d.join("a.db")).unwrap());
+        Arc::new(tcc_host::store::sqlite::SqliteStore::open(&d.join("a.db")).unwrap());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(256));
     runner
         .run(&"[\\[\\]a-z=\"0-9 \n.*]{0,60}", |s| {

@@ -10,9 +10,10 @@ mod common;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-use tcc_host::pg::{PgStore, ScratchSchema};
-use tcc_host::sqlite::SqliteStore;
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{NewExecution, PageQuery, Store};
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig, Providers};
 
 #[derive(Clone, Copy)]
@@ -44,7 +45,8 @@ fn open(kind: Kind) -> Option<(Db, Arc<dyn Store>)> {
         }
         Kind::Postgres => Db::Pg(ScratchSchema::create("t_ui").unwrap()?),
         Kind::PostgresIcu => Db::Pg(
-            ScratchSchema::create_in(tcc_host::pg::test_database_url_icu(), "t_ui_icu").unwrap()?,
+            ScratchSchema::create_in(tcc_host::test_support::test_database_url_icu(), "t_ui_icu")
+                .unwrap()?,
         ),
     };
     let store: Arc<dyn Store> = match &db {

@@ -1,5 +1,5 @@
 //! In-process tests of the host over both stores (SQLite, and PostgreSQL
-//! when reachable — see `tcc_host::pg::ScratchSchema`): every durable
+//! when reachable — see `tcc_host::test_support::ScratchSchema`): every durable
 //! operation, early events, cancellation, journalling, leases/CAS,
 //! migrations, artifact pinning and missing artifacts; on PostgreSQL also
 //! several hosts sharing one database.
@@ -9,10 +9,11 @@ mod common;
 use serde_json::{Value as J, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tcc_host::pg::{PgStore, ScratchSchema};
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
-use tcc_host::sqlite::SqliteStore;
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{CheckpointTx, NewExecution, Store, StoreError};
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 struct Counting(std::sync::Mutex<Vec<String>>);
@@ -48,7 +49,7 @@ impl Db {
             Kind::Sqlite => Some(Db::Sqlite(tempdir::Dir::new())),
             Kind::Postgres => ScratchSchema::create("t_host").unwrap().map(Db::Pg),
             Kind::PostgresIcu => {
-                ScratchSchema::create_in(tcc_host::pg::test_database_url_icu(), "t_icu")
+                ScratchSchema::create_in(tcc_host::test_support::test_database_url_icu(), "t_icu")
                     .unwrap()
                     .map(Db::Pg)
             }
@@ -655,7 +656,7 @@ fn postgres_nodes_starting_together_migrate_once() {
         s.query_text("SELECT version FROM irkit_tcc_schema_version")
             .unwrap()
             .as_deref(),
-        Some(tcc_host::pg::MIGRATIONS.len().to_string().as_str())
+        Some(tcc_host::store::pg::MIGRATIONS.len().to_string().as_str())
     );
     assert_eq!(
         s.query_text("SELECT count(*) FROM irkit_tcc_schema_version")

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tcc_host::http::{HttpErrorKind, request_with, tls_with_ca_file};
 use tcc_host::providers::{EffectCall, ProviderOutcome, Providers};
-use tcc_host::sqlite::SqliteStore;
 use tcc_host::store::Store;
+use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::{Host, HostConfig};
 
 /// A test certificate authority.

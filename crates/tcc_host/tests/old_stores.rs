@@ -10,10 +10,11 @@ use serde_json::{Value as J, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-use tcc_host::pg::{PgStore, ScratchSchema};
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
-use tcc_host::sqlite::SqliteStore;
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{JournalRow, Store};
+use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 fn fixtures() -> PathBuf {

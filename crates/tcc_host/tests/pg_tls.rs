@@ -13,8 +13,9 @@
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
 use std::path::PathBuf;
-use tcc_host::pg::{PgStore, ScratchSchema, connect, test_database_url};
 use tcc_host::store::Store;
+use tcc_host::store::pg::{PgStore, connect};
+use tcc_host::test_support::{ScratchSchema, test_database_url};
 
 const DEFAULT_CA: &str = "/var/lib/postgresql/irkit-tls/ca.pem";
 

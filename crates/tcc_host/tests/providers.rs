@@ -6,8 +6,8 @@ use serde_json::{Value as J, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers, Webhook};
-use tcc_host::sqlite::SqliteStore;
 use tcc_host::store::Store;
+use tcc_host::store::sqlite::SqliteStore;
 
 /// A loopback server answering with `answers` in turn (status, body),
 /// recording (idempotency key, body) of each request. Stopped on drop.

@@ -18,6 +18,7 @@ pub mod assets;
 pub mod query;
 pub mod view;
 
+use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::store::{PageQuery, StoreError};
 use axum::Router;
@@ -117,27 +118,17 @@ impl IntoResponse for Json {
     }
 }
 
-fn error(status: u16, code: &str, message: impl Into<String>) -> Json {
-    Json(
-        status,
-        json!({"error": {"code": code, "message": message.into()}}),
-    )
-}
-
-fn store_error(e: StoreError) -> Json {
-    match &e {
-        StoreError::NotFound(_) => error(404, "not_found", e.to_string()),
-        StoreError::Conflict(_) => error(409, "conflict", e.to_string()),
-        StoreError::Unsupported(_) => error(501, "unsupported", e.to_string()),
-        _ => error(500, "internal", e.to_string()),
-    }
+/// An error answer, in the API's shape ([`ApiError::body`]).
+fn error(e: impl Into<ApiError>) -> Json {
+    let e = e.into();
+    Json(e.status(), e.body())
 }
 
 /// Runs store work on the blocking pool.
 async fn blocking(f: impl FnOnce() -> Json + Send + 'static) -> Json {
     tokio::task::spawn_blocking(f)
         .await
-        .unwrap_or_else(|e| error(500, "internal", format!("handler failed: {e}")))
+        .unwrap_or_else(|e| error(ApiError::Internal(format!("handler failed: {e}"))))
 }
 
 /// Parses the listing's query: `status`, `program`, `q` (id prefix),
@@ -177,7 +168,7 @@ pub fn page_query(raw: &str) -> Result<PageQuery, String> {
 /// of the next page (`null` on the last) and the order (`seq` or `id`).
 pub fn list_page(host: &Host, q: &PageQuery) -> Result<J, StoreError> {
     let rows = host.store().page_executions(q)?;
-    let now = crate::now_ms();
+    let now = crate::ids::now_ms();
     let by_id = q.id_prefix.is_some();
     let next = if rows.len() as u32 == q.page_size() {
         rows.last().map(|r| {
@@ -227,18 +218,18 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
         &journal,
         &waits,
         frames,
-        crate::now_ms(),
+        crate::ids::now_ms(),
     )))
 }
 
 async fn list(State(host): State<Arc<Host>>, q: RawQuery) -> Json {
     let q = match page_query(q.0.as_deref().unwrap_or("")) {
         Ok(q) => q,
-        Err(m) => return error(400, "bad_request", m),
+        Err(m) => return error(ApiError::BadRequest(m)),
     };
     blocking(move || match list_page(&host, &q) {
         Ok(j) => Json(200, j),
-        Err(e) => store_error(e),
+        Err(e) => error(e),
     })
     .await
 }
@@ -246,8 +237,8 @@ async fn list(State(host): State<Arc<Host>>, q: RawQuery) -> Json {
 async fn execution(State(host): State<Arc<Host>>, Path(id): Path<String>) -> Json {
     blocking(move || match execution_doc(&host, &id) {
         Ok(Some(j)) => Json(200, j),
-        Ok(None) => error(404, "not_found", format!("no execution {id:?}")),
-        Err(e) => store_error(e),
+        Ok(None) => error(ApiError::NotFound(format!("no execution {id:?}"))),
+        Err(e) => error(e),
     })
     .await
 }
@@ -273,7 +264,7 @@ async fn programs(State(host): State<Arc<Host>>) -> Json {
         };
         match run() {
             Ok(j) => Json(200, j),
-            Err(e) => store_error(e),
+            Err(e) => error(e),
         }
     })
     .await
@@ -296,8 +287,8 @@ async fn artifact(State(host): State<Arc<Host>>, Path(hash): Path<String>) -> Js
         };
         match run() {
             Ok(Some(j)) => Json(200, j),
-            Ok(None) => error(404, "not_found", format!("no artifact {hash:?}")),
-            Err(e) => store_error(e),
+            Ok(None) => error(ApiError::NotFound(format!("no artifact {hash:?}"))),
+            Err(e) => error(e),
         }
     })
     .await

@@ -3,11 +3,19 @@
 //! result), checkpoint deltas with periodic snapshots, the effect journal,
 //! waits (timers, events, children), buffered events and a history.
 //!
-//! Backends: [`crate::sqlite::SqliteStore`] (default, single node) and
-//! [`crate::pg::PgStore`] (`postgres://…`, several nodes).
+//! Layers, each calling only those above it: this module (the [`Store`]
+//! trait, its row types and [`StoreError`]); `group_commit` (the one
+//! write queue both backends use); the backends [`sqlite`] (default,
+//! single node) and [`pg`] (`postgres://…`, several nodes); [`factory`]
+//! (`--database` to a backend).
 
 use serde_json::Value as J;
 use std::sync::Arc;
+
+pub mod factory;
+pub(crate) mod group_commit;
+pub mod pg;
+pub mod sqlite;
 
 /// Storage errors. Cloneable so that one commit failure can be reported to
 /// every member of a group commit.
@@ -15,7 +23,7 @@ use std::sync::Arc;
 pub enum StoreError {
     /// The database failed.
     #[error("database: {0}")]
-    Db(String),
+    Db(#[source] DbError),
     /// Not found.
     #[error("not found: {0}")]
     NotFound(String),
@@ -30,9 +38,73 @@ pub enum StoreError {
     Corrupt(String),
 }
 
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> StoreError {
-        StoreError::Db(e.to_string())
+impl StoreError {
+    /// A database failure without a driver error behind it.
+    pub fn db(message: impl Into<String>) -> StoreError {
+        StoreError::Db(DbError::new(message))
+    }
+}
+
+/// A database failure: what went wrong and, when the database driver
+/// reported it, the driver's error ([`std::error::Error::source`]). Reads
+/// as its message (`Deref<Target = str>`).
+#[derive(Debug, Clone)]
+pub struct DbError {
+    message: String,
+    source: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl DbError {
+    /// A failure described by `message` alone.
+    pub fn new(message: impl Into<String>) -> DbError {
+        DbError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A failure described by `message`, caused by the driver error `source`.
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> DbError {
+        DbError {
+            message: message.into(),
+            source: Some(Arc::new(source)),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DbError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// Two failures are equal when their messages are (driver errors do not compare).
+impl PartialEq for DbError {
+    fn eq(&self, other: &DbError) -> bool {
+        self.message == other.message
+    }
+}
+
+impl std::ops::Deref for DbError {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.message
     }
 }
 
@@ -478,57 +550,6 @@ pub trait Store: Send + Sync {
     }
 }
 
-/// Whether `--database` names a PostgreSQL database (else a SQLite file).
-pub fn is_postgres_url(database: &str) -> bool {
-    database.starts_with("postgres://") || database.starts_with("postgresql://")
-}
-
-/// `--database` as it may be shown in messages and logs: a PostgreSQL
-/// URL's password is replaced by `***`.
-pub fn redact_database(database: &str) -> String {
-    if !is_postgres_url(database) {
-        return database.to_string();
-    }
-    let Some((scheme, rest)) = database.split_once("://") else {
-        return database.to_string();
-    };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, host)) => match userinfo.split_once(':') {
-            Some((user, _)) => format!("{user}:***@{host}"),
-            None => authority.to_string(),
-        },
-        None => authority.to_string(),
-    };
-    // A `password=` query parameter too.
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let query: Vec<String> = query
-                .split('&')
-                .map(|kv| match kv.split_once('=') {
-                    Some(("password", _)) => "password=***".to_string(),
-                    _ => kv.to_string(),
-                })
-                .collect();
-            format!("{path}?{}", query.join("&"))
-        }
-        None => tail.to_string(),
-    };
-    format!("{scheme}://{authority}{tail}")
-}
-
-/// Opens a store from `--database`: a `postgres://` / `postgresql://` URL
-/// (optionally `?schema=NAME`) or a SQLite file path.
-pub fn open_store(database: &str) -> Result<Arc<dyn Store>, StoreError> {
-    if is_postgres_url(database) {
-        return Ok(Arc::new(crate::pg::PgStore::open(database)?));
-    }
-    Ok(Arc::new(crate::sqlite::SqliteStore::open(
-        std::path::Path::new(database),
-    )?))
-}
-
 /// A JSON value as the stores keep it: canonical text.
 pub(crate) fn json_text(j: &J) -> String {
     tcc_ir::to_canonical(j)
@@ -547,21 +568,3 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
 pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
-
-#[cfg(test)]
-mod redact_tests {
-    #[test]
-    fn passwords_are_not_shown() {
-        use super::redact_database as r;
-        assert_eq!(
-            r("postgres://irkit:s3cr@t@db.example:5432/x?sslmode=require"),
-            "postgres://irkit:***@db.example:5432/x?sslmode=require"
-        );
-        assert_eq!(r("postgresql://u@h/db"), "postgresql://u@h/db");
-        assert_eq!(
-            r("postgres://h/db?sslmode=require&password=x"),
-            "postgres://h/db?sslmode=require&password=***"
-        );
-        assert_eq!(r("./irkit-tcc.db"), "./irkit-tcc.db");
-    }
-}

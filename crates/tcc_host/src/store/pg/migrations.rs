@@ -1,0 +1,183 @@
+//! The PostgreSQL schema: ordered migrations applied at open, tracked in
+//! `irkit_tcc_schema_version`, under a session advisory lock so that nodes
+//! starting together migrate once.
+
+use crate::store::StoreError;
+use postgres::Client;
+
+/// Schema migrations; migration `i` brings the stored version from `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE artifacts (hash TEXT PRIMARY KEY, body BYTEA NOT NULL, created_ms BIGINT NOT NULL);
+CREATE TABLE programs (name TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_ms BIGINT NOT NULL);
+CREATE TABLE executions (
+  seq BIGSERIAL PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  artifact_hash TEXT NOT NULL,
+  program_name TEXT,
+  args TEXT NOT NULL,
+  status TEXT NOT NULL,
+  revision BIGINT NOT NULL DEFAULT 0,
+  owner TEXT,
+  lease_until BIGINT NOT NULL DEFAULT 0,
+  cancel_requested BOOLEAN NOT NULL DEFAULT FALSE,
+  result TEXT,
+  message TEXT,
+  error TEXT,
+  pending TEXT,
+  parent_id TEXT,
+  parent_branch TEXT,
+  created_ms BIGINT NOT NULL,
+  updated_ms BIGINT NOT NULL
+);
+CREATE INDEX executions_status ON executions (status, lease_until);
+CREATE INDEX executions_hash ON executions (artifact_hash);
+CREATE INDEX executions_parent ON executions (parent_id);
+CREATE TABLE checkpoints (
+  execution_id TEXT NOT NULL, revision BIGINT NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (execution_id, revision)
+);
+CREATE TABLE effects (
+  idempotency_key TEXT PRIMARY KEY, execution_id TEXT NOT NULL, key TEXT NOT NULL,
+  input TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL, seq BIGSERIAL NOT NULL
+);
+CREATE INDEX effects_exec ON effects (execution_id, seq);
+CREATE TABLE waits (
+  id BIGSERIAL PRIMARY KEY, execution_id TEXT NOT NULL, kind TEXT NOT NULL,
+  name TEXT, wait_id TEXT, branch TEXT, due_ms BIGINT, delivered BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE INDEX waits_open ON waits (kind, due_ms) WHERE NOT delivered;
+CREATE INDEX waits_exec ON waits (execution_id) WHERE NOT delivered;
+CREATE TABLE events (
+  seq BIGSERIAL PRIMARY KEY, execution_id TEXT NOT NULL, name TEXT NOT NULL,
+  payload TEXT NOT NULL, consumed_by BIGINT, received_ms BIGINT NOT NULL
+);
+CREATE INDEX events_open ON events (execution_id, name) WHERE consumed_by IS NULL;
+CREATE TABLE history (
+  seq BIGSERIAL PRIMARY KEY, execution_id TEXT NOT NULL, at_ms BIGINT NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX history_exec ON history (execution_id, seq);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"#,
+    // No history row per journalled effect: a journal row is listed in its
+    // execution's history as the `effect` entry (see `history`), numbered
+    // from the history's own sequence. Rows journalled before this
+    // migration have no `history_seq`: their entries are history rows.
+    r#"
+ALTER TABLE effects ADD COLUMN at_ms BIGINT;
+ALTER TABLE effects ADD COLUMN history_seq BIGINT;
+"#,
+    // The work query is one indexed branch per reason to run (see
+    // `find_work`); cancellations of suspended executions get their own
+    // small index.
+    r#"
+CREATE INDEX executions_cancel ON executions (seq) WHERE cancel_requested;
+"#,
+    // No index holds a lease column, so that a claim, a renewal or a
+    // release (which change only `owner` and `lease_until`) is a HOT
+    // update: one heap record, no entry in any of the table's indexes.
+    // Listing by status and the work query's runnable branch read
+    // `(status, seq)` in the order they return.
+    r#"
+DROP INDEX executions_status;
+CREATE INDEX executions_status_seq ON executions (status, seq);
+"#,
+    // No journal index by execution: an execution's journal is the range
+    // of keys `{id}:` up to `{id};` of the primary key (see
+    // `in_journal_of!`), which the byte order of the "C" collation keeps
+    // contiguous. One index entry per journal row instead of two.
+    r#"
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM effects WHERE left(idempotency_key, length(execution_id) + 1) <> execution_id || ':') THEN
+    RAISE EXCEPTION 'effects: a journal key does not start with its execution id followed by a colon';
+  END IF;
+END $$;
+ALTER TABLE effects ALTER COLUMN idempotency_key TYPE TEXT COLLATE "C";
+DROP INDEX effects_exec;
+"#,
+    // The dashboard: listing by program newest first (`(status, seq)`
+    // serves the listing by status), the id search as a range of ids in
+    // byte order (the unique index follows the database's collation, under
+    // which a prefix need not be one range), and every wait of one
+    // execution (`waits_exec` holds only the open ones). None holds a
+    // column an update changes, so claims and steps stay HOT updates.
+    r#"
+CREATE INDEX executions_program_seq ON executions (program_name, seq);
+CREATE INDEX executions_id_bytes ON executions ((id COLLATE "C"));
+CREATE INDEX waits_by_exec ON waits (execution_id, id);
+"#,
+];
+
+/// Advisory-lock key guarding migrations (per schema).
+fn migration_lock_key(schema: &str) -> i64 {
+    // FNV-1a, stable across builds.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in b"irkit-tcc-migrate:".iter().chain(schema.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as i64
+}
+
+/// Applies pending migrations under an advisory lock; refuses a database
+/// of a newer schema. Returns the schema version.
+pub(crate) fn migrate(client: &mut Client, schema: Option<&str>) -> Result<u32, StoreError> {
+    let key = migration_lock_key(schema.unwrap_or(""));
+    client.execute("SELECT pg_advisory_lock($1)", &[&key])?;
+    // Concurrent `CREATE SCHEMA IF NOT EXISTS` can still collide: under the lock too.
+    let r = match schema {
+        Some(s) => client
+            .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS {s}"))
+            .map_err(StoreError::from)
+            .and_then(|()| migrate_locked(client)),
+        None => migrate_locked(client),
+    };
+    let unlock = client.execute("SELECT pg_advisory_unlock($1)", &[&key]);
+    let v = r?;
+    unlock?;
+    Ok(v)
+}
+
+fn migrate_locked(client: &mut Client) -> Result<u32, StoreError> {
+    client.batch_execute(
+        "CREATE TABLE IF NOT EXISTS irkit_tcc_schema_version (version INTEGER NOT NULL)",
+    )?;
+    let current: Option<i32> = client
+        .query_opt("SELECT version FROM irkit_tcc_schema_version", &[])?
+        .map(|r| r.get(0));
+    let current = match current {
+        Some(v) => v.max(0) as usize,
+        None => {
+            client.execute("INSERT INTO irkit_tcc_schema_version VALUES (0)", &[])?;
+            0
+        }
+    };
+    if current > MIGRATIONS.len() {
+        return Err(StoreError::Corrupt(format!(
+            "database schema version {current} is newer than this irkit ({})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(current) {
+        let mut tx = client.transaction()?;
+        tx.batch_execute(m)?;
+        tx.execute(
+            "UPDATE irkit_tcc_schema_version SET version = $1",
+            &[&((i + 1) as i32)],
+        )?;
+        tx.commit()?;
+    }
+    Ok(MIGRATIONS.len() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn migration_lock_keys_differ_per_schema() {
+        assert_ne!(migration_lock_key("a"), migration_lock_key("b"));
+        assert_eq!(migration_lock_key("a"), migration_lock_key("a"));
+    }
+}

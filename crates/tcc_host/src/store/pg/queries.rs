@@ -1,0 +1,837 @@
+//! The [`Store`] implementation of the PostgreSQL backend: every query
+//! it runs, each write as a job of the store's group commit.
+
+use super::PgStore;
+use super::conn::{Conn, JobError, JobResult};
+use super::job::Merge;
+use super::rows::{exec_row, in_journal_of};
+use crate::store::{
+    CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
+    NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
+    json_text, parse_json,
+};
+use postgres::types::ToSql;
+use postgres::{GenericClient, Row};
+use serde_json::Value as J;
+
+/// A journal row, as [`Store::journal_put`] writes it.
+const JOURNAL_INSERT: &str = "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('history_seq_seq')) ON CONFLICT (idempotency_key) DO NOTHING";
+
+fn get_exec(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<Option<ExecutionRow>> {
+    let row = c.query_opt(
+        &format!("SELECT {EXEC_COLS} FROM executions WHERE id = $1"),
+        &[&id],
+    )?;
+    Ok(row.as_ref().map(exec_row).transpose()?)
+}
+
+fn insert_exec(
+    c: &mut Conn<'_, impl GenericClient>,
+    new: &NewExecution,
+    now: i64,
+) -> JobResult<u64> {
+    let (pid, pbranch) = match &new.parent {
+        Some((p, b)) => (Some(p.as_str()), b.as_deref()),
+        None => (None, None),
+    };
+    let args = json_text(&J::Array(new.args.clone()));
+    let n = c.execute(
+        "INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING",
+        &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now],
+    )?;
+    if n == 1 {
+        add_history(
+            c,
+            &new.id,
+            now,
+            "created",
+            &serde_json::json!({"artifact_hash": new.artifact_hash, "program": new.program_name, "parent": pid}),
+        )?;
+    }
+    Ok(n)
+}
+
+fn add_history(
+    c: &mut Conn<'_, impl GenericClient>,
+    id: &str,
+    now: i64,
+    kind: &str,
+    detail: &J,
+) -> JobResult<()> {
+    c.execute(
+        "INSERT INTO history (execution_id, at_ms, kind, detail) VALUES ($1, $2, $3, $4)",
+        &[&id, &now, &kind, &json_text(detail)],
+    )?;
+    Ok(())
+}
+
+fn ready_wake_conn(
+    c: &mut Conn<'_, impl GenericClient>,
+    id: &str,
+    now: i64,
+) -> JobResult<Option<Wake>> {
+    let waits = c.query(
+        "SELECT id, kind, name, branch, due_ms FROM waits WHERE execution_id = $1 AND NOT delivered ORDER BY id",
+        &[&id],
+    )?;
+    for w in waits {
+        let wid: i64 = w.try_get(0)?;
+        let kind: String = w.try_get(1)?;
+        let name: Option<String> = w.try_get(2)?;
+        let branch: Option<String> = w.try_get(3)?;
+        let due: Option<i64> = w.try_get(4)?;
+        match kind.as_str() {
+            "timer" if due.unwrap_or(0) <= now => {
+                return Ok(Some(Wake {
+                    wait_id: wid,
+                    kind,
+                    branch,
+                    value: None,
+                    event_seq: None,
+                    child_failure: None,
+                }));
+            }
+            "event" => {
+                let ev = c.query_opt(
+                    "SELECT seq, payload FROM events WHERE execution_id = $1 AND name = $2 AND consumed_by IS NULL ORDER BY seq LIMIT 1",
+                    &[&id, &name],
+                )?;
+                if let Some(ev) = ev {
+                    return Ok(Some(Wake {
+                        wait_id: wid,
+                        kind,
+                        branch,
+                        value: parse_json(Some(ev.try_get(1)?))?,
+                        event_seq: Some(ev.try_get(0)?),
+                        child_failure: None,
+                    }));
+                }
+            }
+            "child" => {
+                let child = match &name {
+                    Some(n) => get_exec(c, n)?,
+                    None => None,
+                };
+                if let Some(wake) = child.and_then(|ch| Wake::for_child(wid, kind, branch, &ch)) {
+                    return Ok(Some(wake));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(None)
+}
+
+fn journal_row(key: String, id: String, r: &Row) -> Result<JournalRow, StoreError> {
+    Ok(JournalRow {
+        idempotency_key: key,
+        execution_id: id,
+        key: r.try_get("key")?,
+        input: r.try_get("input")?,
+        status: r.try_get("status")?,
+        result: parse_json(Some(r.try_get("result")?))?.unwrap_or(J::Null),
+    })
+}
+
+fn p<'a>(v: &'a [&'a (dyn ToSql + Sync)]) -> &'a [&'a (dyn ToSql + Sync)] {
+    v
+}
+
+impl Store for PgStore {
+    fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError> {
+        let (hash, body) = (hash.to_string(), body.to_vec());
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO artifacts (hash, body, created_ms) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING",
+                &[&hash, &body, &crate::ids::now_ms()],
+            )?;
+            c.execute(
+                "UPDATE executions SET error = NULL WHERE artifact_hash = $1 AND error LIKE 'artifact_missing%'",
+                &[&hash],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn get_artifact(&self, hash: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.read(|c| {
+            Ok(
+                c.query_opt("SELECT body FROM artifacts WHERE hash = $1", &[&hash])?
+                    .map(|r| r.try_get(0))
+                    .transpose()?,
+            )
+        })
+    }
+
+    fn set_program(&self, name: &str, hash: &str) -> Result<(), StoreError> {
+        let (name, hash) = (name.to_string(), hash.to_string());
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO programs (name, hash, updated_ms) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET hash = excluded.hash, updated_ms = excluded.updated_ms",
+                &[&name, &hash, &crate::ids::now_ms()],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn resolve_program(&self, name: &str) -> Result<Option<String>, StoreError> {
+        self.read(|c| {
+            Ok(
+                c.query_opt("SELECT hash FROM programs WHERE name = $1", &[&name])?
+                    .map(|r| r.try_get(0))
+                    .transpose()?,
+            )
+        })
+    }
+
+    fn programs(&self) -> Result<Vec<(String, String)>, StoreError> {
+        self.read(|c| {
+            let rows = c.query("SELECT name, hash FROM programs ORDER BY name", &[])?;
+            Ok(rows
+                .iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect::<Result<_, postgres::Error>>()?)
+        })
+    }
+
+    fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError> {
+        let new = new.to_vec();
+        self.write(move |c| {
+            let now = crate::ids::now_ms();
+            for n in &new {
+                if insert_exec(c, n, now)? == 0 {
+                    return Err(StoreError::Conflict(format!(
+                        "execution {:?} already exists",
+                        n.id
+                    ))
+                    .into());
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
+        self.read(|c| get_exec(c, id))
+    }
+
+    fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                &format!(
+                    "SELECT {EXEC_COLS} FROM executions WHERE seq > $1 AND ($2::TEXT IS NULL OR status = $2) AND ($3::TEXT IS NULL OR program_name = $3) AND (NOT $4 OR error LIKE 'artifact_missing%') ORDER BY seq LIMIT $5"
+                ),
+                p(&[
+                    &f.after.unwrap_or(0),
+                    &f.status,
+                    &f.program,
+                    &f.artifact_missing,
+                    &i64::from(f.limit.clamp(1, 1000)),
+                ]),
+            )?;
+            Ok(rows.iter().map(exec_row).collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn history(&self, id: &str, after: i64, limit: u32) -> Result<Vec<HistoryRow>, StoreError> {
+        self.read(|c| {
+            // History rows and, as `effect` entries, the journal rows that
+            // have a place in the sequence (journalled since migration 2).
+            let rows = c.query(
+                concat!(
+                    "SELECT seq, at_ms, kind, detail, NULL, NULL, NULL FROM history WHERE execution_id = $1 AND seq > $2
+                     UNION ALL
+                     SELECT history_seq, COALESCE(at_ms, 0), 'effect', NULL, key, idempotency_key, status FROM effects
+                       WHERE ",
+                    in_journal_of!("$1"),
+                    " AND history_seq > $2
+                     ORDER BY 1 LIMIT $3"
+                ),
+                &[&id, &after, &i64::from(limit.clamp(1, 10_000))],
+            )?;
+            rows.iter()
+                .map(|r| {
+                    let detail = match r.try_get::<_, Option<String>>(3)? {
+                        Some(d) => parse_json(Some(d))
+                            .map_err(JobError::Store)?
+                            .unwrap_or(J::Null),
+                        None => serde_json::json!({
+                            "key": r.try_get::<_, Option<String>>(4)?,
+                            "idempotency_key": r.try_get::<_, Option<String>>(5)?,
+                            "status": r.try_get::<_, Option<String>>(6)?,
+                        }),
+                    };
+                    Ok(HistoryRow {
+                        seq: r.try_get(0)?,
+                        at_ms: r.try_get(1)?,
+                        kind: r.try_get(2)?,
+                        detail,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn history_lists_journal(&self) -> bool {
+        true
+    }
+
+    fn claim(
+        &self,
+        id: &str,
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<ExecutionRow>, StoreError> {
+        Ok(self
+            .claim_for_drive(id, owner, now, lease_ms)?
+            .map(|(row, _)| row))
+    }
+
+    fn claim_for_drive(
+        &self,
+        id: &str,
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<Option<(ExecutionRow, Option<Vec<String>>)>, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        let merge = Merge::Claim {
+            id: id.clone(),
+            owner: owner.clone(),
+            until: now + lease_ms,
+            now,
+        };
+        self.write_job(false, true, Some(merge), move |c| {
+            let until = now + lease_ms;
+            // The journal's keys come back with the row: one round trip
+            // fewer per drive than a separate `journal_keys` read.
+            let row = c.query_opt(
+                &format!(
+                    "UPDATE executions SET owner = $2, lease_until = $3 WHERE id = (
+                       SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
+                       FOR UPDATE SKIP LOCKED)
+                     RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
+                    in_journal_of!("$1")
+                ),
+                &[&id, &owner, &until, &now],
+            )?;
+            match row {
+                None => Ok(None),
+                Some(r) => {
+                    let keys: Vec<String> = r.try_get(EXEC_COLS.split(',').count())?;
+                    Ok(Some((exec_row(&r)?, Some(keys))))
+                }
+            }
+        })
+    }
+
+    fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write_one(false, move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET lease_until = $3 WHERE id = $1 AND owner = $2",
+                &[&id, &owner, &(now + lease_ms)],
+            )? == 1)
+        })
+    }
+
+    fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        let merge = Merge::Release {
+            id: id.clone(),
+            owner: owner.clone(),
+        };
+        self.write_job(false, true, Some(merge), move |c| {
+            c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
+                &[&id, &owner],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn load_checkpoints(&self, id: &str) -> Result<Vec<CheckpointRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT revision, kind, body FROM checkpoints WHERE execution_id = $1 AND revision >= COALESCE((SELECT MAX(revision) FROM checkpoints WHERE execution_id = $1 AND kind = 'snapshot'), 0) ORDER BY revision",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    Ok(CheckpointRow {
+                        revision: r.try_get::<_, i64>(0)?.max(0) as u64,
+                        kind: r.try_get(1)?,
+                        body: r.try_get(2)?,
+                    })
+                })
+                .collect::<Result<_, postgres::Error>>()?)
+        })
+    }
+
+    fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
+        // A plain step (delta, nothing registered or consumed, not
+        // terminal) is the one compare-and-set statement below.
+        let single = tx.kind != "snapshot"
+            && tx.registrations.is_empty()
+            && tx.consumed.is_none()
+            && !TERMINAL.contains(&tx.status.as_str());
+        let merge = (tx.registrations.is_empty() && tx.consumed.is_none()).then(|| Merge::Step {
+            id: tx.id.clone(),
+            owner: tx.owner.clone(),
+            revision: tx.revision as i64,
+            status: tx.status.clone(),
+            result: tx.result.as_ref().map(json_text),
+            message: tx.message.clone(),
+            pending: tx.pending.as_ref().map(json_text),
+            kind: tx.kind.clone(),
+            body: tx.body.clone(),
+            history: tx
+                .history
+                .iter()
+                .map(|(k, d)| (k.clone(), json_text(d)))
+                .collect(),
+        });
+        self.write_job(true, single, merge, move |c| {
+            let now = crate::ids::now_ms();
+            let rev = tx.revision as i64;
+            // The compare-and-set, the checkpoint row and the history
+            // entries in one statement (one round trip): the rows are
+            // inserted only if the update hit.
+            let (kinds, details): (Vec<&str>, Vec<String>) = tx
+                .history
+                .iter()
+                .map(|(k, d)| (k.as_str(), json_text(d)))
+                .unzip();
+            let n = c.execute(
+                "WITH cas AS (UPDATE executions SET revision = $3, status = $4, result = $5, message = $6, pending = $7, updated_ms = $8,
+                        owner = CASE WHEN $4 IN ('completed', 'failed', 'cancelled') THEN NULL ELSE owner END,
+                        lease_until = CASE WHEN $4 IN ('completed', 'failed', 'cancelled') THEN 0 ELSE lease_until END
+                      WHERE id = $1 AND owner = $2 AND revision = $9 RETURNING id),
+                      h AS (INSERT INTO history (execution_id, at_ms, kind, detail) SELECT cas.id, $8, h.kind, h.detail FROM cas, UNNEST($12::text[], $13::text[]) WITH ORDINALITY AS h(kind, detail, n) ORDER BY h.n)
+                 INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT id, $3, $10, $11 FROM cas",
+                p(&[
+                    &tx.id,
+                    &tx.owner,
+                    &rev,
+                    &tx.status,
+                    &tx.result.as_ref().map(json_text),
+                    &tx.message,
+                    &tx.pending.as_ref().map(json_text),
+                    &now,
+                    &(rev - 1),
+                    &tx.kind,
+                    &tx.body,
+                    &kinds,
+                    &details,
+                ]),
+            )?;
+            if n != 1 {
+                return Err(StoreError::Conflict(format!(
+                    "execution {}: lease lost or revision moved (expected {})",
+                    tx.id,
+                    rev - 1
+                ))
+                .into());
+            }
+            if tx.kind == "snapshot" {
+                c.execute(
+                    "DELETE FROM checkpoints WHERE execution_id = $1 AND revision < $2",
+                    &[&tx.id, &rev],
+                )?;
+            }
+            for r in &tx.registrations {
+                match r {
+                    Registration::Timer { due_ms, branch } => {
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, branch, due_ms) VALUES ($1, 'timer', $2, $3)",
+                            &[&tx.id, branch, due_ms],
+                        )?;
+                    }
+                    Registration::Event {
+                        name,
+                        wait_id,
+                        branch,
+                    } => {
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, name, wait_id, branch) VALUES ($1, 'event', $2, $3, $4)",
+                            &[&tx.id, name, wait_id, branch],
+                        )?;
+                    }
+                    Registration::Child { child, branch } => {
+                        insert_exec(c, child, now)?;
+                        c.execute(
+                            "INSERT INTO waits (execution_id, kind, name, branch) VALUES ($1, 'child', $2, $3)",
+                            &[&tx.id, &child.id, branch],
+                        )?;
+                    }
+                }
+            }
+            if let Some(w) = &tx.consumed {
+                c.execute(
+                    "UPDATE waits SET delivered = TRUE WHERE id = $1",
+                    &[&w.wait_id],
+                )?;
+                if let Some(seq) = w.event_seq {
+                    c.execute(
+                        "UPDATE events SET consumed_by = $1 WHERE seq = $2",
+                        &[&w.wait_id, &seq],
+                    )?;
+                }
+            }
+            if TERMINAL.contains(&tx.status.as_str()) {
+                c.execute(
+                    "UPDATE waits SET delivered = TRUE WHERE execution_id = $1 AND NOT delivered",
+                    &[&tx.id],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    fn journal_get(&self, key: &str) -> Result<Option<JournalRow>, StoreError> {
+        self.read(|c| {
+            let r = c.query_opt(
+                "SELECT execution_id, key, input, status, result FROM effects WHERE idempotency_key = $1",
+                &[&key],
+            )?;
+            Ok(r.map(|r| journal_row(key.to_string(), r.try_get(0)?, &r))
+                .transpose()?)
+        })
+    }
+
+    fn journal_put(&self, row: &JournalRow) -> Result<(), StoreError> {
+        // The journal's reads by execution depend on it (`in_journal_of!`).
+        row.check_key()?;
+        let row = row.clone();
+        let result = json_text(&row.result);
+        let merge = Merge::Journal {
+            idempotency_key: row.idempotency_key.clone(),
+            execution_id: row.execution_id.clone(),
+            key: row.key.clone(),
+            input: row.input.clone(),
+            status: row.status.clone(),
+            result: result.clone(),
+        };
+        self.write_job(false, true, Some(merge), move |c| {
+            // The row is also the execution's `effect` history entry (see
+            // `history`), numbered from the history's sequence.
+            c.execute(
+                JOURNAL_INSERT,
+                &[
+                    &row.idempotency_key,
+                    &row.execution_id,
+                    &row.key,
+                    &row.input,
+                    &row.status,
+                    &result,
+                    &crate::ids::now_ms(),
+                ],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn journal_keys(&self, id: &str) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                concat!(
+                    "SELECT idempotency_key FROM effects WHERE ",
+                    in_journal_of!("$1")
+                ),
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn journal_of(&self, id: &str) -> Result<Vec<JournalRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                concat!(
+                    "SELECT idempotency_key, key, input, status, result FROM effects WHERE ",
+                    in_journal_of!("$1"),
+                    " ORDER BY seq"
+                ),
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| journal_row(r.try_get(0)?, id.to_string(), r))
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                // One indexed branch per reason to run, so that the cost
+                // follows the work to do, not the number of executions ever
+                // stored (the scheduler calls this after every drive).
+                "SELECT id FROM (
+                   SELECT seq, id FROM executions
+                     WHERE status = 'runnable' AND error IS NULL AND lease_until < $1
+                   UNION
+                   SELECT seq, id FROM executions
+                     WHERE cancel_requested AND status = 'suspended' AND error IS NULL AND lease_until < $1
+                   UNION
+                   SELECT e.seq, e.id FROM waits w JOIN executions e ON e.id = w.execution_id
+                     WHERE NOT w.delivered AND w.kind = 'timer' AND w.due_ms <= $1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                   UNION
+                   SELECT e.seq, e.id FROM events v
+                     JOIN waits w ON w.execution_id = v.execution_id AND w.name = v.name
+                     JOIN executions e ON e.id = v.execution_id
+                     WHERE v.consumed_by IS NULL AND NOT w.delivered AND w.kind = 'event'
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                   UNION
+                   SELECT e.seq, e.id FROM waits w
+                     JOIN executions k ON k.id = w.name
+                     JOIN executions e ON e.id = w.execution_id
+                     WHERE NOT w.delivered AND w.kind = 'child' AND k.status IN ('completed', 'failed', 'cancelled')
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                 ) work
+                 ORDER BY seq LIMIT $2",
+                &[&now, &i64::from(limit)],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn next_timer_due(&self) -> Result<Option<i64>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_one(
+                "SELECT MIN(due_ms) FROM waits WHERE NOT delivered AND kind = 'timer'",
+                &[],
+            )?
+            .try_get(0)?)
+        })
+    }
+
+    fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError> {
+        self.read(|c| ready_wake_conn(c, id, now))
+    }
+
+    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
+        let (id, name, payload) = (id.to_string(), name.to_string(), json_text(payload));
+        self.write(move |c| {
+            let status: Option<String> = c
+                .query_opt("SELECT status FROM executions WHERE id = $1", &[&id])?
+                .map(|r| r.try_get(0))
+                .transpose()?;
+            let status = status.ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if TERMINAL.contains(&status.as_str()) {
+                return Err(StoreError::Conflict(format!("execution {id:?} is {status}")).into());
+            }
+            let now = crate::ids::now_ms();
+            c.execute(
+                "INSERT INTO events (execution_id, name, payload, received_ms) VALUES ($1, $2, $3, $4)",
+                &[&id, &name, &payload, &now],
+            )?;
+            add_history(c, &id, now, "event_received", &serde_json::json!({"name": name}))?;
+            Ok(())
+        })
+    }
+
+    fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let n = c.execute(
+                "UPDATE executions SET cancel_requested = TRUE WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')",
+                &[&id],
+            )?;
+            if n == 0 {
+                return Err(match get_exec(c, &id)? {
+                    None => StoreError::NotFound(format!("execution {id:?}")),
+                    Some(e) => StoreError::Conflict(format!("execution {id:?} is {}", e.status)),
+                }
+                .into());
+            }
+            let now = crate::ids::now_ms();
+            add_history(c, &id, now, "cancel_requested", &J::Null)?;
+            // Cancelling a parent cancels its unfinished descendants.
+            let children = c.query(
+                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = $1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
+                 UPDATE executions SET cancel_requested = TRUE WHERE id IN (SELECT id FROM d) AND NOT cancel_requested AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
+                &[&id],
+            )?;
+            for child in children {
+                let child: String = child.try_get(0)?;
+                add_history(c, &child, now, "cancel_requested", &serde_json::json!({"by": id}))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError> {
+        let (id, owner, error) = (id.to_string(), owner.to_string(), error.to_string());
+        self.write(move |c| {
+            let now = crate::ids::now_ms();
+            c.execute(
+                "UPDATE executions SET status = 'failed', error = $3, message = $3, owner = NULL, lease_until = 0, updated_ms = $4 WHERE id = $1 AND (owner = $2 OR owner IS NULL)",
+                &[&id, &owner, &error, &now],
+            )?;
+            c.execute(
+                "UPDATE waits SET delivered = TRUE WHERE execution_id = $1 AND NOT delivered",
+                &[&id],
+            )?;
+            add_history(c, &id, now, "host_error", &J::String(error.clone()))?;
+            Ok(())
+        })
+    }
+
+    fn set_error(&self, id: &str, error: &str) -> Result<(), StoreError> {
+        let (id, error) = (id.to_string(), error.to_string());
+        self.write(move |c| {
+            c.execute(
+                "UPDATE executions SET error = $2, owner = NULL, lease_until = 0 WHERE id = $1",
+                &[&id, &error],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn append_history(&self, id: &str, kind: &str, detail: &J) -> Result<(), StoreError> {
+        let (id, kind, detail) = (id.to_string(), kind.to_string(), detail.clone());
+        self.write_lazy(move |c| add_history(c, &id, crate::ids::now_ms(), &kind, &detail))
+    }
+
+    /// Multi-node: other nodes may hold live leases, so nothing is freed;
+    /// a dead node's leases are taken over when they expire.
+    fn reset_leases(&self) -> Result<u64, StoreError> {
+        Ok(0)
+    }
+
+    fn release_owner(&self, owner: &str) -> Result<u64, StoreError> {
+        let owner = owner.to_string();
+        self.write(move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner = $1",
+                &[&owner],
+            )?)
+        })
+    }
+
+    fn kv_get(&self, key: &str) -> Result<Option<J>, StoreError> {
+        self.read(|c| {
+            let v: Option<String> = c
+                .query_opt("SELECT value FROM kv WHERE key = $1", &[&key])?
+                .map(|r| r.try_get(0))
+                .transpose()?;
+            Ok(parse_json(v)?)
+        })
+    }
+
+    fn counts(&self) -> Result<StoreCounts, StoreError> {
+        self.read(|c| {
+            let mut by_status = Vec::new();
+            for r in c.query(
+                "SELECT status, count(*) FROM executions GROUP BY status ORDER BY status",
+                &[],
+            )? {
+                by_status.push((r.try_get(0)?, r.try_get::<_, i64>(1)? as u64));
+            }
+            let events: i64 = c
+                .query_one("SELECT count(*) FROM events WHERE consumed_by IS NULL", &[])?
+                .try_get(0)?;
+            Ok(StoreCounts {
+                by_status,
+                events_pending: events as u64,
+            })
+        })
+    }
+
+    fn page_executions(&self, q: &PageQuery) -> Result<Vec<ExecutionRow>, StoreError> {
+        let mut conds: Vec<String> = Vec::new();
+        let mut args: Vec<Box<dyn ToSql + Sync>> = Vec::new();
+        let mut arg = |v: Box<dyn ToSql + Sync>| {
+            args.push(v);
+            format!("${}", args.len())
+        };
+        let order = match &q.id_prefix {
+            Some(prefix) => {
+                let (lo, hi, pf) = (
+                    arg(Box::new(prefix.clone())),
+                    arg(Box::new(PageQuery::id_upper_bound(prefix))),
+                    arg(Box::new(prefix.clone())),
+                );
+                conds.push(format!(
+                    "id COLLATE \"C\" >= {lo} AND id COLLATE \"C\" < {hi} AND starts_with(id, {pf})"
+                ));
+                if let Some(b) = &q.before_id {
+                    let b = arg(Box::new(b.clone()));
+                    conds.push(format!("id COLLATE \"C\" < {b}"));
+                }
+                "id COLLATE \"C\" DESC"
+            }
+            None => {
+                if let Some(b) = q.before_seq {
+                    let b = arg(Box::new(b));
+                    conds.push(format!("seq < {b}"));
+                }
+                "seq DESC"
+            }
+        };
+        if let Some(st) = &q.status {
+            let a = arg(Box::new(st.clone()));
+            conds.push(format!("status = {a}"));
+        }
+        if let Some(p) = &q.program {
+            let a = arg(Box::new(p.clone()));
+            conds.push(format!("program_name = {a}"));
+        }
+        let limit = arg(Box::new(i64::from(q.page_size())));
+        let filter = if conds.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", conds.join(" AND "))
+        };
+        let sql =
+            format!("SELECT {EXEC_COLS} FROM executions {filter} ORDER BY {order} LIMIT {limit}");
+        self.read(|c| {
+            let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|a| a.as_ref()).collect();
+            let rows = c.query(&sql, &params)?;
+            Ok(rows.iter().map(exec_row).collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn waits_of(&self, id: &str) -> Result<Vec<WaitRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT id, kind, name, branch, due_ms, delivered FROM waits WHERE execution_id = $1 ORDER BY id",
+                &[&id],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    Ok(WaitRow {
+                        id: r.try_get(0)?,
+                        kind: r.try_get(1)?,
+                        name: r.try_get(2)?,
+                        branch: r.try_get(3)?,
+                        due_ms: r.try_get(4)?,
+                        delivered: r.try_get(5)?,
+                    })
+                })
+                .collect::<Result<_, postgres::Error>>()?)
+        })
+    }
+
+    fn kv_set(&self, key: &str, value: &J) -> Result<(), StoreError> {
+        let (key, value) = (key.to_string(), json_text(value));
+        self.write(move |c| {
+            c.execute(
+                "INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )?;
+            Ok(())
+        })
+    }
+}

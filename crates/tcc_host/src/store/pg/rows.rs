@@ -1,0 +1,53 @@
+//! Rows of the PostgreSQL backend: the execution row decoder and the
+//! journal range condition, shared by the queries and the folded writes.
+
+use crate::store::{ExecutionRow, StoreError, parse_json};
+use postgres::Row;
+use serde_json::Value as J;
+
+/// The SQL condition selecting the journal rows of the execution whose id
+/// is the SQL expression `$id`: the range of its keys (every key is
+/// `{id}:{effect key}`, checked by `journal_put`), read through the
+/// primary key in byte order, and the id itself (an execution named
+/// `a` must not see the keys of one named `a:b`).
+macro_rules! in_journal_of {
+    ($id:literal) => {
+        concat!(
+            "idempotency_key >= (",
+            $id,
+            " || ':') COLLATE \"C\" AND idempotency_key < (",
+            $id,
+            " || ';') COLLATE \"C\" AND execution_id = ",
+            $id
+        )
+    };
+}
+pub(crate) use in_journal_of;
+
+/// Decodes an execution row read as `EXEC_COLS`.
+pub(crate) fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
+    let args = match parse_json(Some(r.try_get(3)?))? {
+        Some(J::Array(a)) => a,
+        _ => return Err(StoreError::Corrupt("execution args".into())),
+    };
+    Ok(ExecutionRow {
+        id: r.try_get(0)?,
+        artifact_hash: r.try_get(1)?,
+        program_name: r.try_get(2)?,
+        args,
+        status: r.try_get(4)?,
+        revision: r.try_get::<_, i64>(5)?.max(0) as u64,
+        owner: r.try_get(6)?,
+        lease_until: r.try_get(7)?,
+        cancel_requested: r.try_get(8)?,
+        result: parse_json(r.try_get(9)?)?,
+        message: r.try_get(10)?,
+        error: r.try_get(11)?,
+        pending: parse_json(r.try_get(12)?)?,
+        parent_id: r.try_get(13)?,
+        parent_branch: r.try_get(14)?,
+        created_ms: r.try_get(15)?,
+        updated_ms: r.try_get(16)?,
+        seq: r.try_get(17)?,
+    })
+}

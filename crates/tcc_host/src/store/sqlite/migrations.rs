@@ -1,0 +1,125 @@
+//! The SQLite schema: ordered migrations applied at open, tracked in
+//! `PRAGMA user_version`.
+
+use super::cached::Cached;
+use crate::store::StoreError;
+use rusqlite::Connection;
+
+/// Schema migrations; migration `i` brings `user_version` from `i` to `i + 1`.
+pub const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE artifacts (hash TEXT PRIMARY KEY, body BLOB NOT NULL, created_ms INTEGER NOT NULL);
+CREATE TABLE programs (name TEXT PRIMARY KEY, hash TEXT NOT NULL, updated_ms INTEGER NOT NULL);
+CREATE TABLE executions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  artifact_hash TEXT NOT NULL,
+  program_name TEXT,
+  args TEXT NOT NULL,
+  status TEXT NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 0,
+  owner TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  cancel_requested INTEGER NOT NULL DEFAULT 0,
+  result TEXT,
+  message TEXT,
+  error TEXT,
+  pending TEXT,
+  parent_id TEXT,
+  parent_branch TEXT,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX executions_status ON executions (status);
+CREATE INDEX executions_hash ON executions (artifact_hash);
+CREATE TABLE checkpoints (
+  execution_id TEXT NOT NULL, revision INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+  PRIMARY KEY (execution_id, revision)
+);
+CREATE TABLE effects (
+  idempotency_key TEXT PRIMARY KEY, execution_id TEXT NOT NULL, key TEXT NOT NULL,
+  input TEXT NOT NULL, status TEXT NOT NULL, result TEXT NOT NULL, seq INTEGER NOT NULL
+);
+CREATE INDEX effects_exec ON effects (execution_id, seq);
+CREATE TABLE waits (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, kind TEXT NOT NULL,
+  name TEXT, wait_id TEXT, branch TEXT, due_ms INTEGER, delivered INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX waits_open ON waits (delivered, kind, due_ms);
+CREATE INDEX waits_exec ON waits (execution_id, delivered);
+CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, name TEXT NOT NULL,
+  payload TEXT NOT NULL, consumed_by INTEGER, received_ms INTEGER NOT NULL
+);
+CREATE INDEX events_open ON events (execution_id, name, consumed_by);
+CREATE TABLE history (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, execution_id TEXT NOT NULL, at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE INDEX history_exec ON history (execution_id, seq);
+CREATE TABLE kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"#,
+    r#"
+CREATE INDEX executions_cancel ON executions (cancel_requested, status);
+CREATE INDEX events_unconsumed ON events (consumed_by);
+"#,
+    // One b-tree fewer per journalled effect (one WAL page fewer per step):
+    // an execution's journal rows are found as the range of the
+    // idempotency-key index that starts with `{execution id}:` (every key
+    // does: `journal_put` refuses any other), not through an index of
+    // their own.
+    r#"
+DROP INDEX effects_exec;
+"#,
+    // History without `AUTOINCREMENT`: every insert had read and rewritten
+    // its `sqlite_sequence` row (serial work in the group leader, and one
+    // more WAL page per group). History rows are never deleted, so the
+    // plain rowid rule (largest + 1) hands out the same increasing `seq`.
+    r#"
+CREATE TABLE history_v4 (
+  seq INTEGER PRIMARY KEY, execution_id TEXT NOT NULL, at_ms INTEGER NOT NULL,
+  kind TEXT NOT NULL, detail TEXT NOT NULL
+);
+INSERT INTO history_v4 (seq, execution_id, at_ms, kind, detail)
+  SELECT seq, execution_id, at_ms, kind, detail FROM history ORDER BY seq;
+DROP TABLE history;
+ALTER TABLE history_v4 RENAME TO history;
+CREATE INDEX history_exec ON history (execution_id, seq);
+DELETE FROM sqlite_sequence WHERE name = 'history';
+"#,
+    // No history row per journalled effect: a journal row is listed in its
+    // execution's history as the `effect` entry (see `history`), at the
+    // place `history_seq` gives it among the history rows (one sequence
+    // for both, `irkit_history_seq()`). Rows journalled before this
+    // migration have no `history_seq`: their entries are history rows.
+    r#"
+ALTER TABLE effects ADD COLUMN at_ms INTEGER;
+ALTER TABLE effects ADD COLUMN history_seq INTEGER;
+"#,
+    // The dashboard's listing by program, newest first: the index holds
+    // `(program_name, rowid)`, so a page is one range read backwards from
+    // the cursor. (Listing by status reads `executions_status` the same
+    // way; the id search reads the id's unique index.) Written only when
+    // an execution is created: the name never changes.
+    r#"
+CREATE INDEX executions_program ON executions (program_name);
+"#,
+];
+
+/// Applies pending migrations; refuses a database of a newer schema.
+pub fn migrate(conn: &mut Connection) -> Result<u32, StoreError> {
+    let current: u32 = conn.query_row_cached("PRAGMA user_version", [], |r| r.get(0))?;
+    if current as usize > MIGRATIONS.len() {
+        return Err(StoreError::Corrupt(format!(
+            "database schema version {current} is newer than this irkit ({})",
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(m)?;
+        tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))?;
+        tx.commit()?;
+    }
+    Ok(MIGRATIONS.len() as u32)
+}
