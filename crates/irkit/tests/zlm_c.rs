@@ -2,33 +2,13 @@
 //! exactly what the interpreter prints (stdout, stderr, exit status) for the
 //! run examples it lowers, and refuses the others with C0-EXEC-002.
 
-use std::process::{Command, Output};
+#[path = "common/zlm_engines.rs"]
+mod zlm_engines;
 
-fn irkit() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-}
-
-fn example(name: &str) -> String {
-    format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn run(engine: &str, args: &[&str]) -> Output {
-    irkit()
-        .args(["zlm", "run"])
-        .args(args)
-        .args(["--engine", engine])
-        .output()
-        .unwrap()
-}
+use zlm_engines::{example, irkit, run, same_as_interp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("irkit-zlm-c-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    zlm_engines::tmp("zlm-c", name)
 }
 
 #[test]
@@ -189,26 +169,7 @@ fn run_engine_c_prints_what_the_interpreter_prints() {
             "--drops",
         ],
     ];
-    for case in cases {
-        let mut args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
-        args[0] = example(case[0]);
-        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-        let want = run("interp", &args);
-        let got = run("c", &args);
-        assert_eq!(
-            (
-                got.status.code(),
-                String::from_utf8_lossy(&got.stdout),
-                String::from_utf8_lossy(&got.stderr)
-            ),
-            (
-                want.status.code(),
-                String::from_utf8_lossy(&want.stdout),
-                String::from_utf8_lossy(&want.stderr)
-            ),
-            "{case:?}"
-        );
-    }
+    same_as_interp(&["c"], cases);
 }
 
 /// A contract that calls a catalog intrinsic (the C engine does not lower
@@ -307,7 +268,7 @@ fn emit_c_writes_deterministic_c_that_gcc_and_clang_accept() {
         "{c}"
     );
     for cc in ["gcc", "clang"] {
-        let out = Command::new(cc)
+        let out = std::process::Command::new(cc)
             .args([
                 "-std=c11",
                 "-Wall",

@@ -4,33 +4,13 @@
 //! target record is byte-identical across runs and accompanied by the
 //! record used.
 
-use std::process::{Command, Output};
+#[path = "common/zlm_engines.rs"]
+mod zlm_engines;
 
-fn irkit() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-}
-
-fn example(name: &str) -> String {
-    format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn run(engine: &str, args: &[&str]) -> Output {
-    irkit()
-        .args(["zlm", "run"])
-        .args(args)
-        .args(["--engine", engine])
-        .output()
-        .unwrap()
-}
+use zlm_engines::{example, irkit, run, same_as_interp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("irkit-zlm-llvm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    zlm_engines::tmp("zlm-llvm", name)
 }
 
 #[test]
@@ -91,28 +71,7 @@ fn run_engines_jit_and_aot_print_what_the_interpreter_prints() {
         &["ops.zlt", "--entry", "Main.unit"],
         &["ops.zlt", "--entry", "Main.scalar", "--args", "5"],
     ];
-    for case in cases {
-        let mut args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
-        args[0] = example(case[0]);
-        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-        let want = run("interp", &args);
-        for engine in ["jit", "aot"] {
-            let got = run(engine, &args);
-            assert_eq!(
-                (
-                    got.status.code(),
-                    String::from_utf8_lossy(&got.stdout),
-                    String::from_utf8_lossy(&got.stderr)
-                ),
-                (
-                    want.status.code(),
-                    String::from_utf8_lossy(&want.stdout),
-                    String::from_utf8_lossy(&want.stderr)
-                ),
-                "{engine} {case:?}"
-            );
-        }
-    }
+    same_as_interp(&["jit", "aot"], cases);
 }
 
 #[test]
@@ -203,7 +162,7 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
     assert_eq!(used["reproducible"], true);
     assert_eq!(used["cpu"], "x86-64");
     // The linked executable speaks the engines' protocol.
-    let out = Command::new(d.join("prog"))
+    let out = std::process::Command::new(d.join("prog"))
         .args(["0", "5f5e100", "100", "100", "64"])
         .output()
         .unwrap();

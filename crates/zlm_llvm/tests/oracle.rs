@@ -1,5 +1,6 @@
-//! The four-engine differential oracle: seeded random valid modules (the
-//! C oracle's generator; the checker must accept each one) run on the
+//! The four-engine differential oracle: seeded random valid modules
+//! (`zlm::testgen`, the C oracle's generator; the checker must accept each
+//! one) run on the
 //! reference interpreter, the portable C engine, the LLVM JIT and the LLVM
 //! AOT executable; results, step counts, faults and drop logs must be
 //! identical. A mismatch prints the module in text form.
@@ -7,14 +8,18 @@
 
 mod support;
 
-use support::generator::module_text;
 use support::*;
 use zlm::interp::Interp;
+use zlm::testgen::{Options, module_text_with};
 use zlm::materialize::c::engine::{Compiler, Program};
 use zlm::materialize::c::{TargetConfig, emit};
 use zlm_llvm::aot::AotProgram;
 use zlm_llvm::jit::with_jit;
 use zlm_llvm::{Scope, lower};
+
+/// What the generator makes for these engines: everything (owned values,
+/// loans, byte arrays included).
+const OPTIONS: Options = Options { owned: true };
 
 #[test]
 fn random_modules_agree_on_all_four_engines() {
@@ -27,7 +32,7 @@ fn random_modules_agree_on_all_four_engines() {
     let limits = steps(20_000);
     let mut runs = 0;
     for seed in 0..count {
-        let text = module_text(seed);
+        let text = module_text_with(seed, OPTIONS);
         let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));

@@ -2,8 +2,6 @@
 //! edge-value arguments, and one comparable observation per engine.
 #![allow(dead_code)]
 
-pub mod generator;
-
 use zlm::decode::Checked;
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::materialize::c::engine::CRun;
