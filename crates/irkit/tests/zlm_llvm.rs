@@ -7,7 +7,7 @@
 #[path = "common/zlm_engines.rs"]
 mod zlm_engines;
 
-use zlm_engines::{example, irkit, run, same_as_interp};
+use zlm_engines::{CASES, CATALOG_CONTRACT, example, irkit, run, same_as_interp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     zlm_engines::tmp("zlm-llvm", name)
@@ -15,83 +15,30 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn run_engines_jit_and_aot_print_what_the_interpreter_prints() {
-    let cases: &[&[&str]] = &[
-        &[
-            "loop.zlt", "--entry", "sum", "--args", "100", "--format", "json",
-        ],
-        &["loop.zlt", "--entry", "sum", "--args", "100", "--contracts"],
-        &["loop.zlt", "--entry", "sum", "--args", "-1"],
-        &[
-            "loop.zlt",
-            "--entry",
-            "sum",
-            "--args",
-            "100",
-            "--max-steps",
-            "50",
-        ],
-        &[
-            "deep.zlt",
-            "--entry",
-            "down",
-            "--args",
-            "10",
-            "--max-depth",
-            "5",
-        ],
-        &["deep.zlt", "--entry", "down", "--args", "10", "--drops"],
-        &[
-            "faults.zlt",
-            "--entry",
-            "Main.div",
-            "--args",
-            "1",
-            "0",
-            "--format",
-            "json",
-        ],
-        &[
-            "faults.zlt",
-            "--entry",
-            "Main.div",
-            "--args",
-            "-2147483648",
-            "-1",
-        ],
-        &[
-            "faults.zlt",
-            "--entry",
-            "Main.add",
-            "--args",
-            "2147483647",
-            "1",
-        ],
-        &["faults.zlt", "--entry", "Main.positive", "--args", "0"],
-        &["ops.zlt", "--entry", "Main.bits", "--args", "1", "32"],
-        &["ops.zlt", "--entry", "Main.unit"],
-        &["ops.zlt", "--entry", "Main.scalar", "--args", "5"],
-    ];
-    same_as_interp(&["jit", "aot"], cases);
+        same_as_interp(&["jit", "aot"], CASES);
 }
 
 #[test]
 fn run_engines_jit_and_aot_refuse_what_they_do_not_lower() {
+    let d = tmp("cpure");
+    let src = d.join("cpure.zlt");
+    std::fs::write(&src, CATALOG_CONTRACT).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    assert_eq!(
+        run("interp", &[&src, "--entry", "Main.demo"]).status.code(),
+        Some(0)
+    );
     for engine in ["jit", "aot"] {
-        let out = run(
-            engine,
-            &[
-                &example("ops.zlt"),
-                "--entry",
-                "Main.swap",
-                "--format",
-                "json",
-            ],
-        );
+        let out = run(engine, &[&src, "--entry", "Main.demo", "--format", "json"]);
         assert_eq!(out.status.code(), Some(1), "{engine}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["code"], "C0-EXEC-002");
-        assert!(v["message"].as_str().unwrap().contains("Main.swap"), "{v}");
+        assert!(v["message"].as_str().unwrap().contains("Main.len"), "{v}");
     }
+    // A function outside the refused one's closure runs.
+    let out = run("jit", &[&src, "--entry", "Main.one"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n");
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
