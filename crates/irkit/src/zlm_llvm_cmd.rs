@@ -210,7 +210,7 @@ pub fn run_llvm(
     for v in values {
         match v {
             Value::Scalar(w) => words.push(*w),
-            Value::Unit => words.push(0),
+            Value::Unit | Value::Allocator => words.push(0),
             _ => {
                 return Err(fail(LlvmError::Refused(zlm_llvm::Refusal {
                     function: Some(name),

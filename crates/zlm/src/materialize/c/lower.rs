@@ -14,14 +14,13 @@
 use super::config::TargetConfig;
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
+use super::walk::{self, At, ends_segment};
 use crate::check::cfg::Arm;
 use crate::check::{Checked, Resolved};
 use crate::interp::{canon, root_name, type_name, width};
 use crate::model::*;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
-
-type At = (usize, usize);
 
 fn word(w: u64) -> String {
     format!("UINT64_C(0x{w:x})")
@@ -30,12 +29,6 @@ fn word(w: u64) -> String {
 /// A comment-safe rendering.
 fn comment(s: &str) -> String {
     s.replace("*/", "* /")
-}
-
-fn ident(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
 }
 
 struct Unit<'a, 'm> {
@@ -50,69 +43,11 @@ impl<'m> Unit<'_, 'm> {
     }
 
     fn cname(&self, at: At) -> String {
-        let d = &self.r.m.declarations[at.0];
-        let sig = self.r.ids.decls[at.0].functions[at.1].sig;
-        format!(
-            "zf_{}_{}_{}",
-            ident(&d.name),
-            ident(&d.functions[at.1].name),
-            &crate::hash::to_hex(&sig)[..16]
-        )
+        walk::symbol(self.r, at)
     }
 
     fn refuse(&self, at: At, b: Option<u32>, o: Option<u32>, msg: impl Into<String>) -> Refusal {
-        Refusal {
-            function: Some(self.r.fn_name(at.0, at.1)),
-            block: b,
-            op: o,
-            message: msg.into(),
-        }
-    }
-
-    /// The functions a body or contract of `at` calls.
-    fn callees(&self, at: At) -> Vec<At> {
-        let f = self.f(at);
-        let mut out = Vec::new();
-        for b in &f.body.blocks {
-            for op in &b.ops {
-                if let (tag::CALL, Aux::Func(sig)) = (op.tag, &op.aux0)
-                    && let Some(&c) = self.r.funcs.get(sig)
-                {
-                    out.push(c);
-                }
-            }
-        }
-        for e in f.requires.iter().chain(&f.ensures) {
-            for op in &e.ops {
-                if op.tag == 3
-                    && op.aux0 == 0
-                    && let Some(c) = op.reference.and_then(|s| self.r.funcs.get(&s).copied())
-                {
-                    out.push(c);
-                }
-            }
-        }
-        out
-    }
-
-    fn find(&self, entry: &str) -> Result<At, Refusal> {
-        let mut hits = Vec::new();
-        for (di, d) in self.r.m.declarations.iter().enumerate() {
-            for (fi, f) in d.functions.iter().enumerate() {
-                if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
-                    hits.push((di, fi));
-                }
-            }
-        }
-        match hits.as_slice() {
-            [one] => Ok(*one),
-            _ => Err(Refusal {
-                function: None,
-                block: None,
-                op: None,
-                message: format!("no unique function named {entry}"),
-            }),
-        }
+        walk::refuse(self.r, at, b, o, msg)
     }
 
     fn header(&self, at: At) -> String {
@@ -166,26 +101,7 @@ impl<'m> Unit<'_, 'm> {
 
     /// The source declaration, for the comment above the C function.
     fn source(&self, at: At) -> String {
-        let d = &self.r.m.declarations[at.0];
-        let f = self.f(at);
-        let mut ps: Vec<&Param> = f.params.iter().collect();
-        ps.sort_by_key(|p| p.ordinal);
-        let params: Vec<String> = ps
-            .iter()
-            .map(|p| format!("{}: {}", p.name, type_name(self.r, &p.ty)))
-            .collect();
-        let effects: Vec<&str> = f.effects.iter().map(|e| e.text()).collect();
-        format!(
-            "{} {} {}.{}({}) -> {} effects [{}] (module {})",
-            f.callable.text(),
-            f.receiver.text(),
-            d.name,
-            f.name,
-            params.join(", "),
-            type_name(self.r, &f.result),
-            effects.join(", "),
-            self.r.m.name
-        )
+        walk::source(self.r, at)
     }
 }
 
@@ -195,14 +111,7 @@ pub(super) fn unit(
     target: &TargetConfig,
     scope: &Scope,
 ) -> Result<(String, Vec<String>), Refusal> {
-    if !checked.imports_resolved() {
-        return Err(Refusal {
-            function: None,
-            block: None,
-            op: None,
-            message: "the module's imports were not resolved against their providers".into(),
-        });
-    }
+    walk::imports(checked)?;
     let r = Resolved::of_checked(checked);
     let mut u = Unit {
         r: &r,
@@ -210,32 +119,7 @@ pub(super) fn unit(
         types: Types::default(),
     };
     let m = r.m;
-    let mut set = BTreeSet::new();
-    match scope {
-        Scope::Module => {
-            for (di, d) in m.declarations.iter().enumerate() {
-                for fi in 0..d.functions.len() {
-                    set.insert((di, fi));
-                }
-            }
-        }
-        Scope::Entry(_) | Scope::Entries(_) => {
-            let names = match scope {
-                Scope::Entry(n) => std::slice::from_ref(n),
-                Scope::Entries(ns) => ns.as_slice(),
-                Scope::Module => &[],
-            };
-            let mut todo = Vec::new();
-            for n in names {
-                todo.push(u.find(n)?);
-            }
-            while let Some(at) = todo.pop() {
-                if set.insert(at) {
-                    todo.extend(u.callees(at));
-                }
-            }
-        }
-    }
+    let set = walk::select(&r, scope)?;
     for &at in &set {
         u.collect_types(at)?;
     }
@@ -393,12 +277,6 @@ struct PathInfo {
     owner: bool,
     /// Drop-log name (`l1.right`).
     name: String,
-}
-
-/// Operations after which a block's step accounting starts a new segment:
-/// calls (the callee spends steps) and tries (the error path leaves).
-fn ends_segment(t: u32) -> bool {
-    matches!(t, tag::CALL | tag::RESULT_TRY | tag::RESULT_TRY_RICH)
 }
 
 /// One function's lowering.
@@ -798,15 +676,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             );
         }
         Ok(s)
-    }
-
-    /// Whether any edge leaving block `b` runs a recipe.
-    fn has_recipes(&self, b: u32) -> bool {
-        self.f
-            .body
-            .edges
-            .iter()
-            .any(|e| e.source == b && !e.drops.is_empty())
     }
 
     /// The interpreter's operand kind of a comparison: its first operand's.
@@ -1708,42 +1577,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     fn emit(mut self) -> Result<String, Refusal> {
         let f = self.f;
-        // Step prepayment: a block (not the entry, without calls) whose only
-        // predecessor is an uncovered block has its cost checked by that
-        // predecessor's last segment. Block IDs are a depth-first preorder,
-        // so the predecessor's status is known first.
-        let mut preds: std::collections::BTreeMap<u32, BTreeSet<u32>> = Default::default();
-        for block in &self.blocks {
-            if let Some(op) = block.ops.last() {
-                let mut add = |t: u32| {
-                    preds.entry(t).or_default().insert(block.id);
-                };
-                match (op.tag, op.operands.as_slice()) {
-                    (tag::JUMP, [Operand::Block(t)]) => add(*t),
-                    (tag::JUMP_IF_FALSE, [_, Operand::Block(t)]) => {
-                        add(block.id + 1);
-                        add(*t);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let mut extra: std::collections::BTreeMap<u32, usize> = Default::default();
-        for block in &self.blocks {
-            let b = block.id;
-            let Some(ps) = preds.get(&b) else { continue };
-            if b == 0 || ps.len() != 1 || block.ops.iter().any(|o| ends_segment(o.tag)) {
-                continue;
-            }
-            let Some(&p) = ps.iter().next() else { continue };
-            // Recipes on the way tick on their own: no prepayment across them.
-            if p == b || self.covered.contains(&p) || self.has_recipes(p) {
-                continue;
-            }
-            self.covered.insert(b);
-            let e = extra.entry(p).or_default();
-            *e = (*e).max(block.ops.len());
-        }
+        // Step prepayment, shared with the LLVM engines.
+        let pre = walk::prepayment(f, &self.blocks);
+        self.covered = pre.covered;
+        let extra = pre.extra;
         // Body first: it decides which labels are targets.
         let mut body = String::new();
         for bi in 0..self.blocks.len() {
