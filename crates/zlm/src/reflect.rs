@@ -119,15 +119,10 @@ impl Types<'_> {
     /// `{"id": .., "spelling": ..}` of `t`, recording it and its children.
     fn of(&mut self, t: &Type) -> Json {
         let tid = self.record(t);
-        obj(vec![
-            ("id", id(&tid)),
-            ("spelling", s(self.spell(t))),
-        ])
+        obj(vec![("id", id(&tid)), ("spelling", s(self.spell(t)))])
     }
     fn spell(&self, t: &Type) -> String {
-        self.names
-            .ty(t, false)
-            .unwrap_or_else(|_| t.to_string())
+        self.names.ty(t, false).unwrap_or_else(|_| t.to_string())
     }
     fn record(&mut self, t: &Type) -> Id {
         for child in t.children() {
@@ -268,9 +263,7 @@ fn function_json(
         ("ensures", printed(&f.ensures)?),
         (
             "exported",
-            Json::Bool(
-                f.visibility == Visibility::Public && d.visibility == Visibility::Public,
-            ),
+            Json::Bool(f.visibility == Visibility::Public && d.visibility == Visibility::Public),
         ),
     ]);
     let effects: Vec<Json> = {
@@ -430,7 +423,10 @@ pub fn module_json(checked: &Checked) -> Result<Json> {
         .map(|(digest, tags)| {
             obj(vec![
                 ("digest", id(digest)),
-                ("tags", Json::Arr(tags.iter().map(|e| s(e.text())).collect())),
+                (
+                    "tags",
+                    Json::Arr(tags.iter().map(|e| s(e.text())).collect()),
+                ),
             ])
         })
         .collect();

@@ -128,9 +128,7 @@ impl<'a> Names<'a> {
 /// or `_` (Unicode alphanumerics count as letters and digits).
 pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_alphabetic())
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
@@ -198,10 +196,7 @@ pub fn package_order(modules: &[&Checked]) -> Result<Vec<usize>> {
             let m = modules[i].module();
             return Err(Error::new(
                 crate::error::code::DUPLICATE,
-                format!(
-                    "module {} of package {} is given twice",
-                    m.name, m.package
-                ),
+                format!("module {} of package {} is given twice", m.name, m.package),
             ));
         }
     }
@@ -331,12 +326,11 @@ fn unique_contract_names(r: &Resolved<'_>, f: &Function) -> Result<()> {
                     let name = &decl.functions[fi].name;
                     let same = decl.functions.iter().filter(|x| x.name == *name).count();
                     // A type pure-call also spells its owner declaration.
-                    let owners = r
-                        .m
-                        .declarations
-                        .iter()
-                        .filter(|x| x.name == decl.name)
-                        .count();
+                    let owners =
+                        r.m.declarations
+                            .iter()
+                            .filter(|x| x.name == decl.name)
+                            .count();
                     let spelled_owner = decl.functions[fi].receiver == ReceiverKind::Type;
                     (same > 1 || (spelled_owner && owners > 1))
                         .then(|| format!("message {}.{name}", decl.name))

@@ -49,7 +49,11 @@ fn example_reflections_match_their_goldens() {
         names.push(format!("{}.json", c.module().name));
     }
     names.sort();
-    assert_eq!(golden_files("reflect"), names, "one golden per example, none stale");
+    assert_eq!(
+        golden_files("reflect"),
+        names,
+        "one golden per example, none stale"
+    );
 }
 
 fn find<'a>(list: &'a Value, key: &str, name: &str) -> &'a Value {
@@ -79,8 +83,14 @@ fn shapes_reflection_reports_every_required_fact() {
     assert_eq!(m["verification"]["contract_bearing"], true);
     let ids = shapes.ids();
     assert_eq!(m["namespace"], hex(&ids.namespace));
-    assert_eq!(m["identities"]["module_interface"], hex(&ids.module_interface));
-    assert_eq!(m["identities"]["module_content"], hex(&shapes.module_content()));
+    assert_eq!(
+        m["identities"]["module_interface"],
+        hex(&ids.module_interface)
+    );
+    assert_eq!(
+        m["identities"]["module_content"],
+        hex(&shapes.module_content())
+    );
     let bytes = zlm::write::write(shapes.module()).unwrap();
     assert_eq!(m["identities"]["artifact"], hex(&zlm::address(&bytes)));
     // Public and retained private members, with their semantic IDs.
@@ -109,7 +119,10 @@ fn shapes_reflection_reports_every_required_fact() {
         sum["contract"]["requires"],
         serde_json::json!(["(bias < 100i64)"])
     );
-    assert_eq!(sum["contract"]["printer"], "zerglang.zli.contract-printer/1");
+    assert_eq!(
+        sum["contract"]["printer"],
+        "zerglang.zli.contract-printer/1"
+    );
     // The IDs are the recomputed identities.
     let d = shapes
         .module()
@@ -143,10 +156,7 @@ fn shapes_reflection_reports_every_required_fact() {
 #[test]
 fn owned_and_loan_parameters_report_their_modes() {
     let all = example_package();
-    let bytes = all
-        .iter()
-        .find(|c| c.module().name == "sdk.bytes")
-        .unwrap();
+    let bytes = all.iter().find(|c| c.module().name == "sdk.bytes").unwrap();
     let v = assert_canonical(&doc(bytes));
     let decls = &v["modules"][0]["declarations"];
     let builder = find(decls, "name", "BytesBuilder");
@@ -204,8 +214,16 @@ fn a_private_change_changes_reflection_but_not_the_interface() {
         .find(|m| m.name == "geo.shapes")
         .unwrap();
     let before = zlm::decode::from_model(&m, &[]).unwrap();
-    let shape = m.declarations.iter_mut().find(|d| d.name == "Shape").unwrap();
-    let unit = shape.functions.iter_mut().find(|f| f.name == "unit").unwrap();
+    let shape = m
+        .declarations
+        .iter_mut()
+        .find(|d| d.name == "Shape")
+        .unwrap();
+    let unit = shape
+        .functions
+        .iter_mut()
+        .find(|f| f.name == "unit")
+        .unwrap();
     let Operand::Const(c) = &mut unit.body.blocks[0].ops[0].operands[0] else {
         panic!("unit starts with a constant");
     };
@@ -223,8 +241,14 @@ fn a_private_change_changes_reflection_but_not_the_interface() {
     );
     let ma = &va["modules"][0];
     let mb = &vb["modules"][0];
-    assert_eq!(ma["identities"]["module_interface"], mb["identities"]["module_interface"]);
-    assert_ne!(ma["identities"]["module_content"], mb["identities"]["module_content"]);
+    assert_eq!(
+        ma["identities"]["module_interface"],
+        mb["identities"]["module_interface"]
+    );
+    assert_ne!(
+        ma["identities"]["module_content"],
+        mb["identities"]["module_content"]
+    );
 }
 
 proptest! {

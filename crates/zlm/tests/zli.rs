@@ -55,7 +55,12 @@ fn shapes_interface_text() {
     // message with its contract are.
     assert!(!text.contains("unit"), "{text}");
     assert!(!text.contains(" y:"), "{text}");
-    assert!(text.contains("public enum Shape copy {\n    variant Empty;\n    variant Circle(radius: Int64);\n}\n"), "{text}");
+    assert!(
+        text.contains(
+            "public enum Shape copy {\n    variant Empty;\n    variant Circle(radius: Int64);\n}\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains(
         "public value Point move {\n    public let x: Int32;\n    public algorithm message sum(self: Ref<Point>, bias: Int64) -> Int32 effects [] requires { (bias < 100i64); } ensures { (result != -2147483648i32); };\n}\n"
     ), "{text}");
@@ -80,7 +85,10 @@ fn canvas_names_its_dependency_and_imported_types() {
         )),
         "{text}"
     );
-    assert!(text.contains("public let first: geo.shapes::Shape;"), "{text}");
+    assert!(
+        text.contains("public let first: geo.shapes::Shape;"),
+        "{text}"
+    );
     assert!(
         text.contains("variant Full(capacity: UInt64, requested: UInt64);"),
         "{text}"
@@ -164,14 +172,15 @@ fn private_facts_do_not_reach_the_interface() {
 #[test]
 fn ownership_signatures_spell_receivers_owners_and_loans() {
     let all = example_package();
-    let by_name = |n: &str| {
-        zlm::zli::interface(all.iter().find(|c| c.module().name == n).unwrap()).unwrap()
-    };
+    let by_name =
+        |n: &str| zlm::zli::interface(all.iter().find(|c| c.module().name == n).unwrap()).unwrap();
     let own = by_name("run.own");
     // A type receiver, an owned result, a shared receiver with a contract
     // that calls a pure message.
     assert!(
-        own.contains("    public algorithm message make(self: Class<Box>, x: Int32) -> Box effects [];\n"),
+        own.contains(
+            "    public algorithm message make(self: Class<Box>, x: Int32) -> Box effects [];\n"
+        ),
         "{own}"
     );
     assert!(
@@ -221,7 +230,12 @@ fn names_that_do_not_resolve_uniquely_reject() {
         .iter_mut()
         .find(|d| d.name == "Box")
         .unwrap();
-    let mut get = bx.functions.iter().find(|f| f.name == "get").unwrap().clone();
+    let mut get = bx
+        .functions
+        .iter()
+        .find(|f| f.name == "get")
+        .unwrap()
+        .clone();
     get.effects = vec![Effect::Io];
     bx.functions.push(get);
     let e = zlm::zli::interface(&checked(&overload)).unwrap_err();
@@ -261,4 +275,60 @@ proptest! {
         prop_assert!(a.starts_with("zli 1\n") && a.ends_with('\n'));
         prop_assert!(!a.contains('\r') && !a.lines().any(|l| l.ends_with(' ')));
     }
+}
+
+/// A module with an initializer (callable kind one, receiver none) and a
+/// message taking an owner by move.
+const INIT_MODULE: &str = "zlm 1.9 package demo module t.init profile exact mode checked
+decl error Bad public
+  variant 0 Negative
+decl value Meters public
+  field 0 v public let Int32
+  func init none init public -> Result<@Meters,@Bad> effects []
+    param 0 x Int32
+    requires
+      cop ge Bool p0 c:Int32:0 | 0 0 -
+    path p0 Int32
+    path t%0.1 @Meters
+    path t%0.2 Result<@Meters,@Bad>
+    block 0
+      load_local Int32 $p0 | path:p0 -
+      aggregate_construct @Meters %0.0 | decl:@Meters lit:1
+      result_ok_rich Result<@Meters,@Bad> %0.1 | type:Result<@Meters,@Bad> lit:0
+      return - %0.2 | - -
+    edge 0 return 0 exit
+  func message type wrap public -> @Meters effects []
+    param 0 m @Meters
+    path p0 @Meters
+    path t%0.0 @Meters
+    block 0
+      place_move @Meters $p0 | path:p0 -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+
+#[test]
+fn initializers_and_move_parameters() {
+    let c = checked(&zlm::text::parse(INIT_MODULE).unwrap());
+    let text = zlm::zli::interface(&c).unwrap();
+    assert!(
+        text.contains("    public init(x: Int32) -> Result<Meters, Bad> effects [] requires { (x >= 0i32); };\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    public algorithm message wrap(self: Class<Meters>, move m: Meters) -> Meters effects [];\n"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&zlm::reflect::reflect(&c).unwrap()).unwrap();
+    let decls = v["modules"][0]["declarations"].as_array().unwrap();
+    let meters = decls.iter().find(|d| d["name"] == "Meters").unwrap();
+    let msgs = meters["messages"].as_array().unwrap();
+    let init = msgs.iter().find(|f| f["name"] == "init").unwrap();
+    assert_eq!(init["callable"], "init");
+    assert_eq!(init["domain"], serde_json::Value::Null);
+    assert_eq!(init["receiver"], serde_json::Value::Null);
+    assert_eq!(init["result"]["ownership"], "move");
+    let wrap = msgs.iter().find(|f| f["name"] == "wrap").unwrap();
+    assert_eq!(wrap["params"][0]["move"], true);
+    assert_eq!(wrap["params"][0]["ownership"], "move");
 }

@@ -88,12 +88,8 @@ pub fn golden(rel: &str, now: &str) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, now).unwrap();
     }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (regenerate with IRKIT_BLESS=1)",
-            path.display()
-        )
-    });
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (regenerate with IRKIT_BLESS=1)", path.display()));
     assert_eq!(
         want, now,
         "{rel} changed; review and regenerate with IRKIT_BLESS=1"
