@@ -394,7 +394,7 @@ pub fn module_json(checked: &Checked) -> Result<Json> {
             )
         })
         .collect();
-    imports.sort_by(|a, b| a.0.cmp(&b.0));
+    imports.sort_by_key(|a| a.0);
     let deps: Vec<Json> = dependencies(m)
         .into_iter()
         .map(|(module, ns, digest)| {

@@ -177,7 +177,7 @@ pub fn dependencies(m: &Module) -> Vec<(String, Id, Id)> {
             ));
         }
     }
-    deps.sort_by(|a, b| a.1.cmp(&b.1));
+    deps.sort_by_key(|a| a.1);
     deps
 }
 
@@ -242,7 +242,7 @@ pub fn exported(checked: &Checked) -> Vec<(usize, &DeclIds)> {
         .enumerate()
         .filter(|(i, _)| m.declarations[*i].visibility == Visibility::Public)
         .collect();
-    out.sort_by(|a, b| a.1.nominal.cmp(&b.1.nominal));
+    out.sort_by_key(|a| a.1.nominal);
     out
 }
 
