@@ -96,6 +96,8 @@ for src in examples/zlm/*.zlt; do
   "$irkit" zlm address "$zlm_out/$name.zlm" >/dev/null
   "$irkit" zlm ids "$zlm_out/$name.zlm" --format json >/dev/null
 done
+"$irkit" zlm zli "$zlm_out/canvas.zlm" --dep "$zlm_out/shapes.zlm" | grep -q '^dependency geo.shapes '
+"$irkit" zlm reflect "$zlm_out/canvas.zlm" --dep "$zlm_out/shapes.zlm" --format json | grep -q '"root":"geo.canvas"'
 rm -rf "$zlm_out"
 # ZLM reference interpreter: run the checked examples (issue 10).
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 | grep -qx 45

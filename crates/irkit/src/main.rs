@@ -25,6 +25,7 @@ mod zlm_c_cmd;
 mod zlm_cmd;
 mod zlm_llvm_cmd;
 mod zlm_run_cmd;
+mod zlm_zli_cmd;
 
 /// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker
 /// threads that allocate per step (≈ 15 % of the host's CPU in glibc `malloc`;

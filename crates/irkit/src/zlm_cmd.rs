@@ -57,6 +57,10 @@ pub enum Verb {
     EmitC(crate::zlm_c_cmd::EmitCArgs),
     /// Build a checked artifact with LLVM under a target record (C0-EXEC-003).
     Build(crate::zlm_llvm_cmd::BuildArgs),
+    /// Print the canonical interface text (.zli) of each module of a package.
+    Zli(crate::zlm_zli_cmd::ZliArgs),
+    /// Print the canonical semantic reflection (JSON) of a package.
+    Reflect(crate::zlm_zli_cmd::ReflectArgs),
     /// Print the exact artifact content address.
     Address {
         /// Input artifact.
@@ -178,6 +182,8 @@ pub fn run(verb: Verb) -> ExitCode {
         Verb::Run(args) => crate::zlm_run_cmd::run(args),
         Verb::EmitC(args) => return crate::zlm_c_cmd::emit_c(args),
         Verb::Build(args) => return crate::zlm_llvm_cmd::build(args),
+        Verb::Zli(args) => return crate::zlm_zli_cmd::zli(args),
+        Verb::Reflect(args) => return crate::zlm_zli_cmd::reflect(args),
         Verb::Address { file, format } => (|| {
             let (label, bytes) = read_input(&file).map_err(io_error)?;
             if let Err(e) = zlm::decode::decode(&bytes) {
