@@ -128,3 +128,78 @@ impl Diagnose for tcc_engine::EngineError {
         )]
     }
 }
+
+impl Diagnose for zlm::Error {
+    /// The kind follows from the code: `ZLM-SYNTAX` is the text reader's,
+    /// the checker's `ZLM-C-…` codes and `ZLM-INTERFACE` are semantic, every
+    /// other code is the artifact decoder's. For a text input the offset is
+    /// also shown as line and column.
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        let kind = if self.code == "ZLM-SYNTAX" {
+            "syntactic"
+        } else if self.code.starts_with("ZLM-C-") || self.code == "ZLM-INTERFACE" {
+            "semantic"
+        } else {
+            "encoding"
+        };
+        let offset = self.offset.and_then(|o| usize::try_from(o).ok());
+        let mut d = Diagnostic::new(kind, Some(self.code), self.message.clone(), origin.label)
+            .at(offset, origin.text);
+        d.offset = self.offset;
+        vec![d]
+    }
+}
+
+impl Diagnose for zlm::interp::Fault {
+    /// A fault (or an exhausted limit) of a run, with its documented code.
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        use zlm::interp::FaultKind::*;
+        let code = match &self.kind {
+            Overflow => "ZLM-FAULT-OVERFLOW",
+            DivideByZero => "ZLM-FAULT-DIV-ZERO",
+            ShiftRange => "ZLM-FAULT-SHIFT",
+            Contract(_) => "ZLM-FAULT-CONTRACT",
+            Assert => "ZLM-FAULT-ASSERT",
+            Bounds => "ZLM-FAULT-BOUNDS",
+            Tag => "ZLM-FAULT-TAG",
+            StepLimit => "ZLM-LIMIT-STEPS",
+            DepthLimit => "ZLM-LIMIT-DEPTH",
+            ByteLimit => "ZLM-LIMIT-BYTES",
+            Internal => "ZLM-FAULT-INTERNAL",
+        };
+        vec![Diagnostic::new(
+            "fault",
+            Some(code),
+            self.to_string(),
+            origin.label,
+        )]
+    }
+}
+
+impl Diagnose for zlm::materialize::c::Refusal {
+    /// A construct the C materializer (or the LLVM lowering) does not support.
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        vec![Diagnostic::new(
+            "unsupported",
+            Some(zlm::materialize::c::REFUSED),
+            self.detail(),
+            origin.label,
+        )]
+    }
+}
+
+impl Diagnose for zlm_llvm::LlvmError {
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        let (kind, message) = match self {
+            zlm_llvm::LlvmError::Refused(r) => ("unsupported", r.detail()),
+            zlm_llvm::LlvmError::Record(m) => ("target-record", format!("target record: {m}")),
+            e => ("engine", e.to_string()),
+        };
+        vec![Diagnostic::new(
+            kind,
+            Some(self.code()),
+            message,
+            origin.label,
+        )]
+    }
+}

@@ -59,13 +59,3 @@ pub fn create_dir(dir: &Path) -> Result<(), CliError> {
         source,
     })
 }
-
-/// [`read`] with the error as its message (the zlm verbs' form until they return `CliError`).
-pub fn read_input(path: &Path) -> Result<(String, Vec<u8>), String> {
-    read(path).map_err(|e| e.to_string())
-}
-
-/// [`write`] with the error as its message (the zlm verbs' form until they return `CliError`).
-pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<(), String> {
-    write(path, bytes).map_err(|e| e.to_string())
-}

@@ -24,6 +24,7 @@ mod vpl_webgl_cmd;
 mod zlm_c_cmd;
 mod zlm_cmd;
 mod zlm_llvm_cmd;
+mod zlm_load;
 mod zlm_run_cmd;
 mod zlm_zli_cmd;
 
@@ -92,6 +93,9 @@ fn main() -> ExitCode {
             let format = verb.format();
             report::finish(rvn_cmd::run(verb), format)
         }
-        System::Zlm(verb) => zlm_cmd::run(verb),
+        System::Zlm(verb) => {
+            let format = verb.format();
+            report::finish(zlm_cmd::run(verb), format)
+        }
     }
 }

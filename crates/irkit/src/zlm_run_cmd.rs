@@ -4,19 +4,21 @@
 //! validated); either way only a module that passed every structural and
 //! semantic check executes.
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::diag::Format;
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{read, write};
+use crate::zlm_load::{invalid, load_providers};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::model::{ScalarKind, Type};
 
 /// Arguments of `irkit zlm run`.
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// Artifact (`ZLM1` bytes) or text module (`.zlt`); `-` for stdin.
-    file: PathBuf,
+    // An artifact (`ZLM1` bytes) or a text module (`.zlt`).
+    #[command(flatten)]
+    input: InputArgs,
     /// Provider artifacts of imported modules (as for `zlm validate`): every
     /// import must resolve against one, with its exact interface digest.
     #[arg(long = "dep")]
@@ -47,9 +49,9 @@ pub struct RunArgs {
     /// Byte-array byte limit (also the host allocator's budget).
     #[arg(long, default_value_t = Limits::default().bytes)]
     max_bytes: u64,
-    /// Diagnostic and result format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // The diagnostics' and the result's format.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
     /// Engine: the reference interpreter, or the portable C materializer
     /// compiled with `--cc` into a temporary executable.
     #[arg(long, value_enum, default_value_t)]
@@ -59,9 +61,8 @@ pub struct RunArgs {
     cc: String,
 }
 
-fn usage(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(EXIT_USAGE)
+fn usage(msg: String) -> CliError {
+    CliError::Usage(msg)
 }
 
 fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
@@ -101,61 +102,22 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
     }
 }
 
-fn invalid_diag(label: &str, e: &zlm::Error, syntactic: bool) -> Diagnostic {
-    Diagnostic {
-        kind: if syntactic { "syntactic" } else { "semantic" }.into(),
-        code: Some(e.code.to_string()),
-        message: e.message.clone(),
-        label: label.to_string(),
-        offset: e.offset,
-        line: None,
-        column: None,
-    }
-}
-
-fn fault_code(k: &zlm::interp::FaultKind) -> &'static str {
-    use zlm::interp::FaultKind::*;
-    match k {
-        Overflow => "ZLM-FAULT-OVERFLOW",
-        DivideByZero => "ZLM-FAULT-DIV-ZERO",
-        ShiftRange => "ZLM-FAULT-SHIFT",
-        Contract(_) => "ZLM-FAULT-CONTRACT",
-        Assert => "ZLM-FAULT-ASSERT",
-        Bounds => "ZLM-FAULT-BOUNDS",
-        Tag => "ZLM-FAULT-TAG",
-        StepLimit => "ZLM-LIMIT-STEPS",
-        DepthLimit => "ZLM-LIMIT-DEPTH",
-        ByteLimit => "ZLM-LIMIT-BYTES",
-        Internal => "ZLM-FAULT-INTERNAL",
-    }
-}
-
 /// Runs the verb.
-pub fn run(a: RunArgs) -> Result<(), ExitCode> {
-    let mut providers = Vec::new();
-    for dep in &a.deps {
-        let (dep_label, dep_bytes) = read_input(dep).map_err(usage)?;
-        let provider = zlm::decode::decode(&dep_bytes).map_err(|e| {
-            emit(&[invalid_diag(&dep_label, &e, false)], a.format, None);
-            ExitCode::from(EXIT_INVALID)
-        })?;
-        providers.push(provider);
-    }
+pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
+    let format = a.fmt.format;
+    let providers = load_providers(&a.deps)?;
     let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
-    let (label, bytes) = read_input(&a.file).map_err(usage)?;
-    let invalid = |e: &zlm::Error, src: Option<&str>| {
-        emit(&[invalid_diag(&label, e, src.is_some())], a.format, None);
-        ExitCode::from(EXIT_INVALID)
-    };
+    let (label, bytes) = read(&a.input.file)?;
     // Only decoding produces a checked module: a text module is written to
     // its canonical bytes and decoded like an artifact.
     let checked = if bytes.starts_with(b"ZLM1") {
-        zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, None))?
+        zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, &label))?
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
-        let module = zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?;
-        zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, None))?
+        let module = zlm::text::parse(&text)
+            .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
+        zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, &label))?
     };
     let limits = Limits {
         steps: a.max_steps,
@@ -164,7 +126,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
     };
     let it = match Interp::new(&checked) {
         Ok(it) => it.with_limits(limits),
-        Err(RunError::Invalid(e)) => return Err(invalid(&e, None)),
+        Err(RunError::Invalid(e)) => return Err(invalid(&e, &label)),
         Err(e) => return Err(usage(e.to_string())),
     };
     let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
@@ -178,8 +140,8 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
     } else {
         None
     };
-    if let (Some(c), Format::Human) = (&contract, a.format) {
-        write_output(None, format!("contract: {c}\n").as_bytes()).map_err(usage)?;
+    if let (Some(c), Format::Human) = (&contract, format) {
+        write(None, format!("contract: {c}\n").as_bytes())?;
     }
     let mut values = Vec::new();
     let mut given = a.args.iter();
@@ -209,7 +171,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
             })
         }
         crate::zlm_c_cmd::Engine::C => {
-            crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label, a.format)?
+            crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label)?
         }
         crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
             let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
@@ -220,19 +182,20 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
             let ty = it.resolved().m.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label, a.format)?
-                .map(|o| crate::zlm_c_cmd::Ran {
+            crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label)?.map(|o| {
+                crate::zlm_c_cmd::Ran {
                     rendered: o.rendered,
                     ty,
                     steps: o.steps,
                     drops: o.drops,
-                })
+                }
+            })
         }
     };
     match outcome {
         Ok(out) => {
             let rendered = out.rendered;
-            let text = match a.format {
+            let text = match format {
                 Format::Json => format!(
                     "{}\n",
                     serde_json::json!({
@@ -256,28 +219,19 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
                     s
                 }
             };
-            write_output(None, text.as_bytes()).map_err(usage)
+            write(None, text.as_bytes())?;
+            Ok(Outcome::Success)
         }
         Err(RunError::Fault { fault, drops }) => {
-            if a.drops && a.format == Format::Human {
+            if a.drops && format == Format::Human {
                 let mut s = String::new();
                 for d in print_drops(&drops) {
                     s.push_str(&d);
                     s.push('\n');
                 }
-                write_output(None, s.as_bytes()).map_err(usage)?;
+                write(None, s.as_bytes())?;
             }
-            let d = Diagnostic {
-                kind: "fault".into(),
-                code: Some(fault_code(&fault.kind).into()),
-                message: fault.to_string(),
-                label: label.clone(),
-                offset: None,
-                line: None,
-                column: None,
-            };
-            emit(&[d], a.format, None);
-            Err(ExitCode::from(EXIT_INVALID))
+            Err(CliError::diagnosed(&fault, &Origin::binary(&label)))
         }
         Err(e) => Err(usage(e.to_string())),
     }
