@@ -163,3 +163,29 @@ pub trait Diagnose {
     /// The diagnostics for this error about input `origin`.
     fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_variant_has_its_exit_status_and_several_take_the_highest() {
+        let invalid = || CliError::invalid(Vec::new(), None);
+        assert_eq!(invalid().exit_status(), EXIT_INVALID);
+        assert_eq!(CliError::Rejected("no".into()).exit_status(), EXIT_INVALID);
+        assert_eq!(CliError::usage("bad flag").exit_status(), EXIT_USAGE);
+        let io = CliError::Io {
+            op: IoOp::Read,
+            path: "a.txt".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        };
+        assert!(io.to_string().starts_with("cannot read a.txt: "), "{io}");
+        assert_eq!(io.exit_status(), EXIT_USAGE);
+        let both = CliError::several(vec![invalid(), CliError::usage("x")]);
+        assert_eq!(both.exit_status(), EXIT_USAGE);
+        assert!(matches!(
+            CliError::several(vec![invalid()]),
+            CliError::Invalid(_)
+        ));
+    }
+}
