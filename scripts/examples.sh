@@ -109,6 +109,13 @@ zlm_aot=$(mktemp -d)
 "$irkit" zlm build "$zlm_aot/loop.zlm" -o "$zlm_aot/loop.o" 2>/dev/null
 grep -q '"reproducible": false' "$zlm_aot/loop.target.json"
 rm -rf "$zlm_aot"
+zlm_pkg=$(mktemp -d)
+"$irkit" zlm asm examples/zlm/run/pkg_store.zlt -o "$zlm_pkg/store.zlm"
+"$irkit" zlm run examples/zlm/run/pkg_main.zlt --dep "$zlm_pkg/store.zlm" --entry Main.demo --args 5 --drops | grep -qx 11
+"$irkit" zlm run examples/zlm/run/pkg_main.zlt --dep "$zlm_pkg/store.zlm" --entry Main.demo --args 5 --drops --engine c | grep -qx 11
+"$irkit" zlm asm examples/zlm/run/pkg_main.zlt -o "$zlm_pkg/main.zlm"
+"$irkit" zlm emit-c "$zlm_pkg/main.zlm" --dep "$zlm_pkg/store.zlm" -o "$zlm_pkg/c"
+rm -rf "$zlm_pkg"
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.demo --drops >/dev/null
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false | grep -qx 'Err(99)'
 "$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops | grep -qx 'Ok(20)'

@@ -4,7 +4,7 @@
 use crate::args::{FormatArgs, InputArgs};
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::read;
-use crate::zlm_load::load_linked;
+use crate::zlm_load::load_package;
 use std::path::PathBuf;
 use zlm::interp::{DropEvent, Interp, Limits, RunError, Value};
 use zlm::materialize::c::engine::{CRun, Compiler, Program};
@@ -40,10 +40,11 @@ pub struct Ran {
 /// Arguments of `irkit zlm emit-c`.
 #[derive(clap::Args)]
 pub struct EmitCArgs {
-    // A canonical ZLM1 artifact.
+    // A canonical ZLM1 artifact: the root module of the package.
     #[command(flatten)]
     input: InputArgs,
-    /// Provider artifacts of imported modules.
+    /// Provider artifacts of imported modules: the package's other modules
+    /// (those the root, or a provider, links against).
     #[arg(long = "dep")]
     deps: Vec<PathBuf>,
     /// Output directory (created): `zlm_rt.h` and `module.c`.
@@ -71,7 +72,7 @@ fn usage(msg: String) -> CliError {
 
 /// Runs `irkit zlm emit-c`.
 pub fn emit_c(a: EmitCArgs) -> Result<Outcome, CliError> {
-    let checked = load_linked(&a.input.file, &a.deps)?;
+    let package = load_package(&a.input.file, &a.deps)?;
     let target = match &a.target_config {
         None => TargetConfig::default(),
         Some(p) => {
@@ -86,16 +87,16 @@ pub fn emit_c(a: EmitCArgs) -> Result<Outcome, CliError> {
         None => Scope::Module,
     };
     let label = a.input.file.display().to_string();
-    let unit =
-        zlm::materialize::c::emit(&checked, &target, &scope).map_err(|r| refused(&label, &r))?;
+    let unit = zlm::materialize::c::emit_package(&package, &target, &scope)
+        .map_err(|r| refused(&label, &r))?;
     zlm::materialize::c::engine::write_files(&unit, &a.output).map_err(|e| usage(e.to_string()))?;
     Ok(Outcome::Success)
 }
 
-/// Runs entry `at` of `checked` on the C engine with the interpreter's
+/// Runs entry `at` of `package` on the C engine with the interpreter's
 /// argument values and limits: the same outcome type as the interpreter.
 pub fn run_c(
-    checked: &zlm::decode::Checked,
+    package: &zlm::package::Package,
     it: &Interp<'_>,
     at: (usize, usize),
     values: &[Value],
@@ -114,8 +115,8 @@ pub fn run_c(
         )));
     }
     let name = r.fn_name(at.0, at.1);
-    let unit = zlm::materialize::c::emit(
-        checked,
+    let unit = zlm::materialize::c::emit_package(
+        package,
         &TargetConfig::default(),
         &Scope::Entry(name.clone()),
     )

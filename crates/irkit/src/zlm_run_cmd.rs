@@ -8,7 +8,7 @@ use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
-use crate::zlm_load::{invalid, load_providers};
+use crate::zlm_load::{invalid, load_providers, package_of};
 use std::path::PathBuf;
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::model::{ScalarKind, Type};
@@ -20,7 +20,9 @@ pub struct RunArgs {
     #[command(flatten)]
     input: InputArgs,
     /// Provider artifacts of imported modules (as for `zlm validate`): every
-    /// import must resolve against one, with its exact interface digest.
+    /// import must resolve against one, with its exact interface digest; the
+    /// root runs as a package with the providers it links against, calling
+    /// into their public functions.
     #[arg(long = "dep")]
     deps: Vec<PathBuf>,
     /// Entry function, `Decl.function` (or a unique bare name). It must have
@@ -106,29 +108,29 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
 pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
     let format = a.fmt.format;
     let providers = load_providers(&a.deps)?;
-    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+    let provider_refs: Vec<&zlm::decode::Checked> = providers.iter().collect();
     let (label, bytes) = read(&a.input.file)?;
     // Only decoding produces a checked module: a text module is written to
     // its canonical bytes and decoded like an artifact.
     let checked = if bytes.starts_with(b"ZLM1") {
-        zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, &label))?
+        zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, &label))?
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
         let module = zlm::text::parse(&text)
             .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-        zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, &label))?
+        zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, &label))?
     };
+    drop(provider_refs);
+    // The root and the providers it (and they) link against run as one package.
+    let package = package_of(checked, providers, &label)?;
+    let checked = package.root();
     let limits = Limits {
         steps: a.max_steps,
         depth: a.max_depth.max(1),
         bytes: a.max_bytes,
     };
-    let it = match Interp::new(&checked) {
-        Ok(it) => it.with_limits(limits),
-        Err(RunError::Invalid(e)) => return Err(invalid(&e, &label)),
-        Err(e) => return Err(usage(e.to_string())),
-    };
+    let it = Interp::of_package(&package).with_limits(limits);
     let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
     let contract = if a.contracts {
         let r = it.resolved();
@@ -171,7 +173,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
             })
         }
         crate::zlm_c_cmd::Engine::C => {
-            crate::zlm_c_cmd::run_c(&checked, &it, at, &values, limits, &a.cc, &label)?
+            crate::zlm_c_cmd::run_c(&package, &it, at, &values, limits, &a.cc, &label)?
         }
         crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
             let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
@@ -182,7 +184,9 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
             let ty = it.resolved().m.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            crate::zlm_llvm_cmd::run_llvm(e, &checked, &it, at, &values, limits, &label)?.map(|o| {
+            // The LLVM engines take one checked module: a root that calls
+            // into its providers is refused by their lowering (C0-EXEC-002).
+            crate::zlm_llvm_cmd::run_llvm(e, checked, &it, at, &values, limits, &label)?.map(|o| {
                 crate::zlm_c_cmd::Ran {
                     rendered: o.rendered,
                     ty,

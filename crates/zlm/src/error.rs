@@ -74,6 +74,10 @@ pub mod code {
     pub const LAYOUT: &str = "ZLM-LAYOUT";
     /// A feature this implementation does not support yet.
     pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
+    /// A package's modules do not fit together: a module decoded without
+    /// its providers, or a provider missing or other than the one a module
+    /// was checked against.
+    pub const PACKAGE: &str = "ZLM-PACKAGE";
 }
 
 /// A `ZLM-SHAPE` rejection inside function `f`, at `at` (a block, an

@@ -20,6 +20,7 @@ pub mod interp;
 pub mod layout;
 pub mod materialize;
 pub mod model;
+pub mod package;
 pub mod reflect;
 pub mod sample;
 pub mod testgen;

@@ -141,7 +141,13 @@ impl Block<'_> {
                 13 if !callees.is_empty() => {
                     let f = rng.pick(callees).clone();
                     let (a, b) = (self.value(rng), self.value(rng));
-                    Some(self.push(format!("call {k} {a} {b} | func:Main.{f} effects:[]")))
+                    // A callee of another module is named by its signature ID.
+                    let f = if f.starts_with('#') {
+                        f
+                    } else {
+                        format!("Main.{f}")
+                    };
+                    Some(self.push(format!("call {k} {a} {b} | func:{f} effects:[]")))
                 }
                 _ => None,
             };
@@ -712,4 +718,153 @@ pub fn module_text_with(seed: u64, options: Options) -> String {
         s.push('\n');
     }
     s
+}
+
+/// A random valid package: provider modules in dependency order (each may
+/// call into the one before it, which it then imports from) and a root
+/// module whose functions call into every provider.
+#[derive(Debug, Clone)]
+pub struct PackageText {
+    /// Provider modules, each after the providers it imports from.
+    pub providers: Vec<String>,
+    /// The root module.
+    pub root: String,
+}
+
+/// The `(import line, external callees)` of calling into the scalar
+/// functions `Main.f*` of provider `text`: callees by signature ID.
+fn exports(text: &str) -> (String, Vec<String>) {
+    let Ok(m) = crate::text::parse(text) else {
+        return (String::new(), Vec::new());
+    };
+    let Ok((ids, _)) = crate::ids::compute(&m, false) else {
+        return (String::new(), Vec::new());
+    };
+    let mut callees = Vec::new();
+    let mut import = String::new();
+    for (d, di) in m.declarations.iter().zip(&ids.decls) {
+        if d.name != "Main" {
+            continue;
+        }
+        let _ = writeln!(
+            import,
+            "import {} Main value {} interface {}",
+            m.name,
+            if di.copy { "copy" } else { "move" },
+            crate::hash::to_hex(&ids.module_interface)
+        );
+        for (f, fi) in d.functions.iter().zip(&di.functions) {
+            // The two-argument scalar functions (owned and bytes shapes
+            // that are not callable are named otherwise or take other types).
+            let scalar = f.params.len() == 2
+                && f.params.iter().all(|p| p.ty == f.result)
+                && matches!(f.result, crate::model::Type::Scalar(_));
+            if scalar && f.name.starts_with('f') {
+                callees.push(format!("#{}", crate::hash::to_hex(&fi.sig)));
+            }
+        }
+    }
+    (import, callees)
+}
+
+/// One module of a package: `imports` lines, then the declarations of
+/// [`module_text`]'s shapes whose calls may also name `external` callees.
+fn package_module(
+    rng: &mut Rng,
+    name: &str,
+    k: &str,
+    imports: &str,
+    external: &[String],
+) -> String {
+    let profile = rng.pick(&["exact", "modular", "approximate"]);
+    let owned = rng.below(2) == 0;
+    let mut s = format!("zlm 1.9 package gen module {name} profile {profile} mode checked\n");
+    s.push_str(imports);
+    s.push('\n');
+    if owned {
+        s.push_str(&owned_decls(k));
+    }
+    s.push_str("decl value Main public\n");
+    let n = 1 + rng.below(3);
+    let mut callees: Vec<String> = external.to_vec();
+    for i in 0..n {
+        let shape = if owned { rng.below(6) } else { 0 };
+        let mine = callees.clone();
+        if i == 0 && !external.is_empty() {
+            // The first function calls into a provider at once.
+            s.push_str(&bridge_function(rng, i, k, external, &mine));
+            callees.push(format!("f{i}"));
+            s.push('\n');
+            continue;
+        }
+        match shape {
+            3 => s.push_str(&owned_function(rng, i, k, &mine, false)),
+            4 => s.push_str(&owned_function(rng, i, k, &mine, true)),
+            5 => s.push_str(&bytes_function(rng, i)),
+            _ => s.push_str(&function(rng, i, k, &mine)),
+        }
+        if shape < 4 {
+            callees.push(format!("f{i}"));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `f{i}(a: K, b: K) -> K` that first calls one of `external` (another
+/// module's function) with its arguments, then works on the result with
+/// calls to `callees`.
+fn bridge_function(
+    rng: &mut Rng,
+    i: usize,
+    k: &str,
+    external: &[String],
+    callees: &[String],
+) -> String {
+    let mut s = format!(
+        "  func message type f{i} public -> {k} effects []\n    param 0 a {k}\n    param 1 b {k}\n    path p0 {k}\n    path p1 {k}\n"
+    );
+    let mut b = block(0, k);
+    let a = b.push(format!("load_local {k} $p0 | path:p0 -"));
+    let c = b.push(format!("load_local {k} $p1 | path:p1 -"));
+    let f = rng.pick(external).clone();
+    let r = b.push(format!("call {k} {a} {c} | func:{f} effects:[]"));
+    b.pool.extend([a, c, r]);
+    let n = 1 + rng.below(4);
+    let v = b.work(rng, n, callees);
+    b.push(format!("return - {v} | - -"));
+    for l in b.lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    s.push_str("    edge 0 return 0 exit\n");
+    s
+}
+
+/// A random valid package for `seed`: one or two providers (the second
+/// calling into the first) and a root calling into them, all over one
+/// scalar kind, each module under its own random profile and with the
+/// owned, loan and byte shapes of [`module_text`] inside.
+pub fn package_text(seed: u64) -> PackageText {
+    let mut rng = Rng(seed.wrapping_mul(0xd1b5_4a32_d192_ed03) | 1);
+    let k = *rng.pick(&KINDS);
+    let count = 1 + rng.below(2);
+    let mut providers: Vec<String> = Vec::new();
+    for p in 0..count {
+        let (imports, external) = match providers.last() {
+            Some(prev) if rng.below(2) == 0 => exports(prev),
+            _ => (String::new(), Vec::new()),
+        };
+        let name = format!("gen.p{seed}x{p}");
+        providers.push(package_module(&mut rng, &name, k, &imports, &external));
+    }
+    let mut imports = String::new();
+    let mut external = Vec::new();
+    for p in &providers {
+        let (i, e) = exports(p);
+        imports.push_str(&i);
+        external.extend(e);
+    }
+    let root = package_module(&mut rng, &format!("gen.r{seed}"), k, &imports, &external);
+    PackageText { providers, root }
 }

@@ -655,8 +655,11 @@ fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) 
             "BORROW_SLICE_BYTE names catalog selector 6 (Array<Byte>.slice)",
         ));
     }
+    // A module that imports may name a provider's field; the linked
+    // semantic check resolves it (check::link).
     if let Aux::Field(id) = &op.aux0
         && !ids.fields.contains_key(id)
+        && ids.imports.is_empty()
     {
         return Err(Error::new(
             code::REF,

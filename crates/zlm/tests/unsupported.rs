@@ -1,11 +1,13 @@
-//! Calls to declared functions of other modules are not resolved by this
-//! implementation yet (docs/zlm/format.md): they fail closed with
-//! ZLM-UNSUPPORTED, never with silent acceptance.
+//! A call to a declared function of another module resolves only against
+//! the providers of the modules a module imports from (docs/zlm/format.md,
+//! "Cross-module symbols and packages"): a module that imports nothing has
+//! no direct dependency to call into, so the writer rejects the call with
+//! ZLM-LINK, never with silent acceptance. Packages: `tests/package.rs`.
 
 use zlm::{text::parse, write::write};
 
 #[test]
-fn a_call_to_another_modules_function_is_unsupported() {
+fn a_call_to_another_module_without_imports_rejects() {
     let foreign = "ab".repeat(32);
     let src = format!(
         "zlm 1.9 package demo module t.calls profile exact mode checked
@@ -20,6 +22,6 @@ decl value P public
     );
     let m = parse(&src).expect("parse");
     let e = write(&m).unwrap_err();
-    assert_eq!(e.code, "ZLM-UNSUPPORTED", "{e}");
-    assert!(e.message.contains("other modules"), "{}", e.message);
+    assert_eq!(e.code, "ZLM-LINK", "{e}");
+    assert!(e.message.contains("another module"), "{}", e.message);
 }

@@ -45,6 +45,10 @@ pub mod code {
     pub const SDK: &str = "ZLM-C-SDK";
     /// A feature this checker does not support (fails closed).
     pub const UNSUPPORTED: &str = "ZLM-UNSUPPORTED";
+    /// A symbol of another module that is not a public member of a
+    /// direct-dependency provider's interface: unresolved, private or
+    /// transitive-only.
+    pub const LINK: &str = "ZLM-LINK";
 }
 
 /// A semantic rejection with its location.
@@ -92,6 +96,14 @@ pub struct Resolved<'m> {
     pub variants: HashMap<Id, (usize, usize)>,
     /// Declared function-signature ID to (declaration, function index).
     pub funcs: HashMap<Id, (usize, usize)>,
+    /// Declarations `0..local` are the module's own; the rest (in a view
+    /// built by [`super::link::LinkedView`]) belong to the providers it
+    /// links against.
+    pub local: usize,
+    /// Per declaration beyond `local`: the index of its module in `modules`.
+    origin: Vec<usize>,
+    /// The modules of the view (name, numeric profile); 0 is the module itself.
+    modules: Vec<(String, NumericProfile)>,
 }
 
 impl<'m> Resolved<'m> {
@@ -127,12 +139,55 @@ impl<'m> Resolved<'m> {
             }
         }
         Resolved {
+            local: m.declarations.len(),
+            origin: Vec::new(),
+            modules: vec![(m.name.clone(), m.profile)],
             m,
             ids,
             decls,
             variants,
             funcs,
         }
+    }
+
+    /// The tables of a linked view: `m` holds the module's own declarations
+    /// first (`local` of them), then each provider's; `origin[i]` is the
+    /// module (index into `modules`) of declaration `local + i`.
+    pub(crate) fn of_view(
+        m: &'m Module,
+        ids: &'m Identities,
+        local: usize,
+        origin: Vec<usize>,
+        modules: Vec<(String, NumericProfile)>,
+    ) -> Self {
+        let mut r = Self::from_parts(m, Cow::Borrowed(ids));
+        r.local = local;
+        r.origin = origin;
+        r.modules = modules;
+        r
+    }
+
+    /// The index (into the view's modules, 0 = the module itself) of the
+    /// module declaring `decl`.
+    pub fn module_index(&self, decl: usize) -> usize {
+        if decl < self.local {
+            0
+        } else {
+            self.origin.get(decl - self.local).copied().unwrap_or(0)
+        }
+    }
+    /// The dotted name of the module declaring `decl`.
+    pub fn module_of(&self, decl: usize) -> &str {
+        &self.modules[self.module_index(decl)].0
+    }
+    /// The numeric profile of the module declaring `decl` (a provider's
+    /// functions compute under their own module's profile).
+    pub fn profile_of(&self, decl: usize) -> NumericProfile {
+        self.modules[self.module_index(decl)].1
+    }
+    /// Whether `decl` is one of the module's own declarations.
+    pub fn is_local(&self, decl: usize) -> bool {
+        decl < self.local
     }
     /// Whether `t` is structurally Copy.
     pub fn is_copy(&self, t: &Type) -> bool {
@@ -159,10 +214,20 @@ impl<'m> Resolved<'m> {
             _ => None,
         }
     }
-    /// Display name `Decl.function`.
+    /// Display name `Decl.function`; a provider's function in a linked
+    /// view is qualified with its module, `module::Decl.function`.
     pub fn fn_name(&self, d: usize, f: usize) -> String {
         let decl = &self.m.declarations[d];
-        format!("{}.{}", decl.name, decl.functions[f].name)
+        if self.is_local(d) {
+            format!("{}.{}", decl.name, decl.functions[f].name)
+        } else {
+            format!(
+                "{}::{}.{}",
+                self.module_of(d),
+                decl.name,
+                decl.functions[f].name
+            )
+        }
     }
 }
 
@@ -177,23 +242,45 @@ pub struct Checked {
     ids: Identities,
     module_content: Id,
     imports_resolved: bool,
+    links: Vec<(String, Id)>,
+    foreign: bool,
 }
 
 impl Checked {
     /// Wraps a module that `decode` has just checked. `imports_resolved`
-    /// says whether its imports were resolved against supplied providers.
+    /// says whether its imports were resolved against supplied providers;
+    /// `links` names the direct-dependency providers its cross-module
+    /// symbols were checked against (module name, module-content identity,
+    /// sorted by name); `foreign` says whether any function names a symbol
+    /// of another module.
     pub(crate) fn new(
         module: Module,
         ids: Identities,
         module_content: Id,
         imports_resolved: bool,
+        links: Vec<(String, Id)>,
+        foreign: bool,
     ) -> Self {
         Checked {
             module,
             ids,
             module_content,
             imports_resolved,
+            links,
+            foreign,
         }
+    }
+    /// The direct-dependency providers this module was checked against:
+    /// (module name, module-content identity), sorted by name; empty when
+    /// it was decoded without providers.
+    pub fn links(&self) -> &[(String, Id)] {
+        &self.links
+    }
+    /// Whether a function of the module names a declared function, field,
+    /// variant or declaration of another module (it runs only as part of
+    /// a [`crate::decode::Package`]).
+    pub fn names_other_modules(&self) -> bool {
+        self.foreign
     }
     /// The logical module.
     pub fn module(&self) -> &Module {

@@ -10,6 +10,7 @@ pub mod cfg;
 mod context;
 pub mod contracts;
 mod flow;
+mod link;
 mod ops;
 pub mod sdk;
 pub(crate) mod typing;
@@ -21,6 +22,8 @@ use std::borrow::Cow;
 pub use cfg::Cfg;
 pub(crate) use context::FnCheck;
 pub use context::{CResult, CheckError, Checked, Resolved, code};
+pub use link::LinkedView;
+pub(crate) use link::gate;
 
 /// Checks every semantic rule of the module.
 pub fn check(m: &Module) -> CResult<()> {
@@ -35,16 +38,51 @@ pub fn check(m: &Module) -> CResult<()> {
 }
 
 /// Checks every semantic rule of `m`, reusing identities already computed
-/// for it instead of hashing every preimage again.
+/// for it instead of hashing every preimage again. Without providers, a
+/// function that names a symbol of another module is left to the linked
+/// check ([`check_linked`]): the module can be printed, not run.
 pub fn check_with_ids(m: &Module, ids: &Identities) -> CResult<()> {
-    check_resolved(&Resolved::from_parts(m, Cow::Borrowed(ids)))
+    let gate = link::gate(m, ids, None)?;
+    check_functions(&Resolved::from_parts(m, Cow::Borrowed(ids)), &gate.foreign)
+}
+
+/// [`check_with_ids`] with providers: every symbol of another module must
+/// be a public member of a `direct` provider (the modules `m` imports
+/// from; `others` are further supplied modules, named only to reject
+/// transitive-only targets), and every function, including those calling
+/// into providers, is then checked with the providers' declarations in
+/// view, by the same rules as within one module.
+pub fn check_linked(
+    m: &Module,
+    ids: &Identities,
+    direct: &[(&Module, &Identities)],
+    others: &[(&Module, &Identities)],
+) -> CResult<()> {
+    let gate = link::gate(m, ids, Some((direct, others)))?;
+    if gate.foreign.is_empty() {
+        return check_functions(&Resolved::from_parts(m, Cow::Borrowed(ids)), &gate.foreign);
+    }
+    let view = LinkedView::new((m, ids), direct);
+    check_functions(&view.resolved(), &Default::default())
 }
 
 /// Checks every semantic rule given resolution tables.
 pub fn check_resolved(r: &Resolved<'_>) -> CResult<()> {
+    check_functions(r, &Default::default())
+}
+
+/// Checks the module's own declarations and every function of them but
+/// those in `skip`.
+fn check_functions(
+    r: &Resolved<'_>,
+    skip: &std::collections::BTreeSet<(usize, usize)>,
+) -> CResult<()> {
     sdk::check_decls(r)?;
-    for (decl_index, d) in r.m.declarations.iter().enumerate() {
+    for (decl_index, d) in r.m.declarations.iter().enumerate().take(r.local) {
         for fn_index in 0..d.functions.len() {
+            if skip.contains(&(decl_index, fn_index)) {
+                continue;
+            }
             let ctx = FnCheck::new(r, decl_index, fn_index)?;
             ctx.run()?;
         }

@@ -110,11 +110,34 @@ fn decode_full(
         }
     };
     let module = project(&located, two)?;
+    // The providers of the modules this one imports from (its direct
+    // dependencies), and the other supplied modules.
+    let mut direct: Vec<(&Module, &ids::Identities)> = Vec::new();
+    let mut others: Vec<(&Module, &ids::Identities)> = Vec::new();
+    let mut links: Vec<(String, Id)> = Vec::new();
     if let Some(providers) = providers {
         let pairs: Vec<(&Module, &ids::Identities)> =
             providers.iter().map(|p| (p.module(), p.ids())).collect();
         resolve_imports(&module, &pairs)?;
+        for p in providers {
+            let pm = p.module();
+            let imported = pm.package == module.package
+                && module.imports.iter().any(|i| i.module == pm.name)
+                && !direct.iter().any(|(d, _)| d.name == pm.name);
+            if imported {
+                direct.push((pm, p.ids()));
+                links.push((pm.name.clone(), p.module_content()));
+            } else {
+                others.push((pm, p.ids()));
+            }
+        }
+        links.sort();
     }
+    let linked = providers.map(|_| (direct.as_slice(), others.as_slice()));
+    let semantic = |module: &Module, ids: &ids::Identities| match linked {
+        Some((direct, others)) => crate::check::check_linked(module, ids, direct, others),
+        None => crate::check::check_with_ids(module, ids),
+    };
     let t1 = Instant::now();
     let mut carried = [0u8; 32];
     carried.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
@@ -140,7 +163,7 @@ fn decode_full(
         // Checked semantics (issue 10): rerun by every decode, never trusted. The
         // identities are the ones recomputed above from the projection (and
         // matched against every carried ID), not the input's.
-        crate::check::check_with_ids(&module, &ids)?;
+        semantic(&module, &ids)?;
         let t5 = Instant::now();
         phases.identities = t2 - t1;
         phases.model = t3 - t2;
@@ -149,12 +172,15 @@ fn decode_full(
         phases.threads = 1;
         ids
     } else {
-        let ids = two_threads(&module, &located, bytes, carried, &mut phases)?;
+        let ids = two_threads(&module, &located, bytes, carried, &mut phases, &semantic)?;
         phases.threads = 2;
         ids
     };
+    let foreign = !crate::check::gate(&module, &ids, None)
+        .map(|g| g.foreign.is_empty())
+        .unwrap_or(false);
     Ok((
-        Checked::new(module, ids, carried, providers.is_some()),
+        Checked::new(module, ids, carried, providers.is_some(), links, foreign),
         phases,
     ))
 }
@@ -236,6 +262,7 @@ fn two_threads(
     bytes: &[u8],
     carried: Id,
     phases: &mut Phases,
+    semantic: &(dyn Fn(&Module, &ids::Identities) -> crate::check::CResult<()> + Sync),
 ) -> Result<ids::Identities> {
     use std::time::Instant;
     let t1 = Instant::now();
@@ -315,7 +342,7 @@ fn two_threads(
             };
             let tc = Instant::now();
             times[1] = tc - tb;
-            let checked = crate::check::check_with_ids(module, &ids);
+            let checked = semantic(module, &ids);
             times[2] = tc.elapsed();
             match checked {
                 Err(e) => MainOutcome::Semantic(e.into()),

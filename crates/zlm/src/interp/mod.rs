@@ -106,6 +106,8 @@ struct Prog<'m> {
     f: &'m Function,
     name: String,
     decl: usize,
+    /// The numeric profile of the function's own module.
+    profile: NumericProfile,
     /// Flat index of each block's first operation.
     starts: Vec<usize>,
     blocks: Vec<&'m Block>,
@@ -262,7 +264,29 @@ impl<'m> Interp<'m> {
                 });
             return Err(RunError::Invalid(unresolved));
         }
-        let r = Resolved::of_checked(checked);
+        if checked.names_other_modules() {
+            return Err(RunError::Invalid(crate::Error::new(
+                crate::error::code::PACKAGE,
+                format!(
+                    "module {} calls into or names members of other modules: run it as a package with its providers",
+                    m.name
+                ),
+            )));
+        }
+        Ok(Self::of_resolved(Resolved::of_checked(checked)))
+    }
+
+    /// Prepares a package to run: its root's functions are the entries,
+    /// and calls, constructions and field symbols reach the providers'
+    /// declarations, whose functions run under their own module's numeric
+    /// profile and are named `module::Decl.function` in faults and drop
+    /// logs.
+    pub fn of_package(package: &'m crate::package::Package) -> Self {
+        Self::of_resolved(package.resolved())
+    }
+
+    fn of_resolved(r: Resolved<'m>) -> Self {
+        let m = r.m;
         let mut progs = Vec::new();
         for (decl_index, d) in m.declarations.iter().enumerate() {
             let mut ps = Vec::new();
@@ -272,12 +296,12 @@ impl<'m> Interp<'m> {
             progs.push(ps);
         }
         let shallow = shallow_functions(&r);
-        Ok(Interp {
+        Interp {
             r,
             progs,
             limits: Limits::default(),
             shallow,
-        })
+        }
     }
 
     /// Replaces the resource limits.
@@ -286,10 +310,12 @@ impl<'m> Interp<'m> {
         self
     }
 
-    /// Finds `Decl.name` (or a unique bare `name`).
+    /// Finds `Decl.name` (or a unique bare `name`) among the root module's
+    /// functions.
     pub fn find(&self, entry: &str) -> Result<(usize, usize), RunError> {
         let mut hits = Vec::new();
-        for (decl_index, d) in self.r.m.declarations.iter().enumerate() {
+        let own = self.r.m.declarations.iter().enumerate().take(self.r.local);
+        for (decl_index, d) in own {
             for (fn_index, f) in d.functions.iter().enumerate() {
                 if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
                     hits.push((decl_index, fn_index));
@@ -600,6 +626,7 @@ impl<'m> Prog<'m> {
             f,
             name: r.fn_name(decl_index, fn_index),
             decl: decl_index,
+            profile: r.profile_of(decl_index),
             starts,
             blocks,
             ops,
@@ -619,15 +646,15 @@ impl<'m> Prog<'m> {
             entry: Vec::new(),
             block_seg: Vec::new(),
         };
-        prog.decode_fast(r);
+        prog.decode_fast();
         prog
     }
 
     /// Pre-decodes the scalar operations that have an exact fast form into
     /// [`Prog::fast`], with their run lengths, constant registers and
     /// mirror flags.
-    fn decode_fast(&mut self, r: &Resolved<'m>) {
-        let profile = r.m.profile;
+    fn decode_fast(&mut self) {
+        let profile = self.profile;
         let n = self.ops.len();
         let mut out = Vec::with_capacity(n);
         let mut consts: Vec<u64> = Vec::new();
@@ -1044,7 +1071,7 @@ impl<'a, 'm> Run<'a, 'm> {
                 ));
             }
         }
-        let profile = self.it.r.m.profile;
+        let profile = p.profile;
         let (mut b, mut j) = (0usize, 0usize);
         loop {
             let Some(&start) = p.starts.get(b) else {
@@ -1141,7 +1168,7 @@ impl<'a, 'm> Run<'a, 'm> {
     /// fits in the step budget (no operation of it can reach the limit, so
     /// the run is charged at once); returns where the general path resumes.
     fn fast_runs(&mut self, p: &'a Prog<'m>, b: usize, j: usize) -> Step<(usize, usize)> {
-        let profile = self.it.r.m.profile;
+        let profile = p.profile;
         let limit = self.it.limits.steps;
         let Some(fr) = self.frames.last_mut() else {
             return Err(fault_at(p, None, None, FaultKind::Internal));
@@ -1369,7 +1396,7 @@ impl<'a, 'm> Run<'a, 'm> {
         op: &'m Op,
         o: &[Opd],
     ) -> Step<Option<Value>> {
-        let profile = self.it.r.m.profile;
+        let profile = p.profile;
         let fault = |s: &Self, k| s.fault(p, Some(b), Some(j), k);
 
         Ok(match op.tag {
@@ -1790,7 +1817,7 @@ impl<'a, 'm> Run<'a, 'm> {
             f
         })?;
         let op = &e.ops[i];
-        let profile = self.it.r.m.profile;
+        let profile = p.profile;
         let fault = |s: &Self, k| s.fault(p, None, None, k);
         match op.tag {
             23 | 24 => {

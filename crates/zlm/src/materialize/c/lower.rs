@@ -113,24 +113,54 @@ pub(super) fn unit(
 ) -> Result<(String, Vec<String>), Refusal> {
     walk::imports(checked)?;
     let r = Resolved::of_checked(checked);
+    unit_of(&r, std::slice::from_ref(checked), target, scope)
+}
+
+/// Emits the translation unit of a package: every function of the root
+/// module that the scope names and every function of any module of the
+/// package they reach.
+pub(super) fn package_unit(
+    package: &crate::package::Package,
+    target: &TargetConfig,
+    scope: &Scope,
+) -> Result<(String, Vec<String>), Refusal> {
+    let r = package.resolved();
+    unit_of(&r, package.modules(), target, scope)
+}
+
+fn unit_of(
+    r: &Resolved<'_>,
+    modules: &[Checked],
+    target: &TargetConfig,
+    scope: &Scope,
+) -> Result<(String, Vec<String>), Refusal> {
     let mut u = Unit {
-        r: &r,
+        r,
         target,
         types: Types::default(),
     };
     let m = r.m;
-    let set = walk::select(&r, scope)?;
+    let set = walk::select(r, scope)?;
     for &at in &set {
         u.collect_types(at)?;
     }
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "/* Module {} (package {}), profile {}: emitted by irkit zlm emit-c.\n * Content identity {}. */",
+        "/* Module {} (package {}), profile {}: emitted by irkit zlm emit-c.\n * Content identity {}.{} */",
         comment(&m.name),
         comment(&m.package),
         m.profile.text(),
-        crate::hash::to_hex(&checked.module_content())
+        crate::hash::to_hex(&modules[0].module_content()),
+        modules[1..]
+            .iter()
+            .map(|p| format!(
+                "\n * Provider {}, profile {}, content identity {}.",
+                comment(&p.module().name),
+                p.module().profile.text(),
+                crate::hash::to_hex(&p.module_content())
+            ))
+            .collect::<String>()
     );
     let _ = writeln!(
         out,
@@ -138,7 +168,7 @@ pub(super) fn unit(
         target.alloc, target.free
     );
     let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
-    out.push_str(&u.types.emit(&r));
+    out.push_str(&u.types.emit(r));
     for &at in &set {
         let _ = writeln!(out, "{};", u.header(at));
     }
@@ -202,7 +232,7 @@ pub(super) fn unit(
     for &at in &set {
         let _ = writeln!(out, "  (void){};", u.cname(at));
     }
-    for name in u.types.functions(&r) {
+    for name in u.types.functions(r) {
         let _ = writeln!(out, "  (void){name};");
     }
     let _ = write!(
@@ -684,7 +714,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     }
 
     fn profile(&self) -> u32 {
-        self.u.r.m.profile.tag()
+        self.u.r.profile_of(self.at.0).tag()
     }
 
     fn arith_call(&self, t: u32, k: ScalarKind, a: &str, c: &str, dst: &str) -> Option<String> {

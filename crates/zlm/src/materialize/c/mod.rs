@@ -17,21 +17,41 @@ mod unit;
 pub mod walk;
 
 use crate::check::Checked;
+use crate::package::Package;
 pub use config::TargetConfig;
 pub use unit::{Emitted, REFUSED, Refusal, Scope};
 
 /// The runtime header shipped with every emitted unit.
 pub const RUNTIME_HEADER: &str = include_str!("zlm_rt.h");
 
-/// Emits C for `checked` under `target`.
+/// Emits C for `checked` under `target`. A module that calls into other
+/// modules is refused: emit its package ([`emit_package`]).
 pub fn emit(checked: &Checked, target: &TargetConfig, scope: &Scope) -> Result<Emitted, Refusal> {
     target.check()?;
     let (unit, entries) = lower::unit(checked, target, scope)?;
-    Ok(Emitted {
+    Ok(files(unit, entries))
+}
+
+/// Emits one C translation unit for a package: the scope's functions of
+/// the root module and every function of any module they reach, each
+/// under its own module's numeric profile, named from its semantic
+/// identity (a provider's with its module in the name).
+pub fn emit_package(
+    package: &Package,
+    target: &TargetConfig,
+    scope: &Scope,
+) -> Result<Emitted, Refusal> {
+    target.check()?;
+    let (unit, entries) = lower::package_unit(package, target, scope)?;
+    Ok(files(unit, entries))
+}
+
+fn files(unit: String, entries: Vec<String>) -> Emitted {
+    Emitted {
         files: vec![
             ("zlm_rt.h".to_string(), RUNTIME_HEADER.to_string()),
             ("module.c".to_string(), unit),
         ],
         entries,
-    })
+    }
 }

@@ -24,12 +24,18 @@ pub fn function<'m>(r: &Resolved<'m>, at: At) -> &'m Function {
 }
 
 /// The emitted symbol of a function: `zf_<Decl>_<function>_<first 16 hex
-/// digits of the function-signature ID>`.
+/// digits of the function-signature ID>`; a provider's function (in a
+/// package) also carries its module: `zf_<module>__<Decl>_…`.
 pub fn symbol(r: &Resolved<'_>, at: At) -> String {
     let d = &r.m.declarations[at.0];
     let sig = r.ids.decls[at.0].functions[at.1].sig;
+    let module = if r.is_local(at.0) {
+        String::new()
+    } else {
+        format!("{}__", ident(r.module_of(at.0)))
+    };
     format!(
-        "zf_{}_{}_{}",
+        "zf_{module}{}_{}_{}",
         ident(&d.name),
         ident(&d.functions[at.1].name),
         &crate::hash::to_hex(&sig)[..16]
@@ -52,7 +58,8 @@ pub fn refuse(
     }
 }
 
-/// The functions a body or contract of `at` calls (within the module).
+/// The functions a body or contract of `at` calls (within the module, or
+/// the package).
 pub fn callees(r: &Resolved<'_>, at: At) -> Vec<At> {
     let f = function(r, at);
     let mut out = Vec::new();
@@ -78,10 +85,11 @@ pub fn callees(r: &Resolved<'_>, at: At) -> Vec<At> {
     out
 }
 
-/// The unique function named `entry` (`Decl.function` or a bare name).
+/// The unique function of the root module named `entry` (`Decl.function`
+/// or a bare name).
 pub fn find(r: &Resolved<'_>, entry: &str) -> Result<At, Refusal> {
     let mut hits = Vec::new();
-    for (di, d) in r.m.declarations.iter().enumerate() {
+    for (di, d) in r.m.declarations.iter().enumerate().take(r.local) {
         for (fi, f) in d.functions.iter().enumerate() {
             if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
                 hits.push((di, fi));
@@ -99,37 +107,47 @@ pub fn find(r: &Resolved<'_>, entry: &str) -> Result<At, Refusal> {
     }
 }
 
-/// Refuses a module whose imports were not resolved against providers.
+/// Refuses a module whose imports were not resolved against providers, and
+/// one that calls into or names members of other modules (only its package
+/// can be emitted).
 pub fn imports(checked: &Checked) -> Result<(), Refusal> {
-    if checked.imports_resolved() {
-        return Ok(());
-    }
-    Err(Refusal {
+    let whole = |message: &str| Refusal {
         function: None,
         block: None,
         op: None,
-        message: "the module's imports were not resolved against their providers".into(),
-    })
+        message: message.into(),
+    };
+    if !checked.imports_resolved() {
+        return Err(whole(
+            "the module's imports were not resolved against their providers",
+        ));
+    }
+    if checked.names_other_modules() {
+        return Err(whole(
+            "the module calls into or names members of other modules: emit its package (the module with its providers)",
+        ));
+    }
+    Ok(())
 }
 
-/// The functions `scope` selects: every function of the module, or the
-/// named entries and everything their bodies and contracts can call, in
-/// canonical declaration order.
+/// The functions `scope` selects: every function of the root module and
+/// every provider function they reach, or the named entries and everything
+/// their bodies and contracts can call, in canonical declaration order.
 pub fn select(r: &Resolved<'_>, scope: &Scope) -> Result<BTreeSet<At>, Refusal> {
     let mut set = BTreeSet::new();
+    let mut todo = Vec::new();
     let names: &[String] = match scope {
         Scope::Module => {
-            for (di, d) in r.m.declarations.iter().enumerate() {
+            for (di, d) in r.m.declarations.iter().enumerate().take(r.local) {
                 for fi in 0..d.functions.len() {
-                    set.insert((di, fi));
+                    todo.push((di, fi));
                 }
             }
-            return Ok(set);
+            &[]
         }
         Scope::Entry(n) => std::slice::from_ref(n),
         Scope::Entries(ns) => ns.as_slice(),
     };
-    let mut todo = Vec::new();
     for n in names {
         todo.push(find(r, n)?);
     }
@@ -161,7 +179,7 @@ pub fn source(r: &Resolved<'_>, at: At) -> String {
         params.join(", "),
         crate::interp::type_name(r, &f.result),
         effects.join(", "),
-        r.m.name
+        r.module_of(at.0)
     )
 }
 
