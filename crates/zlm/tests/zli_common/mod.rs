@@ -84,16 +84,7 @@ pub fn golden(rel: &str, now: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
         .join(rel);
-    if std::env::var_os("IRKIT_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, now).unwrap();
-    }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (regenerate with IRKIT_BLESS=1)", path.display()));
-    assert_eq!(
-        want, now,
-        "{rel} changed; review and regenerate with IRKIT_BLESS=1"
-    );
+    golden::assert_text(&path, now, &format!("{rel} changed"));
 }
 
 /// The golden files present in `tests/golden/DIR`, sorted.
