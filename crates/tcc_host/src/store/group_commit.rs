@@ -249,6 +249,106 @@ impl<C: Send, J: Queued<C>> GroupCommit<C, J> {
     }
 }
 
+/// What a job's body did in its group's transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ran {
+    /// It succeeded: its writes stay.
+    Keep,
+    /// It failed: its writes are undone (its outcome is its error).
+    Undo,
+    /// It hit a deadlock or serialization failure and may run again.
+    Retry,
+}
+
+/// One group's transaction on a backend connection, as [`run_group`]
+/// drives it.
+pub(crate) trait GroupTx<J> {
+    /// Starts the transaction.
+    fn begin(&mut self) -> Result<(), StoreError>;
+    /// Commits it.
+    fn commit(&mut self) -> Result<(), StoreError>;
+    /// Rolls it back.
+    fn rollback(&mut self) -> Result<(), StoreError>;
+    /// Opens a savepoint for the next job.
+    fn savepoint(&mut self) -> Result<(), StoreError>;
+    /// Closes the job's savepoint, undoing its writes first when `undo`.
+    fn release(&mut self, undo: bool) -> Result<(), StoreError>;
+    /// Runs the writes of the group that the backend folds into one
+    /// statement per kind; returns which jobs that ran (an error: run the
+    /// group job by job instead).
+    fn fold(&mut self, group: &mut [J]) -> Result<Vec<bool>, StoreError> {
+        Ok(vec![false; group.len()])
+    }
+    /// Runs one job's body.
+    fn run(&mut self, job: &mut J) -> Ran;
+}
+
+/// Runs `group` in one transaction, the same way on both backends: first
+/// optimistically without savepoints (most jobs succeed: no savepoint
+/// round trips); a lone job is retried after a retryable failure (up to
+/// `attempts` times), and its failure just rolls back (its outcome is its
+/// error). When a job of a larger group fails, or its folded writes do,
+/// the transaction is rolled back and the group run again with one
+/// savepoint per job, so that only the failing job's writes are undone.
+/// `Ok` means the transaction's fate is settled (each job's own outcome
+/// stands); an error is the group's outcome.
+pub(crate) fn run_group<J, T: GroupTx<J>>(
+    tx: &mut T,
+    group: &mut [J],
+    attempts: usize,
+) -> Result<(), StoreError> {
+    let lone = group.len() == 1;
+    let mut retries = 0;
+    'optimistic: loop {
+        tx.begin()?;
+        let folded = match tx.fold(group) {
+            Ok(done) => done,
+            Err(_) => {
+                tx.rollback()?;
+                break 'optimistic;
+            }
+        };
+        for (job, folded) in group.iter_mut().zip(folded) {
+            if folded {
+                continue;
+            }
+            match tx.run(job) {
+                Ran::Keep => {}
+                Ran::Retry if lone && retries < attempts => {
+                    retries += 1;
+                    tx.rollback()?;
+                    continue 'optimistic;
+                }
+                // A lone job's failure needs no savepoint: undo it all.
+                _ if lone => return tx.rollback(),
+                _ => {
+                    tx.rollback()?;
+                    break 'optimistic;
+                }
+            }
+        }
+        return tx.commit();
+    }
+    tx.begin()?;
+    for job in group.iter_mut() {
+        loop {
+            tx.savepoint()?;
+            match tx.run(job) {
+                Ran::Keep => {
+                    tx.release(false)?;
+                    break;
+                }
+                Ran::Undo => {
+                    tx.release(true)?;
+                    break;
+                }
+                Ran::Retry => tx.release(true)?,
+            }
+        }
+    }
+    tx.commit()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -347,5 +447,67 @@ mod tests {
         let r = std::thread::spawn(move || add(&e, 13)).join().unwrap();
         assert!(matches!(r, Err(StoreError::Db(_))), "{r:?}");
         assert_eq!(add(&engine, 2).unwrap(), 2);
+    }
+
+    /// A transaction that logs what the engine asks of it; job `v` fails
+    /// (`Undo`) when `v` is odd, or asks for a retry when `v` is 2.
+    struct Log(Vec<String>);
+
+    impl GroupTx<usize> for Log {
+        fn begin(&mut self) -> Result<(), StoreError> {
+            self.0.push("begin".into());
+            Ok(())
+        }
+        fn commit(&mut self) -> Result<(), StoreError> {
+            self.0.push("commit".into());
+            Ok(())
+        }
+        fn rollback(&mut self) -> Result<(), StoreError> {
+            self.0.push("rollback".into());
+            Ok(())
+        }
+        fn savepoint(&mut self) -> Result<(), StoreError> {
+            self.0.push("savepoint".into());
+            Ok(())
+        }
+        fn release(&mut self, undo: bool) -> Result<(), StoreError> {
+            self.0.push(if undo { "undo" } else { "release" }.into());
+            Ok(())
+        }
+        fn run(&mut self, job: &mut usize) -> Ran {
+            self.0.push(format!("run {job}"));
+            match *job {
+                2 => {
+                    *job = 4;
+                    Ran::Retry
+                }
+                v if v % 2 == 1 => Ran::Undo,
+                _ => Ran::Keep,
+            }
+        }
+    }
+
+    fn logged(group: &mut [usize]) -> String {
+        let mut log = Log(Vec::new());
+        run_group(&mut log, group, 3).unwrap();
+        log.0.join(", ")
+    }
+
+    /// Optimistic first; a failing job in a larger group makes the group
+    /// run again with a savepoint per job; a lone job is retried, and its
+    /// failure only rolls back.
+    #[test]
+    fn a_group_runs_optimistically_then_with_a_savepoint_per_job() {
+        assert_eq!(logged(&mut [0, 4]), "begin, run 0, run 4, commit");
+        assert_eq!(
+            logged(&mut [0, 1, 4]),
+            "begin, run 0, run 1, rollback, begin, savepoint, run 0, release, \
+             savepoint, run 1, undo, savepoint, run 4, release, commit"
+        );
+        assert_eq!(logged(&mut [1]), "begin, run 1, rollback");
+        assert_eq!(
+            logged(&mut [2]),
+            "begin, run 2, rollback, begin, run 4, commit"
+        );
     }
 }

@@ -4,16 +4,16 @@
 //! fails, again with a savepoint per job so that only that job is undone.
 
 use super::conn::{Cache, Conn};
-use super::job::{ATTEMPTS, Job, Merge, RunOutcome};
+use super::job::{ATTEMPTS, Job, Merge};
 use super::rows::{exec_row, in_journal_of};
+use crate::store::group_commit::{GroupTx, Ran, run_group};
 use crate::store::{EXEC_COLS, ExecutionRow, StoreError};
 use postgres::Client;
 
-/// Runs a batch in one transaction. First optimistically without
-/// savepoints (most jobs succeed; two round trips fewer per job); if a
-/// job fails, the transaction is rolled back and the batch re-run with a
-/// savepoint per job, so that only the failing job's writes are undone.
-/// A lone single-statement job runs without `BEGIN`/`COMMIT`.
+/// Runs a group: a lone single-statement job without `BEGIN`/`COMMIT`, a
+/// group of one foldable kind as one statement in autocommit, any other
+/// group as the engine's transaction (`run_group`: optimistic first, then
+/// a savepoint per job if one fails), its foldable writes folded.
 pub(crate) fn run_batch(
     client: &mut Client,
     cache: &mut Cache,
@@ -25,7 +25,7 @@ pub(crate) fn run_batch(
         // Autocommit: the statement commits (durably on the durable lane,
         // whose session keeps `synchronous_commit = on`) before it answers,
         // or fails and leaves nothing. Retryable failures run it again.
-        while let RunOutcome::Retry = (job.run)(&mut Conn { c: client, cache }) {}
+        while let Ran::Retry = (job.run)(&mut Conn { c: client, cache }) {}
         return Ok(());
     }
     // A group that folds into one statement (only journal rows, or only
@@ -43,7 +43,7 @@ pub(crate) fn run_batch(
     {
         return Ok(());
     }
-    let r = run_transaction(client, cache, batch);
+    let r = run_group(&mut PgTx { client, cache }, batch, ATTEMPTS);
     if r.is_err() && !client.is_closed() {
         let _ = client.batch_execute("ROLLBACK");
     }
@@ -310,75 +310,49 @@ fn run_merged(
     Ok(done)
 }
 
-fn run_transaction(
-    client: &mut Client,
-    cache: &mut Cache,
-    batch: &mut [Job],
-) -> Result<(), StoreError> {
-    let mut retries = 0;
-    let n = batch.len();
-    'optimistic: loop {
-        client.batch_execute("BEGIN")?;
-        let merged = if n > 1 {
-            match run_merged(client, cache, batch) {
-                Ok(done) => done,
-                Err(_) => {
-                    client.batch_execute("ROLLBACK")?;
-                    break 'optimistic;
-                }
-            }
+/// A group's transaction on a writer connection (see `run_group`).
+struct PgTx<'a> {
+    client: &'a mut Client,
+    cache: &'a mut Cache,
+}
+
+impl GroupTx<Job> for PgTx<'_> {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        Ok(self.client.batch_execute("BEGIN")?)
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        Ok(self.client.batch_execute("COMMIT")?)
+    }
+
+    fn rollback(&mut self) -> Result<(), StoreError> {
+        Ok(self.client.batch_execute("ROLLBACK")?)
+    }
+
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        Ok(self.client.batch_execute("SAVEPOINT job")?)
+    }
+
+    fn release(&mut self, undo: bool) -> Result<(), StoreError> {
+        Ok(self.client.batch_execute(if undo {
+            "ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job"
         } else {
-            vec![false; n]
-        };
-        for (job, merged) in batch.iter_mut().zip(merged) {
-            if merged {
-                continue;
-            }
-            match (job.run)(&mut Conn {
-                c: &mut *client,
-                cache: &mut *cache,
-            }) {
-                RunOutcome::Keep => {}
-                RunOutcome::Retry if n == 1 && retries < ATTEMPTS => {
-                    retries += 1;
-                    client.batch_execute("ROLLBACK")?;
-                    continue 'optimistic;
-                }
-                // A lone job's failure needs no savepoint: undo it all.
-                _ if n == 1 => {
-                    client.batch_execute("ROLLBACK")?;
-                    return Ok(());
-                }
-                _ => {
-                    client.batch_execute("ROLLBACK")?;
-                    break 'optimistic;
-                }
-            }
-        }
-        return Ok(client.batch_execute("COMMIT")?);
+            "RELEASE SAVEPOINT job"
+        })?)
     }
-    client.batch_execute("BEGIN")?;
-    for job in batch.iter_mut() {
-        loop {
-            client.batch_execute("SAVEPOINT job")?;
-            match (job.run)(&mut Conn {
-                c: &mut *client,
-                cache: &mut *cache,
-            }) {
-                RunOutcome::Keep => {
-                    client.batch_execute("RELEASE SAVEPOINT job")?;
-                    break;
-                }
-                RunOutcome::Undo => {
-                    client.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")?;
-                    break;
-                }
-                RunOutcome::Retry => {
-                    client.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")?
-                }
-            }
+
+    fn fold(&mut self, group: &mut [Job]) -> Result<Vec<bool>, StoreError> {
+        if group.len() > 1 {
+            run_merged(self.client, self.cache, group)
+        } else {
+            Ok(vec![false; group.len()])
         }
     }
-    client.batch_execute("COMMIT")?;
-    Ok(())
+
+    fn run(&mut self, job: &mut Job) -> Ran {
+        (job.run)(&mut Conn {
+            c: &mut *self.client,
+            cache: &mut *self.cache,
+        })
+    }
 }

@@ -3,6 +3,7 @@
 
 use super::conn::{Conn, WriterConn};
 use crate::store::StoreError;
+use crate::store::group_commit::Ran;
 use postgres::Client;
 
 /// Attempts of a job that hits a deadlock or serialization failure.
@@ -84,10 +85,4 @@ impl Merge {
 }
 
 /// A job's body (re-runnable).
-pub(crate) type RunFn = Box<dyn FnMut(&mut Conn<'_, Client>) -> RunOutcome + Send>;
-
-pub(crate) enum RunOutcome {
-    Keep,
-    Undo,
-    Retry,
-}
+pub(crate) type RunFn = Box<dyn FnMut(&mut Conn<'_, Client>) -> Ran + Send>;

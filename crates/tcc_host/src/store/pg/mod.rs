@@ -32,10 +32,10 @@
 //! the store, its connections and its write paths.
 
 use super::StoreError;
-use super::group_commit::{Answer, GroupCommit, Queued, Reply, Waiter};
+use super::group_commit::{Answer, GroupCommit, Queued, Ran, Reply, Waiter};
 use batch::run_batch;
 use conn::{Cache, Conn, JobError, JobResult, WriterConn, retryable};
-use job::{ATTEMPTS, Job, Merge, RunOutcome, SetFn};
+use job::{ATTEMPTS, Job, Merge, SetFn};
 use postgres::Client;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -298,11 +298,9 @@ impl PgStore {
                 attempts += 1;
                 let r = f(tx);
                 let outcome = match &r {
-                    Ok(_) => RunOutcome::Keep,
-                    Err(JobError::Pg(e)) if retryable(e) && attempts < ATTEMPTS => {
-                        RunOutcome::Retry
-                    }
-                    Err(_) => RunOutcome::Undo,
+                    Ok(_) => Ran::Keep,
+                    Err(JobError::Pg(e)) if retryable(e) && attempts < ATTEMPTS => Ran::Retry,
+                    Err(_) => Ran::Undo,
                 };
                 if let Ok(mut s) = slot2.lock() {
                     *s = Some(r.map_err(StoreError::from));

@@ -11,7 +11,7 @@
 //! connections and its write path.
 
 use super::StoreError;
-use super::group_commit::{Answer, GroupCommit, Queued, Reply, Waiter};
+use super::group_commit::{Answer, GroupCommit, GroupTx, Queued, Ran, Reply, Waiter, run_group};
 use cached::Cached;
 use rusqlite::Connection;
 use std::path::Path;
@@ -292,13 +292,63 @@ pub const MAX_GROUP: usize = 512;
 /// Read connections.
 pub const READERS: usize = 3;
 
-/// Runs one group commit. First without savepoints (jobs rarely fail);
-/// if a job fails, the transaction is rolled back and the group re-run
-/// with a savepoint per job, so that only the failing job's writes are
-/// undone. The group commits with `synchronous=NORMAL` only when every
-/// job in it is lazy.
+/// A group's transaction on the writer connection (see `run_group`):
+/// `BEGIN IMMEDIATE`, and the history sequence re-read inside it.
+struct SqliteTx<'a>(&'a WriterConn);
+
+impl GroupTx<Job> for SqliteTx<'_> {
+    fn begin(&mut self) -> Result<(), StoreError> {
+        let conn = &self.0.conn;
+        if let Err(e) = conn
+            .exec_cached("BEGIN IMMEDIATE", [])
+            .and_then(|_| reset_history_seq(self.0))
+        {
+            let _ = conn.exec_cached("ROLLBACK", []);
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let conn = &self.0.conn;
+        conn.exec_cached("COMMIT", []).map_err(|e| {
+            let _ = conn.exec_cached("ROLLBACK", []);
+            StoreError::from(e)
+        })?;
+        Ok(())
+    }
+
+    fn rollback(&mut self) -> Result<(), StoreError> {
+        self.0.conn.exec_cached("ROLLBACK", [])?;
+        Ok(())
+    }
+
+    fn savepoint(&mut self) -> Result<(), StoreError> {
+        self.0.conn.exec_cached("SAVEPOINT job", [])?;
+        Ok(())
+    }
+
+    fn release(&mut self, undo: bool) -> Result<(), StoreError> {
+        if undo {
+            self.0.conn.exec_cached("ROLLBACK TO job", [])?;
+        }
+        self.0.conn.exec_cached("RELEASE job", [])?;
+        Ok(())
+    }
+
+    fn run(&mut self, job: &mut Job) -> Ran {
+        if job.run(&self.0.conn) {
+            Ran::Keep
+        } else {
+            Ran::Undo
+        }
+    }
+}
+
+/// Runs one group commit as the engine's transaction (`run_group`: first
+/// without savepoints, then with one per job if a job fails). The group
+/// commits with `synchronous=NORMAL` only when every job in it is lazy.
 fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
-    let conn = &w.conn;
     let sync = if batch.iter().all(|j| j.durability() == Durability::Lazy) {
         Durability::Lazy
     } else {
@@ -315,58 +365,13 @@ fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
             Durability::Full => "PRAGMA synchronous=FULL",
             Durability::Lazy => "PRAGMA synchronous=NORMAL",
         };
-        if let Err(e) = conn.execute_batch(pragma) {
+        if let Err(e) = w.conn.execute_batch(pragma) {
             return fail_all(batch, e);
         }
         w.sync = sync;
     }
     let mut batch = batch;
-    if let Err(e) = conn
-        .exec_cached("BEGIN IMMEDIATE", [])
-        .and_then(|_| reset_history_seq(w))
-    {
-        let _ = conn.exec_cached("ROLLBACK", []);
-        return fail_all(batch, e);
-    }
-    // Jobs after a failing one are not run in the optimistic pass.
-    let all_ok = batch.iter_mut().all(|job| job.run(conn));
-    let all_ok = if !all_ok && batch.len() > 1 {
-        // Undo the whole group and run it again, each job in a savepoint.
-        let _ = conn.exec_cached("ROLLBACK", []);
-        if let Err(e) = conn
-            .exec_cached("BEGIN IMMEDIATE", [])
-            .and_then(|_| reset_history_seq(w))
-        {
-            let _ = conn.exec_cached("ROLLBACK", []);
-            return fail_all(batch, e);
-        }
-        for job in batch.iter_mut() {
-            let sp = conn.exec_cached("SAVEPOINT job", []);
-            let ok = job.run(conn);
-            if sp.is_ok() {
-                if !ok {
-                    let _ = conn.exec_cached("ROLLBACK TO job", []);
-                }
-                let _ = conn.exec_cached("RELEASE job", []);
-            }
-        }
-        true
-    } else {
-        all_ok
-    };
-    let commit = if all_ok {
-        conn.exec_cached("COMMIT", [])
-            .map(|_| ())
-            .map_err(StoreError::from)
-    } else {
-        // A lone job failed: nothing of it stays, the outcome is its error.
-        conn.exec_cached("ROLLBACK", [])
-            .map(|_| ())
-            .map_err(StoreError::from)
-    };
-    if commit.is_err() && all_ok {
-        let _ = conn.exec_cached("ROLLBACK", []);
-    }
+    let commit = run_group(&mut SqliteTx(w), &mut batch, 0);
     for job in batch {
         job.finish(commit.clone());
     }
