@@ -154,7 +154,10 @@ fn an_unsupported_operation_is_refused_with_its_location() {
     // The C engine refuses the same function (it meets the body's byte read
     // of a borrowed array first, the LLVM lowering the contract).
     assert_eq!(e.function, c.function);
-    assert!(text.contains("contract operation is not lowered yet"), "{text}");
+    assert!(
+        text.contains("contract operation is not lowered yet"),
+        "{text}"
+    );
     let m = load("own.zlt", "exact");
     let checked = zlm::decode::from_model(&m, &[]).unwrap();
     let e = lower(&checked, &Scope::Entry("Main.nothing".into())).unwrap_err();
