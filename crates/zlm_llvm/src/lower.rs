@@ -72,6 +72,7 @@ pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal
     out.push_str(RUNTIME_IR);
     let mut bodies = String::new();
     for &at in &set {
+        Fl::new(&u, at)?.check_body()?;
         bodies.push_str(&Fl::new(&u, at)?.emit()?);
         bodies.push('\n');
     }

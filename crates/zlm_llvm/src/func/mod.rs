@@ -24,7 +24,7 @@
 use crate::types::{at, slice_loan};
 use crate::unit::fk;
 use crate::unitctx::{Unit, arg_ty};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 use zlm::check::cfg::Arm;
 use zlm::interp::{canon, root_name, type_name, width};
@@ -1281,8 +1281,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         Ok(())
     }
 
-    /// The function's IR.
-    pub(crate) fn emit(mut self) -> Result<String, Refusal> {
+    /// Which word values escape their segment, the step prepayment, and
+    /// the branch targets' existence; returns each block's prepaid extra.
+    fn prepare(&mut self) -> Result<BTreeMap<u32, usize>, Refusal> {
         let f = self.f;
         // Word flow values used outside their own segment, and call
         // results, live in allocas; the others stay SSA values of their
@@ -1326,61 +1327,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     .refuse(self.at, Some(src), None, "branch to a missing block"));
             }
         }
-        // Prologue: depth and host-stack check, then the runtime slots.
-        self.s.push_str("entry:\n");
-        self.i("br label %START");
-        self.closed = true;
-        self.label("START");
-        let pd = self.zfield(zf::DEPTH);
-        let d = self.load(&pd);
-        let pm = self.zfield(zf::MAX_DEPTH);
-        let md = self.load(&pm);
-        let deep = self.v(format!("icmp uge i64 {d}, {md}"));
-        let sp = self.v("call ptr @llvm.stacksave.p0()");
-        let spi = self.v(format!("ptrtoint ptr {sp} to i64"));
-        let pf = self.zfield(zf::FLOOR);
-        let floor = self.load(&pf);
-        let low = self.v(format!("icmp ult i64 {spi}, {floor}"));
-        let bad = self.v(format!("or i1 {deep}, {low}"));
-        let (lf, lc) = (self.l(), self.l());
-        self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
-        self.label(&lf);
-        let k = self.v(format!(
-            "call i32 @zlm_raise(ptr %z, i32 {}, i64 {}, i64 -1, i64 -1, i64 -1)",
-            fk::DEPTH,
-            self.fnix
-        ));
-        self.term(format!("ret i32 {k}"));
-        self.label(&lc);
-        let d1 = self.v(format!("add i64 {d}, 1"));
-        self.i(format!("store i64 {d1}, ptr {pd}"));
-        let pl = self.zfield(zf::LEFT);
-        let left = self.load(&pl);
-        self.set_zl(left);
-        let slot_tys = self.u.slot_types(self.at);
-        let mut params = String::new();
-        for (k, t) in slot_tys.iter().enumerate() {
-            let _ = write!(params, ", {} %a{k}", arg_ty(t));
-            let Some(pi) = self.slots.get(k).copied().flatten() else {
-                continue;
-            };
-            let a = (arg_ty(t).to_string(), format!("%a{k}"));
-            self.put(&format!("%pl{pi}"), t, &a);
-            if self.paths[pi].agg {
-                self.i(format!("store i64 1, ptr %ph{pi}"));
-            }
-            if self.paths[pi].owner {
-                let n = self.load("%zcn");
-                let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
-                self.i(format!("store i64 {pi}, ptr {p}"));
-                let n1 = self.v(format!("add i64 {n}, 1"));
-                self.i(format!("store i64 {n1}, ptr %zcn"));
-            }
-        }
-        for (i, e) in f.requires.iter().enumerate() {
-            self.clause(e, false, format!("requires {i}"))?;
-        }
-        // Body.
+        Ok(extra)
+    }
+
+    /// The body's blocks, each in segment copies.
+    fn body(&mut self, extra: &BTreeMap<u32, usize>) -> Result<(), Refusal> {
         for bi in 0..self.blocks.len() {
             let block = self.blocks[bi];
             let b = block.id;
@@ -1454,6 +1405,75 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.term(format!("br label %{next}"));
             }
         }
+        Ok(())
+    }
+
+    /// Lowers the body alone and drops the text: a refusal in the body
+    /// comes before one in the contracts, in the C lowering's order.
+    pub(crate) fn check_body(mut self) -> Result<(), Refusal> {
+        let extra = self.prepare()?;
+        self.body(&extra)
+    }
+
+    /// The function's IR.
+    pub(crate) fn emit(mut self) -> Result<String, Refusal> {
+        let f = self.f;
+        let extra = self.prepare()?;
+        // Prologue: depth and host-stack check, then the runtime slots.
+        self.s.push_str("entry:\n");
+        self.i("br label %START");
+        self.closed = true;
+        self.label("START");
+        let pd = self.zfield(zf::DEPTH);
+        let d = self.load(&pd);
+        let pm = self.zfield(zf::MAX_DEPTH);
+        let md = self.load(&pm);
+        let deep = self.v(format!("icmp uge i64 {d}, {md}"));
+        let sp = self.v("call ptr @llvm.stacksave.p0()");
+        let spi = self.v(format!("ptrtoint ptr {sp} to i64"));
+        let pf = self.zfield(zf::FLOOR);
+        let floor = self.load(&pf);
+        let low = self.v(format!("icmp ult i64 {spi}, {floor}"));
+        let bad = self.v(format!("or i1 {deep}, {low}"));
+        let (lf, lc) = (self.l(), self.l());
+        self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
+        self.label(&lf);
+        let k = self.v(format!(
+            "call i32 @zlm_raise(ptr %z, i32 {}, i64 {}, i64 -1, i64 -1, i64 -1)",
+            fk::DEPTH,
+            self.fnix
+        ));
+        self.term(format!("ret i32 {k}"));
+        self.label(&lc);
+        let d1 = self.v(format!("add i64 {d}, 1"));
+        self.i(format!("store i64 {d1}, ptr {pd}"));
+        let pl = self.zfield(zf::LEFT);
+        let left = self.load(&pl);
+        self.set_zl(left);
+        let slot_tys = self.u.slot_types(self.at);
+        let mut params = String::new();
+        for (k, t) in slot_tys.iter().enumerate() {
+            let _ = write!(params, ", {} %a{k}", arg_ty(t));
+            let Some(pi) = self.slots.get(k).copied().flatten() else {
+                continue;
+            };
+            let a = (arg_ty(t).to_string(), format!("%a{k}"));
+            self.put(&format!("%pl{pi}"), t, &a);
+            if self.paths[pi].agg {
+                self.i(format!("store i64 1, ptr %ph{pi}"));
+            }
+            if self.paths[pi].owner {
+                let n = self.load("%zcn");
+                let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
+                self.i(format!("store i64 {pi}, ptr {p}"));
+                let n1 = self.v(format!("add i64 {n}, 1"));
+                self.i(format!("store i64 {n1}, ptr %zcn"));
+            }
+        }
+        for (i, e) in f.requires.iter().enumerate() {
+            self.clause(e, false, format!("requires {i}"))?;
+        }
+        self.body(&extra)?;
         self.label("ZEXIT");
         self.in_ensures = true;
         for (i, e) in f.ensures.iter().enumerate() {
