@@ -119,6 +119,8 @@ rm -rf "$zlm_pkg"
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.demo --drops >/dev/null
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false | grep -qx 'Err(99)'
 "$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops | grep -qx 'Ok(20)'
+"$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false --engine jit | grep -qx 'Err(99)'
+"$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops --engine aot | grep -qx 'Ok(20)'
 "$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops --engine c | grep -qx 'Ok(20)'
 "$irkit" zlm run examples/zlm/run/control.zlt --entry Main.scan --args 10 99 | grep -qx 27
 # TCC engine: run example programs with the local host.

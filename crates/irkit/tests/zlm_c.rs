@@ -13,7 +13,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn run_engine_c_prints_what_the_interpreter_prints() {
-        same_as_interp(&["c"], CASES);
+    same_as_interp(&["c"], CASES);
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn run_engines_jit_and_aot_print_what_the_interpreter_prints() {
-        same_as_interp(&["jit", "aot"], CASES);
+    same_as_interp(&["jit", "aot"], CASES);
 }
 
 #[test]

@@ -668,34 +668,12 @@ fn bytes_function(rng: &mut Rng, i: usize) -> String {
     )
 }
 
-/// What [`module_text_with`] may put into a module.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    /// Whether half of the modules hold owned values (records, variants,
-    /// `Result` carriers, loans, byte arrays); without it every module has
-    /// only the scalar shapes, for engines that lower the scalar core.
-    pub owned: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { owned: true }
-    }
-}
-
 /// A random valid module for `seed`.
 pub fn module_text(seed: u64) -> String {
-    module_text_with(seed, Options::default())
-}
-
-/// A random valid module for `seed` under `options`. The random draws are
-/// the same whatever the options, so a scalar module of a seed is the one
-/// [`module_text`] makes for it when that one has no owned values.
-pub fn module_text_with(seed: u64, options: Options) -> String {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let profile = rng.pick(&["exact", "modular", "approximate"]);
     let k = *rng.pick(&KINDS);
-    let owned = rng.below(2) == 0 && options.owned;
+    let owned = rng.below(2) == 0;
     let mut s =
         format!("zlm 1.9 package gen module gen.m{seed} profile {profile} mode checked\n\n");
     if owned {

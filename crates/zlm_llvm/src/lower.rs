@@ -15,7 +15,6 @@ use zlm::materialize::c::walk::{self, At};
 use zlm::materialize::c::{Refusal, Scope};
 use zlm::model::*;
 
-
 /// Adds every type function `at` holds values of to the type table.
 fn collect_types(r: &Resolved<'_>, at: At, types: &mut Types) -> Result<(), Refusal> {
     let f = walk::function(r, at);
@@ -73,6 +72,7 @@ pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal
     out.push_str(RUNTIME_IR);
     let mut bodies = String::new();
     for &at in &set {
+        Fl::new(&u, at)?.check_body()?;
         bodies.push_str(&Fl::new(&u, at)?.emit()?);
         bodies.push('\n');
     }
@@ -126,10 +126,7 @@ pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal
             }
             let _ = writeln!(out, "  br label %done\ndone:");
         } else {
-            let _ = writeln!(
-                out,
-                "  %w = load i64, ptr %res\n  store i64 %w, ptr %r"
-            );
+            let _ = writeln!(out, "  %w = load i64, ptr %res\n  store i64 %w, ptr %r");
         }
         let _ = writeln!(out, "  call void @zlm_mem_release_all()\n  ret i32 %k\n}}");
         entries.push(r.fn_name(at.0, at.1));
@@ -190,4 +187,3 @@ pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal
         details,
     })
 }
-

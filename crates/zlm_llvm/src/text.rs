@@ -14,4 +14,3 @@ pub(crate) fn llvm_bytes(s: &str) -> String {
     }
     o
 }
-

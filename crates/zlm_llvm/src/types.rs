@@ -238,7 +238,9 @@ impl Layouts {
                 b.label(&go);
                 let n = b.v("alloca {ptr, ptr}");
                 b.line(format!("store ptr %nm, ptr {n}"));
-                let s = b.v(format!("getelementptr inbounds {{ptr, ptr}}, ptr {n}, i64 0, i32 1"));
+                let s = b.v(format!(
+                    "getelementptr inbounds {{ptr, ptr}}, ptr {n}, i64 0, i32 1"
+                ));
                 b.line(format!("store ptr {seg}, ptr {s}"));
                 let m = b.v(format!("getelementptr inbounds i64, ptr %v, i64 {off}"));
                 b.line(
@@ -289,15 +291,16 @@ impl Layouts {
                 if !call.is_empty() {
                     let seg = string(strings, ".error");
                     let (go, skip) = (b.fresh("go"), b.fresh("skip"));
-                    let p = b.v("getelementptr inbounds i64, ptr %v, i64 0".to_string());
+                    let p = b.v("getelementptr inbounds i64, ptr %v, i64 0");
                     let x = b.v(format!("load i64, ptr {p}"));
                     let c = b.v(format!("icmp ne i64 {x}, 0"));
                     b.line(format!("br i1 {c}, label %{go}, label %{skip}"));
                     b.label(&go);
                     let n = b.v("alloca {ptr, ptr}");
                     b.line(format!("store ptr %nm, ptr {n}"));
-                    let s =
-                        b.v(format!("getelementptr inbounds {{ptr, ptr}}, ptr {n}, i64 0, i32 1"));
+                    let s = b.v(format!(
+                        "getelementptr inbounds {{ptr, ptr}}, ptr {n}, i64 0, i32 1"
+                    ));
                     b.line(format!("store ptr {seg}, ptr {s}"));
                     let m = b.v(format!("getelementptr inbounds i64, ptr %v, i64 {ea}"));
                     b.line(
@@ -332,11 +335,11 @@ impl Layouts {
         };
         // One member: `sep name: ` then its value when present, else `<moved>`.
         let part = |b: &mut Body,
-                        strings: &mut BTreeMap<String, usize>,
-                        label: &str,
-                        mt: &Type,
-                        off: u32,
-                        cond: Vec<u32>| {
+                    strings: &mut BTreeMap<String, usize>,
+                    label: &str,
+                    mt: &Type,
+                    off: u32,
+                    cond: Vec<u32>| {
             text(b, strings, label);
             let (yes, no, join) = (b.fresh("yes"), b.fresh("no"), b.fresh("join"));
             let mut ok = "true".to_string();
@@ -386,7 +389,7 @@ impl Layouts {
             }
             Shape::Variants { decl, variants } => {
                 let dn = &r.m.declarations[*decl].name;
-                let p = b.v("getelementptr inbounds i64, ptr %v, i64 0".to_string());
+                let p = b.v("getelementptr inbounds i64, ptr %v, i64 0");
                 let tag = b.v(format!("load i64, ptr {p}"));
                 let end = b.fresh("end");
                 for (vi, (vt, name, fields)) in variants.iter().enumerate() {
@@ -426,14 +429,17 @@ impl Layouts {
                 b.label(&end);
             }
             Shape::Result(a, e) => {
-                let p = b.v("getelementptr inbounds i64, ptr %v, i64 0".to_string());
+                let p = b.v("getelementptr inbounds i64, ptr %v, i64 0");
                 let tag = b.v(format!("load i64, ptr {p}"));
                 let (ok, err, end) = (b.fresh("ok"), b.fresh("err"), b.fresh("end"));
                 let c = b.v(format!("icmp eq i64 {tag}, 0"));
                 b.line(format!("br i1 {c}, label %{ok}, label %{err}"));
                 b.label(&ok);
                 text(&mut b, strings, "Ok(");
-                let m = b.v(format!("getelementptr inbounds i64, ptr %v, i64 {}", at::OK));
+                let m = b.v(format!(
+                    "getelementptr inbounds i64, ptr %v, i64 {}",
+                    at::OK
+                ));
                 b.render(self, a, &m, strings);
                 b.line(format!("br label %{end}"));
                 b.label(&err);

@@ -10,16 +10,12 @@ mod support;
 
 use support::*;
 use zlm::interp::{Interp, Limits};
-use zlm::testgen::{Options, module_text_with};
 use zlm::materialize::c::engine::{Compiler, Program};
 use zlm::materialize::c::{TargetConfig, emit};
+use zlm::testgen::module_text;
 use zlm_llvm::aot::AotProgram;
 use zlm_llvm::jit::with_jit;
 use zlm_llvm::{Scope, lower};
-
-/// What the generator makes for these engines: everything (owned values,
-/// loans, byte arrays included).
-const OPTIONS: Options = Options { owned: true };
 
 #[test]
 fn random_modules_agree_on_all_four_engines() {
@@ -32,7 +28,7 @@ fn random_modules_agree_on_all_four_engines() {
     let mut runs = 0;
     let (mut dropped, mut faulted, mut unwound) = (0, 0, 0);
     for seed in 0..count {
-        let text = module_text_with(seed, OPTIONS);
+        let text = module_text(seed);
         let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));
@@ -64,7 +60,8 @@ fn random_modules_agree_on_all_four_engines() {
                     let at = it.find(entry).unwrap();
                     for args in arg_vectors(&it.params(at), 6) {
                         let want = interp_run(&it, entry, &args);
-                        let label = format!("seed {seed} {entry} args {args:x?} limits {limits:?}\n{text}");
+                        let label =
+                            format!("seed {seed} {entry} args {args:x?} limits {limits:?}\n{text}");
                         assert_eq!(seen(c.run(entry, &args, limits), "C"), want, "C {label}");
                         assert_eq!(
                             seen(jit.run(entry, &args, limits), "JIT"),

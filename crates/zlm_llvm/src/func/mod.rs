@@ -24,7 +24,7 @@
 use crate::types::{at, slice_loan};
 use crate::unit::fk;
 use crate::unitctx::{Unit, arg_ty};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 use zlm::check::cfg::Arm;
 use zlm::interp::{canon, root_name, type_name, width};
@@ -32,6 +32,11 @@ use zlm::materialize::c::Refusal;
 use zlm::materialize::c::types::{Shape, is_word, pointee};
 use zlm::materialize::c::walk::{self, At};
 use zlm::model::*;
+
+mod arith;
+mod bytes;
+mod contracts;
+mod owned;
 
 /// Field indices of the run state (`%zrt`, all 64-bit).
 pub(crate) mod zf {
@@ -421,7 +426,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         if slots == 0 {
             return ptr.to_string();
         }
-        self.v(format!("getelementptr inbounds i64, ptr {ptr}, i64 {slots}"))
+        self.v(format!(
+            "getelementptr inbounds i64, ptr {ptr}, i64 {slots}"
+        ))
     }
 
     /// Copies `slots` slots from `src` to `dst`.
@@ -520,41 +527,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
     }
 
-    /// A drop-log name node `{up, segment}` for `s`; returns its address.
-    fn name_node(&mut self, up: &str, s: &str) -> String {
-        self.fresh += 1;
-        let n = format!("%nm{}", self.fresh);
-        self.allocas.push(format!("  {n} = alloca {{ptr, ptr}}, align 8"));
-        let g = self.u.string(s);
-        self.i(format!("store ptr {up}, ptr {n}"));
-        let p = self.v(format!(
-            "getelementptr inbounds {{ptr, ptr}}, ptr {n}, i64 0, i32 1"
-        ));
-        self.i(format!("store ptr {g}, ptr {p}"));
-        n
-    }
-
-    /// Destroys the value of `t` at `v` under the root name `name`.
-    fn drop_value(&mut self, t: &Type, name: &str, v: &str) {
-        if !self.u.layouts.drops(self.u.r, t) {
-            return;
-        }
-        let n = self.name_node("null", name);
-        let call =
-            self.u
-                .layouts
-                .drop_call(self.u.r, t, &self.fnix.to_string(), &n, v);
-        self.i(call);
-    }
-
-    /// Drops the protected result while a fault leaves the ensures.
-    fn ensures_drop(&mut self) {
-        if self.in_ensures {
-            let t = self.f.result.clone();
-            self.drop_value(&t, "result", "%zr");
-        }
-    }
-
     /// Raises a fault (kind `kind`, an `i32` value or literal) and leaves
     /// the frame: through the custody unwind when the frame keeps one.
     fn fault_call(&mut self, kind: &str, b: Option<u32>, o: Option<u32>, d: Option<usize>) {
@@ -620,76 +592,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let d1 = self.v(format!("sub i64 {d}, 1"));
         self.i(format!("store i64 {d1}, ptr {pd}"));
         self.term(format!("ret i32 {k}"));
-    }
-
-    /// Brings root `pi` into custody.
-    fn push(&mut self, pi: usize, b: u32, j: u32) {
-        let cap = self.f.body.paths.len() + 1;
-        let n = self.load("%zcn");
-        let full = self.v(format!("icmp uge i64 {n}, {cap}"));
-        self.fault_if(&full, &fk::INTERNAL.to_string(), Some(b), Some(j), None);
-        let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
-        self.i(format!("store i64 {pi}, ptr {p}"));
-        let n1 = self.v(format!("add i64 {n}, 1"));
-        self.i(format!("store i64 {n1}, ptr %zcn"));
-    }
-
-    fn cust_remove(&mut self, pi: usize) {
-        self.i(format!(
-            "call void @zlm_cust_remove(ptr %zc, ptr %zcn, i64 {pi})"
-        ));
-    }
-
-    fn cust_pos(&mut self, pi: usize) -> String {
-        let n = self.load("%zcn");
-        self.v(format!("call i64 @zlm_cust_pos(ptr %zc, i64 {n}, i64 {pi})"))
-    }
-
-    /// The interpreter's `drop_place`: takes the value at path `pi` (root:
-    /// out of custody) and destroys it under the path's name.
-    fn drop_place(&mut self, pi: usize) {
-        let p = &self.paths[pi];
-        if p.owner || (p.agg && p.flag == Some(Flag::Root(pi))) {
-            self.cust_remove(pi);
-        }
-        if self.paths[pi].flag.is_none() {
-            return;
-        }
-        let c = self.present(pi);
-        let (go, skip) = (self.l(), self.l());
-        self.term(format!("br i1 {c}, label %{go}, label %{skip}"));
-        self.label_cont(&go);
-        self.set_flag(pi, 0);
-        let v = self.target(pi);
-        let (t, name) = (self.paths[pi].ty.clone(), self.paths[pi].name.clone());
-        self.drop_value(&t, &name, &v);
-        self.term(format!("br label %{skip}"));
-        // The step counter's SSA value is unchanged on both paths.
-        let zl = self.zl_cur.clone();
-        self.label(&skip);
-        self.zl_cur = zl;
-    }
-
-    /// Runs the recipes of the recorded edge of `(b, arm, try op)`, each
-    /// with its own tick at (block, recipe index).
-    fn recipes(&mut self, b: u32, arm: u8, try_op: u32) -> Result<(), Refusal> {
-        let Some(e) = self.edge_of.get(&(b, arm, try_op)).copied() else {
-            return Err(self
-                .u
-                .refuse(self.at, Some(b), None, "terminator without an edge"));
-        };
-        for (ri, d) in e.drops.iter().enumerate() {
-            let Some(Operand::Place(k)) = d.operands.first() else {
-                return Err(self.refuse(b, ri as u32, "cleanup recipe operand"));
-            };
-            let pi = self.path_of(k, b, ri as u32)?;
-            if self.paths[pi].borrowed {
-                return Err(self.refuse(b, ri as u32, "a recipe drop through a loan"));
-            }
-            self.tick(Some(b), Some(ri as u32));
-            self.drop_place(pi);
-        }
-        Ok(())
     }
 
     fn path_of(&self, k: &PathKey, b: u32, j: u32) -> Result<usize, Refusal> {
@@ -828,186 +730,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         self.label_cont(&lf);
         self.propagate(&k);
         self.label_cont(&lc);
-    }
-
-    fn operand_kind(&self, op: &Op) -> ScalarKind {
-        zlm::interp::operand_kind(self.f, &self.blocks, op).unwrap_or(ScalarKind::UInt64)
-    }
-
-    fn modular(&self) -> bool {
-        self.u.r.m.profile == NumericProfile::Modular
-    }
-
-    /// `x` truncated to the kind's width.
-    fn tr(&mut self, k: ScalarKind, x: &str) -> String {
-        match width(k) {
-            64 => x.to_string(),
-            w => self.v(format!("trunc i64 {x} to i{w}")),
-        }
-    }
-
-    /// `x` (of the kind's width) extended to its canonical word.
-    fn ext(&mut self, k: ScalarKind, x: &str) -> String {
-        match width(k) {
-            64 => x.to_string(),
-            w => {
-                let e = if k.is_signed() { "sext" } else { "zext" };
-                self.v(format!("{e} i{w} {x} to i64"))
-            }
-        }
-    }
-
-    fn canon_v(&mut self, k: ScalarKind, x: &str) -> String {
-        let t = self.tr(k, x);
-        self.ext(k, &t)
-    }
-
-    /// An add/sub/mul at the kind's width: (canonical result, overflow bit).
-    fn ovf(&mut self, op: &str, k: ScalarKind, a: &str, b: &str) -> (String, String) {
-        let w = width(k);
-        let s = if k.is_signed() { "s" } else { "u" };
-        let (ta, tb) = (self.tr(k, a), self.tr(k, b));
-        let r = self.v(format!(
-            "call {{i{w}, i1}} @llvm.{s}{op}.with.overflow.i{w}(i{w} {ta}, i{w} {tb})"
-        ));
-        let x = self.v(format!("extractvalue {{i{w}, i1}} {r}, 0"));
-        let o = self.v(format!("extractvalue {{i{w}, i1}} {r}, 1"));
-        (self.ext(k, &x), o)
-    }
-
-    /// Arithmetic tag `t` at kind `k`: the canonical result and an `i32`
-    /// fault kind (0: none). Nothing here executes an undefined operation.
-    fn arith(&mut self, t: u32, k: ScalarKind, a: &str, b: &str) -> Option<(String, String)> {
-        let w = width(k);
-        let modular = self.modular();
-        let faulting = |me: &mut Self, o: &str| -> String {
-            if modular {
-                "0".to_string()
-            } else {
-                me.v(format!("select i1 {o}, i32 {}, i32 0", fk::OVERFLOW))
-            }
-        };
-        Some(match t {
-            tag::ADD | tag::SUB | tag::MUL | tag::NEG => {
-                let (name, a, b) = match t {
-                    tag::ADD => ("add", a, b),
-                    tag::SUB => ("sub", a, b),
-                    tag::MUL => ("mul", a, b),
-                    _ => ("sub", "0", a),
-                };
-                let (x, o) = self.ovf(name, k, a, b);
-                (x, faulting(self, &o))
-            }
-            tag::DIV | tag::REM => {
-                let rem = t == tag::REM;
-                let zero = self.v(format!("icmp eq i64 {b}, 0"));
-                if k.is_signed() {
-                    let m1 = self.v(format!("icmp eq i64 {b}, -1"));
-                    let bad = self.v(format!("or i1 {zero}, {m1}"));
-                    let safe = self.v(format!("select i1 {bad}, i64 1, i64 {b}"));
-                    let ins = if rem { "srem" } else { "sdiv" };
-                    let q = self.v(format!("{ins} i64 {a}, {safe}"));
-                    let q = self.canon_v(k, &q);
-                    let (res, fk1) = if rem {
-                        (
-                            self.v(format!("select i1 {m1}, i64 0, i64 {q}")),
-                            "0".into(),
-                        )
-                    } else {
-                        let (n, o) = self.ovf("sub", k, "0", a);
-                        let r = self.v(format!("select i1 {m1}, i64 {n}, i64 {q}"));
-                        let f = if modular {
-                            "0".to_string()
-                        } else {
-                            let of = self.v(format!("and i1 {m1}, {o}"));
-                            self.v(format!("select i1 {of}, i32 {}, i32 0", fk::OVERFLOW))
-                        };
-                        (r, f)
-                    };
-                    let f = self.v(format!("select i1 {zero}, i32 {}, i32 {fk1}", fk::DIV_ZERO));
-                    (res, f)
-                } else {
-                    let safe = self.v(format!("select i1 {zero}, i64 1, i64 {b}"));
-                    let ins = if rem { "urem" } else { "udiv" };
-                    let q = self.v(format!("{ins} i64 {a}, {safe}"));
-                    let f = self.v(format!("select i1 {zero}, i32 {}, i32 0", fk::DIV_ZERO));
-                    (q, f)
-                }
-            }
-            tag::SHIFT_LEFT | tag::SHIFT_RIGHT => {
-                let big = self.v(format!("icmp uge i64 {b}, {w}"));
-                let amt = self.v(format!("select i1 {big}, i64 0, i64 {b}"));
-                if t == tag::SHIFT_LEFT {
-                    let sh = self.v(format!("shl i64 {a}, {amt}"));
-                    let r = self.canon_v(k, &sh);
-                    if modular {
-                        (
-                            self.v(format!("select i1 {big}, i64 0, i64 {r}")),
-                            "0".into(),
-                        )
-                    } else {
-                        let ov = if k.is_signed() {
-                            let e = self.v(format!("sub i64 {}, {amt}", w - 1));
-                            let p = self.v(format!("shl i64 1, {e}"));
-                            let hi = self.v(format!("sub i64 {p}, 1"));
-                            let lo = self.v(format!("xor i64 {hi}, -1"));
-                            let c1 = self.v(format!("icmp slt i64 {a}, {lo}"));
-                            let c2 = self.v(format!("icmp sgt i64 {a}, {hi}"));
-                            self.v(format!("or i1 {c1}, {c2}"))
-                        } else {
-                            let umax = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
-                            let lim = self.v(format!("lshr i64 {}, {amt}", lit(umax)));
-                            self.v(format!("icmp ugt i64 {a}, {lim}"))
-                        };
-                        let f1 = self.v(format!("select i1 {ov}, i32 {}, i32 0", fk::OVERFLOW));
-                        let f = self.v(format!("select i1 {big}, i32 {}, i32 {f1}", fk::SHIFT));
-                        (r, f)
-                    }
-                } else {
-                    let ins = if k.is_signed() { "ashr" } else { "lshr" };
-                    let sh = self.v(format!("{ins} i64 {a}, {amt}"));
-                    let r = self.canon_v(k, &sh);
-                    if modular {
-                        let fill = if k.is_signed() {
-                            self.v(format!("ashr i64 {a}, 63"))
-                        } else {
-                            "0".to_string()
-                        };
-                        (
-                            self.v(format!("select i1 {big}, i64 {fill}, i64 {r}")),
-                            "0".into(),
-                        )
-                    } else {
-                        let f = self.v(format!("select i1 {big}, i32 {}, i32 0", fk::SHIFT));
-                        (r, f)
-                    }
-                }
-            }
-            tag::BIT_AND | tag::BIT_OR | tag::BIT_XOR => {
-                let ins = match t {
-                    tag::BIT_AND => "and",
-                    tag::BIT_OR => "or",
-                    _ => "xor",
-                };
-                let x = self.v(format!("{ins} i64 {a}, {b}"));
-                (self.canon_v(k, &x), "0".into())
-            }
-            _ => return None,
-        })
-    }
-
-    fn cmp(&mut self, t: u32, signed: bool, a: &str, b: &str) -> String {
-        let s = if signed { "s" } else { "u" };
-        let pred = match t {
-            tag::EQ => "eq".to_string(),
-            tag::NE => "ne".to_string(),
-            tag::LT => format!("{s}lt"),
-            tag::LE => format!("{s}le"),
-            tag::GT => format!("{s}gt"),
-            _ => format!("{s}ge"),
-        };
-        let c = self.v(format!("icmp {pred} i64 {a}, {b}"));
-        self.v(format!("zext i1 {c} to i64"))
     }
 
     /// The storage of op (b, j)'s non-word result.
@@ -1485,9 +1207,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     if !self.edge_of.contains_key(&(b, ARM_TRUE, 0))
                         || !self.edge_of.contains_key(&(b, ARM_FALSE, 0))
                     {
-                        return Err(self
-                            .u
-                            .refuse(self.at, Some(b), None, "terminator without an edge"));
+                        return Err(self.u.refuse(
+                            self.at,
+                            Some(b),
+                            None,
+                            "terminator without an edge",
+                        ));
                     }
                     self.term(format!("br i1 {nz}, label %{yes}, label %{no}"));
                 } else {
@@ -1556,485 +1281,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         Ok(())
     }
 
-    /// REPLACE_COMMIT: the new value goes in, the old one is dropped as
-    /// `path (replaced)`; a root keeps its custody position rule.
-    fn replace(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {
-        let (Some(Operand::Place(key)), Some(o)) = (op.operands.first(), op.operands.get(1)) else {
-            return Err(self.refuse(b, j, "replacement operands"));
-        };
-        let pi = self.path_of(key, b, j)?;
-        let cand = match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => {
-                self.temps.get(&(*block, *ordinal)).copied()
-            }
-            _ => None,
-        };
-        let ty = self.paths[pi].ty.clone();
-        if is_word(&ty) {
-            return Err(self.refuse(b, j, "replacement of a word"));
-        }
-        let zcand = match cand {
-            Some(c) => self.cust_pos(c),
-            None => "-1".to_string(),
-        };
-        let a = self.take(o, b, j)?;
-        let n = self.size(&ty);
-        let old = self.scratch(n);
-        let name = format!("{} (replaced)", self.paths[pi].name);
-        if self.f.body.paths[pi].key.fields.is_empty() && !self.paths[pi].borrowed {
-            self.copy(&old, &format!("%pl{pi}"), n);
-            let had = self.load(&format!("%ph{pi}"));
-            self.i(format!(
-                "call void @zlm_cust_replace(ptr %zc, ptr %zcn, i64 {pi}, i64 {zcand})"
-            ));
-            self.put(&format!("%pl{pi}"), &ty, &a);
-            self.i(format!("store i64 1, ptr %ph{pi}"));
-            if self.u.layouts.drops(self.u.r, &ty) {
-                let c = self.v(format!("icmp ne i64 {had}, 0"));
-                let (go, skip) = (self.l(), self.l());
-                self.term(format!("br i1 {c}, label %{go}, label %{skip}"));
-                self.label_cont(&go);
-                self.drop_value(&ty, &name, &old);
-                self.term(format!("br label %{skip}"));
-                let zl = self.zl_cur.clone();
-                self.label(&skip);
-                self.zl_cur = zl;
-            }
-        } else {
-            let c = self.present(pi);
-            self.fault_unless(&c, fk::TAG, b, j);
-            let t = self.target(pi);
-            self.copy(&old, &t, n);
-            self.put(&t, &ty, &a);
-            self.drop_value(&ty, &name, &old);
-        }
-        Ok(())
-    }
-
-    /// BORROW_SLICE_BYTE: a bounds-checked view of a byte array (a place, a
-    /// loan of one, or a Bytes facade record's private storage field).
-    fn slice(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {
-        let u = self.u;
-        let lay = &u.layouts;
-        let Some(o) = op.operands.first() else {
-            return Err(self.refuse(b, j, "missing operand"));
-        };
-        let (array, present, ty) = match o {
-            Operand::Place(k) => {
-                let pi = self.path_of(k, b, j)?;
-                let c = self.present(pi);
-                let t = self.target(pi);
-                (t, c, self.paths[pi].ty.clone())
-            }
-            o => match self.operand_type(o) {
-                Some(Type::Ref(t) | Type::Mut(t)) => {
-                    let s = self.storage_of(o, b, j)?;
-                    let p = self.v(format!("load ptr, ptr {s}"));
-                    (p, "true".to_string(), *t)
-                }
-                _ => return Err(self.refuse(b, j, "slice of a non-loan value")),
-            },
-        };
-        let array = match (&ty, lay.types.shape(&ty)) {
-            (Type::ArrayByte, _) => array,
-            (_, Some(Shape::Record { fields, .. }))
-                if fields
-                    .first()
-                    .is_some_and(|f| f.ordinal == 0 && f.ty == Type::ArrayByte) =>
-            {
-                let Some(fa) = lay.field(&ty, 0) else {
-                    return Err(self.refuse(b, j, "field layout"));
-                };
-                self.gep(&array, fa.value)
-            }
-            _ => return Err(self.refuse(b, j, "slice of a non-byte value")),
-        };
-        let st = match op.operands.get(1) {
-            Some(o) => self.word(o, b, j)?,
-            None => return Err(self.refuse(b, j, "missing operand")),
-        };
-        let en = match op.operands.get(2) {
-            Some(o) => self.word(o, b, j)?,
-            None => return Err(self.refuse(b, j, "missing operand")),
-        };
-        self.fault_unless(&present, fk::TAG, b, j);
-        let lp = self.gep(&array, at::LEN);
-        let len = self.load(&lp);
-        let c1 = self.v(format!("icmp ugt i64 {st}, {en}"));
-        let c2 = self.v(format!("icmp ugt i64 {en}, {len}"));
-        let bad = self.v(format!("or i1 {c1}, {c2}"));
-        self.fault_if(&bad, &fk::BOUNDS.to_string(), Some(b), Some(j), None);
-        let dst = self.dst(b, j);
-        self.i(format!("store ptr {array}, ptr {dst}"));
-        let sp = self.gep(&dst, at::START);
-        self.i(format!("store i64 {st}, ptr {sp}"));
-        let ep = self.gep(&dst, at::END);
-        self.i(format!("store i64 {en}, ptr {ep}"));
-        Ok(())
-    }
-
-    /// INTRINSIC_CALL of the catalog's bytes facade.
-    fn intrinsic(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {
-        let u = self.u;
-        let lay = &u.layouts;
-        let Aux::CatalogFunc(sig) = &op.aux0 else {
-            return Err(self.refuse(b, j, "intrinsic without its catalog function"));
-        };
-        let Some(e) = zlm::catalog::by_signature(sig) else {
-            return Err(self.refuse(b, j, "intrinsic outside the catalog"));
-        };
-        let mut args = Vec::new();
-        let mut tys = Vec::new();
-        for o in &op.operands {
-            args.push(self.take(o, b, j)?);
-            tys.push(self.operand_type(o));
-        }
-        let arg = |me: &Self, k: usize| {
-            args.get(k)
-                .map(|a| a.1.clone())
-                .ok_or_else(|| me.refuse(b, j, "intrinsic arity"))
-        };
-        let is_slice = |k: usize| {
-            matches!(tys.get(k), Some(Some(t)) if slice_loan(t) || *t == Type::SliceByte)
-        };
-        let is_array = |k: usize| matches!(tys.get(k), Some(Some(Type::Ref(t) | Type::Mut(t))) if **t == Type::ArrayByte);
-        // (length, buffer start) of a byte view.
-        let view = |me: &mut Self, k: usize| -> Result<(String, String), Refusal> {
-            let a = arg(me, k)?;
-            if is_slice(k) {
-                let arr = me.v(format!("load ptr, ptr {a}"));
-                let sp = me.gep(&a, at::START);
-                let s = me.load(&sp);
-                let ep = me.gep(&a, at::END);
-                let e = me.load(&ep);
-                let len = me.v(format!("sub i64 {e}, {s}"));
-                let buf = me.v(format!("load ptr, ptr {arr}"));
-                let start = me.v(format!("getelementptr inbounds i8, ptr {buf}, i64 {s}"));
-                Ok((len, start))
-            } else if is_array(k) {
-                let arr = me.v(format!("load ptr, ptr {a}"));
-                let lp = me.gep(&arr, at::LEN);
-                let len = me.load(&lp);
-                let buf = me.v(format!("load ptr, ptr {arr}"));
-                Ok((len, buf))
-            } else {
-                Err(me.refuse(b, j, "byte read of a non-byte value"))
-            }
-        };
-        let rty = op.result.clone().unwrap_or(Type::Unit);
-        let result_struct = matches!(lay.types.shape(&rty), Some(Shape::Result(..)));
-        let ok_ty = match lay.types.shape(&rty) {
-            Some(Shape::Result(a, _)) => a.clone(),
-            _ => Type::Unit,
-        };
-        let here = (Some(b), Some(j));
-        match e.selector {
-            1 | 9 => {
-                let (len, _) = view(self, 0)?;
-                self.def(b, j, len);
-            }
-            2 | 10 => {
-                let (len, buf) = view(self, 0)?;
-                let i = arg(self, 1)?;
-                let bad = self.v(format!("icmp uge i64 {i}, {len}"));
-                self.fault_if(&bad, &fk::BOUNDS.to_string(), here.0, here.1, None);
-                let p = self.v(format!("getelementptr inbounds i8, ptr {buf}, i64 {i}"));
-                let by = self.v(format!("load i8, ptr {p}"));
-                let w = self.v(format!("zext i8 {by} to i64"));
-                self.def(b, j, w);
-            }
-            3 if result_struct => {
-                let cap = arg(self, 1)?;
-                let dst = self.dst(b, j);
-                let n = self.size(&rty);
-                self.zero(&dst, n);
-                let okp = self.gep(&dst, at::OK);
-                let errp = self.gep(&dst, lay.err_at(&ok_ty));
-                let k = self.v(format!(
-                    "call i32 @zlm_bytes_alloc(ptr %z, i64 {cap}, ptr {dst}, ptr {okp}, ptr {errp})"
-                ));
-                let bad = self.v(format!("icmp ne i32 {k}, 0"));
-                self.fault_if(&bad, &k, here.0, here.1, None);
-            }
-            4 if result_struct && is_array(0) => {
-                let a = arg(self, 0)?;
-                let byte = arg(self, 2)?;
-                let arr = self.v(format!("load ptr, ptr {a}"));
-                let dst = self.dst(b, j);
-                let n = self.size(&rty);
-                self.zero(&dst, n);
-                let errp = self.gep(&dst, lay.err_at(&ok_ty));
-                let k = self.v(format!(
-                    "call i32 @zlm_bytes_push(ptr %z, ptr {arr}, i64 {byte}, ptr {dst}, ptr {errp})"
-                ));
-                let bad = self.v(format!("icmp ne i32 {k}, 0"));
-                self.fault_if(&bad, &k, here.0, here.1, None);
-            }
-            5 if is_array(0) => {
-                let a = arg(self, 0)?;
-                let (i, byte) = (arg(self, 1)?, arg(self, 2)?);
-                let arr = self.v(format!("load ptr, ptr {a}"));
-                let lp = self.gep(&arr, at::LEN);
-                let len = self.load(&lp);
-                let bad = self.v(format!("icmp uge i64 {i}, {len}"));
-                self.fault_if(&bad, &fk::BOUNDS.to_string(), here.0, here.1, None);
-                let buf = self.v(format!("load ptr, ptr {arr}"));
-                let p = self.v(format!("getelementptr inbounds i8, ptr {buf}, i64 {i}"));
-                let by = self.v(format!("trunc i64 {byte} to i8"));
-                self.i(format!("store i8 {by}, ptr {p}"));
-                self.def(b, j, "0".into());
-            }
-            7 if is_array(0) => {
-                let a = arg(self, 0)?;
-                let arr = self.v(format!("load ptr, ptr {a}"));
-                let lp = self.gep(&arr, at::LEN);
-                self.i(format!("store i64 0, ptr {lp}"));
-                self.def(b, j, "0".into());
-            }
-            8 => {
-                let pb = self.zfield(zf::BYTES);
-                let used = self.load(&pb);
-                let pl = self.zfield(zf::BYTE_LIMIT);
-                let lim = self.load(&pl);
-                let ge = self.v(format!("icmp uge i64 {lim}, {used}"));
-                let d = self.v(format!("sub i64 {lim}, {used}"));
-                let w = self.v(format!("select i1 {ge}, i64 {d}, i64 0"));
-                self.def(b, j, w);
-            }
-            sel => {
-                return Err(self.refuse(
-                    b,
-                    j,
-                    format!("intrinsic selector {sel} is not lowered yet"),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Runtime slots before the parameters (one for a runtime receiver).
-    fn recv_slots(&self) -> usize {
-        usize::from(self.u.receiver_binding(self.at).is_some())
-    }
-
-    /// The path of a contract operand naming a receiver or parameter slot.
-    fn slot_path(&self, o: &ContractOperand) -> Option<usize> {
-        let slot = match o {
-            ContractOperand::Receiver => 0,
-            ContractOperand::Param(k) => *k as usize + self.recv_slots(),
-            _ => return None,
-        };
-        self.slots.get(slot).copied().flatten()
-    }
-
-    /// A slot's value: a word, or the storage of its binding.
-    fn slot_value(&mut self, slot: usize) -> (String, String) {
-        match self.slots.get(slot).copied().flatten() {
-            Some(pi) if is_word(&self.paths[pi].ty.clone()) && !self.paths[pi].borrowed => {
-                ("i64".into(), self.load(&format!("%pl{pi}")))
-            }
-            Some(pi) => ("ptr".into(), format!("%pl{pi}")),
-            None => ("i64".into(), "0".into()),
-        }
-    }
-
-    /// Contract operation `i` of `e`, evaluated lazily from the root as the
-    /// interpreter does; returns a pointer to its (word) value.
-    fn cexpr(&mut self, e: &'m Expr, i: usize, result: bool) -> Result<String, Refusal> {
-        let op = e
-            .ops
-            .get(i)
-            .ok_or_else(|| self.u.refuse(self.at, None, None, "contract operand order"))?;
-        self.fresh += 1;
-        let v = format!("c{}", self.fresh);
-        self.alloca(&v);
-        let v = format!("%{v}");
-        self.tick(None, Some(i as u32));
-        let refuse = |me: &Self, m: &str| me.u.refuse(me.at, None, None, m.to_string());
-        if matches!(op.tag, 23 | 24) {
-            let a = self.coperand(e, &op.operands[0], result)?.1;
-            let short = if op.tag == 23 {
-                self.v(format!("icmp eq i64 {a}, 0"))
-            } else {
-                self.v(format!("icmp ne i64 {a}, 0"))
-            };
-            let (ls, li, lj) = (self.l(), self.l(), self.l());
-            self.term(format!("br i1 {short}, label %{ls}, label %{li}"));
-            self.label(&ls);
-            let nz = self.v(format!("icmp ne i64 {a}, 0"));
-            let w = self.v(format!("zext i1 {nz} to i64"));
-            self.i(format!("store i64 {w}, ptr {v}"));
-            self.term(format!("br label %{lj}"));
-            self.label(&li);
-            let c = self.coperand(e, &op.operands[1], result)?.1;
-            self.i(format!("store i64 {c}, ptr {v}"));
-            self.label(&lj);
-            return Ok(v);
-        }
-        if op.tag == 1 {
-            // A field of a receiver or parameter (through its loan).
-            let Some((_, None, fld)) = op.reference.and_then(|fid| self.u.r.field(&fid)) else {
-                return Err(refuse(self, "contract field copy of a variant field"));
-            };
-            let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
-                return Err(refuse(self, "contract field copy of a computed value"));
-            };
-            let pty = self.paths[pi].ty.clone();
-            let Some(fa) = self.u.layouts.field(&pty, fld.ordinal) else {
-                return Err(refuse(self, "contract field copy of a non-record"));
-            };
-            if !is_word(&fld.ty) {
-                return Err(refuse(
-                    self,
-                    "non-scalar contract values are not lowered yet",
-                ));
-            }
-            let t = self.target(pi);
-            let hp = self.gep(&t, fa.flag);
-            let h = self.load(&hp);
-            let gone = self.v(format!("icmp eq i64 {h}, 0"));
-            self.fault_if(&gone, &fk::TAG.to_string(), None, None, None);
-            let fp = self.gep(&t, fa.value);
-            let x = self.load(&fp);
-            self.i(format!("store i64 {x}, ptr {v}"));
-            return Ok(v);
-        }
-        let mut vals = Vec::new();
-        for o in &op.operands {
-            vals.push(self.coperand(e, o, result)?);
-        }
-        if !is_word(&op.result) {
-            return Err(refuse(
-                self,
-                "non-scalar contract values are not lowered yet",
-            ));
-        }
-        let kind = match &op.result {
-            Type::Scalar(k) => *k,
-            _ => ScalarKind::Bool,
-        };
-        let w = |k: usize| vals.get(k).map(|x| x.1.clone()).unwrap_or_else(|| "0".into());
-        match op.tag {
-            0 => self.i(format!("store i64 {}, ptr {v}", w(0))),
-            4 => {
-                let c = self.v(format!("icmp eq i64 {}, 0", w(0)));
-                let x = self.v(format!("zext i1 {c} to i64"));
-                self.i(format!("store i64 {x}, ptr {v}"));
-            }
-            5 | 7..=16 => {
-                let t = match op.tag {
-                    5 => tag::NEG,
-                    7 => tag::ADD,
-                    8 => tag::SUB,
-                    9 => tag::MUL,
-                    10 => tag::DIV,
-                    11 => tag::REM,
-                    12 => tag::SHIFT_LEFT,
-                    13 => tag::SHIFT_RIGHT,
-                    14 => tag::BIT_AND,
-                    15 => tag::BIT_XOR,
-                    _ => tag::BIT_OR,
-                };
-                let (x, f) = self
-                    .arith(t, kind, &w(0), &w(1))
-                    .ok_or_else(|| refuse(self, "contract arithmetic"))?;
-                if f != "0" {
-                    let bad = self.v(format!("icmp ne i32 {f}, 0"));
-                    self.fault_if(&bad, &f, None, None, None);
-                }
-                self.i(format!("store i64 {x}, ptr {v}"));
-            }
-            17..=22 => {
-                let t =
-                    [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
-                let k = match (&op.operands[0], &op.operands[1]) {
-                    (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
-                    (o, _) => {
-                        let recv = zlm::catalog::receiver_type(
-                            &self.u.r.self_type(self.at.0),
-                            self.f.receiver,
-                        )
-                        .filter(|_| {
-                            !matches!(self.f.receiver, ReceiverKind::Type | ReceiverKind::None)
-                        });
-                        match zlm::ids::contract_operand_type(self.f, recv.as_ref(), e, o) {
-                            Ok(Type::Scalar(k)) => k,
-                            _ => ScalarKind::UInt64,
-                        }
-                    }
-                };
-                let r = self.cmp(t, k.is_signed(), &w(0), &w(1));
-                self.i(format!("store i64 {r}, ptr {v}"));
-            }
-            3 if op.aux0 == 0 => {
-                let Some(&callee) = op.reference.and_then(|sig| self.u.r.funcs.get(&sig)) else {
-                    return Err(refuse(self, "contract calls into other modules"));
-                };
-                if !self.u.index.contains_key(&callee) {
-                    return Err(refuse(self, "callee outside the lowered set"));
-                }
-                if self.u.f(callee).receiver == ReceiverKind::Shared {
-                    // A synchronous shared child loan of the binding.
-                    let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
-                        return Err(refuse(self, "contract call on a computed receiver"));
-                    };
-                    if !self.paths[pi].borrowed {
-                        let loan = self.scratch(1);
-                        self.i(format!("store ptr %pl{pi}, ptr {loan}"));
-                        vals[0] = ("ptr".into(), loan);
-                    }
-                }
-                // The callee's slots decide how each value is passed.
-                let want = self.u.slot_types(callee);
-                if want.len() != vals.len()
-                    || want.iter().zip(&vals).any(|(t, (a, _))| arg_ty(t) != a)
-                {
-                    return Err(refuse(self, "contract call arguments"));
-                }
-                self.call(callee, &v, &vals);
-            }
-            _ => return Err(refuse(self, "contract operation is not lowered yet")),
-        }
-        Ok(v)
-    }
-
-    fn coperand(
-        &mut self,
-        e: &'m Expr,
-        o: &ContractOperand,
-        result: bool,
-    ) -> Result<(String, String), Refusal> {
-        Ok(match o {
-            ContractOperand::Const(c) => ("i64".into(), lit(canon(c.kind, c.bits))),
-            ContractOperand::Receiver => self.slot_value(0),
-            ContractOperand::Param(k) => self.slot_value(*k as usize + self.recv_slots()),
-            ContractOperand::Result if result => {
-                if is_word(&self.f.result) {
-                    ("i64".into(), self.load("%zr"))
-                } else {
-                    ("ptr".into(), "%zr".into())
-                }
-            }
-            ContractOperand::Result => ("i64".into(), "0".into()),
-            ContractOperand::Value(i) => {
-                let p = self.cexpr(e, *i as usize, result)?;
-                ("i64".into(), self.load(&p))
-            }
-        })
-    }
-
-    fn clause(&mut self, e: &'m Expr, result: bool, what: String) -> Result<(), Refusal> {
-        let root = e.ops.len().saturating_sub(1);
-        let p = self.cexpr(e, root, result)?;
-        let x = self.load(&p);
-        let c = self.v(format!("icmp eq i64 {x}, 0"));
-        let d = self.u.detail(what);
-        self.fault_if(&c, &fk::CONTRACT.to_string(), None, None, Some(d));
-        Ok(())
-    }
-
-    /// The function's IR.
-    pub(crate) fn emit(mut self) -> Result<String, Refusal> {
+    /// Which word values escape their segment, the step prepayment, and
+    /// the branch targets' existence; returns each block's prepaid extra.
+    fn prepare(&mut self) -> Result<BTreeMap<u32, usize>, Refusal> {
         let f = self.f;
         // Word flow values used outside their own segment, and call
         // results, live in allocas; the others stay SSA values of their
@@ -2078,61 +1327,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     .refuse(self.at, Some(src), None, "branch to a missing block"));
             }
         }
-        // Prologue: depth and host-stack check, then the runtime slots.
-        self.s.push_str("entry:\n");
-        self.i("br label %START");
-        self.closed = true;
-        self.label("START");
-        let pd = self.zfield(zf::DEPTH);
-        let d = self.load(&pd);
-        let pm = self.zfield(zf::MAX_DEPTH);
-        let md = self.load(&pm);
-        let deep = self.v(format!("icmp uge i64 {d}, {md}"));
-        let sp = self.v("call ptr @llvm.stacksave.p0()");
-        let spi = self.v(format!("ptrtoint ptr {sp} to i64"));
-        let pf = self.zfield(zf::FLOOR);
-        let floor = self.load(&pf);
-        let low = self.v(format!("icmp ult i64 {spi}, {floor}"));
-        let bad = self.v(format!("or i1 {deep}, {low}"));
-        let (lf, lc) = (self.l(), self.l());
-        self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
-        self.label(&lf);
-        let k = self.v(format!(
-            "call i32 @zlm_raise(ptr %z, i32 {}, i64 {}, i64 -1, i64 -1, i64 -1)",
-            fk::DEPTH,
-            self.fnix
-        ));
-        self.term(format!("ret i32 {k}"));
-        self.label(&lc);
-        let d1 = self.v(format!("add i64 {d}, 1"));
-        self.i(format!("store i64 {d1}, ptr {pd}"));
-        let pl = self.zfield(zf::LEFT);
-        let left = self.load(&pl);
-        self.set_zl(left);
-        let slot_tys = self.u.slot_types(self.at);
-        let mut params = String::new();
-        for (k, t) in slot_tys.iter().enumerate() {
-            let _ = write!(params, ", {} %a{k}", arg_ty(t));
-            let Some(pi) = self.slots.get(k).copied().flatten() else {
-                continue;
-            };
-            let a = (arg_ty(t).to_string(), format!("%a{k}"));
-            self.put(&format!("%pl{pi}"), t, &a);
-            if self.paths[pi].agg {
-                self.i(format!("store i64 1, ptr %ph{pi}"));
-            }
-            if self.paths[pi].owner {
-                let n = self.load("%zcn");
-                let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
-                self.i(format!("store i64 {pi}, ptr {p}"));
-                let n1 = self.v(format!("add i64 {n}, 1"));
-                self.i(format!("store i64 {n1}, ptr %zcn"));
-            }
-        }
-        for (i, e) in f.requires.iter().enumerate() {
-            self.clause(e, false, format!("requires {i}"))?;
-        }
-        // Body.
+        Ok(extra)
+    }
+
+    /// The body's blocks, each in segment copies.
+    fn body(&mut self, extra: &BTreeMap<u32, usize>) -> Result<(), Refusal> {
         for bi in 0..self.blocks.len() {
             let block = self.blocks[bi];
             let b = block.id;
@@ -2206,6 +1405,75 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.term(format!("br label %{next}"));
             }
         }
+        Ok(())
+    }
+
+    /// Lowers the body alone and drops the text: a refusal in the body
+    /// comes before one in the contracts, in the C lowering's order.
+    pub(crate) fn check_body(mut self) -> Result<(), Refusal> {
+        let extra = self.prepare()?;
+        self.body(&extra)
+    }
+
+    /// The function's IR.
+    pub(crate) fn emit(mut self) -> Result<String, Refusal> {
+        let f = self.f;
+        let extra = self.prepare()?;
+        // Prologue: depth and host-stack check, then the runtime slots.
+        self.s.push_str("entry:\n");
+        self.i("br label %START");
+        self.closed = true;
+        self.label("START");
+        let pd = self.zfield(zf::DEPTH);
+        let d = self.load(&pd);
+        let pm = self.zfield(zf::MAX_DEPTH);
+        let md = self.load(&pm);
+        let deep = self.v(format!("icmp uge i64 {d}, {md}"));
+        let sp = self.v("call ptr @llvm.stacksave.p0()");
+        let spi = self.v(format!("ptrtoint ptr {sp} to i64"));
+        let pf = self.zfield(zf::FLOOR);
+        let floor = self.load(&pf);
+        let low = self.v(format!("icmp ult i64 {spi}, {floor}"));
+        let bad = self.v(format!("or i1 {deep}, {low}"));
+        let (lf, lc) = (self.l(), self.l());
+        self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
+        self.label(&lf);
+        let k = self.v(format!(
+            "call i32 @zlm_raise(ptr %z, i32 {}, i64 {}, i64 -1, i64 -1, i64 -1)",
+            fk::DEPTH,
+            self.fnix
+        ));
+        self.term(format!("ret i32 {k}"));
+        self.label(&lc);
+        let d1 = self.v(format!("add i64 {d}, 1"));
+        self.i(format!("store i64 {d1}, ptr {pd}"));
+        let pl = self.zfield(zf::LEFT);
+        let left = self.load(&pl);
+        self.set_zl(left);
+        let slot_tys = self.u.slot_types(self.at);
+        let mut params = String::new();
+        for (k, t) in slot_tys.iter().enumerate() {
+            let _ = write!(params, ", {} %a{k}", arg_ty(t));
+            let Some(pi) = self.slots.get(k).copied().flatten() else {
+                continue;
+            };
+            let a = (arg_ty(t).to_string(), format!("%a{k}"));
+            self.put(&format!("%pl{pi}"), t, &a);
+            if self.paths[pi].agg {
+                self.i(format!("store i64 1, ptr %ph{pi}"));
+            }
+            if self.paths[pi].owner {
+                let n = self.load("%zcn");
+                let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
+                self.i(format!("store i64 {pi}, ptr {p}"));
+                let n1 = self.v(format!("add i64 {n}, 1"));
+                self.i(format!("store i64 {n1}, ptr %zcn"));
+            }
+        }
+        for (i, e) in f.requires.iter().enumerate() {
+            self.clause(e, false, format!("requires {i}"))?;
+        }
+        self.body(&extra)?;
         self.label("ZEXIT");
         self.in_ensures = true;
         for (i, e) in f.ensures.iter().enumerate() {
@@ -2289,50 +1557,5 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         out.push_str(rest);
         out.push_str("}\n");
         Ok(out)
-    }
-
-    /// The abrupt unwind: owners in reverse custody order, then the frame
-    /// leaves with the fault kind in `%zk`.
-    fn unwind(&mut self) {
-        self.label("ZUNWIND");
-        self.term("br label %ZU_loop");
-        self.label("ZU_loop");
-        let n = self.load("%zcn");
-        let e = self.v(format!("icmp eq i64 {n}, 0"));
-        self.term(format!("br i1 {e}, label %ZU_done, label %ZU_pop"));
-        self.label("ZU_pop");
-        let n1 = self.v(format!("sub i64 {n}, 1"));
-        self.i(format!("store i64 {n1}, ptr %zcn"));
-        let cp = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n1}"));
-        let pi = self.load(&cp);
-        let mut cases = String::new();
-        let owners: Vec<usize> = (0..self.paths.len())
-            .filter(|&i| self.paths[i].owner && self.paths[i].agg)
-            .collect();
-        for &i in &owners {
-            let _ = write!(cases, " i64 {i}, label %ZU_{i}");
-        }
-        self.term(format!("switch i64 {pi}, label %ZU_loop [{cases} ]"));
-        for &i in &owners {
-            self.label(&format!("ZU_{i}"));
-            let h = self.load(&format!("%ph{i}"));
-            let c = self.v(format!("icmp ne i64 {h}, 0"));
-            self.term(format!("br i1 {c}, label %ZU_d{i}, label %ZU_loop"));
-            self.label(&format!("ZU_d{i}"));
-            self.i(format!("store i64 0, ptr %ph{i}"));
-            let t = self.f.body.paths[i].ty.clone();
-            let name = root_name(&self.f.body.paths[i].key.root);
-            self.drop_value(&t, &name, &format!("%pl{i}"));
-            self.term("br label %ZU_loop");
-        }
-        self.label("ZU_done");
-        let zl = self.load("%zl");
-        self.i(format!("store i64 {zl}, ptr %z"));
-        let pd = self.zfield(zf::DEPTH);
-        let d = self.load(&pd);
-        let d1 = self.v(format!("sub i64 {d}, 1"));
-        self.i(format!("store i64 {d1}, ptr {pd}"));
-        let k = self.v("load i32, ptr %zk");
-        self.term(format!("ret i32 {k}"));
     }
 }
