@@ -1611,6 +1611,39 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let pre = walk::prepayment(f, &self.blocks);
         self.covered = pre.covered;
         let extra = pre.extra;
+        let has_recipes = |b: u32| {
+            f.body
+                .edges
+                .iter()
+                .any(|e| e.source == b && !e.drops.is_empty())
+        };
+        // Two-block loops: a header without calls or recipes whose true arm
+        // is a prepaid body that jumps straight back (`while`). Its fast entry
+        // first checks the cost of two iterations and, when covered, runs an
+        // unrolled copy (header, body, header) with no check in between, so
+        // a loop costs one budget check per two iterations. The copy is the
+        // same fast text with the same step charges; with less budget the
+        // ordinary path below runs, so faults and step counts are unchanged.
+        let mut unroll: std::collections::BTreeMap<u32, u32> = Default::default();
+        for block in &self.blocks {
+            let (h, body) = (block.id, block.id + 1);
+            let header_ok = !self.covered.contains(&h)
+                && !has_recipes(h)
+                && !block.ops.iter().any(|o| ends_segment(o.tag))
+                && matches!(block.ops.last(), Some(op) if op.tag == tag::JUMP_IF_FALSE);
+            let Some(b) = self.blocks.iter().find(|x| x.id == body) else {
+                continue;
+            };
+            let body_ok = self.covered.contains(&body)
+                && !has_recipes(body)
+                && matches!(
+                    b.ops.last(),
+                    Some(op) if op.tag == tag::JUMP && op.operands == [Operand::Block(h)]
+                );
+            if header_ok && body_ok {
+                unroll.insert(h, body);
+            }
+        }
         // Body first: it decides which labels are targets.
         let mut body = String::new();
         for bi in 0..self.blocks.len() {
@@ -1655,6 +1688,27 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                         } else {
                             0
                         };
+                    if let Some(&s) = unroll.get(&b).filter(|_| segs.len() == 1) {
+                        let mut body_fast = String::new();
+                        let found: Option<&'m Block> =
+                            self.blocks.iter().find(|x| x.id == s).copied();
+                        if let Some(sb) = found {
+                            for (j, op) in sb.ops.iter().enumerate() {
+                                body_fast.push_str(&self.op(s, j as u32, op, false)?);
+                            }
+                            let ns = sb.ops.len();
+                            let _ = write!(
+                                text,
+                                "  if (!ZLM_UNLIKELY(zl < {twice})) {{\n    zl -= {n};\n    {{\n{first}    }}\nBU{s}:;\n    zl -= {ns};\n    {{\n{again}    }}\nBU{b}:;\n    zl -= {n};\n    {{\n{fast}    }}\n  }}\n",
+                                twice = need + seg.len() + ns,
+                                n = seg.len(),
+                                first =
+                                    fast.replace(&format!("goto B{s};"), &format!("goto BU{s};")),
+                                again = body_fast
+                                    .replace(&format!("goto B{b};"), &format!("goto BU{b};")),
+                            );
+                        }
+                    }
                     let _ = write!(
                         text,
                         "  if (ZLM_UNLIKELY(zl < {need})) {{\n{careful}  }} else {{\n    zl -= {n};\n{fast}  }}\n",
