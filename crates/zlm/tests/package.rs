@@ -376,6 +376,16 @@ decl enum Mark public
 
 decl value Sealed public
   field 0 v private let Int32
+
+decl value Math public
+  func message type twice public -> Int32 effects []
+    param 0 x Int32
+    path p0 Int32
+    block 0
+      load_local Int32 $p0 | path:p0 -
+      add Int32 %0.0 %0.0 | - -
+      return - %0.1 | - -
+    edge 0 return 0 exit
 ";
     check(&text, &[]).unwrap()
 }
@@ -537,4 +547,47 @@ fn providers_that_import_from_each_other_decode_in_dependency_order() {
     assert!(!alone[0].imports_resolved());
     let e = Package::new(alone[0].clone(), vec![]).unwrap_err();
     assert_eq!(e.code, "ZLM-PACKAGE", "{e}");
+}
+
+#[test]
+fn a_contract_calls_a_provider_function_on_both_engines() {
+    let p = store_with_enum();
+    let twice = sig(&p, "Math.twice");
+    let body = format!(
+        "  func message type guarded public -> Int32 effects []
+    param 0 x Int32
+    requires
+      cop pure_call Int32 p0 | 0 0 func:#{twice}
+      cop lt Bool v0 c:Int32:100 | 0 0 -
+    path p0 Int32
+    block 0
+      load_local Int32 $p0 | path:p0 -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+"
+    );
+    let root =
+        check(&constructing_root(&p, &["Cell"], &body), &[&p]).unwrap_or_else(|e| panic!("{e}"));
+    let pkg = Package::new(root, vec![p]).unwrap();
+    let it = Interp::of_package(&pkg);
+    let out = it.run("Main.guarded", &[Value::Scalar(10)]).unwrap();
+    assert_eq!(it.render(&out.value, &out.ty), "10");
+    let Err(RunError::Fault { fault, .. }) = it.run("Main.guarded", &[Value::Scalar(60)]) else {
+        panic!("expected the requires clause to fail")
+    };
+    assert_eq!(fault.kind, FaultKind::Contract("requires 0".into()));
+    let unit = zlm::materialize::c::emit_package(
+        &pkg,
+        &zlm::materialize::c::TargetConfig::default(),
+        &zlm::materialize::c::Scope::Module,
+    )
+    .unwrap();
+    let program = c_engine_common::build(&unit, &c_engine_common::compiler("cc"));
+    for x in [10u64, 49, 50, 60, i32::MAX as u32 as u64] {
+        assert_eq!(
+            c_engine_common::c_run(&program, "Main.guarded", &[x], Limits::default()),
+            c_engine_common::interp_run(&it, "Main.guarded", &[x]).unwrap(),
+            "x={x}"
+        );
+    }
 }
