@@ -96,6 +96,8 @@ for src in examples/zlm/*.zlt; do
   "$irkit" zlm address "$zlm_out/$name.zlm" >/dev/null
   "$irkit" zlm ids "$zlm_out/$name.zlm" --format json >/dev/null
 done
+"$irkit" zlm zli "$zlm_out/canvas.zlm" --dep "$zlm_out/shapes.zlm" | grep -q '^dependency geo.shapes '
+"$irkit" zlm reflect "$zlm_out/canvas.zlm" --dep "$zlm_out/shapes.zlm" --format json | grep -q '"root":"geo.canvas"'
 rm -rf "$zlm_out"
 # ZLM reference interpreter: run the checked examples (issue 10).
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 | grep -qx 45
@@ -117,6 +119,8 @@ rm -rf "$zlm_pkg"
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.demo --drops >/dev/null
 "$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false | grep -qx 'Err(99)'
 "$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops | grep -qx 'Ok(20)'
+"$irkit" zlm run examples/zlm/run/own.zlt --entry Main.try_demo --args false --engine jit | grep -qx 'Err(99)'
+"$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops --engine aot | grep -qx 'Ok(20)'
 "$irkit" zlm run examples/zlm/run/bytes.zlt --entry Main.demo --args 1 3 --drops --engine c | grep -qx 'Ok(20)'
 "$irkit" zlm run examples/zlm/run/control.zlt --entry Main.scan --args 10 99 | grep -qx 27
 # TCC engine: run example programs with the local host.

@@ -37,6 +37,31 @@ pub enum Format {
 }
 
 impl Diagnostic {
+    /// A diagnostic about input `label` without a location yet.
+    pub fn new(kind: &str, code: Option<&str>, message: impl Into<String>, label: &str) -> Self {
+        Diagnostic {
+            kind: kind.to_string(),
+            code: code.map(str::to_string),
+            message: message.into(),
+            label: label.to_string(),
+            offset: None,
+            line: None,
+            column: None,
+        }
+    }
+
+    /// Points the diagnostic at byte `offset`; when the input is `text`, also
+    /// at its line and column.
+    pub fn at(mut self, offset: Option<usize>, text: Option<&str>) -> Self {
+        self.offset = offset.map(|o| o as u64);
+        if let (Some(o), Some(t)) = (offset, text) {
+            let (line, column) = line_column(t, o);
+            self.line = Some(line);
+            self.column = Some(column);
+        }
+        self
+    }
+
     /// Renders the diagnostic as one line of JSON (no trailing newline).
     pub fn to_json(&self) -> String {
         let value = serde_json::json!({
@@ -116,6 +141,35 @@ fn nth_line(source: &str, line: u64) -> Option<&str> {
     (current == line).then(|| source.get(start..)).flatten()
 }
 
+/// 1-based line and column (in code points) of byte `offset`; CR, LF and
+/// CRLF each end one line, as in [`nth_line`].
+pub fn line_column(text: &str, offset: usize) -> (u64, u64) {
+    let offset = offset.min(text.len());
+    let mut line = 1u64;
+    let mut line_start = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    while i < offset {
+        match bytes[i] {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') && i + 1 < offset => {
+                i += 2;
+                line += 1;
+                line_start = i;
+            }
+            b'\r' | b'\n' => {
+                i += 1;
+                line += 1;
+                line_start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    let column = text
+        .get(line_start..offset)
+        .map_or(0, |s| s.chars().count() as u64);
+    (line, column + 1)
+}
+
 /// Prints diagnostics in the chosen format: JSON lines on stdout, human text on stderr.
 pub fn emit(diagnostics: &[Diagnostic], format: Format, source: Option<&str>) {
     for diagnostic in diagnostics {
@@ -173,6 +227,17 @@ mod tests {
             text,
             "error[Z001]: expected `)` (syntactic)\n  --> a.vpl @ byte 9 (0x9)\n"
         );
+    }
+
+    #[test]
+    fn line_column_counts_code_points_and_line_endings() {
+        let t = "ab\r\ncé\rx\ny";
+        assert_eq!(line_column(t, 0), (1, 1));
+        assert_eq!(line_column(t, 2), (1, 3));
+        assert_eq!(line_column(t, 4), (2, 1));
+        assert_eq!(line_column(t, 7), (2, 3)); // after "cé" (é is 2 bytes)
+        assert_eq!(line_column(t, 8), (3, 1));
+        assert_eq!(line_column(t, 10), (4, 1));
     }
 
     #[test]

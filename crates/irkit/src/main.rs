@@ -4,9 +4,13 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod args;
 mod diag;
+mod diagnose;
+mod error;
 mod exit;
 mod io;
+mod report;
 mod rvn_cmd;
 mod tcc_cmd;
 mod tcc_compile_cmd;
@@ -20,7 +24,9 @@ mod vpl_webgl_cmd;
 mod zlm_c_cmd;
 mod zlm_cmd;
 mod zlm_llvm_cmd;
+mod zlm_load;
 mod zlm_run_cmd;
+mod zlm_zli_cmd;
 
 /// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker
 /// threads that allocate per step (≈ 15 % of the host's CPU in glibc `malloc`;
@@ -72,10 +78,24 @@ fn main() -> ExitCode {
             };
         }
     };
+    // Each verb returns `Result<Outcome, CliError>`; its error is rendered
+    // here, once, in the verb's `--format`.
     match cli.system {
-        System::Vpl(verb) => vpl_cmd::run(verb),
-        System::Tcc(verb) => tcc_cmd::run(verb),
-        System::Rvn(verb) => rvn_cmd::run(verb),
-        System::Zlm(verb) => zlm_cmd::run(verb),
+        System::Vpl(verb) => {
+            let format = verb.format();
+            report::finish(vpl_cmd::run(verb), format)
+        }
+        System::Tcc(verb) => {
+            let format = verb.format();
+            report::finish(tcc_cmd::run(verb), format)
+        }
+        System::Rvn(verb) => {
+            let format = verb.format();
+            report::finish(rvn_cmd::run(verb), format)
+        }
+        System::Zlm(verb) => {
+            let format = verb.format();
+            report::finish(zlm_cmd::run(verb), format)
+        }
     }
 }

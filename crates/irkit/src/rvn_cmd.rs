@@ -1,42 +1,37 @@
 //! `irkit rvn <verb>`: Raven `.rvnlib` compiled shader libraries (rvnlib-ir.md).
 
+use crate::args::{FormatArgs, InputArgs, InputsArgs};
 use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
-use rvnlib::link::{LinkError, LinkInput, LinkOptions};
-use rvnlib::verify::VerifyError;
-use rvnlib::{CompiledLibrary, ReadError};
+use crate::error::{CliError, Diagnose, Origin, Outcome};
+use crate::io::{read, write};
+use rvnlib::CompiledLibrary;
+use rvnlib::link::{LinkInput, LinkOptions};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// Verbs of `irkit rvn`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
     /// Print a library as the indented inspection JSON (no container, not readable back).
     Inspect {
-        /// The .rvnlib file (`-` for standard input).
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Write here instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Read and verify libraries (container, JSON schema, IR verifier).
     Verify {
-        /// The .rvnlib files.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        inputs: InputsArgs,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Link libraries into one module by key and write it as a .rvnlib.
     Link {
-        /// The libraries, in link order.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
+        #[command(flatten)]
+        inputs: InputsArgs,
         /// Output file.
         #[arg(short, long)]
         output: PathBuf,
@@ -50,113 +45,72 @@ pub enum Verb {
         /// Name of the linked library (default: the consumer's name, else `linked`).
         #[arg(long)]
         name: Option<String>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Report what changed between two versions of a library and whether a
     /// consumer built against OLD still links against NEW (exit 0 compatible,
-    /// 1 breaking).
+    /// 1 breaking; `--format json`: one object per change, then a summary).
     Diff {
         /// The version consumers were built against.
         old: PathBuf,
         /// The new version.
         new: PathBuf,
-        /// Output format (`json`: one object per change, then a summary).
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Print the call graph reachable from a function key.
     Calls {
-        /// The .rvnlib file.
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// The function key to start from.
         key: String,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
 }
 
+impl Verb {
+    /// The verb's `--format`.
+    pub fn format(&self) -> Format {
+        match self {
+            Verb::Inspect { fmt, .. }
+            | Verb::Verify { fmt, .. }
+            | Verb::Link { fmt, .. }
+            | Verb::Diff { fmt, .. }
+            | Verb::Calls { fmt, .. } => fmt.format,
+        }
+    }
+}
+
 /// Runs one `irkit rvn` verb.
-pub fn run(verb: Verb) -> ExitCode {
+pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
-        Verb::Inspect {
-            file,
-            output,
-            format,
-        } => inspect(&file, output.as_deref(), format),
-        Verb::Verify { files, format } => verify(&files, format),
+        Verb::Inspect { input, output, .. } => inspect(&input.file, output.as_deref()),
+        Verb::Verify { inputs, fmt } => verify(&inputs.files, fmt.format),
         Verb::Link {
-            files,
+            inputs,
             output,
             consumer,
             entries,
             name,
-            format,
-        } => link(&files, &output, consumer.as_deref(), entries, name, format),
-        Verb::Calls { file, key, format } => calls(&file, &key, format),
-        Verb::Diff { old, new, format } => diff(&old, &new, format),
+            fmt,
+        } => link(
+            &inputs.files,
+            &output,
+            consumer.as_deref(),
+            entries,
+            name,
+            fmt.format,
+        ),
+        Verb::Calls { input, key, fmt } => calls(&input.file, &key, fmt.format),
+        Verb::Diff { old, new, fmt } => diff(&old, &new, fmt.format),
     }
 }
 
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_USAGE)
-}
-
-fn diagnostic(
-    kind: &str,
-    code: Option<&str>,
-    message: String,
-    label: &str,
-    offset: Option<u64>,
-) -> Diagnostic {
-    Diagnostic {
-        kind: kind.to_string(),
-        code: code.map(str::to_string),
-        message,
-        label: label.to_string(),
-        offset,
-        line: None,
-        column: None,
-    }
-}
-
-fn verify_diagnostic(error: &VerifyError, label: &str) -> Diagnostic {
-    let mut message = String::new();
-    if let Some(item) = &error.item {
-        message.push_str(&format!("in `{item}`"));
-    }
-    if !error.path.is_empty() {
-        message.push_str(&format!(" at {}", error.path));
-    }
-    if !message.is_empty() {
-        message.push_str(": ");
-    }
-    message.push_str(&error.message);
-    diagnostic("verify", Some(error.code), message, label, None)
-}
-
-fn read_diagnostics(error: &ReadError, label: &str) -> Vec<Diagnostic> {
-    match error {
-        ReadError::Invalid(errors) => errors.iter().map(|e| verify_diagnostic(e, label)).collect(),
-        other => vec![diagnostic(
-            other.kind(),
-            None,
-            other.to_string(),
-            label,
-            other.offset(),
-        )],
-    }
-}
-
-/// Reads and verifies one library; `Err` carries the exit code after reporting.
-fn load(path: &Path, format: Format, verified: bool) -> Result<(String, CompiledLibrary), u8> {
-    let (label, bytes) = read_input(path).map_err(|e| {
-        eprintln!("error: {e}");
-        EXIT_USAGE
-    })?;
+/// Reads one library, verified unless `verified` is false.
+fn load(path: &Path, verified: bool) -> Result<(String, CompiledLibrary), CliError> {
+    let (label, bytes) = read(path)?;
     let result = if verified {
         rvnlib::read(&bytes)
     } else {
@@ -164,30 +118,22 @@ fn load(path: &Path, format: Format, verified: bool) -> Result<(String, Compiled
     };
     match result {
         Ok(library) => Ok((label, library)),
-        Err(error) => {
-            emit(&read_diagnostics(&error, &label), format, None);
-            Err(EXIT_INVALID)
-        }
+        Err(error) => Err(CliError::diagnosed(&error, &Origin::binary(&label))),
     }
 }
 
-fn inspect(file: &Path, output: Option<&Path>, format: Format) -> ExitCode {
-    let (_, library) = match load(file, format, false) {
-        Ok(loaded) => loaded,
-        Err(code) => return ExitCode::from(code),
-    };
+fn inspect(file: &Path, output: Option<&Path>) -> Result<Outcome, CliError> {
+    let (_, library) = load(file, false)?;
     let mut text = rvnlib::write_json(&library);
     text.push('\n');
-    match write_output(output, text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => usage_error(&e),
-    }
+    write(output, text.as_bytes())?;
+    Ok(Outcome::Success)
 }
 
-fn verify(files: &[PathBuf], format: Format) -> ExitCode {
-    let mut status = 0u8;
+fn verify(files: &[PathBuf], format: Format) -> Result<Outcome, CliError> {
+    let mut errors = Vec::new();
     for file in files {
-        match load(file, format, true) {
+        match load(file, true) {
             Ok((label, library)) => {
                 if format == Format::Human {
                     println!(
@@ -199,10 +145,14 @@ fn verify(files: &[PathBuf], format: Format) -> ExitCode {
                     );
                 }
             }
-            Err(code) => status = status.max(code),
+            Err(e) => errors.push(e),
         }
     }
-    ExitCode::from(status)
+    if errors.is_empty() {
+        Ok(Outcome::Success)
+    } else {
+        Err(CliError::several(errors))
+    }
 }
 
 fn link(
@@ -212,21 +162,24 @@ fn link(
     entries: Vec<String>,
     name: Option<String>,
     format: Format,
-) -> ExitCode {
+) -> Result<Outcome, CliError> {
     let mut loaded = Vec::new();
-    let mut failed = None;
+    let mut errors = Vec::new();
     for file in files {
-        match load(file, format, true) {
+        match load(file, true) {
             Ok(l) => loaded.push(l),
-            Err(code) => failed = Some(failed.unwrap_or(0).max(code)),
+            Err(e) => errors.push(e),
         }
     }
-    let consumer = match consumer.map(|c| load(c, format, true)).transpose() {
+    let consumer = match consumer.map(|c| load(c, true)).transpose() {
         Ok(c) => c,
-        Err(code) => return ExitCode::from(code),
+        Err(e) => {
+            errors.push(e);
+            return Err(CliError::several(errors));
+        }
     };
-    if let Some(code) = failed {
-        return ExitCode::from(code);
+    if !errors.is_empty() {
+        return Err(CliError::several(errors));
     }
     let inputs: Vec<LinkInput<'_>> = loaded
         .iter()
@@ -248,111 +201,75 @@ fn link(
         entries,
     };
     let out_label = output.display().to_string();
-    match rvnlib::link::link(&inputs, &options) {
-        Ok(linked) => {
-            for warning in &linked.warnings {
-                emit(
-                    &[diagnostic(
-                        "warning",
-                        Some(warning.code),
-                        warning.message.clone(),
-                        &out_label,
-                        None,
-                    )],
-                    format,
-                    None,
-                );
-            }
-            if format == Format::Human {
-                for rename in &linked.renames {
-                    eprintln!(
-                        "note: {} `{}` is named `{}` in the module (key `{}`)",
-                        rename.what, rename.from, rename.to, rename.key
-                    );
-                }
-            }
-            let bytes = match rvnlib::write(&linked.library) {
-                Ok(bytes) => bytes,
-                Err(e) => return usage_error(&e.to_string()),
-            };
-            if let Err(e) = write_output(Some(output), &bytes) {
-                return usage_error(&e);
-            }
-            let version = rvnlib::version::version_for(&linked.library);
-            let why = if version == rvnlib::version::RAVEN_VERSION {
-                "the version Raven reads"
-            } else {
-                "a struct key differs from its name; Raven's reader accepts only version 3"
-            };
-            match format {
-                Format::Human => eprintln!(
-                    "linked {} struct(s) and {} function(s) into {out_label} as container version {version} ({why})",
-                    linked.library.ir.structs.len(),
-                    linked.library.ir.functions.len()
-                ),
-                Format::Json => println!(
-                    "{}",
-                    serde_json::json!({
-                        "kind": "written",
-                        "path": out_label,
-                        "version": version,
-                        "raven_readable": version == rvnlib::version::RAVEN_VERSION,
-                        "structs": linked.library.ir.structs.len(),
-                        "functions": linked.library.ir.functions.len(),
-                    })
-                ),
-            }
-            ExitCode::SUCCESS
-        }
+    let linked = match rvnlib::link::link(&inputs, &options) {
+        Ok(linked) => linked,
         Err(errors) => {
-            let diagnostics: Vec<Diagnostic> = errors
-                .iter()
-                .map(|e| match e {
-                    LinkError::Verify {
-                        origin,
-                        error,
-                        library,
-                    } => {
-                        let mut d = verify_diagnostic(error, origin);
-                        d.message = format!("library `{library}`: {}", d.message);
-                        d
-                    }
-                    other => diagnostic(
-                        other.kind(),
-                        other.code(),
-                        other.to_string(),
-                        &out_label,
-                        None,
-                    ),
-                })
-                .collect();
-            emit(&diagnostics, format, None);
-            ExitCode::from(EXIT_INVALID)
+            let origin = Origin::binary(&out_label);
+            let diagnostics = errors.iter().flat_map(|e| e.diagnostics(&origin)).collect();
+            return Err(CliError::invalid(diagnostics, None));
+        }
+    };
+    // Warnings belong between the link and its summary line, so they are
+    // printed here rather than returned.
+    for warning in &linked.warnings {
+        let d = Diagnostic::new(
+            "warning",
+            Some(warning.code),
+            warning.message.clone(),
+            &out_label,
+        );
+        emit(&[d], format, None);
+    }
+    if format == Format::Human {
+        for rename in &linked.renames {
+            eprintln!(
+                "note: {} `{}` is named `{}` in the module (key `{}`)",
+                rename.what, rename.from, rename.to, rename.key
+            );
         }
     }
+    let bytes = rvnlib::write(&linked.library).map_err(|e| CliError::usage(e.to_string()))?;
+    write(Some(output), &bytes)?;
+    let version = rvnlib::version::version_for(&linked.library);
+    let why = if version == rvnlib::version::RAVEN_VERSION {
+        "the version Raven reads"
+    } else {
+        "a struct key differs from its name; Raven's reader accepts only version 3"
+    };
+    match format {
+        Format::Human => eprintln!(
+            "linked {} struct(s) and {} function(s) into {out_label} as container version {version} ({why})",
+            linked.library.ir.structs.len(),
+            linked.library.ir.functions.len()
+        ),
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({
+                "kind": "written",
+                "path": out_label,
+                "version": version,
+                "raven_readable": version == rvnlib::version::RAVEN_VERSION,
+                "structs": linked.library.ir.structs.len(),
+                "functions": linked.library.ir.functions.len(),
+            })
+        ),
+    }
+    Ok(Outcome::Success)
 }
 
-fn calls(file: &Path, key: &str, format: Format) -> ExitCode {
-    let (label, library) = match load(file, format, true) {
-        Ok(loaded) => loaded,
-        Err(code) => return ExitCode::from(code),
-    };
+fn calls(file: &Path, key: &str, format: Format) -> Result<Outcome, CliError> {
+    let (label, library) = load(file, true)?;
     let Some(edges) = rvnlib::walk::call_graph(&library, key) else {
-        emit(
-            &[diagnostic(
-                "unknown-key",
-                None,
-                format!(
-                    "no function of library `{}` has the key `{key}`",
-                    library.name
-                ),
-                &label,
-                None,
-            )],
-            format,
+        let d = Diagnostic::new(
+            "unknown-key",
             None,
+            format!(
+                "no function of library `{}` has the key `{key}`",
+                library.name
+            ),
+            &label,
         );
-        return ExitCode::from(EXIT_INVALID);
+        return Err(CliError::invalid(vec![d], None));
     };
     let mut out = String::new();
     match format {
@@ -380,19 +297,17 @@ fn calls(file: &Path, key: &str, format: Format) -> ExitCode {
             }
         }
     }
-    match write_output(None, out.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => usage_error(&e),
-    }
+    write(None, out.as_bytes())?;
+    Ok(Outcome::Success)
 }
 
-fn diff(old: &Path, new: &Path, format: Format) -> ExitCode {
-    let old = load(old, format, true);
-    let new = load(new, format, true);
+fn diff(old: &Path, new: &Path, format: Format) -> Result<Outcome, CliError> {
+    let old = load(old, true);
+    let new = load(new, true);
     let ((old_label, old), (new_label, new)) = match (old, new) {
         (Ok(o), Ok(n)) => (o, n),
-        (Err(a), Err(b)) => return ExitCode::from(a.max(b)),
-        (Err(code), _) | (_, Err(code)) => return ExitCode::from(code),
+        (Err(a), Err(b)) => return Err(CliError::Several(vec![a, b])),
+        (Err(e), _) | (_, Err(e)) => return Err(e),
     };
     let report = rvnlib::diff::diff(&old, &new);
     let breaking = report.breaking().count();
@@ -450,12 +365,10 @@ fn diff(old: &Path, new: &Path, format: Format) -> ExitCode {
             out.push('\n');
         }
     }
-    if let Err(e) = write_output(None, out.as_bytes()) {
-        return usage_error(&e);
-    }
-    if report.compatible() {
-        ExitCode::SUCCESS
+    write(None, out.as_bytes())?;
+    Ok(if report.compatible() {
+        Outcome::Success
     } else {
-        ExitCode::from(EXIT_INVALID)
-    }
+        Outcome::Failure
+    })
 }

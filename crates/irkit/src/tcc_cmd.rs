@@ -1,62 +1,58 @@
 //! `irkit tcc <verb>`: TCC program artifacts (tcc-program-format.md).
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::diag::{Diagnostic, Format};
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{read, write};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use tcc_ir::{Artifact, FeatureSet, Instruction, IrError, SourceMap, ValidationError};
+use tcc_ir::{Artifact, FeatureSet, Instruction, SourceMap, ValidationError};
 
 /// Verbs of `irkit tcc`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
     /// Decode and validate an artifact (exit 0 valid, 1 invalid, 2 usage/I/O).
     Validate {
-        /// Artifact JSON file, or `-` for standard input.
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Engine features the engine implements (comma-separated; default: every known feature).
         #[arg(long, value_delimiter = ',')]
         features: Option<Vec<String>>,
         /// Host capabilities the host provides (comma-separated; default: every known capability).
         #[arg(long, value_delimiter = ',')]
         capabilities: Option<Vec<String>>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Print the artifact hash computed from the content.
     Hash {
-        /// Artifact JSON file, or `-` for standard input.
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Compare the computed hash with the embedded `artifact_hash` (exit 1 on mismatch).
         #[arg(long)]
         check: bool,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Print a readable listing: functions, pc, op, operands, source span.
     Print {
-        /// Artifact JSON file, or `-` for standard input.
-        file: PathBuf,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        input: InputArgs,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Re-encode an artifact as canonical JSON.
     Canon {
-        /// Artifact JSON file, or `-` for standard input.
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Output file (default: standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Replace `artifact_hash` with the computed hash.
         #[arg(long)]
         rehash: bool,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Compile a Python (.py), TypeScript (.ts) or Rust (.rs) workflow to an artifact.
     Compile(crate::tcc_compile_cmd::CompileArgs),
@@ -80,27 +76,42 @@ pub enum Verb {
     Ls(crate::tcc_host_cmd::LsArgs),
 }
 
+impl Verb {
+    /// The verb's `--format` (`human` for a verb without one).
+    pub fn format(&self) -> Format {
+        match self {
+            Verb::Validate { fmt, .. }
+            | Verb::Hash { fmt, .. }
+            | Verb::Print { fmt, .. }
+            | Verb::Canon { fmt, .. } => fmt.format,
+            Verb::Compile(a) => a.fmt.format,
+            Verb::Run(a) => a.fmt.format,
+            Verb::Step(a) => a.fmt.format,
+            Verb::Start(a) => a.fmt.format,
+            Verb::Status(a) => a.fmt.format,
+            Verb::Ls(a) => a.fmt.format,
+            Verb::Serve(_) | Verb::Register(_) | Verb::Send(_) | Verb::Cancel(_) => Format::Human,
+        }
+    }
+}
+
 /// Runs one `irkit tcc` verb.
-pub fn run(verb: Verb) -> ExitCode {
+pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
         Verb::Validate {
-            file,
+            input,
             features,
             capabilities,
-            format,
-        } => validate(&file, features, capabilities, format),
-        Verb::Hash {
-            file,
-            check,
-            format,
-        } => hash(&file, check, format),
-        Verb::Print { file, format } => print(&file, format),
+            fmt,
+        } => validate(&input.file, features, capabilities, fmt.format),
+        Verb::Hash { input, check, .. } => hash(&input.file, check),
+        Verb::Print { input, .. } => print(&input.file),
         Verb::Canon {
-            file,
+            input,
             output,
             rehash,
-            format,
-        } => canon(&file, output.as_deref(), rehash, format),
+            ..
+        } => canon(&input.file, output.as_deref(), rehash),
         Verb::Compile(args) => crate::tcc_compile_cmd::compile(args),
         Verb::Run(args) => crate::tcc_run_cmd::run(args),
         Verb::Step(args) => crate::tcc_run_cmd::step(args),
@@ -122,14 +133,22 @@ struct Loaded {
     map: SourceMap,
 }
 
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_USAGE)
+impl Loaded {
+    /// A diagnostic about this input at byte `offset`.
+    fn diagnostic(
+        &self,
+        kind: &str,
+        code: &str,
+        message: String,
+        offset: Option<usize>,
+    ) -> Diagnostic {
+        Diagnostic::new(kind, Some(code), message, &self.label).at(offset, self.text.as_deref())
+    }
 }
 
-/// Reads and decodes `file`; on failure prints diagnostics and returns the exit code.
-fn load(file: &Path, format: Format) -> Result<Loaded, ExitCode> {
-    let (label, bytes) = read_input(file).map_err(|m| usage_error(&m))?;
+/// Reads and decodes `file`.
+fn load(file: &Path) -> Result<Loaded, CliError> {
+    let (label, bytes) = read(file)?;
     let text = String::from_utf8(bytes.clone()).ok();
     match tcc_ir::decode_artifact_with_map(&bytes) {
         Ok((artifact, map)) => Ok(Loaded {
@@ -138,82 +157,11 @@ fn load(file: &Path, format: Format) -> Result<Loaded, ExitCode> {
             artifact,
             map,
         }),
-        Err(err) => {
-            let offset = match &err {
-                IrError::InvalidEncoding { offset, .. } => Some(*offset),
-                IrError::Invalid(_) => None,
-            };
-            let message = match &err {
-                IrError::InvalidEncoding { path, message, .. } => format!("{message} (at {path})"),
-                IrError::Invalid(v) => v.to_string(),
-            };
-            let d = diagnostic(
-                "encoding",
-                err.code(),
-                message,
-                &label,
-                offset,
-                text.as_deref(),
-            );
-            emit(&[d], format, text.as_deref());
-            Err(ExitCode::from(EXIT_INVALID))
-        }
+        Err(err) => Err(CliError::diagnosed(
+            &err,
+            &Origin::text(&label, text.as_deref()),
+        )),
     }
-}
-
-fn diagnostic(
-    kind: &str,
-    code: &str,
-    message: String,
-    label: &str,
-    offset: Option<usize>,
-    text: Option<&str>,
-) -> Diagnostic {
-    let (line, column) = match (offset, text) {
-        (Some(o), Some(t)) => {
-            let (l, c) = line_column(t, o);
-            (Some(l), Some(c))
-        }
-        _ => (None, None),
-    };
-    Diagnostic {
-        kind: kind.to_string(),
-        code: Some(code.to_string()),
-        message,
-        label: label.to_string(),
-        offset: offset.map(|o| o as u64),
-        line,
-        column,
-    }
-}
-
-/// 1-based line and column (in code points) of byte `offset`; CR, LF and
-/// CRLF each end one line, as in the shared renderer.
-fn line_column(text: &str, offset: usize) -> (u64, u64) {
-    let offset = offset.min(text.len());
-    let mut line = 1u64;
-    let mut line_start = 0usize;
-    let bytes = text.as_bytes();
-    let mut i = 0usize;
-    while i < offset {
-        match bytes[i] {
-            b'\r' if bytes.get(i + 1) == Some(&b'\n') && i + 1 < offset => {
-                i += 2;
-                line += 1;
-                line_start = i;
-            }
-            b'\r' | b'\n' => {
-                i += 1;
-                line += 1;
-                line_start = i;
-            }
-            _ => i += 1,
-        }
-    }
-    let column = text
-        .get(line_start..offset)
-        .map_or(0, |s| s.chars().count() as u64);
-    (line, column + 1)
 }
 
 fn feature_set(given: Option<Vec<String>>, all: FeatureSet) -> FeatureSet {
@@ -261,11 +209,8 @@ fn validate(
     features: Option<Vec<String>>,
     capabilities: Option<Vec<String>>,
     format: Format,
-) -> ExitCode {
-    let loaded = match load(file, format) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
+) -> Result<Outcome, CliError> {
+    let loaded = load(file)?;
     let engine = feature_set(features, FeatureSet::all_engine_features());
     let host = feature_set(capabilities, FeatureSet::all_host_capabilities());
     let errors = tcc_ir::validate_all(&loaded.artifact, &engine, &host);
@@ -279,64 +224,47 @@ fn validate(
                 program.total_instructions()
             );
         }
-        return ExitCode::SUCCESS;
+        return Ok(Outcome::Success);
     }
-    let diagnostics: Vec<Diagnostic> = errors
+    let diagnostics = errors
         .iter()
         .map(|e| {
-            diagnostic(
+            loaded.diagnostic(
                 "validation",
                 e.code(),
                 e.to_string(),
-                &loaded.label,
                 validation_offset(e, &loaded.artifact, &loaded.map),
-                loaded.text.as_deref(),
             )
         })
         .collect();
-    emit(&diagnostics, format, loaded.text.as_deref());
-    ExitCode::from(EXIT_INVALID)
+    Err(CliError::invalid(diagnostics, loaded.text.as_deref()))
 }
 
-fn hash(file: &Path, check: bool, format: Format) -> ExitCode {
-    let loaded = match load(file, format) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
+fn hash(file: &Path, check: bool) -> Result<Outcome, CliError> {
+    let loaded = load(file)?;
     let computed = tcc_ir::compute_hash(&loaded.artifact);
     let embedded = &loaded.artifact.envelope.artifact_hash;
     if check && *embedded != computed {
-        let d = diagnostic(
+        let d = loaded.diagnostic(
             "hash",
             "TCC-H001",
             format!("artifact_hash mismatch: embedded {embedded:?}, computed {computed:?}"),
-            &loaded.label,
             loaded.map.envelope_field("artifact_hash"),
-            loaded.text.as_deref(),
         );
-        emit(&[d], format, loaded.text.as_deref());
-        return ExitCode::from(EXIT_INVALID);
+        return Err(CliError::invalid(vec![d], loaded.text.as_deref()));
     }
     println!("{computed}");
-    ExitCode::SUCCESS
+    Ok(Outcome::Success)
 }
 
-fn print(file: &Path, format: Format) -> ExitCode {
-    let loaded = match load(file, format) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
-    match write_output(None, listing(&loaded.artifact).as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => usage_error(&m),
-    }
+fn print(file: &Path) -> Result<Outcome, CliError> {
+    let loaded = load(file)?;
+    write(None, listing(&loaded.artifact).as_bytes())?;
+    Ok(Outcome::Success)
 }
 
-fn canon(file: &Path, output: Option<&Path>, rehash: bool, format: Format) -> ExitCode {
-    let loaded = match load(file, format) {
-        Ok(l) => l,
-        Err(code) => return code,
-    };
+fn canon(file: &Path, output: Option<&Path>, rehash: bool) -> Result<Outcome, CliError> {
+    let loaded = load(file)?;
     let artifact = if rehash {
         tcc_ir::encode::with_computed_hash(&loaded.artifact)
     } else {
@@ -344,10 +272,8 @@ fn canon(file: &Path, output: Option<&Path>, rehash: bool, format: Format) -> Ex
     };
     let mut bytes = tcc_ir::encode_artifact(&artifact);
     bytes.push(b'\n');
-    match write_output(output, &bytes) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => usage_error(&m),
-    }
+    write(output, &bytes)?;
+    Ok(Outcome::Success)
 }
 
 fn list_or_none(items: &[String]) -> String {
@@ -478,21 +404,5 @@ fn operands(ins: &Instruction, artifact: &Artifact) -> String {
         I::NewEnv { count } => format!("count {count}"),
         I::CallClosure { argc } => format!("argc {argc}"),
         _ => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_column_counts_code_points_and_line_endings() {
-        let t = "ab\r\ncé\rx\ny";
-        assert_eq!(line_column(t, 0), (1, 1));
-        assert_eq!(line_column(t, 2), (1, 3));
-        assert_eq!(line_column(t, 4), (2, 1));
-        assert_eq!(line_column(t, 7), (2, 3)); // after "cé" (é is 2 bytes)
-        assert_eq!(line_column(t, 8), (3, 1));
-        assert_eq!(line_column(t, 10), (4, 1));
     }
 }

@@ -1,90 +1,62 @@
-//! `irkit tcc compile FILE.py|FILE.ts`: the Python and TypeScript frontends
-//! (crates/tcc_frontend), and the hook that lets `run`, `step`, `start` and
-//! `register` take a source file wherever they take an artifact.
+//! `irkit tcc compile FILE.py|FILE.ts|FILE.rs`: the Python, TypeScript and
+//! Rust frontends (crates/tcc_frontend), and the hook that lets `run`,
+//! `step`, `start` and `register` take a source file wherever they take an
+//! artifact.
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{read, write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use tcc_frontend::{FrontendError, Language};
+use tcc_frontend::Language;
 
 /// Arguments of `irkit tcc compile`.
 #[derive(clap::Args)]
 pub struct CompileArgs {
-    /// Source file: `.py` (Python subset), `.ts` (TypeScript subset) or `.rs` (Rust subset).
-    pub file: PathBuf,
+    // The source: `.py` (Python subset), `.ts` (TypeScript subset) or `.rs` (Rust subset).
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Output artifact (default: standard output).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Diagnostic format.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
-}
-
-fn diagnostic(e: &FrontendError, label: &str) -> Diagnostic {
-    Diagnostic {
-        kind: "frontend".into(),
-        code: Some(e.code.as_str().into()),
-        message: e.message.clone(),
-        label: label.into(),
-        offset: Some(e.offset as u64),
-        line: Some(u64::from(e.line)),
-        column: Some(u64::from(e.column)),
-    }
+    #[command(flatten)]
+    pub fmt: FormatArgs,
 }
 
 /// Compiles the source at `path` to an artifact; returns the input label,
-/// the artifact and the source text. On a frontend error the diagnostics
-/// are printed in `format` and the exit code is returned.
+/// the artifact and the source text.
 fn compile_file(
     path: &Path,
     language: Language,
-    format: Format,
-) -> Result<(String, tcc_ir::Artifact, String), ExitCode> {
-    let (label, bytes) = read_input(path).map_err(|m| {
-        eprintln!("error: {m}");
-        ExitCode::from(EXIT_USAGE)
-    })?;
+) -> Result<(String, tcc_ir::Artifact, String), CliError> {
+    let (label, bytes) = read(path)?;
     let Ok(text) = String::from_utf8(bytes) else {
-        eprintln!("error: {label}: source is not UTF-8");
-        return Err(ExitCode::from(EXIT_INVALID));
+        return Err(CliError::Rejected(format!("{label}: source is not UTF-8")));
     };
     let file = path
         .file_name()
         .map_or_else(|| label.clone(), |n| n.to_string_lossy().into_owned());
     match tcc_frontend::compile(&text, &file, language) {
         Ok(artifact) => Ok((label, artifact, text)),
-        Err(e) => {
-            emit(&[diagnostic(&e, &label)], format, Some(&text));
-            Err(ExitCode::from(EXIT_INVALID))
-        }
+        Err(e) => Err(CliError::diagnosed(&e, &Origin::text(&label, Some(&text)))),
     }
 }
 
 /// `irkit tcc compile`.
-pub fn compile(a: CompileArgs) -> ExitCode {
-    let Some(language) = Language::from_path(&a.file) else {
-        eprintln!(
-            "error: {}: not a .py, .ts or .rs source (TCC-F019)",
-            a.file.display()
-        );
-        return ExitCode::from(EXIT_USAGE);
+pub fn compile(a: CompileArgs) -> Result<Outcome, CliError> {
+    let file = &a.input.file;
+    let Some(language) = Language::from_path(file) else {
+        return Err(CliError::usage(format!(
+            "{}: not a .py, .ts or .rs source (TCC-F019)",
+            file.display()
+        )));
     };
-    let mut bytes = match compile_file(&a.file, language, a.format) {
-        Ok((_, artifact, _)) => tcc_ir::encode_artifact(&artifact),
-        Err(code) => return code,
-    };
+    let (_, artifact, _) = compile_file(file, language)?;
+    let mut bytes = tcc_ir::encode_artifact(&artifact);
     if a.output.as_ref().is_none_or(|p| p.as_os_str() == "-") {
         bytes.push(b'\n');
     }
-    match write_output(a.output.as_deref(), &bytes) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => {
-            eprintln!("error: {m}");
-            ExitCode::from(EXIT_USAGE)
-        }
-    }
+    write(a.output.as_deref(), &bytes)?;
+    Ok(Outcome::Success)
 }
 
 /// A program input as read: artifact bytes, or a source compiled to an
@@ -103,30 +75,26 @@ pub enum ProgramInput {
 }
 
 /// Reads a program input: an artifact file as it is, or a source compiled
-/// first. Returns the input label; the error is a usage/I/O message. A
-/// source that does not compile prints its diagnostics and exits with
-/// status 1.
-pub fn read_program_input(path: &Path) -> Result<(String, ProgramInput), String> {
+/// first. Returns the input label.
+pub fn read_program_input(path: &Path) -> Result<(String, ProgramInput), CliError> {
     match Language::from_path(path) {
-        None => read_input(path).map(|(label, bytes)| (label, ProgramInput::Bytes(bytes))),
-        Some(language) => match compile_file(path, language, Format::Human) {
-            Ok((label, artifact, source)) => Ok((
+        None => read(path).map(|(label, bytes)| (label, ProgramInput::Bytes(bytes))),
+        Some(language) => {
+            let (label, artifact, source) = compile_file(path, language)?;
+            Ok((
                 label,
                 ProgramInput::Compiled {
                     artifact: Box::new(artifact),
                     source,
                 },
-            )),
-            Err(_) => std::process::exit(i32::from(EXIT_INVALID)),
-        },
+            ))
+        }
     }
 }
 
 /// Reads a program input as artifact bytes: an artifact as it is, or a
-/// `.py`/`.ts`/`.rs` source compiled and encoded. Same contract as
-/// [`read_input`]; a source that does not compile prints its diagnostics
-/// and exits with status 1.
-pub fn read_program(path: &Path) -> Result<(String, Vec<u8>), String> {
+/// `.py`/`.ts`/`.rs` source compiled and encoded.
+pub fn read_program(path: &Path) -> Result<(String, Vec<u8>), CliError> {
     let (label, input) = read_program_input(path)?;
     Ok(match input {
         ProgramInput::Bytes(bytes) => (label, bytes),

@@ -2,12 +2,12 @@
 //! host (`tcc_host`) as a service, its command-line clients, and
 //! `start --local` on the embedded SQLite store.
 
+use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::error::{CliError, Outcome};
 use serde_json::{Value as J, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 use tcc_host::host::{Host, HostConfig, HostError};
@@ -77,8 +77,9 @@ pub struct ServeArgs {
 /// `irkit tcc register`.
 #[derive(clap::Args)]
 pub struct RegisterArgs {
-    /// Artifact JSON file.
-    file: PathBuf,
+    // The artifact JSON, or a `.py`/`.ts`/`.rs` source compiled first.
+    #[command(flatten)]
+    input: InputArgs,
     /// Program name (default: the file stem).
     #[arg(long)]
     name: Option<String>,
@@ -112,9 +113,9 @@ pub struct StartArgs {
     /// With --local: give up waiting after this many milliseconds.
     #[arg(long, default_value_t = 600_000)]
     timeout_ms: u64,
-    /// Output: the id / status line (human) or the status JSON.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // The id / status line (human) or the status JSON.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -124,9 +125,9 @@ pub struct StartArgs {
 pub struct StatusArgs {
     /// Execution id.
     id: String,
-    /// Human summary or the status JSON.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // Human summary or the status JSON.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -172,37 +173,32 @@ pub struct LsArgs {
     /// Cursor from a previous page.
     #[arg(long)]
     after: Option<i64>,
-    /// Human table or JSON.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // Human table or JSON.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
     #[command(flatten)]
     client: ClientArgs,
 }
 
-fn usage(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_USAGE)
+fn usage(message: impl Into<String>) -> CliError {
+    CliError::Usage(message.into())
 }
 
-fn invalid(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_INVALID)
-}
-
-fn host_error(e: &HostError) -> ExitCode {
+/// A store failure is the environment's (exit 2); any other refusal is the input's (exit 1).
+fn host_error(e: &HostError) -> CliError {
     match e {
-        HostError::Store(_) => usage(&e.to_string()),
-        _ => invalid(&e.to_string()),
+        HostError::Store(_) => usage(e.to_string()),
+        _ => CliError::Rejected(e.to_string()),
     }
 }
 
-fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Providers, ExitCode> {
+fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Providers, CliError> {
     match path {
         None => Ok(Providers::echo_all()),
         Some(p) => {
             let text =
-                std::fs::read_to_string(p).map_err(|e| usage(&format!("{}: {e}", p.display())))?;
-            Providers::from_toml(&text, store).map_err(|e| usage(&format!("{}: {e}", p.display())))
+                std::fs::read_to_string(p).map_err(|e| usage(format!("{}: {e}", p.display())))?;
+            Providers::from_toml(&text, store).map_err(|e| usage(format!("{}: {e}", p.display())))
         }
     }
 }
@@ -211,44 +207,41 @@ fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Provider
 /// gracefully: stops accepting requests, finishes those in flight, lets
 /// the workers end their current drive, gives back this node's leases and
 /// exits 0.
-pub fn serve(a: ServeArgs) -> ExitCode {
+pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = tcc_host::logging::init(a.log_format) {
-        return usage(&e);
+        return Err(usage(e));
     }
     let store = match open_store(&a.database) {
         Ok(s) => s,
         Err(e) => {
-            return usage(&format!(
+            return Err(usage(format!(
                 "--database {}: {e}",
                 tcc_host::redact_database(&a.database)
-            ));
+            )));
         }
     };
     // SQLite: one serve process per file, so leases left by a dead process
     // are freed. PostgreSQL: other nodes may be alive; only this node id's
     // own leases are taken back (a dead node's others expire).
     if let Err(e) = store.reset_leases() {
-        return usage(&e.to_string());
+        return Err(usage(e.to_string()));
     }
     if let Some(node) = &a.node_id {
         if node.is_empty() || node.len() > 200 {
-            return usage("--node-id must be 1 to 200 bytes");
+            return Err(usage("--node-id must be 1 to 200 bytes"));
         }
         match store.release_owner(node) {
             Ok(n) => tcc_host::metrics::global().leases_taken_back(n),
-            Err(e) => return usage(&e.to_string()),
+            Err(e) => return Err(usage(e.to_string())),
         }
     }
-    let providers = match load_providers(a.providers.as_deref(), store.clone()) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
+    let providers = load_providers(a.providers.as_deref(), store.clone())?;
     let lease_ms = match a.lease_ms {
         Some(l) => l,
         None => match std::env::var("IRKIT_TCC_LEASE_MS") {
             Ok(v) => match v.parse::<i64>() {
                 Ok(l) => l,
-                Err(_) => return usage(&format!("IRKIT_TCC_LEASE_MS={v:?} is not an integer")),
+                Err(_) => return Err(usage(format!("IRKIT_TCC_LEASE_MS={v:?} is not an integer"))),
             },
             Err(_) => 30_000,
         },
@@ -275,10 +268,10 @@ pub fn serve(a: ServeArgs) -> ExitCode {
         },
     ) {
         Ok(s) => s,
-        Err(e) => return usage(&e.to_string()),
+        Err(e) => return Err(usage(e.to_string())),
     };
     if let Err(e) = service.stop_on_signals() {
-        return usage(&e.to_string());
+        return Err(usage(e.to_string()));
     }
     let workers = host.spawn();
     tracing::info!(
@@ -301,10 +294,10 @@ pub fn serve(a: ServeArgs) -> ExitCode {
     match (&served, &released) {
         (Ok(()), Ok(n)) => {
             tracing::info!(leases_released = *n, "shut down");
-            ExitCode::SUCCESS
+            Ok(Outcome::Success)
         }
-        (Err(e), _) => usage(&e.to_string()),
-        (_, Err(e)) => usage(&format!("releasing leases: {e}")),
+        (Err(e), _) => Err(usage(e.to_string())),
+        (_, Err(e)) => Err(usage(format!("releasing leases: {e}"))),
     }
 }
 
@@ -336,7 +329,7 @@ impl Client {
 
     /// Sends a request; maps transport failures to exit 2, API errors to
     /// exit 1 (4xx) or 2 (5xx).
-    fn call(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<J, ExitCode> {
+    fn call(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<J, CliError> {
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
         let mut headers = vec![("Content-Type", "application/json")];
         if let Some(a) = &auth {
@@ -346,7 +339,7 @@ impl Client {
         let tls = match &self.ca_file {
             Some(p) => Some(
                 tcc_host::http::tls_with_ca_file(p)
-                    .map_err(|e| usage(&format!("--ca-file {}: {e}", p.display())))?,
+                    .map_err(|e| usage(format!("--ca-file {}: {e}", p.display())))?,
             ),
             None => None,
         };
@@ -358,9 +351,9 @@ impl Client {
             Duration::from_secs(60),
             tls.as_ref(),
         )
-        .map_err(|e| usage(&e.message))?;
+        .map_err(|e| usage(e.message))?;
         let j: J = serde_json::from_slice(&r.body).map_err(|e| {
-            usage(&format!(
+            usage(format!(
                 "server answered HTTP {} with non-JSON: {e}",
                 r.status
             ))
@@ -372,9 +365,9 @@ impl Client {
         let message = j["error"]["message"].as_str().unwrap_or("");
         let text = format!("{code}: {message} (HTTP {})", r.status);
         Err(if r.status >= 500 {
-            usage(&text)
+            usage(text)
         } else {
-            invalid(&text)
+            CliError::Rejected(text)
         })
     }
 }
@@ -384,29 +377,24 @@ fn print_json(j: &J) {
 }
 
 /// `irkit tcc register`.
-pub fn register(a: RegisterArgs) -> ExitCode {
-    let (_, bytes) = match crate::tcc_compile_cmd::read_program(&a.file) {
-        Ok(x) => x,
-        Err(m) => return usage(&m),
-    };
-    let name = a
-        .name
-        .clone()
-        .or_else(|| a.file.file_stem().map(|s| s.to_string_lossy().into_owned()));
+pub fn register(a: RegisterArgs) -> Result<Outcome, CliError> {
+    let (_, bytes) = crate::tcc_compile_cmd::read_program(&a.input.file)?;
+    let name = a.name.clone().or_else(|| {
+        a.input
+            .file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+    });
     let path = match &name {
         Some(n) => format!("/v1/artifacts?name={}", percent_encode(n)),
         None => "/v1/artifacts".into(),
     };
-    match Client::new(&a.client).call("POST", &path, Some(&bytes)) {
-        Ok(j) => {
-            println!("{}", j["hash"].as_str().unwrap_or(""));
-            ExitCode::SUCCESS
-        }
-        Err(c) => c,
-    }
+    let j = Client::new(&a.client).call("POST", &path, Some(&bytes))?;
+    println!("{}", j["hash"].as_str().unwrap_or(""));
+    Ok(Outcome::Success)
 }
 
-fn parse_plain_args(text: Option<&str>) -> Result<Vec<J>, ExitCode> {
+fn parse_plain_args(text: Option<&str>) -> Result<Vec<J>, CliError> {
     match text {
         None => Ok(Vec::new()),
         Some(t) => match serde_json::from_str::<J>(t) {
@@ -414,9 +402,9 @@ fn parse_plain_args(text: Option<&str>) -> Result<Vec<J>, ExitCode> {
                 .iter()
                 .map(plain_to_tagged)
                 .collect::<Result<_, _>>()
-                .map_err(|e| usage(&format!("--args: {e}"))),
+                .map_err(|e| usage(format!("--args: {e}"))),
             Ok(_) => Err(usage("--args must be a JSON array of arguments")),
-            Err(e) => Err(usage(&format!("--args: not JSON: {e}"))),
+            Err(e) => Err(usage(format!("--args: not JSON: {e}"))),
         },
     }
 }
@@ -443,62 +431,51 @@ fn status_line(j: &J) -> String {
 }
 
 /// `irkit tcc start`.
-pub fn start(a: StartArgs) -> ExitCode {
-    let args = match parse_plain_args(a.args.as_deref()) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
+pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
+    let args = parse_plain_args(a.args.as_deref())?;
     if a.local {
         return start_local(a, args);
     }
     if !a.events.is_empty() {
-        return usage("--event is only for --local; use `irkit tcc send` against a server");
+        return Err(usage(
+            "--event is only for --local; use `irkit tcc send` against a server",
+        ));
     }
     let body = json!({"program": a.program, "tagged_args": args, "id": a.id});
     let client = Client::new(&a.client);
-    match client.call("POST", "/v1/executions", Some(body.to_string().as_bytes())) {
-        Ok(j) => {
-            let id = j["id"].as_str().unwrap_or("").to_string();
-            match a.format {
-                Format::Human => println!("{id}"),
-                Format::Json => print_json(&json!({"id": id})),
-            }
-            ExitCode::SUCCESS
-        }
-        Err(c) => c,
+    let j = client.call("POST", "/v1/executions", Some(body.to_string().as_bytes()))?;
+    let id = j["id"].as_str().unwrap_or("").to_string();
+    match a.fmt.format {
+        Format::Human => println!("{id}"),
+        Format::Json => print_json(&json!({"id": id})),
     }
+    Ok(Outcome::Success)
 }
 
-fn start_local(a: StartArgs, args: Vec<J>) -> ExitCode {
+fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
     let store = match open_store(&a.database) {
         Ok(s) => s,
         Err(e) => {
-            return usage(&format!(
+            return Err(usage(format!(
                 "--database {}: {e}",
                 tcc_host::redact_database(&a.database)
-            ));
+            )));
         }
     };
     if let Err(e) = store.reset_leases() {
-        return usage(&e.to_string());
+        return Err(usage(e.to_string()));
     }
-    let providers = match load_providers(a.providers.as_deref(), store.clone()) {
-        Ok(p) => p,
-        Err(c) => return c,
-    };
+    let providers = load_providers(a.providers.as_deref(), store.clone())?;
     let host = Host::new(store.clone(), providers, HostConfig::default());
     let path = Path::new(&a.program);
     let program = if path.is_file() {
-        let (_, bytes) = match crate::tcc_compile_cmd::read_program(path) {
-            Ok(x) => x,
-            Err(m) => return usage(&m),
-        };
+        let (_, bytes) = crate::tcc_compile_cmd::read_program(path)?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "program".into());
         if let Err(e) = host.register(&bytes, Some(&name)) {
-            return host_error(&e);
+            return Err(host_error(&e));
         }
         name
     } else {
@@ -506,21 +483,21 @@ fn start_local(a: StartArgs, args: Vec<J>) -> ExitCode {
     };
     let id = match host.start(&program, args, a.id.clone()) {
         Ok(id) => id,
-        Err(e) => return host_error(&e),
+        Err(e) => return Err(host_error(&e)),
     };
     for ev in &a.events {
         let Some((name, payload)) = ev.split_once('=') else {
-            return usage("--event takes NAME=JSON");
+            return Err(usage("--event takes NAME=JSON"));
         };
         let payload = match serde_json::from_str::<J>(payload)
             .map_err(|e| e.to_string())
             .and_then(|p| plain_to_tagged(&p))
         {
             Ok(p) => p,
-            Err(e) => return usage(&format!("--event {name}: {e}")),
+            Err(e) => return Err(usage(format!("--event {name}: {e}"))),
         };
         if let Err(e) = store.send_event(&id, name, &payload) {
-            return usage(&e.to_string());
+            return Err(usage(e.to_string()));
         }
     }
     let threads = host.spawn();
@@ -531,71 +508,63 @@ fn start_local(a: StartArgs, args: Vec<J>) -> ExitCode {
     }
     let row = match row {
         Ok(r) => r,
-        Err(e) => return host_error(&e),
+        Err(e) => return Err(host_error(&e)),
     };
     let j = status_json(&row);
-    match a.format {
+    match a.fmt.format {
         Format::Human => println!("{}", status_line(&j)),
         Format::Json => print_json(&j),
     }
     match row.status.as_str() {
-        "completed" => ExitCode::SUCCESS,
-        "failed" | "cancelled" => ExitCode::from(EXIT_INVALID),
-        _ if row.error.is_some() => ExitCode::from(EXIT_INVALID),
-        _ => ExitCode::SUCCESS,
+        "completed" => Ok(Outcome::Success),
+        "failed" | "cancelled" => Ok(Outcome::Failure),
+        _ if row.error.is_some() => Ok(Outcome::Failure),
+        _ => Ok(Outcome::Success),
     }
 }
 
 /// `irkit tcc status`.
-pub fn status(a: StatusArgs) -> ExitCode {
-    match Client::new(&a.client).call(
+pub fn status(a: StatusArgs) -> Result<Outcome, CliError> {
+    let j = Client::new(&a.client).call(
         "GET",
         &format!("/v1/executions/{}", percent_encode(&a.id)),
         None,
-    ) {
-        Ok(j) => {
-            match a.format {
-                Format::Human => println!("{}", status_line(&j)),
-                Format::Json => print_json(&j),
-            }
-            ExitCode::SUCCESS
-        }
-        Err(c) => c,
+    )?;
+    match a.fmt.format {
+        Format::Human => println!("{}", status_line(&j)),
+        Format::Json => print_json(&j),
     }
+    Ok(Outcome::Success)
 }
 
 /// `irkit tcc send`.
-pub fn send(a: SendArgs) -> ExitCode {
+pub fn send(a: SendArgs) -> Result<Outcome, CliError> {
     let payload = match a.payload.as_deref().map(serde_json::from_str::<J>) {
         None => J::Null,
         Some(Ok(p)) => p,
-        Some(Err(e)) => return usage(&format!("--payload: not JSON: {e}")),
+        Some(Err(e)) => return Err(usage(format!("--payload: not JSON: {e}"))),
     };
     let body = json!({"name": a.event, "payload": payload});
-    match Client::new(&a.client).call(
+    Client::new(&a.client).call(
         "POST",
         &format!("/v1/executions/{}/events", percent_encode(&a.id)),
         Some(body.to_string().as_bytes()),
-    ) {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(c) => c,
-    }
+    )?;
+    Ok(Outcome::Success)
 }
 
 /// `irkit tcc cancel`.
-pub fn cancel(a: CancelArgs) -> ExitCode {
-    match Client::new(&a.client).call(
+pub fn cancel(a: CancelArgs) -> Result<Outcome, CliError> {
+    Client::new(&a.client).call(
         "POST",
         &format!("/v1/executions/{}/cancel", percent_encode(&a.id)),
         None,
-    ) {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(c) => c,
-    }
+    )?;
+    Ok(Outcome::Success)
 }
 
 /// `irkit tcc ls`.
-pub fn ls(a: LsArgs) -> ExitCode {
+pub fn ls(a: LsArgs) -> Result<Outcome, CliError> {
     let mut q = vec![format!("limit={}", a.limit)];
     if let Some(s) = &a.status {
         q.push(format!("status={}", percent_encode(s)));
@@ -609,21 +578,17 @@ pub fn ls(a: LsArgs) -> ExitCode {
     if let Some(after) = a.after {
         q.push(format!("after={after}"));
     }
-    match Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None) {
-        Ok(j) => {
-            match a.format {
-                Format::Json => print_json(&j),
-                Format::Human => {
-                    for e in j["executions"].as_array().into_iter().flatten() {
-                        println!("{}", status_line(e));
-                    }
-                    if let Some(n) = j["next_after"].as_i64() {
-                        println!("(more: --after {n})");
-                    }
-                }
+    let j = Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None)?;
+    match a.fmt.format {
+        Format::Json => print_json(&j),
+        Format::Human => {
+            for e in j["executions"].as_array().into_iter().flatten() {
+                println!("{}", status_line(e));
             }
-            ExitCode::SUCCESS
+            if let Some(n) = j["next_after"].as_i64() {
+                println!("(more: --after {n})");
+            }
         }
-        Err(c) => c,
     }
+    Ok(Outcome::Success)
 }

@@ -1,15 +1,15 @@
 //! `irkit tcc run` and `irkit tcc step`: execute TCC artifacts with the
 //! engine (`tcc_engine`) and a simple local host.
 
+use crate::args::{FormatArgs, InputArgs};
 use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
+use crate::error::{CliError, Diagnose, Origin};
+use crate::io::{read, write};
 use crate::tcc_compile_cmd::ProgramInput;
-use crate::{EXIT_INVALID, EXIT_USAGE};
 use serde_json::Value as J;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use tcc_engine::local_host::{EffectAnswer, HostError, LocalHost};
 use tcc_engine::{
@@ -21,8 +21,9 @@ use tcc_ir::{FeatureSet, Span};
 /// Arguments of `irkit tcc run`.
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// Artifact JSON file, or `-` for standard input.
-    file: PathBuf,
+    // The artifact JSON, or a `.py`/`.ts`/`.rs` source compiled first.
+    #[command(flatten)]
+    input: InputArgs,
     /// Entry arguments: a JSON array of tagged values, e.g. `[{"t":"number","v":1}]`.
     #[arg(long)]
     args: Option<String>,
@@ -44,16 +45,16 @@ pub struct RunArgs {
     /// Restore from the stored continuation after every checkpoint.
     #[arg(long)]
     restore: bool,
-    /// Output format: human lines, or one host-protocol JSON message per line.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // Human lines, or one host-protocol JSON message per line.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
 }
 
 /// Arguments of `irkit tcc step`.
 #[derive(clap::Args)]
 pub struct StepArgs {
-    /// Artifact JSON file.
-    file: PathBuf,
+    #[command(flatten)]
+    input: InputArgs,
     /// Continuation JSON to resume from (default: a fresh start).
     continuation: Option<PathBuf>,
     /// Host responses to feed, in order (a JSON array of response messages);
@@ -72,23 +73,14 @@ pub struct StepArgs {
     /// Where to write the continuation (default: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Message format (messages go to standard error).
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // The messages go to standard error in this format.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
 }
 
-fn usage(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_USAGE)
-}
-
-fn report(label: &str, kind: &str, code: &str, message: String, format: Format) -> ExitCode {
-    emit(&[diagnostic(label, kind, code, message)], format, None);
-    ExitCode::from(EXIT_INVALID)
-}
-
-fn engine_error(label: &str, e: &EngineError, format: Format) -> ExitCode {
-    report(label, e.kind(), e.code(), e.to_string(), format)
+/// An engine error about input `label`, without a source position.
+fn engine_error(label: &str, e: &tcc_engine::EngineError) -> CliError {
+    CliError::diagnosed(e, &Origin::binary(label))
 }
 
 /// A prepared program, and the source it was compiled from when the input
@@ -100,18 +92,20 @@ struct Loaded {
 }
 
 /// Reads, decodes (or compiles), validates and prepares a program.
-fn load_program(file: &Path, format: Format) -> Result<Loaded, ExitCode> {
-    let (label, input) = crate::tcc_compile_cmd::read_program_input(file).map_err(|m| usage(&m))?;
+fn load_program(file: &Path) -> Result<Loaded, CliError> {
+    let (label, input) = crate::tcc_compile_cmd::read_program_input(file)?;
     let (artifact, source) = match input {
         ProgramInput::Bytes(bytes) => (
-            tcc_ir::decode_artifact(&bytes)
-                .map_err(|e| report(&label, "encoding", e.code(), e.to_string(), format))?,
+            tcc_ir::decode_artifact(&bytes).map_err(|e| {
+                let text = std::str::from_utf8(&bytes).ok();
+                CliError::diagnosed(&e, &Origin::text(&label, text))
+            })?,
             None,
         ),
         ProgramInput::Compiled { artifact, source } => (*artifact, Some(source)),
     };
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
-        .map_err(|e| engine_error(&label, &e, format))?;
+        .map_err(|e| engine_error(&label, &e))?;
     Ok(Loaded {
         label,
         program: Arc::new(program),
@@ -152,15 +146,16 @@ impl Loaded {
     }
 
     /// [`engine_error`] with the source position of the error's site.
-    fn engine_error(&self, e: &EngineError, format: Format) -> ExitCode {
-        let mut d = diagnostic(&self.label, e.kind(), e.code(), e.to_string());
+    fn engine_error(&self, e: &EngineError) -> CliError {
+        let mut diagnostics = e.diagnostics(&Origin::binary(&self.label));
         if let EngineError::Fatal { site: Some(s), .. } | EngineError::Limit { site: Some(s), .. } =
             e
         {
-            self.locate(&mut d, s.func, s.pc);
+            for d in &mut diagnostics {
+                self.locate(d, s.func, s.pc);
+            }
         }
-        emit(&[d], format, self.source.as_deref());
-        ExitCode::from(EXIT_INVALID)
+        CliError::invalid(diagnostics, self.source.as_deref())
     }
 
     /// After a `failed` outcome with `message` (an uncaught throw, which
@@ -174,27 +169,14 @@ impl Loaded {
         if format != Format::Human || self.span(frame.func_id, frame.pc).is_none() {
             return;
         }
-        let mut d = diagnostic(
-            &self.label,
+        let mut d = Diagnostic::new(
             "failed",
-            "",
+            None,
             format!("uncaught exception: {message}"),
+            &self.label,
         );
-        d.code = None;
         self.locate(&mut d, frame.func_id, frame.pc);
         emit(&[d], format, self.source.as_deref());
-    }
-}
-
-fn diagnostic(label: &str, kind: &str, code: &str, message: String) -> Diagnostic {
-    Diagnostic {
-        kind: kind.to_string(),
-        code: Some(code.to_string()),
-        message,
-        label: label.to_string(),
-        offset: None,
-        line: None,
-        column: None,
     }
 }
 
@@ -221,10 +203,10 @@ fn byte_offset(text: &str, line: u64, column: u64) -> Option<u64> {
     Some((start + within) as u64)
 }
 
-fn read_json(path: &Path) -> Result<J, ExitCode> {
-    let (_, bytes) = read_input(path).map_err(|m| usage(&m))?;
+fn read_json(path: &Path) -> Result<J, CliError> {
+    let (_, bytes) = read(path)?;
     tcc_engine::json::parse_strict(&bytes).map_err(|e| {
-        usage(&format!(
+        CliError::usage(format!(
             "{}: {}",
             path.display(),
             tcc_engine::json::strict_error_text(&e)
@@ -232,13 +214,15 @@ fn read_json(path: &Path) -> Result<J, ExitCode> {
     })
 }
 
-fn parse_args(args: Option<&str>) -> Result<Vec<J>, ExitCode> {
+fn parse_args(args: Option<&str>) -> Result<Vec<J>, CliError> {
     match args {
         None => Ok(Vec::new()),
         Some(text) => match tcc_engine::json::parse_strict(text.as_bytes()) {
             Ok(J::Array(items)) => Ok(items),
-            Ok(_) => Err(usage("--args must be a JSON array of tagged values")),
-            Err(e) => Err(usage(&format!(
+            Ok(_) => Err(CliError::usage(
+                "--args must be a JSON array of tagged values",
+            )),
+            Err(e) => Err(CliError::usage(format!(
                 "--args: {}",
                 tcc_engine::json::strict_error_text(&e)
             ))),
@@ -315,25 +299,16 @@ fn print_message(m: &J, format: Format, to_stderr: bool) {
 }
 
 /// `irkit tcc run`.
-pub fn run(a: RunArgs) -> ExitCode {
-    let loaded = match load_program(&a.file, a.format) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
-    let args = match parse_args(a.args.as_deref()) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
+pub fn run(a: RunArgs) -> Result<crate::error::Outcome, CliError> {
+    let format = a.fmt.format;
+    let loaded = load_program(&a.input.file)?;
+    let args = parse_args(a.args.as_deref())?;
     let mut host = LocalHost::new();
     host.max_total_steps = a.max_steps;
     host.restore_at_checkpoints = a.restore;
     if let Some(p) = &a.effects {
-        let j = match read_json(p) {
-            Ok(j) => j,
-            Err(c) => return c,
-        };
-        let J::Object(m) = j else {
-            return usage("--effects must be a JSON object");
+        let J::Object(m) = read_json(p)? else {
+            return Err(CliError::usage("--effects must be a JSON object"));
         };
         for (k, v) in m {
             let answer = match v.get("error").and_then(J::as_str) {
@@ -344,97 +319,74 @@ pub fn run(a: RunArgs) -> ExitCode {
         }
     }
     if let Some(p) = &a.events {
-        let j = match read_json(p) {
-            Ok(j) => j,
-            Err(c) => return c,
-        };
-        let J::Object(m) = j else {
-            return usage("--events must be a JSON object");
+        let J::Object(m) = read_json(p)? else {
+            return Err(CliError::usage("--events must be a JSON object"));
         };
         host.events.extend(m);
     }
     for c in &a.children {
         let Some((name, file)) = c.split_once('=') else {
-            return usage("--child takes NAME=FILE");
+            return Err(CliError::usage("--child takes NAME=FILE"));
         };
-        match load_program(Path::new(file), a.format) {
-            Ok(child) => {
-                host.children.insert(name.to_string(), child.program);
-            }
-            Err(code) => return code,
-        }
+        let child = load_program(Path::new(file))?;
+        host.children.insert(name.to_string(), child.program);
     }
     match host.run(loaded.program.clone(), &a.execution_id, &args) {
         Ok(r) => {
             for m in &r.transcript {
-                print_message(m, a.format, false);
+                print_message(m, format, false);
             }
             // A child's failure surfaces at the parent's `Invoke`; sites of
             // a child's own instructions are not the parent's, so with
             // children only the parent's failures are located.
             if r.outcome.get("type").and_then(J::as_str) == Some("failed") {
                 let message = r.outcome.get("message").and_then(J::as_str).unwrap_or("?");
-                loaded.failure_site(r.stored.as_ref(), message, a.format);
+                loaded.failure_site(r.stored.as_ref(), message, format);
             }
-            match r.outcome.get("type").and_then(J::as_str) {
-                Some("completed") => ExitCode::SUCCESS,
-                _ => ExitCode::from(EXIT_INVALID),
-            }
+            Ok(match r.outcome.get("type").and_then(J::as_str) {
+                Some("completed") => crate::error::Outcome::Success,
+                _ => crate::error::Outcome::Failure,
+            })
         }
-        Err(HostError::Engine(e)) if a.children.is_empty() => loaded.engine_error(&e, a.format),
-        Err(HostError::Engine(e)) => engine_error(&loaded.label, &e, a.format),
-        Err(HostError::Host(m)) => report(&loaded.label, "host", "TCC-H100", m, a.format),
+        Err(HostError::Engine(e)) if a.children.is_empty() => Err(loaded.engine_error(&e)),
+        Err(HostError::Engine(e)) => Err(engine_error(&loaded.label, &e)),
+        Err(HostError::Host(m)) => {
+            let d = Diagnostic::new("host", Some("TCC-H100"), m, &loaded.label);
+            Err(CliError::invalid(vec![d], None))
+        }
     }
 }
 
 /// `irkit tcc step`.
-pub fn step(a: StepArgs) -> ExitCode {
-    let loaded = match load_program(&a.file, a.format) {
-        Ok(x) => x,
-        Err(c) => return c,
-    };
+pub fn step(a: StepArgs) -> Result<crate::error::Outcome, CliError> {
+    let format = a.fmt.format;
+    let loaded = load_program(&a.input.file)?;
     let program = loaded.program.clone();
     let limits = Limits::default();
     let mut responses: VecDeque<HostResponse> = VecDeque::new();
     if let Some(p) = &a.responses {
-        let j = match read_json(p) {
-            Ok(j) => j,
-            Err(c) => return c,
-        };
-        let items = match j {
+        let items = match read_json(p)? {
             J::Array(items) => items,
             single => vec![single],
         };
         for item in items {
-            match HostResponse::from_json(&item) {
-                Ok(r) => responses.push_back(r),
-                Err(e) => return engine_error(&p.display().to_string(), &e, a.format),
-            }
+            let r = HostResponse::from_json(&item)
+                .map_err(|e| engine_error(&p.display().to_string(), &e))?;
+            responses.push_back(r);
         }
     }
     let started = match &a.continuation {
         None => {
-            let args = match parse_args(a.args.as_deref()) {
-                Ok(x) => x,
-                Err(c) => return c,
-            };
+            let args = parse_args(a.args.as_deref())?;
             Execution::start(program, &a.execution_id, &args, limits.clone())
         }
         Some(p) => {
-            let (clabel, bytes) = match read_input(p) {
-                Ok(x) => x,
-                Err(m) => return usage(&m),
-            };
-            match Continuation::decode(&bytes, &limits) {
-                Ok(c) => Execution::resume(program, c, limits.clone()),
-                Err(e) => return engine_error(&clabel, &e, a.format),
-            }
+            let (clabel, bytes) = read(p)?;
+            let c = Continuation::decode(&bytes, &limits).map_err(|e| engine_error(&clabel, &e))?;
+            Execution::resume(program, c, limits.clone())
         }
     };
-    let mut exec = match started {
-        Ok(e) => e,
-        Err(e) => return loaded.engine_error(&e, a.format),
-    };
+    let mut exec = started.map_err(|e| loaded.engine_error(&e))?;
     let mut stored = exec.state().clone();
     let mut budget = a.budget;
     let mut failed = None;
@@ -445,7 +397,7 @@ pub fn step(a: StepArgs) -> ExitCode {
             Err(e) => break Err(e),
         };
         budget = budget.saturating_sub(exec.steps() - before);
-        print_message(&outcome.to_json(), a.format, true);
+        print_message(&outcome.to_json(), format, true);
         let response = match &outcome {
             Outcome::Host(HostRequest::PersistCheckpoint { revision, .. }) => {
                 stored = exec.state().clone();
@@ -472,16 +424,14 @@ pub fn step(a: StepArgs) -> ExitCode {
             }
             Outcome::Completed(_) | Outcome::Cancelled => break Ok(()),
         };
-        print_message(&response.to_json(), a.format, true);
+        print_message(&response.to_json(), format, true);
         if let Err(e) = exec.respond(response) {
             break Err(e);
         }
     };
-    if let Err(e) = result {
-        return loaded.engine_error(&e, a.format);
-    }
+    result.map_err(|e| loaded.engine_error(&e))?;
     if let Some(message) = &failed {
-        loaded.failure_site(Some(exec.state()), message, a.format);
+        loaded.failure_site(Some(exec.state()), message, format);
     }
     // A fresh start that ran nothing and checkpointed nothing (a budget of
     // 0): the continuation as the engine holds it, as the reference writes
@@ -491,8 +441,6 @@ pub fn step(a: StepArgs) -> ExitCode {
     }
     let mut text = stored.encode();
     text.push('\n');
-    match write_output(a.output.as_deref(), text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => usage(&m),
-    }
+    write(a.output.as_deref(), text.as_bytes())?;
+    Ok(crate::error::Outcome::Success)
 }

@@ -1,57 +1,60 @@
 //! `irkit vpl <verb>`: check and format canonical VPL text.
 
-use crate::diag::{self, Diagnostic, Format};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
-use std::path::PathBuf;
-use std::process::ExitCode;
+use crate::args::{FormatArgs, InputArgs, InputsArgs};
+use crate::diag::{Diagnostic, Format};
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{read, write};
+use std::path::Path;
 
 /// Verbs of `irkit vpl`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
     /// Read and verify VPL text files; exit 1 if any is invalid.
     Check {
-        /// Input files (`-` for standard input).
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// Diagnostic style.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        inputs: InputsArgs,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Print the canonical text of a VPL file.
     Fmt {
-        /// Input file (`-` for standard input).
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Write the canonical text here instead of standard output.
         #[arg(short = 'o', long = "output")]
-        output: Option<PathBuf>,
+        output: Option<std::path::PathBuf>,
         /// Print nothing; exit 1 if the file is not already canonical.
         #[arg(long, conflicts_with = "output")]
         check: bool,
-        /// Diagnostic style.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
+    ///
+    /// FILE may also name a built-in program as `builtin:NAME`.
     Glsl(crate::vpl_glsl_cmd::GlslArgs),
     /// Compile for a named target (`--target glsl-420`) into a directory.
+    ///
+    /// FILE may also name a built-in program as `builtin:NAME`.
     Compile(crate::vpl_glsl_cmd::CompileArgs),
     /// Draw a full-screen quad with the program headless and write a PNG.
+    ///
+    /// FILE may also name a built-in program as `builtin:NAME`.
     Render(crate::vpl_glsl_cmd::RenderArgs),
     /// Serve the VPL playground (editor, diagnostics, per-target code, WebGL preview).
     Playground(crate::vpl_playground_cmd::PlaygroundArgs),
 }
 
-/// Converts a text error into a shared diagnostic.
-fn diagnostic(e: &vpl::text::Error) -> Diagnostic {
-    Diagnostic {
-        kind: e.kind.name().to_string(),
-        code: Some(e.code().to_string()),
-        message: e.message.clone(),
-        label: e.label.clone(),
-        offset: Some(u64::from(e.position.offset)),
-        line: Some(u64::from(e.position.line)),
-        column: Some(u64::from(e.position.column)),
+impl Verb {
+    /// The verb's `--format` (`human` for a verb without one).
+    pub fn format(&self) -> Format {
+        match self {
+            Verb::Check { fmt, .. } | Verb::Fmt { fmt, .. } => fmt.format,
+            Verb::Glsl(a) => a.fmt.format,
+            Verb::Compile(a) => a.fmt.format,
+            Verb::Render(a) => a.fmt.format,
+            Verb::Playground(_) => Format::Human,
+        }
     }
 }
 
@@ -90,21 +93,16 @@ fn not_canonical(label: &str, source: &str, canonical: &str) -> Diagnostic {
     }
 }
 
-fn usage_error(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// Runs one `irkit vpl` verb.
-pub fn run(verb: Verb) -> ExitCode {
+pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
-        Verb::Check { files, format } => check(&files, format),
+        Verb::Check { inputs, .. } => check(&inputs.files),
         Verb::Fmt {
-            file,
+            input,
             output,
             check,
-            format,
-        } => fmt(&file, output.as_deref(), check, format),
+            ..
+        } => fmt(&input.file, output.as_deref(), check),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
         Verb::Render(args) => match args.driver {
@@ -116,60 +114,44 @@ pub fn run(verb: Verb) -> ExitCode {
     }
 }
 
-fn check(files: &[PathBuf], format: Format) -> ExitCode {
-    let mut status = 0u8;
+/// Reads and verifies every file; the errors of all of them are reported.
+fn check(files: &[std::path::PathBuf]) -> Result<Outcome, CliError> {
+    let mut errors = Vec::new();
     for path in files {
-        let (label, bytes) = match read_input(path) {
+        let (label, bytes) = match read(path) {
             Ok(input) => input,
-            Err(message) => {
-                eprintln!("error: {message}");
-                status = status.max(EXIT_USAGE);
+            Err(e) => {
+                errors.push(e);
                 continue;
             }
         };
         if let Err(e) = vpl::text::read(&bytes, &label) {
-            diag::emit(&[diagnostic(&e)], format, std::str::from_utf8(&bytes).ok());
-            status = status.max(EXIT_INVALID);
+            let origin = Origin::text(&label, std::str::from_utf8(&bytes).ok());
+            errors.push(CliError::diagnosed(&e, &origin));
         }
     }
-    ExitCode::from(status)
+    if errors.is_empty() {
+        Ok(Outcome::Success)
+    } else {
+        Err(CliError::several(errors))
+    }
 }
 
-fn fmt(
-    path: &std::path::Path,
-    output: Option<&std::path::Path>,
-    check: bool,
-    format: Format,
-) -> ExitCode {
-    let (label, bytes) = match read_input(path) {
-        Ok(input) => input,
-        Err(message) => return usage_error(&message),
-    };
+fn fmt(path: &Path, output: Option<&Path>, check: bool) -> Result<Outcome, CliError> {
+    let (label, bytes) = read(path)?;
+    let source = std::str::from_utf8(&bytes).ok();
     // The module just read was verified and is not changed: it is written
     // (printed and read back) without a second verification.
-    let canonical =
-        vpl::text::read_verified(&bytes, &label).and_then(|m| vpl::text::write_verified(&m));
-    let text = match canonical {
-        Ok(text) => text,
-        Err(e) => {
-            diag::emit(&[diagnostic(&e)], format, std::str::from_utf8(&bytes).ok());
-            return ExitCode::from(EXIT_INVALID);
-        }
-    };
+    let text = vpl::text::read_verified(&bytes, &label)
+        .and_then(|m| vpl::text::write_verified(&m))
+        .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
     if check {
         if text.as_bytes() == bytes.as_slice() {
-            return ExitCode::SUCCESS;
+            return Ok(Outcome::Success);
         }
-        let source = std::str::from_utf8(&bytes).ok();
-        diag::emit(
-            &[not_canonical(&label, source.unwrap_or(""), &text)],
-            format,
-            source,
-        );
-        return ExitCode::from(EXIT_INVALID);
+        let d = not_canonical(&label, source.unwrap_or(""), &text);
+        return Err(CliError::invalid(vec![d], source));
     }
-    match write_output(output, text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => usage_error(&message),
-    }
+    write(output, text.as_bytes())?;
+    Ok(Outcome::Success)
 }

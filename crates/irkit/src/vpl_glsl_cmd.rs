@@ -4,11 +4,11 @@
 //! `FILE` may also name a built-in program as `builtin:NAME` (for example
 //! `builtin:mesh-ambient-color`).
 
-use crate::diag::{self, Diagnostic, Format};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::diag::Diagnostic;
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{create_dir, read, write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use vpl::VerifiedModule;
 use vpl::backends::glsl::{self, ProgramArtifact, VERSION_420};
 use vpl::backends::naga_targets;
@@ -16,21 +16,20 @@ use vpl::backends::naga_targets;
 /// Arguments of `irkit vpl glsl`.
 #[derive(clap::Args)]
 pub struct GlslArgs {
-    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
-    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Directory for NAME.vert, NAME.frag and NAME.reflect.json (default: current directory).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
-    /// Diagnostic style.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    #[command(flatten)]
+    pub fmt: FormatArgs,
 }
 
 /// Arguments of `irkit vpl compile`.
 #[derive(clap::Args)]
 pub struct CompileArgs {
-    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
-    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// The target: `glsl-420` (NAME.vert, NAME.frag, NAME.reflect.json), `spirv`
     /// (NAME.spv), `wgsl`, `glsl-es-300` (NAME.es.vert, NAME.es.frag), `msl` (NAME.metal)
     /// or `hlsl`; naga targets also write NAME.TARGET.reflect.json.
@@ -39,9 +38,8 @@ pub struct CompileArgs {
     /// Output directory (default: current directory).
     #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
-    /// Diagnostic style.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    #[command(flatten)]
+    pub fmt: FormatArgs,
 }
 
 /// The targets `irkit vpl compile` implements (docs/vpl/targets.md).
@@ -50,8 +48,8 @@ pub const TARGETS: [&str; 6] = ["glsl-420", "spirv", "wgsl", "glsl-es-300", "msl
 /// Arguments of `irkit vpl render`.
 #[derive(clap::Args)]
 pub struct RenderArgs {
-    /// Input file (`-` for standard input, `builtin:NAME` for a built-in program).
-    pub file: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
     /// Output PNG.
     #[arg(short = 'o', long = "output", required = true)]
     pub output: PathBuf,
@@ -75,9 +73,8 @@ pub struct RenderArgs {
     /// `webgl` (WebGL 2 in headless Chromium, the GLSL ES 3.00 target).
     #[arg(long, value_enum, default_value_t)]
     pub driver: Driver,
-    /// Diagnostic style.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
+    #[command(flatten)]
+    pub fmt: FormatArgs,
 }
 
 /// The drivers `irkit vpl render` draws with.
@@ -147,19 +144,6 @@ fn parse_uniform(s: &str) -> Result<(String, Vec<f64>), String> {
     Ok((name.trim().to_string(), values))
 }
 
-/// A text error as a shared diagnostic (same shape as `irkit vpl check`).
-fn text_diagnostic(e: &vpl::text::Error) -> Diagnostic {
-    Diagnostic {
-        kind: e.kind.name().to_string(),
-        code: Some(e.code().to_string()),
-        message: e.message.clone(),
-        label: e.label.clone(),
-        offset: Some(u64::from(e.position.offset)),
-        line: Some(u64::from(e.position.line)),
-        column: Some(u64::from(e.position.column)),
-    }
-}
-
 /// A read, verified and published input.
 pub(crate) struct Input {
     pub(crate) stem: String,
@@ -170,20 +154,20 @@ pub(crate) struct Input {
 }
 
 impl Input {
-    pub(crate) fn source(&self) -> Option<&str> {
+    fn source(&self) -> Option<&str> {
         std::str::from_utf8(&self.bytes).ok()
     }
 
-    /// A target diagnostic at `span` of the published text, mapped into
-    /// the input file.
-    pub(crate) fn target_diagnostic(
+    /// A target error at `span` of the published text, mapped into the
+    /// input file.
+    pub(crate) fn target_error(
         &self,
         code: &str,
         message: &str,
         span: Option<vpl::ir::Span>,
-    ) -> Diagnostic {
+    ) -> CliError {
         let span = span.and_then(|s| self.published.source_span(self.verified.module(), s));
-        Diagnostic {
+        let d = Diagnostic {
             kind: "target".to_string(),
             code: Some(code.to_string()),
             message: message.to_string(),
@@ -191,13 +175,18 @@ impl Input {
             offset: span.map(|s| u64::from(s.offset)),
             line: span.map(|s| u64::from(s.line)),
             column: span.map(|s| u64::from(s.column)),
-        }
+        };
+        CliError::invalid(vec![d], self.source())
+    }
+
+    /// A text error of the input (or of its publication).
+    fn text_error(&self, e: &vpl::text::Error) -> CliError {
+        CliError::diagnosed(e, &Origin::text(&self.label, self.source()))
     }
 }
 
-/// Reads (verifying once) and publishes `file` (print and read back). On
-/// failure the diagnostics are already printed and the exit code returned.
-pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCode> {
+/// Reads (verifying once) and publishes `file` (print and read back).
+pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
         Some(name) => {
             let Some(program) = vpl::programs::Program::from_name(name) else {
@@ -205,11 +194,10 @@ pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCo
                     .iter()
                     .map(|p| p.name())
                     .collect();
-                eprintln!(
-                    "error: no built-in program {name:?} (built-ins: {})",
+                return Err(CliError::usage(format!(
+                    "no built-in program {name:?} (built-ins: {})",
                     names.join(", ")
-                );
-                return Err(ExitCode::from(EXIT_USAGE));
+                )));
             };
             (
                 program.file_name().to_string(),
@@ -218,10 +206,7 @@ pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCo
             )
         }
         None => {
-            let (label, bytes) = read_input(file).map_err(|m| {
-                eprintln!("error: {m}");
-                ExitCode::from(EXIT_USAGE)
-            })?;
+            let (label, bytes) = read(file)?;
             let stem = if file.as_os_str() == "-" {
                 "stdin".to_string()
             } else {
@@ -233,20 +218,10 @@ pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCo
         }
     };
     let source = std::str::from_utf8(&bytes).ok();
-    let verified = match vpl::text::read_verified(&bytes, &label) {
-        Ok(m) => m,
-        Err(e) => {
-            diag::emit(&[text_diagnostic(&e)], format, source);
-            return Err(ExitCode::from(EXIT_INVALID));
-        }
-    };
-    let published = match VerifiedModule::publish(&verified) {
-        Ok(p) => p,
-        Err(e) => {
-            diag::emit(&[text_diagnostic(&e)], format, source);
-            return Err(ExitCode::from(EXIT_INVALID));
-        }
-    };
+    let verified = vpl::text::read_verified(&bytes, &label)
+        .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
+    let published = VerifiedModule::publish(&verified)
+        .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
     Ok(Input {
         stem,
         label,
@@ -259,122 +234,82 @@ pub(crate) fn publish_input(file: &Path, format: Format) -> Result<Input, ExitCo
 /// Reads, publishes and compiles `file` for GLSL 4.20; the target checks
 /// run once, on the publication's snapshot, and their positions are mapped
 /// back into FILE.
-fn compile_input(file: &Path, format: Format) -> Result<(String, ProgramArtifact), ExitCode> {
-    let input = publish_input(file, format)?;
+fn compile_input(file: &Path) -> Result<(String, ProgramArtifact), CliError> {
+    let input = publish_input(file)?;
     match glsl::compile(&input.published, VERSION_420) {
         Ok(artifact) => Ok((input.stem.clone(), artifact)),
         Err(glsl::CompileError::Target(e)) => {
-            let d = input.target_diagnostic(e.kind.code(), &e.message, e.span);
-            diag::emit(&[d], format, input.source());
-            Err(ExitCode::from(EXIT_INVALID))
+            Err(input.target_error(e.kind.code(), &e.message, e.span))
         }
-        Err(glsl::CompileError::Materialize(e)) => {
-            diag::emit(&[text_diagnostic(&e)], format, input.source());
-            Err(ExitCode::from(EXIT_INVALID))
-        }
-        Err(e @ glsl::CompileError::Verify(_)) => {
-            eprintln!("error: {e}");
-            Err(ExitCode::from(EXIT_INVALID))
-        }
+        Err(glsl::CompileError::Materialize(e)) => Err(input.text_error(&e)),
+        Err(e @ glsl::CompileError::Verify(_)) => Err(CliError::Rejected(e.to_string())),
     }
 }
 
 /// `irkit vpl glsl`.
-pub fn glsl(args: GlslArgs) -> ExitCode {
-    let (stem, artifact) = match compile_input(&args.file, args.format) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+pub fn glsl(args: GlslArgs) -> Result<Outcome, CliError> {
+    let (stem, artifact) = compile_input(&args.input.file)?;
     write_glsl(&stem, &artifact, args.output)
 }
 
 /// `irkit vpl compile`.
-pub fn compile(args: CompileArgs) -> ExitCode {
+pub fn compile(args: CompileArgs) -> Result<Outcome, CliError> {
     let naga_target = match args.target.as_str() {
         "glsl-420" => None,
-        name => match naga_targets::Target::from_name(name) {
-            Some(t) => Some(t),
-            None => {
-                eprintln!(
-                    "error: unknown target `{name}` (targets: {})",
-                    TARGETS.join(", ")
-                );
-                return ExitCode::from(EXIT_USAGE);
-            }
-        },
+        name => Some(naga_targets::Target::from_name(name).ok_or_else(|| {
+            CliError::usage(format!(
+                "unknown target `{name}` (targets: {})",
+                TARGETS.join(", ")
+            ))
+        })?),
     };
     let Some(target) = naga_target else {
-        let (stem, artifact) = match compile_input(&args.file, args.format) {
-            Ok(x) => x,
-            Err(code) => return code,
-        };
+        let (stem, artifact) = compile_input(&args.input.file)?;
         return write_glsl(&stem, &artifact, args.output);
     };
-    let input = match publish_input(&args.file, args.format) {
-        Ok(i) => i,
-        Err(code) => return code,
-    };
-    let output = match naga_targets::compile(&input.published, target) {
-        Ok(o) => o,
-        Err(e) => {
-            let d = input.target_diagnostic(e.kind.code(), &e.message, e.span);
-            diag::emit(&[d], args.format, input.source());
-            return ExitCode::from(EXIT_INVALID);
-        }
-    };
+    let input = publish_input(&args.input.file)?;
+    let output = naga_targets::compile(&input.published, target)
+        .map_err(|e| input.target_error(e.kind.code(), &e.message, e.span))?;
     let dir = args.output.unwrap_or_else(|| PathBuf::from("."));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        return ExitCode::from(EXIT_USAGE);
-    }
+    create_dir(&dir)?;
     let reflection = (
         format!("{}.reflect.json", target.name()),
         output.reflection.into_bytes(),
     );
     for (ext, contents) in output.files.iter().chain(std::iter::once(&reflection)) {
-        let path = dir.join(format!("{}.{ext}", input.stem));
-        if let Err(m) = write_output(Some(&path), contents) {
-            eprintln!("error: {m}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+        write(Some(&dir.join(format!("{}.{ext}", input.stem))), contents)?;
     }
-    ExitCode::SUCCESS
+    Ok(Outcome::Success)
 }
 
 /// Writes NAME.vert, NAME.frag and NAME.reflect.json into `output`.
-fn write_glsl(stem: &str, artifact: &ProgramArtifact, output: Option<PathBuf>) -> ExitCode {
+fn write_glsl(
+    stem: &str,
+    artifact: &ProgramArtifact,
+    output: Option<PathBuf>,
+) -> Result<Outcome, CliError> {
     let dir = output.unwrap_or_else(|| PathBuf::from("."));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        return ExitCode::from(EXIT_USAGE);
-    }
+    create_dir(&dir)?;
     for (ext, text) in [
         ("vert", artifact.vertex_code().to_string()),
         ("frag", artifact.fragment_code().to_string()),
         ("reflect.json", artifact.reflection_json()),
     ] {
-        let path = dir.join(format!("{stem}.{ext}"));
-        if let Err(m) = write_output(Some(&path), text.as_bytes()) {
-            eprintln!("error: {m}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+        write(Some(&dir.join(format!("{stem}.{ext}"))), text.as_bytes())?;
     }
-    ExitCode::SUCCESS
+    Ok(Outcome::Success)
 }
 
 /// `irkit vpl render`.
-pub fn render(args: RenderArgs) -> ExitCode {
-    let (_, artifact) = match compile_input(&args.file, args.format) {
-        Ok(x) => x,
-        Err(code) => return code,
-    };
+pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
+    let (_, artifact) = compile_input(&args.input.file)?;
     let (width, height) = args.size;
     let mut request = vpl_gl::RenderRequest::new(&artifact, width, height);
     for (name, values) in &args.uniforms {
-        if let Err(m) = request.uniforms.set(&artifact, name, values) {
-            eprintln!("error: --uniform {m}");
-            return ExitCode::from(EXIT_USAGE);
-        }
+        request
+            .uniforms
+            .set(&artifact, name, values)
+            .map_err(|m| CliError::usage(format!("--uniform {m}")))?;
     }
     for (location, value) in &args.attributes {
         request
@@ -384,60 +319,36 @@ pub fn render(args: RenderArgs) -> ExitCode {
     let mut textures = args.textures.iter();
     for u in artifact.uniforms().iter().filter(|u| u.texture_unit >= 0) {
         let texture = match textures.next() {
-            Some(path) => {
-                let loaded = std::fs::read(path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))
-                    .and_then(|b| {
-                        vpl_gl::Texture::from_png(&b)
-                            .map_err(|e| format!("{}: {e}", path.display()))
-                    });
-                match loaded {
-                    Ok(t) => t,
-                    Err(m) => {
-                        eprintln!("error: --texture {m}");
-                        return ExitCode::from(EXIT_USAGE);
-                    }
-                }
-            }
+            Some(path) => load_texture(path)?,
             None => vpl_gl::Texture::checkerboard(),
         };
         request.textures.push((u.binding.name.clone(), texture));
     }
     if textures.next().is_some() {
-        eprintln!("error: more --texture files than sampler uniforms");
-        return ExitCode::from(EXIT_USAGE);
+        return Err(CliError::usage(
+            "more --texture files than sampler uniforms",
+        ));
     }
-    let context = match vpl_gl::GlContext::new() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            eprintln!(
-                "note: `irkit vpl render` needs an OpenGL 4.2 core driver reachable through EGL \
-                 (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri)"
-            );
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let image = match vpl_gl::render(&context, &artifact, &request) {
-        Ok(image) => image,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_INVALID);
-        }
-    };
+    let context = vpl_gl::GlContext::new().map_err(|e| CliError::Unavailable {
+        message: e.to_string(),
+        note: "`irkit vpl render` needs an OpenGL 4.2 core driver reachable through EGL \
+               (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri)"
+            .to_string(),
+    })?;
+    let image = vpl_gl::render(&context, &artifact, &request)
+        .map_err(|e| CliError::Rejected(e.to_string()))?;
     drop(context);
-    let png = match image.to_png() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot encode PNG: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    match write_output(Some(&args.output), &png) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => {
-            eprintln!("error: {m}");
-            ExitCode::from(EXIT_USAGE)
-        }
-    }
+    let png = image
+        .to_png()
+        .map_err(|e| CliError::usage(format!("cannot encode PNG: {e}")))?;
+    write(Some(&args.output), &png)?;
+    Ok(Outcome::Success)
+}
+
+/// Reads a `--texture` PNG (the decoder the GL and WebGL drivers share).
+pub(crate) fn load_texture(path: &Path) -> Result<vpl_gl::Texture, CliError> {
+    std::fs::read(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        .and_then(|b| vpl_gl::Texture::from_png(&b).map_err(|e| format!("{}: {e}", path.display())))
+        .map_err(|m| CliError::usage(format!("--texture {m}")))
 }

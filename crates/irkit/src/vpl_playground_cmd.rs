@@ -1,9 +1,8 @@
 //! `irkit vpl playground`: serves the VPL playground page (embedded in
 //! `vpl_web`) until the process is stopped.
 
-use crate::EXIT_USAGE;
+use crate::error::{CliError, Outcome};
 use std::net::SocketAddr;
-use std::process::ExitCode;
 
 /// Arguments of `irkit vpl playground`.
 #[derive(clap::Args)]
@@ -14,14 +13,9 @@ pub struct PlaygroundArgs {
 }
 
 /// `irkit vpl playground`.
-pub fn playground(args: PlaygroundArgs) -> ExitCode {
-    let server = match vpl_web::Server::start(args.listen) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: cannot listen on {}: {e}", args.listen);
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+pub fn playground(args: PlaygroundArgs) -> Result<Outcome, CliError> {
+    let server = vpl_web::Server::start(args.listen)
+        .map_err(|e| CliError::usage(format!("cannot listen on {}: {e}", args.listen)))?;
     if !server.addr().ip().is_loopback() {
         eprintln!(
             "warning: the playground has no authentication; anyone who reaches {} can use it",
@@ -30,11 +24,6 @@ pub fn playground(args: PlaygroundArgs) -> ExitCode {
     }
     // Tests and scripts read the address from this first line.
     println!("VPL playground: {}", server.url("/"));
-    match server.wait() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(EXIT_USAGE)
-        }
-    }
+    server.wait().map_err(|e| CliError::usage(e.to_string()))?;
+    Ok(Outcome::Success)
 }

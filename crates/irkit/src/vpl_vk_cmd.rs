@@ -1,41 +1,23 @@
 //! `irkit vpl render --driver vulkan`: draw a program headless through
 //! Vulkan from its SPIR-V target, bound by the target's reflection.
 
-use crate::diag;
-use crate::io::write_output;
+use crate::error::{CliError, Outcome};
+use crate::io::write;
 use crate::vpl_glsl_cmd::{RenderArgs, publish_input};
-use crate::{EXIT_INVALID, EXIT_USAGE};
-use std::process::ExitCode;
 use vpl_vk::{AttributeValue, RenderRequest, Resource, Texture, UniformData, VkError, VkProgram};
 
-fn usage(message: String) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(EXIT_USAGE)
-}
-
 /// `irkit vpl render FILE --driver vulkan`.
-pub fn render(args: &RenderArgs) -> ExitCode {
-    let input = match publish_input(&args.file, args.format) {
-        Ok(i) => i,
-        Err(code) => return code,
-    };
-    let program = match VkProgram::new(&input.published) {
-        Ok(p) => p,
-        Err(VkError::Target(e)) => {
-            let d = input.target_diagnostic(e.kind.code(), &e.message, e.span);
-            diag::emit(&[d], args.format, input.source());
-            return ExitCode::from(EXIT_INVALID);
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_INVALID);
-        }
-    };
+pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
+    let input = publish_input(&args.input.file)?;
+    let program = VkProgram::new(&input.published).map_err(|e| match e {
+        VkError::Target(e) => input.target_error(e.kind.code(), &e.message, e.span),
+        e => CliError::Rejected(e.to_string()),
+    })?;
     let mut uniforms = UniformData::new(&program);
     for (name, values) in &args.uniforms {
-        if let Err(m) = uniforms.set(name, values) {
-            return usage(format!("--uniform {m}"));
-        }
+        uniforms
+            .set(name, values)
+            .map_err(|m| CliError::usage(format!("--uniform {m}")))?;
     }
     let (width, height) = args.size;
     let mut request = RenderRequest::new(width, height);
@@ -52,42 +34,29 @@ pub fn render(args: &RenderArgs) -> ExitCode {
             continue;
         };
         let Some(path) = files.next() else { break };
-        let loaded = std::fs::read(path)
+        let texture = std::fs::read(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))
-            .and_then(|b| Texture::from_png(&b).map_err(|e| format!("{}: {e}", path.display())));
-        match loaded {
-            Ok(t) => request.textures.push((name.clone(), t)),
-            Err(m) => return usage(format!("--texture {m}")),
-        }
+            .and_then(|b| Texture::from_png(&b).map_err(|e| format!("{}: {e}", path.display())))
+            .map_err(|m| CliError::usage(format!("--texture {m}")))?;
+        request.textures.push((name.clone(), texture));
     }
     if files.next().is_some() {
-        return usage("more --texture files than sampler uniforms".into());
+        return Err(CliError::usage(
+            "more --texture files than sampler uniforms",
+        ));
     }
-    let context = match vpl_vk::VkContext::new() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("error: {e}");
-            eprintln!(
-                "note: `irkit vpl render --driver vulkan` needs a Vulkan 1.1 driver and loader \
-                 (on Debian: mesa-vulkan-drivers libvulkan1)"
-            );
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let image = match vpl_vk::render(&context, &program, &uniforms, &request) {
-        Ok(image) => image,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(EXIT_INVALID);
-        }
-    };
+    let context = vpl_vk::VkContext::new().map_err(|e| CliError::Unavailable {
+        message: e.to_string(),
+        note: "`irkit vpl render --driver vulkan` needs a Vulkan 1.1 driver and loader \
+               (on Debian: mesa-vulkan-drivers libvulkan1)"
+            .to_string(),
+    })?;
+    let image = vpl_vk::render(&context, &program, &uniforms, &request)
+        .map_err(|e| CliError::Rejected(e.to_string()))?;
     drop(context);
-    let png = match image.to_png() {
-        Ok(p) => p,
-        Err(e) => return usage(format!("cannot encode PNG: {e}")),
-    };
-    match write_output(Some(&args.output), &png) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(m) => usage(m),
-    }
+    let png = image
+        .to_png()
+        .map_err(|e| CliError::usage(format!("cannot encode PNG: {e}")))?;
+    write(Some(&args.output), &png)?;
+    Ok(Outcome::Success)
 }

@@ -1,11 +1,11 @@
 //! `irkit zlm emit-c FILE -o DIR [--target-config FILE]` and the C engine
 //! of `irkit zlm run --engine c` (C0-EXEC-002, docs/zlm/c-materializer.md).
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::read_input;
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::read;
+use crate::zlm_load::load_package;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use zlm::interp::{DropEvent, Interp, Limits, RunError, Value};
 use zlm::materialize::c::engine::{CRun, Compiler, Program};
 use zlm::materialize::c::{Refusal, Scope, TargetConfig};
@@ -40,9 +40,9 @@ pub struct Ran {
 /// Arguments of `irkit zlm emit-c`.
 #[derive(clap::Args)]
 pub struct EmitCArgs {
-    /// A canonical ZLM1 artifact (`-` for stdin): the root module of the
-    /// package.
-    file: PathBuf,
+    // A canonical ZLM1 artifact: the root module of the package.
+    #[command(flatten)]
+    input: InputArgs,
     /// Provider artifacts of imported modules: the package's other modules
     /// (those the root, or a provider, links against).
     #[arg(long = "dep")]
@@ -58,61 +58,43 @@ pub struct EmitCArgs {
     /// every function.
     #[arg(long)]
     entry: Option<String>,
-    /// Diagnostic format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
 }
 
-fn refused(label: &str, r: &Refusal, format: Format) -> ExitCode {
-    let d = Diagnostic {
-        kind: "unsupported".into(),
-        code: Some(zlm::materialize::c::REFUSED.into()),
-        message: r.detail(),
-        label: label.to_string(),
-        offset: None,
-        line: None,
-        column: None,
-    };
-    emit(&[d], format, None);
-    ExitCode::from(EXIT_INVALID)
+fn refused(label: &str, r: &Refusal) -> CliError {
+    CliError::diagnosed(r, &Origin::binary(label))
 }
 
-fn usage(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(EXIT_USAGE)
+fn usage(msg: String) -> CliError {
+    CliError::Usage(msg)
 }
 
 /// Runs `irkit zlm emit-c`.
-pub fn emit_c(a: EmitCArgs) -> ExitCode {
-    let result = (|| {
-        let package = crate::zlm_cmd::load_package(&a.file, &a.deps, a.format)?;
-        let target = match &a.target_config {
-            None => TargetConfig::default(),
-            Some(p) => {
-                let (label, bytes) = read_input(p).map_err(usage)?;
-                let text =
-                    String::from_utf8(bytes).map_err(|_| usage(format!("{label} is not UTF-8")))?;
-                TargetConfig::parse(&text).map_err(|r| refused(&label, &r, a.format))?
-            }
-        };
-        let scope = match &a.entry {
-            Some(e) => Scope::Entry(e.clone()),
-            None => Scope::Module,
-        };
-        let label = a.file.display().to_string();
-        let unit = zlm::materialize::c::emit_package(&package, &target, &scope)
-            .map_err(|r| refused(&label, &r, a.format))?;
-        zlm::materialize::c::engine::write_files(&unit, &a.output).map_err(|e| usage(e.to_string()))
-    })();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
-    }
+pub fn emit_c(a: EmitCArgs) -> Result<Outcome, CliError> {
+    let package = load_package(&a.input.file, &a.deps)?;
+    let target = match &a.target_config {
+        None => TargetConfig::default(),
+        Some(p) => {
+            let (label, bytes) = read(p)?;
+            let text =
+                String::from_utf8(bytes).map_err(|_| usage(format!("{label} is not UTF-8")))?;
+            TargetConfig::parse(&text).map_err(|r| refused(&label, &r))?
+        }
+    };
+    let scope = match &a.entry {
+        Some(e) => Scope::Entry(e.clone()),
+        None => Scope::Module,
+    };
+    let label = a.input.file.display().to_string();
+    let unit = zlm::materialize::c::emit_package(&package, &target, &scope)
+        .map_err(|r| refused(&label, &r))?;
+    zlm::materialize::c::engine::write_files(&unit, &a.output).map_err(|e| usage(e.to_string()))?;
+    Ok(Outcome::Success)
 }
 
 /// Runs entry `at` of `package` on the C engine with the interpreter's
 /// argument values and limits: the same outcome type as the interpreter.
-#[allow(clippy::too_many_arguments)]
 pub fn run_c(
     package: &zlm::package::Package,
     it: &Interp<'_>,
@@ -121,8 +103,7 @@ pub fn run_c(
     limits: Limits,
     cc: &str,
     label: &str,
-    format: Format,
-) -> Result<Result<Ran, RunError>, ExitCode> {
+) -> Result<Result<Ran, RunError>, CliError> {
     let r = it.resolved();
     let f = &r.m.declarations[at.0].functions[at.1];
     if matches!(
@@ -139,7 +120,7 @@ pub fn run_c(
         &TargetConfig::default(),
         &Scope::Entry(name.clone()),
     )
-    .map_err(|e| refused(label, &e, format))?;
+    .map_err(|e| refused(label, &e))?;
     let mut words = Vec::new();
     for v in values {
         match v {
@@ -155,7 +136,6 @@ pub fn run_c(
                         op: None,
                         message: "host arguments other than scalars and Unit".into(),
                     },
-                    format,
                 ));
             }
         }

@@ -1,55 +1,53 @@
 //! `irkit zlm <verb>`: ZLM1 schema-1.9 artifacts (zlm1-core0-artifacts.md).
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::diag::Format;
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{read, write};
+use crate::zlm_load::{invalid, load, load_linked};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 /// Verbs of `irkit zlm`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
     /// Assemble a text module (.zlt) into a canonical ZLM1 artifact.
     Asm {
-        /// Input text (`-` for stdin).
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Output artifact (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Decode, validate and print an artifact as text.
     Dis {
-        /// Input artifact.
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Output text (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Validate an artifact (exit 0 valid, 1 invalid, 2 usage/I-O).
     /// Imports are resolved against the provider artifacts given with `--dep`.
     Validate {
-        /// Input artifact.
-        file: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Provider artifacts of imported modules.
         #[arg(long = "dep")]
         deps: Vec<PathBuf>,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
-    /// Print every logical identity, one JSON object per line.
+    /// Print every logical identity, one JSON object per line (`--format`
+    /// chooses only the diagnostics' form).
     Ids {
-        /// Input artifact.
-        file: PathBuf,
-        /// Output format (json only).
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        input: InputArgs,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
     /// Run a checked module in the reference interpreter (or `--engine c`).
     Run(crate::zlm_run_cmd::RunArgs),
@@ -57,187 +55,80 @@ pub enum Verb {
     EmitC(crate::zlm_c_cmd::EmitCArgs),
     /// Build a checked artifact with LLVM under a target record (C0-EXEC-003).
     Build(crate::zlm_llvm_cmd::BuildArgs),
+    /// Print the canonical interface text (.zli) of each module of a package.
+    Zli(crate::zlm_zli_cmd::ZliArgs),
+    /// Print the canonical semantic reflection (JSON) of a package.
+    Reflect(crate::zlm_zli_cmd::ReflectArgs),
     /// Print the exact artifact content address.
     Address {
-        /// Input artifact.
-        file: PathBuf,
-        /// Diagnostic format.
-        #[arg(long, value_enum, default_value_t)]
-        format: Format,
+        #[command(flatten)]
+        input: InputArgs,
+        #[command(flatten)]
+        fmt: FormatArgs,
     },
 }
 
-fn diag(label: &str, e: &zlm::Error, source: Option<&str>) -> Diagnostic {
-    let (line, column) = match (source, e.offset) {
-        (Some(s), Some(off)) => {
-            let off = (off as usize).min(s.len());
-            let before = &s[..s.floor_char_boundary(off)];
-            let line = before.matches('\n').count() as u64 + 1;
-            let col = before
-                .rsplit('\n')
-                .next()
-                .map(|l| l.chars().count() as u64 + 1)
-                .unwrap_or(1);
-            (Some(line), Some(col))
+impl Verb {
+    /// The verb's `--format`.
+    pub fn format(&self) -> Format {
+        match self {
+            Verb::Asm { fmt, .. }
+            | Verb::Dis { fmt, .. }
+            | Verb::Validate { fmt, .. }
+            | Verb::Ids { fmt, .. }
+            | Verb::Address { fmt, .. } => fmt.format,
+            Verb::Run(a) => a.fmt.format,
+            Verb::EmitC(a) => a.fmt.format,
+            Verb::Build(a) => a.fmt.format,
+            Verb::Zli(a) => a.fmt.format,
+            Verb::Reflect(a) => a.format,
         }
-        _ => (None, None),
-    };
-    Diagnostic {
-        kind: if source.is_some() {
-            "syntactic".into()
-        } else {
-            "encoding".into()
-        },
-        code: Some(e.code.to_string()),
-        message: e.message.clone(),
-        label: label.to_string(),
-        offset: e.offset,
-        line,
-        column,
     }
-}
-
-fn io_error(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(EXIT_USAGE)
-}
-
-fn load(file: &std::path::Path, format: Format) -> Result<zlm::decode::Checked, ExitCode> {
-    let (label, bytes) = read_input(file).map_err(io_error)?;
-    zlm::decode::decode(&bytes).map_err(|e| {
-        emit(&[diag(&label, &e, None)], format, None);
-        ExitCode::from(EXIT_INVALID)
-    })
-}
-
-/// Decodes the provider artifacts given with `--dep`: each on its own, then
-/// again linked against the providers of the modules it imports from, so
-/// providers may import from each other (`zlm::package::decode_providers`).
-pub(crate) fn load_providers(
-    deps: &[PathBuf],
-    format: Format,
-) -> Result<Vec<zlm::decode::Checked>, ExitCode> {
-    let mut inputs = Vec::new();
-    for dep in deps {
-        inputs.push(read_input(dep).map_err(io_error)?);
-    }
-    let bytes: Vec<&[u8]> = inputs.iter().map(|(_, b)| b.as_slice()).collect();
-    zlm::package::decode_providers(&bytes).map_err(|(i, e)| {
-        emit(&[diag(&inputs[i].0, &e, None)], format, None);
-        ExitCode::from(EXIT_INVALID)
-    })
-}
-
-/// Decodes the provider artifacts given with `--dep`, then `file` with its
-/// imports and cross-module symbols resolved against them before it is
-/// checked. `zlm validate`, `zlm emit-c` and the LLVM verbs share this gate.
-pub(crate) fn load_linked(
-    file: &std::path::Path,
-    deps: &[PathBuf],
-    format: Format,
-) -> Result<zlm::decode::Checked, ExitCode> {
-    load_linked_with(file, &load_providers(deps, format)?, format)
-}
-
-fn load_linked_with(
-    file: &std::path::Path,
-    providers: &[zlm::decode::Checked],
-    format: Format,
-) -> Result<zlm::decode::Checked, ExitCode> {
-    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
-    let (label, bytes) = read_input(file).map_err(io_error)?;
-    zlm::decode::decode_linked(&bytes, &providers).map_err(|e| {
-        emit(&[diag(&label, &e, None)], format, None);
-        ExitCode::from(EXIT_INVALID)
-    })
-}
-
-/// The package of `root` and the `--dep` providers (`zlm::package::Package`:
-/// only the providers some module links against, each the exact module it
-/// was checked against).
-pub(crate) fn package_of(
-    root: zlm::decode::Checked,
-    providers: Vec<zlm::decode::Checked>,
-    label: &str,
-    format: Format,
-) -> Result<zlm::package::Package, ExitCode> {
-    zlm::package::Package::new(root, providers).map_err(|e| {
-        emit(&[diag(label, &e, None)], format, None);
-        ExitCode::from(EXIT_INVALID)
-    })
-}
-
-/// [`load_linked`], then the package of the module and its providers.
-pub(crate) fn load_package(
-    file: &std::path::Path,
-    deps: &[PathBuf],
-    format: Format,
-) -> Result<zlm::package::Package, ExitCode> {
-    let providers = load_providers(deps, format)?;
-    let root = load_linked_with(file, &providers, format)?;
-    package_of(root, providers, &file.display().to_string(), format)
 }
 
 /// Runs one `irkit zlm` verb.
-pub fn run(verb: Verb) -> ExitCode {
-    let result = match verb {
-        Verb::Asm {
-            file,
-            output,
-            format,
-        } => (|| {
-            let (label, bytes) = read_input(&file).map_err(io_error)?;
+pub fn run(verb: Verb) -> Result<Outcome, CliError> {
+    match verb {
+        Verb::Asm { input, output, .. } => {
+            let (label, bytes) = read(&input.file)?;
+            let text = String::from_utf8(bytes)
+                .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
+            let module = zlm::text::parse(&text)
+                .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
+            let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            write(output.as_deref(), &bytes)?;
+        }
+        Verb::Dis { input, output, .. } => {
+            let checked = load(&input.file)?;
             let text =
-                String::from_utf8(bytes).map_err(|_| io_error(format!("{label} is not UTF-8")))?;
-            let bytes = zlm::text::parse(&text)
-                .and_then(|m| zlm::write::write(&m))
-                .map_err(|e| {
-                    let src = if e.code == "ZLM-SYNTAX" {
-                        Some(text.as_str())
-                    } else {
-                        None
-                    };
-                    emit(&[diag(&label, &e, src)], format, src);
-                    ExitCode::from(EXIT_INVALID)
-                })?;
-            write_output(output.as_deref(), &bytes).map_err(io_error)
-        })(),
-        Verb::Dis {
-            file,
-            output,
-            format,
-        } => (|| {
-            let d = load(&file, format)?;
-            let text = zlm::text::print(d.module()).map_err(|e| io_error(e.to_string()))?;
-            write_output(output.as_deref(), text.as_bytes()).map_err(io_error)
-        })(),
-        Verb::Validate { file, deps, format } => load_linked(&file, &deps, format).map(|_| ()),
-        Verb::Ids { file, format } => (|| {
-            let d = load(&file, format)?;
-            let (_, facts) =
-                zlm::ids::compute(d.module(), true).map_err(|e| io_error(e.to_string()))?;
+                zlm::text::print(checked.module()).map_err(|e| CliError::usage(e.to_string()))?;
+            write(output.as_deref(), text.as_bytes())?;
+        }
+        Verb::Validate { input, deps, .. } => {
+            load_linked(&input.file, &deps)?;
+        }
+        Verb::Ids { input, .. } => {
+            let checked = load(&input.file)?;
+            let (_, facts) = zlm::ids::compute(checked.module(), true)
+                .map_err(|e| CliError::usage(e.to_string()))?;
             let mut out = String::new();
             for f in facts {
                 out.push_str(&f.to_json(false));
                 out.push('\n');
             }
-            write_output(None, out.as_bytes()).map_err(io_error)
-        })(),
-        Verb::Run(args) => crate::zlm_run_cmd::run(args),
+            write(None, out.as_bytes())?;
+        }
+        Verb::Run(args) => return crate::zlm_run_cmd::run(args),
         Verb::EmitC(args) => return crate::zlm_c_cmd::emit_c(args),
         Verb::Build(args) => return crate::zlm_llvm_cmd::build(args),
-        Verb::Address { file, format } => (|| {
-            let (label, bytes) = read_input(&file).map_err(io_error)?;
-            if let Err(e) = zlm::decode::decode(&bytes) {
-                emit(&[diag(&label, &e, None)], format, None);
-                return Err(ExitCode::from(EXIT_INVALID));
-            }
+        Verb::Zli(args) => return crate::zlm_zli_cmd::zli(args),
+        Verb::Reflect(args) => return crate::zlm_zli_cmd::reflect(args),
+        Verb::Address { input, .. } => {
+            let (label, bytes) = read(&input.file)?;
+            zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
             let line = format!("{}\n", zlm::hash::to_hex(&zlm::address(&bytes)));
-            write_output(None, line.as_bytes()).map_err(io_error)
-        })(),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
+            write(None, line.as_bytes())?;
+        }
     }
+    Ok(Outcome::Success)
 }

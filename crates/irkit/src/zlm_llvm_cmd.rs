@@ -2,11 +2,11 @@
 //! target record, C0-EXEC-003) and the LLVM engines of
 //! `irkit zlm run --engine jit|aot` (docs/zlm/llvm-engines.md).
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::read_input;
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::error::{CliError, Diagnose, Origin, Outcome, Report};
+use crate::io::read;
+use crate::zlm_load::load_linked;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::materialize::c::engine::{COutcome, CRun};
 use zlm::model::ReceiverKind;
@@ -15,8 +15,9 @@ use zlm_llvm::{LlvmError, Scope, TargetRecord};
 /// Arguments of `irkit zlm build`.
 #[derive(clap::Args)]
 pub struct BuildArgs {
-    /// A canonical ZLM1 artifact (`-` for stdin).
-    file: PathBuf,
+    // A canonical ZLM1 artifact.
+    #[command(flatten)]
+    input: InputArgs,
     /// Provider artifacts of imported modules.
     #[arg(long = "dep")]
     deps: Vec<PathBuf>,
@@ -33,74 +34,25 @@ pub struct BuildArgs {
     /// Build only this entry (`Decl.function`) and what it calls.
     #[arg(long)]
     entry: Option<String>,
-    /// Diagnostic format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
 }
 
-fn failed(label: &str, e: &LlvmError, format: Format) -> ExitCode {
-    let (kind, exit) = match e {
-        LlvmError::Refused(_) => ("unsupported", EXIT_INVALID),
-        LlvmError::Record(_) => ("target-record", EXIT_INVALID),
-        _ => ("engine", EXIT_USAGE),
+/// A refusal or a bad target record is the input's (exit 1); any other
+/// engine failure is the toolchain's (exit 2).
+fn failed(label: &str, e: &LlvmError) -> CliError {
+    let report = Report {
+        diagnostics: e.diagnostics(&Origin::binary(label)),
+        source: None,
     };
-    let message = match e {
-        LlvmError::Refused(r) => r.detail(),
-        LlvmError::Record(m) => format!("target record: {m}"),
-        e => e.to_string(),
-    };
-    let d = Diagnostic {
-        kind: kind.into(),
-        code: Some(e.code().into()),
-        message,
-        label: label.to_string(),
-        offset: None,
-        line: None,
-        column: None,
-    };
-    emit(&[d], format, None);
-    ExitCode::from(exit)
-}
-
-fn io(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(EXIT_USAGE)
-}
-
-/// Decodes the `--dep` providers (each checked on its own), then `file`
-/// with its imports resolved against them (the gate of `zlm validate`;
-/// kept here so that this file imports no other `zlm_*_cmd` file).
-fn load_linked(
-    file: &Path,
-    deps: &[PathBuf],
-    format: Format,
-) -> Result<zlm::decode::Checked, ExitCode> {
-    let decode = |p: &Path, providers: Option<&[&zlm::decode::Checked]>| {
-        let (label, bytes) = read_input(p).map_err(io)?;
-        match providers {
-            Some(ps) => zlm::decode::decode_linked(&bytes, ps),
-            None => zlm::decode::decode(&bytes),
-        }
-        .map_err(|e| {
-            let d = Diagnostic {
-                kind: "encoding".into(),
-                code: Some(e.code.to_string()),
-                message: e.message.clone(),
-                label,
-                offset: e.offset,
-                line: None,
-                column: None,
-            };
-            emit(&[d], format, None);
-            ExitCode::from(EXIT_INVALID)
-        })
-    };
-    let mut providers = Vec::new();
-    for dep in deps {
-        providers.push(decode(dep, None)?);
+    match e {
+        LlvmError::Refused(_) | LlvmError::Record(_) => CliError::Invalid(report),
+        _ => CliError::Toolchain(report),
     }
-    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
-    decode(file, Some(&providers))
+}
+
+fn io(msg: String) -> CliError {
+    CliError::Usage(msg)
 }
 
 /// `OUT.o` → `OUT.target.json`; `OUT` → `OUT.target.json`.
@@ -114,60 +66,55 @@ fn record_path(out: &Path) -> PathBuf {
 }
 
 /// Runs `irkit zlm build`.
-pub fn build(a: BuildArgs) -> ExitCode {
-    let result = (|| {
-        let checked = load_linked(&a.file, &a.deps, a.format)?;
-        let record = match &a.target_record {
-            Some(p) => {
-                let (label, bytes) = read_input(p).map_err(io)?;
-                let text =
-                    String::from_utf8(bytes).map_err(|_| io(format!("{label} is not UTF-8")))?;
-                Some(TargetRecord::parse(&text).map_err(|e| failed(&label, &e, a.format))?)
-            }
-            None if a.output.to_string_lossy().ends_with(".ll") => None,
-            None => {
-                let r = TargetRecord::convenience("cc").map_err(|e| failed("cc", &e, a.format))?;
-                eprintln!(
-                    "warning: no --target-record: built for LLVM's default triple {}; the record is not reproducibility evidence",
-                    r.triple
-                );
-                Some(r)
-            }
-        };
-        let label = a.file.display().to_string();
-        let scope = match &a.entry {
-            Some(e) => Scope::Entry(e.clone()),
-            None => Scope::Module,
-        };
-        let unit = zlm_llvm::lower(&checked, &scope)
-            .map_err(|r| failed(&label, &LlvmError::Refused(r), a.format))?;
-        let out = &a.output;
-        let name = out.to_string_lossy();
-        let fail = |e: LlvmError| failed(&label, &e, a.format);
-        if name.ends_with(".ll") {
-            // Target-independent IR: no record applies.
-            return std::fs::write(out, &unit.ir).map_err(|e| io(format!("{name}: {e}")));
+pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
+    let checked = load_linked(&a.input.file, &a.deps)?;
+    let record = match &a.target_record {
+        Some(p) => {
+            let (label, bytes) = read(p)?;
+            let text = String::from_utf8(bytes).map_err(|_| io(format!("{label} is not UTF-8")))?;
+            Some(TargetRecord::parse(&text).map_err(|e| failed(&label, &e))?)
         }
-        let Some(record) = record else {
-            return Err(io("no target record".into()));
-        };
-        let obj = zlm_llvm::aot::object(&unit, &record).map_err(fail)?;
-        if name.ends_with(".o") {
-            std::fs::write(out, obj).map_err(|e| io(format!("{name}: {e}")))?;
-        } else {
-            let tmp = PathBuf::from(format!("{name}.{}.o", std::process::id()));
-            std::fs::write(&tmp, obj).map_err(|e| io(format!("{}: {e}", tmp.display())))?;
-            let linked = zlm_llvm::aot::link(&tmp, out, &record);
-            let _ = std::fs::remove_file(&tmp);
-            linked.map_err(fail)?;
+        None if a.output.to_string_lossy().ends_with(".ll") => None,
+        None => {
+            let r = TargetRecord::convenience("cc").map_err(|e| failed("cc", &e))?;
+            eprintln!(
+                "warning: no --target-record: built for LLVM's default triple {}; the record is not reproducibility evidence",
+                r.triple
+            );
+            Some(r)
         }
-        let rp = record_path(out);
-        std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))
-    })();
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(code) => code,
+    };
+    let label = a.input.file.display().to_string();
+    let scope = match &a.entry {
+        Some(e) => Scope::Entry(e.clone()),
+        None => Scope::Module,
+    };
+    let unit =
+        zlm_llvm::lower(&checked, &scope).map_err(|r| failed(&label, &LlvmError::Refused(r)))?;
+    let out = &a.output;
+    let name = out.to_string_lossy();
+    let fail = |e: LlvmError| failed(&label, &e);
+    if name.ends_with(".ll") {
+        // Target-independent IR: no record applies.
+        std::fs::write(out, &unit.ir).map_err(|e| io(format!("{name}: {e}")))?;
+        return Ok(Outcome::Success);
     }
+    let Some(record) = record else {
+        return Err(io("no target record".into()));
+    };
+    let obj = zlm_llvm::aot::object(&unit, &record).map_err(fail)?;
+    if name.ends_with(".o") {
+        std::fs::write(out, obj).map_err(|e| io(format!("{name}: {e}")))?;
+    } else {
+        let tmp = PathBuf::from(format!("{name}.{}.o", std::process::id()));
+        std::fs::write(&tmp, obj).map_err(|e| io(format!("{}: {e}", tmp.display())))?;
+        let linked = zlm_llvm::aot::link(&tmp, out, &record);
+        let _ = std::fs::remove_file(&tmp);
+        linked.map_err(fail)?;
+    }
+    let rp = record_path(out);
+    std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))?;
+    Ok(Outcome::Success)
 }
 
 /// Which LLVM engine `zlm run` uses.
@@ -181,7 +128,6 @@ pub enum LlvmEngine {
 
 /// Runs entry `at` of `checked` on an LLVM engine with the interpreter's
 /// argument values and limits: a completed run or the interpreter's fault.
-#[allow(clippy::too_many_arguments)]
 pub fn run_llvm(
     engine: LlvmEngine,
     checked: &zlm::decode::Checked,
@@ -190,8 +136,7 @@ pub fn run_llvm(
     values: &[Value],
     limits: Limits,
     label: &str,
-    format: Format,
-) -> Result<Result<COutcome, RunError>, ExitCode> {
+) -> Result<Result<COutcome, RunError>, CliError> {
     let r = it.resolved();
     let f = &r.m.declarations[at.0].functions[at.1];
     if matches!(
@@ -203,14 +148,14 @@ pub fn run_llvm(
         )));
     }
     let name = r.fn_name(at.0, at.1);
-    let fail = |e: LlvmError| failed(label, &e, format);
+    let fail = |e: LlvmError| failed(label, &e);
     let unit = zlm_llvm::lower(checked, &Scope::Entry(name.clone()))
         .map_err(|r| fail(LlvmError::Refused(r)))?;
     let mut words = Vec::new();
     for v in values {
         match v {
             Value::Scalar(w) => words.push(*w),
-            Value::Unit => words.push(0),
+            Value::Unit | Value::Allocator => words.push(0),
             _ => {
                 return Err(fail(LlvmError::Refused(zlm_llvm::Refusal {
                     function: Some(name),

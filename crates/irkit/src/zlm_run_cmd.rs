@@ -4,19 +4,21 @@
 //! validated); either way only a module that passed every structural and
 //! semantic check executes.
 
-use crate::diag::{Diagnostic, Format, emit};
-use crate::io::{read_input, write_output};
-use crate::{EXIT_INVALID, EXIT_USAGE};
+use crate::args::{FormatArgs, InputArgs};
+use crate::diag::Format;
+use crate::error::{CliError, Origin, Outcome};
+use crate::io::{read, write};
+use crate::zlm_load::{invalid, load_providers, package_of};
 use std::path::PathBuf;
-use std::process::ExitCode;
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::model::{ScalarKind, Type};
 
 /// Arguments of `irkit zlm run`.
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// Artifact (`ZLM1` bytes) or text module (`.zlt`); `-` for stdin.
-    file: PathBuf,
+    // An artifact (`ZLM1` bytes) or a text module (`.zlt`).
+    #[command(flatten)]
+    input: InputArgs,
     /// Provider artifacts of imported modules (as for `zlm validate`): every
     /// import must resolve against one, with its exact interface digest; the
     /// root runs as a package with the providers it links against, calling
@@ -49,9 +51,9 @@ pub struct RunArgs {
     /// Byte-array byte limit (also the host allocator's budget).
     #[arg(long, default_value_t = Limits::default().bytes)]
     max_bytes: u64,
-    /// Diagnostic and result format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
+    // The diagnostics' and the result's format.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
     /// Engine: the reference interpreter, or the portable C materializer
     /// compiled with `--cc` into a temporary executable.
     #[arg(long, value_enum, default_value_t)]
@@ -61,9 +63,8 @@ pub struct RunArgs {
     cc: String,
 }
 
-fn usage(msg: String) -> ExitCode {
-    eprintln!("error: {msg}");
-    ExitCode::from(EXIT_USAGE)
+fn usage(msg: String) -> CliError {
+    CliError::Usage(msg)
 }
 
 fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
@@ -103,57 +104,26 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
     }
 }
 
-fn invalid_diag(label: &str, e: &zlm::Error, syntactic: bool) -> Diagnostic {
-    Diagnostic {
-        kind: if syntactic { "syntactic" } else { "semantic" }.into(),
-        code: Some(e.code.to_string()),
-        message: e.message.clone(),
-        label: label.to_string(),
-        offset: e.offset,
-        line: None,
-        column: None,
-    }
-}
-
-fn fault_code(k: &zlm::interp::FaultKind) -> &'static str {
-    use zlm::interp::FaultKind::*;
-    match k {
-        Overflow => "ZLM-FAULT-OVERFLOW",
-        DivideByZero => "ZLM-FAULT-DIV-ZERO",
-        ShiftRange => "ZLM-FAULT-SHIFT",
-        Contract(_) => "ZLM-FAULT-CONTRACT",
-        Assert => "ZLM-FAULT-ASSERT",
-        Bounds => "ZLM-FAULT-BOUNDS",
-        Tag => "ZLM-FAULT-TAG",
-        StepLimit => "ZLM-LIMIT-STEPS",
-        DepthLimit => "ZLM-LIMIT-DEPTH",
-        ByteLimit => "ZLM-LIMIT-BYTES",
-        Internal => "ZLM-FAULT-INTERNAL",
-    }
-}
-
 /// Runs the verb.
-pub fn run(a: RunArgs) -> Result<(), ExitCode> {
-    let providers = crate::zlm_cmd::load_providers(&a.deps, a.format)?;
+pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
+    let format = a.fmt.format;
+    let providers = load_providers(&a.deps)?;
     let provider_refs: Vec<&zlm::decode::Checked> = providers.iter().collect();
-    let (label, bytes) = read_input(&a.file).map_err(usage)?;
-    let invalid = |e: &zlm::Error, src: Option<&str>| {
-        emit(&[invalid_diag(&label, e, src.is_some())], a.format, None);
-        ExitCode::from(EXIT_INVALID)
-    };
+    let (label, bytes) = read(&a.input.file)?;
     // Only decoding produces a checked module: a text module is written to
     // its canonical bytes and decoded like an artifact.
     let checked = if bytes.starts_with(b"ZLM1") {
-        zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, None))?
+        zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, &label))?
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
-        let module = zlm::text::parse(&text).map_err(|e| invalid(&e, Some(&text)))?;
-        zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, None))?
+        let module = zlm::text::parse(&text)
+            .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
+        zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, &label))?
     };
     drop(provider_refs);
     // The root and the providers it (and they) link against run as one package.
-    let package = crate::zlm_cmd::package_of(checked, providers, &label, a.format)?;
+    let package = package_of(checked, providers, &label)?;
     let checked = package.root();
     let limits = Limits {
         steps: a.max_steps,
@@ -172,8 +142,8 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
     } else {
         None
     };
-    if let (Some(c), Format::Human) = (&contract, a.format) {
-        write_output(None, format!("contract: {c}\n").as_bytes()).map_err(usage)?;
+    if let (Some(c), Format::Human) = (&contract, format) {
+        write(None, format!("contract: {c}\n").as_bytes())?;
     }
     let mut values = Vec::new();
     let mut given = a.args.iter();
@@ -203,7 +173,7 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
             })
         }
         crate::zlm_c_cmd::Engine::C => {
-            crate::zlm_c_cmd::run_c(&package, &it, at, &values, limits, &a.cc, &label, a.format)?
+            crate::zlm_c_cmd::run_c(&package, &it, at, &values, limits, &a.cc, &label)?
         }
         crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
             let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
@@ -216,19 +186,20 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
                 .clone();
             // The LLVM engines take one checked module: a root that calls
             // into its providers is refused by their lowering (C0-EXEC-002).
-            crate::zlm_llvm_cmd::run_llvm(e, checked, &it, at, &values, limits, &label, a.format)?
-                .map(|o| crate::zlm_c_cmd::Ran {
+            crate::zlm_llvm_cmd::run_llvm(e, checked, &it, at, &values, limits, &label)?.map(|o| {
+                crate::zlm_c_cmd::Ran {
                     rendered: o.rendered,
                     ty,
                     steps: o.steps,
                     drops: o.drops,
-                })
+                }
+            })
         }
     };
     match outcome {
         Ok(out) => {
             let rendered = out.rendered;
-            let text = match a.format {
+            let text = match format {
                 Format::Json => format!(
                     "{}\n",
                     serde_json::json!({
@@ -252,28 +223,19 @@ pub fn run(a: RunArgs) -> Result<(), ExitCode> {
                     s
                 }
             };
-            write_output(None, text.as_bytes()).map_err(usage)
+            write(None, text.as_bytes())?;
+            Ok(Outcome::Success)
         }
         Err(RunError::Fault { fault, drops }) => {
-            if a.drops && a.format == Format::Human {
+            if a.drops && format == Format::Human {
                 let mut s = String::new();
                 for d in print_drops(&drops) {
                     s.push_str(&d);
                     s.push('\n');
                 }
-                write_output(None, s.as_bytes()).map_err(usage)?;
+                write(None, s.as_bytes())?;
             }
-            let d = Diagnostic {
-                kind: "fault".into(),
-                code: Some(fault_code(&fault.kind).into()),
-                message: fault.to_string(),
-                label: label.clone(),
-                offset: None,
-                line: None,
-                column: None,
-            };
-            emit(&[d], a.format, None);
-            Err(ExitCode::from(EXIT_INVALID))
+            Err(CliError::diagnosed(&fault, &Origin::binary(&label)))
         }
         Err(e) => Err(usage(e.to_string())),
     }

@@ -359,7 +359,7 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
 fn the_dashboard_follows_and_completes_a_workflow_on_sqlite() {
     let d = Dir::new("irkit-tcc-ui-");
     let db = d.0.join("host.db");
-    let bless = std::env::var("IRKIT_BLESS").is_ok_and(|v| v == "1");
+    let bless = golden::blessing();
     dashboard_round_trip(&db.to_string_lossy(), &d.0, &["node-sqlite"], bless);
 }
 

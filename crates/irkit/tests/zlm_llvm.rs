@@ -4,135 +4,41 @@
 //! target record is byte-identical across runs and accompanied by the
 //! record used.
 
-use std::process::{Command, Output};
+#[path = "common/zlm_engines.rs"]
+mod zlm_engines;
 
-fn irkit() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_irkit"))
-}
-
-fn example(name: &str) -> String {
-    format!(
-        "{}/../../examples/zlm/run/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn run(engine: &str, args: &[&str]) -> Output {
-    irkit()
-        .args(["zlm", "run"])
-        .args(args)
-        .args(["--engine", engine])
-        .output()
-        .unwrap()
-}
+use zlm_engines::{CASES, CATALOG_CONTRACT, example, irkit, run, same_as_interp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("irkit-zlm-llvm-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    zlm_engines::tmp("zlm-llvm", name)
 }
 
 #[test]
 fn run_engines_jit_and_aot_print_what_the_interpreter_prints() {
-    let cases: &[&[&str]] = &[
-        &[
-            "loop.zlt", "--entry", "sum", "--args", "100", "--format", "json",
-        ],
-        &["loop.zlt", "--entry", "sum", "--args", "100", "--contracts"],
-        &["loop.zlt", "--entry", "sum", "--args", "-1"],
-        &[
-            "loop.zlt",
-            "--entry",
-            "sum",
-            "--args",
-            "100",
-            "--max-steps",
-            "50",
-        ],
-        &[
-            "deep.zlt",
-            "--entry",
-            "down",
-            "--args",
-            "10",
-            "--max-depth",
-            "5",
-        ],
-        &["deep.zlt", "--entry", "down", "--args", "10", "--drops"],
-        &[
-            "faults.zlt",
-            "--entry",
-            "Main.div",
-            "--args",
-            "1",
-            "0",
-            "--format",
-            "json",
-        ],
-        &[
-            "faults.zlt",
-            "--entry",
-            "Main.div",
-            "--args",
-            "-2147483648",
-            "-1",
-        ],
-        &[
-            "faults.zlt",
-            "--entry",
-            "Main.add",
-            "--args",
-            "2147483647",
-            "1",
-        ],
-        &["faults.zlt", "--entry", "Main.positive", "--args", "0"],
-        &["ops.zlt", "--entry", "Main.bits", "--args", "1", "32"],
-        &["ops.zlt", "--entry", "Main.unit"],
-        &["ops.zlt", "--entry", "Main.scalar", "--args", "5"],
-    ];
-    for case in cases {
-        let mut args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
-        args[0] = example(case[0]);
-        let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-        let want = run("interp", &args);
-        for engine in ["jit", "aot"] {
-            let got = run(engine, &args);
-            assert_eq!(
-                (
-                    got.status.code(),
-                    String::from_utf8_lossy(&got.stdout),
-                    String::from_utf8_lossy(&got.stderr)
-                ),
-                (
-                    want.status.code(),
-                    String::from_utf8_lossy(&want.stdout),
-                    String::from_utf8_lossy(&want.stderr)
-                ),
-                "{engine} {case:?}"
-            );
-        }
-    }
+    same_as_interp(&["jit", "aot"], CASES);
 }
 
 #[test]
 fn run_engines_jit_and_aot_refuse_what_they_do_not_lower() {
+    let d = tmp("cpure");
+    let src = d.join("cpure.zlt");
+    std::fs::write(&src, CATALOG_CONTRACT).unwrap();
+    let src = src.to_string_lossy().into_owned();
+    assert_eq!(
+        run("interp", &[&src, "--entry", "Main.demo"]).status.code(),
+        Some(0)
+    );
     for engine in ["jit", "aot"] {
-        let out = run(
-            engine,
-            &[
-                &example("ops.zlt"),
-                "--entry",
-                "Main.swap",
-                "--format",
-                "json",
-            ],
-        );
+        let out = run(engine, &[&src, "--entry", "Main.demo", "--format", "json"]);
         assert_eq!(out.status.code(), Some(1), "{engine}");
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["code"], "C0-EXEC-002");
-        assert!(v["message"].as_str().unwrap().contains("Main.swap"), "{v}");
+        assert!(v["message"].as_str().unwrap().contains("Main.len"), "{v}");
     }
+    // A function outside the refused one's closure runs.
+    let out = run("jit", &[&src, "--entry", "Main.one"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n");
+    let _ = std::fs::remove_dir_all(&d);
 }
 
 #[test]
@@ -203,7 +109,7 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
     assert_eq!(used["reproducible"], true);
     assert_eq!(used["cpu"], "x86-64");
     // The linked executable speaks the engines' protocol.
-    let out = Command::new(d.join("prog"))
+    let out = std::process::Command::new(d.join("prog"))
         .args(["0", "5f5e100", "100", "100", "64"])
         .output()
         .unwrap();

@@ -16,24 +16,11 @@ fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/rvnlib")
 }
 
-fn blessing() -> bool {
-    std::env::var_os("IRKIT_BLESS").is_some()
-}
-
 /// Compares `bytes` with the checked-in file, or rewrites it when blessing.
 fn golden(name: &str, bytes: &[u8]) -> Vec<String> {
-    let path = dir().join(name);
-    if blessing() {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).unwrap();
-        }
-        std::fs::write(&path, bytes).unwrap();
-        return Vec::new();
-    }
-    match std::fs::read(&path) {
-        Ok(existing) if existing == bytes => Vec::new(),
-        Ok(_) => vec![format!("{name} differs from what the builder produces")],
-        Err(e) => vec![format!("{name}: {e}")],
+    match golden::check_bytes(&dir().join(name), bytes) {
+        Ok(()) => Vec::new(),
+        Err(e) => vec![e.to_string()],
     }
 }
 

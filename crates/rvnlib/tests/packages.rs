@@ -19,17 +19,9 @@ fn dir() -> PathBuf {
 }
 
 fn golden(name: &str, bytes: &[u8]) -> Option<String> {
-    let path = dir().join(name);
-    if std::env::var_os("IRKIT_BLESS").is_some() {
-        std::fs::create_dir_all(dir()).unwrap();
-        std::fs::write(&path, bytes).unwrap();
-        return None;
-    }
-    match std::fs::read(&path) {
-        Ok(existing) if existing == bytes => None,
-        Ok(_) => Some(format!("{name} differs from what the builder produces")),
-        Err(e) => Some(format!("{name}: {e}")),
-    }
+    golden::check_bytes(&dir().join(name), bytes)
+        .err()
+        .map(|e| e.to_string())
 }
 
 fn link_app(

@@ -43,25 +43,13 @@ fn check_golden(name: &str, artifact: &ProgramArtifact) {
     glslang(artifact.vertex_code(), "vert", name);
     glslang(artifact.fragment_code(), "frag", name);
     let dir = root().join("tests/glsl");
-    let bless = std::env::var_os("IRKIT_BLESS").is_some();
     for (ext, actual) in [
         ("vert", artifact.vertex_code().to_string()),
         ("frag", artifact.fragment_code().to_string()),
         ("reflect.json", artifact.reflection_json()),
     ] {
         let path = dir.join(format!("{name}.{ext}"));
-        if bless {
-            std::fs::write(&path, &actual).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (run with IRKIT_BLESS=1)", path.display()));
-        assert_eq!(
-            actual,
-            expected,
-            "{} differs from the golden",
-            path.display()
-        );
+        golden::assert_text(&path, &actual, name);
     }
 }
 

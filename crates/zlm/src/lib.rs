@@ -21,11 +21,13 @@ pub mod layout;
 pub mod materialize;
 pub mod model;
 pub mod package;
+pub mod reflect;
 pub mod sample;
 pub mod testgen;
 pub mod text;
 pub mod validate;
 pub mod write;
+pub mod zli;
 
 pub use error::{Error, Result};
 pub use hash::Id;

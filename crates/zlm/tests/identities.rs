@@ -22,15 +22,7 @@ fn golden_vectors_match() {
         "/tests/golden/schema-1.9-semantic-identities-v1.jsonl"
     );
     let now = facts_json(true);
-    if std::env::var_os("IRKIT_BLESS").is_some() {
-        std::fs::write(path, &now).unwrap();
-    }
-    let golden =
-        std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
-    assert_eq!(
-        golden, now,
-        "identity vectors changed; review and regenerate with IRKIT_BLESS=1"
-    );
+    golden::assert_text(path.as_ref(), &now, "identity vectors changed");
 }
 
 #[test]
@@ -103,15 +95,7 @@ fn example_golden_vectors_match() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/golden/examples-identities-v1.jsonl"
     );
-    if std::env::var_os("IRKIT_BLESS").is_some() {
-        std::fs::write(path, &all).unwrap();
-    }
-    let golden =
-        std::fs::read_to_string(path).expect("golden file (regenerate with IRKIT_BLESS=1)");
-    assert_eq!(
-        golden, all,
-        "example identity vectors changed; review and regenerate with IRKIT_BLESS=1"
-    );
+    golden::assert_text(path.as_ref(), &all, "example identity vectors changed");
     // The independent hasher agrees with every example digest.
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/rehash.py");
     let mut child = Command::new("python3")

@@ -7,11 +7,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 typedef struct zrt {
   uint64_t left, limit, depth, max_depth, floor;
   uint64_t fault_kind, fault_function, fault_block, fault_op, fault_detail;
+  uint64_t out, bytes, byte_limit;
 } zrt;
 typedef int (*zlm_entry_fn)(zrt *, uint64_t *, const uint64_t *);
 
@@ -33,16 +35,54 @@ static int parse_word(const char *s, uint64_t *w) {
   return 0;
 }
 
-static void render(int kind, uint64_t w) {
+/* A word rendered by kind (0 unsigned, 1 signed, 2 Bool, 3 Unit). */
+static void render_to(char *buf, size_t n, uint64_t kind, uint64_t w) {
   switch (kind) {
   case 1:
-    if ((int64_t)w < 0) printf("-%llu", (unsigned long long)(~w + 1));
-    else printf("%llu", (unsigned long long)w);
+    if ((int64_t)w < 0) snprintf(buf, n, "-%llu", (unsigned long long)(~w + 1));
+    else snprintf(buf, n, "%llu", (unsigned long long)w);
     break;
-  case 2: fputs(w ? "true" : "false", stdout); break;
-  case 3: fputs("()", stdout); break;
-  default: printf("%llu", (unsigned long long)w); break;
+  case 2: snprintf(buf, n, "%s", w ? "true" : "false"); break;
+  case 3: snprintf(buf, n, "()"); break;
+  default: snprintf(buf, n, "%llu", (unsigned long long)w); break;
   }
+}
+
+static void render(int kind, uint64_t w) {
+  char buf[32];
+  render_to(buf, sizeof buf, (uint64_t)kind, w);
+  fputs(buf, stdout);
+}
+
+/* The output hooks: channel 0 (the log: drop lines) goes to stdout unless
+ * the run is a timing repetition; channel 1 (the rendered result) is kept
+ * until the result line. */
+static int quiet;
+static char *result_text;
+static size_t result_len, result_cap;
+
+void zlm_host_text(zrt *z, uint64_t ch, const char *s) {
+  size_t n = strlen(s);
+  (void)z;
+  if (ch == 0) {
+    if (!quiet) fputs(s, stdout);
+    return;
+  }
+  if (result_len + n + 1 > result_cap) {
+    size_t cap = (result_len + n + 1) * 2;
+    char *p = realloc(result_text, cap);
+    if (p == 0) exit(4);
+    result_text = p;
+    result_cap = cap;
+  }
+  memcpy(result_text + result_len, s, n + 1);
+  result_len += n;
+}
+
+void zlm_host_word(zrt *z, uint64_t ch, uint64_t kind, uint64_t w) {
+  char buf[32];
+  render_to(buf, sizeof buf, kind, w);
+  zlm_host_text(z, ch, buf);
 }
 
 static void report_fault(const zrt *z) {
@@ -59,7 +99,11 @@ static void report_fault(const zrt *z) {
   printf("\t%s\t%s\n", names[k], detail);
 }
 
-static void fresh(zrt *z, uint64_t steps, uint64_t depth, uintptr_t floor) {
+static void fresh(zrt *z, uint64_t steps, uint64_t depth, uint64_t bytes, uintptr_t floor) {
+  z->out = 0;
+  z->bytes = 0;
+  z->byte_limit = bytes;
+  result_len = 0;
   z->left = steps;
   z->limit = steps;
   z->depth = 0;
@@ -79,7 +123,6 @@ int main(int argc, char **argv) {
   if (argc < 5 || parse_word(argv[1], &entry) || parse_word(argv[2], &steps) ||
       parse_word(argv[3], &depth) || parse_word(argv[4], &bytes))
     return 2;
-  (void)bytes;
   if (entry >= zlm_entry_count || (uint64_t)(argc - 5) != zlm_entry_params[entry] ||
       argc - 5 > ZLM_MAX_PARAMS)
     return 2;
@@ -91,22 +134,25 @@ int main(int argc, char **argv) {
     uint64_t n = 0, k;
     struct timespec t0, t1;
     if (parse_word(repeat, &n)) return 2;
+    quiet = 1;
     timespec_get(&t0, TIME_UTC);
     for (k = 0; k < n; k++) {
-      fresh(&z, steps, depth, floor);
+      fresh(&z, steps, depth, bytes, floor);
       if (zlm_entry_fns[entry](&z, &result, args) != 0) break;
     }
     timespec_get(&t1, TIME_UTC);
+    quiet = 0;
     printf("TIME\t%.0f\n", ((double)t1.tv_sec - (double)t0.tv_sec) * 1e9 +
                                ((double)t1.tv_nsec - (double)t0.tv_nsec));
   }
-  fresh(&z, steps, depth, floor);
+  fresh(&z, steps, depth, bytes, floor);
   rc = zlm_entry_fns[entry](&z, &result, args);
   if (rc) {
     report_fault(&z);
   } else {
     printf("OK\t%llu\t", (unsigned long long)(z.limit - z.left));
-    render((int)zlm_entry_render[entry], result);
+    if (zlm_entry_render[entry] == 4) fputs(result_len ? result_text : "", stdout);
+    else render((int)zlm_entry_render[entry], result);
     fputs("\n", stdout);
   }
   return fflush(stdout) == 0 ? 0 : 3;

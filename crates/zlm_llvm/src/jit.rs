@@ -14,13 +14,72 @@ use inkwell::context::Context;
 use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine};
 use std::time::{Duration, Instant};
 use zlm::interp::Limits;
-use zlm::materialize::c::engine::{COutcome, CRun};
+use zlm::materialize::c::engine::{COutcome, CRun, parse_report};
 
 /// Host stack the program may use for ZLM calls before a call faults with
 /// the depth limit (the C engine's default `stack_bytes`).
 pub const STACK_BYTES: u64 = 4 << 20;
 
 type EntryFn = unsafe extern "C" fn(*mut Zrt, *mut u64, *const u64) -> i32;
+
+/// What one run writes through the output hooks: channel 0 the log (drop
+/// lines), channel 1 the rendered result.
+#[derive(Default)]
+struct HostOut {
+    log: Vec<u8>,
+    result: Vec<u8>,
+}
+
+/// Appends `bytes` to channel `ch` of the run whose state is `z`.
+///
+/// # Safety
+/// `z` is the run state the entry was called with; its `out` field is
+/// null or points to the [`HostOut`] of that run, alive for the call.
+unsafe fn host_put(z: *mut Zrt, ch: u64, bytes: &[u8]) {
+    // SAFETY: guaranteed by the caller.
+    let out = unsafe { (*z).out } as *mut HostOut;
+    if out.is_null() {
+        return;
+    }
+    // SAFETY: `out` points to the live HostOut of this run (see `call`),
+    // used by this thread only.
+    let o = unsafe { &mut *out };
+    if ch == 0 {
+        o.log.extend_from_slice(bytes);
+    } else {
+        o.result.extend_from_slice(bytes);
+    }
+}
+
+/// The `zlm_host_text` hook: a NUL-terminated string to channel `ch`.
+extern "C" fn zlm_host_text(z: *mut Zrt, ch: u64, s: *const std::ffi::c_char) {
+    if s.is_null() {
+        return;
+    }
+    // SAFETY: the lowered program passes NUL-terminated constants.
+    let bytes = unsafe { std::ffi::CStr::from_ptr(s) }.to_bytes();
+    // SAFETY: `z` is the run state of the running entry.
+    unsafe { host_put(z, ch, bytes) };
+}
+
+/// The `zlm_host_word` hook: a word rendered by kind to channel `ch`.
+extern "C" fn zlm_host_word(z: *mut Zrt, ch: u64, kind: u64, w: u64) {
+    let s = render_word(kind, w);
+    // SAFETY: `z` is the run state of the running entry.
+    unsafe { host_put(z, ch, s.as_bytes()) };
+}
+
+/// The drop events of a run's log.
+fn drops_of(log: &[u8]) -> Result<Vec<zlm::interp::DropEvent>, LlvmError> {
+    let text = format!("{}OK\t0\t\n", String::from_utf8_lossy(log));
+    match parse_report(&text) {
+        Ok(CRun::Done(o)) => Ok(o.drops),
+        _ => Err(LlvmError::Protocol(format!(
+            "bad drop log {:?}",
+            String::from_utf8_lossy(log)
+        ))),
+    }
+}
 
 /// A compiled module, valid inside [`with_jit`].
 pub struct JitProgram<'l> {
@@ -55,6 +114,16 @@ pub fn with_jit<R>(
     let ee = module
         .create_jit_execution_engine(OptimizationLevel::Default)
         .map_err(|e| LlvmError::Backend(e.to_string()))?;
+    // The output hooks are this engine's functions.
+    let hooks: [(&str, usize); 2] = [
+        ("zlm_host_text", zlm_host_text as *const () as usize),
+        ("zlm_host_word", zlm_host_word as *const () as usize),
+    ];
+    for (name, addr) in hooks {
+        if let Some(f) = module.get_function(name) {
+            ee.add_global_mapping(&f, addr);
+        }
+    }
     let mut fns = Vec::new();
     for i in 0..lowered.entries.len() {
         let addr = ee
@@ -95,8 +164,8 @@ impl JitProgram<'_> {
     /// Runs `entry` with canonical argument words under `limits`.
     pub fn run(&self, entry: &str, args: &[u64], limits: Limits) -> Result<CRun, LlvmError> {
         let i = self.entry(entry, args)?;
-        let (rc, z, word, _) = self.call(i, args, limits, 0)?;
-        Ok(self.outcome(i, rc, &z, word))
+        let (rc, z, word, out, _) = self.call(i, args, limits, 0)?;
+        self.outcome(i, rc, &z, word, &out)
     }
 
     /// Runs `entry` `n` times (the result of the last run is returned) and
@@ -109,22 +178,34 @@ impl JitProgram<'_> {
         n: u64,
     ) -> Result<(CRun, Duration), LlvmError> {
         let i = self.entry(entry, args)?;
-        let (rc, z, word, t) = self.call(i, args, limits, n)?;
-        Ok((self.outcome(i, rc, &z, word), t))
+        let (rc, z, word, out, t) = self.call(i, args, limits, n)?;
+        Ok((self.outcome(i, rc, &z, word, &out)?, t))
     }
 
-    fn outcome(&self, i: usize, rc: i32, z: &Zrt, word: u64) -> CRun {
+    fn outcome(
+        &self,
+        i: usize,
+        rc: i32,
+        z: &Zrt,
+        word: u64,
+        out: &HostOut,
+    ) -> Result<CRun, LlvmError> {
+        let drops = drops_of(&out.log)?;
         if rc != 0 {
-            return CRun::Fault {
+            return Ok(CRun::Fault {
                 fault: self.lowered.fault(z),
-                drops: Vec::new(),
-            };
+                drops,
+            });
         }
-        CRun::Done(COutcome {
-            rendered: render_word(self.lowered.renders[i], word),
+        let rendered = match self.lowered.renders[i] {
+            crate::unit::RENDERED => String::from_utf8_lossy(&out.result).into_owned(),
+            k => render_word(k, word),
+        };
+        Ok(CRun::Done(COutcome {
+            rendered,
             steps: z.limit - z.left,
-            drops: Vec::new(),
-        })
+            drops,
+        }))
     }
 
     fn call(
@@ -133,7 +214,7 @@ impl JitProgram<'_> {
         args: &[u64],
         limits: Limits,
         repeat: u64,
-    ) -> Result<(i32, Zrt, u64, Duration), LlvmError> {
+    ) -> Result<(i32, Zrt, u64, HostOut, Duration), LlvmError> {
         let f = self.fns[i];
         let args = args.to_vec();
         let run = move || {
@@ -145,23 +226,29 @@ impl JitProgram<'_> {
                 depth: 0,
                 max_depth: limits.depth as u64,
                 floor: here.saturating_sub(STACK_BYTES),
+                byte_limit: limits.bytes,
                 ..Zrt::default()
             };
             let mut word = 0u64;
             let start = Instant::now();
             for _ in 0..repeat {
+                let mut out = HostOut::default();
                 let mut z = fresh();
-                // SAFETY: see `with_jit`; `z`, `word` and `args` are live
-                // for the call and `args` holds the entry's parameter count.
+                z.out = &mut out as *mut HostOut as u64;
+                // SAFETY: see `with_jit`; `z`, `out`, `word` and `args` are
+                // live for the call and `args` holds the entry's parameter count.
                 if unsafe { f(&mut z, &mut word, args.as_ptr()) } != 0 {
                     break;
                 }
             }
             let t = start.elapsed();
+            let mut out = HostOut::default();
             let mut z = fresh();
+            z.out = &mut out as *mut HostOut as u64;
             // SAFETY: as above.
             let rc = unsafe { f(&mut z, &mut word, args.as_ptr()) };
-            (rc, z, word, t)
+            z.out = 0;
+            (rc, z, word, out, t)
         };
         std::thread::scope(|s| {
             std::thread::Builder::new()

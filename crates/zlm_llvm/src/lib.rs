@@ -10,11 +10,16 @@
 pub mod aot;
 pub mod backend;
 mod error;
+mod func;
 pub mod jit;
 mod llvm_init;
 mod lower;
+mod runtime;
 pub mod target;
+mod text;
+mod types;
 mod unit;
+mod unitctx;
 
 pub use error::LlvmError;
 pub use target::TargetRecord;

@@ -9,9 +9,17 @@ pub(crate) mod fk {
     pub const SHIFT: u32 = 3;
     pub const CONTRACT: u32 = 4;
     pub const ASSERT: u32 = 5;
+    pub const BOUNDS: u32 = 6;
+    pub const TAG: u32 = 7;
     pub const STEPS: u32 = 8;
     pub const DEPTH: u32 = 9;
+    pub const BYTES: u32 = 10;
+    pub const INTERNAL: u32 = 11;
 }
+
+/// Render kind of an entry whose result the program renders itself (to
+/// the result channel of the output hooks).
+pub const RENDERED: u64 = 4;
 
 /// A lowered module: LLVM IR text plus the tables that map the program's
 /// fault records and entries back to names.
@@ -24,7 +32,8 @@ pub struct Lowered {
     pub entries: Vec<String>,
     /// Parameter count of each entry.
     pub params: Vec<u64>,
-    /// Render kind of each entry's result (0 unsigned, 1 signed, 2 Bool, 3 Unit).
+    /// Render kind of each entry's result (0 unsigned, 1 signed, 2 Bool,
+    /// 3 Unit; 4: the entry renders it to the result channel).
     pub renders: Vec<u64>,
     /// Every lowered function (`Decl.function`), by fault-record index.
     pub functions: Vec<String>,
@@ -32,7 +41,7 @@ pub struct Lowered {
     pub details: Vec<String>,
 }
 
-/// The run state a lowered program reads and writes (`ptr %z`): ten
+/// The run state a lowered program reads and writes (`ptr %z`): thirteen
 /// 64-bit fields, laid out as the IR indexes them.
 #[repr(C)]
 #[derive(Debug, Default, Clone, Copy)]
@@ -57,6 +66,12 @@ pub struct Zrt {
     pub fault_op: u64,
     /// Fault detail index into [`Lowered::details`], or `-1`.
     pub fault_detail: u64,
+    /// The host's output context (passed back to the output hooks).
+    pub out: u64,
+    /// Live byte-array capacity.
+    pub bytes: u64,
+    /// The byte limit (the host allocator's budget).
+    pub byte_limit: u64,
 }
 
 impl Lowered {
@@ -73,8 +88,11 @@ impl Lowered {
             fk::SHIFT => FaultKind::ShiftRange,
             fk::CONTRACT => FaultKind::Contract(detail),
             fk::ASSERT => FaultKind::Assert,
+            fk::BOUNDS => FaultKind::Bounds,
+            fk::TAG => FaultKind::Tag,
             fk::STEPS => FaultKind::StepLimit,
             fk::DEPTH => FaultKind::DepthLimit,
+            fk::BYTES => FaultKind::ByteLimit,
             _ => FaultKind::Internal,
         };
         Fault {

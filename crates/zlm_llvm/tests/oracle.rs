@@ -1,5 +1,6 @@
-//! The four-engine differential oracle: seeded random valid modules (the
-//! C oracle's generator; the checker must accept each one) run on the
+//! The four-engine differential oracle: seeded random valid modules
+//! (`zlm::testgen`, the C oracle's generator; the checker must accept each
+//! one) run on the
 //! reference interpreter, the portable C engine, the LLVM JIT and the LLVM
 //! AOT executable; results, step counts, faults and drop logs must be
 //! identical. A mismatch prints the module in text form.
@@ -7,11 +8,11 @@
 
 mod support;
 
-use support::generator::module_text;
 use support::*;
-use zlm::interp::Interp;
+use zlm::interp::{Interp, Limits};
 use zlm::materialize::c::engine::{Compiler, Program};
 use zlm::materialize::c::{TargetConfig, emit};
+use zlm::testgen::module_text;
 use zlm_llvm::aot::AotProgram;
 use zlm_llvm::jit::with_jit;
 use zlm_llvm::{Scope, lower};
@@ -24,8 +25,8 @@ fn random_modules_agree_on_all_four_engines() {
         .unwrap_or(10);
     let record = host_record();
     let cc = Compiler::strict("cc");
-    let limits = steps(20_000);
     let mut runs = 0;
+    let (mut dropped, mut faulted, mut unwound) = (0, 0, 0);
     for seed in 0..count {
         let text = module_text(seed);
         let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -37,30 +38,62 @@ fn random_modules_agree_on_all_four_engines() {
         assert_eq!(unit.entries, c_unit.entries);
         let c = Program::build(&c_unit, &cc).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let aot = AotProgram::build(&unit, &record).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let it = Interp::new(&checked).unwrap().with_limits(limits);
+        // The C oracle's limits: the default run, a step limit inside the
+        // body with a small byte budget (faults with owners live), and a
+        // depth limit that stops nested calls.
+        let limit_set = [
+            steps(20_000),
+            Limits {
+                steps: 4 + seed % 37,
+                bytes: seed % 20,
+                ..Limits::default()
+            },
+            Limits {
+                depth: 2,
+                ..steps(20_000)
+            },
+        ];
         with_jit(&unit, |jit| {
-            for entry in &unit.entries {
-                let at = it.find(entry).unwrap();
-                for args in arg_vectors(&it.params(at), 6) {
-                    let want = interp_run(&it, entry, &args);
-                    let label = format!("seed {seed} {entry} args {args:x?}\n{text}");
-                    assert_eq!(seen(c.run(entry, &args, limits), "C"), want, "C {label}");
-                    assert_eq!(
-                        seen(jit.run(entry, &args, limits), "JIT"),
-                        want,
-                        "JIT {label}"
-                    );
-                    assert_eq!(
-                        seen(aot.run(entry, &args, limits), "AOT"),
-                        want,
-                        "AOT {label}"
-                    );
-                    runs += 1;
+            for limits in limit_set {
+                let it = Interp::new(&checked).unwrap().with_limits(limits);
+                for entry in &unit.entries {
+                    let at = it.find(entry).unwrap();
+                    for args in arg_vectors(&it.params(at), 6) {
+                        let want = interp_run(&it, entry, &args);
+                        let label =
+                            format!("seed {seed} {entry} args {args:x?} limits {limits:?}\n{text}");
+                        assert_eq!(seen(c.run(entry, &args, limits), "C"), want, "C {label}");
+                        assert_eq!(
+                            seen(jit.run(entry, &args, limits), "JIT"),
+                            want,
+                            "JIT {label}"
+                        );
+                        assert_eq!(
+                            seen(aot.run(entry, &args, limits), "AOT"),
+                            want,
+                            "AOT {label}"
+                        );
+                        runs += 1;
+                        match &want {
+                            Seen::Done(_, _, d) => dropped += usize::from(!d.is_empty()),
+                            Seen::Fault(_, d) => {
+                                faulted += 1;
+                                unwound += usize::from(!d.is_empty());
+                            }
+                        }
+                    }
                 }
             }
         })
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
-    eprintln!("four-engine oracle: {count} modules, {runs} runs, 0 mismatches");
+    eprintln!(
+        "four-engine oracle: {count} modules, {runs} runs ({dropped} completed with drops, \
+         {faulted} faulted, {unwound} of them unwinding owners), 0 mismatches"
+    );
     assert!(runs >= count as usize, "only {runs} runs");
+    assert!(
+        count < 10 || (dropped > 0 && unwound > 0),
+        "owned values not exercised"
+    );
 }

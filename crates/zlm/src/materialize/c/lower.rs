@@ -14,14 +14,13 @@
 use super::config::TargetConfig;
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
+use super::walk::{self, At, ends_segment};
 use crate::check::cfg::Arm;
 use crate::check::{Checked, Resolved};
 use crate::interp::{canon, root_name, type_name, width};
 use crate::model::*;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
-
-type At = (usize, usize);
 
 fn word(w: u64) -> String {
     format!("UINT64_C(0x{w:x})")
@@ -30,12 +29,6 @@ fn word(w: u64) -> String {
 /// A comment-safe rendering.
 fn comment(s: &str) -> String {
     s.replace("*/", "* /")
-}
-
-fn ident(s: &str) -> String {
-    s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect()
 }
 
 struct Unit<'a, 'm> {
@@ -50,76 +43,11 @@ impl<'m> Unit<'_, 'm> {
     }
 
     fn cname(&self, at: At) -> String {
-        let d = &self.r.m.declarations[at.0];
-        let sig = self.r.ids.decls[at.0].functions[at.1].sig;
-        // A provider's function carries its module in the name too.
-        let module = if self.r.is_local(at.0) {
-            String::new()
-        } else {
-            format!("{}__", ident(self.r.module_of(at.0)))
-        };
-        format!(
-            "zf_{module}{}_{}_{}",
-            ident(&d.name),
-            ident(&d.functions[at.1].name),
-            &crate::hash::to_hex(&sig)[..16]
-        )
+        walk::symbol(self.r, at)
     }
 
     fn refuse(&self, at: At, b: Option<u32>, o: Option<u32>, msg: impl Into<String>) -> Refusal {
-        Refusal {
-            function: Some(self.r.fn_name(at.0, at.1)),
-            block: b,
-            op: o,
-            message: msg.into(),
-        }
-    }
-
-    /// The functions a body or contract of `at` calls.
-    fn callees(&self, at: At) -> Vec<At> {
-        let f = self.f(at);
-        let mut out = Vec::new();
-        for b in &f.body.blocks {
-            for op in &b.ops {
-                if let (tag::CALL, Aux::Func(sig)) = (op.tag, &op.aux0)
-                    && let Some(&c) = self.r.funcs.get(sig)
-                {
-                    out.push(c);
-                }
-            }
-        }
-        for e in f.requires.iter().chain(&f.ensures) {
-            for op in &e.ops {
-                if op.tag == 3
-                    && op.aux0 == 0
-                    && let Some(c) = op.reference.and_then(|s| self.r.funcs.get(&s).copied())
-                {
-                    out.push(c);
-                }
-            }
-        }
-        out
-    }
-
-    fn find(&self, entry: &str) -> Result<At, Refusal> {
-        let mut hits = Vec::new();
-        let own = self.r.m.declarations.iter().enumerate().take(self.r.local);
-        for (di, d) in own {
-            for (fi, f) in d.functions.iter().enumerate() {
-                if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
-                    hits.push((di, fi));
-                }
-            }
-        }
-        match hits.as_slice() {
-            [one] => Ok(*one),
-            _ => Err(Refusal {
-                function: None,
-                block: None,
-                op: None,
-                message: format!("no unique function named {entry}"),
-            }),
-        }
+        walk::refuse(self.r, at, b, o, msg)
     }
 
     fn header(&self, at: At) -> String {
@@ -173,26 +101,7 @@ impl<'m> Unit<'_, 'm> {
 
     /// The source declaration, for the comment above the C function.
     fn source(&self, at: At) -> String {
-        let d = &self.r.m.declarations[at.0];
-        let f = self.f(at);
-        let mut ps: Vec<&Param> = f.params.iter().collect();
-        ps.sort_by_key(|p| p.ordinal);
-        let params: Vec<String> = ps
-            .iter()
-            .map(|p| format!("{}: {}", p.name, type_name(self.r, &p.ty)))
-            .collect();
-        let effects: Vec<&str> = f.effects.iter().map(|e| e.text()).collect();
-        format!(
-            "{} {} {}.{}({}) -> {} effects [{}] (module {})",
-            f.callable.text(),
-            f.receiver.text(),
-            d.name,
-            f.name,
-            params.join(", "),
-            type_name(self.r, &f.result),
-            effects.join(", "),
-            self.r.module_of(at.0)
-        )
+        walk::source(self.r, at)
     }
 }
 
@@ -202,22 +111,7 @@ pub(super) fn unit(
     target: &TargetConfig,
     scope: &Scope,
 ) -> Result<(String, Vec<String>), Refusal> {
-    let whole = |message: &str| Refusal {
-        function: None,
-        block: None,
-        op: None,
-        message: message.into(),
-    };
-    if !checked.imports_resolved() {
-        return Err(whole(
-            "the module's imports were not resolved against their providers",
-        ));
-    }
-    if checked.names_other_modules() {
-        return Err(whole(
-            "the module calls into or names members of other modules: emit its package (the module with its providers)",
-        ));
-    }
+    walk::imports(checked)?;
     let r = Resolved::of_checked(checked);
     unit_of(&r, std::slice::from_ref(checked), target, scope)
 }
@@ -246,39 +140,7 @@ fn unit_of(
         types: Types::default(),
     };
     let m = r.m;
-    let mut set = BTreeSet::new();
-    match scope {
-        Scope::Module => {
-            // The root's functions and every provider function they reach.
-            let mut todo = Vec::new();
-            for (di, d) in m.declarations.iter().enumerate().take(r.local) {
-                for fi in 0..d.functions.len() {
-                    todo.push((di, fi));
-                }
-            }
-            while let Some(at) = todo.pop() {
-                if set.insert(at) {
-                    todo.extend(u.callees(at));
-                }
-            }
-        }
-        Scope::Entry(_) | Scope::Entries(_) => {
-            let names = match scope {
-                Scope::Entry(n) => std::slice::from_ref(n),
-                Scope::Entries(ns) => ns.as_slice(),
-                Scope::Module => &[],
-            };
-            let mut todo = Vec::new();
-            for n in names {
-                todo.push(u.find(n)?);
-            }
-            while let Some(at) = todo.pop() {
-                if set.insert(at) {
-                    todo.extend(u.callees(at));
-                }
-            }
-        }
-    }
+    let set = walk::select(r, scope)?;
     for &at in &set {
         u.collect_types(at)?;
     }
@@ -445,12 +307,6 @@ struct PathInfo {
     owner: bool,
     /// Drop-log name (`l1.right`).
     name: String,
-}
-
-/// Operations after which a block's step accounting starts a new segment:
-/// calls (the callee spends steps) and tries (the error path leaves).
-fn ends_segment(t: u32) -> bool {
-    matches!(t, tag::CALL | tag::RESULT_TRY | tag::RESULT_TRY_RICH)
 }
 
 /// One function's lowering.
@@ -850,15 +706,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             );
         }
         Ok(s)
-    }
-
-    /// Whether any edge leaving block `b` runs a recipe.
-    fn has_recipes(&self, b: u32) -> bool {
-        self.f
-            .body
-            .edges
-            .iter()
-            .any(|e| e.source == b && !e.drops.is_empty())
     }
 
     /// The interpreter's operand kind of a comparison: its first operand's.
@@ -1760,41 +1607,42 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     fn emit(mut self) -> Result<String, Refusal> {
         let f = self.f;
-        // Step prepayment: a block (not the entry, without calls) whose only
-        // predecessor is an uncovered block has its cost checked by that
-        // predecessor's last segment. Block IDs are a depth-first preorder,
-        // so the predecessor's status is known first.
-        let mut preds: std::collections::BTreeMap<u32, BTreeSet<u32>> = Default::default();
+        // Step prepayment, shared with the LLVM engines.
+        let pre = walk::prepayment(f, &self.blocks);
+        self.covered = pre.covered;
+        let extra = pre.extra;
+        let has_recipes = |b: u32| {
+            f.body
+                .edges
+                .iter()
+                .any(|e| e.source == b && !e.drops.is_empty())
+        };
+        // Two-block loops: a header without calls or recipes whose true arm
+        // is a prepaid body that jumps straight back (`while`). Its fast entry
+        // first checks the cost of two iterations and, when covered, runs an
+        // unrolled copy (header, body, header) with no check in between, so
+        // a loop costs one budget check per two iterations. The copy is the
+        // same fast text with the same step charges; with less budget the
+        // ordinary path below runs, so faults and step counts are unchanged.
+        let mut unroll: std::collections::BTreeMap<u32, u32> = Default::default();
         for block in &self.blocks {
-            if let Some(op) = block.ops.last() {
-                let mut add = |t: u32| {
-                    preds.entry(t).or_default().insert(block.id);
-                };
-                match (op.tag, op.operands.as_slice()) {
-                    (tag::JUMP, [Operand::Block(t)]) => add(*t),
-                    (tag::JUMP_IF_FALSE, [_, Operand::Block(t)]) => {
-                        add(block.id + 1);
-                        add(*t);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let mut extra: std::collections::BTreeMap<u32, usize> = Default::default();
-        for block in &self.blocks {
-            let b = block.id;
-            let Some(ps) = preds.get(&b) else { continue };
-            if b == 0 || ps.len() != 1 || block.ops.iter().any(|o| ends_segment(o.tag)) {
+            let (h, body) = (block.id, block.id + 1);
+            let header_ok = !self.covered.contains(&h)
+                && !has_recipes(h)
+                && !block.ops.iter().any(|o| ends_segment(o.tag))
+                && matches!(block.ops.last(), Some(op) if op.tag == tag::JUMP_IF_FALSE);
+            let Some(b) = self.blocks.iter().find(|x| x.id == body) else {
                 continue;
+            };
+            let body_ok = self.covered.contains(&body)
+                && !has_recipes(body)
+                && matches!(
+                    b.ops.last(),
+                    Some(op) if op.tag == tag::JUMP && op.operands == [Operand::Block(h)]
+                );
+            if header_ok && body_ok {
+                unroll.insert(h, body);
             }
-            let Some(&p) = ps.iter().next() else { continue };
-            // Recipes on the way tick on their own: no prepayment across them.
-            if p == b || self.covered.contains(&p) || self.has_recipes(p) {
-                continue;
-            }
-            self.covered.insert(b);
-            let e = extra.entry(p).or_default();
-            *e = (*e).max(block.ops.len());
         }
         // Body first: it decides which labels are targets.
         let mut body = String::new();
@@ -1840,6 +1688,27 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                         } else {
                             0
                         };
+                    if let Some(&s) = unroll.get(&b).filter(|_| segs.len() == 1) {
+                        let mut body_fast = String::new();
+                        let found: Option<&'m Block> =
+                            self.blocks.iter().find(|x| x.id == s).copied();
+                        if let Some(sb) = found {
+                            for (j, op) in sb.ops.iter().enumerate() {
+                                body_fast.push_str(&self.op(s, j as u32, op, false)?);
+                            }
+                            let ns = sb.ops.len();
+                            let _ = write!(
+                                text,
+                                "  if (!ZLM_UNLIKELY(zl < {twice})) {{\n    zl -= {n};\n    {{\n{first}    }}\nBU{s}:;\n    zl -= {ns};\n    {{\n{again}    }}\nBU{b}:;\n    zl -= {n};\n    {{\n{fast}    }}\n  }}\n",
+                                twice = need + seg.len() + ns,
+                                n = seg.len(),
+                                first =
+                                    fast.replace(&format!("goto B{s};"), &format!("goto BU{s};")),
+                                again = body_fast
+                                    .replace(&format!("goto B{b};"), &format!("goto BU{b};")),
+                            );
+                        }
+                    }
                     let _ = write!(
                         text,
                         "  if (ZLM_UNLIKELY(zl < {need})) {{\n{careful}  }} else {{\n    zl -= {n};\n{fast}  }}\n",

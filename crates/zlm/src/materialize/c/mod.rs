@@ -12,8 +12,9 @@
 mod config;
 pub mod engine;
 mod lower;
-mod types;
+pub mod types;
 mod unit;
+pub mod walk;
 
 use crate::check::Checked;
 use crate::package::Package;

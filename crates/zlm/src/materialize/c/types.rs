@@ -5,7 +5,9 @@
 //! exactly what the interpreter's value tree holds. Every non-Copy type
 //! gets a drop function that logs and destroys it as the interpreter's
 //! `drop_value` does (fields in reverse ordinal order, a Result payload as
-//! `.value`/`.error`), and every type a render function.
+//! `.value`/`.error`), and every type a render function. The shape table
+//! (which types a native engine holds, and how) is public: the LLVM
+//! engines lay out the same shapes.
 
 use crate::check::Resolved;
 use crate::interp::type_name;
@@ -14,14 +16,14 @@ use std::fmt::Write;
 
 /// One field slot: its ordinal, name and type.
 #[derive(Clone)]
-pub(super) struct Slot {
+pub struct Slot {
     pub ordinal: u32,
     pub name: String,
     pub ty: Type,
 }
 
 /// The shape of a non-word type.
-pub(super) enum Shape {
+pub enum Shape {
     /// A value declaration: fields by ordinal.
     Record { decl: usize, fields: Vec<Slot> },
     /// An enum or error declaration: (tag, name, payload fields) per
@@ -41,12 +43,12 @@ pub(super) enum Shape {
 /// The emitted unit's non-word types, in definition order (every member's
 /// type is defined before the struct that holds it).
 #[derive(Default)]
-pub(super) struct Types {
+pub struct Types {
     tys: Vec<(Type, Shape)>,
 }
 
 /// How a host renders a word of this type (the runtime's render kinds).
-pub(super) fn render_kind(t: &Type) -> Option<u32> {
+pub fn render_kind(t: &Type) -> Option<u32> {
     match t {
         Type::Scalar(ScalarKind::Bool) => Some(2),
         Type::Scalar(k) if k.is_signed() => Some(1),
@@ -61,7 +63,7 @@ pub(super) fn render_kind(t: &Type) -> Option<u32> {
 
 /// The target type of a Ref/Mut loan of a scalar, record, enum or Result
 /// (loans of bytes and the allocator are not lowered).
-pub(super) fn pointee(t: &Type) -> Option<&Type> {
+pub fn pointee(t: &Type) -> Option<&Type> {
     match t {
         Type::Ref(a) | Type::Mut(a)
             if !matches!(**a, Type::SliceByte | Type::AllocatorBytesError) =>
@@ -78,7 +80,7 @@ fn slice_loan(t: &Type) -> bool {
 }
 
 /// Whether values of `t` are one canonical word.
-pub(super) fn is_word(t: &Type) -> bool {
+pub fn is_word(t: &Type) -> bool {
     render_kind(t).is_some()
 }
 
@@ -193,8 +195,14 @@ impl Types {
         Ok(Some(self.tys.len() - 1))
     }
 
-    fn index(&self, t: &Type) -> Option<usize> {
+    /// The index of an already added non-word type.
+    pub fn index(&self, t: &Type) -> Option<usize> {
         self.tys.iter().position(|(x, _)| x == t)
+    }
+
+    /// Every added type with its shape, by index (members first).
+    pub fn iter(&self) -> impl Iterator<Item = (&Type, &Shape)> {
+        self.tys.iter().map(|(t, s)| (t, s))
     }
 
     /// The C type of an already added type.

@@ -1,0 +1,146 @@
+//! The CLI's one error path (`CliError`, rendered once by `main`): exit
+//! statuses, the order of several inputs' errors, and that a library error
+//! reads the same in every verb that meets it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn irkit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(args)
+        .output()
+        .expect("irkit runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A temporary directory, removed on drop.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Dir {
+        let path =
+            std::env::temp_dir().join(format!("irkit-cli-errors-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&path).unwrap();
+        Dir(path)
+    }
+
+    fn file(&self, name: &str, bytes: &[u8]) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    }
+
+    fn missing(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn several_inputs_report_every_error_in_order_and_exit_with_the_highest_status() {
+    let d = Dir::new("several");
+    let bad = d.file("bad.vpl", b"(module\n  (bad");
+    let missing = d.missing("missing.vpl");
+    let o = irkit(&["vpl", "check", &bad, &missing, "--format", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 1, "{}", stdout(&o));
+    assert_eq!(lines[0]["code"], "VPL-SYNTACTIC");
+    assert_eq!(lines[0]["label"], bad.as_str());
+    assert_eq!(
+        stderr(&o).trim_end(),
+        format!("error: cannot read {missing}: No such file or directory (os error 2)")
+    );
+    // Invalid input alone is exit 1, in the human form on stderr.
+    let o = irkit(&["vpl", "check", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.starts_with("error[VPL-SYNTACTIC]: "), "{err}");
+    assert!(err.contains(&format!("--> {bad}:2:")), "{err}");
+    // Both libraries of a diff unreadable: both reported, in argument order.
+    let (old, new) = (d.missing("old.rvnlib"), d.missing("new.rvnlib"));
+    let o = irkit(&["rvn", "diff", &old, &new]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(lines[0].contains(&old) && lines[1].contains(&new), "{err}");
+}
+
+/// One truncated ZLM1 artifact: every verb that decodes it reports the same
+/// diagnostic, because `zlm::Error` converts to diagnostics in one place.
+#[test]
+fn a_zlm_error_reads_the_same_in_every_verb() {
+    let d = Dir::new("zlm");
+    let mut bytes = b"ZLM1".to_vec();
+    bytes.extend([0u8; 20]);
+    let file = d.file("short.zlm", &bytes);
+    let out = d.missing("c");
+    let verbs: [Vec<&str>; 5] = [
+        vec!["zlm", "validate", &file],
+        vec!["zlm", "dis", &file],
+        vec!["zlm", "run", &file, "--entry", "M.f"],
+        vec!["zlm", "emit-c", &file, "-o", &out],
+        vec!["zlm", "zli", &file],
+    ];
+    let mut seen = Vec::new();
+    for args in &verbs {
+        let mut args = args.clone();
+        args.extend(["--format", "json"]);
+        let o = irkit(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        let lines = json_lines(&stdout(&o));
+        assert_eq!(lines.len(), 1, "{args:?}: {}", stdout(&o));
+        assert_eq!(lines[0]["kind"], "encoding", "{args:?}");
+        assert_eq!(lines[0]["label"], file.as_str(), "{args:?}");
+        seen.push(lines[0].clone());
+    }
+    assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:#?}");
+    assert!(
+        !Path::new(&out).exists(),
+        "emit-c wrote output for an invalid module"
+    );
+}
+
+/// A source that does not compile, given where an artifact may be: the
+/// frontend's diagnostic in the verb's `--format`, the same as `tcc compile`'s.
+#[test]
+fn a_frontend_error_follows_the_verbs_format() {
+    let d = Dir::new("tcc");
+    let source = d.file("broken.py", b"def main(:\n    return 1\n");
+    let compile = irkit(&["tcc", "compile", &source, "--format", "json"]);
+    assert_eq!(compile.status.code(), Some(1), "{}", stderr(&compile));
+    let expected = json_lines(&stdout(&compile));
+    assert_eq!(expected.len(), 1, "{}", stdout(&compile));
+    assert!(
+        expected[0]["code"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("TCC-F")),
+        "{}",
+        expected[0]
+    );
+    for verb in ["run", "step"] {
+        let o = irkit(&["tcc", verb, &source, "--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{verb}: {}", stderr(&o));
+        assert_eq!(json_lines(&stdout(&o)), expected, "{verb}");
+        assert!(stderr(&o).is_empty(), "{verb}: {}", stderr(&o));
+    }
+}

@@ -1,0 +1,236 @@
+//! Requires/ensures clauses, evaluated lazily from the root as the
+//! interpreter does.
+
+use super::*;
+
+impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+    /// Runtime slots before the parameters (one for a runtime receiver).
+    pub(super) fn recv_slots(&self) -> usize {
+        usize::from(self.u.receiver_binding(self.at).is_some())
+    }
+
+    /// The path of a contract operand naming a receiver or parameter slot.
+    pub(super) fn slot_path(&self, o: &ContractOperand) -> Option<usize> {
+        let slot = match o {
+            ContractOperand::Receiver => 0,
+            ContractOperand::Param(k) => *k as usize + self.recv_slots(),
+            _ => return None,
+        };
+        self.slots.get(slot).copied().flatten()
+    }
+
+    /// A slot's value: a word, or the storage of its binding.
+    pub(super) fn slot_value(&mut self, slot: usize) -> (String, String) {
+        match self.slots.get(slot).copied().flatten() {
+            Some(pi) if is_word(&self.paths[pi].ty.clone()) && !self.paths[pi].borrowed => {
+                ("i64".into(), self.load(&format!("%pl{pi}")))
+            }
+            Some(pi) => ("ptr".into(), format!("%pl{pi}")),
+            None => ("i64".into(), "0".into()),
+        }
+    }
+
+    /// Contract operation `i` of `e`, evaluated lazily from the root as the
+    /// interpreter does; returns a pointer to its (word) value.
+    pub(super) fn cexpr(&mut self, e: &'m Expr, i: usize, result: bool) -> Result<String, Refusal> {
+        let op = e
+            .ops
+            .get(i)
+            .ok_or_else(|| self.u.refuse(self.at, None, None, "contract operand order"))?;
+        self.fresh += 1;
+        let v = format!("c{}", self.fresh);
+        self.alloca(&v);
+        let v = format!("%{v}");
+        self.tick(None, Some(i as u32));
+        let refuse = |me: &Self, m: &str| me.u.refuse(me.at, None, None, m.to_string());
+        if matches!(op.tag, 23 | 24) {
+            let a = self.coperand(e, &op.operands[0], result)?.1;
+            let short = if op.tag == 23 {
+                self.v(format!("icmp eq i64 {a}, 0"))
+            } else {
+                self.v(format!("icmp ne i64 {a}, 0"))
+            };
+            let (ls, li, lj) = (self.l(), self.l(), self.l());
+            self.term(format!("br i1 {short}, label %{ls}, label %{li}"));
+            self.label(&ls);
+            let nz = self.v(format!("icmp ne i64 {a}, 0"));
+            let w = self.v(format!("zext i1 {nz} to i64"));
+            self.i(format!("store i64 {w}, ptr {v}"));
+            self.term(format!("br label %{lj}"));
+            self.label(&li);
+            let c = self.coperand(e, &op.operands[1], result)?.1;
+            self.i(format!("store i64 {c}, ptr {v}"));
+            self.label(&lj);
+            return Ok(v);
+        }
+        if op.tag == 1 {
+            // A field of a receiver or parameter (through its loan).
+            let Some((_, None, fld)) = op.reference.and_then(|fid| self.u.r.field(&fid)) else {
+                return Err(refuse(self, "contract field copy of a variant field"));
+            };
+            let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
+                return Err(refuse(self, "contract field copy of a computed value"));
+            };
+            let pty = self.paths[pi].ty.clone();
+            let Some(fa) = self.u.layouts.field(&pty, fld.ordinal) else {
+                return Err(refuse(self, "contract field copy of a non-record"));
+            };
+            if !is_word(&fld.ty) {
+                return Err(refuse(
+                    self,
+                    "non-scalar contract values are not lowered yet",
+                ));
+            }
+            let t = self.target(pi);
+            let hp = self.gep(&t, fa.flag);
+            let h = self.load(&hp);
+            let gone = self.v(format!("icmp eq i64 {h}, 0"));
+            self.fault_if(&gone, &fk::TAG.to_string(), None, None, None);
+            let fp = self.gep(&t, fa.value);
+            let x = self.load(&fp);
+            self.i(format!("store i64 {x}, ptr {v}"));
+            return Ok(v);
+        }
+        let mut vals = Vec::new();
+        for o in &op.operands {
+            vals.push(self.coperand(e, o, result)?);
+        }
+        if !is_word(&op.result) {
+            return Err(refuse(
+                self,
+                "non-scalar contract values are not lowered yet",
+            ));
+        }
+        let kind = match &op.result {
+            Type::Scalar(k) => *k,
+            _ => ScalarKind::Bool,
+        };
+        let w = |k: usize| {
+            vals.get(k)
+                .map(|x| x.1.clone())
+                .unwrap_or_else(|| "0".into())
+        };
+        match op.tag {
+            0 => self.i(format!("store i64 {}, ptr {v}", w(0))),
+            4 => {
+                let c = self.v(format!("icmp eq i64 {}, 0", w(0)));
+                let x = self.v(format!("zext i1 {c} to i64"));
+                self.i(format!("store i64 {x}, ptr {v}"));
+            }
+            5 | 7..=16 => {
+                let t = match op.tag {
+                    5 => tag::NEG,
+                    7 => tag::ADD,
+                    8 => tag::SUB,
+                    9 => tag::MUL,
+                    10 => tag::DIV,
+                    11 => tag::REM,
+                    12 => tag::SHIFT_LEFT,
+                    13 => tag::SHIFT_RIGHT,
+                    14 => tag::BIT_AND,
+                    15 => tag::BIT_XOR,
+                    _ => tag::BIT_OR,
+                };
+                let (x, f) = self
+                    .arith(t, kind, &w(0), &w(1))
+                    .ok_or_else(|| refuse(self, "contract arithmetic"))?;
+                if f != "0" {
+                    let bad = self.v(format!("icmp ne i32 {f}, 0"));
+                    self.fault_if(&bad, &f, None, None, None);
+                }
+                self.i(format!("store i64 {x}, ptr {v}"));
+            }
+            17..=22 => {
+                let t =
+                    [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
+                let k = match (&op.operands[0], &op.operands[1]) {
+                    (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
+                    (o, _) => {
+                        let recv = zlm::catalog::receiver_type(
+                            &self.u.r.self_type(self.at.0),
+                            self.f.receiver,
+                        )
+                        .filter(|_| {
+                            !matches!(self.f.receiver, ReceiverKind::Type | ReceiverKind::None)
+                        });
+                        match zlm::ids::contract_operand_type(self.f, recv.as_ref(), e, o) {
+                            Ok(Type::Scalar(k)) => k,
+                            _ => ScalarKind::UInt64,
+                        }
+                    }
+                };
+                let r = self.cmp(t, k.is_signed(), &w(0), &w(1));
+                self.i(format!("store i64 {r}, ptr {v}"));
+            }
+            3 if op.aux0 == 0 => {
+                let Some(&callee) = op.reference.and_then(|sig| self.u.r.funcs.get(&sig)) else {
+                    return Err(refuse(self, "contract calls into other modules"));
+                };
+                if !self.u.index.contains_key(&callee) {
+                    return Err(refuse(self, "callee outside the lowered set"));
+                }
+                if self.u.f(callee).receiver == ReceiverKind::Shared {
+                    // A synchronous shared child loan of the binding.
+                    let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
+                        return Err(refuse(self, "contract call on a computed receiver"));
+                    };
+                    if !self.paths[pi].borrowed {
+                        let loan = self.scratch(1);
+                        self.i(format!("store ptr %pl{pi}, ptr {loan}"));
+                        vals[0] = ("ptr".into(), loan);
+                    }
+                }
+                // The callee's slots decide how each value is passed.
+                let want = self.u.slot_types(callee);
+                if want.len() != vals.len()
+                    || want.iter().zip(&vals).any(|(t, (a, _))| arg_ty(t) != a)
+                {
+                    return Err(refuse(self, "contract call arguments"));
+                }
+                self.call(callee, &v, &vals);
+            }
+            _ => return Err(refuse(self, "contract operation is not lowered yet")),
+        }
+        Ok(v)
+    }
+
+    pub(super) fn coperand(
+        &mut self,
+        e: &'m Expr,
+        o: &ContractOperand,
+        result: bool,
+    ) -> Result<(String, String), Refusal> {
+        Ok(match o {
+            ContractOperand::Const(c) => ("i64".into(), lit(canon(c.kind, c.bits))),
+            ContractOperand::Receiver => self.slot_value(0),
+            ContractOperand::Param(k) => self.slot_value(*k as usize + self.recv_slots()),
+            ContractOperand::Result if result => {
+                if is_word(&self.f.result) {
+                    ("i64".into(), self.load("%zr"))
+                } else {
+                    ("ptr".into(), "%zr".into())
+                }
+            }
+            ContractOperand::Result => ("i64".into(), "0".into()),
+            ContractOperand::Value(i) => {
+                let p = self.cexpr(e, *i as usize, result)?;
+                ("i64".into(), self.load(&p))
+            }
+        })
+    }
+
+    pub(super) fn clause(
+        &mut self,
+        e: &'m Expr,
+        result: bool,
+        what: String,
+    ) -> Result<(), Refusal> {
+        let root = e.ops.len().saturating_sub(1);
+        let p = self.cexpr(e, root, result)?;
+        let x = self.load(&p);
+        let c = self.v(format!("icmp eq i64 {x}, 0"));
+        let d = self.u.detail(what);
+        self.fault_if(&c, &fk::CONTRACT.to_string(), None, None, Some(d));
+        Ok(())
+    }
+}

@@ -1,0 +1,1561 @@
+//! One ZLM function lowered to one LLVM function, with the portable C
+//! engine's semantics (docs/zlm/c-materializer.md, "What is lowered").
+//!
+//! Words are canonical 64-bit values exactly as in the interpreter (signed
+//! kinds sign-extended, unsigned and Bool zero-extended); every arithmetic
+//! operation is computed at its annotated width with LLVM's overflow
+//! intrinsics (`llvm.{s,u}{add,sub,mul}.with.overflow.iW`), faulting under
+//! the exact and approximate profiles and wrapping under modular. No
+//! instruction carries `nsw`/`nuw`/`exact`, divisors and shift amounts are
+//! made safe before use (a division by zero, `MIN / -1` or an oversized
+//! shift is never executed), and every local and storage slot starts
+//! initialized (zero), so no poison or undefined value reaches a branch.
+//!
+//! Values that are not one word live in slot storage (`types`); owned
+//! paths, custody, drops, recipes, Result carriers and try, loans and the
+//! bytes facade follow the C lowering (`zlm::materialize::c`), with the
+//! same presence conditions, custody order and drop-log names.
+//!
+//! Steps follow the C engine's accounting: a segment checks its whole cost
+//! once and runs without ticks, or runs a careful copy with a tick per
+//! operation; prepaid successors of a block are checked by its last
+//! segment (`walk::prepayment`).
+
+use crate::types::{at, slice_loan};
+use crate::unit::fk;
+use crate::unitctx::{Unit, arg_ty};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write;
+use zlm::check::cfg::Arm;
+use zlm::interp::{canon, root_name, type_name, width};
+use zlm::materialize::c::Refusal;
+use zlm::materialize::c::types::{Shape, is_word, pointee};
+use zlm::materialize::c::walk::{self, At};
+use zlm::model::*;
+
+mod arith;
+mod bytes;
+mod contracts;
+mod owned;
+
+/// Field indices of the run state (`%zrt`, all 64-bit).
+pub(crate) mod zf {
+    pub const LEFT: u32 = 0;
+    pub const DEPTH: u32 = 2;
+    pub const MAX_DEPTH: u32 = 3;
+    pub const FLOOR: u32 = 4;
+    pub const BYTES: u32 = 11;
+    pub const BYTE_LIMIT: u32 = 12;
+}
+
+/// An `i64` literal.
+fn lit(w: u64) -> String {
+    (w as i64).to_string()
+}
+
+const ARM_JUMP: u8 = 0;
+const ARM_TRUE: u8 = 1;
+const ARM_FALSE: u8 = 2;
+const ARM_RETURN: u8 = 3;
+const ARM_TRY: u8 = 4;
+
+/// A presence slot: a root's own flag (`%ph`) or a slot below the root's
+/// target storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Flag {
+    Root(usize),
+    Slot(u32),
+    /// The root's target slot holds the tag `.1` (with `.0` its offset).
+    Tag(u32, u64),
+}
+
+/// Where an owned path's value lives: its root's storage and the offset
+/// below it, with the interpreter's presence conditions.
+struct PathInfo {
+    root: usize,
+    /// Slot offset of the value in the root's target storage.
+    off: u32,
+    /// The conditions under which the interpreter's `deref` of the path
+    /// finds a value.
+    present: Vec<Flag>,
+    /// The presence flag of the path's own slot (`None`: a word root).
+    flag: Option<Flag>,
+    /// Non-word value held in this frame's own storage.
+    agg: bool,
+    /// Below (or at) a root bound to a loan.
+    borrowed: bool,
+    /// An owner root in custody.
+    owner: bool,
+    /// Drop-log name (`l1.right`).
+    name: String,
+    ty: Type,
+}
+
+/// One function's lowering: a linear text builder with fresh names.
+pub(crate) struct Fl<'a, 'u, 'm> {
+    u: &'a Unit<'u, 'm>,
+    at: At,
+    f: &'m Function,
+    fnix: usize,
+    blocks: Vec<&'m Block>,
+    path_ix: HashMap<&'m PathKey, usize>,
+    paths: Vec<PathInfo>,
+    /// Temporary owner path of each flow op's result.
+    temps: HashMap<(u32, u32), usize>,
+    /// Path index per runtime slot (the receiver, then parameters).
+    slots: Vec<Option<usize>>,
+    /// Whether the frame keeps a custody list (it holds non-word paths).
+    cust: bool,
+    edge_of: HashMap<(u32, u8, u32), &'m CleanupEdge>,
+    covered: BTreeSet<u32>,
+    allocas: Vec<String>,
+    s: String,
+    /// The current LLVM block ended with a terminator.
+    closed: bool,
+    fresh: u32,
+    /// The step counter's current SSA value, while it is known.
+    zl_cur: Option<String>,
+    /// Word flow values defined in the current segment copy.
+    local: HashMap<(u32, u32), String>,
+    /// Word flow values used outside their own segment (kept in an alloca).
+    escaping: BTreeSet<(u32, u32)>,
+    /// While emitting ensures: a fault first drops the protected result.
+    in_ensures: bool,
+}
+
+impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+    pub(crate) fn new(u: &'a Unit<'u, 'm>, at: At) -> Result<Self, Refusal> {
+        let f = u.f(at);
+        let r = u.r;
+        let lay = &u.layouts;
+        let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
+        blocks.sort_by_key(|b| b.id);
+        let path_ix: HashMap<&PathKey, usize> = f
+            .body
+            .paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (&p.key, i))
+            .collect();
+        // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
+        // parameters) hold the address of the target's storage.
+        let borrow_root = |root: &Root| match root {
+            Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
+            Root::Param(p) => f
+                .params
+                .iter()
+                .find(|x| x.ordinal == *p)
+                .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
+            _ => false,
+        };
+        let mut paths = Vec::new();
+        for p in &f.body.paths {
+            let borrowed = borrow_root(&p.key.root);
+            if borrowed {
+                let target = match &p.key.root {
+                    Root::Param(o) => f.params.iter().find(|x| x.ordinal == *o).map(|x| &x.ty),
+                    _ => None,
+                };
+                if let Some(t) = target
+                    && pointee(t).is_none()
+                {
+                    return Err(u.refuse(
+                        at,
+                        None,
+                        None,
+                        format!("parameter type {}", type_name(r, t)),
+                    ));
+                }
+            }
+            let agg = !is_word(&p.ty);
+            let root = PathKey {
+                root: p.key.root.clone(),
+                fields: vec![],
+            };
+            let Some(&ri) = path_ix.get(&root) else {
+                return Err(u.refuse(at, None, None, "owned path without its root"));
+            };
+            let mut name = root_name(&p.key.root);
+            let mut present = if !borrowed && (agg || !p.key.fields.is_empty()) {
+                vec![Flag::Root(ri)]
+            } else {
+                vec![]
+            };
+            let mut flag = (!borrowed && agg && p.key.fields.is_empty()).then_some(Flag::Root(ri));
+            let mut base_ty = f.body.paths[ri].ty.clone();
+            let mut off = 0u32;
+            for fid in &p.key.fields {
+                let Some((_, variant, fld)) = r.field(fid) else {
+                    return Err(u.refuse(at, None, None, "owned path through an unknown field"));
+                };
+                let fa = match (variant, lay.types.shape(&base_ty)) {
+                    (Some(vi), Some(Shape::Variants { .. })) => {
+                        present.push(Flag::Slot(off + at::BUILT));
+                        lay.variant_field(&base_ty, vi, fld.ordinal)
+                    }
+                    (None, Some(Shape::Record { .. })) => lay.field(&base_ty, fld.ordinal),
+                    _ => None,
+                };
+                let Some(fa) = fa else {
+                    return Err(u.refuse(at, None, None, "owned path below a non-record"));
+                };
+                present.push(Flag::Slot(off + fa.flag));
+                flag = Some(Flag::Slot(off + fa.flag));
+                off += fa.value;
+                name.push('.');
+                name.push_str(&fld.name);
+                base_ty = fld.ty.clone();
+            }
+            if matches!(p.key.root, Root::Temp(_)) && p.key.fields.is_empty() && !agg {
+                return Err(u.refuse(at, None, None, "a temporary owner of a word type"));
+            }
+            paths.push(PathInfo {
+                root: ri,
+                off,
+                present,
+                flag,
+                agg: agg && !borrowed,
+                borrowed,
+                owner: p.key.fields.is_empty()
+                    && !borrowed
+                    && !r.is_copy(&p.ty)
+                    && !p.ty.is_borrow(),
+                name,
+                ty: p.ty.clone(),
+            });
+        }
+        let mut temps = HashMap::new();
+        for (i, p) in f.body.paths.iter().enumerate() {
+            if let (Root::Temp(OpRef::Flow { block, ordinal }), true) =
+                (&p.key.root, p.key.fields.is_empty())
+            {
+                temps.insert((*block, *ordinal), i);
+            }
+        }
+        let mut roots: Vec<Root> = Vec::new();
+        if u.receiver_binding(at).is_some() {
+            roots.push(Root::Receiver);
+        }
+        roots.extend(u.sorted_params(at).iter().map(|p| Root::Param(p.ordinal)));
+        let slots = roots
+            .into_iter()
+            .map(|root| {
+                path_ix
+                    .get(&PathKey {
+                        root,
+                        fields: vec![],
+                    })
+                    .copied()
+            })
+            .collect();
+        // The checked edge list in dense-ID order names each terminator's
+        // and try's recorded edge (as the interpreter finds them).
+        let derived = zlm::check::cfg::expected_edges_of(f)
+            .map_err(|_| u.refuse(at, None, None, "cleanup edges"))?;
+        let mut recorded: Vec<&CleanupEdge> = f.body.edges.iter().collect();
+        recorded.sort_by_key(|e| e.id);
+        let mut edge_of = HashMap::new();
+        for (id, e) in derived.iter().enumerate() {
+            let arm = match e.arm {
+                Arm::Jump => ARM_JUMP,
+                Arm::True => ARM_TRUE,
+                Arm::False => ARM_FALSE,
+                Arm::Return => ARM_RETURN,
+                Arm::Try => ARM_TRY,
+            };
+            let Some(rec) = recorded.get(id) else {
+                return Err(u.refuse(at, None, None, "cleanup edges"));
+            };
+            edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), *rec);
+        }
+        for e in &f.body.edges {
+            for d in &e.drops {
+                let ok = d.tag == tag::PLACE_DROP
+                    && matches!(d.operands.first(), Some(Operand::Place(k)) if path_ix.contains_key(k));
+                if !ok {
+                    return Err(u.refuse(
+                        at,
+                        Some(e.source),
+                        None,
+                        "cleanup recipe other than a place drop",
+                    ));
+                }
+            }
+        }
+        let cust = paths.iter().any(|p| p.agg);
+        if cust && f.body.paths.len() >= usize::from(u16::MAX) {
+            return Err(u.refuse(
+                at,
+                None,
+                None,
+                "more owned paths than the custody list holds",
+            ));
+        }
+        let fnix = u.index.get(&at).copied().unwrap_or(0);
+        Ok(Fl {
+            u,
+            at,
+            f,
+            fnix,
+            blocks,
+            path_ix,
+            paths,
+            temps,
+            slots,
+            cust,
+            edge_of,
+            covered: BTreeSet::new(),
+            allocas: Vec::new(),
+            s: String::new(),
+            closed: false,
+            fresh: 0,
+            zl_cur: None,
+            local: HashMap::new(),
+            escaping: BTreeSet::new(),
+            in_ensures: false,
+        })
+    }
+
+    fn refuse(&self, b: u32, j: u32, msg: impl Into<String>) -> Refusal {
+        self.u.refuse(self.at, Some(b), Some(j), msg)
+    }
+
+    fn t(&mut self) -> String {
+        self.fresh += 1;
+        format!("%t{}", self.fresh)
+    }
+
+    fn l(&mut self) -> String {
+        self.fresh += 1;
+        format!("L{}", self.fresh)
+    }
+
+    /// An instruction into the current block (opening an unreachable one
+    /// after a terminator).
+    fn i(&mut self, line: impl AsRef<str>) {
+        if self.closed {
+            let l = self.l();
+            self.label(&l);
+        }
+        self.s.push_str("  ");
+        self.s.push_str(line.as_ref());
+        self.s.push('\n');
+    }
+
+    /// A terminator.
+    fn term(&mut self, line: impl AsRef<str>) {
+        self.i(line);
+        self.closed = true;
+    }
+
+    /// A block that may have several predecessors: the cached step counter is dropped.
+    fn label(&mut self, l: &str) {
+        self.zl_cur = None;
+        self.label_cont(l);
+    }
+
+    /// A block whose only predecessor is the current one.
+    fn label_cont(&mut self, l: &str) {
+        if !self.closed {
+            self.s.push_str(&format!("  br label %{l}\n"));
+        }
+        self.s.push_str(&format!("{l}:\n"));
+        self.closed = false;
+    }
+
+    /// `%x = <rhs>` with a fresh name.
+    fn v(&mut self, rhs: impl AsRef<str>) -> String {
+        let t = self.t();
+        self.i(format!("{t} = {}", rhs.as_ref()));
+        t
+    }
+
+    /// Entry-block storage of `slots` 64-bit slots, zeroed.
+    fn storage(&mut self, name: &str, slots: u32) {
+        self.allocas.push(format!(
+            "  %{name} = alloca [{slots} x i64], align 8\n  call void @llvm.memset.p0.i64(ptr %{name}, i8 0, i64 {}, i1 false)",
+            u64::from(slots) * 8
+        ));
+    }
+
+    fn alloca(&mut self, name: &str) {
+        self.storage(name, 1);
+    }
+
+    /// Fresh zeroed entry-block storage; returns its pointer.
+    fn scratch(&mut self, slots: u32) -> String {
+        self.fresh += 1;
+        let n = format!("s{}", self.fresh);
+        self.storage(&n, slots);
+        format!("%{n}")
+    }
+
+    fn zfield(&mut self, field: u32) -> String {
+        self.v(format!("getelementptr inbounds i64, ptr %z, i64 {field}"))
+    }
+
+    /// The step counter's value.
+    fn zl(&mut self) -> String {
+        if let Some(v) = &self.zl_cur {
+            return v.clone();
+        }
+        let v = self.load("%zl");
+        self.zl_cur = Some(v.clone());
+        v
+    }
+
+    fn set_zl(&mut self, v: String) {
+        self.i(format!("store i64 {v}, ptr %zl"));
+        self.zl_cur = Some(v);
+    }
+
+    /// Defines word flow value (b, j) in the current copy.
+    fn def(&mut self, b: u32, j: u32, v: String) {
+        if self.escaping.contains(&(b, j)) {
+            self.i(format!("store i64 {v}, ptr %v{b}_{j}"));
+        }
+        self.local.insert((b, j), v);
+    }
+
+    fn load(&mut self, ptr: &str) -> String {
+        self.v(format!("load i64, ptr {ptr}"))
+    }
+
+    /// `ptr + slots` (64-bit slots).
+    fn gep(&mut self, ptr: &str, slots: u32) -> String {
+        if slots == 0 {
+            return ptr.to_string();
+        }
+        self.v(format!(
+            "getelementptr inbounds i64, ptr {ptr}, i64 {slots}"
+        ))
+    }
+
+    /// Copies `slots` slots from `src` to `dst`.
+    fn copy(&mut self, dst: &str, src: &str, slots: u32) {
+        if slots == 1 {
+            let x = self.v(format!("load i64, ptr {src}"));
+            self.i(format!("store i64 {x}, ptr {dst}"));
+        } else {
+            self.i(format!(
+                "call void @llvm.memcpy.p0.p0.i64(ptr {dst}, ptr {src}, i64 {}, i1 false)",
+                u64::from(slots) * 8
+            ));
+        }
+    }
+
+    fn zero(&mut self, dst: &str, slots: u32) {
+        self.i(format!(
+            "call void @llvm.memset.p0.i64(ptr {dst}, i8 0, i64 {}, i1 false)",
+            u64::from(slots) * 8
+        ));
+    }
+
+    fn size(&self, t: &Type) -> u32 {
+        self.u.layouts.size(t)
+    }
+
+    /// Address of path `pi`'s root target storage (through the loan of a
+    /// borrowed root).
+    fn root_target(&mut self, pi: usize) -> String {
+        let ri = self.paths[pi].root;
+        if self.paths[pi].borrowed {
+            self.v(format!("load ptr, ptr %pl{ri}"))
+        } else {
+            format!("%pl{ri}")
+        }
+    }
+
+    /// Address of the value path `pi` denotes.
+    fn target(&mut self, pi: usize) -> String {
+        let base = self.root_target(pi);
+        let off = self.paths[pi].off;
+        self.gep(&base, off)
+    }
+
+    /// The storage of path `pi`'s binding value: a borrowed root's loan
+    /// slot, otherwise the value itself.
+    fn binding(&mut self, pi: usize) -> String {
+        let p = &self.paths[pi];
+        if p.borrowed && self.f.body.paths[pi].key.fields.is_empty() {
+            format!("%pl{}", p.root)
+        } else {
+            self.target(pi)
+        }
+    }
+
+    /// Address of a presence slot of path `pi`.
+    fn flag_addr(&mut self, pi: usize, fl: &Flag) -> String {
+        match fl {
+            Flag::Root(ri) => format!("%ph{ri}"),
+            Flag::Slot(off) | Flag::Tag(off, _) => {
+                let base = self.root_target(pi);
+                self.gep(&base, *off)
+            }
+        }
+    }
+
+    /// `i1` of the conjunction of flags (every slot is initialized, so all
+    /// are read without short-circuit).
+    fn test(&mut self, pi: usize, flags: &[Flag]) -> String {
+        let mut ok = "true".to_string();
+        for fl in flags {
+            let a = self.flag_addr(pi, fl);
+            let x = self.load(&a);
+            let c = match fl {
+                Flag::Tag(_, t) => self.v(format!("icmp eq i64 {x}, {t}")),
+                _ => self.v(format!("icmp ne i64 {x}, 0")),
+            };
+            ok = if ok == "true" {
+                c
+            } else {
+                self.v(format!("and i1 {ok}, {c}"))
+            };
+        }
+        ok
+    }
+
+    fn present(&mut self, pi: usize) -> String {
+        let flags = self.paths[pi].present.clone();
+        self.test(pi, &flags)
+    }
+
+    fn set_flag(&mut self, pi: usize, v: u32) {
+        if let Some(fl) = self.paths[pi].flag.clone() {
+            let a = self.flag_addr(pi, &fl);
+            self.i(format!("store i64 {v}, ptr {a}"));
+        }
+    }
+
+    /// Raises a fault (kind `kind`, an `i32` value or literal) and leaves
+    /// the frame: through the custody unwind when the frame keeps one.
+    fn fault_call(&mut self, kind: &str, b: Option<u32>, o: Option<u32>, d: Option<usize>) {
+        let n = |x: Option<u32>| x.map(i64::from).unwrap_or(-1);
+        let d = d.map(|x| x as i64).unwrap_or(-1);
+        self.ensures_drop();
+        if self.cust {
+            let k = self.v(format!(
+                "call i32 @zlm_raise(ptr %z, i32 {kind}, i64 {}, i64 {}, i64 {}, i64 {d})",
+                self.fnix,
+                n(b),
+                n(o),
+            ));
+            self.i(format!("store i32 {k}, ptr %zk"));
+            self.term("br label %ZUNWIND");
+            return;
+        }
+        let zl = self.zl();
+        let k = self.v(format!(
+            "call i32 @zlm_fault(ptr %z, i64 {zl}, i32 {kind}, i64 {}, i64 {}, i64 {}, i64 {d})",
+            self.fnix,
+            n(b),
+            n(o),
+        ));
+        self.term(format!("ret i32 {k}"));
+    }
+
+    /// Branches to a fault when `cond` holds, continuing in a fresh block.
+    fn fault_if(
+        &mut self,
+        cond: &str,
+        kind: &str,
+        b: Option<u32>,
+        o: Option<u32>,
+        d: Option<usize>,
+    ) {
+        let (lf, lc) = (self.l(), self.l());
+        self.term(format!("br i1 {cond}, label %{lf}, label %{lc}, !prof !0"));
+        self.label_cont(&lf);
+        self.fault_call(kind, b, o, d);
+        self.label_cont(&lc);
+    }
+
+    /// Faults unless `cond` (an `i1`) holds.
+    fn fault_unless(&mut self, cond: &str, kind: u32, b: u32, j: u32) {
+        if cond == "true" {
+            return;
+        }
+        let bad = self.v(format!("xor i1 {cond}, true"));
+        self.fault_if(&bad, &kind.to_string(), Some(b), Some(j), None);
+    }
+
+    /// Leaves the frame with the callee's fault `k` already raised.
+    fn propagate(&mut self, k: &str) {
+        self.ensures_drop();
+        if self.cust {
+            self.i(format!("store i32 {k}, ptr %zk"));
+            self.term("br label %ZUNWIND");
+            return;
+        }
+        let pd = self.zfield(zf::DEPTH);
+        let d = self.load(&pd);
+        let d1 = self.v(format!("sub i64 {d}, 1"));
+        self.i(format!("store i64 {d1}, ptr {pd}"));
+        self.term(format!("ret i32 {k}"));
+    }
+
+    fn path_of(&self, k: &PathKey, b: u32, j: u32) -> Result<usize, Refusal> {
+        self.path_ix
+            .get(k)
+            .copied()
+            .ok_or_else(|| self.refuse(b, j, "place without an owned path"))
+    }
+
+    /// The type an operand has.
+    fn operand_type(&self, o: &Operand) -> Option<Type> {
+        match o {
+            Operand::Value(OpRef::Flow { block, ordinal }) => self
+                .blocks
+                .get(*block as usize)
+                .and_then(|b| b.ops.get(*ordinal as usize))
+                .and_then(|o| o.result.clone()),
+            Operand::Const(c) => Some(Type::Scalar(c.kind)),
+            Operand::Place(k) => self
+                .f
+                .body
+                .paths
+                .iter()
+                .find(|x| &x.key == k)
+                .map(|x| x.ty.clone()),
+            _ => None,
+        }
+    }
+
+    /// A word operand's value.
+    fn word(&mut self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
+        match o {
+            Operand::Value(OpRef::Flow { block, ordinal }) => {
+                match self.local.get(&(*block, *ordinal)) {
+                    Some(v) => Ok(v.clone()),
+                    None => Ok(self.load(&format!("%v{block}_{ordinal}"))),
+                }
+            }
+            Operand::Const(c) => Ok(lit(canon(c.kind, c.bits))),
+            Operand::Place(k) => {
+                let pi = self.path_of(k, b, j)?;
+                let p = self.binding(pi);
+                Ok(self.load(&p))
+            }
+            _ => Err(self.refuse(b, j, "operand form")),
+        }
+    }
+
+    /// The storage of a non-word operand.
+    fn storage_of(&mut self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
+        match o {
+            Operand::Value(OpRef::Flow { block, ordinal }) => {
+                Ok(match self.temps.get(&(*block, *ordinal)) {
+                    Some(t) => format!("%pl{t}"),
+                    None => format!("%v{block}_{ordinal}"),
+                })
+            }
+            Operand::Place(k) => {
+                let pi = self.path_of(k, b, j)?;
+                Ok(self.binding(pi))
+            }
+            _ => Err(self.refuse(b, j, "operand form")),
+        }
+    }
+
+    /// An operand as an argument: `(IR type, value)`.
+    fn arg(&mut self, o: &Operand, b: u32, j: u32) -> Result<(String, String), Refusal> {
+        let t = self.operand_type(o).unwrap_or(Type::Unit);
+        if is_word(&t) {
+            Ok(("i64".into(), self.word(o, b, j)?))
+        } else {
+            Ok(("ptr".into(), self.storage_of(o, b, j)?))
+        }
+    }
+
+    /// Takes an operand: an owner temporary leaves custody first.
+    fn take(&mut self, o: &Operand, b: u32, j: u32) -> Result<(String, String), Refusal> {
+        if let Operand::Value(OpRef::Flow { block, ordinal }) = o
+            && let Some(&t) = self.temps.get(&(*block, *ordinal))
+        {
+            self.cust_remove(t);
+            self.i(format!("store i64 0, ptr %ph{t}"));
+        }
+        self.arg(o, b, j)
+    }
+
+    /// Stores argument `(ty, v)` of type `t` into storage `dst`.
+    fn put(&mut self, dst: &str, t: &Type, a: &(String, String)) {
+        if a.0 == "i64" {
+            self.i(format!("store i64 {}, ptr {dst}", a.1));
+        } else {
+            let n = self.size(t);
+            self.copy(dst, &a.1, n);
+        }
+    }
+
+    /// `zl -= n`.
+    fn pay(&mut self, n: usize) {
+        let zl = self.zl();
+        let x = self.v(format!("sub i64 {zl}, {n}"));
+        self.set_zl(x);
+    }
+
+    /// One tick: faults with the step limit when none is left.
+    fn tick(&mut self, b: Option<u32>, o: Option<u32>) {
+        let zl = self.zl();
+        let c = self.v(format!("icmp eq i64 {zl}, 0"));
+        self.fault_if(&c, &fk::STEPS.to_string(), b, o, None);
+        let x = self.v(format!("sub i64 {zl}, 1"));
+        self.set_zl(x);
+    }
+
+    fn block_label(&self, b: u32, careful: bool) -> String {
+        if careful && self.covered.contains(&b) {
+            format!("BC{b}")
+        } else {
+            format!("B{b}")
+        }
+    }
+
+    /// A call of a lowered function; the result goes to storage `dst`. On
+    /// the callee's fault the frame is left (unwinding its custody).
+    fn call(&mut self, callee: At, dst: &str, args: &[(String, String)]) {
+        let zl = self.zl();
+        self.i(format!("store i64 {zl}, ptr %z"));
+        let a: String = args.iter().map(|(t, x)| format!(", {t} {x}")).collect();
+        let k = self.v(format!(
+            "call i32 @{}(ptr %z, ptr {dst}{a})",
+            self.u.lname(callee)
+        ));
+        let left = self.load("%z");
+        self.set_zl(left);
+        let bad = self.v(format!("icmp ne i32 {k}, 0"));
+        let (lf, lc) = (self.l(), self.l());
+        self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
+        self.label_cont(&lf);
+        self.propagate(&k);
+        self.label_cont(&lc);
+    }
+
+    /// The storage of op (b, j)'s non-word result.
+    fn dst(&self, b: u32, j: u32) -> String {
+        match self.temps.get(&(b, j)) {
+            Some(t) => format!("%pl{t}"),
+            None => format!("%v{b}_{j}"),
+        }
+    }
+
+    /// Defines op (b, j)'s result from argument `a` (a word value or the
+    /// storage of a value of type `t`).
+    fn def_arg(&mut self, b: u32, j: u32, t: &Type, a: (String, String)) {
+        if is_word(t) {
+            self.def(b, j, a.1);
+        } else {
+            let d = self.dst(b, j);
+            self.put(&d, t, &a);
+        }
+    }
+
+    fn variant_of(&self, op: &Op, b: u32, j: u32) -> Result<(usize, usize), Refusal> {
+        let Aux::Variant(v) = &op.aux0 else {
+            return Err(self.refuse(b, j, "variant without its identity"));
+        };
+        self.u
+            .r
+            .variants
+            .get(v)
+            .copied()
+            .ok_or_else(|| self.refuse(b, j, "variant of another module"))
+    }
+
+    /// One flow operation (`careful`: with its own step tick).
+    fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<(), Refusal> {
+        if careful {
+            self.tick(Some(b), Some(j));
+        }
+        let word_only = matches!(
+            op.tag,
+            tag::CONST
+                | tag::NEG
+                | tag::ADD
+                | tag::SUB
+                | tag::MUL
+                | tag::DIV
+                | tag::REM
+                | tag::SHIFT_LEFT
+                | tag::SHIFT_RIGHT
+                | tag::BIT_AND
+                | tag::BIT_OR
+                | tag::BIT_XOR
+                | tag::EQ
+                | tag::NE
+                | tag::LT
+                | tag::LE
+                | tag::GT
+                | tag::GE
+                | tag::NOT_BOOL
+                | tag::ASSERT_TRUE
+                | tag::ASSERT_EQ
+                | tag::JUMP_IF_FALSE
+        );
+        if word_only
+            && op
+                .operands
+                .iter()
+                .any(|o| self.operand_type(o).is_some_and(|t| !is_word(&t)))
+        {
+            return Err(self.refuse(b, j, "a word operation on a non-word operand"));
+        }
+        let opd = |me: &mut Self, k: usize| -> Result<String, Refusal> {
+            let o = op
+                .operands
+                .get(k)
+                .ok_or_else(|| me.refuse(b, j, "missing operand"))?;
+            me.word(o, b, j)
+        };
+        let operand_at = |me: &Self, k: usize| -> Result<&'m Operand, Refusal> {
+            op.operands
+                .get(k)
+                .ok_or_else(|| me.refuse(b, j, "missing operand"))
+        };
+        let place_at = |me: &Self, k: usize| -> Result<usize, Refusal> {
+            match op.operands.get(k) {
+                Some(Operand::Place(key)) => me.path_of(key, b, j),
+                _ => Err(me.refuse(b, j, "place operand")),
+            }
+        };
+        let rty = op.result.clone().unwrap_or(Type::Unit);
+        let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.layouts.types.shape(t));
+        let here = (Some(b), Some(j));
+        let lay = &self.u.layouts;
+        match op.tag {
+            tag::CONST => {
+                let x = opd(self, 0)?;
+                self.def(b, j, x);
+            }
+            tag::LOAD_LOCAL => {
+                let a = self.arg(operand_at(self, 0)?, b, j)?;
+                self.def_arg(b, j, &rty, a);
+            }
+            tag::UNIT_VALUE => self.def(b, j, "0".into()),
+            tag::STORE_LOCAL => {
+                let pi = place_at(self, 0)?;
+                if !self.f.body.paths[pi].key.fields.is_empty() {
+                    return Err(self.refuse(b, j, "a store into a field path"));
+                }
+                let a = self.take(operand_at(self, 1)?, b, j)?;
+                let t = self.paths[pi].ty.clone();
+                self.put(&format!("%pl{pi}"), &t, &a);
+                if self.paths[pi].agg {
+                    self.i(format!("store i64 1, ptr %ph{pi}"));
+                }
+                if self.paths[pi].owner {
+                    self.push(pi, b, j);
+                }
+            }
+            tag::NEG
+            | tag::ADD
+            | tag::SUB
+            | tag::MUL
+            | tag::DIV
+            | tag::REM
+            | tag::SHIFT_LEFT
+            | tag::SHIFT_RIGHT
+            | tag::BIT_AND
+            | tag::BIT_OR
+            | tag::BIT_XOR => {
+                let Some(Type::Scalar(k)) = &op.result else {
+                    return Err(self.refuse(b, j, "arithmetic without a scalar result"));
+                };
+                let a = opd(self, 0)?;
+                let c = if op.tag == tag::NEG {
+                    "0".to_string()
+                } else {
+                    opd(self, 1)?
+                };
+                let (x, f) = self
+                    .arith(op.tag, *k, &a, &c)
+                    .ok_or_else(|| self.refuse(b, j, "arithmetic tag"))?;
+                if f != "0" {
+                    let bad = self.v(format!("icmp ne i32 {f}, 0"));
+                    self.fault_if(&bad, &f, here.0, here.1, None);
+                }
+                self.def(b, j, x);
+            }
+            tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE => {
+                let k = self.operand_kind(op);
+                let (x, y) = (opd(self, 0)?, opd(self, 1)?);
+                let r = self.cmp(op.tag, k.is_signed(), &x, &y);
+                self.def(b, j, r);
+            }
+            tag::NOT_BOOL => {
+                let x = opd(self, 0)?;
+                let c = self.v(format!("icmp eq i64 {x}, 0"));
+                let r = self.v(format!("zext i1 {c} to i64"));
+                self.def(b, j, r);
+            }
+            tag::ASSERT_TRUE => {
+                let x = opd(self, 0)?;
+                let c = self.v(format!("icmp eq i64 {x}, 0"));
+                self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
+            }
+            tag::ASSERT_EQ => {
+                let (x, y) = (opd(self, 0)?, opd(self, 1)?);
+                let c = self.v(format!("icmp ne i64 {x}, {y}"));
+                self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
+            }
+            tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
+                let (d, vi) = self.variant_of(op, b, j)?;
+                let var = &self.u.r.m.declarations[d].variants[vi];
+                if !matches!(result_shape(self), Some(Shape::Variants { .. })) {
+                    return Err(self.refuse(b, j, "variant of a non-enum type"));
+                }
+                let mut vals = Vec::new();
+                if op.tag == tag::VARIANT_CONSTRUCT {
+                    if op.operands.len() != var.fields.len() {
+                        return Err(self.refuse(b, j, "variant field count"));
+                    }
+                    for o in &op.operands {
+                        vals.push(self.take(o, b, j)?);
+                    }
+                }
+                let dst = self.dst(b, j);
+                let n = self.size(&rty);
+                self.zero(&dst, n);
+                let tg = self.gep(&dst, at::TAG);
+                self.i(format!("store i64 {}, ptr {tg}", var.tag));
+                if op.tag == tag::VARIANT_CONSTRUCT {
+                    let bp = self.gep(&dst, at::BUILT);
+                    self.i(format!("store i64 1, ptr {bp}"));
+                    let mut fields: Vec<&Field> = var.fields.iter().collect();
+                    fields.sort_by_key(|f| f.ordinal);
+                    for (k, a) in vals.iter().enumerate() {
+                        let Some(fa) = lay.variant_field(&rty, vi, k as u32) else {
+                            return Err(self.refuse(b, j, "variant field layout"));
+                        };
+                        let ft = fields.get(k).map(|f| f.ty.clone()).unwrap_or(Type::Unit);
+                        let vp = self.gep(&dst, fa.value);
+                        self.put(&vp, &ft, a);
+                        let hp = self.gep(&dst, fa.flag);
+                        self.i(format!("store i64 1, ptr {hp}"));
+                    }
+                }
+            }
+            tag::ENUM_IS_VARIANT => {
+                let (d, vi) = self.variant_of(op, b, j)?;
+                let want = self.u.r.m.declarations[d].variants[vi].tag;
+                let o = operand_at(self, 0)?;
+                let ty = self.operand_type(o);
+                if !matches!(
+                    ty.as_ref().and_then(|t| lay.types.shape(t)),
+                    Some(Shape::Variants { .. })
+                ) {
+                    return Err(self.refuse(b, j, "variant test of a non-enum value"));
+                }
+                let subject = match o {
+                    Operand::Place(k) => {
+                        let pi = self.path_of(k, b, j)?;
+                        let c = self.present(pi);
+                        self.fault_unless(&c, fk::TAG, b, j);
+                        self.target(pi)
+                    }
+                    o => self.storage_of(o, b, j)?,
+                };
+                let t = self.load(&subject);
+                let c = self.v(format!("icmp eq i64 {t}, {want}"));
+                let w = self.v(format!("zext i1 {c} to i64"));
+                self.def(b, j, w);
+            }
+            tag::AGGREGATE_CONSTRUCT => {
+                let Some(Shape::Record { fields, .. }) = result_shape(self) else {
+                    return Err(self.refuse(b, j, "aggregate of a non-record type"));
+                };
+                if op.operands.len() != fields.len()
+                    || fields
+                        .iter()
+                        .enumerate()
+                        .any(|(k, f)| f.ordinal as usize != k)
+                {
+                    return Err(self.refuse(b, j, "aggregate field count"));
+                }
+                let ftys: Vec<Type> = fields.iter().map(|f| f.ty.clone()).collect();
+                let mut vals = Vec::new();
+                for o in &op.operands {
+                    vals.push(self.take(o, b, j)?);
+                }
+                let dst = self.dst(b, j);
+                for (k, a) in vals.iter().enumerate() {
+                    let Some(fa) = lay.field(&rty, k as u32) else {
+                        return Err(self.refuse(b, j, "aggregate field layout"));
+                    };
+                    let vp = self.gep(&dst, fa.value);
+                    self.put(&vp, &ftys[k], a);
+                    let hp = self.gep(&dst, fa.flag);
+                    self.i(format!("store i64 1, ptr {hp}"));
+                }
+            }
+            tag::FIELD_COPY | tag::FIELD_MOVE => {
+                let Aux::Field(fid) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "field without its identity"));
+                };
+                let Some((d, variant, fld)) = self.u.r.field(fid) else {
+                    return Err(self.refuse(b, j, "field of another module"));
+                };
+                let pi = place_at(self, 0)?;
+                let pty = self.paths[pi].ty.clone();
+                if is_word(&pty) {
+                    return Err(self.refuse(b, j, "field of a word"));
+                }
+                let off = self.paths[pi].off;
+                let mut cond = self.paths[pi].present.clone();
+                let fa = match variant {
+                    Some(vi) => {
+                        let t = self.u.r.m.declarations[d].variants[vi].tag;
+                        cond.push(Flag::Tag(off + at::TAG, u64::from(t)));
+                        cond.push(Flag::Slot(off + at::BUILT));
+                        lay.variant_field(&pty, vi, fld.ordinal)
+                    }
+                    None => lay.field(&pty, fld.ordinal),
+                };
+                let Some(fa) = fa else {
+                    return Err(self.refuse(b, j, "field layout"));
+                };
+                let c = self.test(pi, &cond);
+                self.fault_unless(&c, fk::TAG, b, j);
+                let base = self.target(pi);
+                let member = self.gep(&base, fa.value);
+                let a = if is_word(&fld.ty) {
+                    ("i64".to_string(), self.load(&member))
+                } else {
+                    ("ptr".to_string(), member)
+                };
+                let ft = fld.ty.clone();
+                self.def_arg(b, j, &ft, a);
+                if op.tag == tag::FIELD_MOVE {
+                    let hp = self.gep(&base, fa.flag);
+                    self.i(format!("store i64 0, ptr {hp}"));
+                }
+            }
+            tag::BORROW_SHARED | tag::BORROW_MUT => {
+                let o = operand_at(self, 0)?;
+                let dst = self.dst(b, j);
+                match o {
+                    Operand::Place(k) => {
+                        let pi = self.path_of(k, b, j)?;
+                        if self.paths[pi].ty == Type::SliceByte {
+                            // The shared child of a Slice local: the same view.
+                            let v = self.binding(pi);
+                            let n = self.size(&Type::SliceByte);
+                            self.copy(&dst, &v, n);
+                        } else {
+                            let t = self.target(pi);
+                            self.i(format!("store ptr {t}, ptr {dst}"));
+                        }
+                    }
+                    o => {
+                        let a = self.arg(o, b, j)?;
+                        self.put(&dst, &rty, &a);
+                    }
+                }
+            }
+            tag::BORROW_SLICE_BYTE => self.slice(op, b, j)?,
+            tag::INTRINSIC_CALL => self.intrinsic(op, b, j)?,
+            tag::BYTE_BUILDER_FINISH => {
+                let pi = place_at(self, 0)?;
+                let Some(&t) = self.temps.get(&(b, j)) else {
+                    return Err(self.refuse(b, j, "builder finish without its result path"));
+                };
+                let (from, to) = (&self.paths[pi].ty, &self.paths[t].ty);
+                let same = match (lay.types.shape(from), lay.types.shape(to)) {
+                    (
+                        Some(Shape::Record { fields: a, .. }),
+                        Some(Shape::Record { fields: c, .. }),
+                    ) => {
+                        a.len() == c.len()
+                            && a.iter()
+                                .zip(c)
+                                .all(|(x, y)| x.ordinal == y.ordinal && x.ty == y.ty)
+                    }
+                    _ => false,
+                };
+                if !same || !self.paths[pi].agg || self.paths[pi].borrowed {
+                    return Err(self.refuse(b, j, "builder finish between different layouts"));
+                }
+                // One relabel: the builder's custody position now holds the
+                // result, and its storage moves without a copy of the bytes.
+                let pos = self.cust_pos(pi);
+                let h = self.load(&format!("%ph{pi}"));
+                let none = self.v(format!("icmp slt i64 {pos}, 0"));
+                let gone = self.v(format!("icmp eq i64 {h}, 0"));
+                let bad = self.v(format!("or i1 {none}, {gone}"));
+                self.fault_if(&bad, &fk::INTERNAL.to_string(), here.0, here.1, None);
+                let cp = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {pos}"));
+                self.i(format!("store i64 {t}, ptr {cp}"));
+                let n = self.size(&self.paths[pi].ty.clone());
+                self.copy(&format!("%pl{t}"), &format!("%pl{pi}"), n);
+                self.i(format!("store i64 1, ptr %ph{t}"));
+                self.i(format!("store i64 0, ptr %ph{pi}"));
+                return Ok(());
+            }
+            tag::PLACE_MOVE => {
+                let pi = place_at(self, 0)?;
+                let p = &self.paths[pi];
+                if p.borrowed {
+                    return Err(self.refuse(b, j, "a move through a loan"));
+                }
+                if p.owner || p.flag == Some(Flag::Root(pi)) {
+                    self.cust_remove(pi);
+                }
+                let v = self.target(pi);
+                let t = self.paths[pi].ty.clone();
+                let a = if is_word(&t) {
+                    ("i64".to_string(), self.load(&v))
+                } else {
+                    ("ptr".to_string(), v)
+                };
+                self.def_arg(b, j, &t, a);
+                self.set_flag(pi, 0);
+            }
+            tag::PLACE_DROP => {
+                let pi = place_at(self, 0)?;
+                if self.paths[pi].borrowed {
+                    return Err(self.refuse(b, j, "a drop through a loan"));
+                }
+                self.drop_place(pi);
+            }
+            tag::REPLACE_COMMIT => self.replace(op, b, j)?,
+            tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
+                let Some(Shape::Result(okt, errt)) = result_shape(self) else {
+                    return Err(self.refuse(b, j, "carrier of a non-Result type"));
+                };
+                let (okt, errt) = (okt.clone(), errt.clone());
+                let a = self.take(operand_at(self, 0)?, b, j)?;
+                let dst = self.dst(b, j);
+                let n = self.size(&rty);
+                self.zero(&dst, n);
+                let (t, off, pt) = if op.tag == tag::RESULT_OK_RICH {
+                    (0, at::OK, okt.clone())
+                } else {
+                    (1, lay.err_at(&okt), errt)
+                };
+                let tg = self.gep(&dst, at::TAG);
+                self.i(format!("store i64 {t}, ptr {tg}"));
+                let pp = self.gep(&dst, off);
+                self.put(&pp, &pt, &a);
+            }
+            tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+                let o = operand_at(self, 0)?;
+                let from = self.operand_type(o);
+                let (Some(Shape::Result(ok1, e1)), Some(Shape::Result(ok2, e2))) = (
+                    from.as_ref().and_then(|t| lay.types.shape(t)),
+                    lay.types.shape(&self.f.result),
+                ) else {
+                    return Err(self.refuse(b, j, "try outside Result carriers"));
+                };
+                if e1 != e2 {
+                    return Err(self.refuse(b, j, "try between different error types"));
+                }
+                let (ok1, e1, ok2) = (ok1.clone(), e1.clone(), ok2.clone());
+                let a = self.take(o, b, j)?;
+                let v = a.1.clone();
+                let tg = self.load(&v);
+                let (lok, lnot, lerr, lbad) = (self.l(), self.l(), self.l(), self.l());
+                let is_ok = self.v(format!("icmp eq i64 {tg}, 0"));
+                self.term(format!("br i1 {is_ok}, label %{lok}, label %{lnot}"));
+                self.label_cont(&lnot);
+                let is_err = self.v(format!("icmp eq i64 {tg}, 1"));
+                self.term(format!("br i1 {is_err}, label %{lerr}, label %{lbad}"));
+                self.label_cont(&lbad);
+                self.fault_call(&fk::TAG.to_string(), here.0, here.1, None);
+                self.label(&lerr);
+                self.recipes(b, ARM_TRY, j)?;
+                let n = self.size(&self.f.result.clone());
+                self.zero("%zr", n);
+                self.i("store i64 1, ptr %zr");
+                let dst_err = self.gep("%zr", lay.err_at(&ok2));
+                let src_err = self.gep(&v, lay.err_at(&ok1));
+                let en = self.size(&e1);
+                self.copy(&dst_err, &src_err, en);
+                self.term("br label %ZEXIT");
+                self.label(&lok);
+                let okp = self.gep(&v, at::OK);
+                let a = if is_word(&ok1) {
+                    ("i64".to_string(), self.load(&okp))
+                } else {
+                    ("ptr".to_string(), okp)
+                };
+                self.def_arg(b, j, &ok1, a);
+            }
+            tag::JUMP => {
+                let Some(Operand::Block(t)) = op.operands.first() else {
+                    return Err(self.refuse(b, j, "jump target"));
+                };
+                self.recipes(b, ARM_JUMP, 0)?;
+                let l = self.block_label(*t, careful);
+                self.term(format!("br label %{l}"));
+            }
+            tag::JUMP_IF_FALSE => {
+                let Some(Operand::Block(t)) = op.operands.get(1) else {
+                    return Err(self.refuse(b, j, "branch target"));
+                };
+                let c = opd(self, 0)?;
+                let yes = self.block_label(b + 1, careful);
+                let no = self.block_label(*t, careful);
+                let nz = self.v(format!("icmp ne i64 {c}, 0"));
+                let has = |me: &Self, arm: u8| {
+                    me.edge_of
+                        .get(&(b, arm, 0))
+                        .is_some_and(|e| !e.drops.is_empty())
+                };
+                if !has(self, ARM_TRUE) && !has(self, ARM_FALSE) {
+                    // Still require both edges to exist, as the C lowering does.
+                    if !self.edge_of.contains_key(&(b, ARM_TRUE, 0))
+                        || !self.edge_of.contains_key(&(b, ARM_FALSE, 0))
+                    {
+                        return Err(self.u.refuse(
+                            self.at,
+                            Some(b),
+                            None,
+                            "terminator without an edge",
+                        ));
+                    }
+                    self.term(format!("br i1 {nz}, label %{yes}, label %{no}"));
+                } else {
+                    let (lt, lf) = (self.l(), self.l());
+                    self.term(format!("br i1 {nz}, label %{lt}, label %{lf}"));
+                    self.label(&lt);
+                    self.recipes(b, ARM_TRUE, 0)?;
+                    self.term(format!("br label %{yes}"));
+                    self.label(&lf);
+                    self.recipes(b, ARM_FALSE, 0)?;
+                    self.term(format!("br label %{no}"));
+                }
+            }
+            tag::RETURN => {
+                let a = self.take(operand_at(self, 0)?, b, j)?;
+                let t = self.f.result.clone();
+                self.put("%zr", &t, &a);
+                self.recipes(b, ARM_RETURN, 0)?;
+                self.term("br label %ZEXIT");
+            }
+            tag::CALL => {
+                let Aux::Func(sig) = &op.aux0 else {
+                    return Err(self.refuse(b, j, "call without a callee"));
+                };
+                let Some(&callee) = self.u.r.funcs.get(sig) else {
+                    return Err(self.refuse(b, j, "calls into other modules"));
+                };
+                if !self.u.index.contains_key(&callee) {
+                    return Err(self.refuse(b, j, "callee outside the lowered set"));
+                }
+                let pd = self.zfield(zf::DEPTH);
+                let d = self.load(&pd);
+                let pm = self.zfield(zf::MAX_DEPTH);
+                let md = self.load(&pm);
+                let c = self.v(format!("icmp uge i64 {d}, {md}"));
+                self.fault_if(&c, &fk::DEPTH.to_string(), here.0, here.1, None);
+                let mut args = Vec::new();
+                for o in &op.operands {
+                    args.push(self.take(o, b, j)?);
+                }
+                let dst = if is_word(&rty) {
+                    format!("%v{b}_{j}")
+                } else {
+                    self.dst(b, j)
+                };
+                self.call(callee, &dst, &args);
+            }
+            t => {
+                return Err(self.refuse(
+                    b,
+                    j,
+                    format!(
+                        "operation {} is not lowered yet",
+                        tag::name(t).unwrap_or("?")
+                    ),
+                ));
+            }
+        }
+        // A result held by a temporary owner enters custody.
+        if op.result.is_some()
+            && let Some(&t) = self.temps.get(&(b, j))
+        {
+            self.i(format!("store i64 1, ptr %ph{t}"));
+            self.push(t, b, j);
+        }
+        Ok(())
+    }
+
+    /// Which word values escape their segment, the step prepayment, and
+    /// the branch targets' existence; returns each block's prepaid extra.
+    fn prepare(&mut self) -> Result<BTreeMap<u32, usize>, Refusal> {
+        let f = self.f;
+        // Word flow values used outside their own segment, and call
+        // results, live in allocas; the others stay SSA values of their
+        // segment copy.
+        let mut seg: HashMap<(u32, u32), (u32, usize)> = HashMap::new();
+        for block in &self.blocks {
+            let mut k = 0;
+            for (j, op) in block.ops.iter().enumerate() {
+                seg.insert((block.id, j as u32), (block.id, k));
+                if op.tag == tag::CALL {
+                    self.escaping.insert((block.id, j as u32));
+                }
+                if walk::ends_segment(op.tag) {
+                    k += 1;
+                }
+            }
+        }
+        for block in &self.blocks {
+            for (j, op) in block.ops.iter().enumerate() {
+                let here = seg.get(&(block.id, j as u32));
+                for o in &op.operands {
+                    if let Operand::Value(OpRef::Flow { block: ob, ordinal }) = o
+                        && seg.get(&(*ob, *ordinal)) != here
+                    {
+                        self.escaping.insert((*ob, *ordinal));
+                    }
+                }
+            }
+        }
+        // Step prepayment, exactly as the C engine decides it.
+        let pre = walk::prepayment(f, &self.blocks);
+        self.covered = pre.covered;
+        let (preds, extra) = (pre.preds, pre.extra);
+        // Every block a branch names must exist.
+        let ids: BTreeSet<u32> = self.blocks.iter().map(|b| b.id).collect();
+        for (&t, ps) in &preds {
+            if !ids.contains(&t) {
+                let src = ps.iter().next().copied().unwrap_or(0);
+                return Err(self
+                    .u
+                    .refuse(self.at, Some(src), None, "branch to a missing block"));
+            }
+        }
+        Ok(extra)
+    }
+
+    /// The body's blocks, each in segment copies.
+    fn body(&mut self, extra: &BTreeMap<u32, usize>) -> Result<(), Refusal> {
+        for bi in 0..self.blocks.len() {
+            let block = self.blocks[bi];
+            let b = block.id;
+            self.label(&format!("B{b}"));
+            let mut segs: Vec<Vec<(u32, &Op)>> = vec![Vec::new()];
+            for (j, op) in block.ops.iter().enumerate() {
+                if let Some(last) = segs.last_mut() {
+                    last.push((j as u32, op));
+                }
+                if walk::ends_segment(op.tag) {
+                    segs.push(Vec::new());
+                }
+            }
+            segs.retain(|s| !s.is_empty());
+            let next = self
+                .blocks
+                .get(bi + 1)
+                .map(|n| format!("B{}", n.id))
+                .unwrap_or_else(|| "ZEXIT".into());
+            if self.covered.contains(&b) {
+                self.pay(block.ops.len());
+                self.local.clear();
+                for &(j, op) in segs.iter().flatten() {
+                    self.op(b, j, op, false)?;
+                }
+                if !self.closed {
+                    self.term(format!("br label %{next}"));
+                }
+                self.label(&format!("BC{b}"));
+                self.local.clear();
+                for &(j, op) in segs.iter().flatten() {
+                    self.op(b, j, op, true)?;
+                }
+            } else {
+                let last = segs.len().saturating_sub(1);
+                for (si, seg) in segs.iter().enumerate() {
+                    let need = seg.len()
+                        + if si == last {
+                            extra.get(&b).copied().unwrap_or(0)
+                        } else {
+                            0
+                        };
+                    let (lcare, lfast, ljoin) = (self.l(), self.l(), self.l());
+                    let zl = self.zl();
+                    let c = self.v(format!("icmp ult i64 {zl}, {need}"));
+                    self.term(format!(
+                        "br i1 {c}, label %{lcare}, label %{lfast}, !prof !0"
+                    ));
+                    self.label(&lcare);
+                    self.local.clear();
+                    for &(j, op) in seg {
+                        self.op(b, j, op, true)?;
+                    }
+                    if !self.closed {
+                        self.term(format!("br label %{ljoin}"));
+                    }
+                    self.label(&lfast);
+                    self.pay(seg.len());
+                    self.local.clear();
+                    for &(j, op) in seg {
+                        self.op(b, j, op, false)?;
+                    }
+                    if !self.closed {
+                        self.term(format!("br label %{ljoin}"));
+                    }
+                    self.label(&ljoin);
+                }
+            }
+            // A block without a terminator falls into the next one.
+            if !self.closed {
+                self.term(format!("br label %{next}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers the body alone and drops the text: a refusal in the body
+    /// comes before one in the contracts, in the C lowering's order.
+    pub(crate) fn check_body(mut self) -> Result<(), Refusal> {
+        let extra = self.prepare()?;
+        self.body(&extra)
+    }
+
+    /// The function's IR.
+    pub(crate) fn emit(mut self) -> Result<String, Refusal> {
+        let f = self.f;
+        let extra = self.prepare()?;
+        // Prologue: depth and host-stack check, then the runtime slots.
+        self.s.push_str("entry:\n");
+        self.i("br label %START");
+        self.closed = true;
+        self.label("START");
+        let pd = self.zfield(zf::DEPTH);
+        let d = self.load(&pd);
+        let pm = self.zfield(zf::MAX_DEPTH);
+        let md = self.load(&pm);
+        let deep = self.v(format!("icmp uge i64 {d}, {md}"));
+        let sp = self.v("call ptr @llvm.stacksave.p0()");
+        let spi = self.v(format!("ptrtoint ptr {sp} to i64"));
+        let pf = self.zfield(zf::FLOOR);
+        let floor = self.load(&pf);
+        let low = self.v(format!("icmp ult i64 {spi}, {floor}"));
+        let bad = self.v(format!("or i1 {deep}, {low}"));
+        let (lf, lc) = (self.l(), self.l());
+        self.term(format!("br i1 {bad}, label %{lf}, label %{lc}, !prof !0"));
+        self.label(&lf);
+        let k = self.v(format!(
+            "call i32 @zlm_raise(ptr %z, i32 {}, i64 {}, i64 -1, i64 -1, i64 -1)",
+            fk::DEPTH,
+            self.fnix
+        ));
+        self.term(format!("ret i32 {k}"));
+        self.label(&lc);
+        let d1 = self.v(format!("add i64 {d}, 1"));
+        self.i(format!("store i64 {d1}, ptr {pd}"));
+        let pl = self.zfield(zf::LEFT);
+        let left = self.load(&pl);
+        self.set_zl(left);
+        let slot_tys = self.u.slot_types(self.at);
+        let mut params = String::new();
+        for (k, t) in slot_tys.iter().enumerate() {
+            let _ = write!(params, ", {} %a{k}", arg_ty(t));
+            let Some(pi) = self.slots.get(k).copied().flatten() else {
+                continue;
+            };
+            let a = (arg_ty(t).to_string(), format!("%a{k}"));
+            self.put(&format!("%pl{pi}"), t, &a);
+            if self.paths[pi].agg {
+                self.i(format!("store i64 1, ptr %ph{pi}"));
+            }
+            if self.paths[pi].owner {
+                let n = self.load("%zcn");
+                let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
+                self.i(format!("store i64 {pi}, ptr {p}"));
+                let n1 = self.v(format!("add i64 {n}, 1"));
+                self.i(format!("store i64 {n1}, ptr %zcn"));
+            }
+        }
+        for (i, e) in f.requires.iter().enumerate() {
+            self.clause(e, false, format!("requires {i}"))?;
+        }
+        self.body(&extra)?;
+        self.label("ZEXIT");
+        self.in_ensures = true;
+        for (i, e) in f.ensures.iter().enumerate() {
+            self.clause(e, true, format!("ensures {i}"))?;
+        }
+        self.in_ensures = false;
+        let rt = f.result.clone();
+        let rn = self.size(&rt);
+        self.copy("%zret", "%zr", rn);
+        let zl = self.zl();
+        self.i(format!("store i64 {zl}, ptr %z"));
+        let pd = self.zfield(zf::DEPTH);
+        let d = self.load(&pd);
+        let d1 = self.v(format!("sub i64 {d}, 1"));
+        self.i(format!("store i64 {d1}, ptr {pd}"));
+        self.term("ret i32 0");
+        if self.cust {
+            self.unwind();
+        }
+        // Storage: the counter, the result, each root path, each flow value.
+        self.alloca("zl");
+        self.storage("zr", rn);
+        for (i, p) in f.body.paths.iter().enumerate() {
+            if !p.key.fields.is_empty() {
+                continue;
+            }
+            let n = if self.paths[i].borrowed {
+                1
+            } else {
+                self.size(&p.ty)
+            };
+            self.storage(&format!("pl{i}"), n);
+            if self.paths[i].agg {
+                self.alloca(&format!("ph{i}"));
+            }
+        }
+        for bi in 0..self.blocks.len() {
+            let b = self.blocks[bi];
+            for (j, op) in b.ops.iter().enumerate() {
+                let key = (b.id, j as u32);
+                match &op.result {
+                    Some(t) if !is_word(t) => {
+                        if !self.temps.contains_key(&key) {
+                            let n = self.size(t);
+                            self.storage(&format!("v{}_{j}", b.id), n);
+                        }
+                    }
+                    _ => {
+                        if (op.result.is_some() || op.tag == tag::CALL)
+                            && self.escaping.contains(&key)
+                        {
+                            self.alloca(&format!("v{}_{j}", b.id));
+                        }
+                    }
+                }
+            }
+        }
+        if self.cust {
+            let cap = f.body.paths.len() + 1;
+            self.storage("zc", cap as u32);
+            self.alloca("zcn");
+            self.allocas
+                .push("  %zk = alloca i32, align 4\n  store i32 0, ptr %zk".into());
+        }
+        let mut out = String::new();
+        let _ = writeln!(out, "; {}", self.u.source(self.at));
+        let _ = writeln!(
+            out,
+            "define internal i32 @{}(ptr %z, ptr %zret{params}) {{",
+            self.u.lname(self.at)
+        );
+        // The allocas go first in the entry block.
+        let body = std::mem::take(&mut self.s);
+        let (head, rest) = body.split_once('\n').unwrap_or((&body, ""));
+        out.push_str(head);
+        out.push('\n');
+        for a in &self.allocas {
+            out.push_str(a);
+            out.push('\n');
+        }
+        out.push_str(rest);
+        out.push_str("}\n");
+        Ok(out)
+    }
+}
