@@ -437,8 +437,7 @@ fn no_file_imports_a_file_that_imports_it_back() {
 
 /// The circles not yet broken: none since issue 17. The test fails when one appears that is not
 /// listed, and when a listed one is gone, so this list only shrinks (it is empty now).
-const REMAINING_CIRCLES: &[&str] = &[
-];
+const REMAINING_CIRCLES: &[&str] = &[];
 
 /// The detector itself: a planted circle is found, a one-way chain is not.
 #[test]
