@@ -114,7 +114,13 @@ impl<'m> Cfg<'m> {
         }
         let postdom = dominators(block_count + 1, block_count, &rsucc, &rpreds);
         let ipdom = (0..block_count)
-            .map(|i| if postdom[i] == block_count { usize::MAX } else { postdom[i] })
+            .map(|i| {
+                if postdom[i] == block_count {
+                    usize::MAX
+                } else {
+                    postdom[i]
+                }
+            })
             .collect();
         Ok(Cfg {
             blocks,
@@ -288,7 +294,9 @@ impl<'m> Cfg<'m> {
 /// the reconstructed cleanup-edge list, from the terminators alone (no
 /// reachability, preorder or dominance: [`Cfg::build`] adds those).
 #[allow(clippy::type_complexity)]
-fn terminators(function: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdge>), CfgErr> {
+fn terminators(
+    function: &Function,
+) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdge>), CfgErr> {
     let mut blocks: Vec<&Block> = function.body.blocks.iter().collect();
     blocks.sort_by_key(|block| block.id);
     let block_count = blocks.len();
@@ -327,7 +335,9 @@ fn terminators(function: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec
         let at = Some(block.ops.len() as u32 - 1);
         let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
             match o {
-                Some(Operand::Block(target_index)) if (*target_index as usize) < block_count => Ok(*target_index as usize),
+                Some(Operand::Block(target_index)) if (*target_index as usize) < block_count => {
+                    Ok(*target_index as usize)
+                }
                 _ => Err((
                     Some(bid),
                     at,
@@ -451,8 +461,8 @@ pub fn check_structure(function: &Function) -> crate::Result<()> {
     use crate::error::in_function;
     let cfg = Cfg::build(function).map_err(|(block, op, msg)| {
         let at = match (block, op) {
-            (Some(b), Some(o)) => format!("block {b} op {o}"),
-            (Some(b), None) => format!("block {b}"),
+            (Some(block_id), Some(op_ordinal)) => format!("block {block_id} op {op_ordinal}"),
+            (Some(block_id), None) => format!("block {block_id}"),
             _ => "CFG".to_string(),
         };
         in_function(function, &at, msg)
@@ -495,7 +505,8 @@ pub fn check_structure(function: &Function) -> crate::Result<()> {
         }
     }
     for (id, (want, have)) in expected.iter().zip(by_id).enumerate() {
-        let have = have.ok_or_else(|| in_function(function, "CFG", "cleanup edge IDs are dense"))?;
+        let have =
+            have.ok_or_else(|| in_function(function, "CFG", "cleanup edge IDs are dense"))?;
         if have.source != want.source
             || have.successor != want.successor
             || !possible_kinds(want.arm).contains(&have.kind)
@@ -511,7 +522,12 @@ pub fn check_structure(function: &Function) -> crate::Result<()> {
 }
 
 /// Cooper–Harvey–Kennedy iterative dominators over nodes reachable from `root`.
-fn dominators(node_count: usize, root: usize, succ: &[Vec<usize>], preds: &[Vec<usize>]) -> Vec<usize> {
+fn dominators(
+    node_count: usize,
+    root: usize,
+    succ: &[Vec<usize>],
+    preds: &[Vec<usize>],
+) -> Vec<usize> {
     const UNDEF: usize = usize::MAX;
     // Postorder numbering.
     let mut postorder = vec![UNDEF; node_count];

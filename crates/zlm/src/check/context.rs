@@ -321,7 +321,11 @@ pub(crate) struct FnCheck<'r, 'm> {
 }
 
 impl<'r, 'm> FnCheck<'r, 'm> {
-    pub(crate) fn new(resolved: &'r Resolved<'m>, decl_index: usize, fn_index: usize) -> CResult<Self> {
+    pub(crate) fn new(
+        resolved: &'r Resolved<'m>,
+        decl_index: usize,
+        fn_index: usize,
+    ) -> CResult<Self> {
         let function = &resolved.m.declarations[decl_index].functions[fn_index];
         let name = resolved.fn_name(decl_index, fn_index);
         let cfg = Cfg::build(function).map_err(|(block, op, msg)| CheckError {
@@ -395,7 +399,9 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                 self.f.receiver,
                 ReceiverKind::Shared | ReceiverKind::Exclusive
             ),
-            Root::Param(param_ordinal) => self.param(*param_ordinal).is_some_and(|param_ordinal| param_ordinal.ty.is_borrow()),
+            Root::Param(param_ordinal) => self
+                .param(*param_ordinal)
+                .is_some_and(|param_ordinal| param_ordinal.ty.is_borrow()),
             _ => false,
         }
     }
@@ -455,7 +461,9 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         if !key.fields.is_empty() {
             return None;
         }
-        let Root::Local(ordinal) = key.root else { return None };
+        let Root::Local(ordinal) = key.root else {
+            return None;
+        };
         let local = self.f.body.locals.iter().find(|l| l.ordinal == ordinal)?;
         if local.ty != Type::SliceByte {
             return None;
@@ -543,7 +551,11 @@ impl<'r, 'm> FnCheck<'r, 'm> {
 
     /// The loan created by the operation producing SSA value `v`.
     pub fn loan_created_by(&self, op_ref: &OpRef) -> Option<&'m Loan> {
-        self.f.body.loans.iter().find(|l| l.creation == Some(*op_ref))
+        self.f
+            .body
+            .loans
+            .iter()
+            .find(|l| l.creation == Some(*op_ref))
     }
 
     /// Flow operations that name `v` as a value operand.

@@ -30,7 +30,12 @@ fn exported(ctx: &FnCheck<'_, '_>) -> bool {
 
 /// An exported contract references only public members of public
 /// declarations (or catalog functions).
-fn public_only(ctx: &FnCheck<'_, '_>, expression: &Expr, ensures: bool, clause_index: usize) -> CResult<()> {
+fn public_only(
+    ctx: &FnCheck<'_, '_>,
+    expression: &Expr,
+    ensures: bool,
+    clause_index: usize,
+) -> CResult<()> {
     let clause = if ensures { "ensures" } else { "requires" };
     for (i, op) in expression.ops.iter().enumerate() {
         let Some(id) = op.reference else { continue };
@@ -70,7 +75,10 @@ pub fn print_clauses(
     function: &Function,
 ) -> Result<String, String> {
     let mut parts = Vec::new();
-    for (name, list) in [("requires", &function.requires), ("ensures", &function.ensures)] {
+    for (name, list) in [
+        ("requires", &function.requires),
+        ("ensures", &function.ensures),
+    ] {
         if list.is_empty() {
             continue;
         }
@@ -119,7 +127,14 @@ fn print_operand(
             .map(|p| p.name.clone())
             .ok_or("a contract parameter that does not exist")?,
         ContractOperand::Const(constant) => print_literal(constant)?,
-        ContractOperand::Value(value_index) => print_op(resolved, decl, function, expression, *value_index as usize, depth + 1)?,
+        ContractOperand::Value(value_index) => print_op(
+            resolved,
+            decl,
+            function,
+            expression,
+            *value_index as usize,
+            depth + 1,
+        )?,
     })
 }
 
@@ -162,9 +177,15 @@ fn print_op(
     if depth > expression.ops.len() {
         return Err("a contract expression refers forward or cyclically".into());
     }
-    let op = expression.ops.get(op_index).ok_or("a contract value names no operation")?;
+    let op = expression
+        .ops
+        .get(op_index)
+        .ok_or("a contract value names no operation")?;
     let operand_text = |position: usize| -> Result<String, String> {
-        let operand = op.operands.get(position).ok_or("a missing contract operand")?;
+        let operand = op
+            .operands
+            .get(position)
+            .ok_or("a missing contract operand")?;
         print_operand(resolved, decl, function, expression, operand, depth)
     };
     const BIN: [&str; 18] = [
@@ -175,7 +196,9 @@ fn print_op(
         0 => format!("({})", operand_text(0)?),
         1 => {
             let id = op.reference.ok_or("field-copy references a field")?;
-            let (_, _, field) = resolved.field(&id).ok_or("field-copy names an unresolved field")?;
+            let (_, _, field) = resolved
+                .field(&id)
+                .ok_or("field-copy names an unresolved field")?;
             format!("({}.{})", operand_text(0)?, field.name)
         }
         3 => {
@@ -196,7 +219,11 @@ fn print_op(
                 _ => {
                     let entry = crate::catalog::by_signature(&id)
                         .ok_or("pure-call names an unknown catalog function")?;
-                    (entry.owner.to_string(), entry.receiver, entry.name.to_string())
+                    (
+                        entry.owner.to_string(),
+                        entry.receiver,
+                        entry.name.to_string(),
+                    )
                 }
             };
             let skip = usize::from(receiver == ReceiverKind::Shared);
@@ -217,13 +244,23 @@ fn print_op(
             format!("(-{})", operand_text(0)?)
         }
         tag @ 7..=24 if tag != 2 && tag != 6 => {
-            format!("({} {} {})", operand_text(0)?, BIN[tag as usize - 7], operand_text(1)?)
+            format!(
+                "({} {} {})",
+                operand_text(0)?,
+                BIN[tag as usize - 7],
+                operand_text(1)?
+            )
         }
         tag => return Err(format!("contract tag {tag} has no print form")),
     })
 }
 
-fn expr(ctx: &FnCheck<'_, '_>, expression: &Expr, ensures: bool, clause_index: usize) -> CResult<()> {
+fn expr(
+    ctx: &FnCheck<'_, '_>,
+    expression: &Expr,
+    ensures: bool,
+    clause_index: usize,
+) -> CResult<()> {
     let recv = ctx.receiver_binding();
     let clause = if ensures { "ensures" } else { "requires" };
     for (i, op) in expression.ops.iter().enumerate() {
@@ -255,7 +292,7 @@ fn expr(ctx: &FnCheck<'_, '_>, expression: &Expr, ensures: bool, clause_index: u
             4 => tys == [bool_t.clone()] && op.result == bool_t,
             5 => {
                 tys.len() == 1
-                    && matches!(&tys[0], Type::Scalar(k) if k.is_signed())
+                    && matches!(&tys[0], Type::Scalar(kind) if kind.is_signed())
                     && op.result == tys[0]
             }
             7..=11 | 14..=16 => same(&int) && op.result == tys[0],

@@ -88,7 +88,10 @@ impl Flow<'_, '_, '_> {
     }
 
     fn whole_live(&self, state: &FlowState, path_index: usize) -> bool {
-        state.live[path_index] && self.children[path_index].iter().all(|&child| self.whole_live(state, child))
+        state.live[path_index]
+            && self.children[path_index]
+                .iter()
+                .all(|&child| self.whole_live(state, child))
     }
 
     fn kill(&self, state: &mut FlowState, path_index: usize) {
@@ -135,7 +138,8 @@ impl Flow<'_, '_, '_> {
         while let Some(block) = work.pop_first() {
             guard += 1;
             if guard
-                > 64 * (block_count + 1) * (self.ctx.f.body.loans.len() + self.ctx.f.body.paths.len() + 2)
+                > 64 * (block_count + 1)
+                    * (self.ctx.f.body.loans.len() + self.ctx.f.body.paths.len() + 2)
             {
                 return Err(self.ctx.err(
                     code::UNSUPPORTED,
@@ -144,7 +148,9 @@ impl Flow<'_, '_, '_> {
                     "dataflow did not converge",
                 ));
             }
-            let Some(state) = ins[block].clone() else { continue };
+            let Some(state) = ins[block].clone() else {
+                continue;
+            };
             for (succ, out) in self.block(block, state)? {
                 match &mut ins[succ] {
                     slot @ None => {
@@ -180,7 +186,8 @@ impl Flow<'_, '_, '_> {
     }
 
     fn names(&self, custody: &[usize]) -> Vec<String> {
-        custody.iter()
+        custody
+            .iter()
             .map(|&i| format!("{:?}", self.ctx.f.body.paths[i].key.root))
             .collect()
     }
@@ -191,11 +198,15 @@ impl Flow<'_, '_, '_> {
 
     /// Place-based conflict with live loans, and suspension of a borrowed
     /// root by a live child loan.
-    fn conflict(&self, state: &FlowState, block: u32, ordinal: u32, place: &PathKey, acc: Access) -> CResult<()> {
-        let here = OpRef::Flow {
-            block,
-            ordinal,
-        };
+    fn conflict(
+        &self,
+        state: &FlowState,
+        block: u32,
+        ordinal: u32,
+        place: &PathKey,
+        acc: Access,
+    ) -> CResult<()> {
+        let here = OpRef::Flow { block, ordinal };
         for &lid in &state.loans {
             let Some(loan) = self.loan(lid) else { continue };
             if loan.creation == Some(here) {
@@ -217,14 +228,24 @@ impl Flow<'_, '_, '_> {
                     code::LOAN,
                     Some(block),
                     Some(ordinal),
-                    format!("access conflicts with live {} loan {}", loan.kind.text(), loan.id),
+                    format!(
+                        "access conflicts with live {} loan {}",
+                        loan.kind.text(),
+                        loan.id
+                    ),
                 ));
             }
         }
         Ok(())
     }
 
-    fn use_value(&self, state: &FlowState, block: u32, ordinal: u32, op_ref: &OpRef) -> CResult<()> {
+    fn use_value(
+        &self,
+        state: &FlowState,
+        block: u32,
+        ordinal: u32,
+        op_ref: &OpRef,
+    ) -> CResult<()> {
         let Some(loan) = self.ctx.loan_created_by(op_ref) else {
             return Ok(());
         };
@@ -236,10 +257,7 @@ impl Flow<'_, '_, '_> {
                 format!("use of loan {} after its last use", loan.id),
             ));
         }
-        let here = OpRef::Flow {
-            block,
-            ordinal,
-        };
+        let here = OpRef::Flow { block, ordinal };
         for &child_id in &state.loans {
             if let Some(child) = self.loan(child_id)
                 && child.parent == Some(loan.id)
@@ -260,7 +278,13 @@ impl Flow<'_, '_, '_> {
         Ok(())
     }
 
-    fn consume(&self, state: &mut FlowState, block: u32, ordinal: u32, operand: &Operand) -> CResult<Option<usize>> {
+    fn consume(
+        &self,
+        state: &mut FlowState,
+        block: u32,
+        ordinal: u32,
+        operand: &Operand,
+    ) -> CResult<Option<usize>> {
         let Operand::Value(op_ref) = operand else {
             return Ok(None);
         };
@@ -296,10 +320,7 @@ impl Flow<'_, '_, '_> {
 
     fn produce(&self, state: &mut FlowState, block: u32, ordinal: u32) {
         let key = PathKey {
-            root: Root::Temp(OpRef::Flow {
-                block,
-                ordinal,
-            }),
+            root: Root::Temp(OpRef::Flow { block, ordinal }),
             fields: vec![],
         };
         if let Some(path_index) = self.path_index_of(&key) {
@@ -308,7 +329,14 @@ impl Flow<'_, '_, '_> {
         }
     }
 
-    fn place(&self, state: &FlowState, block: u32, ordinal: u32, key: &PathKey, whole: bool) -> CResult<usize> {
+    fn place(
+        &self,
+        state: &FlowState,
+        block: u32,
+        ordinal: u32,
+        key: &PathKey,
+        whole: bool,
+    ) -> CResult<usize> {
         let path_index = self.path_index_of(key).ok_or_else(|| {
             self.ctx
                 .err(code::OWNERSHIP, Some(block), Some(ordinal), "unknown place")
@@ -367,11 +395,14 @@ impl Flow<'_, '_, '_> {
             let Some(Operand::Place(key)) = drop.operands.first() else {
                 return Err(err("a recipe drops one place".into()));
             };
-            let path_index = self.path_index_of(key).ok_or_else(|| err("unknown place".into()))?;
-            let pos =
-                state.custody.iter().position(|&c| c == path_index).ok_or_else(|| {
-                    err("drops a path that is not a live owner in custody".into())
-                })?;
+            let path_index = self
+                .path_index_of(key)
+                .ok_or_else(|| err("unknown place".into()))?;
+            let pos = state
+                .custody
+                .iter()
+                .position(|&c| c == path_index)
+                .ok_or_else(|| err("drops a path that is not a live owner in custody".into()))?;
             if pos >= last_pos {
                 return Err(err("recipes must drop in reverse custody order".into()));
             }
@@ -400,11 +431,10 @@ impl Flow<'_, '_, '_> {
         let mut out = Vec::new();
         for (op_position, op) in ops.iter().enumerate() {
             let ordinal = op_position as u32;
-            let here = OpRef::Flow {
-                block,
-                ordinal,
+            let here = OpRef::Flow { block, ordinal };
+            let fail = |error_code: &'static str, message: String| {
+                ctx.err(error_code, Some(block), Some(ordinal), message)
             };
-            let fail = |error_code: &'static str, message: String| ctx.err(error_code, Some(block), Some(ordinal), message);
             for operand in &op.operands {
                 match operand {
                     Operand::Value(op_ref) => self.use_value(&state, block, ordinal, op_ref)?,
@@ -430,7 +460,8 @@ impl Flow<'_, '_, '_> {
                         self.conflict(&state, block, ordinal, place, Access::Read)?;
                         let path_index = self.place(&state, block, ordinal, place, false)?;
                         if op.tag == tag::ENUM_IS_VARIANT
-                            && let (Aux::Variant(variant), Some(next)) = (&op.aux0, ops.get(op_position + 1))
+                            && let (Aux::Variant(variant), Some(next)) =
+                                (&op.aux0, ops.get(op_position + 1))
                             && next.tag == tag::JUMP_IF_FALSE
                             && next.operands.first() == Some(&Operand::Value(here))
                         {
@@ -465,7 +496,9 @@ impl Flow<'_, '_, '_> {
                         }
                     }
                     match (op.tag, field_path_index) {
-                        (tag::FIELD_COPY, Some(field_path_index)) if !state.live[field_path_index] => {
+                        (tag::FIELD_COPY, Some(field_path_index))
+                            if !state.live[field_path_index] =>
+                        {
                             return Err(fail(code::OWNERSHIP, "read of a moved field".into()));
                         }
                         (tag::FIELD_MOVE, None) => {
@@ -514,7 +547,8 @@ impl Flow<'_, '_, '_> {
                         continue;
                     };
                     self.conflict(&state, block, ordinal, place, Access::Write)?;
-                    let path_index = self.place(&state, block, ordinal, place, op.tag == tag::PLACE_MOVE)?;
+                    let path_index =
+                        self.place(&state, block, ordinal, place, op.tag == tag::PLACE_MOVE)?;
                     let facts: Vec<Id> = state
                         .refine
                         .iter()
@@ -606,7 +640,10 @@ impl Flow<'_, '_, '_> {
                 tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
                     let mut err_st = state.clone();
                     self.consume(&mut err_st, block, ordinal, &op.operands[0])?;
-                    let eid = ctx.cfg.edge_id(block, Arm::Try, Some(ordinal)).unwrap_or(u32::MAX);
+                    let eid = ctx
+                        .cfg
+                        .edge_id(block, Arm::Try, Some(ordinal))
+                        .unwrap_or(u32::MAX);
                     err_st.loans.clear();
                     self.recipes(&mut err_st, block, eid, true)?;
                     self.consume(&mut state, block, ordinal, &op.operands[0])?;
@@ -614,7 +651,10 @@ impl Flow<'_, '_, '_> {
                 }
                 tag::RETURN => {
                     self.consume(&mut state, block, ordinal, &op.operands[0])?;
-                    let eid = ctx.cfg.edge_id(block, Arm::Return, None).unwrap_or(u32::MAX);
+                    let eid = ctx
+                        .cfg
+                        .edge_id(block, Arm::Return, None)
+                        .unwrap_or(u32::MAX);
                     state.loans.clear();
                     self.recipes(&mut state, block, eid, true)?;
                 }
@@ -657,7 +697,7 @@ impl Flow<'_, '_, '_> {
                     }
                     self.produce(&mut state, block, ordinal);
                     if op.tag == tag::VARIANT_CONSTRUCT
-                        && let (Aux::Variant(variant), Some(t)) = (
+                        && let (Aux::Variant(variant), Some(temp_index)) = (
                             &op.aux0,
                             self.path_index_of(&PathKey {
                                 root: Root::Temp(here),
@@ -665,7 +705,7 @@ impl Flow<'_, '_, '_> {
                             }),
                         )
                     {
-                        state.refine.insert((t, *variant));
+                        state.refine.insert((temp_index, *variant));
                     }
                 }
                 _ => {

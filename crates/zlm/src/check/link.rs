@@ -71,8 +71,10 @@ impl<'a> Own<'a> {
         };
         for decl_ids in &ids.decls {
             own.decls.insert(decl_ids.nominal);
-            own.functions.extend(decl_ids.functions.iter().map(|f| f.sig));
-            own.variants.extend(decl_ids.variants.iter().map(|(v, _)| *v));
+            own.functions
+                .extend(decl_ids.functions.iter().map(|f| f.sig));
+            own.variants
+                .extend(decl_ids.variants.iter().map(|(v, _)| *v));
         }
         own
     }
@@ -222,7 +224,10 @@ fn members(providers: &[(&Module, &Identities)]) -> HashMap<(Kind, Id), Member> 
             // public interface (a private field is the provider's secret).
             let construct = decl_public.and(
                 if decl.kind == DeclKind::Value
-                    && decl.fields.iter().all(|f| f.visibility == Visibility::Public)
+                    && decl
+                        .fields
+                        .iter()
+                        .all(|f| f.visibility == Visibility::Public)
                 {
                     Ok(())
                 } else {
@@ -264,12 +269,16 @@ pub(crate) fn gate(
     providers: Option<(&Providers<'_>, &Providers<'_>)>,
 ) -> CResult<Gate> {
     let uses = foreign_uses(module, ids);
-    let foreign = uses.iter().map(|foreign_use| (foreign_use.decl, foreign_use.func)).collect();
+    let foreign = uses
+        .iter()
+        .map(|foreign_use| (foreign_use.decl, foreign_use.func))
+        .collect();
     let fail = |foreign_use: &Use, message: String| CheckError {
         code: code::LINK,
         function: format!(
             "{}.{}",
-            module.declarations[foreign_use.decl].name, module.declarations[foreign_use.decl].functions[foreign_use.func].name
+            module.declarations[foreign_use.decl].name,
+            module.declarations[foreign_use.decl].functions[foreign_use.func].name
         ),
         block: foreign_use.block,
         op: foreign_use.op,
@@ -358,7 +367,9 @@ impl LinkedView {
         let mut modules = vec![(root_module.name.clone(), root_module.profile)];
         for (provider_index, (provider_module, pids)) in providers.iter().enumerate() {
             let base = module.declarations.len();
-            module.declarations.extend(provider_module.declarations.iter().cloned());
+            module
+                .declarations
+                .extend(provider_module.declarations.iter().cloned());
             ids.decls.extend(pids.decls.iter().cloned());
             for (id, info) in &pids.fields {
                 let mut info = info.clone();
@@ -371,7 +382,10 @@ impl LinkedView {
             for (ty, id) in &pids.types {
                 ids.types.entry(ty.clone()).or_insert(*id);
             }
-            origin.extend(std::iter::repeat_n(provider_index + 1, provider_module.declarations.len()));
+            origin.extend(std::iter::repeat_n(
+                provider_index + 1,
+                provider_module.declarations.len(),
+            ));
             modules.push((provider_module.name.clone(), provider_module.profile));
         }
         LinkedView {

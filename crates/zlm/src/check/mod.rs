@@ -43,7 +43,10 @@ pub fn check(module: &Module) -> CResult<()> {
 /// check ([`check_linked`]): the module can be printed, not run.
 pub fn check_with_ids(module: &Module, ids: &Identities) -> CResult<()> {
     let gate = link::gate(module, ids, None)?;
-    check_functions(&Resolved::from_parts(module, Cow::Borrowed(ids)), &gate.foreign)
+    check_functions(
+        &Resolved::from_parts(module, Cow::Borrowed(ids)),
+        &gate.foreign,
+    )
 }
 
 /// [`check_with_ids`] with providers: every symbol of another module must
@@ -60,7 +63,10 @@ pub fn check_linked(
 ) -> CResult<()> {
     let gate = link::gate(module, ids, Some((direct, others)))?;
     if gate.foreign.is_empty() {
-        return check_functions(&Resolved::from_parts(module, Cow::Borrowed(ids)), &gate.foreign);
+        return check_functions(
+            &Resolved::from_parts(module, Cow::Borrowed(ids)),
+            &gate.foreign,
+        );
     }
     let view = LinkedView::new((module, ids), direct);
     check_functions(&view.resolved(), &Default::default())
@@ -78,7 +84,13 @@ fn check_functions(
     skip: &std::collections::BTreeSet<(usize, usize)>,
 ) -> CResult<()> {
     sdk::check_decls(resolved)?;
-    for (decl_index, decl) in resolved.m.declarations.iter().enumerate().take(resolved.local) {
+    for (decl_index, decl) in resolved
+        .m
+        .declarations
+        .iter()
+        .enumerate()
+        .take(resolved.local)
+    {
         for fn_index in 0..decl.functions.len() {
             if skip.contains(&(decl_index, fn_index)) {
                 continue;
@@ -169,14 +181,13 @@ impl FnCheck<'_, '_> {
                     .find(|local| local.ordinal == *ordinal)
                     .map(|local| local.ty.clone())
                     .ok_or_else(|| fail(format!("path names missing local {ordinal}")))?,
-                Root::Temp(op_ref) => {
-                    self.index
-                        .op(op_ref)
-                        .and_then(|o| o.result.clone())
-                        .ok_or_else(|| {
-                            fail("temporary path names an operation without a result".into())
-                        })?
-                }
+                Root::Temp(op_ref) => self
+                    .index
+                    .op(op_ref)
+                    .and_then(|o| o.result.clone())
+                    .ok_or_else(|| {
+                        fail("temporary path names an operation without a result".into())
+                    })?,
             };
             let mut ty = root_ty;
             for fid in &path.key.fields {
@@ -202,7 +213,9 @@ impl FnCheck<'_, '_> {
         // Every owner-producing operation result has exactly one temporary path.
         for (bid, block) in self.cfg.blocks.iter().enumerate() {
             for (i, op) in block.ops.iter().enumerate() {
-                let Some(result_ty) = &op.result else { continue };
+                let Some(result_ty) = &op.result else {
+                    continue;
+                };
                 let owner = !self.r.is_copy(result_ty) && !result_ty.is_borrow();
                 let key = PathKey {
                     root: Root::Temp(OpRef::Flow {
@@ -297,8 +310,8 @@ impl FnCheck<'_, '_> {
                 && !self.is_borrow_root(&path.key.root);
             // A runtime argument slot is bound at entry whether or not the
             // body reads it (contracts read it by ordinal).
-            let argument_root =
-                path.key.fields.is_empty() && matches!(path.key.root, Root::Receiver | Root::Param(_));
+            let argument_root = path.key.fields.is_empty()
+                && matches!(path.key.root, Root::Receiver | Root::Param(_));
             if !owner_root && !argument_root && !named.contains(&path.key) {
                 return Err(self.err(
                     code::OWNERSHIP,
@@ -342,7 +355,10 @@ impl FnCheck<'_, '_> {
         }
         for (wanted, present) in want.iter().zip(&have) {
             let kinds = self.cfg.admitted_kinds(wanted, !present.drops.is_empty());
-            if present.source != wanted.source || present.successor != wanted.successor || !kinds.contains(&present.kind) {
+            if present.source != wanted.source
+                || present.successor != wanted.successor
+                || !kinds.contains(&present.kind)
+            {
                 let kinds: Vec<&str> = kinds.iter().map(|key| key.text()).collect();
                 return Err(self.err(
                     code::CLEANUP,
@@ -404,8 +420,14 @@ impl FnCheck<'_, '_> {
         let function = self.f;
         let mut loans: Vec<&Loan> = function.body.loans.iter().collect();
         loans.sort_by_key(|loan| loan.id);
-        let loan_error =
-            |loan: &Loan, message: String| self.err(code::LOAN, None, None, format!("loan {}: {message}", loan.id));
+        let loan_error = |loan: &Loan, message: String| {
+            self.err(
+                code::LOAN,
+                None,
+                None,
+                format!("loan {}: {message}", loan.id),
+            )
+        };
         // Expected entry loans in runtime argument order.
         let mut entries: Vec<(PathKey, Type, LoanKind)> = Vec::new();
         match function.receiver {
@@ -469,7 +491,10 @@ impl FnCheck<'_, '_> {
         }
         for loan in loans.iter().skip(entries.len()) {
             let (Some(creation), Some(last_use)) = (loan.creation, loan.last_use) else {
-                return Err(loan_error(loan, "a body loan has a creation and a last use".into()));
+                return Err(loan_error(
+                    loan,
+                    "a body loan has a creation and a last use".into(),
+                ));
             };
             let creation_op = self
                 .index
@@ -517,7 +542,9 @@ impl FnCheck<'_, '_> {
                 Some(Operand::Value(value)) => {
                     let parent = self.loan_created_by(value);
                     match parent {
-                        Some(parent_loan) if loan.parent == Some(parent_loan.id) && loan.origin == parent_loan.origin => {}
+                        Some(parent_loan)
+                            if loan.parent == Some(parent_loan.id)
+                                && loan.origin == parent_loan.origin => {}
                         _ => {
                             return Err(loan_error(
                                 loan,
@@ -537,7 +564,10 @@ impl FnCheck<'_, '_> {
             // postdominating every use.
             let uses = self.loan_uses(loan);
             if !uses.contains(&last_use) {
-                return Err(loan_error(loan, "the last-use operation does not use the loan".into()));
+                return Err(loan_error(
+                    loan,
+                    "the last-use operation does not use the loan".into(),
+                ));
             }
             for use_op in &uses {
                 if !self.cfg.postdominates(last_use, *use_op) {
@@ -548,7 +578,10 @@ impl FnCheck<'_, '_> {
                 }
             }
             if !self.cfg.dominates_op(creation, last_use) {
-                return Err(loan_error(loan, "the last use is not reached after creation".into()));
+                return Err(loan_error(
+                    loan,
+                    "the last use is not reached after creation".into(),
+                ));
             }
         }
         Ok(())

@@ -37,17 +37,19 @@ pub fn one_word(ctx: &FnCheck<'_, '_>, ty: &Type) -> bool {
 
 /// Checks one flow operation.
 pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CResult<()> {
-    let fail = |error_code: &'static str, message: String| ctx.err(error_code, Some(block), Some(ordinal), message);
-    let here = OpRef::Flow {
-        block,
-        ordinal,
+    let fail = |error_code: &'static str, message: String| {
+        ctx.err(error_code, Some(block), Some(ordinal), message)
     };
+    let here = OpRef::Flow { block, ordinal };
     // SSA: every value operand is a dominating same-function flow producer.
     let mut tys = Vec::with_capacity(op.operands.len());
     for operand in &op.operands {
         if let Operand::Value(op_ref) = operand {
             if !matches!(op_ref, OpRef::Flow { .. }) || ctx.index.op(op_ref).is_none() {
-                return Err(fail(code::SSA, "value operand names no flow operation".into()));
+                return Err(fail(
+                    code::SSA,
+                    "value operand names no flow operation".into(),
+                ));
             }
             if !ctx.cfg.dominates_op(*op_ref, here) {
                 return Err(fail(
@@ -113,7 +115,10 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
         }
         tag::SHIFT_LEFT | tag::SHIFT_RIGHT => {
             let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
-            if !is_int(&first_ty) || operand_ty(1) != Some(Type::Scalar(ScalarKind::UInt64)) || res != Some(first_ty) {
+            if !is_int(&first_ty)
+                || operand_ty(1) != Some(Type::Scalar(ScalarKind::UInt64))
+                || res != Some(first_ty)
+            {
                 return Err(ty_err(
                     "shift takes integer T and a UInt64 count and yields T",
                 ));
@@ -228,7 +233,10 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
         tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
             let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
             let Type::Result(ok, err) = &first_ty else {
-                return Err(fail(code::TRY, "the try operand is a Result carrier".into()));
+                return Err(fail(
+                    code::TRY,
+                    "the try operand is a Result carrier".into(),
+                ));
             };
             let Type::Result(_, outer_err) = &ctx.f.result else {
                 return Err(fail(
@@ -317,12 +325,13 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
             let Aux::Variant(variant) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (decl_index, variant_index) = ctx.r.variants.get(variant).copied().ok_or_else(|| {
-                fail(
-                    code::UNSUPPORTED,
-                    "construction of a nonlocal variant".into(),
-                )
-            })?;
+            let (decl_index, variant_index) =
+                ctx.r.variants.get(variant).copied().ok_or_else(|| {
+                    fail(
+                        code::UNSUPPORTED,
+                        "construction of a nonlocal variant".into(),
+                    )
+                })?;
             let mut fields: Vec<&Field> = ctx.r.m.declarations[decl_index].variants[variant_index]
                 .fields
                 .iter()
@@ -442,13 +451,20 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
         tag::BORROW_SHARED | tag::BORROW_MUT => {
             let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
             let target = match (&op.operands[0], &first_ty) {
-                (Operand::Place(place), _) if ctx.borrowed_ancestry(place).is_none() => first_ty.clone(),
-                (Operand::Place(place), _) if !place.fields.is_empty() => {
-                    ctx.index.path(place).map(|p| p.ty.clone()).unwrap_or(first_ty.clone())
+                (Operand::Place(place), _) if ctx.borrowed_ancestry(place).is_none() => {
+                    first_ty.clone()
                 }
+                (Operand::Place(place), _) if !place.fields.is_empty() => ctx
+                    .index
+                    .path(place)
+                    .map(|p| p.ty.clone())
+                    .unwrap_or(first_ty.clone()),
                 (_, Type::Ref(inner)) => {
                     if op.tag == tag::BORROW_MUT {
-                        return Err(fail(code::LOAN, "BORROW_MUT through shared ancestry".into()));
+                        return Err(fail(
+                            code::LOAN,
+                            "BORROW_MUT through shared ancestry".into(),
+                        ));
                     }
                     (**inner).clone()
                 }
@@ -460,7 +476,10 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                 && op.tag == tag::BORROW_MUT
                 && ctx.borrowed_ancestry(place) == Some(false)
             {
-                return Err(fail(code::LOAN, "BORROW_MUT through shared ancestry".into()));
+                return Err(fail(
+                    code::LOAN,
+                    "BORROW_MUT through shared ancestry".into(),
+                ));
             }
             let want = if op.tag == tag::BORROW_SHARED {
                 Type::Ref(Box::new(target))
@@ -477,7 +496,9 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
             let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
             let ok_recv = match &first_ty {
                 Type::ArrayByte => true,
-                Type::Ref(inner) | Type::Mut(inner) => **inner == Type::ArrayByte || sdk::is_bytes(inner),
+                Type::Ref(inner) | Type::Mut(inner) => {
+                    **inner == Type::ArrayByte || sdk::is_bytes(inner)
+                }
                 _ => false,
             };
             if crate::catalog::signature(6).map(Aux::CatalogFunc) != Some(op.aux1.clone()) {
@@ -486,7 +507,11 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                 ));
             }
             let u64_ty = Some(Type::Scalar(ScalarKind::UInt64));
-            if !ok_recv || operand_ty(1) != u64_ty || operand_ty(2) != u64_ty || res != Some(Type::SliceByte) {
+            if !ok_recv
+                || operand_ty(1) != u64_ty
+                || operand_ty(2) != u64_ty
+                || res != Some(Type::SliceByte)
+            {
                 return Err(ty_err(
                     "BORROW_SLICE_BYTE takes an Array<Byte> receiver and UInt64 bounds and yields Slice<Byte>",
                 ));
@@ -574,7 +599,9 @@ fn check_args(
             tys.len()
         )));
     }
-    for (position, (wanted, (actual, operand))) in want.iter().zip(tys.iter().zip(&op.operands)).enumerate() {
+    for (position, (wanted, (actual, operand))) in
+        want.iter().zip(tys.iter().zip(&op.operands)).enumerate()
+    {
         if Some(wanted) != actual.as_ref() {
             return Err(fail(format!("call operand {position} has the wrong type")));
         }
@@ -600,7 +627,13 @@ fn overlaps(left: &PathKey, right: &PathKey) -> bool {
 /// resolves to one exact current-frame loan (an entry-loan binding, the
 /// transient Slice local's loan, or a body reborrow value), and no two
 /// operands alias one owner when either of them is exclusive.
-fn loan_matrix(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op, want: &[Type]) -> CResult<()> {
+fn loan_matrix(
+    ctx: &FnCheck<'_, '_>,
+    block: u32,
+    ordinal: u32,
+    op: &Op,
+    want: &[Type],
+) -> CResult<()> {
     let fail = |message: String| ctx.err(code::LOAN, Some(block), Some(ordinal), message);
     let mut views: Vec<(usize, PathKey, bool)> = Vec::new();
     for (position, (wanted, operand)) in want.iter().zip(&op.operands).enumerate() {
@@ -640,7 +673,13 @@ fn loan_matrix(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op, want: &
     Ok(())
 }
 
-fn check_call(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op, tys: &[Option<Type>]) -> CResult<()> {
+fn check_call(
+    ctx: &FnCheck<'_, '_>,
+    block: u32,
+    ordinal: u32,
+    op: &Op,
+    tys: &[Option<Type>],
+) -> CResult<()> {
     let Aux::Func(sig) = &op.aux0 else {
         return Err(ctx.err(
             code::TYPE,
@@ -719,8 +758,14 @@ fn check_intrinsic(
             "INTRINSIC_CALL names a catalog function",
         ));
     };
-    let entry = crate::catalog::by_signature(sig)
-        .ok_or_else(|| ctx.err(code::TYPE, Some(block), Some(ordinal), "unknown catalog function"))?;
+    let entry = crate::catalog::by_signature(sig).ok_or_else(|| {
+        ctx.err(
+            code::TYPE,
+            Some(block),
+            Some(ordinal),
+            "unknown catalog function",
+        )
+    })?;
     if !effects_within(&entry.effects, &ctx.f.effects) {
         return Err(ctx.err(
             code::EFFECT,

@@ -72,7 +72,11 @@ pub(crate) fn is_facade_signature(ctx: &FnCheck<'_, '_>) -> bool {
 }
 
 /// Whether a callee (declaration `d`, function `f`) is the facade signature.
-pub fn is_facade_callee(resolved: &super::context::Resolved<'_>, decl_index: usize, function: &Function) -> bool {
+pub fn is_facade_callee(
+    resolved: &super::context::Resolved<'_>,
+    decl_index: usize,
+    function: &Function,
+) -> bool {
     let mut params: Vec<&Param> = function.params.iter().collect();
     params.sort_by_key(|p| p.ordinal);
     is_bytes(&resolved.self_type(decl_index))
@@ -146,10 +150,7 @@ pub(crate) fn facade_body(ctx: &FnCheck<'_, '_>) -> Option<Body> {
         root: Root::Param(ordinal),
         fields: vec![],
     };
-    let at = |ordinal: u32| OpRef::Flow {
-        block: 0,
-        ordinal,
-    };
+    let at = |ordinal: u32| OpRef::Flow { block: 0, ordinal };
     let load = |ordinal: u32| Op {
         tag: tag::LOAD_LOCAL,
         result: Some(u64t()),

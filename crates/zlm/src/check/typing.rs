@@ -79,9 +79,13 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                 // Another module's field: typed by the linked semantic check.
                 continue;
             }
-            let (field, owner) = tables
-                .field(last)
-                .ok_or_else(|| err(function, at, "field component does not resolve to a local field"))?;
+            let (field, owner) = tables.field(last).ok_or_else(|| {
+                err(
+                    function,
+                    at,
+                    "field component does not resolve to a local field",
+                )
+            })?;
             let mut parent = path.key.clone();
             parent.fields.pop();
             let place_ty = index
@@ -132,7 +136,11 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                 _ => want.as_ref() == Some(&path.ty),
             };
             if !ok {
-                return Err(err(function, at, "root path type differs from its binding's type"));
+                return Err(err(
+                    function,
+                    at,
+                    "root path type differs from its binding's type",
+                ));
             }
         }
     }
@@ -175,7 +183,7 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
         let operand_tys: &[Option<&Type>] = &operand_buf;
         let res = op.result.as_ref();
         let scalar = |x: Option<&Type>| match x {
-            Some(Type::Scalar(k)) => Some(*k),
+            Some(Type::Scalar(kind)) => Some(*kind),
             _ => None,
         };
         use crate::model::tag::*;
@@ -197,7 +205,9 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
             ADD | SUB | MUL | DIV | REM | BIT_AND | BIT_OR | BIT_XOR => {
                 let kind = scalar(res).ok_or_else(|| fail("arithmetic on a non-scalar"))?;
                 if kind == ScalarKind::Bool || operand_tys[0] != res || operand_tys[1] != res {
-                    return Err(fail("binary operands must have the exact integer result type"));
+                    return Err(fail(
+                        "binary operands must have the exact integer result type",
+                    ));
                 }
             }
             SHIFT_LEFT | SHIFT_RIGHT => {
@@ -214,16 +224,22 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                     || scalar(operand_tys[0]).is_none()
                     || operand_tys[0] != operand_tys[1]) =>
             {
-                return Err(fail("comparison takes two identical scalars and yields Bool"));
+                return Err(fail(
+                    "comparison takes two identical scalars and yields Bool",
+                ));
             }
-            JUMP_IF_FALSE | ASSERT_TRUE if operand_tys[0] != Some(&Type::Scalar(ScalarKind::Bool)) => {
+            JUMP_IF_FALSE | ASSERT_TRUE
+                if operand_tys[0] != Some(&Type::Scalar(ScalarKind::Bool)) =>
+            {
                 return Err(fail("condition must be Bool"));
             }
             ASSERT_EQ if operand_tys[0] != operand_tys[1] => {
                 return Err(fail("ASSERT_EQ operands differ in type"));
             }
             RETURN if operand_tys[0] != Some(&function.result) => {
-                return Err(fail("returned value differs from the function's result type"));
+                return Err(fail(
+                    "returned value differs from the function's result type",
+                ));
             }
             LOAD_LOCAL | STORE_LOCAL => {
                 let Some(Operand::Place(place)) = op.operands.first() else {
@@ -242,7 +258,10 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                 }
                 if op.tag == LOAD_LOCAL {
                     let place_ty = operand_tys[0].cloned().unwrap_or(Type::Never);
-                    if res != Some(&place_ty) || !tables.ids.is_copy(&place_ty) || place_ty.is_borrow() {
+                    if res != Some(&place_ty)
+                        || !tables.ids.is_copy(&place_ty)
+                        || place_ty.is_borrow()
+                    {
                         return Err(fail(
                             "LOAD_LOCAL reads only a structurally Copy nonborrow root of its exact type",
                         ));
@@ -286,7 +305,10 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                         fields.sort_by_key(|x| x.ordinal);
                         if res != Some(&owner)
                             || fields.len() != operand_tys.len()
-                            || fields.iter().zip(operand_tys).any(|(fl, actual)| *actual != Some(&fl.ty))
+                            || fields
+                                .iter()
+                                .zip(operand_tys)
+                                .any(|(fl, actual)| *actual != Some(&fl.ty))
                         {
                             return Err(fail(
                                 "VARIANT_CONSTRUCT operands must match the payload fields in ordinal order",
@@ -312,7 +334,10 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                 if decl.kind != DeclKind::Value
                     || res != Some(&tables.nominal(aggregate_decl))
                     || fields.len() != operand_tys.len()
-                    || fields.iter().zip(operand_tys).any(|(fl, actual)| *actual != Some(&fl.ty))
+                    || fields
+                        .iter()
+                        .zip(operand_tys)
+                        .any(|(fl, actual)| *actual != Some(&fl.ty))
                 {
                     return Err(fail(
                         "AGGREGATE_CONSTRUCT operands must match the value declaration's fields in order",
@@ -329,7 +354,9 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                 let (field, owner) = tables
                     .field(fid)
                     .ok_or_else(|| fail("field does not resolve locally"))?;
-                if res != Some(&field.ty) || operand_tys[0].map(target) != Some(&tables.nominal(owner)) {
+                if res != Some(&field.ty)
+                    || operand_tys[0].map(target) != Some(&tables.nominal(owner))
+                {
                     return Err(fail("field access result/owner types are wrong"));
                 }
                 if op.tag == FIELD_COPY && !tables.ids.is_copy(&field.ty) {
@@ -402,7 +429,9 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                     || edge.source != block
                     || edge.successor.is_some()
                 {
-                    return Err(fail("try names a try-error edge from its own block to exit"));
+                    return Err(fail(
+                        "try names a try-error edge from its own block to exit",
+                    ));
                 }
             }
             CALL | INTRINSIC_CALL => {
@@ -457,34 +486,36 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                     _ => return Err(fail("callee auxiliary expected")),
                 };
                 let mut want: Vec<Type> = Vec::new();
-                if let Some(recv_ty) = crate::catalog::receiver_type(&owner, recv_kind).filter(|_| {
-                    matches!(
-                        recv_kind,
-                        ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
-                    )
-                }) {
+                if let Some(recv_ty) =
+                    crate::catalog::receiver_type(&owner, recv_kind).filter(|_| {
+                        matches!(
+                            recv_kind,
+                            ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+                        )
+                    })
+                {
                     want.push(recv_ty);
                 }
                 want.extend(params);
                 let args_ok = want.len() == operand_tys.len()
-                    && want
-                        .iter()
-                        .zip(operand_tys)
-                        .zip(&op.operands)
-                        .all(|((wanted, actual), operand)| match operand {
+                    && want.iter().zip(operand_tys).zip(&op.operands).all(
+                        |((wanted, actual), operand)| match operand {
                             // A loan argument may be passed as the place of its target (entry-loan binding).
                             Operand::Place(_) if wanted.is_borrow() => {
                                 *actual == Some(target(wanted)) || *actual == Some(wanted)
                             }
                             _ => *actual == Some(wanted),
-                        });
+                        },
+                    );
                 if !args_ok || res != Some(&result) || op.aux1 != Aux::Effects(effects.clone()) {
                     return Err(fail(
                         "call operands, result or effect auxiliary differ from the callee signature",
                     ));
                 }
                 if !effects_within(&effects, &function.effects) {
-                    return Err(fail("a callee's effect set must be a subset of the caller's"));
+                    return Err(fail(
+                        "a callee's effect set must be a subset of the caller's",
+                    ));
                 }
             }
             BORROW_SHARED | BORROW_MUT | BORROW_SLICE_BYTE => {
@@ -498,22 +529,29 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
                     .find(|l| l.id == lid)
                     .ok_or_else(|| fail("missing loan"))?;
                 let want_res = match op.tag {
-                    BORROW_SHARED => {
-                        Type::Ref(Box::new(target(operand_tys[0].unwrap_or(&Type::Never)).clone()))
-                    }
-                    BORROW_MUT => Type::Mut(Box::new(target(operand_tys[0].unwrap_or(&Type::Never)).clone())),
+                    BORROW_SHARED => Type::Ref(Box::new(
+                        target(operand_tys[0].unwrap_or(&Type::Never)).clone(),
+                    )),
+                    BORROW_MUT => Type::Mut(Box::new(
+                        target(operand_tys[0].unwrap_or(&Type::Never)).clone(),
+                    )),
                     _ => Type::SliceByte,
                 };
                 if res != Some(&want_res)
                     || loan.borrowed != want_res
                     || loan.creation != Some(here)
                 {
-                    return Err(fail("borrow result, loan type and loan creation must agree"));
+                    return Err(fail(
+                        "borrow result, loan type and loan creation must agree",
+                    ));
                 }
                 if op.tag == BORROW_SLICE_BYTE
                     && (operand_tys[1] != Some(&Type::Scalar(ScalarKind::UInt64))
                         || operand_tys[2] != Some(&Type::Scalar(ScalarKind::UInt64))
-                        || !matches!(operand_tys[0].map(target), Some(Type::ArrayByte | Type::Nominal(_))))
+                        || !matches!(
+                            operand_tys[0].map(target),
+                            Some(Type::ArrayByte | Type::Nominal(_))
+                        ))
                 {
                     return Err(fail(
                         "BORROW_SLICE_BYTE takes a byte-array receiver and UInt64 bounds",
@@ -533,7 +571,8 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
 pub(crate) fn check_owners(tables: &Global, decl_index: usize, function: &Function) -> Result<()> {
     let owner = |t: &Type| !t.is_borrow() && !tables.ids.is_copy(t);
     let has_root = |root: Root| {
-        function.body
+        function
+            .body
             .paths
             .iter()
             .any(|p| p.key.fields.is_empty() && p.key.root == root)
@@ -581,7 +620,8 @@ pub(crate) fn check_owners(tables: &Global, decl_index: usize, function: &Functi
         }
     }
     let entry_loans = |root: &Root| {
-        function.body
+        function
+            .body
             .loans
             .iter()
             .filter(|l| {
@@ -589,8 +629,10 @@ pub(crate) fn check_owners(tables: &Global, decl_index: usize, function: &Functi
             })
             .count()
     };
-    if matches!(function.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
-        && entry_loans(&Root::Receiver) != 1
+    if matches!(
+        function.receiver,
+        ReceiverKind::Shared | ReceiverKind::Exclusive
+    ) && entry_loans(&Root::Receiver) != 1
     {
         return Err(err(
             function,
@@ -613,8 +655,10 @@ pub(crate) fn check_owners(tables: &Global, decl_index: usize, function: &Functi
             ));
         }
     }
-    if !matches!(function.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
-        && entry_loans(&Root::Receiver) != 0
+    if !matches!(
+        function.receiver,
+        ReceiverKind::Shared | ReceiverKind::Exclusive
+    ) && entry_loans(&Root::Receiver) != 0
     {
         return Err(err(
             function,

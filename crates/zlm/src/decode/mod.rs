@@ -116,13 +116,18 @@ fn decode_full(
     let mut others: Vec<(&Module, &ids::Identities)> = Vec::new();
     let mut links: Vec<(String, Id)> = Vec::new();
     if let Some(providers) = providers {
-        let pairs: Vec<(&Module, &ids::Identities)> =
-            providers.iter().map(|provider| (provider.module(), provider.ids())).collect();
+        let pairs: Vec<(&Module, &ids::Identities)> = providers
+            .iter()
+            .map(|provider| (provider.module(), provider.ids()))
+            .collect();
         resolve_imports(&module, &pairs)?;
         for provider in providers {
             let provider_module = provider.module();
             let imported = provider_module.package == module.package
-                && module.imports.iter().any(|i| i.module == provider_module.name)
+                && module
+                    .imports
+                    .iter()
+                    .any(|i| i.module == provider_module.name)
                 && !direct.iter().any(|(d, _)| d.name == provider_module.name);
             if imported {
                 direct.push((provider_module, provider.ids()));
@@ -207,7 +212,10 @@ fn mismatch_error(located: &Reader, at: u64) -> Error {
         || located.starts.iter().any(|&(section, start, len)| {
             at >= start && at < start + len && {
                 let rel = (at - start) % section.record_size();
-                section.id_fields().iter().any(|&(a, b)| rel >= a && rel < b)
+                section
+                    .id_fields()
+                    .iter()
+                    .any(|&(a, b)| rel >= a && rel < b)
             }
         });
     let (error_code, what) = if at >= header::CATALOG as u64 && at < (header::CATALOG + 32) as u64 {
@@ -382,7 +390,9 @@ fn two_threads(
             };
             Err(mismatch_error(located, at))
         }
-        MainOutcome::Semantic(error) => Err(content.map_or(error, |content_at| mismatch_error(located, content_at))),
+        MainOutcome::Semantic(error) => {
+            Err(content.map_or(error, |content_at| mismatch_error(located, content_at)))
+        }
         MainOutcome::Valid(main_ids) => match content {
             Some(content_at) => Err(mismatch_error(located, content_at)),
             // The calling thread's identities carry the module content that

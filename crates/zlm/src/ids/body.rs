@@ -60,7 +60,10 @@ pub fn path_facts(
             Root::Temp(OpRef::Recipe { .. }) => {
                 return Err(Error::new(
                     code::SHAPE,
-                    format!("{}: a cleanup recipe cannot produce a temporary", function.name),
+                    format!(
+                        "{}: a cleanup recipe cannot produce a temporary",
+                        function.name
+                    ),
                 ));
             }
         }
@@ -250,7 +253,9 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
                 check_effects(effects, &self.ctx.f.name)?;
                 enc::element(buf, &hasher.effects(effects));
             }
-            Aux::Loan(dense_id) | Aux::Edge(dense_id) | Aux::Block(dense_id) => self.key_el(buf, *dense_id),
+            Aux::Loan(dense_id) | Aux::Edge(dense_id) | Aux::Block(dense_id) => {
+                self.key_el(buf, *dense_id)
+            }
             Aux::Path(key) => self.path_el(buf, key)?,
             Aux::Op(op_ref) => self.op_el(buf, op_ref),
         }
@@ -435,7 +440,12 @@ pub(crate) fn body_digest(
     // Path facts need the flow-op base of each block (temporary ordinals).
     let mut path_facts_v = Vec::with_capacity(porder.len());
     for &path_index in &porder {
-        path_facts_v.push(path_facts(function, &function.body.paths[path_index].key, fields, module)?);
+        path_facts_v.push(path_facts(
+            function,
+            &function.body.paths[path_index].key,
+            fields,
+            module,
+        )?);
     }
     // The body operations in canonical order (flow, then recipes), as an
     // iterator made twice (length pass, then encoding) instead of a
@@ -493,7 +503,9 @@ pub(crate) fn body_digest(
         let ty: Option<&Type> = match operand {
             Operand::Value(op_ref) => op_at(op_ref).and_then(|op| op.result.as_ref()),
             Operand::Place(key) => index.path(key).map(|p| &p.ty),
-            Operand::Const(constant) => return Ok(Some(hasher.type_id(&Type::Scalar(constant.kind)))),
+            Operand::Const(constant) => {
+                return Ok(Some(hasher.type_id(&Type::Scalar(constant.kind))));
+            }
             Operand::Block(_) => return Ok(None),
         };
         match ty {
@@ -506,64 +518,65 @@ pub(crate) fn body_digest(
     };
     let tracing = hasher.trace.is_some();
     // One framed body-operation element.
-    let op_enc = |hasher: &mut Hasher, encoded: &mut Vec<u8>, (op_ref, op): (OpRef, &Op)| -> Result<()> {
-        let op_ref = &op_ref;
-        if tracing {
-            // Record the operands' identities before the result's, in use order.
+    let op_enc =
+        |hasher: &mut Hasher, encoded: &mut Vec<u8>, (op_ref, op): (OpRef, &Op)| -> Result<()> {
+            let op_ref = &op_ref;
+            if tracing {
+                // Record the operands' identities before the result's, in use order.
+                for operand in &op.operands {
+                    operand_type_id(hasher, operand)?;
+                    if let Operand::Const(constant) = operand {
+                        hasher.constant(constant)?;
+                    }
+                }
+            }
+            let at = enc::begin(encoded);
+            encoded.extend_from_slice(&7u32.to_le_bytes());
+            body_enc.op_el(encoded, op_ref);
+            enc::el_u32(encoded, op.tag);
+            match &op.result {
+                Some(result_ty) => enc::el_opt(encoded, Some(&hasher.type_id(result_ty))),
+                None => enc::el_opt(encoded, None),
+            }
+            let operands_at = enc::begin(encoded);
+            let count_at = enc::count(encoded);
             for operand in &op.operands {
-                operand_type_id(hasher, operand)?;
-                if let Operand::Const(constant) = operand {
-                    hasher.constant(constant)?;
+                let type_id = operand_type_id(hasher, operand)?;
+                let operand_at = enc::begin(encoded);
+                encoded.extend_from_slice(&3u32.to_le_bytes());
+                match operand {
+                    Operand::Value(op_ref) => {
+                        enc::el_u32(encoded, 0);
+                        body_enc.op_el(encoded, op_ref);
+                    }
+                    Operand::Place(key) => {
+                        enc::el_u32(encoded, 1);
+                        body_enc.path_el(encoded, key)?;
+                    }
+                    Operand::Const(constant) => {
+                        enc::el_u32(encoded, 2);
+                        let id = match hasher.constants.get(constant).copied() {
+                            Some(id) if tracing => id,
+                            _ => hasher.constant(constant)?,
+                        };
+                        enc::element(encoded, &id);
+                    }
+                    Operand::Block(blk) => {
+                        enc::el_u32(encoded, 3);
+                        body_enc.key_el(encoded, *blk);
+                    }
                 }
+                enc::el_opt(encoded, type_id.as_ref().map(|type_id| &type_id[..]));
+                enc::end(encoded, operand_at);
             }
-        }
-        let at = enc::begin(encoded);
-        encoded.extend_from_slice(&7u32.to_le_bytes());
-        body_enc.op_el(encoded, op_ref);
-        enc::el_u32(encoded, op.tag);
-        match &op.result {
-            Some(result_ty) => enc::el_opt(encoded, Some(&hasher.type_id(result_ty))),
-            None => enc::el_opt(encoded, None),
-        }
-        let operands_at = enc::begin(encoded);
-        let count_at = enc::count(encoded);
-        for operand in &op.operands {
-            let type_id = operand_type_id(hasher, operand)?;
-            let operand_at = enc::begin(encoded);
-            encoded.extend_from_slice(&3u32.to_le_bytes());
-            match operand {
-                Operand::Value(op_ref) => {
-                    enc::el_u32(encoded, 0);
-                    body_enc.op_el(encoded, op_ref);
-                }
-                Operand::Place(key) => {
-                    enc::el_u32(encoded, 1);
-                    body_enc.path_el(encoded, key)?;
-                }
-                Operand::Const(constant) => {
-                    enc::el_u32(encoded, 2);
-                    let id = match hasher.constants.get(constant).copied() {
-                        Some(id) if tracing => id,
-                        _ => hasher.constant(constant)?,
-                    };
-                    enc::element(encoded, &id);
-                }
-                Operand::Block(blk) => {
-                    enc::el_u32(encoded, 3);
-                    body_enc.key_el(encoded, *blk);
-                }
-            }
-            enc::el_opt(encoded, type_id.as_ref().map(|type_id| &type_id[..]));
-            enc::end(encoded, operand_at);
-        }
-        enc::set_count(encoded, count_at, op.operands.len());
-        enc::end(encoded, operands_at);
-        body_enc.aux_el(hasher, encoded, &op.aux0)?;
-        body_enc.aux_el(hasher, encoded, &op.aux1)?;
-        enc::el_u32(encoded, 0);
-        enc::end(encoded, at);
-        Ok(())
-    };
+            enc::set_count(encoded, count_at, op.operands.len());
+            enc::end(encoded, operands_at);
+            body_enc.aux_el(hasher, encoded, &op.aux0)?;
+            body_enc.aux_el(hasher, encoded, &op.aux1)?;
+            enc::el_u32(encoded, 0);
+            enc::end(encoded, at);
+            Ok(())
+        };
     let (head, tail_out) = match split {
         Split::None => (None, None),
         Split::Head(first_tail_op, bytes) => (Some((first_tail_op, bytes)), None),
@@ -672,10 +685,16 @@ pub(crate) fn body_digest(
         body_enc.key_el(encoded, loan.id);
         enc::el_u32(encoded, loan.kind.tag());
         body_enc.path_el(encoded, &loan.origin)?;
-        opt_with(encoded, loan.parent, |encoded, p| body_enc.key_content(encoded, p));
+        opt_with(encoded, loan.parent, |encoded, p| {
+            body_enc.key_content(encoded, p)
+        });
         enc::element(encoded, &hasher.type_id(&loan.borrowed));
-        opt_with(encoded, loan.creation.as_ref(), |encoded, r| body_enc.op_content(encoded, r));
-        opt_with(encoded, loan.last_use.as_ref(), |encoded, r| body_enc.op_content(encoded, r));
+        opt_with(encoded, loan.creation.as_ref(), |encoded, r| {
+            body_enc.op_content(encoded, r)
+        });
+        opt_with(encoded, loan.last_use.as_ref(), |encoded, r| {
+            body_enc.op_content(encoded, r)
+        });
         enc::end(encoded, at);
         Ok(())
     });
@@ -686,7 +705,9 @@ pub(crate) fn body_digest(
         encoded.extend_from_slice(&5u32.to_le_bytes());
         body_enc.key_el(encoded, edge.id);
         body_enc.key_el(encoded, edge.source);
-        opt_with(encoded, edge.successor, |encoded, s| body_enc.key_content(encoded, s));
+        opt_with(encoded, edge.successor, |encoded, s| {
+            body_enc.key_content(encoded, s)
+        });
         enc::el_u32(encoded, edge.kind.tag());
         let ops_at = enc::begin(encoded);
         let count_at = enc::count(encoded);

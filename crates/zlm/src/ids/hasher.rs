@@ -55,7 +55,9 @@ fn json_string(text: &str) -> String {
         match character {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            character if (character as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", character as u32)),
+            character if (character as u32) < 0x20 => {
+                out.push_str(&format!("\\u{:04x}", character as u32))
+            }
             character => out.push(character),
         }
     }
@@ -100,7 +102,10 @@ impl Hasher {
     /// Accepts memoized constant IDs computed by another thread: on a memo
     /// miss, a map already sent is merged before hashing the constant
     /// (never waiting for one). The IDs are the same either way.
-    pub fn receive_constants(&mut self, receiver: std::sync::mpsc::Receiver<FastMap<Constant, Id>>) {
+    pub fn receive_constants(
+        &mut self,
+        receiver: std::sync::mpsc::Receiver<FastMap<Constant, Id>>,
+    ) {
         self.incoming = Some(std::sync::Mutex::new(receiver));
     }
 

@@ -94,7 +94,12 @@ impl FnCtx<'_> {
 
 /// The canonical order of a function's owned paths, as indices into
 /// `Body::paths`.
-pub fn path_order(sig: &Id, function: &Function, params: &[Id], locals: &[Id]) -> Result<Vec<usize>> {
+pub fn path_order(
+    sig: &Id,
+    function: &Function,
+    params: &[Id],
+    locals: &[Id],
+) -> Result<Vec<usize>> {
     let ctx = FnCtx {
         sig: *sig,
         f: function,
@@ -121,23 +126,43 @@ pub fn path_order(sig: &Id, function: &Function, params: &[Id], locals: &[Id]) -
 
 /// Blocks sorted by dense ID (indices into `Body::blocks`), rejecting gaps and duplicates.
 pub fn block_order(function: &Function) -> Result<Vec<usize>> {
-    dense_order(function.body.blocks.iter().map(|b| b.id), &function.name, "block")
+    dense_order(
+        function.body.blocks.iter().map(|b| b.id),
+        &function.name,
+        "block",
+    )
 }
 /// Edges sorted by dense ID.
 pub fn edge_order(function: &Function) -> Result<Vec<usize>> {
-    dense_order(function.body.edges.iter().map(|b| b.id), &function.name, "cleanup edge")
+    dense_order(
+        function.body.edges.iter().map(|b| b.id),
+        &function.name,
+        "cleanup edge",
+    )
 }
 /// Loans sorted by dense ID.
 pub fn loan_order(function: &Function) -> Result<Vec<usize>> {
-    dense_order(function.body.loans.iter().map(|b| b.id), &function.name, "loan")
+    dense_order(
+        function.body.loans.iter().map(|b| b.id),
+        &function.name,
+        "loan",
+    )
 }
 /// Locals sorted by ordinal.
 pub fn local_order(function: &Function) -> Result<Vec<usize>> {
-    dense_order(function.body.locals.iter().map(|b| b.ordinal), &function.name, "local")
+    dense_order(
+        function.body.locals.iter().map(|b| b.ordinal),
+        &function.name,
+        "local",
+    )
 }
 /// Parameters sorted by ordinal.
 pub fn param_order(function: &Function) -> Result<Vec<usize>> {
-    dense_order(function.params.iter().map(|b| b.ordinal), &function.name, "parameter")
+    dense_order(
+        function.params.iter().map(|b| b.ordinal),
+        &function.name,
+        "parameter",
+    )
 }
 
 /// Sorts by a dense key that must be exactly 0..n.
@@ -200,7 +225,10 @@ pub fn contract_operand_type(
             .ok_or_else(|| {
                 Error::new(
                     code::REF,
-                    format!("{}: contract names missing parameter {param}", function.name),
+                    format!(
+                        "{}: contract names missing parameter {param}",
+                        function.name
+                    ),
                 )
             })?,
         ContractOperand::Result => function.result.clone(),
@@ -284,7 +312,10 @@ impl<'a> FnIndex<'a> {
                 let op = self.op(op_ref).ok_or_else(|| {
                     Error::new(
                         code::REF,
-                        format!("{}: operand names a missing operation {op_ref:?}", function.name),
+                        format!(
+                            "{}: operand names a missing operation {op_ref:?}",
+                            function.name
+                        ),
                     )
                 })?;
                 Some(op.result.as_ref().ok_or_else(|| {

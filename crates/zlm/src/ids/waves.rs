@@ -145,7 +145,11 @@ pub fn prepare(module: &Module, trace: bool) -> Result<Pending> {
     let mut imports = Vec::new();
     let mut copy: FastMap<Id, bool> = FastMap::default();
     for import in &module.imports {
-        let id = hasher.nominal(&import_ns[import.module.as_str()], import.kind, &import.name);
+        let id = hasher.nominal(
+            &import_ns[import.module.as_str()],
+            import.kind,
+            &import.name,
+        );
         copy.insert(id, import.copy);
         imports.push(id);
     }
@@ -190,7 +194,11 @@ pub fn prepare(module: &Module, trace: bool) -> Result<Pending> {
             let vid = hasher.hash(
                 || format!("variant {}.{}", decl.name, variant.name),
                 domain::VARIANT,
-                vec![nominal.to_vec(), u32p(variant.tag), variant.name.as_bytes().to_vec()],
+                vec![
+                    nominal.to_vec(),
+                    u32p(variant.tag),
+                    variant.name.as_bytes().to_vec(),
+                ],
             );
             vids.push(vid);
         }
@@ -237,15 +245,26 @@ pub fn prepare(module: &Module, trace: bool) -> Result<Pending> {
                 {
                     return Err(Error::new(
                         code::DUPLICATE,
-                        format!("duplicate field {}.{}.{}", decl.name, variant.name, field.name),
+                        format!(
+                            "duplicate field {}.{}.{}",
+                            decl.name, variant.name, field.name
+                        ),
                     ));
                 }
                 pids.push(id);
             }
             variants.push((vid, sorted_by_ordinal(&variant.fields, &pids)));
         }
-        dense_order(decl.variants.iter().map(|variant| variant.tag), &decl.name, "variant tag")?;
-        dense_order(decl.fields.iter().map(|f| f.ordinal), &decl.name, "field ordinal")?;
+        dense_order(
+            decl.variants.iter().map(|variant| variant.tag),
+            &decl.name,
+            "variant tag",
+        )?;
+        dense_order(
+            decl.fields.iter().map(|f| f.ordinal),
+            &decl.name,
+            "field ordinal",
+        )?;
         for variant in &decl.variants {
             dense_order(
                 variant.fields.iter().map(|f| f.ordinal),
@@ -498,8 +517,18 @@ impl Pending {
         let mut best: Option<((usize, usize), usize)> = None;
         for (decl_index, decl) in module.declarations.iter().enumerate() {
             for (fn_index, function) in decl.functions.iter().enumerate() {
-                let op_count = function.body.blocks.iter().map(|b| b.ops.len()).sum::<usize>()
-                    + function.body.edges.iter().map(|e| e.drops.len()).sum::<usize>();
+                let op_count = function
+                    .body
+                    .blocks
+                    .iter()
+                    .map(|b| b.ops.len())
+                    .sum::<usize>()
+                    + function
+                        .body
+                        .edges
+                        .iter()
+                        .map(|e| e.drops.len())
+                        .sum::<usize>();
                 if best.is_none_or(|(_, b)| op_count > b) {
                     best = Some(((decl_index, fn_index), op_count));
                 }
@@ -546,7 +575,13 @@ impl Pending {
         first_tail_op: usize,
     ) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        self.body_split(hasher, module, decl_index, fn_index, Split::Tail(first_tail_op, &mut out))?;
+        self.body_split(
+            hasher,
+            module,
+            decl_index,
+            fn_index,
+            Split::Tail(first_tail_op, &mut out),
+        )?;
         Ok(out)
     }
 
@@ -612,7 +647,11 @@ impl Pending {
     /// Waves 12 and 13. `bodies` are the digests from [`Pending::bodies`];
     /// without them each body is hashed here, interleaved with the
     /// definitions (the traced order of the golden vectors).
-    pub fn finish(self, module: &Module, bodies: Option<&[Vec<Id>]>) -> Result<(Identities, Vec<Fact>)> {
+    pub fn finish(
+        self,
+        module: &Module,
+        bodies: Option<&[Vec<Id>]>,
+    ) -> Result<(Identities, Vec<Fact>)> {
         let mut pending = self;
         let mut hasher = std::mem::replace(&mut pending.hasher, Hasher::new(false));
         let Pending {
@@ -722,8 +761,12 @@ impl Pending {
                 u32p(module.profile.tag()),
                 u32p(module.mode.tag()),
                 catalog.to_vec(),
-                seq(imp.iter().map(|(a, digests)| seq([a.to_vec(), digests.to_vec()]))),
-                seq(defs.iter().map(|(a, digests)| seq([a.to_vec(), digests.to_vec()]))),
+                seq(imp
+                    .iter()
+                    .map(|(a, digests)| seq([a.to_vec(), digests.to_vec()]))),
+                seq(defs
+                    .iter()
+                    .map(|(a, digests)| seq([a.to_vec(), digests.to_vec()]))),
                 module_interface.to_vec(),
             ],
         );
