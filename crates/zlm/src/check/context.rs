@@ -331,8 +331,8 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         let cfg = Cfg::build(function).map_err(|(block, op, msg)| CheckError {
             code: code::CFG,
             function: name.clone(),
-            block: block,
-            op: op,
+            block,
+            op,
             message: msg,
         })?;
         Ok(FnCheck {
