@@ -78,7 +78,7 @@ impl<'m> Cfg<'m> {
                 }
             }
         }
-        if let Some(unreached) = seen.iter().position(|successor| !successor) {
+        if let Some(unreached) = seen.iter().position(|visited| !visited) {
             return Err((Some(unreached as u32), None, "unreachable block".into()));
         }
         if let Some(pos) = order.iter().enumerate().position(|(i, &block)| i != block) {

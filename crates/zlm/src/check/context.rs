@@ -401,7 +401,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             ),
             Root::Param(param_ordinal) => self
                 .param(*param_ordinal)
-                .is_some_and(|param_ordinal| param_ordinal.ty.is_borrow()),
+                .is_some_and(|param| param.ty.is_borrow()),
             _ => false,
         }
     }
@@ -444,7 +444,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                 ReceiverKind::Exclusive => Some(true),
                 _ => None,
             },
-            Root::Param(ordinal) => match self.param(*ordinal).map(|ordinal| &ordinal.ty) {
+            Root::Param(ordinal) => match self.param(*ordinal).map(|param| &param.ty) {
                 Some(Type::Ref(_)) | Some(Type::SliceByte) | Some(Type::AllocatorBytesError) => {
                     Some(false)
                 }

@@ -359,7 +359,7 @@ impl FnCheck<'_, '_> {
                 || present.successor != wanted.successor
                 || !kinds.contains(&present.kind)
             {
-                let kinds: Vec<&str> = kinds.iter().map(|key| key.text()).collect();
+                let kinds: Vec<&str> = kinds.iter().map(|kind| kind.text()).collect();
                 return Err(self.err(
                     code::CLEANUP,
                     Some(present.source),

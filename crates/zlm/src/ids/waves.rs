@@ -400,11 +400,15 @@ pub fn prepare(module: &Module, trace: bool) -> Result<Pending> {
             .iter()
             .zip(&fn_sigs[decl_index])
             .zip(&contracts[decl_index])
-            .filter(|((f, _), _)| f.visibility == Visibility::Public)
-            .map(|((f, s), c)| {
+            .filter(|((function, _), _)| function.visibility == Visibility::Public)
+            .map(|((function, sig_ids), contract)| {
                 (
-                    s.0,
-                    seq([s.0.to_vec(), u32p(f.visibility.tag()), c.to_vec()]),
+                    sig_ids.0,
+                    seq([
+                        sig_ids.0.to_vec(),
+                        u32p(function.visibility.tag()),
+                        contract.to_vec(),
+                    ]),
                 )
             })
             .collect();
@@ -708,12 +712,12 @@ impl Pending {
                 .functions
                 .iter()
                 .zip(&fns)
-                .map(|(f, ids)| {
+                .map(|(function, ids)| {
                     (
                         ids.sig,
                         seq([
                             ids.sig.to_vec(),
-                            u32p(f.visibility.tag()),
+                            u32p(function.visibility.tag()),
                             ids.contract.to_vec(),
                             ids.body.to_vec(),
                         ]),
@@ -763,10 +767,10 @@ impl Pending {
                 catalog.to_vec(),
                 seq(imp
                     .iter()
-                    .map(|(a, digests)| seq([a.to_vec(), digests.to_vec()]))),
+                    .map(|(nominal, digest)| seq([nominal.to_vec(), digest.to_vec()]))),
                 seq(defs
                     .iter()
-                    .map(|(a, digests)| seq([a.to_vec(), digests.to_vec()]))),
+                    .map(|(nominal, digest)| seq([nominal.to_vec(), digest.to_vec()]))),
                 module_interface.to_vec(),
             ],
         );
