@@ -189,7 +189,7 @@ impl<'m> Resolved<'m> {
     pub fn is_local(&self, decl: usize) -> bool {
         decl < self.local
     }
-    /// Whether `t` is structurally Copy.
+    /// Whether `ty` is structurally Copy.
     pub fn is_copy(&self, ty: &Type) -> bool {
         self.ids.is_copy(ty)
     }
@@ -502,7 +502,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             .filter(|l| l.kind == LoanKind::ByteSlice)
     }
 
-    /// Every flow operation that uses loan `l`: operations naming its
+    /// Every flow operation that uses loan `loan`: operations naming its
     /// value, and operations naming the transient Slice local bound to it.
     pub fn loan_uses(&self, loan: &Loan) -> Vec<OpRef> {
         let Some(creation) = loan.creation else {
@@ -532,7 +532,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         uses
     }
 
-    /// The active entry loan whose binding roots place `k` (borrowed ancestry).
+    /// The active entry loan whose binding roots place `key` (borrowed ancestry).
     pub fn loan_of_place(&self, key: &PathKey) -> Option<&'m Loan> {
         if let Some(loan) = self.slice_local_loan(key) {
             return Some(loan);
@@ -549,7 +549,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             .find(|loan| loan.creation.is_none() && loan.origin == root)
     }
 
-    /// The loan created by the operation producing SSA value `v`.
+    /// The loan created by the operation producing SSA value `op_ref`.
     pub fn loan_created_by(&self, op_ref: &OpRef) -> Option<&'m Loan> {
         self.f
             .body
@@ -558,7 +558,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             .find(|l| l.creation == Some(*op_ref))
     }
 
-    /// Flow operations that name `v` as a value operand.
+    /// Flow operations that name `op_ref` as a value operand.
     pub fn uses_of(&self, op_ref: &OpRef) -> Vec<OpRef> {
         let mut out = Vec::new();
         for (bid, block) in self.cfg.blocks.iter().enumerate() {

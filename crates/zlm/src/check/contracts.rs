@@ -65,7 +65,7 @@ fn public_only(
     Ok(())
 }
 
-/// The canonical contract clauses of function `f` of declaration `decl`
+/// The canonical contract clauses of function `function` of declaration `decl`
 /// under `zerglang.zli.contract-printer/1`: `requires { E0; E1; }` and
 /// `ensures { .. }`, empty clauses omitted, joined by one space (empty
 /// when the function has no contract).

@@ -88,7 +88,7 @@ impl<'a> Own<'a> {
     }
 }
 
-/// Every symbol of `m`'s functions that is not one of its own members.
+/// Every symbol of `module`'s functions that is not one of its own members.
 fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
     let own = Own::new(ids);
     let mut out = Vec::new();
@@ -257,8 +257,8 @@ pub(crate) struct Gate {
     pub foreign: BTreeSet<(usize, usize)>,
 }
 
-/// Resolves the symbols of `m` that are not its own. With `providers`
-/// (`direct`: the providers of the modules `m` imports from; `others`:
+/// Resolves the symbols of `module` that are not its own. With `providers`
+/// (`direct`: the providers of the modules `module` imports from; `others`:
 /// further supplied modules), each must be a public member of a direct
 /// provider. Without providers the symbols stay unresolved (the module can
 /// be printed but not run), except that a module importing nothing has no

@@ -37,7 +37,7 @@ pub fn check(module: &Module) -> CResult<()> {
     check_resolved(&resolved)
 }
 
-/// Checks every semantic rule of `m`, reusing identities already computed
+/// Checks every semantic rule of `module`, reusing identities already computed
 /// for it instead of hashing every preimage again. Without providers, a
 /// function that names a symbol of another module is left to the linked
 /// check ([`check_linked`]): the module can be printed, not run.
@@ -50,7 +50,7 @@ pub fn check_with_ids(module: &Module, ids: &Identities) -> CResult<()> {
 }
 
 /// [`check_with_ids`] with providers: every symbol of another module must
-/// be a public member of a `direct` provider (the modules `m` imports
+/// be a public member of a `direct` provider (the modules `module` imports
 /// from; `others` are further supplied modules, named only to reject
 /// transitive-only targets), and every function, including those calling
 /// into providers, is then checked with the providers' declarations in

@@ -33,17 +33,17 @@ pub fn nominals() -> (Id, Id) {
     })
 }
 
-/// Whether `t` is the certified `Bytes` type.
+/// Whether `ty` is the certified `Bytes` type.
 pub fn is_bytes(ty: &Type) -> bool {
     matches!(ty, Type::Nominal(id) if *id == nominals().0)
 }
 
-/// Whether `t` is the certified `BytesBuilder` type.
+/// Whether `ty` is the certified `BytesBuilder` type.
 pub fn is_builder(ty: &Type) -> bool {
     matches!(ty, Type::Nominal(id) if *id == nominals().1)
 }
 
-/// Whether `t` is `Ref<Bytes>` or `Mut<Bytes>` (the tag-43 facade form).
+/// Whether `ty` is `Ref<Bytes>` or `Mut<Bytes>` (the tag-43 facade form).
 pub fn is_bytes_view(ty: &Type) -> bool {
     matches!(ty, Type::Ref(x) | Type::Mut(x) if is_bytes(x))
 }
@@ -71,7 +71,7 @@ pub(crate) fn is_facade_signature(ctx: &FnCheck<'_, '_>) -> bool {
         && params.iter().all(|p| p.ty == u64t())
 }
 
-/// Whether a callee (declaration `d`, function `f`) is the facade signature.
+/// Whether a callee (declaration `decl_index`, function `function`) is the facade signature.
 pub fn is_facade_callee(
     resolved: &super::context::Resolved<'_>,
     decl_index: usize,

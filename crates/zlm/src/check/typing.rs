@@ -59,7 +59,7 @@ impl<'a> Global<'a> {
     }
 }
 
-/// `t`, or the target of a `Ref`/`Mut` view of it.
+/// `ty`, or the target of a `Ref`/`Mut` view of it.
 fn target(ty: &Type) -> &Type {
     match ty {
         Type::Ref(inner) | Type::Mut(inner) => inner,

@@ -95,7 +95,7 @@ mod enc {
         buf.extend_from_slice(&[0u8; 4]);
         at
     }
-    /// Writes the element count `n` at `at`.
+    /// Writes the element count `count` at `at`.
     #[inline]
     pub fn set_count(buf: &mut [u8], at: usize, count: usize) {
         buf[at..at + 4].copy_from_slice(&(count as u32).to_le_bytes());
@@ -264,7 +264,7 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
     }
 }
 
-/// Hashes (or, when tracing, materialises) one `S` list part of `n` elements,
+/// Hashes (or, when tracing, materialises) one `S` list part of `count` elements,
 /// each appended framed by `encode`. Streaming makes two passes: the first only
 /// measures the part length that precedes the elements.
 fn list_part<E>(

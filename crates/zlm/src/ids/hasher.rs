@@ -109,7 +109,7 @@ impl Hasher {
         self.incoming = Some(std::sync::Mutex::new(receiver));
     }
 
-    /// Hashes every constant operand of every body of `m` into the memo,
+    /// Hashes every constant operand of every body of `module` into the memo,
     /// skipping any without a canonical payload (the ordered body pass meets
     /// that error at its place).
     pub fn hash_body_constants(&mut self, module: &Module) {
@@ -153,7 +153,7 @@ impl Hasher {
         digest
     }
 
-    /// Reserves room for `n` more memoized constants (a decoder knows the
+    /// Reserves room for `count` more memoized constants (a decoder knows the
     /// constant-table size, bounded by its input; growing the map step by
     /// step rehashes and touches fresh pages several times).
     pub fn reserve_constants(&mut self, count: usize) {

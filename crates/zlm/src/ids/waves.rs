@@ -85,11 +85,11 @@ pub struct Identities {
 }
 
 impl Identities {
-    /// Whether `t` is structurally Copy in this module.
+    /// Whether `ty` is structurally Copy in this module.
     pub fn is_copy(&self, ty: &Type) -> bool {
         is_copy(ty, &|id| self.copy.get(id).copied())
     }
-    /// The type-instance ID of `t` (computing it if new).
+    /// The type-instance ID of `ty` (computing it if new).
     pub fn type_id(&mut self, ty: &Type) -> Id {
         if let Some(id) = self.types.get(ty) {
             return *id;
