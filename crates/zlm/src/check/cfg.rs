@@ -59,29 +59,29 @@ pub fn is_terminator(tag: u32) -> bool {
 
 impl<'m> Cfg<'m> {
     /// Builds and checks the CFG.
-    pub fn build(f: &'m Function) -> Result<Self, CfgErr> {
-        let (blocks, succ, edges) = terminators(f)?;
-        let n = blocks.len();
+    pub fn build(function: &'m Function) -> Result<Self, CfgErr> {
+        let (blocks, succ, edges) = terminators(function)?;
+        let block_count = blocks.len();
         // Depth-first preorder from the entry must reproduce the dense IDs.
-        let mut seen = vec![false; n];
-        let mut order = Vec::with_capacity(n);
+        let mut seen = vec![false; block_count];
+        let mut order = Vec::with_capacity(block_count);
         let mut stack = vec![0usize];
-        while let Some(b) = stack.pop() {
-            if seen[b] {
+        while let Some(block) = stack.pop() {
+            if seen[block] {
                 continue;
             }
-            seen[b] = true;
-            order.push(b);
-            for &s in succ[b].iter().rev() {
-                if !seen[s] {
-                    stack.push(s);
+            seen[block] = true;
+            order.push(block);
+            for &successor in succ[block].iter().rev() {
+                if !seen[successor] {
+                    stack.push(successor);
                 }
             }
         }
-        if let Some(u) = seen.iter().position(|s| !s) {
-            return Err((Some(u as u32), None, "unreachable block".into()));
+        if let Some(unreached) = seen.iter().position(|visited| !visited) {
+            return Err((Some(unreached as u32), None, "unreachable block".into()));
         }
-        if let Some(pos) = order.iter().enumerate().position(|(i, &b)| i != b) {
+        if let Some(pos) = order.iter().enumerate().position(|(i, &block)| i != block) {
             return Err((
                 Some(order[pos] as u32),
                 None,
@@ -91,30 +91,36 @@ impl<'m> Cfg<'m> {
                 ),
             ));
         }
-        let mut preds = vec![Vec::new(); n];
-        for (i, ss) in succ.iter().enumerate() {
-            for &s in ss {
-                preds[s].push(i);
+        let mut preds = vec![Vec::new(); block_count];
+        for (i, successors) in succ.iter().enumerate() {
+            for &successor in successors {
+                preds[successor].push(i);
             }
         }
-        let idom = dominators(n, 0, &succ, &preds);
+        let idom = dominators(block_count, 0, &succ, &preds);
         let tree_interval = tree_intervals(&idom);
         // Postdominators over the reverse graph with a virtual exit node n.
-        let mut rsucc = vec![Vec::new(); n + 1];
-        let mut rpreds = vec![Vec::new(); n + 1];
-        for (i, b) in blocks.iter().enumerate() {
-            if b.ops.last().map(|o| o.tag) == Some(tag::RETURN) {
-                rsucc[n].push(i);
-                rpreds[i].push(n);
+        let mut rsucc = vec![Vec::new(); block_count + 1];
+        let mut rpreds = vec![Vec::new(); block_count + 1];
+        for (i, block) in blocks.iter().enumerate() {
+            if block.ops.last().map(|o| o.tag) == Some(tag::RETURN) {
+                rsucc[block_count].push(i);
+                rpreds[i].push(block_count);
             }
-            for &s in &succ[i] {
-                rsucc[s].push(i);
-                rpreds[i].push(s);
+            for &successor in &succ[i] {
+                rsucc[successor].push(i);
+                rpreds[i].push(successor);
             }
         }
-        let pd = dominators(n + 1, n, &rsucc, &rpreds);
-        let ipdom = (0..n)
-            .map(|i| if pd[i] == n { usize::MAX } else { pd[i] })
+        let postdom = dominators(block_count + 1, block_count, &rsucc, &rpreds);
+        let ipdom = (0..block_count)
+            .map(|i| {
+                if postdom[i] == block_count {
+                    usize::MAX
+                } else {
+                    postdom[i]
+                }
+            })
             .collect();
         Ok(Cfg {
             blocks,
@@ -136,22 +142,22 @@ impl<'m> Cfg<'m> {
     pub fn edge_id(&self, source: u32, arm: Arm, try_op: Option<u32>) -> Option<u32> {
         self.edges
             .iter()
-            .position(|e| e.source == source && e.arm == arm && e.try_op == try_op)
-            .map(|p| p as u32)
+            .position(|edge| edge.source == source && edge.arm == arm && edge.try_op == try_op)
+            .map(|position| position as u32)
     }
 
     /// The derived edge kind (priority order of the spec).
-    pub fn derive_kind(&self, e: &ExpEdge, has_drops: bool) -> EdgeKind {
-        match e.arm {
+    pub fn derive_kind(&self, edge: &ExpEdge, has_drops: bool) -> EdgeKind {
+        match edge.arm {
             Arm::Return => EdgeKind::Return,
             Arm::Try => EdgeKind::TryError,
             _ => {
-                let s = e.successor.unwrap_or_default() as usize;
-                if self.dominates(s, e.source as usize) {
+                let successor = edge.successor.unwrap_or_default() as usize;
+                if self.dominates(successor, edge.source as usize) {
                     EdgeKind::Backedge
-                } else if self.preds[s].len() > 1 && has_drops {
+                } else if self.preds[successor].len() > 1 && has_drops {
                     EdgeKind::Join
-                } else if matches!(e.arm, Arm::True | Arm::False) {
+                } else if matches!(edge.arm, Arm::True | Arm::False) {
                     EdgeKind::Branch
                 } else {
                     EdgeKind::Fallthrough
@@ -169,16 +175,16 @@ impl<'m> Cfg<'m> {
     /// `fallthrough`, or `break` when a natural-loop header dominates the
     /// source and the target lies outside that loop's body. See
     /// docs/zlm/semantics.md.
-    pub fn admitted_kinds(&self, e: &ExpEdge, has_drops: bool) -> Vec<EdgeKind> {
-        let derived = self.derive_kind(e, has_drops);
-        if e.arm != Arm::Jump {
+    pub fn admitted_kinds(&self, edge: &ExpEdge, has_drops: bool) -> Vec<EdgeKind> {
+        let derived = self.derive_kind(edge, has_drops);
+        if edge.arm != Arm::Jump {
             return vec![derived];
         }
-        let s = e.successor.unwrap_or_default() as usize;
-        let src = e.source as usize;
-        if self.dominates(s, src) {
+        let successor = edge.successor.unwrap_or_default() as usize;
+        let src = edge.source as usize;
+        if self.dominates(successor, src) {
             vec![EdgeKind::Backedge, EdgeKind::Continue]
-        } else if self.exits_loop(src, s) {
+        } else if self.exits_loop(src, successor) {
             vec![derived, EdgeKind::Break]
         } else {
             vec![derived]
@@ -190,28 +196,28 @@ impl<'m> Cfg<'m> {
     /// loop's body (the header plus every block that reaches one of its
     /// back-edge sources without passing the header).
     pub fn exits_loop(&self, src: usize, dst: usize) -> bool {
-        let n = self.blocks.len();
-        for h in 0..n {
-            if !self.dominates(h, src) {
+        let block_count = self.blocks.len();
+        for header in 0..block_count {
+            if !self.dominates(header, src) {
                 continue;
             }
-            let latches: Vec<usize> = self.preds[h]
+            let latches: Vec<usize> = self.preds[header]
                 .iter()
                 .copied()
-                .filter(|&p| self.dominates(h, p))
+                .filter(|&p| self.dominates(header, p))
                 .collect();
             if latches.is_empty() {
                 continue;
             }
-            let mut body = vec![false; n];
-            body[h] = true;
+            let mut body = vec![false; block_count];
+            body[header] = true;
             let mut stack = latches;
-            while let Some(b) = stack.pop() {
-                if body[b] {
+            while let Some(block) = stack.pop() {
+                if body[block] {
                     continue;
                 }
-                body[b] = true;
-                stack.extend(self.preds[b].iter().copied());
+                body[block] = true;
+                stack.extend(self.preds[block].iter().copied());
             }
             if !body[dst] {
                 return true;
@@ -220,66 +226,66 @@ impl<'m> Cfg<'m> {
         false
     }
 
-    /// Whether block `a` dominates block `b`.
-    pub fn dominates(&self, a: usize, b: usize) -> bool {
-        let (outer, inner) = (self.tree_interval[a], self.tree_interval[b]);
+    /// Whether block `dominator` dominates block `dominated`.
+    pub fn dominates(&self, dominator: usize, dominated: usize) -> bool {
+        let (outer, inner) = (self.tree_interval[dominator], self.tree_interval[dominated]);
         outer.0 <= inner.0 && inner.1 <= outer.1
     }
 
-    /// Whether flow operation `a` strictly precedes-and-dominates `b`.
-    pub fn dominates_op(&self, a: OpRef, b: OpRef) -> bool {
-        match (a, b) {
+    /// Whether flow operation `earlier` strictly precedes-and-dominates `later`.
+    pub fn dominates_op(&self, earlier: OpRef, later: OpRef) -> bool {
+        match (earlier, later) {
             (
                 OpRef::Flow {
-                    block: ab,
-                    ordinal: ao,
+                    block: earlier_block,
+                    ordinal: earlier_ordinal,
                 },
                 OpRef::Flow {
-                    block: bb,
-                    ordinal: bo,
+                    block: later_block,
+                    ordinal: later_ordinal,
                 },
             ) => {
-                if ab == bb {
-                    ao < bo
+                if earlier_block == later_block {
+                    earlier_ordinal < later_ordinal
                 } else {
-                    self.dominates(ab as usize, bb as usize)
+                    self.dominates(earlier_block as usize, later_block as usize)
                 }
             }
             _ => false,
         }
     }
 
-    /// Whether flow operation `u` postdominates (or is) flow operation `x`.
-    pub fn postdominates(&self, u: OpRef, x: OpRef) -> bool {
+    /// Whether flow operation `post` postdominates (or is) flow operation `op_ref`.
+    pub fn postdominates(&self, post: OpRef, op_ref: OpRef) -> bool {
         let (
             OpRef::Flow {
-                block: ub,
-                ordinal: uo,
+                block: post_block,
+                ordinal: post_ordinal,
             },
             OpRef::Flow {
-                block: xb,
-                ordinal: xo,
+                block: op_block,
+                ordinal: op_ordinal,
             },
-        ) = (u, x)
+        ) = (post, op_ref)
         else {
             return false;
         };
-        if ub == xb {
-            return uo >= xo;
+        if post_block == op_block {
+            return post_ordinal >= op_ordinal;
         }
-        let mut b = xb as usize;
+        let mut block = op_block as usize;
         loop {
-            if b == usize::MAX {
+            if block == usize::MAX {
                 return false;
             }
-            if b == ub as usize {
+            if block == post_block as usize {
                 return true;
             }
-            let next = self.ipdom[b];
-            if next == b {
+            let next = self.ipdom[block];
+            if next == block {
                 return false;
             }
-            b = next;
+            block = next;
         }
     }
 }
@@ -288,27 +294,29 @@ impl<'m> Cfg<'m> {
 /// the reconstructed cleanup-edge list, from the terminators alone (no
 /// reachability, preorder or dominance: [`Cfg::build`] adds those).
 #[allow(clippy::type_complexity)]
-fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdge>), CfgErr> {
-    let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
-    blocks.sort_by_key(|b| b.id);
-    let n = blocks.len();
-    if n == 0 {
+fn terminators(
+    function: &Function,
+) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdge>), CfgErr> {
+    let mut blocks: Vec<&Block> = function.body.blocks.iter().collect();
+    blocks.sort_by_key(|block| block.id);
+    let block_count = blocks.len();
+    if block_count == 0 {
         return Err((None, None, "a body needs an entry block".into()));
     }
-    for (i, b) in blocks.iter().enumerate() {
-        if b.id as usize != i {
-            return Err((Some(b.id), None, "block IDs must be dense".into()));
+    for (i, block) in blocks.iter().enumerate() {
+        if block.id as usize != i {
+            return Err((Some(block.id), None, "block IDs must be dense".into()));
         }
     }
-    let mut succ = vec![Vec::new(); n];
+    let mut succ = vec![Vec::new(); block_count];
     let mut edges = Vec::new();
-    for (i, b) in blocks.iter().enumerate() {
+    for (i, block) in blocks.iter().enumerate() {
         let bid = i as u32;
-        let Some(last) = b.ops.last() else {
+        let Some(last) = block.ops.last() else {
             return Err((Some(bid), None, "an empty block has no terminator".into()));
         };
-        for (j, op) in b.ops.iter().enumerate() {
-            if is_terminator(op.tag) && j + 1 != b.ops.len() {
+        for (j, op) in block.ops.iter().enumerate() {
+            if is_terminator(op.tag) && j + 1 != block.ops.len() {
                 return Err((
                     Some(bid),
                     Some(j as u32),
@@ -324,10 +332,12 @@ fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdg
                 });
             }
         }
-        let at = Some(b.ops.len() as u32 - 1);
+        let at = Some(block.ops.len() as u32 - 1);
         let target = |o: Option<&Operand>| -> Result<usize, CfgErr> {
             match o {
-                Some(Operand::Block(t)) if (*t as usize) < n => Ok(*t as usize),
+                Some(Operand::Block(target_index)) if (*target_index as usize) < block_count => {
+                    Ok(*target_index as usize)
+                }
                 _ => Err((
                     Some(bid),
                     at,
@@ -337,18 +347,18 @@ fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdg
         };
         match last.tag {
             tag::JUMP => {
-                let t = target(last.operands.first())?;
-                succ[i].push(t);
+                let target_index = target(last.operands.first())?;
+                succ[i].push(target_index);
                 edges.push(ExpEdge {
                     source: bid,
-                    successor: Some(t as u32),
+                    successor: Some(target_index as u32),
                     arm: Arm::Jump,
                     try_op: None,
                 });
             }
             tag::JUMP_IF_FALSE => {
-                let t = target(last.operands.get(1))?;
-                if i + 1 >= n {
+                let target_index = target(last.operands.get(1))?;
+                if i + 1 >= block_count {
                     return Err((
                             Some(bid),
                             at,
@@ -356,7 +366,7 @@ fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdg
                         ));
                 }
                 succ[i].push(i + 1);
-                succ[i].push(t);
+                succ[i].push(target_index);
                 edges.push(ExpEdge {
                     source: bid,
                     successor: Some(bid + 1),
@@ -365,7 +375,7 @@ fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdg
                 });
                 edges.push(ExpEdge {
                     source: bid,
-                    successor: Some(t as u32),
+                    successor: Some(target_index as u32),
                     arm: Arm::False,
                     try_op: None,
                 });
@@ -390,22 +400,22 @@ fn terminators(f: &Function) -> Result<(Vec<&Block>, Vec<Vec<usize>>, Vec<ExpEdg
 
 /// The reconstructed cleanup-edge list of a body (what an executor needs to
 /// find each transfer's recorded edge) without the dominator trees.
-pub fn expected_edges_of(f: &Function) -> Result<Vec<ExpEdge>, CfgErr> {
-    terminators(f).map(|(_, _, edges)| edges)
+pub fn expected_edges_of(function: &Function) -> Result<Vec<ExpEdge>, CfgErr> {
+    terminators(function).map(|(_, _, edges)| edges)
 }
 
 /// Entry and exit clocks of a depth-first walk of the dominator tree
 /// (`idom[root] == root`; every block is reachable once `build` accepts the
 /// graph): `a` dominates `b` exactly when `a`'s interval contains `b`'s.
 fn tree_intervals(idom: &[usize]) -> Vec<(u32, u32)> {
-    let n = idom.len();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let node_count = idom.len();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); node_count];
     for (block, &parent) in idom.iter().enumerate() {
         if parent != block {
             children[parent].push(block);
         }
     }
-    let mut interval = vec![(0u32, 0u32); n];
+    let mut interval = vec![(0u32, 0u32); node_count];
     let mut clock = 0u32;
     let mut stack: Vec<(usize, bool)> = vec![(0, false)];
     while let Some((block, done)) = stack.pop() {
@@ -447,15 +457,15 @@ pub fn possible_kinds(arm: Arm) -> &'static [EdgeKind] {
 /// have) and SSA dominance (an operand is defined earlier in its block or in
 /// a block that dominates the use). The exact kind of each edge and its
 /// recipes are the semantic pass's ([`super::check`]).
-pub fn check_structure(f: &Function) -> crate::Result<()> {
+pub fn check_structure(function: &Function) -> crate::Result<()> {
     use crate::error::in_function;
-    let cfg = Cfg::build(f).map_err(|(block, op, msg)| {
+    let cfg = Cfg::build(function).map_err(|(block, op, msg)| {
         let at = match (block, op) {
-            (Some(b), Some(o)) => format!("block {b} op {o}"),
-            (Some(b), None) => format!("block {b}"),
+            (Some(block_id), Some(op_ordinal)) => format!("block {block_id} op {op_ordinal}"),
+            (Some(block_id), None) => format!("block {block_id}"),
             _ => "CFG".to_string(),
         };
-        in_function(f, &at, msg)
+        in_function(function, &at, msg)
     })?;
     for block in &cfg.blocks {
         for (ordinal, op) in block.ops.iter().enumerate() {
@@ -468,7 +478,7 @@ pub fn check_structure(f: &Function) -> crate::Result<()> {
                     && !cfg.dominates_op(*def, here)
                 {
                     return Err(in_function(
-                        f,
+                        function,
                         &format!("block {} op {ordinal}", block.id),
                         "an SSA operand must be defined earlier on every path (dominance)",
                     ));
@@ -477,31 +487,32 @@ pub fn check_structure(f: &Function) -> crate::Result<()> {
         }
     }
     let expected = cfg.expected_edges();
-    if expected.len() != f.body.edges.len() {
+    if expected.len() != function.body.edges.len() {
         return Err(in_function(
-            f,
+            function,
             "CFG",
             format!(
                 "{} cleanup edges expected, {} present",
                 expected.len(),
-                f.body.edges.len()
+                function.body.edges.len()
             ),
         ));
     }
     let mut by_id: Vec<Option<&CleanupEdge>> = vec![None; expected.len()];
-    for edge in &f.body.edges {
+    for edge in &function.body.edges {
         if let Some(slot) = by_id.get_mut(edge.id as usize) {
             *slot = Some(edge);
         }
     }
     for (id, (want, have)) in expected.iter().zip(by_id).enumerate() {
-        let have = have.ok_or_else(|| in_function(f, "CFG", "cleanup edge IDs are dense"))?;
+        let have =
+            have.ok_or_else(|| in_function(function, "CFG", "cleanup edge IDs are dense"))?;
         if have.source != want.source
             || have.successor != want.successor
             || !possible_kinds(want.arm).contains(&have.kind)
         {
             return Err(in_function(
-                f,
+                function,
                 &format!("cleanup edge {id}"),
                 "source, successor or kind differs from the derived edge list",
             ));
@@ -511,67 +522,72 @@ pub fn check_structure(f: &Function) -> crate::Result<()> {
 }
 
 /// Cooper–Harvey–Kennedy iterative dominators over nodes reachable from `root`.
-fn dominators(n: usize, root: usize, succ: &[Vec<usize>], preds: &[Vec<usize>]) -> Vec<usize> {
+fn dominators(
+    node_count: usize,
+    root: usize,
+    succ: &[Vec<usize>],
+    preds: &[Vec<usize>],
+) -> Vec<usize> {
     const UNDEF: usize = usize::MAX;
     // Postorder numbering.
-    let mut po = vec![UNDEF; n];
-    let mut order = Vec::with_capacity(n);
-    let mut seen = vec![false; n];
+    let mut postorder = vec![UNDEF; node_count];
+    let mut order = Vec::with_capacity(node_count);
+    let mut seen = vec![false; node_count];
     let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
     seen[root] = true;
-    while let Some((v, i)) = stack.pop() {
-        if i < succ[v].len() {
-            stack.push((v, i + 1));
-            let s = succ[v][i];
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
+    while let Some((node, i)) = stack.pop() {
+        if i < succ[node].len() {
+            stack.push((node, i + 1));
+            let successor = succ[node][i];
+            if !seen[successor] {
+                seen[successor] = true;
+                stack.push((successor, 0));
             }
         } else {
-            po[v] = order.len();
-            order.push(v);
+            postorder[node] = order.len();
+            order.push(node);
         }
     }
-    let mut idom = vec![UNDEF; n];
+    let mut idom = vec![UNDEF; node_count];
     idom[root] = root;
     let mut changed = true;
     while changed {
         changed = false;
-        for &b in order.iter().rev() {
-            if b == root {
+        for &current in order.iter().rev() {
+            if current == root {
                 continue;
             }
             let mut new = UNDEF;
-            for &p in &preds[b] {
-                if idom[p] == UNDEF {
+            for &pred in &preds[current] {
+                if idom[pred] == UNDEF {
                     continue;
                 }
                 new = if new == UNDEF {
-                    p
+                    pred
                 } else {
-                    let (mut a, mut c) = (p, new);
-                    while a != c {
-                        while po[a] < po[c] {
-                            a = idom[a];
+                    let (mut finger, mut other_finger) = (pred, new);
+                    while finger != other_finger {
+                        while postorder[finger] < postorder[other_finger] {
+                            finger = idom[finger];
                         }
-                        while po[c] < po[a] {
-                            c = idom[c];
+                        while postorder[other_finger] < postorder[finger] {
+                            other_finger = idom[other_finger];
                         }
                     }
-                    a
+                    finger
                 };
             }
-            if new != UNDEF && idom[b] != new {
-                idom[b] = new;
+            if new != UNDEF && idom[current] != new {
+                idom[current] = new;
                 changed = true;
             }
         }
     }
     // Nodes that cannot reach the root in this graph (infinite loops in the
     // reverse graph) dominate only themselves.
-    for (i, d) in idom.iter_mut().enumerate() {
-        if *d == UNDEF {
-            *d = i;
+    for (i, dominator) in idom.iter_mut().enumerate() {
+        if *dominator == UNDEF {
+            *dominator = i;
         }
     }
     idom

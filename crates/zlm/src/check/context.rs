@@ -69,15 +69,15 @@ pub struct CheckError {
 
 fn location(block: Option<u32>, op: Option<u32>) -> String {
     match (block, op) {
-        (Some(b), Some(o)) => format!(" block {b} op {o}"),
-        (Some(b), None) => format!(" block {b}"),
+        (Some(block_id), Some(op_ordinal)) => format!(" block {block_id} op {op_ordinal}"),
+        (Some(block_id), None) => format!(" block {block_id}"),
         _ => String::new(),
     }
 }
 
 impl From<CheckError> for crate::Error {
-    fn from(e: CheckError) -> Self {
-        crate::Error::new(e.code, e.to_string())
+    fn from(error: CheckError) -> Self {
+        crate::Error::new(error.code, error.to_string())
     }
 }
 
@@ -108,15 +108,15 @@ pub struct Resolved<'m> {
 
 impl<'m> Resolved<'m> {
     /// Builds the tables (identities are recomputed).
-    pub fn new(m: &'m Module) -> crate::Result<Self> {
-        let (ids, _) = crate::ids::compute(m, false)?;
-        Ok(Self::with_ids(m, ids))
+    pub fn new(module: &'m Module) -> crate::Result<Self> {
+        let (ids, _) = crate::ids::compute(module, false)?;
+        Ok(Self::with_ids(module, ids))
     }
 
-    /// Builds the tables from identities already computed for `m` (by
+    /// Builds the tables from identities already computed for `module` (by
     /// [`crate::ids::compute`], e.g. through [`crate::write::write_with_ids`]).
-    pub fn with_ids(m: &'m Module, ids: Identities) -> Self {
-        Self::from_parts(m, Cow::Owned(ids))
+    pub fn with_ids(module: &'m Module, ids: Identities) -> Self {
+        Self::from_parts(module, Cow::Owned(ids))
     }
 
     /// Builds the tables of a decoded and checked module, borrowing the
@@ -125,24 +125,24 @@ impl<'m> Resolved<'m> {
         Self::from_parts(&checked.module, Cow::Borrowed(&checked.ids))
     }
 
-    pub(crate) fn from_parts(m: &'m Module, ids: Cow<'m, Identities>) -> Self {
+    pub(crate) fn from_parts(module: &'m Module, ids: Cow<'m, Identities>) -> Self {
         let mut decls = HashMap::new();
         let mut variants = HashMap::new();
         let mut funcs = HashMap::new();
-        for (decl_index, d) in ids.decls.iter().enumerate() {
-            decls.insert(d.nominal, decl_index);
-            for (variant_index, (vid, _)) in d.variants.iter().enumerate() {
+        for (decl_index, decl_ids) in ids.decls.iter().enumerate() {
+            decls.insert(decl_ids.nominal, decl_index);
+            for (variant_index, (vid, _)) in decl_ids.variants.iter().enumerate() {
                 variants.insert(*vid, (decl_index, variant_index));
             }
-            for (fn_index, f) in d.functions.iter().enumerate() {
-                funcs.insert(f.sig, (decl_index, fn_index));
+            for (fn_index, fn_ids) in decl_ids.functions.iter().enumerate() {
+                funcs.insert(fn_ids.sig, (decl_index, fn_index));
             }
         }
         Resolved {
-            local: m.declarations.len(),
+            local: module.declarations.len(),
             origin: Vec::new(),
-            modules: vec![(m.name.clone(), m.profile)],
-            m,
+            modules: vec![(module.name.clone(), module.profile)],
+            m: module,
             ids,
             decls,
             variants,
@@ -150,21 +150,21 @@ impl<'m> Resolved<'m> {
         }
     }
 
-    /// The tables of a linked view: `m` holds the module's own declarations
+    /// The tables of a linked view: `module` holds the module's own declarations
     /// first (`local` of them), then each provider's; `origin[i]` is the
     /// module (index into `modules`) of declaration `local + i`.
     pub(crate) fn of_view(
-        m: &'m Module,
+        module: &'m Module,
         ids: &'m Identities,
         local: usize,
         origin: Vec<usize>,
         modules: Vec<(String, NumericProfile)>,
     ) -> Self {
-        let mut r = Self::from_parts(m, Cow::Borrowed(ids));
-        r.local = local;
-        r.origin = origin;
-        r.modules = modules;
-        r
+        let mut resolved = Self::from_parts(module, Cow::Borrowed(ids));
+        resolved.local = local;
+        resolved.origin = origin;
+        resolved.modules = modules;
+        resolved
     }
 
     /// The index (into the view's modules, 0 = the module itself) of the
@@ -189,43 +189,43 @@ impl<'m> Resolved<'m> {
     pub fn is_local(&self, decl: usize) -> bool {
         decl < self.local
     }
-    /// Whether `t` is structurally Copy.
-    pub fn is_copy(&self, t: &Type) -> bool {
-        self.ids.is_copy(t)
+    /// Whether `ty` is structurally Copy.
+    pub fn is_copy(&self, ty: &Type) -> bool {
+        self.ids.is_copy(ty)
     }
     /// The field with ID `id`: its owning declaration, optional variant and record.
     pub fn field(&self, id: &Id) -> Option<(usize, Option<usize>, &'m Field)> {
         let info = self.ids.fields.get(id)?;
-        let d = &self.m.declarations[info.decl];
-        let f = match info.variant {
-            None => d.fields.get(info.index)?,
-            Some(v) => d.variants.get(v)?.fields.get(info.index)?,
+        let decl = &self.m.declarations[info.decl];
+        let field = match info.variant {
+            None => decl.fields.get(info.index)?,
+            Some(variant_index) => decl.variants.get(variant_index)?.fields.get(info.index)?,
         };
-        Some((info.decl, info.variant, f))
+        Some((info.decl, info.variant, field))
     }
     /// The declaration's self type.
     pub fn self_type(&self, decl: usize) -> Type {
         Type::Nominal(self.ids.decls[decl].nominal)
     }
     /// Owner declaration of a nominal type, when local.
-    pub fn decl_of(&self, t: &Type) -> Option<usize> {
-        match t {
+    pub fn decl_of(&self, ty: &Type) -> Option<usize> {
+        match ty {
             Type::Nominal(id) => self.decls.get(id).copied(),
             _ => None,
         }
     }
     /// Display name `Decl.function`; a provider's function in a linked
     /// view is qualified with its module, `module::Decl.function`.
-    pub fn fn_name(&self, d: usize, f: usize) -> String {
-        let decl = &self.m.declarations[d];
-        if self.is_local(d) {
-            format!("{}.{}", decl.name, decl.functions[f].name)
+    pub fn fn_name(&self, decl_index: usize, fn_index: usize) -> String {
+        let decl = &self.m.declarations[decl_index];
+        if self.is_local(decl_index) {
+            format!("{}.{}", decl.name, decl.functions[fn_index].name)
         } else {
             format!(
                 "{}::{}.{}",
-                self.module_of(d),
+                self.module_of(decl_index),
                 decl.name,
-                decl.functions[f].name
+                decl.functions[fn_index].name
             )
         }
     }
@@ -321,24 +321,28 @@ pub(crate) struct FnCheck<'r, 'm> {
 }
 
 impl<'r, 'm> FnCheck<'r, 'm> {
-    pub(crate) fn new(r: &'r Resolved<'m>, decl_index: usize, fn_index: usize) -> CResult<Self> {
-        let f = &r.m.declarations[decl_index].functions[fn_index];
-        let name = r.fn_name(decl_index, fn_index);
-        let cfg = Cfg::build(f).map_err(|(b, o, msg)| CheckError {
+    pub(crate) fn new(
+        resolved: &'r Resolved<'m>,
+        decl_index: usize,
+        fn_index: usize,
+    ) -> CResult<Self> {
+        let function = &resolved.m.declarations[decl_index].functions[fn_index];
+        let name = resolved.fn_name(decl_index, fn_index);
+        let cfg = Cfg::build(function).map_err(|(block, op, msg)| CheckError {
             code: code::CFG,
             function: name.clone(),
-            block: b,
-            op: o,
+            block,
+            op,
             message: msg,
         })?;
         Ok(FnCheck {
-            r,
+            r: resolved,
             decl_index,
-            f,
-            index: FnIndex::new(f),
+            f: function,
+            index: FnIndex::new(function),
             cfg,
-            self_ty: r.self_type(decl_index),
-            path_ix: f
+            self_ty: resolved.self_type(decl_index),
+            path_ix: function
                 .body
                 .paths
                 .iter()
@@ -395,50 +399,52 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                 self.f.receiver,
                 ReceiverKind::Shared | ReceiverKind::Exclusive
             ),
-            Root::Param(p) => self.param(*p).is_some_and(|p| p.ty.is_borrow()),
+            Root::Param(param_ordinal) => self
+                .param(*param_ordinal)
+                .is_some_and(|param| param.ty.is_borrow()),
             _ => false,
         }
     }
 
     /// The type a place operand denotes as a binding: the loan type for a
     /// borrow root, otherwise the path type.
-    pub fn binding_type(&self, k: &PathKey) -> Option<Type> {
-        let p = self.index.path(k)?;
-        if k.fields.is_empty() {
-            match &k.root {
+    pub fn binding_type(&self, key: &PathKey) -> Option<Type> {
+        let path = self.index.path(key)?;
+        if key.fields.is_empty() {
+            match &key.root {
                 Root::Receiver => return self.receiver_binding(),
-                Root::Param(o) => {
-                    let prm = self.param(*o)?;
-                    if prm.ty.is_borrow() {
-                        return Some(prm.ty.clone());
+                Root::Param(ordinal) => {
+                    let param = self.param(*ordinal)?;
+                    if param.ty.is_borrow() {
+                        return Some(param.ty.clone());
                     }
                 }
                 _ => {}
             }
         }
-        Some(p.ty.clone())
+        Some(path.ty.clone())
     }
 
     /// Type of a body operand as seen by its consumer.
-    pub fn operand_type(&self, o: &Operand) -> Option<Type> {
-        match o {
-            Operand::Value(r) => self.index.op(r)?.result.clone(),
-            Operand::Place(k) => self.binding_type(k),
-            Operand::Const(c) => Some(Type::Scalar(c.kind)),
+    pub fn operand_type(&self, operand: &Operand) -> Option<Type> {
+        match operand {
+            Operand::Value(op_ref) => self.index.op(op_ref)?.result.clone(),
+            Operand::Place(key) => self.binding_type(key),
+            Operand::Const(constant) => Some(Type::Scalar(constant.kind)),
             Operand::Block(_) => None,
         }
     }
 
     /// Whether a path has a borrowed (Ref/Mut) ancestry; `Some(true)` when
     /// that ancestry is exclusive.
-    pub fn borrowed_ancestry(&self, k: &PathKey) -> Option<bool> {
-        match &k.root {
+    pub fn borrowed_ancestry(&self, key: &PathKey) -> Option<bool> {
+        match &key.root {
             Root::Receiver => match self.f.receiver {
                 ReceiverKind::Shared => Some(false),
                 ReceiverKind::Exclusive => Some(true),
                 _ => None,
             },
-            Root::Param(p) => match self.param(*p).map(|p| &p.ty) {
+            Root::Param(ordinal) => match self.param(*ordinal).map(|param| &param.ty) {
                 Some(Type::Ref(_)) | Some(Type::SliceByte) | Some(Type::AllocatorBytesError) => {
                     Some(false)
                 }
@@ -451,21 +457,23 @@ impl<'r, 'm> FnCheck<'r, 'm> {
 
     /// The single STORE_LOCAL that binds a transient `Slice<Byte>` local,
     /// with its location.
-    pub fn slice_local_store(&self, k: &PathKey) -> Option<(OpRef, &'m Op)> {
-        if !k.fields.is_empty() {
+    pub fn slice_local_store(&self, key: &PathKey) -> Option<(OpRef, &'m Op)> {
+        if !key.fields.is_empty() {
             return None;
         }
-        let Root::Local(o) = k.root else { return None };
-        let local = self.f.body.locals.iter().find(|l| l.ordinal == o)?;
+        let Root::Local(ordinal) = key.root else {
+            return None;
+        };
+        let local = self.f.body.locals.iter().find(|l| l.ordinal == ordinal)?;
         if local.ty != Type::SliceByte {
             return None;
         }
         let mut found = None;
-        for (bid, b) in self.cfg.blocks.iter().enumerate() {
-            let b: &'m Block = b;
-            for (i, op) in b.ops.iter().enumerate() {
+        for (bid, block) in self.cfg.blocks.iter().enumerate() {
+            let block: &'m Block = block;
+            for (i, op) in block.ops.iter().enumerate() {
                 if op.tag == tag::STORE_LOCAL
-                    && op.operands.first() == Some(&Operand::Place(k.clone()))
+                    && op.operands.first() == Some(&Operand::Place(key.clone()))
                 {
                     if found.is_some() {
                         return None;
@@ -485,33 +493,33 @@ impl<'r, 'm> FnCheck<'r, 'm> {
 
     /// The slice loan a transient `Slice<Byte>` local is bound to: the loan
     /// created by the tag-43 operation whose value its one store binds.
-    pub fn slice_local_loan(&self, k: &PathKey) -> Option<&'m Loan> {
-        let (_, store) = self.slice_local_store(k)?;
-        let Some(Operand::Value(v)) = store.operands.get(1) else {
+    pub fn slice_local_loan(&self, key: &PathKey) -> Option<&'m Loan> {
+        let (_, store) = self.slice_local_store(key)?;
+        let Some(Operand::Value(op_ref)) = store.operands.get(1) else {
             return None;
         };
-        self.loan_created_by(v)
+        self.loan_created_by(op_ref)
             .filter(|l| l.kind == LoanKind::ByteSlice)
     }
 
-    /// Every flow operation that uses loan `l`: operations naming its
+    /// Every flow operation that uses loan `loan`: operations naming its
     /// value, and operations naming the transient Slice local bound to it.
-    pub fn loan_uses(&self, l: &Loan) -> Vec<OpRef> {
-        let Some(c) = l.creation else {
+    pub fn loan_uses(&self, loan: &Loan) -> Vec<OpRef> {
+        let Some(creation) = loan.creation else {
             return Vec::new();
         };
-        let mut uses = self.uses_of(&c);
+        let mut uses = self.uses_of(&creation);
         for local in &self.f.body.locals {
-            let k = PathKey {
+            let key = PathKey {
                 root: Root::Local(local.ordinal),
                 fields: vec![],
             };
-            if self.slice_local_loan(&k).map(|x| x.id) != Some(l.id) {
+            if self.slice_local_loan(&key).map(|x| x.id) != Some(loan.id) {
                 continue;
             }
-            let place = Operand::Place(k.clone());
-            for (bid, b) in self.cfg.blocks.iter().enumerate() {
-                for (i, op) in b.ops.iter().enumerate() {
+            let place = Operand::Place(key.clone());
+            for (bid, block) in self.cfg.blocks.iter().enumerate() {
+                for (i, op) in block.ops.iter().enumerate() {
                     if op.tag != tag::STORE_LOCAL && op.operands.contains(&place) {
                         uses.push(OpRef::Flow {
                             block: bid as u32,
@@ -524,34 +532,38 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         uses
     }
 
-    /// The active entry loan whose binding roots place `k` (borrowed ancestry).
-    pub fn loan_of_place(&self, k: &PathKey) -> Option<&'m Loan> {
-        if let Some(l) = self.slice_local_loan(k) {
-            return Some(l);
+    /// The active entry loan whose binding roots place `key` (borrowed ancestry).
+    pub fn loan_of_place(&self, key: &PathKey) -> Option<&'m Loan> {
+        if let Some(loan) = self.slice_local_loan(key) {
+            return Some(loan);
         }
-        self.borrowed_ancestry(k)?;
+        self.borrowed_ancestry(key)?;
         let root = PathKey {
-            root: k.root.clone(),
+            root: key.root.clone(),
             fields: vec![],
         };
         self.f
             .body
             .loans
             .iter()
-            .find(|l| l.creation.is_none() && l.origin == root)
+            .find(|loan| loan.creation.is_none() && loan.origin == root)
     }
 
-    /// The loan created by the operation producing SSA value `v`.
-    pub fn loan_created_by(&self, v: &OpRef) -> Option<&'m Loan> {
-        self.f.body.loans.iter().find(|l| l.creation == Some(*v))
+    /// The loan created by the operation producing SSA value `op_ref`.
+    pub fn loan_created_by(&self, op_ref: &OpRef) -> Option<&'m Loan> {
+        self.f
+            .body
+            .loans
+            .iter()
+            .find(|l| l.creation == Some(*op_ref))
     }
 
-    /// Flow operations that name `v` as a value operand.
-    pub fn uses_of(&self, v: &OpRef) -> Vec<OpRef> {
+    /// Flow operations that name `op_ref` as a value operand.
+    pub fn uses_of(&self, op_ref: &OpRef) -> Vec<OpRef> {
         let mut out = Vec::new();
-        for (bid, b) in self.cfg.blocks.iter().enumerate() {
-            for (i, op) in b.ops.iter().enumerate() {
-                if op.operands.iter().any(|o| o == &Operand::Value(*v)) {
+        for (bid, block) in self.cfg.blocks.iter().enumerate() {
+            for (i, op) in block.ops.iter().enumerate() {
+                if op.operands.iter().any(|o| o == &Operand::Value(*op_ref)) {
                     out.push(OpRef::Flow {
                         block: bid as u32,
                         ordinal: i as u32,

@@ -8,10 +8,10 @@ use crate::model::*;
 /// Checks every requires and ensures expression of the function.
 pub(crate) fn check(ctx: &FnCheck<'_, '_>) -> CResult<()> {
     for (which, list) in [(false, &ctx.f.requires), (true, &ctx.f.ensures)] {
-        for (edge_index, e) in list.iter().enumerate() {
-            expr(ctx, e, which, edge_index)?;
+        for (clause_index, clause) in list.iter().enumerate() {
+            expr(ctx, clause, which, clause_index)?;
             if exported(ctx) {
-                public_only(ctx, e, which, edge_index)?;
+                public_only(ctx, clause, which, clause_index)?;
             }
         }
     }
@@ -30,19 +30,24 @@ fn exported(ctx: &FnCheck<'_, '_>) -> bool {
 
 /// An exported contract references only public members of public
 /// declarations (or catalog functions).
-fn public_only(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
+fn public_only(
+    ctx: &FnCheck<'_, '_>,
+    expression: &Expr,
+    ensures: bool,
+    clause_index: usize,
+) -> CResult<()> {
     let clause = if ensures { "ensures" } else { "requires" };
-    for (i, op) in e.ops.iter().enumerate() {
+    for (i, op) in expression.ops.iter().enumerate() {
         let Some(id) = op.reference else { continue };
         let public = match op.tag {
-            1 => ctx.r.field(&id).is_some_and(|(d, _, f)| {
-                f.visibility == Visibility::Public
-                    && ctx.r.m.declarations[d].visibility == Visibility::Public
+            1 => ctx.r.field(&id).is_some_and(|(decl_index, _, field)| {
+                field.visibility == Visibility::Public
+                    && ctx.r.m.declarations[decl_index].visibility == Visibility::Public
             }),
-            3 if op.aux0 == 0 => ctx.r.funcs.get(&id).is_some_and(|&(d, f)| {
-                let decl = &ctx.r.m.declarations[d];
+            3 if op.aux0 == 0 => ctx.r.funcs.get(&id).is_some_and(|&(decl_index, fn_index)| {
+                let decl = &ctx.r.m.declarations[decl_index];
                 decl.visibility == Visibility::Public
-                    && decl.functions[f].visibility == Visibility::Public
+                    && decl.functions[fn_index].visibility == Visibility::Public
             }),
             _ => true,
         };
@@ -52,7 +57,7 @@ fn public_only(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize
                 None,
                 None,
                 format!(
-                    "{clause} {edge_index} op {i}: an exported contract references a non-public member (it must resolve in the public module interface)"
+                    "{clause} {clause_index} op {i}: an exported contract references a non-public member (it must resolve in the public module interface)"
                 ),
             ));
         }
@@ -60,75 +65,85 @@ fn public_only(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize
     Ok(())
 }
 
-/// The canonical contract clauses of function `f` of declaration `decl`
+/// The canonical contract clauses of function `function` of declaration `decl`
 /// under `zerglang.zli.contract-printer/1`: `requires { E0; E1; }` and
 /// `ensures { .. }`, empty clauses omitted, joined by one space (empty
 /// when the function has no contract).
 pub fn print_clauses(
-    r: &super::context::Resolved<'_>,
+    resolved: &super::context::Resolved<'_>,
     decl: usize,
-    f: &Function,
+    function: &Function,
 ) -> Result<String, String> {
     let mut parts = Vec::new();
-    for (name, list) in [("requires", &f.requires), ("ensures", &f.ensures)] {
+    for (name, list) in [
+        ("requires", &function.requires),
+        ("ensures", &function.ensures),
+    ] {
         if list.is_empty() {
             continue;
         }
-        let mut s = format!("{name} {{");
-        for e in list {
-            s.push(' ');
-            s.push_str(&print_expr(r, decl, f, e)?);
-            s.push(';');
+        let mut clause_text = format!("{name} {{");
+        for expression in list {
+            clause_text.push(' ');
+            clause_text.push_str(&print_expr(resolved, decl, function, expression)?);
+            clause_text.push(';');
         }
-        s.push_str(" }");
-        parts.push(s);
+        clause_text.push_str(" }");
+        parts.push(clause_text);
     }
     Ok(parts.join(" "))
 }
 
 /// Prints one typed contract expression tree from its root.
 pub fn print_expr(
-    r: &super::context::Resolved<'_>,
+    resolved: &super::context::Resolved<'_>,
     decl: usize,
-    f: &Function,
-    e: &Expr,
+    function: &Function,
+    expression: &Expr,
 ) -> Result<String, String> {
-    let root = e
+    let root = expression
         .ops
         .len()
         .checked_sub(1)
         .ok_or("an empty contract expression")?;
-    print_op(r, decl, f, e, root, 0)
+    print_op(resolved, decl, function, expression, root, 0)
 }
 
 fn print_operand(
-    r: &super::context::Resolved<'_>,
+    resolved: &super::context::Resolved<'_>,
     decl: usize,
-    f: &Function,
-    e: &Expr,
-    o: &ContractOperand,
+    function: &Function,
+    expression: &Expr,
+    operand: &ContractOperand,
     depth: usize,
 ) -> Result<String, String> {
-    Ok(match o {
+    Ok(match operand {
         ContractOperand::Receiver => "self".into(),
         ContractOperand::Result => "result".into(),
-        ContractOperand::Param(k) => f
+        ContractOperand::Param(ordinal) => function
             .params
             .iter()
-            .find(|p| p.ordinal == *k)
+            .find(|p| p.ordinal == *ordinal)
             .map(|p| p.name.clone())
             .ok_or("a contract parameter that does not exist")?,
-        ContractOperand::Const(c) => print_literal(c)?,
-        ContractOperand::Value(i) => print_op(r, decl, f, e, *i as usize, depth + 1)?,
+        ContractOperand::Const(constant) => print_literal(constant)?,
+        ContractOperand::Value(value_index) => print_op(
+            resolved,
+            decl,
+            function,
+            expression,
+            *value_index as usize,
+            depth + 1,
+        )?,
     })
 }
 
 /// A contract literal: `true`/`false`, or the exact base-ten integer with
 /// its mandatory width suffix. Byte and Index have no contract literal.
-pub fn print_literal(c: &Constant) -> Result<String, String> {
+pub fn print_literal(constant: &Constant) -> Result<String, String> {
     use ScalarKind::*;
-    let suffix = match c.kind {
-        Bool => return Ok((if c.bits != 0 { "true" } else { "false" }).into()),
+    let suffix = match constant.kind {
+        Bool => return Ok((if constant.bits != 0 { "true" } else { "false" }).into()),
         Byte | Index => {
             return Err("contract integer literals exclude Byte and Index".into());
         }
@@ -141,108 +156,130 @@ pub fn print_literal(c: &Constant) -> Result<String, String> {
         UInt32 => "u32",
         UInt64 => "u64",
     };
-    let width = c.kind.constant_width().unwrap_or(8) as u32 * 8;
-    let text = if c.kind.is_signed() {
+    let width = constant.kind.constant_width().unwrap_or(8) as u32 * 8;
+    let text = if constant.kind.is_signed() {
         let shift = 64 - width;
-        (((c.bits << shift) as i64) >> shift).to_string()
+        (((constant.bits << shift) as i64) >> shift).to_string()
     } else {
-        c.bits.to_string()
+        constant.bits.to_string()
     };
     Ok(format!("{text}{suffix}"))
 }
 
 fn print_op(
-    r: &super::context::Resolved<'_>,
+    resolved: &super::context::Resolved<'_>,
     decl: usize,
-    f: &Function,
-    e: &Expr,
-    i: usize,
+    function: &Function,
+    expression: &Expr,
+    op_index: usize,
     depth: usize,
 ) -> Result<String, String> {
-    if depth > e.ops.len() {
+    if depth > expression.ops.len() {
         return Err("a contract expression refers forward or cyclically".into());
     }
-    let op = e.ops.get(i).ok_or("a contract value names no operation")?;
-    let opd = |k: usize| -> Result<String, String> {
-        let o = op.operands.get(k).ok_or("a missing contract operand")?;
-        print_operand(r, decl, f, e, o, depth)
+    let op = expression
+        .ops
+        .get(op_index)
+        .ok_or("a contract value names no operation")?;
+    let operand_text = |position: usize| -> Result<String, String> {
+        let operand = op
+            .operands
+            .get(position)
+            .ok_or("a missing contract operand")?;
+        print_operand(resolved, decl, function, expression, operand, depth)
     };
     const BIN: [&str; 18] = [
         "+", "-", "*", "/", "%", "<<", ">>", "&", "^", "|", "==", "!=", "<", "<=", ">", ">=", "&&",
         "||",
     ];
     Ok(match op.tag {
-        0 => format!("({})", opd(0)?),
+        0 => format!("({})", operand_text(0)?),
         1 => {
             let id = op.reference.ok_or("field-copy references a field")?;
-            let (_, _, fld) = r.field(&id).ok_or("field-copy names an unresolved field")?;
-            format!("({}.{})", opd(0)?, fld.name)
+            let (_, _, field) = resolved
+                .field(&id)
+                .ok_or("field-copy names an unresolved field")?;
+            format!("({}.{})", operand_text(0)?, field.name)
         }
         3 => {
             let id = op.reference.ok_or("pure-call references a function")?;
             let (owner, receiver, name) = match op.aux0 {
                 0 => {
-                    let &(d, fn_index) = r
+                    let &(decl_index, fn_index) = resolved
                         .funcs
                         .get(&id)
                         .ok_or("pure-call names an unresolved function")?;
-                    let callee = &r.m.declarations[d].functions[fn_index];
+                    let callee = &resolved.m.declarations[decl_index].functions[fn_index];
                     (
-                        r.m.declarations[d].name.clone(),
+                        resolved.m.declarations[decl_index].name.clone(),
                         callee.receiver,
                         callee.name.clone(),
                     )
                 }
                 _ => {
-                    let en = crate::catalog::by_signature(&id)
+                    let entry = crate::catalog::by_signature(&id)
                         .ok_or("pure-call names an unknown catalog function")?;
-                    (en.owner.to_string(), en.receiver, en.name.to_string())
+                    (
+                        entry.owner.to_string(),
+                        entry.receiver,
+                        entry.name.to_string(),
+                    )
                 }
             };
             let skip = usize::from(receiver == ReceiverKind::Shared);
             let mut args = Vec::new();
-            for k in skip..op.operands.len() {
-                args.push(opd(k)?);
+            for position in skip..op.operands.len() {
+                args.push(operand_text(position)?);
             }
-            let head = if skip == 1 { opd(0)? } else { owner };
+            let head = if skip == 1 { operand_text(0)? } else { owner };
             format!("({head}.{name}({}))", args.join(", "))
         }
-        4 => format!("(!{})", opd(0)?),
+        4 => format!("(!{})", operand_text(0)?),
         5 => {
             if matches!(op.operands.first(), Some(ContractOperand::Const(_))) {
                 return Err(
                     "numeric negation of a literal is folded into one signed literal; tag 5 applies only to a nonliteral subtree".into(),
                 );
             }
-            format!("(-{})", opd(0)?)
+            format!("(-{})", operand_text(0)?)
         }
-        t @ 7..=24 if t != 2 && t != 6 => {
-            format!("({} {} {})", opd(0)?, BIN[t as usize - 7], opd(1)?)
+        tag @ 7..=24 if tag != 2 && tag != 6 => {
+            format!(
+                "({} {} {})",
+                operand_text(0)?,
+                BIN[tag as usize - 7],
+                operand_text(1)?
+            )
         }
-        t => return Err(format!("contract tag {t} has no print form")),
+        tag => return Err(format!("contract tag {tag} has no print form")),
     })
 }
 
-fn expr(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CResult<()> {
+fn expr(
+    ctx: &FnCheck<'_, '_>,
+    expression: &Expr,
+    ensures: bool,
+    clause_index: usize,
+) -> CResult<()> {
     let recv = ctx.receiver_binding();
     let clause = if ensures { "ensures" } else { "requires" };
-    for (i, op) in e.ops.iter().enumerate() {
-        let err = |m: String| {
+    for (i, op) in expression.ops.iter().enumerate() {
+        let err = |message: String| {
             ctx.err(
                 code::CONTRACT,
                 None,
                 None,
-                format!("{clause} {edge_index} op {i}: {m}"),
+                format!("{clause} {clause_index} op {i}: {message}"),
             )
         };
         let mut tys = Vec::new();
-        for o in &op.operands {
+        for operand in &op.operands {
             if ensures {
-                survival(ctx, o).map_err(&err)?;
+                survival(ctx, operand).map_err(&err)?;
             }
-            let t = crate::ids::contract_operand_type(ctx.f, recv.as_ref(), e, o)
-                .map_err(|x| err(x.message))?;
-            tys.push(t);
+            let ty = crate::ids::contract_operand_type(ctx.f, recv.as_ref(), expression, operand)
+                .map_err(|error| err(error.message))?;
+            tys.push(ty);
         }
         let scalar = |t: &Type| matches!(t, Type::Scalar(_));
         let int = |t: &Type| matches!(t, Type::Scalar(k) if k.is_integer());
@@ -255,7 +292,7 @@ fn expr(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CR
             4 => tys == [bool_t.clone()] && op.result == bool_t,
             5 => {
                 tys.len() == 1
-                    && matches!(&tys[0], Type::Scalar(k) if k.is_signed())
+                    && matches!(&tys[0], Type::Scalar(kind) if kind.is_signed())
                     && op.result == tys[0]
             }
             7..=11 | 14..=16 => same(&int) && op.result == tys[0],
@@ -267,7 +304,7 @@ fn expr(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CR
             }
             17..=22 => same(&scalar) && op.result == bool_t,
             23 | 24 => tys == [bool_t.clone(), bool_t.clone()] && op.result == bool_t,
-            t => return Err(err(format!("contract tag {t} is reserved"))),
+            tag => return Err(err(format!("contract tag {tag} is reserved"))),
         };
         if !ok {
             return Err(err(format!(
@@ -281,27 +318,27 @@ fn expr(ctx: &FnCheck<'_, '_>, e: &Expr, ensures: bool, edge_index: usize) -> CR
 
 /// The ensures survival set: a live shared receiver, a shared-loan
 /// parameter, a Copy nonborrow parameter, or a Copy nonborrow non-Unit result.
-fn survival(ctx: &FnCheck<'_, '_>, o: &ContractOperand) -> Result<(), String> {
-    match o {
+fn survival(ctx: &FnCheck<'_, '_>, operand: &ContractOperand) -> Result<(), String> {
+    match operand {
         ContractOperand::Receiver if ctx.f.receiver != ReceiverKind::Shared => Err(
             "ensures may name only a shared receiver (owned, exclusive, type or absent receivers do not survive)".into(),
         ),
-        ContractOperand::Param(p) => {
-            let prm = ctx.param(*p).ok_or("missing parameter")?;
-            let ok = matches!(prm.ty, Type::Ref(_))
-                || (!prm.ty.is_borrow() && ctx.r.is_copy(&prm.ty));
+        ContractOperand::Param(ordinal) => {
+            let param = ctx.param(*ordinal).ok_or("missing parameter")?;
+            let ok = matches!(param.ty, Type::Ref(_))
+                || (!param.ty.is_borrow() && ctx.r.is_copy(&param.ty));
             if ok {
                 Ok(())
             } else {
                 Err(format!(
                     "parameter {} does not survive into ensures (moved owner or exclusive loan)",
-                    prm.name
+                    param.name
                 ))
             }
         }
         ContractOperand::Result => {
-            let t = &ctx.f.result;
-            if t.is_borrow() || !ctx.r.is_copy(t) || *t == Type::Unit {
+            let result_ty = &ctx.f.result;
+            if result_ty.is_borrow() || !ctx.r.is_copy(result_ty) || *result_ty == Type::Unit {
                 Err("result binding must be Copy, nonborrow and not Unit".into())
             } else {
                 Ok(())
@@ -311,26 +348,26 @@ fn survival(ctx: &FnCheck<'_, '_>, o: &ContractOperand) -> Result<(), String> {
     }
 }
 
-fn target(t: &Type) -> &Type {
-    match t {
-        Type::Ref(x) | Type::Mut(x) => x,
-        t => t,
+fn target(ty: &Type) -> &Type {
+    match ty {
+        Type::Ref(inner) | Type::Mut(inner) => inner,
+        ty => ty,
     }
 }
 
 fn field_copy(ctx: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
     let fid = op.reference.ok_or("field-copy references a field")?;
-    let (d, variant, fld) = ctx.r.field(&fid).ok_or("unknown field")?;
-    if tys.len() != 1 || *target(&tys[0]) != ctx.r.self_type(d) {
+    let (decl_index, variant, field) = ctx.r.field(&fid).ok_or("unknown field")?;
+    if tys.len() != 1 || *target(&tys[0]) != ctx.r.self_type(decl_index) {
         return Ok(false);
     }
-    if variant.is_some() || fld.mutability != Mutability::Let {
+    if variant.is_some() || field.mutability != Mutability::Let {
         return Err("field-copy reads an immutable ordinary field".into());
     }
-    if !ctx.r.is_copy(&fld.ty) || fld.ty.is_borrow() {
+    if !ctx.r.is_copy(&field.ty) || field.ty.is_borrow() {
         return Err("field-copy reads a structurally Copy field".into());
     }
-    Ok(op.result == fld.ty)
+    Ok(op.result == field.ty)
 }
 
 fn pure_call(ctx: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<bool, String> {
@@ -344,32 +381,32 @@ fn pure_call(ctx: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<boo
         Vec<Effect>,
     ) = match op.aux0 {
         0 => {
-            let (d, f) = *ctx
+            let (decl_index, fn_index) = *ctx
                 .r
                 .funcs
                 .get(&sig)
                 .ok_or("pure-call names a function outside this module (unsupported)")?;
-            let callee = &ctx.r.m.declarations[d].functions[f];
-            let mut ps: Vec<&Param> = callee.params.iter().collect();
-            ps.sort_by_key(|p| p.ordinal);
+            let callee = &ctx.r.m.declarations[decl_index].functions[fn_index];
+            let mut callee_params: Vec<&Param> = callee.params.iter().collect();
+            callee_params.sort_by_key(|p| p.ordinal);
             (
-                ctx.r.self_type(d),
+                ctx.r.self_type(decl_index),
                 callee.receiver,
                 callee.callable,
-                ps.iter().map(|p| p.ty.clone()).collect(),
+                callee_params.iter().map(|p| p.ty.clone()).collect(),
                 callee.result.clone(),
                 callee.effects.clone(),
             )
         }
         1 => {
-            let e = crate::catalog::by_signature(&sig).ok_or("unknown catalog function")?;
+            let entry = crate::catalog::by_signature(&sig).ok_or("unknown catalog function")?;
             (
-                e.owner.clone(),
-                e.receiver,
-                e.callable,
-                e.params.iter().map(|p| p.1.clone()).collect(),
-                e.result.clone(),
-                e.effects.clone(),
+                entry.owner.clone(),
+                entry.receiver,
+                entry.callable,
+                entry.params.iter().map(|p| p.1.clone()).collect(),
+                entry.result.clone(),
+                entry.effects.clone(),
             )
         }
         _ => return Err("pure-call auxiliary zero is 0 or 1".into()),

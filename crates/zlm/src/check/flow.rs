@@ -10,7 +10,7 @@ use crate::model::*;
 use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct St {
+struct FlowState {
     /// Per owned path: initialized.
     live: Vec<bool>,
     /// Ordered custody of owner roots/temporaries (path indices).
@@ -35,10 +35,10 @@ struct Flow<'a, 'r, 'm> {
     owner: Vec<bool>,
 }
 
-fn overlaps(a: &PathKey, b: &PathKey) -> bool {
-    a.root == b.root && {
-        let n = a.fields.len().min(b.fields.len());
-        a.fields[..n] == b.fields[..n]
+fn overlaps(left: &PathKey, right: &PathKey) -> bool {
+    left.root == right.root && {
+        let shared = left.fields.len().min(right.fields.len());
+        left.fields[..shared] == right.fields[..shared]
     }
 }
 
@@ -46,96 +46,100 @@ fn overlaps(a: &PathKey, b: &PathKey) -> bool {
 pub fn run(ctx: &FnCheck<'_, '_>) -> CResult<()> {
     let paths = &ctx.f.body.paths;
     let mut children = vec![Vec::new(); paths.len()];
-    for (i, p) in paths.iter().enumerate() {
-        if !p.key.fields.is_empty() {
-            let mut parent = p.key.clone();
+    for (path_index, path) in paths.iter().enumerate() {
+        if !path.key.fields.is_empty() {
+            let mut parent = path.key.clone();
             parent.fields.pop();
-            if let Some(&pi) = ctx.path_ix.get(&parent) {
-                children[pi].push(i);
+            if let Some(&parent_index) = ctx.path_ix.get(&parent) {
+                children[parent_index].push(path_index);
             }
         }
     }
     let owner = paths
         .iter()
-        .map(|p| {
-            p.key.fields.is_empty()
-                && !ctx.is_borrow_root(&p.key.root)
-                && !ctx.r.is_copy(&p.ty)
-                && !p.ty.is_borrow()
+        .map(|path| {
+            path.key.fields.is_empty()
+                && !ctx.is_borrow_root(&path.key.root)
+                && !ctx.r.is_copy(&path.ty)
+                && !path.ty.is_borrow()
         })
         .collect();
-    let fl = Flow {
+    let flow = Flow {
         ctx,
         children,
         owner,
     };
-    fl.run()
+    flow.run()
 }
 
 impl Flow<'_, '_, '_> {
-    fn ix(&self, k: &PathKey) -> Option<usize> {
-        self.ctx.path_ix.get(k).copied()
+    fn path_index_of(&self, key: &PathKey) -> Option<usize> {
+        self.ctx.path_ix.get(key).copied()
     }
 
-    fn set_tree(&self, st: &mut St, i: usize, v: bool) {
-        st.live[i] = v;
-        for &c in &self.children[i] {
-            self.set_tree(st, c, v);
+    fn set_tree(&self, state: &mut FlowState, path_index: usize, live: bool) {
+        state.live[path_index] = live;
+        for &child in &self.children[path_index] {
+            self.set_tree(state, child, live);
         }
-        if !v {
-            st.refine.retain(|(p, _)| *p != i);
+        if !live {
+            state.refine.retain(|(p, _)| *p != path_index);
         }
     }
 
-    fn whole_live(&self, st: &St, i: usize) -> bool {
-        st.live[i] && self.children[i].iter().all(|&c| self.whole_live(st, c))
+    fn whole_live(&self, state: &FlowState, path_index: usize) -> bool {
+        state.live[path_index]
+            && self.children[path_index]
+                .iter()
+                .all(|&child| self.whole_live(state, child))
     }
 
-    fn kill(&self, st: &mut St, i: usize) {
-        self.set_tree(st, i, false);
-        st.custody.retain(|&c| c != i);
+    fn kill(&self, state: &mut FlowState, path_index: usize) {
+        self.set_tree(state, path_index, false);
+        state.custody.retain(|&c| c != path_index);
     }
 
-    fn entry(&self) -> St {
-        let f = self.ctx.f;
-        let mut st = St {
-            live: vec![false; f.body.paths.len()],
+    fn entry(&self) -> FlowState {
+        let function = self.ctx.f;
+        let mut state = FlowState {
+            live: vec![false; function.body.paths.len()],
             custody: Vec::new(),
             loans: BTreeSet::new(),
             refine: BTreeSet::new(),
         };
         let mut roots: Vec<(u32, usize)> = Vec::new();
-        for (i, p) in f.body.paths.iter().enumerate() {
-            if !p.key.fields.is_empty() {
+        for (path_index, path) in function.body.paths.iter().enumerate() {
+            if !path.key.fields.is_empty() {
                 continue;
             }
-            let slot = match p.key.root {
+            let slot = match path.key.root {
                 Root::Receiver => 0,
-                Root::Param(o) => o + 1,
+                Root::Param(ordinal) => ordinal + 1,
                 _ => continue,
             };
-            roots.push((slot, i));
+            roots.push((slot, path_index));
         }
         roots.sort();
-        for (_, i) in roots {
-            self.set_tree(&mut st, i, true);
-            if self.owner[i] {
-                st.custody.push(i);
+        for (_, path_index) in roots {
+            self.set_tree(&mut state, path_index, true);
+            if self.owner[path_index] {
+                state.custody.push(path_index);
             }
         }
-        st
+        state
     }
 
     fn run(&self) -> CResult<()> {
-        let n = self.ctx.cfg.blocks.len();
-        let mut ins: Vec<Option<St>> = vec![None; n];
+        let block_count = self.ctx.cfg.blocks.len();
+        let mut ins: Vec<Option<FlowState>> = vec![None; block_count];
         ins[0] = Some(self.entry());
         let mut work = BTreeSet::from([0usize]);
         let mut guard = 0usize;
-        while let Some(b) = work.pop_first() {
+        while let Some(block) = work.pop_first() {
             guard += 1;
             if guard
-                > 64 * (n + 1) * (self.ctx.f.body.loans.len() + self.ctx.f.body.paths.len() + 2)
+                > 64 * (block_count + 1)
+                    * (self.ctx.f.body.loans.len() + self.ctx.f.body.paths.len() + 2)
             {
                 return Err(self.ctx.err(
                     code::UNSUPPORTED,
@@ -144,8 +148,10 @@ impl Flow<'_, '_, '_> {
                     "dataflow did not converge",
                 ));
             }
-            let Some(st) = ins[b].clone() else { continue };
-            for (succ, out) in self.block(b, st)? {
+            let Some(state) = ins[block].clone() else {
+                continue;
+            };
+            for (succ, out) in self.block(block, state)? {
                 match &mut ins[succ] {
                     slot @ None => {
                         *slot = Some(out);
@@ -158,7 +164,7 @@ impl Flow<'_, '_, '_> {
                                 Some(succ as u32),
                                 None,
                                 format!(
-                                    "predecessor block {b} presents a different initialized set or custody sequence at this join ({:?} vs {:?})",
+                                    "predecessor block {block} presents a different initialized set or custody sequence at this join ({:?} vs {:?})",
                                     self.names(&out.custody),
                                     self.names(&have.custody)
                                 ),
@@ -179,8 +185,9 @@ impl Flow<'_, '_, '_> {
         Ok(())
     }
 
-    fn names(&self, c: &[usize]) -> Vec<String> {
-        c.iter()
+    fn names(&self, custody: &[usize]) -> Vec<String> {
+        custody
+            .iter()
             .map(|&i| format!("{:?}", self.ctx.f.body.paths[i].key.root))
             .collect()
     }
@@ -191,68 +198,40 @@ impl Flow<'_, '_, '_> {
 
     /// Place-based conflict with live loans, and suspension of a borrowed
     /// root by a live child loan.
-    fn conflict(&self, st: &St, b: u32, j: u32, k: &PathKey, acc: Access) -> CResult<()> {
-        let here = OpRef::Flow {
-            block: b,
-            ordinal: j,
-        };
-        for &lid in &st.loans {
-            let Some(l) = self.loan(lid) else { continue };
-            if l.creation == Some(here) {
+    fn conflict(
+        &self,
+        state: &FlowState,
+        block: u32,
+        ordinal: u32,
+        place: &PathKey,
+        acc: Access,
+    ) -> CResult<()> {
+        let here = OpRef::Flow { block, ordinal };
+        for &lid in &state.loans {
+            let Some(loan) = self.loan(lid) else { continue };
+            if loan.creation == Some(here) {
                 continue;
             }
-            let via_entry = l
+            let via_entry = loan
                 .parent
                 .and_then(|p| self.loan(p))
-                .is_some_and(|p| p.creation.is_none() && overlaps(&p.origin, k));
-            if !overlaps(&l.origin, k) && !via_entry {
+                .is_some_and(|p| p.creation.is_none() && overlaps(&p.origin, place));
+            if !overlaps(&loan.origin, place) && !via_entry {
                 continue;
             }
             let bad = match acc {
-                Access::Read | Access::BorrowShared => l.kind == LoanKind::Exclusive,
+                Access::Read | Access::BorrowShared => loan.kind == LoanKind::Exclusive,
                 Access::Write | Access::BorrowMut => true,
             };
             if bad {
                 return Err(self.ctx.err(
                     code::LOAN,
-                    Some(b),
-                    Some(j),
-                    format!("access conflicts with live {} loan {}", l.kind.text(), l.id),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn use_value(&self, st: &St, b: u32, j: u32, r: &OpRef) -> CResult<()> {
-        let Some(l) = self.ctx.loan_created_by(r) else {
-            return Ok(());
-        };
-        if !st.loans.contains(&l.id) {
-            return Err(self.ctx.err(
-                code::LOAN,
-                Some(b),
-                Some(j),
-                format!("use of loan {} after its last use", l.id),
-            ));
-        }
-        let here = OpRef::Flow {
-            block: b,
-            ordinal: j,
-        };
-        for &c in &st.loans {
-            if let Some(child) = self.loan(c)
-                && child.parent == Some(l.id)
-                && child.creation != Some(here)
-                && l.kind == LoanKind::Exclusive
-            {
-                return Err(self.ctx.err(
-                    code::LOAN,
-                    Some(b),
-                    Some(j),
+                    Some(block),
+                    Some(ordinal),
                     format!(
-                        "exclusive loan {} is suspended by live child loan {}",
-                        l.id, child.id
+                        "access conflicts with live {} loan {}",
+                        loan.kind.text(),
+                        loan.id
                     ),
                 ));
             }
@@ -260,73 +239,122 @@ impl Flow<'_, '_, '_> {
         Ok(())
     }
 
-    fn consume(&self, st: &mut St, b: u32, j: u32, o: &Operand) -> CResult<Option<usize>> {
-        let Operand::Value(r) = o else {
+    fn use_value(
+        &self,
+        state: &FlowState,
+        block: u32,
+        ordinal: u32,
+        op_ref: &OpRef,
+    ) -> CResult<()> {
+        let Some(loan) = self.ctx.loan_created_by(op_ref) else {
+            return Ok(());
+        };
+        if !state.loans.contains(&loan.id) {
+            return Err(self.ctx.err(
+                code::LOAN,
+                Some(block),
+                Some(ordinal),
+                format!("use of loan {} after its last use", loan.id),
+            ));
+        }
+        let here = OpRef::Flow { block, ordinal };
+        for &child_id in &state.loans {
+            if let Some(child) = self.loan(child_id)
+                && child.parent == Some(loan.id)
+                && child.creation != Some(here)
+                && loan.kind == LoanKind::Exclusive
+            {
+                return Err(self.ctx.err(
+                    code::LOAN,
+                    Some(block),
+                    Some(ordinal),
+                    format!(
+                        "exclusive loan {} is suspended by live child loan {}",
+                        loan.id, child.id
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn consume(
+        &self,
+        state: &mut FlowState,
+        block: u32,
+        ordinal: u32,
+        operand: &Operand,
+    ) -> CResult<Option<usize>> {
+        let Operand::Value(op_ref) = operand else {
             return Ok(None);
         };
-        let Some(t) = self.ctx.operand_type(o) else {
+        let Some(ty) = self.ctx.operand_type(operand) else {
             return Ok(None);
         };
-        if t.is_borrow() || self.ctx.r.is_copy(&t) {
+        if ty.is_borrow() || self.ctx.r.is_copy(&ty) {
             return Ok(None);
         }
         let key = PathKey {
-            root: Root::Temp(*r),
+            root: Root::Temp(*op_ref),
             fields: vec![],
         };
-        let Some(i) = self.ix(&key) else {
+        let Some(path_index) = self.path_index_of(&key) else {
             return Err(self.ctx.err(
                 code::OWNERSHIP,
-                Some(b),
-                Some(j),
+                Some(block),
+                Some(ordinal),
                 "owner value without a temporary path",
             ));
         };
-        if !st.live[i] {
+        if !state.live[path_index] {
             return Err(self.ctx.err(
                 code::OWNERSHIP,
-                Some(b),
-                Some(j),
-                format!("owner value {r:?} was already consumed"),
+                Some(block),
+                Some(ordinal),
+                format!("owner value {op_ref:?} was already consumed"),
             ));
         }
-        self.kill(st, i);
-        Ok(Some(i))
+        self.kill(state, path_index);
+        Ok(Some(path_index))
     }
 
-    fn produce(&self, st: &mut St, b: u32, j: u32) {
+    fn produce(&self, state: &mut FlowState, block: u32, ordinal: u32) {
         let key = PathKey {
-            root: Root::Temp(OpRef::Flow {
-                block: b,
-                ordinal: j,
-            }),
+            root: Root::Temp(OpRef::Flow { block, ordinal }),
             fields: vec![],
         };
-        if let Some(i) = self.ix(&key) {
-            self.set_tree(st, i, true);
-            st.custody.push(i);
+        if let Some(path_index) = self.path_index_of(&key) {
+            self.set_tree(state, path_index, true);
+            state.custody.push(path_index);
         }
     }
 
-    fn place(&self, st: &St, b: u32, j: u32, k: &PathKey, whole: bool) -> CResult<usize> {
-        let i = self.ix(k).ok_or_else(|| {
+    fn place(
+        &self,
+        state: &FlowState,
+        block: u32,
+        ordinal: u32,
+        key: &PathKey,
+        whole: bool,
+    ) -> CResult<usize> {
+        let path_index = self.path_index_of(key).ok_or_else(|| {
             self.ctx
-                .err(code::OWNERSHIP, Some(b), Some(j), "unknown place")
+                .err(code::OWNERSHIP, Some(block), Some(ordinal), "unknown place")
         })?;
         let ok = if whole {
-            self.whole_live(st, i)
+            self.whole_live(state, path_index)
         } else {
-            st.live[i]
+            state.live[path_index]
         };
         if !ok {
             return Err(self.ctx.err(
                 code::OWNERSHIP,
-                Some(b),
-                Some(j),
+                Some(block),
+                Some(ordinal),
                 format!(
                     "place {:?} is {}",
-                    k.root,
-                    if st.live[i] {
+                    key.root,
+                    if state.live[path_index] {
                         "partially moved"
                     } else {
                         "not initialized (uninitialized or moved)"
@@ -334,18 +362,18 @@ impl Flow<'_, '_, '_> {
                 ),
             ));
         }
-        Ok(i)
+        Ok(path_index)
     }
 
     /// Applies an edge's recipe list; `all` demands that every owner dies.
-    fn recipes(&self, st: &mut St, source: u32, edge: u32, all: bool) -> CResult<()> {
-        let e = self
+    fn recipes(&self, state: &mut FlowState, source: u32, edge: u32, all: bool) -> CResult<()> {
+        let cleanup_edge = self
             .ctx
             .f
             .body
             .edges
             .iter()
-            .find(|e| e.id == edge)
+            .find(|cleanup_edge| cleanup_edge.id == edge)
             .ok_or_else(|| {
                 self.ctx.err(
                     code::CLEANUP,
@@ -355,68 +383,70 @@ impl Flow<'_, '_, '_> {
                 )
             })?;
         let mut last_pos = usize::MAX;
-        for (ri, d) in e.drops.iter().enumerate() {
-            let err = |m: String| {
+        for (recipe_index, drop) in cleanup_edge.drops.iter().enumerate() {
+            let err = |message: String| {
                 self.ctx.err(
                     code::CLEANUP,
                     Some(source),
                     None,
-                    format!("cleanup edge {edge} recipe {ri}: {m}"),
+                    format!("cleanup edge {edge} recipe {recipe_index}: {message}"),
                 )
             };
-            let Some(Operand::Place(k)) = d.operands.first() else {
+            let Some(Operand::Place(key)) = drop.operands.first() else {
                 return Err(err("a recipe drops one place".into()));
             };
-            let i = self.ix(k).ok_or_else(|| err("unknown place".into()))?;
-            let pos =
-                st.custody.iter().position(|&c| c == i).ok_or_else(|| {
-                    err("drops a path that is not a live owner in custody".into())
-                })?;
+            let path_index = self
+                .path_index_of(key)
+                .ok_or_else(|| err("unknown place".into()))?;
+            let pos = state
+                .custody
+                .iter()
+                .position(|&c| c == path_index)
+                .ok_or_else(|| err("drops a path that is not a live owner in custody".into()))?;
             if pos >= last_pos {
                 return Err(err("recipes must drop in reverse custody order".into()));
             }
             last_pos = pos;
-            self.kill(st, i);
+            self.kill(state, path_index);
         }
-        if all && !st.custody.is_empty() {
+        if all && !state.custody.is_empty() {
             return Err(self.ctx.err(
                 code::CLEANUP,
                 Some(source),
                 None,
                 format!(
                     "cleanup edge {edge} leaves live owners {:?} at function exit",
-                    self.names(&st.custody)
+                    self.names(&state.custody)
                 ),
             ));
         }
         Ok(())
     }
 
-    fn block(&self, block_index: usize, mut st: St) -> CResult<Vec<(usize, St)>> {
+    fn block(&self, block_index: usize, mut state: FlowState) -> CResult<Vec<(usize, FlowState)>> {
         let ctx = self.ctx;
-        let b = block_index as u32;
+        let block = block_index as u32;
         let ops = &ctx.cfg.blocks[block_index].ops;
         let mut pending_refine: Option<(usize, Id)> = None;
         let mut out = Vec::new();
-        for (jj, op) in ops.iter().enumerate() {
-            let j = jj as u32;
-            let here = OpRef::Flow {
-                block: b,
-                ordinal: j,
+        for (op_position, op) in ops.iter().enumerate() {
+            let ordinal = op_position as u32;
+            let here = OpRef::Flow { block, ordinal };
+            let fail = |error_code: &'static str, message: String| {
+                ctx.err(error_code, Some(block), Some(ordinal), message)
             };
-            let e = |c: &'static str, m: String| ctx.err(c, Some(b), Some(j), m);
-            for o in &op.operands {
-                match o {
-                    Operand::Value(r) => self.use_value(&st, b, j, r)?,
-                    Operand::Place(k) if op.tag != tag::STORE_LOCAL => {
-                        if let Some(l) = ctx.slice_local_loan(k)
-                            && !st.loans.contains(&l.id)
+            for operand in &op.operands {
+                match operand {
+                    Operand::Value(op_ref) => self.use_value(&state, block, ordinal, op_ref)?,
+                    Operand::Place(place) if op.tag != tag::STORE_LOCAL => {
+                        if let Some(loan) = ctx.slice_local_loan(place)
+                            && !state.loans.contains(&loan.id)
                         {
-                            return Err(e(
+                            return Err(fail(
                                 code::LOAN,
                                 format!(
                                     "use of a transient Slice<Byte> local outside its loan {} (uninitialized or after the last use)",
-                                    l.id
+                                    loan.id
                                 ),
                             ));
                         }
@@ -426,20 +456,21 @@ impl Flow<'_, '_, '_> {
             }
             match op.tag {
                 tag::LOAD_LOCAL | tag::ENUM_IS_VARIANT => {
-                    if let Some(Operand::Place(k)) = op.operands.first() {
-                        self.conflict(&st, b, j, k, Access::Read)?;
-                        let i = self.place(&st, b, j, k, false)?;
+                    if let Some(Operand::Place(place)) = op.operands.first() {
+                        self.conflict(&state, block, ordinal, place, Access::Read)?;
+                        let path_index = self.place(&state, block, ordinal, place, false)?;
                         if op.tag == tag::ENUM_IS_VARIANT
-                            && let (Aux::Variant(v), Some(next)) = (&op.aux0, ops.get(jj + 1))
+                            && let (Aux::Variant(variant), Some(next)) =
+                                (&op.aux0, ops.get(op_position + 1))
                             && next.tag == tag::JUMP_IF_FALSE
                             && next.operands.first() == Some(&Operand::Value(here))
                         {
-                            pending_refine = Some((i, *v));
+                            pending_refine = Some((path_index, *variant));
                         }
                     }
                 }
                 tag::FIELD_COPY | tag::FIELD_MOVE => {
-                    let Some(Operand::Place(k)) = op.operands.first() else {
+                    let Some(Operand::Place(place)) = op.operands.first() else {
                         continue;
                     };
                     let Aux::Field(fid) = &op.aux0 else { continue };
@@ -448,195 +479,204 @@ impl Flow<'_, '_, '_> {
                     } else {
                         Access::Read
                     };
-                    self.conflict(&st, b, j, k, acc)?;
-                    let op_index = self.place(&st, b, j, k, false)?;
-                    let mut fk = k.clone();
-                    fk.fields.push(*fid);
-                    let fn_index = self.ix(&fk);
+                    self.conflict(&state, block, ordinal, place, acc)?;
+                    let place_index = self.place(&state, block, ordinal, place, false)?;
+                    let mut field_key = place.clone();
+                    field_key.fields.push(*fid);
+                    let field_path_index = self.path_index_of(&field_key);
                     if let Some(info) = ctx.r.ids.fields.get(fid)
-                        && let Some(v) = info.variant
+                        && let Some(variant_index) = info.variant
                     {
-                        let vid = ctx.r.ids.decls[info.decl].variants[v].0;
-                        if !st.refine.contains(&(op_index, vid)) {
-                            return Err(e(
+                        let vid = ctx.r.ids.decls[info.decl].variants[variant_index].0;
+                        if !state.refine.contains(&(place_index, vid)) {
+                            return Err(fail(
                                 code::VARIANT,
                                 "payload field access without a proven active variant".into(),
                             ));
                         }
                     }
-                    match (op.tag, fn_index) {
-                        (tag::FIELD_COPY, Some(fn_index)) if !st.live[fn_index] => {
-                            return Err(e(code::OWNERSHIP, "read of a moved field".into()));
+                    match (op.tag, field_path_index) {
+                        (tag::FIELD_COPY, Some(field_path_index))
+                            if !state.live[field_path_index] =>
+                        {
+                            return Err(fail(code::OWNERSHIP, "read of a moved field".into()));
                         }
                         (tag::FIELD_MOVE, None) => {
-                            return Err(e(
+                            return Err(fail(
                                 code::OWNERSHIP,
                                 "FIELD_MOVE needs the field's owned path".into(),
                             ));
                         }
-                        (tag::FIELD_MOVE, Some(fn_index)) => {
-                            if !self.whole_live(&st, fn_index) {
-                                return Err(e(code::OWNERSHIP, "move of a moved field".into()));
+                        (tag::FIELD_MOVE, Some(field_path_index)) => {
+                            if !self.whole_live(&state, field_path_index) {
+                                return Err(fail(code::OWNERSHIP, "move of a moved field".into()));
                             }
-                            self.set_tree(&mut st, fn_index, false);
-                            self.produce(&mut st, b, j);
+                            self.set_tree(&mut state, field_path_index, false);
+                            self.produce(&mut state, block, ordinal);
                         }
                         _ => {}
                     }
                 }
                 tag::STORE_LOCAL => {
-                    let Some(Operand::Place(k)) = op.operands.first() else {
+                    let Some(Operand::Place(place)) = op.operands.first() else {
                         continue;
                     };
-                    self.conflict(&st, b, j, k, Access::Write)?;
-                    let i = self
-                        .ix(k)
-                        .ok_or_else(|| e(code::OWNERSHIP, "unknown place".into()))?;
-                    let copy = ctx.r.is_copy(&ctx.f.body.paths[i].ty);
-                    if !copy && st.live[i] {
-                        return Err(e(
+                    self.conflict(&state, block, ordinal, place, Access::Write)?;
+                    let path_index = self
+                        .path_index_of(place)
+                        .ok_or_else(|| fail(code::OWNERSHIP, "unknown place".into()))?;
+                    let copy = ctx.r.is_copy(&ctx.f.body.paths[path_index].ty);
+                    if !copy && state.live[path_index] {
+                        return Err(fail(
                             code::OWNERSHIP,
                             "STORE_LOCAL over an initialized owner (use REPLACE_COMMIT)".into(),
                         ));
                     }
-                    let facts = self.value_facts(&st, &op.operands[1]);
-                    self.consume(&mut st, b, j, &op.operands[1])?;
-                    self.set_tree(&mut st, i, true);
-                    if self.owner[i] {
-                        st.custody.push(i);
+                    let facts = self.value_facts(&state, &op.operands[1]);
+                    self.consume(&mut state, block, ordinal, &op.operands[1])?;
+                    self.set_tree(&mut state, path_index, true);
+                    if self.owner[path_index] {
+                        state.custody.push(path_index);
                     }
-                    for v in facts {
-                        st.refine.insert((i, v));
+                    for fact in facts {
+                        state.refine.insert((path_index, fact));
                     }
                 }
                 tag::PLACE_MOVE | tag::PLACE_DROP => {
-                    let Some(Operand::Place(k)) = op.operands.first() else {
+                    let Some(Operand::Place(place)) = op.operands.first() else {
                         continue;
                     };
-                    self.conflict(&st, b, j, k, Access::Write)?;
-                    let i = self.place(&st, b, j, k, op.tag == tag::PLACE_MOVE)?;
-                    let facts: Vec<Id> = st
+                    self.conflict(&state, block, ordinal, place, Access::Write)?;
+                    let path_index =
+                        self.place(&state, block, ordinal, place, op.tag == tag::PLACE_MOVE)?;
+                    let facts: Vec<Id> = state
                         .refine
                         .iter()
-                        .filter(|(p, _)| *p == i)
+                        .filter(|(p, _)| *p == path_index)
                         .map(|(_, v)| *v)
                         .collect();
-                    self.kill(&mut st, i);
+                    self.kill(&mut state, path_index);
                     if op.tag == tag::PLACE_MOVE {
-                        self.produce(&mut st, b, j);
-                        if let Some(t) = self.ix(&PathKey {
+                        self.produce(&mut state, block, ordinal);
+                        if let Some(temp_index) = self.path_index_of(&PathKey {
                             root: Root::Temp(here),
                             fields: vec![],
                         }) {
-                            for v in facts {
-                                st.refine.insert((t, v));
+                            for fact in facts {
+                                state.refine.insert((temp_index, fact));
                             }
                         }
                     }
                 }
                 tag::REPLACE_COMMIT => {
-                    let Some(Operand::Place(k)) = op.operands.first() else {
+                    let Some(Operand::Place(place)) = op.operands.first() else {
                         continue;
                     };
-                    self.conflict(&st, b, j, k, Access::Write)?;
-                    let i = self.place(&st, b, j, k, false)?;
+                    self.conflict(&state, block, ordinal, place, Access::Write)?;
+                    let path_index = self.place(&state, block, ordinal, place, false)?;
                     let cand_pos = match &op.operands[1] {
-                        Operand::Value(r) => self
-                            .ix(&PathKey {
-                                root: Root::Temp(*r),
+                        Operand::Value(op_ref) => self
+                            .path_index_of(&PathKey {
+                                root: Root::Temp(*op_ref),
                                 fields: vec![],
                             })
-                            .and_then(|t| st.custody.iter().position(|&c| c == t)),
+                            .and_then(|t| state.custody.iter().position(|&entry| entry == t)),
                         _ => None,
                     };
-                    let had = st.custody.iter().position(|&c| c == i);
-                    let facts = self.value_facts(&st, &op.operands[1]);
-                    self.consume(&mut st, b, j, &op.operands[1])?;
-                    st.refine.retain(|(p, _)| *p != i);
-                    self.set_tree(&mut st, i, true);
+                    let had = state.custody.iter().position(|&entry| entry == path_index);
+                    let facts = self.value_facts(&state, &op.operands[1]);
+                    self.consume(&mut state, block, ordinal, &op.operands[1])?;
+                    state.refine.retain(|(p, _)| *p != path_index);
+                    self.set_tree(&mut state, path_index, true);
                     if had.is_some() {
                         // Retarget the candidate's entry: the destination takes
                         // the candidate's custody position.
-                        st.custody.retain(|&c| c != i);
+                        state.custody.retain(|&entry| entry != path_index);
                         let pos = cand_pos
                             .map(|p| p.saturating_sub(usize::from(had.is_some_and(|h| h < p))))
-                            .unwrap_or(st.custody.len())
-                            .min(st.custody.len());
-                        st.custody.insert(pos, i);
+                            .unwrap_or(state.custody.len())
+                            .min(state.custody.len());
+                        state.custody.insert(pos, path_index);
                     }
-                    for v in facts {
-                        st.refine.insert((i, v));
+                    for fact in facts {
+                        state.refine.insert((path_index, fact));
                     }
                 }
                 tag::BORROW_SHARED | tag::BORROW_MUT | tag::BORROW_SLICE_BYTE => {
-                    if let Some(Operand::Place(k)) = op.operands.first() {
+                    if let Some(Operand::Place(place)) = op.operands.first() {
                         let acc = if op.tag == tag::BORROW_MUT {
                             Access::BorrowMut
                         } else {
                             Access::BorrowShared
                         };
-                        self.conflict(&st, b, j, k, acc)?;
-                        self.place(&st, b, j, k, true)?;
+                        self.conflict(&state, block, ordinal, place, acc)?;
+                        self.place(&state, block, ordinal, place, true)?;
                     }
                 }
                 tag::BYTE_BUILDER_FINISH => {
-                    let Some(Operand::Place(k)) = op.operands.first() else {
+                    let Some(Operand::Place(place)) = op.operands.first() else {
                         continue;
                     };
-                    self.conflict(&st, b, j, k, Access::Write)?;
-                    let i = self.place(&st, b, j, k, true)?;
-                    let t = self.ix(&PathKey {
+                    self.conflict(&state, block, ordinal, place, Access::Write)?;
+                    let path_index = self.place(&state, block, ordinal, place, true)?;
+                    let temp_index = self.path_index_of(&PathKey {
                         root: Root::Temp(here),
                         fields: vec![],
                     });
                     // Metadata relabel: the Builder's custody entry is
                     // retagged in place as the Bytes result.
-                    let pos = st.custody.iter().position(|&c| c == i);
-                    self.set_tree(&mut st, i, false);
-                    if let (Some(t), Some(pos)) = (t, pos) {
-                        st.custody[pos] = t;
-                        self.set_tree(&mut st, t, true);
+                    let pos = state.custody.iter().position(|&entry| entry == path_index);
+                    self.set_tree(&mut state, path_index, false);
+                    if let (Some(temp_index), Some(pos)) = (temp_index, pos) {
+                        state.custody[pos] = temp_index;
+                        self.set_tree(&mut state, temp_index, true);
                     } else {
-                        return Err(e(
+                        return Err(fail(
                             code::OWNERSHIP,
                             "BYTE_BUILDER_FINISH consumes an owner in custody into its Bytes temporary".into(),
                         ));
                     }
                 }
                 tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                    let mut err_st = st.clone();
-                    self.consume(&mut err_st, b, j, &op.operands[0])?;
-                    let eid = ctx.cfg.edge_id(b, Arm::Try, Some(j)).unwrap_or(u32::MAX);
+                    let mut err_st = state.clone();
+                    self.consume(&mut err_st, block, ordinal, &op.operands[0])?;
+                    let eid = ctx
+                        .cfg
+                        .edge_id(block, Arm::Try, Some(ordinal))
+                        .unwrap_or(u32::MAX);
                     err_st.loans.clear();
-                    self.recipes(&mut err_st, b, eid, true)?;
-                    self.consume(&mut st, b, j, &op.operands[0])?;
-                    self.produce(&mut st, b, j);
+                    self.recipes(&mut err_st, block, eid, true)?;
+                    self.consume(&mut state, block, ordinal, &op.operands[0])?;
+                    self.produce(&mut state, block, ordinal);
                 }
                 tag::RETURN => {
-                    self.consume(&mut st, b, j, &op.operands[0])?;
-                    let eid = ctx.cfg.edge_id(b, Arm::Return, None).unwrap_or(u32::MAX);
-                    st.loans.clear();
-                    self.recipes(&mut st, b, eid, true)?;
+                    self.consume(&mut state, block, ordinal, &op.operands[0])?;
+                    let eid = ctx
+                        .cfg
+                        .edge_id(block, Arm::Return, None)
+                        .unwrap_or(u32::MAX);
+                    state.loans.clear();
+                    self.recipes(&mut state, block, eid, true)?;
                 }
                 tag::JUMP => {
-                    let eid = ctx.cfg.edge_id(b, Arm::Jump, None).unwrap_or(u32::MAX);
-                    self.end_loans(&mut st, here);
-                    self.recipes(&mut st, b, eid, false)?;
-                    out.push((ctx.cfg.succ[block_index][0], st.clone()));
+                    let eid = ctx.cfg.edge_id(block, Arm::Jump, None).unwrap_or(u32::MAX);
+                    self.end_loans(&mut state, here);
+                    self.recipes(&mut state, block, eid, false)?;
+                    out.push((ctx.cfg.succ[block_index][0], state.clone()));
                 }
                 tag::JUMP_IF_FALSE => {
-                    self.end_loans(&mut st, here);
-                    let mut t = st.clone();
-                    if let Some(f) = pending_refine.take() {
-                        t.refine.insert(f);
+                    self.end_loans(&mut state, here);
+                    let mut true_state = state.clone();
+                    if let Some(fact) = pending_refine.take() {
+                        true_state.refine.insert(fact);
                     }
-                    let te = ctx.cfg.edge_id(b, Arm::True, None).unwrap_or(u32::MAX);
-                    self.recipes(&mut t, b, te, false)?;
-                    out.push((ctx.cfg.succ[block_index][0], t));
-                    let mut f = st.clone();
-                    let fe = ctx.cfg.edge_id(b, Arm::False, None).unwrap_or(u32::MAX);
-                    self.recipes(&mut f, b, fe, false)?;
-                    out.push((ctx.cfg.succ[block_index][1], f));
+                    let true_edge = ctx.cfg.edge_id(block, Arm::True, None).unwrap_or(u32::MAX);
+                    self.recipes(&mut true_state, block, true_edge, false)?;
+                    out.push((ctx.cfg.succ[block_index][0], true_state));
+                    let mut false_state = state.clone();
+                    let false_edge = ctx.cfg.edge_id(block, Arm::False, None).unwrap_or(u32::MAX);
+                    self.recipes(&mut false_state, block, false_edge, false)?;
+                    out.push((ctx.cfg.succ[block_index][1], false_state));
                 }
                 tag::CALL
                 | tag::INTRINSIC_CALL
@@ -644,39 +684,39 @@ impl Flow<'_, '_, '_> {
                 | tag::VARIANT_CONSTRUCT
                 | tag::RESULT_OK_RICH
                 | tag::RESULT_ERR_RICH => {
-                    for o in &op.operands {
-                        if let Operand::Place(k) = o {
-                            let acc = if matches!(ctx.binding_type(k), Some(Type::Mut(_))) {
+                    for operand in &op.operands {
+                        if let Operand::Place(place) = operand {
+                            let acc = if matches!(ctx.binding_type(place), Some(Type::Mut(_))) {
                                 Access::Write
                             } else {
                                 Access::Read
                             };
-                            self.conflict(&st, b, j, k, acc)?;
+                            self.conflict(&state, block, ordinal, place, acc)?;
                         }
-                        self.consume(&mut st, b, j, o)?;
+                        self.consume(&mut state, block, ordinal, operand)?;
                     }
-                    self.produce(&mut st, b, j);
+                    self.produce(&mut state, block, ordinal);
                     if op.tag == tag::VARIANT_CONSTRUCT
-                        && let (Aux::Variant(v), Some(t)) = (
+                        && let (Aux::Variant(variant), Some(temp_index)) = (
                             &op.aux0,
-                            self.ix(&PathKey {
+                            self.path_index_of(&PathKey {
                                 root: Root::Temp(here),
                                 fields: vec![],
                             }),
                         )
                     {
-                        st.refine.insert((t, *v));
+                        state.refine.insert((temp_index, *variant));
                     }
                 }
                 _ => {
                     // Scalar operations: a non-Copy owner value cannot appear.
-                    for o in &op.operands {
-                        if let Some(t) = ctx.operand_type(o)
-                            && matches!(o, Operand::Value(_))
-                            && !t.is_borrow()
-                            && !ctx.r.is_copy(&t)
+                    for operand in &op.operands {
+                        if let Some(ty) = ctx.operand_type(operand)
+                            && matches!(operand, Operand::Value(_))
+                            && !ty.is_borrow()
+                            && !ctx.r.is_copy(&ty)
                         {
-                            return Err(e(
+                            return Err(fail(
                                 code::OWNERSHIP,
                                 "an owner value used by a non-consuming operation".into(),
                             ));
@@ -685,42 +725,42 @@ impl Flow<'_, '_, '_> {
                 }
             }
             // Loans created here begin; loans whose last use is here end.
-            for l in &ctx.f.body.loans {
-                if l.creation == Some(here) {
-                    st.loans.insert(l.id);
+            for loan in &ctx.f.body.loans {
+                if loan.creation == Some(here) {
+                    state.loans.insert(loan.id);
                 }
             }
-            self.end_loans(&mut st, here);
+            self.end_loans(&mut state, here);
         }
         Ok(out)
     }
 
-    fn end_loans(&self, st: &mut St, here: OpRef) {
-        for l in &self.ctx.f.body.loans {
-            if l.last_use == Some(here) {
-                st.loans.remove(&l.id);
+    fn end_loans(&self, state: &mut FlowState, here: OpRef) {
+        for loan in &self.ctx.f.body.loans {
+            if loan.last_use == Some(here) {
+                state.loans.remove(&loan.id);
             }
         }
     }
 
     /// Refinement facts carried by an SSA owner value.
-    fn value_facts(&self, st: &St, o: &Operand) -> Vec<Id> {
-        let Operand::Value(r) = o else {
+    fn value_facts(&self, state: &FlowState, operand: &Operand) -> Vec<Id> {
+        let Operand::Value(op_ref) = operand else {
             return Vec::new();
         };
-        match self.ix(&PathKey {
-            root: Root::Temp(*r),
+        match self.path_index_of(&PathKey {
+            root: Root::Temp(*op_ref),
             fields: vec![],
         }) {
-            Some(t) => st
+            Some(temp_index) => state
                 .refine
                 .iter()
-                .filter(|(p, _)| *p == t)
-                .map(|(_, v)| *v)
+                .filter(|(p, _)| *p == temp_index)
+                .map(|(_, variant)| *variant)
                 .collect(),
-            None => match self.ctx.index.op(r) {
+            None => match self.ctx.index.op(op_ref) {
                 Some(op) if op.tag == tag::VARIANT_CONSTRUCT => match &op.aux0 {
-                    Aux::Variant(v) => vec![*v],
+                    Aux::Variant(variant) => vec![*variant],
                     _ => Vec::new(),
                 },
                 _ => Vec::new(),

@@ -69,10 +69,12 @@ impl<'a> Own<'a> {
             variants: Default::default(),
             decls: Default::default(),
         };
-        for d in &ids.decls {
-            own.decls.insert(d.nominal);
-            own.functions.extend(d.functions.iter().map(|f| f.sig));
-            own.variants.extend(d.variants.iter().map(|(v, _)| *v));
+        for decl_ids in &ids.decls {
+            own.decls.insert(decl_ids.nominal);
+            own.functions
+                .extend(decl_ids.functions.iter().map(|f| f.sig));
+            own.variants
+                .extend(decl_ids.variants.iter().map(|(v, _)| *v));
         }
         own
     }
@@ -86,17 +88,17 @@ impl<'a> Own<'a> {
     }
 }
 
-/// Every symbol of `m`'s functions that is not one of its own members.
-fn foreign_uses(m: &Module, ids: &Identities) -> Vec<Use> {
+/// Every symbol of `module`'s functions that is not one of its own members.
+fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
     let own = Own::new(ids);
     let mut out = Vec::new();
-    for (di, d) in m.declarations.iter().enumerate() {
-        for (fi, f) in d.functions.iter().enumerate() {
+    for (decl_index, decl) in module.declarations.iter().enumerate() {
+        for (fn_index, function) in decl.functions.iter().enumerate() {
             let mut add = |block: Option<u32>, op: Option<u32>, kind: Kind, id: Id| {
                 if !own.has(kind, &id) {
                     out.push(Use {
-                        decl: di,
-                        func: fi,
+                        decl: decl_index,
+                        func: fn_index,
                         block,
                         op,
                         kind,
@@ -104,24 +106,24 @@ fn foreign_uses(m: &Module, ids: &Identities) -> Vec<Use> {
                     });
                 }
             };
-            for p in &f.body.paths {
-                for fid in &p.key.fields {
+            for path in &function.body.paths {
+                for fid in &path.key.fields {
                     add(None, None, Kind::Field, *fid);
                 }
             }
-            let flow = f.body.blocks.iter().flat_map(|b| {
+            let flow = function.body.blocks.iter().flat_map(|b| {
                 b.ops
                     .iter()
                     .enumerate()
                     .map(move |(i, op)| (Some(b.id), i as u32, op))
             });
-            let recipes = f.body.edges.iter().flat_map(|e| {
+            let recipes = function.body.edges.iter().flat_map(|e| {
                 e.drops
                     .iter()
                     .enumerate()
                     .map(|(i, op)| (None, i as u32, op))
             });
-            for (b, i, op) in flow.chain(recipes) {
+            for (block, ordinal, op) in flow.chain(recipes) {
                 let kind = match (op.tag, &op.aux0) {
                     (tag::CALL, Aux::Func(id)) => Some((Kind::Function, *id)),
                     (_, Aux::Field(id)) => Some((Kind::Field, *id)),
@@ -129,19 +131,19 @@ fn foreign_uses(m: &Module, ids: &Identities) -> Vec<Use> {
                     (tag::AGGREGATE_CONSTRUCT, Aux::Decl(id)) => Some((Kind::Construct, *id)),
                     _ => None,
                 };
-                if let Some((k, id)) = kind {
-                    add(b, Some(i), k, id);
+                if let Some((use_kind, id)) = kind {
+                    add(block, Some(ordinal), use_kind, id);
                 }
-                for o in &op.operands {
-                    if let Operand::Place(k) = o {
-                        for fid in &k.fields {
-                            add(b, Some(i), Kind::Field, *fid);
+                for operand in &op.operands {
+                    if let Operand::Place(place) = operand {
+                        for fid in &place.fields {
+                            add(block, Some(ordinal), Kind::Field, *fid);
                         }
                     }
                 }
             }
-            for e in f.requires.iter().chain(&f.ensures) {
-                for op in &e.ops {
+            for clause in function.requires.iter().chain(&function.ensures) {
+                for op in &clause.ops {
                     let Some(id) = op.reference else { continue };
                     match op.tag {
                         1 => add(None, None, Kind::Field, id),
@@ -158,30 +160,30 @@ fn foreign_uses(m: &Module, ids: &Identities) -> Vec<Use> {
 /// The members of each provider by (kind, ID).
 fn members(providers: &[(&Module, &Identities)]) -> HashMap<(Kind, Id), Member> {
     let mut out = HashMap::new();
-    for (k, (pm, pids)) in providers.iter().enumerate() {
-        for (d, di) in pm.declarations.iter().zip(&pids.decls) {
-            let decl_public = if d.visibility == Visibility::Public {
+    for (provider_index, (provider_module, pids)) in providers.iter().enumerate() {
+        for (decl, decl_ids) in provider_module.declarations.iter().zip(&pids.decls) {
+            let decl_public = if decl.visibility == Visibility::Public {
                 Ok(())
             } else {
                 Err("its declaration is not public")
             };
-            for (f, fi) in d.functions.iter().zip(&di.functions) {
-                let public = decl_public.and(if f.visibility == Visibility::Public {
+            for (function, fn_ids) in decl.functions.iter().zip(&decl_ids.functions) {
+                let public = decl_public.and(if function.visibility == Visibility::Public {
                     Ok(())
                 } else {
                     Err("the function is not public")
                 });
                 out.insert(
-                    (Kind::Function, fi.sig),
+                    (Kind::Function, fn_ids.sig),
                     Member {
-                        module: k,
-                        name: format!("{}.{}", d.name, f.name),
+                        module: provider_index,
+                        name: format!("{}.{}", decl.name, function.name),
                         public,
                     },
                 );
             }
-            for (f, id) in d.fields.iter().zip(&di.fields) {
-                let public = decl_public.and(if f.visibility == Visibility::Public {
+            for (field, id) in decl.fields.iter().zip(&decl_ids.fields) {
+                let public = decl_public.and(if field.visibility == Visibility::Public {
                     Ok(())
                 } else {
                     Err("the field is not public")
@@ -189,30 +191,30 @@ fn members(providers: &[(&Module, &Identities)]) -> HashMap<(Kind, Id), Member> 
                 out.insert(
                     (Kind::Field, *id),
                     Member {
-                        module: k,
-                        name: format!("{}.{}", d.name, f.name),
+                        module: provider_index,
+                        name: format!("{}.{}", decl.name, field.name),
                         public,
                     },
                 );
             }
-            for (v, (vid, payload)) in d.variants.iter().zip(&di.variants) {
+            for (variant, (vid, payload)) in decl.variants.iter().zip(&decl_ids.variants) {
                 out.insert(
                     (Kind::Variant, *vid),
                     Member {
-                        module: k,
-                        name: format!("{}.{}", d.name, v.name),
+                        module: provider_index,
+                        name: format!("{}.{}", decl.name, variant.name),
                         public: decl_public,
                     },
                 );
                 // Payload fields are public members of the complete variant schema.
-                let mut fs: Vec<&Field> = v.fields.iter().collect();
-                fs.sort_by_key(|f| f.ordinal);
-                for (f, id) in fs.iter().zip(payload) {
+                let mut payload_fields: Vec<&Field> = variant.fields.iter().collect();
+                payload_fields.sort_by_key(|f| f.ordinal);
+                for (field, id) in payload_fields.iter().zip(payload) {
                     out.insert(
                         (Kind::Field, *id),
                         Member {
-                            module: k,
-                            name: format!("{}.{}.{}", d.name, v.name, f.name),
+                            module: provider_index,
+                            name: format!("{}.{}.{}", decl.name, variant.name, field.name),
                             public: decl_public,
                         },
                     );
@@ -221,8 +223,11 @@ fn members(providers: &[(&Module, &Identities)]) -> HashMap<(Kind, Id), Member> 
             // Constructing another module's value needs every field in its
             // public interface (a private field is the provider's secret).
             let construct = decl_public.and(
-                if d.kind == DeclKind::Value
-                    && d.fields.iter().all(|f| f.visibility == Visibility::Public)
+                if decl.kind == DeclKind::Value
+                    && decl
+                        .fields
+                        .iter()
+                        .all(|f| f.visibility == Visibility::Public)
                 {
                     Ok(())
                 } else {
@@ -230,10 +235,10 @@ fn members(providers: &[(&Module, &Identities)]) -> HashMap<(Kind, Id), Member> 
                 },
             );
             out.insert(
-                (Kind::Construct, di.nominal),
+                (Kind::Construct, decl_ids.nominal),
                 Member {
-                    module: k,
-                    name: d.name.clone(),
+                    module: provider_index,
+                    name: decl.name.clone(),
                     public: construct,
                 },
             );
@@ -252,39 +257,43 @@ pub(crate) struct Gate {
     pub foreign: BTreeSet<(usize, usize)>,
 }
 
-/// Resolves the symbols of `m` that are not its own. With `providers`
-/// (`direct`: the providers of the modules `m` imports from; `others`:
+/// Resolves the symbols of `module` that are not its own. With `providers`
+/// (`direct`: the providers of the modules `module` imports from; `others`:
 /// further supplied modules), each must be a public member of a direct
 /// provider. Without providers the symbols stay unresolved (the module can
 /// be printed but not run), except that a module importing nothing has no
 /// direct dependency to name.
 pub(crate) fn gate(
-    m: &Module,
+    module: &Module,
     ids: &Identities,
     providers: Option<(&Providers<'_>, &Providers<'_>)>,
 ) -> CResult<Gate> {
-    let uses = foreign_uses(m, ids);
-    let foreign = uses.iter().map(|u| (u.decl, u.func)).collect();
-    let fail = |u: &Use, message: String| CheckError {
+    let uses = foreign_uses(module, ids);
+    let foreign = uses
+        .iter()
+        .map(|foreign_use| (foreign_use.decl, foreign_use.func))
+        .collect();
+    let fail = |foreign_use: &Use, message: String| CheckError {
         code: code::LINK,
         function: format!(
             "{}.{}",
-            m.declarations[u.decl].name, m.declarations[u.decl].functions[u.func].name
+            module.declarations[foreign_use.decl].name,
+            module.declarations[foreign_use.decl].functions[foreign_use.func].name
         ),
-        block: u.block,
-        op: u.op,
+        block: foreign_use.block,
+        op: foreign_use.op,
         message,
     };
     let Some((direct, others)) = providers else {
-        if let Some(u) = uses.first()
-            && m.imports.is_empty()
+        if let Some(foreign_use) = uses.first()
+            && module.imports.is_empty()
         {
             return Err(fail(
-                u,
+                foreign_use,
                 format!(
                     "{} #{} is not a member of this module, and the module imports from no other module",
-                    u.kind.text(),
-                    to_hex(&u.id)
+                    foreign_use.kind.text(),
+                    to_hex(&foreign_use.id)
                 ),
             ));
         }
@@ -295,15 +304,15 @@ pub(crate) fn gate(
     }
     let direct_members = members(direct);
     let other_members = members(others);
-    for u in &uses {
-        match direct_members.get(&(u.kind, u.id)) {
+    for foreign_use in &uses {
+        match direct_members.get(&(foreign_use.kind, foreign_use.id)) {
             Some(member) => {
                 if let Err(why) = member.public {
                     return Err(fail(
-                        u,
+                        foreign_use,
                         format!(
                             "{} {}::{} is not a public member of its module's interface ({why})",
-                            u.kind.text(),
+                            foreign_use.kind.text(),
                             direct[member.module].0.name,
                             member.name
                         ),
@@ -311,20 +320,20 @@ pub(crate) fn gate(
                 }
             }
             None => {
-                let message = match other_members.get(&(u.kind, u.id)) {
+                let message = match other_members.get(&(foreign_use.kind, foreign_use.id)) {
                     Some(member) => format!(
                         "{} {}::{} belongs to a module this module does not import from (transitive-only)",
-                        u.kind.text(),
+                        foreign_use.kind.text(),
                         others[member.module].0.name,
                         member.name
                     ),
                     None => format!(
                         "{} #{} does not resolve to a member of this module or of a direct-dependency provider",
-                        u.kind.text(),
-                        to_hex(&u.id)
+                        foreign_use.kind.text(),
+                        to_hex(&foreign_use.id)
                     ),
                 };
-                return Err(fail(u, message));
+                return Err(fail(foreign_use, message));
             }
         }
     }
@@ -350,29 +359,34 @@ impl LinkedView {
         root: (&Module, &Identities),
         providers: &[(&Module, &Identities)],
     ) -> LinkedView {
-        let (rm, rids) = root;
-        let mut module = rm.clone();
-        let mut ids = rids.clone();
-        let local = rm.declarations.len();
+        let (root_module, root_ids) = root;
+        let mut module = root_module.clone();
+        let mut ids = root_ids.clone();
+        let local = root_module.declarations.len();
         let mut origin = Vec::new();
-        let mut modules = vec![(rm.name.clone(), rm.profile)];
-        for (k, (pm, pids)) in providers.iter().enumerate() {
+        let mut modules = vec![(root_module.name.clone(), root_module.profile)];
+        for (provider_index, (provider_module, pids)) in providers.iter().enumerate() {
             let base = module.declarations.len();
-            module.declarations.extend(pm.declarations.iter().cloned());
+            module
+                .declarations
+                .extend(provider_module.declarations.iter().cloned());
             ids.decls.extend(pids.decls.iter().cloned());
             for (id, info) in &pids.fields {
                 let mut info = info.clone();
                 info.decl += base;
                 ids.fields.entry(*id).or_insert(info);
             }
-            for (id, c) in &pids.copy {
-                ids.copy.entry(*id).or_insert(*c);
+            for (id, copy) in &pids.copy {
+                ids.copy.entry(*id).or_insert(*copy);
             }
-            for (t, id) in &pids.types {
-                ids.types.entry(t.clone()).or_insert(*id);
+            for (ty, id) in &pids.types {
+                ids.types.entry(ty.clone()).or_insert(*id);
             }
-            origin.extend(std::iter::repeat_n(k + 1, pm.declarations.len()));
-            modules.push((pm.name.clone(), pm.profile));
+            origin.extend(std::iter::repeat_n(
+                provider_index + 1,
+                provider_module.declarations.len(),
+            ));
+            modules.push((provider_module.name.clone(), provider_module.profile));
         }
         LinkedView {
             module,

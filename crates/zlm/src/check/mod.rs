@@ -26,64 +26,76 @@ pub use link::LinkedView;
 pub(crate) use link::gate;
 
 /// Checks every semantic rule of the module.
-pub fn check(m: &Module) -> CResult<()> {
-    let r = Resolved::new(m).map_err(|e| CheckError {
+pub fn check(module: &Module) -> CResult<()> {
+    let resolved = Resolved::new(module).map_err(|e| CheckError {
         code: e.code,
         function: String::new(),
         block: None,
         op: None,
         message: e.message,
     })?;
-    check_resolved(&r)
+    check_resolved(&resolved)
 }
 
-/// Checks every semantic rule of `m`, reusing identities already computed
+/// Checks every semantic rule of `module`, reusing identities already computed
 /// for it instead of hashing every preimage again. Without providers, a
 /// function that names a symbol of another module is left to the linked
 /// check ([`check_linked`]): the module can be printed, not run.
-pub fn check_with_ids(m: &Module, ids: &Identities) -> CResult<()> {
-    let gate = link::gate(m, ids, None)?;
-    check_functions(&Resolved::from_parts(m, Cow::Borrowed(ids)), &gate.foreign)
+pub fn check_with_ids(module: &Module, ids: &Identities) -> CResult<()> {
+    let gate = link::gate(module, ids, None)?;
+    check_functions(
+        &Resolved::from_parts(module, Cow::Borrowed(ids)),
+        &gate.foreign,
+    )
 }
 
 /// [`check_with_ids`] with providers: every symbol of another module must
-/// be a public member of a `direct` provider (the modules `m` imports
+/// be a public member of a `direct` provider (the modules `module` imports
 /// from; `others` are further supplied modules, named only to reject
 /// transitive-only targets), and every function, including those calling
 /// into providers, is then checked with the providers' declarations in
 /// view, by the same rules as within one module.
 pub fn check_linked(
-    m: &Module,
+    module: &Module,
     ids: &Identities,
     direct: &[(&Module, &Identities)],
     others: &[(&Module, &Identities)],
 ) -> CResult<()> {
-    let gate = link::gate(m, ids, Some((direct, others)))?;
+    let gate = link::gate(module, ids, Some((direct, others)))?;
     if gate.foreign.is_empty() {
-        return check_functions(&Resolved::from_parts(m, Cow::Borrowed(ids)), &gate.foreign);
+        return check_functions(
+            &Resolved::from_parts(module, Cow::Borrowed(ids)),
+            &gate.foreign,
+        );
     }
-    let view = LinkedView::new((m, ids), direct);
+    let view = LinkedView::new((module, ids), direct);
     check_functions(&view.resolved(), &Default::default())
 }
 
 /// Checks every semantic rule given resolution tables.
-pub fn check_resolved(r: &Resolved<'_>) -> CResult<()> {
-    check_functions(r, &Default::default())
+pub fn check_resolved(resolved: &Resolved<'_>) -> CResult<()> {
+    check_functions(resolved, &Default::default())
 }
 
 /// Checks the module's own declarations and every function of them but
 /// those in `skip`.
 fn check_functions(
-    r: &Resolved<'_>,
+    resolved: &Resolved<'_>,
     skip: &std::collections::BTreeSet<(usize, usize)>,
 ) -> CResult<()> {
-    sdk::check_decls(r)?;
-    for (decl_index, d) in r.m.declarations.iter().enumerate().take(r.local) {
-        for fn_index in 0..d.functions.len() {
+    sdk::check_decls(resolved)?;
+    for (decl_index, decl) in resolved
+        .m
+        .declarations
+        .iter()
+        .enumerate()
+        .take(resolved.local)
+    {
+        for fn_index in 0..decl.functions.len() {
             if skip.contains(&(decl_index, fn_index)) {
                 continue;
             }
-            let ctx = FnCheck::new(r, decl_index, fn_index)?;
+            let ctx = FnCheck::new(resolved, decl_index, fn_index)?;
             ctx.run()?;
         }
     }
@@ -106,36 +118,36 @@ impl FnCheck<'_, '_> {
     }
 
     fn check_signature(&self) -> CResult<()> {
-        let f = self.f;
-        let sig = |m: &str| self.err(code::PLACEMENT, None, None, m.to_string());
+        let function = self.f;
+        let sig = |message: &str| self.err(code::PLACEMENT, None, None, message.to_string());
         // Results: no loan results except the catalog slice facade (not a
         // declarable body here).
-        if f.result.is_borrow() && !sdk::is_facade_signature(self) {
+        if function.result.is_borrow() && !sdk::is_facade_signature(self) {
             return Err(sig(
                 "a function result cannot be Ref, Mut, Slice<Byte> or an allocator",
             ));
         }
-        for p in &f.params {
-            if let Type::Mut(inner) = &p.ty
+        for param in &function.params {
+            if let Type::Mut(inner) = &param.ty
                 && **inner == Type::AllocatorBytesError
             {
                 return Err(sig("Mut<Allocator<BytesError>> parameter"));
             }
-            if p.ty == Type::AllocatorBytesError {
+            if param.ty == Type::AllocatorBytesError {
                 return Err(sig(
                     "an Allocator<BytesError> is admitted only as Ref<Allocator<BytesError>>",
                 ));
             }
         }
-        for l in &f.body.locals {
+        for local in &function.body.locals {
             if matches!(
-                l.ty,
+                local.ty,
                 Type::Ref(_) | Type::Mut(_) | Type::AllocatorBytesError
             ) {
                 return Err(sig("Ref, Mut and allocator locals are not admitted"));
             }
         }
-        if f.receiver == ReceiverKind::Owned && self.r.is_copy(&self.self_ty) {
+        if function.receiver == ReceiverKind::Owned && self.r.is_copy(&self.self_ty) {
             // An owned receiver of a Copy type is a plain copy; admitted.
         }
         Ok(())
@@ -143,67 +155,68 @@ impl FnCheck<'_, '_> {
 
     /// Path types, field chains and the owned-path presence rule.
     fn check_paths(&self) -> CResult<()> {
-        let e = |m: String| self.err(code::OWNERSHIP, None, None, m);
-        for p in &self.f.body.paths {
-            let root_ty: Type = match &p.key.root {
+        let fail = |message: String| self.err(code::OWNERSHIP, None, None, message);
+        for path in &self.f.body.paths {
+            let root_ty: Type = match &path.key.root {
                 Root::Receiver => {
                     if !self.has_runtime_receiver() {
-                        return Err(e("a receiver path without a runtime receiver".into()));
+                        return Err(fail("a receiver path without a runtime receiver".into()));
                     }
                     self.self_ty.clone()
                 }
-                Root::Param(o) => {
-                    let prm = self
-                        .param(*o)
-                        .ok_or_else(|| e(format!("path names missing parameter {o}")))?;
-                    match &prm.ty {
-                        Type::Ref(t) | Type::Mut(t) => (**t).clone(),
-                        t => t.clone(),
+                Root::Param(ordinal) => {
+                    let param = self
+                        .param(*ordinal)
+                        .ok_or_else(|| fail(format!("path names missing parameter {ordinal}")))?;
+                    match &param.ty {
+                        Type::Ref(inner) | Type::Mut(inner) => (**inner).clone(),
+                        inner => inner.clone(),
                     }
                 }
-                Root::Local(o) => self
+                Root::Local(ordinal) => self
                     .f
                     .body
                     .locals
                     .iter()
-                    .find(|l| l.ordinal == *o)
-                    .map(|l| l.ty.clone())
-                    .ok_or_else(|| e(format!("path names missing local {o}")))?,
-                Root::Temp(r) => {
-                    self.index
-                        .op(r)
-                        .and_then(|o| o.result.clone())
-                        .ok_or_else(|| {
-                            e("temporary path names an operation without a result".into())
-                        })?
-                }
+                    .find(|local| local.ordinal == *ordinal)
+                    .map(|local| local.ty.clone())
+                    .ok_or_else(|| fail(format!("path names missing local {ordinal}")))?,
+                Root::Temp(op_ref) => self
+                    .index
+                    .op(op_ref)
+                    .and_then(|o| o.result.clone())
+                    .ok_or_else(|| {
+                        fail("temporary path names an operation without a result".into())
+                    })?,
             };
-            let mut t = root_ty;
-            for fid in &p.key.fields {
-                let (fd, _, fld) = self
+            let mut ty = root_ty;
+            for fid in &path.key.fields {
+                let (field_decl, _, field) = self
                     .r
                     .field(fid)
-                    .ok_or_else(|| e("field path names an unknown field".into()))?;
-                if self.r.decl_of(&t) != Some(fd) {
-                    return Err(e(format!(
+                    .ok_or_else(|| fail("field path names an unknown field".into()))?;
+                if self.r.decl_of(&ty) != Some(field_decl) {
+                    return Err(fail(format!(
                         "field {} does not belong to the path's owner type",
-                        fld.name
+                        field.name
                     )));
                 }
-                t = fld.ty.clone();
+                ty = field.ty.clone();
             }
-            if t != p.ty {
-                return Err(e(format!(
+            if ty != path.ty {
+                return Err(fail(format!(
                     "owned path type differs from its resolved type ({:?} vs {:?})",
-                    p.ty, t
+                    path.ty, ty
                 )));
             }
         }
         // Every owner-producing operation result has exactly one temporary path.
-        for (bid, b) in self.cfg.blocks.iter().enumerate() {
-            for (i, op) in b.ops.iter().enumerate() {
-                let Some(rt) = &op.result else { continue };
-                let owner = !self.r.is_copy(rt) && !rt.is_borrow();
+        for (bid, block) in self.cfg.blocks.iter().enumerate() {
+            for (i, op) in block.ops.iter().enumerate() {
+                let Some(result_ty) = &op.result else {
+                    continue;
+                };
+                let owner = !self.r.is_copy(result_ty) && !result_ty.is_borrow();
                 let key = PathKey {
                     root: Root::Temp(OpRef::Flow {
                         block: bid as u32,
@@ -227,14 +240,14 @@ impl FnCheck<'_, '_> {
             }
         }
         // Every non-Copy owned parameter/receiver/local has a root path.
-        let need = |root: Root, t: &Type| -> CResult<()> {
-            if !t.is_borrow() && !self.r.is_copy(t) {
-                let k = PathKey {
+        let need = |root: Root, ty: &Type| -> CResult<()> {
+            if !ty.is_borrow() && !self.r.is_copy(ty) {
+                let key = PathKey {
                     root,
                     fields: vec![],
                 };
-                if self.index.path(&k).is_none() {
-                    return Err(e(format!("non-Copy owner {k:?} has no owned path")));
+                if self.index.path(&key).is_none() {
+                    return Err(fail(format!("non-Copy owner {key:?} has no owned path")));
                 }
             }
             Ok(())
@@ -242,11 +255,11 @@ impl FnCheck<'_, '_> {
         if self.f.receiver == ReceiverKind::Owned {
             need(Root::Receiver, &self.self_ty)?;
         }
-        for p in &self.f.params {
-            need(Root::Param(p.ordinal), &p.ty)?;
+        for param in &self.f.params {
+            need(Root::Param(param.ordinal), &param.ty)?;
         }
-        for l in &self.f.body.locals {
-            need(Root::Local(l.ordinal), &l.ty)?;
+        for local in &self.f.body.locals {
+            need(Root::Local(local.ordinal), &local.ty)?;
         }
         Ok(())
     }
@@ -259,11 +272,11 @@ impl FnCheck<'_, '_> {
     fn check_prescribed_paths(&self) -> CResult<()> {
         use std::collections::HashSet;
         let mut named: HashSet<PathKey> = HashSet::new();
-        let note = |k: &PathKey, named: &mut HashSet<PathKey>| {
-            let mut k = k.clone();
+        let note = |key: &PathKey, named: &mut HashSet<PathKey>| {
+            let mut key = key.clone();
             loop {
-                named.insert(k.clone());
-                if k.fields.pop().is_none() {
+                named.insert(key.clone());
+                if key.fields.pop().is_none() {
                     break;
                 }
             }
@@ -271,42 +284,42 @@ impl FnCheck<'_, '_> {
         let recipes = self.f.body.edges.iter().flat_map(|e| e.drops.iter());
         let flow = self.cfg.blocks.iter().flat_map(|b| b.ops.iter());
         for op in flow.chain(recipes) {
-            for o in &op.operands {
-                if let Operand::Place(k) = o {
-                    note(k, &mut named);
+            for operand in &op.operands {
+                if let Operand::Place(key) = operand {
+                    note(key, &mut named);
                     if op.tag == tag::FIELD_MOVE
                         && let Aux::Field(fid) = &op.aux0
                     {
-                        let mut fk = k.clone();
-                        fk.fields.push(*fid);
-                        note(&fk, &mut named);
+                        let mut field_key = key.clone();
+                        field_key.fields.push(*fid);
+                        note(&field_key, &mut named);
                     }
                 }
             }
-            if let Aux::Path(k) = &op.aux0 {
-                note(k, &mut named);
+            if let Aux::Path(key) = &op.aux0 {
+                note(key, &mut named);
             }
         }
-        for l in &self.f.body.loans {
-            note(&l.origin, &mut named);
+        for loan in &self.f.body.loans {
+            note(&loan.origin, &mut named);
         }
-        for p in &self.f.body.paths {
-            let owner_root = p.key.fields.is_empty()
-                && !p.ty.is_borrow()
-                && !self.r.is_copy(&p.ty)
-                && !self.is_borrow_root(&p.key.root);
+        for path in &self.f.body.paths {
+            let owner_root = path.key.fields.is_empty()
+                && !path.ty.is_borrow()
+                && !self.r.is_copy(&path.ty)
+                && !self.is_borrow_root(&path.key.root);
             // A runtime argument slot is bound at entry whether or not the
             // body reads it (contracts read it by ordinal).
-            let argument_root =
-                p.key.fields.is_empty() && matches!(p.key.root, Root::Receiver | Root::Param(_));
-            if !owner_root && !argument_root && !named.contains(&p.key) {
+            let argument_root = path.key.fields.is_empty()
+                && matches!(path.key.root, Root::Receiver | Root::Param(_));
+            if !owner_root && !argument_root && !named.contains(&path.key) {
                 return Err(self.err(
                     code::OWNERSHIP,
                     None,
                     None,
                     format!(
                         "owned path {:?} is not prescribed: no operation, loan or partial move names it and it is not a non-Copy owner root",
-                        p.key
+                        path.key
                     ),
                 ));
             }
@@ -315,8 +328,8 @@ impl FnCheck<'_, '_> {
     }
 
     fn check_ops(&self) -> CResult<()> {
-        for (bid, b) in self.cfg.blocks.iter().enumerate() {
-            for (i, op) in b.ops.iter().enumerate() {
+        for (bid, block) in self.cfg.blocks.iter().enumerate() {
+            for (i, op) in block.ops.iter().enumerate() {
                 ops::check_op(self, bid as u32, i as u32, op)?;
             }
         }
@@ -340,54 +353,57 @@ impl FnCheck<'_, '_> {
                 ),
             ));
         }
-        for (w, h) in want.iter().zip(&have) {
-            let kinds = self.cfg.admitted_kinds(w, !h.drops.is_empty());
-            if h.source != w.source || h.successor != w.successor || !kinds.contains(&h.kind) {
-                let kinds: Vec<&str> = kinds.iter().map(|k| k.text()).collect();
+        for (wanted, present) in want.iter().zip(&have) {
+            let kinds = self.cfg.admitted_kinds(wanted, !present.drops.is_empty());
+            if present.source != wanted.source
+                || present.successor != wanted.successor
+                || !kinds.contains(&present.kind)
+            {
+                let kinds: Vec<&str> = kinds.iter().map(|kind| kind.text()).collect();
                 return Err(self.err(
                     code::CLEANUP,
-                    Some(h.source),
+                    Some(present.source),
                     None,
                     format!(
                         "cleanup edge {} is ({} -> {:?}, {}) but the CFG reconstructs ({} -> {:?}, {})",
-                        h.id,
-                        h.source,
-                        h.successor,
-                        h.kind.text(),
-                        w.source,
-                        w.successor,
+                        present.id,
+                        present.source,
+                        present.successor,
+                        present.kind.text(),
+                        wanted.source,
+                        wanted.successor,
                         kinds.join(" or ")
                     ),
                 ));
             }
-            for (ri, d) in h.drops.iter().enumerate() {
-                let Some(Operand::Place(k)) = d.operands.first() else {
+            for (recipe_index, drop) in present.drops.iter().enumerate() {
+                let Some(Operand::Place(key)) = drop.operands.first() else {
                     return Err(self.err(
                         code::CLEANUP,
-                        Some(h.source),
-                        Some(ri as u32),
+                        Some(present.source),
+                        Some(recipe_index as u32),
                         "a recipe drops one place",
                     ));
                 };
-                if k.fields.is_empty() && self.is_borrow_root(&k.root) {
+                if key.fields.is_empty() && self.is_borrow_root(&key.root) {
                     return Err(self.err(
                         code::CLEANUP,
-                        Some(h.source),
-                        Some(ri as u32),
+                        Some(present.source),
+                        Some(recipe_index as u32),
                         "a recipe cannot drop a borrow binding",
                     ));
                 }
             }
         }
         // RESULT_TRY binding: each try's auxiliary names its own edge.
-        for (edge_id, w) in want.iter().enumerate() {
+        for (edge_id, wanted) in want.iter().enumerate() {
             let edge_id = edge_id as u32;
-            if let Some(at) = w.try_op {
-                let op = &self.cfg.blocks[w.source as usize].ops[at as usize];
+            if let Some(at) = wanted.try_op {
+                let op = &self.cfg.blocks[wanted.source as usize].ops[at as usize];
                 if op.aux1 != Aux::Edge(edge_id) {
                     return Err(self.err(
                         code::TRY,
-                        Some(w.source),
+                        Some(wanted.source),
                         Some(at),
                         format!(
                             "the error cleanup auxiliary must name try-error edge {edge_id} reverse-bound to this operation"
@@ -401,14 +417,20 @@ impl FnCheck<'_, '_> {
 
     /// Static loan-record rules: entry loans, creation binding, types, last use.
     fn check_loans_static(&self) -> CResult<()> {
-        let f = self.f;
-        let mut loans: Vec<&Loan> = f.body.loans.iter().collect();
-        loans.sort_by_key(|l| l.id);
-        let le =
-            |l: &Loan, m: String| self.err(code::LOAN, None, None, format!("loan {}: {m}", l.id));
+        let function = self.f;
+        let mut loans: Vec<&Loan> = function.body.loans.iter().collect();
+        loans.sort_by_key(|loan| loan.id);
+        let loan_error = |loan: &Loan, message: String| {
+            self.err(
+                code::LOAN,
+                None,
+                None,
+                format!("loan {}: {message}", loan.id),
+            )
+        };
         // Expected entry loans in runtime argument order.
         let mut entries: Vec<(PathKey, Type, LoanKind)> = Vec::new();
-        match f.receiver {
+        match function.receiver {
             ReceiverKind::Shared => entries.push((
                 PathKey {
                     root: Root::Receiver,
@@ -427,10 +449,10 @@ impl FnCheck<'_, '_> {
             )),
             _ => {}
         }
-        let mut params: Vec<&Param> = f.params.iter().collect();
-        params.sort_by_key(|p| p.ordinal);
-        for p in params {
-            let kind = match &p.ty {
+        let mut params: Vec<&Param> = function.params.iter().collect();
+        params.sort_by_key(|param| param.ordinal);
+        for param in params {
+            let kind = match &param.ty {
                 Type::Ref(_) => LoanKind::Shared,
                 Type::Mut(_) => LoanKind::Exclusive,
                 Type::SliceByte => LoanKind::ByteSlice,
@@ -438,15 +460,15 @@ impl FnCheck<'_, '_> {
             };
             entries.push((
                 PathKey {
-                    root: Root::Param(p.ordinal),
+                    root: Root::Param(param.ordinal),
                     fields: vec![],
                 },
-                p.ty.clone(),
+                param.ty.clone(),
                 kind,
             ));
         }
         for (i, (origin, ty, kind)) in entries.iter().enumerate() {
-            let Some(l) = loans.get(i) else {
+            let Some(loan) = loans.get(i) else {
                 return Err(self.err(
                     code::LOAN,
                     None,
@@ -454,101 +476,112 @@ impl FnCheck<'_, '_> {
                     format!("missing entry loan {i} for {origin:?}"),
                 ));
             };
-            if l.creation.is_some()
-                || l.last_use.is_some()
-                || l.parent.is_some()
-                || &l.origin != origin
-                || &l.borrowed != ty
-                || l.kind != *kind
+            if loan.creation.is_some()
+                || loan.last_use.is_some()
+                || loan.parent.is_some()
+                || &loan.origin != origin
+                || &loan.borrowed != ty
+                || loan.kind != *kind
             {
-                return Err(le(
-                    l,
+                return Err(loan_error(
+                    loan,
                     "entry loans come first in runtime argument order with the exact origin, kind, borrowed type, and no parent, creation or last use".into(),
                 ));
             }
         }
-        for l in loans.iter().skip(entries.len()) {
-            let (Some(c), Some(u)) = (l.creation, l.last_use) else {
-                return Err(le(l, "a body loan has a creation and a last use".into()));
+        for loan in loans.iter().skip(entries.len()) {
+            let (Some(creation), Some(last_use)) = (loan.creation, loan.last_use) else {
+                return Err(loan_error(
+                    loan,
+                    "a body loan has a creation and a last use".into(),
+                ));
             };
-            let cop = self
+            let creation_op = self
                 .index
-                .op(&c)
-                .ok_or_else(|| le(l, "creation does not exist".into()))?;
-            let want_tag = match l.kind {
+                .op(&creation)
+                .ok_or_else(|| loan_error(loan, "creation does not exist".into()))?;
+            let want_tag = match loan.kind {
                 LoanKind::Shared => tag::BORROW_SHARED,
                 LoanKind::Exclusive => tag::BORROW_MUT,
                 LoanKind::ByteSlice => tag::BORROW_SLICE_BYTE,
             };
-            if cop.tag != want_tag || cop.aux0 != Aux::Loan(l.id) {
-                return Err(le(
-                    l,
+            if creation_op.tag != want_tag || creation_op.aux0 != Aux::Loan(loan.id) {
+                return Err(loan_error(
+                    loan,
                     "creation must be the borrow operation of this kind naming this loan".into(),
                 ));
             }
-            if cop.result.as_ref() != Some(&l.borrowed) {
-                return Err(le(
-                    l,
+            if creation_op.result.as_ref() != Some(&loan.borrowed) {
+                return Err(loan_error(
+                    loan,
                     "borrowed type differs from the borrow's result".into(),
                 ));
             }
             // Origin and parent agree with the borrowed operand.
-            match cop.operands.first() {
-                Some(Operand::Place(k)) => {
-                    if let Some(sl) = self.slice_local_loan(k) {
-                        if l.parent != Some(sl.id) || l.origin != sl.origin {
-                            return Err(le(
-                                l,
+            match creation_op.operands.first() {
+                Some(Operand::Place(place)) => {
+                    if let Some(slice_loan) = self.slice_local_loan(place) {
+                        if loan.parent != Some(slice_loan.id) || loan.origin != slice_loan.origin {
+                            return Err(loan_error(
+                                loan,
                                 "a reborrow of a transient Slice<Byte> local names its bound slice loan as parent and reuses that loan's origin".into(),
                             ));
                         }
-                    } else if let Some(pl) = self.loan_of_place(k) {
-                        if l.parent != Some(pl.id) || l.origin != *k {
-                            return Err(le(l, "a loan-derived place names its active ancestor loan as parent and that exact place as origin".into()));
+                    } else if let Some(parent_loan) = self.loan_of_place(place) {
+                        if loan.parent != Some(parent_loan.id) || loan.origin != *place {
+                            return Err(loan_error(loan, "a loan-derived place names its active ancestor loan as parent and that exact place as origin".into()));
                         }
-                    } else if l.parent.is_some() || &l.origin != k {
-                        return Err(le(
-                            l,
+                    } else if loan.parent.is_some() || &loan.origin != place {
+                        return Err(loan_error(
+                            loan,
                             "an owned origin loan names its place as origin and has no parent"
                                 .into(),
                         ));
                     }
                 }
-                Some(Operand::Value(v)) => {
-                    let parent = self.loan_created_by(v);
+                Some(Operand::Value(value)) => {
+                    let parent = self.loan_created_by(value);
                     match parent {
-                        Some(pl) if l.parent == Some(pl.id) && l.origin == pl.origin => {}
+                        Some(parent_loan)
+                            if loan.parent == Some(parent_loan.id)
+                                && loan.origin == parent_loan.origin => {}
                         _ => {
-                            return Err(le(
-                                l,
+                            return Err(loan_error(
+                                loan,
                                 "a reborrow of a loan value names that loan as parent and reuses its origin".into(),
                             ));
                         }
                     }
                 }
-                _ => return Err(le(l, "borrow without a borrowed operand".into())),
+                _ => return Err(loan_error(loan, "borrow without a borrowed operand".into())),
             }
-            if let Some(p) = l.parent
-                && p >= l.id
+            if let Some(parent_id) = loan.parent
+                && parent_id >= loan.id
             {
-                return Err(le(l, "a parent loan precedes its child".into()));
+                return Err(loan_error(loan, "a parent loan precedes its child".into()));
             }
             // Last use: a use of the loan value, reachable after creation,
             // postdominating every use.
-            let uses = self.loan_uses(l);
-            if !uses.contains(&u) {
-                return Err(le(l, "the last-use operation does not use the loan".into()));
+            let uses = self.loan_uses(loan);
+            if !uses.contains(&last_use) {
+                return Err(loan_error(
+                    loan,
+                    "the last-use operation does not use the loan".into(),
+                ));
             }
-            for x in &uses {
-                if !self.cfg.postdominates(u, *x) {
-                    return Err(le(
-                        l,
+            for use_op in &uses {
+                if !self.cfg.postdominates(last_use, *use_op) {
+                    return Err(loan_error(
+                        loan,
                         "the last use does not postdominate every use of the loan".into(),
                     ));
                 }
             }
-            if !self.cfg.dominates_op(c, u) {
-                return Err(le(l, "the last use is not reached after creation".into()));
+            if !self.cfg.dominates_op(creation, last_use) {
+                return Err(loan_error(
+                    loan,
+                    "the last use is not reached after creation".into(),
+                ));
             }
         }
         Ok(())
@@ -562,21 +595,21 @@ impl FnCheck<'_, '_> {
             if local.ty != Type::SliceByte {
                 continue;
             }
-            let k = PathKey {
+            let key = PathKey {
                 root: Root::Local(local.ordinal),
                 fields: vec![],
             };
-            let place = Operand::Place(k.clone());
+            let place = Operand::Place(key.clone());
             let mut stores = Vec::new();
-            for (bid, b) in self.cfg.blocks.iter().enumerate() {
-                for (i, op) in b.ops.iter().enumerate() {
+            for (bid, block) in self.cfg.blocks.iter().enumerate() {
+                for (i, op) in block.ops.iter().enumerate() {
                     let Some(at) = op.operands.iter().position(|o| o == &place) else {
                         continue;
                     };
-                    let (b32, i32_) = (bid as u32, i as u32);
+                    let (block_id, op_index) = (bid as u32, i as u32);
                     let ok = match op.tag {
                         tag::STORE_LOCAL => {
-                            stores.push((b32, i32_, op));
+                            stores.push((block_id, op_index, op));
                             at == 0
                         }
                         tag::BORROW_SHARED => at == 0,
@@ -586,8 +619,8 @@ impl FnCheck<'_, '_> {
                     if !ok {
                         return Err(self.err(
                             code::PLACEMENT,
-                            Some(b32),
-                            Some(i32_),
+                            Some(block_id),
+                            Some(op_index),
                             "a transient Slice<Byte> local is used only as a loan: a shared reborrow or a call argument",
                         ));
                     }
@@ -604,28 +637,28 @@ impl FnCheck<'_, '_> {
                     ),
                 ));
             }
-            let (sb, si, store) = stores[0];
+            let (store_block, store_op, store) = stores[0];
             let bound = match store.operands.get(1) {
-                Some(Operand::Value(v)) => self
+                Some(Operand::Value(value)) => self
                     .index
-                    .op(v)
+                    .op(value)
                     .filter(|o| o.tag == tag::BORROW_SLICE_BYTE)
-                    .map(|_| *v),
+                    .map(|_| *value),
                 _ => None,
             };
-            let Some(v) = bound else {
+            let Some(value) = bound else {
                 return Err(self.err(
                     code::PLACEMENT,
-                    Some(sb),
-                    Some(si),
+                    Some(store_block),
+                    Some(store_op),
                     "a transient Slice<Byte> local binds directly the value of one BORROW_SLICE_BYTE",
                 ));
             };
-            if self.uses_of(&v).len() != 1 {
+            if self.uses_of(&value).len() != 1 {
                 return Err(self.err(
                     code::PLACEMENT,
-                    Some(sb),
-                    Some(si),
+                    Some(store_block),
+                    Some(store_op),
                     "a slice value bound to a local has no second binding or other use",
                 ));
             }

@@ -6,29 +6,29 @@ use super::context::{CResult, FnCheck, code};
 use super::sdk;
 use crate::model::*;
 
-fn is_int(t: &Type) -> bool {
-    matches!(t, Type::Scalar(k) if k.is_integer())
+fn is_int(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(k) if k.is_integer())
 }
-fn is_signed(t: &Type) -> bool {
-    matches!(t, Type::Scalar(k) if k.is_signed())
+fn is_signed(ty: &Type) -> bool {
+    matches!(ty, Type::Scalar(k) if k.is_signed())
 }
 fn bool_t() -> Type {
     Type::Scalar(ScalarKind::Bool)
 }
 
 /// Whether a carrier payload fits the schema-1.7 one-word shape.
-pub fn one_word(ctx: &FnCheck<'_, '_>, t: &Type) -> bool {
-    match t {
-        Type::Scalar(k) => !matches!(
-            k,
+pub fn one_word(ctx: &FnCheck<'_, '_>, ty: &Type) -> bool {
+    match ty {
+        Type::Scalar(scalar_kind) => !matches!(
+            scalar_kind,
             ScalarKind::Int64 | ScalarKind::UInt64 | ScalarKind::Index
         ),
         Type::Nominal(_) => ctx
             .r
-            .decl_of(t)
-            .map(|d| {
-                let d = &ctx.r.m.declarations[d];
-                d.kind != DeclKind::Value && d.variants.iter().all(|v| v.fields.is_empty())
+            .decl_of(ty)
+            .map(|decl_index| {
+                let decl = &ctx.r.m.declarations[decl_index];
+                decl.kind != DeclKind::Value && decl.variants.iter().all(|v| v.fields.is_empty())
             })
             .unwrap_or(false),
         _ => false,
@@ -36,53 +36,55 @@ pub fn one_word(ctx: &FnCheck<'_, '_>, t: &Type) -> bool {
 }
 
 /// Checks one flow operation.
-pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
-    let e = |c: &'static str, m: String| ctx.err(c, Some(b), Some(i), m);
-    let here = OpRef::Flow {
-        block: b,
-        ordinal: i,
+pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CResult<()> {
+    let fail = |error_code: &'static str, message: String| {
+        ctx.err(error_code, Some(block), Some(ordinal), message)
     };
+    let here = OpRef::Flow { block, ordinal };
     // SSA: every value operand is a dominating same-function flow producer.
     let mut tys = Vec::with_capacity(op.operands.len());
-    for o in &op.operands {
-        if let Operand::Value(r) = o {
-            if !matches!(r, OpRef::Flow { .. }) || ctx.index.op(r).is_none() {
-                return Err(e(code::SSA, "value operand names no flow operation".into()));
-            }
-            if !ctx.cfg.dominates_op(*r, here) {
-                return Err(e(
+    for operand in &op.operands {
+        if let Operand::Value(op_ref) = operand {
+            if !matches!(op_ref, OpRef::Flow { .. }) || ctx.index.op(op_ref).is_none() {
+                return Err(fail(
                     code::SSA,
-                    format!("value operand {r:?} does not dominate its use"),
+                    "value operand names no flow operation".into(),
+                ));
+            }
+            if !ctx.cfg.dominates_op(*op_ref, here) {
+                return Err(fail(
+                    code::SSA,
+                    format!("value operand {op_ref:?} does not dominate its use"),
                 ));
             }
             // A try's result does not exist on its error path, but the
             // error path leaves the block, so dominance suffices.
         }
-        tys.push(ctx.operand_type(o));
+        tys.push(ctx.operand_type(operand));
     }
-    let t = |k: usize| tys.get(k).cloned().flatten();
+    let operand_ty = |position: usize| tys.get(position).cloned().flatten();
     let res = op.result.clone();
-    let ty_err = |m: &str| e(code::TYPE, format!("tag {}: {m}", op.tag));
+    let ty_err = |message: &str| fail(code::TYPE, format!("tag {}: {message}", op.tag));
     let same_scalar = |pred: &dyn Fn(&Type) -> bool| -> CResult<Type> {
-        let (Some(a), Some(c)) = (t(0), t(1)) else {
+        let (Some(first_ty), Some(second_ty)) = (operand_ty(0), operand_ty(1)) else {
             return Err(ty_err("missing operand type"));
         };
-        if a != c || !pred(&a) {
+        if first_ty != second_ty || !pred(&first_ty) {
             return Err(ty_err(
                 "operands must be one identical admitted scalar type",
             ));
         }
-        Ok(a)
+        Ok(first_ty)
     };
     match op.tag {
         tag::CONST => {
-            if res != t(0) {
+            if res != operand_ty(0) {
                 return Err(ty_err("result differs from the constant's type"));
             }
         }
         tag::NEG => {
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            if !is_signed(&a) || res != Some(a) {
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            if !is_signed(&first_ty) || res != Some(first_ty) {
                 return Err(ty_err("NEG takes and yields one signed integer type"));
             }
         }
@@ -94,13 +96,13 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
         | tag::BIT_AND
         | tag::BIT_OR
         | tag::BIT_XOR => {
-            let a = same_scalar(&is_int)?;
-            if res != Some(a) {
+            let first_ty = same_scalar(&is_int)?;
+            if res != Some(first_ty) {
                 return Err(ty_err("result must equal the operand type"));
             }
         }
         tag::EQ | tag::NE => {
-            same_scalar(&|t| matches!(t, Type::Scalar(_)))?;
+            same_scalar(&|operand_ty| matches!(operand_ty, Type::Scalar(_)))?;
             if res != Some(bool_t()) {
                 return Err(ty_err("comparison yields Bool"));
             }
@@ -112,111 +114,114 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         tag::SHIFT_LEFT | tag::SHIFT_RIGHT => {
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            if !is_int(&a) || t(1) != Some(Type::Scalar(ScalarKind::UInt64)) || res != Some(a) {
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            if !is_int(&first_ty)
+                || operand_ty(1) != Some(Type::Scalar(ScalarKind::UInt64))
+                || res != Some(first_ty)
+            {
                 return Err(ty_err(
                     "shift takes integer T and a UInt64 count and yields T",
                 ));
             }
         }
         tag::NOT_BOOL => {
-            if t(0) != Some(bool_t()) || res != Some(bool_t()) {
+            if operand_ty(0) != Some(bool_t()) || res != Some(bool_t()) {
                 return Err(ty_err("NOT_BOOL takes and yields Bool"));
             }
         }
         tag::ASSERT_TRUE => {
-            if t(0) != Some(bool_t()) {
+            if operand_ty(0) != Some(bool_t()) {
                 return Err(ty_err("ASSERT_TRUE takes Bool"));
             }
         }
         tag::ASSERT_EQ => {
-            same_scalar(&|t| matches!(t, Type::Scalar(_)))?;
+            same_scalar(&|operand_ty| matches!(operand_ty, Type::Scalar(_)))?;
         }
         tag::JUMP_IF_FALSE => {
-            if t(0) != Some(bool_t()) {
+            if operand_ty(0) != Some(bool_t()) {
                 return Err(ty_err("the condition is Bool"));
             }
         }
         tag::JUMP => {}
         tag::RETURN => {
-            if t(0).as_ref() != Some(&ctx.f.result) {
+            if operand_ty(0).as_ref() != Some(&ctx.f.result) {
                 return Err(ty_err(
                     "the returned value has the function's exact result type",
                 ));
             }
         }
         tag::LOAD_LOCAL => {
-            let Some(Operand::Place(k)) = op.operands.first() else {
+            let Some(Operand::Place(place)) = op.operands.first() else {
                 return Err(ty_err("LOAD_LOCAL takes a place"));
             };
-            if !k.fields.is_empty() || matches!(k.root, Root::Temp(_) | Root::Receiver) {
-                return Err(e(
+            if !place.fields.is_empty() || matches!(place.root, Root::Temp(_) | Root::Receiver) {
+                return Err(fail(
                     code::PLACEMENT,
                     "LOAD_LOCAL reads only an argument or local root".into(),
                 ));
             }
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            if a.is_borrow() || !ctx.r.is_copy(&a) {
-                return Err(e(
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            if first_ty.is_borrow() || !ctx.r.is_copy(&first_ty) {
+                return Err(fail(
                     code::PLACEMENT,
                     "LOAD_LOCAL admits only a structurally Copy nonborrow root".into(),
                 ));
             }
-            if res != Some(a) {
+            if res != Some(first_ty) {
                 return Err(ty_err("result differs from the place type"));
             }
         }
         tag::STORE_LOCAL => {
-            let Some(Operand::Place(k)) = op.operands.first() else {
+            let Some(Operand::Place(place)) = op.operands.first() else {
                 return Err(ty_err("STORE_LOCAL takes a place"));
             };
-            if !k.fields.is_empty() || !matches!(k.root, Root::Local(_)) {
-                return Err(e(
+            if !place.fields.is_empty() || !matches!(place.root, Root::Local(_)) {
+                return Err(fail(
                     code::PLACEMENT,
                     "STORE_LOCAL names only a local root".into(),
                 ));
             }
-            if t(0) != t(1) {
+            if operand_ty(0) != operand_ty(1) {
                 return Err(ty_err("stored value differs from the local's type"));
             }
         }
-        tag::CALL => check_call(ctx, b, i, op, &tys)?,
-        tag::INTRINSIC_CALL => check_intrinsic(ctx, b, i, op, &tys)?,
+        tag::CALL => check_call(ctx, block, ordinal, op, &tys)?,
+        tag::INTRINSIC_CALL => check_intrinsic(ctx, block, ordinal, op, &tys)?,
         tag::ENUM_CONST => {
-            let Aux::Variant(v) = &op.aux0 else {
+            let Aux::Variant(variant) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, variant_index) = ctx
+            let (decl_index, variant_index) = ctx
                 .r
                 .variants
-                .get(v)
+                .get(variant)
                 .copied()
-                .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
-            if !ctx.r.m.declarations[d].variants[variant_index]
+                .ok_or_else(|| fail(code::TYPE, "variant does not resolve".into()))?;
+            if !ctx.r.m.declarations[decl_index].variants[variant_index]
                 .fields
                 .is_empty()
             {
                 return Err(ty_err("ENUM_CONST names a fieldless variant"));
             }
-            if res != Some(ctx.r.self_type(d)) {
+            if res != Some(ctx.r.self_type(decl_index)) {
                 return Err(ty_err("result is the variant's owner type"));
             }
         }
         tag::ENUM_IS_VARIANT => {
-            let Aux::Variant(v) = &op.aux0 else {
+            let Aux::Variant(variant) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, _) = ctx
+            let (decl_index, _) = ctx
                 .r
                 .variants
-                .get(v)
+                .get(variant)
                 .copied()
-                .ok_or_else(|| e(code::TYPE, "variant does not resolve".into()))?;
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            let owner = ctx.r.self_type(d);
-            let ok = match (&op.operands[0], &a) {
-                (Operand::Place(_), _) if a == owner => true,
-                (_, Type::Ref(x) | Type::Mut(x)) => **x == owner,
+                .ok_or_else(|| fail(code::TYPE, "variant does not resolve".into()))?;
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            let owner = ctx.r.self_type(decl_index);
+            let ok = match (&op.operands[0], &first_ty) {
+                (Operand::Place(_), _) if first_ty == owner => true,
+                (_, Type::Ref(inner) | Type::Mut(inner)) => **inner == owner,
                 _ => false,
             };
             if !ok || res != Some(bool_t()) {
@@ -226,48 +231,51 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            let Type::Result(ok, err) = &a else {
-                return Err(e(code::TRY, "the try operand is a Result carrier".into()));
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            let Type::Result(ok, err) = &first_ty else {
+                return Err(fail(
+                    code::TRY,
+                    "the try operand is a Result carrier".into(),
+                ));
             };
             let Type::Result(_, outer_err) = &ctx.f.result else {
-                return Err(e(
+                return Err(fail(
                     code::TRY,
                     "a try needs an enclosing Result<U, E> function result".into(),
                 ));
             };
             if outer_err != err {
-                return Err(e(
+                return Err(fail(
                     code::TRY,
                     "the carrier's E differs from the enclosing result's E".into(),
                 ));
             }
             if res.as_ref() != Some(&**ok) {
-                return Err(e(code::TRY, "the try result is the carrier's T".into()));
+                return Err(fail(code::TRY, "the try result is the carrier's T".into()));
             }
             let word = one_word(ctx, ok) && one_word(ctx, err);
             if op.tag == tag::RESULT_TRY {
                 if !word {
-                    return Err(e(
+                    return Err(fail(
                         code::TRY,
                         "tag 29 admits only the one-word carrier; rich carriers use tag 46".into(),
                     ));
                 }
-                if op.aux0 != Aux::Type(a.clone()) {
-                    return Err(e(
+                if op.aux0 != Aux::Type(first_ty.clone()) {
+                    return Err(fail(
                         code::TRY,
                         "the carrier auxiliary differs from the operand".into(),
                     ));
                 }
             } else {
                 if word {
-                    return Err(e(
+                    return Err(fail(
                         code::TRY,
                         "tag 46 admits only a rich carrier; one-word carriers use tag 29".into(),
                     ));
                 }
                 if op.aux0 != Aux::Type(ctx.f.result.clone()) {
-                    return Err(e(
+                    return Err(fail(
                         code::TRY,
                         "tag 46 names the exact outer carrier type".into(),
                     ));
@@ -283,18 +291,18 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Decl(id) = &op.aux0 else {
                 return Err(ty_err("needs a declaration"));
             };
-            let d = *ctx.r.decls.get(id).ok_or_else(|| {
-                e(
+            let decl_index = *ctx.r.decls.get(id).ok_or_else(|| {
+                fail(
                     code::UNSUPPORTED,
                     "construction of a nonlocal declaration".into(),
                 )
             })?;
-            let decl = &ctx.r.m.declarations[d];
+            let decl = &ctx.r.m.declarations[decl_index];
             if decl.kind != DeclKind::Value {
                 return Err(ty_err("AGGREGATE_CONSTRUCT builds a value declaration"));
             }
-            if sdk::is_bytes(&ctx.r.self_type(d)) {
-                return Err(e(
+            if sdk::is_bytes(&ctx.r.self_type(decl_index)) {
+                return Err(fail(
                     code::SDK,
                     "sdk.bytes.Bytes is produced only by BYTE_BUILDER_FINISH, never by aggregate construction".into(),
                 ));
@@ -305,8 +313,8 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 || fields
                     .iter()
                     .zip(&tys)
-                    .any(|(f, t)| Some(&f.ty) != t.as_ref())
-                || res != Some(ctx.r.self_type(d))
+                    .any(|(f, operand_ty)| Some(&f.ty) != operand_ty.as_ref())
+                || res != Some(ctx.r.self_type(decl_index))
             {
                 return Err(ty_err(
                     "one value of the exact field type per field in declaration order, yielding the nominal type",
@@ -314,16 +322,17 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         tag::VARIANT_CONSTRUCT => {
-            let Aux::Variant(v) = &op.aux0 else {
+            let Aux::Variant(variant) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
             };
-            let (d, variant_index) = ctx.r.variants.get(v).copied().ok_or_else(|| {
-                e(
-                    code::UNSUPPORTED,
-                    "construction of a nonlocal variant".into(),
-                )
-            })?;
-            let mut fields: Vec<&Field> = ctx.r.m.declarations[d].variants[variant_index]
+            let (decl_index, variant_index) =
+                ctx.r.variants.get(variant).copied().ok_or_else(|| {
+                    fail(
+                        code::UNSUPPORTED,
+                        "construction of a nonlocal variant".into(),
+                    )
+                })?;
+            let mut fields: Vec<&Field> = ctx.r.m.declarations[decl_index].variants[variant_index]
                 .fields
                 .iter()
                 .collect();
@@ -332,8 +341,8 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                 || fields
                     .iter()
                     .zip(&tys)
-                    .any(|(f, t)| Some(&f.ty) != t.as_ref())
-                || res != Some(ctx.r.self_type(d))
+                    .any(|(f, operand_ty)| Some(&f.ty) != operand_ty.as_ref())
+                || res != Some(ctx.r.self_type(decl_index))
             {
                 return Err(ty_err(
                     "one value of the exact payload type per payload field, yielding the owner type",
@@ -344,29 +353,29 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             let Aux::Field(fid) = &op.aux0 else {
                 return Err(ty_err("needs a field"));
             };
-            let (d, _, fld) = ctx
+            let (decl_index, _, field) = ctx
                 .r
                 .field(fid)
-                .ok_or_else(|| e(code::TYPE, "field does not resolve".into()))?;
-            let Some(Operand::Place(k)) = op.operands.first() else {
+                .ok_or_else(|| fail(code::TYPE, "field does not resolve".into()))?;
+            let Some(Operand::Place(place)) = op.operands.first() else {
                 return Err(ty_err("takes an owner place"));
             };
-            let pt = ctx.index.path(k).map(|p| p.ty.clone());
-            if pt != Some(ctx.r.self_type(d)) {
+            let place_ty = ctx.index.path(place).map(|p| p.ty.clone());
+            if place_ty != Some(ctx.r.self_type(decl_index)) {
                 return Err(ty_err("the owner place's type does not declare this field"));
             }
-            if res.as_ref() != Some(&fld.ty) {
+            if res.as_ref() != Some(&field.ty) {
                 return Err(ty_err("result is the field's exact type"));
             }
-            if op.tag == tag::FIELD_COPY && !ctx.r.is_copy(&fld.ty) {
-                return Err(e(
+            if op.tag == tag::FIELD_COPY && !ctx.r.is_copy(&field.ty) {
+                return Err(fail(
                     code::PLACEMENT,
                     "FIELD_COPY reads only a structurally Copy field".into(),
                 ));
             }
             if op.tag == tag::FIELD_MOVE {
-                if ctx.borrowed_ancestry(k).is_some() {
-                    return Err(e(
+                if ctx.borrowed_ancestry(place).is_some() {
+                    return Err(fail(
                         code::PLACEMENT,
                         "FIELD_MOVE through a borrowed ancestry".into(),
                     ));
@@ -376,10 +385,10 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                     .ids
                     .fields
                     .get(fid)
-                    .is_some_and(|i| i.variant.is_none())
-                    && fld.mutability != Mutability::Var
+                    .is_some_and(|info| info.variant.is_none())
+                    && field.mutability != Mutability::Var
                 {
-                    return Err(e(
+                    return Err(fail(
                         code::PLACEMENT,
                         "FIELD_MOVE of a let ordinary field".into(),
                     ));
@@ -387,80 +396,90 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         tag::PLACE_MOVE | tag::PLACE_DROP => {
-            let Some(Operand::Place(k)) = op.operands.first() else {
+            let Some(Operand::Place(place)) = op.operands.first() else {
                 return Err(ty_err("takes a place"));
             };
-            if ctx.borrowed_ancestry(k).is_some() {
-                return Err(e(
+            if ctx.borrowed_ancestry(place).is_some() {
+                return Err(fail(
                     code::PLACEMENT,
                     "move or drop through a borrowed ancestry".into(),
                 ));
             }
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            if ctx.r.is_copy(&a) {
-                return Err(e(
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            if ctx.r.is_copy(&first_ty) {
+                return Err(fail(
                     code::PLACEMENT,
                     "PLACE_MOVE/PLACE_DROP name a non-Copy owner".into(),
                 ));
             }
-            if op.tag == tag::PLACE_MOVE && res != Some(a) {
+            if op.tag == tag::PLACE_MOVE && res != Some(first_ty) {
                 return Err(ty_err("result is the place type"));
             }
         }
         tag::REPLACE_COMMIT => {
-            let Some(Operand::Place(k)) = op.operands.first() else {
+            let Some(Operand::Place(place)) = op.operands.first() else {
                 return Err(ty_err("takes a destination place"));
             };
-            match ctx.borrowed_ancestry(k) {
+            match ctx.borrowed_ancestry(place) {
                 Some(false) => {
-                    return Err(e(
+                    return Err(fail(
                         code::PLACEMENT,
                         "replacement through a shared ancestry".into(),
                     ));
                 }
-                Some(true) if k.fields.is_empty() => {
-                    return Err(e(
+                Some(true) if place.fields.is_empty() => {
+                    return Err(fail(
                         code::PLACEMENT,
                         "replacement of a borrowed root owner".into(),
                     ));
                 }
                 _ => {}
             }
-            if let Some(last) = k.fields.last()
+            if let Some(last) = place.fields.last()
                 && ctx.r.field(last).map(|f| f.2.mutability) != Some(Mutability::Var)
             {
-                return Err(e(
+                return Err(fail(
                     code::PLACEMENT,
                     "REPLACE_COMMIT of a field binding requires var".into(),
                 ));
             }
-            let pt = ctx.index.path(k).map(|p| p.ty.clone());
-            if pt != t(1) {
+            let place_ty = ctx.index.path(place).map(|p| p.ty.clone());
+            if place_ty != operand_ty(1) {
                 return Err(ty_err("the replacement has the destination's type"));
             }
         }
         tag::BORROW_SHARED | tag::BORROW_MUT => {
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            let target = match (&op.operands[0], &a) {
-                (Operand::Place(k), _) if ctx.borrowed_ancestry(k).is_none() => a.clone(),
-                (Operand::Place(k), _) if !k.fields.is_empty() => {
-                    ctx.index.path(k).map(|p| p.ty.clone()).unwrap_or(a.clone())
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            let target = match (&op.operands[0], &first_ty) {
+                (Operand::Place(place), _) if ctx.borrowed_ancestry(place).is_none() => {
+                    first_ty.clone()
                 }
-                (_, Type::Ref(x)) => {
+                (Operand::Place(place), _) if !place.fields.is_empty() => ctx
+                    .index
+                    .path(place)
+                    .map(|p| p.ty.clone())
+                    .unwrap_or(first_ty.clone()),
+                (_, Type::Ref(inner)) => {
                     if op.tag == tag::BORROW_MUT {
-                        return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
+                        return Err(fail(
+                            code::LOAN,
+                            "BORROW_MUT through shared ancestry".into(),
+                        ));
                     }
-                    (**x).clone()
+                    (**inner).clone()
                 }
-                (_, Type::Mut(x)) => (**x).clone(),
+                (_, Type::Mut(inner)) => (**inner).clone(),
                 (_, Type::SliceByte) if op.tag == tag::BORROW_SHARED => Type::SliceByte,
                 _ => return Err(ty_err("borrow of a non-place, non-loan operand")),
             };
-            if let Operand::Place(k) = &op.operands[0]
+            if let Operand::Place(place) = &op.operands[0]
                 && op.tag == tag::BORROW_MUT
-                && ctx.borrowed_ancestry(k) == Some(false)
+                && ctx.borrowed_ancestry(place) == Some(false)
             {
-                return Err(e(code::LOAN, "BORROW_MUT through shared ancestry".into()));
+                return Err(fail(
+                    code::LOAN,
+                    "BORROW_MUT through shared ancestry".into(),
+                ));
             }
             let want = if op.tag == tag::BORROW_SHARED {
                 Type::Ref(Box::new(target))
@@ -474,10 +493,12 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         tag::BORROW_SLICE_BYTE => {
-            let a = t(0).ok_or_else(|| ty_err("missing operand"))?;
-            let ok_recv = match &a {
+            let first_ty = operand_ty(0).ok_or_else(|| ty_err("missing operand"))?;
+            let ok_recv = match &first_ty {
                 Type::ArrayByte => true,
-                Type::Ref(x) | Type::Mut(x) => **x == Type::ArrayByte || sdk::is_bytes(x),
+                Type::Ref(inner) | Type::Mut(inner) => {
+                    **inner == Type::ArrayByte || sdk::is_bytes(inner)
+                }
                 _ => false,
             };
             if crate::catalog::signature(6).map(Aux::CatalogFunc) != Some(op.aux1.clone()) {
@@ -485,8 +506,12 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
                     "BORROW_SLICE_BYTE names the catalog Array<Byte>.slice signature",
                 ));
             }
-            let u64t = Some(Type::Scalar(ScalarKind::UInt64));
-            if !ok_recv || t(1) != u64t || t(2) != u64t || res != Some(Type::SliceByte) {
+            let u64_ty = Some(Type::Scalar(ScalarKind::UInt64));
+            if !ok_recv
+                || operand_ty(1) != u64_ty
+                || operand_ty(2) != u64_ty
+                || res != Some(Type::SliceByte)
+            {
                 return Err(ty_err(
                     "BORROW_SLICE_BYTE takes an Array<Byte> receiver and UInt64 bounds and yields Slice<Byte>",
                 ));
@@ -501,7 +526,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             } else {
                 err
             };
-            if t(0).as_ref() != Some(&**want) {
+            if operand_ty(0).as_ref() != Some(&**want) {
                 return Err(ty_err("the payload has the carrier's exact T or E"));
             }
             if one_word(ctx, ok) && one_word(ctx, err) {
@@ -511,7 +536,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
         }
         tag::BYTE_BUILDER_FINISH => {
             if !sdk::is_finish(ctx) {
-                return Err(e(
+                return Err(fail(
                     code::SDK,
                     "BYTE_BUILDER_FINISH is admitted only in the exact sdk.bytes.BytesBuilder.finish definition".into(),
                 ));
@@ -530,21 +555,21 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
             }
         }
         other => {
-            return Err(e(
+            return Err(fail(
                 code::TYPE,
                 format!("tag {other} is not a canonical schema-1.9 operation"),
             ));
         }
     }
     // Placement: no operation result other than borrows carries a loan type.
-    if let Some(r) = &res
-        && r.is_borrow()
+    if let Some(result_ty) = &res
+        && result_ty.is_borrow()
         && !matches!(
             op.tag,
             tag::BORROW_SHARED | tag::BORROW_MUT | tag::BORROW_SLICE_BYTE
         )
     {
-        return Err(e(
+        return Err(fail(
             code::PLACEMENT,
             "only borrow operations produce Ref, Mut or Slice values".into(),
         ));
@@ -554,45 +579,47 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op) -> CResult<()> {
 
 fn check_args(
     ctx: &FnCheck<'_, '_>,
-    b: u32,
-    i: u32,
+    block: u32,
+    ordinal: u32,
     op: &Op,
     tys: &[Option<Type>],
     recv: Option<Type>,
     params: &[Type],
 ) -> CResult<()> {
-    let e = |m: String| ctx.err(code::TYPE, Some(b), Some(i), m);
+    let fail = |message: String| ctx.err(code::TYPE, Some(block), Some(ordinal), message);
     let mut want: Vec<Type> = Vec::new();
-    if let Some(r) = recv {
-        want.push(r);
+    if let Some(recv_ty) = recv {
+        want.push(recv_ty);
     }
     want.extend(params.iter().cloned());
     if want.len() != tys.len() {
-        return Err(e(format!(
+        return Err(fail(format!(
             "call needs {} operands (receiver then arguments), found {}",
             want.len(),
             tys.len()
         )));
     }
-    for (k, (w, (t, o))) in want.iter().zip(tys.iter().zip(&op.operands)).enumerate() {
-        if Some(w) != t.as_ref() {
-            return Err(e(format!("call operand {k} has the wrong type")));
+    for (position, (wanted, (actual, operand))) in
+        want.iter().zip(tys.iter().zip(&op.operands)).enumerate()
+    {
+        if Some(wanted) != actual.as_ref() {
+            return Err(fail(format!("call operand {position} has the wrong type")));
         }
         // Owned non-Copy arguments are moved values; loans are active
         // bindings (P) or reborrow results (V).
-        if !w.is_borrow() && matches!(o, Operand::Place(_)) {
-            return Err(e(format!(
-                "call operand {k}: a by-value argument is an SSA value (LOAD_LOCAL or PLACE_MOVE)"
+        if !wanted.is_borrow() && matches!(operand, Operand::Place(_)) {
+            return Err(fail(format!(
+                "call operand {position}: a by-value argument is an SSA value (LOAD_LOCAL or PLACE_MOVE)"
             )));
         }
     }
-    loan_matrix(ctx, b, i, op, &want)
+    loan_matrix(ctx, block, ordinal, op, &want)
 }
 
-fn overlaps(a: &PathKey, b: &PathKey) -> bool {
-    a.root == b.root && {
-        let n = a.fields.len().min(b.fields.len());
-        a.fields[..n] == b.fields[..n]
+fn overlaps(left: &PathKey, right: &PathKey) -> bool {
+    left.root == right.root && {
+        let shared = left.fields.len().min(right.fields.len());
+        left.fields[..shared] == right.fields[..shared]
     }
 }
 
@@ -600,39 +627,45 @@ fn overlaps(a: &PathKey, b: &PathKey) -> bool {
 /// resolves to one exact current-frame loan (an entry-loan binding, the
 /// transient Slice local's loan, or a body reborrow value), and no two
 /// operands alias one owner when either of them is exclusive.
-fn loan_matrix(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) -> CResult<()> {
-    let e = |m: String| ctx.err(code::LOAN, Some(b), Some(i), m);
+fn loan_matrix(
+    ctx: &FnCheck<'_, '_>,
+    block: u32,
+    ordinal: u32,
+    op: &Op,
+    want: &[Type],
+) -> CResult<()> {
+    let fail = |message: String| ctx.err(code::LOAN, Some(block), Some(ordinal), message);
     let mut views: Vec<(usize, PathKey, bool)> = Vec::new();
-    for (k, (w, o)) in want.iter().zip(&op.operands).enumerate() {
-        if !w.is_borrow() {
+    for (position, (wanted, operand)) in want.iter().zip(&op.operands).enumerate() {
+        if !wanted.is_borrow() {
             continue;
         }
-        let exclusive = matches!(w, Type::Mut(_));
-        let origin = match o {
-            Operand::Place(pk) => {
-                if let Some(sl) = ctx.slice_local_loan(pk) {
-                    Some(sl.origin.clone())
-                } else if pk.fields.is_empty() && ctx.is_borrow_root(&pk.root) {
-                    ctx.loan_of_place(pk).map(|l| l.origin.clone())
+        let exclusive = matches!(wanted, Type::Mut(_));
+        let origin = match operand {
+            Operand::Place(place) => {
+                if let Some(slice_loan) = ctx.slice_local_loan(place) {
+                    Some(slice_loan.origin.clone())
+                } else if place.fields.is_empty() && ctx.is_borrow_root(&place.root) {
+                    ctx.loan_of_place(place).map(|l| l.origin.clone())
                 } else {
                     None
                 }
             }
-            Operand::Value(v) => ctx.loan_created_by(v).map(|l| l.origin.clone()),
+            Operand::Value(op_ref) => ctx.loan_created_by(op_ref).map(|l| l.origin.clone()),
             _ => None,
         };
         let Some(origin) = origin else {
-            return Err(e(format!(
-                "call operand {k}: a loan argument must resolve to one active current-frame loan (an entry-loan binding, a transient Slice local, or a reborrow value)"
+            return Err(fail(format!(
+                "call operand {position}: a loan argument must resolve to one active current-frame loan (an entry-loan binding, a transient Slice local, or a reborrow value)"
             )));
         };
-        views.push((k, origin, exclusive));
+        views.push((position, origin, exclusive));
     }
-    for (x, (ka, oa, xa)) in views.iter().enumerate() {
-        for (kb, ob, xb) in &views[x + 1..] {
-            if (*xa || *xb) && overlaps(oa, ob) {
-                return Err(e(format!(
-                    "call operands {ka} and {kb} alias one owner while one of them is exclusive"
+    for (index, (first_position, first_origin, first_exclusive)) in views.iter().enumerate() {
+        for (second_position, second_origin, second_exclusive) in &views[index + 1..] {
+            if (*first_exclusive || *second_exclusive) && overlaps(first_origin, second_origin) {
+                return Err(fail(format!(
+                    "call operands {first_position} and {second_position} alias one owner while one of them is exclusive"
                 )));
             }
         }
@@ -640,49 +673,55 @@ fn loan_matrix(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, want: &[Type]) ->
     Ok(())
 }
 
-fn check_call(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type>]) -> CResult<()> {
+fn check_call(
+    ctx: &FnCheck<'_, '_>,
+    block: u32,
+    ordinal: u32,
+    op: &Op,
+    tys: &[Option<Type>],
+) -> CResult<()> {
     let Aux::Func(sig) = &op.aux0 else {
         return Err(ctx.err(
             code::TYPE,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "CALL names a declared function",
         ));
     };
-    let Some(&(cd, cf)) = ctx.r.funcs.get(sig) else {
+    let Some(&(callee_decl, callee_fn)) = ctx.r.funcs.get(sig) else {
         return Err(ctx.err(
             code::UNSUPPORTED,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "calls to functions of other modules are not supported by this checker",
         ));
     };
-    let callee = &ctx.r.m.declarations[cd].functions[cf];
-    if sdk::is_facade_callee(ctx.r, cd, callee) {
+    let callee = &ctx.r.m.declarations[callee_decl].functions[callee_fn];
+    if sdk::is_facade_callee(ctx.r, callee_decl, callee) {
         return Err(ctx.err(
             code::SDK,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "a call to the certified Bytes.slice facade is lowered to BORROW_SLICE_BYTE, never CALL",
         ));
     }
     if op.aux1 != Aux::Effects(callee.effects.clone()) {
         return Err(ctx.err(
             code::EFFECT,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "the effect-set auxiliary differs from the callee's",
         ));
     }
     if !effects_within(&callee.effects, &ctx.f.effects) {
         return Err(ctx.err(
             code::EFFECT,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "the callee's effect set is not a subset of the caller's",
         ));
     }
-    let owner = ctx.r.self_type(cd);
+    let owner = ctx.r.self_type(callee_decl);
     let recv = crate::catalog::receiver_type(&owner, callee.receiver).filter(|_| {
         matches!(
             callee.receiver,
@@ -691,13 +730,13 @@ fn check_call(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type
     });
     let mut params: Vec<&Param> = callee.params.iter().collect();
     params.sort_by_key(|p| p.ordinal);
-    let pt: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
-    check_args(ctx, b, i, op, tys, recv, &pt)?;
+    let param_types: Vec<Type> = params.iter().map(|p| p.ty.clone()).collect();
+    check_args(ctx, block, ordinal, op, tys, recv, &param_types)?;
     if op.result.as_ref() != Some(&callee.result) {
         return Err(ctx.err(
             code::TYPE,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "CALL result differs from the callee's",
         ));
     }
@@ -706,26 +745,32 @@ fn check_call(ctx: &FnCheck<'_, '_>, b: u32, i: u32, op: &Op, tys: &[Option<Type
 
 fn check_intrinsic(
     ctx: &FnCheck<'_, '_>,
-    b: u32,
-    i: u32,
+    block: u32,
+    ordinal: u32,
     op: &Op,
     tys: &[Option<Type>],
 ) -> CResult<()> {
     let Aux::CatalogFunc(sig) = &op.aux0 else {
         return Err(ctx.err(
             code::TYPE,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "INTRINSIC_CALL names a catalog function",
         ));
     };
-    let entry = crate::catalog::by_signature(sig)
-        .ok_or_else(|| ctx.err(code::TYPE, Some(b), Some(i), "unknown catalog function"))?;
+    let entry = crate::catalog::by_signature(sig).ok_or_else(|| {
+        ctx.err(
+            code::TYPE,
+            Some(block),
+            Some(ordinal),
+            "unknown catalog function",
+        )
+    })?;
     if !effects_within(&entry.effects, &ctx.f.effects) {
         return Err(ctx.err(
             code::EFFECT,
-            Some(b),
-            Some(i),
+            Some(block),
+            Some(ordinal),
             "the catalog function's effect set is not a subset of the caller's",
         ));
     }
@@ -735,6 +780,6 @@ fn check_intrinsic(
             ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
         )
     });
-    let pt: Vec<Type> = entry.params.iter().map(|p| p.1.clone()).collect();
-    check_args(ctx, b, i, op, tys, recv, &pt)
+    let param_types: Vec<Type> = entry.params.iter().map(|p| p.1.clone()).collect();
+    check_args(ctx, block, ordinal, op, tys, recv, &param_types)
 }

@@ -24,28 +24,28 @@ pub const MODULE: &str = "sdk.bytes";
 pub fn nominals() -> (Id, Id) {
     static IDS: OnceLock<(Id, Id)> = OnceLock::new();
     *IDS.get_or_init(|| {
-        let mut h = crate::ids::Hasher::new(false);
-        let ns = h.namespace(PACKAGE, MODULE);
+        let mut hasher = crate::ids::Hasher::new(false);
+        let namespace = hasher.namespace(PACKAGE, MODULE);
         (
-            h.nominal(&ns, DeclKind::Value, "Bytes"),
-            h.nominal(&ns, DeclKind::Value, "BytesBuilder"),
+            hasher.nominal(&namespace, DeclKind::Value, "Bytes"),
+            hasher.nominal(&namespace, DeclKind::Value, "BytesBuilder"),
         )
     })
 }
 
-/// Whether `t` is the certified `Bytes` type.
-pub fn is_bytes(t: &Type) -> bool {
-    matches!(t, Type::Nominal(id) if *id == nominals().0)
+/// Whether `ty` is the certified `Bytes` type.
+pub fn is_bytes(ty: &Type) -> bool {
+    matches!(ty, Type::Nominal(id) if *id == nominals().0)
 }
 
-/// Whether `t` is the certified `BytesBuilder` type.
-pub fn is_builder(t: &Type) -> bool {
-    matches!(t, Type::Nominal(id) if *id == nominals().1)
+/// Whether `ty` is the certified `BytesBuilder` type.
+pub fn is_builder(ty: &Type) -> bool {
+    matches!(ty, Type::Nominal(id) if *id == nominals().1)
 }
 
-/// Whether `t` is `Ref<Bytes>` or `Mut<Bytes>` (the tag-43 facade form).
-pub fn is_bytes_view(t: &Type) -> bool {
-    matches!(t, Type::Ref(x) | Type::Mut(x) if is_bytes(x))
+/// Whether `ty` is `Ref<Bytes>` or `Mut<Bytes>` (the tag-43 facade form).
+pub fn is_bytes_view(ty: &Type) -> bool {
+    matches!(ty, Type::Ref(x) | Type::Mut(x) if is_bytes(x))
 }
 
 fn u64t() -> Type {
@@ -56,71 +56,75 @@ fn u64t() -> Type {
 /// signature (`shared slice(start: UInt64, end: UInt64) -> Slice<Byte>`,
 /// empty effects, in `Bytes`).
 pub(crate) fn is_facade_signature(ctx: &FnCheck<'_, '_>) -> bool {
-    let f = ctx.f;
-    let mut ps: Vec<&Param> = f.params.iter().collect();
-    ps.sort_by_key(|p| p.ordinal);
+    let function = ctx.f;
+    let mut params: Vec<&Param> = function.params.iter().collect();
+    params.sort_by_key(|p| p.ordinal);
     is_bytes(&ctx.self_ty)
-        && f.callable == CallableKind::Message
-        && f.receiver == ReceiverKind::Shared
-        && f.name == "slice"
-        && f.result == Type::SliceByte
-        && f.effects.is_empty()
-        && ps.len() == 2
-        && ps[0].name == "start"
-        && ps[1].name == "end"
-        && ps.iter().all(|p| p.ty == u64t())
+        && function.callable == CallableKind::Message
+        && function.receiver == ReceiverKind::Shared
+        && function.name == "slice"
+        && function.result == Type::SliceByte
+        && function.effects.is_empty()
+        && params.len() == 2
+        && params[0].name == "start"
+        && params[1].name == "end"
+        && params.iter().all(|p| p.ty == u64t())
 }
 
-/// Whether a callee (declaration `d`, function `f`) is the facade signature.
-pub fn is_facade_callee(r: &super::context::Resolved<'_>, d: usize, f: &Function) -> bool {
-    let mut ps: Vec<&Param> = f.params.iter().collect();
-    ps.sort_by_key(|p| p.ordinal);
-    is_bytes(&r.self_type(d))
-        && f.receiver == ReceiverKind::Shared
-        && f.name == "slice"
-        && f.result == Type::SliceByte
-        && ps.len() == 2
+/// Whether a callee (declaration `decl_index`, function `function`) is the facade signature.
+pub fn is_facade_callee(
+    resolved: &super::context::Resolved<'_>,
+    decl_index: usize,
+    function: &Function,
+) -> bool {
+    let mut params: Vec<&Param> = function.params.iter().collect();
+    params.sort_by_key(|p| p.ordinal);
+    is_bytes(&resolved.self_type(decl_index))
+        && function.receiver == ReceiverKind::Shared
+        && function.name == "slice"
+        && function.result == Type::SliceByte
+        && params.len() == 2
 }
 
 /// Whether the function under check is `BytesBuilder.finish`
 /// (`owned finish() -> Bytes`, empty effects).
 pub(crate) fn is_finish(ctx: &FnCheck<'_, '_>) -> bool {
-    let f = ctx.f;
+    let function = ctx.f;
     is_builder(&ctx.self_ty)
-        && f.callable == CallableKind::Message
-        && f.receiver == ReceiverKind::Owned
-        && f.name == "finish"
-        && f.params.is_empty()
-        && is_bytes(&f.result)
-        && f.effects.is_empty()
+        && function.callable == CallableKind::Message
+        && function.receiver == ReceiverKind::Owned
+        && function.name == "finish"
+        && function.params.is_empty()
+        && is_bytes(&function.result)
+        && function.effects.is_empty()
 }
 
 /// Declaration-level rules: the fixed private layout of the two SDK types
 /// when they are declared locally.
-pub fn check_decls(r: &super::context::Resolved<'_>) -> CResult<()> {
-    for (decl_index, d) in r.m.declarations.iter().enumerate() {
-        let t = r.self_type(decl_index);
-        if !is_bytes(&t) && !is_builder(&t) {
+pub fn check_decls(resolved: &super::context::Resolved<'_>) -> CResult<()> {
+    for (decl_index, decl) in resolved.m.declarations.iter().enumerate() {
+        let self_ty = resolved.self_type(decl_index);
+        if !is_bytes(&self_ty) && !is_builder(&self_ty) {
             continue;
         }
-        let ok = d.fields.len() == 1 && {
-            let f = &d.fields[0];
-            f.ordinal == 0
-                && f.name == "storage"
-                && f.visibility == Visibility::Private
-                && f.ty == Type::ArrayByte
-                && (is_builder(&t) || f.mutability == Mutability::Let)
+        let ok = decl.fields.len() == 1 && {
+            let field = &decl.fields[0];
+            field.ordinal == 0
+                && field.name == "storage"
+                && field.visibility == Visibility::Private
+                && field.ty == Type::ArrayByte
+                && (is_builder(&self_ty) || field.mutability == Mutability::Let)
         };
         if !ok {
             return Err(super::context::CheckError {
                 code: code::SDK,
-                function: d.name.clone(),
+                function: decl.name.clone(),
                 block: None,
                 op: None,
                 message: format!(
                     "sdk.bytes.{} must have exactly one private field 0 `storage: Array<Byte>`{}",
-                    d.name,
-                    if is_bytes(&t) { " (let)" } else { "" }
+                    decl.name,
+                    if is_bytes(&self_ty) { " (let)" } else { "" }
                 ),
             });
         }
@@ -142,19 +146,16 @@ pub(crate) fn facade_body(ctx: &FnCheck<'_, '_>) -> Option<Body> {
         root: Root::Receiver,
         fields: vec![storage],
     };
-    let p = |o: u32| PathKey {
-        root: Root::Param(o),
+    let param_place = |ordinal: u32| PathKey {
+        root: Root::Param(ordinal),
         fields: vec![],
     };
-    let at = |o: u32| OpRef::Flow {
-        block: 0,
-        ordinal: o,
-    };
-    let load = |o: u32| Op {
+    let at = |ordinal: u32| OpRef::Flow { block: 0, ordinal };
+    let load = |ordinal: u32| Op {
         tag: tag::LOAD_LOCAL,
         result: Some(u64t()),
-        operands: vec![Operand::Place(p(o))],
-        aux0: Aux::Path(p(o)),
+        operands: vec![Operand::Place(param_place(ordinal))],
+        aux0: Aux::Path(param_place(ordinal)),
         aux1: Aux::None,
     };
     let slice_sig = crate::catalog::signature(6)?;
@@ -195,11 +196,11 @@ pub(crate) fn facade_body(ctx: &FnCheck<'_, '_>) -> Option<Body> {
                 ty: Type::ArrayByte,
             },
             OwnedPath {
-                key: p(0),
+                key: param_place(0),
                 ty: u64t(),
             },
             OwnedPath {
-                key: p(1),
+                key: param_place(1),
                 ty: u64t(),
             },
         ],
@@ -233,14 +234,14 @@ pub(crate) fn facade_body(ctx: &FnCheck<'_, '_>) -> Option<Body> {
     })
 }
 
-fn sorted(b: &Body) -> Body {
-    let mut b = b.clone();
-    b.locals.sort_by_key(|l| l.ordinal);
-    b.blocks.sort_by_key(|x| x.id);
-    b.paths.sort_by(|x, y| x.key.cmp(&y.key));
-    b.loans.sort_by_key(|l| l.id);
-    b.edges.sort_by_key(|e| e.id);
-    b
+fn sorted(body: &Body) -> Body {
+    let mut body = body.clone();
+    body.locals.sort_by_key(|l| l.ordinal);
+    body.blocks.sort_by_key(|x| x.id);
+    body.paths.sort_by(|x, y| x.key.cmp(&y.key));
+    body.loans.sort_by_key(|l| l.id);
+    body.edges.sort_by_key(|e| e.id);
+    body
 }
 
 /// Function-level rules: the facade signature is admitted only with its
@@ -249,8 +250,8 @@ pub(crate) fn check_function(ctx: &FnCheck<'_, '_>) -> CResult<()> {
     if !is_facade_signature(ctx) {
         return Ok(());
     }
-    let m = ctx.r.m;
-    if m.package != PACKAGE || m.name != MODULE {
+    let module = ctx.r.m;
+    if module.package != PACKAGE || module.name != MODULE {
         return Err(ctx.err(
             code::SDK,
             None,

@@ -19,21 +19,21 @@ pub(crate) struct Global<'a> {
 }
 
 impl<'a> Global<'a> {
-    pub(crate) fn new(m: &'a Module, ids: &'a Identities) -> Self {
+    pub(crate) fn new(module: &'a Module, ids: &'a Identities) -> Self {
         let mut sigs = std::collections::HashMap::new();
         let mut variants = std::collections::HashMap::new();
         let mut decls = std::collections::HashMap::new();
-        for (decl_index, d) in ids.decls.iter().enumerate() {
-            decls.insert(d.nominal, decl_index);
-            for (fn_index, f) in d.functions.iter().enumerate() {
-                sigs.insert(f.sig, (decl_index, fn_index));
+        for (decl_index, decl_ids) in ids.decls.iter().enumerate() {
+            decls.insert(decl_ids.nominal, decl_index);
+            for (fn_index, fn_ids) in decl_ids.functions.iter().enumerate() {
+                sigs.insert(fn_ids.sig, (decl_index, fn_index));
             }
-            for (variant_index, (vid, _)) in d.variants.iter().enumerate() {
+            for (variant_index, (vid, _)) in decl_ids.variants.iter().enumerate() {
                 variants.insert(*vid, (decl_index, variant_index));
             }
         }
         Global {
-            m,
+            m: module,
             ids,
             sigs,
             variants,
@@ -42,10 +42,10 @@ impl<'a> Global<'a> {
     }
     fn field(&self, id: &crate::hash::Id) -> Option<(&'a Field, usize)> {
         let info = self.ids.fields.get(id)?;
-        let d = &self.m.declarations[info.decl];
+        let decl = &self.m.declarations[info.decl];
         Some(match info.variant {
-            None => (&d.fields[info.index], info.decl),
-            Some(v) => (&d.variants[v].fields[info.index], info.decl),
+            None => (&decl.fields[info.index], info.decl),
+            Some(variant_index) => (&decl.variants[variant_index].fields[info.index], info.decl),
         })
     }
     /// Whether the module imports from other modules, so that a symbol
@@ -59,103 +59,111 @@ impl<'a> Global<'a> {
     }
 }
 
-/// `t`, or the target of a `Ref`/`Mut` view of it.
-fn target(t: &Type) -> &Type {
-    match t {
-        Type::Ref(x) | Type::Mut(x) => x,
+/// `ty`, or the target of a `Ref`/`Mut` view of it.
+fn target(ty: &Type) -> &Type {
+    match ty {
+        Type::Ref(inner) | Type::Mut(inner) => inner,
         other => other,
     }
 }
 
-pub(crate) fn check_typing(tables: &Global, decl_index: usize, f: &Function) -> Result<()> {
-    let index = FnIndex::new(f);
+pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Function) -> Result<()> {
+    let index = FnIndex::new(function);
     let self_ty = tables.nominal(decl_index);
-    let recv = crate::ids::receiver_type(&tables.ids.decls[decl_index].nominal, f.receiver);
+    let recv = crate::ids::receiver_type(&tables.ids.decls[decl_index].nominal, function.receiver);
     // Owned paths: temporaries have their producer's type; field paths follow the field.
-    for p in &f.body.paths {
+    for path in &function.body.paths {
         let at = "owned path";
-        if let Some(last) = p.key.fields.last() {
+        if let Some(last) = path.key.fields.last() {
             if tables.field(last).is_none() && tables.links() {
                 // Another module's field: typed by the linked semantic check.
                 continue;
             }
-            let (field, owner) = tables
-                .field(last)
-                .ok_or_else(|| err(f, at, "field component does not resolve to a local field"))?;
-            let mut parent = p.key.clone();
+            let (field, owner) = tables.field(last).ok_or_else(|| {
+                err(
+                    function,
+                    at,
+                    "field component does not resolve to a local field",
+                )
+            })?;
+            let mut parent = path.key.clone();
             parent.fields.pop();
-            let pt = index
+            let place_ty = index
                 .path(&parent)
                 .map(|x| x.ty.clone())
-                .ok_or_else(|| err(f, at, "missing parent"))?;
+                .ok_or_else(|| err(function, at, "missing parent"))?;
             let info = &tables.ids.fields[last];
             let owner_ok = match info.variant {
-                None => *target(&pt) == tables.nominal(owner),
-                Some(_) => *target(&pt) == tables.nominal(owner),
+                None => *target(&place_ty) == tables.nominal(owner),
+                Some(_) => *target(&place_ty) == tables.nominal(owner),
             };
-            if !owner_ok || p.ty != field.ty {
+            if !owner_ok || path.ty != field.ty {
                 return Err(err(
-                    f,
+                    function,
                     at,
                     "field path does not match its parent's type or the field's type",
                 ));
             }
         } else {
-            let want = match &p.key.root {
+            let want = match &path.key.root {
                 Root::Receiver => recv.clone().map(|t| target(&t).clone()),
-                Root::Param(x) => f
+                Root::Param(ordinal) => function
                     .params
                     .iter()
-                    .find(|q| q.ordinal == *x)
+                    .find(|q| q.ordinal == *ordinal)
                     .map(|q| target(&q.ty).clone()),
-                Root::Local(x) => f
+                Root::Local(ordinal) => function
                     .body
                     .locals
                     .iter()
-                    .find(|q| q.ordinal == *x)
+                    .find(|q| q.ordinal == *ordinal)
                     .map(|q| q.ty.clone()),
-                Root::Temp(r) => index.op(r).and_then(|o| o.result.clone()),
+                Root::Temp(op_ref) => index.op(op_ref).and_then(|o| o.result.clone()),
             };
-            let ok = match &p.key.root {
+            let ok = match &path.key.root {
                 // A borrowed argument root names the loan target; an owned one the value itself.
                 Root::Receiver | Root::Param(_) => {
-                    want.as_ref() == Some(&p.ty)
-                        || match &p.key.root {
-                            Root::Param(x) => f
+                    want.as_ref() == Some(&path.ty)
+                        || match &path.key.root {
+                            Root::Param(ordinal) => function
                                 .params
                                 .iter()
-                                .find(|q| q.ordinal == *x)
-                                .is_some_and(|q| q.ty == p.ty),
+                                .find(|q| q.ordinal == *ordinal)
+                                .is_some_and(|q| q.ty == path.ty),
                             _ => false,
                         }
                 }
-                _ => want.as_ref() == Some(&p.ty),
+                _ => want.as_ref() == Some(&path.ty),
             };
             if !ok {
-                return Err(err(f, at, "root path type differs from its binding's type"));
+                return Err(err(
+                    function,
+                    at,
+                    "root path type differs from its binding's type",
+                ));
             }
         }
     }
-    for l in &f.body.loans {
-        let at = format!("loan {}", l.id);
-        let ok = match l.kind {
-            LoanKind::Shared => matches!(l.borrowed, Type::Ref(_)),
-            LoanKind::Exclusive => matches!(l.borrowed, Type::Mut(_)),
-            LoanKind::ByteSlice => l.borrowed == Type::SliceByte,
+    for loan in &function.body.loans {
+        let at = format!("loan {}", loan.id);
+        let ok = match loan.kind {
+            LoanKind::Shared => matches!(loan.borrowed, Type::Ref(_)),
+            LoanKind::Exclusive => matches!(loan.borrowed, Type::Mut(_)),
+            LoanKind::ByteSlice => loan.borrowed == Type::SliceByte,
         };
         if !ok {
-            return Err(err(f, &at, "loan kind and borrowed type disagree"));
+            return Err(err(function, &at, "loan kind and borrowed type disagree"));
         }
-        if l.creation.is_none() && !matches!(l.origin.root, Root::Receiver | Root::Param(_)) {
+        if loan.creation.is_none() && !matches!(loan.origin.root, Root::Receiver | Root::Param(_)) {
             return Err(err(
-                f,
+                function,
                 &at,
                 "an entry loan originates at a receiver or parameter root",
             ));
         }
     }
     let ty_of = |o: &Operand| index.operand_type_ref(o).ok().flatten();
-    let blocks = f.body.blocks.iter().flat_map(|b| {
+    let blocks = function.body.blocks.iter().flat_map(|b| {
         b.ops.iter().enumerate().map(move |(i, op)| {
             (
                 OpRef::Flow {
@@ -166,129 +174,143 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, f: &Function) -> 
             )
         })
     });
-    let mut tbuf: Vec<Option<&Type>> = Vec::new();
+    let mut operand_buf: Vec<Option<&Type>> = Vec::new();
     for (here, op) in blocks {
         // Formatted only on error: this loop runs once per operation.
-        let e = |msg: &str| err(f, &format!("{here:?}"), msg);
-        tbuf.clear();
-        tbuf.extend(op.operands.iter().map(ty_of));
-        let t: &[Option<&Type>] = &tbuf;
+        let fail = |msg: &str| err(function, &format!("{here:?}"), msg);
+        operand_buf.clear();
+        operand_buf.extend(op.operands.iter().map(ty_of));
+        let operand_tys: &[Option<&Type>] = &operand_buf;
         let res = op.result.as_ref();
         let scalar = |x: Option<&Type>| match x {
-            Some(Type::Scalar(k)) => Some(*k),
+            Some(Type::Scalar(kind)) => Some(*kind),
             _ => None,
         };
         use crate::model::tag::*;
         match op.tag {
-            CONST if t[0] != res => {
-                return Err(e("constant type differs from the result"));
+            CONST if operand_tys[0] != res => {
+                return Err(fail("constant type differs from the result"));
             }
             NEG | NOT_BOOL => {
-                let k = scalar(res).ok_or_else(|| e("unary operation on a non-scalar"))?;
+                let kind = scalar(res).ok_or_else(|| fail("unary operation on a non-scalar"))?;
                 let ok = if op.tag == NOT_BOOL {
-                    k == ScalarKind::Bool
+                    kind == ScalarKind::Bool
                 } else {
-                    k.is_signed()
+                    kind.is_signed()
                 };
-                if !ok || t[0] != res {
-                    return Err(e("unary operand/result types are not admitted"));
+                if !ok || operand_tys[0] != res {
+                    return Err(fail("unary operand/result types are not admitted"));
                 }
             }
             ADD | SUB | MUL | DIV | REM | BIT_AND | BIT_OR | BIT_XOR => {
-                let k = scalar(res).ok_or_else(|| e("arithmetic on a non-scalar"))?;
-                if k == ScalarKind::Bool || t[0] != res || t[1] != res {
-                    return Err(e("binary operands must have the exact integer result type"));
+                let kind = scalar(res).ok_or_else(|| fail("arithmetic on a non-scalar"))?;
+                if kind == ScalarKind::Bool || operand_tys[0] != res || operand_tys[1] != res {
+                    return Err(fail(
+                        "binary operands must have the exact integer result type",
+                    ));
                 }
             }
             SHIFT_LEFT | SHIFT_RIGHT => {
-                let k = scalar(res).ok_or_else(|| e("shift of a non-scalar"))?;
-                if k == ScalarKind::Bool
-                    || t[0] != res
-                    || t[1] != Some(&Type::Scalar(ScalarKind::UInt64))
+                let kind = scalar(res).ok_or_else(|| fail("shift of a non-scalar"))?;
+                if kind == ScalarKind::Bool
+                    || operand_tys[0] != res
+                    || operand_tys[1] != Some(&Type::Scalar(ScalarKind::UInt64))
                 {
-                    return Err(e("shift takes an integer T and a UInt64 count"));
+                    return Err(fail("shift takes an integer T and a UInt64 count"));
                 }
             }
             EQ | LT | NE | LE | GT | GE
                 if (res != Some(&Type::Scalar(ScalarKind::Bool))
-                    || scalar(t[0]).is_none()
-                    || t[0] != t[1]) =>
+                    || scalar(operand_tys[0]).is_none()
+                    || operand_tys[0] != operand_tys[1]) =>
             {
-                return Err(e("comparison takes two identical scalars and yields Bool"));
+                return Err(fail(
+                    "comparison takes two identical scalars and yields Bool",
+                ));
             }
-            JUMP_IF_FALSE | ASSERT_TRUE if t[0] != Some(&Type::Scalar(ScalarKind::Bool)) => {
-                return Err(e("condition must be Bool"));
+            JUMP_IF_FALSE | ASSERT_TRUE
+                if operand_tys[0] != Some(&Type::Scalar(ScalarKind::Bool)) =>
+            {
+                return Err(fail("condition must be Bool"));
             }
-            ASSERT_EQ if t[0] != t[1] => {
-                return Err(e("ASSERT_EQ operands differ in type"));
+            ASSERT_EQ if operand_tys[0] != operand_tys[1] => {
+                return Err(fail("ASSERT_EQ operands differ in type"));
             }
-            RETURN if t[0] != Some(&f.result) => {
-                return Err(e("returned value differs from the function's result type"));
+            RETURN if operand_tys[0] != Some(&function.result) => {
+                return Err(fail(
+                    "returned value differs from the function's result type",
+                ));
             }
             LOAD_LOCAL | STORE_LOCAL => {
-                let Some(Operand::Place(k)) = op.operands.first() else {
-                    return Err(e("place operand expected"));
+                let Some(Operand::Place(place)) = op.operands.first() else {
+                    return Err(fail("place operand expected"));
                 };
-                let rooted = k.fields.is_empty()
-                    && match k.root {
+                let rooted = place.fields.is_empty()
+                    && match place.root {
                         Root::Local(_) => true,
                         Root::Param(_) | Root::Receiver => op.tag == LOAD_LOCAL,
                         Root::Temp(_) => false,
                     };
                 if !rooted {
-                    return Err(e(
+                    return Err(fail(
                         "LOAD_LOCAL names an argument or local root; STORE_LOCAL a local root",
                     ));
                 }
                 if op.tag == LOAD_LOCAL {
-                    let pt = t[0].cloned().unwrap_or(Type::Never);
-                    if res != Some(&pt) || !tables.ids.is_copy(&pt) || pt.is_borrow() {
-                        return Err(e(
+                    let place_ty = operand_tys[0].cloned().unwrap_or(Type::Never);
+                    if res != Some(&place_ty)
+                        || !tables.ids.is_copy(&place_ty)
+                        || place_ty.is_borrow()
+                    {
+                        return Err(fail(
                             "LOAD_LOCAL reads only a structurally Copy nonborrow root of its exact type",
                         ));
                     }
-                } else if t[0] != t[1] {
-                    return Err(e("stored value differs from the local's type"));
+                } else if operand_tys[0] != operand_tys[1] {
+                    return Err(fail("stored value differs from the local's type"));
                 }
             }
             ENUM_CONST | ENUM_IS_VARIANT | VARIANT_CONSTRUCT => {
                 let Aux::Variant(vid) = &op.aux0 else {
-                    return Err(e("variant auxiliary expected"));
+                    return Err(fail("variant auxiliary expected"));
                 };
                 if !tables.variants.contains_key(vid) && tables.links() {
                     continue;
                 }
-                let &(vd, variant_index) = tables
+                let &(variant_decl, variant_index) = tables
                     .variants
                     .get(vid)
-                    .ok_or_else(|| e("variant does not resolve to a local declaration"))?;
-                let v = &tables.m.declarations[vd].variants[variant_index];
-                let owner = tables.nominal(vd);
+                    .ok_or_else(|| fail("variant does not resolve to a local declaration"))?;
+                let variant = &tables.m.declarations[variant_decl].variants[variant_index];
+                let owner = tables.nominal(variant_decl);
                 match op.tag {
                     ENUM_CONST => {
-                        if !v.fields.is_empty() || res != Some(&owner) {
-                            return Err(e(
+                        if !variant.fields.is_empty() || res != Some(&owner) {
+                            return Err(fail(
                                 "ENUM_CONST builds a fieldless variant of its exact owner",
                             ));
                         }
                     }
                     ENUM_IS_VARIANT => {
                         if res != Some(&Type::Scalar(ScalarKind::Bool))
-                            || t[0].map(target) != Some(&owner)
+                            || operand_tys[0].map(target) != Some(&owner)
                         {
-                            return Err(e(
+                            return Err(fail(
                                 "ENUM_IS_VARIANT tests an owner place or loan and yields Bool",
                             ));
                         }
                     }
                     _ => {
-                        let mut fields: Vec<&Field> = v.fields.iter().collect();
+                        let mut fields: Vec<&Field> = variant.fields.iter().collect();
                         fields.sort_by_key(|x| x.ordinal);
                         if res != Some(&owner)
-                            || fields.len() != t.len()
-                            || fields.iter().zip(t).any(|(fl, ot)| *ot != Some(&fl.ty))
+                            || fields.len() != operand_tys.len()
+                            || fields
+                                .iter()
+                                .zip(operand_tys)
+                                .any(|(fl, actual)| *actual != Some(&fl.ty))
                         {
-                            return Err(e(
+                            return Err(fail(
                                 "VARIANT_CONSTRUCT operands must match the payload fields in ordinal order",
                             ));
                         }
@@ -296,113 +318,120 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, f: &Function) -> 
                 }
             }
             AGGREGATE_CONSTRUCT => {
-                let Aux::Decl(n) = &op.aux0 else {
-                    return Err(e("declaration auxiliary expected"));
+                let Aux::Decl(decl_id) = &op.aux0 else {
+                    return Err(fail("declaration auxiliary expected"));
                 };
-                if !tables.decls.contains_key(n) && tables.links() {
+                if !tables.decls.contains_key(decl_id) && tables.links() {
                     continue;
                 }
-                let &dd = tables
+                let &aggregate_decl = tables
                     .decls
-                    .get(n)
-                    .ok_or_else(|| e("declaration does not resolve locally"))?;
-                let d = &tables.m.declarations[dd];
-                let mut fields: Vec<&Field> = d.fields.iter().collect();
+                    .get(decl_id)
+                    .ok_or_else(|| fail("declaration does not resolve locally"))?;
+                let decl = &tables.m.declarations[aggregate_decl];
+                let mut fields: Vec<&Field> = decl.fields.iter().collect();
                 fields.sort_by_key(|x| x.ordinal);
-                if d.kind != DeclKind::Value
-                    || res != Some(&tables.nominal(dd))
-                    || fields.len() != t.len()
-                    || fields.iter().zip(t).any(|(fl, ot)| *ot != Some(&fl.ty))
+                if decl.kind != DeclKind::Value
+                    || res != Some(&tables.nominal(aggregate_decl))
+                    || fields.len() != operand_tys.len()
+                    || fields
+                        .iter()
+                        .zip(operand_tys)
+                        .any(|(fl, actual)| *actual != Some(&fl.ty))
                 {
-                    return Err(e(
+                    return Err(fail(
                         "AGGREGATE_CONSTRUCT operands must match the value declaration's fields in order",
                     ));
                 }
             }
             FIELD_COPY | FIELD_MOVE => {
                 let Aux::Field(fid) = &op.aux0 else {
-                    return Err(e("field auxiliary expected"));
+                    return Err(fail("field auxiliary expected"));
                 };
                 if tables.field(fid).is_none() && tables.links() {
                     continue;
                 }
                 let (field, owner) = tables
                     .field(fid)
-                    .ok_or_else(|| e("field does not resolve locally"))?;
-                if res != Some(&field.ty) || t[0].map(target) != Some(&tables.nominal(owner)) {
-                    return Err(e("field access result/owner types are wrong"));
+                    .ok_or_else(|| fail("field does not resolve locally"))?;
+                if res != Some(&field.ty)
+                    || operand_tys[0].map(target) != Some(&tables.nominal(owner))
+                {
+                    return Err(fail("field access result/owner types are wrong"));
                 }
                 if op.tag == FIELD_COPY && !tables.ids.is_copy(&field.ty) {
-                    return Err(e("FIELD_COPY needs a structurally Copy field"));
+                    return Err(fail("FIELD_COPY needs a structurally Copy field"));
                 }
                 if op.tag == FIELD_MOVE
                     && (field.mutability != Mutability::Var
                         && tables.ids.fields[fid].variant.is_none()
-                        || matches!(t[0], Some(Type::Ref(_) | Type::Mut(_))))
+                        || matches!(operand_tys[0], Some(Type::Ref(_) | Type::Mut(_))))
                 {
-                    return Err(e("FIELD_MOVE needs a var field of an owned place"));
+                    return Err(fail("FIELD_MOVE needs a var field of an owned place"));
                 }
             }
             PLACE_MOVE | BYTE_BUILDER_FINISH => {
-                if op.tag == PLACE_MOVE && res != t[0] {
-                    return Err(e("PLACE_MOVE yields the place's exact type"));
+                if op.tag == PLACE_MOVE && res != operand_tys[0] {
+                    return Err(fail("PLACE_MOVE yields the place's exact type"));
                 }
                 if op.tag == BYTE_BUILDER_FINISH
                     && !(tables.m.name == "sdk.bytes"
-                        && f.name == "finish"
+                        && function.name == "finish"
                         && tables.m.declarations[decl_index].name == "BytesBuilder")
                 {
-                    return Err(e(
+                    return Err(fail(
                         "BYTE_BUILDER_FINISH is admitted only in sdk.bytes.BytesBuilder.finish",
                     ));
                 }
             }
-            REPLACE_COMMIT if t[0] != t[1] => {
-                return Err(e("replacement differs from the destination type"));
+            REPLACE_COMMIT if operand_tys[0] != operand_tys[1] => {
+                return Err(fail("replacement differs from the destination type"));
             }
             UNIT_VALUE if res != Some(&Type::Unit) => {
-                return Err(e("UNIT_VALUE yields Unit"));
+                return Err(fail("UNIT_VALUE yields Unit"));
             }
             RESULT_OK_RICH | RESULT_ERR_RICH => {
-                let Some(Type::Result(ok, er)) = res else {
-                    return Err(e("rich construction yields a Result"));
+                let Some(Type::Result(ok, err_ty)) = res else {
+                    return Err(fail("rich construction yields a Result"));
                 };
-                let want = if op.tag == RESULT_OK_RICH { ok } else { er };
-                if t[0] != Some(&**want) {
-                    return Err(e("payload differs from the carrier's T or E"));
+                let want = if op.tag == RESULT_OK_RICH { ok } else { err_ty };
+                if operand_tys[0] != Some(&**want) {
+                    return Err(fail("payload differs from the carrier's T or E"));
                 }
             }
             RESULT_TRY | RESULT_TRY_RICH => {
-                let Some(Type::Result(ok, er)) = t[0] else {
-                    return Err(e("try takes a Result carrier"));
+                let Some(Type::Result(ok, err_ty)) = operand_tys[0] else {
+                    return Err(fail("try takes a Result carrier"));
                 };
-                let Type::Result(_, fer) = &f.result else {
-                    return Err(e("try needs a function returning Result<U, E>"));
+                let Type::Result(_, outer_err) = &function.result else {
+                    return Err(fail("try needs a function returning Result<U, E>"));
                 };
-                if res != Some(&**ok) || fer != er {
-                    return Err(e(
+                if res != Some(&**ok) || outer_err != err_ty {
+                    return Err(fail(
                         "try yields T and needs the same E in the function result",
                     ));
                 }
-                if op.tag == RESULT_TRY_RICH && op.aux0 != Aux::Type(f.result.clone()) {
-                    return Err(e("RESULT_TRY_RICH names the exact outer carrier"));
+                if op.tag == RESULT_TRY_RICH && op.aux0 != Aux::Type(function.result.clone()) {
+                    return Err(fail("RESULT_TRY_RICH names the exact outer carrier"));
                 }
                 let Aux::Edge(eid) = op.aux1 else {
-                    return Err(e("error cleanup edge expected"));
+                    return Err(fail("error cleanup edge expected"));
                 };
                 let edge = index
                     .edges
                     .get(&eid)
-                    .map(|&i| &f.body.edges[i])
-                    .ok_or_else(|| e("missing cleanup edge"))?;
+                    .map(|&i| &function.body.edges[i])
+                    .ok_or_else(|| fail("missing cleanup edge"))?;
                 let OpRef::Flow { block, .. } = here else {
-                    return Err(e("try is a flow operation"));
+                    return Err(fail("try is a flow operation"));
                 };
                 if edge.kind != EdgeKind::TryError
                     || edge.source != block
                     || edge.successor.is_some()
                 {
-                    return Err(e("try names a try-error edge from its own block to exit"));
+                    return Err(fail(
+                        "try names a try-error edge from its own block to exit",
+                    ));
                 }
             }
             CALL | INTRINSIC_CALL => {
@@ -423,99 +452,108 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, f: &Function) -> 
                             crate::check::code::LINK,
                             format!(
                                 "function {} {here:?}: calls a function of another module, but the module imports from no other module",
-                                f.name
+                                function.name
                             ),
                         ));
                     }
                     Aux::Func(sig) => {
-                        let &(cd, cf) = tables
+                        let &(callee_decl, callee_fn) = tables
                             .sigs
                             .get(sig)
-                            .ok_or_else(|| e("callee does not resolve"))?;
-                        let c = &tables.m.declarations[cd].functions[cf];
-                        let mut ps: Vec<&Param> = c.params.iter().collect();
-                        ps.sort_by_key(|p| p.ordinal);
+                            .ok_or_else(|| fail("callee does not resolve"))?;
+                        let callee = &tables.m.declarations[callee_decl].functions[callee_fn];
+                        let mut callee_params: Vec<&Param> = callee.params.iter().collect();
+                        callee_params.sort_by_key(|p| p.ordinal);
                         (
-                            c.receiver,
-                            tables.nominal(cd),
-                            ps.iter().map(|p| p.ty.clone()).collect(),
-                            c.result.clone(),
-                            c.effects.clone(),
+                            callee.receiver,
+                            tables.nominal(callee_decl),
+                            callee_params.iter().map(|p| p.ty.clone()).collect(),
+                            callee.result.clone(),
+                            callee.effects.clone(),
                         )
                     }
                     Aux::CatalogFunc(id) => {
-                        let c = crate::catalog::by_signature(id)
-                            .ok_or_else(|| e("unknown catalog function"))?;
+                        let entry = crate::catalog::by_signature(id)
+                            .ok_or_else(|| fail("unknown catalog function"))?;
                         (
-                            c.receiver,
-                            c.owner.clone(),
-                            c.params.iter().map(|p| p.1.clone()).collect(),
-                            c.result.clone(),
-                            c.effects.clone(),
+                            entry.receiver,
+                            entry.owner.clone(),
+                            entry.params.iter().map(|p| p.1.clone()).collect(),
+                            entry.result.clone(),
+                            entry.effects.clone(),
                         )
                     }
-                    _ => return Err(e("callee auxiliary expected")),
+                    _ => return Err(fail("callee auxiliary expected")),
                 };
                 let mut want: Vec<Type> = Vec::new();
-                if let Some(rt) = crate::catalog::receiver_type(&owner, recv_kind).filter(|_| {
-                    matches!(
-                        recv_kind,
-                        ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
-                    )
-                }) {
-                    want.push(rt);
+                if let Some(recv_ty) =
+                    crate::catalog::receiver_type(&owner, recv_kind).filter(|_| {
+                        matches!(
+                            recv_kind,
+                            ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+                        )
+                    })
+                {
+                    want.push(recv_ty);
                 }
                 want.extend(params);
-                let args_ok = want.len() == t.len()
-                    && want
-                        .iter()
-                        .zip(t)
-                        .zip(&op.operands)
-                        .all(|((w, ot), o)| match o {
+                let args_ok = want.len() == operand_tys.len()
+                    && want.iter().zip(operand_tys).zip(&op.operands).all(
+                        |((wanted, actual), operand)| match operand {
                             // A loan argument may be passed as the place of its target (entry-loan binding).
-                            Operand::Place(_) if w.is_borrow() => {
-                                *ot == Some(target(w)) || *ot == Some(w)
+                            Operand::Place(_) if wanted.is_borrow() => {
+                                *actual == Some(target(wanted)) || *actual == Some(wanted)
                             }
-                            _ => *ot == Some(w),
-                        });
+                            _ => *actual == Some(wanted),
+                        },
+                    );
                 if !args_ok || res != Some(&result) || op.aux1 != Aux::Effects(effects.clone()) {
-                    return Err(e(
+                    return Err(fail(
                         "call operands, result or effect auxiliary differ from the callee signature",
                     ));
                 }
-                if !effects_within(&effects, &f.effects) {
-                    return Err(e("a callee's effect set must be a subset of the caller's"));
+                if !effects_within(&effects, &function.effects) {
+                    return Err(fail(
+                        "a callee's effect set must be a subset of the caller's",
+                    ));
                 }
             }
             BORROW_SHARED | BORROW_MUT | BORROW_SLICE_BYTE => {
                 let Aux::Loan(lid) = op.aux0 else {
-                    return Err(e("loan auxiliary expected"));
+                    return Err(fail("loan auxiliary expected"));
                 };
-                let loan = f
+                let loan = function
                     .body
                     .loans
                     .iter()
                     .find(|l| l.id == lid)
-                    .ok_or_else(|| e("missing loan"))?;
+                    .ok_or_else(|| fail("missing loan"))?;
                 let want_res = match op.tag {
-                    BORROW_SHARED => {
-                        Type::Ref(Box::new(target(t[0].unwrap_or(&Type::Never)).clone()))
-                    }
-                    BORROW_MUT => Type::Mut(Box::new(target(t[0].unwrap_or(&Type::Never)).clone())),
+                    BORROW_SHARED => Type::Ref(Box::new(
+                        target(operand_tys[0].unwrap_or(&Type::Never)).clone(),
+                    )),
+                    BORROW_MUT => Type::Mut(Box::new(
+                        target(operand_tys[0].unwrap_or(&Type::Never)).clone(),
+                    )),
                     _ => Type::SliceByte,
                 };
                 if res != Some(&want_res)
                     || loan.borrowed != want_res
                     || loan.creation != Some(here)
                 {
-                    return Err(e("borrow result, loan type and loan creation must agree"));
+                    return Err(fail(
+                        "borrow result, loan type and loan creation must agree",
+                    ));
                 }
                 if op.tag == BORROW_SLICE_BYTE
-                    && (t[1] != Some(&Type::Scalar(ScalarKind::UInt64))
-                        || t[2] != Some(&Type::Scalar(ScalarKind::UInt64))
-                        || !matches!(t[0].map(target), Some(Type::ArrayByte | Type::Nominal(_))))
+                    && (operand_tys[1] != Some(&Type::Scalar(ScalarKind::UInt64))
+                        || operand_tys[2] != Some(&Type::Scalar(ScalarKind::UInt64))
+                        || !matches!(
+                            operand_tys[0].map(target),
+                            Some(Type::ArrayByte | Type::Nominal(_))
+                        ))
                 {
-                    return Err(e(
+                    return Err(fail(
                         "BORROW_SLICE_BYTE takes a byte-array receiver and UInt64 bounds",
                     ));
                 }
@@ -530,58 +568,60 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, f: &Function) -> 
 /// Every non-Copy owned receiver, parameter, local and owner-producing flow
 /// result has exactly one root owned path; every shared/exclusive receiver
 /// and Ref/Mut/Slice parameter has exactly one entry loan at its root.
-pub(crate) fn check_owners(tables: &Global, decl_index: usize, f: &Function) -> Result<()> {
+pub(crate) fn check_owners(tables: &Global, decl_index: usize, function: &Function) -> Result<()> {
     let owner = |t: &Type| !t.is_borrow() && !tables.ids.is_copy(t);
     let has_root = |root: Root| {
-        f.body
+        function
+            .body
             .paths
             .iter()
             .any(|p| p.key.fields.is_empty() && p.key.root == root)
     };
     let self_ty = tables.nominal(decl_index);
-    if f.receiver == ReceiverKind::Owned && owner(&self_ty) && !has_root(Root::Receiver) {
+    if function.receiver == ReceiverKind::Owned && owner(&self_ty) && !has_root(Root::Receiver) {
         return Err(err(
-            f,
+            function,
             "owned paths",
             "the owned receiver has no root owned path",
         ));
     }
-    for p in &f.params {
-        if owner(&p.ty) && !has_root(Root::Param(p.ordinal)) {
+    for param in &function.params {
+        if owner(&param.ty) && !has_root(Root::Param(param.ordinal)) {
             return Err(err(
-                f,
+                function,
                 "owned paths",
-                format!("owner parameter {} has no root owned path", p.name),
+                format!("owner parameter {} has no root owned path", param.name),
             ));
         }
     }
-    for l in &f.body.locals {
-        if owner(&l.ty) && !has_root(Root::Local(l.ordinal)) {
+    for local in &function.body.locals {
+        if owner(&local.ty) && !has_root(Root::Local(local.ordinal)) {
             return Err(err(
-                f,
+                function,
                 "owned paths",
-                format!("owner local {} has no root owned path", l.name),
+                format!("owner local {} has no root owned path", local.name),
             ));
         }
     }
-    for b in &f.body.blocks {
-        for (i, op) in b.ops.iter().enumerate() {
+    for block in &function.body.blocks {
+        for (i, op) in block.ops.iter().enumerate() {
             if op.result.as_ref().is_some_and(owner)
                 && !has_root(Root::Temp(OpRef::Flow {
-                    block: b.id,
+                    block: block.id,
                     ordinal: i as u32,
                 }))
             {
                 return Err(err(
-                    f,
-                    &format!("block {} op {i}", b.id),
+                    function,
+                    &format!("block {} op {i}", block.id),
                     "an owner-producing result has no temporary owned path",
                 ));
             }
         }
     }
     let entry_loans = |root: &Root| {
-        f.body
+        function
+            .body
             .loans
             .iter()
             .filter(|l| {
@@ -589,35 +629,39 @@ pub(crate) fn check_owners(tables: &Global, decl_index: usize, f: &Function) -> 
             })
             .count()
     };
-    if matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
-        && entry_loans(&Root::Receiver) != 1
+    if matches!(
+        function.receiver,
+        ReceiverKind::Shared | ReceiverKind::Exclusive
+    ) && entry_loans(&Root::Receiver) != 1
     {
         return Err(err(
-            f,
+            function,
             "loans",
             "a shared/exclusive receiver has exactly one entry loan",
         ));
     }
-    for p in &f.params {
-        let borrowed = matches!(p.ty, Type::Ref(_) | Type::Mut(_) | Type::SliceByte);
-        let n = entry_loans(&Root::Param(p.ordinal));
-        if (borrowed && n != 1) || (!borrowed && n != 0) {
+    for param in &function.params {
+        let borrowed = matches!(param.ty, Type::Ref(_) | Type::Mut(_) | Type::SliceByte);
+        let loan_count = entry_loans(&Root::Param(param.ordinal));
+        if (borrowed && loan_count != 1) || (!borrowed && loan_count != 0) {
             return Err(err(
-                f,
+                function,
                 "loans",
                 format!(
                     "parameter {} needs exactly {} entry loan(s)",
-                    p.name,
+                    param.name,
                     u8::from(borrowed)
                 ),
             ));
         }
     }
-    if !matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive)
-        && entry_loans(&Root::Receiver) != 0
+    if !matches!(
+        function.receiver,
+        ReceiverKind::Shared | ReceiverKind::Exclusive
+    ) && entry_loans(&Root::Receiver) != 0
     {
         return Err(err(
-            f,
+            function,
             "loans",
             "only a shared/exclusive receiver has an entry loan",
         ));

@@ -99,7 +99,7 @@ fn decode_full(
     providers: Option<&[&Checked]>,
 ) -> Result<(Checked, Phases)> {
     use std::time::Instant;
-    let t0 = Instant::now();
+    let start = Instant::now();
     let located = sections(bytes)?;
     let two = match threads {
         Threads::One => false,
@@ -116,19 +116,24 @@ fn decode_full(
     let mut others: Vec<(&Module, &ids::Identities)> = Vec::new();
     let mut links: Vec<(String, Id)> = Vec::new();
     if let Some(providers) = providers {
-        let pairs: Vec<(&Module, &ids::Identities)> =
-            providers.iter().map(|p| (p.module(), p.ids())).collect();
+        let pairs: Vec<(&Module, &ids::Identities)> = providers
+            .iter()
+            .map(|provider| (provider.module(), provider.ids()))
+            .collect();
         resolve_imports(&module, &pairs)?;
-        for p in providers {
-            let pm = p.module();
-            let imported = pm.package == module.package
-                && module.imports.iter().any(|i| i.module == pm.name)
-                && !direct.iter().any(|(d, _)| d.name == pm.name);
+        for provider in providers {
+            let provider_module = provider.module();
+            let imported = provider_module.package == module.package
+                && module
+                    .imports
+                    .iter()
+                    .any(|i| i.module == provider_module.name)
+                && !direct.iter().any(|(d, _)| d.name == provider_module.name);
             if imported {
-                direct.push((pm, p.ids()));
-                links.push((pm.name.clone(), p.module_content()));
+                direct.push((provider_module, provider.ids()));
+                links.push((provider_module.name.clone(), provider.module_content()));
             } else {
-                others.push((pm, p.ids()));
+                others.push((provider_module, provider.ids()));
             }
         }
         links.sort();
@@ -138,11 +143,11 @@ fn decode_full(
         Some((direct, others)) => crate::check::check_linked(module, ids, direct, others),
         None => crate::check::check_with_ids(module, ids),
     };
-    let t1 = Instant::now();
+    let structural_done = Instant::now();
     let mut carried = [0u8; 32];
     carried.copy_from_slice(&bytes[header::CONTENT..header::CONTENT + 32]);
     let mut phases = Phases {
-        structural: t1 - t0,
+        structural: structural_done - start,
         ..Phases::default()
     };
     let ids = if !two {
@@ -151,24 +156,24 @@ fn decode_full(
             .hasher
             .reserve_constants(located.count(Section::Constants) as usize);
         let (ids, _) = pending.finish(&module, None)?;
-        let t2 = Instant::now();
+        let identities_done = Instant::now();
         model_phase(&module, &ids, &located)?;
-        let t3 = Instant::now();
+        let model_done = Instant::now();
         let (mismatch, ids) =
             crate::write::compare_canonical(&module, ids, bytes, &located.starts)?;
         if let Some(at) = mismatch {
             return Err(mismatch_error(&located, at));
         }
-        let t4 = Instant::now();
+        let canonical_done = Instant::now();
         // Checked semantics (issue 10): rerun by every decode, never trusted. The
         // identities are the ones recomputed above from the projection (and
         // matched against every carried ID), not the input's.
         semantic(&module, &ids)?;
-        let t5 = Instant::now();
-        phases.identities = t2 - t1;
-        phases.model = t3 - t2;
-        phases.canonical = t4 - t3;
-        phases.semantic = t5 - t4;
+        let semantic_done = Instant::now();
+        phases.identities = identities_done - structural_done;
+        phases.model = model_done - identities_done;
+        phases.canonical = canonical_done - model_done;
+        phases.semantic = semantic_done - canonical_done;
         phases.threads = 1;
         ids
     } else {
@@ -187,16 +192,16 @@ fn decode_full(
 
 /// Model validation (admitted kinds, per-tag shapes, typing, CFG).
 fn model_phase(module: &Module, ids: &ids::Identities, located: &Reader) -> Result<()> {
-    crate::validate::check(module, ids).map_err(|mut e| {
+    crate::validate::check(module, ids).map_err(|mut error| {
         // Point a layout cycle at the declaration record (projected in
         // physical order, so the model index is the record index).
-        if e.code == code::LAYOUT
-            && e.offset.is_none()
+        if error.code == code::LAYOUT
+            && error.offset.is_none()
             && let Some((decl_index, _)) = crate::validate::layout_cycle(module, ids)
         {
-            e.offset = Some(located.start(Section::Decls) + 80 * decl_index as u64);
+            error.offset = Some(located.start(Section::Decls) + 80 * decl_index as u64);
         }
-        e
+        error
     })
 }
 
@@ -204,13 +209,16 @@ fn model_phase(module: &Module, ids: &ids::Identities, located: &Reader) -> Resu
 fn mismatch_error(located: &Reader, at: u64) -> Error {
     let place = locate(&located.starts, at);
     let is_id = at >= header::CATALOG as u64 && at < (header::CONTENT + 32) as u64
-        || located.starts.iter().any(|&(s, start, len)| {
+        || located.starts.iter().any(|&(section, start, len)| {
             at >= start && at < start + len && {
-                let rel = (at - start) % s.record_size();
-                s.id_fields().iter().any(|&(a, b)| rel >= a && rel < b)
+                let rel = (at - start) % section.record_size();
+                section
+                    .id_fields()
+                    .iter()
+                    .any(|&(a, b)| rel >= a && rel < b)
             }
         });
-    let (c, what) = if at >= header::CATALOG as u64 && at < (header::CATALOG + 32) as u64 {
+    let (error_code, what) = if at >= header::CATALOG as u64 && at < (header::CATALOG + 32) as u64 {
         (
             code::CATALOG,
             "the catalog content identity is not that of zerglang.selfhost-intrinsics/1",
@@ -226,7 +234,7 @@ fn mismatch_error(located: &Reader, at: u64) -> Error {
             "bytes differ from the canonical encoding of their logical projection",
         )
     };
-    Error::at(c, at, format!("{what} ({place})"))
+    Error::at(error_code, at, format!("{what} ({place})"))
 }
 
 /// The share of the largest body's operations (the last ones) that the
@@ -265,7 +273,7 @@ fn two_threads(
     semantic: &(dyn Fn(&Module, &ids::Identities) -> crate::check::CResult<()> + Sync),
 ) -> Result<ids::Identities> {
     use std::time::Instant;
-    let t1 = Instant::now();
+    let started = Instant::now();
     let mut pending = ids::prepare(module, false)?;
     let provisional = pending.provisional(carried);
     let mut hasher = std::mem::replace(&mut pending.hasher, ids::Hasher::new(false));
@@ -275,8 +283,8 @@ fn two_threads(
     // comparison needs them) and hands a copy to the body thread, which
     // reaches the operations, where constants appear, only after the block
     // part of the body preimage.
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    hasher.receive_constants(rx);
+    let (constants_tx, constants_rx) = std::sync::mpsc::sync_channel(1);
+    hasher.receive_constants(constants_rx);
     // The largest body's operations are shared too: this thread encodes the
     // last 3/8 (before its own phases) while the body thread encodes and
     // hashes the rest, then hashes that encoding in its place.
@@ -285,15 +293,15 @@ fn two_threads(
         .map(|(at, n)| (at, n - n * SHARED_NUM / SHARED_DEN));
     let (tail_tx, tail_rx) = std::sync::mpsc::sync_channel::<Result<Vec<u8>>>(1);
     let pending_ref = &pending;
-    let hs_ref = &mut hasher;
-    let (body, main, times) = std::thread::scope(|s| {
+    let hasher_ref = &mut hasher;
+    let (body, main, times) = std::thread::scope(|scope| {
         // Without a thread (the OS refused one), the bodies are hashed after
         // the other phases, on this thread.
         let worker = std::thread::Builder::new()
-            .spawn_scoped(s, move || {
-                let t = Instant::now();
+            .spawn_scoped(scope, move || {
+                let body_start = Instant::now();
                 let bodies = match share {
-                    Some((at, k)) => {
+                    Some((at, first_tail_op)) => {
                         let mut tail = || {
                             tail_rx.recv().unwrap_or_else(|_| {
                                 Err(Error::new(
@@ -302,64 +310,64 @@ fn two_threads(
                                 ))
                             })
                         };
-                        pending_ref.bodies_sharing(hs_ref, module, at, k, &mut tail)
+                        pending_ref.bodies_sharing(hasher_ref, module, at, first_tail_op, &mut tail)
                     }
-                    None => pending_ref.bodies(hs_ref, module),
+                    None => pending_ref.bodies(hasher_ref, module),
                 };
-                (bodies, t.elapsed())
+                (bodies, body_start.elapsed())
             })
             .ok();
         let mut ids = provisional;
         let t_shared = Instant::now();
         let mut constants = ids::Hasher::new(false);
         constants.hash_body_constants(module);
-        let _ = tx.send(constants.constant_ids().clone());
-        if let Some((at, k)) = share
+        let _ = constants_tx.send(constants.constant_ids().clone());
+        if let Some((at, first_tail_op)) = share
             && worker.is_some()
         {
-            let _ = tail_tx.send(pending_ref.body_tail(&mut constants, module, at, k));
+            let _ = tail_tx.send(pending_ref.body_tail(&mut constants, module, at, first_tail_op));
         }
         // The canonical writer needs the body constants too (hashed here;
         // it hashes any still missing itself).
         let mut body_constants = constants.take_constant_ids();
-        for (c, id) in std::mem::take(&mut ids.constants) {
-            body_constants.entry(c).or_insert(id);
+        for (constant, id) in std::mem::take(&mut ids.constants) {
+            body_constants.entry(constant).or_insert(id);
         }
         ids.constants = body_constants;
-        let ta = Instant::now();
+        let shared_done = Instant::now();
         let mut times = [std::time::Duration::ZERO; 4];
-        times[3] = ta - t_shared;
+        times[3] = shared_done - t_shared;
         let main = 'main: {
-            if let Err(e) = model_phase(module, &ids, located) {
-                break 'main MainOutcome::Model(e);
+            if let Err(error) = model_phase(module, &ids, located) {
+                break 'main MainOutcome::Model(error);
             }
-            let tb = Instant::now();
-            times[0] = tb - ta;
+            let model_done = Instant::now();
+            times[0] = model_done - shared_done;
             let ids = match crate::write::compare_canonical(module, ids, bytes, &located.starts) {
-                Err(e) => break 'main MainOutcome::Canonical(e),
+                Err(error) => break 'main MainOutcome::Canonical(error),
                 Ok((Some(at), _)) => break 'main MainOutcome::Mismatch(at),
                 Ok((None, ids)) => ids,
             };
-            let tc = Instant::now();
-            times[1] = tc - tb;
+            let canonical_done = Instant::now();
+            times[1] = canonical_done - model_done;
             let checked = semantic(module, &ids);
-            times[2] = tc.elapsed();
+            times[2] = canonical_done.elapsed();
             match checked {
-                Err(e) => MainOutcome::Semantic(e.into()),
+                Err(error) => MainOutcome::Semantic(error.into()),
                 Ok(()) => MainOutcome::Valid(Box::new(ids)),
             }
         };
-        let body = worker.map(|w| match w.join() {
-            Ok(v) => v,
+        let body = worker.map(|handle| match handle.join() {
+            Ok(outcome) => outcome,
             Err(panic) => std::panic::resume_unwind(panic),
         });
         (body, main, times)
     });
     let (bodies, body_time) = body.unwrap_or_else(|| {
-        let t = Instant::now();
-        (pending.bodies(&mut hasher, module), t.elapsed())
+        let bodies_start = Instant::now();
+        (pending.bodies(&mut hasher, module), bodies_start.elapsed())
     });
-    phases.identities = (t_prepared - t1) + body_time;
+    phases.identities = (t_prepared - started) + body_time;
     phases.shared = times[3];
     phases.model = times[0];
     phases.canonical = times[1];
@@ -373,18 +381,20 @@ fn two_threads(
         .position(|(a, b)| a != b)
         .map(|i| (header::CONTENT + i) as u64);
     match main {
-        MainOutcome::Model(e) | MainOutcome::Canonical(e) => Err(e),
+        MainOutcome::Model(error) | MainOutcome::Canonical(error) => Err(error),
         MainOutcome::Mismatch(at) => {
             // A header mismatch precedes every section mismatch.
             let at = match content {
-                Some(c) if at >= HEADER_BYTES as u64 || c < at => c,
+                Some(content_at) if at >= HEADER_BYTES as u64 || content_at < at => content_at,
                 _ => at,
             };
             Err(mismatch_error(located, at))
         }
-        MainOutcome::Semantic(e) => Err(content.map_or(e, |c| mismatch_error(located, c))),
+        MainOutcome::Semantic(error) => {
+            Err(content.map_or(error, |content_at| mismatch_error(located, content_at)))
+        }
         MainOutcome::Valid(main_ids) => match content {
-            Some(c) => Err(mismatch_error(located, c)),
+            Some(content_at) => Err(mismatch_error(located, content_at)),
             // The calling thread's identities carry the module content that
             // the finished ones just confirmed.
             None => Ok(*main_ids),
@@ -408,9 +418,9 @@ pub fn check_imports(module: &Module, providers: &[Module]) -> Result<()> {
 /// [`check_imports`] against providers whose identities are known.
 fn resolve_imports(module: &Module, providers: &[(&Module, &ids::Identities)]) -> Result<()> {
     for imp in &module.imports {
-        let (p, pids) = providers
+        let (provider, pids) = providers
             .iter()
-            .find(|(p, _)| p.package == module.package && p.name == imp.module)
+            .find(|(provider, _)| provider.package == module.package && provider.name == imp.module)
             .ok_or_else(|| {
                 Error::new(
                     code::IMPORT,
@@ -431,14 +441,14 @@ fn resolve_imports(module: &Module, providers: &[(&Module, &ids::Identities)]) -
                 ),
             ));
         }
-        let found = p
+        let found = provider
             .declarations
             .iter()
             .zip(&pids.decls)
-            .find(|(d, _)| d.name == imp.name && d.kind == imp.kind);
+            .find(|(decl, _)| decl.name == imp.name && decl.kind == imp.kind);
         match found {
-            Some((d, decl_index)) if d.visibility == Visibility::Public => {
-                if decl_index.copy != imp.copy {
+            Some((decl, decl_ids)) if decl.visibility == Visibility::Public => {
+                if decl_ids.copy != imp.copy {
                     return Err(Error::new(
                         code::IMPORT,
                         format!(

@@ -1186,40 +1186,40 @@ fn claim(
     Ok(())
 }
 
-/// Decodes the operations `lo..hi` (a range already checked against the
+/// Decodes the operations `start..end` (a range already checked against the
 /// operation table) in order. With `two`, a long range is split in halves,
 /// the second decoded on another thread; the first error in operation order
 /// is reported, as in the sequential loop.
-fn decode_ops<F>(decode_op: &F, lo: u64, hi: u64, two: bool) -> Result<Vec<Op>>
+fn decode_ops<F>(decode_op: &F, start: u64, end: u64, two: bool) -> Result<Vec<Op>>
 where
     F: Fn(u64) -> Result<Op> + Sync,
 {
-    let mut ops = Vec::with_capacity((hi - lo) as usize);
-    if !two || hi - lo < PARALLEL_MIN_OPS {
-        for op_index in lo..hi {
+    let mut ops = Vec::with_capacity((end - start) as usize);
+    if !two || end - start < PARALLEL_MIN_OPS {
+        for op_index in start..end {
             ops.push(decode_op(op_index)?);
         }
         return Ok(ops);
     }
-    let mid = lo + (hi - lo) / 2;
+    let mid = start + (end - start) / 2;
     let second_half = || -> Result<Vec<Op>> {
-        let mut v = Vec::with_capacity((hi - mid) as usize);
-        for op_index in mid..hi {
-            v.push(decode_op(op_index)?);
+        let mut decoded = Vec::with_capacity((end - mid) as usize);
+        for op_index in mid..end {
+            decoded.push(decode_op(op_index)?);
         }
-        Ok(v)
+        Ok(decoded)
     };
-    let second = std::thread::scope(|s| {
+    let second = std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
-            .spawn_scoped(s, second_half)
+            .spawn_scoped(scope, second_half)
             .ok();
-        let first = (lo..mid).try_for_each(|op_index| {
+        let first = (start..mid).try_for_each(|op_index| {
             ops.push(decode_op(op_index)?);
             Ok(())
         });
         // Without a thread (the OS refused one), the second half runs here.
         let second = match worker.map(|w| w.join()) {
-            Some(Ok(v)) => v,
+            Some(Ok(decoded)) => decoded,
             Some(Err(panic)) => std::panic::resume_unwind(panic),
             None => first.clone().and_then(|()| second_half()),
         };

@@ -60,28 +60,28 @@ impl Rec<'_> {
 }
 
 impl<'a> Reader<'a> {
-    /// Start offset of section `s`.
+    /// Start offset of section `section`.
     #[inline]
-    pub(crate) fn start(&self, s: Section) -> u64 {
-        self.start_of[s as usize]
+    pub(crate) fn start(&self, section: Section) -> u64 {
+        self.start_of[section as usize]
     }
-    /// Record count of section `s` (byte length for the pools).
+    /// Record count of section `section` (byte length for the pools).
     #[inline]
-    pub(crate) fn count(&self, s: Section) -> u64 {
-        self.counts[s as usize]
+    pub(crate) fn count(&self, section: Section) -> u64 {
+        self.counts[section as usize]
     }
-    /// Record `i` of section `s` (`i` below its count).
-    pub(crate) fn rec(&self, s: Section, i: u64) -> Rec<'a> {
-        let size = s.record_size();
-        let off = self.start(s) + i * size;
+    /// Record `index` of section `section` (`index` below its count).
+    pub(crate) fn rec(&self, section: Section, index: u64) -> Rec<'a> {
+        let size = section.record_size();
+        let off = self.start(section) + index * size;
         Rec {
             bytes: &self.bytes[off as usize..(off + size) as usize],
             offset: off,
         }
     }
-    /// Checks `index < count(s)`.
-    pub(crate) fn index(&self, s: Section, index: u32, at: u64, what: &str) -> Result<u64> {
-        if u64::from(index) < self.count(s) {
+    /// Checks `index < count(section)`.
+    pub(crate) fn index(&self, section: Section, index: u32, at: u64, what: &str) -> Result<u64> {
+        if u64::from(index) < self.count(section) {
             Ok(u64::from(index))
         } else {
             Err(Error::at(
@@ -89,30 +89,30 @@ impl<'a> Reader<'a> {
                 at,
                 format!(
                     "{what} {index} is outside the {} table ({} entries)",
-                    s.name(),
-                    self.count(s)
+                    section.name(),
+                    self.count(section)
                 ),
             ))
         }
     }
-    /// Checks a range `start, count` against table `s`.
+    /// Checks a range `start, count` against table `section`.
     pub(crate) fn range(
         &self,
-        s: Section,
+        section: Section,
         start: u32,
         count: u32,
         at: u64,
         what: &str,
     ) -> Result<std::ops::Range<u64>> {
         let end = u64::from(start) + u64::from(count);
-        if end > self.count(s) {
+        if end > self.count(section) {
             return Err(Error::at(
                 code::REF,
                 at,
                 format!(
                     "{what} range {start}+{count} exceeds the {} table ({} entries)",
-                    s.name(),
-                    self.count(s)
+                    section.name(),
+                    self.count(section)
                 ),
             ));
         }
@@ -132,24 +132,24 @@ impl<'a> Reader<'a> {
             ));
         }
         let start = self.start(Section::Strings);
-        let b = &self.bytes[(start + u64::from(off)) as usize..(start + end) as usize];
-        String::from_utf8(b.to_vec())
+        let slice = &self.bytes[(start + u64::from(off)) as usize..(start + end) as usize];
+        String::from_utf8(slice.to_vec())
             .map_err(|_| Error::at(code::STRING, at, format!("{what} is not valid UTF-8")))
     }
 }
 
 impl<'a> Reader<'a> {
     /// The range whose start and count words begin at `field` of `rec`,
-    /// checked against table `s`.
+    /// checked against table `section`.
     pub(crate) fn range_at(
         &self,
         rec: &Rec,
         field: usize,
-        s: Section,
+        section: Section,
         what: &str,
     ) -> Result<std::ops::Range<u64>> {
         self.range(
-            s,
+            section,
             rec.word(field),
             rec.next_word(field),
             rec.at(field),
@@ -199,10 +199,10 @@ pub(crate) fn sections(bytes: &[u8]) -> Result<Reader<'_>> {
             "header flags are not zero",
         ));
     }
-    if let Some(i) = bytes[header::RESERVED..256].iter().position(|&b| b != 0) {
+    if let Some(index) = bytes[header::RESERVED..256].iter().position(|&b| b != 0) {
         return Err(Error::at(
             code::HEADER,
-            (header::RESERVED + i) as u64,
+            (header::RESERVED + index) as u64,
             "reserved header bytes are not zero",
         ));
     }
@@ -210,41 +210,41 @@ pub(crate) fn sections(bytes: &[u8]) -> Result<Reader<'_>> {
     let mut counts = [0u64; 23];
     let mut start_of = [0u64; 23];
     let mut off: u64 = HEADER_BYTES as u64;
-    for s in Section::ALL {
-        let co = s.count_offset();
-        let n = match s {
+    for section in Section::ALL {
+        let count_at = section.count_offset();
+        let count = match section {
             Section::Strings | Section::ConstantBytes => {
-                let n = read_u64(bytes, co);
-                if n > u64::from(u32::MAX) {
+                let count = read_u64(bytes, count_at);
+                if count > u64::from(u32::MAX) {
                     return Err(Error::at(
                         code::LENGTH,
-                        co as u64,
-                        format!("{} byte length {n} exceeds 0xffffffff", s.name()),
+                        count_at as u64,
+                        format!("{} byte length {count} exceeds 0xffffffff", section.name()),
                     ));
                 }
-                n
+                count
             }
             _ => {
-                let n = read_u32(bytes, co);
-                if n == NONE {
+                let count = read_u32(bytes, count_at);
+                if count == NONE {
                     return Err(Error::at(
                         code::LENGTH,
-                        co as u64,
-                        format!("{} count is NONE", s.name()),
+                        count_at as u64,
+                        format!("{} count is NONE", section.name()),
                     ));
                 }
-                u64::from(n)
+                u64::from(count)
             }
         };
-        let len = n
-            .checked_mul(s.record_size())
-            .ok_or_else(|| Error::at(code::LENGTH, co as u64, "section size overflows"))?;
-        starts.push((s, off, len));
-        counts[s as usize] = n;
-        start_of[s as usize] = off;
+        let len = count
+            .checked_mul(section.record_size())
+            .ok_or_else(|| Error::at(code::LENGTH, count_at as u64, "section size overflows"))?;
+        starts.push((section, off, len));
+        counts[section as usize] = count;
+        start_of[section as usize] = off;
         off = off
             .checked_add(len)
-            .ok_or_else(|| Error::at(code::LENGTH, co as u64, "section offsets overflow"))?;
+            .ok_or_else(|| Error::at(code::LENGTH, count_at as u64, "section offsets overflow"))?;
     }
     let declared = read_u64(bytes, header::MODULE_BYTES);
     if declared != off {

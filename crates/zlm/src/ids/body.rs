@@ -13,54 +13,57 @@ use std::collections::BTreeMap;
 
 /// Derived initialization ordinal and entry state of an owned path.
 pub fn path_facts(
-    f: &Function,
-    k: &PathKey,
+    function: &Function,
+    key: &PathKey,
     fields: &FastMap<Id, FieldInfo>,
-    m: &Module,
+    module: &Module,
 ) -> Result<(u32, EntryState)> {
-    let state = match k.root {
+    let state = match key.root {
         Root::Receiver | Root::Param(_) => EntryState::Initialized,
         Root::Local(_) | Root::Temp(_) => EntryState::Uninitialized,
     };
-    let ordinal = if let Some(last) = k.fields.last() {
+    let ordinal = if let Some(last) = key.fields.last() {
         let info = fields.get(last).ok_or_else(|| {
             Error::new(
                 code::REF,
                 format!(
                     "{}: owned path names a field that is not a local declaration field",
-                    f.name
+                    function.name
                 ),
             )
         })?;
-        let d = &m.declarations[info.decl];
+        let decl = &module.declarations[info.decl];
         match info.variant {
-            None => d.fields[info.index].ordinal,
-            Some(v) => d.variants[v].fields[info.index].ordinal,
+            None => decl.fields[info.index].ordinal,
+            Some(variant_index) => decl.variants[variant_index].fields[info.index].ordinal,
         }
     } else {
-        match &k.root {
+        match &key.root {
             Root::Receiver => 0,
-            Root::Param(p) => match f.receiver {
-                ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned => p + 1,
-                _ => *p,
+            Root::Param(param) => match function.receiver {
+                ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned => param + 1,
+                _ => *param,
             },
-            Root::Local(l) => *l,
+            Root::Local(local) => *local,
             Root::Temp(OpRef::Flow { block, ordinal }) => {
-                let mut n = 0u32;
-                for block_index in block_order(f)? {
-                    let b = &f.body.blocks[block_index];
-                    if b.id == *block {
-                        n += *ordinal;
+                let mut temp_ordinal = 0u32;
+                for block_index in block_order(function)? {
+                    let flow_block = &function.body.blocks[block_index];
+                    if flow_block.id == *block {
+                        temp_ordinal += *ordinal;
                         break;
                     }
-                    n += b.ops.len() as u32;
+                    temp_ordinal += flow_block.ops.len() as u32;
                 }
-                n
+                temp_ordinal
             }
             Root::Temp(OpRef::Recipe { .. }) => {
                 return Err(Error::new(
                     code::SHAPE,
-                    format!("{}: a cleanup recipe cannot produce a temporary", f.name),
+                    format!(
+                        "{}: a cleanup recipe cannot produce a temporary",
+                        function.name
+                    ),
                 ));
             }
         }
@@ -82,8 +85,8 @@ mod enc {
     /// Ends the `F(...)` begun at `at`.
     #[inline]
     pub fn end(buf: &mut [u8], at: usize) {
-        let n = (buf.len() - at - 8) as u64;
-        buf[at..at + 8].copy_from_slice(&n.to_le_bytes());
+        let len = (buf.len() - at - 8) as u64;
+        buf[at..at + 8].copy_from_slice(&len.to_le_bytes());
     }
     /// Starts the count of an `S` list; returns its position.
     #[inline]
@@ -92,32 +95,32 @@ mod enc {
         buf.extend_from_slice(&[0u8; 4]);
         at
     }
-    /// Writes the element count `n` at `at`.
+    /// Writes the element count `count` at `at`.
     #[inline]
-    pub fn set_count(buf: &mut [u8], at: usize, n: usize) {
-        buf[at..at + 4].copy_from_slice(&(n as u32).to_le_bytes());
+    pub fn set_count(buf: &mut [u8], at: usize, count: usize) {
+        buf[at..at + 4].copy_from_slice(&(count as u32).to_le_bytes());
     }
     /// `F(bytes)`.
     #[inline]
-    pub fn el(buf: &mut Vec<u8>, bytes: &[u8]) {
+    pub fn element(buf: &mut Vec<u8>, bytes: &[u8]) {
         buf.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         buf.extend_from_slice(bytes);
     }
     /// `F(u32le(v))`.
     #[inline]
-    pub fn el_u32(buf: &mut Vec<u8>, v: u32) {
+    pub fn el_u32(buf: &mut Vec<u8>, value: u32) {
         buf.extend_from_slice(&4u64.to_le_bytes());
-        buf.extend_from_slice(&v.to_le_bytes());
+        buf.extend_from_slice(&value.to_le_bytes());
     }
     /// `F(optional)` of raw bytes.
     #[inline]
-    pub fn el_opt(buf: &mut Vec<u8>, v: Option<&[u8]>) {
-        match v {
+    pub fn el_opt(buf: &mut Vec<u8>, value: Option<&[u8]>) {
+        match value {
             None => buf.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 0]),
-            Some(p) => {
-                buf.extend_from_slice(&(p.len() as u64 + 1).to_le_bytes());
+            Some(bytes) => {
+                buf.extend_from_slice(&(bytes.len() as u64 + 1).to_le_bytes());
                 buf.push(1);
-                buf.extend_from_slice(p);
+                buf.extend_from_slice(bytes);
             }
         }
     }
@@ -168,16 +171,16 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
     }
     /// `F(op key)`.
     #[inline]
-    fn op_el(&self, buf: &mut Vec<u8>, r: &OpRef) {
-        self.op_at(buf, r, 0);
+    fn op_el(&self, buf: &mut Vec<u8>, op_ref: &OpRef) {
+        self.op_at(buf, op_ref, 0);
     }
     #[inline]
-    fn op_content(&self, buf: &mut Vec<u8>, r: &OpRef) {
-        self.op_at(buf, r, 8);
+    fn op_content(&self, buf: &mut Vec<u8>, op_ref: &OpRef) {
+        self.op_at(buf, op_ref, 8);
     }
     #[inline]
-    fn op_at(&self, buf: &mut Vec<u8>, r: &OpRef, from: usize) {
-        let (kind, owner, ordinal) = match r {
+    fn op_at(&self, buf: &mut Vec<u8>, op_ref: &OpRef, from: usize) {
+        let (kind, owner, ordinal) = match op_ref {
             OpRef::Flow { block, ordinal } => (0u32, *block, *ordinal),
             OpRef::Recipe { edge, ordinal } => (1u32, *edge, *ordinal),
         };
@@ -188,44 +191,44 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
         buf.extend_from_slice(&ordinal.to_le_bytes());
     }
     /// `F(owned-path key)`.
-    fn path_el(&self, buf: &mut Vec<u8>, k: &PathKey) -> Result<()> {
+    fn path_el(&self, buf: &mut Vec<u8>, key: &PathKey) -> Result<()> {
         let at = enc::begin(buf);
-        self.path_content(buf, k)?;
+        self.path_content(buf, key)?;
         enc::end(buf, at);
         Ok(())
     }
     /// Owned-path key content `S(sig, root kind, root identity, S(field IDs))`.
-    fn path_content(&self, buf: &mut Vec<u8>, k: &PathKey) -> Result<()> {
+    fn path_content(&self, buf: &mut Vec<u8>, key: &PathKey) -> Result<()> {
         buf.extend_from_slice(&4u32.to_le_bytes());
-        enc::el(buf, &self.ctx.sig);
-        match &k.root {
+        enc::element(buf, &self.ctx.sig);
+        match &key.root {
             Root::Receiver => {
                 enc::el_u32(buf, 0);
                 enc::el_u32(buf, 0);
             }
-            Root::Param(p) => {
+            Root::Param(param) => {
                 enc::el_u32(buf, 1);
-                enc::el(buf, &self.ctx.param_id(*p)?);
+                enc::element(buf, &self.ctx.param_id(*param)?);
             }
-            Root::Local(l) => {
+            Root::Local(local) => {
                 enc::el_u32(buf, 2);
-                enc::el(buf, &self.ctx.local_id(*l)?);
+                enc::element(buf, &self.ctx.local_id(*local)?);
             }
-            Root::Temp(r) => {
+            Root::Temp(op_ref) => {
                 enc::el_u32(buf, 3);
-                self.op_el(buf, r);
+                self.op_el(buf, op_ref);
             }
         }
-        buf.extend_from_slice(&(4 + 40 * k.fields.len() as u64).to_le_bytes());
-        buf.extend_from_slice(&(k.fields.len() as u32).to_le_bytes());
-        for f in &k.fields {
-            enc::el(buf, f);
+        buf.extend_from_slice(&(4 + 40 * key.fields.len() as u64).to_le_bytes());
+        buf.extend_from_slice(&(key.fields.len() as u32).to_le_bytes());
+        for field_id in &key.fields {
+            enc::element(buf, field_id);
         }
         Ok(())
     }
     /// `F(logical auxiliary)`.
-    fn aux_el(&self, hasher: &mut Hasher, buf: &mut Vec<u8>, a: &Aux) -> Result<()> {
-        if let Aux::None = a {
+    fn aux_el(&self, hasher: &mut Hasher, buf: &mut Vec<u8>, aux: &Aux) -> Result<()> {
+        if let Aux::None = aux {
             // F(S(u32le(0), empty)): the most common auxiliary, as one copy.
             const NONE_EL: [u8; 32] = [
                 24, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -236,38 +239,40 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
         }
         let at = enc::begin(buf);
         buf.extend_from_slice(&2u32.to_le_bytes());
-        enc::el_u32(buf, a.kind());
-        match a {
-            Aux::None => enc::el(buf, &[]),
-            Aux::Lit(v) => enc::el_u32(buf, *v),
-            Aux::Type(t) => enc::el(buf, &hasher.type_id(t)),
+        enc::el_u32(buf, aux.kind());
+        match aux {
+            Aux::None => enc::element(buf, &[]),
+            Aux::Lit(value) => enc::el_u32(buf, *value),
+            Aux::Type(ty) => enc::element(buf, &hasher.type_id(ty)),
             Aux::Decl(id)
             | Aux::Field(id)
             | Aux::Func(id)
             | Aux::CatalogFunc(id)
-            | Aux::Variant(id) => enc::el(buf, id),
-            Aux::Effects(e) => {
-                check_effects(e, &self.ctx.f.name)?;
-                enc::el(buf, &hasher.effects(e));
+            | Aux::Variant(id) => enc::element(buf, id),
+            Aux::Effects(effects) => {
+                check_effects(effects, &self.ctx.f.name)?;
+                enc::element(buf, &hasher.effects(effects));
             }
-            Aux::Loan(l) | Aux::Edge(l) | Aux::Block(l) => self.key_el(buf, *l),
-            Aux::Path(k) => self.path_el(buf, k)?,
-            Aux::Op(r) => self.op_el(buf, r),
+            Aux::Loan(dense_id) | Aux::Edge(dense_id) | Aux::Block(dense_id) => {
+                self.key_el(buf, *dense_id)
+            }
+            Aux::Path(key) => self.path_el(buf, key)?,
+            Aux::Op(op_ref) => self.op_el(buf, op_ref),
         }
         enc::end(buf, at);
         Ok(())
     }
 }
 
-/// Hashes (or, when tracing, materialises) one `S` list part of `n` elements,
-/// each appended framed by `el`. Streaming makes two passes: the first only
+/// Hashes (or, when tracing, materialises) one `S` list part of `count` elements,
+/// each appended framed by `encode`. Streaming makes two passes: the first only
 /// measures the part length that precedes the elements.
 fn list_part<E>(
     sha: Option<&mut sha2::Sha256>,
     buf: &mut Vec<u8>,
-    n: usize,
+    count: usize,
     len_of: Option<&dyn Fn(usize) -> u64>,
-    mut el: E,
+    mut encode: E,
 ) -> Result<Option<Vec<u8>>>
 where
     E: FnMut(&mut Vec<u8>, usize) -> Result<()>,
@@ -277,30 +282,30 @@ where
     let Some(sha) = sha else {
         let mut part = Vec::new();
         let at = enc::count(&mut part);
-        for i in 0..n {
-            el(&mut part, i)?;
+        for i in 0..count {
+            encode(&mut part, i)?;
         }
-        enc::set_count(&mut part, at, n);
+        enc::set_count(&mut part, at, count);
         return Ok(Some(part));
     };
     let mut len: u64 = 4;
-    for i in 0..n {
+    for i in 0..count {
         match len_of {
-            Some(f) => len += f(i),
+            Some(element_len) => len += element_len(i),
             None => {
                 buf.clear();
-                el(buf, i)?;
+                encode(buf, i)?;
                 len += buf.len() as u64;
             }
         }
     }
-    let n32 = u32::try_from(n).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
+    let n32 = u32::try_from(count).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
     sha.update(len.to_le_bytes());
     sha.update(n32.to_le_bytes());
     buf.clear();
     let mut written: u64 = 4;
-    for i in 0..n {
-        el(buf, i)?;
+    for i in 0..count {
+        encode(buf, i)?;
         if buf.len() >= FLUSH {
             written += buf.len() as u64;
             sha.update(&buf[..]);
@@ -331,7 +336,7 @@ fn list_part_iter<T, I, E>(
     buf: &mut Vec<u8>,
     items: impl Fn() -> I,
     len_of: impl Fn(&T) -> u64,
-    mut el: E,
+    mut encode: E,
     tail: Option<(usize, &mut TailBytes<'_>)>,
 ) -> Result<Option<Vec<u8>>>
 where
@@ -343,27 +348,27 @@ where
     let Some(sha) = sha else {
         let mut part = Vec::new();
         let at = enc::count(&mut part);
-        let mut n = 0usize;
+        let mut count = 0usize;
         for item in items() {
-            el(&mut part, item)?;
-            n += 1;
+            encode(&mut part, item)?;
+            count += 1;
         }
-        enc::set_count(&mut part, at, n);
+        enc::set_count(&mut part, at, count);
         return Ok(Some(part));
     };
-    let (mut len, mut n) = (4u64, 0usize);
+    let (mut len, mut count) = (4u64, 0usize);
     for item in items() {
         len += len_of(&item);
-        n += 1;
+        count += 1;
     }
-    let n32 = u32::try_from(n).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
+    let n32 = u32::try_from(count).map_err(|_| Error::new(code::LIMIT, "list too long"))?;
     sha.update(len.to_le_bytes());
     sha.update(n32.to_le_bytes());
     buf.clear();
     let mut written: u64 = 4;
-    let here = tail.as_ref().map_or(n, |t| t.0);
+    let here = tail.as_ref().map_or(count, |t| t.0);
     for item in items().take(here) {
-        el(buf, item)?;
+        encode(buf, item)?;
         if buf.len() >= FLUSH {
             written += buf.len() as u64;
             sha.update(&buf[..]);
@@ -405,37 +410,42 @@ pub(crate) enum Split<'t> {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn body_digest(
     hasher: &mut Hasher,
-    d: &Declaration,
-    f: &Function,
+    decl: &Declaration,
+    function: &Function,
     sig: &Id,
     params: &[Id],
     locals: &[Id],
     owner: &Id,
     fields: &FastMap<Id, FieldInfo>,
-    m: &Module,
+    module: &Module,
     split: Split<'_>,
 ) -> Result<Id> {
     use sha2::Digest as _;
     let ctx = FnCtx {
         sig: *sig,
-        f,
+        f: function,
         params,
         locals,
-        receiver_type: receiver_type(owner, f.receiver),
+        receiver_type: receiver_type(owner, function.receiver),
         flow_index: BTreeMap::new(),
     };
     let _ = (&ctx.receiver_type, &ctx.flow_index);
-    let be = BodyEnc::new(&ctx);
-    let border = block_order(f)?;
-    let eorder = edge_order(f)?;
-    let index = FnIndex::new(f);
-    let lorder = loan_order(f)?;
-    let porder = path_order(sig, f, params, locals)?;
-    let lorder_locals = local_order(f)?;
+    let body_enc = BodyEnc::new(&ctx);
+    let border = block_order(function)?;
+    let eorder = edge_order(function)?;
+    let index = FnIndex::new(function);
+    let lorder = loan_order(function)?;
+    let porder = path_order(sig, function, params, locals)?;
+    let lorder_locals = local_order(function)?;
     // Path facts need the flow-op base of each block (temporary ordinals).
     let mut path_facts_v = Vec::with_capacity(porder.len());
-    for &pi in &porder {
-        path_facts_v.push(path_facts(f, &f.body.paths[pi].key, fields, m)?);
+    for &path_index in &porder {
+        path_facts_v.push(path_facts(
+            function,
+            &function.body.paths[path_index].key,
+            fields,
+            module,
+        )?);
     }
     // The body operations in canonical order (flow, then recipes), as an
     // iterator made twice (length pass, then encoding) instead of a
@@ -444,24 +454,24 @@ pub(crate) fn body_digest(
         border
             .iter()
             .flat_map(|&block_index| {
-                let b = &f.body.blocks[block_index];
-                b.ops.iter().enumerate().map(move |(o, op)| {
+                let block = &function.body.blocks[block_index];
+                block.ops.iter().enumerate().map(move |(ordinal, op)| {
                     (
                         OpRef::Flow {
-                            block: b.id,
-                            ordinal: o as u32,
+                            block: block.id,
+                            ordinal: ordinal as u32,
                         },
                         op,
                     )
                 })
             })
             .chain(eorder.iter().flat_map(|&edge_index| {
-                let e = &f.body.edges[edge_index];
-                e.drops.iter().enumerate().map(move |(o, op)| {
+                let edge = &function.body.edges[edge_index];
+                edge.drops.iter().enumerate().map(move |(ordinal, op)| {
                     (
                         OpRef::Recipe {
-                            edge: e.id,
-                            ordinal: o as u32,
+                            edge: edge.id,
+                            ordinal: ordinal as u32,
                         },
                         op,
                     )
@@ -473,15 +483,15 @@ pub(crate) fn body_digest(
     // Block and edge IDs are dense (checked by `block_order`, `edge_order`),
     // so the canonical order is also the index by ID.
     let (block_at, edge_at) = (&border, &eorder);
-    let op_at = |r: &OpRef| -> Option<&Op> {
-        match *r {
-            OpRef::Flow { block, ordinal } => f
+    let op_at = |op_ref: &OpRef| -> Option<&Op> {
+        match *op_ref {
+            OpRef::Flow { block, ordinal } => function
                 .body
                 .blocks
                 .get(*block_at.get(block as usize)?)?
                 .ops
                 .get(ordinal as usize),
-            OpRef::Recipe { edge, ordinal } => f
+            OpRef::Recipe { edge, ordinal } => function
                 .body
                 .edges
                 .get(*edge_at.get(edge as usize)?)?
@@ -489,92 +499,95 @@ pub(crate) fn body_digest(
                 .get(ordinal as usize),
         }
     };
-    let operand_type_id = |hasher: &mut Hasher, o: &Operand| -> Result<Option<Id>> {
-        let t: Option<&Type> = match o {
-            Operand::Value(r) => op_at(r).and_then(|op| op.result.as_ref()),
-            Operand::Place(k) => index.path(k).map(|p| &p.ty),
-            Operand::Const(c) => return Ok(Some(hasher.type_id(&Type::Scalar(c.kind)))),
+    let operand_type_id = |hasher: &mut Hasher, operand: &Operand| -> Result<Option<Id>> {
+        let ty: Option<&Type> = match operand {
+            Operand::Value(op_ref) => op_at(op_ref).and_then(|op| op.result.as_ref()),
+            Operand::Place(key) => index.path(key).map(|p| &p.ty),
+            Operand::Const(constant) => {
+                return Ok(Some(hasher.type_id(&Type::Scalar(constant.kind))));
+            }
             Operand::Block(_) => return Ok(None),
         };
-        match t {
-            Some(t) => Ok(Some(hasher.type_id(t))),
+        match ty {
+            Some(ty) => Ok(Some(hasher.type_id(ty))),
             None => Err(index
-                .operand_type(o)
+                .operand_type(operand)
                 .err()
                 .unwrap_or_else(|| Error::new(code::REF, "unresolved body operand"))),
         }
     };
     let tracing = hasher.trace.is_some();
     // One framed body-operation element.
-    let op_enc = |hasher: &mut Hasher, b: &mut Vec<u8>, (r, op): (OpRef, &Op)| -> Result<()> {
-        let r = &r;
-        if tracing {
-            // Record the operands' identities before the result's, in use order.
-            for o in &op.operands {
-                operand_type_id(hasher, o)?;
-                if let Operand::Const(c) = o {
-                    hasher.constant(c)?;
+    let op_enc =
+        |hasher: &mut Hasher, encoded: &mut Vec<u8>, (op_ref, op): (OpRef, &Op)| -> Result<()> {
+            let op_ref = &op_ref;
+            if tracing {
+                // Record the operands' identities before the result's, in use order.
+                for operand in &op.operands {
+                    operand_type_id(hasher, operand)?;
+                    if let Operand::Const(constant) = operand {
+                        hasher.constant(constant)?;
+                    }
                 }
             }
-        }
-        let at = enc::begin(b);
-        b.extend_from_slice(&7u32.to_le_bytes());
-        be.op_el(b, r);
-        enc::el_u32(b, op.tag);
-        match &op.result {
-            Some(t) => enc::el_opt(b, Some(&hasher.type_id(t))),
-            None => enc::el_opt(b, None),
-        }
-        let k = enc::begin(b);
-        let c = enc::count(b);
-        for o in &op.operands {
-            let t = operand_type_id(hasher, o)?;
-            let oe = enc::begin(b);
-            b.extend_from_slice(&3u32.to_le_bytes());
-            match o {
-                Operand::Value(r) => {
-                    enc::el_u32(b, 0);
-                    be.op_el(b, r);
-                }
-                Operand::Place(k) => {
-                    enc::el_u32(b, 1);
-                    be.path_el(b, k)?;
-                }
-                Operand::Const(c) => {
-                    enc::el_u32(b, 2);
-                    let id = match hasher.constants.get(c).copied() {
-                        Some(id) if tracing => id,
-                        _ => hasher.constant(c)?,
-                    };
-                    enc::el(b, &id);
-                }
-                Operand::Block(blk) => {
-                    enc::el_u32(b, 3);
-                    be.key_el(b, *blk);
-                }
+            let at = enc::begin(encoded);
+            encoded.extend_from_slice(&7u32.to_le_bytes());
+            body_enc.op_el(encoded, op_ref);
+            enc::el_u32(encoded, op.tag);
+            match &op.result {
+                Some(result_ty) => enc::el_opt(encoded, Some(&hasher.type_id(result_ty))),
+                None => enc::el_opt(encoded, None),
             }
-            enc::el_opt(b, t.as_ref().map(|t| &t[..]));
-            enc::end(b, oe);
-        }
-        enc::set_count(b, c, op.operands.len());
-        enc::end(b, k);
-        be.aux_el(hasher, b, &op.aux0)?;
-        be.aux_el(hasher, b, &op.aux1)?;
-        enc::el_u32(b, 0);
-        enc::end(b, at);
-        Ok(())
-    };
+            let operands_at = enc::begin(encoded);
+            let count_at = enc::count(encoded);
+            for operand in &op.operands {
+                let type_id = operand_type_id(hasher, operand)?;
+                let operand_at = enc::begin(encoded);
+                encoded.extend_from_slice(&3u32.to_le_bytes());
+                match operand {
+                    Operand::Value(op_ref) => {
+                        enc::el_u32(encoded, 0);
+                        body_enc.op_el(encoded, op_ref);
+                    }
+                    Operand::Place(key) => {
+                        enc::el_u32(encoded, 1);
+                        body_enc.path_el(encoded, key)?;
+                    }
+                    Operand::Const(constant) => {
+                        enc::el_u32(encoded, 2);
+                        let id = match hasher.constants.get(constant).copied() {
+                            Some(id) if tracing => id,
+                            _ => hasher.constant(constant)?,
+                        };
+                        enc::element(encoded, &id);
+                    }
+                    Operand::Block(blk) => {
+                        enc::el_u32(encoded, 3);
+                        body_enc.key_el(encoded, *blk);
+                    }
+                }
+                enc::el_opt(encoded, type_id.as_ref().map(|type_id| &type_id[..]));
+                enc::end(encoded, operand_at);
+            }
+            enc::set_count(encoded, count_at, op.operands.len());
+            enc::end(encoded, operands_at);
+            body_enc.aux_el(hasher, encoded, &op.aux0)?;
+            body_enc.aux_el(hasher, encoded, &op.aux1)?;
+            enc::el_u32(encoded, 0);
+            enc::end(encoded, at);
+            Ok(())
+        };
     let (head, tail_out) = match split {
         Split::None => (None, None),
-        Split::Head(k, bytes) => (Some((k, bytes)), None),
-        Split::Tail(k, out) => (None, Some((k, out))),
+        Split::Head(first_tail_op, bytes) => (Some((first_tail_op, bytes)), None),
+        Split::Tail(first_tail_op, out) => (None, Some((first_tail_op, out))),
     };
-    if let Some((k, out)) = tail_out {
+    if let Some((first_tail_op, out)) = tail_out {
         // Another thread hashes this body: encode its operations from `k` on
         // (into a buffer of the exact size: growing it copied megabytes).
-        let len: u64 = ops().skip(k).map(|(_, op)| op_el_len(op)).sum();
+        let len: u64 = ops().skip(first_tail_op).map(|(_, op)| op_el_len(op)).sum();
         out.reserve(usize::try_from(len).unwrap_or(0));
-        for item in ops().skip(k) {
+        for item in ops().skip(first_tail_op) {
             op_enc(hasher, out, item)?;
         }
         return Ok([0; 32]);
@@ -590,136 +603,144 @@ pub(crate) fn body_digest(
     let mut parts: Vec<Vec<u8>> = vec![sig.to_vec()];
     macro_rules! part {
         ($n:expr, len $len:expr, $el:expr) => {{
-            let p = list_part(
+            let encoded_part = list_part(
                 (!tracing).then_some(&mut sha),
                 &mut buf,
                 $n,
                 Some($len),
                 $el,
             )?;
-            if let Some(p) = p {
-                parts.push(p);
+            if let Some(encoded_part) = encoded_part {
+                parts.push(encoded_part);
             }
         }};
         ($n:expr, $el:expr) => {{
-            let p = list_part((!tracing).then_some(&mut sha), &mut buf, $n, None, $el)?;
-            if let Some(p) = p {
-                parts.push(p);
+            let encoded_part = list_part((!tracing).then_some(&mut sha), &mut buf, $n, None, $el)?;
+            if let Some(encoded_part) = encoded_part {
+                parts.push(encoded_part);
             }
         }};
     }
     // Local IDs.
-    part!(lorder_locals.len(), |b: &mut Vec<u8>, i: usize| {
-        enc::el(b, &locals[lorder_locals[i]]);
+    part!(lorder_locals.len(), |encoded: &mut Vec<u8>, i: usize| {
+        enc::element(encoded, &locals[lorder_locals[i]]);
         Ok(())
     });
     // Blocks: (block key, entry flag, flow op keys).
-    let block_len = |i: usize| 100 + 140 * f.body.blocks[border[i]].ops.len() as u64;
+    let block_len = |i: usize| 100 + 140 * function.body.blocks[border[i]].ops.len() as u64;
     part!(
         border.len(),
         len & block_len,
-        |b: &mut Vec<u8>, i: usize| {
-            let blk = &f.body.blocks[border[i]];
-            let at = enc::begin(b);
-            b.extend_from_slice(&3u32.to_le_bytes());
-            be.key_el(b, blk.id);
-            enc::el_u32(b, u32::from(blk.id == 0));
-            let k = enc::begin(b);
-            let c = enc::count(b);
-            for o in 0..blk.ops.len() as u32 {
-                be.op_el(
-                    b,
+        |encoded: &mut Vec<u8>, i: usize| {
+            let blk = &function.body.blocks[border[i]];
+            let at = enc::begin(encoded);
+            encoded.extend_from_slice(&3u32.to_le_bytes());
+            body_enc.key_el(encoded, blk.id);
+            enc::el_u32(encoded, u32::from(blk.id == 0));
+            let ops_at = enc::begin(encoded);
+            let count_at = enc::count(encoded);
+            for ordinal in 0..blk.ops.len() as u32 {
+                body_enc.op_el(
+                    encoded,
                     &OpRef::Flow {
                         block: blk.id,
-                        ordinal: o,
+                        ordinal,
                     },
                 );
             }
-            enc::set_count(b, c, blk.ops.len());
-            enc::end(b, k);
-            enc::end(b, at);
+            enc::set_count(encoded, count_at, blk.ops.len());
+            enc::end(encoded, ops_at);
+            enc::end(encoded, at);
             Ok(())
         }
     );
     // Owned paths.
-    part!(porder.len(), |b: &mut Vec<u8>, i: usize| {
-        let p = &f.body.paths[porder[i]];
+    part!(porder.len(), |encoded: &mut Vec<u8>, i: usize| {
+        let path = &function.body.paths[porder[i]];
         let (ordinal, state) = path_facts_v[i];
-        let at = enc::begin(b);
-        b.extend_from_slice(&5u32.to_le_bytes());
-        be.path_el(b, &p.key)?;
-        if p.key.fields.is_empty() {
-            enc::el_opt(b, None);
+        let at = enc::begin(encoded);
+        encoded.extend_from_slice(&5u32.to_le_bytes());
+        body_enc.path_el(encoded, &path.key)?;
+        if path.key.fields.is_empty() {
+            enc::el_opt(encoded, None);
         } else {
-            let mut pk = p.key.clone();
-            pk.fields.pop();
-            let o = enc::begin(b);
-            b.push(1);
-            be.path_content(b, &pk)?;
-            enc::end(b, o);
+            let mut parent_key = path.key.clone();
+            parent_key.fields.pop();
+            let parent_at = enc::begin(encoded);
+            encoded.push(1);
+            body_enc.path_content(encoded, &parent_key)?;
+            enc::end(encoded, parent_at);
         }
-        enc::el(b, &hasher.type_id(&p.ty));
-        enc::el_u32(b, ordinal);
-        enc::el_u32(b, state.tag());
-        enc::end(b, at);
+        enc::element(encoded, &hasher.type_id(&path.ty));
+        enc::el_u32(encoded, ordinal);
+        enc::el_u32(encoded, state.tag());
+        enc::end(encoded, at);
         Ok(())
     });
     // Loans.
-    part!(lorder.len(), |b: &mut Vec<u8>, i: usize| {
-        let l = &f.body.loans[lorder[i]];
-        let at = enc::begin(b);
-        b.extend_from_slice(&7u32.to_le_bytes());
-        be.key_el(b, l.id);
-        enc::el_u32(b, l.kind.tag());
-        be.path_el(b, &l.origin)?;
-        opt_with(b, l.parent, |b, p| be.key_content(b, p));
-        enc::el(b, &hasher.type_id(&l.borrowed));
-        opt_with(b, l.creation.as_ref(), |b, r| be.op_content(b, r));
-        opt_with(b, l.last_use.as_ref(), |b, r| be.op_content(b, r));
-        enc::end(b, at);
+    part!(lorder.len(), |encoded: &mut Vec<u8>, i: usize| {
+        let loan = &function.body.loans[lorder[i]];
+        let at = enc::begin(encoded);
+        encoded.extend_from_slice(&7u32.to_le_bytes());
+        body_enc.key_el(encoded, loan.id);
+        enc::el_u32(encoded, loan.kind.tag());
+        body_enc.path_el(encoded, &loan.origin)?;
+        opt_with(encoded, loan.parent, |encoded, p| {
+            body_enc.key_content(encoded, p)
+        });
+        enc::element(encoded, &hasher.type_id(&loan.borrowed));
+        opt_with(encoded, loan.creation.as_ref(), |encoded, r| {
+            body_enc.op_content(encoded, r)
+        });
+        opt_with(encoded, loan.last_use.as_ref(), |encoded, r| {
+            body_enc.op_content(encoded, r)
+        });
+        enc::end(encoded, at);
         Ok(())
     });
     // Cleanup edges.
-    part!(eorder.len(), |b: &mut Vec<u8>, i: usize| {
-        let e = &f.body.edges[eorder[i]];
-        let at = enc::begin(b);
-        b.extend_from_slice(&5u32.to_le_bytes());
-        be.key_el(b, e.id);
-        be.key_el(b, e.source);
-        opt_with(b, e.successor, |b, s| be.key_content(b, s));
-        enc::el_u32(b, e.kind.tag());
-        let k = enc::begin(b);
-        let c = enc::count(b);
-        for o in 0..e.drops.len() as u32 {
-            be.op_el(
-                b,
+    part!(eorder.len(), |encoded: &mut Vec<u8>, i: usize| {
+        let edge = &function.body.edges[eorder[i]];
+        let at = enc::begin(encoded);
+        encoded.extend_from_slice(&5u32.to_le_bytes());
+        body_enc.key_el(encoded, edge.id);
+        body_enc.key_el(encoded, edge.source);
+        opt_with(encoded, edge.successor, |encoded, s| {
+            body_enc.key_content(encoded, s)
+        });
+        enc::el_u32(encoded, edge.kind.tag());
+        let ops_at = enc::begin(encoded);
+        let count_at = enc::count(encoded);
+        for ordinal in 0..edge.drops.len() as u32 {
+            body_enc.op_el(
+                encoded,
                 &OpRef::Recipe {
-                    edge: e.id,
-                    ordinal: o,
+                    edge: edge.id,
+                    ordinal,
                 },
             );
         }
-        enc::set_count(b, c, e.drops.len());
-        enc::end(b, k);
-        enc::end(b, at);
+        enc::set_count(encoded, count_at, edge.drops.len());
+        enc::end(encoded, ops_at);
+        enc::end(encoded, at);
         Ok(())
     });
     // Body operations.
     let tail_fn = head.filter(|_| !tracing);
-    let p = list_part_iter(
+    let encoded_part = list_part_iter(
         (!tracing).then_some(&mut sha),
         &mut buf,
         ops,
         |(_, op): &(OpRef, &Op)| op_el_len(op),
-        |b: &mut Vec<u8>, item: (OpRef, &Op)| op_enc(hasher, b, item),
+        |encoded: &mut Vec<u8>, item: (OpRef, &Op)| op_enc(hasher, encoded, item),
         tail_fn,
     )?;
-    if let Some(p) = p {
-        parts.push(p);
+    if let Some(encoded_part) = encoded_part {
+        parts.push(encoded_part);
     }
     if tracing {
         return Ok(hasher.hash(
-            || format!("body {}.{}", d.name, f.name),
+            || format!("body {}.{}", decl.name, function.name),
             domain::FUNCTION_BODY,
             parts,
         ));
@@ -728,18 +749,18 @@ pub(crate) fn body_digest(
 }
 
 /// Length of an owned-path key's content (see `BodyEnc::path_content`).
-fn path_content_len(k: &PathKey) -> u64 {
-    let ident = match k.root {
+fn path_content_len(key: &PathKey) -> u64 {
+    let ident = match key.root {
         Root::Receiver => 12,
         Root::Param(_) | Root::Local(_) => 40,
         Root::Temp(_) => 140,
     };
-    4 + 40 + 12 + ident + 12 + 40 * k.fields.len() as u64
+    4 + 40 + 12 + ident + 12 + 40 * key.fields.len() as u64
 }
 
 /// Length of `F(logical auxiliary)` (see `BodyEnc::aux_el`).
-fn aux_el_len(a: &Aux) -> u64 {
-    24 + match a {
+fn aux_el_len(aux: &Aux) -> u64 {
+    24 + match aux {
         Aux::None => 8,
         Aux::Lit(_) => 12,
         Aux::Type(_)
@@ -750,7 +771,7 @@ fn aux_el_len(a: &Aux) -> u64 {
         | Aux::Variant(_)
         | Aux::Effects(_) => 40,
         Aux::Loan(_) | Aux::Edge(_) | Aux::Block(_) => 64,
-        Aux::Path(k) => 8 + path_content_len(k),
+        Aux::Path(key) => 8 + path_content_len(key),
         Aux::Op(_) => 140,
     }
 }
@@ -761,10 +782,10 @@ fn op_el_len(op: &Op) -> u64 {
     let operands: u64 = op
         .operands
         .iter()
-        .map(|o| {
-            24 + match o {
+        .map(|operand| {
+            24 + match operand {
                 Operand::Value(_) => 140 + 41,
-                Operand::Place(k) => 8 + path_content_len(k) + 41,
+                Operand::Place(key) => 8 + path_content_len(key) + 41,
                 Operand::Const(_) => 40 + 41,
                 Operand::Block(_) => 64 + 9,
             }
@@ -782,14 +803,14 @@ fn op_el_len(op: &Op) -> u64 {
 }
 
 /// `F(optional)` whose present value's content is appended by `content`.
-fn opt_with<T>(b: &mut Vec<u8>, v: Option<T>, content: impl FnOnce(&mut Vec<u8>, T)) {
-    match v {
-        None => enc::el_opt(b, None),
-        Some(x) => {
-            let o = enc::begin(b);
-            b.push(1);
-            content(b, x);
-            enc::end(b, o);
+fn opt_with<T>(buf: &mut Vec<u8>, value: Option<T>, content: impl FnOnce(&mut Vec<u8>, T)) {
+    match value {
+        None => enc::el_opt(buf, None),
+        Some(present) => {
+            let at = enc::begin(buf);
+            buf.push(1);
+            content(buf, present);
+            enc::end(buf, at);
         }
     }
 }

@@ -49,14 +49,16 @@ impl Fact {
     }
 }
 
-fn json_string(s: &str) -> String {
+fn json_string(text: &str) -> String {
     let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
+    for character in text.chars() {
+        match character {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+            character if (character as u32) < 0x20 => {
+                out.push_str(&format!("\\u{:04x}", character as u32))
+            }
+            character => out.push(character),
         }
     }
     out.push('"');
@@ -100,20 +102,23 @@ impl Hasher {
     /// Accepts memoized constant IDs computed by another thread: on a memo
     /// miss, a map already sent is merged before hashing the constant
     /// (never waiting for one). The IDs are the same either way.
-    pub fn receive_constants(&mut self, rx: std::sync::mpsc::Receiver<FastMap<Constant, Id>>) {
-        self.incoming = Some(std::sync::Mutex::new(rx));
+    pub fn receive_constants(
+        &mut self,
+        receiver: std::sync::mpsc::Receiver<FastMap<Constant, Id>>,
+    ) {
+        self.incoming = Some(std::sync::Mutex::new(receiver));
     }
 
-    /// Hashes every constant operand of every body of `m` into the memo,
+    /// Hashes every constant operand of every body of `module` into the memo,
     /// skipping any without a canonical payload (the ordered body pass meets
     /// that error at its place).
-    pub fn hash_body_constants(&mut self, m: &Module) {
-        for f in m.declarations.iter().flat_map(|d| &d.functions) {
-            let ops = f.body.blocks.iter().flat_map(|b| &b.ops);
-            for op in ops.chain(f.body.edges.iter().flat_map(|e| &e.drops)) {
-                for o in &op.operands {
-                    if let Operand::Const(c) = o {
-                        let _ = self.constant(c);
+    pub fn hash_body_constants(&mut self, module: &Module) {
+        for function in module.declarations.iter().flat_map(|d| &d.functions) {
+            let ops = function.body.blocks.iter().flat_map(|b| &b.ops);
+            for op in ops.chain(function.body.edges.iter().flat_map(|e| &e.drops)) {
+                for operand in &op.operands {
+                    if let Operand::Const(constant) = operand {
+                        let _ = self.constant(constant);
                     }
                 }
             }
@@ -148,11 +153,11 @@ impl Hasher {
         digest
     }
 
-    /// Reserves room for `n` more memoized constants (a decoder knows the
+    /// Reserves room for `count` more memoized constants (a decoder knows the
     /// constant-table size, bounded by its input; growing the map step by
     /// step rehashes and touches fresh pages several times).
-    pub fn reserve_constants(&mut self, n: usize) {
-        self.constants.reserve(n);
+    pub fn reserve_constants(&mut self, count: usize) {
+        self.constants.reserve(count);
     }
 
     /// Module-namespace ID.
@@ -179,52 +184,52 @@ impl Hasher {
 
     /// Type-instance ID (memoized; a known scalar without a call).
     #[inline]
-    pub fn type_id(&mut self, t: &Type) -> Id {
-        if let Type::Scalar(k) = t
-            && let Some(Some(id)) = self.scalar_ids.get(k.tag() as usize)
+    pub fn type_id(&mut self, ty: &Type) -> Id {
+        if let Type::Scalar(scalar_kind) = ty
+            && let Some(Some(id)) = self.scalar_ids.get(scalar_kind.tag() as usize)
         {
             return *id;
         }
-        self.type_id_slow(t)
+        self.type_id_slow(ty)
     }
 
-    fn type_id_slow(&mut self, t: &Type) -> Id {
-        if let Some(id) = self.types.get(t) {
+    fn type_id_slow(&mut self, ty: &Type) -> Id {
+        if let Some(id) = self.types.get(ty) {
             return *id;
         }
-        let children: Vec<Vec<u8>> = t
+        let children: Vec<Vec<u8>> = ty
             .children()
             .into_iter()
             .map(|c| self.type_id(c).to_vec())
             .collect();
-        let catalog = match t {
+        let catalog = match ty {
             Type::Scalar(_) | Type::Nominal(_) => None,
             _ => Some(crate::hash::CATALOG_ID.as_bytes()),
         };
-        let scalar = match t {
-            Type::Scalar(k) => Some(k.tag().to_le_bytes()),
+        let scalar = match ty {
+            Type::Scalar(scalar_kind) => Some(scalar_kind.tag().to_le_bytes()),
             _ => None,
         };
-        let nominal = match t {
+        let nominal = match ty {
             Type::Nominal(id) => Some(*id),
             _ => None,
         };
         let parts = vec![
             opt(catalog),
-            u32p(t.kind()),
+            u32p(ty.kind()),
             opt(scalar.as_ref().map(|s| &s[..])),
             opt(nominal.as_ref().map(|n| &n[..])),
             seq(children),
         ];
-        let id = self.hash(|| format!("type {t}"), domain::TYPE_INSTANCE, parts);
-        if let Type::Scalar(k) = t {
-            let slot = k.tag() as usize;
+        let id = self.hash(|| format!("type {ty}"), domain::TYPE_INSTANCE, parts);
+        if let Type::Scalar(scalar_kind) = ty {
+            let slot = scalar_kind.tag() as usize;
             if self.scalar_ids.len() <= slot {
                 self.scalar_ids.resize(slot + 1, None);
             }
             self.scalar_ids[slot] = Some(id);
         }
-        self.types.insert(t.clone(), id);
+        self.types.insert(ty.clone(), id);
         id
     }
 
@@ -258,47 +263,47 @@ impl Hasher {
 
     /// Constant ID.
     #[inline]
-    pub fn constant(&mut self, c: &Constant) -> Result<Id> {
+    pub fn constant(&mut self, constant: &Constant) -> Result<Id> {
         // Tracing records every use (the golden `ids` listing); otherwise memoized.
         if self.trace.is_none()
-            && let Some(id) = self.constants.get(c)
+            && let Some(id) = self.constants.get(constant)
         {
             return Ok(*id);
         }
-        self.constant_new(c)
+        self.constant_new(constant)
     }
 
-    fn constant_new(&mut self, c: &Constant) -> Result<Id> {
+    fn constant_new(&mut self, constant: &Constant) -> Result<Id> {
         let received = self
             .incoming
             .as_ref()
             .and_then(|rx| rx.lock().ok()?.try_recv().ok());
         if let Some(mut map) = received {
             self.incoming = None;
-            for (k, v) in self.constants.drain() {
-                map.entry(k).or_insert(v);
+            for (key, value) in self.constants.drain() {
+                map.entry(key).or_insert(value);
             }
             self.constants = map;
-            if let Some(id) = self.constants.get(c) {
+            if let Some(id) = self.constants.get(constant) {
                 return Ok(*id);
             }
         }
-        let payload = c.payload().ok_or_else(|| {
+        let payload = constant.payload().ok_or_else(|| {
             Error::new(
                 code::MODEL,
-                format!("constant {:?} has no canonical payload", c),
+                format!("constant {:?} has no canonical payload", constant),
             )
         })?;
-        let ty = self.type_id(&Type::Scalar(c.kind));
+        let ty = self.type_id(&Type::Scalar(constant.kind));
         let id = if self.trace.is_some() {
             self.hash(
-                || format!("constant {}:{}", c.bits, c.kind.text()),
+                || format!("constant {}:{}", constant.bits, constant.kind.text()),
                 domain::CONSTANT,
                 vec![ty.to_vec(), payload],
             )
         } else {
             use sha2::Digest as _;
-            let slot = c.kind.tag() as usize;
+            let slot = constant.kind.tag() as usize;
             if self.constant_prefix.len() <= slot {
                 self.constant_prefix.resize(slot + 1, None);
             }
@@ -315,16 +320,16 @@ impl Hasher {
             sha.update(&payload);
             sha.finalize().into()
         };
-        self.constants.insert(c.clone(), id);
+        self.constants.insert(constant.clone(), id);
         Ok(id)
     }
 
     pub(crate) fn param_sig(&mut self, ordinal: u32, name: &str, ty: &Type, flags: u32) -> Vec<u8> {
-        let t = self.type_id(ty);
+        let type_id = self.type_id(ty);
         seq([
             u32p(ordinal),
             name.as_bytes().to_vec(),
-            t.to_vec(),
+            type_id.to_vec(),
             u32p(flags),
         ])
     }

@@ -10,19 +10,19 @@ use crate::model::*;
 use std::collections::BTreeMap;
 
 /// Structural Copy of a type; `nominal` answers a declaration's Copy flag.
-pub fn is_copy(t: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> bool {
-    match t {
+pub fn is_copy(ty: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> bool {
+    match ty {
         Type::Scalar(_) | Type::Unit | Type::Never | Type::Ref(_) => true,
         Type::Nominal(id) => nominal(id).unwrap_or(false),
-        Type::Result(a, b) => is_copy(a, nominal) && is_copy(b, nominal),
+        Type::Result(ok_ty, err_ty) => is_copy(ok_ty, nominal) && is_copy(err_ty, nominal),
         Type::ArrayByte | Type::SliceByte | Type::Mut(_) | Type::AllocatorBytesError => false,
     }
 }
 
 /// The derived parameter move flag: one exactly for a non-Copy nonborrow
 /// by-value owner.
-pub fn move_flag(t: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> u32 {
-    u32::from(!t.is_borrow() && !is_copy(t, nominal))
+pub fn move_flag(ty: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> u32 {
+    u32::from(!ty.is_borrow() && !is_copy(ty, nominal))
 }
 
 /// Per-function context used while hashing a body.
@@ -37,8 +37,8 @@ pub(crate) struct FnCtx<'a> {
 }
 
 impl FnCtx<'_> {
-    pub(crate) fn op_key(&self, r: &OpRef) -> Vec<u8> {
-        let (kind, owner, ordinal) = match r {
+    pub(crate) fn op_key(&self, op_ref: &OpRef) -> Vec<u8> {
+        let (kind, owner, ordinal) = match op_ref {
             OpRef::Flow { block, ordinal } => (0u32, *block, *ordinal),
             OpRef::Recipe { edge, ordinal } => (1u32, *edge, *ordinal),
         };
@@ -53,8 +53,8 @@ impl FnCtx<'_> {
     pub(crate) fn root_identity(&self, root: &Root) -> Result<(u32, Vec<u8>)> {
         Ok(match root {
             Root::Receiver => (0, u32p(0)),
-            Root::Param(p) => (1, self.param_id(*p)?.to_vec()),
-            Root::Local(l) => (2, self.local_id(*l)?.to_vec()),
+            Root::Param(param) => (1, self.param_id(*param)?.to_vec()),
+            Root::Local(local) => (2, self.local_id(*local)?.to_vec()),
             Root::Temp(op) => (3, self.op_key(op)),
         })
     }
@@ -86,33 +86,38 @@ impl FnCtx<'_> {
             })
     }
     /// Canonical owned-path sort key: root kind, root identity bytes, field IDs.
-    pub(crate) fn path_sort_key(&self, k: &PathKey) -> Result<(u32, Vec<u8>, Vec<Id>)> {
-        let (kind, ident) = self.root_identity(&k.root)?;
-        Ok((kind, ident, k.fields.clone()))
+    pub(crate) fn path_sort_key(&self, key: &PathKey) -> Result<(u32, Vec<u8>, Vec<Id>)> {
+        let (kind, ident) = self.root_identity(&key.root)?;
+        Ok((kind, ident, key.fields.clone()))
     }
 }
 
 /// The canonical order of a function's owned paths, as indices into
 /// `Body::paths`.
-pub fn path_order(sig: &Id, f: &Function, params: &[Id], locals: &[Id]) -> Result<Vec<usize>> {
+pub fn path_order(
+    sig: &Id,
+    function: &Function,
+    params: &[Id],
+    locals: &[Id],
+) -> Result<Vec<usize>> {
     let ctx = FnCtx {
         sig: *sig,
-        f,
+        f: function,
         params,
         locals,
         receiver_type: None,
         flow_index: BTreeMap::new(),
     };
-    let mut keyed = Vec::with_capacity(f.body.paths.len());
-    for (i, p) in f.body.paths.iter().enumerate() {
-        keyed.push((ctx.path_sort_key(&p.key)?, i));
+    let mut keyed = Vec::with_capacity(function.body.paths.len());
+    for (i, path) in function.body.paths.iter().enumerate() {
+        keyed.push((ctx.path_sort_key(&path.key)?, i));
     }
     keyed.sort();
-    for w in keyed.windows(2) {
-        if w[0].0 == w[1].0 {
+    for pair in keyed.windows(2) {
+        if pair[0].0 == pair[1].0 {
             return Err(Error::new(
                 code::DUPLICATE,
-                format!("function {}: duplicate owned path", f.name),
+                format!("function {}: duplicate owned path", function.name),
             ));
         }
     }
@@ -120,24 +125,44 @@ pub fn path_order(sig: &Id, f: &Function, params: &[Id], locals: &[Id]) -> Resul
 }
 
 /// Blocks sorted by dense ID (indices into `Body::blocks`), rejecting gaps and duplicates.
-pub fn block_order(f: &Function) -> Result<Vec<usize>> {
-    dense_order(f.body.blocks.iter().map(|b| b.id), &f.name, "block")
+pub fn block_order(function: &Function) -> Result<Vec<usize>> {
+    dense_order(
+        function.body.blocks.iter().map(|b| b.id),
+        &function.name,
+        "block",
+    )
 }
 /// Edges sorted by dense ID.
-pub fn edge_order(f: &Function) -> Result<Vec<usize>> {
-    dense_order(f.body.edges.iter().map(|b| b.id), &f.name, "cleanup edge")
+pub fn edge_order(function: &Function) -> Result<Vec<usize>> {
+    dense_order(
+        function.body.edges.iter().map(|b| b.id),
+        &function.name,
+        "cleanup edge",
+    )
 }
 /// Loans sorted by dense ID.
-pub fn loan_order(f: &Function) -> Result<Vec<usize>> {
-    dense_order(f.body.loans.iter().map(|b| b.id), &f.name, "loan")
+pub fn loan_order(function: &Function) -> Result<Vec<usize>> {
+    dense_order(
+        function.body.loans.iter().map(|b| b.id),
+        &function.name,
+        "loan",
+    )
 }
 /// Locals sorted by ordinal.
-pub fn local_order(f: &Function) -> Result<Vec<usize>> {
-    dense_order(f.body.locals.iter().map(|b| b.ordinal), &f.name, "local")
+pub fn local_order(function: &Function) -> Result<Vec<usize>> {
+    dense_order(
+        function.body.locals.iter().map(|b| b.ordinal),
+        &function.name,
+        "local",
+    )
 }
 /// Parameters sorted by ordinal.
-pub fn param_order(f: &Function) -> Result<Vec<usize>> {
-    dense_order(f.params.iter().map(|b| b.ordinal), &f.name, "parameter")
+pub fn param_order(function: &Function) -> Result<Vec<usize>> {
+    dense_order(
+        function.params.iter().map(|b| b.ordinal),
+        &function.name,
+        "parameter",
+    )
 }
 
 /// Sorts by a dense key that must be exactly 0..n.
@@ -176,42 +201,45 @@ pub fn receiver_type(owner: &Id, receiver: ReceiverKind) -> Option<Type> {
 
 /// The exact type of a contract operand.
 pub fn contract_operand_type(
-    f: &Function,
+    function: &Function,
     recv: Option<&Type>,
-    e: &Expr,
+    expr: &Expr,
     op: &ContractOperand,
 ) -> Result<Type> {
     Ok(match op {
-        ContractOperand::Const(c) => Type::Scalar(c.kind),
+        ContractOperand::Const(constant) => Type::Scalar(constant.kind),
         ContractOperand::Receiver => recv.cloned().ok_or_else(|| {
             Error::new(
                 code::SHAPE,
                 format!(
                     "{}: contract receiver operand without a runtime receiver",
-                    f.name
+                    function.name
                 ),
             )
         })?,
-        ContractOperand::Param(p) => f
+        ContractOperand::Param(param) => function
             .params
             .iter()
-            .find(|x| x.ordinal == *p)
+            .find(|x| x.ordinal == *param)
             .map(|x| x.ty.clone())
             .ok_or_else(|| {
                 Error::new(
                     code::REF,
-                    format!("{}: contract names missing parameter {p}", f.name),
+                    format!(
+                        "{}: contract names missing parameter {param}",
+                        function.name
+                    ),
                 )
             })?,
-        ContractOperand::Result => f.result.clone(),
-        ContractOperand::Value(i) => e
+        ContractOperand::Result => function.result.clone(),
+        ContractOperand::Value(index) => expr
             .ops
-            .get(*i as usize)
+            .get(*index as usize)
             .map(|o| o.result.clone())
             .ok_or_else(|| {
                 Error::new(
                     code::REF,
-                    format!("{}: contract value {i} out of range", f.name),
+                    format!("{}: contract value {index} out of range", function.name),
                 )
             })?,
     })
@@ -231,24 +259,24 @@ pub struct FnIndex<'a> {
 
 impl<'a> FnIndex<'a> {
     /// Builds the index (duplicate keys are rejected elsewhere).
-    pub fn new(f: &'a Function) -> Self {
+    pub fn new(function: &'a Function) -> Self {
         FnIndex {
-            f,
-            blocks: f
+            f: function,
+            blocks: function
                 .body
                 .blocks
                 .iter()
                 .enumerate()
                 .map(|(i, b)| (b.id, i))
                 .collect(),
-            edges: f
+            edges: function
                 .body
                 .edges
                 .iter()
                 .enumerate()
                 .map(|(i, b)| (b.id, i))
                 .collect(),
-            paths: f
+            paths: function
                 .body
                 .paths
                 .iter()
@@ -258,8 +286,8 @@ impl<'a> FnIndex<'a> {
         }
     }
     /// Looks up a flow or recipe operation.
-    pub fn op(&self, r: &OpRef) -> Option<&'a Op> {
-        match r {
+    pub fn op(&self, op_ref: &OpRef) -> Option<&'a Op> {
+        match op_ref {
             OpRef::Flow { block, ordinal } => self.f.body.blocks[*self.blocks.get(block)?]
                 .ops
                 .get(*ordinal as usize),
@@ -269,41 +297,44 @@ impl<'a> FnIndex<'a> {
         }
     }
     /// Looks up an owned path.
-    pub fn path(&self, k: &PathKey) -> Option<&'a OwnedPath> {
-        self.paths.get(k).map(|&i| &self.f.body.paths[i])
+    pub fn path(&self, key: &PathKey) -> Option<&'a OwnedPath> {
+        self.paths.get(key).map(|&i| &self.f.body.paths[i])
     }
     /// The exact type of a body operand (`None` for a block operand).
-    pub fn operand_type(&self, o: &Operand) -> Result<Option<Type>> {
-        Ok(self.operand_type_ref(o)?.cloned())
+    pub fn operand_type(&self, operand: &Operand) -> Result<Option<Type>> {
+        Ok(self.operand_type_ref(operand)?.cloned())
     }
     /// [`FnIndex::operand_type`], borrowed.
-    pub fn operand_type_ref(&self, o: &Operand) -> Result<Option<&'a Type>> {
-        let f = self.f;
-        Ok(match o {
-            Operand::Value(r) => {
-                let op = self.op(r).ok_or_else(|| {
+    pub fn operand_type_ref(&self, operand: &Operand) -> Result<Option<&'a Type>> {
+        let function = self.f;
+        Ok(match operand {
+            Operand::Value(op_ref) => {
+                let op = self.op(op_ref).ok_or_else(|| {
                     Error::new(
                         code::REF,
-                        format!("{}: operand names a missing operation {r:?}", f.name),
+                        format!(
+                            "{}: operand names a missing operation {op_ref:?}",
+                            function.name
+                        ),
                     )
                 })?;
                 Some(op.result.as_ref().ok_or_else(|| {
                     Error::new(
                         code::SHAPE,
                         format!(
-                            "{}: operand names operation {r:?} that has no result",
-                            f.name
+                            "{}: operand names operation {op_ref:?} that has no result",
+                            function.name
                         ),
                     )
                 })?)
             }
-            Operand::Place(k) => Some(self.path(k).map(|p| &p.ty).ok_or_else(|| {
+            Operand::Place(key) => Some(self.path(key).map(|p| &p.ty).ok_or_else(|| {
                 Error::new(
                     code::REF,
-                    format!("{}: operand names a missing owned path", f.name),
+                    format!("{}: operand names a missing owned path", function.name),
                 )
             })?),
-            Operand::Const(c) => Some(c.kind.static_type()),
+            Operand::Const(constant) => Some(constant.kind.static_type()),
             Operand::Block(_) => None,
         })
     }

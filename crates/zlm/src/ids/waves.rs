@@ -85,27 +85,27 @@ pub struct Identities {
 }
 
 impl Identities {
-    /// Whether `t` is structurally Copy in this module.
-    pub fn is_copy(&self, t: &Type) -> bool {
-        is_copy(t, &|id| self.copy.get(id).copied())
+    /// Whether `ty` is structurally Copy in this module.
+    pub fn is_copy(&self, ty: &Type) -> bool {
+        is_copy(ty, &|id| self.copy.get(id).copied())
     }
-    /// The type-instance ID of `t` (computing it if new).
-    pub fn type_id(&mut self, t: &Type) -> Id {
-        if let Some(id) = self.types.get(t) {
+    /// The type-instance ID of `ty` (computing it if new).
+    pub fn type_id(&mut self, ty: &Type) -> Id {
+        if let Some(id) = self.types.get(ty) {
             return *id;
         }
         let mut hasher = Hasher::new(false);
         hasher.types = std::mem::take(&mut self.types);
-        let id = hasher.type_id(t);
+        let id = hasher.type_id(ty);
         self.types = hasher.types;
         id
     }
 }
 
-/// Computes every identity of `m` in dependency waves; `trace` records
+/// Computes every identity of `module` in dependency waves; `trace` records
 /// each hash for golden vectors.
-pub fn compute(m: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
-    prepare(m, trace)?.finish(m, None)
+pub fn compute(module: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> {
+    prepare(module, trace)?.finish(module, None)
 }
 
 /// The identities of waves 1-11 (everything a function-body digest depends
@@ -130,42 +130,46 @@ pub struct Pending {
 }
 
 /// Waves 1-11 of [`compute`].
-pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
+pub fn prepare(module: &Module, trace: bool) -> Result<Pending> {
     let mut hasher = Hasher::new(trace);
     // Wave 1: namespaces.
-    let ns = hasher.namespace(&m.package, &m.name);
+    let namespace = hasher.namespace(&module.package, &module.name);
     let mut import_ns: BTreeMap<&str, Id> = BTreeMap::new();
-    for i in &m.imports {
-        if !import_ns.contains_key(i.module.as_str()) {
-            let id = hasher.namespace(&m.package, &i.module);
-            import_ns.insert(&i.module, id);
+    for import in &module.imports {
+        if !import_ns.contains_key(import.module.as_str()) {
+            let id = hasher.namespace(&module.package, &import.module);
+            import_ns.insert(&import.module, id);
         }
     }
     // Wave 2: declaration nominal IDs.
     let mut imports = Vec::new();
     let mut copy: FastMap<Id, bool> = FastMap::default();
-    for i in &m.imports {
-        let id = hasher.nominal(&import_ns[i.module.as_str()], i.kind, &i.name);
-        copy.insert(id, i.copy);
+    for import in &module.imports {
+        let id = hasher.nominal(
+            &import_ns[import.module.as_str()],
+            import.kind,
+            &import.name,
+        );
+        copy.insert(id, import.copy);
         imports.push(id);
     }
-    let nominals: Vec<Id> = m
+    let nominals: Vec<Id> = module
         .declarations
         .iter()
-        .map(|d| hasher.nominal(&ns, d.kind, &d.name))
+        .map(|decl| hasher.nominal(&namespace, decl.kind, &decl.name))
         .collect();
     // Derived declaration Copy flags (greatest fixed point).
-    for (d, id) in m.declarations.iter().zip(&nominals) {
-        copy.insert(*id, d.kind != DeclKind::Value);
+    for (decl, id) in module.declarations.iter().zip(&nominals) {
+        copy.insert(*id, decl.kind != DeclKind::Value);
     }
     loop {
         let mut changed = false;
-        for (d, id) in m.declarations.iter().zip(&nominals) {
+        for (decl, id) in module.declarations.iter().zip(&nominals) {
             if copy[id] {
-                let all = d
+                let all = decl
                     .variants
                     .iter()
-                    .flat_map(|v| v.fields.iter())
+                    .flat_map(|variant| variant.fields.iter())
                     .all(|f| is_copy(&f.ty, &|n| copy.get(n).copied()));
                 if !all {
                     copy.insert(*id, false);
@@ -184,20 +188,24 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     let mut fields_map = FastMap::default();
     let mut decl_fields = Vec::new();
     let mut decl_variants = Vec::new();
-    for (decl_index, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
+    for (decl_index, (decl, nominal)) in module.declarations.iter().zip(&nominals).enumerate() {
         let mut vids = Vec::new();
-        for v in &d.variants {
+        for variant in &decl.variants {
             let vid = hasher.hash(
-                || format!("variant {}.{}", d.name, v.name),
+                || format!("variant {}.{}", decl.name, variant.name),
                 domain::VARIANT,
-                vec![nominal.to_vec(), u32p(v.tag), v.name.as_bytes().to_vec()],
+                vec![
+                    nominal.to_vec(),
+                    u32p(variant.tag),
+                    variant.name.as_bytes().to_vec(),
+                ],
             );
             vids.push(vid);
         }
         let mut fids = Vec::new();
-        for (fn_index, f) in d.fields.iter().enumerate() {
-            let id = field_id(&mut hasher, 0, nominal, f, || {
-                format!("field {}.{}", d.name, f.name)
+        for (field_index, field) in decl.fields.iter().enumerate() {
+            let id = field_id(&mut hasher, 0, nominal, field, || {
+                format!("field {}.{}", decl.name, field.name)
             });
             if fields_map
                 .insert(
@@ -205,24 +213,24 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
                     FieldInfo {
                         decl: decl_index,
                         variant: None,
-                        index: fn_index,
+                        index: field_index,
                     },
                 )
                 .is_some()
             {
                 return Err(Error::new(
                     code::DUPLICATE,
-                    format!("duplicate field {}.{}", d.name, f.name),
+                    format!("duplicate field {}.{}", decl.name, field.name),
                 ));
             }
             fids.push(id);
         }
         let mut variants = Vec::new();
-        for (variant_index, (v, vid)) in d.variants.iter().zip(vids).enumerate() {
+        for (variant_index, (variant, vid)) in decl.variants.iter().zip(vids).enumerate() {
             let mut pids = Vec::new();
-            for (fn_index, f) in v.fields.iter().enumerate() {
-                let id = field_id(&mut hasher, 1, &vid, f, || {
-                    format!("field {}.{}.{}", d.name, v.name, f.name)
+            for (field_index, field) in variant.fields.iter().enumerate() {
+                let id = field_id(&mut hasher, 1, &vid, field, || {
+                    format!("field {}.{}.{}", decl.name, variant.name, field.name)
                 });
                 if fields_map
                     .insert(
@@ -230,26 +238,37 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
                         FieldInfo {
                             decl: decl_index,
                             variant: Some(variant_index),
-                            index: fn_index,
+                            index: field_index,
                         },
                     )
                     .is_some()
                 {
                     return Err(Error::new(
                         code::DUPLICATE,
-                        format!("duplicate field {}.{}.{}", d.name, v.name, f.name),
+                        format!(
+                            "duplicate field {}.{}.{}",
+                            decl.name, variant.name, field.name
+                        ),
                     ));
                 }
                 pids.push(id);
             }
-            variants.push((vid, sorted_by_ordinal(&v.fields, &pids)));
+            variants.push((vid, sorted_by_ordinal(&variant.fields, &pids)));
         }
-        dense_order(d.variants.iter().map(|v| v.tag), &d.name, "variant tag")?;
-        dense_order(d.fields.iter().map(|f| f.ordinal), &d.name, "field ordinal")?;
-        for v in &d.variants {
+        dense_order(
+            decl.variants.iter().map(|variant| variant.tag),
+            &decl.name,
+            "variant tag",
+        )?;
+        dense_order(
+            decl.fields.iter().map(|f| f.ordinal),
+            &decl.name,
+            "field ordinal",
+        )?;
+        for variant in &decl.variants {
             dense_order(
-                v.fields.iter().map(|f| f.ordinal),
-                &v.name,
+                variant.fields.iter().map(|f| f.ordinal),
+                &variant.name,
                 "payload field ordinal",
             )?;
         }
@@ -258,71 +277,71 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     }
     // Wave 7-8: function signatures, parameters, locals.
     let mut fn_sigs: Vec<Vec<FnSigIds>> = Vec::new();
-    for (d, nominal) in m.declarations.iter().zip(&nominals) {
+    for (decl, nominal) in module.declarations.iter().zip(&nominals) {
         let mut sigs = Vec::new();
-        for f in &d.functions {
-            check_effects(&f.effects, &f.name)?;
-            let porder = param_order(f)?;
-            let flags: Vec<u32> = f
+        for function in &decl.functions {
+            check_effects(&function.effects, &function.name)?;
+            let porder = param_order(function)?;
+            let flags: Vec<u32> = function
                 .params
                 .iter()
-                .map(|p| u32::from(!p.ty.is_borrow() && !copy_of(&copy, &p.ty)))
+                .map(|param| u32::from(!param.ty.is_borrow() && !copy_of(&copy, &param.ty)))
                 .collect();
-            let recv = receiver_type(nominal, f.receiver).map(|t| hasher.type_id(&t));
+            let recv = receiver_type(nominal, function.receiver).map(|t| hasher.type_id(&t));
             let params: Vec<Vec<u8>> = porder
                 .iter()
                 .map(|&i| {
                     hasher.param_sig(
-                        f.params[i].ordinal,
-                        &f.params[i].name,
-                        &f.params[i].ty,
+                        function.params[i].ordinal,
+                        &function.params[i].name,
+                        &function.params[i].ty,
                         flags[i],
                     )
                 })
                 .collect();
-            let result = hasher.type_id(&f.result);
-            let eff = hasher.effects(&f.effects);
+            let result = hasher.type_id(&function.result);
+            let eff = hasher.effects(&function.effects);
             let sig = hasher.hash(
-                || format!("function {}.{}", d.name, f.name),
+                || format!("function {}.{}", decl.name, function.name),
                 domain::FUNCTION,
                 vec![
                     nominal.to_vec(),
-                    u32p(f.callable.tag()),
-                    u32p(f.receiver.tag()),
+                    u32p(function.callable.tag()),
+                    u32p(function.receiver.tag()),
                     opt(recv.as_ref().map(|r| &r[..])),
-                    f.name.as_bytes().to_vec(),
+                    function.name.as_bytes().to_vec(),
                     seq(params),
                     result.to_vec(),
                     eff.to_vec(),
                 ],
             );
             let mut pids = Vec::new();
-            for (p, fl) in f.params.iter().zip(&flags) {
-                let t = hasher.type_id(&p.ty);
+            for (param, flag) in function.params.iter().zip(&flags) {
+                let type_id = hasher.type_id(&param.ty);
                 pids.push(hasher.hash(
-                    || format!("parameter {}.{}.{}", d.name, f.name, p.name),
+                    || format!("parameter {}.{}.{}", decl.name, function.name, param.name),
                     domain::PARAMETER,
                     vec![
                         sig.to_vec(),
-                        u32p(p.ordinal),
-                        p.name.as_bytes().to_vec(),
-                        t.to_vec(),
-                        u32p(*fl),
+                        u32p(param.ordinal),
+                        param.name.as_bytes().to_vec(),
+                        type_id.to_vec(),
+                        u32p(*flag),
                     ],
                 ));
             }
-            local_order(f)?;
+            local_order(function)?;
             let mut lids = Vec::new();
-            for l in &f.body.locals {
-                let t = hasher.type_id(&l.ty);
+            for local in &function.body.locals {
+                let type_id = hasher.type_id(&local.ty);
                 lids.push(hasher.hash(
-                    || format!("local {}.{}.{}", d.name, f.name, l.name),
+                    || format!("local {}.{}.{}", decl.name, function.name, local.name),
                     domain::LOCAL,
                     vec![
                         sig.to_vec(),
-                        u32p(l.ordinal),
-                        l.name.as_bytes().to_vec(),
-                        t.to_vec(),
+                        u32p(local.ordinal),
+                        local.name.as_bytes().to_vec(),
+                        type_id.to_vec(),
                         u32p(0),
                     ],
                 ));
@@ -336,7 +355,7 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
                 code::DUPLICATE,
                 format!(
                     "declaration {}: two functions with identical signatures",
-                    d.name
+                    decl.name
                 ),
             ));
         }
@@ -344,58 +363,62 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     }
     // Wave 9: contracts.
     let mut contracts: Vec<Vec<Id>> = Vec::new();
-    for ((d, nominal), sigs) in m.declarations.iter().zip(&nominals).zip(&fn_sigs) {
-        let mut cs = Vec::new();
-        for (f, (sig, ..)) in d.functions.iter().zip(sigs) {
-            let recv = receiver_type(nominal, f.receiver);
+    for ((decl, nominal), sigs) in module.declarations.iter().zip(&nominals).zip(&fn_sigs) {
+        let mut contract_ids = Vec::new();
+        for (function, (sig, ..)) in decl.functions.iter().zip(sigs) {
+            let recv = receiver_type(nominal, function.receiver);
             let exprs = |list: &[Expr], hasher: &mut Hasher| -> Result<Vec<u8>> {
                 let mut out = Vec::new();
-                for e in list {
-                    out.push(contract_expr(hasher, f, recv.as_ref(), e)?);
+                for expr in list {
+                    out.push(contract_expr(hasher, function, recv.as_ref(), expr)?);
                 }
                 Ok(seq(out))
             };
-            let req = exprs(&f.requires, &mut hasher)?;
-            let ens = exprs(&f.ensures, &mut hasher)?;
-            cs.push(hasher.hash(
-                || format!("contract {}.{}", d.name, f.name),
+            let req = exprs(&function.requires, &mut hasher)?;
+            let ens = exprs(&function.ensures, &mut hasher)?;
+            contract_ids.push(hasher.hash(
+                || format!("contract {}.{}", decl.name, function.name),
                 domain::FUNCTION_CONTRACT,
                 vec![sig.to_vec(), seq(Vec::<Vec<u8>>::new()), req, ens],
             ));
         }
-        contracts.push(cs);
+        contracts.push(contract_ids);
     }
     // Wave 10: declaration interfaces.
     let mut interfaces = Vec::new();
-    for (decl_index, (d, nominal)) in m.declarations.iter().zip(&nominals).enumerate() {
+    for (decl_index, (decl, nominal)) in module.declarations.iter().zip(&nominals).enumerate() {
         let flags = u32::from(copy[nominal]);
-        let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[decl_index]);
+        let by_ord = sorted_by_ordinal(&decl.fields, &decl_fields[decl_index]);
         let public: Vec<Vec<u8>> = by_ord
             .iter()
-            .filter(|id| d.fields[fields_map[*id].index].visibility == Visibility::Public)
+            .filter(|id| decl.fields[fields_map[*id].index].visibility == Visibility::Public)
             .map(|id| id.to_vec())
             .collect();
-        let variants = variant_schemas(d, &decl_variants[decl_index]);
-        let mut pubfns: Vec<(Id, Vec<u8>)> = d
+        let variants = variant_schemas(decl, &decl_variants[decl_index]);
+        let mut pubfns: Vec<(Id, Vec<u8>)> = decl
             .functions
             .iter()
             .zip(&fn_sigs[decl_index])
             .zip(&contracts[decl_index])
-            .filter(|((f, _), _)| f.visibility == Visibility::Public)
-            .map(|((f, s), c)| {
+            .filter(|((function, _), _)| function.visibility == Visibility::Public)
+            .map(|((function, sig_ids), contract)| {
                 (
-                    s.0,
-                    seq([s.0.to_vec(), u32p(f.visibility.tag()), c.to_vec()]),
+                    sig_ids.0,
+                    seq([
+                        sig_ids.0.to_vec(),
+                        u32p(function.visibility.tag()),
+                        contract.to_vec(),
+                    ]),
                 )
             })
             .collect();
         pubfns.sort_by_key(|a| a.0);
         interfaces.push(hasher.hash(
-            || format!("declaration interface {}", d.name),
+            || format!("declaration interface {}", decl.name),
             domain::DECLARATION_INTERFACE,
             vec![
                 nominal.to_vec(),
-                u32p(d.visibility.tag()),
+                u32p(decl.visibility.tag()),
                 u32p(flags),
                 seq(public),
                 variants,
@@ -405,35 +428,35 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     }
     // Wave 11: module interface.
     let mut deps: BTreeMap<Id, Id> = BTreeMap::new();
-    for i in &m.imports {
-        let dns = import_ns[i.module.as_str()];
-        if let Some(prev) = deps.insert(dns, i.interface)
-            && prev != i.interface
+    for import in &module.imports {
+        let dns = import_ns[import.module.as_str()];
+        if let Some(prev) = deps.insert(dns, import.interface)
+            && prev != import.interface
         {
             return Err(Error::new(
                 code::IMPORT,
                 format!(
                     "imports of module {} carry different interface digests",
-                    i.module
+                    import.module
                 ),
             ));
         }
     }
-    let mut exports: Vec<(Id, Id)> = m
+    let mut exports: Vec<(Id, Id)> = module
         .declarations
         .iter()
         .zip(&nominals)
         .zip(&interfaces)
-        .filter(|((d, _), _)| d.visibility == Visibility::Public)
+        .filter(|((decl, _), _)| decl.visibility == Visibility::Public)
         .map(|((_, n), i)| (*n, *i))
         .collect();
     exports.sort();
     let module_interface = hasher.hash(
-        || format!("module interface {}", m.name),
+        || format!("module interface {}", module.name),
         domain::MODULE_INTERFACE,
         vec![
-            ns.to_vec(),
-            u32p(m.profile.tag()),
+            namespace.to_vec(),
+            u32p(module.profile.tag()),
             catalog.to_vec(),
             seq(deps.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
             seq(exports.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
@@ -441,7 +464,7 @@ pub fn prepare(m: &Module, trace: bool) -> Result<Pending> {
     );
     Ok(Pending {
         hasher,
-        ns,
+        ns: namespace,
         catalog,
         imports,
         nominals,
@@ -461,47 +484,57 @@ impl Pending {
     fn body(
         &self,
         hasher: &mut Hasher,
-        m: &Module,
+        module: &Module,
         decl_index: usize,
         fn_index: usize,
     ) -> Result<Id> {
-        self.body_split(hasher, m, decl_index, fn_index, Split::None)
+        self.body_split(hasher, module, decl_index, fn_index, Split::None)
     }
 
     fn body_split(
         &self,
         hasher: &mut Hasher,
-        m: &Module,
+        module: &Module,
         decl_index: usize,
         fn_index: usize,
         split: Split<'_>,
     ) -> Result<Id> {
-        let d = &m.declarations[decl_index];
+        let decl = &module.declarations[decl_index];
         let (sig, _, pids, lids, _) = &self.fn_sigs[decl_index][fn_index];
         body_digest(
             hasher,
-            d,
-            &d.functions[fn_index],
+            decl,
+            &decl.functions[fn_index],
             sig,
             pids,
             lids,
             &self.nominals[decl_index],
             &self.fields_map,
-            m,
+            module,
             split,
         )
     }
 
     /// The function with the most body operations and that count (the one a
     /// validator shares between two threads).
-    pub fn largest_body(m: &Module) -> Option<((usize, usize), usize)> {
+    pub fn largest_body(module: &Module) -> Option<((usize, usize), usize)> {
         let mut best: Option<((usize, usize), usize)> = None;
-        for (decl_index, d) in m.declarations.iter().enumerate() {
-            for (fn_index, f) in d.functions.iter().enumerate() {
-                let n = f.body.blocks.iter().map(|b| b.ops.len()).sum::<usize>()
-                    + f.body.edges.iter().map(|e| e.drops.len()).sum::<usize>();
-                if best.is_none_or(|(_, b)| n > b) {
-                    best = Some(((decl_index, fn_index), n));
+        for (decl_index, decl) in module.declarations.iter().enumerate() {
+            for (fn_index, function) in decl.functions.iter().enumerate() {
+                let op_count = function
+                    .body
+                    .blocks
+                    .iter()
+                    .map(|b| b.ops.len())
+                    .sum::<usize>()
+                    + function
+                        .body
+                        .edges
+                        .iter()
+                        .map(|e| e.drops.len())
+                        .sum::<usize>();
+                if best.is_none_or(|(_, b)| op_count > b) {
+                    best = Some(((decl_index, fn_index), op_count));
                 }
             }
         }
@@ -509,27 +542,27 @@ impl Pending {
     }
 
     /// [`Pending::bodies`], except that the operations of function
-    /// `at = (decl_index, fn_index)` from the `k`th on (canonical order) are not encoded
+    /// `at = (decl_index, fn_index)` from canonical position `first_tail_op` on (canonical order) are not encoded
     /// here: `tail()` returns their encoding, made by another thread with
     /// [`Pending::body_tail`]. The digests and the first error are the same.
     pub fn bodies_sharing(
         &self,
         hasher: &mut Hasher,
-        m: &Module,
+        module: &Module,
         at: (usize, usize),
-        k: usize,
+        first_tail_op: usize,
         tail: &mut dyn FnMut() -> Result<Vec<u8>>,
     ) -> Result<Vec<Vec<Id>>> {
         let mut tail = Some(tail);
-        let mut out = Vec::with_capacity(m.declarations.len());
-        for (decl_index, d) in m.declarations.iter().enumerate() {
-            let mut fns = Vec::with_capacity(d.functions.len());
-            for fn_index in 0..d.functions.len() {
+        let mut out = Vec::with_capacity(module.declarations.len());
+        for (decl_index, decl) in module.declarations.iter().enumerate() {
+            let mut fns = Vec::with_capacity(decl.functions.len());
+            for fn_index in 0..decl.functions.len() {
                 let split = match tail.take_if(|_| (decl_index, fn_index) == at) {
-                    Some(t) => Split::Head(k, t),
+                    Some(tail_encoding) => Split::Head(first_tail_op, tail_encoding),
                     None => Split::None,
                 };
-                fns.push(self.body_split(hasher, m, decl_index, fn_index, split)?);
+                fns.push(self.body_split(hasher, module, decl_index, fn_index, split)?);
             }
             out.push(fns);
         }
@@ -537,28 +570,34 @@ impl Pending {
     }
 
     /// The encoding of the body operations of function `(decl_index, fn_index)` from the
-    /// `k`th on, as [`Pending::bodies_sharing`] hashes them.
+    /// position `first_tail_op` on, as [`Pending::bodies_sharing`] hashes them.
     pub fn body_tail(
         &self,
         hasher: &mut Hasher,
-        m: &Module,
+        module: &Module,
         (decl_index, fn_index): (usize, usize),
-        k: usize,
+        first_tail_op: usize,
     ) -> Result<Vec<u8>> {
         let mut out = Vec::new();
-        self.body_split(hasher, m, decl_index, fn_index, Split::Tail(k, &mut out))?;
+        self.body_split(
+            hasher,
+            module,
+            decl_index,
+            fn_index,
+            Split::Tail(first_tail_op, &mut out),
+        )?;
         Ok(out)
     }
 
     /// Every function-body digest (per declaration, per function), in the
     /// order [`Pending::finish`] computes them, so the first error is the
     /// same; `hasher` is a hasher taken from this one (see [`Pending::provisional`]).
-    pub fn bodies(&self, hasher: &mut Hasher, m: &Module) -> Result<Vec<Vec<Id>>> {
-        let mut out = Vec::with_capacity(m.declarations.len());
-        for (decl_index, d) in m.declarations.iter().enumerate() {
-            let mut fns = Vec::with_capacity(d.functions.len());
-            for fn_index in 0..d.functions.len() {
-                fns.push(self.body(hasher, m, decl_index, fn_index)?);
+    pub fn bodies(&self, hasher: &mut Hasher, module: &Module) -> Result<Vec<Vec<Id>>> {
+        let mut out = Vec::with_capacity(module.declarations.len());
+        for (decl_index, decl) in module.declarations.iter().enumerate() {
+            let mut fns = Vec::with_capacity(decl.functions.len());
+            for fn_index in 0..decl.functions.len() {
+                fns.push(self.body(hasher, module, decl_index, fn_index)?);
             }
             out.push(fns);
         }
@@ -612,11 +651,15 @@ impl Pending {
     /// Waves 12 and 13. `bodies` are the digests from [`Pending::bodies`];
     /// without them each body is hashed here, interleaved with the
     /// definitions (the traced order of the golden vectors).
-    pub fn finish(self, m: &Module, bodies: Option<&[Vec<Id>]>) -> Result<(Identities, Vec<Fact>)> {
+    pub fn finish(
+        self,
+        module: &Module,
+        bodies: Option<&[Vec<Id>]>,
+    ) -> Result<(Identities, Vec<Fact>)> {
         let mut pending = self;
         let mut hasher = std::mem::replace(&mut pending.hasher, Hasher::new(false));
         let Pending {
-            ns,
+            ns: namespace,
             catalog,
             imports,
             nominals,
@@ -630,14 +673,14 @@ impl Pending {
             module_interface,
             ..
         } = &pending;
-        let (ns, catalog, module_interface) = (*ns, *catalog, *module_interface);
+        let (namespace, catalog, module_interface) = (*namespace, *catalog, *module_interface);
         // Wave 12: bodies and declaration definitions.
         let mut decls = Vec::new();
         let mut defs = Vec::new();
         let types_snapshot_copy = copy.clone();
-        for (decl_index, (d, nominal)) in m.declarations.iter().zip(nominals).enumerate() {
+        for (decl_index, (decl, nominal)) in module.declarations.iter().zip(nominals).enumerate() {
             let mut fns = Vec::new();
-            for (fn_index, ((_, (sig, eff, pids, lids, flags)), contract)) in d
+            for (fn_index, ((_, (sig, eff, pids, lids, flags)), contract)) in decl
                 .functions
                 .iter()
                 .zip(&fn_sigs[decl_index])
@@ -645,13 +688,13 @@ impl Pending {
                 .enumerate()
             {
                 let body = match bodies {
-                    Some(b) => *b
+                    Some(digests) => *digests
                         .get(decl_index)
                         .and_then(|fs| fs.get(fn_index))
                         .ok_or_else(|| {
                             Error::new(code::MODEL, "internal error: missing body digest")
                         })?,
-                    None => pending.body(&mut hasher, m, decl_index, fn_index)?,
+                    None => pending.body(&mut hasher, module, decl_index, fn_index)?,
                 };
                 fns.push(FnIds {
                     sig: *sig,
@@ -664,17 +707,17 @@ impl Pending {
                 });
             }
             let flags = u32::from(copy[nominal]);
-            let by_ord = sorted_by_ordinal(&d.fields, &decl_fields[decl_index]);
-            let mut defs_list: Vec<(Id, Vec<u8>)> = d
+            let by_ord = sorted_by_ordinal(&decl.fields, &decl_fields[decl_index]);
+            let mut defs_list: Vec<(Id, Vec<u8>)> = decl
                 .functions
                 .iter()
                 .zip(&fns)
-                .map(|(f, ids)| {
+                .map(|(function, ids)| {
                     (
                         ids.sig,
                         seq([
                             ids.sig.to_vec(),
-                            u32p(f.visibility.tag()),
+                            u32p(function.visibility.tag()),
                             ids.contract.to_vec(),
                             ids.body.to_vec(),
                         ]),
@@ -683,15 +726,15 @@ impl Pending {
                 .collect();
             defs_list.sort_by_key(|a| a.0);
             let definition = hasher.hash(
-                || format!("declaration definition {}", d.name),
+                || format!("declaration definition {}", decl.name),
                 domain::DECLARATION_DEFINITION,
                 vec![
                     nominal.to_vec(),
                     interfaces[decl_index].to_vec(),
-                    u32p(d.visibility.tag()),
+                    u32p(decl.visibility.tag()),
                     u32p(flags),
                     seq(by_ord.iter().map(|id| id.to_vec())),
-                    variant_schemas(d, &decl_variants[decl_index]),
+                    variant_schemas(decl, &decl_variants[decl_index]),
                     seq(defs_list.into_iter().map(|(_, e)| e)),
                 ],
             );
@@ -709,28 +752,32 @@ impl Pending {
         // Wave 13: module content.
         let mut imp: Vec<(Id, Id)> = imports
             .iter()
-            .zip(&m.imports)
+            .zip(&module.imports)
             .map(|(n, i)| (*n, i.interface))
             .collect();
         imp.sort();
         defs.sort();
         let module_content = hasher.hash(
-            || format!("module content {}", m.name),
+            || format!("module content {}", module.name),
             domain::MODULE_CONTENT,
             vec![
-                ns.to_vec(),
-                u32p(m.profile.tag()),
-                u32p(m.mode.tag()),
+                namespace.to_vec(),
+                u32p(module.profile.tag()),
+                u32p(module.mode.tag()),
                 catalog.to_vec(),
-                seq(imp.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
-                seq(defs.iter().map(|(a, b)| seq([a.to_vec(), b.to_vec()]))),
+                seq(imp
+                    .iter()
+                    .map(|(nominal, digest)| seq([nominal.to_vec(), digest.to_vec()]))),
+                seq(defs
+                    .iter()
+                    .map(|(nominal, digest)| seq([nominal.to_vec(), digest.to_vec()]))),
                 module_interface.to_vec(),
             ],
         );
         let facts = hasher.trace.take().unwrap_or_default();
         Ok((
             Identities {
-                namespace: ns,
+                namespace,
                 catalog,
                 imports: imports.clone(),
                 decls,
@@ -748,22 +795,22 @@ impl Pending {
 }
 
 fn sorted_by_ordinal(fields: &[Field], ids: &[Id]) -> Vec<Id> {
-    let mut v: Vec<(u32, Id)> = fields
+    let mut pairs: Vec<(u32, Id)> = fields
         .iter()
         .zip(ids)
         .map(|(f, id)| (f.ordinal, *id))
         .collect();
-    v.sort();
-    v.into_iter().map(|(_, id)| id).collect()
+    pairs.sort();
+    pairs.into_iter().map(|(_, id)| id).collect()
 }
 
-/// Variant-schema list in tag order; `d` gives each variant's tag.
-fn variant_schemas(d: &Declaration, variants: &[(Id, Vec<Id>)]) -> Vec<u8> {
+/// Variant-schema list in tag order; `decl` gives each variant's tag.
+fn variant_schemas(decl: &Declaration, variants: &[(Id, Vec<Id>)]) -> Vec<u8> {
     let mut order: Vec<usize> = (0..variants.len()).collect();
-    order.sort_by_key(|&i| d.variants[i].tag);
+    order.sort_by_key(|&i| decl.variants[i].tag);
     seq(order.iter().map(|&i| {
-        let (vid, fs) = &variants[i];
-        seq([vid.to_vec(), seq(fs.iter().map(|f| f.to_vec()))])
+        let (vid, field_ids) = &variants[i];
+        seq([vid.to_vec(), seq(field_ids.iter().map(|f| f.to_vec()))])
     }))
 }
 
@@ -771,21 +818,21 @@ fn field_id(
     hasher: &mut Hasher,
     owner_kind: u32,
     owner: &Id,
-    f: &Field,
+    field: &Field,
     what: impl FnOnce() -> String,
 ) -> Id {
-    let t = hasher.type_id(&f.ty);
+    let type_id = hasher.type_id(&field.ty);
     hasher.hash(
         what,
         domain::FIELD,
         vec![
             u32p(owner_kind),
             owner.to_vec(),
-            u32p(f.ordinal),
-            f.name.as_bytes().to_vec(),
-            u32p(f.visibility.tag()),
-            u32p(f.mutability.tag()),
-            t.to_vec(),
+            u32p(field.ordinal),
+            field.name.as_bytes().to_vec(),
+            u32p(field.visibility.tag()),
+            u32p(field.mutability.tag()),
+            type_id.to_vec(),
             u32p(0),
         ],
     )
@@ -793,31 +840,31 @@ fn field_id(
 
 fn contract_expr(
     hasher: &mut Hasher,
-    f: &Function,
+    function: &Function,
     recv: Option<&Type>,
-    e: &Expr,
+    expr: &Expr,
 ) -> Result<Vec<u8>> {
     let mut ops = Vec::new();
-    let last = e.ops.len().saturating_sub(1);
-    for (i, op) in e.ops.iter().enumerate() {
+    let last = expr.ops.len().saturating_sub(1);
+    for (i, op) in expr.ops.iter().enumerate() {
         let mut operands = Vec::new();
-        for o in &op.operands {
-            let t = contract_operand_type(f, recv, e, o)?;
-            let tid = hasher.type_id(&t);
-            let (kind, reference) = match o {
-                ContractOperand::Const(c) => (2, hasher.constant(c)?.to_vec()),
+        for operand in &op.operands {
+            let ty = contract_operand_type(function, recv, expr, operand)?;
+            let tid = hasher.type_id(&ty);
+            let (kind, reference) = match operand {
+                ContractOperand::Const(constant) => (2, hasher.constant(constant)?.to_vec()),
                 ContractOperand::Receiver => (4, u32p(0)),
-                ContractOperand::Param(p) => (5, u32p(*p)),
+                ContractOperand::Param(param) => (5, u32p(*param)),
                 ContractOperand::Result => (6, u32p(0)),
-                ContractOperand::Value(v) => (7, u32p(*v)),
+                ContractOperand::Value(value) => (7, u32p(*value)),
             };
             operands.push(seq([u32p(kind), reference, tid.to_vec()]));
         }
-        let rt = hasher.type_id(&op.result);
+        let result_type = hasher.type_id(&op.result);
         ops.push(seq([
             u32p(i as u32),
             u32p(op.tag),
-            rt.to_vec(),
+            result_type.to_vec(),
             seq(operands),
             u32p(op.aux0),
             u32p(op.aux1),
