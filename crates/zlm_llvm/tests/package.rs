@@ -159,6 +159,18 @@ fn package_ir_is_deterministic_scoped_and_a_lone_root_is_refused() {
     // The same selection and entries as the C engine's package unit.
     let c = emit_package(&package("exact"), &TargetConfig::default(), &Scope::Module).unwrap();
     assert_eq!(a.entries, c.entries);
+    // A package of one module lowers exactly as the module does (what
+    // `zlm build` and `zlm run --engine jit|aot` now always lower).
+    for file in EXAMPLES {
+        let checked = from_model(&load(file, "modular"), &[]).unwrap();
+        let alone = lower(&checked, &Scope::Module).unwrap();
+        let one = Package::new(checked, vec![]).unwrap();
+        assert_eq!(
+            lower_package(&one, &Scope::Module).unwrap(),
+            alone,
+            "{file}"
+        );
+    }
     let pkg = package("exact");
     let e = lower(pkg.root(), &Scope::Module).unwrap_err();
     assert_eq!(e.to_string().split(':').next(), Some("C0-EXEC-002"));
