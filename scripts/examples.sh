@@ -113,6 +113,7 @@ zlm_pkg=$(mktemp -d)
 "$irkit" zlm asm examples/zlm/run/pkg_store.zlt -o "$zlm_pkg/store.zlm"
 "$irkit" zlm run examples/zlm/run/pkg_main.zlt --dep "$zlm_pkg/store.zlm" --entry Main.demo --args 5 --drops | grep -qx 11
 "$irkit" zlm run examples/zlm/run/pkg_main.zlt --dep "$zlm_pkg/store.zlm" --entry Main.demo --args 5 --drops --engine c | grep -qx 11
+"$irkit" zlm run examples/zlm/run/pkg_main.zlt --dep "$zlm_pkg/store.zlm" --entry Main.demo --args 5 --drops --engine jit | grep -qx 11
 "$irkit" zlm asm examples/zlm/run/pkg_main.zlt -o "$zlm_pkg/main.zlm"
 "$irkit" zlm emit-c "$zlm_pkg/main.zlm" --dep "$zlm_pkg/store.zlm" -o "$zlm_pkg/c"
 rm -rf "$zlm_pkg"

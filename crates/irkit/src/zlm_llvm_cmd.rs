@@ -5,7 +5,7 @@
 use crate::args::{FormatArgs, InputArgs};
 use crate::error::{CliError, Diagnose, Origin, Outcome, Report};
 use crate::io::read;
-use crate::zlm_load::load_linked;
+use crate::zlm_load::load_package;
 use std::path::{Path, PathBuf};
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::materialize::c::engine::{COutcome, CRun};
@@ -67,7 +67,8 @@ fn record_path(out: &Path) -> PathBuf {
 
 /// Runs `irkit zlm build`.
 pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
-    let checked = load_linked(&a.input.file, &a.deps)?;
+    // The root and the providers it (and they) link against build as one package.
+    let package = load_package(&a.input.file, &a.deps)?;
     let record = match &a.target_record {
         Some(p) => {
             let (label, bytes) = read(p)?;
@@ -89,8 +90,8 @@ pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
         Some(e) => Scope::Entry(e.clone()),
         None => Scope::Module,
     };
-    let unit =
-        zlm_llvm::lower(&checked, &scope).map_err(|r| failed(&label, &LlvmError::Refused(r)))?;
+    let unit = zlm_llvm::lower_package(&package, &scope)
+        .map_err(|r| failed(&label, &LlvmError::Refused(r)))?;
     let out = &a.output;
     let name = out.to_string_lossy();
     let fail = |e: LlvmError| failed(&label, &e);
@@ -126,11 +127,12 @@ pub enum LlvmEngine {
     Aot,
 }
 
-/// Runs entry `at` of `checked` on an LLVM engine with the interpreter's
-/// argument values and limits: a completed run or the interpreter's fault.
+/// Runs entry `at` of the root of `package` on an LLVM engine with the
+/// interpreter's argument values and limits: a completed run or the
+/// interpreter's fault.
 pub fn run_llvm(
     engine: LlvmEngine,
-    checked: &zlm::decode::Checked,
+    package: &zlm::package::Package,
     it: &Interp<'_>,
     at: (usize, usize),
     values: &[Value],
@@ -149,7 +151,7 @@ pub fn run_llvm(
     }
     let name = r.fn_name(at.0, at.1);
     let fail = |e: LlvmError| failed(label, &e);
-    let unit = zlm_llvm::lower(checked, &Scope::Entry(name.clone()))
+    let unit = zlm_llvm::lower_package(package, &Scope::Entry(name.clone()))
         .map_err(|r| fail(LlvmError::Refused(r)))?;
     let mut words = Vec::new();
     for v in values {

@@ -124,7 +124,6 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
     drop(provider_refs);
     // The root and the providers it (and they) link against run as one package.
     let package = package_of(checked, providers, &label)?;
-    let checked = package.root();
     let limits = Limits {
         steps: a.max_steps,
         depth: a.max_depth.max(1),
@@ -184,9 +183,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
             let ty = it.resolved().m.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            // The LLVM engines take one checked module: a root that calls
-            // into its providers is refused by their lowering (C0-EXEC-002).
-            crate::zlm_llvm_cmd::run_llvm(e, checked, &it, at, &values, limits, &label)?.map(|o| {
+            crate::zlm_llvm_cmd::run_llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| {
                 crate::zlm_c_cmd::Ran {
                     rendered: o.rendered,
                     ty,

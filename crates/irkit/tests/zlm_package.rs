@@ -1,8 +1,9 @@
 //! `irkit zlm run ROOT --dep P.zlm` and `irkit zlm emit-c ROOT --dep P.zlm`
 //! on the package example (examples/zlm/run/pkg_main.zlt calling into
 //! pkg_store.zlt): the interpreter and the C engine print the same result,
-//! drop log and fault; the LLVM engines refuse a root that calls into a
-//! provider with C0-EXEC-002 and never run it.
+//! drop log and fault, and so do the LLVM engines (`--engine jit|aot`);
+//! `irkit zlm build ROOT --dep P.zlm` builds the package into an
+//! executable.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -86,23 +87,99 @@ fn a_package_runs_under_the_interpreter_and_the_c_engine_alike() {
 }
 
 #[test]
-fn the_llvm_engines_refuse_a_root_that_calls_into_a_provider() {
+fn the_llvm_engines_run_a_package_as_the_interpreter_does() {
     let d = tmp("llvm");
     let store = asm(&d, "pkg_store.zlt");
-    for engine in ["jit", "aot"] {
-        let o = run(&store, engine, &["--args", "5"]);
-        assert_eq!(o.status.code(), Some(1), "{engine}");
-        assert!(
-            o.stdout.is_empty(),
-            "{engine} must not run: {}",
-            text(&o.stdout)
-        );
-        assert!(
-            text(&o.stderr).contains("error[C0-EXEC-002]"),
-            "{engine}: {}",
-            text(&o.stderr)
-        );
+    for args in [
+        &["--args", "5"][..],
+        &["--args", "2147483647"],
+        &["--args", "-3", "--format", "json"],
+        &["--args", "1", "--max-steps", "14"],
+        &["--args", "1", "--max-depth", "1"],
+        &["--args", "2147483647", "--format", "json"],
+    ] {
+        let i = run(&store, "interp", args);
+        for engine in ["jit", "aot"] {
+            let o = run(&store, engine, args);
+            assert_eq!(o.status.code(), i.status.code(), "{engine} {args:?}");
+            assert_eq!(text(&o.stdout), text(&i.stdout), "{engine} {args:?}");
+            assert_eq!(text(&o.stderr), text(&i.stderr), "{engine} {args:?}");
+        }
     }
+    // The provider's fault names its module and function on the LLVM engines too.
+    let fault = run(&store, "jit", &["--args", "2147483647"]);
+    assert!(
+        text(&fault.stderr).contains("fault in run.pkg_store::Cell.take block 0 op 2: Overflow"),
+        "{}",
+        text(&fault.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn build_links_a_package_into_an_executable() {
+    let d = tmp("build");
+    let store = asm(&d, "pkg_store.zlt");
+    let main = asm(&d, "pkg_main.zlt");
+    let want = run(&store, "interp", &["--args", "5", "--format", "json"]);
+    let want: serde_json::Value = serde_json::from_slice(&want.stdout).unwrap();
+    let exe = d.join("prog");
+    let o = irkit()
+        .args([
+            "zlm",
+            "build",
+            &main,
+            "--dep",
+            &store,
+            "--entry",
+            "Main.demo",
+            "-o",
+        ])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Entry 0 (Main.demo), the default limits in hex, the argument 5.
+    let out = Command::new(&exe)
+        .args(["0", "5f5e100", "100", "4000000", "5"])
+        .output()
+        .unwrap();
+    // Drop lines come first; the result line last.
+    let stdout = text(&out.stdout);
+    assert_eq!(
+        stdout.lines().last(),
+        Some(
+            format!(
+                "OK\t{}\t{}",
+                want["steps"],
+                want["result"].as_str().unwrap()
+            )
+            .as_str()
+        ),
+        "{stdout}"
+    );
+    let ll = d.join("prog.ll");
+    let o = irkit()
+        .args(["zlm", "build", &main, "--dep", &store, "-o"])
+        .arg(&ll)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let ir = std::fs::read_to_string(&ll).unwrap();
+    assert!(ir.contains("; Provider run.pkg_store, profile exact"));
+    assert!(ir.contains("@zf_run_pkg_store__Cell_take_"));
+    // Without the provider the root's import does not resolve.
+    let o = irkit()
+        .args(["zlm", "build", &main, "-o"])
+        .arg(d.join("lone.ll"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("error[ZLM-IMPORT]"),
+        "{}",
+        text(&o.stderr)
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

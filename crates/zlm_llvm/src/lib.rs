@@ -30,3 +30,11 @@ pub use zlm::materialize::c::{Refusal, Scope};
 pub fn lower(checked: &zlm::check::Checked, scope: &Scope) -> Result<Lowered, Refusal> {
     lower::lower(checked, scope)
 }
+
+/// Lowers a package ([`zlm::package::Package`]) to one LLVM module: the
+/// root's functions `scope` selects and every provider function they
+/// reach, each under its own module's numeric profile; a provider's
+/// function is named `module::Decl.function` in faults and drop logs.
+pub fn lower_package(package: &zlm::package::Package, scope: &Scope) -> Result<Lowered, Refusal> {
+    lower::lower_package(package, scope)
+}

@@ -14,6 +14,7 @@ use zlm::materialize::c::types::{Types, is_word, render_kind};
 use zlm::materialize::c::walk::{self, At};
 use zlm::materialize::c::{Refusal, Scope};
 use zlm::model::*;
+use zlm::package::Package;
 
 /// Adds every type function `at` holds values of to the type table.
 fn collect_types(r: &Resolved<'_>, at: At, types: &mut Types) -> Result<(), Refusal> {
@@ -41,18 +42,31 @@ fn collect_types(r: &Resolved<'_>, at: At, types: &mut Types) -> Result<(), Refu
     Ok(())
 }
 
-/// Lowers the functions `scope` selects to one LLVM module (IR text).
+/// Lowers the functions `scope` selects to one LLVM module (IR text). A
+/// module that calls into other modules is refused: lower its package.
 pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal> {
     walk::imports(checked)?;
     let r = Resolved::of_checked(checked);
+    lower_of(&r, std::slice::from_ref(checked), scope)
+}
+
+/// Lowers a package: the root's functions `scope` selects and every
+/// function of any module of the package they reach, each under its own
+/// module's numeric profile.
+pub(crate) fn lower_package(package: &Package, scope: &Scope) -> Result<Lowered, Refusal> {
+    let r = package.resolved();
+    lower_of(&r, package.modules(), scope)
+}
+
+fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowered, Refusal> {
     let m = r.m;
-    let set = walk::select(&r, scope)?;
+    let set = walk::select(r, scope)?;
     let mut types = Types::default();
     for &at in &set {
-        collect_types(&r, at, &mut types)?;
+        collect_types(r, at, &mut types)?;
     }
     let u = Unit {
-        r: &r,
+        r,
         index: set.iter().enumerate().map(|(i, &at)| (at, i)).collect(),
         layouts: Layouts::new(types),
         details: Default::default(),
@@ -62,11 +76,20 @@ pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "; Module {} (package {}), profile {}: lowered by irkit zlm (LLVM engines).\n; Content identity {}.",
+        "; Module {} (package {}), profile {}: lowered by irkit zlm (LLVM engines).\n; Content identity {}.{}",
         m.name.replace(['\n', '\r'], " "),
         m.package.replace(['\n', '\r'], " "),
         m.profile.text(),
-        zlm::hash::to_hex(&checked.module_content())
+        zlm::hash::to_hex(&modules[0].module_content()),
+        modules[1..]
+            .iter()
+            .map(|p| format!(
+                "\n; Provider {}, profile {}, content identity {}.",
+                p.module().name.replace(['\n', '\r'], " "),
+                p.module().profile.text(),
+                zlm::hash::to_hex(&p.module_content())
+            ))
+            .collect::<String>()
     );
     out.push_str("source_filename = \"zlm\"\n\n");
     out.push_str(RUNTIME_IR);
@@ -76,7 +99,7 @@ pub(crate) fn lower(checked: &Checked, scope: &Scope) -> Result<Lowered, Refusal
         bodies.push_str(&Fl::new(&u, at)?.emit()?);
         bodies.push('\n');
     }
-    out.push_str(&u.layouts.emit(&r, &mut u.strings.borrow_mut()));
+    out.push_str(&u.layouts.emit(r, &mut u.strings.borrow_mut()));
     out.push_str(&bodies);
     // Host entries: type or no receiver, word parameters; a non-word
     // result is rendered by the entry to the result channel.

@@ -9,7 +9,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     }
 
     pub(super) fn modular(&self) -> bool {
-        self.u.r.m.profile == NumericProfile::Modular
+        self.u.r.profile_of(self.at.0) == NumericProfile::Modular
     }
 
     /// `x` truncated to the kind's width.
