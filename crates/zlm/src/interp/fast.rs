@@ -87,6 +87,9 @@ pub(super) struct Pre {
     pub place: u32,
     pub reg: u32,
     pub bit: u64,
+    /// Whether `r[d]` is written: false when the instruction the load is
+    /// fused into is the value's only reader (it reads `r[reg]` instead).
+    pub keep: bool,
     pub at: u32,
     pub mirror: bool,
 }
@@ -96,6 +99,7 @@ const NO_PRE: Pre = Pre {
     place: 0,
     reg: 0,
     bit: 0,
+    keep: true,
     at: 0,
     mirror: false,
 };
@@ -182,6 +186,29 @@ impl Ins {
     }
 }
 
+/// Whether an instruction of code `c` (before fusing) reads register `a`.
+fn reads_a(c: Code) -> bool {
+    !matches!(
+        c,
+        Code::Slow | Code::Load | Code::LoadR | Code::StoreR | Code::Jump
+    )
+}
+
+/// Whether an instruction of code `c` reads register `b`.
+fn reads_b(c: Code) -> bool {
+    !matches!(
+        c,
+        Code::Slow
+            | Code::Const
+            | Code::Load
+            | Code::Store
+            | Code::LoadR
+            | Code::StoreR
+            | Code::Jump
+            | Code::Branch
+    )
+}
+
 /// The instruction for arithmetic tag `t` at kind `k` under profile `p`.
 pub(super) fn arith(t: u32, k: ScalarKind, p: NumericProfile, d: u32, a: u32, b: u32) -> Ins {
     let wide = matches!(
@@ -249,12 +276,14 @@ pub(super) struct Seg {
 /// Fuses the instructions `ops` (one per operation, a run starting at
 /// ordinal `j0`) onto `code`, returning the run's segment. `preg` maps each
 /// place to its place register (`u32::MAX`: none); every place the run
-/// loads or stores has one.
+/// loads or stores has one. `readers[i]` counts the operands, fast or not,
+/// that read SSA value `i`.
 pub(super) fn fuse(
     ops: &[Ins],
     j0: u32,
     preg: &[u32],
     pbase: u32,
+    readers: &[u32],
     code: &mut Vec<Ins>,
 ) -> Option<Seg> {
     let start = u32::try_from(code.len()).ok()?;
@@ -300,13 +329,27 @@ pub(super) fn fuse(
                 place: ins.a,
                 reg,
                 bit: 1 << k,
+                keep: true,
                 at: ins.at,
                 mirror: ins.mirror,
             });
             continue;
         }
         ins.npre = pending.len() as u8;
-        for (slot, p) in ins.pre.iter_mut().zip(pending.drain(..)) {
+        for (slot, mut p) in ins.pre.iter_mut().zip(pending.drain(..)) {
+            // An operand that is a pre-load's value reads its place register,
+            // which holds the same word.
+            let (mut a, mut b) = (false, false);
+            if reads_a(ins.code) && ins.a == p.d {
+                (ins.a, a) = (p.reg, true);
+            }
+            if reads_b(ins.code) && ins.b == p.d {
+                (ins.b, b) = (p.reg, true);
+            }
+            let read_here = u32::from(a) + u32::from(b);
+            if readers.get(p.d as usize) == Some(&read_here) && !p.mirror {
+                p.keep = false;
+            }
             *slot = p;
         }
         if ins.code == Code::Store {
@@ -576,6 +619,9 @@ fn preload<R: File + ?Sized>(
     let Some(w) = load_reg(r, places, valid, p.reg, p.bit, p.place) else {
         return Err((p.at, FaultKind::Internal));
     };
+    if !p.keep {
+        return Ok(());
+    }
     write(r, ssa, p.d, p.mirror, w).map_err(|k| (p.at, k))
 }
 

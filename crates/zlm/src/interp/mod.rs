@@ -857,6 +857,16 @@ impl<'m> Prog<'m> {
             // The fixed register file (see [`fast::File`]).
             regs.resize(fast::SMALL, 0);
         }
+        let mut readers = vec![0u32; n];
+        for opds in &self.ops {
+            for o in opds {
+                if let Opd::Val(i) = o
+                    && let Some(c) = readers.get_mut(*i)
+                {
+                    *c += 1;
+                }
+            }
+        }
         let mut code = Vec::new();
         let mut segs = Vec::new();
         let mut entry = vec![u32::MAX; n];
@@ -871,7 +881,7 @@ impl<'m> Prog<'m> {
                 let (Ok(j0), Ok(ix)) = (u32::try_from(j), u32::try_from(segs.len())) else {
                     continue;
                 };
-                if let Some(seg) = fast::fuse(&out[flat..flat + len], j0, &preg, pbase, &mut code) {
+                if let Some(seg) = fast::fuse(&out[flat..flat + len], j0, &preg, pbase, &readers, &mut code) {
                     segs.push(seg);
                     entry[flat] = ix;
                 }
