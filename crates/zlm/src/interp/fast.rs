@@ -521,7 +521,6 @@ pub(super) fn step<R: File + ?Sized>(
     profile: NumericProfile,
 ) -> Result<Flow, (u32, FaultKind)> {
     let r = &mut *f.r;
-    let at = ins.at;
     if ins.npre > 0 {
         preload(&ins.pre[0], r, f.ssa, f.places, &mut f.valid)?;
         if ins.npre > 1 {
@@ -543,18 +542,18 @@ pub(super) fn step<R: File + ?Sized>(
     }
     let checked = |(w, over): (u64, bool)| {
         if over {
-            Err((at, FaultKind::Overflow))
+            Err((ins.at, FaultKind::Overflow))
         } else {
             Ok(w)
         }
     };
     let signed = |(w, over): (i64, bool)| (w as u64, over);
     let w = match ins.code {
-        Code::Slow => return Err((at, FaultKind::Internal)),
+        Code::Slow => return Err((ins.at, FaultKind::Internal)),
         Code::Const => x!(),
         Code::Load => match f.places.get(ins.a as usize) {
             Some(Some(Value::Scalar(w))) => *w,
-            _ => return Err((at, FaultKind::Internal)),
+            _ => return Err((ins.at, FaultKind::Internal)),
         },
         Code::Store => {
             let x = x!();
@@ -563,17 +562,17 @@ pub(super) fn step<R: File + ?Sized>(
                     put(slot, x);
                     Ok(Flow::Next)
                 }
-                None => Err((at, FaultKind::Internal)),
+                None => Err((ins.at, FaultKind::Internal)),
             };
         }
         Code::LoadR => match load_reg(r, f.places, &mut f.valid, ins.a, 1 << (ins.b % 64), ins.tag) {
             Some(w) => w,
-            None => return Err((at, FaultKind::Internal)),
+            None => return Err((ins.at, FaultKind::Internal)),
         },
         Code::StoreR => {
             let x = x!();
-            store_reg(f, ins.d, ins.b, x, at)?;
-            return then(ins.then, f, x, at);
+            store_reg(f, ins.d, ins.b, x, ins.at)?;
+            return then(ins.then, f, x, ins.at);
         }
         Code::AddS => xy!(|x, y| checked(signed((x as i64).overflowing_add(y as i64)))?),
         Code::SubS => xy!(|x, y| checked(signed((x as i64).overflowing_sub(y as i64)))?),
@@ -585,7 +584,7 @@ pub(super) fn step<R: File + ?Sized>(
         Code::SubW => xy!(|x, y| x.wrapping_sub(y)),
         Code::MulW => xy!(|x, y| x.wrapping_mul(y)),
         Code::Arith => {
-            xy!(|x, y| numeric::arith(ins.tag, ins.kind, profile, x, y).map_err(|k| (at, k))?)
+            xy!(|x, y| numeric::arith(ins.tag, ins.kind, profile, x, y).map_err(|k| (ins.at, k))?)
         }
         Code::Eq => xy!(|x, y| u64::from(x == y)),
         Code::Ne => xy!(|x, y| u64::from(x != y)),
@@ -603,8 +602,8 @@ pub(super) fn step<R: File + ?Sized>(
             return Ok(Flow::Block(target as usize));
         }
     };
-    write(r, f.ssa, ins.d, ins.mirror, w).map_err(|k| (at, k))?;
-    then(ins.then, f, w, at)
+    write(r, f.ssa, ins.d, ins.mirror, w).map_err(|k| (ins.at, k))?;
+    then(ins.then, f, w, ins.at)
 }
 
 /// Executes a fused LOAD_LOCAL from place register `p.place`.
