@@ -131,7 +131,10 @@ fn with_call() -> zlm::decode::Checked {
             "      add Int64 %2.0 %2.1 | - -\n",
             "      call Int64 %2.0 %2.1 | func:Main.add effects:[]\n",
         )
-        .replace("  func message type sum", &format!("{add}  func message type sum"));
+        .replace(
+            "  func message type sum",
+            &format!("{add}  func message type sum"),
+        );
     let m = zlm::text::parse(&src).unwrap();
     zlm::decode::from_model(&m, &[]).unwrap()
 }

@@ -9,7 +9,10 @@
 //! value is cloned or matched. A result that a general-path operation reads
 //! is also written to its SSA value slot (`mirror`); the general path writes
 //! the word of every SSA value it produces into the register, so the two
-//! views never disagree.
+//! views never disagree. Fused code also keeps the Copy scalar places it
+//! loads and stores in *place registers* after the constants while a chain
+//! runs (see [`Regs::valid`]); they are written back to their slots when it
+//! stops.
 //!
 //! Each operation has its own instruction (used when the step budget cannot
 //! cover a whole run, so the step-limit fault lands on the exact operation).
@@ -565,7 +568,8 @@ pub(super) fn step<R: File + ?Sized>(
                 None => Err((ins.at, FaultKind::Internal)),
             };
         }
-        Code::LoadR => match load_reg(r, f.places, &mut f.valid, ins.a, 1 << (ins.b % 64), ins.tag) {
+        Code::LoadR => match load_reg(r, f.places, &mut f.valid, ins.a, 1 << (ins.b % 64), ins.tag)
+        {
             Some(w) => w,
             None => return Err((ins.at, FaultKind::Internal)),
         },

@@ -881,7 +881,14 @@ impl<'m> Prog<'m> {
                 let (Ok(j0), Ok(ix)) = (u32::try_from(j), u32::try_from(segs.len())) else {
                     continue;
                 };
-                if let Some(seg) = fast::fuse(&out[flat..flat + len], j0, &preg, pbase, &readers, &mut code) {
+                if let Some(seg) = fast::fuse(
+                    &out[flat..flat + len],
+                    j0,
+                    &preg,
+                    pbase,
+                    &readers,
+                    &mut code,
+                ) {
                     segs.push(seg);
                     entry[flat] = ix;
                 }
@@ -1244,12 +1251,24 @@ impl<'a, 'm> Run<'a, 'm> {
         let (ssa, places) = (&mut fr.ssa[..], &mut fr.places[..]);
         let chained = match <&mut [u64; fast::SMALL]>::try_from(&mut fr.regs[..]) {
             Ok(r) => {
-                let regs = Regs { r, ssa, places, pbase: p.pbase, valid: 0 };
+                let regs = Regs {
+                    r,
+                    ssa,
+                    places,
+                    pbase: p.pbase,
+                    valid: 0,
+                };
                 chain(p, regs, b, j, self.steps, limit, profile)
             }
             Err(_) => {
                 let r = &mut fr.regs[..];
-                let regs = Regs { r, ssa, places, pbase: p.pbase, valid: 0 };
+                let regs = Regs {
+                    r,
+                    ssa,
+                    places,
+                    pbase: p.pbase,
+                    valid: 0,
+                };
                 chain(p, regs, b, j, self.steps, limit, profile)
             }
         };
