@@ -108,3 +108,73 @@ fn a_limit_of_exactly_the_steps_completes_and_one_less_faults() {
         );
     }
 }
+
+/// The counting loop with `acc + i` computed by a call (a general-path
+/// operation between fused runs): the locals the fused code keeps in
+/// registers must reach their slots before the call and be read back after
+/// it, in every iteration.
+fn with_call() -> zlm::decode::Checked {
+    let add = "  func message type add public -> Int64 effects []
+    param 0 a Int64
+    param 1 b Int64
+    path p0 Int64
+    path p1 Int64
+    block 0
+      load_local Int64 $p0 | path:p0 -
+      load_local Int64 $p1 | path:p1 -
+      add Int64 %0.0 %0.1 | - -
+      return - %0.2 | - -
+    edge 0 return 0 exit
+";
+    let src = loop_src()
+        .replace(
+            "      add Int64 %2.0 %2.1 | - -\n",
+            "      call Int64 %2.0 %2.1 | func:Main.add effects:[]\n",
+        )
+        .replace(
+            "  func message type sum",
+            &format!("{add}  func message type sum"),
+        );
+    let m = zlm::text::parse(&src).unwrap();
+    zlm::decode::from_model(&m, &[]).unwrap()
+}
+
+#[test]
+fn locals_in_registers_survive_general_operations_between_runs() {
+    let checked = with_call();
+    for n in [0u64, 1, 5, 300] {
+        let it = Interp::new(&checked).unwrap();
+        let out = it.run("Main.sum", &[Value::Scalar(n)]).unwrap();
+        assert_eq!(out.value, Value::Scalar(n * n.saturating_sub(1) / 2));
+        // As the loop, plus the callee's four operations per iteration.
+        assert_eq!(out.steps, 12 + 16 * n);
+    }
+    // Every limit of a three-iteration run faults on the exact operation,
+    // in the caller or the callee.
+    let n = 3u64;
+    let mut trace: Vec<(&str, Option<u32>, Option<u32>)> = vec![("Main.sum", None, Some(0))];
+    trace.extend((0..4).map(|j| ("Main.sum", Some(0), Some(j))));
+    for _ in 0..n {
+        trace.extend((0..4).map(|j| ("Main.sum", Some(1), Some(j))));
+        trace.extend((0..3).map(|j| ("Main.sum", Some(2), Some(j))));
+        trace.extend((0..4).map(|j| ("Main.add", Some(0), Some(j))));
+        trace.extend((3..8).map(|j| ("Main.sum", Some(2), Some(j))));
+    }
+    trace.extend((0..4).map(|j| ("Main.sum", Some(1), Some(j))));
+    trace.extend((0..2).map(|j| ("Main.sum", Some(3), Some(j))));
+    trace.push(("Main.sum", None, Some(0)));
+    assert_eq!(trace.len() as u64, 12 + 16 * n);
+    for (limit, &(function, block, op)) in trace.iter().enumerate() {
+        let it = Interp::new(&checked)
+            .unwrap()
+            .with_limits(limits(limit as u64));
+        let Err(RunError::Fault { fault, .. }) = it.run("Main.sum", &[Value::Scalar(n)]) else {
+            panic!("limit {limit}: the run must fault");
+        };
+        assert_eq!(
+            (fault.kind, fault.function.as_str(), fault.block, fault.op),
+            (FaultKind::StepLimit, function, block, op),
+            "limit {limit}"
+        );
+    }
+}

@@ -9,7 +9,10 @@
 //! value is cloned or matched. A result that a general-path operation reads
 //! is also written to its SSA value slot (`mirror`); the general path writes
 //! the word of every SSA value it produces into the register, so the two
-//! views never disagree.
+//! views never disagree. Fused code also keeps the Copy scalar places it
+//! loads and stores in *place registers* after the constants while a chain
+//! runs (see [`Regs::valid`]); they are written back to their slots when it
+//! stops.
 //!
 //! Each operation has its own instruction (used when the step budget cannot
 //! cover a whole run, so the step-limit fault lands on the exact operation).
@@ -39,6 +42,11 @@ pub(super) enum Code {
     Load,
     /// STORE_LOCAL into a Copy scalar local root: `place d = r[a]`.
     Store,
+    /// LOAD_LOCAL in fused code: `r[d] =` place register `b` of place
+    /// `tag` (see [`Regs::valid`]).
+    LoadR,
+    /// STORE_LOCAL in fused code: place register `d` `= r[a]`.
+    StoreR,
     /// Int64 add, subtract, multiply faulting on overflow (exact and
     /// approximate profiles).
     AddS,
@@ -74,11 +82,17 @@ pub(super) enum Code {
     Branch,
 }
 
-/// A fused LOAD_LOCAL: `r[d] = place`, operation ordinal `at`.
+/// A fused LOAD_LOCAL: `r[d] = r[reg]`, the place register of place
+/// `place` whose [`Regs::valid`] bit is `bit`, operation ordinal `at`.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Pre {
     pub d: u32,
     pub place: u32,
+    pub reg: u32,
+    pub bit: u64,
+    /// Whether `r[d]` is written: false when the instruction the load is
+    /// fused into is the value's only reader (it reads `r[reg]` instead).
+    pub keep: bool,
     pub at: u32,
     pub mirror: bool,
 }
@@ -86,6 +100,9 @@ pub(super) struct Pre {
 const NO_PRE: Pre = Pre {
     d: 0,
     place: 0,
+    reg: 0,
+    bit: 0,
+    keep: true,
     at: 0,
     mirror: false,
 };
@@ -95,12 +112,13 @@ const NO_PRE: Pre = Pre {
 pub(super) enum Then {
     /// Nothing: the next instruction.
     Next,
-    /// STORE_LOCAL of `w` into place `p`.
-    Store(u32),
+    /// STORE_LOCAL of `w` into register `r`, place register `k`.
+    Store(u32, u32),
     /// JUMP to a block.
     Jump(u32),
-    /// STORE_LOCAL of `w` into a place, then JUMP to a block.
-    StoreJump(u32, u32),
+    /// STORE_LOCAL of `w` into a register and place register, then JUMP to
+    /// a block.
+    StoreJump(u32, u32, u32),
     /// JUMP_IF_FALSE on `w`: the first block when true, the second when
     /// false.
     Branch(u32, u32),
@@ -166,9 +184,32 @@ impl Ins {
     pub fn produces(&self) -> bool {
         !matches!(
             self.code,
-            Code::Slow | Code::Store | Code::Jump | Code::Branch
+            Code::Slow | Code::Store | Code::StoreR | Code::Jump | Code::Branch
         )
     }
+}
+
+/// Whether an instruction of code `c` (before fusing) reads register `a`.
+fn reads_a(c: Code) -> bool {
+    !matches!(
+        c,
+        Code::Slow | Code::Load | Code::LoadR | Code::StoreR | Code::Jump
+    )
+}
+
+/// Whether an instruction of code `c` reads register `b`.
+fn reads_b(c: Code) -> bool {
+    !matches!(
+        c,
+        Code::Slow
+            | Code::Const
+            | Code::Load
+            | Code::Store
+            | Code::LoadR
+            | Code::StoreR
+            | Code::Jump
+            | Code::Branch
+    )
 }
 
 /// The instruction for arithmetic tag `t` at kind `k` under profile `p`.
@@ -236,16 +277,33 @@ pub(super) struct Seg {
 }
 
 /// Fuses the instructions `ops` (one per operation, a run starting at
-/// ordinal `j0`) onto `code`, returning the run's segment.
-pub(super) fn fuse(ops: &[Ins], j0: u32, code: &mut Vec<Ins>) -> Option<Seg> {
+/// ordinal `j0`) onto `code`, returning the run's segment. `preg` maps each
+/// place to its place register (`u32::MAX`: none); every place the run
+/// loads or stores has one. `readers[i]` counts the operands, fast or not,
+/// that read SSA value `i`.
+pub(super) fn fuse(
+    ops: &[Ins],
+    j0: u32,
+    preg: &[u32],
+    pbase: u32,
+    readers: &[u32],
+    code: &mut Vec<Ins>,
+) -> Option<Seg> {
     let start = u32::try_from(code.len()).ok()?;
     let n = ops.len();
+    let reg = |pi: u32| {
+        preg.get(pi as usize)
+            .copied()
+            .filter(|&k| k < 64)
+            .and_then(|k| Some((pbase.checked_add(k)?, k)))
+    };
     // Loads waiting to become pre-loads of the next instruction.
     let mut pending: Vec<Pre> = Vec::new();
     let flush = |pending: &mut Vec<Pre>, code: &mut Vec<Ins>| {
         // Loads with no instruction to join: the last is the main one.
         if let Some(last) = pending.pop() {
-            let mut ins = Ins::new(Code::Load, last.d, last.place, 0);
+            let mut ins = Ins::new(Code::LoadR, last.d, last.reg, last.bit.trailing_zeros());
+            ins.tag = last.place;
             ins.mirror = last.mirror;
             ins.at = last.at;
             ins.npre = pending.len() as u8;
@@ -268,28 +326,50 @@ pub(super) fn fuse(ops: &[Ins], j0: u32, code: &mut Vec<Ins>) -> Option<Seg> {
             if pending.len() == 2 {
                 flush(&mut pending, code);
             }
+            let (reg, k) = reg(ins.a)?;
             pending.push(Pre {
                 d: ins.d,
                 place: ins.a,
+                reg,
+                bit: 1 << k,
+                keep: true,
                 at: ins.at,
                 mirror: ins.mirror,
             });
             continue;
         }
         ins.npre = pending.len() as u8;
-        for (slot, p) in ins.pre.iter_mut().zip(pending.drain(..)) {
+        for (slot, mut p) in ins.pre.iter_mut().zip(pending.drain(..)) {
+            // An operand that is a pre-load's value reads its place register,
+            // which holds the same word.
+            let (mut a, mut b) = (false, false);
+            if reads_a(ins.code) && ins.a == p.d {
+                (ins.a, a) = (p.reg, true);
+            }
+            if reads_b(ins.code) && ins.b == p.d {
+                (ins.b, b) = (p.reg, true);
+            }
+            let read_here = u32::from(a) + u32::from(b);
+            if readers.get(p.d as usize) == Some(&read_here) && !p.mirror {
+                p.keep = false;
+            }
             *slot = p;
+        }
+        if ins.code == Code::Store {
+            ins.code = Code::StoreR;
+            (ins.d, ins.b) = reg(ins.d)?;
         }
         let next = |k: usize, c: Code| ops.get(k).filter(|o| o.code == c).copied();
         if ins.produces() {
             if let Some(st) = next(k, Code::Store).filter(|o| o.a == ins.d) {
                 k += 1;
+                let (to, bit) = reg(st.d)?;
                 ins.then = match next(k, Code::Jump) {
                     Some(j) => {
                         k += 1;
-                        Then::StoreJump(st.d, j.d)
+                        Then::StoreJump(to, bit, j.d)
                     }
-                    None => Then::Store(st.d),
+                    None => Then::Store(to, bit),
                 };
             } else if let Some(br) = next(k, Code::Branch).filter(|o| o.a == ins.d) {
                 k += 1;
@@ -298,7 +378,7 @@ pub(super) fn fuse(ops: &[Ins], j0: u32, code: &mut Vec<Ins>) -> Option<Seg> {
                 k += 1;
                 ins.then = Then::Jump(j.d);
             }
-        } else if ins.code == Code::Store
+        } else if ins.code == Code::StoreR
             && let Some(j) = next(k, Code::Jump)
         {
             k += 1;
@@ -367,12 +447,70 @@ impl File for [u64] {
 
 /// One frame's storage as the instructions see it.
 pub(super) struct Regs<'f, R: File + ?Sized> {
-    /// Register words (SSA words, then constants).
+    /// Register words (SSA words, constants, then place registers).
     pub r: &'f mut R,
     /// SSA value slots, by flat operation.
     pub ssa: &'f mut [Option<Value>],
     /// Owned-path slots.
     pub places: &'f mut [Option<Value>],
+    /// The register of place register zero.
+    pub pbase: u32,
+    /// Bit `k`: place register `k` holds its place's scalar word. Fused code
+    /// keeps the Copy scalar places it loads and stores in registers while a
+    /// chain runs: the first load of one reads its slot (faulting `Internal`
+    /// when the slot holds no scalar, as the slot load does), a store sets
+    /// the bit, and every valid register is written back to its slot when
+    /// the chain stops ([`store_places`]).
+    pub valid: u64,
+}
+
+/// Writes every valid place register back to its slot (place register `k`
+/// is place `fplaces[k]`).
+#[inline(always)]
+pub(super) fn store_places<R: File + ?Sized>(f: &mut Regs<'_, R>, fplaces: &[u32]) {
+    let mut valid = f.valid;
+    while valid != 0 {
+        let k = valid.trailing_zeros();
+        valid &= valid - 1;
+        if let Some(slot) = fplaces
+            .get(k as usize)
+            .and_then(|&pi| f.places.get_mut(pi as usize))
+        {
+            put(slot, f.r.rd(f.pbase.wrapping_add(k)));
+        }
+    }
+    f.valid = 0;
+}
+
+/// Reads place register `reg` (valid bit `bit`) of place `place`, from the
+/// slot when the register does not hold it yet.
+#[inline(always)]
+fn load_reg<R: File + ?Sized>(
+    r: &mut R,
+    places: &[Option<Value>],
+    valid: &mut u64,
+    reg: u32,
+    bit: u64,
+    place: u32,
+) -> Option<u64> {
+    if *valid & bit != 0 {
+        return Some(r.rd(reg));
+    }
+    let w = load_slot(places, place)?;
+    if r.wr(reg, w) {
+        *valid |= bit;
+    }
+    Some(w)
+}
+
+/// The scalar word of place `place`'s slot (once per chain and place).
+#[cold]
+#[inline(never)]
+fn load_slot(places: &[Option<Value>], place: u32) -> Option<u64> {
+    match places.get(place as usize) {
+        Some(Some(Value::Scalar(w))) => Some(*w),
+        _ => None,
+    }
 }
 
 /// Executes one instruction. Register and slot numbers were bounded when
@@ -386,11 +524,10 @@ pub(super) fn step<R: File + ?Sized>(
     profile: NumericProfile,
 ) -> Result<Flow, (u32, FaultKind)> {
     let r = &mut *f.r;
-    let at = ins.at;
     if ins.npre > 0 {
-        preload(&ins.pre[0], r, f.ssa, f.places)?;
+        preload(&ins.pre[0], r, f.ssa, f.places, &mut f.valid)?;
         if ins.npre > 1 {
-            preload(&ins.pre[1], r, f.ssa, f.places)?;
+            preload(&ins.pre[1], r, f.ssa, f.places, &mut f.valid)?;
         }
     }
     let rd = |r: &R, i: u32| r.rd(i);
@@ -408,28 +545,38 @@ pub(super) fn step<R: File + ?Sized>(
     }
     let checked = |(w, over): (u64, bool)| {
         if over {
-            Err((at, FaultKind::Overflow))
+            Err((ins.at, FaultKind::Overflow))
         } else {
             Ok(w)
         }
     };
     let signed = |(w, over): (i64, bool)| (w as u64, over);
     let w = match ins.code {
-        Code::Slow => return Err((at, FaultKind::Internal)),
+        Code::Slow => return Err((ins.at, FaultKind::Internal)),
         Code::Const => x!(),
         Code::Load => match f.places.get(ins.a as usize) {
             Some(Some(Value::Scalar(w))) => *w,
-            _ => return Err((at, FaultKind::Internal)),
+            _ => return Err((ins.at, FaultKind::Internal)),
         },
         Code::Store => {
             let x = x!();
             return match f.places.get_mut(ins.d as usize) {
                 Some(slot) => {
                     put(slot, x);
-                    then(ins.then, f.places, x, at)
+                    Ok(Flow::Next)
                 }
-                None => Err((at, FaultKind::Internal)),
+                None => Err((ins.at, FaultKind::Internal)),
             };
+        }
+        Code::LoadR => match load_reg(r, f.places, &mut f.valid, ins.a, 1 << (ins.b % 64), ins.tag)
+        {
+            Some(w) => w,
+            None => return Err((ins.at, FaultKind::Internal)),
+        },
+        Code::StoreR => {
+            let x = x!();
+            store_reg(f, ins.d, ins.b, x, ins.at)?;
+            return then(ins.then, f, x, ins.at);
         }
         Code::AddS => xy!(|x, y| checked(signed((x as i64).overflowing_add(y as i64)))?),
         Code::SubS => xy!(|x, y| checked(signed((x as i64).overflowing_sub(y as i64)))?),
@@ -441,7 +588,7 @@ pub(super) fn step<R: File + ?Sized>(
         Code::SubW => xy!(|x, y| x.wrapping_sub(y)),
         Code::MulW => xy!(|x, y| x.wrapping_mul(y)),
         Code::Arith => {
-            xy!(|x, y| numeric::arith(ins.tag, ins.kind, profile, x, y).map_err(|k| (at, k))?)
+            xy!(|x, y| numeric::arith(ins.tag, ins.kind, profile, x, y).map_err(|k| (ins.at, k))?)
         }
         Code::Eq => xy!(|x, y| u64::from(x == y)),
         Code::Ne => xy!(|x, y| u64::from(x != y)),
@@ -459,22 +606,25 @@ pub(super) fn step<R: File + ?Sized>(
             return Ok(Flow::Block(target as usize));
         }
     };
-    write(r, f.ssa, ins.d, ins.mirror, w).map_err(|k| (at, k))?;
-    then(ins.then, f.places, w, at)
+    write(r, f.ssa, ins.d, ins.mirror, w).map_err(|k| (ins.at, k))?;
+    then(ins.then, f, w, ins.at)
 }
 
-/// Executes a fused LOAD_LOCAL.
+/// Executes a fused LOAD_LOCAL from place register `p.place`.
 #[inline(always)]
 fn preload<R: File + ?Sized>(
     p: &Pre,
     r: &mut R,
     ssa: &mut [Option<Value>],
     places: &[Option<Value>],
+    valid: &mut u64,
 ) -> Result<(), (u32, FaultKind)> {
-    let w = match places.get(p.place as usize) {
-        Some(Some(Value::Scalar(w))) => *w,
-        _ => return Err((p.at, FaultKind::Internal)),
+    let Some(w) = load_reg(r, places, valid, p.reg, p.bit, p.place) else {
+        return Err((p.at, FaultKind::Internal));
     };
+    if !p.keep {
+        return Ok(());
+    }
     write(r, ssa, p.d, p.mirror, w).map_err(|k| (p.at, k))
 }
 
@@ -499,24 +649,41 @@ fn write<R: File + ?Sized>(
     Ok(())
 }
 
+/// Stores `w` into register `reg`, place register `k`, for the operation at
+/// ordinal `at`.
+#[inline(always)]
+fn store_reg<R: File + ?Sized>(
+    f: &mut Regs<'_, R>,
+    reg: u32,
+    k: u32,
+    w: u64,
+    at: u32,
+) -> Result<(), (u32, FaultKind)> {
+    if !f.r.wr(reg, w) {
+        return Err((at, FaultKind::Internal));
+    }
+    f.valid |= 1u64 << (k % 64);
+    Ok(())
+}
+
 /// The fused continuation after result `w` of the operation at ordinal
 /// `at` (a fused STORE_LOCAL is the next operation).
 #[inline(always)]
-fn then(t: Then, places: &mut [Option<Value>], w: u64, at: u32) -> Result<Flow, (u32, FaultKind)> {
-    let store = |places: &mut [Option<Value>], p: u32| match places.get_mut(p as usize) {
-        Some(slot) => {
-            put(slot, w);
-            Ok(())
-        }
-        None => Err((at + 1, FaultKind::Internal)),
-    };
+fn then<R: File + ?Sized>(
+    t: Then,
+    f: &mut Regs<'_, R>,
+    w: u64,
+    at: u32,
+) -> Result<Flow, (u32, FaultKind)> {
     match t {
         Then::Next => Ok(Flow::Next),
-        Then::Store(p) => store(places, p).map(|()| Flow::Next),
+        Then::Store(reg, k) => store_reg(f, reg, k, w, at + 1).map(|()| Flow::Next),
         Then::Jump(b) => Ok(Flow::Block(b as usize)),
-        Then::StoreJump(p, b) => store(places, p).map(|()| Flow::Block(b as usize)),
-        Then::Branch(t, f) => {
-            let target = if w != 0 { t } else { f };
+        Then::StoreJump(reg, k, b) => {
+            store_reg(f, reg, k, w, at + 1).map(|()| Flow::Block(b as usize))
+        }
+        Then::Branch(t, e) => {
+            let target = if w != 0 { t } else { e };
             Ok(Flow::Block(target as usize))
         }
     }

@@ -144,6 +144,11 @@ struct Prog<'m> {
     entry: Vec<u32>,
     /// Per block: the segment of the run at its first operation.
     block_seg: Vec<u32>,
+    /// The places fused code keeps in place registers (at most 64; see
+    /// [`fast::Regs::valid`]), by place register.
+    fplaces: Vec<u32>,
+    /// The register of place register zero.
+    pbase: u32,
 }
 
 #[derive(Clone)]
@@ -645,6 +650,8 @@ impl<'m> Prog<'m> {
             segs: Vec::new(),
             entry: Vec::new(),
             block_seg: Vec::new(),
+            fplaces: Vec::new(),
+            pbase: 0,
         };
         prog.decode_fast();
         prog
@@ -798,14 +805,42 @@ impl<'m> Prog<'m> {
                 }
             }
         }
-        // Per flat op: how many fast ops start there in an unbroken run
-        // within its block (zero for a slow op); a run ends at a terminator.
+        // The places fast loads and stores reach get place registers, in
+        // order of first use; an operation on a place beyond the 64th is
+        // not fused (it runs alone, on the slot).
+        let mut preg = vec![u32::MAX; self.f.body.paths.len()];
+        let mut fplaces: Vec<u32> = Vec::new();
+        let place_of = |ins: &Ins| match ins.code {
+            Code::Load => Some(ins.a),
+            Code::Store => Some(ins.d),
+            _ => None,
+        };
+        for ins in &out {
+            if let Some(pi) = place_of(ins)
+                && let Some(k) = preg.get_mut(pi as usize)
+                && *k == u32::MAX
+                && fplaces.len() < 64
+            {
+                *k = fplaces.len() as u32;
+                fplaces.push(pi);
+            }
+        }
+        let fusable: Vec<bool> = out
+            .iter()
+            .map(|ins| {
+                ins.code != Code::Slow
+                    && place_of(ins)
+                        .is_none_or(|pi| preg.get(pi as usize).is_some_and(|&k| k != u32::MAX))
+            })
+            .collect();
+        // Per flat op: how many fusable ops start there in an unbroken run
+        // within its block (zero for another op); a run ends at a terminator.
         let mut run = vec![0u32; n];
         for (block_index, b) in self.blocks.iter().enumerate() {
             let start = self.starts[block_index];
             for j in (0..b.ops.len()).rev() {
                 let flat = start + j;
-                run[flat] = if out[flat].code == Code::Slow {
+                run[flat] = if !fusable[flat] {
                     0
                 } else if out[flat].is_terminator() || j + 1 == b.ops.len() {
                     1
@@ -816,9 +851,21 @@ impl<'m> Prog<'m> {
         }
         let mut regs = vec![0u64; n];
         regs.extend(consts);
+        let pbase = u32::try_from(regs.len()).unwrap_or(u32::MAX);
+        regs.resize(regs.len() + fplaces.len(), 0);
         if regs.len() <= fast::SMALL {
             // The fixed register file (see [`fast::File`]).
             regs.resize(fast::SMALL, 0);
+        }
+        let mut readers = vec![0u32; n];
+        for opds in &self.ops {
+            for o in opds {
+                if let Opd::Val(i) = o
+                    && let Some(c) = readers.get_mut(*i)
+                {
+                    *c += 1;
+                }
+            }
         }
         let mut code = Vec::new();
         let mut segs = Vec::new();
@@ -828,13 +875,20 @@ impl<'m> Prog<'m> {
             for j in 0..b.ops.len() {
                 let flat = start + j;
                 let len = run[flat] as usize;
-                if len == 0 || (j > 0 && out[flat - 1].code != Code::Slow) {
+                if len == 0 || (j > 0 && fusable[flat - 1]) {
                     continue;
                 }
                 let (Ok(j0), Ok(ix)) = (u32::try_from(j), u32::try_from(segs.len())) else {
                     continue;
                 };
-                if let Some(seg) = fast::fuse(&out[flat..flat + len], j0, &mut code) {
+                if let Some(seg) = fast::fuse(
+                    &out[flat..flat + len],
+                    j0,
+                    &preg,
+                    pbase,
+                    &readers,
+                    &mut code,
+                ) {
                     segs.push(seg);
                     entry[flat] = ix;
                 }
@@ -842,6 +896,8 @@ impl<'m> Prog<'m> {
         }
         self.fast = out;
         self.regs = regs;
+        self.fplaces = fplaces;
+        self.pbase = pbase;
         self.code = code;
         self.segs = segs;
         self.block_seg = self
@@ -869,13 +925,29 @@ struct Chained {
 #[inline(never)]
 fn chain<R: File + ?Sized>(
     p: &Prog<'_>,
-    mut regs: Regs<'_, R>,
+    regs: Regs<'_, R>,
     mut b: usize,
     mut j: usize,
     mut steps: u64,
     limit: u64,
     profile: NumericProfile,
 ) -> Chained {
+    // A local copy of the frame view, which the optimizer keeps in machine
+    // registers (the argument lives in the caller's memory).
+    let Regs {
+        r,
+        ssa,
+        places,
+        pbase,
+        valid,
+    } = regs;
+    let mut regs = Regs {
+        r,
+        ssa,
+        places,
+        pbase,
+        valid,
+    };
     let (segs, code, block_seg) = (&p.segs[..], &p.code[..], &p.block_seg[..]);
     let mut at = p
         .starts
@@ -912,6 +984,7 @@ fn chain<R: File + ?Sized>(
         j = (seg.j0 + seg.steps) as usize;
         break None;
     };
+    fast::store_places(&mut regs, &p.fplaces);
     Chained { b, j, steps, fault }
 }
 
@@ -1099,6 +1172,8 @@ impl<'a, 'm> Run<'a, 'm> {
                     r: &mut fr.regs[..],
                     ssa: &mut fr.ssa,
                     places: &mut fr.places,
+                    pbase: p.pbase,
+                    valid: 0,
                 };
                 match fast::step(&p.fast[flat], &mut regs, profile) {
                     Ok(Flow::Next) => j += 1,
@@ -1175,10 +1250,26 @@ impl<'a, 'm> Run<'a, 'm> {
         };
         let (ssa, places) = (&mut fr.ssa[..], &mut fr.places[..]);
         let chained = match <&mut [u64; fast::SMALL]>::try_from(&mut fr.regs[..]) {
-            Ok(r) => chain(p, Regs { r, ssa, places }, b, j, self.steps, limit, profile),
+            Ok(r) => {
+                let regs = Regs {
+                    r,
+                    ssa,
+                    places,
+                    pbase: p.pbase,
+                    valid: 0,
+                };
+                chain(p, regs, b, j, self.steps, limit, profile)
+            }
             Err(_) => {
                 let r = &mut fr.regs[..];
-                chain(p, Regs { r, ssa, places }, b, j, self.steps, limit, profile)
+                let regs = Regs {
+                    r,
+                    ssa,
+                    places,
+                    pbase: p.pbase,
+                    valid: 0,
+                };
+                chain(p, regs, b, j, self.steps, limit, profile)
             }
         };
         self.steps = chained.steps;
