@@ -28,15 +28,19 @@ fn store() -> Checked {
     check(&example("pkg_store.zlt"), &[]).unwrap()
 }
 
+/// The position of declaration `name` in `c`.
+fn decl_index(c: &Checked, name: &str) -> usize {
+    c.module()
+        .declarations
+        .iter()
+        .position(|x| x.name == name)
+        .unwrap()
+}
+
 /// The hex signature ID of `Decl.function` in `c`.
 fn sig(c: &Checked, name: &str) -> String {
     let (d, f) = name.split_once('.').unwrap();
-    let di = c
-        .module()
-        .declarations
-        .iter()
-        .position(|x| x.name == d)
-        .unwrap();
+    let di = decl_index(c, d);
     let fi = c.module().declarations[di]
         .functions
         .iter()
@@ -391,12 +395,7 @@ decl value Math public
 }
 
 fn field_id(c: &Checked, d: &str, f: &str) -> String {
-    let di = c
-        .module()
-        .declarations
-        .iter()
-        .position(|x| x.name == d)
-        .unwrap();
+    let di = decl_index(c, d);
     let fi = c.module().declarations[di]
         .fields
         .iter()
@@ -406,12 +405,7 @@ fn field_id(c: &Checked, d: &str, f: &str) -> String {
 }
 
 fn variant_id(c: &Checked, d: &str, v: &str) -> String {
-    let di = c
-        .module()
-        .declarations
-        .iter()
-        .position(|x| x.name == d)
-        .unwrap();
+    let di = decl_index(c, d);
     let vi = c.module().declarations[di]
         .variants
         .iter()
