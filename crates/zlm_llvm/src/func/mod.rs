@@ -121,6 +121,19 @@ pub(crate) struct Fl<'a, 'u, 'm> {
     escaping: BTreeSet<(u32, u32)>,
     /// While emitting ensures: a fault first drops the protected result.
     in_ensures: bool,
+    /// In an unrolled loop copy: the fast branch to this block goes to
+    /// that label instead.
+    redirect: Option<(u32, String)>,
+}
+
+/// Iterations per budget check in a two-block loop's unrolled copy.
+const UNROLL: usize = 4;
+
+/// A function's step plan: each block's prepaid extra and the two-block
+/// loops whose header runs an unrolled copy (`walk::Prepaid`).
+struct Steps {
+    extra: BTreeMap<u32, usize>,
+    unroll: BTreeMap<u32, u32>,
 }
 
 impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
@@ -313,6 +326,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             local: HashMap::new(),
             escaping: BTreeSet::new(),
             in_ensures: false,
+            redirect: None,
         })
     }
 
@@ -705,7 +719,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     }
 
     fn block_label(&self, b: u32, careful: bool) -> String {
-        if careful && self.covered.contains(&b) {
+        if let Some((t, l)) = &self.redirect
+            && !careful
+            && *t == b
+        {
+            l.clone()
+        } else if careful && self.covered.contains(&b) {
             format!("BC{b}")
         } else {
             format!("B{b}")
@@ -1282,8 +1301,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     }
 
     /// Which word values escape their segment, the step prepayment, and
-    /// the branch targets' existence; returns each block's prepaid extra.
-    fn prepare(&mut self) -> Result<BTreeMap<u32, usize>, Refusal> {
+    /// the branch targets' existence; returns each block's prepaid extra
+    /// and the two-block loops to unroll.
+    fn prepare(&mut self) -> Result<Steps, Refusal> {
         let f = self.f;
         // Word flow values used outside their own segment, and call
         // results, live in allocas; the others stay SSA values of their
@@ -1316,7 +1336,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         // Step prepayment, exactly as the C engine decides it.
         let pre = walk::prepayment(f, &self.blocks);
         self.covered = pre.covered;
-        let (preds, extra) = (pre.preds, pre.extra);
+        let (preds, extra, unroll) = (pre.preds, pre.extra, pre.unroll);
         // Every block a branch names must exist.
         let ids: BTreeSet<u32> = self.blocks.iter().map(|b| b.id).collect();
         for (&t, ps) in &preds {
@@ -1327,11 +1347,43 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     .refuse(self.at, Some(src), None, "branch to a missing block"));
             }
         }
-        Ok(extra)
+        Ok(Steps { extra, unroll })
+    }
+
+    /// The fast copy of a two-block loop's header `h` entered with the
+    /// budget of [`UNROLL`] iterations: header, then body and header
+    /// `UNROLL − 1` times, with the same charges and no check in between;
+    /// the last header branches to the ordinary prepaid body. Like the C engine's
+    /// unrolled copy (there two iterations), a loop checks its budget once
+    /// per `UNROLL` iterations; with less budget the ordinary path runs,
+    /// so faults and step counts are unchanged.
+    fn unrolled(&mut self, h: &'m Block, body: &'m Block) -> Result<(), Refusal> {
+        let (hb, sb) = (h.id, body.id);
+        let copy = |me: &mut Self, blk: &'m Block, to: Option<(u32, String)>| {
+            me.pay(blk.ops.len());
+            me.local.clear();
+            me.redirect = to;
+            let r = blk
+                .ops
+                .iter()
+                .enumerate()
+                .try_for_each(|(j, op)| me.op(blk.id, j as u32, op, false));
+            me.redirect = None;
+            r
+        };
+        for k in 1..UNROLL {
+            let (lbody, lhead) = (format!("BU{sb}_{k}"), format!("BU{hb}_{k}"));
+            copy(self, h, Some((sb, lbody.clone())))?;
+            self.label(&lbody);
+            copy(self, body, Some((hb, lhead.clone())))?;
+            self.label(&lhead);
+        }
+        copy(self, h, None)
     }
 
     /// The body's blocks, each in segment copies.
-    fn body(&mut self, extra: &BTreeMap<u32, usize>) -> Result<(), Refusal> {
+    fn body(&mut self, steps: &Steps) -> Result<(), Refusal> {
+        let extra = &steps.extra;
         for bi in 0..self.blocks.len() {
             let block = self.blocks[bi];
             let b = block.id;
@@ -1374,6 +1426,20 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                         } else {
                             0
                         };
+                    if let Some(&sid) = steps.unroll.get(&b).filter(|_| segs.len() == 1)
+                        && let Some(sb) = self.blocks.iter().find(|x| x.id == sid).copied()
+                    {
+                        let twice = need + (UNROLL - 1) * (seg.len() + sb.ops.len());
+                        let (lunroll, lplain) = (self.l(), self.l());
+                        let zl = self.zl();
+                        let c = self.v(format!("icmp ult i64 {zl}, {twice}"));
+                        self.term(format!(
+                            "br i1 {c}, label %{lplain}, label %{lunroll}, !prof !0"
+                        ));
+                        self.label_cont(&lunroll);
+                        self.unrolled(block, sb)?;
+                        self.label(&lplain);
+                    }
                     let (lcare, lfast, ljoin) = (self.l(), self.l(), self.l());
                     let zl = self.zl();
                     let c = self.v(format!("icmp ult i64 {zl}, {need}"));
@@ -1411,14 +1477,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Lowers the body alone and drops the text: a refusal in the body
     /// comes before one in the contracts, in the C lowering's order.
     pub(crate) fn check_body(mut self) -> Result<(), Refusal> {
-        let extra = self.prepare()?;
-        self.body(&extra)
+        let steps = self.prepare()?;
+        self.body(&steps)
     }
 
     /// The function's IR.
     pub(crate) fn emit(mut self) -> Result<String, Refusal> {
         let f = self.f;
-        let extra = self.prepare()?;
+        let steps = self.prepare()?;
         // Prologue: depth and host-stack check, then the runtime slots.
         self.s.push_str("entry:\n");
         self.i("br label %START");
@@ -1473,7 +1539,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         for (i, e) in f.requires.iter().enumerate() {
             self.clause(e, false, format!("requires {i}"))?;
         }
-        self.body(&extra)?;
+        self.body(&steps)?;
         self.label("ZEXIT");
         self.in_ensures = true;
         for (i, e) in f.ensures.iter().enumerate() {

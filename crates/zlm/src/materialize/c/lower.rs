@@ -1611,39 +1611,13 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let pre = walk::prepayment(f, &self.blocks);
         self.covered = pre.covered;
         let extra = pre.extra;
-        let has_recipes = |b: u32| {
-            f.body
-                .edges
-                .iter()
-                .any(|e| e.source == b && !e.drops.is_empty())
-        };
-        // Two-block loops: a header without calls or recipes whose true arm
-        // is a prepaid body that jumps straight back (`while`). Its fast entry
+        // Two-block loops (`walk::Prepaid::unroll`): the header's fast entry
         // first checks the cost of two iterations and, when covered, runs an
         // unrolled copy (header, body, header) with no check in between, so
         // a loop costs one budget check per two iterations. The copy is the
         // same fast text with the same step charges; with less budget the
         // ordinary path below runs, so faults and step counts are unchanged.
-        let mut unroll: std::collections::BTreeMap<u32, u32> = Default::default();
-        for block in &self.blocks {
-            let (h, body) = (block.id, block.id + 1);
-            let header_ok = !self.covered.contains(&h)
-                && !has_recipes(h)
-                && !block.ops.iter().any(|o| ends_segment(o.tag))
-                && matches!(block.ops.last(), Some(op) if op.tag == tag::JUMP_IF_FALSE);
-            let Some(b) = self.blocks.iter().find(|x| x.id == body) else {
-                continue;
-            };
-            let body_ok = self.covered.contains(&body)
-                && !has_recipes(body)
-                && matches!(
-                    b.ops.last(),
-                    Some(op) if op.tag == tag::JUMP && op.operands == [Operand::Block(h)]
-                );
-            if header_ok && body_ok {
-                unroll.insert(h, body);
-            }
-        }
+        let unroll = pre.unroll;
         // Body first: it decides which labels are targets.
         let mut body = String::new();
         for bi in 0..self.blocks.len() {

@@ -200,6 +200,12 @@ pub struct Prepaid {
     pub covered: BTreeSet<u32>,
     /// Per predecessor, the largest covered successor's cost its last check adds.
     pub extra: BTreeMap<u32, usize>,
+    /// Two-block `while` loops, header → body: a header without calls,
+    /// tries or recipes that ends in JUMP_IF_FALSE, whose true arm (the
+    /// next block) is covered, has no recipes and jumps straight back. Its
+    /// fast entry checks the cost of two iterations at once and runs an
+    /// unrolled copy (header, body, header) without a check in between.
+    pub unroll: BTreeMap<u32, u32>,
 }
 
 /// Decides the prepayment of `f`, whose blocks are `blocks` in ID order.
@@ -245,9 +251,30 @@ pub fn prepayment(f: &Function, blocks: &[&Block]) -> Prepaid {
         let e = extra.entry(p).or_default();
         *e = (*e).max(block.ops.len());
     }
+    let mut unroll = BTreeMap::new();
+    for block in blocks {
+        let (h, body) = (block.id, block.id + 1);
+        let header_ok = !covered.contains(&h)
+            && !has_recipes(h)
+            && !block.ops.iter().any(|o| ends_segment(o.tag))
+            && matches!(block.ops.last(), Some(op) if op.tag == tag::JUMP_IF_FALSE);
+        let Some(b) = blocks.iter().find(|x| x.id == body) else {
+            continue;
+        };
+        let body_ok = covered.contains(&body)
+            && !has_recipes(body)
+            && matches!(
+                b.ops.last(),
+                Some(op) if op.tag == tag::JUMP && op.operands == [Operand::Block(h)]
+            );
+        if header_ok && body_ok {
+            unroll.insert(h, body);
+        }
+    }
     Prepaid {
         preds,
         covered,
         extra,
+        unroll,
     }
 }
