@@ -470,7 +470,7 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
 }
 
 fn check_op(ids: &Identities, index: &FnIndex, op: &Op, at: &str, recipe: bool) -> Result<()> {
-    let f = index.f;
+    let f = index.function;
     let (k0, k1) = aux_kinds(op.tag).ok_or_else(|| {
         err(
             f,

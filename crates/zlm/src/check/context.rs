@@ -311,7 +311,7 @@ pub(crate) struct FnCheck<'r, 'm> {
     pub r: &'r Resolved<'m>,
     #[allow(dead_code)]
     pub decl_index: usize,
-    pub f: &'m Function,
+    pub function: &'m Function,
     pub name: String,
     pub index: FnIndex<'m>,
     pub cfg: Cfg<'m>,
@@ -338,7 +338,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         Ok(FnCheck {
             r: resolved,
             decl_index,
-            f: function,
+            function: function,
             index: FnIndex::new(function),
             cfg,
             self_ty: resolved.self_type(decl_index),
@@ -372,14 +372,14 @@ impl<'r, 'm> FnCheck<'r, 'm> {
     /// Whether the function has a runtime receiver slot.
     pub fn has_runtime_receiver(&self) -> bool {
         matches!(
-            self.f.receiver,
+            self.function.receiver,
             ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
         )
     }
 
     /// The receiver binding type (`Ref<Self>`, `Mut<Self>`, `Self`).
     pub fn receiver_binding(&self) -> Option<Type> {
-        match self.f.receiver {
+        match self.function.receiver {
             ReceiverKind::Shared => Some(Type::Ref(Box::new(self.self_ty.clone()))),
             ReceiverKind::Exclusive => Some(Type::Mut(Box::new(self.self_ty.clone()))),
             ReceiverKind::Owned => Some(self.self_ty.clone()),
@@ -388,7 +388,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
     }
 
     pub fn param(&self, ordinal: u32) -> Option<&'m Param> {
-        self.f.params.iter().find(|p| p.ordinal == ordinal)
+        self.function.params.iter().find(|p| p.ordinal == ordinal)
     }
 
     /// Whether root `root` is a nonowning borrow binding (shared/exclusive
@@ -396,7 +396,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
     pub fn is_borrow_root(&self, root: &Root) -> bool {
         match root {
             Root::Receiver => matches!(
-                self.f.receiver,
+                self.function.receiver,
                 ReceiverKind::Shared | ReceiverKind::Exclusive
             ),
             Root::Param(param_ordinal) => self
@@ -439,7 +439,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
     /// that ancestry is exclusive.
     pub fn borrowed_ancestry(&self, key: &PathKey) -> Option<bool> {
         match &key.root {
-            Root::Receiver => match self.f.receiver {
+            Root::Receiver => match self.function.receiver {
                 ReceiverKind::Shared => Some(false),
                 ReceiverKind::Exclusive => Some(true),
                 _ => None,
@@ -464,7 +464,12 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         let Root::Local(ordinal) = key.root else {
             return None;
         };
-        let local = self.f.body.locals.iter().find(|l| l.ordinal == ordinal)?;
+        let local = self
+            .function
+            .body
+            .locals
+            .iter()
+            .find(|l| l.ordinal == ordinal)?;
         if local.ty != Type::SliceByte {
             return None;
         }
@@ -509,7 +514,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             return Vec::new();
         };
         let mut uses = self.uses_of(&creation);
-        for local in &self.f.body.locals {
+        for local in &self.function.body.locals {
             let key = PathKey {
                 root: Root::Local(local.ordinal),
                 fields: vec![],
@@ -542,7 +547,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             root: key.root.clone(),
             fields: vec![],
         };
-        self.f
+        self.function
             .body
             .loans
             .iter()
@@ -551,7 +556,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
 
     /// The loan created by the operation producing SSA value `op_ref`.
     pub fn loan_created_by(&self, op_ref: &OpRef) -> Option<&'m Loan> {
-        self.f
+        self.function
             .body
             .loans
             .iter()

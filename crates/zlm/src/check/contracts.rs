@@ -7,7 +7,10 @@ use crate::model::*;
 
 /// Checks every requires and ensures expression of the function.
 pub(crate) fn check(ctx: &FnCheck<'_, '_>) -> CResult<()> {
-    for (which, list) in [(false, &ctx.f.requires), (true, &ctx.f.ensures)] {
+    for (which, list) in [
+        (false, &ctx.function.requires),
+        (true, &ctx.function.ensures),
+    ] {
         for (clause_index, clause) in list.iter().enumerate() {
             expr(ctx, clause, which, clause_index)?;
             if exported(ctx) {
@@ -16,7 +19,7 @@ pub(crate) fn check(ctx: &FnCheck<'_, '_>) -> CResult<()> {
         }
     }
     // Every admitted contract has exactly one canonical print form.
-    print_clauses(ctx.r, ctx.decl_index, ctx.f)
+    print_clauses(ctx.r, ctx.decl_index, ctx.function)
         .map_err(|m| ctx.err(code::CONTRACT, None, None, m))?;
     Ok(())
 }
@@ -24,7 +27,7 @@ pub(crate) fn check(ctx: &FnCheck<'_, '_>) -> CResult<()> {
 /// Whether the function's contract is part of the public interface: a
 /// public function of a public declaration.
 fn exported(ctx: &FnCheck<'_, '_>) -> bool {
-    ctx.f.visibility == Visibility::Public
+    ctx.function.visibility == Visibility::Public
         && ctx.r.m.declarations[ctx.decl_index].visibility == Visibility::Public
 }
 
@@ -277,8 +280,9 @@ fn expr(
             if ensures {
                 survival(ctx, operand).map_err(&err)?;
             }
-            let ty = crate::ids::contract_operand_type(ctx.f, recv.as_ref(), expression, operand)
-                .map_err(|error| err(error.message))?;
+            let ty =
+                crate::ids::contract_operand_type(ctx.function, recv.as_ref(), expression, operand)
+                    .map_err(|error| err(error.message))?;
             tys.push(ty);
         }
         let scalar = |t: &Type| matches!(t, Type::Scalar(_));
@@ -320,7 +324,7 @@ fn expr(
 /// parameter, a Copy nonborrow parameter, or a Copy nonborrow non-Unit result.
 fn survival(ctx: &FnCheck<'_, '_>, operand: &ContractOperand) -> Result<(), String> {
     match operand {
-        ContractOperand::Receiver if ctx.f.receiver != ReceiverKind::Shared => Err(
+        ContractOperand::Receiver if ctx.function.receiver != ReceiverKind::Shared => Err(
             "ensures may name only a shared receiver (owned, exclusive, type or absent receivers do not survive)".into(),
         ),
         ContractOperand::Param(ordinal) => {
@@ -337,7 +341,7 @@ fn survival(ctx: &FnCheck<'_, '_>, operand: &ContractOperand) -> Result<(), Stri
             }
         }
         ContractOperand::Result => {
-            let result_ty = &ctx.f.result;
+            let result_ty = &ctx.function.result;
             if result_ty.is_borrow() || !ctx.r.is_copy(result_ty) || *result_ty == Type::Unit {
                 Err("result binding must be Copy, nonborrow and not Unit".into())
             } else {

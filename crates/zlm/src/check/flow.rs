@@ -44,7 +44,7 @@ fn overlaps(left: &PathKey, right: &PathKey) -> bool {
 
 /// Runs the dataflow over the function body.
 pub fn run(ctx: &FnCheck<'_, '_>) -> CResult<()> {
-    let paths = &ctx.f.body.paths;
+    let paths = &ctx.function.body.paths;
     let mut children = vec![Vec::new(); paths.len()];
     for (path_index, path) in paths.iter().enumerate() {
         if !path.key.fields.is_empty() {
@@ -100,7 +100,7 @@ impl Flow<'_, '_, '_> {
     }
 
     fn entry(&self) -> FlowState {
-        let function = self.ctx.f;
+        let function = self.ctx.function;
         let mut state = FlowState {
             live: vec![false; function.body.paths.len()],
             custody: Vec::new(),
@@ -139,7 +139,7 @@ impl Flow<'_, '_, '_> {
             guard += 1;
             if guard
                 > 64 * (block_count + 1)
-                    * (self.ctx.f.body.loans.len() + self.ctx.f.body.paths.len() + 2)
+                    * (self.ctx.function.body.loans.len() + self.ctx.function.body.paths.len() + 2)
             {
                 return Err(self.ctx.err(
                     code::UNSUPPORTED,
@@ -188,12 +188,12 @@ impl Flow<'_, '_, '_> {
     fn names(&self, custody: &[usize]) -> Vec<String> {
         custody
             .iter()
-            .map(|&i| format!("{:?}", self.ctx.f.body.paths[i].key.root))
+            .map(|&i| format!("{:?}", self.ctx.function.body.paths[i].key.root))
             .collect()
     }
 
     fn loan(&self, id: u32) -> Option<&Loan> {
-        self.ctx.f.body.loans.iter().find(|l| l.id == id)
+        self.ctx.function.body.loans.iter().find(|l| l.id == id)
     }
 
     /// Place-based conflict with live loans, and suspension of a borrowed
@@ -369,7 +369,7 @@ impl Flow<'_, '_, '_> {
     fn recipes(&self, state: &mut FlowState, source: u32, edge: u32, all: bool) -> CResult<()> {
         let cleanup_edge = self
             .ctx
-            .f
+            .function
             .body
             .edges
             .iter()
@@ -525,7 +525,7 @@ impl Flow<'_, '_, '_> {
                     let path_index = self
                         .path_index_of(place)
                         .ok_or_else(|| fail(code::OWNERSHIP, "unknown place".into()))?;
-                    let copy = ctx.r.is_copy(&ctx.f.body.paths[path_index].ty);
+                    let copy = ctx.r.is_copy(&ctx.function.body.paths[path_index].ty);
                     if !copy && state.live[path_index] {
                         return Err(fail(
                             code::OWNERSHIP,
@@ -725,7 +725,7 @@ impl Flow<'_, '_, '_> {
                 }
             }
             // Loans created here begin; loans whose last use is here end.
-            for loan in &ctx.f.body.loans {
+            for loan in &ctx.function.body.loans {
                 if loan.creation == Some(here) {
                     state.loans.insert(loan.id);
                 }
@@ -736,7 +736,7 @@ impl Flow<'_, '_, '_> {
     }
 
     fn end_loans(&self, state: &mut FlowState, here: OpRef) {
-        for loan in &self.ctx.f.body.loans {
+        for loan in &self.ctx.function.body.loans {
             if loan.last_use == Some(here) {
                 state.loans.remove(&loan.id);
             }

@@ -118,7 +118,7 @@ impl FnCheck<'_, '_> {
     }
 
     fn check_signature(&self) -> CResult<()> {
-        let function = self.f;
+        let function = self.function;
         let sig = |message: &str| self.err(code::PLACEMENT, None, None, message.to_string());
         // Results: no loan results except the catalog slice facade (not a
         // declarable body here).
@@ -156,7 +156,7 @@ impl FnCheck<'_, '_> {
     /// Path types, field chains and the owned-path presence rule.
     fn check_paths(&self) -> CResult<()> {
         let fail = |message: String| self.err(code::OWNERSHIP, None, None, message);
-        for path in &self.f.body.paths {
+        for path in &self.function.body.paths {
             let root_ty: Type = match &path.key.root {
                 Root::Receiver => {
                     if !self.has_runtime_receiver() {
@@ -174,7 +174,7 @@ impl FnCheck<'_, '_> {
                     }
                 }
                 Root::Local(ordinal) => self
-                    .f
+                    .function
                     .body
                     .locals
                     .iter()
@@ -252,13 +252,13 @@ impl FnCheck<'_, '_> {
             }
             Ok(())
         };
-        if self.f.receiver == ReceiverKind::Owned {
+        if self.function.receiver == ReceiverKind::Owned {
             need(Root::Receiver, &self.self_ty)?;
         }
-        for param in &self.f.params {
+        for param in &self.function.params {
             need(Root::Param(param.ordinal), &param.ty)?;
         }
-        for local in &self.f.body.locals {
+        for local in &self.function.body.locals {
             need(Root::Local(local.ordinal), &local.ty)?;
         }
         Ok(())
@@ -281,7 +281,7 @@ impl FnCheck<'_, '_> {
                 }
             }
         };
-        let recipes = self.f.body.edges.iter().flat_map(|e| e.drops.iter());
+        let recipes = self.function.body.edges.iter().flat_map(|e| e.drops.iter());
         let flow = self.cfg.blocks.iter().flat_map(|b| b.ops.iter());
         for op in flow.chain(recipes) {
             for operand in &op.operands {
@@ -300,10 +300,10 @@ impl FnCheck<'_, '_> {
                 note(key, &mut named);
             }
         }
-        for loan in &self.f.body.loans {
+        for loan in &self.function.body.loans {
             note(&loan.origin, &mut named);
         }
-        for path in &self.f.body.paths {
+        for path in &self.function.body.paths {
             let owner_root = path.key.fields.is_empty()
                 && !path.ty.is_borrow()
                 && !self.r.is_copy(&path.ty)
@@ -339,7 +339,7 @@ impl FnCheck<'_, '_> {
     /// Cleanup edges versus their reconstruction from the CFG.
     fn check_edges_shape(&self) -> CResult<()> {
         let want = self.cfg.expected_edges();
-        let mut have: Vec<&CleanupEdge> = self.f.body.edges.iter().collect();
+        let mut have: Vec<&CleanupEdge> = self.function.body.edges.iter().collect();
         have.sort_by_key(|e| e.id);
         if have.len() != want.len() {
             return Err(self.err(
@@ -417,7 +417,7 @@ impl FnCheck<'_, '_> {
 
     /// Static loan-record rules: entry loans, creation binding, types, last use.
     fn check_loans_static(&self) -> CResult<()> {
-        let function = self.f;
+        let function = self.function;
         let mut loans: Vec<&Loan> = function.body.loans.iter().collect();
         loans.sort_by_key(|loan| loan.id);
         let loan_error = |loan: &Loan, message: String| {
@@ -591,7 +591,7 @@ impl FnCheck<'_, '_> {
     /// value of one tag-43 operation, that value has no other use, and the
     /// local is read only as a loan (a shared reborrow or a call argument).
     fn check_slice_locals(&self) -> CResult<()> {
-        for local in &self.f.body.locals {
+        for local in &self.function.body.locals {
             if local.ty != Type::SliceByte {
                 continue;
             }

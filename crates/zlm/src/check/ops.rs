@@ -144,7 +144,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
         }
         tag::JUMP => {}
         tag::RETURN => {
-            if operand_ty(0).as_ref() != Some(&ctx.f.result) {
+            if operand_ty(0).as_ref() != Some(&ctx.function.result) {
                 return Err(ty_err(
                     "the returned value has the function's exact result type",
                 ));
@@ -238,7 +238,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                     "the try operand is a Result carrier".into(),
                 ));
             };
-            let Type::Result(_, outer_err) = &ctx.f.result else {
+            let Type::Result(_, outer_err) = &ctx.function.result else {
                 return Err(fail(
                     code::TRY,
                     "a try needs an enclosing Result<U, E> function result".into(),
@@ -274,7 +274,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                         "tag 46 admits only a rich carrier; one-word carriers use tag 29".into(),
                     ));
                 }
-                if op.aux0 != Aux::Type(ctx.f.result.clone()) {
+                if op.aux0 != Aux::Type(ctx.function.result.clone()) {
                     return Err(fail(
                         code::TRY,
                         "tag 46 names the exact outer carrier type".into(),
@@ -713,7 +713,7 @@ fn check_call(
             "the effect-set auxiliary differs from the callee's",
         ));
     }
-    if !effects_within(&callee.effects, &ctx.f.effects) {
+    if !effects_within(&callee.effects, &ctx.function.effects) {
         return Err(ctx.err(
             code::EFFECT,
             Some(block),
@@ -766,7 +766,7 @@ fn check_intrinsic(
             "unknown catalog function",
         )
     })?;
-    if !effects_within(&entry.effects, &ctx.f.effects) {
+    if !effects_within(&entry.effects, &ctx.function.effects) {
         return Err(ctx.err(
             code::EFFECT,
             Some(block),

@@ -56,7 +56,7 @@ fn u64t() -> Type {
 /// signature (`shared slice(start: UInt64, end: UInt64) -> Slice<Byte>`,
 /// empty effects, in `Bytes`).
 pub(crate) fn is_facade_signature(ctx: &FnCheck<'_, '_>) -> bool {
-    let function = ctx.f;
+    let function = ctx.function;
     let mut params: Vec<&Param> = function.params.iter().collect();
     params.sort_by_key(|p| p.ordinal);
     is_bytes(&ctx.self_ty)
@@ -89,7 +89,7 @@ pub fn is_facade_callee(
 /// Whether the function under check is `BytesBuilder.finish`
 /// (`owned finish() -> Bytes`, empty effects).
 pub(crate) fn is_finish(ctx: &FnCheck<'_, '_>) -> bool {
-    let function = ctx.f;
+    let function = ctx.function;
     is_builder(&ctx.self_ty)
         && function.callable == CallableKind::Message
         && function.receiver == ReceiverKind::Owned
@@ -259,7 +259,7 @@ pub(crate) fn check_function(ctx: &FnCheck<'_, '_>) -> CResult<()> {
             "the Bytes.slice facade is certified only inside module sdk.bytes of package sdk",
         ));
     }
-    if !ctx.f.ensures.is_empty() {
+    if !ctx.function.ensures.is_empty() {
         return Err(ctx.err(
             code::SDK,
             None,
@@ -268,7 +268,7 @@ pub(crate) fn check_function(ctx: &FnCheck<'_, '_>) -> CResult<()> {
         ));
     }
     let want = facade_body(ctx).map(|b| sorted(&b));
-    if want.as_ref() != Some(&sorted(&ctx.f.body)) {
+    if want.as_ref() != Some(&sorted(&ctx.function.body)) {
         return Err(ctx.err(
             code::SDK,
             None,

@@ -250,7 +250,7 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
             | Aux::CatalogFunc(id)
             | Aux::Variant(id) => enc::element(buf, id),
             Aux::Effects(effects) => {
-                check_effects(effects, &self.ctx.f.name)?;
+                check_effects(effects, &self.ctx.function.name)?;
                 enc::element(buf, &hasher.effects(effects));
             }
             Aux::Loan(dense_id) | Aux::Edge(dense_id) | Aux::Block(dense_id) => {
@@ -423,7 +423,7 @@ pub(crate) fn body_digest(
     use sha2::Digest as _;
     let ctx = FnCtx {
         sig: *sig,
-        f: function,
+        function: function,
         params,
         locals,
         receiver_type: receiver_type(owner, function.receiver),

@@ -28,7 +28,7 @@ pub fn move_flag(ty: &Type, nominal: &dyn Fn(&Id) -> Option<bool>) -> u32 {
 /// Per-function context used while hashing a body.
 pub(crate) struct FnCtx<'a> {
     pub(crate) sig: Id,
-    pub(crate) f: &'a Function,
+    pub(crate) function: &'a Function,
     pub(crate) params: &'a [Id],
     pub(crate) locals: &'a [Id],
     pub(crate) receiver_type: Option<Type>,
@@ -59,7 +59,7 @@ impl FnCtx<'_> {
         })
     }
     pub(crate) fn param_id(&self, ordinal: u32) -> Result<Id> {
-        self.f
+        self.function
             .params
             .iter()
             .position(|p| p.ordinal == ordinal)
@@ -67,12 +67,12 @@ impl FnCtx<'_> {
             .ok_or_else(|| {
                 Error::new(
                     code::REF,
-                    format!("function {}: no parameter {ordinal}", self.f.name),
+                    format!("function {}: no parameter {ordinal}", self.function.name),
                 )
             })
     }
     pub(crate) fn local_id(&self, ordinal: u32) -> Result<Id> {
-        self.f
+        self.function
             .body
             .locals
             .iter()
@@ -81,7 +81,7 @@ impl FnCtx<'_> {
             .ok_or_else(|| {
                 Error::new(
                     code::REF,
-                    format!("function {}: no local {ordinal}", self.f.name),
+                    format!("function {}: no local {ordinal}", self.function.name),
                 )
             })
     }
@@ -102,7 +102,7 @@ pub fn path_order(
 ) -> Result<Vec<usize>> {
     let ctx = FnCtx {
         sig: *sig,
-        f: function,
+        function: function,
         params,
         locals,
         receiver_type: None,
@@ -248,7 +248,7 @@ pub fn contract_operand_type(
 /// Lookup tables over one function's semantic keys (avoids quadratic scans).
 pub struct FnIndex<'a> {
     /// The function.
-    pub f: &'a Function,
+    pub function: &'a Function,
     /// Block ID to index in `Body::blocks`.
     pub blocks: FastMap<u32, usize>,
     /// Edge ID to index in `Body::edges`.
@@ -261,7 +261,7 @@ impl<'a> FnIndex<'a> {
     /// Builds the index (duplicate keys are rejected elsewhere).
     pub fn new(function: &'a Function) -> Self {
         FnIndex {
-            f: function,
+            function: function,
             blocks: function
                 .body
                 .blocks
@@ -288,17 +288,17 @@ impl<'a> FnIndex<'a> {
     /// Looks up a flow or recipe operation.
     pub fn op(&self, op_ref: &OpRef) -> Option<&'a Op> {
         match op_ref {
-            OpRef::Flow { block, ordinal } => self.f.body.blocks[*self.blocks.get(block)?]
+            OpRef::Flow { block, ordinal } => self.function.body.blocks[*self.blocks.get(block)?]
                 .ops
                 .get(*ordinal as usize),
-            OpRef::Recipe { edge, ordinal } => self.f.body.edges[*self.edges.get(edge)?]
+            OpRef::Recipe { edge, ordinal } => self.function.body.edges[*self.edges.get(edge)?]
                 .drops
                 .get(*ordinal as usize),
         }
     }
     /// Looks up an owned path.
     pub fn path(&self, key: &PathKey) -> Option<&'a OwnedPath> {
-        self.paths.get(key).map(|&i| &self.f.body.paths[i])
+        self.paths.get(key).map(|&i| &self.function.body.paths[i])
     }
     /// The exact type of a body operand (`None` for a block operand).
     pub fn operand_type(&self, operand: &Operand) -> Result<Option<Type>> {
@@ -306,7 +306,7 @@ impl<'a> FnIndex<'a> {
     }
     /// [`FnIndex::operand_type`], borrowed.
     pub fn operand_type_ref(&self, operand: &Operand) -> Result<Option<&'a Type>> {
-        let function = self.f;
+        let function = self.function;
         Ok(match operand {
             Operand::Value(op_ref) => {
                 let op = self.op(op_ref).ok_or_else(|| {

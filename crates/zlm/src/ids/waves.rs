@@ -115,7 +115,7 @@ pub fn compute(module: &Module, trace: bool) -> Result<(Identities, Vec<Fact>)> 
 pub struct Pending {
     /// The hasher (memoized types, constants, effect sets; the trace).
     pub hasher: Hasher,
-    ns: Id,
+    namespace: Id,
     catalog: Id,
     imports: Vec<Id>,
     nominals: Vec<Id>,
@@ -464,7 +464,7 @@ pub fn prepare(module: &Module, trace: bool) -> Result<Pending> {
     );
     Ok(Pending {
         hasher,
-        ns: namespace,
+        namespace,
         catalog,
         imports,
         nominals,
@@ -634,7 +634,7 @@ impl Pending {
             })
             .collect();
         Identities {
-            namespace: self.ns,
+            namespace: self.namespace,
             catalog: self.catalog,
             imports: self.imports.clone(),
             decls,
@@ -659,7 +659,7 @@ impl Pending {
         let mut pending = self;
         let mut hasher = std::mem::replace(&mut pending.hasher, Hasher::new(false));
         let Pending {
-            ns: namespace,
+            namespace,
             catalog,
             imports,
             nominals,
