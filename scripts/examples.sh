@@ -108,6 +108,11 @@ zlm_aot=$(mktemp -d)
 "$irkit" zlm asm examples/zlm/run/loop.zlt -o "$zlm_aot/loop.zlm"
 "$irkit" zlm build "$zlm_aot/loop.zlm" -o "$zlm_aot/loop.o" 2>/dev/null
 grep -q '"reproducible": false' "$zlm_aot/loop.target.json"
+# A shared library with its C interface, called from C.
+"$irkit" zlm build "$zlm_aot/loop.zlm" -o "$zlm_aot/libloop.so" 2>/dev/null
+printf '#include "libloop.h"\n#include <stdio.h>\nint main(void) {\n  zlm_limits l = {100000, 100, 100, 0};\n  zlm_outcome o;\n  uint64_t n = 10;\n  if (zlm_lib_call((uint64_t)zlm_lib_find("Main.sum"), &n, 1, &l, 0, 0, &o) != 0) return 1;\n  printf("%%s\\n", o.rendered);\n  return 0;\n}\n' > "$zlm_aot/main.c"
+cc -std=c11 -o "$zlm_aot/main" "$zlm_aot/main.c" "$zlm_aot/libloop.so" -Wl,-rpath,"$zlm_aot"
+"$zlm_aot/main" | grep -qx 45
 rm -rf "$zlm_aot"
 zlm_pkg=$(mktemp -d)
 "$irkit" zlm asm examples/zlm/run/pkg_store.zlt -o "$zlm_pkg/store.zlm"

@@ -27,6 +27,8 @@ pub struct BuildArgs {
     #[arg(long)]
     target_record: Option<PathBuf>,
     /// Output: `NAME.o` an object file, `NAME.ll` the lowered LLVM IR,
+    /// `NAME.so` a shared library with a C interface (its header is
+    /// written to `NAME.h`; the record's relocation must be `pic`),
     /// anything else an executable linked with the record's linker. The
     /// record used is written to `NAME.target.json` (not for `.ll`).
     #[arg(short, long)]
@@ -55,14 +57,19 @@ fn io(msg: String) -> CliError {
     CliError::Usage(msg)
 }
 
+/// `OUT.o`, `OUT.so`, `OUT` → `OUT`.
+fn stem(out: &Path) -> String {
+    let s = out.to_string_lossy();
+    s.strip_suffix(".o")
+        .or_else(|| s.strip_suffix(".so"))
+        .or_else(|| s.strip_suffix(".ll"))
+        .unwrap_or(&s)
+        .to_string()
+}
+
 /// `OUT.o` → `OUT.target.json`; `OUT` → `OUT.target.json`.
 fn record_path(out: &Path) -> PathBuf {
-    let s = out.to_string_lossy();
-    let stem = s
-        .strip_suffix(".o")
-        .or_else(|| s.strip_suffix(".ll"))
-        .unwrap_or(&s);
-    PathBuf::from(format!("{stem}.target.json"))
+    PathBuf::from(format!("{}.target.json", stem(out)))
 }
 
 /// Runs `irkit zlm build`.
@@ -107,11 +114,21 @@ pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
     if name.ends_with(".o") {
         std::fs::write(out, obj).map_err(|e| io(format!("{name}: {e}")))?;
     } else {
+        let shared = name.ends_with(".so");
         let tmp = PathBuf::from(format!("{name}.{}.o", std::process::id()));
         std::fs::write(&tmp, obj).map_err(|e| io(format!("{}: {e}", tmp.display())))?;
-        let linked = zlm_llvm::aot::link(&tmp, out, &record);
+        let linked = if shared {
+            zlm_llvm::aot::link_shared(&tmp, out, &record)
+        } else {
+            zlm_llvm::aot::link(&tmp, out, &record)
+        };
         let _ = std::fs::remove_file(&tmp);
         linked.map_err(fail)?;
+        if shared {
+            let header = PathBuf::from(format!("{}.h", stem(out)));
+            std::fs::write(&header, zlm_llvm::aot::LIBRARY_H)
+                .map_err(|e| io(format!("{}: {e}", header.display())))?;
+        }
     }
     let rp = record_path(out);
     std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))?;

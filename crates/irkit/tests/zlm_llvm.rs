@@ -134,3 +134,72 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
     assert!(!d.join("c.o").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn build_writes_a_shared_library_with_its_c_header_and_record() {
+    let d = tmp("shared");
+    let art = d.join("loop.zlm");
+    assert!(
+        irkit()
+            .args(["zlm", "asm", &example("loop.zlt"), "-o"])
+            .arg(&art)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let build = |record: Option<&std::path::Path>, out: &str| {
+        let mut cmd = irkit();
+        cmd.args(["zlm", "build"]).arg(&art);
+        if let Some(r) = record {
+            cmd.arg("--target-record").arg(r);
+        }
+        cmd.args(["--format", "json", "-o"]).arg(d.join(out));
+        cmd.output().unwrap()
+    };
+    let out = build(None, "libloop.so");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let header = std::fs::read_to_string(d.join("libloop.h")).unwrap();
+    assert!(header.contains("int zlm_lib_call("), "{header}");
+    let used: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("libloop.target.json")).unwrap()).unwrap();
+    assert_eq!(used["relocation"], "pic");
+    // A C program linked against it calls `Main.sum` by name.
+    std::fs::write(
+        d.join("main.c"),
+        "#include \"libloop.h\"\n#include <stdio.h>\nint main(void) {\n  zlm_limits l = {100000, 100, 100, 0};\n  zlm_outcome o;\n  uint64_t n = 100;\n  if (zlm_lib_call((uint64_t)zlm_lib_find(\"Main.sum\"), &n, 1, &l, 0, 0, &o) != 0) return 1;\n  printf(\"%d %llu %s\\n\", o.faulted, (unsigned long long)o.steps, o.rendered);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let cc = std::process::Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Werror", "-o"])
+        .arg(d.join("main"))
+        .arg(d.join("main.c"))
+        .arg(d.join("libloop.so"))
+        .arg(format!("-Wl,-rpath,{}", d.display()))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let ran = std::process::Command::new(d.join("main")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&ran.stdout), "0 1212 4950\n");
+    // A record that is not position-independent cannot make one.
+    let mut rec = used.clone();
+    let o = rec.as_object_mut().unwrap();
+    o.remove("note");
+    o.remove("reproducible");
+    o.insert("relocation".into(), "static".into());
+    std::fs::write(d.join("static.json"), serde_json::to_string(&rec).unwrap()).unwrap();
+    let out = build(Some(&d.join("static.json")), "libstatic.so");
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "C0-EXEC-003");
+    assert!(v["message"].as_str().unwrap().contains("pic"), "{v}");
+    assert!(!d.join("libstatic.so").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,6 +1,7 @@
 //! The AOT engine: an object file under an explicit [`TargetRecord`], an
 //! executable linked with the record's linker and the host driver
-//! (`driver.c`), and runs of that executable with the C engine's protocol.
+//! (`host/driver.c`), runs of that executable with the C engine's
+//! protocol, and shared libraries with a C interface (`host/zlm_lib.h`).
 
 use crate::backend;
 use crate::error::LlvmError;
@@ -13,7 +14,17 @@ use zlm::interp::Limits;
 use zlm::materialize::c::engine::{CRun, parse_report};
 
 /// The host driver linked into every AOT executable.
-pub const DRIVER_C: &str = include_str!("driver.c");
+pub const DRIVER_C: &str = concat!(include_str!("host/common.c"), include_str!("host/driver.c"));
+
+/// The C interface of every AOT shared library: the header users include.
+pub const LIBRARY_H: &str = include_str!("host/zlm_lib.h");
+
+/// The C interface's implementation linked into every AOT shared library.
+pub const LIBRARY_C: &str = concat!(
+    include_str!("host/zlm_lib.h"),
+    include_str!("host/common.c"),
+    include_str!("host/library.c")
+);
 
 /// An object file for `lowered` under `record`.
 pub fn object(lowered: &Lowered, record: &TargetRecord) -> Result<Vec<u8>, LlvmError> {
@@ -23,6 +34,29 @@ pub fn object(lowered: &Lowered, record: &TargetRecord) -> Result<Vec<u8>, LlvmE
 /// Links `object` (a file) with the host driver into executable `out`,
 /// using the record's linker; its identity must be the record's.
 pub fn link(object: &Path, out: &Path, record: &TargetRecord) -> Result<(), LlvmError> {
+    link_with(object, out, record, DRIVER_C, false)
+}
+
+/// Links `object` (a file) with the C interface ([`LIBRARY_H`]) into shared
+/// library `out`, using the record's linker. The object must be
+/// position-independent: the record's relocation model must be `pic`.
+pub fn link_shared(object: &Path, out: &Path, record: &TargetRecord) -> Result<(), LlvmError> {
+    if record.relocation != "pic" {
+        return Err(LlvmError::Record(format!(
+            "relocation {:?}: a shared library needs \"pic\"",
+            record.relocation
+        )));
+    }
+    link_with(object, out, record, LIBRARY_C, true)
+}
+
+fn link_with(
+    object: &Path,
+    out: &Path,
+    record: &TargetRecord,
+    host: &str,
+    shared: bool,
+) -> Result<(), LlvmError> {
     let have = linker_identity(&record.linker)?;
     if have != record.linker_version {
         return Err(LlvmError::Record(format!(
@@ -39,14 +73,15 @@ pub fn link(object: &Path, out: &Path, record: &TargetRecord) -> Result<(), Llvm
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    std::fs::write(&driver, DRIVER_C)
+    std::fs::write(&driver, host)
         .map_err(|e| LlvmError::Io(format!("{}: {e}", driver.display())))?;
     let mut cmd = Command::new(&record.linker);
-    cmd.args(["-std=c11", "-O2", "-o"])
-        .arg(out)
-        .arg(&driver)
-        .arg(object);
-    if record.relocation != "pic" {
+    cmd.args(["-std=c11", "-O2"]);
+    if shared {
+        cmd.args(["-shared", "-fPIC"]);
+    }
+    cmd.arg("-o").arg(out).arg(&driver).arg(object);
+    if !shared && record.relocation != "pic" {
         cmd.arg("-no-pie");
     }
     let res = cmd.output();

@@ -338,7 +338,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         Ok(FnCheck {
             r: resolved,
             decl_index,
-            function: function,
+            function,
             index: FnIndex::new(function),
             cfg,
             self_ty: resolved.self_type(decl_index),

@@ -423,7 +423,7 @@ pub(crate) fn body_digest(
     use sha2::Digest as _;
     let ctx = FnCtx {
         sig: *sig,
-        function: function,
+        function,
         params,
         locals,
         receiver_type: receiver_type(owner, function.receiver),

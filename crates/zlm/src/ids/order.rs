@@ -102,7 +102,7 @@ pub fn path_order(
 ) -> Result<Vec<usize>> {
     let ctx = FnCtx {
         sig: *sig,
-        function: function,
+        function,
         params,
         locals,
         receiver_type: None,
@@ -261,7 +261,7 @@ impl<'a> FnIndex<'a> {
     /// Builds the index (duplicate keys are rejected elsewhere).
     pub fn new(function: &'a Function) -> Self {
         FnIndex {
-            function: function,
+            function,
             blocks: function
                 .body
                 .blocks
