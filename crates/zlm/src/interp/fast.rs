@@ -274,6 +274,9 @@ pub(super) struct Seg {
     pub end: u32,
     pub j0: u32,
     pub steps: u32,
+    /// The fused loop entered at this run (`u32::MAX`: none; see
+    /// [`super::loops`]).
+    pub lp: u32,
 }
 
 /// Fuses the instructions `ops` (one per operation, a run starting at
@@ -392,6 +395,7 @@ pub(super) fn fuse(
         end: u32::try_from(code.len()).ok()?,
         j0,
         steps: u32::try_from(n).ok()?,
+        lp: u32::MAX,
     })
 }
 
