@@ -235,7 +235,11 @@ impl Facts<'_> {
 /// Compiles the loop entered at block `header`, if a cycle of wholly fused
 /// blocks runs through it. `reads(flat)` lists the SSA values operation
 /// `flat` reads.
-pub(super) fn build(f: &Facts<'_>, header: usize, reads: impl Fn(usize) -> Vec<u32>) -> Option<Loop> {
+pub(super) fn build(
+    f: &Facts<'_>,
+    header: usize,
+    reads: impl Fn(usize) -> Vec<u32>,
+) -> Option<Loop> {
     let cycle = f.cycle(header)?;
     let lens: Vec<u32> = cycle
         .iter()
@@ -257,7 +261,9 @@ pub(super) fn build(f: &Facts<'_>, header: usize, reads: impl Fn(usize) -> Vec<u
     // out-of-range paths are unreachable.
     let n = f.fast.len();
     let in_range = lp.code.iter().all(|u| {
-        [u.d, u.d2, u.a, u.b].iter().all(|&r| (r as usize) < f.nregs)
+        [u.d, u.d2, u.a, u.b]
+            .iter()
+            .all(|&r| (r as usize) < f.nregs)
             && (u.code != UCode::Mirror || (u.d as usize) < n)
     });
     in_range.then_some(lp)
@@ -349,8 +355,8 @@ fn block(
             Code::Load => {
                 let (reg, bit) = preg_of(x.a)?;
                 lp.places |= 1 << bit;
-                let stored_before_last_read = (k + 1..last[k])
-                    .any(|s| ins[s].code == Code::Store && ins[s].d == x.a);
+                let stored_before_last_read =
+                    (k + 1..last[k]).any(|s| ins[s].code == Code::Store && ins[s].d == x.a);
                 let own = x.mirror
                     || f.readers.get(v as usize) != Some(&inb[k])
                     || stored_before_last_read;

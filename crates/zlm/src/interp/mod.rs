@@ -958,8 +958,10 @@ impl<'m> Prog<'m> {
         let mut compiled = Vec::new();
         for (b, _) in whole.iter().enumerate().filter(|(_, w)| **w) {
             let ix = entry[self.starts[b]] as usize;
-            if let (Some(lp), Ok(at)) = (loops::build(&facts, b, &reads), u32::try_from(compiled.len()))
-                && let Some(seg) = segs.get_mut(ix)
+            if let (Some(lp), Ok(at)) = (
+                loops::build(&facts, b, reads),
+                u32::try_from(compiled.len()),
+            ) && let Some(seg) = segs.get_mut(ix)
             {
                 seg.lp = at;
                 compiled.push(lp);
