@@ -185,20 +185,21 @@ impl Facts<'_> {
         (start < end && end <= self.fast.len()).then_some(start..end)
     }
 
-    /// The successors of a wholly fused block.
-    fn successors(&self, b: usize) -> Vec<usize> {
-        if !self.whole.get(b).copied().unwrap_or(false) {
-            return Vec::new();
-        }
-        let Some(last) = self.ops(b).and_then(|r| self.fast.get(r.end - 1)) else {
-            return Vec::new();
+    /// The successors of a wholly fused block (none for another block).
+    fn successors(&self, b: usize) -> impl Iterator<Item = usize> {
+        let last = self
+            .whole
+            .get(b)
+            .copied()
+            .unwrap_or(false)
+            .then(|| self.ops(b).and_then(|r| self.fast.get(r.end - 1)))
+            .flatten();
+        let (first, second) = match last.map(|i| (i.code, i.b, i.d)) {
+            Some((Code::Jump, _, d)) => (Some(d), None),
+            Some((Code::Branch, t, e)) => (Some(t), (t != e).then_some(e)),
+            _ => (None, None),
         };
-        match last.code {
-            Code::Jump => vec![last.d as usize],
-            Code::Branch if last.b == last.d => vec![last.d as usize],
-            Code::Branch => vec![last.b as usize, last.d as usize],
-            _ => Vec::new(),
-        }
+        first.into_iter().chain(second).map(|s| s as usize)
     }
 
     /// A shortest cycle of wholly fused blocks through `header`, at most
@@ -212,7 +213,7 @@ impl Facts<'_> {
                 if s == path[0] {
                     return true;
                 }
-                if path.len() < max && !path.contains(&s) && !f.successors(s).is_empty() {
+                if path.len() < max && !path.contains(&s) && f.successors(s).next().is_some() {
                     path.push(s);
                     if dfs(f, path, max) {
                         return true;
@@ -222,7 +223,7 @@ impl Facts<'_> {
             }
             false
         }
-        if self.successors(header).is_empty() {
+        if self.successors(header).next().is_none() {
             return None;
         }
         (1..=MAX_BLOCKS).find_map(|max| {
