@@ -5,7 +5,8 @@
 //! inside a fused loop and step-limit faults at every operation of it.
 
 use proptest::prelude::*;
-use zlm::interp::{FaultKind, Interp, Limits, RunError, Tier, Value};
+use zlm::interp::{FaultKind, Interp, Limits, RunError, Tier, Value, canon};
+use zlm::model::{ReceiverKind, Type};
 
 const TIERS: [Tier; 4] = [Tier::General, Tier::Ops, Tier::Runs, Tier::Loops];
 
@@ -206,7 +207,12 @@ fn programs() -> Vec<(&'static str, String)> {
 
 /// Everything observable of a run.
 fn observe(it: &Interp<'_>, arg: i64) -> String {
-    match it.run("Main.sum", &[Value::Scalar(arg as u64)]) {
+    observe_entry(it, "Main.sum", &[Value::Scalar(arg as u64)])
+}
+
+/// Everything observable of a run of `entry`.
+fn observe_entry(it: &Interp<'_>, entry: &str, args: &[Value]) -> String {
+    match it.run(entry, args) {
         Ok(out) => format!(
             "ok {:?} steps {} drops {:?}",
             out.value, out.steps, out.drops
@@ -332,6 +338,52 @@ fn a_long_loop_agrees_across_tiers() {
             let want = observe(&tiered(&c, Tier::General, limit), 3_000);
             let got = observe(&tiered(&c, Tier::Loops, limit), 3_000);
             assert_eq!(got, want, "{name}, limit {limit}");
+        }
+    }
+}
+
+/// The generated modules of the engine oracles (loops, diamonds, calls,
+/// contracts, owned values, byte arrays) agree on every tier, under the
+/// default limit and step limits through their bodies.
+#[test]
+fn generated_modules_agree_on_every_tier() {
+    const WORDS: [u64; 6] = [0, 1, 2, 5, u64::MAX, i64::MAX as u64];
+    for seed in 0..32u64 {
+        let text = zlm::testgen::module_text(seed);
+        let c = checked(&text);
+        let mut entries = Vec::new();
+        for d in &c.module().declarations {
+            for f in &d.functions {
+                if matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None) {
+                    entries.push(format!("{}.{}", d.name, f.name));
+                }
+            }
+        }
+        let limits = (0..60).step_by(3).chain([20_000]);
+        for limit in limits {
+            let its = TIERS.map(|tier| tiered(&c, tier, limit));
+            for entry in &entries {
+                let at = its[0].find(entry).unwrap();
+                let tys = its[0].params(at);
+                for i in 0..4 {
+                    let args: Vec<Value> = tys
+                        .iter()
+                        .enumerate()
+                        .map(|(j, t)| match t {
+                            Type::Scalar(k) => Value::Scalar(canon(*k, WORDS[(i * 5 + j * 3) % 6])),
+                            _ => Value::Unit,
+                        })
+                        .collect();
+                    let want = observe_entry(&its[0], entry, &args);
+                    for (tier, it) in TIERS.iter().zip(&its).skip(1) {
+                        assert_eq!(
+                            observe_entry(it, entry, &args),
+                            want,
+                            "seed {seed} {entry} {args:?} limit {limit} {tier:?}\n{text}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
