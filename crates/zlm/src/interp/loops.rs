@@ -223,9 +223,8 @@ impl Facts<'_> {
             }
             false
         }
-        if self.successors(header).next().is_none() {
-            return None;
-        }
+        // A block without successors in fused blocks heads no cycle.
+        self.successors(header).next()?;
         (1..=MAX_BLOCKS).find_map(|max| {
             let mut path = vec![header];
             dfs(self, &mut path, max).then_some(path)
