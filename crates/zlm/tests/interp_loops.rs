@@ -182,6 +182,17 @@ fn big_step(src: &str) -> String {
     src.replace("c:Int64:1 |", "c:Int64:4611686018427387904 |")
 }
 
+/// The loop with 70 unread constants in its first block, so its function
+/// has more registers than the fixed register file holds.
+fn wide(src: &str) -> String {
+    let pad: String = (0..70)
+        .map(|k| format!("      const Int64 c:Int64:{} | - -\n", 1000 + k))
+        .collect();
+    let at = "      jump - ^1 | block:1 -\n";
+    assert!(src.contains(at));
+    src.replacen(at, &format!("{pad}{at}"), 1)
+}
+
 /// The programs of the differential tests.
 fn programs() -> Vec<(&'static str, String)> {
     let with_mirror = FLAG.replace(
@@ -191,6 +202,11 @@ fn programs() -> Vec<(&'static str, String)> {
     vec![
         ("loop", loop_src()),
         ("loop overflow", big_step(&loop_src())),
+        ("loop, wide register file", wide(&loop_src())),
+        (
+            "loop overflow, wide register file",
+            wide(&big_step(&loop_src())),
+        ),
         (
             "loop modular",
             big_step(&loop_src()).replace("profile exact", "profile modular"),
@@ -393,7 +409,7 @@ proptest! {
     /// Random arguments and step limits: the fused loops agree with the
     /// fused runs and the general path.
     #[test]
-    fn random_arguments_and_limits_agree(which in 0usize..10, arg in -3i64..80, limit in 0u64..3_000) {
+    fn random_arguments_and_limits_agree(which in 0usize..12, arg in -3i64..80, limit in 0u64..3_000) {
         let (name, src) = &programs()[which];
         let c = checked(src);
         let want = observe(&tiered(&c, Tier::General, limit), arg);
