@@ -25,6 +25,8 @@
 //! (the checker's dominance rule guarantees the CONST ran before any read).
 //! A fused instruction still performs every write of the operations it
 //! covers, and a fault names the operation that faulted.
+//! Cycles of blocks that fused runs cover whole are compiled further into
+//! fused loops (`interp/loops.rs`).
 
 use super::fault::FaultKind;
 use super::numeric;

@@ -924,13 +924,10 @@ impl<'m> Prog<'m> {
         }
         // A fused loop at each block that one run covers whole and that a
         // cycle of such blocks runs through.
-        let block_range = |b: usize| {
-            let s = self.starts[b];
-            s..self.starts.get(b + 1).copied().unwrap_or(n)
-        };
         let whole: Vec<bool> = (0..self.blocks.len())
             .map(|b| {
-                let r = block_range(b);
+                let s = self.starts.get(b).copied().unwrap_or(n);
+                let r = s..self.starts.get(b + 1).copied().unwrap_or(n);
                 entry
                     .get(r.start)
                     .and_then(|&ix| segs.get(ix as usize))
@@ -957,11 +954,13 @@ impl<'m> Prog<'m> {
         };
         let mut compiled = Vec::new();
         for (b, _) in whole.iter().enumerate().filter(|(_, w)| **w) {
-            let ix = entry[self.starts[b]] as usize;
+            let Some(&ix) = self.starts.get(b).and_then(|&s| entry.get(s)) else {
+                continue;
+            };
             if let (Some(lp), Ok(at)) = (
                 loops::build(&facts, b, reads),
                 u32::try_from(compiled.len()),
-            ) && let Some(seg) = segs.get_mut(ix)
+            ) && let Some(seg) = segs.get_mut(ix as usize)
             {
                 seg.lp = at;
                 compiled.push(lp);
