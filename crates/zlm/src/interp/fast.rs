@@ -25,6 +25,8 @@
 //! (the checker's dominance rule guarantees the CONST ran before any read).
 //! A fused instruction still performs every write of the operations it
 //! covers, and a fault names the operation that faulted.
+//! Cycles of blocks that fused runs cover whole are compiled further into
+//! fused loops (`interp/loops.rs`).
 
 use super::fault::FaultKind;
 use super::numeric;
@@ -274,6 +276,9 @@ pub(super) struct Seg {
     pub end: u32,
     pub j0: u32,
     pub steps: u32,
+    /// The fused loop entered at this run (`u32::MAX`: none; see
+    /// [`super::loops`]).
+    pub lp: u32,
 }
 
 /// Fuses the instructions `ops` (one per operation, a run starting at
@@ -392,6 +397,7 @@ pub(super) fn fuse(
         end: u32::try_from(code.len()).ok()?,
         j0,
         steps: u32::try_from(n).ok()?,
+        lp: u32::MAX,
     })
 }
 

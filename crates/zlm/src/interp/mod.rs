@@ -11,6 +11,7 @@
 
 mod fast;
 mod fault;
+mod loops;
 mod numeric;
 mod value;
 
@@ -40,6 +41,22 @@ impl Default for Limits {
             bytes: 64 << 20,
         }
     }
+}
+
+/// Which pre-decoded forms a run may use. Every tier gives the same
+/// results, faults (kind and operation), step counts and drop logs; the
+/// lower tiers exist for differential tests and are slower.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Tier {
+    /// Every operation on the general path.
+    General,
+    /// Scalar operations in their one-operation fast forms.
+    Ops,
+    /// Also the fused runs of consecutive fast operations.
+    Runs,
+    /// Also the fused loops over wholly fused blocks (the default).
+    #[default]
+    Loops,
 }
 
 /// One destroyed owner.
@@ -96,6 +113,7 @@ pub struct Interp<'m> {
     r: Resolved<'m>,
     progs: Vec<Vec<Prog<'m>>>,
     limits: Limits,
+    tier: Tier,
     /// Per function: whether its static call depth (CALL operations and
     /// contract calls, transitively) is at most [`IN_PLACE_DEPTH`].
     shallow: Vec<Vec<bool>>,
@@ -149,6 +167,8 @@ struct Prog<'m> {
     fplaces: Vec<u32>,
     /// The register of place register zero.
     pbase: u32,
+    /// The fused loops, by [`Seg::lp`].
+    loops: Vec<loops::Loop>,
 }
 
 #[derive(Clone)]
@@ -305,6 +325,7 @@ impl<'m> Interp<'m> {
             r,
             progs,
             limits: Limits::default(),
+            tier: Tier::default(),
             shallow,
         }
     }
@@ -312,6 +333,12 @@ impl<'m> Interp<'m> {
     /// Replaces the resource limits.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Restricts the pre-decoded forms runs use (see [`Tier`]).
+    pub fn with_tier(mut self, tier: Tier) -> Self {
+        self.tier = tier;
         self
     }
 
@@ -652,6 +679,7 @@ impl<'m> Prog<'m> {
             block_seg: Vec::new(),
             fplaces: Vec::new(),
             pbase: 0,
+            loops: Vec::new(),
         };
         prog.decode_fast();
         prog
@@ -894,6 +922,51 @@ impl<'m> Prog<'m> {
                 }
             }
         }
+        // A fused loop at each block that one run covers whole and that a
+        // cycle of such blocks runs through.
+        let whole: Vec<bool> = (0..self.blocks.len())
+            .map(|b| {
+                let s = self.starts.get(b).copied().unwrap_or(n);
+                let r = s..self.starts.get(b + 1).copied().unwrap_or(n);
+                entry
+                    .get(r.start)
+                    .and_then(|&ix| segs.get(ix as usize))
+                    .is_some_and(|seg: &Seg| seg.j0 == 0 && seg.steps as usize == r.len())
+            })
+            .collect();
+        let facts = loops::Facts {
+            starts: &self.starts,
+            fast: &out,
+            whole: &whole,
+            readers: &readers,
+            preg: &preg,
+            pbase,
+            nregs: regs.len(),
+        };
+        let reads = |flat: usize| -> Vec<u32> {
+            self.ops[flat]
+                .iter()
+                .filter_map(|o| match o {
+                    Opd::Val(i) => u32::try_from(*i).ok(),
+                    _ => None,
+                })
+                .collect()
+        };
+        let mut compiled = Vec::new();
+        for (b, _) in whole.iter().enumerate().filter(|(_, w)| **w) {
+            let Some(&ix) = self.starts.get(b).and_then(|&s| entry.get(s)) else {
+                continue;
+            };
+            if let (Some(lp), Ok(at)) = (
+                loops::build(&facts, b, reads),
+                u32::try_from(compiled.len()),
+            ) && let Some(seg) = segs.get_mut(ix as usize)
+            {
+                seg.lp = at;
+                compiled.push(lp);
+            }
+        }
+        self.loops = compiled;
         self.fast = out;
         self.regs = regs;
         self.fplaces = fplaces;
@@ -921,8 +994,10 @@ struct Chained {
 /// Executes the fast runs from operation `j` of block `b`, following fast
 /// terminators into their successors, as long as each whole run fits in
 /// the step budget (no operation of it can reach the limit, so the run is
-/// charged at once); returns where the general path resumes.
+/// charged at once); returns where the general path resumes. A run that
+/// enters a fused loop of `loops` runs the loop first.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn chain<R: File + ?Sized>(
     p: &Prog<'_>,
     regs: Regs<'_, R>,
@@ -931,6 +1006,7 @@ fn chain<R: File + ?Sized>(
     mut steps: u64,
     limit: u64,
     profile: NumericProfile,
+    loops: &[loops::Loop],
 ) -> Chained {
     // A local copy of the frame view, which the optimizer keeps in machine
     // registers (the argument lives in the caller's memory).
@@ -955,10 +1031,28 @@ fn chain<R: File + ?Sized>(
         .and_then(|s| p.entry.get(s + j))
         .copied()
         .unwrap_or(u32::MAX);
+    // Set when the loop at this run fell back: the run executes once.
+    let mut fell_back = false;
     let fault = 'chain: loop {
         let Some(seg) = segs.get(at as usize) else {
             break None;
         };
+        if !fell_back && let Some(lp) = loops.get(seg.lp as usize) {
+            match loops::run(lp, &mut regs, &p.fplaces, &mut steps, limit, profile) {
+                loops::Exit::Fallback => fell_back = true,
+                loops::Exit::Block(n) => {
+                    (b, j) = (n, 0);
+                    at = block_seg.get(n).copied().unwrap_or(u32::MAX);
+                    continue 'chain;
+                }
+                loops::Exit::Fault(n, o, kind) => {
+                    (b, j) = (n, 0);
+                    break 'chain Some((o, kind));
+                }
+            }
+            continue 'chain;
+        }
+        fell_back = false;
         if limit.saturating_sub(steps) < u64::from(seg.steps) {
             break None;
         }
@@ -1150,7 +1244,8 @@ impl<'a, 'm> Run<'a, 'm> {
             let Some(&start) = p.starts.get(b) else {
                 return Err(self.fault(p, None, None, FaultKind::Internal));
             };
-            if p.entry.get(start + j).is_some_and(|&s| s != u32::MAX) {
+            if self.it.tier >= Tier::Runs && p.entry.get(start + j).is_some_and(|&s| s != u32::MAX)
+            {
                 (b, j) = self.fast_runs(p, b, j)?;
             }
             let (Some(&block), Some(&start)) = (p.blocks.get(b), p.starts.get(b)) else {
@@ -1163,7 +1258,7 @@ impl<'a, 'm> Run<'a, 'm> {
             let flat = start + j;
             let (bb, jj) = (b as u32, j as u32);
             self.tick(p, bb, jj)?;
-            if p.fast[flat].code != Code::Slow {
+            if self.it.tier >= Tier::Ops && p.fast[flat].code != Code::Slow {
                 // A fast operation whose run the step budget cannot cover.
                 let Some(fr) = self.frames.last_mut() else {
                     return Err(self.fault(p, Some(bb), Some(jj), FaultKind::Internal));
@@ -1245,6 +1340,10 @@ impl<'a, 'm> Run<'a, 'm> {
     fn fast_runs(&mut self, p: &'a Prog<'m>, b: usize, j: usize) -> Step<(usize, usize)> {
         let profile = p.profile;
         let limit = self.it.limits.steps;
+        let loops = match self.it.tier {
+            Tier::Loops => &p.loops[..],
+            _ => &[],
+        };
         let Some(fr) = self.frames.last_mut() else {
             return Err(fault_at(p, None, None, FaultKind::Internal));
         };
@@ -1258,7 +1357,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     pbase: p.pbase,
                     valid: 0,
                 };
-                chain(p, regs, b, j, self.steps, limit, profile)
+                chain(p, regs, b, j, self.steps, limit, profile, loops)
             }
             Err(_) => {
                 let r = &mut fr.regs[..];
@@ -1269,7 +1368,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     pbase: p.pbase,
                     valid: 0,
                 };
-                chain(p, regs, b, j, self.steps, limit, profile)
+                chain(p, regs, b, j, self.steps, limit, profile, loops)
             }
         };
         self.steps = chained.steps;
