@@ -105,7 +105,7 @@ pub fn run_c(
     label: &str,
 ) -> Result<Result<Ran, RunError>, CliError> {
     let r = it.resolved();
-    let f = &r.m.declarations[at.0].functions[at.1];
+    let f = &r.module.declarations[at.0].functions[at.1];
     if matches!(
         f.receiver,
         ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned

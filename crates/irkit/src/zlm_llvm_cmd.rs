@@ -157,7 +157,7 @@ pub fn run_llvm(
     label: &str,
 ) -> Result<Result<COutcome, RunError>, CliError> {
     let r = it.resolved();
-    let f = &r.m.declarations[at.0].functions[at.1];
+    let f = &r.module.declarations[at.0].functions[at.1];
     if matches!(
         f.receiver,
         ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned

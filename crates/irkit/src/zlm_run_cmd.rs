@@ -133,7 +133,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
     let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
     let contract = if a.contracts {
         let r = it.resolved();
-        let f = &r.m.declarations[at.0].functions[at.1];
+        let f = &r.module.declarations[at.0].functions[at.1];
         Some(
             zlm::check::contracts::print_clauses(r, at.0, f)
                 .map_err(|m| usage(format!("contract of {}: {m}", a.entry)))?,
@@ -180,7 +180,7 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
             } else {
                 crate::zlm_llvm_cmd::LlvmEngine::Aot
             };
-            let ty = it.resolved().m.declarations[at.0].functions[at.1]
+            let ty = it.resolved().module.declarations[at.0].functions[at.1]
                 .result
                 .clone();
             crate::zlm_llvm_cmd::run_llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| {

@@ -41,7 +41,7 @@ fn start_revalidating(bytes: &[u8]) -> usize {
 
 fn start_prepared(checked: &zlm::decode::Checked) -> usize {
     let it = Interp::new(checked).expect("runnable");
-    it.resolved().m.declarations.len()
+    it.resolved().module.declarations.len()
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

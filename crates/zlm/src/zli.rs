@@ -310,7 +310,7 @@ fn unique_contract_names(r: &Resolved<'_>, f: &Function) -> Result<()> {
             let Some(id) = op.reference else { continue };
             let clash = match op.tag {
                 1 => r.field(&id).and_then(|(d, variant, fld)| {
-                    let decl = &r.m.declarations[d];
+                    let decl = &r.module.declarations[d];
                     let same = match variant {
                         None => decl.fields.iter().filter(|x| x.name == fld.name).count(),
                         Some(v) => decl.variants[v]
@@ -322,15 +322,16 @@ fn unique_contract_names(r: &Resolved<'_>, f: &Function) -> Result<()> {
                     (same > 1).then(|| format!("field {}.{}", decl.name, fld.name))
                 }),
                 3 if op.aux0 == 0 => r.funcs.get(&id).and_then(|&(d, fi)| {
-                    let decl = &r.m.declarations[d];
+                    let decl = &r.module.declarations[d];
                     let name = &decl.functions[fi].name;
                     let same = decl.functions.iter().filter(|x| x.name == *name).count();
                     // A type pure-call also spells its owner declaration.
-                    let owners =
-                        r.m.declarations
-                            .iter()
-                            .filter(|x| x.name == decl.name)
-                            .count();
+                    let owners = r
+                        .module
+                        .declarations
+                        .iter()
+                        .filter(|x| x.name == decl.name)
+                        .count();
                     let spelled_owner = decl.functions[fi].receiver == ReceiverKind::Type;
                     (same > 1 || (spelled_owner && owners > 1))
                         .then(|| format!("message {}.{name}", decl.name))

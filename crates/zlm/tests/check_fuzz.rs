@@ -81,7 +81,7 @@ proptest! {
             && let Ok(it) = zlm::interp::Interp::new(&linked) {
                 let it = it.with_limits(zlm::interp::Limits { steps: 10_000, depth: 16, bytes: 1 << 16 });
                 let r = it.resolved();
-                for d in &r.m.declarations {
+                for d in &r.module.declarations {
                     for func in &d.functions {
                         if func.receiver != zlm::model::ReceiverKind::Type { continue; }
                         let mut ps: Vec<_> = func.params.iter().collect();

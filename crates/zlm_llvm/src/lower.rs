@@ -59,7 +59,7 @@ pub(crate) fn lower_package(package: &Package, scope: &Scope) -> Result<Lowered,
 }
 
 fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowered, Refusal> {
-    let m = r.m;
+    let m = r.module;
     let set = walk::select(r, scope)?;
     let mut types = Types::default();
     for &at in &set {

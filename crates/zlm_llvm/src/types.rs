@@ -370,7 +370,7 @@ impl Layouts {
                 text(
                     &mut b,
                     strings,
-                    &format!("{} {{ ", r.m.declarations[*decl].name),
+                    &format!("{} {{ ", r.module.declarations[*decl].name),
                 );
                 for (k, f) in fields.iter().enumerate() {
                     let sep = if k == 0 { "" } else { ", " };
@@ -388,7 +388,7 @@ impl Layouts {
                 text(&mut b, strings, " }");
             }
             Shape::Variants { decl, variants } => {
-                let dn = &r.m.declarations[*decl].name;
+                let dn = &r.module.declarations[*decl].name;
                 let p = b.v("getelementptr inbounds i64, ptr %v, i64 0");
                 let tag = b.v(format!("load i64, ptr {p}"));
                 let end = b.fresh("end");

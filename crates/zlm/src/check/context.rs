@@ -87,7 +87,7 @@ pub type CResult<T> = std::result::Result<T, CheckError>;
 /// Module-wide resolution tables shared by the checker and the interpreter.
 pub struct Resolved<'m> {
     /// The module.
-    pub m: &'m Module,
+    pub module: &'m Module,
     /// Its identities (borrowed from a [`Checked`] module, or computed here).
     pub ids: Cow<'m, Identities>,
     /// Nominal ID to local declaration index.
@@ -142,7 +142,7 @@ impl<'m> Resolved<'m> {
             local: module.declarations.len(),
             origin: Vec::new(),
             modules: vec![(module.name.clone(), module.profile)],
-            m: module,
+            module,
             ids,
             decls,
             variants,
@@ -196,7 +196,7 @@ impl<'m> Resolved<'m> {
     /// The field with ID `id`: its owning declaration, optional variant and record.
     pub fn field(&self, id: &Id) -> Option<(usize, Option<usize>, &'m Field)> {
         let info = self.ids.fields.get(id)?;
-        let decl = &self.m.declarations[info.decl];
+        let decl = &self.module.declarations[info.decl];
         let field = match info.variant {
             None => decl.fields.get(info.index)?,
             Some(variant_index) => decl.variants.get(variant_index)?.fields.get(info.index)?,
@@ -217,7 +217,7 @@ impl<'m> Resolved<'m> {
     /// Display name `Decl.function`; a provider's function in a linked
     /// view is qualified with its module, `module::Decl.function`.
     pub fn fn_name(&self, decl_index: usize, fn_index: usize) -> String {
-        let decl = &self.m.declarations[decl_index];
+        let decl = &self.module.declarations[decl_index];
         if self.is_local(decl_index) {
             format!("{}.{}", decl.name, decl.functions[fn_index].name)
         } else {
@@ -326,7 +326,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
         decl_index: usize,
         fn_index: usize,
     ) -> CResult<Self> {
-        let function = &resolved.m.declarations[decl_index].functions[fn_index];
+        let function = &resolved.module.declarations[decl_index].functions[fn_index];
         let name = resolved.fn_name(decl_index, fn_index);
         let cfg = Cfg::build(function).map_err(|(block, op, msg)| CheckError {
             code: code::CFG,

@@ -28,7 +28,7 @@ pub(crate) fn check(ctx: &FnCheck<'_, '_>) -> CResult<()> {
 /// public function of a public declaration.
 fn exported(ctx: &FnCheck<'_, '_>) -> bool {
     ctx.function.visibility == Visibility::Public
-        && ctx.r.m.declarations[ctx.decl_index].visibility == Visibility::Public
+        && ctx.r.module.declarations[ctx.decl_index].visibility == Visibility::Public
 }
 
 /// An exported contract references only public members of public
@@ -45,10 +45,10 @@ fn public_only(
         let public = match op.tag {
             1 => ctx.r.field(&id).is_some_and(|(decl_index, _, field)| {
                 field.visibility == Visibility::Public
-                    && ctx.r.m.declarations[decl_index].visibility == Visibility::Public
+                    && ctx.r.module.declarations[decl_index].visibility == Visibility::Public
             }),
             3 if op.aux0 == 0 => ctx.r.funcs.get(&id).is_some_and(|&(decl_index, fn_index)| {
-                let decl = &ctx.r.m.declarations[decl_index];
+                let decl = &ctx.r.module.declarations[decl_index];
                 decl.visibility == Visibility::Public
                     && decl.functions[fn_index].visibility == Visibility::Public
             }),
@@ -212,9 +212,9 @@ fn print_op(
                         .funcs
                         .get(&id)
                         .ok_or("pure-call names an unresolved function")?;
-                    let callee = &resolved.m.declarations[decl_index].functions[fn_index];
+                    let callee = &resolved.module.declarations[decl_index].functions[fn_index];
                     (
-                        resolved.m.declarations[decl_index].name.clone(),
+                        resolved.module.declarations[decl_index].name.clone(),
                         callee.receiver,
                         callee.name.clone(),
                     )
@@ -390,7 +390,7 @@ fn pure_call(ctx: &FnCheck<'_, '_>, op: &ContractOp, tys: &[Type]) -> Result<boo
                 .funcs
                 .get(&sig)
                 .ok_or("pure-call names a function outside this module (unsupported)")?;
-            let callee = &ctx.r.m.declarations[decl_index].functions[fn_index];
+            let callee = &ctx.r.module.declarations[decl_index].functions[fn_index];
             let mut callee_params: Vec<&Param> = callee.params.iter().collect();
             callee_params.sort_by_key(|p| p.ordinal);
             (

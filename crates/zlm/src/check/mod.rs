@@ -85,7 +85,7 @@ fn check_functions(
 ) -> CResult<()> {
     sdk::check_decls(resolved)?;
     for (decl_index, decl) in resolved
-        .m
+        .module
         .declarations
         .iter()
         .enumerate()

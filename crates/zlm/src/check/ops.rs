@@ -27,7 +27,7 @@ pub fn one_word(ctx: &FnCheck<'_, '_>, ty: &Type) -> bool {
             .r
             .decl_of(ty)
             .map(|decl_index| {
-                let decl = &ctx.r.m.declarations[decl_index];
+                let decl = &ctx.r.module.declarations[decl_index];
                 decl.kind != DeclKind::Value && decl.variants.iter().all(|v| v.fields.is_empty())
             })
             .unwrap_or(false),
@@ -197,7 +197,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                 .get(variant)
                 .copied()
                 .ok_or_else(|| fail(code::TYPE, "variant does not resolve".into()))?;
-            if !ctx.r.m.declarations[decl_index].variants[variant_index]
+            if !ctx.r.module.declarations[decl_index].variants[variant_index]
                 .fields
                 .is_empty()
             {
@@ -297,7 +297,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                     "construction of a nonlocal declaration".into(),
                 )
             })?;
-            let decl = &ctx.r.m.declarations[decl_index];
+            let decl = &ctx.r.module.declarations[decl_index];
             if decl.kind != DeclKind::Value {
                 return Err(ty_err("AGGREGATE_CONSTRUCT builds a value declaration"));
             }
@@ -332,7 +332,8 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                         "construction of a nonlocal variant".into(),
                     )
                 })?;
-            let mut fields: Vec<&Field> = ctx.r.m.declarations[decl_index].variants[variant_index]
+            let mut fields: Vec<&Field> = ctx.r.module.declarations[decl_index].variants
+                [variant_index]
                 .fields
                 .iter()
                 .collect();
@@ -696,7 +697,7 @@ fn check_call(
             "calls to functions of other modules are not supported by this checker",
         ));
     };
-    let callee = &ctx.r.m.declarations[callee_decl].functions[callee_fn];
+    let callee = &ctx.r.module.declarations[callee_decl].functions[callee_fn];
     if sdk::is_facade_callee(ctx.r, callee_decl, callee) {
         return Err(ctx.err(
             code::SDK,

@@ -102,7 +102,7 @@ pub(crate) fn is_finish(ctx: &FnCheck<'_, '_>) -> bool {
 /// Declaration-level rules: the fixed private layout of the two SDK types
 /// when they are declared locally.
 pub fn check_decls(resolved: &super::context::Resolved<'_>) -> CResult<()> {
-    for (decl_index, decl) in resolved.m.declarations.iter().enumerate() {
+    for (decl_index, decl) in resolved.module.declarations.iter().enumerate() {
         let self_ty = resolved.self_type(decl_index);
         if !is_bytes(&self_ty) && !is_builder(&self_ty) {
             continue;
@@ -250,7 +250,7 @@ pub(crate) fn check_function(ctx: &FnCheck<'_, '_>) -> CResult<()> {
     if !is_facade_signature(ctx) {
         return Ok(());
     }
-    let module = ctx.r.m;
+    let module = ctx.r.module;
     if module.package != PACKAGE || module.name != MODULE {
         return Err(ctx.err(
             code::SDK,

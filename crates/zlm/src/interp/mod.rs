@@ -311,7 +311,7 @@ impl<'m> Interp<'m> {
     }
 
     fn of_resolved(r: Resolved<'m>) -> Self {
-        let m = r.m;
+        let m = r.module;
         let mut progs = Vec::new();
         for (decl_index, d) in m.declarations.iter().enumerate() {
             let mut ps = Vec::new();
@@ -346,7 +346,13 @@ impl<'m> Interp<'m> {
     /// functions.
     pub fn find(&self, entry: &str) -> Result<(usize, usize), RunError> {
         let mut hits = Vec::new();
-        let own = self.r.m.declarations.iter().enumerate().take(self.r.local);
+        let own = self
+            .r
+            .module
+            .declarations
+            .iter()
+            .enumerate()
+            .take(self.r.local);
         for (decl_index, d) in own {
             for (fn_index, f) in d.functions.iter().enumerate() {
                 if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
@@ -365,7 +371,7 @@ impl<'m> Interp<'m> {
 
     /// The entry function's parameter types (receiver excluded).
     pub fn params(&self, at: (usize, usize)) -> Vec<Type> {
-        let f = &self.r.m.declarations[at.0].functions[at.1];
+        let f = &self.r.module.declarations[at.0].functions[at.1];
         let mut ps: Vec<&Param> = f.params.iter().collect();
         ps.sort_by_key(|p| p.ordinal);
         ps.iter().map(|p| p.ty.clone()).collect()
@@ -375,7 +381,7 @@ impl<'m> Interp<'m> {
     /// have a type or no receiver (a host cannot lend a receiver here).
     pub fn run(&self, entry: &str, args: &[Value]) -> Result<Outcome, RunError> {
         let at = self.find(entry)?;
-        let f = &self.r.m.declarations[at.0].functions[at.1];
+        let f = &self.r.module.declarations[at.0].functions[at.1];
         if matches!(
             f.receiver,
             ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
@@ -476,11 +482,12 @@ fn shallow_functions(r: &Resolved<'_>) -> Vec<Vec<bool>> {
     };
     // Per function: its callees, or `None` when one cannot be resolved.
     type Callees = Option<Vec<(usize, usize)>>;
-    let calls: Vec<Vec<Callees>> =
-        r.m.declarations
-            .iter()
-            .map(|d| d.functions.iter().map(callees).collect())
-            .collect();
+    let calls: Vec<Vec<Callees>> = r
+        .module
+        .declarations
+        .iter()
+        .map(|d| d.functions.iter().map(callees).collect())
+        .collect();
     let mut shallow: Vec<Vec<bool>> = calls
         .iter()
         .map(|fs| {
@@ -1177,7 +1184,7 @@ impl<'a, 'm> Run<'a, 'm> {
         match (v, t) {
             (Value::Record(fields), Type::Nominal(_)) => {
                 if let Some(d) = r.decl_of(t) {
-                    let decl = &r.m.declarations[d];
+                    let decl = &r.module.declarations[d];
                     for (ord, fv) in fields.into_iter().enumerate().rev() {
                         if let (Some(fv), Some(fd)) =
                             (fv, decl.fields.iter().find(|f| f.ordinal as usize == ord))
@@ -1189,7 +1196,7 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             (Value::Variant(tag, fields), Type::Nominal(_)) => {
                 if let Some(d) = r.decl_of(t) {
-                    let decl = &r.m.declarations[d];
+                    let decl = &r.module.declarations[d];
                     if let Some(var) = decl.variants.iter().find(|v| v.tag == tag) {
                         for (ord, fv) in fields.into_iter().enumerate().rev() {
                             if let (Some(fv), Some(fd)) =
@@ -1653,7 +1660,7 @@ impl<'a, 'm> Run<'a, 'm> {
                 };
                 let (d, variant_index) = self.it.r.variants[v];
                 Some(Value::Variant(
-                    self.it.r.m.declarations[d].variants[variant_index].tag,
+                    self.it.r.module.declarations[d].variants[variant_index].tag,
                     Vec::new(),
                 ))
             }
@@ -1662,7 +1669,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     return Err(fault(self, FaultKind::Internal));
                 };
                 let (d, variant_index) = self.it.r.variants[v];
-                let want = self.it.r.m.declarations[d].variants[variant_index].tag;
+                let want = self.it.r.module.declarations[d].variants[variant_index].tag;
                 let got = match self.observe(p, &o[0]) {
                     Some(Value::Variant(t, _)) => t,
                     _ => return Err(fault(self, FaultKind::Tag)),
@@ -1679,7 +1686,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     };
                     let (d, variant_index) = self.it.r.variants[v];
                     Some(Value::Variant(
-                        self.it.r.m.declarations[d].variants[variant_index].tag,
+                        self.it.r.module.declarations[d].variants[variant_index].tag,
                         fields,
                     ))
                 }
@@ -1691,7 +1698,7 @@ impl<'a, 'm> Run<'a, 'm> {
                 let Some((d, variant, fld)) = self.it.r.field(fid) else {
                     return Err(fault(self, FaultKind::Internal));
                 };
-                let want_tag = variant.map(|v| self.it.r.m.declarations[d].variants[v].tag);
+                let want_tag = variant.map(|v| self.it.r.module.declarations[d].variants[v].tag);
                 let ord = fld.ordinal as usize;
                 let Opd::Place(pi) = o[0] else {
                     return Err(fault(self, FaultKind::Internal));
@@ -2052,7 +2059,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     let Some(&at) = self.it.r.funcs.get(&sig) else {
                         return Err(fault(self, FaultKind::Internal));
                     };
-                    let callee = &self.it.r.m.declarations[at.0].functions[at.1];
+                    let callee = &self.it.r.module.declarations[at.0].functions[at.1];
                     let mut args = vals;
                     if callee.receiver == ReceiverKind::Shared {
                         // A synchronous shared child loan of the binding.

@@ -70,7 +70,7 @@ impl Value {
 pub fn type_name(r: &Resolved<'_>, t: &Type) -> String {
     match t {
         Type::Nominal(_) => match r.decl_of(t) {
-            Some(d) => r.m.declarations[d].name.clone(),
+            Some(d) => r.module.declarations[d].name.clone(),
             None => t.to_string(),
         },
         Type::Result(a, b) => format!("Result<{}, {}>", type_name(r, a), type_name(r, b)),
@@ -93,7 +93,7 @@ pub fn render(r: &Resolved<'_>, v: &Value, t: &Type) -> String {
             let Some(d) = r.decl_of(t) else {
                 return "<record>".into();
             };
-            let decl = &r.m.declarations[d];
+            let decl = &r.module.declarations[d];
             let mut fields: Vec<&Field> = decl.fields.iter().collect();
             fields.sort_by_key(|f| f.ordinal);
             let parts: Vec<String> = fields
@@ -109,7 +109,7 @@ pub fn render(r: &Resolved<'_>, v: &Value, t: &Type) -> String {
             let Some(d) = r.decl_of(t) else {
                 return format!("<variant {tag}>");
             };
-            let decl = &r.m.declarations[d];
+            let decl = &r.module.declarations[d];
             let Some(var) = decl.variants.iter().find(|v| v.tag == *tag) else {
                 return format!("<variant {tag}>");
             };

@@ -920,7 +920,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
                 let (d, vi) = self.variant_of(op, b, j)?;
-                let var = &self.u.r.m.declarations[d].variants[vi];
+                let var = &self.u.r.module.declarations[d].variants[vi];
                 if !matches!(result_shape(self), Some(Shape::Variants { .. })) {
                     return Err(self.refuse(b, j, "variant of a non-enum type"));
                 }
@@ -957,7 +957,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::ENUM_IS_VARIANT => {
                 let (d, vi) = self.variant_of(op, b, j)?;
-                let want = self.u.r.m.declarations[d].variants[vi].tag;
+                let want = self.u.r.module.declarations[d].variants[vi].tag;
                 let o = operand_at(self, 0)?;
                 let ty = self.operand_type(o);
                 if !matches!(
@@ -1024,7 +1024,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let mut cond = self.paths[pi].present.clone();
                 let fa = match variant {
                     Some(vi) => {
-                        let t = self.u.r.m.declarations[d].variants[vi].tag;
+                        let t = self.u.r.module.declarations[d].variants[vi].tag;
                         cond.push(Flag::Tag(off + at::TAG, u64::from(t)));
                         cond.push(Flag::Slot(off + at::BUILT));
                         lay.variant_field(&pty, vi, fld.ordinal)

@@ -39,7 +39,7 @@ struct Unit<'a, 'm> {
 
 impl<'m> Unit<'_, 'm> {
     fn f(&self, at: At) -> &'m Function {
-        &self.r.m.declarations[at.0].functions[at.1]
+        &self.r.module.declarations[at.0].functions[at.1]
     }
 
     fn cname(&self, at: At) -> String {
@@ -139,7 +139,7 @@ fn unit_of(
         target,
         types: Types::default(),
     };
-    let m = r.m;
+    let m = r.module;
     let set = walk::select(r, scope)?;
     for &at in &set {
         u.collect_types(at)?;
@@ -922,7 +922,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let Some(&(d, vi)) = self.u.r.variants.get(v) else {
                     return Err(self.refuse(b, j, "variant of another module"));
                 };
-                let var = &self.u.r.m.declarations[d].variants[vi];
+                let var = &self.u.r.module.declarations[d].variants[vi];
                 if !matches!(result_shape(self), Some(Shape::Variants { .. })) {
                     return Err(self.refuse(b, j, "variant of a non-enum type"));
                 }
@@ -954,7 +954,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let Some(&(d, vi)) = self.u.r.variants.get(v) else {
                     return Err(self.refuse(b, j, "variant of another module"));
                 };
-                let want = self.u.r.m.declarations[d].variants[vi].tag;
+                let want = self.u.r.module.declarations[d].variants[vi].tag;
                 let o = operand_at(0)?;
                 let ty = self.operand_type(o);
                 if !matches!(
@@ -1009,7 +1009,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let ord = fld.ordinal;
                 let (cond, member, flag) = match variant {
                     Some(vi) => {
-                        let t = self.u.r.m.declarations[d].variants[vi].tag;
+                        let t = self.u.r.module.declarations[d].variants[vi].tag;
                         (
                             format!(
                                 "{} && {lv}.tag == {t}u && {lv}.built",

@@ -155,7 +155,7 @@ impl Types {
                 let Some(d) = r.decl_of(t) else {
                     return Err(format!("type {} of another module", type_name(r, t)));
                 };
-                let decl = &r.m.declarations[d];
+                let decl = &r.module.declarations[d];
                 if decl.kind == DeclKind::Value {
                     Shape::Record {
                         decl: d,
@@ -409,7 +409,7 @@ impl Types {
                 let _ = writeln!(
                     s,
                     "  fputs({}, o);",
-                    cstr(&format!("{} {{ ", r.m.declarations[*decl].name))
+                    cstr(&format!("{} {{ ", r.module.declarations[*decl].name))
                 );
                 parts(&mut s, fields, &|o| {
                     (format!("v->f{o}"), format!("v->h{o}"))
@@ -417,7 +417,7 @@ impl Types {
                 s.push_str("  fputs(\" }\", o);\n");
             }
             Shape::Variants { decl, variants } => {
-                let dn = &r.m.declarations[*decl].name;
+                let dn = &r.module.declarations[*decl].name;
                 s.push_str("  switch (v->tag) {\n");
                 for (vi, (tag, name, fields)) in variants.iter().enumerate() {
                     let _ = writeln!(s, "  case {tag}u:");

@@ -20,14 +20,14 @@ fn ident(s: &str) -> String {
 
 /// The function at `at`.
 pub fn function<'m>(r: &Resolved<'m>, at: At) -> &'m Function {
-    &r.m.declarations[at.0].functions[at.1]
+    &r.module.declarations[at.0].functions[at.1]
 }
 
 /// The emitted symbol of a function: `zf_<Decl>_<function>_<first 16 hex
 /// digits of the function-signature ID>`; a provider's function (in a
 /// package) also carries its module: `zf_<module>__<Decl>_…`.
 pub fn symbol(r: &Resolved<'_>, at: At) -> String {
-    let d = &r.m.declarations[at.0];
+    let d = &r.module.declarations[at.0];
     let sig = r.ids.decls[at.0].functions[at.1].sig;
     let module = if r.is_local(at.0) {
         String::new()
@@ -89,7 +89,7 @@ pub fn callees(r: &Resolved<'_>, at: At) -> Vec<At> {
 /// or a bare name).
 pub fn find(r: &Resolved<'_>, entry: &str) -> Result<At, Refusal> {
     let mut hits = Vec::new();
-    for (di, d) in r.m.declarations.iter().enumerate().take(r.local) {
+    for (di, d) in r.module.declarations.iter().enumerate().take(r.local) {
         for (fi, f) in d.functions.iter().enumerate() {
             if format!("{}.{}", d.name, f.name) == entry || f.name == entry {
                 hits.push((di, fi));
@@ -138,7 +138,7 @@ pub fn select(r: &Resolved<'_>, scope: &Scope) -> Result<BTreeSet<At>, Refusal> 
     let mut todo = Vec::new();
     let names: &[String] = match scope {
         Scope::Module => {
-            for (di, d) in r.m.declarations.iter().enumerate().take(r.local) {
+            for (di, d) in r.module.declarations.iter().enumerate().take(r.local) {
                 for fi in 0..d.functions.len() {
                     todo.push((di, fi));
                 }
@@ -161,7 +161,7 @@ pub fn select(r: &Resolved<'_>, scope: &Scope) -> Result<BTreeSet<At>, Refusal> 
 
 /// The source declaration of `at`, for the comment above its emitted code.
 pub fn source(r: &Resolved<'_>, at: At) -> String {
-    let d = &r.m.declarations[at.0];
+    let d = &r.module.declarations[at.0];
     let f = function(r, at);
     let mut ps: Vec<&Param> = f.params.iter().collect();
     ps.sort_by_key(|p| p.ordinal);
