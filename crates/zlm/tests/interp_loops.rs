@@ -20,157 +20,16 @@ fn loop_src() -> String {
 
 /// A one-block loop (JUMP_IF_FALSE back to its own block, leaving when the
 /// test is true): `i = 0; acc = 0; do { acc += i; i += 1 } while !(i >= n)`.
-const DO_WHILE: &str = "zlm 1.9 package demo module run.dowhile profile exact mode checked
-
-decl value Main public
-  func message type sum public -> Int64 effects []
-    param 0 n Int64
-    local 0 i Int64
-    local 1 acc Int64
-    path p0 Int64
-    path l0 Int64
-    path l1 Int64
-    block 0
-      const Int64 c:Int64:0 | - -
-      store_local - $l0 %0.0 | path:l0 -
-      store_local - $l1 %0.0 | path:l1 -
-      jump - ^1 | block:1 -
-    block 1
-      load_local Int64 $l1 | path:l1 -
-      load_local Int64 $l0 | path:l0 -
-      add Int64 %1.0 %1.1 | - -
-      store_local - $l1 %1.2 | path:l1 -
-      const Int64 c:Int64:1 | - -
-      add Int64 %1.1 %1.4 | - -
-      store_local - $l0 %1.5 | path:l0 -
-      load_local Int64 $p0 | path:p0 -
-      ge Bool %1.5 %1.7 | - -
-      jump_if_false - %1.8 ^1 | block:1 -
-    block 2
-      load_local Int64 $l1 | path:l1 -
-      return - %2.0 | - -
-    edge 0 fallthrough 0 1
-    edge 1 branch 1 2
-    edge 2 backedge 1 1
-    edge 3 return 2 exit
-";
+const DO_WHILE: &str = include_str!("loops/do_while.zlt");
 
 /// A three-block loop on a Bool local (a branch on a loaded value, a
 /// comparison stored to a local, a value read after its place was stored
 /// again in the same block, a value read in another block):
 /// `i = 0; acc = 0; go = n > 0; while go { i += 1; acc += old i; go = i < n }`.
-const FLAG: &str = "zlm 1.9 package demo module run.flag profile exact mode checked
-
-decl value Main public
-  func message type sum public -> Int64 effects []
-    param 0 n Int64
-    local 0 i Int64
-    local 1 acc Int64
-    local 2 go Bool
-    path p0 Int64
-    path l0 Int64
-    path l1 Int64
-    path l2 Bool
-    block 0
-      const Int64 c:Int64:0 | - -
-      store_local - $l0 %0.0 | path:l0 -
-      store_local - $l1 %0.0 | path:l1 -
-      load_local Int64 $p0 | path:p0 -
-      gt Bool %0.3 %0.0 | - -
-      store_local - $l2 %0.4 | path:l2 -
-      jump - ^1 | block:1 -
-    block 1
-      load_local Bool $l2 | path:l2 -
-      load_local Int64 $l0 | path:l0 -
-      jump_if_false - %1.0 ^4 | block:4 -
-    block 2
-      load_local Int64 $l0 | path:l0 -
-      const Int64 c:Int64:1 | - -
-      add Int64 %2.0 %2.1 | - -
-      store_local - $l0 %2.2 | path:l0 -
-      load_local Int64 $l1 | path:l1 -
-      add Int64 %2.4 %2.0 | - -
-      store_local - $l1 %2.5 | path:l1 -
-      add Int64 %2.0 %1.1 | - -
-      jump - ^3 | block:3 -
-    block 3
-      load_local Int64 $l0 | path:l0 -
-      load_local Int64 $p0 | path:p0 -
-      lt Bool %3.0 %3.1 | - -
-      store_local - $l2 %3.2 | path:l2 -
-      jump - ^1 | block:1 -
-    block 4
-      load_local Int64 $l1 | path:l1 -
-      return - %4.0 | - -
-    edge 0 fallthrough 0 1
-    edge 1 branch 1 2
-    edge 2 branch 1 4
-    edge 3 fallthrough 2 3
-    edge 4 backedge 3 1
-    edge 5 return 4 exit
-";
+const FLAG: &str = include_str!("loops/flag.zlt");
 
 /// Nested loops: `acc = sum of j for j < i for i < n`.
-const NESTED: &str = "zlm 1.9 package demo module run.nested profile exact mode checked
-
-decl value Main public
-  func message type sum public -> Int64 effects []
-    param 0 n Int64
-    local 0 i Int64
-    local 1 j Int64
-    local 2 acc Int64
-    path p0 Int64
-    path l0 Int64
-    path l1 Int64
-    path l2 Int64
-    block 0
-      const Int64 c:Int64:0 | - -
-      store_local - $l0 %0.0 | path:l0 -
-      store_local - $l1 %0.0 | path:l1 -
-      store_local - $l2 %0.0 | path:l2 -
-      jump - ^1 | block:1 -
-    block 1
-      load_local Int64 $l0 | path:l0 -
-      load_local Int64 $p0 | path:p0 -
-      lt Bool %1.0 %1.1 | - -
-      jump_if_false - %1.2 ^6 | block:6 -
-    block 2
-      const Int64 c:Int64:0 | - -
-      store_local - $l1 %2.0 | path:l1 -
-      jump - ^3 | block:3 -
-    block 3
-      load_local Int64 $l1 | path:l1 -
-      load_local Int64 $l0 | path:l0 -
-      lt Bool %3.0 %3.1 | - -
-      jump_if_false - %3.2 ^5 | block:5 -
-    block 4
-      load_local Int64 $l2 | path:l2 -
-      load_local Int64 $l1 | path:l1 -
-      add Int64 %4.0 %4.1 | - -
-      store_local - $l2 %4.2 | path:l2 -
-      const Int64 c:Int64:1 | - -
-      add Int64 %4.1 %4.4 | - -
-      store_local - $l1 %4.5 | path:l1 -
-      jump - ^3 | block:3 -
-    block 5
-      load_local Int64 $l0 | path:l0 -
-      const Int64 c:Int64:1 | - -
-      add Int64 %5.0 %5.1 | - -
-      store_local - $l0 %5.2 | path:l0 -
-      jump - ^1 | block:1 -
-    block 6
-      load_local Int64 $l2 | path:l2 -
-      return - %6.0 | - -
-    edge 0 fallthrough 0 1
-    edge 1 branch 1 2
-    edge 2 branch 1 6
-    edge 3 fallthrough 2 3
-    edge 4 branch 3 4
-    edge 5 branch 3 5
-    edge 6 backedge 4 3
-    edge 7 backedge 5 1
-    edge 8 return 6 exit
-";
+const NESTED: &str = include_str!("loops/nested.zlt");
 
 fn checked(src: &str) -> zlm::decode::Checked {
     let m = zlm::text::parse(src).unwrap_or_else(|e| panic!("{e}"));

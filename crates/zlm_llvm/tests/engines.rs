@@ -202,123 +202,130 @@ fn host_stack_exhaustion_is_the_depth_fault_never_a_crash() {
     depth_fault(seen(aot.run("Main.down", &[100_000_000], limits), "AOT"));
 }
 
+/// The loop fixtures of the interpreter's tier tests (`crates/zlm/tests/loops`).
+const DO_WHILE: &str = include_str!("../../zlm/tests/loops/do_while.zlt");
+const FLAG: &str = include_str!("../../zlm/tests/loops/flag.zlt");
+const NESTED: &str = include_str!("../../zlm/tests/loops/nested.zlt");
 /// A `while` loop whose accumulator starts at a parameter, so that a
 /// start near the top of `Int64` overflows inside the loop.
-const SUM_FROM: &str = "zlm 1.9 package demo module run.sumfrom profile exact mode checked
-
-decl value Main public
-  func message type sum_from public -> Int64 effects []
-    param 0 n Int64
-    param 1 start Int64
-    local 0 i Int64
-    local 1 acc Int64
-    path p0 Int64
-    path p1 Int64
-    path l0 Int64
-    path l1 Int64
-    block 0
-      const Int64 c:Int64:0 | - -
-      store_local - $l0 %0.0 | path:l0 -
-      load_local Int64 $p1 | path:p1 -
-      store_local - $l1 %0.2 | path:l1 -
-      jump - ^1 | block:1 -
-    block 1
-      load_local Int64 $l0 | path:l0 -
-      load_local Int64 $p0 | path:p0 -
-      lt Bool %1.0 %1.1 | - -
-      jump_if_false - %1.2 ^3 | block:3 -
-    block 2
-      load_local Int64 $l1 | path:l1 -
-      load_local Int64 $l0 | path:l0 -
-      add Int64 %2.0 %2.1 | - -
-      store_local - $l1 %2.2 | path:l1 -
-      const Int64 c:Int64:1 | - -
-      add Int64 %2.1 %2.4 | - -
-      store_local - $l0 %2.5 | path:l0 -
-      jump - ^1 | block:1 -
-    block 3
-      load_local Int64 $l1 | path:l1 -
-      return - %3.0 | - -
-    edge 0 fallthrough 0 1
-    edge 1 branch 1 2
-    edge 2 branch 1 3
-    edge 3 backedge 2 1
-    edge 4 return 3 exit
-";
+const SUM_FROM: &str = include_str!("../../zlm/tests/loops/sum_from.zlt");
 
 #[test]
-fn an_unrolled_loop_runs_out_of_steps_and_overflows_exactly_as_the_interpreter() {
+fn loops_run_out_of_steps_and_overflow_exactly_as_the_interpreter() {
     // The header of a two-block loop checks the budget of several
     // iterations at once and runs an unrolled copy; with any less budget
     // the ordinary path runs. Every budget from 0 to past the run's own
     // step count must end where the interpreter ends: the same step-limit
-    // fault site, the same overflow fault, the same result and steps.
+    // fault site, the same overflow fault, the same result and steps. The
+    // other loop shapes (one block, three blocks, nested) are not unrolled
+    // and must agree as well.
     let record = host_record();
     let near_max = (i64::MAX - 7) as u64;
-    let cases: [(u64, u64); 8] = [
-        (0, 0),
-        (1, 5),
-        (2, 0),
-        (3, (-3i64) as u64),
-        (4, 0),
-        (9, 1),
-        (13, 2),
-        (9, near_max),
+    let big_step = |s: &str| s.replace("c:Int64:1 |", "c:Int64:4611686018427387904 |");
+    let loop_zlt = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/zlm/run/loop.zlt"
+    ))
+    .unwrap();
+    let ns: Vec<Vec<u64>> = [0u64, 1, 2, 3, 5, 9].iter().map(|&n| vec![n]).collect();
+    let sum_from_args: Vec<Vec<u64>> = vec![
+        vec![0, 0],
+        vec![1, 5],
+        vec![2, 0],
+        vec![3, (-3i64) as u64],
+        vec![4, 0],
+        vec![9, 1],
+        vec![13, 2],
+        vec![9, near_max],
+    ];
+    // With an increment of 2^62 the counter overflows on a large bound
+    // (exact profile only: under modular it would wrap and loop on).
+    let huge: Vec<Vec<u64>> = vec![vec![3], vec![i64::MAX as u64]];
+    let both = &["exact", "modular"][..];
+    let exact = &["exact"][..];
+    let programs: Vec<(&str, String, &str, Vec<Vec<u64>>, &[&str])> = vec![
+        (
+            "sum_from",
+            SUM_FROM.into(),
+            "Main.sum_from",
+            sum_from_args,
+            both,
+        ),
+        ("loop", loop_zlt.clone(), "Main.sum", ns.clone(), both),
+        (
+            "loop overflow",
+            big_step(&loop_zlt),
+            "Main.sum",
+            huge.clone(),
+            exact,
+        ),
+        ("do-while", DO_WHILE.into(), "Main.sum", ns.clone(), both),
+        ("flag", FLAG.into(), "Main.sum", ns.clone(), both),
+        (
+            "flag overflow",
+            big_step(FLAG),
+            "Main.sum",
+            huge.clone(),
+            exact,
+        ),
+        ("nested", NESTED.into(), "Main.sum", ns, both),
+        ("nested overflow", big_step(NESTED), "Main.sum", huge, exact),
     ];
     let (mut compared, mut limited, mut overflowed, mut on_aot) = (0, 0, 0, 0);
-    for profile in ["exact", "modular"] {
-        let text = SUM_FROM.replace("profile exact", &format!("profile {profile}"));
-        let m = zlm::text::parse(&text).unwrap();
-        let checked = zlm::decode::from_model(&m, &[]).unwrap();
-        let unit = lower(&checked, &Scope::Module).unwrap();
-        let aot = AotProgram::build(&unit, &record).unwrap_or_else(|e| panic!("{e}"));
-        with_jit(&unit, |jit| {
-            for (n, start) in cases {
-                let full = interp_run(
-                    &Interp::new(&checked).unwrap(),
-                    "Main.sum_from",
-                    &[n, start],
-                );
-                let total = match &full {
-                    Seen::Done(_, s, _) => *s,
-                    Seen::Fault(f, _) => {
-                        assert!(profile == "exact" && f.contains("Overflow"), "{f}");
-                        overflowed += 1;
-                        200
-                    }
-                };
-                for budget in 0..=total + 1 {
-                    let it = Interp::new(&checked).unwrap().with_limits(steps(budget));
-                    let want = interp_run(&it, "Main.sum_from", &[n, start]);
-                    limited +=
-                        usize::from(matches!(&want, Seen::Fault(f, _) if f.contains("StepLimit")));
-                    let label = format!("{profile} n {n} start {start:x} budget {budget}");
-                    assert_eq!(
-                        seen(jit.run("Main.sum_from", &[n, start], steps(budget)), "JIT"),
-                        want,
-                        "JIT {label}"
-                    );
-                    // The AOT executable (a process per run) on the longest case.
-                    if n == 13 || start == near_max {
-                        assert_eq!(
-                            seen(aot.run("Main.sum_from", &[n, start], steps(budget)), "AOT"),
-                            want,
-                            "AOT {label}"
+    for (name, src, entry, arg_sets, profiles) in &programs {
+        for &profile in *profiles {
+            let text = src.replace("profile exact", &format!("profile {profile}"));
+            let m = zlm::text::parse(&text).unwrap();
+            let checked = zlm::decode::from_model(&m, &[]).unwrap();
+            let unit = lower(&checked, &Scope::Module).unwrap();
+            let aot = AotProgram::build(&unit, &record).unwrap_or_else(|e| panic!("{e}"));
+            with_jit(&unit, |jit| {
+                for (k, args) in arg_sets.iter().enumerate() {
+                    let it = Interp::new(&checked).unwrap().with_limits(steps(100_000));
+                    let full = interp_run(&it, entry, args);
+                    let total = match &full {
+                        Seen::Done(_, s, _) => *s,
+                        Seen::Fault(f, _) => {
+                            assert!(profile == "exact" && f.contains("Overflow"), "{name}: {f}");
+                            overflowed += 1;
+                            300
+                        }
+                    };
+                    // The AOT executable (a process per run) on the last argument set.
+                    let with_aot = k + 1 == arg_sets.len();
+                    for budget in 0..=total + 1 {
+                        let it = Interp::new(&checked).unwrap().with_limits(steps(budget));
+                        let want = interp_run(&it, entry, args);
+                        limited += usize::from(
+                            matches!(&want, Seen::Fault(f, _) if f.contains("StepLimit")),
                         );
-                        on_aot += 1;
+                        let label = format!("{name} ({profile}) args {args:x?} budget {budget}");
+                        assert_eq!(
+                            seen(jit.run(entry, args, steps(budget)), "JIT"),
+                            want,
+                            "JIT {label}"
+                        );
+                        if with_aot {
+                            assert_eq!(
+                                seen(aot.run(entry, args, steps(budget)), "AOT"),
+                                want,
+                                "AOT {label}"
+                            );
+                            on_aot += 1;
+                        }
+                        compared += 1;
                     }
-                    compared += 1;
                 }
-            }
-        })
-        .unwrap_or_else(|e| panic!("{e}"));
+            })
+            .unwrap_or_else(|e| panic!("{e}"));
+        }
     }
     eprintln!(
-        "unrolled loop: {compared} budgets compared on the JIT ({on_aot} also on AOT), {limited} step-limit faults"
+        "loops: {compared} budgets compared on the JIT ({on_aot} also on AOT), {limited} step-limit faults, {overflowed} overflowing runs"
     );
-    assert!(overflowed == 1, "the overflow case did not overflow");
+    assert!(overflowed >= 4, "only {overflowed} runs overflowed");
     assert!(
-        limited > 300 && compared > limited,
+        limited > 1000 && compared > limited,
         "{limited} of {compared}"
     );
 }
