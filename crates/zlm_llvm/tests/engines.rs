@@ -243,7 +243,9 @@ fn loops_run_out_of_steps_and_overflow_exactly_as_the_interpreter() {
     let huge: Vec<Vec<u64>> = vec![vec![3], vec![i64::MAX as u64]];
     let both = &["exact", "modular"][..];
     let exact = &["exact"][..];
-    let programs: Vec<(&str, String, &str, Vec<Vec<u64>>, &[&str])> = vec![
+    // (name, source, entry, argument sets, profiles)
+    type Program<'a> = (&'a str, String, &'a str, Vec<Vec<u64>>, &'a [&'a str]);
+    let programs: Vec<Program> = vec![
         (
             "sum_from",
             SUM_FROM.into(),
