@@ -5,7 +5,7 @@
 #[path = "common/zlm_engines.rs"]
 mod zlm_engines;
 
-use zlm_engines::{CASES, CATALOG_CONTRACT, example, irkit, run, same_as_interp};
+use zlm_engines::{CASES, CATALOG_CONTRACT, assemble, irkit, run, same_as_interp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     zlm_engines::tmp("zlm-c", name)
@@ -37,14 +37,7 @@ fn run_engine_c_refuses_what_it_does_not_lower() {
 fn emit_c_writes_deterministic_c_that_gcc_and_clang_accept() {
     let d = tmp("emit");
     let art = d.join("loop.zlm");
-    assert!(
-        irkit()
-            .args(["zlm", "asm", &example("loop.zlt"), "-o"])
-            .arg(&art)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assemble("loop.zlt", &art);
     let mut texts = Vec::new();
     for n in ["a", "b"] {
         let st = irkit()

@@ -7,7 +7,7 @@
 #[path = "common/zlm_engines.rs"]
 mod zlm_engines;
 
-use zlm_engines::{CASES, CATALOG_CONTRACT, example, irkit, run, same_as_interp};
+use zlm_engines::{CASES, CATALOG_CONTRACT, assemble, irkit, run, same_as_interp};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     zlm_engines::tmp("zlm-llvm", name)
@@ -45,14 +45,7 @@ fn run_engines_jit_and_aot_refuse_what_they_do_not_lower() {
 fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
     let d = tmp("build");
     let art = d.join("loop.zlm");
-    assert!(
-        irkit()
-            .args(["zlm", "asm", &example("loop.zlt"), "-o"])
-            .arg(&art)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assemble("loop.zlt", &art);
     // The convenience form: LLVM's default triple, marked as not evidence.
     let out = irkit()
         .args(["zlm", "build"])
@@ -139,14 +132,7 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
 fn build_writes_a_shared_library_with_its_c_header_and_record() {
     let d = tmp("shared");
     let art = d.join("loop.zlm");
-    assert!(
-        irkit()
-            .args(["zlm", "asm", &example("loop.zlt"), "-o"])
-            .arg(&art)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assemble("loop.zlt", &art);
     let build = |record: Option<&std::path::Path>, out: &str| {
         let mut cmd = irkit();
         cmd.args(["zlm", "build"]).arg(&art);

@@ -22,21 +22,7 @@ fn every_example_function_matches_the_interpreter_or_is_listed_refused() {
     let record = host_record();
     let mut refused = Vec::new();
     let mut compared = 0;
-    // A loop given an extreme bound runs to the step limit: 200 000 steps
-    // keep the (debug-built) interpreter's share of the test small.
-    let limit_set = [
-        steps(200_000),
-        steps(7),
-        Limits {
-            depth: 3,
-            ..steps(200_000)
-        },
-        // A byte budget smaller than the arrays the examples allocate.
-        Limits {
-            bytes: 3,
-            ..steps(200_000)
-        },
-    ];
+    let limit_set = example_limits();
     for file in EXAMPLES {
         for profile in ["exact", "modular", "approximate"] {
             let m = load(file, profile);

@@ -129,18 +129,7 @@ fn call(host: &Path, entry: &str, args: &[u64], limits: Limits) -> Seen {
 #[test]
 fn every_example_function_called_through_the_c_interface_matches_the_interpreter() {
     let dir = scratch("examples");
-    let limit_set = [
-        steps(200_000),
-        steps(7),
-        Limits {
-            depth: 3,
-            ..steps(200_000)
-        },
-        Limits {
-            bytes: 3,
-            ..steps(200_000)
-        },
-    ];
+    let limit_set = example_limits();
     let (mut compared, mut faulted, mut dropped) = (0, 0, 0);
     for file in EXAMPLES {
         let m = load(file, "exact");
@@ -177,9 +166,7 @@ fn every_example_function_called_through_the_c_interface_matches_the_interpreter
 #[test]
 fn the_c_interface_rejects_bad_calls_and_names_its_entries() {
     let dir = scratch("probe");
-    let m = load("loop.zlt", "exact");
-    let checked = zlm::decode::from_model(&m, &[]).unwrap();
-    let unit = lower(&checked, &Scope::Module).unwrap();
+    let (_, unit) = loop_unit();
     let host = build(&dir, "loop", &unit);
     let out = Command::new(&host).arg("probe").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
@@ -196,9 +183,7 @@ fn the_c_interface_rejects_bad_calls_and_names_its_entries() {
 #[test]
 fn a_shared_library_needs_a_position_independent_record() {
     let dir = scratch("static");
-    let m = load("loop.zlt", "exact");
-    let checked = zlm::decode::from_model(&m, &[]).unwrap();
-    let unit = lower(&checked, &Scope::Module).unwrap();
+    let (_, unit) = loop_unit();
     let mut record = host_record();
     record.relocation = "static".into();
     let obj = dir.join("loop.o");

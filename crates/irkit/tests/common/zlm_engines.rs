@@ -236,6 +236,16 @@ decl value Main public
 ";
 
 /// `irkit zlm run ARGS --engine ENGINE`.
+/// Assembles example `name` of examples/zlm/run into the artifact `out`.
+pub fn assemble(name: &str, out: &std::path::Path) {
+    let st = irkit()
+        .args(["zlm", "asm", &example(name), "-o"])
+        .arg(out)
+        .status()
+        .unwrap();
+    assert!(st.success(), "zlm asm {name}");
+}
+
 pub fn run(engine: &str, args: &[&str]) -> Output {
     irkit()
         .args(["zlm", "run"])

@@ -159,6 +159,32 @@ pub fn is_refusal(e: &LlvmError) -> bool {
     e.code() == "C0-EXEC-002"
 }
 
+/// The example tests' limit sets: a loop given an extreme bound runs to
+/// the step limit (200 000 steps keep the interpreter's share small), a
+/// step limit inside most bodies, a depth limit that stops nested calls,
+/// and a byte budget smaller than the arrays the examples allocate.
+pub fn example_limits() -> [Limits; 4] {
+    [
+        steps(200_000),
+        steps(7),
+        Limits {
+            depth: 3,
+            ..steps(200_000)
+        },
+        Limits {
+            bytes: 3,
+            ..steps(200_000)
+        },
+    ]
+}
+
+/// `loop.zlt` (exact profile), checked, and its whole module lowered.
+pub fn loop_unit() -> (Checked, zlm_llvm::Lowered) {
+    let checked = zlm::decode::from_model(&load("loop.zlt", "exact"), &[]).unwrap();
+    let unit = zlm_llvm::lower(&checked, &zlm_llvm::Scope::Module).unwrap();
+    (checked, unit)
+}
+
 /// Limits with `steps` steps.
 pub fn steps(n: u64) -> Limits {
     Limits {
