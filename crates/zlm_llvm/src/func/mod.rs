@@ -26,11 +26,10 @@ use crate::unit::fk;
 use crate::unitctx::{Unit, arg_ty};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
-use zlm::check::cfg::Arm;
-use zlm::interp::{canon, root_name, type_name, width};
+use zlm::interp::{canon, root_name, width};
 use zlm::materialize::c::Refusal;
-use zlm::materialize::c::types::{Shape, is_word, pointee};
-use zlm::materialize::c::walk::{self, At};
+use zlm::materialize::c::types::{Shape, is_word};
+use zlm::materialize::c::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
 use zlm::model::*;
 
 mod arith;
@@ -52,12 +51,6 @@ pub(crate) mod zf {
 fn lit(w: u64) -> String {
     (w as i64).to_string()
 }
-
-const ARM_JUMP: u8 = 0;
-const ARM_TRUE: u8 = 1;
-const ARM_FALSE: u8 = 2;
-const ARM_RETURN: u8 = 3;
-const ARM_TRY: u8 = 4;
 
 /// A presence slot: a root's own flag (`%ph`) or a slot below the root's
 /// target storage.
@@ -139,74 +132,36 @@ struct Steps {
 impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     pub(crate) fn new(u: &'a Unit<'u, 'm>, at: At) -> Result<Self, Refusal> {
         let f = u.f(at);
-        let r = u.r;
         let lay = &u.layouts;
-        let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
-        blocks.sort_by_key(|b| b.id);
-        let path_ix: HashMap<&PathKey, usize> = f
-            .body
-            .paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (&p.key, i))
-            .collect();
-        // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
-        // parameters) hold the address of the target's storage.
-        let borrow_root = |root: &Root| match root {
-            Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
-            Root::Param(p) => f
-                .params
-                .iter()
-                .find(|x| x.ordinal == *p)
-                .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
-            _ => false,
-        };
+        let walk::Frame {
+            blocks,
+            path_ix,
+            paths: plans,
+            temps,
+            slots,
+            edge_of,
+            cust,
+        } = walk::frame(u.r, at, u.receiver_binding(at).is_some())?;
+        // Each path as slot offsets below its root's storage and the
+        // presence flags on the way.
         let mut paths = Vec::new();
-        for p in &f.body.paths {
-            let borrowed = borrow_root(&p.key.root);
-            if borrowed {
-                let target = match &p.key.root {
-                    Root::Param(o) => f.params.iter().find(|x| x.ordinal == *o).map(|x| &x.ty),
-                    _ => None,
-                };
-                if let Some(t) = target
-                    && pointee(t).is_none()
-                {
-                    return Err(u.refuse(
-                        at,
-                        None,
-                        None,
-                        format!("parameter type {}", type_name(r, t)),
-                    ));
-                }
-            }
-            let agg = !is_word(&p.ty);
-            let root = PathKey {
-                root: p.key.root.clone(),
-                fields: vec![],
-            };
-            let Some(&ri) = path_ix.get(&root) else {
-                return Err(u.refuse(at, None, None, "owned path without its root"));
-            };
-            let mut name = root_name(&p.key.root);
-            let mut present = if !borrowed && (agg || !p.key.fields.is_empty()) {
+        for (p, plan) in f.body.paths.iter().zip(plans) {
+            let (ri, borrowed) = (plan.root, plan.borrowed);
+            let mut present = if !borrowed && (plan.agg || !plan.steps.is_empty()) {
                 vec![Flag::Root(ri)]
             } else {
                 vec![]
             };
-            let mut flag = (!borrowed && agg && p.key.fields.is_empty()).then_some(Flag::Root(ri));
-            let mut base_ty = f.body.paths[ri].ty.clone();
+            let mut flag =
+                (!borrowed && plan.agg && plan.steps.is_empty()).then_some(Flag::Root(ri));
             let mut off = 0u32;
-            for fid in &p.key.fields {
-                let Some((_, variant, fld)) = r.field(fid) else {
-                    return Err(u.refuse(at, None, None, "owned path through an unknown field"));
-                };
-                let fa = match (variant, lay.types.shape(&base_ty)) {
+            for step in &plan.steps {
+                let fa = match (step.variant, lay.types.shape(&step.base)) {
                     (Some(vi), Some(Shape::Variants { .. })) => {
                         present.push(Flag::Slot(off + at::BUILT));
-                        lay.variant_field(&base_ty, vi, fld.ordinal)
+                        lay.variant_field(&step.base, vi, step.field.ordinal)
                     }
-                    (None, Some(Shape::Record { .. })) => lay.field(&base_ty, fld.ordinal),
+                    (None, Some(Shape::Record { .. })) => lay.field(&step.base, step.field.ordinal),
                     _ => None,
                 };
                 let Some(fa) = fa else {
@@ -215,94 +170,18 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 present.push(Flag::Slot(off + fa.flag));
                 flag = Some(Flag::Slot(off + fa.flag));
                 off += fa.value;
-                name.push('.');
-                name.push_str(&fld.name);
-                base_ty = fld.ty.clone();
-            }
-            if matches!(p.key.root, Root::Temp(_)) && p.key.fields.is_empty() && !agg {
-                return Err(u.refuse(at, None, None, "a temporary owner of a word type"));
             }
             paths.push(PathInfo {
                 root: ri,
                 off,
                 present,
                 flag,
-                agg: agg && !borrowed,
+                agg: plan.agg && !borrowed,
                 borrowed,
-                owner: p.key.fields.is_empty()
-                    && !borrowed
-                    && !r.is_copy(&p.ty)
-                    && !p.ty.is_borrow(),
-                name,
+                owner: plan.owner,
+                name: plan.name,
                 ty: p.ty.clone(),
             });
-        }
-        let mut temps = HashMap::new();
-        for (i, p) in f.body.paths.iter().enumerate() {
-            if let (Root::Temp(OpRef::Flow { block, ordinal }), true) =
-                (&p.key.root, p.key.fields.is_empty())
-            {
-                temps.insert((*block, *ordinal), i);
-            }
-        }
-        let mut roots: Vec<Root> = Vec::new();
-        if u.receiver_binding(at).is_some() {
-            roots.push(Root::Receiver);
-        }
-        roots.extend(u.sorted_params(at).iter().map(|p| Root::Param(p.ordinal)));
-        let slots = roots
-            .into_iter()
-            .map(|root| {
-                path_ix
-                    .get(&PathKey {
-                        root,
-                        fields: vec![],
-                    })
-                    .copied()
-            })
-            .collect();
-        // The checked edge list in dense-ID order names each terminator's
-        // and try's recorded edge (as the interpreter finds them).
-        let derived = zlm::check::cfg::expected_edges_of(f)
-            .map_err(|_| u.refuse(at, None, None, "cleanup edges"))?;
-        let mut recorded: Vec<&CleanupEdge> = f.body.edges.iter().collect();
-        recorded.sort_by_key(|e| e.id);
-        let mut edge_of = HashMap::new();
-        for (id, e) in derived.iter().enumerate() {
-            let arm = match e.arm {
-                Arm::Jump => ARM_JUMP,
-                Arm::True => ARM_TRUE,
-                Arm::False => ARM_FALSE,
-                Arm::Return => ARM_RETURN,
-                Arm::Try => ARM_TRY,
-            };
-            let Some(rec) = recorded.get(id) else {
-                return Err(u.refuse(at, None, None, "cleanup edges"));
-            };
-            edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), *rec);
-        }
-        for e in &f.body.edges {
-            for d in &e.drops {
-                let ok = d.tag == tag::PLACE_DROP
-                    && matches!(d.operands.first(), Some(Operand::Place(k)) if path_ix.contains_key(k));
-                if !ok {
-                    return Err(u.refuse(
-                        at,
-                        Some(e.source),
-                        None,
-                        "cleanup recipe other than a place drop",
-                    ));
-                }
-            }
-        }
-        let cust = paths.iter().any(|p| p.agg);
-        if cust && f.body.paths.len() >= usize::from(u16::MAX) {
-            return Err(u.refuse(
-                at,
-                None,
-                None,
-                "more owned paths than the custody list holds",
-            ));
         }
         let fnix = u.index.get(&at).copied().unwrap_or(0);
         Ok(Fl {

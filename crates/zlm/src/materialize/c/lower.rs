@@ -14,10 +14,9 @@
 use super::config::TargetConfig;
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
-use super::walk::{self, At, ends_segment};
-use crate::check::cfg::Arm;
+use super::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At, ends_segment};
 use crate::check::{Checked, Resolved};
-use crate::interp::{canon, root_name, type_name, width};
+use crate::interp::{canon, root_name, width};
 use crate::model::*;
 use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write;
@@ -336,93 +335,48 @@ struct Fl<'a, 'u, 'm> {
     in_ensures: bool,
 }
 
-const ARM_JUMP: u8 = 0;
-const ARM_TRUE: u8 = 1;
-const ARM_FALSE: u8 = 2;
-const ARM_RETURN: u8 = 3;
-const ARM_TRY: u8 = 4;
-
 impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     fn new(u: &'a Unit<'u, 'm>, at: At) -> Result<Self, Refusal> {
         let f = u.f(at);
         let r = u.r;
         let name = r.fn_name(at.0, at.1);
-        let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
-        blocks.sort_by_key(|b| b.id);
-        let path_ix = f
-            .body
-            .paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (&p.key, i))
-            .collect::<HashMap<_, _>>();
-        // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
-        // parameters) hold a pointer to the target's storage.
-        let borrow_root = |root: &Root| match root {
-            Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
-            Root::Param(p) => f
-                .params
-                .iter()
-                .find(|x| x.ordinal == *p)
-                .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
-            _ => false,
-        };
+        let walk::Frame {
+            blocks,
+            path_ix,
+            paths: plans,
+            temps,
+            slots,
+            edge_of,
+            cust,
+        } = walk::frame(r, at, u.receiver_binding(at).is_some())?;
+        // Each path as C expressions over its root's storage `pl<root>`
+        // and presence flag `ph<root>`.
         let mut paths = Vec::new();
-        for p in &f.body.paths {
-            let borrowed = borrow_root(&p.key.root);
-            if borrowed {
-                let target = match &p.key.root {
-                    Root::Param(o) => f.params.iter().find(|x| x.ordinal == *o).map(|x| &x.ty),
-                    _ => None,
-                };
-                if let Some(t) = target
-                    && super::types::pointee(t).is_none()
-                {
-                    return Err(u.refuse(
-                        at,
-                        None,
-                        None,
-                        format!("parameter type {}", type_name(r, t)),
-                    ));
-                }
-            }
-            let agg = !is_word(&p.ty);
-            let root = PathKey {
-                root: p.key.root.clone(),
-                fields: vec![],
-            };
-            let Some(&ri) = path_ix.get(&root) else {
-                return Err(u.refuse(at, None, None, "owned path without its root"));
-            };
-            let mut name = root_name(&p.key.root);
+        for (p, plan) in f.body.paths.iter().zip(plans) {
+            let (ri, borrowed) = (plan.root, plan.borrowed);
             let mut lvalue = if borrowed {
                 format!("(*pl{ri})")
             } else {
                 format!("pl{ri}")
             };
-            let mut present = if !borrowed && (agg || !p.key.fields.is_empty()) {
+            let mut present = if !borrowed && (plan.agg || !plan.steps.is_empty()) {
                 format!("ph{ri}")
             } else {
                 "1".to_string()
             };
-            let mut flag = (!borrowed && agg && p.key.fields.is_empty()).then(|| format!("ph{ri}"));
-            let mut base_ty = f.body.paths[ri].ty.clone();
-            for fid in &p.key.fields {
-                let Some((_, variant, fld)) = r.field(fid) else {
-                    return Err(u.refuse(at, None, None, "owned path through an unknown field"));
-                };
-                let (m, h) = match variant {
+            let mut flag =
+                (!borrowed && plan.agg && plan.steps.is_empty()).then(|| format!("ph{ri}"));
+            for step in &plan.steps {
+                let fo = step.field.ordinal;
+                let (m, h) = match step.variant {
                     Some(vi) => {
                         present = format!("{present} && {lvalue}.built");
-                        (
-                            format!("v{vi}_f{}", fld.ordinal),
-                            format!("v{vi}_h{}", fld.ordinal),
-                        )
+                        (format!("v{vi}_f{fo}"), format!("v{vi}_h{fo}"))
                     }
-                    None => (format!("f{}", fld.ordinal), format!("h{}", fld.ordinal)),
+                    None => (format!("f{fo}"), format!("h{fo}")),
                 };
                 if !matches!(
-                    u.types.shape(&base_ty),
+                    u.types.shape(&step.base),
                     Some(Shape::Record { .. } | Shape::Variants { .. })
                 ) {
                     return Err(u.refuse(at, None, None, "owned path below a non-record"));
@@ -431,12 +385,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 present = format!("{present} && {h}");
                 flag = Some(h);
                 lvalue = format!("{lvalue}.{m}");
-                name.push('.');
-                name.push_str(&fld.name);
-                base_ty = fld.ty.clone();
-            }
-            if matches!(p.key.root, Root::Temp(_)) && p.key.fields.is_empty() && !agg {
-                return Err(u.refuse(at, None, None, "a temporary owner of a word type"));
             }
             let binding = if borrowed && p.key.fields.is_empty() {
                 format!("pl{ri}")
@@ -448,83 +396,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 target: lvalue,
                 present,
                 flag,
-                agg: agg && !borrowed,
+                agg: plan.agg && !borrowed,
                 borrowed,
-                owner: p.key.fields.is_empty()
-                    && !borrowed
-                    && !r.is_copy(&p.ty)
-                    && !p.ty.is_borrow(),
-                name,
+                owner: plan.owner,
+                name: plan.name,
             });
-        }
-        let mut temps = HashMap::new();
-        for (i, p) in f.body.paths.iter().enumerate() {
-            if let (Root::Temp(OpRef::Flow { block, ordinal }), true) =
-                (&p.key.root, p.key.fields.is_empty())
-            {
-                temps.insert((*block, *ordinal), i);
-            }
-        }
-        let mut ps: Vec<&Param> = f.params.iter().collect();
-        ps.sort_by_key(|p| p.ordinal);
-        let mut roots: Vec<Root> = Vec::new();
-        if u.receiver_binding(at).is_some() {
-            roots.push(Root::Receiver);
-        }
-        roots.extend(ps.iter().map(|p| Root::Param(p.ordinal)));
-        let slots = roots
-            .into_iter()
-            .map(|root| {
-                path_ix
-                    .get(&PathKey {
-                        root,
-                        fields: vec![],
-                    })
-                    .copied()
-            })
-            .collect();
-        // The checked edge list in dense-ID order names each terminator's
-        // and try's recorded edge (as the interpreter finds them).
-        let derived = crate::check::cfg::expected_edges_of(f)
-            .map_err(|_| u.refuse(at, None, None, "cleanup edges"))?;
-        let mut recorded: Vec<&CleanupEdge> = f.body.edges.iter().collect();
-        recorded.sort_by_key(|e| e.id);
-        let mut edge_of = HashMap::new();
-        for (id, e) in derived.iter().enumerate() {
-            let arm = match e.arm {
-                Arm::Jump => ARM_JUMP,
-                Arm::True => ARM_TRUE,
-                Arm::False => ARM_FALSE,
-                Arm::Return => ARM_RETURN,
-                Arm::Try => ARM_TRY,
-            };
-            let Some(rec) = recorded.get(id) else {
-                return Err(u.refuse(at, None, None, "cleanup edges"));
-            };
-            edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), *rec);
-        }
-        for e in &f.body.edges {
-            for d in &e.drops {
-                let ok = d.tag == tag::PLACE_DROP
-                    && matches!(d.operands.first(), Some(Operand::Place(k)) if path_ix.contains_key(k));
-                if !ok {
-                    return Err(u.refuse(
-                        at,
-                        Some(e.source),
-                        None,
-                        "cleanup recipe other than a place drop",
-                    ));
-                }
-            }
-        }
-        let cust = paths.iter().any(|p| p.agg);
-        if cust && f.body.paths.len() >= usize::from(u16::MAX) {
-            return Err(u.refuse(
-                at,
-                None,
-                None,
-                "more owned paths than the custody list holds",
-            ));
         }
         Ok(Fl {
             u,

@@ -7,7 +7,7 @@
 use super::unit::{Refusal, Scope};
 use crate::check::{Checked, Resolved};
 use crate::model::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A function: (declaration index, function index).
 pub type At = (usize, usize);
@@ -277,4 +277,208 @@ pub fn prepayment(f: &Function, blocks: &[&Block]) -> Prepaid {
         extra,
         unroll,
     }
+}
+
+/// Edge arms, as the lowerings key a terminator's or try's recorded edge.
+pub const ARM_JUMP: u8 = 0;
+pub const ARM_TRUE: u8 = 1;
+pub const ARM_FALSE: u8 = 2;
+pub const ARM_RETURN: u8 = 3;
+pub const ARM_TRY: u8 = 4;
+
+/// One field on an owned path's way down from its root.
+pub struct FieldStep<'m> {
+    /// The variant the field belongs to, when it is a variant's.
+    pub variant: Option<usize>,
+    pub field: &'m Field,
+    /// The type holding the field.
+    pub base: Type,
+}
+
+/// What both lowerings know of one owned path before they lay it out.
+pub struct PathPlan<'m> {
+    /// Index of its root path.
+    pub root: usize,
+    /// Below (or at) a root bound to a loan.
+    pub borrowed: bool,
+    /// The path's value is not one word.
+    pub agg: bool,
+    /// An owner root in custody (the interpreter's `owner`).
+    pub owner: bool,
+    /// Drop-log name (`l1.right`).
+    pub name: String,
+    /// The fields from the root down.
+    pub steps: Vec<FieldStep<'m>>,
+}
+
+/// The frame of one function as both lowerings see it: blocks in ID order,
+/// owned paths, temporary owners, runtime slots and recorded edges.
+pub struct Frame<'m> {
+    pub blocks: Vec<&'m Block>,
+    pub path_ix: HashMap<&'m PathKey, usize>,
+    pub paths: Vec<PathPlan<'m>>,
+    /// Temporary owner path of each flow op's result.
+    pub temps: HashMap<(u32, u32), usize>,
+    /// Path index per runtime slot (the receiver, then parameters).
+    pub slots: Vec<Option<usize>>,
+    /// The recorded edge of each (source block, arm, try op).
+    pub edge_of: HashMap<(u32, u8, u32), &'m CleanupEdge>,
+    /// The frame keeps a custody list (it holds non-word paths).
+    pub cust: bool,
+}
+
+/// Plans the frame of `at`; `receiver_bound` says whether its receiver
+/// takes a runtime slot. Refuses what neither lowering covers.
+pub fn frame<'m>(r: &Resolved<'m>, at: At, receiver_bound: bool) -> Result<Frame<'m>, Refusal> {
+    use super::types::{is_word, pointee};
+    let f = function(r, at);
+    let no = |msg: String| refuse(r, at, None, None, msg);
+    let mut blocks: Vec<&Block> = f.body.blocks.iter().collect();
+    blocks.sort_by_key(|b| b.id);
+    let path_ix: HashMap<&PathKey, usize> = f
+        .body
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (&p.key, i))
+        .collect();
+    // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
+    // parameters) hold the address of the target's storage.
+    let borrow_root = |root: &Root| match root {
+        Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
+        Root::Param(p) => f
+            .params
+            .iter()
+            .find(|x| x.ordinal == *p)
+            .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
+        _ => false,
+    };
+    let mut paths = Vec::new();
+    for p in &f.body.paths {
+        let borrowed = borrow_root(&p.key.root);
+        if borrowed {
+            let target = match &p.key.root {
+                Root::Param(o) => f.params.iter().find(|x| x.ordinal == *o).map(|x| &x.ty),
+                _ => None,
+            };
+            if let Some(t) = target
+                && pointee(t).is_none()
+            {
+                return Err(no(format!(
+                    "parameter type {}",
+                    crate::interp::type_name(r, t)
+                )));
+            }
+        }
+        let agg = !is_word(&p.ty);
+        let root = PathKey {
+            root: p.key.root.clone(),
+            fields: vec![],
+        };
+        let Some(&ri) = path_ix.get(&root) else {
+            return Err(no("owned path without its root".into()));
+        };
+        let mut name = crate::interp::root_name(&p.key.root);
+        let mut base = f.body.paths[ri].ty.clone();
+        let mut steps = Vec::new();
+        for fid in &p.key.fields {
+            let Some((_, variant, field)) = r.field(fid) else {
+                return Err(no("owned path through an unknown field".into()));
+            };
+            name.push('.');
+            name.push_str(&field.name);
+            let next = field.ty.clone();
+            steps.push(FieldStep {
+                variant,
+                field,
+                base: std::mem::replace(&mut base, next),
+            });
+        }
+        if matches!(p.key.root, Root::Temp(_)) && p.key.fields.is_empty() && !agg {
+            return Err(no("a temporary owner of a word type".into()));
+        }
+        paths.push(PathPlan {
+            root: ri,
+            borrowed,
+            agg,
+            owner: p.key.fields.is_empty() && !borrowed && !r.is_copy(&p.ty) && !p.ty.is_borrow(),
+            name,
+            steps,
+        });
+    }
+    let mut temps = HashMap::new();
+    for (i, p) in f.body.paths.iter().enumerate() {
+        if let (Root::Temp(OpRef::Flow { block, ordinal }), true) =
+            (&p.key.root, p.key.fields.is_empty())
+        {
+            temps.insert((*block, *ordinal), i);
+        }
+    }
+    let mut ps: Vec<&Param> = f.params.iter().collect();
+    ps.sort_by_key(|p| p.ordinal);
+    let mut roots: Vec<Root> = Vec::new();
+    if receiver_bound {
+        roots.push(Root::Receiver);
+    }
+    roots.extend(ps.iter().map(|p| Root::Param(p.ordinal)));
+    let slots = roots
+        .into_iter()
+        .map(|root| {
+            path_ix
+                .get(&PathKey {
+                    root,
+                    fields: vec![],
+                })
+                .copied()
+        })
+        .collect();
+    // The checked edge list in dense-ID order names each terminator's
+    // and try's recorded edge (as the interpreter finds them).
+    let derived =
+        crate::check::cfg::expected_edges_of(f).map_err(|_| no("cleanup edges".into()))?;
+    let mut recorded: Vec<&CleanupEdge> = f.body.edges.iter().collect();
+    recorded.sort_by_key(|e| e.id);
+    let mut edge_of = HashMap::new();
+    for (id, e) in derived.iter().enumerate() {
+        use crate::check::cfg::Arm;
+        let arm = match e.arm {
+            Arm::Jump => ARM_JUMP,
+            Arm::True => ARM_TRUE,
+            Arm::False => ARM_FALSE,
+            Arm::Return => ARM_RETURN,
+            Arm::Try => ARM_TRY,
+        };
+        let Some(rec) = recorded.get(id) else {
+            return Err(no("cleanup edges".into()));
+        };
+        edge_of.insert((e.source, arm, e.try_op.unwrap_or(0)), *rec);
+    }
+    for e in &f.body.edges {
+        for d in &e.drops {
+            let ok = d.tag == tag::PLACE_DROP
+                && matches!(d.operands.first(), Some(Operand::Place(k)) if path_ix.contains_key(k));
+            if !ok {
+                return Err(refuse(
+                    r,
+                    at,
+                    Some(e.source),
+                    None,
+                    "cleanup recipe other than a place drop",
+                ));
+            }
+        }
+    }
+    let cust = paths.iter().any(|p| p.agg && !p.borrowed);
+    if cust && f.body.paths.len() >= usize::from(u16::MAX) {
+        return Err(no("more owned paths than the custody list holds".into()));
+    }
+    Ok(Frame {
+        blocks,
+        path_ix,
+        paths,
+        temps,
+        slots,
+        edge_of,
+        cust,
+    })
 }
