@@ -19,7 +19,7 @@ use crate::check::{Checked, Resolved};
 use crate::model::*;
 use fast::{Code, File, Flow, Ins, Regs, Seg};
 pub use fault::{Fault, FaultKind};
-pub use numeric::{canon, operand_kind, width};
+pub use numeric::{canon, contract_compare_kind, contract_flow_tag, operand_kind, width};
 pub use value::{Loc, Value, type_name};
 
 /// Resource limits.
@@ -2096,18 +2096,8 @@ impl<'a, 'm> Run<'a, 'm> {
             }
             4 => Value::Scalar(u64::from(!vals[0].as_bool())),
             5 | 7..=16 => {
-                let t = match op.tag {
-                    5 => tag::NEG,
-                    7 => tag::ADD,
-                    8 => tag::SUB,
-                    9 => tag::MUL,
-                    10 => tag::DIV,
-                    11 => tag::REM,
-                    12 => tag::SHIFT_LEFT,
-                    13 => tag::SHIFT_RIGHT,
-                    14 => tag::BIT_AND,
-                    15 => tag::BIT_XOR,
-                    _ => tag::BIT_OR,
+                let Some(t) = numeric::contract_flow_tag(op.tag) else {
+                    return Err(fault(self, FaultKind::Internal));
                 };
                 let c = vals.get(1).map(|v| v.bits()).unwrap_or(0);
                 Value::Scalar(
@@ -2116,24 +2106,16 @@ impl<'a, 'm> Run<'a, 'm> {
                 )
             }
             17..=22 => {
-                let t =
-                    [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
-                let k = match (&op.operands[0], &op.operands[1]) {
-                    (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
-                    (o, _) => {
-                        let recv = crate::catalog::receiver_type(
-                            &self.it.r.self_type(p.decl),
-                            p.f.receiver,
-                        )
-                        .filter(|_| {
-                            !matches!(p.f.receiver, ReceiverKind::Type | ReceiverKind::None)
-                        });
-                        match crate::ids::contract_operand_type(p.f, recv.as_ref(), e, o) {
-                            Ok(Type::Scalar(k)) => k,
-                            _ => ScalarKind::UInt64,
-                        }
-                    }
+                let Some(t) = numeric::contract_flow_tag(op.tag) else {
+                    return Err(fault(self, FaultKind::Internal));
                 };
+                let k = numeric::contract_compare_kind(
+                    &self.it.r.self_type(p.decl),
+                    p.f,
+                    e,
+                    &op.operands[0],
+                    &op.operands[1],
+                );
                 Value::Scalar(u64::from(numeric::compare(
                     t,
                     k,

@@ -176,6 +176,56 @@ pub fn compare(t: u32, k: ScalarKind, a: u64, b: u64) -> bool {
     }
 }
 
+/// The flow operation a contract arithmetic operation (contract tags 5 and
+/// 7–16) or comparison (17–22) computes; `None` for the other tags.
+pub fn contract_flow_tag(contract_tag: u32) -> Option<u32> {
+    Some(match contract_tag {
+        5 => tag::NEG,
+        7 => tag::ADD,
+        8 => tag::SUB,
+        9 => tag::MUL,
+        10 => tag::DIV,
+        11 => tag::REM,
+        12 => tag::SHIFT_LEFT,
+        13 => tag::SHIFT_RIGHT,
+        14 => tag::BIT_AND,
+        15 => tag::BIT_XOR,
+        16 => tag::BIT_OR,
+        17 => tag::EQ,
+        18 => tag::NE,
+        19 => tag::LT,
+        20 => tag::LE,
+        21 => tag::GT,
+        22 => tag::GE,
+        _ => return None,
+    })
+}
+
+/// The kind a contract comparison of `a` and `b` in clause `e` of `f`
+/// compares at: a constant operand's kind, else the first operand's exact
+/// scalar type (`UInt64` when it has none). `self_type` is the type of
+/// `f`'s declaration.
+pub fn contract_compare_kind(
+    self_type: &Type,
+    f: &Function,
+    e: &crate::model::Expr,
+    a: &crate::model::ContractOperand,
+    b: &crate::model::ContractOperand,
+) -> ScalarKind {
+    use crate::model::{ContractOperand, ReceiverKind};
+    match (a, b) {
+        (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
+        (o, _) => {
+            let recv = crate::catalog::receiver_type(self_type, f.receiver)
+                .filter(|_| !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None));
+            match crate::ids::contract_operand_type(f, recv.as_ref(), e, o) {
+                Ok(Type::Scalar(k)) => k,
+                _ => ScalarKind::UInt64,
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

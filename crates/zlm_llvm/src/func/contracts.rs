@@ -118,18 +118,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.i(format!("store i64 {x}, ptr {v}"));
             }
             5 | 7..=16 => {
-                let t = match op.tag {
-                    5 => tag::NEG,
-                    7 => tag::ADD,
-                    8 => tag::SUB,
-                    9 => tag::MUL,
-                    10 => tag::DIV,
-                    11 => tag::REM,
-                    12 => tag::SHIFT_LEFT,
-                    13 => tag::SHIFT_RIGHT,
-                    14 => tag::BIT_AND,
-                    15 => tag::BIT_XOR,
-                    _ => tag::BIT_OR,
+                let Some(t) = zlm::interp::contract_flow_tag(op.tag) else {
+                    return Err(refuse(self, "contract operation is not lowered yet"));
                 };
                 let (x, f) = self
                     .arith(t, kind, &w(0), &w(1))
@@ -141,24 +131,16 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.i(format!("store i64 {x}, ptr {v}"));
             }
             17..=22 => {
-                let t =
-                    [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
-                let k = match (&op.operands[0], &op.operands[1]) {
-                    (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
-                    (o, _) => {
-                        let recv = zlm::catalog::receiver_type(
-                            &self.u.r.self_type(self.at.0),
-                            self.f.receiver,
-                        )
-                        .filter(|_| {
-                            !matches!(self.f.receiver, ReceiverKind::Type | ReceiverKind::None)
-                        });
-                        match zlm::ids::contract_operand_type(self.f, recv.as_ref(), e, o) {
-                            Ok(Type::Scalar(k)) => k,
-                            _ => ScalarKind::UInt64,
-                        }
-                    }
+                let Some(t) = zlm::interp::contract_flow_tag(op.tag) else {
+                    return Err(refuse(self, "contract operation is not lowered yet"));
                 };
+                let k = zlm::interp::contract_compare_kind(
+                    &self.u.r.self_type(self.at.0),
+                    self.f,
+                    e,
+                    &op.operands[0],
+                    &op.operands[1],
+                );
                 let r = self.cmp(t, k.is_signed(), &w(0), &w(1));
                 self.i(format!("store i64 {r}, ptr {v}"));
             }

@@ -1356,18 +1356,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let _ = writeln!(s, "    {v} = (uint64_t)({} == 0);", vals[0]);
             }
             5 | 7..=16 => {
-                let t = match op.tag {
-                    5 => tag::NEG,
-                    7 => tag::ADD,
-                    8 => tag::SUB,
-                    9 => tag::MUL,
-                    10 => tag::DIV,
-                    11 => tag::REM,
-                    12 => tag::SHIFT_LEFT,
-                    13 => tag::SHIFT_RIGHT,
-                    14 => tag::BIT_AND,
-                    15 => tag::BIT_XOR,
-                    _ => tag::BIT_OR,
+                let Some(t) = crate::interp::contract_flow_tag(op.tag) else {
+                    return Err(refuse(self, "contract operation is not lowered yet"));
                 };
                 let c = vals.get(1).cloned().unwrap_or_else(|| "0".into());
                 match self.arith_call(t, kind, &vals[0], &c, &v) {
@@ -1394,24 +1384,16 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
             17..=22 => {
-                let t =
-                    [tag::EQ, tag::NE, tag::LT, tag::LE, tag::GT, tag::GE][op.tag as usize - 17];
-                let k = match (&op.operands[0], &op.operands[1]) {
-                    (ContractOperand::Const(c), _) | (_, ContractOperand::Const(c)) => c.kind,
-                    (o, _) => {
-                        let recv = crate::catalog::receiver_type(
-                            &self.u.r.self_type(self.at.0),
-                            self.f.receiver,
-                        )
-                        .filter(|_| {
-                            !matches!(self.f.receiver, ReceiverKind::Type | ReceiverKind::None)
-                        });
-                        match crate::ids::contract_operand_type(self.f, recv.as_ref(), e, o) {
-                            Ok(Type::Scalar(k)) => k,
-                            _ => ScalarKind::UInt64,
-                        }
-                    }
+                let Some(t) = crate::interp::contract_flow_tag(op.tag) else {
+                    return Err(refuse(self, "contract operation is not lowered yet"));
                 };
+                let k = crate::interp::contract_compare_kind(
+                    &self.u.r.self_type(self.at.0),
+                    self.f,
+                    e,
+                    &op.operands[0],
+                    &op.operands[1],
+                );
                 let _ = writeln!(
                     s,
                     "    {v} = zlm_cmp({t}, {}, {}, {});",
