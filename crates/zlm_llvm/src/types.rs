@@ -285,31 +285,8 @@ impl Layouts {
             }
             Shape::Result(a, e) => {
                 member(&mut b, a, ".value", at::OK, vec![(at::TAG, Some(0))]);
-                let ea = self.err_at(a);
                 // Any tag but 0 is the Err arm, as in the C runtime.
-                let call = self.drop_call(r, e, "%fn", "%n", "%m");
-                if !call.is_empty() {
-                    let seg = string(strings, ".error");
-                    let (go, skip) = (b.fresh("go"), b.fresh("skip"));
-                    let p = b.v("getelementptr inbounds i64, ptr %v, i64 0");
-                    let x = b.v(format!("load i64, ptr {p}"));
-                    let c = b.v(format!("icmp ne i64 {x}, 0"));
-                    b.line(format!("br i1 {c}, label %{go}, label %{skip}"));
-                    b.label(&go);
-                    let n = b.v("alloca {ptr, ptr}");
-                    b.line(format!("store ptr %nm, ptr {n}"));
-                    let s = b.v(format!(
-                        "getelementptr inbounds {{ptr, ptr}}, ptr {n}, i64 0, i32 1"
-                    ));
-                    b.line(format!("store ptr {seg}, ptr {s}"));
-                    let m = b.v(format!("getelementptr inbounds i64, ptr %v, i64 {ea}"));
-                    b.line(
-                        call.replace("ptr %n,", &format!("ptr {n},"))
-                            .replace("ptr %m)", &format!("ptr {m})")),
-                    );
-                    b.line(format!("br label %{skip}"));
-                    b.label(&skip);
-                }
+                member(&mut b, e, ".error", self.err_at(a), vec![(at::TAG, None)]);
             }
             Shape::Bytes => b.line("call void @zlm_bytes_free(ptr %z, ptr %v)".into()),
             Shape::Slice => {}
