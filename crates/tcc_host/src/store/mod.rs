@@ -555,6 +555,16 @@ pub(crate) fn json_text(j: &J) -> String {
     tcc_ir::to_canonical(j)
 }
 
+/// The detail of the `effect` history entry a journal row stands for: what
+/// the host records for an effect (see `Store::history_lists_journal`).
+pub(crate) fn journal_history_detail(
+    key: Option<String>,
+    idempotency_key: Option<String>,
+    status: Option<String>,
+) -> J {
+    serde_json::json!({"key": key, "idempotency_key": idempotency_key, "status": status})
+}
+
 /// A stored JSON column back as a value (`None` for SQL NULL).
 pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
     match s {

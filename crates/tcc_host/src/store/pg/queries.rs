@@ -8,7 +8,7 @@ use super::rows::{exec_row, in_journal_of};
 use crate::store::{
     CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
     NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
-    json_text, parse_json,
+    journal_history_detail, json_text, parse_json,
 };
 use postgres::types::ToSql;
 use postgres::{GenericClient, Row};
@@ -255,11 +255,7 @@ impl Store for PgStore {
                         Some(d) => parse_json(Some(d))
                             .map_err(JobError::Store)?
                             .unwrap_or(J::Null),
-                        None => serde_json::json!({
-                            "key": r.try_get::<_, Option<String>>(4)?,
-                            "idempotency_key": r.try_get::<_, Option<String>>(5)?,
-                            "status": r.try_get::<_, Option<String>>(6)?,
-                        }),
+                        None => journal_history_detail(r.try_get(4)?, r.try_get(5)?, r.try_get(6)?),
                     };
                     Ok(HistoryRow {
                         seq: r.try_get(0)?,

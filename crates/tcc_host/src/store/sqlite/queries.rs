@@ -6,7 +6,7 @@ use super::cached::Cached;
 use crate::store::{
     CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
     NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
-    json_text, parse_json,
+    journal_history_detail, json_text, parse_json,
 };
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
@@ -98,16 +98,6 @@ fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize,
 /// in the binary collation).
 fn journal_range(id: &str) -> (String, String) {
     (format!("{id}:"), format!("{id};"))
-}
-
-/// The detail of the `effect` history entry a journal row stands for: what
-/// the host records for an effect (see `Store::history_lists_journal`).
-fn journal_history_detail(
-    key: Option<String>,
-    idempotency_key: Option<String>,
-    status: Option<String>,
-) -> J {
-    serde_json::json!({"key": key, "idempotency_key": idempotency_key, "status": status})
 }
 
 fn add_history(
