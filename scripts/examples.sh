@@ -2,6 +2,9 @@
 # Runs irkit's main job on the built-in examples of every system.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Debian packages the build and the examples need (LLVM 19, Mesa, Chromium, ...), from
+# the one list in .ci/apt-packages; as root or through sudo, else a message naming them.
+bash scripts/install-packages.sh examples
 cargo build --release -q -p irkit
 irkit=target/release/irkit
 # TCC artifacts: validate, check the embedded hash, and list every example.

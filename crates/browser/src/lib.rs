@@ -1,7 +1,9 @@
 //! Headless Chromium for tests and tools, driven over WebDriver.
 //!
 //! [`Browser::start`] finds `chromedriver` and Chromium, starts the driver
-//! on a free loopback port in its own process group, and opens one
+//! in its own process group on a loopback port the driver itself chooses
+//! (`--port=0`; the port is read from the driver's own announcement, so no
+//! other process can take it between choosing and listening), and opens one
 //! WebDriver session (through `fantoccini`) with a headless Chromium on a
 //! fresh profile directory. The session then loads pages
 //! ([`Browser::goto`]), runs JavaScript ([`Browser::execute`],
@@ -219,13 +221,37 @@ fn find_program(
     })
 }
 
-fn free_port() -> Result<u16, BrowserError> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| BrowserError::Io(format!("cannot bind a loopback port: {e}")))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| BrowserError::Io(e.to_string()))
+/// The line chromedriver prints once it listens (`--port=0`: a port the
+/// kernel chose for it, so nothing can take it in between).
+const DRIVER_READY: &str = "started successfully on port ";
+
+/// The port announced in chromedriver's output, once the whole line
+/// (ending in `.`) has been written.
+fn announced_port(log: &str) -> Option<u16> {
+    let at = log.find(DRIVER_READY)? + DRIVER_READY.len();
+    let rest = &log[at..];
+    let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+    if !rest[digits..].starts_with('.') {
+        return None;
+    }
+    rest[..digits].parse().ok().filter(|p| *p != 0)
+}
+
+/// How a session start failed: a transport failure while the driver came
+/// up (worth one retry with a fresh driver), or a real refusal.
+enum LaunchError {
+    /// The driver was unreachable or lost the connection before the
+    /// session existed (the start race on a loaded machine).
+    Transient(BrowserError),
+    /// Anything else: a missing or failing program, or a refusal by the
+    /// driver (`session not created`), which a retry would only repeat.
+    Final(BrowserError),
+}
+
+impl From<BrowserError> for LaunchError {
+    fn from(e: BrowserError) -> Self {
+        LaunchError::Final(e)
+    }
 }
 
 fn fresh_profile() -> Result<PathBuf, BrowserError> {
@@ -315,15 +341,33 @@ impl Browser {
             .enable_all()
             .build()
             .map_err(|e| BrowserError::Io(format!("cannot start a Tokio runtime: {e}")))?;
-        let profile = fresh_profile()?;
         let mut browser = Browser {
             runtime,
             client: None,
             driver: None,
-            profile,
+            profile: fresh_profile()?,
         };
-        browser.launch(options, &chromium, &chromedriver)?;
-        Ok(browser)
+        match browser.launch(options, &chromium, &chromedriver) {
+            Ok(()) => Ok(browser),
+            Err(LaunchError::Final(e)) => Err(e),
+            // One retry, with a fresh driver and profile, and only for a
+            // transport failure while the session was being created.
+            Err(LaunchError::Transient(first)) => {
+                browser.shutdown_quietly();
+                browser.profile = fresh_profile()?;
+                match browser.launch(options, &chromium, &chromedriver) {
+                    Ok(()) => Ok(browser),
+                    Err(LaunchError::Final(e) | LaunchError::Transient(e)) => Err(
+                        BrowserError::Session(format!("{e} (after a first attempt: {first})")),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// Stops the driver and removes the profile, ignoring a failed close.
+    fn shutdown_quietly(&mut self) {
+        let _ = self.shutdown();
     }
 
     fn launch(
@@ -331,9 +375,8 @@ impl Browser {
         options: &Options,
         chromium: &Path,
         chromedriver: &Path,
-    ) -> Result<(), BrowserError> {
+    ) -> Result<(), LaunchError> {
         use std::os::unix::process::CommandExt as _;
-        let port = free_port()?;
         let log = self.profile.join("chromedriver.log");
         let log_file = std::fs::File::create(&log)
             .map_err(|e| BrowserError::Io(format!("cannot create {}: {e}", log.display())))?;
@@ -341,7 +384,7 @@ impl Browser {
             .try_clone()
             .map_err(|e| BrowserError::Io(e.to_string()))?;
         let child = Command::new(chromedriver)
-            .arg(format!("--port={port}"))
+            .arg("--port=0")
             .stdin(Stdio::null())
             .stdout(log_file)
             .stderr(log_err)
@@ -354,9 +397,13 @@ impl Browser {
             })?;
         self.driver = Some(child);
         let deadline = Instant::now() + options.startup_timeout;
-        loop {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
+        let port = loop {
+            let mut text = String::new();
+            if let Ok(mut f) = std::fs::File::open(&log) {
+                let _ = f.read_to_string(&mut text);
+            }
+            if let Some(port) = announced_port(&text) {
+                break port;
             }
             if let Some(child) = self.driver.as_mut()
                 && let Ok(Some(status)) = child.try_wait()
@@ -365,17 +412,20 @@ impl Browser {
                     "{} exited with {status} before listening:\n{}",
                     chromedriver.display(),
                     log_tail(&log)
-                )));
+                ))
+                .into());
             }
             if Instant::now() > deadline {
                 return Err(BrowserError::Driver(format!(
-                    "{} did not listen on port {port} within {:?}",
+                    "{} did not announce its port within {:?}:\n{}",
                     chromedriver.display(),
-                    options.startup_timeout
-                )));
+                    options.startup_timeout,
+                    log_tail(&log)
+                ))
+                .into());
             }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         let mut args: Vec<Value> = CHROMIUM_ARGS.iter().map(|a| Value::from(*a)).collect();
         args.push(format!("--user-data-dir={}", self.profile.join("profile").display()).into());
         args.push(format!("--window-size={},{}", options.width, options.height).into());
@@ -389,19 +439,34 @@ impl Browser {
         let url = format!("http://127.0.0.1:{port}");
         let connector = hyper_util::client::legacy::connect::HttpConnector::new();
         let timeout = options.startup_timeout;
-        let client = self
-            .runtime
-            .block_on(async {
-                tokio::time::timeout(
-                    timeout,
-                    fantoccini::ClientBuilder::new(connector)
-                        .capabilities(caps)
-                        .connect(&url),
-                )
-                .await
-            })
-            .map_err(|_| BrowserError::Session(format!("no session within {timeout:?}")))?
-            .map_err(|e| BrowserError::Session(format!("{e}\n{}", log_tail(&log))))?;
+        let connected = self.runtime.block_on(async {
+            tokio::time::timeout(
+                timeout,
+                fantoccini::ClientBuilder::new(connector)
+                    .capabilities(caps)
+                    .connect(&url),
+            )
+            .await
+        });
+        let client = match connected {
+            Ok(Ok(client)) => client,
+            Ok(Err(e)) => {
+                use fantoccini::error::NewSessionError as N;
+                let transient = matches!(e, N::Failed(_) | N::FailedC(_) | N::Lost(_));
+                let error = BrowserError::Session(format!("{e}\n{}", log_tail(&log)));
+                return Err(if transient {
+                    LaunchError::Transient(error)
+                } else {
+                    LaunchError::Final(error)
+                });
+            }
+            Err(_) => {
+                return Err(LaunchError::Transient(BrowserError::Session(format!(
+                    "no session within {timeout:?}\n{}",
+                    log_tail(&log)
+                ))));
+            }
+        };
         self.client = Some(client);
         let script = options.script_timeout;
         self.with_client(|c| async move {
@@ -712,6 +777,40 @@ mod tests {
             CmdError::Standard(WebDriver::new(ErrorStatus::JavascriptError, "boom")),
         );
         assert_eq!(thrown.code(), "browser-script");
+    }
+
+    #[test]
+    fn the_port_is_read_from_the_drivers_announcement() {
+        let full = "Starting ChromeDriver 156 on port 0\nOnly local connections are allowed.\n\
+                    ChromeDriver was started successfully on port 38003.\n";
+        assert_eq!(announced_port(full), Some(38003));
+        // A line still being written is not an announcement yet.
+        assert_eq!(announced_port("was started successfully on port 380"), None);
+        assert_eq!(announced_port("Starting ChromeDriver on port 0\n"), None);
+        assert_eq!(announced_port("started successfully on port 0."), None);
+        assert_eq!(announced_port("started successfully on port 99999."), None);
+    }
+
+    #[test]
+    fn two_browsers_started_at_once_each_get_their_own_driver() {
+        // Skips where no browser is installed; with one, both sessions must
+        // come up on distinct driver ports and run a script.
+        let starts: Vec<_> = (0..2)
+            .map(|_| std::thread::spawn(|| Browser::start(&Options::default())))
+            .collect();
+        let mut browsers = Vec::new();
+        for s in starts {
+            match s.join().expect("start thread") {
+                Ok(b) => browsers.push(b),
+                Err(e) if e.code() == "browser-not-found" => return,
+                Err(e) => panic!("{e}"),
+            }
+        }
+        let pids: Vec<_> = browsers.iter().map(Browser::driver_pid).collect();
+        assert_ne!(pids[0], pids[1]);
+        for b in &browsers {
+            assert_eq!(b.execute("return 6 * 7", vec![]).unwrap(), Value::from(42));
+        }
     }
 
     #[test]

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite: the README's second command, and exactly what CI runs (.ci/run adds only
+# the variables that make skipped tests fail). On a fresh machine it sets up what the tests need:
+#   1. the Debian packages of .ci/apt-packages (scripts/install-packages.sh tests);
+#   2. the services of .ci/services/ (a local PostgreSQL on 127.0.0.1), as root or through sudo;
+#      without either, the PostgreSQL tests report "skipped" unless IRKIT_TEST_POSTGRES names a
+#      server;
+#   3. the pinned TCC reference package in a virtual environment under target/;
+# then runs `cargo test --workspace --release` with any extra arguments passed through.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-packages.sh tests
+
+for service in .ci/services/*.sh; do
+  [ -e "$service" ] || continue
+  if [ "$(id -u)" -eq 0 ]; then
+    bash "$service"
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo bash "$service"
+  else
+    echo "test.sh: not root and no password-less sudo: $service not started (its tests skip)" >&2
+  fi
+done
+
+IRKIT_TCC_REFERENCE_PYTHON=${IRKIT_TCC_REFERENCE_PYTHON:-$(bash scripts/install-tcc-reference.sh)}
+export IRKIT_TCC_REFERENCE_PYTHON
+
+cargo test --workspace --release "$@"
