@@ -71,8 +71,11 @@ fn until(b: &Browser, what: &str, script: &str, ready: impl Fn(&J) -> bool) -> J
         if ready(&v) {
             return v;
         }
+        // A bound for a page or server that never gets there, not a speed
+        // goal: on a loaded 2-core machine two PostgreSQL nodes can take tens
+        // of seconds to drive the workflow to its next state.
         assert!(
-            start.elapsed() < Duration::from_secs(30),
+            start.elapsed() < Duration::from_secs(120),
             "timed out waiting for {what}; last value {v}"
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -227,7 +230,14 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         |v| v == &json!("suspended"),
     );
     assert!(text_of(&b, "#pending-text").contains("\"approved\""));
-    assert_eq!(text_of(&b, "#lease"), "free");
+    // The node records the suspension, then releases its lease: the page may
+    // show the first before the second.
+    until(
+        &b,
+        "the lease released",
+        "const e = document.querySelector('#lease'); return e ? e.textContent : null;",
+        |v| v == &json!("free"),
+    );
     // The pc of the suspended continuation, highlighted in the listing:
     // just after WaitForEvent (pc 7).
     let pc = until(
