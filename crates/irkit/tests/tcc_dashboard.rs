@@ -257,8 +257,21 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
     // Send the event from the page; the page follows without reloading.
     b.execute("window.__irkitMarker = 42; return null;", vec![])
         .unwrap();
-    b.clear("#event-name").unwrap();
-    b.type_text("#event-name", "approved").unwrap();
+    // The page fills an empty, unfocused event-name field from the pending
+    // wait on each poll, and WebDriver's clear leaves the field unfocused: a
+    // poll between the clear and the typing would double the name. Type
+    // until the field holds exactly what was typed.
+    for attempt in 0.. {
+        b.clear("#event-name").unwrap();
+        b.type_text("#event-name", "approved").unwrap();
+        let typed = b
+            .execute("return document.querySelector('#event-name').value;", vec![])
+            .unwrap();
+        if typed == json!("approved") {
+            break;
+        }
+        assert!(attempt < 5, "the event name field keeps changing: {typed}");
+    }
     b.type_text("#event-payload", r#"{"ok": true}"#).unwrap();
     b.click("#send-event").unwrap();
     until(
