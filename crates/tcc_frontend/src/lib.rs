@@ -16,6 +16,7 @@ pub mod hir;
 mod lowering;
 pub mod primitives;
 pub mod python;
+pub mod repetition;
 pub mod rust;
 pub mod typescript;
 
@@ -128,7 +129,7 @@ fn compile_here(
     language: Language,
     lines: &LineIndex,
 ) -> Result<Artifact, FrontendError> {
-    let module = match language {
+    let mut module = match language {
         Language::Python => python::lower(source, file)?,
         Language::TypeScript => typescript::lower(source, file)?,
         Language::Rust => rust::lower(source, file)?,
@@ -140,6 +141,7 @@ fn compile_here(
             hir::Pos::default(),
         ));
     }
+    repetition::make_repetition_safe(&mut module)?;
     let functions = codegen::generate(&module, language.semantics(), file, lines)?;
     let program = Program {
         entry: module.entry as u32,
