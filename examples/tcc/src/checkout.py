@@ -17,5 +17,7 @@ async def run(order):
     for line in order["lines"]:
         r = await effect(f"inventory.reserve.{line['sku']}", input={"sku": line["sku"], "qty": line["qty"]})
         reserved.append(r["sku"])
-    await effect("kv.last_order", input={"op": "set", "key": order["customer"], "value": order["id"]})
-    return {"order": order["id"], "charged": charge["amount"], "reserved": reserved}
+    remembered = await effect(
+        "kv.last_order", input={"op": "set", "key": order["customer"], "value": order["id"]}
+    )
+    return {"order": order["id"], "charged": charge["amount"], "reserved": reserved, "remembered": remembered}

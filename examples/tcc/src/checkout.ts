@@ -18,6 +18,8 @@ export default async function run(order: { id: string; customer: string; lines: 
     const r = await effect(`inventory.reserve.${line.sku}`, { input: { sku: line.sku, qty: line.qty } });
     reserved.push(r.sku);
   }
-  await effect("kv.last_order", { input: { op: "set", key: order.customer, value: order.id } });
-  return { order: order.id, charged: charge.amount, reserved };
+  const remembered = await effect("kv.last_order", {
+    input: { op: "set", key: order.customer, value: order.id },
+  });
+  return { order: order.id, charged: charge.amount, reserved, remembered };
 }
