@@ -152,7 +152,7 @@ fn effects_get_their_input_and_the_kv_provider_works_from_compiled_code() {
             let s = start(db, &p, &src(&format!("checkout.{ext}")), json!([order]), &[]);
             assert_eq!(s["status"], "completed", "{ext} on {db}: {s}");
             assert_eq!(
-                plain(&s["result"]),
+                numbers(s["result"].clone()),
                 numbers(json!({
                     "order": "o-7",
                     "charged": 16,
@@ -194,7 +194,7 @@ fn effects_get_their_input_and_the_kv_provider_works_from_compiled_code() {
             };
             let s = start(db, &p, reader.to_str().unwrap(), json!(["c-7"]), &[]);
             assert_eq!(s["status"], "completed", "{ext}: {s}");
-            assert_eq!(plain(&s["result"]), json!("o-7"), "{ext} on {db}");
+            assert_eq!(numbers(s["result"].clone()), json!("o-7"), "{ext} on {db}");
         }
     }
 }
@@ -235,7 +235,7 @@ fn durable_calls_in_loops_each_get_their_own_result_in_three_languages() {
             );
             assert_eq!(s["status"], "completed", "{ext} on {db}: {s}");
             assert_eq!(
-                plain(&s["result"]),
+                numbers(s["result"].clone()),
                 numbers(json!({"parcels": 2, "tiers": ["standard", "heavy"], "cost": 38})),
                 "{ext} on {db}"
             );
@@ -252,7 +252,7 @@ fn durable_calls_in_loops_each_get_their_own_result_in_three_languages() {
                 let s = start(db, &p, &src("checkout.rs"), json!([order]), &[]);
                 assert_eq!(s["status"], "completed", "rs on {db}: {s}");
                 assert_eq!(
-                    plain(&s["result"]),
+                    numbers(s["result"].clone()),
                     numbers(json!({"order": "o-9", "customer": "c-9", "total": 7, "reserved": ["fig", "kiwi"]})),
                 );
                 assert_eq!(
@@ -276,7 +276,7 @@ fn durable_calls_in_loops_each_get_their_own_result_in_three_languages() {
             );
             assert_eq!(s["status"], "completed", "{ext} on {db}: {s}");
             assert_eq!(
-                plain(&s["result"]),
+                numbers(s["result"].clone()),
                 numbers(json!({"got": [{"id": "a"}, {"id": "b"}, {"id": "a"}], "total": 111})),
                 "{ext} on {db}"
             );

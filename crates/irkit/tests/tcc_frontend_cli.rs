@@ -21,8 +21,12 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Tagged value → plain JSON, numbers as f64.
+/// Tagged value → plain JSON, numbers as f64 (a status's `result` is
+/// already plain: then only its numbers).
 fn plain(v: &J) -> J {
+    if v.get("t").is_none() || v.as_object().is_some_and(|o| o.keys().any(|k| k != "t" && k != "v")) {
+        return numbers(v.clone());
+    }
     match v["t"].as_str() {
         Some("null") | Some("undefined") => J::Null,
         Some("bool") | Some("string") => v["v"].clone(),

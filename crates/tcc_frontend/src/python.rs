@@ -221,8 +221,60 @@ fn is_collection_literal(e: &PE) -> bool {
 }
 
 impl Lower {
+    /// Whether `f` is decorated with `@program` (the primitive, under any
+    /// imported name, or the bare name `program`).
+    fn is_program(&self, f: &ast::StmtAsyncFunctionDef) -> bool {
+        f.decorator_list.iter().any(|d| {
+            matches!(d, PE::Name(n) if n.id.as_str() == "program"
+                || self.cx.prims.get(n.id.as_str()) == Some(&Prim::Program))
+        })
+    }
+
+    /// The entry among the top-level `async def`s: the one decorated with
+    /// `@program` (the reference's rule), else the only one. Any other
+    /// `async def` is refused, naming it and the entry.
+    fn entry_of<'a>(
+        &self,
+        async_defs: &[&'a ast::StmtAsyncFunctionDef],
+    ) -> Result<Option<&'a ast::StmtAsyncFunctionDef>, FrontendError> {
+        let marked: Vec<_> = async_defs.iter().filter(|f| self.is_program(f)).collect();
+        if let [first, second, ..] = marked.as_slice() {
+            return Err(err(
+                Code::Entry,
+                format!(
+                    "a second `@program` entry (`{}`); the program has one entry, `{}`",
+                    second.name, first.name
+                ),
+                second.range,
+            ));
+        }
+        let entry = match marked.first() {
+            Some(f) => **f,
+            None => match async_defs.first() {
+                Some(f) => f,
+                None => return Ok(None),
+            },
+        };
+        if let Some(other) = async_defs.iter().find(|f| !std::ptr::eq(**f, entry)) {
+            let why = if marked.is_empty() {
+                "the program has one `async def` entry"
+            } else {
+                "only the `@program` entry is `async`"
+            };
+            return Err(err(
+                Code::Entry,
+                format!(
+                    "`{}` is an `async def` but the entry is `{}`: {why}; helpers are plain `def` functions",
+                    other.name, entry.name
+                ),
+                other.range,
+            ));
+        }
+        Ok(Some(entry))
+    }
+
     fn module_body(&mut self, body: &[PS], len: usize) -> Result<(), FrontendError> {
-        let mut entry: Option<&ast::StmtAsyncFunctionDef> = None;
+        let mut async_defs: Vec<&ast::StmtAsyncFunctionDef> = Vec::new();
         let mut helpers: Vec<&ast::StmtFunctionDef> = Vec::new();
         for (i, s) in body.iter().enumerate() {
             match s {
@@ -265,19 +317,7 @@ impl Lower {
                         imp.range,
                     ));
                 }
-                PS::AsyncFunctionDef(f) => {
-                    if let Some(first) = entry {
-                        return Err(err(
-                            Code::Entry,
-                            format!(
-                                "a second `async def` (`{}`); the program has one entry, `{}`",
-                                f.name, first.name
-                            ),
-                            f.range,
-                        ));
-                    }
-                    entry = Some(f);
-                }
+                PS::AsyncFunctionDef(f) => async_defs.push(f),
                 PS::FunctionDef(f) => helpers.push(f),
                 PS::ClassDef(c) => {
                     return Err(err(
@@ -316,6 +356,7 @@ impl Lower {
                 }
             }
         }
+        let entry = self.entry_of(&async_defs)?;
         let Some(entry) = entry else {
             return Err(FrontendError::new(
                 Code::Entry,
