@@ -10,6 +10,7 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod array_methods;
 pub mod codegen;
 pub mod error;
 pub mod hir;

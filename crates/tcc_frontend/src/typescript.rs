@@ -18,6 +18,7 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
+use crate::array_methods::{self, ArrayMethod};
 use crate::lowering::{self, DurableArgs, Global, IndexLoop, Lowering, durable_call, string_name};
 use crate::primitives::Prim;
 
@@ -68,6 +69,8 @@ enum Name {
 struct Lower {
     cx: Lowering<FnScope>,
     hoisted: HashMap<u32, FuncIdx>,
+    /// The hidden function of each array method used (`array_methods`).
+    array_helpers: HashMap<ArrayMethod, FuncIdx>,
 }
 
 impl lowering::FnScope for FnScope {
@@ -111,6 +114,7 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
     let mut l = Lower {
         cx: Lowering::new(),
         hoisted: HashMap::default(),
+        array_helpers: HashMap::default(),
     };
     l.program(&ret.program, source.len())?;
     Ok(l.cx.module)
@@ -1531,10 +1535,40 @@ impl Lower {
             }
         }
         if let TE::StaticMemberExpression(m) = &c.callee {
-            return Err(unsupported(
-                &format!("method `.{}()`", m.property.name),
-                c.span,
-            ));
+            let name = m.property.name.as_str();
+            if !ArrayMethod::is_method(name) || m.optional {
+                return Err(unsupported(&format!("method `.{name}()`"), c.span));
+            }
+            let Some(method) = ArrayMethod::from_call(name, c.arguments.len()) else {
+                return Err(err(
+                    Code::Call,
+                    "`map` and `filter` take one callback; `reduce` a callback and an optional initial value",
+                    c.span,
+                ));
+            };
+            let mut args = Vec::with_capacity(c.arguments.len() + 1);
+            args.push(self.expr(&m.object)?);
+            for a in &c.arguments {
+                args.push(self.arg(a)?);
+            }
+            let helper = match self.array_helpers.get(&method) {
+                Some(&f) => f,
+                None => {
+                    let f = array_methods::add_helper(&mut self.cx.module, method, p);
+                    self.array_helpers.insert(method, f);
+                    f
+                }
+            };
+            return Ok(Expr {
+                kind: ExprKind::Call(
+                    Box::new(Expr {
+                        kind: ExprKind::Func(helper),
+                        pos: p,
+                    }),
+                    args,
+                ),
+                pos: p,
+            });
         }
         let f = self.expr(&c.callee)?;
         let mut args = Vec::with_capacity(c.arguments.len());
