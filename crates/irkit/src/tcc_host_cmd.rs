@@ -545,8 +545,7 @@ pub fn send(a: SendArgs) -> Result<Outcome, CliError> {
         Some(Ok(p)) => p,
         Some(Err(e)) => return Err(usage(format!("--payload: not JSON: {e}"))),
     };
-    let payload =
-        crate::tcc_values::read_value(&payload, false, "--payload").map_err(usage)?;
+    let payload = crate::tcc_values::read_value(&payload, false, "--payload").map_err(usage)?;
     let body = json!({"name": a.event, "tagged_payload": payload});
     Client::new(&a.client).call(
         "POST",

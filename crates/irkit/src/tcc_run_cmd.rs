@@ -337,8 +337,9 @@ pub fn run(a: RunArgs) -> Result<crate::error::Outcome, CliError> {
             return Err(CliError::usage("--events must be a JSON object"));
         };
         for (name, v) in m {
-            let payload = crate::tcc_values::read_value(&v, a.tagged, &format!("--events {name:?}"))
-                .map_err(CliError::usage)?;
+            let payload =
+                crate::tcc_values::read_value(&v, a.tagged, &format!("--events {name:?}"))
+                    .map_err(CliError::usage)?;
             host.events.insert(name, payload);
         }
     }

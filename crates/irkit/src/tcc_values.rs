@@ -80,7 +80,9 @@ pub fn read_args(text: &str, force_tagged: bool) -> Result<Vec<J>, String> {
     let j = tcc_engine::json::parse_strict(text.as_bytes())
         .map_err(|e| format!("--args: {}", tcc_engine::json::strict_error_text(&e)))?;
     let J::Array(items) = j else {
-        return Err("--args must be a JSON array of arguments (e.g. `[5, {\"id\": \"o-1\"}]`)".into());
+        return Err(
+            "--args must be a JSON array of arguments (e.g. `[5, {\"id\": \"o-1\"}]`)".into(),
+        );
     };
     items
         .iter()

@@ -149,7 +149,13 @@ fn effects_get_their_input_and_the_kv_provider_works_from_compiled_code() {
             let logf = d.join(format!("log-{ext}.jsonl"));
             let _ = std::fs::remove_file(&logf);
             let p = providers(&d, &logf, &["payment.*", "inventory.*"]);
-            let s = start(db, &p, &src(&format!("checkout.{ext}")), json!([order]), &[]);
+            let s = start(
+                db,
+                &p,
+                &src(&format!("checkout.{ext}")),
+                json!([order]),
+                &[],
+            );
             assert_eq!(s["status"], "completed", "{ext} on {db}: {s}");
             assert_eq!(
                 numbers(s["result"].clone()),
@@ -177,7 +183,11 @@ fn effects_get_their_input_and_the_kv_provider_works_from_compiled_code() {
                 numbers(json!({"customer": "c-7", "amount": 16})),
                 "{ext}"
             );
-            assert_eq!(entries[2].2, numbers(json!({"sku": "pear", "qty": 2})), "{ext}");
+            assert_eq!(
+                entries[2].2,
+                numbers(json!({"sku": "pear", "qty": 2})),
+                "{ext}"
+            );
             // One journal identity per item.
             assert_ne!(entries[1].1, entries[2].1, "{ext}");
 
@@ -221,9 +231,19 @@ fn durable_calls_in_loops_each_get_their_own_result_in_three_languages() {
         for ext in ["py", "ts", "rs"] {
             let logf = d.join(format!("loops-{ext}.jsonl"));
             let _ = std::fs::remove_file(&logf);
-            let p = providers(&d, &logf, &["label.*", "fetch.*", "payment.*", "inventory.*"]);
+            let p = providers(
+                &d,
+                &logf,
+                &["label.*", "fetch.*", "payment.*", "inventory.*"],
+            );
             // Register the child under its stem by running it once.
-            let s = start(db, &p, &src(&format!("label.{ext}")), json!(["demo", 1]), &[]);
+            let s = start(
+                db,
+                &p,
+                &src(&format!("label.{ext}")),
+                json!(["demo", 1]),
+                &[],
+            );
             assert_eq!(s["status"], "completed", "{ext}: {s}");
             let _ = std::fs::remove_file(&logf);
             let s = start(
@@ -253,11 +273,17 @@ fn durable_calls_in_loops_each_get_their_own_result_in_three_languages() {
                 assert_eq!(s["status"], "completed", "rs on {db}: {s}");
                 assert_eq!(
                     numbers(s["result"].clone()),
-                    numbers(json!({"order": "o-9", "customer": "c-9", "total": 7, "reserved": ["fig", "kiwi"]})),
+                    numbers(
+                        json!({"order": "o-9", "customer": "c-9", "total": 7, "reserved": ["fig", "kiwi"]})
+                    ),
                 );
                 assert_eq!(
                     keys(&log(&logf)),
-                    ["payment.charge.o-9", "inventory.reserve.fig", "inventory.reserve.kiwi"]
+                    [
+                        "payment.charge.o-9",
+                        "inventory.reserve.fig",
+                        "inventory.reserve.kiwi"
+                    ]
                 );
                 continue;
             }

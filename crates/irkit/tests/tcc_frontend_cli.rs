@@ -24,7 +24,10 @@ fn stderr(o: &std::process::Output) -> String {
 /// Tagged value → plain JSON, numbers as f64 (a status's `result` is
 /// already plain: then only its numbers).
 fn plain(v: &J) -> J {
-    if v.get("t").is_none() || v.as_object().is_some_and(|o| o.keys().any(|k| k != "t" && k != "v")) {
+    if v.get("t").is_none()
+        || v.as_object()
+            .is_some_and(|o| o.keys().any(|k| k != "t" && k != "v"))
+    {
         return numbers(v.clone());
     }
     match v["t"].as_str() {

@@ -199,9 +199,7 @@ pub(crate) trait DurableArgs {
 pub(crate) fn string_name(what: &str, e: Expr) -> Result<Expr, FrontendError> {
     let refused = match &e.kind {
         ExprKind::Const(c) => !matches!(c, Constant::String(_)),
-        ExprKind::Array(_) | ExprKind::Object(_) | ExprKind::Closure(_) | ExprKind::Func(_) => {
-            true
-        }
+        ExprKind::Array(_) | ExprKind::Object(_) | ExprKind::Closure(_) | ExprKind::Func(_) => true,
         _ => false,
     };
     if refused {

@@ -1272,7 +1272,10 @@ impl Lower {
                         f.conversion,
                         ast::ConversionFlag::None | ast::ConversionFlag::Str
                     ) {
-                        return Err(unsupported("an f-string conversion other than `!s`", f.range));
+                        return Err(unsupported(
+                            "an f-string conversion other than `!s`",
+                            f.range,
+                        ));
                     }
                     self.expr(&f.value)?
                 }

@@ -23,137 +23,201 @@
 //! artifacts of programs without durable calls in loops do not change.
 
 use crate::error::{Code, FrontendError};
-use crate::hir::{Durable, Expr, ExprKind, Module, Stmt, StmtKind};
+use crate::hir::{Durable, Expr, ExprKind, FuncIdx, Module, Stmt, StmtKind, Var, VarRef};
 
 /// Checks and rewrites the durable calls of the entry function of `module`
 /// (durable calls are refused in every other function).
 pub fn make_repetition_safe(module: &mut Module) -> Result<(), FrontendError> {
     let entry = module.entry;
-    match module.funcs.get_mut(entry) {
-        Some(f) => stmts(&mut f.body, 0),
-        None => Ok(()),
+    let Some(f) = module.funcs.get_mut(entry) else {
+        return Ok(());
+    };
+    let mut body = std::mem::take(&mut f.body);
+    let mut walker = Walker {
+        func: entry,
+        vars: &mut f.vars,
+    };
+    let r = walker.stmts(&mut body, 0);
+    f.body = body;
+    r
+}
+
+/// The walk over the entry function; `vars` are its variables, which get
+/// the temporaries of hoisted operands.
+struct Walker<'v> {
+    func: FuncIdx,
+    vars: &'v mut Vec<Var>,
+}
+
+impl Walker<'_> {
+    fn stmts(&mut self, body: &mut [Stmt], loops: u32) -> Result<(), FrontendError> {
+        body.iter_mut().try_for_each(|s| self.stmt(s, loops))
     }
-}
 
-fn stmts(body: &mut [Stmt], loops: u32) -> Result<(), FrontendError> {
-    body.iter_mut().try_for_each(|s| stmt(s, loops))
-}
-
-fn stmt(s: &mut Stmt, loops: u32) -> Result<(), FrontendError> {
-    match &mut s.kind {
-        StmtKind::Expr(e) | StmtKind::Assign(_, e) | StmtKind::Throw(e) => expr(e, loops),
-        StmtKind::SetProp(o, _, v) | StmtKind::Push(o, v) => {
-            expr(o, loops)?;
-            expr(v, loops)
-        }
-        StmtKind::SetIndex(o, i, v) => {
-            expr(o, loops)?;
-            expr(i, loops)?;
-            expr(v, loops)
-        }
-        StmtKind::If(c, then, other) => {
-            expr(c, loops)?;
-            stmts(then, loops)?;
-            stmts(other, loops)
-        }
-        StmtKind::Loop { cond, body, update } => {
-            if let Some(c) = cond {
-                expr(c, loops + 1)?;
+    fn stmt(&mut self, s: &mut Stmt, loops: u32) -> Result<(), FrontendError> {
+        match &mut s.kind {
+            StmtKind::Expr(e) | StmtKind::Assign(_, e) | StmtKind::Throw(e) => self.expr(e, loops),
+            StmtKind::SetProp(o, _, v) | StmtKind::Push(o, v) => {
+                self.expr(o, loops)?;
+                self.expr(v, loops)
             }
-            stmts(body, loops + 1)?;
-            stmts(update, loops + 1)
-        }
-        StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
-        StmtKind::Return(Some(e)) => expr(e, loops),
-        StmtKind::Try {
-            body,
-            catch,
-            finally,
-        } => {
-            stmts(body, loops)?;
-            if let Some((_, c)) = catch {
-                stmts(c, loops)?;
+            StmtKind::SetIndex(o, i, v) => {
+                self.expr(o, loops)?;
+                self.expr(i, loops)?;
+                self.expr(v, loops)
             }
-            if let Some(f) = finally {
-                stmts(f, loops)?;
+            StmtKind::If(c, then, other) => {
+                self.expr(c, loops)?;
+                self.stmts(then, loops)?;
+                self.stmts(other, loops)
             }
-            Ok(())
-        }
-        StmtKind::Block(b) | StmtKind::Switch(b) => stmts(b, loops),
-    }
-}
-
-fn expr(e: &mut Expr, loops: u32) -> Result<(), FrontendError> {
-    match &mut e.kind {
-        ExprKind::Const(_)
-        | ExprKind::Var(_)
-        | ExprKind::Func(_)
-        | ExprKind::Closure(_) => Ok(()),
-        ExprKind::Array(items) => items.iter_mut().try_for_each(|x| expr(x, loops)),
-        ExprKind::Call(f, args) => {
-            expr(f, loops)?;
-            args.iter_mut().try_for_each(|x| expr(x, loops))
-        }
-        ExprKind::Object(fields) => fields.iter_mut().try_for_each(|(_, x)| expr(x, loops)),
-        ExprKind::GetProp(x, _)
-        | ExprKind::Length(x)
-        | ExprKind::Neg(x)
-        | ExprKind::Not(x)
-        | ExprKind::Raise(x) => expr(x, loops),
-        ExprKind::Index(a, b)
-        | ExprKind::Bin(_, a, b)
-        | ExprKind::And(a, b)
-        | ExprKind::Or(a, b)
-        | ExprKind::Let(_, a, b) => {
-            expr(a, loops)?;
-            expr(b, loops)
-        }
-        ExprKind::Cond(c, a, b) => {
-            expr(c, loops)?;
-            expr(a, loops)?;
-            expr(b, loops)
-        }
-        ExprKind::Durable(d) => {
-            durable(d, loops)?;
-            if loops > 0 && matches!(d, Durable::Wait(_) | Durable::Invoke(..)) {
-                let single = Expr {
-                    kind: std::mem::replace(&mut e.kind, ExprKind::Array(Vec::new())),
-                    pos: e.pos,
-                };
-                e.kind = ExprKind::Durable(Durable::Race(vec![single]));
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Checks one durable call (`loops`: how many loops it is inside) and the
-/// expressions it evaluates.
-fn durable(d: &mut Durable, loops: u32) -> Result<(), FrontendError> {
-    match d {
-        Durable::Effect(key) => {
-            expr(key, loops)?;
-            repeated_key(key, loops)
-        }
-        Durable::EffectInput(key, input) => {
-            expr(key, loops)?;
-            expr(input, loops)?;
-            repeated_key(key, loops)
-        }
-        Durable::Wait(name) | Durable::Sleep(name) => expr(name, loops),
-        Durable::Invoke(name, args) => {
-            expr(name, loops)?;
-            args.iter_mut().try_for_each(|x| expr(x, loops))
-        }
-        // Branches are already named per run of the group.
-        Durable::Gather(branches) | Durable::Race(branches) => {
-            for b in branches.iter_mut() {
-                match &mut b.kind {
-                    ExprKind::Durable(inner) => durable(inner, loops)?,
-                    _ => expr(b, loops)?,
+            StmtKind::Loop { cond, body, update } => {
+                if let Some(c) = cond {
+                    self.expr(c, loops + 1)?;
                 }
+                self.stmts(body, loops + 1)?;
+                self.stmts(update, loops + 1)
             }
-            Ok(())
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
+            StmtKind::Return(Some(e)) => self.expr(e, loops),
+            StmtKind::Try {
+                body,
+                catch,
+                finally,
+            } => {
+                self.stmts(body, loops)?;
+                if let Some((_, c)) = catch {
+                    self.stmts(c, loops)?;
+                }
+                if let Some(f) = finally {
+                    self.stmts(f, loops)?;
+                }
+                Ok(())
+            }
+            StmtKind::Block(b) | StmtKind::Switch(b) => self.stmts(b, loops),
+        }
+    }
+
+    fn expr(&mut self, e: &mut Expr, loops: u32) -> Result<(), FrontendError> {
+        match &mut e.kind {
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Closure(_) => {
+                Ok(())
+            }
+            ExprKind::Array(items) => items.iter_mut().try_for_each(|x| self.expr(x, loops)),
+            ExprKind::Call(f, args) => {
+                self.expr(f, loops)?;
+                args.iter_mut().try_for_each(|x| self.expr(x, loops))
+            }
+            ExprKind::Object(fields) => {
+                fields.iter_mut().try_for_each(|(_, x)| self.expr(x, loops))
+            }
+            ExprKind::GetProp(x, _)
+            | ExprKind::Length(x)
+            | ExprKind::Neg(x)
+            | ExprKind::Not(x)
+            | ExprKind::Raise(x) => self.expr(x, loops),
+            ExprKind::Index(a, b)
+            | ExprKind::Bin(_, a, b)
+            | ExprKind::And(a, b)
+            | ExprKind::Or(a, b)
+            | ExprKind::Let(_, a, b) => {
+                self.expr(a, loops)?;
+                self.expr(b, loops)
+            }
+            ExprKind::Cond(c, a, b) => {
+                self.expr(c, loops)?;
+                self.expr(a, loops)?;
+                self.expr(b, loops)
+            }
+            ExprKind::Durable(d) => {
+                self.durable(d, loops)?;
+                if loops > 0 && matches!(d, Durable::Wait(_) | Durable::Invoke(..)) {
+                    self.own_group(e);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rewrites the wait or invoke `e` into a one-branch race. Its operands
+    /// that are not constants are evaluated first, in source order, into
+    /// temporaries (`Let`), so nothing runs between the `Fork` and the call:
+    /// a durable call among them binds to no branch.
+    fn own_group(&mut self, e: &mut Expr) {
+        let pos = e.pos;
+        let mut call = std::mem::replace(&mut e.kind, ExprKind::Array(Vec::new()));
+        let mut hoisted = Vec::new();
+        if let ExprKind::Durable(Durable::Wait(name)) = &mut call {
+            self.hoist(name, &mut hoisted);
+        }
+        if let ExprKind::Durable(Durable::Invoke(name, args)) = &mut call {
+            self.hoist(name, &mut hoisted);
+            for a in args.iter_mut() {
+                self.hoist(a, &mut hoisted);
+            }
+        }
+        let mut out = Expr {
+            kind: ExprKind::Durable(Durable::Race(vec![Expr { kind: call, pos }])),
+            pos,
+        };
+        for (var, value) in hoisted.into_iter().rev() {
+            out = Expr {
+                kind: ExprKind::Let(var, Box::new(value), Box::new(out)),
+                pos,
+            };
+        }
+        *e = out;
+    }
+
+    /// Moves `operand` (unless it is a constant) into a new temporary of the
+    /// entry function, leaving a read of it.
+    fn hoist(&mut self, operand: &mut Expr, hoisted: &mut Vec<(VarRef, Expr)>) {
+        if matches!(operand.kind, ExprKind::Const(_)) {
+            return;
+        }
+        self.vars.push(Var {
+            name: "$operand".into(),
+            captured: false,
+        });
+        let var = VarRef {
+            func: self.func,
+            var: self.vars.len() - 1,
+        };
+        let read = Expr {
+            kind: ExprKind::Var(var),
+            pos: operand.pos,
+        };
+        hoisted.push((var, std::mem::replace(operand, read)));
+    }
+
+    /// Checks one durable call (`loops`: how many loops it is inside) and the
+    /// expressions it evaluates.
+    fn durable(&mut self, d: &mut Durable, loops: u32) -> Result<(), FrontendError> {
+        match d {
+            Durable::Effect(key) => {
+                self.expr(key, loops)?;
+                repeated_key(key, loops)
+            }
+            Durable::EffectInput(key, input) => {
+                self.expr(key, loops)?;
+                self.expr(input, loops)?;
+                repeated_key(key, loops)
+            }
+            Durable::Wait(name) | Durable::Sleep(name) => self.expr(name, loops),
+            Durable::Invoke(name, args) => {
+                self.expr(name, loops)?;
+                args.iter_mut().try_for_each(|x| self.expr(x, loops))
+            }
+            // Branches are already named per run of the group.
+            Durable::Gather(branches) | Durable::Race(branches) => {
+                for b in branches.iter_mut() {
+                    match &mut b.kind {
+                        ExprKind::Durable(inner) => self.durable(inner, loops)?,
+                        _ => self.expr(b, loops)?,
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -16,9 +16,9 @@ use oxc_parser::Parser;
 use oxc_span::{SourceType, Span};
 use tcc_ir::Constant;
 
+use crate::array_methods::{self, ArrayMethod};
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::array_methods::{self, ArrayMethod};
 use crate::lowering::{self, DurableArgs, Global, IndexLoop, Lowering, durable_call, string_name};
 use crate::primitives::Prim;
 

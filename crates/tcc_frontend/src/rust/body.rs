@@ -467,7 +467,10 @@ impl L<'_> {
             }
         }
         let [l, r] = xs;
-        Ok((ex(ExprKind::Bin(BinOp::Add, Box::new(l), Box::new(r)), p), Ty::Str))
+        Ok((
+            ex(ExprKind::Bin(BinOp::Add, Box::new(l), Box::new(r)), p),
+            Ty::Str,
+        ))
     }
 
     /// Lowers operands left to right, keeping that order when a later one emits statements.
@@ -2625,7 +2628,10 @@ impl L<'_> {
             Ty::Str | Ty::StaticStr => Ok(x),
             other => Err(err(
                 Code::ComputedKey,
-                format!("{what} is a `String` or a string literal, found `{}`", self.show(&other)),
+                format!(
+                    "{what} is a `String` or a string literal, found `{}`",
+                    self.show(&other)
+                ),
                 p,
             )),
         }
