@@ -258,21 +258,6 @@ impl Expr {
         }
     }
 
-    /// Whether the value is the same every time the expression runs: built
-    /// from constants and operators only (no variable, call or durable
-    /// result), so a durable call keyed by it in a loop repeats its key.
-    pub fn is_invariant(&self) -> bool {
-        match &self.kind {
-            ExprKind::Const(_) => true,
-            ExprKind::Bin(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
-                a.is_invariant() && b.is_invariant()
-            }
-            ExprKind::Neg(a) | ExprKind::Not(a) | ExprKind::Length(a) => a.is_invariant(),
-            ExprKind::Cond(c, a, b) => c.is_invariant() && a.is_invariant() && b.is_invariant(),
-            _ => false,
-        }
-    }
-
     /// Whether evaluating the expression has no effect and reads nothing
     /// that a later evaluation could change (a constant), so it may be
     /// evaluated after the expressions that follow it in source.

@@ -8,9 +8,10 @@
 //! one's result. This pass, run on the entry function between the lowering
 //! and codegen of all three languages, makes that impossible:
 //!
-//! - an effect whose key is the same on every run (built from constants
-//!   only, [`Expr::is_invariant`]) inside a loop is refused (`TCC-F024`,
-//!   with a hint to compute the key from the loop's data);
+//! - an effect whose key is the same on every iteration of the loop it is
+//!   in (built from constants, pure operators and variables the loop never
+//!   assigns, `Walker::loop_invariant`) is refused (`TCC-F024`, with a hint
+//!   to compute the key from the loop's data);
 //! - an event wait or an `invoke` inside a loop, and not already a branch of
 //!   a `gather`/`race`, becomes a one-branch race. Inside a concurrent group
 //!   both engines name the wait or child by the group's branch id,
@@ -21,6 +22,8 @@
 //!
 //! Durable calls outside loops are left exactly as they were, so the
 //! artifacts of programs without durable calls in loops do not change.
+
+use rustc_hash::FxHashSet as HashSet;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::{Durable, Expr, ExprKind, FuncIdx, Module, Stmt, StmtKind, Var, VarRef};
@@ -36,6 +39,7 @@ pub fn make_repetition_safe(module: &mut Module) -> Result<(), FrontendError> {
     let mut walker = Walker {
         func: entry,
         vars: &mut f.vars,
+        loop_assigned: Vec::new(),
     };
     let r = walker.stmts(&mut body, 0);
     f.body = body;
@@ -47,6 +51,8 @@ pub fn make_repetition_safe(module: &mut Module) -> Result<(), FrontendError> {
 struct Walker<'v> {
     func: FuncIdx,
     vars: &'v mut Vec<Var>,
+    /// For each enclosing loop, innermost last: the variables it assigns.
+    loop_assigned: Vec<HashSet<VarRef>>,
 }
 
 impl Walker<'_> {
@@ -72,11 +78,22 @@ impl Walker<'_> {
                 self.stmts(other, loops)
             }
             StmtKind::Loop { cond, body, update } => {
+                let mut assigned = HashSet::default();
                 if let Some(c) = cond {
-                    self.expr(c, loops + 1)?;
+                    assigned_in_expr(c, &mut assigned);
                 }
-                self.stmts(body, loops + 1)?;
-                self.stmts(update, loops + 1)
+                assigned_in(body, &mut assigned);
+                assigned_in(update, &mut assigned);
+                self.loop_assigned.push(assigned);
+                let r = (|| {
+                    if let Some(c) = cond {
+                        self.expr(c, loops + 1)?;
+                    }
+                    self.stmts(body, loops + 1)?;
+                    self.stmts(update, loops + 1)
+                })();
+                self.loop_assigned.pop();
+                r
             }
             StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => Ok(()),
             StmtKind::Return(Some(e)) => self.expr(e, loops),
@@ -196,12 +213,12 @@ impl Walker<'_> {
         match d {
             Durable::Effect(key) => {
                 self.expr(key, loops)?;
-                repeated_key(key, loops)
+                self.repeated_key(key)
             }
             Durable::EffectInput(key, input) => {
                 self.expr(key, loops)?;
                 self.expr(input, loops)?;
-                repeated_key(key, loops)
+                self.repeated_key(key)
             }
             Durable::Wait(name) | Durable::Sleep(name) => self.expr(name, loops),
             Durable::Invoke(name, args) => {
@@ -222,22 +239,161 @@ impl Walker<'_> {
     }
 }
 
-fn repeated_key(key: &Expr, loops: u32) -> Result<(), FrontendError> {
-    if loops == 0 || !key.is_invariant() {
-        return Ok(());
+/// Adds the variables `body` assigns (statements and `Let`s, at any depth)
+/// to `out`.
+fn assigned_in(body: &[Stmt], out: &mut HashSet<VarRef>) {
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign(v, e) => {
+                out.insert(*v);
+                assigned_in_expr(e, out);
+            }
+            StmtKind::Expr(e) | StmtKind::Throw(e) | StmtKind::Return(Some(e)) => {
+                assigned_in_expr(e, out)
+            }
+            StmtKind::SetProp(a, _, b) | StmtKind::Push(a, b) => {
+                assigned_in_expr(a, out);
+                assigned_in_expr(b, out);
+            }
+            StmtKind::SetIndex(a, b, c) => {
+                assigned_in_expr(a, out);
+                assigned_in_expr(b, out);
+                assigned_in_expr(c, out);
+            }
+            StmtKind::If(c, a, b) => {
+                assigned_in_expr(c, out);
+                assigned_in(a, out);
+                assigned_in(b, out);
+            }
+            StmtKind::Loop { cond, body, update } => {
+                if let Some(c) = cond {
+                    assigned_in_expr(c, out);
+                }
+                assigned_in(body, out);
+                assigned_in(update, out);
+            }
+            StmtKind::Try {
+                body,
+                catch,
+                finally,
+            } => {
+                assigned_in(body, out);
+                if let Some((v, c)) = catch {
+                    if let Some(v) = v {
+                        out.insert(*v);
+                    }
+                    assigned_in(c, out);
+                }
+                if let Some(f) = finally {
+                    assigned_in(f, out);
+                }
+            }
+            StmtKind::Block(b) | StmtKind::Switch(b) => assigned_in(b, out),
+            StmtKind::Break | StmtKind::Continue | StmtKind::Return(None) => {}
+        }
     }
-    let shown = match &key.kind {
-        ExprKind::Const(tcc_ir::Constant::String(k)) => format!(" {k:?}"),
-        _ => String::new(),
-    };
-    Err(FrontendError::new(
-        Code::RepeatedKey,
-        format!(
-            "the effect key{shown} is the same on every iteration of the loop, so every \
-             iteration after the first would get the first one's journalled result; compute the \
-             key from the loop's data (Python `f\"charge.{{item}}\"`, TypeScript \
-             `` `charge.${{item}}` ``, Rust `String::from(\"charge.\") + &item`)"
-        ),
-        key.pos,
-    ))
+}
+
+fn assigned_in_expr(e: &Expr, out: &mut HashSet<VarRef>) {
+    match &e.kind {
+        ExprKind::Let(v, a, b) => {
+            out.insert(*v);
+            assigned_in_expr(a, out);
+            assigned_in_expr(b, out);
+        }
+        ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::Func(_) | ExprKind::Closure(_) => {}
+        ExprKind::Array(xs) => xs.iter().for_each(|x| assigned_in_expr(x, out)),
+        ExprKind::Call(f, xs) => {
+            assigned_in_expr(f, out);
+            xs.iter().for_each(|x| assigned_in_expr(x, out));
+        }
+        ExprKind::Object(fields) => fields.iter().for_each(|(_, x)| assigned_in_expr(x, out)),
+        ExprKind::GetProp(x, _)
+        | ExprKind::Length(x)
+        | ExprKind::Neg(x)
+        | ExprKind::Not(x)
+        | ExprKind::Raise(x) => assigned_in_expr(x, out),
+        ExprKind::Index(a, b)
+        | ExprKind::Bin(_, a, b)
+        | ExprKind::And(a, b)
+        | ExprKind::Or(a, b) => {
+            assigned_in_expr(a, out);
+            assigned_in_expr(b, out);
+        }
+        ExprKind::Cond(c, a, b) => {
+            assigned_in_expr(c, out);
+            assigned_in_expr(a, out);
+            assigned_in_expr(b, out);
+        }
+        ExprKind::Durable(d) => match d {
+            Durable::Effect(k) | Durable::Wait(k) | Durable::Sleep(k) => assigned_in_expr(k, out),
+            Durable::EffectInput(k, i) => {
+                assigned_in_expr(k, out);
+                assigned_in_expr(i, out);
+            }
+            Durable::Invoke(n, xs) => {
+                assigned_in_expr(n, out);
+                xs.iter().for_each(|x| assigned_in_expr(x, out));
+            }
+            Durable::Gather(xs) | Durable::Race(xs) => {
+                xs.iter().for_each(|x| assigned_in_expr(x, out))
+            }
+        },
+    }
+}
+
+impl Walker<'_> {
+    /// Whether `e` has the same value on every iteration of the innermost
+    /// enclosing loop: built from constants, pure operators and variables
+    /// that loop never assigns and no closure can change (not captured).
+    /// Reads through collections (`xs[i]`, `o.k`, lengths) and calls count
+    /// as varying, so this only ever proves a repetition.
+    fn loop_invariant(&self, e: &Expr) -> bool {
+        let Some(assigned) = self.loop_assigned.last() else {
+            return false;
+        };
+        self.invariant_under(e, assigned)
+    }
+
+    fn invariant_under(&self, e: &Expr, assigned: &HashSet<VarRef>) -> bool {
+        match &e.kind {
+            ExprKind::Const(_) => true,
+            ExprKind::Var(v) => {
+                v.func == self.func
+                    && !assigned.contains(v)
+                    && self.vars.get(v.var).is_some_and(|x| !x.captured)
+            }
+            ExprKind::Bin(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                self.invariant_under(a, assigned) && self.invariant_under(b, assigned)
+            }
+            ExprKind::Neg(a) | ExprKind::Not(a) => self.invariant_under(a, assigned),
+            ExprKind::Cond(c, a, b) => {
+                self.invariant_under(c, assigned)
+                    && self.invariant_under(a, assigned)
+                    && self.invariant_under(b, assigned)
+            }
+            _ => false,
+        }
+    }
+
+    /// Refuses an effect in a loop whose key is the same on every iteration.
+    fn repeated_key(&self, key: &Expr) -> Result<(), FrontendError> {
+        if !self.loop_invariant(key) {
+            return Ok(());
+        }
+        let shown = match &key.kind {
+            ExprKind::Const(tcc_ir::Constant::String(k)) => format!(" {k:?}"),
+            _ => String::new(),
+        };
+        Err(FrontendError::new(
+            Code::RepeatedKey,
+            format!(
+                "the effect key{shown} is the same on every iteration of the loop, so every \
+                 iteration after the first would get the first one's journalled result; compute \
+                 the key from the loop's data (Python `f\"charge.{{item}}\"`, TypeScript \
+                 `` `charge.${{item}}` ``, Rust `String::from(\"charge.\") + &item`)"
+            ),
+            key.pos,
+        ))
+    }
 }

@@ -139,8 +139,16 @@ fn waits_and_invokes_in_loops_get_a_group_of_their_own() {
             2,
             "{file}"
         );
-        assert_eq!(count(&ops, |i| matches!(i, Instruction::JoinAny)), 2, "{file}");
-        assert_eq!(count(&ops, |i| matches!(i, Instruction::WaitForEvent)), 2, "{file}");
+        assert_eq!(
+            count(&ops, |i| matches!(i, Instruction::JoinAny)),
+            2,
+            "{file}"
+        );
+        assert_eq!(
+            count(&ops, |i| matches!(i, Instruction::WaitForEvent)),
+            2,
+            "{file}"
+        );
         assert!(
             features(src, file, lang).contains(&"durable.concurrent_group".to_string()),
             "{file}"
@@ -173,9 +181,10 @@ fn programs_without_the_new_forms_keep_their_code() {
     let a = compile(src, "plain.py", Language::Python).unwrap();
     let f = &a.program.functions[0];
     assert!(
-        !f.instructions
-            .iter()
-            .any(|i| matches!(i, Instruction::Fork { .. } | Instruction::Effect { has_input: true })),
+        !f.instructions.iter().any(|i| matches!(
+            i,
+            Instruction::Fork { .. } | Instruction::Effect { has_input: true }
+        )),
         "{:?}",
         f.instructions
     );
@@ -189,7 +198,11 @@ fn programs_without_the_new_forms_keep_their_code() {
                 "{k}: {:?}",
                 f.instructions
             );
-            assert_eq!(f.spans[k - 1], f.spans[k], "the name is loaded at the call's span");
+            assert_eq!(
+                f.spans[k - 1],
+                f.spans[k],
+                "the name is loaded at the call's span"
+            );
         }
     }
     assert!(
@@ -197,4 +210,46 @@ fn programs_without_the_new_forms_keep_their_code() {
             .required_engine_features
             .contains(&"durable.concurrent_group".to_string())
     );
+}
+
+#[test]
+fn an_effect_key_the_loop_never_changes_is_refused() {
+    let refused = [
+        (
+            "same.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect\n\nasync def run(xs):\n    k = \"charge.\" + \"all\"\n    for x in xs:\n        await effect(k, input=x)\n    return 0\n",
+        ),
+        (
+            "same.ts",
+            Language::TypeScript,
+            "import { effect } from \"@tcc-engine/primitives\";\nexport default async function run(xs: number[]) {\n  const k = \"charge\";\n  let i = 0;\n  while (i < xs.length) {\n    await effect(`${k}.all`, { input: xs[i] });\n    i++;\n  }\n  return 0;\n}\n",
+        ),
+        (
+            "same.rs",
+            Language::Rust,
+            "use tcc_rust_prelude::{effect, Vec};\n\nasync fn run(xs: Vec<f64>) -> Result<f64, String> {\n    let k = \"charge\";\n    for _x in xs {\n        let _v: f64 = effect(k, || 0.0).await?;\n    }\n    Ok(0.0)\n}\n",
+        ),
+    ];
+    for (file, lang, src) in refused {
+        let e = compile(src, file, lang).expect_err(file);
+        assert_eq!(e.code.as_str(), "TCC-F024", "{file}: {e}");
+        assert!(e.message.contains("compute the key"), "{file}: {e}");
+    }
+    // Keys that change with the iteration compile.
+    let accepted = [
+        (
+            "varying.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect\n\nasync def run(xs):\n    n = 0\n    while n < 3:\n        await effect(\"poll.\" + xs[n])\n        n = n + 1\n    return n\n",
+        ),
+        (
+            "varying.ts",
+            Language::TypeScript,
+            "import { effect } from \"@tcc-engine/primitives\";\nexport default async function run(xs: string[]) {\n  for (let i = 0; i < 3; i++) {\n    await effect(`poll.${i}`);\n  }\n  return 0;\n}\n",
+        ),
+    ];
+    for (file, lang, src) in accepted {
+        compile(src, file, lang).unwrap_or_else(|e| panic!("{file}: {e}"));
+    }
 }
