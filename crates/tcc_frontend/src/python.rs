@@ -251,7 +251,7 @@ impl Lower {
         let entry = match marked.first() {
             Some(f) => **f,
             None => match async_defs.first() {
-                Some(f) => f,
+                Some(f) => *f,
                 None => return Ok(None),
             },
         };
