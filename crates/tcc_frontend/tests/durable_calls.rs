@@ -67,7 +67,11 @@ fn an_input_is_passed_only_when_given() {
             .iter()
             .map(|e| common::untag(&e["input"]))
             .collect();
-        assert_eq!(logged, [json!({}), json!({"amount": 30})], "{file}");
+        assert_eq!(
+            common::normalize(&J::Array(logged)),
+            common::normalize(&json!([{}, {"amount": 30}])),
+            "{file}"
+        );
     }
 }
 
