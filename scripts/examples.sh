@@ -159,3 +159,15 @@ for f in examples/tcc/src/*.rs; do "$irkit" tcc compile "$f" > /dev/null; done
 $irkit tcc run examples/tcc/src/fanout.py --effects <(echo '{"quote.ups":{"t":"number","v":12},"quote.dhl":{"t":"number","v":9},"quote.fedex":{"t":"null"}}') | grep -q '"dhl"'
 $irkit tcc run examples/tcc/src/shipment.ts --args '[{"t":"string","v":"o-1"},{"t":"number","v":3}]' --effects <(echo '{"order.pack":{"t":"null"},"label.print":{"t":"null"}}') --child label=examples/tcc/src/label.ts
 $irkit tcc run examples/tcc/src/shipment.rs --args '[{"t":"string","v":"o-1"},{"t":"number","v":3}]' --effects <(echo '{"order.pack":{"t":"null"},"label.print":{"t":"null"}}') --child label=examples/tcc/src/label.rs | grep -q standard
+# Workflow authors (issue 33): data into effects, computed keys, loops of effects, events and invokes; plain JSON in and out.
+tcc_db=$(mktemp -d)
+printf '[[route]]\npattern = "kv.*"\nprovider = "kv"\n[[route]]\npattern = "*"\nprovider = "echo"\n' > "$tcc_db/p.toml"
+for ext in py ts; do
+  $irkit tcc start --local examples/tcc/src/checkout.$ext --database "$tcc_db/h.db" --providers "$tcc_db/p.toml" --format json \
+    --args '[{"id":"o-1","customer":"c-1","lines":[{"sku":"apple","price":2,"qty":3},{"sku":"pear","price":5,"qty":1}]}]' | grep -q '"charged":11'
+  $irkit tcc run examples/tcc/src/batch.$ext --args '[[{"order":"o-1","weight":2},{"order":"o-2","weight":12}]]' \
+    --events <(echo '{"scan.o-1":true,"scan.o-2":true}') --effects <(echo '{"label.print":null}') --child label=examples/tcc/src/label.$ext | grep -q '"cost":38'
+done
+$irkit tcc start --local examples/tcc/src/checkout.rs --database "$tcc_db/h.db" --providers "$tcc_db/p.toml" --format json \
+  --args '[{"id":"o-2","customer":"c-2","lines":[{"sku":"fig","price":1,"qty":4}]}]' | grep -q '"total":4'
+rm -rf "$tcc_db"

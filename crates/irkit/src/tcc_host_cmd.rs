@@ -13,7 +13,6 @@ use std::time::Duration;
 use tcc_host::host::{Host, HostConfig, HostError};
 use tcc_host::providers::Providers;
 use tcc_host::service::{Service, ServiceConfig, percent_encode, status_json};
-use tcc_host::values::plain_to_tagged;
 use tcc_host::{Store, open_store};
 
 const DEFAULT_SERVER: &str = "http://127.0.0.1:7420";
@@ -92,9 +91,12 @@ pub struct RegisterArgs {
 pub struct StartArgs {
     /// Program name or artifact hash (with --local also an artifact file, registered under its stem).
     program: String,
-    /// Entry arguments: a JSON array of plain JSON values.
+    /// Entry arguments: a JSON array of plain JSON values (tagged values are accepted too).
     #[arg(long)]
     args: Option<String>,
+    /// Values in and out in the engine's tagged form (`{"t":"number","v":5}`).
+    #[arg(long)]
+    tagged: bool,
     /// Execution id (default: generated).
     #[arg(long)]
     id: Option<String>,
@@ -125,6 +127,9 @@ pub struct StartArgs {
 pub struct StatusArgs {
     /// Execution id.
     id: String,
+    /// Show the result in the engine's tagged form.
+    #[arg(long)]
+    tagged: bool,
     // Human summary or the status JSON.
     #[command(flatten)]
     pub(crate) fmt: FormatArgs,
@@ -139,7 +144,7 @@ pub struct SendArgs {
     id: String,
     /// Event name.
     event: String,
-    /// Payload: plain JSON (default null).
+    /// Payload: plain JSON (default null; a tagged value is accepted too).
     #[arg(long)]
     payload: Option<String>,
     #[command(flatten)]
@@ -173,6 +178,9 @@ pub struct LsArgs {
     /// Cursor from a previous page.
     #[arg(long)]
     after: Option<i64>,
+    /// Show results in the engine's tagged form.
+    #[arg(long)]
+    tagged: bool,
     // Human table or JSON.
     #[command(flatten)]
     pub(crate) fmt: FormatArgs,
@@ -394,18 +402,10 @@ pub fn register(a: RegisterArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Success)
 }
 
-fn parse_plain_args(text: Option<&str>) -> Result<Vec<J>, CliError> {
+fn parse_plain_args(text: Option<&str>, tagged: bool) -> Result<Vec<J>, CliError> {
     match text {
         None => Ok(Vec::new()),
-        Some(t) => match serde_json::from_str::<J>(t) {
-            Ok(J::Array(items)) => items
-                .iter()
-                .map(plain_to_tagged)
-                .collect::<Result<_, _>>()
-                .map_err(|e| usage(format!("--args: {e}"))),
-            Ok(_) => Err(usage("--args must be a JSON array of arguments")),
-            Err(e) => Err(usage(format!("--args: not JSON: {e}"))),
-        },
+        Some(t) => crate::tcc_values::read_args(t, tagged).map_err(usage),
     }
 }
 
@@ -432,7 +432,7 @@ fn status_line(j: &J) -> String {
 
 /// `irkit tcc start`.
 pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
-    let args = parse_plain_args(a.args.as_deref())?;
+    let args = parse_plain_args(a.args.as_deref(), a.tagged)?;
     if a.local {
         return start_local(a, args);
     }
@@ -491,7 +491,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
         };
         let payload = match serde_json::from_str::<J>(payload)
             .map_err(|e| e.to_string())
-            .and_then(|p| plain_to_tagged(&p))
+            .and_then(|p| crate::tcc_values::read_value(&p, a.tagged, "--event"))
         {
             Ok(p) => p,
             Err(e) => return Err(usage(format!("--event {name}: {e}"))),
@@ -510,7 +510,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
         Ok(r) => r,
         Err(e) => return Err(host_error(&e)),
     };
-    let j = status_json(&row);
+    let j = crate::tcc_values::show_status(&status_json(&row), a.tagged);
     match a.fmt.format {
         Format::Human => println!("{}", status_line(&j)),
         Format::Json => print_json(&j),
@@ -530,6 +530,7 @@ pub fn status(a: StatusArgs) -> Result<Outcome, CliError> {
         &format!("/v1/executions/{}", percent_encode(&a.id)),
         None,
     )?;
+    let j = crate::tcc_values::show_status(&j, a.tagged);
     match a.fmt.format {
         Format::Human => println!("{}", status_line(&j)),
         Format::Json => print_json(&j),
@@ -544,7 +545,8 @@ pub fn send(a: SendArgs) -> Result<Outcome, CliError> {
         Some(Ok(p)) => p,
         Some(Err(e)) => return Err(usage(format!("--payload: not JSON: {e}"))),
     };
-    let body = json!({"name": a.event, "payload": payload});
+    let payload = crate::tcc_values::read_value(&payload, false, "--payload").map_err(usage)?;
+    let body = json!({"name": a.event, "tagged_payload": payload});
     Client::new(&a.client).call(
         "POST",
         &format!("/v1/executions/{}/events", percent_encode(&a.id)),
@@ -578,7 +580,13 @@ pub fn ls(a: LsArgs) -> Result<Outcome, CliError> {
     if let Some(after) = a.after {
         q.push(format!("after={after}"));
     }
-    let j = Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None)?;
+    let mut j =
+        Client::new(&a.client).call("GET", &format!("/v1/executions?{}", q.join("&")), None)?;
+    if let Some(J::Array(rows)) = j.get_mut("executions") {
+        for row in rows.iter_mut() {
+            *row = crate::tcc_values::show_status(row, a.tagged);
+        }
+    }
     match a.fmt.format {
         Format::Json => print_json(&j),
         Format::Human => {

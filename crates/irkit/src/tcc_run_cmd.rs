@@ -24,15 +24,21 @@ pub struct RunArgs {
     // The artifact JSON, or a `.py`/`.ts`/`.rs` source compiled first.
     #[command(flatten)]
     input: InputArgs,
-    /// Entry arguments: a JSON array of tagged values, e.g. `[{"t":"number","v":1}]`.
+    /// Entry arguments: a JSON array of plain JSON values, e.g. `[5, {"id": "o-1"}]`
+    /// (tagged values such as `{"t":"number","v":5}` are accepted too).
     #[arg(long)]
     args: Option<String>,
-    /// Effect results: JSON object mapping effect key to a tagged value or `{"error": "message"}`.
+    /// Effect results: JSON object mapping effect key to a plain JSON value (or a tagged one)
+    /// or `{"error": "message"}`.
     #[arg(long)]
     effects: Option<PathBuf>,
-    /// Event payloads: JSON object mapping event name to a tagged value.
+    /// Event payloads: JSON object mapping event name to a plain JSON value (or a tagged one).
     #[arg(long)]
     events: Option<PathBuf>,
+    /// Values in and out in the engine's tagged form (`{"t":"number","v":5}`), which can say
+    /// `undefined`, NaN, ±Infinity and -0.
+    #[arg(long)]
+    tagged: bool,
     /// Child program for `Invoke`: `NAME=ARTIFACT.json` (repeatable).
     #[arg(long = "child", value_name = "NAME=FILE")]
     children: Vec<String>,
@@ -61,9 +67,13 @@ pub struct StepArgs {
     /// checkpoints, `persist_effect` and registrations are acknowledged automatically.
     #[arg(long)]
     responses: Option<PathBuf>,
-    /// Entry arguments for a fresh start (JSON array of tagged values).
+    /// Entry arguments for a fresh start (JSON array of plain JSON values; tagged values are
+    /// accepted too).
     #[arg(long)]
     args: Option<String>,
+    /// Read `--args` as tagged values only.
+    #[arg(long)]
+    tagged: bool,
     /// Execution id for a fresh start.
     #[arg(long, default_value = "step")]
     execution_id: String,
@@ -214,24 +224,15 @@ fn read_json(path: &Path) -> Result<J, CliError> {
     })
 }
 
-fn parse_args(args: Option<&str>) -> Result<Vec<J>, CliError> {
+fn parse_args(args: Option<&str>, tagged: bool) -> Result<Vec<J>, CliError> {
     match args {
         None => Ok(Vec::new()),
-        Some(text) => match tcc_engine::json::parse_strict(text.as_bytes()) {
-            Ok(J::Array(items)) => Ok(items),
-            Ok(_) => Err(CliError::usage(
-                "--args must be a JSON array of tagged values",
-            )),
-            Err(e) => Err(CliError::usage(format!(
-                "--args: {}",
-                tcc_engine::json::strict_error_text(&e)
-            ))),
-        },
+        Some(text) => crate::tcc_values::read_args(text, tagged).map_err(CliError::usage),
     }
 }
 
 /// One human-readable line for a protocol message.
-fn human_line(m: &J) -> String {
+fn human_line(m: &J, tagged: bool) -> String {
     let ty = m.get("type").and_then(J::as_str).unwrap_or("?");
     match ty {
         "host" => {
@@ -265,7 +266,10 @@ fn human_line(m: &J) -> String {
             };
             format!("-> {rty} {detail}")
         }
-        "completed" => format!("completed: {}", to_canonical(&m["result"])),
+        "completed" => format!(
+            "completed: {}",
+            to_canonical(&crate::tcc_values::show(&m["result"], tagged))
+        ),
         "failed" => format!("failed: {}", m["message"].as_str().unwrap_or("?")),
         "cancelled" | "suspended" | "budget_exhausted" => ty.to_string(),
         _ => {
@@ -286,10 +290,13 @@ fn branch(r: &J) -> String {
     }
 }
 
-fn print_message(m: &J, format: Format, to_stderr: bool) {
+/// One protocol message: `--format json` prints the host protocol as it is
+/// (tagged values, by the protocol's definition); the human line shows a
+/// result as plain JSON unless `tagged`.
+fn print_message(m: &J, format: Format, to_stderr: bool, tagged: bool) {
     let line = match format {
         Format::Json => to_canonical(m),
-        Format::Human => human_line(m),
+        Format::Human => human_line(m, tagged),
     };
     if to_stderr {
         eprintln!("{line}");
@@ -302,7 +309,7 @@ fn print_message(m: &J, format: Format, to_stderr: bool) {
 pub fn run(a: RunArgs) -> Result<crate::error::Outcome, CliError> {
     let format = a.fmt.format;
     let loaded = load_program(&a.input.file)?;
-    let args = parse_args(a.args.as_deref())?;
+    let args = parse_args(a.args.as_deref(), a.tagged)?;
     let mut host = LocalHost::new();
     host.max_total_steps = a.max_steps;
     host.restore_at_checkpoints = a.restore;
@@ -311,9 +318,16 @@ pub fn run(a: RunArgs) -> Result<crate::error::Outcome, CliError> {
             return Err(CliError::usage("--effects must be a JSON object"));
         };
         for (k, v) in m {
-            let answer = match v.get("error").and_then(J::as_str) {
+            let failure = match &v {
+                J::Object(o) if o.len() == 1 => o.get("error").and_then(J::as_str),
+                _ => None,
+            };
+            let answer = match failure {
                 Some(msg) => EffectAnswer::Fail(msg.to_string()),
-                None => EffectAnswer::Result(v),
+                None => EffectAnswer::Result(
+                    crate::tcc_values::read_value(&v, a.tagged, &format!("--effects {k:?}"))
+                        .map_err(CliError::usage)?,
+                ),
             };
             host.effects.insert(k, answer);
         }
@@ -322,7 +336,12 @@ pub fn run(a: RunArgs) -> Result<crate::error::Outcome, CliError> {
         let J::Object(m) = read_json(p)? else {
             return Err(CliError::usage("--events must be a JSON object"));
         };
-        host.events.extend(m);
+        for (name, v) in m {
+            let payload =
+                crate::tcc_values::read_value(&v, a.tagged, &format!("--events {name:?}"))
+                    .map_err(CliError::usage)?;
+            host.events.insert(name, payload);
+        }
     }
     for c in &a.children {
         let Some((name, file)) = c.split_once('=') else {
@@ -334,7 +353,7 @@ pub fn run(a: RunArgs) -> Result<crate::error::Outcome, CliError> {
     match host.run(loaded.program.clone(), &a.execution_id, &args) {
         Ok(r) => {
             for m in &r.transcript {
-                print_message(m, format, false);
+                print_message(m, format, false, a.tagged);
             }
             // A child's failure surfaces at the parent's `Invoke`; sites of
             // a child's own instructions are not the parent's, so with
@@ -377,7 +396,7 @@ pub fn step(a: StepArgs) -> Result<crate::error::Outcome, CliError> {
     }
     let started = match &a.continuation {
         None => {
-            let args = parse_args(a.args.as_deref())?;
+            let args = parse_args(a.args.as_deref(), a.tagged)?;
             Execution::start(program, &a.execution_id, &args, limits.clone())
         }
         Some(p) => {
@@ -397,7 +416,7 @@ pub fn step(a: StepArgs) -> Result<crate::error::Outcome, CliError> {
             Err(e) => break Err(e),
         };
         budget = budget.saturating_sub(exec.steps() - before);
-        print_message(&outcome.to_json(), format, true);
+        print_message(&outcome.to_json(), format, true, true);
         let response = match &outcome {
             Outcome::Host(HostRequest::PersistCheckpoint { revision, .. }) => {
                 stored = exec.state().clone();
@@ -424,7 +443,7 @@ pub fn step(a: StepArgs) -> Result<crate::error::Outcome, CliError> {
             }
             Outcome::Completed(_) | Outcome::Cancelled => break Ok(()),
         };
-        print_message(&response.to_json(), format, true);
+        print_message(&response.to_json(), format, true, true);
         if let Err(e) = exec.respond(response) {
             break Err(e);
         }

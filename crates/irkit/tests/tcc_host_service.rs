@@ -159,9 +159,13 @@ fn api_and_cli_end_to_end() {
     let o = cli(u, &["status", &id, "--format", "json"]);
     let st: J = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(st["status"], "completed");
-    let payload = json!({"t": "object", "v": {"ok": {"t": "array", "v": [{"t": "number", "v": 1}, {"t": "bool", "v": true}]}}});
-    assert_eq!(st["result"]["v"][1], payload);
-    assert_eq!(st["result"]["v"][2], payload);
+    let payload = json!({"ok": [1, true]});
+    assert_eq!(st["result"][1], payload);
+    assert_eq!(st["result"][2], payload);
+    let o = cli(u, &["status", &id, "--format", "json", "--tagged"]);
+    let st: J = serde_json::from_str(&stdout(&o)).unwrap();
+    let tagged = json!({"t": "object", "v": {"ok": {"t": "array", "v": [{"t": "number", "v": 1}, {"t": "bool", "v": true}]}}});
+    assert_eq!(st["result"]["v"][1], tagged);
     let o = cli(u, &["status", &id]);
     assert!(stdout(&o).contains("completed result="));
 

@@ -775,18 +775,57 @@ impl<'m> FnGen<'m> {
         Ok(())
     }
 
+    /// Pushes a durable call's name (effect key, event name, program name):
+    /// a string constant is loaded at the call's position `pos` (the code of
+    /// a literal name is what it always was), any other expression is
+    /// evaluated.
+    fn durable_name(&mut self, name: &'m Expr, pos: Pos) -> Result<(), FrontendError> {
+        if let ExprKind::Const(c) = &name.kind {
+            self.pos = pos;
+            self.emit(Instruction::LoadConst { value: c.clone() });
+        } else {
+            self.expr(name)?;
+            self.pos = pos;
+        }
+        Ok(())
+    }
+
+    /// Pushes `operands` and then `name` (the order the durable instruction
+    /// pops them in), evaluating them in source order: a name that is not
+    /// [`Expr::is_simple`] is evaluated first into a temporary.
+    fn name_over(
+        &mut self,
+        name: &'m Expr,
+        operands: &'m [Expr],
+        pos: Pos,
+    ) -> Result<(), FrontendError> {
+        if name.is_simple() || operands.is_empty() {
+            for a in operands {
+                self.expr(a)?;
+            }
+            self.pos = pos;
+            return self.durable_name(name, pos);
+        }
+        self.durable_name(name, pos)?;
+        let t = self.temp();
+        self.emit(Instruction::StoreLocal { local: t });
+        for a in operands {
+            self.expr(a)?;
+        }
+        self.pos = pos;
+        self.emit(Instruction::LoadLocal { local: t });
+        self.release(t);
+        Ok(())
+    }
+
     fn durable(&mut self, d: &'m Durable, pos: Pos) -> Result<(), FrontendError> {
         match d {
             Durable::Effect(key) => {
-                self.emit(Instruction::LoadConst {
-                    value: Constant::String(key.clone()),
-                });
+                self.durable_name(key, pos)?;
                 self.emit(Instruction::Effect { has_input: false });
             }
             Durable::Wait(name) => {
-                self.emit(Instruction::LoadConst {
-                    value: Constant::String(name.clone()),
-                });
+                self.durable_name(name, pos)?;
                 self.emit(Instruction::WaitForEvent);
             }
             Durable::Sleep(ms) => {
@@ -795,23 +834,13 @@ impl<'m> FnGen<'m> {
                 self.emit(Instruction::Sleep);
             }
             Durable::Invoke(name, args) => {
-                for a in args {
-                    self.expr(a)?;
-                }
-                self.pos = pos;
-                self.emit(Instruction::LoadConst {
-                    value: Constant::String(name.clone()),
-                });
+                self.name_over(name, args, pos)?;
                 self.emit(Instruction::Invoke {
                     arg_count: args.len() as u32,
                 });
             }
             Durable::EffectInput(key, input) => {
-                self.expr(input)?;
-                self.pos = pos;
-                self.emit(Instruction::LoadConst {
-                    value: Constant::String(key.clone()),
-                });
+                self.name_over(key, std::slice::from_ref(input), pos)?;
                 self.emit(Instruction::Effect { has_input: true });
             }
             Durable::Gather(branches) | Durable::Race(branches) => {

@@ -17,7 +17,7 @@ pub enum Code {
     Entry,
     /// `TCC-F006` a durable operation outside the entry function.
     DurableOutsideEntry,
-    /// `TCC-F007` an effect key, event name or program name that is not a string literal.
+    /// `TCC-F007` an effect key, event name or program name that is statically not a string.
     ComputedKey,
     /// `TCC-F008` a durable operation that is not directly awaited (or an await of something else).
     Await,
@@ -51,6 +51,9 @@ pub enum Code {
     NonExhaustive,
     /// `TCC-F023` `?` on something other than `Result`/`Option`, or in a function that does not return one (Rust subset).
     Question,
+    /// `TCC-F024` an effect whose key is the same on every iteration of the loop it is in
+    /// (every iteration would get the first one's journalled result).
+    RepeatedKey,
     /// `TCC-F099` a frontend defect: the generated artifact failed validation.
     Internal,
 }
@@ -82,6 +85,7 @@ impl Code {
             Code::Moved => "TCC-F021",
             Code::NonExhaustive => "TCC-F022",
             Code::Question => "TCC-F023",
+            Code::RepeatedKey => "TCC-F024",
             Code::Internal => "TCC-F099",
         }
     }

@@ -232,20 +232,21 @@ pub enum ExprKind {
 /// Durable operations.
 #[derive(Debug, Clone)]
 pub enum Durable {
-    /// `effect("key", …)`.
-    Effect(String),
-    /// `wait_for_event("name")`.
-    Wait(String),
+    /// `effect(KEY, …)`: the key expression (a string at run time).
+    Effect(Box<Expr>),
+    /// `wait_for_event(NAME)`: the event name expression.
+    Wait(Box<Expr>),
     /// `sleep(ms)`.
     Sleep(Box<Expr>),
-    /// `invoke("name", args…)`.
-    Invoke(String, Vec<Expr>),
+    /// `invoke(NAME, args…)`: the program name expression and the arguments.
+    Invoke(Box<Expr>, Vec<Expr>),
     /// All branches; the value is the array of results in order.
     Gather(Vec<Expr>),
     /// The first branch to settle.
     Race(Vec<Expr>),
-    /// `effect("key", input)` with an input value (`has_input: true`; Rust).
-    EffectInput(String, Box<Expr>),
+    /// `effect(KEY, input)` with an input value (`has_input: true`): the key
+    /// expression, then the input.
+    EffectInput(Box<Expr>, Box<Expr>),
 }
 
 impl Expr {
@@ -255,6 +256,13 @@ impl Expr {
             kind: ExprKind::Const(value),
             pos,
         }
+    }
+
+    /// Whether evaluating the expression has no effect and reads nothing
+    /// that a later evaluation could change (a constant), so it may be
+    /// evaluated after the expressions that follow it in source.
+    pub fn is_simple(&self) -> bool {
+        matches!(self.kind, ExprKind::Const(_))
     }
 
     /// Whether the value is statically a scalar (never an array or object),

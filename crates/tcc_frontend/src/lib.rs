@@ -10,12 +10,14 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod array_methods;
 pub mod codegen;
 pub mod error;
 pub mod hir;
 mod lowering;
 pub mod primitives;
 pub mod python;
+pub mod repetition;
 pub mod rust;
 pub mod typescript;
 
@@ -128,7 +130,7 @@ fn compile_here(
     language: Language,
     lines: &LineIndex,
 ) -> Result<Artifact, FrontendError> {
-    let module = match language {
+    let mut module = match language {
         Language::Python => python::lower(source, file)?,
         Language::TypeScript => typescript::lower(source, file)?,
         Language::Rust => rust::lower(source, file)?,
@@ -140,6 +142,7 @@ fn compile_here(
             hir::Pos::default(),
         ));
     }
+    repetition::make_repetition_safe(&mut module)?;
     let functions = codegen::generate(&module, language.semantics(), file, lines)?;
     let program = Program {
         entry: module.entry as u32,

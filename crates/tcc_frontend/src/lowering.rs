@@ -180,14 +180,36 @@ impl<S: FnScope> Lowering<S> {
 
 /// The arguments of a durable call, as each language's lowering reads them.
 pub(crate) trait DurableArgs {
-    /// How many arguments there are.
+    /// How many positional arguments there are.
     fn len(&self) -> usize;
-    /// Argument 0 as a string literal naming the `what` (refused otherwise).
-    fn literal(&mut self, what: &str) -> Result<String, FrontendError>;
-    /// Checks that argument 1 of `effect` is a callback the subset accepts.
-    fn callback(&mut self) -> Result<(), FrontendError>;
+    /// Lowers argument 0, the effect key, event name or program name (the
+    /// `what`): any expression; one that is statically not a string is
+    /// refused (`TCC-F007`).
+    fn name(&mut self, what: &str) -> Result<Expr, FrontendError>;
+    /// Checks the arguments of `effect` after the key (an optional callback
+    /// the subset accepts and the language's way of passing an input) and
+    /// lowers the input, if any.
+    fn effect_input(&mut self) -> Result<Option<Expr>, FrontendError>;
     /// Lowers argument `i`.
     fn expr(&mut self, i: usize) -> Result<Expr, FrontendError>;
+}
+
+/// Refuses a durable call's name (`what`) that is statically not a string
+/// (a number, boolean, `None`/`null` or collection literal).
+pub(crate) fn string_name(what: &str, e: Expr) -> Result<Expr, FrontendError> {
+    let refused = match &e.kind {
+        ExprKind::Const(c) => !matches!(c, Constant::String(_)),
+        ExprKind::Array(_) | ExprKind::Object(_) | ExprKind::Closure(_) | ExprKind::Func(_) => true,
+        _ => false,
+    };
+    if refused {
+        return Err(FrontendError::new(
+            Code::ComputedKey,
+            format!("the {what} must be a string"),
+            e.pos,
+        ));
+    }
+    Ok(e)
 }
 
 /// Lowers a call of `effect`, the event wait (spelled `wait_name` in this
@@ -202,20 +224,20 @@ pub(crate) fn durable_call(
     let arity = |message: String| Err(FrontendError::new(Code::Call, message, pos));
     let d = match prim {
         Prim::Effect => {
-            let key = args.literal("effect key")?;
-            if args.len() > 2 {
-                return arity("`effect` takes a key and an optional callback".into());
+            if args.len() == 0 {
+                return arity("missing the effect key".into());
             }
-            if args.len() == 2 {
-                args.callback()?;
+            let key = Box::new(args.name("effect key")?);
+            match args.effect_input()? {
+                Some(input) => Durable::EffectInput(key, Box::new(input)),
+                None => Durable::Effect(key),
             }
-            Durable::Effect(key)
         }
         Prim::WaitForEvent => {
             if args.len() != 1 {
                 return arity(format!("`{wait_name}` takes one event name"));
             }
-            Durable::Wait(args.literal("event name")?)
+            Durable::Wait(Box::new(args.name("event name")?))
         }
         Prim::Sleep => {
             if args.len() != 1 {
@@ -224,7 +246,10 @@ pub(crate) fn durable_call(
             Durable::Sleep(Box::new(args.expr(0)?))
         }
         Prim::Invoke => {
-            let name = args.literal("program name")?;
+            if args.len() == 0 {
+                return arity("missing the program name".into());
+            }
+            let name = Box::new(args.name("program name")?);
             let mut rest = Vec::with_capacity(args.len().saturating_sub(1));
             for i in 1..args.len() {
                 rest.push(args.expr(i)?);

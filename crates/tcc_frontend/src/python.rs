@@ -15,7 +15,9 @@ use tcc_ir::Constant;
 
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::lowering::{DurableArgs, FnScope, Global, IndexLoop, Lowering, durable_call, increment};
+use crate::lowering::{
+    DurableArgs, FnScope, Global, IndexLoop, Lowering, durable_call, increment, string_name,
+};
 use crate::primitives::{Prim, number_literal};
 
 /// Module names whose imports are the durable primitives.
@@ -219,8 +221,60 @@ fn is_collection_literal(e: &PE) -> bool {
 }
 
 impl Lower {
+    /// Whether `f` is decorated with `@program` (the primitive, under any
+    /// imported name, or the bare name `program`).
+    fn is_program(&self, f: &ast::StmtAsyncFunctionDef) -> bool {
+        f.decorator_list.iter().any(|d| {
+            matches!(d, PE::Name(n) if n.id.as_str() == "program"
+                || self.cx.prims.get(n.id.as_str()) == Some(&Prim::Program))
+        })
+    }
+
+    /// The entry among the top-level `async def`s: the one decorated with
+    /// `@program` (the reference's rule), else the only one. Any other
+    /// `async def` is refused, naming it and the entry.
+    fn entry_of<'a>(
+        &self,
+        async_defs: &[&'a ast::StmtAsyncFunctionDef],
+    ) -> Result<Option<&'a ast::StmtAsyncFunctionDef>, FrontendError> {
+        let marked: Vec<_> = async_defs.iter().filter(|f| self.is_program(f)).collect();
+        if let [first, second, ..] = marked.as_slice() {
+            return Err(err(
+                Code::Entry,
+                format!(
+                    "a second `@program` entry (`{}`); the program has one entry, `{}`",
+                    second.name, first.name
+                ),
+                second.range,
+            ));
+        }
+        let entry = match marked.first() {
+            Some(f) => **f,
+            None => match async_defs.first() {
+                Some(f) => *f,
+                None => return Ok(None),
+            },
+        };
+        if let Some(other) = async_defs.iter().find(|f| !std::ptr::eq(**f, entry)) {
+            let why = if marked.is_empty() {
+                "the program has one `async def` entry"
+            } else {
+                "only the `@program` entry is `async`"
+            };
+            return Err(err(
+                Code::Entry,
+                format!(
+                    "`{}` is an `async def` but the entry is `{}`: {why}; helpers are plain `def` functions",
+                    other.name, entry.name
+                ),
+                other.range,
+            ));
+        }
+        Ok(Some(entry))
+    }
+
     fn module_body(&mut self, body: &[PS], len: usize) -> Result<(), FrontendError> {
-        let mut entry: Option<&ast::StmtAsyncFunctionDef> = None;
+        let mut async_defs: Vec<&ast::StmtAsyncFunctionDef> = Vec::new();
         let mut helpers: Vec<&ast::StmtFunctionDef> = Vec::new();
         for (i, s) in body.iter().enumerate() {
             match s {
@@ -263,19 +317,7 @@ impl Lower {
                         imp.range,
                     ));
                 }
-                PS::AsyncFunctionDef(f) => {
-                    if let Some(first) = entry {
-                        return Err(err(
-                            Code::Entry,
-                            format!(
-                                "a second `async def` (`{}`); the program has one entry, `{}`",
-                                f.name, first.name
-                            ),
-                            f.range,
-                        ));
-                    }
-                    entry = Some(f);
-                }
+                PS::AsyncFunctionDef(f) => async_defs.push(f),
                 PS::FunctionDef(f) => helpers.push(f),
                 PS::ClassDef(c) => {
                     return Err(err(
@@ -314,6 +356,7 @@ impl Lower {
                 }
             }
         }
+        let entry = self.entry_of(&async_defs)?;
         let Some(entry) = entry else {
             return Err(FrontendError::new(
                 Code::Entry,
@@ -1204,11 +1247,51 @@ impl Lower {
                     a.range,
                 ));
             }
-            PE::JoinedStr(j) => return Err(unsupported("f-strings", j.range)),
+            PE::JoinedStr(j) => self.f_string(j)?,
             PE::Tuple(t) => return Err(unsupported("tuples (use a list)", t.range)),
             PE::Constant(c) => return Err(unsupported("this literal", c.range)),
             other => return Err(unsupported(expr_name(other), other.range())),
         })
+    }
+
+    /// An f-string: its parts joined with `+` from the left, starting from
+    /// `""`, so each `{value}` must be a string at run time (the engine's
+    /// Python `+` joins two strings only; a number is a fatal type error,
+    /// never a different text). Conversions other than `!s` and format
+    /// specifications are refused.
+    fn f_string(&mut self, j: &ast::ExprJoinedStr) -> Result<Expr, FrontendError> {
+        let p = pos(j.range);
+        let mut acc = Expr::constant(Constant::String(String::new()), p);
+        for part in &j.values {
+            let piece = match part {
+                PE::FormattedValue(f) => {
+                    if f.format_spec.is_some() {
+                        return Err(unsupported("an f-string format specification", f.range));
+                    }
+                    if !matches!(
+                        f.conversion,
+                        ast::ConversionFlag::None | ast::ConversionFlag::Str
+                    ) {
+                        return Err(unsupported(
+                            "an f-string conversion other than `!s`",
+                            f.range,
+                        ));
+                    }
+                    self.expr(&f.value)?
+                }
+                other => self.expr(other)?,
+            };
+            acc = match (&acc.kind, &piece.kind) {
+                (ExprKind::Const(Constant::String(a)), ExprKind::Const(Constant::String(b))) => {
+                    Expr::constant(Constant::String(format!("{a}{b}")), p)
+                }
+                _ => Expr {
+                    kind: ExprKind::Bin(BinOp::Add, Box::new(acc), Box::new(piece)),
+                    pos: p,
+                },
+            };
+        }
+        Ok(acc)
     }
 
     fn call(&mut self, c: &ast::ExprCall) -> Result<Expr, FrontendError> {
@@ -1322,10 +1405,16 @@ impl Lower {
     ) -> Result<Expr, FrontendError> {
         let p = pos(c.range);
         self.cx.require_entry(p)?;
-        if !c.keywords.is_empty() || c.args.iter().any(|a| matches!(a, PE::Starred(_))) {
+        let input_keyword = |k: &ast::Keyword| {
+            prim == Prim::Effect && k.arg.as_ref().is_some_and(|a| a.as_str() == "input")
+        };
+        if c.keywords.iter().any(|k| !input_keyword(k))
+            || c.keywords.len() > 1
+            || c.args.iter().any(|a| matches!(a, PE::Starred(_)))
+        {
             return Err(err(
                 Code::Call,
-                "keyword and `*` arguments are not supported",
+                "keyword and `*` arguments are not supported (except `effect(KEY, input=VALUE)`)",
                 c.range,
             ));
         }
@@ -1409,25 +1498,32 @@ impl DurableArgs for PyArgs<'_, '_> {
         self.c.args.len()
     }
 
-    fn literal(&mut self, what: &str) -> Result<String, FrontendError> {
-        let message = || format!("the {what} must be a string literal");
+    fn name(&mut self, what: &str) -> Result<Expr, FrontendError> {
         match self.c.args.first() {
-            Some(PE::Constant(k)) => match &k.value {
-                PyConst::Str(s) => Ok(s.clone()),
-                _ => Err(err(Code::ComputedKey, message(), k.range)),
-            },
-            Some(other) => Err(err(Code::ComputedKey, message(), other.range())),
+            Some(a) => string_name(what, self.l.expr(a)?),
             None => Err(err(Code::Call, format!("missing the {what}"), self.c.range)),
         }
     }
 
-    fn callback(&mut self) -> Result<(), FrontendError> {
-        match self.c.args.get(1) {
-            Some(cb) if !matches!(cb, PE::Name(_) | PE::Lambda(_)) => Err(unsupported(
-                "an effect callback other than a name or a lambda",
+    fn effect_input(&mut self) -> Result<Option<Expr>, FrontendError> {
+        if self.c.args.len() > 2 {
+            return Err(err(
+                Code::Call,
+                "`effect` takes a key, an optional callback and an optional `input=`",
+                self.c.range,
+            ));
+        }
+        if let Some(cb) = self.c.args.get(1)
+            && !matches!(cb, PE::Name(_) | PE::Lambda(_))
+        {
+            return Err(unsupported(
+                "an effect callback other than a name or a lambda (pass data with `input=`)",
                 cb.range(),
-            )),
-            _ => Ok(()),
+            ));
+        }
+        match self.c.keywords.first() {
+            Some(k) => Ok(Some(self.l.expr(&k.value)?)),
+            None => Ok(None),
         }
     }
 

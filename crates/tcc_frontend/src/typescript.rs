@@ -16,9 +16,10 @@ use oxc_parser::Parser;
 use oxc_span::{SourceType, Span};
 use tcc_ir::Constant;
 
+use crate::array_methods::{self, ArrayMethod};
 use crate::error::{Code, FrontendError};
 use crate::hir::*;
-use crate::lowering::{self, DurableArgs, Global, IndexLoop, Lowering, durable_call};
+use crate::lowering::{self, DurableArgs, Global, IndexLoop, Lowering, durable_call, string_name};
 use crate::primitives::Prim;
 
 /// Module specifiers whose imports are the durable primitives.
@@ -68,6 +69,8 @@ enum Name {
 struct Lower {
     cx: Lowering<FnScope>,
     hoisted: HashMap<u32, FuncIdx>,
+    /// The hidden function of each array method used (`array_methods`).
+    array_helpers: HashMap<ArrayMethod, FuncIdx>,
 }
 
 impl lowering::FnScope for FnScope {
@@ -111,6 +114,7 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
     let mut l = Lower {
         cx: Lowering::new(),
         hoisted: HashMap::default(),
+        array_helpers: HashMap::default(),
     };
     l.program(&ret.program, source.len())?;
     Ok(l.cx.module)
@@ -1531,10 +1535,40 @@ impl Lower {
             }
         }
         if let TE::StaticMemberExpression(m) = &c.callee {
-            return Err(unsupported(
-                &format!("method `.{}()`", m.property.name),
-                c.span,
-            ));
+            let name = m.property.name.as_str();
+            if !ArrayMethod::is_method(name) || m.optional {
+                return Err(unsupported(&format!("method `.{name}()`"), c.span));
+            }
+            let Some(method) = ArrayMethod::from_call(name, c.arguments.len()) else {
+                return Err(err(
+                    Code::Call,
+                    "`map` and `filter` take one callback; `reduce` a callback and an optional initial value",
+                    c.span,
+                ));
+            };
+            let mut args = Vec::with_capacity(c.arguments.len() + 1);
+            args.push(self.expr(&m.object)?);
+            for a in &c.arguments {
+                args.push(self.arg(a)?);
+            }
+            let helper = match self.array_helpers.get(&method) {
+                Some(&f) => f,
+                None => {
+                    let f = array_methods::add_helper(&mut self.cx.module, method, p);
+                    self.array_helpers.insert(method, f);
+                    f
+                }
+            };
+            return Ok(Expr {
+                kind: ExprKind::Call(
+                    Box::new(Expr {
+                        kind: ExprKind::Func(helper),
+                        pos: p,
+                    }),
+                    args,
+                ),
+                pos: p,
+            });
         }
         let f = self.expr(&c.callee)?;
         let mut args = Vec::with_capacity(c.arguments.len());
@@ -1663,44 +1697,74 @@ impl DurableArgs for TsArgs<'_, '_, '_> {
         self.c.arguments.len()
     }
 
-    fn literal(&mut self, what: &str) -> Result<String, FrontendError> {
-        match self.c.arguments.first().and_then(|a| a.as_expression()) {
-            Some(TE::StringLiteral(s)) => Ok(s.value.as_str().to_owned()),
-            Some(TE::TemplateLiteral(tl)) if tl.expressions.is_empty() && tl.quasis.len() == 1 => {
-                Ok(tl.quasis[0]
-                    .value
-                    .cooked
-                    .as_ref()
-                    .map(|s| s.to_string())
-                    .unwrap_or_default())
-            }
-            Some(other) => Err(err(
-                Code::ComputedKey,
-                format!("the {what} must be a string literal"),
-                expr_span(other),
-            )),
+    fn name(&mut self, what: &str) -> Result<Expr, FrontendError> {
+        match self.c.arguments.first() {
+            Some(a) => string_name(what, self.l.arg(a)?),
             None => Err(err(Code::Call, format!("missing the {what}"), self.c.span)),
         }
     }
 
-    fn callback(&mut self) -> Result<(), FrontendError> {
-        match self.c.arguments.get(1) {
-            Some(cb)
-                if !matches!(
-                    cb.as_expression(),
-                    Some(
-                        TE::Identifier(_)
-                            | TE::ArrowFunctionExpression(_)
-                            | TE::FunctionExpression(_)
-                    )
-                ) =>
+    fn effect_input(&mut self) -> Result<Option<Expr>, FrontendError> {
+        let rest = &self.c.arguments[1.min(self.c.arguments.len())..];
+        // The options object, `{ input: EXPR }`, is the last argument.
+        let (options, callback) = match rest.last().and_then(|a| a.as_expression()).map(strip) {
+            Some(TE::ObjectExpression(o)) => (Some(o), &rest[..rest.len() - 1]),
+            _ => (None, rest),
+        };
+        if callback.len() > 1 {
+            return Err(err(
+                Code::Call,
+                "`effect` takes a key, an optional callback and an optional `{ input: VALUE }`",
+                self.c.span,
+            ));
+        }
+        if let Some(cb) = callback.first()
+            && !matches!(
+                cb.as_expression(),
+                Some(
+                    TE::Identifier(_) | TE::ArrowFunctionExpression(_) | TE::FunctionExpression(_)
+                )
+            )
+        {
+            return Err(unsupported(
+                "an effect callback other than a name or a function (pass data with `{ input: VALUE }`)",
+                a_span(cb),
+            ));
+        }
+        let Some(o) = options else {
+            return Ok(None);
+        };
+        let mut input = None;
+        for prop in &o.properties {
+            let t::ObjectPropertyKind::ObjectProperty(p) = prop else {
+                return Err(unsupported("spread in the effect options", o.span));
+            };
+            let named_input = match &p.key {
+                t::PropertyKey::StaticIdentifier(k) => k.name.as_str() == "input",
+                t::PropertyKey::StringLiteral(k) => k.value.as_str() == "input",
+                _ => false,
+            };
+            if !named_input
+                || p.computed
+                || p.method
+                || p.kind != t::PropertyKind::Init
+                || input.is_some()
             {
-                Err(unsupported(
-                    "an effect callback other than a name or a function",
-                    a_span(cb),
-                ))
+                return Err(err(
+                    Code::Call,
+                    "the effect options object takes one property, `input`",
+                    p.span,
+                ));
             }
-            _ => Ok(()),
+            input = Some(self.l.expr(&p.value)?);
+        }
+        match input {
+            Some(i) => Ok(Some(i)),
+            None => Err(err(
+                Code::Call,
+                "the effect options object takes one property, `input`",
+                o.span,
+            )),
         }
     }
 

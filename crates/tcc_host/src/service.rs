@@ -125,6 +125,8 @@ pub fn status_json(row: &ExecutionRow) -> J {
     m.insert("program".into(), row.program_name.clone().into());
     if let Some(r) = &row.result {
         m.insert("result".into(), r.clone());
+        // The same value as plain JSON, beside the tagged one (issue 33).
+        m.insert("result_plain".into(), crate::values::tagged_to_plain(r));
     }
     if let Some(msg) = &row.message {
         m.insert("message".into(), msg.clone().into());

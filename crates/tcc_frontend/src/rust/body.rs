@@ -445,6 +445,34 @@ impl L<'_> {
         }
     }
 
+    /// `left + &right` with two `String`s (Rust's `String + &str` through
+    /// deref): `left` moves, `right` is only read.
+    fn concat_borrowed(&mut self, left: &syn::Expr, right: &syn::Expr, p: Pos) -> R<(Expr, Ty)> {
+        let (l, lt) = self.expr(left, true)?;
+        let after_left = self.out.len();
+        let (r, rt) = self.expr(right, false)?;
+        let after_right = self.out.len();
+        let mut xs = [l, r];
+        self.spill(&[after_left, after_right], &mut xs);
+        for (t, at) in [(&lt, left), (&rt, right)] {
+            let t = self.it.types.shallow(t);
+            if t != Ty::Str {
+                return Err(self.type_error(
+                    format!(
+                        "`String + &String` needs two `String`s, found `{}`",
+                        self.show(&t)
+                    ),
+                    pos_of(at),
+                ));
+            }
+        }
+        let [l, r] = xs;
+        Ok((
+            ex(ExprKind::Bin(BinOp::Add, Box::new(l), Box::new(r)), p),
+            Ty::Str,
+        ))
+    }
+
     /// Lowers operands left to right, keeping that order when a later one emits statements.
     fn operands(&mut self, list: &[&syn::Expr], consume: bool) -> R<Vec<(Expr, Ty)>> {
         let mut xs = Vec::new();
@@ -956,6 +984,11 @@ impl L<'_> {
             };
             self.out.push(st(StmtKind::If(cond, then, Vec::new()), p));
             return Ok((ex(ExprKind::Var(t), p), Ty::Bool));
+        }
+        if let (B::Add(_), syn::Expr::Reference(borrowed)) = (&b.op, &*b.right)
+            && borrowed.mutability.is_none()
+        {
+            return self.concat_borrowed(&b.left, &borrowed.expr, p);
         }
         let xs = self.operands(&[&b.left, &b.right], matches!(b.op, B::Add(_)))?;
         let mut it = xs.into_iter();
@@ -2581,6 +2614,29 @@ impl L<'_> {
         }
     }
 
+    /// The effect key, event name or program name of a durable call: a
+    /// string literal (or `String::from` of one), or any `String` or
+    /// `&'static str` expression, which moves into the call as it does
+    /// into the prelude's `impl Into<String>` parameter.
+    fn durable_name(&mut self, e: &syn::Expr, what: &str) -> R<Expr> {
+        let p = pos_of(e);
+        if let Some(k) = Self::durable_key(e) {
+            return Ok(ex(ExprKind::Const(Constant::String(k)), p));
+        }
+        let (x, t) = self.expr(e, true)?;
+        match self.it.types.shallow(&t) {
+            Ty::Str | Ty::StaticStr => Ok(x),
+            other => Err(err(
+                Code::ComputedKey,
+                format!(
+                    "{what} is a `String` or a string literal, found `{}`",
+                    self.show(&other)
+                ),
+                p,
+            )),
+        }
+    }
+
     /// A durable call (the operand of `.await`).
     fn durable(&mut self, base: &syn::Expr, p: Pos) -> R<(Expr, Ty)> {
         let name = match base {
@@ -2623,20 +2679,11 @@ impl L<'_> {
                 ))
             }
         };
-        let key = |k: usize, what: &str| -> R<String> {
-            Self::durable_key(args[k]).ok_or_else(|| {
-                err(
-                    Code::ComputedKey,
-                    format!("{what} is a string literal"),
-                    pos_of(args[k]),
-                )
-            })
-        };
         let d = |d: Durable| ex(ExprKind::Durable(d), p);
         match name.as_str() {
             "effect" => {
                 arity(2)?;
-                let k = key(0, "the effect key")?;
+                let k = self.durable_name(args[0], "the effect key")?;
                 let syn::Expr::Closure(cl) = args[1] else {
                     return Err(err(
                         Code::Call,
@@ -2662,7 +2709,7 @@ impl L<'_> {
                 let t = self.it.types.closures[ci].ret.clone();
                 Ok((
                     d(Durable::EffectInput(
-                        k,
+                        Box::new(k),
                         Box::new(ex(ExprKind::Object(Vec::new()), p)),
                     )),
                     t,
@@ -2670,8 +2717,8 @@ impl L<'_> {
             }
             "wait_for_event" => {
                 arity(1)?;
-                let k = key(0, "the event name")?;
-                Ok((d(Durable::Wait(k)), self.it.types.fresh()))
+                let k = self.durable_name(args[0], "the event name")?;
+                Ok((d(Durable::Wait(Box::new(k))), self.it.types.fresh()))
             }
             "sleep" => {
                 arity(1)?;
@@ -2681,7 +2728,7 @@ impl L<'_> {
             }
             "invoke" => {
                 arity(2)?;
-                let k = key(0, "the program name")?;
+                let k = Box::new(self.durable_name(args[0], "the program name")?);
                 let list: Vec<&syn::Expr> = match args[1] {
                     syn::Expr::Tuple(t) => t.elems.iter().collect(),
                     other => vec![other],

@@ -53,11 +53,11 @@ async fn never<T>() -> T {
     std::future::pending().await
 }
 
-pub async fn effect<T>(_key: &'static str, _body: impl FnOnce() -> T) -> Result<T, String> {
+pub async fn effect<T>(_key: impl Into<String>, _body: impl FnOnce() -> T) -> Result<T, String> {
     never().await
 }
 
-pub async fn wait_for_event<T>(_name: &'static str) -> Result<T, String> {
+pub async fn wait_for_event<T>(_name: impl Into<String>) -> Result<T, String> {
     never().await
 }
 
@@ -65,7 +65,7 @@ pub async fn sleep(_ms: f64) -> Result<(), String> {
     never().await
 }
 
-pub async fn invoke<T, A>(_name: &'static str, _args: A) -> Result<T, String> {
+pub async fn invoke<T, A>(_name: impl Into<String>, _args: A) -> Result<T, String> {
     never().await
 }
 

@@ -1,4 +1,4 @@
 from tcc_engine.primitives import effect
 
 async def run(k):
-    return await effect(k)
+    return await effect(5)

@@ -1,2 +1,2 @@
-async def run():
-    return f"{1}"
+async def run(x):
+    return f"{x:>3}"

@@ -1,4 +1,4 @@
 import { effect } from "@tcc-engine/primitives";
 export default async function run(k) {
-  return await effect(k);
+  return await effect(5);
 }
