@@ -30,7 +30,10 @@ pub(super) mod split;
 pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
     #[cfg(test)]
     crate::steps::count(crate::steps::Step::Parse);
-    parse_with(text, label, crate::parallel::two_cores())
+    // Only a text of at least one split's worth can be read on two threads;
+    // below that the machine's core count (cgroup files) is not asked.
+    let parallel = text.len() >= split::PARALLEL_READ_BYTES && crate::parallel::two_cores();
+    parse_with(text, label, parallel)
 }
 
 /// [`parse`], reading large `functions` forms on two threads only when

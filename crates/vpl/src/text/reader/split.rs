@@ -29,7 +29,7 @@ thread_local! {
 /// A stage's `functions` form is read on two threads when the text from
 /// its start to the end of the stage (estimated) has at least this many
 /// bytes (about [`crate::parallel::PARALLEL_INSTRUCTIONS`] instructions).
-const PARALLEL_READ_BYTES: usize = 1 << 19;
+pub(super) const PARALLEL_READ_BYTES: usize = 1 << 19;
 
 impl<'a> Reader<'a> {
     /// The functions of a `functions` form, up to its `)`.

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Start-up and small-input figures of irkit against naga-cli (issue 41).
+
+Run through scripts/bench-startup.sh, which builds irkit and installs naga-cli.
+Usage: bench_startup.py IRKIT NAGA [ROUNDS]
+
+Every measured command runs once per round, the rounds alternating irkit's
+command with naga's for the same input, so load from other processes falls on
+both alike. Printed: median wall-clock times, the irkit / naga ratio of the
+medians, and the goals of docs/startup.md. Maximum RSS comes from
+/usr/bin/time (a small parent, so the figure is the command's own).
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The spec's complete examples (vpl-v1.md section 10.3).
+EXAMPLES = ["minimal.vpl", "loop_call.vpl", "nested_storage.vpl"]
+# irkit target -> naga output file names for irkit's WGSL of the same module.
+TARGETS = {
+    "spirv": ["out.spv"],
+    "wgsl": ["out.wgsl"],
+    "msl": ["out.metal"],
+    "hlsl": ["out.hlsl"],
+    "glsl-es-300": ["es300:out.vert", "es300:out.frag"],
+    "glsl-420": ["core420:out.vert", "core420:out.frag"],
+}
+DEVNULL = [(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
+           (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]
+
+
+def spawn_seconds(argv):
+    """Wall-clock seconds of one run of argv (which must succeed)."""
+    start = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=DEVNULL)
+    _, status, _ = os.wait4(pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(argv)}")
+    return elapsed
+
+
+def max_rss_kib(argv):
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", *argv],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return int(out.stderr.strip().splitlines()[-1])
+
+
+def large_module(min_bytes):
+    """The generated module of crates/vpl/benches/generate.rs (same text)."""
+    s = ["(module 1\n  (types\n    (type t0 void)\n    (type t1 float)\n    (type t2 int)\n"
+         "    (type t3 bool)\n    (type t4 vector float 4))\n  (uniforms)\n",
+         "  (vertex f0\n    (interface\n      (out s0 \"p\" t4 -1 position))\n    (functions\n"
+         "      (function f0 \"v\" t0\n        (parameters)\n        (registers\n"
+         "          (register r0 t4))\n        (block b0\n          (construct r0 (float 1.0))\n"
+         "          (store (stage s0) r0)\n          (return)))))\n",
+         "  (fragment f0\n    (interface\n      (out s0 \"c\" t4 0 fragment_color))\n"
+         "    (functions\n      (function f0 \"main\" t0\n        (parameters)\n"
+         "        (registers\n          (register r0 t4)\n          (register r1 t1))\n"
+         "        (block b0\n          (call r1 f1 (float 0.5))\n          (construct r0 r1)\n"
+         "          (store (stage s0) r0)\n          (return)))"]
+    size = sum(len(p) for p in s)
+    k = 1
+    while size < min_bytes:
+        part = [f"\n      (function f{k} \"helper_{k}\" t1\n        (parameters\n"
+                f"          (parameter p0 t1))\n        (registers\n          (register r0 t1)\n"
+                f"          (register r1 t2)\n          (register r2 t3)\n"
+                f"          (register r3 t4))\n        (block b0\n"
+                f"          (load r0 (parameter p0))\n          (copy r1 (int 0))\n"
+                f"          (branch b1))\n        (block b1"]
+        for j in range(40):
+            c = (j + k) * 0.125
+            op = ["add", "multiply", "subtract", "divide"][j % 4]
+            part.append(f"\n          ({op} r0 r0 (float {c!r}))")
+        part.append("\n          (construct r3 r0 r0 r0 (float 1.0))\n"
+                    "          (swizzle r0 r3 \"y\")\n          (add r1 r1 (int 1))\n"
+                    "          (less r2 r1 (int 8))\n          (branch_if r2 b1 b2))\n"
+                    "        (block b2\n          (return r0)))")
+        text = "".join(part)
+        s.append(text)
+        size += len(text)
+        k += 1
+    s.append(")))\n")
+    return "".join(s)
+
+
+def naga_argv(naga, wgsl, outs, out_dir):
+    """naga's commands for one target: GLSL needs one run per profile."""
+    argv = [naga]
+    profile = None
+    files = []
+    for o in outs:
+        if ":" in o:
+            profile, o = o.split(":")
+        files.append(os.path.join(out_dir, o))
+    if profile:
+        argv += ["--profile", profile]
+    return argv + [wgsl] + files
+
+
+def main():
+    if len(sys.argv) < 3:
+        raise SystemExit(__doc__)
+    irkit, naga = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 21
+    large = [int(b) for b in os.environ.get("BENCH_LARGE_BYTES", "100000,1000000").split(",") if b]
+    work = tempfile.mkdtemp(prefix="irkit-bench-startup-")
+    try:
+        inputs = []
+        for name in EXAMPLES:
+            inputs.append((name, os.path.join(ROOT, "examples", "vpl", name)))
+        for size in large:
+            path = os.path.join(work, f"gen{size}.vpl")
+            with open(path, "w") as f:
+                f.write(large_module(size))
+            inputs.append((f"generated {size // 1000} KB", path))
+        cases = [("--version", [irkit, "--version"], [naga, "--version"])]
+        for label, path in inputs:
+            stem = os.path.splitext(os.path.basename(path))[0]
+            subprocess.run([irkit, "vpl", "compile", path, "--target", "wgsl", "-o", work],
+                           check=True, stdout=subprocess.DEVNULL)
+            wgsl = os.path.join(work, stem + ".wgsl")
+            out = os.path.join(work, "out-" + stem)
+            os.makedirs(out, exist_ok=True)
+            cases.append((f"{label}: check", [irkit, "vpl", "check", path], [naga, wgsl]))
+            for target, outs in TARGETS.items():
+                cases.append((f"{label}: {target}",
+                              [irkit, "vpl", "compile", path, "--target", target, "-o", out],
+                              naga_argv(naga, wgsl, outs, out)))
+        times = {label: ([], []) for label, _, _ in cases}
+        for _ in range(rounds):
+            for label, mine, theirs in cases:
+                times[label][0].append(spawn_seconds(mine))
+                times[label][1].append(spawn_seconds(theirs))
+        load = os.getloadavg()
+        print(f"{rounds} alternated rounds; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+              f" on {os.cpu_count()} CPUs")
+        print(f"{'case':<34} {'irkit ms':>9} {'naga ms':>9} {'ratio':>7}")
+        worst_small = 0.0
+        for label, mine, theirs in cases:
+            a = statistics.median(times[label][0]) * 1e3
+            b = statistics.median(times[label][1]) * 1e3
+            ratio = a / b
+            if not label.startswith("generated") and label != "--version":
+                worst_small = max(worst_small, ratio)
+            print(f"{label:<34} {a:9.2f} {b:9.2f} {ratio:7.2f}")
+        mine_rss = max_rss_kib([irkit, "--version"])
+        naga_rss = max_rss_kib([naga, "--version"])
+        version_ms = statistics.median(times["--version"][0]) * 1e3
+        print(f"max RSS of --version: irkit {mine_rss / 1024:.1f} MiB, naga {naga_rss / 1024:.1f} MiB")
+        print(f"goal irkit --version <= 3 ms: {version_ms:.2f} ms "
+              f"{'met' if version_ms <= 3 else 'NOT met'}")
+        print(f"goal irkit --version <= 10 MiB: {mine_rss / 1024:.1f} MiB "
+              f"{'met' if mine_rss <= 10 * 1024 else 'NOT met'}")
+        print(f"goal small inputs <= 1.5x naga: worst {worst_small:.2f}x "
+              f"{'met' if worst_small <= 1.5 else 'NOT met'}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
