@@ -133,9 +133,23 @@ def main():
                 cases.append((f"{label}: {target}",
                               [irkit, "vpl", "compile", path, "--target", target, "-o", out],
                               naga_argv(naga, wgsl, outs, out)))
-        times = {label: ([], []) for label, _, _ in cases}
+        # Verbs without a naga counterpart, each against `irkit --version` (its fixed cost), and
+        # the LLVM hand-over: irkit starting irkit-llvm against irkit-llvm started directly.
+        helper = os.path.join(os.path.dirname(irkit), "irkit-llvm")
+        loop = os.path.join(ROOT, "examples", "zlm", "run", "loop.zlt")
+        saga = os.path.join(ROOT, "examples", "tcc", "src", "order_saga.py")
+        jit = ["zlm", "run", loop, "--entry", "Main.sum", "--args", "10", "--engine", "jit"]
+        others = [
+            ("zlm run (interpreter) vs --version",
+             [irkit, "zlm", "run", loop, "--entry", "Main.sum", "--args", "10"], [irkit, "--version"]),
+            ("tcc compile order_saga.py vs --version",
+             [irkit, "tcc", "compile", saga, "-o", os.path.join(work, "saga.json")],
+             [irkit, "--version"]),
+            ("zlm run --engine jit vs irkit-llvm", [irkit, *jit], [helper, *jit]),
+        ]
+        times = {label: ([], []) for label, _, _ in cases + others}
         for _ in range(rounds):
-            for label, mine, theirs in cases:
+            for label, mine, theirs in cases + others:
                 times[label][0].append(spawn_seconds(mine))
                 times[label][1].append(spawn_seconds(theirs))
         load = os.getloadavg()
@@ -150,6 +164,11 @@ def main():
             if not label.startswith("generated") and label != "--version":
                 worst_small = max(worst_small, ratio)
             print(f"{label:<34} {a:9.2f} {b:9.2f} {ratio:7.2f}")
+        print(f"{'case':<42} {'ms':>9} {'base ms':>9} {'diff ms':>8}")
+        for label, mine, theirs in others:
+            a = statistics.median(times[label][0]) * 1e3
+            b = statistics.median(times[label][1]) * 1e3
+            print(f"{label:<42} {a:9.2f} {b:9.2f} {a - b:8.2f}")
         mine_rss = max_rss_kib([irkit, "--version"])
         naga_rss = max_rss_kib([naga, "--version"])
         version_ms = statistics.median(times["--version"][0]) * 1e3
