@@ -101,7 +101,7 @@ pub(crate) fn instruction_count(module: &Module) -> usize {
 /// Drops `module`, a large one with its functions split between two
 /// threads (freeing a read-back module is a few percent of writing).
 pub(crate) fn drop_module(mut module: Module) {
-    if !two_cores() || instruction_count(&module) < PARALLEL_INSTRUCTIONS {
+    if instruction_count(&module) < PARALLEL_INSTRUCTIONS || !two_cores() {
         return;
     }
     let mut fragment = module.fragment.functions.take_all();
