@@ -12,6 +12,7 @@ medians, and the goals of docs/startup.md. Maximum RSS comes from
 """
 
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -22,21 +23,25 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The spec's complete examples (vpl-v1.md section 10.3).
 EXAMPLES = ["minimal.vpl", "loop_call.vpl", "nested_storage.vpl"]
-# irkit target -> naga output file names for irkit's WGSL of the same module.
+# irkit target -> naga's outputs for irkit's WGSL of the same module: a file name, or for GLSL
+# (profile, stage, file name), one naga run per stage with that stage's entry point.
 TARGETS = {
     "spirv": ["out.spv"],
     "wgsl": ["out.wgsl"],
     "msl": ["out.metal"],
     "hlsl": ["out.hlsl"],
-    "glsl-es-300": ["es300:out.vert", "es300:out.frag"],
-    "glsl-420": ["core420:out.vert", "core420:out.frag"],
+    "glsl-es-300": [("es300", "vertex", "out.vert"), ("es300", "fragment", "out.frag")],
+    "glsl-420": [("core420", "vertex", "out.vert"), ("core420", "fragment", "out.frag")],
 }
 DEVNULL = [(os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0),
            (os.POSIX_SPAWN_OPEN, 2, "/dev/null", os.O_WRONLY, 0)]
 
 
 def spawn_seconds(argv):
-    """Wall-clock seconds of one run of argv (which must succeed)."""
+    """Wall-clock seconds of one run of argv (which must succeed), or of each
+    of a list of argvs run one after the other."""
+    if isinstance(argv[0], list):
+        return sum(spawn_seconds(a) for a in argv)
     start = time.perf_counter()
     pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=DEVNULL)
     _, status, _ = os.wait4(pid, 0)
@@ -90,18 +95,22 @@ def large_module(min_bytes):
     return "".join(s)
 
 
+def entry_points(wgsl):
+    """The entry point of each stage in a WGSL file: {"vertex": name, ...}."""
+    with open(wgsl) as f:
+        text = f.read()
+    return {m.group(1): m.group(2)
+            for m in re.finditer(r"@(vertex|fragment)\s*\n\s*fn\s+(\w+)", text)}
+
+
 def naga_argv(naga, wgsl, outs, out_dir):
-    """naga's commands for one target: GLSL needs one run per profile."""
-    argv = [naga]
-    profile = None
-    files = []
-    for o in outs:
-        if ":" in o:
-            profile, o = o.split(":")
-        files.append(os.path.join(out_dir, o))
-    if profile:
-        argv += ["--profile", profile]
-    return argv + [wgsl] + files
+    """naga's command(s) for one target: GLSL needs one run per stage."""
+    if not isinstance(outs[0], tuple):
+        return [naga, wgsl] + [os.path.join(out_dir, o) for o in outs]
+    entries = entry_points(wgsl)
+    return [[naga, "--profile", profile, "--entry-point", entries[stage], wgsl,
+             os.path.join(out_dir, name)]
+            for profile, stage, name in outs]
 
 
 def main():
