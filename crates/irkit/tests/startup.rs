@@ -72,9 +72,10 @@ fn irkit_hands_an_llvm_run_to_the_helper_it_names() {
     let run = |helper: Option<&str>| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_irkit"));
         cmd.args(["zlm", "run", &src, "--entry", "Main.sum", "--args", "10", "--engine", "jit"]);
-        if let Some(h) = helper {
-            cmd.env("IRKIT_LLVM", h);
-        }
+        match helper {
+            Some(h) => cmd.env("IRKIT_LLVM", h),
+            None => cmd.env_remove("IRKIT_LLVM"),
+        };
         cmd.output().unwrap()
     };
     let beside = run(None);
