@@ -204,13 +204,11 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             let ty = it.resolved().module.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| {
-                crate::zlm_c_cmd::Ran {
-                    rendered: o.rendered,
-                    ty,
-                    steps: o.steps,
-                    drops: o.drops,
-                }
+            llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| crate::zlm_c_cmd::Ran {
+                rendered: o.rendered,
+                ty,
+                steps: o.steps,
+                drops: o.drops,
             })
         }
     };

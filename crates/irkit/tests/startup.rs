@@ -11,7 +11,11 @@ fn needed(exe: &str) -> Vec<String> {
         .args(["-d", exe])
         .output()
         .expect("readelf (binutils) runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|l| l.contains("(NEEDED)"))
@@ -47,7 +51,9 @@ fn an_llvm_verb_without_its_helper_is_a_usage_error_naming_it() {
         env!("CARGO_MANIFEST_DIR")
     );
     for args in [
-        vec!["zlm", "run", &src, "--entry", "Main.sum", "--args", "3", "--engine", "jit"],
+        vec![
+            "zlm", "run", &src, "--entry", "Main.sum", "--args", "3", "--engine", "jit",
+        ],
         vec!["zlm", "build", &src, "-o", "never-written.o"],
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_irkit"))
@@ -71,7 +77,9 @@ fn irkit_hands_an_llvm_run_to_the_helper_it_names() {
     );
     let run = |helper: Option<&str>| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_irkit"));
-        cmd.args(["zlm", "run", &src, "--entry", "Main.sum", "--args", "10", "--engine", "jit"]);
+        cmd.args([
+            "zlm", "run", &src, "--entry", "Main.sum", "--args", "10", "--engine", "jit",
+        ]);
         match helper {
             Some(h) => cmd.env("IRKIT_LLVM", h),
             None => cmd.env_remove("IRKIT_LLVM"),
@@ -79,7 +87,11 @@ fn irkit_hands_an_llvm_run_to_the_helper_it_names() {
         cmd.output().unwrap()
     };
     let beside = run(None);
-    assert!(beside.status.success(), "{}", String::from_utf8_lossy(&beside.stderr));
+    assert!(
+        beside.status.success(),
+        "{}",
+        String::from_utf8_lossy(&beside.stderr)
+    );
     let named = run(Some(env!("CARGO_BIN_EXE_irkit-llvm")));
     assert_eq!(beside.stdout, named.stdout);
     let interp = Command::new(env!("CARGO_BIN_EXE_irkit"))

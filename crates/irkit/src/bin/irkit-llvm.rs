@@ -46,7 +46,6 @@ mod zlm_run_cmd;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-
 /// irkit's command line, restricted to the verbs that need LLVM.
 #[derive(Parser)]
 #[command(
@@ -91,10 +90,7 @@ fn main() -> ExitCode {
     match verb {
         Verb::Run(args) => {
             let format = args.fmt.format;
-            report::finish(
-                zlm_run_cmd::run(args, Some(zlm_llvm_cmd::run_llvm)),
-                format,
-            )
+            report::finish(zlm_run_cmd::run(args, Some(zlm_llvm_cmd::run_llvm)), format)
         }
         Verb::Build(args) => {
             let format = args.fmt.format;

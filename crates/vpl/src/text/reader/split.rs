@@ -26,7 +26,6 @@ thread_local! {
     pub(crate) static ADOPTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-
 impl<'a> Reader<'a> {
     /// The functions of a `functions` form, up to its `)`.
     ///
