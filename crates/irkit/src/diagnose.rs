@@ -187,19 +187,3 @@ impl Diagnose for zlm::materialize::c::Refusal {
         )]
     }
 }
-
-impl Diagnose for zlm_llvm::LlvmError {
-    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
-        let (kind, message) = match self {
-            zlm_llvm::LlvmError::Refused(r) => ("unsupported", r.detail()),
-            zlm_llvm::LlvmError::Record(m) => ("target-record", format!("target record: {m}")),
-            e => ("engine", e.to_string()),
-        };
-        vec![Diagnostic::new(
-            kind,
-            Some(self.code()),
-            message,
-            origin.label,
-        )]
-    }
-}

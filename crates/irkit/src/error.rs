@@ -81,6 +81,10 @@ pub enum CliError {
     #[error("{0}")]
     Rejected(String),
     /// An engine's toolchain failed on valid input; reported as diagnostics (exit 2).
+    #[allow(
+        dead_code,
+        reason = "only the LLVM engines construct it, which only irkit-llvm compiles"
+    )]
     #[error("toolchain failure ({} diagnostic(s))", .0.diagnostics.len())]
     Toolchain(Report),
     /// Several inputs failed, each on its own: rendered in order, and the exit

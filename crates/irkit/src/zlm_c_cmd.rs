@@ -25,6 +25,17 @@ pub enum Engine {
     Aot,
 }
 
+impl Engine {
+    /// The LLVM engine this is, if it is one (they run in `irkit-llvm`).
+    pub fn llvm(self) -> Option<crate::zlm_llvm_args::LlvmEngine> {
+        match self {
+            Engine::Jit => Some(crate::zlm_llvm_args::LlvmEngine::Jit),
+            Engine::Aot => Some(crate::zlm_llvm_args::LlvmEngine::Aot),
+            Engine::Interp | Engine::C => None,
+        }
+    }
+}
+
 /// A completed run of either engine.
 pub struct Ran {
     /// The rendered result.

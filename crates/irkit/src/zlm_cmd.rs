@@ -54,7 +54,7 @@ pub enum Verb {
     /// Materialize a checked artifact as portable C11 (C0-EXEC-002).
     EmitC(crate::zlm_c_cmd::EmitCArgs),
     /// Build a checked artifact with LLVM under a target record (C0-EXEC-003).
-    Build(crate::zlm_llvm_cmd::BuildArgs),
+    Build(crate::zlm_llvm_args::BuildArgs),
     /// Print the canonical interface text (.zli) of each module of a package.
     Zli(crate::zlm_zli_cmd::ZliArgs),
     /// Print the canonical semantic reflection (JSON) of a package.
@@ -118,9 +118,11 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             }
             write(None, out.as_bytes())?;
         }
-        Verb::Run(args) => return crate::zlm_run_cmd::run(args),
+        // The LLVM verbs run in `irkit-llvm` (zlm_llvm_exec.rs).
+        Verb::Build(_) => return crate::zlm_llvm_exec::delegate(),
+        Verb::Run(args) if args.uses_llvm() => return crate::zlm_llvm_exec::delegate(),
+        Verb::Run(args) => return crate::zlm_run_cmd::run(args, None),
         Verb::EmitC(args) => return crate::zlm_c_cmd::emit_c(args),
-        Verb::Build(args) => return crate::zlm_llvm_cmd::build(args),
         Verb::Zli(args) => return crate::zlm_zli_cmd::zli(args),
         Verb::Reflect(args) => return crate::zlm_zli_cmd::reflect(args),
         Verb::Address { input, .. } => {

@@ -1,10 +1,13 @@
 //! `irkit zlm build FILE --target-record REC -o OUT` (AOT under an explicit
 //! target record, C0-EXEC-003) and the LLVM engines of
-//! `irkit zlm run --engine jit|aot` (docs/zlm/llvm-engines.md).
+//! `irkit zlm run --engine jit|aot` (docs/zlm/llvm-engines.md). Only the
+//! `irkit-llvm` executable compiles this module: `irkit` itself links no LLVM
+//! and hands these verbs over (`zlm_llvm_exec.rs`, docs/startup.md).
 
-use crate::args::{FormatArgs, InputArgs};
+use crate::diag::Diagnostic;
 use crate::error::{CliError, Diagnose, Origin, Outcome, Report};
 use crate::io::read;
+use crate::zlm_llvm_args::{BuildArgs, LlvmEngine};
 use crate::zlm_load::load_package;
 use std::path::{Path, PathBuf};
 use zlm::interp::{Interp, Limits, RunError, Value};
@@ -12,32 +15,20 @@ use zlm::materialize::c::engine::{COutcome, CRun};
 use zlm::model::ReceiverKind;
 use zlm_llvm::{LlvmError, Scope, TargetRecord};
 
-/// Arguments of `irkit zlm build`.
-#[derive(clap::Args)]
-pub struct BuildArgs {
-    // A canonical ZLM1 artifact.
-    #[command(flatten)]
-    input: InputArgs,
-    /// Provider artifacts of imported modules.
-    #[arg(long = "dep")]
-    deps: Vec<PathBuf>,
-    /// The target record (JSON, every C0-EXEC-003 field). Without it the
-    /// convenience record (LLVM's default triple) is used and marked as not
-    /// reproducibility evidence.
-    #[arg(long)]
-    target_record: Option<PathBuf>,
-    /// Output: `NAME.o` an object file, `NAME.ll` the lowered LLVM IR,
-    /// `NAME.so` a shared library with a C interface (its header is
-    /// written to `NAME.h`; the record's relocation must be `pic`),
-    /// anything else an executable linked with the record's linker. The
-    /// record used is written to `NAME.target.json` (not for `.ll`).
-    #[arg(short, long)]
-    output: PathBuf,
-    /// Build only this entry (`Decl.function`) and what it calls.
-    #[arg(long)]
-    entry: Option<String>,
-    #[command(flatten)]
-    pub(crate) fmt: FormatArgs,
+impl Diagnose for zlm_llvm::LlvmError {
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        let (kind, message) = match self {
+            zlm_llvm::LlvmError::Refused(r) => ("unsupported", r.detail()),
+            zlm_llvm::LlvmError::Record(m) => ("target-record", format!("target record: {m}")),
+            e => ("engine", e.to_string()),
+        };
+        vec![Diagnostic::new(
+            kind,
+            Some(self.code()),
+            message,
+            origin.label,
+        )]
+    }
 }
 
 /// A refusal or a bad target record is the input's (exit 1); any other
@@ -133,15 +124,6 @@ pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
     let rp = record_path(out);
     std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))?;
     Ok(Outcome::Success)
-}
-
-/// Which LLVM engine `zlm run` uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LlvmEngine {
-    /// In-process MCJIT.
-    Jit,
-    /// A host executable built under the convenience record.
-    Aot,
 }
 
 /// Runs entry `at` of the root of `package` on an LLVM engine with the

@@ -8,9 +8,11 @@ use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
+use crate::zlm_llvm_args::LlvmEngine;
 use crate::zlm_load::{invalid, load_providers, package_of};
 use std::path::PathBuf;
 use zlm::interp::{Interp, Limits, RunError, Value};
+use zlm::materialize::c::engine::COutcome;
 use zlm::model::{ScalarKind, Type};
 
 /// Arguments of `irkit zlm run`.
@@ -63,6 +65,26 @@ pub struct RunArgs {
     cc: String,
 }
 
+impl RunArgs {
+    /// Whether the run needs an LLVM engine (`--engine jit|aot`).
+    pub fn uses_llvm(&self) -> bool {
+        self.engine.llvm().is_some()
+    }
+}
+
+/// Runs an LLVM engine: entry `at` of the root of the package with the
+/// interpreter's argument values and limits (`zlm_llvm_cmd::run_llvm`; only
+/// `irkit-llvm` links it, see docs/startup.md).
+pub type LlvmRun = fn(
+    LlvmEngine,
+    &zlm::package::Package,
+    &Interp<'_>,
+    (usize, usize),
+    &[Value],
+    Limits,
+    &str,
+) -> Result<Result<COutcome, RunError>, CliError>;
+
 fn usage(msg: String) -> CliError {
     CliError::Usage(msg)
 }
@@ -104,8 +126,9 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
     }
 }
 
-/// Runs the verb.
-pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
+/// Runs the verb; `llvm` runs `--engine jit|aot` (absent in `irkit`, which
+/// hands those runs to `irkit-llvm` before calling this).
+pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
     let format = a.fmt.format;
     let providers = load_providers(&a.deps)?;
     let provider_refs: Vec<&zlm::decode::Checked> = providers.iter().collect();
@@ -175,21 +198,17 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
             crate::zlm_c_cmd::run_c(&package, &it, at, &values, limits, &a.cc, &label)?
         }
         crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
-            let e = if a.engine == crate::zlm_c_cmd::Engine::Jit {
-                crate::zlm_llvm_cmd::LlvmEngine::Jit
-            } else {
-                crate::zlm_llvm_cmd::LlvmEngine::Aot
+            let (Some(e), Some(llvm)) = (a.engine.llvm(), llvm) else {
+                return Err(usage("the LLVM engines run in irkit-llvm".into()));
             };
             let ty = it.resolved().module.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            crate::zlm_llvm_cmd::run_llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| {
-                crate::zlm_c_cmd::Ran {
-                    rendered: o.rendered,
-                    ty,
-                    steps: o.steps,
-                    drops: o.drops,
-                }
+            llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| crate::zlm_c_cmd::Ran {
+                rendered: o.rendered,
+                ty,
+                steps: o.steps,
+                drops: o.drops,
             })
         }
     };

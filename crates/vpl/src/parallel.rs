@@ -62,7 +62,7 @@ where
 /// which holds about half of the stage's instructions. `None` for small
 /// stages or on a machine with one core.
 pub(crate) fn stage_split(stage: &Stage) -> Option<usize> {
-    if !two_cores() || stage.functions.len() < 2 {
+    if stage.functions.len() < 2 {
         return None;
     }
     let weights: Vec<usize> = stage
@@ -71,7 +71,8 @@ pub(crate) fn stage_split(stage: &Stage) -> Option<usize> {
         .map(|(_, f)| f.blocks.iter().map(|(_, b)| b.instructions.len() + 1).sum())
         .collect();
     let total: usize = weights.iter().sum();
-    if total < PARALLEL_INSTRUCTIONS {
+    // The core count (cgroup files) is asked only for a stage worth it.
+    if total < PARALLEL_INSTRUCTIONS || !two_cores() {
         return None;
     }
     let mut sum = 0;
@@ -100,7 +101,7 @@ pub(crate) fn instruction_count(module: &Module) -> usize {
 /// Drops `module`, a large one with its functions split between two
 /// threads (freeing a read-back module is a few percent of writing).
 pub(crate) fn drop_module(mut module: Module) {
-    if !two_cores() || instruction_count(&module) < PARALLEL_INSTRUCTIONS {
+    if instruction_count(&module) < PARALLEL_INSTRUCTIONS || !two_cores() {
         return;
     }
     let mut fragment = module.fragment.functions.take_all();

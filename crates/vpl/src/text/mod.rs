@@ -92,7 +92,7 @@ pub fn write_verified(module: &Verified) -> Result<String, Error> {
 pub(crate) fn publish(module: &Module) -> Result<(String, Verified), Error> {
     publish_with(
         module,
-        parallel::two_cores() && parallel::instruction_count(module) >= PARALLEL_INSTRUCTIONS,
+        parallel::instruction_count(module) >= PARALLEL_INSTRUCTIONS && parallel::two_cores(),
     )
 }
 

@@ -25,12 +25,20 @@ use std::collections::HashMap;
 
 pub(super) mod split;
 
+/// A stage's `functions` form is read on two threads when the text from
+/// its start to the end of the stage (estimated) has at least this many
+/// bytes (about [`crate::parallel::PARALLEL_INSTRUCTIONS`] instructions).
+const PARALLEL_READ_BYTES: usize = 1 << 19;
+
 /// Parses and binds `text`; the caller verifies. Large inputs are read on
 /// two threads where the machine has two cores, with the same result.
 pub(crate) fn parse(text: &str, label: &str) -> Result<Module, Error> {
     #[cfg(test)]
     crate::steps::count(crate::steps::Step::Parse);
-    parse_with(text, label, crate::parallel::two_cores())
+    // Only a text of at least one split's worth can be read on two threads;
+    // below that the machine's core count (cgroup files) is not asked.
+    let parallel = text.len() >= PARALLEL_READ_BYTES && crate::parallel::two_cores();
+    parse_with(text, label, parallel)
 }
 
 /// [`parse`], reading large `functions` forms on two threads only when

@@ -116,9 +116,8 @@ pub(crate) fn verify_with(module: &Module, threads: Threads) -> Result<ModuleInf
         Threads::One => false,
         Threads::Two => true,
         Threads::Auto => {
-            crate::parallel::two_cores()
-                && crate::parallel::instruction_count(module)
-                    >= crate::parallel::PARALLEL_INSTRUCTIONS
+            crate::parallel::instruction_count(module) >= crate::parallel::PARALLEL_INSTRUCTIONS
+                && crate::parallel::two_cores()
         }
     };
     containers::check_stage_kinds(module)?;

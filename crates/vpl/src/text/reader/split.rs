@@ -26,11 +26,6 @@ thread_local! {
     pub(crate) static ADOPTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// A stage's `functions` form is read on two threads when the text from
-/// its start to the end of the stage (estimated) has at least this many
-/// bytes (about [`crate::parallel::PARALLEL_INSTRUCTIONS`] instructions).
-const PARALLEL_READ_BYTES: usize = 1 << 19;
-
 impl<'a> Reader<'a> {
     /// The functions of a `functions` form, up to its `)`.
     ///
@@ -88,7 +83,7 @@ impl<'a> Reader<'a> {
                 .map_or(text.len(), |i| here + i),
             StageKind::Fragment => text.len(),
         };
-        if end - here < PARALLEL_READ_BYTES {
+        if end - here < super::PARALLEL_READ_BYTES {
             return None;
         }
         let mut from = here + (end - here) / 2;

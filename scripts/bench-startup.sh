@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Start-up and small-input figures of irkit against naga-cli, in one alternated run
+# (issue 41; docs/startup.md). Not part of the test command.
+#
+#   bash scripts/bench-startup.sh [ROUNDS]      # default 21 rounds
+#   BENCH_LARGE_BYTES=100000,1000000,12000000 bash scripts/bench-startup.sh   # generated sizes
+#
+# Builds irkit (release), installs naga-cli 30 (the naga irkit links) into target/naga-cli once,
+# then runs scripts/bench_startup.py. Needs python3 and /usr/bin/time (Debian package `time`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds="${1:-21}"
+cargo build --release -p irkit
+naga="target/naga-cli/bin/naga"
+if [ ! -x "$naga" ]; then
+  cargo install naga-cli --version '~30.0' --root target/naga-cli
+fi
+"$naga" --version
+python3 scripts/bench_startup.py target/release/irkit "$naga" "$rounds"
