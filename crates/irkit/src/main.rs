@@ -26,6 +26,7 @@ mod zlm_cmd;
 mod zlm_llvm_cmd;
 mod zlm_load;
 mod zlm_run_cmd;
+mod zlm_source;
 mod zlm_zli_cmd;
 
 /// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker

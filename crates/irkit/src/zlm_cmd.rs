@@ -17,6 +17,10 @@ pub enum Verb {
         /// Output artifact (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Write the canonical payload alone, without the ancillary source
+        /// map and provenance after it (docs/zlm/ancillary.md).
+        #[arg(long)]
+        no_ancillary: bool,
         #[command(flatten)]
         fmt: FormatArgs,
     },
@@ -89,13 +93,30 @@ impl Verb {
 /// Runs one `irkit zlm` verb.
 pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
-        Verb::Asm { input, output, .. } => {
+        Verb::Asm {
+            input,
+            output,
+            no_ancillary,
+            ..
+        } => {
             let (label, bytes) = read(&input.file)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
-            let module = zlm::text::parse(&text)
+            let (module, positions) = zlm::text::parse_with_positions(&text)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-            let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            let mut bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            if !no_ancillary {
+                bytes = zlm::ancillary::annotate(
+                    &bytes,
+                    &label,
+                    &text,
+                    &module,
+                    &positions,
+                    "irkit",
+                    env!("CARGO_PKG_VERSION"),
+                )
+                .map_err(|e| invalid(&e, &label))?;
+            }
             write(output.as_deref(), &bytes)?;
         }
         Verb::Dis { input, output, .. } => {

@@ -331,7 +331,7 @@ impl Projection<'_, '_> {
                 Error::at(
                     code::TAG,
                     rec.at(field::decl::KIND),
-                    format!("declaration kind {kind_tag} is not admitted in schema 1.9"),
+                    reject_decl_kind(kind_tag),
                 )
             })?;
             let visibility =
@@ -1227,4 +1227,19 @@ where
     })?;
     ops.extend(second);
     Ok(ops)
+}
+
+/// Why declaration-kind tag `tag` is not admitted (zlm1-core0-artifacts.md:
+/// value zero, class one, enum two, error three, intrinsic four; only value,
+/// enum and error rows are local declarations in this profile).
+fn reject_decl_kind(tag: u32) -> String {
+    match tag {
+        1 => "declaration kind 1 (class) rejects: this profile has no class allocation, \
+              base or dispatch representation"
+            .into(),
+        4 => "declaration kind 4 (intrinsic) rejects: catalog intrinsics are authenticated \
+              catalog entries, never local declarations"
+            .into(),
+        _ => format!("declaration kind {tag} is not admitted in schema 1.9"),
+    }
 }
