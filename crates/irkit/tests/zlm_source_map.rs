@@ -87,16 +87,23 @@ fn faults_point_at_their_zlt_line_on_every_engine() {
 #[test]
 fn a_corrupted_source_map_is_a_warning_and_the_payload_still_runs() {
     let d = tmp("corrupt");
-    let art = d.join("faults.zlm");
+    let (art, bare) = (d.join("faults.zlm"), d.join("bare.zlm"));
     asm(&art, &[]);
+    asm(&bare, &["--no-ancillary"]);
+    let payload = std::fs::read(&bare).unwrap().len();
     let mut bytes = std::fs::read(&art).unwrap();
-    let last = bytes.len() - 40;
-    bytes[last] ^= 0xff; // inside the provenance or map body
+    // The container header, two directory entries, then the map's body.
+    bytes[payload + 48 + 2 * 48 + 10] ^= 0xff;
     let bad = d.join("bad.zlm");
     std::fs::write(&bad, &bytes).unwrap();
     let o = irkit(&["zlm", "run", s(&bad), "--entry", "Main.add", "--args", "1", "2"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "3\n");
+    let o = irkit(&["zlm", "run", s(&bad), "--entry", "Main.div", "--args", "1", "0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("source map not used") && err.contains("ZLM-ANCILLARY-HASH"), "{err}");
+    assert!(err.contains("Main.div block 0 op 2") && !err.contains("faults.zlt:"), "{err}");
     let o = irkit(&["zlm", "address", s(&bad)]);
     assert_eq!(o.stdout, irkit(&["zlm", "address", s(&art)]).stdout);
     std::fs::remove_dir_all(&d).ok();
