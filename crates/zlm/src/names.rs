@@ -36,6 +36,39 @@ pub fn is_operator_selector(name: &str) -> bool {
     !name.is_empty() && name.chars().all(|c| OPERATOR_CHARS.contains(c))
 }
 
+/// The spelling rule a name follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// An identifier.
+    Identifier,
+    /// A dotted identifier (package and module names).
+    Dotted,
+    /// A function name: an identifier, and not an operator selector.
+    Message,
+}
+
+/// `Ok` when `name` follows `rule`, else `ZLM-NAME` (or `ZLM-OPERATOR` for
+/// an operator-selector function name) naming `what`, without an offset
+/// (the decoder adds the string's).
+pub fn check(name: &str, rule: Rule, what: &dyn std::fmt::Display) -> Result<()> {
+    match rule {
+        Rule::Identifier => identifier(name, false, what),
+        Rule::Dotted => identifier(name, true, what),
+        Rule::Message if is_operator_selector(name) => Err(operator(what, name)),
+        Rule::Message => identifier(name, false, what),
+    }
+}
+
+fn operator(what: &dyn std::fmt::Display, name: &str) -> Error {
+    Error::new(
+        code::OPERATOR,
+        format!(
+            "{what} {name:?} is an operator selector: schema 1.9 has no operator-selector \
+             token or arity field, so operator messages reject before emission"
+        ),
+    )
+}
+
 /// `Ok` when `name` is an identifier (a dotted one when `dotted`), else the
 /// `ZLM-NAME` rejection naming `what`.
 fn identifier(name: &str, dotted: bool, what: &dyn std::fmt::Display) -> Result<()> {
@@ -86,18 +119,11 @@ pub fn check_module(m: &Module) -> Result<()> {
             }
         }
         for f in &d.functions {
-            if f.callable == CallableKind::Message && is_operator_selector(&f.name) {
-                return Err(Error::new(
-                    code::OPERATOR,
-                    format!(
-                        "message {}.{} is an operator selector: schema 1.9 has no \
-                         operator-selector token or arity field, so operator messages \
-                         reject before emission",
-                        d.name, f.name
-                    ),
-                ));
-            }
-            identifier(&f.name, false, &format_args!("message of {}", d.name))?;
+            let rule = match f.callable {
+                CallableKind::Message => Rule::Message,
+                CallableKind::Initializer => Rule::Identifier,
+            };
+            check(&f.name, rule, &format_args!("message of {}", d.name))?;
             for p in &f.params {
                 identifier(
                     &p.name,

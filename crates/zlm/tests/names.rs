@@ -31,6 +31,8 @@ fn decode_rejects(bytes: &[u8], code: &str, needle: &str) {
     let e = zlm::decode::decode(bytes).expect_err("decode must reject");
     assert_eq!(e.code, code, "{e}");
     assert!(e.message.contains(needle), "{e}");
+    // At the string reference of the record that carries the name.
+    assert!(e.offset.is_some_and(|o| o < bytes.len() as u64), "{e:?}");
 }
 
 fn write_rejects(text: &str, code: &str, needle: &str) {
@@ -49,7 +51,7 @@ fn the_examples_spell_every_name_as_an_identifier() {
 fn a_declaration_name_with_a_hyphen_rejects() {
     let src = common::src("faults.zlt").replace("decl value Main ", "decl value Ma-n ");
     write_rejects(&src, "ZLM-NAME", "value declaration \"Ma-n\"");
-    decode_rejects(&patch(&artifact(), "Main", "Ma-n"), "ZLM-NAME", "\"Ma-n\"");
+    decode_rejects(&patch(&artifact(), "Main", "Ma-n"), "ZLM-NAME", "declaration \"Ma-n\"");
 }
 
 #[test]
@@ -61,7 +63,7 @@ fn a_parameter_name_starting_with_a_digit_rejects() {
 
 #[test]
 fn a_local_name_with_a_control_character_rejects() {
-    decode_rejects(&patch(&artifact(), "buf", "b\u{7}f"), "ZLM-NAME", "local of");
+    decode_rejects(&patch(&artifact(), "buf", "b\u{7}f"), "ZLM-NAME", "\"b\\u{7}f\"");
 }
 
 #[test]
@@ -78,13 +80,13 @@ fn a_module_name_with_an_empty_segment_rejects() {
 #[test]
 fn an_operator_selector_message_rejects() {
     let src = common::src("faults.zlt").replace("type add public", "type + public");
-    write_rejects(&src, "ZLM-OPERATOR", "operator selector");
-    decode_rejects(&patch(&artifact(), "div", "<<="), "ZLM-OPERATOR", "Main.<<=");
+    write_rejects(&src, "ZLM-OPERATOR", "message of Main \"+\" is an operator selector");
+    decode_rejects(&patch(&artifact(), "div", "<<="), "ZLM-OPERATOR", "message \"<<=\"");
 }
 
 #[test]
 fn a_non_identifier_message_that_is_not_an_operator_is_a_name_error() {
-    decode_rejects(&patch(&artifact(), "positive", "positiv?"), "ZLM-NAME", "message of Main");
+    decode_rejects(&patch(&artifact(), "positive", "positiv?"), "ZLM-NAME", "message \"positiv?\"");
 }
 
 #[test]
