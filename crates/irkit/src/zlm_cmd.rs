@@ -35,7 +35,8 @@ pub enum Verb {
         fmt: FormatArgs,
     },
     /// Validate an artifact (exit 0 valid, 1 invalid, 2 usage/I-O).
-    /// Imports are resolved against the provider artifacts given with `--dep`.
+    /// Imports are resolved against the provider artifacts given with `--dep`;
+    /// ancillary data after the payload is checked on its own hashes.
     Validate {
         #[command(flatten)]
         input: InputArgs,
@@ -127,6 +128,9 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         }
         Verb::Validate { input, deps, .. } => {
             load_linked(&input.file, &deps)?;
+            // Ancillary data after the payload is checked on its own.
+            let (label, bytes) = read(&input.file)?;
+            crate::zlm_source::check_ancillary(&bytes, &label)?;
         }
         Verb::Ids { input, .. } => {
             let checked = load(&input.file)?;

@@ -51,3 +51,35 @@ pub fn fault_error(
     }
     CliError::invalid(diagnostics, text.as_deref())
 }
+
+/// `zlm validate`'s check of the ancillary data after a valid payload
+/// (docs/zlm/ancillary.md): the container's structure, then each record on
+/// its own hash and form. Every failure is reported; the payload's own
+/// validity is already established and stated in each message.
+pub fn check_ancillary(bytes: &[u8], label: &str) -> Result<(), CliError> {
+    let records = match zlm::ancillary::Records::of_file(bytes) {
+        Ok(Some(records)) => records,
+        Ok(None) => return Ok(()),
+        Err(e) => return Err(ancillary_error(e, label)),
+    };
+    let mut errors = Vec::new();
+    let failures = records
+        .source_map
+        .into_iter()
+        .filter_map(Result::err)
+        .chain(records.provenance.into_iter().filter_map(Result::err))
+        .chain(records.targets.into_iter().filter_map(Result::err));
+    for e in failures {
+        errors.push(ancillary_error(e, label));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::several(errors))
+    }
+}
+
+fn ancillary_error(mut e: zlm::Error, label: &str) -> CliError {
+    e.message = format!("{} (the payload is valid)", e.message);
+    CliError::diagnosed(&e, &Origin::binary(label))
+}

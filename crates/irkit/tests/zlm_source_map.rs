@@ -106,6 +106,13 @@ fn a_corrupted_source_map_is_a_warning_and_the_payload_still_runs() {
     assert!(err.contains("Main.div block 0 op 2") && !err.contains("faults.zlt:"), "{err}");
     let o = irkit(&["zlm", "address", s(&bad)]);
     assert_eq!(o.stdout, irkit(&["zlm", "address", s(&art)]).stdout);
+    // validate checks the ancillary sections on their own hashes.
+    assert!(irkit(&["zlm", "validate", s(&art)]).status.success());
+    let o = irkit(&["zlm", "validate", s(&bad), "--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["code"], "ZLM-ANCILLARY-HASH", "{v}");
+    assert!(v["message"].as_str().unwrap().contains("(the payload is valid)"), "{v}");
     std::fs::remove_dir_all(&d).ok();
 }
 
