@@ -32,7 +32,8 @@ fn line_of(needle: &str) -> usize {
 }
 
 fn asm(out: &Path, extra: &[&str]) {
-    let mut args = vec!["zlm", "asm", &example("faults.zlt"), "-o", s(out)];
+    let src = example("faults.zlt");
+    let mut args = vec!["zlm", "asm", &src, "-o", s(out)];
     args.extend(extra);
     let o = irkit(&args);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
