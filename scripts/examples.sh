@@ -111,6 +111,10 @@ zlm_aot=$(mktemp -d)
 "$irkit" zlm asm examples/zlm/run/loop.zlt -o "$zlm_aot/loop.zlm"
 "$irkit" zlm build "$zlm_aot/loop.zlm" -o "$zlm_aot/loop.o" 2>/dev/null
 grep -q '"reproducible": false' "$zlm_aot/loop.target.json"
+grep -q "\"artifact\": \"$("$irkit" zlm address "$zlm_aot/loop.zlm")\"" "$zlm_aot/loop.target.json"
+# A fault in an assembled artifact points at its .zlt line (its source map).
+"$irkit" zlm asm examples/zlm/run/faults.zlt -o "$zlm_aot/faults.zlm"
+{ "$irkit" zlm run "$zlm_aot/faults.zlm" --entry Main.div --args 1 0 2>&1 || true; } | grep -q 'faults.zlt:26:7 in Main.div'
 # A shared library with its C interface, called from C.
 "$irkit" zlm build "$zlm_aot/loop.zlm" -o "$zlm_aot/libloop.so" 2>/dev/null
 printf '#include "libloop.h"\n#include <stdio.h>\nint main(void) {\n  zlm_limits l = {100000, 100, 100, 0};\n  zlm_outcome o;\n  uint64_t n = 10;\n  if (zlm_lib_call((uint64_t)zlm_lib_find("Main.sum"), &n, 1, &l, 0, 0, &o) != 0) return 1;\n  printf("%%s\\n", o.rendered);\n  return 0;\n}\n' > "$zlm_aot/main.c"

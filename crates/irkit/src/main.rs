@@ -28,6 +28,7 @@ mod zlm_llvm_args;
 mod zlm_llvm_exec;
 mod zlm_load;
 mod zlm_run_cmd;
+mod zlm_source;
 mod zlm_zli_cmd;
 
 /// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker

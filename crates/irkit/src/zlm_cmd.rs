@@ -17,6 +17,10 @@ pub enum Verb {
         /// Output artifact (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Write the canonical payload alone, without the ancillary source
+        /// map and provenance after it (docs/zlm/ancillary.md).
+        #[arg(long)]
+        no_ancillary: bool,
         #[command(flatten)]
         fmt: FormatArgs,
     },
@@ -31,7 +35,8 @@ pub enum Verb {
         fmt: FormatArgs,
     },
     /// Validate an artifact (exit 0 valid, 1 invalid, 2 usage/I-O).
-    /// Imports are resolved against the provider artifacts given with `--dep`.
+    /// Imports are resolved against the provider artifacts given with `--dep`;
+    /// ancillary data after the payload is checked on its own hashes.
     Validate {
         #[command(flatten)]
         input: InputArgs,
@@ -89,13 +94,30 @@ impl Verb {
 /// Runs one `irkit zlm` verb.
 pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
-        Verb::Asm { input, output, .. } => {
+        Verb::Asm {
+            input,
+            output,
+            no_ancillary,
+            ..
+        } => {
             let (label, bytes) = read(&input.file)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
-            let module = zlm::text::parse(&text)
+            let (module, positions) = zlm::text::parse_with_positions(&text)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-            let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            let mut bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            if !no_ancillary {
+                bytes = zlm::ancillary::annotate(
+                    &bytes,
+                    &label,
+                    &text,
+                    &module,
+                    &positions,
+                    "irkit",
+                    env!("CARGO_PKG_VERSION"),
+                )
+                .map_err(|e| invalid(&e, &label))?;
+            }
             write(output.as_deref(), &bytes)?;
         }
         Verb::Dis { input, output, .. } => {
@@ -106,6 +128,9 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         }
         Verb::Validate { input, deps, .. } => {
             load_linked(&input.file, &deps)?;
+            // Ancillary data after the payload is checked on its own.
+            let (label, bytes) = read(&input.file)?;
+            crate::zlm_source::check_ancillary(&bytes, &label)?;
         }
         Verb::Ids { input, .. } => {
             let checked = load(&input.file)?;

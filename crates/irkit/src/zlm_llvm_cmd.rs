@@ -121,8 +121,10 @@ pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
                 .map_err(|e| io(format!("{}: {e}", header.display())))?;
         }
     }
+    // The record names the payload it was built from (C0-ART-004).
+    let built = record.built_from(&zlm::address(&read(&a.input.file)?.1));
     let rp = record_path(out);
-    std::fs::write(&rp, record.to_json()).map_err(|e| io(format!("{}: {e}", rp.display())))?;
+    std::fs::write(&rp, built.record).map_err(|e| io(format!("{}: {e}", rp.display())))?;
     Ok(Outcome::Success)
 }
 

@@ -85,6 +85,25 @@ pub type LlvmRun = fn(
     &str,
 ) -> Result<Result<COutcome, RunError>, CliError>;
 
+/// The verified source map of artifact `bytes`, if it carries one; a
+/// rejected container or map is reported as a warning and not used.
+fn artifact_map(bytes: &[u8], label: &str) -> Option<zlm::ancillary::SourceMap> {
+    match zlm::ancillary::Records::of_file(bytes) {
+        Ok(Some(records)) => match records.source_map? {
+            Ok(map) => Some(map),
+            Err(e) => {
+                eprintln!("warning: {label}: source map not used: {e}");
+                None
+            }
+        },
+        Ok(None) => None,
+        Err(e) => {
+            eprintln!("warning: {label}: ancillary data not used: {e}");
+            None
+        }
+    }
+}
+
 fn usage(msg: String) -> CliError {
     CliError::Usage(msg)
 }
@@ -135,14 +154,21 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
     let (label, bytes) = read(&a.input.file)?;
     // Only decoding produces a checked module: a text module is written to
     // its canonical bytes and decoded like an artifact.
-    let checked = if bytes.starts_with(b"ZLM1") {
-        zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, &label))?
+    // The source map faults are located with: the text's own positions, or
+    // the artifact's ancillary source map (docs/zlm/ancillary.md).
+    let (checked, map) = if bytes.starts_with(b"ZLM1") {
+        let checked =
+            zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, &label))?;
+        (checked, artifact_map(&bytes, &label))
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
-        let module = zlm::text::parse(&text)
+        let (module, positions) = zlm::text::parse_with_positions(&text)
             .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-        zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, &label))?
+        let checked =
+            zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, &label))?;
+        let map = zlm::ancillary::SourceMap::from_text(&label, &module, &positions).ok();
+        (checked, map)
     };
     drop(provider_refs);
     // The root and the providers it (and they) link against run as one package.
@@ -251,7 +277,10 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
                 }
                 write(None, s.as_bytes())?;
             }
-            Err(CliError::diagnosed(&fault, &Origin::binary(&label)))
+            let located = map
+                .as_ref()
+                .and_then(|m| m.locate(package.root(), &fault));
+            Err(crate::zlm_source::fault_error(&fault, located.as_ref(), &a.input.file, &label))
         }
         Err(e) => Err(usage(e.to_string())),
     }

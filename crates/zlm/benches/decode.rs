@@ -4,7 +4,10 @@
 //! (b) SHA-256 over exactly the spec-mandated identity preimages (every
 //!     distinct logical identity a validator must recompute; the floor).
 //! After the criterion groups, a same-run summary prints both ratios from
-//! interleaved rounds and the share of each decoding phase.
+//! interleaved rounds and the share of each decoding phase. The same
+//! artifact is also measured with its ancillary source map and provenance
+//! after the payload (docs/zlm/ancillary.md): decode+validate of the file
+//! plus reading, hash-verifying and decoding the container's records.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -36,6 +39,29 @@ fn preimages(bytes: &[u8]) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The artifact file of `bytes` with the source map of its printed text and
+/// the provenance record after the payload.
+fn annotated(bytes: &[u8]) -> Vec<u8> {
+    let module = decode(bytes).expect("valid").into_module();
+    let text = zlm::text::print(&module).expect("print");
+    let (parsed, positions) = zlm::text::parse_with_positions(&text).expect("parse");
+    let payload = write(&parsed).expect("write");
+    assert_eq!(payload, bytes, "the printed text writes the same payload");
+    zlm::ancillary::annotate(&payload, "bench.zlt", &text, &parsed, &positions, "bench", "1")
+        .expect("annotate")
+}
+
+/// Decode+validate of an annotated file and its verified source map.
+fn decode_with_map(file: &[u8], threads: Threads) -> usize {
+    let (checked, _) = decode_with(black_box(file), threads).expect("valid");
+    let records = zlm::ancillary::Records::of_file(file)
+        .expect("container")
+        .expect("present");
+    let map = records.source_map.expect("map").expect("verified");
+    black_box(checked);
+    map.functions.len()
+}
+
 fn hash_all(pre: &[Vec<u8>]) -> u8 {
     pre.iter().fold(0u8, |a, p| a ^ sha256(black_box(p))[0])
 }
@@ -49,6 +75,7 @@ fn bench(c: &mut Criterion) {
     let bytes = artifact();
     let pre = preimages(&bytes);
     let pre_bytes: usize = pre.iter().map(Vec::len).sum();
+    let with_map = annotated(&bytes);
     let mut g = c.benchmark_group("zlm");
     g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(10);
@@ -60,13 +87,23 @@ fn bench(c: &mut Criterion) {
     g.bench_function("decode_validate_2_threads", |b| {
         b.iter(|| decode_with(black_box(&bytes), Threads::Two).expect("valid"))
     });
+    g.bench_function("decode_validate_with_source_map_2_threads", |b| {
+        b.iter(|| decode_with_map(&with_map, Threads::Two))
+    });
     g.finish();
 
     // Same-run summary from interleaved rounds (medians).
     let rounds = 9;
     let (mut sha, mut ids, mut one, mut two) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut phases1, mut phases2) = (Vec::new(), Vec::new());
+    let (mut map1, mut map2) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
+        let t = Instant::now();
+        black_box(decode_with_map(&with_map, Threads::One));
+        map1.push(t.elapsed());
+        let t = Instant::now();
+        black_box(decode_with_map(&with_map, Threads::Two));
+        map2.push(t.elapsed());
         let t = Instant::now();
         black_box(sha256(black_box(&bytes)));
         sha.push(t.elapsed());
@@ -83,6 +120,7 @@ fn bench(c: &mut Criterion) {
         phases2.push(p);
     }
     let (sha, ids, one, two) = (median(sha), median(ids), median(one), median(two));
+    let (map1, map2) = (median(map1), median(map2));
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
         "zlm decode summary: {} artifact bytes, {} identity-preimage bytes ({:.2}x)",
@@ -101,6 +139,18 @@ fn bench(c: &mut Criterion) {
         println!(
             "  {name}: ratio (a) decode+validate / sha256(artifact) = {:.1}x, (b) / sha256(identity preimages) = {:.2}x",
             dec.as_secs_f64() / sha.as_secs_f64(),
+            dec.as_secs_f64() / ids.as_secs_f64()
+        );
+    }
+    println!(
+        "  with the source map ({} bytes after the payload): 1 thread {:.2} ms, 2 threads {:.2} ms",
+        with_map.len() - bytes.len(),
+        ms(map1),
+        ms(map2)
+    );
+    for (name, dec) in [("1 thread  + map", map1), ("2 threads + map", map2)] {
+        println!(
+            "  {name}: ratio (b) decode+validate+map / sha256(identity preimages) = {:.2}x",
             dec.as_secs_f64() / ids.as_secs_f64()
         );
     }

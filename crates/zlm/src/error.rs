@@ -78,6 +78,19 @@ pub mod code {
     /// its providers, or a provider missing or other than the one a module
     /// was checked against.
     pub const PACKAGE: &str = "ZLM-PACKAGE";
+    /// A package, module, import, declaration, field, variant, message,
+    /// parameter or local name that is not an identifier (dotted identifier
+    /// for package and module names; crate::names).
+    pub const NAME: &str = "ZLM-NAME";
+    /// A message named by an operator selector: schema 1.9 cannot encode one.
+    pub const OPERATOR: &str = "ZLM-OPERATOR";
+    /// An ancillary container whose structure rejects as a whole (magic,
+    /// version, directory, order, lengths, the payload address it names).
+    pub const ANCILLARY: &str = "ZLM-ANCILLARY";
+    /// An ancillary section whose bytes do not hash to its address.
+    pub const ANCILLARY_HASH: &str = "ZLM-ANCILLARY-HASH";
+    /// A hash-verified ancillary record whose body is malformed.
+    pub const ANCILLARY_RECORD: &str = "ZLM-ANCILLARY-RECORD";
 }
 
 /// A `ZLM-SHAPE` rejection inside function `f`, at `at` (a block, an

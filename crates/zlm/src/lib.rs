@@ -10,6 +10,7 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod ancillary;
 pub mod catalog;
 pub mod check;
 pub mod decode;
@@ -20,6 +21,7 @@ pub mod interp;
 pub mod layout;
 pub mod materialize;
 pub mod model;
+pub mod names;
 pub mod package;
 pub mod reflect;
 pub mod sample;
@@ -33,7 +35,9 @@ pub use error::{Error, Result};
 pub use hash::Id;
 pub use model::Module;
 
-/// The exact artifact content address: `H(zerglang.zlm1.artifact.v1; bytes)`.
+/// The exact artifact content address: `H(zerglang.zlm1.artifact.v1;
+/// payload)`, where the payload is `bytes` without an ancillary container
+/// after it ([`ancillary::container::split`]): ancillary data never changes it.
 pub fn address(bytes: &[u8]) -> Id {
-    hash::h(hash::domain::ARTIFACT, &[bytes.to_vec()])
+    ancillary::container::payload_address(bytes)
 }

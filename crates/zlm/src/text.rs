@@ -572,10 +572,42 @@ fn syntax(line: usize, offset: usize, msg: impl Into<String>) -> Error {
 
 /// Parses the text form into a logical module.
 pub fn parse(src: &str) -> Result<Module> {
+    parse_with_positions(src).map(|(module, _)| module)
+}
+
+/// Where a function and each of its body operations are written in the
+/// text: 1-based line and column (in code points) of the line's first
+/// non-blank character. The source of a source map
+/// (`crate::ancillary::srcmap`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FnPositions {
+    /// Declaration index in the parsed module.
+    pub decl: usize,
+    /// Function index in that declaration.
+    pub function: usize,
+    /// The `func` line.
+    pub line: u32,
+    /// Its column.
+    pub column: u32,
+    /// Every flow and recipe operation: where it lives, its line and column.
+    pub ops: Vec<(OpRef, u32, u32)>,
+}
+
+/// [`parse`], also returning the position of every function and operation
+/// (in parse order, indexing the returned module).
+pub fn parse_with_positions(src: &str) -> Result<(Module, Vec<FnPositions>)> {
     // Pass 1: the skeleton (no bodies, contracts or symbolic references) gives names their IDs.
-    let skeleton = parse_pass(src, None)?;
+    let mut positions = Vec::new();
+    let skeleton = parse_pass(src, None, &mut positions)?;
     let names = Names::build(&skeleton)?;
-    parse_pass(src, Some(&names))
+    positions.clear();
+    let module = parse_pass(src, Some(&names), &mut positions)?;
+    Ok((module, positions))
+}
+
+/// Saturating `u32` of a line or column count.
+fn pos_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 enum Ctx {
@@ -587,7 +619,11 @@ enum Ctx {
     Edge,
 }
 
-fn parse_pass(src: &str, names: Option<&Names>) -> Result<Module> {
+fn parse_pass(
+    src: &str,
+    names: Option<&Names>,
+    positions: &mut Vec<FnPositions>,
+) -> Result<Module> {
     let empty = Names::default();
     let nm = names.unwrap_or(&empty);
     let full = names.is_some();
@@ -629,6 +665,8 @@ fn parse_pass(src: &str, names: Option<&Names>) -> Result<Module> {
     for (ln, line) in src.split('\n').enumerate() {
         let at = offset;
         offset += line.len() + 1;
+        let column = pos_u32(line.chars().take_while(|c| c.is_whitespace()).count() + 1);
+        let line_no = pos_u32(ln + 1);
         let line = line.trim();
         if line.is_empty() || line.starts_with(';') {
             continue;
@@ -666,6 +704,7 @@ fn parse_pass(src: &str, names: Option<&Names>) -> Result<Module> {
         let m = m
             .as_mut()
             .ok_or_else(|| e("the first line is the `zlm 1.9 ...` header"))?;
+        let decl_count = m.declarations.len();
         let decl = m.declarations.last_mut();
         match t[0] {
             "import" => {
@@ -769,6 +808,13 @@ fn parse_pass(src: &str, names: Option<&Names>) -> Result<Module> {
                     requires: vec![],
                     ensures: vec![],
                     body: Body::default(),
+                });
+                positions.push(FnPositions {
+                    decl: decl_count - 1,
+                    function: d.functions.len() - 1,
+                    line: line_no,
+                    column,
+                    ops: Vec::new(),
                 });
                 ctx = Ctx::Func;
             }
@@ -930,22 +976,35 @@ fn parse_pass(src: &str, names: Option<&Names>) -> Result<Module> {
                                 .parse_aux(t[bar + 2])
                                 .ok_or_else(|| e(&format!("bad auxiliary `{}`", t[bar + 2])))?,
                         };
-                        match ctx {
-                            Ctx::Block => f
-                                .body
-                                .blocks
-                                .last_mut()
-                                .ok_or_else(|| e("operation outside a block"))?
-                                .ops
-                                .push(op),
-                            Ctx::Edge => f
-                                .body
-                                .edges
-                                .last_mut()
-                                .ok_or_else(|| e("operation outside an edge"))?
-                                .drops
-                                .push(op),
+                        let at = match ctx {
+                            Ctx::Block => {
+                                let b = f
+                                    .body
+                                    .blocks
+                                    .last_mut()
+                                    .ok_or_else(|| e("operation outside a block"))?;
+                                b.ops.push(op);
+                                OpRef::Flow {
+                                    block: b.id,
+                                    ordinal: pos_u32(b.ops.len() - 1),
+                                }
+                            }
+                            Ctx::Edge => {
+                                let edge = f
+                                    .body
+                                    .edges
+                                    .last_mut()
+                                    .ok_or_else(|| e("operation outside an edge"))?;
+                                edge.drops.push(op);
+                                OpRef::Recipe {
+                                    edge: edge.id,
+                                    ordinal: pos_u32(edge.drops.len() - 1),
+                                }
+                            }
                             _ => return Err(e("an operation belongs to a block or cleanup edge")),
+                        };
+                        if let Some(p) = positions.last_mut() {
+                            p.ops.push((at, line_no, column));
                         }
                     }
                 }

@@ -98,6 +98,7 @@ pub fn check(m: &Module, ids: &Identities) -> Result<()> {
             "package and module names must be nonempty",
         ));
     }
+    crate::names::check_module(m)?;
     let contract_bearing = m
         .declarations
         .iter()

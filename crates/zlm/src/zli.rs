@@ -124,18 +124,7 @@ impl<'a> Names<'a> {
     }
 }
 
-/// Whether `name` is an identifier: a letter or `_`, then letters, digits
-/// or `_` (Unicode alphanumerics count as letters and digits).
-pub fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
-        && chars.all(|c| c == '_' || c.is_alphanumeric())
-}
-
-/// Whether `name` is a dotted identifier (`geo.shapes`).
-pub fn is_dotted(name: &str) -> bool {
-    name.split('.').all(is_identifier)
-}
+pub use crate::names::{is_dotted, is_identifier};
 
 /// An error unless `name` spells as `what` in source: an identifier, or a
 /// dotted identifier when `dotted`.

@@ -44,6 +44,11 @@ pub struct TargetRecord {
     /// Why a record is not evidence (written by the tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The artifact address (hex) of the payload the output was built from
+    /// (written by the tool, [`TargetRecord::built_from`]; a record read
+    /// with `--target-record` names none until then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact: Option<String>,
 }
 
 /// The LLVM version this crate is linked against.
@@ -78,6 +83,7 @@ impl TargetRecord {
         r.check()?;
         r.reproducible = true;
         r.note = None;
+        r.artifact = None;
         Ok(r)
     }
 
@@ -107,6 +113,7 @@ impl TargetRecord {
                 "convenience form: LLVM's default triple was discovered on this machine; not reproducibility evidence"
                     .into(),
             ),
+            artifact: None,
         })
     }
 
@@ -193,6 +200,19 @@ impl TargetRecord {
                 )));
             }
         })
+    }
+
+    /// The target materialization record (C0-ART-004) of an output built
+    /// under this record from the payload whose artifact address is
+    /// `artifact`: this record naming it, as the ancillary record
+    /// (`zlm::ancillary::TargetMaterialization`, docs/zlm/ancillary.md).
+    pub fn built_from(&self, artifact: &zlm::Id) -> zlm::ancillary::TargetMaterialization {
+        let mut named = self.clone();
+        named.artifact = Some(zlm::hash::to_hex(artifact));
+        zlm::ancillary::TargetMaterialization {
+            artifact: *artifact,
+            record: named.to_json(),
+        }
     }
 
     /// The record as written next to an output (pretty JSON, fixed field order).

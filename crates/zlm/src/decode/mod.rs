@@ -100,6 +100,9 @@ fn decode_full(
 ) -> Result<(Checked, Phases)> {
     use std::time::Instant;
     let start = Instant::now();
+    // Ancillary data after the payload is not the payload's: read alone by
+    // `crate::ancillary`, never here.
+    let (bytes, _) = crate::ancillary::container::split(bytes);
     let located = sections(bytes)?;
     let two = match threads {
         Threads::One => false,

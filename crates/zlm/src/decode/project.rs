@@ -13,6 +13,7 @@ use crate::hash::{FastMap, Id};
 use crate::ids;
 use crate::layout::{NONE, Section, field, header};
 use crate::model::*;
+use crate::names::{self, Rule};
 
 /// The body-operation count from which decoding uses two threads (below
 /// it, starting a thread costs more than it saves).
@@ -123,12 +124,30 @@ pub(crate) fn project(reader: &Reader, two: bool) -> Result<Module> {
 /// The header string whose offset and length words are at `at`.
 fn header_string(reader: &Reader, at: usize, what: &str) -> Result<String> {
     let bytes = reader.bytes;
-    reader.string(
+    let name = reader.string(
         read_u32(bytes, at),
         read_u32(bytes, at + 4),
         at as u64,
         what,
-    )
+    )?;
+    spelled(name, Rule::Dotted, at as u64, what)
+}
+
+/// `name` when it follows `rule` (`crate::names`), else the rejection at
+/// `at`, the string reference of the record that carries it.
+fn spelled(name: String, rule: Rule, at: u64, what: &str) -> Result<String> {
+    match names::check(&name, rule, &what) {
+        Ok(()) => Ok(name),
+        Err(mut e) => {
+            e.offset = Some(at);
+            Err(e)
+        }
+    }
+}
+
+/// The string at `field` of `rec`, checked against `rule`.
+fn name_at(reader: &Reader, rec: &Rec, field: usize, rule: Rule, what: &str) -> Result<String> {
+    spelled(reader.string_at(rec, field, what)?, rule, rec.at(field), what)
 }
 
 impl Projection<'_, '_> {
@@ -138,9 +157,9 @@ impl Projection<'_, '_> {
         for index in 0..reader.count(Section::Imports) {
             let rec = reader.rec(Section::Imports, index);
             let nominal = rec.id(field::import::NOMINAL);
-            let module = reader.string_at(&rec, field::import::MODULE_NAME, "import module")?;
+            let module = name_at(reader, &rec, field::import::MODULE_NAME, Rule::Dotted, "import module")?;
             let decl_name =
-                reader.string_at(&rec, field::import::DECL_NAME, "import declaration")?;
+                name_at(reader, &rec, field::import::DECL_NAME, Rule::Identifier, "import declaration")?;
             let namespace = self.hasher.namespace(&self.package, &module);
             let kind = DeclKind::ALL
                 .iter()
@@ -299,7 +318,7 @@ impl Projection<'_, '_> {
         }
         Ok(Field {
             ordinal: rec.word(field::field_record::ORDINAL),
-            name: reader.string_at(&rec, field::field_record::NAME, "field name")?,
+            name: name_at(reader, &rec, field::field_record::NAME, Rule::Identifier, "field")?,
             visibility: Visibility::from_tag(rec.word(field::field_record::VISIBILITY))
                 .ok_or_else(|| {
                     Error::at(
@@ -331,7 +350,7 @@ impl Projection<'_, '_> {
                 Error::at(
                     code::TAG,
                     rec.at(field::decl::KIND),
-                    format!("declaration kind {kind_tag} is not admitted in schema 1.9"),
+                    reject_decl_kind(kind_tag),
                 )
             })?;
             let visibility =
@@ -342,7 +361,7 @@ impl Projection<'_, '_> {
                         "unknown visibility",
                     )
                 })?;
-            let decl_name = reader.string_at(&rec, field::decl::NAME, "declaration name")?;
+            let decl_name = name_at(reader, &rec, field::decl::NAME, Rule::Identifier, "declaration")?;
             let mut fields = Vec::new();
             for index in reader.range_at(
                 &rec,
@@ -422,7 +441,7 @@ impl Projection<'_, '_> {
         }
         Ok(Variant {
             tag: rec.word(field::variant::TAG),
-            name: reader.string_at(&rec, field::variant::NAME, "variant name")?,
+            name: name_at(reader, &rec, field::variant::NAME, Rule::Identifier, "variant")?,
             fields: payload,
         })
     }
@@ -554,7 +573,16 @@ impl Projection<'_, '_> {
                         "unknown receiver kind",
                     )
                 })?;
-            let fn_name = reader.string_at(&rec, field::function::NAME, "function name")?;
+            let fn_name = name_at(
+                reader,
+                &rec,
+                field::function::NAME,
+                match callable {
+                    CallableKind::Message => Rule::Message,
+                    CallableKind::Initializer => Rule::Identifier,
+                },
+                "message",
+            )?;
             let mut params = Vec::new();
             for index in
                 reader.range_at(&rec, field::function::PARAMS, Section::Params, "parameters")?
@@ -638,7 +666,7 @@ impl Projection<'_, '_> {
         }
         Ok(Param {
             ordinal: rec.word(field::binding::ORDINAL),
-            name: reader.string_at(&rec, field::binding::NAME, section.name())?,
+            name: name_at(reader, &rec, field::binding::NAME, Rule::Identifier, section.name())?,
             ty: self.ty_at(&rec, field::binding::TYPE)?,
         })
     }
@@ -1227,4 +1255,19 @@ where
     })?;
     ops.extend(second);
     Ok(ops)
+}
+
+/// Why declaration-kind tag `tag` is not admitted (zlm1-core0-artifacts.md:
+/// value zero, class one, enum two, error three, intrinsic four; only value,
+/// enum and error rows are local declarations in this profile).
+fn reject_decl_kind(tag: u32) -> String {
+    match tag {
+        1 => "declaration kind 1 (class) rejects: this profile has no class allocation, \
+              base or dispatch representation"
+            .into(),
+        4 => "declaration kind 4 (intrinsic) rejects: catalog intrinsics are authenticated \
+              catalog entries, never local declarations"
+            .into(),
+        _ => format!("declaration kind {tag} is not admitted in schema 1.9"),
+    }
 }
