@@ -4,23 +4,32 @@ use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
-use crate::zlm_load::{invalid, load, load_linked};
+use crate::zlm_load::{invalid, load, load_linked, load_providers, read_module};
 use std::path::PathBuf;
 
 /// Verbs of `irkit zlm`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
-    /// Assemble a text module (.zlt) into a canonical ZLM1 artifact.
+    /// Assemble a text module (.zlt) into a canonical ZLM1 artifact, checked
+    /// like `validate` first (exit 1 and nothing written when the checker
+    /// rejects it; `--no-check` writes the bytes unchecked).
     Asm {
         #[command(flatten)]
         input: InputArgs,
         /// Output artifact (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Provider artifacts (.zlm or .zlt) of imported modules, for the check.
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
+        /// Write the canonical bytes without running the checker (the header's
+        /// mode is then a claim `validate` has not verified).
+        #[arg(long)]
+        no_check: bool,
         #[command(flatten)]
         fmt: FormatArgs,
     },
-    /// Decode, validate and print an artifact as text.
+    /// Decode, validate and print an artifact (or a text module) as canonical text.
     Dis {
         #[command(flatten)]
         input: InputArgs,
@@ -30,7 +39,7 @@ pub enum Verb {
         #[command(flatten)]
         fmt: FormatArgs,
     },
-    /// Validate an artifact (exit 0 valid, 1 invalid, 2 usage/I-O).
+    /// Validate an artifact or text module (exit 0 valid, 1 invalid, 2 usage/I-O).
     /// Imports are resolved against the provider artifacts given with `--dep`.
     Validate {
         #[command(flatten)]
@@ -89,12 +98,23 @@ impl Verb {
 /// Runs one `irkit zlm` verb.
 pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
-        Verb::Asm { input, output, .. } => {
+        Verb::Asm {
+            input,
+            output,
+            deps,
+            no_check,
+            ..
+        } => {
             let (label, bytes) = read(&input.file)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
             let module = zlm::text::parse(&text)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
+            if !no_check {
+                let providers = load_providers(&deps)?;
+                let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+                zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, &label))?;
+            }
             let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
             write(output.as_deref(), &bytes)?;
         }
@@ -124,7 +144,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Zli(args) => return crate::zlm_zli_cmd::zli(args),
         Verb::Reflect(args) => return crate::zlm_zli_cmd::reflect(args),
         Verb::Address { input, .. } => {
-            let (label, bytes) = read(&input.file)?;
+            let (label, bytes) = read_module(&input.file)?;
             zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
             let line = format!("{}\n", zlm::hash::to_hex(&zlm::address(&bytes)));
             write(None, line.as_bytes())?;

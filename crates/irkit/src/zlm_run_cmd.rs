@@ -6,7 +6,7 @@
 
 use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
-use crate::error::{CliError, Origin, Outcome};
+use crate::error::{CliError, Diagnose as _, Origin, Outcome};
 use crate::io::{read, write};
 use crate::zlm_load::{invalid, load_providers, package_of};
 use std::path::PathBuf;
@@ -130,7 +130,9 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
         bytes: a.max_bytes,
     };
     let it = Interp::of_package(&package).with_limits(limits);
-    let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
+    let at = it
+        .find(&a.entry)
+        .map_err(|e| usage(format!("{e}{}", entry_hint(&it, &a.entry))))?;
     let contract = if a.contracts {
         let r = it.resolved();
         let f = &r.module.declarations[at.0].functions[at.1];
@@ -232,8 +234,23 @@ pub fn run(a: RunArgs) -> Result<Outcome, CliError> {
                 }
                 write(None, s.as_bytes())?;
             }
-            Err(CliError::diagnosed(&fault, &Origin::binary(&label)))
+            // A fault is a verdict about a valid module (exit 3), not invalid input.
+            let diagnostics = fault.diagnostics(&Origin::binary(&label));
+            crate::diag::emit(&diagnostics, format, None);
+            Ok(Outcome::Verdict)
         }
         Err(e) => Err(usage(e.to_string())),
     }
+}
+
+/// "; did you mean `Decl.fn`?" for an entry that names no function of the
+/// root module, or nothing.
+fn entry_hint(it: &Interp<'_>, entry: &str) -> String {
+    let module = &it.resolved().module;
+    let names: Vec<String> = module
+        .declarations
+        .iter()
+        .flat_map(|d| d.functions.iter().map(move |f| format!("{}.{}", d.name, f.name)))
+        .collect();
+    crate::suggest::hint(entry, names.iter().map(String::as_str))
 }

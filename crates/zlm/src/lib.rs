@@ -23,6 +23,7 @@ pub mod model;
 pub mod package;
 pub mod reflect;
 pub mod sample;
+pub mod spell;
 pub mod testgen;
 pub mod text;
 pub mod validate;
