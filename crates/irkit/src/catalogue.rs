@@ -71,6 +71,7 @@ mod tests {
         "fatal",
         "continuation",
         "resume",
+        "artifact_mismatch",
         "protocol",
         "validation",
         "host",

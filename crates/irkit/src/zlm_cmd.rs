@@ -19,7 +19,8 @@ pub enum Verb {
         /// Output artifact (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Provider artifacts (.zlm or .zlt) of imported modules, for the check.
+        /// Provider artifacts (.zlm or .zlt) of imported modules: the check then
+        /// resolves the imports against them (without, the module is checked on its own).
         #[arg(long = "dep")]
         deps: Vec<PathBuf>,
         /// Write the canonical bytes without running the checker (the header's
@@ -110,12 +111,19 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
                 .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
             let module = zlm::text::parse(&text)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-            if !no_check {
-                let providers = load_providers(&deps)?;
-                let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
-                zlm::decode::from_model(&module, &providers).map_err(|e| invalid(&e, &label))?;
-            }
             let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            if !no_check {
+                // As `validate` checks: on its own without `--dep` (imports
+                // resolved later), against the providers with them.
+                if deps.is_empty() {
+                    zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
+                } else {
+                    let providers = load_providers(&deps)?;
+                    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+                    zlm::decode::decode_linked(&bytes, &providers)
+                        .map_err(|e| invalid(&e, &label))?;
+                }
+            }
             write(output.as_deref(), &bytes)?;
         }
         Verb::Dis { input, output, .. } => {

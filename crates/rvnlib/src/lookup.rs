@@ -82,9 +82,17 @@ pub fn find_function<'a>(
     match candidates.as_slice() {
         [one] => Ok(one),
         [] => {
-            let names = functions
-                .into_iter()
-                .flat_map(|f| [f.key.as_str(), f.name.as_str(), qualified_name(&f.key)]);
+            // Every spelling the query may have meant: the key, the name, and
+            // each dotted tail of the qualified name (`Geometry.Of`, `Of`).
+            let names = functions.into_iter().flat_map(|f| {
+                let qualified = qualified_name(&f.key);
+                let tails = qualified
+                    .match_indices('.')
+                    .map(move |(i, _)| &qualified[i + 1..]);
+                [f.key.as_str(), f.name.as_str(), qualified]
+                    .into_iter()
+                    .chain(tails)
+            });
             Err(LookupError::Unknown {
                 query: query.to_string(),
                 suggestion: crate::suggest::closest(query, names).map(str::to_string),
@@ -139,6 +147,8 @@ mod tests {
         // `Evaluat` is a prefix of no key and the name of no function.
         assert_eq!(err.code(), "RVN-UNKNOWN-KEY");
         assert!(err.to_string().contains("did you mean `Evaluate`?"), "{err}");
+        let err = find_function(&fs, "Geometry.Fo").unwrap_err();
+        assert!(err.to_string().contains("did you mean `Geometry.Of`?"), "{err}");
         let err = find_function(&fs, "Nothing").unwrap_err();
         assert!(!err.to_string().contains("did you mean"), "{err}");
     }
