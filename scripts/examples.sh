@@ -67,6 +67,8 @@ esac
 rvn=examples/rvnlib
 "$irkit" rvn verify "$rvn"/*.rvnlib
 "$irkit" rvn inspect "$rvn/core.rvnlib" | cmp - "$rvn/core.json"
+"$irkit" rvn pack "$rvn/core.json" -o target/core-packed.rvnlib && cmp target/core-packed.rvnlib "$rvn/core.rvnlib"
+"$irkit" rvn keys "$rvn/app.rvnlib"
 "$irkit" rvn calls "$rvn/core.rvnlib" 'Core.Shading.Everything(s: Surface, n: float3, m: float4x4, i: int): float'
 "$irkit" rvn link --consumer "$rvn/app.rvnlib" "$rvn/pkg-a.rvnlib" "$rvn/pkg-b.rvnlib" -o target/app-linked.rvnlib
 cmp target/app-linked.rvnlib "$rvn/app-linked.rvnlib"

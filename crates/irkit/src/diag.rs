@@ -65,6 +65,7 @@ impl Diagnostic {
     /// Renders the diagnostic as one line of JSON (no trailing newline).
     pub fn to_json(&self) -> String {
         let value = serde_json::json!({
+            "severity": crate::catalogue::severity(self.code.as_deref()).name(),
             "kind": self.kind,
             "code": self.code,
             "message": self.message,
@@ -82,7 +83,8 @@ impl Diagnostic {
         let mut out = String::new();
         match &self.code {
             Some(code) => {
-                let _ = writeln!(out, "error[{code}]: {} ({})", self.message, self.kind);
+                let severity = crate::catalogue::severity(Some(code)).name();
+                let _ = writeln!(out, "{severity}[{code}]: {} ({})", self.message, self.kind);
             }
             None => {
                 let _ = writeln!(out, "error[{}]: {}", self.kind, self.message);

@@ -34,7 +34,7 @@ impl Diagnose for rvnlib::verify::VerifyError {
         }
         message.push_str(&self.message);
         vec![Diagnostic::new(
-            "verify",
+            "semantic",
             Some(self.code),
             message,
             origin.label,
@@ -49,7 +49,8 @@ impl Diagnose for rvnlib::ReadError {
                 errors.iter().flat_map(|e| e.diagnostics(origin)).collect()
             }
             other => {
-                let mut d = Diagnostic::new(other.kind(), None, other.to_string(), origin.label);
+                let mut d =
+                    Diagnostic::new(other.kind(), other.code(), other.to_string(), origin.label);
                 d.offset = other.offset();
                 vec![d]
             }
@@ -57,17 +58,26 @@ impl Diagnose for rvnlib::ReadError {
     }
 }
 
-impl Diagnose for rvnlib::link::LinkError {
-    /// `origin` is the linked output; a verification error names the input
-    /// library it is in.
+impl Diagnose for rvnlib::json::JsonError {
+    /// A JSON text read on its own (`irkit rvn pack`): offsets are into that
+    /// text, so they also give line and column.
     fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        vec![
+            Diagnostic::new("encoding", Some(self.code()), self.to_string(), origin.label)
+                .at(self.offset(), origin.text),
+        ]
+    }
+}
+
+impl Diagnose for rvnlib::link::LinkError {
+    /// Points at the input the error is about (the library holding the second
+    /// of two conflicting definitions, or the item at fault); `origin` only
+    /// for an error about no input (an unknown `--entry`).
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        let label = self.origin().unwrap_or(origin.label);
         match self {
-            rvnlib::link::LinkError::Verify {
-                origin: input,
-                error,
-                library,
-            } => error
-                .diagnostics(&Origin::binary(input))
+            rvnlib::link::LinkError::Verify { error, library, .. } => error
+                .diagnostics(&Origin::binary(label))
                 .into_iter()
                 .map(|mut d| {
                     d.message = format!("library `{library}`: {}", d.message);
@@ -76,11 +86,23 @@ impl Diagnose for rvnlib::link::LinkError {
                 .collect(),
             other => vec![Diagnostic::new(
                 other.kind(),
-                other.code(),
+                Some(other.code()),
                 other.to_string(),
-                origin.label,
+                label,
             )],
         }
+    }
+}
+
+impl Diagnose for rvnlib::lookup::LookupError {
+    /// `origin` is the library searched.
+    fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
+        vec![Diagnostic::new(
+            "name",
+            Some(self.code()),
+            self.to_string(),
+            origin.label,
+        )]
     }
 }
 
@@ -130,23 +152,32 @@ impl Diagnose for tcc_engine::EngineError {
 }
 
 impl Diagnose for zlm::Error {
-    /// The kind follows from the code: `ZLM-SYNTAX` is the text reader's,
-    /// the checker's `ZLM-C-…` codes and `ZLM-INTERFACE` are semantic, every
-    /// other code is the artifact decoder's. For a text input the offset is
-    /// also shown as line and column.
+    /// The kind follows from the code ([`zlm_kind`]). For a text input the
+    /// offset is also shown as line and column.
     fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
-        let kind = if self.code == "ZLM-SYNTAX" {
-            "syntactic"
-        } else if self.code.starts_with("ZLM-C-") || self.code == "ZLM-INTERFACE" {
-            "semantic"
-        } else {
-            "encoding"
-        };
+        let kind = zlm_kind(self.code);
         let offset = self.offset.and_then(|o| usize::try_from(o).ok());
         let mut d = Diagnostic::new(kind, Some(self.code), self.message.clone(), origin.label)
             .at(offset, origin.text);
         d.offset = self.offset;
         vec![d]
+    }
+}
+
+/// The kind of a ZLM code, from the closed set of `docs/diagnostics.md`:
+/// `syntactic` for the text reader; `semantic` for the checker's `ZLM-C-…`
+/// codes and for model facts (shapes, types, duplicates, layouts, the
+/// interface); `link` for imports, packages and cross-module symbols;
+/// `unsupported` and `limit` for those; `encoding` for the bytes themselves.
+fn zlm_kind(code: &str) -> &'static str {
+    match code {
+        "ZLM-SYNTAX" => "syntactic",
+        "ZLM-SHAPE" | "ZLM-MODEL" | "ZLM-DUPLICATE" | "ZLM-LAYOUT" | "ZLM-INTERFACE" => "semantic",
+        "ZLM-IMPORT" | "ZLM-PACKAGE" | "ZLM-LINK" => "link",
+        "ZLM-UNSUPPORTED" => "unsupported",
+        "ZLM-LIMIT" => "limit",
+        c if c.starts_with("ZLM-C-") => "semantic",
+        _ => "encoding",
     }
 }
 

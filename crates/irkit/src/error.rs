@@ -15,6 +15,9 @@ pub enum Outcome {
     Success,
     /// Exit 1 with nothing more to print.
     Failure,
+    /// Exit 3 ([`crate::exit::EXIT_VERDICT`]): a negative verdict about valid
+    /// input that the verb has printed (a breaking change, a faulted run).
+    Verdict,
 }
 
 /// What an I/O error was doing.

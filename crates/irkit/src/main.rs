@@ -5,13 +5,16 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod args;
+mod catalogue;
 mod diag;
 mod diagnose;
 mod error;
 mod exit;
 mod io;
+mod pipe;
 mod report;
 mod rvn_cmd;
+mod suggest;
 mod tcc_cmd;
 mod tcc_compile_cmd;
 mod tcc_host_cmd;
@@ -70,8 +73,14 @@ enum System {
 }
 
 fn main() -> ExitCode {
+    pipe::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(err) if err.use_stderr() && report::json_requested(std::env::args()) => {
+            // A bad command line in `--format json` is a JSON diagnostic too.
+            report::usage_json(&err.render().to_string());
+            return ExitCode::from(EXIT_USAGE);
+        }
         Err(err) => {
             let _ = err.print();
             return if err.use_stderr() {

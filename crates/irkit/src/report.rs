@@ -10,6 +10,10 @@ pub fn finish(result: Result<Outcome, CliError>, format: Format) -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Failure) => ExitCode::from(crate::exit::EXIT_INVALID),
+        Ok(Outcome::Verdict) => ExitCode::from(crate::exit::EXIT_VERDICT),
+        Err(error) if crate::pipe::is_closed_pipe(&error) => {
+            ExitCode::from(crate::exit::EXIT_CLOSED_PIPE)
+        }
         Err(error) => {
             render(&error, format);
             ExitCode::from(error.exit_status())
@@ -24,6 +28,14 @@ fn render(error: &CliError, format: Format) {
         CliError::Invalid(report) | CliError::Toolchain(report) => {
             emit(&report.diagnostics, format, report.source.as_deref());
         }
+        CliError::Usage(_)
+        | CliError::Io { .. }
+        | CliError::Rejected(_)
+        | CliError::Unavailable { .. }
+            if format == Format::Json =>
+        {
+            println!("{}", plain_json(error));
+        }
         CliError::Unavailable { message, note } => {
             eprintln!("error: {message}");
             eprintln!("note: {note}");
@@ -37,4 +49,65 @@ fn render(error: &CliError, format: Format) {
             eprintln!("error: {error}");
         }
     }
+}
+
+/// An error without diagnostics as one JSON diagnostic object (the keys of
+/// `Diagnostic::to_json`): kind `usage`, `io`, `environment` or `engine`.
+fn plain_json(error: &CliError) -> String {
+    let (kind, label, message) = match error {
+        CliError::Io { path, .. } => ("io", path.clone(), error.to_string()),
+        CliError::Unavailable { message, note } => {
+            ("environment", String::new(), format!("{message} ({note})"))
+        }
+        CliError::Rejected(_) => ("engine", String::new(), error.to_string()),
+        _ => ("usage", String::new(), error.to_string()),
+    };
+    serde_json::json!({
+        "severity": "error",
+        "kind": kind,
+        "code": null,
+        "message": message,
+        "label": label,
+        "offset": null,
+        "line": null,
+        "column": null,
+    })
+    .to_string()
+}
+
+/// Whether the command line asks for `--format json` (read before clap has
+/// parsed it, so a bad command line can still answer in JSON).
+pub fn json_requested(args: impl Iterator<Item = String>) -> bool {
+    let mut previous_was_format = false;
+    for arg in args {
+        if arg == "--format=json" || (previous_was_format && arg == "json") {
+            return true;
+        }
+        previous_was_format = arg == "--format";
+    }
+    false
+}
+
+/// Prints clap's rendered usage error as one JSON diagnostic on standard output.
+pub fn usage_json(rendered: &str) {
+    let message = rendered
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches("error: ")
+        .to_string();
+    println!(
+        "{}",
+        serde_json::json!({
+            "severity": "error",
+            "kind": "usage",
+            "code": null,
+            "message": message,
+            "label": "",
+            "offset": null,
+            "line": null,
+            "column": null,
+            "usage": rendered.trim_end(),
+        })
+    );
 }

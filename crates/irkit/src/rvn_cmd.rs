@@ -38,8 +38,9 @@ pub enum Verb {
         /// The consumer's own library: its names are reserved first and its items are roots.
         #[arg(long)]
         consumer: Option<PathBuf>,
-        /// Keep only what these function keys (and the consumer) reach; takes several
-        /// keys, so put it after the files or repeat it.
+        /// Keep only what these functions (and the consumer) reach: whole keys,
+        /// unique key prefixes or short names, as `rvn calls` takes; takes several,
+        /// so put it after the files or repeat it.
         #[arg(long = "entry", value_name = "KEY", num_args = 1..)]
         entries: Vec<String>,
         /// Name of the linked library (default: the consumer's name, else `linked`).
@@ -50,7 +51,8 @@ pub enum Verb {
     },
     /// Report what changed between two versions of a library and whether a
     /// consumer built against OLD still links against NEW (exit 0 compatible,
-    /// 1 breaking; `--format json`: one object per change, then a summary).
+    /// 3 breaking, 1 unreadable or invalid input; `--format json`: one object
+    /// per change, then a summary).
     Diff {
         /// The version consumers were built against.
         old: PathBuf,
@@ -59,12 +61,31 @@ pub enum Verb {
         #[command(flatten)]
         fmt: FormatArgs,
     },
-    /// Print the call graph reachable from a function key.
+    /// Print the call graph reachable from a function.
     Calls {
         #[command(flatten)]
         input: InputArgs,
-        /// The function key to start from.
+        /// The function to start from: its whole key, a unique prefix of the
+        /// key, or its short name (`Of`, `Geometry.Of`); `irkit rvn keys` lists them.
         key: String,
+        #[command(flatten)]
+        fmt: FormatArgs,
+    },
+    /// List the struct and function keys of a library (with each function's name).
+    Keys {
+        #[command(flatten)]
+        input: InputArgs,
+        #[command(flatten)]
+        fmt: FormatArgs,
+    },
+    /// Turn the inspection JSON (`irkit rvn inspect`, possibly edited by hand)
+    /// back into a verified .rvnlib container.
+    Pack {
+        /// The inspection JSON (`-` for standard input).
+        file: PathBuf,
+        /// Output file.
+        #[arg(short, long)]
+        output: PathBuf,
         #[command(flatten)]
         fmt: FormatArgs,
     },
@@ -78,7 +99,9 @@ impl Verb {
             | Verb::Verify { fmt, .. }
             | Verb::Link { fmt, .. }
             | Verb::Diff { fmt, .. }
-            | Verb::Calls { fmt, .. } => fmt.format,
+            | Verb::Calls { fmt, .. }
+            | Verb::Keys { fmt, .. }
+            | Verb::Pack { fmt, .. } => fmt.format,
         }
     }
 }
@@ -105,6 +128,8 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         ),
         Verb::Calls { input, key, fmt } => calls(&input.file, &key, fmt.format),
         Verb::Diff { old, new, fmt } => diff(&old, &new, fmt.format),
+        Verb::Keys { input, fmt } => keys(&input.file, fmt.format),
+        Verb::Pack { file, output, fmt } => pack(&file, &output, fmt.format),
     }
 }
 
@@ -181,6 +206,7 @@ fn link(
     if !errors.is_empty() {
         return Err(CliError::several(errors));
     }
+    let entries = resolve_entries(&loaded, consumer.as_ref(), entries)?;
     let inputs: Vec<LinkInput<'_>> = loaded
         .iter()
         .map(|(label, library)| LinkInput {
@@ -204,19 +230,20 @@ fn link(
     let linked = match rvnlib::link::link(&inputs, &options) {
         Ok(linked) => linked,
         Err(errors) => {
-            let origin = Origin::binary(&out_label);
+            // Each error names its input; one about no input points at `--entry`.
+            let origin = Origin::binary(ENTRY_LABEL);
             let diagnostics = errors.iter().flat_map(|e| e.diagnostics(&origin)).collect();
             return Err(CliError::invalid(diagnostics, None));
         }
     };
     // Warnings belong between the link and its summary line, so they are
-    // printed here rather than returned.
+    // printed here rather than returned; each points at the input it is about.
     for warning in &linked.warnings {
         let d = Diagnostic::new(
-            "warning",
+            "link",
             Some(warning.code),
             warning.message.clone(),
-            &out_label,
+            &warning.origin,
         );
         emit(&[d], format, None);
     }
@@ -251,25 +278,25 @@ fn link(
                 "raven_readable": version == rvnlib::version::RAVEN_VERSION,
                 "structs": linked.library.ir.structs.len(),
                 "functions": linked.library.ir.functions.len(),
+                "renames": linked.renames.iter().map(|r| serde_json::json!({
+                    "what": r.what,
+                    "key": r.key,
+                    "from": r.from,
+                    "to": r.to,
+                })).collect::<Vec<_>>(),
             })
         ),
     }
     Ok(Outcome::Success)
 }
 
-fn calls(file: &Path, key: &str, format: Format) -> Result<Outcome, CliError> {
+fn calls(file: &Path, query: &str, format: Format) -> Result<Outcome, CliError> {
     let (label, library) = load(file, true)?;
+    let key = rvnlib::lookup::find_function(&library.ir.functions, query)
+        .map_err(|e| CliError::diagnosed(&e, &Origin::binary(&label)))?;
     let Some(edges) = rvnlib::walk::call_graph(&library, key) else {
-        let d = Diagnostic::new(
-            "unknown-key",
-            None,
-            format!(
-                "no function of library `{}` has the key `{key}`",
-                library.name
-            ),
-            &label,
-        );
-        return Err(CliError::invalid(vec![d], None));
+        // `find_function` answers only keys of the library's functions.
+        return Err(CliError::usage(format!("`{key}` vanished from `{label}`")));
     };
     let mut out = String::new();
     match format {
@@ -369,6 +396,98 @@ fn diff(old: &Path, new: &Path, format: Format) -> Result<Outcome, CliError> {
     Ok(if report.compatible() {
         Outcome::Success
     } else {
-        Outcome::Failure
+        Outcome::Verdict
     })
+}
+
+/// The label of diagnostics about `--entry` arguments.
+const ENTRY_LABEL: &str = "--entry";
+
+/// Each `--entry` as the whole key of one function of the inputs (or the consumer).
+fn resolve_entries(
+    loaded: &[(String, CompiledLibrary)],
+    consumer: Option<&(String, CompiledLibrary)>,
+    entries: Vec<String>,
+) -> Result<Vec<String>, CliError> {
+    let functions: Vec<&rvnlib::LibraryIrFunction> = consumer
+        .into_iter()
+        .chain(loaded)
+        .flat_map(|(_, library)| &library.ir.functions)
+        .collect();
+    let mut keys = Vec::with_capacity(entries.len());
+    let mut diagnostics = Vec::new();
+    for entry in &entries {
+        match rvnlib::lookup::find_function(functions.iter().copied(), entry) {
+            Ok(key) => keys.push(key.to_string()),
+            Err(e) => diagnostics.extend(e.diagnostics(&Origin::binary(ENTRY_LABEL))),
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(keys)
+    } else {
+        Err(CliError::invalid(diagnostics, None))
+    }
+}
+
+fn keys(file: &Path, format: Format) -> Result<Outcome, CliError> {
+    let (_, library) = load(file, false)?;
+    let mut out = String::new();
+    let structs = library.ir.structs.iter().map(|s| ("struct", &s.key, &s.name));
+    let functions = library
+        .ir
+        .functions
+        .iter()
+        .map(|f| ("function", &f.key, &f.name));
+    for (what, key, name) in structs.chain(functions) {
+        match format {
+            Format::Human => out.push_str(&format!("{what:<8} {key}  (name `{name}`)\n")),
+            Format::Json => {
+                let line = serde_json::json!({ "kind": what, "key": key, "name": name });
+                out.push_str(&line.to_string());
+                out.push('\n');
+            }
+        }
+    }
+    write(None, out.as_bytes())?;
+    Ok(Outcome::Success)
+}
+
+fn pack(file: &Path, output: &Path, format: Format) -> Result<Outcome, CliError> {
+    let (label, bytes) = read(file)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let origin = Origin::text(&label, Some(&text));
+    let library = rvnlib::from_inspection_json(&bytes)
+        .map_err(|e| CliError::diagnosed(&e, &origin))?;
+    let errors = rvnlib::verify::verify_library(&library);
+    if !errors.is_empty() {
+        let diagnostics = errors
+            .iter()
+            .flat_map(|e| e.diagnostics(&Origin::binary(&label)))
+            .collect();
+        return Err(CliError::invalid(diagnostics, None));
+    }
+    let container = rvnlib::write(&library).map_err(|e| CliError::usage(e.to_string()))?;
+    write(Some(output), &container)?;
+    let out_label = output.display().to_string();
+    let version = rvnlib::version::version_for(&library);
+    match format {
+        Format::Human => eprintln!(
+            "packed library `{}` ({} struct(s), {} function(s)) into {out_label} as container version {version}",
+            library.name,
+            library.ir.structs.len(),
+            library.ir.functions.len()
+        ),
+        Format::Json => println!(
+            "{}",
+            serde_json::json!({
+                "kind": "written",
+                "path": out_label,
+                "version": version,
+                "raven_readable": version == rvnlib::version::RAVEN_VERSION,
+                "structs": library.ir.structs.len(),
+                "functions": library.ir.functions.len(),
+            })
+        ),
+    }
+    Ok(Outcome::Success)
 }

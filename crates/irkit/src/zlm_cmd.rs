@@ -4,13 +4,15 @@ use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
-use crate::zlm_load::{invalid, load, load_linked};
+use crate::zlm_load::{invalid, load, load_linked, load_providers, read_module};
 use std::path::PathBuf;
 
 /// Verbs of `irkit zlm`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
-    /// Assemble a text module (.zlt) into a canonical ZLM1 artifact.
+    /// Assemble a text module (.zlt) into a canonical ZLM1 artifact, checked
+    /// like `validate` first (exit 1 and nothing written when the checker
+    /// rejects it; `--no-check` writes the bytes unchecked).
     Asm {
         #[command(flatten)]
         input: InputArgs,
@@ -21,10 +23,18 @@ pub enum Verb {
         /// map and provenance after it (docs/zlm/ancillary.md).
         #[arg(long)]
         no_ancillary: bool,
+        /// Provider artifacts (.zlm or .zlt) of imported modules: the check then
+        /// resolves the imports against them (without, the module is checked on its own).
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
+        /// Write the canonical bytes without running the checker (the header's
+        /// mode is then a claim `validate` has not verified).
+        #[arg(long)]
+        no_check: bool,
         #[command(flatten)]
         fmt: FormatArgs,
     },
-    /// Decode, validate and print an artifact as text.
+    /// Decode, validate and print an artifact (or a text module) as canonical text.
     Dis {
         #[command(flatten)]
         input: InputArgs,
@@ -34,7 +44,7 @@ pub enum Verb {
         #[command(flatten)]
         fmt: FormatArgs,
     },
-    /// Validate an artifact (exit 0 valid, 1 invalid, 2 usage/I-O).
+    /// Validate an artifact or text module (exit 0 valid, 1 invalid, 2 usage/I-O).
     /// Imports are resolved against the provider artifacts given with `--dep`;
     /// ancillary data after the payload is checked on its own hashes.
     Validate {
@@ -98,6 +108,8 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             input,
             output,
             no_ancillary,
+            deps,
+            no_check,
             ..
         } => {
             let (label, bytes) = read(&input.file)?;
@@ -106,6 +118,18 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             let (module, positions) = zlm::text::parse_with_positions(&text)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
             let mut bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            if !no_check {
+                // As `validate` checks: on its own without `--dep` (imports
+                // resolved later), against the providers with them.
+                if deps.is_empty() {
+                    zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
+                } else {
+                    let providers = load_providers(&deps)?;
+                    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+                    zlm::decode::decode_linked(&bytes, &providers)
+                        .map_err(|e| invalid(&e, &label))?;
+                }
+            }
             if !no_ancillary {
                 bytes = zlm::ancillary::annotate(
                     &bytes,
@@ -151,7 +175,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Zli(args) => return crate::zlm_zli_cmd::zli(args),
         Verb::Reflect(args) => return crate::zlm_zli_cmd::reflect(args),
         Verb::Address { input, .. } => {
-            let (label, bytes) = read(&input.file)?;
+            let (label, bytes) = read_module(&input.file)?;
             zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
             let line = format!("{}\n", zlm::hash::to_hex(&zlm::address(&bytes)));
             write(None, line.as_bytes())?;

@@ -12,9 +12,28 @@ pub fn invalid(e: &zlm::Error, label: &str) -> CliError {
     CliError::diagnosed(e, &Origin::binary(label))
 }
 
-/// Reads and decodes one artifact, checked on its own.
-pub fn load(file: &Path) -> Result<Checked, CliError> {
+/// Reads one module as canonical artifact bytes: a `ZLM1` artifact as is, a
+/// `.zlt` text module (anything else that is UTF-8) assembled by the
+/// canonical writer, so every verb takes either.
+pub fn read_module(file: &Path) -> Result<(String, Vec<u8>), CliError> {
     let (label, bytes) = read(file)?;
+    if bytes.starts_with(b"ZLM1") {
+        return Ok((label, bytes));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        CliError::usage(format!(
+            "{label} is neither a ZLM1 artifact nor UTF-8 text (.zlt)"
+        ))
+    })?;
+    let module = zlm::text::parse(&text)
+        .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
+    let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+    Ok((label, bytes))
+}
+
+/// Reads and decodes one artifact (or text module), checked on its own.
+pub fn load(file: &Path) -> Result<Checked, CliError> {
+    let (label, bytes) = read_module(file)?;
     zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))
 }
 
@@ -24,7 +43,7 @@ pub fn load(file: &Path) -> Result<Checked, CliError> {
 pub fn load_providers(deps: &[PathBuf]) -> Result<Vec<Checked>, CliError> {
     let mut inputs = Vec::new();
     for dep in deps {
-        inputs.push(read(dep)?);
+        inputs.push(read_module(dep)?);
     }
     let bytes: Vec<&[u8]> = inputs.iter().map(|(_, b)| b.as_slice()).collect();
     zlm::package::decode_providers(&bytes).map_err(|(i, e)| {
@@ -42,7 +61,7 @@ pub fn load_linked(file: &Path, deps: &[PathBuf]) -> Result<Checked, CliError> {
 
 fn load_linked_with(file: &Path, providers: &[Checked]) -> Result<Checked, CliError> {
     let providers: Vec<&Checked> = providers.iter().collect();
-    let (label, bytes) = read(file)?;
+    let (label, bytes) = read_module(file)?;
     zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, &label))
 }
 

@@ -6,7 +6,7 @@
 
 use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
-use crate::error::{CliError, Origin, Outcome};
+use crate::error::{CliError, Diagnose as _, Origin, Outcome};
 use crate::io::{read, write};
 use crate::zlm_llvm_args::LlvmEngine;
 use crate::zlm_load::{invalid, load_providers, package_of};
@@ -179,7 +179,9 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
         bytes: a.max_bytes,
     };
     let it = Interp::of_package(&package).with_limits(limits);
-    let at = it.find(&a.entry).map_err(|e| usage(e.to_string()))?;
+    let at = it
+        .find(&a.entry)
+        .map_err(|e| usage(format!("{e}{}", entry_hint(&it, &a.entry))))?;
     let contract = if a.contracts {
         let r = it.resolved();
         let f = &r.module.declarations[at.0].functions[at.1];
@@ -280,8 +282,28 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             let located = map
                 .as_ref()
                 .and_then(|m| m.locate(package.root(), &fault));
-            Err(crate::zlm_source::fault_error(&fault, located.as_ref(), &a.input.file, &label))
+            // A fault is a verdict about a valid module (exit 3), not invalid input.
+            let (diagnostics, source) = crate::zlm_source::fault_diagnostics(
+                &fault,
+                located.as_ref(),
+                &a.input.file,
+                &label,
+            );
+            crate::diag::emit(&diagnostics, format, source.as_deref());
+            Ok(Outcome::Verdict)
         }
         Err(e) => Err(usage(e.to_string())),
     }
+}
+
+/// "; did you mean `Decl.fn`?" for an entry that names no function of the
+/// root module, or nothing.
+fn entry_hint(it: &Interp<'_>, entry: &str) -> String {
+    let module = &it.resolved().module;
+    let names: Vec<String> = module
+        .declarations
+        .iter()
+        .flat_map(|d| d.functions.iter().map(move |f| format!("{}.{}", d.name, f.name)))
+        .collect();
+    crate::suggest::hint(entry, names.iter().map(String::as_str))
 }

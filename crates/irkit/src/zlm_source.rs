@@ -3,6 +3,7 @@
 //! and column with the function it is in and, when the source file can be
 //! read, the rustc-style snippet. A leaf the zlm verb files share.
 
+use crate::diag::Diagnostic;
 use crate::error::{CliError, Diagnose, Origin};
 use std::path::{Path, PathBuf};
 use zlm::ancillary::Located;
@@ -21,17 +22,17 @@ fn source_text(located: &Located, input: &Path) -> Option<String> {
         .find_map(|p| std::fs::read_to_string(p).ok())
 }
 
-/// The CLI error of `fault` in the run of `input` (diagnostic label
-/// `label`): at its source position when `located`, else about the binary
-/// input with its block and operation.
-pub fn fault_error(
+/// The diagnostics of `fault` in the run of `input` (diagnostic label
+/// `label`), with the source text they point into: at its source position
+/// when `located`, else about the binary input with its block and operation.
+pub fn fault_diagnostics(
     fault: &Fault,
     located: Option<&Located>,
     input: &Path,
     label: &str,
-) -> CliError {
+) -> (Vec<Diagnostic>, Option<String>) {
     let Some(at) = located else {
-        return CliError::diagnosed(fault, &Origin::binary(label));
+        return (fault.diagnostics(&Origin::binary(label)), None);
     };
     let text = source_text(at, input);
     let origin = Origin::text(&at.file, text.as_deref());
@@ -49,7 +50,7 @@ pub fn fault_error(
             }
         }
     }
-    CliError::invalid(diagnostics, text.as_deref())
+    (diagnostics, text)
 }
 
 /// `zlm validate`'s check of the ancillary data after a valid payload

@@ -61,14 +61,18 @@ fn several_inputs_report_every_error_in_order_and_exit_with_the_highest_status()
     let missing = d.missing("missing.vpl");
     let o = irkit(&["vpl", "check", &bad, &missing, "--format", "json"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // `--format json` covers the I/O error too: one object per error, in order.
     let lines = json_lines(&stdout(&o));
-    assert_eq!(lines.len(), 1, "{}", stdout(&o));
+    assert_eq!(lines.len(), 2, "{}", stdout(&o));
     assert_eq!(lines[0]["code"], "VPL-SYNTACTIC");
     assert_eq!(lines[0]["label"], bad.as_str());
+    assert_eq!(lines[1]["kind"], "io");
+    assert_eq!(lines[1]["label"], missing.as_str());
     assert_eq!(
-        stderr(&o).trim_end(),
-        format!("error: cannot read {missing}: No such file or directory (os error 2)")
+        lines[1]["message"],
+        format!("cannot read {missing}: No such file or directory (os error 2)")
     );
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
     // Invalid input alone is exit 1, in the human form on stderr.
     let o = irkit(&["vpl", "check", &bad]);
     assert_eq!(o.status.code(), Some(1));

@@ -3,8 +3,9 @@
 //!
 //! Codes are collected from the sources: every string literal under `crates/*/src` (outside
 //! `#[cfg(test)]` items and test files, macro arguments included) that is spelled like a code
-//! (`TCC-X000`, `VPL-…`, `ZLM-…`, `RVN0000`, `C0-…-000`, `naga-…`, `browser-…`). The GLSL
-//! target codes are plain words, so they are collected through their enum instead.
+//! (`TCC-X000`, `VPL-…`, `ZLM-…`, `RVN-…`, `RVN0000`, `C0-…-000`, `naga-…`, `browser-…`; the
+//! top of `docs/diagnostics.md` documents the pattern). The GLSL target codes are plain words,
+//! so they are collected through their enum instead.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,11 @@ fn is_code(s: &str) -> bool {
         let mut chars = rest.chars();
         return chars.next().is_some_and(|c| c.is_ascii_uppercase()) && digits(chars.as_str(), 3);
     }
-    if let Some(rest) = s.strip_prefix("VPL-").or_else(|| s.strip_prefix("ZLM-")) {
+    if let Some(rest) = s
+        .strip_prefix("VPL-")
+        .or_else(|| s.strip_prefix("ZLM-"))
+        .or_else(|| s.strip_prefix("RVN-"))
+    {
         return upper_word(rest);
     }
     if let Some(rest) = s.strip_prefix("RVN") {
@@ -180,7 +185,12 @@ fn glsl_target_codes() -> BTreeSet<String> {
 fn documented() -> Vec<String> {
     let text = std::fs::read_to_string(workspace_root().join("docs/diagnostics.md"))
         .expect("docs/diagnostics.md");
-    text.lines()
+    // The Kinds table lists kinds, not codes.
+    let (before, kinds) = text.split_once("\n## Kinds\n").expect("a Kinds section");
+    let after = kinds.split_once("\n## ").map_or("", |(_, rest)| rest);
+    [before, after]
+        .iter()
+        .flat_map(|part| part.lines())
         .filter_map(|line| line.strip_prefix("| `"))
         .filter_map(|rest| rest.split_once('`').map(|(code, _)| code.to_string()))
         .collect()
@@ -224,6 +234,7 @@ fn the_code_shape_matcher() {
         "VPL-V-TYPE",
         "ZLM-C-OWN",
         "RVN3010",
+        "RVN-KEY-CONFLICT",
         "C0-EXEC-002",
         "naga-unsupported-type",
         "browser-element",
@@ -234,6 +245,8 @@ fn the_code_shape_matcher() {
         "TCC_CRASH_AT",
         "ZLM1",
         "RVNL",
+        "RVN-",
+        "RVN-key",
         "TCC-V01",
         "ZLM-",
         "VPL-v",
@@ -245,4 +258,115 @@ fn the_code_shape_matcher() {
     ] {
         assert!(!is_code(no), "{no}");
     }
+}
+
+/// The kinds a source spells: the first argument of `Diagnostic::new(…)` and the `kind` field of
+/// a `Diagnostic { … }` when they are literals, and the literals a `fn kind(&self) -> &'static str`
+/// returns.
+#[derive(Default)]
+struct Kinds(BTreeSet<String>);
+
+fn literals_in(node: impl FnOnce(&mut Literals)) -> BTreeSet<String> {
+    let mut literals = Literals::default();
+    node(&mut literals);
+    literals.0
+}
+
+impl<'ast> Visit<'ast> for Kinds {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if segments.ends_with(&["Diagnostic".to_string(), "new".to_string()])
+                && let Some(syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(kind),
+                    ..
+                })) = call.args.first()
+            {
+                self.0.insert(kind.value());
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+    fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
+        if expr.path.segments.last().is_some_and(|s| s.ident == "Diagnostic") {
+            for field in &expr.fields {
+                if matches!(&field.member, syn::Member::Named(n) if n == "kind") {
+                    self.0.extend(literals_in(|l| l.visit_expr(&field.expr)));
+                }
+            }
+        }
+        syn::visit::visit_expr_struct(self, expr);
+    }
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let returns_str = matches!(&f.sig.output, syn::ReturnType::Type(_, t)
+            if quote_free(t).contains("str"));
+        if f.sig.ident == "kind" && returns_str {
+            self.0.extend(literals_in(|l| l.visit_block(&f.block)));
+        }
+        syn::visit::visit_impl_item_fn(self, f);
+    }
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            _ => &[],
+        };
+        if !is_cfg_test(attrs) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+}
+
+/// A type's text, for a coarse check of what it names.
+fn quote_free(ty: &syn::Type) -> String {
+    match ty {
+        syn::Type::Reference(r) => format!("&{}", quote_free(&r.elem)),
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect::<Vec<_>>()
+            .join("::"),
+        _ => String::new(),
+    }
+}
+
+/// The first cell of every row of the `## Kinds` table of `docs/diagnostics.md`.
+fn documented_kinds() -> BTreeSet<String> {
+    let text = std::fs::read_to_string(workspace_root().join("docs/diagnostics.md"))
+        .expect("docs/diagnostics.md");
+    text.split("\n## Kinds\n")
+        .nth(1)
+        .expect("a Kinds section")
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .filter_map(|l| l.split('|').nth(1))
+        .map(|cell| cell.trim().trim_matches('`').to_string())
+        .collect()
+}
+
+#[test]
+fn every_kind_a_source_spells_is_in_the_closed_set() {
+    let mut files = Vec::new();
+    let crates = std::fs::read_dir(workspace_root().join("crates")).expect("crates/");
+    for krate in crates.flatten() {
+        rust_files(&krate.path().join("src"), &mut files);
+    }
+    let mut kinds = Kinds::default();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("source file");
+        let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        kinds.visit_file(&syntax);
+    }
+    assert!(kinds.0.contains("encoding") && kinds.0.contains("link"), "{:?}", kinds.0);
+    let closed = documented_kinds();
+    let outside: Vec<_> = kinds.0.difference(&closed).collect();
+    assert!(
+        outside.is_empty(),
+        "kinds outside the closed set of docs/diagnostics.md (## Kinds): {outside:?}"
+    );
 }

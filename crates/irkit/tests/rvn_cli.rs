@@ -43,14 +43,15 @@ fn verify_accepts_good_libraries_and_reports_bad_ones_as_json() {
         .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["code"], "RVN3010");
-    assert_eq!(lines[0]["kind"], "verify");
+    assert_eq!(lines[0]["kind"], "semantic");
     assert!(
         lines[0]["message"]
             .as_str()
             .unwrap()
             .contains("at Body.Statements[1]")
     );
-    assert_eq!(lines[1]["kind"], "effect-not-library");
+    assert_eq!(lines[1]["kind"], "encoding");
+    assert_eq!(lines[1]["code"], "RVN-EFFECT");
     assert_eq!(lines[1]["offset"], 0);
 }
 
@@ -95,7 +96,7 @@ fn link_writes_the_module_and_refuses_collisions() {
     ]);
     assert_eq!(clash.status.code(), Some(1));
     let message = text(&clash.stderr);
-    assert!(message.contains("key-conflict"), "{message}");
+    assert!(message.contains("error[RVN-KEY-CONFLICT]"), "{message}");
     assert!(
         message.contains("collide-x.rvnlib") && message.contains("collide-y.rvnlib"),
         "{message}"
@@ -220,7 +221,8 @@ fn diff_reports_compatible_and_breaking_versions() {
         &package("skinning-v1.rvnlib"),
         &package("skinning-v2.rvnlib"),
     ]);
-    assert_eq!(breaking.status.code(), Some(1));
+    // A breaking change is a verdict (exit 3), not invalid input (exit 1).
+    assert_eq!(breaking.status.code(), Some(3));
     let lines: Vec<serde_json::Value> = text(&breaking.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("one JSON object per line"))

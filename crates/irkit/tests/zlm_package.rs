@@ -62,7 +62,7 @@ fn a_package_runs_under_the_interpreter_and_the_c_engine_alike() {
         "run.pkg_store::Cell.take: drop p0 : Cell\nMain.demo: drop l0 : Cell\n11\n"
     );
     let fault = run(&store, "interp", &["--args", "2147483647"]);
-    assert_eq!(fault.status.code(), Some(1));
+    assert_eq!(fault.status.code(), Some(3));
     assert!(
         text(&fault.stderr).contains(
             "error[ZLM-FAULT-OVERFLOW]: fault in run.pkg_store::Cell.take block 0 op 2: Overflow"

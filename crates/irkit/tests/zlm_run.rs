@@ -78,7 +78,8 @@ fn faults_exit_one_with_a_coded_diagnostic() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // A fault is a verdict about a valid module (exit 3), not invalid input (exit 1).
+    assert_eq!(out.status.code(), Some(3));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["kind"], "fault");
     assert_eq!(v["code"], "ZLM-FAULT-DIV-ZERO");
@@ -209,12 +210,12 @@ fn depth_exhaustion_is_the_depth_fault_not_a_host_stack_overflow() {
     assert_eq!(code, Some(0), "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["result"], "9000");
-    // Past it: the documented fault, exit 1.
+    // Past it: the documented fault, exit 3.
     for (depth, n) in [("10000", "1000000"), ("100000000", "1000000")] {
         let mut past = args.to_vec();
         past.extend(["--max-depth", depth, "--args", n]);
         let (code, stdout, stderr) = run_json(&past);
-        assert_eq!(code, Some(1), "--max-depth {depth}: {stderr}");
+        assert_eq!(code, Some(3), "--max-depth {depth}: {stderr}");
         let d: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(d["code"], "ZLM-LIMIT-DEPTH", "{stdout}");
         assert_eq!(d["kind"], "fault");

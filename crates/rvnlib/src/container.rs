@@ -68,20 +68,28 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    /// A stable kind for diagnostics.
+    /// The diagnostic kind, from the closed set of `docs/diagnostics.md`:
+    /// `encoding` for the container and its JSON, `semantic` for the verifier.
     pub fn kind(&self) -> &'static str {
         match self {
-            ReadError::NotALibrary => "not-a-library",
-            ReadError::Effect => "effect-not-library",
-            ReadError::InspectionJson => "inspection-json",
-            ReadError::UnsupportedVersion { .. } => "unsupported-version",
-            ReadError::Truncated { .. } => "truncated",
-            ReadError::NegativeLength { .. } => "truncated",
-            ReadError::TrailingBytes { .. } => "trailing-bytes",
-            ReadError::Json(JsonError::Syntax { .. } | JsonError::TooDeep { .. }) => "json-syntax",
-            ReadError::Json(JsonError::Schema { .. }) => "json-schema",
-            ReadError::Invalid(_) => "verify",
+            ReadError::Invalid(_) => "semantic",
+            _ => "encoding",
         }
+    }
+
+    /// The stable code (`docs/diagnostics.md`); a verification failure
+    /// carries one code per finding ([`VerifyError::code`]) instead.
+    pub fn code(&self) -> Option<&'static str> {
+        Some(match self {
+            ReadError::NotALibrary => "RVN-NOT-A-LIBRARY",
+            ReadError::Effect => "RVN-EFFECT",
+            ReadError::InspectionJson => "RVN-INSPECTION-JSON",
+            ReadError::UnsupportedVersion { .. } => "RVN-VERSION",
+            ReadError::Truncated { .. } | ReadError::NegativeLength { .. } => "RVN-TRUNCATED",
+            ReadError::TrailingBytes { .. } => "RVN-TRAILING-BYTES",
+            ReadError::Json(e) => e.code(),
+            ReadError::Invalid(_) => return None,
+        })
     }
 
     /// Byte offset into the file, where known.
@@ -308,7 +316,10 @@ mod tests {
         );
         let mut empty_payload = bytes[..15].to_vec();
         empty_payload[11..15].copy_from_slice(&0i32.to_le_bytes());
-        assert_eq!(read(&empty_payload).unwrap_err().kind(), "json-syntax");
+        assert_eq!(
+            read(&empty_payload).unwrap_err().code(),
+            Some("RVN-JSON-SYNTAX")
+        );
     }
 
     #[test]

@@ -19,6 +19,9 @@ macro_rules! wire_enum {
             /// Every member, in declaration order.
             pub const ALL: &'static [$name] = &[$($name::$variant),*];
 
+            /// Every member name as written in JSON, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($variant)),*];
+
             /// The member name as written in JSON.
             pub fn name(self) -> &'static str {
                 match self {

@@ -25,11 +25,13 @@ pub mod ir;
 pub mod json;
 pub mod library;
 pub mod link;
+pub mod lookup;
+pub mod suggest;
 pub mod verify;
 pub mod version;
 pub mod walk;
 
 pub use container::{ReadError, WriteError, read, read_unverified, write};
 pub use ir::*;
-pub use json::write_json;
+pub use json::{from_inspection_json, write_json};
 pub use library::*;

@@ -59,6 +59,9 @@ pub enum LinkError {
         first: String,
         /// The second origin.
         second: String,
+        /// The origin label of the input holding the second definition (where
+        /// the conflict is found, and where a diagnostic points).
+        origin: String,
     },
     /// One struct key, two different definitions.
     #[error("struct key `{key}` is defined differently by {first} and {second}")]
@@ -69,12 +72,17 @@ pub enum LinkError {
         first: String,
         /// The second origin.
         second: String,
+        /// The origin label of the input holding the second definition (where
+        /// the conflict is found, and where a diagnostic points).
+        origin: String,
     },
     /// An `--entry` key that no supplied library defines.
-    #[error("entry `{key}` is not a function of any supplied library")]
+    #[error("entry `{key}` is not a function of any supplied library{}", crate::suggest::hint_of(.suggestion.as_deref()))]
     UnknownEntry {
         /// The key.
         key: String,
+        /// The closest function key of the supplied libraries, if one is close.
+        suggestion: Option<String>,
     },
     /// The linked module fails verification (unresolved callee, unknown struct, mismatched call).
     #[error("`{library}` ({origin}): {error}")]
@@ -89,22 +97,34 @@ pub enum LinkError {
 }
 
 impl LinkError {
-    /// The RVN code, where one applies.
-    pub fn code(&self) -> Option<&'static str> {
+    /// The stable code (`docs/diagnostics.md`).
+    pub fn code(&self) -> &'static str {
         match self {
-            LinkError::Verify { error, .. } => Some(error.code),
-            _ => None,
+            LinkError::ConflictingFunction { .. } | LinkError::ConflictingStruct { .. } => {
+                "RVN-KEY-CONFLICT"
+            }
+            LinkError::UnknownEntry { .. } => "RVN-UNKNOWN-ENTRY",
+            LinkError::Verify { error, .. } => error.code,
         }
     }
 
-    /// A stable kind for diagnostics.
+    /// The diagnostic kind, from the closed set of `docs/diagnostics.md`:
+    /// `link` for conflicts and unknown entries, `semantic` for the verifier.
     pub fn kind(&self) -> &'static str {
         match self {
-            LinkError::ConflictingFunction { .. } | LinkError::ConflictingStruct { .. } => {
-                "key-conflict"
-            }
-            LinkError::UnknownEntry { .. } => "unknown-entry",
-            LinkError::Verify { .. } => "verify",
+            LinkError::Verify { .. } => "semantic",
+            _ => "link",
+        }
+    }
+
+    /// The origin label of the input the error is about; `None` for an
+    /// unknown entry (a command-line argument, not an input).
+    pub fn origin(&self) -> Option<&str> {
+        match self {
+            LinkError::ConflictingFunction { origin, .. }
+            | LinkError::ConflictingStruct { origin, .. }
+            | LinkError::Verify { origin, .. } => Some(origin),
+            LinkError::UnknownEntry { .. } => None,
         }
     }
 }
@@ -114,6 +134,8 @@ impl LinkError {
 pub struct LinkWarning {
     /// `RVN5005`.
     pub code: &'static str,
+    /// The origin label of the input the warning is about (the ignored copy).
+    pub origin: String,
     /// What happened.
     pub message: String,
 }
@@ -166,6 +188,7 @@ pub fn link(
         if let Some(&first) = seen_names.get(input.library.name.as_str()) {
             warnings.push(LinkWarning {
                 code: "RVN5005",
+                origin: input.origin.to_string(),
                 message: format!(
                     "library `{}` is supplied twice ({} and {}); the first is used",
                     input.library.name, inputs[first].origin, input.origin
@@ -192,6 +215,7 @@ pub fn link(
                             key: s.key.clone(),
                             first: describe(structs[i].origin),
                             second: describe(origin),
+                            origin: input.origin.to_string(),
                         });
                     }
                 }
@@ -209,6 +233,7 @@ pub fn link(
                             key: f.key.clone(),
                             first: describe(functions[i].origin),
                             second: describe(origin),
+                            origin: input.origin.to_string(),
                         });
                     }
                 }
@@ -221,7 +246,11 @@ pub fn link(
     }
     for entry in &options.entries {
         if !function_index.contains_key(entry.as_str()) {
-            errors.push(LinkError::UnknownEntry { key: entry.clone() });
+            errors.push(LinkError::UnknownEntry {
+                key: entry.clone(),
+                suggestion: crate::suggest::closest(entry, function_index.keys().copied())
+                    .map(str::to_string),
+            });
         }
     }
     if !errors.is_empty() {
@@ -693,7 +722,8 @@ mod tests {
         assert_eq!(
             link(&inputs, &options).unwrap_err(),
             vec![LinkError::UnknownEntry {
-                key: "missing".into()
+                key: "missing".into(),
+                suggestion: None,
             }]
         );
     }
@@ -710,7 +740,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].code(), Some("RVN3010"));
+        assert_eq!(errors[0].code(), "RVN3010");
         assert!(
             errors[0].to_string().contains("`A` (a.rvnlib)"),
             "{}",
@@ -766,7 +796,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(errors.len(), 1);
-        assert_eq!(errors[0].code(), Some("RVN5004"));
+        assert_eq!(errors[0].code(), "RVN5004");
         assert!(
             errors[0]
                 .to_string()

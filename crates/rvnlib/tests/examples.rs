@@ -370,9 +370,18 @@ fn key_collision_names_both_origins_and_identical_redefinition_is_accepted() {
     ];
     let errors = link::link(&inputs, &LinkOptions::default()).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
-    let LinkError::ConflictingFunction { key, first, second } = &errors[0] else {
+    let LinkError::ConflictingFunction {
+        key,
+        first,
+        second,
+        origin,
+    } = &errors[0]
+    else {
         panic!("{errors:?}")
     };
+    // The conflict is found in, and points at, the input holding the second definition.
+    assert_eq!(origin, "collide-y.rvnlib");
+    assert_eq!(errors[0].origin(), Some("collide-y.rvnlib"));
     assert_eq!(key, CLAMP01);
     assert!(first.contains("ShadersX") && first.contains("collide-x.rvnlib"));
     assert!(second.contains("ShadersY") && second.contains("collide-y.rvnlib"));
@@ -397,28 +406,38 @@ fn key_collision_names_both_origins_and_identical_redefinition_is_accepted() {
 #[test]
 fn refused_files_fail_with_distinct_errors() {
     let expect: &[(&str, &str)] = &[
-        ("refused/not-a-library.bin", "not-a-library"),
-        ("refused/effect.rvnfx", "effect-not-library"),
-        ("refused/version99.rvnlib", "unsupported-version"),
-        ("refused/truncated.rvnlib", "truncated"),
-        ("refused/trailing-bytes.rvnlib", "trailing-bytes"),
-        ("refused/inspection.json", "inspection-json"),
-        ("refused/camel-case.rvnlib", "json-schema"),
-        ("refused/undefined-value.rvnlib", "verify"),
-        ("refused/defined-twice.rvnlib", "verify"),
-        ("refused/break-outside-loop.rvnlib", "verify"),
-        ("refused/return-mismatch.rvnlib", "verify"),
-        ("refused/argument-value-and-reference.rvnlib", "verify"),
-        ("refused/place-root-out-of-range.rvnlib", "verify"),
-        ("refused/bad-access-chain.rvnlib", "verify"),
-        ("refused/value-count.rvnlib", "verify"),
+        ("refused/not-a-library.bin", "RVN-NOT-A-LIBRARY"),
+        ("refused/effect.rvnfx", "RVN-EFFECT"),
+        ("refused/version99.rvnlib", "RVN-VERSION"),
+        ("refused/truncated.rvnlib", "RVN-TRUNCATED"),
+        ("refused/trailing-bytes.rvnlib", "RVN-TRAILING-BYTES"),
+        ("refused/inspection.json", "RVN-INSPECTION-JSON"),
+        ("refused/camel-case.rvnlib", "RVN-JSON-SCHEMA"),
+        ("refused/undefined-value.rvnlib", "RVN3010"),
+        ("refused/defined-twice.rvnlib", "RVN3010"),
+        ("refused/break-outside-loop.rvnlib", "RVN3010"),
+        ("refused/return-mismatch.rvnlib", "RVN3010"),
+        ("refused/argument-value-and-reference.rvnlib", "RVN3010"),
+        ("refused/place-root-out-of-range.rvnlib", "RVN3010"),
+        ("refused/bad-access-chain.rvnlib", "RVN3010"),
+        ("refused/value-count.rvnlib", "RVN3010"),
     ];
     let files = refused_files();
     assert_eq!(files.len(), expect.len());
     for (name, kind) in expect {
         let bytes = &files.iter().find(|(n, _)| n == name).unwrap().1;
         let error = container::read(bytes).unwrap_err();
-        assert_eq!(error.kind(), *kind, "{name}: {error}");
+        let code = match &error {
+            ReadError::Invalid(errors) => errors[0].code,
+            other => other.code().unwrap(),
+        };
+        assert_eq!(code, *kind, "{name}: {error}");
+        let expected_kind = if kind.starts_with("RVN-") {
+            "encoding"
+        } else {
+            "semantic"
+        };
+        assert_eq!(error.kind(), expected_kind, "{name}");
         if let ReadError::Invalid(errors) = &error {
             assert!(
                 errors.iter().all(|e| e.code == "RVN3010"),

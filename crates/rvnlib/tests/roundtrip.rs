@@ -386,6 +386,51 @@ proptest! {
         let _ = link::link(&[input, input], &link::LinkOptions { entries: library.ir.functions.iter().map(|f| f.key.clone()).take(1).collect(), ..Default::default() });
     }
 
+    /// `rvn pack`'s reader inverts the inspection JSON (`rvn inspect`):
+    /// the library comes back, and so do the container's exact bytes.
+    #[test]
+    fn the_inspection_json_packs_back(library in any_library()) {
+        let text = json::write_json(&library);
+        let back = rvnlib::from_inspection_json(text.as_bytes())
+            .map_err(|e| TestCaseError::fail(format!("{e}")))?;
+        prop_assert_eq!(&back, &library);
+        prop_assert_eq!(container::write(&back).unwrap(), container::write(&library).unwrap());
+        // Every function is found by its whole key; a lookup never panics.
+        for f in &library.ir.functions {
+            let found = lookup::find_function(&library.ir.functions, &f.key);
+            prop_assert_eq!(found, Ok(f.key.as_str()));
+            let _ = lookup::find_function(&library.ir.functions, &f.name);
+        }
+    }
+
+    /// The inspection reader refuses arbitrary text, and arbitrary edits of a
+    /// real inspection JSON, with an error (never a panic); a schema error
+    /// names a JSON path and no Rust `Debug` text.
+    #[test]
+    fn the_inspection_reader_takes_arbitrary_input(
+        bytes in proptest::collection::vec(any::<u8>(), 0..256),
+        at in any::<proptest::sample::Index>(),
+        insert in "[A-Za-z0-9\"{}\\[\\],: ]{0,6}",
+        cut in 0usize..8,
+    ) {
+        let _ = rvnlib::from_inspection_json(&bytes);
+        let text = json::write_json(&common::core_library());
+        let mut i = at.index(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        let end = (i + cut).min(text.len());
+        let end = (end..=text.len()).find(|&e| text.is_char_boundary(e)).unwrap_or(text.len());
+        let edited = format!("{}{}{}", &text[..i], insert, &text[end..]);
+        if let Err(e) = rvnlib::from_inspection_json(edited.as_bytes()) {
+            let message = e.to_string();
+            for leak in ["{ ", "Some(", "\\\""] {
+                prop_assert!(!message.contains(leak), "{}: {}", leak, message);
+            }
+            prop_assert!(e.code().starts_with("RVN-JSON-"));
+        }
+    }
+
     /// Every float and double reads back from its .NET "R" text to the same
     /// bits, and the exponent form is used exactly at decimal exponents
     /// >= 9 (float) / 17 (double) or <= -5.

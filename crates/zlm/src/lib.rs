@@ -25,6 +25,7 @@ pub mod names;
 pub mod package;
 pub mod reflect;
 pub mod sample;
+pub mod spell;
 pub mod testgen;
 pub mod text;
 pub mod validate;

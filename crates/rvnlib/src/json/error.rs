@@ -32,6 +32,15 @@ pub enum JsonError {
 }
 
 impl JsonError {
+    /// The stable code (`docs/diagnostics.md`): `RVN-JSON-SYNTAX` for text that
+    /// is not JSON (or nests too deep), `RVN-JSON-SCHEMA` for JSON of the wrong shape.
+    pub fn code(&self) -> &'static str {
+        match self {
+            JsonError::Syntax { .. } | JsonError::TooDeep { .. } => "RVN-JSON-SYNTAX",
+            JsonError::Schema { .. } => "RVN-JSON-SCHEMA",
+        }
+    }
+
     /// Byte offset into the payload, where known.
     pub fn offset(&self) -> Option<usize> {
         match self {

@@ -36,6 +36,28 @@ pub fn from_json(payload: &[u8], version: i32) -> Result<CompiledLibrary, JsonEr
     reader::read_library(&value, version)
 }
 
+/// The inverse of [`write_json`]: reads the indented inspection JSON (or a
+/// compact payload) back into a library, for `irkit rvn pack`. The schema
+/// version follows from the text as [`write_json`] chose it: 4 when a struct
+/// carries a `Key` property, else 3. Error offsets are offsets into `text`.
+pub fn from_inspection_json(text: &[u8]) -> Result<CompiledLibrary, JsonError> {
+    check_depth(text)?;
+    let value: serde_json::Value = serde_json::from_slice(text).map_err(|e| JsonError::Syntax {
+        offset: offset_of(text, e.line(), e.column()),
+        message: strip_position(&e.to_string()),
+    })?;
+    let has_struct_key = value
+        .pointer("/Ir/Structs")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|structs| structs.iter().any(|s| s.get("Key").is_some()));
+    let version = if has_struct_key {
+        crate::version::STRUCT_KEY_VERSION
+    } else {
+        crate::version::RAVEN_VERSION
+    };
+    reader::read_library(&value, version)
+}
+
 /// Refuses nesting deeper than [`MAX_DEPTH`] before anything recursive runs.
 fn check_depth(payload: &[u8]) -> Result<(), JsonError> {
     let mut depth = 0usize;

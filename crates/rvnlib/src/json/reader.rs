@@ -112,9 +112,14 @@ impl<'a> Obj<'a> {
                 self.mark(key);
                 Ok(v)
             }
-            None => Err(self
-                .path
-                .error(format!("missing required property `{key}`"))),
+            None => {
+                let hint = crate::suggest::closest(key, self.map.keys().map(String::as_str))
+                    .map(|k| format!("; `{k}` is present: did you mean `{key}`?"))
+                    .unwrap_or_default();
+                Err(self
+                    .path
+                    .error(format!("missing required property `{key}`{hint}")))
+            }
         }
     }
 
@@ -182,13 +187,15 @@ impl<'a> Obj<'a> {
         &mut self,
         key: &'static str,
         parse: fn(&str) -> Option<T>,
+        names: &[&str],
         what: &str,
     ) -> Result<T> {
         let text = self.string(key)?;
         parse(&text).ok_or_else(|| {
+            let hint = crate::suggest::hint(&text, names.iter().copied());
             self.path
                 .key(key)
-                .error(format!("`{text}` is not a member of {what}"))
+                .error(format!("`{text}` is not a member of {what}{hint}"))
         })
     }
     fn name(&mut self, key: &'static str, what: &str) -> Result<EnumName> {
@@ -224,8 +231,9 @@ impl<'a> Obj<'a> {
             .find(|k| !used.contains(&k.as_str()))
             .cloned()
             .unwrap_or_default();
+        let hint = crate::suggest::hint(&unknown, used.iter().copied());
         Err(self.path.error(format!(
-            "unknown property `{unknown}` (irkit reads only the schema it can write back)"
+            "unknown property `{unknown}` (irkit reads only the schema it can write back){hint}"
         )))
     }
 }
@@ -374,8 +382,8 @@ fn read_ir_type(value: &Value, path: &Path<'_>, depth: usize) -> Result<LibraryI
         return Err(path.error("type nesting exceeds the depth limit"));
     }
     let mut o = Obj::new(value, path, "a type reference")?;
-    let kind = o.enumeration("Kind", IrTypeKind::from_name, "IrTypeKind")?;
-    let component = o.enumeration("Component", IrTypeKind::from_name, "IrTypeKind")?;
+    let kind = o.enumeration("Kind", IrTypeKind::from_name, IrTypeKind::NAMES, "IrTypeKind")?;
+    let component = o.enumeration("Component", IrTypeKind::from_name, IrTypeKind::NAMES, "IrTypeKind")?;
     let size = o.int("Size")?;
     let rows = o.int("Rows")?;
     let columns = o.int("Columns")?;
@@ -388,6 +396,7 @@ fn read_ir_type(value: &Value, path: &Path<'_>, depth: usize) -> Result<LibraryI
     let dimension = o.enumeration(
         "Dimension",
         IrTextureDimension::from_name,
+        IrTextureDimension::NAMES,
         "IrTextureDimension",
     )?;
     let sampled = match o.opt("Sampled") {
@@ -483,7 +492,10 @@ fn read_statement(value: &Value, path: &Path<'_>, depth: usize) -> Result<Librar
     let mut o = Obj::new(value, path, "a statement")?;
     let op = o.string("op")?;
     let Some(kind) = StatementKind::from_op(&op) else {
-        return Err(path.key("op").error(format!("unknown statement op `{op}`")));
+        let hint = crate::suggest::hint(&op, StatementKind::ALL.iter().map(|k| k.op()));
+        return Err(path
+            .key("op")
+            .error(format!("unknown statement op `{op}`{hint}")));
     };
     let sub_block = |o: &mut Obj<'_>, key: &'static str| -> Result<LibraryIrBlock> {
         read_block(o.get(key)?, &path.key(key), depth + 1)
@@ -508,12 +520,12 @@ fn read_statement(value: &Value, path: &Path<'_>, depth: usize) -> Result<Librar
         },
         StatementKind::Unary => LibraryIrStatement::Unary {
             result: o.int("Result")?,
-            op: o.enumeration("Op", IrUnaryOp::from_name, "IrUnaryOp")?,
+            op: o.enumeration("Op", IrUnaryOp::from_name, IrUnaryOp::NAMES, "IrUnaryOp")?,
             operand: o.int("Operand")?,
         },
         StatementKind::Binary => LibraryIrStatement::Binary {
             result: o.int("Result")?,
-            op: o.enumeration("Op", IrBinaryOp::from_name, "IrBinaryOp")?,
+            op: o.enumeration("Op", IrBinaryOp::from_name, IrBinaryOp::NAMES, "IrBinaryOp")?,
             left: o.int("Left")?,
             right: o.int("Right")?,
         },
@@ -522,13 +534,14 @@ fn read_statement(value: &Value, path: &Path<'_>, depth: usize) -> Result<Librar
             conversion_kind: o.enumeration(
                 "ConversionKind",
                 IrConversionKind::from_name,
+                IrConversionKind::NAMES,
                 "IrConversionKind",
             )?,
             operand: o.int("Operand")?,
         },
         StatementKind::Intrinsic => LibraryIrStatement::Intrinsic {
             result: o.opt_int("Result")?,
-            intrinsic: o.enumeration("Intrinsic", IrIntrinsic::from_name, "IrIntrinsic")?,
+            intrinsic: o.enumeration("Intrinsic", IrIntrinsic::from_name, IrIntrinsic::NAMES, "IrIntrinsic")?,
             arguments: o.ints("Arguments")?,
         },
         StatementKind::Call => {
@@ -609,7 +622,7 @@ fn read_type_ref(value: &Value, path: &Path<'_>, depth: usize) -> Result<Library
         return Err(path.error("type nesting exceeds the depth limit"));
     }
     let mut o = Obj::new(value, path, "a type reference")?;
-    let kind = o.enumeration("Kind", LibraryTypeKind::from_name, "LibraryTypeKind")?;
+    let kind = o.enumeration("Kind", LibraryTypeKind::from_name, LibraryTypeKind::NAMES, "LibraryTypeKind")?;
     let special = o.name("Special", "SpecialType")?;
     let name = o.opt_string("Name")?;
     let element = match o.opt("Element") {
@@ -671,7 +684,7 @@ fn read_type(value: &Value, path: &Path<'_>) -> Result<LibraryType> {
     let namespace = o.string("Namespace")?;
     let name = o.string("Name")?;
     let containing_type = o.opt_string("ContainingType")?;
-    let kind = o.enumeration("Kind", TypeKind::from_name, "TypeKind")?;
+    let kind = o.enumeration("Kind", TypeKind::from_name, TypeKind::NAMES, "TypeKind")?;
     let base_type = match o.opt("BaseType") {
         Some(v) => Some(read_type_ref(v, &path.key("BaseType"), 0)?),
         None => None,
@@ -724,7 +737,7 @@ fn read_type(value: &Value, path: &Path<'_>) -> Result<LibraryType> {
                     None => None,
                 },
                 semantic_name: a.opt_string("SemanticName")?,
-                ref_kind: a.enumeration("RefKind", RefKind::from_name, "RefKind")?,
+                ref_kind: a.enumeration("RefKind", RefKind::from_name, RefKind::NAMES, "RefKind")?,
             };
             a.finish()?;
             Ok(parameter)
@@ -737,7 +750,7 @@ fn read_type(value: &Value, path: &Path<'_>) -> Result<LibraryType> {
             parameters,
             type_parameters,
             is_static: m.bool("IsStatic")?,
-            stage: m.enumeration("Stage", ShaderStage::from_name, "ShaderStage")?,
+            stage: m.enumeration("Stage", ShaderStage::from_name, ShaderStage::NAMES, "ShaderStage")?,
             semantic_name: m.opt_string("SemanticName")?,
             ir_function: m.opt_string("IrFunction")?,
         };

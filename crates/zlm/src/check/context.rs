@@ -76,8 +76,16 @@ fn location(block: Option<u32>, op: Option<u32>) -> String {
 }
 
 impl From<CheckError> for crate::Error {
+    /// The message without the code, which `crate::Error` carries (and its
+    /// `Display` prints) once.
     fn from(error: CheckError) -> Self {
-        crate::Error::new(error.code, error.to_string())
+        let message = format!(
+            "{}{}: {}",
+            error.function,
+            location(error.block, error.op),
+            error.message
+        );
+        crate::Error::new(error.code, message)
     }
 }
 

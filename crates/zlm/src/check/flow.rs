@@ -164,9 +164,9 @@ impl Flow<'_, '_, '_> {
                                 Some(succ as u32),
                                 None,
                                 format!(
-                                    "predecessor block {block} presents a different initialized set or custody sequence at this join ({:?} vs {:?})",
-                                    self.names(&out.custody),
-                                    self.names(&have.custody)
+                                    "predecessor block {block} presents a different initialized set or custody sequence at this join ([{}] vs [{}])",
+                                    self.names(&out.custody).join(", "),
+                                    self.names(&have.custody).join(", ")
                                 ),
                             ));
                         }
@@ -188,7 +188,7 @@ impl Flow<'_, '_, '_> {
     fn names(&self, custody: &[usize]) -> Vec<String> {
         custody
             .iter()
-            .map(|&i| format!("{:?}", self.ctx.function.body.paths[i].key.root))
+            .map(|&i| crate::spell::Place(&self.ctx.function.body.paths[i].key).to_string())
             .collect()
     }
 
@@ -311,7 +311,7 @@ impl Flow<'_, '_, '_> {
                 code::OWNERSHIP,
                 Some(block),
                 Some(ordinal),
-                format!("owner value {op_ref:?} was already consumed"),
+                format!("owner value {op_ref} was already consumed"),
             ));
         }
         self.kill(state, path_index);
@@ -352,7 +352,7 @@ impl Flow<'_, '_, '_> {
                 Some(block),
                 Some(ordinal),
                 format!(
-                    "place {:?} is {}",
+                    "place ${} is {}",
                     key.root,
                     if state.live[path_index] {
                         "partially moved"
@@ -415,8 +415,8 @@ impl Flow<'_, '_, '_> {
                 Some(source),
                 None,
                 format!(
-                    "cleanup edge {edge} leaves live owners {:?} at function exit",
-                    self.names(&state.custody)
+                    "cleanup edge {edge} leaves live owners [{}] at function exit",
+                    self.names(&state.custody).join(", ")
                 ),
             ));
         }

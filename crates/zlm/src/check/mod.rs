@@ -205,7 +205,7 @@ impl FnCheck<'_, '_> {
             }
             if ty != path.ty {
                 return Err(fail(format!(
-                    "owned path type differs from its resolved type ({:?} vs {:?})",
+                    "owned path type differs from its resolved type ({} vs {})",
                     path.ty, ty
                 )));
             }
@@ -247,7 +247,7 @@ impl FnCheck<'_, '_> {
                     fields: vec![],
                 };
                 if self.index.path(&key).is_none() {
-                    return Err(fail(format!("non-Copy owner {key:?} has no owned path")));
+                    return Err(fail(format!("non-Copy owner {} has no owned path", crate::spell::Place(&key))));
                 }
             }
             Ok(())
@@ -318,8 +318,8 @@ impl FnCheck<'_, '_> {
                     None,
                     None,
                     format!(
-                        "owned path {:?} is not prescribed: no operation, loan or partial move names it and it is not a non-Copy owner root",
-                        path.key
+                        "owned path {} is not prescribed: no operation, loan or partial move names it and it is not a non-Copy owner root",
+                        crate::spell::Place(&path.key)
                     ),
                 ));
             }
@@ -365,13 +365,13 @@ impl FnCheck<'_, '_> {
                     Some(present.source),
                     None,
                     format!(
-                        "cleanup edge {} is ({} -> {:?}, {}) but the CFG reconstructs ({} -> {:?}, {})",
+                        "cleanup edge {} is ({} -> {}, {}) but the CFG reconstructs ({} -> {}, {})",
                         present.id,
                         present.source,
-                        present.successor,
+                        present.successor.map_or("exit".to_string(), |s| s.to_string()),
                         present.kind.text(),
                         wanted.source,
-                        wanted.successor,
+                        wanted.successor.map_or("exit".to_string(), |s| s.to_string()),
                         kinds.join(" or ")
                     ),
                 ));
@@ -473,7 +473,7 @@ impl FnCheck<'_, '_> {
                     code::LOAN,
                     None,
                     None,
-                    format!("missing entry loan {i} for {origin:?}"),
+                    format!("missing entry loan {i} for {}", crate::spell::Place(origin)),
                 ));
             };
             if loan.creation.is_some()

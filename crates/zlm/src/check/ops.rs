@@ -54,7 +54,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
             if !ctx.cfg.dominates_op(*op_ref, here) {
                 return Err(fail(
                     code::SSA,
-                    format!("value operand {op_ref:?} does not dominate its use"),
+                    format!("value operand {op_ref} does not dominate its use"),
                 ));
             }
             // A try's result does not exist on its error path, but the

@@ -1,0 +1,77 @@
+//! How diagnostics spell operation references and owned-path roots: as the
+//! text form writes them (`docs/zlm/text.md`), never as Rust `Debug` text.
+//! `%B.O` is flow operation O of block B, `%rE.O` recipe operation O of
+//! cleanup edge E; roots are `recv`, `pN`, `lN` and `t%B.O`, and a place
+//! operand shows as `$` and its key.
+
+use crate::model::{OpRef, PathKey, Root};
+use std::fmt;
+
+impl fmt::Display for OpRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpRef::Flow { block, ordinal } => write!(f, "%{block}.{ordinal}"),
+            OpRef::Recipe { edge, ordinal } => write!(f, "%r{edge}.{ordinal}"),
+        }
+    }
+}
+
+impl fmt::Display for Root {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Root::Receiver => f.write_str("recv"),
+            Root::Param(p) => write!(f, "p{p}"),
+            Root::Local(l) => write!(f, "l{l}"),
+            Root::Temp(r) => write!(f, "t{r}"),
+        }
+    }
+}
+
+/// A place as a diagnostic names it: `$` and the key, each field component
+/// by the first eight hex digits of its field ID (the checker has no names;
+/// `irkit zlm dis` prints the full key).
+pub struct Place<'a>(pub &'a PathKey);
+
+impl fmt::Display for Place<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "${}", self.0.root)?;
+        for field in &self.0.fields {
+            f.write_str("/#")?;
+            for byte in &field[..4] {
+                write!(f, "{byte:02x}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_and_places_read_as_the_text_form() {
+        let flow = OpRef::Flow {
+            block: 2,
+            ordinal: 6,
+        };
+        assert_eq!(flow.to_string(), "%2.6");
+        let recipe = OpRef::Recipe { edge: 1, ordinal: 0 };
+        assert_eq!(recipe.to_string(), "%r1.0");
+        assert_eq!(Root::Local(0).to_string(), "l0");
+        assert_eq!(Root::Temp(flow).to_string(), "t%2.6");
+        let key = PathKey {
+            root: Root::Param(1),
+            fields: vec![[0xab; 32]],
+        };
+        assert_eq!(Place(&key).to_string(), "$p1/#abababab");
+        assert_eq!(
+            Place(&PathKey {
+                root: Root::Local(0),
+                fields: vec![]
+            })
+            .to_string(),
+            "$l0"
+        );
+    }
+}
