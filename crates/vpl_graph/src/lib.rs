@@ -80,8 +80,15 @@ fn strip_position(m: &str) -> String {
 /// Checks a document and generates its VPL text, without reading it back.
 pub fn generate(doc: &format::Document, options: Options) -> Result<(String, Vec<(String, SamplerState)>), Vec<GraphError>> {
     let checked = check::check(doc)?;
-    let types = typing::infer(&checked)?;
-    let res = resources::collect(&checked)?;
+    // Type and resource errors are independent: both are reported.
+    let (types, res) = match (typing::infer(&checked), resources::collect(&checked)) {
+        (Ok(t), Ok(r)) => (t, r),
+        (t, r) => {
+            let mut errors = t.err().unwrap_or_default();
+            errors.extend(r.err().unwrap_or_default());
+            return Err(errors);
+        }
+    };
     let program = lower::lower(&checked, &types, &res, options.annotate);
     let text = emit::print(&program, &checked.records);
     let samplers = res

@@ -76,7 +76,7 @@ fn structural_errors_have_their_codes() {
     ];
     for (json, kind) in cases {
         let e = errors(&json);
-        assert_eq!(e[0].kind, kind, "{json}: {e:?}");
+        assert!(e.iter().any(|e| e.kind == kind), "{json}: {e:?}");
     }
 }
 

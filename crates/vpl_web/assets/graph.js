@@ -438,6 +438,8 @@ function show(result) {
   document.querySelectorAll('.socket.error').forEach((s) => s.classList.remove('error'));
   markErrors();
   $('vpl').textContent = result.vpl || '';
+  const n = (result.graph_diagnostics || []).length + (result.diagnostics || []).length;
+  $('status').textContent = result.ok ? 'valid' : `${n} error(s)`;
   if (result.preview) {
     G.scene = result.preview.scene;
     try {
@@ -446,10 +448,7 @@ function show(result) {
     } catch (e) {
       $('preview-status').textContent = String(e.message || e);
     }
-    $('status').textContent = 'valid';
   } else {
-    const n = (result.graph_diagnostics || []).length + (result.diagnostics || []).length;
-    $('status').textContent = `${n} error(s)`;
     $('preview-status').textContent = 'preview not updated: ' + (result.preview_error || 'the graph is invalid');
   }
 }
