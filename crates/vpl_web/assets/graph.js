@@ -235,7 +235,17 @@ function selectParam(n, key, options) {
 
 // Sliders (and a colour picker for float3/float4) of a constant.
 function constantEditor(n, box) {
-  box.appendChild(selectParam(n, 'type', TYPES));
+  // Changing the type keeps the first value for every component.
+  const type = el('select', { 'data-param': 'type' });
+  for (const o of TYPES) type.appendChild(el('option', { value: o, text: o }));
+  type.value = n.type || 'float';
+  type.addEventListener('change', () => edit(() => {
+    const first = Array.isArray(n.value) ? n.value[0] : n.value;
+    const kind = type.value.replace(/[234]$/, '');
+    n.type = type.value;
+    n.value = kind === 'bool' ? Boolean(first) : (kind === 'int' ? Math.round(Number(first) || 0) : Number(first) || 0);
+  }));
+  box.appendChild(param('type', type));
   const count = componentsOf(n.type);
   const kind = (n.type || 'float').replace(/[234]$/, '');
   let values = Array.isArray(n.value) ? n.value.slice() : Array(count).fill(n.value);
