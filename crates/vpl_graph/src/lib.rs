@@ -26,8 +26,7 @@ pub mod typing;
 pub use error::{CompileError, ErrorKind, GraphError};
 pub use nodes::{MinFilter, SamplerState, Wrap};
 
-/// Bound on type nesting the compiler follows.
-pub const MAX_TYPE_DEPTH: usize = 128;
+pub use types::MAX_TYPE_DEPTH;
 
 /// Largest graph document read (bytes).
 pub const MAX_INPUT: usize = 64 << 20;

@@ -3,6 +3,9 @@
 
 use std::fmt;
 
+/// Bound on type nesting the compiler follows.
+pub const MAX_TYPE_DEPTH: usize = 128;
+
 /// A scalar element kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scalar {
@@ -108,7 +111,7 @@ impl Ty {
     }
 
     fn has_sampler_within(&self, records: &Records, depth: usize) -> bool {
-        if depth > crate::MAX_TYPE_DEPTH {
+        if depth > MAX_TYPE_DEPTH {
             return false;
         }
         match self {
