@@ -63,6 +63,27 @@ case "$webgl_status" in
   2) echo "no headless Chromium: WebGL render skipped" ;;
   *) exit "$webgl_status" ;;
 esac
+# VPL material graphs: compile each to canonical VPL (which must read back unchanged), to GLSL,
+# and render it on GL (exit status 2: no OpenGL 4.2 core context).
+for f in examples/vpl/graphs/*.json; do
+  stem=$(basename "$f" .json)
+  echo "== irkit vpl graph $f"
+  "$irkit" vpl graph "$f" -o "target/examples/$stem.vpl"
+  "$irkit" vpl fmt --check "target/examples/$stem.vpl"
+  "$irkit" vpl glsl "$f" -o "$glsl_out"
+  inputs=()
+  case "$stem" in
+    textured_tint) inputs=(--attribute 2=1,0.5,0.25,1 --uniform strength=1) ;;
+  esac
+  graph_status=0
+  "$irkit" vpl render "$f" -o "target/examples/$stem.png" --size 128x128 "${inputs[@]}" \
+    || graph_status=$?
+  case "$graph_status" in
+    0) echo "rendered target/examples/$stem.png" ;;
+    2) echo "no headless OpenGL 4.2 core context: render of $f skipped" ;;
+    *) exit "$graph_status" ;;
+  esac
+done
 # rvnlib: verify, inspect and link the .rvnlib examples; every refused file must fail.
 rvn=examples/rvnlib
 "$irkit" rvn verify "$rvn"/*.rvnlib

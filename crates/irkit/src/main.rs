@@ -23,6 +23,7 @@ mod tcc_values;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
 mod vpl_playground_cmd;
+mod vpl_graph_cmd;
 mod vpl_vk_cmd;
 mod vpl_webgl_cmd;
 mod zlm_c_cmd;

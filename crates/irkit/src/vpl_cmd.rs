@@ -31,16 +31,18 @@ pub enum Verb {
     },
     /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
     ///
-    /// FILE may also name a built-in program as `builtin:NAME`.
+    /// FILE may also name a built-in program as `builtin:NAME`, or be a material graph (`.json`).
     Glsl(crate::vpl_glsl_cmd::GlslArgs),
     /// Compile for a named target (`--target glsl-420`) into a directory.
     ///
-    /// FILE may also name a built-in program as `builtin:NAME`.
+    /// FILE may also name a built-in program as `builtin:NAME`, or be a material graph (`.json`).
     Compile(crate::vpl_glsl_cmd::CompileArgs),
     /// Draw a full-screen quad with the program headless and write a PNG.
     ///
-    /// FILE may also name a built-in program as `builtin:NAME`.
+    /// FILE may also name a built-in program as `builtin:NAME`, or be a material graph (`.json`).
     Render(crate::vpl_glsl_cmd::RenderArgs),
+    /// Compile a material graph (JSON, docs/vpl/graph.md) to canonical VPL text.
+    Graph(crate::vpl_graph_cmd::GraphArgs),
     /// Serve the VPL playground (editor, diagnostics, per-target code, WebGL preview).
     Playground(crate::vpl_playground_cmd::PlaygroundArgs),
 }
@@ -53,6 +55,7 @@ impl Verb {
             Verb::Glsl(a) => a.fmt.format,
             Verb::Compile(a) => a.fmt.format,
             Verb::Render(a) => a.fmt.format,
+            Verb::Graph(a) => a.fmt.format,
             Verb::Playground(_) => Format::Human,
         }
     }
@@ -110,6 +113,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             crate::vpl_glsl_cmd::Driver::Vulkan => crate::vpl_vk_cmd::render(&args),
             crate::vpl_glsl_cmd::Driver::Webgl => crate::vpl_webgl_cmd::render(args),
         },
+        Verb::Graph(args) => crate::vpl_graph_cmd::graph(args),
         Verb::Playground(args) => crate::vpl_playground_cmd::playground(args),
     }
 }

@@ -151,6 +151,8 @@ pub(crate) struct Input {
     bytes: Vec<u8>,
     verified: vpl::verify::Verified,
     pub(crate) published: VerifiedModule,
+    /// A graph input's textures' sampler state (empty for VPL text).
+    pub(crate) samplers: Vec<(String, vpl_graph::SamplerState)>,
 }
 
 impl Input {
@@ -187,6 +189,7 @@ impl Input {
 
 /// Reads (verifying once) and publishes `file` (print and read back).
 pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
+    let mut samplers = Vec::new();
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
         Some(name) => {
             let Some(program) = vpl::programs::Program::from_name(name) else {
@@ -204,6 +207,13 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
                 program.source().to_vec(),
                 program.name().to_string(),
             )
+        }
+        None if crate::vpl_graph_cmd::is_graph(file) => {
+            let (label, bytes) = read(file)?;
+            let graph = crate::vpl_graph_cmd::compile(&label, &bytes, false)?;
+            samplers = graph.samplers;
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "graph".to_string());
+            (format!("{label} (generated VPL)"), graph.text.into_bytes(), stem)
         }
         None => {
             let (label, bytes) = read(file)?;
@@ -228,6 +238,7 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
         bytes,
         verified,
         published,
+        samplers,
     })
 }
 
@@ -235,9 +246,16 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
 /// run once, on the publication's snapshot, and their positions are mapped
 /// back into FILE.
 fn compile_input(file: &Path) -> Result<(String, ProgramArtifact), CliError> {
+    compile_published(file).map(|(stem, artifact, _)| (stem, artifact))
+}
+
+/// [`compile_input`], also returning a graph input's sampler states.
+fn compile_published(
+    file: &Path,
+) -> Result<(String, ProgramArtifact, Vec<(String, vpl_graph::SamplerState)>), CliError> {
     let input = publish_input(file)?;
     match glsl::compile(&input.published, VERSION_420) {
-        Ok(artifact) => Ok((input.stem.clone(), artifact)),
+        Ok(artifact) => Ok((input.stem.clone(), artifact, input.samplers.clone())),
         Err(glsl::CompileError::Target(e)) => {
             Err(input.target_error(e.kind.code(), &e.message, e.span))
         }
@@ -302,7 +320,7 @@ fn write_glsl(
 
 /// `irkit vpl render`.
 pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
-    let (_, artifact) = compile_input(&args.input.file)?;
+    let (_, artifact, samplers) = compile_published(&args.input.file)?;
     let (width, height) = args.size;
     let mut request = vpl_gl::RenderRequest::new(&artifact, width, height);
     for (name, values) in &args.uniforms {
@@ -329,6 +347,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
             "more --texture files than sampler uniforms",
         ));
     }
+    crate::vpl_graph_cmd::apply_samplers(&samplers, &mut request.textures);
     let context = vpl_gl::GlContext::new().map_err(|e| CliError::Unavailable {
         message: e.to_string(),
         note: "`irkit vpl render` needs an OpenGL 4.2 core driver reachable through EGL \

@@ -45,6 +45,7 @@ pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
             "more --texture files than sampler uniforms",
         ));
     }
+    crate::vpl_graph_cmd::apply_samplers(&input.samplers, &mut request.textures);
     let context = vpl_vk::VkContext::new().map_err(|e| CliError::Unavailable {
         message: e.to_string(),
         note: "`irkit vpl render --driver vulkan` needs a Vulkan 1.1 driver and loader \

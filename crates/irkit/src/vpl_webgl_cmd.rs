@@ -43,6 +43,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
     for (path, name) in args.textures.iter().zip(&samplers) {
         scene.textures.push((name.to_string(), load_texture(path)?));
     }
+    crate::vpl_graph_cmd::apply_samplers(&input.samplers, &mut scene.textures);
     vpl_web::scene::scene_json(&program, &scene)
         .map_err(|m| CliError::usage(format!("--uniform: {m}")))?;
     let renderer = WebGlRenderer::start().map_err(|e| CliError::Unavailable {

@@ -158,7 +158,7 @@ pub fn compile(source: &str, label: &str) -> Value {
         }
         targets.push(entry);
     }
-    let (preview, preview_error) = match preview(&published) {
+    let (preview, preview_error) = match preview(&published, Vec::new()) {
         Ok(p) => (p, Value::Null),
         Err(e) => (Value::Null, Value::String(e)),
     };
@@ -186,13 +186,18 @@ fn default_values(rows: u8, columns: u8, kind: &str) -> Vec<f64> {
     v
 }
 
-/// The scene with every leaf at its default and the slider controls.
-fn preview(published: &VerifiedModule) -> Result<Value, String> {
+/// The scene with every leaf at its default, the given textures (others
+/// get the checkerboard) and the slider controls.
+pub(crate) fn preview(
+    published: &VerifiedModule,
+    textures: Vec<(String, vpl_gl::Texture)>,
+) -> Result<Value, String> {
     let program = WebGlProgram::compile(published).map_err(|e| match e {
         ProgramError::Target(t) => format!("{} ({})", t.message, t.kind.code()),
         other => other.to_string(),
     })?;
     let mut scene = Scene::new(PREVIEW_SIZE, PREVIEW_SIZE);
+    scene.textures = textures;
     let mut controls = Vec::new();
     for slot in program.uniforms() {
         if let UniformSlot::Block { name, ty, .. } = slot {

@@ -13,6 +13,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod api;
+pub mod graph;
 pub mod program;
 pub mod render;
 pub mod scene;

@@ -5,7 +5,9 @@
 //!   `GET /webgl.js`, `/playground.js`, `/playground.css` their scripts;
 //! - `GET /api/programs` the built-in programs `[{name, source}]`;
 //! - `POST /api/compile` `{source, label?}` → the verifier's diagnostics,
-//!   every target's code and the WebGL preview (`crate::api`).
+//!   every target's code and the WebGL preview (`crate::api`);
+//! - `GET /graph`, `/graph.js` the Graph tab, `POST /api/graph` (body: a
+//!   graph document) its compiler and preview (`crate::graph`).
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -22,6 +24,8 @@ const RENDER_HTML: &str = include_str!("../assets/render.html");
 const WEBGL_JS: &str = include_str!("../assets/webgl.js");
 const PLAYGROUND_JS: &str = include_str!("../assets/playground.js");
 const PLAYGROUND_CSS: &str = include_str!("../assets/playground.css");
+const GRAPH_HTML: &str = include_str!("../assets/graph.html");
+const GRAPH_JS: &str = include_str!("../assets/graph.js");
 
 fn asset(content_type: &'static str, body: &'static str) -> Response {
     (
@@ -92,6 +96,23 @@ fn router() -> Router {
             get(|| async { axum::Json(crate::api::programs()) }),
         )
         .route("/api/compile", post(compile))
+        .route(
+            "/graph",
+            get(|| async { asset("text/html; charset=utf-8", GRAPH_HTML) }),
+        )
+        .route(
+            "/graph.js",
+            get(|| async { asset("text/javascript; charset=utf-8", GRAPH_JS) }),
+        )
+        .route("/api/graph", post(crate::graph::handler))
+        .route(
+            "/api/graph/catalogue",
+            get(|| async { axum::Json(vpl_graph::nodes::catalogue()) }),
+        )
+        .route(
+            "/api/graph/examples",
+            get(|| async { axum::Json(crate::graph::examples()) }),
+        )
         .layer(DefaultBodyLimit::max(MAX_BODY))
 }
 

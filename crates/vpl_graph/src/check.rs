@@ -1,0 +1,478 @@
+//! Structure: records, sub-graph signatures, nodes, edges, cycles and the
+//! topological order of each graph, before any type is inferred.
+
+use crate::error::{ErrorKind, GraphError};
+use crate::format::{Document, RawEdge, RawNode};
+use crate::nodes::{self, Kind};
+use crate::types::{Records, Ty};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Where an input socket's value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    /// The producing node (index in its graph's `nodes`).
+    pub node: usize,
+    /// The index of the producer's output socket.
+    pub output: usize,
+}
+
+/// A node with its resolved inputs.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The node's id.
+    pub id: String,
+    /// Its kind and parameters.
+    pub kind: Kind,
+    /// Input socket names (a call's are its sub-graph's inputs).
+    pub inputs: Vec<String>,
+    /// The source of each input socket, if connected.
+    pub sources: Vec<Option<Source>>,
+}
+
+impl Node {
+    /// The source of input `socket`.
+    pub fn source(&self, socket: &str) -> Option<Source> {
+        let i = self.inputs.iter().position(|s| s == socket)?;
+        self.sources.get(i).copied().flatten()
+    }
+}
+
+/// A sub-graph's signature.
+#[derive(Debug, Clone)]
+pub struct Signature {
+    /// Its name.
+    pub name: String,
+    /// Its inputs, in order.
+    pub inputs: Vec<(String, Ty)>,
+    /// Its output type.
+    pub output: Ty,
+}
+
+/// One graph (the material or a sub-graph) with its order.
+#[derive(Debug, Clone)]
+pub struct Graph {
+    /// `None` for the material, else the sub-graph's index.
+    pub function: Option<usize>,
+    /// Nodes in file order.
+    pub nodes: Vec<Node>,
+    /// A topological order (producers first; ties broken by id).
+    pub order: Vec<usize>,
+}
+
+/// A structurally valid document.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// Declared records.
+    pub records: Records,
+    /// Sub-graph signatures, in file order.
+    pub signatures: Vec<Signature>,
+    /// Sub-graphs, in file order.
+    pub functions: Vec<Graph>,
+    /// The material graph.
+    pub main: Graph,
+}
+
+/// Upper bound on nodes per graph and sub-graphs per document.
+pub const MAX_NODES: usize = 100_000;
+
+/// Checks the structure of `doc`, returning every error found.
+pub fn check(doc: &Document) -> Result<Checked, Vec<GraphError>> {
+    let mut errors = Vec::new();
+    if doc.version != 1 {
+        return Err(vec![GraphError::new(
+            ErrorKind::Json,
+            format!("graph format version {} (this compiler reads 1)", doc.version),
+        )]);
+    }
+    let total: usize = doc.nodes.len() + doc.functions.iter().map(|f| f.nodes.len()).sum::<usize>();
+    if total > MAX_NODES || doc.functions.len() > MAX_NODES || doc.records.len() > MAX_NODES {
+        return Err(vec![GraphError::new(
+            ErrorKind::Limit,
+            format!("a graph document holds at most {MAX_NODES} nodes, sub-graphs and records"),
+        )]);
+    }
+    let records = records(doc, &mut errors);
+    let signatures = signatures(doc, &records, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut functions = Vec::new();
+    for (i, f) in doc.functions.iter().enumerate() {
+        let name = Some(f.name.as_str());
+        match graph(Some(i), &f.nodes, &f.edges, &records, &signatures) {
+            Ok(g) => functions.push(g),
+            Err(es) => errors.extend(es.into_iter().map(|e| e.in_function(name))),
+        }
+    }
+    let main = graph(None, &doc.nodes, &doc.edges, &records, &signatures);
+    let main = match main {
+        Ok(g) => g,
+        Err(es) => {
+            errors.extend(es);
+            return Err(errors);
+        }
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    recursion(&signatures, &functions, &mut errors);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(Checked {
+        records,
+        signatures,
+        functions,
+        main,
+    })
+}
+
+/// Record names first (so fields may name any record), then fields, then
+/// a check that no record contains itself.
+fn records(doc: &Document, errors: &mut Vec<GraphError>) -> Records {
+    let mut records = Records::default();
+    for r in &doc.records {
+        if r.name.is_empty() || !nodes::valid_id(&r.name) || Ty::parse(&r.name, &Records::default()).is_ok() {
+            errors.push(GraphError::new(
+                ErrorKind::Name,
+                format!("record name {:?} must be an identifier that is not a built-in type", r.name),
+            ));
+        } else if records.find(&r.name).is_some() {
+            errors.push(GraphError::new(ErrorKind::Name, format!("record {:?} is declared twice", r.name)));
+        }
+        records.names.push(r.name.clone());
+    }
+    for r in &doc.records {
+        let mut fields = Vec::new();
+        let mut seen = BTreeSet::new();
+        for f in &r.fields {
+            if f.name.is_empty() || !seen.insert(f.name.as_str()) {
+                errors.push(GraphError::new(
+                    ErrorKind::Name,
+                    format!("record {:?}: field name {:?} is empty or repeated", r.name, f.name),
+                ));
+            }
+            match Ty::parse(&f.ty, &records) {
+                Ok(Ty::Sampler) => errors.push(GraphError::new(
+                    ErrorKind::Type,
+                    format!("record {:?}: field {:?} cannot be a sampler", r.name, f.name),
+                )),
+                Ok(t) => fields.push((f.name.clone(), t)),
+                Err(m) => errors.push(GraphError::new(ErrorKind::Type, format!("record {:?}: {m}", r.name))),
+            }
+        }
+        records.fields.push(fields);
+    }
+    // A record reaching itself through fields and array elements.
+    for start in 0..records.names.len() {
+        let mut stack = vec![start];
+        let mut seen = BTreeSet::new();
+        while let Some(r) = stack.pop() {
+            for (_, t) in records.fields_of(r) {
+                let mut t = t;
+                while let Ty::Array(e, _) = t {
+                    t = e;
+                }
+                if let Ty::Record(next) = t {
+                    if *next == start {
+                        errors.push(GraphError::new(
+                            ErrorKind::Cycle,
+                            format!("record {:?} contains itself", records.names[start]),
+                        ));
+                        stack.clear();
+                        break;
+                    }
+                    if seen.insert(*next) {
+                        stack.push(*next);
+                    }
+                }
+            }
+        }
+    }
+    records
+}
+
+fn signatures(doc: &Document, records: &Records, errors: &mut Vec<GraphError>) -> Vec<Signature> {
+    let mut out: Vec<Signature> = Vec::new();
+    for f in &doc.functions {
+        let name = Some(f.name.as_str());
+        if !nodes::valid_id(&f.name) || out.iter().any(|s| s.name == f.name) {
+            errors.push(
+                GraphError::new(
+                    ErrorKind::Name,
+                    format!("sub-graph name {:?} must be a unique identifier", f.name),
+                )
+                .in_function(name),
+            );
+        }
+        let plain = |s: &str, what: &str| -> Result<Ty, GraphError> {
+            match Ty::parse(s, records) {
+                Ok(t) if t.has_sampler(records) => Err(GraphError::new(
+                    ErrorKind::Type,
+                    format!("{what} cannot hold a sampler"),
+                )),
+                Ok(t) => Ok(t),
+                Err(m) => Err(GraphError::new(ErrorKind::Type, format!("{what}: {m}"))),
+            }
+        };
+        let mut inputs = Vec::new();
+        for p in &f.inputs {
+            if p.name.is_empty() || inputs.iter().any(|(n, _): &(String, Ty)| *n == p.name) {
+                errors.push(
+                    GraphError::new(ErrorKind::Name, format!("input name {:?} is empty or repeated", p.name))
+                        .in_function(name),
+                );
+            }
+            match plain(&p.ty, &format!("input {:?}", p.name)) {
+                Ok(t) => inputs.push((p.name.clone(), t)),
+                Err(e) => errors.push(e.in_function(name)),
+            }
+        }
+        let output = match plain(&f.output, "output") {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(e.in_function(name));
+                Ty::FLOAT
+            }
+        };
+        out.push(Signature {
+            name: f.name.clone(),
+            inputs,
+            output,
+        });
+    }
+    out
+}
+
+/// Parses one graph's nodes, resolves its edges and orders it.
+fn graph(
+    function: Option<usize>,
+    raw_nodes: &[RawNode],
+    raw_edges: &[RawEdge],
+    records: &Records,
+    signatures: &[Signature],
+) -> Result<Graph, Vec<GraphError>> {
+    let mut errors = Vec::new();
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    let mut nodes = Vec::with_capacity(raw_nodes.len());
+    for raw in raw_nodes {
+        if !nodes::valid_id(&raw.id) {
+            errors.push(GraphError::new(
+                ErrorKind::Node,
+                format!("node id {:?} must be 1 to 64 ASCII letters, digits or `_`, not starting with a digit", raw.id),
+            ));
+        } else if by_id.insert(&raw.id, nodes.len()).is_some() {
+            errors.push(GraphError::new(ErrorKind::Node, "duplicate node id").at_node(&raw.id));
+        }
+        let kind = match nodes::parse(raw, records) {
+            Ok(k) => k,
+            Err(e) => {
+                errors.push(e);
+                Kind::Return
+            }
+        };
+        let inputs: Vec<String> = match &kind {
+            Kind::Call { function: name } => match signatures.iter().find(|s| s.name == *name) {
+                Some(s) => s.inputs.iter().map(|(n, _)| n.clone()).collect(),
+                None => {
+                    errors.push(
+                        GraphError::new(ErrorKind::Name, format!("no sub-graph named {name:?}"))
+                            .at_node(&raw.id),
+                    );
+                    Vec::new()
+                }
+            },
+            k => k.inputs().iter().map(|s| s.to_string()).collect(),
+        };
+        let placement = match (&kind, function) {
+            (k, Some(_)) if k.is_output() => Some("material outputs belong to the main graph; a sub-graph ends in `return`"),
+            (Kind::Return | Kind::Parameter { .. }, None) => Some("`return` and `parameter` nodes belong to sub-graphs"),
+            _ => None,
+        };
+        if let Some(m) = placement {
+            errors.push(GraphError::new(ErrorKind::Output, m).at_node(&raw.id));
+        }
+        let sources = vec![None; inputs.len()];
+        nodes.push(Node {
+            id: raw.id.clone(),
+            kind,
+            inputs,
+            sources,
+        });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for e in raw_edges {
+        let from = endpoint(&e.from, &by_id, &nodes, true);
+        let to = endpoint(&e.to, &by_id, &nodes, false);
+        match (from, to) {
+            (Ok((fnode, fsock)), Ok((tnode, tsock))) => {
+                let slot = &mut nodes[tnode].sources[tsock];
+                if slot.is_some() {
+                    errors.push(
+                        GraphError::new(ErrorKind::Edge, "this input already has an edge")
+                            .at_node(&nodes[tnode].id)
+                            .at_socket(&nodes[tnode].inputs[tsock]),
+                    );
+                } else {
+                    *slot = Some(Source {
+                        node: fnode,
+                        output: fsock,
+                    });
+                }
+            }
+            (Err(e), _) | (_, Err(e)) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let order = topological(&nodes)?;
+    Ok(Graph {
+        function,
+        nodes,
+        order,
+    })
+}
+
+/// Resolves `NODE.SOCKET` (or `NODE`, the first socket) to a node index
+/// and socket index.
+fn endpoint(
+    spec: &str,
+    by_id: &HashMap<&str, usize>,
+    nodes: &[Node],
+    output: bool,
+) -> Result<(usize, usize), GraphError> {
+    let (id, socket) = match spec.split_once('.') {
+        Some((n, s)) => (n, Some(s)),
+        None => (spec, None),
+    };
+    let Some(&n) = by_id.get(id) else {
+        return Err(GraphError::new(
+            ErrorKind::Edge,
+            format!("edge endpoint {spec:?} names no node"),
+        ));
+    };
+    let node = &nodes[n];
+    let names: Vec<&str> = if output {
+        node.kind.outputs().to_vec()
+    } else {
+        node.inputs.iter().map(String::as_str).collect()
+    };
+    let dir = if output { "output" } else { "input" };
+    let index = match socket {
+        Some(s) => names.iter().position(|x| *x == s),
+        None => (!names.is_empty()).then_some(0),
+    };
+    index.map(|i| (n, i)).ok_or_else(|| {
+        let e = GraphError::new(
+            ErrorKind::Edge,
+            format!(
+                "no {dir} socket {:?} (its {dir}s: {})",
+                socket.unwrap_or(""),
+                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+            ),
+        )
+        .at_node(&node.id);
+        match socket {
+            Some(s) => e.at_socket(s),
+            None => e,
+        }
+    })
+}
+
+/// Kahn's algorithm, ready nodes taken in id order; what remains lies on
+/// or behind a cycle, one of which is reported.
+fn topological(nodes: &[Node]) -> Result<Vec<usize>, Vec<GraphError>> {
+    let mut indegree = vec![0usize; nodes.len()];
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for s in n.sources.iter().flatten() {
+            indegree[i] += 1;
+            users[s.node].push(i);
+        }
+    }
+    let mut ready: BTreeMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| indegree[*i] == 0)
+        .map(|(i, n)| (n.id.as_str(), i))
+        .collect();
+    let mut order = Vec::with_capacity(nodes.len());
+    while let Some((_, i)) = ready.pop_first() {
+        order.push(i);
+        for &u in &users[i] {
+            indegree[u] -= 1;
+            if indegree[u] == 0 {
+                ready.insert(nodes[u].id.as_str(), u);
+            }
+        }
+    }
+    if order.len() == nodes.len() {
+        return Ok(order);
+    }
+    // Walk producers from a remaining node until one repeats: that is a cycle.
+    let Some(start) = (0..nodes.len()).find(|i| indegree[*i] > 0) else {
+        return Ok(order);
+    };
+    let mut path = vec![start];
+    let mut at = start;
+    loop {
+        let Some(prev) = nodes[at]
+            .sources
+            .iter()
+            .flatten()
+            .map(|s| s.node)
+            .find(|p| indegree[*p] > 0)
+        else {
+            break;
+        };
+        if let Some(pos) = path.iter().position(|p| *p == prev) {
+            path.drain(..pos);
+            break;
+        }
+        path.push(prev);
+        at = prev;
+    }
+    path.reverse();
+    let names: Vec<&str> = path.iter().map(|i| nodes[*i].id.as_str()).collect();
+    let first = path.first().copied().unwrap_or(start);
+    Err(vec![GraphError::new(
+        ErrorKind::Cycle,
+        format!("the edges form a cycle: {} -> {}", names.join(" -> "), nodes[first].id),
+    )
+    .at_node(&nodes[first].id)])
+}
+
+/// Sub-graphs calling themselves, directly or through others.
+fn recursion(signatures: &[Signature], functions: &[Graph], errors: &mut Vec<GraphError>) {
+    let calls: Vec<BTreeSet<usize>> = functions
+        .iter()
+        .map(|g| {
+            g.nodes
+                .iter()
+                .filter_map(|n| match &n.kind {
+                    Kind::Call { function } => signatures.iter().position(|s| s.name == *function),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    for start in 0..functions.len() {
+        let mut stack: Vec<usize> = calls[start].iter().copied().collect();
+        let mut seen = BTreeSet::new();
+        while let Some(f) = stack.pop() {
+            if f == start {
+                errors.push(
+                    GraphError::new(ErrorKind::Cycle, "this sub-graph calls itself (directly or through others); VPL has no recursion")
+                        .in_function(Some(&signatures[start].name)),
+                );
+                break;
+            }
+            if seen.insert(f) {
+                stack.extend(calls.get(f).into_iter().flatten().copied());
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! VPL material graphs (`docs/vpl/graph.md`): a JSON graph of typed nodes
+//! and sockets, compiled to a canonical, verified VPL module.
+//!
+//! Data flows one way: JSON → [`format::Document`] (serde, unknown fields
+//! refused) → [`check`] (records, sub-graph signatures, nodes, edges,
+//! cycles, a topological order with ties broken by node id) → [`typing`]
+//! (each node's output types; mismatches name node and socket) →
+//! [`resources`] (what the module declares: live nodes, uniforms,
+//! varyings, outputs, conflicts) → [`lower`] (a [`program::Program`]) →
+//! [`emit`] (canonical text) → `vpl::text::read_verified`. Every graph
+//! error is found before any VPL exists; the reader's verdict on the text
+//! is the module's.
+#![cfg_attr(not(test), warn(clippy::unwrap_used))]
+
+pub mod check;
+pub mod emit;
+pub mod error;
+pub mod format;
+pub mod lower;
+pub mod nodes;
+pub mod program;
+pub mod resources;
+pub mod types;
+pub mod typing;
+
+pub use error::{CompileError, ErrorKind, GraphError};
+pub use nodes::{MinFilter, SamplerState, Wrap};
+
+pub use types::MAX_TYPE_DEPTH;
+
+/// Largest graph document read (bytes).
+pub const MAX_INPUT: usize = 64 << 20;
+
+/// Compiler options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Precede each node's instructions with a `// id (kind)` comment.
+    /// The module is the same; the text is then not in canonical form.
+    pub annotate: bool,
+}
+
+/// A compiled graph.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The VPL text (canonical unless annotated).
+    pub text: String,
+    /// The module read back from `text` and verified.
+    pub verified: vpl::verify::Verified,
+    /// Sampler state of each texture uniform, by uniform name, in uniform
+    /// order: the host applies it when binding the texture (spec 7.3.1).
+    pub samplers: Vec<(String, SamplerState)>,
+}
+
+/// Parses a graph document, mapping JSON errors to [`ErrorKind::Json`]
+/// diagnostics with line and column.
+pub fn parse(json: &str) -> Result<format::Document, Vec<GraphError>> {
+    if json.len() > MAX_INPUT {
+        return Err(vec![GraphError::new(
+            ErrorKind::Limit,
+            format!("a graph file is at most {MAX_INPUT} bytes"),
+        )]);
+    }
+    serde_json::from_str(json).map_err(|e| {
+        let mut g = GraphError::new(ErrorKind::Json, strip_position(&e.to_string()));
+        g.line = Some(e.line() as u64);
+        g.column = Some(e.column() as u64);
+        vec![g]
+    })
+}
+
+/// serde_json's message without its trailing " at line L column C".
+fn strip_position(m: &str) -> String {
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m.to_string(),
+    }
+}
+
+/// Checks a document and generates its VPL text, without reading it back.
+pub fn generate(doc: &format::Document, options: Options) -> Result<(String, Vec<(String, SamplerState)>), Vec<GraphError>> {
+    let checked = check::check(doc)?;
+    // Type and resource errors are independent: both are reported.
+    let (types, res) = match (typing::infer(&checked), resources::collect(&checked)) {
+        (Ok(t), Ok(r)) => (t, r),
+        (t, r) => {
+            let mut errors = t.err().unwrap_or_default();
+            errors.extend(r.err().unwrap_or_default());
+            return Err(errors);
+        }
+    };
+    let program = lower::lower(&checked, &types, &res, options.annotate);
+    let text = emit::print(&program, &checked.records);
+    let samplers = res
+        .uniforms
+        .iter()
+        .filter_map(|(n, (_, s))| s.map(|s| (n.clone(), s)))
+        .collect();
+    Ok((text, samplers))
+}
+
+/// Compiles a graph document (JSON text) to a verified VPL module.
+/// `label` names the generated text in a (defect) VPL error.
+pub fn compile(json: &str, label: &str, options: Options) -> Result<Compiled, CompileError> {
+    let doc = parse(json).map_err(CompileError::Graph)?;
+    compile_document(&doc, label, options)
+}
+
+/// [`compile`] for a parsed document.
+pub fn compile_document(doc: &format::Document, label: &str, options: Options) -> Result<Compiled, CompileError> {
+    let (text, samplers) = generate(doc, options).map_err(CompileError::Graph)?;
+    let verified = vpl::text::read_verified(text.as_bytes(), label).map_err(|e| CompileError::Vpl(Box::new(e)))?;
+    Ok(Compiled {
+        text,
+        verified,
+        samplers,
+    })
+}

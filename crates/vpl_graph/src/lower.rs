@@ -1,0 +1,658 @@
+//! Lowering checked, typed graphs to a [`Program`]: one register per
+//! computed value in topological order, compositions (lerp, clamp, min,
+//! ...) spelt out, every select as a conditional branch to two blocks that
+//! copy into one register and join. All inputs of a select are computed
+//! before its branch, so texture samples stay in uniform control flow.
+
+use crate::check::{Checked, Graph};
+use crate::nodes::{Arith, Binary, CompareOp, Kind, Literal, Unary, Varying};
+use crate::program::{Block, Function, Io, Operand, Program, Stage, Uniform};
+use crate::resources::{BASE_COLOR, FRAGMENT_MAIN, Resources};
+use crate::typing::{self, GraphTypes, Splat, Types};
+use crate::types::{Scalar, Ty};
+use std::fmt::Write as _;
+
+/// A value: an operand and its type.
+#[derive(Debug, Clone)]
+struct Val {
+    op: Operand,
+    ty: Ty,
+}
+
+/// Builds one function's registers and blocks.
+struct Builder {
+    registers: Vec<Ty>,
+    blocks: Vec<Block>,
+    current: usize,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            registers: Vec::new(),
+            blocks: vec![Block::default()],
+            current: 0,
+        }
+    }
+
+    fn reg(&mut self, ty: Ty) -> u32 {
+        self.registers.push(ty);
+        (self.registers.len() - 1) as u32
+    }
+
+    fn line(&mut self, s: String) {
+        self.blocks[self.current].lines.push(s);
+    }
+
+    /// `(WORD rN OPERANDS...)` into a fresh register of type `ty`.
+    fn op(&mut self, word: &str, ty: Ty, operands: &[Operand]) -> Val {
+        let r = self.reg(ty.clone());
+        let mut s = format!("({word} r{r}");
+        for o in operands {
+            s.push(' ');
+            o.push(&mut s);
+        }
+        s.push(')');
+        self.line(s);
+        Val { op: Operand::Reg(r), ty }
+    }
+
+    fn swizzle(&mut self, x: &Val, pattern: &str) -> Val {
+        let Some((k, _)) = x.ty.components() else {
+            return x.clone();
+        };
+        let ty = Ty::vector(k, pattern.len() as u8);
+        let r = self.reg(ty.clone());
+        let mut s = format!("(swizzle r{r} ");
+        x.op.push(&mut s);
+        let _ = write!(s, " \"{pattern}\")");
+        self.line(s);
+        Val { op: Operand::Reg(r), ty }
+    }
+
+    fn terminate(&mut self, t: String) {
+        self.blocks[self.current].terminator = t;
+    }
+
+    fn new_block(&mut self) -> usize {
+        self.blocks.push(Block::default());
+        self.blocks.len() - 1
+    }
+
+    /// `condition ? t : f` as two blocks that copy into one register.
+    fn select(&mut self, condition: Operand, t: Operand, f: Operand, ty: Ty) -> Val {
+        let r = self.reg(ty.clone());
+        let (bt, bf, join) = (self.new_block(), self.new_block(), self.new_block());
+        let mut s = String::from("(branch_if ");
+        condition.push(&mut s);
+        let _ = write!(s, " b{bt} b{bf})");
+        self.terminate(s);
+        for (block, value) in [(bt, t), (bf, f)] {
+            self.current = block;
+            let mut c = format!("(copy r{r} ");
+            value.push(&mut c);
+            c.push(')');
+            self.line(c);
+            self.terminate(format!("(branch b{join})"));
+        }
+        self.current = join;
+        Val { op: Operand::Reg(r), ty }
+    }
+
+    /// Component `i` of a scalar or vector (a scalar is its own component).
+    fn component(&mut self, x: &Val, i: usize) -> Operand {
+        match x.ty {
+            Ty::Vector(..) => self.swizzle(x, &"xyzw"[i..=i]).op,
+            _ => x.op,
+        }
+    }
+
+    /// Applies `f` to each component and constructs the result of `ty`.
+    fn per_component(
+        &mut self,
+        ty: &Ty,
+        inputs: &[&Val],
+        mut f: impl FnMut(&mut Builder, Scalar, &[Operand]) -> Operand,
+    ) -> Val {
+        let Some((k, n)) = ty.components() else {
+            return Val { op: Operand::Int(0), ty: ty.clone() };
+        };
+        let mut parts = Vec::with_capacity(usize::from(n));
+        for i in 0..usize::from(n) {
+            let ops: Vec<Operand> = inputs.iter().map(|v| self.component(v, i)).collect();
+            parts.push(f(self, k, &ops));
+        }
+        if n == 1 {
+            return Val { op: parts[0], ty: ty.clone() };
+        }
+        self.op("construct", ty.clone(), &parts)
+    }
+
+    fn finish(self, name: &str, ret: Ty, params: Vec<Ty>) -> Function {
+        Function {
+            name: name.to_string(),
+            ret,
+            params,
+            registers: self.registers,
+            blocks: self.blocks,
+        }
+    }
+}
+
+fn zero(k: Scalar) -> Operand {
+    match k {
+        Scalar::Float => Operand::Float(0.0),
+        Scalar::Int => Operand::Int(0),
+        Scalar::Bool => Operand::Bool(false),
+    }
+}
+
+fn one(k: Scalar) -> Operand {
+    match k {
+        Scalar::Float => Operand::Float(1.0),
+        Scalar::Int => Operand::Int(1),
+        Scalar::Bool => Operand::Bool(true),
+    }
+}
+
+/// Slots the lowering refers to.
+struct Slots<'a> {
+    res: &'a Resources,
+    /// Fragment interface slot of each used varying.
+    varyings: Vec<(Varying, usize)>,
+    /// Uniform slot by name.
+    uniforms: Vec<&'a str>,
+    /// Function index (in the fragment stage) of each called sub-graph.
+    functions: Vec<(usize, usize)>,
+}
+
+impl Slots<'_> {
+    fn uniform(&self, name: &str) -> usize {
+        self.uniforms.iter().position(|u| *u == name).unwrap_or(0)
+    }
+    fn varying(&self, v: Varying) -> usize {
+        self.varyings.iter().find(|(x, _)| *x == v).map(|(_, s)| *s).unwrap_or(0)
+    }
+    fn function(&self, f: usize) -> usize {
+        self.functions.iter().find(|(x, _)| *x == f).map(|(_, i)| *i).unwrap_or(0)
+    }
+}
+
+/// Lowers a checked, typed document with its resources.
+pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> Program {
+    let uniforms: Vec<Uniform> = res
+        .uniforms
+        .iter()
+        .map(|(name, (ty, _))| Uniform { name: name.clone(), ty: ty.clone() })
+        .collect();
+    let mut vertex_interface = vec![Io {
+        input: true,
+        name: "in_position".into(),
+        ty: Ty::Vector(Scalar::Float, 3),
+        location: 0,
+        semantic: "none",
+    }];
+    let attribute = |v: Varying| -> (i32, &'static str) {
+        match v {
+            Varying::Uv => (1, "texcoord"),
+            Varying::VertexColor => (2, "color"),
+            Varying::Position => (0, "none"),
+            Varying::Normal => (3, "none"),
+        }
+    };
+    for v in &res.varyings {
+        let (location, semantic) = attribute(*v);
+        if *v != Varying::Position {
+            vertex_interface.push(Io { input: true, name: format!("in_{}", v.name()), ty: v.ty(), location, semantic });
+        }
+    }
+    vertex_interface.push(Io {
+        input: false,
+        name: "clip_position".into(),
+        ty: Ty::Vector(Scalar::Float, 4),
+        location: -1,
+        semantic: "position",
+    });
+    let mut fragment_interface = Vec::new();
+    let mut varyings = Vec::new();
+    for v in &res.varyings {
+        let (_, semantic) = attribute(*v);
+        vertex_interface.push(Io { input: false, name: v.name().into(), ty: v.ty(), location: -1, semantic });
+        varyings.push((*v, fragment_interface.len()));
+        fragment_interface.push(Io { input: true, name: v.name().into(), ty: v.ty(), location: -1, semantic });
+    }
+    let base_slot = fragment_interface.len();
+    fragment_interface.push(Io {
+        input: false,
+        name: BASE_COLOR.into(),
+        ty: Ty::Vector(Scalar::Float, 4),
+        location: 0,
+        semantic: "fragment_color",
+    });
+    let mut output_slots = Vec::new();
+    for &o in &res.outputs {
+        if let Kind::FragmentOutput { name, location, .. } = &doc.main.nodes[o].kind {
+            let ty = doc.main.nodes[o]
+                .sources
+                .first()
+                .copied()
+                .flatten()
+                .and_then(|s| types.main[s.node].get(s.output).cloned().flatten())
+                .unwrap_or(Ty::FLOAT);
+            output_slots.push((o, fragment_interface.len()));
+            fragment_interface.push(Io { input: false, name: name.clone(), ty, location: *location, semantic: "none" });
+        }
+    }
+    let slots = Slots {
+        res,
+        varyings,
+        uniforms: res.uniforms.keys().map(String::as_str).collect(),
+        functions: res.functions.iter().enumerate().map(|(i, (f, _))| (*f, i + 1)).collect(),
+    };
+
+    // The vertex stage: clip position from the attribute, varyings forwarded.
+    let mut vb = Builder::new();
+    let pos = vb.reg(Ty::Vector(Scalar::Float, 3));
+    vb.line(format!("(load r{pos} (stage s0))"));
+    let clip = vb.op("construct", Ty::Vector(Scalar::Float, 4), &[Operand::Reg(pos), Operand::Float(1.0)]);
+    let clip_slot = vertex_interface.iter().position(|v| v.name == "clip_position").unwrap_or(0);
+    let mut store = format!("(store (stage s{clip_slot}) ");
+    clip.op.push(&mut store);
+    store.push(')');
+    vb.line(store);
+    for v in &res.varyings {
+        let out = vertex_interface.iter().position(|io| !io.input && io.name == v.name()).unwrap_or(0);
+        let reg = if *v == Varying::Position {
+            pos
+        } else {
+            let input = vertex_interface.iter().position(|io| io.input && io.name == format!("in_{}", v.name())).unwrap_or(0);
+            let r = vb.reg(v.ty());
+            vb.line(format!("(load r{r} (stage s{input}))"));
+            r
+        };
+        vb.line(format!("(store (stage s{out}) r{reg})"));
+    }
+    vb.terminate("(return)".into());
+    let vertex_main = vb.finish("vertex_main", Ty::Void, Vec::new());
+
+    // The fragment entry and the sub-graph helpers.
+    let mut fragment_functions = Vec::new();
+    let mut main = Builder::new();
+    let values = body(&mut main, doc, &doc.main, &types.main, &res.main_live, &slots, annotate);
+    let material = &doc.main.nodes[res.material];
+    let input = |socket: &str| -> Option<Val> {
+        let s = material.source(socket)?;
+        let v = values.get(s.node)?.get(s.output)?.clone()?;
+        Some(v)
+    };
+    if annotate {
+        main.line(format!("// {} (material_output)", material.id));
+    }
+    let color = match (input("base_color"), input("opacity")) {
+        (Some(c), opacity) if c.ty == Ty::Vector(Scalar::Float, 3) => {
+            let a = opacity.map(|o| o.op).unwrap_or(Operand::Float(1.0));
+            main.op("construct", Ty::Vector(Scalar::Float, 4), &[c.op, a])
+        }
+        (Some(c), Some(o)) => {
+            let rgb = main.swizzle(&c, "xyz");
+            main.op("construct", Ty::Vector(Scalar::Float, 4), &[rgb.op, o.op])
+        }
+        (Some(c), None) => c,
+        (None, _) => Val { op: Operand::Float(0.0), ty: Ty::FLOAT },
+    };
+    let mut s = format!("(store (stage s{base_slot}) ");
+    color.op.push(&mut s);
+    s.push(')');
+    main.line(s);
+    for (o, slot) in output_slots {
+        let node = &doc.main.nodes[o];
+        if annotate {
+            main.line(format!("// {} (fragment_output)", node.id));
+        }
+        if let Some(v) = node.source("value").and_then(|s| values.get(s.node)?.get(s.output)?.clone()) {
+            let mut s = format!("(store (stage s{slot}) ");
+            v.op.push(&mut s);
+            s.push(')');
+            main.line(s);
+        }
+    }
+    main.terminate("(return)".into());
+    fragment_functions.push(main.finish(FRAGMENT_MAIN, Ty::Void, Vec::new()));
+    for (f, live) in &res.functions {
+        let sig = &doc.signatures[*f];
+        let g = &doc.functions[*f];
+        let mut b = Builder::new();
+        let values = body(&mut b, doc, g, &types.functions[*f], live, &slots, annotate);
+        let ret = g
+            .nodes
+            .iter()
+            .find(|n| n.kind == Kind::Return)
+            .and_then(|n| n.source("value"))
+            .and_then(|s| values.get(s.node)?.get(s.output)?.clone());
+        let mut t = String::from("(return ");
+        match ret {
+            Some(v) => v.op.push(&mut t),
+            None => t.push_str("(float 0.0)"),
+        }
+        t.push(')');
+        b.terminate(t);
+        let params = sig.inputs.iter().map(|(_, t)| t.clone()).collect();
+        fragment_functions.push(b.finish(&sig.name, sig.output.clone(), params));
+    }
+    Program {
+        uniforms,
+        vertex: Stage { keyword: "vertex", interface: vertex_interface, functions: vec![vertex_main] },
+        fragment: Stage { keyword: "fragment", interface: fragment_interface, functions: fragment_functions },
+    }
+}
+
+/// Lowers the live nodes of `g` (outputs and returns excepted) in
+/// topological order; returns each node's output values.
+fn body(
+    b: &mut Builder,
+    doc: &Checked,
+    g: &Graph,
+    types: &GraphTypes,
+    live: &[bool],
+    slots: &Slots,
+    annotate: bool,
+) -> Vec<Vec<Option<Val>>> {
+    let mut values: Vec<Vec<Option<Val>>> = g.nodes.iter().map(|n| vec![None; n.kind.outputs().len()]).collect();
+    let mut used: Vec<Vec<bool>> = values.iter().map(|v| vec![false; v.len()]).collect();
+    for (n, l) in g.nodes.iter().zip(live) {
+        if *l {
+            for s in n.sources.iter().flatten() {
+                if let Some(u) = used.get_mut(s.node).and_then(|u| u.get_mut(s.output)) {
+                    *u = true;
+                }
+            }
+        }
+    }
+    for &i in &g.order {
+        let node = &g.nodes[i];
+        if !live[i] || node.kind.is_output() || node.kind == Kind::Return {
+            continue;
+        }
+        if annotate {
+            let kind = format!("{:?}", node.kind);
+            let short = kind.split([' ', '(', '{']).next().unwrap_or("").to_string();
+            b.line(format!("// {} ({})", node.id, short.to_lowercase()));
+        }
+        let get = |socket: &str| -> Option<Val> {
+            let s = node.source(socket)?;
+            values.get(s.node)?.get(s.output)?.clone()
+        };
+        let out_ty = types.get(i).and_then(|t| t.first()).cloned().flatten().unwrap_or(Ty::FLOAT);
+        let outs: Vec<Option<Val>> = match &node.kind {
+            Kind::Input(v) => {
+                let r = b.reg(v.ty());
+                b.line(format!("(load r{r} (stage s{}))", slots.varying(*v)));
+                vec![Some(Val { op: Operand::Reg(r), ty: v.ty() })]
+            }
+            Kind::Time | Kind::Uniform { .. } => {
+                let name = match &node.kind {
+                    Kind::Uniform { name, .. } => name.as_str(),
+                    _ => crate::resources::TIME,
+                };
+                let r = b.reg(out_ty.clone());
+                b.line(format!("(load r{r} (uniform u{}))", slots.uniform(name)));
+                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+            }
+            Kind::Parameter { name } => {
+                let slot = g
+                    .function
+                    .and_then(|f| doc.signatures.get(f))
+                    .and_then(|s| s.inputs.iter().position(|(n, _)| n == name))
+                    .unwrap_or(0);
+                let r = b.reg(out_ty.clone());
+                b.line(format!("(load r{r} (parameter p{slot}))"));
+                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+            }
+            Kind::TextureSample { texture, .. } => {
+                let s = b.reg(Ty::Sampler);
+                b.line(format!("(load r{s} (uniform u{}))", slots.uniform(texture)));
+                let uv = get("uv").map(|v| v.op).unwrap_or(Operand::Float(0.0));
+                let rgba = b.op("texture", Ty::Vector(Scalar::Float, 4), &[Operand::Reg(s), uv]);
+                let mut outs = vec![Some(rgba.clone())];
+                for (k, pattern) in ["xyz", "x", "y", "z", "w"].iter().enumerate() {
+                    outs.push(used[i][k + 1].then(|| b.swizzle(&rgba, pattern)));
+                }
+                outs
+            }
+            Kind::Constant { ty, values: lits } => {
+                let ops: Vec<Operand> = lits
+                    .iter()
+                    .map(|l| match l {
+                        Literal::Bool(x) => Operand::Bool(*x),
+                        Literal::Int(x) => Operand::Int(*x),
+                        Literal::Float(x) => Operand::Float(*x),
+                    })
+                    .collect();
+                match ty {
+                    Ty::Vector(..) => vec![Some(b.op("construct", ty.clone(), &ops))],
+                    _ => vec![ops.first().map(|op| Val { op: *op, ty: ty.clone() })],
+                }
+            }
+            Kind::Arith(op) => {
+                let (Some(x), Some(y)) = (get("a"), get("b")) else { continue };
+                vec![Some(arith(b, *op, &x, &y))]
+            }
+            Kind::Unary(u) => {
+                let Some(x) = get("x") else { continue };
+                vec![Some(unary(b, *u, &x))]
+            }
+            Kind::Binary(op) => {
+                let (sa, sb) = if *op == Binary::Step { ("edge", "x") } else { ("a", "b") };
+                let (Some(x), Some(y)) = (get(sa), get(sb)) else { continue };
+                vec![Some(binary(b, *op, &x, &y, &out_ty))]
+            }
+            Kind::Lerp => {
+                let (Some(x), Some(y), Some(t)) = (get("a"), get("b"), get("t")) else { continue };
+                let d = arith(b, Arith::Subtract, &y, &x);
+                let m = arith(b, Arith::Multiply, &d, &t);
+                vec![Some(arith(b, Arith::Add, &x, &m))]
+            }
+            Kind::Clamp => {
+                let (Some(x), Some(lo), Some(hi)) = (get("x"), get("min"), get("max")) else { continue };
+                let ty = x.ty.clone();
+                vec![Some(b.per_component(&ty, &[&x, &lo, &hi], |b, k, c| clamp(b, k, c[0], c[1], c[2])))]
+            }
+            Kind::Swizzle { pattern } => {
+                let Some(x) = get("x") else { continue };
+                vec![Some(b.swizzle(&x, pattern))]
+            }
+            Kind::Split => {
+                let Some(x) = get("x") else { continue };
+                let n = x.ty.components().map(|(_, n)| usize::from(n)).unwrap_or(0);
+                (0..4).map(|c| (c < n && used[i][c]).then(|| b.swizzle(&x, &"xyzw"[c..=c]))).collect()
+            }
+            Kind::Combine { ty } => {
+                let parts: Vec<Operand> = ["x", "y", "z", "w"].iter().filter_map(|s| get(s)).map(|v| v.op).collect();
+                vec![Some(b.op("construct", ty.clone(), &parts))]
+            }
+            Kind::Convert { ty } => {
+                let Some(x) = get("x") else { continue };
+                vec![Some(convert(b, &x, ty))]
+            }
+            Kind::Member { field } => {
+                let Some(x) = get("x") else { continue };
+                let r = b.reg(out_ty.clone());
+                let mut s = format!("(member r{r} ");
+                x.op.push(&mut s);
+                let _ = write!(s, " {})", quoted(field));
+                b.line(s);
+                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+            }
+            Kind::Index { constant } => {
+                let Some(x) = get("x") else { continue };
+                let index = match (constant, get("index")) {
+                    (Some(c), _) => Operand::Int(i32::try_from(*c).unwrap_or(0)),
+                    (None, Some(v)) => v.op,
+                    (None, None) => Operand::Int(0),
+                };
+                vec![Some(b.op("index", out_ty, &[x.op, index]))]
+            }
+            Kind::Compare(op) => {
+                let (Some(x), Some(y)) = (get("a"), get("b")) else { continue };
+                vec![Some(b.op(op.keyword(), Ty::BOOL, &[x.op, y.op]))]
+            }
+            Kind::Select => {
+                let (Some(c), Some(t), Some(f)) = (get("condition"), get("true"), get("false")) else { continue };
+                vec![Some(b.select(c.op, t.op, f.op, t.ty))]
+            }
+            Kind::Call { function } => {
+                let f = doc.signatures.iter().position(|s| s.name == *function).unwrap_or(0);
+                let args: Vec<Operand> = node.inputs.iter().filter_map(|s| get(s)).map(|v| v.op).collect();
+                let r = b.reg(out_ty.clone());
+                let mut s = format!("(call r{r} f{}", slots.function(f));
+                for a in args {
+                    s.push(' ');
+                    a.push(&mut s);
+                }
+                s.push(')');
+                b.line(s);
+                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+            }
+            Kind::MaterialOutput | Kind::FragmentOutput { .. } | Kind::Return => continue,
+        };
+        values[i] = outs;
+        let _ = slots.res;
+    }
+    values
+}
+
+/// A string in canonical quoting.
+fn quoted(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn arith(b: &mut Builder, op: Arith, x: &Val, y: &Val) -> Val {
+    let Some((ty, splat)) = typing::arith(op, &x.ty, &y.ty) else {
+        return x.clone();
+    };
+    let widen = |b: &mut Builder, v: &Val| b.op("construct", ty.clone(), &[v.op]);
+    let (x, y) = match splat {
+        Splat::None => (x.clone(), y.clone()),
+        Splat::A => (widen(b, x), y.clone()),
+        Splat::B => (x.clone(), widen(b, y)),
+    };
+    b.op(op.keyword(), ty, &[x.op, y.op])
+}
+
+fn negate_scalar(b: &mut Builder, k: Scalar, x: Operand) -> Operand {
+    match k {
+        Scalar::Float => b.op("multiply", Ty::FLOAT, &[x, Operand::Float(-1.0)]).op,
+        _ => b.op("subtract", Ty::INT, &[Operand::Int(0), x]).op,
+    }
+}
+
+/// `x < lo ? lo : x`, then `v > hi ? hi : v`.
+fn clamp(b: &mut Builder, k: Scalar, x: Operand, lo: Operand, hi: Operand) -> Operand {
+    let below = b.op(CompareOp::Less.keyword(), Ty::BOOL, &[x, lo]);
+    let v = b.select(below.op, lo, x, Ty::Scalar(k));
+    let above = b.op(CompareOp::Greater.keyword(), Ty::BOOL, &[v.op, hi]);
+    b.select(above.op, hi, v.op, Ty::Scalar(k)).op
+}
+
+fn unary(b: &mut Builder, u: Unary, x: &Val) -> Val {
+    let ty = x.ty.clone();
+    match u {
+        Unary::Negate => match &ty {
+            Ty::Scalar(Scalar::Int) => Val { op: negate_scalar(b, Scalar::Int, x.op), ty },
+            Ty::Vector(Scalar::Int, _) => {
+                let z = b.op("construct", ty.clone(), &[Operand::Int(0)]);
+                b.op("subtract", ty, &[z.op, x.op])
+            }
+            _ => b.op("multiply", ty, &[x.op, Operand::Float(-1.0)]),
+        },
+        Unary::OneMinus => match &ty {
+            Ty::Vector(..) => {
+                let ones = b.op("construct", ty.clone(), &[Operand::Float(1.0)]);
+                b.op("subtract", ty, &[ones.op, x.op])
+            }
+            _ => b.op("subtract", ty, &[Operand::Float(1.0), x.op]),
+        },
+        Unary::Abs => b.per_component(&ty, &[x], |b, k, c| {
+            let negative = b.op(CompareOp::Less.keyword(), Ty::BOOL, &[c[0], zero(k)]);
+            let flipped = negate_scalar(b, k, c[0]);
+            b.select(negative.op, flipped, c[0], Ty::Scalar(k)).op
+        }),
+        Unary::Saturate => b.per_component(&ty, &[x], |b, k, c| clamp(b, k, c[0], zero(k), one(k))),
+        Unary::Not => b.op(CompareOp::Equal.keyword(), Ty::BOOL, &[x.op, Operand::Bool(false)]),
+    }
+}
+
+fn binary(b: &mut Builder, op: Binary, x: &Val, y: &Val, out: &Ty) -> Val {
+    match op {
+        Binary::And => b.select(x.op, y.op, Operand::Bool(false), Ty::BOOL),
+        Binary::Or => b.select(x.op, Operand::Bool(true), y.op, Ty::BOOL),
+        Binary::Dot => {
+            let n = x.ty.components().map(|(_, n)| usize::from(n)).unwrap_or(0);
+            let mut sum: Option<Operand> = None;
+            for i in 0..n {
+                let (p, q) = (b.component(x, i), b.component(y, i));
+                let m = b.op("multiply", Ty::FLOAT, &[p, q]).op;
+                sum = Some(match sum {
+                    None => m,
+                    Some(s) => b.op("add", Ty::FLOAT, &[s, m]).op,
+                });
+            }
+            Val { op: sum.unwrap_or(Operand::Float(0.0)), ty: Ty::FLOAT }
+        }
+        Binary::Min | Binary::Max => {
+            let cmp = if op == Binary::Min { CompareOp::Less } else { CompareOp::Greater };
+            b.per_component(out, &[x, y], |b, k, c| {
+                let pick = b.op(cmp.keyword(), Ty::BOOL, &[c[0], c[1]]);
+                b.select(pick.op, c[0], c[1], Ty::Scalar(k)).op
+            })
+        }
+        Binary::Step => b.per_component(out, &[x, y], |b, k, c| {
+            let below = b.op(CompareOp::Less.keyword(), Ty::BOOL, &[c[1], c[0]]);
+            b.select(below.op, zero(k), one(k), Ty::Scalar(k)).op
+        }),
+    }
+}
+
+fn convert(b: &mut Builder, x: &Val, to: &Ty) -> Val {
+    let (Some((from, n)), Some((k, m))) = (x.ty.components(), to.components()) else {
+        return x.clone();
+    };
+    if from == k {
+        if n == m {
+            return x.clone();
+        }
+        return b.op("construct", to.clone(), &[x.op]);
+    }
+    // Element kinds differ: convert each component, then build the vector.
+    let mut parts = Vec::with_capacity(usize::from(m));
+    for i in 0..usize::from(m) {
+        let c = if n == 1 { x.op } else { b.component(x, i) };
+        let part = match from {
+            Scalar::Bool => b.select(c, one(k), zero(k), Ty::Scalar(k)).op,
+            _ => b.op("construct", Ty::Scalar(k), &[c]).op,
+        };
+        parts.push(part);
+        if n == 1 {
+            break;
+        }
+    }
+    if m == 1 {
+        return Val { op: parts[0], ty: to.clone() };
+    }
+    if parts.len() == 1 {
+        return b.op("construct", to.clone(), &[parts[0]]);
+    }
+    b.op("construct", to.clone(), &parts)
+}
