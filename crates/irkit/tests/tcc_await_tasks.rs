@@ -102,7 +102,7 @@ impl Db {
 /// The deadline answer, the wake-up answer and `POST …?wait=`, on one node.
 fn long_polls(url: &str) {
     register(url, "waiter", &common::waiter());
-    register(url, "effects", &common::effects());
+    register(url, "chain", &common::chain(2));
     let id = start(url, "waiter");
     let t = Instant::now();
     let (st, j) = call(url, "GET", &format!("/v1/executions/{id}/result?wait=300ms"), None);
@@ -126,7 +126,7 @@ fn long_polls(url: &str) {
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 
     // Start and await in one call.
-    let (st, j) = call(url, "POST", "/v1/executions?wait=20s", Some(&json!({"program": "effects", "id": "one-call"})));
+    let (st, j) = call(url, "POST", "/v1/executions?wait=20s", Some(&json!({"program": "chain", "id": "one-call"})));
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["id"], "one-call");
     assert_eq!(j["status"], "completed");
@@ -147,9 +147,9 @@ fn the_cli_starts_and_awaits() {
     let db = Db::sqlite();
     let server = serve(&db.url(), db.dir(), &[]);
     register(&server.url, "waiter", &common::waiter());
-    register(&server.url, "effects", &common::effects());
+    register(&server.url, "chain", &common::chain(2));
     let out = Command::new(IRKIT)
-        .args(["tcc", "start", "effects", "--wait", "--format", "json", "--server", &server.url])
+        .args(["tcc", "start", "chain", "--wait", "--format", "json", "--server", &server.url])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
