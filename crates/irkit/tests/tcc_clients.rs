@@ -1,0 +1,110 @@
+//! The TCC client packages' own suites, run against this build's `irkit`
+//! (issue 34): `clients/python` with pytest (client, worker, test helper,
+//! the 200-order end-to-end run with killed workers and host) and
+//! `clients/typescript` with `node --test` (the same). Each fails this test
+//! when it fails. A missing interpreter (the venv of
+//! `scripts/install-tcc-clients.sh`, or Node.js >= 20) skips with a message,
+//! unless `IRKIT_REQUIRE_CLIENTS=1` (set by `.ci/run`), where it fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
+
+/// Longest a suite may run (each takes ≈ 15 s on an idle machine).
+const SUITE_LIMIT: Duration = Duration::from_secs(300);
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn required() -> bool {
+    std::env::var("IRKIT_REQUIRE_CLIENTS").is_ok_and(|v| v == "1")
+}
+
+/// Skips (or fails under `IRKIT_REQUIRE_CLIENTS=1`) with `why`.
+fn unavailable(why: &str) {
+    assert!(!required(), "IRKIT_REQUIRE_CLIENTS=1 but {why}");
+    eprintln!("skipping: {why} (set IRKIT_REQUIRE_CLIENTS=1 to fail instead)");
+}
+
+/// Runs `cmd` to its end (killed past [`SUITE_LIMIT`]); panics with its
+/// output unless it succeeded.
+fn run_suite(name: &str, mut cmd: Command) {
+    let dir = std::env::temp_dir().join(tcc_host::random_id("clients-"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out_path = dir.join("out.txt");
+    let out = std::fs::File::create(&out_path).unwrap();
+    let mut child = cmd
+        .env("IRKIT_BIN", IRKIT)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("IRKIT_TCC_TOKEN")
+        .env_remove("TCC_CRASH_AT")
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().unwrap())
+        .stderr(out)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{name}: cannot start: {e}"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if started.elapsed() > SUITE_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    match status {
+        Some(s) if s.success() => eprintln!("{name}: passed in {:?}", started.elapsed()),
+        Some(s) => panic!("{name} failed ({s}):\n{text}"),
+        None => panic!("{name} ran past {SUITE_LIMIT:?}:\n{text}"),
+    }
+}
+
+#[test]
+fn the_python_client_suite_passes() {
+    let python = std::env::var_os("IRKIT_TCC_CLIENTS_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/tcc-clients-venv/bin/python"));
+    let has_pytest = Command::new(&python)
+        .args(["-c", "import pytest"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_pytest {
+        return unavailable(&format!(
+            "{} with pytest is missing (run scripts/install-tcc-clients.sh)",
+            python.display()
+        ));
+    }
+    let mut cmd = Command::new(python);
+    cmd.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
+        .current_dir(root().join("clients/python"));
+    run_suite("clients/python (pytest)", cmd);
+}
+
+#[test]
+fn the_typescript_client_suite_passes() {
+    let version = Command::new("node").arg("--version").output();
+    let major = version
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            v.trim_start_matches('v').split('.').next()?.parse::<u32>().ok()
+        });
+    match major {
+        Some(m) if m >= 20 => {}
+        Some(m) => return unavailable(&format!("Node.js {m} is older than 20")),
+        None => return unavailable("Node.js (`node`) is not installed"),
+    }
+    let mut cmd = Command::new("node");
+    cmd.args(["--test", "test/"])
+        .current_dir(root().join("clients/typescript"));
+    run_suite("clients/typescript (node --test)", cmd);
+}
