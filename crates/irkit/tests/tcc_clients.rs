@@ -108,3 +108,89 @@ fn the_typescript_client_suite_passes() {
         .current_dir(root().join("clients/typescript"));
     run_suite("clients/typescript (node --test)", cmd);
 }
+
+/// The fenced blocks of `docs/tcc/clients.md`: `(info string, text)`.
+fn doc_blocks(doc: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in doc.lines() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(info)) => open = Some((info.trim().to_string(), String::new())),
+            (Some(_), Some(_)) => blocks.extend(open.take()),
+            (Some((_, text)), None) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+/// Every snippet of `docs/tcc/clients.md`, in order: its `file=NAME`
+/// blocks written to a scratch directory, its `sh` blocks run there as one
+/// script (a real `irkit tcc serve`, the Python and the Node.js workers,
+/// both applications, both test files), with the port 7420 replaced by a
+/// free one everywhere.
+#[test]
+fn the_clients_walkthrough_runs() {
+    let python = std::env::var_os("IRKIT_TCC_CLIENTS_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/tcc-clients-venv/bin/python"));
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success() && !String::from_utf8_lossy(&o.stdout).starts_with("v1"));
+    let py_ok = Command::new(&python)
+        .args(["-c", "import pytest"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !node_ok || !py_ok {
+        return unavailable("the walkthrough needs the clients' venv (pytest) and Node.js >= 20");
+    }
+    let doc = std::fs::read_to_string(root().join("docs/tcc/clients.md")).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let dir = std::env::temp_dir().join(tcc_host::random_id("walkthrough-"));
+    std::fs::create_dir_all(dir.join("node_modules/@irkit")).unwrap();
+    std::os::unix::fs::symlink(
+        root().join("clients/typescript").canonicalize().unwrap(),
+        dir.join("node_modules/@irkit/tcc"),
+    )
+    .unwrap();
+    let mut script =
+        String::from("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n");
+    let (mut files, mut shells) = (0, 0);
+    for (info, text) in doc_blocks(&doc) {
+        let text = text.replace("7420", &port);
+        if let Some(name) = info.split_whitespace().find_map(|w| w.strip_prefix("file=")) {
+            std::fs::write(dir.join(name), text).unwrap();
+            files += 1;
+        } else if info == "sh" {
+            script.push_str(&text);
+            shells += 1;
+        }
+    }
+    assert!(files >= 8 && shells >= 4, "{files} files, {shells} shell blocks");
+    let venv_bin = python.parent().unwrap().to_path_buf();
+    let irkit_dir = Path::new(IRKIT).parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        [irkit_dir, venv_bin]
+            .into_iter()
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(&script)
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("PYTHONPATH", root().join("clients/python/src"))
+        .env("IRKIT_TCC_SERVER", format!("http://127.0.0.1:{port}"));
+    run_suite("docs/tcc/clients.md walkthrough", cmd);
+    let _ = std::fs::remove_dir_all(&dir);
+}
