@@ -53,8 +53,10 @@ def free_port() -> int:
 class Server:
     """`irkit tcc serve` on a fixed port (so that a restart keeps its URL)."""
 
-    def __init__(self, workdir: Path, extra: Optional[List[str]] = None) -> None:
+    def __init__(self, workdir: Path, extra: Optional[List[str]] = None, database: Optional[str] = None) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
         self.workdir = workdir
+        self.database = database or str(workdir / "host.db")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.extra = extra or []
@@ -66,7 +68,7 @@ class Server:
         self.proc = subprocess.Popen(
             [
                 irkit_path(), "tcc", "serve", "--listen", f"127.0.0.1:{self.port}",
-                "--database", str(self.workdir / "host.db"),
+                "--database", self.database,
                 "--providers", str(self.workdir / "providers.toml"), *self.extra,
             ],
             stdout=subprocess.PIPE,

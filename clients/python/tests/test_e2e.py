@@ -1,14 +1,16 @@
-"""End to end: a real `irkit tcc serve` (SQLite), a Python worker process
-handling the order saga's effects, and an application starting 200
+"""End to end: a real `irkit tcc serve` (SQLite; and two nodes on one
+PostgreSQL schema when `IRKIT_CLIENTS_PG_URL` names one), a Python worker
+process handling the order saga's effects, and an application starting 200
 executions and awaiting every result. Midway the worker is SIGKILLed and
-restarted, then the host is SIGKILLed and restarted. Every execution ends
-with the right result; every effect is journalled once, and a handler ran
-again only under the same idempotency key (at most once per task in
+restarted, then a host node is SIGKILLed and restarted. Every execution
+ends with the right result; every effect is journalled once, and a handler
+ran again only under the same idempotency key (at most once per task in
 flight at a kill)."""
 
 from __future__ import annotations
 
 import collections
+import os
 import subprocess
 import sys
 import threading
@@ -17,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from conftest import EXAMPLES, Server
+import pytest
+
 from irkit_tcc import Client, TransportError
 
 ORDERS = 200
@@ -43,14 +47,27 @@ def expected(i: int):
     return {"order": oid, "status": "shipped", "steps": ["reserve", "charge", "ship"]}
 
 
-def test_200_orders_survive_killed_workers_and_a_killed_host(tmp_path: Path):
-    host = Server(tmp_path, ["--workers", "16", "--lease-ms", "2000"])
-    host.register(EXAMPLES / "order_saga.py", "order_saga")
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_200_orders_survive_killed_workers_and_a_killed_host(tmp_path: Path, backend: str):
+    flags = ["--workers", "16", "--lease-ms", "2000"]
+    if backend == "sqlite":
+        host = Server(tmp_path, flags)
+        nodes = [host]
+    else:
+        url = os.environ.get("IRKIT_CLIENTS_PG_URL")
+        if not url:
+            pytest.skip("IRKIT_CLIENTS_PG_URL (a PostgreSQL URL with a scratch schema) is not set")
+        # Two nodes; the application talks to both, the worker to node A,
+        # and node B is the one killed.
+        node_a = Server(tmp_path / "a", flags + ["--node-id", "node-a"], database=url)
+        host = Server(tmp_path / "b", flags + ["--node-id", "node-b"], database=url)
+        nodes = [node_a, host]
+    nodes[0].register(EXAMPLES / "order_saga.py", "order_saga")
     log = tmp_path / "effects.log"
 
     def worker() -> subprocess.Popen:
         p = subprocess.Popen(
-            [sys.executable, str(Path(__file__).with_name("e2e_worker.py")), host.url, SRC, str(log)],
+            [sys.executable, str(Path(__file__).with_name("e2e_worker.py")), nodes[0].url, SRC, str(log)],
             stdout=subprocess.PIPE, text=True,
         )
         assert p.stdout is not None and p.stdout.readline().strip() == "ready"
@@ -62,7 +79,7 @@ def test_200_orders_survive_killed_workers_and_a_killed_host(tmp_path: Path):
     results = {}
 
     def order(i: int) -> None:
-        c = Client(host.url)
+        c = Client(nodes[i % len(nodes)].url)
         eid = f"order-{i:03d}"
         retrying(c.start, "order_saga", {"id": f"o-{i}"}, id=eid)
         e = retrying(c.result, eid)
@@ -90,7 +107,8 @@ def test_200_orders_survive_killed_workers_and_a_killed_host(tmp_path: Path):
                 f.result(timeout=120)
     finally:
         w.kill()
-        host.stop()
+        for n in nodes:
+            n.stop()
 
     assert len(results) == ORDERS
     for i, e in results.items():

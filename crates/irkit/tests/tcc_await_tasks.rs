@@ -130,6 +130,12 @@ fn long_polls(url: &str) {
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["id"], "one-call");
     assert_eq!(j["status"], "completed");
+    // The OpenAPI document describes the new routes.
+    let (_, api) = call(url, "GET", "/v1/openapi.json", None);
+    for path in ["/v1/executions/{id}/result", "/v1/tasks/poll", "/v1/tasks/{id}", "/v1/tasks/{id}/heartbeat", "/v1/tasks/{id}/complete", "/v1/tasks/{id}/fail"] {
+        assert!(api["paths"][path].is_object(), "{path} in openapi.json");
+    }
+    assert!(api["paths"]["/v1/executions"]["post"]["responses"]["202"].is_object());
     // Unknown executions and bad durations are refused.
     assert_eq!(call(url, "GET", "/v1/executions/nope/result?wait=1s", None).0, 404);
     assert_eq!(call(url, "GET", &format!("/v1/executions/{id}/result?wait=1h"), None).0, 400);

@@ -1,7 +1,9 @@
 //! The TCC client packages' own suites, run against this build's `irkit`
 //! (issue 34): `clients/python` with pytest (client, worker, test helper,
 //! the 200-order end-to-end run with killed workers and host) and
-//! `clients/typescript` with `node --test` (the same). Each fails this test
+//! `clients/typescript` with `node --test` (the same; the Python end-to-end
+//! test also on two PostgreSQL nodes, in a scratch schema when the test
+//! database is reachable). Each fails this test
 //! when it fails. A missing interpreter (the venv of
 //! `scripts/install-tcc-clients.sh`, or Node.js >= 20) skips with a message,
 //! unless `IRKIT_REQUIRE_CLIENTS=1` (set by `.ci/run`), where it fails.
@@ -82,10 +84,17 @@ fn the_python_client_suite_passes() {
             python.display()
         ));
     }
+    // The end-to-end test's PostgreSQL run (two nodes) gets a scratch
+    // schema, dropped after the suite.
+    let schema = tcc_host::test_support::ScratchSchema::create("t_clients").unwrap();
     let mut cmd = Command::new(python);
     cmd.args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
         .current_dir(root().join("clients/python"));
+    if let Some(s) = &schema {
+        cmd.env("IRKIT_CLIENTS_PG_URL", s.url());
+    }
     run_suite("clients/python (pytest)", cmd);
+    drop(schema);
 }
 
 #[test]
