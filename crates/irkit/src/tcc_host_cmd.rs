@@ -52,10 +52,11 @@ pub struct ServeArgs {
     /// Bearer token required on every request (default: $IRKIT_TCC_TOKEN).
     #[arg(long)]
     token: Option<String>,
-    /// Worker threads; 0: an API-only node that drives no execution (it
-    /// answers requests, long polls included, while other nodes of its
-    /// PostgreSQL database do the work).
-    #[arg(long, default_value_t = 4)]
+    /// Worker threads (each drives one execution at a time; a worker-routed
+    /// effect holds one while it waits); 0: an API-only node that drives no
+    /// execution (it answers requests, long polls included, while other
+    /// nodes of its PostgreSQL database do the work).
+    #[arg(long, default_value_t = 32)]
     workers: usize,
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 8 << 20)]
