@@ -162,4 +162,24 @@ mod tests {
         assert_eq!(wait_param(Some("a=1&wait=2s")).unwrap(), Some(Duration::from_secs(2)));
         assert_eq!(wait_param(None).unwrap(), None);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_is_refused_and_never_exceeds_the_cap(text in "\\PC{0,12}") {
+            if let Ok(d) = parse_wait(&text) {
+                proptest::prop_assert!(d <= WAIT_MAX);
+            }
+        }
+
+        #[test]
+        fn durations_with_units_read_back(n in 0u64..100_000, unit in 0usize..4) {
+            let (text, want) = match unit {
+                0 => (format!("{n}ms"), Duration::from_millis(n)),
+                1 => (format!("{n}s"), Duration::from_secs(n)),
+                2 => (format!("{n}"), Duration::from_secs(n)),
+                _ => (format!("{n}m"), Duration::from_secs(n * 60)),
+            };
+            proptest::prop_assert_eq!(parse_wait(&text).unwrap(), want.min(WAIT_MAX));
+        }
+    }
 }
