@@ -95,7 +95,7 @@ fn lease_rules(store: &dyn TaskStore) {
     assert_eq!((failed.state.as_str(), failed.message.as_deref()), ("failed", Some("declined")));
     // Asked for again (a retry): queued again, answer cleared.
     let requeued = store.enqueue(&t, 150).unwrap();
-    assert_eq!((requeued.state.as_str(), requeued.message), ("queued".to_string(), None));
+    assert_eq!((requeued.state.as_str(), requeued.message), ("queued", None));
     assert!(store.expire(&t.idempotency_key, "no worker", 160).unwrap());
     assert!(!store.expire(&t.idempotency_key, "no worker", 161).unwrap());
     let done = task(2, "payment.refund");
