@@ -13,6 +13,9 @@ for f in examples/tcc/*.json; do
   "$irkit" tcc hash --check "$f"
   "$irkit" tcc print "$f" > /dev/null
 done
+# TCC client test helper: the order saga against scripted effect answers (docs/tcc/clients.md).
+echo '{"effects": {"payment.charge": {"error": "card declined"}, "*": {"result": true}}}' > target/saga-script.json
+"$irkit" tcc simulate examples/tcc/src/order_saga.py --args '[{"id": "o-1"}]' --script target/saga-script.json
 # VPL: verify every example, then print each one's canonical text.
 "$irkit" vpl check examples/vpl/*.vpl
 for f in examples/vpl/*.vpl; do

@@ -5,7 +5,8 @@
 #   2. the services of .ci/services/ (a local PostgreSQL on 127.0.0.1), as root or through sudo;
 #      without either, the PostgreSQL tests report "skipped" unless IRKIT_TEST_POSTGRES names a
 #      server;
-#   3. the pinned TCC reference package in a virtual environment under target/;
+#   3. the pinned TCC reference package, and pytest for the client packages, in virtual
+#      environments under target/;
 # then runs `cargo test --workspace --release` with any extra arguments passed through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,5 +25,8 @@ done
 
 IRKIT_TCC_REFERENCE_PYTHON=${IRKIT_TCC_REFERENCE_PYTHON:-$(bash scripts/install-tcc-reference.sh)}
 export IRKIT_TCC_REFERENCE_PYTHON
+# pytest for the TCC client packages' suites (clients/python; clients/typescript uses node --test).
+IRKIT_TCC_CLIENTS_PYTHON=${IRKIT_TCC_CLIENTS_PYTHON:-$(bash scripts/install-tcc-clients.sh)}
+export IRKIT_TCC_CLIENTS_PYTHON
 
 cargo test --workspace --release "$@"

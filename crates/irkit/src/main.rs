@@ -20,6 +20,7 @@ mod tcc_compile_cmd;
 mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod tcc_values;
+mod tcc_simulate_cmd;
 mod vpl_cmd;
 mod vpl_glsl_cmd;
 mod vpl_playground_cmd;

@@ -60,6 +60,8 @@ pub enum Verb {
     Run(crate::tcc_run_cmd::RunArgs),
     /// Run to the next host boundary and write the continuation.
     Step(crate::tcc_run_cmd::StepArgs),
+    /// Run a workflow against scripted effect answers and events, timers skipped (JSON report).
+    Simulate(crate::tcc_simulate_cmd::SimulateArgs),
     /// Run the durable host as an HTTP JSON service.
     Serve(crate::tcc_host_cmd::ServeArgs),
     /// Register an artifact with a server (prints its hash).
@@ -68,6 +70,8 @@ pub enum Verb {
     Start(crate::tcc_host_cmd::StartArgs),
     /// Show an execution's status and result.
     Status(crate::tcc_host_cmd::StatusArgs),
+    /// Await an execution's end (long poll) and show its result.
+    Result(crate::tcc_host_cmd::ResultArgs),
     /// Send an event to an execution.
     Send(crate::tcc_host_cmd::SendArgs),
     /// Request cancellation of an execution.
@@ -89,8 +93,13 @@ impl Verb {
             Verb::Step(a) => a.fmt.format,
             Verb::Start(a) => a.fmt.format,
             Verb::Status(a) => a.fmt.format,
+            Verb::Result(a) => a.fmt.format,
             Verb::Ls(a) => a.fmt.format,
-            Verb::Serve(_) | Verb::Register(_) | Verb::Send(_) | Verb::Cancel(_) => Format::Human,
+            Verb::Serve(_)
+            | Verb::Register(_)
+            | Verb::Send(_)
+            | Verb::Cancel(_)
+            | Verb::Simulate(_) => Format::Human,
         }
     }
 }
@@ -115,10 +124,12 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Compile(args) => crate::tcc_compile_cmd::compile(args),
         Verb::Run(args) => crate::tcc_run_cmd::run(args),
         Verb::Step(args) => crate::tcc_run_cmd::step(args),
+        Verb::Simulate(args) => crate::tcc_simulate_cmd::simulate(args),
         Verb::Serve(args) => crate::tcc_host_cmd::serve(args),
         Verb::Register(args) => crate::tcc_host_cmd::register(args),
         Verb::Start(args) => crate::tcc_host_cmd::start(args),
         Verb::Status(args) => crate::tcc_host_cmd::status(args),
+        Verb::Result(args) => crate::tcc_host_cmd::result(args),
         Verb::Send(args) => crate::tcc_host_cmd::send(args),
         Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),

@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 use tcc_host::host::{Host, HostConfig, HostError};
+use tcc_host::notify::Hub;
 use tcc_host::providers::Providers;
+use tcc_host::worker_tasks::board::TaskBoard;
+use tcc_host::worker_tasks::provider::WorkerProvider;
 use tcc_host::service::{Service, ServiceConfig, percent_encode, status_json};
 use tcc_host::{Store, open_store};
 
@@ -48,8 +51,11 @@ pub struct ServeArgs {
     /// Bearer token required on every request (default: $IRKIT_TCC_TOKEN).
     #[arg(long)]
     token: Option<String>,
-    /// Worker threads.
-    #[arg(long, default_value_t = 4)]
+    /// Worker threads (each drives one execution at a time; a worker-routed
+    /// effect holds one while it waits); 0: an API-only node that drives no
+    /// execution (it answers requests, long polls included, while other
+    /// nodes of its PostgreSQL database do the work).
+    #[arg(long, default_value_t = 32)]
     workers: usize,
     /// Largest request body in bytes.
     #[arg(long, default_value_t = 8 << 20)]
@@ -115,6 +121,10 @@ pub struct StartArgs {
     /// With --local: give up waiting after this many milliseconds.
     #[arg(long, default_value_t = 600_000)]
     timeout_ms: u64,
+    /// Against a server: wait until the execution ends (long polls, no
+    /// overall limit) and print its status like `irkit tcc result`.
+    #[arg(long, conflicts_with = "local")]
+    wait: bool,
     // The id / status line (human) or the status JSON.
     #[command(flatten)]
     pub(crate) fmt: FormatArgs,
@@ -130,6 +140,22 @@ pub struct StatusArgs {
     /// Show the result in the engine's tagged form.
     #[arg(long)]
     tagged: bool,
+    // Human summary or the status JSON.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
+/// `irkit tcc result`.
+#[derive(clap::Args)]
+pub struct ResultArgs {
+    /// Execution id.
+    id: String,
+    /// Wait up to this long for the execution to end (e.g. 500ms, 30s, 5m;
+    /// a bare number is seconds). Without it: the status now.
+    #[arg(long, value_name = "DURATION")]
+    wait: Option<String>,
     // Human summary or the status JSON.
     #[command(flatten)]
     pub(crate) fmt: FormatArgs,
@@ -200,13 +226,26 @@ fn host_error(e: &HostError) -> CliError {
     }
 }
 
-fn load_providers(path: Option<&Path>, store: Arc<dyn Store>) -> Result<Providers, CliError> {
+fn load_providers(
+    path: Option<&Path>,
+    store: Arc<dyn Store>,
+    tasks: Option<&Arc<TaskBoard>>,
+) -> Result<Providers, CliError> {
     match path {
         None => Ok(Providers::echo_all()),
         Some(p) => {
             let text =
                 std::fs::read_to_string(p).map_err(|e| usage(format!("{}: {e}", p.display())))?;
-            Providers::from_toml(&text, store).map_err(|e| usage(format!("{}: {e}", p.display())))
+            let worker = tasks.map(|board| {
+                move |timeout: Duration| -> Arc<dyn tcc_host::EffectProvider> {
+                    Arc::new(WorkerProvider::new(board.clone(), timeout))
+                }
+            });
+            let worker_routes = worker
+                .as_ref()
+                .map(|w| w as tcc_host::providers::WorkerRoutes<'_>);
+            Providers::from_toml_with(&text, store, worker_routes)
+                .map_err(|e| usage(format!("{}: {e}", p.display())))
         }
     }
 }
@@ -243,7 +282,19 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             Err(e) => return Err(usage(e.to_string())),
         }
     }
-    let providers = load_providers(a.providers.as_deref(), store.clone())?;
+    // Wake-ups of result waiters and workers; across PostgreSQL nodes
+    // through LISTEN/NOTIFY.
+    let hub = Hub::new();
+    if tcc_host::is_postgres_url(&a.database)
+        && let Err(e) = tcc_host::notify_pg::attach(&hub, &a.database)
+    {
+        return Err(usage(format!("notification bridge: {e}")));
+    }
+    let board = match TaskBoard::open(&a.database, hub.clone()) {
+        Ok(b) => b,
+        Err(e) => return Err(usage(format!("worker task queue: {e}"))),
+    };
+    let providers = load_providers(a.providers.as_deref(), store.clone(), Some(&board))?;
     let lease_ms = match a.lease_ms {
         Some(l) => l,
         None => match std::env::var("IRKIT_TCC_LEASE_MS") {
@@ -262,7 +313,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Some(node) = a.node_id {
         cfg.owner = node;
     }
-    let host = Host::new(store.clone(), providers, cfg);
+    let host = Host::with_queue(store.clone(), providers, cfg, hub, Some(board));
     let owner = host.config().owner.clone();
     let token = a.token.or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok());
     let service = match Service::start(
@@ -281,7 +332,11 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = service.stop_on_signals() {
         return Err(usage(e.to_string()));
     }
-    let workers = host.spawn();
+    let workers = if a.workers == 0 {
+        Vec::new()
+    } else {
+        host.spawn()
+    };
     tracing::info!(
         addr = %service.addr(),
         database = %tcc_host::redact_database(&a.database),
@@ -338,6 +393,16 @@ impl Client {
     /// Sends a request; maps transport failures to exit 2, API errors to
     /// exit 1 (4xx) or 2 (5xx).
     fn call(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<J, CliError> {
+        self.call_status(method, path, body).map(|(_, j)| j)
+    }
+
+    /// [`Client::call`], with the (2xx) status of the answer.
+    fn call_status(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&[u8]>,
+    ) -> Result<(u16, J), CliError> {
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
         let mut headers = vec![("Content-Type", "application/json")];
         if let Some(a) = &auth {
@@ -367,7 +432,7 @@ impl Client {
             ))
         })?;
         if (200..300).contains(&r.status) {
-            return Ok(j);
+            return Ok((r.status, j));
         }
         let code = j["error"]["code"].as_str().unwrap_or("error");
         let message = j["error"]["message"].as_str().unwrap_or("");
@@ -443,6 +508,17 @@ pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
     }
     let body = json!({"program": a.program, "tagged_args": args, "id": a.id});
     let client = Client::new(&a.client);
+    if a.wait {
+        let path = format!("/v1/executions?wait={}s", LONG_POLL.as_secs());
+        let (ended, j) = client.call_status("POST", &path, Some(body.to_string().as_bytes()))?;
+        let id = j["id"].as_str().unwrap_or("").to_string();
+        let j = if ended == 200 {
+            j
+        } else {
+            await_end(&client, &id, None)?
+        };
+        return Ok(show_result(&j, a.fmt.format));
+    }
     let j = client.call("POST", "/v1/executions", Some(body.to_string().as_bytes()))?;
     let id = j["id"].as_str().unwrap_or("").to_string();
     match a.fmt.format {
@@ -465,7 +541,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
     if let Err(e) = store.reset_leases() {
         return Err(usage(e.to_string()));
     }
-    let providers = load_providers(a.providers.as_deref(), store.clone())?;
+    let providers = load_providers(a.providers.as_deref(), store.clone(), None)?;
     let host = Host::new(store.clone(), providers, HostConfig::default());
     let path = Path::new(&a.program);
     let program = if path.is_file() {
@@ -536,6 +612,53 @@ pub fn status(a: StatusArgs) -> Result<Outcome, CliError> {
         Format::Json => print_json(&j),
     }
     Ok(Outcome::Success)
+}
+
+/// The wait of one long poll of the CLI (below the service's default
+/// request timeout, 30 s).
+const LONG_POLL: Duration = Duration::from_secs(25);
+
+/// Long-polls `GET /v1/executions/{id}/result` until the execution ends,
+/// or `limit` has passed; the last status JSON.
+fn await_end(client: &Client, id: &str, limit: Option<Duration>) -> Result<J, CliError> {
+    let started = std::time::Instant::now();
+    loop {
+        let left = limit.map(|l| l.saturating_sub(started.elapsed()));
+        let wait = left.map_or(LONG_POLL, |l| l.min(LONG_POLL));
+        let path = format!(
+            "/v1/executions/{}/result?wait={}ms",
+            percent_encode(id),
+            wait.as_millis()
+        );
+        let (status, j) = client.call_status("GET", &path, None)?;
+        if status == 200 || left.is_some_and(|l| l <= wait) {
+            return Ok(j);
+        }
+    }
+}
+
+/// Prints a status JSON; exit 1 when the execution failed or was
+/// cancelled, 0 otherwise (completed, or not ended yet).
+fn show_result(j: &J, format: Format) -> Outcome {
+    match format {
+        Format::Human => println!("{}", status_line(j)),
+        Format::Json => print_json(j),
+    }
+    match j["status"].as_str() {
+        Some("failed" | "cancelled") => Outcome::Failure,
+        _ => Outcome::Success,
+    }
+}
+
+/// `irkit tcc result`.
+pub fn result(a: ResultArgs) -> Result<Outcome, CliError> {
+    let limit = match a.wait.as_deref() {
+        None => Duration::ZERO,
+        Some(w) => tcc_host::await_result::parse_wait(w)
+            .map_err(|e| usage(format!("--wait: {e}")))?,
+    };
+    let j = await_end(&Client::new(&a.client), &a.id, Some(limit))?;
+    Ok(show_result(&j, a.fmt.format))
 }
 
 /// `irkit tcc send`.

@@ -4,6 +4,7 @@
 //! timers, deliverable events and finished children.
 
 use crate::crash::hook_at;
+use crate::notify::{Hub, done_topic};
 use crate::providers::{EffectCall, ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
@@ -22,6 +23,7 @@ use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
     apply_delta,
 };
+use crate::worker_tasks::board::TaskBoard;
 use tcc_ir::FeatureSet;
 use tcc_ir::to_canonical;
 
@@ -126,6 +128,11 @@ pub struct Host {
     /// Bumped whenever this host commits a timer registration, so that the
     /// scheduler's cached next timer due time is read again.
     timers_registered: AtomicU64,
+    /// Wakes result waiters when an execution ends (and, through its
+    /// bridge, those of other nodes).
+    hub: Arc<Hub>,
+    /// The queue of worker-routed effects, when the host has one.
+    tasks: Option<Arc<TaskBoard>>,
 }
 
 /// Decodes, validates and hashes an artifact for registration.
@@ -150,6 +157,18 @@ pub fn check_artifact(bytes: &[u8]) -> Result<(tcc_ir::Artifact, String), HostEr
 impl Host {
     /// A host over `store`.
     pub fn new(store: Arc<dyn Store>, providers: Providers, cfg: HostConfig) -> Arc<Host> {
+        Host::with_queue(store, providers, cfg, Hub::new(), None)
+    }
+
+    /// A host over `store` announcing ends through `hub` (shared with
+    /// `tasks`, the queue of its `worker` routes, when it has one).
+    pub fn with_queue(
+        store: Arc<dyn Store>,
+        providers: Providers,
+        cfg: HostConfig,
+        hub: Arc<Hub>,
+        tasks: Option<Arc<TaskBoard>>,
+    ) -> Arc<Host> {
         Arc::new(Host {
             store,
             providers: Arc::new(providers),
@@ -159,7 +178,19 @@ impl Host {
             stop: AtomicBool::new(false),
             in_flight: Mutex::new(HashSet::new()),
             timers_registered: AtomicU64::new(0),
+            hub,
+            tasks,
         })
+    }
+
+    /// The hub that announces ends of executions ([`done_topic`]).
+    pub fn hub(&self) -> &Arc<Hub> {
+        &self.hub
+    }
+
+    /// The queue of worker-routed effects, if any.
+    pub fn tasks(&self) -> Option<&Arc<TaskBoard>> {
+        self.tasks.as_ref()
     }
 
     /// The store.
@@ -352,6 +383,7 @@ impl Host {
         tracing::debug!(outcome, "drive ended");
         // A terminal checkpoint gave the lease back with its commit.
         let lease_held = !matches!(r, Ok(true));
+        let ended = matches!(r, Ok(true) | Err(Stop::Fail(_)));
         let result = match r {
             Ok(_) | Err(Stop::Lost) => Ok(()),
             Err(Stop::Fail(msg)) => self
@@ -366,6 +398,9 @@ impl Host {
             Ok(())
         };
         self.notify();
+        if ended && result.is_ok() {
+            self.hub.publish(&done_topic(id));
+        }
         result?;
         released?;
         Ok(true)
@@ -475,6 +510,7 @@ impl Host {
     /// Starts the scheduler and worker threads; they run until [`Host::shutdown`].
     pub fn spawn(self: &Arc<Self>) -> Vec<JoinHandle<()>> {
         self.stop.store(false, Ordering::SeqCst);
+        self.hub.reopen();
         let (tx, rx) = channel::<String>();
         let rx = Arc::new(Mutex::new(rx));
         let mut handles = Vec::new();
@@ -508,6 +544,8 @@ impl Host {
     /// Stops the scheduler and workers (after their current drive).
     pub fn shutdown(&self) {
         self.stop.store(true, Ordering::SeqCst);
+        // Drives waiting for a worker's answer give up (nothing journalled).
+        self.hub.close();
         self.notify();
     }
 
@@ -918,6 +956,13 @@ impl Driver<'_> {
                             ProviderOutcome::Result(value) => HostResponse::EffectResult { value },
                             ProviderOutcome::Failed(message) => {
                                 HostResponse::EffectFailed { message }
+                            }
+                            // Nothing to journal: the drive ends, the
+                            // execution resumes from its last checkpoint.
+                            ProviderOutcome::Abandoned(why) => {
+                                return Err(Stop::Store(StoreError::db(format!(
+                                    "effect {key:?} abandoned: {why}"
+                                ))));
                             }
                         }
                     }

@@ -17,21 +17,26 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod api_error;
+pub mod await_result;
 pub mod crash;
 pub mod host;
 pub mod http;
 pub mod ids;
 pub mod logging;
 pub mod metrics;
+pub mod notify;
+pub mod notify_pg;
 pub mod providers;
 pub mod service;
 mod slot;
+pub mod status_view;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub mod tls;
 pub mod ui;
 pub mod values;
+pub mod worker_tasks;
 
 pub use host::{Host, HostConfig, HostError};
 pub use ids::{execution_id, now_ms, random_id};

@@ -38,7 +38,15 @@ pub enum ProviderOutcome {
     Result(J),
     /// A failure message (thrown into the program, catchable).
     Failed(String),
+    /// No outcome (the host is shutting down, the provider's queue is
+    /// unreachable): nothing is journalled, the drive ends and the
+    /// execution resumes from its last checkpoint.
+    Abandoned(String),
 }
+
+/// Makes the provider of a `worker` route from its `timeout_ms` (the
+/// queue lives in [`crate::worker_tasks`]).
+pub type WorkerRoutes<'a> = &'a dyn Fn(Duration) -> Arc<dyn EffectProvider>;
 
 /// An effect provider. Implementations must be safe to call again with the
 /// same idempotency key (the host guarantees at-least-once calls and
@@ -298,6 +306,17 @@ impl Providers {
     /// certificates are the only trusted roots, instead of Mozilla's) for
     /// webhooks. A relative `ca_file` is relative to the current directory.
     pub fn from_toml(text: &str, store: Arc<dyn Store>) -> Result<Providers, String> {
+        Providers::from_toml_with(text, store, None)
+    }
+
+    /// [`Providers::from_toml`], with `provider = "worker"` routes made by
+    /// `worker` (`timeout_ms`, default 600 000: how long the host waits
+    /// for a worker's answer); without it such a route is an error.
+    pub fn from_toml_with(
+        text: &str,
+        store: Arc<dyn Store>,
+        worker: Option<WorkerRoutes<'_>>,
+    ) -> Result<Providers, String> {
         let table: toml::Table = text
             .parse()
             .map_err(|e| format!("providers file is not TOML: {e}"))?;
@@ -354,6 +373,14 @@ impl Providers {
                     store: store.clone(),
                 }),
                 "clock" => Arc::new(Clock),
+                "worker" => match worker {
+                    Some(make) => make(Duration::from_millis(n("timeout_ms", 600_000)? as u64)),
+                    None => {
+                        return Err(format!(
+                            "route {i}: provider \"worker\" needs the task queue of `irkit tcc serve`"
+                        ));
+                    }
+                },
                 "random" => Arc::new(Random),
                 "webhook" => {
                     let url = s("url").ok_or_else(|| format!("route {i}: webhook needs url"))?;
@@ -390,7 +417,9 @@ impl Providers {
     /// Runs the effect with the first matching provider.
     pub fn call(&self, call: &EffectCall<'_>) -> ProviderOutcome {
         let out = self.route(call);
-        crate::metrics::global().effect(matches!(out, ProviderOutcome::Result(_)));
+        if !matches!(out, ProviderOutcome::Abandoned(_)) {
+            crate::metrics::global().effect(matches!(out, ProviderOutcome::Result(_)));
+        }
         out
     }
 

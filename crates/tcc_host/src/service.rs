@@ -18,7 +18,8 @@
 use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::metrics;
-use crate::store::{ExecutionRow, ListFilter};
+use crate::store::ListFilter;
+pub use crate::status_view::status_json;
 use crate::values::plain_to_tagged;
 use axum::Router;
 use axum::body::Body;
@@ -113,42 +114,6 @@ pub fn percent_encode(s: &str) -> String {
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// The status JSON of an execution (what `irkit tcc status` prints).
-pub fn status_json(row: &ExecutionRow) -> J {
-    let mut m = serde_json::Map::new();
-    m.insert("id".into(), row.id.clone().into());
-    m.insert("status".into(), row.status.clone().into());
-    m.insert("revision".into(), row.revision.into());
-    m.insert("artifact_hash".into(), row.artifact_hash.clone().into());
-    m.insert("program".into(), row.program_name.clone().into());
-    if let Some(r) = &row.result {
-        m.insert("result".into(), r.clone());
-        // The same value as plain JSON, beside the tagged one (issue 33).
-        m.insert("result_plain".into(), crate::values::tagged_to_plain(r));
-    }
-    if let Some(msg) = &row.message {
-        m.insert("message".into(), msg.clone().into());
-    }
-    if let Some(e) = &row.error {
-        m.insert("error".into(), e.clone().into());
-    }
-    m.insert(
-        "artifact_missing".into(),
-        row.error
-            .as_deref()
-            .is_some_and(|e| e.starts_with("artifact_missing"))
-            .into(),
-    );
-    m.insert("pending".into(), row.pending.clone().unwrap_or(J::Null));
-    m.insert("cancel_requested".into(), row.cancel_requested.into());
-    if let Some(p) = &row.parent_id {
-        m.insert("parent".into(), p.clone().into());
-    }
-    m.insert("created_ms".into(), row.created_ms.into());
-    m.insert("updated_ms".into(), row.updated_ms.into());
-    J::Object(m)
 }
 
 fn query_map(q: &str) -> Result<Vec<(String, String)>, ApiError> {
@@ -380,13 +345,24 @@ fn router(app: Shared) -> Router {
         .route("/v1/artifacts", post(register))
         .route("/v1/artifacts/{hash}", get(artifact))
         .route("/v1/programs", get(programs))
-        .route("/v1/executions", post(start).get(list))
+        .route("/v1/executions", post(start_awaiting).get(list))
         .route("/v1/executions/{id}", get(status))
         .route("/v1/executions/{id}/history", get(history))
         .route("/v1/executions/{id}/effects", get(effects))
         .route("/v1/executions/{id}/events", post(send_event))
         .route("/v1/executions/{id}/cancel", post(cancel))
         .merge(crate::ui::router(app.host.clone()))
+        .merge(crate::await_result::router(app.host.clone(), longest_wait(&app.cfg)))
+        .merge(match app.host.tasks() {
+            Some(board) => crate::worker_tasks::api::router(
+                board.clone(),
+                crate::worker_tasks::api::Limits {
+                    max_body: app.cfg.max_body,
+                    longest_wait: longest_wait(&app.cfg),
+                },
+            ),
+            None => Router::new(),
+        })
         .fallback(no_route)
         .method_not_allowed_fallback(no_route)
         .layer(middleware::from_fn_with_state(app.clone(), guard))
@@ -609,6 +585,33 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
         Ok(Reply(201, json!({"id": id})))
     })
     .await
+}
+
+/// The longest long poll (`wait=`): half a second below the request
+/// timeout, which would cut it off.
+fn longest_wait(cfg: &ServiceConfig) -> Duration {
+    cfg.request_timeout.saturating_sub(Duration::from_millis(500))
+}
+
+/// `POST /v1/executions[?wait=DURATION]`: starts; with `wait`, answers as
+/// `GET …/result?wait=` does ([`crate::await_result`]).
+async fn start_awaiting(app: State<Shared>, q: RawQuery, body: Body) -> Response {
+    let wait = match crate::await_result::wait_param(q.0.as_deref()) {
+        Ok(w) => w.map(|w| w.min(longest_wait(&app.cfg))),
+        Err(e) => return e.into_response(),
+    };
+    let host = app.host.clone();
+    let started = match start(app, body).await {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    let (Some(wait), Some(id)) = (wait, started.1.get("id").and_then(J::as_str)) else {
+        return started.into_response();
+    };
+    match crate::await_result::until_ended(&host, id, wait).await {
+        Ok((ended, row)) => crate::await_result::ended_response(ended, &row),
+        Err(e) => e.into_response(),
+    }
 }
 
 async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {

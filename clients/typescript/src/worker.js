@@ -1,0 +1,162 @@
+// The effect worker: handlers for effect keys, run on tasks pulled from the
+// host (provider kind `worker`). It long-polls POST /v1/tasks/poll for its
+// handlers' patterns, runs at most `concurrency` handlers at once, renews
+// the leases of running tasks every third of `leaseMs`, and answers with
+// complete (the handler's resolved value) or fail (the rejection's
+// message). On SIGTERM/SIGINT (run({ signals: true })) or stop(), it polls
+// no more and resolves run() once running handlers have been answered.
+// A task can run more than once (a worker died after its handler ran):
+// handlers get `task.idempotencyKey` to make the effect idempotent.
+
+import { hostname } from "node:os";
+import { ApiError, Transport, TransportError, quote } from "./http.js";
+import { sleep } from "./client.js";
+
+/** Whether `key` matches the `*` wildcard `pattern`. */
+export function patternMatches(pattern, key) {
+  const parts = pattern.split("*");
+  if (parts.length === 1) return pattern === key;
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  if (!key.startsWith(first) || !key.endsWith(last) || key.length < first.length + last.length) return false;
+  let rest = key.slice(first.length, key.length - last.length);
+  for (const mid of parts.slice(1, -1)) {
+    const i = rest.indexOf(mid);
+    if (i < 0) return false;
+    rest = rest.slice(i + mid.length);
+  }
+  return true;
+}
+
+export class Worker {
+  /**
+   * @param {string} [url]
+   * @param {{ token?: string, name?: string, concurrency?: number, leaseMs?: number, pollWaitMs?: number }} [opts]
+   */
+  constructor(url = "http://127.0.0.1:7420", opts = {}) {
+    this.http = new Transport(url, opts.token);
+    this.name = opts.name ?? `${hostname()}-${process.pid}`;
+    this.concurrency = opts.concurrency ?? 8;
+    if (!(this.concurrency >= 1)) throw new RangeError("concurrency must be at least 1");
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.pollWaitMs = opts.pollWaitMs ?? 10_000;
+    /** @type {Array<[string, (task: any) => unknown]>} */
+    this.handlers = [];
+    /** @type {Map<string, { task: any, done: Promise<void> }>} */
+    this.running = new Map();
+    this.stopping = new AbortController();
+    this.slotFreed = null;
+  }
+
+  /** Registers `handler` for effect keys matching `pattern` (first registered match wins). */
+  effect(pattern, handler) {
+    this.handlers.push([pattern, handler]);
+    return this;
+  }
+
+  /** Stops polling; run() resolves once running handlers are answered. */
+  stop() {
+    this.stopping.abort();
+    this.slotFreed?.();
+  }
+
+  async answer(task, what, json) {
+    json.lease = task.lease;
+    const giveUp = Date.now() + this.leaseMs;
+    let pause = 100;
+    for (;;) {
+      try {
+        await this.http.request("POST", `/v1/tasks/${quote(task.idempotencyKey)}/${what}`, { json });
+        return;
+      } catch (e) {
+        if (e instanceof ApiError) return; // 409: lease lost, the answer is dropped
+        if (Date.now() > giveUp) return;
+        await sleep(pause);
+        pause = Math.min(pause * 2, 2000);
+      }
+    }
+  }
+
+  async runTask(task) {
+    const entry = this.handlers.find(([p]) => patternMatches(p, task.key));
+    try {
+      if (!entry) throw new Error(`no handler for effect ${JSON.stringify(task.key)}`);
+      const result = await entry[1](task);
+      await this.answer(task, "complete", { result: result === undefined ? null : result });
+    } catch (e) {
+      await this.answer(task, "fail", { message: (e instanceof Error ? e.message : String(e)) || "failed" });
+    }
+  }
+
+  heartbeat() {
+    for (const { task } of this.running.values()) {
+      this.http
+        .request("POST", `/v1/tasks/${quote(task.idempotencyKey)}/heartbeat`, {
+          json: { lease: task.lease, lease_ms: this.leaseMs },
+        })
+        .catch(() => {});
+    }
+  }
+
+  /** Polls and runs tasks until stop() (or SIGTERM/SIGINT with `signals`). */
+  async run(opts = {}) {
+    if (this.handlers.length === 0) throw new Error("no effect handlers registered");
+    const onSignal = () => this.stop();
+    if (opts.signals) {
+      process.once("SIGTERM", onSignal);
+      process.once("SIGINT", onSignal);
+    }
+    const beat = setInterval(() => this.heartbeat(), Math.max(50, this.leaseMs / 3));
+    const patterns = this.handlers.map(([p]) => p);
+    let pause = 100;
+    try {
+      while (!this.stopping.signal.aborted) {
+        while (this.running.size >= this.concurrency && !this.stopping.signal.aborted) {
+          await new Promise((resolve) => (this.slotFreed = resolve));
+        }
+        if (this.stopping.signal.aborted) break;
+        let tasks;
+        try {
+          const { body } = await this.http.request("POST", "/v1/tasks/poll", {
+            json: {
+              patterns,
+              worker: this.name,
+              lease_ms: this.leaseMs,
+              max: this.concurrency - this.running.size,
+              wait: `${Math.floor(this.pollWaitMs)}ms`,
+            },
+          });
+          tasks = body.tasks ?? [];
+          pause = 100;
+        } catch (e) {
+          if (!(e instanceof TransportError || e instanceof ApiError)) throw e;
+          await sleep(pause, this.stopping.signal).catch(() => {});
+          pause = Math.min(pause * 2, 2000);
+          continue;
+        }
+        for (const t of tasks) {
+          const task = {
+            key: t.key,
+            input: t.input,
+            idempotencyKey: t.idempotency_key,
+            executionId: t.execution_id,
+            attempt: t.attempt,
+            lease: t.lease,
+          };
+          const done = this.runTask(task).finally(() => {
+            this.running.delete(task.idempotencyKey);
+            this.slotFreed?.();
+          });
+          this.running.set(task.idempotencyKey, { task, done });
+        }
+      }
+      await Promise.all([...this.running.values()].map((r) => r.done));
+    } finally {
+      clearInterval(beat);
+      if (opts.signals) {
+        process.off("SIGTERM", onSignal);
+        process.off("SIGINT", onSignal);
+      }
+    }
+  }
+}

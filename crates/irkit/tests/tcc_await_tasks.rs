@@ -1,0 +1,295 @@
+//! Awaiting results and effect workers that pull (issue 34), against real
+//! `irkit tcc serve` processes: `GET /v1/executions/{id}/result?wait=`,
+//! `POST /v1/executions?wait=`, `irkit tcc start --wait` and `irkit tcc
+//! result --wait`, and the worker task API (`POST /v1/tasks/poll`,
+//! heartbeats, complete/fail, lease expiry, lost leases refused), on
+//! SQLite and on PostgreSQL — there with two nodes, where the waiter and
+//! the worker talk to the node that did not do the work (LISTEN/NOTIFY).
+
+#[path = "../../tcc_host/tests/common/mod.rs"]
+mod common;
+#[path = "common/tcc_serve.rs"]
+mod tcc_serve;
+
+use serde_json::{Value as J, json};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tcc_serve::{Dir, Server};
+
+const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
+
+/// One request with `Content-Type: application/json`; the status and the
+/// JSON body.
+fn call(url: &str, method: &str, path: &str, body: Option<&J>) -> (u16, J) {
+    let text = body.map(|b| b.to_string());
+    let r = tcc_host::http::request(
+        method,
+        &format!("{url}{path}"),
+        &[("Content-Type", "application/json")],
+        text.as_deref().map(str::as_bytes),
+        Duration::from_secs(40),
+    )
+    .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+    let j = serde_json::from_slice(&r.body).unwrap_or(J::Null);
+    (r.status, j)
+}
+
+fn register(url: &str, name: &str, artifact: &[u8]) {
+    let r = tcc_host::http::request(
+        "POST",
+        &format!("{url}/v1/artifacts?name={name}"),
+        &[("Content-Type", "application/json")],
+        Some(artifact),
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+}
+
+fn start(url: &str, program: &str) -> String {
+    let (st, j) = call(url, "POST", "/v1/executions", Some(&json!({"program": program})));
+    assert_eq!(st, 201, "{j}");
+    j["id"].as_str().unwrap().to_string()
+}
+
+/// Routes `charge` and `fail.*` to workers, everything else to echo.
+fn providers(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("providers.toml");
+    std::fs::write(
+        &p,
+        "[[route]]\npattern = \"charge\"\nprovider = \"worker\"\n\n[[route]]\npattern = \"fail.*\"\nprovider = \"worker\"\ntimeout_ms = 60000\n\n[[route]]\npattern = \"*\"\nprovider = \"echo\"\n",
+    )
+    .unwrap();
+    p
+}
+
+fn serve(database: &str, dir: &Path, extra: &[&str]) -> Server {
+    tcc_serve::serve(database, &providers(dir), extra, &[], None)
+}
+
+/// Where the test's nodes keep their executions.
+enum Db {
+    Sqlite(Dir),
+    Pg(Dir, tcc_host::test_support::ScratchSchema),
+}
+
+impl Db {
+    fn sqlite() -> Db {
+        Db::Sqlite(Dir::new("await-"))
+    }
+
+    fn postgres() -> Option<Db> {
+        tcc_host::test_support::ScratchSchema::create("t_await")
+            .unwrap()
+            .map(|s| Db::Pg(Dir::new("await-pg-"), s))
+    }
+
+    fn dir(&self) -> &Path {
+        match self {
+            Db::Sqlite(d) | Db::Pg(d, _) => &d.0,
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Db::Sqlite(d) => d.0.join("host.db").to_string_lossy().into_owned(),
+            Db::Pg(_, s) => s.url(),
+        }
+    }
+}
+
+/// The deadline answer, the wake-up answer and `POST …?wait=`, on one node.
+fn long_polls(url: &str) {
+    register(url, "waiter", &common::waiter());
+    register(url, "chain", &common::chain(2));
+    let id = start(url, "waiter");
+    let t = Instant::now();
+    let (st, j) = call(url, "GET", &format!("/v1/executions/{id}/result?wait=300ms"), None);
+    assert_eq!(st, 202, "{j}");
+    assert_eq!(j["status"], "suspended");
+    assert!(t.elapsed() >= Duration::from_millis(280), "{:?}", t.elapsed());
+
+    // The waiter is answered as soon as the event ends the execution.
+    let (u, i) = (url.to_string(), id.clone());
+    let sender = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let (st, _) = call(&u, "POST", &format!("/v1/executions/{i}/events"), Some(&json!({"name": "never", "payload": {"ok": 1}})));
+        assert_eq!(st, 202);
+    });
+    let t = Instant::now();
+    let (st, j) = call(url, "GET", &format!("/v1/executions/{id}/result?wait=20s"), None);
+    sender.join().unwrap();
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["status"], "completed");
+    assert_eq!(j["result"], json!({"t": "object", "v": {"ok": {"t": "number", "v": 1}}}));
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+
+    // Start and await in one call.
+    let (st, j) = call(url, "POST", "/v1/executions?wait=20s", Some(&json!({"program": "chain", "id": "one-call"})));
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["id"], "one-call");
+    assert_eq!(j["status"], "completed");
+    // The OpenAPI document describes the new routes.
+    let (_, api) = call(url, "GET", "/v1/openapi.json", None);
+    for path in ["/v1/executions/{id}/result", "/v1/tasks/poll", "/v1/tasks/{id}", "/v1/tasks/{id}/heartbeat", "/v1/tasks/{id}/complete", "/v1/tasks/{id}/fail"] {
+        assert!(api["paths"][path].is_object(), "{path} in openapi.json");
+    }
+    assert!(api["paths"]["/v1/executions"]["post"]["responses"]["202"].is_object());
+    // Unknown executions and bad durations are refused.
+    assert_eq!(call(url, "GET", "/v1/executions/nope/result?wait=1s", None).0, 404);
+    assert_eq!(call(url, "GET", &format!("/v1/executions/{id}/result?wait=1h"), None).0, 400);
+}
+
+#[test]
+fn a_result_is_awaited_without_polling_on_sqlite() {
+    let db = Db::sqlite();
+    let server = serve(&db.url(), db.dir(), &[]);
+    long_polls(&server.url);
+}
+
+#[test]
+fn the_cli_starts_and_awaits() {
+    let db = Db::sqlite();
+    let server = serve(&db.url(), db.dir(), &[]);
+    register(&server.url, "waiter", &common::waiter());
+    register(&server.url, "chain", &common::chain(2));
+    let out = Command::new(IRKIT)
+        .args(["tcc", "start", "chain", "--wait", "--format", "json", "--server", &server.url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: J = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["status"], "completed", "{j}");
+
+    let id = start(&server.url, "waiter");
+    let result = |wait: &str| {
+        Command::new(IRKIT)
+            .args(["tcc", "result", &id, "--wait", wait, "--server", &server.url])
+            .output()
+            .unwrap()
+    };
+    let t = Instant::now();
+    let out = result("400ms");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(" suspended"), "{out:?}");
+    assert!(t.elapsed() >= Duration::from_millis(380));
+    call(&server.url, "POST", &format!("/v1/executions/{id}/cancel"), None);
+    let out = result("20s");
+    assert_eq!(out.status.code(), Some(1), "a cancelled execution exits 1");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(" cancelled"), "{out:?}");
+}
+
+/// Polls once for `patterns`.
+fn poll(url: &str, patterns: &[&str], lease_ms: i64, wait: &str) -> Vec<J> {
+    let (st, j) = call(
+        url,
+        "POST",
+        "/v1/tasks/poll",
+        Some(&json!({"patterns": patterns, "worker": "test", "lease_ms": lease_ms, "wait": wait})),
+    );
+    assert_eq!(st, 200, "{j}");
+    j["tasks"].as_array().unwrap().clone()
+}
+
+/// The worker protocol: a task is handed out, its lease expires and it is
+/// handed out again, the first lease's answers are refused, the second's
+/// accepted; failures reach the program. `host` starts the executions,
+/// `worker` is where the worker polls and answers (another node on
+/// PostgreSQL).
+fn worker_protocol(host: &str, worker: &str) {
+    register(host, "effects", &common::effects());
+    register(host, "caught", &common::caught());
+    let id = start(host, "effects");
+    let t = Instant::now();
+    let tasks = poll(worker, &["char*"], 400, "10s");
+    assert!(t.elapsed() < Duration::from_secs(5), "woken at once, {:?}", t.elapsed());
+    assert_eq!(tasks.len(), 1, "{tasks:?}");
+    let first = &tasks[0];
+    assert_eq!(first["key"], "charge");
+    assert_eq!(first["input"], json!({"amount": 42}));
+    assert_eq!(first["execution_id"], json!(id));
+    assert_eq!(first["idempotency_key"], json!(format!("{id}:charge")));
+    assert_eq!(first["attempt"], 1);
+    let old = first["lease"].as_str().unwrap().to_string();
+    let task_path = format!("/v1/tasks/{}", first["id"].as_str().unwrap().replace(':', "%3A"));
+
+    // Nobody answers: after its lease the task is handed out again.
+    assert!(poll(worker, &["ship"], 400, "0ms").is_empty(), "other patterns get nothing");
+    let t = Instant::now();
+    let again = poll(worker, &["charge"], 5000, "10s");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert_eq!(again.len(), 1);
+    assert_eq!(again[0]["attempt"], 2);
+    let new = again[0]["lease"].as_str().unwrap().to_string();
+    assert_ne!(old, new);
+
+    // The first worker lost its lease: its heartbeat and answer are refused.
+    let (st, j) = call(worker, "POST", &format!("{task_path}/heartbeat"), Some(&json!({"lease": old})));
+    assert_eq!(st, 409, "{j}");
+    let (st, _) = call(worker, "POST", &format!("{task_path}/complete"), Some(&json!({"lease": old, "result": "stale"})));
+    assert_eq!(st, 409);
+    let (st, j) = call(worker, "POST", &format!("{task_path}/heartbeat"), Some(&json!({"lease": new, "lease_ms": 5000})));
+    assert_eq!(st, 200, "{j}");
+    let (st, _) = call(worker, "POST", &format!("{task_path}/complete"), Some(&json!({"lease": new, "result": {"charged": 42}})));
+    assert_eq!(st, 200);
+    let (st, _) = call(worker, "POST", &format!("{task_path}/complete"), Some(&json!({"lease": new, "result": "twice"})));
+    assert_eq!(st, 409, "a task is answered once");
+
+    let (st, j) = call(worker, "GET", &format!("/v1/executions/{id}/result?wait=20s"), None);
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["status"], "completed");
+    let charged = &j["result"]["v"][0];
+    assert_eq!(charged, &json!({"t": "object", "v": {"charged": {"t": "number", "v": 42}}}));
+    let (_, task) = call(worker, "GET", &task_path, None);
+    assert_eq!(task["state"], "completed");
+    assert!(task.get("lease").is_none(), "the token is not shown");
+    let (_, effects) = call(host, "GET", &format!("/v1/executions/{id}/effects"), None);
+    let charges: Vec<&J> = effects["effects"].as_array().unwrap().iter().filter(|e| e["key"] == "charge").collect();
+    assert_eq!(charges.len(), 1, "journalled once: {effects}");
+
+    // A failure is thrown into the program (which catches it here).
+    let id = start(host, "caught");
+    let tasks = poll(worker, &["fail.*"], 5000, "10s");
+    assert_eq!(tasks.len(), 1);
+    let path = format!("/v1/tasks/{}/fail", tasks[0]["id"].as_str().unwrap());
+    let (st, _) = call(worker, "POST", &path, Some(&json!({"lease": tasks[0]["lease"], "message": "card declined"})));
+    assert_eq!(st, 200);
+    let (st, j) = call(host, "GET", &format!("/v1/executions/{id}/result?wait=20s"), None);
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["status"], "completed", "{j}");
+    assert!(j["result"].to_string().contains("card declined"), "{j}");
+    // Malformed polls are refused.
+    assert_eq!(call(worker, "POST", "/v1/tasks/poll", Some(&json!({"patterns": []}))).0, 400);
+}
+
+#[test]
+fn workers_pull_tasks_on_sqlite() {
+    let db = Db::sqlite();
+    let server = serve(&db.url(), db.dir(), &[]);
+    worker_protocol(&server.url, &server.url);
+}
+
+#[test]
+fn postgres_nodes_wake_waiters_and_workers_of_other_nodes() {
+    let Some(db) = Db::postgres() else {
+        return;
+    };
+    let a = serve(&db.url(), db.dir(), &["--node-id", "node-a"]);
+    // Node B drives nothing: every execution is finished by node A, every
+    // task queued by node A's drive; B's long polls hear of it through
+    // LISTEN/NOTIFY only (its waits are far longer than the asserted times).
+    let b = serve(&db.url(), db.dir(), &["--node-id", "node-b", "--workers", "0"]);
+    long_polls(&b.url);
+    worker_protocol(&b.url, &b.url);
+    drop(a);
+}
+
+#[test]
+fn single_postgres_node_serves_workers() {
+    let Some(db) = Db::postgres() else {
+        return;
+    };
+    let a = serve(&db.url(), db.dir(), &[]);
+    worker_protocol(&a.url, &a.url);
+}

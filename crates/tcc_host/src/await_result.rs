@@ -1,0 +1,185 @@
+//! Awaiting an execution's end without polling the store:
+//! `GET /v1/executions/{id}/result?wait=DURATION` and `POST
+//! /v1/executions?wait=DURATION` (the latter in [`crate::service`]).
+//!
+//! A waiter subscribes to the execution's topic ([`done_topic`]), reads the
+//! execution once, and sleeps until the topic is woken — by this node's
+//! worker that committed the terminal checkpoint, or through the
+//! PostgreSQL bridge ([`crate::notify_pg`]) by another node's — or until
+//! its deadline. It reads the execution again only when woken and at the
+//! deadline: waiting costs no store reads per waiter. The answer is `200`
+//! with the status JSON once the execution is `completed`, `failed` or
+//! `cancelled`, else `202` with its status at the deadline.
+//!
+//! The wait is capped below the service's request timeout (a longer one
+//! would be cut off by it); clients wait longer by asking again.
+
+use crate::api_error::ApiError;
+use crate::host::Host;
+use crate::notify::done_topic;
+use crate::status_view::status_json;
+use crate::store::ExecutionRow;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::Value as J;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The longest `wait=` accepted before capping: one hour.
+pub const WAIT_MAX: Duration = Duration::from_secs(3600);
+
+/// Parses a `wait=` duration: a non-negative integer followed by `ms`,
+/// `s` or `m`; a bare integer is seconds. At most [`WAIT_MAX`].
+pub fn parse_wait(text: &str) -> Result<Duration, ApiError> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let bad = || {
+        ApiError::BadRequest(format!(
+            "wait={text:?}: expected a duration such as 500ms, 30s or 2m"
+        ))
+    };
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let d = match unit {
+        "ms" => Duration::from_millis(n),
+        "" | "s" => Duration::from_secs(n.min(WAIT_MAX.as_secs() + 1)),
+        "m" => Duration::from_secs(n.min(WAIT_MAX.as_secs()).saturating_mul(60)),
+        _ => return Err(bad()),
+    };
+    Ok(d.min(WAIT_MAX))
+}
+
+/// The `wait=` of a raw query, if any (its value has no escapes).
+pub fn wait_param(query: Option<&str>) -> Result<Option<Duration>, ApiError> {
+    for pair in query.unwrap_or("").split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if k == "wait" {
+            return parse_wait(v).map(Some);
+        }
+    }
+    Ok(None)
+}
+
+async fn read_row(host: &Arc<Host>, id: &str) -> Result<ExecutionRow, ApiError> {
+    let (host, key) = (host.clone(), id.to_string());
+    tokio::task::spawn_blocking(move || host.store().get_execution(&key))
+        .await
+        .map_err(|e| ApiError::Internal(format!("reading the execution failed: {e}")))??
+        .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))
+}
+
+/// Waits until execution `id` has ended or `wait` has passed; returns
+/// whether it ended, and its row.
+pub async fn until_ended(
+    host: &Arc<Host>,
+    id: &str,
+    wait: Duration,
+) -> Result<(bool, ExecutionRow), ApiError> {
+    let deadline = tokio::time::Instant::from_std(Instant::now() + wait);
+    let sub = host.hub().subscribe(&done_topic(id));
+    loop {
+        let woken = sub.signal().notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        let row = read_row(host, id).await?;
+        if row.is_terminal() {
+            return Ok((true, row));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Ok((false, row));
+        }
+        tokio::select! {
+            _ = &mut woken => {}
+            _ = tokio::time::sleep_until(deadline) => {}
+        }
+    }
+}
+
+/// A JSON answer: `200` with the status once ended, else `202`.
+pub fn ended_response(ended: bool, row: &ExecutionRow) -> Response {
+    json_response(if ended { 200 } else { 202 }, &status_json(row))
+}
+
+/// A JSON response with `status`.
+pub fn json_response(status: u16, body: &J) -> Response {
+    let mut r = Response::new(Body::from(tcc_ir::to_canonical(body)));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// The path parameter, percent-decoded by axum; a rejection (not UTF-8)
+/// is a `bad_request`.
+pub fn path_param(p: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    p.map(|Path(s)| s)
+        .map_err(|e| ApiError::BadRequest(format!("path: {e}")))
+}
+
+/// `GET /v1/executions/{id}/result[?wait=DURATION]`; waits are capped at
+/// `longest_wait`.
+pub fn router<S: Clone + Send + Sync + 'static>(
+    host: Arc<Host>,
+    longest_wait: Duration,
+) -> Router<S> {
+    Router::new().route(
+        "/v1/executions/{id}/result",
+        get(move |p: Result<Path<String>, PathRejection>, q: RawQuery| async move {
+            let answer = async {
+                let id = path_param(p)?;
+                let wait = wait_param(q.0.as_deref())?
+                    .unwrap_or(Duration::ZERO)
+                    .min(longest_wait);
+                let (ended, row) = until_ended(&host, &id, wait).await?;
+                Ok::<_, ApiError>(ended_response(ended, &row))
+            };
+            answer.await.unwrap_or_else(IntoResponse::into_response)
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_parse_with_units_and_are_capped() {
+        assert_eq!(parse_wait("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_wait("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_wait("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_wait("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_wait("99999m").unwrap(), WAIT_MAX);
+        for bad in ["", "s", "-1s", "1h", "1.5s", "ms5"] {
+            assert!(parse_wait(bad).is_err(), "{bad}");
+        }
+        assert_eq!(wait_param(Some("a=1&wait=2s")).unwrap(), Some(Duration::from_secs(2)));
+        assert_eq!(wait_param(None).unwrap(), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_is_refused_and_never_exceeds_the_cap(text in "\\PC{0,12}") {
+            if let Ok(d) = parse_wait(&text) {
+                proptest::prop_assert!(d <= WAIT_MAX);
+            }
+        }
+
+        #[test]
+        fn durations_with_units_read_back(n in 0u64..100_000, unit in 0usize..4) {
+            let (text, want) = match unit {
+                0 => (format!("{n}ms"), Duration::from_millis(n)),
+                1 => (format!("{n}s"), Duration::from_secs(n)),
+                2 => (format!("{n}"), Duration::from_secs(n)),
+                _ => (format!("{n}m"), Duration::from_secs(n * 60)),
+            };
+            proptest::prop_assert_eq!(parse_wait(&text).unwrap(), want.min(WAIT_MAX));
+        }
+    }
+}

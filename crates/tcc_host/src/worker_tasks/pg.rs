@@ -1,0 +1,267 @@
+//! The task table on PostgreSQL: a small pool of connections of its own
+//! (the URL's `schema`, TLS and other parameters, as the store's), so the
+//! execution store's write path is not touched. Claims lock their rows
+//! with `FOR UPDATE SKIP LOCKED`: workers polling different nodes at once
+//! never wait on each other and each task goes to one of them.
+
+use super::{Claim, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use crate::providers::pattern_matches;
+use crate::store::StoreError;
+use crate::store::pg::url::{Target, parse_url};
+use postgres::types::ToSql;
+use postgres::{Client, Row};
+use std::sync::Mutex;
+
+/// Columns read into a [`TaskRow`], in order.
+const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message";
+
+/// Connections kept idle in the pool.
+const POOL: usize = 4;
+
+/// Advisory lock key held while the table is created (nodes starting
+/// together create it once).
+const CREATE_LOCK: i64 = 0x7cc_0034;
+
+/// The PostgreSQL task table.
+pub struct PgTasks {
+    target: Target,
+    idle: Mutex<Vec<Client>>,
+}
+
+fn db(e: postgres::Error) -> StoreError {
+    StoreError::db(format!("worker tasks: {e}"))
+}
+
+fn decode(r: &Row) -> Result<TaskRow, StoreError> {
+    let input: String = r.try_get(3).map_err(db)?;
+    let result: Option<String> = r.try_get(9).map_err(db)?;
+    Ok(TaskRow {
+        idempotency_key: r.try_get(0).map_err(db)?,
+        execution_id: r.try_get(1).map_err(db)?,
+        key: r.try_get(2).map_err(db)?,
+        input: serde_json::from_str(&input)
+            .map_err(|e| StoreError::Corrupt(format!("worker task input: {e}")))?,
+        state: r.try_get(4).map_err(db)?,
+        attempt: r.try_get(5).map_err(db)?,
+        lease_token: r.try_get(6).map_err(db)?,
+        worker: r.try_get(7).map_err(db)?,
+        lease_until: r.try_get(8).map_err(db)?,
+        result: match result {
+            Some(t) => Some(
+                serde_json::from_str(&t)
+                    .map_err(|e| StoreError::Corrupt(format!("worker task result: {e}")))?,
+            ),
+            None => None,
+        },
+        message: r.try_get(10).map_err(db)?,
+    })
+}
+
+impl PgTasks {
+    /// Connects to `url` and creates the task table if missing (the store
+    /// has created the URL's schema already).
+    pub fn open(url: &str) -> Result<PgTasks, StoreError> {
+        let target = parse_url(url)?;
+        let mut c = target.connect()?;
+        let table = TABLE
+            .replace("{SEQ}", "BIGSERIAL PRIMARY KEY")
+            .replace("{INT}", "BIGINT");
+        let mut tx = c.transaction().map_err(db)?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&CREATE_LOCK])
+            .map_err(db)?;
+        tx.batch_execute(&table).map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(PgTasks {
+            target,
+            idle: Mutex::new(vec![c]),
+        })
+    }
+
+    /// Runs `f` on a pooled connection (a new one when none is idle); a
+    /// connection that failed is dropped, not pooled.
+    fn with<R>(
+        &self,
+        f: impl FnOnce(&mut Client) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        let pooled = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let mut c = match pooled {
+            Some(c) if !c.is_closed() => c,
+            _ => self.target.connect()?,
+        };
+        let r = f(&mut c);
+        if !c.is_closed()
+            && r.is_ok()
+            && let Ok(mut idle) = self.idle.lock()
+            && idle.len() < POOL
+        {
+            idle.push(c);
+        }
+        r
+    }
+}
+
+impl TaskStore for PgTasks {
+    fn enqueue(&self, task: &NewTask, now: i64) -> Result<TaskRow, StoreError> {
+        self.with(|c| {
+            let row = c
+                .query_one(
+                    &format!(
+                        "WITH ins AS (
+                           INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms)
+                           VALUES ($1, $2, $3, $4, 'queued', $5, $5)
+                           ON CONFLICT (idempotency_key) DO UPDATE SET state = 'queued', result = NULL,
+                             message = NULL, lease_token = NULL, lease_until = 0, updated_ms = $5
+                           WHERE worker_tasks.state = 'failed'
+                           RETURNING {COLUMNS})
+                         SELECT {COLUMNS} FROM ins
+                         UNION ALL
+                         SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1
+                           AND NOT EXISTS (SELECT 1 FROM ins)"
+                    ),
+                    &[
+                        &task.idempotency_key,
+                        &task.execution_id,
+                        &task.key,
+                        &task.input,
+                        &now,
+                    ],
+                )
+                .map_err(db)?;
+            decode(&row)
+        })
+    }
+
+    fn get(&self, idempotency_key: &str) -> Result<Option<TaskRow>, StoreError> {
+        self.with(|c| {
+            c.query_opt(
+                &format!("SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1"),
+                &[&idempotency_key],
+            )
+            .map_err(db)?
+            .as_ref()
+            .map(decode)
+            .transpose()
+        })
+    }
+
+    fn claim(&self, claim: &Claim<'_>) -> Result<Vec<TaskRow>, StoreError> {
+        if claim.patterns.is_empty() || claim.max == 0 {
+            return Ok(Vec::new());
+        }
+        let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
+        let limit = (claim.max as i64).saturating_mul(4);
+        self.with(|c| {
+            let mut tx = c.transaction().map_err(db)?;
+            let rows = tx
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM worker_tasks
+                         WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
+                           AND key LIKE ANY ($2) ORDER BY seq LIMIT $3
+                         FOR UPDATE SKIP LOCKED"
+                    ),
+                    &[&claim.now, &likes, &limit],
+                )
+                .map_err(db)?;
+            let mut taken = Vec::new();
+            for r in &rows {
+                if taken.len() >= claim.max {
+                    break;
+                }
+                let mut t = decode(r)?;
+                if !claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
+                    continue;
+                }
+                let token = crate::ids::random_id("l-");
+                let until = claim.now.saturating_add(claim.lease_ms);
+                let params: [&(dyn ToSql + Sync); 5] =
+                    [&t.idempotency_key, &token, &claim.worker, &until, &claim.now];
+                tx.execute(
+                    "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
+                       lease_until = $4, attempt = attempt + 1, updated_ms = $5
+                     WHERE idempotency_key = $1",
+                    &params,
+                )
+                .map_err(db)?;
+                t.state = "leased".into();
+                t.lease_token = Some(token);
+                t.worker = Some(claim.worker.to_string());
+                t.lease_until = until;
+                t.attempt += 1;
+                taken.push(t);
+            }
+            tx.commit().map_err(db)?;
+            Ok(taken)
+        })
+    }
+
+    fn heartbeat(
+        &self,
+        idempotency_key: &str,
+        token: &str,
+        lease_ms: i64,
+        now: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        let until = now.saturating_add(lease_ms);
+        self.with(|c| {
+            let n = c
+                .execute(
+                    "UPDATE worker_tasks SET lease_until = $3, updated_ms = $4
+                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
+                    &[&idempotency_key, &token, &until, &now],
+                )
+                .map_err(db)?;
+            Ok((n == 1).then_some(until))
+        })
+    }
+
+    fn answer(
+        &self,
+        idempotency_key: &str,
+        token: &str,
+        answer: &TaskAnswer,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let (state, result, message) = match answer {
+            TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
+            TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
+        };
+        self.with(|c| {
+            let n = c
+                .execute(
+                    "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
+                       updated_ms = $6
+                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
+                    &[&idempotency_key, &token, &state, &result, &message, &now],
+                )
+                .map_err(db)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
+        self.with(|c| {
+            let n = c
+                .execute(
+                    "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
+                       updated_ms = $3
+                     WHERE idempotency_key = $1 AND state IN ('queued', 'leased')",
+                    &[&idempotency_key, &message, &now],
+                )
+                .map_err(db)?;
+            Ok(n == 1)
+        })
+    }
+
+    fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
+        self.with(|c| {
+            let r = c
+                .query_one(
+                    "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
+                    &[],
+                )
+                .map_err(db)?;
+            r.try_get::<_, Option<i64>>(0).map_err(db)
+        })
+    }
+}

@@ -1,0 +1,124 @@
+//! The worker task table (`tcc_host::worker_tasks`), below the HTTP API:
+//! claims hand out exactly the tasks whose keys match a pattern (property
+//! test over arbitrary keys and patterns, `LIKE` special characters
+//! included), and the lease rules on both stores.
+
+use proptest::prelude::*;
+use serde_json::json;
+use tcc_host::providers::pattern_matches;
+use tcc_host::worker_tasks::pg::PgTasks;
+use tcc_host::worker_tasks::sqlite::SqliteTasks;
+use tcc_host::worker_tasks::{Claim, NewTask, TaskAnswer, TaskStore};
+
+fn task(i: usize, key: &str) -> NewTask {
+    NewTask {
+        idempotency_key: format!("e{i}:{key}"),
+        execution_id: format!("e{i}"),
+        key: key.to_string(),
+        input: tcc_ir::to_canonical(&json!({"t": "number", "v": i})),
+    }
+}
+
+fn scratch_sqlite() -> (tempdir::Dir, SqliteTasks) {
+    let dir = tempdir::Dir::new();
+    let tasks = SqliteTasks::open(&dir.0.join("tasks.db")).unwrap();
+    (dir, tasks)
+}
+
+mod tempdir {
+    /// A scratch directory, removed on drop.
+    pub struct Dir(pub std::path::PathBuf);
+    impl Dir {
+        pub fn new() -> Dir {
+            let p = std::env::temp_dir().join(tcc_host::random_id("tasks-"));
+            std::fs::create_dir_all(&p).unwrap();
+            Dir(p)
+        }
+    }
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn claims_hand_out_exactly_the_matching_tasks(
+        keys in prop::collection::vec("[a-c%_.\\\\*A]{0,6}", 1..8),
+        pattern in "[a-c%_.\\\\*A]{0,5}",
+    ) {
+        let (_dir, store) = scratch_sqlite();
+        for (i, k) in keys.iter().enumerate() {
+            store.enqueue(&task(i, k), 1).unwrap();
+        }
+        let patterns = vec![pattern.clone()];
+        let claimed = store.claim(&Claim { patterns: &patterns, worker: "w", lease_ms: 1000, max: 100, now: 1 }).unwrap();
+        let mut got: Vec<String> = claimed.iter().map(|t| t.key.clone()).collect();
+        let mut want: Vec<String> = keys.iter().filter(|k| pattern_matches(&pattern, k)).cloned().collect();
+        got.sort();
+        want.sort();
+        prop_assert_eq!(got, want);
+        // Claimed once: nothing is left to hand out while the leases hold.
+        let again = store.claim(&Claim { patterns: &patterns, worker: "w", lease_ms: 1000, max: 100, now: 2 }).unwrap();
+        prop_assert!(again.is_empty());
+    }
+}
+
+/// Lease rules: expiry hands a task out again under a new token, the old
+/// token's heartbeat and answer are refused, an answer is final, a failed
+/// task asked for again is queued again, the host's expiry fails an open one.
+fn lease_rules(store: &dyn TaskStore) {
+    let t = task(1, "payment.charge");
+    let row = store.enqueue(&t, 10).unwrap();
+    assert_eq!((row.state.as_str(), row.attempt), ("queued", 0));
+    assert_eq!(store.enqueue(&t, 11).unwrap().state, "queued", "no second task");
+    let patterns = vec!["payment.*".to_string()];
+    let claim = |now| Claim { patterns: &patterns, worker: "w", lease_ms: 100, max: 5, now };
+    let first = store.claim(&claim(20)).unwrap();
+    assert_eq!(first.len(), 1);
+    let old = first[0].lease_token.clone().unwrap();
+    assert!(store.claim(&claim(50)).unwrap().is_empty(), "leased");
+    assert_eq!(store.next_lease_expiry().unwrap(), Some(120));
+    let second = store.claim(&claim(121)).unwrap();
+    assert_eq!(second[0].attempt, 2);
+    let new = second[0].lease_token.clone().unwrap();
+    assert_ne!(old, new);
+    assert_eq!(store.heartbeat(&t.idempotency_key, &old, 100, 130).unwrap(), None);
+    assert!(!store.answer(&t.idempotency_key, &old, &TaskAnswer::Completed(json!({"t": "null"})), 130).unwrap());
+    assert_eq!(store.heartbeat(&t.idempotency_key, &new, 1000, 130).unwrap(), Some(1130));
+    assert!(store.answer(&t.idempotency_key, &new, &TaskAnswer::Failed("declined".into()), 140).unwrap());
+    assert!(!store.answer(&t.idempotency_key, &new, &TaskAnswer::Failed("again".into()), 141).unwrap());
+    let failed = store.get(&t.idempotency_key).unwrap().unwrap();
+    assert_eq!((failed.state.as_str(), failed.message.as_deref()), ("failed", Some("declined")));
+    // Asked for again (a retry): queued again, answer cleared.
+    let requeued = store.enqueue(&t, 150).unwrap();
+    assert_eq!((requeued.state.as_str(), requeued.message), ("queued", None));
+    assert!(store.expire(&t.idempotency_key, "no worker", 160).unwrap());
+    assert!(!store.expire(&t.idempotency_key, "no worker", 161).unwrap());
+    let done = task(2, "payment.refund");
+    store.enqueue(&done, 10).unwrap();
+    let c = store.claim(&claim(200)).unwrap();
+    let token = c[0].lease_token.clone().unwrap();
+    assert!(store.answer(&done.idempotency_key, &token, &TaskAnswer::Completed(json!({"t": "string", "v": "ok"})), 201).unwrap());
+    let row = store.get(&done.idempotency_key).unwrap().unwrap();
+    assert_eq!(row.result, Some(json!({"t": "string", "v": "ok"})));
+    assert_eq!(store.enqueue(&done, 202).unwrap().state, "completed", "an answered task stays answered");
+}
+
+#[test]
+fn lease_rules_on_sqlite() {
+    let (_dir, store) = scratch_sqlite();
+    lease_rules(&store);
+}
+
+#[test]
+fn lease_rules_on_postgres() {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_tasks").unwrap() else {
+        return;
+    };
+    let store = PgTasks::open(&schema.url()).unwrap();
+    lease_rules(&store);
+}
