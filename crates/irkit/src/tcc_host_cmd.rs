@@ -40,15 +40,35 @@ pub struct ServeArgs {
     /// Address to listen on (IP:PORT; port 0 picks one). Non-loopback needs a token.
     #[arg(long, default_value = "127.0.0.1:7420")]
     listen: String,
-    /// SQLite file path, or a postgres:// URL.
-    #[arg(long, default_value = DEFAULT_DATABASE)]
-    database: String,
+    /// SQLite file path, or a postgres:// URL (default: --database-file,
+    /// else $IRKIT_TCC_DATABASE, else ./irkit-tcc.db). A URL with a
+    /// password is better given by file or environment: arguments are
+    /// visible to every local user.
+    #[arg(long, conflicts_with = "database_file")]
+    database: Option<String>,
+    /// A file holding the database URL (or SQLite path) on its first line.
+    #[arg(long, value_name = "FILE")]
+    database_file: Option<PathBuf>,
     /// Effect provider routes (TOML).
     #[arg(long)]
     providers: Option<PathBuf>,
-    /// Bearer token required on every request (default: $IRKIT_TCC_TOKEN).
-    #[arg(long)]
+    /// Bearer token required on every request (default: --token-file, else
+    /// $IRKIT_TCC_TOKEN). Prefer those two: arguments are visible to every
+    /// local user.
+    #[arg(long, conflicts_with = "token_file")]
     token: Option<String>,
+    /// A file holding the bearer token.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// A host name (besides IP addresses and loopback names) that requests
+    /// may name in `Host` when no token is configured, and whose origin
+    /// may send requests (repeatable; docs/tcc/host.md "Browsers").
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    allowed_hosts: Vec<String>,
+    /// Drives of one execution that may end abnormally in a row (crash,
+    /// panic, store error) before it is failed as quarantined.
+    #[arg(long, default_value_t = 5)]
+    max_drive_attempts: u32,
     /// Worker threads.
     #[arg(long, default_value_t = 4)]
     workers: usize,
@@ -211,12 +231,15 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = tcc_host::logging::init(a.log_format) {
         return Err(usage(e));
     }
-    let store = match open_store(&a.database) {
+    let secrets = ServeSecrets::resolve(&a)?;
+    secrets.warn_about_arguments();
+    let database = secrets.database.0.clone();
+    let store = match open_store(&database) {
         Ok(s) => s,
         Err(e) => {
             return Err(usage(format!(
                 "--database {}: {e}",
-                tcc_host::redact_database(&a.database)
+                tcc_host::redact_database(&database)
             )));
         }
     };
@@ -249,6 +272,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     let mut cfg = HostConfig {
         workers: a.workers.max(1),
         lease_ms: lease_ms.max(100),
+        max_drive_attempts: a.max_drive_attempts.max(1),
         ..HostConfig::default()
     };
     if let Some(node) = a.node_id {
@@ -256,7 +280,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     }
     let host = Host::new(store.clone(), providers, cfg);
     let owner = host.config().owner.clone();
-    let token = a.token.or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok());
+    let token = secrets.token.map(|(t, _)| t);
     let service = match Service::start(
         &a.listen,
         host.clone(),
@@ -264,6 +288,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             token,
             max_body: a.max_body,
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1)),
+            allowed_hosts: tcc_host::admission::AllowedHosts::new(a.allowed_hosts.clone()),
             ..ServiceConfig::default()
         },
     ) {
@@ -276,7 +301,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     let workers = host.spawn();
     tracing::info!(
         addr = %service.addr(),
-        database = %tcc_host::redact_database(&a.database),
+        database = %tcc_host::redact_database(&database),
         node = %owner,
         "serving"
     );
@@ -298,6 +323,60 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
         }
         (Err(e), _) => Err(usage(e.to_string())),
         (_, Err(e)) => Err(usage(format!("releasing leases: {e}"))),
+    }
+}
+
+/// The secrets of `tcc serve` and where each came from.
+struct ServeSecrets {
+    /// The database URL or SQLite path.
+    database: (String, tcc_host::secrets::Source),
+    /// The bearer token, if any.
+    token: Option<(String, tcc_host::secrets::Source)>,
+}
+
+impl ServeSecrets {
+    /// `--database`, `--database-file`, `$IRKIT_TCC_DATABASE` (else the
+    /// default file); `--token`, `--token-file`, `$IRKIT_TCC_TOKEN`.
+    fn resolve(a: &ServeArgs) -> Result<ServeSecrets, CliError> {
+        use tcc_host::secrets::{Source, read_secret_file};
+        let database = match (&a.database, &a.database_file) {
+            (Some(d), _) => (d.clone(), Source::Argument),
+            (None, Some(f)) => (
+                read_secret_file(f).map_err(|e| usage(format!("--database-file {e}")))?,
+                Source::File,
+            ),
+            (None, None) => match std::env::var("IRKIT_TCC_DATABASE") {
+                Ok(d) if !d.is_empty() => (d, Source::Environment),
+                _ => (DEFAULT_DATABASE.to_string(), Source::Argument),
+            },
+        };
+        let token = match (&a.token, &a.token_file) {
+            (Some(t), _) => Some((t.clone(), Source::Argument)),
+            (None, Some(f)) => Some((
+                read_secret_file(f).map_err(|e| usage(format!("--token-file {e}")))?,
+                Source::File,
+            )),
+            (None, None) => std::env::var("IRKIT_TCC_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty())
+                .map(|t| (t, Source::Environment)),
+        };
+        Ok(ServeSecrets { database, token })
+    }
+
+    /// Logs a warning about each secret given as an argument.
+    fn warn_about_arguments(&self) {
+        use tcc_host::secrets::{Source, url_has_password};
+        let mut warnings = Vec::new();
+        if matches!(self.token, Some((_, Source::Argument))) {
+            warnings.push("--token is visible to every local user (/proc/PID/cmdline); use --token-file or $IRKIT_TCC_TOKEN");
+        }
+        if self.database.1 == Source::Argument && url_has_password(&self.database.0) {
+            warnings.push("the --database URL holds a password visible to every local user (/proc/PID/cmdline); use --database-file or $IRKIT_TCC_DATABASE");
+        }
+        for w in warnings {
+            tracing::warn!("{w}");
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod admission;
 pub mod api_error;
 pub mod crash;
 pub mod host;
@@ -24,8 +25,11 @@ pub mod ids;
 pub mod logging;
 pub mod metrics;
 pub mod providers;
+mod quarantine;
+pub mod secrets;
 pub mod service;
 mod slot;
+pub mod storable;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;

@@ -51,6 +51,9 @@ pub struct ServiceConfig {
     pub blocking_threads: usize,
     /// Longest a request may take, reading its body included.
     pub request_timeout: Duration,
+    /// Names a request's `Host` may carry besides IP addresses and
+    /// loopback names (`--allowed-host`; see [`crate::admission`]).
+    pub allowed_hosts: crate::admission::AllowedHosts,
 }
 
 impl Default for ServiceConfig {
@@ -61,6 +64,7 @@ impl Default for ServiceConfig {
             threads: 2,
             blocking_threads: 64,
             request_timeout: Duration::from_secs(30),
+            allowed_hosts: crate::admission::AllowedHosts::default(),
         }
     }
 }
@@ -95,7 +99,10 @@ pub fn percent_decode(s: &str) -> Result<String, ApiError> {
             }
         }
     }
-    String::from_utf8(out).map_err(|_| ApiError::BadRequest("path is not UTF-8".into()))
+    let text =
+        String::from_utf8(out).map_err(|_| ApiError::BadRequest("path is not UTF-8".into()))?;
+    crate::storable::check("a path segment or query value", &text).map_err(ApiError::BadRequest)?;
+    Ok(text)
 }
 
 /// Encodes a path segment.
@@ -109,10 +116,6 @@ pub fn percent_encode(s: &str) -> String {
         }
     }
     out
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// The status JSON of an execution (what `irkit tcc status` prints).
@@ -272,7 +275,12 @@ impl Service {
                 source,
             })?;
         let (stop, mut stopped) = watch::channel(false);
-        let app = router(Arc::new(App { host, cfg }));
+        let token = cfg
+            .token
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(crate::secrets::ExpectedToken::new);
+        let app = router(Arc::new(App { host, cfg, token }));
         let listener = {
             let _enter = runtime.enter();
             tokio::net::TcpListener::from_std(listener).map_err(|source| ServiceError::Listen {
@@ -366,6 +374,8 @@ impl Service {
 struct App {
     host: Arc<Host>,
     cfg: ServiceConfig,
+    /// The configured token's digest (`None`: no token).
+    token: Option<crate::secrets::ExpectedToken>,
 }
 
 type Shared = Arc<App>;
@@ -432,11 +442,23 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
     let method = req.method().clone();
+    let no_token = app.cfg.token.as_deref().is_none_or(str::is_empty);
+    // The token first (an unauthorized request is 401 whatever else is
+    // wrong with it), then admission (crate::admission).
+    let admitted = crate::admission::admit(
+        &method,
+        req.uri(),
+        req.headers(),
+        &app.cfg.allowed_hosts,
+        no_token,
+    );
     let response = if route != "/v1/health"
         && !crate::ui::is_public(&route)
-        && !authorized(req.headers(), &app.cfg)
+        && !authorized(req.headers(), app.token.as_ref())
     {
         ApiError::Unauthorized.into_response()
+    } else if let Err(refusal) = admitted {
+        ApiError::from(refusal).into_response()
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
             Ok(r) => r,
@@ -459,16 +481,15 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     response
 }
 
-fn authorized(headers: &HeaderMap, cfg: &ServiceConfig) -> bool {
-    let Some(token) = cfg.token.as_deref().filter(|t| !t.is_empty()) else {
+fn authorized(headers: &HeaderMap, expected: Option<&crate::secrets::ExpectedToken>) -> bool {
+    let Some(expected) = expected else {
         return true;
     };
     let given = headers
         .get(header::AUTHORIZATION)
         .map(HeaderValue::as_bytes)
         .unwrap_or_default();
-    let expected = format!("Bearer {token}");
-    constant_time_eq(given, expected.as_bytes())
+    expected.matches(given)
 }
 
 /// Reads the body, refusing more than `max_body` bytes with 413. An
@@ -596,6 +617,7 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
         .and_then(J::as_str)
         .ok_or_else(|| ApiError::BadRequest("body.program (name or hash) is required".into()))?
         .to_string();
+    crate::storable::check("body.program", &program).map_err(ApiError::BadRequest)?;
     let args = tagged_list(&body, "args", "tagged_args")?;
     let id = match body.get("id") {
         None | Some(J::Null) => None,
@@ -706,6 +728,7 @@ async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
         .filter(|n| !n.is_empty())
         .ok_or_else(|| ApiError::BadRequest("body.name (event name) is required".into()))?
         .to_string();
+    crate::storable::check("body.name", &name).map_err(ApiError::BadRequest)?;
     let payload = match (body.get("payload"), body.get("tagged_payload")) {
         (Some(_), Some(_)) => {
             return Err(ApiError::BadRequest(

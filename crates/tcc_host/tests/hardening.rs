@@ -1,0 +1,332 @@
+//! Issue 42: one program must never take down a node, and a web page must
+//! never drive it. One test per finding, each reproducing it as the probe
+//! did (in process, on loopback), over SQLite and PostgreSQL where the
+//! store matters.
+
+use serde_json::{Value as J, json};
+use std::io::{Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
+use tcc_host::service::{Service, ServiceConfig};
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
+use tcc_host::store::{ExecutionRow, Store};
+use tcc_host::test_support::ScratchSchema;
+use tcc_host::{Host, HostConfig};
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Sqlite,
+    Postgres,
+}
+
+/// Where a test's data lives; removed on drop.
+enum Db {
+    Sqlite(std::path::PathBuf),
+    Pg(ScratchSchema),
+}
+
+impl Db {
+    fn new(kind: Kind) -> Option<Db> {
+        match kind {
+            Kind::Sqlite => {
+                let path = std::env::temp_dir().join(tcc_host::random_id("tcc-harden-"));
+                std::fs::create_dir_all(&path).unwrap();
+                Some(Db::Sqlite(path))
+            }
+            Kind::Postgres => ScratchSchema::create("t_harden").unwrap().map(Db::Pg),
+        }
+    }
+
+    fn open(&self) -> Arc<dyn Store> {
+        match self {
+            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db")).unwrap()),
+            Db::Pg(s) => Arc::new(PgStore::open(&s.url()).unwrap()),
+        }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Db::Sqlite(d) = self {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Runs a test once per backend (PostgreSQL skipped when unreachable,
+/// unless `IRKIT_REQUIRE_POSTGRES=1`).
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        $(mod $name {
+            #[test]
+            fn sqlite() {
+                super::$name(super::Kind::Sqlite)
+            }
+            #[test]
+            fn postgres() {
+                super::$name(super::Kind::Postgres)
+            }
+        })*
+    };
+}
+
+on_both!(
+    f1_python_equality_of_values_nested_100000_deep_completes,
+    a_drive_that_keeps_panicking_is_quarantined_not_retried_forever,
+    f6_a_nul_in_an_effect_key_fails_the_execution_once_without_calling_the_provider,
+    f6_nul_at_the_api_is_a_bad_request,
+    f7_idempotency_keys_of_two_executions_never_collide,
+);
+
+fn op(o: &str) -> J {
+    json!({"op": o})
+}
+fn num(n: f64) -> J {
+    json!({"op": "LoadConst", "value": {"t": "number", "v": n}})
+}
+fn text(s: &str) -> J {
+    json!({"op": "LoadConst", "value": {"t": "string", "v": s}})
+}
+fn local(o: &str, i: u32) -> J {
+    json!({"op": o, "local": i})
+}
+
+/// A one-function artifact in `lang`, with `locals` locals.
+fn artifact(lang: &str, locals: u32, ins: J) -> Vec<u8> {
+    let n = ins.as_array().map(Vec::len).unwrap_or(0);
+    let a = json!({
+        "envelope": {
+            "artifact_hash": "x", "engine_format_version": 1, "frontend_id": "irkit-tests",
+            "frontend_version": "1", "language_semantics_version": lang,
+            "required_engine_features": ["ts.control_flow", "lang.compute", "durable.effect"],
+            "required_host_capabilities": ["host.persist_checkpoint", "host.effect"],
+            "runtime_modules": []
+        },
+        "program": {"entry": 0, "functions": [{"id": 0, "name": "run", "param_count": 0,
+            "local_count": locals, "instructions": ins, "spans": vec![J::Null; n]}]}
+    });
+    let mut art = tcc_ir::decode_artifact(a.to_string().as_bytes()).expect("test artifact decodes");
+    art.envelope.artifact_hash = tcc_ir::compute_hash(&art);
+    tcc_ir::encode_artifact(&art)
+}
+
+/// `x = []; y = []; for i in range(n): x = [x]; y = [y]; return x == y`
+/// (Python), after an effect `first` (so that a node can be stopped
+/// before the comparison).
+pub fn nested_equal(n: f64) -> Vec<u8> {
+    let ins = json!([
+        text("first"), op("Effect"), op("Pop"),
+        op("NewArray"), local("StoreLocal", 0), op("NewArray"), local("StoreLocal", 1),
+        num(0.0), local("StoreLocal", 2),
+        // 9: loop head
+        local("LoadLocal", 2), num(n), op("Lt"), {"op": "JumpIfFalse", "target": 26},
+        op("NewArray"), local("LoadLocal", 0), op("ArrayPush"), local("StoreLocal", 0),
+        op("NewArray"), local("LoadLocal", 1), op("ArrayPush"), local("StoreLocal", 1),
+        local("LoadLocal", 2), num(1.0), op("Add"), local("StoreLocal", 2),
+        {"op": "Jump", "target": 9},
+        // 26
+        local("LoadLocal", 0), local("LoadLocal", 1), op("StrictEq"), op("Return")
+    ]);
+    artifact("py.subset.v1", 3, ins)
+}
+
+/// One effect with key `key`, returning its result.
+fn one_effect(key: &str) -> Vec<u8> {
+    artifact("ts.subset.v1", 0, json!([text(key), op("Effect"), op("Return")]))
+}
+
+/// Counts provider calls and their idempotency keys; panics on key `boom`.
+#[derive(Default)]
+struct Recording {
+    keys: std::sync::Mutex<Vec<String>>,
+    panics: AtomicUsize,
+}
+
+impl EffectProvider for Recording {
+    fn call(&self, c: &EffectCall<'_>) -> ProviderOutcome {
+        self.keys.lock().unwrap().push(c.idempotency_key.to_string());
+        if c.key == "boom" {
+            self.panics.fetch_add(1, Ordering::SeqCst);
+            panic!("provider exploded");
+        }
+        ProviderOutcome::Result(json!({"t": "string", "v": c.idempotency_key}))
+    }
+}
+
+fn host_on(store: Arc<dyn Store>, cfg: HostConfig) -> (Arc<Host>, Arc<Recording>) {
+    let rec = Arc::new(Recording::default());
+    let providers = Providers::with_routes(vec![("*".into(), rec.clone() as _)]);
+    (Host::new(store, providers, cfg), rec)
+}
+
+fn run_until_done(host: &Arc<Host>, ids: &[&str]) -> Vec<ExecutionRow> {
+    let threads = host.spawn();
+    let rows = ids
+        .iter()
+        .map(|id| host.wait_for(id, Duration::from_secs(30), false).unwrap())
+        .collect();
+    host.shutdown();
+    for t in threads {
+        t.join().unwrap();
+    }
+    rows
+}
+
+fn f1_python_equality_of_values_nested_100000_deep_completes(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let (host, _) = host_on(db.open(), HostConfig::default());
+    host.register(&nested_equal(100_000.0), Some("deep")).unwrap();
+    let id = host.start("deep", vec![], None).unwrap();
+    let row = &run_until_done(&host, &[&id])[0];
+    assert_eq!(row.status, "completed", "{row:?}");
+    assert_eq!(row.result, Some(json!({"t": "bool", "v": true})));
+}
+
+fn a_drive_that_keeps_panicking_is_quarantined_not_retried_forever(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let cfg = HostConfig {
+        max_drive_attempts: 3,
+        retry_backoff_ms: 20,
+        max_retry_backoff_ms: 200,
+        poll_ms: 10,
+        ..HostConfig::default()
+    };
+    let (host, rec) = host_on(db.open(), cfg);
+    host.register(&one_effect("boom"), Some("boom")).unwrap();
+    host.register(&one_effect("fine"), Some("fine")).unwrap();
+    let bad = host.start("boom", vec![], None).unwrap();
+    let good = host.start("fine", vec![], None).unwrap();
+    let started = std::time::Instant::now();
+    let rows = run_until_done(&host, &[&bad, &good]);
+    // Three drives panicked (with growing delays between them); the fourth
+    // claim quarantined the execution instead of driving it.
+    assert_eq!(rows[0].status, "failed", "{:?}", rows[0]);
+    let error = rows[0].error.clone().unwrap_or_default();
+    assert!(error.contains("quarantined"), "{error}");
+    assert!(error.contains("the drive panicked: provider exploded"), "{error}");
+    assert_eq!(rec.panics.load(Ordering::SeqCst), 3);
+    assert!(started.elapsed() >= Duration::from_millis(20 + 40), "no backoff");
+    // The workers survived the panics: the other execution completed.
+    assert_eq!(rows[1].status, "completed", "{:?}", rows[1]);
+    // A quarantined execution is not taken up again, by this host or another.
+    let (again, rec2) = host_on(db.open(), HostConfig::default());
+    let threads = again.spawn();
+    std::thread::sleep(Duration::from_millis(200));
+    again.shutdown();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(rec2.panics.load(Ordering::SeqCst), 0);
+}
+
+fn f6_a_nul_in_an_effect_key_fails_the_execution_once_without_calling_the_provider(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let (host, rec) = host_on(db.open(), HostConfig::default());
+    host.register(&one_effect("k\u{0}ey"), Some("nul")).unwrap();
+    let id = host.start("nul", vec![], None).unwrap();
+    let row = &run_until_done(&host, &[&id])[0];
+    assert_eq!(row.status, "failed", "{row:?}");
+    let error = row.error.clone().unwrap_or_default();
+    assert!(error.contains("NUL"), "{error}");
+    assert!(rec.keys.lock().unwrap().is_empty(), "the provider was called");
+}
+
+/// A raw HTTP/1.1 exchange (any header, any method), answered with
+/// `Connection: close`: (status, body).
+fn raw(addr: std::net::SocketAddr, head: &str, body: &[u8]) -> (u16, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let req = format!(
+        "{head}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn service(store: Arc<dyn Store>, cfg: ServiceConfig) -> (Service, Arc<Host>) {
+    let (host, _) = host_on(store, HostConfig::default());
+    let s = Service::start("127.0.0.1:0", host.clone(), cfg).unwrap();
+    (s, host)
+}
+
+fn f6_nul_at_the_api_is_a_bad_request(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let (svc, host) = service(db.open(), ServiceConfig::default());
+    host.register(&one_effect("k"), Some("p")).unwrap();
+    let id = host.start("p", vec![], Some("e1".into())).unwrap();
+    let a = svc.addr();
+    let get = |path: &str| raw(a, &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1"), b"");
+    let post = |path: &str, body: &str| {
+        raw(
+            a,
+            &format!("POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"),
+            body.as_bytes(),
+        )
+    };
+    for path in [
+        "/v1/executions/%00",
+        "/v1/executions/a%00b/history",
+        "/v1/executions/%00/effects",
+        "/v1/artifacts/%00",
+        "/v1/executions?status=%00",
+    ] {
+        let (status, body) = get(path);
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(body.contains("NUL"), "{path}: {body}");
+    }
+    for (path, body) in [
+        (format!("/v1/executions/{id}/events"), r#"{"name": "a\u0000b"}"#.to_string()),
+        ("/v1/executions".to_string(), r#"{"program": "p\u0000"}"#.to_string()),
+        ("/v1/executions".to_string(), r#"{"program": "p", "id": "x\u0000"}"#.to_string()),
+        (format!("/v1/executions/%00/cancel"), "{}".to_string()),
+    ] {
+        let (status, answer) = post(&path, &body);
+        assert_eq!(status, 400, "{path} {body}: {answer}");
+    }
+    // Payload strings are JSON text in the store: a NUL there is a value.
+    let (status, answer) = post(
+        &format!("/v1/executions/{id}/events"),
+        r#"{"name": "ev", "payload": "a\u0000b"}"#,
+    );
+    assert_eq!(status, 202, "{answer}");
+    svc.stop();
+}
+
+fn f7_idempotency_keys_of_two_executions_never_collide(kind: Kind) {
+    let Some(db) = Db::new(kind) else { return };
+    let (host, rec) = host_on(db.open(), HostConfig::default());
+    host.register(&one_effect("k"), Some("k")).unwrap();
+    host.register(&one_effect("b:k"), Some("bk")).unwrap();
+    let first = host.start("k", vec![], Some("acct:b".into())).unwrap();
+    let rows = run_until_done(&host, &[&first]);
+    assert_eq!(rows[0].status, "completed", "{:?}", rows[0]);
+    let second = host.start("bk", vec![], Some("acct".into())).unwrap();
+    let rows = run_until_done(&host, &[&second]);
+    assert_eq!(rows[0].status, "completed", "{:?}", rows[0]);
+    // Two provider calls, two keys; each execution has its own journal row.
+    let keys = rec.keys.lock().unwrap().clone();
+    assert_eq!(keys, ["acct%3Ab:k", "acct:b:k"]);
+    let store = host.store();
+    let a = store.journal_of("acct:b").unwrap();
+    let b = store.journal_of("acct").unwrap();
+    assert_eq!((a.len(), b.len()), (1, 1), "{a:?} {b:?}");
+    assert_eq!((a[0].key.as_str(), b[0].key.as_str()), ("k", "b:k"));
+    assert_eq!(b[0].result, json!({"t": "string", "v": "acct:b:k"}));
+}
