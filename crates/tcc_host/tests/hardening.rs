@@ -330,3 +330,174 @@ fn f7_idempotency_keys_of_two_executions_never_collide(kind: Kind) {
     assert_eq!((a[0].key.as_str(), b[0].key.as_str()), ("k", "b:k"));
     assert_eq!(b[0].result, json!({"t": "string", "v": "acct:b:k"}));
 }
+
+/// Every data route answers 401 without the right token, however the
+/// request is dressed up: 47 path, method and header tricks (the probe's
+/// sweep, kept as a test).
+#[test]
+fn the_47_path_auth_sweep_stays_unauthorized() {
+    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let cfg = ServiceConfig {
+        token: Some("t0ken".into()),
+        ..ServiceConfig::default()
+    };
+    let (svc, host) = service(db.open(), cfg);
+    host.register(&one_effect("k"), Some("p")).unwrap();
+    host.start("p", vec![], Some("e1".into())).unwrap();
+    let h = "Host: 127.0.0.1\r\nContent-Type: application/json";
+    let tricks: Vec<(String, String, &str)> = vec![
+        // Every data route, plainly.
+        ("GET".into(), "/v1/programs".into(), h),
+        ("GET".into(), "/v1/executions".into(), h),
+        ("POST".into(), "/v1/executions".into(), h),
+        ("GET".into(), "/v1/executions/e1".into(), h),
+        ("GET".into(), "/v1/executions/e1/history".into(), h),
+        ("GET".into(), "/v1/executions/e1/effects".into(), h),
+        ("POST".into(), "/v1/executions/e1/events".into(), h),
+        ("POST".into(), "/v1/executions/e1/cancel".into(), h),
+        ("POST".into(), "/v1/artifacts".into(), h),
+        ("GET".into(), "/v1/artifacts/abc".into(), h),
+        ("GET".into(), "/v1/openapi.json".into(), h),
+        ("GET".into(), "/metrics".into(), h),
+        ("GET".into(), "/ui/api/executions".into(), h),
+        ("GET".into(), "/ui/api/executions/e1".into(), h),
+        ("GET".into(), "/ui/api/programs".into(), h),
+        // Paths spelled otherwise.
+        ("GET".into(), "/v1/executions/".into(), h),
+        ("GET".into(), "//v1/executions".into(), h),
+        ("GET".into(), "/v1//executions".into(), h),
+        ("GET".into(), "/v1/./executions".into(), h),
+        ("GET".into(), "/v1/../v1/executions".into(), h),
+        ("GET".into(), "/V1/EXECUTIONS".into(), h),
+        ("GET".into(), "/v1/executions%2Fe1".into(), h),
+        ("GET".into(), "/v1/executions/e1%2Fhistory".into(), h),
+        ("GET".into(), "/v1/%65xecutions".into(), h),
+        ("GET".into(), "/v1/executions;x=1".into(), h),
+        ("GET".into(), "/v1/executions?token=t0ken".into(), h),
+        ("GET".into(), "/v1/health/../executions".into(), h),
+        ("GET".into(), "/ui/../v1/executions".into(), h),
+        ("GET".into(), "/ui/api/../../v1/programs".into(), h),
+        ("GET".into(), "/v1/executions/e1/../../programs".into(), h),
+        ("GET".into(), "/metrics/".into(), h),
+        ("GET".into(), "/nope".into(), h),
+        // Methods.
+        ("HEAD".into(), "/v1/executions".into(), h),
+        ("OPTIONS".into(), "/v1/executions".into(), h),
+        ("PUT".into(), "/v1/executions/e1".into(), h),
+        ("DELETE".into(), "/v1/executions/e1".into(), h),
+        ("PATCH".into(), "/v1/executions/e1".into(), h),
+        ("PROPFIND".into(), "/v1/executions".into(), h),
+        ("POST".into(), "/v1/executions/e1/cancel/".into(), h),
+        // Authorization headers that are not the token.
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer"),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer "),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: bearer t0ken"),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer T0KEN"),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer t0ke"),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer t0ken0"),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Basic dDBrZW46"),
+        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nX-Authorization: Bearer t0ken"),
+    ];
+    assert_eq!(tricks.len(), 47);
+    for (method, path, headers) in &tricks {
+        let (status, body) = raw(svc.addr(), &format!("{method} {path} HTTP/1.1\r\n{headers}"), b"{}");
+        assert_eq!(status, 401, "{method} {path} [{headers}]: {body}");
+    }
+    // The right token passes.
+    let (status, _) = raw(
+        svc.addr(),
+        "GET /v1/executions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer t0ken",
+        b"",
+    );
+    assert_eq!(status, 200);
+    svc.stop();
+}
+
+/// A page of another site, or one reaching loopback under its own name
+/// (DNS rebinding), cannot drive the service without a token; the service
+/// itself and non-browser clients can.
+#[test]
+fn f2_a_browser_page_cannot_drive_the_no_token_service() {
+    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let cfg = ServiceConfig {
+        allowed_hosts: tcc_host::admission::AllowedHosts::new(["tcc.example".to_string()]),
+        ..ServiceConfig::default()
+    };
+    let (svc, host) = service(db.open(), cfg);
+    host.register(&one_effect("k"), Some("p")).unwrap();
+    let a = svc.addr();
+    let port = a.port();
+    let start = br#"{"program": "p"}"#;
+    let post = |extra: &str| {
+        raw(
+            a,
+            &format!("POST /v1/executions HTTP/1.1\r\nHost: 127.0.0.1:{port}{extra}"),
+            start,
+        )
+    };
+    // Content types a page can send without a preflight.
+    for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+        let (status, body) = post(&format!("\r\nContent-Type: {ct}"));
+        assert_eq!(status, 415, "{ct}: {body}");
+        assert!(body.contains("TCC-H211"), "{body}");
+    }
+    let (status, _) = post("");
+    assert_eq!(status, 415);
+    // Foreign origins.
+    for origin in ["http://attacker.example", "null", "http://127.0.0.1:1"] {
+        let (status, body) = post(&format!("\r\nContent-Type: application/json\r\nOrigin: {origin}"));
+        assert_eq!(status, 403, "{origin}: {body}");
+        assert!(body.contains("TCC-H210"), "{body}");
+    }
+    // A rebound name.
+    let (status, body) = raw(a, &format!("GET /v1/executions HTTP/1.1\r\nHost: attacker.example:{port}"), b"");
+    assert_eq!(status, 403, "{body}");
+    // The service's own page, a configured name, and a plain client.
+    let (status, body) = post(&format!("\r\nContent-Type: application/json\r\nOrigin: http://127.0.0.1:{port}"));
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = raw(
+        a,
+        &format!("POST /v1/executions HTTP/1.1\r\nHost: tcc.example:{port}\r\nContent-Type: application/json; charset=utf-8\r\nOrigin: http://tcc.example:{port}"),
+        start,
+    );
+    assert_eq!(status, 201, "{body}");
+    let (status, body) = raw(a, &format!("GET /v1/executions HTTP/1.1\r\nHost: localhost:{port}"), b"");
+    assert_eq!(status, 200, "{body}");
+    svc.stop();
+}
+
+/// Requests with made-up methods and paths, authorized or not, add no
+/// label sets to `/metrics`.
+#[test]
+fn f4_metrics_labels_come_from_closed_lists() {
+    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let cfg = ServiceConfig {
+        token: Some("t0ken".into()),
+        ..ServiceConfig::default()
+    };
+    let (svc, _host) = service(db.open(), cfg);
+    let a = svc.addr();
+    let metrics = || {
+        raw(a, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer t0ken", b"").1
+    };
+    let series = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("tcc_http_requests_total{"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    for i in 0..400 {
+        for auth in ["", "\r\nAuthorization: Bearer t0ken"] {
+            let _ = raw(a, &format!("JUNK{i} /x{i} HTTP/1.1\r\nHost: 127.0.0.1{auth}"), b"");
+            let _ = raw(a, &format!("GET /v1/no/such/{i} HTTP/1.1\r\nHost: 127.0.0.1{auth}"), b"");
+        }
+    }
+    let after = series(&metrics());
+    // 1 600 distinct junk requests; the label sets stay a handful (other
+    // tests of this binary count into the same process-wide registry).
+    assert!(after.len() < 100, "{} series: {after:#?}", after.len());
+    assert!(after.iter().all(|l| !l.contains("JUNK") && !l.contains("/x")), "{after:#?}");
+    assert!(after.iter().any(|l| l.contains(r#"route="unauthorized""#)), "{after:#?}");
+    assert!(after.iter().all(|l| !l.contains("JUNK")), "{after:#?}");
+    svc.stop();
+}
