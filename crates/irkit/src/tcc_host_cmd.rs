@@ -92,6 +92,17 @@ pub struct ServeArgs {
     /// `timeout` past it).
     #[arg(long, default_value_t = 30_000)]
     request_timeout_ms: u64,
+    /// Longest wait for a request's line and headers (also the longest an
+    /// HTTP/1.1 keep-alive connection stays idle), in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    header_timeout_ms: u64,
+    /// A connection that reads and writes nothing for this many
+    /// milliseconds is closed (at least the request timeout).
+    #[arg(long, default_value_t = 60_000)]
+    idle_timeout_ms: u64,
+    /// Most connections open at once; more wait to be accepted.
+    #[arg(long, default_value_t = 1024)]
+    max_connections: usize,
 }
 
 /// `irkit tcc register`.
@@ -289,6 +300,11 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             max_body: a.max_body,
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1)),
             allowed_hosts: tcc_host::admission::AllowedHosts::new(a.allowed_hosts.clone()),
+            conn: tcc_host::conn::ConnLimits {
+                header_read: Duration::from_millis(a.header_timeout_ms.max(1)),
+                idle: Duration::from_millis(a.idle_timeout_ms.max(1)),
+                max_connections: a.max_connections.max(1),
+            },
             ..ServiceConfig::default()
         },
     ) {

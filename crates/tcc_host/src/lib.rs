@@ -18,6 +18,7 @@
 
 pub mod admission;
 pub mod api_error;
+pub mod conn;
 pub mod crash;
 pub mod host;
 pub mod http;

@@ -54,6 +54,10 @@ pub struct ServiceConfig {
     /// Names a request's `Host` may carry besides IP addresses and
     /// loopback names (`--allowed-host`; see [`crate::admission`]).
     pub allowed_hosts: crate::admission::AllowedHosts,
+    /// Header-read and idle timeouts and the connection cap
+    /// ([`crate::conn`]); the idle timeout is raised to exceed the request
+    /// timeout.
+    pub conn: crate::conn::ConnLimits,
 }
 
 impl Default for ServiceConfig {
@@ -65,6 +69,7 @@ impl Default for ServiceConfig {
             blocking_threads: 64,
             request_timeout: Duration::from_secs(30),
             allowed_hosts: crate::admission::AllowedHosts::default(),
+            conn: crate::conn::ConnLimits::default(),
         }
     }
 }
@@ -274,7 +279,9 @@ impl Service {
                 what: "cannot start the HTTP runtime",
                 source,
             })?;
-        let (stop, mut stopped) = watch::channel(false);
+        let (stop, stopped) = watch::channel(false);
+        let mut limits = cfg.conn;
+        limits.idle = limits.idle.max(cfg.request_timeout + Duration::from_secs(1));
         let token = cfg
             .token
             .as_deref()
@@ -289,10 +296,7 @@ impl Service {
             })?
         };
         let server = runtime.spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.wait_for(|s| *s).await;
-                })
+            crate::conn::serve(listener, app, limits, stopped)
                 .await
                 .map_err(|source| ServiceError::Serve {
                     addr: bound,

@@ -501,3 +501,65 @@ fn f4_metrics_labels_come_from_closed_lists() {
     assert!(after.iter().all(|l| !l.contains("JUNK")), "{after:#?}");
     svc.stop();
 }
+
+/// Connections that send nothing, half a request line or half the headers
+/// are closed after the header-read timeout; at most `max_connections` are
+/// served at once, and a client over the cap is served once one closes.
+#[test]
+fn f5_stalled_connections_are_closed_and_connections_are_capped() {
+    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let cfg = ServiceConfig {
+        request_timeout: Duration::from_millis(300),
+        conn: tcc_host::conn::ConnLimits {
+            header_read: Duration::from_millis(300),
+            idle: Duration::from_millis(500),
+            max_connections: 3,
+        },
+        ..ServiceConfig::default()
+    };
+    let (svc, _host) = service(db.open(), cfg);
+    let a = svc.addr();
+    let stalled: Vec<std::net::TcpStream> = ["", "GET /v1/health HT", "GET /v1/health HTTP/1.1\r\nHost: 127"]
+        .iter()
+        .map(|sent| {
+            let mut s = std::net::TcpStream::connect(a).unwrap();
+            s.write_all(sent.as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    // All three slots are taken: a fourth client waits, then is served
+    // once the stalled ones are closed.
+    let started = std::time::Instant::now();
+    let (status, _) = raw(a, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1", b"");
+    assert_eq!(status, 200);
+    assert!(started.elapsed() >= Duration::from_millis(200), "served over the cap");
+    for mut s in stalled {
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut buf = [0u8; 64];
+        let t = std::time::Instant::now();
+        // Closed by the server: end of stream (or a reset), not a timeout.
+        match s.read(&mut buf) {
+            Ok(n) => assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n])),
+            Err(e) => assert!(
+                !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+                "still open after {:?}",
+                t.elapsed()
+            ),
+        }
+    }
+    // An idle keep-alive connection is closed too.
+    let mut s = std::net::TcpStream::connect(a).unwrap();
+    s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("keep-alive connection not closed: {e}"),
+        }
+    }
+    assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"));
+    svc.stop();
+}
