@@ -115,6 +115,12 @@ pub enum ApiError {
         /// The configured limit.
         limit: usize,
     },
+    /// The body holds more JSON values than `limit`.
+    #[error("request body holds more than {limit} JSON values")]
+    TooManyValues {
+        /// The limit.
+        limit: usize,
+    },
     /// The request took longer than `limit`.
     #[error("the request took longer than {limit:?}")]
     Timeout {
@@ -144,7 +150,9 @@ impl ApiError {
             }
             ApiError::Unauthorized => ErrorKind::Unauthorized,
             ApiError::NotFound(_) => ErrorKind::NotFound,
-            ApiError::PayloadTooLarge { .. } => ErrorKind::PayloadTooLarge,
+            ApiError::PayloadTooLarge { .. } | ApiError::TooManyValues { .. } => {
+                ErrorKind::PayloadTooLarge
+            }
             ApiError::Timeout { .. } => ErrorKind::Timeout,
             ApiError::Refused(crate::admission::Refusal::ContentType(_)) => {
                 ErrorKind::UnsupportedMediaType

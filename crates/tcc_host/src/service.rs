@@ -521,10 +521,22 @@ async fn read_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
     Ok(out)
 }
 
+/// Reads a JSON body. Its values are counted before any tree is built: a
+/// body of more than [`crate::values::MAX_VALUES`] values is refused with
+/// 413, so what a request allocates is bounded whatever its shape.
 async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
     let body = read_body(body, max_body).await?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
+    }
+    if let Err(e) = crate::values::count_values(&body, crate::values::MAX_VALUES) {
+        return Err(if e.contains("JSON values") {
+            ApiError::TooManyValues {
+                limit: crate::values::MAX_VALUES,
+            }
+        } else {
+            ApiError::BadRequest(format!("body is not JSON: {e}"))
+        });
     }
     serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))
@@ -622,6 +634,14 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
         .ok_or_else(|| ApiError::BadRequest("body.program (name or hash) is required".into()))?
         .to_string();
     crate::storable::check("body.program", &program).map_err(ApiError::BadRequest)?;
+    // The program first: arguments of an unknown program are not converted.
+    let resolving = app.clone();
+    let name = program.clone();
+    blocking(move || {
+        resolving.host.resolve(&name)?;
+        Ok(Reply(200, J::Null))
+    })
+    .await?;
     let args = tagged_list(&body, "args", "tagged_args")?;
     let id = match body.get("id") {
         None | Some(J::Null) => None,

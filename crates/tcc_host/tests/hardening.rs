@@ -81,62 +81,9 @@ on_both!(
     f7_idempotency_keys_of_two_executions_never_collide,
 );
 
-fn op(o: &str) -> J {
-    json!({"op": o})
-}
-fn num(n: f64) -> J {
-    json!({"op": "LoadConst", "value": {"t": "number", "v": n}})
-}
-fn text(s: &str) -> J {
-    json!({"op": "LoadConst", "value": {"t": "string", "v": s}})
-}
-fn local(o: &str, i: u32) -> J {
-    json!({"op": o, "local": i})
-}
-
-/// A one-function artifact in `lang`, with `locals` locals.
-fn artifact(lang: &str, locals: u32, ins: J) -> Vec<u8> {
-    let n = ins.as_array().map(Vec::len).unwrap_or(0);
-    let a = json!({
-        "envelope": {
-            "artifact_hash": "x", "engine_format_version": 1, "frontend_id": "irkit-tests",
-            "frontend_version": "1", "language_semantics_version": lang,
-            "required_engine_features": ["ts.control_flow", "lang.compute", "durable.effect"],
-            "required_host_capabilities": ["host.persist_checkpoint", "host.effect"],
-            "runtime_modules": []
-        },
-        "program": {"entry": 0, "functions": [{"id": 0, "name": "run", "param_count": 0,
-            "local_count": locals, "instructions": ins, "spans": vec![J::Null; n]}]}
-    });
-    let mut art = tcc_ir::decode_artifact(a.to_string().as_bytes()).expect("test artifact decodes");
-    art.envelope.artifact_hash = tcc_ir::compute_hash(&art);
-    tcc_ir::encode_artifact(&art)
-}
-
-/// `x = []; y = []; for i in range(n): x = [x]; y = [y]; return x == y`
-/// (Python), after an effect `first` (so that a node can be stopped
-/// before the comparison).
-pub fn nested_equal(n: f64) -> Vec<u8> {
-    let ins = json!([
-        text("first"), op("Effect"), op("Pop"),
-        op("NewArray"), local("StoreLocal", 0), op("NewArray"), local("StoreLocal", 1),
-        num(0.0), local("StoreLocal", 2),
-        // 9: loop head
-        local("LoadLocal", 2), num(n), op("Lt"), {"op": "JumpIfFalse", "target": 26},
-        op("NewArray"), local("LoadLocal", 0), op("ArrayPush"), local("StoreLocal", 0),
-        op("NewArray"), local("LoadLocal", 1), op("ArrayPush"), local("StoreLocal", 1),
-        local("LoadLocal", 2), num(1.0), op("Add"), local("StoreLocal", 2),
-        {"op": "Jump", "target": 9},
-        // 26
-        local("LoadLocal", 0), local("LoadLocal", 1), op("StrictEq"), op("Return")
-    ]);
-    artifact("py.subset.v1", 3, ins)
-}
-
-/// One effect with key `key`, returning its result.
-fn one_effect(key: &str) -> Vec<u8> {
-    artifact("ts.subset.v1", 0, json!([text(key), op("Effect"), op("Return")]))
-}
+#[path = "common/programs.rs"]
+mod programs;
+use programs::{nested_equal, one_effect};
 
 /// Counts provider calls and their idempotency keys; panics on key `boom`.
 #[derive(Default)]
@@ -561,5 +508,44 @@ fn f5_stalled_connections_are_closed_and_connections_are_capped() {
         }
     }
     assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"));
+    svc.stop();
+}
+
+/// A body of many small values is refused before any tree is built (413),
+/// on every route that takes values; an unknown program is reported
+/// before its arguments are converted.
+#[test]
+fn f3_bodies_of_too_many_values_are_refused() {
+    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let cfg = ServiceConfig {
+        max_body: 9 << 20,
+        ..ServiceConfig::default()
+    };
+    let (svc, host) = service(db.open(), cfg);
+    host.register(&one_effect("k"), Some("p")).unwrap();
+    let id = host.start("p", vec![], Some("e1".into())).unwrap();
+    let a = svc.addr();
+    let post = |path: &str, body: &str| {
+        raw(
+            a,
+            &format!("POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"),
+            body.as_bytes(),
+        )
+    };
+    let many = format!("[{}0]", "0,".repeat(tcc_host::values::MAX_VALUES));
+    for (path, body) in [
+        ("/v1/executions".to_string(), format!(r#"{{"program": "p", "args": [{many}]}}"#)),
+        ("/v1/executions".to_string(), format!(r#"{{"program": "p", "tagged_args": {many}}}"#)),
+        (format!("/v1/executions/{id}/events"), format!(r#"{{"name": "ev", "payload": {many}}}"#)),
+    ] {
+        let (status, answer) = post(&path, &body);
+        assert_eq!(status, 413, "{path}: {answer}");
+        assert!(answer.contains("JSON values"), "{answer}");
+    }
+    let few = format!("[{}0]", "0,".repeat(1000));
+    let (status, answer) = post("/v1/executions", &format!(r#"{{"program": "nope", "args": [{few}]}}"#));
+    assert_eq!(status, 404, "{answer}");
+    let (status, answer) = post("/v1/executions", &format!(r#"{{"program": "p", "args": [{few}]}}"#));
+    assert_eq!(status, 201, "{answer}");
     svc.stop();
 }

@@ -93,6 +93,7 @@ fn router() -> Router {
         )
         .route("/api/compile", post(compile))
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn(crate::admission::guard))
 }
 
 /// A running server on its own thread and Tokio runtime; dropping it
@@ -123,7 +124,7 @@ impl Server {
                     // so a browser's idle keep-alive connection cannot hold
                     // the shutdown.
                     tokio::select! {
-                        served = axum::serve(listener, router()) => served,
+                        served = crate::admission::serve(listener, router()) => served,
                         _ = rx => Ok(()),
                     }
                 })
