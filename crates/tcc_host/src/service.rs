@@ -529,14 +529,13 @@ async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }
-    if let Err(e) = crate::values::count_values(&body, crate::values::MAX_VALUES) {
-        return Err(if e.contains("JSON values") {
-            ApiError::TooManyValues {
-                limit: crate::values::MAX_VALUES,
-            }
-        } else {
-            ApiError::BadRequest(format!("body is not JSON: {e}"))
-        });
+    match crate::values::count_values(&body, crate::values::MAX_VALUES) {
+        Ok(_) => {}
+        Err(crate::values::CountError::TooMany { limit }) => {
+            return Err(ApiError::TooManyValues { limit });
+        }
+        // serde_json's own message, as before.
+        Err(crate::values::CountError::NotJson(_)) => {}
     }
     serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))

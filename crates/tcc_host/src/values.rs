@@ -15,13 +15,31 @@ pub const MAX_VALUES: usize = 100_000;
 /// Counts the JSON values of `bytes` without building them, stopping with
 /// an error past `limit` (or at a syntax error); serde_json's nesting
 /// limit bounds the recursion.
-pub fn count_values(bytes: &[u8], limit: usize) -> Result<usize, String> {
+pub fn count_values(bytes: &[u8], limit: usize) -> Result<usize, CountError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let mut count = 0usize;
-    serde::de::DeserializeSeed::deserialize(Counter { count: &mut count, limit }, &mut de)
-        .map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(count)
+    let counted =
+        serde::de::DeserializeSeed::deserialize(Counter { count: &mut count, limit }, &mut de)
+            .and_then(|()| de.end());
+    match counted {
+        Ok(()) => Ok(count),
+        Err(_) if count > limit => Err(CountError::TooMany { limit }),
+        Err(e) => Err(CountError::NotJson(e.to_string())),
+    }
+}
+
+/// Why [`count_values`] stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CountError {
+    /// More values than the limit.
+    #[error("more than {limit} JSON values")]
+    TooMany {
+        /// The limit.
+        limit: usize,
+    },
+    /// Not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(String),
 }
 
 /// The counting visitor of [`count_values`].
@@ -198,9 +216,9 @@ mod tests {
     fn values_are_counted_without_building_them() {
         assert_eq!(count_values(br#"{"a": [1, "x", null, {"b": true}]}"#, 100), Ok(7));
         let many = format!("[{}0]", "0,".repeat(200));
-        assert!(count_values(many.as_bytes(), 100).unwrap_err().contains("more than 100"));
-        assert!(count_values(b"[1,", 100).is_err());
-        assert!(count_values(b"[1] x", 100).is_err());
+        assert_eq!(count_values(many.as_bytes(), 100), Err(CountError::TooMany { limit: 100 }));
+        assert!(matches!(count_values(b"[1,", 100), Err(CountError::NotJson(_))));
+        assert!(matches!(count_values(b"[1] x", 100), Err(CountError::NotJson(_))));
     }
 
     #[test]

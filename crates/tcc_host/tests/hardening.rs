@@ -3,7 +3,7 @@
 //! did (in process, on loopback), over SQLite and PostgreSQL where the
 //! store matters.
 
-use serde_json::{Value as J, json};
+use serde_json::json;
 use std::io::{Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
