@@ -549,3 +549,63 @@ fn f3_bodies_of_too_many_values_are_refused() {
     assert_eq!(status, 201, "{answer}");
     svc.stop();
 }
+
+/// A plain JSON value `depth` levels deep, each level an array or object
+/// holding `width` scalars and the level below.
+fn nested_plain(depth: usize, width: usize, objects: bool) -> serde_json::Value {
+    let mut v = json!("leaf\u{0}");
+    for i in 0..depth {
+        let mut items: Vec<serde_json::Value> = (0..width).map(|k| json!(k as f64 + 0.5)).collect();
+        items.insert(i % (width + 1), v);
+        v = if objects && i % 2 == 0 {
+            serde_json::Value::Object(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, x)| (format!("k{k}"), x))
+                    .collect(),
+            )
+        } else {
+            serde_json::Value::Array(items)
+        };
+    }
+    v
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// The host's walks over values (conversion both ways, the tagged
+    /// check, counting, canonical text) on deep and wide values, on a
+    /// thread with a small stack: an answer or an error, never an overflow
+    /// (docs/tcc/engine.md, "Walks over run-time values").
+    #[test]
+    fn host_value_walks_are_bounded(depth in 0usize..140, width in 0usize..6, objects in proptest::prelude::any::<bool>()) {
+        let outcome = std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let plain = nested_plain(depth, width, objects);
+                let text = plain.to_string();
+                let counted = tcc_host::values::count_values(text.as_bytes(), usize::MAX);
+                let tagged = tcc_host::values::plain_to_tagged(&plain);
+                match &tagged {
+                    Ok(t) => {
+                        assert!(depth <= tcc_host::values::MAX_DEPTH, "{depth}");
+                        tcc_host::values::check_tagged(t).unwrap();
+                        assert_eq!(tcc_host::values::tagged_to_plain(t), plain);
+                        let _ = tcc_ir::to_canonical(t);
+                    }
+                    Err(e) => assert!(depth > tcc_host::values::MAX_DEPTH, "{depth}: {e}"),
+                }
+                // serde_json's reader stops at 128 levels; the counter too.
+                if depth <= 120 {
+                    assert!(counted.is_ok(), "{depth}");
+                } else if depth > 128 {
+                    assert!(counted.is_err(), "{depth}");
+                }
+            })
+            .unwrap()
+            .join();
+        proptest::prop_assert!(outcome.is_ok());
+    }
+}
