@@ -314,15 +314,17 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = service.stop_on_signals() {
         return Err(usage(e.to_string()));
     }
-    let workers = host.spawn();
     tracing::info!(
         addr = %service.addr(),
         database = %tcc_host::redact_database(&database),
         node = %owner,
         "serving"
     );
+    // The address first, then the workers: a drive that aborts the
+    // process at once (a crash hook) still leaves the line behind.
     println!("listening on http://{}", service.addr());
     let _ = std::io::stdout().flush();
+    let workers = host.spawn();
     let served = service.wait();
     host.shutdown();
     for w in workers {
