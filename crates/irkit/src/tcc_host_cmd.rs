@@ -42,15 +42,35 @@ pub struct ServeArgs {
     /// Address to listen on (IP:PORT; port 0 picks one). Non-loopback needs a token.
     #[arg(long, default_value = "127.0.0.1:7420")]
     listen: String,
-    /// SQLite file path, or a postgres:// URL.
-    #[arg(long, default_value = DEFAULT_DATABASE)]
-    database: String,
+    /// SQLite file path, or a postgres:// URL (default: --database-file,
+    /// else $IRKIT_TCC_DATABASE, else ./irkit-tcc.db). A URL with a
+    /// password is better given by file or environment: arguments are
+    /// visible to every local user.
+    #[arg(long, conflicts_with = "database_file")]
+    database: Option<String>,
+    /// A file holding the database URL (or SQLite path) on its first line.
+    #[arg(long, value_name = "FILE")]
+    database_file: Option<PathBuf>,
     /// Effect provider routes (TOML).
     #[arg(long)]
     providers: Option<PathBuf>,
-    /// Bearer token required on every request (default: $IRKIT_TCC_TOKEN).
-    #[arg(long)]
+    /// Bearer token required on every request (default: --token-file, else
+    /// $IRKIT_TCC_TOKEN). Prefer those two: arguments are visible to every
+    /// local user.
+    #[arg(long, conflicts_with = "token_file")]
     token: Option<String>,
+    /// A file holding the bearer token.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// A host name (besides IP addresses and loopback names) that requests
+    /// may name in `Host` when no token is configured, and whose origin
+    /// may send requests (repeatable; docs/tcc/host.md "Browsers").
+    #[arg(long = "allowed-host", value_name = "NAME")]
+    allowed_hosts: Vec<String>,
+    /// Drives of one execution that may end abnormally in a row (crash,
+    /// panic, store error) before it is failed as quarantined.
+    #[arg(long, default_value_t = 5)]
+    max_drive_attempts: u32,
     /// Worker threads (each drives one execution at a time; a worker-routed
     /// effect holds one while it waits); 0: an API-only node that drives no
     /// execution (it answers requests, long polls included, while other
@@ -77,6 +97,17 @@ pub struct ServeArgs {
     /// `timeout` past it).
     #[arg(long, default_value_t = 30_000)]
     request_timeout_ms: u64,
+    /// Longest wait for a request's line and headers (also the longest an
+    /// HTTP/1.1 keep-alive connection stays idle), in milliseconds.
+    #[arg(long, default_value_t = 10_000)]
+    header_timeout_ms: u64,
+    /// A connection that reads and writes nothing for this many
+    /// milliseconds is closed (at least the request timeout).
+    #[arg(long, default_value_t = 60_000)]
+    idle_timeout_ms: u64,
+    /// Most connections open at once; more wait to be accepted.
+    #[arg(long, default_value_t = 1024)]
+    max_connections: usize,
 }
 
 /// `irkit tcc register`.
@@ -258,12 +289,15 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = tcc_host::logging::init(a.log_format) {
         return Err(usage(e));
     }
-    let store = match open_store(&a.database) {
+    let secrets = ServeSecrets::resolve(&a)?;
+    secrets.warn_about_arguments();
+    let database = secrets.database.0.clone();
+    let store = match open_store(&database) {
         Ok(s) => s,
         Err(e) => {
             return Err(usage(format!(
                 "--database {}: {e}",
-                tcc_host::redact_database(&a.database)
+                tcc_host::redact_database(&database)
             )));
         }
     };
@@ -308,6 +342,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     let mut cfg = HostConfig {
         workers: a.workers.max(1),
         lease_ms: lease_ms.max(100),
+        max_drive_attempts: a.max_drive_attempts.max(1),
         ..HostConfig::default()
     };
     if let Some(node) = a.node_id {
@@ -315,7 +350,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     }
     let host = Host::with_queue(store.clone(), providers, cfg, hub, Some(board));
     let owner = host.config().owner.clone();
-    let token = a.token.or_else(|| std::env::var("IRKIT_TCC_TOKEN").ok());
+    let token = secrets.token.map(|(t, _)| t);
     let service = match Service::start(
         &a.listen,
         host.clone(),
@@ -323,6 +358,12 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             token,
             max_body: a.max_body,
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1)),
+            allowed_hosts: tcc_host::admission::AllowedHosts::new(a.allowed_hosts.clone()),
+            conn: tcc_host::conn::ConnLimits {
+                header_read: Duration::from_millis(a.header_timeout_ms.max(1)),
+                idle: Duration::from_millis(a.idle_timeout_ms.max(1)),
+                max_connections: a.max_connections.max(1),
+            },
             ..ServiceConfig::default()
         },
     ) {
@@ -332,19 +373,21 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = service.stop_on_signals() {
         return Err(usage(e.to_string()));
     }
+    tracing::info!(
+        addr = %service.addr(),
+        database = %tcc_host::redact_database(&database),
+        node = %owner,
+        "serving"
+    );
+    // The address first, then the workers: a drive that aborts the
+    // process at once (a crash hook) still leaves the line behind.
+    println!("listening on http://{}", service.addr());
+    let _ = std::io::stdout().flush();
     let workers = if a.workers == 0 {
         Vec::new()
     } else {
         host.spawn()
     };
-    tracing::info!(
-        addr = %service.addr(),
-        database = %tcc_host::redact_database(&a.database),
-        node = %owner,
-        "serving"
-    );
-    println!("listening on http://{}", service.addr());
-    let _ = std::io::stdout().flush();
     let served = service.wait();
     host.shutdown();
     for w in workers {
@@ -361,6 +404,60 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
         }
         (Err(e), _) => Err(usage(e.to_string())),
         (_, Err(e)) => Err(usage(format!("releasing leases: {e}"))),
+    }
+}
+
+/// The secrets of `tcc serve` and where each came from.
+struct ServeSecrets {
+    /// The database URL or SQLite path.
+    database: (String, tcc_host::secrets::Source),
+    /// The bearer token, if any.
+    token: Option<(String, tcc_host::secrets::Source)>,
+}
+
+impl ServeSecrets {
+    /// `--database`, `--database-file`, `$IRKIT_TCC_DATABASE` (else the
+    /// default file); `--token`, `--token-file`, `$IRKIT_TCC_TOKEN`.
+    fn resolve(a: &ServeArgs) -> Result<ServeSecrets, CliError> {
+        use tcc_host::secrets::{Source, read_secret_file};
+        let database = match (&a.database, &a.database_file) {
+            (Some(d), _) => (d.clone(), Source::Argument),
+            (None, Some(f)) => (
+                read_secret_file(f).map_err(|e| usage(format!("--database-file {e}")))?,
+                Source::File,
+            ),
+            (None, None) => match std::env::var("IRKIT_TCC_DATABASE") {
+                Ok(d) if !d.is_empty() => (d, Source::Environment),
+                _ => (DEFAULT_DATABASE.to_string(), Source::Argument),
+            },
+        };
+        let token = match (&a.token, &a.token_file) {
+            (Some(t), _) => Some((t.clone(), Source::Argument)),
+            (None, Some(f)) => Some((
+                read_secret_file(f).map_err(|e| usage(format!("--token-file {e}")))?,
+                Source::File,
+            )),
+            (None, None) => std::env::var("IRKIT_TCC_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty())
+                .map(|t| (t, Source::Environment)),
+        };
+        Ok(ServeSecrets { database, token })
+    }
+
+    /// Logs a warning about each secret given as an argument.
+    fn warn_about_arguments(&self) {
+        use tcc_host::secrets::{Source, url_has_password};
+        let mut warnings = Vec::new();
+        if matches!(self.token, Some((_, Source::Argument))) {
+            warnings.push("--token is visible to every local user (/proc/PID/cmdline); use --token-file or $IRKIT_TCC_TOKEN");
+        }
+        if self.database.1 == Source::Argument && url_has_password(&self.database.0) {
+            warnings.push("the --database URL holds a password visible to every local user (/proc/PID/cmdline); use --database-file or $IRKIT_TCC_DATABASE");
+        }
+        for w in warnings {
+            tracing::warn!("{w}");
+        }
     }
 }
 

@@ -368,7 +368,7 @@ fn keep_alive_http2_and_the_request_timeout() {
     );
     // HTTP/1.1 keep-alive: two requests on one connection, both answered.
     let mut c = TcpStream::connect(&s.addr).unwrap();
-    let req = b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n";
+    let req = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
     let mut two = req.to_vec();
     two.extend_from_slice(req);
     let got = raw_exchange(&mut c, &two, |g| count(g, b"{\"status\":\"ok\"}") == 2);
@@ -423,7 +423,7 @@ fn keep_alive_http2_and_the_request_timeout() {
     let start = Instant::now();
     let got = raw_exchange(
         &mut slow,
-        b"POST /v1/executions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"program\"",
+        b"POST /v1/executions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"program\"",
         |g| count(g, b"}}") > 0,
     );
     let took = start.elapsed();
@@ -470,7 +470,7 @@ fn sigterm_answers_the_request_in_flight_ends_the_drive_releases_leases_and_exit
     let mut inflight = TcpStream::connect(&s.addr).unwrap();
     write!(
         inflight,
-        "POST /v1/executions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        "POST /v1/executions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
         body.len()
     )
     .unwrap();
@@ -650,7 +650,7 @@ fn a_drive_cut_off_by_a_crash_is_counted_as_a_takeover_when_resumed() {
     let _ = tcc_host::http::request(
         "POST",
         &format!("{}/v1/executions", s.url),
-        &[],
+        &[("Content-Type", "application/json")],
         Some(body),
         Duration::from_secs(10),
     );

@@ -107,6 +107,16 @@ impl<'de> serde::de::Visitor<'de> for StrictTree {
 /// Deepest nesting of an inlined value crossing the host boundary.
 pub const MAX_EXPORT_DEPTH: usize = 100;
 
+/// Most values (scalars and containers, the value itself included) of one
+/// inlined value crossing the host boundary. Sharing inside the heap is
+/// not preserved by inlining, so without a cap a value of 100 levels that
+/// each hold the level below twice would inline to 2^100 nodes.
+pub const MAX_EXPORT_NODES: usize = 1 << 20;
+
+/// Deepest nesting of tagged containers that [`absorb`] accepts (inlined
+/// values are at most [`MAX_EXPORT_DEPTH`] deep; parsed JSON at most 128).
+pub const MAX_ABSORB_DEPTH: usize = 128;
+
 /// Canonical JSON lives in `tcc_ir` beside the artifact encoder; these are
 /// its functions, re-exported for the engine's callers.
 pub use tcc_ir::canonical::{to_canonical, write_canonical};
@@ -186,12 +196,28 @@ pub fn cell_json(c: &Cell) -> J {
 
 /// Inlines a value for the host boundary: objects and arrays are copied
 /// (identity does not cross), cycles and closures are fatal.
+///
+/// Recursion is bounded: at most [`MAX_EXPORT_DEPTH`] levels deep and
+/// [`MAX_EXPORT_NODES`] values in all, else a fatal `not_exportable` error.
 pub fn export(heap: &Heap, v: &Value) -> Result<J, EngineError> {
     let mut path = Vec::new();
-    export_inner(heap, v, &mut path)
+    let mut nodes = 0usize;
+    export_inner(heap, v, &mut path, &mut nodes)
 }
 
-fn export_inner(heap: &Heap, v: &Value, path: &mut Vec<u32>) -> Result<J, EngineError> {
+fn export_inner(
+    heap: &Heap,
+    v: &Value,
+    path: &mut Vec<u32>,
+    nodes: &mut usize,
+) -> Result<J, EngineError> {
+    *nodes += 1;
+    if *nodes > MAX_EXPORT_NODES {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            format!("a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"),
+        ));
+    }
     let Value::Ref(id) = v else {
         return Ok(value_json(v));
     };
@@ -212,14 +238,14 @@ fn export_inner(heap: &Heap, v: &Value, path: &mut Vec<u32>) -> Result<J, Engine
         Cell::Object(m) => {
             let mut out = Map::new();
             for (k, x) in m {
-                out.insert(k.clone(), export_inner(heap, x, path)?);
+                out.insert(k.clone(), export_inner(heap, x, path, nodes)?);
             }
             obj([("t", J::String("object".into())), ("v", J::Object(out))])
         }
         Cell::Array(a) => {
             let mut out = Vec::with_capacity(a.len());
             for x in a {
-                out.push(export_inner(heap, x, path)?);
+                out.push(export_inner(heap, x, path, nodes)?);
             }
             obj([("t", J::String("array".into())), ("v", J::Array(out))])
         }
@@ -316,12 +342,26 @@ pub fn field<'a>(
 }
 
 /// Decodes a tagged value, appending inline objects and arrays to `heap`.
+///
+/// Nesting deeper than [`MAX_ABSORB_DEPTH`] containers is an error (the
+/// decoder recurses once per level).
 pub fn absorb(
     ctx: ValueContext,
     j: &J,
     path: &str,
     heap: &mut Heap,
     limits: &Limits,
+) -> Result<Value, EngineError> {
+    absorb_at(ctx, j, path, heap, limits, 0)
+}
+
+fn absorb_at(
+    ctx: ValueContext,
+    j: &J,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+    depth: usize,
 ) -> Result<Value, EngineError> {
     let m = expect_object(ctx, j, path, &["t", "v"])?;
     let tag = str_field(ctx, field(ctx, m, "t", path)?, &format!("{path}.t"))?;
@@ -359,8 +399,22 @@ pub fn absorb(
             Value::Ref(u32_field(ctx, field(ctx, m, "v", path)?, &vpath)?)
         }
         "object" | "array" => {
-            let cell =
-                absorb_collection(ctx, tag, field(ctx, m, "v", path)?, &vpath, heap, limits)?;
+            if depth >= MAX_ABSORB_DEPTH {
+                return Err(err(
+                    ctx,
+                    &vpath,
+                    format!("value nested deeper than {MAX_ABSORB_DEPTH}"),
+                ));
+            }
+            let cell = absorb_collection(
+                ctx,
+                tag,
+                field(ctx, m, "v", path)?,
+                &vpath,
+                heap,
+                limits,
+                depth + 1,
+            )?;
             Value::Ref(heap.alloc(cell, limits)?)
         }
         other => {
@@ -380,6 +434,7 @@ fn absorb_collection(
     path: &str,
     heap: &mut Heap,
     limits: &Limits,
+    depth: usize,
 ) -> Result<Cell, EngineError> {
     if tag == "object" {
         let J::Object(fields) = payload else {
@@ -389,7 +444,7 @@ fn absorb_collection(
         for (k, x) in fields {
             out.insert(
                 k.clone(),
-                absorb(ctx, x, &format!("{path}.{k}"), heap, limits)?,
+                absorb_at(ctx, x, &format!("{path}.{k}"), heap, limits, depth)?,
             );
         }
         Ok(Cell::Object(out))
@@ -399,7 +454,14 @@ fn absorb_collection(
         };
         let mut out = Vec::with_capacity(items.len().min(1024));
         for (i, x) in items.iter().enumerate() {
-            out.push(absorb(ctx, x, &format!("{path}[{i}]"), heap, limits)?);
+            out.push(absorb_at(
+                ctx,
+                x,
+                &format!("{path}[{i}]"),
+                heap,
+                limits,
+                depth,
+            )?);
         }
         Ok(Cell::Array(out))
     }
@@ -435,7 +497,7 @@ pub fn cell_from_json(
         }
         "object" | "array" => {
             allow(&["t", "v"])?;
-            absorb_collection(ctx, tag, field(ctx, m, "v", path)?, &vpath, heap, limits)?
+            absorb_collection(ctx, tag, field(ctx, m, "v", path)?, &vpath, heap, limits, 1)?
         }
         "cell" => {
             allow(&["t", "v"])?;

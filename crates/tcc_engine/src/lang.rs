@@ -76,11 +76,7 @@ const MAX_EQ_VISITS: usize = 1 << 22;
 pub fn strict_eq(lang: Language, heap: &Heap, a: &Value, b: &Value) -> Result<bool, EvalError> {
     match lang {
         Language::Ts | Language::Rust => Ok(ts_eq(a, b)),
-        Language::Py => {
-            let mut path = Vec::new();
-            let mut visits = 0usize;
-            py_eq(heap, a, b, &mut path, &mut visits)
-        }
+        Language::Py => py_eq(heap, a, b),
     }
 }
 
@@ -105,76 +101,105 @@ fn py_number(v: &Value) -> Option<f64> {
     }
 }
 
+/// The element pairs of one container pair still to compare.
+enum Pairs<'h> {
+    Array(std::iter::Zip<std::slice::Iter<'h, Value>, std::slice::Iter<'h, Value>>),
+    Object(
+        std::iter::Zip<
+            std::collections::btree_map::Values<'h, String, Value>,
+            std::collections::btree_map::Values<'h, String, Value>,
+        >,
+    ),
+}
+
+impl<'h> Iterator for Pairs<'h> {
+    type Item = (&'h Value, &'h Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Pairs::Array(it) => it.next(),
+            Pairs::Object(it) => it.next(),
+        }
+    }
+}
+
 /// Python `==`: structural over arrays and objects, bool as 1/0 against
 /// numbers; meeting a cycle during the walk is fatal.
-fn py_eq(
-    heap: &Heap,
-    a: &Value,
-    b: &Value,
-    path: &mut Vec<(u32, u32)>,
-    visits: &mut usize,
-) -> Result<bool, EvalError> {
-    if let (Some(x), Some(y)) = (py_number(a), py_number(b))
-        && (matches!(a, Value::Number(_)) || matches!(b, Value::Number(_)))
-    {
-        return Ok(x == y);
-    }
-    let (Value::Ref(x), Value::Ref(y)) = (a, b) else {
-        return Ok(ts_eq(a, b));
-    };
-    // CPython compares container elements with an identity shortcut
-    // (`PyObject_RichCompareBool`), so a container equals itself even when
-    // it holds NaN or itself; the reference engine agrees.
-    if x == y {
-        return Ok(true);
-    }
-    if path.contains(&(*x, *y)) {
-        return Err(EvalError::Fatal(EngineError::fatal(
-            FatalKind::Cycle,
-            "cycle met while comparing values structurally",
-        )));
-    }
-    *visits += 1;
-    if *visits > MAX_EQ_VISITS {
-        return Err(EvalError::Fatal(EngineError::limit(
-            "structural comparison visits",
-            MAX_EQ_VISITS as u64,
-        )));
-    }
-    path.push((*x, *y));
-    let result = match (heap.get(*x)?, heap.get(*y)?) {
-        (Cell::Array(l), Cell::Array(r)) => {
-            if l.len() != r.len() {
-                false
-            } else {
-                let mut all = true;
-                for (p, q) in l.iter().zip(r) {
-                    if !py_eq(heap, p, q, path, visits)? {
-                        all = false;
-                        break;
+///
+/// The walk keeps an explicit stack of the container pairs being compared
+/// (no recursion on the values, so a value nested a million deep cannot
+/// overflow the thread's stack, and the stack holds one iterator per level,
+/// not one entry per element). Elements are compared in order and the walk
+/// stops at the first unequal pair, as CPython's element-wise comparison
+/// does. The container pairs on the path are also kept in a set for the
+/// cycle check; at most [`MAX_EQ_VISITS`] container pairs are visited.
+fn py_eq<'h>(heap: &'h Heap, a: &'h Value, b: &'h Value) -> Result<bool, EvalError> {
+    let mut stack: Vec<((u32, u32), Pairs<'h>)> = Vec::new();
+    let mut path: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
+    let mut visits = 0usize;
+    let mut next = Some((a, b));
+    loop {
+        let (a, b) = match next.take() {
+            Some(pair) => pair,
+            None => {
+                let Some((ids, pairs)) = stack.last_mut() else {
+                    return Ok(true);
+                };
+                match pairs.next() {
+                    Some(pair) => pair,
+                    None => {
+                        path.remove(ids);
+                        stack.pop();
+                        continue;
                     }
                 }
-                all
             }
-        }
-        (Cell::Object(l), Cell::Object(r)) => {
-            if l.len() != r.len() || !l.keys().eq(r.keys()) {
-                false
-            } else {
-                let mut all = true;
-                for (p, q) in l.values().zip(r.values()) {
-                    if !py_eq(heap, p, q, path, visits)? {
-                        all = false;
-                        break;
-                    }
-                }
-                all
+        };
+        if let (Some(x), Some(y)) = (py_number(a), py_number(b))
+            && (matches!(a, Value::Number(_)) || matches!(b, Value::Number(_)))
+        {
+            if x != y {
+                return Ok(false);
             }
+            continue;
         }
-        _ => x == y,
-    };
-    path.pop();
-    Ok(result)
+        let (Value::Ref(x), Value::Ref(y)) = (a, b) else {
+            if !ts_eq(a, b) {
+                return Ok(false);
+            }
+            continue;
+        };
+        // CPython compares container elements with an identity shortcut
+        // (`PyObject_RichCompareBool`), so a container equals itself even when
+        // it holds NaN or itself; the reference engine agrees.
+        if x == y {
+            continue;
+        }
+        if path.contains(&(*x, *y)) {
+            return Err(EvalError::Fatal(EngineError::fatal(
+                FatalKind::Cycle,
+                "cycle met while comparing values structurally",
+            )));
+        }
+        visits += 1;
+        if visits > MAX_EQ_VISITS {
+            return Err(EvalError::Fatal(EngineError::limit(
+                "structural comparison visits",
+                MAX_EQ_VISITS as u64,
+            )));
+        }
+        let pairs = match (heap.get(*x)?, heap.get(*y)?) {
+            (Cell::Array(l), Cell::Array(r)) if l.len() == r.len() => {
+                Pairs::Array(l.iter().zip(r.iter()))
+            }
+            (Cell::Object(l), Cell::Object(r)) if l.len() == r.len() && l.keys().eq(r.keys()) => {
+                Pairs::Object(l.values().zip(r.values()))
+            }
+            _ => return Ok(false),
+        };
+        path.insert((*x, *y));
+        stack.push(((*x, *y), pairs));
+    }
 }
 
 /// Numeric comparison operands: both must be numbers.

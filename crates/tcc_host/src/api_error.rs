@@ -39,11 +39,16 @@ pub enum ErrorKind {
     Unsupported,
     /// The request took longer than the request timeout.
     Timeout,
+    /// The request's `Host` or `Origin` is not this service
+    /// ([`crate::admission`]).
+    Forbidden,
+    /// A `POST` whose body is not declared `application/json`.
+    UnsupportedMediaType,
 }
 
 impl ErrorKind {
     /// Every kind, in code order.
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::BadRequest,
         ErrorKind::Unauthorized,
         ErrorKind::NotFound,
@@ -54,6 +59,8 @@ impl ErrorKind {
         ErrorKind::Internal,
         ErrorKind::Unsupported,
         ErrorKind::Timeout,
+        ErrorKind::Forbidden,
+        ErrorKind::UnsupportedMediaType,
     ];
 
     /// The stable diagnostic code, the HTTP status and the API's name.
@@ -69,6 +76,8 @@ impl ErrorKind {
             ErrorKind::Internal => ("TCC-H207", 500, "internal"),
             ErrorKind::Unsupported => ("TCC-H208", 501, "unsupported"),
             ErrorKind::Timeout => ("TCC-H209", 503, "timeout"),
+            ErrorKind::Forbidden => ("TCC-H210", 403, "forbidden"),
+            ErrorKind::UnsupportedMediaType => ("TCC-H211", 415, "unsupported_media_type"),
         }
     }
 
@@ -106,6 +115,12 @@ pub enum ApiError {
         /// The configured limit.
         limit: usize,
     },
+    /// The body holds more JSON values than `limit`.
+    #[error("request body holds more than {limit} JSON values")]
+    TooManyValues {
+        /// The limit.
+        limit: usize,
+    },
     /// The request took longer than `limit`.
     #[error("the request took longer than {limit:?}")]
     Timeout {
@@ -121,6 +136,9 @@ pub enum ApiError {
     /// The store refused or failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The request was not admitted ([`crate::admission`]).
+    #[error(transparent)]
+    Refused(#[from] crate::admission::Refusal),
 }
 
 impl ApiError {
@@ -132,8 +150,14 @@ impl ApiError {
             }
             ApiError::Unauthorized => ErrorKind::Unauthorized,
             ApiError::NotFound(_) => ErrorKind::NotFound,
-            ApiError::PayloadTooLarge { .. } => ErrorKind::PayloadTooLarge,
+            ApiError::PayloadTooLarge { .. } | ApiError::TooManyValues { .. } => {
+                ErrorKind::PayloadTooLarge
+            }
             ApiError::Timeout { .. } => ErrorKind::Timeout,
+            ApiError::Refused(crate::admission::Refusal::ContentType(_)) => {
+                ErrorKind::UnsupportedMediaType
+            }
+            ApiError::Refused(_) => ErrorKind::Forbidden,
             ApiError::Internal(_) => ErrorKind::Internal,
             ApiError::Host(HostError::Invalid { .. }) => ErrorKind::InvalidArtifact,
             ApiError::Host(HostError::UnknownProgram(_)) => ErrorKind::UnknownProgram,
@@ -171,7 +195,7 @@ mod tests {
             ErrorKind::ALL.iter().map(|k| k.code()).collect();
         let names: std::collections::BTreeSet<_> =
             ErrorKind::ALL.iter().map(|k| k.api_code()).collect();
-        assert_eq!((codes.len(), names.len()), (10, 10));
+        assert_eq!((codes.len(), names.len()), (12, 12));
         for k in ErrorKind::ALL {
             assert!(k.code().starts_with("TCC-H2"), "{k:?}");
             assert!((400..600).contains(&k.status()), "{k:?}");

@@ -75,6 +75,16 @@ pub struct HostConfig {
     pub owner: String,
     /// Longest idle sleep of the scheduler.
     pub poll_ms: u64,
+    /// Drives of one execution that may end abnormally in a row (the
+    /// process crashed or was killed mid-drive, the drive panicked, or it
+    /// failed on a store error) before the execution is quarantined:
+    /// failed with a host error naming the cause, never driven again.
+    pub max_drive_attempts: u32,
+    /// First delay before an execution whose drive failed abnormally is
+    /// taken up again; it doubles with each further failure in a row.
+    pub retry_backoff_ms: i64,
+    /// Longest such delay.
+    pub max_retry_backoff_ms: i64,
 }
 
 impl Default for HostConfig {
@@ -86,6 +96,9 @@ impl Default for HostConfig {
             limits: Limits::default(),
             owner: crate::ids::random_id("w-"),
             poll_ms: 50,
+            max_drive_attempts: 5,
+            retry_backoff_ms: 100,
+            max_retry_backoff_ms: 30_000,
         }
     }
 }
@@ -133,6 +146,9 @@ pub struct Host {
     hub: Arc<Hub>,
     /// The queue of worker-routed effects, when the host has one.
     tasks: Option<Arc<TaskBoard>>,
+    /// Abnormal drive ends on this node, by execution: failures in a row
+    /// and the last cause (see [`crate::quarantine`]).
+    failures: crate::quarantine::Failures,
 }
 
 /// Decodes, validates and hashes an artifact for registration.
@@ -180,6 +196,7 @@ impl Host {
             timers_registered: AtomicU64::new(0),
             hub,
             tasks,
+            failures: crate::quarantine::Failures::default(),
         })
     }
 
@@ -365,6 +382,16 @@ impl Host {
             return Ok(false);
         };
         span.record("revision", row.revision);
+        if row.drive_attempts > self.cfg.max_drive_attempts {
+            let error = self.failures.quarantine_error(&row);
+            span.record("outcome", "quarantined");
+            crate::metrics::global().drive("quarantined");
+            tracing::warn!(%error, "execution quarantined");
+            self.store.fail_execution(id, owner, &error)?;
+            self.failures.forget(id);
+            self.notify();
+            return Ok(true);
+        }
         // Runnable past revision 0: an earlier drive was cut off (its node
         // died, or a store failure) and this one takes over its lease.
         if row.status == "runnable" && row.revision > 0 {
@@ -381,14 +408,16 @@ impl Host {
         span.record("outcome", outcome);
         crate::metrics::global().drive(outcome);
         tracing::debug!(outcome, "drive ended");
-        // A terminal checkpoint gave the lease back with its commit.
-        let lease_held = !matches!(r, Ok(true));
+        // A terminal checkpoint gave the lease back with its commit; after
+        // a store error the lease is kept, to expire after a backoff (see
+        // `Host::worker`), and the drive stays counted.
+        let lease_held = !matches!(r, Ok(true) | Err(Stop::Store(_)));
         let ended = matches!(r, Ok(true) | Err(Stop::Fail(_)));
         let result = match r {
             Ok(_) | Err(Stop::Lost) => Ok(()),
             Err(Stop::Fail(msg)) => self
                 .store
-                .fail_execution(id, owner, &msg)
+                .fail_execution(id, owner, &crate::storable::message(&msg))
                 .map_err(HostError::from),
             Err(Stop::Store(e)) => Err(HostError::Store(e)),
         };
@@ -561,12 +590,40 @@ impl Host {
                 Err(_) => return,
             };
             let Ok(id) = next else { return };
-            if let Err(e) = self.drive(&id) {
-                tracing::warn!(execution_id = %id, error = %e, "drive failed");
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            // A panic in a drive ends that drive, not the worker: the
+            // execution stays counted (its claim is not released) and is
+            // quarantined when it keeps failing.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.drive(&id)));
+            let failure = match outcome {
+                Ok(Ok(_)) => None,
+                Ok(Err(HostError::Store(e))) => Some(format!("store error: {e}")),
+                Ok(Err(e)) => {
+                    tracing::warn!(execution_id = %id, error = %e, "drive failed");
+                    None
+                }
+                Err(panic) => Some(format!(
+                    "the drive panicked: {}",
+                    crate::quarantine::panic_text(&*panic)
+                )),
+            };
             if let Ok(mut s) = self.in_flight.lock() {
                 s.remove(&id);
+            }
+            match failure {
+                None => self.failures.forget(&id),
+                Some(cause) => {
+                    tracing::warn!(execution_id = %id, %cause, "drive failed; retried after a backoff");
+                    let delay = self.failures.record(&id, cause, &self.cfg);
+                    // Keep the lease until the backoff ends: no node takes
+                    // the execution up before.
+                    if let Err(e) =
+                        self.store
+                            .renew(&id, &self.cfg.owner, crate::ids::now_ms(), delay)
+                    {
+                        tracing::warn!(execution_id = %id, error = %e, "holding the lease for the backoff failed");
+                        std::thread::sleep(Duration::from_millis(delay.clamp(0, 1_000) as u64));
+                    }
+                }
             }
             self.notify();
         }
@@ -678,6 +735,11 @@ impl Host {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+}
+
+/// Fails the execution (fatal host error) on text the store cannot hold.
+fn storable(what: &str, text: &str) -> Result<(), Stop> {
+    crate::storable::check(what, text).map_err(|e| Stop::Fail(format!("host: {e}")))
 }
 
 /// An execution's status as the store's `executions.status` column and the
@@ -860,7 +922,9 @@ impl Driver<'_> {
                 };
                 let message = match (&result, status) {
                     (Some(r), Status::Failed) => Some(match r.get("v") {
-                        Some(J::String(s)) if r.get("t") == Some(&J::from("string")) => s.clone(),
+                        Some(J::String(s)) if r.get("t") == Some(&J::from("string")) => {
+                            crate::storable::message(s).into_owned()
+                        }
                         _ => to_canonical(r),
                     }),
                     _ => None,
@@ -916,9 +980,14 @@ impl Driver<'_> {
             }
             HostRequest::RunEffect {
                 key,
-                idempotency_key,
+                idempotency_key: _,
                 input,
             } => {
+                storable("effect key", &key)?;
+                // The journal's key, also the providers' idempotency key:
+                // the engine's `{exec}:{key}` with the execution id escaped,
+                // so that no two executions share one (store::journal_key).
+                let idempotency_key = crate::store::journal_key(self.id, &key);
                 let canonical = to_canonical(&input);
                 if self.journalled.is_none() {
                     let keys = host.store.journal_keys(self.id)?;
@@ -972,11 +1041,12 @@ impl Driver<'_> {
             }
             HostRequest::PersistEffect {
                 key,
-                idempotency_key,
+                idempotency_key: _,
                 status,
                 result,
             } => {
                 hook_at("before_persist_effect", &[self.id, &key]);
+                let idempotency_key = crate::store::journal_key(self.id, &key);
                 let effect_key = key.clone();
                 let history_key = idempotency_key.clone();
                 let status_name = status.to_string();
@@ -1007,6 +1077,9 @@ impl Driver<'_> {
                 resume_at_ms,
                 branch,
             } => {
+                if let Some(b) = &branch {
+                    storable("branch id", b)?;
+                }
                 let delay = i64::try_from(resume_at_ms).unwrap_or(i64::MAX / 4);
                 self.regs.push(Registration::Timer {
                     due_ms: crate::ids::now_ms().saturating_add(delay),
@@ -1020,6 +1093,11 @@ impl Driver<'_> {
                 event_name,
                 branch,
             } => {
+                storable("event name", &event_name)?;
+                storable("wait id", &wait_id)?;
+                if let Some(b) = &branch {
+                    storable("branch id", b)?;
+                }
                 let registered_name = event_name.clone();
                 self.regs.push(Registration::Event {
                     name: event_name,
@@ -1036,6 +1114,11 @@ impl Driver<'_> {
                 branch,
                 ..
             } => {
+                storable("child program name", &program_name)?;
+                storable("child execution id", &child_execution_id)?;
+                if let Some(b) = &branch {
+                    storable("branch id", b)?;
+                }
                 let hash = host.store.resolve_program(&program_name)?.ok_or_else(|| {
                     Stop::Fail(format!(
                         "host: Invoke of unregistered program {program_name:?}"

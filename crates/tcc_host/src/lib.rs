@@ -16,8 +16,10 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod admission;
 pub mod api_error;
 pub mod await_result;
+pub mod conn;
 pub mod crash;
 pub mod host;
 pub mod http;
@@ -27,9 +29,12 @@ pub mod metrics;
 pub mod notify;
 pub mod notify_pg;
 pub mod providers;
+mod quarantine;
+pub mod secrets;
 pub mod service;
 mod slot;
 pub mod status_view;
+pub mod storable;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;

@@ -15,6 +15,19 @@ use prometheus::{
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+/// The HTTP methods counted under their own name; any other is `other`.
+pub const METHODS: [&str; 7] = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"];
+
+/// The metrics label of an HTTP method: itself when in [`METHODS`], else
+/// `other`.
+pub fn method_label(method: &str) -> &'static str {
+    METHODS
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
+}
+
 /// Every metric of the process.
 pub struct Metrics {
     registry: Registry,
@@ -82,7 +95,7 @@ impl Metrics {
         );
         let drives = counter_vec(
             "tcc_drives_total",
-            "Drives of an execution by a worker, by outcome (finished, suspended, lease_lost, failed, store_error, not_claimed).",
+            "Drives of an execution by a worker, by outcome (finished, suspended, lease_lost, failed, store_error, not_claimed, quarantined).",
             &["outcome"],
         );
         let steps = reg(
@@ -193,8 +206,23 @@ impl Metrics {
         }
     }
 
-    /// One HTTP request answered.
+    /// One HTTP request answered. Every label comes from a closed set
+    /// (issue 42, F4), so that requests cannot grow the metrics: the method
+    /// is one of [`METHODS`] or `other`; the route is a route template (the
+    /// caller's `MatchedPath`) or `unmatched`; the status is a number below
+    /// 600. Requests answered 401 are counted under one label set
+    /// (`-`, `unauthorized`, `401`), whatever they asked for.
     pub fn http_request(&self, method: &str, route: &str, status: u16, took: Duration) {
+        let (method, route) = if status == 401 {
+            ("-", "unauthorized")
+        } else {
+            (method_label(method), route)
+        };
+        let status = if (100..600).contains(&status) {
+            status
+        } else {
+            599
+        };
         self.http_requests
             .with_label_values(&[method, route, &status.to_string()])
             .inc();
@@ -203,7 +231,7 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
-    /// One drive ended with `outcome`.
+    /// One drive ended with `outcome` (a fixed word of the host's).
     pub fn drive(&self, outcome: &str) {
         self.drives.with_label_values(&[outcome]).inc();
         if outcome == "lease_lost" {

@@ -216,6 +216,13 @@ impl EffectProvider for Webhook {
                 Ok(resp) if (200..300).contains(&resp.status) => {
                     let parsed = if resp.body.iter().all(u8::is_ascii_whitespace) {
                         Ok(J::Null)
+                    } else if let Err(e @ crate::values::CountError::TooMany { .. }) =
+                        crate::values::count_values(&resp.body, crate::values::MAX_VALUES)
+                    {
+                        return ProviderOutcome::Failed(format!(
+                            "webhook {}: response refused: {e}",
+                            self.url
+                        ));
                     } else {
                         serde_json::from_slice::<J>(&resp.body)
                     };

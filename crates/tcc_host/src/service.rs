@@ -52,6 +52,13 @@ pub struct ServiceConfig {
     pub blocking_threads: usize,
     /// Longest a request may take, reading its body included.
     pub request_timeout: Duration,
+    /// Names a request's `Host` may carry besides IP addresses and
+    /// loopback names (`--allowed-host`; see [`crate::admission`]).
+    pub allowed_hosts: crate::admission::AllowedHosts,
+    /// Header-read and idle timeouts and the connection cap
+    /// ([`crate::conn`]); the idle timeout is raised to exceed the request
+    /// timeout.
+    pub conn: crate::conn::ConnLimits,
 }
 
 impl Default for ServiceConfig {
@@ -62,6 +69,8 @@ impl Default for ServiceConfig {
             threads: 2,
             blocking_threads: 64,
             request_timeout: Duration::from_secs(30),
+            allowed_hosts: crate::admission::AllowedHosts::default(),
+            conn: crate::conn::ConnLimits::default(),
         }
     }
 }
@@ -96,7 +105,10 @@ pub fn percent_decode(s: &str) -> Result<String, ApiError> {
             }
         }
     }
-    String::from_utf8(out).map_err(|_| ApiError::BadRequest("path is not UTF-8".into()))
+    let text =
+        String::from_utf8(out).map_err(|_| ApiError::BadRequest("path is not UTF-8".into()))?;
+    crate::storable::check("a path segment or query value", &text).map_err(ApiError::BadRequest)?;
+    Ok(text)
 }
 
 /// Encodes a path segment.
@@ -112,8 +124,6 @@ pub fn percent_encode(s: &str) -> String {
     out
 }
 
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 fn query_map(q: &str) -> Result<Vec<(String, String)>, ApiError> {
@@ -238,8 +248,15 @@ impl Service {
                 what: "cannot start the HTTP runtime",
                 source,
             })?;
-        let (stop, mut stopped) = watch::channel(false);
-        let app = router(Arc::new(App { host, cfg }));
+        let (stop, stopped) = watch::channel(false);
+        let mut limits = cfg.conn;
+        limits.idle = limits.idle.max(cfg.request_timeout + Duration::from_secs(1));
+        let token = cfg
+            .token
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(crate::secrets::ExpectedToken::new);
+        let app = router(Arc::new(App { host, cfg, token }));
         let listener = {
             let _enter = runtime.enter();
             tokio::net::TcpListener::from_std(listener).map_err(|source| ServiceError::Listen {
@@ -248,10 +265,7 @@ impl Service {
             })?
         };
         let server = runtime.spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.wait_for(|s| *s).await;
-                })
+            crate::conn::serve(listener, app, limits, stopped)
                 .await
                 .map_err(|source| ServiceError::Serve {
                     addr: bound,
@@ -333,6 +347,8 @@ impl Service {
 struct App {
     host: Arc<Host>,
     cfg: ServiceConfig,
+    /// The configured token's digest (`None`: no token).
+    token: Option<crate::secrets::ExpectedToken>,
 }
 
 type Shared = Arc<App>;
@@ -410,11 +426,23 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
     let method = req.method().clone();
+    let no_token = app.cfg.token.as_deref().is_none_or(str::is_empty);
+    // The token first (an unauthorized request is 401 whatever else is
+    // wrong with it), then admission (crate::admission).
+    let admitted = crate::admission::admit(
+        &method,
+        req.uri(),
+        req.headers(),
+        &app.cfg.allowed_hosts,
+        no_token,
+    );
     let response = if route != "/v1/health"
         && !crate::ui::is_public(&route)
-        && !authorized(req.headers(), &app.cfg)
+        && !authorized(req.headers(), app.token.as_ref())
     {
         ApiError::Unauthorized.into_response()
+    } else if let Err(refusal) = admitted {
+        ApiError::from(refusal).into_response()
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
             Ok(r) => r,
@@ -437,16 +465,15 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     response
 }
 
-fn authorized(headers: &HeaderMap, cfg: &ServiceConfig) -> bool {
-    let Some(token) = cfg.token.as_deref().filter(|t| !t.is_empty()) else {
+fn authorized(headers: &HeaderMap, expected: Option<&crate::secrets::ExpectedToken>) -> bool {
+    let Some(expected) = expected else {
         return true;
     };
     let given = headers
         .get(header::AUTHORIZATION)
         .map(HeaderValue::as_bytes)
         .unwrap_or_default();
-    let expected = format!("Bearer {token}");
-    constant_time_eq(given, expected.as_bytes())
+    expected.matches(given)
 }
 
 /// Reads the body, refusing more than `max_body` bytes with 413. An
@@ -474,10 +501,21 @@ async fn read_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
     Ok(out)
 }
 
+/// Reads a JSON body. Its values are counted before any tree is built: a
+/// body of more than [`crate::values::MAX_VALUES`] values is refused with
+/// 413, so what a request allocates is bounded whatever its shape.
 async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
     let body = read_body(body, max_body).await?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
+    }
+    match crate::values::count_values(&body, crate::values::MAX_VALUES) {
+        Ok(_) => {}
+        Err(crate::values::CountError::TooMany { limit }) => {
+            return Err(ApiError::TooManyValues { limit });
+        }
+        // serde_json's own message, as before.
+        Err(crate::values::CountError::NotJson(_)) => {}
     }
     serde_json::from_slice(&body)
         .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))
@@ -574,6 +612,15 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
         .and_then(J::as_str)
         .ok_or_else(|| ApiError::BadRequest("body.program (name or hash) is required".into()))?
         .to_string();
+    crate::storable::check("body.program", &program).map_err(ApiError::BadRequest)?;
+    // The program first: arguments of an unknown program are not converted.
+    let resolving = app.clone();
+    let name = program.clone();
+    blocking(move || {
+        resolving.host.resolve(&name)?;
+        Ok(Reply(200, J::Null))
+    })
+    .await?;
     let args = tagged_list(&body, "args", "tagged_args")?;
     let id = match body.get("id") {
         None | Some(J::Null) => None,
@@ -711,6 +758,7 @@ async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
         .filter(|n| !n.is_empty())
         .ok_or_else(|| ApiError::BadRequest("body.name (event name) is required".into()))?
         .to_string();
+    crate::storable::check("body.name", &name).map_err(ApiError::BadRequest)?;
     let payload = match (body.get("payload"), body.get("tagged_payload")) {
         (Some(_), Some(_)) => {
             return Err(ApiError::BadRequest(

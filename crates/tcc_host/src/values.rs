@@ -5,6 +5,109 @@ use serde_json::{Map, Value as J};
 /// Deepest plain JSON nesting converted.
 pub const MAX_DEPTH: usize = 100;
 
+/// Most JSON values (scalars and containers) in one request body or
+/// webhook response (issue 42, F3). Converting a value to its tagged form
+/// costs a few hundred bytes per scalar, so this bounds what one request
+/// can make the host allocate; the count is taken before any tree is
+/// built ([`count_values`]).
+pub const MAX_VALUES: usize = 100_000;
+
+/// Counts the JSON values of `bytes` without building them, stopping with
+/// an error past `limit` (or at a syntax error); serde_json's nesting
+/// limit bounds the recursion.
+pub fn count_values(bytes: &[u8], limit: usize) -> Result<usize, CountError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut count = 0usize;
+    let counted =
+        serde::de::DeserializeSeed::deserialize(Counter { count: &mut count, limit }, &mut de)
+            .and_then(|()| de.end());
+    match counted {
+        Ok(()) => Ok(count),
+        Err(_) if count > limit => Err(CountError::TooMany { limit }),
+        Err(e) => Err(CountError::NotJson(e.to_string())),
+    }
+}
+
+/// Why [`count_values`] stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CountError {
+    /// More values than the limit.
+    #[error("more than {limit} JSON values")]
+    TooMany {
+        /// The limit.
+        limit: usize,
+    },
+    /// Not JSON.
+    #[error("not JSON: {0}")]
+    NotJson(String),
+}
+
+/// The counting visitor of [`count_values`].
+struct Counter<'a> {
+    count: &'a mut usize,
+    limit: usize,
+}
+
+impl Counter<'_> {
+    fn one<E: serde::de::Error>(&mut self) -> Result<(), E> {
+        *self.count += 1;
+        if *self.count > self.limit {
+            Err(E::custom(format!("more than {} JSON values", self.limit)))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Counter<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Counter<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(mut self, _: bool) -> Result<(), E> {
+        self.one()
+    }
+    fn visit_i64<E: serde::de::Error>(mut self, _: i64) -> Result<(), E> {
+        self.one()
+    }
+    fn visit_u64<E: serde::de::Error>(mut self, _: u64) -> Result<(), E> {
+        self.one()
+    }
+    fn visit_f64<E: serde::de::Error>(mut self, _: f64) -> Result<(), E> {
+        self.one()
+    }
+    fn visit_str<E: serde::de::Error>(mut self, _: &str) -> Result<(), E> {
+        self.one()
+    }
+    fn visit_unit<E: serde::de::Error>(mut self) -> Result<(), E> {
+        self.one()
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
+        self.one()?;
+        while seq
+            .next_element_seed(Counter { count: &mut *self.count, limit: self.limit })?
+            .is_some()
+        {}
+        Ok(())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
+        self.one()?;
+        while map.next_key::<serde::de::IgnoredAny>()?.is_some() {
+            map.next_value_seed(Counter { count: &mut *self.count, limit: self.limit })?;
+        }
+        Ok(())
+    }
+}
+
 /// Converts plain JSON to a tagged value (`null`, `bool`, `number`,
 /// `string`, `array`, `object`).
 pub fn plain_to_tagged(j: &J) -> Result<J, String> {
@@ -107,6 +210,15 @@ mod tests {
         assert_eq!(t["t"], "object");
         assert_eq!(t["v"]["a"]["v"][0], json!({"t": "number", "v": 1}));
         assert_eq!(tagged_to_plain(&t), p);
+    }
+
+    #[test]
+    fn values_are_counted_without_building_them() {
+        assert_eq!(count_values(br#"{"a": [1, "x", null, {"b": true}]}"#, 100), Ok(7));
+        let many = format!("[{}0]", "0,".repeat(200));
+        assert_eq!(count_values(many.as_bytes(), 100), Err(CountError::TooMany { limit: 100 }));
+        assert!(matches!(count_values(b"[1,", 100), Err(CountError::NotJson(_))));
+        assert!(matches!(count_values(b"[1] x", 100), Err(CountError::NotJson(_))));
     }
 
     #[test]

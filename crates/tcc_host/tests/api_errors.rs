@@ -120,8 +120,21 @@ impl Store for NoPaging {
 
 /// `(status, body)` of one request (`token`: the bearer token to send).
 fn call(base: &str, method: &str, path: &str, body: Option<&[u8]>, token: bool) -> (u16, J) {
-    let auth = [("authorization", "Bearer t0ken")];
-    let headers: &[(&str, &str)] = if token { &auth } else { &[] };
+    let mut headers = vec![("content-type", "application/json")];
+    if token {
+        headers.push(("authorization", "Bearer t0ken"));
+    }
+    call_with(base, method, path, body, &headers)
+}
+
+/// `(status, body)` of one request with these headers.
+fn call_with(
+    base: &str,
+    method: &str,
+    path: &str,
+    body: Option<&[u8]>,
+    headers: &[(&str, &str)],
+) -> (u16, J) {
     let r = tcc_host::http::request(
         method,
         &format!("{base}{path}"),
@@ -246,6 +259,28 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
     check(
         (status, serde_json::from_str(body).unwrap()),
         ErrorKind::Timeout,
+    );
+
+    let auth = ("authorization", "Bearer t0ken");
+    check(
+        call_with(
+            u,
+            "POST",
+            "/v1/executions",
+            Some(started.as_bytes()),
+            &[auth, ("content-type", "application/json"), ("origin", "http://attacker.example")],
+        ),
+        ErrorKind::Forbidden,
+    );
+    check(
+        call_with(
+            u,
+            "POST",
+            "/v1/executions",
+            Some(started.as_bytes()),
+            &[auth, ("content-type", "text/plain")],
+        ),
+        ErrorKind::UnsupportedMediaType,
     );
 
     assert_eq!(seen, ErrorKind::ALL);

@@ -898,7 +898,7 @@ fn plain_execution(id: &str) -> NewExecution {
 /// A completed journal row of execution `id` for effect `key`.
 fn completed_effect(id: &str, key: &str) -> tcc_host::store::JournalRow {
     tcc_host::store::JournalRow {
-        idempotency_key: format!("{id}:{key}"),
+        idempotency_key: tcc_host::store::journal_key(id, key),
         execution_id: id.into(),
         key: key.into(),
         input: "{}".into(),
@@ -1133,7 +1133,8 @@ fn an_executions_journal_is_its_own_keys_only(kind: Kind) {
         k
     };
     assert_eq!(keys("j"), ["j:", "j:x", "j:é;"]);
-    assert_eq!(keys("j:b"), ["j:b:y"]);
+    // An id with `:` is escaped in its keys (issue 42, F7).
+    assert_eq!(keys("j:b"), ["j%3Ab:y"]);
     assert_eq!(keys("j2"), ["j2:z"]);
     let of_j: Vec<String> = store
         .journal_of("j")

@@ -12,6 +12,7 @@
 //! ([`api::compile`]) runs the real reader, verifier and every backend.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod admission;
 pub mod api;
 pub mod graph;
 pub mod program;

@@ -114,6 +114,7 @@ fn router() -> Router {
             get(|| async { axum::Json(crate::graph::examples()) }),
         )
         .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn(crate::admission::guard))
 }
 
 /// A running server on its own thread and Tokio runtime; dropping it
@@ -144,7 +145,7 @@ impl Server {
                     // so a browser's idle keep-alive connection cannot hold
                     // the shutdown.
                     tokio::select! {
-                        served = axum::serve(listener, router()) => served,
+                        served = crate::admission::serve(listener, router()) => served,
                         _ = rx => Ok(()),
                     }
                 })

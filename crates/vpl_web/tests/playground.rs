@@ -332,7 +332,7 @@ fn the_compile_endpoint_refuses_malformed_requests() {
     let body = "{not json";
     write!(
         stream,
-        "POST /api/compile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /api/compile HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();

@@ -124,7 +124,8 @@ pub fn request(
     token: Option<&str>,
 ) -> Result<(u16, Vec<u8>), String> {
     let auth = token.map(|t| format!("Bearer {t}"));
-    let mut headers = vec![];
+    // The service admits a POST only as JSON (tcc_host::admission).
+    let mut headers = vec![("Content-Type", "application/json")];
     if let Some(a) = &auth {
         headers.push(("Authorization", a.as_str()));
     }

@@ -61,7 +61,8 @@
     const headers = { Accept: "application/json" };
     const token = sessionStorage.getItem(TOKEN_KEY);
     if (token) headers.Authorization = "Bearer " + token;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    // The service admits a POST only as JSON (docs/tcc/host.md, "Browsers").
+    if (body !== undefined || method === "POST") headers["Content-Type"] = "application/json";
     const r = await fetch(path, {
       method,
       headers,

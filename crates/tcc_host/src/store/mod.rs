@@ -165,6 +165,12 @@ pub struct ExecutionRow {
     pub updated_ms: i64,
     /// Listing order (insertion sequence).
     pub seq: i64,
+    /// Drives begun since the last one that ended normally: a claim adds
+    /// one, a release (a drive that suspended or handed over) resets it,
+    /// and a crash, an abort or a store error leaves it counted. The host
+    /// quarantines an execution whose count passes its limit
+    /// (`HostConfig::max_drive_attempts`).
+    pub drive_attempts: u32,
 }
 
 impl ExecutionRow {
@@ -304,10 +310,33 @@ pub struct CheckpointTx {
     pub history: Vec<(String, J)>,
 }
 
+/// The execution id as it starts a journal key: `%` written `%25` and `:`
+/// written `%3A`, so that it holds no `:` (see [`journal_key`]). Ids
+/// without either character, every generated one among them, are
+/// unchanged.
+pub fn escape_execution_id(id: &str) -> std::borrow::Cow<'_, str> {
+    if id.contains([':', '%']) {
+        std::borrow::Cow::Owned(id.replace('%', "%25").replace(':', "%3A"))
+    } else {
+        std::borrow::Cow::Borrowed(id)
+    }
+}
+
+/// The journal's key of effect `key` of execution `execution_id`, which
+/// the host also gives providers as the idempotency key: the escaped
+/// execution id ([`escape_execution_id`]), `:`, the effect key. Its first
+/// `:` ends the execution id, so two executions can never share a key
+/// (issue 42, F7: with the engine's `{exec}:{key}`, execution `a:b`'s effect
+/// `k` and execution `a`'s effect `b:k` did). For an execution id without
+/// `:` or `%` it is the engine's (and the reference's) `{exec}:{key}`.
+pub fn journal_key(execution_id: &str, key: &str) -> String {
+    format!("{}:{key}", escape_execution_id(execution_id))
+}
+
 /// An effect journal row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JournalRow {
-    /// `{exec}:{key}`.
+    /// [`journal_key`] of the execution and the effect key.
     pub idempotency_key: String,
     /// Execution id.
     pub execution_id: String,
@@ -324,18 +353,18 @@ pub struct JournalRow {
 }
 
 impl JournalRow {
-    /// Refuses a key that does not start with the execution id and `:`
-    /// (the engine's `{exec}:{key}`): both stores read an execution's
-    /// journal as the range of keys with that prefix, which would miss it.
+    /// Refuses a key that does not start with the escaped execution id
+    /// and `:` ([`journal_key`]): both stores read an execution's journal
+    /// as the range of keys with that prefix, which would miss it, and the
+    /// prefix is what keeps two executions' keys apart (so a row of
+    /// another execution can never hold the same key).
     pub fn check_key(&self) -> Result<(), StoreError> {
-        match self
-            .idempotency_key
-            .strip_prefix(self.execution_id.as_str())
-        {
+        let escaped = escape_execution_id(&self.execution_id);
+        match self.idempotency_key.strip_prefix(escaped.as_ref()) {
             Some(rest) if rest.starts_with(':') => Ok(()),
             _ => Err(StoreError::Unsupported(format!(
-                "idempotency key {:?} does not start with its execution id {:?} and ':'",
-                self.idempotency_key, self.execution_id
+                "idempotency key {:?} does not start with its escaped execution id {escaped:?} and ':'",
+                self.idempotency_key
             ))),
         }
     }
@@ -577,4 +606,4 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
-pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq";
+pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts";

@@ -249,6 +249,7 @@ mod tests {
             created_ms: 0,
             updated_ms: 0,
             seq: 1,
+            drive_attempts: 0,
         };
         assert_eq!(lease_json(&row, 999)["active"], true);
         assert_eq!(lease_json(&row, 1_000)["active"], false);

@@ -95,7 +95,7 @@ fn claim_many_sql() -> String {
               free AS (SELECT e.id FROM executions e JOIN d ON d.id = e.id
                 WHERE e.id = ANY($1::text[]) AND (e.owner IS NULL OR e.owner = d.owner OR e.lease_until < d.now) AND e.error IS NULL
                 FOR UPDATE OF e SKIP LOCKED)
-         UPDATE executions e SET owner = d.owner, lease_until = d.until
+         UPDATE executions e SET owner = d.owner, lease_until = d.until, drive_attempts = e.drive_attempts + 1
            FROM d JOIN free ON free.id = d.id WHERE e.id = d.id
          RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
         cols.join(", "),
@@ -104,7 +104,7 @@ fn claim_many_sql() -> String {
 }
 
 /// A group's lease releases in one statement.
-const RELEASE_MANY: &str = "UPDATE executions e SET owner = NULL, lease_until = 0
+const RELEASE_MANY: &str = "UPDATE executions e SET owner = NULL, lease_until = 0, drive_attempts = 0
      FROM UNNEST($1::text[], $2::text[]) AS d(id, owner)
      WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner";
 

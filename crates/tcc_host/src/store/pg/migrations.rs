@@ -107,6 +107,20 @@ CREATE INDEX executions_program_seq ON executions (program_name, seq);
 CREATE INDEX executions_id_bytes ON executions ((id COLLATE "C"));
 CREATE INDEX waits_by_exec ON waits (execution_id, id);
 "#,
+    // Poison-execution quarantine (issue 42): drives begun since the last
+    // one that ended normally (see `ExecutionRow::drive_attempts`). Not
+    // indexed, so claims and releases stay HOT updates.
+    r#"
+ALTER TABLE executions ADD COLUMN drive_attempts INTEGER NOT NULL DEFAULT 0;
+"#,
+    // Journal keys that cannot collide (issue 42, F7): the execution id
+    // part of a key is escaped (`%` → `%25`, `:` → `%3A`; see
+    // `store::journal_key`). Keys of ids without either are unchanged.
+    r#"
+UPDATE effects
+  SET idempotency_key = replace(replace(execution_id, '%', '%25'), ':', '%3A') || substr(idempotency_key, length(execution_id) + 1)
+  WHERE strpos(execution_id, ':') > 0 OR strpos(execution_id, '%') > 0;
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

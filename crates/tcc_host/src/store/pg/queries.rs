@@ -304,7 +304,7 @@ impl Store for PgStore {
             // fewer per drive than a separate `journal_keys` read.
             let row = c.query_opt(
                 &format!(
-                    "UPDATE executions SET owner = $2, lease_until = $3 WHERE id = (
+                    "UPDATE executions SET owner = $2, lease_until = $3, drive_attempts = drive_attempts + 1 WHERE id = (
                        SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
                        FOR UPDATE SKIP LOCKED)
                      RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
@@ -340,7 +340,7 @@ impl Store for PgStore {
         };
         self.write_job(false, true, Some(merge), move |c| {
             c.execute(
-                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2",
+                "UPDATE executions SET owner = NULL, lease_until = 0, drive_attempts = 0 WHERE id = $1 AND owner = $2",
                 &[&id, &owner],
             )?;
             Ok(())

@@ -7,17 +7,18 @@ use serde_json::Value as J;
 
 /// The SQL condition selecting the journal rows of the execution whose id
 /// is the SQL expression `$id`: the range of its keys (every key is
-/// `{id}:{effect key}`, checked by `journal_put`), read through the
+/// `{escaped id}:{effect key}`, `store::journal_key`, the escape written
+/// here in SQL; checked by `journal_put`), read through the
 /// primary key in byte order, and the id itself (an execution named
 /// `a` must not see the keys of one named `a:b`).
 macro_rules! in_journal_of {
     ($id:literal) => {
         concat!(
-            "idempotency_key >= (",
+            "idempotency_key >= (replace(replace(",
             $id,
-            " || ':') COLLATE \"C\" AND idempotency_key < (",
+            ", '%', '%25'), ':', '%3A') || ':') COLLATE \"C\" AND idempotency_key < (replace(replace(",
             $id,
-            " || ';') COLLATE \"C\" AND execution_id = ",
+            ", '%', '%25'), ':', '%3A') || ';') COLLATE \"C\" AND execution_id = ",
             $id
         )
     };
@@ -49,5 +50,6 @@ pub(crate) fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
         created_ms: r.try_get(15)?,
         updated_ms: r.try_get(16)?,
         seq: r.try_get(17)?,
+        drive_attempts: r.try_get::<_, i32>(18)?.max(0) as u32,
     })
 }

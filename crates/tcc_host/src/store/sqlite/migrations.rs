@@ -104,6 +104,19 @@ ALTER TABLE effects ADD COLUMN history_seq INTEGER;
     r#"
 CREATE INDEX executions_program ON executions (program_name);
 "#,
+    // Poison-execution quarantine (issue 42): drives begun since the last
+    // one that ended normally (see `ExecutionRow::drive_attempts`).
+    r#"
+ALTER TABLE executions ADD COLUMN drive_attempts INTEGER NOT NULL DEFAULT 0;
+"#,
+    // Journal keys that cannot collide (issue 42, F7): the execution id
+    // part of a key is escaped (`%` → `%25`, `:` → `%3A`; see
+    // `store::journal_key`). Keys of ids without either are unchanged.
+    r#"
+UPDATE effects
+  SET idempotency_key = replace(replace(execution_id, '%', '%25'), ':', '%3A') || substr(idempotency_key, length(execution_id) + 1)
+  WHERE instr(execution_id, ':') > 0 OR instr(execution_id, '%') > 0;
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

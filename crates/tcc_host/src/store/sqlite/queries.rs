@@ -32,6 +32,7 @@ fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, 
             created_ms: r.get(15)?,
             updated_ms: r.get(16)?,
             seq: r.get(17)?,
+            drive_attempts: r.get::<_, i64>(18)?.clamp(0, i64::from(u32::MAX)) as u32,
         },
         r.get::<_, String>(3)?,
         r.get::<_, Option<String>>(9)?,
@@ -93,10 +94,11 @@ fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize,
 }
 
 /// The range of idempotency keys that holds execution `id`'s journal:
-/// every key is `{id}:{effect key}` (the engine's rule, checked by
-/// `journal_put`), i.e. at least `{id}:` and below `{id};` (`;` follows `:`
-/// in the binary collation).
+/// every key is `{escaped id}:{effect key}` (`store::journal_key`, checked
+/// by `journal_put`), i.e. at least `{escaped id}:` and below
+/// `{escaped id};` (`;` follows `:` in the binary collation).
 fn journal_range(id: &str) -> (String, String) {
+    let id = crate::store::escape_execution_id(id);
     (format!("{id}:"), format!("{id};"))
 }
 
@@ -344,7 +346,7 @@ impl Store for SqliteStore {
         let (id, owner) = (id.to_string(), owner.to_string());
         self.write_lazy(move |c| {
             let n = c.exec_cached(
-                "UPDATE executions SET owner = ?2, lease_until = ?3 WHERE id = ?1 AND (owner IS NULL OR owner = ?2 OR lease_until < ?4) AND error IS NULL",
+                "UPDATE executions SET owner = ?2, lease_until = ?3, drive_attempts = drive_attempts + 1 WHERE id = ?1 AND (owner IS NULL OR owner = ?2 OR lease_until < ?4) AND error IS NULL",
                 params![id, owner, now + lease_ms, now],
             )?;
             if n == 0 {
@@ -368,7 +370,7 @@ impl Store for SqliteStore {
         let (id, owner) = (id.to_string(), owner.to_string());
         self.write_lazy(move |c| {
             c.exec_cached(
-                "UPDATE executions SET owner = NULL, lease_until = 0 WHERE id = ?1 AND owner = ?2",
+                "UPDATE executions SET owner = NULL, lease_until = 0, drive_attempts = 0 WHERE id = ?1 AND owner = ?2",
                 params![id, owner],
             )?;
             Ok(())

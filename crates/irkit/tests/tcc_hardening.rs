@@ -1,0 +1,187 @@
+//! Issue 42 with real `irkit tcc serve` processes on loopback: a program
+//! that used to abort every node taking it over runs to its end across a
+//! node crash and a restart on PostgreSQL; a drive that crashes its node
+//! every time is quarantined after a few restarts; the token comes from a
+//! file, and a token given as an argument is warned about.
+
+#[path = "../../tcc_host/tests/common/programs.rs"]
+mod programs;
+#[path = "common/tcc_serve.rs"]
+mod tcc_serve;
+
+use serde_json::Value as J;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tcc_serve::{Dir, Server, request};
+
+fn write_providers(dir: &Path) {
+    std::fs::write(
+        dir.join("providers.toml"),
+        "[[route]]\npattern = \"*\"\nprovider = \"echo\"\n",
+    )
+    .unwrap();
+}
+
+fn json(url: &str, method: &str, path: &str, body: Option<&[u8]>) -> (u16, J) {
+    let (status, body) = request(url, method, path, body, None).unwrap();
+    (status, serde_json::from_slice(&body).unwrap_or(J::Null))
+}
+
+/// Polls the execution until `done` holds for its status JSON (20 s at most).
+fn wait_for(url: &str, id: &str, done: impl Fn(&J) -> bool) -> J {
+    let start = Instant::now();
+    loop {
+        if let Ok((200, body)) = request(url, "GET", &format!("/v1/executions/{id}"), None, None) {
+            let j: J = serde_json::from_slice(&body).unwrap();
+            if done(&j) {
+                return j;
+            }
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {id}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits (20 s at most) until the process has exited.
+fn exited(s: &mut Server) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        if s.child.try_wait().unwrap().is_some() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// Two nodes on one PostgreSQL: node A dies inside the deep-equality
+/// program's first effect; node B takes the execution over and runs the
+/// comparison of two lists nested 100 000 deep (which aborted every node
+/// before); A restarts and stays up.
+#[test]
+fn f1_two_postgres_nodes_survive_the_deep_equality_program_and_a_restart() {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_f1").unwrap() else {
+        return;
+    };
+    let d = Dir::new("irkit-tcc-f1-");
+    write_providers(&d.0);
+    let db = schema.url();
+    let providers = d.0.join("providers.toml");
+    let node = |name: &str, crash: Option<&str>| {
+        tcc_serve::serve(
+            &db,
+            &providers,
+            &["--node-id", name, "--lease-ms", "400"],
+            &[("TCC_CRASH_AT", crash)],
+            None,
+        )
+    };
+    let mut a = node("a", Some("after_effect_provider"));
+    let art = programs::nested_equal(100_000.0);
+    let (c, j) = json(&a.url, "POST", "/v1/artifacts?name=deep", Some(&art));
+    assert_eq!(c, 201, "{j}");
+    let (c, j) = json(&a.url, "POST", "/v1/executions", Some(br#"{"program": "deep", "id": "deep-1"}"#));
+    assert_eq!(c, 201, "{j}");
+    assert!(exited(&mut a), "node a did not reach its crash hook");
+    let mut b = node("b", None);
+    let done = wait_for(&b.url, "deep-1", |j| j["status"] != "runnable");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"], serde_json::json!({"t": "bool", "v": true}));
+    let mut a = node("a", None);
+    let (c, _) = json(&a.url, "GET", "/v1/health", None);
+    assert_eq!(c, 200);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(a.child.try_wait().unwrap().is_none(), "node a died after its restart");
+    assert!(b.child.try_wait().unwrap().is_none(), "node b died");
+}
+
+/// A drive that aborts its node every time (a crash hook before the
+/// provider call, hit again after each restart) is failed as quarantined
+/// after `--max-drive-attempts` crashes, and the node then stays up.
+#[test]
+fn a_drive_that_crashes_its_node_on_every_restart_is_quarantined() {
+    let d = Dir::new("irkit-tcc-poison-");
+    write_providers(&d.0);
+    let db = d.0.join("host.db").to_string_lossy().into_owned();
+    let providers = d.0.join("providers.toml");
+    let node = || {
+        tcc_serve::serve(
+            &db,
+            &providers,
+            &["--max-drive-attempts", "2"],
+            &[("TCC_CRASH_AT", Some("before_effect_provider"))],
+            None,
+        )
+    };
+    let mut s = node();
+    let art = programs::one_effect("k");
+    let (c, j) = json(&s.url, "POST", "/v1/artifacts?name=poison", Some(&art));
+    assert_eq!(c, 201, "{j}");
+    let (c, j) = json(&s.url, "POST", "/v1/executions", Some(br#"{"program": "poison", "id": "p-1"}"#));
+    assert_eq!(c, 201, "{j}");
+    // Each node either crashes in the drive or, past the limit, fails the
+    // execution as quarantined and stays up.
+    let mut crashes = 0;
+    loop {
+        let start = Instant::now();
+        let crashed = loop {
+            if s.child.try_wait().unwrap().is_some() {
+                break true;
+            }
+            if let Ok((200, j)) = request(&s.url, "GET", "/v1/executions/p-1", None, None)
+                && serde_json::from_slice::<J>(&j).unwrap()["status"] == "failed"
+            {
+                break false;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "neither crashed nor failed");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if !crashed {
+            break;
+        }
+        crashes += 1;
+        assert!(crashes <= 2, "crashed {crashes} times");
+        s = node();
+    }
+    assert_eq!(crashes, 2);
+    let failed = wait_for(&s.url, "p-1", |j| j["status"] == "failed");
+    let error = failed["error"].as_str().unwrap_or_default();
+    assert!(error.contains("quarantined") && error.contains("2 drives in a row"), "{failed}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(s.child.try_wait().unwrap().is_none(), "the node died again");
+}
+
+/// `--token-file` sets the token without putting it on the command line;
+/// `--token` still works, with a warning in the log.
+#[test]
+fn f8_the_token_comes_from_a_file_and_an_argument_token_is_warned_about() {
+    let d = Dir::new("irkit-tcc-secret-");
+    write_providers(&d.0);
+    let db = d.0.join("host.db").to_string_lossy().into_owned();
+    let providers = d.0.join("providers.toml");
+    let token_file = d.0.join("token");
+    std::fs::write(&token_file, "s3cret-from-file\n").unwrap();
+    let log = d.0.join("serve.log");
+    let s = tcc_serve::serve(
+        &db,
+        &providers,
+        &["--token-file", &token_file.to_string_lossy()],
+        &[],
+        Some(&log),
+    );
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", s.child.id())).unwrap();
+    assert!(!String::from_utf8_lossy(&cmdline).contains("s3cret"));
+    let (c, _) = request(&s.url, "GET", "/v1/executions", None, None).unwrap();
+    assert_eq!(c, 401);
+    let (c, _) = request(&s.url, "GET", "/v1/executions", None, Some("s3cret-from-file")).unwrap();
+    assert_eq!(c, 200);
+    drop(s);
+    assert!(!std::fs::read_to_string(&log).unwrap().contains("visible to every local user"));
+    let s = tcc_serve::serve(&db, &providers, &["--token", "s3cret-arg"], &[], Some(&log));
+    let (c, _) = request(&s.url, "GET", "/v1/executions", None, Some("s3cret-arg")).unwrap();
+    assert_eq!(c, 200);
+    drop(s);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("--token is visible to every local user"), "{text}");
+    assert!(!text.contains("s3cret-arg"), "{text}");
+}

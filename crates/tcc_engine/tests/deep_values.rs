@@ -1,0 +1,240 @@
+//! Run-time values nested or shared far beyond any stack: every function
+//! that walks a value (Python equality, export and inlining, absorbing an
+//! inlined value, continuation writing and reading, canonical JSON) either
+//! answers or fails the execution with an engine error, never overflows the
+//! thread's stack (issue 42, F1). The walks run on threads with a small
+//! stack, so a walk that recursed once per level would abort the test.
+mod common;
+use common::*;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+use tcc_engine::json::{MAX_EXPORT_NODES, ValueContext, absorb, export, to_canonical};
+use tcc_engine::lang::{EvalError, Language, strict_eq};
+use tcc_engine::{Cell, Continuation, Heap, Limits, Value};
+
+/// Runs `f` on a thread with a 1 MiB stack (a recursion of some ten
+/// thousand frames overflows it) and returns its result.
+fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(1024 * 1024)
+        .spawn(f)
+        .expect("spawn")
+        .join()
+        .expect("the walk finished without a panic")
+}
+
+/// `x = []; y = []; for i in range(n): x = [x]; y = [y]; return x == y`,
+/// in Python semantics (the program of issue 42, F1).
+fn nested_equal_program(n: f64) -> std::sync::Arc<tcc_engine::Program> {
+    let code = vec![
+        I::NewArray,
+        I::StoreLocal { local: 0 },
+        I::NewArray,
+        I::StoreLocal { local: 1 },
+        c_num(0.0),
+        I::StoreLocal { local: 2 },
+        // 6: loop head
+        I::LoadLocal { local: 2 },
+        c_num(n),
+        I::Lt,
+        I::JumpIfFalse { target: 25 },
+        I::NewArray,
+        I::LoadLocal { local: 0 },
+        I::ArrayPush,
+        I::StoreLocal { local: 0 },
+        I::NewArray,
+        I::LoadLocal { local: 1 },
+        I::ArrayPush,
+        I::StoreLocal { local: 1 },
+        I::LoadLocal { local: 2 },
+        c_num(1.0),
+        I::Add,
+        I::StoreLocal { local: 2 },
+        I::Jump { target: 6 },
+        I::Nop,
+        I::Nop,
+        // 25
+        I::LoadLocal { local: 0 },
+        I::LoadLocal { local: 1 },
+        I::StrictEq,
+        I::Return,
+    ];
+    program("py.subset.v1", vec![func(0, 0, 3, code)])
+}
+
+#[test]
+fn python_equality_of_lists_nested_100000_deep_answers_without_recursing() {
+    let out = small_stack(|| run_host(nested_equal_program(100_000.0), &host()));
+    assert_eq!(out["type"], "completed", "{out}");
+    assert_eq!(out["result"], serde_json::json!({"t": "bool", "v": true}));
+}
+
+/// One level of a generated value: a container holding `width` scalars and
+/// (except at the bottom) the next level, at `at`, once or twice.
+#[derive(Debug, Clone)]
+struct Level {
+    object: bool,
+    width: usize,
+    at: usize,
+    shared: bool,
+}
+
+fn level() -> impl Strategy<Value = Level> {
+    (any::<bool>(), 0usize..4, 0usize..4, prop::bool::weighted(0.1)).prop_map(
+        |(object, width, at, shared)| Level {
+            object,
+            width,
+            at,
+            shared,
+        },
+    )
+}
+
+/// Builds the value described by `levels` (deepest last) in `heap`; `leaf`
+/// is the bottom scalar and `cycle` makes the bottom refer back to the top.
+fn build(heap: &mut Heap, levels: &[Level], leaf: f64, cycle: bool) -> Value {
+    let top = heap.cells.len() as u32;
+    let mut below = Value::Number(leaf);
+    // Ids are assigned top first so that `cycle` can name the top.
+    let base = heap.cells.len();
+    heap.cells
+        .extend(std::iter::repeat_n(Cell::Hole, levels.len().max(1)));
+    if levels.is_empty() {
+        heap.cells[base] = Cell::Array(vec![below]);
+        return Value::Ref(top);
+    }
+    for (i, l) in levels.iter().enumerate().rev() {
+        let id = (base + i) as u32;
+        let mut items: Vec<Value> = (0..l.width).map(|k| Value::Number(k as f64)).collect();
+        let child = if i + 1 == levels.len() && cycle {
+            Value::Ref(top)
+        } else {
+            below.clone()
+        };
+        let at = l.at.min(items.len());
+        items.insert(at, child.clone());
+        if l.shared {
+            items.push(child);
+        }
+        heap.cells[base + i] = if l.object {
+            Cell::Object(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, v)| (format!("k{k}"), v))
+                    .collect::<BTreeMap<_, _>>(),
+            )
+        } else {
+            Cell::Array(items)
+        };
+        below = Value::Ref(id);
+    }
+    below
+}
+
+/// A completed continuation whose result is `result` over `heap`.
+fn continuation_with(heap: Heap, result: Value) -> Continuation {
+    let mut e = start(ts(vec![c_num(1.0), I::Return], 0));
+    let _ = next(&mut e);
+    let mut c = e.state().clone();
+    c.heap = heap;
+    c.result = Some(result);
+    c
+}
+
+/// Every walk over one generated value; returns what each answered.
+fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), TestCaseError> {
+    let mut heap = Heap::default();
+    let a = build(&mut heap, &levels, 1.0, cycle);
+    let b = build(&mut heap, &levels, if differ { 2.0 } else { 1.0 }, cycle);
+    let shared = levels.iter().filter(|l| l.shared).count();
+    // Equality: a cycle met is fatal, else structural.
+    match strict_eq(Language::Py, &heap, &a, &b) {
+        Ok(eq) => {
+            prop_assert!(!cycle, "a cycle compared without error");
+            prop_assert_eq!(eq, !differ);
+        }
+        Err(EvalError::Fatal(e)) => {
+            prop_assert!(cycle || shared >= 20, "{e}");
+        }
+        Err(EvalError::Throw(_)) => prop_assert!(false, "equality threw"),
+    }
+    prop_assert!(strict_eq(Language::Py, &heap, &a, &a).unwrap_or(false));
+    // Export: deep, cyclic or too large values are a fatal not_exportable.
+    match export(&heap, &a) {
+        Ok(j) => {
+            prop_assert!(!cycle && levels.len() <= 100);
+            // Absorbing the inlined value again, and its canonical text.
+            let mut h2 = Heap::default();
+            let v = absorb(ValueContext::Message, &j, "$", &mut h2, &Limits::default())
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let again = export(&h2, &v).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(to_canonical(&again), to_canonical(&j));
+        }
+        Err(e) => {
+            prop_assert!(cycle || levels.len() > 100 || shared >= 15, "{e}");
+            prop_assert!(e.to_string().contains("not_exportable"), "{e}");
+        }
+    }
+    // Continuation writing and reading: the heap is flat, any depth goes.
+    let c = continuation_with(heap, a);
+    let text = c.encode();
+    let back = Continuation::decode(text.as_bytes(), &Limits::default())
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(back.encode(), text);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn deep_and_wide_values_never_overflow_a_walk(
+        levels in prop::collection::vec(level(), 0..60),
+        repeat in 1usize..120,
+        cycle in prop::bool::weighted(0.2),
+        differ in any::<bool>(),
+    ) {
+        // Repeating the generated levels gives depths up to ~7 000.
+        let levels: Vec<Level> = levels.iter().cycle().take(levels.len() * repeat).cloned().collect();
+        let cycle = cycle && !levels.is_empty();
+        small_stack(move || walk_everything(levels, cycle, differ))?;
+    }
+}
+
+#[test]
+fn inlining_a_shared_value_is_capped_not_exponential() {
+    // 40 levels, each holding the level below twice: 2^40 nodes inlined.
+    let levels = vec![
+        Level {
+            object: false,
+            width: 0,
+            at: 0,
+            shared: true
+        };
+        40
+    ];
+    let mut heap = Heap::default();
+    let v = build(&mut heap, &levels, 0.0, false);
+    let e = export(&heap, &v).expect_err("capped");
+    assert!(
+        e.to_string().contains(&MAX_EXPORT_NODES.to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn absorbing_an_inlined_value_deeper_than_the_cap_is_an_error() {
+    let mut j = serde_json::json!({"t": "null"});
+    for _ in 0..200 {
+        j = serde_json::json!({"t": "array", "v": [j]});
+    }
+    let mut heap = Heap::default();
+    let e = small_stack(move || {
+        absorb(ValueContext::Message, &j, "$", &mut heap, &Limits::default())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })
+    .expect_err("too deep");
+    assert!(e.contains("nested deeper"), "{e}");
+}
