@@ -17,6 +17,7 @@ mod tcc_compile_cmd;
 mod tcc_host_cmd;
 mod tcc_run_cmd;
 mod vpl_cmd;
+mod vpl_cpu_cmd;
 mod vpl_glsl_cmd;
 mod vpl_playground_cmd;
 mod vpl_vk_cmd;

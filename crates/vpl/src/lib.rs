@@ -9,6 +9,7 @@
 
 pub mod backends;
 pub mod code;
+pub mod exec;
 pub mod ir;
 mod parallel;
 pub mod programs;
