@@ -16,6 +16,7 @@ pub mod programs;
 pub mod publish;
 #[cfg(test)]
 mod steps;
+pub mod testgen;
 pub mod text;
 pub mod verify;
 
