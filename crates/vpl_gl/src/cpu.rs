@@ -44,3 +44,23 @@ impl From<exec::Image> for Image {
         }
     }
 }
+
+impl From<&exec::Texture> for Texture {
+    fn from(t: &exec::Texture) -> Self {
+        Texture {
+            width: t.width,
+            height: t.height,
+            levels: t.levels.clone(),
+            wrap: match t.wrap {
+                exec::Wrap::Repeat => Wrap::Repeat,
+                exec::Wrap::ClampToEdge => Wrap::ClampToEdge,
+            },
+            min_filter: match t.min_filter {
+                exec::MinFilter::Nearest => MinFilter::Nearest,
+                exec::MinFilter::Linear => MinFilter::Linear,
+                exec::MinFilter::NearestMipmapNearest => MinFilter::NearestMipmapNearest,
+            },
+            mag_linear: t.mag_linear,
+        }
+    }
+}

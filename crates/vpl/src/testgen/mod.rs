@@ -90,8 +90,8 @@ pub(crate) struct UniformValues {
 
 impl UniformValues {
     fn random(rng: &mut Rng) -> Self {
-        let mut dyadic = |rng: &mut Rng, lo: i64, hi: i64, d: f64| rng.range(lo, hi) as f64 / d;
-        let mut int = |rng: &mut Rng| match rng.below(3) {
+        let dyadic = |rng: &mut Rng, lo: i64, hi: i64, d: f64| rng.range(lo, hi) as f64 / d;
+        let int = |rng: &mut Rng| match rng.below(3) {
             0 => rng.range(-10, 10),
             1 => rng.range(-100_000, 100_000),
             _ => rng.range(i64::from(i32::MIN), i64::from(i32::MAX)),

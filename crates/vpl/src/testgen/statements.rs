@@ -225,7 +225,7 @@ impl Gen<'_> {
 
     fn int_vector(&mut self) {
         let n = self.rng.range(2, 4) as u8;
-        let mut make = |g: &mut Self| -> (String, IntInfo) {
+        let make = |g: &mut Self| -> (String, IntInfo) {
             if g.rng.chance(30) {
                 let (a, ia) = g.int_operand();
                 let v = g.f.define(Ty::IVec(n), Info::int(ia), &format!("(construct {{r}} {a})"));
