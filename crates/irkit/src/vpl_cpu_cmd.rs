@@ -10,9 +10,8 @@ use vpl::exec::{self, Attribute, DrawRequest, Executable};
 /// `irkit vpl render FILE --driver cpu`.
 pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
     let input = publish_input(&args.input.file)?;
-    let executable = Executable::new(&input.published).map_err(|e| {
-        input.target_error(e.code(), &e.to_string(), None)
-    })?;
+    let executable = Executable::new(&input.published)
+        .map_err(|e| input.target_error(e.code(), &e.to_string(), None))?;
     let (width, height) = args.size;
     let mut request = DrawRequest::new(&executable, width, height);
     for (name, values) in &args.uniforms {
@@ -44,7 +43,7 @@ pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
     let image = exec::draw(&executable, &request).map_err(|e| CliError::Rejected(e.to_string()))?;
     let png = vpl_gl::Image::from(image)
         .to_png()
-    .map_err(|e| CliError::usage(format!("cannot encode PNG: {e}")))?;
+        .map_err(|e| CliError::usage(format!("cannot encode PNG: {e}")))?;
     write(Some(&args.output), &png)?;
     Ok(Outcome::Success)
 }

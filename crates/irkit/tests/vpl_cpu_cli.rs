@@ -117,7 +117,10 @@ fn cpu_and_gl_write_the_same_png() {
     let dir = temp_dir("same");
     for (program, extra) in [
         ("builtin:texture-ambient-color", vec![]),
-        ("builtin:vertex-ambient-color", vec!["--attribute", "1=0.2,0.4,0.6,1"]),
+        (
+            "builtin:vertex-ambient-color",
+            vec!["--attribute", "1=0.2,0.4,0.6,1"],
+        ),
         ("examples/vpl/loop_call.vpl", vec![]),
     ] {
         let mut images = Vec::new();
@@ -136,9 +139,17 @@ fn cpu_and_gl_write_the_same_png() {
             ];
             args.extend(extra.iter().copied());
             let out = irkit(&args);
-            assert_eq!(out.status.code(), Some(0), "{program} {driver}: {}", text(&out));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{program} {driver}: {}",
+                text(&out)
+            );
             images.push(pixels(&png));
         }
-        assert!(images[0] == images[1], "{program}: the CPU and GL PNGs differ");
+        assert!(
+            images[0] == images[1],
+            "{program}: the CPU and GL PNGs differ"
+        );
     }
 }

@@ -16,7 +16,8 @@ fn generated_modules_verify_draw_and_cover_the_language() {
             *total.entry(k).or_default() += n;
         }
         if seed < 40 {
-            let executable = Executable::new(&case.module).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            let executable =
+                Executable::new(&case.module).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             let mut request = DrawRequest::new(&executable, case.size.0, case.size.1);
             for (path, values) in &case.uniforms {
                 request
@@ -25,14 +26,18 @@ fn generated_modules_verify_draw_and_cover_the_language() {
                     .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             }
             request.textures = case.textures.clone();
-            exec::draw(&executable, &request).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", case.text));
+            exec::draw(&executable, &request)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", case.text));
         }
     }
     let missing: Vec<_> = testgen::REQUIRED
         .iter()
         .filter(|k| !total.contains_key(**k))
         .collect();
-    assert!(missing.is_empty(), "not covered: {missing:?}\ncovered: {total:?}");
+    assert!(
+        missing.is_empty(),
+        "not covered: {missing:?}\ncovered: {total:?}"
+    );
 }
 
 #[test]

@@ -34,8 +34,9 @@ fn frame(c: &mut Criterion) {
     });
     match vpl_gl::GlContext::new() {
         Ok(context) => {
-            let artifact = vpl::backends::glsl::compile(&published, vpl::backends::glsl::VERSION_420)
-                .expect("compiles");
+            let artifact =
+                vpl::backends::glsl::compile(&published, vpl::backends::glsl::VERSION_420)
+                    .expect("compiles");
             let program = vpl_gl::LinkedProgram::build(&context, &artifact).expect("links");
             let mut request = RenderRequest::new(&artifact, 256, 256);
             request.textures = vec![("texture".into(), texture)];
@@ -44,7 +45,11 @@ fn frame(c: &mut Criterion) {
             let ours = vpl_gl::Image::from(exec::draw(&executable, &cpu).expect("draws"));
             assert_eq!(reference, ours, "the CPU frame differs from llvmpipe's");
             group.bench_function("llvmpipe", |b| {
-                b.iter(|| black_box(vpl_gl::draw(&program, &artifact, black_box(&request)).expect("draws")))
+                b.iter(|| {
+                    black_box(
+                        vpl_gl::draw(&program, &artifact, black_box(&request)).expect("draws"),
+                    )
+                })
             });
         }
         Err(e) => eprintln!("llvmpipe baseline skipped: {e}"),

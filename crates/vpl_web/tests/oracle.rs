@@ -93,7 +93,11 @@ fn draw_webgl(renderer: &WebGlRenderer, case: &Case) -> Result<Image, String> {
 
 /// The first pixel channel where `other` leaves `reference`'s tolerance:
 /// (x, y, channel, reference pixel, other pixel).
-fn disagreement(case: &Case, reference: &Image, other: &Image) -> Option<(u32, u32, usize, [u8; 4], [u8; 4])> {
+fn disagreement(
+    case: &Case,
+    reference: &Image,
+    other: &Image,
+) -> Option<(u32, u32, usize, [u8; 4], [u8; 4])> {
     if (reference.width, reference.height) != (other.width, other.height) {
         return Some((0, 0, 0, [0; 4], [0; 4]));
     }
@@ -185,7 +189,8 @@ fn random_modules_draw_alike_on_cpu_gl_vulkan_and_webgl() {
     let mut compared = [0u64; 3];
     for seed in first..first + count {
         let case = testgen::generate(seed).unwrap_or_else(|e| panic!("{e}"));
-        let cpu = draw_cpu(&case).unwrap_or_else(|e| panic!("seed {seed}: cpu: {e}\n{}", case.text));
+        let cpu =
+            draw_cpu(&case).unwrap_or_else(|e| panic!("seed {seed}: cpu: {e}\n{}", case.text));
         for (k, driver) in ["gl", "vulkan", "webgl"].into_iter().enumerate() {
             let Some(result) = draw(&drivers, driver, &case) else {
                 continue;

@@ -6,7 +6,7 @@
 use super::error::ExecError;
 use super::layout::Layout;
 use super::program::{
-    Access, Arith, CompiledFunction, CompiledStage, Compare, DynamicIndex, Kind, Op, Part, Space,
+    Access, Arith, Compare, CompiledFunction, CompiledStage, DynamicIndex, Kind, Op, Part, Space,
 };
 use crate::ir::{
     BinaryOp, Builtin, Callee, Function, Handle, InstructionKind, Literal, Module, Operand,
@@ -268,9 +268,7 @@ impl Context<'_> {
         for selector in &reference.path {
             match (&selector.kind, self.inner(ty)) {
                 (SelectorKind::Member(name), TypeInner::Record(r)) => {
-                    let (index, _) = r
-                        .field(name)
-                        .ok_or_else(|| unsupported("unknown field"))?;
+                    let (index, _) = r.field(name).ok_or_else(|| unsupported("unknown field"))?;
                     offset += self.layout.field_offset(ty, index);
                 }
                 (SelectorKind::Index(index), TypeInner::Array { element, length }) => {
@@ -362,7 +360,11 @@ impl Context<'_> {
                     for (slot, a) in arguments.iter().enumerate() {
                         // The callee's parameter offsets are assigned the
                         // same way: constants, then parameters in order.
-                        args.push((self.operand(frame, a)?, slot as u32, self.layout.words(a.ty())));
+                        args.push((
+                            self.operand(frame, a)?,
+                            slot as u32,
+                            self.layout.words(a.ty()),
+                        ));
                     }
                     let result = match result {
                         Some(r) => Some((self.register(frame, r.index)?, self.layout.words(r.ty))),
@@ -415,7 +417,8 @@ impl Context<'_> {
                 let (index, _) = r.field(field).ok_or_else(|| unsupported("unknown field"))?;
                 ops.push(Op::Copy {
                     dst: self.register(frame, result.index)?,
-                    src: self.operand(frame, source)? + self.layout.field_offset(source.ty(), index),
+                    src: self.operand(frame, source)?
+                        + self.layout.field_offset(source.ty(), index),
                     len: self.layout.words(result.ty),
                 });
             }
@@ -483,7 +486,13 @@ impl Context<'_> {
             _ => None,
         };
         if let Some(op) = compare {
-            return Ok(Op::Compare { op, kind, dst, a, b });
+            return Ok(Op::Compare {
+                op,
+                kind,
+                dst,
+                a,
+                b,
+            });
         }
         let arith = match op {
             BinaryOp::Add => Arith::Add,

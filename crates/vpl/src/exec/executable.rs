@@ -169,8 +169,12 @@ impl Executable {
             };
             let (components, locations, float) = match &m.types[var.ty].inner {
                 TypeInner::Scalar(k) => (1, 1, *k == ScalarKind::Float),
-                TypeInner::Vector { kind, size } => (u32::from(*size), 1, *kind == ScalarKind::Float),
-                TypeInner::Matrix { rows, columns } => (u32::from(*rows), u32::from(*columns), true),
+                TypeInner::Vector { kind, size } => {
+                    (u32::from(*size), 1, *kind == ScalarKind::Float)
+                }
+                TypeInner::Matrix { rows, columns } => {
+                    (u32::from(*rows), u32::from(*columns), true)
+                }
                 _ => {
                     return Err(ExecError::Unsupported(format!(
                         "vertex input {:?} is not a scalar, vector or matrix (section 12.4)",

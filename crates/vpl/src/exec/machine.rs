@@ -7,7 +7,7 @@
 //! samples (it alone knows the other lanes of a fragment quad, which the
 //! implicit derivatives need), writes the result and resumes.
 
-use super::program::{Access, Arith, CompiledStage, Compare, Kind, Op, Part, Space};
+use super::program::{Access, Arith, Compare, CompiledStage, Kind, Op, Part, Space};
 
 /// Why [`Machine::run`] stopped.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -182,7 +182,8 @@ impl Machine {
                     columns,
                 } => {
                     let (a, r) = (b + *a as usize, b + *rhs as usize);
-                    let (rows, inner, columns) = (*rows as usize, *inner as usize, *columns as usize);
+                    let (rows, inner, columns) =
+                        (*rows as usize, *inner as usize, *columns as usize);
                     self.scratch.clear();
                     for c in 0..columns {
                         for row in 0..rows {
@@ -203,7 +204,8 @@ impl Machine {
                         match *part {
                             Part::Words { src, len } => {
                                 let s = b + src as usize;
-                                self.scratch.extend_from_slice(&self.stack[s..s + len as usize]);
+                                self.scratch
+                                    .extend_from_slice(&self.stack[s..s + len as usize]);
                             }
                             Part::IntToFloat { src } => {
                                 let v = self.stack[b + src as usize] as i32;
@@ -258,7 +260,8 @@ impl Machine {
                     let result = result.map(|(dst, len)| (base + dst, len));
                     let caller_base = b;
                     self.push_frame(stage, *callee, result);
-                    let callee_base = self.stack.len() - stage.functions[*callee as usize].frame_words as usize;
+                    let callee_base =
+                        self.stack.len() - stage.functions[*callee as usize].frame_words as usize;
                     let parameters = &stage.functions[*callee as usize].parameters;
                     for &(src, slot, len) in arguments.iter() {
                         let s = caller_base + src as usize;

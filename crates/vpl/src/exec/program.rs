@@ -77,27 +77,89 @@ pub(crate) enum Part {
     /// One scalar repeated `count` times (converted when `convert`).
     Fill { src: u32, count: u32, convert: bool },
     /// A `rows` × `columns` matrix with the scalar on its diagonal.
-    Diagonal { src: u32, rows: u32, columns: u32, convert: bool },
+    Diagonal {
+        src: u32,
+        rows: u32,
+        columns: u32,
+        convert: bool,
+    },
 }
 
 /// One operation. Offsets without a space are frame offsets.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Op {
-    Copy { dst: u32, src: u32, len: u32 },
-    Load { dst: u32, from: Access },
-    Store { to: Access, src: u32 },
-    Arith { op: Arith, kind: Kind, dst: u32, a: u32, b: u32, len: u32, a_step: u32, b_step: u32 },
-    Compare { op: Compare, kind: Kind, dst: u32, a: u32, b: u32 },
+    Copy {
+        dst: u32,
+        src: u32,
+        len: u32,
+    },
+    Load {
+        dst: u32,
+        from: Access,
+    },
+    Store {
+        to: Access,
+        src: u32,
+    },
+    Arith {
+        op: Arith,
+        kind: Kind,
+        dst: u32,
+        a: u32,
+        b: u32,
+        len: u32,
+        a_step: u32,
+        b_step: u32,
+    },
+    Compare {
+        op: Compare,
+        kind: Kind,
+        dst: u32,
+        a: u32,
+        b: u32,
+    },
     /// `dst = a * b` with `a` rows × inner, `b` inner × columns (column-major).
-    MatMul { dst: u32, a: u32, b: u32, rows: u32, inner: u32, columns: u32 },
-    Construct { dst: u32, len: u32, parts: Box<[Part]> },
-    Swizzle { dst: u32, src: u32, pattern: [u8; 4], len: u32 },
-    Call { function: u32, arguments: Box<[(u32, u32, u32)]>, result: Option<(u32, u32)> },
+    MatMul {
+        dst: u32,
+        a: u32,
+        b: u32,
+        rows: u32,
+        inner: u32,
+        columns: u32,
+    },
+    Construct {
+        dst: u32,
+        len: u32,
+        parts: Box<[Part]>,
+    },
+    Swizzle {
+        dst: u32,
+        src: u32,
+        pattern: [u8; 4],
+        len: u32,
+    },
+    Call {
+        function: u32,
+        arguments: Box<[(u32, u32, u32)]>,
+        result: Option<(u32, u32)>,
+    },
     /// `dst` (vec4) = texture(sampler word at `sampler`, vec2 at `coordinate`).
-    Texture { dst: u32, sampler: u32, coordinate: u32 },
-    Jump { target: u32 },
-    JumpIf { condition: u32, if_true: u32, if_false: u32 },
-    Return { value: Option<(u32, u32)> },
+    Texture {
+        dst: u32,
+        sampler: u32,
+        coordinate: u32,
+    },
+    Jump {
+        target: u32,
+    },
+    JumpIf {
+        condition: u32,
+        if_true: u32,
+        if_false: u32,
+    },
+    Return {
+        value: Option<(u32, u32)>,
+    },
     Discard,
 }
 

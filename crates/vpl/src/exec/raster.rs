@@ -111,7 +111,10 @@ impl Triangle<'_> {
         let inside = |e: i64, p: &Vertex, q: &Vertex| e > 0 || (e == 0 && Self::top_left(p, q));
         let covered = inside(ea, b, c) && inside(eb, c, a) && inside(ec, a, b);
         let area = self.area as f64;
-        (covered, [ea as f64 / area, eb as f64 / area, ec as f64 / area])
+        (
+            covered,
+            [ea as f64 / area, eb as f64 / area, ec as f64 / area],
+        )
     }
 }
 
@@ -132,7 +135,9 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
     let mut textures: Vec<Option<&Texture>> = vec![None; module.uniforms.len()];
     for (name, texture) in &request.textures {
         let Some((slot, _)) = executable.samplers.iter().find(|(_, n)| n == name) else {
-            return Err(ExecError::Request(format!("no sampler uniform named {name:?}")));
+            return Err(ExecError::Request(format!(
+                "no sampler uniform named {name:?}"
+            )));
         };
         for (level, pixels) in texture.levels.iter().enumerate() {
             let lw = u64::from((texture.width >> level).max(1));
@@ -177,7 +182,11 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
 
     let quad_rows = h.div_ceil(2) as usize;
     let row_bytes = w as usize * 4;
-    let split = if quad_rows >= 8 { quad_rows / 2 } else { quad_rows };
+    let split = if quad_rows >= 8 {
+        quad_rows / 2
+    } else {
+        quad_rows
+    };
     let (low, high) = pixels.split_at_mut((split * 2).min(h as usize) * row_bytes);
     let band = |rows: &mut [u8], first_quad_row: usize, last_quad_row: usize| {
         let mut lanes: [Machine; 4] = Default::default();
@@ -228,7 +237,12 @@ fn run_vertices(
     uniforms: &[u32],
 ) -> Result<Vec<Vertex>, ExecError> {
     let [x0, y0, x1, y1] = request.quad;
-    let positions = [[x0, y0, 0.0, 1.0], [x1, y0, 0.0, 1.0], [x0, y1, 0.0, 1.0], [x1, y1, 0.0, 1.0]];
+    let positions = [
+        [x0, y0, 0.0, 1.0],
+        [x1, y0, 0.0, 1.0],
+        [x0, y1, 0.0, 1.0],
+        [x1, y1, 0.0, 1.0],
+    ];
     let texcoords = [
         [0.0, 0.0, 0.0, 1.0],
         [1.0, 0.0, 0.0, 1.0],
@@ -246,7 +260,12 @@ fn run_vertices(
     let mut vertices = Vec::with_capacity(4);
     for vertex in 0..4 {
         let attribute = |location: u32| -> [f32; 4] {
-            if let Some((_, value)) = request.attributes.iter().rev().find(|(l, _)| *l == location) {
+            if let Some((_, value)) = request
+                .attributes
+                .iter()
+                .rev()
+                .find(|(l, _)| *l == location)
+            {
                 return match value {
                     Attribute::Constant(v) => *v,
                     Attribute::PerVertex(v) => v[vertex],
@@ -275,17 +294,14 @@ fn run_vertices(
         loop {
             match machine.run(&executable.vertex, uniforms) {
                 Event::Done => break,
-                Event::Texture {
-                    dst,
-                    sampler,
-                    u,
-                    v,
-                } => {
+                Event::Texture { dst, sampler, u, v } => {
                     let texture = textures.get(sampler as usize).copied().flatten();
                     machine.write_sample(dst, sample(texture, u, v, Lod::Base));
                 }
                 Event::Discarded => {
-                    return Err(ExecError::Unsupported("a vertex invocation discarded".into()));
+                    return Err(ExecError::Unsupported(
+                        "a vertex invocation discarded".into(),
+                    ));
                 }
                 Event::StepLimit => return Err(step_limit("vertex")),
             }
@@ -305,7 +321,11 @@ fn run_vertices(
         let (nx, ny, nz) = (cx / cw, cy / cw, cz / cw);
         let xw = (nx + 1.0) * w / 2.0;
         let yw = (ny + 1.0) * h / 2.0;
-        let snap = |v: f64| (v * ONE as f64).round().clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64;
+        let snap = |v: f64| {
+            (v * ONE as f64)
+                .round()
+                .clamp(-(1i64 << 40) as f64, (1i64 << 40) as f64) as i64
+        };
         vertices.push(Vertex {
             x: snap(xw),
             // Image rows, top-down.
@@ -340,8 +360,20 @@ fn shade(
 ) -> Result<(), ExecError> {
     let stage = &executable.fragment;
     // Bounding box in window pixels (GL rows, bottom-up).
-    let min_x = t.v.iter().map(|v| v.x).min().unwrap_or(0).div_euclid(ONE).max(0);
-    let max_x = t.v.iter().map(|v| v.x).max().unwrap_or(0).div_euclid(ONE).min(i64::from(w) - 1);
+    let min_x =
+        t.v.iter()
+            .map(|v| v.x)
+            .min()
+            .unwrap_or(0)
+            .div_euclid(ONE)
+            .max(0);
+    let max_x =
+        t.v.iter()
+            .map(|v| v.x)
+            .max()
+            .unwrap_or(0)
+            .div_euclid(ONE)
+            .min(i64::from(w) - 1);
     let top = t.v.iter().map(|v| v.y).min().unwrap_or(0).div_euclid(ONE);
     let bottom = t.v.iter().map(|v| v.y).max().unwrap_or(0).div_euclid(ONE);
     // Image rows top..=bottom are window rows h-1-bottom ..= h-1-top.
@@ -370,9 +402,8 @@ fn shade(
                 weights[l] = wts;
             }
             if covered.iter().any(|c| *c) {
-                let colors = run_quad(
-                    executable, textures, uniforms, t, &lane_xy, &weights, lanes,
-                )?;
+                let colors =
+                    run_quad(executable, textures, uniforms, t, &lane_xy, &weights, lanes)?;
                 for l in 0..4 {
                     if let (true, Some(rgba)) = (covered[l], colors[l]) {
                         let (x, y) = lane_xy[l];
@@ -407,11 +438,18 @@ fn run_quad(
     for (l, machine) in lanes.iter_mut().enumerate() {
         machine.start(stage);
         let wts = weights[l];
-        let persp = [wts[0] * t.v[0].inv_w, wts[1] * t.v[1].inv_w, wts[2] * t.v[2].inv_w];
+        let persp = [
+            wts[0] * t.v[0].inv_w,
+            wts[1] * t.v[1].inv_w,
+            wts[2] * t.v[2].inv_w,
+        ];
         let inv_w = persp[0] + persp[1] + persp[2];
         for varying in &executable.varyings {
             for i in 0..varying.len {
-                let (from, to) = ((varying.vertex_offset + i) as usize, (varying.fragment_offset + i) as usize);
+                let (from, to) = (
+                    (varying.vertex_offset + i) as usize,
+                    (varying.fragment_offset + i) as usize,
+                );
                 machine.io[to] = if varying.flat {
                     t.provoking.io[from]
                 } else {
@@ -465,13 +503,7 @@ fn run_quad(
             dv_dy,
         };
         for l in 0..4 {
-            if let Some(Event::Texture {
-                dst,
-                sampler,
-                u,
-                v,
-            }) = state[l]
-            {
+            if let Some(Event::Texture { dst, sampler, u, v }) = state[l] {
                 let texture = textures.get(sampler as usize).copied().flatten();
                 lanes[l].write_sample(dst, sample(texture, u, v, lod));
                 state[l] = None;

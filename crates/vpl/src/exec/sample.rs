@@ -19,7 +19,12 @@ pub(crate) enum Lod {
     /// Vertex stage: implicit base level (λ = 0).
     Base,
     /// Fragment stage: implicit derivatives of (u, v) in x and y.
-    Derivatives { du_dx: f32, dv_dx: f32, du_dy: f32, dv_dy: f32 },
+    Derivatives {
+        du_dx: f32,
+        dv_dx: f32,
+        du_dy: f32,
+        dv_dy: f32,
+    },
 }
 
 /// The colour of an unbound sampler (an incomplete GL texture).

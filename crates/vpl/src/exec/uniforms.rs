@@ -62,7 +62,9 @@ impl UniformValues {
                 ty = field.ty;
                 rest = &after[end..];
             } else if let Some(after) = rest.strip_prefix('[') {
-                let end = after.find(']').ok_or_else(|| request("unclosed [".into()))?;
+                let end = after
+                    .find(']')
+                    .ok_or_else(|| request("unclosed [".into()))?;
                 let index: u64 = after[..end]
                     .parse()
                     .map_err(|_| request(format!("bad index {:?}", &after[..end])))?;
@@ -82,9 +84,10 @@ impl UniformValues {
         let (kind, count) = match &module.types[ty].inner {
             TypeInner::Scalar(k) => (*k, 1),
             TypeInner::Vector { kind, size } => (*kind, usize::from(*size)),
-            TypeInner::Matrix { rows, columns } => {
-                (ScalarKind::Float, usize::from(*rows) * usize::from(*columns))
-            }
+            TypeInner::Matrix { rows, columns } => (
+                ScalarKind::Float,
+                usize::from(*rows) * usize::from(*columns),
+            ),
             _ => {
                 return Err(request(
                     "not a scalar, vector or matrix; assign its members one by one".into(),
@@ -92,7 +95,10 @@ impl UniformValues {
             }
         };
         if values.len() != count {
-            return Err(request(format!("needs {count} values, got {}", values.len())));
+            return Err(request(format!(
+                "needs {count} values, got {}",
+                values.len()
+            )));
         }
         for (i, v) in values.iter().enumerate() {
             self.words[offset as usize + i] = match kind {

@@ -2,43 +2,119 @@
 //! terminators and declarations a module uses, counted from its IR, so a
 //! test can hold the generator to covering the whole language.
 
+use crate::ir::Handle;
 use crate::ir::{
     BinaryOp, Callee, InstructionKind, Module, ScalarKind, SelectorKind, StorageKind,
     TerminatorKind, Type, TypeInner, UniformKind, Value,
 };
-use crate::ir::Handle;
 use std::collections::BTreeMap;
 
 /// Every feature the generator must cover (see [`coverage`]).
 pub const REQUIRED: &[&str] = &[
-    "instr:copy", "instr:load", "instr:store", "instr:binary", "instr:call",
-    "instr:construct", "instr:swizzle", "instr:member", "instr:index",
-    "call:texture", "call:void", "call:value",
-    "add:int", "subtract:int", "multiply:int", "divide:int",
-    "add:int-vector", "subtract:int-vector", "multiply:int-vector", "divide:int-vector",
-    "add:float", "subtract:float", "multiply:float", "divide:float",
-    "add:float-vector", "subtract:float-vector", "multiply:float-vector", "divide:float-vector",
-    "add:matrix", "subtract:matrix", "divide:matrix",
-    "multiply:matrix*matrix", "multiply:matrix*vector",
-    "multiply:aggregate*scalar", "multiply:scalar*aggregate", "divide:aggregate/scalar",
-    "equal:int", "not_equal:int", "less:int", "less_equal:int", "greater:int", "greater_equal:int",
-    "equal:float", "not_equal:float", "less:float", "less_equal:float", "greater:float",
-    "greater_equal:float", "equal:bool", "not_equal:bool",
-    "construct:int-to-float", "construct:vector-fill", "construct:vector-pieces",
-    "construct:vector-int-component", "construct:matrix-diagonal", "construct:matrix-pieces",
-    "construct:array", "construct:record", "construct:bool-vector",
-    "type:bool", "type:int", "type:float",
-    "type:bvec2", "type:bvec3", "type:bvec4", "type:ivec2", "type:ivec3", "type:ivec4",
-    "type:vec2", "type:vec3", "type:vec4",
-    "type:mat2x2", "type:mat2x3", "type:mat2x4", "type:mat3x2", "type:mat3x3", "type:mat3x4",
-    "type:mat4x2", "type:mat4x3", "type:mat4x4",
-    "type:sampler", "type:array", "type:record",
-    "storage:local", "storage:parameter", "storage:uniform", "storage:stage",
-    "path:member", "path:index-constant", "path:index-dynamic",
-    "store:parameter", "store:stage", "store:local-derived", "store:local-whole",
-    "term:branch", "term:branch_if", "term:return-value", "term:return-void", "term:discard",
-    "uniform:record", "uniform:array", "uniform:scalar",
-    "function:storage-parameters", "function:sampler-parameter",
+    "instr:copy",
+    "instr:load",
+    "instr:store",
+    "instr:binary",
+    "instr:call",
+    "instr:construct",
+    "instr:swizzle",
+    "instr:member",
+    "instr:index",
+    "call:texture",
+    "call:void",
+    "call:value",
+    "add:int",
+    "subtract:int",
+    "multiply:int",
+    "divide:int",
+    "add:int-vector",
+    "subtract:int-vector",
+    "multiply:int-vector",
+    "divide:int-vector",
+    "add:float",
+    "subtract:float",
+    "multiply:float",
+    "divide:float",
+    "add:float-vector",
+    "subtract:float-vector",
+    "multiply:float-vector",
+    "divide:float-vector",
+    "add:matrix",
+    "subtract:matrix",
+    "divide:matrix",
+    "multiply:matrix*matrix",
+    "multiply:matrix*vector",
+    "multiply:aggregate*scalar",
+    "multiply:scalar*aggregate",
+    "divide:aggregate/scalar",
+    "equal:int",
+    "not_equal:int",
+    "less:int",
+    "less_equal:int",
+    "greater:int",
+    "greater_equal:int",
+    "equal:float",
+    "not_equal:float",
+    "less:float",
+    "less_equal:float",
+    "greater:float",
+    "greater_equal:float",
+    "equal:bool",
+    "not_equal:bool",
+    "construct:int-to-float",
+    "construct:vector-fill",
+    "construct:vector-pieces",
+    "construct:vector-int-component",
+    "construct:matrix-diagonal",
+    "construct:matrix-pieces",
+    "construct:array",
+    "construct:record",
+    "construct:bool-vector",
+    "type:bool",
+    "type:int",
+    "type:float",
+    "type:bvec2",
+    "type:bvec3",
+    "type:bvec4",
+    "type:ivec2",
+    "type:ivec3",
+    "type:ivec4",
+    "type:vec2",
+    "type:vec3",
+    "type:vec4",
+    "type:mat2x2",
+    "type:mat2x3",
+    "type:mat2x4",
+    "type:mat3x2",
+    "type:mat3x3",
+    "type:mat3x4",
+    "type:mat4x2",
+    "type:mat4x3",
+    "type:mat4x4",
+    "type:sampler",
+    "type:array",
+    "type:record",
+    "storage:local",
+    "storage:parameter",
+    "storage:uniform",
+    "storage:stage",
+    "path:member",
+    "path:index-constant",
+    "path:index-dynamic",
+    "store:parameter",
+    "store:stage",
+    "store:local-derived",
+    "store:local-whole",
+    "term:branch",
+    "term:branch_if",
+    "term:return-value",
+    "term:return-void",
+    "term:discard",
+    "uniform:record",
+    "uniform:array",
+    "uniform:scalar",
+    "function:storage-parameters",
+    "function:sampler-parameter",
 ];
 
 fn shape(module: &Module, ty: Handle<Type>) -> &TypeInner {
@@ -51,7 +127,13 @@ fn class(module: &Module, op: BinaryOp, lhs: Handle<Type>, rhs: Handle<Type>) ->
         (Scalar(ScalarKind::Int), Scalar(_)) => "int",
         (Scalar(ScalarKind::Float), Scalar(_)) => "float",
         (Scalar(ScalarKind::Bool), _) => "bool",
-        (Vector { kind: ScalarKind::Int, .. }, Vector { .. }) => "int-vector",
+        (
+            Vector {
+                kind: ScalarKind::Int,
+                ..
+            },
+            Vector { .. },
+        ) => "int-vector",
         (Vector { .. }, Vector { .. }) => "float-vector",
         (Matrix { .. }, Matrix { .. }) if op == BinaryOp::Multiply => "matrix*matrix",
         (Matrix { .. }, Matrix { .. }) => "matrix",
@@ -96,8 +178,7 @@ pub fn coverage(module: &Module) -> BTreeMap<String, usize> {
         for (handle, f) in stage.functions.iter() {
             let helper = stage.entry != Some(handle);
             if helper
-                && f
-                    .parameters
+                && f.parameters
                     .iter()
                     .any(|p| matches!(shape(module, p.ty), TypeInner::Sampler(_)))
             {
@@ -150,7 +231,11 @@ pub fn coverage(module: &Module) -> BTreeMap<String, usize> {
                         }
                         InstructionKind::Binary { op, lhs, rhs, .. } => {
                             add("instr:binary".into());
-                            add(format!("{}:{}", op.keyword(), class(module, *op, lhs.ty(), rhs.ty())));
+                            add(format!(
+                                "{}:{}",
+                                op.keyword(),
+                                class(module, *op, lhs.ty(), rhs.ty())
+                            ));
                         }
                         InstructionKind::Call { result, callee, .. } => {
                             add("instr:call".into());
@@ -162,19 +247,23 @@ pub fn coverage(module: &Module) -> BTreeMap<String, usize> {
                         }
                         InstructionKind::Construct { ty, arguments, .. } => {
                             add("instr:construct".into());
-                            let int_arg = arguments
-                                .iter()
-                                .any(|a| matches!(shape(module, a.ty()), TypeInner::Scalar(ScalarKind::Int)));
+                            let int_arg = arguments.iter().any(|a| {
+                                matches!(shape(module, a.ty()), TypeInner::Scalar(ScalarKind::Int))
+                            });
                             let one_scalar = arguments.len() == 1
                                 && matches!(shape(module, arguments[0].ty()), TypeInner::Scalar(_));
                             let k = match shape(module, *ty) {
                                 TypeInner::Scalar(_) if int_arg => "int-to-float",
                                 TypeInner::Scalar(_) => "scalar",
-                                TypeInner::Vector { kind: ScalarKind::Bool, .. } => "bool-vector",
+                                TypeInner::Vector {
+                                    kind: ScalarKind::Bool,
+                                    ..
+                                } => "bool-vector",
                                 TypeInner::Vector { .. } if one_scalar => "vector-fill",
-                                TypeInner::Vector { kind: ScalarKind::Float, .. } if int_arg => {
-                                    "vector-int-component"
-                                }
+                                TypeInner::Vector {
+                                    kind: ScalarKind::Float,
+                                    ..
+                                } if int_arg => "vector-int-component",
                                 TypeInner::Vector { .. } => "vector-pieces",
                                 TypeInner::Matrix { .. } if one_scalar => "matrix-diagonal",
                                 TypeInner::Matrix { .. } => "matrix-pieces",

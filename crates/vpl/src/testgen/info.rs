@@ -124,13 +124,11 @@ impl FloatInfo {
 
     fn result(bound: f64, err: f64, grid: Option<i32>) -> Self {
         match grid {
-            Some(g) if err == 0.0 && g <= 60 && bound * 2f64.powi(g) < 2f64.powi(24) => {
-                FloatInfo {
-                    bound,
-                    err: 0.0,
-                    grid: Some(g),
-                }
-            }
+            Some(g) if err == 0.0 && g <= 60 && bound * 2f64.powi(g) < 2f64.powi(24) => FloatInfo {
+                bound,
+                err: 0.0,
+                grid: Some(g),
+            },
             _ => FloatInfo {
                 bound,
                 err: err + rounding(bound),

@@ -104,8 +104,14 @@ impl UniformValues {
             xf: [0; 4].map(|_| dyadic(rng, -8, 8, 4.0)),
             ints: [int(rng), int(rng), int(rng), int(rng)],
             lights: [
-                ([dyadic(rng, -16, 16, 4.0), dyadic(rng, -16, 16, 4.0)], rng.range(0, 1)),
-                ([dyadic(rng, -16, 16, 4.0), dyadic(rng, -16, 16, 4.0)], rng.range(0, 1)),
+                (
+                    [dyadic(rng, -16, 16, 4.0), dyadic(rng, -16, 16, 4.0)],
+                    rng.range(0, 1),
+                ),
+                (
+                    [dyadic(rng, -16, 16, 4.0), dyadic(rng, -16, 16, 4.0)],
+                    rng.range(0, 1),
+                ),
             ],
             scale: dyadic(rng, 2, 8, 4.0),
             limit: rng.range(0, 4),
@@ -116,7 +122,10 @@ impl UniformValues {
         let mut p = vec![
             ("params.tint".to_string(), self.tint.to_vec()),
             ("params.count".to_string(), vec![self.count as f64]),
-            ("params.offset".to_string(), self.offset.map(|v| v as f64).to_vec()),
+            (
+                "params.offset".to_string(),
+                self.offset.map(|v| v as f64).to_vec(),
+            ),
             ("params.xf".to_string(), self.xf.to_vec()),
             ("scale".to_string(), vec![self.scale]),
             ("limit".to_string(), vec![self.limit as f64]),
@@ -236,14 +245,16 @@ pub fn generate_without(seed: u64, disabled: &BTreeSet<usize>) -> Result<Case, G
             disabled,
         };
         let exact1 = FloatInfo::constant(1.0);
-        let pos = g.f.define(Ty::FVec(2), Info::float(exact1), "(load {r} (stage pos))");
+        let pos =
+            g.f.define(Ty::FVec(2), Info::float(exact1), "(load {r} (stage pos))");
         let clip = g.f.define(
             Ty::FVec(4),
             Info::float(exact1),
             &format!("(construct {{r}} {} (float 0.0) (float 1.0))", pos.name()),
         );
         g.f.emit(format!("(store (stage clip) {})", clip.name()));
-        let uv = g.f.define(Ty::FVec(2), Info::float(exact1), "(load {r} (stage uv))");
+        let uv =
+            g.f.define(Ty::FVec(2), Info::float(exact1), "(load {r} (stage uv))");
         let vuv = g.f.define(
             Ty::FVec(2),
             Info::float(exact1.scale_pow2(s1 as i32 - 1)),
@@ -267,7 +278,8 @@ pub fn generate_without(seed: u64, disabled: &BTreeSet<usize>) -> Result<Case, G
             Info::float(FloatInfo::constant(1.0)),
             &format!("(add {{r}} {} {})", half.name(), offset.name()),
         );
-        let sampler = g.f.define(Ty::Sampler, Info::boolean(true), "(load {r} (uniform tex))");
+        let sampler =
+            g.f.define(Ty::Sampler, Info::boolean(true), "(load {r} (uniform tex))");
         let vt = g.f.define(
             Ty::FVec(4),
             Info::float(texel_info()),
@@ -370,13 +382,18 @@ pub fn generate_without(seed: u64, disabled: &BTreeSet<usize>) -> Result<Case, G
         } else {
             uv.name()
         };
-        let sampler = g.f.define(Ty::Sampler, Info::boolean(true), "(load {r} (uniform tex))");
+        let sampler =
+            g.f.define(Ty::Sampler, Info::boolean(true), "(load {r} (uniform tex))");
         let t0 = g.f.define(
             Ty::FVec(4),
             Info::float(texel_info()),
             &format!("(texture {{r}} {} {coord})", sampler.name()),
         );
-        let sampler2 = g.f.define(Ty::Sampler, Info::boolean(true), "(load {r} (uniform tex2))");
+        let sampler2 = g.f.define(
+            Ty::Sampler,
+            Info::boolean(true),
+            "(load {r} (uniform tex2))",
+        );
         let t1 = g.f.define(
             Ty::FVec(4),
             Info::float(texel_info()),
@@ -392,7 +409,8 @@ pub fn generate_without(seed: u64, disabled: &BTreeSet<usize>) -> Result<Case, G
             Info::float(texel_info().interpolated()),
             "(load {r} (stage vtex))",
         );
-        let flat = g.f.define(Ty::IVec(2), Info::int(vflat), "(load {r} (stage flat))");
+        let flat =
+            g.f.define(Ty::IVec(2), Info::int(vflat), "(load {r} (stage flat))");
         g.f.define(
             Ty::Int,
             Info::int(vflat),
@@ -420,11 +438,31 @@ pub fn generate_without(seed: u64, disabled: &BTreeSet<usize>) -> Result<Case, G
                         Some(v) => v.name(),
                         None => int(g.rng.range(-300, 300)),
                     };
-                    let q = g.f.define(Ty::Int, Info::int(IntInfo::any()), &format!("(divide {{r}} {a} (int 256))"));
-                    let m = g.f.define(Ty::Int, Info::int(IntInfo::any()), &format!("(multiply {{r}} {} (int 256))", q.name()));
-                    let k = g.f.define(Ty::Int, Info::int(IntInfo::any()), &format!("(subtract {{r}} {a} {})", m.name()));
-                    let f = g.f.define(Ty::Float, Info::float(FloatInfo::constant(255.0)), &format!("(construct {{r}} {})", k.name()));
-                    let c = g.f.define(Ty::Float, Info::float(FloatInfo::constant(1.0)), &format!("(divide {{r}} {} (float 255.0))", f.name()));
+                    let q = g.f.define(
+                        Ty::Int,
+                        Info::int(IntInfo::any()),
+                        &format!("(divide {{r}} {a} (int 256))"),
+                    );
+                    let m = g.f.define(
+                        Ty::Int,
+                        Info::int(IntInfo::any()),
+                        &format!("(multiply {{r}} {} (int 256))", q.name()),
+                    );
+                    let k = g.f.define(
+                        Ty::Int,
+                        Info::int(IntInfo::any()),
+                        &format!("(subtract {{r}} {a} {})", m.name()),
+                    );
+                    let f = g.f.define(
+                        Ty::Float,
+                        Info::float(FloatInfo::constant(255.0)),
+                        &format!("(construct {{r}} {})", k.name()),
+                    );
+                    let c = g.f.define(
+                        Ty::Float,
+                        Info::float(FloatInfo::constant(1.0)),
+                        &format!("(divide {{r}} {} (float 255.0))", f.name()),
+                    );
                     channels.push(c.name());
                     *t = 0;
                 }
@@ -432,11 +470,19 @@ pub fn generate_without(seed: u64, disabled: &BTreeSet<usize>) -> Result<Case, G
                     let source = if r >= 8 {
                         let s = sources[g.rng.below(4) as usize];
                         let letter = ["x", "y", "z", "w"][g.rng.below(4) as usize];
-                        g.f.define(Ty::Float, s.info, &format!("(swizzle {{r}} {} \"{letter}\")", s.name()))
+                        g.f.define(
+                            Ty::Float,
+                            s.info,
+                            &format!("(swizzle {{r}} {} \"{letter}\")", s.name()),
+                        )
                     } else {
                         match g.f.pick(g.rng, Ty::Float, |_| true) {
                             Some(v) => v,
-                            None => g.f.define(Ty::Float, Info::float(FloatInfo::constant(0.5)), "(copy {r} (float 0.5))"),
+                            None => g.f.define(
+                                Ty::Float,
+                                Info::float(FloatInfo::constant(0.5)),
+                                "(copy {r} (float 0.5))",
+                            ),
                         }
                     };
                     let bound = source.info.f.bound.max(1.0);

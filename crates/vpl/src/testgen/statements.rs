@@ -50,7 +50,9 @@ impl Gen<'_> {
         let v = match self.rng.below(4) {
             0 => self.rng.range(-3, 3),
             1 => self.rng.range(-100, 100),
-            2 => self.rng.pick(&[i64::from(i32::MAX), i64::from(i32::MIN), 65536, -65535]),
+            2 => self
+                .rng
+                .pick(&[i64::from(i32::MAX), i64::from(i32::MIN), 65536, -65535]),
             _ => self.rng.range(-2_000_000_000, 2_000_000_000),
         };
         (int(v), IntInfo::exact(v))
@@ -95,18 +97,31 @@ impl Gen<'_> {
     fn divisor(&mut self) -> (String, FloatInfo) {
         let (x, xi) = self.small_float(8.0);
         let sq = xi.mul(xi);
-        let t = self.f.define(Ty::Float, Info::float(sq), &format!("(multiply {{r}} {x} {x})"));
+        let t = self.f.define(
+            Ty::Float,
+            Info::float(sq),
+            &format!("(multiply {{r}} {x} {x})"),
+        );
         let c = self.rng.pick(&[1.0, 1.5, 2.0]);
         let d = sq.add(FloatInfo::constant(c));
-        let v = self
-            .f
-            .define(Ty::Float, Info::float(d), &format!("(add {{r}} {} {})", t.name(), float(c)));
+        let v = self.f.define(
+            Ty::Float,
+            Info::float(d),
+            &format!("(add {{r}} {} {})", t.name(), float(c)),
+        );
         (v.name(), d)
     }
 
     /// An exact Boolean condition.
     pub(crate) fn condition(&mut self) -> String {
-        let ops = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"];
+        let ops = [
+            "equal",
+            "not_equal",
+            "less",
+            "less_equal",
+            "greater",
+            "greater_equal",
+        ];
         let op = self.rng.pick(&ops);
         let choice = self.rng.below(4);
         if choice == 0 && self.stage == StageKind::Fragment {
@@ -164,9 +179,11 @@ impl Gen<'_> {
         }
         let (a, _) = self.int_operand();
         let (b, _) = self.int_operand();
-        let v = self
-            .f
-            .define(Ty::Bool, Info::boolean(true), &format!("({op} {{r}} {a} {b})"));
+        let v = self.f.define(
+            Ty::Bool,
+            Info::boolean(true),
+            &format!("({op} {{r}} {a} {b})"),
+        );
         v.name()
     }
 
@@ -180,7 +197,11 @@ impl Gen<'_> {
             // A disabled statement (minimization) defines a constant
             // instead, consuming no further random numbers.
             let v = self.rng.range(-5, 5);
-            self.f.define(Ty::Int, Info::int(IntInfo::exact(v)), &format!("(copy {{r}} {})", int(v)));
+            self.f.define(
+                Ty::Int,
+                Info::int(IntInfo::exact(v)),
+                &format!("(copy {{r}} {})", int(v)),
+            );
             return;
         }
         match choice {
@@ -228,7 +249,11 @@ impl Gen<'_> {
         let make = |g: &mut Self| -> (String, IntInfo) {
             if g.rng.chance(30) {
                 let (a, ia) = g.int_operand();
-                let v = g.f.define(Ty::IVec(n), Info::int(ia), &format!("(construct {{r}} {a})"));
+                let v = g.f.define(
+                    Ty::IVec(n),
+                    Info::int(ia),
+                    &format!("(construct {{r}} {a})"),
+                );
                 return (v.name(), ia);
             }
             let mut parts = Vec::new();
@@ -268,16 +293,25 @@ impl Gen<'_> {
                 (op, b, info)
             }
         };
-        let r = self
-            .f
-            .define(Ty::IVec(n), Info::int(info), &format!("({op} {{r}} {a} {b})"));
+        let r = self.f.define(
+            Ty::IVec(n),
+            Info::int(info),
+            &format!("({op} {{r}} {a} {b})"),
+        );
         let letters = &"xyzw"[..n as usize];
         let pick: String = (0..self.rng.range(1, 2))
             .map(|_| letters.as_bytes()[self.rng.below(u64::from(n)) as usize] as char)
             .collect();
-        let ty = if pick.len() == 1 { Ty::Int } else { Ty::IVec(2) };
-        self.f
-            .define(ty, Info::int(info), &format!("(swizzle {{r}} {} \"{pick}\")", r.name()));
+        let ty = if pick.len() == 1 {
+            Ty::Int
+        } else {
+            Ty::IVec(2)
+        };
+        self.f.define(
+            ty,
+            Info::int(info),
+            &format!("(swizzle {{r}} {} \"{pick}\")", r.name()),
+        );
     }
 
     fn float_arith(&mut self) {
@@ -327,9 +361,11 @@ impl Gen<'_> {
         match self.rng.below(3) {
             0 => {
                 let (a, ia) = self.small_float(limit);
-                let v = self
-                    .f
-                    .define(Ty::FVec(n), Info::float(ia), &format!("(construct {{r}} {a})"));
+                let v = self.f.define(
+                    Ty::FVec(n),
+                    Info::float(ia),
+                    &format!("(construct {{r}} {a})"),
+                );
                 (v.name(), ia)
             }
             1 if n > 2 => {
@@ -421,7 +457,10 @@ impl Gen<'_> {
                     Info::float(FloatInfo::constant(2f64.powi(k))),
                     &format!("(construct {{r}} {})", float(2f64.powi(k))),
                 );
-                (format!("(divide {{r}} {a} {})", d.name()), ia.scale_pow2(-k))
+                (
+                    format!("(divide {{r}} {a} {})", d.name()),
+                    ia.scale_pow2(-k),
+                )
             }
         };
         let r = self.f.define(Ty::FVec(n), Info::float(info), &text);
@@ -655,7 +694,9 @@ impl Gen<'_> {
         let (init_i, iinit_i) = self.int_operand();
         self.f.emit(format!("(copy r{acc_i} {init_i})"));
         let array = self.f.register(Ty::IArr);
-        self.f.emit(format!("(construct r{array} (int 0) (int 1) (int 2) (int 3))"));
+        self.f.emit(format!(
+            "(construct r{array} (int 0) (int 1) (int 2) (int 3))"
+        ));
         let mul = self.rng.pick(&[1, 3, -5, 31]);
         // Facts after 0..=trips iterations.
         let (mut fi, mut ii) = (iinit, iinit_i);
@@ -692,13 +733,16 @@ impl Gen<'_> {
             ty: Ty::Int,
             info: Info::int(counter_info),
         });
-        self.f.emit(format!("(multiply r{acc_f} r{acc_f} (float 0.5))"));
+        self.f
+            .emit(format!("(multiply r{acc_f} r{acc_f} (float 0.5))"));
         self.f.emit(format!("(add r{acc_f} r{acc_f} {x})"));
-        self.f.emit(format!("(multiply r{acc_i} r{acc_i} (int {mul}))"));
+        self.f
+            .emit(format!("(multiply r{acc_i} r{acc_i} (int {mul}))"));
         self.f.emit(format!("(add r{acc_i} r{acc_i} r{counter})"));
         if trips <= 4 {
-            self.f
-                .emit(format!("(store (index_ref (local r{array}) r{counter}) r{acc_i})"));
+            self.f.emit(format!(
+                "(store (index_ref (local r{array}) r{counter}) r{acc_i})"
+            ));
         }
         self.nesting -= 1;
         if self.rng.chance(50) {
@@ -760,9 +804,11 @@ impl Gen<'_> {
             Some(v) if self.rng.chance(70) => v.name(),
             _ => {
                 let k = self.rng.range(0, 2);
-                let v = self
-                    .f
-                    .define(Ty::Int, Info::int(IntInfo::exact(k)), &format!("(copy {{r}} {})", int(k)));
+                let v = self.f.define(
+                    Ty::Int,
+                    Info::int(IntInfo::exact(k)),
+                    &format!("(copy {{r}} {})", int(k)),
+                );
                 v.name()
             }
         };
@@ -781,12 +827,18 @@ impl Gen<'_> {
         self.f.define(
             Ty::Int,
             Info::int(joined.i),
-            &format!("(load {{r}} (member_ref (index_ref (local {}) {index}) \"n\"))", cells.name()),
+            &format!(
+                "(load {{r}} (member_ref (index_ref (local {}) {index}) \"n\"))",
+                cells.name()
+            ),
         );
         self.f.define(
             Ty::FVec(2),
             Info::float(joined.f),
-            &format!("(load {{r}} (member_ref (index_ref (local {}) {index}) \"v\"))", cells.name()),
+            &format!(
+                "(load {{r}} (member_ref (index_ref (local {}) {index}) \"v\"))",
+                cells.name()
+            ),
         );
         let picked = self.f.define(
             Ty::Cell,
@@ -809,7 +861,8 @@ impl Gen<'_> {
             &format!("(swizzle {{r}} {} \"x\")", v2.name()),
         );
         // A whole-local store.
-        self.f.emit(format!("(store (local {}) {})", cell.name(), picked.name()));
+        self.f
+            .emit(format!("(store (local {}) {})", cell.name(), picked.name()));
     }
 
     /// Uniform records and arrays through whole loads and derived paths.
@@ -827,7 +880,11 @@ impl Gen<'_> {
             1 => {
                 let all = self.f.define(
                     Ty::IArr,
-                    Info::int(u.ints.iter().fold(IntInfo::exact(u.ints[0]), |a, b| a.join(IntInfo::exact(*b)))),
+                    Info::int(
+                        u.ints
+                            .iter()
+                            .fold(IntInfo::exact(u.ints[0]), |a, b| a.join(IntInfo::exact(*b))),
+                    ),
                     "(load {r} (uniform ints))",
                 );
                 let k = self.rng.range(0, 3);
@@ -860,13 +917,22 @@ impl Gen<'_> {
                 let v = self.f.define(
                     Ty::FVec(2),
                     Info::float(info),
-                    &format!("(load {{r}} (member_ref (index_ref (uniform lights) {}) \"v\"))", i.name()),
+                    &format!(
+                        "(load {{r}} (member_ref (index_ref (uniform lights) {}) \"v\"))",
+                        i.name()
+                    ),
                 );
                 self.extract(v, 2, info);
             }
             4 => {
-                let p = self.f.define(Ty::Params, Info::int(IntInfo::any()), "(load {r} (uniform params))");
-                let tint = u.tint.iter().fold(FloatInfo::constant(0.0), |a, b| a.join(FloatInfo::constant(*b)));
+                let p = self.f.define(
+                    Ty::Params,
+                    Info::int(IntInfo::any()),
+                    "(load {r} (uniform params))",
+                );
+                let tint = u.tint.iter().fold(FloatInfo::constant(0.0), |a, b| {
+                    a.join(FloatInfo::constant(*b))
+                });
                 let t = self.f.define(
                     Ty::FVec(4),
                     Info::float(tint),
@@ -879,10 +945,16 @@ impl Gen<'_> {
                     Info::int(offset),
                     &format!("(member {{r}} {} \"offset\")", p.name()),
                 );
-                self.f.define(Ty::Int, Info::int(offset), &format!("(swizzle {{r}} {} \"y\")", o.name()));
+                self.f.define(
+                    Ty::Int,
+                    Info::int(offset),
+                    &format!("(swizzle {{r}} {} \"y\")", o.name()),
+                );
             }
             _ => {
-                let xf = u.xf.iter().fold(FloatInfo::constant(0.0), |a, b| a.join(FloatInfo::constant(*b)));
+                let xf = u.xf.iter().fold(FloatInfo::constant(0.0), |a, b| {
+                    a.join(FloatInfo::constant(*b))
+                });
                 let m = self.f.define(
                     Ty::Mat(2, 2),
                     Info::float(xf),
@@ -954,15 +1026,26 @@ impl Gen<'_> {
             counter: &mut *self.counter,
             disabled: self.disabled,
         };
-        let p0 = inner.f.define(Ty::Int, Info::int(ia), "(load {r} (parameter p0))");
+        let p0 = inner
+            .f
+            .define(Ty::Int, Info::int(ia), "(load {r} (parameter p0))");
         let bumped = ia.add(IntInfo::exact(7));
-        inner.f.emit(format!("(add {} {} (int 7))", p0.name(), p0.name()));
-        inner.f.emit(format!("(store (parameter p0) {})", p0.name()));
+        inner
+            .f
+            .emit(format!("(add {} {} (int 7))", p0.name(), p0.name()));
+        inner
+            .f
+            .emit(format!("(store (parameter p0) {})", p0.name()));
         if let Some(v) = inner.f.pool.iter_mut().find(|v| v.reg == p0.reg) {
             v.info = Info::int(bumped);
         }
-        inner.f.define(Ty::Float, Info::float(ib), "(load {r} (parameter p1))");
-        inner.f.emit(format!("(store (member_ref (parameter p2) \"n\") {})", p0.name()));
+        inner
+            .f
+            .define(Ty::Float, Info::float(ib), "(load {r} (parameter p1))");
+        inner.f.emit(format!(
+            "(store (member_ref (parameter p2) \"n\") {})",
+            p0.name()
+        ));
         let cell_info = cell.1.join(Info::int(bumped));
         inner.f.define(
             Ty::Int,
@@ -974,7 +1057,9 @@ impl Gen<'_> {
             Info::float(cell_info.f),
             "(load {r} (member_ref (parameter p2) \"v\"))",
         );
-        inner.f.define(Ty::Int, Info::int(bumped), "(load {r} (parameter p0))");
+        inner
+            .f
+            .define(Ty::Int, Info::int(bumped), "(load {r} (parameter p0))");
         for _ in 0..inner.rng.range(1, 4) {
             inner.statement();
         }
@@ -996,7 +1081,8 @@ impl Gen<'_> {
             ],
         );
         self.helpers[slot].text = text;
-        self.f.define(ty, info, &format!("(call {{r}} {id} {a} {b} {})", cell.0));
+        self.f
+            .define(ty, info, &format!("(call {{r}} {id} {a} {b} {})", cell.0));
     }
 
     /// `if cond { discard }`, cond exact.
