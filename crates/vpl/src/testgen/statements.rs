@@ -11,6 +11,7 @@
 
 use super::function::{FunctionText, Info, Ty, Value, float, int};
 use super::info::{FloatInfo, IntInfo};
+use super::known::UniformValues;
 use super::rng::Rng;
 use crate::ir::StageKind;
 
@@ -32,7 +33,7 @@ pub(crate) struct Gen<'a> {
     /// Remaining branch/loop nesting.
     pub nesting: u32,
     /// Known uniform values the statements may load.
-    pub uniforms: &'a super::UniformValues,
+    pub uniforms: &'a UniformValues,
     /// Statement counter (for minimization) and the disabled statements.
     pub counter: &'a mut usize,
     pub disabled: &'a std::collections::BTreeSet<usize>,
