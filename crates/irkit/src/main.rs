@@ -22,6 +22,7 @@ mod tcc_run_cmd;
 mod tcc_values;
 mod tcc_simulate_cmd;
 mod vpl_cmd;
+mod vpl_cpu_cmd;
 mod vpl_glsl_cmd;
 mod vpl_playground_cmd;
 mod vpl_graph_cmd;

@@ -109,9 +109,15 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
         Verb::Render(args) => match args.driver {
-            crate::vpl_glsl_cmd::Driver::Gl => crate::vpl_glsl_cmd::render(args),
-            crate::vpl_glsl_cmd::Driver::Vulkan => crate::vpl_vk_cmd::render(&args),
-            crate::vpl_glsl_cmd::Driver::Webgl => crate::vpl_webgl_cmd::render(args),
+            // Without --driver: GL, or the CPU executor where no GL context exists.
+            None => match crate::vpl_glsl_cmd::render(&args) {
+                Err(CliError::Unavailable { .. }) => crate::vpl_cpu_cmd::render(&args),
+                other => other,
+            },
+            Some(crate::vpl_glsl_cmd::Driver::Gl) => crate::vpl_glsl_cmd::render(&args),
+            Some(crate::vpl_glsl_cmd::Driver::Vulkan) => crate::vpl_vk_cmd::render(&args),
+            Some(crate::vpl_glsl_cmd::Driver::Webgl) => crate::vpl_webgl_cmd::render(args),
+            Some(crate::vpl_glsl_cmd::Driver::Cpu) => crate::vpl_cpu_cmd::render(&args),
         },
         Verb::Graph(args) => crate::vpl_graph_cmd::graph(args),
         Verb::Playground(args) => crate::vpl_playground_cmd::playground(args),

@@ -69,10 +69,12 @@ pub struct RenderArgs {
     #[arg(long = "attribute", value_parser = parse_attribute)]
     pub attributes: Vec<(u32, [f32; 4])>,
     /// Driver: `gl` (OpenGL 4.2 core through EGL, the GLSL 4.20 target),
-    /// `vulkan` (through the system Vulkan loader, the SPIR-V target) or
-    /// `webgl` (WebGL 2 in headless Chromium, the GLSL ES 3.00 target).
-    #[arg(long, value_enum, default_value_t)]
-    pub driver: Driver,
+    /// `vulkan` (through the system Vulkan loader, the SPIR-V target),
+    /// `webgl` (WebGL 2 in headless Chromium, the GLSL ES 3.00 target) or
+    /// `cpu` (the reference executor, no GPU stack). Default: `gl`, or
+    /// `cpu` where no OpenGL context can be created.
+    #[arg(long, value_enum)]
+    pub driver: Option<Driver>,
     #[command(flatten)]
     pub fmt: FormatArgs,
 }
@@ -87,6 +89,8 @@ pub enum Driver {
     Vulkan,
     /// WebGL 2 in headless Chromium (the GLSL ES 3.00 target).
     Webgl,
+    /// The CPU reference executor (`vpl::exec`), no GPU stack.
+    Cpu,
 }
 
 fn parse_attribute(s: &str) -> Result<(u32, [f32; 4]), String> {
@@ -319,7 +323,7 @@ fn write_glsl(
 }
 
 /// `irkit vpl render`.
-pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
+pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
     let (_, artifact, samplers) = compile_published(&args.input.file)?;
     let (width, height) = args.size;
     let mut request = vpl_gl::RenderRequest::new(&artifact, width, height);
@@ -350,8 +354,8 @@ pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
     crate::vpl_graph_cmd::apply_samplers(&samplers, &mut request.textures);
     let context = vpl_gl::GlContext::new().map_err(|e| CliError::Unavailable {
         message: e.to_string(),
-        note: "`irkit vpl render` needs an OpenGL 4.2 core driver reachable through EGL \
-               (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri)"
+        note: "`irkit vpl render --driver gl` needs an OpenGL 4.2 core driver reachable through \
+               EGL (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri); `--driver cpu` needs none"
             .to_string(),
     })?;
     let image = vpl_gl::render(&context, &artifact, &request)

@@ -9,12 +9,14 @@
 
 pub mod backends;
 pub mod code;
+pub mod exec;
 pub mod ir;
 mod parallel;
 pub mod programs;
 pub mod publish;
 #[cfg(test)]
 mod steps;
+pub mod testgen;
 pub mod text;
 pub mod verify;
 

@@ -9,6 +9,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod context;
+pub mod cpu;
 pub mod program;
 pub mod render;
 pub mod uniforms;

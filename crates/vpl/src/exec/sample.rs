@@ -1,0 +1,133 @@
+//! Texture sampling (section 7.3.1) with the sampler state the GL
+//! harness offers: repeat or clamp-to-edge addressing, nearest or linear
+//! magnification, nearest, linear or nearest-mipmap-nearest
+//! minification, levels `0..levels.len()`.
+//!
+//! The level of detail follows OpenGL 4.2 section 3.9.11: in fragments
+//! λ = log2 ρ with ρ the larger of the two derivative lengths scaled to
+//! the base level's texels; in vertices λ = 0 (base level). λ ≤ c selects
+//! magnification, with c = 0.5 for linear magnification with a
+//! nearest-mipmap-nearest minification and 0 otherwise; a mipmapped
+//! minification selects level ⌈λ + ½⌉ − 1 (level 0 when λ ≤ ½), clamped
+//! to the last level.
+
+use super::request::{MinFilter, Texture, Wrap};
+
+/// Where the level of detail comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Lod {
+    /// Vertex stage: implicit base level (λ = 0).
+    Base,
+    /// Fragment stage: implicit derivatives of (u, v) in x and y.
+    Derivatives {
+        du_dx: f32,
+        dv_dx: f32,
+        du_dy: f32,
+        dv_dy: f32,
+    },
+}
+
+/// The colour of an unbound sampler (an incomplete GL texture).
+const UNBOUND: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+/// Samples `texture` at normalized (u, v).
+pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f32; 4] {
+    let Some(t) = texture else {
+        return UNBOUND;
+    };
+    if t.levels.is_empty() || t.width == 0 || t.height == 0 {
+        return UNBOUND;
+    }
+    let lambda = match lod {
+        Lod::Base => 0.0,
+        Lod::Derivatives {
+            du_dx,
+            dv_dx,
+            du_dy,
+            dv_dy,
+        } => {
+            let (w, h) = (t.width as f32, t.height as f32);
+            let x = ((du_dx * w).powi(2) + (dv_dx * h).powi(2)).sqrt();
+            let y = ((du_dy * w).powi(2) + (dv_dy * h).powi(2)).sqrt();
+            x.max(y).log2()
+        }
+    };
+    let c = if t.mag_linear && t.min_filter == MinFilter::NearestMipmapNearest {
+        0.5
+    } else {
+        0.0
+    };
+    // NaN λ (no derivatives) counts as magnification.
+    let magnify = lambda.is_nan() || lambda <= c;
+    let (level, linear) = if magnify {
+        (0, t.mag_linear)
+    } else {
+        match t.min_filter {
+            MinFilter::Nearest => (0, false),
+            MinFilter::Linear => (0, true),
+            MinFilter::NearestMipmapNearest => {
+                let last = t.levels.len() - 1;
+                let d = if lambda <= 0.5 {
+                    0
+                } else {
+                    ((lambda + 0.5).ceil() - 1.0).min(last as f32) as usize
+                };
+                (d.min(last), false)
+            }
+        }
+    };
+    let lw = (t.width >> level).max(1) as i64;
+    let lh = (t.height >> level).max(1) as i64;
+    let pixels = &t.levels[level];
+    if pixels.len() < (lw * lh * 4) as usize {
+        return UNBOUND;
+    }
+    let texel = |i: i64, j: i64| -> [f32; 4] {
+        let (i, j) = (address(i, lw, t.wrap), address(j, lh, t.wrap));
+        let at = ((j * lw + i) * 4) as usize;
+        let p = &pixels[at..at + 4];
+        [
+            f32::from(p[0]) / 255.0,
+            f32::from(p[1]) / 255.0,
+            f32::from(p[2]) / 255.0,
+            f32::from(p[3]) / 255.0,
+        ]
+    };
+    let (s, tt) = (u * lw as f32, v * lh as f32);
+    if !linear {
+        return texel(floor(s), floor(tt));
+    }
+    let (s, tt) = (s - 0.5, tt - 0.5);
+    let (i0, j0) = (floor(s), floor(tt));
+    let (a, b) = (s - i0 as f32, tt - j0 as f32);
+    let (t00, t10, t01, t11) = (
+        texel(i0, j0),
+        texel(i0 + 1, j0),
+        texel(i0, j0 + 1),
+        texel(i0 + 1, j0 + 1),
+    );
+    let mut out = [0.0f32; 4];
+    for k in 0..4 {
+        out[k] = (1.0 - a) * (1.0 - b) * t00[k]
+            + a * (1.0 - b) * t10[k]
+            + (1.0 - a) * b * t01[k]
+            + a * b * t11[k];
+    }
+    out
+}
+
+/// ⌊x⌋ as an integer; non-finite coordinates select texel 0.
+fn floor(x: f32) -> i64 {
+    if x.is_finite() {
+        (x.floor() as i64).clamp(-(1 << 40), 1 << 40)
+    } else {
+        0
+    }
+}
+
+fn address(i: i64, size: i64, wrap: Wrap) -> i64 {
+    match wrap {
+        Wrap::Repeat => i.rem_euclid(size),
+        Wrap::ClampToEdge => i.clamp(0, size - 1),
+    }
+}

@@ -1,0 +1,61 @@
+//! The CPU reference executor against llvmpipe, same draw, same run: a
+//! 256×256 frame of the `texture-vertex-ambient-color` built-in (the 8×8
+//! checkerboard, per-vertex colours), CPU `vpl::exec::draw` (two threads)
+//! versus `vpl_gl::draw` with the program already linked (upload, draw,
+//! read-back). The goal (issue 38) is the CPU within 5× of llvmpipe.
+//!
+//! `cargo bench -p vpl_gl --bench executor -- --warm-up-time 1 --measurement-time 3`
+//! (in `vpl_gl` rather than `vpl`: `vpl` cannot depend on its GL harness).
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use vpl::exec::{self, DrawRequest, Executable};
+use vpl::programs::{self, Program};
+use vpl_gl::{AttributeValue, RenderRequest, Texture};
+
+fn frame(c: &mut Criterion) {
+    let published = programs::create(Program::TextureVertexAmbientColor).expect("built-in");
+    let texture = Texture::checkerboard();
+    let colors = AttributeValue::PerVertex([
+        [1.0, 0.0, 0.0, 1.0],
+        [0.0, 1.0, 0.0, 1.0],
+        [0.0, 0.0, 1.0, 1.0],
+        [1.0, 1.0, 1.0, 1.0],
+    ]);
+    let executable = Executable::new(&published).expect("compiles for the CPU");
+    let mut cpu = DrawRequest::new(&executable, 256, 256);
+    cpu.textures = vec![("texture".into(), texture.to_cpu())];
+    cpu.attributes = vec![(2, colors.to_cpu())];
+
+    let mut group = c.benchmark_group("texture-vertex-ambient-color 256x256");
+    group.sample_size(20);
+    group.bench_function("cpu_executor", |b| {
+        b.iter(|| black_box(exec::draw(&executable, black_box(&cpu)).expect("draws")))
+    });
+    match vpl_gl::GlContext::new() {
+        Ok(context) => {
+            let artifact =
+                vpl::backends::glsl::compile(&published, vpl::backends::glsl::VERSION_420)
+                    .expect("compiles");
+            let program = vpl_gl::LinkedProgram::build(&context, &artifact).expect("links");
+            let mut request = RenderRequest::new(&artifact, 256, 256);
+            request.textures = vec![("texture".into(), texture)];
+            request.attributes = vec![(2, colors)];
+            let reference = vpl_gl::draw(&program, &artifact, &request).expect("draws");
+            let ours = vpl_gl::Image::from(exec::draw(&executable, &cpu).expect("draws"));
+            assert_eq!(reference, ours, "the CPU frame differs from llvmpipe's");
+            group.bench_function("llvmpipe", |b| {
+                b.iter(|| {
+                    black_box(
+                        vpl_gl::draw(&program, &artifact, black_box(&request)).expect("draws"),
+                    )
+                })
+            });
+        }
+        Err(e) => eprintln!("llvmpipe baseline skipped: {e}"),
+    }
+    group.finish();
+}
+
+criterion_group!(benches, frame);
+criterion_main!(benches);
