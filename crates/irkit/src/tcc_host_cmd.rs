@@ -319,12 +319,12 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     // Wake-ups of result waiters and workers; across PostgreSQL nodes
     // through LISTEN/NOTIFY.
     let hub = Hub::new();
-    if tcc_host::is_postgres_url(&a.database)
-        && let Err(e) = tcc_host::notify_pg::attach(&hub, &a.database)
+    if tcc_host::is_postgres_url(&database)
+        && let Err(e) = tcc_host::notify_pg::attach(&hub, &database)
     {
         return Err(usage(format!("notification bridge: {e}")));
     }
-    let board = match TaskBoard::open(&a.database, hub.clone()) {
+    let board = match TaskBoard::open(&database, hub.clone()) {
         Ok(b) => b,
         Err(e) => return Err(usage(format!("worker task queue: {e}"))),
     };

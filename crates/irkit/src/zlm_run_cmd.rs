@@ -6,7 +6,7 @@
 
 use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
-use crate::error::{CliError, Diagnose as _, Origin, Outcome};
+use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
 use crate::zlm_llvm_args::LlvmEngine;
 use crate::zlm_load::{invalid, load_providers, package_of};

@@ -124,8 +124,6 @@ pub fn percent_encode(s: &str) -> String {
     out
 }
 
-}
-
 fn query_map(q: &str) -> Result<Vec<(String, String)>, ApiError> {
     q.split('&')
         .filter(|p| !p.is_empty())

@@ -13,6 +13,9 @@
 #[path = "../args.rs"]
 mod args;
 #[allow(dead_code)]
+#[path = "../catalogue.rs"]
+mod catalogue;
+#[allow(dead_code)]
 #[path = "../diag.rs"]
 mod diag;
 #[allow(dead_code)]
@@ -27,8 +30,15 @@ mod exit;
 #[allow(dead_code)]
 #[path = "../io.rs"]
 mod io;
+#[allow(dead_code)]
+#[path = "../pipe.rs"]
+mod pipe;
+#[allow(dead_code)]
 #[path = "../report.rs"]
 mod report;
+#[allow(dead_code)]
+#[path = "../suggest.rs"]
+mod suggest;
 #[allow(dead_code)]
 #[path = "../zlm_c_cmd.rs"]
 mod zlm_c_cmd;
@@ -42,6 +52,9 @@ mod zlm_load;
 #[allow(dead_code)]
 #[path = "../zlm_run_cmd.rs"]
 mod zlm_run_cmd;
+#[allow(dead_code)]
+#[path = "../zlm_source.rs"]
+mod zlm_source;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
