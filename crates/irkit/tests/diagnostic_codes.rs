@@ -222,7 +222,12 @@ fn vpl_codes_are_the_ones_its_code_module_lists() {
     for code in vpl::code::ALL {
         assert!(defined.contains(*code), "{code}");
     }
-    let vpl: Vec<_> = defined.iter().filter(|c| c.starts_with("VPL-")).collect();
+    // The material graph compiler's `VPL-G-*` codes are its own crate's
+    // (`vpl_graph::ErrorKind::code`); the catalogue test covers them.
+    let vpl: Vec<_> = defined
+        .iter()
+        .filter(|c| c.starts_with("VPL-") && !c.starts_with("VPL-G-"))
+        .collect();
     assert_eq!(vpl.len(), vpl::code::ALL.len(), "{vpl:?}");
 }
 

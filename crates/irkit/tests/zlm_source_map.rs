@@ -67,7 +67,7 @@ fn faults_point_at_their_zlt_line_on_every_engine() {
                 "zlm", "run", &input, "--entry", "Main.div", "--args", "7", "0", "--engine",
                 engine,
             ]);
-            assert_eq!(o.status.code(), Some(1), "{engine}");
+            assert_eq!(o.status.code(), Some(3), "{engine}: a fault is a verdict (exit 3)");
             let err = String::from_utf8_lossy(&o.stderr);
             assert!(err.contains("ZLM-FAULT-DIV-ZERO"), "{engine}: {err}");
             assert!(err.contains(&format!("faults.zlt:{line}:7 in Main.div")), "{engine}: {err}");
@@ -101,7 +101,7 @@ fn a_corrupted_source_map_is_a_warning_and_the_payload_still_runs() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "3\n");
     let o = irkit(&["zlm", "run", s(&bad), "--entry", "Main.div", "--args", "1", "0"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("source map not used") && err.contains("ZLM-ANCILLARY-HASH"), "{err}");
     assert!(err.contains("Main.div block 0 op 2") && !err.contains("faults.zlt:"), "{err}");

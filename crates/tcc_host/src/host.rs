@@ -613,7 +613,11 @@ impl Host {
                 None => self.failures.forget(&id),
                 Some(cause) => {
                     tracing::warn!(execution_id = %id, %cause, "drive failed; retried after a backoff");
-                    let delay = self.failures.record(&id, cause, &self.cfg);
+                    let backoff = crate::quarantine::Backoff {
+                        base_ms: self.cfg.retry_backoff_ms,
+                        max_ms: self.cfg.max_retry_backoff_ms,
+                    };
+                    let delay = self.failures.record(&id, cause, backoff);
                     // Keep the lease until the backoff ends: no node takes
                     // the execution up before.
                     if let Err(e) =

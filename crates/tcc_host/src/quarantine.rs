@@ -10,10 +10,19 @@
 //! it); this module keeps, per node, the causes it saw itself, so that the
 //! quarantine error can name them.
 
-use crate::host::HostConfig;
 use crate::store::ExecutionRow;
 use std::collections::HashMap;
 use std::sync::Mutex;
+
+/// The retry delays of abnormal drive ends (`HostConfig::retry_backoff_ms`
+/// and `max_retry_backoff_ms`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Backoff {
+    /// The first retry's delay.
+    pub(crate) base_ms: i64,
+    /// The longest delay.
+    pub(crate) max_ms: i64,
+}
 
 /// The last abnormal drive end this node saw for an execution.
 #[derive(Debug, Clone)]
@@ -35,7 +44,7 @@ const MAX_REMEMBERED: usize = 10_000;
 impl Failures {
     /// Records an abnormal end of a drive of `id`; returns the delay (ms)
     /// before the execution may be taken up again.
-    pub(crate) fn record(&self, id: &str, cause: String, cfg: &HostConfig) -> i64 {
+    pub(crate) fn record(&self, id: &str, cause: String, backoff: Backoff) -> i64 {
         let in_a_row = match self.0.lock() {
             Ok(mut m) => {
                 if m.len() >= MAX_REMEMBERED && !m.contains_key(id) {
@@ -52,7 +61,7 @@ impl Failures {
             }
             Err(_) => 1,
         };
-        backoff_ms(in_a_row, cfg)
+        backoff_ms(in_a_row, backoff)
     }
 
     /// Forgets `id` (its drive ended normally, or it was quarantined).
@@ -83,11 +92,11 @@ impl Failures {
 
 /// The delay before the `n`-th retry in a row: the base doubled per
 /// earlier failure, capped.
-pub(crate) fn backoff_ms(n: u32, cfg: &HostConfig) -> i64 {
-    let base = cfg.retry_backoff_ms.max(1);
+pub(crate) fn backoff_ms(n: u32, backoff: Backoff) -> i64 {
+    let base = backoff.base_ms.max(1);
     let shift = n.saturating_sub(1).min(30);
     base.saturating_mul(1i64 << shift)
-        .min(cfg.max_retry_backoff_ms.max(base))
+        .min(backoff.max_ms.max(base))
 }
 
 /// The message of a caught panic payload.
@@ -107,21 +116,23 @@ mod tests {
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {
-        let cfg = HostConfig {
-            retry_backoff_ms: 100,
-            max_retry_backoff_ms: 1_000,
-            ..HostConfig::default()
+        let cfg = Backoff {
+            base_ms: 100,
+            max_ms: 1_000,
         };
-        let delays: Vec<i64> = (1..=6).map(|n| backoff_ms(n, &cfg)).collect();
+        let delays: Vec<i64> = (1..=6).map(|n| backoff_ms(n, cfg)).collect();
         assert_eq!(delays, [100, 200, 400, 800, 1_000, 1_000]);
-        assert_eq!(backoff_ms(u32::MAX, &cfg), 1_000);
+        assert_eq!(backoff_ms(u32::MAX, cfg), 1_000);
     }
 
     #[test]
     fn the_quarantine_error_names_the_cause_seen() {
-        let cfg = HostConfig::default();
+        let cfg = Backoff {
+            base_ms: 100,
+            max_ms: 30_000,
+        };
         let f = Failures::default();
-        f.record("e1", "store error: database: boom".into(), &cfg);
+        f.record("e1", "store error: database: boom".into(), cfg);
         let mut row = ExecutionRow {
             id: "e1".into(),
             artifact_hash: "h".into(),

@@ -40,6 +40,13 @@ pub const VERIFY_CONTROL_FLOW: &str = "VPL-V-CONTROL-FLOW";
 /// Verifier: an implementation resource bound (`docs/vpl/verifier.md`).
 pub const VERIFY_LIMIT: &str = "VPL-V-LIMIT";
 
+/// CPU executor (`exec`): a draw it does not support.
+pub const EXEC_UNSUPPORTED: &str = "VPL-EXEC-UNSUPPORTED";
+/// CPU executor: an invocation ran past its operation cap.
+pub const EXEC_LIMIT: &str = "VPL-EXEC-LIMIT";
+/// CPU executor: a draw request that does not fit the module.
+pub const EXEC_REQUEST: &str = "VPL-EXEC-REQUEST";
+
 /// Every code this module defines.
 pub const ALL: &[&str] = &[
     LEXICAL,
@@ -56,4 +63,7 @@ pub const ALL: &[&str] = &[
     VERIFY_INSTRUCTION,
     VERIFY_CONTROL_FLOW,
     VERIFY_LIMIT,
+    EXEC_UNSUPPORTED,
+    EXEC_LIMIT,
+    EXEC_REQUEST,
 ];

@@ -22,9 +22,9 @@ impl ExecError {
     /// The stable diagnostic code of the error's kind.
     pub fn code(&self) -> &'static str {
         match self {
-            ExecError::Unsupported(_) => "VPL-EXEC-UNSUPPORTED",
-            ExecError::Limit(_) => "VPL-EXEC-LIMIT",
-            ExecError::Request(_) => "VPL-EXEC-REQUEST",
+            ExecError::Unsupported(_) => crate::code::EXEC_UNSUPPORTED,
+            ExecError::Limit(_) => crate::code::EXEC_LIMIT,
+            ExecError::Request(_) => crate::code::EXEC_REQUEST,
         }
     }
 }
