@@ -76,6 +76,8 @@ mod tests {
         "validation",
         "host",
         "failed",
+        // A VPL material graph that does not compile (`vpl_graph`).
+        "graph",
     ];
 
     fn catalogue() -> String {
