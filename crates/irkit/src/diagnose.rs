@@ -63,8 +63,13 @@ impl Diagnose for rvnlib::json::JsonError {
     /// text, so they also give line and column.
     fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
         vec![
-            Diagnostic::new("encoding", Some(self.code()), self.to_string(), origin.label)
-                .at(self.offset(), origin.text),
+            Diagnostic::new(
+                "encoding",
+                Some(self.code()),
+                self.to_string(),
+                origin.label,
+            )
+            .at(self.offset(), origin.text),
         ]
     }
 }

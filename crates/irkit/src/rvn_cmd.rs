@@ -432,7 +432,11 @@ fn resolve_entries(
 fn keys(file: &Path, format: Format) -> Result<Outcome, CliError> {
     let (_, library) = load(file, false)?;
     let mut out = String::new();
-    let structs = library.ir.structs.iter().map(|s| ("struct", &s.key, &s.name));
+    let structs = library
+        .ir
+        .structs
+        .iter()
+        .map(|s| ("struct", &s.key, &s.name));
     let functions = library
         .ir
         .functions
@@ -456,8 +460,8 @@ fn pack(file: &Path, output: &Path, format: Format) -> Result<Outcome, CliError>
     let (label, bytes) = read(file)?;
     let text = String::from_utf8_lossy(&bytes);
     let origin = Origin::text(&label, Some(&text));
-    let library = rvnlib::from_inspection_json(&bytes)
-        .map_err(|e| CliError::diagnosed(&e, &origin))?;
+    let library =
+        rvnlib::from_inspection_json(&bytes).map_err(|e| CliError::diagnosed(&e, &origin))?;
     let errors = rvnlib::verify::verify_library(&library);
     if !errors.is_empty() {
         let diagnostics = errors

@@ -13,9 +13,9 @@ use std::time::Duration;
 use tcc_host::host::{Host, HostConfig, HostError};
 use tcc_host::notify::Hub;
 use tcc_host::providers::Providers;
+use tcc_host::service::{Service, ServiceConfig, percent_encode, status_json};
 use tcc_host::worker_tasks::board::TaskBoard;
 use tcc_host::worker_tasks::provider::WorkerProvider;
-use tcc_host::service::{Service, ServiceConfig, percent_encode, status_json};
 use tcc_host::{Store, open_store};
 
 const DEFAULT_SERVER: &str = "http://127.0.0.1:7420";
@@ -751,8 +751,9 @@ fn show_result(j: &J, format: Format) -> Outcome {
 pub fn result(a: ResultArgs) -> Result<Outcome, CliError> {
     let limit = match a.wait.as_deref() {
         None => Duration::ZERO,
-        Some(w) => tcc_host::await_result::parse_wait(w)
-            .map_err(|e| usage(format!("--wait: {e}")))?,
+        Some(w) => {
+            tcc_host::await_result::parse_wait(w).map_err(|e| usage(format!("--wait: {e}")))?
+        }
     };
     let j = await_end(&Client::new(&a.client), &a.id, Some(limit))?;
     Ok(show_result(&j, a.fmt.format))

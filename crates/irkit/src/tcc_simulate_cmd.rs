@@ -132,7 +132,10 @@ fn read_script(path: Option<&PathBuf>) -> Result<Script, CliError> {
                     };
                     let tagged = list
                         .iter()
-                        .map(|x| plain_to_tagged(x).map_err(|e| usage(format!("script: events.{name}: {e}"))))
+                        .map(|x| {
+                            plain_to_tagged(x)
+                                .map_err(|e| usage(format!("script: events.{name}: {e}")))
+                        })
                         .collect::<Result<_, _>>()?;
                     script.events.insert(name.clone(), tagged);
                 }
@@ -171,8 +174,7 @@ fn engine(e: tcc_engine::EngineError) -> CliError {
 /// `irkit tcc simulate`.
 pub fn simulate(a: SimulateArgs) -> Result<Outcome, CliError> {
     let (label, bytes) = crate::tcc_compile_cmd::read_program(&a.input.file)?;
-    let artifact =
-        tcc_ir::decode_artifact(&bytes).map_err(|e| usage(format!("{label}: {e}")))?;
+    let artifact = tcc_ir::decode_artifact(&bytes).map_err(|e| usage(format!("{label}: {e}")))?;
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
         .map_err(|e| usage(format!("{label}: {}: {e}", e.code())))?;
     let args = match a.args.as_deref() {
@@ -188,15 +190,18 @@ pub fn simulate(a: SimulateArgs) -> Result<Outcome, CliError> {
     };
     let mut script = read_script(a.script.as_ref())?;
     let limits = Limits::default();
-    let mut exec = Execution::start(Arc::new(program), &a.execution_id, &args, limits)
-        .map_err(engine)?;
+    let mut exec =
+        Execution::start(Arc::new(program), &a.execution_id, &args, limits).map_err(engine)?;
     exec.set_delta_checkpoints(true);
     let mut effects: Vec<J> = Vec::new();
     let mut pending: Vec<Pending> = Vec::new();
     let mut timers = 0u64;
     let report = loop {
         if exec.steps() > a.max_steps {
-            return Err(usage(format!("the execution ran more than {} steps", a.max_steps)));
+            return Err(usage(format!(
+                "the execution ran more than {} steps",
+                a.max_steps
+            )));
         }
         let outcome = exec.run_until_host(100_000).map_err(engine)?;
         let response = match outcome {

@@ -216,8 +216,15 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
             let (label, bytes) = read(file)?;
             let graph = crate::vpl_graph_cmd::compile(&label, &bytes, false)?;
             samplers = graph.samplers;
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "graph".to_string());
-            (format!("{label} (generated VPL)"), graph.text.into_bytes(), stem)
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "graph".to_string());
+            (
+                format!("{label} (generated VPL)"),
+                graph.text.into_bytes(),
+                stem,
+            )
         }
         None => {
             let (label, bytes) = read(file)?;
@@ -256,7 +263,14 @@ fn compile_input(file: &Path) -> Result<(String, ProgramArtifact), CliError> {
 /// [`compile_input`], also returning a graph input's sampler states.
 fn compile_published(
     file: &Path,
-) -> Result<(String, ProgramArtifact, Vec<(String, vpl_graph::SamplerState)>), CliError> {
+) -> Result<
+    (
+        String,
+        ProgramArtifact,
+        Vec<(String, vpl_graph::SamplerState)>,
+    ),
+    CliError,
+> {
     let input = publish_input(file)?;
     match glsl::compile(&input.published, VERSION_420) {
         Ok(artifact) => Ok((input.stem.clone(), artifact, input.samplers.clone())),

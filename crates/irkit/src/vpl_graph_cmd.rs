@@ -25,7 +25,8 @@ pub struct GraphArgs {
 
 /// Whether `path` names a graph (a `.json` file).
 pub(crate) fn is_graph(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
 }
 
 /// A compiled graph file: its VPL text and its textures' sampler state.
@@ -38,7 +39,12 @@ pub(crate) struct GraphInput {
 /// diagnostics at the node they name.
 pub(crate) fn compile(label: &str, bytes: &[u8], annotate: bool) -> Result<GraphInput, CliError> {
     let Ok(json) = std::str::from_utf8(bytes) else {
-        let d = Diagnostic::new("graph", Some(vpl_graph::ErrorKind::Json.code()), "the graph file is not UTF-8", label);
+        let d = Diagnostic::new(
+            "graph",
+            Some(vpl_graph::ErrorKind::Json.code()),
+            "the graph file is not UTF-8",
+            label,
+        );
         return Err(CliError::invalid(vec![d], None));
     };
     let options = vpl_graph::Options { annotate };
@@ -55,7 +61,8 @@ pub(crate) fn compile(label: &str, bytes: &[u8], annotate: bool) -> Result<Graph
                         l if l.is_empty() => e.message.clone(),
                         l => format!("{l}: {}", e.message),
                     };
-                    Diagnostic::new("graph", Some(e.kind.code()), message, label).at(e.source_offset(json), Some(json))
+                    Diagnostic::new("graph", Some(e.kind.code()), message, label)
+                        .at(e.source_offset(json), Some(json))
                 })
                 .collect();
             Err(CliError::invalid(diagnostics, Some(json)))

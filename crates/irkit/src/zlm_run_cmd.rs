@@ -279,9 +279,7 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
                 }
                 write(None, s.as_bytes())?;
             }
-            let located = map
-                .as_ref()
-                .and_then(|m| m.locate(package.root(), &fault));
+            let located = map.as_ref().and_then(|m| m.locate(package.root(), &fault));
             // A fault is a verdict about a valid module (exit 3), not invalid input.
             let (diagnostics, source) = crate::zlm_source::fault_diagnostics(
                 &fault,
@@ -303,7 +301,11 @@ fn entry_hint(it: &Interp<'_>, entry: &str) -> String {
     let names: Vec<String> = module
         .declarations
         .iter()
-        .flat_map(|d| d.functions.iter().map(move |f| format!("{}.{}", d.name, f.name)))
+        .flat_map(|d| {
+            d.functions
+                .iter()
+                .map(move |f| format!("{}.{}", d.name, f.name))
+        })
         .collect();
     crate::suggest::hint(entry, names.iter().map(String::as_str))
 }

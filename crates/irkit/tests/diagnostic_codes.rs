@@ -280,7 +280,12 @@ fn literals_in(node: impl FnOnce(&mut Literals)) -> BTreeSet<String> {
 impl<'ast> Visit<'ast> for Kinds {
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*call.func {
-            let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let segments: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
             if segments.ends_with(&["Diagnostic".to_string(), "new".to_string()])
                 && let Some(syn::Expr::Lit(syn::ExprLit {
                     lit: syn::Lit::Str(kind),
@@ -293,7 +298,12 @@ impl<'ast> Visit<'ast> for Kinds {
         syn::visit::visit_expr_call(self, call);
     }
     fn visit_expr_struct(&mut self, expr: &'ast syn::ExprStruct) {
-        if expr.path.segments.last().is_some_and(|s| s.ident == "Diagnostic") {
+        if expr
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Diagnostic")
+        {
             for field in &expr.fields {
                 if matches!(&field.member, syn::Member::Named(n) if n == "kind") {
                     self.0.extend(literals_in(|l| l.visit_expr(&field.expr)));
@@ -367,7 +377,11 @@ fn every_kind_a_source_spells_is_in_the_closed_set() {
         let syntax = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         kinds.visit_file(&syntax);
     }
-    assert!(kinds.0.contains("encoding") && kinds.0.contains("link"), "{:?}", kinds.0);
+    assert!(
+        kinds.0.contains("encoding") && kinds.0.contains("link"),
+        "{:?}",
+        kinds.0
+    );
     let closed = documented_kinds();
     let outside: Vec<_> = kinds.0.difference(&closed).collect();
     assert!(

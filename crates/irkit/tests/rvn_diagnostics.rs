@@ -121,7 +121,9 @@ fn a_duplicate_library_is_a_warning_and_renames_survive_json() {
     assert_eq!(written["kind"], "written");
     let renames = written["renames"].as_array().unwrap();
     assert!(
-        renames.iter().any(|r| r["to"] == "Of#1" && r["from"] == "Of"),
+        renames
+            .iter()
+            .any(|r| r["to"] == "Of#1" && r["from"] == "Of"),
         "{renames:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -149,7 +151,10 @@ fn calls_takes_a_short_name_and_keys_lists_them() {
         "{lines:?}"
     );
     let human = text(&rvn(&["keys", "app.rvnlib"]).stdout);
-    assert!(human.contains("function App.Main.Shade(x: float): float  (name `Shade`)"), "{human}");
+    assert!(
+        human.contains("function App.Main.Shade(x: float): float  (name `Shade`)"),
+        "{human}"
+    );
 }
 
 fn inspect(file: &str) -> String {
@@ -175,7 +180,12 @@ fn pack(json: &str, dir: &Path, name: &str) -> (Output, PathBuf) {
 fn pack_turns_the_inspection_json_back_into_the_same_container() {
     let dir = scratch_dir("pack");
     // Version 3 (`core`, `app`) and version 4 (`pkg-a`: a struct key differs from its name).
-    for file in ["core.rvnlib", "app.rvnlib", "pkg-a.rvnlib", "legacy-v3.rvnlib"] {
+    for file in [
+        "core.rvnlib",
+        "app.rvnlib",
+        "pkg-a.rvnlib",
+        "legacy-v3.rvnlib",
+    ] {
         let (out, packed) = pack(&inspect(file), &dir, file);
         assert_eq!(out.status.code(), Some(0), "{file}: {}", text(&out.stderr));
         assert_eq!(
@@ -221,12 +231,23 @@ fn breaking_is_a_verdict_and_invalid_input_is_not() {
 
 #[test]
 fn json_covers_usage_and_io_errors() {
-    let usage = rvn(&["verify", "--format", "json", "--no-such-flag", "core.rvnlib"]);
+    let usage = rvn(&[
+        "verify",
+        "--format",
+        "json",
+        "--no-such-flag",
+        "core.rvnlib",
+    ]);
     assert_eq!(usage.status.code(), Some(2));
     let lines = json_lines(&usage);
     assert_eq!(lines.len(), 1, "{}", text(&usage.stdout));
     assert_eq!(lines[0]["kind"], "usage");
-    assert!(lines[0]["message"].as_str().unwrap().contains("--no-such-flag"));
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--no-such-flag")
+    );
 
     let io = rvn(&["verify", "--format", "json", "missing.rvnlib"]);
     assert_eq!(io.status.code(), Some(2));
@@ -263,16 +284,44 @@ fn the_mistakes_read_as_the_golden_file() {
     let out = out.to_str().unwrap();
     let runs: &[&[&str]] = &[
         &["link", "collide-x.rvnlib", "collide-y.rvnlib", "-o", out],
-        &["link", "pkg-a.rvnlib", "pkg-a.rvnlib", "--entry", "Geometry.Fo", "-o", out],
-        &["link", "pkg-a.rvnlib", "pkg-b.rvnlib", "--entry", "Of", "-o", out],
+        &[
+            "link",
+            "pkg-a.rvnlib",
+            "pkg-a.rvnlib",
+            "--entry",
+            "Geometry.Fo",
+            "-o",
+            out,
+        ],
+        &[
+            "link",
+            "pkg-a.rvnlib",
+            "pkg-b.rvnlib",
+            "--entry",
+            "Of",
+            "-o",
+            out,
+        ],
         &["calls", "app.rvnlib", "Shdae"],
-        &["verify", "refused/return-mismatch.rvnlib", "refused/effect.rvnfx", "refused/version99.rvnlib"],
-        &["verify", "refused/inspection.json", "refused/camel-case.rvnlib"],
+        &[
+            "verify",
+            "refused/return-mismatch.rvnlib",
+            "refused/effect.rvnfx",
+            "refused/version99.rvnlib",
+        ],
+        &[
+            "verify",
+            "refused/inspection.json",
+            "refused/camel-case.rvnlib",
+        ],
     ];
     let mut transcript = String::new();
     for args in runs {
         let run = rvn(args);
-        let shown: Vec<&str> = args.iter().map(|a| if *a == out { "OUT.rvnlib" } else { a }).collect();
+        let shown: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == out { "OUT.rvnlib" } else { a })
+            .collect();
         transcript.push_str(&format!(
             "$ irkit rvn {}\n{}exit {}\n\n",
             shown.join(" "),

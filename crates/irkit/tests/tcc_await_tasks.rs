@@ -48,7 +48,12 @@ fn register(url: &str, name: &str, artifact: &[u8]) {
 }
 
 fn start(url: &str, program: &str) -> String {
-    let (st, j) = call(url, "POST", "/v1/executions", Some(&json!({"program": program})));
+    let (st, j) = call(
+        url,
+        "POST",
+        "/v1/executions",
+        Some(&json!({"program": program})),
+    );
     assert_eq!(st, 201, "{j}");
     j["id"].as_str().unwrap().to_string()
 }
@@ -105,40 +110,86 @@ fn long_polls(url: &str) {
     register(url, "chain", &common::chain(2));
     let id = start(url, "waiter");
     let t = Instant::now();
-    let (st, j) = call(url, "GET", &format!("/v1/executions/{id}/result?wait=300ms"), None);
+    let (st, j) = call(
+        url,
+        "GET",
+        &format!("/v1/executions/{id}/result?wait=300ms"),
+        None,
+    );
     assert_eq!(st, 202, "{j}");
     assert_eq!(j["status"], "suspended");
-    assert!(t.elapsed() >= Duration::from_millis(280), "{:?}", t.elapsed());
+    assert!(
+        t.elapsed() >= Duration::from_millis(280),
+        "{:?}",
+        t.elapsed()
+    );
 
     // The waiter is answered as soon as the event ends the execution.
     let (u, i) = (url.to_string(), id.clone());
     let sender = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(300));
-        let (st, _) = call(&u, "POST", &format!("/v1/executions/{i}/events"), Some(&json!({"name": "never", "payload": {"ok": 1}})));
+        let (st, _) = call(
+            &u,
+            "POST",
+            &format!("/v1/executions/{i}/events"),
+            Some(&json!({"name": "never", "payload": {"ok": 1}})),
+        );
         assert_eq!(st, 202);
     });
     let t = Instant::now();
-    let (st, j) = call(url, "GET", &format!("/v1/executions/{id}/result?wait=20s"), None);
+    let (st, j) = call(
+        url,
+        "GET",
+        &format!("/v1/executions/{id}/result?wait=20s"),
+        None,
+    );
     sender.join().unwrap();
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["status"], "completed");
-    assert_eq!(j["result"], json!({"t": "object", "v": {"ok": {"t": "number", "v": 1}}}));
+    assert_eq!(
+        j["result"],
+        json!({"t": "object", "v": {"ok": {"t": "number", "v": 1}}})
+    );
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 
     // Start and await in one call.
-    let (st, j) = call(url, "POST", "/v1/executions?wait=20s", Some(&json!({"program": "chain", "id": "one-call"})));
+    let (st, j) = call(
+        url,
+        "POST",
+        "/v1/executions?wait=20s",
+        Some(&json!({"program": "chain", "id": "one-call"})),
+    );
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["id"], "one-call");
     assert_eq!(j["status"], "completed");
     // The OpenAPI document describes the new routes.
     let (_, api) = call(url, "GET", "/v1/openapi.json", None);
-    for path in ["/v1/executions/{id}/result", "/v1/tasks/poll", "/v1/tasks/{id}", "/v1/tasks/{id}/heartbeat", "/v1/tasks/{id}/complete", "/v1/tasks/{id}/fail"] {
+    for path in [
+        "/v1/executions/{id}/result",
+        "/v1/tasks/poll",
+        "/v1/tasks/{id}",
+        "/v1/tasks/{id}/heartbeat",
+        "/v1/tasks/{id}/complete",
+        "/v1/tasks/{id}/fail",
+    ] {
         assert!(api["paths"][path].is_object(), "{path} in openapi.json");
     }
     assert!(api["paths"]["/v1/executions"]["post"]["responses"]["202"].is_object());
     // Unknown executions and bad durations are refused.
-    assert_eq!(call(url, "GET", "/v1/executions/nope/result?wait=1s", None).0, 404);
-    assert_eq!(call(url, "GET", &format!("/v1/executions/{id}/result?wait=1h"), None).0, 400);
+    assert_eq!(
+        call(url, "GET", "/v1/executions/nope/result?wait=1s", None).0,
+        404
+    );
+    assert_eq!(
+        call(
+            url,
+            "GET",
+            &format!("/v1/executions/{id}/result?wait=1h"),
+            None
+        )
+        .0,
+        400
+    );
 }
 
 #[test]
@@ -155,29 +206,61 @@ fn the_cli_starts_and_awaits() {
     register(&server.url, "waiter", &common::waiter());
     register(&server.url, "chain", &common::chain(2));
     let out = Command::new(IRKIT)
-        .args(["tcc", "start", "chain", "--wait", "--format", "json", "--server", &server.url])
+        .args([
+            "tcc",
+            "start",
+            "chain",
+            "--wait",
+            "--format",
+            "json",
+            "--server",
+            &server.url,
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j: J = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["status"], "completed", "{j}");
 
     let id = start(&server.url, "waiter");
     let result = |wait: &str| {
         Command::new(IRKIT)
-            .args(["tcc", "result", &id, "--wait", wait, "--server", &server.url])
+            .args([
+                "tcc",
+                "result",
+                &id,
+                "--wait",
+                wait,
+                "--server",
+                &server.url,
+            ])
             .output()
             .unwrap()
     };
     let t = Instant::now();
     let out = result("400ms");
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains(" suspended"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" suspended"),
+        "{out:?}"
+    );
     assert!(t.elapsed() >= Duration::from_millis(380));
-    call(&server.url, "POST", &format!("/v1/executions/{id}/cancel"), None);
+    call(
+        &server.url,
+        "POST",
+        &format!("/v1/executions/{id}/cancel"),
+        None,
+    );
     let out = result("20s");
     assert_eq!(out.status.code(), Some(1), "a cancelled execution exits 1");
-    assert!(String::from_utf8_lossy(&out.stdout).contains(" cancelled"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(" cancelled"),
+        "{out:?}"
+    );
 }
 
 /// Polls once for `patterns`.
@@ -203,7 +286,11 @@ fn worker_protocol(host: &str, worker: &str) {
     let id = start(host, "effects");
     let t = Instant::now();
     let tasks = poll(worker, &["char*"], 400, "10s");
-    assert!(t.elapsed() < Duration::from_secs(5), "woken at once, {:?}", t.elapsed());
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "woken at once, {:?}",
+        t.elapsed()
+    );
     assert_eq!(tasks.len(), 1, "{tasks:?}");
     let first = &tasks[0];
     assert_eq!(first["key"], "charge");
@@ -212,10 +299,16 @@ fn worker_protocol(host: &str, worker: &str) {
     assert_eq!(first["idempotency_key"], json!(format!("{id}:charge")));
     assert_eq!(first["attempt"], 1);
     let old = first["lease"].as_str().unwrap().to_string();
-    let task_path = format!("/v1/tasks/{}", first["id"].as_str().unwrap().replace(':', "%3A"));
+    let task_path = format!(
+        "/v1/tasks/{}",
+        first["id"].as_str().unwrap().replace(':', "%3A")
+    );
 
     // Nobody answers: after its lease the task is handed out again.
-    assert!(poll(worker, &["ship"], 400, "0ms").is_empty(), "other patterns get nothing");
+    assert!(
+        poll(worker, &["ship"], 400, "0ms").is_empty(),
+        "other patterns get nothing"
+    );
     let t = Instant::now();
     let again = poll(worker, &["charge"], 5000, "10s");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
@@ -225,27 +318,65 @@ fn worker_protocol(host: &str, worker: &str) {
     assert_ne!(old, new);
 
     // The first worker lost its lease: its heartbeat and answer are refused.
-    let (st, j) = call(worker, "POST", &format!("{task_path}/heartbeat"), Some(&json!({"lease": old})));
+    let (st, j) = call(
+        worker,
+        "POST",
+        &format!("{task_path}/heartbeat"),
+        Some(&json!({"lease": old})),
+    );
     assert_eq!(st, 409, "{j}");
-    let (st, _) = call(worker, "POST", &format!("{task_path}/complete"), Some(&json!({"lease": old, "result": "stale"})));
+    let (st, _) = call(
+        worker,
+        "POST",
+        &format!("{task_path}/complete"),
+        Some(&json!({"lease": old, "result": "stale"})),
+    );
     assert_eq!(st, 409);
-    let (st, j) = call(worker, "POST", &format!("{task_path}/heartbeat"), Some(&json!({"lease": new, "lease_ms": 5000})));
+    let (st, j) = call(
+        worker,
+        "POST",
+        &format!("{task_path}/heartbeat"),
+        Some(&json!({"lease": new, "lease_ms": 5000})),
+    );
     assert_eq!(st, 200, "{j}");
-    let (st, _) = call(worker, "POST", &format!("{task_path}/complete"), Some(&json!({"lease": new, "result": {"charged": 42}})));
+    let (st, _) = call(
+        worker,
+        "POST",
+        &format!("{task_path}/complete"),
+        Some(&json!({"lease": new, "result": {"charged": 42}})),
+    );
     assert_eq!(st, 200);
-    let (st, _) = call(worker, "POST", &format!("{task_path}/complete"), Some(&json!({"lease": new, "result": "twice"})));
+    let (st, _) = call(
+        worker,
+        "POST",
+        &format!("{task_path}/complete"),
+        Some(&json!({"lease": new, "result": "twice"})),
+    );
     assert_eq!(st, 409, "a task is answered once");
 
-    let (st, j) = call(worker, "GET", &format!("/v1/executions/{id}/result?wait=20s"), None);
+    let (st, j) = call(
+        worker,
+        "GET",
+        &format!("/v1/executions/{id}/result?wait=20s"),
+        None,
+    );
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["status"], "completed");
     let charged = &j["result"]["v"][0];
-    assert_eq!(charged, &json!({"t": "object", "v": {"charged": {"t": "number", "v": 42}}}));
+    assert_eq!(
+        charged,
+        &json!({"t": "object", "v": {"charged": {"t": "number", "v": 42}}})
+    );
     let (_, task) = call(worker, "GET", &task_path, None);
     assert_eq!(task["state"], "completed");
     assert!(task.get("lease").is_none(), "the token is not shown");
     let (_, effects) = call(host, "GET", &format!("/v1/executions/{id}/effects"), None);
-    let charges: Vec<&J> = effects["effects"].as_array().unwrap().iter().filter(|e| e["key"] == "charge").collect();
+    let charges: Vec<&J> = effects["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["key"] == "charge")
+        .collect();
     assert_eq!(charges.len(), 1, "journalled once: {effects}");
 
     // A failure is thrown into the program (which catches it here).
@@ -253,14 +384,33 @@ fn worker_protocol(host: &str, worker: &str) {
     let tasks = poll(worker, &["fail.*"], 5000, "10s");
     assert_eq!(tasks.len(), 1);
     let path = format!("/v1/tasks/{}/fail", tasks[0]["id"].as_str().unwrap());
-    let (st, _) = call(worker, "POST", &path, Some(&json!({"lease": tasks[0]["lease"], "message": "card declined"})));
+    let (st, _) = call(
+        worker,
+        "POST",
+        &path,
+        Some(&json!({"lease": tasks[0]["lease"], "message": "card declined"})),
+    );
     assert_eq!(st, 200);
-    let (st, j) = call(host, "GET", &format!("/v1/executions/{id}/result?wait=20s"), None);
+    let (st, j) = call(
+        host,
+        "GET",
+        &format!("/v1/executions/{id}/result?wait=20s"),
+        None,
+    );
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["status"], "completed", "{j}");
     assert!(j["result"].to_string().contains("card declined"), "{j}");
     // Malformed polls are refused.
-    assert_eq!(call(worker, "POST", "/v1/tasks/poll", Some(&json!({"patterns": []}))).0, 400);
+    assert_eq!(
+        call(
+            worker,
+            "POST",
+            "/v1/tasks/poll",
+            Some(&json!({"patterns": []}))
+        )
+        .0,
+        400
+    );
 }
 
 #[test]
@@ -279,7 +429,11 @@ fn postgres_nodes_wake_waiters_and_workers_of_other_nodes() {
     // Node B drives nothing: every execution is finished by node A, every
     // task queued by node A's drive; B's long polls hear of it through
     // LISTEN/NOTIFY only (its waits are far longer than the asserted times).
-    let b = serve(&db.url(), db.dir(), &["--node-id", "node-b", "--workers", "0"]);
+    let b = serve(
+        &db.url(),
+        db.dir(),
+        &["--node-id", "node-b", "--workers", "0"],
+    );
     long_polls(&b.url);
     worker_protocol(&b.url, &b.url);
     drop(a);

@@ -100,13 +100,14 @@ fn the_python_client_suite_passes() {
 #[test]
 fn the_typescript_client_suite_passes() {
     let version = Command::new("node").arg("--version").output();
-    let major = version
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| {
-            let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            v.trim_start_matches('v').split('.').next()?.parse::<u32>().ok()
-        });
+    let major = version.ok().filter(|o| o.status.success()).and_then(|o| {
+        let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
+        v.trim_start_matches('v')
+            .split('.')
+            .next()?
+            .parse::<u32>()
+            .ok()
+    });
     match major {
         Some(m) if m >= 20 => {}
         Some(m) => return unavailable(&format!("Node.js {m} is older than 20")),
@@ -176,7 +177,10 @@ fn the_clients_walkthrough_runs() {
     let (mut files, mut shells) = (0, 0);
     for (info, text) in doc_blocks(&doc) {
         let text = text.replace("7420", &port);
-        if let Some(name) = info.split_whitespace().find_map(|w| w.strip_prefix("file=")) {
+        if let Some(name) = info
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("file="))
+        {
             std::fs::write(dir.join(name), text).unwrap();
             files += 1;
         } else if info == "sh" {
@@ -184,14 +188,15 @@ fn the_clients_walkthrough_runs() {
             shells += 1;
         }
     }
-    assert!(files >= 8 && shells >= 4, "{files} files, {shells} shell blocks");
+    assert!(
+        files >= 8 && shells >= 4,
+        "{files} files, {shells} shell blocks"
+    );
     let venv_bin = python.parent().unwrap().to_path_buf();
     let irkit_dir = Path::new(IRKIT).parent().unwrap().to_path_buf();
-    let path = std::env::join_paths(
-        [irkit_dir, venv_bin]
-            .into_iter()
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths([irkit_dir, venv_bin].into_iter().chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .unwrap();
     let mut cmd = Command::new("bash");
     cmd.arg("-c")

@@ -265,7 +265,10 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         b.clear("#event-name").unwrap();
         b.type_text("#event-name", "approved").unwrap();
         let typed = b
-            .execute("return document.querySelector('#event-name').value;", vec![])
+            .execute(
+                "return document.querySelector('#event-name').value;",
+                vec![],
+            )
             .unwrap();
         if typed == json!("approved") {
             break;

@@ -37,7 +37,10 @@ fn wait_for(url: &str, id: &str, done: impl Fn(&J) -> bool) -> J {
                 return j;
             }
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {id}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {id}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -80,7 +83,12 @@ fn f1_two_postgres_nodes_survive_the_deep_equality_program_and_a_restart() {
     let art = programs::nested_equal(100_000.0);
     let (c, j) = json(&a.url, "POST", "/v1/artifacts?name=deep", Some(&art));
     assert_eq!(c, 201, "{j}");
-    let (c, j) = json(&a.url, "POST", "/v1/executions", Some(br#"{"program": "deep", "id": "deep-1"}"#));
+    let (c, j) = json(
+        &a.url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "deep", "id": "deep-1"}"#),
+    );
     assert_eq!(c, 201, "{j}");
     assert!(exited(&mut a), "node a did not reach its crash hook");
     let mut b = node("b", None);
@@ -91,7 +99,10 @@ fn f1_two_postgres_nodes_survive_the_deep_equality_program_and_a_restart() {
     let (c, _) = json(&a.url, "GET", "/v1/health", None);
     assert_eq!(c, 200);
     std::thread::sleep(Duration::from_millis(300));
-    assert!(a.child.try_wait().unwrap().is_none(), "node a died after its restart");
+    assert!(
+        a.child.try_wait().unwrap().is_none(),
+        "node a died after its restart"
+    );
     assert!(b.child.try_wait().unwrap().is_none(), "node b died");
 }
 
@@ -144,7 +155,10 @@ fn a_drive_that_crashes_its_node_on_every_restart_is_quarantined() {
             {
                 break false;
             }
-            assert!(start.elapsed() < Duration::from_secs(20), "neither crashed nor failed");
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "neither crashed nor failed"
+            );
             std::thread::sleep(Duration::from_millis(20));
         };
         if !crashed {
@@ -157,7 +171,10 @@ fn a_drive_that_crashes_its_node_on_every_restart_is_quarantined() {
     assert_eq!(crashes, 2);
     let failed = wait_for(&s.url, "p-1", |j| j["status"] == "failed");
     let error = failed["error"].as_str().unwrap_or_default();
-    assert!(error.contains("quarantined") && error.contains("2 drives in a row"), "{failed}");
+    assert!(
+        error.contains("quarantined") && error.contains("2 drives in a row"),
+        "{failed}"
+    );
     std::thread::sleep(Duration::from_millis(300));
     assert!(s.child.try_wait().unwrap().is_none(), "the node died again");
 }
@@ -184,15 +201,29 @@ fn f8_the_token_comes_from_a_file_and_an_argument_token_is_warned_about() {
     assert!(!String::from_utf8_lossy(&cmdline).contains("s3cret"));
     let (c, _) = request(&s.url, "GET", "/v1/executions", None, None).unwrap();
     assert_eq!(c, 401);
-    let (c, _) = request(&s.url, "GET", "/v1/executions", None, Some("s3cret-from-file")).unwrap();
+    let (c, _) = request(
+        &s.url,
+        "GET",
+        "/v1/executions",
+        None,
+        Some("s3cret-from-file"),
+    )
+    .unwrap();
     assert_eq!(c, 200);
     drop(s);
-    assert!(!std::fs::read_to_string(&log).unwrap().contains("visible to every local user"));
+    assert!(
+        !std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("visible to every local user")
+    );
     let s = tcc_serve::serve(&db, &providers, &["--token", "s3cret-arg"], &[], Some(&log));
     let (c, _) = request(&s.url, "GET", "/v1/executions", None, Some("s3cret-arg")).unwrap();
     assert_eq!(c, 200);
     drop(s);
     let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.contains("--token is visible to every local user"), "{text}");
+    assert!(
+        text.contains("--token is visible to every local user"),
+        "{text}"
+    );
     assert!(!text.contains("s3cret-arg"), "{text}");
 }

@@ -35,9 +35,11 @@ fn run_prints_requests_and_the_result() {
         text.contains("-> register_wait \"approved\" wait_id \"run:approved::7\""),
         "{text}"
     );
-    assert!(text.trim_end().ends_with(
-        r#"completed: {"approval":"ok","result":42}"#
-    ), "{text}");
+    assert!(
+        text.trim_end()
+            .ends_with(r#"completed: {"approval":"ok","result":42}"#),
+        "{text}"
+    );
 }
 
 #[test]

@@ -11,7 +11,9 @@ use std::process::Command;
 const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
 
 fn example(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tcc/src").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/tcc/src")
+        .join(name)
 }
 
 /// Runs `simulate` on `workflow` with `script`; (exit code, report or stderr).
@@ -26,8 +28,15 @@ fn simulate(workflow: &Path, args: &str, script: &J) -> (i32, String) {
         .output()
         .unwrap();
     let _ = std::fs::remove_file(&path);
-    let text = if out.status.success() { out.stdout } else { out.stderr };
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&text).into_owned())
+    let text = if out.status.success() {
+        out.stdout
+    } else {
+        out.stderr
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&text).into_owned(),
+    )
 }
 
 fn report(workflow: &Path, args: &str, script: &J) -> J {
@@ -39,12 +48,27 @@ fn report(workflow: &Path, args: &str, script: &J) -> J {
 #[test]
 fn the_saga_runs_against_scripted_answers() {
     let saga = example("order_saga.py");
-    let r = report(&saga, r#"[{"id": "o-1"}]"#, &json!({"effects": {"*": {"result": true}}}));
+    let r = report(
+        &saga,
+        r#"[{"id": "o-1"}]"#,
+        &json!({"effects": {"*": {"result": true}}}),
+    );
     assert_eq!(r["status"], "completed");
     assert_eq!(r["result"]["status"], "shipped");
-    let keys: Vec<&str> = r["effects"].as_array().unwrap().iter().map(|e| e["key"].as_str().unwrap()).collect();
-    assert_eq!(keys, ["inventory.reserve", "payment.charge", "shipping.ship"]);
-    assert_eq!(r["effects"][1]["idempotency_key"], "simulated:payment.charge");
+    let keys: Vec<&str> = r["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        ["inventory.reserve", "payment.charge", "shipping.ship"]
+    );
+    assert_eq!(
+        r["effects"][1]["idempotency_key"],
+        "simulated:payment.charge"
+    );
 
     // A sequence: the first call of shipping.ship fails; compensation runs.
     let r = report(
@@ -55,22 +79,37 @@ fn the_saga_runs_against_scripted_answers() {
     assert_eq!(r["result"]["undone"], json!(["refund", "release"]));
     assert_eq!(r["effects"][2]["error"], "no courier");
     // A sequence that runs out is an error (exit 2) naming the key.
-    let (code, text) = simulate(&saga, r#"[{"id": "o-3"}]"#, &json!({"effects": {"payment.charge": [], "*": {"result": 1}}}));
+    let (code, text) = simulate(
+        &saga,
+        r#"[{"id": "o-3"}]"#,
+        &json!({"effects": {"payment.charge": [], "*": {"result": 1}}}),
+    );
     assert_eq!(code, 2);
     assert!(text.contains("payment.charge"), "{text}");
     // No answer at all for a key.
     let (code, text) = simulate(&saga, r#"[{"id": "o-4"}]"#, &json!({"effects": {}}));
     assert_eq!(code, 2);
-    assert!(text.contains("no answer for effect \"inventory.reserve\""), "{text}");
+    assert!(
+        text.contains("no answer for effect \"inventory.reserve\""),
+        "{text}"
+    );
 }
 
 #[test]
 fn events_never_arrive_and_timers_are_skipped() {
     let approval = example("approval.py");
-    let r = report(&approval, r#"["r-1"]"#, &json!({"effects": {"*": {"result": null}}, "events": {"approval.decision": "approve"}}));
+    let r = report(
+        &approval,
+        r#"["r-1"]"#,
+        &json!({"effects": {"*": {"result": null}}, "events": {"approval.decision": "approve"}}),
+    );
     assert_eq!(r["result"]["outcome"], "granted");
     assert_eq!(r["timers_skipped"], 0);
-    let r = report(&approval, r#"["r-2"]"#, &json!({"effects": {"*": {"result": null}}}));
+    let r = report(
+        &approval,
+        r#"["r-2"]"#,
+        &json!({"effects": {"*": {"result": null}}}),
+    );
     assert_eq!(r["result"]["outcome"], "escalated");
     assert_eq!(r["timers_skipped"], 1);
     let dir = std::env::temp_dir().join(tcc_host::random_id("sim-"));
@@ -82,7 +121,10 @@ fn events_never_arrive_and_timers_are_skipped() {
     )
     .unwrap();
     let r = report(&wf, "[]", &json!({"events": {"go": [1]}}));
-    assert_eq!((r["status"].as_str(), &r["waiting_for"]), (Some("suspended"), &json!(["go"])));
+    assert_eq!(
+        (r["status"].as_str(), &r["waiting_for"]),
+        (Some("suspended"), &json!(["go"]))
+    );
     let r = report(&wf, "[]", &json!({"events": {"go": [1, 2]}}));
     assert_eq!(r["result"], json!([1, 2]));
     let _ = std::fs::remove_dir_all(&dir);
@@ -101,7 +143,11 @@ fn arbitrary_json() -> impl Strategy<Value = J> {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(J::Array),
             prop::collection::btree_map(
-                prop_oneof![Just("effects".to_string()), Just("events".to_string()), "[a-z.*]{0,6}"],
+                prop_oneof![
+                    Just("effects".to_string()),
+                    Just("events".to_string()),
+                    "[a-z.*]{0,6}"
+                ],
                 inner,
                 0..4
             )

@@ -26,7 +26,10 @@ fn asm_checks_by_default_and_no_check_skips_it() {
     assert_eq!(checked.status.code(), Some(1));
     assert!(!out.exists());
     let stderr = text(&checked.stderr);
-    assert!(stderr.starts_with("error[ZLM-C-CLEANUP]: Main.field_replace"), "{stderr}");
+    assert!(
+        stderr.starts_with("error[ZLM-C-CLEANUP]: Main.field_replace"),
+        "{stderr}"
+    );
     assert_eq!(stderr.matches("ZLM-C-CLEANUP").count(), 1, "{stderr}");
     assert!(stderr.contains("live owners [$l0]"), "{stderr}");
     assert!(stderr.contains("(semantic)"), "{stderr}");
@@ -35,7 +38,12 @@ fn asm_checks_by_default_and_no_check_skips_it() {
     }
 
     let unchecked = irkit(&["zlm", "asm", "--no-check", leak_s, "-o", out_s]);
-    assert_eq!(unchecked.status.code(), Some(0), "{}", text(&unchecked.stderr));
+    assert_eq!(
+        unchecked.status.code(),
+        Some(0),
+        "{}",
+        text(&unchecked.stderr)
+    );
     let validate = irkit(&["zlm", "validate", out_s]);
     assert_eq!(validate.status.code(), Some(1));
     assert_eq!(text(&validate.stderr), stderr.replace(leak_s, out_s));
@@ -65,7 +73,9 @@ fn an_unknown_entry_gets_a_suggestion_and_a_fault_is_a_verdict() {
         text(&typo.stderr)
     );
     let faults = repo_file("examples/zlm/run/faults.zlt");
-    let div = irkit(&["zlm", "run", &faults, "--entry", "Main.div", "--args", "1", "0"]);
+    let div = irkit(&[
+        "zlm", "run", &faults, "--entry", "Main.div", "--args", "1", "0",
+    ]);
     assert_eq!(div.status.code(), Some(3), "{}", text(&div.stderr));
     assert!(text(&div.stderr).contains("error[ZLM-FAULT-DIV-ZERO]"));
 }

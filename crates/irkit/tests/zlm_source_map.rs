@@ -8,11 +8,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn irkit(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_irkit")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn example(name: &str) -> String {
-    format!("{}/../../examples/zlm/run/{name}", env!("CARGO_MANIFEST_DIR"))
+    format!(
+        "{}/../../examples/zlm/run/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }
 
 fn tmp(tag: &str) -> PathBuf {
@@ -45,11 +51,21 @@ fn the_source_map_changes_neither_the_address_nor_the_disassembly() {
     let (with, without) = (d.join("with.zlm"), d.join("without.zlm"));
     asm(&with, &[]);
     asm(&without, &["--no-ancillary"]);
-    let (a, b) = (std::fs::read(&with).unwrap(), std::fs::read(&without).unwrap());
+    let (a, b) = (
+        std::fs::read(&with).unwrap(),
+        std::fs::read(&without).unwrap(),
+    );
     assert!(a.len() > b.len() && a.starts_with(&b));
     for verb in ["address", "dis", "ids"] {
-        let (x, y) = (irkit(&["zlm", verb, s(&with)]), irkit(&["zlm", verb, s(&without)]));
-        assert!(x.status.success(), "{verb}: {}", String::from_utf8_lossy(&x.stderr));
+        let (x, y) = (
+            irkit(&["zlm", verb, s(&with)]),
+            irkit(&["zlm", verb, s(&without)]),
+        );
+        assert!(
+            x.status.success(),
+            "{verb}: {}",
+            String::from_utf8_lossy(&x.stderr)
+        );
         assert_eq!(x.stdout, y.stdout, "{verb}");
     }
     std::fs::remove_dir_all(&d).ok();
@@ -64,13 +80,19 @@ fn faults_point_at_their_zlt_line_on_every_engine() {
     for input in [example("faults.zlt"), s(&art).to_string()] {
         for engine in ["interp", "c", "jit", "aot"] {
             let o = irkit(&[
-                "zlm", "run", &input, "--entry", "Main.div", "--args", "7", "0", "--engine",
-                engine,
+                "zlm", "run", &input, "--entry", "Main.div", "--args", "7", "0", "--engine", engine,
             ]);
-            assert_eq!(o.status.code(), Some(3), "{engine}: a fault is a verdict (exit 3)");
+            assert_eq!(
+                o.status.code(),
+                Some(3),
+                "{engine}: a fault is a verdict (exit 3)"
+            );
             let err = String::from_utf8_lossy(&o.stderr);
             assert!(err.contains("ZLM-FAULT-DIV-ZERO"), "{engine}: {err}");
-            assert!(err.contains(&format!("faults.zlt:{line}:7 in Main.div")), "{engine}: {err}");
+            assert!(
+                err.contains(&format!("faults.zlt:{line}:7 in Main.div")),
+                "{engine}: {err}"
+            );
             // The rustc-style snippet shows the operation's line.
             assert!(err.contains("div Int32 %0.0 %0.1"), "{engine}: {err}");
             let o = irkit(&[
@@ -97,14 +119,38 @@ fn a_corrupted_source_map_is_a_warning_and_the_payload_still_runs() {
     bytes[payload + 48 + 2 * 48 + 10] ^= 0xff;
     let bad = d.join("bad.zlm");
     std::fs::write(&bad, &bytes).unwrap();
-    let o = irkit(&["zlm", "run", s(&bad), "--entry", "Main.add", "--args", "1", "2"]);
+    let o = irkit(&[
+        "zlm",
+        "run",
+        s(&bad),
+        "--entry",
+        "Main.add",
+        "--args",
+        "1",
+        "2",
+    ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(String::from_utf8_lossy(&o.stdout), "3\n");
-    let o = irkit(&["zlm", "run", s(&bad), "--entry", "Main.div", "--args", "1", "0"]);
+    let o = irkit(&[
+        "zlm",
+        "run",
+        s(&bad),
+        "--entry",
+        "Main.div",
+        "--args",
+        "1",
+        "0",
+    ]);
     assert_eq!(o.status.code(), Some(3));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("source map not used") && err.contains("ZLM-ANCILLARY-HASH"), "{err}");
-    assert!(err.contains("Main.div block 0 op 2") && !err.contains("faults.zlt:"), "{err}");
+    assert!(
+        err.contains("source map not used") && err.contains("ZLM-ANCILLARY-HASH"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Main.div block 0 op 2") && !err.contains("faults.zlt:"),
+        "{err}"
+    );
     let o = irkit(&["zlm", "address", s(&bad)]);
     assert_eq!(o.stdout, irkit(&["zlm", "address", s(&art)]).stdout);
     // validate checks the ancillary sections on their own hashes.
@@ -113,7 +159,13 @@ fn a_corrupted_source_map_is_a_warning_and_the_payload_still_runs() {
     assert_eq!(o.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["code"], "ZLM-ANCILLARY-HASH", "{v}");
-    assert!(v["message"].as_str().unwrap().contains("(the payload is valid)"), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("(the payload is valid)"),
+        "{v}"
+    );
     std::fs::remove_dir_all(&d).ok();
 }
 

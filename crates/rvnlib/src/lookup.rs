@@ -146,9 +146,15 @@ mod tests {
         let err = find_function(&fs, "Evaluat").unwrap_err();
         // `Evaluat` is a prefix of no key and the name of no function.
         assert_eq!(err.code(), "RVN-UNKNOWN-KEY");
-        assert!(err.to_string().contains("did you mean `Evaluate`?"), "{err}");
+        assert!(
+            err.to_string().contains("did you mean `Evaluate`?"),
+            "{err}"
+        );
         let err = find_function(&fs, "Geometry.Fo").unwrap_err();
-        assert!(err.to_string().contains("did you mean `Geometry.Of`?"), "{err}");
+        assert!(
+            err.to_string().contains("did you mean `Geometry.Of`?"),
+            "{err}"
+        );
         let err = find_function(&fs, "Nothing").unwrap_err();
         assert!(!err.to_string().contains("did you mean"), "{err}");
     }

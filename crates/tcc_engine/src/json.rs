@@ -215,7 +215,9 @@ fn export_inner(
     if *nodes > MAX_EXPORT_NODES {
         return Err(EngineError::fatal(
             FatalKind::NotExportable,
-            format!("a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"),
+            format!(
+                "a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"
+            ),
         ));
     }
     let Value::Ref(id) = v else {

@@ -80,14 +80,18 @@ struct Level {
 }
 
 fn level() -> impl Strategy<Value = Level> {
-    (any::<bool>(), 0usize..4, 0usize..4, prop::bool::weighted(0.1)).prop_map(
-        |(object, width, at, shared)| Level {
+    (
+        any::<bool>(),
+        0usize..4,
+        0usize..4,
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(object, width, at, shared)| Level {
             object,
             width,
             at,
             shared,
-        },
-    )
+        })
 }
 
 /// Builds the value described by `levels` (deepest last) in `heap`; `leaf`
@@ -217,10 +221,7 @@ fn inlining_a_shared_value_is_capped_not_exponential() {
     let mut heap = Heap::default();
     let v = build(&mut heap, &levels, 0.0, false);
     let e = export(&heap, &v).expect_err("capped");
-    assert!(
-        e.to_string().contains(&MAX_EXPORT_NODES.to_string()),
-        "{e}"
-    );
+    assert!(e.to_string().contains(&MAX_EXPORT_NODES.to_string()), "{e}");
 }
 
 #[test]
@@ -231,9 +232,15 @@ fn absorbing_an_inlined_value_deeper_than_the_cap_is_an_error() {
     }
     let mut heap = Heap::default();
     let e = small_stack(move || {
-        absorb(ValueContext::Message, &j, "$", &mut heap, &Limits::default())
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        absorb(
+            ValueContext::Message,
+            &j,
+            "$",
+            &mut heap,
+            &Limits::default(),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
     })
     .expect_err("too deep");
     assert!(e.contains("nested deeper"), "{e}");

@@ -23,9 +23,7 @@ use axum::http::{HeaderMap, Method, Uri, header};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     /// `Host` is not this service's name.
-    #[error(
-        "Host {0:?} is not a loopback name, an IP address or an allowed host (--allowed-host)"
-    )]
+    #[error("Host {0:?} is not a loopback name, an IP address or an allowed host (--allowed-host)")]
     Host(String),
     /// `Origin` is another site.
     #[error("requests from origin {0:?} are not accepted")]
@@ -150,44 +148,119 @@ mod tests {
 
     fn check(method: Method, pairs: &[(header::HeaderName, &str)]) -> Result<(), Refusal> {
         let allowed = AllowedHosts::new(["tcc.internal".to_string()]);
-        admit(&method, &Uri::from_static("/v1/executions"), &headers(pairs), &allowed, true)
+        admit(
+            &method,
+            &Uri::from_static("/v1/executions"),
+            &headers(pairs),
+            &allowed,
+            true,
+        )
     }
 
     #[test]
     fn hosts_are_ip_literals_loopback_names_or_allowed_names() {
-        for ok in ["127.0.0.1:7420", "[::1]:7420", "localhost:1", "LOCALHOST", "a.localhost:2", "tcc.internal:7420", "10.0.0.5"] {
+        for ok in [
+            "127.0.0.1:7420",
+            "[::1]:7420",
+            "localhost:1",
+            "LOCALHOST",
+            "a.localhost:2",
+            "tcc.internal:7420",
+            "10.0.0.5",
+        ] {
             assert_eq!(check(Method::GET, &[(header::HOST, ok)]), Ok(()), "{ok}");
         }
-        for bad in ["attacker.example", "attacker.example:7420", "localhost.attacker.example", "127.0.0.1.nip.io"] {
-            assert!(matches!(check(Method::GET, &[(header::HOST, bad)]), Err(Refusal::Host(_))), "{bad}");
+        for bad in [
+            "attacker.example",
+            "attacker.example:7420",
+            "localhost.attacker.example",
+            "127.0.0.1.nip.io",
+        ] {
+            assert!(
+                matches!(
+                    check(Method::GET, &[(header::HOST, bad)]),
+                    Err(Refusal::Host(_))
+                ),
+                "{bad}"
+            );
         }
         // With a token the host is not checked.
         let h = headers(&[(header::HOST, "attacker.example")]);
-        assert_eq!(admit(&Method::GET, &Uri::from_static("/"), &h, &AllowedHosts::default(), false), Ok(()));
+        assert_eq!(
+            admit(
+                &Method::GET,
+                &Uri::from_static("/"),
+                &h,
+                &AllowedHosts::default(),
+                false
+            ),
+            Ok(())
+        );
     }
 
     #[test]
     fn origins_must_be_the_service_itself() {
-        let same = [(header::HOST, "127.0.0.1:7420"), (header::ORIGIN, "http://127.0.0.1:7420")];
+        let same = [
+            (header::HOST, "127.0.0.1:7420"),
+            (header::ORIGIN, "http://127.0.0.1:7420"),
+        ];
         assert_eq!(check(Method::GET, &same), Ok(()));
-        for bad in ["http://attacker.example", "null", "http://127.0.0.1:8000", "file://", "http://127.0.0.1:7420/x"] {
+        for bad in [
+            "http://attacker.example",
+            "null",
+            "http://127.0.0.1:8000",
+            "file://",
+            "http://127.0.0.1:7420/x",
+        ] {
             let h = [(header::HOST, "127.0.0.1:7420"), (header::ORIGIN, bad)];
-            assert!(matches!(check(Method::GET, &h), Err(Refusal::Origin(_))), "{bad}");
+            assert!(
+                matches!(check(Method::GET, &h), Err(Refusal::Origin(_))),
+                "{bad}"
+            );
         }
-        let allowed = [(header::HOST, "127.0.0.1:7420"), (header::ORIGIN, "https://tcc.internal")];
+        let allowed = [
+            (header::HOST, "127.0.0.1:7420"),
+            (header::ORIGIN, "https://tcc.internal"),
+        ];
         assert_eq!(check(Method::GET, &allowed), Ok(()));
     }
 
     #[test]
     fn posts_need_a_json_content_type() {
         let host = (header::HOST, "127.0.0.1:7420");
-        assert_eq!(check(Method::POST, &[host.clone(), (header::CONTENT_TYPE, "application/json")]), Ok(()));
-        assert_eq!(check(Method::POST, &[host.clone(), (header::CONTENT_TYPE, "Application/JSON; charset=utf-8")]), Ok(()));
-        for bad in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"] {
+        assert_eq!(
+            check(
+                Method::POST,
+                &[host.clone(), (header::CONTENT_TYPE, "application/json")]
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                Method::POST,
+                &[
+                    host.clone(),
+                    (header::CONTENT_TYPE, "Application/JSON; charset=utf-8")
+                ]
+            ),
+            Ok(())
+        );
+        for bad in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/jsonx",
+        ] {
             let h = [host.clone(), (header::CONTENT_TYPE, bad)];
-            assert!(matches!(check(Method::POST, &h), Err(Refusal::ContentType(_))), "{bad}");
+            assert!(
+                matches!(check(Method::POST, &h), Err(Refusal::ContentType(_))),
+                "{bad}"
+            );
         }
-        assert!(matches!(check(Method::POST, &[host.clone()]), Err(Refusal::ContentType(_))));
+        assert!(matches!(
+            check(Method::POST, &[host.clone()]),
+            Err(Refusal::ContentType(_))
+        ));
         assert_eq!(check(Method::GET, &[host]), Ok(()));
     }
 }

@@ -131,17 +131,19 @@ pub fn router<S: Clone + Send + Sync + 'static>(
 ) -> Router<S> {
     Router::new().route(
         "/v1/executions/{id}/result",
-        get(move |p: Result<Path<String>, PathRejection>, q: RawQuery| async move {
-            let answer = async {
-                let id = path_param(p)?;
-                let wait = wait_param(q.0.as_deref())?
-                    .unwrap_or(Duration::ZERO)
-                    .min(longest_wait);
-                let (ended, row) = until_ended(&host, &id, wait).await?;
-                Ok::<_, ApiError>(ended_response(ended, &row))
-            };
-            answer.await.unwrap_or_else(IntoResponse::into_response)
-        }),
+        get(
+            move |p: Result<Path<String>, PathRejection>, q: RawQuery| async move {
+                let answer = async {
+                    let id = path_param(p)?;
+                    let wait = wait_param(q.0.as_deref())?
+                        .unwrap_or(Duration::ZERO)
+                        .min(longest_wait);
+                    let (ended, row) = until_ended(&host, &id, wait).await?;
+                    Ok::<_, ApiError>(ended_response(ended, &row))
+                };
+                answer.await.unwrap_or_else(IntoResponse::into_response)
+            },
+        ),
     )
 }
 
@@ -159,7 +161,10 @@ mod tests {
         for bad in ["", "s", "-1s", "1h", "1.5s", "ms5"] {
             assert!(parse_wait(bad).is_err(), "{bad}");
         }
-        assert_eq!(wait_param(Some("a=1&wait=2s")).unwrap(), Some(Duration::from_secs(2)));
+        assert_eq!(
+            wait_param(Some("a=1&wait=2s")).unwrap(),
+            Some(Duration::from_secs(2))
+        );
         assert_eq!(wait_param(None).unwrap(), None);
     }
 

@@ -9,6 +9,7 @@ use crate::providers::{EffectCall, ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
 };
+use crate::worker_tasks::board::TaskBoard;
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -23,7 +24,6 @@ use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
     apply_delta,
 };
-use crate::worker_tasks::board::TaskBoard;
 use tcc_ir::FeatureSet;
 use tcc_ir::to_canonical;
 
@@ -593,7 +593,8 @@ impl Host {
             // A panic in a drive ends that drive, not the worker: the
             // execution stays counted (its claim is not released) and is
             // quarantined when it keeps failing.
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.drive(&id)));
+            let outcome =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.drive(&id)));
             let failure = match outcome {
                 Ok(Ok(_)) => None,
                 Ok(Err(HostError::Store(e))) => Some(format!("store error: {e}")),

@@ -132,11 +132,7 @@ impl Hub {
 
     /// Wakes this process's waiters of `topic`.
     pub fn wake(&self, topic: &str) {
-        let signal = self
-            .topics
-            .lock()
-            .ok()
-            .and_then(|t| t.get(topic).cloned());
+        let signal = self.topics.lock().ok().and_then(|t| t.get(topic).cloned());
         if let Some(s) = signal {
             s.wake();
         }

@@ -19,9 +19,9 @@
 
 use crate::notify::Hub;
 use crate::store::StoreError;
-use std::sync::{Arc, Weak};
 use postgres::fallible_iterator::FallibleIterator;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 /// Largest payload sent (PostgreSQL's limit is 8000 bytes).
@@ -115,7 +115,10 @@ fn send_loop(
             if p.len() > PAYLOAD_MAX {
                 // A single topic this long cannot be sent; its waiters
                 // re-read the store at their deadline.
-                tracing::warn!(bytes = p.len(), "notification bridge: topic too long to send");
+                tracing::warn!(
+                    bytes = p.len(),
+                    "notification bridge: topic too long to send"
+                );
                 continue;
             }
             if let Err(e) = client.execute("SELECT pg_notify($1, $2)", &[&channel, &p]) {

@@ -20,8 +20,7 @@ pub enum Source {
 /// Reads a secret from a file: its text without the trailing newline.
 /// An empty file is an error (an empty token would mean no token).
 pub fn read_secret_file(path: &std::path::Path) -> Result<String, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let secret = text.trim_end_matches(['\n', '\r']).to_string();
     if secret.is_empty() {
         return Err(format!("{}: the file is empty", path.display()));
@@ -82,7 +81,14 @@ mod tests {
     fn tokens_match_only_their_own_header() {
         let t = ExpectedToken::new("s3cret");
         assert!(t.matches(b"Bearer s3cret"));
-        for wrong in [&b""[..], b"Bearer", b"Bearer s3cre", b"Bearer s3cret ", b"bearer s3cret", b"Bearer S3cret"] {
+        for wrong in [
+            &b""[..],
+            b"Bearer",
+            b"Bearer s3cre",
+            b"Bearer s3cret ",
+            b"bearer s3cret",
+            b"Bearer S3cret",
+        ] {
             assert!(!t.matches(wrong), "{}", String::from_utf8_lossy(wrong));
         }
         assert!(!format!("{t:?}").contains("s3cret"));

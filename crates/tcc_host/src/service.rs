@@ -18,8 +18,8 @@
 use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::metrics;
-use crate::store::ListFilter;
 pub use crate::status_view::status_json;
+use crate::store::ListFilter;
 use crate::values::plain_to_tagged;
 use axum::Router;
 use axum::body::Body;
@@ -248,7 +248,9 @@ impl Service {
             })?;
         let (stop, stopped) = watch::channel(false);
         let mut limits = cfg.conn;
-        limits.idle = limits.idle.max(cfg.request_timeout + Duration::from_secs(1));
+        limits.idle = limits
+            .idle
+            .max(cfg.request_timeout + Duration::from_secs(1));
         let token = cfg
             .token
             .as_deref()
@@ -366,7 +368,10 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/events", post(send_event))
         .route("/v1/executions/{id}/cancel", post(cancel))
         .merge(crate::ui::router(app.host.clone()))
-        .merge(crate::await_result::router(app.host.clone(), longest_wait(&app.cfg)))
+        .merge(crate::await_result::router(
+            app.host.clone(),
+            longest_wait(&app.cfg),
+        ))
         .merge(match app.host.tasks() {
             Some(board) => crate::worker_tasks::api::router(
                 board.clone(),
@@ -635,7 +640,8 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
 /// The longest long poll (`wait=`): half a second below the request
 /// timeout, which would cut it off.
 fn longest_wait(cfg: &ServiceConfig) -> Duration {
-    cfg.request_timeout.saturating_sub(Duration::from_millis(500))
+    cfg.request_timeout
+        .saturating_sub(Duration::from_millis(500))
 }
 
 /// `POST /v1/executions[?wait=DURATION]`: starts; with `wait`, answers as

@@ -40,4 +40,3 @@ pub fn status_json(row: &ExecutionRow) -> J {
     m.insert("updated_ms".into(), row.updated_ms.into());
     J::Object(m)
 }
-

@@ -18,9 +18,14 @@ pub const MAX_VALUES: usize = 100_000;
 pub fn count_values(bytes: &[u8], limit: usize) -> Result<usize, CountError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let mut count = 0usize;
-    let counted =
-        serde::de::DeserializeSeed::deserialize(Counter { count: &mut count, limit }, &mut de)
-            .and_then(|()| de.end());
+    let counted = serde::de::DeserializeSeed::deserialize(
+        Counter {
+            count: &mut count,
+            limit,
+        },
+        &mut de,
+    )
+    .and_then(|()| de.end());
     match counted {
         Ok(()) => Ok(count),
         Err(_) if count > limit => Err(CountError::TooMany { limit }),
@@ -94,7 +99,10 @@ impl<'de> serde::de::Visitor<'de> for Counter<'_> {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
         self.one()?;
         while seq
-            .next_element_seed(Counter { count: &mut *self.count, limit: self.limit })?
+            .next_element_seed(Counter {
+                count: &mut *self.count,
+                limit: self.limit,
+            })?
             .is_some()
         {}
         Ok(())
@@ -102,7 +110,10 @@ impl<'de> serde::de::Visitor<'de> for Counter<'_> {
     fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
         self.one()?;
         while map.next_key::<serde::de::IgnoredAny>()?.is_some() {
-            map.next_value_seed(Counter { count: &mut *self.count, limit: self.limit })?;
+            map.next_value_seed(Counter {
+                count: &mut *self.count,
+                limit: self.limit,
+            })?;
         }
         Ok(())
     }
@@ -214,11 +225,23 @@ mod tests {
 
     #[test]
     fn values_are_counted_without_building_them() {
-        assert_eq!(count_values(br#"{"a": [1, "x", null, {"b": true}]}"#, 100), Ok(7));
+        assert_eq!(
+            count_values(br#"{"a": [1, "x", null, {"b": true}]}"#, 100),
+            Ok(7)
+        );
         let many = format!("[{}0]", "0,".repeat(200));
-        assert_eq!(count_values(many.as_bytes(), 100), Err(CountError::TooMany { limit: 100 }));
-        assert!(matches!(count_values(b"[1,", 100), Err(CountError::NotJson(_))));
-        assert!(matches!(count_values(b"[1] x", 100), Err(CountError::NotJson(_))));
+        assert_eq!(
+            count_values(many.as_bytes(), 100),
+            Err(CountError::TooMany { limit: 100 })
+        );
+        assert!(matches!(
+            count_values(b"[1,", 100),
+            Err(CountError::NotJson(_))
+        ));
+        assert!(matches!(
+            count_values(b"[1] x", 100),
+            Err(CountError::NotJson(_))
+        ));
     }
 
     #[test]

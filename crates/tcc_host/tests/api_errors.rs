@@ -268,7 +268,11 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
             "POST",
             "/v1/executions",
             Some(started.as_bytes()),
-            &[auth, ("content-type", "application/json"), ("origin", "http://attacker.example")],
+            &[
+                auth,
+                ("content-type", "application/json"),
+                ("origin", "http://attacker.example"),
+            ],
         ),
         ErrorKind::Forbidden,
     );

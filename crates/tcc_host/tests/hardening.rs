@@ -94,7 +94,10 @@ struct Recording {
 
 impl EffectProvider for Recording {
     fn call(&self, c: &EffectCall<'_>) -> ProviderOutcome {
-        self.keys.lock().unwrap().push(c.idempotency_key.to_string());
+        self.keys
+            .lock()
+            .unwrap()
+            .push(c.idempotency_key.to_string());
         if c.key == "boom" {
             self.panics.fetch_add(1, Ordering::SeqCst);
             panic!("provider exploded");
@@ -125,7 +128,8 @@ fn run_until_done(host: &Arc<Host>, ids: &[&str]) -> Vec<ExecutionRow> {
 fn f1_python_equality_of_values_nested_100000_deep_completes(kind: Kind) {
     let Some(db) = Db::new(kind) else { return };
     let (host, _) = host_on(db.open(), HostConfig::default());
-    host.register(&nested_equal(100_000.0), Some("deep")).unwrap();
+    host.register(&nested_equal(100_000.0), Some("deep"))
+        .unwrap();
     let id = host.start("deep", vec![], None).unwrap();
     let row = &run_until_done(&host, &[&id])[0];
     assert_eq!(row.status, "completed", "{row:?}");
@@ -153,9 +157,15 @@ fn a_drive_that_keeps_panicking_is_quarantined_not_retried_forever(kind: Kind) {
     assert_eq!(rows[0].status, "failed", "{:?}", rows[0]);
     let error = rows[0].error.clone().unwrap_or_default();
     assert!(error.contains("quarantined"), "{error}");
-    assert!(error.contains("the drive panicked: provider exploded"), "{error}");
+    assert!(
+        error.contains("the drive panicked: provider exploded"),
+        "{error}"
+    );
     assert_eq!(rec.panics.load(Ordering::SeqCst), 3);
-    assert!(started.elapsed() >= Duration::from_millis(20 + 40), "no backoff");
+    assert!(
+        started.elapsed() >= Duration::from_millis(20 + 40),
+        "no backoff"
+    );
     // The workers survived the panics: the other execution completed.
     assert_eq!(rows[1].status, "completed", "{:?}", rows[1]);
     // A quarantined execution is not taken up again, by this host or another.
@@ -178,7 +188,10 @@ fn f6_a_nul_in_an_effect_key_fails_the_execution_once_without_calling_the_provid
     assert_eq!(row.status, "failed", "{row:?}");
     let error = row.error.clone().unwrap_or_default();
     assert!(error.contains("NUL"), "{error}");
-    assert!(rec.keys.lock().unwrap().is_empty(), "the provider was called");
+    assert!(
+        rec.keys.lock().unwrap().is_empty(),
+        "the provider was called"
+    );
 }
 
 /// A raw HTTP/1.1 exchange (any header, any method), answered with
@@ -239,9 +252,18 @@ fn f6_nul_at_the_api_is_a_bad_request(kind: Kind) {
         assert!(body.contains("NUL"), "{path}: {body}");
     }
     for (path, body) in [
-        (format!("/v1/executions/{id}/events"), r#"{"name": "a\u0000b"}"#.to_string()),
-        ("/v1/executions".to_string(), r#"{"program": "p\u0000"}"#.to_string()),
-        ("/v1/executions".to_string(), r#"{"program": "p", "id": "x\u0000"}"#.to_string()),
+        (
+            format!("/v1/executions/{id}/events"),
+            r#"{"name": "a\u0000b"}"#.to_string(),
+        ),
+        (
+            "/v1/executions".to_string(),
+            r#"{"program": "p\u0000"}"#.to_string(),
+        ),
+        (
+            "/v1/executions".to_string(),
+            r#"{"program": "p", "id": "x\u0000"}"#.to_string(),
+        ),
         (format!("/v1/executions/%00/cancel"), "{}".to_string()),
     ] {
         let (status, answer) = post(&path, &body);
@@ -283,7 +305,9 @@ fn f7_idempotency_keys_of_two_executions_never_collide(kind: Kind) {
 /// sweep, kept as a test).
 #[test]
 fn the_47_path_auth_sweep_stays_unauthorized() {
-    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let Some(db) = Db::new(Kind::Sqlite) else {
+        return;
+    };
     let cfg = ServiceConfig {
         token: Some("t0ken".into()),
         ..ServiceConfig::default()
@@ -336,18 +360,54 @@ fn the_47_path_auth_sweep_stays_unauthorized() {
         ("PROPFIND".into(), "/v1/executions".into(), h),
         ("POST".into(), "/v1/executions/e1/cancel/".into(), h),
         // Authorization headers that are not the token.
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer"),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer "),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: bearer t0ken"),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer T0KEN"),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer t0ke"),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Bearer t0ken0"),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nAuthorization: Basic dDBrZW46"),
-        ("GET".into(), "/v1/executions".into(), "Host: 127.0.0.1\r\nX-Authorization: Bearer t0ken"),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: Bearer",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: Bearer ",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: bearer t0ken",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: Bearer T0KEN",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: Bearer t0ke",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: Bearer t0ken0",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nAuthorization: Basic dDBrZW46",
+        ),
+        (
+            "GET".into(),
+            "/v1/executions".into(),
+            "Host: 127.0.0.1\r\nX-Authorization: Bearer t0ken",
+        ),
     ];
     assert_eq!(tricks.len(), 47);
     for (method, path, headers) in &tricks {
-        let (status, body) = raw(svc.addr(), &format!("{method} {path} HTTP/1.1\r\n{headers}"), b"{}");
+        let (status, body) = raw(
+            svc.addr(),
+            &format!("{method} {path} HTTP/1.1\r\n{headers}"),
+            b"{}",
+        );
         assert_eq!(status, 401, "{method} {path} [{headers}]: {body}");
     }
     // The right token passes.
@@ -365,7 +425,9 @@ fn the_47_path_auth_sweep_stays_unauthorized() {
 /// itself and non-browser clients can.
 #[test]
 fn f2_a_browser_page_cannot_drive_the_no_token_service() {
-    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let Some(db) = Db::new(Kind::Sqlite) else {
+        return;
+    };
     let cfg = ServiceConfig {
         allowed_hosts: tcc_host::admission::AllowedHosts::new(["tcc.example".to_string()]),
         ..ServiceConfig::default()
@@ -383,7 +445,11 @@ fn f2_a_browser_page_cannot_drive_the_no_token_service() {
         )
     };
     // Content types a page can send without a preflight.
-    for ct in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"] {
+    for ct in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+    ] {
         let (status, body) = post(&format!("\r\nContent-Type: {ct}"));
         assert_eq!(status, 415, "{ct}: {body}");
         assert!(body.contains("TCC-H211"), "{body}");
@@ -392,23 +458,37 @@ fn f2_a_browser_page_cannot_drive_the_no_token_service() {
     assert_eq!(status, 415);
     // Foreign origins.
     for origin in ["http://attacker.example", "null", "http://127.0.0.1:1"] {
-        let (status, body) = post(&format!("\r\nContent-Type: application/json\r\nOrigin: {origin}"));
+        let (status, body) = post(&format!(
+            "\r\nContent-Type: application/json\r\nOrigin: {origin}"
+        ));
         assert_eq!(status, 403, "{origin}: {body}");
         assert!(body.contains("TCC-H210"), "{body}");
     }
     // A rebound name.
-    let (status, body) = raw(a, &format!("GET /v1/executions HTTP/1.1\r\nHost: attacker.example:{port}"), b"");
+    let (status, body) = raw(
+        a,
+        &format!("GET /v1/executions HTTP/1.1\r\nHost: attacker.example:{port}"),
+        b"",
+    );
     assert_eq!(status, 403, "{body}");
     // The service's own page, a configured name, and a plain client.
-    let (status, body) = post(&format!("\r\nContent-Type: application/json\r\nOrigin: http://127.0.0.1:{port}"));
+    let (status, body) = post(&format!(
+        "\r\nContent-Type: application/json\r\nOrigin: http://127.0.0.1:{port}"
+    ));
     assert_eq!(status, 201, "{body}");
     let (status, body) = raw(
         a,
-        &format!("POST /v1/executions HTTP/1.1\r\nHost: tcc.example:{port}\r\nContent-Type: application/json; charset=utf-8\r\nOrigin: http://tcc.example:{port}"),
+        &format!(
+            "POST /v1/executions HTTP/1.1\r\nHost: tcc.example:{port}\r\nContent-Type: application/json; charset=utf-8\r\nOrigin: http://tcc.example:{port}"
+        ),
         start,
     );
     assert_eq!(status, 201, "{body}");
-    let (status, body) = raw(a, &format!("GET /v1/executions HTTP/1.1\r\nHost: localhost:{port}"), b"");
+    let (status, body) = raw(
+        a,
+        &format!("GET /v1/executions HTTP/1.1\r\nHost: localhost:{port}"),
+        b"",
+    );
     assert_eq!(status, 200, "{body}");
     svc.stop();
 }
@@ -417,7 +497,9 @@ fn f2_a_browser_page_cannot_drive_the_no_token_service() {
 /// label sets to `/metrics`.
 #[test]
 fn f4_metrics_labels_come_from_closed_lists() {
-    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let Some(db) = Db::new(Kind::Sqlite) else {
+        return;
+    };
     let cfg = ServiceConfig {
         token: Some("t0ken".into()),
         ..ServiceConfig::default()
@@ -425,7 +507,12 @@ fn f4_metrics_labels_come_from_closed_lists() {
     let (svc, _host) = service(db.open(), cfg);
     let a = svc.addr();
     let metrics = || {
-        raw(a, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer t0ken", b"").1
+        raw(
+            a,
+            "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer t0ken",
+            b"",
+        )
+        .1
     };
     let series = |text: &str| {
         text.lines()
@@ -435,16 +522,32 @@ fn f4_metrics_labels_come_from_closed_lists() {
     };
     for i in 0..400 {
         for auth in ["", "\r\nAuthorization: Bearer t0ken"] {
-            let _ = raw(a, &format!("JUNK{i} /x{i} HTTP/1.1\r\nHost: 127.0.0.1{auth}"), b"");
-            let _ = raw(a, &format!("GET /v1/no/such/{i} HTTP/1.1\r\nHost: 127.0.0.1{auth}"), b"");
+            let _ = raw(
+                a,
+                &format!("JUNK{i} /x{i} HTTP/1.1\r\nHost: 127.0.0.1{auth}"),
+                b"",
+            );
+            let _ = raw(
+                a,
+                &format!("GET /v1/no/such/{i} HTTP/1.1\r\nHost: 127.0.0.1{auth}"),
+                b"",
+            );
         }
     }
     let after = series(&metrics());
     // 1 600 distinct junk requests; the label sets stay a handful (other
     // tests of this binary count into the same process-wide registry).
     assert!(after.len() < 100, "{} series: {after:#?}", after.len());
-    assert!(after.iter().all(|l| !l.contains("JUNK") && !l.contains("/x")), "{after:#?}");
-    assert!(after.iter().any(|l| l.contains(r#"route="unauthorized""#)), "{after:#?}");
+    assert!(
+        after
+            .iter()
+            .all(|l| !l.contains("JUNK") && !l.contains("/x")),
+        "{after:#?}"
+    );
+    assert!(
+        after.iter().any(|l| l.contains(r#"route="unauthorized""#)),
+        "{after:#?}"
+    );
     assert!(after.iter().all(|l| !l.contains("JUNK")), "{after:#?}");
     svc.stop();
 }
@@ -454,7 +557,9 @@ fn f4_metrics_labels_come_from_closed_lists() {
 /// served at once, and a client over the cap is served once one closes.
 #[test]
 fn f5_stalled_connections_are_closed_and_connections_are_capped() {
-    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let Some(db) = Db::new(Kind::Sqlite) else {
+        return;
+    };
     let cfg = ServiceConfig {
         request_timeout: Duration::from_millis(300),
         conn: tcc_host::conn::ConnLimits {
@@ -466,20 +571,27 @@ fn f5_stalled_connections_are_closed_and_connections_are_capped() {
     };
     let (svc, _host) = service(db.open(), cfg);
     let a = svc.addr();
-    let stalled: Vec<std::net::TcpStream> = ["", "GET /v1/health HT", "GET /v1/health HTTP/1.1\r\nHost: 127"]
-        .iter()
-        .map(|sent| {
-            let mut s = std::net::TcpStream::connect(a).unwrap();
-            s.write_all(sent.as_bytes()).unwrap();
-            s
-        })
-        .collect();
+    let stalled: Vec<std::net::TcpStream> = [
+        "",
+        "GET /v1/health HT",
+        "GET /v1/health HTTP/1.1\r\nHost: 127",
+    ]
+    .iter()
+    .map(|sent| {
+        let mut s = std::net::TcpStream::connect(a).unwrap();
+        s.write_all(sent.as_bytes()).unwrap();
+        s
+    })
+    .collect();
     // All three slots are taken: a fourth client waits, then is served
     // once the stalled ones are closed.
     let started = std::time::Instant::now();
     let (status, _) = raw(a, "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1", b"");
     assert_eq!(status, 200);
-    assert!(started.elapsed() >= Duration::from_millis(200), "served over the cap");
+    assert!(
+        started.elapsed() >= Duration::from_millis(200),
+        "served over the cap"
+    );
     for mut s in stalled {
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         let mut buf = [0u8; 64];
@@ -488,7 +600,10 @@ fn f5_stalled_connections_are_closed_and_connections_are_capped() {
         match s.read(&mut buf) {
             Ok(n) => assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n])),
             Err(e) => assert!(
-                !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+                !matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ),
                 "still open after {:?}",
                 t.elapsed()
             ),
@@ -496,7 +611,8 @@ fn f5_stalled_connections_are_closed_and_connections_are_capped() {
     }
     // An idle keep-alive connection is closed too.
     let mut s = std::net::TcpStream::connect(a).unwrap();
-    s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
@@ -516,7 +632,9 @@ fn f5_stalled_connections_are_closed_and_connections_are_capped() {
 /// before its arguments are converted.
 #[test]
 fn f3_bodies_of_too_many_values_are_refused() {
-    let Some(db) = Db::new(Kind::Sqlite) else { return };
+    let Some(db) = Db::new(Kind::Sqlite) else {
+        return;
+    };
     let cfg = ServiceConfig {
         max_body: 9 << 20,
         ..ServiceConfig::default()
@@ -534,18 +652,33 @@ fn f3_bodies_of_too_many_values_are_refused() {
     };
     let many = format!("[{}0]", "0,".repeat(tcc_host::values::MAX_VALUES));
     for (path, body) in [
-        ("/v1/executions".to_string(), format!(r#"{{"program": "p", "args": [{many}]}}"#)),
-        ("/v1/executions".to_string(), format!(r#"{{"program": "p", "tagged_args": {many}}}"#)),
-        (format!("/v1/executions/{id}/events"), format!(r#"{{"name": "ev", "payload": {many}}}"#)),
+        (
+            "/v1/executions".to_string(),
+            format!(r#"{{"program": "p", "args": [{many}]}}"#),
+        ),
+        (
+            "/v1/executions".to_string(),
+            format!(r#"{{"program": "p", "tagged_args": {many}}}"#),
+        ),
+        (
+            format!("/v1/executions/{id}/events"),
+            format!(r#"{{"name": "ev", "payload": {many}}}"#),
+        ),
     ] {
         let (status, answer) = post(&path, &body);
         assert_eq!(status, 413, "{path}: {answer}");
         assert!(answer.contains("JSON values"), "{answer}");
     }
     let few = format!("[{}0]", "0,".repeat(1000));
-    let (status, answer) = post("/v1/executions", &format!(r#"{{"program": "nope", "args": [{few}]}}"#));
+    let (status, answer) = post(
+        "/v1/executions",
+        &format!(r#"{{"program": "nope", "args": [{few}]}}"#),
+    );
     assert_eq!(status, 404, "{answer}");
-    let (status, answer) = post("/v1/executions", &format!(r#"{{"program": "p", "args": [{few}]}}"#));
+    let (status, answer) = post(
+        "/v1/executions",
+        &format!(r#"{{"program": "p", "args": [{few}]}}"#),
+    );
     assert_eq!(status, 201, "{answer}");
     svc.stop();
 }

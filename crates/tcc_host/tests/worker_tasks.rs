@@ -74,9 +74,19 @@ fn lease_rules(store: &dyn TaskStore) {
     let t = task(1, "payment.charge");
     let row = store.enqueue(&t, 10).unwrap();
     assert_eq!((row.state.as_str(), row.attempt), ("queued", 0));
-    assert_eq!(store.enqueue(&t, 11).unwrap().state, "queued", "no second task");
+    assert_eq!(
+        store.enqueue(&t, 11).unwrap().state,
+        "queued",
+        "no second task"
+    );
     let patterns = vec!["payment.*".to_string()];
-    let claim = |now| Claim { patterns: &patterns, worker: "w", lease_ms: 100, max: 5, now };
+    let claim = |now| Claim {
+        patterns: &patterns,
+        worker: "w",
+        lease_ms: 100,
+        max: 5,
+        now,
+    };
     let first = store.claim(&claim(20)).unwrap();
     assert_eq!(first.len(), 1);
     let old = first[0].lease_token.clone().unwrap();
@@ -86,26 +96,80 @@ fn lease_rules(store: &dyn TaskStore) {
     assert_eq!(second[0].attempt, 2);
     let new = second[0].lease_token.clone().unwrap();
     assert_ne!(old, new);
-    assert_eq!(store.heartbeat(&t.idempotency_key, &old, 100, 130).unwrap(), None);
-    assert!(!store.answer(&t.idempotency_key, &old, &TaskAnswer::Completed(json!({"t": "null"})), 130).unwrap());
-    assert_eq!(store.heartbeat(&t.idempotency_key, &new, 1000, 130).unwrap(), Some(1130));
-    assert!(store.answer(&t.idempotency_key, &new, &TaskAnswer::Failed("declined".into()), 140).unwrap());
-    assert!(!store.answer(&t.idempotency_key, &new, &TaskAnswer::Failed("again".into()), 141).unwrap());
+    assert_eq!(
+        store.heartbeat(&t.idempotency_key, &old, 100, 130).unwrap(),
+        None
+    );
+    assert!(
+        !store
+            .answer(
+                &t.idempotency_key,
+                &old,
+                &TaskAnswer::Completed(json!({"t": "null"})),
+                130
+            )
+            .unwrap()
+    );
+    assert_eq!(
+        store
+            .heartbeat(&t.idempotency_key, &new, 1000, 130)
+            .unwrap(),
+        Some(1130)
+    );
+    assert!(
+        store
+            .answer(
+                &t.idempotency_key,
+                &new,
+                &TaskAnswer::Failed("declined".into()),
+                140
+            )
+            .unwrap()
+    );
+    assert!(
+        !store
+            .answer(
+                &t.idempotency_key,
+                &new,
+                &TaskAnswer::Failed("again".into()),
+                141
+            )
+            .unwrap()
+    );
     let failed = store.get(&t.idempotency_key).unwrap().unwrap();
-    assert_eq!((failed.state.as_str(), failed.message.as_deref()), ("failed", Some("declined")));
+    assert_eq!(
+        (failed.state.as_str(), failed.message.as_deref()),
+        ("failed", Some("declined"))
+    );
     // Asked for again (a retry): queued again, answer cleared.
     let requeued = store.enqueue(&t, 150).unwrap();
-    assert_eq!((requeued.state.as_str(), requeued.message), ("queued", None));
+    assert_eq!(
+        (requeued.state.as_str(), requeued.message),
+        ("queued", None)
+    );
     assert!(store.expire(&t.idempotency_key, "no worker", 160).unwrap());
     assert!(!store.expire(&t.idempotency_key, "no worker", 161).unwrap());
     let done = task(2, "payment.refund");
     store.enqueue(&done, 10).unwrap();
     let c = store.claim(&claim(200)).unwrap();
     let token = c[0].lease_token.clone().unwrap();
-    assert!(store.answer(&done.idempotency_key, &token, &TaskAnswer::Completed(json!({"t": "string", "v": "ok"})), 201).unwrap());
+    assert!(
+        store
+            .answer(
+                &done.idempotency_key,
+                &token,
+                &TaskAnswer::Completed(json!({"t": "string", "v": "ok"})),
+                201
+            )
+            .unwrap()
+    );
     let row = store.get(&done.idempotency_key).unwrap().unwrap();
     assert_eq!(row.result, Some(json!({"t": "string", "v": "ok"})));
-    assert_eq!(store.enqueue(&done, 202).unwrap().state, "completed", "an answered task stays answered");
+    assert_eq!(
+        store.enqueue(&done, 202).unwrap().state,
+        "completed",
+        "an answered task stays answered"
+    );
 }
 
 #[test]

@@ -17,10 +17,17 @@ fn bench(c: &mut Criterion) {
     let text = vpl_graph::compile(&json, "bench", vpl_graph::Options::default())
         .expect("the benchmark graph compiles")
         .text;
-    eprintln!("graph: {nodes} nodes, {} bytes of JSON; VPL: {} bytes", json.len(), text.len());
+    eprintln!(
+        "graph: {nodes} nodes, {} bytes of JSON; VPL: {} bytes",
+        json.len(),
+        text.len()
+    );
     let mut group = c.benchmark_group("graph500");
     group.bench_function("graph_compile_to_verified_vpl", |b| {
-        b.iter(|| vpl_graph::compile(black_box(&json), "bench", vpl_graph::Options::default()).map(|c| c.text.len()))
+        b.iter(|| {
+            vpl_graph::compile(black_box(&json), "bench", vpl_graph::Options::default())
+                .map(|c| c.text.len())
+        })
     });
     group.bench_function("vpl_check_generated_text", |b| {
         b.iter(|| vpl::text::read(black_box(text.as_bytes()), "bench").is_ok())

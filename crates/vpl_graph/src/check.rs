@@ -81,7 +81,10 @@ pub fn check(doc: &Document) -> Result<Checked, Vec<GraphError>> {
     if doc.version != 1 {
         return Err(vec![GraphError::new(
             ErrorKind::Json,
-            format!("graph format version {} (this compiler reads 1)", doc.version),
+            format!(
+                "graph format version {} (this compiler reads 1)",
+                doc.version
+            ),
         )]);
     }
     let total: usize = doc.nodes.len() + doc.functions.iter().map(|f| f.nodes.len()).sum::<usize>();
@@ -132,13 +135,22 @@ pub fn check(doc: &Document) -> Result<Checked, Vec<GraphError>> {
 fn records(doc: &Document, errors: &mut Vec<GraphError>) -> Records {
     let mut records = Records::default();
     for r in &doc.records {
-        if r.name.is_empty() || !nodes::valid_id(&r.name) || Ty::parse(&r.name, &Records::default()).is_ok() {
+        if r.name.is_empty()
+            || !nodes::valid_id(&r.name)
+            || Ty::parse(&r.name, &Records::default()).is_ok()
+        {
             errors.push(GraphError::new(
                 ErrorKind::Name,
-                format!("record name {:?} must be an identifier that is not a built-in type", r.name),
+                format!(
+                    "record name {:?} must be an identifier that is not a built-in type",
+                    r.name
+                ),
             ));
         } else if records.find(&r.name).is_some() {
-            errors.push(GraphError::new(ErrorKind::Name, format!("record {:?} is declared twice", r.name)));
+            errors.push(GraphError::new(
+                ErrorKind::Name,
+                format!("record {:?} is declared twice", r.name),
+            ));
         }
         records.names.push(r.name.clone());
     }
@@ -149,16 +161,25 @@ fn records(doc: &Document, errors: &mut Vec<GraphError>) -> Records {
             if f.name.is_empty() || !seen.insert(f.name.as_str()) {
                 errors.push(GraphError::new(
                     ErrorKind::Name,
-                    format!("record {:?}: field name {:?} is empty or repeated", r.name, f.name),
+                    format!(
+                        "record {:?}: field name {:?} is empty or repeated",
+                        r.name, f.name
+                    ),
                 ));
             }
             match Ty::parse(&f.ty, &records) {
                 Ok(Ty::Sampler) => errors.push(GraphError::new(
                     ErrorKind::Type,
-                    format!("record {:?}: field {:?} cannot be a sampler", r.name, f.name),
+                    format!(
+                        "record {:?}: field {:?} cannot be a sampler",
+                        r.name, f.name
+                    ),
                 )),
                 Ok(t) => fields.push((f.name.clone(), t)),
-                Err(m) => errors.push(GraphError::new(ErrorKind::Type, format!("record {:?}: {m}", r.name))),
+                Err(m) => errors.push(GraphError::new(
+                    ErrorKind::Type,
+                    format!("record {:?}: {m}", r.name),
+                )),
             }
         }
         records.fields.push(fields);
@@ -219,8 +240,11 @@ fn signatures(doc: &Document, records: &Records, errors: &mut Vec<GraphError>) -
         for p in &f.inputs {
             if p.name.is_empty() || inputs.iter().any(|(n, _): &(String, Ty)| *n == p.name) {
                 errors.push(
-                    GraphError::new(ErrorKind::Name, format!("input name {:?} is empty or repeated", p.name))
-                        .in_function(name),
+                    GraphError::new(
+                        ErrorKind::Name,
+                        format!("input name {:?} is empty or repeated", p.name),
+                    )
+                    .in_function(name),
                 );
             }
             match plain(&p.ty, &format!("input {:?}", p.name)) {
@@ -285,8 +309,12 @@ fn graph(
             k => k.inputs().iter().map(|s| s.to_string()).collect(),
         };
         let placement = match (&kind, function) {
-            (k, Some(_)) if k.is_output() => Some("material outputs belong to the main graph; a sub-graph ends in `return`"),
-            (Kind::Return | Kind::Parameter { .. }, None) => Some("`return` and `parameter` nodes belong to sub-graphs"),
+            (k, Some(_)) if k.is_output() => {
+                Some("material outputs belong to the main graph; a sub-graph ends in `return`")
+            }
+            (Kind::Return | Kind::Parameter { .. }, None) => {
+                Some("`return` and `parameter` nodes belong to sub-graphs")
+            }
             _ => None,
         };
         if let Some(m) = placement {
@@ -371,7 +399,11 @@ fn endpoint(
             format!(
                 "no {dir} socket {:?} (its {dir}s: {})",
                 socket.unwrap_or(""),
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
             ),
         )
         .at_node(&node.id);
@@ -438,11 +470,17 @@ fn topological(nodes: &[Node]) -> Result<Vec<usize>, Vec<GraphError>> {
     path.reverse();
     let names: Vec<&str> = path.iter().map(|i| nodes[*i].id.as_str()).collect();
     let first = path.first().copied().unwrap_or(start);
-    Err(vec![GraphError::new(
-        ErrorKind::Cycle,
-        format!("the edges form a cycle: {} -> {}", names.join(" -> "), nodes[first].id),
-    )
-    .at_node(&nodes[first].id)])
+    Err(vec![
+        GraphError::new(
+            ErrorKind::Cycle,
+            format!(
+                "the edges form a cycle: {} -> {}",
+                names.join(" -> "),
+                nodes[first].id
+            ),
+        )
+        .at_node(&nodes[first].id),
+    ])
 }
 
 /// Sub-graphs calling themselves, directly or through others.

@@ -25,7 +25,12 @@ impl TypeIds<'_> {
         match t {
             Ty::Array(e, _) => self.visit(e),
             Ty::Record(r) => {
-                let fields: Vec<Ty> = self.records.fields_of(*r).iter().map(|(_, t)| t.clone()).collect();
+                let fields: Vec<Ty> = self
+                    .records
+                    .fields_of(*r)
+                    .iter()
+                    .map(|(_, t)| t.clone())
+                    .collect();
                 for f in &fields {
                     self.visit(f);
                 }
@@ -114,7 +119,10 @@ pub fn print(p: &Program, records: &Records) -> String {
             }
             Ty::Record(r) => {
                 out.push_str("record ");
-                quote(&mut out, records.names.get(*r).map(String::as_str).unwrap_or(""));
+                quote(
+                    &mut out,
+                    records.names.get(*r).map(String::as_str).unwrap_or(""),
+                );
                 for (name, ft) in records.fields_of(*r) {
                     out.push_str(" (field ");
                     quote(&mut out, name);

@@ -187,11 +187,18 @@ impl GraphError {
             let line_start = if line <= 1 {
                 0
             } else {
-                json.match_indices('\n').nth(usize::try_from(line).ok()? - 2)?.0 + 1
+                json.match_indices('\n')
+                    .nth(usize::try_from(line).ok()? - 2)?
+                    .0
+                    + 1
             };
             let rest = json.get(line_start..)?;
             let col = usize::try_from(column).ok()?.saturating_sub(1);
-            let delta = rest.char_indices().nth(col).map(|(i, _)| i).unwrap_or(rest.len());
+            let delta = rest
+                .char_indices()
+                .nth(col)
+                .map(|(i, _)| i)
+                .unwrap_or(rest.len());
             return Some(line_start + delta);
         }
         let from = match &self.function {

@@ -77,7 +77,10 @@ fn strip_position(m: &str) -> String {
 }
 
 /// Checks a document and generates its VPL text, without reading it back.
-pub fn generate(doc: &format::Document, options: Options) -> Result<(String, Vec<(String, SamplerState)>), Vec<GraphError>> {
+pub fn generate(
+    doc: &format::Document,
+    options: Options,
+) -> Result<(String, Vec<(String, SamplerState)>), Vec<GraphError>> {
     let checked = check::check(doc)?;
     // Type and resource errors are independent: both are reported.
     let (types, res) = match (typing::infer(&checked), resources::collect(&checked)) {
@@ -106,9 +109,14 @@ pub fn compile(json: &str, label: &str, options: Options) -> Result<Compiled, Co
 }
 
 /// [`compile`] for a parsed document.
-pub fn compile_document(doc: &format::Document, label: &str, options: Options) -> Result<Compiled, CompileError> {
+pub fn compile_document(
+    doc: &format::Document,
+    label: &str,
+    options: Options,
+) -> Result<Compiled, CompileError> {
     let (text, samplers) = generate(doc, options).map_err(CompileError::Graph)?;
-    let verified = vpl::text::read_verified(text.as_bytes(), label).map_err(|e| CompileError::Vpl(Box::new(e)))?;
+    let verified = vpl::text::read_verified(text.as_bytes(), label)
+        .map_err(|e| CompileError::Vpl(Box::new(e)))?;
     Ok(Compiled {
         text,
         verified,

@@ -8,8 +8,8 @@ use crate::check::{Checked, Graph};
 use crate::nodes::{Arith, Binary, CompareOp, Kind, Literal, Unary, Varying};
 use crate::program::{Block, Function, Io, Operand, Program, Stage, Uniform};
 use crate::resources::{BASE_COLOR, FRAGMENT_MAIN, Resources};
-use crate::typing::{self, GraphTypes, Splat, Types};
 use crate::types::{Scalar, Ty};
+use crate::typing::{self, GraphTypes, Splat, Types};
 use std::fmt::Write as _;
 
 /// A value: an operand and its type.
@@ -54,7 +54,10 @@ impl Builder {
         }
         s.push(')');
         self.line(s);
-        Val { op: Operand::Reg(r), ty }
+        Val {
+            op: Operand::Reg(r),
+            ty,
+        }
     }
 
     fn swizzle(&mut self, x: &Val, pattern: &str) -> Val {
@@ -67,7 +70,10 @@ impl Builder {
         x.op.push(&mut s);
         let _ = write!(s, " \"{pattern}\")");
         self.line(s);
-        Val { op: Operand::Reg(r), ty }
+        Val {
+            op: Operand::Reg(r),
+            ty,
+        }
     }
 
     fn terminate(&mut self, t: String) {
@@ -96,7 +102,10 @@ impl Builder {
             self.terminate(format!("(branch b{join})"));
         }
         self.current = join;
-        Val { op: Operand::Reg(r), ty }
+        Val {
+            op: Operand::Reg(r),
+            ty,
+        }
     }
 
     /// Component `i` of a scalar or vector (a scalar is its own component).
@@ -115,7 +124,10 @@ impl Builder {
         mut f: impl FnMut(&mut Builder, Scalar, &[Operand]) -> Operand,
     ) -> Val {
         let Some((k, n)) = ty.components() else {
-            return Val { op: Operand::Int(0), ty: ty.clone() };
+            return Val {
+                op: Operand::Int(0),
+                ty: ty.clone(),
+            };
         };
         let mut parts = Vec::with_capacity(usize::from(n));
         for i in 0..usize::from(n) {
@@ -123,7 +135,10 @@ impl Builder {
             parts.push(f(self, k, &ops));
         }
         if n == 1 {
-            return Val { op: parts[0], ty: ty.clone() };
+            return Val {
+                op: parts[0],
+                ty: ty.clone(),
+            };
         }
         self.op("construct", ty.clone(), &parts)
     }
@@ -171,10 +186,18 @@ impl Slots<'_> {
         self.uniforms.iter().position(|u| *u == name).unwrap_or(0)
     }
     fn varying(&self, v: Varying) -> usize {
-        self.varyings.iter().find(|(x, _)| *x == v).map(|(_, s)| *s).unwrap_or(0)
+        self.varyings
+            .iter()
+            .find(|(x, _)| *x == v)
+            .map(|(_, s)| *s)
+            .unwrap_or(0)
     }
     fn function(&self, f: usize) -> usize {
-        self.functions.iter().find(|(x, _)| *x == f).map(|(_, i)| *i).unwrap_or(0)
+        self.functions
+            .iter()
+            .find(|(x, _)| *x == f)
+            .map(|(_, i)| *i)
+            .unwrap_or(0)
     }
 }
 
@@ -183,7 +206,10 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
     let uniforms: Vec<Uniform> = res
         .uniforms
         .iter()
-        .map(|(name, (ty, _))| Uniform { name: name.clone(), ty: ty.clone() })
+        .map(|(name, (ty, _))| Uniform {
+            name: name.clone(),
+            ty: ty.clone(),
+        })
         .collect();
     let mut vertex_interface = vec![Io {
         input: true,
@@ -203,7 +229,13 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
     for v in &res.varyings {
         let (location, semantic) = attribute(*v);
         if *v != Varying::Position {
-            vertex_interface.push(Io { input: true, name: format!("in_{}", v.name()), ty: v.ty(), location, semantic });
+            vertex_interface.push(Io {
+                input: true,
+                name: format!("in_{}", v.name()),
+                ty: v.ty(),
+                location,
+                semantic,
+            });
         }
     }
     vertex_interface.push(Io {
@@ -217,9 +249,21 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
     let mut varyings = Vec::new();
     for v in &res.varyings {
         let (_, semantic) = attribute(*v);
-        vertex_interface.push(Io { input: false, name: v.name().into(), ty: v.ty(), location: -1, semantic });
+        vertex_interface.push(Io {
+            input: false,
+            name: v.name().into(),
+            ty: v.ty(),
+            location: -1,
+            semantic,
+        });
         varyings.push((*v, fragment_interface.len()));
-        fragment_interface.push(Io { input: true, name: v.name().into(), ty: v.ty(), location: -1, semantic });
+        fragment_interface.push(Io {
+            input: true,
+            name: v.name().into(),
+            ty: v.ty(),
+            location: -1,
+            semantic,
+        });
     }
     let base_slot = fragment_interface.len();
     fragment_interface.push(Io {
@@ -240,32 +284,56 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
                 .and_then(|s| types.main[s.node].get(s.output).cloned().flatten())
                 .unwrap_or(Ty::FLOAT);
             output_slots.push((o, fragment_interface.len()));
-            fragment_interface.push(Io { input: false, name: name.clone(), ty, location: *location, semantic: "none" });
+            fragment_interface.push(Io {
+                input: false,
+                name: name.clone(),
+                ty,
+                location: *location,
+                semantic: "none",
+            });
         }
     }
     let slots = Slots {
         res,
         varyings,
         uniforms: res.uniforms.keys().map(String::as_str).collect(),
-        functions: res.functions.iter().enumerate().map(|(i, (f, _))| (*f, i + 1)).collect(),
+        functions: res
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, (f, _))| (*f, i + 1))
+            .collect(),
     };
 
     // The vertex stage: clip position from the attribute, varyings forwarded.
     let mut vb = Builder::new();
     let pos = vb.reg(Ty::Vector(Scalar::Float, 3));
     vb.line(format!("(load r{pos} (stage s0))"));
-    let clip = vb.op("construct", Ty::Vector(Scalar::Float, 4), &[Operand::Reg(pos), Operand::Float(1.0)]);
-    let clip_slot = vertex_interface.iter().position(|v| v.name == "clip_position").unwrap_or(0);
+    let clip = vb.op(
+        "construct",
+        Ty::Vector(Scalar::Float, 4),
+        &[Operand::Reg(pos), Operand::Float(1.0)],
+    );
+    let clip_slot = vertex_interface
+        .iter()
+        .position(|v| v.name == "clip_position")
+        .unwrap_or(0);
     let mut store = format!("(store (stage s{clip_slot}) ");
     clip.op.push(&mut store);
     store.push(')');
     vb.line(store);
     for v in &res.varyings {
-        let out = vertex_interface.iter().position(|io| !io.input && io.name == v.name()).unwrap_or(0);
+        let out = vertex_interface
+            .iter()
+            .position(|io| !io.input && io.name == v.name())
+            .unwrap_or(0);
         let reg = if *v == Varying::Position {
             pos
         } else {
-            let input = vertex_interface.iter().position(|io| io.input && io.name == format!("in_{}", v.name())).unwrap_or(0);
+            let input = vertex_interface
+                .iter()
+                .position(|io| io.input && io.name == format!("in_{}", v.name()))
+                .unwrap_or(0);
             let r = vb.reg(v.ty());
             vb.line(format!("(load r{r} (stage s{input}))"));
             r
@@ -278,7 +346,15 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
     // The fragment entry and the sub-graph helpers.
     let mut fragment_functions = Vec::new();
     let mut main = Builder::new();
-    let values = body(&mut main, doc, &doc.main, &types.main, &res.main_live, &slots, annotate);
+    let values = body(
+        &mut main,
+        doc,
+        &doc.main,
+        &types.main,
+        &res.main_live,
+        &slots,
+        annotate,
+    );
     let material = &doc.main.nodes[res.material];
     let input = |socket: &str| -> Option<Val> {
         let s = material.source(socket)?;
@@ -298,7 +374,10 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
             main.op("construct", Ty::Vector(Scalar::Float, 4), &[rgb.op, o.op])
         }
         (Some(c), None) => c,
-        (None, _) => Val { op: Operand::Float(0.0), ty: Ty::FLOAT },
+        (None, _) => Val {
+            op: Operand::Float(0.0),
+            ty: Ty::FLOAT,
+        },
     };
     let mut s = format!("(store (stage s{base_slot}) ");
     color.op.push(&mut s);
@@ -309,7 +388,10 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         if annotate {
             main.line(format!("// {} (fragment_output)", node.id));
         }
-        if let Some(v) = node.source("value").and_then(|s| values.get(s.node)?.get(s.output)?.clone()) {
+        if let Some(v) = node
+            .source("value")
+            .and_then(|s| values.get(s.node)?.get(s.output)?.clone())
+        {
             let mut s = format!("(store (stage s{slot}) ");
             v.op.push(&mut s);
             s.push(')');
@@ -341,8 +423,16 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
     }
     Program {
         uniforms,
-        vertex: Stage { keyword: "vertex", interface: vertex_interface, functions: vec![vertex_main] },
-        fragment: Stage { keyword: "fragment", interface: fragment_interface, functions: fragment_functions },
+        vertex: Stage {
+            keyword: "vertex",
+            interface: vertex_interface,
+            functions: vec![vertex_main],
+        },
+        fragment: Stage {
+            keyword: "fragment",
+            interface: fragment_interface,
+            functions: fragment_functions,
+        },
     }
 }
 
@@ -357,7 +447,11 @@ fn body(
     slots: &Slots,
     annotate: bool,
 ) -> Vec<Vec<Option<Val>>> {
-    let mut values: Vec<Vec<Option<Val>>> = g.nodes.iter().map(|n| vec![None; n.kind.outputs().len()]).collect();
+    let mut values: Vec<Vec<Option<Val>>> = g
+        .nodes
+        .iter()
+        .map(|n| vec![None; n.kind.outputs().len()])
+        .collect();
     let mut used: Vec<Vec<bool>> = values.iter().map(|v| vec![false; v.len()]).collect();
     for (n, l) in g.nodes.iter().zip(live) {
         if *l {
@@ -382,12 +476,20 @@ fn body(
             let s = node.source(socket)?;
             values.get(s.node)?.get(s.output)?.clone()
         };
-        let out_ty = types.get(i).and_then(|t| t.first()).cloned().flatten().unwrap_or(Ty::FLOAT);
+        let out_ty = types
+            .get(i)
+            .and_then(|t| t.first())
+            .cloned()
+            .flatten()
+            .unwrap_or(Ty::FLOAT);
         let outs: Vec<Option<Val>> = match &node.kind {
             Kind::Input(v) => {
                 let r = b.reg(v.ty());
                 b.line(format!("(load r{r} (stage s{}))", slots.varying(*v)));
-                vec![Some(Val { op: Operand::Reg(r), ty: v.ty() })]
+                vec![Some(Val {
+                    op: Operand::Reg(r),
+                    ty: v.ty(),
+                })]
             }
             Kind::Time | Kind::Uniform { .. } => {
                 let name = match &node.kind {
@@ -396,7 +498,10 @@ fn body(
                 };
                 let r = b.reg(out_ty.clone());
                 b.line(format!("(load r{r} (uniform u{}))", slots.uniform(name)));
-                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+                vec![Some(Val {
+                    op: Operand::Reg(r),
+                    ty: out_ty,
+                })]
             }
             Kind::Parameter { name } => {
                 let slot = g
@@ -406,13 +511,20 @@ fn body(
                     .unwrap_or(0);
                 let r = b.reg(out_ty.clone());
                 b.line(format!("(load r{r} (parameter p{slot}))"));
-                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+                vec![Some(Val {
+                    op: Operand::Reg(r),
+                    ty: out_ty,
+                })]
             }
             Kind::TextureSample { texture, .. } => {
                 let s = b.reg(Ty::Sampler);
                 b.line(format!("(load r{s} (uniform u{}))", slots.uniform(texture)));
                 let uv = get("uv").map(|v| v.op).unwrap_or(Operand::Float(0.0));
-                let rgba = b.op("texture", Ty::Vector(Scalar::Float, 4), &[Operand::Reg(s), uv]);
+                let rgba = b.op(
+                    "texture",
+                    Ty::Vector(Scalar::Float, 4),
+                    &[Operand::Reg(s), uv],
+                );
                 let mut outs = vec![Some(rgba.clone())];
                 for (k, pattern) in ["xyz", "x", "y", "z", "w"].iter().enumerate() {
                     outs.push(used[i][k + 1].then(|| b.swizzle(&rgba, pattern)));
@@ -430,11 +542,16 @@ fn body(
                     .collect();
                 match ty {
                     Ty::Vector(..) => vec![Some(b.op("construct", ty.clone(), &ops))],
-                    _ => vec![ops.first().map(|op| Val { op: *op, ty: ty.clone() })],
+                    _ => vec![ops.first().map(|op| Val {
+                        op: *op,
+                        ty: ty.clone(),
+                    })],
                 }
             }
             Kind::Arith(op) => {
-                let (Some(x), Some(y)) = (get("a"), get("b")) else { continue };
+                let (Some(x), Some(y)) = (get("a"), get("b")) else {
+                    continue;
+                };
                 vec![Some(arith(b, *op, &x, &y))]
             }
             Kind::Unary(u) => {
@@ -442,20 +559,32 @@ fn body(
                 vec![Some(unary(b, *u, &x))]
             }
             Kind::Binary(op) => {
-                let (sa, sb) = if *op == Binary::Step { ("edge", "x") } else { ("a", "b") };
-                let (Some(x), Some(y)) = (get(sa), get(sb)) else { continue };
+                let (sa, sb) = if *op == Binary::Step {
+                    ("edge", "x")
+                } else {
+                    ("a", "b")
+                };
+                let (Some(x), Some(y)) = (get(sa), get(sb)) else {
+                    continue;
+                };
                 vec![Some(binary(b, *op, &x, &y, &out_ty))]
             }
             Kind::Lerp => {
-                let (Some(x), Some(y), Some(t)) = (get("a"), get("b"), get("t")) else { continue };
+                let (Some(x), Some(y), Some(t)) = (get("a"), get("b"), get("t")) else {
+                    continue;
+                };
                 let d = arith(b, Arith::Subtract, &y, &x);
                 let m = arith(b, Arith::Multiply, &d, &t);
                 vec![Some(arith(b, Arith::Add, &x, &m))]
             }
             Kind::Clamp => {
-                let (Some(x), Some(lo), Some(hi)) = (get("x"), get("min"), get("max")) else { continue };
+                let (Some(x), Some(lo), Some(hi)) = (get("x"), get("min"), get("max")) else {
+                    continue;
+                };
                 let ty = x.ty.clone();
-                vec![Some(b.per_component(&ty, &[&x, &lo, &hi], |b, k, c| clamp(b, k, c[0], c[1], c[2])))]
+                vec![Some(b.per_component(&ty, &[&x, &lo, &hi], |b, k, c| {
+                    clamp(b, k, c[0], c[1], c[2])
+                }))]
             }
             Kind::Swizzle { pattern } => {
                 let Some(x) = get("x") else { continue };
@@ -464,10 +593,16 @@ fn body(
             Kind::Split => {
                 let Some(x) = get("x") else { continue };
                 let n = x.ty.components().map(|(_, n)| usize::from(n)).unwrap_or(0);
-                (0..4).map(|c| (c < n && used[i][c]).then(|| b.swizzle(&x, &"xyzw"[c..=c]))).collect()
+                (0..4)
+                    .map(|c| (c < n && used[i][c]).then(|| b.swizzle(&x, &"xyzw"[c..=c])))
+                    .collect()
             }
             Kind::Combine { ty } => {
-                let parts: Vec<Operand> = ["x", "y", "z", "w"].iter().filter_map(|s| get(s)).map(|v| v.op).collect();
+                let parts: Vec<Operand> = ["x", "y", "z", "w"]
+                    .iter()
+                    .filter_map(|s| get(s))
+                    .map(|v| v.op)
+                    .collect();
                 vec![Some(b.op("construct", ty.clone(), &parts))]
             }
             Kind::Convert { ty } => {
@@ -481,7 +616,10 @@ fn body(
                 x.op.push(&mut s);
                 let _ = write!(s, " {})", quoted(field));
                 b.line(s);
-                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+                vec![Some(Val {
+                    op: Operand::Reg(r),
+                    ty: out_ty,
+                })]
             }
             Kind::Index { constant } => {
                 let Some(x) = get("x") else { continue };
@@ -493,16 +631,30 @@ fn body(
                 vec![Some(b.op("index", out_ty, &[x.op, index]))]
             }
             Kind::Compare(op) => {
-                let (Some(x), Some(y)) = (get("a"), get("b")) else { continue };
+                let (Some(x), Some(y)) = (get("a"), get("b")) else {
+                    continue;
+                };
                 vec![Some(b.op(op.keyword(), Ty::BOOL, &[x.op, y.op]))]
             }
             Kind::Select => {
-                let (Some(c), Some(t), Some(f)) = (get("condition"), get("true"), get("false")) else { continue };
+                let (Some(c), Some(t), Some(f)) = (get("condition"), get("true"), get("false"))
+                else {
+                    continue;
+                };
                 vec![Some(b.select(c.op, t.op, f.op, t.ty))]
             }
             Kind::Call { function } => {
-                let f = doc.signatures.iter().position(|s| s.name == *function).unwrap_or(0);
-                let args: Vec<Operand> = node.inputs.iter().filter_map(|s| get(s)).map(|v| v.op).collect();
+                let f = doc
+                    .signatures
+                    .iter()
+                    .position(|s| s.name == *function)
+                    .unwrap_or(0);
+                let args: Vec<Operand> = node
+                    .inputs
+                    .iter()
+                    .filter_map(|s| get(s))
+                    .map(|v| v.op)
+                    .collect();
                 let r = b.reg(out_ty.clone());
                 let mut s = format!("(call r{r} f{}", slots.function(f));
                 for a in args {
@@ -511,7 +663,10 @@ fn body(
                 }
                 s.push(')');
                 b.line(s);
-                vec![Some(Val { op: Operand::Reg(r), ty: out_ty })]
+                vec![Some(Val {
+                    op: Operand::Reg(r),
+                    ty: out_ty,
+                })]
             }
             Kind::MaterialOutput | Kind::FragmentOutput { .. } | Kind::Return => continue,
         };
@@ -570,7 +725,10 @@ fn unary(b: &mut Builder, u: Unary, x: &Val) -> Val {
     let ty = x.ty.clone();
     match u {
         Unary::Negate => match &ty {
-            Ty::Scalar(Scalar::Int) => Val { op: negate_scalar(b, Scalar::Int, x.op), ty },
+            Ty::Scalar(Scalar::Int) => Val {
+                op: negate_scalar(b, Scalar::Int, x.op),
+                ty,
+            },
             Ty::Vector(Scalar::Int, _) => {
                 let z = b.op("construct", ty.clone(), &[Operand::Int(0)]);
                 b.op("subtract", ty, &[z.op, x.op])
@@ -590,7 +748,11 @@ fn unary(b: &mut Builder, u: Unary, x: &Val) -> Val {
             b.select(negative.op, flipped, c[0], Ty::Scalar(k)).op
         }),
         Unary::Saturate => b.per_component(&ty, &[x], |b, k, c| clamp(b, k, c[0], zero(k), one(k))),
-        Unary::Not => b.op(CompareOp::Equal.keyword(), Ty::BOOL, &[x.op, Operand::Bool(false)]),
+        Unary::Not => b.op(
+            CompareOp::Equal.keyword(),
+            Ty::BOOL,
+            &[x.op, Operand::Bool(false)],
+        ),
     }
 }
 
@@ -609,10 +771,17 @@ fn binary(b: &mut Builder, op: Binary, x: &Val, y: &Val, out: &Ty) -> Val {
                     Some(s) => b.op("add", Ty::FLOAT, &[s, m]).op,
                 });
             }
-            Val { op: sum.unwrap_or(Operand::Float(0.0)), ty: Ty::FLOAT }
+            Val {
+                op: sum.unwrap_or(Operand::Float(0.0)),
+                ty: Ty::FLOAT,
+            }
         }
         Binary::Min | Binary::Max => {
-            let cmp = if op == Binary::Min { CompareOp::Less } else { CompareOp::Greater };
+            let cmp = if op == Binary::Min {
+                CompareOp::Less
+            } else {
+                CompareOp::Greater
+            };
             b.per_component(out, &[x, y], |b, k, c| {
                 let pick = b.op(cmp.keyword(), Ty::BOOL, &[c[0], c[1]]);
                 b.select(pick.op, c[0], c[1], Ty::Scalar(k)).op
@@ -649,7 +818,10 @@ fn convert(b: &mut Builder, x: &Val, to: &Ty) -> Val {
         }
     }
     if m == 1 {
-        return Val { op: parts[0], ty: to.clone() };
+        return Val {
+            op: parts[0],
+            ty: to.clone(),
+        };
     }
     if parts.len() == 1 {
         return b.op("construct", to.clone(), &[parts[0]]);

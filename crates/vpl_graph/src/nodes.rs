@@ -623,7 +623,9 @@ pub fn defaults(kind: &str) -> serde_json::Value {
     match kind {
         "uniform" => json!({"name": "value", "type": "float"}),
         "parameter" => json!({"name": "input"}),
-        "texture_sample" => json!({"name": "texture", "wrap": "repeat", "min_filter": "linear", "mag_filter": "linear"}),
+        "texture_sample" => {
+            json!({"name": "texture", "wrap": "repeat", "min_filter": "linear", "mag_filter": "linear"})
+        }
         "constant" => json!({"type": "float3", "value": [1.0, 1.0, 1.0], "range": [0.0, 1.0]}),
         "swizzle" => json!({"pattern": "xyz"}),
         "combine" => json!({"type": "float3"}),

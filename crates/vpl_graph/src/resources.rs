@@ -56,7 +56,10 @@ pub fn collect(doc: &Checked) -> Result<Resources, Vec<GraphError>> {
     if materials.len() != 1 {
         let e = GraphError::new(
             ErrorKind::Output,
-            format!("the material graph needs exactly one `material_output` node, not {}", materials.len()),
+            format!(
+                "the material graph needs exactly one `material_output` node, not {}",
+                materials.len()
+            ),
         );
         errors.push(match materials.get(1) {
             Some(n) => e.at_node(&main.nodes[*n].id),
@@ -75,14 +78,20 @@ pub fn collect(doc: &Checked) -> Result<Resources, Vec<GraphError>> {
             let reserved = name == BASE_COLOR || Varying::ALL.iter().any(|v| v.name() == name);
             if reserved || !names.insert(name.clone()) {
                 errors.push(
-                    GraphError::new(ErrorKind::Output, format!("output name {name:?} is reserved or used twice"))
-                        .at_node(&main.nodes[o].id),
+                    GraphError::new(
+                        ErrorKind::Output,
+                        format!("output name {name:?} is reserved or used twice"),
+                    )
+                    .at_node(&main.nodes[o].id),
                 );
             }
             if *location >= 0 && !locations.insert(*location) {
                 errors.push(
-                    GraphError::new(ErrorKind::Output, format!("output location {location} is used twice"))
-                        .at_node(&main.nodes[o].id),
+                    GraphError::new(
+                        ErrorKind::Output,
+                        format!("output location {location} is used twice"),
+                    )
+                    .at_node(&main.nodes[o].id),
                 );
             }
         }
@@ -93,24 +102,36 @@ pub fn collect(doc: &Checked) -> Result<Resources, Vec<GraphError>> {
         let returns = g.nodes.iter().filter(|n| n.kind == Kind::Return).count();
         if returns != 1 {
             errors.push(
-                GraphError::new(ErrorKind::Output, format!("a sub-graph needs exactly one `return` node, not {returns}"))
-                    .in_function(Some(name)),
+                GraphError::new(
+                    ErrorKind::Output,
+                    format!("a sub-graph needs exactly one `return` node, not {returns}"),
+                )
+                .in_function(Some(name)),
             );
         }
         if name == FRAGMENT_MAIN {
-            errors.push(GraphError::new(ErrorKind::Name, format!("{FRAGMENT_MAIN:?} is the entry function's name")).in_function(Some(name)));
+            errors.push(
+                GraphError::new(
+                    ErrorKind::Name,
+                    format!("{FRAGMENT_MAIN:?} is the entry function's name"),
+                )
+                .in_function(Some(name)),
+            );
         }
     }
     // Uniforms over every node (also unused ones, so an edit never hides a conflict).
     let mut uniforms: BTreeMap<String, (Ty, Option<SamplerState>, String)> = BTreeMap::new();
-    let graphs = std::iter::once((None, main)).chain(doc.functions.iter().enumerate().map(|(i, g)| (Some(i), g)));
+    let graphs = std::iter::once((None, main))
+        .chain(doc.functions.iter().enumerate().map(|(i, g)| (Some(i), g)));
     for (fi, g) in graphs {
         let fname = fi.map(|i| doc.signatures[i].name.as_str());
         for n in &g.nodes {
             let (name, ty, state) = match &n.kind {
                 Kind::Time => (TIME.to_string(), Ty::FLOAT, None),
                 Kind::Uniform { name, ty } => (name.clone(), ty.clone(), None),
-                Kind::TextureSample { texture, state } => (texture.clone(), Ty::Sampler, Some(*state)),
+                Kind::TextureSample { texture, state } => {
+                    (texture.clone(), Ty::Sampler, Some(*state))
+                }
                 _ => continue,
             };
             match uniforms.get(&name) {
@@ -123,7 +144,11 @@ pub fn collect(doc: &Checked) -> Result<Resources, Vec<GraphError>> {
                         errors.push(
                             GraphError::new(
                                 ErrorKind::Name,
-                                format!("uniform {name:?} is {} here but {} at node {first}", show(&ty), show(t)),
+                                format!(
+                                    "uniform {name:?} is {} here but {} at node {first}",
+                                    show(&ty),
+                                    show(t)
+                                ),
                             )
                             .at_node(&n.id)
                             .in_function(fname),
@@ -179,7 +204,8 @@ pub fn collect(doc: &Checked) -> Result<Resources, Vec<GraphError>> {
     // Resources used by live nodes.
     let mut used_uniforms = BTreeMap::new();
     let mut varyings = BTreeSet::new();
-    let all_live = std::iter::once((main, &main_live)).chain(functions_live.iter().map(|(f, l)| (&doc.functions[*f], l)));
+    let all_live = std::iter::once((main, &main_live))
+        .chain(functions_live.iter().map(|(f, l)| (&doc.functions[*f], l)));
     for (g, l) in all_live {
         for (n, _) in g.nodes.iter().zip(l.iter()).filter(|(_, l)| **l) {
             let name = match &n.kind {

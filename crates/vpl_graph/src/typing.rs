@@ -95,7 +95,11 @@ pub fn infer(doc: &Checked) -> Result<Types, Vec<GraphError>> {
 fn infer_graph(doc: &Checked, g: &Graph, errors: &mut Vec<GraphError>) -> GraphTypes {
     let function = g.function.and_then(|f| doc.signatures.get(f));
     let fname = function.map(|s| s.name.as_str());
-    let mut types: GraphTypes = g.nodes.iter().map(|n| vec![None; n.kind.outputs().len()]).collect();
+    let mut types: GraphTypes = g
+        .nodes
+        .iter()
+        .map(|n| vec![None; n.kind.outputs().len()])
+        .collect();
     // Which output sockets edges use (split and texture outputs are checked against them).
     let mut used: Vec<Vec<bool>> = types.iter().map(|t| vec![false; t.len()]).collect();
     for n in &g.nodes {
@@ -178,8 +182,10 @@ impl Ctx<'_> {
     }
 
     fn get(&self, inputs: &[In], socket: &str) -> Result<Ty, GraphError> {
-        self.at(inputs, socket)
-            .ok_or_else(|| GraphError::new(ErrorKind::MissingInput, "this input is not connected").at_socket(socket))
+        self.at(inputs, socket).ok_or_else(|| {
+            GraphError::new(ErrorKind::MissingInput, "this input is not connected")
+                .at_socket(socket)
+        })
     }
 
     /// Requires `t` at `socket` to satisfy `ok`, described as `what`.
@@ -187,7 +193,10 @@ impl Ctx<'_> {
         if ok {
             Ok(())
         } else {
-            Err(mismatch(socket, format!("expected {what}, found {}", self.show(t))))
+            Err(mismatch(
+                socket,
+                format!("expected {what}, found {}", self.show(t)),
+            ))
         }
     }
 
@@ -196,7 +205,15 @@ impl Ctx<'_> {
     fn like(&self, t: &Ty, socket: &str, like: &Ty) -> Result<(), GraphError> {
         let scalar = like.components().map(|(k, _)| Ty::Scalar(k));
         let ok = t == like || Some(t) == scalar.as_ref();
-        self.want(t, socket, ok, &format!("{} (matching the first input) or its scalar", self.show(like)))
+        self.want(
+            t,
+            socket,
+            ok,
+            &format!(
+                "{} (matching the first input) or its scalar",
+                self.show(like)
+            ),
+        )
     }
 
     fn rule(&self, inputs: &[In], used: &[bool]) -> Result<Vec<Option<Ty>>, GraphError> {
@@ -207,7 +224,9 @@ impl Ctx<'_> {
             Kind::Time => one(Ty::FLOAT),
             Kind::Uniform { ty, .. } | Kind::Constant { ty, .. } => one(ty.clone()),
             Kind::Parameter { name } => {
-                let sig = self.function.ok_or_else(|| GraphError::new(ErrorKind::Output, "a parameter outside a sub-graph"))?;
+                let sig = self.function.ok_or_else(|| {
+                    GraphError::new(ErrorKind::Output, "a parameter outside a sub-graph")
+                })?;
                 match sig.inputs.iter().find(|(n, _)| n == name) {
                     Some((_, t)) => one(t.clone()),
                     None => Err(GraphError::new(
@@ -250,7 +269,10 @@ impl Ctx<'_> {
             Kind::Unary(u) => {
                 let x = self.get(inputs, "x")?;
                 let (ok, what) = match u {
-                    Unary::Negate => (x.is_numeric() || matches!(x, Ty::Matrix(..)), "an int or float scalar, vector or matrix"),
+                    Unary::Negate => (
+                        x.is_numeric() || matches!(x, Ty::Matrix(..)),
+                        "an int or float scalar, vector or matrix",
+                    ),
                     Unary::OneMinus | Unary::Saturate => (x.is_float(), "a float scalar or vector"),
                     Unary::Abs => (x.is_numeric(), "an int or float scalar or vector"),
                     Unary::Not => (x == Ty::BOOL, "bool"),
@@ -271,19 +293,33 @@ impl Ctx<'_> {
                         one(Ty::BOOL)
                     }
                     Binary::Dot => {
-                        self.want(&a, sa, matches!(a, Ty::Vector(Scalar::Float, _)), "a float vector")?;
+                        self.want(
+                            &a,
+                            sa,
+                            matches!(a, Ty::Vector(Scalar::Float, _)),
+                            "a float vector",
+                        )?;
                         self.want(&bt, sb, bt == a, &self.show(&a))?;
                         one(Ty::FLOAT)
                     }
                     Binary::Min | Binary::Max | Binary::Step => {
-                        let numeric = if *b == Binary::Step { a.is_float() } else { a.is_numeric() };
-                        let what = if *b == Binary::Step { "a float scalar or vector" } else { "an int or float scalar or vector" };
-                        // The wider operand decides the result.
-                        let (wide, narrow, ws, ns) = if matches!(a, Ty::Scalar(_)) && !matches!(bt, Ty::Scalar(_)) {
-                            (&bt, &a, sb, sa)
+                        let numeric = if *b == Binary::Step {
+                            a.is_float()
                         } else {
-                            (&a, &bt, sa, sb)
+                            a.is_numeric()
                         };
+                        let what = if *b == Binary::Step {
+                            "a float scalar or vector"
+                        } else {
+                            "an int or float scalar or vector"
+                        };
+                        // The wider operand decides the result.
+                        let (wide, narrow, ws, ns) =
+                            if matches!(a, Ty::Scalar(_)) && !matches!(bt, Ty::Scalar(_)) {
+                                (&bt, &a, sb, sa)
+                            } else {
+                                (&a, &bt, sa, sb)
+                            };
                         self.want(wide, ws, numeric && wide.is_numeric(), what)?;
                         self.like(narrow, ns, wide)?;
                         one(wide.clone())
@@ -291,7 +327,11 @@ impl Ctx<'_> {
                 }
             }
             Kind::Lerp => {
-                let (a, b, t) = (self.get(inputs, "a")?, self.get(inputs, "b")?, self.get(inputs, "t")?);
+                let (a, b, t) = (
+                    self.get(inputs, "a")?,
+                    self.get(inputs, "b")?,
+                    self.get(inputs, "t")?,
+                );
                 self.want(&a, "a", a.is_float(), "a float scalar or vector")?;
                 self.want(&b, "b", b == a, &self.show(&a))?;
                 self.like(&t, "t", &a)?;
@@ -309,25 +349,40 @@ impl Ctx<'_> {
             Kind::Swizzle { pattern } => {
                 let x = self.get(inputs, "x")?;
                 let Some((k, n)) = x.components().filter(|(_, n)| *n > 1) else {
-                    return Err(mismatch("x", format!("expected a vector, found {}", self.show(&x))));
+                    return Err(mismatch(
+                        "x",
+                        format!("expected a vector, found {}", self.show(&x)),
+                    ));
                 };
-                let bad = pattern.chars().find(|c| "xyzw".find(*c).is_none_or(|i| i >= usize::from(n)));
+                let bad = pattern
+                    .chars()
+                    .find(|c| "xyzw".find(*c).is_none_or(|i| i >= usize::from(n)));
                 if let Some(c) = bad {
-                    return Err(mismatch("x", format!("swizzle component {c:?} is outside a {}", self.show(&x))));
+                    return Err(mismatch(
+                        "x",
+                        format!("swizzle component {c:?} is outside a {}", self.show(&x)),
+                    ));
                 }
                 one(Ty::vector(k, pattern.len() as u8))
             }
             Kind::Split => {
                 let x = self.get(inputs, "x")?;
                 let Some((k, n)) = x.components().filter(|(_, n)| *n > 1) else {
-                    return Err(mismatch("x", format!("expected a vector, found {}", self.show(&x))));
+                    return Err(mismatch(
+                        "x",
+                        format!("expected a vector, found {}", self.show(&x)),
+                    ));
                 };
                 let mut out = Vec::new();
                 for (i, name) in ["x", "y", "z", "w"].iter().enumerate() {
                     if i < usize::from(n) {
                         out.push(Some(Ty::Scalar(k)));
                     } else if used.get(i).copied().unwrap_or(false) {
-                        return Err(GraphError::new(ErrorKind::Edge, format!("a {} has no component {name}", self.show(&x))).at_socket(name));
+                        return Err(GraphError::new(
+                            ErrorKind::Edge,
+                            format!("a {} has no component {name}", self.show(&x)),
+                        )
+                        .at_socket(name));
                     } else {
                         out.push(None);
                     }
@@ -341,7 +396,9 @@ impl Ctx<'_> {
                 let mut total = 0u32;
                 let mut count = 0;
                 for s in ["x", "y", "z", "w"] {
-                    let Some(t) = self.at(inputs, s) else { continue };
+                    let Some(t) = self.at(inputs, s) else {
+                        continue;
+                    };
                     count += 1;
                     let ok = match t.components() {
                         Some((tk, 1)) => tk == k || (k == Scalar::Float && tk == Scalar::Int),
@@ -352,59 +409,120 @@ impl Ctx<'_> {
                     total += u32::from(t.components().map(|(_, m)| m).unwrap_or(0));
                 }
                 if count == 0 {
-                    return Err(GraphError::new(ErrorKind::MissingInput, "combine needs at least one connected input").at_socket("x"));
+                    return Err(GraphError::new(
+                        ErrorKind::MissingInput,
+                        "combine needs at least one connected input",
+                    )
+                    .at_socket("x"));
                 }
                 let fill = count == 1 && total == 1;
-                if fill && !matches!(self.at(inputs, "x").or(self.at(inputs, "y")).or(self.at(inputs, "z")).or(self.at(inputs, "w")), Some(Ty::Scalar(tk)) if tk == k) {
-                    return Err(mismatch("x", format!("one scalar fills a {} only if it is a {}", self.show(ty), k.keyword())));
+                if fill
+                    && !matches!(self.at(inputs, "x").or(self.at(inputs, "y")).or(self.at(inputs, "z")).or(self.at(inputs, "w")), Some(Ty::Scalar(tk)) if tk == k)
+                {
+                    return Err(mismatch(
+                        "x",
+                        format!(
+                            "one scalar fills a {} only if it is a {}",
+                            self.show(ty),
+                            k.keyword()
+                        ),
+                    ));
                 }
                 if total != u32::from(n) && !fill {
-                    return Err(mismatch("x", format!("the inputs have {total} components; a {} needs {n} (or one scalar)", self.show(ty))));
+                    return Err(mismatch(
+                        "x",
+                        format!(
+                            "the inputs have {total} components; a {} needs {n} (or one scalar)",
+                            self.show(ty)
+                        ),
+                    ));
                 }
                 one(ty.clone())
             }
             Kind::Convert { ty } => {
                 let x = self.get(inputs, "x")?;
                 let (Some((from, n)), Some((to, m))) = (x.components(), ty.components()) else {
-                    return Err(mismatch("x", format!("expected a scalar or vector, found {}", self.show(&x))));
+                    return Err(mismatch(
+                        "x",
+                        format!("expected a scalar or vector, found {}", self.show(&x)),
+                    ));
                 };
                 if n != m && n != 1 {
-                    return Err(mismatch("x", format!("cannot convert {} to {} (same size, or a scalar)", self.show(&x), self.show(ty))));
+                    return Err(mismatch(
+                        "x",
+                        format!(
+                            "cannot convert {} to {} (same size, or a scalar)",
+                            self.show(&x),
+                            self.show(ty)
+                        ),
+                    ));
                 }
                 let ok = from == to
-                    || matches!((from, to), (Scalar::Int, Scalar::Float) | (Scalar::Bool, Scalar::Float) | (Scalar::Bool, Scalar::Int));
+                    || matches!(
+                        (from, to),
+                        (Scalar::Int, Scalar::Float)
+                            | (Scalar::Bool, Scalar::Float)
+                            | (Scalar::Bool, Scalar::Int)
+                    );
                 if !ok {
-                    return Err(mismatch("x", format!(
-                        "VPL v1 has no {} to {} conversion (spec 7.2: only int to float; bool converts by selection)",
-                        from.keyword(), to.keyword()
-                    )));
+                    return Err(mismatch(
+                        "x",
+                        format!(
+                            "VPL v1 has no {} to {} conversion (spec 7.2: only int to float; bool converts by selection)",
+                            from.keyword(),
+                            to.keyword()
+                        ),
+                    ));
                 }
                 one(ty.clone())
             }
             Kind::Member { field } => {
                 let x = self.get(inputs, "x")?;
                 let Ty::Record(r) = x else {
-                    return Err(mismatch("x", format!("expected a record, found {}", self.show(&x))));
+                    return Err(mismatch(
+                        "x",
+                        format!("expected a record, found {}", self.show(&x)),
+                    ));
                 };
                 match self.records().fields_of(r).iter().find(|(n, _)| n == field) {
                     Some((_, t)) => one(t.clone()),
-                    None => Err(mismatch("x", format!("record {} has no field {field:?}", self.show(&x)))),
+                    None => Err(mismatch(
+                        "x",
+                        format!("record {} has no field {field:?}", self.show(&x)),
+                    )),
                 }
             }
             Kind::Index { constant } => {
                 let x = self.get(inputs, "x")?;
                 let Ty::Array(element, count) = x else {
-                    return Err(mismatch("x", format!("expected an array, found {}", self.show(&x))));
+                    return Err(mismatch(
+                        "x",
+                        format!("expected an array, found {}", self.show(&x)),
+                    ));
                 };
                 match (self.at(inputs, "index"), constant) {
-                    (Some(_), Some(_)) => return Err(GraphError::new(ErrorKind::Node, "give the index either as the `index` parameter or by the `index` socket, not both")),
+                    (Some(_), Some(_)) => {
+                        return Err(GraphError::new(
+                            ErrorKind::Node,
+                            "give the index either as the `index` parameter or by the `index` socket, not both",
+                        ));
+                    }
                     (Some(t), None) => self.want(&t, "index", t == Ty::INT, "int")?,
                     (None, Some(c)) => {
                         if *c < 0 || *c >= i64::from(count) {
-                            return Err(GraphError::new(ErrorKind::Node, format!("index {c} is outside 0..{count}")));
+                            return Err(GraphError::new(
+                                ErrorKind::Node,
+                                format!("index {c} is outside 0..{count}"),
+                            ));
                         }
                     }
-                    (None, None) => return Err(GraphError::new(ErrorKind::MissingInput, "this input is not connected").at_socket("index")),
+                    (None, None) => {
+                        return Err(GraphError::new(
+                            ErrorKind::MissingInput,
+                            "this input is not connected",
+                        )
+                        .at_socket("index"));
+                    }
                 }
                 one(*element)
             }
@@ -414,7 +532,11 @@ impl Ctx<'_> {
                     CompareOp::Equal | CompareOp::NotEqual => matches!(a, Ty::Scalar(_)),
                     _ => matches!(a, Ty::Scalar(Scalar::Int | Scalar::Float)),
                 };
-                let what = if matches!(op, CompareOp::Equal | CompareOp::NotEqual) { "a scalar" } else { "an int or float scalar" };
+                let what = if matches!(op, CompareOp::Equal | CompareOp::NotEqual) {
+                    "a scalar"
+                } else {
+                    "an int or float scalar"
+                };
                 self.want(&a, "a", ok, what)?;
                 self.want(&b, "b", b == a, &self.show(&a))?;
                 one(Ty::BOOL)
@@ -424,13 +546,24 @@ impl Ctx<'_> {
                 self.want(&c, "condition", c == Ty::BOOL, "bool")?;
                 let t = self.get(inputs, "true")?;
                 let f = self.get(inputs, "false")?;
-                self.want(&t, "true", !t.has_sampler(self.records()), "a value without samplers")?;
+                self.want(
+                    &t,
+                    "true",
+                    !t.has_sampler(self.records()),
+                    "a value without samplers",
+                )?;
                 self.want(&f, "false", f == t, &self.show(&t))?;
                 one(t)
             }
             Kind::Call { function } => {
-                let sig = self.doc.signatures.iter().find(|s| s.name == *function)
-                    .ok_or_else(|| GraphError::new(ErrorKind::Name, format!("no sub-graph named {function:?}")))?;
+                let sig = self
+                    .doc
+                    .signatures
+                    .iter()
+                    .find(|s| s.name == *function)
+                    .ok_or_else(|| {
+                        GraphError::new(ErrorKind::Name, format!("no sub-graph named {function:?}"))
+                    })?;
                 for (name, ty) in &sig.inputs {
                     let t = self.get(inputs, name)?;
                     self.want(&t, name, t == *ty, &self.show(ty))?;
@@ -448,7 +581,12 @@ impl Ctx<'_> {
             }
             Kind::FragmentOutput { ty, .. } => {
                 let v = self.get(inputs, "value")?;
-                self.want(&v, "value", v.is_numeric(), "an int or float scalar or vector")?;
+                self.want(
+                    &v,
+                    "value",
+                    v.is_numeric(),
+                    "an int or float scalar or vector",
+                )?;
                 if let Some(t) = ty {
                     self.want(&v, "value", v == *t, &self.show(t))?;
                 }
@@ -481,8 +619,14 @@ impl Ctx<'_> {
             }
         };
         match (constant("a"), constant("b")) {
-            (_, Some(0)) => Err(mismatch("b", "integer division by the constant 0 (spec 4.1 rejects it)".into())),
-            (Some(i32::MIN), Some(-1)) => Err(mismatch("b", "integer division of the minimum by -1 (spec 4.1 rejects it)".into())),
+            (_, Some(0)) => Err(mismatch(
+                "b",
+                "integer division by the constant 0 (spec 4.1 rejects it)".into(),
+            )),
+            (Some(i32::MIN), Some(-1)) => Err(mismatch(
+                "b",
+                "integer division of the minimum by -1 (spec 4.1 rejects it)".into(),
+            )),
             _ => Ok(()),
         }
     }

@@ -25,7 +25,12 @@ fn examples_compile_to_canonical_verified_text() {
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         // Canonical: the writer reproduces the text byte for byte.
         let rewritten = vpl::text::write_verified(&compiled.verified).unwrap();
-        assert_eq!(rewritten, compiled.text, "{} is not canonical", path.display());
+        assert_eq!(
+            rewritten,
+            compiled.text,
+            "{} is not canonical",
+            path.display()
+        );
         // Deterministic.
         let again = compile(&json, "gen", Options::default()).unwrap();
         assert_eq!(again.text, compiled.text);
@@ -42,7 +47,10 @@ fn examples_compile_to_canonical_verified_text() {
         // The annotated text is the same module.
         let annotated = compile(&json, "gen", Options { annotate: true }).unwrap();
         assert!(annotated.text.contains("// "));
-        assert_eq!(vpl::text::write_verified(&annotated.verified).unwrap(), compiled.text);
+        assert_eq!(
+            vpl::text::write_verified(&annotated.verified).unwrap(),
+            compiled.text
+        );
     }
 }
 
@@ -55,7 +63,10 @@ fn subgraph_used_twice_is_one_helper_called_twice() {
     let text = compile(&json, "gen", Options::default()).unwrap().text;
     assert_eq!(text.matches("(function f1 \"fade\"").count(), 1, "{text}");
     assert_eq!(text.matches("(call r").count(), 2, "{text}");
-    assert!(text.contains("(branch_if "), "select lowers to a branch: {text}");
+    assert!(
+        text.contains("(branch_if "),
+        "select lowers to a branch: {text}"
+    );
 }
 
 #[test]
@@ -140,7 +151,15 @@ fn aggregate_uniforms_and_every_input_verify() {
     }"#;
     let c = compile(json, "gen", Options::default()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(vpl::text::write_verified(&c.verified).unwrap(), c.text);
-    for needle in ["(record u", "(array u", "\"time\"", "\"extra\"", "(call r", "(index r", "(member r"] {
+    for needle in [
+        "(record u",
+        "(array u",
+        "\"time\"",
+        "\"extra\"",
+        "(call r",
+        "(index r",
+        "(member r",
+    ] {
         assert!(c.text.contains(needle), "{needle} missing:\n{}", c.text);
     }
     assert_eq!(c.samplers.len(), 1);

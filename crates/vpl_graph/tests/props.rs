@@ -89,15 +89,50 @@ fn generated_graphs_cover_the_node_kinds() {
         let doc = common::Gen::document(seed, 5);
         let nodes = doc["nodes"].as_array().unwrap();
         total += nodes.len();
-        kinds.extend(nodes.iter().map(|n| n["kind"].as_str().unwrap().to_string()));
+        kinds.extend(
+            nodes
+                .iter()
+                .map(|n| n["kind"].as_str().unwrap().to_string()),
+        );
     }
     for k in [
-        "add", "subtract", "multiply", "divide", "negate", "one_minus", "abs", "saturate", "not", "min", "max",
-        "step", "dot", "and", "or", "lerp", "clamp", "compare", "select", "swizzle", "split", "combine",
-        "convert", "texture_sample", "call", "constant", "uniform", "uv", "vertex_color", "time",
-        "material_output", "fragment_output",
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "negate",
+        "one_minus",
+        "abs",
+        "saturate",
+        "not",
+        "min",
+        "max",
+        "step",
+        "dot",
+        "and",
+        "or",
+        "lerp",
+        "clamp",
+        "compare",
+        "select",
+        "swizzle",
+        "split",
+        "combine",
+        "convert",
+        "texture_sample",
+        "call",
+        "constant",
+        "uniform",
+        "uv",
+        "vertex_color",
+        "time",
+        "material_output",
+        "fragment_output",
     ] {
-        assert!(kinds.contains(k), "no {k} in 200 generated graphs: {kinds:?}");
+        assert!(
+            kinds.contains(k),
+            "no {k} in 200 generated graphs: {kinds:?}"
+        );
     }
     assert!(total / 200 >= 8, "average {} nodes", total / 200);
     eprintln!("200 graphs, {} nodes on average", total / 200);

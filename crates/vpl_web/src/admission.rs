@@ -59,14 +59,25 @@ pub fn refusal(method: &Method, headers: &HeaderMap) -> Option<(StatusCode, &'st
     if let Some(h) = host
         && !host_admitted(h)
     {
-        return Some((StatusCode::FORBIDDEN, "forbidden", format!("Host {h:?} is not a loopback name or an IP address")));
+        return Some((
+            StatusCode::FORBIDDEN,
+            "forbidden",
+            format!("Host {h:?} is not a loopback name or an IP address"),
+        ));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let text = String::from_utf8_lossy(origin.as_bytes()).into_owned();
-        let authority = text.strip_prefix("http://").or_else(|| text.strip_prefix("https://"));
-        let same = matches!((authority, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h.trim()));
+        let authority = text
+            .strip_prefix("http://")
+            .or_else(|| text.strip_prefix("https://"));
+        let same =
+            matches!((authority, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h.trim()));
         if !same {
-            return Some((StatusCode::FORBIDDEN, "forbidden", format!("requests from origin {text:?} are not accepted")));
+            return Some((
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                format!("requests from origin {text:?} are not accepted"),
+            ));
         }
     }
     if method == Method::POST {
@@ -147,11 +158,46 @@ mod tests {
         let host = (header::HOST, "127.0.0.1:8000");
         let json = (header::CONTENT_TYPE, "application/json");
         assert_eq!(check(Method::POST, &[host.clone(), json.clone()]), None);
-        assert_eq!(check(Method::GET, &[(header::HOST, "localhost:8000")]), None);
-        assert_eq!(check(Method::GET, &[(header::HOST, "evil.example:8000")]), Some(StatusCode::FORBIDDEN));
-        assert_eq!(check(Method::POST, &[host.clone(), json.clone(), (header::ORIGIN, "http://evil.example")]), Some(StatusCode::FORBIDDEN));
-        assert_eq!(check(Method::POST, &[host.clone(), json, (header::ORIGIN, "http://127.0.0.1:8000")]), None);
-        assert_eq!(check(Method::POST, &[host.clone(), (header::CONTENT_TYPE, "text/plain")]), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE));
-        assert_eq!(check(Method::POST, &[host]), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE));
+        assert_eq!(
+            check(Method::GET, &[(header::HOST, "localhost:8000")]),
+            None
+        );
+        assert_eq!(
+            check(Method::GET, &[(header::HOST, "evil.example:8000")]),
+            Some(StatusCode::FORBIDDEN)
+        );
+        assert_eq!(
+            check(
+                Method::POST,
+                &[
+                    host.clone(),
+                    json.clone(),
+                    (header::ORIGIN, "http://evil.example")
+                ]
+            ),
+            Some(StatusCode::FORBIDDEN)
+        );
+        assert_eq!(
+            check(
+                Method::POST,
+                &[
+                    host.clone(),
+                    json,
+                    (header::ORIGIN, "http://127.0.0.1:8000")
+                ]
+            ),
+            None
+        );
+        assert_eq!(
+            check(
+                Method::POST,
+                &[host.clone(), (header::CONTENT_TYPE, "text/plain")]
+            ),
+            Some(StatusCode::UNSUPPORTED_MEDIA_TYPE)
+        );
+        assert_eq!(
+            check(Method::POST, &[host]),
+            Some(StatusCode::UNSUPPORTED_MEDIA_TYPE)
+        );
     }
 }

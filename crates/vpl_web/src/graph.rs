@@ -119,7 +119,10 @@ mod tests {
 
     #[test]
     fn a_type_error_names_its_node() {
-        let broken = CHECKER.replace(r#""from": "ink.out", "to": "pick.true""#, r#""from": "half.out", "to": "pick.true""#);
+        let broken = CHECKER.replace(
+            r#""from": "ink.out", "to": "pick.true""#,
+            r#""from": "half.out", "to": "pick.true""#,
+        );
         let v = compile(&broken);
         assert_eq!(v["ok"], false);
         let d = &v["graph_diagnostics"][0];
@@ -130,7 +133,13 @@ mod tests {
 
     #[test]
     fn arbitrary_text_never_panics() {
-        for s in ["", "{", "[]", "{\"version\":1}", "{\"version\":1,\"nodes\":[{\"id\":\"x\",\"kind\":\"uv\"}]}"] {
+        for s in [
+            "",
+            "{",
+            "[]",
+            "{\"version\":1}",
+            "{\"version\":1,\"nodes\":[{\"id\":\"x\",\"kind\":\"uv\"}]}",
+        ] {
             assert_eq!(compile(s)["ok"], false);
         }
     }

@@ -35,12 +35,26 @@ struct Case {
 const SIZE: u32 = 64;
 
 fn case(name: &'static str, file: &str) -> (Case, Vec<(String, vpl_graph::SamplerState)>) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vpl/graphs").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/vpl/graphs")
+        .join(file);
     let json = std::fs::read_to_string(&path).unwrap();
-    let compiled = vpl_graph::compile(&json, file, vpl_graph::Options::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let compiled = vpl_graph::compile(&json, file, vpl_graph::Options::default())
+        .unwrap_or_else(|e| panic!("{file}: {e}"));
     let module = VerifiedModule::publish(&compiled.verified).unwrap();
-    assert_eq!(module.text(), compiled.text, "{file}: the generated text is canonical");
-    let c = Case { name, module, uniforms: Vec::new(), textures: Vec::new(), attributes: Vec::new(), expect: Vec::new() };
+    assert_eq!(
+        module.text(),
+        compiled.text,
+        "{file}: the generated text is canonical"
+    );
+    let c = Case {
+        name,
+        module,
+        uniforms: Vec::new(),
+        textures: Vec::new(),
+        attributes: Vec::new(),
+        expect: Vec::new(),
+    };
     (c, compiled.samplers)
 }
 
@@ -61,10 +75,17 @@ fn cases() -> Vec<Case> {
         255, 255, 255, 255,   255, 0, 0, 255,
         0, 255, 0, 255,       0, 0, 255, 102,
     ];
-    c.textures.push(("albedo".to_string(), Texture::from_rgba_top_down(2, 2, &texels)));
+    c.textures.push((
+        "albedo".to_string(),
+        Texture::from_rgba_top_down(2, 2, &texels),
+    ));
     vpl_web::graph::apply_samplers(&samplers, &mut c.textures);
-    assert_eq!(c.textures[0].1.mag_linear, false, "the graph's nearest filter is applied");
-    c.attributes.push((2, AttributeValue::Constant([1.0, 0.5, 0.25, 1.0])));
+    assert_eq!(
+        c.textures[0].1.mag_linear, false,
+        "the graph's nearest filter is applied"
+    );
+    c.attributes
+        .push((2, AttributeValue::Constant([1.0, 0.5, 0.25, 1.0])));
     c.uniforms.push(("strength".to_string(), vec![1.0]));
     c.expect = vec![
         (TL.0, TL.1, [255, 128, 64, 255]),
@@ -76,12 +97,22 @@ fn cases() -> Vec<Case> {
     // The checker: ink where exactly one of u < 0.5, v < 0.5 holds.
     let (mut c, _) = case("checker", "checker.json");
     let (ink, paper) = ([26, 51, 230, 255], [255, 230, 51, 255]);
-    c.expect = vec![(TL.0, TL.1, ink), (TR.0, TR.1, paper), (BL.0, BL.1, paper), (BR.0, BR.1, ink)];
+    c.expect = vec![
+        (TL.0, TL.1, ink),
+        (TR.0, TR.1, paper),
+        (BL.0, BL.1, paper),
+        (BR.0, BR.1, ink),
+    ];
     out.push(c);
     // One helper called twice: red faded by 0.25 on the left, blue by 0.75 on the right.
     let (mut c, _) = case("subgraph_twice", "subgraph_twice.json");
     let (left, right) = ([255, 64, 64, 255], [191, 191, 255, 255]);
-    c.expect = vec![(TL.0, TL.1, left), (BL.0, BL.1, left), (TR.0, TR.1, right), (BR.0, BR.1, right)];
+    c.expect = vec![
+        (TL.0, TL.1, left),
+        (BL.0, BL.1, left),
+        (TR.0, TR.1, right),
+        (BR.0, BR.1, right),
+    ];
     out.push(c);
     out
 }
@@ -98,7 +129,8 @@ fn gl_render(c: &Case, context: &GlContext) -> Image {
 }
 
 fn vk_render(c: &Case, context: &vpl_vk::VkContext) -> Image {
-    let program = vpl_vk::VkProgram::new(&c.module).unwrap_or_else(|e| panic!("{} for Vulkan: {e}", c.name));
+    let program =
+        vpl_vk::VkProgram::new(&c.module).unwrap_or_else(|e| panic!("{} for Vulkan: {e}", c.name));
     let mut uniforms = vpl_vk::UniformData::new(&program);
     for (path, values) in &c.uniforms {
         uniforms.set(path, values).unwrap();
@@ -106,23 +138,30 @@ fn vk_render(c: &Case, context: &vpl_vk::VkContext) -> Image {
     let mut request = vpl_vk::RenderRequest::new(SIZE, SIZE);
     request.textures = c.textures.clone();
     request.attributes = c.attributes.clone();
-    vpl_vk::render(context, &program, &uniforms, &request).unwrap_or_else(|e| panic!("{} on Vulkan: {e}", c.name))
+    vpl_vk::render(context, &program, &uniforms, &request)
+        .unwrap_or_else(|e| panic!("{} on Vulkan: {e}", c.name))
 }
 
 fn webgl_render(c: &Case, renderer: &WebGlRenderer) -> Image {
-    let program = WebGlProgram::compile(&c.module).unwrap_or_else(|e| panic!("{} for WebGL: {e}", c.name));
+    let program =
+        WebGlProgram::compile(&c.module).unwrap_or_else(|e| panic!("{} for WebGL: {e}", c.name));
     let mut scene = Scene::new(SIZE, SIZE);
     scene.uniforms = c.uniforms.clone();
     scene.textures = c.textures.clone();
     scene.attributes = c.attributes.clone();
-    renderer.render(&program, &scene).unwrap_or_else(|e| panic!("{} on WebGL: {e}", c.name))
+    renderer
+        .render(&program, &scene)
+        .unwrap_or_else(|e| panic!("{} on WebGL: {e}", c.name))
 }
 
 fn check(c: &Case, image: &Image, driver: &str, failures: &mut Vec<String>) {
     for &(x, y, color) in &c.expect {
         let p = image.pixel(x, y);
         if !pixels::close(p, color, 2) {
-            failures.push(format!("{} on {driver}: pixel ({x}, {y}) is {p:?}, expected {color:?} ± 2", c.name));
+            failures.push(format!(
+                "{} on {driver}: pixel ({x}, {y}) is {p:?}, expected {color:?} ± 2",
+                c.name
+            ));
         }
     }
 }
@@ -165,7 +204,9 @@ fn example_graphs_render_the_expected_pixels_on_gl_vulkan_and_webgl() {
             }
             renderer.quit().unwrap();
         }
-        Err(vpl_web::RenderError::Browser(e)) if e.is_unavailable() && !require() => eprintln!("WebGL skipped: {e}"),
+        Err(vpl_web::RenderError::Browser(e)) if e.is_unavailable() && !require() => {
+            eprintln!("WebGL skipped: {e}")
+        }
         Err(e) => panic!("{e}"),
     }
     for (c, imgs) in cases.iter().zip(&images) {
@@ -178,11 +219,18 @@ fn example_graphs_render_the_expected_pixels_on_gl_vulkan_and_webgl() {
             let worst = pixels::positions(&a.1)
                 .map(|(x, y)| {
                     let (p, q) = (a.1.pixel(x, y), b.1.pixel(x, y));
-                    p.iter().zip(q).map(|(u, v)| u.abs_diff(v)).max().unwrap_or(0)
+                    p.iter()
+                        .zip(q)
+                        .map(|(u, v)| u.abs_diff(v))
+                        .max()
+                        .unwrap_or(0)
                 })
                 .max()
                 .unwrap_or(0);
-            eprintln!("{}: {} vs {}: largest channel difference {worst}", c.name, a.0, b.0);
+            eprintln!(
+                "{}: {} vs {}: largest channel difference {worst}",
+                c.name, a.0, b.0
+            );
             if worst > 2 {
                 failures.push(format!("{}: {} and {} differ by {worst}", c.name, a.0, b.0));
             }

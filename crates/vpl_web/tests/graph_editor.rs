@@ -23,7 +23,11 @@ const WAIT: Duration = Duration::from_secs(20);
 
 fn start(test: &str) -> Option<(Server, Browser)> {
     let server = Server::start(([127, 0, 0, 1], 0).into()).unwrap();
-    let options = Options { width: 1400, height: 900, ..Options::default() };
+    let options = Options {
+        width: 1400,
+        height: 900,
+        ..Options::default()
+    };
     match Browser::start(&options) {
         Ok(b) => Some((server, b)),
         Err(e) if e.is_unavailable() && std::env::var_os("VPL_REQUIRE_GL").is_none() => {
@@ -58,11 +62,18 @@ window.T = {
 "#;
 
 fn run(b: &Browser, script: &str, args: Vec<Value>) -> Value {
-    b.execute(script, args).unwrap_or_else(|e| panic!("{script}: {e}"))
+    b.execute(script, args)
+        .unwrap_or_else(|e| panic!("{script}: {e}"))
 }
 
 fn updates(b: &Browser) -> u64 {
-    run(b, "return window.vplGraph ? window.vplGraph.updates : 0;", vec![]).as_u64().unwrap_or(0)
+    run(
+        b,
+        "return window.vplGraph ? window.vplGraph.updates : 0;",
+        vec![],
+    )
+    .as_u64()
+    .unwrap_or(0)
 }
 
 /// Runs `script` and waits for the compile-and-draw round it starts.
@@ -117,7 +128,10 @@ fn close(a: [u8; 4], b: [u8; 4], tolerance: u8) -> bool {
 
 fn assert_pixel(b: &Browser, x: u32, y: u32, want: [u8; 4], what: &str) {
     let p = pixel(b, x, y);
-    assert!(close(p, want, 6), "{what}: pixel ({x}, {y}) is {p:?}, expected {want:?}");
+    assert!(
+        close(p, want, 6),
+        "{what}: pixel ({x}, {y}) is {p:?}, expected {want:?}"
+    );
 }
 
 fn status(b: &Browser) -> String {
@@ -125,15 +139,26 @@ fn status(b: &Browser) -> String {
 }
 
 fn error_nodes(b: &Browser) -> Vec<String> {
-    let v = run(b, "return [...document.querySelectorAll('.node.error')].map((n) => n.dataset.node);", vec![]);
-    v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect()
+    let v = run(
+        b,
+        "return [...document.querySelectorAll('.node.error')].map((n) => n.dataset.node);",
+        vec![],
+    );
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
 fn build_edit_diagnose_save_and_reload_a_graph() {
-    let Some((server, b)) = start("graph editor") else { return };
+    let Some((server, b)) = start("graph editor") else {
+        return;
+    };
     b.goto(&server.url("/graph?example=empty")).unwrap();
-    b.wait_for("window.vplGraph && window.vplGraph.updates > 0", WAIT).unwrap();
+    b.wait_for("window.vplGraph && window.vplGraph.updates > 0", WAIT)
+        .unwrap();
     run(&b, HELPERS, vec![]);
 
     // Three nodes from the palette; the output alone is a missing input.
@@ -157,7 +182,14 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
     );
     assert_pixel(&b, 16, 16, [255, 255, 255, 255], "texture");
     assert_pixel(&b, 48, 16, [32, 32, 32, 255], "texture");
-    let vpl = run(&b, "return document.getElementById('vpl').textContent;", vec![]).as_str().unwrap().to_string();
+    let vpl = run(
+        &b,
+        "return document.getElementById('vpl').textContent;",
+        vec![],
+    )
+    .as_str()
+    .unwrap()
+    .to_string();
     assert!(vpl.contains("(texture r"), "{vpl}");
 
     // Multiply by a constant (float3, 1 by default), then change it.
@@ -189,11 +221,22 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
     // A type error: a float2 into the multiply's float3 socket.
     wire(&b, "uv1.out", "multiply1.b");
     assert_eq!(error_nodes(&b), ["multiply1"]);
-    let marked = run(&b, "return document.querySelector('.socket.in.error[data-node=\"multiply1\"]').dataset.socket;", vec![]);
+    let marked = run(
+        &b,
+        "return document.querySelector('.socket.in.error[data-node=\"multiply1\"]').dataset.socket;",
+        vec![],
+    );
     assert_eq!(marked, "b");
     let listed = b.text("#graph-diagnostics").unwrap();
-    assert!(listed.contains("VPL-G-TYPE") && listed.contains("multiply1.b"), "{listed}");
-    assert_eq!(pixel(&b, 16, 16), good, "the last image stays while the graph is invalid");
+    assert!(
+        listed.contains("VPL-G-TYPE") && listed.contains("multiply1.b"),
+        "{listed}"
+    );
+    assert_eq!(
+        pixel(&b, 16, 16),
+        good,
+        "the last image stays while the graph is invalid"
+    );
 
     // Undo the bad edge, redo it, undo again.
     key(&b, "z", true, false);
@@ -205,37 +248,81 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
     assert_pixel(&b, 16, 16, [255, 128, 0, 255], "after undo");
 
     // Duplicate the constant (Ctrl+D) and delete the copy.
-    run(&b, "window.vplGraph.selected = {node: 'constant1'};", vec![]);
+    run(
+        &b,
+        "window.vplGraph.selected = {node: 'constant1'};",
+        vec![],
+    );
     key(&b, "d", true, false);
     let count = run(&b, "return window.vplGraph.doc.nodes.length;", vec![]);
     assert_eq!(count, 6);
-    assert_eq!(run(&b, "return window.vplGraph.selected.node;", vec![]), "constant2");
+    assert_eq!(
+        run(&b, "return window.vplGraph.selected.node;", vec![]),
+        "constant2"
+    );
     key(&b, "Delete", false, false);
-    assert_eq!(run(&b, "return window.vplGraph.doc.nodes.length;", vec![]), 5);
+    assert_eq!(
+        run(&b, "return window.vplGraph.doc.nodes.length;", vec![]),
+        5
+    );
 
     // Save, reload the page, load the saved file: the same picture.
-    let saved = run(&b, "return window.vplGraph.save();", vec![]).as_str().unwrap().to_string();
+    let saved = run(&b, "return window.vplGraph.save();", vec![])
+        .as_str()
+        .unwrap()
+        .to_string();
     let doc: Value = serde_json::from_str(&saved).unwrap();
     assert_eq!(doc["version"], 1);
     let compiled = vpl_graph::compile(&saved, "saved", vpl_graph::Options::default()).unwrap();
-    let shown = run(&b, "return document.getElementById('vpl').textContent;", vec![]);
-    assert_eq!(compiled.text, shown.as_str().unwrap(), "the page shows the generated VPL");
+    let shown = run(
+        &b,
+        "return document.getElementById('vpl').textContent;",
+        vec![],
+    );
+    assert_eq!(
+        compiled.text,
+        shown.as_str().unwrap(),
+        "the page shows the generated VPL"
+    );
     b.goto(&server.url("/graph?example=empty")).unwrap();
-    b.wait_for("window.vplGraph && window.vplGraph.updates > 0", WAIT).unwrap();
+    b.wait_for("window.vplGraph && window.vplGraph.updates > 0", WAIT)
+        .unwrap();
     run(&b, HELPERS, vec![]);
-    step(&b, "window.vplGraph.load(arguments[0]);", vec![saved.clone().into()]);
+    step(
+        &b,
+        "window.vplGraph.load(arguments[0]);",
+        vec![saved.clone().into()],
+    );
     assert_eq!(status(&b), "valid");
     assert_pixel(&b, 16, 16, [255, 128, 0, 255], "reloaded");
-    assert_eq!(run(&b, "return window.vplGraph.save();", vec![]).as_str().unwrap(), saved);
+    assert_eq!(
+        run(&b, "return window.vplGraph.save();", vec![])
+            .as_str()
+            .unwrap(),
+        saved
+    );
 
     // Edit-to-preview round trips on a 100-node graph: a constant's value
     // changes, the page posts the graph, the server compiles it, the page
     // draws the answer.
     let big = arithmetic_graph(100);
     let nodes = big["nodes"].as_array().unwrap().len();
-    step(&b, "window.vplGraph.load(arguments[0]);", vec![big.to_string().into()]);
-    assert_eq!(status(&b), "valid", "{}", b.text("#graph-diagnostics").unwrap());
-    let constant = big["nodes"].as_array().unwrap().iter().find(|n| n["id"] == "c0");
+    step(
+        &b,
+        "window.vplGraph.load(arguments[0]);",
+        vec![big.to_string().into()],
+    );
+    assert_eq!(
+        status(&b),
+        "valid",
+        "{}",
+        b.text("#graph-diagnostics").unwrap()
+    );
+    let constant = big["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "c0");
     let times = b
         .execute_async(
             "const [id, done] = [arguments[0], arguments[arguments.length - 1]];\
@@ -252,11 +339,18 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
             vec![constant.map(|n| n["id"].clone()).unwrap_or(Value::Null)],
         )
         .unwrap();
-    let mut times: Vec<f64> = times.as_array().unwrap().iter().map(|t| t.as_f64().unwrap()).collect();
+    let mut times: Vec<f64> = times
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_f64().unwrap())
+        .collect();
     times.sort_by(f64::total_cmp);
     let median = times[times.len() / 2];
     let max = times[times.len() - 1];
-    eprintln!("edit-to-preview round trip, {nodes}-node graph, 20 edits: median {median:.1} ms, max {max:.1} ms");
+    eprintln!(
+        "edit-to-preview round trip, {nodes}-node graph, 20 edits: median {median:.1} ms, max {max:.1} ms"
+    );
     // The issue's bound is 100 ms; this loaded, shared test machine gets slack.
     assert!(median < 250.0, "median round trip {median:.1} ms");
 
@@ -282,13 +376,20 @@ fn arithmetic_graph(nodes: usize) -> Value {
         json!({"id": "z", "kind": "constant", "type": "float", "value": 0.5}),
         json!({"id": "base", "kind": "combine", "type": "float3"}),
     ];
-    let mut edges = vec![json!({"from": "uv", "to": "base.x"}), json!({"from": "z", "to": "base.y"})];
+    let mut edges = vec![
+        json!({"from": "uv", "to": "base.x"}),
+        json!({"from": "z", "to": "base.y"}),
+    ];
     let mut prev = "base".to_string();
     let mut i = 0;
     while list.len() + 3 < nodes {
         let c = format!("c{i}");
         let op = format!("op{i}");
-        let value = if i % 2 == 0 { json!([1.0, 0.99, 0.98]) } else { json!([0.001, 0.002, 0.003]) };
+        let value = if i % 2 == 0 {
+            json!([1.0, 0.99, 0.98])
+        } else {
+            json!([0.001, 0.002, 0.003])
+        };
         list.push(json!({"id": c, "kind": "constant", "type": "float3", "value": value}));
         list.push(json!({"id": op, "kind": if i % 2 == 0 { "multiply" } else { "add" }}));
         edges.push(json!({"from": prev, "to": format!("{op}.a")}));
@@ -319,12 +420,17 @@ fn check_screenshot(png_bytes: &[u8]) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/vpl/graph.png");
     let (w, h, rgb) = decode(png_bytes);
     let distinct: std::collections::HashSet<&[u8]> = rgb.chunks_exact(3).collect();
-    assert!(distinct.len() > 50, "the screenshot is nearly blank ({} colours)", distinct.len());
+    assert!(
+        distinct.len() > 50,
+        "the screenshot is nearly blank ({} colours)",
+        distinct.len()
+    );
     if golden::blessing() {
         std::fs::write(&path, png_bytes).unwrap();
         return;
     }
-    let blessed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e} (bless it with IRKIT_BLESS=1)", path.display()));
+    let blessed = std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless it with IRKIT_BLESS=1)", path.display()));
     let (bw, bh, brgb) = decode(&blessed);
     assert_eq!((w, h), (bw, bh), "screenshot size changed");
     let differing = rgb

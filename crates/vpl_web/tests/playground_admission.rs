@@ -39,16 +39,25 @@ fn pages_of_other_sites_cannot_use_the_playground() {
     };
     let (status, answer) = compile("\r\nContent-Type: text/plain");
     assert_eq!(status, 415, "{answer}");
-    let (status, answer) = compile("\r\nContent-Type: application/json\r\nOrigin: http://evil.example");
+    let (status, answer) =
+        compile("\r\nContent-Type: application/json\r\nOrigin: http://evil.example");
     assert_eq!(status, 403, "{answer}");
-    let (status, answer) = raw(&server, &format!("GET /api/programs HTTP/1.1\r\nHost: evil.example:{port}"), "");
+    let (status, answer) = raw(
+        &server,
+        &format!("GET /api/programs HTTP/1.1\r\nHost: evil.example:{port}"),
+        "",
+    );
     assert_eq!(status, 403, "{answer}");
     // The page itself, from its own origin.
     let (status, answer) = compile(&format!(
         "\r\nContent-Type: application/json\r\nOrigin: http://127.0.0.1:{port}"
     ));
     assert_eq!(status, 200, "{answer}");
-    let (status, answer) = raw(&server, &format!("GET / HTTP/1.1\r\nHost: localhost:{port}"), "");
+    let (status, answer) = raw(
+        &server,
+        &format!("GET / HTTP/1.1\r\nHost: localhost:{port}"),
+        "",
+    );
     assert_eq!(status, 200, "{answer}");
 }
 
@@ -57,14 +66,19 @@ fn a_connection_that_sends_half_a_request_is_closed() {
     let server = Server::start(([127, 0, 0, 1], 0).into()).unwrap();
     let mut s = std::net::TcpStream::connect(server.addr()).unwrap();
     s.write_all(b"GET / HTTP/1.1\r\nHost: 127").unwrap();
-    s.set_read_timeout(Some(vpl_web::admission::HEADER_TIMEOUT + Duration::from_secs(10)))
-        .unwrap();
+    s.set_read_timeout(Some(
+        vpl_web::admission::HEADER_TIMEOUT + Duration::from_secs(10),
+    ))
+    .unwrap();
     let started = Instant::now();
     let mut buf = [0u8; 256];
     match s.read(&mut buf) {
         Ok(n) => assert_eq!(n, 0, "{}", String::from_utf8_lossy(&buf[..n])),
         Err(e) => assert!(
-            !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+            !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
             "still open after {:?}",
             started.elapsed()
         ),

@@ -47,8 +47,16 @@ fn annotated(bytes: &[u8]) -> Vec<u8> {
     let (parsed, positions) = zlm::text::parse_with_positions(&text).expect("parse");
     let payload = write(&parsed).expect("write");
     assert_eq!(payload, bytes, "the printed text writes the same payload");
-    zlm::ancillary::annotate(&payload, "bench.zlt", &text, &parsed, &positions, "bench", "1")
-        .expect("annotate")
+    zlm::ancillary::annotate(
+        &payload,
+        "bench.zlt",
+        &text,
+        &parsed,
+        &positions,
+        "bench",
+        "1",
+    )
+    .expect("annotate")
 }
 
 /// Decode+validate of an annotated file and its verified source map.

@@ -104,7 +104,11 @@ pub fn check_module(m: &Module) -> Result<()> {
         identifier(&i.name, false, &format_args!("import {}", i.module))?;
     }
     for d in &m.declarations {
-        identifier(&d.name, false, &format_args!("{} declaration", d.kind.text()))?;
+        identifier(
+            &d.name,
+            false,
+            &format_args!("{} declaration", d.kind.text()),
+        )?;
         for f in &d.fields {
             identifier(&f.name, false, &format_args!("field of {}", d.name))?;
         }

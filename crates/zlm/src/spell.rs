@@ -56,7 +56,10 @@ mod tests {
             ordinal: 6,
         };
         assert_eq!(flow.to_string(), "%2.6");
-        let recipe = OpRef::Recipe { edge: 1, ordinal: 0 };
+        let recipe = OpRef::Recipe {
+            edge: 1,
+            ordinal: 0,
+        };
         assert_eq!(recipe.to_string(), "%r1.0");
         assert_eq!(Root::Local(0).to_string(), "l0");
         assert_eq!(Root::Temp(flow).to_string(), "t%2.6");

@@ -20,7 +20,10 @@ fn examples() -> Vec<(String, String)> {
             .collect();
         names.sort();
         for p in names {
-            out.push((p.display().to_string(), std::fs::read_to_string(&p).unwrap()));
+            out.push((
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
         }
     }
     out
@@ -59,9 +62,15 @@ fn covers_every_operation(file: &str, text: &str, annotated: &[u8]) {
     let lines: Vec<&str> = text.split('\n').collect();
     for (d, decl) in m.declarations.iter().enumerate() {
         for (f, function) in decl.functions.iter().enumerate() {
-            let mapped = map.function(&ids.decls[d].functions[f].sig).expect("mapped");
+            let mapped = map
+                .function(&ids.decls[d].functions[f].sig)
+                .expect("mapped");
             assert_eq!(mapped.name, format!("{}.{}", decl.name, function.name));
-            assert!(lines[mapped.at.line as usize - 1].trim_start().starts_with("func "));
+            assert!(
+                lines[mapped.at.line as usize - 1]
+                    .trim_start()
+                    .starts_with("func ")
+            );
             let flow = function.body.blocks.iter().flat_map(|b| {
                 (0..b.ops.len()).map(move |i| OpRef::Flow {
                     block: b.id,
@@ -81,16 +90,30 @@ fn covers_every_operation(file: &str, text: &str, annotated: &[u8]) {
                 let line = lines[at.line as usize - 1];
                 let op = match r {
                     OpRef::Flow { block, ordinal } => {
-                        &function.body.blocks.iter().find(|b| b.id == block).unwrap().ops
-                            [ordinal as usize]
+                        &function
+                            .body
+                            .blocks
+                            .iter()
+                            .find(|b| b.id == block)
+                            .unwrap()
+                            .ops[ordinal as usize]
                     }
                     OpRef::Recipe { edge, ordinal } => {
-                        &function.body.edges.iter().find(|e| e.id == edge).unwrap().drops
-                            [ordinal as usize]
+                        &function
+                            .body
+                            .edges
+                            .iter()
+                            .find(|e| e.id == edge)
+                            .unwrap()
+                            .drops[ordinal as usize]
                     }
                 };
                 let tag = zlm::model::tag::name(op.tag).unwrap();
-                assert_eq!(line.trim_start().split(' ').next(), Some(tag), "{r:?} at {at}");
+                assert_eq!(
+                    line.trim_start().split(' ').next(),
+                    Some(tag),
+                    "{r:?} at {at}"
+                );
                 assert_eq!(
                     at.column as usize,
                     line.len() - line.trim_start().len() + 1,
@@ -116,7 +139,11 @@ fn every_example_keeps_its_identities_and_address_with_a_source_map() {
         let (payload, annotated) = assemble(file, text);
         assert!(annotated.len() > payload.len(), "{file}");
         assert_eq!(&annotated[..payload.len()], &payload[..], "{file}");
-        assert_eq!(identities(&payload, &refs), identities(&annotated, &refs), "{file}");
+        assert_eq!(
+            identities(&payload, &refs),
+            identities(&annotated, &refs),
+            "{file}"
+        );
         assert_eq!(zlm::address(&payload), zlm::address(&annotated), "{file}");
         // dis ignores it: the same text.
         let dis = |b: &[u8]| zlm::text::print(zlm::decode::decode(b).unwrap().module()).unwrap();
@@ -130,7 +157,11 @@ fn every_generated_module_keeps_its_identities_with_a_source_map() {
     for seed in 0..40 {
         let text = zlm::testgen::module_text(seed);
         let (payload, annotated) = assemble("gen.zlt", &text);
-        assert_eq!(identities(&payload, &[]), identities(&annotated, &[]), "seed {seed}");
+        assert_eq!(
+            identities(&payload, &[]),
+            identities(&annotated, &[]),
+            "seed {seed}"
+        );
         covers_every_operation("gen.zlt", &text, &annotated);
     }
     // The package oracle's modules: providers decoded in order, each module
@@ -162,7 +193,10 @@ fn body_offset(annotated: &[u8], k: u32) -> usize {
 
 #[test]
 fn a_corrupted_source_map_is_rejected_on_its_own_hash_and_the_payload_stays_valid() {
-    let (file, text) = examples().into_iter().find(|(f, _)| f.ends_with("faults.zlt")).unwrap();
+    let (file, text) = examples()
+        .into_iter()
+        .find(|(f, _)| f.ends_with("faults.zlt"))
+        .unwrap();
     let (payload, mut annotated) = assemble(&file, &text);
     let at = body_offset(&annotated, kind::SOURCE_MAP) + 40;
     annotated[at] ^= 0x20;
@@ -176,7 +210,10 @@ fn a_corrupted_source_map_is_rejected_on_its_own_hash_and_the_payload_stays_vali
 
 #[test]
 fn a_corrupted_directory_rejects_the_container_and_the_payload_stays_valid() {
-    let (file, text) = examples().into_iter().find(|(f, _)| f.ends_with("loop.zlt")).unwrap();
+    let (file, text) = examples()
+        .into_iter()
+        .find(|(f, _)| f.ends_with("loop.zlt"))
+        .unwrap();
     let (payload, annotated) = assemble(&file, &text);
     // A body length one byte longer.
     let mut longer = annotated.clone();
@@ -195,7 +232,10 @@ fn a_corrupted_directory_rejects_the_container_and_the_payload_stays_valid() {
 
 #[test]
 fn bytes_after_the_payload_that_are_no_container_still_reject_as_trailing() {
-    let (file, text) = examples().into_iter().find(|(f, _)| f.ends_with("loop.zlt")).unwrap();
+    let (file, text) = examples()
+        .into_iter()
+        .find(|(f, _)| f.ends_with("loop.zlt"))
+        .unwrap();
     let (mut payload, _) = assemble(&file, &text);
     payload.extend_from_slice(b"ZLMB");
     let e = zlm::decode::decode(&payload).expect_err("trailing");
@@ -204,7 +244,10 @@ fn bytes_after_the_payload_that_are_no_container_still_reject_as_trailing() {
 
 #[test]
 fn records_round_trip() {
-    let (file, text) = examples().into_iter().find(|(f, _)| f.ends_with("own.zlt")).unwrap();
+    let (file, text) = examples()
+        .into_iter()
+        .find(|(f, _)| f.ends_with("own.zlt"))
+        .unwrap();
     let (m, positions) = zlm::text::parse_with_positions(&text).unwrap();
     let map = SourceMap::from_text(&file, &m, &positions).unwrap();
     assert_eq!(SourceMap::decode(&map.encode(), 0).unwrap(), map);
@@ -215,16 +258,29 @@ fn records_round_trip() {
         artifact: [7; 32],
         record: "{\"format\":\"irkit.zlm.target-record/1\"}".into(),
     };
-    assert_eq!(ancillary::TargetMaterialization::decode(&t.encode(), 0).unwrap(), t);
+    assert_eq!(
+        ancillary::TargetMaterialization::decode(&t.encode(), 0).unwrap(),
+        t
+    );
     // Two target records and the source map, in any order, are written in
     // canonical order and read back.
     let payload = zlm::write::write(&m).unwrap();
     let sections = [
-        ancillary::Section { kind: kind::TARGET, body: t.encode() },
-        ancillary::Section { kind: kind::SOURCE_MAP, body: map.encode() },
         ancillary::Section {
             kind: kind::TARGET,
-            body: ancillary::TargetMaterialization { artifact: [9; 32], ..t.clone() }.encode(),
+            body: t.encode(),
+        },
+        ancillary::Section {
+            kind: kind::SOURCE_MAP,
+            body: map.encode(),
+        },
+        ancillary::Section {
+            kind: kind::TARGET,
+            body: ancillary::TargetMaterialization {
+                artifact: [9; 32],
+                ..t.clone()
+            }
+            .encode(),
         },
     ];
     let mut reversed = sections.clone();

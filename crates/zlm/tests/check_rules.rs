@@ -67,7 +67,8 @@ fn using_an_exclusive_parent_while_its_child_loan_is_live_rejects() {
         "ZLM-C-LOAN",
     );
     assert!(
-        err.message.contains("exclusive loan 1 is suspended by live child loan 2"),
+        err.message
+            .contains("exclusive loan 1 is suspended by live child loan 2"),
         "{err}"
     );
     assert_eq!((err.block, err.op), (Some(0), Some(2)), "{err}");
@@ -88,7 +89,10 @@ fn borrow_mut_through_a_shared_receiver_rejects() {
         ),
         "ZLM-C-LOAN",
     );
-    assert!(err.message.contains("BORROW_MUT through shared ancestry"), "{err}");
+    assert!(
+        err.message.contains("BORROW_MUT through shared ancestry"),
+        "{err}"
+    );
     assert_eq!((err.block, err.op), (Some(0), Some(0)), "{err}");
 }
 
@@ -96,10 +100,16 @@ fn borrow_mut_through_a_shared_receiver_rejects() {
 fn field_move_of_a_let_field_rejects() {
     let src = common::src("own.zlt");
     common::accept(&src);
-    let mutant = src.replace("  field 0 left public var @Box\n", "  field 0 left public let @Box\n");
+    let mutant = src.replace(
+        "  field 0 left public var @Box\n",
+        "  field 0 left public let @Box\n",
+    );
     assert_ne!(mutant, src);
     let err = common::reject(&mutant, "ZLM-C-PLACEMENT");
-    assert!(err.message.contains("FIELD_MOVE of a let ordinary field"), "{err}");
+    assert!(
+        err.message.contains("FIELD_MOVE of a let ordinary field"),
+        "{err}"
+    );
     assert_eq!(err.function, "Main.demo", "{err}");
 }
 
@@ -107,12 +117,15 @@ fn field_move_of_a_let_field_rejects() {
 fn replace_commit_of_a_let_field_rejects() {
     let src = common::src("drops.zlt");
     common::accept(&src);
-    let mutant =
-        src.replace("  field 1 right public var @Box\n", "  field 1 right public let @Box\n");
+    let mutant = src.replace(
+        "  field 1 right public var @Box\n",
+        "  field 1 right public let @Box\n",
+    );
     assert_ne!(mutant, src);
     let err = common::reject(&mutant, "ZLM-C-PLACEMENT");
     assert!(
-        err.message.contains("REPLACE_COMMIT of a field binding requires var"),
+        err.message
+            .contains("REPLACE_COMMIT of a field binding requires var"),
         "{err}"
     );
     assert_eq!(err.function, "Main.field_replace", "{err}");

@@ -57,7 +57,10 @@ pub const CASES: &[Case] = &[
 ];
 
 fn text(file: &str) -> String {
-    let p = format!("{}/../../examples/zlm/run/{file}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!(
+        "{}/../../examples/zlm/run/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(p).unwrap()
 }
 
@@ -70,7 +73,11 @@ pub fn expected_line(text: &str, case: &Case) -> u32 {
         .position(|l| l.trim() == format!("decl value {decl} public"))
         .unwrap();
     let func_at = (decl_at..lines.len())
-        .find(|&i| lines[i].trim_start().starts_with(&format!("func message type {function} ")))
+        .find(|&i| {
+            lines[i]
+                .trim_start()
+                .starts_with(&format!("func message type {function} "))
+        })
         .unwrap();
     let at = match case.line {
         None => func_at,
@@ -91,7 +98,11 @@ fn located(case: &Case, engine: &str, fault: &Fault) {
         .unwrap_or_else(|| panic!("{engine} {}: {fault} not located", case.entry));
     assert_eq!(at.file, case.file);
     assert_eq!(at.function, case.entry, "{engine}: {fault}");
-    assert_eq!(at.line, expected_line(&text, case), "{engine}: {fault} at {at}");
+    assert_eq!(
+        at.line,
+        expected_line(&text, case),
+        "{engine}: {fault} at {at}"
+    );
     assert!(at.column > 1, "{engine}: {at}");
 }
 
@@ -124,7 +135,12 @@ fn c_engine_faults_name_their_zlt_line() {
     for case in CASES {
         let text = text(case.file);
         let checked = zlm::decode::from_model(&zlm::text::parse(&text).unwrap(), &[]).unwrap();
-        let unit = emit(&checked, &TargetConfig::default(), &Scope::Entry(case.entry.into())).unwrap();
+        let unit = emit(
+            &checked,
+            &TargetConfig::default(),
+            &Scope::Entry(case.entry.into()),
+        )
+        .unwrap();
         let program = build(&unit, &cc);
         match program.run(case.entry, case.args, Limits::default()) {
             Ok(CRun::Fault { fault, .. }) => located(case, "c", &fault),

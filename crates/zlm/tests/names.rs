@@ -51,19 +51,31 @@ fn the_examples_spell_every_name_as_an_identifier() {
 fn a_declaration_name_with_a_hyphen_rejects() {
     let src = common::src("faults.zlt").replace("decl value Main ", "decl value Ma-n ");
     write_rejects(&src, "ZLM-NAME", "value declaration \"Ma-n\"");
-    decode_rejects(&patch(&artifact(), "Main", "Ma-n"), "ZLM-NAME", "declaration \"Ma-n\"");
+    decode_rejects(
+        &patch(&artifact(), "Main", "Ma-n"),
+        "ZLM-NAME",
+        "declaration \"Ma-n\"",
+    );
 }
 
 #[test]
 fn a_parameter_name_starting_with_a_digit_rejects() {
     let src = common::src("faults.zlt").replace("param 1 index UInt64", "param 1 9ndex UInt64");
     write_rejects(&src, "ZLM-NAME", "parameter of Main.byte_at");
-    decode_rejects(&patch(&artifact(), "index", "9ndex"), "ZLM-NAME", "\"9ndex\"");
+    decode_rejects(
+        &patch(&artifact(), "index", "9ndex"),
+        "ZLM-NAME",
+        "\"9ndex\"",
+    );
 }
 
 #[test]
 fn a_local_name_with_a_control_character_rejects() {
-    decode_rejects(&patch(&artifact(), "buf", "b\u{7}f"), "ZLM-NAME", "\"b\\u{7}f\"");
+    decode_rejects(
+        &patch(&artifact(), "buf", "b\u{7}f"),
+        "ZLM-NAME",
+        "\"b\\u{7}f\"",
+    );
 }
 
 #[test]
@@ -80,13 +92,25 @@ fn a_module_name_with_an_empty_segment_rejects() {
 #[test]
 fn an_operator_selector_message_rejects() {
     let src = common::src("faults.zlt").replace("type add public", "type + public");
-    write_rejects(&src, "ZLM-OPERATOR", "message of Main \"+\" is an operator selector");
-    decode_rejects(&patch(&artifact(), "div", "<<="), "ZLM-OPERATOR", "message \"<<=\"");
+    write_rejects(
+        &src,
+        "ZLM-OPERATOR",
+        "message of Main \"+\" is an operator selector",
+    );
+    decode_rejects(
+        &patch(&artifact(), "div", "<<="),
+        "ZLM-OPERATOR",
+        "message \"<<=\"",
+    );
 }
 
 #[test]
 fn a_non_identifier_message_that_is_not_an_operator_is_a_name_error() {
-    decode_rejects(&patch(&artifact(), "positive", "positiv?"), "ZLM-NAME", "message \"positiv?\"");
+    decode_rejects(
+        &patch(&artifact(), "positive", "positiv?"),
+        "ZLM-NAME",
+        "message \"positiv?\"",
+    );
 }
 
 #[test]

@@ -18,9 +18,24 @@ use zlm_llvm::{Scope, lower};
 /// (example, entry, argument words, the text of the line the fault is at;
 /// `None`: the function's `func` line, for a contract outside the body).
 const CASES: &[(&str, &str, &[u64], Option<&str>)] = &[
-    ("faults.zlt", "Main.add", &[0x7fff_ffff, 1], Some("add Int32 %0.0 %0.1 | - -")),
-    ("faults.zlt", "Main.div", &[7, 0], Some("div Int32 %0.0 %0.1 | - -")),
-    ("faults.zlt", "Main.positive", &[0], Some("assert_true - %0.2 | - -")),
+    (
+        "faults.zlt",
+        "Main.add",
+        &[0x7fff_ffff, 1],
+        Some("add Int32 %0.0 %0.1 | - -"),
+    ),
+    (
+        "faults.zlt",
+        "Main.div",
+        &[7, 0],
+        Some("div Int32 %0.0 %0.1 | - -"),
+    ),
+    (
+        "faults.zlt",
+        "Main.positive",
+        &[0],
+        Some("assert_true - %0.2 | - -"),
+    ),
     (
         "faults.zlt",
         "Main.byte_at",
@@ -31,7 +46,10 @@ const CASES: &[(&str, &str, &[u64], Option<&str>)] = &[
 ];
 
 fn text(file: &str) -> String {
-    let p = format!("{}/../../examples/zlm/run/{file}", env!("CARGO_MANIFEST_DIR"));
+    let p = format!(
+        "{}/../../examples/zlm/run/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(p).unwrap()
 }
 
@@ -44,11 +62,17 @@ fn expected_line(text: &str, entry: &str, needle: Option<&str>) -> u32 {
         .position(|l| l.trim() == format!("decl value {decl} public"))
         .unwrap();
     let func_at = (decl_at..lines.len())
-        .find(|&i| lines[i].trim_start().starts_with(&format!("func message type {function} ")))
+        .find(|&i| {
+            lines[i]
+                .trim_start()
+                .starts_with(&format!("func message type {function} "))
+        })
         .unwrap();
     let at = match needle {
         None => func_at,
-        Some(n) => (func_at..lines.len()).find(|&i| lines[i].trim() == n).unwrap(),
+        Some(n) => (func_at..lines.len())
+            .find(|&i| lines[i].trim() == n)
+            .unwrap(),
     };
     at as u32 + 1
 }
@@ -67,8 +91,16 @@ fn check(engine: &str, run: impl Fn(&zlm_llvm::Lowered, &str, &[u64]) -> CRun) {
         let at = map
             .locate(&checked, &fault)
             .unwrap_or_else(|| panic!("{engine} {entry}: {fault} not located"));
-        assert_eq!((at.file.as_str(), at.function.as_str()), (*file, *entry), "{engine}");
-        assert_eq!(at.line, expected_line(&text, entry, *needle), "{engine}: {fault} at {at}");
+        assert_eq!(
+            (at.file.as_str(), at.function.as_str()),
+            (*file, *entry),
+            "{engine}"
+        );
+        assert_eq!(
+            at.line,
+            expected_line(&text, entry, *needle),
+            "{engine}: {fault} at {at}"
+        );
     }
 }
 

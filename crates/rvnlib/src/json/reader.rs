@@ -382,8 +382,18 @@ fn read_ir_type(value: &Value, path: &Path<'_>, depth: usize) -> Result<LibraryI
         return Err(path.error("type nesting exceeds the depth limit"));
     }
     let mut o = Obj::new(value, path, "a type reference")?;
-    let kind = o.enumeration("Kind", IrTypeKind::from_name, IrTypeKind::NAMES, "IrTypeKind")?;
-    let component = o.enumeration("Component", IrTypeKind::from_name, IrTypeKind::NAMES, "IrTypeKind")?;
+    let kind = o.enumeration(
+        "Kind",
+        IrTypeKind::from_name,
+        IrTypeKind::NAMES,
+        "IrTypeKind",
+    )?;
+    let component = o.enumeration(
+        "Component",
+        IrTypeKind::from_name,
+        IrTypeKind::NAMES,
+        "IrTypeKind",
+    )?;
     let size = o.int("Size")?;
     let rows = o.int("Rows")?;
     let columns = o.int("Columns")?;
@@ -541,7 +551,12 @@ fn read_statement(value: &Value, path: &Path<'_>, depth: usize) -> Result<Librar
         },
         StatementKind::Intrinsic => LibraryIrStatement::Intrinsic {
             result: o.opt_int("Result")?,
-            intrinsic: o.enumeration("Intrinsic", IrIntrinsic::from_name, IrIntrinsic::NAMES, "IrIntrinsic")?,
+            intrinsic: o.enumeration(
+                "Intrinsic",
+                IrIntrinsic::from_name,
+                IrIntrinsic::NAMES,
+                "IrIntrinsic",
+            )?,
             arguments: o.ints("Arguments")?,
         },
         StatementKind::Call => {
@@ -622,7 +637,12 @@ fn read_type_ref(value: &Value, path: &Path<'_>, depth: usize) -> Result<Library
         return Err(path.error("type nesting exceeds the depth limit"));
     }
     let mut o = Obj::new(value, path, "a type reference")?;
-    let kind = o.enumeration("Kind", LibraryTypeKind::from_name, LibraryTypeKind::NAMES, "LibraryTypeKind")?;
+    let kind = o.enumeration(
+        "Kind",
+        LibraryTypeKind::from_name,
+        LibraryTypeKind::NAMES,
+        "LibraryTypeKind",
+    )?;
     let special = o.name("Special", "SpecialType")?;
     let name = o.opt_string("Name")?;
     let element = match o.opt("Element") {
@@ -737,7 +757,12 @@ fn read_type(value: &Value, path: &Path<'_>) -> Result<LibraryType> {
                     None => None,
                 },
                 semantic_name: a.opt_string("SemanticName")?,
-                ref_kind: a.enumeration("RefKind", RefKind::from_name, RefKind::NAMES, "RefKind")?,
+                ref_kind: a.enumeration(
+                    "RefKind",
+                    RefKind::from_name,
+                    RefKind::NAMES,
+                    "RefKind",
+                )?,
             };
             a.finish()?;
             Ok(parameter)
@@ -750,7 +775,12 @@ fn read_type(value: &Value, path: &Path<'_>) -> Result<LibraryType> {
             parameters,
             type_parameters,
             is_static: m.bool("IsStatic")?,
-            stage: m.enumeration("Stage", ShaderStage::from_name, ShaderStage::NAMES, "ShaderStage")?,
+            stage: m.enumeration(
+                "Stage",
+                ShaderStage::from_name,
+                ShaderStage::NAMES,
+                "ShaderStage",
+            )?,
             semantic_name: m.opt_string("SemanticName")?,
             ir_function: m.opt_string("IrFunction")?,
         };

@@ -116,7 +116,9 @@ fn lease_of(body: &J) -> Result<String, ApiError> {
         .and_then(J::as_str)
         .filter(|l| !l.is_empty())
         .map(str::to_string)
-        .ok_or_else(|| ApiError::BadRequest("body.lease (the token the poll gave) is required".into()))
+        .ok_or_else(|| {
+            ApiError::BadRequest("body.lease (the token the poll gave) is required".into())
+        })
 }
 
 fn lease_lost(id: &str) -> ApiError {
@@ -134,7 +136,9 @@ async fn poll(board: Arc<TaskBoard>, limits: Limits, body: Body) -> Result<Respo
                 p.as_str()
                     .filter(|s| !s.is_empty())
                     .map(str::to_string)
-                    .ok_or_else(|| ApiError::BadRequest("body.patterns must be non-empty strings".into()))
+                    .ok_or_else(|| {
+                        ApiError::BadRequest("body.patterns must be non-empty strings".into())
+                    })
             })
             .collect::<Result<_, _>>()?,
         _ => {
@@ -146,7 +150,11 @@ async fn poll(board: Arc<TaskBoard>, limits: Limits, body: Body) -> Result<Respo
     let worker = match body.get("worker") {
         None | Some(J::Null) => "worker".to_string(),
         Some(J::String(s)) if !s.is_empty() && s.len() <= 200 => s.clone(),
-        Some(_) => return Err(ApiError::BadRequest("body.worker must be 1 to 200 bytes".into())),
+        Some(_) => {
+            return Err(ApiError::BadRequest(
+                "body.worker must be 1 to 200 bytes".into(),
+            ));
+        }
     };
     let lease_ms = int_field(&body, "lease_ms", DEFAULT_LEASE_MS, 100, 3_600_000)?;
     let max = int_field(&body, "max", 1, 1, MAX_TASKS as i64)? as usize;
@@ -206,7 +214,12 @@ async fn poll(board: Arc<TaskBoard>, limits: Limits, body: Body) -> Result<Respo
     }
 }
 
-async fn heartbeat(board: Arc<TaskBoard>, limits: Limits, id: String, body: Body) -> Result<Response, ApiError> {
+async fn heartbeat(
+    board: Arc<TaskBoard>,
+    limits: Limits,
+    id: String,
+    body: Body,
+) -> Result<Response, ApiError> {
     let body = body_json(body, limits.max_body).await?;
     let lease = lease_of(&body)?;
     let lease_ms = int_field(&body, "lease_ms", DEFAULT_LEASE_MS, 100, 3_600_000)?;
@@ -233,7 +246,9 @@ async fn answer(
                     "give result or tagged_result, not both".into(),
                 ));
             }
-            (Some(r), None) => TaskAnswer::Completed(plain_to_tagged(r).map_err(ApiError::BadRequest)?),
+            (Some(r), None) => {
+                TaskAnswer::Completed(plain_to_tagged(r).map_err(ApiError::BadRequest)?)
+            }
             (None, Some(t)) => {
                 crate::values::check_tagged(t).map_err(ApiError::BadRequest)?;
                 TaskAnswer::Completed(t.clone())
@@ -271,8 +286,17 @@ fn respond(r: Result<Response, ApiError>) -> Response {
 type IdParam = Result<Path<String>, PathRejection>;
 
 /// The routes over `board`.
-pub fn router<S: Clone + Send + Sync + 'static>(board: Arc<TaskBoard>, limits: Limits) -> Router<S> {
-    let (b1, b2, b3, b4, b5) = (board.clone(), board.clone(), board.clone(), board.clone(), board);
+pub fn router<S: Clone + Send + Sync + 'static>(
+    board: Arc<TaskBoard>,
+    limits: Limits,
+) -> Router<S> {
+    let (b1, b2, b3, b4, b5) = (
+        board.clone(),
+        board.clone(),
+        board.clone(),
+        board.clone(),
+        board,
+    );
     Router::new()
         .route(
             "/v1/tasks/poll",

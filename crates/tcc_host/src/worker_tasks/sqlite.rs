@@ -45,7 +45,9 @@ fn row(r: &Row<'_>) -> rusqlite::Result<(TaskRow, String, Option<String>)> {
 }
 
 /// Parses the JSON columns of a row read by [`row`].
-fn decode((mut t, input, result): (TaskRow, String, Option<String>)) -> Result<TaskRow, StoreError> {
+fn decode(
+    (mut t, input, result): (TaskRow, String, Option<String>),
+) -> Result<TaskRow, StoreError> {
     t.input = serde_json::from_str(&input)
         .map_err(|e| StoreError::Corrupt(format!("worker task input: {e}")))?;
     t.result = match result {

@@ -59,6 +59,9 @@ pub fn nested_equal(n: f64) -> Vec<u8> {
 
 /// One effect with key `key`, returning its result.
 pub fn one_effect(key: &str) -> Vec<u8> {
-    artifact("ts.subset.v1", 0, json!([text(key), op("Effect"), op("Return")]))
+    artifact(
+        "ts.subset.v1",
+        0,
+        json!([text(key), op("Effect"), op("Return")]),
+    )
 }
-

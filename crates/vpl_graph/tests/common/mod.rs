@@ -62,7 +62,14 @@ impl Gen {
     pub fn new(seed: u64) -> Self {
         let mut rng = Rng::new(seed);
         let with_function = rng.chance(40);
-        Gen { rng, nodes: Vec::new(), edges: Vec::new(), pool: Vec::new(), next: 0, with_function }
+        Gen {
+            rng,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            pool: Vec::new(),
+            next: 0,
+            with_function,
+        }
     }
 
     fn node(&mut self, kind: &str, extra: Value) -> String {
@@ -77,7 +84,8 @@ impl Gen {
     }
 
     fn edge(&mut self, from: &str, to: &str, socket: &str) {
-        self.edges.push(json!({"from": from, "to": format!("{to}.{socket}")}));
+        self.edges
+            .push(json!({"from": from, "to": format!("{to}.{socket}")}));
     }
 
     fn finish(&mut self, id: String, socket: &str, t: T) -> String {
@@ -114,7 +122,11 @@ impl Gen {
                 self.finish(id, "out", t)
             }
             (T::F(3), 0) => {
-                let kind = if self.rng.chance(50) { "position" } else { "normal" };
+                let kind = if self.rng.chance(50) {
+                    "position"
+                } else {
+                    "normal"
+                };
                 let id = self.node(kind, json!({}));
                 self.finish(id, "out", t)
             }
@@ -129,7 +141,12 @@ impl Gen {
 
     /// An endpoint producing a value of type `t`.
     pub fn value(&mut self, t: T, depth: u32) -> String {
-        let reusable: Vec<String> = self.pool.iter().filter(|(_, u)| *u == t).map(|(e, _)| e.clone()).collect();
+        let reusable: Vec<String> = self
+            .pool
+            .iter()
+            .filter(|(_, u)| *u == t)
+            .map(|(e, _)| e.clone())
+            .collect();
         if !reusable.is_empty() && self.rng.chance(25) {
             let i = self.rng.below(reusable.len());
             return reusable[i].clone();
@@ -146,8 +163,19 @@ impl Gen {
         match t {
             T::B => match self.rng.below(5) {
                 0 => {
-                    let k = if self.rng.chance(50) { T::F(1) } else { T::I(1) };
-                    let ops = ["less", "greater", "equal", "not_equal", "less_equal", "greater_equal"];
+                    let k = if self.rng.chance(50) {
+                        T::F(1)
+                    } else {
+                        T::I(1)
+                    };
+                    let ops = [
+                        "less",
+                        "greater",
+                        "equal",
+                        "not_equal",
+                        "less_equal",
+                        "greater_equal",
+                    ];
                     let op = ops[self.rng.below(ops.len())];
                     let (a, b) = (self.value(k, d), self.value(k, d));
                     let id = self.node("compare", json!({"op": op}));
@@ -191,16 +219,25 @@ impl Gen {
                 let float = matches!(t, T::F(_));
                 match self.rng.below(14) {
                     0 | 1 => {
-                        let kind = ["add", "subtract", "multiply", "divide"][self.rng.below(if float { 4 } else { 3 })];
+                        let kind = ["add", "subtract", "multiply", "divide"]
+                            [self.rng.below(if float { 4 } else { 3 })];
                         let a = self.value(t, d);
-                        let b = if n > 1 && self.rng.chance(30) { self.value(scalar_kind(t), d) } else { self.value(t, d) };
+                        let b = if n > 1 && self.rng.chance(30) {
+                            self.value(scalar_kind(t), d)
+                        } else {
+                            self.value(t, d)
+                        };
                         let id = self.node(kind, json!({}));
                         self.edge(&a, &id, "a");
                         self.edge(&b, &id, "b");
                         self.finish(id, "out", t)
                     }
                     2 => {
-                        let kinds: &[&str] = if float { &["negate", "one_minus", "abs", "saturate"] } else { &["negate", "abs"] };
+                        let kinds: &[&str] = if float {
+                            &["negate", "one_minus", "abs", "saturate"]
+                        } else {
+                            &["negate", "abs"]
+                        };
                         let kind = kinds[self.rng.below(kinds.len())];
                         let x = self.value(t, d);
                         let id = self.node(kind, json!({}));
@@ -208,10 +245,19 @@ impl Gen {
                         self.finish(id, "out", t)
                     }
                     3 => {
-                        let kind = ["min", "max", "step"][self.rng.below(if float { 3 } else { 2 })];
-                        let (sa, sb) = if kind == "step" { ("edge", "x") } else { ("a", "b") };
+                        let kind =
+                            ["min", "max", "step"][self.rng.below(if float { 3 } else { 2 })];
+                        let (sa, sb) = if kind == "step" {
+                            ("edge", "x")
+                        } else {
+                            ("a", "b")
+                        };
                         let a = self.value(t, d);
-                        let b = if n > 1 && self.rng.chance(30) { self.value(scalar_kind(t), d) } else { self.value(t, d) };
+                        let b = if n > 1 && self.rng.chance(30) {
+                            self.value(scalar_kind(t), d)
+                        } else {
+                            self.value(t, d)
+                        };
                         let id = self.node(kind, json!({}));
                         self.edge(&a, &id, sa);
                         self.edge(&b, &id, sb);
@@ -251,7 +297,9 @@ impl Gen {
                             return self.finish(id, c, t);
                         }
                         let letters = ["x", "y", "z", "w"];
-                        let pattern: String = (0..n).map(|_| letters[self.rng.below(usize::from(m))]).collect();
+                        let pattern: String = (0..n)
+                            .map(|_| letters[self.rng.below(usize::from(m))])
+                            .collect();
                         let id = self.node("swizzle", json!({"pattern": pattern}));
                         self.edge(&x, &id, "x");
                         self.finish(id, "out", t)

@@ -73,7 +73,10 @@ impl<'a> Cursor<'a> {
         if n.saturating_mul(min_bytes) > self.remaining() {
             return Err(self.fail(
                 code::ANCILLARY_RECORD,
-                format!("{n} {what} cannot fit in the {} remaining bytes", self.remaining()),
+                format!(
+                    "{n} {what} cannot fit in the {} remaining bytes",
+                    self.remaining()
+                ),
             ));
         }
         Ok(n)

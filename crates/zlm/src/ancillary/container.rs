@@ -186,7 +186,11 @@ pub fn read(payload: &[u8], bytes: &[u8]) -> Result<Container> {
     let structure = |c: &Cursor, msg: String| c.fail(code::ANCILLARY, msg);
     let magic = c.take(4).map_err(relabel)?;
     if magic != MAGIC {
-        return Err(Error::at(code::ANCILLARY, base, "ancillary container: magic is not ZLMA"));
+        return Err(Error::at(
+            code::ANCILLARY,
+            base,
+            "ancillary container: magic is not ZLMA",
+        ));
     }
     let major = c.take(2).map_err(relabel)?;
     let minor = c.take(2).map_err(relabel)?;
@@ -230,7 +234,10 @@ pub fn read(payload: &[u8], bytes: &[u8]) -> Result<Container> {
             return Err(structure(&c, format!("section {i} has kind 0")));
         }
         if c.u32().map_err(relabel)? != 0 {
-            return Err(structure(&c, format!("section {i}: reserved word is not zero")));
+            return Err(structure(
+                &c,
+                format!("section {i}: reserved word is not zero"),
+            ));
         }
         let len = c.u64().map_err(relabel)?;
         let id = c.id().map_err(relabel)?;
@@ -239,7 +246,10 @@ pub fn read(payload: &[u8], bytes: &[u8]) -> Result<Container> {
             if prev >= (kind, id) {
                 return Err(structure(
                     &c,
-                    format!("section {i} is not after section {} (kind, then address)", i - 1),
+                    format!(
+                        "section {i} is not after section {} (kind, then address)",
+                        i - 1
+                    ),
                 ));
             }
             if prev_kind == kind && kind::unique(kind) {

@@ -71,7 +71,11 @@ pub struct Located {
 
 impl std::fmt::Display for Located {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{} in {}", self.file, self.line, self.column, self.function)
+        write!(
+            f,
+            "{}:{}:{} in {}",
+            self.file, self.line, self.column, self.function
+        )
     }
 }
 
@@ -88,17 +92,22 @@ impl SourceMap {
         };
         let mut functions = Vec::with_capacity(positions.len());
         for p in positions {
-            let (Some(decl), Some(decl_ids)) = (module.declarations.get(p.decl), ids.decls.get(p.decl))
+            let (Some(decl), Some(decl_ids)) =
+                (module.declarations.get(p.decl), ids.decls.get(p.decl))
             else {
                 continue;
             };
-            let (Some(function), Some(fn_ids)) =
-                (decl.functions.get(p.function), decl_ids.functions.get(p.function))
-            else {
+            let (Some(function), Some(fn_ids)) = (
+                decl.functions.get(p.function),
+                decl_ids.functions.get(p.function),
+            ) else {
                 continue;
             };
-            let mut ops: Vec<(OpRef, Position)> =
-                p.ops.iter().map(|&(r, line, column)| (r, at(line, column))).collect();
+            let mut ops: Vec<(OpRef, Position)> = p
+                .ops
+                .iter()
+                .map(|&(r, line, column)| (r, at(line, column)))
+                .collect();
             ops.sort();
             ops.dedup_by(|a, b| a.0 == b.0);
             functions.push(MappedFunction {
@@ -270,7 +279,10 @@ impl SourceMap {
         let mut found = None;
         for (d, decl) in m.declarations.iter().enumerate() {
             for (f, function) in decl.functions.iter().enumerate() {
-                if fault.function.strip_prefix(decl.name.as_str()).and_then(|r| r.strip_prefix('.'))
+                if fault
+                    .function
+                    .strip_prefix(decl.name.as_str())
+                    .and_then(|r| r.strip_prefix('.'))
                     == Some(function.name.as_str())
                 {
                     if found.is_some() {

@@ -247,7 +247,10 @@ impl FnCheck<'_, '_> {
                     fields: vec![],
                 };
                 if self.index.path(&key).is_none() {
-                    return Err(fail(format!("non-Copy owner {} has no owned path", crate::spell::Place(&key))));
+                    return Err(fail(format!(
+                        "non-Copy owner {} has no owned path",
+                        crate::spell::Place(&key)
+                    )));
                 }
             }
             Ok(())
@@ -368,10 +371,14 @@ impl FnCheck<'_, '_> {
                         "cleanup edge {} is ({} -> {}, {}) but the CFG reconstructs ({} -> {}, {})",
                         present.id,
                         present.source,
-                        present.successor.map_or("exit".to_string(), |s| s.to_string()),
+                        present
+                            .successor
+                            .map_or("exit".to_string(), |s| s.to_string()),
                         present.kind.text(),
                         wanted.source,
-                        wanted.successor.map_or("exit".to_string(), |s| s.to_string()),
+                        wanted
+                            .successor
+                            .map_or("exit".to_string(), |s| s.to_string()),
                         kinds.join(" or ")
                     ),
                 ));

@@ -147,7 +147,12 @@ fn spelled(name: String, rule: Rule, at: u64, what: &str) -> Result<String> {
 
 /// The string at `field` of `rec`, checked against `rule`.
 fn name_at(reader: &Reader, rec: &Rec, field: usize, rule: Rule, what: &str) -> Result<String> {
-    spelled(reader.string_at(rec, field, what)?, rule, rec.at(field), what)
+    spelled(
+        reader.string_at(rec, field, what)?,
+        rule,
+        rec.at(field),
+        what,
+    )
 }
 
 impl Projection<'_, '_> {
@@ -157,9 +162,20 @@ impl Projection<'_, '_> {
         for index in 0..reader.count(Section::Imports) {
             let rec = reader.rec(Section::Imports, index);
             let nominal = rec.id(field::import::NOMINAL);
-            let module = name_at(reader, &rec, field::import::MODULE_NAME, Rule::Dotted, "import module")?;
-            let decl_name =
-                name_at(reader, &rec, field::import::DECL_NAME, Rule::Identifier, "import declaration")?;
+            let module = name_at(
+                reader,
+                &rec,
+                field::import::MODULE_NAME,
+                Rule::Dotted,
+                "import module",
+            )?;
+            let decl_name = name_at(
+                reader,
+                &rec,
+                field::import::DECL_NAME,
+                Rule::Identifier,
+                "import declaration",
+            )?;
             let namespace = self.hasher.namespace(&self.package, &module);
             let kind = DeclKind::ALL
                 .iter()
@@ -318,7 +334,13 @@ impl Projection<'_, '_> {
         }
         Ok(Field {
             ordinal: rec.word(field::field_record::ORDINAL),
-            name: name_at(reader, &rec, field::field_record::NAME, Rule::Identifier, "field")?,
+            name: name_at(
+                reader,
+                &rec,
+                field::field_record::NAME,
+                Rule::Identifier,
+                "field",
+            )?,
             visibility: Visibility::from_tag(rec.word(field::field_record::VISIBILITY))
                 .ok_or_else(|| {
                     Error::at(
@@ -361,7 +383,13 @@ impl Projection<'_, '_> {
                         "unknown visibility",
                     )
                 })?;
-            let decl_name = name_at(reader, &rec, field::decl::NAME, Rule::Identifier, "declaration")?;
+            let decl_name = name_at(
+                reader,
+                &rec,
+                field::decl::NAME,
+                Rule::Identifier,
+                "declaration",
+            )?;
             let mut fields = Vec::new();
             for index in reader.range_at(
                 &rec,
@@ -441,7 +469,13 @@ impl Projection<'_, '_> {
         }
         Ok(Variant {
             tag: rec.word(field::variant::TAG),
-            name: name_at(reader, &rec, field::variant::NAME, Rule::Identifier, "variant")?,
+            name: name_at(
+                reader,
+                &rec,
+                field::variant::NAME,
+                Rule::Identifier,
+                "variant",
+            )?,
             fields: payload,
         })
     }
@@ -666,7 +700,13 @@ impl Projection<'_, '_> {
         }
         Ok(Param {
             ordinal: rec.word(field::binding::ORDINAL),
-            name: name_at(reader, &rec, field::binding::NAME, Rule::Identifier, section.name())?,
+            name: name_at(
+                reader,
+                &rec,
+                field::binding::NAME,
+                Rule::Identifier,
+                section.name(),
+            )?,
             ty: self.ty_at(&rec, field::binding::TYPE)?,
         })
     }

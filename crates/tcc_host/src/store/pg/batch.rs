@@ -104,7 +104,8 @@ fn claim_many_sql() -> String {
 }
 
 /// A group's lease releases in one statement.
-const RELEASE_MANY: &str = "UPDATE executions e SET owner = NULL, lease_until = 0, drive_attempts = 0
+const RELEASE_MANY: &str =
+    "UPDATE executions e SET owner = NULL, lease_until = 0, drive_attempts = 0
      FROM UNNEST($1::text[], $2::text[]) AS d(id, owner)
      WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner";
 

@@ -256,7 +256,12 @@ fn the_journal_is_read_by_key_range_and_foreign_keys_are_refused() {
         result: J::Null,
     };
     // An id with `:` is escaped in its keys (store::journal_key).
-    for (exec, key) in [("e", "e:b"), ("e", "e:a"), ("e1", "e1:a"), ("e:x", "e%3Ax:a")] {
+    for (exec, key) in [
+        ("e", "e:b"),
+        ("e", "e:a"),
+        ("e1", "e1:a"),
+        ("e:x", "e%3Ax:a"),
+    ] {
         store.journal_put(&row(exec, key)).unwrap();
     }
     // Journal order is insertion order, not key order.
