@@ -2,7 +2,7 @@
 //! and type discovery order of the canonical writer (spec section 11), so
 //! that the text is a fixed point of `vpl::text::write` (tested).
 
-use crate::program::{Function, Program, Stage};
+use crate::program::{Function, Inst, Operand, Place, Program, Stage, Terminator};
 use crate::types::{Records, Ty};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -159,14 +159,20 @@ pub fn print(p: &Program, records: &Records) -> String {
 
 fn stage(out: &mut String, s: &Stage, ids: &TypeIds) {
     indent(out, 1);
-    let _ = write!(out, "({} f0", s.keyword);
+    let _ = write!(out, "({} f0", s.kind.keyword());
     indent(out, 2);
     out.push_str("(interface");
     for (slot, v) in s.interface.iter().enumerate() {
         indent(out, 3);
         let _ = write!(out, "({} s{slot} ", if v.input { "in" } else { "out" });
         quote(out, &v.name);
-        let _ = write!(out, " t{} {} {})", ids.get(&v.ty), v.location, v.semantic);
+        let _ = write!(
+            out,
+            " t{} {} {})",
+            ids.get(&v.ty),
+            v.location,
+            v.semantic.keyword()
+        );
     }
     out.push(')');
     indent(out, 2);
@@ -199,13 +205,107 @@ fn function(out: &mut String, index: usize, f: &Function, ids: &TypeIds) {
     for (b, block) in f.blocks.iter().enumerate() {
         indent(out, 4);
         let _ = write!(out, "(block b{b}");
-        for line in &block.lines {
+        for inst in &block.instructions {
             indent(out, 5);
-            out.push_str(line);
+            instruction(out, inst);
         }
         indent(out, 5);
-        out.push_str(&block.terminator);
+        terminator(out, &block.terminator);
         out.push(')');
     }
     out.push(')');
+}
+
+fn operands(out: &mut String, list: &[Operand]) {
+    for o in list {
+        out.push(' ');
+        o.push(out);
+    }
+}
+
+fn place(out: &mut String, p: Place) {
+    let _ = match p {
+        Place::Stage(n) => write!(out, "(stage s{n})"),
+        Place::Uniform(n) => write!(out, "(uniform u{n})"),
+        Place::Parameter(n) => write!(out, "(parameter p{n})"),
+    };
+}
+
+fn instruction(out: &mut String, inst: &Inst) {
+    match inst {
+        Inst::Comment(text) => {
+            out.push_str(text);
+            return;
+        }
+        Inst::Op {
+            op,
+            result,
+            operands: list,
+        } => {
+            let _ = write!(out, "({} r{result}", op.keyword());
+            operands(out, list);
+        }
+        Inst::Swizzle {
+            result,
+            source,
+            pattern,
+        } => {
+            let _ = write!(out, "(swizzle r{result} ");
+            source.push(out);
+            out.push(' ');
+            quote(out, pattern);
+        }
+        Inst::Member {
+            result,
+            source,
+            field,
+        } => {
+            let _ = write!(out, "(member r{result} ");
+            source.push(out);
+            out.push(' ');
+            quote(out, field);
+        }
+        Inst::Copy { result, source } => {
+            let _ = write!(out, "(copy r{result} ");
+            source.push(out);
+        }
+        Inst::Call {
+            result,
+            function,
+            arguments,
+        } => {
+            let _ = write!(out, "(call r{result} f{function}");
+            operands(out, arguments);
+        }
+        Inst::Load { result, place: p } => {
+            let _ = write!(out, "(load r{result} ");
+            place(out, *p);
+        }
+        Inst::Store { place: p, value } => {
+            out.push_str("(store ");
+            place(out, *p);
+            out.push(' ');
+            value.push(out);
+        }
+    }
+    out.push(')');
+}
+
+fn terminator(out: &mut String, t: &Terminator) {
+    match t {
+        Terminator::Branch(b) => {
+            let _ = write!(out, "(branch b{b})");
+        }
+        Terminator::BranchIf(condition, t, f) => {
+            out.push_str("(branch_if ");
+            condition.push(out);
+            let _ = write!(out, " b{t} b{f})");
+        }
+        Terminator::Return => out.push_str("(return)"),
+        Terminator::ReturnValue(v) => {
+            out.push_str("(return ");
+            v.push(out);
+            out.push(')');
+        }
+    }
 }

@@ -108,6 +108,19 @@ impl CompareOp {
         }
     }
 
+    /// The VPL comparison.
+    pub fn binary_op(self) -> vpl::ir::BinaryOp {
+        use vpl::ir::BinaryOp as B;
+        match self {
+            CompareOp::Equal => B::Equal,
+            CompareOp::NotEqual => B::NotEqual,
+            CompareOp::Less => B::Less,
+            CompareOp::LessEqual => B::LessEqual,
+            CompareOp::Greater => B::Greater,
+            CompareOp::GreaterEqual => B::GreaterEqual,
+        }
+    }
+
     fn parse(s: &str) -> Option<CompareOp> {
         Some(match s {
             "equal" => CompareOp::Equal,
@@ -142,6 +155,17 @@ impl Arith {
             Arith::Subtract => "subtract",
             Arith::Multiply => "multiply",
             Arith::Divide => "divide",
+        }
+    }
+
+    /// The VPL operation.
+    pub fn binary_op(self) -> vpl::ir::BinaryOp {
+        use vpl::ir::BinaryOp as B;
+        match self {
+            Arith::Add => B::Add,
+            Arith::Subtract => B::Subtract,
+            Arith::Multiply => B::Multiply,
+            Arith::Divide => B::Divide,
         }
     }
 }
