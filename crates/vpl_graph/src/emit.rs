@@ -2,10 +2,13 @@
 //! and type discovery order of the canonical writer (spec section 11), so
 //! that the text is a fixed point of `vpl::text::write` (tested).
 
-use crate::program::{Function, Inst, Operand, Place, Program, Stage, Terminator};
+use crate::program::{Function, Inst, Operand, Place, Program, Stage, Terminator, push_id};
 use crate::types::{Records, Ty};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+
+/// Up to this many types, IDs are found by a linear scan.
+const FEW_TYPES: usize = 24;
 
 /// Type IDs in first-discovery order.
 struct TypeIds<'a> {
@@ -16,8 +19,18 @@ struct TypeIds<'a> {
 
 impl TypeIds<'_> {
     /// Numbers `t` and then (depth first) its components.
+    /// The ID of `t`, if numbered: a linear scan while there are few types
+    /// (registers repeat a handful of types; hashing each costs more).
+    fn lookup(&self, t: &Ty) -> Option<usize> {
+        if self.order.len() <= FEW_TYPES {
+            self.order.iter().position(|x| x == t)
+        } else {
+            self.id.get(t).copied()
+        }
+    }
+
     fn visit(&mut self, t: &Ty) {
-        if self.id.contains_key(t) {
+        if self.lookup(t).is_some() {
             return;
         }
         self.id.insert(t.clone(), self.order.len());
@@ -55,7 +68,7 @@ impl TypeIds<'_> {
     }
 
     fn get(&self, t: &Ty) -> usize {
-        self.id.get(t).copied().unwrap_or(usize::MAX)
+        self.lookup(t).unwrap_or(usize::MAX)
     }
 }
 
@@ -199,7 +212,9 @@ fn function(out: &mut String, index: usize, f: &Function, ids: &TypeIds) {
     out.push_str("(registers");
     for (n, r) in f.registers.iter().enumerate() {
         indent(out, 5);
-        let _ = write!(out, "(register r{n} t{})", ids.get(r));
+        push_id(out, "(register r", n);
+        push_id(out, " t", ids.get(r));
+        out.push(')');
     }
     out.push(')');
     for (b, block) in f.blocks.iter().enumerate() {
@@ -242,7 +257,9 @@ fn instruction(out: &mut String, inst: &Inst) {
             result,
             operands: list,
         } => {
-            let _ = write!(out, "({} r{result}", op.keyword());
+            out.push('(');
+            out.push_str(op.keyword());
+            push_id(out, " r", *result as usize);
             operands(out, list);
         }
         Inst::Swizzle {
@@ -250,7 +267,8 @@ fn instruction(out: &mut String, inst: &Inst) {
             source,
             pattern,
         } => {
-            let _ = write!(out, "(swizzle r{result} ");
+            push_id(out, "(swizzle r", *result as usize);
+            out.push(' ');
             source.push(out);
             out.push(' ');
             quote(out, pattern);
@@ -266,7 +284,8 @@ fn instruction(out: &mut String, inst: &Inst) {
             quote(out, field);
         }
         Inst::Copy { result, source } => {
-            let _ = write!(out, "(copy r{result} ");
+            push_id(out, "(copy r", *result as usize);
+            out.push(' ');
             source.push(out);
         }
         Inst::Call {
@@ -278,7 +297,8 @@ fn instruction(out: &mut String, inst: &Inst) {
             operands(out, arguments);
         }
         Inst::Load { result, place: p } => {
-            let _ = write!(out, "(load r{result} ");
+            push_id(out, "(load r", *result as usize);
+            out.push(' ');
             place(out, *p);
         }
         Inst::Store { place: p, value } => {
@@ -294,12 +314,15 @@ fn instruction(out: &mut String, inst: &Inst) {
 fn terminator(out: &mut String, t: &Terminator) {
     match t {
         Terminator::Branch(b) => {
-            let _ = write!(out, "(branch b{b})");
+            push_id(out, "(branch b", *b);
+            out.push(')');
         }
         Terminator::BranchIf(condition, t, f) => {
             out.push_str("(branch_if ");
             condition.push(out);
-            let _ = write!(out, " b{t} b{f})");
+            push_id(out, " b", *t);
+            push_id(out, " b", *f);
+            out.push(')');
         }
         Terminator::Return => out.push_str("(return)"),
         Terminator::ReturnValue(v) => {

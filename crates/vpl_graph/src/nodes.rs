@@ -436,7 +436,7 @@ pub fn parse(raw: &RawNode, records: &Records) -> Result<Kind, GraphError> {
         let s = need(what, "type")?;
         Ty::parse(&s, records).map_err(err)
     };
-    Ok(match raw.kind.as_str() {
+    Ok(match &*raw.kind {
         "uv" => Kind::Input(Varying::Uv),
         "vertex_color" => Kind::Input(Varying::VertexColor),
         "position" => Kind::Input(Varying::Position),
@@ -674,7 +674,8 @@ pub fn catalogue() -> serde_json::Value {
         if let (Some(o), Some(d)) = (raw.as_object_mut(), defaults.as_object()) {
             o.extend(d.clone());
         }
-        let parsed = serde_json::from_value::<RawNode>(raw)
+        let text = raw.to_string();
+        let parsed = serde_json::from_str::<RawNode>(&text)
             .ok()
             .and_then(|r| parse(&r, &Records::default()).ok());
         let (inputs, outputs): (Vec<&str>, Vec<&str>) = match &parsed {

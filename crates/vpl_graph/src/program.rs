@@ -26,13 +26,35 @@ impl Operand {
     /// Appends the canonical spelling (`r3`, `(float 0.5)`, `(int -2)`).
     pub fn push(self, out: &mut String) {
         let _ = match self {
-            Operand::Reg(r) => write!(out, "r{r}"),
+            Operand::Reg(r) => {
+                push_id(out, "r", r as usize);
+                Ok(())
+            }
             Operand::Bool(b) => write!(out, "(bool {b})"),
             Operand::Int(i) => write!(out, "(int {i})"),
             // `{:?}` is the shortest decimal that reads back to the same
             // bits, as the canonical writer prints it.
             Operand::Float(f) => write!(out, "(float {f:?})"),
         };
+    }
+}
+
+/// Appends `prefix` and the decimal digits of `n` (`r12`, `b3`): the
+/// printer's most frequent output, without `fmt`'s machinery.
+pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
+    out.push_str(prefix);
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
     }
 }
 
