@@ -221,9 +221,10 @@ fn function(
     let handles: Vec<Handle<ir::Block>> = f.blocks.iter().map(|_| out.add_block()).collect();
     for (index, (block, &h)) in f.blocks.iter().zip(&handles).enumerate() {
         let target = &mut out.blocks[h];
+        target.instructions.reserve(block.instructions.len());
         if index == 0 {
             // Register declarations are the entry block's prefix.
-            target.instructions.reserve(register_types.len() + block.instructions.len());
+            target.instructions.reserve(register_types.len());
             for r in 0..register_types.len() {
                 target.push(InstructionKind::DeclareLocal {
                     register: registers.register(r as u32),

@@ -110,7 +110,9 @@ pub fn print(p: &Program, records: &Records) -> String {
     }
     ids.stage(&p.vertex);
     ids.stage(&p.fragment);
-    let mut out = String::with_capacity(4096);
+    // About 30 bytes per instruction (and register): sized once, so the
+    // text is not copied as it grows.
+    let mut out = String::with_capacity(4096 + 40 * p.instruction_count());
     out.push_str("(module 1");
     indent(&mut out, 1);
     out.push_str("(types");

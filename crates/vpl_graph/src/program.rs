@@ -53,9 +53,8 @@ pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    // ASCII digits: always UTF-8.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
 }
 
 /// One interface slot.
@@ -241,4 +240,16 @@ pub struct Program {
     pub vertex: Stage,
     /// The fragment stage.
     pub fragment: Stage,
+}
+
+impl Program {
+    /// The number of instructions in every function of both stages.
+    pub fn instruction_count(&self) -> usize {
+        [&self.vertex, &self.fragment]
+            .iter()
+            .flat_map(|s| &s.functions)
+            .flat_map(|f| &f.blocks)
+            .map(|b| b.instructions.len() + 1)
+            .sum()
+    }
 }
