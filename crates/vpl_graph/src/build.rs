@@ -143,10 +143,7 @@ pub fn module(p: &Program, records: &Records) -> Result<ir::Module, String> {
         uniform_types.push(ty);
         m.add_uniform(kind, u.name.clone(), ty);
     }
-    for (source, target) in [
-        (&p.vertex, &mut m.vertex),
-        (&p.fragment, &mut m.fragment),
-    ] {
+    for (source, target) in [(&p.vertex, &mut m.vertex), (&p.fragment, &mut m.fragment)] {
         stage(source, target, &uniform_types, &mut types)?;
     }
     m.types = types.arena;
@@ -296,11 +293,7 @@ fn instruction(
                     arguments: registers.operands(args),
                 },
                 (Op::Binary(_) | Op::Index, args) => {
-                    return Err(format!(
-                        "`{}` with {} operands",
-                        op.keyword(),
-                        args.len()
-                    ));
+                    return Err(format!("`{}` with {} operands", op.keyword(), args.len()));
                 }
             }
         }
@@ -314,8 +307,7 @@ fn instruction(
             pattern: pattern
                 .chars()
                 .map(|c| {
-                    SwizzleComponent::from_letter(c)
-                        .ok_or_else(|| format!("swizzle letter {c:?}"))
+                    SwizzleComponent::from_letter(c).ok_or_else(|| format!("swizzle letter {c:?}"))
                 })
                 .collect::<Result<_, _>>()?,
         },

@@ -299,7 +299,11 @@ fn graph(
         };
         let inputs: Vec<Cow<'static, str>> = match &kind {
             Kind::Call { function: name } => match signatures.iter().find(|s| s.name == *name) {
-                Some(s) => s.inputs.iter().map(|(n, _)| Cow::Owned(n.clone())).collect(),
+                Some(s) => s
+                    .inputs
+                    .iter()
+                    .map(|(n, _)| Cow::Owned(n.clone()))
+                    .collect(),
                 None => {
                     errors.push(
                         GraphError::new(ErrorKind::Name, format!("no sub-graph named {name:?}"))

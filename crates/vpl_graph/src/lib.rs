@@ -131,8 +131,7 @@ pub fn compile_document(
     label: &str,
     options: Options,
 ) -> Result<Compiled, CompileError> {
-    let (program, records, samplers) =
-        lower_document(doc, options).map_err(CompileError::Graph)?;
+    let (program, records, samplers) = lower_document(doc, options).map_err(CompileError::Graph)?;
     let text = emit::print(&program, &records);
     let verified = build::module(&program, &records)
         .and_then(|module| vpl::verify::Verified::new(module).map_err(|e| e.to_string()));

@@ -367,7 +367,10 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         Some(v)
     };
     if annotate {
-        main.push(Inst::Comment(format!("// {} (material_output)", material.id)));
+        main.push(Inst::Comment(format!(
+            "// {} (material_output)",
+            material.id
+        )));
     }
     let color = match (input("base_color"), input("opacity")) {
         (Some(c), opacity) if c.ty == Ty::Vector(Scalar::Float, 3) => {
@@ -471,7 +474,11 @@ fn body(
         if annotate {
             let kind = format!("{:?}", node.kind);
             let short = kind.split([' ', '(', '{']).next().unwrap_or("").to_string();
-            b.push(Inst::Comment(format!("// {} ({})", node.id, short.to_lowercase())));
+            b.push(Inst::Comment(format!(
+                "// {} ({})",
+                node.id,
+                short.to_lowercase()
+            )));
         }
         let get = |socket: &str| -> Option<Val> {
             let s = node.source(socket)?;
@@ -505,11 +512,7 @@ fn body(
             Kind::TextureSample { texture, .. } => {
                 let sampler = b.load(Place::Uniform(slots.uniform(texture)), Ty::Sampler);
                 let uv = get("uv").map(|v| v.op).unwrap_or(Operand::Float(0.0));
-                let rgba = b.op(
-                    Op::Texture,
-                    Ty::Vector(Scalar::Float, 4),
-                    &[sampler.op, uv],
-                );
+                let rgba = b.op(Op::Texture, Ty::Vector(Scalar::Float, 4), &[sampler.op, uv]);
                 let mut outs = vec![Some(rgba.clone())];
                 for (k, pattern) in ["xyz", "x", "y", "z", "w"].iter().enumerate() {
                     outs.push(used[i][k + 1].then(|| b.swizzle(&rgba, pattern)));
@@ -620,7 +623,11 @@ fn body(
                 let (Some(x), Some(y)) = (get("a"), get("b")) else {
                     continue;
                 };
-                vec![Some(b.op(Op::Binary(op.binary_op()), Ty::BOOL, &[x.op, y.op]))]
+                vec![Some(b.op(
+                    Op::Binary(op.binary_op()),
+                    Ty::BOOL,
+                    &[x.op, y.op],
+                ))]
             }
             Kind::Select => {
                 let (Some(c), Some(t), Some(f)) = (get("condition"), get("true"), get("false"))
@@ -675,8 +682,22 @@ fn arith(b: &mut Builder, op: Arith, x: &Val, y: &Val) -> Val {
 
 fn negate_scalar(b: &mut Builder, k: Scalar, x: Operand) -> Operand {
     match k {
-        Scalar::Float => b.op(Op::Binary(BinaryOp::Multiply), Ty::FLOAT, &[x, Operand::Float(-1.0)]).op,
-        _ => b.op(Op::Binary(BinaryOp::Subtract), Ty::INT, &[Operand::Int(0), x]).op,
+        Scalar::Float => {
+            b.op(
+                Op::Binary(BinaryOp::Multiply),
+                Ty::FLOAT,
+                &[x, Operand::Float(-1.0)],
+            )
+            .op
+        }
+        _ => {
+            b.op(
+                Op::Binary(BinaryOp::Subtract),
+                Ty::INT,
+                &[Operand::Int(0), x],
+            )
+            .op
+        }
     }
 }
 
@@ -684,7 +705,11 @@ fn negate_scalar(b: &mut Builder, k: Scalar, x: Operand) -> Operand {
 fn clamp(b: &mut Builder, k: Scalar, x: Operand, lo: Operand, hi: Operand) -> Operand {
     let below = b.op(Op::Binary(CompareOp::Less.binary_op()), Ty::BOOL, &[x, lo]);
     let v = b.select(below.op, lo, x, Ty::Scalar(k));
-    let above = b.op(Op::Binary(CompareOp::Greater.binary_op()), Ty::BOOL, &[v.op, hi]);
+    let above = b.op(
+        Op::Binary(CompareOp::Greater.binary_op()),
+        Ty::BOOL,
+        &[v.op, hi],
+    );
     b.select(above.op, hi, v.op, Ty::Scalar(k)).op
 }
 
@@ -700,17 +725,29 @@ fn unary(b: &mut Builder, u: Unary, x: &Val) -> Val {
                 let z = b.op(Op::Construct, ty.clone(), &[Operand::Int(0)]);
                 b.op(Op::Binary(BinaryOp::Subtract), ty, &[z.op, x.op])
             }
-            _ => b.op(Op::Binary(BinaryOp::Multiply), ty, &[x.op, Operand::Float(-1.0)]),
+            _ => b.op(
+                Op::Binary(BinaryOp::Multiply),
+                ty,
+                &[x.op, Operand::Float(-1.0)],
+            ),
         },
         Unary::OneMinus => match &ty {
             Ty::Vector(..) => {
                 let ones = b.op(Op::Construct, ty.clone(), &[Operand::Float(1.0)]);
                 b.op(Op::Binary(BinaryOp::Subtract), ty, &[ones.op, x.op])
             }
-            _ => b.op(Op::Binary(BinaryOp::Subtract), ty, &[Operand::Float(1.0), x.op]),
+            _ => b.op(
+                Op::Binary(BinaryOp::Subtract),
+                ty,
+                &[Operand::Float(1.0), x.op],
+            ),
         },
         Unary::Abs => b.per_component(&ty, &[x], |b, k, c| {
-            let negative = b.op(Op::Binary(CompareOp::Less.binary_op()), Ty::BOOL, &[c[0], zero(k)]);
+            let negative = b.op(
+                Op::Binary(CompareOp::Less.binary_op()),
+                Ty::BOOL,
+                &[c[0], zero(k)],
+            );
             let flipped = negate_scalar(b, k, c[0]);
             b.select(negative.op, flipped, c[0], Ty::Scalar(k)).op
         }),
@@ -755,7 +792,11 @@ fn binary(b: &mut Builder, op: Binary, x: &Val, y: &Val, out: &Ty) -> Val {
             })
         }
         Binary::Step => b.per_component(out, &[x, y], |b, k, c| {
-            let below = b.op(Op::Binary(CompareOp::Less.binary_op()), Ty::BOOL, &[c[1], c[0]]);
+            let below = b.op(
+                Op::Binary(CompareOp::Less.binary_op()),
+                Ty::BOOL,
+                &[c[1], c[0]],
+            );
             b.select(below.op, zero(k), one(k), Ty::Scalar(k)).op
         }),
     }

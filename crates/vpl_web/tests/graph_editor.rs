@@ -273,7 +273,10 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
     assert_pixel(&b, 16, 16, [255, 255, 255, 255], "unused constant");
     add(&b, "multiply", 480.0, 200.0);
     assert_eq!(error_nodes(&b), ["multiply1"]);
+    assert_pixel(&b, 16, 16, [255, 255, 255, 255], "kept while invalid");
     wire(&b, "texture_sample1.rgb", "multiply1.a");
+    assert_eq!(error_nodes(&b), ["multiply1"]);
+    assert_pixel(&b, 16, 16, [255, 255, 255, 255], "kept while invalid");
     wire(&b, "constant1.out", "multiply1.b");
     assert!(error_nodes(&b).is_empty());
     assert_pixel(&b, 16, 16, [255, 255, 255, 255], "multiply not yet used");
