@@ -4,14 +4,27 @@
 //! versus `vpl_gl::draw` with the program already linked (upload, draw,
 //! read-back). The goal (issue 38) is the CPU within 5× of llvmpipe.
 //!
+//! After criterion's two measurements the bench prints the medians and
+//! their ratio over alternated draws (CPU, llvmpipe, CPU, …), which a
+//! changing machine load affects alike.
+//!
 //! `cargo bench -p vpl_gl --bench executor -- --warm-up-time 1 --measurement-time 3`
 //! (in `vpl_gl` rather than `vpl`: `vpl` cannot depend on its GL harness).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 use vpl::exec::{self, DrawRequest, Executable};
 use vpl::programs::{self, Program};
 use vpl_gl::{AttributeValue, RenderRequest, Texture};
+
+/// Rounds of the alternated comparison (one CPU draw, one llvmpipe draw).
+const ALTERNATED_ROUNDS: usize = 41;
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
 
 fn frame(c: &mut Criterion) {
     let published = programs::create(Program::TextureVertexAmbientColor).expect("built-in");
@@ -51,6 +64,26 @@ fn frame(c: &mut Criterion) {
                     )
                 })
             });
+            // Alternated rounds in the same run: on a shared machine the
+            // load changes between criterion's two measurements, so the
+            // ratio is also taken from draws interleaved one by one.
+            let (mut cpu_times, mut gl_times) = (Vec::new(), Vec::new());
+            for _ in 0..ALTERNATED_ROUNDS {
+                let start = Instant::now();
+                black_box(exec::draw(&executable, black_box(&cpu)).expect("draws"));
+                cpu_times.push(start.elapsed());
+                let start = Instant::now();
+                black_box(vpl_gl::draw(&program, &artifact, black_box(&request)).expect("draws"));
+                gl_times.push(start.elapsed());
+            }
+            let (cpu_median, gl_median) = (median(&mut cpu_times), median(&mut gl_times));
+            eprintln!(
+                "alternated, {ALTERNATED_ROUNDS} rounds: cpu_executor median {:.3} ms, llvmpipe \
+                 median {:.3} ms, ratio {:.2}",
+                cpu_median.as_secs_f64() * 1e3,
+                gl_median.as_secs_f64() * 1e3,
+                cpu_median.as_secs_f64() / gl_median.as_secs_f64()
+            );
         }
         Err(e) => eprintln!("llvmpipe baseline skipped: {e}"),
     }
