@@ -320,7 +320,12 @@ fn non_square_diagonal_matrices_match_gl() {
     for x in 0..16u32 {
         let v = (f64::from(x) + 0.5) / 16.0;
         let unit = |f: f64| (f * 255.0).round_ties_even() as u8;
-        let expected = [unit(0.25 * v), unit(0.5 * v), unit(0.75 * v), unit(0.25 * v + 0.5)];
+        let expected = [
+            unit(0.25 * v),
+            unit(0.5 * v),
+            unit(0.75 * v),
+            unit(0.25 * v + 0.5),
+        ];
         assert_pixel(&image, x, 0, expected, 1);
     }
 }

@@ -154,7 +154,8 @@ fn samplers(count: usize, fragment: usize) -> Samplers {
         vbody: "\n          (construct r1 (float 0.5))".into(),
     };
     for k in 0..count {
-        s.uniforms.push_str(&format!("\n    (scalar s{k} \"s{k}\" S)"));
+        s.uniforms
+            .push_str(&format!("\n    (scalar s{k} \"s{k}\" S)"));
         let (regs, body) = if k < fragment {
             (&mut s.fregs, &mut s.fbody)
         } else {
@@ -305,7 +306,10 @@ fn uniform_blocks_at_and_past_the_limit() {
         )
     };
     for (profile, make) in [
-        (Profile::Gl42, &records as &dyn Fn(usize) -> (String, String, String)),
+        (
+            Profile::Gl42,
+            &records as &dyn Fn(usize) -> (String, String, String),
+        ),
         (Profile::Es30, &scalars),
         (Profile::Vulkan10, &scalars),
     ] {
@@ -342,9 +346,8 @@ fn uniform_blocks_at_and_past_the_limit() {
 #[test]
 fn uniform_block_size_at_and_past_the_limit() {
     // 1024 vec4 elements are exactly 16384 std140 bytes.
-    let record = |n: u64| {
-        format!("\n    (type A array C {n})\n    (type R record \"R\" (field \"a\" A))")
-    };
+    let record =
+        |n: u64| format!("\n    (type A array C {n})\n    (type R record \"R\" (field \"a\" A))");
     let (at_types, past_types) = (record(1024), record(1025));
     let (u, r, b) = uniforms(
         1,

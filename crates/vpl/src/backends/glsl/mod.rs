@@ -132,7 +132,11 @@ fn check_restrictions(
 
 /// Checks a module that passes the section 12.2 and 12.4 checks against
 /// the minimum limits of `profile` (section 13).
-pub fn check_limits(module: &Module, info: &ModuleInfo, profile: Profile) -> Result<(), TargetError> {
+pub fn check_limits(
+    module: &Module,
+    info: &ModuleInfo,
+    profile: Profile,
+) -> Result<(), TargetError> {
     let (types, locations) = check_restrictions(module, info)?;
     limits::check(module, &types, &locations, profile)
 }

@@ -534,7 +534,9 @@ fn non_square_diagonal_matrices_are_spelled_out() {
         "{f}"
     );
     assert!(
-        f.contains(&format!("vpl_r2 = mat2x3(vpl_r4, {z}, {z}, {z}, vpl_r4, {z});")),
+        f.contains(&format!(
+            "vpl_r2 = mat2x3(vpl_r4, {z}, {z}, {z}, vpl_r4, {z});"
+        )),
         "{f}"
     );
     assert!(f.contains("vpl_r3 = mat4(2.00000000e0);"), "{f}");
