@@ -5,7 +5,8 @@
 
 use crate::crash::hook_at;
 use crate::notify::{Hub, done_topic};
-use crate::providers::{EffectCall, ProviderOutcome, Providers};
+use crate::effect_retry::{Effect, EffectAnswer};
+use crate::providers::{ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
 };
@@ -112,6 +113,9 @@ enum Stop {
     Fail(String),
     /// Storage failed: release and retry later.
     Store(StoreError),
+    /// An effect's next durable retry is due at this time (ms since the
+    /// epoch): keep the lease until then, the drive ended normally.
+    Defer(i64),
 }
 
 impl From<EngineError> for Stop {
@@ -359,7 +363,7 @@ impl Host {
         load_continuation(&*self.store, id, &self.cfg.limits).map_err(|e| match e {
             Stop::Store(s) => HostError::Store(s),
             Stop::Fail(m) => HostError::Store(StoreError::Corrupt(m)),
-            Stop::Lost => HostError::Store(StoreError::Conflict("lost".into())),
+            Stop::Lost | Stop::Defer(_) => HostError::Store(StoreError::Conflict("lost".into())),
         })
     }
 
@@ -404,6 +408,7 @@ impl Host {
             Err(Stop::Lost) => "lease_lost",
             Err(Stop::Fail(_)) => "failed",
             Err(Stop::Store(_)) => "store_error",
+            Err(Stop::Defer(_)) => "retry_deferred",
         };
         span.record("outcome", outcome);
         crate::metrics::global().drive(outcome);
@@ -411,10 +416,17 @@ impl Host {
         // A terminal checkpoint gave the lease back with its commit; after
         // a store error the lease is kept, to expire after a backoff (see
         // `Host::worker`), and the drive stays counted.
-        let lease_held = !matches!(r, Ok(true) | Err(Stop::Store(_)));
+        let lease_held = !matches!(r, Ok(true) | Err(Stop::Store(_)) | Err(Stop::Defer(_)));
         let ended = matches!(r, Ok(true) | Err(Stop::Fail(_)));
         let result = match r {
             Ok(_) | Err(Stop::Lost) => Ok(()),
+            // A durable retry: nobody takes the execution up before the
+            // retry is due (the lease is kept until then).
+            Err(Stop::Defer(due)) => self
+                .store
+                .defer(id, owner, due)
+                .map(|_| ())
+                .map_err(HostError::from),
             Err(Stop::Fail(msg)) => self
                 .store
                 .fail_execution(id, owner, &crate::storable::message(&msg))
@@ -1018,14 +1030,22 @@ impl Driver<'_> {
                             .to_string(),
                     },
                     None => {
-                        hook_at("before_effect_provider", &[self.id, &key]);
-                        let out = host.providers.call(&EffectCall {
+                        let effect = Effect {
                             execution_id: self.id,
                             key: &key,
                             idempotency_key: &idempotency_key,
                             input: &input,
-                        });
-                        hook_at("after_effect_provider", &[self.id, &key]);
+                        };
+                        let answer = crate::effect_retry::call(
+                            &*host.store,
+                            &host.providers,
+                            &effect,
+                            crate::ids::now_ms(),
+                        )?;
+                        let out = match answer {
+                            EffectAnswer::Outcome(out) => out,
+                            EffectAnswer::Deferred(due) => return Err(Stop::Defer(due)),
+                        };
                         match out {
                             ProviderOutcome::Result(value) => HostResponse::EffectResult { value },
                             ProviderOutcome::Failed(message) => {
