@@ -13,7 +13,7 @@ use crate::store::{
 use crate::worker_tasks::board::TaskBoard;
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -145,6 +145,10 @@ pub struct Host {
     /// Bumped whenever this host commits a timer registration, so that the
     /// scheduler's cached next timer due time is read again.
     timers_registered: AtomicU64,
+    /// The latest due time of a durable effect retry this host deferred an
+    /// execution to (ms since the epoch; 0: none): until then an execution
+    /// is not stuck though no work is found (see [`Host::wait_for`]).
+    retries_due_until: AtomicI64,
     /// Wakes result waiters when an execution ends (and, through its
     /// bridge, those of other nodes).
     hub: Arc<Hub>,
@@ -198,6 +202,7 @@ impl Host {
             stop: AtomicBool::new(false),
             in_flight: Mutex::new(HashSet::new()),
             timers_registered: AtomicU64::new(0),
+            retries_due_until: AtomicI64::new(0),
             hub,
             tasks,
             failures: crate::quarantine::Failures::default(),
@@ -422,11 +427,13 @@ impl Host {
             Ok(_) | Err(Stop::Lost) => Ok(()),
             // A durable retry: nobody takes the execution up before the
             // retry is due (the lease is kept until then).
-            Err(Stop::Defer(due)) => self
-                .store
-                .defer(id, owner, due)
-                .map(|_| ())
-                .map_err(HostError::from),
+            Err(Stop::Defer(due)) => {
+                self.retries_due_until.fetch_max(due, Ordering::SeqCst);
+                self.store
+                    .defer(id, owner, due)
+                    .map(|_| ())
+                    .map_err(HostError::from)
+            }
             Err(Stop::Fail(msg)) => self
                 .store
                 .fail_execution(id, owner, &crate::storable::message(&msg))
@@ -741,8 +748,10 @@ impl Host {
             if row.is_terminal() || row.error.is_some() || start.elapsed() > timeout {
                 return Ok(row);
             }
+            let now = crate::ids::now_ms();
             let stuck = stop_when_stuck
                 && self.idle()
+                && self.retries_due_until.load(Ordering::SeqCst) < now
                 && self.store.find_work(crate::ids::now_ms(), 1)?.is_empty()
                 && self.store.next_timer_due()?.is_none();
             quiet = if stuck { quiet + 1 } else { 0 };
