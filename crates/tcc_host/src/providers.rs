@@ -257,6 +257,9 @@ impl EffectProvider for Webhook {
                 }
             }
         }
+        if self.retries == 0 {
+            return ProviderOutcome::Failed(last);
+        }
         ProviderOutcome::Failed(format!(
             "{last} (after {} attempts)",
             self.retries as u64 + 1
