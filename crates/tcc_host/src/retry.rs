@@ -191,4 +191,45 @@ mod tests {
         }
         assert_eq!(parse("").unwrap(), RetryPolicy::default());
     }
+
+    /// A TOML value of any shape (the fields a providers file could hold).
+    fn any_value() -> impl proptest::strategy::Strategy<Value = toml::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            any::<i64>().prop_map(toml::Value::Integer),
+            any::<f64>().prop_map(toml::Value::Float),
+            any::<bool>().prop_map(toml::Value::Boolean),
+            ".{0,12}".prop_map(toml::Value::String),
+        ];
+        leaf.prop_recursive(2, 8, 4, |inner| {
+            proptest::collection::vec(inner, 0..4).prop_map(toml::Value::Array)
+        })
+    }
+
+    proptest::proptest! {
+        /// Any table parses to a policy or a message naming the route,
+        /// never a panic; a policy's delays stay within its bounds.
+        #[test]
+        fn arbitrary_tables_never_panic(
+            entries in proptest::collection::vec(
+                (proptest::sample::select(vec![
+                    "attempts", "initial_backoff_ms", "max_backoff_ms", "multiplier",
+                    "non_retryable", "other",
+                ]), any_value()),
+                0..6,
+            ),
+            attempt in 0u32..200,
+        ) {
+            let t: toml::Table = entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            match RetryPolicy::from_toml(&t, 3) {
+                Ok(p) => {
+                    let d = p.backoff_ms(attempt);
+                    proptest::prop_assert!(d <= p.max_backoff_ms);
+                    proptest::prop_assert!(p.attempts >= 1 && p.attempts <= MAX_ATTEMPTS);
+                    let _ = p.retries_after(attempt, "x");
+                }
+                Err(e) => proptest::prop_assert!(e.starts_with("route 3: retry: "), "{}", e),
+            }
+        }
+    }
 }
