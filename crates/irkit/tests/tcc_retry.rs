@@ -149,6 +149,16 @@ fn sigkill_between_attempts(database: &str, dir: &Path) {
         "{status}"
     );
     assert_eq!(flaky.calls().len(), 1);
+    // `irkit tcc status` shows it too.
+    let shown = std::process::Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(["tcc", "status", &id, "--server", &a.url])
+        .output()
+        .unwrap();
+    let line = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.status.success() && line.contains(" runnable ") && line.contains("retry={") && line.contains("\"next_attempt_at_ms\":"),
+        "{shown:?}"
+    );
     // SIGKILL inside the backoff, then a new process on the same database.
     a.child.kill().unwrap();
     a.wait_exit();

@@ -749,7 +749,10 @@ impl Host {
                 return Ok(row);
             }
             let now = crate::ids::now_ms();
+            // A runnable execution is never stuck: whoever holds its lease
+            // (a drive, a durable retry's wait, a dead node) lets it go.
             let stuck = stop_when_stuck
+                && row.status != "runnable"
                 && self.idle()
                 && self.retries_due_until.load(Ordering::SeqCst) < now
                 && self.store.find_work(crate::ids::now_ms(), 1)?.is_empty()

@@ -566,16 +566,31 @@ pub trait Store: Send + Sync {
     fn journal_of(&self, execution_id: &str) -> Result<Vec<JournalRow>, StoreError>;
     /// Records a failed call of an effect with a retry policy, and its
     /// `effect_attempt_failed` history entry, durably (first write wins).
-    fn record_attempt(&self, row: &AttemptRow) -> Result<(), StoreError>;
-    /// The failed calls recorded for an idempotency key, by attempt.
-    fn attempts(&self, idempotency_key: &str) -> Result<Vec<AttemptRow>, StoreError>;
-    /// Every failed call recorded for an execution's effects, in time order.
-    fn attempts_of(&self, execution_id: &str) -> Result<Vec<AttemptRow>, StoreError>;
+    /// A store without it cannot serve routes with a retry policy.
+    fn record_attempt(&self, row: &AttemptRow) -> Result<(), StoreError> {
+        let _ = row;
+        Err(StoreError::Unsupported("durable effect retries".into()))
+    }
+    /// The failed calls recorded for an idempotency key, by attempt (none
+    /// in a store that cannot record them).
+    fn attempts(&self, idempotency_key: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        let _ = idempotency_key;
+        Ok(Vec::new())
+    }
+    /// Every failed call recorded for an execution's effects, in time order
+    /// (none in a store that cannot record them).
+    fn attempts_of(&self, execution_id: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        let _ = execution_id;
+        Ok(Vec::new())
+    }
     /// Keeps `owner`'s lease of `id` until `until_ms` and ends the drive as
     /// a normal one (resets `drive_attempts`): nobody takes the execution
     /// up before then (a durable retry's due time). False when `owner`
     /// does not hold the lease.
-    fn defer(&self, id: &str, owner: &str, until_ms: i64) -> Result<bool, StoreError>;
+    fn defer(&self, id: &str, owner: &str, until_ms: i64) -> Result<bool, StoreError> {
+        let _ = (id, owner, until_ms);
+        Err(StoreError::Unsupported("durable effect retries".into()))
+    }
     /// Ids of executions a worker can take now: runnable, suspended with a
     /// ready wake, or cancel requested; lease free or expired; no host error.
     fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError>;
