@@ -100,14 +100,20 @@ fn http(url: &str, method: &str, path: &str, body: Option<&J>) -> J {
     let (status, answer) =
         tcc_serve::request(url, method, path, body.as_deref().map(str::as_bytes), None).unwrap();
     let j: J = serde_json::from_slice(&answer).unwrap();
-    assert!((200..300).contains(&status), "{method} {path}: {status} {j}");
+    assert!(
+        (200..300).contains(&status),
+        "{method} {path}: {status} {j}"
+    );
     j
 }
 
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let start = Instant::now();
     while !done() {
-        assert!(start.elapsed() < Duration::from_secs(30), "timed out: {what}");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out: {what}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -119,10 +125,15 @@ fn serve(database: &str, providers: &Path) -> Server {
 fn sigkill_between_attempts(database: &str, dir: &Path) {
     let flaky = Flaky::start(2);
     let providers = providers(dir, &flaky.url);
-    let source = format!("{}/../../examples/tcc/src/payment.py", env!("CARGO_MANIFEST_DIR"));
+    let source = format!(
+        "{}/../../examples/tcc/src/payment.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let mut a = serve(database, &providers);
     let registered = std::process::Command::new(env!("CARGO_BIN_EXE_irkit"))
-        .args(["tcc", "register", &source, "--name", "payment", "--server", &a.url])
+        .args([
+            "tcc", "register", &source, "--name", "payment", "--server", &a.url,
+        ])
         .output()
         .unwrap();
     assert!(registered.status.success(), "{registered:?}");
@@ -145,7 +156,10 @@ fn sigkill_between_attempts(database: &str, dir: &Path) {
     assert_eq!(status["retry"]["attempt"], 1, "{status}");
     assert_eq!(status["retry"]["key"], "payment.charge.o-7", "{status}");
     assert!(
-        status["retry"]["error"].as_str().unwrap().contains("HTTP 503"),
+        status["retry"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("HTTP 503"),
         "{status}"
     );
     assert_eq!(flaky.calls().len(), 1);
@@ -156,7 +170,10 @@ fn sigkill_between_attempts(database: &str, dir: &Path) {
         .unwrap();
     let line = String::from_utf8_lossy(&shown.stdout);
     assert!(
-        shown.status.success() && line.contains(" runnable ") && line.contains("retry={") && line.contains("\"next_attempt_at_ms\":"),
+        shown.status.success()
+            && line.contains(" runnable ")
+            && line.contains("retry={")
+            && line.contains("\"next_attempt_at_ms\":"),
         "{shown:?}"
     );
     // SIGKILL inside the backoff, then a new process on the same database.
@@ -191,7 +208,13 @@ fn sigkill_between_attempts(database: &str, dir: &Path) {
     let effects = http(&b.url, "GET", &format!("/v1/executions/{id}/effects"), None);
     let attempts: Vec<&J> = effects["attempts"].as_array().unwrap().iter().collect();
     assert_eq!(attempts.len(), 2, "{effects}");
-    assert_eq!((attempts[0]["attempt"].clone(), attempts[1]["attempt"].clone()), (json!(1), json!(2)));
+    assert_eq!(
+        (
+            attempts[0]["attempt"].clone(),
+            attempts[1]["attempt"].clone()
+        ),
+        (json!(1), json!(2))
+    );
     let charge = effects["effects"]
         .as_array()
         .unwrap()

@@ -81,9 +81,9 @@ pub(crate) fn call(
         return Ok(EffectAnswer::Outcome(out));
     };
     let at_ms = crate::ids::now_ms();
-    let next_due_ms = policy
-        .retries_after(attempt, message)
-        .then(|| at_ms.saturating_add(i64::try_from(policy.backoff_ms(attempt)).unwrap_or(i64::MAX)));
+    let next_due_ms = policy.retries_after(attempt, message).then(|| {
+        at_ms.saturating_add(i64::try_from(policy.backoff_ms(attempt)).unwrap_or(i64::MAX))
+    });
     store.record_attempt(&AttemptRow {
         idempotency_key: effect.idempotency_key.to_string(),
         execution_id: effect.execution_id.to_string(),

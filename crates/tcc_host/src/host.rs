@@ -4,8 +4,8 @@
 //! timers, deliverable events and finished children.
 
 use crate::crash::hook_at;
-use crate::notify::{Hub, done_topic};
 use crate::effect_retry::{Effect, EffectAnswer};
+use crate::notify::{Hub, done_topic};
 use crate::providers::{ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,

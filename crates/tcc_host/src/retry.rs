@@ -157,8 +157,9 @@ mod tests {
 
     #[test]
     fn delays_grow_by_the_multiplier_up_to_the_maximum() {
-        let p = parse("attempts = 6\ninitial_backoff_ms = 100\nmax_backoff_ms = 700\nmultiplier = 3")
-            .unwrap();
+        let p =
+            parse("attempts = 6\ninitial_backoff_ms = 100\nmax_backoff_ms = 700\nmultiplier = 3")
+                .unwrap();
         let delays: Vec<u64> = (1..=5).map(|a| p.backoff_ms(a)).collect();
         assert_eq!(delays, vec![100, 300, 700, 700, 700]);
         let flat = parse("initial_backoff_ms = 50\nmultiplier = 1.0").unwrap();
@@ -182,12 +183,18 @@ mod tests {
             ("attempts = -1", "attempts must be an integer"),
             ("attempts = 1000", "attempts must be an integer"),
             ("multiplier = 0.5", "multiplier must be a number"),
-            ("initial_backoff_ms = 10\nmax_backoff_ms = 5", "is below initial_backoff_ms"),
+            (
+                "initial_backoff_ms = 10\nmax_backoff_ms = 5",
+                "is below initial_backoff_ms",
+            ),
             ("non_retryable = \"x\"", "non_retryable must be a list"),
             ("tries = 3", "unknown key \"tries\""),
         ] {
             let e = parse(text).unwrap_err();
-            assert!(e.starts_with("route 0: retry: ") && e.contains(want), "{text}: {e}");
+            assert!(
+                e.starts_with("route 0: retry: ") && e.contains(want),
+                "{text}: {e}"
+            );
         }
         assert_eq!(parse("").unwrap(), RetryPolicy::default());
     }

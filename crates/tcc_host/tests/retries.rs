@@ -46,7 +46,11 @@ impl EffectProvider for Flaky {
 impl Flaky {
     fn calls_of(&self, key: &str) -> Vec<Instant> {
         let calls = self.calls.lock().unwrap();
-        calls.iter().filter(|(k, _)| k == key).map(|(_, t)| *t).collect()
+        calls
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, t)| *t)
+            .collect()
     }
 }
 
@@ -156,8 +160,14 @@ fn a_flaky_effect_is_retried_after_its_backoff_until_it_succeeds(pg: bool) {
     assert_eq!(calls.len(), 3);
     assert_eq!(provider.calls_of("ship").len(), 1);
     // Each retry waited for its backoff: 150 ms, then 300 ms.
-    assert!(calls[1] - calls[0] >= Duration::from_millis(150), "{calls:?}");
-    assert!(calls[2] - calls[1] >= Duration::from_millis(300), "{calls:?}");
+    assert!(
+        calls[1] - calls[0] >= Duration::from_millis(150),
+        "{calls:?}"
+    );
+    assert!(
+        calls[2] - calls[1] >= Duration::from_millis(300),
+        "{calls:?}"
+    );
     // Each failed call is stored, with its due time; the outcome is journalled once.
     let attempts = store.attempts_of(&id).unwrap();
     assert_eq!(attempts.len(), 2, "{attempts:?}");
@@ -236,7 +246,10 @@ fn a_new_host_on_the_same_database_makes_the_remaining_attempts(pg: bool) {
     let threads = first.spawn();
     let start = Instant::now();
     while store.attempts_of(&id).unwrap().is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(10), "no attempt stored");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "no attempt stored"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     first.shutdown();
@@ -262,6 +275,9 @@ fn a_new_host_on_the_same_database_makes_the_remaining_attempts(pg: bool) {
     let calls = provider.calls_of("charge");
     assert_eq!(calls.len(), 3, "two failures and the answer, none repeated");
     let second_call_ms = tcc_host::now_ms() - calls[1].elapsed().as_millis() as i64;
-    assert!(second_call_ms >= due - 5, "the retry came before its due time");
+    assert!(
+        second_call_ms >= due - 5,
+        "the retry came before its due time"
+    );
     assert_eq!(store.attempts_of(&id).unwrap().len(), 2);
 }

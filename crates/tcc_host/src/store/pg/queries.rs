@@ -6,9 +6,9 @@ use super::conn::{Conn, JobError, JobResult};
 use super::job::Merge;
 use super::rows::{exec_row, in_journal_of};
 use crate::store::{
-    AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
-    NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
-    journal_history_detail, json_text, parse_json,
+    AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
+    ListFilter, NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL,
+    WaitRow, Wake, journal_history_detail, json_text, parse_json,
 };
 use postgres::types::ToSql;
 use postgres::{GenericClient, Row};

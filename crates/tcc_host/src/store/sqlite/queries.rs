@@ -4,9 +4,9 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use crate::store::{
-    AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
-    NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
-    journal_history_detail, json_text, parse_json,
+    AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
+    ListFilter, NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL,
+    WaitRow, Wake, journal_history_detail, json_text, parse_json,
 };
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
