@@ -201,3 +201,12 @@ done
 $irkit tcc start --local examples/tcc/src/checkout.rs --database "$tcc_db/h.db" --providers "$tcc_db/p.toml" --format json \
   --args '[{"id":"o-2","customer":"c-2","lines":[{"sku":"fig","price":1,"qty":4}]}]' | grep -q '"total":4'
 rm -rf "$tcc_db"
+# Durable retries (issue 33): the payment service is down, the host calls it 3 times (durably, 50 ms
+# then 100 ms apart), and the workflow compensates by releasing the stock.
+tcc_db=$(mktemp -d)
+printf '[[route]]\npattern = "payment.*"\nprovider = "webhook"\nurl = "http://127.0.0.1:9/"\nretries = 0\n[route.retry]\nattempts = 3\ninitial_backoff_ms = 50\n[[route]]\npattern = "*"\nprovider = "echo"\n' > "$tcc_db/p.toml"
+for ext in py ts; do
+  $irkit tcc start --local examples/tcc/src/payment.$ext --database "$tcc_db/h.db" --providers "$tcc_db/p.toml" --format json \
+    --args '[{"id":"o-1","sku":"apple","qty":2,"customer":"c-1","amount":30}]' | grep -q 'after 3 attempts'
+done
+rm -rf "$tcc_db"

@@ -589,6 +589,10 @@ fn status_line(j: &J) -> String {
     if let Some(p) = j.get("pending").filter(|p| !p.is_null()) {
         s.push_str(&format!(" pending={}", tcc_ir::to_canonical(p)));
     }
+    // A durable retry the execution waits for (issue 33).
+    if let Some(r) = j.get("retry").filter(|r| r.is_object()) {
+        s.push_str(&format!(" retry={}", tcc_ir::to_canonical(r)));
+    }
     s
 }
 

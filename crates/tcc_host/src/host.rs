@@ -4,15 +4,16 @@
 //! timers, deliverable events and finished children.
 
 use crate::crash::hook_at;
+use crate::effect_retry::{Effect, EffectAnswer};
 use crate::notify::{Hub, done_topic};
-use crate::providers::{EffectCall, ProviderOutcome, Providers};
+use crate::providers::{ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
 };
 use crate::worker_tasks::board::TaskBoard;
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -112,6 +113,9 @@ enum Stop {
     Fail(String),
     /// Storage failed: release and retry later.
     Store(StoreError),
+    /// An effect's next durable retry is due at this time (ms since the
+    /// epoch): keep the lease until then, the drive ended normally.
+    Defer(i64),
 }
 
 impl From<EngineError> for Stop {
@@ -141,6 +145,10 @@ pub struct Host {
     /// Bumped whenever this host commits a timer registration, so that the
     /// scheduler's cached next timer due time is read again.
     timers_registered: AtomicU64,
+    /// The latest due time of a durable effect retry this host deferred an
+    /// execution to (ms since the epoch; 0: none): until then an execution
+    /// is not stuck though no work is found (see [`Host::wait_for`]).
+    retries_due_until: AtomicI64,
     /// Wakes result waiters when an execution ends (and, through its
     /// bridge, those of other nodes).
     hub: Arc<Hub>,
@@ -194,6 +202,7 @@ impl Host {
             stop: AtomicBool::new(false),
             in_flight: Mutex::new(HashSet::new()),
             timers_registered: AtomicU64::new(0),
+            retries_due_until: AtomicI64::new(0),
             hub,
             tasks,
             failures: crate::quarantine::Failures::default(),
@@ -359,7 +368,7 @@ impl Host {
         load_continuation(&*self.store, id, &self.cfg.limits).map_err(|e| match e {
             Stop::Store(s) => HostError::Store(s),
             Stop::Fail(m) => HostError::Store(StoreError::Corrupt(m)),
-            Stop::Lost => HostError::Store(StoreError::Conflict("lost".into())),
+            Stop::Lost | Stop::Defer(_) => HostError::Store(StoreError::Conflict("lost".into())),
         })
     }
 
@@ -404,6 +413,7 @@ impl Host {
             Err(Stop::Lost) => "lease_lost",
             Err(Stop::Fail(_)) => "failed",
             Err(Stop::Store(_)) => "store_error",
+            Err(Stop::Defer(_)) => "retry_deferred",
         };
         span.record("outcome", outcome);
         crate::metrics::global().drive(outcome);
@@ -411,10 +421,19 @@ impl Host {
         // A terminal checkpoint gave the lease back with its commit; after
         // a store error the lease is kept, to expire after a backoff (see
         // `Host::worker`), and the drive stays counted.
-        let lease_held = !matches!(r, Ok(true) | Err(Stop::Store(_)));
+        let lease_held = !matches!(r, Ok(true) | Err(Stop::Store(_)) | Err(Stop::Defer(_)));
         let ended = matches!(r, Ok(true) | Err(Stop::Fail(_)));
         let result = match r {
             Ok(_) | Err(Stop::Lost) => Ok(()),
+            // A durable retry: nobody takes the execution up before the
+            // retry is due (the lease is kept until then).
+            Err(Stop::Defer(due)) => {
+                self.retries_due_until.fetch_max(due, Ordering::SeqCst);
+                self.store
+                    .defer(id, owner, due)
+                    .map(|_| ())
+                    .map_err(HostError::from)
+            }
             Err(Stop::Fail(msg)) => self
                 .store
                 .fail_execution(id, owner, &crate::storable::message(&msg))
@@ -729,8 +748,13 @@ impl Host {
             if row.is_terminal() || row.error.is_some() || start.elapsed() > timeout {
                 return Ok(row);
             }
+            let now = crate::ids::now_ms();
+            // A runnable execution is never stuck: whoever holds its lease
+            // (a drive, a durable retry's wait, a dead node) lets it go.
             let stuck = stop_when_stuck
+                && row.status != "runnable"
                 && self.idle()
+                && self.retries_due_until.load(Ordering::SeqCst) < now
                 && self.store.find_work(crate::ids::now_ms(), 1)?.is_empty()
                 && self.store.next_timer_due()?.is_none();
             quiet = if stuck { quiet + 1 } else { 0 };
@@ -1018,14 +1042,22 @@ impl Driver<'_> {
                             .to_string(),
                     },
                     None => {
-                        hook_at("before_effect_provider", &[self.id, &key]);
-                        let out = host.providers.call(&EffectCall {
+                        let effect = Effect {
                             execution_id: self.id,
                             key: &key,
                             idempotency_key: &idempotency_key,
                             input: &input,
-                        });
-                        hook_at("after_effect_provider", &[self.id, &key]);
+                        };
+                        let answer = crate::effect_retry::call(
+                            &*host.store,
+                            &host.providers,
+                            &effect,
+                            crate::ids::now_ms(),
+                        )?;
+                        let out = match answer {
+                            EffectAnswer::Outcome(out) => out,
+                            EffectAnswer::Deferred(due) => return Err(Stop::Defer(due)),
+                        };
                         match out {
                             ProviderOutcome::Result(value) => HostResponse::EffectResult { value },
                             ProviderOutcome::Failed(message) => {

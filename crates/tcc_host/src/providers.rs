@@ -10,6 +10,8 @@
 //! idempotency key, and why the built-in `echo` log and webhooks are
 //! expected to deduplicate on it.
 
+pub use crate::pattern::pattern_matches;
+use crate::retry::RetryPolicy;
 use crate::store::Store;
 use crate::values::{plain_to_tagged, tagged_to_plain};
 use serde_json::{Value as J, json};
@@ -255,6 +257,9 @@ impl EffectProvider for Webhook {
                 }
             }
         }
+        if self.retries == 0 {
+            return ProviderOutcome::Failed(last);
+        }
         ProviderOutcome::Failed(format!(
             "{last} (after {} attempts)",
             self.retries as u64 + 1
@@ -267,27 +272,14 @@ impl EffectProvider for Webhook {
 /// characters). With no routes at all every key goes to `echo`; with
 /// routes, an unmatched key is an effect failure.
 pub struct Providers {
-    routes: Vec<(String, Arc<dyn EffectProvider>)>,
+    routes: Vec<Route>,
 }
 
-/// Whether `key` matches the wildcard `pattern`.
-pub fn pattern_matches(pattern: &str, key: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == key;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !key.starts_with(first) || key.len() < first.len() + last.len() || !key.ends_with(last) {
-        return false;
-    }
-    let mut rest = &key[first.len()..key.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
+/// One route: the keys it takes, its provider and its durable retry policy.
+struct Route {
+    pattern: String,
+    provider: Arc<dyn EffectProvider>,
+    retry: Option<RetryPolicy>,
 }
 
 impl Providers {
@@ -298,12 +290,39 @@ impl Providers {
 
     /// Explicit routes (embedders).
     pub fn with_routes(routes: Vec<(String, Arc<dyn EffectProvider>)>) -> Providers {
-        Providers { routes }
+        let mut p = Providers::echo_all();
+        for (pattern, provider) in routes {
+            p.add(&pattern, provider);
+        }
+        p
     }
 
     /// Adds a route at the end.
     pub fn add(&mut self, pattern: &str, provider: Arc<dyn EffectProvider>) {
-        self.routes.push((pattern.to_string(), provider));
+        self.add_with_retry(pattern, provider, None);
+    }
+
+    /// Adds a route at the end whose failed calls the host retries durably
+    /// by `retry` (see [`crate::retry`]).
+    pub fn add_with_retry(
+        &mut self,
+        pattern: &str,
+        provider: Arc<dyn EffectProvider>,
+        retry: Option<RetryPolicy>,
+    ) {
+        self.routes.push(Route {
+            pattern: pattern.to_string(),
+            provider,
+            retry,
+        });
+    }
+
+    /// The durable retry policy of the route that takes `key`, if it has one.
+    pub fn retry_policy(&self, key: &str) -> Option<&RetryPolicy> {
+        self.routes
+            .iter()
+            .find(|r| pattern_matches(&r.pattern, key))
+            .and_then(|r| r.retry.as_ref())
     }
 
     /// Parses the TOML configuration:
@@ -312,6 +331,8 @@ impl Providers {
     /// `backoff_ms` (100) and `ca_file` (https only: a PEM file whose
     /// certificates are the only trusted roots, instead of Mozilla's) for
     /// webhooks. A relative `ca_file` is relative to the current directory.
+    /// Any route may have a `[route.retry]` table: its durable retry policy
+    /// ([`RetryPolicy::from_toml`]).
     pub fn from_toml(text: &str, store: Arc<dyn Store>) -> Result<Providers, String> {
         Providers::from_toml_with(text, store, None)
     }
@@ -363,6 +384,7 @@ impl Providers {
                     "backoff_ms",
                     "delay_ms",
                     "ca_file",
+                    "retry",
                 ]
                 .contains(&k.as_str())
                 {
@@ -416,7 +438,12 @@ impl Providers {
                 }
                 other => return Err(format!("route {i}: unknown provider {other:?}")),
             };
-            p.add(&pattern, provider);
+            let retry = match t.get("retry") {
+                None => None,
+                Some(toml::Value::Table(r)) => Some(RetryPolicy::from_toml(r, i)?),
+                Some(_) => return Err(format!("route {i}: retry must be a table")),
+            };
+            p.add_with_retry(&pattern, provider, retry);
         }
         Ok(p)
     }
@@ -437,27 +464,10 @@ impl Providers {
         match self
             .routes
             .iter()
-            .find(|(p, _)| pattern_matches(p, call.key))
+            .find(|r| pattern_matches(&r.pattern, call.key))
         {
-            Some((_, provider)) => provider.call(call),
+            Some(r) => r.provider.call(call),
             None => ProviderOutcome::Failed(format!("no effect provider for key {:?}", call.key)),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn patterns() {
-        assert!(pattern_matches("a", "a"));
-        assert!(!pattern_matches("a", "ab"));
-        assert!(pattern_matches("a*", "abc"));
-        assert!(pattern_matches("*c", "abc"));
-        assert!(pattern_matches("a*c*e", "abcde"));
-        assert!(!pattern_matches("a*c*e", "abde"));
-        assert!(pattern_matches("*", ""));
-        assert!(!pattern_matches("ab*ba", "aba"));
     }
 }

@@ -703,11 +703,38 @@ async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {
 
 async fn status(State(app): State<Shared>, uri: Uri) -> Answer {
     let id = param(&uri)?;
-    blocking(move || match app.host.store().get_execution(&id)? {
-        Some(row) => Ok(Reply(200, status_json(&row))),
-        None => Err(ApiError::NotFound(format!("no execution {id:?}"))),
+    blocking(move || {
+        let store = app.host.store();
+        let row = store
+            .get_execution(&id)?
+            .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))?;
+        let mut status = status_json(&row);
+        if !row.is_terminal()
+            && let Some(retry) = waiting_retry(&**store, &id)?
+        {
+            status["retry"] = retry;
+        }
+        Ok(Reply(200, status))
     })
     .await
+}
+
+/// The durable retry an execution waits for (issue 33): its effect's last
+/// failed call and when the next one is due, unless that effect has an
+/// outcome already.
+fn waiting_retry(store: &dyn crate::store::Store, id: &str) -> Result<Option<J>, ApiError> {
+    let Some(last) = store.attempts_of(id)?.pop() else {
+        return Ok(None);
+    };
+    if last.next_due_ms.is_none() || store.journal_get(&last.idempotency_key)?.is_some() {
+        return Ok(None);
+    }
+    Ok(Some(last.history_detail()))
+}
+
+fn attempt_json(a: &crate::store::AttemptRow) -> J {
+    json!({"key": a.key, "idempotency_key": a.idempotency_key, "attempt": a.attempt,
+           "error": a.error, "at_ms": a.at_ms, "next_attempt_at_ms": a.next_due_ms})
 }
 
 async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
@@ -748,7 +775,8 @@ async fn effects(State(app): State<Shared>, uri: Uri) -> Answer {
                        "status": j.status, "result": j.result})
             })
             .collect();
-        Ok(Reply(200, json!({"effects": list})))
+        let attempts: Vec<J> = store.attempts_of(&id)?.iter().map(attempt_json).collect();
+        Ok(Reply(200, json!({"effects": list, "attempts": attempts})))
     })
     .await
 }

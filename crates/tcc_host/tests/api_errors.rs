@@ -80,6 +80,9 @@ impl Store for NoPaging {
     fn journal_of(&self, id: &str) -> Result<Vec<JournalRow>, StoreError> {
         self.0.journal_of(id)
     }
+    fn attempts_of(&self, id: &str) -> Result<Vec<tcc_host::store::AttemptRow>, StoreError> {
+        self.0.attempts_of(id)
+    }
     fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError> {
         self.0.find_work(now, limit)
     }

@@ -370,6 +370,41 @@ impl JournalRow {
     }
 }
 
+/// A failed call of an effect whose route has a durable retry policy
+/// (issue 33, `crate::retry`): one row per failed call, written before the
+/// host waits for the next one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptRow {
+    /// The effect's journal key ([`journal_key`]).
+    pub idempotency_key: String,
+    /// Execution id.
+    pub execution_id: String,
+    /// Effect key.
+    pub key: String,
+    /// Which call failed (1-based).
+    pub attempt: u32,
+    /// The provider's failure message.
+    pub error: String,
+    /// When the call failed (ms since the epoch).
+    pub at_ms: i64,
+    /// When the next call is due; `None` when this was the last one (its
+    /// failure is the effect's journalled outcome).
+    pub next_due_ms: Option<i64>,
+}
+
+impl AttemptRow {
+    /// The history entry (`effect_attempt_failed`) written with the row.
+    pub fn history_detail(&self) -> J {
+        serde_json::json!({
+            "key": self.key,
+            "idempotency_key": self.idempotency_key,
+            "attempt": self.attempt,
+            "error": self.error,
+            "next_attempt_at_ms": self.next_due_ms,
+        })
+    }
+}
+
 /// Listing filter.
 #[derive(Debug, Clone, Default)]
 pub struct ListFilter {
@@ -529,6 +564,33 @@ pub trait Store: Send + Sync {
     fn journal_keys(&self, execution_id: &str) -> Result<Vec<String>, StoreError>;
     /// Every journal row of an execution, in write order.
     fn journal_of(&self, execution_id: &str) -> Result<Vec<JournalRow>, StoreError>;
+    /// Records a failed call of an effect with a retry policy, and its
+    /// `effect_attempt_failed` history entry, durably (first write wins).
+    /// A store without it cannot serve routes with a retry policy.
+    fn record_attempt(&self, row: &AttemptRow) -> Result<(), StoreError> {
+        let _ = row;
+        Err(StoreError::Unsupported("durable effect retries".into()))
+    }
+    /// The failed calls recorded for an idempotency key, by attempt (none
+    /// in a store that cannot record them).
+    fn attempts(&self, idempotency_key: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        let _ = idempotency_key;
+        Ok(Vec::new())
+    }
+    /// Every failed call recorded for an execution's effects, in time order
+    /// (none in a store that cannot record them).
+    fn attempts_of(&self, execution_id: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        let _ = execution_id;
+        Ok(Vec::new())
+    }
+    /// Keeps `owner`'s lease of `id` until `until_ms` and ends the drive as
+    /// a normal one (resets `drive_attempts`): nobody takes the execution
+    /// up before then (a durable retry's due time). False when `owner`
+    /// does not hold the lease.
+    fn defer(&self, id: &str, owner: &str, until_ms: i64) -> Result<bool, StoreError> {
+        let _ = (id, owner, until_ms);
+        Err(StoreError::Unsupported("durable effect retries".into()))
+    }
     /// Ids of executions a worker can take now: runnable, suspended with a
     /// ready wake, or cancel requested; lease free or expired; no host error.
     fn find_work(&self, now: i64, limit: u32) -> Result<Vec<String>, StoreError>;

@@ -121,6 +121,21 @@ UPDATE effects
   SET idempotency_key = replace(replace(execution_id, '%', '%25'), ':', '%3A') || substr(idempotency_key, length(execution_id) + 1)
   WHERE strpos(execution_id, ':') > 0 OR strpos(execution_id, '%') > 0;
 "#,
+    // Durable effect retries (issue 33): one row per failed call of an
+    // effect whose route has a retry policy. An execution's rows are the
+    // key range of its journal keys ("C" collation), as for `effects`.
+    r#"
+CREATE TABLE effect_attempts (
+  idempotency_key TEXT COLLATE "C" NOT NULL,
+  attempt INTEGER NOT NULL,
+  execution_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  error TEXT NOT NULL,
+  at_ms BIGINT NOT NULL,
+  next_due_ms BIGINT,
+  PRIMARY KEY (idempotency_key, attempt)
+);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

@@ -6,9 +6,9 @@ use super::conn::{Conn, JobError, JobResult};
 use super::job::Merge;
 use super::rows::{exec_row, in_journal_of};
 use crate::store::{
-    CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
-    NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
-    journal_history_detail, json_text, parse_json,
+    AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
+    ListFilter, NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL,
+    WaitRow, Wake, journal_history_detail, json_text, parse_json,
 };
 use postgres::types::ToSql;
 use postgres::{GenericClient, Row};
@@ -49,6 +49,18 @@ fn insert_exec(
         )?;
     }
     Ok(n)
+}
+
+fn attempt_row(r: &Row) -> Result<AttemptRow, StoreError> {
+    Ok(AttemptRow {
+        idempotency_key: r.try_get(0)?,
+        attempt: r.try_get::<_, i32>(1)?.max(0) as u32,
+        execution_id: r.try_get(2)?,
+        key: r.try_get(3)?,
+        error: r.try_get(4)?,
+        at_ms: r.try_get(5)?,
+        next_due_ms: r.try_get(6)?,
+    })
 }
 
 fn add_history(
@@ -559,6 +571,64 @@ impl Store for PgStore {
                 .iter()
                 .map(|r| journal_row(r.try_get(0)?, id.to_string(), r))
                 .collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn record_attempt(&self, row: &AttemptRow) -> Result<(), StoreError> {
+        let row = row.clone();
+        let detail = row.history_detail();
+        self.write(move |c| {
+            let attempt = i32::try_from(row.attempt).unwrap_or(i32::MAX);
+            let added = c.execute(
+                "INSERT INTO effect_attempts (idempotency_key, attempt, execution_id, key, error, at_ms, next_due_ms) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+                &[
+                    &row.idempotency_key,
+                    &attempt,
+                    &row.execution_id,
+                    &row.key,
+                    &row.error,
+                    &row.at_ms,
+                    &row.next_due_ms,
+                ],
+            )?;
+            if added == 1 {
+                add_history(c, &row.execution_id, row.at_ms, "effect_attempt_failed", &detail)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn attempts(&self, idempotency_key: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT idempotency_key, attempt, execution_id, key, error, at_ms, next_due_ms FROM effect_attempts WHERE idempotency_key = $1 ORDER BY attempt",
+                &[&idempotency_key],
+            )?;
+            Ok(rows.iter().map(attempt_row).collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                concat!(
+                    "SELECT idempotency_key, attempt, execution_id, key, error, at_ms, next_due_ms FROM effect_attempts WHERE ",
+                    in_journal_of!("$1"),
+                    " ORDER BY at_ms, idempotency_key, attempt"
+                ),
+                &[&id],
+            )?;
+            Ok(rows.iter().map(attempt_row).collect::<Result<_, _>>()?)
+        })
+    }
+
+    fn defer(&self, id: &str, owner: &str, until_ms: i64) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            Ok(c.execute(
+                "UPDATE executions SET lease_until = $3, drive_attempts = 0 WHERE id = $1 AND owner = $2",
+                &[&id, &owner, &until_ms],
+            )? == 1)
         })
     }
 

@@ -117,6 +117,21 @@ UPDATE effects
   SET idempotency_key = replace(replace(execution_id, '%', '%25'), ':', '%3A') || substr(idempotency_key, length(execution_id) + 1)
   WHERE instr(execution_id, ':') > 0 OR instr(execution_id, '%') > 0;
 "#,
+    // Durable effect retries (issue 33): one row per failed call of an
+    // effect whose route has a retry policy. An execution's rows are the
+    // key range of its journal keys, as for `effects`.
+    r#"
+CREATE TABLE effect_attempts (
+  idempotency_key TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  execution_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  error TEXT NOT NULL,
+  at_ms INTEGER NOT NULL,
+  next_due_ms INTEGER,
+  PRIMARY KEY (idempotency_key, attempt)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

@@ -4,9 +4,9 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use crate::store::{
-    CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow, ListFilter,
-    NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL, WaitRow, Wake,
-    journal_history_detail, json_text, parse_json,
+    AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
+    ListFilter, NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL,
+    WaitRow, Wake, journal_history_detail, json_text, parse_json,
 };
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
@@ -100,6 +100,18 @@ fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize,
 fn journal_range(id: &str) -> (String, String) {
     let id = crate::store::escape_execution_id(id);
     (format!("{id}:"), format!("{id};"))
+}
+
+fn attempt_row(r: &Row) -> rusqlite::Result<AttemptRow> {
+    Ok(AttemptRow {
+        idempotency_key: r.get(0)?,
+        attempt: r.get(1)?,
+        execution_id: r.get(2)?,
+        key: r.get(3)?,
+        error: r.get(4)?,
+        at_ms: r.get(5)?,
+        next_due_ms: r.get(6)?,
+    })
 }
 
 fn add_history(
@@ -584,6 +596,64 @@ impl Store for SqliteStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn record_attempt(&self, row: &AttemptRow) -> Result<(), StoreError> {
+        let row = row.clone();
+        let detail = json_text(&row.history_detail());
+        self.write(move |c| {
+            let added = c.exec_cached(
+                "INSERT OR IGNORE INTO effect_attempts (idempotency_key, attempt, execution_id, key, error, at_ms, next_due_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    row.idempotency_key,
+                    row.attempt,
+                    row.execution_id,
+                    row.key,
+                    row.error,
+                    row.at_ms,
+                    row.next_due_ms
+                ],
+            )?;
+            if added == 1 {
+                add_history_text(c, &row.execution_id, row.at_ms, "effect_attempt_failed", &detail)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn attempts(&self, idempotency_key: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT idempotency_key, attempt, execution_id, key, error, at_ms, next_due_ms FROM effect_attempts WHERE idempotency_key = ?1 ORDER BY attempt",
+            )?;
+            let v = st
+                .query_map(params![idempotency_key], attempt_row)?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+    }
+
+    fn attempts_of(&self, id: &str) -> Result<Vec<AttemptRow>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT idempotency_key, attempt, execution_id, key, error, at_ms, next_due_ms FROM effect_attempts WHERE idempotency_key >= ?2 AND idempotency_key < ?3 AND execution_id = ?1 ORDER BY at_ms, idempotency_key, attempt",
+            )?;
+            let (from, to) = journal_range(id);
+            let v = st
+                .query_map(params![id, from, to], attempt_row)?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+    }
+
+    fn defer(&self, id: &str, owner: &str, until_ms: i64) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            Ok(c.exec_cached(
+                "UPDATE executions SET lease_until = ?3, drive_attempts = 0 WHERE id = ?1 AND owner = ?2",
+                params![id, owner, until_ms],
+            )? == 1)
         })
     }
 
