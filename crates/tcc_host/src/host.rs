@@ -269,6 +269,17 @@ impl Host {
         args: Vec<J>,
         id: Option<String>,
     ) -> Result<String, HostError> {
+        self.start_list(program, args.into(), id)
+    }
+
+    /// [`Host::start`] with the arguments as their stored text (what the
+    /// HTTP API converts a request's plain arguments to, without a tree).
+    pub fn start_list(
+        &self,
+        program: &str,
+        args: crate::values::TaggedList,
+        id: Option<String>,
+    ) -> Result<String, HostError> {
         let (hash, name) = self.resolve(program)?;
         let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
@@ -298,7 +309,7 @@ impl Host {
                 id: crate::ids::execution_id(),
                 artifact_hash: hash.clone(),
                 program_name: name.clone(),
-                args,
+                args: args.into(),
                 parent: None,
             })
             .collect();
@@ -459,7 +470,11 @@ impl Host {
             return Err(Stop::Lost);
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
-            (Execution::start(program, id, &row.args, limits.clone())?, 0)
+            let args = row
+                .args
+                .parse()
+                .map_err(|e| Stop::Fail(format!("host: {e}")))?;
+            (Execution::start(program, id, &args, limits.clone())?, 0)
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
@@ -1135,7 +1150,7 @@ impl Driver<'_> {
                         id: child_execution_id,
                         artifact_hash: hash,
                         program_name: Some(program_name),
-                        args,
+                        args: args.into(),
                         parent: Some((self.id.to_string(), branch.clone())),
                     },
                     branch,
