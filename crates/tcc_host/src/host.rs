@@ -470,11 +470,10 @@ impl Host {
             return Err(Stop::Lost);
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
-            let args = row
-                .args
-                .parse()
-                .map_err(|e| Stop::Fail(format!("host: {e}")))?;
-            (Execution::start(program, id, &args, limits.clone())?, 0)
+            (
+                Execution::start_text(program, id, row.args.as_str(), limits.clone())?,
+                0,
+            )
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;

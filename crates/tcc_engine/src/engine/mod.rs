@@ -277,6 +277,31 @@ impl Execution {
                 &limits,
             )?);
         }
+        Execution::start_absorbed(program, execution_id, heap, values, limits)
+    }
+
+    /// [`Execution::start`] with the arguments as the JSON text of an array
+    /// of inlined tagged values, absorbed without a tree
+    /// ([`crate::absorb_text`]; issue 42).
+    pub fn start_text(
+        program: Arc<Program>,
+        execution_id: &str,
+        args: &str,
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
+        let mut heap = Heap::default();
+        let values = crate::absorb_text::absorb_list_text(args, "$.args", &mut heap, &limits)?;
+        Execution::start_absorbed(program, execution_id, heap, values, limits)
+    }
+
+    /// A fresh execution whose arguments are absorbed into `heap`.
+    fn start_absorbed(
+        program: Arc<Program>,
+        execution_id: &str,
+        heap: Heap,
+        values: Vec<Value>,
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
         let entry = program.function(program.entry_pos);
         let locals = bind_params(program.lang, entry, 0, values)?;
         let env = &program.artifact.envelope;
