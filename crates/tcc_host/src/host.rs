@@ -487,6 +487,7 @@ impl Host {
             (Execution::resume(program, c, limits.clone())?, revision)
         };
         exec.set_delta_checkpoints(true);
+        exec.set_text_checkpoints(true);
         let mut d = Driver {
             host: self,
             id,
@@ -917,10 +918,15 @@ impl Driver<'_> {
                 // The engine's own text of the body when it wrote one
                 // (choosing delta or snapshot), else written here.
                 let body = match (kind, &materialize, &delta) {
-                    (CheckpointKind::Snapshot, Some(m), _) => self
-                        .exec
-                        .take_checkpoint_text(revision)
-                        .unwrap_or_else(|| to_canonical(m)),
+                    (CheckpointKind::Snapshot, m, _) => {
+                        match (self.exec.take_checkpoint_text(revision), m) {
+                            (Some(text), _) => text,
+                            (None, Some(m)) => to_canonical(m),
+                            (None, None) => {
+                                return Err(Stop::Fail("snapshot checkpoint without body".into()));
+                            }
+                        }
+                    }
                     (CheckpointKind::Delta, _, Some(d)) => self
                         .exec
                         .take_checkpoint_text(revision)
