@@ -277,7 +277,8 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
         "0,".repeat(4_200_000)
     );
     let long = "x".repeat(2 << 20);
-    let strings = format!(r#"{{"program": "p", "args": [["{long}", "{long}", "{long}", "{long}"]]}}"#);
+    let strings =
+        format!(r#"{{"program": "p", "args": [["{long}", "{long}", "{long}", "{long}"]]}}"#);
     for (name, body, expected) in [("zeros", zeros, 413), ("strings", strings, 201)] {
         let before = peak_rss(s.child.id());
         let (c, j) = json(&s.url, "POST", "/v1/executions", Some(body.as_bytes()));

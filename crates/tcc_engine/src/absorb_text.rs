@@ -247,7 +247,14 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn both(text: &str) -> (Result<Vec<Value>, EngineError>, Heap, Result<Vec<J>, String>, Heap) {
+    fn both(
+        text: &str,
+    ) -> (
+        Result<Vec<Value>, EngineError>,
+        Heap,
+        Result<Vec<J>, String>,
+        Heap,
+    ) {
         let limits = Limits::default();
         let mut fast_heap = Heap::default();
         let fast = absorb_list_text(text, "$.args", &mut fast_heap, &limits);
@@ -335,8 +342,10 @@ mod tests {
                 prop::collection::vec(inner.clone(), 0..5)
                     .prop_map(|xs| format!(r#"{{"t":"array","v":[{}]}}"#, xs.join(","))),
                 prop::collection::vec(("[a-c]{1,2}", inner), 0..5).prop_map(|kv| {
-                    let members: Vec<String> =
-                        kv.into_iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                    let members: Vec<String> = kv
+                        .into_iter()
+                        .map(|(k, v)| format!("\"{k}\":{v}"))
+                        .collect();
                     format!(r#"{{"t":"object","v":{{{}}}}}"#, members.join(","))
                 }),
             ]

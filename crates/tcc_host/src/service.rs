@@ -491,9 +491,7 @@ async fn json_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
     }
     match crate::values::count_values(&body, crate::values::MAX_VALUES) {
         Ok(_) => Ok(body),
-        Err(crate::values::CountError::TooMany { limit }) => {
-            Err(ApiError::TooManyValues { limit })
-        }
+        Err(crate::values::CountError::TooMany { limit }) => Err(ApiError::TooManyValues { limit }),
         Err(crate::values::CountError::NotJson(e)) => {
             Err(ApiError::BadRequest(format!("body is not JSON: {e}")))
         }
