@@ -8,6 +8,8 @@
 # journalled exactly once; prints requests/s and p50/p99 per route.
 #
 # Usage: bash scripts/tcc-load.sh [sqlite|postgres|both] [EXECUTIONS] [CLIENTS]
+# IRKIT=PATH runs that irkit binary instead of building this checkout's (a
+# same-run A/B: alternate two binaries, e.g. main's and a branch's).
 # PostgreSQL: the test database of scripts/start-postgres.sh (started here
 # when PostgreSQL is installed), or $IRKIT_TEST_POSTGRES.
 set -euo pipefail
@@ -15,10 +17,14 @@ cd "$(dirname "$0")/.."
 which=${1:-both}
 executions=${2:-10000}
 clients=${3:-50}
-cargo build --release -q -p irkit
+irkit=${IRKIT:-}
+if [ -z "$irkit" ]; then
+  cargo build --release -q -p irkit
+  irkit=target/release/irkit
+fi
 cargo build --release -q -p tcc_host --example tcc_load
 run() {
-  timeout 1000 target/release/examples/tcc_load --irkit target/release/irkit \
+  timeout 1000 target/release/examples/tcc_load --irkit "$irkit" \
     --backend "$1" --executions "$executions" --clients "$clients" --deadline-s 900
 }
 case "$which" in

@@ -1,66 +1,183 @@
 #!/usr/bin/env bash
-# Peak memory of `irkit tcc serve` per request body (issue 42, F3), on
-# loopback and a scratch SQLite file: starts a server, registers a small
-# program, then sends each body below to a fresh server and prints the
-# server's peak RSS growth (VmHWM after minus before) against the body's
-# size. Bodies: start requests whose args hold many small values (refused
-# with 413 past tcc_host::values::MAX_VALUES, before any tree is built),
-# the same at the cap, an unknown program with large args (resolved
-# first), a few large strings, and an event payload at the cap.
+# Peak memory of `irkit tcc serve` per request (issue 42, F3: goal ≤ 20×
+# the request body), on loopback and a scratch SQLite file. Each case runs
+# on a fresh server: its setup requests first (and a small request of the
+# same kind, so that threads, caches and allocator arenas are warm), then
+# the measured request; the figure is the server's peak RSS growth (VmHWM
+# after the request and the drive it causes, minus VmHWM before) against
+# the measured request's body (for an event that resumes an execution
+# started with large args, and for a GET: the body that stored the value
+# it reads). The event and the GET each run on a fresh server over the
+# database the earlier phase left.
 #
-# Usage: bash scripts/tcc-rss.sh   (builds irkit first)
+# Cases: start requests whose args hold many small values (8 MiB and
+# 2 MiB of zeros: refused with 413 past tcc_host::values::MAX_VALUES,
+# before any tree is built; the same at the cap, answered and driven),
+# nested objects, long strings, an unknown program (resolved first), an
+# event payload at the cap (delivered: the execution completes with it as
+# its result), and reading those stored executions back (GET).
+#
+# Usage: bash scripts/tcc-rss.sh [IRKIT_BINARY]   (default: builds
+# target/release/irkit). Needs python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p irkit
-irkit=target/release/irkit
+irkit=${1:-}
+if [ -z "$irkit" ]; then
+  cargo build --release -q -p irkit
+  irkit=target/release/irkit
+fi
 dir=$(mktemp -d)
-trap 'kill $pid 2>/dev/null || true; rm -rf "$dir"' EXIT
+trap 'rm -rf "$dir"' EXIT
 cat > "$dir/p.py" <<'PY'
-def run(a):
-    return 1
+from tcc_engine.primitives import program, wait_for_event
+
+@program
+async def run(a):
+    e = await wait_for_event("ev")
+    return [a, e]
 PY
-"$irkit" tcc compile "$dir/p.py" -o "$dir/p.json"
-python3 - "$dir" <<'PY'
-import json, sys
-d = sys.argv[1]
-def w(name, obj):
-    with open(f"{d}/{name}", "w") as f:
-        json.dump(obj, f, separators=(",", ":"))
-w("zeros-8m.json", {"program": "p", "args": [[0] * 4_200_000]})
-w("zeros-cap.json", {"program": "p", "args": [[0] * 99_990]})
-w("unknown-cap.json", {"program": "nope", "args": [[0] * 99_990]})
-w("strings-8m.json", {"program": "p", "args": [["x" * (2 << 20) for _ in range(4)]]})
-w("payload-cap.json", {"name": "ev", "payload": [[1.5, "ab"]] * 33_000})
-PY
-measure() {
-  local body=$1 path=$2
-  local port=$((20000 + RANDOM % 20000))
-  rm -f "$dir/db"*
-  "$irkit" tcc serve --listen 127.0.0.1:$port --database "$dir/db" --max-body $((9 << 20)) \
-    > "$dir/serve.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 100); do curl -s "http://127.0.0.1:$port/v1/health" >/dev/null && break; sleep 0.1; done
-  curl -s -o /dev/null -H 'Content-Type: application/json' --data-binary @"$dir/p.json" \
-    "http://127.0.0.1:$port/v1/artifacts?name=p"
-  local target=$path
-  if [ "$path" = events ]; then
-    id=$(curl -s -H 'Content-Type: application/json' -d '{"program":"p"}' "http://127.0.0.1:$port/v1/executions" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-    target=/v1/executions/$id/events
-  fi
-  sleep 0.3
-  local before after size code
-  before=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
-  code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' \
-    --data-binary @"$dir/$body" "http://127.0.0.1:$port$target")
-  sleep 0.3
-  after=$(awk '/VmHWM/ {print $2}' /proc/$pid/status)
-  size=$(stat -c %s "$dir/$body")
-  kill $pid; wait $pid 2>/dev/null || true
-  python3 -c "import sys; b,a,s=map(int,sys.argv[1:4]); d=max(a-b,0)*1024; print(f'{sys.argv[4]:18} HTTP {sys.argv[5]}  body {s/1e6:6.2f} MB  peak RSS +{d/1e6:7.1f} MB  ({d/s:5.1f}x body)')" \
-    "$before" "$after" "$size" "$body" "$code"
+"$irkit" tcc compile "$dir/p.py" -o "$dir/p.json" >/dev/null
+python3 - "$irkit" "$dir" <<'PY'
+import http.client, json, os, random, subprocess, sys, time
+
+irkit, d = sys.argv[1], sys.argv[2]
+with open(f"{d}/p.json", "rb") as f:
+    artifact = f.read()
+
+def dump(obj):
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+ZEROS_CAP = 99_990
+bodies = {
+    "zeros-8m": dump({"program": "p", "args": [[0] * 4_200_000]}),
+    "zeros-2m": dump({"program": "p", "args": [[0] * 1_050_000]}),
+    "zeros-cap": dump({"program": "p", "args": [[0] * ZEROS_CAP]}),
+    "nested-cap": dump({"program": "p", "args": [[{"k": {"x": i}} for i in range(33_000)]]}),
+    "strings-8m": dump({"program": "p", "args": [["x" * (2 << 20) for _ in range(4)]]}),
+    "unknown-cap": dump({"program": "nope", "args": [[0] * ZEROS_CAP]}),
+    "payload-cap": dump({"name": "ev", "payload": [0] * ZEROS_CAP}),
+    "payload-strings-8m": dump({"name": "ev", "payload": ["y" * (2 << 20) for _ in range(4)]}),
 }
-measure zeros-8m.json /v1/executions
-measure zeros-cap.json /v1/executions
-measure unknown-cap.json /v1/executions
-measure strings-8m.json /v1/executions
-measure payload-cap.json events
+small_start = dump({"program": "p", "args": [[0, 1, "x", {"k": 1}]]})
+small_event = dump({"name": "ev", "payload": [1, "x"]})
+
+def hwm(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM")
+
+class Server:
+    def __init__(self, keep_db=False):
+        self.port = random.randrange(20000, 40000)
+        for name in os.listdir(d):
+            if name.startswith("db") and not keep_db:
+                os.remove(f"{d}/{name}")
+        self.proc = subprocess.Popen(
+            [irkit, "tcc", "serve", "--listen", f"127.0.0.1:{self.port}",
+             "--database", f"{d}/db", "--max-body", str(9 << 20)],
+            stdout=subprocess.DEVNULL, stderr=open(f"{d}/serve.log", "wb"))
+        for _ in range(300):
+            try:
+                if self.req("GET", "/v1/health")[0] == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError("server did not start")
+        code, _ = self.req("POST", "/v1/artifacts?name=p", artifact)
+        assert code in (200, 201), code
+
+    def req(self, method, path, body=None):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        data = r.read()
+        c.close()
+        return r.status, data
+
+    def start(self, body):
+        code, data = self.req("POST", "/v1/executions", body)
+        return code, (json.loads(data).get("id") if code == 201 else None)
+
+    def settle(self, id, statuses):
+        # Polls the listing (it carries no stored values' size) until the
+        # execution reaches one of `statuses`.
+        for _ in range(600):
+            code, data = self.req("GET", "/v1/executions?limit=1000")
+            rows = [r for r in json.loads(data)["executions"] if r["id"] == id] if code == 200 else []
+            if rows and rows[0]["status"] in statuses:
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"{id} did not reach {statuses}")
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.wait()
+
+def report(case, body_len, code, grew):
+    print(f"{case:28} HTTP {code}  body {body_len / 1e6:6.2f} MB  "
+          f"peak RSS +{grew / 1e6:7.1f} MB  ({grew / body_len:6.1f}x body)", flush=True)
+
+def measure_start(case):
+    s = Server()
+    try:
+        _, warm = s.start(small_start)
+        s.settle(warm, ("suspended",))
+        before = hwm(s.proc.pid)
+        code, id = s.start(bodies[case])
+        if id:
+            s.settle(id, ("suspended", "failed"))
+        time.sleep(0.3)
+        report(f"start {case}", len(bodies[case]), code, hwm(s.proc.pid) - before)
+    finally:
+        s.stop()
+
+def warm_cycle(s):
+    # One small execution started, sent its event and read.
+    _, warm = s.start(small_start)
+    s.settle(warm, ("suspended",))
+    s.req("POST", f"/v1/executions/{warm}/events", small_event)
+    s.settle(warm, ("completed",))
+    s.req("GET", f"/v1/executions/{warm}")
+
+def measure_event_and_read(case, start_body, event_body, stored_len):
+    # Each phase on a fresh server over the same database: the start, then
+    # the event (resuming reads the stored continuation), then the GET.
+    s = Server()
+    try:
+        _, id = s.start(start_body)
+        s.settle(id, ("suspended",))
+    finally:
+        s.stop()
+    s = Server(keep_db=True)
+    try:
+        warm_cycle(s)
+        before = hwm(s.proc.pid)
+        code, _ = s.req("POST", f"/v1/executions/{id}/events", event_body)
+        s.settle(id, ("completed", "failed"))
+        time.sleep(0.3)
+        report(f"event {case}", max(len(event_body), len(start_body)), code,
+               hwm(s.proc.pid) - before)
+    finally:
+        s.stop()
+    s = Server(keep_db=True)
+    try:
+        warm_cycle(s)
+        before = hwm(s.proc.pid)
+        code, data = s.req("GET", f"/v1/executions/{id}")
+        time.sleep(0.1)
+        report(f"GET after {case}", stored_len, code, hwm(s.proc.pid) - before)
+        print(f"{'':28} (answer {len(data) / 1e6:.2f} MB)", flush=True)
+    finally:
+        s.stop()
+
+for case in ["zeros-8m", "zeros-2m", "zeros-cap", "nested-cap", "strings-8m", "unknown-cap"]:
+    measure_start(case)
+measure_event_and_read("payload-cap", small_start, bodies["payload-cap"], len(bodies["payload-cap"]))
+measure_event_and_read("args zeros-cap", bodies["zeros-cap"], small_event, len(bodies["zeros-cap"]))
+measure_event_and_read("payload-strings-8m", small_start, bodies["payload-strings-8m"],
+                       len(bodies["payload-strings-8m"]))
+PY

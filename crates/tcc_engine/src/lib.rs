@@ -16,6 +16,7 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod absorb_text;
 pub mod continuation;
 pub mod engine;
 pub mod error;

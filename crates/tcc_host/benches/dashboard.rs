@@ -35,7 +35,7 @@ fn executions() -> Vec<NewExecution> {
             id: tcc_host::execution_id(),
             artifact_hash: "h".into(),
             program_name: Some(format!("p{}", i % 5)),
-            args: vec![],
+            args: Default::default(),
             parent: None,
         })
         .collect()

@@ -278,6 +278,17 @@ impl Host {
         args: Vec<J>,
         id: Option<String>,
     ) -> Result<String, HostError> {
+        self.start_list(program, args.into(), id)
+    }
+
+    /// [`Host::start`] with the arguments as their stored text (what the
+    /// HTTP API converts a request's plain arguments to, without a tree).
+    pub fn start_list(
+        &self,
+        program: &str,
+        args: crate::values::TaggedList,
+        id: Option<String>,
+    ) -> Result<String, HostError> {
         let (hash, name) = self.resolve(program)?;
         let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
@@ -307,7 +318,7 @@ impl Host {
                 id: crate::ids::execution_id(),
                 artifact_hash: hash.clone(),
                 program_name: name.clone(),
-                args,
+                args: args.into(),
                 parent: None,
             })
             .collect();
@@ -478,7 +489,10 @@ impl Host {
             return Err(Stop::Lost);
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
-            (Execution::start(program, id, &row.args, limits.clone())?, 0)
+            (
+                Execution::start_text(program, id, row.args.as_str(), limits.clone())?,
+                0,
+            )
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
@@ -492,6 +506,7 @@ impl Host {
             (Execution::resume(program, c, limits.clone())?, revision)
         };
         exec.set_delta_checkpoints(true);
+        exec.set_text_checkpoints(true);
         let mut d = Driver {
             host: self,
             id,
@@ -927,10 +942,15 @@ impl Driver<'_> {
                 // The engine's own text of the body when it wrote one
                 // (choosing delta or snapshot), else written here.
                 let body = match (kind, &materialize, &delta) {
-                    (CheckpointKind::Snapshot, Some(m), _) => self
-                        .exec
-                        .take_checkpoint_text(revision)
-                        .unwrap_or_else(|| to_canonical(m)),
+                    (CheckpointKind::Snapshot, m, _) => {
+                        match (self.exec.take_checkpoint_text(revision), m) {
+                            (Some(text), _) => text,
+                            (None, Some(m)) => to_canonical(m),
+                            (None, None) => {
+                                return Err(Stop::Fail("snapshot checkpoint without body".into()));
+                            }
+                        }
+                    }
                     (CheckpointKind::Delta, _, Some(d)) => self
                         .exec
                         .take_checkpoint_text(revision)
@@ -1167,7 +1187,7 @@ impl Driver<'_> {
                         id: child_execution_id,
                         artifact_hash: hash,
                         program_name: Some(program_name),
-                        args,
+                        args: args.into(),
                         parent: Some((self.id.to_string(), branch.clone())),
                     },
                     branch,

@@ -38,6 +38,7 @@ pub mod service;
 mod slot;
 pub mod status_view;
 pub mod storable;
+pub mod request_json;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;

@@ -137,7 +137,7 @@ mod tests {
             id: "e1".into(),
             artifact_hash: "h".into(),
             program_name: None,
-            args: vec![],
+            args: Default::default(),
             status: "runnable".into(),
             revision: 0,
             owner: None,

@@ -20,7 +20,7 @@ use crate::host::Host;
 use crate::metrics;
 pub use crate::status_view::status_json;
 use crate::store::ListFilter;
-use crate::values::plain_to_tagged;
+use crate::values::TaggedList;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{MatchedPath, RawQuery, Request, State};
@@ -132,31 +132,6 @@ fn query_map(q: &str) -> Result<Vec<(String, String)>, ApiError> {
             Ok((percent_decode(k)?, percent_decode(v)?))
         })
         .collect()
-}
-
-fn tagged_list(body: &J, plain_key: &str, tagged_key: &str) -> Result<Vec<J>, ApiError> {
-    match (body.get(plain_key), body.get(tagged_key)) {
-        (Some(_), Some(_)) => Err(ApiError::BadRequest(format!(
-            "give {plain_key} or {tagged_key}, not both"
-        ))),
-        (Some(J::Array(a)), None) => a
-            .iter()
-            .map(|x| plain_to_tagged(x).map_err(ApiError::BadRequest))
-            .collect(),
-        (Some(_), None) => Err(ApiError::BadRequest(format!(
-            "{plain_key} must be an array"
-        ))),
-        (None, Some(J::Array(a))) => {
-            for v in a {
-                crate::values::check_tagged(v).map_err(ApiError::BadRequest)?;
-            }
-            Ok(a.clone())
-        }
-        (None, Some(_)) => Err(ApiError::BadRequest(format!(
-            "{tagged_key} must be an array"
-        ))),
-        (None, None) => Ok(Vec::new()),
-    }
 }
 
 /// Why the service could not start, or stopped with an error.
@@ -504,24 +479,38 @@ async fn read_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
     Ok(out)
 }
 
-/// Reads a JSON body. Its values are counted before any tree is built: a
-/// body of more than [`crate::values::MAX_VALUES`] values is refused with
-/// 413, so what a request allocates is bounded whatever its shape.
-async fn json_body(body: Body, max_body: usize) -> Result<J, ApiError> {
+/// Reads a JSON body, as bytes: its values are counted before anything is
+/// built, and a body of more than [`crate::values::MAX_VALUES`] values is
+/// refused with 413. The routes then read the members they need from the
+/// bytes ([`crate::request_json`]), converting plain values straight to
+/// their stored text, so what a request allocates follows its size.
+async fn json_body(body: Body, max_body: usize) -> Result<Vec<u8>, ApiError> {
     let body = read_body(body, max_body).await?;
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(json!({}));
+        return Ok(b"{}".to_vec());
     }
     match crate::values::count_values(&body, crate::values::MAX_VALUES) {
-        Ok(_) => {}
-        Err(crate::values::CountError::TooMany { limit }) => {
-            return Err(ApiError::TooManyValues { limit });
+        Ok(_) => Ok(body),
+        Err(crate::values::CountError::TooMany { limit }) => Err(ApiError::TooManyValues { limit }),
+        Err(crate::values::CountError::NotJson(e)) => {
+            Err(ApiError::BadRequest(format!("body is not JSON: {e}")))
         }
-        // serde_json's own message, as before.
-        Err(crate::values::CountError::NotJson(_)) => {}
     }
-    serde_json::from_slice(&body)
+}
+
+/// The body's members named in `wanted` ([`crate::request_json::body_head`]).
+fn body_head(body: &[u8], wanted: &[&str]) -> Result<crate::request_json::Head, ApiError> {
+    crate::request_json::body_head(body, wanted)
         .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))
+}
+
+/// The body's member `key` holding tagged values, checked as the engine
+/// will absorb them (the tagged routes: a tree, as before; their size is
+/// bounded by the value count).
+fn tagged_member(body: &[u8], key: &str) -> Result<J, ApiError> {
+    let mut whole: J = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))?;
+    Ok(whole.get_mut(key).map(J::take).unwrap_or(J::Null))
 }
 
 /// The path parameter of the routes that have one (`/v1/artifacts/{hash}`,
@@ -609,10 +598,11 @@ async fn programs(State(app): State<Shared>) -> Answer {
 }
 
 async fn start(State(app): State<Shared>, body: Body) -> Answer {
+    use crate::request_json::{Member, Scalar};
     let body = json_body(body, app.cfg.max_body).await?;
-    let program = body
-        .get("program")
-        .and_then(J::as_str)
+    let head = body_head(&body, &["program", "id", "args", "tagged_args"])?;
+    let program = head
+        .str("program")
         .ok_or_else(|| ApiError::BadRequest("body.program (name or hash) is required".into()))?
         .to_string();
     crate::storable::check("body.program", &program).map_err(ApiError::BadRequest)?;
@@ -624,14 +614,38 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
         Ok(Reply(200, J::Null))
     })
     .await?;
-    let args = tagged_list(&body, "args", "tagged_args")?;
-    let id = match body.get("id") {
-        None | Some(J::Null) => None,
-        Some(J::String(s)) => Some(s.clone()),
-        Some(_) => return Err(ApiError::BadRequest("body.id must be a string".into())),
+    let args = match (head.has("args"), head.has("tagged_args")) {
+        (true, true) => {
+            return Err(ApiError::BadRequest(
+                "give args or tagged_args, not both".into(),
+            ));
+        }
+        (true, false) => match crate::request_json::body_member(&body, "args", true) {
+            Ok(Some(Member::List(items))) => TaggedList::from_texts(&items),
+            Ok(_) => return Err(ApiError::BadRequest("args must be an array".into())),
+            Err(e) => return Err(ApiError::BadRequest(e)),
+        },
+        (false, true) => match tagged_member(&body, "tagged_args")? {
+            J::Array(a) => {
+                for v in &a {
+                    crate::values::check_tagged(v).map_err(ApiError::BadRequest)?;
+                }
+                TaggedList::from_values(&a)
+            }
+            _ => return Err(ApiError::BadRequest("tagged_args must be an array".into())),
+        },
+        (false, false) => TaggedList::default(),
     };
+    let id = match head.get("id") {
+        None | Some(Scalar::Null) => None,
+        Some(Scalar::Str(s)) => Some(s.clone()),
+        Some(Scalar::Other) => {
+            return Err(ApiError::BadRequest("body.id must be a string".into()));
+        }
+    };
+    drop(body);
     blocking(move || {
-        let id = app.host.start(&program, args, id)?;
+        let id = app.host.start_list(&program, args, id)?;
         Ok(Reply(201, json!({"id": id})))
     })
     .await
@@ -784,28 +798,34 @@ async fn effects(State(app): State<Shared>, uri: Uri) -> Answer {
 async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
     let id = param(&uri)?;
     let body = json_body(body, app.cfg.max_body).await?;
-    let name = body
-        .get("name")
-        .and_then(J::as_str)
+    let head = body_head(&body, &["name", "payload", "tagged_payload"])?;
+    let name = head
+        .str("name")
         .filter(|n| !n.is_empty())
         .ok_or_else(|| ApiError::BadRequest("body.name (event name) is required".into()))?
         .to_string();
     crate::storable::check("body.name", &name).map_err(ApiError::BadRequest)?;
-    let payload = match (body.get("payload"), body.get("tagged_payload")) {
-        (Some(_), Some(_)) => {
+    let payload = match (head.has("payload"), head.has("tagged_payload")) {
+        (true, true) => {
             return Err(ApiError::BadRequest(
                 "give payload or tagged_payload, not both".into(),
             ));
         }
-        (Some(p), None) => plain_to_tagged(p).map_err(ApiError::BadRequest)?,
-        (None, Some(t)) => {
-            crate::values::check_tagged(t).map_err(ApiError::BadRequest)?;
-            t.clone()
+        (true, false) => match crate::request_json::body_member(&body, "payload", false) {
+            Ok(Some(crate::request_json::Member::One(text))) => text,
+            Ok(_) => return Err(ApiError::BadRequest("body.payload is missing".into())),
+            Err(e) => return Err(ApiError::BadRequest(e)),
+        },
+        (false, true) => {
+            let t = tagged_member(&body, "tagged_payload")?;
+            crate::values::check_tagged(&t).map_err(ApiError::BadRequest)?;
+            tcc_ir::to_canonical(&t)
         }
-        (None, None) => json!({"t": "null"}),
+        (false, false) => r#"{"t":"null"}"#.to_string(),
     };
+    drop(body);
     blocking(move || {
-        app.host.store().send_event(&id, &name, &payload)?;
+        app.host.store().send_event_text(&id, &name, &payload)?;
         app.host.notify();
         Ok(Reply(202, json!({"accepted": true})))
     })

@@ -119,6 +119,74 @@ impl<'de> serde::de::Visitor<'de> for Counter<'_> {
     }
 }
 
+/// An execution's entry arguments as they are stored: the canonical JSON
+/// text of an array of tagged values. Rows carry the text, and only the
+/// driver starting the execution (or a view showing them) parses it, so
+/// reading an execution costs its bytes, not a tree per value (issue 42).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaggedList(String);
+
+impl Default for TaggedList {
+    fn default() -> TaggedList {
+        TaggedList("[]".into())
+    }
+}
+
+impl TaggedList {
+    /// The list of these tagged values.
+    pub fn from_values(values: &[J]) -> TaggedList {
+        let mut text = String::from("[");
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            tcc_ir::write_canonical(v, &mut text);
+        }
+        text.push(']');
+        TaggedList(text)
+    }
+
+    /// The list of these tagged values' canonical texts.
+    pub fn from_texts(items: &[String]) -> TaggedList {
+        let len = items.iter().map(|t| t.len() + 1).sum::<usize>() + 2;
+        let mut text = String::with_capacity(len);
+        text.push('[');
+        for (i, t) in items.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(t);
+        }
+        text.push(']');
+        TaggedList(text)
+    }
+
+    /// A list as the store holds it (written by this type).
+    pub fn from_stored(text: String) -> TaggedList {
+        TaggedList(text)
+    }
+
+    /// The stored text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The tagged values.
+    pub fn parse(&self) -> Result<Vec<J>, String> {
+        match serde_json::from_str(&self.0) {
+            Ok(J::Array(a)) => Ok(a),
+            Ok(_) => Err("stored args are not an array".into()),
+            Err(e) => Err(format!("stored args are not JSON: {e}")),
+        }
+    }
+}
+
+impl From<Vec<J>> for TaggedList {
+    fn from(values: Vec<J>) -> TaggedList {
+        TaggedList::from_values(&values)
+    }
+}
+
 /// Converts plain JSON to a tagged value (`null`, `bool`, `number`,
 /// `string`, `array`, `object`).
 pub fn plain_to_tagged(j: &J) -> Result<J, String> {

@@ -72,7 +72,7 @@ fn new(id: &str, program: Option<&str>) -> NewExecution {
         id: id.into(),
         artifact_hash: "h".into(),
         program_name: program.map(str::to_string),
-        args: vec![],
+        args: Default::default(),
         parent: None,
     }
 }

@@ -291,7 +291,7 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
             id: "x".into(),
             artifact_hash: hash.clone(),
             program_name: None,
-            args: vec![],
+            args: Default::default(),
             parent: None,
         })
         .unwrap();
@@ -300,7 +300,7 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
             id: "x".into(),
             artifact_hash: hash,
             program_name: None,
-            args: vec![],
+            args: Default::default(),
             parent: None,
         }),
         Err(StoreError::Conflict(_))
@@ -448,7 +448,7 @@ fn missing_artifact_is_reported_and_resumes_once_registered(kind: Kind) {
             id: "m".into(),
             artifact_hash: hash,
             program_name: None,
-            args: vec![],
+            args: Default::default(),
             parent: None,
         })
         .unwrap();
@@ -746,7 +746,7 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
                 id: id.clone(),
                 artifact_hash: "h".into(),
                 program_name: None,
-                args: vec![],
+                args: Default::default(),
                 parent: None,
             })
             .unwrap();
@@ -868,7 +868,7 @@ fn executions_started_together_are_created_all_or_none(kind: Kind) {
         id: id.into(),
         artifact_hash: "h".into(),
         program_name: None,
-        args: vec![],
+        args: Default::default(),
         parent: None,
     };
     assert!(matches!(
@@ -890,7 +890,7 @@ fn plain_execution(id: &str) -> NewExecution {
         id: id.into(),
         artifact_hash: "h".into(),
         program_name: None,
-        args: vec![],
+        args: Default::default(),
         parent: None,
     }
 }
@@ -957,7 +957,7 @@ fn two_nodes_claiming_at_once_each_execution_goes_to_one(kind: Kind) {
                     id: id.clone(),
                     artifact_hash: "h".into(),
                     program_name: None,
-                    args: vec![],
+                    args: Default::default(),
                     parent: None,
                 })
                 .collect::<Vec<_>>(),

@@ -160,6 +160,9 @@ pub struct Execution {
     base: Option<Continuation>,
     deltas_since_snapshot: u32,
     allow_delta: bool,
+    /// The host takes checkpoint bodies as text only
+    /// ([`Execution::set_text_checkpoints`]).
+    text_checkpoints: bool,
     liveness: BTreeMap<FuncPos, Liveness>,
     poisoned: Option<EngineError>,
     steps: u64,
@@ -277,6 +280,31 @@ impl Execution {
                 &limits,
             )?);
         }
+        Execution::start_absorbed(program, execution_id, heap, values, limits)
+    }
+
+    /// [`Execution::start`] with the arguments as the JSON text of an array
+    /// of inlined tagged values, absorbed without a tree
+    /// ([`crate::absorb_text`]; issue 42).
+    pub fn start_text(
+        program: Arc<Program>,
+        execution_id: &str,
+        args: &str,
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
+        let mut heap = Heap::default();
+        let values = crate::absorb_text::absorb_list_text(args, "$.args", &mut heap, &limits)?;
+        Execution::start_absorbed(program, execution_id, heap, values, limits)
+    }
+
+    /// A fresh execution whose arguments are absorbed into `heap`.
+    fn start_absorbed(
+        program: Arc<Program>,
+        execution_id: &str,
+        heap: Heap,
+        values: Vec<Value>,
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
         let entry = program.function(program.entry_pos);
         let locals = bind_params(program.lang, entry, 0, values)?;
         let env = &program.artifact.envelope;
@@ -322,6 +350,7 @@ impl Execution {
             base,
             deltas_since_snapshot: 0,
             allow_delta: true,
+            text_checkpoints: false,
             liveness: BTreeMap::new(),
             poisoned: None,
             steps: 0,
@@ -467,6 +496,15 @@ impl Execution {
         self.allow_delta = allowed;
     }
 
+    /// For a host that stores checkpoint bodies as text and takes each
+    /// one with [`Execution::take_checkpoint_text`]: a snapshot's
+    /// `persist_checkpoint` then carries no `materialize` tree (a tree
+    /// costs hundreds of bytes per heap value, its text tens; issue 42).
+    /// Deltas still carry theirs.
+    pub fn set_text_checkpoints(&mut self, on: bool) {
+        self.text_checkpoints = on;
+    }
+
     /// Takes the canonical JSON text of the outstanding checkpoint's body
     /// (its `delta`, or its `materialize` for a snapshot) if the engine
     /// wrote it while choosing between the two: byte-identical to
@@ -504,6 +542,7 @@ impl Execution {
                 delta: None,
                 ..
             } => Some(match kind {
+                CheckpointKind::Snapshot if self.text_checkpoints => return None,
                 CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
                 CheckpointKind::Delta => (
                     None,
@@ -677,11 +716,17 @@ impl Execution {
         } else {
             None
         };
-        self.checkpoint_text = text.map(|t| (revision, t));
         let (kind, materialize) = match delta {
             Some(_) => (CheckpointKind::Delta, None),
+            None if self.text_checkpoints => {
+                if text.is_none() {
+                    text = Some(self.state.encode());
+                }
+                (CheckpointKind::Snapshot, None)
+            }
             None => (CheckpointKind::Snapshot, Some(self.state.to_json())),
         };
+        self.checkpoint_text = text.map(|t| (revision, t));
         let req = HostRequest::PersistCheckpoint {
             revision,
             kind,

@@ -120,8 +120,8 @@ pub struct NewExecution {
     pub artifact_hash: String,
     /// Program name it was started by, if any.
     pub program_name: Option<String>,
-    /// Entry arguments (tagged values).
-    pub args: Vec<J>,
+    /// Entry arguments (tagged values, as stored text).
+    pub args: crate::values::TaggedList,
     /// Parent execution and branch, for children.
     pub parent: Option<(String, Option<String>)>,
 }
@@ -135,8 +135,8 @@ pub struct ExecutionRow {
     pub artifact_hash: String,
     /// Program name, if started by name.
     pub program_name: Option<String>,
-    /// Entry arguments (tagged).
-    pub args: Vec<J>,
+    /// Entry arguments (tagged, the stored text: parsed only to start).
+    pub args: crate::values::TaggedList,
     /// runnable | suspended | completed | failed | cancelled.
     pub status: String,
     /// Last committed revision (0: never checkpointed).
@@ -599,7 +599,12 @@ pub trait Store: Send + Sync {
     /// The first wake ready for `id` (registration order).
     fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError>;
     /// Buffers an event for `id` (not found / conflict when terminal).
-    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError>;
+    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
+        self.send_event_text(id, name, &json_text(payload))
+    }
+    /// [`Store::send_event`] with the payload as canonical tagged JSON
+    /// text (what the HTTP API converts a plain payload to, without a tree).
+    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError>;
     /// Requests cancellation (conflict when terminal).
     fn request_cancel(&self, id: &str) -> Result<(), StoreError>;
     /// Marks an execution failed by the host (fatal engine error, missing

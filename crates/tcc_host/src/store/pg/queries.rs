@@ -34,7 +34,7 @@ fn insert_exec(
         Some((p, b)) => (Some(p.as_str()), b.as_deref()),
         None => (None, None),
     };
-    let args = json_text(&J::Array(new.args.clone()));
+    let args = new.args.as_str();
     let n = c.execute(
         "INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING",
         &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now],
@@ -685,8 +685,8 @@ impl Store for PgStore {
         self.read(|c| ready_wake_conn(c, id, now))
     }
 
-    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
-        let (id, name, payload) = (id.to_string(), name.to_string(), json_text(payload));
+    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
+        let (id, name, payload) = (id.to_string(), name.to_string(), payload.to_string());
         self.write(move |c| {
             let status: Option<String> = c
                 .query_opt("SELECT status FROM executions WHERE id = $1", &[&id])?

@@ -3,7 +3,6 @@
 
 use crate::store::{ExecutionRow, StoreError, parse_json};
 use postgres::Row;
-use serde_json::Value as J;
 
 /// The SQL condition selecting the journal rows of the execution whose id
 /// is the SQL expression `$id`: the range of its keys (every key is
@@ -27,10 +26,7 @@ pub(crate) use in_journal_of;
 
 /// Decodes an execution row read as `EXEC_COLS`.
 pub(crate) fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
-    let args = match parse_json(Some(r.try_get(3)?))? {
-        Some(J::Array(a)) => a,
-        _ => return Err(StoreError::Corrupt("execution args".into())),
-    };
+    let args = crate::values::TaggedList::from_stored(r.try_get(3)?);
     Ok(ExecutionRow {
         id: r.try_get(0)?,
         artifact_hash: r.try_get(1)?,

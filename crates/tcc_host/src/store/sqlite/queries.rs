@@ -17,7 +17,7 @@ fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, 
             id: r.get(0)?,
             artifact_hash: r.get(1)?,
             program_name: r.get(2)?,
-            args: Vec::new(),
+            args: Default::default(),
             status: r.get(4)?,
             revision: r.get::<_, i64>(5)? as u64,
             owner: r.get(6)?,
@@ -44,10 +44,7 @@ fn finish_row(
     t: (ExecutionRow, String, Option<String>, Option<String>),
 ) -> Result<ExecutionRow, StoreError> {
     let (mut row, args, result, pending) = t;
-    row.args = match parse_json(Some(args))? {
-        Some(J::Array(a)) => a,
-        _ => return Err(StoreError::Corrupt("execution args".into())),
-    };
+    row.args = crate::values::TaggedList::from_stored(args);
     row.result = parse_json(result)?;
     row.pending = parse_json(pending)?;
     Ok(row)
@@ -75,7 +72,7 @@ fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize,
             new.id,
             new.artifact_hash,
             new.program_name,
-            json_text(&J::Array(new.args.clone())),
+            new.args.as_str(),
             pid,
             pbranch,
             now
@@ -708,8 +705,8 @@ impl Store for SqliteStore {
         self.read(|c| ready_wake_conn(c, id, now))
     }
 
-    fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
-        let (id, name, payload) = (id.to_string(), name.to_string(), payload.clone());
+    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
+        let (id, name, payload) = (id.to_string(), name.to_string(), payload.to_string());
         self.write(move |c| {
             let e = get_exec(c, &id)?
                 .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
@@ -722,7 +719,7 @@ impl Store for SqliteStore {
             let now = crate::ids::now_ms();
             c.exec_cached(
                 "INSERT INTO events (execution_id, name, payload, received_ms) VALUES (?1, ?2, ?3, ?4)",
-                params![id, name, json_text(&payload), now],
+                params![id, name, payload, now],
             )?;
             add_history(c, &id, now, "event_received", &serde_json::json!({"name": name}))?;
             Ok(())

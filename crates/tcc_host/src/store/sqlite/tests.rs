@@ -53,7 +53,7 @@ fn new_exec(id: &str) -> NewExecution {
         id: id.into(),
         artifact_hash: "h".into(),
         program_name: None,
-        args: vec![],
+        args: Default::default(),
         parent: None,
     }
 }

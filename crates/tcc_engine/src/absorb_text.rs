@@ -1,0 +1,367 @@
+//! Inlined tagged values absorbed straight from their JSON text, without a
+//! `serde_json::Value` tree (issue 42, F3: a tree costs hundreds of bytes
+//! per tagged scalar; the heap costs 16).
+//!
+//! The cells and values made are exactly those [`crate::json::absorb`]
+//! makes from the parsed text (children before their container, object
+//! members in the text's order). Text this fast path does not take — a
+//! syntax error, a `v` before its `t`, an unknown tag or key, a limit —
+//! is handed to the tree path, which gives the diagnostic; the heap is
+//! first put back as it was.
+
+use crate::error::EngineError;
+use crate::json::{MAX_ABSORB_DEPTH, ValueContext, absorb};
+use crate::limits::Limits;
+use crate::value::{Cell, Heap, Value};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value as J;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Absorbs the JSON text of an array of inlined tagged values (a host
+/// message: no `ref`), appending their objects and arrays to `heap`.
+/// Element `i` is reported at `{path}[i]`.
+pub fn absorb_list_text(
+    text: &str,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Vec<Value>, EngineError> {
+    let mark = heap.cells.len();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fast = ListSeed { heap, limits }
+        .deserialize(&mut de)
+        .and_then(|values| de.end().map(|()| values));
+    match fast {
+        Ok(values) => Ok(values),
+        Err(_) => {
+            heap.cells.truncate(mark);
+            let parsed: J = serde_json::from_str(text)
+                .map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
+            let J::Array(items) = parsed else {
+                return Err(EngineError::message(path, "expected a JSON array"));
+            };
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    absorb(
+                        ValueContext::Message,
+                        x,
+                        &format!("{path}[{i}]"),
+                        heap,
+                        limits,
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+/// An array of tagged values.
+struct ListSeed<'h> {
+    heap: &'h mut Heap,
+    limits: &'h Limits,
+}
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
+    type Value = Vec<Value>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Value>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_> {
+    type Value = Vec<Value>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of tagged values")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Value>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Tagged {
+            heap: &mut *self.heap,
+            limits: self.limits,
+            depth: 0,
+        })? {
+            out.push(v);
+        }
+        Ok(out)
+    }
+}
+
+/// One tagged value.
+struct Tagged<'h> {
+    heap: &'h mut Heap,
+    limits: &'h Limits,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Tagged<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+fn refuse<E: de::Error>() -> E {
+    E::custom("left to the tree path")
+}
+
+impl<'de> Visitor<'de> for Tagged<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a tagged value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if map.next_key::<std::borrow::Cow<'de, str>>()?.as_deref() != Some("t") {
+            return Err(refuse());
+        }
+        let tag: std::borrow::Cow<'de, str> = map.next_value()?;
+        let value = match tag.as_ref() {
+            "undefined" | "null" => {
+                if map.next_key::<de::IgnoredAny>()?.is_some() {
+                    return Err(refuse());
+                }
+                return Ok(if tag == "null" {
+                    Value::Null
+                } else {
+                    Value::Undefined
+                });
+            }
+            _ => {
+                if map.next_key::<std::borrow::Cow<'de, str>>()?.as_deref() != Some("v") {
+                    return Err(refuse());
+                }
+                match tag.as_ref() {
+                    "bool" => Value::Bool(map.next_value()?),
+                    "number" => Value::Number(match map.next_value::<J>()? {
+                        J::Number(n) => n.as_f64().ok_or_else(refuse)?,
+                        J::String(s) if s == "NaN" => f64::NAN,
+                        J::String(s) if s == "Infinity" => f64::INFINITY,
+                        J::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+                        _ => return Err(refuse()),
+                    }),
+                    "string" => {
+                        let s: std::borrow::Cow<'de, str> = map.next_value()?;
+                        if s.len() > self.limits.max_string_bytes {
+                            return Err(refuse());
+                        }
+                        Value::string(&s)
+                    }
+                    "array" | "object" => {
+                        if self.depth >= MAX_ABSORB_DEPTH {
+                            return Err(refuse());
+                        }
+                        let cell = map.next_value_seed(Collection {
+                            heap: &mut *self.heap,
+                            limits: self.limits,
+                            depth: self.depth + 1,
+                            object: tag == "object",
+                        })?;
+                        Value::Ref(self.heap.alloc(cell, self.limits).map_err(|_| refuse())?)
+                    }
+                    _ => return Err(refuse()),
+                }
+            }
+        };
+        if map.next_key::<de::IgnoredAny>()?.is_some() {
+            return Err(refuse());
+        }
+        Ok(value)
+    }
+}
+
+/// The payload of an `array` or `object` tagged value.
+struct Collection<'h> {
+    heap: &'h mut Heap,
+    limits: &'h Limits,
+    depth: usize,
+    object: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for Collection<'_> {
+    type Value = Cell;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cell, D::Error> {
+        if self.object {
+            d.deserialize_map(self)
+        } else {
+            d.deserialize_seq(self)
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Collection<'_> {
+    type Value = Cell;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a collection payload")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Cell, A::Error> {
+        if self.object {
+            return Err(refuse());
+        }
+        let mut out = Vec::new();
+        while let Some(v) = seq.next_element_seed(Tagged {
+            heap: &mut *self.heap,
+            limits: self.limits,
+            depth: self.depth,
+        })? {
+            out.push(v);
+        }
+        out.shrink_to_fit();
+        Ok(Cell::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Cell, A::Error> {
+        if !self.object {
+            return Err(refuse());
+        }
+        let mut out = BTreeMap::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value_seed(Tagged {
+                heap: &mut *self.heap,
+                limits: self.limits,
+                depth: self.depth,
+            })?;
+            // A repeated key keeps its last value, as the parsed tree does
+            // (the tree keeps the first one's place: the cells differ
+            // only in order, so such text is left to the tree path).
+            if out.insert(k, v).is_some() {
+                return Err(refuse());
+            }
+        }
+        Ok(Cell::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn both(
+        text: &str,
+    ) -> (
+        Result<Vec<Value>, EngineError>,
+        Heap,
+        Result<Vec<J>, String>,
+        Heap,
+    ) {
+        let limits = Limits::default();
+        let mut fast_heap = Heap::default();
+        let fast = absorb_list_text(text, "$.args", &mut fast_heap, &limits);
+        let mut tree_heap = Heap::default();
+        let tree = serde_json::from_str::<J>(text)
+            .map_err(|e| e.to_string())
+            .and_then(|j| match j {
+                J::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        absorb(
+                            ValueContext::Message,
+                            x,
+                            &format!("$.args[{i}]"),
+                            &mut tree_heap,
+                            &limits,
+                        )
+                        .map(|v| crate::json::value_json(&v))
+                        .map_err(|e| e.to_string())
+                    })
+                    .collect(),
+                _ => Err("not an array".into()),
+            });
+        (fast, fast_heap, tree, tree_heap)
+    }
+
+    fn assert_same(text: &str) {
+        let (fast, fast_heap, tree, tree_heap) = both(text);
+        match (fast, tree) {
+            (Ok(f), Ok(t)) => {
+                let f: Vec<J> = f.iter().map(crate::json::value_json).collect();
+                assert_eq!(f, t, "{text}");
+                assert_eq!(fast_heap.cells.len(), tree_heap.cells.len(), "{text}");
+                for (a, b) in fast_heap.cells.iter().zip(&tree_heap.cells) {
+                    assert!(a.same_encoding(b), "{text}: {a:?} vs {b:?}");
+                }
+            }
+            (Err(_), Err(_)) => {}
+            (f, t) => panic!("{text}: fast {f:?}, tree {t:?}"),
+        }
+    }
+
+    #[test]
+    fn values_and_cells_are_those_of_the_tree_path() {
+        assert_same(
+            r#"[{"t":"array","v":[{"t":"number","v":1},{"t":"string","v":"x"},{"t":"null"},{"t":"undefined"},{"t":"bool","v":true},{"t":"number","v":"NaN"}]},{"t":"object","v":{"a":{"t":"object","v":{}},"b":{"t":"array","v":[]}}}]"#,
+        );
+        assert_same(r#"[{"v":1,"t":"number"}]"#);
+        assert_same(r#"[{"t":"object","v":{"k":{"t":"number","v":1},"k":{"t":"number","v":2}}}]"#);
+    }
+
+    #[test]
+    fn bad_text_gets_the_tree_paths_diagnostic() {
+        for text in [
+            r#"[{"t":"array","v":[{"t":"number","v":1}]},{"t":"ref","v":0}]"#,
+            r#"[{"t":"number"}]"#,
+            r#"[{"t":"null","v":1}]"#,
+            r#"[{"t":"bool","v":true,"x":1}]"#,
+            r#"[1"#,
+            r#"{}"#,
+        ] {
+            let mut heap = Heap::default();
+            let e = absorb_list_text(text, "$.args", &mut heap, &Limits::default());
+            assert!(e.is_err(), "{text}");
+            assert_same(text);
+        }
+    }
+
+    fn tagged() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just(r#"{"t":"null"}"#.to_string()),
+            Just(r#"{"t":"undefined"}"#.to_string()),
+            any::<bool>().prop_map(|b| format!(r#"{{"t":"bool","v":{b}}}"#)),
+            any::<i32>().prop_map(|n| format!(r#"{{"t":"number","v":{n}}}"#)),
+            "[a-z\"\\\\]{0,4}".prop_map(|s| format!(
+                r#"{{"t":"string","v":{}}}"#,
+                serde_json::to_string(&s).unwrap()
+            )),
+            Just(r#"{"t":"ref","v":0}"#.to_string()),
+            Just(r#"{"t":"number","v":"x"}"#.to_string()),
+        ];
+        leaf.prop_recursive(5, 48, 5, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5)
+                    .prop_map(|xs| format!(r#"{{"t":"array","v":[{}]}}"#, xs.join(","))),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..5).prop_map(|kv| {
+                    let members: Vec<String> = kv
+                        .into_iter()
+                        .map(|(k, v)| format!("\"{k}\":{v}"))
+                        .collect();
+                    format!(r#"{{"t":"object","v":{{{}}}}}"#, members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_tagged_list_absorbs_as_the_tree_path_does(xs in prop::collection::vec(tagged(), 0..4)) {
+            assert_same(&format!("[{}]", xs.join(",")));
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics(text in ".{0,48}") {
+            let mut heap = Heap::default();
+            let _ = absorb_list_text(&text, "$.args", &mut heap, &Limits::default());
+        }
+    }
+}

@@ -1,0 +1,515 @@
+//! Request bodies read without building trees (issue 42, F3: bounded
+//! memory per request): a body's small members ([`body_head`]) and its
+//! plain values converted to canonical tagged JSON text ([`body_member`]).
+//!
+//! A `serde_json::Value` costs tens of bytes per scalar and its tagged
+//! form (`{"t": …, "v": …}`, a map per scalar) hundreds; a request body
+//! of small values grew a thousandfold on its way to the store. Here the
+//! body's bytes are read once and the tagged text is written as they are
+//! read: what a conversion holds is its output plus, per open object, the
+//! converted members waiting to be sorted. The text is the one
+//! [`tcc_ir::to_canonical`] writes for
+//! [`crate::values::plain_to_tagged`]'s tree (keys sorted, a repeated key's
+//! last value kept, nesting beyond [`crate::values::MAX_DEPTH`] refused).
+
+use crate::values::MAX_DEPTH;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+/// Converts the plain JSON text `bytes` (one value) to canonical tagged
+/// JSON text.
+pub fn plain_text_to_tagged(bytes: &[u8]) -> Result<String, String> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut out = String::new();
+    Tagging {
+        out: &mut out,
+        depth: 0,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end())
+    .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// The member `field` of the JSON object `body`, converted: `Ok(None)`
+/// when the body has no such member. With `list`, the member must be an
+/// array and each element is converted on its own (`--args`-style lists);
+/// otherwise the member is one value. Other members are skipped without
+/// being built.
+pub fn body_member(body: &[u8], field: &str, list: bool) -> Result<Option<Member>, String> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let found = BodyMember { field, list }
+        .deserialize(&mut de)
+        .and_then(|m| de.end().map(|()| m))
+        .map_err(|e| e.to_string())?;
+    Ok(found)
+}
+
+/// A converted body member ([`body_member`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Member {
+    /// One tagged value's canonical text.
+    One(String),
+    /// Each element's canonical tagged text.
+    List(Vec<String>),
+    /// The member was not an array (with `list`).
+    NotList,
+}
+
+/// A body member's value as [`body_head`] keeps it: strings only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scalar {
+    /// A string.
+    Str(String),
+    /// `null`.
+    Null,
+    /// Any other value (not kept).
+    Other,
+}
+
+/// The members of a body object that [`body_head`] was asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Head(Vec<(String, Scalar)>);
+
+impl Head {
+    /// The member `key`, if the body has it (the last one if repeated).
+    pub fn get(&self, key: &str) -> Option<&Scalar> {
+        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The member `key` when it is a string.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        match self.get(key) {
+            Some(Scalar::Str(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether the body has the member `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+}
+
+/// Reads the members named in `wanted` of the JSON object `body`, keeping
+/// string values only; every other value is skipped without being built.
+/// A body that is not an object has no members.
+pub fn body_head(body: &[u8], wanted: &[&str]) -> Result<Head, String> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    HeadSeed(wanted)
+        .deserialize(&mut de)
+        .and_then(|h| de.end().map(|()| h))
+        .map_err(|e| e.to_string())
+}
+
+/// Visits a body for [`body_head`].
+struct HeadSeed<'w>(&'w [&'w str]);
+
+impl<'de> DeserializeSeed<'de> for HeadSeed<'_> {
+    type Value = Head;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Head, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HeadSeed<'_> {
+    type Value = Head;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Head, E> {
+        Ok(Head::default())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Head, E> {
+        Ok(Head::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Head, E> {
+        Ok(Head::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Head, E> {
+        Ok(Head::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Head, E> {
+        Ok(Head::default())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Head, E> {
+        Ok(Head::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Head, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Head::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Head, A::Error> {
+        let mut head = Head::default();
+        while let Some(key) = map.next_key::<String>()? {
+            if self.0.contains(&key.as_str()) {
+                let value = map.next_value::<ScalarValue>()?;
+                head.0.push((key, value.0));
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(head)
+    }
+}
+
+/// A [`Scalar`] read from any JSON value.
+struct ScalarValue(Scalar);
+
+impl<'de> serde::Deserialize<'de> for ScalarValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ScalarValue, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = ScalarValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<ScalarValue, E> {
+        Ok(ScalarValue(Scalar::Null))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<ScalarValue, E> {
+        Ok(ScalarValue(Scalar::Other))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<ScalarValue, E> {
+        Ok(ScalarValue(Scalar::Other))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<ScalarValue, E> {
+        Ok(ScalarValue(Scalar::Other))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<ScalarValue, E> {
+        Ok(ScalarValue(Scalar::Other))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<ScalarValue, E> {
+        Ok(ScalarValue(Scalar::Str(s.to_string())))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ScalarValue, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(ScalarValue(Scalar::Other))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ScalarValue, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(ScalarValue(Scalar::Other))
+    }
+}
+
+/// Writes one value's tagged text to `out`.
+struct Tagging<'a> {
+    out: &'a mut String,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Tagging<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if self.depth > MAX_DEPTH {
+            return Err(de::Error::custom(format!(
+                "JSON nested deeper than {MAX_DEPTH}"
+            )));
+        }
+        d.deserialize_any(self)
+    }
+}
+
+impl Tagging<'_> {
+    fn number(self, n: f64) {
+        self.out.push_str(r#"{"t":"number","v":"#);
+        tcc_ir::write_canonical(&tcc_engine::json::number_json(n), self.out);
+        self.out.push('}');
+    }
+}
+
+impl<'de> Visitor<'de> for Tagging<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.out.push_str(r#"{"t":"null"}"#);
+        Ok(())
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.out.push_str(if b {
+            r#"{"t":"bool","v":true}"#
+        } else {
+            r#"{"t":"bool","v":false}"#
+        });
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.number(n as f64);
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.number(n as f64);
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
+        self.number(n);
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.out.push_str(r#"{"t":"string","v":"#);
+        self.out.push_str(&tcc_ir::encode::canonical_string(s));
+        self.out.push('}');
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.out.push_str(r#"{"t":"array","v":["#);
+        let mut first = true;
+        loop {
+            let mark = self.out.len();
+            if !first {
+                self.out.push(',');
+            }
+            let seed = Tagging {
+                out: &mut *self.out,
+                depth: self.depth + 1,
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                self.out.truncate(mark);
+                break;
+            }
+            first = false;
+        }
+        self.out.push_str("]}");
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // Keys sorted as the canonical writer sorts them; a repeated key
+        // keeps its last value, as a parsed tree would.
+        let mut members: Vec<(String, String)> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let mut text = String::new();
+            map.next_value_seed(Tagging {
+                out: &mut text,
+                depth: self.depth + 1,
+            })?;
+            members.push((key, text));
+        }
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        self.out.push_str(r#"{"t":"object","v":{"#);
+        let mut first = true;
+        for (i, (key, text)) in members.iter().enumerate() {
+            if members.get(i + 1).is_some_and(|next| next.0 == *key) {
+                continue;
+            }
+            if !first {
+                self.out.push(',');
+            }
+            first = false;
+            self.out.push_str(&tcc_ir::encode::canonical_string(key));
+            self.out.push(':');
+            self.out.push_str(text);
+        }
+        self.out.push_str("}}");
+        Ok(())
+    }
+}
+
+/// Finds and converts one member of a body object ([`body_member`]).
+struct BodyMember<'f> {
+    field: &'f str,
+    list: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for BodyMember<'_> {
+    type Value = Option<Member>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Member>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BodyMember<'_> {
+    type Value = Option<Member>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Member>, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key != self.field {
+                map.next_value::<IgnoredAny>()?;
+            } else if self.list {
+                found = Some(map.next_value_seed(ListSeed)?);
+            } else {
+                let mut text = String::new();
+                map.next_value_seed(Tagging {
+                    out: &mut text,
+                    depth: 0,
+                })?;
+                found = Some(Member::One(text));
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A list member: each element converted on its own.
+struct ListSeed;
+
+impl<'de> DeserializeSeed<'de> for ListSeed {
+    type Value = Member;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Member, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed {
+    type Value = Member;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let mut text = String::new();
+            let seed = Tagging {
+                out: &mut text,
+                depth: 0,
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                break;
+            }
+            items.push(text);
+        }
+        Ok(Member::List(items))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Member, E> {
+        Ok(Member::NotList)
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Member, E> {
+        Ok(Member::NotList)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Member, E> {
+        Ok(Member::NotList)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Member, E> {
+        Ok(Member::NotList)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Member, E> {
+        Ok(Member::NotList)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Member, E> {
+        Ok(Member::NotList)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Member::NotList)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::plain_to_tagged;
+    use proptest::prelude::*;
+    use serde_json::{Value as J, json};
+
+    fn tree_text(j: &J) -> String {
+        tcc_ir::to_canonical(&plain_to_tagged(j).unwrap())
+    }
+
+    #[test]
+    fn text_matches_the_tree_conversion() {
+        let j = json!({"b": [1, -0.5, 1e300, "x\u{1}é", null, true, {}], "a": {"z": [], "é": false}, "": 0});
+        let text = serde_json::to_vec(&j).unwrap();
+        assert_eq!(plain_text_to_tagged(&text).unwrap(), tree_text(&j));
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_last_value() {
+        let text = plain_text_to_tagged(br#"{"k": 1, "a": 2, "k": 3}"#).unwrap();
+        assert_eq!(text, tree_text(&json!({"a": 2, "k": 3})));
+    }
+
+    #[test]
+    fn depth_is_bounded_as_in_the_tree_conversion() {
+        let deep = |n: usize| format!("{}0{}", "[".repeat(n), "]".repeat(n));
+        assert!(plain_text_to_tagged(deep(MAX_DEPTH).as_bytes()).is_ok());
+        let e = plain_text_to_tagged(deep(MAX_DEPTH + 1).as_bytes()).unwrap_err();
+        assert!(e.contains("nested deeper"), "{e}");
+    }
+
+    #[test]
+    fn members_are_found_and_others_skipped() {
+        let body = br#"{"junk": [[1, {"x": 2}]], "args": [1, "x"], "program": "p"}"#;
+        assert_eq!(
+            body_member(body, "args", true).unwrap(),
+            Some(Member::List(vec![
+                tree_text(&json!(1)),
+                tree_text(&json!("x"))
+            ]))
+        );
+        assert_eq!(
+            body_member(body, "junk", false).unwrap(),
+            Some(Member::One(tree_text(&json!([[1, {"x": 2}]]))))
+        );
+        assert_eq!(body_member(body, "missing", true).unwrap(), None);
+        assert_eq!(
+            body_member(body, "program", true).unwrap(),
+            Some(Member::NotList)
+        );
+        assert!(body_member(b"[1] x", "args", true).is_err());
+    }
+
+    #[test]
+    fn the_head_keeps_wanted_strings_only() {
+        let body = br#"{"program": "p", "id": null, "args": [[0, 1]], "junk": {"a": 1}, "n": 5}"#;
+        let head = body_head(body, &["program", "id", "args", "n", "missing"]).unwrap();
+        assert_eq!(head.str("program"), Some("p"));
+        assert_eq!(head.get("id"), Some(&Scalar::Null));
+        assert_eq!(head.get("args"), Some(&Scalar::Other));
+        assert_eq!(head.get("n"), Some(&Scalar::Other));
+        assert!(!head.has("junk") && !head.has("missing"));
+        assert_eq!(body_head(b"[1, 2]", &["program"]).unwrap(), Head::default());
+        assert!(body_head(b"{\"program\": ", &["program"]).is_err());
+    }
+
+    fn plain() -> impl Strategy<Value = J> {
+        let leaf = prop_oneof![
+            Just(J::Null),
+            any::<bool>().prop_map(J::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| json!(f)),
+            "[a-zé\\x00-\\x1f\"\\\\]{0,6}".prop_map(J::String),
+        ];
+        leaf.prop_recursive(6, 64, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(J::Array),
+                prop::collection::vec(("[a-c]{0,2}", inner), 0..6)
+                    .prop_map(|m| J::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_plain_value_converts_as_the_tree_does(j in plain()) {
+            let text = serde_json::to_vec(&j).unwrap();
+            prop_assert_eq!(plain_text_to_tagged(&text).unwrap(), tree_text(&j));
+        }
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+            let _ = plain_text_to_tagged(&bytes);
+            let _ = body_member(&bytes, "args", true);
+            let _ = body_head(&bytes, &["program"]);
+        }
+    }
+}
