@@ -11,7 +11,9 @@
 //! pixels ([`Browser::canvas_pixels`]), takes PNG screenshots
 //! ([`Browser::screenshot_png`]) and acts on elements the way a user does,
 //! through WebDriver's element commands ([`Browser::click`],
-//! [`Browser::clear`], [`Browser::type_text`], [`Browser::text`]).
+//! [`Browser::clear`], [`Browser::type_text`], [`Browser::text`]) and its
+//! actions API ([`Browser::pointer`]: real mouse moves, presses and
+//! releases that the browser turns into trusted pointer events).
 //!
 //! [`Browser::quit`] (or dropping the value) ends the session, stops the
 //! driver's whole process group (so no Chromium process outlives it) and
@@ -641,6 +643,125 @@ return {width: c.width, height: c.height, rgba: btoa(s)};"#,
         }
         let _ = std::fs::remove_dir_all(&self.profile);
         result
+    }
+}
+
+/// WebDriver's key value of the Control key (for [`Browser::chord`]).
+pub const KEY_CONTROL: char = '\u{e009}';
+/// WebDriver's key value of the Shift key.
+pub const KEY_SHIFT: char = '\u{e008}';
+/// WebDriver's key value of the Delete key.
+pub const KEY_DELETE: char = '\u{e017}';
+
+/// One step of a mouse gesture for [`Browser::pointer`], in CSS pixels
+/// of the viewport.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pointer {
+    /// Move the mouse to (x, y) from the top-left corner of the viewport
+    /// over `ms` milliseconds (0: at once; longer moves dispatch
+    /// intermediate `pointermove` events).
+    MoveTo {
+        /// Horizontal position.
+        x: f64,
+        /// Vertical position.
+        y: f64,
+        /// Duration of the move in milliseconds.
+        ms: u64,
+    },
+    /// Press the left button.
+    Down,
+    /// Release the left button.
+    Up,
+    /// Wait `ms` milliseconds.
+    Pause {
+        /// Duration in milliseconds.
+        ms: u64,
+    },
+}
+
+impl Pointer {
+    /// `MoveTo` at once.
+    pub fn to(x: f64, y: f64) -> Pointer {
+        Pointer::MoveTo { x, y, ms: 0 }
+    }
+
+    /// A left-button drag from `from` to `to`: move, press, move over
+    /// `ms` milliseconds, release.
+    pub fn drag(from: (f64, f64), to: (f64, f64), ms: u64) -> Vec<Pointer> {
+        vec![
+            Pointer::to(from.0, from.1),
+            Pointer::Down,
+            Pointer::MoveTo {
+                x: to.0,
+                y: to.1,
+                ms,
+            },
+            Pointer::Up,
+        ]
+    }
+
+    fn action(self) -> fantoccini::actions::PointerAction {
+        use fantoccini::actions::{MOUSE_BUTTON_LEFT, PointerAction as A};
+        match self {
+            // WebDriver takes whole pixels for viewport moves; rounding
+            // keeps a centre computed from a fractional layout on the element.
+            Pointer::MoveTo { x, y, ms } => A::MoveTo {
+                duration: Some(Duration::from_millis(ms)),
+                x: x.round(),
+                y: y.round(),
+            },
+            Pointer::Down => A::Down {
+                button: MOUSE_BUTTON_LEFT,
+            },
+            Pointer::Up => A::Up {
+                button: MOUSE_BUTTON_LEFT,
+            },
+            Pointer::Pause { ms } => A::Pause {
+                duration: Duration::from_millis(ms),
+            },
+        }
+    }
+}
+
+impl Browser {
+    /// Performs a mouse gesture through WebDriver's actions API ("Perform
+    /// Actions"): the browser dispatches trusted pointer and mouse events
+    /// to whatever element is under the pointer, as for a user's mouse.
+    /// The input state is released afterwards, so a gesture that ends with
+    /// the button down does not leak into the next one.
+    pub fn pointer(&self, steps: &[Pointer]) -> Result<(), BrowserError> {
+        use fantoccini::actions::{InputSource as _, MouseActions};
+        let mut mouse = MouseActions::new("mouse".to_string());
+        for step in steps {
+            mouse = mouse.then(step.action());
+        }
+        self.with_client(|c| async move {
+            c.perform_actions(mouse).await?;
+            c.release_actions().await
+        })
+    }
+
+    /// Presses `key` with `modifiers` held, through the actions API (key
+    /// down for each modifier, then the key, then releases in reverse
+    /// order), sent to the focused element. Keys are WebDriver key values:
+    /// a character, or a code point such as [`KEY_CONTROL`], [`KEY_SHIFT`]
+    /// or [`KEY_DELETE`].
+    pub fn chord(&self, modifiers: &[char], key: char) -> Result<(), BrowserError> {
+        use fantoccini::actions::{InputSource as _, KeyAction, KeyActions};
+        let mut keys = KeyActions::new("keyboard".to_string());
+        for &m in modifiers {
+            keys = keys.then(KeyAction::Down { value: m });
+        }
+        keys = keys
+            .then(KeyAction::Down { value: key })
+            .then(KeyAction::Up { value: key });
+        for &m in modifiers.iter().rev() {
+            keys = keys.then(KeyAction::Up { value: m });
+        }
+        self.with_client(|c| async move {
+            c.perform_actions(keys).await?;
+            c.release_actions().await
+        })
     }
 }
 

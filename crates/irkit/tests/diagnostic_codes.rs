@@ -162,6 +162,11 @@ fn glsl_target_codes() -> BTreeSet<String> {
         SamplerAlias,
         SamplerReturn,
         SamplerParameterMutation,
+        VertexAttributeLimit,
+        VaryingLimit,
+        DrawBufferLimit,
+        TextureUnitLimit,
+        UniformLimit,
         InvalidModule,
     ];
     let _exhaustive = |k: TargetErrorKind| match k {
@@ -176,6 +181,11 @@ fn glsl_target_codes() -> BTreeSet<String> {
         | SamplerAlias
         | SamplerReturn
         | SamplerParameterMutation
+        | VertexAttributeLimit
+        | VaryingLimit
+        | DrawBufferLimit
+        | TextureUnitLimit
+        | UniformLimit
         | InvalidModule => (),
     };
     all.iter().map(|k| k.code().to_string()).collect()

@@ -308,3 +308,24 @@ fn general_fixture_matches_gl() {
     s.uniforms.push(("params.count".into(), vec![-1.0]));
     assert_uniform(&both(gl.as_ref(), &published, &s), BLUE, 0);
 }
+
+/// Every non-square diagonal matrix construction (oracle seed 2783: Mesa
+/// folded a constant `mat4x2(s)` with `s` also in column 3, row 0; the
+/// GLSL backend now spells such constructions out).
+#[test]
+fn non_square_diagonal_matrices_match_gl() {
+    let gl = gl_context();
+    let published = publish_file("crates/vpl_gl/tests/fixtures/diagonal_matrices.vpl");
+    let image = both(gl.as_ref(), &published, &setup(16, 2));
+    for x in 0..16u32 {
+        let v = (f64::from(x) + 0.5) / 16.0;
+        let unit = |f: f64| (f * 255.0).round_ties_even() as u8;
+        let expected = [
+            unit(0.25 * v),
+            unit(0.5 * v),
+            unit(0.75 * v),
+            unit(0.25 * v + 0.5),
+        ];
+        assert_pixel(&image, x, 0, expected, 1);
+    }
+}

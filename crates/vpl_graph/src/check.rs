@@ -5,6 +5,7 @@ use crate::error::{ErrorKind, GraphError};
 use crate::format::{Document, RawEdge, RawNode};
 use crate::nodes::{self, Kind};
 use crate::types::{Records, Ty};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Where an input socket's value comes from.
@@ -23,8 +24,9 @@ pub struct Node {
     pub id: String,
     /// Its kind and parameters.
     pub kind: Kind,
-    /// Input socket names (a call's are its sub-graph's inputs).
-    pub inputs: Vec<String>,
+    /// Input socket names (a call's are its sub-graph's inputs; other
+    /// kinds' are static).
+    pub inputs: Vec<Cow<'static, str>>,
     /// The source of each input socket, if connected.
     pub sources: Vec<Option<Source>>,
 }
@@ -295,9 +297,13 @@ fn graph(
                 Kind::Return
             }
         };
-        let inputs: Vec<String> = match &kind {
+        let inputs: Vec<Cow<'static, str>> = match &kind {
             Kind::Call { function: name } => match signatures.iter().find(|s| s.name == *name) {
-                Some(s) => s.inputs.iter().map(|(n, _)| n.clone()).collect(),
+                Some(s) => s
+                    .inputs
+                    .iter()
+                    .map(|(n, _)| Cow::Owned(n.clone()))
+                    .collect(),
                 None => {
                     errors.push(
                         GraphError::new(ErrorKind::Name, format!("no sub-graph named {name:?}"))
@@ -306,7 +312,7 @@ fn graph(
                     Vec::new()
                 }
             },
-            k => k.inputs().iter().map(|s| s.to_string()).collect(),
+            k => k.inputs().iter().map(|s| Cow::Borrowed(*s)).collect(),
         };
         let placement = match (&kind, function) {
             (k, Some(_)) if k.is_output() => {
@@ -322,7 +328,7 @@ fn graph(
         }
         let sources = vec![None; inputs.len()];
         nodes.push(Node {
-            id: raw.id.clone(),
+            id: raw.id.to_string(),
             kind,
             inputs,
             sources,
@@ -383,17 +389,23 @@ fn endpoint(
         ));
     };
     let node = &nodes[n];
-    let names: Vec<&str> = if output {
-        node.kind.outputs().to_vec()
+    let count = if output {
+        node.kind.outputs().len()
     } else {
-        node.inputs.iter().map(String::as_str).collect()
+        node.inputs.len()
     };
-    let dir = if output { "output" } else { "input" };
     let index = match socket {
-        Some(s) => names.iter().position(|x| *x == s),
-        None => (!names.is_empty()).then_some(0),
+        Some(s) if output => node.kind.outputs().iter().position(|x| *x == s),
+        Some(s) => node.inputs.iter().position(|x| x == s),
+        None => (count > 0).then_some(0),
     };
     index.map(|i| (n, i)).ok_or_else(|| {
+        let names: Vec<&str> = if output {
+            node.kind.outputs().to_vec()
+        } else {
+            node.inputs.iter().map(|s| &**s).collect()
+        };
+        let dir = if output { "output" } else { "input" };
         let e = GraphError::new(
             ErrorKind::Edge,
             format!(

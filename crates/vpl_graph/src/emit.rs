@@ -2,10 +2,13 @@
 //! and type discovery order of the canonical writer (spec section 11), so
 //! that the text is a fixed point of `vpl::text::write` (tested).
 
-use crate::program::{Function, Program, Stage};
+use crate::program::{Function, Inst, Operand, Place, Program, Stage, Terminator, push_id};
 use crate::types::{Records, Ty};
 use std::collections::HashMap;
 use std::fmt::Write as _;
+
+/// Up to this many types, IDs are found by a linear scan.
+const FEW_TYPES: usize = 24;
 
 /// Type IDs in first-discovery order.
 struct TypeIds<'a> {
@@ -16,8 +19,18 @@ struct TypeIds<'a> {
 
 impl TypeIds<'_> {
     /// Numbers `t` and then (depth first) its components.
+    /// The ID of `t`, if numbered: a linear scan while there are few types
+    /// (registers repeat a handful of types; hashing each costs more).
+    fn lookup(&self, t: &Ty) -> Option<usize> {
+        if self.order.len() <= FEW_TYPES {
+            self.order.iter().position(|x| x == t)
+        } else {
+            self.id.get(t).copied()
+        }
+    }
+
     fn visit(&mut self, t: &Ty) {
-        if self.id.contains_key(t) {
+        if self.lookup(t).is_some() {
             return;
         }
         self.id.insert(t.clone(), self.order.len());
@@ -55,7 +68,7 @@ impl TypeIds<'_> {
     }
 
     fn get(&self, t: &Ty) -> usize {
-        self.id.get(t).copied().unwrap_or(usize::MAX)
+        self.lookup(t).unwrap_or(usize::MAX)
     }
 }
 
@@ -97,7 +110,9 @@ pub fn print(p: &Program, records: &Records) -> String {
     }
     ids.stage(&p.vertex);
     ids.stage(&p.fragment);
-    let mut out = String::with_capacity(4096);
+    // About 30 bytes per instruction (and register): sized once, so the
+    // text is not copied as it grows.
+    let mut out = String::with_capacity(4096 + 40 * p.instruction_count());
     out.push_str("(module 1");
     indent(&mut out, 1);
     out.push_str("(types");
@@ -159,14 +174,20 @@ pub fn print(p: &Program, records: &Records) -> String {
 
 fn stage(out: &mut String, s: &Stage, ids: &TypeIds) {
     indent(out, 1);
-    let _ = write!(out, "({} f0", s.keyword);
+    let _ = write!(out, "({} f0", s.kind.keyword());
     indent(out, 2);
     out.push_str("(interface");
     for (slot, v) in s.interface.iter().enumerate() {
         indent(out, 3);
         let _ = write!(out, "({} s{slot} ", if v.input { "in" } else { "out" });
         quote(out, &v.name);
-        let _ = write!(out, " t{} {} {})", ids.get(&v.ty), v.location, v.semantic);
+        let _ = write!(
+            out,
+            " t{} {} {})",
+            ids.get(&v.ty),
+            v.location,
+            v.semantic.keyword()
+        );
     }
     out.push(')');
     indent(out, 2);
@@ -193,19 +214,123 @@ fn function(out: &mut String, index: usize, f: &Function, ids: &TypeIds) {
     out.push_str("(registers");
     for (n, r) in f.registers.iter().enumerate() {
         indent(out, 5);
-        let _ = write!(out, "(register r{n} t{})", ids.get(r));
+        push_id(out, "(register r", n);
+        push_id(out, " t", ids.get(r));
+        out.push(')');
     }
     out.push(')');
     for (b, block) in f.blocks.iter().enumerate() {
         indent(out, 4);
         let _ = write!(out, "(block b{b}");
-        for line in &block.lines {
+        for inst in &block.instructions {
             indent(out, 5);
-            out.push_str(line);
+            instruction(out, inst);
         }
         indent(out, 5);
-        out.push_str(&block.terminator);
+        terminator(out, &block.terminator);
         out.push(')');
     }
     out.push(')');
+}
+
+fn operands(out: &mut String, list: &[Operand]) {
+    for o in list {
+        out.push(' ');
+        o.push(out);
+    }
+}
+
+fn place(out: &mut String, p: Place) {
+    let _ = match p {
+        Place::Stage(n) => write!(out, "(stage s{n})"),
+        Place::Uniform(n) => write!(out, "(uniform u{n})"),
+        Place::Parameter(n) => write!(out, "(parameter p{n})"),
+    };
+}
+
+fn instruction(out: &mut String, inst: &Inst) {
+    match inst {
+        Inst::Comment(text) => {
+            out.push_str(text);
+            return;
+        }
+        Inst::Op {
+            op,
+            result,
+            operands: list,
+        } => {
+            out.push('(');
+            out.push_str(op.keyword());
+            push_id(out, " r", *result as usize);
+            operands(out, list);
+        }
+        Inst::Swizzle {
+            result,
+            source,
+            pattern,
+        } => {
+            push_id(out, "(swizzle r", *result as usize);
+            out.push(' ');
+            source.push(out);
+            out.push(' ');
+            quote(out, pattern);
+        }
+        Inst::Member {
+            result,
+            source,
+            field,
+        } => {
+            let _ = write!(out, "(member r{result} ");
+            source.push(out);
+            out.push(' ');
+            quote(out, field);
+        }
+        Inst::Copy { result, source } => {
+            push_id(out, "(copy r", *result as usize);
+            out.push(' ');
+            source.push(out);
+        }
+        Inst::Call {
+            result,
+            function,
+            arguments,
+        } => {
+            let _ = write!(out, "(call r{result} f{function}");
+            operands(out, arguments);
+        }
+        Inst::Load { result, place: p } => {
+            push_id(out, "(load r", *result as usize);
+            out.push(' ');
+            place(out, *p);
+        }
+        Inst::Store { place: p, value } => {
+            out.push_str("(store ");
+            place(out, *p);
+            out.push(' ');
+            value.push(out);
+        }
+    }
+    out.push(')');
+}
+
+fn terminator(out: &mut String, t: &Terminator) {
+    match t {
+        Terminator::Branch(b) => {
+            push_id(out, "(branch b", *b);
+            out.push(')');
+        }
+        Terminator::BranchIf(condition, t, f) => {
+            out.push_str("(branch_if ");
+            condition.push(out);
+            push_id(out, " b", *t);
+            push_id(out, " b", *f);
+            out.push(')');
+        }
+        Terminator::Return => out.push_str("(return)"),
+        Terminator::ReturnValue(v) => {
+            out.push_str("(return ");
+            v.push(out);
+            out.push(')');
+        }
+    }
 }

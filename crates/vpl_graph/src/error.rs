@@ -155,7 +155,7 @@ pub enum CompileError {
     /// The graph is invalid (every diagnostic found, in a stable order).
     #[error("invalid material graph: {}", .0.first().map(ToString::to_string).unwrap_or_default())]
     Graph(Vec<GraphError>),
-    /// The generated text was refused by the VPL reader or verifier: a
+    /// The generated module was refused by the VPL verifier: a
     /// defect of this compiler, never of the graph (the property tests
     /// check that no graph reaches it).
     #[error("generated VPL was refused (a defect of the graph compiler): {0}")]

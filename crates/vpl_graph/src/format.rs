@@ -2,11 +2,12 @@
 //! refused, so a misspelt parameter is a diagnostic rather than ignored.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A material graph document.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Document {
+pub struct Document<'a> {
     /// Format version; must be 1.
     pub version: u32,
     /// Record types that uniforms and sub-graph parameters may use.
@@ -14,12 +15,15 @@ pub struct Document {
     pub records: Vec<RawRecord>,
     /// Reusable sub-graphs (each becomes a VPL helper function).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub functions: Vec<RawFunction>,
+    #[serde(borrow)]
+    pub functions: Vec<RawFunction<'a>>,
     /// The material's nodes.
-    pub nodes: Vec<RawNode>,
+    #[serde(borrow)]
+    pub nodes: Vec<RawNode<'a>>,
     /// The material's edges.
     #[serde(default)]
-    pub edges: Vec<RawEdge>,
+    #[serde(borrow)]
+    pub edges: Vec<RawEdge<'a>>,
 }
 
 /// A record type declaration.
@@ -46,7 +50,7 @@ pub struct RawField {
 /// A sub-graph: typed inputs, one typed output, nodes and edges.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawFunction {
+pub struct RawFunction<'a> {
     /// The name `call` nodes use (also the helper's VPL display name).
     pub name: String,
     /// Its inputs (`parameter` nodes read them), in order.
@@ -55,21 +59,25 @@ pub struct RawFunction {
     /// The type its `return` node produces.
     pub output: String,
     /// Its nodes.
-    pub nodes: Vec<RawNode>,
+    #[serde(borrow)]
+    pub nodes: Vec<RawNode<'a>>,
     /// Its edges.
     #[serde(default)]
-    pub edges: Vec<RawEdge>,
+    #[serde(borrow)]
+    pub edges: Vec<RawEdge<'a>>,
 }
 
 /// A node: an id, a kind and the kind's parameters.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawNode {
+pub struct RawNode<'a> {
     /// Unique within its graph; ASCII letters, digits and `_`, not
     /// starting with a digit.
-    pub id: String,
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
     /// The node kind (`docs/vpl/graph.md` lists them).
-    pub kind: String,
+    #[serde(borrow)]
+    pub kind: Cow<'a, str>,
     /// A value type (`constant`, `uniform`, `combine`, `convert`,
     /// `fragment_output`).
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
@@ -119,9 +127,11 @@ pub struct RawNode {
 /// `NODE.SOCKET` (`NODE` alone names the node's first output).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RawEdge {
+pub struct RawEdge<'a> {
     /// The producing node and output socket.
-    pub from: String,
+    #[serde(borrow)]
+    pub from: Cow<'a, str>,
     /// The consuming node and input socket.
-    pub to: String,
+    #[serde(borrow)]
+    pub to: Cow<'a, str>,
 }

@@ -7,11 +7,15 @@
 //! (each node's output types; mismatches name node and socket) →
 //! [`resources`] (what the module declares: live nodes, uniforms,
 //! varyings, outputs, conflicts) → [`lower`] (a [`program::Program`]) →
-//! [`emit`] (canonical text) → `vpl::text::read_verified`. Every graph
-//! error is found before any VPL exists; the reader's verdict on the text
-//! is the module's.
+//! [`emit`] (canonical text) and [`build`] (the same module as VPL's object
+//! model) → `vpl::verify`. Every graph error is found before any VPL
+//! exists. The text is not parsed back: the verifier checks the built
+//! module, whose canonical text is byte for byte the printed one (tested
+//! for every example and property-test graph), so its verdict is the
+//! text's.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+pub mod build;
 pub mod check;
 pub mod emit;
 pub mod error;
@@ -44,7 +48,8 @@ pub struct Options {
 pub struct Compiled {
     /// The VPL text (canonical unless annotated).
     pub text: String,
-    /// The module read back from `text` and verified.
+    /// The module `text` spells, verified (built directly, without
+    /// spans: it is not read from the text).
     pub verified: vpl::verify::Verified,
     /// Sampler state of each texture uniform, by uniform name, in uniform
     /// order: the host applies it when binding the texture (spec 7.3.1).
@@ -53,7 +58,7 @@ pub struct Compiled {
 
 /// Parses a graph document, mapping JSON errors to [`ErrorKind::Json`]
 /// diagnostics with line and column.
-pub fn parse(json: &str) -> Result<format::Document, Vec<GraphError>> {
+pub fn parse(json: &str) -> Result<format::Document<'_>, Vec<GraphError>> {
     if json.len() > MAX_INPUT {
         return Err(vec![GraphError::new(
             ErrorKind::Limit,
@@ -76,11 +81,12 @@ fn strip_position(m: &str) -> String {
     }
 }
 
-/// Checks a document and generates its VPL text, without reading it back.
-pub fn generate(
+/// The lowered program of a document, with its records and the texture
+/// sampler states.
+fn lower_document(
     doc: &format::Document,
     options: Options,
-) -> Result<(String, Vec<(String, SamplerState)>), Vec<GraphError>> {
+) -> Result<(program::Program, types::Records, Samplers), Vec<GraphError>> {
     let checked = check::check(doc)?;
     // Type and resource errors are independent: both are reported.
     let (types, res) = match (typing::infer(&checked), resources::collect(&checked)) {
@@ -92,13 +98,24 @@ pub fn generate(
         }
     };
     let program = lower::lower(&checked, &types, &res, options.annotate);
-    let text = emit::print(&program, &checked.records);
     let samplers = res
         .uniforms
         .iter()
         .filter_map(|(n, (_, s))| s.map(|s| (n.clone(), s)))
         .collect();
-    Ok((text, samplers))
+    Ok((program, checked.records, samplers))
+}
+
+/// Texture sampler states by uniform name.
+type Samplers = Vec<(String, SamplerState)>;
+
+/// Checks a document and generates its VPL text, without verifying it.
+pub fn generate(
+    doc: &format::Document,
+    options: Options,
+) -> Result<(String, Samplers), Vec<GraphError>> {
+    let (program, records, samplers) = lower_document(doc, options)?;
+    Ok((emit::print(&program, &records), samplers))
 }
 
 /// Compiles a graph document (JSON text) to a verified VPL module.
@@ -114,12 +131,36 @@ pub fn compile_document(
     label: &str,
     options: Options,
 ) -> Result<Compiled, CompileError> {
-    let (text, samplers) = generate(doc, options).map_err(CompileError::Graph)?;
-    let verified = vpl::text::read_verified(text.as_bytes(), label)
-        .map_err(|e| CompileError::Vpl(Box::new(e)))?;
-    Ok(Compiled {
-        text,
-        verified,
-        samplers,
-    })
+    let (program, records, samplers) = lower_document(doc, options).map_err(CompileError::Graph)?;
+    let text = emit::print(&program, &records);
+    let verified = build::module(&program, &records)
+        .and_then(|module| vpl::verify::Verified::new(module).map_err(|e| e.to_string()));
+    match verified {
+        Ok(verified) => Ok(Compiled {
+            text,
+            verified,
+            samplers,
+        }),
+        Err(message) => Err(CompileError::Vpl(Box::new(defect(&text, label, message)))),
+    }
+}
+
+/// The error for a generated module the verifier refused (a compiler
+/// defect): the reader's, located in the text, where reading the text
+/// fails too; otherwise the build's message at the text's start.
+fn defect(text: &str, label: &str, message: String) -> vpl::text::Error {
+    match vpl::text::read_verified(text.as_bytes(), label) {
+        Err(e) => e,
+        Ok(_) => vpl::text::Error {
+            kind: vpl::text::ErrorKind::Semantic,
+            message: format!("the built module differs from its text: {message}"),
+            label: label.to_string(),
+            position: vpl::ir::Span {
+                offset: 0,
+                line: 1,
+                column: 1,
+            },
+            verify: None,
+        },
+    }
 }

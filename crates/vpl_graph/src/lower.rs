@@ -6,11 +6,13 @@
 
 use crate::check::{Checked, Graph};
 use crate::nodes::{Arith, Binary, CompareOp, Kind, Literal, Unary, Varying};
-use crate::program::{Block, Function, Io, Operand, Program, Stage, Uniform};
+use crate::program::{
+    Block, Function, Inst, Io, Op, Operand, Place, Program, Stage, Terminator, Uniform,
+};
 use crate::resources::{BASE_COLOR, FRAGMENT_MAIN, Resources};
 use crate::types::{Scalar, Ty};
 use crate::typing::{self, GraphTypes, Splat, Types};
-use std::fmt::Write as _;
+use vpl::ir::{BinaryOp, Semantic, StageKind};
 
 /// A value: an operand and its type.
 #[derive(Debug, Clone)]
@@ -40,22 +42,30 @@ impl Builder {
         (self.registers.len() - 1) as u32
     }
 
-    fn line(&mut self, s: String) {
-        self.blocks[self.current].lines.push(s);
+    fn push(&mut self, inst: Inst) {
+        self.blocks[self.current].instructions.push(inst);
     }
 
-    /// `(WORD rN OPERANDS...)` into a fresh register of type `ty`.
-    fn op(&mut self, word: &str, ty: Ty, operands: &[Operand]) -> Val {
-        let r = self.reg(ty.clone());
-        let mut s = format!("({word} r{r}");
-        for o in operands {
-            s.push(' ');
-            o.push(&mut s);
-        }
-        s.push(')');
-        self.line(s);
+    /// `(OP rN OPERANDS...)` into a fresh register of type `ty`.
+    fn op(&mut self, op: Op, ty: Ty, operands: &[Operand]) -> Val {
+        let result = self.reg(ty.clone());
+        self.push(Inst::Op {
+            op,
+            result,
+            operands: operands.to_vec(),
+        });
         Val {
-            op: Operand::Reg(r),
+            op: Operand::Reg(result),
+            ty,
+        }
+    }
+
+    /// `(load rN PLACE)` into a fresh register of type `ty`.
+    fn load(&mut self, place: Place, ty: Ty) -> Val {
+        let result = self.reg(ty.clone());
+        self.push(Inst::Load { result, place });
+        Val {
+            op: Operand::Reg(result),
             ty,
         }
     }
@@ -65,18 +75,19 @@ impl Builder {
             return x.clone();
         };
         let ty = Ty::vector(k, pattern.len() as u8);
-        let r = self.reg(ty.clone());
-        let mut s = format!("(swizzle r{r} ");
-        x.op.push(&mut s);
-        let _ = write!(s, " \"{pattern}\")");
-        self.line(s);
+        let result = self.reg(ty.clone());
+        self.push(Inst::Swizzle {
+            result,
+            source: x.op,
+            pattern: pattern.to_string(),
+        });
         Val {
-            op: Operand::Reg(r),
+            op: Operand::Reg(result),
             ty,
         }
     }
 
-    fn terminate(&mut self, t: String) {
+    fn terminate(&mut self, t: Terminator) {
         self.blocks[self.current].terminator = t;
     }
 
@@ -87,23 +98,17 @@ impl Builder {
 
     /// `condition ? t : f` as two blocks that copy into one register.
     fn select(&mut self, condition: Operand, t: Operand, f: Operand, ty: Ty) -> Val {
-        let r = self.reg(ty.clone());
+        let result = self.reg(ty.clone());
         let (bt, bf, join) = (self.new_block(), self.new_block(), self.new_block());
-        let mut s = String::from("(branch_if ");
-        condition.push(&mut s);
-        let _ = write!(s, " b{bt} b{bf})");
-        self.terminate(s);
-        for (block, value) in [(bt, t), (bf, f)] {
+        self.terminate(Terminator::BranchIf(condition, bt, bf));
+        for (block, source) in [(bt, t), (bf, f)] {
             self.current = block;
-            let mut c = format!("(copy r{r} ");
-            value.push(&mut c);
-            c.push(')');
-            self.line(c);
-            self.terminate(format!("(branch b{join})"));
+            self.push(Inst::Copy { result, source });
+            self.terminate(Terminator::Branch(join));
         }
         self.current = join;
         Val {
-            op: Operand::Reg(r),
+            op: Operand::Reg(result),
             ty,
         }
     }
@@ -140,7 +145,7 @@ impl Builder {
                 ty: ty.clone(),
             };
         }
-        self.op("construct", ty.clone(), &parts)
+        self.op(Op::Construct, ty.clone(), &parts)
     }
 
     fn finish(self, name: &str, ret: Ty, params: Vec<Ty>) -> Function {
@@ -216,14 +221,14 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         name: "in_position".into(),
         ty: Ty::Vector(Scalar::Float, 3),
         location: 0,
-        semantic: "none",
+        semantic: Semantic::None,
     }];
-    let attribute = |v: Varying| -> (i32, &'static str) {
+    let attribute = |v: Varying| -> (i32, Semantic) {
         match v {
-            Varying::Uv => (1, "texcoord"),
-            Varying::VertexColor => (2, "color"),
-            Varying::Position => (0, "none"),
-            Varying::Normal => (3, "none"),
+            Varying::Uv => (1, Semantic::TexCoord),
+            Varying::VertexColor => (2, Semantic::Color),
+            Varying::Position => (0, Semantic::None),
+            Varying::Normal => (3, Semantic::None),
         }
     };
     for v in &res.varyings {
@@ -243,7 +248,7 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         name: "clip_position".into(),
         ty: Ty::Vector(Scalar::Float, 4),
         location: -1,
-        semantic: "position",
+        semantic: Semantic::Position,
     });
     let mut fragment_interface = Vec::new();
     let mut varyings = Vec::new();
@@ -271,7 +276,7 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         name: BASE_COLOR.into(),
         ty: Ty::Vector(Scalar::Float, 4),
         location: 0,
-        semantic: "fragment_color",
+        semantic: Semantic::FragmentColor,
     });
     let mut output_slots = Vec::new();
     for &o in &res.outputs {
@@ -289,7 +294,7 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
                 name: name.clone(),
                 ty,
                 location: *location,
-                semantic: "none",
+                semantic: Semantic::None,
             });
         }
     }
@@ -307,40 +312,40 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
 
     // The vertex stage: clip position from the attribute, varyings forwarded.
     let mut vb = Builder::new();
-    let pos = vb.reg(Ty::Vector(Scalar::Float, 3));
-    vb.line(format!("(load r{pos} (stage s0))"));
+    let position = vb.load(Place::Stage(0), Ty::Vector(Scalar::Float, 3));
     let clip = vb.op(
-        "construct",
+        Op::Construct,
         Ty::Vector(Scalar::Float, 4),
-        &[Operand::Reg(pos), Operand::Float(1.0)],
+        &[position.op, Operand::Float(1.0)],
     );
     let clip_slot = vertex_interface
         .iter()
         .position(|v| v.name == "clip_position")
         .unwrap_or(0);
-    let mut store = format!("(store (stage s{clip_slot}) ");
-    clip.op.push(&mut store);
-    store.push(')');
-    vb.line(store);
+    vb.push(Inst::Store {
+        place: Place::Stage(clip_slot),
+        value: clip.op,
+    });
     for v in &res.varyings {
         let out = vertex_interface
             .iter()
             .position(|io| !io.input && io.name == v.name())
             .unwrap_or(0);
-        let reg = if *v == Varying::Position {
-            pos
+        let value = if *v == Varying::Position {
+            position.op
         } else {
             let input = vertex_interface
                 .iter()
                 .position(|io| io.input && io.name == format!("in_{}", v.name()))
                 .unwrap_or(0);
-            let r = vb.reg(v.ty());
-            vb.line(format!("(load r{r} (stage s{input}))"));
-            r
+            vb.load(Place::Stage(input), v.ty()).op
         };
-        vb.line(format!("(store (stage s{out}) r{reg})"));
+        vb.push(Inst::Store {
+            place: Place::Stage(out),
+            value,
+        });
     }
-    vb.terminate("(return)".into());
+    vb.terminate(Terminator::Return);
     let vertex_main = vb.finish("vertex_main", Ty::Void, Vec::new());
 
     // The fragment entry and the sub-graph helpers.
@@ -362,16 +367,19 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         Some(v)
     };
     if annotate {
-        main.line(format!("// {} (material_output)", material.id));
+        main.push(Inst::Comment(format!(
+            "// {} (material_output)",
+            material.id
+        )));
     }
     let color = match (input("base_color"), input("opacity")) {
         (Some(c), opacity) if c.ty == Ty::Vector(Scalar::Float, 3) => {
             let a = opacity.map(|o| o.op).unwrap_or(Operand::Float(1.0));
-            main.op("construct", Ty::Vector(Scalar::Float, 4), &[c.op, a])
+            main.op(Op::Construct, Ty::Vector(Scalar::Float, 4), &[c.op, a])
         }
         (Some(c), Some(o)) => {
             let rgb = main.swizzle(&c, "xyz");
-            main.op("construct", Ty::Vector(Scalar::Float, 4), &[rgb.op, o.op])
+            main.op(Op::Construct, Ty::Vector(Scalar::Float, 4), &[rgb.op, o.op])
         }
         (Some(c), None) => c,
         (None, _) => Val {
@@ -379,26 +387,26 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
             ty: Ty::FLOAT,
         },
     };
-    let mut s = format!("(store (stage s{base_slot}) ");
-    color.op.push(&mut s);
-    s.push(')');
-    main.line(s);
+    main.push(Inst::Store {
+        place: Place::Stage(base_slot),
+        value: color.op,
+    });
     for (o, slot) in output_slots {
         let node = &doc.main.nodes[o];
         if annotate {
-            main.line(format!("// {} (fragment_output)", node.id));
+            main.push(Inst::Comment(format!("// {} (fragment_output)", node.id)));
         }
         if let Some(v) = node
             .source("value")
             .and_then(|s| values.get(s.node)?.get(s.output)?.clone())
         {
-            let mut s = format!("(store (stage s{slot}) ");
-            v.op.push(&mut s);
-            s.push(')');
-            main.line(s);
+            main.push(Inst::Store {
+                place: Place::Stage(slot),
+                value: v.op,
+            });
         }
     }
-    main.terminate("(return)".into());
+    main.terminate(Terminator::Return);
     fragment_functions.push(main.finish(FRAGMENT_MAIN, Ty::Void, Vec::new()));
     for (f, live) in &res.functions {
         let sig = &doc.signatures[*f];
@@ -411,25 +419,21 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
             .find(|n| n.kind == Kind::Return)
             .and_then(|n| n.source("value"))
             .and_then(|s| values.get(s.node)?.get(s.output)?.clone());
-        let mut t = String::from("(return ");
-        match ret {
-            Some(v) => v.op.push(&mut t),
-            None => t.push_str("(float 0.0)"),
-        }
-        t.push(')');
-        b.terminate(t);
+        b.terminate(Terminator::ReturnValue(
+            ret.map(|v| v.op).unwrap_or(Operand::Float(0.0)),
+        ));
         let params = sig.inputs.iter().map(|(_, t)| t.clone()).collect();
         fragment_functions.push(b.finish(&sig.name, sig.output.clone(), params));
     }
     Program {
         uniforms,
         vertex: Stage {
-            keyword: "vertex",
+            kind: StageKind::Vertex,
             interface: vertex_interface,
             functions: vec![vertex_main],
         },
         fragment: Stage {
-            keyword: "fragment",
+            kind: StageKind::Fragment,
             interface: fragment_interface,
             functions: fragment_functions,
         },
@@ -470,7 +474,11 @@ fn body(
         if annotate {
             let kind = format!("{:?}", node.kind);
             let short = kind.split([' ', '(', '{']).next().unwrap_or("").to_string();
-            b.line(format!("// {} ({})", node.id, short.to_lowercase()));
+            b.push(Inst::Comment(format!(
+                "// {} ({})",
+                node.id,
+                short.to_lowercase()
+            )));
         }
         let get = |socket: &str| -> Option<Val> {
             let s = node.source(socket)?;
@@ -484,24 +492,14 @@ fn body(
             .unwrap_or(Ty::FLOAT);
         let outs: Vec<Option<Val>> = match &node.kind {
             Kind::Input(v) => {
-                let r = b.reg(v.ty());
-                b.line(format!("(load r{r} (stage s{}))", slots.varying(*v)));
-                vec![Some(Val {
-                    op: Operand::Reg(r),
-                    ty: v.ty(),
-                })]
+                vec![Some(b.load(Place::Stage(slots.varying(*v)), v.ty()))]
             }
             Kind::Time | Kind::Uniform { .. } => {
                 let name = match &node.kind {
                     Kind::Uniform { name, .. } => name.as_str(),
                     _ => crate::resources::TIME,
                 };
-                let r = b.reg(out_ty.clone());
-                b.line(format!("(load r{r} (uniform u{}))", slots.uniform(name)));
-                vec![Some(Val {
-                    op: Operand::Reg(r),
-                    ty: out_ty,
-                })]
+                vec![Some(b.load(Place::Uniform(slots.uniform(name)), out_ty))]
             }
             Kind::Parameter { name } => {
                 let slot = g
@@ -509,22 +507,12 @@ fn body(
                     .and_then(|f| doc.signatures.get(f))
                     .and_then(|s| s.inputs.iter().position(|(n, _)| n == name))
                     .unwrap_or(0);
-                let r = b.reg(out_ty.clone());
-                b.line(format!("(load r{r} (parameter p{slot}))"));
-                vec![Some(Val {
-                    op: Operand::Reg(r),
-                    ty: out_ty,
-                })]
+                vec![Some(b.load(Place::Parameter(slot), out_ty))]
             }
             Kind::TextureSample { texture, .. } => {
-                let s = b.reg(Ty::Sampler);
-                b.line(format!("(load r{s} (uniform u{}))", slots.uniform(texture)));
+                let sampler = b.load(Place::Uniform(slots.uniform(texture)), Ty::Sampler);
                 let uv = get("uv").map(|v| v.op).unwrap_or(Operand::Float(0.0));
-                let rgba = b.op(
-                    "texture",
-                    Ty::Vector(Scalar::Float, 4),
-                    &[Operand::Reg(s), uv],
-                );
+                let rgba = b.op(Op::Texture, Ty::Vector(Scalar::Float, 4), &[sampler.op, uv]);
                 let mut outs = vec![Some(rgba.clone())];
                 for (k, pattern) in ["xyz", "x", "y", "z", "w"].iter().enumerate() {
                     outs.push(used[i][k + 1].then(|| b.swizzle(&rgba, pattern)));
@@ -541,7 +529,7 @@ fn body(
                     })
                     .collect();
                 match ty {
-                    Ty::Vector(..) => vec![Some(b.op("construct", ty.clone(), &ops))],
+                    Ty::Vector(..) => vec![Some(b.op(Op::Construct, ty.clone(), &ops))],
                     _ => vec![ops.first().map(|op| Val {
                         op: *op,
                         ty: ty.clone(),
@@ -603,7 +591,7 @@ fn body(
                     .filter_map(|s| get(s))
                     .map(|v| v.op)
                     .collect();
-                vec![Some(b.op("construct", ty.clone(), &parts))]
+                vec![Some(b.op(Op::Construct, ty.clone(), &parts))]
             }
             Kind::Convert { ty } => {
                 let Some(x) = get("x") else { continue };
@@ -611,13 +599,14 @@ fn body(
             }
             Kind::Member { field } => {
                 let Some(x) = get("x") else { continue };
-                let r = b.reg(out_ty.clone());
-                let mut s = format!("(member r{r} ");
-                x.op.push(&mut s);
-                let _ = write!(s, " {})", quoted(field));
-                b.line(s);
+                let result = b.reg(out_ty.clone());
+                b.push(Inst::Member {
+                    result,
+                    source: x.op,
+                    field: field.clone(),
+                });
                 vec![Some(Val {
-                    op: Operand::Reg(r),
+                    op: Operand::Reg(result),
                     ty: out_ty,
                 })]
             }
@@ -628,13 +617,17 @@ fn body(
                     (None, Some(v)) => v.op,
                     (None, None) => Operand::Int(0),
                 };
-                vec![Some(b.op("index", out_ty, &[x.op, index]))]
+                vec![Some(b.op(Op::Index, out_ty, &[x.op, index]))]
             }
             Kind::Compare(op) => {
                 let (Some(x), Some(y)) = (get("a"), get("b")) else {
                     continue;
                 };
-                vec![Some(b.op(op.keyword(), Ty::BOOL, &[x.op, y.op]))]
+                vec![Some(b.op(
+                    Op::Binary(op.binary_op()),
+                    Ty::BOOL,
+                    &[x.op, y.op],
+                ))]
             }
             Kind::Select => {
                 let (Some(c), Some(t), Some(f)) = (get("condition"), get("true"), get("false"))
@@ -655,16 +648,14 @@ fn body(
                     .filter_map(|s| get(s))
                     .map(|v| v.op)
                     .collect();
-                let r = b.reg(out_ty.clone());
-                let mut s = format!("(call r{r} f{}", slots.function(f));
-                for a in args {
-                    s.push(' ');
-                    a.push(&mut s);
-                }
-                s.push(')');
-                b.line(s);
+                let result = b.reg(out_ty.clone());
+                b.push(Inst::Call {
+                    result,
+                    function: slots.function(f),
+                    arguments: args,
+                });
                 vec![Some(Val {
-                    op: Operand::Reg(r),
+                    op: Operand::Reg(result),
                     ty: out_ty,
                 })]
             }
@@ -676,48 +667,49 @@ fn body(
     values
 }
 
-/// A string in canonical quoting.
-fn quoted(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 fn arith(b: &mut Builder, op: Arith, x: &Val, y: &Val) -> Val {
     let Some((ty, splat)) = typing::arith(op, &x.ty, &y.ty) else {
         return x.clone();
     };
-    let widen = |b: &mut Builder, v: &Val| b.op("construct", ty.clone(), &[v.op]);
+    let widen = |b: &mut Builder, v: &Val| b.op(Op::Construct, ty.clone(), &[v.op]);
     let (x, y) = match splat {
         Splat::None => (x.clone(), y.clone()),
         Splat::A => (widen(b, x), y.clone()),
         Splat::B => (x.clone(), widen(b, y)),
     };
-    b.op(op.keyword(), ty, &[x.op, y.op])
+    b.op(Op::Binary(op.binary_op()), ty, &[x.op, y.op])
 }
 
 fn negate_scalar(b: &mut Builder, k: Scalar, x: Operand) -> Operand {
     match k {
-        Scalar::Float => b.op("multiply", Ty::FLOAT, &[x, Operand::Float(-1.0)]).op,
-        _ => b.op("subtract", Ty::INT, &[Operand::Int(0), x]).op,
+        Scalar::Float => {
+            b.op(
+                Op::Binary(BinaryOp::Multiply),
+                Ty::FLOAT,
+                &[x, Operand::Float(-1.0)],
+            )
+            .op
+        }
+        _ => {
+            b.op(
+                Op::Binary(BinaryOp::Subtract),
+                Ty::INT,
+                &[Operand::Int(0), x],
+            )
+            .op
+        }
     }
 }
 
 /// `x < lo ? lo : x`, then `v > hi ? hi : v`.
 fn clamp(b: &mut Builder, k: Scalar, x: Operand, lo: Operand, hi: Operand) -> Operand {
-    let below = b.op(CompareOp::Less.keyword(), Ty::BOOL, &[x, lo]);
+    let below = b.op(Op::Binary(CompareOp::Less.binary_op()), Ty::BOOL, &[x, lo]);
     let v = b.select(below.op, lo, x, Ty::Scalar(k));
-    let above = b.op(CompareOp::Greater.keyword(), Ty::BOOL, &[v.op, hi]);
+    let above = b.op(
+        Op::Binary(CompareOp::Greater.binary_op()),
+        Ty::BOOL,
+        &[v.op, hi],
+    );
     b.select(above.op, hi, v.op, Ty::Scalar(k)).op
 }
 
@@ -730,26 +722,38 @@ fn unary(b: &mut Builder, u: Unary, x: &Val) -> Val {
                 ty,
             },
             Ty::Vector(Scalar::Int, _) => {
-                let z = b.op("construct", ty.clone(), &[Operand::Int(0)]);
-                b.op("subtract", ty, &[z.op, x.op])
+                let z = b.op(Op::Construct, ty.clone(), &[Operand::Int(0)]);
+                b.op(Op::Binary(BinaryOp::Subtract), ty, &[z.op, x.op])
             }
-            _ => b.op("multiply", ty, &[x.op, Operand::Float(-1.0)]),
+            _ => b.op(
+                Op::Binary(BinaryOp::Multiply),
+                ty,
+                &[x.op, Operand::Float(-1.0)],
+            ),
         },
         Unary::OneMinus => match &ty {
             Ty::Vector(..) => {
-                let ones = b.op("construct", ty.clone(), &[Operand::Float(1.0)]);
-                b.op("subtract", ty, &[ones.op, x.op])
+                let ones = b.op(Op::Construct, ty.clone(), &[Operand::Float(1.0)]);
+                b.op(Op::Binary(BinaryOp::Subtract), ty, &[ones.op, x.op])
             }
-            _ => b.op("subtract", ty, &[Operand::Float(1.0), x.op]),
+            _ => b.op(
+                Op::Binary(BinaryOp::Subtract),
+                ty,
+                &[Operand::Float(1.0), x.op],
+            ),
         },
         Unary::Abs => b.per_component(&ty, &[x], |b, k, c| {
-            let negative = b.op(CompareOp::Less.keyword(), Ty::BOOL, &[c[0], zero(k)]);
+            let negative = b.op(
+                Op::Binary(CompareOp::Less.binary_op()),
+                Ty::BOOL,
+                &[c[0], zero(k)],
+            );
             let flipped = negate_scalar(b, k, c[0]);
             b.select(negative.op, flipped, c[0], Ty::Scalar(k)).op
         }),
         Unary::Saturate => b.per_component(&ty, &[x], |b, k, c| clamp(b, k, c[0], zero(k), one(k))),
         Unary::Not => b.op(
-            CompareOp::Equal.keyword(),
+            Op::Binary(CompareOp::Equal.binary_op()),
             Ty::BOOL,
             &[x.op, Operand::Bool(false)],
         ),
@@ -765,10 +769,10 @@ fn binary(b: &mut Builder, op: Binary, x: &Val, y: &Val, out: &Ty) -> Val {
             let mut sum: Option<Operand> = None;
             for i in 0..n {
                 let (p, q) = (b.component(x, i), b.component(y, i));
-                let m = b.op("multiply", Ty::FLOAT, &[p, q]).op;
+                let m = b.op(Op::Binary(BinaryOp::Multiply), Ty::FLOAT, &[p, q]).op;
                 sum = Some(match sum {
                     None => m,
-                    Some(s) => b.op("add", Ty::FLOAT, &[s, m]).op,
+                    Some(s) => b.op(Op::Binary(BinaryOp::Add), Ty::FLOAT, &[s, m]).op,
                 });
             }
             Val {
@@ -783,12 +787,16 @@ fn binary(b: &mut Builder, op: Binary, x: &Val, y: &Val, out: &Ty) -> Val {
                 CompareOp::Greater
             };
             b.per_component(out, &[x, y], |b, k, c| {
-                let pick = b.op(cmp.keyword(), Ty::BOOL, &[c[0], c[1]]);
+                let pick = b.op(Op::Binary(cmp.binary_op()), Ty::BOOL, &[c[0], c[1]]);
                 b.select(pick.op, c[0], c[1], Ty::Scalar(k)).op
             })
         }
         Binary::Step => b.per_component(out, &[x, y], |b, k, c| {
-            let below = b.op(CompareOp::Less.keyword(), Ty::BOOL, &[c[1], c[0]]);
+            let below = b.op(
+                Op::Binary(CompareOp::Less.binary_op()),
+                Ty::BOOL,
+                &[c[1], c[0]],
+            );
             b.select(below.op, zero(k), one(k), Ty::Scalar(k)).op
         }),
     }
@@ -802,7 +810,7 @@ fn convert(b: &mut Builder, x: &Val, to: &Ty) -> Val {
         if n == m {
             return x.clone();
         }
-        return b.op("construct", to.clone(), &[x.op]);
+        return b.op(Op::Construct, to.clone(), &[x.op]);
     }
     // Element kinds differ: convert each component, then build the vector.
     let mut parts = Vec::with_capacity(usize::from(m));
@@ -810,7 +818,7 @@ fn convert(b: &mut Builder, x: &Val, to: &Ty) -> Val {
         let c = if n == 1 { x.op } else { b.component(x, i) };
         let part = match from {
             Scalar::Bool => b.select(c, one(k), zero(k), Ty::Scalar(k)).op,
-            _ => b.op("construct", Ty::Scalar(k), &[c]).op,
+            _ => b.op(Op::Construct, Ty::Scalar(k), &[c]).op,
         };
         parts.push(part);
         if n == 1 {
@@ -824,7 +832,7 @@ fn convert(b: &mut Builder, x: &Val, to: &Ty) -> Val {
         };
     }
     if parts.len() == 1 {
-        return b.op("construct", to.clone(), &[parts[0]]);
+        return b.op(Op::Construct, to.clone(), &[parts[0]]);
     }
-    b.op("construct", to.clone(), &parts)
+    b.op(Op::Construct, to.clone(), &parts)
 }

@@ -108,6 +108,19 @@ impl CompareOp {
         }
     }
 
+    /// The VPL comparison.
+    pub fn binary_op(self) -> vpl::ir::BinaryOp {
+        use vpl::ir::BinaryOp as B;
+        match self {
+            CompareOp::Equal => B::Equal,
+            CompareOp::NotEqual => B::NotEqual,
+            CompareOp::Less => B::Less,
+            CompareOp::LessEqual => B::LessEqual,
+            CompareOp::Greater => B::Greater,
+            CompareOp::GreaterEqual => B::GreaterEqual,
+        }
+    }
+
     fn parse(s: &str) -> Option<CompareOp> {
         Some(match s {
             "equal" => CompareOp::Equal,
@@ -142,6 +155,17 @@ impl Arith {
             Arith::Subtract => "subtract",
             Arith::Multiply => "multiply",
             Arith::Divide => "divide",
+        }
+    }
+
+    /// The VPL operation.
+    pub fn binary_op(self) -> vpl::ir::BinaryOp {
+        use vpl::ir::BinaryOp as B;
+        match self {
+            Arith::Add => B::Add,
+            Arith::Subtract => B::Subtract,
+            Arith::Multiply => B::Multiply,
+            Arith::Divide => B::Divide,
         }
     }
 }
@@ -412,7 +436,7 @@ pub fn parse(raw: &RawNode, records: &Records) -> Result<Kind, GraphError> {
         let s = need(what, "type")?;
         Ty::parse(&s, records).map_err(err)
     };
-    Ok(match raw.kind.as_str() {
+    Ok(match &*raw.kind {
         "uv" => Kind::Input(Varying::Uv),
         "vertex_color" => Kind::Input(Varying::VertexColor),
         "position" => Kind::Input(Varying::Position),
@@ -650,7 +674,8 @@ pub fn catalogue() -> serde_json::Value {
         if let (Some(o), Some(d)) = (raw.as_object_mut(), defaults.as_object()) {
             o.extend(d.clone());
         }
-        let parsed = serde_json::from_value::<RawNode>(raw)
+        let text = raw.to_string();
+        let parsed = serde_json::from_str::<RawNode>(&text)
             .ok()
             .and_then(|r| parse(&r, &Records::default()).ok());
         let (inputs, outputs): (Vec<&str>, Vec<&str>) = match &parsed {

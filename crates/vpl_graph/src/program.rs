@@ -1,9 +1,13 @@
-//! The generated module before printing: canonical VPL's containers with
-//! instructions already spelt (they name registers, slots and blocks, never
-//! type IDs, which the printer assigns in the canonical discovery order).
+//! The generated module: canonical VPL's containers with instructions that
+//! name registers, slots, blocks and functions by number (never type IDs,
+//! which the printer assigns in the canonical discovery order). It is
+//! printed as canonical text ([`crate::emit`]) and built as the VPL object
+//! model ([`crate::build`]) that the verifier checks, so the text is never
+//! parsed back.
 
 use crate::types::Ty;
 use std::fmt::Write as _;
+use vpl::ir::{BinaryOp, Semantic};
 
 /// An instruction operand.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -22,7 +26,10 @@ impl Operand {
     /// Appends the canonical spelling (`r3`, `(float 0.5)`, `(int -2)`).
     pub fn push(self, out: &mut String) {
         let _ = match self {
-            Operand::Reg(r) => write!(out, "r{r}"),
+            Operand::Reg(r) => {
+                push_id(out, "r", r as usize);
+                Ok(())
+            }
             Operand::Bool(b) => write!(out, "(bool {b})"),
             Operand::Int(i) => write!(out, "(int {i})"),
             // `{:?}` is the shortest decimal that reads back to the same
@@ -30,6 +37,24 @@ impl Operand {
             Operand::Float(f) => write!(out, "(float {f:?})"),
         };
     }
+}
+
+/// Appends `prefix` and the decimal digits of `n` (`r12`, `b3`): the
+/// printer's most frequent output, without `fmt`'s machinery.
+pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
+    out.push_str(prefix);
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // ASCII digits: always UTF-8.
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
 }
 
 /// One interface slot.
@@ -43,8 +68,8 @@ pub struct Io {
     pub ty: Ty,
     /// Location, -1 for unspecified.
     pub location: i32,
-    /// Semantic keyword (`none`, `position`, ...).
-    pub semantic: &'static str,
+    /// Semantic tag.
+    pub semantic: Semantic,
 }
 
 /// A uniform.
@@ -57,13 +82,127 @@ pub struct Uniform {
     pub ty: Ty,
 }
 
-/// A block: instruction lines and its terminator.
+/// The operation of an [`Inst::Op`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Op {
+    /// `construct` (of the result register's type).
+    Construct,
+    /// A binary operation or comparison.
+    Binary(BinaryOp),
+    /// The built-in `texture` (sampler, coordinates).
+    Texture,
+    /// `index` (aggregate, index).
+    Index,
+}
+
+impl Op {
+    /// The instruction word.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Op::Construct => "construct",
+            Op::Binary(b) => b.keyword(),
+            Op::Texture => "texture",
+            Op::Index => "index",
+        }
+    }
+}
+
+/// A storage root an instruction loads from or stores to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Place {
+    /// Stage interface slot `sN`.
+    Stage(usize),
+    /// Uniform slot `uN`.
+    Uniform(usize),
+    /// Parameter slot `pN`.
+    Parameter(usize),
+}
+
+/// An instruction.
+#[derive(Debug, Clone)]
+pub enum Inst {
+    /// A `//` comment line (annotated output only; not in the module).
+    Comment(String),
+    /// `(WORD rN OPERANDS...)`.
+    Op {
+        /// The operation.
+        op: Op,
+        /// The result register.
+        result: u32,
+        /// Its operands.
+        operands: Vec<Operand>,
+    },
+    /// `(swizzle rN SOURCE "PATTERN")`.
+    Swizzle {
+        /// The result register.
+        result: u32,
+        /// The vector.
+        source: Operand,
+        /// One to four of `xyzw`.
+        pattern: String,
+    },
+    /// `(member rN SOURCE "FIELD")`.
+    Member {
+        /// The result register.
+        result: u32,
+        /// The record.
+        source: Operand,
+        /// The field name.
+        field: String,
+    },
+    /// `(copy rN SOURCE)`.
+    Copy {
+        /// The result register.
+        result: u32,
+        /// The value.
+        source: Operand,
+    },
+    /// `(call rN fK ARGUMENTS...)`.
+    Call {
+        /// The result register.
+        result: u32,
+        /// The callee's index in the stage's function list.
+        function: usize,
+        /// The arguments.
+        arguments: Vec<Operand>,
+    },
+    /// `(load rN PLACE)`.
+    Load {
+        /// The result register.
+        result: u32,
+        /// Where from.
+        place: Place,
+    },
+    /// `(store PLACE VALUE)`.
+    Store {
+        /// Where to.
+        place: Place,
+        /// The value.
+        value: Operand,
+    },
+}
+
+/// A block terminator.
+#[derive(Debug, Clone, Default)]
+pub enum Terminator {
+    /// `(branch bN)`.
+    Branch(usize),
+    /// `(branch_if CONDITION bT bF)`.
+    BranchIf(Operand, usize, usize),
+    /// `(return)`, or `(return VALUE)`.
+    #[default]
+    Return,
+    /// `(return VALUE)`.
+    ReturnValue(Operand),
+}
+
+/// A block: instructions and its terminator.
 #[derive(Debug, Clone, Default)]
 pub struct Block {
-    /// Spelt instructions (or `//` comments).
-    pub lines: Vec<String>,
-    /// The spelt terminator.
-    pub terminator: String,
+    /// Instructions (and, annotated, comments).
+    pub instructions: Vec<Inst>,
+    /// The terminator.
+    pub terminator: Terminator,
 }
 
 /// A function.
@@ -85,7 +224,7 @@ pub struct Function {
 #[derive(Debug, Clone)]
 pub struct Stage {
     /// `vertex` or `fragment`.
-    pub keyword: &'static str,
+    pub kind: vpl::ir::StageKind,
     /// Interface slots.
     pub interface: Vec<Io>,
     /// Functions; the first is the entry.
@@ -101,4 +240,16 @@ pub struct Program {
     pub vertex: Stage,
     /// The fragment stage.
     pub fragment: Stage,
+}
+
+impl Program {
+    /// The number of instructions in every function of both stages.
+    pub fn instruction_count(&self) -> usize {
+        [&self.vertex, &self.fragment]
+            .iter()
+            .flat_map(|s| &s.functions)
+            .flat_map(|f| &f.blocks)
+            .map(|b| b.instructions.len() + 1)
+            .sum()
+    }
 }

@@ -474,7 +474,9 @@ async function compile() {
     const result = await response.json();
     if (result.error) throw new Error(result.error.message);
     show(result);
-    G.timings.push(performance.now() - started);
+    // When the answer was drawn (the end of an edit-to-preview round trip).
+    G.shownAt = performance.now();
+    G.timings.push(G.shownAt - started);
   } catch (e) {
     $('status').textContent = 'error: ' + String(e.message || e);
   } finally {

@@ -102,20 +102,31 @@ impl Machine {
         }
     }
 
-    /// Runs until the next event.
+    /// Stores the running function's program counter in its frame.
+    fn save_pc(&mut self, pc: usize) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.pc = pc as u32;
+        }
+    }
+
+    /// Runs until the next event. The current frame's operations, program
+    /// counter and base live in locals; they are written back to the
+    /// frame only when it stops running (call, return, event).
     pub(crate) fn run(&mut self, stage: &CompiledStage, uniforms: &[u32]) -> Event {
+        let Some(&frame) = self.frames.last() else {
+            return Event::Done;
+        };
+        let mut ops: &[Op] = &stage.functions[frame.function as usize].ops;
+        let mut pc = frame.pc as usize;
+        let mut base = frame.base;
         loop {
             self.steps += 1;
             if self.steps > STEP_LIMIT {
+                self.save_pc(pc);
                 return Event::StepLimit;
             }
-            let Some(frame) = self.frames.last_mut() else {
-                return Event::Done;
-            };
-            let function = &stage.functions[frame.function as usize];
-            let op = &function.ops[frame.pc as usize];
-            frame.pc += 1;
-            let base = frame.base;
+            let op = &ops[pc];
+            pc += 1;
             let b = base as usize;
             match op {
                 Op::Copy { dst, src, len } => {
@@ -259,15 +270,19 @@ impl Machine {
                 } => {
                     let result = result.map(|(dst, len)| (base + dst, len));
                     let caller_base = b;
+                    self.save_pc(pc);
                     self.push_frame(stage, *callee, result);
-                    let callee_base =
-                        self.stack.len() - stage.functions[*callee as usize].frame_words as usize;
-                    let parameters = &stage.functions[*callee as usize].parameters;
+                    let callee_function = &stage.functions[*callee as usize];
+                    let callee_base = self.stack.len() - callee_function.frame_words as usize;
+                    let parameters = &callee_function.parameters;
                     for &(src, slot, len) in arguments.iter() {
                         let s = caller_base + src as usize;
                         let d = callee_base + parameters[slot as usize] as usize;
                         self.stack.copy_within(s..s + len as usize, d);
                     }
+                    ops = &callee_function.ops;
+                    pc = 0;
+                    base = callee_base as u32;
                 }
                 Op::Texture {
                     dst,
@@ -275,6 +290,7 @@ impl Machine {
                     coordinate,
                 } => {
                     let c = b + *coordinate as usize;
+                    self.save_pc(pc);
                     return Event::Texture {
                         dst: base + dst,
                         sampler: self.stack[b + *sampler as usize],
@@ -282,20 +298,14 @@ impl Machine {
                         v: f(self.stack[c + 1]),
                     };
                 }
-                Op::Jump { target } => {
-                    if let Some(frame) = self.frames.last_mut() {
-                        frame.pc = *target;
-                    }
-                }
+                Op::Jump { target } => pc = *target as usize,
                 Op::JumpIf {
                     condition,
                     if_true,
                     if_false,
                 } => {
                     let taken = self.stack[b + *condition as usize] != 0;
-                    if let Some(frame) = self.frames.last_mut() {
-                        frame.pc = if taken { *if_true } else { *if_false };
-                    }
+                    pc = if taken { *if_true } else { *if_false } as usize;
                 }
                 Op::Return { value } => {
                     let Some(done) = self.frames.pop() else {
@@ -306,9 +316,12 @@ impl Machine {
                         self.stack.copy_within(s..s + *len as usize, dst as usize);
                     }
                     self.stack.truncate(done.base as usize);
-                    if self.frames.is_empty() {
+                    let Some(&caller) = self.frames.last() else {
                         return Event::Done;
-                    }
+                    };
+                    ops = &stage.functions[caller.function as usize].ops;
+                    pc = caller.pc as usize;
+                    base = caller.base;
                 }
                 Op::Discard => {
                     self.frames.clear();

@@ -18,7 +18,7 @@ use super::error::ExecError;
 use super::executable::Executable;
 use super::machine::{Event, Machine};
 use super::request::{Attribute, Image, Texture};
-use super::sample::{Lod, sample};
+use super::sample::{Lod, Selection, fetch, sample, select};
 use super::uniforms::UniformValues;
 
 /// The largest framebuffer side the executor draws.
@@ -502,10 +502,26 @@ fn run_quad(
             du_dy,
             dv_dy,
         };
+        // The level and filter depend on the texture and the quad's
+        // derivatives only: chosen once per sampler and round.
+        let mut chosen: Option<(u32, Selection)> = None;
         for l in 0..4 {
             if let Some(Event::Texture { dst, sampler, u, v }) = state[l] {
-                let texture = textures.get(sampler as usize).copied().flatten();
-                lanes[l].write_sample(dst, sample(texture, u, v, lod));
+                let rgba = match textures.get(sampler as usize).copied().flatten() {
+                    Some(texture) => {
+                        let selection = match chosen {
+                            Some((slot, selection)) if slot == sampler => selection,
+                            _ => {
+                                let selection = select(texture, lod);
+                                chosen = Some((sampler, selection));
+                                selection
+                            }
+                        };
+                        fetch(texture, selection, u, v)
+                    }
+                    None => sample(None, u, v, lod),
+                };
+                lanes[l].write_sample(dst, rgba);
                 state[l] = None;
             }
         }

@@ -30,14 +30,28 @@ pub(crate) enum Lod {
 /// The colour of an unbound sampler (an incomplete GL texture).
 const UNBOUND: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
-/// Samples `texture` at normalized (u, v).
-pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f32; 4] {
-    let Some(t) = texture else {
-        return UNBOUND;
-    };
-    if t.levels.is_empty() || t.width == 0 || t.height == 0 {
-        return UNBOUND;
+/// k/255 for every 8-bit k (the same binary32 quotients as dividing).
+const UNORM8: [f32; 256] = {
+    let mut table = [0.0f32; 256];
+    let mut k = 0;
+    while k < 256 {
+        table[k] = k as f32 / 255.0;
+        k += 1;
     }
+    table
+};
+
+/// The level and filter one texture call reads: what the level of
+/// detail selects. Every lane of a fragment quad shares it (the
+/// derivatives are the quad's), so it is chosen once per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Selection {
+    level: usize,
+    linear: bool,
+}
+
+/// Chooses the level and filter of a call with level of detail `lod`.
+pub(crate) fn select(t: &Texture, lod: Lod) -> Selection {
     let lambda = match lod {
         Lod::Base => 0.0,
         Lod::Derivatives {
@@ -66,7 +80,7 @@ pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f3
             MinFilter::Nearest => (0, false),
             MinFilter::Linear => (0, true),
             MinFilter::NearestMipmapNearest => {
-                let last = t.levels.len() - 1;
+                let last = t.levels.len().saturating_sub(1);
                 let d = if lambda <= 0.5 {
                     0
                 } else {
@@ -76,9 +90,28 @@ pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f3
             }
         }
     };
+    Selection { level, linear }
+}
+
+/// Samples `texture` at normalized (u, v).
+pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f32; 4] {
+    match texture {
+        Some(t) => fetch(t, select(t, lod), u, v),
+        None => UNBOUND,
+    }
+}
+
+/// Reads `t` at normalized (u, v) with a chosen level and filter.
+pub(crate) fn fetch(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 4] {
+    if t.levels.is_empty() || t.width == 0 || t.height == 0 {
+        return UNBOUND;
+    }
+    let Selection { level, linear } = selection;
     let lw = (t.width >> level).max(1) as i64;
     let lh = (t.height >> level).max(1) as i64;
-    let pixels = &t.levels[level];
+    let Some(pixels) = t.levels.get(level) else {
+        return UNBOUND;
+    };
     if pixels.len() < (lw * lh * 4) as usize {
         return UNBOUND;
     }
@@ -87,10 +120,10 @@ pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f3
         let at = ((j * lw + i) * 4) as usize;
         let p = &pixels[at..at + 4];
         [
-            f32::from(p[0]) / 255.0,
-            f32::from(p[1]) / 255.0,
-            f32::from(p[2]) / 255.0,
-            f32::from(p[3]) / 255.0,
+            UNORM8[usize::from(p[0])],
+            UNORM8[usize::from(p[1])],
+            UNORM8[usize::from(p[2])],
+            UNORM8[usize::from(p[3])],
         ]
     };
     let (s, tt) = (u * lw as f32, v * lh as f32);

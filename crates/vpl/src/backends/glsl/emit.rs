@@ -687,8 +687,14 @@ impl<'a> FunctionEmitter<'a> {
                 arguments,
             } => {
                 self.assign(out, indent, *result);
-                self.types.get(*ty)?.write_spelling(out);
-                self.arguments(out, arguments)?;
+                let glsl_ty = self.types.get(*ty)?;
+                glsl_ty.write_spelling(out);
+                match (glsl_ty, arguments.as_slice()) {
+                    (GlslType::Matrix { rows, columns }, [scalar]) if rows != columns => {
+                        self.diagonal(out, scalar, *rows, *columns)?;
+                    }
+                    _ => self.arguments(out, arguments)?,
+                }
             }
             InstructionKind::Swizzle {
                 result,
@@ -722,6 +728,36 @@ impl<'a> FunctionEmitter<'a> {
             }
         }
         out.push_str(";\n");
+        Ok(())
+    }
+
+    /// The arguments of a diagonal non-square matrix construction, every
+    /// component spelled out in column-major order (`mat4x2(s)` becomes
+    /// `mat4x2(s, 0, 0, s, 0, 0, 0, 0)`). The same matrix by GLSL 4.20's
+    /// constructor rules; Mesa's GLSL compiler (22.3, llvmpipe) folds a
+    /// constant `mat4x2(s)` with `s` also in column 3, row 0
+    /// (`docs/vpl/glsl-backend.md`), so no scalar form is left to fold.
+    fn diagonal(
+        &self,
+        out: &mut String,
+        scalar: &Operand,
+        rows: u8,
+        columns: u8,
+    ) -> Result<(), TargetError> {
+        out.push('(');
+        for column in 0..columns {
+            for row in 0..rows {
+                if column > 0 || row > 0 {
+                    out.push_str(", ");
+                }
+                if row == column {
+                    self.operand(out, scalar)?;
+                } else {
+                    self.floats.borrow_mut().push(out, 0.0);
+                }
+            }
+        }
+        out.push(')');
         Ok(())
     }
 

@@ -36,6 +36,20 @@ pub enum TargetErrorKind {
     SamplerReturn,
     /// A store to sampler parameter storage.
     SamplerParameterMutation,
+    /// Vertex input locations beyond the profile's minimum vertex
+    /// attributes (section 13, `limits`).
+    VertexAttributeLimit,
+    /// Vertex output or fragment input locations beyond the profile's
+    /// minimum varyings.
+    VaryingLimit,
+    /// Fragment output locations beyond the profile's minimum draw buffers.
+    DrawBufferLimit,
+    /// More sampler uniforms in a stage than the profile's minimum
+    /// texture units per stage.
+    TextureUnitLimit,
+    /// A stage's uniforms beyond the profile's minimum default-block
+    /// components, uniform blocks per stage or uniform block size.
+    UniformLimit,
     /// A module the backend cannot interpret (it failed a consistency
     /// assumption that verification is meant to guarantee).
     InvalidModule,
@@ -56,6 +70,11 @@ impl TargetErrorKind {
             TargetErrorKind::SamplerAlias => "sampler-alias",
             TargetErrorKind::SamplerReturn => "sampler-return",
             TargetErrorKind::SamplerParameterMutation => "sampler-parameter-mutation",
+            TargetErrorKind::VertexAttributeLimit => "limit-vertex-attributes",
+            TargetErrorKind::VaryingLimit => "limit-varyings",
+            TargetErrorKind::DrawBufferLimit => "limit-draw-buffers",
+            TargetErrorKind::TextureUnitLimit => "limit-texture-units",
+            TargetErrorKind::UniformLimit => "limit-uniforms",
             TargetErrorKind::InvalidModule => "invalid-module",
         }
     }

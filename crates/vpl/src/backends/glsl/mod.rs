@@ -12,11 +12,14 @@
 //! * [`naming`] — generated identifiers and literal spellings;
 //! * [`locations`] — interface location allocation and linkage;
 //! * [`restrictions`] — target restrictions and sampler aliases;
+//! * [`limits`] — the minimum hardware limits of the OpenGL 4.2 profile
+//!   (and of the naga targets' GLSL ES 3.0 and Vulkan 1.0 profiles);
 //! * [`emit`] — code emission and control-flow lowering.
 
 pub mod artifact;
 mod emit;
 mod error;
+pub mod limits;
 pub mod locations;
 pub mod naming;
 pub mod reflect;
@@ -27,6 +30,7 @@ pub use artifact::{
     Binding, GlslField, GlslRecord, GlslType, InterfaceBinding, ProgramArtifact, UniformBinding,
 };
 pub use error::{TargetError, TargetErrorKind, VERSION_420};
+pub use limits::Profile;
 pub use reflect::{Std140Layout, std140_layout};
 
 use crate::VerifiedModule;
@@ -104,8 +108,19 @@ pub fn check_verified(module: &Verified) -> Result<(), TargetError> {
     check_facts(module.module(), module.info()).map(|_| ())
 }
 
-/// The target checks; what emission needs of them.
+/// The target checks, including the OpenGL 4.2 minimum limits (section
+/// 13); what emission needs of them.
 fn check_facts(
+    module: &Module,
+    info: &ModuleInfo,
+) -> Result<(types::TypeMap, locations::Locations), TargetError> {
+    let (types, locations) = check_restrictions(module, info)?;
+    limits::check(module, &types, &locations, Profile::Gl42)?;
+    Ok((types, locations))
+}
+
+/// The section 12.2 and 12.4 checks alone.
+fn check_restrictions(
     module: &Module,
     info: &ModuleInfo,
 ) -> Result<(types::TypeMap, locations::Locations), TargetError> {
@@ -115,14 +130,26 @@ fn check_facts(
     Ok((types, locations))
 }
 
+/// Checks a module that passes the section 12.2 and 12.4 checks against
+/// the minimum limits of `profile` (section 13).
+pub fn check_limits(
+    module: &Module,
+    info: &ModuleInfo,
+    profile: Profile,
+) -> Result<(), TargetError> {
+    let (types, locations) = check_restrictions(module, info)?;
+    limits::check(module, &types, &locations, profile)
+}
+
 /// Every target check of sections 12.2 and 12.4 and the resolved
 /// interface locations (the naga targets refuse what GLSL 4.20 refuses,
-/// with the same codes, and link by the same rules).
+/// with the same codes, and link by the same rules; their hardware
+/// limits are their own profiles', [`check_limits`]).
 pub(crate) fn target_locations(
     module: &Module,
     info: &ModuleInfo,
 ) -> Result<locations::Locations, TargetError> {
-    check_facts(module, info).map(|(_, locations)| locations)
+    check_restrictions(module, info).map(|(_, locations)| locations)
 }
 
 /// Checks and emits a verified module (large stages on two threads).
@@ -140,5 +167,7 @@ fn compile_verified_with(
     emit::program(module, &types, info, &locations, parallel)
 }
 
+#[cfg(test)]
+mod limits_tests;
 #[cfg(test)]
 mod tests;

@@ -39,21 +39,22 @@ const TEMPLATE: &str = r#"(module 1
           (return))){FUNCS})))
 "#;
 
+/// One test module: the template with its placeholders filled.
 #[derive(Default)]
-struct Case<'a> {
-    types: &'a str,
-    uniforms: &'a str,
-    viface: &'a str,
-    vregs: &'a str,
-    vbody: &'a str,
-    fiface: &'a str,
-    fregs: &'a str,
-    fbody: &'a str,
-    funcs: &'a str,
+pub(super) struct Case<'a> {
+    pub(super) types: &'a str,
+    pub(super) uniforms: &'a str,
+    pub(super) viface: &'a str,
+    pub(super) vregs: &'a str,
+    pub(super) vbody: &'a str,
+    pub(super) fiface: &'a str,
+    pub(super) fregs: &'a str,
+    pub(super) fbody: &'a str,
+    pub(super) funcs: &'a str,
 }
 
 impl Case<'_> {
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         TEMPLATE
             .replace("{TYPES}", self.types)
             .replace("{UNIFORMS}", self.uniforms)
@@ -66,7 +67,7 @@ impl Case<'_> {
             .replace("{FUNCS}", self.funcs)
     }
 
-    fn compile(&self) -> Result<ProgramArtifact, TargetError> {
+    pub(super) fn compile(&self) -> Result<ProgramArtifact, TargetError> {
         let text = self.text();
         let module = crate::text::read(text.as_bytes(), "case.vpl")
             .unwrap_or_else(|e| panic!("the case must be valid VPL: {e}\n{text}"));
@@ -96,7 +97,7 @@ impl Case<'_> {
     }
 
     #[track_caller]
-    fn rejects(&self, kind: TargetErrorKind) -> TargetError {
+    pub(super) fn rejects(&self, kind: TargetErrorKind) -> TargetError {
         match self.compile() {
             Err(e) => {
                 assert_eq!(e.kind, kind, "{e}");
@@ -508,6 +509,37 @@ fn matrix_products_keep_their_order() {
     let second = v.find("vpl_r3 = vpl_r3 * vpl_r1;").unwrap();
     let third = v.find("vpl_r0 = vpl_r3 * vpl_r0;").unwrap();
     assert!(first < second && second < third);
+}
+
+/// Diagonal constructions of non-square matrices are spelled out in full
+/// (Mesa folds a constant `mat4x2(s)` wrongly: `docs/vpl/glsl-backend.md`,
+/// oracle seed 2783); square ones keep the scalar form.
+#[test]
+fn non_square_diagonal_matrices_are_spelled_out() {
+    let a = Case {
+        types: "\n    (type M24 matrix 2 4) (type M32 matrix 3 2) (type M44 matrix 4 4)",
+        fregs: " (register r1 M24) (register r2 M32) (register r3 M44) (register r4 I)",
+        fbody: "\n          (construct r1 (float 1.3125))\n          (copy r4 (int 3))\n          (construct r2 r4)\n          (construct r3 (float 2.0))",
+        ..Case::default()
+    }
+    .compile()
+    .unwrap();
+    let f = a.fragment_code();
+    let z = "0.00000000e0";
+    let s = "1.31250000e0";
+    assert!(
+        f.contains(&format!(
+            "vpl_r1 = mat4x2({s}, {z}, {z}, {s}, {z}, {z}, {z}, {z});"
+        )),
+        "{f}"
+    );
+    assert!(
+        f.contains(&format!(
+            "vpl_r2 = mat2x3(vpl_r4, {z}, {z}, {z}, vpl_r4, {z});"
+        )),
+        "{f}"
+    );
+    assert!(f.contains("vpl_r3 = mat4(2.00000000e0);"), "{f}");
 }
 
 #[test]

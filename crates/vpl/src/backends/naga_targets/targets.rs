@@ -43,6 +43,18 @@ impl Target {
         }
     }
 
+    /// The profile whose minimum hardware limits the target checks
+    /// (section 13): Vulkan 1.0 for SPIR-V, OpenGL ES 3.0 / WebGL 2 for
+    /// GLSL ES 3.00; none for the others.
+    pub fn profile(self) -> Option<crate::backends::glsl::Profile> {
+        use crate::backends::glsl::Profile;
+        match self {
+            Target::Spirv => Some(Profile::Vulkan10),
+            Target::GlslEs300 => Some(Profile::Es30),
+            Target::Wgsl | Target::Msl | Target::Hlsl => None,
+        }
+    }
+
     /// The target named `name`.
     pub fn from_name(name: &str) -> Option<Target> {
         Target::ALL.into_iter().find(|t| t.name() == name)
@@ -70,6 +82,10 @@ fn writer_error(target: Target, e: impl std::fmt::Display) -> LowerError {
 /// Lowers the snapshot of `published` to naga IR, validates it and writes
 /// it for `target`.
 pub fn compile(published: &VerifiedModule, target: Target) -> Result<Output, LowerError> {
+    if let Some(profile) = target.profile() {
+        crate::backends::glsl::check_limits(published.module(), published.info(), profile)
+            .map_err(|e| LowerError::new(LowerErrorKind::Restriction(e.kind), e.span, e.message))?;
+    }
     if target == Target::GlslEs300 {
         // naga's GLSL writer writes every function that uses no global
         // the entry point lacks, so from a module with both stages each
