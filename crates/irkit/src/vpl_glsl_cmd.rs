@@ -365,7 +365,8 @@ pub fn compile(args: CompileArgs) -> Result<Outcome, CliError> {
         "glsl-420" => None,
         name => Some(naga_targets::Target::from_name(name).ok_or_else(|| {
             CliError::usage(format!(
-                "unknown target `{name}` (targets: {})",
+                "unknown target `{name}`{} (targets: {})",
+                crate::suggest::hint(name, TARGETS.iter().copied()),
                 TARGETS.join(", ")
             ))
         })?),

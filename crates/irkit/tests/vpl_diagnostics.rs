@@ -39,6 +39,8 @@ fn the_mistakes_read_as_the_golden_file() {
     let png = png.to_str().unwrap();
     let runs: &[&[&str]] = &[
         &["check", "mixed_types.vpl", "unassigned.vpl"],
+        &["check", "unknown_type.vpl", "unknown_instruction.vpl", "unknown_block.vpl"],
+        &["compile", "loop.vpl", "--target", "wgls", "-o", "never"],
         &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--uniform", "steps=2.5"],
         &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--uniform", "steps=99999999999"],
         &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--uniform", "stpes=3"],

@@ -162,15 +162,6 @@ fn glsl_and_render_reject_bad_usage() {
             "-o",
             png,
             "--uniform",
-            "missing=1",
-        ],
-        &[
-            "vpl",
-            "render",
-            "builtin:mesh-ambient-color",
-            "-o",
-            png,
-            "--uniform",
             "material.intensity=1,2",
         ],
         &[
@@ -186,6 +177,18 @@ fn glsl_and_render_reject_bad_usage() {
         let out = irkit(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
     }
+    // An unknown uniform name is invalid input (exit 1, with its code), not a usage error.
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "builtin:mesh-ambient-color",
+        "-o",
+        png,
+        "--uniform",
+        "missing=1",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("VPL-UNIFORM-NAME"), "{}", text(&out));
     let out = irkit(&[
         "vpl",
         "render",
