@@ -19,8 +19,8 @@ echo '{"effects": {"payment.charge": {"error": "card declined"}, "*": {"result":
 # VPL: verify every example, then print each one's canonical text.
 "$irkit" vpl check examples/vpl/*.vpl
 for f in examples/vpl/*.vpl; do
-  echo "== irkit vpl fmt $f"
-  "$irkit" vpl fmt "$f"
+  echo "== irkit vpl canon $f"
+  "$irkit" vpl canon "$f"
 done
 # VPL → GLSL 4.20 core: compile every example and every built-in program
 # (NAME.vert, NAME.frag, NAME.reflect.json), then render one to a PNG when
@@ -72,7 +72,7 @@ for f in examples/vpl/graphs/*.json; do
   stem=$(basename "$f" .json)
   echo "== irkit vpl graph $f"
   "$irkit" vpl graph "$f" -o "target/examples/$stem.vpl"
-  "$irkit" vpl fmt --check "target/examples/$stem.vpl"
+  "$irkit" vpl canon --check "target/examples/$stem.vpl"
   "$irkit" vpl glsl "$f" -o "$glsl_out"
   inputs=()
   case "$stem" in

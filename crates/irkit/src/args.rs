@@ -27,3 +27,43 @@ pub struct InputsArgs {
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
 }
+
+/// A `--listen` address: `IP:PORT` or `HOST:PORT` (`localhost:0`), the host
+/// name resolved once at start-up (IPv4 first, as most clients try it
+/// first). Port 0 picks a free port.
+pub fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs as _;
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    if !text.contains(':') {
+        return Err(format!("expected HOST:PORT (e.g. localhost:0), got {text:?}"));
+    }
+    let addrs: Vec<std::net::SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {text:?}: {e}"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| addrs.first())
+        .copied()
+        .ok_or_else(|| format!("{text:?} resolves to no address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_listen;
+
+    #[test]
+    fn listen_takes_addresses_and_host_names() {
+        assert_eq!(
+            parse_listen("127.0.0.1:7878").unwrap().to_string(),
+            "127.0.0.1:7878"
+        );
+        let local = parse_listen("localhost:0").unwrap();
+        assert!(local.ip().is_loopback() && local.port() == 0, "{local}");
+        assert!(parse_listen("localhost").unwrap_err().contains("HOST:PORT"));
+        assert!(parse_listen("localhost:99999").is_err());
+    }
+}

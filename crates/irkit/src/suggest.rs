@@ -1,5 +1,5 @@
-//! "Did you mean": the one edit-distance rule of the workspace
-//! (`rvnlib::suggest`, where a library first needed it), for the names the
-//! CLI looks up itself (ZLM entries, VPL uniforms).
+//! "Did you mean": the one edit-distance rule of the workspace (the
+//! `suggest` crate, which rvnlib and VPL's reader use too), for the names the
+//! CLI looks up itself (ZLM entries, VPL uniforms, built-ins and targets).
 
-pub use rvnlib::suggest::hint;
+pub use suggest::hint;

@@ -39,7 +39,8 @@ pub struct ClientArgs {
 /// `irkit tcc serve`.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// Address to listen on (IP:PORT; port 0 picks one). Non-loopback needs a token.
+    /// Address to listen on (IP:PORT or HOST:PORT, e.g. `localhost:0`; port 0 picks one).
+    /// Non-loopback needs a token.
     #[arg(long, default_value = "127.0.0.1:7420")]
     listen: String,
     /// SQLite file path, or a postgres:// URL (default: --database-file,
@@ -351,8 +352,12 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     let host = Host::with_queue(store.clone(), providers, cfg, hub, Some(board));
     let owner = host.config().owner.clone();
     let token = secrets.token.map(|(t, _)| t);
+    // Host names (`localhost:0`) are resolved here, once; the service binds an address.
+    let listen = crate::args::parse_listen(&a.listen)
+        .map_err(|m| CliError::usage(format!("--listen: {m}")))?
+        .to_string();
     let service = match Service::start(
-        &a.listen,
+        &listen,
         host.clone(),
         ServiceConfig {
             token,

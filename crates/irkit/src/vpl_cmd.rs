@@ -1,33 +1,56 @@
-//! `irkit vpl <verb>`: check and format canonical VPL text.
+//! `irkit vpl <verb>`: check VPL text, write its canonical form, compile,
+//! render, compile material graphs and serve the playground.
 
 use crate::args::{FormatArgs, InputArgs, InputsArgs};
 use crate::diag::{Diagnostic, Format};
 use crate::error::{CliError, Origin, Outcome};
-use crate::io::{read, write};
+use crate::io::write;
+use crate::vpl_glsl_cmd::read_source;
 use std::path::Path;
 
 /// Verbs of `irkit vpl`.
 #[derive(clap::Subcommand)]
 pub enum Verb {
     /// Read and verify VPL text files; exit 1 if any is invalid.
+    ///
+    /// FILE may also name a built-in program as `builtin:NAME`, or be a material graph (`.json`).
     Check {
         #[command(flatten)]
         inputs: InputsArgs,
         #[command(flatten)]
         fmt: FormatArgs,
     },
-    /// Print the canonical text of a VPL file.
-    Fmt {
+    /// Print the spec's canonical text of a VPL file.
+    ///
+    /// Canonical text is the spec's one spelling of a module: it renames every
+    /// identifier (`t0`, `u0`, `f0`, `b0`, `r0` ...) and drops every comment. It is
+    /// not a formatter that keeps your names: the input is never overwritten
+    /// unless `--in-place` is given. FILE may also be `builtin:NAME` or a
+    /// material graph (`.json`).
+    Canon {
         #[command(flatten)]
         input: InputArgs,
-        /// Write the canonical text here instead of standard output.
-        #[arg(short = 'o', long = "output")]
+        /// Write the canonical text here instead of standard output (never the input
+        /// itself: that takes `--in-place`).
+        #[arg(short = 'o', long = "output", conflicts_with = "in_place")]
         output: Option<std::path::PathBuf>,
+        /// Replace FILE with its canonical text (renaming its identifiers and
+        /// dropping its comments).
+        #[arg(long)]
+        in_place: bool,
         /// Print nothing; exit 1 if the file is not already canonical.
-        #[arg(long, conflicts_with = "output")]
+        #[arg(long, conflicts_with_all = ["output", "in_place"])]
         check: bool,
         #[command(flatten)]
         fmt: FormatArgs,
+    },
+    /// Renamed `canon` (it renames identifiers and drops comments); refused
+    /// with a pointer to `canon`.
+    #[command(hide = true)]
+    Fmt {
+        /// Whatever was given; only the pointer to `canon` is printed.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        rest: Vec<String>,
     },
     /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
     ///
@@ -51,7 +74,16 @@ impl Verb {
     /// The verb's `--format` (`human` for a verb without one).
     pub fn format(&self) -> Format {
         match self {
-            Verb::Check { fmt, .. } | Verb::Fmt { fmt, .. } => fmt.format,
+            Verb::Check { fmt, .. } | Verb::Canon { fmt, .. } => fmt.format,
+            Verb::Fmt { rest } => {
+                if rest.windows(2).any(|w| w[0] == "--format" && w[1] == "json")
+                    || rest.iter().any(|a| a == "--format=json")
+                {
+                    Format::Json
+                } else {
+                    Format::Human
+                }
+            }
             Verb::Glsl(a) => a.fmt.format,
             Verb::Compile(a) => a.fmt.format,
             Verb::Render(a) => a.fmt.format,
@@ -87,7 +119,7 @@ fn not_canonical(label: &str, source: &str, canonical: &str) -> Diagnostic {
     Diagnostic {
         kind: "format".to_string(),
         code: Some(vpl::code::NOT_CANONICAL.to_string()),
-        message: "not in canonical form (first difference here; `irkit vpl fmt` rewrites it)"
+        message: "not in canonical form (first difference here; `irkit vpl canon` prints the canonical text)"
             .to_string(),
         label: label.to_string(),
         offset: Some(offset as u64),
@@ -100,21 +132,29 @@ fn not_canonical(label: &str, source: &str, canonical: &str) -> Diagnostic {
 pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
         Verb::Check { inputs, .. } => check(&inputs.files),
-        Verb::Fmt {
+        Verb::Canon {
             input,
             output,
+            in_place,
             check,
             ..
-        } => fmt(&input.file, output.as_deref(), check),
+        } => canon(&input.file, output.as_deref(), in_place, check),
+        Verb::Fmt { .. } => Err(CliError::usage(
+            "`irkit vpl fmt` is now `irkit vpl canon`: it prints the spec's canonical text, which \
+             renames every identifier and drops comments (irkit has no name-preserving VPL \
+             formatter; docs/vpl/decisions.md)",
+        )),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
         Verb::Render(args) => match args.driver {
             // Without --driver: GL, or the CPU executor where no GL context exists.
-            None => match crate::vpl_glsl_cmd::render(&args) {
-                Err(CliError::Unavailable { .. }) => crate::vpl_cpu_cmd::render(&args),
-                other => other,
+            None => match crate::vpl_glsl_cmd::gl_context() {
+                Err(_) => crate::vpl_cpu_cmd::render(&args),
+                Ok(context) => crate::vpl_glsl_cmd::render(&context, &args),
             },
-            Some(crate::vpl_glsl_cmd::Driver::Gl) => crate::vpl_glsl_cmd::render(&args),
+            Some(crate::vpl_glsl_cmd::Driver::Gl) => {
+                crate::vpl_glsl_cmd::render(&crate::vpl_glsl_cmd::gl_context()?, &args)
+            }
             Some(crate::vpl_glsl_cmd::Driver::Vulkan) => crate::vpl_vk_cmd::render(&args),
             Some(crate::vpl_glsl_cmd::Driver::Webgl) => crate::vpl_webgl_cmd::render(args),
             Some(crate::vpl_glsl_cmd::Driver::Cpu) => crate::vpl_cpu_cmd::render(&args),
@@ -128,15 +168,15 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
 fn check(files: &[std::path::PathBuf]) -> Result<Outcome, CliError> {
     let mut errors = Vec::new();
     for path in files {
-        let (label, bytes) = match read(path) {
-            Ok(input) => input,
+        let source = match read_source(path) {
+            Ok(source) => source,
             Err(e) => {
                 errors.push(e);
                 continue;
             }
         };
-        if let Err(e) = vpl::text::read(&bytes, &label) {
-            let origin = Origin::text(&label, std::str::from_utf8(&bytes).ok());
+        if let Err(e) = vpl::text::read(&source.bytes, &source.label) {
+            let origin = Origin::text(&source.label, std::str::from_utf8(&source.bytes).ok());
             errors.push(CliError::diagnosed(&e, &origin));
         }
     }
@@ -147,21 +187,54 @@ fn check(files: &[std::path::PathBuf]) -> Result<Outcome, CliError> {
     }
 }
 
-fn fmt(path: &Path, output: Option<&Path>, check: bool) -> Result<Outcome, CliError> {
-    let (label, bytes) = read(path)?;
-    let source = std::str::from_utf8(&bytes).ok();
+/// Whether `output` names the same file as `input` (an existing file
+/// reached by another path counts).
+fn same_file(input: &Path, output: &Path) -> bool {
+    if input == output {
+        return true;
+    }
+    match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn canon(path: &Path, output: Option<&Path>, in_place: bool, check: bool) -> Result<Outcome, CliError> {
+    let plain_file = path.as_os_str() != "-"
+        && !path.to_str().is_some_and(|s| s.starts_with("builtin:"))
+        && !crate::vpl_graph_cmd::is_graph(path);
+    if in_place && !plain_file {
+        return Err(CliError::usage(format!(
+            "--in-place needs a VPL file, not {}",
+            path.display()
+        )));
+    }
+    if let Some(out) = output
+        && plain_file
+        && same_file(path, out)
+    {
+        return Err(CliError::usage(format!(
+            "refusing to overwrite the input {} with its canonical text, which renames its \
+             identifiers and drops its comments; pass --in-place to do that",
+            path.display()
+        )));
+    }
+    let source = read_source(path)?;
+    let label = source.label.as_str();
+    let text_source = std::str::from_utf8(&source.bytes).ok();
     // The module just read was verified and is not changed: it is written
     // (printed and read back) without a second verification.
-    let text = vpl::text::read_verified(&bytes, &label)
+    let text = vpl::text::read_verified(&source.bytes, label)
         .and_then(|m| vpl::text::write_verified(&m))
-        .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
+        .map_err(|e| CliError::diagnosed(&e, &Origin::text(label, text_source)))?;
     if check {
-        if text.as_bytes() == bytes.as_slice() {
+        if text.as_bytes() == source.bytes.as_slice() {
             return Ok(Outcome::Success);
         }
-        let d = not_canonical(&label, source.unwrap_or(""), &text);
-        return Err(CliError::invalid(vec![d], source));
+        let d = not_canonical(label, text_source.unwrap_or(""), &text);
+        return Err(CliError::invalid(vec![d], text_source));
     }
-    write(output, text.as_bytes())?;
+    let destination = if in_place { Some(path) } else { output };
+    write(destination, text.as_bytes())?;
     Ok(Outcome::Success)
 }

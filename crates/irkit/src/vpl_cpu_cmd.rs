@@ -4,7 +4,7 @@
 
 use crate::error::{CliError, Outcome};
 use crate::io::write;
-use crate::vpl_glsl_cmd::{RenderArgs, load_texture, publish_input};
+use crate::vpl_glsl_cmd::{RenderArgs, load_texture, publish_input, uniform_values};
 use vpl::exec::{self, Attribute, DrawRequest, Executable};
 
 /// `irkit vpl render FILE --driver cpu`.
@@ -14,7 +14,7 @@ pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
         .map_err(|e| input.target_error(e.code(), &e.to_string(), None))?;
     let (width, height) = args.size;
     let mut request = DrawRequest::new(&executable, width, height);
-    for (name, values) in &args.uniforms {
+    for (name, values) in &uniform_values(&input, args)? {
         request
             .uniforms
             .set(&executable, name, values)

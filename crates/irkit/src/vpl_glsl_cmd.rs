@@ -191,8 +191,21 @@ impl Input {
     }
 }
 
-/// Reads (verifying once) and publishes `file` (print and read back).
-pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
+/// VPL text to read: a file, standard input (`-`), a built-in program
+/// (`builtin:NAME`) or a material graph (`.json`, compiled to VPL).
+pub(crate) struct Source {
+    /// The label diagnostics name.
+    pub(crate) label: String,
+    /// The VPL text.
+    pub(crate) bytes: Vec<u8>,
+    /// The name output files take.
+    pub(crate) stem: String,
+    /// A graph input's textures' sampler state (empty for VPL text).
+    pub(crate) samplers: Vec<(String, vpl_graph::SamplerState)>,
+}
+
+/// Reads `file` as VPL text; every `vpl` verb takes its input through here.
+pub(crate) fn read_source(file: &Path) -> Result<Source, CliError> {
     let mut samplers = Vec::new();
     let (label, bytes, stem) = match file.to_str().and_then(|s| s.strip_prefix("builtin:")) {
         Some(name) => {
@@ -202,7 +215,8 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
                     .map(|p| p.name())
                     .collect();
                 return Err(CliError::usage(format!(
-                    "no built-in program {name:?} (built-ins: {})",
+                    "no built-in program {name:?}{} (built-ins: {})",
+                    crate::suggest::hint(name, names.iter().copied()),
                     names.join(", ")
                 )));
             };
@@ -238,6 +252,22 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
             (label, bytes, stem)
         }
     };
+    Ok(Source {
+        label,
+        bytes,
+        stem,
+        samplers,
+    })
+}
+
+/// Reads (verifying once) and publishes `file` (print and read back).
+pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
+    let Source {
+        label,
+        bytes,
+        stem,
+        samplers,
+    } = read_source(file)?;
     let source = std::str::from_utf8(&bytes).ok();
     let verified = vpl::text::read_verified(&bytes, &label)
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
@@ -257,29 +287,70 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
 /// run once, on the publication's snapshot, and their positions are mapped
 /// back into FILE.
 fn compile_input(file: &Path) -> Result<(String, ProgramArtifact), CliError> {
-    compile_published(file).map(|(stem, artifact, _)| (stem, artifact))
+    compile_published(file).map(|(input, artifact)| (input.stem, artifact))
 }
 
-/// [`compile_input`], also returning a graph input's sampler states.
-fn compile_published(
-    file: &Path,
-) -> Result<
-    (
-        String,
-        ProgramArtifact,
-        Vec<(String, vpl_graph::SamplerState)>,
-    ),
-    CliError,
-> {
+/// [`compile_input`], also returning the read input.
+fn compile_published(file: &Path) -> Result<(Input, ProgramArtifact), CliError> {
     let input = publish_input(file)?;
     match glsl::compile(&input.published, VERSION_420) {
-        Ok(artifact) => Ok((input.stem.clone(), artifact, input.samplers.clone())),
+        Ok(artifact) => Ok((input, artifact)),
         Err(glsl::CompileError::Target(e)) => {
             Err(input.target_error(e.kind.code(), &e.message, e.span))
         }
         Err(glsl::CompileError::Materialize(e)) => Err(input.text_error(&e)),
         Err(e @ glsl::CompileError::Verify(_)) => Err(CliError::Rejected(e.to_string())),
     }
+}
+
+/// The values every driver draws with: the `--uniform` values checked
+/// against the module's declared types, and every other uniform value at
+/// the one default rule (`vpl::uniform_values`: floats 1, integers 0,
+/// Booleans false, matrices the identity). The defaulted ones are listed
+/// on standard error.
+pub(crate) fn uniform_values(
+    input: &Input,
+    args: &RenderArgs,
+) -> Result<Vec<(String, Vec<f64>)>, CliError> {
+    use vpl::uniform_values::{ValueError, assign, leaves};
+    let leaves = leaves(input.published.module()).map_err(CliError::usage)?;
+    let assignment = assign(&leaves, &args.uniforms).map_err(|e| {
+        let (kind, message) = match &e {
+            ValueError::Unknown { path, candidates } => (
+                "name",
+                format!(
+                    "{e}{}",
+                    crate::suggest::hint(path, candidates.iter().map(String::as_str))
+                ),
+            ),
+            ValueError::NotALeaf { .. } => ("name", e.to_string()),
+            ValueError::Type(_) => ("semantic", e.to_string()),
+        };
+        CliError::invalid(
+            vec![Diagnostic {
+                kind: kind.to_string(),
+                code: Some(e.code().to_string()),
+                message,
+                label: "--uniform".to_string(),
+                offset: None,
+                line: None,
+                column: None,
+            }],
+            None,
+        )
+    })?;
+    if !assignment.defaulted.is_empty() && args.fmt.format == crate::diag::Format::Human {
+        const SHOWN: usize = 8;
+        let mut list = assignment.defaulted[..assignment.defaulted.len().min(SHOWN)].join(", ");
+        if assignment.defaulted.len() > SHOWN {
+            list.push_str(&format!(", ... ({} in all)", assignment.defaulted.len()));
+        }
+        eprintln!(
+            "note: uniforms not given take their default (floats 1, ints 0, bools false, \
+             matrices identity): {list}"
+        );
+    }
+    Ok(assignment.values)
 }
 
 /// `irkit vpl glsl`.
@@ -294,7 +365,8 @@ pub fn compile(args: CompileArgs) -> Result<Outcome, CliError> {
         "glsl-420" => None,
         name => Some(naga_targets::Target::from_name(name).ok_or_else(|| {
             CliError::usage(format!(
-                "unknown target `{name}` (targets: {})",
+                "unknown target `{name}`{} (targets: {})",
+                crate::suggest::hint(name, TARGETS.iter().copied()),
                 TARGETS.join(", ")
             ))
         })?),
@@ -336,12 +408,23 @@ fn write_glsl(
     Ok(Outcome::Success)
 }
 
-/// `irkit vpl render`.
-pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
-    let (_, artifact, samplers) = compile_published(&args.input.file)?;
+/// An OpenGL 4.2 core context, or why there is none.
+pub fn gl_context() -> Result<vpl_gl::GlContext, CliError> {
+    vpl_gl::GlContext::new().map_err(|e| CliError::Unavailable {
+        message: e.to_string(),
+        note: "`irkit vpl render --driver gl` needs an OpenGL 4.2 core driver reachable through \
+               EGL (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri); `--driver cpu` needs none"
+            .to_string(),
+    })
+}
+
+/// `irkit vpl render` on `context`.
+pub fn render(context: &vpl_gl::GlContext, args: &RenderArgs) -> Result<Outcome, CliError> {
+    let (input, artifact) = compile_published(&args.input.file)?;
+    let samplers = &input.samplers;
     let (width, height) = args.size;
     let mut request = vpl_gl::RenderRequest::new(&artifact, width, height);
-    for (name, values) in &args.uniforms {
+    for (name, values) in &uniform_values(&input, args)? {
         request
             .uniforms
             .set(&artifact, name, values)
@@ -365,16 +448,19 @@ pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
             "more --texture files than sampler uniforms",
         ));
     }
-    crate::vpl_graph_cmd::apply_samplers(&samplers, &mut request.textures);
-    let context = vpl_gl::GlContext::new().map_err(|e| CliError::Unavailable {
-        message: e.to_string(),
-        note: "`irkit vpl render --driver gl` needs an OpenGL 4.2 core driver reachable through \
-               EGL (on Debian: libegl1 libegl-mesa0 libgl1-mesa-dri); `--driver cpu` needs none"
-            .to_string(),
+    crate::vpl_graph_cmd::apply_samplers(samplers, &mut request.textures);
+    let image = vpl_gl::render(context, &artifact, &request).map_err(|e| match e {
+        // A draw the driver did not finish is not an answer about the input.
+        e @ (vpl_gl::GlError::Lost { .. } | vpl_gl::GlError::Reset(_)) => {
+            CliError::Unavailable {
+                message: e.to_string(),
+                note: "the GL driver cannot run this draw to completion; `--driver vulkan` may finish it, and `--driver cpu` stops an invocation after 2^26 \
+                       operations (docs/vpl/render.md)"
+                    .to_string(),
+            }
+        }
+        e => CliError::Rejected(e.to_string()),
     })?;
-    let image = vpl_gl::render(&context, &artifact, &request)
-        .map_err(|e| CliError::Rejected(e.to_string()))?;
-    drop(context);
     let png = image
         .to_png()
         .map_err(|e| CliError::usage(format!("cannot encode PNG: {e}")))?;

@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 /// Arguments of `irkit vpl playground`.
 #[derive(clap::Args)]
 pub struct PlaygroundArgs {
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:7878")]
+    /// Address to listen on: IP:PORT or HOST:PORT (`localhost:0`); port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:7878", value_parser = crate::args::parse_listen)]
     pub listen: SocketAddr,
 }
 

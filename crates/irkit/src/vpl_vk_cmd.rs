@@ -3,7 +3,7 @@
 
 use crate::error::{CliError, Outcome};
 use crate::io::write;
-use crate::vpl_glsl_cmd::{RenderArgs, publish_input};
+use crate::vpl_glsl_cmd::{RenderArgs, publish_input, uniform_values};
 use vpl_vk::{AttributeValue, RenderRequest, Resource, Texture, UniformData, VkError, VkProgram};
 
 /// `irkit vpl render FILE --driver vulkan`.
@@ -14,7 +14,7 @@ pub fn render(args: &RenderArgs) -> Result<Outcome, CliError> {
         e => CliError::Rejected(e.to_string()),
     })?;
     let mut uniforms = UniformData::new(&program);
-    for (name, values) in &args.uniforms {
+    for (name, values) in &uniform_values(&input, args)? {
         uniforms
             .set(name, values)
             .map_err(|m| CliError::usage(format!("--uniform {m}")))?;

@@ -3,7 +3,7 @@
 
 use crate::error::{CliError, Outcome};
 use crate::io::write;
-use crate::vpl_glsl_cmd::{RenderArgs, load_texture, publish_input};
+use crate::vpl_glsl_cmd::{RenderArgs, load_texture, publish_input, uniform_values};
 use vpl_web::{ProgramError, Scene, UniformSlot, WebGlProgram, WebGlRenderer};
 
 /// `irkit vpl render --driver webgl`.
@@ -21,7 +21,7 @@ pub fn render(args: RenderArgs) -> Result<Outcome, CliError> {
         )));
     }
     let mut scene = Scene::new(width, height);
-    scene.uniforms = args.uniforms.clone();
+    scene.uniforms = uniform_values(&input, &args)?;
     for (location, value) in &args.attributes {
         scene
             .attributes

@@ -145,14 +145,14 @@ fn check_continues_over_files_and_reports_io_errors() {
 }
 
 #[test]
-fn fmt_prints_canonical_text_and_checks() {
-    let out = irkit(&["vpl", "fmt", "examples/vpl/minimal.vpl"], None);
+fn canon_prints_canonical_text_and_checks() {
+    let out = irkit(&["vpl", "canon", "examples/vpl/minimal.vpl"], None);
     assert_eq!(out.status.code(), Some(0));
     let canonical = out.stdout;
     let golden = std::fs::read(root().join("crates/vpl/tests/golden/minimal.vpl")).unwrap();
     assert_eq!(canonical, golden);
     // --check: the original has comments, the output is canonical.
-    let out = irkit(&["vpl", "fmt", "--check", "examples/vpl/minimal.vpl"], None);
+    let out = irkit(&["vpl", "canon", "--check", "examples/vpl/minimal.vpl"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
@@ -171,7 +171,7 @@ fn fmt_prints_canonical_text_and_checks() {
     let out = irkit(
         &[
             "vpl",
-            "fmt",
+            "canon",
             "--check",
             "--format",
             "json",
@@ -188,7 +188,7 @@ fn fmt_prints_canonical_text_and_checks() {
     );
     let path = temp("canonical.vpl", &canonical);
     assert_eq!(
-        irkit(&["vpl", "fmt", "--check", path.to_str().unwrap()], None)
+        irkit(&["vpl", "canon", "--check", path.to_str().unwrap()], None)
             .status
             .code(),
         Some(0)
@@ -196,7 +196,7 @@ fn fmt_prints_canonical_text_and_checks() {
     // -o writes a file; stdin works.
     let target = temp("out.vpl", b"");
     let out = irkit(
-        &["vpl", "fmt", "-", "-o", target.to_str().unwrap()],
+        &["vpl", "canon", "-", "-o", target.to_str().unwrap()],
         Some(&std::fs::read(root().join("examples/vpl/minimal.vpl")).unwrap()),
     );
     assert_eq!(out.status.code(), Some(0));
@@ -204,9 +204,9 @@ fn fmt_prints_canonical_text_and_checks() {
 }
 
 #[test]
-fn fmt_rejects_invalid_input() {
+fn canon_rejects_invalid_input() {
     let out = irkit(
-        &["vpl", "fmt", "--format", "json", "-"],
+        &["vpl", "canon", "--format", "json", "-"],
         Some(b"\xEF\xBB\xBF(module 1)"),
     );
     assert_eq!(out.status.code(), Some(1));
@@ -215,7 +215,56 @@ fn fmt_rejects_invalid_input() {
     assert_eq!(v["kind"], "lexical");
     assert_eq!(v["offset"], 0);
     assert_eq!(
-        irkit(&["vpl", "fmt", "missing.vpl"], None).status.code(),
+        irkit(&["vpl", "canon", "missing.vpl"], None).status.code(),
         Some(2)
+    );
+}
+
+#[test]
+fn canon_never_overwrites_its_input_without_in_place() {
+    let source = std::fs::read(root().join("examples/vpl/minimal.vpl")).unwrap();
+    let path = temp("mine.vpl", &source);
+    let p = path.to_str().unwrap();
+    let out = irkit(&["vpl", "canon", p, "-o", p], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("refusing to overwrite the input"), "{err}");
+    assert!(err.contains("--in-place"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), source, "the input is untouched");
+    // --in-place does it, and says in its help what it does.
+    let out = irkit(&["vpl", "canon", "--in-place", p], None);
+    assert_eq!(out.status.code(), Some(0));
+    let golden = std::fs::read(root().join("crates/vpl/tests/golden/minimal.vpl")).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), golden);
+    let help = String::from_utf8(irkit(&["vpl", "canon", "--help"], None).stdout).unwrap();
+    assert!(help.contains("renames every"), "{help}");
+    assert!(help.contains("drops every comment"), "{help}");
+    // The old name points at the new one and writes nothing.
+    let out = irkit(&["vpl", "fmt", p, "-o", p], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("`irkit vpl canon`"), "{err}");
+}
+
+#[test]
+fn every_vpl_verb_takes_builtin_names() {
+    for verb in [&["check"][..], &["canon"]] {
+        let mut args = vec!["vpl"];
+        args.extend_from_slice(verb);
+        args.push("builtin:mesh-ambient-color");
+        let out = irkit(&args, None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+    }
+    // The built-in files carry comments, so they are not canonical.
+    let out = irkit(&["vpl", "canon", "--check", "builtin:mesh-ambient-color"], None);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--> mesh-ambient-color.vpl:1:1"), "{err}");
+    let out = irkit(&["vpl", "check", "builtin:mesh-ambient-colour"], None);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("did you mean `mesh-ambient-color`?"),
+        "{err}"
     );
 }

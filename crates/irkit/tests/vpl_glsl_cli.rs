@@ -161,24 +161,6 @@ fn glsl_and_render_reject_bad_usage() {
             "builtin:mesh-ambient-color",
             "-o",
             png,
-            "--uniform",
-            "missing=1",
-        ],
-        &[
-            "vpl",
-            "render",
-            "builtin:mesh-ambient-color",
-            "-o",
-            png,
-            "--uniform",
-            "material.intensity=1,2",
-        ],
-        &[
-            "vpl",
-            "render",
-            "builtin:mesh-ambient-color",
-            "-o",
-            png,
             "--texture",
             "Cargo.toml",
         ],
@@ -186,6 +168,30 @@ fn glsl_and_render_reject_bad_usage() {
         let out = irkit(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
     }
+    // An unknown uniform name is invalid input (exit 1, with its code), not a usage error.
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "builtin:mesh-ambient-color",
+        "-o",
+        png,
+        "--uniform",
+        "missing=1",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("VPL-UNIFORM-NAME"), "{}", text(&out));
+    // So is a value that does not fit the uniform's declared type.
+    let out = irkit(&[
+        "vpl",
+        "render",
+        "builtin:mesh-ambient-color",
+        "-o",
+        png,
+        "--uniform",
+        "material.intensity=1,2",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("VPL-UNIFORM-VALUE"), "{}", text(&out));
     let out = irkit(&[
         "vpl",
         "render",

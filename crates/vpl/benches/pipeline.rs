@@ -4,7 +4,7 @@
 //!
 //! * `check` — what `irkit vpl check FILE` does: read (decode, parse,
 //!   bind, verify);
-//! * `fmt` — what `irkit vpl fmt FILE -o OUT` does: read, write the
+//! * `fmt` — what `irkit vpl canon FILE -o OUT` does: read, write the
 //!   canonical text (print and read back through the verifier), save it;
 //! * `glsl` — what `irkit vpl glsl FILE -o DIR` does: read, publish (print
 //!   and read back), compile the snapshot, save the two shaders and the

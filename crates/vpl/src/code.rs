@@ -16,7 +16,7 @@ pub const SYNTACTIC: &str = "VPL-SYNTACTIC";
 /// Unknown or duplicate binding or invalid type found while reading
 /// (section 11 `SemanticalError` raised before verification).
 pub const SEMANTIC: &str = "VPL-SEMANTIC";
-/// The input is valid but not in canonical form (`irkit vpl fmt --check`).
+/// The input is valid but not in canonical form (`irkit vpl canon --check`).
 pub const NOT_CANONICAL: &str = "VPL-FORMAT";
 
 /// Verifier, section 3: containers, entries, names, handles.
@@ -47,6 +47,12 @@ pub const EXEC_LIMIT: &str = "VPL-EXEC-LIMIT";
 /// CPU executor: a draw request that does not fit the module.
 pub const EXEC_REQUEST: &str = "VPL-EXEC-REQUEST";
 
+/// A `--uniform` path that names no uniform value of the module
+/// (`uniform_values`).
+pub const UNIFORM_NAME: &str = "VPL-UNIFORM-NAME";
+/// A `--uniform` value that does not fit its leaf's declared type or range.
+pub const UNIFORM_VALUE: &str = "VPL-UNIFORM-VALUE";
+
 /// Every code this module defines.
 pub const ALL: &[&str] = &[
     LEXICAL,
@@ -66,4 +72,6 @@ pub const ALL: &[&str] = &[
     EXEC_UNSUPPORTED,
     EXEC_LIMIT,
     EXEC_REQUEST,
+    UNIFORM_NAME,
+    UNIFORM_VALUE,
 ];

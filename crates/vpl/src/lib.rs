@@ -18,6 +18,7 @@ pub mod publish;
 mod steps;
 pub mod testgen;
 pub mod text;
+pub mod uniform_values;
 pub mod verify;
 
 pub use publish::VerifiedModule;

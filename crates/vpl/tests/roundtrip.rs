@@ -229,6 +229,10 @@ fn check_position(bytes: &[u8], e: &vpl::text::Error) -> Result<(), TestCaseErro
         "{}",
         e
     );
+    // The message speaks the user's terms: no Rust `Debug` text.
+    for leak in ["Some(", "Local(", "Handle(", "Span {", "Subject", "Place {"] {
+        prop_assert!(!e.message.contains(leak), "`{}` in: {}", leak, e.message);
+    }
     Ok(())
 }
 

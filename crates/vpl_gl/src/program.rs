@@ -24,15 +24,101 @@ pub enum GlError {
         /// The driver's info log.
         log: String,
     },
+    /// Fragment invocations that the driver neither finished nor discarded:
+    /// their pixels were never written (Mesa's llvmpipe, for one, cuts a
+    /// loop off after 65 535 iterations and masks the invocation; a GPU
+    /// driver resets a context whose draw runs too long).
+    #[error(
+        "the draw was lost: {lost} of {passed} fragment invocations did not finish \
+         (the driver `{renderer}` cut them off: a loop ran past its limit or the draw timed out); \
+         the image would be wrong, so none is written"
+    )]
+    Lost {
+        /// Invocations that passed the draw but never reached the end of `main`.
+        lost: u64,
+        /// Invocations that were not discarded.
+        passed: u64,
+        /// `GL_RENDERER`.
+        renderer: String,
+    },
+    /// The context was lost during the draw (`GL_CONTEXT_LOST`: a GPU
+    /// driver resets a context whose draw runs too long).
+    #[error("the draw was lost: the driver reset the OpenGL context (GL error 0x{0:x})")]
+    Reset(u32),
     /// Any other GL failure (object creation, framebuffer, GL error).
     #[error("OpenGL: {0}")]
     Other(String),
+}
+
+/// The atomic counter binding the completion probe counts on.
+pub(crate) const COMPLETION_BINDING: u32 = 0;
+
+/// The fragment code with a completion probe. A function whose blocks
+/// branch is emitted as a dispatch loop (`for (;;) { switch ... }`) that
+/// only a `return` or `discard` leaves, so reaching the statement after
+/// that loop means the driver cut the loop off (Mesa's llvmpipe stops a
+/// loop after 65 535 iterations and carries on after it, leaving the
+/// outputs unwritten). The probe marks that in a flag, and `main`
+/// increments an atomic counter when the entry function returned without
+/// the flag. The draw compares the counter with the samples that passed
+/// (an occlusion query): the difference are invocations that neither
+/// finished nor were discarded. The probe touches no colour, so the
+/// pixels are those of the artifact's own code. Code that does not have the
+/// backend's shape (`#version` first, `void main() {` ... `}` last) is
+/// returned unchanged and the draw runs without the probe.
+pub(crate) fn completion_probe(code: &str) -> String {
+    let lines: Vec<&str> = code.lines().collect();
+    let Some(main_at) = lines.iter().rposition(|l| *l == "void main() {") else {
+        return code.to_string();
+    };
+    let main_close = lines.len() - 1;
+    if !lines.first().is_some_and(|l| l.starts_with("#version")) || lines[main_close] != "}" {
+        return code.to_string();
+    }
+    let mut probed = String::with_capacity(code.len() + 512);
+    let mut in_loop = false;
+    for (index, line) in lines.iter().enumerate() {
+        if index == main_close && main_at < main_close {
+            probed.push_str("    if (!vpl_harness_cut) {\n");
+            probed.push_str("        atomicCounterIncrement(vpl_harness_completed);\n");
+            probed.push_str("    }\n");
+        }
+        if *line == "    for (;;) {" {
+            // A loop condition the compiler cannot fold keeps the code after
+            // the loop reachable (the harness sets the uniform to true).
+            probed.push_str("    for (; vpl_harness_go;) {\n");
+        } else {
+            probed.push_str(line);
+            probed.push('\n');
+        }
+        if index == 0 {
+            probed.push_str(&format!(
+                "layout(binding = {COMPLETION_BINDING}, offset = 0) uniform atomic_uint vpl_harness_completed;\n\
+                 uniform bool vpl_harness_go;\n\
+                 bool vpl_harness_cut = false;\n"
+            ));
+        }
+        if *line == "    for (;;) {" {
+            in_loop = true;
+        } else if in_loop && *line == "    }" {
+            in_loop = false;
+            probed.push_str("    vpl_harness_cut = true;\n");
+        }
+    }
+    probed
+}
+
+/// Whether `code` carries the completion probe.
+pub(crate) fn has_completion_probe(code: &str) -> bool {
+    code.contains("vpl_harness_completed")
 }
 
 /// A linked program object, deleted on drop.
 pub struct LinkedProgram<'c> {
     pub(crate) context: &'c GlContext,
     pub(crate) program: glow::Program,
+    /// Whether the fragment code carries the completion probe.
+    pub(crate) probed: bool,
 }
 
 impl<'c> LinkedProgram<'c> {
@@ -41,6 +127,7 @@ impl<'c> LinkedProgram<'c> {
     /// linking, and links.
     pub fn build(context: &'c GlContext, artifact: &ProgramArtifact) -> Result<Self, GlError> {
         let gl = context.gl();
+        let fragment_code = completion_probe(artifact.fragment_code());
         // SAFETY: the context is current on this thread; every object
         // created here is deleted before returning or by `Drop`.
         unsafe {
@@ -49,7 +136,7 @@ impl<'c> LinkedProgram<'c> {
             let mut failure = None;
             for (kind, stage, code) in [
                 (glow::VERTEX_SHADER, "vertex", artifact.vertex_code()),
-                (glow::FRAGMENT_SHADER, "fragment", artifact.fragment_code()),
+                (glow::FRAGMENT_SHADER, "fragment", fragment_code.as_str()),
             ] {
                 let shader = match gl.create_shader(kind) {
                     Ok(s) => s,
@@ -93,7 +180,11 @@ impl<'c> LinkedProgram<'c> {
                 gl.delete_program(program);
                 return Err(e);
             }
-            Ok(LinkedProgram { context, program })
+            Ok(LinkedProgram {
+                context,
+                program,
+                probed: has_completion_probe(&fragment_code),
+            })
         }
     }
 

@@ -419,7 +419,47 @@ pub fn draw(
             gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, mag);
         }
 
+        // The completion probe's counter and the occlusion query that
+        // counts the invocations that were not discarded.
+        let probe = if program.probed {
+            let counter = gl.create_buffer().map_err(GlError::Other)?;
+            cleanup.buffers.push(counter);
+            gl.bind_buffer(glow::ATOMIC_COUNTER_BUFFER, Some(counter));
+            gl.buffer_data_u8_slice(glow::ATOMIC_COUNTER_BUFFER, &[0u8; 4], glow::DYNAMIC_READ);
+            gl.bind_buffer_base(
+                glow::ATOMIC_COUNTER_BUFFER,
+                crate::program::COMPLETION_BINDING,
+                Some(counter),
+            );
+            if let Some(go) = program.uniform_location("vpl_harness_go") {
+                gl.uniform_1_i32(Some(&go), 1);
+            }
+            let query = gl.create_query().map_err(GlError::Other)?;
+            cleanup.queries.push(query);
+            gl.begin_query(glow::SAMPLES_PASSED, query);
+            Some((counter, query))
+        } else {
+            None
+        };
         gl.draw_arrays(glow::TRIANGLE_STRIP, 0, 4);
+        if let Some((counter, query)) = probe {
+            gl.end_query(glow::SAMPLES_PASSED);
+            let passed = u64::from(gl.get_query_parameter_u32(query, glow::QUERY_RESULT));
+            gl.memory_barrier(glow::ATOMIC_COUNTER_BARRIER_BIT | glow::BUFFER_UPDATE_BARRIER_BIT);
+            let mut word = [0u8; 4];
+            gl.bind_buffer(glow::ATOMIC_COUNTER_BUFFER, Some(counter));
+            gl.get_buffer_sub_data(glow::ATOMIC_COUNTER_BUFFER, 0, &mut word);
+            let completed = u64::from(u32::from_le_bytes(word));
+            if completed < passed {
+                gl.use_program(None);
+                gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+                return Err(GlError::Lost {
+                    lost: passed - completed,
+                    passed,
+                    renderer: program.context.renderer(),
+                });
+            }
+        }
         let mut pixels = vec![0u8; (w * h * 4) as usize];
         gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
         gl.read_pixels(
@@ -434,6 +474,9 @@ pub fn draw(
         let error = gl.get_error();
         gl.use_program(None);
         gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+        if error == glow::CONTEXT_LOST {
+            return Err(GlError::Reset(error));
+        }
         if error != glow::NO_ERROR {
             return Err(GlError::Other(format!(
                 "GL error 0x{error:x} while drawing"
@@ -462,6 +505,7 @@ struct Cleanup<'c> {
     vertex_arrays: Vec<glow::VertexArray>,
     buffers: Vec<glow::Buffer>,
     textures: Vec<glow::Texture>,
+    queries: Vec<glow::Query>,
 }
 
 impl Drop for Cleanup<'_> {
@@ -484,6 +528,9 @@ impl Drop for Cleanup<'_> {
             }
             for o in self.textures.drain(..) {
                 gl.delete_texture(o);
+            }
+            for o in self.queries.drain(..) {
+                gl.delete_query(o);
             }
         }
     }

@@ -14,6 +14,8 @@ const state = {
   request: 0,
   timer: null,
   programs: [],
+  // Where the editor's text came from: { label, source, file }.
+  origin: null,
 };
 window.vplPlayground = state;
 
@@ -196,7 +198,7 @@ async function compileNow() {
     const response = await fetch('/api/compile', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ source, label: ($('program').value || 'playground') + '.vpl' }),
+      body: JSON.stringify({ source, label: currentLabel() }),
     });
     result = await response.json();
   } catch (e) {
@@ -219,6 +221,9 @@ async function compileNow() {
     drawControls(result.preview.controls);
     drawPreview();
   } else {
+    // The sliders belonged to the last program that drew: they no longer apply.
+    state.scene = null;
+    $('controls').innerHTML = '';
     // Keep the last image; say why it is stale.
     state.previewError = invalid ? 'the module is invalid' : result.preview_error;
     $('preview-status').textContent = 'preview not updated: ' + state.previewError;
@@ -232,13 +237,49 @@ function scheduleCompile() {
   state.timer = setTimeout(compileNow, 200);
 }
 
+// The name diagnostics give the editor's text: the built-in's file while the text is the
+// built-in's own, the opened file's name while it came from a file, else `untitled.vpl`
+// (pasted or edited code is no longer the built-in).
+function currentLabel() {
+  const text = $('source').value;
+  if (state.origin && state.origin.source === text) return state.origin.label;
+  if (state.origin && state.origin.file) return state.origin.label;
+  return 'untitled.vpl';
+}
+
+function showLabel() {
+  $('label').textContent = currentLabel();
+}
+
 function loadProgram(name) {
   const p = state.programs.find((q) => q.name === name);
   if (!p) return;
   $('source').value = p.source;
+  state.origin = { label: p.name + '.vpl', source: p.source, file: false };
+  showLabel();
   compileNow();
 }
 state.loadProgram = loadProgram;
+
+// Opens a .vpl file from disk into the editor; its name labels the diagnostics.
+function openFile(file) {
+  const reader = new FileReader();
+  reader.onload = () => {
+    const text = String(reader.result);
+    $('source').value = text;
+    state.origin = { label: file.name, source: text, file: true };
+    $('program').value = '';
+    showLabel();
+    compileNow();
+  };
+  reader.onerror = () => {
+    $('status').textContent = 'cannot read ' + file.name + ': ' + reader.error;
+    $('status').className = 'error';
+  };
+  reader.readAsText(file);
+}
+state.openFile = openFile;
+state.currentLabel = currentLabel;
 
 async function init() {
   for (const side of ['left', 'right']) {
@@ -254,7 +295,12 @@ async function init() {
   const source = $('source');
   source.addEventListener('input', () => {
     drawEditor([]);
+    showLabel();
     scheduleCompile();
+  });
+  $('open').addEventListener('change', (e) => {
+    const file = e.target.files && e.target.files[0];
+    if (file) openFile(file);
   });
   source.addEventListener('scroll', syncScroll);
   source.addEventListener('keydown', (e) => {

@@ -171,19 +171,20 @@ pub fn compile(source: &str, label: &str) -> Value {
     })
 }
 
-/// Default slider values: floats 1, integers 0, matrices the identity.
+/// Default slider values: the one rule of `vpl::uniform_values` (floats 1,
+/// integers and Booleans 0, matrices the identity), as `irkit vpl render`.
 fn default_values(rows: u8, columns: u8, kind: &str) -> Vec<f64> {
-    let mut v = Vec::new();
-    for c in 0..columns {
-        for r in 0..rows {
-            v.push(match (kind, columns) {
-                ("float", 1) => 1.0,
-                ("float", _) => f64::from(u8::from(c == r)),
-                _ => 0.0,
-            });
-        }
+    vpl::uniform_values::Leaf {
+        path: String::new(),
+        kind: if kind == "float" {
+            vpl::ir::ScalarKind::Float
+        } else {
+            vpl::ir::ScalarKind::Int
+        },
+        rows,
+        columns,
     }
-    v
+    .default_values()
 }
 
 /// The scene with every leaf at its default, the given textures (others

@@ -341,3 +341,75 @@ fn the_compile_endpoint_refuses_malformed_requests() {
     assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(answer.contains("bad-request"), "{answer}");
 }
+
+/// The `path`s of the slider controls on the page.
+fn slider_paths(browser: &Browser) -> Vec<String> {
+    let v = browser
+        .execute(
+            "return Array.from(document.querySelectorAll('#controls input')).map(i => i.dataset.path);",
+            Vec::new(),
+        )
+        .unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn open_a_file_name_pasted_code_and_drop_stale_sliders() {
+    let Some((server, browser)) = start("playground-open") else {
+        return;
+    };
+    browser
+        .goto(&server.url("/?program=mesh-ambient-color"))
+        .unwrap();
+    browser
+        .wait_for(
+            "window.vplPlayground && window.vplPlayground.updates >= 1",
+            WAIT,
+        )
+        .unwrap();
+    assert_eq!(browser.text("#label").unwrap(), "mesh-ambient-color.vpl");
+    assert!(slider_paths(&browser).contains(&"material.intensity".to_string()));
+
+    // Pasted (edited) code is no longer the built-in: diagnostics name it
+    // `untitled.vpl`, and a failed program keeps no sliders.
+    let text = source(&browser);
+    edit(
+        &browser,
+        &text.replace("(multiply r0 r0 r1)", "(multiply r0 r0 r9)"),
+    );
+    assert_eq!(browser.text("#label").unwrap(), "untitled.vpl");
+    let diagnostic = browser.text("#diagnostics li.diagnostic").unwrap();
+    assert!(diagnostic.contains("untitled.vpl:"), "{diagnostic}");
+    assert!(slider_paths(&browser).is_empty(), "stale sliders stayed");
+
+    // Open a file from disk: its name labels it and its own sliders appear.
+    let program = vpl::programs::Program::from_name("mesh-ambient-color").unwrap();
+    let dir = std::env::temp_dir().join(format!("vpl-web-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mine.vpl");
+    let broken = String::from_utf8(program.source().to_vec())
+        .unwrap()
+        .replacen("(return)", "(branch nowhere)", 1);
+    std::fs::write(&file, &broken).unwrap();
+    let before = updates(&browser);
+    browser
+        .type_text("#open", file.to_str().unwrap())
+        .unwrap();
+    browser
+        .wait_for(&format!("window.vplPlayground.updates > {before}"), WAIT)
+        .unwrap();
+    assert_eq!(browser.text("#label").unwrap(), "mine.vpl");
+    assert_eq!(source(&browser), broken);
+    let diagnostic = browser.text("#diagnostics li.diagnostic").unwrap();
+    assert!(diagnostic.contains("mine.vpl:"), "{diagnostic}");
+    // Fixing the opened file keeps its name.
+    edit(&browser, std::str::from_utf8(program.source()).unwrap());
+    assert_eq!(browser.text("#label").unwrap(), "mine.vpl");
+    assert!(!slider_paths(&browser).is_empty(), "the opened program's sliders");
+    let _ = std::fs::remove_dir_all(&dir);
+    browser.quit().unwrap();
+}

@@ -42,7 +42,14 @@ pub fn read_verified(bytes: &[u8], label: &str) -> Result<Verified, Error> {
 /// [`read_verified`] after UTF-8 validation.
 fn read_decoded(text: &str, label: &str) -> Result<Verified, Error> {
     let module = reader::parse(text, label).map_err(|e| *e)?;
-    let info = verify_on(&module, label, Threads::Auto)?;
+    let info = verify_on(&module, label, Threads::Auto).map_err(|mut e| {
+        // Name the objects as the text did (the writer's read-back text is
+        // canonical, so its names are the canonical ones anyway).
+        if let Some(verify) = &e.verify {
+            e.message = verify.user_message(&module, text);
+        }
+        e
+    })?;
     Ok(Verified::from_parts(module, info))
 }
 

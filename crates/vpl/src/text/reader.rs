@@ -544,7 +544,12 @@ impl<'a> Reader<'a> {
         self.type_ids
             .get(id)
             .copied()
-            .ok_or_else(|| self.semantic(span, format!("unknown type `{id}`")))
+            .ok_or_else(|| {
+                self.semantic(
+                    span,
+                    format!("unknown type `{id}`{}", did_you_mean(id, self.type_ids.keys())),
+                )
+            })
     }
 
     // ---- types ----------------------------------------------------------
@@ -649,7 +654,12 @@ impl<'a> Reader<'a> {
             for (id, span) in decl.shape.dependencies() {
                 match index_of.get(id) {
                     Some(&i) => d.push(i),
-                    None => return Err(self.semantic(span, format!("unknown type `{id}`"))),
+                    None => {
+                        return Err(self.semantic(
+                            span,
+                            format!("unknown type `{id}`{}", did_you_mean(id, index_of.keys())),
+                        ));
+                    }
                 }
             }
             deps.push(d);
@@ -911,14 +921,21 @@ impl<'a> Reader<'a> {
         self.close("the functions")?;
         // Resolve forward function references.
         let entry = *scope.function_ids.get(entry_id).ok_or_else(|| {
-            self.semantic(entry_span, format!("unknown entry function `{entry_id}`"))
+            self.semantic(
+                entry_span,
+                format!(
+                    "unknown entry function `{entry_id}`{}",
+                    did_you_mean(entry_id, scope.function_ids.keys())
+                ),
+            )
         })?;
         for &(f, b, i, id, span) in &scope.call_fixups {
             let callee = *scope.function_ids.get(id).ok_or_else(|| {
                 self.semantic(
                     span,
                     format!(
-                        "unknown function `{id}` (calls must name a function of the same stage)"
+                        "unknown function `{id}` (calls must name a function of the same stage){}",
+                        did_you_mean(id, scope.function_ids.keys())
                     ),
                 )
             })?;
@@ -1005,7 +1022,15 @@ impl<'a> Reader<'a> {
             let target = *scope
                 .block_ids
                 .get(bid)
-                .ok_or_else(|| self.semantic(bspan, format!("unknown block `{bid}`")))?;
+                .ok_or_else(|| {
+                    self.semantic(
+                        bspan,
+                        format!(
+                            "unknown block `{bid}`{}",
+                            did_you_mean(bid, scope.block_ids.keys())
+                        ),
+                    )
+                })?;
             if let Some(t) = &mut function.blocks[b].terminator {
                 match (&mut t.kind, which) {
                     (TerminatorKind::Branch { target: x }, _) => *x = target,
@@ -1270,7 +1295,11 @@ impl<'a> Reader<'a> {
                     return Err(self.error_at(
                         ErrorKind::Syntactic,
                         head.span,
-                        format!("unknown instruction `{}`", short(word)),
+                        format!(
+                            "unknown instruction `{}`{}",
+                            short(word),
+                            did_you_mean(word, KEYWORDS_OF_BLOCKS.iter())
+                        ),
                     ));
                 }
             },
@@ -1396,7 +1425,15 @@ impl<'a> Reader<'a> {
                     let slot = *scope
                         .parameter_ids
                         .get(id)
-                        .ok_or_else(|| self.semantic(span, format!("unknown parameter `{id}`")))?;
+                        .ok_or_else(|| {
+                            self.semantic(
+                                span,
+                                format!(
+                                    "unknown parameter `{id}`{}",
+                                    did_you_mean(id, scope.parameter_ids.keys())
+                                ),
+                            )
+                        })?;
                     break (
                         StorageKind::Parameter,
                         slot as u64,
@@ -1409,7 +1446,15 @@ impl<'a> Reader<'a> {
                     let slot = *self
                         .uniform_ids
                         .get(id)
-                        .ok_or_else(|| self.semantic(span, format!("unknown uniform `{id}`")))?;
+                        .ok_or_else(|| {
+                            self.semantic(
+                                span,
+                                format!(
+                                    "unknown uniform `{id}`{}",
+                                    did_you_mean(id, self.uniform_ids.keys())
+                                ),
+                            )
+                        })?;
                     break (
                         StorageKind::Uniform,
                         slot as u64,
@@ -1420,7 +1465,13 @@ impl<'a> Reader<'a> {
                 "stage" => {
                     let (id, span) = self.name("an interface ID")?;
                     let slot = *self.interface_ids.get(id).ok_or_else(|| {
-                        self.semantic(span, format!("unknown interface variable `{id}`"))
+                        self.semantic(
+                            span,
+                            format!(
+                                "unknown interface variable `{id}`{}",
+                                did_you_mean(id, self.interface_ids.keys())
+                            ),
+                        )
                     })?;
                     let ty = self.module.stage(self.current_stage).interface[slot].ty;
                     break (StorageKind::StageIo, slot as u64, ty, open.span);
@@ -1490,4 +1541,23 @@ impl<'a> Reader<'a> {
         }
         Ok(reference)
     }
+}
+
+/// The words that open an instruction or a terminator form.
+const KEYWORDS_OF_BLOCKS: [&str; 23] = [
+    "copy", "load", "store", "construct", "call", "texture", "swizzle", "member", "index", "add",
+    "subtract", "multiply", "divide", "equal", "not_equal", "less", "less_equal", "greater",
+    "greater_equal", "branch", "branch_if", "return", "discard",
+];
+
+/// `"; did you mean `X`?"` for the closest of `known` (the workspace's one
+/// edit-distance rule; candidates sorted so the answer does not depend on a
+/// map's order), or an empty string.
+fn did_you_mean<'k, K: AsRef<str> + ?Sized + 'k>(
+    word: &str,
+    known: impl Iterator<Item = &'k K>,
+) -> String {
+    let mut candidates: Vec<&str> = known.map(AsRef::as_ref).collect();
+    candidates.sort_unstable();
+    suggest::hint(word, candidates)
 }

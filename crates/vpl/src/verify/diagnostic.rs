@@ -296,3 +296,147 @@ impl Place {
         }
     }
 }
+
+/// The identifier a declaration form was written with: the first word after
+/// the form's keyword at `span` (`(block check ...` gives `check`), or `None`
+/// where `source` has no such form there.
+fn form_id(source: &str, span: Option<Span>) -> Option<&str> {
+    let rest = source.get(usize::try_from(span?.offset).ok()?..)?;
+    let rest = rest.strip_prefix('(')?;
+    let keyword_end = rest.find(|c: char| !is_word_char(c))?;
+    let mut rest = &rest[keyword_end..];
+    // Trivia between the keyword and the id: blanks, comments, continuations.
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '\t', '\r', '\n', '\\']);
+        if let Some(after) = trimmed.strip_prefix("//") {
+            rest = after.find('\n').map_or("", |n| &after[n..]);
+        } else if let Some(after) = trimmed.strip_prefix("/*") {
+            rest = after.find("*/").map_or("", |n| &after[n + 2..]);
+        } else {
+            rest = trimmed;
+            break;
+        }
+    }
+    let end = rest.find(|c: char| !is_word_char(c)).unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+/// The word at `span` (an operand as written), if one starts there.
+fn word_at(source: &str, span: Option<Span>) -> Option<&str> {
+    let rest = source.get(usize::try_from(span?.offset).ok()?..)?;
+    let end = rest.find(|c: char| !is_word_char(c)).unwrap_or(rest.len());
+    (end > 0).then(|| &rest[..end])
+}
+
+fn is_word_char(c: char) -> bool {
+    !(c.is_whitespace() || matches!(c, '(' | ')' | '"' | '\''))
+}
+
+impl VerifyError {
+    /// The message in the user's own terms: objects by the identifiers the
+    /// source text gave them (`block `check` of function `fs``) and
+    /// instructions and operands counted from 1 as a reader counts them,
+    /// for a module read from `source`. Objects without a readable
+    /// declaration there keep their canonical names (`b0`, `f0`).
+    pub fn user_message(&self, module: &crate::ir::Module, source: &str) -> String {
+        let name = |span: Option<Span>, canonical: String| {
+            form_id(source, span).map_or(canonical, |id| format!("`{id}`"))
+        };
+        let function_of = |stage: StageKind, function: Handle<Function>| {
+            let f = module.stage(stage).functions.get(function);
+            let id = name(f.and_then(|f| f.span), format!("f{}", function.index()));
+            format!("function {id} ({} stage)", stage.keyword())
+        };
+        let block_of = |stage: StageKind, function: Handle<Function>, block: Handle<Block>| {
+            let b = module
+                .stage(stage)
+                .functions
+                .get(function)
+                .and_then(|f| f.blocks.get(block));
+            let id = name(b.and_then(|b| b.span), format!("b{}", block.index()));
+            format!("block {id} of {}", function_of(stage, function))
+        };
+        let subject = match self.subject {
+            Subject::Module => "module".to_string(),
+            Subject::Type(t) => {
+                let declared = module.types.get(t).and_then(|t| form_id(source, t.span));
+                match declared {
+                    Some(id) => format!("type `{id}`"),
+                    None => format!("type entry {}", t.index()),
+                }
+            }
+            Subject::Uniform(u) => {
+                let span = module.uniforms.get(u).and_then(|u| u.span);
+                format!("uniform {}", name(span, format!("u{u}")))
+            }
+            Subject::Stage(s) => format!("{} stage", s.keyword()),
+            Subject::Interface { stage, slot } => {
+                let span = module.stage(stage).interface.get(slot).and_then(|v| v.span);
+                format!(
+                    "interface variable {} of the {} stage",
+                    name(span, format!("s{slot}")),
+                    stage.keyword()
+                )
+            }
+            Subject::Function { stage, function } => function_of(stage, function),
+            Subject::Parameter {
+                stage,
+                function,
+                slot,
+            } => {
+                let span = module
+                    .stage(stage)
+                    .functions
+                    .get(function)
+                    .and_then(|f| f.parameters.get(slot))
+                    .and_then(|p| p.span);
+                format!(
+                    "parameter {} of {}",
+                    name(span, format!("p{slot}")),
+                    function_of(stage, function)
+                )
+            }
+            Subject::Block {
+                stage,
+                function,
+                block,
+            } => block_of(stage, function, block),
+            Subject::Instruction {
+                stage,
+                function,
+                block,
+                index,
+            } => format!(
+                "instruction {} of {}",
+                index + 1,
+                block_of(stage, function, block)
+            ),
+            Subject::Terminator {
+                stage,
+                function,
+                block,
+            } => format!("terminator of {}", block_of(stage, function, block)),
+            Subject::Operand {
+                stage,
+                function,
+                block,
+                instruction,
+                operand,
+            } => {
+                let written = word_at(source, self.span)
+                    .map(|w| format!(" (`{w}`)"))
+                    .unwrap_or_default();
+                let of = match instruction {
+                    Some(i) => format!("instruction {}", i + 1),
+                    None => "the terminator".to_string(),
+                };
+                format!(
+                    "operand {}{written} of {of} of {}",
+                    operand + 1,
+                    block_of(stage, function, block)
+                )
+            }
+        };
+        format!("{subject}: {}", self.message)
+    }
+}
