@@ -37,7 +37,9 @@ pub fn parse_listen(text: &str) -> Result<std::net::SocketAddr, String> {
         return Ok(addr);
     }
     if !text.contains(':') {
-        return Err(format!("expected HOST:PORT (e.g. localhost:0), got {text:?}"));
+        return Err(format!(
+            "expected HOST:PORT (e.g. localhost:0), got {text:?}"
+        ));
     }
     let addrs: Vec<std::net::SocketAddr> = text
         .to_socket_addrs()

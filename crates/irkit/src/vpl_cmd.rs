@@ -76,7 +76,9 @@ impl Verb {
         match self {
             Verb::Check { fmt, .. } | Verb::Canon { fmt, .. } => fmt.format,
             Verb::Fmt { rest } => {
-                if rest.windows(2).any(|w| w[0] == "--format" && w[1] == "json")
+                if rest
+                    .windows(2)
+                    .any(|w| w[0] == "--format" && w[1] == "json")
                     || rest.iter().any(|a| a == "--format=json")
                 {
                     Format::Json
@@ -199,7 +201,12 @@ fn same_file(input: &Path, output: &Path) -> bool {
     }
 }
 
-fn canon(path: &Path, output: Option<&Path>, in_place: bool, check: bool) -> Result<Outcome, CliError> {
+fn canon(
+    path: &Path,
+    output: Option<&Path>,
+    in_place: bool,
+    check: bool,
+) -> Result<Outcome, CliError> {
     let plain_file = path.as_os_str() != "-"
         && !path.to_str().is_some_and(|s| s.starts_with("builtin:"))
         && !crate::vpl_graph_cmd::is_graph(path);

@@ -27,9 +27,19 @@ fn both_services_listen_on_a_host_name() {
     let dir = std::env::temp_dir().join(format!("irkit-listen-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let line = first_line(&["vpl", "playground", "--listen", "localhost:0"], &dir);
-    assert!(line.starts_with("VPL playground: http://127.0.0.1:"), "{line}");
+    assert!(
+        line.starts_with("VPL playground: http://127.0.0.1:"),
+        "{line}"
+    );
     let line = first_line(
-        &["tcc", "serve", "--listen", "localhost:0", "--database", "t.db"],
+        &[
+            "tcc",
+            "serve",
+            "--listen",
+            "localhost:0",
+            "--database",
+            "t.db",
+        ],
         &dir,
     );
     assert!(line.starts_with("listening on http://127.0.0.1:"), "{line}");

@@ -152,7 +152,10 @@ fn canon_prints_canonical_text_and_checks() {
     let golden = std::fs::read(root().join("crates/vpl/tests/golden/minimal.vpl")).unwrap();
     assert_eq!(canonical, golden);
     // --check: the original has comments, the output is canonical.
-    let out = irkit(&["vpl", "canon", "--check", "examples/vpl/minimal.vpl"], None);
+    let out = irkit(
+        &["vpl", "canon", "--check", "examples/vpl/minimal.vpl"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8(out.stderr).unwrap();
@@ -230,7 +233,11 @@ fn canon_never_overwrites_its_input_without_in_place() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("refusing to overwrite the input"), "{err}");
     assert!(err.contains("--in-place"), "{err}");
-    assert_eq!(std::fs::read(&path).unwrap(), source, "the input is untouched");
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        source,
+        "the input is untouched"
+    );
     // --in-place does it, and says in its help what it does.
     let out = irkit(&["vpl", "canon", "--in-place", p], None);
     assert_eq!(out.status.code(), Some(0));
@@ -256,15 +263,15 @@ fn every_vpl_verb_takes_builtin_names() {
         assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
     }
     // The built-in files carry comments, so they are not canonical.
-    let out = irkit(&["vpl", "canon", "--check", "builtin:mesh-ambient-color"], None);
+    let out = irkit(
+        &["vpl", "canon", "--check", "builtin:mesh-ambient-color"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--> mesh-ambient-color.vpl:1:1"), "{err}");
     let out = irkit(&["vpl", "check", "builtin:mesh-ambient-colour"], None);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.contains("did you mean `mesh-ambient-color`?"),
-        "{err}"
-    );
+    assert!(err.contains("did you mean `mesh-ambient-color`?"), "{err}");
 }

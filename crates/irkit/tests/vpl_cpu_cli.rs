@@ -93,7 +93,7 @@ fn cpu_render_draws_uniforms_textures_and_attributes() {
     for pixel in rgba.chunks(4) {
         assert_eq!(pixel, [200, 50, 50, 255]);
     }
-        let out = irkit(&[
+    let out = irkit(&[
         "vpl",
         "render",
         "builtin:mesh-ambient-color",

@@ -39,12 +39,46 @@ fn the_mistakes_read_as_the_golden_file() {
     let png = png.to_str().unwrap();
     let runs: &[&[&str]] = &[
         &["check", "mixed_types.vpl", "unassigned.vpl"],
-        &["check", "unknown_type.vpl", "unknown_instruction.vpl", "unknown_block.vpl"],
+        &[
+            "check",
+            "unknown_type.vpl",
+            "unknown_instruction.vpl",
+            "unknown_block.vpl",
+        ],
         &["compile", "loop.vpl", "--target", "wgls", "-o", "never"],
-        &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--uniform", "steps=2.5"],
-        &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--uniform", "steps=99999999999"],
-        &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--uniform", "stpes=3"],
-        &["render", "loop.vpl", "--driver", "cpu", "-o", png, "--size", "4x4"],
+        &[
+            "render",
+            "loop.vpl",
+            "--driver",
+            "cpu",
+            "-o",
+            png,
+            "--uniform",
+            "steps=2.5",
+        ],
+        &[
+            "render",
+            "loop.vpl",
+            "--driver",
+            "cpu",
+            "-o",
+            png,
+            "--uniform",
+            "steps=99999999999",
+        ],
+        &[
+            "render",
+            "loop.vpl",
+            "--driver",
+            "cpu",
+            "-o",
+            png,
+            "--uniform",
+            "stpes=3",
+        ],
+        &[
+            "render", "loop.vpl", "--driver", "cpu", "-o", png, "--size", "4x4",
+        ],
         &["check", "builtin:mesh-ambient-colour"],
         &["fmt", "loop.vpl", "-o", "loop.vpl"],
         &["canon", "loop.vpl", "-o", "loop.vpl"],
@@ -52,7 +86,10 @@ fn the_mistakes_read_as_the_golden_file() {
     let mut transcript = String::new();
     for args in runs {
         let run = vpl(args);
-        let shown: Vec<&str> = args.iter().map(|a| if *a == png { "OUT.png" } else { a }).collect();
+        let shown: Vec<&str> = args
+            .iter()
+            .map(|a| if *a == png { "OUT.png" } else { a })
+            .collect();
         transcript.push_str(&format!(
             "$ irkit vpl {}\nexit {}\n{}\n",
             shown.join(" "),
@@ -63,8 +100,7 @@ fn the_mistakes_read_as_the_golden_file() {
     for leak in ["Some(", "Local(", "{ ", " of block b", "function f0"] {
         assert!(!transcript.contains(leak), "`{leak}` in:\n{transcript}");
     }
-    let golden =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/vpl-diagnostics.txt");
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/vpl-diagnostics.txt");
     golden::assert_text(&golden, &transcript, "irkit vpl diagnostics");
 }
 
@@ -72,8 +108,16 @@ fn the_mistakes_read_as_the_golden_file() {
 fn uniform_mistakes_have_codes_in_json() {
     let png = scratch("json.png");
     let run = vpl(&[
-        "render", "loop.vpl", "--driver", "cpu", "-o", png.to_str().unwrap(),
-        "--uniform", "steps=2.5", "--format", "json",
+        "render",
+        "loop.vpl",
+        "--driver",
+        "cpu",
+        "-o",
+        png.to_str().unwrap(),
+        "--uniform",
+        "steps=2.5",
+        "--format",
+        "json",
     ]);
     assert_eq!(run.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(text(&run.stdout).trim()).unwrap();
@@ -81,14 +125,28 @@ fn uniform_mistakes_have_codes_in_json() {
     assert_eq!(v["kind"], "semantic");
     assert_eq!(v["label"], "--uniform");
     let run = vpl(&[
-        "render", "loop.vpl", "--driver", "cpu", "-o", png.to_str().unwrap(),
-        "--uniform", "stpes=3", "--format", "json",
+        "render",
+        "loop.vpl",
+        "--driver",
+        "cpu",
+        "-o",
+        png.to_str().unwrap(),
+        "--uniform",
+        "stpes=3",
+        "--format",
+        "json",
     ]);
     assert_eq!(run.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_str(text(&run.stdout).trim()).unwrap();
     assert_eq!(v["code"], "VPL-UNIFORM-NAME");
     assert_eq!(v["kind"], "name");
-    assert!(v["message"].as_str().unwrap().contains("did you mean `steps`?"), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `steps`?"),
+        "{v}"
+    );
     assert!(!png.exists(), "nothing is drawn for a refused value");
 }
 
@@ -110,7 +168,18 @@ fn a_gl_draw_the_driver_cuts_off_is_an_error_not_an_empty_image() {
     let png = scratch("lost.png");
     let p = png.to_str().unwrap();
     // A short loop draws white on GL.
-    let run = vpl(&["render", "loop.vpl", "--driver", "gl", "-o", p, "--size", "8x8", "--uniform", "steps=100"]);
+    let run = vpl(&[
+        "render",
+        "loop.vpl",
+        "--driver",
+        "gl",
+        "-o",
+        p,
+        "--size",
+        "8x8",
+        "--uniform",
+        "steps=100",
+    ]);
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let image = vpl_gl::Texture::from_png(&std::fs::read(&png).unwrap()).unwrap();
     assert!(image.levels[0].chunks(4).all(|p| p == [255, 255, 255, 255]));
@@ -118,8 +187,16 @@ fn a_gl_draw_the_driver_cuts_off_is_an_error_not_an_empty_image() {
     // 100 000 000 iterations: llvmpipe stops the loop at its limit and would leave the pixels
     // unwritten; a GPU driver would reset the context. Either way: exit 2, no PNG.
     let run = vpl(&[
-        "render", "loop.vpl", "--driver", "gl", "-o", p, "--size", "8x8",
-        "--uniform", "steps=100000000",
+        "render",
+        "loop.vpl",
+        "--driver",
+        "gl",
+        "-o",
+        p,
+        "--size",
+        "8x8",
+        "--uniform",
+        "steps=100000000",
     ]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(2), "{stderr}");

@@ -32,13 +32,13 @@ pub mod notify_pg;
 pub mod pattern;
 pub mod providers;
 mod quarantine;
+pub mod request_json;
 pub mod retry;
 pub mod secrets;
 pub mod service;
 mod slot;
 pub mod status_view;
 pub mod storable;
-pub mod request_json;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;

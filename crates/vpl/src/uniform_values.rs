@@ -78,11 +78,7 @@ impl Leaf {
         }
         for value in values {
             check_component(self.kind, *value).map_err(|why| {
-                format!(
-                    "`{}` has type {}: {why}",
-                    self.path,
-                    self.type_spelling()
-                )
+                format!("`{}` has type {}: {why}", self.path, self.type_spelling())
             })?;
         }
         Ok(())
@@ -330,7 +326,9 @@ mod tests {
         assert!(e.contains("not an int"), "{e}");
         let e = given("lights[1].on", &[2.0]).unwrap_err().to_string();
         assert!(e.contains("not a bool"), "{e}");
-        let e = given("tint", &[1.0, 1e39, 0.0, 1.0]).unwrap_err().to_string();
+        let e = given("tint", &[1.0, 1e39, 0.0, 1.0])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("binary32"), "{e}");
         let e = given("tint", &[1.0]).unwrap_err().to_string();
         assert!(e.contains("takes 4 value(s), 1 given"), "{e}");
@@ -339,7 +337,10 @@ mod tests {
             matches!(&e, ValueError::NotALeaf { members, .. } if members.starts_with("lights[0].color")),
             "{e}"
         );
-        assert!(matches!(given("stpes", &[1.0]), Err(ValueError::Unknown { .. })));
+        assert!(matches!(
+            given("stpes", &[1.0]),
+            Err(ValueError::Unknown { .. })
+        ));
     }
 
     #[test]

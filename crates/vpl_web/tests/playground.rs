@@ -396,9 +396,7 @@ fn open_a_file_name_pasted_code_and_drop_stale_sliders() {
         .replacen("(return)", "(branch nowhere)", 1);
     std::fs::write(&file, &broken).unwrap();
     let before = updates(&browser);
-    browser
-        .type_text("#open", file.to_str().unwrap())
-        .unwrap();
+    browser.type_text("#open", file.to_str().unwrap()).unwrap();
     browser
         .wait_for(&format!("window.vplPlayground.updates > {before}"), WAIT)
         .unwrap();
@@ -409,7 +407,10 @@ fn open_a_file_name_pasted_code_and_drop_stale_sliders() {
     // Fixing the opened file keeps its name.
     edit(&browser, std::str::from_utf8(program.source()).unwrap());
     assert_eq!(browser.text("#label").unwrap(), "mine.vpl");
-    assert!(!slider_paths(&browser).is_empty(), "the opened program's sliders");
+    assert!(
+        !slider_paths(&browser).is_empty(),
+        "the opened program's sliders"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     browser.quit().unwrap();
 }

@@ -541,15 +541,15 @@ impl<'a> Reader<'a> {
     }
 
     fn type_ref(&self, id: &str, span: Span) -> Result<Handle<Type>, Error> {
-        self.type_ids
-            .get(id)
-            .copied()
-            .ok_or_else(|| {
-                self.semantic(
-                    span,
-                    format!("unknown type `{id}`{}", did_you_mean(id, self.type_ids.keys())),
-                )
-            })
+        self.type_ids.get(id).copied().ok_or_else(|| {
+            self.semantic(
+                span,
+                format!(
+                    "unknown type `{id}`{}",
+                    did_you_mean(id, self.type_ids.keys())
+                ),
+            )
+        })
     }
 
     // ---- types ----------------------------------------------------------
@@ -1019,18 +1019,15 @@ impl<'a> Reader<'a> {
         }
         self.close("the function")?;
         for &(b, which, bid, bspan) in &scope.branch_fixups {
-            let target = *scope
-                .block_ids
-                .get(bid)
-                .ok_or_else(|| {
-                    self.semantic(
-                        bspan,
-                        format!(
-                            "unknown block `{bid}`{}",
-                            did_you_mean(bid, scope.block_ids.keys())
-                        ),
-                    )
-                })?;
+            let target = *scope.block_ids.get(bid).ok_or_else(|| {
+                self.semantic(
+                    bspan,
+                    format!(
+                        "unknown block `{bid}`{}",
+                        did_you_mean(bid, scope.block_ids.keys())
+                    ),
+                )
+            })?;
             if let Some(t) = &mut function.blocks[b].terminator {
                 match (&mut t.kind, which) {
                     (TerminatorKind::Branch { target: x }, _) => *x = target,
@@ -1422,18 +1419,15 @@ impl<'a> Reader<'a> {
                 }
                 "parameter" => {
                     let (id, span) = self.name("a parameter ID")?;
-                    let slot = *scope
-                        .parameter_ids
-                        .get(id)
-                        .ok_or_else(|| {
-                            self.semantic(
-                                span,
-                                format!(
-                                    "unknown parameter `{id}`{}",
-                                    did_you_mean(id, scope.parameter_ids.keys())
-                                ),
-                            )
-                        })?;
+                    let slot = *scope.parameter_ids.get(id).ok_or_else(|| {
+                        self.semantic(
+                            span,
+                            format!(
+                                "unknown parameter `{id}`{}",
+                                did_you_mean(id, scope.parameter_ids.keys())
+                            ),
+                        )
+                    })?;
                     break (
                         StorageKind::Parameter,
                         slot as u64,
@@ -1443,18 +1437,15 @@ impl<'a> Reader<'a> {
                 }
                 "uniform" => {
                     let (id, span) = self.name("a uniform ID")?;
-                    let slot = *self
-                        .uniform_ids
-                        .get(id)
-                        .ok_or_else(|| {
-                            self.semantic(
-                                span,
-                                format!(
-                                    "unknown uniform `{id}`{}",
-                                    did_you_mean(id, self.uniform_ids.keys())
-                                ),
-                            )
-                        })?;
+                    let slot = *self.uniform_ids.get(id).ok_or_else(|| {
+                        self.semantic(
+                            span,
+                            format!(
+                                "unknown uniform `{id}`{}",
+                                did_you_mean(id, self.uniform_ids.keys())
+                            ),
+                        )
+                    })?;
                     break (
                         StorageKind::Uniform,
                         slot as u64,
@@ -1545,9 +1536,29 @@ impl<'a> Reader<'a> {
 
 /// The words that open an instruction or a terminator form.
 const KEYWORDS_OF_BLOCKS: [&str; 23] = [
-    "copy", "load", "store", "construct", "call", "texture", "swizzle", "member", "index", "add",
-    "subtract", "multiply", "divide", "equal", "not_equal", "less", "less_equal", "greater",
-    "greater_equal", "branch", "branch_if", "return", "discard",
+    "copy",
+    "load",
+    "store",
+    "construct",
+    "call",
+    "texture",
+    "swizzle",
+    "member",
+    "index",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "equal",
+    "not_equal",
+    "less",
+    "less_equal",
+    "greater",
+    "greater_equal",
+    "branch",
+    "branch_if",
+    "return",
+    "discard",
 ];
 
 /// `"; did you mean `X`?"` for the closest of `known` (the workspace's one
