@@ -4,7 +4,8 @@
 //! cleanup edge E; roots are `recv`, `pN`, `lN` and `t%B.O`, and a place
 //! operand shows as `$` and its key.
 
-use crate::model::{OpRef, PathKey, Root};
+use crate::ids::Identities;
+use crate::model::{Module, OpRef, PathKey, Root};
 use std::fmt;
 
 impl fmt::Display for OpRef {
@@ -39,6 +40,53 @@ impl fmt::Display for Place<'_> {
             f.write_str("/#")?;
             for byte in &field[..4] {
                 write!(f, "{byte:02x}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A place as the text form writes it (`$l0/Pair.right`): `$`, the root and
+/// each field component by its name in `module` (`Decl.field`, or
+/// `Decl.Variant.field` for a payload field), whose identities `ids` are
+/// (by the first eight hex digits of its field ID, as [`Place`], for a field
+/// of another module).
+pub struct NamedPlace<'a> {
+    /// The key.
+    pub key: &'a PathKey,
+    /// The module the fields are looked up in.
+    pub module: &'a Module,
+    /// Its identities.
+    pub ids: &'a Identities,
+}
+
+impl NamedPlace<'_> {
+    fn field_name(&self, id: &crate::hash::Id) -> Option<String> {
+        let info = self.ids.fields.get(id)?;
+        let decl = self.module.declarations.get(info.decl)?;
+        Some(match info.variant {
+            Some(v) => {
+                let variant = decl.variants.get(v)?;
+                let field = variant.fields.get(info.index)?;
+                format!("{}.{}.{}", decl.name, variant.name, field.name)
+            }
+            None => format!("{}.{}", decl.name, decl.fields.get(info.index)?.name),
+        })
+    }
+}
+
+impl fmt::Display for NamedPlace<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "${}", self.key.root)?;
+        for field in &self.key.fields {
+            match self.field_name(field) {
+                Some(name) => write!(f, "/{name}")?,
+                None => {
+                    f.write_str("/#")?;
+                    for byte in &field[..4] {
+                        write!(f, "{byte:02x}")?;
+                    }
+                }
             }
         }
         Ok(())

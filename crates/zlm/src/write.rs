@@ -795,7 +795,7 @@ impl<'a> Writer<'a> {
                 }
                 _ => Err(Error::new(
                     code::REF,
-                    format!("{}: no operation {r:?}", f.name),
+                    format!("{}: no operation {r}", f.name),
                 )),
             }
         };
@@ -803,7 +803,7 @@ impl<'a> Writer<'a> {
             path_index
                 .get(k)
                 .copied()
-                .ok_or_else(|| Error::new(code::REF, format!("{}: no owned path {k:?}", f.name)))
+                .ok_or_else(|| Error::new(code::REF, format!("{}: no owned path {}", f.name, crate::spell::Place(k))))
         };
         let loanx = |id: u32| -> Result<u32> {
             if (id as usize) < lorder.len() {

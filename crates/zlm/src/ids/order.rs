@@ -313,7 +313,7 @@ impl<'a> FnIndex<'a> {
                     Error::new(
                         code::REF,
                         format!(
-                            "{}: operand names a missing operation {op_ref:?}",
+                            "{}: operand names a missing operation {op_ref}",
                             function.name
                         ),
                     )
@@ -322,7 +322,7 @@ impl<'a> FnIndex<'a> {
                     Error::new(
                         code::SHAPE,
                         format!(
-                            "{}: operand names operation {op_ref:?} that has no result",
+                            "{}: operand names operation {op_ref} that has no result",
                             function.name
                         ),
                     )
