@@ -12,28 +12,27 @@ pub fn invalid(e: &zlm::Error, label: &str) -> CliError {
     CliError::diagnosed(e, &Origin::binary(label))
 }
 
-/// A `.zlt` module as read: its text and the source map of where each
-/// function and operation is written, so that a rejection of the module
-/// assembled from it points at the user's line.
+/// A `.zlt` module as read: its text and where each function and operation
+/// is written, so that a rejection of the module assembled from it points at
+/// the user's line.
 pub struct TextSource {
     /// The text.
     pub text: String,
-    /// Its positions (absent when the map cannot be built, e.g. for a
-    /// module whose identities do not compute).
-    pub map: Option<zlm::ancillary::SourceMap>,
+    /// Its functions by `Decl.function` name with their positions
+    /// (`zlm::text::named_positions`).
+    pub functions: Vec<(String, zlm::text::FnPositions)>,
 }
 
 impl TextSource {
     /// The source of `text`, parsed as `module` with `positions`
     /// (`zlm::text::parse_with_positions`).
     pub fn new(
-        label: &str,
         text: String,
         module: &zlm::Module,
-        positions: &[zlm::text::FnPositions],
+        positions: Vec<zlm::text::FnPositions>,
     ) -> TextSource {
-        let map = zlm::ancillary::SourceMap::from_text(label, module, positions).ok();
-        TextSource { text, map }
+        let functions = zlm::text::named_positions(module, positions);
+        TextSource { text, functions }
     }
 }
 
@@ -44,8 +43,8 @@ impl TextSource {
 /// is replaced by the located one.
 pub fn invalid_in(e: &zlm::Error, label: &str, source: Option<&TextSource>) -> CliError {
     let located = source.and_then(|s| {
-        let at = s.map.as_ref()?.locate_site(e.site.as_ref()?)?;
-        let offset = zlm::ancillary::srcmap::offset_of(&s.text, at.line, at.column)?;
+        let (line, column) = zlm::text::site_position(&s.functions, e.site.as_ref()?)?;
+        let offset = zlm::ancillary::srcmap::offset_of(&s.text, line, column)?;
         Some((s, offset))
     });
     match located {
@@ -67,9 +66,7 @@ pub fn read_module(file: &Path) -> Result<(String, Vec<u8>), CliError> {
 
 /// [`read_module`], also returning the text and its source map for a `.zlt`
 /// input ([`invalid_in`] points a rejection at its line).
-pub fn read_module_source(
-    file: &Path,
-) -> Result<(String, Vec<u8>, Option<TextSource>), CliError> {
+pub fn read_module_source(file: &Path) -> Result<(String, Vec<u8>, Option<TextSource>), CliError> {
     let (label, bytes) = read(file)?;
     if bytes.starts_with(b"ZLM1") {
         return Ok((label, bytes, None));
@@ -81,7 +78,7 @@ pub fn read_module_source(
     })?;
     let (module, positions) = zlm::text::parse_with_positions(&text)
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-    let source = TextSource::new(&label, text, &module, &positions);
+    let source = TextSource::new(text, &module, positions);
     let bytes = zlm::write::write(&module).map_err(|e| invalid_in(&e, &label, Some(&source)))?;
     Ok((label, bytes, Some(source)))
 }
@@ -117,7 +114,8 @@ pub fn load_linked(file: &Path, deps: &[PathBuf]) -> Result<Checked, CliError> {
 fn load_linked_with(file: &Path, providers: &[Checked]) -> Result<Checked, CliError> {
     let providers: Vec<&Checked> = providers.iter().collect();
     let (label, bytes, source) = read_module_source(file)?;
-    zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid_in(&e, &label, source.as_ref()))
+    zlm::decode::decode_linked(&bytes, &providers)
+        .map_err(|e| invalid_in(&e, &label, source.as_ref()))
 }
 
 /// The package of `root` and the `--dep` providers (`zlm::package::Package`:

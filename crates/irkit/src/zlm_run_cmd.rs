@@ -165,10 +165,11 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
         let (module, positions) = zlm::text::parse_with_positions(&text)
             .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-        let source = crate::zlm_load::TextSource::new(&label, text, &module, &positions);
+        let map = zlm::ancillary::SourceMap::from_text(&label, &module, &positions).ok();
+        let source = crate::zlm_load::TextSource::new(text, &module, positions);
         let checked = zlm::decode::from_model(&module, &provider_refs)
             .map_err(|e| crate::zlm_load::invalid_in(&e, &label, Some(&source)))?;
-        (checked, source.map)
+        (checked, map)
     };
     drop(provider_refs);
     // The root and the providers it (and they) link against run as one package.

@@ -53,17 +53,29 @@ fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
     vec![
         (
             "e_syntax.zlt",
-            mistake(&faults, "      div Int32 %0.0 %0.1", "      dvi Int32 %0.0 %0.1"),
+            mistake(
+                &faults,
+                "      div Int32 %0.0 %0.1",
+                "      dvi Int32 %0.0 %0.1",
+            ),
             vec!["asm", "e_syntax.zlt", "-o", "out.zlm"],
         ),
         (
             "e_type.zlt",
-            mistake(&faults, "      add Int32 %0.0 %0.1", "      add Int64 %0.0 %0.1"),
+            mistake(
+                &faults,
+                "      add Int32 %0.0 %0.1",
+                "      add Int64 %0.0 %0.1",
+            ),
             vec!["asm", "e_type.zlt", "-o", "out.zlm"],
         ),
         (
             "e_operand.zlt",
-            mistake(&faults, "      return - %0.2 | - -", "      return - %0.7 | - -"),
+            mistake(
+                &faults,
+                "      return - %0.2 | - -",
+                "      return - %0.7 | - -",
+            ),
             vec!["asm", "e_operand.zlt", "-o", "out.zlm"],
         ),
         (
@@ -84,12 +96,27 @@ fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
         (
             "e_contract.zlt",
             loop_,
-            vec!["run", "e_contract.zlt", "--entry", "Main.sum", "--args", "-1"],
+            vec![
+                "run",
+                "e_contract.zlt",
+                "--entry",
+                "Main.sum",
+                "--args",
+                "-1",
+            ],
         ),
         (
             "e_div.zlt",
             faults,
-            vec!["run", "e_div.zlt", "--entry", "Main.div", "--args", "7", "0"],
+            vec![
+                "run",
+                "e_div.zlt",
+                "--entry",
+                "Main.div",
+                "--args",
+                "7",
+                "0",
+            ],
         ),
     ]
 }
@@ -132,8 +159,7 @@ fn the_mistakes_read_as_the_golden_file() {
             run.status.code().unwrap_or(-1)
         ));
     }
-    let golden =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/zlm-diagnostics.txt");
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/zlm-diagnostics.txt");
     golden::assert_text(&golden, &transcript, "irkit zlm diagnostics");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -153,8 +179,15 @@ fn json_diagnostic(dir: &Path, name: &str, source: &str, args: &[&str]) -> serde
 fn type_and_ownership_errors_in_text_have_their_line_and_column() {
     let dir = scratch_dir("lines");
     let faults = example("faults.zlt");
-    let typed = mistake(&faults, "      add Int32 %0.0 %0.1", "      add Int64 %0.0 %0.1");
-    let line = 1 + typed.lines().position(|l| l == "      add Int64 %0.0 %0.1").unwrap();
+    let typed = mistake(
+        &faults,
+        "      add Int32 %0.0 %0.1",
+        "      add Int64 %0.0 %0.1",
+    );
+    let line = 1 + typed
+        .lines()
+        .position(|l| l.starts_with("      add Int64 %0.0 %0.1"))
+        .unwrap();
     let d = json_diagnostic(&dir, "t.zlt", &typed, &["asm", "t.zlt", "-o", "t.zlm"]);
     assert_eq!(d["code"], "ZLM-SHAPE", "{d}");
     assert_eq!(d["kind"], "semantic", "{d}");
@@ -183,7 +216,14 @@ fn run_json_names_a_record_type_and_a_fault_in_words() {
     let run = zlm(
         &dir,
         &[
-            "run", "drops.zlt", "--entry", "Box.make", "--args", "5", "--format", "json",
+            "run",
+            "drops.zlt",
+            "--entry",
+            "Box.make",
+            "--args",
+            "5",
+            "--format",
+            "json",
         ],
     );
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
@@ -192,7 +232,15 @@ fn run_json_names_a_record_type_and_a_fault_in_words() {
     assert_eq!(v["result"], "Box { v: 5 }", "{v}");
 
     std::fs::write(dir.join("faults.zlt"), example("faults.zlt")).unwrap();
-    let args = ["run", "faults.zlt", "--entry", "Main.add", "--args", "2147483647", "1"];
+    let args = [
+        "run",
+        "faults.zlt",
+        "--entry",
+        "Main.add",
+        "--args",
+        "2147483647",
+        "1",
+    ];
     let d = json_diagnostic(&dir, "faults.zlt", &example("faults.zlt"), &args);
     assert_eq!(d["code"], "ZLM-FAULT-OVERFLOW", "{d}");
     let message = d["message"].as_str().unwrap();
@@ -239,11 +287,20 @@ fn mutate(source: &str, kind: u8, at: usize, other: usize, ch: char) -> String {
 
 /// Runs `zlm validate` on `bytes` written to `name`: never a crash, and any message reads as the
 /// text form.
-fn validate_reads_well(dir: &Path, name: &str, bytes: &[u8], input: &str) -> Result<(), TestCaseError> {
+fn validate_reads_well(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    input: &str,
+) -> Result<(), TestCaseError> {
     std::fs::write(dir.join(name), bytes).unwrap();
     let run = zlm(dir, &["validate", name]);
     let code = run.status.code();
-    prop_assert!(matches!(code, Some(0 | 1 | 2)), "exit {code:?}: {}", text(&run.stderr));
+    prop_assert!(
+        matches!(code, Some(0 | 1 | 2)),
+        "exit {code:?}: {}",
+        text(&run.stderr)
+    );
     if let Err(e) = reads_as_the_text_form(&text(&run.stderr), input) {
         return Err(TestCaseError::fail(e));
     }

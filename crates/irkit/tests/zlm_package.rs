@@ -109,7 +109,8 @@ fn the_llvm_engines_run_a_package_as_the_interpreter_does() {
     // The provider's fault names its module and function on the LLVM engines too.
     let fault = run(&store, "jit", &["--args", "2147483647"]);
     assert!(
-        text(&fault.stderr).contains("fault in run.pkg_store::Cell.take block 0 op 2: arithmetic overflow"),
+        text(&fault.stderr)
+            .contains("fault in run.pkg_store::Cell.take block 0 op 2: arithmetic overflow"),
         "{}",
         text(&fault.stderr)
     );

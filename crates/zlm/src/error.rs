@@ -13,7 +13,7 @@ pub struct Error {
     pub offset: Option<u64>,
     /// The function body site the rejection concerns, where the checker
     /// knows it: how a `.zlt` input's line is found again through its
-    /// source map ([`crate::ancillary::SourceMap::locate_site`]).
+    /// positions ([`crate::text::site_position`]).
     pub site: Option<Site>,
 }
 
@@ -48,6 +48,19 @@ impl Error {
             offset: Some(offset),
             site: None,
         }
+    }
+}
+
+impl Error {
+    /// This error, concerning the body of `function` (`Decl.function` or a
+    /// bare function name) at no known operation.
+    pub(crate) fn in_body(mut self, function: &str) -> Self {
+        self.site = Some(Site {
+            function: function.to_string(),
+            block: None,
+            op: None,
+        });
+        self
     }
 }
 

@@ -302,35 +302,6 @@ impl SourceMap {
     }
 }
 
-impl SourceMap {
-    /// Where a rejection's `site` is written: its function found by its
-    /// `Decl.function` name, or by a bare function name that exactly one
-    /// mapped function has; then its flow operation `%B.O` when the site
-    /// names one (else the function's own line).
-    pub fn locate_site(&self, site: &crate::error::Site) -> Option<Located> {
-        let exact: Vec<&MappedFunction> = self
-            .functions
-            .iter()
-            .filter(|f| f.name == site.function)
-            .collect();
-        let found = if exact.is_empty() {
-            let suffix = format!(".{}", site.function);
-            let mut by_tail = self.functions.iter().filter(|f| f.name.ends_with(&suffix));
-            let only = by_tail.next()?;
-            by_tail.next().is_none().then_some(only)?
-        } else if exact.len() == 1 {
-            exact[0]
-        } else {
-            return None;
-        };
-        let at = match (site.block, site.op) {
-            (Some(block), Some(ordinal)) => Some(OpRef::Flow { block, ordinal }),
-            _ => None,
-        };
-        self.position(&found.id, at)
-    }
-}
-
 /// (place, block or edge, ordinal) of an operation reference.
 fn split_ref(r: &OpRef) -> (u32, u32, u32) {
     match *r {

@@ -547,7 +547,9 @@ impl Projection<'_, '_> {
                 code::MODEL,
                 rec.at(field::constant::PAYLOAD_LEN),
                 match kind.constant_width() {
-                    Some(width) => format!("{} constant payload must be {width} bytes", kind.text()),
+                    Some(width) => {
+                        format!("{} constant payload must be {width} bytes", kind.text())
+                    }
                     None => format!("{} has no constant payload", kind.text()),
                 },
             ));

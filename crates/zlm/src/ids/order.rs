@@ -317,6 +317,7 @@ impl<'a> FnIndex<'a> {
                             function.name
                         ),
                     )
+                    .in_body(&function.name)
                 })?;
                 Some(op.result.as_ref().ok_or_else(|| {
                     Error::new(
@@ -326,6 +327,7 @@ impl<'a> FnIndex<'a> {
                             function.name
                         ),
                     )
+                    .in_body(&function.name)
                 })?)
             }
             Operand::Place(key) => Some(self.path(key).map(|p| &p.ty).ok_or_else(|| {
