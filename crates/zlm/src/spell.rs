@@ -125,4 +125,37 @@ mod tests {
             "$l0"
         );
     }
+
+    #[test]
+    fn named_places_spell_fields_as_the_text_form() {
+        let text = include_str!("../../../examples/zlm/run/drops.zlt");
+        let module = crate::text::parse(text).unwrap();
+        let (ids, _) = crate::ids::compute(&module, false).unwrap();
+        let pair = module
+            .declarations
+            .iter()
+            .position(|d| d.name == "Pair")
+            .unwrap();
+        let right = ids.decls[pair].fields[1];
+        let key = PathKey {
+            root: Root::Local(0),
+            fields: vec![right],
+        };
+        let named = NamedPlace {
+            key: &key,
+            module: &module,
+            ids: &ids,
+        };
+        assert_eq!(named.to_string(), "$l0/Pair.right");
+        let foreign = PathKey {
+            root: Root::Local(0),
+            fields: vec![[0xcd; 32]],
+        };
+        let unnamed = NamedPlace {
+            key: &foreign,
+            module: &module,
+            ids: &ids,
+        };
+        assert_eq!(unnamed.to_string(), "$l0/#cdcdcdcd");
+    }
 }
