@@ -4,7 +4,9 @@ use crate::args::{FormatArgs, InputArgs};
 use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
-use crate::zlm_load::{invalid, load, load_linked, load_providers, read_module};
+use crate::zlm_load::{
+    TextSource, invalid, invalid_in, load, load_linked, load_providers, read_module,
+};
 use std::path::PathBuf;
 
 /// Verbs of `irkit zlm`.
@@ -117,17 +119,18 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
                 .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
             let (module, positions) = zlm::text::parse_with_positions(&text)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-            let mut bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
+            let source = TextSource::new(text.clone(), &module, positions.clone());
+            let at_line = |e: zlm::Error| invalid_in(&e, &label, Some(&source));
+            let mut bytes = zlm::write::write(&module).map_err(at_line)?;
             if !no_check {
                 // As `validate` checks: on its own without `--dep` (imports
                 // resolved later), against the providers with them.
                 if deps.is_empty() {
-                    zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
+                    zlm::decode::decode(&bytes).map_err(at_line)?;
                 } else {
                     let providers = load_providers(&deps)?;
                     let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
-                    zlm::decode::decode_linked(&bytes, &providers)
-                        .map_err(|e| invalid(&e, &label))?;
+                    zlm::decode::decode_linked(&bytes, &providers).map_err(at_line)?;
                 }
             }
             if !no_ancillary {

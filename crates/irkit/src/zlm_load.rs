@@ -12,29 +12,81 @@ pub fn invalid(e: &zlm::Error, label: &str) -> CliError {
     CliError::diagnosed(e, &Origin::binary(label))
 }
 
+/// A `.zlt` module as read: its text and where each function and operation
+/// is written, so that a rejection of the module assembled from it points at
+/// the user's line.
+pub struct TextSource {
+    /// The text.
+    pub text: String,
+    /// Its functions by `Decl.function` name with their positions
+    /// (`zlm::text::named_positions`).
+    pub functions: Vec<(String, zlm::text::FnPositions)>,
+}
+
+impl TextSource {
+    /// The source of `text`, parsed as `module` with `positions`
+    /// (`zlm::text::parse_with_positions`).
+    pub fn new(
+        text: String,
+        module: &zlm::Module,
+        positions: Vec<zlm::text::FnPositions>,
+    ) -> TextSource {
+        let functions = zlm::text::named_positions(module, positions);
+        TextSource { text, functions }
+    }
+}
+
+/// A library error about input `label`: at its `.zlt` line and column (with
+/// the snippet) when the input was text and the error names a function body
+/// site the source map locates; else about the bytes, as [`invalid`]. An
+/// error's own offset is one into the assembled bytes, never the text, so it
+/// is replaced by the located one.
+pub fn invalid_in(e: &zlm::Error, label: &str, source: Option<&TextSource>) -> CliError {
+    let located = source.and_then(|s| {
+        let (line, column) = zlm::text::site_position(&s.functions, e.site.as_ref()?)?;
+        let offset = zlm::ancillary::srcmap::offset_of(&s.text, line, column)?;
+        Some((s, offset))
+    });
+    match located {
+        Some((s, offset)) => {
+            let mut at_text = e.clone();
+            at_text.offset = u64::try_from(offset).ok();
+            CliError::diagnosed(&at_text, &Origin::text(label, Some(&s.text)))
+        }
+        None => invalid(e, label),
+    }
+}
+
 /// Reads one module as canonical artifact bytes: a `ZLM1` artifact as is, a
 /// `.zlt` text module (anything else that is UTF-8) assembled by the
 /// canonical writer, so every verb takes either.
 pub fn read_module(file: &Path) -> Result<(String, Vec<u8>), CliError> {
+    read_module_source(file).map(|(label, bytes, _)| (label, bytes))
+}
+
+/// [`read_module`], also returning the text and its source map for a `.zlt`
+/// input ([`invalid_in`] points a rejection at its line).
+pub fn read_module_source(file: &Path) -> Result<(String, Vec<u8>, Option<TextSource>), CliError> {
     let (label, bytes) = read(file)?;
     if bytes.starts_with(b"ZLM1") {
-        return Ok((label, bytes));
+        return Ok((label, bytes, None));
     }
     let text = String::from_utf8(bytes).map_err(|_| {
         CliError::usage(format!(
             "{label} is neither a ZLM1 artifact nor UTF-8 text (.zlt)"
         ))
     })?;
-    let module = zlm::text::parse(&text)
+    let (module, positions) = zlm::text::parse_with_positions(&text)
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-    let bytes = zlm::write::write(&module).map_err(|e| invalid(&e, &label))?;
-    Ok((label, bytes))
+    let source = TextSource::new(text, &module, positions);
+    let bytes = zlm::write::write(&module).map_err(|e| invalid_in(&e, &label, Some(&source)))?;
+    Ok((label, bytes, Some(source)))
 }
 
 /// Reads and decodes one artifact (or text module), checked on its own.
 pub fn load(file: &Path) -> Result<Checked, CliError> {
-    let (label, bytes) = read_module(file)?;
-    zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))
+    let (label, bytes, source) = read_module_source(file)?;
+    zlm::decode::decode(&bytes).map_err(|e| invalid_in(&e, &label, source.as_ref()))
 }
 
 /// Decodes the provider artifacts given with `--dep`: each on its own, then
@@ -61,8 +113,9 @@ pub fn load_linked(file: &Path, deps: &[PathBuf]) -> Result<Checked, CliError> {
 
 fn load_linked_with(file: &Path, providers: &[Checked]) -> Result<Checked, CliError> {
     let providers: Vec<&Checked> = providers.iter().collect();
-    let (label, bytes) = read_module(file)?;
-    zlm::decode::decode_linked(&bytes, &providers).map_err(|e| invalid(&e, &label))
+    let (label, bytes, source) = read_module_source(file)?;
+    zlm::decode::decode_linked(&bytes, &providers)
+        .map_err(|e| invalid_in(&e, &label, source.as_ref()))
 }
 
 /// The package of `root` and the `--dep` providers (`zlm::package::Package`:

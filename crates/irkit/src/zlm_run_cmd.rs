@@ -165,9 +165,10 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
         let (module, positions) = zlm::text::parse_with_positions(&text)
             .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
-        let checked =
-            zlm::decode::from_model(&module, &provider_refs).map_err(|e| invalid(&e, &label))?;
         let map = zlm::ancillary::SourceMap::from_text(&label, &module, &positions).ok();
+        let source = crate::zlm_load::TextSource::new(text, &module, positions);
+        let checked = zlm::decode::from_model(&module, &provider_refs)
+            .map_err(|e| crate::zlm_load::invalid_in(&e, &label, Some(&source)))?;
         (checked, map)
     };
     drop(provider_refs);
@@ -248,7 +249,7 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
                     "{}\n",
                     serde_json::json!({
                         "result": rendered,
-                        "type": out.ty.to_string(),
+                        "type": zlm::interp::type_name(it.resolved(), &out.ty),
                         "steps": out.steps,
                         "drops": print_drops(&out.drops),
                         "contract": contract,
@@ -270,7 +271,8 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             write(None, text.as_bytes())?;
             Ok(Outcome::Success)
         }
-        Err(RunError::Fault { fault, drops }) => {
+        Err(RunError::Fault { mut fault, drops }) => {
+            spell_contract(&it, &mut fault);
             if a.drops && format == Format::Human {
                 let mut s = String::new();
                 for d in print_drops(&drops) {
@@ -291,6 +293,35 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             Ok(Outcome::Verdict)
         }
         Err(e) => Err(usage(e.to_string())),
+    }
+}
+
+/// Completes a contract fault's clause (`requires 0`) with the clause as the
+/// contract printer spells it (`requires 0: (n >= 0i64)`), where the faulting
+/// function and its clause are found.
+fn spell_contract(it: &Interp<'_>, fault: &mut zlm::interp::Fault) {
+    let zlm::interp::FaultKind::Contract(clause) = &mut fault.kind else {
+        return;
+    };
+    let Ok((decl, function)) = it.find(&fault.function) else {
+        return;
+    };
+    let r = it.resolved();
+    let f = &r.module.declarations[decl].functions[function];
+    let Some((part, index)) = clause.split_once(' ') else {
+        return;
+    };
+    let list = match part {
+        "requires" => &f.requires,
+        "ensures" => &f.ensures,
+        _ => return,
+    };
+    let expression = index.parse::<usize>().ok().and_then(|i| list.get(i));
+    if let Some(printed) =
+        expression.and_then(|e| zlm::check::contracts::print_expr(r, decl, f, e).ok())
+    {
+        clause.push_str(": ");
+        clause.push_str(&printed);
     }
 }
 

@@ -65,7 +65,7 @@ fn a_package_runs_under_the_interpreter_and_the_c_engine_alike() {
     assert_eq!(fault.status.code(), Some(3));
     assert!(
         text(&fault.stderr).contains(
-            "error[ZLM-FAULT-OVERFLOW]: fault in run.pkg_store::Cell.take block 0 op 2: Overflow"
+            "error[ZLM-FAULT-OVERFLOW]: fault in run.pkg_store::Cell.take block 0 op 2: arithmetic overflow"
         ),
         "{}",
         text(&fault.stderr)
@@ -109,7 +109,8 @@ fn the_llvm_engines_run_a_package_as_the_interpreter_does() {
     // The provider's fault names its module and function on the LLVM engines too.
     let fault = run(&store, "jit", &["--args", "2147483647"]);
     assert!(
-        text(&fault.stderr).contains("fault in run.pkg_store::Cell.take block 0 op 2: Overflow"),
+        text(&fault.stderr)
+            .contains("fault in run.pkg_store::Cell.take block 0 op 2: arithmetic overflow"),
         "{}",
         text(&fault.stderr)
     );

@@ -11,6 +11,23 @@ pub struct Error {
     pub message: String,
     /// Byte offset in the artifact or text where known.
     pub offset: Option<u64>,
+    /// The function body site the rejection concerns, where the checker
+    /// knows it: how a `.zlt` input's line is found again through its
+    /// positions ([`crate::text::site_position`]).
+    pub site: Option<Site>,
+}
+
+/// Where in a function a rejection lies: the function, and the block and
+/// operation ordinal where known (a flow operation `%B.O`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    /// `Decl.function`, or the bare function name where the declaration
+    /// is not known.
+    pub function: String,
+    /// Dense block ID where known.
+    pub block: Option<u32>,
+    /// Operation ordinal within the block where known.
+    pub op: Option<u32>,
 }
 
 impl Error {
@@ -20,6 +37,7 @@ impl Error {
             code,
             message: message.into(),
             offset: None,
+            site: None,
         }
     }
     /// An error at `offset`.
@@ -28,7 +46,21 @@ impl Error {
             code,
             message: message.into(),
             offset: Some(offset),
+            site: None,
         }
+    }
+}
+
+impl Error {
+    /// This error, concerning the body of `function` (`Decl.function` or a
+    /// bare function name) at no known operation.
+    pub(crate) fn in_body(mut self, function: &str) -> Self {
+        self.site = Some(Site {
+            function: function.to_string(),
+            block: None,
+            op: None,
+        });
+        self
     }
 }
 
@@ -100,5 +132,26 @@ pub(crate) fn in_function(
     at: &str,
     msg: impl std::fmt::Display,
 ) -> Error {
-    Error::new(code::SHAPE, format!("function {} {at}: {msg}", f.name))
+    let mut error = Error::new(code::SHAPE, format!("function {} {at}: {msg}", f.name));
+    error.site = Some(Site {
+        function: f.name.clone(),
+        block: None,
+        op: None,
+    });
+    error
+}
+
+/// A `ZLM-SHAPE` rejection at operation `at` of function `f` (`%B.O`), whose
+/// site is that operation when it is a flow operation.
+pub(crate) fn at_op(
+    f: &crate::model::Function,
+    at: crate::model::OpRef,
+    msg: impl std::fmt::Display,
+) -> Error {
+    let mut error = in_function(f, &at.to_string(), msg);
+    if let (Some(site), crate::model::OpRef::Flow { block, ordinal }) = (&mut error.site, at) {
+        site.block = Some(block);
+        site.op = Some(ordinal);
+    }
+    error
 }

@@ -570,6 +570,18 @@ fn syntax(line: usize, offset: usize, msg: impl Into<String>) -> Error {
     )
 }
 
+/// The byte offset of `word` in `src` when it is a slice of `src` (every word
+/// the parser splits off a line is), else `fallback`.
+fn word_at(src: &str, word: &str, fallback: usize) -> usize {
+    let start = src.as_ptr() as usize;
+    let at = word.as_ptr() as usize;
+    if at >= start && at + word.len() <= start + src.len() {
+        at - start
+    } else {
+        fallback
+    }
+}
+
 /// Parses the text form into a logical module.
 pub fn parse(src: &str) -> Result<Module> {
     parse_with_positions(src).map(|(module, _)| module)
@@ -591,6 +603,61 @@ pub struct FnPositions {
     pub column: u32,
     /// Every flow and recipe operation: where it lives, its line and column.
     pub ops: Vec<(OpRef, u32, u32)>,
+}
+
+/// The functions of a parsed text by name: `Decl.function` and its
+/// positions, from the module and positions [`parse_with_positions`]
+/// returned. Needs no identities, so it serves modules that do not compute.
+pub fn named_positions(module: &Module, positions: Vec<FnPositions>) -> Vec<(String, FnPositions)> {
+    positions
+        .into_iter()
+        .filter_map(|p| {
+            let decl = module.declarations.get(p.decl)?;
+            let function = decl.functions.get(p.function)?;
+            Some((format!("{}.{}", decl.name, function.name), p))
+        })
+        .collect()
+}
+
+/// The only element of `found`, if it has exactly one.
+fn only<T>(mut found: Vec<T>) -> Option<T> {
+    if found.len() == 1 { found.pop() } else { None }
+}
+
+/// Where a rejection's `site` is written in a text whose functions are
+/// `functions` ([`named_positions`]): the line and column of the flow
+/// operation `%B.O` it names, else of the function's `func` line. The
+/// function is found by its `Decl.function` name, or by a bare function name
+/// exactly one function has; `None` when neither is unique.
+pub fn site_position(
+    functions: &[(String, FnPositions)],
+    site: &crate::error::Site,
+) -> Option<(u32, u32)> {
+    let exact: Vec<&FnPositions> = functions
+        .iter()
+        .filter(|(name, _)| *name == site.function)
+        .map(|(_, p)| p)
+        .collect();
+    let found = if exact.is_empty() {
+        let suffix = format!(".{}", site.function);
+        only(
+            functions
+                .iter()
+                .filter(|(name, _)| name.ends_with(&suffix))
+                .map(|(_, p)| p)
+                .collect(),
+        )?
+    } else {
+        only(exact)?
+    };
+    let op = match (site.block, site.op) {
+        (Some(block), Some(ordinal)) => Some(OpRef::Flow { block, ordinal }),
+        _ => None,
+    };
+    let at = op.and_then(|r| found.ops.iter().find(|(x, _, _)| *x == r));
+    Some(at.map_or((found.line, found.column), |&(_, line, column)| {
+        (line, column)
+    }))
 }
 
 /// [`parse`], also returning the position of every function and operation
@@ -663,7 +730,9 @@ fn parse_pass(
     }
     let tn = if full { nm } else { &pre };
     for (ln, line) in src.split('\n').enumerate() {
-        let at = offset;
+        // A rejection of the line points at its first word; one of a word,
+        // at that word (`word_at`).
+        let at = offset + (line.len() - line.trim_start().len());
         offset += line.len() + 1;
         let column = pos_u32(line.chars().take_while(|c| c.is_whitespace()).count() + 1);
         let line_no = pos_u32(ln + 1);
@@ -675,11 +744,16 @@ fn parse_pass(
         let e = |msg: &str| syntax(ln, at, msg);
         let ty = |s: &str| {
             tn.parse_ty(s, 0)
-                .ok_or_else(|| syntax(ln, at, format!("unknown type `{s}`")))
+                .ok_or_else(|| syntax(ln, word_at(src, s, at), format!("unknown type `{s}`")))
         };
         let num = |s: &str| {
-            s.parse::<u32>()
-                .map_err(|_| syntax(ln, at, format!("expected a number, found `{s}`")))
+            s.parse::<u32>().map_err(|_| {
+                syntax(
+                    ln,
+                    word_at(src, s, at),
+                    format!("expected a number, found `{s}`"),
+                )
+            })
         };
         if t[0] == "zlm" {
             if t.len() != 10

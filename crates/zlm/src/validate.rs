@@ -363,7 +363,13 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
             // The location is formatted only for a rejection (check_op is pure).
             if let Err(e) = check_op(ids, &index, op, "", false) {
                 let at = format!("block {} op {i}", b.id);
-                return Err(check_op(ids, &index, op, &at, false).err().unwrap_or(e));
+                let mut error = check_op(ids, &index, op, &at, false).err().unwrap_or(e);
+                error.site = Some(crate::error::Site {
+                    function: f.name.clone(),
+                    block: Some(b.id),
+                    op: u32::try_from(i).ok(),
+                });
+                return Err(error);
             }
         }
     }

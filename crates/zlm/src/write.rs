@@ -793,17 +793,18 @@ impl<'a> Writer<'a> {
                 Some(&(base, len)) if (ordinal as usize) < len => {
                     Ok((base + ordinal as usize) as u32)
                 }
-                _ => Err(Error::new(
-                    code::REF,
-                    format!("{}: no operation {r:?}", f.name),
-                )),
+                _ => Err(
+                    Error::new(code::REF, format!("{}: no operation {r}", f.name)).in_body(&f.name),
+                ),
             }
         };
         let pathx = |k: &PathKey| -> Result<u32> {
-            path_index
-                .get(k)
-                .copied()
-                .ok_or_else(|| Error::new(code::REF, format!("{}: no owned path {k:?}", f.name)))
+            path_index.get(k).copied().ok_or_else(|| {
+                Error::new(
+                    code::REF,
+                    format!("{}: no owned path {}", f.name, crate::spell::Place(k)),
+                )
+            })
         };
         let loanx = |id: u32| -> Result<u32> {
             if (id as usize) < lorder.len() {

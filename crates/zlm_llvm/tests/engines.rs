@@ -162,7 +162,7 @@ fn host_stack_exhaustion_is_the_depth_fault_never_a_crash() {
     let depth_fault = |s: Seen| match s {
         Seen::Fault(f, drops) => {
             assert!(
-                f.starts_with("fault in Main.down") && f.ends_with("DepthLimit"),
+                f.starts_with("fault in Main.down") && f.ends_with("call-depth limit reached"),
                 "{f}"
             );
             assert!(drops.is_empty());
@@ -274,7 +274,7 @@ fn loops_run_out_of_steps_and_overflow_exactly_as_the_interpreter() {
                     let total = match &full {
                         Seen::Done(_, s, _) => *s,
                         Seen::Fault(f, _) => {
-                            assert!(profile == "exact" && f.contains("Overflow"), "{name}: {f}");
+                            assert!(profile == "exact" && f.contains("arithmetic overflow"), "{name}: {f}");
                             overflowed += 1;
                             300
                         }
@@ -285,7 +285,7 @@ fn loops_run_out_of_steps_and_overflow_exactly_as_the_interpreter() {
                         let it = Interp::new(&checked).unwrap().with_limits(steps(budget));
                         let want = interp_run(&it, entry, args);
                         limited += usize::from(
-                            matches!(&want, Seen::Fault(f, _) if f.contains("StepLimit")),
+                            matches!(&want, Seen::Fault(f, _) if f.contains("step limit reached")),
                         );
                         let label = format!("{name} ({profile}) args {args:x?} budget {budget}");
                         assert_eq!(

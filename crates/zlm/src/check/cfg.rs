@@ -465,7 +465,12 @@ pub fn check_structure(function: &Function) -> crate::Result<()> {
             (Some(block_id), None) => format!("block {block_id}"),
             _ => "CFG".to_string(),
         };
-        in_function(function, &at, msg)
+        let mut error = in_function(function, &at, msg);
+        if let Some(site) = &mut error.site {
+            site.block = block;
+            site.op = op;
+        }
+        error
     })?;
     for block in &cfg.blocks {
         for (ordinal, op) in block.ops.iter().enumerate() {

@@ -85,7 +85,13 @@ impl From<CheckError> for crate::Error {
             location(error.block, error.op),
             error.message
         );
-        crate::Error::new(error.code, message)
+        let mut converted = crate::Error::new(error.code, message);
+        converted.site = Some(crate::error::Site {
+            function: error.function,
+            block: error.block,
+            op: error.op,
+        });
+        converted
     }
 }
 
@@ -359,6 +365,17 @@ impl<'r, 'm> FnCheck<'r, 'm> {
                 .collect(),
             name,
         })
+    }
+
+    /// `key` as a diagnostic names it: the text form's place, with field
+    /// names ([`crate::spell::NamedPlace`]).
+    pub(crate) fn place(&self, key: &PathKey) -> String {
+        crate::spell::NamedPlace {
+            key,
+            module: self.r.module,
+            ids: &self.r.ids,
+        }
+        .to_string()
     }
 
     pub(crate) fn err(

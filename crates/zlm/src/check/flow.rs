@@ -188,7 +188,7 @@ impl Flow<'_, '_, '_> {
     fn names(&self, custody: &[usize]) -> Vec<String> {
         custody
             .iter()
-            .map(|&i| crate::spell::Place(&self.ctx.function.body.paths[i].key).to_string())
+            .map(|&i| self.ctx.place(&self.ctx.function.body.paths[i].key))
             .collect()
     }
 

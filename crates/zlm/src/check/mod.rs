@@ -249,7 +249,7 @@ impl FnCheck<'_, '_> {
                 if self.index.path(&key).is_none() {
                     return Err(fail(format!(
                         "non-Copy owner {} has no owned path",
-                        crate::spell::Place(&key)
+                        self.place(&key)
                     )));
                 }
             }
@@ -322,7 +322,7 @@ impl FnCheck<'_, '_> {
                     None,
                     format!(
                         "owned path {} is not prescribed: no operation, loan or partial move names it and it is not a non-Copy owner root",
-                        crate::spell::Place(&path.key)
+                        self.place(&path.key)
                     ),
                 ));
             }
@@ -480,7 +480,7 @@ impl FnCheck<'_, '_> {
                     code::LOAN,
                     None,
                     None,
-                    format!("missing entry loan {i} for {}", crate::spell::Place(origin)),
+                    format!("missing entry loan {i} for {}", self.place(origin)),
                 ));
             };
             if loan.creation.is_some()

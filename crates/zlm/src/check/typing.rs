@@ -177,7 +177,7 @@ pub(crate) fn check_typing(tables: &Global, decl_index: usize, function: &Functi
     let mut operand_buf: Vec<Option<&Type>> = Vec::new();
     for (here, op) in blocks {
         // Formatted only on error: this loop runs once per operation.
-        let fail = |msg: &str| err(function, &format!("{here}"), msg);
+        let fail = |msg: &str| crate::error::at_op(function, here, msg);
         operand_buf.clear();
         operand_buf.extend(op.operands.iter().map(ty_of));
         let operand_tys: &[Option<&Type>] = &operand_buf;

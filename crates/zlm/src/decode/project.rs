@@ -546,11 +546,12 @@ impl Projection<'_, '_> {
             return Err(Error::at(
                 code::MODEL,
                 rec.at(field::constant::PAYLOAD_LEN),
-                format!(
-                    "{} constant payload must be {:?} bytes",
-                    kind.text(),
-                    kind.constant_width()
-                ),
+                match kind.constant_width() {
+                    Some(width) => {
+                        format!("{} constant payload must be {width} bytes", kind.text())
+                    }
+                    None => format!("{} has no constant payload", kind.text()),
+                },
             ));
         }
         let start = reader.start(Section::ConstantBytes) + offset;

@@ -291,7 +291,11 @@ impl Hasher {
         let payload = constant.payload().ok_or_else(|| {
             Error::new(
                 code::MODEL,
-                format!("constant {:?} has no canonical payload", constant),
+                format!(
+                    "constant c:{}:{} has no canonical payload",
+                    constant.kind.text(),
+                    constant.bits
+                ),
             )
         })?;
         let ty = self.type_id(&Type::Scalar(constant.kind));

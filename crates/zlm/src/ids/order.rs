@@ -313,19 +313,21 @@ impl<'a> FnIndex<'a> {
                     Error::new(
                         code::REF,
                         format!(
-                            "{}: operand names a missing operation {op_ref:?}",
+                            "{}: operand names a missing operation {op_ref}",
                             function.name
                         ),
                     )
+                    .in_body(&function.name)
                 })?;
                 Some(op.result.as_ref().ok_or_else(|| {
                     Error::new(
                         code::SHAPE,
                         format!(
-                            "{}: operand names operation {op_ref:?} that has no result",
+                            "{}: operand names operation {op_ref} that has no result",
                             function.name
                         ),
                     )
+                    .in_body(&function.name)
                 })?)
             }
             Operand::Place(key) => Some(self.path(key).map(|p| &p.ty).ok_or_else(|| {

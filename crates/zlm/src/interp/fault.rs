@@ -28,9 +28,32 @@ pub enum FaultKind {
     Internal,
 }
 
+impl std::fmt::Display for FaultKind {
+    /// The kind in words, as a diagnostic prints it (a contract fault names
+    /// its clause as the text form does: `requires 0`, which `irkit zlm run`
+    /// completes with the printed expression).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FaultKind::Overflow => f.write_str("arithmetic overflow"),
+            FaultKind::DivideByZero => f.write_str("division by zero"),
+            FaultKind::ShiftRange => f.write_str("shift count not below the width"),
+            FaultKind::Contract(clause) => write!(f, "contract failed: {clause}"),
+            FaultKind::Assert => f.write_str("assertion failed"),
+            FaultKind::Bounds => f.write_str("index or slice out of bounds"),
+            FaultKind::Tag => f.write_str("noncanonical or wrong variant tag"),
+            FaultKind::StepLimit => f.write_str("step limit reached"),
+            FaultKind::DepthLimit => f.write_str("call-depth limit reached"),
+            FaultKind::ByteLimit => f.write_str("byte limit reached"),
+            FaultKind::Internal => {
+                f.write_str("internal error: a state validation rules out was reached")
+            }
+        }
+    }
+}
+
 /// A deterministic fault with its location.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("fault in {function}{}: {kind:?}", loc(*.block, *.op))]
+#[error("fault in {function}{}: {kind}", loc(*.block, *.op))]
 pub struct Fault {
     /// `Decl.function`.
     pub function: String,

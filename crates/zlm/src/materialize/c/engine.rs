@@ -166,8 +166,8 @@ impl Program {
         let stdout = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() || !out.stderr.is_empty() {
             return Err(EngineError::Protocol(format!(
-                "status {:?}, stderr: {}",
-                out.status.code(),
+                "{}, stderr: {}",
+                out.status,
                 String::from_utf8_lossy(&out.stderr)
             )));
         }
