@@ -274,7 +274,10 @@ fn loops_run_out_of_steps_and_overflow_exactly_as_the_interpreter() {
                     let total = match &full {
                         Seen::Done(_, s, _) => *s,
                         Seen::Fault(f, _) => {
-                            assert!(profile == "exact" && f.contains("arithmetic overflow"), "{name}: {f}");
+                            assert!(
+                                profile == "exact" && f.contains("arithmetic overflow"),
+                                "{name}: {f}"
+                            );
                             overflowed += 1;
                             300
                         }
