@@ -48,6 +48,26 @@ echo "rendered target/examples/vertex-ambient-color.png"
 "$irkit" vpl render builtin:texture-vertex-ambient-color --driver cpu \
   -o target/examples/texture-vertex-ambient-color.cpu.png --size 256x256
 echo "rendered target/examples/texture-vertex-ambient-color.cpu.png (CPU executor)"
+# Uniform values are checked against their declared type: `steps` is an int, so 2.5 is refused
+# (exit 1, VPL-UNIFORM-VALUE) and nothing is drawn; uniforms not given follow one default rule,
+# which render lists on standard error (docs/vpl/render.md).
+"$irkit" vpl render examples/vpl/uniform_loop.vpl --driver cpu --uniform steps=8 \
+  -o target/examples/uniform_loop.png --size 16x16
+if "$irkit" vpl render examples/vpl/uniform_loop.vpl --driver cpu --uniform steps=2.5 \
+  -o target/examples/uniform_loop.png 2>/dev/null; then
+  echo "a non-integer int uniform was accepted" >&2
+  exit 1
+fi
+# A GL draw that the driver cuts off (llvmpipe stops a loop after 65 535 iterations) is an
+# error (exit 2), never an empty PNG; a driver without that limit draws it (exit 0).
+lost_status=0
+"$irkit" vpl render examples/vpl/uniform_loop.vpl --driver gl --uniform steps=100000000 \
+  -o target/examples/uniform_loop.lost.png --size 8x8 || lost_status=$?
+case "$lost_status" in
+  0) echo "the driver ran 100 000 000 iterations per pixel" ;;
+  2) echo "GL cut the loop off (or no GL context here): reported, exit 2" ;;
+  *) exit "$lost_status" ;;
+esac
 render_status=0
 "$irkit" vpl render builtin:texture-ambient-color --driver vulkan \
   -o target/examples/texture-ambient-color.vulkan.png --size 64x64 || render_status=$?
