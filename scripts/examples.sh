@@ -5,8 +5,14 @@ cd "$(dirname "$0")/.."
 # The Debian packages the build and the examples need (LLVM 19, Mesa, Chromium, ...), from
 # the one list in .ci/apt-packages; as root or through sudo, else a message naming them.
 bash scripts/install-packages.sh examples
-cargo build --release -q -p irkit
-irkit=target/release/irkit
+# IRKIT_BIN: an irkit already built in target/release (scripts/test.sh passes the one its
+# `cargo test` built); otherwise it is built here.
+if [ -n "${IRKIT_BIN:-}" ]; then
+  irkit=$IRKIT_BIN
+else
+  cargo build --release -q -p irkit
+  irkit=target/release/irkit
+fi
 # TCC artifacts: validate, check the embedded hash, and list every example.
 for f in examples/tcc/*.json; do
   "$irkit" tcc validate "$f"
@@ -198,9 +204,9 @@ for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0
 tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
 $irkit tcc ls --server "$tcc_url"
 tcc_hp=${tcc_url#http://}
-exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3 && grep '^tcc_executions' <&3; exec 3<&-
+exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep '^tcc_executions' <&3; exec 3<&-
 echo "dashboard: $tcc_url/ui"
-exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /ui/api/executions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' >&3 && grep -q '"executions"' <&3; exec 3<&-
+exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /ui/api/executions HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep -q '"executions"' <&3; exec 3<&-
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
 # TCC frontends: compile the Python and TypeScript workflows, run one of each.
