@@ -20,6 +20,17 @@ use vpl_vk::{
 mod pixels;
 use pixels::{assert_pixel, assert_uniform};
 
+/// One test of this binary at a time: the tests create Vulkan (lavapipe) and OpenGL (llvmpipe)
+/// contexts, which share Mesa's LLVM code generator inside one process. A full CI run once
+/// died with SIGSEGV while two of them drew at once (never reproduced in 52 runs of the binary
+/// alone); the whole binary takes about a second, so it runs its tests one by one.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static DRIVERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    DRIVERS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn required() -> bool {
     std::env::var_os("VPL_REQUIRE_GL").is_some()
 }
@@ -137,6 +148,7 @@ fn quadrants() -> Texture {
 
 #[test]
 fn the_four_builtins_render_alike_on_vulkan_and_gl() {
+    let _serial = serial();
     let Some(vk) = vulkan("built-ins") else {
         return;
     };
@@ -187,6 +199,7 @@ fn the_four_builtins_render_alike_on_vulkan_and_gl() {
 
 #[test]
 fn loop_and_dispatch_variants_render_their_colours() {
+    let _serial = serial();
     let Some(vk) = vulkan("loops") else {
         return;
     };
@@ -215,6 +228,7 @@ fn loop_and_dispatch_variants_render_their_colours() {
 
 #[test]
 fn numeric_conformance_passes_on_vulkan() {
+    let _serial = serial();
     let Some(vk) = vulkan("numeric") else {
         return;
     };
@@ -252,6 +266,7 @@ fn numeric_conformance_passes_on_vulkan() {
 
 #[test]
 fn sampler_conformance_repeat_clamp_and_mip_selection() {
+    let _serial = serial();
     let Some(vk) = vulkan("samplers") else {
         return;
     };
@@ -295,6 +310,7 @@ fn sampler_conformance_repeat_clamp_and_mip_selection() {
 
 #[test]
 fn general_fixture_records_arrays_and_discard() {
+    let _serial = serial();
     let Some(vk) = vulkan("general") else {
         return;
     };
