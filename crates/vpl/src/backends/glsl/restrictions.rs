@@ -41,12 +41,11 @@ fn is_sampler(module: &Module, ty: Handle<Type>) -> bool {
     matches!(module.types.inner(ty), Some(TypeInner::Sampler(_)))
 }
 
-/// The types a program actually uses, closed under element/field types,
-/// in type-table order. Every operand is a register of a declared type or
-/// a scalar constant, and a construction's type is its result register's
+/// The types a program actually uses, closed under element/field types.
+/// Every operand is a register of a declared type or a scalar constant, and a construction's type is its result register's
 /// (verified), so the register tables verification built stand for the
 /// instructions; scalar types, which no restriction concerns, may be
-/// missing.
+/// missing. The order is the canonical text's (see the end).
 fn used_types(module: &Module, info: &ModuleInfo) -> Vec<Handle<Type>> {
     let mut seen = vec![false; module.types.len()];
     let mut roots: Vec<Handle<Type>> = Vec::new();
@@ -93,7 +92,22 @@ fn used_types(module: &Module, info: &ModuleInfo) -> Vec<Handle<Type>> {
             _ => {}
         }
     }
-    used.sort_unstable();
+    // The first violation reported must not depend on the type table's
+    // order, which publishing changes (a snapshot's table lists records
+    // first): walk in the canonical text's declaration order, which a
+    // module and its published snapshot share, then the undeclared types
+    // (arrays that array uniforms imply) in uniform order.
+    let mut rank = vec![usize::MAX; module.types.len()];
+    let declared = crate::text::type_declaration_order(module);
+    let implied = module.uniforms.iter().map(|u| u.ty);
+    for (position, ty) in declared.into_iter().chain(implied).enumerate() {
+        if let Some(slot) = rank.get_mut(ty.index())
+            && *slot == usize::MAX
+        {
+            *slot = position;
+        }
+    }
+    used.sort_unstable_by_key(|ty| (rank.get(ty.index()).copied(), *ty));
     used
 }
 
