@@ -157,10 +157,14 @@ impl Diagnose for tcc_engine::EngineError {
 }
 
 impl Diagnose for zlm::Error {
-    /// The kind follows from the code ([`zlm_kind`]). For a text input the
-    /// offset is also shown as line and column.
+    /// The kind follows from the code ([`zlm_kind`]), and for a text input
+    /// ([`zlm_text_kind`]) from what was read. For a text input the offset
+    /// is also shown as line and column.
     fn diagnostics(&self, origin: &Origin<'_>) -> Vec<Diagnostic> {
-        let kind = zlm_kind(self.code);
+        let kind = match origin.text {
+            Some(_) => zlm_text_kind(self.code),
+            None => zlm_kind(self.code),
+        };
         let offset = self.offset.and_then(|o| usize::try_from(o).ok());
         let mut d = Diagnostic::new(kind, Some(self.code), self.message.clone(), origin.label)
             .at(offset, origin.text);
@@ -174,6 +178,11 @@ impl Diagnose for zlm::Error {
 /// codes and for model facts (shapes, types, duplicates, layouts, the
 /// interface); `link` for imports, packages and cross-module symbols;
 /// `unsupported` and `limit` for those; `encoding` for the bytes themselves.
+///
+/// A `.zlt` text input has no encoding of its own: the references and
+/// facts a code would find malformed in bytes (`ZLM-REF`: an operand,
+/// block, loan or path that names nothing) are what the text means, so
+/// there the `encoding` codes are `semantic` ([`zlm_text_kind`]).
 fn zlm_kind(code: &str) -> &'static str {
     match code {
         "ZLM-SYNTAX" => "syntactic",
@@ -183,6 +192,16 @@ fn zlm_kind(code: &str) -> &'static str {
         "ZLM-LIMIT" => "limit",
         c if c.starts_with("ZLM-C-") => "semantic",
         _ => "encoding",
+    }
+}
+
+/// The kind of a ZLM code about a text module (a `.zlt` input, or the
+/// source an artifact's source map points into): [`zlm_kind`], with
+/// `semantic` for the codes that are `encoding` in bytes.
+pub fn zlm_text_kind(code: &str) -> &'static str {
+    match zlm_kind(code) {
+        "encoding" => "semantic",
+        kind => kind,
     }
 }
 

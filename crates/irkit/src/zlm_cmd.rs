@@ -5,7 +5,8 @@ use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
 use crate::zlm_load::{
-    TextSource, invalid, invalid_in, load, load_linked, load_providers, read_module,
+    TextSource, invalid, invalid_at, invalid_in, load, load_linked, load_providers,
+    read_module_source,
 };
 use std::path::PathBuf;
 
@@ -178,8 +179,9 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Zli(args) => return crate::zlm_zli_cmd::zli(args),
         Verb::Reflect(args) => return crate::zlm_zli_cmd::reflect(args),
         Verb::Address { input, .. } => {
-            let (label, bytes) = read_module(&input.file)?;
-            zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
+            let (label, bytes, source) = read_module_source(&input.file)?;
+            zlm::decode::decode(&bytes)
+                .map_err(|e| invalid_at(&e, &label, &bytes, source.as_ref()))?;
             let line = format!("{}\n", zlm::hash::to_hex(&zlm::address(&bytes)));
             write(None, line.as_bytes())?;
         }

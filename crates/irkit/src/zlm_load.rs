@@ -57,6 +57,46 @@ pub fn invalid_in(e: &zlm::Error, label: &str, source: Option<&TextSource>) -> C
     }
 }
 
+/// Where a module read from a file is written: the text of a `.zlt`
+/// input, or an artifact, whose ancillary source map (docs/zlm/ancillary.md)
+/// is read only when a rejection needs it.
+pub enum ModuleSource {
+    /// A `.zlt` input.
+    Text(TextSource),
+    /// A `ZLM1` artifact, as given (the source file its map names is looked
+    /// for as named, else beside it).
+    Artifact(PathBuf),
+}
+
+/// A library error about input `label` (bytes `bytes`) whose source is
+/// `source`: at the `.zlt` line ([`invalid_in`]); for an artifact, at the
+/// line its verified source map gives for the error's site
+/// ([`crate::zlm_source::mapped_error`]; the container names the payload's
+/// address, so the map is the one written for these bytes); else about the
+/// bytes ([`invalid`]). A map that does not verify is not used here
+/// (`zlm validate` reports it on its own).
+pub fn invalid_at(
+    e: &zlm::Error,
+    label: &str,
+    bytes: &[u8],
+    source: Option<&ModuleSource>,
+) -> CliError {
+    match source {
+        Some(ModuleSource::Text(text)) => invalid_in(e, label, Some(text)),
+        Some(ModuleSource::Artifact(input)) => {
+            let located = e.site.as_ref().and_then(|site| {
+                let records = zlm::ancillary::Records::of_file(bytes).ok()??;
+                records.source_map?.ok()?.site(site)
+            });
+            match located {
+                Some(at) => crate::zlm_source::mapped_error(e, &at, input),
+                None => invalid(e, label),
+            }
+        }
+        None => invalid(e, label),
+    }
+}
+
 /// Reads one module as canonical artifact bytes: a `ZLM1` artifact as is, a
 /// `.zlt` text module (anything else that is UTF-8) assembled by the
 /// canonical writer, so every verb takes either.
@@ -64,12 +104,16 @@ pub fn read_module(file: &Path) -> Result<(String, Vec<u8>), CliError> {
     read_module_source(file).map(|(label, bytes, _)| (label, bytes))
 }
 
-/// [`read_module`], also returning the text and its source map for a `.zlt`
-/// input ([`invalid_in`] points a rejection at its line).
-pub fn read_module_source(file: &Path) -> Result<(String, Vec<u8>, Option<TextSource>), CliError> {
+/// [`read_module`], also returning where the module is written: the text
+/// and its positions for a `.zlt` input, the artifact's path otherwise
+/// ([`invalid_at`] points a rejection at the source line).
+pub fn read_module_source(
+    file: &Path,
+) -> Result<(String, Vec<u8>, Option<ModuleSource>), CliError> {
     let (label, bytes) = read(file)?;
     if bytes.starts_with(b"ZLM1") {
-        return Ok((label, bytes, None));
+        let artifact = ModuleSource::Artifact(file.to_path_buf());
+        return Ok((label, bytes, Some(artifact)));
     }
     let text = String::from_utf8(bytes).map_err(|_| {
         CliError::usage(format!(
@@ -80,13 +124,13 @@ pub fn read_module_source(file: &Path) -> Result<(String, Vec<u8>, Option<TextSo
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
     let source = TextSource::new(text, &module, positions);
     let bytes = zlm::write::write(&module).map_err(|e| invalid_in(&e, &label, Some(&source)))?;
-    Ok((label, bytes, Some(source)))
+    Ok((label, bytes, Some(ModuleSource::Text(source))))
 }
 
 /// Reads and decodes one artifact (or text module), checked on its own.
 pub fn load(file: &Path) -> Result<Checked, CliError> {
     let (label, bytes, source) = read_module_source(file)?;
-    zlm::decode::decode(&bytes).map_err(|e| invalid_in(&e, &label, source.as_ref()))
+    zlm::decode::decode(&bytes).map_err(|e| invalid_at(&e, &label, &bytes, source.as_ref()))
 }
 
 /// Decodes the provider artifacts given with `--dep`: each on its own, then
@@ -115,7 +159,7 @@ fn load_linked_with(file: &Path, providers: &[Checked]) -> Result<Checked, CliEr
     let providers: Vec<&Checked> = providers.iter().collect();
     let (label, bytes, source) = read_module_source(file)?;
     zlm::decode::decode_linked(&bytes, &providers)
-        .map_err(|e| invalid_in(&e, &label, source.as_ref()))
+        .map_err(|e| invalid_at(&e, &label, &bytes, source.as_ref()))
 }
 
 /// The package of `root` and the `--dep` providers (`zlm::package::Package`:

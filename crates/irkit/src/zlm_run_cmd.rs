@@ -9,7 +9,7 @@ use crate::diag::Format;
 use crate::error::{CliError, Origin, Outcome};
 use crate::io::{read, write};
 use crate::zlm_llvm_args::LlvmEngine;
-use crate::zlm_load::{invalid, load_providers, package_of};
+use crate::zlm_load::{load_providers, package_of};
 use std::path::PathBuf;
 use zlm::interp::{Interp, Limits, RunError, Value};
 use zlm::materialize::c::engine::COutcome;
@@ -157,8 +157,9 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
     // The source map faults are located with: the text's own positions, or
     // the artifact's ancillary source map (docs/zlm/ancillary.md).
     let (checked, map) = if bytes.starts_with(b"ZLM1") {
-        let checked =
-            zlm::decode::decode_linked(&bytes, &provider_refs).map_err(|e| invalid(&e, &label))?;
+        let artifact = crate::zlm_load::ModuleSource::Artifact(a.input.file.clone());
+        let checked = zlm::decode::decode_linked(&bytes, &provider_refs)
+            .map_err(|e| crate::zlm_load::invalid_at(&e, &label, &bytes, Some(&artifact)))?;
         (checked, artifact_map(&bytes, &label))
     } else {
         let text = String::from_utf8(bytes)

@@ -53,6 +53,29 @@ pub fn fault_diagnostics(
     (diagnostics, text)
 }
 
+/// A rejection of an artifact's payload, `located` through the artifact's
+/// source map: a diagnostic about the source file at its line and column
+/// (with the snippet when the file can be read, as named, else beside
+/// `input`), of the kind the code has in text ([`crate::diagnose::zlm_text_kind`]).
+pub fn mapped_error(error: &zlm::Error, located: &Located, input: &Path) -> CliError {
+    let text = source_text(located, input);
+    let mut at_text = error.clone();
+    at_text.offset = text
+        .as_deref()
+        .and_then(|t| zlm::ancillary::srcmap::offset_of(t, located.line, located.column))
+        .and_then(|offset| u64::try_from(offset).ok());
+    let origin = Origin::text(&located.file, text.as_deref());
+    let mut diagnostics = at_text.diagnostics(&origin);
+    for d in &mut diagnostics {
+        d.kind = crate::diagnose::zlm_text_kind(error.code).to_string();
+        if d.line.is_none() {
+            d.line = Some(u64::from(located.line));
+            d.column = Some(u64::from(located.column));
+        }
+    }
+    CliError::invalid(diagnostics, text.as_deref())
+}
+
 /// `zlm validate`'s check of the ancillary data after a valid payload
 /// (docs/zlm/ancillary.md): the container's structure, then each record on
 /// its own hash and form. Every failure is reported; the payload's own

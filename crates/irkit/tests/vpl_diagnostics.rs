@@ -1,5 +1,6 @@
 //! `irkit vpl`: the mistakes a user makes by hand read in their own terms. Verifier messages
-//! name the user's blocks and functions and count instructions from 1; `--uniform` values are
+//! name the user's blocks, functions and types (also the other objects a message mentions: the
+//! function that already has a name, a record type) and count instructions from 1; `--uniform` values are
 //! checked against the declared type (never truncated) and unknown names get a suggestion;
 //! uniforms not given follow one default rule that `render` lists; the canonical writer is
 //! `canon` and never overwrites its input unasked; a GL draw that the driver cut off is an
@@ -39,6 +40,7 @@ fn the_mistakes_read_as_the_golden_file() {
     let png = png.to_str().unwrap();
     let runs: &[&[&str]] = &[
         &["check", "mixed_types.vpl", "unassigned.vpl"],
+        &["check", "duplicate_name.vpl", "record_copy.vpl"],
         &[
             "check",
             "unknown_type.vpl",
@@ -97,7 +99,15 @@ fn the_mistakes_read_as_the_golden_file() {
             text(&run.stderr)
         ));
     }
-    for leak in ["Some(", "Local(", "{ ", " of block b", "function f0"] {
+    for leak in [
+        "Some(",
+        "Local(",
+        "{ ",
+        " of block b",
+        "function f0",
+        "function f1",
+        "type entry",
+    ] {
         assert!(!transcript.contains(leak), "`{leak}` in:\n{transcript}");
     }
     let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden/vpl-diagnostics.txt");

@@ -44,14 +44,59 @@ fn mistake(source: &str, from: &str, to: &str) -> String {
     changed
 }
 
-/// The hand-written mistakes: a file name, its text, and the command run on it.
-fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
+/// One hand-written mistake: a file name, its text, a command that must
+/// succeed first (empty for none), and the command whose diagnostics show it.
+struct Mistake {
+    name: &'static str,
+    source: String,
+    prepare: Vec<&'static str>,
+    args: Vec<&'static str>,
+}
+
+impl Mistake {
+    fn new(name: &'static str, source: String, args: Vec<&'static str>) -> Mistake {
+        Mistake {
+            name,
+            source,
+            prepare: Vec::new(),
+            args,
+        }
+    }
+}
+
+/// The line of `source` (1-based) that starts with `start`, the `n`th such (from 1).
+fn line_of(source: &str, start: &str, n: usize) -> u64 {
+    let found = source
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with(start))
+        .nth(n - 1)
+        .unwrap_or_else(|| panic!("{start:?} #{n} not in the source"));
+    1 + found.0 as u64
+}
+
+const LEAK_LINE: &str = "      place_drop - $l0 | path:l0 -\n";
+
+/// drops.zlt without `field_replace`'s one recipe: `$l0` leaks at its return.
+fn leaked() -> String {
+    mistake(&example("drops.zlt"), LEAK_LINE, "")
+}
+
+/// drops.zlt with `field_replace`'s recipe written twice: a double drop.
+fn dropped_twice() -> String {
+    mistake(
+        &example("drops.zlt"),
+        LEAK_LINE,
+        &format!("{LEAK_LINE}{LEAK_LINE}"),
+    )
+}
+
+/// The hand-written mistakes, in the golden file's order.
+fn mistakes() -> Vec<Mistake> {
     let faults = example("faults.zlt");
-    let drops = example("drops.zlt");
     let loop_ = example("loop.zlt");
-    let leak_line = "      place_drop - $l0 | path:l0 -\n";
     vec![
-        (
+        Mistake::new(
             "e_syntax.zlt",
             mistake(
                 &faults,
@@ -60,7 +105,7 @@ fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
             ),
             vec!["asm", "e_syntax.zlt", "-o", "out.zlm"],
         ),
-        (
+        Mistake::new(
             "e_type.zlt",
             mistake(
                 &faults,
@@ -69,7 +114,7 @@ fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
             ),
             vec!["asm", "e_type.zlt", "-o", "out.zlm"],
         ),
-        (
+        Mistake::new(
             "e_operand.zlt",
             mistake(
                 &faults,
@@ -78,22 +123,30 @@ fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
             ),
             vec!["asm", "e_operand.zlt", "-o", "out.zlm"],
         ),
-        (
+        Mistake::new(
             "e_leak.zlt",
-            mistake(&drops, leak_line, ""),
+            leaked(),
             vec!["asm", "e_leak.zlt", "-o", "out.zlm"],
         ),
-        (
+        Mistake::new(
             "e_double_drop.zlt",
-            mistake(&drops, leak_line, &format!("{leak_line}{leak_line}")),
+            dropped_twice(),
             vec!["validate", "e_double_drop.zlt"],
         ),
-        (
+        // The same double drop assembled unchecked: the artifact's source map
+        // points the rejection at the text's line.
+        Mistake {
+            name: "e_mapped.zlt",
+            source: dropped_twice(),
+            prepare: vec!["asm", "--no-check", "e_mapped.zlt", "-o", "e_mapped.zlm"],
+            args: vec!["validate", "e_mapped.zlm"],
+        },
+        Mistake::new(
             "e_entry.zlt",
             loop_.clone(),
             vec!["run", "e_entry.zlt", "--entry", "Main.smu", "--args", "3"],
         ),
-        (
+        Mistake::new(
             "e_contract.zlt",
             loop_,
             vec![
@@ -105,7 +158,7 @@ fn mistakes() -> Vec<(&'static str, String, Vec<&'static str>)> {
                 "-1",
             ],
         ),
-        (
+        Mistake::new(
             "e_div.zlt",
             faults,
             vec![
@@ -146,8 +199,19 @@ fn reads_as_the_text_form(message: &str, input: &str) -> Result<(), String> {
 fn the_mistakes_read_as_the_golden_file() {
     let dir = scratch_dir("golden");
     let mut transcript = String::new();
-    for (name, source, args) in mistakes() {
+    for Mistake {
+        name,
+        source,
+        prepare,
+        args,
+    } in mistakes()
+    {
         std::fs::write(dir.join(name), &source).unwrap();
+        if !prepare.is_empty() {
+            let run = zlm(&dir, &prepare);
+            assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+            transcript.push_str(&format!("$ irkit zlm {}\nexit 0\n\n", prepare.join(" ")));
+        }
         let run = zlm(&dir, &args);
         let stderr = text(&run.stderr);
         reads_as_the_text_form(&stderr, &source).unwrap();
@@ -184,28 +248,81 @@ fn type_and_ownership_errors_in_text_have_their_line_and_column() {
         "      add Int32 %0.0 %0.1",
         "      add Int64 %0.0 %0.1",
     );
-    let line = 1 + typed
-        .lines()
-        .position(|l| l.starts_with("      add Int64 %0.0 %0.1"))
-        .unwrap();
     let d = json_diagnostic(&dir, "t.zlt", &typed, &["asm", "t.zlt", "-o", "t.zlm"]);
     assert_eq!(d["code"], "ZLM-SHAPE", "{d}");
     assert_eq!(d["kind"], "semantic", "{d}");
-    assert_eq!(d["line"], line as u64, "{d}");
+    assert_eq!(d["line"], line_of(&typed, "      add Int64 %0.0 %0.1", 1), "{d}");
     assert_eq!(d["column"], 7, "{d}");
     assert!(!dir.join("t.zlm").exists());
 
-    // The leak is reported at the function (its exit has no operation of its own).
-    let drops = example("drops.zlt");
-    let leaked = mistake(&drops, "      place_drop - $l0 | path:l0 -\n", "");
-    let func = 1 + leaked
-        .lines()
-        .position(|l| l.contains("func message type field_replace"))
-        .unwrap();
-    let d = json_diagnostic(&dir, "l.zlt", &leaked, &["validate", "l.zlt"]);
+    // An operand naming no operation: at the operation using it, and about
+    // what the text means (no bytes were decoded).
+    let operand = mistake(&faults, "      return - %0.2 | - -", "      return - %0.7 | - -");
+    let d = json_diagnostic(&dir, "o.zlt", &operand, &["asm", "o.zlt", "-o", "o.zlm"]);
+    assert_eq!(d["code"], "ZLM-REF", "{d}");
+    assert_eq!(d["kind"], "semantic", "{d}");
+    assert_eq!(d["line"], line_of(&operand, "      return - %0.7", 1), "{d}");
+    assert_eq!(d["column"], 7, "{d}");
+
+    // A leak: at the return whose exit edge leaves the owner alive.
+    let leak = leaked();
+    let d = json_diagnostic(&dir, "l.zlt", &leak, &["validate", "l.zlt"]);
     assert_eq!(d["code"], "ZLM-C-CLEANUP", "{d}");
-    let at = d["line"].as_u64().expect("a line");
-    assert!(at >= func as u64, "{d}");
+    let field_replace = line_of(&leak, "  func message type field_replace", 1);
+    let ret = leak
+        .lines()
+        .enumerate()
+        .skip(field_replace as usize)
+        .find(|(_, l)| l.starts_with("      return - "))
+        .map(|(i, _)| 1 + i as u64)
+        .unwrap();
+    assert_eq!(d["line"], ret, "{d}");
+    assert_eq!(d["column"], 7, "{d}");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("cleanup edge 0 (return) leaves live owners [$l0]"), "{message}");
+
+    // A double drop: at the second `place_drop`, the recipe that fails.
+    let twice = dropped_twice();
+    let d = json_diagnostic(&dir, "d.zlt", &twice, &["validate", "d.zlt"]);
+    assert_eq!(d["code"], "ZLM-C-CLEANUP", "{d}");
+    assert_eq!(d["line"], line_of(&twice, LEAK_LINE.trim_end(), 2), "{d}");
+    assert_eq!(d["column"], 7, "{d}");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("recipe %r0.1: drops $l0"), "{message}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_artifact_rejection_is_located_through_its_source_map() {
+    let dir = scratch_dir("mapped");
+    let twice = dropped_twice();
+    std::fs::write(dir.join("m.zlt"), &twice).unwrap();
+    let asm = zlm(&dir, &["asm", "--no-check", "m.zlt", "-o", "m.zlm"]);
+    assert_eq!(asm.status.code(), Some(0), "{}", text(&asm.stderr));
+    let line = line_of(&twice, LEAK_LINE.trim_end(), 2);
+    for verb in ["validate", "dis", "ids", "address"] {
+        let run = zlm(&dir, &[verb, "m.zlm", "--format", "json"]);
+        assert_eq!(run.status.code(), Some(1), "{verb}: {}", text(&run.stderr));
+        let stdout = text(&run.stdout);
+        let d: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(d["code"], "ZLM-C-CLEANUP", "{verb}: {d}");
+        assert_eq!(d["kind"], "semantic", "{verb}: {d}");
+        assert_eq!(d["label"], "m.zlt", "{verb}: {d}");
+        assert_eq!(d["line"], line, "{verb}: {d}");
+        assert_eq!(d["column"], 7, "{verb}: {d}");
+    }
+    // Without the map (the payload alone) the rejection is about the bytes.
+    let asm = zlm(&dir, &["asm", "--no-check", "--no-ancillary", "m.zlt", "-o", "bare.zlm"]);
+    assert_eq!(asm.status.code(), Some(0), "{}", text(&asm.stderr));
+    let d = json_diagnostic(&dir, "m.zlt", &twice, &["validate", "bare.zlm"]);
+    assert_eq!(d["label"], "bare.zlm", "{d}");
+    assert!(d["line"].is_null(), "{d}");
+    // The source file gone: still its line and column, without the snippet.
+    std::fs::remove_file(dir.join("m.zlt")).unwrap();
+    let run = zlm(&dir, &["validate", "m.zlm"]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("--> m.zlt:{line}:7")), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -229,7 +346,9 @@ fn run_json_names_a_record_type_and_a_fault_in_words() {
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let v: serde_json::Value = serde_json::from_str(text(&run.stdout).trim()).unwrap();
     assert_eq!(v["type"], "Box", "{v}");
-    assert_eq!(v["result"], "Box { v: 5 }", "{v}");
+    assert_eq!(v["result"], "Box(v: 5)", "{v}");
+    let human = zlm(&dir, &["run", "drops.zlt", "--entry", "Box.make", "--args", "5"]);
+    assert_eq!(text(&human.stdout), "Box(v: 5)\n");
 
     std::fs::write(dir.join("faults.zlt"), example("faults.zlt")).unwrap();
     let args = [

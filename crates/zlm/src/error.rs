@@ -17,17 +17,36 @@ pub struct Error {
     pub site: Option<Site>,
 }
 
-/// Where in a function a rejection lies: the function, and the block and
-/// operation ordinal where known (a flow operation `%B.O`).
+/// Where in a function a rejection lies: the function, and the operation
+/// where known: a flow operation `%B.O` (`block` and `op`), or a recipe
+/// operation `%rE.O` of a cleanup edge (`edge` and `op`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     /// `Decl.function`, or the bare function name where the declaration
     /// is not known.
     pub function: String,
-    /// Dense block ID where known.
+    /// Dense block ID where known (for a recipe, its edge's source block).
     pub block: Option<u32>,
-    /// Operation ordinal within the block where known.
+    /// Operation ordinal where known: within the block, or within the
+    /// recipe list of `edge` when that is set.
     pub op: Option<u32>,
+    /// The cleanup edge whose recipe operation `op` is, when the rejection
+    /// concerns a recipe operation rather than a flow operation.
+    pub edge: Option<u32>,
+}
+
+impl Site {
+    /// The operation the site names: `%rE.O` when it names a recipe,
+    /// `%B.O` when it names a flow operation, else `None`.
+    pub fn op_ref(&self) -> Option<crate::model::OpRef> {
+        match (self.edge, self.block, self.op) {
+            (Some(edge), _, Some(ordinal)) => Some(crate::model::OpRef::Recipe { edge, ordinal }),
+            (None, Some(block), Some(ordinal)) => {
+                Some(crate::model::OpRef::Flow { block, ordinal })
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Error {
@@ -59,8 +78,32 @@ impl Error {
             function: function.to_string(),
             block: None,
             op: None,
+            edge: None,
         });
         self
+    }
+
+    /// This error, concerning operation `at` of the body of `function`
+    /// (`Decl.function` or a bare function name).
+    pub(crate) fn at_body_op(mut self, function: &str, at: crate::model::OpRef) -> Self {
+        self.site = Some(Site::of_op(function, at));
+        self
+    }
+}
+
+impl Site {
+    /// The site of operation `at` of `function`.
+    pub(crate) fn of_op(function: &str, at: crate::model::OpRef) -> Site {
+        let (block, op, edge) = match at {
+            crate::model::OpRef::Flow { block, ordinal } => (Some(block), Some(ordinal), None),
+            crate::model::OpRef::Recipe { edge, ordinal } => (None, Some(ordinal), Some(edge)),
+        };
+        Site {
+            function: function.to_string(),
+            block,
+            op,
+            edge,
+        }
     }
 }
 
@@ -137,21 +180,17 @@ pub(crate) fn in_function(
         function: f.name.clone(),
         block: None,
         op: None,
+        edge: None,
     });
     error
 }
 
-/// A `ZLM-SHAPE` rejection at operation `at` of function `f` (`%B.O`), whose
-/// site is that operation when it is a flow operation.
+/// A `ZLM-SHAPE` rejection at operation `at` of function `f` (`%B.O` or
+/// `%rE.O`), whose site is that operation.
 pub(crate) fn at_op(
     f: &crate::model::Function,
     at: crate::model::OpRef,
     msg: impl std::fmt::Display,
 ) -> Error {
-    let mut error = in_function(f, &at.to_string(), msg);
-    if let (Some(site), crate::model::OpRef::Flow { block, ordinal }) = (&mut error.site, at) {
-        site.block = Some(block);
-        site.op = Some(ordinal);
-    }
-    error
+    in_function(f, &at.to_string(), msg).at_body_op(&f.name, at)
 }

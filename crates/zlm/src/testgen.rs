@@ -324,7 +324,7 @@ fn function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
 }
 
 /// `Box`, `Pair` and `Shape` over kind `k`, and `Box.mk(a, b)`:
-/// `Ok(Box { v: a })` when `a < b`, else `Err(b)`.
+/// `Ok(Box(v: a))` when `a < b`, else `Err(b)`.
 fn owned_decls(k: &str) -> String {
     // A shared-receiver check with contracts over the receiver's field and
     // a pure call (contract literals exclude Byte; these have none, but

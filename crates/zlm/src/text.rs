@@ -626,7 +626,8 @@ fn only<T>(mut found: Vec<T>) -> Option<T> {
 
 /// Where a rejection's `site` is written in a text whose functions are
 /// `functions` ([`named_positions`]): the line and column of the flow
-/// operation `%B.O` it names, else of the function's `func` line. The
+/// operation `%B.O` or recipe operation `%rE.O` it names, else of the
+/// function's `func` line. The
 /// function is found by its `Decl.function` name, or by a bare function name
 /// exactly one function has; `None` when neither is unique.
 pub fn site_position(
@@ -650,11 +651,9 @@ pub fn site_position(
     } else {
         only(exact)?
     };
-    let op = match (site.block, site.op) {
-        (Some(block), Some(ordinal)) => Some(OpRef::Flow { block, ordinal }),
-        _ => None,
-    };
-    let at = op.and_then(|r| found.ops.iter().find(|(x, _, _)| *x == r));
+    let at = site
+        .op_ref()
+        .and_then(|r| found.ops.iter().find(|(x, _, _)| *x == r));
     Some(at.map_or((found.line, found.column), |&(_, line, column)| {
         (line, column)
     }))

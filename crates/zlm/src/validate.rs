@@ -368,6 +368,7 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
                     function: f.name.clone(),
                     block: Some(b.id),
                     op: u32::try_from(i).ok(),
+                    edge: None,
                 });
                 return Err(error);
             }
@@ -384,13 +385,16 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
             ));
         }
         for (i, op) in e.drops.iter().enumerate() {
-            check_op(
-                ids,
-                &index,
-                op,
-                &format!("cleanup edge {} recipe {i}", e.id),
-                true,
-            )?;
+            let at = OpRef::Recipe {
+                edge: e.id,
+                ordinal: u32::try_from(i).unwrap_or(u32::MAX),
+            };
+            check_op(ids, &index, op, &format!("recipe {at}"), true).map_err(|error| {
+                match error.site {
+                    None => error.at_body_op(&f.name, at),
+                    Some(_) => error,
+                }
+            })?;
         }
     }
     for p in &f.body.paths {

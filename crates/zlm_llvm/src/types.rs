@@ -347,7 +347,7 @@ impl Layouts {
                 text(
                     &mut b,
                     strings,
-                    &format!("{} {{ ", r.module.declarations[*decl].name),
+                    &format!("{}(", r.module.declarations[*decl].name),
                 );
                 for (k, f) in fields.iter().enumerate() {
                     let sep = if k == 0 { "" } else { ", " };
@@ -362,7 +362,7 @@ impl Layouts {
                         );
                     }
                 }
-                text(&mut b, strings, " }");
+                text(&mut b, strings, ")");
             }
             Shape::Variants { decl, variants } => {
                 let dn = &r.module.declarations[*decl].name;

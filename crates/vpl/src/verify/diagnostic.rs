@@ -437,6 +437,131 @@ impl VerifyError {
                 )
             }
         };
-        format!("{subject}: {}", self.message)
+        format!("{subject}: {}", self.mentions_in_user_terms(module, source))
+    }
+
+    /// The stage the subject lies in, if it lies in one.
+    fn stage(&self) -> Option<StageKind> {
+        match self.subject {
+            Subject::Module | Subject::Type(_) | Subject::Uniform(_) => None,
+            Subject::Stage(stage)
+            | Subject::Interface { stage, .. }
+            | Subject::Function { stage, .. }
+            | Subject::Parameter { stage, .. }
+            | Subject::Block { stage, .. }
+            | Subject::Instruction { stage, .. }
+            | Subject::Terminator { stage, .. }
+            | Subject::Operand { stage, .. } => Some(stage),
+        }
+    }
+
+    /// The message with the objects it mentions by canonical name (another
+    /// uniform `u1`, function `f1` or interface variable `s1` of the same
+    /// name, location or semantic; a record as `record "Light" (type entry
+    /// 3)`) named by the identifiers `source` gave them. A mention whose
+    /// declaration has no readable identifier keeps its canonical name.
+    fn mentions_in_user_terms(&self, module: &crate::ir::Module, source: &str) -> String {
+        let id = |span: Option<Span>| form_id(source, span).map(|id| format!("`{id}`"));
+        let uniform = |slot: usize| id(module.uniforms.get(slot)?.span);
+        let function = |stage: StageKind, index: usize| {
+            let handle = Handle::from_index(u32::try_from(index).ok()?);
+            id(module.stage(stage).functions.get(handle)?.span)
+        };
+        let interface =
+            |stage: StageKind, slot: usize| id(module.stage(stage).interface.get(slot)?.span);
+        let mut message = replace_numbered(&self.message, "uniform u", "", |n| {
+            uniform(n).map(|u| format!("uniform {u}"))
+        });
+        if let Some(stage) = self.stage() {
+            message = replace_numbered(&message, "function f", " of this stage", |n| {
+                function(stage, n).map(|f| format!("function {f} of this stage"))
+            });
+            for what in ["interface", "input", "output"] {
+                message = replace_numbered(&message, &format!("{what} s"), " of this stage", |n| {
+                    interface(stage, n).map(|v| format!("{what} {v} of this stage"))
+                });
+            }
+        }
+        message = replace_numbered(&message, "vertex output s", "", |n| {
+            interface(StageKind::Vertex, n).map(|v| format!("vertex output {v}"))
+        });
+        for (handle, ty) in module.types.iter() {
+            let crate::ir::TypeInner::Record(record) = &ty.inner else {
+                continue;
+            };
+            let canonical = record_description(&record.name, handle);
+            if !message.contains(&canonical) {
+                continue;
+            }
+            if let Some(declared) = form_id(source, ty.span) {
+                let named = if declared == record.name {
+                    format!("record `{declared}`")
+                } else {
+                    format!("record `{declared}` ({:?})", record.name)
+                };
+                message = message.replace(&canonical, &named);
+            }
+        }
+        message
     }
 }
+
+/// How a record type is described in a message: `record "Light" (type
+/// entry 3)` (record names need not be unique). Read from text, the message
+/// names it by the text's identifier instead ([`VerifyError::user_message`]).
+pub(crate) fn record_description(name: &str, h: Handle<Type>) -> String {
+    format!("record {name:?} (type entry {})", h.index())
+}
+
+/// `message` with every `prefix` + decimal number + `suffix` that stands
+/// as whole words replaced by `spell(number)` (left alone where that is
+/// `None`).
+fn replace_numbered(
+    message: &str,
+    prefix: &str,
+    suffix: &str,
+    spell: impl Fn(usize) -> Option<String>,
+) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(prefix) {
+        let before_ok = rest[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after_prefix = &rest[at + prefix.len()..];
+        let digits = after_prefix
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(after_prefix.len());
+        let after_digits = &after_prefix[digits..];
+        let whole = digits > 0
+            && before_ok
+            && after_digits.starts_with(suffix)
+            && after_digits[suffix.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        let spelled = whole
+            .then(|| after_prefix[..digits].parse::<usize>().ok())
+            .flatten()
+            .and_then(&spell);
+        match spelled {
+            Some(replacement) => {
+                out.push_str(&rest[..at]);
+                out.push_str(&replacement);
+                rest = &after_digits[suffix.len()..];
+            }
+            None => {
+                let skip = at + prefix.len();
+                out.push_str(&rest[..skip]);
+                rest = &rest[skip..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+#[path = "diagnostic_tests.rs"]
+mod tests;

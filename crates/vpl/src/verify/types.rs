@@ -6,7 +6,7 @@
 //! for scalars, vectors, matrices, samplers and arrays, nominal for
 //! records).
 
-use super::diagnostic::{Check, Rule, Subject, fail};
+use super::diagnostic::{Check, Rule, Subject, fail, record_description};
 use crate::ir::{Handle, Type, TypeArena, TypeInner};
 use std::collections::HashSet;
 
@@ -158,8 +158,6 @@ fn describe_into(types: &TypeArena, h: Handle<Type>, depth: u32, out: &mut Strin
             }
             let _ = write!(out, ") {length}");
         }
-        TypeInner::Record(r) => {
-            let _ = write!(out, "record {:?} (type entry {})", r.name, h.index());
-        }
+        TypeInner::Record(r) => out.push_str(&record_description(&r.name, h)),
     }
 }

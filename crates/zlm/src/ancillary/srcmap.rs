@@ -268,6 +268,31 @@ impl SourceMap {
         })
     }
 
+    /// Where a rejection's `site` is written: the function by its
+    /// `Decl.function` name, or by a bare function name exactly one mapped
+    /// function has (`None` when neither is unique), then the operation the
+    /// site names (`%B.O` or `%rE.O`), else the function's own position.
+    /// Needs no decoded module, so it serves an artifact whose payload the
+    /// decoder or the checker rejected (the container names the payload's
+    /// address, so the map is the one written for these bytes).
+    pub fn site(&self, site: &crate::error::Site) -> Option<Located> {
+        let named = |exact: bool| -> Option<&MappedFunction> {
+            let suffix = format!(".{}", site.function);
+            let mut found = self.functions.iter().filter(|f| {
+                if exact {
+                    f.name == site.function
+                } else {
+                    f.name.ends_with(&suffix)
+                }
+            });
+            let first = found.next()?;
+            found.next().is_none().then_some(first)
+        };
+        let exact = self.functions.iter().any(|f| f.name == site.function);
+        let f = if exact { named(true)? } else { named(false)? };
+        self.position(&f.id, site.op_ref())
+    }
+
     /// Where `fault` happened in `module` (the root of the run that
     /// faulted): its function found by name among the module's own
     /// functions (a provider's `module::Decl.function` or a name two

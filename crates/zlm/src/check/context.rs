@@ -53,24 +53,33 @@ pub mod code {
 
 /// A semantic rejection with its location.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{code}: {function}{}: {message}", location(*.block, *.op))]
+#[error("{code}: {function}{}: {message}", location(*.block, *.op, *.edge))]
 pub struct CheckError {
     /// Stable code (see [`code`]).
     pub code: &'static str,
     /// `Declaration.function` name.
     pub function: String,
-    /// Dense block ID where known.
+    /// Dense block ID where known (for a recipe, its edge's source block).
     pub block: Option<u32>,
-    /// Operation ordinal within the block (or recipe ordinal) where known.
+    /// Operation ordinal where known: within the block, or within the
+    /// recipe list of `edge` when that is set.
     pub op: Option<u32>,
+    /// The cleanup edge whose recipe operation `op` is, when the rejection
+    /// concerns a recipe operation (`%rE.O`).
+    pub edge: Option<u32>,
     /// What is wrong.
     pub message: String,
 }
 
-fn location(block: Option<u32>, op: Option<u32>) -> String {
-    match (block, op) {
-        (Some(block_id), Some(op_ordinal)) => format!(" block {block_id} op {op_ordinal}"),
-        (Some(block_id), None) => format!(" block {block_id}"),
+/// The location part of a message, as the text form writes it: ` %B.O` for
+/// a flow operation, ` recipe %rE.O` for a recipe operation, ` block B` for
+/// a block.
+fn location(block: Option<u32>, op: Option<u32>, edge: Option<u32>) -> String {
+    match (block, op, edge) {
+        (_, Some(op_ordinal), Some(edge_id)) => format!(" recipe %r{edge_id}.{op_ordinal}"),
+        (_, None, Some(edge_id)) => format!(" cleanup edge {edge_id}"),
+        (Some(block_id), Some(op_ordinal), None) => format!(" %{block_id}.{op_ordinal}"),
+        (Some(block_id), None, None) => format!(" block {block_id}"),
         _ => String::new(),
     }
 }
@@ -82,7 +91,7 @@ impl From<CheckError> for crate::Error {
         let message = format!(
             "{}{}: {}",
             error.function,
-            location(error.block, error.op),
+            location(error.block, error.op, error.edge),
             error.message
         );
         let mut converted = crate::Error::new(error.code, message);
@@ -90,6 +99,7 @@ impl From<CheckError> for crate::Error {
             function: error.function,
             block: error.block,
             op: error.op,
+            edge: error.edge,
         });
         converted
     }
@@ -347,6 +357,7 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             function: name.clone(),
             block,
             op,
+            edge: None,
             message: msg,
         })?;
         Ok(FnCheck {
@@ -390,7 +401,24 @@ impl<'r, 'm> FnCheck<'r, 'm> {
             function: self.name.clone(),
             block,
             op,
+            edge: None,
             message: msg.into(),
+        }
+    }
+
+    /// A rejection of recipe operation `ordinal` of cleanup edge `edge`
+    /// (`%rE.O`), whose edge leaves block `source`.
+    pub(crate) fn err_recipe(
+        &self,
+        code: &'static str,
+        source: u32,
+        edge: u32,
+        ordinal: u32,
+        msg: impl Into<String>,
+    ) -> CheckError {
+        CheckError {
+            edge: Some(edge),
+            ..self.err(code, Some(source), Some(ordinal), msg)
         }
     }
 

@@ -365,8 +365,17 @@ impl Flow<'_, '_, '_> {
         Ok(path_index)
     }
 
-    /// Applies an edge's recipe list; `all` demands that every owner dies.
-    fn recipes(&self, state: &mut FlowState, source: u32, edge: u32, all: bool) -> CResult<()> {
+    /// Applies the recipe list of cleanup edge `edge`, which operation
+    /// `ordinal` of block `source` takes; `all` demands that every owner
+    /// dies. A recipe that fails is reported at its own operation (`%rE.O`),
+    /// owners left alive at the operation that takes the edge.
+    fn recipes(
+        &self,
+        state: &mut FlowState,
+        (source, ordinal): (u32, u32),
+        edge: u32,
+        all: bool,
+    ) -> CResult<()> {
         let cleanup_edge = self
             .ctx
             .function
@@ -378,33 +387,41 @@ impl Flow<'_, '_, '_> {
                 self.ctx.err(
                     code::CLEANUP,
                     Some(source),
-                    None,
+                    Some(ordinal),
                     format!("missing cleanup edge {edge}"),
                 )
             })?;
         let mut last_pos = usize::MAX;
         for (recipe_index, drop) in cleanup_edge.drops.iter().enumerate() {
             let err = |message: String| {
-                self.ctx.err(
+                self.ctx.err_recipe(
                     code::CLEANUP,
-                    Some(source),
-                    None,
-                    format!("cleanup edge {edge} recipe {recipe_index}: {message}"),
+                    source,
+                    edge,
+                    recipe_index as u32,
+                    message,
                 )
             };
             let Some(Operand::Place(key)) = drop.operands.first() else {
                 return Err(err("a recipe drops one place".into()));
             };
+            let place = self.ctx.place(key);
             let path_index = self
                 .path_index_of(key)
-                .ok_or_else(|| err("unknown place".into()))?;
+                .ok_or_else(|| err(format!("{place} is not an owned path of the function")))?;
             let pos = state
                 .custody
                 .iter()
                 .position(|&c| c == path_index)
-                .ok_or_else(|| err("drops a path that is not a live owner in custody".into()))?;
+                .ok_or_else(|| {
+                    err(format!(
+                        "drops {place}, which is not a live owner in custody here (dropped or moved before)"
+                    ))
+                })?;
             if pos >= last_pos {
-                return Err(err("recipes must drop in reverse custody order".into()));
+                return Err(err(format!(
+                    "drops {place} out of order: recipes drop owners in reverse custody order"
+                )));
             }
             last_pos = pos;
             self.kill(state, path_index);
@@ -413,9 +430,10 @@ impl Flow<'_, '_, '_> {
             return Err(self.ctx.err(
                 code::CLEANUP,
                 Some(source),
-                None,
+                Some(ordinal),
                 format!(
-                    "cleanup edge {edge} leaves live owners [{}] at function exit",
+                    "cleanup edge {edge} ({}) leaves live owners [{}] at function exit: its recipes must drop them",
+                    cleanup_edge.kind.text(),
                     self.names(&state.custody).join(", ")
                 ),
             ));
@@ -645,7 +663,7 @@ impl Flow<'_, '_, '_> {
                         .edge_id(block, Arm::Try, Some(ordinal))
                         .unwrap_or(u32::MAX);
                     err_st.loans.clear();
-                    self.recipes(&mut err_st, block, eid, true)?;
+                    self.recipes(&mut err_st, (block, ordinal), eid, true)?;
                     self.consume(&mut state, block, ordinal, &op.operands[0])?;
                     self.produce(&mut state, block, ordinal);
                 }
@@ -656,12 +674,12 @@ impl Flow<'_, '_, '_> {
                         .edge_id(block, Arm::Return, None)
                         .unwrap_or(u32::MAX);
                     state.loans.clear();
-                    self.recipes(&mut state, block, eid, true)?;
+                    self.recipes(&mut state, (block, ordinal), eid, true)?;
                 }
                 tag::JUMP => {
                     let eid = ctx.cfg.edge_id(block, Arm::Jump, None).unwrap_or(u32::MAX);
                     self.end_loans(&mut state, here);
-                    self.recipes(&mut state, block, eid, false)?;
+                    self.recipes(&mut state, (block, ordinal), eid, false)?;
                     out.push((ctx.cfg.succ[block_index][0], state.clone()));
                 }
                 tag::JUMP_IF_FALSE => {
@@ -671,11 +689,11 @@ impl Flow<'_, '_, '_> {
                         true_state.refine.insert(fact);
                     }
                     let true_edge = ctx.cfg.edge_id(block, Arm::True, None).unwrap_or(u32::MAX);
-                    self.recipes(&mut true_state, block, true_edge, false)?;
+                    self.recipes(&mut true_state, (block, ordinal), true_edge, false)?;
                     out.push((ctx.cfg.succ[block_index][0], true_state));
                     let mut false_state = state.clone();
                     let false_edge = ctx.cfg.edge_id(block, Arm::False, None).unwrap_or(u32::MAX);
-                    self.recipes(&mut false_state, block, false_edge, false)?;
+                    self.recipes(&mut false_state, (block, ordinal), false_edge, false)?;
                     out.push((ctx.cfg.succ[block_index][1], false_state));
                 }
                 tag::CALL

@@ -41,6 +41,8 @@ struct Use {
     func: usize,
     block: Option<u32>,
     op: Option<u32>,
+    /// The cleanup edge whose recipe `op` is, for a use in a recipe.
+    edge: Option<u32>,
     kind: Kind,
     id: Id,
 }
@@ -94,13 +96,17 @@ fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
     let mut out = Vec::new();
     for (decl_index, decl) in module.declarations.iter().enumerate() {
         for (fn_index, function) in decl.functions.iter().enumerate() {
-            let mut add = |block: Option<u32>, op: Option<u32>, kind: Kind, id: Id| {
+            let mut add = |(block, edge): (Option<u32>, Option<u32>),
+                           op: Option<u32>,
+                           kind: Kind,
+                           id: Id| {
                 if !own.has(kind, &id) {
                     out.push(Use {
                         decl: decl_index,
                         func: fn_index,
                         block,
                         op,
+                        edge,
                         kind,
                         id,
                     });
@@ -108,22 +114,22 @@ fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
             };
             for path in &function.body.paths {
                 for fid in &path.key.fields {
-                    add(None, None, Kind::Field, *fid);
+                    add((None, None), None, Kind::Field, *fid);
                 }
             }
             let flow = function.body.blocks.iter().flat_map(|b| {
                 b.ops
                     .iter()
                     .enumerate()
-                    .map(move |(i, op)| (Some(b.id), i as u32, op))
+                    .map(move |(i, op)| ((Some(b.id), None), i as u32, op))
             });
             let recipes = function.body.edges.iter().flat_map(|e| {
                 e.drops
                     .iter()
                     .enumerate()
-                    .map(|(i, op)| (None, i as u32, op))
+                    .map(move |(i, op)| ((None, Some(e.id)), i as u32, op))
             });
-            for (block, ordinal, op) in flow.chain(recipes) {
+            for (site, ordinal, op) in flow.chain(recipes) {
                 let kind = match (op.tag, &op.aux0) {
                     (tag::CALL, Aux::Func(id)) => Some((Kind::Function, *id)),
                     (_, Aux::Field(id)) => Some((Kind::Field, *id)),
@@ -132,12 +138,12 @@ fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
                     _ => None,
                 };
                 if let Some((use_kind, id)) = kind {
-                    add(block, Some(ordinal), use_kind, id);
+                    add(site, Some(ordinal), use_kind, id);
                 }
                 for operand in &op.operands {
                     if let Operand::Place(place) = operand {
                         for fid in &place.fields {
-                            add(block, Some(ordinal), Kind::Field, *fid);
+                            add(site, Some(ordinal), Kind::Field, *fid);
                         }
                     }
                 }
@@ -146,8 +152,8 @@ fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
                 for op in &clause.ops {
                     let Some(id) = op.reference else { continue };
                     match op.tag {
-                        1 => add(None, None, Kind::Field, id),
-                        3 if op.aux0 == 0 => add(None, None, Kind::Function, id),
+                        1 => add((None, None), None, Kind::Field, id),
+                        3 if op.aux0 == 0 => add((None, None), None, Kind::Function, id),
                         _ => {}
                     }
                 }
@@ -282,6 +288,7 @@ pub(crate) fn gate(
         ),
         block: foreign_use.block,
         op: foreign_use.op,
+        edge: foreign_use.edge,
         message,
     };
     let Some((direct, others)) = providers else {

@@ -32,6 +32,7 @@ pub fn check(module: &Module) -> CResult<()> {
         function: String::new(),
         block: None,
         op: None,
+        edge: None,
         message: e.message,
     })?;
     check_resolved(&resolved)
@@ -384,21 +385,23 @@ impl FnCheck<'_, '_> {
                 ));
             }
             for (recipe_index, drop) in present.drops.iter().enumerate() {
-                let Some(Operand::Place(key)) = drop.operands.first() else {
-                    return Err(self.err(
+                let recipe = |message: String| {
+                    self.err_recipe(
                         code::CLEANUP,
-                        Some(present.source),
-                        Some(recipe_index as u32),
-                        "a recipe drops one place",
-                    ));
+                        present.source,
+                        present.id,
+                        recipe_index as u32,
+                        message,
+                    )
+                };
+                let Some(Operand::Place(key)) = drop.operands.first() else {
+                    return Err(recipe("a recipe drops one place".into()));
                 };
                 if key.fields.is_empty() && self.is_borrow_root(&key.root) {
-                    return Err(self.err(
-                        code::CLEANUP,
-                        Some(present.source),
-                        Some(recipe_index as u32),
-                        "a recipe cannot drop a borrow binding",
-                    ));
+                    return Err(recipe(format!(
+                        "a recipe cannot drop the borrow binding {}",
+                        self.place(key)
+                    )));
                 }
             }
         }

@@ -121,6 +121,7 @@ pub fn check_decls(resolved: &super::context::Resolved<'_>) -> CResult<()> {
                 function: decl.name.clone(),
                 block: None,
                 op: None,
+                edge: None,
                 message: format!(
                     "sdk.bytes.{} must have exactly one private field 0 `storage: Array<Byte>`{}",
                     decl.name,

@@ -520,6 +520,14 @@ pub(crate) fn body_digest(
     // One framed body-operation element.
     let op_enc =
         |hasher: &mut Hasher, encoded: &mut Vec<u8>, (op_ref, op): (OpRef, &Op)| -> Result<()> {
+            // An operand that does not resolve is reported at the operation using it.
+            let at_this_op = |e: Error| match &e.site {
+                Some(site) if site.op.is_some() => e,
+                _ => e.at_body_op(&function.name, op_ref),
+            };
+            let operand_type_id = |hasher: &mut Hasher, operand: &Operand| {
+                operand_type_id(hasher, operand).map_err(at_this_op)
+            };
             let op_ref = &op_ref;
             if tracing {
                 // Record the operands' identities before the result's, in use order.

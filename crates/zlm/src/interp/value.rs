@@ -80,7 +80,12 @@ pub fn type_name(r: &Resolved<'_>, t: &Type) -> String {
     }
 }
 
-/// Renders a value of type `t` for people (and tests).
+/// Renders a value of type `t` for people (and tests), in the notation of
+/// docs/zlm/text.md ("Values"): a record or variant as the declaration or
+/// variant that constructs it with its fields by name in parentheses
+/// (`Box(v: 5)`, `Oops.Odd`, `Shape.Circle(radius: 3)`), a Result carrier
+/// as `Ok(..)`/`Err(..)`, scalars in decimal, `true`/`false`, `()`, and
+/// `Array<Byte>` as `bytes[1, 2]`. The C and LLVM engines print the same.
 pub fn render(r: &Resolved<'_>, v: &Value, t: &Type) -> String {
     match (v, t) {
         (Value::Scalar(b), Type::Scalar(k)) => match k {
@@ -103,7 +108,7 @@ pub fn render(r: &Resolved<'_>, v: &Value, t: &Type) -> String {
                     None => format!("{}: <moved>", f.name),
                 })
                 .collect();
-            format!("{} {{ {} }}", decl.name, parts.join(", "))
+            format!("{}({})", decl.name, parts.join(", "))
         }
         (Value::Variant(tag, fs), Type::Nominal(_)) => {
             let Some(d) = r.decl_of(t) else {
@@ -134,7 +139,13 @@ pub fn render(r: &Resolved<'_>, v: &Value, t: &Type) -> String {
                 format!("Err({})", render(r, p, err))
             }
         }
-        (Value::Bytes(b), _) => format!("bytes{b:?}"),
-        (v, _) => format!("{v:?}"),
+        (Value::Bytes(b), _) => {
+            let items: Vec<String> = b.iter().map(u8::to_string).collect();
+            format!("bytes[{}]", items.join(", "))
+        }
+        (Value::Loan(_) | Value::Slice(..), _) => "<loan>".into(),
+        (Value::Allocator, _) => "<allocator>".into(),
+        (Value::Scalar(b), _) => format!("{b}"),
+        (Value::Record(_) | Value::Variant(..) | Value::Result(..), _) => "<value>".into(),
     }
 }

@@ -409,12 +409,12 @@ impl Types {
                 let _ = writeln!(
                     s,
                     "  fputs({}, o);",
-                    cstr(&format!("{} {{ ", r.module.declarations[*decl].name))
+                    cstr(&format!("{}(", r.module.declarations[*decl].name))
                 );
                 parts(&mut s, fields, &|o| {
                     (format!("v->f{o}"), format!("v->h{o}"))
                 });
-                s.push_str("  fputs(\" }\", o);\n");
+                s.push_str("  fputs(\")\", o);\n");
             }
             Shape::Variants { decl, variants } => {
                 let dn = &r.module.declarations[*decl].name;
