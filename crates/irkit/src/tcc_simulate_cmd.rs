@@ -20,7 +20,7 @@
 //! (whatever the execution's status), 2 on a script or program error.
 
 use crate::args::InputArgs;
-use crate::error::{CliError, Outcome};
+use crate::error::{CliError, Origin, Outcome};
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -167,16 +167,24 @@ fn awaited(exec: &Execution, branch: &Option<String>) -> bool {
     })
 }
 
-fn engine(e: tcc_engine::EngineError) -> CliError {
-    usage(format!("{}: {e}", e.code()))
+/// An engine error of the workflow's run: its coded diagnostic about the
+/// program (exit 1), as `tcc run` reports it.
+fn engine_error(label: &str, e: &tcc_engine::EngineError) -> CliError {
+    CliError::diagnosed(e, &Origin::binary(label))
 }
 
 /// `irkit tcc simulate`.
 pub fn simulate(a: SimulateArgs) -> Result<Outcome, CliError> {
     let (label, bytes) = crate::tcc_compile_cmd::read_program(&a.input.file)?;
-    let artifact = tcc_ir::decode_artifact(&bytes).map_err(|e| usage(format!("{label}: {e}")))?;
+    // An artifact that does not decode or validate is invalid input (exit 1,
+    // coded), as in `tcc validate` and `tcc run`.
+    let artifact = tcc_ir::decode_artifact(&bytes).map_err(|e| {
+        let text = std::str::from_utf8(&bytes).ok();
+        CliError::diagnosed(&e, &Origin::text(&label, text))
+    })?;
     let program = Program::new(artifact, &FeatureSet::all_host_capabilities())
-        .map_err(|e| usage(format!("{label}: {}: {e}", e.code())))?;
+        .map_err(|e| engine_error(&label, &e))?;
+    let engine = |e: tcc_engine::EngineError| engine_error(&label, &e);
     let args = match a.args.as_deref() {
         None => Vec::new(),
         Some(t) => match serde_json::from_str::<J>(t) {

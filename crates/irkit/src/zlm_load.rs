@@ -36,25 +36,23 @@ impl TextSource {
     }
 }
 
-/// A library error about input `label`: at its `.zlt` line and column (with
-/// the snippet) when the input was text and the error names a function body
-/// site the source map locates; else about the bytes, as [`invalid`]. An
-/// error's own offset is one into the assembled bytes, never the text, so it
-/// is replaced by the located one.
+/// A library error about input `label`: for a `.zlt` input (`source`), at
+/// its line and column (with the snippet) when the error names a function
+/// body site the text's positions locate, else about the text as a whole;
+/// without a source, about the bytes, as [`invalid`]. An error's own offset
+/// is one into the assembled bytes, never the text, so for a text input it
+/// is replaced by the located one or dropped.
 pub fn invalid_in(e: &zlm::Error, label: &str, source: Option<&TextSource>) -> CliError {
-    let located = source.and_then(|s| {
-        let (line, column) = zlm::text::site_position(&s.functions, e.site.as_ref()?)?;
-        let offset = zlm::ancillary::srcmap::offset_of(&s.text, line, column)?;
-        Some((s, offset))
+    let Some(s) = source else {
+        return invalid(e, label);
+    };
+    let offset = e.site.as_ref().and_then(|site| {
+        let (line, column) = zlm::text::site_position(&s.functions, site)?;
+        zlm::ancillary::srcmap::offset_of(&s.text, line, column)
     });
-    match located {
-        Some((s, offset)) => {
-            let mut at_text = e.clone();
-            at_text.offset = u64::try_from(offset).ok();
-            CliError::diagnosed(&at_text, &Origin::text(label, Some(&s.text)))
-        }
-        None => invalid(e, label),
-    }
+    let mut at_text = e.clone();
+    at_text.offset = offset.and_then(|o| u64::try_from(o).ok());
+    CliError::diagnosed(&at_text, &Origin::text(label, Some(&s.text)))
 }
 
 /// Where a module read from a file is written: the text of a `.zlt`

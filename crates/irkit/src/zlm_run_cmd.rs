@@ -104,6 +104,16 @@ fn artifact_map(bytes: &[u8], label: &str) -> Option<zlm::ancillary::SourceMap> 
     }
 }
 
+/// The code of an `--entry` that names no function of the root module, or
+/// several: an unknown name given as an argument (exit 1, kind `name`, as
+/// `rvn calls` and `vpl render --uniform` report theirs).
+pub const UNKNOWN_ENTRY: &str = "ZLM-ENTRY";
+
+fn unknown_entry(label: &str, message: String) -> CliError {
+    let diagnostic = crate::diag::Diagnostic::new("name", Some(UNKNOWN_ENTRY), message, label);
+    CliError::invalid(vec![diagnostic], None)
+}
+
 fn usage(msg: String) -> CliError {
     CliError::Usage(msg)
 }
@@ -183,7 +193,7 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
     let it = Interp::of_package(&package).with_limits(limits);
     let at = it
         .find(&a.entry)
-        .map_err(|e| usage(format!("{e}{}", entry_hint(&it, &a.entry))))?;
+        .map_err(|e| unknown_entry(&label, format!("{e}{}", entry_hint(&it, &a.entry))))?;
     let contract = if a.contracts {
         let r = it.resolved();
         let f = &r.module.declarations[at.0].functions[at.1];

@@ -46,10 +46,12 @@ fn asm_checks_by_default_and_no_check_skips_it() {
     );
     let validate = irkit(&["zlm", "validate", out_s]);
     assert_eq!(validate.status.code(), Some(1));
-    // The same message; the text input's also has its line (the artifact's has none).
+    // The same message at the same line: the text's at the `return` leaving the owner
+    // alive, the artifact's through its embedded source map.
     let first = |s: &str| s.lines().next().unwrap_or_default().to_string();
     assert_eq!(first(&text(&validate.stderr)), first(&stderr));
-    assert!(stderr.contains("leak.zlt:23:3"), "{stderr}");
+    assert!(stderr.contains("leak.zlt:42:7"), "{stderr}");
+    assert!(text(&validate.stderr).contains("leak.zlt:42:7"), "{}", text(&validate.stderr));
 }
 
 #[test]
@@ -69,7 +71,9 @@ fn every_verb_takes_text_or_bytes() {
 fn an_unknown_entry_gets_a_suggestion_and_a_fault_is_a_verdict() {
     let zlt = repo_file("examples/zlm/run/loop.zlt");
     let typo = irkit(&["zlm", "run", &zlt, "--entry", "Main.smu", "--args", "3"]);
-    assert_eq!(typo.status.code(), Some(2));
+    // An unknown name given as an argument is invalid input (docs/diagnostics.md).
+    assert_eq!(typo.status.code(), Some(1));
+    assert!(text(&typo.stderr).starts_with("error[ZLM-ENTRY]: "), "{}", text(&typo.stderr));
     assert!(
         text(&typo.stderr).contains("did you mean `Main.sum`?"),
         "{}",

@@ -1,6 +1,8 @@
 //! `irkit zlm`: hand-written `.zlt` mistakes read in the text form's own terms, at the user's
-//! line and column: syntax, type, shape and ownership errors at `asm` time (through the text's
-//! source map), faults in words, field names instead of hashes. The transcript is a golden file
+//! line and column: syntax, type, shape, operand and ownership errors at `asm` time (through the
+//! text's positions; a leak at the operation taking the exit edge, a double drop at its recipe),
+//! the same rejection of an unchecked `.zlm` through its embedded source map, faults in words,
+//! field names instead of hashes, values in constructor notation (`Box(v: 5)`). The transcript is a golden file
 //! (`tests/golden/zlm-diagnostics.txt`, `IRKIT_BLESS=1` rewrites it). A property test feeds
 //! mutated text and bytes and checks that no message carries Rust `Debug` text or a hash the
 //! input did not spell.

@@ -114,12 +114,14 @@ fn invalid_modules_never_run() {
 }
 
 #[test]
-fn usage_errors_exit_two() {
+fn usage_errors_exit_two_and_an_unknown_entry_one() {
+    // An unknown entry is an unknown name given as an argument: invalid input, with its code.
     let out = irkit()
         .args(["zlm", "run", &example("loop.zlt"), "--entry", "Main.nope"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error[ZLM-ENTRY]"));
     let out = irkit()
         .args([
             "zlm",

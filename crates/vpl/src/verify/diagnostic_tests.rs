@@ -36,7 +36,7 @@ fn module(types: &str, uniforms: &str, fragment: &str) -> String {
 }
 
 const MAIN: &str = r#"
-      (function main "fragment_main" Unit
+      (function fs "fragment_main" Unit
         (parameters)
         (registers (register r0 Rgba))
         (block only
@@ -60,7 +60,7 @@ fn a_duplicate_function_name_names_the_first_function_by_its_identifier() {
         (block only (return (int 1))))"#;
     let m = message(&module("", "", &format!("{MAIN}{helper}")));
     assert!(
-        m.contains("is already used by function `main` of this stage"),
+        m.contains("is already used by function `fs` of this stage"),
         "{m}"
     );
     assert!(m.starts_with("function `helper` (fragment stage)"), "{m}");
@@ -80,7 +80,7 @@ fn a_record_type_is_named_by_its_identifier() {
     (type Tint record "Tint" (field "rgb" F32))
     (type Shade record "Colour" (field "v" F32))"#;
     let fragment = r#"
-      (function main "fragment_main" Unit
+      (function fs "fragment_main" Unit
         (parameters)
         (registers (register r0 Tint) (register r1 Shade))
         (block only
