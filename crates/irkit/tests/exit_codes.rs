@@ -137,7 +137,10 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
         (
             "vpl render",
             vec![
-                case(0, &[vpl, "--driver", "cpu", "--size", "4x4", "-o", "ok.png"]),
+                case(
+                    0,
+                    &[vpl, "--driver", "cpu", "--size", "4x4", "-o", "ok.png"],
+                ),
                 case(1, &[bad, "--driver", "cpu", "-o", "bad.png"]),
                 case(2, &[missing, "--driver", "cpu", "-o", "missing.png"]),
             ],
@@ -196,10 +199,7 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
             ],
         ),
         ("tcc serve", vec![case(2, &["--listen", "nohost:x"])]),
-        (
-            "tcc register",
-            vec![case(2, &[tcc, "--server", no_server])],
-        ),
+        ("tcc register", vec![case(2, &[tcc, "--server", no_server])]),
         (
             "tcc start",
             vec![
@@ -213,7 +213,10 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
         ),
         ("tcc status", vec![case(2, &["x", "--server", no_server])]),
         ("tcc result", vec![case(2, &["x", "--server", no_server])]),
-        ("tcc send", vec![case(2, &["x", "ev", "--server", no_server])]),
+        (
+            "tcc send",
+            vec![case(2, &["x", "ev", "--server", no_server])],
+        ),
         ("tcc cancel", vec![case(2, &["x", "--server", no_server])]),
         ("tcc ls", vec![case(2, &["--server", no_server])]),
         (

@@ -51,7 +51,11 @@ fn asm_checks_by_default_and_no_check_skips_it() {
     let first = |s: &str| s.lines().next().unwrap_or_default().to_string();
     assert_eq!(first(&text(&validate.stderr)), first(&stderr));
     assert!(stderr.contains("leak.zlt:42:7"), "{stderr}");
-    assert!(text(&validate.stderr).contains("leak.zlt:42:7"), "{}", text(&validate.stderr));
+    assert!(
+        text(&validate.stderr).contains("leak.zlt:42:7"),
+        "{}",
+        text(&validate.stderr)
+    );
 }
 
 #[test]
@@ -73,7 +77,11 @@ fn an_unknown_entry_gets_a_suggestion_and_a_fault_is_a_verdict() {
     let typo = irkit(&["zlm", "run", &zlt, "--entry", "Main.smu", "--args", "3"]);
     // An unknown name given as an argument is invalid input (docs/diagnostics.md).
     assert_eq!(typo.status.code(), Some(1));
-    assert!(text(&typo.stderr).starts_with("error[ZLM-ENTRY]: "), "{}", text(&typo.stderr));
+    assert!(
+        text(&typo.stderr).starts_with("error[ZLM-ENTRY]: "),
+        "{}",
+        text(&typo.stderr)
+    );
     assert!(
         text(&typo.stderr).contains("did you mean `Main.sum`?"),
         "{}",

@@ -253,17 +253,29 @@ fn type_and_ownership_errors_in_text_have_their_line_and_column() {
     let d = json_diagnostic(&dir, "t.zlt", &typed, &["asm", "t.zlt", "-o", "t.zlm"]);
     assert_eq!(d["code"], "ZLM-SHAPE", "{d}");
     assert_eq!(d["kind"], "semantic", "{d}");
-    assert_eq!(d["line"], line_of(&typed, "      add Int64 %0.0 %0.1", 1), "{d}");
+    assert_eq!(
+        d["line"],
+        line_of(&typed, "      add Int64 %0.0 %0.1", 1),
+        "{d}"
+    );
     assert_eq!(d["column"], 7, "{d}");
     assert!(!dir.join("t.zlm").exists());
 
     // An operand naming no operation: at the operation using it, and about
     // what the text means (no bytes were decoded).
-    let operand = mistake(&faults, "      return - %0.2 | - -", "      return - %0.7 | - -");
+    let operand = mistake(
+        &faults,
+        "      return - %0.2 | - -",
+        "      return - %0.7 | - -",
+    );
     let d = json_diagnostic(&dir, "o.zlt", &operand, &["asm", "o.zlt", "-o", "o.zlm"]);
     assert_eq!(d["code"], "ZLM-REF", "{d}");
     assert_eq!(d["kind"], "semantic", "{d}");
-    assert_eq!(d["line"], line_of(&operand, "      return - %0.7", 1), "{d}");
+    assert_eq!(
+        d["line"],
+        line_of(&operand, "      return - %0.7", 1),
+        "{d}"
+    );
     assert_eq!(d["column"], 7, "{d}");
 
     // A leak: at the return whose exit edge leaves the owner alive.
@@ -281,7 +293,10 @@ fn type_and_ownership_errors_in_text_have_their_line_and_column() {
     assert_eq!(d["line"], ret, "{d}");
     assert_eq!(d["column"], 7, "{d}");
     let message = d["message"].as_str().unwrap();
-    assert!(message.contains("cleanup edge 0 (return) leaves live owners [$l0]"), "{message}");
+    assert!(
+        message.contains("cleanup edge 0 (return) leaves live owners [$l0]"),
+        "{message}"
+    );
 
     // A double drop: at the second `place_drop`, the recipe that fails.
     let twice = dropped_twice();
@@ -314,7 +329,17 @@ fn an_artifact_rejection_is_located_through_its_source_map() {
         assert_eq!(d["column"], 7, "{verb}: {d}");
     }
     // Without the map (the payload alone) the rejection is about the bytes.
-    let asm = zlm(&dir, &["asm", "--no-check", "--no-ancillary", "m.zlt", "-o", "bare.zlm"]);
+    let asm = zlm(
+        &dir,
+        &[
+            "asm",
+            "--no-check",
+            "--no-ancillary",
+            "m.zlt",
+            "-o",
+            "bare.zlm",
+        ],
+    );
     assert_eq!(asm.status.code(), Some(0), "{}", text(&asm.stderr));
     let d = json_diagnostic(&dir, "m.zlt", &twice, &["validate", "bare.zlm"]);
     assert_eq!(d["label"], "bare.zlm", "{d}");
@@ -349,7 +374,10 @@ fn run_json_names_a_record_type_and_a_fault_in_words() {
     let v: serde_json::Value = serde_json::from_str(text(&run.stdout).trim()).unwrap();
     assert_eq!(v["type"], "Box", "{v}");
     assert_eq!(v["result"], "Box(v: 5)", "{v}");
-    let human = zlm(&dir, &["run", "drops.zlt", "--entry", "Box.make", "--args", "5"]);
+    let human = zlm(
+        &dir,
+        &["run", "drops.zlt", "--entry", "Box.make", "--args", "5"],
+    );
     assert_eq!(text(&human.stdout), "Box(v: 5)\n");
 
     std::fs::write(dir.join("faults.zlt"), example("faults.zlt")).unwrap();

@@ -389,12 +389,12 @@ fn check_function(m: &Module, ids: &Identities, d: &Declaration, f: &Function) -
                 edge: e.id,
                 ordinal: u32::try_from(i).unwrap_or(u32::MAX),
             };
-            check_op(ids, &index, op, &format!("recipe {at}"), true).map_err(|error| {
-                match error.site {
+            check_op(ids, &index, op, &format!("recipe {at}"), true).map_err(
+                |error| match error.site {
                     None => error.at_body_op(&f.name, at),
                     Some(_) => error,
-                }
-            })?;
+                },
+            )?;
         }
     }
     for p in &f.body.paths {

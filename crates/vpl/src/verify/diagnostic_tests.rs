@@ -97,12 +97,25 @@ fn a_record_type_is_named_by_its_identifier() {
 fn numbered_names_are_replaced_only_as_whole_words() {
     let spell = |n: usize| Some(format!("<{n}>"));
     assert_eq!(
-        replace_numbered("uniform u1 and uniform u12, not uniform u1x", "uniform u", "", spell),
+        replace_numbered(
+            "uniform u1 and uniform u12, not uniform u1x",
+            "uniform u",
+            "",
+            spell
+        ),
         "<1> and <12>, not uniform u1x"
     );
     assert_eq!(
-        replace_numbered("function f2 of this stage; function f3 of that", "function f", " of this stage", spell),
+        replace_numbered(
+            "function f2 of this stage; function f3 of that",
+            "function f",
+            " of this stage",
+            spell
+        ),
         "<2>; function f3 of that"
     );
-    assert_eq!(replace_numbered("uniform u", "uniform u", "", spell), "uniform u");
+    assert_eq!(
+        replace_numbered("uniform u", "uniform u", "", spell),
+        "uniform u"
+    );
 }

@@ -109,7 +109,7 @@ ok("entry_is_selected_not_first", "the entry is selected explicitly, not by list
           (return)))""", fid="fmain", name="fragment_entry")))
 bad("empty_function_name", "container", "function name is empty", "function names are nonempty",
     module(ffuncs="\n      /*^*/(function h \"\" Void (parameters) (registers) (block b (return)))"))
-bad("duplicate_function_name", "container", "already used by function f0",
+bad("duplicate_function_name", "container", "already used by function `fmain`",
     "function names are unique within a stage, compared exactly",
     module(ffuncs="\n      /*^*/(function h \"fmain\" Void (parameters) (registers) (block b (return)))"))
 ok("function_names_per_stage", "function names are unique per stage only; interface and function names are separate collections",
@@ -164,7 +164,7 @@ bad("fragment_color_in_vertex", "interface", "`fragment_color` is a fragment out
 bad("fragment_color_not_vec4", "interface", "`fragment_color` must have type vector float 4",
     "FragmentColor is a floating vec4",
     module(fbase_iface='      /*^*/(out color "color" Vec3 0 fragment_color)'))
-bad("repeated_location", "interface", "location 0 is already used by output s0",
+bad("repeated_location", "interface", "location 0 is already used by output `color`",
     "locations do not repeat within one direction",
     module(fiface='\n      /*^*/(out second "second" Vec4 0 none)'))
 ok("location_per_direction", "the same location may be used by an input and an output; -1 may repeat",

@@ -394,13 +394,8 @@ impl Flow<'_, '_, '_> {
         let mut last_pos = usize::MAX;
         for (recipe_index, drop) in cleanup_edge.drops.iter().enumerate() {
             let err = |message: String| {
-                self.ctx.err_recipe(
-                    code::CLEANUP,
-                    source,
-                    edge,
-                    recipe_index as u32,
-                    message,
-                )
+                self.ctx
+                    .err_recipe(code::CLEANUP, source, edge, recipe_index as u32, message)
             };
             let Some(Operand::Place(key)) = drop.operands.first() else {
                 return Err(err("a recipe drops one place".into()));

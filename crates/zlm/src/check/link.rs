@@ -96,22 +96,20 @@ fn foreign_uses(module: &Module, ids: &Identities) -> Vec<Use> {
     let mut out = Vec::new();
     for (decl_index, decl) in module.declarations.iter().enumerate() {
         for (fn_index, function) in decl.functions.iter().enumerate() {
-            let mut add = |(block, edge): (Option<u32>, Option<u32>),
-                           op: Option<u32>,
-                           kind: Kind,
-                           id: Id| {
-                if !own.has(kind, &id) {
-                    out.push(Use {
-                        decl: decl_index,
-                        func: fn_index,
-                        block,
-                        op,
-                        edge,
-                        kind,
-                        id,
-                    });
-                }
-            };
+            let mut add =
+                |(block, edge): (Option<u32>, Option<u32>), op: Option<u32>, kind: Kind, id: Id| {
+                    if !own.has(kind, &id) {
+                        out.push(Use {
+                            decl: decl_index,
+                            func: fn_index,
+                            block,
+                            op,
+                            edge,
+                            kind,
+                            id,
+                        });
+                    }
+                };
             for path in &function.body.paths {
                 for fid in &path.key.fields {
                     add((None, None), None, Kind::Field, *fid);
