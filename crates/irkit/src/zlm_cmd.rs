@@ -118,7 +118,12 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             let (label, bytes) = read(&input.file)?;
             let text = String::from_utf8(bytes)
                 .map_err(|_| CliError::usage(format!("{label} is not UTF-8")))?;
-            let (module, positions) = zlm::text::parse_with_positions(&text)
+            // The `--dep` providers name their members in the text
+            // (`func:module::Decl.function`) and link the check.
+            let providers = load_providers(&deps)?;
+            let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+            let names = crate::zlm_load::provider_names(&providers);
+            let (module, positions) = zlm::text::parse_with_providers(&text, &names)
                 .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
             let source = TextSource::new(text.clone(), &module, positions.clone());
             let at_line = |e: zlm::Error| invalid_in(&e, &label, Some(&source));
@@ -126,11 +131,9 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             if !no_check {
                 // As `validate` checks: on its own without `--dep` (imports
                 // resolved later), against the providers with them.
-                if deps.is_empty() {
+                if providers.is_empty() {
                     zlm::decode::decode(&bytes).map_err(at_line)?;
                 } else {
-                    let providers = load_providers(&deps)?;
-                    let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
                     zlm::decode::decode_linked(&bytes, &providers).map_err(at_line)?;
                 }
             }

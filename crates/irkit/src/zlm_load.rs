@@ -108,6 +108,23 @@ pub fn read_module(file: &Path) -> Result<(String, Vec<u8>), CliError> {
 pub fn read_module_source(
     file: &Path,
 ) -> Result<(String, Vec<u8>, Option<ModuleSource>), CliError> {
+    read_module_source_with(file, &[])
+}
+
+/// The members of `providers` as a text parse resolves their qualified names
+/// (`zlm::text::parse_with_providers`).
+pub fn provider_names<'a>(
+    providers: &[&'a Checked],
+) -> Vec<(&'a zlm::Module, &'a zlm::ids::Identities)> {
+    providers.iter().map(|p| (p.module(), p.ids())).collect()
+}
+
+/// [`read_module_source`], with a `.zlt` input's qualified names of the
+/// `--dep` providers' members resolved (`func:module::Decl.function`).
+pub fn read_module_source_with(
+    file: &Path,
+    providers: &[&Checked],
+) -> Result<(String, Vec<u8>, Option<ModuleSource>), CliError> {
     let (label, bytes) = read(file)?;
     if bytes.starts_with(b"ZLM1") {
         let artifact = ModuleSource::Artifact(file.to_path_buf());
@@ -118,7 +135,7 @@ pub fn read_module_source(
             "{label} is neither a ZLM1 artifact nor UTF-8 text (.zlt)"
         ))
     })?;
-    let (module, positions) = zlm::text::parse_with_positions(&text)
+    let (module, positions) = zlm::text::parse_with_providers(&text, &provider_names(providers))
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
     let source = TextSource::new(text, &module, positions);
     let bytes = zlm::write::write(&module).map_err(|e| invalid_in(&e, &label, Some(&source)))?;
@@ -155,7 +172,7 @@ pub fn load_linked(file: &Path, deps: &[PathBuf]) -> Result<Checked, CliError> {
 
 fn load_linked_with(file: &Path, providers: &[Checked]) -> Result<Checked, CliError> {
     let providers: Vec<&Checked> = providers.iter().collect();
-    let (label, bytes, source) = read_module_source(file)?;
+    let (label, bytes, source) = read_module_source_with(file, &providers)?;
     zlm::decode::decode_linked(&bytes, &providers)
         .map_err(|e| invalid_at(&e, &label, &bytes, source.as_ref()))
 }

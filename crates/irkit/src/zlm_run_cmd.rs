@@ -174,7 +174,8 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
     } else {
         let text = String::from_utf8(bytes)
             .map_err(|_| usage(format!("{label} is neither a ZLM1 artifact nor UTF-8 text")))?;
-        let (module, positions) = zlm::text::parse_with_positions(&text)
+        let names = crate::zlm_load::provider_names(&provider_refs);
+        let (module, positions) = zlm::text::parse_with_providers(&text, &names)
             .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, Some(&text))))?;
         let map = zlm::ancillary::SourceMap::from_text(&label, &module, &positions).ok();
         let source = crate::zlm_load::TextSource::new(text, &module, positions);

@@ -234,3 +234,106 @@ fn emit_c_lowers_the_package_and_needs_its_providers() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// pkg_main.zlt with its calls into the provider written by name
+/// (`func:run.pkg_store::Cell.make`) instead of by function-signature ID.
+fn named_main() -> String {
+    let text = std::fs::read_to_string(example("pkg_main.zlt")).unwrap();
+    let named = [
+        (
+            "645262042c4d4a611605a4d29f7b72e6c01c46fe8fe741863e84ef460b126d8a",
+            "make",
+        ),
+        (
+            "1ce80c9a0f32b458edbbea66d2aa34d148f81a25140f51ca70aae982f32956a9",
+            "peek",
+        ),
+        (
+            "c491364713b489d91340d0c02ae1fdf116ea6f5fc482cb696735f877712c3b12",
+            "take",
+        ),
+    ]
+    .iter()
+    .fold(text, |t, (hash, name)| {
+        assert!(t.contains(hash), "{hash} not in pkg_main.zlt");
+        t.replace(
+            &format!("func:#{hash}"),
+            &format!("func:run.pkg_store::Cell.{name}"),
+        )
+    });
+    assert!(!named.contains("func:#"), "{named}");
+    named
+}
+
+#[test]
+fn a_text_names_the_providers_functions_when_given_them() {
+    let d = tmp("named");
+    let store = asm(&d, "pkg_store.zlt");
+    let named = d.join("named.zlt");
+    std::fs::write(&named, named_main()).unwrap();
+    let named = named.display().to_string();
+    // asm --dep resolves the names: the same payload as the hash-spelled example.
+    let by_name = d.join("by_name.zlm").display().to_string();
+    let by_hash = d.join("by_hash.zlm").display().to_string();
+    for (input, out) in [
+        (named.as_str(), &by_name),
+        (&example("pkg_main.zlt"), &by_hash),
+    ] {
+        let o = irkit()
+            .args([
+                "zlm",
+                "asm",
+                input,
+                "--dep",
+                &store,
+                "--no-ancillary",
+                "-o",
+                out,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    assert_eq!(
+        std::fs::read(&by_name).unwrap(),
+        std::fs::read(&by_hash).unwrap()
+    );
+    // run and validate take the named text with --dep too.
+    let o = irkit()
+        .args([
+            "zlm",
+            "run",
+            &named,
+            "--dep",
+            &store,
+            "--entry",
+            "Main.demo",
+        ])
+        .args(["--args", "5"])
+        .output()
+        .unwrap();
+    let expected = run(&store, "interp", &["--args", "5"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&expected.stdout).ends_with(&text(&o.stdout)),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = irkit()
+        .args(["zlm", "validate", &named, "--dep", &store])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // Without the provider the name means nothing: a syntax error at its line.
+    let o = irkit()
+        .args(["zlm", "asm", &named, "-o", &by_name])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o.stderr).contains("bad auxiliary `func:run.pkg_store::Cell.make`"),
+        "{}",
+        text(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

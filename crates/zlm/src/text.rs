@@ -95,6 +95,49 @@ impl Names {
         }
         Ok(n)
     }
+    /// Adds the members of provider module `m` (identities `ids`) under
+    /// names qualified by its module, as an importing text writes them:
+    /// `module::Decl.field`, `module::Decl.Variant`,
+    /// `module::Decl.Variant.field` and `module::Decl.function` (its types
+    /// are named by the text's own `import` lines, `@module::Decl`). A name
+    /// already bound to the same ID stays; one bound to another becomes
+    /// ambiguous (`#hex` only).
+    fn add_provider(&mut self, m: &Module, ids: &crate::ids::Identities) {
+        fn add(map: &mut HashMap<Id, String>, rev: &mut HashMap<String, Id>, id: Id, name: String) {
+            match rev.get(&name) {
+                Some(bound) if *bound == id => {}
+                Some(_) => {
+                    rev.insert(name.clone(), [0; 32]);
+                }
+                None => {
+                    rev.insert(name.clone(), id);
+                }
+            }
+            map.insert(id, name);
+        }
+        let module = &m.name;
+        for (d, decl_ids) in m.declarations.iter().zip(&ids.decls) {
+            let decl = &d.name;
+            for (f, id) in d.fields.iter().zip(&decl_ids.fields) {
+                let name = format!("{module}::{decl}.{}", f.name);
+                add(&mut self.field, &mut self.rev, *id, name);
+            }
+            for (v, (vid, field_ids)) in d.variants.iter().zip(&decl_ids.variants) {
+                let name = format!("{module}::{decl}.{}", v.name);
+                add(&mut self.variant, &mut self.rev, *vid, name);
+                let mut fields: Vec<&Field> = v.fields.iter().collect();
+                fields.sort_by_key(|f| f.ordinal);
+                for (f, id) in fields.iter().zip(field_ids) {
+                    let name = format!("{module}::{decl}.{}.{}", v.name, f.name);
+                    add(&mut self.field, &mut self.rev, *id, name);
+                }
+            }
+            for (f, fn_ids) in d.functions.iter().zip(&decl_ids.functions) {
+                let name = format!("{module}::{decl}.{}", f.name);
+                add(&mut self.func, &mut self.rev, fn_ids.sig, name);
+            }
+        }
+    }
     fn name(&self, map: &HashMap<Id, String>, id: &Id) -> String {
         match map.get(id) {
             Some(s) if self.rev.get(s) == Some(id) => s.clone(),
@@ -662,10 +705,25 @@ pub fn site_position(
 /// [`parse`], also returning the position of every function and operation
 /// (in parse order, indexing the returned module).
 pub fn parse_with_positions(src: &str) -> Result<(Module, Vec<FnPositions>)> {
+    parse_with_providers(src, &[])
+}
+
+/// [`parse_with_positions`], also resolving the members of `providers`
+/// (each a provider module and its identities, e.g. a decoded `--dep`) by
+/// their qualified names: `func:module::Decl.function`,
+/// `field:module::Decl.field` and `variant:module::Decl.Variant`, so a text calls an imported function by name instead of
+/// `#hex` (docs/zlm/text.md, "Imported names").
+pub fn parse_with_providers(
+    src: &str,
+    providers: &[(&Module, &crate::ids::Identities)],
+) -> Result<(Module, Vec<FnPositions>)> {
     // Pass 1: the skeleton (no bodies, contracts or symbolic references) gives names their IDs.
     let mut positions = Vec::new();
     let skeleton = parse_pass(src, None, &mut positions)?;
-    let names = Names::build(&skeleton)?;
+    let mut names = Names::build(&skeleton)?;
+    for (module, ids) in providers {
+        names.add_provider(module, ids);
+    }
     positions.clear();
     let module = parse_pass(src, Some(&names), &mut positions)?;
     Ok((module, positions))
