@@ -51,7 +51,7 @@ def main():
     try:
         for i in range(a.warmup):
             assert run_one(i) == i
-        out = load.drive(run_one, a.n, a.clients, a.limit, [os.getpid()], postgres=True)
+        out = load.drive(run_one, a.n, a.clients, a.limit, {"dbos+clients": os.getpid()}, postgres=True)
         print(json.dumps(out), flush=True)
     except Exception:  # noqa: BLE001 - printed; the exit status says it failed
         traceback.print_exc()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -36,10 +36,10 @@ def _postgres_pids() -> List[str]:
     return out
 
 
-def cpu_snapshot(pids: List[int], postgres: bool) -> Dict[str, float]:
-    """CPU seconds of `pids` (and of every `postgres` process, shared with other users of the
-    server) now."""
-    snap = {"procs": sum(_cpu(str(p)) for p in pids)}
+def cpu_snapshot(pids: Dict[str, int], postgres: bool) -> Dict[str, float]:
+    """CPU seconds of the named processes (and of every `postgres` process, shared with other
+    users of the server) now."""
+    snap = {name: _cpu(str(p)) for name, p in pids.items()}
     if postgres:
         snap["postgres"] = sum(_cpu(p) for p in _postgres_pids())
     return snap
@@ -57,9 +57,11 @@ def pct(sorted_xs: List[float], p: float) -> float:
 
 
 def drive(run_one: Callable[[int], object], n: int, clients: int, limit_s: float,
-          cpu_pids: List[int] = (), postgres: bool = False) -> Dict[str, object]:
+          cpu_pids: Optional[Dict[str, int]] = None, postgres: bool = False) -> Dict[str, object]:
     """Runs workflows 0..n-1 on `clients` threads (`run_one(i)` must return i) and returns the
-    figures. Stops at the first error or after `limit_s` seconds."""
+    figures, with the CPU seconds of the processes `cpu_pids` names (and PostgreSQL's). Stops at
+    the first error or after `limit_s` seconds."""
+    cpu_pids = cpu_pids or {}
     lock = threading.Lock()
     next_i = [0]
     lat: List[float] = []
@@ -87,7 +89,7 @@ def drive(run_one: Callable[[int], object], n: int, clients: int, limit_s: float
                 lat.append(dt)
 
     load0 = loadavg()
-    cpu0 = cpu_snapshot(list(cpu_pids), postgres)
+    cpu0 = cpu_snapshot(cpu_pids, postgres)
     t0 = time.perf_counter()
     threads = [threading.Thread(target=client, daemon=True) for _ in range(clients)]
     for t in threads:
@@ -95,7 +97,7 @@ def drive(run_one: Callable[[int], object], n: int, clients: int, limit_s: float
     for t in threads:
         t.join(timeout=max(1.0, deadline - time.monotonic() + 5))
     elapsed = time.perf_counter() - t0
-    cpu1 = cpu_snapshot(list(cpu_pids), postgres)
+    cpu1 = cpu_snapshot(cpu_pids, postgres)
     lat.sort()
     out: Dict[str, object] = {
         "workflows": len(lat), "clients": clients, "elapsed_s": round(elapsed, 3),

@@ -11,7 +11,8 @@ workload, N three-step workflows started and awaited by C concurrent clients, on
 alternating the systems and rotating their order every round. Each run starts its system on a
 fresh store (a new schema, file or data directory), warms up untimed, runs the timed load, and
 stops what it started. Labels: `irkit-pg`, `irkit-sqlite` (the server's default `--workers`),
-`irkit-pg@50` (`--workers 50`), `dbos`, `restate`. Writes one JSON line per run to
+`irkit-pg@50` (`--workers 50`), `irkit-pg-echo` (no worker: the steps answered in-process by the
+echo provider, to separate the worker hop from the store), `dbos`, `restate`. Writes one JSON line per run to
 DIR/results-TAG.jsonl and the summary (medians, per-round ratios) to DIR/summary-TAG.md."""
 
 from __future__ import annotations
@@ -106,12 +107,12 @@ class Bench:
     def log(self, runid: str, what: str):
         return open(os.path.join(self.logs, f"{runid}.{what}.log"), "w")
 
-    def irkit(self, kind: str, workers: Optional[int], runid: str) -> Dict[str, object]:
+    def irkit(self, kind: str, workers: Optional[int], runid: str, echo: bool = False) -> Dict[str, object]:
         a = self.a
         rundir = os.path.join(self.work, runid)
         os.makedirs(rundir, exist_ok=True)
         with open(os.path.join(rundir, "providers.toml"), "w") as f:
-            f.write('[[route]]\npattern = "bench.*"\nprovider = "worker"\n')
+            f.write(f'[[route]]\npattern = "bench.*"\nprovider = "{"echo" if echo else "worker"}"\n')
         schema = "peers_" + runid.replace("-", "_").replace("@", "w")
         if kind == "pg":
             db = f"{PG}/{IRKIT_DB}?schema={schema}&sslmode=disable"
@@ -138,15 +139,17 @@ class Bench:
             wait_line(server, "listening on ", 60)
             subprocess.run([a.irkit, "tcc", "register", os.path.join(HERE, "small3.py"), "--name",
                             "small3", "--server", url], check=True, capture_output=True, timeout=60, env=env)
-            worker = subprocess.Popen([self.python, os.path.join(HERE, "worker.py"), url, str(a.clients)],
-                                      stdout=subprocess.PIPE, stderr=wlog, text=True, env=env)
-            wait_line(worker, "ready", 60)
+            if not echo:
+                worker = subprocess.Popen([self.python, os.path.join(HERE, "worker.py"), url, str(a.clients)],
+                                          stdout=subprocess.PIPE, stderr=wlog, text=True, env=env)
+                wait_line(worker, "ready", 60)
             client = Client(url, timeout=120)
             run_one = lambda i: client.run("small3", i)  # noqa: E731
             warm = load.drive(run_one, a.warmup, a.clients, 120)
             if warm["errors"]:
                 raise RuntimeError(f"warm-up: {warm['errors']}")
-            res = load.drive(run_one, a.n, a.clients, a.limit, [server.pid, worker.pid], kind == "pg")
+            pids = {"irkit": server.pid, **({"worker": worker.pid} if worker else {})}
+            res = load.drive(run_one, a.n, a.clients, a.limit, pids, kind == "pg")
             res["durability"] = durability
             res["server_workers"] = workers if workers is not None else "default"
             return res
@@ -226,7 +229,7 @@ class Bench:
             warm = load.drive(run_one, a.warmup, a.clients, 120)
             if warm["errors"]:
                 raise RuntimeError(f"warm-up: {warm['errors']}")
-            res = load.drive(run_one, a.n, a.clients, a.limit, [srv.pid, svc.pid])
+            res = load.drive(run_one, a.n, a.clients, a.limit, {"restate-server": srv.pid, "service": svc.pid})
             res["durability"] = ("Restate defaults: replicated loglet (replication 1), log-server "
                                  "RocksDB WAL synced on commit")
             return res
@@ -240,10 +243,12 @@ class Bench:
     def one(self, label: str, runid: str) -> Dict[str, object]:
         system, _, workers = label.partition("@")
         n_workers = int(workers) if workers else None
+        echo = system.endswith("-echo")
+        system = system.removesuffix("-echo")
         if system == "irkit-pg":
-            return self.irkit("pg", n_workers, runid)
+            return self.irkit("pg", n_workers, runid, echo)
         if system == "irkit-sqlite":
-            return self.irkit("sqlite", n_workers, runid)
+            return self.irkit("sqlite", n_workers, runid, echo)
         if label == "dbos":
             return self.dbos(runid)
         if label == "restate":

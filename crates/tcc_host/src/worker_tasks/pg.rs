@@ -3,10 +3,15 @@
 //! execution store's write path is not touched. Claims lock their rows
 //! with `FOR UPDATE SKIP LOCKED`: workers polling different nodes at once
 //! never wait on each other and each task goes to one of them.
+//!
+//! Queuing, claims, heartbeats and answers commit lazily, on connections
+//! whose sessions run with `synchronous_commit = off`; expiries durably
+//! (see [`super`] for why that keeps every guarantee).
 
-use super::{Claim, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
+use crate::store::pg::add_session_option;
 use crate::store::pg::url::{Target, parse_url};
 use postgres::types::ToSql;
 use postgres::{Client, Row};
@@ -15,8 +20,12 @@ use std::sync::Mutex;
 /// Columns read into a [`TaskRow`], in order.
 const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message";
 
-/// Connections kept idle in the pool.
-const POOL: usize = 4;
+/// Connections kept idle in each pool. Every worker-routed effect in
+/// flight, every poll and every answer uses one for a statement: with 4,
+/// the peer benchmark's 20 clients made the pool open (and PostgreSQL fork)
+/// a new session for most statements, a tenth of the throughput of
+/// in-process effects (`docs/tcc/host.md`, "Peer benchmark").
+const POOL: usize = 16;
 
 /// Advisory lock key held while the table is created (nodes starting
 /// together create it once).
@@ -25,8 +34,12 @@ const CREATE_LOCK: i64 = 0x7cc_0034;
 /// The PostgreSQL task table.
 pub struct PgTasks {
     target: Target,
+    /// `target` with `synchronous_commit = off` for every session.
+    lazy_target: Target,
     idle: Mutex<Vec<Client>>,
+    idle_lazy: Mutex<Vec<Client>>,
 }
+
 
 fn db(e: postgres::Error) -> StoreError {
     StoreError::db(format!("worker tasks: {e}"))
@@ -71,27 +84,36 @@ impl PgTasks {
             .map_err(db)?;
         tx.batch_execute(&table).map_err(db)?;
         tx.commit().map_err(db)?;
+        let mut lazy_target = target.clone();
+        add_session_option(&mut lazy_target, "-c synchronous_commit=off");
         Ok(PgTasks {
             target,
+            lazy_target,
             idle: Mutex::new(vec![c]),
+            idle_lazy: Mutex::new(Vec::new()),
         })
     }
 
-    /// Runs `f` on a pooled connection (a new one when none is idle); a
-    /// connection that failed is dropped, not pooled.
+    /// Runs `f` on a pooled connection of the `commit` kind (a new one when
+    /// none is idle); a connection that failed is dropped, not pooled.
     fn with<R>(
         &self,
+        commit: Commit,
         f: impl FnOnce(&mut Client) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let pooled = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let (pool, target) = match commit {
+            Commit::Durable => (&self.idle, &self.target),
+            Commit::Lazy => (&self.idle_lazy, &self.lazy_target),
+        };
+        let pooled = pool.lock().ok().and_then(|mut v| v.pop());
         let mut c = match pooled {
             Some(c) if !c.is_closed() => c,
-            _ => self.target.connect()?,
+            _ => target.connect()?,
         };
         let r = f(&mut c);
         if !c.is_closed()
             && r.is_ok()
-            && let Ok(mut idle) = self.idle.lock()
+            && let Ok(mut idle) = pool.lock()
             && idle.len() < POOL
         {
             idle.push(c);
@@ -102,7 +124,7 @@ impl PgTasks {
 
 impl TaskStore for PgTasks {
     fn enqueue(&self, task: &NewTask, now: i64) -> Result<TaskRow, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let row = c
                 .query_one(
                     &format!(
@@ -132,7 +154,7 @@ impl TaskStore for PgTasks {
     }
 
     fn get(&self, idempotency_key: &str) -> Result<Option<TaskRow>, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Durable, |c| {
             c.query_opt(
                 &format!("SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1"),
                 &[&idempotency_key],
@@ -150,7 +172,7 @@ impl TaskStore for PgTasks {
         }
         let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
         let limit = (claim.max as i64).saturating_mul(4);
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let mut tx = c.transaction().map_err(db)?;
             let rows = tx
                 .query(
@@ -203,7 +225,7 @@ impl TaskStore for PgTasks {
         now: i64,
     ) -> Result<Option<i64>, StoreError> {
         let until = now.saturating_add(lease_ms);
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let n = c
                 .execute(
                     "UPDATE worker_tasks SET lease_until = $3, updated_ms = $4
@@ -226,7 +248,7 @@ impl TaskStore for PgTasks {
             TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
             TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
         };
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let n = c
                 .execute(
                     "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
@@ -240,7 +262,7 @@ impl TaskStore for PgTasks {
     }
 
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Durable, |c| {
             let n = c
                 .execute(
                     "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
@@ -254,7 +276,7 @@ impl TaskStore for PgTasks {
     }
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Durable, |c| {
             let r = c
                 .query_one(
                     "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
