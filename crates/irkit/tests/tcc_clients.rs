@@ -4,7 +4,8 @@
 //! `clients/typescript` with `node --test` (the same), each end-to-end test
 //! also on two PostgreSQL nodes, in a scratch schema of its own when the
 //! test database is reachable; and `clients/typescript`'s `.d.ts` files
-//! type-checked by `tsc` against a typed usage file. Each fails this test
+//! type-checked by `tsc` against a typed usage file; and `clients/python`
+//! installed with pip from its folder. Each fails this test
 //! when it fails. A missing tool (the venv or the TypeScript compiler of
 //! `scripts/install-tcc-clients.sh`, or Node.js >= 20) skips with a
 //! message, unless `IRKIT_REQUIRE_CLIENTS=1` (set by `.ci/run`), where it
@@ -71,21 +72,31 @@ fn run_suite(name: &str, mut cmd: Command) {
     }
 }
 
-#[test]
-fn the_python_client_suite_passes() {
+/// The clients' venv interpreter, if it has `modules` (a Python import
+/// list); else skips (or fails) and answers `None`.
+fn clients_python(modules: &str) -> Option<PathBuf> {
     let python = std::env::var_os("IRKIT_TCC_CLIENTS_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target/tcc-clients-venv/bin/python"));
-    let has_pytest = Command::new(&python)
-        .args(["-c", "import pytest"])
+    let has = Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !has_pytest {
-        return unavailable(&format!(
-            "{} with pytest is missing (run scripts/install-tcc-clients.sh)",
-            python.display()
-        ));
+    if has {
+        return Some(python);
     }
+    unavailable(&format!(
+        "{} with {modules} is missing (run scripts/install-tcc-clients.sh)",
+        python.display()
+    ));
+    None
+}
+
+#[test]
+fn the_python_client_suite_passes() {
+    let Some(python) = clients_python("pytest") else {
+        return;
+    };
     // The end-to-end test's PostgreSQL run (two nodes) gets a scratch
     // schema, dropped after the suite.
     let schema = tcc_host::test_support::ScratchSchema::create("t_clients").unwrap();
@@ -97,6 +108,43 @@ fn the_python_client_suite_passes() {
     }
     run_suite("clients/python (pytest)", cmd);
     drop(schema);
+}
+
+/// `clients/python` is pip-installable from its folder: a copy of the
+/// folder is built with the venv's setuptools, offline (no build
+/// isolation, no index), into a scratch directory, where the package
+/// imports from, carries `py.typed`, and declares no dependency (beyond
+/// its `test` extra).
+#[test]
+fn the_python_package_installs_from_its_folder() {
+    let Some(python) = clients_python("setuptools") else {
+        return;
+    };
+    let check = "import importlib.metadata as m, pathlib, sys, irkit_tcc\n\
+        p = pathlib.Path(irkit_tcc.__file__).resolve().parent\n\
+        assert p.parent == pathlib.Path(sys.argv[1]).resolve(), p\n\
+        assert (p / 'py.typed').is_file()\n\
+        deps = [r for r in m.requires('irkit-tcc') or [] if 'extra ==' not in r]\n\
+        assert not deps, deps\n\
+        assert hasattr(irkit_tcc, 'Client') and hasattr(irkit_tcc, 'Worker')\n\
+        print('irkit-tcc', m.version('irkit-tcc'))";
+    let script = r#"set -euo pipefail
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$PKG" "$work/pkg"
+rm -rf "$work/pkg/build" "$work/pkg"/src/*.egg-info
+"$PY" -m pip install -q --disable-pip-version-check --no-build-isolation --no-index --no-deps \
+  --target "$work/site" "$work/pkg"
+cd "$work" && PYTHONPATH="$work/site" "$PY" -c "$CHECK" "$work/site"
+"#;
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(script)
+        .env("PY", &python)
+        .env("PKG", root().join("clients/python"))
+        .env("CHECK", check)
+        .env_remove("PYTHONPATH");
+    run_suite("pip install clients/python", cmd);
 }
 
 /// The major version of `node`, if it runs.

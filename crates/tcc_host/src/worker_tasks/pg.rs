@@ -40,7 +40,6 @@ pub struct PgTasks {
     idle_lazy: Mutex<Vec<Client>>,
 }
 
-
 fn db(e: postgres::Error) -> StoreError {
     StoreError::db(format!("worker tasks: {e}"))
 }
