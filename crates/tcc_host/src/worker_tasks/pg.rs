@@ -14,7 +14,8 @@ use crate::store::StoreError;
 use crate::store::pg::add_session_option;
 use crate::store::pg::url::{Target, parse_url};
 use postgres::types::ToSql;
-use postgres::{Client, Row};
+use postgres::{Client, Row, Statement};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Columns read into a [`TaskRow`], in order.
@@ -36,8 +37,34 @@ pub struct PgTasks {
     target: Target,
     /// `target` with `synchronous_commit = off` for every session.
     lazy_target: Target,
-    idle: Mutex<Vec<Client>>,
-    idle_lazy: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Pooled>>,
+    idle_lazy: Mutex<Vec<Pooled>>,
+}
+
+/// A pooled connection with its prepared statements: a prepared statement
+/// runs in one round trip, an unprepared one with parameters in two.
+struct Pooled {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
+impl Pooled {
+    fn new(client: Client) -> Pooled {
+        Pooled {
+            client,
+            prepared: HashMap::new(),
+        }
+    }
+
+    /// `sql` prepared on this connection (once).
+    fn stmt(&mut self, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql).map_err(db)?;
+        self.prepared.insert(sql.to_string(), s.clone());
+        Ok(s)
+    }
 }
 
 fn db(e: postgres::Error) -> StoreError {
@@ -88,7 +115,7 @@ impl PgTasks {
         Ok(PgTasks {
             target,
             lazy_target,
-            idle: Mutex::new(vec![c]),
+            idle: Mutex::new(vec![Pooled::new(c)]),
             idle_lazy: Mutex::new(Vec::new()),
         })
     }
@@ -98,7 +125,7 @@ impl PgTasks {
     fn with<R>(
         &self,
         commit: Commit,
-        f: impl FnOnce(&mut Client) -> Result<R, StoreError>,
+        f: impl FnOnce(&mut Pooled) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
         let (pool, target) = match commit {
             Commit::Durable => (&self.idle, &self.target),
@@ -106,11 +133,11 @@ impl PgTasks {
         };
         let pooled = pool.lock().ok().and_then(|mut v| v.pop());
         let mut c = match pooled {
-            Some(c) if !c.is_closed() => c,
-            _ => target.connect()?,
+            Some(c) if !c.client.is_closed() => c,
+            _ => Pooled::new(target.connect()?),
         };
         let r = f(&mut c);
-        if !c.is_closed()
+        if !c.client.is_closed()
             && r.is_ok()
             && let Ok(mut idle) = pool.lock()
             && idle.len() < POOL
@@ -124,10 +151,8 @@ impl PgTasks {
 impl TaskStore for PgTasks {
     fn enqueue(&self, task: &NewTask, now: i64) -> Result<TaskRow, StoreError> {
         self.with(Commit::Lazy, |c| {
-            let row = c
-                .query_one(
-                    &format!(
-                        "WITH ins AS (
+            let st = c.stmt(&format!(
+                "WITH ins AS (
                            INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms)
                            VALUES ($1, $2, $3, $4, 'queued', $5, $5)
                            ON CONFLICT (idempotency_key) DO UPDATE SET state = 'queued', result = NULL,
@@ -138,7 +163,11 @@ impl TaskStore for PgTasks {
                          UNION ALL
                          SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1
                            AND NOT EXISTS (SELECT 1 FROM ins)"
-                    ),
+            ))?;
+            let row = c
+                .client
+                .query_one(
+                    &st,
                     &[
                         &task.idempotency_key,
                         &task.execution_id,
@@ -154,14 +183,15 @@ impl TaskStore for PgTasks {
 
     fn get(&self, idempotency_key: &str) -> Result<Option<TaskRow>, StoreError> {
         self.with(Commit::Durable, |c| {
-            c.query_opt(
-                &format!("SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1"),
-                &[&idempotency_key],
-            )
-            .map_err(db)?
-            .as_ref()
-            .map(decode)
-            .transpose()
+            let st = c.stmt(&format!(
+                "SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1"
+            ))?;
+            c.client
+                .query_opt(&st, &[&idempotency_key])
+                .map_err(db)?
+                .as_ref()
+                .map(decode)
+                .transpose()
         })
     }
 
@@ -172,17 +202,20 @@ impl TaskStore for PgTasks {
         let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
         let limit = (claim.max as i64).saturating_mul(4);
         self.with(Commit::Lazy, |c| {
-            let mut tx = c.transaction().map_err(db)?;
+            let select = c.stmt(&format!(
+                "SELECT {COLUMNS} FROM worker_tasks
+                 WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
+                   AND key LIKE ANY ($2) ORDER BY seq LIMIT $3
+                 FOR UPDATE SKIP LOCKED"
+            ))?;
+            let lease = c.stmt(
+                "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
+                   lease_until = $4, attempt = attempt + 1, updated_ms = $5
+                 WHERE idempotency_key = $1",
+            )?;
+            let mut tx = c.client.transaction().map_err(db)?;
             let rows = tx
-                .query(
-                    &format!(
-                        "SELECT {COLUMNS} FROM worker_tasks
-                         WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
-                           AND key LIKE ANY ($2) ORDER BY seq LIMIT $3
-                         FOR UPDATE SKIP LOCKED"
-                    ),
-                    &[&claim.now, &likes, &limit],
-                )
+                .query(&select, &[&claim.now, &likes, &limit])
                 .map_err(db)?;
             let mut taken = Vec::new();
             for r in &rows {
@@ -195,15 +228,14 @@ impl TaskStore for PgTasks {
                 }
                 let token = crate::ids::random_id("l-");
                 let until = claim.now.saturating_add(claim.lease_ms);
-                let params: [&(dyn ToSql + Sync); 5] =
-                    [&t.idempotency_key, &token, &claim.worker, &until, &claim.now];
-                tx.execute(
-                    "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
-                       lease_until = $4, attempt = attempt + 1, updated_ms = $5
-                     WHERE idempotency_key = $1",
-                    &params,
-                )
-                .map_err(db)?;
+                let params: [&(dyn ToSql + Sync); 5] = [
+                    &t.idempotency_key,
+                    &token,
+                    &claim.worker,
+                    &until,
+                    &claim.now,
+                ];
+                tx.execute(&lease, &params).map_err(db)?;
                 t.state = "leased".into();
                 t.lease_token = Some(token);
                 t.worker = Some(claim.worker.to_string());
@@ -225,12 +257,13 @@ impl TaskStore for PgTasks {
     ) -> Result<Option<i64>, StoreError> {
         let until = now.saturating_add(lease_ms);
         self.with(Commit::Lazy, |c| {
-            let n = c
-                .execute(
-                    "UPDATE worker_tasks SET lease_until = $3, updated_ms = $4
+            let st = c.stmt(
+                "UPDATE worker_tasks SET lease_until = $3, updated_ms = $4
                      WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
-                    &[&idempotency_key, &token, &until, &now],
-                )
+            )?;
+            let n = c
+                .client
+                .execute(&st, &[&idempotency_key, &token, &until, &now])
                 .map_err(db)?;
             Ok((n == 1).then_some(until))
         })
@@ -248,11 +281,15 @@ impl TaskStore for PgTasks {
             TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
         };
         self.with(Commit::Lazy, |c| {
-            let n = c
-                .execute(
-                    "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
+            let st = c.stmt(
+                "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
                        updated_ms = $6
                      WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
+            )?;
+            let n = c
+                .client
+                .execute(
+                    &st,
                     &[&idempotency_key, &token, &state, &result, &message, &now],
                 )
                 .map_err(db)?;
@@ -262,13 +299,14 @@ impl TaskStore for PgTasks {
 
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
         self.with(Commit::Durable, |c| {
-            let n = c
-                .execute(
-                    "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
+            let st = c.stmt(
+                "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
                        updated_ms = $3
                      WHERE idempotency_key = $1 AND state IN ('queued', 'leased')",
-                    &[&idempotency_key, &message, &now],
-                )
+            )?;
+            let n = c
+                .client
+                .execute(&st, &[&idempotency_key, &message, &now])
                 .map_err(db)?;
             Ok(n == 1)
         })
@@ -276,12 +314,10 @@ impl TaskStore for PgTasks {
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
         self.with(Commit::Durable, |c| {
-            let r = c
-                .query_one(
-                    "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
-                    &[],
-                )
-                .map_err(db)?;
+            let st = c.stmt(
+                "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
+            )?;
+            let r = c.client.query_one(&st, &[]).map_err(db)?;
             r.try_get::<_, Option<i64>>(0).map_err(db)
         })
     }
