@@ -10,6 +10,7 @@
 #                             [--systems irkit-pg,dbos,restate,irkit-sqlite] [--tag NAME]
 #
 # Labels: irkit-pg, irkit-sqlite (the server's default --workers), irkit-pg@50 (--workers 50),
+# irkit-pg-echo / irkit-sqlite-echo (the steps answered in-process by the echo provider, no worker),
 # dbos, restate. Set-up (idempotent, needs pip and npm to reach their registries the first time):
 # a venv with dbos and Restate's packages and Node.js 22 (the SDK needs Promise.withResolvers) from
 # npm under $TCC_PEERS_DIR (default target/tcc-peers), and the databases tcc_peers_irkit and
