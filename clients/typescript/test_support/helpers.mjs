@@ -1,5 +1,6 @@
 // A real `irkit tcc serve` on loopback for the tests (SQLite in a temporary
-// directory), with the order saga's effects routed to workers.
+// directory, or the PostgreSQL URL given), with the order saga's effects
+// routed to workers.
 import { spawn, execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { existsSync, mkdtempSync, openSync, writeFileSync, rmSync } from "node:fs";
@@ -52,9 +53,11 @@ export const firstLine = (stream) =>
   });
 
 export class Server {
-  static async create(extra = []) {
+  /** `extra`: more `irkit tcc serve` flags; `database`: its store (default: SQLite in the directory). */
+  static async create(extra = [], { database } = {}) {
     const s = new Server();
     s.dir = mkdtempSync(join(tmpdir(), "irkit-ts-"));
+    s.database = database ?? join(s.dir, "host.db");
     s.port = await freePort();
     s.url = `http://127.0.0.1:${s.port}`;
     s.extra = extra;
@@ -66,9 +69,10 @@ export class Server {
   async start() {
     const env = { ...process.env };
     delete env.IRKIT_TCC_TOKEN;
+    delete env.TCC_CRASH_AT;
     this.proc = spawn(
       IRKIT,
-      ["tcc", "serve", "--listen", `127.0.0.1:${this.port}`, "--database", join(this.dir, "host.db"),
+      ["tcc", "serve", "--listen", `127.0.0.1:${this.port}`, "--database", this.database,
         "--providers", join(this.dir, "providers.toml"), ...this.extra],
       { stdio: ["ignore", "pipe", openSync(join(this.dir, "serve.log"), "a")], env },
     );

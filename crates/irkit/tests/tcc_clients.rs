@@ -1,12 +1,15 @@
 //! The TCC client packages' own suites, run against this build's `irkit`
 //! (issue 34): `clients/python` with pytest (client, worker, test helper,
 //! the 200-order end-to-end run with killed workers and host) and
-//! `clients/typescript` with `node --test` (the same; the Python end-to-end
-//! test also on two PostgreSQL nodes, in a scratch schema when the test
-//! database is reachable). Each fails this test
-//! when it fails. A missing interpreter (the venv of
-//! `scripts/install-tcc-clients.sh`, or Node.js >= 20) skips with a message,
-//! unless `IRKIT_REQUIRE_CLIENTS=1` (set by `.ci/run`), where it fails.
+//! `clients/typescript` with `node --test` (the same), each end-to-end test
+//! also on two PostgreSQL nodes, in a scratch schema of its own when the
+//! test database is reachable; and `clients/typescript`'s `.d.ts` files
+//! type-checked by `tsc` against a typed usage file; and `clients/python`
+//! installed with pip from its folder. Each fails this test
+//! when it fails. A missing tool (the venv or the TypeScript compiler of
+//! `scripts/install-tcc-clients.sh`, or Node.js >= 20) skips with a
+//! message, unless `IRKIT_REQUIRE_CLIENTS=1` (set by `.ci/run`), where it
+//! fails.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -69,21 +72,31 @@ fn run_suite(name: &str, mut cmd: Command) {
     }
 }
 
-#[test]
-fn the_python_client_suite_passes() {
+/// The clients' venv interpreter, if it has `modules` (a Python import
+/// list); else skips (or fails) and answers `None`.
+fn clients_python(modules: &str) -> Option<PathBuf> {
     let python = std::env::var_os("IRKIT_TCC_CLIENTS_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target/tcc-clients-venv/bin/python"));
-    let has_pytest = Command::new(&python)
-        .args(["-c", "import pytest"])
+    let has = Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
         .output()
         .is_ok_and(|o| o.status.success());
-    if !has_pytest {
-        return unavailable(&format!(
-            "{} with pytest is missing (run scripts/install-tcc-clients.sh)",
-            python.display()
-        ));
+    if has {
+        return Some(python);
     }
+    unavailable(&format!(
+        "{} with {modules} is missing (run scripts/install-tcc-clients.sh)",
+        python.display()
+    ));
+    None
+}
+
+#[test]
+fn the_python_client_suite_passes() {
+    let Some(python) = clients_python("pytest") else {
+        return;
+    };
     // The end-to-end test's PostgreSQL run (two nodes) gets a scratch
     // schema, dropped after the suite.
     let schema = tcc_host::test_support::ScratchSchema::create("t_clients").unwrap();
@@ -97,26 +110,112 @@ fn the_python_client_suite_passes() {
     drop(schema);
 }
 
+/// `clients/python` is pip-installable from its folder: a copy of the
+/// folder is built with the venv's setuptools, offline (no build
+/// isolation, no index), into a scratch directory, where the package
+/// imports from, carries `py.typed`, and declares no dependency (beyond
+/// its `test` extra).
+#[test]
+fn the_python_package_installs_from_its_folder() {
+    let Some(python) = clients_python("setuptools") else {
+        return;
+    };
+    let check = "import importlib.metadata as m, pathlib, sys, irkit_tcc\n\
+        p = pathlib.Path(irkit_tcc.__file__).resolve().parent\n\
+        assert p.parent == pathlib.Path(sys.argv[1]).resolve(), p\n\
+        assert (p / 'py.typed').is_file()\n\
+        deps = [r for r in m.requires('irkit-tcc') or [] if 'extra ==' not in r]\n\
+        assert not deps, deps\n\
+        assert hasattr(irkit_tcc, 'Client') and hasattr(irkit_tcc, 'Worker')\n\
+        print('irkit-tcc', m.version('irkit-tcc'))";
+    let script = r#"set -euo pipefail
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$PKG" "$work/pkg"
+rm -rf "$work/pkg/build" "$work/pkg"/src/*.egg-info
+"$PY" -m pip install -q --disable-pip-version-check --no-build-isolation --no-index --no-deps \
+  --target "$work/site" "$work/pkg"
+cd "$work" && PYTHONPATH="$work/site" "$PY" -c "$CHECK" "$work/site"
+"#;
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(script)
+        .env("PY", &python)
+        .env("PKG", root().join("clients/python"))
+        .env("CHECK", check)
+        .env_remove("PYTHONPATH");
+    run_suite("pip install clients/python", cmd);
+}
+
+/// The major version of `node`, if it runs.
+fn node_major() -> Option<u32> {
+    let out = Command::new("node").arg("--version").output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    v.trim_start_matches('v').split('.').next()?.parse().ok()
+}
+
+/// Skips (or fails) unless Node.js >= 20 runs; true when it does.
+fn node_20_or_unavailable() -> bool {
+    match node_major() {
+        Some(m) if m >= 20 => true,
+        Some(m) => {
+            unavailable(&format!("Node.js {m} is older than 20"));
+            false
+        }
+        None => {
+            unavailable("Node.js (`node`) is not installed");
+            false
+        }
+    }
+}
+
 #[test]
 fn the_typescript_client_suite_passes() {
-    let version = Command::new("node").arg("--version").output();
-    let major = version.ok().filter(|o| o.status.success()).and_then(|o| {
-        let v = String::from_utf8_lossy(&o.stdout).trim().to_string();
-        v.trim_start_matches('v')
-            .split('.')
-            .next()?
-            .parse::<u32>()
-            .ok()
-    });
-    match major {
-        Some(m) if m >= 20 => {}
-        Some(m) => return unavailable(&format!("Node.js {m} is older than 20")),
-        None => return unavailable("Node.js (`node`) is not installed"),
+    if !node_20_or_unavailable() {
+        return;
     }
+    // The end-to-end test's PostgreSQL run (two nodes) gets a scratch
+    // schema of its own, dropped after the suite.
+    let schema = tcc_host::test_support::ScratchSchema::create("t_clients_ts").unwrap();
     let mut cmd = Command::new("node");
     cmd.args(["--test", "test/"])
         .current_dir(root().join("clients/typescript"));
+    if let Some(s) = &schema {
+        cmd.env("IRKIT_CLIENTS_PG_URL", s.url());
+    }
     run_suite("clients/typescript (node --test)", cmd);
+    drop(schema);
+}
+
+/// `clients/typescript`'s declarations (`src/*.d.ts`) type-check, through
+/// the package's own `exports` map, against `test_types/usage.ts`: an
+/// application, a worker and a test written against them, with misuses
+/// marked `@ts-expect-error` that the types must refuse (a declaration
+/// too loose leaves a directive unused, which `tsc` reports). The
+/// compiler is the one `scripts/install-tcc-clients.sh` puts under
+/// `target/tcc-clients-ts` (or `IRKIT_TCC_CLIENTS_TSC`).
+#[test]
+fn the_typescript_declarations_type_check() {
+    if !node_20_or_unavailable() {
+        return;
+    }
+    let tsc = std::env::var_os("IRKIT_TCC_CLIENTS_TSC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("target/tcc-clients-ts/node_modules/typescript/bin/tsc"));
+    if !tsc.is_file() {
+        return unavailable(&format!(
+            "the TypeScript compiler {} is missing (run scripts/install-tcc-clients.sh)",
+            tsc.display()
+        ));
+    }
+    let mut cmd = Command::new("node");
+    cmd.arg(&tsc)
+        .args(["-p", "test_types/tsconfig.json"])
+        .current_dir(root().join("clients/typescript"));
+    run_suite("clients/typescript (tsc -p test_types)", cmd);
 }
 
 /// The fenced blocks of `docs/tcc/clients.md`: `(info string, text)`.

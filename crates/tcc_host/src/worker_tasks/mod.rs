@@ -22,6 +22,21 @@
 //!   after a crash before its failure was journalled) is queued again,
 //!   attempt + 1.
 //!
+//! - Queuing, claims, heartbeats and answers commit *lazily* (PostgreSQL:
+//!   sessions with `synchronous_commit = off`; SQLite: `synchronous=NORMAL`
+//!   commits), expiries durably. Losing a lazy write to a crash of the
+//!   database server (or machine) leaves a state the protocol already
+//!   recovers from, the one a crash just before that write leaves: a task
+//!   never queued is queued again under the same key when the host
+//!   re-drives the execution; a lease never taken or never extended, or an
+//!   answer lost, only hands the task out again, so the effect runs again
+//!   under the same idempotency key, as after a worker's crash. Nothing is
+//!   lost that the execution has moved past: both databases write one
+//!   ordered log, and the host's durable checkpoint after the effect (the
+//!   store's journal row is lazy too, `docs/tcc/host.md`) makes the task's
+//!   writes before it durable. A crash of the host process loses nothing
+//!   (the writes are committed).
+//!
 //! Files: this module holds the rows and the [`TaskStore`] trait; `sqlite`
 //! and `pg` implement it on their own connections to the host's database;
 //! `board` is the queue with its wake-ups; `provider` the effect provider;
@@ -55,6 +70,16 @@ pub(crate) const TABLE: &str = "CREATE TABLE IF NOT EXISTS worker_tasks (
   updated_ms {INT} NOT NULL
 );
 CREATE INDEX IF NOT EXISTS worker_tasks_open ON worker_tasks (seq) WHERE state IN ('queued', 'leased');";
+
+/// How a task-table write commits (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Commit {
+    /// Flushed to disk before it returns: expiries (and reads).
+    Durable,
+    /// Visible at once, flushed by the next durable commit: queuing,
+    /// claims, heartbeats, answers.
+    Lazy,
+}
 
 /// A task to queue.
 #[derive(Debug, Clone)]

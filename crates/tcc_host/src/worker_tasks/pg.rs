@@ -3,20 +3,30 @@
 //! execution store's write path is not touched. Claims lock their rows
 //! with `FOR UPDATE SKIP LOCKED`: workers polling different nodes at once
 //! never wait on each other and each task goes to one of them.
+//!
+//! Queuing, claims, heartbeats and answers commit lazily, on connections
+//! whose sessions run with `synchronous_commit = off`; expiries durably
+//! (see [`super`] for why that keeps every guarantee).
 
-use super::{Claim, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
+use crate::store::pg::add_session_option;
 use crate::store::pg::url::{Target, parse_url};
 use postgres::types::ToSql;
-use postgres::{Client, Row};
+use postgres::{Client, Row, Statement};
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Columns read into a [`TaskRow`], in order.
 const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message";
 
-/// Connections kept idle in the pool.
-const POOL: usize = 4;
+/// Connections kept idle in each pool. Every worker-routed effect in
+/// flight, every poll and every answer uses one for a statement: with 4,
+/// the peer benchmark's 20 clients made the pool open (and PostgreSQL fork)
+/// a new session for most statements, a tenth of the throughput of
+/// in-process effects (`docs/tcc/host.md`, "Peer benchmark").
+const POOL: usize = 16;
 
 /// Advisory lock key held while the table is created (nodes starting
 /// together create it once).
@@ -25,7 +35,36 @@ const CREATE_LOCK: i64 = 0x7cc_0034;
 /// The PostgreSQL task table.
 pub struct PgTasks {
     target: Target,
-    idle: Mutex<Vec<Client>>,
+    /// `target` with `synchronous_commit = off` for every session.
+    lazy_target: Target,
+    idle: Mutex<Vec<Pooled>>,
+    idle_lazy: Mutex<Vec<Pooled>>,
+}
+
+/// A pooled connection with its prepared statements: a prepared statement
+/// runs in one round trip, an unprepared one with parameters in two.
+struct Pooled {
+    client: Client,
+    prepared: HashMap<String, Statement>,
+}
+
+impl Pooled {
+    fn new(client: Client) -> Pooled {
+        Pooled {
+            client,
+            prepared: HashMap::new(),
+        }
+    }
+
+    /// `sql` prepared on this connection (once).
+    fn stmt(&mut self, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(s) = self.prepared.get(sql) {
+            return Ok(s.clone());
+        }
+        let s = self.client.prepare(sql).map_err(db)?;
+        self.prepared.insert(sql.to_string(), s.clone());
+        Ok(s)
+    }
 }
 
 fn db(e: postgres::Error) -> StoreError {
@@ -71,27 +110,36 @@ impl PgTasks {
             .map_err(db)?;
         tx.batch_execute(&table).map_err(db)?;
         tx.commit().map_err(db)?;
+        let mut lazy_target = target.clone();
+        add_session_option(&mut lazy_target, "-c synchronous_commit=off");
         Ok(PgTasks {
             target,
-            idle: Mutex::new(vec![c]),
+            lazy_target,
+            idle: Mutex::new(vec![Pooled::new(c)]),
+            idle_lazy: Mutex::new(Vec::new()),
         })
     }
 
-    /// Runs `f` on a pooled connection (a new one when none is idle); a
-    /// connection that failed is dropped, not pooled.
+    /// Runs `f` on a pooled connection of the `commit` kind (a new one when
+    /// none is idle); a connection that failed is dropped, not pooled.
     fn with<R>(
         &self,
-        f: impl FnOnce(&mut Client) -> Result<R, StoreError>,
+        commit: Commit,
+        f: impl FnOnce(&mut Pooled) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
-        let pooled = self.idle.lock().ok().and_then(|mut v| v.pop());
+        let (pool, target) = match commit {
+            Commit::Durable => (&self.idle, &self.target),
+            Commit::Lazy => (&self.idle_lazy, &self.lazy_target),
+        };
+        let pooled = pool.lock().ok().and_then(|mut v| v.pop());
         let mut c = match pooled {
-            Some(c) if !c.is_closed() => c,
-            _ => self.target.connect()?,
+            Some(c) if !c.client.is_closed() => c,
+            _ => Pooled::new(target.connect()?),
         };
         let r = f(&mut c);
-        if !c.is_closed()
+        if !c.client.is_closed()
             && r.is_ok()
-            && let Ok(mut idle) = self.idle.lock()
+            && let Ok(mut idle) = pool.lock()
             && idle.len() < POOL
         {
             idle.push(c);
@@ -102,11 +150,9 @@ impl PgTasks {
 
 impl TaskStore for PgTasks {
     fn enqueue(&self, task: &NewTask, now: i64) -> Result<TaskRow, StoreError> {
-        self.with(|c| {
-            let row = c
-                .query_one(
-                    &format!(
-                        "WITH ins AS (
+        self.with(Commit::Lazy, |c| {
+            let st = c.stmt(&format!(
+                "WITH ins AS (
                            INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms)
                            VALUES ($1, $2, $3, $4, 'queued', $5, $5)
                            ON CONFLICT (idempotency_key) DO UPDATE SET state = 'queued', result = NULL,
@@ -117,7 +163,11 @@ impl TaskStore for PgTasks {
                          UNION ALL
                          SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1
                            AND NOT EXISTS (SELECT 1 FROM ins)"
-                    ),
+            ))?;
+            let row = c
+                .client
+                .query_one(
+                    &st,
                     &[
                         &task.idempotency_key,
                         &task.execution_id,
@@ -132,15 +182,16 @@ impl TaskStore for PgTasks {
     }
 
     fn get(&self, idempotency_key: &str) -> Result<Option<TaskRow>, StoreError> {
-        self.with(|c| {
-            c.query_opt(
-                &format!("SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1"),
-                &[&idempotency_key],
-            )
-            .map_err(db)?
-            .as_ref()
-            .map(decode)
-            .transpose()
+        self.with(Commit::Durable, |c| {
+            let st = c.stmt(&format!(
+                "SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1"
+            ))?;
+            c.client
+                .query_opt(&st, &[&idempotency_key])
+                .map_err(db)?
+                .as_ref()
+                .map(decode)
+                .transpose()
         })
     }
 
@@ -150,18 +201,21 @@ impl TaskStore for PgTasks {
         }
         let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
         let limit = (claim.max as i64).saturating_mul(4);
-        self.with(|c| {
-            let mut tx = c.transaction().map_err(db)?;
+        self.with(Commit::Lazy, |c| {
+            let select = c.stmt(&format!(
+                "SELECT {COLUMNS} FROM worker_tasks
+                 WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
+                   AND key LIKE ANY ($2) ORDER BY seq LIMIT $3
+                 FOR UPDATE SKIP LOCKED"
+            ))?;
+            let lease = c.stmt(
+                "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
+                   lease_until = $4, attempt = attempt + 1, updated_ms = $5
+                 WHERE idempotency_key = $1",
+            )?;
+            let mut tx = c.client.transaction().map_err(db)?;
             let rows = tx
-                .query(
-                    &format!(
-                        "SELECT {COLUMNS} FROM worker_tasks
-                         WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
-                           AND key LIKE ANY ($2) ORDER BY seq LIMIT $3
-                         FOR UPDATE SKIP LOCKED"
-                    ),
-                    &[&claim.now, &likes, &limit],
-                )
+                .query(&select, &[&claim.now, &likes, &limit])
                 .map_err(db)?;
             let mut taken = Vec::new();
             for r in &rows {
@@ -174,15 +228,14 @@ impl TaskStore for PgTasks {
                 }
                 let token = crate::ids::random_id("l-");
                 let until = claim.now.saturating_add(claim.lease_ms);
-                let params: [&(dyn ToSql + Sync); 5] =
-                    [&t.idempotency_key, &token, &claim.worker, &until, &claim.now];
-                tx.execute(
-                    "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
-                       lease_until = $4, attempt = attempt + 1, updated_ms = $5
-                     WHERE idempotency_key = $1",
-                    &params,
-                )
-                .map_err(db)?;
+                let params: [&(dyn ToSql + Sync); 5] = [
+                    &t.idempotency_key,
+                    &token,
+                    &claim.worker,
+                    &until,
+                    &claim.now,
+                ];
+                tx.execute(&lease, &params).map_err(db)?;
                 t.state = "leased".into();
                 t.lease_token = Some(token);
                 t.worker = Some(claim.worker.to_string());
@@ -203,13 +256,14 @@ impl TaskStore for PgTasks {
         now: i64,
     ) -> Result<Option<i64>, StoreError> {
         let until = now.saturating_add(lease_ms);
-        self.with(|c| {
-            let n = c
-                .execute(
-                    "UPDATE worker_tasks SET lease_until = $3, updated_ms = $4
+        self.with(Commit::Lazy, |c| {
+            let st = c.stmt(
+                "UPDATE worker_tasks SET lease_until = $3, updated_ms = $4
                      WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
-                    &[&idempotency_key, &token, &until, &now],
-                )
+            )?;
+            let n = c
+                .client
+                .execute(&st, &[&idempotency_key, &token, &until, &now])
                 .map_err(db)?;
             Ok((n == 1).then_some(until))
         })
@@ -226,12 +280,16 @@ impl TaskStore for PgTasks {
             TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
             TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
         };
-        self.with(|c| {
-            let n = c
-                .execute(
-                    "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
+        self.with(Commit::Lazy, |c| {
+            let st = c.stmt(
+                "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
                        updated_ms = $6
                      WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
+            )?;
+            let n = c
+                .client
+                .execute(
+                    &st,
                     &[&idempotency_key, &token, &state, &result, &message, &now],
                 )
                 .map_err(db)?;
@@ -240,27 +298,26 @@ impl TaskStore for PgTasks {
     }
 
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
-        self.with(|c| {
-            let n = c
-                .execute(
-                    "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
+        self.with(Commit::Durable, |c| {
+            let st = c.stmt(
+                "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
                        updated_ms = $3
                      WHERE idempotency_key = $1 AND state IN ('queued', 'leased')",
-                    &[&idempotency_key, &message, &now],
-                )
+            )?;
+            let n = c
+                .client
+                .execute(&st, &[&idempotency_key, &message, &now])
                 .map_err(db)?;
             Ok(n == 1)
         })
     }
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
-        self.with(|c| {
-            let r = c
-                .query_one(
-                    "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
-                    &[],
-                )
-                .map_err(db)?;
+        self.with(Commit::Durable, |c| {
+            let st = c.stmt(
+                "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
+            )?;
+            let r = c.client.query_one(&st, &[]).map_err(db)?;
             r.try_get::<_, Option<i64>>(0).map_err(db)
         })
     }

@@ -1,9 +1,10 @@
 //! The task table on SQLite: one connection of its own to the host's
-//! database file (WAL, `synchronous=FULL`, busy timeout 30 s), so the
-//! execution store's write path is not touched; the two writers take
-//! SQLite's write lock in turn.
+//! database file (WAL, busy timeout 30 s), so the execution store's write
+//! path is not touched; the two writers take SQLite's write lock in turn.
+//! Expiries commit with `synchronous=FULL`; queuing, claims, heartbeats and
+//! answers with `synchronous=NORMAL` (lazy: see [`super`]).
 
-use super::{Claim, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
@@ -15,7 +16,13 @@ const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt
 
 /// The SQLite task table.
 pub struct SqliteTasks {
-    conn: Mutex<Connection>,
+    conn: Mutex<Conn>,
+}
+
+/// The connection and the commit kind its `synchronous` setting is for.
+struct Conn {
+    conn: Connection,
+    mode: Commit,
 }
 
 fn db(e: rusqlite::Error) -> StoreError {
@@ -77,19 +84,32 @@ impl SqliteTasks {
         conn.execute_batch(&format!("BEGIN IMMEDIATE; {table} COMMIT;"))
             .map_err(db)?;
         Ok(SqliteTasks {
-            conn: Mutex::new(conn),
+            conn: Mutex::new(Conn {
+                conn,
+                mode: Commit::Durable,
+            }),
         })
     }
 
+    /// Runs `f` on the connection, its commits of the `commit` kind.
     fn with<R>(
         &self,
+        commit: Commit,
         f: impl FnOnce(&mut Connection) -> Result<R, StoreError>,
     ) -> Result<R, StoreError> {
         let mut c = self
             .conn
             .lock()
             .map_err(|_| StoreError::db("worker tasks: connection lock poisoned"))?;
-        f(&mut c)
+        if c.mode != commit {
+            let pragma = match commit {
+                Commit::Durable => "PRAGMA synchronous=FULL;",
+                Commit::Lazy => "PRAGMA synchronous=NORMAL;",
+            };
+            c.conn.execute_batch(pragma).map_err(db)?;
+            c.mode = commit;
+        }
+        f(&mut c.conn)
     }
 }
 
@@ -107,7 +127,7 @@ fn get(c: &Connection, key: &str) -> Result<Option<TaskRow>, StoreError> {
 
 impl TaskStore for SqliteTasks {
     fn enqueue(&self, task: &NewTask, now: i64) -> Result<TaskRow, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(db)?;
@@ -128,14 +148,14 @@ impl TaskStore for SqliteTasks {
     }
 
     fn get(&self, idempotency_key: &str) -> Result<Option<TaskRow>, StoreError> {
-        self.with(|c| get(c, idempotency_key))
+        self.with(Commit::Durable, |c| get(c, idempotency_key))
     }
 
     fn claim(&self, claim: &Claim<'_>) -> Result<Vec<TaskRow>, StoreError> {
         if claim.patterns.is_empty() || claim.max == 0 {
             return Ok(Vec::new());
         }
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(db)?;
@@ -202,7 +222,7 @@ impl TaskStore for SqliteTasks {
         now: i64,
     ) -> Result<Option<i64>, StoreError> {
         let until = now.saturating_add(lease_ms);
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let n = c
                 .execute(
                     "UPDATE worker_tasks SET lease_until = ?3, updated_ms = ?4
@@ -225,7 +245,7 @@ impl TaskStore for SqliteTasks {
             TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
             TaskAnswer::Failed(m) => ("failed", None, Some(m.as_str())),
         };
-        self.with(|c| {
+        self.with(Commit::Lazy, |c| {
             let n = c
                 .execute(
                     "UPDATE worker_tasks SET state = ?3, result = ?4, message = ?5, lease_token = NULL,
@@ -239,7 +259,7 @@ impl TaskStore for SqliteTasks {
     }
 
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Durable, |c| {
             let n = c
                 .execute(
                     "UPDATE worker_tasks SET state = 'failed', message = ?2, lease_token = NULL,
@@ -253,7 +273,7 @@ impl TaskStore for SqliteTasks {
     }
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
-        self.with(|c| {
+        self.with(Commit::Durable, |c| {
             c.prepare_cached(
                 "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
             )

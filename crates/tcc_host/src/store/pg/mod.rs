@@ -91,7 +91,7 @@ fn lane(conns: Vec<WriterConn>) -> Lane {
 }
 
 /// Adds a `-c name=value` setting to the sessions `target` opens.
-fn add_session_option(target: &mut Target, option: &str) {
+pub(crate) fn add_session_option(target: &mut Target, option: &str) {
     let options = match target.config.get_options() {
         Some(o) => format!("{o} {option}"),
         None => option.to_string(),
