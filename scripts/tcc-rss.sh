@@ -17,15 +17,17 @@
 # event payload at the cap (delivered: the execution completes with it as
 # its result), and reading those stored executions back (GET).
 #
-# Usage: bash scripts/tcc-rss.sh [IRKIT_BINARY]   (default: builds
-# target/release/irkit). Needs python3.
+# Usage: bash scripts/tcc-rss.sh [IRKIT_BINARY...]   (default: builds
+# target/release/irkit). With several binaries (say main's, then a
+# branch's), each case runs on each binary in turn, so that their figures
+# come from the same run. Needs python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-irkit=${1:-}
-if [ -z "$irkit" ]; then
+if [ $# -eq 0 ]; then
   cargo build --release -q -p irkit
-  irkit=target/release/irkit
+  set -- target/release/irkit
 fi
+irkit=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/p.py" <<'PY'
@@ -37,10 +39,11 @@ async def run(a):
     return [a, e]
 PY
 "$irkit" tcc compile "$dir/p.py" -o "$dir/p.json" >/dev/null
-python3 - "$irkit" "$dir" <<'PY'
+python3 - "$dir" "$@" <<'PY'
 import http.client, json, os, random, subprocess, sys, time
 
-irkit, d = sys.argv[1], sys.argv[2]
+d, irkits = sys.argv[1], sys.argv[2:]
+irkit = irkits[0]
 with open(f"{d}/p.json", "rb") as f:
     artifact = f.read()
 
@@ -118,7 +121,8 @@ class Server:
         self.proc.wait()
 
 def report(case, body_len, code, grew):
-    print(f"{case:28} HTTP {code}  body {body_len / 1e6:6.2f} MB  "
+    label = f"[{irkit}] " if len(irkits) > 1 else ""
+    print(f"{label}{case:28} HTTP {code}  body {body_len / 1e6:6.2f} MB  "
           f"peak RSS +{grew / 1e6:7.1f} MB  ({grew / body_len:6.1f}x body)", flush=True)
 
 def measure_start(case):
@@ -174,10 +178,17 @@ def measure_event_and_read(case, start_body, event_body, stored_len):
     finally:
         s.stop()
 
+def each_binary(measure, *args):
+    global irkit
+    for irkit in irkits:
+        measure(*args)
+
 for case in ["zeros-8m", "zeros-2m", "zeros-cap", "nested-cap", "strings-8m", "unknown-cap"]:
-    measure_start(case)
-measure_event_and_read("payload-cap", small_start, bodies["payload-cap"], len(bodies["payload-cap"]))
-measure_event_and_read("args zeros-cap", bodies["zeros-cap"], small_event, len(bodies["zeros-cap"]))
-measure_event_and_read("payload-strings-8m", small_start, bodies["payload-strings-8m"],
-                       len(bodies["payload-strings-8m"]))
+    each_binary(measure_start, case)
+each_binary(measure_event_and_read, "payload-cap", small_start, bodies["payload-cap"],
+            len(bodies["payload-cap"]))
+each_binary(measure_event_and_read, "args zeros-cap", bodies["zeros-cap"], small_event,
+            len(bodies["zeros-cap"]))
+each_binary(measure_event_and_read, "payload-strings-8m", small_start,
+            bodies["payload-strings-8m"], len(bodies["payload-strings-8m"]))
 PY

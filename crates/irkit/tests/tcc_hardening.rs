@@ -294,3 +294,84 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
         );
     }
 }
+
+/// F3 for the paths that kept trees after the start route lost its own:
+/// an event payload of 99 990 zeros delivered to a waiting execution (the
+/// stored payload absorbed from its text; the delta checkpoint and the
+/// result written as text), then, on a fresh server over the same
+/// database, the execution read back (`GET`: the stored result answered
+/// as its text, its plain form written from it), and an execution started
+/// with the same 99 990 zeros as its argument resumed from its stored
+/// checkpoint by an event (the heap read from the checkpoint's text). Each
+/// request's peak RSS growth stays within 20× the body that carried the
+/// value (measured: `scripts/tcc-rss.sh`).
+#[cfg(target_os = "linux")]
+#[test]
+fn f3_an_event_a_resume_and_a_read_stay_within_twenty_times_their_body() {
+    let d = Dir::new("irkit-tcc-rss-event-");
+    write_providers(&d.0);
+    let db = d.0.join("host.db").to_string_lossy().into_owned();
+    let providers = d.0.join("providers.toml");
+    let serve = || tcc_serve::serve(&db, &providers, &["--max-body", "9437184"], &[], None);
+    let status = |s: &Server, id: &str| wait_for(&s.url, id, |j: &J| j["status"] != "runnable");
+    let start = |s: &Server, body: &[u8]| {
+        let (c, j) = json(&s.url, "POST", "/v1/executions", Some(body));
+        assert_eq!(c, 201, "{j}");
+        let id = j["id"].as_str().unwrap().to_string();
+        assert_eq!(status(s, &id)["status"], "suspended");
+        id
+    };
+    let event = |s: &Server, id: &str, body: &[u8]| {
+        let path = format!("/v1/executions/{id}/events");
+        let (c, j) = json(&s.url, "POST", &path, Some(body));
+        assert_eq!(c, 202, "{j}");
+        wait_for(&s.url, id, |j: &J| j["status"] == "completed")
+    };
+    let small_event = br#"{"name": "ev", "payload": [1, "x"]}"#;
+    // Threads, caches and allocator arenas touched by a small cycle.
+    let warm = |s: &Server| {
+        let id = start(s, br#"{"program": "p", "args": [[0, "x", {"k": 1}]]}"#);
+        event(s, &id, small_event);
+    };
+    let zeros = format!("[{}0]", "0,".repeat(99_989));
+    let big_event = format!(r#"{{"name": "ev", "payload": {zeros}}}"#);
+    let big_start = format!(r#"{{"program": "p", "args": [{zeros}]}}"#);
+    let within = |what: &str, before: usize, s: &Server, body: usize| {
+        let grew = peak_rss(s.child.id()).saturating_sub(before);
+        assert!(
+            grew <= 20 * body,
+            "{what}: peak RSS grew by {grew} bytes for a body of {body} bytes"
+        );
+    };
+
+    let s = serve();
+    let (c, j) = json(
+        &s.url,
+        "POST",
+        "/v1/artifacts?name=p",
+        Some(&programs::arg_and_event("ev")),
+    );
+    assert_eq!(c, 201, "{j}");
+    warm(&s);
+    let waiting = start(&s, br#"{"program": "p", "args": [1]}"#);
+    let before = peak_rss(s.child.id());
+    let done = event(&s, &waiting, big_event.as_bytes());
+    within("event", before, &s, big_event.len());
+    assert_eq!(done["result_plain"][1].as_array().map(Vec::len), Some(99_990));
+    // Not measured here: its start (tcc-rss.sh measures it).
+    let big_args = start(&s, big_start.as_bytes());
+    drop(s);
+
+    let s = serve();
+    warm(&s);
+    let before = peak_rss(s.child.id());
+    let (c, body) = request(&s.url, "GET", &format!("/v1/executions/{waiting}"), None, None).unwrap();
+    assert_eq!(c, 200);
+    within("GET", before, &s, big_event.len());
+    let j: J = serde_json::from_slice(&body).unwrap();
+    assert_eq!(j["result"]["v"][1]["v"].as_array().map(Vec::len), Some(99_990));
+    let before = peak_rss(s.child.id());
+    let done = event(&s, &big_args, small_event);
+    within("resume", before, &s, big_start.len());
+    assert_eq!(done["result_plain"][0].as_array().map(Vec::len), Some(99_990));
+}

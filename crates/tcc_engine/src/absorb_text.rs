@@ -58,6 +58,37 @@ pub fn absorb_list_text(
     }
 }
 
+/// Absorbs the JSON text of one inlined tagged value (a host message: an
+/// event payload or a child's result), appending its objects and arrays
+/// to `heap`: the value [`crate::json::absorb`] makes from the parsed
+/// text, or its diagnostic, reported at `path`.
+pub fn absorb_value_text(
+    text: &str,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Value, EngineError> {
+    let mark = heap.cells.len();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let fast = Tagged {
+        heap,
+        limits,
+        depth: 0,
+        refs: false,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
+    match fast {
+        Ok(value) => Ok(value),
+        Err(_) => {
+            heap.cells.truncate(mark);
+            let parsed: J = serde_json::from_str(text)
+                .map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
+            absorb(ValueContext::Message, &parsed, path, heap, limits)
+        }
+    }
+}
+
 /// An array of tagged values.
 struct ListSeed<'h> {
     heap: &'h mut Heap,
@@ -85,6 +116,7 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: 0,
+            refs: false,
         })? {
             out.push(v);
         }
@@ -93,10 +125,13 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
 }
 
 /// One tagged value.
-struct Tagged<'h> {
-    heap: &'h mut Heap,
-    limits: &'h Limits,
-    depth: usize,
+pub(crate) struct Tagged<'h> {
+    pub(crate) heap: &'h mut Heap,
+    pub(crate) limits: &'h Limits,
+    pub(crate) depth: usize,
+    /// A continuation's value: `ref` taken, inline collections left to
+    /// the tree path (a canonical continuation holds none).
+    pub(crate) refs: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Tagged<'_> {
@@ -107,7 +142,8 @@ impl<'de> DeserializeSeed<'de> for Tagged<'_> {
     }
 }
 
-fn refuse<E: de::Error>() -> E {
+/// The error that hands the text to the tree path.
+pub(crate) fn refuse<E: de::Error>() -> E {
     E::custom("left to the tree path")
 }
 
@@ -154,8 +190,9 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                         }
                         Value::string(&s)
                     }
+                    "ref" if self.refs => Value::Ref(map.next_value()?),
                     "array" | "object" => {
-                        if self.depth >= MAX_ABSORB_DEPTH {
+                        if self.refs || self.depth >= MAX_ABSORB_DEPTH {
                             return Err(refuse());
                         }
                         let cell = map.next_value_seed(Collection {
@@ -163,6 +200,7 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                             limits: self.limits,
                             depth: self.depth + 1,
                             object: tag == "object",
+                            refs: false,
                         })?;
                         Value::Ref(self.heap.alloc(cell, self.limits).map_err(|_| refuse())?)
                     }
@@ -177,12 +215,14 @@ impl<'de> Visitor<'de> for Tagged<'_> {
     }
 }
 
-/// The payload of an `array` or `object` tagged value.
-struct Collection<'h> {
-    heap: &'h mut Heap,
-    limits: &'h Limits,
-    depth: usize,
-    object: bool,
+/// The payload of an `array` or `object` tagged value (or heap cell).
+pub(crate) struct Collection<'h> {
+    pub(crate) heap: &'h mut Heap,
+    pub(crate) limits: &'h Limits,
+    pub(crate) depth: usize,
+    pub(crate) object: bool,
+    /// Elements are a continuation's values (see [`Tagged::refs`]).
+    pub(crate) refs: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Collection<'_> {
@@ -213,6 +253,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: self.depth,
+            refs: self.refs,
         })? {
             out.push(v);
         }
@@ -230,6 +271,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
                 heap: &mut *self.heap,
                 limits: self.limits,
                 depth: self.depth,
+                refs: self.refs,
             })?;
             // A repeated key keeps its last value, as the parsed tree does
             // (the tree keeps the first one's place: the cells differ

@@ -575,14 +575,7 @@ impl Continuation {
         }
         if !self.heap.cells.is_empty() {
             key(&mut out, "heap", false);
-            out.push('[');
-            for (i, c) in self.heap.cells.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_cell(&mut out, c);
-            }
-            out.push(']');
+            write_heap(&mut out, &self.heap);
         }
         if !self.iterating.is_empty() {
             key(&mut out, "iterating", false);
@@ -630,6 +623,11 @@ impl Continuation {
                 limits.max_message_bytes as u64,
             ));
         }
+        // The heap straight from the text when the fast path takes it
+        // (issue 42, F3); the tree path gives every diagnostic.
+        if let Some((members, Some(heap))) = crate::decode_text::split_heap(bytes, limits) {
+            return Continuation::from_parts(&J::Object(members), Some(heap), limits);
+        }
         let j = crate::json::parse_strict(bytes)
             .map_err(|e| EngineError::continuation("$", crate::json::strict_error_text(&e)))?;
         Continuation::from_json(&j, limits)
@@ -637,6 +635,16 @@ impl Continuation {
 
     /// Decodes a continuation from a JSON tree.
     pub fn from_json(j: &J, limits: &Limits) -> Result<Continuation, EngineError> {
+        Continuation::from_parts(j, None, limits)
+    }
+
+    /// [`Continuation::from_json`], with the heap already decoded when
+    /// `decoded_heap` is given (`j` then has no `heap` member).
+    fn from_parts(
+        j: &J,
+        decoded_heap: Option<Heap>,
+        limits: &Limits,
+    ) -> Result<Continuation, EngineError> {
         let m = expect_object(
             CTX,
             j,
@@ -664,7 +672,9 @@ impl Continuation {
         // Heap first: values elsewhere may absorb inline collections, which
         // are appended after the declared cells.
         let mut heap = Heap::default();
-        if let Some(h) = m.get("heap") {
+        if let Some(decoded) = decoded_heap {
+            heap = decoded;
+        } else if let Some(h) = m.get("heap") {
             decode_heap(h, "$.heap", &mut heap, limits)?;
         }
         let mut c = Continuation {
@@ -760,7 +770,8 @@ impl Continuation {
 
 // ------------------------------------------------------- direct writers
 
-fn write_value(out: &mut String, v: &Value) {
+/// Writes a value's canonical tagged text (refs as refs).
+pub(crate) fn write_value(out: &mut String, v: &Value) {
     match v {
         Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
         Value::Null => out.push_str("{\"t\":\"null\"}"),
@@ -791,6 +802,17 @@ fn write_values(out: &mut String, vs: &[Value]) {
             out.push(',');
         }
         write_value(out, v);
+    }
+    out.push(']');
+}
+
+fn write_heap(out: &mut String, heap: &Heap) {
+    out.push('[');
+    for (i, c) in heap.cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_cell(out, c);
     }
     out.push(']');
 }
@@ -1221,6 +1243,44 @@ fn opt_value_same(a: &Option<Value>, b: &Option<Value>) -> bool {
 /// The delta from `base` to `next`, or `None` when the frame topology
 /// changed (a snapshot is then required). Absent fields are unchanged.
 pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
+    let (mut m, heap_changed) = delta_but_heap(base, next)?;
+    if heap_changed {
+        m.insert("heap".into(), heap_json(&next.heap));
+    }
+    Some(J::Object(m))
+}
+
+/// [`compute_delta`] written straight to its canonical JSON text:
+/// byte-identical to `to_canonical(&compute_delta(base, next)?)`, with no
+/// tree of the heap (issue 42, F3: a changed heap is written whole, and
+/// its tree costs hundreds of bytes per value).
+pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<String> {
+    let (m, heap_changed) = delta_but_heap(base, next)?;
+    let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+    if heap_changed {
+        keys.push("heap");
+    }
+    keys.sort_unstable();
+    let mut out = String::with_capacity(64 + if heap_changed { 64 * next.heap.cells.len() } else { 0 });
+    out.push('{');
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&tcc_ir::encode::canonical_string(k));
+        out.push(':');
+        match m.get(k) {
+            Some(v) => crate::json::write_canonical(v, &mut out),
+            None => write_heap(&mut out, &next.heap),
+        }
+    }
+    out.push('}');
+    Some(out)
+}
+
+/// The members of the delta from `base` to `next` but its heap, and
+/// whether the heap changed; `None` when the frames' topology differs.
+fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<(Map<String, J>, bool)> {
     if !frames_same_topology(&base.frames, &next.frames) {
         return None;
     }
@@ -1284,16 +1344,13 @@ pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
             .iter()
             .zip(&next.heap.cells)
             .all(|(x, y)| x.same_encoding(y));
-    if !heap_same {
-        m.insert("heap".into(), heap_json(&next.heap));
-    }
     if base.iterating != next.iterating {
         m.insert("iterating".into(), iterating_json(&next.iterating));
     }
     if base.func_refs != next.func_refs {
         m.insert("func_refs".into(), func_refs_json(&next.func_refs));
     }
-    Some(J::Object(m))
+    Some((m, !heap_same))
 }
 
 /// Parses a delta's JSON bytes for [`apply_delta`]: like
@@ -1317,6 +1374,33 @@ pub fn apply_delta(
     delta: &J,
     limits: &Limits,
 ) -> Result<Continuation, EngineError> {
+    apply_delta_parts(base, delta, None, limits)
+}
+
+/// [`decode_delta`] and [`apply_delta`] in one, with a heap the delta
+/// carries decoded straight from its text (issue 42, F3; the tree path
+/// gives every diagnostic).
+pub fn apply_delta_text(
+    base: &Continuation,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<Continuation, EngineError> {
+    if bytes.len() <= limits.max_message_bytes
+        && let Some((members, Some(heap))) = crate::decode_text::split_heap(bytes, limits)
+    {
+        return apply_delta_parts(base, &J::Object(members), Some(heap), limits);
+    }
+    apply_delta(base, &decode_delta(bytes, limits)?, limits)
+}
+
+/// [`apply_delta`], with the delta's heap already decoded when
+/// `decoded_heap` is given (`delta` then has no `heap` member).
+fn apply_delta_parts(
+    base: &Continuation,
+    delta: &J,
+    decoded_heap: Option<Heap>,
+    limits: &Limits,
+) -> Result<Continuation, EngineError> {
     let m = expect_object(
         CTX,
         delta,
@@ -1336,7 +1420,9 @@ pub fn apply_delta(
         ],
     )?;
     let mut c = base.clone();
-    if let Some(h) = m.get("heap") {
+    if let Some(decoded) = decoded_heap {
+        c.heap = decoded;
+    } else if let Some(h) = m.get("heap") {
         let mut heap = Heap::default();
         decode_heap(h, "$.heap", &mut heap, limits)?;
         c.heap = heap;

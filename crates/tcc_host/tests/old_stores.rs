@@ -98,7 +98,10 @@ fn resume_all(store: Arc<dyn Store>) {
     for r in &rows {
         assert_eq!(r.status, "completed", "{r:?}");
     }
-    let results: Vec<J> = rows.iter().map(|r| r.result.clone().unwrap()).collect();
+    let results: Vec<J> = rows
+        .iter()
+        .map(|r| r.result.clone().unwrap().to_json().unwrap())
+        .collect();
     assert_eq!(
         results,
         [

@@ -11,9 +11,12 @@
 //! delivered through `respond` while no request is outstanding.
 
 mod host;
+pub use host::TextWake;
 mod step;
 
-use crate::continuation::{Continuation, Frame, Pending, Status, compute_delta};
+use crate::continuation::{
+    Continuation, Frame, Pending, Status, compute_delta, compute_delta_text,
+};
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
 use crate::json::{ValueContext, absorb, export, obj, to_canonical};
@@ -498,9 +501,9 @@ impl Execution {
 
     /// For a host that stores checkpoint bodies as text and takes each
     /// one with [`Execution::take_checkpoint_text`]: a snapshot's
-    /// `persist_checkpoint` then carries no `materialize` tree (a tree
-    /// costs hundreds of bytes per heap value, its text tens; issue 42).
-    /// Deltas still carry theirs.
+    /// `persist_checkpoint` then carries no `materialize` tree, and a
+    /// delta's no `delta` tree (a tree costs hundreds of bytes per heap
+    /// value, its text tens; issue 42): the body is the text alone.
     pub fn set_text_checkpoints(&mut self, on: bool) {
         self.text_checkpoints = on;
     }
@@ -542,7 +545,7 @@ impl Execution {
                 delta: None,
                 ..
             } => Some(match kind {
-                CheckpointKind::Snapshot if self.text_checkpoints => return None,
+                _ if self.text_checkpoints => return None,
                 CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
                 CheckpointKind::Delta => (
                     None,
@@ -697,34 +700,37 @@ impl Execution {
         // A delta when allowed, possible and shorter than the snapshot; the
         // snapshot's JSON tree is built only when it is the one sent. The
         // text written to compare them is kept for the host.
+        // A host taking text (`set_text_checkpoints`) gets a delta's text
+        // written without a tree, and no tree in the request.
         let mut text = None;
-        let delta = if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
-            self.base
-                .as_ref()
-                .and_then(|base| compute_delta(base, &self.state))
-                .and_then(|d| {
-                    let delta_text = to_canonical(&d);
-                    let snapshot_text = self.state.encode();
-                    if delta_text.len() < snapshot_text.len() {
-                        text = Some(delta_text);
-                        Some(d)
-                    } else {
-                        text = Some(snapshot_text);
-                        None
-                    }
-                })
-        } else {
-            None
-        };
-        let (kind, materialize) = match delta {
-            Some(_) => (CheckpointKind::Delta, None),
+        let mut delta = None;
+        if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
+            let candidate = self.base.as_ref().and_then(|base| {
+                if self.text_checkpoints {
+                    compute_delta_text(base, &self.state).map(|t| (t, None))
+                } else {
+                    compute_delta(base, &self.state).map(|d| (to_canonical(&d), Some(d)))
+                }
+            });
+            if let Some((delta_text, tree)) = candidate {
+                let snapshot_text = self.state.encode();
+                if delta_text.len() < snapshot_text.len() {
+                    text = Some(delta_text);
+                    delta = Some(tree);
+                } else {
+                    text = Some(snapshot_text);
+                }
+            }
+        }
+        let (kind, materialize, delta) = match delta {
+            Some(tree) => (CheckpointKind::Delta, None, tree),
             None if self.text_checkpoints => {
                 if text.is_none() {
                     text = Some(self.state.encode());
                 }
-                (CheckpointKind::Snapshot, None)
+                (CheckpointKind::Snapshot, None, None)
             }
-            None => (CheckpointKind::Snapshot, Some(self.state.to_json())),
+            None => (CheckpointKind::Snapshot, Some(self.state.to_json()), None),
         };
         self.checkpoint_text = text.map(|t| (revision, t));
         let req = HostRequest::PersistCheckpoint {
