@@ -230,6 +230,13 @@ fn f8_the_token_comes_from_a_file_and_an_argument_token_is_warned_about() {
 
 /// The server's peak resident memory (VmHWM) in bytes.
 #[cfg(target_os = "linux")]
+/// Restarts the process's peak RSS from its current RSS (Linux
+/// `clear_refs`), so that an earlier peak (the server's start, a warm-up)
+/// hides nothing measured after.
+fn reset_peak(pid: u32) {
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").unwrap();
+}
+
 fn peak_rss(pid: u32) -> usize {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let kb: usize = status
@@ -280,7 +287,8 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
     let strings =
         format!(r#"{{"program": "p", "args": [["{long}", "{long}", "{long}", "{long}"]]}}"#);
     for (name, body, expected) in [("zeros", zeros, 413), ("strings", strings, 201)] {
-        let before = peak_rss(s.child.id());
+        reset_peak(s.child.id());
+    let before = peak_rss(s.child.id());
         let (c, j) = json(&s.url, "POST", "/v1/executions", Some(body.as_bytes()));
         assert_eq!(c, expected, "{name}: {j}");
         if c == 201 {
@@ -354,6 +362,7 @@ fn f3_an_event_a_resume_and_a_read_stay_within_twenty_times_their_body() {
     assert_eq!(c, 201, "{j}");
     warm(&s);
     let waiting = start(&s, br#"{"program": "p", "args": [1]}"#);
+    reset_peak(s.child.id());
     let before = peak_rss(s.child.id());
     let done = event(&s, &waiting, big_event.as_bytes());
     within("event", before, &s, big_event.len());
@@ -364,12 +373,14 @@ fn f3_an_event_a_resume_and_a_read_stay_within_twenty_times_their_body() {
 
     let s = serve();
     warm(&s);
+    reset_peak(s.child.id());
     let before = peak_rss(s.child.id());
     let (c, body) = request(&s.url, "GET", &format!("/v1/executions/{waiting}"), None, None).unwrap();
     assert_eq!(c, 200);
     within("GET", before, &s, big_event.len());
     let j: J = serde_json::from_slice(&body).unwrap();
     assert_eq!(j["result"]["v"][1]["v"].as_array().map(Vec::len), Some(99_990));
+    reset_peak(s.child.id());
     let before = peak_rss(s.child.id());
     let done = event(&s, &big_args, small_event);
     within("resume", before, &s, big_start.len());

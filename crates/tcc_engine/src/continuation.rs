@@ -537,7 +537,25 @@ impl Continuation {
     /// Canonical JSON text of the continuation, written directly (no
     /// intermediate tree); byte-identical to `to_canonical(&self.to_json())`.
     pub fn encode(&self) -> String {
-        let mut out = String::with_capacity(256 + 64 * self.heap.cells.len());
+        self.encode_with(true)
+    }
+
+    /// The length of [`Continuation::encode`]'s text, counted without
+    /// writing its heap (issue 42, F3: choosing between a delta and a
+    /// snapshot needs only the snapshot's length).
+    pub fn encoded_len(&self) -> usize {
+        let rest = self.encode_with(false).len();
+        if self.heap.cells.is_empty() {
+            rest
+        } else {
+            rest + ",\"heap\":".len() + heap_text_len(&self.heap)
+        }
+    }
+
+    /// The canonical text, its `heap` member left out unless `with_heap`.
+    fn encode_with(&self, with_heap: bool) -> String {
+        let cells = if with_heap { self.heap.cells.len() } else { 0 };
+        let mut out = String::with_capacity(256 + 64 * cells);
         let key = |out: &mut String, k: &str, first: bool| {
             if !first {
                 out.push(',');
@@ -573,7 +591,7 @@ impl Continuation {
             key(&mut out, "func_refs", false);
             small(&mut out, func_refs_json(&self.func_refs));
         }
-        if !self.heap.cells.is_empty() {
+        if with_heap && !self.heap.cells.is_empty() {
             key(&mut out, "heap", false);
             write_heap(&mut out, &self.heap);
         }
@@ -804,6 +822,43 @@ fn write_values(out: &mut String, vs: &[Value]) {
         write_value(out, v);
     }
     out.push(']');
+}
+
+/// The length of [`write_heap`]'s text, counted a value at a time.
+fn heap_text_len(heap: &Heap) -> usize {
+    let mut scratch = String::new();
+    let mut value_len = |v: &Value| {
+        scratch.clear();
+        write_value(&mut scratch, v);
+        scratch.len()
+    };
+    let commas = |n: usize| n.saturating_sub(1);
+    let mut len = "[]".len() + commas(heap.cells.len());
+    for c in &heap.cells {
+        len += match c {
+            Cell::Object(m) => {
+                "{\"t\":\"object\",\"v\":{".len()
+                    + "}}".len()
+                    + commas(m.len())
+                    + m.iter()
+                        .map(|(k, v)| tcc_ir::encode::canonical_string(k).len() + 1 + value_len(v))
+                        .sum::<usize>()
+            }
+            Cell::Array(a) => {
+                "{\"t\":\"array\",\"v\":[".len()
+                    + "]}".len()
+                    + commas(a.len())
+                    + a.iter().map(&mut value_len).sum::<usize>()
+            }
+            Cell::Var(v) => "{\"t\":\"cell\",\"v\":".len() + "}".len() + value_len(v),
+            other => {
+                let mut text = String::new();
+                write_cell(&mut text, other);
+                text.len()
+            }
+        };
+    }
+    len
 }
 
 fn write_heap(out: &mut String, heap: &Heap) {

@@ -205,6 +205,7 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     // Continuation writing and reading: the heap is flat, any depth goes.
     let c = continuation_with(heap, a);
     let text = c.encode();
+    prop_assert_eq!(c.encoded_len(), text.len());
     let back = Continuation::decode(text.as_bytes(), &Limits::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&back.encode(), &text);

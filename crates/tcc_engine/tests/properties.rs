@@ -29,6 +29,7 @@ proptest! {
                 // The direct writer and the JSON-tree writer agree byte for byte.
                 if let Some(c) = &r.stored {
                     assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
+                    assert_eq!(c.encoded_len(), c.encode().len());
                 }
                 // Every delta came with the engine's own text of it (the
                 // local host checked each text against its body).

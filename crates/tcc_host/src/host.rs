@@ -418,7 +418,7 @@ impl Host {
         if row.status == "runnable" && row.revision > 0 {
             crate::metrics::global().takeover("resumed");
         }
-        let r = self.drive_claimed(&row, journalled);
+        let r = self.drive_claimed(row, journalled);
         let outcome = match &r {
             Ok(true) => "finished",
             Ok(false) => "suspended",
@@ -471,7 +471,7 @@ impl Host {
     /// with a terminal checkpoint (whose commit gave the lease back).
     fn drive_claimed(
         &self,
-        row: &ExecutionRow,
+        mut row: ExecutionRow,
         journalled: Option<Vec<String>>,
     ) -> Result<bool, Stop> {
         if row.is_terminal() {
@@ -490,10 +490,11 @@ impl Host {
             return Err(Stop::Lost);
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
-            (
-                Execution::start_text(program, id, row.args.as_str(), limits.clone())?,
-                0,
-            )
+            let exec = Execution::start_text(program, id, row.args.as_str(), limits.clone())?;
+            // The heap holds the arguments now; their text is not kept
+            // for the rest of the drive (issue 42, F3).
+            row.args = crate::values::TaggedList::default();
+            (exec, 0)
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
@@ -541,11 +542,7 @@ impl Host {
                     )? {
                         return Err(Stop::Lost);
                     }
-                    if self
-                        .store
-                        .get_execution(id)?
-                        .is_some_and(|r| r.cancel_requested)
-                    {
+                    if self.store.cancel_requested(id)? {
                         d.cancel()?;
                     }
                 }
@@ -559,11 +556,7 @@ impl Host {
                     }
                 }
                 Outcome::Suspended => {
-                    if self
-                        .store
-                        .get_execution(id)?
-                        .is_some_and(|r| r.cancel_requested)
-                    {
+                    if self.store.cancel_requested(id)? {
                         d.cancel()?;
                         continue;
                     }

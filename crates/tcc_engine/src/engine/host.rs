@@ -96,16 +96,13 @@ impl Execution {
             return self.wake(response, text);
         };
         match (awaiting, &response) {
-            (Awaiting::Checkpoint { mut state, .. }, HostResponse::PersistConfirmed { .. }) => {
+            (Awaiting::Checkpoint { .. }, HostResponse::PersistConfirmed { .. }) => {
                 // A confirmed checkpoint leaves a running execution `runnable`,
                 // in the state and in the delta base alike (the reference
                 // engine's rule: the next checkpoint after more steps writes
                 // `running` again).
                 if self.state.status == Status::Running {
                     self.state.status = Status::Runnable;
-                }
-                if state.status == Status::Running {
-                    state.status = Status::Runnable;
                 }
                 if matches!(
                     req,
@@ -118,7 +115,12 @@ impl Execution {
                 } else {
                     self.deltas_since_snapshot += 1;
                 }
-                self.base = Some(*state);
+                // Nothing runs while a checkpoint is outstanding, so the
+                // state is the one it committed: it becomes the delta base.
+                // The old base goes first (issue 42, F3: two copies of the
+                // heap at most, not three).
+                self.base = None;
+                self.base = Some(self.state.clone());
                 Ok(())
             }
             (Awaiting::Checkpoint { .. }, HostResponse::Ack) => {

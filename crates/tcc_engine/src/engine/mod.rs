@@ -138,10 +138,9 @@ enum Action {
 /// What the outstanding request is waiting for.
 #[derive(Debug, Clone)]
 enum Awaiting {
-    Checkpoint {
-        revision: u64,
-        state: Box<Continuation>,
-    },
+    /// A checkpoint of the current state (which does not change until
+    /// it is answered).
+    Checkpoint { revision: u64 },
     EffectResult {
         in_branch: Option<u32>,
     },
@@ -478,10 +477,9 @@ impl Execution {
     /// included). This is how a host driving the engine over JSON obtains a
     /// snapshot (`materialize: true`), as the reference engine's hosts do.
     pub fn continuation_json(&self) -> String {
-        match &self.outstanding {
-            Some((_, Awaiting::Checkpoint { state, .. })) => state.encode(),
-            _ => self.state.encode(),
-        }
+        // While a checkpoint is outstanding nothing runs: the state is the
+        // one it commits.
+        self.state.encode()
     }
 
     /// The program.
@@ -712,13 +710,16 @@ impl Execution {
                     compute_delta(base, &self.state).map(|d| (to_canonical(&d), Some(d)))
                 }
             });
+            // The snapshot's length is counted, not written; its text is
+            // written only when it is the one sent, after the delta's is
+            // dropped (issue 42, F3: one copy of the heap's text at a time).
             if let Some((delta_text, tree)) = candidate {
-                let snapshot_text = self.state.encode();
-                if delta_text.len() < snapshot_text.len() {
+                if delta_text.len() < self.state.encoded_len() {
                     text = Some(delta_text);
                     delta = Some(tree);
                 } else {
-                    text = Some(snapshot_text);
+                    drop(delta_text);
+                    text = Some(self.state.encode());
                 }
             }
         }
@@ -740,13 +741,7 @@ impl Execution {
             materialize,
             delta,
         };
-        self.outstanding = Some((
-            req,
-            Awaiting::Checkpoint {
-                revision,
-                state: Box::new(self.state.clone()),
-            },
-        ));
+        self.outstanding = Some((req, Awaiting::Checkpoint { revision }));
         Ok(())
     }
 

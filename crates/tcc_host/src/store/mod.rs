@@ -510,6 +510,13 @@ pub trait Store: Send + Sync {
     fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError>;
     /// One execution.
     fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError>;
+    /// Whether cancelling `id` was requested (`false` for an unknown id):
+    /// what a drive checks between engine slices, without reading the
+    /// row's stored values (issue 42, F3). By default read from
+    /// [`Store::get_execution`].
+    fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self.get_execution(id)?.is_some_and(|r| r.cancel_requested))
+    }
     /// Executions matching `filter`, in creation order.
     fn list_executions(&self, filter: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError>;
     /// History entries of an execution after `after_seq`.

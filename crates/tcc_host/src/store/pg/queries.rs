@@ -227,6 +227,19 @@ impl Store for PgStore {
         self.read(|c| get_exec(c, id))
     }
 
+    fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        self.read(|c| {
+            let row = c.query_opt(
+                "SELECT cancel_requested FROM executions WHERE id = $1",
+                &[&id],
+            )?;
+            Ok(match row {
+                Some(r) => r.try_get::<_, bool>(0)?,
+                None => false,
+            })
+        })
+    }
+
     fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
         self.read(|c| {
             let rows = c.query(

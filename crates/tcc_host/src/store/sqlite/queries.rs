@@ -274,6 +274,19 @@ impl Store for SqliteStore {
         self.read(|c| get_exec(c, id))
     }
 
+    fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        self.read(|c| {
+            let requested: Option<i64> = c
+                .query_row_cached(
+                    "SELECT cancel_requested FROM executions WHERE id = ?1",
+                    params![id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            Ok(requested.is_some_and(|r| r != 0))
+        })
+    }
+
     fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
         self.read(|c| {
             let mut st = c.prepare_cached(&format!(
