@@ -47,7 +47,13 @@ impl TaggedText {
     pub fn to_plain_text(&self) -> Result<String, String> {
         let mut out = String::with_capacity(self.0.len() / 4);
         let mut de = serde_json::Deserializer::from_str(&self.0);
-        let fast = Plain { out: &mut out }
+        // A tagged container is two JSON levels: the depth is bounded here
+        // (`MAX_PLAIN_DEPTH`), not by serde_json's 128 levels.
+        de.disable_recursion_limit();
+        let fast = Plain {
+            out: &mut out,
+            depth: 0,
+        }
             .deserialize(&mut de)
             .and_then(|()| de.end());
         match fast {
@@ -64,9 +70,15 @@ fn refuse<E: de::Error>() -> E {
     E::custom("left to the tree path")
 }
 
+/// Deepest nesting of tagged containers [`TaggedText::to_plain_text`]
+/// writes without a tree (stored values are at most 100 or so deep).
+pub const MAX_PLAIN_DEPTH: usize = 256;
+
 /// Writes a tagged value's plain form.
 struct Plain<'o> {
     out: &'o mut String,
+    /// Containers above this value.
+    depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for Plain<'_> {
@@ -99,16 +111,24 @@ impl<'de> Visitor<'de> for Plain<'_> {
         }
         match tag.as_ref() {
             "bool" | "number" | "string" => map.next_value_seed(Scalar { out: self.out })?,
+            "array" | "object" if self.depth >= MAX_PLAIN_DEPTH => return Err(refuse()),
             "array" => map.next_value_seed(PlainItems {
                 out: self.out,
                 object: false,
+                depth: self.depth + 1,
             })?,
             "object" => map.next_value_seed(PlainItems {
                 out: self.out,
                 object: true,
+                depth: self.depth + 1,
             })?,
+            // Another tag's payload (`ref` and the like) reads as null; a
+            // container there is left to the tree path, not skipped
+            // (skipping would recurse without a bound).
             _ => {
-                map.next_value::<de::IgnoredAny>()?;
+                map.next_value_seed(Scalar {
+                    out: &mut String::new(),
+                })?;
                 self.out.push_str("null");
             }
         }
@@ -169,6 +189,8 @@ impl<'de> Visitor<'de> for Scalar<'_> {
 struct PlainItems<'o> {
     out: &'o mut String,
     object: bool,
+    /// Containers above the elements.
+    depth: usize,
 }
 
 impl<'de> DeserializeSeed<'de> for PlainItems<'_> {
@@ -204,6 +226,7 @@ impl<'de> Visitor<'de> for PlainItems<'_> {
             if seq
                 .next_element_seed(Plain {
                     out: &mut *self.out,
+                    depth: self.depth,
                 })?
                 .is_none()
             {
@@ -235,6 +258,7 @@ impl<'de> Visitor<'de> for PlainItems<'_> {
             self.out.push(':');
             map.next_value_seed(Plain {
                 out: &mut *self.out,
+                depth: self.depth,
             })?;
             last = Some(k);
         }
@@ -267,6 +291,25 @@ mod tests {
             let t = TaggedText::from_stored(text.into());
             assert_eq!(t.to_plain_text().ok(), tree_path(text), "{text}");
         }
+    }
+
+    #[test]
+    fn values_deeper_than_serde_jsons_limit_read_plain() {
+        // 100 plain levels: 201 JSON levels tagged, past serde_json's 128.
+        let mut plain = J::from(1);
+        for _ in 0..100 {
+            plain = J::Array(vec![plain]);
+        }
+        let tagged = crate::values::plain_to_tagged(&plain).unwrap();
+        let text = TaggedText::from_value(&tagged);
+        assert_eq!(text.to_plain_text().unwrap(), tcc_ir::to_canonical(&plain));
+        // Past the cap: left to the tree path, which refuses it.
+        let deep = format!(
+            "{}{{\"t\":\"null\"}}{}",
+            r#"{"t":"array","v":["#.repeat(300),
+            "]}".repeat(300)
+        );
+        assert!(TaggedText::from_stored(deep).to_plain_text().is_err());
     }
 
     fn plain() -> impl Strategy<Value = J> {
