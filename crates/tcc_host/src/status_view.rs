@@ -29,13 +29,19 @@ pub fn status_text(row: &ExecutionRow, extra: Vec<(String, J)>) -> Result<String
     for (k, v) in extra {
         m.insert(k, v);
     }
-    let mut raw: Vec<(&str, String)> = Vec::new();
-    if let Some(r) = &row.result {
-        let plain = r
-            .to_plain_text()
-            .map_err(|e| StoreError::Corrupt(format!("execution {}: {e}", row.id)))?;
-        raw.push(("result", r.as_str().to_string()));
-        raw.push(("result_plain", plain));
+    let plain = match &row.result {
+        Some(r) => Some(
+            r.to_plain_text()
+                .map_err(|e| StoreError::Corrupt(format!("execution {}: {e}", row.id)))?,
+        ),
+        None => None,
+    };
+    // The stored text itself, not a copy: a read holds the value's text
+    // once, beside its plain form and the answer.
+    let mut raw: Vec<(&str, &str)> = Vec::new();
+    if let (Some(r), Some(p)) = (&row.result, &plain) {
+        raw.push(("result", r.as_str()));
+        raw.push(("result_plain", p.as_str()));
     }
     let mut keys: Vec<&str> = m
         .keys()
