@@ -288,7 +288,7 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
         format!(r#"{{"program": "p", "args": [["{long}", "{long}", "{long}", "{long}"]]}}"#);
     for (name, body, expected) in [("zeros", zeros, 413), ("strings", strings, 201)] {
         reset_peak(s.child.id());
-    let before = peak_rss(s.child.id());
+        let before = peak_rss(s.child.id());
         let (c, j) = json(&s.url, "POST", "/v1/executions", Some(body.as_bytes()));
         assert_eq!(c, expected, "{name}: {j}");
         if c == 201 {
@@ -378,8 +378,17 @@ fn f3_an_event_a_resume_and_a_read_stay_within_twenty_times_their_body() {
     let (tiny, strings) = (start(&s, small_start), start(&s, small_start));
     let before = measure(&s);
     let done = event(&s, &tiny, zeros_event.as_bytes());
-    within("zeros event", before, &s, zeros_event.len(), TINY_VALUES_BOUND);
-    assert_eq!(done["result_plain"][1].as_array().map(Vec::len), Some(99_990));
+    within(
+        "zeros event",
+        before,
+        &s,
+        zeros_event.len(),
+        TINY_VALUES_BOUND,
+    );
+    assert_eq!(
+        done["result_plain"][1].as_array().map(Vec::len),
+        Some(99_990)
+    );
     let before = measure(&s);
     event(&s, &strings, strings_event.as_bytes());
     within("strings event", before, &s, strings_event.len(), 20);
@@ -410,5 +419,8 @@ fn f3_an_event_a_resume_and_a_read_stay_within_twenty_times_their_body() {
     let before = measure(&s);
     let done = event(&s, &resumed, small_event);
     within("resume", before, &s, zeros_start.len(), TINY_VALUES_BOUND);
-    assert_eq!(done["result_plain"][0].as_array().map(Vec::len), Some(99_990));
+    assert_eq!(
+        done["result_plain"][0].as_array().map(Vec::len),
+        Some(99_990)
+    );
 }

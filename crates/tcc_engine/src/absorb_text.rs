@@ -421,7 +421,12 @@ mod tests {
         assert_eq!(heap.cells.len(), 100);
         let mut heap = Heap::default();
         let list = format!("[{}]", nested(100));
-        assert_eq!(absorb_list_text(&list, "$.args", &mut heap, &limits).unwrap().len(), 1);
+        assert_eq!(
+            absorb_list_text(&list, "$.args", &mut heap, &limits)
+                .unwrap()
+                .len(),
+            1
+        );
         // Past MAX_ABSORB_DEPTH: an error, the heap as it was.
         let mut heap = Heap::default();
         let deep = nested(MAX_ABSORB_DEPTH + 1);

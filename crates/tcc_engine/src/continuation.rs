@@ -5,7 +5,7 @@
 use crate::error::EngineError;
 use crate::json::{
     ValueContext, absorb, cell_from_json, cell_json, expect_object, field, obj, str_field,
-    u32_field, u64_field, value_json,
+    u32_field, u64_field, value_json, write_value,
 };
 use crate::limits::Limits;
 use crate::position::FuncPos;
@@ -788,31 +788,6 @@ impl Continuation {
 
 // ------------------------------------------------------- direct writers
 
-/// Writes a value's canonical tagged text (refs as refs).
-pub(crate) fn write_value(out: &mut String, v: &Value) {
-    match v {
-        Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
-        Value::Null => out.push_str("{\"t\":\"null\"}"),
-        Value::Bool(true) => out.push_str("{\"t\":\"bool\",\"v\":true}"),
-        Value::Bool(false) => out.push_str("{\"t\":\"bool\",\"v\":false}"),
-        Value::Number(n) => {
-            out.push_str("{\"t\":\"number\",\"v\":");
-            out.push_str(&tcc_ir::encode::canonical_number(*n));
-            out.push('}');
-        }
-        Value::Str(s) => {
-            out.push_str("{\"t\":\"string\",\"v\":");
-            out.push_str(&tcc_ir::encode::canonical_string(s));
-            out.push('}');
-        }
-        Value::Ref(id) => {
-            out.push_str("{\"t\":\"ref\",\"v\":");
-            out.push_str(&id.to_string());
-            out.push('}');
-        }
-    }
-}
-
 fn write_values(out: &mut String, vs: &[Value]) {
     out.push('[');
     for (i, v) in vs.iter().enumerate() {
@@ -1316,7 +1291,13 @@ pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<St
         keys.push("heap");
     }
     keys.sort_unstable();
-    let mut out = String::with_capacity(64 + if heap_changed { 64 * next.heap.cells.len() } else { 0 });
+    let mut out = String::with_capacity(
+        64 + if heap_changed {
+            64 * next.heap.cells.len()
+        } else {
+            0
+        },
+    );
     out.push('{');
     for (i, k) in keys.into_iter().enumerate() {
         if i > 0 {

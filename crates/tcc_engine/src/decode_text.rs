@@ -146,7 +146,11 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
         let tag: String = map.next_value()?;
         let mut scratch = Heap::default();
         let cell = match tag.as_str() {
-            "hole" => return map.next_key::<de::IgnoredAny>()?.map_or(Ok(Cell::Hole), |_| Err(refuse())),
+            "hole" => {
+                return map
+                    .next_key::<de::IgnoredAny>()?
+                    .map_or(Ok(Cell::Hole), |_| Err(refuse()));
+            }
             "object" | "array" | "cell" => {
                 if map.next_key::<String>()?.as_deref() != Some("v") {
                     return Err(refuse());

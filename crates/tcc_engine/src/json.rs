@@ -291,7 +291,7 @@ fn export_text_inner(
         ));
     }
     let Value::Ref(id) = v else {
-        crate::continuation::write_value(out, v);
+        write_value(out, v);
         return Ok(());
     };
     if path.contains(id) {
@@ -340,6 +340,31 @@ fn export_text_inner(
     }
     path.pop();
     Ok(())
+}
+
+/// Writes a value's canonical tagged text (refs as refs).
+pub(crate) fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
+        Value::Null => out.push_str("{\"t\":\"null\"}"),
+        Value::Bool(true) => out.push_str("{\"t\":\"bool\",\"v\":true}"),
+        Value::Bool(false) => out.push_str("{\"t\":\"bool\",\"v\":false}"),
+        Value::Number(n) => {
+            out.push_str("{\"t\":\"number\",\"v\":");
+            out.push_str(&tcc_ir::encode::canonical_number(*n));
+            out.push('}');
+        }
+        Value::Str(s) => {
+            out.push_str("{\"t\":\"string\",\"v\":");
+            out.push_str(&tcc_ir::encode::canonical_string(s));
+            out.push('}');
+        }
+        Value::Ref(id) => {
+            out.push_str("{\"t\":\"ref\",\"v\":");
+            out.push_str(&id.to_string());
+            out.push('}');
+        }
+    }
 }
 
 /// Where a tagged value is being decoded: continuations allow `ref`, host

@@ -35,11 +35,11 @@ pub use continuation::{
     Continuation, Status, apply_delta, apply_delta_text, compute_delta, compute_delta_text,
     decode_delta,
 };
-pub use engine::{Execution, Program, TextWake, engine_features};
+pub use engine::{Execution, Program, engine_features};
 pub use error::{EngineError, FatalKind};
 pub use lang::Language;
 pub use limits::Limits;
 pub use local_host::{LocalHost, RunReport};
 pub use position::FuncPos;
-pub use protocol::{HOST_PROTOCOL_VERSION, HostRequest, HostResponse, Outcome};
+pub use protocol::{HOST_PROTOCOL_VERSION, HostRequest, HostResponse, Outcome, TextWake};
 pub use value::{Cell, Heap, Value};

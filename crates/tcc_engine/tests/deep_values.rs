@@ -225,8 +225,12 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     let limits = Limits::default();
     let via_text = apply_delta_text(&base, delta_text.as_bytes(), &limits)
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let via_tree = apply_delta(&base, &decode_delta(delta_text.as_bytes(), &limits).unwrap(), &limits)
-        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let via_tree = apply_delta(
+        &base,
+        &decode_delta(delta_text.as_bytes(), &limits).unwrap(),
+        &limits,
+    )
+    .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&via_text.encode(), &text);
     prop_assert_eq!(via_tree.encode(), text);
     Ok(())

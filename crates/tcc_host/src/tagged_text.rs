@@ -54,8 +54,8 @@ impl TaggedText {
             out: &mut out,
             depth: 0,
         }
-            .deserialize(&mut de)
-            .and_then(|()| de.end());
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
         match fast {
             Ok(()) => Ok(out),
             Err(_) => Ok(tcc_ir::to_canonical(&crate::values::tagged_to_plain(

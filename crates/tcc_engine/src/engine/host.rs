@@ -7,8 +7,8 @@ use crate::continuation::{
 };
 use crate::error::{EngineError, FatalKind};
 use crate::json::{ValueContext, absorb, obj};
-use crate::protocol::{CheckpointKind, HostRequest, HostResponse};
 use crate::limits::Limits;
+use crate::protocol::{CheckpointKind, HostRequest, HostResponse, TextWake};
 use crate::value::{Cell, Heap, Value};
 use serde_json::Value as J;
 
@@ -604,24 +604,6 @@ impl Execution {
     }
 }
 
-/// A wake [`Execution::respond_text`] delivers.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TextWake {
-    /// An `event_payload`.
-    Event {
-        /// Branch id inside a join.
-        branch: Option<String>,
-    },
-    /// A `child_result`.
-    Child {
-        /// Branch id inside a join.
-        branch: Option<String>,
-        /// The child's execution id; when present it must name the
-        /// awaited child.
-        child_execution_id: Option<String>,
-    },
-}
-
 /// A wake's value: the response's tree, or text given beside it.
 enum WakeValue<'a> {
     Tree(&'a J),
@@ -632,9 +614,7 @@ impl WakeValue<'_> {
     fn absorb(&self, heap: &mut Heap, limits: &Limits) -> Result<Value, EngineError> {
         match self {
             WakeValue::Tree(j) => absorb(ValueContext::Message, j, "$.value", heap, limits),
-            WakeValue::Text(t) => {
-                crate::absorb_text::absorb_value_text(t, "$.value", heap, limits)
-            }
+            WakeValue::Text(t) => crate::absorb_text::absorb_value_text(t, "$.value", heap, limits),
         }
     }
 }

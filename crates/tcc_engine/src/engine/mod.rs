@@ -11,7 +11,6 @@
 //! delivered through `respond` while no request is outstanding.
 
 mod host;
-pub use host::TextWake;
 mod step;
 
 use crate::continuation::{
@@ -140,7 +139,9 @@ enum Action {
 enum Awaiting {
     /// A checkpoint of the current state (which does not change until
     /// it is answered).
-    Checkpoint { revision: u64 },
+    Checkpoint {
+        revision: u64,
+    },
     EffectResult {
         in_branch: Option<u32>,
     },

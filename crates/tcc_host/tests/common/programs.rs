@@ -92,8 +92,13 @@ pub fn arg_and_event(name: &str) -> Vec<u8> {
         1,
         1,
         json!([
-            op("NewArray"), local("LoadLocal", 0), op("ArrayPush"),
-            text(name), op("WaitForEvent"), op("ArrayPush"), op("Return")
+            op("NewArray"),
+            local("LoadLocal", 0),
+            op("ArrayPush"),
+            text(name),
+            op("WaitForEvent"),
+            op("ArrayPush"),
+            op("Return")
         ]),
         &["durable.wait_for_event"],
         &["host.event"],
