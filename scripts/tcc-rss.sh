@@ -4,7 +4,8 @@
 # on a fresh server: its setup requests first (and a small request of the
 # same kind, so that threads, caches and allocator arenas are warm), then
 # the measured request; the figure is the server's peak RSS growth (VmHWM
-# after the request and the drive it causes, minus VmHWM before) against
+# after the request and the drive it causes, minus the RSS before, the peak
+# reset there through /proc/PID/clear_refs) against
 # the measured request's body (for an event that resumes an execution
 # started with large args, and for a GET: the body that stored the value
 # it reads). The event and the GET each run on a fresh server over the
@@ -17,15 +18,17 @@
 # event payload at the cap (delivered: the execution completes with it as
 # its result), and reading those stored executions back (GET).
 #
-# Usage: bash scripts/tcc-rss.sh [IRKIT_BINARY]   (default: builds
-# target/release/irkit). Needs python3.
+# Usage: bash scripts/tcc-rss.sh [IRKIT_BINARY...]   (default: builds
+# target/release/irkit). With several binaries (say main's, then a
+# branch's), each case runs on each binary in turn, so that their figures
+# come from the same run. Needs python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-irkit=${1:-}
-if [ -z "$irkit" ]; then
+if [ $# -eq 0 ]; then
   cargo build --release -q -p irkit
-  irkit=target/release/irkit
+  set -- target/release/irkit
 fi
+irkit=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cat > "$dir/p.py" <<'PY'
@@ -37,10 +40,11 @@ async def run(a):
     return [a, e]
 PY
 "$irkit" tcc compile "$dir/p.py" -o "$dir/p.json" >/dev/null
-python3 - "$irkit" "$dir" <<'PY'
+python3 - "$dir" "$@" <<'PY'
 import http.client, json, os, random, subprocess, sys, time
 
-irkit, d = sys.argv[1], sys.argv[2]
+d, irkits = sys.argv[1], sys.argv[2:]
+irkit = irkits[0]
 with open(f"{d}/p.json", "rb") as f:
     artifact = f.read()
 
@@ -60,6 +64,12 @@ bodies = {
 }
 small_start = dump({"program": "p", "args": [[0, 1, "x", {"k": 1}]]})
 small_event = dump({"name": "ev", "payload": [1, "x"]})
+
+def reset_peak(pid):
+    # Linux: the peak (VmHWM) restarts from the current RSS, so that a
+    # peak reached before (the server's start, the warm-up) hides nothing.
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")
 
 def hwm(pid):
     with open(f"/proc/{pid}/status") as f:
@@ -103,12 +113,12 @@ class Server:
         return code, (json.loads(data).get("id") if code == 201 else None)
 
     def settle(self, id, statuses):
-        # Polls the listing (it carries no stored values' size) until the
-        # execution reaches one of `statuses`.
+        # Polls this execution alone (the listing would read every stored
+        # value, warming caches before a measured read) until it reaches
+        # one of `statuses`.
         for _ in range(600):
-            code, data = self.req("GET", "/v1/executions?limit=1000")
-            rows = [r for r in json.loads(data)["executions"] if r["id"] == id] if code == 200 else []
-            if rows and rows[0]["status"] in statuses:
+            code, data = self.req("GET", f"/v1/executions/{id}")
+            if code == 200 and json.loads(data)["status"] in statuses:
                 return
             time.sleep(0.05)
         raise RuntimeError(f"{id} did not reach {statuses}")
@@ -118,7 +128,8 @@ class Server:
         self.proc.wait()
 
 def report(case, body_len, code, grew):
-    print(f"{case:28} HTTP {code}  body {body_len / 1e6:6.2f} MB  "
+    label = f"[{irkit}] " if len(irkits) > 1 else ""
+    print(f"{label}{case:28} HTTP {code}  body {body_len / 1e6:6.2f} MB  "
           f"peak RSS +{grew / 1e6:7.1f} MB  ({grew / body_len:6.1f}x body)", flush=True)
 
 def measure_start(case):
@@ -126,6 +137,7 @@ def measure_start(case):
     try:
         _, warm = s.start(small_start)
         s.settle(warm, ("suspended",))
+        reset_peak(s.proc.pid)
         before = hwm(s.proc.pid)
         code, id = s.start(bodies[case])
         if id:
@@ -155,6 +167,7 @@ def measure_event_and_read(case, start_body, event_body, stored_len):
     s = Server(keep_db=True)
     try:
         warm_cycle(s)
+        reset_peak(s.proc.pid)
         before = hwm(s.proc.pid)
         code, _ = s.req("POST", f"/v1/executions/{id}/events", event_body)
         s.settle(id, ("completed", "failed"))
@@ -166,6 +179,7 @@ def measure_event_and_read(case, start_body, event_body, stored_len):
     s = Server(keep_db=True)
     try:
         warm_cycle(s)
+        reset_peak(s.proc.pid)
         before = hwm(s.proc.pid)
         code, data = s.req("GET", f"/v1/executions/{id}")
         time.sleep(0.1)
@@ -174,10 +188,17 @@ def measure_event_and_read(case, start_body, event_body, stored_len):
     finally:
         s.stop()
 
+def each_binary(measure, *args):
+    global irkit
+    for irkit in irkits:
+        measure(*args)
+
 for case in ["zeros-8m", "zeros-2m", "zeros-cap", "nested-cap", "strings-8m", "unknown-cap"]:
-    measure_start(case)
-measure_event_and_read("payload-cap", small_start, bodies["payload-cap"], len(bodies["payload-cap"]))
-measure_event_and_read("args zeros-cap", bodies["zeros-cap"], small_event, len(bodies["zeros-cap"]))
-measure_event_and_read("payload-strings-8m", small_start, bodies["payload-strings-8m"],
-                       len(bodies["payload-strings-8m"]))
+    each_binary(measure_start, case)
+each_binary(measure_event_and_read, "payload-cap", small_start, bodies["payload-cap"],
+            len(bodies["payload-cap"]))
+each_binary(measure_event_and_read, "args zeros-cap", bodies["zeros-cap"], small_event,
+            len(bodies["zeros-cap"]))
+each_binary(measure_event_and_read, "payload-strings-8m", small_start,
+            bodies["payload-strings-8m"], len(bodies["payload-strings-8m"]))
 PY

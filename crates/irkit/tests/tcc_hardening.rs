@@ -230,6 +230,13 @@ fn f8_the_token_comes_from_a_file_and_an_argument_token_is_warned_about() {
 
 /// The server's peak resident memory (VmHWM) in bytes.
 #[cfg(target_os = "linux")]
+/// Restarts the process's peak RSS from its current RSS (Linux
+/// `clear_refs`), so that an earlier peak (the server's start, a warm-up)
+/// hides nothing measured after.
+fn reset_peak(pid: u32) {
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").unwrap();
+}
+
 fn peak_rss(pid: u32) -> usize {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     let kb: usize = status
@@ -280,6 +287,7 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
     let strings =
         format!(r#"{{"program": "p", "args": [["{long}", "{long}", "{long}", "{long}"]]}}"#);
     for (name, body, expected) in [("zeros", zeros, 413), ("strings", strings, 201)] {
+        reset_peak(s.child.id());
         let before = peak_rss(s.child.id());
         let (c, j) = json(&s.url, "POST", "/v1/executions", Some(body.as_bytes()));
         assert_eq!(c, expected, "{name}: {j}");
@@ -293,4 +301,126 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
             body.len()
         );
     }
+}
+
+/// F3 for the paths that kept trees after the start route lost its own
+/// (measured on main a9e3773: an event of 99 990 zeros 876× its body, its
+/// read 501×, a resume 842×). An event payload delivered to a waiting
+/// execution (the stored payload absorbed from its text; the checkpoint
+/// and the result written as text), then, on a fresh server over the same
+/// database, each execution read back (`GET`: the stored result answered
+/// as its text, its plain form written from it), and an execution started
+/// with 99 990 zeros as its argument resumed from its stored checkpoint by
+/// an event (the heap read from the checkpoint's text). Values of large
+/// strings and every read stay within the issue's 20× their body; a body
+/// of 99 990 tiny values cannot (its tagged text alone is 10.5× the body,
+/// the heap 8×, and a drive holds a few copies of each: see
+/// docs/tcc/host.md, Memory per request), so for it the bound is
+/// `TINY_VALUES_BOUND`, a fifth of what a tree per value cost.
+#[cfg(target_os = "linux")]
+#[test]
+fn f3_an_event_a_resume_and_a_read_stay_within_twenty_times_their_body() {
+    const TINY_VALUES_BOUND: usize = 300;
+    let d = Dir::new("irkit-tcc-rss-event-");
+    write_providers(&d.0);
+    let db = d.0.join("host.db").to_string_lossy().into_owned();
+    let providers = d.0.join("providers.toml");
+    let serve = || tcc_serve::serve(&db, &providers, &["--max-body", "9437184"], &[], None);
+    let status = |s: &Server, id: &str| wait_for(&s.url, id, |j: &J| j["status"] != "runnable");
+    let start = |s: &Server, body: &[u8]| {
+        let (c, j) = json(&s.url, "POST", "/v1/executions", Some(body));
+        assert_eq!(c, 201, "{j}");
+        let id = j["id"].as_str().unwrap().to_string();
+        assert_eq!(status(s, &id)["status"], "suspended");
+        id
+    };
+    let event = |s: &Server, id: &str, body: &[u8]| {
+        let path = format!("/v1/executions/{id}/events");
+        let (c, j) = json(&s.url, "POST", &path, Some(body));
+        assert_eq!(c, 202, "{j}");
+        wait_for(&s.url, id, |j: &J| j["status"] == "completed")
+    };
+    let small_event = br#"{"name": "ev", "payload": [1, "x"]}"#;
+    let small_start = br#"{"program": "p", "args": [[0, "x", {"k": 1}]]}"#;
+    // Threads, caches and allocator arenas touched by a small cycle.
+    let warm = |s: &Server| {
+        let id = start(s, small_start);
+        event(s, &id, small_event);
+    };
+    let zeros = format!("[{}0]", "0,".repeat(99_989));
+    let zeros_event = format!(r#"{{"name": "ev", "payload": {zeros}}}"#);
+    let zeros_start = format!(r#"{{"program": "p", "args": [{zeros}]}}"#);
+    let long = "y".repeat(2 << 20);
+    let strings_event =
+        format!(r#"{{"name": "ev", "payload": ["{long}", "{long}", "{long}", "{long}"]}}"#);
+    // The peak growth of `s` since `before`, within `times` × `body`.
+    let within = |what: &str, before: usize, s: &Server, body: usize, times: usize| {
+        let grew = peak_rss(s.child.id()).saturating_sub(before);
+        assert!(
+            grew <= times * body,
+            "{what}: peak RSS grew by {grew} bytes for a body of {body} bytes (bound {times}x)"
+        );
+    };
+    let measure = |s: &Server| {
+        reset_peak(s.child.id());
+        peak_rss(s.child.id())
+    };
+
+    let s = serve();
+    let (c, j) = json(
+        &s.url,
+        "POST",
+        "/v1/artifacts?name=p",
+        Some(&programs::arg_and_event("ev")),
+    );
+    assert_eq!(c, 201, "{j}");
+    warm(&s);
+    let (tiny, strings) = (start(&s, small_start), start(&s, small_start));
+    let before = measure(&s);
+    let done = event(&s, &tiny, zeros_event.as_bytes());
+    within(
+        "zeros event",
+        before,
+        &s,
+        zeros_event.len(),
+        TINY_VALUES_BOUND,
+    );
+    assert_eq!(
+        done["result_plain"][1].as_array().map(Vec::len),
+        Some(99_990)
+    );
+    let before = measure(&s);
+    event(&s, &strings, strings_event.as_bytes());
+    within("strings event", before, &s, strings_event.len(), 20);
+    // Not measured here: its start (tcc-rss.sh measures it).
+    let resumed = start(&s, zeros_start.as_bytes());
+    drop(s);
+
+    let s = serve();
+    warm(&s);
+    // A read holds the stored text, its plain form and the answer: within
+    // 20× the body for long strings, and 5× the answer for tiny values
+    // (whose stored text is 10.5× their body).
+    for (id, body, strings) in [
+        (&tiny, zeros_event.len(), false),
+        (&strings, strings_event.len(), true),
+    ] {
+        let before = measure(&s);
+        let (c, answer) =
+            request(&s.url, "GET", &format!("/v1/executions/{id}"), None, None).unwrap();
+        assert_eq!(c, 200);
+        match strings {
+            true => within("GET", before, &s, body, 20),
+            false => within("GET", before, &s, answer.len(), 5),
+        }
+        let j: J = serde_json::from_slice(&answer).unwrap();
+        assert_eq!(j["result"]["v"][1]["t"], "array");
+    }
+    let before = measure(&s);
+    let done = event(&s, &resumed, small_event);
+    within("resume", before, &s, zeros_start.len(), TINY_VALUES_BOUND);
+    assert_eq!(
+        done["result_plain"][0].as_array().map(Vec::len),
+        Some(99_990)
+    );
 }

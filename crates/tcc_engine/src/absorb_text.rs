@@ -29,6 +29,9 @@ pub fn absorb_list_text(
 ) -> Result<Vec<Value>, EngineError> {
     let mark = heap.cells.len();
     let mut de = serde_json::Deserializer::from_str(text);
+    // Nesting is bounded by `MAX_ABSORB_DEPTH` here, not by serde_json's
+    // 128 JSON levels (64 tagged containers).
+    de.disable_recursion_limit();
     let fast = ListSeed { heap, limits }
         .deserialize(&mut de)
         .and_then(|values| de.end().map(|()| values));
@@ -54,6 +57,39 @@ pub fn absorb_list_text(
                     )
                 })
                 .collect()
+        }
+    }
+}
+
+/// Absorbs the JSON text of one inlined tagged value (a host message: an
+/// event payload or a child's result), appending its objects and arrays
+/// to `heap`: the value [`crate::json::absorb`] makes from the parsed
+/// text, or its diagnostic, reported at `path`.
+pub fn absorb_value_text(
+    text: &str,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Value, EngineError> {
+    let mark = heap.cells.len();
+    let mut de = serde_json::Deserializer::from_str(text);
+    // As in `absorb_list_text`: the depth is bounded here.
+    de.disable_recursion_limit();
+    let fast = Tagged {
+        heap,
+        limits,
+        depth: 0,
+        refs: false,
+    }
+    .deserialize(&mut de)
+    .and_then(|value| de.end().map(|()| value));
+    match fast {
+        Ok(value) => Ok(value),
+        Err(_) => {
+            heap.cells.truncate(mark);
+            let parsed: J = serde_json::from_str(text)
+                .map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
+            absorb(ValueContext::Message, &parsed, path, heap, limits)
         }
     }
 }
@@ -85,6 +121,7 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: 0,
+            refs: false,
         })? {
             out.push(v);
         }
@@ -93,10 +130,13 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
 }
 
 /// One tagged value.
-struct Tagged<'h> {
-    heap: &'h mut Heap,
-    limits: &'h Limits,
-    depth: usize,
+pub(crate) struct Tagged<'h> {
+    pub(crate) heap: &'h mut Heap,
+    pub(crate) limits: &'h Limits,
+    pub(crate) depth: usize,
+    /// A continuation's value: `ref` taken, inline collections left to
+    /// the tree path (a canonical continuation holds none).
+    pub(crate) refs: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Tagged<'_> {
@@ -107,7 +147,8 @@ impl<'de> DeserializeSeed<'de> for Tagged<'_> {
     }
 }
 
-fn refuse<E: de::Error>() -> E {
+/// The error that hands the text to the tree path.
+pub(crate) fn refuse<E: de::Error>() -> E {
     E::custom("left to the tree path")
 }
 
@@ -140,13 +181,7 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                 }
                 match tag.as_ref() {
                     "bool" => Value::Bool(map.next_value()?),
-                    "number" => Value::Number(match map.next_value::<J>()? {
-                        J::Number(n) => n.as_f64().ok_or_else(refuse)?,
-                        J::String(s) if s == "NaN" => f64::NAN,
-                        J::String(s) if s == "Infinity" => f64::INFINITY,
-                        J::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
-                        _ => return Err(refuse()),
-                    }),
+                    "number" => Value::Number(map.next_value_seed(NumberPayload)?),
                     "string" => {
                         let s: std::borrow::Cow<'de, str> = map.next_value()?;
                         if s.len() > self.limits.max_string_bytes {
@@ -154,8 +189,9 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                         }
                         Value::string(&s)
                     }
+                    "ref" if self.refs => Value::Ref(map.next_value()?),
                     "array" | "object" => {
-                        if self.depth >= MAX_ABSORB_DEPTH {
+                        if self.refs || self.depth >= MAX_ABSORB_DEPTH {
                             return Err(refuse());
                         }
                         let cell = map.next_value_seed(Collection {
@@ -163,6 +199,7 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                             limits: self.limits,
                             depth: self.depth + 1,
                             object: tag == "object",
+                            refs: false,
                         })?;
                         Value::Ref(self.heap.alloc(cell, self.limits).map_err(|_| refuse())?)
                     }
@@ -177,12 +214,52 @@ impl<'de> Visitor<'de> for Tagged<'_> {
     }
 }
 
-/// The payload of an `array` or `object` tagged value.
-struct Collection<'h> {
-    heap: &'h mut Heap,
-    limits: &'h Limits,
-    depth: usize,
-    object: bool,
+/// A `number` payload: a JSON number, or `NaN` / `Infinity` /
+/// `-Infinity` as a string (anything else, a container included, is
+/// refused without being read).
+struct NumberPayload;
+
+impl<'de> DeserializeSeed<'de> for NumberPayload {
+    type Value = f64;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<f64, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NumberPayload {
+    type Value = f64;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a number payload")
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<f64, E> {
+        Ok(n as f64)
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<f64, E> {
+        Ok(n as f64)
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<f64, E> {
+        Ok(n)
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<f64, E> {
+        match s {
+            "NaN" => Ok(f64::NAN),
+            "Infinity" => Ok(f64::INFINITY),
+            "-Infinity" => Ok(f64::NEG_INFINITY),
+            _ => Err(refuse()),
+        }
+    }
+}
+
+/// The payload of an `array` or `object` tagged value (or heap cell).
+pub(crate) struct Collection<'h> {
+    pub(crate) heap: &'h mut Heap,
+    pub(crate) limits: &'h Limits,
+    pub(crate) depth: usize,
+    pub(crate) object: bool,
+    /// Elements are a continuation's values (see [`Tagged::refs`]).
+    pub(crate) refs: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Collection<'_> {
@@ -213,6 +290,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: self.depth,
+            refs: self.refs,
         })? {
             out.push(v);
         }
@@ -230,6 +308,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
                 heap: &mut *self.heap,
                 limits: self.limits,
                 depth: self.depth,
+                refs: self.refs,
             })?;
             // A repeated key keeps its last value, as the parsed tree does
             // (the tree keeps the first one's place: the cells differ
@@ -322,6 +401,37 @@ mod tests {
             assert!(e.is_err(), "{text}");
             assert_same(text);
         }
+    }
+
+    #[test]
+    fn values_past_serde_jsons_nesting_limit_are_absorbed_up_to_the_cap() {
+        // A tagged container is two JSON levels: 100 of them are 201,
+        // past serde_json's own limit of 128.
+        let nested = |n: usize| {
+            format!(
+                "{}{{\"t\":\"null\"}}{}",
+                r#"{"t":"array","v":["#.repeat(n),
+                "]}".repeat(n)
+            )
+        };
+        let limits = Limits::default();
+        let mut heap = Heap::default();
+        let v = absorb_value_text(&nested(100), "$.value", &mut heap, &limits).unwrap();
+        assert!(matches!(v, Value::Ref(_)));
+        assert_eq!(heap.cells.len(), 100);
+        let mut heap = Heap::default();
+        let list = format!("[{}]", nested(100));
+        assert_eq!(
+            absorb_list_text(&list, "$.args", &mut heap, &limits)
+                .unwrap()
+                .len(),
+            1
+        );
+        // Past MAX_ABSORB_DEPTH: an error, the heap as it was.
+        let mut heap = Heap::default();
+        let deep = nested(MAX_ABSORB_DEPTH + 1);
+        assert!(absorb_value_text(&deep, "$.value", &mut heap, &limits).is_err());
+        assert!(heap.cells.is_empty());
     }
 
     fn tagged() -> impl Strategy<Value = String> {

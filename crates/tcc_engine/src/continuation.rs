@@ -5,7 +5,7 @@
 use crate::error::EngineError;
 use crate::json::{
     ValueContext, absorb, cell_from_json, cell_json, expect_object, field, obj, str_field,
-    u32_field, u64_field, value_json,
+    u32_field, u64_field, value_json, write_value,
 };
 use crate::limits::Limits;
 use crate::position::FuncPos;
@@ -537,7 +537,25 @@ impl Continuation {
     /// Canonical JSON text of the continuation, written directly (no
     /// intermediate tree); byte-identical to `to_canonical(&self.to_json())`.
     pub fn encode(&self) -> String {
-        let mut out = String::with_capacity(256 + 64 * self.heap.cells.len());
+        self.encode_with(true)
+    }
+
+    /// The length of [`Continuation::encode`]'s text, counted without
+    /// writing its heap (issue 42, F3: choosing between a delta and a
+    /// snapshot needs only the snapshot's length).
+    pub fn encoded_len(&self) -> usize {
+        let rest = self.encode_with(false).len();
+        if self.heap.cells.is_empty() {
+            rest
+        } else {
+            rest + ",\"heap\":".len() + heap_text_len(&self.heap)
+        }
+    }
+
+    /// The canonical text, its `heap` member left out unless `with_heap`.
+    fn encode_with(&self, with_heap: bool) -> String {
+        let cells = if with_heap { self.heap.cells.len() } else { 0 };
+        let mut out = String::with_capacity(256 + 64 * cells);
         let key = |out: &mut String, k: &str, first: bool| {
             if !first {
                 out.push(',');
@@ -573,16 +591,9 @@ impl Continuation {
             key(&mut out, "func_refs", false);
             small(&mut out, func_refs_json(&self.func_refs));
         }
-        if !self.heap.cells.is_empty() {
+        if with_heap && !self.heap.cells.is_empty() {
             key(&mut out, "heap", false);
-            out.push('[');
-            for (i, c) in self.heap.cells.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_cell(&mut out, c);
-            }
-            out.push(']');
+            write_heap(&mut out, &self.heap);
         }
         if !self.iterating.is_empty() {
             key(&mut out, "iterating", false);
@@ -630,6 +641,11 @@ impl Continuation {
                 limits.max_message_bytes as u64,
             ));
         }
+        // The heap straight from the text when the fast path takes it
+        // (issue 42, F3); the tree path gives every diagnostic.
+        if let Some((members, Some(heap))) = crate::decode_text::split_heap(bytes, limits) {
+            return Continuation::from_parts(&J::Object(members), Some(heap), limits);
+        }
         let j = crate::json::parse_strict(bytes)
             .map_err(|e| EngineError::continuation("$", crate::json::strict_error_text(&e)))?;
         Continuation::from_json(&j, limits)
@@ -637,6 +653,16 @@ impl Continuation {
 
     /// Decodes a continuation from a JSON tree.
     pub fn from_json(j: &J, limits: &Limits) -> Result<Continuation, EngineError> {
+        Continuation::from_parts(j, None, limits)
+    }
+
+    /// [`Continuation::from_json`], with the heap already decoded when
+    /// `decoded_heap` is given (`j` then has no `heap` member).
+    fn from_parts(
+        j: &J,
+        decoded_heap: Option<Heap>,
+        limits: &Limits,
+    ) -> Result<Continuation, EngineError> {
         let m = expect_object(
             CTX,
             j,
@@ -664,7 +690,9 @@ impl Continuation {
         // Heap first: values elsewhere may absorb inline collections, which
         // are appended after the declared cells.
         let mut heap = Heap::default();
-        if let Some(h) = m.get("heap") {
+        if let Some(decoded) = decoded_heap {
+            heap = decoded;
+        } else if let Some(h) = m.get("heap") {
             decode_heap(h, "$.heap", &mut heap, limits)?;
         }
         let mut c = Continuation {
@@ -760,30 +788,6 @@ impl Continuation {
 
 // ------------------------------------------------------- direct writers
 
-fn write_value(out: &mut String, v: &Value) {
-    match v {
-        Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
-        Value::Null => out.push_str("{\"t\":\"null\"}"),
-        Value::Bool(true) => out.push_str("{\"t\":\"bool\",\"v\":true}"),
-        Value::Bool(false) => out.push_str("{\"t\":\"bool\",\"v\":false}"),
-        Value::Number(n) => {
-            out.push_str("{\"t\":\"number\",\"v\":");
-            out.push_str(&tcc_ir::encode::canonical_number(*n));
-            out.push('}');
-        }
-        Value::Str(s) => {
-            out.push_str("{\"t\":\"string\",\"v\":");
-            out.push_str(&tcc_ir::encode::canonical_string(s));
-            out.push('}');
-        }
-        Value::Ref(id) => {
-            out.push_str("{\"t\":\"ref\",\"v\":");
-            out.push_str(&id.to_string());
-            out.push('}');
-        }
-    }
-}
-
 fn write_values(out: &mut String, vs: &[Value]) {
     out.push('[');
     for (i, v) in vs.iter().enumerate() {
@@ -791,6 +795,54 @@ fn write_values(out: &mut String, vs: &[Value]) {
             out.push(',');
         }
         write_value(out, v);
+    }
+    out.push(']');
+}
+
+/// The length of [`write_heap`]'s text, counted a value at a time.
+fn heap_text_len(heap: &Heap) -> usize {
+    let mut scratch = String::new();
+    let mut value_len = |v: &Value| {
+        scratch.clear();
+        write_value(&mut scratch, v);
+        scratch.len()
+    };
+    let commas = |n: usize| n.saturating_sub(1);
+    let mut len = "[]".len() + commas(heap.cells.len());
+    for c in &heap.cells {
+        len += match c {
+            Cell::Object(m) => {
+                "{\"t\":\"object\",\"v\":{".len()
+                    + "}}".len()
+                    + commas(m.len())
+                    + m.iter()
+                        .map(|(k, v)| tcc_ir::encode::canonical_string(k).len() + 1 + value_len(v))
+                        .sum::<usize>()
+            }
+            Cell::Array(a) => {
+                "{\"t\":\"array\",\"v\":[".len()
+                    + "]}".len()
+                    + commas(a.len())
+                    + a.iter().map(&mut value_len).sum::<usize>()
+            }
+            Cell::Var(v) => "{\"t\":\"cell\",\"v\":".len() + "}".len() + value_len(v),
+            other => {
+                let mut text = String::new();
+                write_cell(&mut text, other);
+                text.len()
+            }
+        };
+    }
+    len
+}
+
+fn write_heap(out: &mut String, heap: &Heap) {
+    out.push('[');
+    for (i, c) in heap.cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_cell(out, c);
     }
     out.push(']');
 }
@@ -1221,6 +1273,50 @@ fn opt_value_same(a: &Option<Value>, b: &Option<Value>) -> bool {
 /// The delta from `base` to `next`, or `None` when the frame topology
 /// changed (a snapshot is then required). Absent fields are unchanged.
 pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
+    let (mut m, heap_changed) = delta_but_heap(base, next)?;
+    if heap_changed {
+        m.insert("heap".into(), heap_json(&next.heap));
+    }
+    Some(J::Object(m))
+}
+
+/// [`compute_delta`] written straight to its canonical JSON text:
+/// byte-identical to `to_canonical(&compute_delta(base, next)?)`, with no
+/// tree of the heap (issue 42, F3: a changed heap is written whole, and
+/// its tree costs hundreds of bytes per value).
+pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<String> {
+    let (m, heap_changed) = delta_but_heap(base, next)?;
+    let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
+    if heap_changed {
+        keys.push("heap");
+    }
+    keys.sort_unstable();
+    let mut out = String::with_capacity(
+        64 + if heap_changed {
+            64 * next.heap.cells.len()
+        } else {
+            0
+        },
+    );
+    out.push('{');
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&tcc_ir::encode::canonical_string(k));
+        out.push(':');
+        match m.get(k) {
+            Some(v) => crate::json::write_canonical(v, &mut out),
+            None => write_heap(&mut out, &next.heap),
+        }
+    }
+    out.push('}');
+    Some(out)
+}
+
+/// The members of the delta from `base` to `next` but its heap, and
+/// whether the heap changed; `None` when the frames' topology differs.
+fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<(Map<String, J>, bool)> {
     if !frames_same_topology(&base.frames, &next.frames) {
         return None;
     }
@@ -1284,16 +1380,13 @@ pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
             .iter()
             .zip(&next.heap.cells)
             .all(|(x, y)| x.same_encoding(y));
-    if !heap_same {
-        m.insert("heap".into(), heap_json(&next.heap));
-    }
     if base.iterating != next.iterating {
         m.insert("iterating".into(), iterating_json(&next.iterating));
     }
     if base.func_refs != next.func_refs {
         m.insert("func_refs".into(), func_refs_json(&next.func_refs));
     }
-    Some(J::Object(m))
+    Some((m, !heap_same))
 }
 
 /// Parses a delta's JSON bytes for [`apply_delta`]: like
@@ -1317,6 +1410,33 @@ pub fn apply_delta(
     delta: &J,
     limits: &Limits,
 ) -> Result<Continuation, EngineError> {
+    apply_delta_parts(base, delta, None, limits)
+}
+
+/// [`decode_delta`] and [`apply_delta`] in one, with a heap the delta
+/// carries decoded straight from its text (issue 42, F3; the tree path
+/// gives every diagnostic).
+pub fn apply_delta_text(
+    base: &Continuation,
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<Continuation, EngineError> {
+    if bytes.len() <= limits.max_message_bytes
+        && let Some((members, Some(heap))) = crate::decode_text::split_heap(bytes, limits)
+    {
+        return apply_delta_parts(base, &J::Object(members), Some(heap), limits);
+    }
+    apply_delta(base, &decode_delta(bytes, limits)?, limits)
+}
+
+/// [`apply_delta`], with the delta's heap already decoded when
+/// `decoded_heap` is given (`delta` then has no `heap` member).
+fn apply_delta_parts(
+    base: &Continuation,
+    delta: &J,
+    decoded_heap: Option<Heap>,
+    limits: &Limits,
+) -> Result<Continuation, EngineError> {
     let m = expect_object(
         CTX,
         delta,
@@ -1336,7 +1456,9 @@ pub fn apply_delta(
         ],
     )?;
     let mut c = base.clone();
-    if let Some(h) = m.get("heap") {
+    if let Some(decoded) = decoded_heap {
+        c.heap = decoded;
+    } else if let Some(h) = m.get("heap") {
         let mut heap = Heap::default();
         decode_heap(h, "$.heap", &mut heap, limits)?;
         c.heap = heap;

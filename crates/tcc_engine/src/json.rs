@@ -34,7 +34,7 @@ pub fn strict_error_text(e: &serde_json::Error) -> String {
 /// Builds a [`J`] tree exactly as serde_json's own visitor does, failing on
 /// a duplicate key.
 #[derive(Clone, Copy)]
-struct StrictTree;
+pub(crate) struct StrictTree;
 
 impl<'de> serde::de::DeserializeSeed<'de> for StrictTree {
     type Value = J;
@@ -260,6 +260,111 @@ fn export_inner(
     };
     path.pop();
     Ok(out)
+}
+
+/// [`export`] written straight to its canonical JSON text, without a tree
+/// (issue 42, F3: a tree costs hundreds of bytes per value, the text
+/// tens): byte-identical to `to_canonical(&export(heap, v)?)`, with the
+/// same limits and the same errors.
+pub fn export_text(heap: &Heap, v: &Value) -> Result<String, EngineError> {
+    let mut out = String::new();
+    let mut path = Vec::new();
+    let mut nodes = 0usize;
+    export_text_inner(heap, v, &mut path, &mut nodes, &mut out)?;
+    Ok(out)
+}
+
+fn export_text_inner(
+    heap: &Heap,
+    v: &Value,
+    path: &mut Vec<u32>,
+    nodes: &mut usize,
+    out: &mut String,
+) -> Result<(), EngineError> {
+    *nodes += 1;
+    if *nodes > MAX_EXPORT_NODES {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            format!(
+                "a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"
+            ),
+        ));
+    }
+    let Value::Ref(id) = v else {
+        write_value(out, v);
+        return Ok(());
+    };
+    if path.contains(id) {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            "a cyclic value cannot cross the host boundary",
+        ));
+    }
+    if path.len() >= MAX_EXPORT_DEPTH {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            format!("value nested deeper than {MAX_EXPORT_DEPTH} cannot cross the host boundary"),
+        ));
+    }
+    path.push(*id);
+    match heap.get(*id)? {
+        Cell::Object(m) => {
+            // BTreeMap<String, _> iterates in byte order: canonical key order.
+            out.push_str("{\"t\":\"object\",\"v\":{");
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&tcc_ir::encode::canonical_string(k));
+                out.push(':');
+                export_text_inner(heap, x, path, nodes, out)?;
+            }
+            out.push_str("}}");
+        }
+        Cell::Array(a) => {
+            out.push_str("{\"t\":\"array\",\"v\":[");
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                export_text_inner(heap, x, path, nodes, out)?;
+            }
+            out.push_str("]}");
+        }
+        other => {
+            return Err(EngineError::fatal(
+                FatalKind::NotExportable,
+                format!("a {} cannot cross the host boundary", other.tag()),
+            ));
+        }
+    }
+    path.pop();
+    Ok(())
+}
+
+/// Writes a value's canonical tagged text (refs as refs).
+pub(crate) fn write_value(out: &mut String, v: &Value) {
+    match v {
+        Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
+        Value::Null => out.push_str("{\"t\":\"null\"}"),
+        Value::Bool(true) => out.push_str("{\"t\":\"bool\",\"v\":true}"),
+        Value::Bool(false) => out.push_str("{\"t\":\"bool\",\"v\":false}"),
+        Value::Number(n) => {
+            out.push_str("{\"t\":\"number\",\"v\":");
+            out.push_str(&tcc_ir::encode::canonical_number(*n));
+            out.push('}');
+        }
+        Value::Str(s) => {
+            out.push_str("{\"t\":\"string\",\"v\":");
+            out.push_str(&tcc_ir::encode::canonical_string(s));
+            out.push('}');
+        }
+        Value::Ref(id) => {
+            out.push_str("{\"t\":\"ref\",\"v\":");
+            out.push_str(&id.to_string());
+            out.push('}');
+        }
+    }
 }
 
 /// Where a tagged value is being decoded: continuations allow `ref`, host

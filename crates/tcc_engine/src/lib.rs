@@ -18,6 +18,7 @@
 
 pub mod absorb_text;
 pub mod continuation;
+mod decode_text;
 pub mod engine;
 pub mod error;
 pub mod fast;
@@ -30,12 +31,15 @@ pub mod position;
 pub mod protocol;
 pub mod value;
 
-pub use continuation::{Continuation, Status, apply_delta, compute_delta, decode_delta};
+pub use continuation::{
+    Continuation, Status, apply_delta, apply_delta_text, compute_delta, compute_delta_text,
+    decode_delta,
+};
 pub use engine::{Execution, Program, engine_features};
 pub use error::{EngineError, FatalKind};
 pub use lang::Language;
 pub use limits::Limits;
 pub use local_host::{LocalHost, RunReport};
 pub use position::FuncPos;
-pub use protocol::{HOST_PROTOCOL_VERSION, HostRequest, HostResponse, Outcome};
+pub use protocol::{HOST_PROTOCOL_VERSION, HostRequest, HostResponse, Outcome, TextWake};
 pub use value::{Cell, Heap, Value};

@@ -203,6 +203,25 @@ impl HostRequest {
     }
 }
 
+/// A wake whose value the host gives as text
+/// ([`crate::Execution::respond_text`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextWake {
+    /// An `event_payload`.
+    Event {
+        /// Branch id inside a join.
+        branch: Option<String>,
+    },
+    /// A `child_result`.
+    Child {
+        /// Branch id inside a join.
+        branch: Option<String>,
+        /// The child's execution id; when present it must name the
+        /// awaited child.
+        child_execution_id: Option<String>,
+    },
+}
+
 /// A response from the host.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostResponse {

@@ -8,9 +8,15 @@ mod common;
 use common::*;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-use tcc_engine::json::{MAX_EXPORT_NODES, ValueContext, absorb, export, to_canonical};
+use tcc_engine::absorb_text::absorb_value_text;
+use tcc_engine::json::{
+    MAX_EXPORT_NODES, ValueContext, absorb, export, export_text, parse_strict, to_canonical,
+};
 use tcc_engine::lang::{EvalError, Language, strict_eq};
-use tcc_engine::{Cell, Continuation, Heap, Limits, Value};
+use tcc_engine::{
+    Cell, Continuation, Heap, Limits, Value, apply_delta, apply_delta_text, compute_delta,
+    compute_delta_text, decode_delta,
+};
 
 /// Runs `f` on a thread with a 1 MiB stack (a recursion of some ten
 /// thousand frames overflows it) and returns its result.
@@ -165,6 +171,13 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     }
     prop_assert!(strict_eq(Language::Py, &heap, &a, &a).unwrap_or(false));
     // Export: deep, cyclic or too large values are a fatal not_exportable.
+    // Its text, written without a tree, is the tree's canonical text, or
+    // the same error (issue 42, F3).
+    match (export(&heap, &a), export_text(&heap, &a)) {
+        (Ok(j), Ok(text)) => prop_assert_eq!(to_canonical(&j), text),
+        (Err(e), Err(f)) => prop_assert_eq!(e.to_string(), f.to_string()),
+        (j, t) => prop_assert!(false, "tree {:?}, text {:?}", j.is_ok(), t.is_ok()),
+    }
     match export(&heap, &a) {
         Ok(j) => {
             prop_assert!(!cycle && levels.len() <= 100);
@@ -174,6 +187,15 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
             let again = export(&h2, &v).map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert_eq!(to_canonical(&again), to_canonical(&j));
+            // Absorbed from its text without a tree: the same cells.
+            let mut h3 = Heap::default();
+            let w = absorb_value_text(&to_canonical(&j), "$", &mut h3, &Limits::default())
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(h3.cells.len(), h2.cells.len());
+            for (x, y) in h3.cells.iter().zip(&h2.cells) {
+                prop_assert!(x.same_encoding(y));
+            }
+            prop_assert!(w.same_encoding(&v));
         }
         Err(e) => {
             prop_assert!(cycle || levels.len() > 100 || shared >= 15, "{e}");
@@ -183,9 +205,34 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     // Continuation writing and reading: the heap is flat, any depth goes.
     let c = continuation_with(heap, a);
     let text = c.encode();
+    prop_assert_eq!(c.encoded_len(), text.len());
     let back = Continuation::decode(text.as_bytes(), &Limits::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(back.encode(), text);
+    prop_assert_eq!(&back.encode(), &text);
+    // The heap read from the text (decode) and from a tree agree.
+    let tree = parse_strict(text.as_bytes()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let from_tree = Continuation::from_json(&tree, &Limits::default())
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&from_tree.encode(), &text);
+    // A delta from an empty heap to this one: its text is the tree's, and
+    // applied from its text it gives this continuation.
+    let mut base = c.clone();
+    base.heap = Heap::default();
+    base.result = None;
+    let delta = compute_delta(&base, &c).expect("same frames");
+    let delta_text = compute_delta_text(&base, &c).expect("same frames");
+    prop_assert_eq!(&to_canonical(&delta), &delta_text);
+    let limits = Limits::default();
+    let via_text = apply_delta_text(&base, delta_text.as_bytes(), &limits)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let via_tree = apply_delta(
+        &base,
+        &decode_delta(delta_text.as_bytes(), &limits).unwrap(),
+        &limits,
+    )
+    .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(&via_text.encode(), &text);
+    prop_assert_eq!(via_tree.encode(), text);
     Ok(())
 }
 

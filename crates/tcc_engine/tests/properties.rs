@@ -29,6 +29,7 @@ proptest! {
                 // The direct writer and the JSON-tree writer agree byte for byte.
                 if let Some(c) = &r.stored {
                     assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
+                    assert_eq!(c.encoded_len(), c.encode().len());
                 }
                 // Every delta came with the engine's own text of it (the
                 // local host checked each text against its body).
@@ -53,6 +54,40 @@ proptest! {
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
         let _ = Continuation::decode(&bytes, &Limits::default());
         let _ = HostResponse::decode(&bytes);
+    }
+
+    #[test]
+    fn continuations_read_from_text_as_from_a_tree(
+        blocks in prop::collection::vec(block(), 1..6),
+        cut in 0usize..4000,
+        byte in any::<u8>(),
+        budget in 0u64..500,
+    ) {
+        // A real continuation, one byte corrupted: decoding (its heap read
+        // straight from the text, issue 42) answers as the tree path does.
+        let p = program("ts.subset.v1", vec![func(0, 0, 4, lower(&blocks))]);
+        let mut e = Execution::start(p, "m", &[], Limits::default()).unwrap();
+        let _ = e.run_until_host(budget);
+        let mut text = e.state().encode().into_bytes();
+        if !text.is_empty() {
+            let i = cut % text.len();
+            text[i] = byte;
+        }
+        let limits = Limits::default();
+        let fast = Continuation::decode(&text, &limits)
+            .map(|c| c.encode())
+            .map_err(|e| e.to_string());
+        let tree = tcc_engine::json::parse_strict(&text)
+            .map_err(|e| {
+                tcc_engine::EngineError::continuation("$", tcc_engine::json::strict_error_text(&e))
+                    .to_string()
+            })
+            .and_then(|j| {
+                Continuation::from_json(&j, &limits)
+                    .map(|c| c.encode())
+                    .map_err(|e| e.to_string())
+            });
+        prop_assert_eq!(fast, tree);
     }
 
     #[test]

@@ -17,7 +17,7 @@
 use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::notify::done_topic;
-use crate::status_view::status_json;
+use crate::status_view::status_text;
 use crate::store::ExecutionRow;
 use axum::Router;
 use axum::body::Body;
@@ -100,14 +100,23 @@ pub async fn until_ended(
     }
 }
 
-/// A JSON answer: `200` with the status once ended, else `202`.
+/// A JSON answer: `200` with the status once ended, else `202` (the
+/// stored result answered as its text: [`status_text`]).
 pub fn ended_response(ended: bool, row: &ExecutionRow) -> Response {
-    json_response(if ended { 200 } else { 202 }, &status_json(row))
+    match status_text(row, Vec::new()) {
+        Ok(text) => json_text_response(if ended { 200 } else { 202 }, text),
+        Err(e) => ApiError::from(e).into_response(),
+    }
 }
 
 /// A JSON response with `status`.
 pub fn json_response(status: u16, body: &J) -> Response {
-    let mut r = Response::new(Body::from(tcc_ir::to_canonical(body)));
+    json_text_response(status, tcc_ir::to_canonical(body))
+}
+
+/// A response with `status` whose body is this JSON text.
+pub fn json_text_response(status: u16, text: String) -> Response {
+    let mut r = Response::new(Body::from(text));
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut().insert(
         header::CONTENT_TYPE,

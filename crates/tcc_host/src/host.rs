@@ -10,6 +10,7 @@ use crate::providers::{ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
 };
+use crate::tagged_text::TaggedText;
 use crate::worker_tasks::board::TaskBoard;
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, HashSet};
@@ -19,11 +20,11 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tcc_engine::continuation::Status;
-use tcc_engine::json::export;
+use tcc_engine::json::export_text;
 use tcc_engine::protocol::{CheckpointKind, failure_message};
 use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
-    apply_delta,
+    TextWake, Value, apply_delta_text,
 };
 use tcc_ir::FeatureSet;
 use tcc_ir::to_canonical;
@@ -417,7 +418,7 @@ impl Host {
         if row.status == "runnable" && row.revision > 0 {
             crate::metrics::global().takeover("resumed");
         }
-        let r = self.drive_claimed(&row, journalled);
+        let r = self.drive_claimed(row, journalled);
         let outcome = match &r {
             Ok(true) => "finished",
             Ok(false) => "suspended",
@@ -470,7 +471,7 @@ impl Host {
     /// with a terminal checkpoint (whose commit gave the lease back).
     fn drive_claimed(
         &self,
-        row: &ExecutionRow,
+        mut row: ExecutionRow,
         journalled: Option<Vec<String>>,
     ) -> Result<bool, Stop> {
         if row.is_terminal() {
@@ -489,10 +490,11 @@ impl Host {
             return Err(Stop::Lost);
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
-            (
-                Execution::start_text(program, id, row.args.as_str(), limits.clone())?,
-                0,
-            )
+            let exec = Execution::start_text(program, id, row.args.as_str(), limits.clone())?;
+            // The heap holds the arguments now; their text is not kept
+            // for the rest of the drive (issue 42, F3).
+            row.args = crate::values::TaggedList::default();
+            (exec, 0)
         } else {
             let c = load_continuation(&*self.store, id, limits)?
                 .ok_or_else(|| Stop::Fail("no checkpoint stored".into()))?;
@@ -540,21 +542,21 @@ impl Host {
                     )? {
                         return Err(Stop::Lost);
                     }
-                    if self
-                        .store
-                        .get_execution(id)?
-                        .is_some_and(|r| r.cancel_requested)
-                    {
+                    if self.store.cancel_requested(id)? {
                         d.cancel()?;
                     }
                 }
-                Outcome::Host(req) => d.answer(req, &mut confirmed)?,
+                Outcome::Host(req) => {
+                    d.answer(req, &mut confirmed)?;
+                    // A committed terminal checkpoint ends the drive: the
+                    // engine has nothing left to ask, and its outcome would
+                    // only be the result as a tree (issue 42, F3).
+                    if d.finished {
+                        return Ok(true);
+                    }
+                }
                 Outcome::Suspended => {
-                    if self
-                        .store
-                        .get_execution(id)?
-                        .is_some_and(|r| r.cancel_requested)
-                    {
+                    if self.store.cancel_requested(id)? {
                         d.cancel()?;
                         continue;
                     }
@@ -814,9 +816,7 @@ fn load_continuation(
     let mut c = Continuation::decode(first.body.as_bytes(), limits)?;
     c.revision = first.revision;
     for row in it {
-        let delta: J = serde_json::from_str(&row.body)
-            .map_err(|e| Stop::Fail(format!("stored delta {}: {e}", row.revision)))?;
-        c = apply_delta(&c, &delta, limits)?;
+        c = apply_delta_text(&c, row.body.as_bytes(), limits)?;
         c.revision = row.revision;
     }
     Ok(Some(c))
@@ -885,33 +885,52 @@ impl Driver<'_> {
                     branch: w.branch.clone(),
                 }
             }
+            // Payloads and results go to the engine as their stored text,
+            // absorbed without a tree (issue 42, F3).
             "event" => {
                 hook_at("before_event_payload", &[self.id]);
-                HostResponse::EventPayload {
-                    value: w.value.clone().unwrap_or(json!({"t": "null"})),
+                let wake = TextWake::Event {
                     branch: w.branch.clone(),
-                }
+                };
+                return self.deliver_text(w, wake, r#"{"t":"null"}"#);
             }
             "child" => {
                 if let Some(f) = &w.child_failure {
                     return Err(Stop::Fail(format!("host: {f}")));
                 }
                 hook_at("before_child_result", &[self.id]);
-                HostResponse::ChildResult {
-                    value: w.value.clone().unwrap_or(json!({"t": "undefined"})),
+                let wake = TextWake::Child {
                     branch: w.branch.clone(),
                     child_execution_id: self.exec.awaited_child(w.branch.as_deref()),
-                }
+                };
+                return self.deliver_text(w, wake, r#"{"t":"undefined"}"#);
             }
             other => return Err(Stop::Fail(format!("unknown wait kind {other:?}"))),
         };
+        self.delivered(&w);
+        self.consumed = Some(w);
+        self.exec.respond(response)?;
+        Ok(())
+    }
+
+    /// Delivers an event payload or child result from its stored text
+    /// (`absent` when the wake carries none).
+    fn deliver_text(&mut self, mut w: Wake, wake: TextWake, absent: &str) -> Result<(), Stop> {
+        self.delivered(&w);
+        // The consumed wake is committed by its id and sequence number; its
+        // value is not kept beside the heap that now holds it.
+        let value = w.value.take();
+        self.consumed = Some(w);
+        let text = value.as_ref().map_or(absent, |v| v.as_str());
+        self.exec.respond_text(wake, text)?;
+        Ok(())
+    }
+
+    fn delivered(&mut self, w: &Wake) {
         self.history.push((
             format!("{}_delivered", w.kind),
             json!({"branch": w.branch, "wait": w.wait_id}),
         ));
-        self.consumed = Some(w);
-        self.exec.respond(response)?;
-        Ok(())
     }
 
     fn answer(&mut self, req: HostRequest, confirmed: &mut u64) -> Result<(), Stop> {
@@ -951,11 +970,15 @@ impl Driver<'_> {
                             }
                         }
                     }
-                    (CheckpointKind::Delta, _, Some(d)) => self
-                        .exec
-                        .take_checkpoint_text(revision)
-                        .unwrap_or_else(|| to_canonical(d)),
-                    _ => return Err(Stop::Fail(format!("{kind_name} checkpoint without body"))),
+                    (CheckpointKind::Delta, _, d) => {
+                        match (self.exec.take_checkpoint_text(revision), d) {
+                            (Some(text), _) => text,
+                            (None, Some(d)) => to_canonical(d),
+                            (None, None) => {
+                                return Err(Stop::Fail("delta checkpoint without body".into()));
+                            }
+                        }
+                    }
                 };
                 let cont = self.exec.state();
                 if cont.revision != revision {
@@ -965,17 +988,19 @@ impl Driver<'_> {
                     )));
                 }
                 let status = cont.status;
+                // The result's canonical text, written from the heap
+                // without a tree (issue 42, F3).
                 let result = match (&cont.result, status) {
-                    (Some(v), Status::Completed | Status::Failed) => Some(export(&cont.heap, v)?),
+                    (Some(v), Status::Completed | Status::Failed) => {
+                        Some(TaggedText::from_stored(export_text(&cont.heap, v)?))
+                    }
                     _ => None,
                 };
-                let message = match (&result, status) {
-                    (Some(r), Status::Failed) => Some(match r.get("v") {
-                        Some(J::String(s)) if r.get("t") == Some(&J::from("string")) => {
-                            crate::storable::message(s).into_owned()
-                        }
-                        _ => to_canonical(r),
-                    }),
+                let message = match (&cont.result, &result, status) {
+                    (Some(Value::Str(s)), Some(_), Status::Failed) => {
+                        Some(crate::storable::message(s).into_owned())
+                    }
+                    (_, Some(r), Status::Failed) => Some(r.as_str().to_string()),
                     _ => None,
                 };
                 let pending = if status == Status::Suspended {

@@ -40,6 +40,7 @@ mod slot;
 pub mod status_view;
 pub mod storable;
 pub mod store;
+pub mod tagged_text;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_support;
 pub mod tls;

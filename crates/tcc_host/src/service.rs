@@ -18,7 +18,7 @@
 use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::metrics;
-pub use crate::status_view::status_json;
+pub use crate::status_view::{status_json, status_text};
 use crate::store::ListFilter;
 use crate::values::TaggedList;
 use axum::Router;
@@ -394,6 +394,17 @@ async fn blocking(f: impl FnOnce() -> Answer + Send + 'static) -> Answer {
         .unwrap_or_else(|e| Err(ApiError::Internal(format!("handler failed: {e}"))))
 }
 
+/// [`blocking`] for a handler that writes its `200` answer's JSON text
+/// itself.
+async fn blocking_text(
+    f: impl FnOnce() -> Result<String, ApiError> + Send + 'static,
+) -> Result<Response, ApiError> {
+    let text = tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(ApiError::Internal(format!("handler failed: {e}"))))?;
+    Ok(crate::await_result::json_text_response(200, text))
+}
+
 /// Auth, the request timeout, metrics and the request log, around every
 /// route (the fallback included).
 async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
@@ -679,7 +690,7 @@ async fn start_awaiting(app: State<Shared>, q: RawQuery, body: Body) -> Response
     }
 }
 
-async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {
+async fn list(State(app): State<Shared>, q: RawQuery) -> Result<Response, ApiError> {
     let q = query(&q)?;
     let limit = match qget(&q, "limit") {
         Some(l) => l
@@ -702,33 +713,44 @@ async fn list(State(app): State<Shared>, q: RawQuery) -> Answer {
         after,
         limit,
     };
-    blocking(move || {
+    blocking_text(move || {
         let rows = app.host.store().list_executions(&filter)?;
         let next = if rows.len() as u32 == limit {
             rows.last().map(|r| r.seq)
         } else {
             None
         };
-        let list: Vec<J> = rows.iter().map(status_json).collect();
-        Ok(Reply(200, json!({"executions": list, "next_after": next})))
+        // Each row's status as text, its stored result answered as it is
+        // (issue 42, F3); keys in canonical order.
+        let mut text = String::from("{\"executions\":[");
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&status_text(row, Vec::new())?);
+        }
+        text.push_str("],\"next_after\":");
+        tcc_ir::canonical::write_canonical(&json!(next), &mut text);
+        text.push('}');
+        Ok(text)
     })
     .await
 }
 
-async fn status(State(app): State<Shared>, uri: Uri) -> Answer {
+async fn status(State(app): State<Shared>, uri: Uri) -> Result<Response, ApiError> {
     let id = param(&uri)?;
-    blocking(move || {
+    blocking_text(move || {
         let store = app.host.store();
         let row = store
             .get_execution(&id)?
             .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))?;
-        let mut status = status_json(&row);
+        let mut extra = Vec::new();
         if !row.is_terminal()
             && let Some(retry) = waiting_retry(&**store, &id)?
         {
-            status["retry"] = retry;
+            extra.push(("retry".to_string(), retry));
         }
-        Ok(Reply(200, status))
+        Ok(status_text(&row, extra)?)
     })
     .await
 }

@@ -2,22 +2,79 @@
 //! answers and `irkit tcc status` prints (also the answer of the result
 //! routes, [`crate::await_result`]).
 
-use crate::store::ExecutionRow;
+use crate::store::{ExecutionRow, StoreError};
 use serde_json::Value as J;
 
-/// The status JSON of an execution (what `irkit tcc status` prints).
+/// The status JSON of an execution (what `irkit tcc status` prints). Its
+/// result is parsed into a tree: the service answers [`status_text`]
+/// instead, which does not.
 pub fn status_json(row: &ExecutionRow) -> J {
+    let mut m = status_members(row);
+    if let Some(r) = row.result.as_ref().and_then(|r| r.to_json().ok()) {
+        // The same value as plain JSON, beside the tagged one (issue 33).
+        m.insert("result_plain".into(), crate::values::tagged_to_plain(&r));
+        m.insert("result".into(), r);
+    }
+    J::Object(m)
+}
+
+/// The canonical JSON text of [`status_json`] with `extra` members added
+/// (a member of the same name replaced), written without a tree of the
+/// result: the stored result text is answered as it is, and its plain form
+/// written from it (issue 42, F3: a read costs the value's bytes, not a
+/// tree per value). A stored result that is not JSON is
+/// [`StoreError::Corrupt`].
+pub fn status_text(row: &ExecutionRow, extra: Vec<(String, J)>) -> Result<String, StoreError> {
+    let mut m = status_members(row);
+    for (k, v) in extra {
+        m.insert(k, v);
+    }
+    let plain = match &row.result {
+        Some(r) => Some(
+            r.to_plain_text()
+                .map_err(|e| StoreError::Corrupt(format!("execution {}: {e}", row.id)))?,
+        ),
+        None => None,
+    };
+    // The stored text itself, not a copy: a read holds the value's text
+    // once, beside its plain form and the answer.
+    let mut raw: Vec<(&str, &str)> = Vec::new();
+    if let (Some(r), Some(p)) = (&row.result, &plain) {
+        raw.push(("result", r.as_str()));
+        raw.push(("result_plain", p.as_str()));
+    }
+    let mut keys: Vec<&str> = m
+        .keys()
+        .map(String::as_str)
+        .filter(|k| !raw.iter().any(|(r, _)| r == k))
+        .chain(raw.iter().map(|(k, _)| *k))
+        .collect();
+    keys.sort_unstable();
+    let mut out = String::with_capacity(256 + raw.iter().map(|(_, t)| t.len()).sum::<usize>());
+    out.push('{');
+    for (i, k) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&tcc_ir::encode::canonical_string(k));
+        out.push(':');
+        match raw.iter().find(|(r, _)| *r == k) {
+            Some((_, text)) => out.push_str(text),
+            None => tcc_ir::canonical::write_canonical(&m[k], &mut out),
+        }
+    }
+    out.push('}');
+    Ok(out)
+}
+
+/// Every member of the status JSON but the result's two.
+fn status_members(row: &ExecutionRow) -> serde_json::Map<String, J> {
     let mut m = serde_json::Map::new();
     m.insert("id".into(), row.id.clone().into());
     m.insert("status".into(), row.status.clone().into());
     m.insert("revision".into(), row.revision.into());
     m.insert("artifact_hash".into(), row.artifact_hash.clone().into());
     m.insert("program".into(), row.program_name.clone().into());
-    if let Some(r) = &row.result {
-        m.insert("result".into(), r.clone());
-        // The same value as plain JSON, beside the tagged one (issue 33).
-        m.insert("result_plain".into(), crate::values::tagged_to_plain(r));
-    }
     if let Some(msg) = &row.message {
         m.insert("message".into(), msg.clone().into());
     }
@@ -38,5 +95,5 @@ pub fn status_json(row: &ExecutionRow) -> J {
     }
     m.insert("created_ms".into(), row.created_ms.into());
     m.insert("updated_ms".into(), row.updated_ms.into());
-    J::Object(m)
+    m
 }

@@ -613,7 +613,7 @@ fn a_durable_execution_journals_an_https_webhook_result_and_catches_a_certificat
     // `charge` went over https; `ship` (no input) was echoed.
     assert_eq!(rows[0].status, "completed", "{:?}", rows[0]);
     assert_eq!(
-        rows[0].result.clone().unwrap(),
+        rows[0].result.clone().unwrap().to_json().unwrap(),
         json!({"t": "array", "v": [
             {"t": "object", "v": {"paid": {"t": "number", "v": 42}}},
             {"t": "object", "v": {}}
@@ -630,7 +630,7 @@ fn a_durable_execution_journals_an_https_webhook_result_and_catches_a_certificat
     // The untrusted server: one attempt despite retries = 5, the failure
     // caught by the program.
     assert_eq!(rows[1].status, "completed", "{:?}", rows[1]);
-    let message = rows[1].result.clone().unwrap();
+    let message = rows[1].result.clone().unwrap().to_json().unwrap();
     let text = message["v"].as_str().unwrap_or_default();
     assert!(
         text.contains("certificate") && text.contains("not retried"),

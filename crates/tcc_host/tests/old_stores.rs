@@ -98,7 +98,10 @@ fn resume_all(store: Arc<dyn Store>) {
     for r in &rows {
         assert_eq!(r.status, "completed", "{r:?}");
     }
-    let results: Vec<J> = rows.iter().map(|r| r.result.clone().unwrap()).collect();
+    let results: Vec<J> = rows
+        .iter()
+        .map(|r| r.result.clone().unwrap().to_json().unwrap())
+        .collect();
     assert_eq!(
         results,
         [
@@ -163,7 +166,7 @@ fn a_bare_string_failure_in_the_journal_replays() {
     store.send_event(&id, "after", &s("then")).unwrap();
     let rows = run_all(&host, &[&id]);
     assert_eq!(
-        rows[0].result,
+        rows[0].result.as_ref().map(|r| r.to_json().unwrap()),
         Some(json!({"t": "array", "v": [s("declined before"), s("then")]}))
     );
     assert!(counting.0.lock().unwrap().is_empty());

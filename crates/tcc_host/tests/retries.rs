@@ -205,7 +205,7 @@ fn the_last_attempt_and_a_non_retryable_failure_reach_the_program(pg: bool) {
     let row = finish(&host, &id);
     assert_eq!(row.status, "completed", "{row:?}");
     assert_eq!(
-        row.result.unwrap(),
+        row.result.unwrap().to_json().unwrap(),
         json!({"t": "string", "v": "fail.x refused (after 3 attempts)"})
     );
     assert_eq!(provider.calls_of("fail.x").len(), 3);
@@ -228,7 +228,7 @@ fn the_last_attempt_and_a_non_retryable_failure_reach_the_program(pg: bool) {
     let id = host.start("declined", vec![], None).unwrap();
     let row = finish(&host, &id);
     assert_eq!(
-        row.result.unwrap(),
+        row.result.unwrap().to_json().unwrap(),
         json!({"t": "string", "v": "declined: card expired"})
     );
     assert_eq!(provider.calls_of("declined").len(), 1);

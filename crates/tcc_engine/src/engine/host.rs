@@ -7,14 +7,50 @@ use crate::continuation::{
 };
 use crate::error::{EngineError, FatalKind};
 use crate::json::{ValueContext, absorb, obj};
-use crate::protocol::{CheckpointKind, HostRequest, HostResponse};
-use crate::value::{Cell, Value};
+use crate::limits::Limits;
+use crate::protocol::{CheckpointKind, HostRequest, HostResponse, TextWake};
+use crate::value::{Cell, Heap, Value};
+use serde_json::Value as J;
 
 impl Execution {
     /// Applies a host response (or a wake / `cancel` while no request is
     /// outstanding). A response that does not match is
     /// [`EngineError::UnexpectedHostResponse`] and changes nothing.
     pub fn respond(&mut self, response: HostResponse) -> Result<(), EngineError> {
+        self.respond_with(response, None)
+    }
+
+    /// Delivers a wake whose value is the canonical JSON text of an
+    /// inlined tagged value (a stored event payload or child result),
+    /// absorbed into the heap without a tree
+    /// ([`crate::absorb_text::absorb_value_text`]; issue 42, F3). Otherwise
+    /// exactly [`Execution::respond`] with the matching `event_payload` or
+    /// `child_result`.
+    pub fn respond_text(&mut self, wake: TextWake, value: &str) -> Result<(), EngineError> {
+        let response = match wake {
+            TextWake::Event { branch } => HostResponse::EventPayload {
+                value: J::Null,
+                branch,
+            },
+            TextWake::Child {
+                branch,
+                child_execution_id,
+            } => HostResponse::ChildResult {
+                value: J::Null,
+                branch,
+                child_execution_id,
+            },
+        };
+        self.respond_with(response, Some(value))
+    }
+
+    /// [`Execution::respond`]; a wake's value is `text` when given (the
+    /// response's own value is then not read).
+    fn respond_with(
+        &mut self,
+        response: HostResponse,
+        text: Option<&str>,
+    ) -> Result<(), EngineError> {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
         }
@@ -23,7 +59,7 @@ impl Execution {
             expected: expected.to_string(),
         };
         let Some((_, pending)) = &self.outstanding else {
-            return self.wake(response);
+            return self.wake(response, text);
         };
         // Check the pairing on a borrow first, so that a response that does
         // not match changes nothing and the outstanding request (with a
@@ -57,19 +93,16 @@ impl Execution {
             }));
         }
         let Some((req, awaiting)) = self.outstanding.take() else {
-            return self.wake(response);
+            return self.wake(response, text);
         };
         match (awaiting, &response) {
-            (Awaiting::Checkpoint { mut state, .. }, HostResponse::PersistConfirmed { .. }) => {
+            (Awaiting::Checkpoint { .. }, HostResponse::PersistConfirmed { .. }) => {
                 // A confirmed checkpoint leaves a running execution `runnable`,
                 // in the state and in the delta base alike (the reference
                 // engine's rule: the next checkpoint after more steps writes
                 // `running` again).
                 if self.state.status == Status::Running {
                     self.state.status = Status::Runnable;
-                }
-                if state.status == Status::Running {
-                    state.status = Status::Runnable;
                 }
                 if matches!(
                     req,
@@ -82,7 +115,12 @@ impl Execution {
                 } else {
                     self.deltas_since_snapshot += 1;
                 }
-                self.base = Some(*state);
+                // Nothing runs while a checkpoint is outstanding, so the
+                // state is the one it committed: it becomes the delta base.
+                // The old base goes first (issue 42, F3: two copies of the
+                // heap at most, not three).
+                self.base = None;
+                self.base = Some(self.state.clone());
                 Ok(())
             }
             (Awaiting::Checkpoint { .. }, HostResponse::Ack) => {
@@ -300,7 +338,11 @@ impl Execution {
         }
     }
 
-    pub(super) fn wake(&mut self, response: HostResponse) -> Result<(), EngineError> {
+    pub(super) fn wake(
+        &mut self,
+        response: HostResponse,
+        text: Option<&str>,
+    ) -> Result<(), EngineError> {
         let unexpected = |expected: &str| EngineError::UnexpectedHostResponse {
             response: response.type_name().to_string(),
             expected: expected.to_string(),
@@ -335,9 +377,13 @@ impl Execution {
         let (branch, value) = match &response {
             HostResponse::TimerFired { branch } => (branch.clone(), None),
             HostResponse::EventPayload { value, branch }
-            | HostResponse::ChildResult { value, branch, .. } => {
-                (branch.clone(), Some(value.clone()))
-            }
+            | HostResponse::ChildResult { value, branch, .. } => (
+                branch.clone(),
+                Some(match text {
+                    Some(t) => WakeValue::Text(t),
+                    None => WakeValue::Tree(value),
+                }),
+            ),
             _ => {
                 return Err(unexpected(
                     "a wake (timer_fired, event_payload, child_result) or cancel",
@@ -372,13 +418,7 @@ impl Execution {
                     return Err(unexpected("the wake matching the pending wait"));
                 }
                 let v = match value {
-                    Some(j) => absorb(
-                        ValueContext::Message,
-                        &j,
-                        "$.value",
-                        &mut self.state.heap,
-                        &self.limits,
-                    )?,
+                    Some(v) => v.absorb(&mut self.state.heap, &self.limits)?,
                     None => Value::Undefined,
                 };
                 self.push_value(v)?;
@@ -415,13 +455,7 @@ impl Execution {
                     return Err(unexpected("the wake kind the branch registered"));
                 }
                 let v = match value {
-                    Some(j) => absorb(
-                        ValueContext::Message,
-                        &j,
-                        "$.value",
-                        &mut self.state.heap,
-                        &self.limits,
-                    )?,
+                    Some(v) => v.absorb(&mut self.state.heap, &self.limits)?,
                     None => Value::Undefined,
                 };
                 let join = self.join_mut()?;
@@ -567,5 +601,20 @@ impl Execution {
             }
         }
         Ok(true)
+    }
+}
+
+/// A wake's value: the response's tree, or text given beside it.
+enum WakeValue<'a> {
+    Tree(&'a J),
+    Text(&'a str),
+}
+
+impl WakeValue<'_> {
+    fn absorb(&self, heap: &mut Heap, limits: &Limits) -> Result<Value, EngineError> {
+        match self {
+            WakeValue::Tree(j) => absorb(ValueContext::Message, j, "$.value", heap, limits),
+            WakeValue::Text(t) => crate::absorb_text::absorb_value_text(t, "$.value", heap, limits),
+        }
     }
 }

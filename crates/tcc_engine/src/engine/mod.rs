@@ -13,7 +13,9 @@
 mod host;
 mod step;
 
-use crate::continuation::{Continuation, Frame, Pending, Status, compute_delta};
+use crate::continuation::{
+    Continuation, Frame, Pending, Status, compute_delta, compute_delta_text,
+};
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
 use crate::json::{ValueContext, absorb, export, obj, to_canonical};
@@ -135,9 +137,10 @@ enum Action {
 /// What the outstanding request is waiting for.
 #[derive(Debug, Clone)]
 enum Awaiting {
+    /// A checkpoint of the current state (which does not change until
+    /// it is answered).
     Checkpoint {
         revision: u64,
-        state: Box<Continuation>,
     },
     EffectResult {
         in_branch: Option<u32>,
@@ -475,10 +478,9 @@ impl Execution {
     /// included). This is how a host driving the engine over JSON obtains a
     /// snapshot (`materialize: true`), as the reference engine's hosts do.
     pub fn continuation_json(&self) -> String {
-        match &self.outstanding {
-            Some((_, Awaiting::Checkpoint { state, .. })) => state.encode(),
-            _ => self.state.encode(),
-        }
+        // While a checkpoint is outstanding nothing runs: the state is the
+        // one it commits.
+        self.state.encode()
     }
 
     /// The program.
@@ -498,9 +500,9 @@ impl Execution {
 
     /// For a host that stores checkpoint bodies as text and takes each
     /// one with [`Execution::take_checkpoint_text`]: a snapshot's
-    /// `persist_checkpoint` then carries no `materialize` tree (a tree
-    /// costs hundreds of bytes per heap value, its text tens; issue 42).
-    /// Deltas still carry theirs.
+    /// `persist_checkpoint` then carries no `materialize` tree, and a
+    /// delta's no `delta` tree (a tree costs hundreds of bytes per heap
+    /// value, its text tens; issue 42): the body is the text alone.
     pub fn set_text_checkpoints(&mut self, on: bool) {
         self.text_checkpoints = on;
     }
@@ -542,7 +544,7 @@ impl Execution {
                 delta: None,
                 ..
             } => Some(match kind {
-                CheckpointKind::Snapshot if self.text_checkpoints => return None,
+                _ if self.text_checkpoints => return None,
                 CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
                 CheckpointKind::Delta => (
                     None,
@@ -697,34 +699,40 @@ impl Execution {
         // A delta when allowed, possible and shorter than the snapshot; the
         // snapshot's JSON tree is built only when it is the one sent. The
         // text written to compare them is kept for the host.
+        // A host taking text (`set_text_checkpoints`) gets a delta's text
+        // written without a tree, and no tree in the request.
         let mut text = None;
-        let delta = if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
-            self.base
-                .as_ref()
-                .and_then(|base| compute_delta(base, &self.state))
-                .and_then(|d| {
-                    let delta_text = to_canonical(&d);
-                    let snapshot_text = self.state.encode();
-                    if delta_text.len() < snapshot_text.len() {
-                        text = Some(delta_text);
-                        Some(d)
-                    } else {
-                        text = Some(snapshot_text);
-                        None
-                    }
-                })
-        } else {
-            None
-        };
-        let (kind, materialize) = match delta {
-            Some(_) => (CheckpointKind::Delta, None),
+        let mut delta = None;
+        if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
+            let candidate = self.base.as_ref().and_then(|base| {
+                if self.text_checkpoints {
+                    compute_delta_text(base, &self.state).map(|t| (t, None))
+                } else {
+                    compute_delta(base, &self.state).map(|d| (to_canonical(&d), Some(d)))
+                }
+            });
+            // The snapshot's length is counted, not written; its text is
+            // written only when it is the one sent, after the delta's is
+            // dropped (issue 42, F3: one copy of the heap's text at a time).
+            if let Some((delta_text, tree)) = candidate {
+                if delta_text.len() < self.state.encoded_len() {
+                    text = Some(delta_text);
+                    delta = Some(tree);
+                } else {
+                    drop(delta_text);
+                    text = Some(self.state.encode());
+                }
+            }
+        }
+        let (kind, materialize, delta) = match delta {
+            Some(tree) => (CheckpointKind::Delta, None, tree),
             None if self.text_checkpoints => {
                 if text.is_none() {
                     text = Some(self.state.encode());
                 }
-                (CheckpointKind::Snapshot, None)
+                (CheckpointKind::Snapshot, None, None)
             }
-            None => (CheckpointKind::Snapshot, Some(self.state.to_json())),
+            None => (CheckpointKind::Snapshot, Some(self.state.to_json()), None),
         };
         self.checkpoint_text = text.map(|t| (revision, t));
         let req = HostRequest::PersistCheckpoint {
@@ -734,13 +742,7 @@ impl Execution {
             materialize,
             delta,
         };
-        self.outstanding = Some((
-            req,
-            Awaiting::Checkpoint {
-                revision,
-                state: Box::new(self.state.clone()),
-            },
-        ));
+        self.outstanding = Some((req, Awaiting::Checkpoint { revision }));
         Ok(())
     }
 

@@ -147,8 +147,9 @@ pub struct ExecutionRow {
     pub lease_until: i64,
     /// Cancellation requested.
     pub cancel_requested: bool,
-    /// Result (tagged value) when completed or failed.
-    pub result: Option<J>,
+    /// Result (tagged value, its stored canonical text) when completed or
+    /// failed.
+    pub result: Option<crate::tagged_text::TaggedText>,
     /// Failure message.
     pub message: Option<String>,
     /// Host-side error (`code: message`), e.g. a fatal engine error or a missing artifact.
@@ -237,8 +238,8 @@ pub struct Wake {
     pub kind: String,
     /// Join branch.
     pub branch: Option<String>,
-    /// Event payload / child result (tagged).
-    pub value: Option<J>,
+    /// Event payload / child result (tagged, the stored text).
+    pub value: Option<crate::tagged_text::TaggedText>,
     /// The consumed event's sequence number.
     pub event_seq: Option<i64>,
     /// For a child that did not complete: its status and message.
@@ -296,8 +297,8 @@ pub struct CheckpointTx {
     pub body: String,
     /// Status after the checkpoint.
     pub status: String,
-    /// Result (tagged) if terminal.
-    pub result: Option<J>,
+    /// Result (tagged, canonical text) if terminal.
+    pub result: Option<crate::tagged_text::TaggedText>,
     /// Failure message if failed.
     pub message: Option<String>,
     /// Pending operation (continuation `pending`).
@@ -509,6 +510,13 @@ pub trait Store: Send + Sync {
     fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError>;
     /// One execution.
     fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError>;
+    /// Whether cancelling `id` was requested (`false` for an unknown id):
+    /// what a drive checks between engine slices, without reading the
+    /// row's stored values (issue 42, F3). By default read from
+    /// [`Store::get_execution`].
+    fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        Ok(self.get_execution(id)?.is_some_and(|r| r.cancel_requested))
+    }
     /// Executions matching `filter`, in creation order.
     fn list_executions(&self, filter: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError>;
     /// History entries of an execution after `after_seq`.

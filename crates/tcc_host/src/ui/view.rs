@@ -94,7 +94,7 @@ pub fn execution_page(
             "artifact_hash": row.artifact_hash,
             "revision": row.revision,
             "args": row.args.parse().unwrap_or_default().iter().map(tagged_to_plain).collect::<Vec<_>>(),
-            "result": row.result.as_ref().map(value_json),
+            "result": row.result.as_ref().and_then(|r| r.to_json().ok()).as_ref().map(value_json),
             "message": row.message,
             "error": row.error,
             "pending": row.pending,

@@ -1,6 +1,7 @@
 //! Small hand-written artifacts of the issue 42 tests (`hardening.rs`
 //! here, `tcc_hardening.rs` of the CLI): Python's deep equality after an
-//! effect, and a one-effect program.
+//! effect, a one-effect program, and a program returning its argument
+//! and an event's payload.
 #![allow(dead_code)]
 
 use serde_json::{Value as J, json};
@@ -20,16 +21,34 @@ fn local(o: &str, i: u32) -> J {
 
 /// A one-function artifact in `lang`, with `locals` locals.
 pub fn artifact(lang: &str, locals: u32, ins: J) -> Vec<u8> {
+    artifact_with(lang, 0, locals, ins, &["durable.effect"], &["host.effect"])
+}
+
+/// A one-function artifact in `lang` with `params` parameters and
+/// `locals` locals (parameters included), requiring `features` and
+/// `capabilities` beside the base ones.
+pub fn artifact_with(
+    lang: &str,
+    params: u32,
+    locals: u32,
+    ins: J,
+    features: &[&str],
+    capabilities: &[&str],
+) -> Vec<u8> {
     let n = ins.as_array().map(Vec::len).unwrap_or(0);
+    let mut required = vec!["ts.control_flow", "lang.compute"];
+    required.extend_from_slice(features);
+    let mut caps = vec!["host.persist_checkpoint"];
+    caps.extend_from_slice(capabilities);
     let a = json!({
         "envelope": {
             "artifact_hash": "x", "engine_format_version": 1, "frontend_id": "irkit-tests",
             "frontend_version": "1", "language_semantics_version": lang,
-            "required_engine_features": ["ts.control_flow", "lang.compute", "durable.effect"],
-            "required_host_capabilities": ["host.persist_checkpoint", "host.effect"],
+            "required_engine_features": required,
+            "required_host_capabilities": caps,
             "runtime_modules": []
         },
-        "program": {"entry": 0, "functions": [{"id": 0, "name": "run", "param_count": 0,
+        "program": {"entry": 0, "functions": [{"id": 0, "name": "run", "param_count": params,
             "local_count": locals, "instructions": ins, "spans": vec![J::Null; n]}]}
     });
     let mut art = tcc_ir::decode_artifact(a.to_string().as_bytes()).expect("test artifact decodes");
@@ -63,5 +82,25 @@ pub fn one_effect(key: &str) -> Vec<u8> {
         "ts.subset.v1",
         0,
         json!([text(key), op("Effect"), op("Return")]),
+    )
+}
+
+/// `run(a)`: waits for event `name` and returns `[a, payload]`.
+pub fn arg_and_event(name: &str) -> Vec<u8> {
+    artifact_with(
+        "ts.subset.v1",
+        1,
+        1,
+        json!([
+            op("NewArray"),
+            local("LoadLocal", 0),
+            op("ArrayPush"),
+            text(name),
+            op("WaitForEvent"),
+            op("ArrayPush"),
+            op("Return")
+        ]),
+        &["durable.wait_for_event"],
+        &["host.event"],
     )
 }

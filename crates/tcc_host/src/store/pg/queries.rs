@@ -113,7 +113,7 @@ fn ready_wake_conn(
                         wait_id: wid,
                         kind,
                         branch,
-                        value: parse_json(Some(ev.try_get(1)?))?,
+                        value: Some(crate::tagged_text::TaggedText::from_stored(ev.try_get(1)?)),
                         event_seq: Some(ev.try_get(0)?),
                         child_failure: None,
                     }));
@@ -225,6 +225,19 @@ impl Store for PgStore {
 
     fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
         self.read(|c| get_exec(c, id))
+    }
+
+    fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        self.read(|c| {
+            let row = c.query_opt(
+                "SELECT cancel_requested FROM executions WHERE id = $1",
+                &[&id],
+            )?;
+            Ok(match row {
+                Some(r) => r.try_get::<_, bool>(0)?,
+                None => false,
+            })
+        })
     }
 
     fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
@@ -390,7 +403,7 @@ impl Store for PgStore {
             owner: tx.owner.clone(),
             revision: tx.revision as i64,
             status: tx.status.clone(),
-            result: tx.result.as_ref().map(json_text),
+            result: tx.result.as_ref().map(|r| r.as_str().to_string()),
             message: tx.message.clone(),
             pending: tx.pending.as_ref().map(json_text),
             kind: tx.kind.clone(),
@@ -424,7 +437,7 @@ impl Store for PgStore {
                     &tx.owner,
                     &rev,
                     &tx.status,
-                    &tx.result.as_ref().map(json_text),
+                    &tx.result.as_ref().map(|r| r.as_str()),
                     &tx.message,
                     &tx.pending.as_ref().map(json_text),
                     &now,

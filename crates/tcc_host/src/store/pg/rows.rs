@@ -37,7 +37,9 @@ pub(crate) fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
         owner: r.try_get(6)?,
         lease_until: r.try_get(7)?,
         cancel_requested: r.try_get(8)?,
-        result: parse_json(r.try_get(9)?)?,
+        result: r
+            .try_get::<_, Option<String>>(9)?
+            .map(crate::tagged_text::TaggedText::from_stored),
         message: r.try_get(10)?,
         error: r.try_get(11)?,
         pending: parse_json(r.try_get(12)?)?,

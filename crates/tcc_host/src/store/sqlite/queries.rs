@@ -45,7 +45,7 @@ fn finish_row(
 ) -> Result<ExecutionRow, StoreError> {
     let (mut row, args, result, pending) = t;
     row.args = crate::values::TaggedList::from_stored(args);
-    row.result = parse_json(result)?;
+    row.result = result.map(crate::tagged_text::TaggedText::from_stored);
     row.pending = parse_json(pending)?;
     Ok(row)
 }
@@ -174,7 +174,7 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
                         wait_id: wid,
                         kind,
                         branch,
-                        value: parse_json(Some(payload))?,
+                        value: Some(crate::tagged_text::TaggedText::from_stored(payload)),
                         event_seq: Some(seq),
                         child_failure: None,
                     }));
@@ -272,6 +272,19 @@ impl Store for SqliteStore {
 
     fn get_execution(&self, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
         self.read(|c| get_exec(c, id))
+    }
+
+    fn cancel_requested(&self, id: &str) -> Result<bool, StoreError> {
+        self.read(|c| {
+            let requested: Option<i64> = c
+                .query_row_cached(
+                    "SELECT cancel_requested FROM executions WHERE id = ?1",
+                    params![id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            Ok(requested.is_some_and(|r| r != 0))
+        })
     }
 
     fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
@@ -408,7 +421,7 @@ impl Store for SqliteStore {
         // JSON is serialised here, by the caller, not inside the job: the
         // job runs on the group's leader, serially for every caller.
         let (result, pending) = (
-            tx.result.as_ref().map(json_text),
+            tx.result.as_ref().map(|r| r.as_str().to_string()),
             tx.pending.as_ref().map(json_text),
         );
         let history: Vec<String> = tx.history.iter().map(|(_, d)| json_text(d)).collect();
