@@ -30,8 +30,8 @@ pub mod position;
 pub mod protocol;
 pub mod value;
 
-pub use continuation::{Continuation, Status, apply_delta, compute_delta, decode_delta};
-pub use engine::{Execution, Program, engine_features};
+pub use continuation::{CancelPhase, Continuation, Status, apply_delta, compute_delta, decode_delta};
+pub use engine::{CANCELLED_ERROR, Execution, Program, engine_features};
 pub use error::{EngineError, FatalKind};
 pub use lang::Language;
 pub use limits::Limits;

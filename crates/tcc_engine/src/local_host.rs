@@ -59,7 +59,9 @@ pub struct LocalHost {
     pub max_total_steps: u64,
     /// Restore the execution from the stored continuation after every checkpoint.
     pub restore_at_checkpoints: bool,
-    /// Send `cancel` instead of the n-th wake (0-based), if set.
+    /// Cancel instead of delivering the n-th wake (0-based), if set: with
+    /// `request_cancel` when the artifact requires `irkit.catchable_cancel`
+    /// (its handlers run), else with `cancel`.
     pub cancel_at_wake: Option<usize>,
     /// Delivery order of join waits.
     pub completion_order: CompletionOrder,
@@ -185,7 +187,11 @@ impl LocalHost {
                         return Err(HostError::Host("suspended with nothing to deliver".into()));
                     };
                     let w = if self.cancel_at_wake == Some(wake_count) {
-                        HostResponse::Cancel
+                        if exec.program().catchable_cancel() {
+                            HostResponse::RequestCancel
+                        } else {
+                            HostResponse::Cancel
+                        }
                     } else {
                         w
                     };

@@ -245,8 +245,13 @@ pub enum HostResponse {
         /// it must name the awaited child.
         child_execution_id: Option<String>,
     },
-    /// Cancel the execution.
+    /// Cancel the execution at once (the reference's `cancel`; irkit's
+    /// `terminate`).
     Cancel,
+    /// irkit's catchable cancellation (`irkit.catchable_cancel`): throw a
+    /// cancellation error at the execution's current wait or effect, or
+    /// at its next durable operation, so its handlers compensate.
+    RequestCancel,
     /// An artifact the engine asked for.
     Artifact {
         /// Its hash.
@@ -266,6 +271,7 @@ impl HostResponse {
             HostResponse::TimerFired { .. } => "timer_fired",
             HostResponse::ChildResult { .. } => "child_result",
             HostResponse::Cancel => "cancel",
+            HostResponse::RequestCancel => "request_cancel",
             HostResponse::Artifact { .. } => "artifact",
         }
     }
@@ -281,7 +287,7 @@ impl HostResponse {
             }
         };
         match self {
-            HostResponse::Ack | HostResponse::Cancel => {}
+            HostResponse::Ack | HostResponse::Cancel | HostResponse::RequestCancel => {}
             HostResponse::PersistConfirmed { revision } => {
                 m.insert("revision".into(), (*revision).into());
             }
@@ -359,6 +365,10 @@ impl HostResponse {
             "cancel" => {
                 allow(&[])?;
                 HostResponse::Cancel
+            }
+            "request_cancel" => {
+                allow(&[])?;
+                HostResponse::RequestCancel
             }
             "persist_confirmed" => {
                 allow(&["revision"])?;

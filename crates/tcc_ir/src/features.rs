@@ -23,8 +23,17 @@ pub const EXCEPTIONS: &str = "ts.exceptions";
 /// The later compute group (arithmetic, indexing, executed `Call`, closures).
 pub const LANG_COMPUTE: &str = "lang.compute";
 
+/// irkit's catchable cancellation (issue 33, `docs/tcc/engine.md`): a
+/// host's `request_cancel` throws a cancellation error at the execution's
+/// next durable operation, so `except`/`catch`/`finally` run, and the
+/// execution ends `cancelled` when that error leaves the entry function.
+/// Frontends declare it for an entry function that awaits inside a `try`.
+/// The reference engine does not implement it, so it refuses such an
+/// artifact instead of running a cancel without its compensation.
+pub const CATCHABLE_CANCEL: &str = "irkit.catchable_cancel";
+
 /// Every engine feature id known to irkit.
-pub const KNOWN_ENGINE_FEATURES: [&str; 8] = [
+pub const KNOWN_ENGINE_FEATURES: [&str; 9] = [
     CONTROL_FLOW,
     EFFECT,
     SLEEP,
@@ -33,6 +42,7 @@ pub const KNOWN_ENGINE_FEATURES: [&str; 8] = [
     CONCURRENT_GROUP,
     EXCEPTIONS,
     LANG_COMPUTE,
+    CATCHABLE_CANCEL,
 ];
 
 /// Every host capability id known to irkit.

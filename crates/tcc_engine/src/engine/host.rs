@@ -1,9 +1,9 @@
 //! The host protocol's state machine: applying a host response, a wake or
 //! `cancel` to an [`Execution`], settling concurrent groups (joins).
 
-use super::{Action, Awaiting, Execution};
+use super::{Action, Awaiting, CANCELLED_ERROR, Execution};
 use crate::continuation::{
-    BranchOp, Join, JoinKind, JoinState, Pending, Phase, Reentry, Status, WaitKind,
+    BranchOp, CancelPhase, Join, JoinKind, JoinState, Pending, Phase, Reentry, Status, WaitKind,
 };
 use crate::error::{EngineError, FatalKind};
 use crate::json::{ValueContext, absorb, obj};
@@ -22,6 +22,9 @@ impl Execution {
             response: response.type_name().to_string(),
             expected: expected.to_string(),
         };
+        if matches!(response, HostResponse::RequestCancel) {
+            return self.request_cancel();
+        }
         let Some((_, pending)) = &self.outstanding else {
             return self.wake(response);
         };
@@ -211,6 +214,68 @@ impl Execution {
                 Err(unexpected("a response matching the outstanding request"))
             }
         }
+    }
+
+    /// `request_cancel` (`irkit.catchable_cancel`): thrown at once when the
+    /// execution waits (suspended) or when its effect is outstanding (not
+    /// run: the cancellation is thrown at the `Effect`), else recorded and
+    /// thrown at the next durable operation. Refused for an artifact
+    /// without the feature, an ended execution, a second request, and
+    /// while any other request is outstanding.
+    fn request_cancel(&mut self) -> Result<(), EngineError> {
+        let unexpected = |expected: &str| EngineError::UnexpectedHostResponse {
+            response: HostResponse::RequestCancel.type_name().to_string(),
+            expected: expected.to_string(),
+        };
+        if !self.program.catchable_cancel() {
+            return Err(unexpected(
+                "cancel: the artifact does not require irkit.catchable_cancel",
+            ));
+        }
+        if self.state.status.is_terminal() {
+            return Err(unexpected("nothing: the execution has ended"));
+        }
+        if self.state.cancel.is_some() {
+            return Err(unexpected("nothing: a cancellation was requested already"));
+        }
+        match &self.outstanding {
+            Some((_, Awaiting::EffectResult { .. })) => {
+                // The effect was not run: nothing is journalled for it.
+                self.outstanding = None;
+                let v = self.deliver_cancel()?;
+                self.queue.push_back(Action::Throw(v));
+                Ok(())
+            }
+            Some(_) => Err(unexpected(
+                "the answer to the outstanding request (request_cancel is accepted at a wait, an effect or between steps)",
+            )),
+            None if !self.queue.is_empty() => Err(unexpected(
+                "no response: the engine has queued work (call run_until_host first)",
+            )),
+            None if self.state.status == Status::Suspended => {
+                let v = self.deliver_cancel()?;
+                self.state.status = Status::Runnable;
+                self.queue.push_back(Action::Throw(v));
+                self.queue.push_back(Action::Checkpoint);
+                Ok(())
+            }
+            None => {
+                self.state.cancel = Some(CancelPhase::Requested);
+                Ok(())
+            }
+        }
+    }
+
+    /// Marks the cancellation delivered and abandons what the execution
+    /// waits on (its pending operation; an open group, whose site counts
+    /// the run, as a settled group's does); returns the value to throw.
+    pub(super) fn deliver_cancel(&mut self) -> Result<Value, EngineError> {
+        self.state.cancel = Some(CancelPhase::Delivered);
+        self.state.pending = None;
+        if let Some(join) = self.state.join.take() {
+            self.record_reentry(join.site, join.reentry + 1);
+        }
+        Ok(Value::string(CANCELLED_ERROR))
     }
 
     /// After the last branch of the open group was bound and answered, with

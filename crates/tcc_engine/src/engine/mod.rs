@@ -13,7 +13,7 @@
 mod host;
 mod step;
 
-use crate::continuation::{Continuation, Frame, Pending, Status, compute_delta};
+use crate::continuation::{CancelPhase, Continuation, Frame, Pending, Status, compute_delta};
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
 use crate::json::{ValueContext, absorb, export, obj, to_canonical};
@@ -27,6 +27,10 @@ use serde_json::Value as J;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use tcc_ir::{Artifact, FeatureSet, Function, FunctionId, Instruction};
+
+/// The value a catchable cancellation throws (`irkit.catchable_cancel`):
+/// a string, as every error the engine raises, named as Python names it.
+pub const CANCELLED_ERROR: &str = "CancelledError: the execution was cancelled";
 
 /// At most this many deltas follow a snapshot.
 pub const MAX_DELTAS_PER_SNAPSHOT: u32 = 32;
@@ -46,6 +50,8 @@ pub struct Program {
     /// Pre-decoded fast-path ops by function position and pc.
     fast: Vec<fast::Prepared>,
     entry_pos: FuncPos,
+    /// The artifact requires `irkit.catchable_cancel`.
+    catchable_cancel: bool,
 }
 
 impl Program {
@@ -93,12 +99,18 @@ impl Program {
             .iter()
             .map(|f| fast::prepare(&f.instructions, f.local_count))
             .collect();
+        let catchable_cancel = artifact
+            .envelope
+            .required_engine_features
+            .iter()
+            .any(|f| f == tcc_ir::features::CATCHABLE_CANCEL);
         Ok(Program {
             artifact,
             lang,
             consts,
             fast,
             entry_pos,
+            catchable_cancel,
         })
     }
 
@@ -110,6 +122,13 @@ impl Program {
     /// The language rules in force.
     pub fn language(&self) -> Language {
         self.lang
+    }
+
+    /// Whether the artifact requires `irkit.catchable_cancel`: a host
+    /// cancels it with [`HostResponse::RequestCancel`](crate::HostResponse)
+    /// (its handlers run) and terminates it with `Cancel`.
+    pub fn catchable_cancel(&self) -> bool {
+        self.catchable_cancel
     }
 
     fn function(&self, pos: FuncPos) -> &Function {
@@ -330,6 +349,7 @@ impl Execution {
             heap,
             iterating: Vec::new(),
             func_refs: Vec::new(),
+            cancel: None,
         };
         Ok(Execution::with_state(program, state, limits, None))
     }
@@ -773,7 +793,16 @@ impl Execution {
                 }
             }
             None => {
-                self.state.status = Status::Failed;
+                // A cancellation error that leaves the entry function ends
+                // the execution `cancelled`; any other error, even one the
+                // compensation raised, `failed`.
+                let cancelled = self.state.cancel == Some(CancelPhase::Delivered)
+                    && matches!(&v, Value::Str(s) if s.as_str() == CANCELLED_ERROR);
+                self.state.status = if cancelled {
+                    Status::Cancelled
+                } else {
+                    Status::Failed
+                };
                 self.state.result = Some(v);
                 self.state.pending = None;
                 self.state.join = None;
