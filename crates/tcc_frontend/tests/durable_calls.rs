@@ -257,3 +257,67 @@ fn an_effect_key_the_loop_never_changes_is_refused() {
         compile(src, file, lang).unwrap_or_else(|e| panic!("{file}: {e}"));
     }
 }
+
+/// `irkit.catchable_cancel` is declared, last, exactly when the entry both
+/// awaits and has a `try` (docs/tcc/frontends.md); the booking examples
+/// have it in all three languages.
+#[test]
+fn an_await_inside_a_try_makes_the_cancellation_catchable() {
+    let cancel = tcc_ir::features::CATCHABLE_CANCEL;
+    let cases = [
+        (
+            "try.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect\n\nasync def run():\n    try:\n        return await effect(\"a\")\n    except Exception as e:\n        return e\n",
+            true,
+        ),
+        (
+            "plain.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect\n\nasync def run():\n    return await effect(\"a\")\n",
+            false,
+        ),
+        (
+            "compute.py",
+            Language::Python,
+            "async def run(x):\n    try:\n        return 1 // x\n    except Exception as e:\n        return e\n",
+            false,
+        ),
+        (
+            "try.ts",
+            Language::TypeScript,
+            "import { sleep } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  try {\n    await sleep(5);\n  } finally {\n    return 1;\n  }\n}\n",
+            true,
+        ),
+        (
+            "plain.ts",
+            Language::TypeScript,
+            "import { sleep } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  await sleep(5);\n  return 1;\n}\n",
+            false,
+        ),
+        (
+            "result.rs",
+            Language::Rust,
+            "use tcc_rust_prelude::effect;\n\nasync fn run() -> String {\n    match effect(\"a\", || ()).await {\n        Ok(_) => String::from(\"ok\"),\n        Err(e) => e,\n    }\n}\n",
+            true,
+        ),
+    ];
+    for (file, lang, src, catchable) in cases {
+        let f = features(src, file, lang);
+        assert_eq!(f.iter().any(|x| x == cancel), catchable, "{file}: {f:?}");
+        if catchable {
+            assert_eq!(f.last().map(String::as_str), Some(cancel), "{file}: {f:?}");
+        }
+    }
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/tcc/src");
+    for (ext, lang) in [
+        ("py", Language::Python),
+        ("ts", Language::TypeScript),
+        ("rs", Language::Rust),
+    ] {
+        let file = format!("{examples}/booking.{ext}");
+        let src = std::fs::read_to_string(&file).unwrap();
+        let f = features(&src, &file, lang);
+        assert_eq!(f.last().map(String::as_str), Some(cancel), "{file}: {f:?}");
+    }
+}
