@@ -102,6 +102,7 @@ impl Verb {
             | Verb::Register(_)
             | Verb::Send(_)
             | Verb::Cancel(_)
+            | Verb::Terminate(_)
             | Verb::Simulate(_) => Format::Human,
         }
     }

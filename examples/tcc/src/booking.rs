@@ -2,9 +2,11 @@
 // room, charge the deposit, then wait for the guest to confirm. When the
 // charge fails, or the booking is cancelled while it waits
 // (`irkit tcc cancel ID`), the failed step's `Err` refunds and releases
-// what was done and returns the error: a cancellation then ends
-// `cancelled`, a failure `failed`. (`irkit tcc terminate ID` stops at
-// once.) An awaited operation without `?` is a Result.
+// what was done and returns the error. (The Rust subset has no exceptions:
+// an awaited operation without `?` is a Result, and an entry that returns
+// `Err` completes with it, a cancellation's
+// `Err("CancelledError: the execution was cancelled")` included.
+// `irkit tcc terminate ID` stops at once.)
 use tcc_rust_prelude::{effect, wait_for_event};
 
 struct Confirmed {
