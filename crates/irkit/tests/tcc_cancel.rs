@@ -106,7 +106,9 @@ fn serve(database: &str, providers: &Path, crash: Option<&str>) -> Server {
     tcc_serve::serve(
         database,
         providers,
-        &["--workers", "2"],
+        // One node id for both processes: the restarted node takes its
+        // own leases back at once (PostgreSQL).
+        &["--workers", "2", "--node-id", "cancel-test-node"],
         &[("TCC_CRASH_AT", crash)],
         None,
     )
