@@ -240,12 +240,15 @@ fn cases() -> Vec<Case> {
     out
 }
 
-/// The artifact without `irkit.catchable_cancel` (re-hashed), if it requires it.
+/// The artifact without `irkit.catchable_cancel` and
+/// `irkit.catchable_child_failure` (re-hashed), if it requires them.
 fn without_catchable_cancel(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut a = tcc_ir::decode_artifact(bytes).expect("artifact decodes");
     let features = &mut a.envelope.required_engine_features;
     let before = features.len();
-    features.retain(|f| f != tcc_ir::features::CATCHABLE_CANCEL);
+    features.retain(|f| {
+        f != tcc_ir::features::CATCHABLE_CANCEL && f != tcc_ir::features::CATCHABLE_CHILD_FAILURE
+    });
     if features.len() == before {
         return None;
     }

@@ -948,7 +948,24 @@ impl Driver<'_> {
             }
             "child" => {
                 if let Some(f) = &w.child_failure {
-                    return Err(Stop::Fail(format!("host: {f}")));
+                    // `irkit.catchable_child_failure`: thrown in the parent,
+                    // else the parent fails (the reference's hosts do).
+                    if !self.exec.program().catchable_child_failure() {
+                        return Err(Stop::Fail(format!("host: {f}")));
+                    }
+                    hook_at("before_child_result", &[self.id]);
+                    let response = HostResponse::ChildFailed {
+                        message: f.clone(),
+                        branch: w.branch.clone(),
+                        child_execution_id: self.exec.awaited_child(w.branch.as_deref()),
+                    };
+                    self.history.push((
+                        "child_failed_delivered".into(),
+                        json!({"branch": w.branch, "wait": w.wait_id}),
+                    ));
+                    self.consumed = Some(w);
+                    self.exec.respond(response)?;
+                    return Ok(());
                 }
                 hook_at("before_child_result", &[self.id]);
                 HostResponse::ChildResult {

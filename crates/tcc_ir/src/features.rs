@@ -32,8 +32,16 @@ pub const LANG_COMPUTE: &str = "lang.compute";
 /// artifact instead of running a cancel without its compensation.
 pub const CATCHABLE_CANCEL: &str = "irkit.catchable_cancel";
 
+/// irkit's catchable child failure (issue 33, `docs/tcc/engine.md`): a
+/// host's `child_failed` throws the failed (or cancelled) child's status
+/// and message at the parent's `Invoke`, where `except`/`catch` can handle
+/// it. Frontends declare it for an entry function that invokes inside a
+/// `try`. The reference engine does not implement it (its hosts fail the
+/// parent), so it refuses such an artifact.
+pub const CATCHABLE_CHILD_FAILURE: &str = "irkit.catchable_child_failure";
+
 /// Every engine feature id known to irkit.
-pub const KNOWN_ENGINE_FEATURES: [&str; 9] = [
+pub const KNOWN_ENGINE_FEATURES: [&str; 10] = [
     CONTROL_FLOW,
     EFFECT,
     SLEEP,
@@ -43,6 +51,7 @@ pub const KNOWN_ENGINE_FEATURES: [&str; 9] = [
     EXCEPTIONS,
     LANG_COMPUTE,
     CATCHABLE_CANCEL,
+    CATCHABLE_CHILD_FAILURE,
 ];
 
 /// Every host capability id known to irkit.

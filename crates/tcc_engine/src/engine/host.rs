@@ -385,7 +385,19 @@ impl Execution {
                 "no response: no request is outstanding and the execution is not suspended",
             ));
         }
+        if matches!(response, HostResponse::ChildFailed { .. })
+            && !self.program.catchable_child_failure()
+        {
+            return Err(unexpected(
+                "child_result: the artifact does not require irkit.catchable_child_failure",
+            ));
+        }
         if let HostResponse::ChildResult {
+            branch,
+            child_execution_id: Some(child),
+            ..
+        }
+        | HostResponse::ChildFailed {
             branch,
             child_execution_id: Some(child),
             ..
@@ -397,8 +409,16 @@ impl Execution {
                 "child_result for child {awaited:?}, got {child:?}"
             )));
         }
+        // A failed child (`irkit.catchable_child_failure`): its message is
+        // thrown at the `Invoke`, or fails its branch.
+        let failure = match &response {
+            HostResponse::ChildFailed { message, .. } => Some(Value::string(message)),
+            _ => None,
+        };
         let (branch, value) = match &response {
-            HostResponse::TimerFired { branch } => (branch.clone(), None),
+            HostResponse::TimerFired { branch } | HostResponse::ChildFailed { branch, .. } => {
+                (branch.clone(), None)
+            }
             HostResponse::EventPayload { value, branch }
             | HostResponse::ChildResult { value, branch, .. } => {
                 (branch.clone(), Some(value.clone()))
@@ -420,7 +440,7 @@ impl Execution {
                     HostResponse::EventPayload { .. }
                 ) | (
                     Some(Pending::Wait(WaitKind::Child { .. })),
-                    HostResponse::ChildResult { .. }
+                    HostResponse::ChildResult { .. } | HostResponse::ChildFailed { .. }
                 )
             )
         };
@@ -435,6 +455,13 @@ impl Execution {
             (None, None) => {
                 if !kind_matches_pending(&self.state.pending) {
                     return Err(unexpected("the wake matching the pending wait"));
+                }
+                if let Some(error) = failure {
+                    self.state.pending = None;
+                    self.state.status = Status::Runnable;
+                    self.queue.push_back(Action::Throw(error));
+                    self.queue.push_back(Action::Checkpoint);
+                    return Ok(());
                 }
                 let v = match value {
                     Some(j) => absorb(
@@ -473,11 +500,30 @@ impl Execution {
                         HostResponse::EventPayload { .. }
                     ) | (
                         Some(BranchOp::Child { .. }),
-                        HostResponse::ChildResult { .. }
+                        HostResponse::ChildResult { .. } | HostResponse::ChildFailed { .. }
                     )
                 );
                 if !kind_ok {
                     return Err(unexpected("the wake kind the branch registered"));
+                }
+                if let Some(error) = failure {
+                    let message = match &error {
+                        Value::Str(s) => s.to_string(),
+                        _ => String::new(),
+                    };
+                    let join = self.join_mut()?;
+                    join.branches[idx].phase = Phase::Failed;
+                    join.branches[idx].error = Some(message);
+                    // As a failed effect branch: a `JoinAll` fails fast, a
+                    // race may be won by the failure.
+                    if join.kind == JoinKind::All {
+                        self.fail_fast(idx as u32)?;
+                        self.state.status = Status::Runnable;
+                    } else {
+                        self.try_settle()?;
+                    }
+                    self.queue.push_back(Action::Checkpoint);
+                    return Ok(());
                 }
                 let v = match value {
                     Some(j) => absorb(

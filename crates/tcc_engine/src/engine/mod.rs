@@ -52,6 +52,8 @@ pub struct Program {
     entry_pos: FuncPos,
     /// The artifact requires `irkit.catchable_cancel`.
     catchable_cancel: bool,
+    /// The artifact requires `irkit.catchable_child_failure`.
+    catchable_child_failure: bool,
 }
 
 impl Program {
@@ -99,11 +101,15 @@ impl Program {
             .iter()
             .map(|f| fast::prepare(&f.instructions, f.local_count))
             .collect();
-        let catchable_cancel = artifact
-            .envelope
-            .required_engine_features
-            .iter()
-            .any(|f| f == tcc_ir::features::CATCHABLE_CANCEL);
+        let requires = |id: &str| {
+            artifact
+                .envelope
+                .required_engine_features
+                .iter()
+                .any(|f| f == id)
+        };
+        let catchable_cancel = requires(tcc_ir::features::CATCHABLE_CANCEL);
+        let catchable_child_failure = requires(tcc_ir::features::CATCHABLE_CHILD_FAILURE);
         Ok(Program {
             artifact,
             lang,
@@ -111,6 +117,7 @@ impl Program {
             fast,
             entry_pos,
             catchable_cancel,
+            catchable_child_failure,
         })
     }
 
@@ -129,6 +136,14 @@ impl Program {
     /// (its handlers run) and terminates it with `Cancel`.
     pub fn catchable_cancel(&self) -> bool {
         self.catchable_cancel
+    }
+
+    /// Whether the artifact requires `irkit.catchable_child_failure`: a
+    /// host reports a failed child with
+    /// [`HostResponse::ChildFailed`](crate::HostResponse) (thrown in the
+    /// parent) instead of failing the parent.
+    pub fn catchable_child_failure(&self) -> bool {
+        self.catchable_child_failure
     }
 
     fn function(&self, pos: FuncPos) -> &Function {
