@@ -321,3 +321,48 @@ fn an_await_inside_a_try_makes_the_cancellation_catchable() {
         assert_eq!(f.last().map(String::as_str), Some(cancel), "{file}: {f:?}");
     }
 }
+
+/// `irkit.catchable_child_failure` is declared, after
+/// `irkit.catchable_cancel`, exactly when the entry invokes and has a `try`.
+#[test]
+fn an_invoke_inside_a_try_makes_a_childs_failure_catchable() {
+    let child = tcc_ir::features::CATCHABLE_CHILD_FAILURE;
+    let cases = [
+        (
+            "kid.py",
+            Language::Python,
+            "from tcc_engine.primitives import invoke\n\nasync def run():\n    try:\n        return await invoke(\"kid\")\n    except Exception as e:\n        return e\n",
+            true,
+        ),
+        (
+            "kid.ts",
+            Language::TypeScript,
+            "import { invoke } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  try {\n    return await invoke(\"kid\");\n  } catch (e) {\n    return e;\n  }\n}\n",
+            true,
+        ),
+        (
+            "nokid.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect, invoke\n\nasync def run():\n    try:\n        await effect(\"a\")\n    except Exception as e:\n        pass\n    return await invoke(\"kid\")\n",
+            true,
+        ),
+        (
+            "plain.ts",
+            Language::TypeScript,
+            "import { effect } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  try {\n    return await effect(\"a\");\n  } catch (e) {\n    return e;\n  }\n}\n",
+            false,
+        ),
+    ];
+    for (file, lang, src, catchable) in cases {
+        let f = features(src, file, lang);
+        assert_eq!(f.iter().any(|x| x == child), catchable, "{file}: {f:?}");
+        if catchable {
+            let n = f.len();
+            assert_eq!(
+                &f[n - 2..],
+                [tcc_ir::features::CATCHABLE_CANCEL, child],
+                "{file}: {f:?}"
+            );
+        }
+    }
+}

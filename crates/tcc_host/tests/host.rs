@@ -122,6 +122,7 @@ on_both!(
     a_timer_registered_while_the_scheduler_is_busy_fires_on_time,
     a_catchable_cancel_runs_the_handler_once_and_drops_the_wait,
     terminate_stops_a_running_compensation,
+    a_parent_catches_its_childs_failure,
 );
 
 /// The journal's key ranges where the database's own collation does not
@@ -1310,4 +1311,53 @@ fn terminate_stops_a_running_compensation(kind: Kind) {
     store.request_terminate(&id).unwrap();
     assert_eq!(run_all(&host, &[&id])[0].status, "cancelled");
     assert!(store.journal_of(&id).unwrap().is_empty());
+}
+
+/// `try { return await invoke("kid") } catch (e) { return e }`, requiring
+/// `irkit.catchable_child_failure` when `catchable`.
+fn catching_parent(catchable: bool) -> Vec<u8> {
+    let ins = json!([
+        {"op": "PushTry", "catch": 4, "finally": null},
+        {"op": "LoadConst", "value": {"t": "string", "v": "kid"}},
+        {"op": "Invoke", "arg_count": 0}, {"op": "Return"}, {"op": "Return"}
+    ]);
+    let bytes = common::artifact(&[("run", 0, 0, ins)]);
+    let mut a = tcc_ir::decode_artifact(&bytes).unwrap();
+    if catchable {
+        a.envelope
+            .required_engine_features
+            .push(tcc_ir::features::CATCHABLE_CHILD_FAILURE.into());
+    }
+    a.envelope.artifact_hash = tcc_ir::compute_hash(&a);
+    tcc_ir::encode_artifact(&a)
+}
+
+fn a_parent_catches_its_childs_failure(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
+    let kid = json!([{"op": "LoadConst", "value": {"t": "string", "v": "kaput"}}, {"op": "Throw"}]);
+    host.register(&common::artifact(&[("kid", 0, 0, kid)]), Some("kid"))
+        .unwrap();
+    host.register(&catching_parent(true), Some("parent"))
+        .unwrap();
+    host.register(&catching_parent(false), Some("old"))
+        .unwrap();
+    let p = host.start("parent", vec![], Some("p".into())).unwrap();
+    let o = host.start("old", vec![], Some("o".into())).unwrap();
+    let rows = run_all(&host, &[&p, &o]);
+    assert_eq!(rows[0].status, "completed", "{:?}", rows[0]);
+    assert_eq!(
+        rows[0].result,
+        Some(json!({"t": "string", "v": "child child:p:invoke:2 failed: kaput"}))
+    );
+    let h = store.history(&p, 0, 100).unwrap();
+    assert!(h.iter().any(|e| e.kind == "child_failed_delivered"), "{h:?}");
+    // An artifact without the feature fails with its child, as before.
+    assert_eq!(rows[1].status, "failed", "{:?}", rows[1]);
+    assert!(
+        rows[1].error.as_deref().unwrap_or("").contains("child child:o:invoke:2 failed"),
+        "{:?}",
+        rows[1]
+    );
 }
