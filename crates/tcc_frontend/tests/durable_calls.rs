@@ -366,3 +366,37 @@ fn an_invoke_inside_a_try_makes_a_childs_failure_catchable() {
         }
     }
 }
+
+/// Rust: `effect_with(KEY, INPUT, || value)` passes INPUT (moved into the
+/// call, evaluated after KEY); `effect` passes `{}` as before. Both emit
+/// `has_input: true`, as the Rust frontend always did.
+#[test]
+fn a_rust_effect_with_input_passes_its_data() {
+    let src = "use tcc_rust_prelude::{effect, effect_with};\n\nstruct Charge {\n    customer: String,\n    amount: f64,\n}\n\nasync fn run(n: f64) -> Result<f64, String> {\n    let plain: f64 = effect(\"plain\", || 0.0).await?;\n    let who = String::from(\"c-\") + &String::from(\"7\");\n    let charged: f64 = effect_with(String::from(\"charge.\") + &who, Charge { customer: who, amount: n * 10.0 }, || 0.0).await?;\n    Ok(plain + charged)\n}\n";
+    let ops = entry_ops(src, "in.rs", Language::Rust);
+    assert_eq!(
+        count(&ops, |i| matches!(i, Instruction::Effect { has_input: true })),
+        2
+    );
+    let h = host(&[("plain", json!(1)), ("charge.c-7", json!(30))], &[]);
+    let report = h
+        .run(program(src, "in.rs", Language::Rust), "e", &[common::tag(&json!(3))])
+        .unwrap();
+    let logged: Vec<J> = report
+        .effect_log
+        .iter()
+        .map(|e| common::untag(&e["input"]))
+        .collect();
+    assert_eq!(
+        common::normalize(&J::Array(logged)),
+        common::normalize(&json!([{}, {"customer": "c-7", "amount": 30}]))
+    );
+    assert_eq!(report.outcome["type"], "completed", "{}", report.outcome);
+    // A wrong arity or a non-closure body is a diagnostic, not a panic.
+    for bad in [
+        "use tcc_rust_prelude::effect_with;\n\nasync fn run() -> Result<f64, String> {\n    effect_with(\"k\", || 0.0).await\n}\n",
+        "use tcc_rust_prelude::effect_with;\n\nasync fn run() -> Result<f64, String> {\n    effect_with(\"k\", 1.0, 2.0).await\n}\n",
+    ] {
+        assert!(compile(bad, "bad.rs", Language::Rust).is_err());
+    }
+}
