@@ -296,3 +296,62 @@ fn the_local_host_cancels_through_the_handlers() {
     assert_eq!(r.outcome["type"], "cancelled");
     assert!(r.effect_log.is_empty());
 }
+
+mod arbitrary {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn response() -> impl Strategy<Value = HostResponse> {
+        prop_oneof![
+            Just(HostResponse::RequestCancel),
+            Just(HostResponse::Cancel),
+            Just(HostResponse::Ack),
+            Just(HostResponse::TimerFired { branch: None }),
+            Just(HostResponse::EffectResult { value: num(1.0) }),
+            Just(HostResponse::EffectFailed {
+                message: "no".into()
+            }),
+            Just(HostResponse::ChildFailed {
+                message: "child x failed: no".into(),
+                branch: None,
+                child_execution_id: None,
+            }),
+        ]
+    }
+
+    proptest! {
+        /// Any order of answers, cancellations included, never panics; a
+        /// refused answer changes nothing; every checkpoint's continuation
+        /// decodes to itself and resumes; an ended execution stays ended.
+        #[test]
+        fn cancellations_in_any_order_never_panic(
+            answers in prop::collection::vec(response(), 0..24),
+            rethrow in any::<bool>(),
+        ) {
+            let p = catchable(saga(rethrow), 1);
+            let mut e = start(p.clone());
+            for a in answers {
+                match e.run_until_host(1_000) {
+                    Ok(Outcome::Host(HostRequest::PersistCheckpoint { revision, .. })) => {
+                        let text = e.state().encode();
+                        let c = Continuation::decode(text.as_bytes(), &Limits::default()).unwrap();
+                        prop_assert_eq!(c.encode(), text);
+                        prop_assert!(Execution::resume(p.clone(), c, Limits::default()).is_ok());
+                        e.respond(HostResponse::PersistConfirmed { revision }).unwrap();
+                    }
+                    Ok(Outcome::Completed(_) | Outcome::Failed { .. } | Outcome::Cancelled) => {
+                        prop_assert!(e.state().status.is_terminal());
+                        prop_assert!(e.respond(a).is_err());
+                    }
+                    Ok(_) => {
+                        let before = e.state().encode();
+                        if e.respond(a).is_err() {
+                            prop_assert_eq!(e.state().encode(), before);
+                        }
+                    }
+                    Err(err) => prop_assert!(false, "engine error: {err}"),
+                }
+            }
+        }
+    }
+}
