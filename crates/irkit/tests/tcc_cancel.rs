@@ -39,7 +39,10 @@ fn http(url: &str, method: &str, path: &str, body: Option<&J>) -> (u16, J) {
 
 fn ok(url: &str, method: &str, path: &str, body: Option<&J>) -> J {
     let (status, j) = http(url, method, path, body);
-    assert!((200..300).contains(&status), "{method} {path}: {status} {j}");
+    assert!(
+        (200..300).contains(&status),
+        "{method} {path}: {status} {j}"
+    );
     j
 }
 
@@ -72,7 +75,12 @@ fn provider_calls(log: &Path) -> Vec<String> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str::<J>(l).unwrap()["key"].as_str().unwrap().to_string())
+        .map(|l| {
+            serde_json::from_str::<J>(l).unwrap()["key"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -82,7 +90,9 @@ fn register(url: &str, ext: &str) {
         env!("CARGO_MANIFEST_DIR")
     );
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_irkit"))
-        .args(["tcc", "register", &source, "--name", "booking", "--server", url])
+        .args([
+            "tcc", "register", &source, "--name", "booking", "--server", url,
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
@@ -114,7 +124,12 @@ fn serve(database: &str, providers: &Path, crash: Option<&str>) -> Server {
     )
 }
 
-const SAGA: [&str; 4] = ["room.hold", "deposit.charge", "deposit.refund", "room.release"];
+const SAGA: [&str; 4] = [
+    "room.hold",
+    "deposit.charge",
+    "deposit.refund",
+    "room.release",
+];
 
 /// Cancels the waiting saga with a crash right after the refund is
 /// journalled; a second server finishes the compensation.
@@ -131,14 +146,21 @@ fn cancel_compensates_across_a_crash(database: &str, dir: &Path, ext: &str) {
     wait_for_status(&a.url, &id, "suspended");
     ok(&a.url, "POST", &format!("/v1/executions/{id}/cancel"), None);
     let status = a.wait_exit();
-    assert!(!status.success(), "the crash hook aborted the server: {status:?}");
+    assert!(
+        !status.success(),
+        "the crash hook aborted the server: {status:?}"
+    );
     let b = serve(database, &providers, None);
     // Python and TypeScript rethrow: cancelled. The Rust subset has no
     // exceptions: its entry returns the `Err` and completes with it.
     let error = "CancelledError: the execution was cancelled";
     if ext == "rs" {
         let done = wait_for_status(&b.url, &id, "completed");
-        assert_eq!(done["result_plain"], json!({"$tag": "Err", "$0": error}), "{done}");
+        assert_eq!(
+            done["result_plain"],
+            json!({"$tag": "Err", "$0": error}),
+            "{done}"
+        );
     } else {
         let done = wait_for_status(&b.url, &id, "cancelled");
         assert_eq!(done["result_plain"], json!(error), "{done}");

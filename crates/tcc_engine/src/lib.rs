@@ -30,7 +30,9 @@ pub mod position;
 pub mod protocol;
 pub mod value;
 
-pub use continuation::{CancelPhase, Continuation, Status, apply_delta, compute_delta, decode_delta};
+pub use continuation::{
+    CancelPhase, Continuation, Status, apply_delta, compute_delta, decode_delta,
+};
 pub use engine::{CANCELLED_ERROR, Execution, Program, engine_features};
 pub use error::{EngineError, FatalKind};
 pub use lang::Language;

@@ -100,7 +100,10 @@ fn the_program_decides_how_a_cancelled_execution_ends() {
     let mut e = start(catchable(saga(false), 1));
     suspend_on_timer(&mut e);
     e.respond(HostResponse::RequestCancel).unwrap();
-    assert_eq!(refund_then(&mut e), Outcome::Completed(string("compensated")));
+    assert_eq!(
+        refund_then(&mut e),
+        Outcome::Completed(string("compensated"))
+    );
     // Another error raised by the handler: failed, with that error.
     let mut code = saga(true);
     let n = code.len();
@@ -194,7 +197,10 @@ fn cancel_inside_a_group_abandons_the_group() {
     let mut e = start(catchable(code, 0));
     for _ in 0..2 {
         let o = next(&mut e);
-        assert!(matches!(o, Outcome::Host(HostRequest::RegisterTimer { .. })));
+        assert!(matches!(
+            o,
+            Outcome::Host(HostRequest::RegisterTimer { .. })
+        ));
         e.respond(HostResponse::Ack).unwrap();
     }
     assert_eq!(next(&mut e), Outcome::Suspended);
@@ -216,7 +222,10 @@ fn refusals() {
     // Not while a registration is outstanding; only once; terminate still works.
     let mut e = start(catchable(saga(true), 1));
     let o = next(&mut e);
-    assert!(matches!(o, Outcome::Host(HostRequest::RegisterTimer { .. })));
+    assert!(matches!(
+        o,
+        Outcome::Host(HostRequest::RegisterTimer { .. })
+    ));
     assert!(e.respond(HostResponse::RequestCancel).is_err());
     e.respond(HostResponse::Ack).unwrap();
     assert_eq!(next(&mut e), Outcome::Suspended);

@@ -375,12 +375,19 @@ fn a_rust_effect_with_input_passes_its_data() {
     let src = "use tcc_rust_prelude::{effect, effect_with};\n\nstruct Charge {\n    customer: String,\n    amount: f64,\n}\n\nasync fn run(n: f64) -> Result<f64, String> {\n    let plain: f64 = effect(\"plain\", || 0.0).await?;\n    let who = String::from(\"c-\") + &String::from(\"7\");\n    let charged: f64 = effect_with(String::from(\"charge.\") + &who, Charge { customer: who, amount: n * 10.0 }, || 0.0).await?;\n    Ok(plain + charged)\n}\n";
     let ops = entry_ops(src, "in.rs", Language::Rust);
     assert_eq!(
-        count(&ops, |i| matches!(i, Instruction::Effect { has_input: true })),
+        count(&ops, |i| matches!(
+            i,
+            Instruction::Effect { has_input: true }
+        )),
         2
     );
     let h = host(&[("plain", json!(1)), ("charge.c-7", json!(30))], &[]);
     let report = h
-        .run(program(src, "in.rs", Language::Rust), "e", &[common::tag(&json!(3))])
+        .run(
+            program(src, "in.rs", Language::Rust),
+            "e",
+            &[common::tag(&json!(3))],
+        )
         .unwrap();
     let logged: Vec<J> = report
         .effect_log

@@ -1252,7 +1252,10 @@ fn a_catchable_cancel_runs_the_handler_once_and_drops_the_wait(kind: Kind) {
     assert!(!row.cancel_requested, "{row:?}");
     let waits = store.waits_of(&id).unwrap();
     assert_eq!(waits.len(), 2, "{waits:?}");
-    assert!(waits[0].delivered, "the abandoned wait is dropped: {waits:?}");
+    assert!(
+        waits[0].delivered,
+        "the abandoned wait is dropped: {waits:?}"
+    );
     assert_eq!(waits[1].name.as_deref(), Some("release_ok"));
     assert!(!waits[1].delivered);
     // A second cancel during the compensation changes nothing; the event
@@ -1341,8 +1344,7 @@ fn a_parent_catches_its_childs_failure(kind: Kind) {
         .unwrap();
     host.register(&catching_parent(true), Some("parent"))
         .unwrap();
-    host.register(&catching_parent(false), Some("old"))
-        .unwrap();
+    host.register(&catching_parent(false), Some("old")).unwrap();
     let p = host.start("parent", vec![], Some("p".into())).unwrap();
     let o = host.start("old", vec![], Some("o".into())).unwrap();
     let rows = run_all(&host, &[&p, &o]);
@@ -1352,11 +1354,18 @@ fn a_parent_catches_its_childs_failure(kind: Kind) {
         Some(json!({"t": "string", "v": "child child:p:invoke:2 failed: kaput"}))
     );
     let h = store.history(&p, 0, 100).unwrap();
-    assert!(h.iter().any(|e| e.kind == "child_failed_delivered"), "{h:?}");
+    assert!(
+        h.iter().any(|e| e.kind == "child_failed_delivered"),
+        "{h:?}"
+    );
     // An artifact without the feature fails with its child, as before.
     assert_eq!(rows[1].status, "failed", "{:?}", rows[1]);
     assert!(
-        rows[1].error.as_deref().unwrap_or("").contains("child child:o:invoke:2 failed"),
+        rows[1]
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("child child:o:invoke:2 failed"),
         "{:?}",
         rows[1]
     );

@@ -4,8 +4,8 @@
 
 use super::{Action, Awaiting, Execution, Program, bind_params, fatal, type_error};
 use crate::continuation::{
-    Branch, BranchOp, CancelPhase, Frame, Join, JoinKind, JoinState, Pending, Phase, Status, TryHandler,
-    WaitKind,
+    Branch, BranchOp, CancelPhase, Frame, Join, JoinKind, JoinState, Pending, Phase, Status,
+    TryHandler, WaitKind,
 };
 use crate::error::{EngineError, FatalKind, Site};
 use crate::fast::{self, Fast, Res, Tail};
