@@ -227,6 +227,21 @@ done
 $irkit tcc start --local examples/tcc/src/checkout.rs --database "$tcc_db/h.db" --providers "$tcc_db/p.toml" --format json \
   --args '[{"id":"o-2","customer":"c-2","lines":[{"sku":"fig","price":1,"qty":4}]}]' | grep -q '"total":4'
 rm -rf "$tcc_db"
+# Cancellation that compensates (issue 33): the booking saga holds a room, charges a deposit and
+# waits for the guest; `cancel` runs its handler (refund, then release) and it ends cancelled.
+tcc_db=$(mktemp -d)
+printf '[[route]]\npattern = "*"\nprovider = "echo"\nlog = "%s"\n' "$tcc_db/effects.log" > "$tcc_db/p.toml"
+$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --providers "$tcc_db/p.toml" >"$tcc_db/out" 2>/dev/null & tcc_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
+tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+$irkit tcc register examples/tcc/src/booking.py --name booking --server "$tcc_url" > /dev/null
+$irkit tcc start booking --id b-1 --args '[{"id":"b-1","room":"r-9","deposit":30}]' --server "$tcc_url" > /dev/null
+for _ in $(seq 100); do $irkit tcc status b-1 --server "$tcc_url" | grep -q ' suspended ' && break; sleep 0.1; done
+$irkit tcc cancel b-1 --server "$tcc_url"
+{ $irkit tcc result b-1 --wait 10s --server "$tcc_url" || true; } | grep -q 'cancelled'
+grep -q '"deposit.refund"' "$tcc_db/effects.log" && grep -q '"room.release"' "$tcc_db/effects.log"
+kill -TERM "$tcc_pid"; wait "$tcc_pid"
+rm -rf "$tcc_db"
 # Durable retries (issue 33): the payment service is down, the host calls it 3 times (durably, 50 ms
 # then 100 ms apart), and the workflow compensates by releasing the stock.
 tcc_db=$(mktemp -d)

@@ -74,8 +74,11 @@ pub enum Verb {
     Result(crate::tcc_host_cmd::ResultArgs),
     /// Send an event to an execution.
     Send(crate::tcc_host_cmd::SendArgs),
-    /// Request cancellation of an execution.
+    /// Request cancellation of an execution (its except/catch/finally
+    /// handlers run when its artifact requires irkit.catchable_cancel).
     Cancel(crate::tcc_host_cmd::CancelArgs),
+    /// Cancel an execution at once, without running its handlers.
+    Terminate(crate::tcc_host_cmd::CancelArgs),
     /// List executions.
     Ls(crate::tcc_host_cmd::LsArgs),
 }
@@ -99,6 +102,7 @@ impl Verb {
             | Verb::Register(_)
             | Verb::Send(_)
             | Verb::Cancel(_)
+            | Verb::Terminate(_)
             | Verb::Simulate(_) => Format::Human,
         }
     }
@@ -132,6 +136,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Result(args) => crate::tcc_host_cmd::result(args),
         Verb::Send(args) => crate::tcc_host_cmd::send(args),
         Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
+        Verb::Terminate(args) => crate::tcc_host_cmd::terminate(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
     }
 }

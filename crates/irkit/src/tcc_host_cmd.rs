@@ -209,7 +209,7 @@ pub struct SendArgs {
     client: ClientArgs,
 }
 
-/// `irkit tcc cancel`.
+/// `irkit tcc cancel` and `irkit tcc terminate`.
 #[derive(clap::Args)]
 pub struct CancelArgs {
     /// Execution id.
@@ -790,6 +790,16 @@ pub fn cancel(a: CancelArgs) -> Result<Outcome, CliError> {
     Client::new(&a.client).call(
         "POST",
         &format!("/v1/executions/{}/cancel", percent_encode(&a.id)),
+        None,
+    )?;
+    Ok(Outcome::Success)
+}
+
+/// `irkit tcc terminate`.
+pub fn terminate(a: CancelArgs) -> Result<Outcome, CliError> {
+    Client::new(&a.client).call(
+        "POST",
+        &format!("/v1/executions/{}/terminate", percent_encode(&a.id)),
         None,
     )?;
     Ok(Outcome::Success)

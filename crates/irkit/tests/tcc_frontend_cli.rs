@@ -177,7 +177,7 @@ fn every_example_compiles_to_a_valid_hashed_artifact() {
         assert_eq!(o.stdout, [file, b"\n".to_vec()].concat());
         n += 1;
     }
-    assert_eq!(n, 23);
+    assert_eq!(n, 26);
 }
 
 #[test]

@@ -128,6 +128,48 @@ pub enum WaitKind {
     },
 }
 
+/// Where a catchable cancellation (`irkit.catchable_cancel`) stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelPhase {
+    /// The host asked for it; it is thrown at the next durable operation.
+    Requested,
+    /// It was thrown; an uncaught cancellation error ends the execution
+    /// `cancelled`, and another request is not accepted.
+    Delivered,
+}
+
+impl CancelPhase {
+    /// The continuation's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelPhase::Requested => "requested",
+            CancelPhase::Delivered => "delivered",
+        }
+    }
+
+    fn parse(s: &str, path: &str) -> Result<CancelPhase, EngineError> {
+        match s {
+            "requested" => Ok(CancelPhase::Requested),
+            "delivered" => Ok(CancelPhase::Delivered),
+            other => Err(EngineError::continuation(
+                path,
+                format!("unknown cancel phase {other:?}"),
+            )),
+        }
+    }
+}
+
+fn cancel_json(c: Option<CancelPhase>) -> J {
+    c.map_or(J::Null, |p| p.as_str().into())
+}
+
+fn decode_cancel(j: &J, path: &str) -> Result<Option<CancelPhase>, EngineError> {
+    match j {
+        J::Null => Ok(None),
+        other => CancelPhase::parse(str_field(CTX, other, path)?, path).map(Some),
+    }
+}
+
 /// The durable operation an execution waits on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pending {
@@ -288,6 +330,10 @@ pub struct Continuation {
     pub iterating: Vec<u32>,
     /// Cached closures of `LoadFunc`, by function position.
     pub func_refs: Vec<Option<u32>>,
+    /// A catchable cancellation requested or delivered (irkit's
+    /// `irkit.catchable_cancel`; written as `cancel` only when set, so
+    /// every other continuation reads as the reference's).
+    pub cancel: Option<CancelPhase>,
 }
 
 // ---------------------------------------------------------------- encoding
@@ -505,6 +551,9 @@ impl Continuation {
             self.language_semantics_version.as_str().into(),
         );
         m.insert("revision".into(), J::Number(self.revision.into()));
+        if self.cancel.is_some() {
+            m.insert("cancel".into(), cancel_json(self.cancel));
+        }
         m.insert("status".into(), self.status.as_str().into());
         m.insert("frames".into(), frames_json(&self.frames));
         m.insert("stack".into(), stack_json(&self.stack));
@@ -568,6 +617,12 @@ impl Continuation {
         out.push('{');
         key(&mut out, "artifact_hash", true);
         out.push_str(&tcc_ir::encode::canonical_string(&self.artifact_hash));
+        if let Some(c) = self.cancel {
+            key(&mut out, "cancel", false);
+            out.push('"');
+            out.push_str(c.as_str());
+            out.push('"');
+        }
         key(&mut out, "engine_format_version", false);
         out.push_str(&self.engine_format_version.to_string());
         key(&mut out, "execution_id", false);
@@ -684,6 +739,7 @@ impl Continuation {
                 "heap",
                 "iterating",
                 "func_refs",
+                "cancel",
             ],
         )?;
         let f = |k: &str| field(CTX, m, k, "$");
@@ -721,6 +777,7 @@ impl Continuation {
             heap: Heap::default(),
             iterating: Vec::new(),
             func_refs: Vec::new(),
+            cancel: None,
         };
         c.frames = decode_frames(f("frames")?, "$.frames", &mut heap, limits)?;
         c.stack = decode_values(f("stack")?, "$.stack", &mut heap, limits)?;
@@ -1386,6 +1443,9 @@ fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<(Map<Strin
     if base.func_refs != next.func_refs {
         m.insert("func_refs".into(), func_refs_json(&next.func_refs));
     }
+    if base.cancel != next.cancel {
+        m.insert("cancel".into(), cancel_json(next.cancel));
+    }
     Some((m, !heap_same))
 }
 
@@ -1453,6 +1513,7 @@ fn apply_delta_parts(
             "heap",
             "iterating",
             "func_refs",
+            "cancel",
         ],
     )?;
     let mut c = base.clone();
@@ -1529,6 +1590,9 @@ fn finish_decode(
     }
     if let Some(f) = m.get("func_refs") {
         c.func_refs = decode_func_refs(f, "$.func_refs")?;
+    }
+    if let Some(x) = m.get("cancel") {
+        c.cancel = decode_cancel(x, "$.cancel")?;
     }
     c.heap = heap;
     c.check_refs()?;

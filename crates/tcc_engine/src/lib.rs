@@ -32,10 +32,10 @@ pub mod protocol;
 pub mod value;
 
 pub use continuation::{
-    Continuation, Status, apply_delta, apply_delta_text, compute_delta, compute_delta_text,
-    decode_delta,
+    CancelPhase, Continuation, Status, apply_delta, apply_delta_text, compute_delta,
+    compute_delta_text, decode_delta,
 };
-pub use engine::{Execution, Program, engine_features};
+pub use engine::{CANCELLED_ERROR, Execution, Program, engine_features};
 pub use error::{EngineError, FatalKind};
 pub use lang::Language;
 pub use limits::Limits;

@@ -59,7 +59,9 @@ pub struct LocalHost {
     pub max_total_steps: u64,
     /// Restore the execution from the stored continuation after every checkpoint.
     pub restore_at_checkpoints: bool,
-    /// Send `cancel` instead of the n-th wake (0-based), if set.
+    /// Cancel instead of delivering the n-th wake (0-based), if set: with
+    /// `request_cancel` when the artifact requires `irkit.catchable_cancel`
+    /// (its handlers run), else with `cancel`.
     pub cancel_at_wake: Option<usize>,
     /// Delivery order of join waits.
     pub completion_order: CompletionOrder,
@@ -99,7 +101,8 @@ fn awaited(exec: &Execution, wake: &HostResponse) -> bool {
     let branch = match wake {
         HostResponse::TimerFired { branch }
         | HostResponse::EventPayload { branch, .. }
-        | HostResponse::ChildResult { branch, .. } => branch,
+        | HostResponse::ChildResult { branch, .. }
+        | HostResponse::ChildFailed { branch, .. } => branch,
         _ => return true,
     };
     let Some(b) = branch else {
@@ -185,7 +188,11 @@ impl LocalHost {
                         return Err(HostError::Host("suspended with nothing to deliver".into()));
                     };
                     let w = if self.cancel_at_wake == Some(wake_count) {
-                        HostResponse::Cancel
+                        if exec.program().catchable_cancel() {
+                            HostResponse::RequestCancel
+                        } else {
+                            HostResponse::Cancel
+                        }
                     } else {
                         w
                     };
@@ -326,9 +333,28 @@ impl LocalHost {
                         })?;
                         let sub = self.run_depth(child, &child_execution_id, &args, depth + 1)?;
                         report.effect_log.extend(sub.effect_log);
-                        let value = match sub.outcome.get("type").and_then(J::as_str) {
-                            Some("completed") => {
-                                sub.outcome.get("result").cloned().unwrap_or(J::Null)
+                        let status = sub.outcome.get("type").and_then(J::as_str);
+                        let wake = match status {
+                            Some("completed") => HostResponse::ChildResult {
+                                value: sub.outcome.get("result").cloned().unwrap_or(J::Null),
+                                branch,
+                                child_execution_id: Some(child_execution_id),
+                            },
+                            // `irkit.catchable_child_failure`: thrown in the parent.
+                            Some(status @ ("failed" | "cancelled"))
+                                if exec.program().catchable_child_failure() =>
+                            {
+                                HostResponse::ChildFailed {
+                                    message: format!(
+                                        "child {child_execution_id} {status}: {}",
+                                        sub.outcome
+                                            .get("message")
+                                            .and_then(J::as_str)
+                                            .unwrap_or_default()
+                                    ),
+                                    branch,
+                                    child_execution_id: Some(child_execution_id),
+                                }
                             }
                             _ => {
                                 return Err(HostError::Host(format!(
@@ -337,11 +363,7 @@ impl LocalHost {
                                 )));
                             }
                         };
-                        wakes.push_back(HostResponse::ChildResult {
-                            value,
-                            branch,
-                            child_execution_id: Some(child_execution_id),
-                        });
+                        wakes.push_back(wake);
                         HostResponse::Ack
                     }
                 },

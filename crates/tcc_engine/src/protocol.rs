@@ -264,8 +264,24 @@ pub enum HostResponse {
         /// it must name the awaited child.
         child_execution_id: Option<String>,
     },
-    /// Cancel the execution.
+    /// irkit's catchable child failure (`irkit.catchable_child_failure`):
+    /// the awaited child failed or was cancelled; `message` is thrown at
+    /// the parent's `Invoke` (or fails its branch).
+    ChildFailed {
+        /// The child's status and failure message.
+        message: String,
+        /// Branch id inside a join.
+        branch: Option<String>,
+        /// The child's execution id; when present it must name the awaited child.
+        child_execution_id: Option<String>,
+    },
+    /// Cancel the execution at once (the reference's `cancel`; irkit's
+    /// `terminate`).
     Cancel,
+    /// irkit's catchable cancellation (`irkit.catchable_cancel`): throw a
+    /// cancellation error at the execution's current wait or effect, or
+    /// at its next durable operation, so its handlers compensate.
+    RequestCancel,
     /// An artifact the engine asked for.
     Artifact {
         /// Its hash.
@@ -284,7 +300,9 @@ impl HostResponse {
             HostResponse::EventPayload { .. } => "event_payload",
             HostResponse::TimerFired { .. } => "timer_fired",
             HostResponse::ChildResult { .. } => "child_result",
+            HostResponse::ChildFailed { .. } => "child_failed",
             HostResponse::Cancel => "cancel",
+            HostResponse::RequestCancel => "request_cancel",
             HostResponse::Artifact { .. } => "artifact",
         }
     }
@@ -300,7 +318,7 @@ impl HostResponse {
             }
         };
         match self {
-            HostResponse::Ack | HostResponse::Cancel => {}
+            HostResponse::Ack | HostResponse::Cancel | HostResponse::RequestCancel => {}
             HostResponse::PersistConfirmed { revision } => {
                 m.insert("revision".into(), (*revision).into());
             }
@@ -320,6 +338,17 @@ impl HostResponse {
                 child_execution_id,
             } => {
                 m.insert("value".into(), value.clone());
+                branch(&mut m, b);
+                if let Some(c) = child_execution_id {
+                    m.insert("child_execution_id".into(), c.as_str().into());
+                }
+            }
+            HostResponse::ChildFailed {
+                message,
+                branch: b,
+                child_execution_id,
+            } => {
+                m.insert("message".into(), message.as_str().into());
                 branch(&mut m, b);
                 if let Some(c) = child_execution_id {
                     m.insert("child_execution_id".into(), c.as_str().into());
@@ -379,6 +408,10 @@ impl HostResponse {
                 allow(&[])?;
                 HostResponse::Cancel
             }
+            "request_cancel" => {
+                allow(&[])?;
+                HostResponse::RequestCancel
+            }
             "persist_confirmed" => {
                 allow(&["revision"])?;
                 HostResponse::PersistConfirmed {
@@ -411,6 +444,18 @@ impl HostResponse {
                 allow(&["value", "branch", "child_execution_id"])?;
                 HostResponse::ChildResult {
                     value: value()?,
+                    branch: branch()?,
+                    child_execution_id: match m.get("child_execution_id") {
+                        None | Some(J::Null) => None,
+                        Some(c) => Some(str_field(CTX, c, "$.child_execution_id")?.to_string()),
+                    },
+                }
+            }
+            "child_failed" => {
+                allow(&["message", "branch", "child_execution_id"])?;
+                HostResponse::ChildFailed {
+                    message: str_field(CTX, field(CTX, m, "message", "$")?, "$.message")?
+                        .to_string(),
                     branch: branch()?,
                     child_execution_id: match m.get("child_execution_id") {
                         None | Some(J::Null) => None,

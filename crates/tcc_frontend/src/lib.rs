@@ -189,11 +189,14 @@ fn compile_here(
 
 /// Engine features and host capabilities, derived from the instructions:
 /// `ts.control_flow` and `host.persist_checkpoint` first, then each in the
-/// order of first use (functions in id order, instructions by pc).
+/// order of first use (functions in id order, instructions by pc), and
+/// last `irkit.catchable_cancel` when the entry function has both a
+/// durable operation and a `PushTry`, then `irkit.catchable_child_failure`
+/// when it has both an `Invoke` and a `PushTry`.
 pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
     // Ids by small index; a bit set says which are listed (the loop runs
     // once per instruction, so it compares no strings).
-    const FEATURES: [&str; 8] = [
+    const FEATURES: [&str; 10] = [
         f::CONTROL_FLOW,
         f::EFFECT,
         f::SLEEP,
@@ -202,6 +205,8 @@ pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
         f::CONCURRENT_GROUP,
         f::EXCEPTIONS,
         f::LANG_COMPUTE,
+        f::CATCHABLE_CANCEL,
+        f::CATCHABLE_CHILD_FAILURE,
     ];
     const CAPS: [&str; 5] = [
         "host.persist_checkpoint",
@@ -213,8 +218,26 @@ pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
     let mut features = vec![0usize];
     let mut caps = vec![0usize];
     let (mut seen_f, mut seen_c) = (1u16, 1u16);
+    // Durable operations run in the entry function only; one that runs
+    // inside a `try` there makes a cancellation catchable (below).
+    let (mut entry_awaits, mut entry_tries, mut entry_invokes) = (false, false, false);
     for func in &program.functions {
+        let is_entry = func.id == program.entry;
         for ins in &func.instructions {
+            if is_entry {
+                match ins {
+                    Instruction::Invoke { .. } => {
+                        entry_awaits = true;
+                        entry_invokes = true;
+                    }
+                    Instruction::Effect { .. }
+                    | Instruction::Sleep
+                    | Instruction::WaitForEvent
+                    | Instruction::Fork { .. } => entry_awaits = true,
+                    Instruction::PushTry { .. } => entry_tries = true,
+                    _ => {}
+                }
+            }
             let (feature, cap) = match ins {
                 Instruction::Effect { .. } => (1, 1),
                 Instruction::Sleep => (2, 2),
@@ -234,6 +257,18 @@ pub fn requirements(program: &Program) -> (Vec<String>, Vec<String>) {
                 caps.push(cap);
             }
         }
+    }
+    // An entry function that both awaits and handles errors is cancelled
+    // through its handlers (`irkit.catchable_cancel`, docs/tcc/frontends.md):
+    // the feature makes an engine without it refuse the artifact rather
+    // than end it at once without its compensation.
+    if entry_awaits && entry_tries {
+        features.push(8);
+    }
+    // A child's failure is thrown in a parent that invokes inside a `try`
+    // (`irkit.catchable_child_failure`), instead of failing the parent.
+    if entry_invokes && entry_tries {
+        features.push(9);
     }
     (
         features.iter().map(|&i| FEATURES[i].to_string()).collect(),

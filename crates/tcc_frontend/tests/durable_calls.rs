@@ -257,3 +257,153 @@ fn an_effect_key_the_loop_never_changes_is_refused() {
         compile(src, file, lang).unwrap_or_else(|e| panic!("{file}: {e}"));
     }
 }
+
+/// `irkit.catchable_cancel` is declared, last, exactly when the entry both
+/// awaits and has a `try` (docs/tcc/frontends.md); the booking examples
+/// have it in all three languages.
+#[test]
+fn an_await_inside_a_try_makes_the_cancellation_catchable() {
+    let cancel = tcc_ir::features::CATCHABLE_CANCEL;
+    let cases = [
+        (
+            "try.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect\n\nasync def run():\n    try:\n        return await effect(\"a\")\n    except Exception as e:\n        return e\n",
+            true,
+        ),
+        (
+            "plain.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect\n\nasync def run():\n    return await effect(\"a\")\n",
+            false,
+        ),
+        (
+            "compute.py",
+            Language::Python,
+            "async def run(x):\n    try:\n        return 1 // x\n    except Exception as e:\n        return e\n",
+            false,
+        ),
+        (
+            "try.ts",
+            Language::TypeScript,
+            "import { sleep } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  try {\n    await sleep(5);\n  } finally {\n    return 1;\n  }\n}\n",
+            true,
+        ),
+        (
+            "plain.ts",
+            Language::TypeScript,
+            "import { sleep } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  await sleep(5);\n  return 1;\n}\n",
+            false,
+        ),
+        (
+            "result.rs",
+            Language::Rust,
+            "use tcc_rust_prelude::effect;\n\nasync fn run() -> String {\n    match effect(\"a\", || ()).await {\n        Ok(_) => String::from(\"ok\"),\n        Err(e) => e,\n    }\n}\n",
+            true,
+        ),
+    ];
+    for (file, lang, src, catchable) in cases {
+        let f = features(src, file, lang);
+        assert_eq!(f.iter().any(|x| x == cancel), catchable, "{file}: {f:?}");
+        if catchable {
+            assert_eq!(f.last().map(String::as_str), Some(cancel), "{file}: {f:?}");
+        }
+    }
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/tcc/src");
+    for (ext, lang) in [
+        ("py", Language::Python),
+        ("ts", Language::TypeScript),
+        ("rs", Language::Rust),
+    ] {
+        let file = format!("{examples}/booking.{ext}");
+        let src = std::fs::read_to_string(&file).unwrap();
+        let f = features(&src, &file, lang);
+        assert_eq!(f.last().map(String::as_str), Some(cancel), "{file}: {f:?}");
+    }
+}
+
+/// `irkit.catchable_child_failure` is declared, after
+/// `irkit.catchable_cancel`, exactly when the entry invokes and has a `try`.
+#[test]
+fn an_invoke_inside_a_try_makes_a_childs_failure_catchable() {
+    let child = tcc_ir::features::CATCHABLE_CHILD_FAILURE;
+    let cases = [
+        (
+            "kid.py",
+            Language::Python,
+            "from tcc_engine.primitives import invoke\n\nasync def run():\n    try:\n        return await invoke(\"kid\")\n    except Exception as e:\n        return e\n",
+            true,
+        ),
+        (
+            "kid.ts",
+            Language::TypeScript,
+            "import { invoke } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  try {\n    return await invoke(\"kid\");\n  } catch (e) {\n    return e;\n  }\n}\n",
+            true,
+        ),
+        (
+            "nokid.py",
+            Language::Python,
+            "from tcc_engine.primitives import effect, invoke\n\nasync def run():\n    try:\n        await effect(\"a\")\n    except Exception as e:\n        pass\n    return await invoke(\"kid\")\n",
+            true,
+        ),
+        (
+            "plain.ts",
+            Language::TypeScript,
+            "import { effect } from \"@tcc-engine/primitives\";\nexport default async function run() {\n  try {\n    return await effect(\"a\");\n  } catch (e) {\n    return e;\n  }\n}\n",
+            false,
+        ),
+    ];
+    for (file, lang, src, catchable) in cases {
+        let f = features(src, file, lang);
+        assert_eq!(f.iter().any(|x| x == child), catchable, "{file}: {f:?}");
+        if catchable {
+            let n = f.len();
+            assert_eq!(
+                &f[n - 2..],
+                [tcc_ir::features::CATCHABLE_CANCEL, child],
+                "{file}: {f:?}"
+            );
+        }
+    }
+}
+
+/// Rust: `effect_with(KEY, INPUT, || value)` passes INPUT (moved into the
+/// call, evaluated after KEY); `effect` passes `{}` as before. Both emit
+/// `has_input: true`, as the Rust frontend always did.
+#[test]
+fn a_rust_effect_with_input_passes_its_data() {
+    let src = "use tcc_rust_prelude::{effect, effect_with};\n\nstruct Charge {\n    customer: String,\n    amount: f64,\n}\n\nasync fn run(n: f64) -> Result<f64, String> {\n    let plain: f64 = effect(\"plain\", || 0.0).await?;\n    let who = String::from(\"c-\") + &String::from(\"7\");\n    let charged: f64 = effect_with(String::from(\"charge.\") + &who, Charge { customer: who, amount: n * 10.0 }, || 0.0).await?;\n    Ok(plain + charged)\n}\n";
+    let ops = entry_ops(src, "in.rs", Language::Rust);
+    assert_eq!(
+        count(&ops, |i| matches!(
+            i,
+            Instruction::Effect { has_input: true }
+        )),
+        2
+    );
+    let h = host(&[("plain", json!(1)), ("charge.c-7", json!(30))], &[]);
+    let report = h
+        .run(
+            program(src, "in.rs", Language::Rust),
+            "e",
+            &[common::tag(&json!(3))],
+        )
+        .unwrap();
+    let logged: Vec<J> = report
+        .effect_log
+        .iter()
+        .map(|e| common::untag(&e["input"]))
+        .collect();
+    assert_eq!(
+        common::normalize(&J::Array(logged)),
+        common::normalize(&json!([{}, {"customer": "c-7", "amount": 30}]))
+    );
+    assert_eq!(report.outcome["type"], "completed", "{}", report.outcome);
+    // A wrong arity or a non-closure body is a diagnostic, not a panic.
+    for bad in [
+        "use tcc_rust_prelude::effect_with;\n\nasync fn run() -> Result<f64, String> {\n    effect_with(\"k\", || 0.0).await\n}\n",
+        "use tcc_rust_prelude::effect_with;\n\nasync fn run() -> Result<f64, String> {\n    effect_with(\"k\", 1.0, 2.0).await\n}\n",
+    ] {
+        assert!(compile(bad, "bad.rs", Language::Rust).is_err());
+    }
+}

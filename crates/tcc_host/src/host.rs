@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-use tcc_engine::continuation::Status;
+use tcc_engine::continuation::{CancelPhase, Status};
 use tcc_engine::json::export_text;
 use tcc_engine::protocol::{CheckpointKind, failure_message};
 use tcc_engine::{
@@ -520,9 +520,9 @@ impl Host {
             journalled: journalled.map(|keys| keys.into_iter().collect()),
             finished: false,
         };
-        if row.cancel_requested {
-            d.cancel()?;
-        } else if row.status == "suspended" {
+        // The stored continuation is committed: a cancellation it shows
+        // delivered needs no second delivery.
+        if !(row.cancel_requested && d.stop_requested(&row, true)?) && row.status == "suspended" {
             match self.store.ready_wake(id, crate::ids::now_ms())? {
                 Some(w) => d.deliver(w)?,
                 None => return Ok(false),
@@ -542,8 +542,13 @@ impl Host {
                     )? {
                         return Err(Stop::Lost);
                     }
-                    if self.store.cancel_requested(id)? {
-                        d.cancel()?;
+                    // One column read per slice (issue 42, F3); the row only
+                    // when a stop is requested.
+                    if self.store.cancel_requested(id)?
+                        && let Some(r) = self.store.get_execution(id)?
+                        && r.cancel_requested
+                    {
+                        d.stop_requested(&r, false)?;
                     }
                 }
                 Outcome::Host(req) => {
@@ -556,8 +561,13 @@ impl Host {
                     }
                 }
                 Outcome::Suspended => {
-                    if self.store.cancel_requested(id)? {
-                        d.cancel()?;
+                    // The suspension's checkpoint is committed (as at the
+                    // drive's start).
+                    if self.store.cancel_requested(id)?
+                        && let Some(r) = self.store.get_execution(id)?
+                        && r.cancel_requested
+                        && d.stop_requested(&r, true)?
+                    {
                         continue;
                     }
                     match self.store.ready_wake(id, crate::ids::now_ms())? {
@@ -877,6 +887,62 @@ impl Driver<'_> {
         Ok(())
     }
 
+    /// Acts on the row's `cancel_requested` at a committed state (the
+    /// drive's start, a suspension: `committed`) or between steps: a termination, or a
+    /// cancellation of an artifact without `irkit.catchable_cancel`, ends
+    /// the execution at once; a catchable cancellation is requested once
+    /// (its wait, if any, dropped first); one already delivered and
+    /// committed clears the request. Returns whether the engine was
+    /// answered (it has work to do before any wake).
+    fn stop_requested(&mut self, row: &ExecutionRow, committed: bool) -> Result<bool, Stop> {
+        if row.terminate_requested || !self.exec.program().catchable_cancel() {
+            self.cancel()?;
+            return Ok(true);
+        }
+        match self.exec.state().cancel {
+            None => {
+                self.request_cancel()?;
+                Ok(true)
+            }
+            Some(CancelPhase::Delivered) if committed => {
+                self.host.store.clear_cancel_request(self.id)?;
+                Ok(false)
+            }
+            Some(_) => Ok(false),
+        }
+    }
+
+    /// Whether a catchable cancellation is requested for this execution
+    /// and not yet delivered (read from the store: an effect is about to
+    /// run). Only for artifacts with `irkit.catchable_cancel`.
+    fn cancel_due(&self) -> Result<bool, Stop> {
+        if !self.exec.program().catchable_cancel() || self.exec.state().cancel.is_some() {
+            return Ok(false);
+        }
+        Ok(self
+            .host
+            .store
+            .get_execution(self.id)?
+            .is_some_and(|r| r.cancel_requested && !r.terminate_requested))
+    }
+
+    /// Sends `request_cancel`: a suspended execution's open waits are
+    /// dropped first (a crash in between leaves the request stored, and
+    /// the next drive delivers it again).
+    fn request_cancel(&mut self) -> Result<(), Stop> {
+        hook_at("before_cancel", &[self.id]);
+        let waiting = self.exec.state().status == Status::Suspended;
+        if waiting && !self.host.store.drop_waits(self.id, &self.host.cfg.owner)? {
+            return Err(Stop::Lost);
+        }
+        self.history.push((
+            "cancel_delivered".into(),
+            json!({"at": if waiting { "wait" } else { "next durable operation" }}),
+        ));
+        self.exec.respond(HostResponse::RequestCancel)?;
+        Ok(())
+    }
+
     fn deliver(&mut self, w: Wake) -> Result<(), Stop> {
         let response = match w.kind.as_str() {
             "timer" => {
@@ -896,7 +962,24 @@ impl Driver<'_> {
             }
             "child" => {
                 if let Some(f) = &w.child_failure {
-                    return Err(Stop::Fail(format!("host: {f}")));
+                    // `irkit.catchable_child_failure`: thrown in the parent,
+                    // else the parent fails (the reference's hosts do).
+                    if !self.exec.program().catchable_child_failure() {
+                        return Err(Stop::Fail(format!("host: {f}")));
+                    }
+                    hook_at("before_child_result", &[self.id]);
+                    let response = HostResponse::ChildFailed {
+                        message: f.clone(),
+                        branch: w.branch.clone(),
+                        child_execution_id: self.exec.awaited_child(w.branch.as_deref()),
+                    };
+                    self.history.push((
+                        "child_failed_delivered".into(),
+                        json!({"branch": w.branch, "wait": w.wait_id}),
+                    ));
+                    self.consumed = Some(w);
+                    self.exec.respond(response)?;
+                    return Ok(());
                 }
                 hook_at("before_child_result", &[self.id]);
                 let wake = TextWake::Child {
@@ -991,16 +1074,20 @@ impl Driver<'_> {
                 // The result's canonical text, written from the heap
                 // without a tree (issue 42, F3).
                 let result = match (&cont.result, status) {
-                    (Some(v), Status::Completed | Status::Failed) => {
+                    // A cancellation that went through the handlers has the
+                    // error they rethrew (an immediate one has none).
+                    (Some(v), Status::Completed | Status::Failed | Status::Cancelled) => {
                         Some(TaggedText::from_stored(export_text(&cont.heap, v)?))
                     }
                     _ => None,
                 };
                 let message = match (&cont.result, &result, status) {
-                    (Some(Value::Str(s)), Some(_), Status::Failed) => {
+                    (Some(Value::Str(s)), Some(_), Status::Failed | Status::Cancelled) => {
                         Some(crate::storable::message(s).into_owned())
                     }
-                    (_, Some(r), Status::Failed) => Some(r.as_str().to_string()),
+                    (_, Some(r), Status::Failed | Status::Cancelled) => {
+                        Some(r.as_str().to_string())
+                    }
                     _ => None,
                 };
                 let pending = if status == Status::Suspended {
@@ -1071,7 +1158,19 @@ impl Driver<'_> {
                     Some(keys) if !keys.contains(&idempotency_key) => None,
                     _ => host.store.journal_get(&idempotency_key)?,
                 };
+                // A catchable cancellation requested meanwhile is thrown at
+                // an effect that has not run (a journalled one has: its
+                // answer is replayed).
+                let cancel_now = journalled.is_none() && self.cancel_due()?;
                 let response = match journalled {
+                    None if cancel_now => {
+                        hook_at("before_cancel", &[self.id]);
+                        self.history.push((
+                            "cancel_delivered".into(),
+                            json!({"at": "effect", "key": key}),
+                        ));
+                        return Ok(self.exec.respond(HostResponse::RequestCancel)?);
+                    }
                     Some(j) if j.input != canonical => {
                         return Err(Stop::Fail(format!(
                             "host: effect {idempotency_key:?} re-run with a different input (journalled {}, now {canonical})",

@@ -143,6 +143,7 @@ mod tests {
             owner: None,
             lease_until: 0,
             cancel_requested: false,
+            terminate_requested: false,
             result: None,
             message: None,
             error: None,

@@ -342,6 +342,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/effects", get(effects))
         .route("/v1/executions/{id}/events", post(send_event))
         .route("/v1/executions/{id}/cancel", post(cancel))
+        .route("/v1/executions/{id}/terminate", post(terminate))
         .merge(crate::ui::router(app.host.clone()))
         .merge(crate::await_result::router(
             app.host.clone(),
@@ -858,6 +859,16 @@ async fn cancel(State(app): State<Shared>, uri: Uri) -> Answer {
     let id = param(&uri)?;
     blocking(move || {
         app.host.store().request_cancel(&id)?;
+        app.host.notify();
+        Ok(Reply(202, json!({"accepted": true})))
+    })
+    .await
+}
+
+async fn terminate(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
+    blocking(move || {
+        app.host.store().request_terminate(&id)?;
         app.host.notify();
         Ok(Reply(202, json!({"accepted": true})))
     })

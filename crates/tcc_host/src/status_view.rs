@@ -90,6 +90,9 @@ fn status_members(row: &ExecutionRow) -> serde_json::Map<String, J> {
     );
     m.insert("pending".into(), row.pending.clone().unwrap_or(J::Null));
     m.insert("cancel_requested".into(), row.cancel_requested.into());
+    if row.terminate_requested {
+        m.insert("terminate_requested".into(), true.into());
+    }
     if let Some(p) = &row.parent_id {
         m.insert("parent".into(), p.clone().into());
     }

@@ -120,6 +120,9 @@ on_both!(
     two_nodes_claiming_at_once_each_execution_goes_to_one,
     an_executions_journal_is_its_own_keys_only,
     a_timer_registered_while_the_scheduler_is_busy_fires_on_time,
+    a_catchable_cancel_runs_the_handler_once_and_drops_the_wait,
+    terminate_stops_a_running_compensation,
+    a_parent_catches_its_childs_failure,
 );
 
 /// The journal's key ranges where the database's own collation does not
@@ -1216,5 +1219,160 @@ fn a_timer_registered_while_the_scheduler_is_busy_fires_on_time(kind: Kind) {
     assert!(
         took >= Duration::from_millis(300) && took < Duration::from_millis(2_500),
         "the 300 ms timer fired after {took:?}"
+    );
+}
+
+/// `try { await effect("hold"); return await wait_for_event("confirmed") }
+/// catch (e) { await effect("release"); await wait_for_event("release_ok"); throw e }`,
+/// requiring `irkit.catchable_cancel`.
+fn compensating() -> Vec<u8> {
+    let s = |v: &str| json!({"op": "LoadConst", "value": {"t": "string", "v": v}});
+    let op = |o: &str| json!({"op": o});
+    let ins = json!([
+        {"op": "PushTry", "catch": 7, "finally": null},
+        s("hold"), op("Effect"), op("Pop"), s("confirmed"), op("WaitForEvent"), op("Return"),
+        {"op": "StoreLocal", "local": 0},
+        s("release"), op("Effect"), op("Pop"), s("release_ok"), op("WaitForEvent"), op("Pop"),
+        {"op": "LoadLocal", "local": 0}, op("Throw")
+    ]);
+    let bytes = common::artifact(&[("run", 0, 1, ins)]);
+    let mut a = tcc_ir::decode_artifact(&bytes).unwrap();
+    a.envelope
+        .required_engine_features
+        .push(tcc_ir::features::CATCHABLE_CANCEL.into());
+    a.envelope.artifact_hash = tcc_ir::compute_hash(&a);
+    tcc_ir::encode_artifact(&a)
+}
+
+fn a_catchable_cancel_runs_the_handler_once_and_drops_the_wait(kind: Kind) {
+    let Some((_d, store, host, counting)) = setup(kind) else {
+        return;
+    };
+    host.register(&compensating(), Some("saga")).unwrap();
+    let id = host.start("saga", vec![], Some("s".into())).unwrap();
+    assert_eq!(run_all(&host, &[&id])[0].status, "suspended");
+    store.request_cancel(&id).unwrap();
+    // The handler ran up to its own wait; the request was delivered and cleared.
+    let row = run_all(&host, &[&id]).remove(0);
+    assert_eq!(row.status, "suspended", "{row:?}");
+    assert!(!row.cancel_requested, "{row:?}");
+    let waits = store.waits_of(&id).unwrap();
+    assert_eq!(waits.len(), 2, "{waits:?}");
+    assert!(
+        waits[0].delivered,
+        "the abandoned wait is dropped: {waits:?}"
+    );
+    assert_eq!(waits[1].name.as_deref(), Some("release_ok"));
+    assert!(!waits[1].delivered);
+    // A second cancel during the compensation changes nothing; the event
+    // the abandoned wait was for wakes nobody.
+    store.request_cancel(&id).unwrap();
+    store
+        .send_event(&id, "confirmed", &json!({"t": "string", "v": "late"}))
+        .unwrap();
+    let row = run_all(&host, &[&id]).remove(0);
+    assert_eq!(row.status, "suspended", "{row:?}");
+    assert!(!row.cancel_requested, "{row:?}");
+    store
+        .send_event(&id, "release_ok", &json!({"t": "null"}))
+        .unwrap();
+    let row = run_all(&host, &[&id]).remove(0);
+    assert_eq!(row.status, "cancelled", "{row:?}");
+    assert_eq!(
+        row.result.as_ref().map(|r| r.to_json().unwrap()),
+        Some(json!({"t": "string", "v": tcc_engine::CANCELLED_ERROR}))
+    );
+    let keys: Vec<String> = store
+        .journal_of(&id)
+        .unwrap()
+        .into_iter()
+        .map(|j| j.key)
+        .collect();
+    assert_eq!(keys, ["hold", "release"]);
+    assert_eq!(counting.0.lock().unwrap().len(), 2, "each effect ran once");
+    let h = store.history(&id, 0, 1000).unwrap();
+    let delivered: Vec<_> = h.iter().filter(|e| e.kind == "cancel_delivered").collect();
+    assert_eq!(delivered.len(), 1, "{h:?}");
+    assert_eq!(delivered[0].detail["at"], "wait");
+}
+
+fn terminate_stops_a_running_compensation(kind: Kind) {
+    let Some((_d, store, host, counting)) = setup(kind) else {
+        return;
+    };
+    host.register(&compensating(), Some("saga")).unwrap();
+    let id = host.start("saga", vec![], Some("t".into())).unwrap();
+    run_all(&host, &[&id]);
+    store.request_cancel(&id).unwrap();
+    assert_eq!(run_all(&host, &[&id])[0].status, "suspended");
+    store.request_terminate(&id).unwrap();
+    let row = run_all(&host, &[&id]).remove(0);
+    assert_eq!(row.status, "cancelled", "{row:?}");
+    assert!(row.terminate_requested);
+    assert_eq!(row.result, None, "terminated, not rethrown: {row:?}");
+    assert_eq!(counting.0.lock().unwrap().len(), 2);
+    assert!(matches!(
+        store.request_terminate(&id),
+        Err(StoreError::Conflict(_))
+    ));
+    // Terminating before anything ran: no effect at all.
+    let id = host.start("saga", vec![], Some("u".into())).unwrap();
+    store.request_terminate(&id).unwrap();
+    assert_eq!(run_all(&host, &[&id])[0].status, "cancelled");
+    assert!(store.journal_of(&id).unwrap().is_empty());
+}
+
+/// `try { return await invoke("kid") } catch (e) { return e }`, requiring
+/// `irkit.catchable_child_failure` when `catchable`.
+fn catching_parent(catchable: bool) -> Vec<u8> {
+    let ins = json!([
+        {"op": "PushTry", "catch": 4, "finally": null},
+        {"op": "LoadConst", "value": {"t": "string", "v": "kid"}},
+        {"op": "Invoke", "arg_count": 0}, {"op": "Return"}, {"op": "Return"}
+    ]);
+    let bytes = common::artifact(&[("run", 0, 0, ins)]);
+    let mut a = tcc_ir::decode_artifact(&bytes).unwrap();
+    if catchable {
+        a.envelope
+            .required_engine_features
+            .push(tcc_ir::features::CATCHABLE_CHILD_FAILURE.into());
+    }
+    a.envelope.artifact_hash = tcc_ir::compute_hash(&a);
+    tcc_ir::encode_artifact(&a)
+}
+
+fn a_parent_catches_its_childs_failure(kind: Kind) {
+    let Some((_d, store, host, _)) = setup(kind) else {
+        return;
+    };
+    let kid = json!([{"op": "LoadConst", "value": {"t": "string", "v": "kaput"}}, {"op": "Throw"}]);
+    host.register(&common::artifact(&[("kid", 0, 0, kid)]), Some("kid"))
+        .unwrap();
+    host.register(&catching_parent(true), Some("parent"))
+        .unwrap();
+    host.register(&catching_parent(false), Some("old")).unwrap();
+    let p = host.start("parent", vec![], Some("p".into())).unwrap();
+    let o = host.start("old", vec![], Some("o".into())).unwrap();
+    let rows = run_all(&host, &[&p, &o]);
+    assert_eq!(rows[0].status, "completed", "{:?}", rows[0]);
+    assert_eq!(
+        rows[0].result.as_ref().map(|r| r.to_json().unwrap()),
+        Some(json!({"t": "string", "v": "child child:p:invoke:2 failed: kaput"}))
+    );
+    let h = store.history(&p, 0, 100).unwrap();
+    assert!(
+        h.iter().any(|e| e.kind == "child_failed_delivered"),
+        "{h:?}"
+    );
+    // An artifact without the feature fails with its child, as before.
+    assert_eq!(rows[1].status, "failed", "{:?}", rows[1]);
+    assert!(
+        rows[1]
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("child child:o:invoke:2 failed"),
+        "{:?}",
+        rows[1]
     );
 }

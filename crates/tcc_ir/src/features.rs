@@ -23,8 +23,25 @@ pub const EXCEPTIONS: &str = "ts.exceptions";
 /// The later compute group (arithmetic, indexing, executed `Call`, closures).
 pub const LANG_COMPUTE: &str = "lang.compute";
 
+/// irkit's catchable cancellation (issue 33, `docs/tcc/engine.md`): a
+/// host's `request_cancel` throws a cancellation error at the execution's
+/// next durable operation, so `except`/`catch`/`finally` run, and the
+/// execution ends `cancelled` when that error leaves the entry function.
+/// Frontends declare it for an entry function that awaits inside a `try`.
+/// The reference engine does not implement it, so it refuses such an
+/// artifact instead of running a cancel without its compensation.
+pub const CATCHABLE_CANCEL: &str = "irkit.catchable_cancel";
+
+/// irkit's catchable child failure (issue 33, `docs/tcc/engine.md`): a
+/// host's `child_failed` throws the failed (or cancelled) child's status
+/// and message at the parent's `Invoke`, where `except`/`catch` can handle
+/// it. Frontends declare it for an entry function that invokes inside a
+/// `try`. The reference engine does not implement it (its hosts fail the
+/// parent), so it refuses such an artifact.
+pub const CATCHABLE_CHILD_FAILURE: &str = "irkit.catchable_child_failure";
+
 /// Every engine feature id known to irkit.
-pub const KNOWN_ENGINE_FEATURES: [&str; 8] = [
+pub const KNOWN_ENGINE_FEATURES: [&str; 10] = [
     CONTROL_FLOW,
     EFFECT,
     SLEEP,
@@ -33,6 +50,8 @@ pub const KNOWN_ENGINE_FEATURES: [&str; 8] = [
     CONCURRENT_GROUP,
     EXCEPTIONS,
     LANG_COMPUTE,
+    CATCHABLE_CANCEL,
+    CATCHABLE_CHILD_FAILURE,
 ];
 
 /// Every host capability id known to irkit.

@@ -1,9 +1,9 @@
 //! The host protocol's state machine: applying a host response, a wake or
 //! `cancel` to an [`Execution`], settling concurrent groups (joins).
 
-use super::{Action, Awaiting, Execution};
+use super::{Action, Awaiting, CANCELLED_ERROR, Execution};
 use crate::continuation::{
-    BranchOp, Join, JoinKind, JoinState, Pending, Phase, Reentry, Status, WaitKind,
+    BranchOp, CancelPhase, Join, JoinKind, JoinState, Pending, Phase, Reentry, Status, WaitKind,
 };
 use crate::error::{EngineError, FatalKind};
 use crate::json::{ValueContext, absorb, obj};
@@ -58,6 +58,9 @@ impl Execution {
             response: response.type_name().to_string(),
             expected: expected.to_string(),
         };
+        if matches!(response, HostResponse::RequestCancel) {
+            return self.request_cancel();
+        }
         let Some((_, pending)) = &self.outstanding else {
             return self.wake(response, text);
         };
@@ -251,6 +254,68 @@ impl Execution {
         }
     }
 
+    /// `request_cancel` (`irkit.catchable_cancel`): thrown at once when the
+    /// execution waits (suspended) or when its effect is outstanding (not
+    /// run: the cancellation is thrown at the `Effect`), else recorded and
+    /// thrown at the next durable operation. Refused for an artifact
+    /// without the feature, an ended execution, a second request, and
+    /// while any other request is outstanding.
+    fn request_cancel(&mut self) -> Result<(), EngineError> {
+        let unexpected = |expected: &str| EngineError::UnexpectedHostResponse {
+            response: HostResponse::RequestCancel.type_name().to_string(),
+            expected: expected.to_string(),
+        };
+        if !self.program.catchable_cancel() {
+            return Err(unexpected(
+                "cancel: the artifact does not require irkit.catchable_cancel",
+            ));
+        }
+        if self.state.status.is_terminal() {
+            return Err(unexpected("nothing: the execution has ended"));
+        }
+        if self.state.cancel.is_some() {
+            return Err(unexpected("nothing: a cancellation was requested already"));
+        }
+        match &self.outstanding {
+            Some((_, Awaiting::EffectResult { .. })) => {
+                // The effect was not run: nothing is journalled for it.
+                self.outstanding = None;
+                let v = self.deliver_cancel()?;
+                self.queue.push_back(Action::Throw(v));
+                Ok(())
+            }
+            Some(_) => Err(unexpected(
+                "the answer to the outstanding request (request_cancel is accepted at a wait, an effect or between steps)",
+            )),
+            None if !self.queue.is_empty() => Err(unexpected(
+                "no response: the engine has queued work (call run_until_host first)",
+            )),
+            None if self.state.status == Status::Suspended => {
+                let v = self.deliver_cancel()?;
+                self.state.status = Status::Runnable;
+                self.queue.push_back(Action::Throw(v));
+                self.queue.push_back(Action::Checkpoint);
+                Ok(())
+            }
+            None => {
+                self.state.cancel = Some(CancelPhase::Requested);
+                Ok(())
+            }
+        }
+    }
+
+    /// Marks the cancellation delivered and abandons what the execution
+    /// waits on (its pending operation; an open group, whose site counts
+    /// the run, as a settled group's does); returns the value to throw.
+    pub(super) fn deliver_cancel(&mut self) -> Result<Value, EngineError> {
+        self.state.cancel = Some(CancelPhase::Delivered);
+        self.state.pending = None;
+        if let Some(join) = self.state.join.take() {
+            self.record_reentry(join.site, join.reentry + 1);
+        }
+        Ok(Value::string(CANCELLED_ERROR))
+    }
+
     /// After the last branch of the open group was bound and answered, with
     /// the frame at the group's `JoinAll`/`JoinAny`: the checkpoint being
     /// queued is the one the join needs (the reference's concurrency.md: one
@@ -362,7 +427,19 @@ impl Execution {
                 "no response: no request is outstanding and the execution is not suspended",
             ));
         }
+        if matches!(response, HostResponse::ChildFailed { .. })
+            && !self.program.catchable_child_failure()
+        {
+            return Err(unexpected(
+                "child_result: the artifact does not require irkit.catchable_child_failure",
+            ));
+        }
         if let HostResponse::ChildResult {
+            branch,
+            child_execution_id: Some(child),
+            ..
+        }
+        | HostResponse::ChildFailed {
             branch,
             child_execution_id: Some(child),
             ..
@@ -374,8 +451,16 @@ impl Execution {
                 "child_result for child {awaited:?}, got {child:?}"
             )));
         }
+        // A failed child (`irkit.catchable_child_failure`): its message is
+        // thrown at the `Invoke`, or fails its branch.
+        let failure = match &response {
+            HostResponse::ChildFailed { message, .. } => Some(Value::string(message)),
+            _ => None,
+        };
         let (branch, value) = match &response {
-            HostResponse::TimerFired { branch } => (branch.clone(), None),
+            HostResponse::TimerFired { branch } | HostResponse::ChildFailed { branch, .. } => {
+                (branch.clone(), None)
+            }
             HostResponse::EventPayload { value, branch }
             | HostResponse::ChildResult { value, branch, .. } => (
                 branch.clone(),
@@ -401,7 +486,7 @@ impl Execution {
                     HostResponse::EventPayload { .. }
                 ) | (
                     Some(Pending::Wait(WaitKind::Child { .. })),
-                    HostResponse::ChildResult { .. }
+                    HostResponse::ChildResult { .. } | HostResponse::ChildFailed { .. }
                 )
             )
         };
@@ -416,6 +501,13 @@ impl Execution {
             (None, None) => {
                 if !kind_matches_pending(&self.state.pending) {
                     return Err(unexpected("the wake matching the pending wait"));
+                }
+                if let Some(error) = failure {
+                    self.state.pending = None;
+                    self.state.status = Status::Runnable;
+                    self.queue.push_back(Action::Throw(error));
+                    self.queue.push_back(Action::Checkpoint);
+                    return Ok(());
                 }
                 let v = match value {
                     Some(v) => v.absorb(&mut self.state.heap, &self.limits)?,
@@ -448,11 +540,30 @@ impl Execution {
                         HostResponse::EventPayload { .. }
                     ) | (
                         Some(BranchOp::Child { .. }),
-                        HostResponse::ChildResult { .. }
+                        HostResponse::ChildResult { .. } | HostResponse::ChildFailed { .. }
                     )
                 );
                 if !kind_ok {
                     return Err(unexpected("the wake kind the branch registered"));
+                }
+                if let Some(error) = failure {
+                    let message = match &error {
+                        Value::Str(s) => s.to_string(),
+                        _ => String::new(),
+                    };
+                    let join = self.join_mut()?;
+                    join.branches[idx].phase = Phase::Failed;
+                    join.branches[idx].error = Some(message);
+                    // As a failed effect branch: a `JoinAll` fails fast, a
+                    // race may be won by the failure.
+                    if join.kind == JoinKind::All {
+                        self.fail_fast(idx as u32)?;
+                        self.state.status = Status::Runnable;
+                    } else {
+                        self.try_settle()?;
+                    }
+                    self.queue.push_back(Action::Checkpoint);
+                    return Ok(());
                 }
                 let v = match value {
                     Some(v) => v.absorb(&mut self.state.heap, &self.limits)?,

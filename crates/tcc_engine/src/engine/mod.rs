@@ -14,7 +14,7 @@ mod host;
 mod step;
 
 use crate::continuation::{
-    Continuation, Frame, Pending, Status, compute_delta, compute_delta_text,
+    CancelPhase, Continuation, Frame, Pending, Status, compute_delta, compute_delta_text,
 };
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
@@ -29,6 +29,10 @@ use serde_json::Value as J;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use tcc_ir::{Artifact, FeatureSet, Function, FunctionId, Instruction};
+
+/// The value a catchable cancellation throws (`irkit.catchable_cancel`):
+/// a string, as every error the engine raises, named as Python names it.
+pub const CANCELLED_ERROR: &str = "CancelledError: the execution was cancelled";
 
 /// At most this many deltas follow a snapshot.
 pub const MAX_DELTAS_PER_SNAPSHOT: u32 = 32;
@@ -48,6 +52,10 @@ pub struct Program {
     /// Pre-decoded fast-path ops by function position and pc.
     fast: Vec<fast::Prepared>,
     entry_pos: FuncPos,
+    /// The artifact requires `irkit.catchable_cancel`.
+    catchable_cancel: bool,
+    /// The artifact requires `irkit.catchable_child_failure`.
+    catchable_child_failure: bool,
 }
 
 impl Program {
@@ -95,12 +103,23 @@ impl Program {
             .iter()
             .map(|f| fast::prepare(&f.instructions, f.local_count))
             .collect();
+        let requires = |id: &str| {
+            artifact
+                .envelope
+                .required_engine_features
+                .iter()
+                .any(|f| f == id)
+        };
+        let catchable_cancel = requires(tcc_ir::features::CATCHABLE_CANCEL);
+        let catchable_child_failure = requires(tcc_ir::features::CATCHABLE_CHILD_FAILURE);
         Ok(Program {
             artifact,
             lang,
             consts,
             fast,
             entry_pos,
+            catchable_cancel,
+            catchable_child_failure,
         })
     }
 
@@ -112,6 +131,21 @@ impl Program {
     /// The language rules in force.
     pub fn language(&self) -> Language {
         self.lang
+    }
+
+    /// Whether the artifact requires `irkit.catchable_cancel`: a host
+    /// cancels it with [`HostResponse::RequestCancel`](crate::HostResponse)
+    /// (its handlers run) and terminates it with `Cancel`.
+    pub fn catchable_cancel(&self) -> bool {
+        self.catchable_cancel
+    }
+
+    /// Whether the artifact requires `irkit.catchable_child_failure`: a
+    /// host reports a failed child with
+    /// [`HostResponse::ChildFailed`](crate::HostResponse) (thrown in the
+    /// parent) instead of failing the parent.
+    pub fn catchable_child_failure(&self) -> bool {
+        self.catchable_child_failure
     }
 
     fn function(&self, pos: FuncPos) -> &Function {
@@ -333,6 +367,7 @@ impl Execution {
             heap,
             iterating: Vec::new(),
             func_refs: Vec::new(),
+            cancel: None,
         };
         Ok(Execution::with_state(program, state, limits, None))
     }
@@ -775,7 +810,16 @@ impl Execution {
                 }
             }
             None => {
-                self.state.status = Status::Failed;
+                // A cancellation error that leaves the entry function ends
+                // the execution `cancelled`; any other error, even one the
+                // compensation raised, `failed`.
+                let cancelled = self.state.cancel == Some(CancelPhase::Delivered)
+                    && matches!(&v, Value::Str(s) if s.as_str() == CANCELLED_ERROR);
+                self.state.status = if cancelled {
+                    Status::Cancelled
+                } else {
+                    Status::Failed
+                };
                 self.state.result = Some(v);
                 self.state.pending = None;
                 self.state.join = None;

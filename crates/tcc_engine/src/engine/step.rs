@@ -4,8 +4,8 @@
 
 use super::{Action, Awaiting, Execution, Program, bind_params, fatal, type_error};
 use crate::continuation::{
-    Branch, BranchOp, Frame, Join, JoinKind, JoinState, Pending, Phase, Status, TryHandler,
-    WaitKind,
+    Branch, BranchOp, CancelPhase, Frame, Join, JoinKind, JoinState, Pending, Phase, Status,
+    TryHandler, WaitKind,
 };
 use crate::error::{EngineError, FatalKind, Site};
 use crate::fast::{self, Fast, Res, Tail};
@@ -419,6 +419,16 @@ impl Execution {
         Ok(())
     }
 
+    /// A catchable cancellation requested between steps is thrown at the
+    /// next durable operation, before it runs (`irkit.catchable_cancel`).
+    #[inline]
+    pub(super) fn throw_requested_cancel(&mut self) -> Result<(), EvalError> {
+        if self.state.cancel == Some(CancelPhase::Requested) {
+            return Err(EvalError::Throw(self.deliver_cancel()?));
+        }
+        Ok(())
+    }
+
     pub(super) fn durable_allowed(&self, program: &Program, op: &str) -> Result<(), EvalError> {
         if self.state.frames.len() != 1 || self.state.frames[0].pos != program.entry_pos {
             return Err(fatal(
@@ -612,6 +622,7 @@ impl Execution {
             // ---- durable operations
             I::Effect { has_input } => {
                 self.durable_allowed(program, "Effect")?;
+                self.throw_requested_cancel()?;
                 let key = self.pop_string("Effect key")?;
                 let input = if *has_input {
                     let v = self.pop()?;
@@ -640,6 +651,7 @@ impl Execution {
             }
             I::Sleep => {
                 self.durable_allowed(program, "Sleep")?;
+                self.throw_requested_cancel()?;
                 let n = match self.pop()? {
                     Value::Number(n) => n,
                     other => {
@@ -673,6 +685,7 @@ impl Execution {
             }
             I::WaitForEvent => {
                 self.durable_allowed(program, "WaitForEvent")?;
+                self.throw_requested_cancel()?;
                 let event_name = self.pop_string("WaitForEvent")?;
                 let bound = self.bind_branch(BranchOp::Event {
                     event_name: event_name.clone(),
@@ -706,6 +719,7 @@ impl Execution {
             }
             I::Invoke { arg_count } => {
                 self.durable_allowed(program, "Invoke")?;
+                self.throw_requested_cancel()?;
                 let program_name = self.pop_string("Invoke program name")?;
                 let args = self.pop_args(*arg_count)?;
                 let mut exported = Vec::with_capacity(args.len());
@@ -750,6 +764,7 @@ impl Execution {
             }
             I::Fork { count, join_pc } => {
                 self.durable_allowed(program, "Fork")?;
+                self.throw_requested_cancel()?;
                 if self.state.join.is_some() {
                     return Err(fatal(
                         FatalKind::IllegalDurableOp,

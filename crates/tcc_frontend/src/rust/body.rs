@@ -1950,7 +1950,7 @@ impl L<'_> {
     fn is_durable_name(&self, name: &str) -> bool {
         matches!(
             name,
-            "effect" | "wait_for_event" | "sleep" | "invoke" | "join" | "race"
+            "effect" | "effect_with" | "wait_for_event" | "sleep" | "invoke" | "join" | "race"
         ) && self.it.imported.contains(name)
             && self.lookup(name).is_none()
     }
@@ -2681,39 +2681,50 @@ impl L<'_> {
         };
         let d = |d: Durable| ex(ExprKind::Durable(d), p);
         match name.as_str() {
-            "effect" => {
-                arity(2)?;
+            "effect" | "effect_with" => {
+                // `effect(KEY, || value)`, `effect_with(KEY, INPUT, || value)`:
+                // INPUT (evaluated after KEY) is what the provider receives.
+                let with_input = name == "effect_with";
+                arity(if with_input { 3 } else { 2 })?;
                 let k = self.durable_name(args[0], "the effect key")?;
-                let syn::Expr::Closure(cl) = args[1] else {
+                let (k, input) = if with_input {
+                    // Moved into the call, as rustc has it; the key is kept in a
+                    // temporary when the input's evaluation runs statements.
+                    let after_key = self.out.len();
+                    let (x, _) = self.expr(args[1], true)?;
+                    let after_input = self.out.len();
+                    let mut xs = [k, x];
+                    self.spill(&[after_key, after_input], &mut xs);
+                    let [k, x] = xs;
+                    (k, x)
+                } else {
+                    (k, ex(ExprKind::Object(Vec::new()), p))
+                };
+                let body = args[args.len() - 1];
+                let syn::Expr::Closure(cl) = body else {
                     return Err(err(
                         Code::Call,
-                        "the effect's second argument is a closure (`|| value`)",
-                        pos_of(args[1]),
+                        "the effect's last argument is a closure (`|| value`)",
+                        pos_of(body),
                     ));
                 };
                 if !cl.inputs.is_empty() {
                     return Err(err(
                         Code::Call,
                         "the effect closure takes no parameters",
-                        pos_of(args[1]),
+                        pos_of(body),
                     ));
                 }
                 // Type-checked for its result type (and moves) only: the host runs the effect.
                 let (funcs, outs) = (self.m.funcs.len(), self.out.len());
-                let (_, ct) = self.closure(cl, pos_of(args[1]))?;
+                let (_, ct) = self.closure(cl, pos_of(body))?;
                 self.m.funcs.truncate(funcs);
                 self.out.truncate(outs);
                 let Ty::Closure(ci) = ct else {
                     return Err(err(Code::Internal, "internal: effect closure", p));
                 };
                 let t = self.it.types.closures[ci].ret.clone();
-                Ok((
-                    d(Durable::EffectInput(
-                        Box::new(k),
-                        Box::new(ex(ExprKind::Object(Vec::new()), p)),
-                    )),
-                    t,
-                ))
+                Ok((d(Durable::EffectInput(Box::new(k), Box::new(input))), t))
             }
             "wait_for_event" => {
                 arity(1)?;

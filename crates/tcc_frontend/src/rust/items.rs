@@ -16,8 +16,10 @@ use crate::hir::Pos;
 pub const PRELUDE: &str = "tcc_rust_prelude";
 
 /// Items the prelude provides.
-pub const PRELUDE_ITEMS: [&str; 7] = [
+/// (`effect_with`, an effect with input data, is irkit's: issue 33.)
+pub const PRELUDE_ITEMS: [&str; 8] = [
     "effect",
+    "effect_with",
     "wait_for_event",
     "sleep",
     "invoke",

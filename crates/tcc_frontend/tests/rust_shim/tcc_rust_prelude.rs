@@ -152,3 +152,12 @@ impl<T: Show, E: Show> Show for Result<T, E> {
         }
     }
 }
+
+/// irkit's effect with input data (issue 33): `INPUT` is what the provider receives.
+pub async fn effect_with<T, I>(
+    _key: impl Into<String>,
+    _input: I,
+    _body: impl FnOnce() -> T,
+) -> Result<T, String> {
+    never().await
+}

@@ -232,7 +232,8 @@
     const eventName = h("input", { type: "text", id: "event-name", placeholder: "event name", size: 24 });
     const payload = h("textarea", { id: "event-payload", placeholder: "payload (JSON; empty: null)" });
     const sendButton = h("button", { type: "submit", id: "send-event" }, "Send event");
-    const cancelButton = h("button", { type: "button", id: "cancel", class: "danger" }, "Cancel execution");
+    const cancelButton = h("button", { type: "button", id: "cancel", class: "danger", title: "its except/catch/finally handlers run when its artifact requires irkit.catchable_cancel" }, "Cancel execution");
+    const terminateButton = h("button", { type: "button", id: "terminate", class: "danger", title: "cancel at once, without running its handlers" }, "Terminate");
     const eventForm = h("form", {
       id: "event-form",
       class: "actions",
@@ -267,7 +268,18 @@
       }
       await refresh();
     }));
-    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, note));
+    terminateButton.addEventListener("click", () => guarded(async () => {
+      note.textContent = "terminating…";
+      try {
+        await api("POST", "/v1/executions/" + encodeURIComponent(id) + "/terminate");
+        note.textContent = "termination requested";
+      } catch (e) {
+        if (e instanceof AuthError) throw e;
+        note.textContent = String(e.message);
+      }
+      await refresh();
+    }));
+    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, terminateButton, note));
 
     fill(main,
       h("h1", {}, "Execution ", h("code", { id: "execution-id" }, id), status),

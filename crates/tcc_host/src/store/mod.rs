@@ -145,8 +145,13 @@ pub struct ExecutionRow {
     pub owner: Option<String>,
     /// Lease expiry (ms).
     pub lease_until: i64,
-    /// Cancellation requested.
+    /// Cancellation requested (and, for an artifact with catchable
+    /// cancellation, not yet delivered: the host clears it once the
+    /// delivery is committed).
     pub cancel_requested: bool,
+    /// Termination requested: cancelled at once, handlers not run (also
+    /// sets `cancel_requested`, which the scheduler looks for).
+    pub terminate_requested: bool,
     /// Result (tagged value, its stored canonical text) when completed or
     /// failed.
     pub result: Option<crate::tagged_text::TaggedText>,
@@ -613,8 +618,31 @@ pub trait Store: Send + Sync {
     /// [`Store::send_event`] with the payload as canonical tagged JSON
     /// text (what the HTTP API converts a plain payload to, without a tree).
     fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError>;
-    /// Requests cancellation (conflict when terminal).
+    /// Requests cancellation (conflict when terminal), also of the
+    /// unfinished descendants.
     fn request_cancel(&self, id: &str) -> Result<(), StoreError>;
+    /// Requests termination (conflict when terminal), also of the
+    /// unfinished descendants: like a cancellation, without running the
+    /// program's handlers (`terminate_requested` and `cancel_requested`).
+    fn request_terminate(&self, id: &str) -> Result<(), StoreError> {
+        let _ = id;
+        Err(StoreError::Unsupported("terminate".into()))
+    }
+    /// After a catchable cancellation was delivered and committed: clears
+    /// `cancel_requested` unless a termination is requested (a later
+    /// cancel of the running compensation is then a no-op).
+    fn clear_cancel_request(&self, id: &str) -> Result<(), StoreError> {
+        let _ = id;
+        Err(StoreError::Unsupported("catchable cancellation".into()))
+    }
+    /// Drops every wait `owner`'s execution `id` has open (its timers,
+    /// event waits and children's results are no longer delivered): a
+    /// catchable cancellation abandoned them. False when `owner` does
+    /// not hold the lease.
+    fn drop_waits(&self, id: &str, owner: &str) -> Result<bool, StoreError> {
+        let _ = (id, owner);
+        Err(StoreError::Unsupported("catchable cancellation".into()))
+    }
     /// Marks an execution failed by the host (fatal engine error, missing
     /// child program) and releases the lease.
     fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError>;
@@ -681,4 +709,4 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
-pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts";
+pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested";

@@ -240,6 +240,7 @@ mod tests {
             owner: Some("node-a".into()),
             lease_until: 1_000,
             cancel_requested: false,
+            terminate_requested: false,
             result: None,
             message: None,
             error: None,

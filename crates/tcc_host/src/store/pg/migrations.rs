@@ -136,6 +136,13 @@ CREATE TABLE effect_attempts (
   PRIMARY KEY (idempotency_key, attempt)
 );
 "#,
+    // Catchable cancellation (issue 33): `terminate` cancels at once,
+    // without the program's handlers; `cancel` of an artifact requiring
+    // `irkit.catchable_cancel` throws into them. Not indexed (the work
+    // query finds a termination through `cancel_requested`).
+    r#"
+ALTER TABLE executions ADD COLUMN terminate_requested BOOLEAN NOT NULL DEFAULT FALSE;
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

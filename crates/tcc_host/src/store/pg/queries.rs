@@ -720,32 +720,40 @@ impl Store for PgStore {
     }
 
     fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
+        self.request_stop(id, false)
+    }
+
+    fn request_terminate(&self, id: &str) -> Result<(), StoreError> {
+        self.request_stop(id, true)
+    }
+
+    fn clear_cancel_request(&self, id: &str) -> Result<(), StoreError> {
         let id = id.to_string();
         self.write(move |c| {
-            let n = c.execute(
-                "UPDATE executions SET cancel_requested = TRUE WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')",
+            c.execute(
+                "UPDATE executions SET cancel_requested = FALSE WHERE id = $1 AND cancel_requested AND NOT terminate_requested",
                 &[&id],
             )?;
-            if n == 0 {
-                return Err(match get_exec(c, &id)? {
-                    None => StoreError::NotFound(format!("execution {id:?}")),
-                    Some(e) => StoreError::Conflict(format!("execution {id:?} is {}", e.status)),
-                }
-                .into());
-            }
-            let now = crate::ids::now_ms();
-            add_history(c, &id, now, "cancel_requested", &J::Null)?;
-            // Cancelling a parent cancels its unfinished descendants.
-            let children = c.query(
-                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = $1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
-                 UPDATE executions SET cancel_requested = TRUE WHERE id IN (SELECT id FROM d) AND NOT cancel_requested AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
-                &[&id],
-            )?;
-            for child in children {
-                let child: String = child.try_get(0)?;
-                add_history(c, &child, now, "cancel_requested", &serde_json::json!({"by": id}))?;
-            }
             Ok(())
+        })
+    }
+
+    fn drop_waits(&self, id: &str, owner: &str) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            let held = c
+                .query_opt(
+                    "SELECT 1 FROM executions WHERE id = $1 AND owner = $2",
+                    &[&id, &owner],
+                )?
+                .is_some();
+            if held {
+                c.execute(
+                    "UPDATE waits SET delivered = TRUE WHERE execution_id = $1 AND NOT delivered",
+                    &[&id],
+                )?;
+            }
+            Ok(held)
         })
     }
 
@@ -910,6 +918,47 @@ impl Store for PgStore {
                 "INSERT INTO kv (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 &[&key, &value],
             )?;
+            Ok(())
+        })
+    }
+}
+
+impl super::PgStore {
+    /// `request_cancel` (`terminate` false) and `request_terminate`: sets
+    /// the flags of `id` and of its unfinished descendants, with a history
+    /// entry for each.
+    fn request_stop(&self, id: &str, terminate: bool) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let n = c.execute(
+                "UPDATE executions SET cancel_requested = TRUE, terminate_requested = terminate_requested OR $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'cancelled')",
+                &[&id, &terminate],
+            )?;
+            if n == 0 {
+                return Err(match get_exec(c, &id)? {
+                    None => StoreError::NotFound(format!("execution {id:?}")),
+                    Some(e) => StoreError::Conflict(format!("execution {id:?} is {}", e.status)),
+                }
+                .into());
+            }
+            let now = crate::ids::now_ms();
+            let kind = if terminate {
+                "terminate_requested"
+            } else {
+                "cancel_requested"
+            };
+            add_history(c, &id, now, kind, &J::Null)?;
+            // Cancelling (terminating) a parent cancels (terminates) its
+            // unfinished descendants.
+            let children = c.query(
+                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = $1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
+                 UPDATE executions SET cancel_requested = TRUE, terminate_requested = terminate_requested OR $2 WHERE id IN (SELECT id FROM d) AND (NOT cancel_requested OR (NOT terminate_requested AND $2)) AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
+                &[&id, &terminate],
+            )?;
+            for child in children {
+                let child: String = child.try_get(0)?;
+                add_history(c, &child, now, kind, &serde_json::json!({"by": id}))?;
+            }
             Ok(())
         })
     }

@@ -49,5 +49,6 @@ pub(crate) fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
         updated_ms: r.try_get(16)?,
         seq: r.try_get(17)?,
         drive_attempts: r.try_get::<_, i32>(18)?.max(0) as u32,
+        terminate_requested: r.try_get(19)?,
     })
 }

@@ -132,6 +132,12 @@ CREATE TABLE effect_attempts (
   PRIMARY KEY (idempotency_key, attempt)
 ) WITHOUT ROWID;
 "#,
+    // Catchable cancellation (issue 33): `terminate` cancels at once,
+    // without the program's handlers; `cancel` of an artifact requiring
+    // `irkit.catchable_cancel` throws into them.
+    r#"
+ALTER TABLE executions ADD COLUMN terminate_requested INTEGER NOT NULL DEFAULT 0;
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

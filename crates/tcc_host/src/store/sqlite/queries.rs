@@ -33,6 +33,7 @@ fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, 
             updated_ms: r.get(16)?,
             seq: r.get(17)?,
             drive_attempts: r.get::<_, i64>(18)?.clamp(0, i64::from(u32::MAX)) as u32,
+            terminate_requested: r.get::<_, i64>(19)? != 0,
         },
         r.get::<_, String>(3)?,
         r.get::<_, Option<String>>(9)?,
@@ -740,34 +741,42 @@ impl Store for SqliteStore {
     }
 
     fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
+        self.request_stop(id, false)
+    }
+
+    fn request_terminate(&self, id: &str) -> Result<(), StoreError> {
+        self.request_stop(id, true)
+    }
+
+    fn clear_cancel_request(&self, id: &str) -> Result<(), StoreError> {
         let id = id.to_string();
         self.write(move |c| {
-            let e = get_exec(c, &id)?
-                .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
-            if e.is_terminal() {
-                return Err(StoreError::Conflict(format!(
-                    "execution {id:?} is {}",
-                    e.status
-                )));
-            }
             c.exec_cached(
-                "UPDATE executions SET cancel_requested = 1 WHERE id = ?1",
+                "UPDATE executions SET cancel_requested = 0 WHERE id = ?1 AND cancel_requested = 1 AND terminate_requested = 0",
                 params![id],
             )?;
-            let now = crate::ids::now_ms();
-            add_history(c, &id, now, "cancel_requested", &J::Null)?;
-            // Cancelling a parent cancels its unfinished descendants.
-            let mut st = c.prepare_cached(
-                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = ?1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
-                 UPDATE executions SET cancel_requested = 1 WHERE id IN (SELECT id FROM d) AND cancel_requested = 0 AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
-            )?;
-            let children: Vec<String> = st
-                .query_map(params![id], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            for child in children {
-                add_history(c, &child, now, "cancel_requested", &serde_json::json!({"by": id}))?;
-            }
             Ok(())
+        })
+    }
+
+    fn drop_waits(&self, id: &str, owner: &str) -> Result<bool, StoreError> {
+        let (id, owner) = (id.to_string(), owner.to_string());
+        self.write(move |c| {
+            let held: Option<i64> = c
+                .query_row_cached(
+                    "SELECT 1 FROM executions WHERE id = ?1 AND owner = ?2",
+                    params![id, owner],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if held.is_none() {
+                return Ok(false);
+            }
+            c.exec_cached(
+                "UPDATE waits SET delivered = 1 WHERE execution_id = ?1 AND delivered = 0",
+                params![id],
+            )?;
+            Ok(true)
         })
     }
 
@@ -947,6 +956,50 @@ impl Store for SqliteStore {
                 "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 params![key, json_text(&value)],
             )?;
+            Ok(())
+        })
+    }
+}
+
+impl super::SqliteStore {
+    /// `request_cancel` (`terminate` false) and `request_terminate`: sets
+    /// the flags of `id` and of its unfinished descendants, with a history
+    /// entry for each.
+    fn request_stop(&self, id: &str, terminate: bool) -> Result<(), StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let e = get_exec(c, &id)?
+                .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if e.is_terminal() {
+                return Err(StoreError::Conflict(format!(
+                    "execution {id:?} is {}",
+                    e.status
+                )));
+            }
+            let t = i64::from(terminate);
+            c.exec_cached(
+                "UPDATE executions SET cancel_requested = 1, terminate_requested = MAX(terminate_requested, ?2) WHERE id = ?1",
+                params![id, t],
+            )?;
+            let now = crate::ids::now_ms();
+            let kind = if terminate {
+                "terminate_requested"
+            } else {
+                "cancel_requested"
+            };
+            add_history(c, &id, now, kind, &J::Null)?;
+            // Cancelling (terminating) a parent cancels (terminates) its
+            // unfinished descendants.
+            let mut st = c.prepare_cached(
+                "WITH RECURSIVE d(id) AS (SELECT id FROM executions WHERE parent_id = ?1 UNION SELECT e.id FROM executions e JOIN d ON e.parent_id = d.id)
+                 UPDATE executions SET cancel_requested = 1, terminate_requested = MAX(terminate_requested, ?2) WHERE id IN (SELECT id FROM d) AND (cancel_requested = 0 OR terminate_requested < ?2) AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING id",
+            )?;
+            let children: Vec<String> = st
+                .query_map(params![id, t], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for child in children {
+                add_history(c, &child, now, kind, &serde_json::json!({"by": id}))?;
+            }
             Ok(())
         })
     }
