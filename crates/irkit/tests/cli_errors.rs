@@ -148,3 +148,38 @@ fn a_frontend_error_follows_the_verbs_format() {
         assert!(stderr(&o).is_empty(), "{verb}: {}", stderr(&o));
     }
 }
+
+/// `tcc start --local` refusing its program answers like every other verb: a
+/// coded diagnostic (`error[TCC-E001]` for bytes that are not an artifact, in
+/// JSON with its code), exit 1 (invalid input); an unknown program name is
+/// `TCC-H203`, kind `name`.
+#[test]
+fn tcc_start_local_refusals_are_coded_diagnostics() {
+    let d = Dir::new("start-local");
+    let bad = d.file("bad.tcc", b"not an artifact");
+    let db = d.missing("store.db");
+    let database = db;
+    let human = irkit(&["tcc", "start", "--local", &bad, "--database", &database]);
+    assert_eq!(human.status.code(), Some(1), "{}", stderr(&human));
+    let text = stderr(&human);
+    assert!(text.starts_with("error[TCC-E001]: "), "{text}");
+    assert!(!text.contains("TCC-E001: TCC-E001"), "{text}");
+    let json = irkit(&[
+        "tcc", "start", "--local", &bad, "--database", &database, "--format", "json",
+    ]);
+    assert_eq!(json.status.code(), Some(1), "{}", stderr(&json));
+    let lines = json_lines(&stdout(&json));
+    assert_eq!(lines.len(), 1, "{}", stdout(&json));
+    assert_eq!(lines[0]["code"], "TCC-E001", "{}", lines[0]);
+    assert_eq!(lines[0]["kind"], "encoding", "{}", lines[0]);
+    assert_eq!(lines[0]["label"], bad.as_str(), "{}", lines[0]);
+
+    let unknown = irkit(&[
+        "tcc", "start", "--local", "no_such_program", "--database", &database, "--format",
+        "json",
+    ]);
+    assert_eq!(unknown.status.code(), Some(1), "{}", stderr(&unknown));
+    let lines = json_lines(&stdout(&unknown));
+    assert_eq!(lines[0]["code"], "TCC-H203", "{}", lines[0]);
+    assert_eq!(lines[0]["kind"], "name", "{}", lines[0]);
+}
