@@ -157,11 +157,15 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
                 zlm::text::print(checked.module()).map_err(|e| CliError::usage(e.to_string()))?;
             write(output.as_deref(), text.as_bytes())?;
         }
-        Verb::Validate { input, deps, .. } => {
-            load_linked(&input.file, &deps)?;
+        Verb::Validate { input, deps, fmt } => {
+            let checked = load_linked(&input.file, &deps)?;
             // Ancillary data after the payload is checked on its own.
             let (label, bytes) = read(&input.file)?;
             crate::zlm_source::check_ancillary(&bytes, &label)?;
+            if fmt.format == Format::Human {
+                let line = format!("{label}: ok: module `{}`\n", checked.module().name);
+                write(None, line.as_bytes())?;
+            }
         }
         Verb::Ids { input, .. } => {
             let checked = load(&input.file)?;
