@@ -276,7 +276,12 @@ fn host_error(e: &HostError, label: &str) -> CliError {
         HostError::BadRequest(_) => ("semantic", "TCC-H200", e.to_string()),
     };
     CliError::invalid(
-        vec![crate::diag::Diagnostic::new(kind, Some(code), message, label)],
+        vec![crate::diag::Diagnostic::new(
+            kind,
+            Some(code),
+            message,
+            label,
+        )],
         None,
     )
 }

@@ -44,6 +44,10 @@ pub enum Verb {
         /// Output text (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Provider artifacts of imported modules: their members are printed
+        /// by module-qualified name (`func:module::Decl.function`) instead of `#hex`.
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
         #[command(flatten)]
         fmt: FormatArgs,
     },
@@ -151,10 +155,22 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             }
             write(output.as_deref(), &bytes)?;
         }
-        Verb::Dis { input, output, .. } => {
-            let checked = load(&input.file)?;
-            let text =
-                zlm::text::print(checked.module()).map_err(|e| CliError::usage(e.to_string()))?;
+        Verb::Dis {
+            input,
+            output,
+            deps,
+            ..
+        } => {
+            let providers = load_providers(&deps)?;
+            let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+            let checked = if providers.is_empty() {
+                load(&input.file)?
+            } else {
+                load_linked(&input.file, &deps)?
+            };
+            let names = crate::zlm_load::provider_names(&providers);
+            let text = zlm::text::print_with_providers(checked.module(), &names)
+                .map_err(|e| CliError::usage(e.to_string()))?;
             write(output.as_deref(), text.as_bytes())?;
         }
         Verb::Validate { input, deps, fmt } => {

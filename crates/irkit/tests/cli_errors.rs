@@ -165,7 +165,14 @@ fn tcc_start_local_refusals_are_coded_diagnostics() {
     assert!(text.starts_with("error[TCC-E001]: "), "{text}");
     assert!(!text.contains("TCC-E001: TCC-E001"), "{text}");
     let json = irkit(&[
-        "tcc", "start", "--local", &bad, "--database", &database, "--format", "json",
+        "tcc",
+        "start",
+        "--local",
+        &bad,
+        "--database",
+        &database,
+        "--format",
+        "json",
     ]);
     assert_eq!(json.status.code(), Some(1), "{}", stderr(&json));
     let lines = json_lines(&stdout(&json));
@@ -175,7 +182,13 @@ fn tcc_start_local_refusals_are_coded_diagnostics() {
     assert_eq!(lines[0]["label"], bad.as_str(), "{}", lines[0]);
 
     let unknown = irkit(&[
-        "tcc", "start", "--local", "no_such_program", "--database", &database, "--format",
+        "tcc",
+        "start",
+        "--local",
+        "no_such_program",
+        "--database",
+        &database,
+        "--format",
         "json",
     ]);
     assert_eq!(unknown.status.code(), Some(1), "{}", stderr(&unknown));
@@ -222,8 +235,14 @@ fn success_output_has_the_documented_shape_per_family() {
     let lines = json_lines(&stdout(&keys));
     assert!(!lines.is_empty());
     for line in &lines {
-        assert!(line["kind"] == "struct" || line["kind"] == "function", "{line}");
-        assert!(line["key"].is_string() && line["name"].is_string(), "{line}");
+        assert!(
+            line["kind"] == "struct" || line["kind"] == "function",
+            "{line}"
+        );
+        assert!(
+            line["key"].is_string() && line["name"].is_string(),
+            "{line}"
+        );
     }
     // A runner: one object with the result.
     let run = irkit(&[
@@ -239,7 +258,16 @@ fn success_output_has_the_documented_shape_per_family() {
     let d = Dir::new("success-shapes");
     let db = d.missing("store.db");
     let start = irkit(&[
-        "tcc", "start", "--local", &tcc, "--args", "[3]", "--database", &db, "--format", "json",
+        "tcc",
+        "start",
+        "--local",
+        &tcc,
+        "--args",
+        "[3]",
+        "--database",
+        &db,
+        "--format",
+        "json",
     ]);
     assert_eq!(start.status.code(), Some(0), "{}", stderr(&start));
     let lines = json_lines(&stdout(&start));
