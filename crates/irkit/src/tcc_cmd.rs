@@ -234,7 +234,7 @@ fn validate(
         if format == Format::Human {
             let program = &loaded.artifact.program;
             println!(
-                "{}: valid ({} functions, {} instructions)",
+                "{}: ok ({} functions, {} instructions)",
                 loaded.label,
                 program.functions.len(),
                 program.total_instructions()

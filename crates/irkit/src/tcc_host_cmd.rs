@@ -250,12 +250,40 @@ fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
 }
 
-/// A store failure is the environment's (exit 2); any other refusal is the input's (exit 1).
-fn host_error(e: &HostError) -> CliError {
-    match e {
-        HostError::Store(_) => usage(e.to_string()),
-        _ => CliError::Rejected(e.to_string()),
-    }
+/// A store failure is the environment's (exit 2); any other refusal is the
+/// input's (exit 1), a coded diagnostic about `label` (the program as given):
+/// an artifact that does not decode or validate keeps its `TCC-…` code, a
+/// hash mismatch is `TCC-H001`, an unknown program `TCC-H203` and a bad
+/// request `TCC-H200` (the codes the HTTP API answers for the same refusals).
+fn host_error(e: &HostError, label: &str) -> CliError {
+    let (kind, code, message) = match e {
+        HostError::Store(_) => return usage(e.to_string()),
+        HostError::Invalid { code, message } if code.starts_with("TCC-") => {
+            let kind = if code.starts_with("TCC-E") {
+                "encoding"
+            } else {
+                "semantic"
+            };
+            // The library's message starts with its code; print it once.
+            let message = message
+                .strip_prefix(code.as_str())
+                .map(|m| m.trim_start_matches([':', ' ']))
+                .unwrap_or(message);
+            (kind, code.as_str(), message.to_string())
+        }
+        HostError::Invalid { message, .. } => ("encoding", "TCC-H001", message.clone()),
+        HostError::UnknownProgram(_) => ("name", "TCC-H203", e.to_string()),
+        HostError::BadRequest(_) => ("semantic", "TCC-H200", e.to_string()),
+    };
+    CliError::invalid(
+        vec![crate::diag::Diagnostic::new(
+            kind,
+            Some(code),
+            message,
+            label,
+        )],
+        None,
+    )
 }
 
 fn load_providers(
@@ -536,13 +564,22 @@ impl Client {
         if (200..300).contains(&r.status) {
             return Ok((r.status, j));
         }
-        let code = j["error"]["code"].as_str().unwrap_or("error");
+        let name = j["error"]["code"].as_str().unwrap_or("error");
         let message = j["error"]["message"].as_str().unwrap_or("");
-        let text = format!("{code}: {message} (HTTP {})", r.status);
-        Err(if r.status >= 500 {
-            usage(text)
-        } else {
-            CliError::Rejected(text)
+        let text = format!("{name}: {message} (HTTP {})", r.status);
+        if r.status >= 500 {
+            return Err(usage(text));
+        }
+        // The server's `TCC-H2xx` code, as a coded diagnostic about the route.
+        Err(match j["code"].as_str() {
+            Some(code) => {
+                let kind = if r.status == 404 { "name" } else { "semantic" };
+                CliError::invalid(
+                    vec![crate::diag::Diagnostic::new(kind, Some(code), text, path)],
+                    None,
+                )
+            }
+            None => CliError::Rejected(text),
         })
     }
 }
@@ -657,7 +694,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "program".into());
         if let Err(e) = host.register(&bytes, Some(&name)) {
-            return Err(host_error(&e));
+            return Err(host_error(&e, &a.program));
         }
         name
     } else {
@@ -665,7 +702,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
     };
     let id = match host.start(&program, args, a.id.clone()) {
         Ok(id) => id,
-        Err(e) => return Err(host_error(&e)),
+        Err(e) => return Err(host_error(&e, &a.program)),
     };
     for ev in &a.events {
         let Some((name, payload)) = ev.split_once('=') else {
@@ -690,7 +727,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
     }
     let row = match row {
         Ok(r) => r,
-        Err(e) => return Err(host_error(&e)),
+        Err(e) => return Err(host_error(&e, &a.program)),
     };
     let j = crate::tcc_values::show_status(&status_json(&row), a.tagged);
     match a.fmt.format {

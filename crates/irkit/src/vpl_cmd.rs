@@ -133,7 +133,7 @@ fn not_canonical(label: &str, source: &str, canonical: &str) -> Diagnostic {
 /// Runs one `irkit vpl` verb.
 pub fn run(verb: Verb) -> Result<Outcome, CliError> {
     match verb {
-        Verb::Check { inputs, .. } => check(&inputs.files),
+        Verb::Check { inputs, fmt } => check(&inputs.files, fmt.format),
         Verb::Canon {
             input,
             output,
@@ -167,7 +167,8 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
 }
 
 /// Reads and verifies every file; the errors of all of them are reported.
-fn check(files: &[std::path::PathBuf]) -> Result<Outcome, CliError> {
+/// A file that verifies is `LABEL: ok` in the human form (docs/cli.md).
+fn check(files: &[std::path::PathBuf], format: Format) -> Result<Outcome, CliError> {
     let mut errors = Vec::new();
     for path in files {
         let source = match read_source(path) {
@@ -177,9 +178,15 @@ fn check(files: &[std::path::PathBuf]) -> Result<Outcome, CliError> {
                 continue;
             }
         };
-        if let Err(e) = vpl::text::read(&source.bytes, &source.label) {
-            let origin = Origin::text(&source.label, std::str::from_utf8(&source.bytes).ok());
-            errors.push(CliError::diagnosed(&e, &origin));
+        match vpl::text::read(&source.bytes, &source.label) {
+            Ok(_) if format == Format::Human => {
+                write(None, format!("{}: ok\n", source.label).as_bytes())?;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let origin = Origin::text(&source.label, std::str::from_utf8(&source.bytes).ok());
+                errors.push(CliError::diagnosed(&e, &origin));
+            }
         }
     }
     if errors.is_empty() {

@@ -44,6 +44,10 @@ pub enum Verb {
         /// Output text (stdout when absent).
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Provider artifacts of imported modules: their members are printed
+        /// by module-qualified name (`func:module::Decl.function`) instead of `#hex`.
+        #[arg(long = "dep")]
+        deps: Vec<PathBuf>,
         #[command(flatten)]
         fmt: FormatArgs,
     },
@@ -151,17 +155,33 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             }
             write(output.as_deref(), &bytes)?;
         }
-        Verb::Dis { input, output, .. } => {
-            let checked = load(&input.file)?;
-            let text =
-                zlm::text::print(checked.module()).map_err(|e| CliError::usage(e.to_string()))?;
+        Verb::Dis {
+            input,
+            output,
+            deps,
+            ..
+        } => {
+            let providers = load_providers(&deps)?;
+            let providers: Vec<&zlm::decode::Checked> = providers.iter().collect();
+            let checked = if providers.is_empty() {
+                load(&input.file)?
+            } else {
+                load_linked(&input.file, &deps)?
+            };
+            let names = crate::zlm_load::provider_names(&providers);
+            let text = zlm::text::print_with_providers(checked.module(), &names)
+                .map_err(|e| CliError::usage(e.to_string()))?;
             write(output.as_deref(), text.as_bytes())?;
         }
-        Verb::Validate { input, deps, .. } => {
-            load_linked(&input.file, &deps)?;
+        Verb::Validate { input, deps, fmt } => {
+            let checked = load_linked(&input.file, &deps)?;
             // Ancillary data after the payload is checked on its own.
             let (label, bytes) = read(&input.file)?;
             crate::zlm_source::check_ancillary(&bytes, &label)?;
+            if fmt.format == Format::Human {
+                let line = format!("{label}: ok: module `{}`\n", checked.module().name);
+                write(None, line.as_bytes())?;
+            }
         }
         Verb::Ids { input, .. } => {
             let checked = load(&input.file)?;

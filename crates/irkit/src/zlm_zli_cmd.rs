@@ -71,15 +71,24 @@ fn artifact(label: &str, bytes: Vec<u8>) -> Result<Vec<u8>, CliError> {
 /// so a missing or stale provider rejects with `ZLM-IMPORT`. Returns the
 /// linked modules (root at index 0) and the root's label.
 fn load_package(file: &Path, deps: &[PathBuf]) -> Result<(Vec<Checked>, String), CliError> {
-    let mut inputs = Vec::with_capacity(deps.len() + 1);
-    for path in std::iter::once(file).chain(deps.iter().map(PathBuf::as_path)) {
+    let mut providers = Vec::with_capacity(deps.len());
+    for path in deps {
         let (label, bytes) = read(path)?;
         let bytes = artifact(&label, bytes)?;
-        inputs.push((label, bytes));
+        let checked = zlm::decode::decode(&bytes).map_err(|e| invalid(&e, &label))?;
+        providers.push((label, bytes, checked));
     }
-    let mut alone = Vec::with_capacity(inputs.len());
-    for (label, bytes) in &inputs {
-        alone.push(zlm::decode::decode(bytes).map_err(|e| invalid(&e, label))?);
+    // A `.zlt` root may name its providers' members (`func:module::Decl.f`,
+    // docs/zlm/text.md "Imported names").
+    let provider_refs: Vec<&Checked> = providers.iter().map(|(_, _, c)| c).collect();
+    let (label, bytes, source) = crate::zlm_load::read_module_source_with(file, &provider_refs)?;
+    let root = zlm::decode::decode(&bytes)
+        .map_err(|e| crate::zlm_load::invalid_at(&e, &label, &bytes, source.as_ref()))?;
+    let mut inputs = vec![(label, bytes)];
+    let mut alone = vec![root];
+    for (label, bytes, checked) in providers {
+        inputs.push((label, bytes));
+        alone.push(checked);
     }
     let mut linked = Vec::with_capacity(inputs.len());
     for (i, (label, bytes)) in inputs.iter().enumerate() {

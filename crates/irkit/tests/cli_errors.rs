@@ -148,3 +148,130 @@ fn a_frontend_error_follows_the_verbs_format() {
         assert!(stderr(&o).is_empty(), "{verb}: {}", stderr(&o));
     }
 }
+
+/// `tcc start --local` refusing its program answers like every other verb: a
+/// coded diagnostic (`error[TCC-E001]` for bytes that are not an artifact, in
+/// JSON with its code), exit 1 (invalid input); an unknown program name is
+/// `TCC-H203`, kind `name`.
+#[test]
+fn tcc_start_local_refusals_are_coded_diagnostics() {
+    let d = Dir::new("start-local");
+    let bad = d.file("bad.tcc", b"not an artifact");
+    let db = d.missing("store.db");
+    let database = db;
+    let human = irkit(&["tcc", "start", "--local", &bad, "--database", &database]);
+    assert_eq!(human.status.code(), Some(1), "{}", stderr(&human));
+    let text = stderr(&human);
+    assert!(text.starts_with("error[TCC-E001]: "), "{text}");
+    assert!(!text.contains("TCC-E001: TCC-E001"), "{text}");
+    let json = irkit(&[
+        "tcc",
+        "start",
+        "--local",
+        &bad,
+        "--database",
+        &database,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.status.code(), Some(1), "{}", stderr(&json));
+    let lines = json_lines(&stdout(&json));
+    assert_eq!(lines.len(), 1, "{}", stdout(&json));
+    assert_eq!(lines[0]["code"], "TCC-E001", "{}", lines[0]);
+    assert_eq!(lines[0]["kind"], "encoding", "{}", lines[0]);
+    assert_eq!(lines[0]["label"], bad.as_str(), "{}", lines[0]);
+
+    let unknown = irkit(&[
+        "tcc",
+        "start",
+        "--local",
+        "no_such_program",
+        "--database",
+        &database,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(unknown.status.code(), Some(1), "{}", stderr(&unknown));
+    let lines = json_lines(&stdout(&unknown));
+    assert_eq!(lines[0]["code"], "TCC-H203", "{}", lines[0]);
+    assert_eq!(lines[0]["kind"], "name", "{}", lines[0]);
+}
+
+/// A file of the repository, by its path from the root.
+fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// The success shapes of docs/cli.md, one verb per family and system:
+/// checkers print `LABEL: ok…` (human) and nothing in JSON; listings print
+/// one JSON object per line; runners and host verbs print one object.
+#[test]
+fn success_output_has_the_documented_shape_per_family() {
+    // Checkers.
+    let tcc = repo("examples/tcc/run/compute-loop.json");
+    let zlt = repo("examples/zlm/run/loop.zlt");
+    let rvn = repo("examples/rvnlib/app.rvnlib");
+    for (system, verb, file) in [
+        ("tcc", "validate", &tcc),
+        ("zlm", "validate", &zlt),
+        ("rvn", "verify", &rvn),
+    ] {
+        let human = irkit(&[system, verb, file]);
+        assert_eq!(human.status.code(), Some(0), "{system}: {}", stderr(&human));
+        let out = stdout(&human);
+        assert_eq!(out.lines().count(), 1, "{system}: {out}");
+        assert!(out.starts_with(&format!("{file}: ok")), "{system}: {out}");
+        let json = irkit(&[system, verb, file, "--format", "json"]);
+        assert_eq!(json.status.code(), Some(0), "{system}: {}", stderr(&json));
+        assert!(json.stdout.is_empty(), "{system}: {}", stdout(&json));
+    }
+    // A listing: one object per line.
+    let keys = irkit(&["rvn", "keys", &rvn, "--format", "json"]);
+    assert_eq!(keys.status.code(), Some(0), "{}", stderr(&keys));
+    let lines = json_lines(&stdout(&keys));
+    assert!(!lines.is_empty());
+    for line in &lines {
+        assert!(
+            line["kind"] == "struct" || line["kind"] == "function",
+            "{line}"
+        );
+        assert!(
+            line["key"].is_string() && line["name"].is_string(),
+            "{line}"
+        );
+    }
+    // A runner: one object with the result.
+    let run = irkit(&[
+        "zlm", "run", &zlt, "--entry", "Main.sum", "--args", "3", "--format", "json",
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    let lines = json_lines(&stdout(&run));
+    assert_eq!(lines.len(), 1, "{}", stdout(&run));
+    for key in ["result", "type", "steps", "drops"] {
+        assert!(lines[0].get(key).is_some(), "{key}: {}", lines[0]);
+    }
+    // A host verb: the execution's status object.
+    let d = Dir::new("success-shapes");
+    let db = d.missing("store.db");
+    let start = irkit(&[
+        "tcc",
+        "start",
+        "--local",
+        &tcc,
+        "--args",
+        "[3]",
+        "--database",
+        &db,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(start.status.code(), Some(0), "{}", stderr(&start));
+    let lines = json_lines(&stdout(&start));
+    assert_eq!(lines.len(), 1, "{}", stdout(&start));
+    assert_eq!(lines[0]["status"], "completed", "{}", lines[0]);
+    assert!(lines[0]["id"].is_string(), "{}", lines[0]);
+}

@@ -78,7 +78,29 @@ fn check_accepts_the_examples() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.stdout.is_empty());
+    // The checkers' success shape (docs/cli.md): one `LABEL: ok` line per file.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "examples/vpl/minimal.vpl: ok",
+            "examples/vpl/loop_call.vpl: ok",
+            "examples/vpl/nested_storage.vpl: ok"
+        ],
+        "{stdout}"
+    );
+    let json = irkit(
+        &[
+            "vpl",
+            "check",
+            "--format",
+            "json",
+            "examples/vpl/minimal.vpl",
+        ],
+        None,
+    );
+    assert_eq!(json.status.code(), Some(0));
+    assert!(json.stdout.is_empty());
 }
 
 #[test]

@@ -337,3 +337,74 @@ fn a_text_names_the_providers_functions_when_given_them() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `zlm dis --dep` prints the providers' members by name, and that text
+/// assembles (with `--dep`) to the same payload; `zlm zli` and `zlm reflect`
+/// read a named root text with `--dep` as they read the `#hex` one.
+#[test]
+fn dis_zli_and_reflect_name_the_providers_members_with_dep() {
+    let d = tmp("dis-dep");
+    let store = asm(&d, "pkg_store.zlt");
+    let main = d.join("main.zlm").display().to_string();
+    let o = irkit()
+        .args(["zlm", "asm", &example("pkg_main.zlt"), "--dep", &store])
+        .args(["--no-ancillary", "-o", &main])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let dis = irkit()
+        .args(["zlm", "dis", &main, "--dep", &store])
+        .output()
+        .unwrap();
+    assert_eq!(dis.status.code(), Some(0), "{}", text(&dis.stderr));
+    let named = text(&dis.stdout);
+    for f in ["make", "peek", "take"] {
+        assert!(
+            named.contains(&format!("func:run.pkg_store::Cell.{f} ")),
+            "{named}"
+        );
+    }
+    assert!(!named.contains("func:#"), "{named}");
+    // Without --dep the canonical text keeps the IDs.
+    let plain = irkit().args(["zlm", "dis", &main]).output().unwrap();
+    assert!(text(&plain.stdout).contains("func:#"));
+    // The named text assembles to the same payload.
+    let named_zlt = d.join("named.zlt");
+    std::fs::write(&named_zlt, &named).unwrap();
+    let named_zlt = named_zlt.display().to_string();
+    let again = d.join("again.zlm").display().to_string();
+    let o = irkit()
+        .args(["zlm", "asm", &named_zlt, "--dep", &store])
+        .args(["--no-ancillary", "-o", &again])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&main).unwrap()
+    );
+    // zli and reflect: the named text reads as the artifact does.
+    for verb in [&["zli"][..], &["reflect", "--format", "json"][..]] {
+        let by_name = irkit()
+            .args(["zlm"])
+            .args(verb)
+            .args([&named_zlt, "--dep", &store])
+            .output()
+            .unwrap();
+        assert_eq!(
+            by_name.status.code(),
+            Some(0),
+            "{verb:?}: {}",
+            text(&by_name.stderr)
+        );
+        let by_artifact = irkit()
+            .args(["zlm"])
+            .args(verb)
+            .args([&main, "--dep", &store])
+            .output()
+            .unwrap();
+        assert_eq!(by_name.stdout, by_artifact.stdout, "{verb:?}");
+        assert!(!by_name.stdout.is_empty(), "{verb:?}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -416,7 +416,21 @@ impl Names {
 
 /// Prints `m` in canonical text form (collections in canonical order).
 pub fn print(m: &Module) -> Result<String> {
-    let n = Names::build(m)?;
+    print_with_providers(m, &[])
+}
+
+/// [`print`], naming the providers' members by their module-qualified names
+/// (`func:module::Decl.function`, as [`parse_with_providers`] reads them)
+/// instead of `#hex`; a name two providers give different members stays
+/// `#hex`.
+pub fn print_with_providers(
+    m: &Module,
+    providers: &[(&Module, &crate::ids::Identities)],
+) -> Result<String> {
+    let mut n = Names::build(m)?;
+    for (module, ids) in providers {
+        n.add_provider(module, ids);
+    }
     let (ids, _) = ids::compute(m, false)?;
     let mut o = String::new();
     let _ = writeln!(
