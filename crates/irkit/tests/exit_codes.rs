@@ -218,6 +218,10 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
             vec![case(2, &["x", "ev", "--server", no_server])],
         ),
         ("tcc cancel", vec![case(2, &["x", "--server", no_server])]),
+        (
+            "tcc terminate",
+            vec![case(2, &["x", "--server", no_server])],
+        ),
         ("tcc ls", vec![case(2, &["--server", no_server])]),
         (
             "rvn inspect",
