@@ -44,11 +44,14 @@ pub enum ErrorKind {
     Forbidden,
     /// A `POST` whose body is not declared `application/json`.
     UnsupportedMediaType,
+    /// An operator's resume of an execution that is not `failed`, or that
+    /// failed for another reason than an effect it can be resumed from.
+    NotResumable,
 }
 
 impl ErrorKind {
     /// Every kind, in code order.
-    pub const ALL: [ErrorKind; 12] = [
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::BadRequest,
         ErrorKind::Unauthorized,
         ErrorKind::NotFound,
@@ -61,6 +64,7 @@ impl ErrorKind {
         ErrorKind::Timeout,
         ErrorKind::Forbidden,
         ErrorKind::UnsupportedMediaType,
+        ErrorKind::NotResumable,
     ];
 
     /// The stable diagnostic code, the HTTP status and the API's name.
@@ -78,6 +82,7 @@ impl ErrorKind {
             ErrorKind::Timeout => ("TCC-H209", 503, "timeout"),
             ErrorKind::Forbidden => ("TCC-H210", 403, "forbidden"),
             ErrorKind::UnsupportedMediaType => ("TCC-H211", 415, "unsupported_media_type"),
+            ErrorKind::NotResumable => ("TCC-H212", 409, "not_resumable"),
         }
     }
 
@@ -136,6 +141,9 @@ pub enum ApiError {
     /// The store refused or failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An operator's resume was refused (why).
+    #[error("{0}")]
+    NotResumable(String),
     /// The request was not admitted ([`crate::admission`]).
     #[error(transparent)]
     Refused(#[from] crate::admission::Refusal),
@@ -150,6 +158,7 @@ impl ApiError {
             }
             ApiError::Unauthorized => ErrorKind::Unauthorized,
             ApiError::NotFound(_) => ErrorKind::NotFound,
+            ApiError::NotResumable(_) => ErrorKind::NotResumable,
             ApiError::PayloadTooLarge { .. } | ApiError::TooManyValues { .. } => {
                 ErrorKind::PayloadTooLarge
             }
@@ -195,7 +204,7 @@ mod tests {
             ErrorKind::ALL.iter().map(|k| k.code()).collect();
         let names: std::collections::BTreeSet<_> =
             ErrorKind::ALL.iter().map(|k| k.api_code()).collect();
-        assert_eq!((codes.len(), names.len()), (12, 12));
+        assert_eq!((codes.len(), names.len()), (13, 13));
         for k in ErrorKind::ALL {
             assert!(k.code().starts_with("TCC-H2"), "{k:?}");
             assert!((400..600).contains(&k.status()), "{k:?}");

@@ -8,7 +8,8 @@ use crate::effect_retry::{Effect, EffectAnswer};
 use crate::notify::{Hub, done_topic};
 use crate::providers::{ProviderOutcome, Providers};
 use crate::store::{
-    CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, Store, StoreError, Wake,
+    CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, ResumeOutcome, Store,
+    StoreError, Wake,
 };
 use crate::tagged_text::TaggedText;
 use crate::worker_tasks::board::TaskBoard;
@@ -384,6 +385,20 @@ impl Host {
         })
     }
 
+    /// Operator resume (issue 33): takes a `failed` execution whose failure
+    /// directly followed a failed effect back to the checkpoint before that
+    /// effect ([`Store::resume_failed`]) and wakes the scheduler; any node
+    /// then claims and drives it, calling that effect's provider again.
+    pub fn resume(&self, id: &str) -> Result<ResumeOutcome, HostError> {
+        let outcome = self.store.resume_failed(id)?;
+        if let ResumeOutcome::Resumed { key, revision } = &outcome {
+            crate::metrics::global().operator_resume();
+            tracing::info!(execution_id = %id, effect = %key, revision, "resumed by operator");
+            self.notify();
+        }
+        Ok(outcome)
+    }
+
     /// Claims `id` and drives it until it suspends with nothing to
     /// deliver, ends, or the lease is lost. Returns whether it was claimed.
     pub fn drive(&self, id: &str) -> Result<bool, HostError> {
@@ -415,9 +430,12 @@ impl Host {
         }
         // Runnable past revision 0: an earlier drive was cut off (its node
         // died, or a store failure) and this one takes over its lease.
-        if row.status == "runnable" && row.revision > 0 {
+        // (A drive after a durable retry's wait or an operator's resume
+        // begins from a released count: not a takeover.)
+        if row.status == "runnable" && row.revision > 0 && row.drive_attempts > 1 {
             crate::metrics::global().takeover("resumed");
         }
+        let stop_requested_at_claim = row.cancel_requested;
         let r = self.drive_claimed(row, journalled);
         let outcome = match &r {
             Ok(true) => "finished",
@@ -439,13 +457,7 @@ impl Host {
             Ok(_) | Err(Stop::Lost) => Ok(()),
             // A durable retry: nobody takes the execution up before the
             // retry is due (the lease is kept until then).
-            Err(Stop::Defer(due)) => {
-                self.retries_due_until.fetch_max(due, Ordering::SeqCst);
-                self.store
-                    .defer(id, owner, due)
-                    .map(|_| ())
-                    .map_err(HostError::from)
-            }
+            Err(Stop::Defer(due)) => self.defer_retry(id, due, stop_requested_at_claim),
             Err(Stop::Fail(msg)) => self
                 .store
                 .fail_execution(id, owner, &crate::storable::message(&msg))
@@ -464,6 +476,27 @@ impl Host {
         result?;
         released?;
         Ok(true)
+    }
+
+    /// Keeps `id` until its durable retry is due (`Store::defer`), unless a
+    /// cancellation or termination was requested during this drive: then
+    /// the wait ends at once, so that the next drive delivers it (issue 33;
+    /// one requested after the deferral ends the wait itself, see
+    /// `Store::request_cancel`).
+    fn defer_retry(
+        &self,
+        id: &str,
+        due: i64,
+        stop_requested_at_claim: bool,
+    ) -> Result<(), HostError> {
+        let owner = self.cfg.owner.as_str();
+        let held = self.store.defer(id, owner, due)?;
+        if held && !stop_requested_at_claim && self.store.cancel_requested(id)? {
+            self.store.defer(id, owner, 0)?;
+            return Ok(());
+        }
+        self.retries_due_until.fetch_max(due, Ordering::SeqCst);
+        Ok(())
     }
 
     /// Drives a claimed execution until it suspends with nothing to
@@ -519,6 +552,7 @@ impl Host {
             last_input: None,
             journalled: journalled.map(|keys| keys.into_iter().collect()),
             finished: false,
+            failed_effect: None,
         };
         // The stored continuation is committed: a cancellation it shows
         // delivered needs no second delivery.
@@ -877,6 +911,10 @@ struct Driver<'a> {
     journalled: Option<HashSet<String>>,
     /// A terminal checkpoint was committed: it gave the lease back.
     finished: bool,
+    /// The journal key of an effect that failed outside a group, while no
+    /// checkpoint was committed since: a `failed` checkpoint now keeps the
+    /// checkpoint before it as the operator's resume point (issue 33).
+    failed_effect: Option<String>,
 }
 
 impl Driver<'_> {
@@ -1103,7 +1141,15 @@ impl Driver<'_> {
                         json!({"revision": revision, "status": store_status(status)}),
                     ));
                 }
+                // The first checkpoint after a failed effect: when it is
+                // the failure, the one before (`confirmed`) is where an
+                // operator may resume it from.
+                let resume_key = self
+                    .failed_effect
+                    .take()
+                    .filter(|_| status == Status::Failed);
                 let tx = CheckpointTx {
+                    resume_key,
                     id: self.id.to_string(),
                     owner: host.cfg.owner.clone(),
                     revision,
@@ -1231,6 +1277,8 @@ impl Driver<'_> {
                 let effect_key = key.clone();
                 let history_key = idempotency_key.clone();
                 let status_name = status.to_string();
+                self.failed_effect = (status == "failed" && self.exec.state().join.is_none())
+                    .then(|| idempotency_key.clone());
                 if let Some(keys) = &mut self.journalled {
                     keys.insert(idempotency_key.clone());
                 }

@@ -39,6 +39,7 @@ pub struct Metrics {
     commit_seconds: Histogram,
     group_jobs: HistogramVec,
     takeovers: IntCounterVec,
+    operator_resumes: IntCounter,
     executions: IntGaugeVec,
     events_pending: IntGauge,
     timer_lag: Gauge,
@@ -139,6 +140,14 @@ impl Metrics {
             "Lease takeovers seen by this node: kind=resumed (this node claimed an execution whose earlier drive was cut off: its node died, or a store failure), kind=lost (a drive found its execution taken over by another node), kind=reclaimed (leases of this node id taken back at start by a restarted node).",
             &["kind"],
         );
+        let operator_resumes = reg(
+            &registry,
+            IntCounter::new(
+                "tcc_operator_resumes_total",
+                "Failed executions an operator resumed from the checkpoint before their failed effect (POST /v1/executions/{id}/resume).",
+            )
+            .expect("valid metric"),
+        );
         let executions = reg(
             &registry,
             IntGaugeVec::new(
@@ -199,6 +208,7 @@ impl Metrics {
             commit_seconds,
             group_jobs,
             takeovers,
+            operator_resumes,
             executions,
             events_pending,
             timer_lag,
@@ -261,6 +271,11 @@ impl Metrics {
         self.group_jobs
             .with_label_values(&[backend])
             .observe(jobs as f64);
+    }
+
+    /// An operator resumed a failed execution.
+    pub fn operator_resume(&self) {
+        self.operator_resumes.inc();
     }
 
     /// A lease takeover of `kind` (`resumed`, `lost`).

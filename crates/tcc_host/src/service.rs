@@ -19,7 +19,7 @@ use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::metrics;
 pub use crate::status_view::{status_json, status_text};
-use crate::store::ListFilter;
+use crate::store::{ListFilter, ResumeOutcome};
 use crate::values::TaggedList;
 use axum::Router;
 use axum::body::Body;
@@ -343,6 +343,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/events", post(send_event))
         .route("/v1/executions/{id}/cancel", post(cancel))
         .route("/v1/executions/{id}/terminate", post(terminate))
+        .route("/v1/executions/{id}/resume", post(resume))
         .merge(crate::ui::router(app.host.clone()))
         .merge(crate::await_result::router(
             app.host.clone(),
@@ -871,6 +872,26 @@ async fn terminate(State(app): State<Shared>, uri: Uri) -> Answer {
         app.host.store().request_terminate(&id)?;
         app.host.notify();
         Ok(Reply(202, json!({"accepted": true})))
+    })
+    .await
+}
+
+/// Operator resume (issue 33): 202 with the failed effect's key and the
+/// revision resumed from; 409 `not_resumable` (TCC-H212) for an execution
+/// that is not `failed` or failed otherwise.
+async fn resume(State(app): State<Shared>, uri: Uri) -> Answer {
+    let id = param(&uri)?;
+    blocking(move || match app.host.resume(&id)? {
+        ResumeOutcome::Resumed { key, revision } => Ok(Reply(
+            202,
+            json!({"resumed": true, "id": id, "effect": key, "revision": revision}),
+        )),
+        ResumeOutcome::NotFailed(status) => Err(ApiError::NotResumable(format!(
+            "execution {id:?} is {status}: only a failed execution can be resumed"
+        ))),
+        ResumeOutcome::NotResumable(why) => Err(ApiError::NotResumable(format!(
+            "execution {id:?} cannot be resumed: {why}"
+        ))),
     })
     .await
 }

@@ -330,6 +330,7 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         registrations: vec![],
         consumed: None,
         history: vec![],
+        resume_key: None,
     };
     assert!(matches!(
         store.commit_checkpoint(tx("b", 1)),
@@ -747,6 +748,7 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
         registrations: vec![],
         consumed: None,
         history: vec![],
+        resume_key: None,
     };
     for e in 0..N {
         let id = format!("c{e:02}");

@@ -234,6 +234,7 @@
     const sendButton = h("button", { type: "submit", id: "send-event" }, "Send event");
     const cancelButton = h("button", { type: "button", id: "cancel", class: "danger", title: "its except/catch/finally handlers run when its artifact requires irkit.catchable_cancel" }, "Cancel execution");
     const terminateButton = h("button", { type: "button", id: "terminate", class: "danger", title: "cancel at once, without running its handlers" }, "Terminate");
+    const resumeButton = h("button", { type: "button", id: "resume", title: "failed because an effect failed: run again from the checkpoint before that effect (earlier effects keep their results)" }, "Resume");
     const eventForm = h("form", {
       id: "event-form",
       class: "actions",
@@ -279,7 +280,18 @@
       }
       await refresh();
     }));
-    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, terminateButton, note));
+    resumeButton.addEventListener("click", () => guarded(async () => {
+      note.textContent = "resuming…";
+      try {
+        const r = await api("POST", "/v1/executions/" + encodeURIComponent(id) + "/resume");
+        note.textContent = "resumed before effect " + JSON.stringify(r.effect);
+      } catch (e) {
+        if (e instanceof AuthError) throw e;
+        note.textContent = String(e.message);
+      }
+      await refresh();
+    }));
+    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, terminateButton, resumeButton, note));
 
     fill(main,
       h("h1", {}, "Execution ", h("code", { id: "execution-id" }, id), status),
@@ -355,6 +367,7 @@
           h("td", {}, w.delivered ? "delivered" : "open")))));
       eventForm.querySelectorAll("input, textarea, button").forEach((e) => { e.disabled = x.terminal; });
       cancelButton.disabled = x.terminal;
+      resumeButton.hidden = x.status !== "failed";
       if (!artifact) {
         try {
           artifact = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(x.artifact_hash));

@@ -314,6 +314,30 @@ pub struct CheckpointTx {
     pub consumed: Option<Wake>,
     /// History entries to append (`kind`, detail).
     pub history: Vec<(String, J)>,
+    /// For a `failed` checkpoint that directly follows a failed effect
+    /// (issue 33, operator resume): that effect's journal key. The store
+    /// keeps it as the execution's resume point and keeps the checkpoint
+    /// rows of revision `revision - 1` (a snapshot does not delete them),
+    /// so that [`Store::resume_failed`] can go back there.
+    pub resume_key: Option<String>,
+}
+
+/// What [`Store::resume_failed`] did (issue 33).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResumeOutcome {
+    /// Resumed: back at `revision`, the checkpoint before the failed effect
+    /// `key` (its journal row and failed calls discarded), `runnable`.
+    Resumed {
+        /// The failed effect's key.
+        key: String,
+        /// The revision the execution is back at.
+        revision: u64,
+    },
+    /// Refused: the execution is not `failed` (its status).
+    NotFailed(String),
+    /// Refused: it failed for another reason than an effect failure it
+    /// can be resumed from (why).
+    NotResumable(String),
 }
 
 /// The execution id as it starts a journal key: `%` written `%25` and `:`
@@ -621,6 +645,18 @@ pub trait Store: Send + Sync {
     /// Requests cancellation (conflict when terminal), also of the
     /// unfinished descendants.
     fn request_cancel(&self, id: &str) -> Result<(), StoreError>;
+    /// Operator resume (issue 33): takes a `failed` execution whose failure
+    /// directly followed a failed effect (its resume point, see
+    /// [`CheckpointTx::resume_key`]) back to the checkpoint before that
+    /// effect: later checkpoint rows, the effect's journal row and its
+    /// failed calls are deleted, the row is `runnable` with no owner, and a
+    /// `resumed_by_operator` history entry is written, in one transaction
+    /// that locks the row (of concurrent calls one resumes, the others see
+    /// it `runnable`). `NotFound` for an unknown id.
+    fn resume_failed(&self, id: &str) -> Result<ResumeOutcome, StoreError> {
+        let _ = id;
+        Err(StoreError::Unsupported("operator resume".into()))
+    }
     /// Requests termination (conflict when terminal), also of the
     /// unfinished descendants: like a cancellation, without running the
     /// program's handlers (`terminate_requested` and `cancel_requested`).
@@ -710,3 +746,38 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
 pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested";
+
+/// Why a `failed` execution without a resume point cannot be resumed
+/// ([`Store::resume_failed`]).
+pub(crate) fn not_resumable_reason(row: &ExecutionRow) -> String {
+    if let Some(error) = &row.error {
+        return format!("it failed with a host error ({error}), not an effect failure");
+    }
+    "its failure does not directly follow a failed effect (the program's own error, a child's \
+     failure, an effect failure inside a group, or an effect, wait or child after the failed \
+     effect)"
+        .into()
+}
+
+/// Why a child execution cannot be resumed.
+pub(crate) const CHILD_NOT_RESUMABLE: &str =
+    "it is a child execution: its parent has been given its failure";
+
+/// The `resumed_by_operator` history entry: the discarded journal entry
+/// (effect key, journal key, its failure) and the revision resumed from.
+pub(crate) fn resumed_detail(
+    key: &str,
+    idempotency_key: &str,
+    revision: u64,
+    journalled_result: &str,
+) -> J {
+    let error = serde_json::from_str::<J>(journalled_result)
+        .ok()
+        .and_then(|r| tcc_engine::protocol::failure_message(&r).map(str::to_string));
+    serde_json::json!({
+        "key": key,
+        "idempotency_key": idempotency_key,
+        "revision": revision,
+        "discarded_error": error,
+    })
+}

@@ -143,6 +143,13 @@ CREATE TABLE effect_attempts (
     r#"
 ALTER TABLE executions ADD COLUMN terminate_requested BOOLEAN NOT NULL DEFAULT FALSE;
 "#,
+    // Operator resume (issue 33): the journal key of the failed effect a
+    // `failed` checkpoint directly followed; the checkpoint rows before it
+    // are kept (`Store::resume_failed`). Not indexed, so claims and steps
+    // stay HOT updates.
+    r#"
+ALTER TABLE executions ADD COLUMN resume_key TEXT;
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

@@ -7,8 +7,8 @@ use super::job::Merge;
 use super::rows::{exec_row, in_journal_of};
 use crate::store::{
     AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
-    ListFilter, NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL,
-    WaitRow, Wake, journal_history_detail, json_text, parse_json,
+    ListFilter, NewExecution, PageQuery, Registration, ResumeOutcome, Store, StoreCounts,
+    StoreError, TERMINAL, WaitRow, Wake, journal_history_detail, json_text, parse_json,
 };
 use postgres::types::ToSql;
 use postgres::{GenericClient, Row};
@@ -398,7 +398,12 @@ impl Store for PgStore {
             && tx.registrations.is_empty()
             && tx.consumed.is_none()
             && !TERMINAL.contains(&tx.status.as_str());
-        let merge = (tx.registrations.is_empty() && tx.consumed.is_none()).then(|| Merge::Step {
+        // A failure keeping its resume point is not folded (the folded
+        // statement deletes a snapshot's older rows).
+        let merge = (tx.registrations.is_empty()
+            && tx.consumed.is_none()
+            && tx.resume_key.is_none())
+        .then(|| Merge::Step {
             id: tx.id.clone(),
             owner: tx.owner.clone(),
             revision: tx.revision as i64,
@@ -456,11 +461,22 @@ impl Store for PgStore {
                 ))
                 .into());
             }
-            if tx.kind == "snapshot" {
-                c.execute(
-                    "DELETE FROM checkpoints WHERE execution_id = $1 AND revision < $2",
-                    &[&tx.id, &rev],
-                )?;
+            // A failure right after a failed effect keeps the checkpoint
+            // before it (the operator's resume point).
+            match &tx.resume_key {
+                Some(key) => {
+                    c.execute(
+                        "UPDATE executions SET resume_key = $2 WHERE id = $1",
+                        &[&tx.id, key],
+                    )?;
+                }
+                None if tx.kind == "snapshot" => {
+                    c.execute(
+                        "DELETE FROM checkpoints WHERE execution_id = $1 AND revision < $2",
+                        &[&tx.id, &rev],
+                    )?;
+                }
+                None => {}
             }
             for r in &tx.registrations {
                 match r {
@@ -727,6 +743,68 @@ impl Store for PgStore {
         self.request_stop(id, true)
     }
 
+    fn resume_failed(&self, id: &str) -> Result<ResumeOutcome, StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            // The row lock orders concurrent resumes (and any commit):
+            // the second reads the first one's `runnable`.
+            let locked = c.query_opt(
+                "SELECT resume_key FROM executions WHERE id = $1 FOR UPDATE",
+                &[&id],
+            )?;
+            let Some(locked) = locked else {
+                return Err(StoreError::NotFound(format!("execution {id:?}")).into());
+            };
+            let resume_key: Option<String> = locked.try_get(0)?;
+            let e = get_exec(c, &id)?
+                .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if e.status != "failed" {
+                return Ok(ResumeOutcome::NotFailed(e.status));
+            }
+            if e.parent_id.is_some() {
+                return Ok(ResumeOutcome::NotResumable(
+                    crate::store::CHILD_NOT_RESUMABLE.into(),
+                ));
+            }
+            let effect = match &resume_key {
+                Some(k) => c.query_opt(
+                    "SELECT key, result FROM effects WHERE idempotency_key = $1",
+                    &[k],
+                )?,
+                None => None,
+            };
+            let (Some(resume_key), Some(effect)) = (resume_key, effect) else {
+                return Ok(ResumeOutcome::NotResumable(
+                    crate::store::not_resumable_reason(&e),
+                ));
+            };
+            let key: String = effect.try_get(0)?;
+            let result: String = effect.try_get(1)?;
+            let revision = e.revision.saturating_sub(1);
+            let rev = revision as i64;
+            c.execute(
+                "DELETE FROM checkpoints WHERE execution_id = $1 AND revision > $2",
+                &[&id, &rev],
+            )?;
+            c.execute(
+                "DELETE FROM effects WHERE idempotency_key = $1",
+                &[&resume_key],
+            )?;
+            c.execute(
+                "DELETE FROM effect_attempts WHERE idempotency_key = $1",
+                &[&resume_key],
+            )?;
+            let now = crate::ids::now_ms();
+            c.execute(
+                "UPDATE executions SET status = 'runnable', revision = $2, result = NULL, message = NULL, pending = NULL, resume_key = NULL, owner = NULL, lease_until = 0, drive_attempts = 0, updated_ms = $3 WHERE id = $1",
+                &[&id, &rev, &now],
+            )?;
+            let detail = crate::store::resumed_detail(&key, &resume_key, revision, &result);
+            add_history(c, &id, now, "resumed_by_operator", &detail)?;
+            Ok(ResumeOutcome::Resumed { key, revision })
+        })
+    }
+
     fn clear_cancel_request(&self, id: &str) -> Result<(), StoreError> {
         let id = id.to_string();
         self.write(move |c| {
@@ -923,6 +1001,18 @@ impl Store for PgStore {
     }
 }
 
+/// Ends the wait of an execution deferred until its next durable retry
+/// (`Store::defer`: `runnable`, a lease holder, no drive counted — a drive
+/// in progress has counted its claim), so that a stop request is delivered
+/// at once instead of when the retry is due (issue 33).
+fn cut_retry_wait(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<()> {
+    c.execute(
+        "UPDATE executions SET lease_until = 0 WHERE id = $1 AND status = 'runnable' AND owner IS NOT NULL AND drive_attempts = 0",
+        &[&id],
+    )?;
+    Ok(())
+}
+
 impl super::PgStore {
     /// `request_cancel` (`terminate` false) and `request_terminate`: sets
     /// the flags of `id` and of its unfinished descendants, with a history
@@ -948,6 +1038,7 @@ impl super::PgStore {
                 "cancel_requested"
             };
             add_history(c, &id, now, kind, &J::Null)?;
+            cut_retry_wait(c, &id)?;
             // Cancelling (terminating) a parent cancels (terminates) its
             // unfinished descendants.
             let children = c.query(
@@ -958,6 +1049,7 @@ impl super::PgStore {
             for child in children {
                 let child: String = child.try_get(0)?;
                 add_history(c, &child, now, kind, &serde_json::json!({"by": id}))?;
+                cut_retry_wait(c, &child)?;
             }
             Ok(())
         })

@@ -138,6 +138,12 @@ CREATE TABLE effect_attempts (
     r#"
 ALTER TABLE executions ADD COLUMN terminate_requested INTEGER NOT NULL DEFAULT 0;
 "#,
+    // Operator resume (issue 33): the journal key of the failed effect a
+    // `failed` checkpoint directly followed; the checkpoint rows before it
+    // are kept (`Store::resume_failed`). Not indexed.
+    r#"
+ALTER TABLE executions ADD COLUMN resume_key TEXT;
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

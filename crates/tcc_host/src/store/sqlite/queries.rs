@@ -5,8 +5,8 @@ use super::SqliteStore;
 use super::cached::Cached;
 use crate::store::{
     AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
-    ListFilter, NewExecution, PageQuery, Registration, Store, StoreCounts, StoreError, TERMINAL,
-    WaitRow, Wake, journal_history_detail, json_text, parse_json,
+    ListFilter, NewExecution, PageQuery, Registration, ResumeOutcome, Store, StoreCounts,
+    StoreError, TERMINAL, WaitRow, Wake, journal_history_detail, json_text, parse_json,
 };
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
@@ -466,11 +466,22 @@ impl Store for SqliteStore {
                 "INSERT INTO checkpoints (execution_id, revision, kind, body) VALUES (?1, ?2, ?3, ?4)",
                 params![tx.id, tx.revision as i64, tx.kind, tx.body],
             )?;
-            if tx.kind == "snapshot" {
-                c.exec_cached(
-                    "DELETE FROM checkpoints WHERE execution_id = ?1 AND revision < ?2",
-                    params![tx.id, tx.revision as i64],
-                )?;
+            // A failure right after a failed effect keeps the checkpoint
+            // before it (the operator's resume point).
+            match &tx.resume_key {
+                Some(key) => {
+                    c.exec_cached(
+                        "UPDATE executions SET resume_key = ?2 WHERE id = ?1",
+                        params![tx.id, key],
+                    )?;
+                }
+                None if tx.kind == "snapshot" => {
+                    c.exec_cached(
+                        "DELETE FROM checkpoints WHERE execution_id = ?1 AND revision < ?2",
+                        params![tx.id, tx.revision as i64],
+                    )?;
+                }
+                None => {}
             }
             for r in &tx.registrations {
                 match r {
@@ -748,6 +759,61 @@ impl Store for SqliteStore {
         self.request_stop(id, true)
     }
 
+    fn resume_failed(&self, id: &str) -> Result<ResumeOutcome, StoreError> {
+        let id = id.to_string();
+        self.write(move |c| {
+            let e = get_exec(c, &id)?
+                .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
+            if e.status != "failed" {
+                return Ok(ResumeOutcome::NotFailed(e.status));
+            }
+            if e.parent_id.is_some() {
+                return Ok(ResumeOutcome::NotResumable(
+                    crate::store::CHILD_NOT_RESUMABLE.into(),
+                ));
+            }
+            let resume_key: Option<String> = c.query_row_cached(
+                "SELECT resume_key FROM executions WHERE id = ?1",
+                params![id],
+                |r| r.get(0),
+            )?;
+            let effect: Option<(String, String)> = match &resume_key {
+                Some(k) => c
+                    .query_row_cached(
+                        "SELECT key, result FROM effects WHERE idempotency_key = ?1",
+                        params![k],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?,
+                None => None,
+            };
+            let (Some(resume_key), Some((key, result))) = (resume_key, effect) else {
+                return Ok(ResumeOutcome::NotResumable(crate::store::not_resumable_reason(&e)));
+            };
+            let revision = e.revision.saturating_sub(1);
+            c.exec_cached(
+                "DELETE FROM checkpoints WHERE execution_id = ?1 AND revision > ?2",
+                params![id, revision as i64],
+            )?;
+            c.exec_cached(
+                "DELETE FROM effects WHERE idempotency_key = ?1",
+                params![resume_key],
+            )?;
+            c.exec_cached(
+                "DELETE FROM effect_attempts WHERE idempotency_key = ?1",
+                params![resume_key],
+            )?;
+            let now = crate::ids::now_ms();
+            c.exec_cached(
+                "UPDATE executions SET status = 'runnable', revision = ?2, result = NULL, message = NULL, pending = NULL, resume_key = NULL, owner = NULL, lease_until = 0, drive_attempts = 0, updated_ms = ?3 WHERE id = ?1",
+                params![id, revision as i64, now],
+            )?;
+            let detail = crate::store::resumed_detail(&key, &resume_key, revision, &result);
+            add_history(c, &id, now, "resumed_by_operator", &detail)?;
+            Ok(ResumeOutcome::Resumed { key, revision })
+        })
+    }
+
     fn clear_cancel_request(&self, id: &str) -> Result<(), StoreError> {
         let id = id.to_string();
         self.write(move |c| {
@@ -961,6 +1027,18 @@ impl Store for SqliteStore {
     }
 }
 
+/// Ends the wait of an execution deferred until its next durable retry
+/// (`Store::defer`: `runnable`, a lease holder, no drive counted — a drive
+/// in progress has counted its claim), so that a stop request is delivered
+/// at once instead of when the retry is due (issue 33).
+fn cut_retry_wait(c: &Connection, id: &str) -> Result<(), StoreError> {
+    c.exec_cached(
+        "UPDATE executions SET lease_until = 0 WHERE id = ?1 AND status = 'runnable' AND owner IS NOT NULL AND drive_attempts = 0",
+        params![id],
+    )?;
+    Ok(())
+}
+
 impl super::SqliteStore {
     /// `request_cancel` (`terminate` false) and `request_terminate`: sets
     /// the flags of `id` and of its unfinished descendants, with a history
@@ -988,6 +1066,7 @@ impl super::SqliteStore {
                 "cancel_requested"
             };
             add_history(c, &id, now, kind, &J::Null)?;
+            cut_retry_wait(c, &id)?;
             // Cancelling (terminating) a parent cancels (terminates) its
             // unfinished descendants.
             let mut st = c.prepare_cached(
@@ -999,6 +1078,7 @@ impl super::SqliteStore {
                 .collect::<Result<_, _>>()?;
             for child in children {
                 add_history(c, &child, now, kind, &serde_json::json!({"by": id}))?;
+                cut_retry_wait(c, &child)?;
             }
             Ok(())
         })

@@ -97,6 +97,7 @@ fn first_snapshot(history: Vec<(String, serde_json::Value)>) -> CheckpointTx {
         registrations: vec![],
         consumed: None,
         history,
+        resume_key: None,
     }
 }
 
