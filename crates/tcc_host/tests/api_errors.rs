@@ -98,6 +98,9 @@ impl Store for NoPaging {
     fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
         self.0.request_cancel(id)
     }
+    fn resume_failed(&self, id: &str) -> Result<ResumeOutcome, StoreError> {
+        self.0.resume_failed(id)
+    }
     fn fail_execution(&self, id: &str, owner: &str, error: &str) -> Result<(), StoreError> {
         self.0.fail_execution(id, owner, error)
     }
@@ -288,6 +291,11 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
             &[auth, ("content-type", "text/plain")],
         ),
         ErrorKind::UnsupportedMediaType,
+    );
+    // An operator's resume of an execution that has not failed.
+    check(
+        call(u, "POST", "/v1/executions/e1/resume", None, true),
+        ErrorKind::NotResumable,
     );
 
     assert_eq!(seen, ErrorKind::ALL);
