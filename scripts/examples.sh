@@ -227,6 +227,18 @@ done
 $irkit tcc start --local examples/tcc/src/checkout.rs --database "$tcc_db/h.db" --providers "$tcc_db/p.toml" --format json \
   --args '[{"id":"o-2","customer":"c-2","lines":[{"sku":"fig","price":1,"qty":4}]}]' | grep -q '"total":4'
 rm -rf "$tcc_db"
+# Operator resume (issue 33): the payment webhook is down (nothing listens on port 9), the
+# execution fails at the charge; with the route fixed, `tcc resume` runs it again from the
+# checkpoint before the charge (the stock hold keeps its journalled result).
+tcc_db=$(mktemp -d)
+printf 'from tcc_engine.primitives import effect, program\n\n\n@program\nasync def run(order):\n    held = await effect(f"stock.hold.{order[\x27id\x27]}", input={"qty": order["qty"]})\n    charge = await effect(f"payment.charge.{order[\x27id\x27]}", input={"amount": order["amount"]})\n    return {"held": held["qty"], "charged": charge["amount"]}\n' > "$tcc_db/shop.py"
+printf '[[route]]\npattern = "payment.*"\nprovider = "webhook"\nurl = "http://127.0.0.1:9/charge"\nretries = 0\n[[route]]\npattern = "*"\nprovider = "echo"\n' > "$tcc_db/down.toml"
+printf '[[route]]\npattern = "*"\nprovider = "echo"\n' > "$tcc_db/fixed.toml"
+if $irkit tcc start --local "$tcc_db/shop.py" --id shop-1 --args '[{"id":"o-1","qty":2,"amount":30}]' --database "$tcc_db/h.db" --providers "$tcc_db/down.toml"; then
+  echo "expected the charge to fail" >&2; exit 1
+fi
+$irkit tcc resume shop-1 --local --database "$tcc_db/h.db" --providers "$tcc_db/fixed.toml" | grep -q 'shop-1 completed'
+rm -rf "$tcc_db"
 # Cancellation that compensates (issue 33): the booking saga holds a room, charges a deposit and
 # waits for the guest; `cancel` runs its handler (refund, then release) and it ends cancelled.
 tcc_db=$(mktemp -d)

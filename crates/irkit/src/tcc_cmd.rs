@@ -79,6 +79,9 @@ pub enum Verb {
     Cancel(crate::tcc_host_cmd::CancelArgs),
     /// Cancel an execution at once, without running its handlers.
     Terminate(crate::tcc_host_cmd::CancelArgs),
+    /// Resume an execution that failed because an effect failed, from the
+    /// checkpoint before that effect (once its provider is fixed).
+    Resume(crate::tcc_host_cmd::ResumeArgs),
     /// List executions.
     Ls(crate::tcc_host_cmd::LsArgs),
 }
@@ -98,6 +101,7 @@ impl Verb {
             Verb::Status(a) => a.fmt.format,
             Verb::Result(a) => a.fmt.format,
             Verb::Ls(a) => a.fmt.format,
+            Verb::Resume(a) => a.fmt.format,
             Verb::Serve(_)
             | Verb::Register(_)
             | Verb::Send(_)
@@ -137,6 +141,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Send(args) => crate::tcc_host_cmd::send(args),
         Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
         Verb::Terminate(args) => crate::tcc_host_cmd::terminate(args),
+        Verb::Resume(args) => crate::tcc_host_cmd::resume(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
     }
 }

@@ -218,6 +218,34 @@ pub struct CancelArgs {
     client: ClientArgs,
 }
 
+/// `irkit tcc resume`.
+#[derive(clap::Args)]
+pub struct ResumeArgs {
+    /// Execution id (failed because an effect failed).
+    id: String,
+    /// Resume in this process on the embedded store instead of a server,
+    /// and drive the execution to its end.
+    #[arg(long)]
+    local: bool,
+    /// With --local: SQLite file (or a postgres:// URL).
+    #[arg(long, default_value = DEFAULT_DATABASE)]
+    database: String,
+    /// With --local: effect provider routes (TOML).
+    #[arg(long)]
+    providers: Option<PathBuf>,
+    /// With --local: give up waiting after this many milliseconds.
+    #[arg(long, default_value_t = 600_000)]
+    timeout_ms: u64,
+    /// With --local: show the result in the engine's tagged form.
+    #[arg(long)]
+    tagged: bool,
+    // The resumed line (human) or the answer JSON; with --local the status.
+    #[command(flatten)]
+    pub(crate) fmt: FormatArgs,
+    #[command(flatten)]
+    client: ClientArgs,
+}
+
 /// `irkit tcc ls`.
 #[derive(clap::Args)]
 pub struct LsArgs {
@@ -840,6 +868,100 @@ pub fn terminate(a: CancelArgs) -> Result<Outcome, CliError> {
         None,
     )?;
     Ok(Outcome::Success)
+}
+
+/// `irkit tcc resume`: against a server, `POST /v1/executions/ID/resume`
+/// (prints `ID resumed effect=KEY revision=N`); with `--local`, the same
+/// on the embedded store, then the execution is driven to its end and its
+/// status printed like `irkit tcc start --local`. A refusal is the
+/// server's `TCC-H212` (`not_resumable`), exit 1.
+pub fn resume(a: ResumeArgs) -> Result<Outcome, CliError> {
+    if a.local {
+        return resume_local(a);
+    }
+    let j = Client::new(&a.client).call(
+        "POST",
+        &format!("/v1/executions/{}/resume", percent_encode(&a.id)),
+        None,
+    )?;
+    match a.fmt.format {
+        Format::Human => println!(
+            "{} resumed effect={} revision={}",
+            a.id,
+            j["effect"].as_str().unwrap_or("?"),
+            j["revision"]
+        ),
+        Format::Json => print_json(&j),
+    }
+    Ok(Outcome::Success)
+}
+
+fn resume_local(a: ResumeArgs) -> Result<Outcome, CliError> {
+    let store = open_store(&a.database).map_err(|e| {
+        usage(format!(
+            "--database {}: {e}",
+            tcc_host::redact_database(&a.database)
+        ))
+    })?;
+    store.reset_leases().map_err(|e| usage(e.to_string()))?;
+    let providers = load_providers(a.providers.as_deref(), store.clone(), None)?;
+    let host = Host::new(store.clone(), providers, HostConfig::default());
+    let refused = |message: String| {
+        CliError::invalid(
+            vec![crate::diag::Diagnostic::new(
+                "semantic",
+                Some("TCC-H212"),
+                format!("not_resumable: {message}"),
+                &a.id,
+            )],
+            None,
+        )
+    };
+    match host.resume(&a.id) {
+        Ok(tcc_host::store::ResumeOutcome::Resumed { .. }) => {}
+        Ok(tcc_host::store::ResumeOutcome::NotFailed(status)) => {
+            return Err(refused(format!(
+                "execution {:?} is {status}: only a failed execution can be resumed",
+                a.id
+            )));
+        }
+        Ok(tcc_host::store::ResumeOutcome::NotResumable(why)) => {
+            return Err(refused(format!(
+                "execution {:?} cannot be resumed: {why}",
+                a.id
+            )));
+        }
+        Err(HostError::Store(tcc_host::StoreError::NotFound(m))) => {
+            return Err(CliError::invalid(
+                vec![crate::diag::Diagnostic::new(
+                    "name",
+                    Some("TCC-H202"),
+                    format!("not_found: {m}"),
+                    &a.id,
+                )],
+                None,
+            ));
+        }
+        Err(e) => return Err(host_error(&e, &a.id)),
+    }
+    let threads = host.spawn();
+    let row = host.wait_for(&a.id, Duration::from_millis(a.timeout_ms), true);
+    host.shutdown();
+    for t in threads {
+        let _ = t.join();
+    }
+    let row = row.map_err(|e| host_error(&e, &a.id))?;
+    let j = crate::tcc_values::show_status(&status_json(&row), a.tagged);
+    match a.fmt.format {
+        Format::Human => println!("{}", status_line(&j)),
+        Format::Json => print_json(&j),
+    }
+    match row.status.as_str() {
+        "completed" => Ok(Outcome::Success),
+        "failed" | "cancelled" => Ok(Outcome::Failure),
+        _ if row.error.is_some() => Ok(Outcome::Failure),
+        _ => Ok(Outcome::Success),
+    }
 }
 
 /// `irkit tcc ls`.

@@ -222,6 +222,14 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
             "tcc terminate",
             vec![case(2, &["x", "--server", no_server])],
         ),
+        (
+            "tcc resume",
+            vec![
+                // An unknown execution of the local store: a coded refusal.
+                case(1, &["nope", "--local"]),
+                case(2, &["x", "--server", no_server]),
+            ],
+        ),
         ("tcc ls", vec![case(2, &["--server", no_server])]),
         (
             "rvn inspect",
