@@ -81,6 +81,9 @@ pub enum Verb {
     Terminate(crate::tcc_host_cmd::CancelArgs),
     /// List executions.
     Ls(crate::tcc_host_cmd::LsArgs),
+    /// Manage schedules on a server: create, ls, pause, resume, delete.
+    #[command(subcommand)]
+    Schedule(crate::tcc_schedule_cmd::ScheduleVerb),
 }
 
 impl Verb {
@@ -98,6 +101,7 @@ impl Verb {
             Verb::Status(a) => a.fmt.format,
             Verb::Result(a) => a.fmt.format,
             Verb::Ls(a) => a.fmt.format,
+            Verb::Schedule(v) => v.format(),
             Verb::Serve(_)
             | Verb::Register(_)
             | Verb::Send(_)
@@ -138,6 +142,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
         Verb::Terminate(args) => crate::tcc_host_cmd::terminate(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
+        Verb::Schedule(verb) => crate::tcc_schedule_cmd::run(verb),
     }
 }
 
