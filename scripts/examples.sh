@@ -203,6 +203,12 @@ $irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --log-format jso
 for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
 tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
 $irkit tcc ls --server "$tcc_url"
+# A schedule (docs/tcc/host.md "Schedules"): every second, one execution per tick (NAME@TICK_MS).
+$irkit tcc register examples/tcc/run/compute-loop.json --name loop --server "$tcc_url" > /dev/null
+$irkit tcc schedule create every-second loop --every 1s --args '[10]' --server "$tcc_url"
+for _ in $(seq 50); do $irkit tcc schedule ls --format json --server "$tcc_url" | grep -q '"ticks_started":[1-9]' && break; sleep 0.1; done
+$irkit tcc schedule ls --server "$tcc_url"
+$irkit tcc schedule delete every-second --server "$tcc_url"
 tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep '^tcc_executions' <&3; exec 3<&-
 echo "dashboard: $tcc_url/ui"

@@ -19,6 +19,7 @@ mod tcc_cmd;
 mod tcc_compile_cmd;
 mod tcc_host_cmd;
 mod tcc_run_cmd;
+mod tcc_schedule_cmd;
 mod tcc_simulate_cmd;
 mod tcc_values;
 mod vpl_cmd;

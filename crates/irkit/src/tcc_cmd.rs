@@ -84,6 +84,9 @@ pub enum Verb {
     Resume(crate::tcc_host_cmd::ResumeArgs),
     /// List executions.
     Ls(crate::tcc_host_cmd::LsArgs),
+    /// Manage schedules on a server: create, ls, pause, resume, delete.
+    #[command(subcommand)]
+    Schedule(crate::tcc_schedule_cmd::ScheduleVerb),
 }
 
 impl Verb {
@@ -102,6 +105,7 @@ impl Verb {
             Verb::Result(a) => a.fmt.format,
             Verb::Ls(a) => a.fmt.format,
             Verb::Resume(a) => a.fmt.format,
+            Verb::Schedule(v) => v.format(),
             Verb::Serve(_)
             | Verb::Register(_)
             | Verb::Send(_)
@@ -143,6 +147,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Terminate(args) => crate::tcc_host_cmd::terminate(args),
         Verb::Resume(args) => crate::tcc_host_cmd::resume(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
+        Verb::Schedule(verb) => crate::tcc_schedule_cmd::run(verb),
     }
 }
 

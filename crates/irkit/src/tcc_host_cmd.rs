@@ -274,7 +274,7 @@ pub struct LsArgs {
     client: ClientArgs,
 }
 
-fn usage(message: impl Into<String>) -> CliError {
+pub(crate) fn usage(message: impl Into<String>) -> CliError {
     CliError::Usage(message.into())
 }
 
@@ -449,7 +449,13 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     } else {
         host.spawn()
     };
+    // Every node handles schedules (the store's compare-and-set decides
+    // which node starts each tick), API-only ones too.
+    let ticker = tcc_host::schedule::ticker::Ticker::spawn(host.clone());
     let served = service.wait();
+    if let Some(t) = ticker {
+        t.stop();
+    }
     host.shutdown();
     for w in workers {
         let _ = w.join();
@@ -522,14 +528,14 @@ impl ServeSecrets {
     }
 }
 
-struct Client {
+pub(crate) struct Client {
     base: String,
     token: Option<String>,
     ca_file: Option<std::path::PathBuf>,
 }
 
 impl Client {
-    fn new(a: &ClientArgs) -> Client {
+    pub(crate) fn new(a: &ClientArgs) -> Client {
         let base = a
             .server
             .clone()
@@ -550,7 +556,12 @@ impl Client {
 
     /// Sends a request; maps transport failures to exit 2, API errors to
     /// exit 1 (4xx) or 2 (5xx).
-    fn call(&self, method: &str, path: &str, body: Option<&[u8]>) -> Result<J, CliError> {
+    pub(crate) fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&[u8]>,
+    ) -> Result<J, CliError> {
         self.call_status(method, path, body).map(|(_, j)| j)
     }
 
@@ -612,7 +623,7 @@ impl Client {
     }
 }
 
-fn print_json(j: &J) {
+pub(crate) fn print_json(j: &J) {
     println!("{}", tcc_ir::to_canonical(j));
 }
 

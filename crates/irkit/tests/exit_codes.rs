@@ -232,6 +232,23 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
         ),
         ("tcc ls", vec![case(2, &["--server", no_server])]),
         (
+            "tcc schedule",
+            vec![
+                case(1, &["create", "n", "p", "--cron", "61 * * * *"]),
+                case(1, &["create", "n", "p", "--every", "10x"]),
+                case(1, &["create", "a/b", "p", "--every", "1s"]),
+                case(2, &["create", "n", "p"]),
+                case(
+                    2,
+                    &["create", "n", "p", "--every", "1s", "--server", no_server],
+                ),
+                case(2, &["ls", "--server", no_server]),
+                case(2, &["pause", "n", "--server", no_server]),
+                case(2, &["resume", "n", "--server", no_server]),
+                case(2, &["delete", "n", "--server", no_server]),
+            ],
+        ),
+        (
             "rvn inspect",
             vec![case(0, &[app]), case(1, &[bad]), case(2, &[missing])],
         ),

@@ -5,8 +5,8 @@
 //! may drive it), watch it suspend on an event wait (pc highlighted in the
 //! program listing), send the event from the page, see it complete
 //! without a reload (timeline with effects, checkpoints, timer, event and
-//! child), then the list (status, program and id search) and the programs
-//! page. The screenshot of the finished execution must not be blank; with
+//! child), then the list (status, program and id search), the programs
+//! page and the schedules page (a paused schedule resumed by its button). The screenshot of the finished execution must not be blank; with
 //! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`.
 //!
 //! The browser is the `browser` crate's (chromedriver and Chromium from
@@ -377,6 +377,40 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
                 .is_some_and(|t| t.contains("WaitForEvent") && t.contains("Invoke"))
         },
     );
+    // The schedules page (issue 35): a paused schedule is listed, and its
+    // button resumes it through the API.
+    let (c, j) = api(
+        &url,
+        "POST",
+        "/v1/schedules",
+        Some(br#"{"name": "hourly", "program": "flow", "every": "1h", "paused": true}"#),
+    );
+    assert_eq!(c, 201, "{j}");
+    goto(&b, &format!("{url}/ui/schedules"));
+    let row = until(
+        &b,
+        "the schedules table",
+        "const r = document.querySelector('#schedules tr[data-name=hourly]'); return r ? r.textContent : null;",
+        |v| v.is_string(),
+    );
+    assert!(
+        row.as_str()
+            .is_some_and(|r| r.contains("every 1h") && r.contains("paused")),
+        "{row}"
+    );
+    b.execute(
+        "document.querySelector('#schedules tr[data-name=hourly] button.toggle').click();",
+        vec![],
+    )
+    .unwrap();
+    until(
+        &b,
+        "the schedule resumed",
+        "const r = document.querySelector('#schedules tr[data-name=hourly] .state'); return r ? r.textContent : null;",
+        |v| v == &json!("active"),
+    );
+    let (_, j) = api(&url, "GET", "/v1/schedules/hourly", None);
+    assert_eq!(j["paused"], false, "{j}");
     b.quit().unwrap();
     drop(servers);
 }

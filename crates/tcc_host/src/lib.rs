@@ -34,6 +34,7 @@ pub mod providers;
 mod quarantine;
 pub mod request_json;
 pub mod retry;
+pub mod schedule;
 pub mod secrets;
 pub mod service;
 mod slot;

@@ -44,6 +44,7 @@ pub struct Metrics {
     events_pending: IntGauge,
     timer_lag: Gauge,
     store_up: IntGauge,
+    schedule_ticks: IntCounterVec,
 }
 
 /// The process's metrics.
@@ -180,6 +181,14 @@ impl Metrics {
             )
             .expect("valid metric"),
         );
+        let schedule_ticks = counter_vec(
+            "tcc_schedule_ticks_total",
+            "Schedule ticks handled by this node's passes, by outcome (started: an execution was inserted; skipped: by the overlap or catch-up policy, or an unknown program).",
+            &["outcome"],
+        );
+        for outcome in ["started", "skipped"] {
+            schedule_ticks.with_label_values(&[outcome]);
+        }
         // Series that exist from the start (at 0), so that rates and
         // dashboards see them before the first event.
         for outcome in [
@@ -213,7 +222,19 @@ impl Metrics {
             events_pending,
             timer_lag,
             store_up,
+            schedule_ticks,
         }
+    }
+
+    /// A schedule pass of this node started `started` executions and
+    /// skipped `skipped` ticks.
+    pub fn schedule_pass(&self, started: u64, skipped: u64) {
+        self.schedule_ticks
+            .with_label_values(&["started"])
+            .inc_by(started);
+        self.schedule_ticks
+            .with_label_values(&["skipped"])
+            .inc_by(skipped);
     }
 
     /// One HTTP request answered. Every label comes from a closed set

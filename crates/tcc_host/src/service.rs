@@ -345,6 +345,10 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/terminate", post(terminate))
         .route("/v1/executions/{id}/resume", post(resume))
         .merge(crate::ui::router(app.host.clone()))
+        .merge(crate::schedule::api::router(
+            app.host.clone(),
+            app.cfg.max_body,
+        ))
         .merge(crate::await_result::router(
             app.host.clone(),
             longest_wait(&app.cfg),

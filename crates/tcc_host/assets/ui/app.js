@@ -440,11 +440,39 @@
       h("div", { class: "card" }, h("h2", {}, "Instructions"), listingView(a)));
   }
 
+  // ---- schedules ----------------------------------------------------------
+
+  async function showSchedules() {
+    const schedules = (await api("GET", "/v1/schedules")).schedules;
+    const act = (name, action) => async () => {
+      await guarded(async () => {
+        await api("POST", "/v1/schedules/" + encodeURIComponent(name) + "/" + action);
+        await showSchedules();
+      });
+    };
+    fill(main, h("h1", {}, "Schedules"), h("div", { class: "card" }, h("table", { id: "schedules" },
+      h("thead", {}, h("tr", {}, ["name", "program", "when", "overlap", "catch-up", "state", "next tick", "started", "skipped", "last execution", ""].map((c) => h("th", {}, c)))),
+      h("tbody", {}, schedules.map((s) => h("tr", { "data-name": s.name },
+        h("td", {}, s.name),
+        h("td", {}, s.program),
+        h("td", { class: "mono" }, s.cron !== undefined ? "cron " + s.cron : "every " + s.every),
+        h("td", {}, s.overlap),
+        h("td", {}, s.catchup + " (" + s.catchup_window_ms / 1000 + " s)"),
+        h("td", { class: "state" }, badge(s.paused ? "paused" : "active"), s.last_error ? h("span", { class: "error" }, " " + s.last_error) : null),
+        h("td", {}, s.paused ? "" : time(s.next_due_ms)),
+        h("td", { class: "started" }, String(s.ticks_started)),
+        h("td", {}, String(s.ticks_skipped)),
+        h("td", { class: "mono" }, s.last_execution_id ? h("a", { href: "/ui/executions/" + encodeURIComponent(s.last_execution_id) }, s.last_execution_id) : ""),
+        h("td", {}, h("button", { type: "button", class: "toggle", onclick: act(s.name, s.paused ? "resume" : "pause") }, s.paused ? "Resume" : "Pause"))))))));
+    if (schedules.length === 0) main.append(h("p", { class: "muted" }, "No schedule exists (irkit tcc schedule create)."));
+  }
+
   function route() {
     const p = location.pathname;
     let m;
     if ((m = p.match(/^\/ui\/executions\/([^/]+)$/))) return guarded(() => showExecution(decodeURIComponent(m[1])));
     if (p === "/ui/programs") return guarded(showPrograms);
+    if (p === "/ui/schedules") return guarded(showSchedules);
     if ((m = p.match(/^\/ui\/programs\/([^/]+)$/))) return guarded(() => showArtifact(decodeURIComponent(m[1])));
     return guarded(showList);
   }

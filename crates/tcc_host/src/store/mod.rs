@@ -716,6 +716,11 @@ pub trait Store: Send + Sync {
         let _ = id;
         Err(StoreError::Unsupported("wait listing".into()))
     }
+    /// The store as its concrete type, for the features a backend keeps
+    /// beside this trait (`crate::schedule::store_of`).
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// A JSON value as the stores keep it: canonical text.

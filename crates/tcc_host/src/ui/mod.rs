@@ -41,6 +41,7 @@ pub const PUBLIC_ROUTES: &[&str] = &[
     "/ui/executions/{id}",
     "/ui/programs",
     "/ui/programs/{hash}",
+    "/ui/schedules",
     "/ui/assets/app.js",
     "/ui/assets/app.css",
 ];
@@ -58,6 +59,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(host: Arc<Host>) -> Router<S> {
         .route("/ui/executions/{id}", get(page))
         .route("/ui/programs", get(page))
         .route("/ui/programs/{hash}", get(page))
+        .route("/ui/schedules", get(page))
         .route("/ui/assets/app.js", get(script))
         .route("/ui/assets/app.css", get(style))
         .route("/ui/api/executions", get(list))

@@ -150,6 +150,30 @@ ALTER TABLE executions ADD COLUMN terminate_requested BOOLEAN NOT NULL DEFAULT F
     r#"
 ALTER TABLE executions ADD COLUMN resume_key TEXT;
 "#,
+    // Schedules (issue 35, `crate::schedule`): one row per schedule, its
+    // cursor (`next_due_ms`) moved by compare-and-set with each pass.
+    r#"
+CREATE TABLE schedules (
+  name TEXT PRIMARY KEY,
+  program TEXT NOT NULL,
+  args TEXT NOT NULL,
+  spec_kind TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  overlap TEXT NOT NULL,
+  catchup TEXT NOT NULL,
+  catchup_window_ms BIGINT NOT NULL,
+  paused BOOLEAN NOT NULL DEFAULT FALSE,
+  next_due_ms BIGINT NOT NULL,
+  buffered_ms BIGINT,
+  last_execution_id TEXT,
+  last_error TEXT,
+  ticks_started BIGINT NOT NULL DEFAULT 0,
+  ticks_skipped BIGINT NOT NULL DEFAULT 0,
+  created_ms BIGINT NOT NULL,
+  updated_ms BIGINT NOT NULL
+);
+CREATE INDEX schedules_due ON schedules (paused, next_due_ms);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

@@ -47,6 +47,7 @@ mod job;
 pub mod migrations;
 mod queries;
 mod rows;
+mod schedules;
 pub mod url;
 
 pub use migrations::MIGRATIONS;

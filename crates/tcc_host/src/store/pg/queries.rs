@@ -25,7 +25,7 @@ fn get_exec(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<Option<
     Ok(row.as_ref().map(exec_row).transpose()?)
 }
 
-fn insert_exec(
+pub(super) fn insert_exec(
     c: &mut Conn<'_, impl GenericClient>,
     new: &NewExecution,
     now: i64,
@@ -63,7 +63,7 @@ fn attempt_row(r: &Row) -> Result<AttemptRow, StoreError> {
     })
 }
 
-fn add_history(
+pub(super) fn add_history(
     c: &mut Conn<'_, impl GenericClient>,
     id: &str,
     now: i64,
@@ -150,6 +150,10 @@ fn p<'a>(v: &'a [&'a (dyn ToSql + Sync)]) -> &'a [&'a (dyn ToSql + Sync)] {
 }
 
 impl Store for PgStore {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError> {
         let (hash, body) = (hash.to_string(), body.to_vec());
         self.write(move |c| {

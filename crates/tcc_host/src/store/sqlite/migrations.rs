@@ -144,6 +144,30 @@ ALTER TABLE executions ADD COLUMN terminate_requested INTEGER NOT NULL DEFAULT 0
     r#"
 ALTER TABLE executions ADD COLUMN resume_key TEXT;
 "#,
+    // Schedules (issue 35, `crate::schedule`): one row per schedule, its
+    // cursor (`next_due_ms`) moved by compare-and-set with each pass.
+    r#"
+CREATE TABLE schedules (
+  name TEXT PRIMARY KEY,
+  program TEXT NOT NULL,
+  args TEXT NOT NULL,
+  spec_kind TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  overlap TEXT NOT NULL,
+  catchup TEXT NOT NULL,
+  catchup_window_ms INTEGER NOT NULL,
+  paused INTEGER NOT NULL DEFAULT 0,
+  next_due_ms INTEGER NOT NULL,
+  buffered_ms INTEGER,
+  last_execution_id TEXT,
+  last_error TEXT,
+  ticks_started INTEGER NOT NULL DEFAULT 0,
+  ticks_skipped INTEGER NOT NULL DEFAULT 0,
+  created_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE INDEX schedules_due ON schedules (paused, next_due_ms);
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 mod cached;
 pub mod migrations;
 mod queries;
+mod schedules;
 #[cfg(test)]
 mod tests;
 

@@ -62,7 +62,11 @@ fn get_exec(conn: &Connection, id: &str) -> Result<Option<ExecutionRow>, StoreEr
     t.map(finish_row).transpose()
 }
 
-fn insert_exec(conn: &Connection, new: &NewExecution, now: i64) -> Result<usize, StoreError> {
+pub(super) fn insert_exec(
+    conn: &Connection,
+    new: &NewExecution,
+    now: i64,
+) -> Result<usize, StoreError> {
     let (pid, pbranch) = match &new.parent {
         Some((p, b)) => (Some(p.as_str()), b.as_deref()),
         None => (None, None),
@@ -112,7 +116,7 @@ fn attempt_row(r: &Row) -> rusqlite::Result<AttemptRow> {
     })
 }
 
-fn add_history(
+pub(super) fn add_history(
     conn: &Connection,
     id: &str,
     now: i64,
@@ -197,6 +201,10 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
 }
 
 impl Store for SqliteStore {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn put_artifact(&self, hash: &str, body: &[u8]) -> Result<(), StoreError> {
         let (hash, body) = (hash.to_string(), body.to_vec());
         self.write(move |c| {

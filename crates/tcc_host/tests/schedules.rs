@@ -1,0 +1,349 @@
+//! Schedules (issue 35) over both stores: the rows, and passes at chosen
+//! times (the pass takes the time as an argument: no test waits for a
+//! clock). On PostgreSQL also two nodes (two stores on one database)
+//! passing the same schedules at once: each tick starts exactly one
+//! execution.
+
+mod common;
+
+use serde_json::json;
+use std::sync::Arc;
+use tcc_host::schedule::{
+    Catchup, NewSchedule, Overlap, ScheduleStore, Spec, run_pass, tick_execution_id,
+};
+use tcc_host::store::pg::PgStore;
+use tcc_host::store::sqlite::SqliteStore;
+use tcc_host::store::{ListFilter, Store, StoreError};
+use tcc_host::test_support::ScratchSchema;
+use tcc_host::values::TaggedList;
+
+const S: i64 = 1_000;
+
+enum Db {
+    Sqlite(std::path::PathBuf),
+    Pg(ScratchSchema),
+}
+
+impl Db {
+    fn all(tag: &str) -> Vec<Db> {
+        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-schedules-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut v = vec![Db::Sqlite(dir)];
+        if let Some(s) = ScratchSchema::create(tag).unwrap() {
+            v.push(Db::Pg(s));
+        }
+        v
+    }
+
+    fn open(&self) -> Arc<dyn Store> {
+        match self {
+            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db")).unwrap()),
+            Db::Pg(s) => Arc::new(PgStore::open(&s.url()).unwrap()),
+        }
+    }
+
+    fn sql(&self, sql: &str) {
+        match self {
+            Db::Sqlite(d) => rusqlite::Connection::open(d.join("t.db"))
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap(),
+            Db::Pg(s) => s.execute(sql).unwrap(),
+        }
+    }
+}
+
+impl Drop for Db {
+    fn drop(&mut self) {
+        if let Db::Sqlite(d) = self {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Registers a program that returns at once under `name`.
+fn register(store: &dyn Store, name: &str) {
+    let bytes = common::artifact(&[(
+        "run",
+        0,
+        0,
+        json!([{"op": "LoadConst", "value": {"t": "number", "v": 1.0}}, {"op": "Return"}]),
+    )]);
+    let (_, hash) = tcc_host::host::check_artifact(&bytes).unwrap();
+    store.put_artifact(&hash, &bytes).unwrap();
+    store.set_program(name, &hash).unwrap();
+}
+
+fn schedule(name: &str, every: &str, overlap: Overlap, catchup: Catchup) -> NewSchedule {
+    NewSchedule {
+        name: name.into(),
+        program: "tick".into(),
+        args: TaggedList::from_values(&[json!({"t": "number", "v": 7.0})]),
+        spec: Spec::parse("every", every).unwrap(),
+        overlap,
+        catchup,
+        catchup_window_ms: 60 * S,
+        paused: false,
+    }
+}
+
+fn sched(store: &dyn Store) -> &dyn ScheduleStore {
+    tcc_host::schedule::store_of(store).expect("the store keeps schedules")
+}
+
+/// The ids of the executions in the store, sorted.
+fn execution_ids(store: &dyn Store) -> Vec<String> {
+    let mut ids: Vec<String> = store
+        .list_executions(&ListFilter {
+            limit: 10_000,
+            ..ListFilter::default()
+        })
+        .unwrap()
+        .into_iter()
+        .map(|r| r.id)
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn schedule_rows_are_created_listed_paused_resumed_and_deleted() {
+    for db in Db::all("t_sched_rows") {
+        let store = db.open();
+        let s = sched(&*store);
+        let row = schedule("b", "10s", Overlap::Skip, Catchup::Latest)
+            .row(5 * S)
+            .unwrap();
+        assert_eq!(row.next_due_ms, 10 * S);
+        s.create_schedule(&row).unwrap();
+        let again = s.create_schedule(&row).unwrap_err();
+        assert!(matches!(again, StoreError::Conflict(_)), "{again:?}");
+        let a = schedule("a", "1m", Overlap::Allow, Catchup::All)
+            .row(5 * S)
+            .unwrap();
+        s.create_schedule(&a).unwrap();
+        let names: Vec<String> = s
+            .list_schedules()
+            .unwrap()
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(s.get_schedule("b").unwrap().unwrap(), row);
+        // Due at 10 s: only b.
+        let due: Vec<String> = s
+            .due_schedules(10 * S, 10)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(due, ["b"]);
+        s.set_schedule_paused("b", true, None, 11 * S).unwrap();
+        assert!(s.due_schedules(10 * S, 10).unwrap().is_empty());
+        s.set_schedule_paused("b", false, Some(40 * S), 35 * S)
+            .unwrap();
+        let b = s.get_schedule("b").unwrap().unwrap();
+        assert_eq!(
+            (b.paused, b.next_due_ms, b.updated_ms),
+            (false, 40 * S, 35 * S)
+        );
+        assert!(matches!(
+            s.set_schedule_paused("zz", true, None, 0),
+            Err(StoreError::NotFound(_))
+        ));
+        s.delete_schedule("a").unwrap();
+        assert!(matches!(
+            s.delete_schedule("a"),
+            Err(StoreError::NotFound(_))
+        ));
+        assert!(s.get_schedule("a").unwrap().is_none());
+    }
+}
+
+#[test]
+fn each_tick_starts_one_execution_with_its_own_id() {
+    for db in Db::all("t_sched_ticks") {
+        let store = db.open();
+        register(&*store, "tick");
+        let s = sched(&*store);
+        s.create_schedule(
+            &schedule("n", "10s", Overlap::Allow, Catchup::All)
+                .row(0)
+                .unwrap(),
+        )
+        .unwrap();
+        // Before the first tick: nothing.
+        assert_eq!(run_pass(&*store, 9 * S).unwrap().started, 0);
+        let r = run_pass(&*store, 10 * S).unwrap();
+        assert_eq!((r.started, r.skipped), (1, 0));
+        // The same time again (a second pass, another node): nothing more.
+        assert_eq!(run_pass(&*store, 10 * S).unwrap().started, 0);
+        // A late pass handles both ticks that came due.
+        assert_eq!(run_pass(&*store, 30 * S + 1).unwrap().started, 2);
+        assert_eq!(
+            execution_ids(&*store),
+            [10, 20, 30].map(|t| tick_execution_id("n", t * S))
+        );
+        let e = store.get_execution("n@20000").unwrap().unwrap();
+        assert_eq!(e.program_name.as_deref(), Some("tick"));
+        assert_eq!(
+            e.args.as_str(),
+            TaggedList::from_values(&[json!({"t": "number", "v": 7.0})]).as_str()
+        );
+        let history = store.history("n@20000", 0, 10).unwrap();
+        assert!(
+            history.iter().any(|h| h.kind == "scheduled"
+                && h.detail == json!({"schedule": "n", "tick_ms": 20_000})),
+            "{history:?}"
+        );
+        let row = s.get_schedule("n").unwrap().unwrap();
+        assert_eq!(
+            (
+                row.ticks_started,
+                row.next_due_ms,
+                row.last_execution_id.as_deref()
+            ),
+            (3, 40 * S, Some("n@30000"))
+        );
+        // An execution that already has a tick's id (a pass that committed
+        // elsewhere) is not started again.
+        db.sql("UPDATE schedules SET next_due_ms = 30000");
+        assert_eq!(run_pass(&*store, 30 * S).unwrap().started, 0);
+        assert_eq!(execution_ids(&*store).len(), 3);
+    }
+}
+
+#[test]
+fn overlap_skip_waits_for_the_running_execution_and_buffer_one_starts_it_after() {
+    for db in Db::all("t_sched_overlap") {
+        let store = db.open();
+        register(&*store, "tick");
+        let s = sched(&*store);
+        s.create_schedule(
+            &schedule("s", "10s", Overlap::Skip, Catchup::Skip)
+                .row(0)
+                .unwrap(),
+        )
+        .unwrap();
+        s.create_schedule(
+            &schedule("b", "10s", Overlap::BufferOne, Catchup::Skip)
+                .row(0)
+                .unwrap(),
+        )
+        .unwrap();
+        run_pass(&*store, 10 * S).unwrap();
+        // Both first executions still run (nobody drives them here).
+        let r = run_pass(&*store, 20 * S).unwrap();
+        assert_eq!((r.started, r.skipped), (0, 1));
+        let b = s.get_schedule("b").unwrap().unwrap();
+        assert_eq!(b.buffered_ms, Some(20 * S));
+        assert_eq!(s.get_schedule("s").unwrap().unwrap().ticks_skipped, 1);
+        // They end.
+        db.sql("UPDATE executions SET status = 'completed'");
+        let r = run_pass(&*store, 25 * S).unwrap();
+        assert_eq!(r.started, 1, "b's waiting tick starts");
+        assert_eq!(
+            execution_ids(&*store),
+            ["b@10000", "b@20000", "s@10000"].map(String::from)
+        );
+        let b = s.get_schedule("b").unwrap().unwrap();
+        assert_eq!(
+            (b.buffered_ms, b.last_execution_id.as_deref()),
+            (None, Some("b@20000"))
+        );
+        // s starts again at its next tick.
+        assert_eq!(run_pass(&*store, 30 * S).unwrap().started, 1);
+        assert!(store.get_execution("s@30000").unwrap().is_some());
+    }
+}
+
+#[test]
+fn paused_schedules_start_nothing_and_resume_after_now() {
+    for db in Db::all("t_sched_pause") {
+        let store = db.open();
+        register(&*store, "tick");
+        let s = sched(&*store);
+        s.create_schedule(
+            &schedule("p", "10s", Overlap::Allow, Catchup::All)
+                .row(0)
+                .unwrap(),
+        )
+        .unwrap();
+        s.set_schedule_paused("p", true, None, S).unwrap();
+        assert_eq!(run_pass(&*store, 50 * S).unwrap().started, 0);
+        let spec = Spec::parse("every", "10s").unwrap();
+        s.set_schedule_paused("p", false, spec.next_after(55 * S), 55 * S)
+            .unwrap();
+        assert_eq!(run_pass(&*store, 59 * S).unwrap().started, 0);
+        assert_eq!(run_pass(&*store, 60 * S).unwrap().started, 1);
+        assert_eq!(execution_ids(&*store), ["p@60000"]);
+    }
+}
+
+#[test]
+fn an_unknown_program_skips_the_tick_and_says_why() {
+    for db in Db::all("t_sched_unknown") {
+        let store = db.open();
+        let s = sched(&*store);
+        s.create_schedule(
+            &schedule("u", "10s", Overlap::Allow, Catchup::All)
+                .row(0)
+                .unwrap(),
+        )
+        .unwrap();
+        let r = run_pass(&*store, 10 * S).unwrap();
+        assert_eq!((r.started, r.skipped), (0, 1));
+        let row = s.get_schedule("u").unwrap().unwrap();
+        assert_eq!(row.last_error.as_deref(), Some("unknown program \"tick\""));
+        assert_eq!(row.next_due_ms, 20 * S);
+        register(&*store, "tick");
+        assert_eq!(run_pass(&*store, 20 * S).unwrap().started, 1);
+        assert_eq!(s.get_schedule("u").unwrap().unwrap().last_error, None);
+    }
+}
+
+/// Two nodes (two stores on one PostgreSQL database, or two SQLite
+/// connections pools on one file) pass 20 schedules at the same simulated
+/// times, from two threads: every tick starts exactly one execution.
+#[test]
+fn two_nodes_passing_at_once_start_each_tick_once() {
+    for db in Db::all("t_sched_nodes") {
+        let a = db.open();
+        let b = db.open();
+        register(&*a, "tick");
+        for i in 0..20 {
+            sched(&*a)
+                .create_schedule(
+                    &schedule(&format!("s{i:02}"), "1s", Overlap::Allow, Catchup::All)
+                        .row(0)
+                        .unwrap(),
+                )
+                .unwrap();
+        }
+        let run = |store: Arc<dyn Store>| {
+            std::thread::spawn(move || {
+                let mut started = 0;
+                for t in 1..=15 {
+                    started += run_pass(&*store, t * S).unwrap().started;
+                }
+                started
+            })
+        };
+        let (ta, tb) = (run(a.clone()), run(b.clone()));
+        let started = ta.join().unwrap() + tb.join().unwrap();
+        let ids = execution_ids(&*a);
+        let mut expected: Vec<String> = (0..20)
+            .flat_map(|i| (1..=15).map(move |t| tick_execution_id(&format!("s{i:02}"), t * S)))
+            .collect();
+        expected.sort();
+        assert_eq!(ids, expected);
+        assert_eq!(started, 300, "each node counts only what it inserted");
+        let total: i64 = sched(&*a)
+            .list_schedules()
+            .unwrap()
+            .iter()
+            .map(|r| r.ticks_started)
+            .sum();
+        assert_eq!(total, 300);
+    }
+}
