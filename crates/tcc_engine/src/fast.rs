@@ -77,6 +77,8 @@ impl Tail {
 
 /// The fast form of the instruction(s) starting at one pc.
 #[derive(Debug, Clone, Copy, PartialEq)]
+// An explicit tag byte: the hot loop dispatches on it without decoding a niche.
+#[repr(u8)]
 pub enum Fast {
     /// Use the full stepper.
     Slow,
@@ -109,6 +111,23 @@ pub enum Fast {
     /// `a b3 ((o1 b1 o2) b2 o3)`, then the tail: the accumulate shape
     /// `a = a + expr`, all operands loaded before the single write.
     Accum(Operand, Operand, Operand, Bin, Operand, Bin, Bin, Tail),
+    /// `local = local + k` for a number constant `k` (a loop counter's
+    /// step): `OpOp(Local(l), Num(k), Add, Store(l))` with the operands
+    /// resolved by [`prepare`].
+    Inc(u32, f64),
+    /// `local = local + k`, then `Jump` to the target (a loop's back edge):
+    /// `OpOp(Local(l), Num(k), Add, StoreJump(l, t))`.
+    IncJump(u32, f64, u32),
+    /// `CmpJump(Local(a), Local(b), op, when, target)` with the operands
+    /// resolved.
+    CmpJumpLocals(u32, u32, Bin, bool, u32),
+    /// `CmpJump(Local(a), Num(k), op, when, target)` with the operands
+    /// resolved.
+    CmpJumpConst(u32, f64, Bin, bool, u32),
+    /// `Accum(Local(l), o1, o2, b1, o3, b2, b3, Store(l))` with `b3`
+    /// arithmetic: `l = l b3 ((o1 b1 o2) b2 o3)`, a loop's accumulator
+    /// updated in place.
+    AccumLocal(u32, Operand, Operand, Bin, Operand, Bin, Bin),
 }
 
 impl Fast {
@@ -119,7 +138,10 @@ impl Fast {
             Fast::Bin(_, t) => 1 + t.len(),
             Fast::StackOp(_, _, t) => 2 + t.len(),
             Fast::OpOp(_, _, _, t) => 3 + t.len(),
-            Fast::CmpJump(..) => 4,
+            Fast::CmpJump(..) | Fast::CmpJumpLocals(..) | Fast::CmpJumpConst(..) => 4,
+            Fast::Inc(..) => 4,
+            Fast::AccumLocal(..) => 8,
+            Fast::IncJump(..) => 5,
             Fast::Chain(_, _, _, _, _, t) => 5 + t.len(),
             Fast::Accum(_, _, _, _, _, _, _, t) => 7 + t.len(),
             _ => 1,
@@ -153,7 +175,7 @@ pub fn prepare(code: &[I], local_count: u32) -> Prepared {
         .into_iter()
         .map(|form| {
             let form = if form.locals_below(local_count) {
-                form
+                form.specialize()
             } else {
                 Fast::Slow
             };
@@ -170,6 +192,29 @@ pub fn prepare(code: &[I], local_count: u32) -> Prepared {
 }
 
 impl Fast {
+    /// The same op in a form with its operand kinds resolved, when there is
+    /// one: the hot loop then loads no operand tags and takes no branch on
+    /// them. Same instructions, same length, same checks.
+    pub fn specialize(self) -> Fast {
+        use Operand::{Local, Num};
+        match self {
+            Fast::OpOp(Local(l), Num(k), Bin::Add, Tail::Store(s)) if s == l => Fast::Inc(l, k),
+            Fast::OpOp(Local(l), Num(k), Bin::Add, Tail::StoreJump(s, t)) if s == l => {
+                Fast::IncJump(l, k, t)
+            }
+            Fast::CmpJump(Local(a), Local(b), op, when, t) => {
+                Fast::CmpJumpLocals(a, b, op, when, t)
+            }
+            Fast::CmpJump(Local(a), Num(k), op, when, t) => Fast::CmpJumpConst(a, k, op, when, t),
+            Fast::Accum(Local(a), o1, o2, b1, o3, b2, b3, Tail::Store(s))
+                if s == a && !b3.is_compare() =>
+            {
+                Fast::AccumLocal(a, o1, o2, b1, o3, b2, b3)
+            }
+            other => other,
+        }
+    }
+
     /// Whether every local the op reads or writes is below `count`.
     fn locals_below(self, count: u32) -> bool {
         let op = |o: Operand| match o {
@@ -181,7 +226,12 @@ impl Fast {
             _ => true,
         };
         match self {
-            Fast::LoadLocal(l) | Fast::StoreLocal(l) => l < count,
+            Fast::LoadLocal(l) | Fast::StoreLocal(l) | Fast::Inc(l, _) | Fast::IncJump(l, ..) => {
+                l < count
+            }
+            Fast::CmpJumpLocals(a, b, ..) => a < count && b < count,
+            Fast::CmpJumpConst(a, ..) => a < count,
+            Fast::AccumLocal(a, o1, o2, _, o3, ..) => a < count && op(o1) && op(o2) && op(o3),
             Fast::Bin(_, t) => tail(t),
             Fast::StackOp(o, _, t) => op(o) && tail(t),
             Fast::OpOp(a, b, _, t) => op(a) && op(b) && tail(t),
