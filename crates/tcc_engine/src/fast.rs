@@ -8,6 +8,12 @@
 //! pc it lands on. Anything not handled (or operands that are not numbers)
 //! falls back to the full stepper, which executes or rejects the
 //! instruction with the exact semantics and errors.
+//!
+//! [`prepare`] then resolves the operand kinds of the commonest shapes
+//! ([`Fast::specialize`]: a counter's step, a loop condition, an
+//! accumulator), so the hot loop reads no operand tags for them; each
+//! resolved form stands for the same instructions, with the same length
+//! and the same stack-limit check, as the generic form it replaces.
 
 use crate::lang;
 use crate::value::Value;
@@ -520,6 +526,107 @@ mod tests {
         }
         let ok = prepare(&code, 6);
         assert_eq!(ok.ops[0].len, 4);
+    }
+
+    #[test]
+    fn prepare_resolves_the_compute_loop_operands() {
+        // `while (i < n) { s = s + (i * i) % 7; i = i + 1 }` with n, s, i
+        // in locals 0, 1, 2.
+        let l = |local| I::LoadLocal { local };
+        let k = |n| I::LoadConst {
+            value: Constant::Number(n),
+        };
+        let code = vec![
+            l(2),
+            l(0),
+            I::Lt,
+            I::JumpIfFalse { target: 17 },
+            l(1),
+            l(2),
+            l(2),
+            I::Mul,
+            k(7.0),
+            I::Rem,
+            I::Add,
+            I::StoreLocal { local: 1 },
+            l(2),
+            k(1.0),
+            I::Add,
+            I::StoreLocal { local: 2 },
+            I::Jump { target: 0 },
+            l(1),
+            I::Return,
+        ];
+        let p = prepare(&code, 3);
+        let (two, seven) = (Operand::Local(2), Operand::Num(7.0));
+        assert_eq!(p.ops[0].form, Fast::CmpJumpLocals(2, 0, Bin::Lt, false, 17));
+        assert_eq!(
+            p.ops[4].form,
+            Fast::AccumLocal(1, two, two, Bin::Mul, seven, Bin::Rem, Bin::Add)
+        );
+        assert_eq!(p.ops[12].form, Fast::IncJump(2, 1.0, 0));
+        // Same lengths as the generic forms they replace.
+        assert_eq!((p.ops[0].len, p.ops[4].len, p.ops[12].len), (4, 8, 5));
+        for op in &p.ops {
+            assert_eq!(op.len, op.form.len());
+        }
+        // A constant bound; a step stored without the jump.
+        let q = prepare(&[l(0), k(9.0), I::Le, I::JumpIfTrue { target: 0 }], 1);
+        assert_eq!(q.ops[0].form, Fast::CmpJumpConst(0, 9.0, Bin::Le, true, 0));
+        let r = prepare(&[l(0), k(2.0), I::Add, I::StoreLocal { local: 0 }], 1);
+        assert_eq!(r.ops[0].form, Fast::Inc(0, 2.0));
+    }
+
+    #[test]
+    fn resolved_forms_keep_their_shape_conditions() {
+        let l = |local| I::LoadLocal { local };
+        let k = |n| I::LoadConst {
+            value: Constant::Number(n),
+        };
+        // Stored to another local: not an increment.
+        let p = prepare(&[l(0), k(1.0), I::Add, I::StoreLocal { local: 1 }], 2);
+        assert_eq!(
+            p.ops[0].form,
+            Fast::OpOp(
+                Operand::Local(0),
+                Operand::Num(1.0),
+                Bin::Add,
+                Tail::Store(1)
+            )
+        );
+        // `k + l` and `l - k` stay generic.
+        let p = prepare(&[k(1.0), l(0), I::Add, I::StoreLocal { local: 0 }], 1);
+        assert!(matches!(p.ops[0].form, Fast::OpOp(..)));
+        let p = prepare(&[l(0), k(1.0), I::Sub, I::StoreLocal { local: 0 }], 1);
+        assert!(matches!(p.ops[0].form, Fast::OpOp(..)));
+        // An accumulate whose last operator is a compare, or whose result
+        // goes elsewhere, stays generic.
+        let acc = |last: I, store: u32| {
+            prepare(
+                &[
+                    l(0),
+                    l(1),
+                    l(1),
+                    I::Mul,
+                    k(7.0),
+                    I::Rem,
+                    last,
+                    I::StoreLocal { local: store },
+                ],
+                2,
+            )
+            .ops[0]
+                .form
+        };
+        assert!(matches!(acc(I::Lt, 0), Fast::Accum(..)));
+        assert!(matches!(acc(I::Add, 1), Fast::Accum(..)));
+        assert!(matches!(acc(I::Sub, 0), Fast::AccumLocal(..)));
+        // A compare whose first operand is a constant stays generic.
+        let p = prepare(&[k(1.0), l(0), I::Lt, I::JumpIfFalse { target: 0 }], 1);
+        assert!(matches!(p.ops[0].form, Fast::CmpJump(..)));
+        // Out-of-range locals are still refused before resolution.
+        let p = prepare(&[l(0), k(1.0), I::Add, I::StoreLocal { local: 0 }], 0);
+        assert_eq!(p.ops[0].form, Fast::Slow);
     }
 
     #[test]
