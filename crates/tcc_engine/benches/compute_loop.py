@@ -36,7 +36,8 @@ def child_user_time(cmd):
 def side_by_side(irkit, n, rounds):
     here = os.path.dirname(os.path.abspath(__file__))
     artifact = os.path.join(here, "..", "..", "..", "examples", "tcc", "run", "compute-loop.json")
-    engine = [irkit, "tcc", "run", artifact, "--args", '[{"t":"number","v":%d}]' % n]
+    engine = [irkit, "tcc", "run", artifact, "--args", '[{"t":"number","v":%d}]' % n,
+              "--format", "json"]
     python = [sys.executable, os.path.abspath(__file__), "--child", str(n)]
     totals = [0.0, 0.0]
     for r in range(rounds):

@@ -8,6 +8,12 @@
 //! pc it lands on. Anything not handled (or operands that are not numbers)
 //! falls back to the full stepper, which executes or rejects the
 //! instruction with the exact semantics and errors.
+//!
+//! [`prepare`] then resolves the operand kinds of the commonest shapes
+//! ([`Fast::specialize`]: a counter's step, a loop condition, an
+//! accumulator), so the hot loop reads no operand tags for them; each
+//! resolved form stands for the same instructions, with the same length
+//! and the same stack-limit check, as the generic form it replaces.
 
 use crate::lang;
 use crate::value::Value;
@@ -77,6 +83,8 @@ impl Tail {
 
 /// The fast form of the instruction(s) starting at one pc.
 #[derive(Debug, Clone, Copy, PartialEq)]
+// An explicit tag byte: the hot loop dispatches on it without decoding a niche.
+#[repr(u8)]
 pub enum Fast {
     /// Use the full stepper.
     Slow,
@@ -109,6 +117,23 @@ pub enum Fast {
     /// `a b3 ((o1 b1 o2) b2 o3)`, then the tail: the accumulate shape
     /// `a = a + expr`, all operands loaded before the single write.
     Accum(Operand, Operand, Operand, Bin, Operand, Bin, Bin, Tail),
+    /// `local = local + k` for a number constant `k` (a loop counter's
+    /// step): `OpOp(Local(l), Num(k), Add, Store(l))` with the operands
+    /// resolved by [`prepare`].
+    Inc(u32, f64),
+    /// `local = local + k`, then `Jump` to the target (a loop's back edge):
+    /// `OpOp(Local(l), Num(k), Add, StoreJump(l, t))`.
+    IncJump(u32, f64, u32),
+    /// `CmpJump(Local(a), Local(b), op, when, target)` with the operands
+    /// resolved.
+    CmpJumpLocals(u32, u32, Bin, bool, u32),
+    /// `CmpJump(Local(a), Num(k), op, when, target)` with the operands
+    /// resolved.
+    CmpJumpConst(u32, f64, Bin, bool, u32),
+    /// `Accum(Local(l), o1, o2, b1, o3, b2, b3, Store(l))` with `b3`
+    /// arithmetic: `l = l b3 ((o1 b1 o2) b2 o3)`, a loop's accumulator
+    /// updated in place.
+    AccumLocal(u32, Operand, Operand, Bin, Operand, Bin, Bin),
 }
 
 impl Fast {
@@ -119,7 +144,10 @@ impl Fast {
             Fast::Bin(_, t) => 1 + t.len(),
             Fast::StackOp(_, _, t) => 2 + t.len(),
             Fast::OpOp(_, _, _, t) => 3 + t.len(),
-            Fast::CmpJump(..) => 4,
+            Fast::CmpJump(..) | Fast::CmpJumpLocals(..) | Fast::CmpJumpConst(..) => 4,
+            Fast::Inc(..) => 4,
+            Fast::AccumLocal(..) => 8,
+            Fast::IncJump(..) => 5,
             Fast::Chain(_, _, _, _, _, t) => 5 + t.len(),
             Fast::Accum(_, _, _, _, _, _, _, t) => 7 + t.len(),
             _ => 1,
@@ -153,7 +181,7 @@ pub fn prepare(code: &[I], local_count: u32) -> Prepared {
         .into_iter()
         .map(|form| {
             let form = if form.locals_below(local_count) {
-                form
+                form.specialize()
             } else {
                 Fast::Slow
             };
@@ -170,6 +198,29 @@ pub fn prepare(code: &[I], local_count: u32) -> Prepared {
 }
 
 impl Fast {
+    /// The same op in a form with its operand kinds resolved, when there is
+    /// one: the hot loop then loads no operand tags and takes no branch on
+    /// them. Same instructions, same length, same checks.
+    pub fn specialize(self) -> Fast {
+        use Operand::{Local, Num};
+        match self {
+            Fast::OpOp(Local(l), Num(k), Bin::Add, Tail::Store(s)) if s == l => Fast::Inc(l, k),
+            Fast::OpOp(Local(l), Num(k), Bin::Add, Tail::StoreJump(s, t)) if s == l => {
+                Fast::IncJump(l, k, t)
+            }
+            Fast::CmpJump(Local(a), Local(b), op, when, t) => {
+                Fast::CmpJumpLocals(a, b, op, when, t)
+            }
+            Fast::CmpJump(Local(a), Num(k), op, when, t) => Fast::CmpJumpConst(a, k, op, when, t),
+            Fast::Accum(Local(a), o1, o2, b1, o3, b2, b3, Tail::Store(s))
+                if s == a && !b3.is_compare() =>
+            {
+                Fast::AccumLocal(a, o1, o2, b1, o3, b2, b3)
+            }
+            other => other,
+        }
+    }
+
     /// Whether every local the op reads or writes is below `count`.
     fn locals_below(self, count: u32) -> bool {
         let op = |o: Operand| match o {
@@ -181,7 +232,12 @@ impl Fast {
             _ => true,
         };
         match self {
-            Fast::LoadLocal(l) | Fast::StoreLocal(l) => l < count,
+            Fast::LoadLocal(l) | Fast::StoreLocal(l) | Fast::Inc(l, _) | Fast::IncJump(l, ..) => {
+                l < count
+            }
+            Fast::CmpJumpLocals(a, b, ..) => a < count && b < count,
+            Fast::CmpJumpConst(a, ..) => a < count,
+            Fast::AccumLocal(a, o1, o2, _, o3, ..) => a < count && op(o1) && op(o2) && op(o3),
             Fast::Bin(_, t) => tail(t),
             Fast::StackOp(o, _, t) => op(o) && tail(t),
             Fast::OpOp(a, b, _, t) => op(a) && op(b) && tail(t),
@@ -470,6 +526,107 @@ mod tests {
         }
         let ok = prepare(&code, 6);
         assert_eq!(ok.ops[0].len, 4);
+    }
+
+    #[test]
+    fn prepare_resolves_the_compute_loop_operands() {
+        // `while (i < n) { s = s + (i * i) % 7; i = i + 1 }` with n, s, i
+        // in locals 0, 1, 2.
+        let l = |local| I::LoadLocal { local };
+        let k = |n| I::LoadConst {
+            value: Constant::Number(n),
+        };
+        let code = vec![
+            l(2),
+            l(0),
+            I::Lt,
+            I::JumpIfFalse { target: 17 },
+            l(1),
+            l(2),
+            l(2),
+            I::Mul,
+            k(7.0),
+            I::Rem,
+            I::Add,
+            I::StoreLocal { local: 1 },
+            l(2),
+            k(1.0),
+            I::Add,
+            I::StoreLocal { local: 2 },
+            I::Jump { target: 0 },
+            l(1),
+            I::Return,
+        ];
+        let p = prepare(&code, 3);
+        let (two, seven) = (Operand::Local(2), Operand::Num(7.0));
+        assert_eq!(p.ops[0].form, Fast::CmpJumpLocals(2, 0, Bin::Lt, false, 17));
+        assert_eq!(
+            p.ops[4].form,
+            Fast::AccumLocal(1, two, two, Bin::Mul, seven, Bin::Rem, Bin::Add)
+        );
+        assert_eq!(p.ops[12].form, Fast::IncJump(2, 1.0, 0));
+        // Same lengths as the generic forms they replace.
+        assert_eq!((p.ops[0].len, p.ops[4].len, p.ops[12].len), (4, 8, 5));
+        for op in &p.ops {
+            assert_eq!(op.len, op.form.len());
+        }
+        // A constant bound; a step stored without the jump.
+        let q = prepare(&[l(0), k(9.0), I::Le, I::JumpIfTrue { target: 0 }], 1);
+        assert_eq!(q.ops[0].form, Fast::CmpJumpConst(0, 9.0, Bin::Le, true, 0));
+        let r = prepare(&[l(0), k(2.0), I::Add, I::StoreLocal { local: 0 }], 1);
+        assert_eq!(r.ops[0].form, Fast::Inc(0, 2.0));
+    }
+
+    #[test]
+    fn resolved_forms_keep_their_shape_conditions() {
+        let l = |local| I::LoadLocal { local };
+        let k = |n| I::LoadConst {
+            value: Constant::Number(n),
+        };
+        // Stored to another local: not an increment.
+        let p = prepare(&[l(0), k(1.0), I::Add, I::StoreLocal { local: 1 }], 2);
+        assert_eq!(
+            p.ops[0].form,
+            Fast::OpOp(
+                Operand::Local(0),
+                Operand::Num(1.0),
+                Bin::Add,
+                Tail::Store(1)
+            )
+        );
+        // `k + l` and `l - k` stay generic.
+        let p = prepare(&[k(1.0), l(0), I::Add, I::StoreLocal { local: 0 }], 1);
+        assert!(matches!(p.ops[0].form, Fast::OpOp(..)));
+        let p = prepare(&[l(0), k(1.0), I::Sub, I::StoreLocal { local: 0 }], 1);
+        assert!(matches!(p.ops[0].form, Fast::OpOp(..)));
+        // An accumulate whose last operator is a compare, or whose result
+        // goes elsewhere, stays generic.
+        let acc = |last: I, store: u32| {
+            prepare(
+                &[
+                    l(0),
+                    l(1),
+                    l(1),
+                    I::Mul,
+                    k(7.0),
+                    I::Rem,
+                    last,
+                    I::StoreLocal { local: store },
+                ],
+                2,
+            )
+            .ops[0]
+                .form
+        };
+        assert!(matches!(acc(I::Lt, 0), Fast::Accum(..)));
+        assert!(matches!(acc(I::Add, 1), Fast::Accum(..)));
+        assert!(matches!(acc(I::Sub, 0), Fast::AccumLocal(..)));
+        // A compare whose first operand is a constant stays generic.
+        let p = prepare(&[k(1.0), l(0), I::Lt, I::JumpIfFalse { target: 0 }], 1);
+        assert!(matches!(p.ops[0].form, Fast::CmpJump(..)));
+        // Out-of-range locals are still refused before resolution.
+        let p = prepare(&[l(0), k(1.0), I::Add, I::StoreLocal { local: 0 }], 0);
+        assert_eq!(p.ops[0].form, Fast::Slow);
     }
 
     #[test]

@@ -364,27 +364,36 @@ pub fn js_pow(x: f64, y: f64) -> f64 {
 }
 
 /// IEEE remainder (JavaScript `%`, C `fmod`): the result takes the sign of
-/// the dividend. Integral operands below 2^53 take an exact integer path,
-/// much faster than the software `fmod`.
+/// the dividend. Integral operands below 2^52 take an exact integer path,
+/// much faster than the software `fmod`; every other case (including
+/// integers in [2^52, 2^53), which `fmod` also computes exactly) takes
+/// `fmod`, so the result is the same bits either way.
 #[inline(always)]
 pub fn js_rem(x: f64, y: f64) -> f64 {
-    const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
     let (ax, ay) = (x.abs(), y.abs());
-    // NaN fails both compares; a zero divisor takes the IEEE path (NaN).
-    if ax < EXACT && (1.0..EXACT).contains(&ay) {
-        // 0 <= ax, ay < 2^53, so both are finite and in range: the (saturating)
-        // conversion truncates them exactly.
-        let (ix, iy) = (ax as i64, ay as i64);
-        // The round trip checks integrality.
-        if ix as f64 == ax && iy as f64 == ay && iy != 0 {
-            // Both are non-negative; the remainder is below 2^53, so the
-            // signed conversion (one instruction) is exact.
-            let r = (ix as u64 % iy as u64) as i64 as f64;
+    // NaN fails the compares; a zero divisor takes the IEEE path (NaN).
+    if ax < TWO_52 && (1.0..TWO_52).contains(&ay) {
+        // Adding 2^52 to a value in [0, 2^52) lands in [2^52, 2^53), where
+        // doubles are exactly the integers: the sum is exact iff the value
+        // is integral (checked by subtracting back, exact by Sterbenz), and
+        // then its low 52 mantissa bits are the value as an integer. No
+        // float-to-int conversion (with its range checks) is needed.
+        let (tx, ty) = (ax + TWO_52, ay + TWO_52);
+        if tx - TWO_52 == ax && ty - TWO_52 == ay {
+            let (ix, iy) = (tx.to_bits() & MANTISSA, ty.to_bits() & MANTISSA);
+            // iy >= 1; the remainder is below 2^52, so the signed
+            // conversion (one instruction) is exact.
+            let r = (ix % iy) as i64 as f64;
             return if x.is_sign_negative() { -r } else { r };
         }
     }
     x % y
 }
+
+/// 2^52: the doubles in [2^52, 2^53) are exactly the integers there.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
+/// The mantissa bits of a binary64.
+const MANTISSA: u64 = (1 << 52) - 1;
 
 /// Python float `%`: the result takes the sign of the divisor.
 pub fn py_mod(x: f64, y: f64) -> f64 {
@@ -575,6 +584,23 @@ mod tests {
             (edge, 2.0),
             (-edge, edge),
             (edge + 1.0, 3.0),
+            // Around 2^52, where the integer path ends.
+            (TWO_52 - 1.0, 7.0),
+            (TWO_52 - 0.5, 3.0),
+            (-(TWO_52 - 0.5), 3.0),
+            (TWO_52, 7.0),
+            (TWO_52 + 1.0, 5.0),
+            (TWO_52 + 3.0, TWO_52 - 1.0),
+            (TWO_52 - 1.0, TWO_52 - 1.0),
+            (TWO_52 - 2.0, TWO_52 - 1.0),
+            (12.0, TWO_52 + 1.0),
+            (1.0, 1.0),
+            (0.99, 1.0),
+            (3.0, 0.999_999_999_999_999_9),
+            (-0.0, 3.0),
+            (f64::INFINITY, 3.0),
+            (f64::MIN_POSITIVE, 1.0),
+            (5.0, 5e-324),
             (7.0, 0.5),
             (-7.25, 0.75),
             (4.0, -0.0),

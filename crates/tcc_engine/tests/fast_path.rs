@@ -246,3 +246,123 @@ fn fused_compares_on_equal_operands() {
         assert_eq!(run(&h, p).unwrap()["result"], num(expect), "{op:?}");
     }
 }
+
+/// A loop value: numbers at the edges of the float rules and of the
+/// integer remainder path (NaN, -0, 2^52 and 2^53 neighbours, 1e300,
+/// infinity) and some values that are not numbers.
+fn edge_value() -> impl Strategy<Value = I> {
+    prop_oneof![
+        6 => (-30i32..30).prop_map(|n| c_num(f64::from(n))),
+        1 => Just(c_num(f64::NAN)),
+        1 => Just(c_num(-0.0)),
+        1 => Just(c_num(0.5)),
+        1 => Just(c_num(4_503_599_627_370_495.0)),
+        1 => Just(c_num(4_503_599_627_370_496.0)),
+        1 => Just(c_num(-9_007_199_254_740_993.0)),
+        1 => Just(c_num(1e300)),
+        1 => Just(c_num(f64::INFINITY)),
+        1 => any::<bool>().prop_map(c_bool),
+        1 => Just(c_str("s")),
+    ]
+}
+
+/// A loop whose back edge (`counter = counter + step; Jump header`) runs
+/// the header's compare-and-branch without a dispatch of its own:
+/// `locals 0..4 = inits; loop { if !(l0 cmp bound) break; l1 = l1 + (l2
+/// op1 l3) op2 k; [push l1]; l0 = l0 + step }; return [l0..l3]`. The
+/// bound is a local or a constant, the compare and the branch sense are
+/// random, and the operands hit NaN, -0, huge values and non-numbers, so
+/// the threaded compare meets every case that sends it back to the
+/// stepper.
+#[allow(clippy::too_many_arguments)]
+fn threaded_loop(
+    inits: &[I],
+    bound: Option<f64>,
+    cmp: usize,
+    exit_when: bool,
+    ops: (usize, usize),
+    k: f64,
+    push: bool,
+    step: f64,
+) -> Vec<I> {
+    let mut c = Vec::new();
+    for (l, v) in inits.iter().enumerate() {
+        c.extend([v.clone(), I::StoreLocal { local: l as u32 }]);
+    }
+    let header = c.len() as u32;
+    c.push(I::LoadLocal { local: 0 });
+    c.push(match bound {
+        Some(n) => c_num(n),
+        None => I::LoadLocal { local: 4 },
+    });
+    c.push(OPS[cmp].clone());
+    let exit_jump = c.len();
+    c.push(I::JumpIfTrue { target: 0 });
+    c.extend([
+        I::LoadLocal { local: 1 },
+        I::LoadLocal { local: 2 },
+        I::LoadLocal { local: 3 },
+        OPS[ops.0].clone(),
+        c_num(k),
+        OPS[ops.1].clone(),
+        I::Add,
+        I::StoreLocal { local: 1 },
+    ]);
+    if push {
+        c.push(I::LoadLocal { local: 1 });
+    }
+    c.extend([
+        I::LoadLocal { local: 0 },
+        c_num(step),
+        I::Add,
+        I::StoreLocal { local: 0 },
+        I::Jump { target: header },
+    ]);
+    let end = c.len() as u32;
+    c[exit_jump] = if exit_when {
+        I::JumpIfTrue { target: end }
+    } else {
+        I::JumpIfFalse { target: end }
+    };
+    c.push(I::NewArray);
+    for l in 0..4 {
+        c.extend([I::LoadLocal { local: l }, I::ArrayPush]);
+    }
+    c.push(I::Return);
+    c
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn threaded_back_edges_match_the_plain_stepper(
+        inits in prop::collection::vec(edge_value(), 5),
+        bound in prop_oneof![Just(None), (-3i32..12).prop_map(|n| Some(f64::from(n)))],
+        cmp in 4..OPS.len(),
+        exit_when in any::<bool>(),
+        ops in (0..4usize, 0..4usize),
+        k in prop_oneof![Just(7.0), Just(-3.0), Just(0.0), Just(0.5), Just(f64::NAN)],
+        push in any::<bool>(),
+        step in prop_oneof![Just(1.0), Just(2.0), Just(-1.0), Just(0.25)],
+        lang in prop_oneof![Just("ts.subset.v1"), Just("py.subset.v1"), Just("rust.subset.v1")],
+        small in 2u64..14,
+        max_stack in prop_oneof![Just(None), (1usize..8).prop_map(Some)],
+    ) {
+        let code = threaded_loop(&inits, bound, cmp, exit_when, ops, k, push, step);
+        let p = program(lang, vec![func(0, 0, 5, code)]);
+        let mut h = host();
+        // Loops that never end are cut off the same way in every mode.
+        h.max_total_steps = 3_000;
+        if let Some(max) = max_stack {
+            h.limits.max_stack = max;
+        }
+        let fused = run(&h, p.clone());
+        h.budget = 1;
+        let single = run(&h, p.clone());
+        h.budget = small;
+        let split = run(&h, p);
+        prop_assert_eq!(&fused, &single);
+        prop_assert_eq!(&fused, &split);
+    }
+}

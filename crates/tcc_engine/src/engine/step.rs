@@ -112,6 +112,75 @@ impl Execution {
                 },
             }
         }
+        // The local an op stores to, without the bounds check.
+        #[inline(always)]
+        #[allow(unsafe_code)] // as `num` above
+        fn slot(locals: &mut [Value], l: u32) -> &mut Value {
+            // SAFETY: as in `num`: `fast::prepare` keeps every stored local
+            // below the local count, which is the slice's length.
+            unsafe { locals.get_unchecked_mut(l as usize) }
+        }
+        // Stores a number. A local that already holds a number (a loop's
+        // counter or accumulator) has only its payload rewritten: nothing
+        // to drop.
+        #[inline(always)]
+        fn store_num(locals: &mut [Value], l: u32, n: f64) {
+            match slot(locals, l) {
+                Value::Number(x) => *x = n,
+                other => *other = Value::Number(n),
+            }
+        }
+        // A local's number, without the bounds check.
+        #[inline(always)]
+        fn local_num(locals: &[Value], l: u32) -> Option<f64> {
+            num(locals, fast::Operand::Local(l))
+        }
+        // A compare-and-branch form's operands, compare, sense and target,
+        // or `None` when it is not one or an operand is not a number.
+        #[inline(always)]
+        fn cmp_jump_parts(
+            locals: &[Value],
+            form: Fast,
+        ) -> Option<(f64, f64, fast::Bin, bool, u32)> {
+            match form {
+                Fast::CmpJumpConst(a, k, b, when, t) => {
+                    Some((local_num(locals, a)?, k, b, when, t))
+                }
+                Fast::CmpJumpLocals(a, c, b, when, t) => {
+                    Some((local_num(locals, a)?, local_num(locals, c)?, b, when, t))
+                }
+                Fast::CmpJump(o1, o2, b, when, t) => {
+                    Some((num(locals, o1)?, num(locals, o2)?, b, when, t))
+                }
+                _ => None,
+            }
+        }
+        // The compare-and-branch at `at` when it can run now (it is one, it
+        // fits the budget and the operand-stack room, its operands are
+        // numbers): the pc it leaves for and its instruction count. A back
+        // edge runs its loop's condition through this without a second
+        // dispatch.
+        #[inline(always)]
+        fn threaded_cmp_jump(
+            ops: &[fast::FastOp],
+            at: usize,
+            left: u64,
+            room: bool,
+            locals: &[Value],
+        ) -> Option<(usize, u64)> {
+            let op = ops.get(at)?;
+            if u64::from(op.len) > left || !room {
+                return None;
+            }
+            let (x, y, b, when, target) = cmp_jump_parts(locals, op.form)?;
+            let c = fast::compare(b, x, y)?;
+            let after = if c == when {
+                target as usize
+            } else {
+                at + op.len as usize
+            };
+            Some((after, u64::from(op.len)))
+        }
         let mut pc = frame.pc as usize;
         let mut left = budget;
         while let Some(op) = ops.get(pc) {
@@ -120,39 +189,113 @@ impl Execution {
                 break;
             }
             let next = pc + op.len as usize;
-            // Applies a fused op's tail: the result is pushed, stored or
-            // branched on, and `pc` moves on.
-            macro_rules! finish {
+            // Applies a fused op's tail to a number result: it is pushed,
+            // stored or branched on, and `pc` moves on. A store-and-jump
+            // (a loop's back edge) charges its instructions and runs the
+            // loop's compare-and-branch at once when it can, so the next
+            // dispatch is the loop body's.
+            macro_rules! finish_num {
                 ($result:expr, $tail:expr) => {{
-                    let r: Res = $result;
+                    let r: f64 = $result;
                     pc = match $tail {
                         Tail::Push => {
-                            stack.push(r.value());
+                            stack.push(Value::Number(r));
                             next
                         }
                         Tail::Store(l) => {
-                            locals[l as usize] = r.value();
+                            store_num(locals, l, r);
                             next
                         }
                         Tail::StoreJump(l, target) => {
-                            locals[l as usize] = r.value();
-                            target as usize
+                            store_num(locals, l, r);
+                            left -= n;
+                            let room = stack.len() + 2 <= max_stack;
+                            let target = target as usize;
+                            pc = match threaded_cmp_jump(ops, target, left, room, locals) {
+                                Some((after, len)) => {
+                                    left -= len;
+                                    after
+                                }
+                                None => target,
+                            };
+                            continue;
                         }
                         Tail::JumpIfFalse(target) => {
-                            if r.truthy() {
+                            if Res::Num(r).truthy() {
                                 next
                             } else {
                                 target as usize
                             }
                         }
                         Tail::JumpIfTrue(target) => {
-                            if r.truthy() {
+                            if Res::Num(r).truthy() {
                                 target as usize
                             } else {
                                 next
                             }
                         }
                     };
+                }};
+            }
+            // The same for a boolean (compare) result.
+            macro_rules! finish_bool {
+                ($result:expr, $tail:expr) => {{
+                    let r: bool = $result;
+                    pc = match $tail {
+                        Tail::Push => {
+                            stack.push(Value::Bool(r));
+                            next
+                        }
+                        Tail::Store(l) => {
+                            *slot(locals, l) = Value::Bool(r);
+                            next
+                        }
+                        Tail::StoreJump(l, target) => {
+                            *slot(locals, l) = Value::Bool(r);
+                            target as usize
+                        }
+                        Tail::JumpIfFalse(target) => {
+                            if r {
+                                next
+                            } else {
+                                target as usize
+                            }
+                        }
+                        Tail::JumpIfTrue(target) => {
+                            if r {
+                                target as usize
+                            } else {
+                                next
+                            }
+                        }
+                    };
+                }};
+            }
+            // Either kind of result.
+            macro_rules! finish {
+                ($result:expr, $tail:expr) => {{
+                    match $result {
+                        Res::Num(r) => finish_num!(r, $tail),
+                        Res::Bool(r) => finish_bool!(r, $tail),
+                    }
+                }};
+            }
+            // The last operator of a chain: arithmetic (a number) or a
+            // compare (a boolean), then the tail.
+            macro_rules! last_op {
+                ($b:expr, $x:expr, $y:expr, $tail:expr) => {{
+                    let (b, x, y) = ($b, $x, $y);
+                    if b.is_compare() {
+                        let Some(c) = fast::compare(b, x, y) else {
+                            break;
+                        };
+                        finish_bool!(c, $tail);
+                    } else {
+                        let Some(r) = fast::arith(py, b, x, y) else {
+                            break;
+                        };
+                        finish_num!(r, $tail);
+                    }
                 }};
             }
             match op.form {
@@ -168,12 +311,12 @@ impl Execution {
                     if stack.len() >= max_stack {
                         break;
                     }
-                    stack.push(locals[l as usize].clone());
+                    stack.push(slot(locals, l).clone());
                     pc = next;
                 }
                 Fast::StoreLocal(l) => {
                     let Some(v) = stack.pop() else { break };
-                    locals[l as usize] = v;
+                    *slot(locals, l) = v;
                     pc = next;
                 }
                 Fast::LoadConst => {
@@ -225,19 +368,15 @@ impl Execution {
                     if stack.len() + 2 > max_stack {
                         break;
                     }
-                    let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
-                        break;
-                    };
-                    let Some(r) = fast::apply(py, b, x, y) else {
-                        break;
-                    };
-                    finish!(r, t);
+                    let Some(x) = num(locals, o1) else { break };
+                    let Some(y) = num(locals, o2) else { break };
+                    last_op!(b, x, y, t);
                 }
-                Fast::CmpJump(o1, o2, b, when, target) => {
+                Fast::CmpJump(..) | Fast::CmpJumpLocals(..) | Fast::CmpJumpConst(..) => {
                     if stack.len() + 2 > max_stack {
                         break;
                     }
-                    let (Some(x), Some(y)) = (num(locals, o1), num(locals, o2)) else {
+                    let Some((x, y, b, when, target)) = cmp_jump_parts(locals, op.form) else {
                         break;
                     };
                     let Some(c) = fast::compare(b, x, y) else {
@@ -245,47 +384,86 @@ impl Execution {
                     };
                     pc = if c == when { target as usize } else { next };
                 }
-                Fast::Chain(o1, o2, b1, o3, b2, t) => {
-                    // The stepper would hold up to three more values at once;
-                    // anything near the limit is left to it.
+                Fast::AccumLocal(l, o1, o2, b1, o3, b2, b3) => {
                     if stack.len() + 4 > max_stack {
                         break;
                     }
-                    let (Some(x), Some(y), Some(z)) =
-                        (num(locals, o1), num(locals, o2), num(locals, o3))
-                    else {
-                        break;
-                    };
-                    let Some(r1) = fast::arith(py, b1, x, y) else {
-                        break;
-                    };
-                    let Some(r) = fast::apply(py, b2, r1, z) else {
-                        break;
-                    };
-                    finish!(r, t);
-                }
-                Fast::Accum(a, o1, o2, b1, o3, b2, b3, t) => {
-                    if stack.len() + 4 > max_stack {
-                        break;
-                    }
-                    let (Some(a), Some(x), Some(y), Some(z)) = (
-                        num(locals, a),
-                        num(locals, o1),
-                        num(locals, o2),
-                        num(locals, o3),
-                    ) else {
-                        break;
-                    };
+                    let Some(a) = local_num(locals, l) else { break };
+                    let Some(x) = num(locals, o1) else { break };
+                    let Some(y) = num(locals, o2) else { break };
+                    let Some(z) = num(locals, o3) else { break };
                     let Some(r1) = fast::arith(py, b1, x, y) else {
                         break;
                     };
                     let Some(r2) = fast::arith(py, b2, r1, z) else {
                         break;
                     };
-                    let Some(r) = fast::apply(py, b3, a, r2) else {
+                    let Some(r) = fast::arith(py, b3, a, r2) else {
                         break;
                     };
-                    finish!(r, t);
+                    store_num(locals, l, r);
+                    pc = next;
+                }
+                // The stepper would push the local and the constant.
+                Fast::Inc(l, k) => {
+                    if stack.len() + 2 > max_stack {
+                        break;
+                    }
+                    let Value::Number(x) = slot(locals, l) else {
+                        break;
+                    };
+                    *x += k;
+                    pc = next;
+                }
+                Fast::IncJump(l, k, target) => {
+                    if stack.len() + 2 > max_stack {
+                        break;
+                    }
+                    let Value::Number(x) = slot(locals, l) else {
+                        break;
+                    };
+                    *x += k;
+                    left -= n;
+                    // The stack is as it was, so the compare-and-branch
+                    // has the room just checked.
+                    pc = match threaded_cmp_jump(ops, target as usize, left, true, locals) {
+                        Some((after, len)) => {
+                            left -= len;
+                            after
+                        }
+                        None => target as usize,
+                    };
+                    continue;
+                }
+                Fast::Chain(o1, o2, b1, o3, b2, t) => {
+                    // The stepper would hold up to three more values at once;
+                    // anything near the limit is left to it.
+                    if stack.len() + 4 > max_stack {
+                        break;
+                    }
+                    let Some(x) = num(locals, o1) else { break };
+                    let Some(y) = num(locals, o2) else { break };
+                    let Some(z) = num(locals, o3) else { break };
+                    let Some(r1) = fast::arith(py, b1, x, y) else {
+                        break;
+                    };
+                    last_op!(b2, r1, z, t);
+                }
+                Fast::Accum(a, o1, o2, b1, o3, b2, b3, t) => {
+                    if stack.len() + 4 > max_stack {
+                        break;
+                    }
+                    let Some(a) = num(locals, a) else { break };
+                    let Some(x) = num(locals, o1) else { break };
+                    let Some(y) = num(locals, o2) else { break };
+                    let Some(z) = num(locals, o3) else { break };
+                    let Some(r1) = fast::arith(py, b1, x, y) else {
+                        break;
+                    };
+                    let Some(r2) = fast::arith(py, b2, r1, z) else {
+                        break;
+                    };
+                    last_op!(b3, a, r2, t);
                 }
             }
             left -= n;
