@@ -93,6 +93,33 @@ fn main() {
         .expect("the benchmark graph compiles")
         .text;
     assert!(check_side(&text), "the generated text verifies");
+    // A fingerprint of the generated texts (this graph, the examples and
+    // generated graphs), to compare the output of two compiler versions.
+    let mut fingerprint = std::collections::hash_map::DefaultHasher::new();
+    let examples =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/vpl/graphs");
+    let mut inputs = vec![json.clone()];
+    for name in ["textured_tint", "checker", "subgraph_twice"] {
+        inputs.push(
+            std::fs::read_to_string(examples.join(format!("{name}.json"))).unwrap_or_default(),
+        );
+    }
+    inputs.extend((1..=40u64).map(|seed| common::Gen::document(seed, 5).to_string()));
+    let mut bytes = 0;
+    for input in &inputs {
+        for annotate in [false, true] {
+            let out = vpl_graph::compile(input, "bench", vpl_graph::Options { annotate })
+                .map(|c| c.text)
+                .unwrap_or_else(|e| e.to_string());
+            bytes += out.len();
+            std::hash::Hash::hash(&out, &mut fingerprint);
+        }
+    }
+    eprintln!(
+        "generated text of {} graphs: {bytes} bytes, fingerprint {:016x}",
+        inputs.len() * 2,
+        std::hash::Hasher::finish(&fingerprint)
+    );
     let names = [
         "json",
         "check",

@@ -44,6 +44,10 @@ impl Operand {
 /// printer's most frequent output, without `fmt`'s machinery.
 pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
     out.push_str(prefix);
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
