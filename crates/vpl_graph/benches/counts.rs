@@ -67,14 +67,17 @@ fn check_side(text: &str) -> bool {
 struct Phase {
     times: Vec<f64>,
     allocations: u64,
+    faults: u64,
 }
 
 impl Phase {
     fn run<T>(&mut self, f: impl FnOnce() -> T) -> T {
         let a = ALLOCATIONS.load(Ordering::Relaxed);
+        let faults = minor_faults();
         let t = Instant::now();
         let out = f();
         self.times.push(t.elapsed().as_secs_f64() * 1e3);
+        self.faults += minor_faults() - faults;
         self.allocations = ALLOCATIONS.load(Ordering::Relaxed) - a;
         out
     }
@@ -82,6 +85,18 @@ impl Phase {
         self.times.sort_by(f64::total_cmp);
         self.times[self.times.len() / 2]
     }
+}
+
+/// The process's minor page faults so far (Linux `/proc/self/stat`; 0
+/// elsewhere).
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let after = s.rsplit_once(')')?.1;
+            after.split_whitespace().nth(7)?.parse().ok()
+        })
+        .unwrap_or(0)
 }
 
 fn main() {
@@ -132,6 +147,7 @@ fn main() {
     ];
     let mut phases: Vec<Phase> = names.iter().map(|_| Phase::default()).collect();
     let (mut compile, mut checking) = (Phase::default(), Phase::default());
+    let mut faults = (0u64, 0u64);
     for _ in 0..ROUNDS {
         let parsed = phases[0].run(|| vpl_graph::parse(&json).expect("parses"));
         let checked = phases[1].run(|| check::check(&parsed).expect("checks"));
@@ -142,8 +158,13 @@ fn main() {
         let module = phases[6].run(|| build::module(&program, &checked.records).expect("builds"));
         let verified = phases[7].run(|| vpl::verify::Verified::new(module).is_ok());
         assert!(verified && printed == text);
+        let f0 = minor_faults();
         black_box(compile.run(|| compile_side(&json)));
+        let f1 = minor_faults();
         black_box(checking.run(|| check_side(&text)));
+        let f2 = minor_faults();
+        faults.0 += f1 - f0;
+        faults.1 += f2 - f1;
     }
     let (c, k) = (compile.median(), checking.median());
     eprintln!(
@@ -152,11 +173,17 @@ fn main() {
         checking.allocations,
         c / k
     );
+    eprintln!(
+        "  minor page faults per round: compile {:.1}, check {:.1}",
+        faults.0 as f64 / ROUNDS as f64,
+        faults.1 as f64 / ROUNDS as f64
+    );
     for (name, p) in names.iter().zip(&mut phases) {
         eprintln!(
-            "  {name:<10} {:.3} ms  {:>6} allocations",
+            "  {name:<10} {:.3} ms  {:>6} allocations  {:>6.1} page faults",
             p.median(),
-            p.allocations
+            p.allocations,
+            p.faults as f64 / ROUNDS as f64
         );
     }
 }

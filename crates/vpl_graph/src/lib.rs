@@ -147,8 +147,13 @@ pub fn generate(
 /// Compiles a graph document (JSON text) to a verified VPL module.
 /// `label` names the generated text in a (defect) VPL error.
 pub fn compile(json: &str, label: &str, options: Options) -> Result<Compiled, CompileError> {
-    let doc = parse(json).map_err(CompileError::Graph)?;
-    compile_document(&doc, label, options)
+    // The document is dropped before the text and module are made, so
+    // they reuse its memory (fewer fresh pages to fault in).
+    let lowered = {
+        let doc = parse(json).map_err(CompileError::Graph)?;
+        lower_document(&doc, options, false).map_err(CompileError::Graph)?
+    };
+    compile_lowered(lowered, label).map(|(compiled, _)| compiled)
 }
 
 /// [`compile`] for a parsed document.
@@ -183,8 +188,10 @@ pub struct Preview {
 /// renderer can keep its compiled program and set the uniform. Graph
 /// errors are those of [`compile`].
 pub fn compile_preview(json: &str, label: &str) -> Result<Preview, CompileError> {
-    let doc = parse(json).map_err(CompileError::Graph)?;
-    let lowered = lower_document(&doc, Options::default(), true).map_err(CompileError::Graph)?;
+    let lowered = {
+        let doc = parse(json).map_err(CompileError::Graph)?;
+        lower_document(&doc, Options::default(), true).map_err(CompileError::Graph)?
+    };
     compile_lowered(lowered, label).map(|(compiled, constants)| Preview {
         compiled,
         constants,
@@ -197,8 +204,11 @@ fn compile_lowered(
     label: &str,
 ) -> Result<(Compiled, Option<lower::ConstantUniform>), CompileError> {
     let text = emit::print(&program, &records);
-    let verified = build::module(&program, &records)
-        .and_then(|module| vpl::verify::Verified::new(module).map_err(|e| e.to_string()));
+    let module = build::module(&program, &records);
+    // The program is done with: the verifier reuses its memory.
+    drop(program);
+    let verified =
+        module.and_then(|module| vpl::verify::Verified::new(module).map_err(|e| e.to_string()));
     match verified {
         Ok(verified) => Ok((
             Compiled {
