@@ -90,12 +90,12 @@ function vplProgram(canvas, gl, scene) {
       throw new Error('webgl-link: the program does not link: ' + gl.getProgramInfoLog(program));
     }
   } catch (e) {
+    shaders.forEach((sh) => gl.deleteShader(sh));
     gl.deleteProgram(program);
     throw e;
-  } finally {
-    // A linked program keeps its code; the shader objects can go.
-    shaders.forEach((sh) => { gl.detachShader(program, sh); gl.deleteShader(sh); });
   }
+  // A linked program keeps its code; the shader objects can go.
+  shaders.forEach((sh) => { gl.detachShader(program, sh); gl.deleteShader(sh); });
   canvas.vplProgramCache = { gl, vertex: scene.vertex, fragment: scene.fragment, program };
   return [program, false];
 }
