@@ -25,8 +25,8 @@ pub struct Node {
     /// Its kind and parameters.
     pub kind: Kind,
     /// Input socket names (a call's are its sub-graph's inputs; other
-    /// kinds' are static).
-    pub inputs: Vec<Cow<'static, str>>,
+    /// kinds' are static, borrowed).
+    pub inputs: Cow<'static, [Cow<'static, str>]>,
     /// The source of each input socket, if connected.
     pub sources: Vec<Option<Source>>,
 }
@@ -73,6 +73,9 @@ pub struct Checked {
     /// The material graph.
     pub main: Graph,
 }
+
+/// Node index by id.
+type ById<'a> = HashMap<&'a str, usize>;
 
 /// Upper bound on nodes per graph and sub-graphs per document.
 pub const MAX_NODES: usize = 100_000;
@@ -279,7 +282,7 @@ fn graph(
     signatures: &[Signature],
 ) -> Result<Graph, Vec<GraphError>> {
     let mut errors = Vec::new();
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    let mut by_id = ById::with_capacity(raw_nodes.len());
     let mut nodes = Vec::with_capacity(raw_nodes.len());
     for raw in raw_nodes {
         if !nodes::valid_id(&raw.id) {
@@ -297,22 +300,23 @@ fn graph(
                 Kind::Return
             }
         };
-        let inputs: Vec<Cow<'static, str>> = match &kind {
+        let inputs: Cow<'static, [Cow<'static, str>]> = match &kind {
             Kind::Call { function: name } => match signatures.iter().find(|s| s.name == *name) {
-                Some(s) => s
-                    .inputs
-                    .iter()
-                    .map(|(n, _)| Cow::Owned(n.clone()))
-                    .collect(),
+                Some(s) => Cow::Owned(
+                    s.inputs
+                        .iter()
+                        .map(|(n, _)| Cow::Owned(n.clone()))
+                        .collect(),
+                ),
                 None => {
                     errors.push(
                         GraphError::new(ErrorKind::Name, format!("no sub-graph named {name:?}"))
                             .at_node(&raw.id),
                     );
-                    Vec::new()
+                    Cow::Borrowed(&[])
                 }
             },
-            k => k.inputs().iter().map(|s| Cow::Borrowed(*s)).collect(),
+            k => Cow::Borrowed(k.inputs()),
         };
         let placement = match (&kind, function) {
             (k, Some(_)) if k.is_output() => {
@@ -374,7 +378,7 @@ fn graph(
 /// and socket index.
 fn endpoint(
     spec: &str,
-    by_id: &HashMap<&str, usize>,
+    by_id: &ById,
     nodes: &[Node],
     output: bool,
 ) -> Result<(usize, usize), GraphError> {
@@ -430,11 +434,24 @@ fn endpoint(
 /// or behind a cycle, one of which is reported.
 fn topological(nodes: &[Node]) -> Result<Vec<usize>, Vec<GraphError>> {
     let mut indegree = vec![0usize; nodes.len()];
-    let mut users: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+    // Each node's users, flat: those of node `n` are
+    // `users[first[n]..first[n + 1]]`, in node order.
+    let mut first = vec![0usize; nodes.len() + 1];
     for (i, n) in nodes.iter().enumerate() {
         for s in n.sources.iter().flatten() {
             indegree[i] += 1;
-            users[s.node].push(i);
+            first[s.node + 1] += 1;
+        }
+    }
+    for n in 0..nodes.len() {
+        first[n + 1] += first[n];
+    }
+    let mut users = vec![0usize; first[nodes.len()]];
+    let mut next = first.clone();
+    for (i, n) in nodes.iter().enumerate() {
+        for s in n.sources.iter().flatten() {
+            users[next[s.node]] = i;
+            next[s.node] += 1;
         }
     }
     let mut ready: BTreeMap<&str, usize> = nodes
@@ -446,7 +463,7 @@ fn topological(nodes: &[Node]) -> Result<Vec<usize>, Vec<GraphError>> {
     let mut order = Vec::with_capacity(nodes.len());
     while let Some((_, i)) = ready.pop_first() {
         order.push(i);
-        for &u in &users[i] {
+        for &u in &users[first[i]..first[i + 1]] {
             indegree[u] -= 1;
             if indegree[u] == 0 {
                 ready.insert(nodes[u].id.as_str(), u);

@@ -72,10 +72,18 @@ impl TypeIds<'_> {
     }
 }
 
+/// A newline and the deepest indentation the layout uses (level 5).
+const INDENTS: &str = "\n          ";
+
 fn indent(out: &mut String, level: usize) {
-    out.push('\n');
-    for _ in 0..level {
-        out.push_str("  ");
+    match INDENTS.get(..1 + 2 * level) {
+        Some(s) => out.push_str(s),
+        None => {
+            out.push('\n');
+            for _ in 0..level {
+                out.push_str("  ");
+            }
+        }
     }
 }
 
@@ -262,7 +270,7 @@ fn instruction(out: &mut String, inst: &Inst) {
             out.push('(');
             out.push_str(op.keyword());
             push_id(out, " r", *result as usize);
-            operands(out, list);
+            operands(out, list.as_slice());
         }
         Inst::Swizzle {
             result,

@@ -82,11 +82,13 @@ fn strip_position(m: &str) -> String {
 }
 
 /// The lowered program of a document, with its records and the texture
-/// sampler states.
+/// sampler states (and, with `constants_as_uniforms`, the preview's
+/// constants uniform, whose record is appended to the records).
 fn lower_document(
     doc: &format::Document,
     options: Options,
-) -> Result<(program::Program, types::Records, Samplers), Vec<GraphError>> {
+    constants_as_uniforms: bool,
+) -> Result<Lowered, Vec<GraphError>> {
     let checked = check::check(doc)?;
     // Type and resource errors are independent: both are reported.
     let (types, res) = match (typing::infer(&checked), resources::collect(&checked)) {
@@ -97,32 +99,61 @@ fn lower_document(
             return Err(errors);
         }
     };
-    let program = lower::lower(&checked, &types, &res, options.annotate);
+    let (program, constants) = lower::lower(
+        &checked,
+        &types,
+        &res,
+        options.annotate,
+        constants_as_uniforms,
+    );
     let samplers = res
         .uniforms
         .iter()
         .filter_map(|(n, (_, s))| s.map(|s| (n.clone(), s)))
         .collect();
-    Ok((program, checked.records, samplers))
+    let mut records = checked.records;
+    if let Some(c) = &constants {
+        records.names.push(c.record.clone());
+        records.fields.push(
+            c.fields
+                .iter()
+                .map(|(n, t, _)| (n.clone(), t.clone()))
+                .collect(),
+        );
+    }
+    Ok((program, records, samplers, constants))
 }
 
 /// Texture sampler states by uniform name.
 type Samplers = Vec<(String, SamplerState)>;
+
+/// What [`lower_document`] gives.
+type Lowered = (
+    program::Program,
+    types::Records,
+    Samplers,
+    Option<lower::ConstantUniform>,
+);
 
 /// Checks a document and generates its VPL text, without verifying it.
 pub fn generate(
     doc: &format::Document,
     options: Options,
 ) -> Result<(String, Samplers), Vec<GraphError>> {
-    let (program, records, samplers) = lower_document(doc, options)?;
+    let (program, records, samplers, _) = lower_document(doc, options, false)?;
     Ok((emit::print(&program, &records), samplers))
 }
 
 /// Compiles a graph document (JSON text) to a verified VPL module.
 /// `label` names the generated text in a (defect) VPL error.
 pub fn compile(json: &str, label: &str, options: Options) -> Result<Compiled, CompileError> {
-    let doc = parse(json).map_err(CompileError::Graph)?;
-    compile_document(&doc, label, options)
+    // The document is dropped before the text and module are made, so
+    // they reuse its memory (fewer fresh pages to fault in).
+    let lowered = {
+        let doc = parse(json).map_err(CompileError::Graph)?;
+        lower_document(&doc, options, false).map_err(CompileError::Graph)?
+    };
+    compile_lowered(lowered, label).map(|(compiled, _)| compiled)
 }
 
 /// [`compile`] for a parsed document.
@@ -131,16 +162,62 @@ pub fn compile_document(
     label: &str,
     options: Options,
 ) -> Result<Compiled, CompileError> {
-    let (program, records, samplers) = lower_document(doc, options).map_err(CompileError::Graph)?;
+    compile_lowered(
+        lower_document(doc, options, false).map_err(CompileError::Graph)?,
+        label,
+    )
+    .map(|(compiled, _)| compiled)
+}
+
+/// A graph compiled for a live preview ([`compile_preview`]).
+#[derive(Debug)]
+pub struct Preview {
+    /// The module; its text is not the canonical graph text (its float
+    /// and int constants are uniform fields).
+    pub compiled: Compiled,
+    /// The uniform holding the constants, with their values (`None`: the
+    /// graph has none, or more than [`lower::MAX_UNIFORM_CONSTANTS`], and
+    /// keeps them as literals).
+    pub constants: Option<lower::ConstantUniform>,
+}
+
+/// Compiles a graph for a live preview: the module of [`compile`] except
+/// that the live float and int constants are the fields of one record
+/// uniform, declared after the graph's uniforms. Editing only constant
+/// values then gives a byte-identical module (and target code), so a
+/// renderer can keep its compiled program and set the uniform. Graph
+/// errors are those of [`compile`].
+pub fn compile_preview(json: &str, label: &str) -> Result<Preview, CompileError> {
+    let lowered = {
+        let doc = parse(json).map_err(CompileError::Graph)?;
+        lower_document(&doc, Options::default(), true).map_err(CompileError::Graph)?
+    };
+    compile_lowered(lowered, label).map(|(compiled, constants)| Preview {
+        compiled,
+        constants,
+    })
+}
+
+/// Prints, builds and verifies a lowered document.
+fn compile_lowered(
+    (program, records, samplers, constants): Lowered,
+    label: &str,
+) -> Result<(Compiled, Option<lower::ConstantUniform>), CompileError> {
     let text = emit::print(&program, &records);
-    let verified = build::module(&program, &records)
-        .and_then(|module| vpl::verify::Verified::new(module).map_err(|e| e.to_string()));
+    let module = build::module(&program, &records);
+    // The program is done with: the verifier reuses its memory.
+    drop(program);
+    let verified =
+        module.and_then(|module| vpl::verify::Verified::new(module).map_err(|e| e.to_string()));
     match verified {
-        Ok(verified) => Ok(Compiled {
-            text,
-            verified,
-            samplers,
-        }),
+        Ok(verified) => Ok((
+            Compiled {
+                text,
+                verified,
+                samplers,
+            },
+            constants,
+        )),
         Err(message) => Err(CompileError::Vpl(Box::new(defect(&text, label, message)))),
     }
 }

@@ -7,11 +7,12 @@
 use crate::check::{Checked, Graph};
 use crate::nodes::{Arith, Binary, CompareOp, Kind, Literal, Unary, Varying};
 use crate::program::{
-    Block, Function, Inst, Io, Op, Operand, Place, Program, Stage, Terminator, Uniform,
+    Block, Function, Inst, Io, Op, Operand, Operands, Place, Program, Stage, Terminator, Uniform,
 };
 use crate::resources::{BASE_COLOR, FRAGMENT_MAIN, Resources};
 use crate::types::{Scalar, Ty};
 use crate::typing::{self, GraphTypes, Splat, Types};
+use std::borrow::Cow;
 use vpl::ir::{BinaryOp, Semantic, StageKind};
 
 /// A value: an operand and its type.
@@ -52,7 +53,7 @@ impl Builder {
         self.push(Inst::Op {
             op,
             result,
-            operands: operands.to_vec(),
+            operands: Operands::new(operands),
         });
         Val {
             op: Operand::Reg(result),
@@ -70,7 +71,8 @@ impl Builder {
         }
     }
 
-    fn swizzle(&mut self, x: &Val, pattern: &str) -> Val {
+    fn swizzle(&mut self, x: &Val, pattern: impl Into<Cow<'static, str>>) -> Val {
+        let pattern = pattern.into();
         let Some((k, _)) = x.ty.components() else {
             return x.clone();
         };
@@ -79,7 +81,7 @@ impl Builder {
         self.push(Inst::Swizzle {
             result,
             source: x.op,
-            pattern: pattern.to_string(),
+            pattern,
         });
         Val {
             op: Operand::Reg(result),
@@ -184,9 +186,100 @@ struct Slots<'a> {
     uniforms: Vec<&'a str>,
     /// Function index (in the fragment stage) of each called sub-graph.
     functions: Vec<(usize, usize)>,
+    /// Constants read from a record uniform (previews), if any.
+    constants: Option<ConstantSlots>,
+}
+
+/// Where a preview reads its constants: the record uniform's slot and
+/// type, and the constant node of each field (graph, node index).
+struct ConstantSlots {
+    slot: usize,
+    ty: Ty,
+    fields: ConstantNodes,
+}
+
+/// The constants of a preview build ([`lower`] with `constants_as_uniforms`):
+/// one record uniform whose fields `k0`, `k1`, ... hold the live float and
+/// int constants, in lowering order.
+#[derive(Debug, Clone)]
+pub struct ConstantUniform {
+    /// The uniform's name (`graph_constants`, suffixed if a graph uniform
+    /// has that name).
+    pub uniform: String,
+    /// The record type's name (`GraphConstants`, suffixed likewise).
+    pub record: String,
+    /// Each field: name, type and the constant's components.
+    pub fields: Vec<(String, Ty, Vec<Literal>)>,
+}
+
+/// At most this many constants become uniform fields (a WebGL 2 uniform
+/// block holds at least 16 KiB: 1024 vec4 slots); a preview with more
+/// keeps them as literals.
+pub const MAX_UNIFORM_CONSTANTS: usize = 256;
+
+/// The constant node (graph, node index) of each field.
+type ConstantNodes = Vec<(Option<usize>, usize)>;
+
+/// The record and uniform that carry a preview's constants, or `None`
+/// when there are none (or too many).
+fn constant_uniform(
+    doc: &Checked,
+    types: &Types,
+    res: &Resources,
+) -> Option<(ConstantUniform, ConstantNodes)> {
+    let graphs = std::iter::once((None, &doc.main, &res.main_live, &types.main)).chain(
+        res.functions
+            .iter()
+            .map(|(f, live)| (Some(*f), &doc.functions[*f], live, &types.functions[*f])),
+    );
+    let mut fields = Vec::new();
+    let mut nodes = Vec::new();
+    for (function, g, live, _) in graphs {
+        for &i in &g.order {
+            if !live.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            if let Kind::Constant { ty, values } = &g.nodes[i].kind
+                && ty.is_numeric()
+            {
+                fields.push((format!("k{}", fields.len()), ty.clone(), values.clone()));
+                nodes.push((function, i));
+            }
+        }
+    }
+    if fields.is_empty() || fields.len() > MAX_UNIFORM_CONSTANTS {
+        return None;
+    }
+    let unique = |base: &str, taken: &dyn Fn(&str) -> bool| {
+        let mut name = base.to_string();
+        let mut n = 1;
+        while taken(&name) {
+            name = format!("{base}{n}");
+            n += 1;
+        }
+        name
+    };
+    let uniform = unique("graph_constants", &|n| res.uniforms.contains_key(n));
+    let record = unique("GraphConstants", &|n| doc.records.find(n).is_some());
+    Some((
+        ConstantUniform {
+            uniform,
+            record,
+            fields,
+        },
+        nodes,
+    ))
 }
 
 impl Slots<'_> {
+    /// The field of constant node `node` of graph `function`, if it is
+    /// read from the constants uniform.
+    fn constant(&self, function: Option<usize>, node: usize) -> Option<(usize, &Ty, usize)> {
+        let c = self.constants.as_ref()?;
+        let field = c.fields.iter().position(|x| *x == (function, node))?;
+        Some((c.slot, &c.ty, field))
+    }
+
     fn uniform(&self, name: &str) -> usize {
         self.uniforms.iter().position(|u| *u == name).unwrap_or(0)
     }
@@ -206,9 +299,19 @@ impl Slots<'_> {
     }
 }
 
-/// Lowers a checked, typed document with its resources.
-pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> Program {
-    let uniforms: Vec<Uniform> = res
+/// Lowers a checked, typed document with its resources. With
+/// `constants_as_uniforms` (previews), the live float and int constants
+/// are read from one record uniform, declared last, whose record type
+/// (index `records.names.len()`, to be appended by the caller) is
+/// returned: so that an edit of constant values gives the same module.
+pub fn lower(
+    doc: &Checked,
+    types: &Types,
+    res: &Resources,
+    annotate: bool,
+    constants_as_uniforms: bool,
+) -> (Program, Option<ConstantUniform>) {
+    let mut uniforms: Vec<Uniform> = res
         .uniforms
         .iter()
         .map(|(name, (ty, _))| Uniform {
@@ -216,6 +319,23 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
             ty: ty.clone(),
         })
         .collect();
+    let mut constant_uniform = if constants_as_uniforms {
+        constant_uniform(doc, types, res)
+    } else {
+        None
+    };
+    let constant_slots = constant_uniform.as_mut().map(|(c, nodes)| {
+        let ty = Ty::Record(doc.records.names.len());
+        uniforms.push(Uniform {
+            name: c.uniform.clone(),
+            ty: ty.clone(),
+        });
+        ConstantSlots {
+            slot: uniforms.len() - 1,
+            ty,
+            fields: std::mem::take(nodes),
+        }
+    });
     let mut vertex_interface = vec![Io {
         input: true,
         name: "in_position".into(),
@@ -308,6 +428,7 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
             .enumerate()
             .map(|(i, (f, _))| (*f, i + 1))
             .collect(),
+        constants: constant_slots,
     };
 
     // The vertex stage: clip position from the attribute, varyings forwarded.
@@ -425,7 +546,7 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
         let params = sig.inputs.iter().map(|(_, t)| t.clone()).collect();
         fragment_functions.push(b.finish(&sig.name, sig.output.clone(), params));
     }
-    Program {
+    let program = Program {
         uniforms,
         vertex: Stage {
             kind: StageKind::Vertex,
@@ -437,7 +558,8 @@ pub fn lower(doc: &Checked, types: &Types, res: &Resources, annotate: bool) -> P
             interface: fragment_interface,
             functions: fragment_functions,
         },
-    }
+    };
+    (program, constant_uniform.map(|(c, _)| c))
 }
 
 /// Lowers the live nodes of `g` (outputs and returns excepted) in
@@ -451,21 +573,24 @@ fn body(
     slots: &Slots,
     annotate: bool,
 ) -> Vec<Vec<Option<Val>>> {
-    let mut values: Vec<Vec<Option<Val>>> = g
-        .nodes
-        .iter()
-        .map(|n| vec![None; n.kind.outputs().len()])
-        .collect();
-    let mut used: Vec<Vec<bool>> = values.iter().map(|v| vec![false; v.len()]).collect();
+    // A node's values stay empty until it is lowered.
+    let mut values: Vec<Vec<Option<Val>>> = vec![Vec::new(); g.nodes.len()];
+    // Output sockets live nodes use, one bit per socket.
+    let mut used = vec![0u8; g.nodes.len()];
     for (n, l) in g.nodes.iter().zip(live) {
         if *l {
             for s in n.sources.iter().flatten() {
-                if let Some(u) = used.get_mut(s.node).and_then(|u| u.get_mut(s.output)) {
-                    *u = true;
+                if let Some(u) = used.get_mut(s.node)
+                    && s.output < 8
+                {
+                    *u |= 1 << s.output;
                 }
             }
         }
     }
+    let used = |node: usize, output: usize| used[node] & (1 << output) != 0;
+    // The constants record of a preview, once loaded in this function.
+    let mut constants: Option<Operand> = None;
     for &i in &g.order {
         let node = &g.nodes[i];
         if !live[i] || node.kind.is_output() || node.kind == Kind::Return {
@@ -515,9 +640,35 @@ fn body(
                 let rgba = b.op(Op::Texture, Ty::Vector(Scalar::Float, 4), &[sampler.op, uv]);
                 let mut outs = vec![Some(rgba.clone())];
                 for (k, pattern) in ["xyz", "x", "y", "z", "w"].iter().enumerate() {
-                    outs.push(used[i][k + 1].then(|| b.swizzle(&rgba, pattern)));
+                    outs.push(used(i, k + 1).then(|| b.swizzle(&rgba, *pattern)));
                 }
                 outs
+            }
+            Kind::Constant { .. } if slots.constant(g.function, i).is_some() => {
+                let Some((slot, record, field)) = slots.constant(g.function, i) else {
+                    continue;
+                };
+                // The record is loaded once per function, at its first
+                // constant: every later instruction is in that block or a
+                // join after it, which it dominates.
+                let source = match constants {
+                    Some(r) => r,
+                    None => {
+                        let r = b.load(Place::Uniform(slot), record.clone()).op;
+                        constants = Some(r);
+                        r
+                    }
+                };
+                let result = b.reg(out_ty.clone());
+                b.push(Inst::Member {
+                    result,
+                    source,
+                    field: format!("k{field}"),
+                });
+                vec![Some(Val {
+                    op: Operand::Reg(result),
+                    ty: out_ty,
+                })]
             }
             Kind::Constant { ty, values: lits } => {
                 let ops: Vec<Operand> = lits
@@ -576,13 +727,13 @@ fn body(
             }
             Kind::Swizzle { pattern } => {
                 let Some(x) = get("x") else { continue };
-                vec![Some(b.swizzle(&x, pattern))]
+                vec![Some(b.swizzle(&x, pattern.clone()))]
             }
             Kind::Split => {
                 let Some(x) = get("x") else { continue };
                 let n = x.ty.components().map(|(_, n)| usize::from(n)).unwrap_or(0);
                 (0..4)
-                    .map(|c| (c < n && used[i][c]).then(|| b.swizzle(&x, &"xyzw"[c..=c])))
+                    .map(|c| (c < n && used(i, c)).then(|| b.swizzle(&x, &"xyzw"[c..=c])))
                     .collect()
             }
             Kind::Combine { ty } => {

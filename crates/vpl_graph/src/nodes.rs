@@ -3,6 +3,7 @@
 use crate::error::{ErrorKind, GraphError};
 use crate::format::RawNode;
 use crate::types::{Records, Scalar, Ty};
+use std::borrow::Cow;
 
 /// A stage input the vertex stage forwards to the fragment stage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -271,13 +272,21 @@ pub enum Literal {
     Float(f32),
 }
 
+/// A static list of socket names (as `Cow`s, so a checked node's input
+/// list borrows it instead of allocating).
+macro_rules! sockets {
+    ($($name:literal),*) => {
+        &[$(Cow::Borrowed($name)),*]
+    };
+}
+
 /// Input sockets of the arithmetic nodes.
-const AB: &[&str] = &["a", "b"];
+const AB: &[Cow<'static, str>] = sockets!["a", "b"];
 
 impl Kind {
     /// The input sockets, in order (a `call` node's are its sub-graph's
     /// inputs, supplied by the checker).
-    pub fn inputs(&self) -> &'static [&'static str] {
+    pub fn inputs(&self) -> &'static [Cow<'static, str>] {
         match self {
             Kind::Input(_)
             | Kind::Time
@@ -285,22 +294,22 @@ impl Kind {
             | Kind::Parameter { .. }
             | Kind::Constant { .. }
             | Kind::Call { .. } => &[],
-            Kind::TextureSample { .. } => &["uv"],
+            Kind::TextureSample { .. } => sockets!["uv"],
             Kind::Arith(_) => AB,
-            Kind::Unary(_) => &["x"],
-            Kind::Binary(Binary::Step) => &["edge", "x"],
+            Kind::Unary(_) => sockets!["x"],
+            Kind::Binary(Binary::Step) => sockets!["edge", "x"],
             Kind::Binary(_) => AB,
-            Kind::Lerp => &["a", "b", "t"],
-            Kind::Clamp => &["x", "min", "max"],
+            Kind::Lerp => sockets!["a", "b", "t"],
+            Kind::Clamp => sockets!["x", "min", "max"],
             Kind::Swizzle { .. } | Kind::Split | Kind::Convert { .. } | Kind::Member { .. } => {
-                &["x"]
+                sockets!["x"]
             }
-            Kind::Combine { .. } => &["x", "y", "z", "w"],
-            Kind::Index { .. } => &["x", "index"],
+            Kind::Combine { .. } => sockets!["x", "y", "z", "w"],
+            Kind::Index { .. } => sockets!["x", "index"],
             Kind::Compare(_) => AB,
-            Kind::Select => &["condition", "true", "false"],
-            Kind::MaterialOutput => &["base_color", "opacity"],
-            Kind::FragmentOutput { .. } | Kind::Return => &["value"],
+            Kind::Select => sockets!["condition", "true", "false"],
+            Kind::MaterialOutput => sockets!["base_color", "opacity"],
+            Kind::FragmentOutput { .. } | Kind::Return => sockets!["value"],
         }
     }
 
@@ -679,7 +688,10 @@ pub fn catalogue() -> serde_json::Value {
             .ok()
             .and_then(|r| parse(&r, &Records::default()).ok());
         let (inputs, outputs): (Vec<&str>, Vec<&str>) = match &parsed {
-            Some(k) => (k.inputs().to_vec(), k.outputs().to_vec()),
+            Some(k) => (
+                k.inputs().iter().map(|s| &**s).collect(),
+                k.outputs().to_vec(),
+            ),
             None => (Vec::new(), Vec::new()),
         };
         out.push(serde_json::json!({"kind": kind, "inputs": inputs, "outputs": outputs, "defaults": defaults}));

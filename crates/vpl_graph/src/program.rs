@@ -6,6 +6,7 @@
 //! parsed back.
 
 use crate::types::Ty;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use vpl::ir::{BinaryOp, Semantic};
 
@@ -43,6 +44,10 @@ impl Operand {
 /// printer's most frequent output, without `fmt`'s machinery.
 pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
     out.push_str(prefix);
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
@@ -53,8 +58,48 @@ pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
             break;
         }
     }
-    // ASCII digits: always UTF-8.
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or("0"));
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+/// An instruction's operands: up to four inline (every operation the
+/// lowering makes, so no allocation per instruction), more on the heap.
+#[derive(Debug, Clone)]
+pub enum Operands {
+    /// At most four operands, the first `len` of `items`.
+    Inline {
+        /// How many of `items` are operands.
+        len: u8,
+        /// The operands, then padding.
+        items: [Operand; 4],
+    },
+    /// More than four operands.
+    Heap(Vec<Operand>),
+}
+
+impl Operands {
+    /// The operands of `list`.
+    pub fn new(list: &[Operand]) -> Self {
+        if list.len() <= 4 {
+            let mut items = [Operand::Int(0); 4];
+            items[..list.len()].copy_from_slice(list);
+            Operands::Inline {
+                len: list.len() as u8,
+                items,
+            }
+        } else {
+            Operands::Heap(list.to_vec())
+        }
+    }
+
+    /// The operands, in order.
+    pub fn as_slice(&self) -> &[Operand] {
+        match self {
+            Operands::Inline { len, items } => &items[..usize::from(*len)],
+            Operands::Heap(list) => list,
+        }
+    }
 }
 
 /// One interface slot.
@@ -130,7 +175,7 @@ pub enum Inst {
         /// The result register.
         result: u32,
         /// Its operands.
-        operands: Vec<Operand>,
+        operands: Operands,
     },
     /// `(swizzle rN SOURCE "PATTERN")`.
     Swizzle {
@@ -138,8 +183,8 @@ pub enum Inst {
         result: u32,
         /// The vector.
         source: Operand,
-        /// One to four of `xyzw`.
-        pattern: String,
+        /// One to four of `xyzw` (the lowering's own patterns are static).
+        pattern: Cow<'static, str>,
     },
     /// `(member rN SOURCE "FIELD")`.
     Member {

@@ -95,33 +95,31 @@ pub fn infer(doc: &Checked) -> Result<Types, Vec<GraphError>> {
 fn infer_graph(doc: &Checked, g: &Graph, errors: &mut Vec<GraphError>) -> GraphTypes {
     let function = g.function.and_then(|f| doc.signatures.get(f));
     let fname = function.map(|s| s.name.as_str());
-    let mut types: GraphTypes = g
-        .nodes
-        .iter()
-        .map(|n| vec![None; n.kind.outputs().len()])
-        .collect();
-    // Which output sockets edges use (split and texture outputs are checked against them).
-    let mut used: Vec<Vec<bool>> = types.iter().map(|t| vec![false; t.len()]).collect();
+    // A node's types stay empty (unknown) until its rule gives them.
+    let mut types: GraphTypes = vec![Vec::new(); g.nodes.len()];
+    // Which output sockets edges use, one bit per socket (split and
+    // texture outputs are checked against them; no kind has more than 8).
+    let mut used = vec![0u8; g.nodes.len()];
     for n in &g.nodes {
         for s in n.sources.iter().flatten() {
-            if let Some(u) = used.get_mut(s.node).and_then(|u| u.get_mut(s.output)) {
-                *u = true;
+            if let Some(u) = used.get_mut(s.node)
+                && s.output < 8
+            {
+                *u |= 1 << s.output;
             }
         }
     }
+    let mut inputs: Vec<In> = Vec::new();
     for &i in &g.order {
         let node = &g.nodes[i];
-        let inputs: Vec<In> = node
-            .sources
-            .iter()
-            .map(|s| match s {
-                None => In::Missing,
-                Some(s) => match types[s.node].get(s.output).cloned().flatten() {
-                    Some(t) => In::Ty(t),
-                    None => In::Unknown,
-                },
-            })
-            .collect();
+        inputs.clear();
+        inputs.extend(node.sources.iter().map(|s| match s {
+            None => In::Missing,
+            Some(s) => match types[s.node].get(s.output).cloned().flatten() {
+                Some(t) => In::Ty(t),
+                None => In::Unknown,
+            },
+        }));
         let mut missing = false;
         for (socket, input) in node.inputs.iter().zip(&inputs) {
             if matches!(input, In::Missing) && !node.kind.optional(socket) {
@@ -143,7 +141,7 @@ fn infer_graph(doc: &Checked, g: &Graph, errors: &mut Vec<GraphError>) -> GraphT
             graph: g,
             function,
         };
-        match ctx.rule(&inputs, &used[i]) {
+        match ctx.rule(&inputs, used[i]) {
             Ok(out) => types[i] = out,
             Err(e) => errors.push(e.at_node(&node.id).in_function(fname)),
         }
@@ -216,7 +214,7 @@ impl Ctx<'_> {
         )
     }
 
-    fn rule(&self, inputs: &[In], used: &[bool]) -> Result<Vec<Option<Ty>>, GraphError> {
+    fn rule(&self, inputs: &[In], used: u8) -> Result<Vec<Option<Ty>>, GraphError> {
         let one = |t: Ty| Ok(vec![Some(t)]);
         let kind = &self.node.kind;
         match kind {
@@ -377,7 +375,7 @@ impl Ctx<'_> {
                 for (i, name) in ["x", "y", "z", "w"].iter().enumerate() {
                     if i < usize::from(n) {
                         out.push(Some(Ty::Scalar(k)));
-                    } else if used.get(i).copied().unwrap_or(false) {
+                    } else if used & (1 << i) != 0 {
                         return Err(GraphError::new(
                             ErrorKind::Edge,
                             format!("a {} has no component {name}", self.show(&x)),

@@ -4,7 +4,8 @@
 // and verifier, GLSL ES 3.00 target) and redraws the WebGL 2 preview
 // (webgl.js) with the answer. window.vplGraph exposes the state the browser
 // tests drive and wait on (`updates` counts finished compile-and-draw
-// rounds; `timings` their round-trip milliseconds).
+// rounds; `timings` their round-trip milliseconds, `phases` where each
+// went).
 'use strict';
 
 const G = {
@@ -21,6 +22,7 @@ const G = {
   inflight: false,
   dirty: false,
   timings: [],
+  phases: [],
   drag: null,
   sliding: null,
 };
@@ -442,18 +444,20 @@ function markErrors() {
   for (const d of r.diagnostics || []) list.appendChild(el('li', { text: `${d.code}: ${d.message}` }));
 }
 
-function show(result) {
+function show(result, phases) {
   G.result = result;
   document.querySelectorAll('.node.error').forEach((b) => { b.classList.remove('error'); b.title = ''; });
   document.querySelectorAll('.socket.error').forEach((s) => s.classList.remove('error'));
   markErrors();
-  $('vpl').textContent = result.vpl || '';
+  // The text is often unchanged (a node moved, a value set to itself).
+  const text = result.vpl || '';
+  if ($('vpl').textContent !== text) $('vpl').textContent = text;
   const n = (result.graph_diagnostics || []).length + (result.diagnostics || []).length;
   $('status').textContent = result.ok ? 'valid' : `${n} error(s)`;
   if (result.preview) {
     G.scene = result.preview.scene;
     try {
-      G.lastImage = vplRender($('preview'), G.scene);
+      G.lastImage = vplRender($('preview'), G.scene, phases);
       $('preview-status').textContent = 'GLSL ES 3.00 on WebGL 2';
     } catch (e) {
       $('preview-status').textContent = String(e.message || e);
@@ -468,14 +472,31 @@ async function compile() {
   G.inflight = true;
   const started = performance.now();
   try {
+    const body = JSON.stringify(G.doc);
     const response = await fetch('/api/graph', {
-      method: 'POST', body: JSON.stringify(G.doc), headers: { 'content-type': 'application/json' },
+      method: 'POST', body, headers: { 'content-type': 'application/json' },
     });
+    const answered = performance.now();
     const result = await response.json();
     if (result.error) throw new Error(result.error.message);
-    show(result);
+    const parsed = performance.now();
+    // Where the round went (ms): the request until the answer's headers
+    // (`request`, of which the server's own phases from its Server-Timing
+    // header: `graph`, `publish`, `preview`, `json`), reading its JSON
+    // (`read`), the page (`page`: diagnostics, text), and vplRender's
+    // `link`, `draw` and `image`.
+    const phases = { request: answered - started, read: parsed - answered };
+    for (const m of (response.headers.get('server-timing') || '').split(',')) {
+      const [name, dur] = m.trim().split(';dur=');
+      if (name && dur !== undefined) phases[name] = Number(dur);
+    }
+    show(result, phases);
     // When the answer was drawn (the end of an edit-to-preview round trip).
     G.shownAt = performance.now();
+    phases.total = G.shownAt - started;
+    phases.page = G.shownAt - parsed - (phases.link || 0) - (phases.draw || 0) - (phases.image || 0);
+    G.phases.push(phases);
+    if (G.phases.length > 200) G.phases.shift();
     G.timings.push(G.shownAt - started);
   } catch (e) {
     $('status').textContent = 'error: ' + String(e.message || e);

@@ -63,28 +63,61 @@ function vplGlEnum(gl, name) {
   }
 }
 
-// Renders `scene` on the WebGL 2 context of `canvas` (created with
-// preserveDrawingBuffer so the canvas also shows the result).
-function vplRender(canvas, scene) {
-  canvas.width = scene.width;
-  canvas.height = scene.height;
-  const gl = canvas.getContext('webgl2', {
-    preserveDrawingBuffer: true, antialias: false, premultipliedAlpha: false, alpha: true,
-  });
-  if (!gl) throw new Error('webgl-unavailable: this browser has no WebGL 2 context');
-  const made = { shaders: [], buffers: [], textures: [] };
+// The linked program of `scene`'s two shaders on `gl`: the canvas keeps the
+// last one, so a scene with the same shader sources (an edit that changed
+// only uniform values, textures or nothing the shaders spell) is drawn
+// without compiling and linking again. Returns [program, reused].
+function vplProgram(canvas, gl, scene) {
+  const cached = canvas.vplProgramCache;
+  if (cached && cached.gl === gl && cached.vertex === scene.vertex && cached.fragment === scene.fragment) {
+    return [cached.program, true];
+  }
+  if (cached) {
+    if (cached.gl === gl) gl.deleteProgram(cached.program);
+    canvas.vplProgramCache = null;
+  }
   const program = gl.createProgram();
+  const shaders = [];
   try {
     const vs = vplShader(gl, gl.VERTEX_SHADER, scene.vertex, 'vertex');
-    made.shaders.push(vs);
+    shaders.push(vs);
     const fs = vplShader(gl, gl.FRAGMENT_SHADER, scene.fragment, 'fragment');
-    made.shaders.push(fs);
+    shaders.push(fs);
     gl.attachShader(program, vs);
     gl.attachShader(program, fs);
     gl.linkProgram(program);
     if (!gl.getProgramParameter(program, gl.LINK_STATUS)) {
       throw new Error('webgl-link: the program does not link: ' + gl.getProgramInfoLog(program));
     }
+  } catch (e) {
+    shaders.forEach((sh) => gl.deleteShader(sh));
+    gl.deleteProgram(program);
+    throw e;
+  }
+  // A linked program keeps its code; the shader objects can go.
+  shaders.forEach((sh) => { gl.detachShader(program, sh); gl.deleteShader(sh); });
+  canvas.vplProgramCache = { gl, vertex: scene.vertex, fragment: scene.fragment, program };
+  return [program, false];
+}
+
+// Renders `scene` on the WebGL 2 context of `canvas` (created with
+// preserveDrawingBuffer so the canvas also shows the result). When
+// `timing` is an object, it receives the milliseconds of the phases:
+// `link` (shader compile and link; 0 when the canvas's program is reused,
+// `reused` true), `draw` (state, uploads, draw and readback) and `image`
+// (flipping the rows; the base64 `rgba` is made when first read).
+function vplRender(canvas, scene, timing) {
+  const t0 = performance.now();
+  if (canvas.width !== scene.width) canvas.width = scene.width;
+  if (canvas.height !== scene.height) canvas.height = scene.height;
+  const gl = canvas.getContext('webgl2', {
+    preserveDrawingBuffer: true, antialias: false, premultipliedAlpha: false, alpha: true,
+  });
+  if (!gl) throw new Error('webgl-unavailable: this browser has no WebGL 2 context');
+  const made = { buffers: [], textures: [] };
+  const [program, reused] = vplProgram(canvas, gl, scene);
+  const t1 = performance.now();
+  try {
     // Draw into an RGBA8 renderbuffer, as the native drivers do.
     const fbo = gl.createFramebuffer();
     const rbo = gl.createRenderbuffer();
@@ -191,18 +224,36 @@ function vplRender(canvas, scene) {
     gl.deleteRenderbuffer(rbo);
     gl.deleteVertexArray(vao);
     if (error !== gl.NO_ERROR) throw new Error('webgl-draw: GL error 0x' + error.toString(16));
+    const t2 = performance.now();
     // GL rows are bottom-up; images are top-down.
     const row = scene.width * 4;
     const flipped = new Uint8Array(pixels.length);
     for (let y = 0; y < scene.height; y++) {
       flipped.set(pixels.subarray((scene.height - 1 - y) * row, (scene.height - y) * row), y * row);
     }
-    return { width: scene.width, height: scene.height, rgba: vplEncodeBase64(flipped) };
+    // The base64 text (what the tests read) is made on first access, so a
+    // preview nobody reads does not pay for it.
+    let rgba = null;
+    const image = { width: scene.width, height: scene.height };
+    // The rows themselves, for scripts (not serialized: not enumerable).
+    Object.defineProperty(image, 'pixels', { value: flipped, enumerable: false });
+    Object.defineProperty(image, 'rgba', {
+      enumerable: true,
+      get() {
+        if (rgba === null) rgba = vplEncodeBase64(flipped);
+        return rgba;
+      },
+    });
+    if (timing) {
+      timing.link = t1 - t0;
+      timing.reused = reused;
+      timing.draw = t2 - t1;
+      timing.image = performance.now() - t2;
+    }
+    return image;
   } finally {
     gl.useProgram(null);
-    made.shaders.forEach((s) => gl.deleteShader(s));
     made.buffers.forEach((b) => gl.deleteBuffer(b));
     made.textures.forEach((t) => gl.deleteTexture(t));
-    gl.deleteProgram(program);
   }
 }

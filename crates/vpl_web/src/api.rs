@@ -193,6 +193,16 @@ pub(crate) fn preview(
     published: &VerifiedModule,
     textures: Vec<(String, vpl_gl::Texture)>,
 ) -> Result<Value, String> {
+    preview_with(published, textures, &[])
+}
+
+/// [`preview`] with the leaves of `values` (path, values) set instead of
+/// their defaults.
+pub(crate) fn preview_with(
+    published: &VerifiedModule,
+    textures: Vec<(String, vpl_gl::Texture)>,
+    values: &[(String, Vec<f64>)],
+) -> Result<Value, String> {
     let program = WebGlProgram::compile(published).map_err(|e| match e {
         ProgramError::Target(t) => format!("{} ({})", t.message, t.kind.code()),
         other => other.to_string(),
@@ -203,7 +213,10 @@ pub(crate) fn preview(
     for slot in program.uniforms() {
         if let UniformSlot::Block { name, ty, .. } = slot {
             for leaf in leaves(name, ty)? {
-                let values = default_values(leaf.rows, leaf.columns, leaf.kind);
+                let values = match values.iter().find(|(path, _)| *path == leaf.path) {
+                    Some((_, v)) => v.clone(),
+                    None => default_values(leaf.rows, leaf.columns, leaf.kind),
+                };
                 if leaf.columns == 1 {
                     let (min, max, step) = if leaf.kind == "float" {
                         (0.0, 1.0, 0.01)

@@ -44,7 +44,32 @@ pub fn apply_samplers(samplers: &[(String, SamplerState)], textures: &mut Vec<(S
 /// message, function, node, socket, line, column}], diagnostics, preview,
 /// preview_error}`.
 pub fn compile(json: &str) -> Value {
-    let compiled = match vpl_graph::compile(json, "graph.vpl", vpl_graph::Options::default()) {
+    compile_timed(json, &mut Phases::default())
+}
+
+/// Milliseconds spent in each phase of one [`compile`] (the `Server-Timing`
+/// header of `POST /api/graph`, which the page records beside its own
+/// phases).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Phases {
+    /// Graph compiler: JSON to verified module and text.
+    pub graph: f64,
+    /// Publication of the verified module.
+    pub publish: f64,
+    /// The GLSL ES 3.00 target and the preview scene.
+    pub preview: f64,
+}
+
+fn since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// [`compile`], recording its phases' times in `phases`.
+pub fn compile_timed(json: &str, phases: &mut Phases) -> Value {
+    let started = std::time::Instant::now();
+    let compiled = vpl_graph::compile(json, "graph.vpl", vpl_graph::Options::default());
+    phases.graph = since(started);
+    let compiled = match compiled {
         Ok(c) => c,
         Err(CompileError::Graph(errors)) => {
             let list: Vec<Value> = errors
@@ -62,21 +87,53 @@ pub fn compile(json: &str) -> Value {
                           "diagnostics": [{"code": e.code(), "message": e.message}], "preview": Value::Null});
         }
     };
-    let published = match VerifiedModule::publish(&compiled.verified) {
-        Ok(p) => p,
-        Err(e) => {
-            return json!({"ok": false, "vpl": compiled.text, "graph_diagnostics": [],
-                          "diagnostics": [{"code": e.code(), "message": e.message}], "preview": Value::Null});
-        }
-    };
-    let mut textures = Vec::new();
-    apply_samplers(&compiled.samplers, &mut textures);
-    let (preview, preview_error) = match crate::api::preview(&published, textures) {
+    let started = std::time::Instant::now();
+    let published = VerifiedModule::publish(&compiled.verified);
+    phases.publish = since(started);
+    if let Err(e) = published {
+        return json!({"ok": false, "vpl": compiled.text, "graph_diagnostics": [],
+                      "diagnostics": [{"code": e.code(), "message": e.message}], "preview": Value::Null});
+    }
+    let started = std::time::Instant::now();
+    let (preview, preview_error) = match preview(json, &compiled) {
         Ok(p) => (p, Value::Null),
         Err(e) => (Value::Null, Value::String(e)),
     };
+    phases.preview = since(started);
     json!({"ok": true, "vpl": compiled.text, "graph_diagnostics": [], "diagnostics": [],
            "preview": preview, "preview_error": preview_error})
+}
+
+/// The preview scene of a graph that compiled: from its preview build
+/// (`vpl_graph::compile_preview`: float and int constants as the fields of
+/// one uniform, set to the constants' values), so that an edit of constant
+/// values changes only uniform values and the page keeps its linked
+/// WebGL program. The preview build publishes the same module as the
+/// canonical one but for that uniform.
+fn preview(json: &str, compiled: &vpl_graph::Compiled) -> Result<Value, String> {
+    let built = vpl_graph::compile_preview(json, "graph.vpl")
+        .map_err(|e| format!("the preview build of the graph failed: {e}"))?;
+    let published = VerifiedModule::publish(&built.compiled.verified).map_err(|e| e.message)?;
+    let mut textures = Vec::new();
+    apply_samplers(&compiled.samplers, &mut textures);
+    let values: Vec<(String, Vec<f64>)> = built
+        .constants
+        .iter()
+        .flat_map(|c| {
+            c.fields.iter().map(|(field, _, literals)| {
+                let values = literals
+                    .iter()
+                    .map(|l| match l {
+                        vpl_graph::nodes::Literal::Float(f) => f64::from(*f),
+                        vpl_graph::nodes::Literal::Int(i) => f64::from(*i),
+                        vpl_graph::nodes::Literal::Bool(b) => f64::from(u8::from(*b)),
+                    })
+                    .collect();
+                (format!("{}.{field}", c.uniform), values)
+            })
+        })
+        .collect();
+    crate::api::preview_with(&published, textures, &values)
 }
 
 /// The example graphs (`examples/vpl/graphs/`): `[{name, graph}]`.
@@ -88,14 +145,46 @@ pub fn examples() -> Value {
     ])
 }
 
-/// `POST /api/graph`: the body is the graph document.
+/// `POST /api/graph`: the body is the graph document. The answer's
+/// `Server-Timing` header gives the phases (`graph`, `publish`, `preview`,
+/// `json`: serializing the answer) in milliseconds.
 pub(crate) async fn handler(body: axum::body::Bytes) -> Response {
     let Ok(text) = String::from_utf8(body.to_vec()) else {
         let error = json!({"error": {"code": "bad-request", "message": "the graph is not UTF-8"}});
         return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
     };
-    match tokio::task::spawn_blocking(move || compile(&text)).await {
-        Ok(v) => axum::Json(v).into_response(),
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut phases = Phases::default();
+        let value = compile_timed(&text, &mut phases);
+        let started = std::time::Instant::now();
+        let body = serde_json::to_vec(&value);
+        (body, phases, since(started))
+    });
+    match answer.await {
+        Ok((Ok(body), p, json_ms)) => {
+            let timing = format!(
+                "graph;dur={:.3}, publish;dur={:.3}, preview;dur={:.3}, json;dur={json_ms:.3}",
+                p.graph, p.publish, p.preview
+            );
+            (
+                [
+                    (
+                        axum::http::header::CONTENT_TYPE,
+                        "application/json".to_string(),
+                    ),
+                    (
+                        axum::http::header::HeaderName::from_static("server-timing"),
+                        timing,
+                    ),
+                ],
+                body,
+            )
+                .into_response()
+        }
+        Ok((Err(e), _, _)) => {
+            let error = json!({"error": {"code": "internal", "message": e.to_string()}});
+            (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(error)).into_response()
+        }
         Err(e) => {
             let error = json!({"error": {"code": "internal", "message": e.to_string()}});
             (StatusCode::INTERNAL_SERVER_ERROR, axum::Json(error)).into_response()
