@@ -470,13 +470,17 @@ impl Machine {
                     let c = b + *coordinate as usize;
                     if L::LOCKSTEP {
                         let (u, v) = (stack[c], stack[c + 1]);
-                        let coordinates: [[f32; 2]; LANES] =
-                            std::array::from_fn(|l| [f(u[l]), f(v[l])]);
+                        let mut coordinates = [[0.0f32; 2]; LANES];
+                        for (l, uv) in coordinates.iter_mut().enumerate() {
+                            *uv = [f(u[l]), f(v[l])];
+                        }
                         let samplers = stack[b + *sampler as usize];
                         let rgba = serve(&samplers, &coordinates);
                         let d = b + *dst as usize;
                         for (i, word) in stack[d..d + 4].iter_mut().enumerate() {
-                            *word = std::array::from_fn(|l| rgba[l][i].to_bits());
+                            for (l, lane) in word.iter_mut().enumerate() {
+                                *lane = rgba[l][i].to_bits();
+                            }
                         }
                     } else {
                         break Event::Texture {

@@ -64,7 +64,9 @@ impl DrawRequest {
 /// rounded to nearest, ties to even.
 pub fn unorm8(x: f32) -> u8 {
     let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-    (c * 255.0).round_ties_even() as u8
+    // c × 255 lies in [0, 255]: adding 2^23 rounds it to an integer,
+    // ties to even (binary32's rounding), in the low mantissa bits.
+    ((c * 255.0 + 8_388_608.0).to_bits() & 0xff) as u8
 }
 
 /// A vertex after the vertex stage: window position (fixed point, image
@@ -93,6 +95,8 @@ enum Interpolant {
 
 struct Triangle<'v> {
     v: [&'v Vertex; 3],
+    /// Whether each edge (opposite vertex k) is a top or left edge.
+    top_left: [bool; 3],
     /// 1 / twice the signed area (positive after ordering).
     inv_area: f64,
     /// Each fragment input word (offset) and how it is interpolated.
@@ -116,8 +120,14 @@ impl<'v> Triangle<'v> {
                 interpolants.push((to, value));
             }
         }
+        let [a, b, c] = v;
         Triangle {
             v,
+            top_left: [
+                Self::top_left(b, c),
+                Self::top_left(c, a),
+                Self::top_left(a, b),
+            ],
             inv_area: 1.0 / area as f64,
             interpolants,
         }
@@ -132,22 +142,26 @@ impl<'v> Triangle<'v> {
         dy < 0 || (dy == 0 && dx > 0)
     }
 
-    /// Whether the sample at (px, py) is covered, and its barycentric
-    /// weights (extrapolated for helper lanes).
-    fn weights(&self, px: i64, py: i64) -> (bool, [f64; 3]) {
+    /// The three edge functions at (px, py), each opposite one vertex.
+    fn edges(&self, px: i64, py: i64) -> [i64; 3] {
         let [a, b, c] = self.v;
-        let (ea, eb, ec) = (
+        [
             Self::edge(b, c, px, py),
             Self::edge(c, a, px, py),
             Self::edge(a, b, px, py),
-        );
-        let inside = |e: i64, p: &Vertex, q: &Vertex| e > 0 || (e == 0 && Self::top_left(p, q));
-        let covered = inside(ea, b, c) && inside(eb, c, a) && inside(ec, a, b);
-        let scale = self.inv_area;
-        (
-            covered,
-            [ea as f64 * scale, eb as f64 * scale, ec as f64 * scale],
-        )
+        ]
+    }
+
+    /// Whether a sample with edge functions `e` is covered (the top-left
+    /// rule on the edges it lies on).
+    fn covers(&self, e: [i64; 3]) -> bool {
+        (0..3).all(|k| e[k] > 0 || (e[k] == 0 && self.top_left[k]))
+    }
+
+    /// The barycentric weights of a sample with edge functions `e`
+    /// (extrapolated for helper lanes).
+    fn weights(&self, e: [i64; 3]) -> [f64; 3] {
+        e.map(|e| e as f64 * self.inv_area)
     }
 }
 
@@ -272,9 +286,10 @@ fn serve_quad(
         dv_dy: c2[1] - c0[1],
     };
     let mut chosen: Option<(u32, Selection)> = None;
-    std::array::from_fn(|l| {
+    let mut rgba = [[0.0f32; 4]; LANES];
+    for (l, out) in rgba.iter_mut().enumerate() {
         let (sampler, [u, v]) = (samplers[l], coordinates[l]);
-        match textures.get(sampler as usize).copied().flatten() {
+        *out = match textures.get(sampler as usize).copied().flatten() {
             Some(texture) => {
                 let selection = match chosen {
                     Some((slot, selection)) if slot == sampler => selection,
@@ -287,8 +302,9 @@ fn serve_quad(
                 fetch(texture, selection, u, v)
             }
             None => sample(None, u, v, lod),
-        }
-    })
+        };
+    }
+    rgba
 }
 
 fn run_vertices(
@@ -493,15 +509,15 @@ fn shade(
             let (x0, y0) = (qx * 2, qy * 2);
             let lane_xy = [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)];
             let mut covered = [false; LANES];
-            let mut weights = [[0.0f64; 3]; LANES];
+            let mut edges = [[0i64; 3]; LANES];
             for (l, &(x, y)) in lane_xy.iter().enumerate() {
                 let px = x * ONE + ONE / 2;
                 let py = (i64::from(h) - 1 - y) * ONE + ONE / 2;
-                let (c, wts) = t.weights(px, py);
-                covered[l] = c && x < i64::from(w) && y < i64::from(h);
-                weights[l] = wts;
+                edges[l] = t.edges(px, py);
+                covered[l] = t.covers(edges[l]) && x < i64::from(w) && y < i64::from(h);
             }
             if covered.iter().any(|c| *c) {
+                let weights = edges.map(|e| t.weights(e));
                 let colors = run_quad(
                     executable, textures, uniforms, t, &lane_xy, &weights, machine,
                 )?;
@@ -536,33 +552,40 @@ fn run_quad(
 ) -> Result<[Option<[u8; 4]>; LANES], ExecError> {
     let stage = &executable.fragment;
     machine.start(stage);
+    // Per lane: the perspective weights w_k / w_k(clip) and one
+    // reciprocal of their sum (not one division per component).
+    let mut persp = [[0.0f64; LANES]; 3];
+    let mut inv_w = [0.0f64; LANES];
+    let mut reciprocal = [0.0f64; LANES];
     for l in 0..LANES {
-        let wts = weights[l];
-        let persp = [
-            wts[0] * t.v[0].inv_w,
-            wts[1] * t.v[1].inv_w,
-            wts[2] * t.v[2].inv_w,
-        ];
-        let inv_w = persp[0] + persp[1] + persp[2];
-        // One reciprocal per lane, not one division per component.
-        let w = 1.0 / inv_w;
-        for &(to, value) in &t.interpolants {
-            machine.io[to][l] = match value {
-                Interpolant::Flat(word) => word,
-                Interpolant::Smooth([a0, a1, a2]) => {
-                    let sum = 0.0 + persp[0] * a0 + persp[1] * a1 + persp[2] * a2;
-                    ((sum * w) as f32).to_bits()
-                }
-            };
+        for k in 0..3 {
+            persp[k][l] = weights[l][k] * t.v[k].inv_w;
         }
-        if let Some(at) = executable.frag_coord_offset {
-            let (x, y) = lane_xy[l];
+        inv_w[l] = persp[0][l] + persp[1][l] + persp[2][l];
+        reciprocal[l] = 1.0 / inv_w[l];
+    }
+    for &(to, value) in &t.interpolants {
+        machine.io[to] = match value {
+            Interpolant::Flat(word) => [word; LANES],
+            Interpolant::Smooth([a0, a1, a2]) => {
+                let mut words = [0u32; LANES];
+                for (l, word) in words.iter_mut().enumerate() {
+                    let sum = 0.0 + persp[0][l] * a0 + persp[1][l] * a1 + persp[2][l] * a2;
+                    *word = ((sum * reciprocal[l]) as f32).to_bits();
+                }
+                words
+            }
+        };
+    }
+    if let Some(at) = executable.frag_coord_offset {
+        let at = at as usize;
+        for (l, &(x, y)) in lane_xy.iter().enumerate() {
+            let wts = weights[l];
             let z: f64 = (0..3).map(|k| wts[k] * t.v[k].z).sum();
-            let at = at as usize;
             machine.io[at][l] = (x as f32 + 0.5).to_bits();
             machine.io[at + 1][l] = (y as f32 + 0.5).to_bits();
             machine.io[at + 2][l] = (z as f32).to_bits();
-            machine.io[at + 3][l] = (inv_w as f32).to_bits();
+            machine.io[at + 3][l] = (inv_w[l] as f32).to_bits();
         }
     }
     let mut serve = |samplers: &Word4, coordinates: &[[f32; 2]; LANES]| {
@@ -660,4 +683,37 @@ where
         }
     }
     Ok(state.map(|s| s == Some(Event::Done)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unorm8;
+
+    /// The 2^23 rounding agrees with `round_ties_even` on every tie
+    /// (k + ½) / 255 and its neighbours, the clamps and NaN. (Checked
+    /// over every binary32 value outside the suite.)
+    #[test]
+    fn unorm8_rounds_ties_to_even() {
+        let reference = |x: f32| {
+            let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            (c * 255.0).round_ties_even() as u8
+        };
+        let mut values = vec![f32::NAN, -1.0, -0.0, 0.0, 1.0, 2.0, f32::INFINITY];
+        for k in 0..=255u32 {
+            for x in [k as f32 / 255.0, (k as f32 + 0.5) / 255.0] {
+                for step in 0..8u32 {
+                    values.push(f32::from_bits(x.to_bits().saturating_sub(4) + step));
+                }
+            }
+        }
+        // Values whose product with 255 is exactly k + ½: real ties.
+        let ties = values
+            .iter()
+            .filter(|x| (**x * 255.0).fract() == 0.5)
+            .count();
+        assert!(ties > 100, "only {ties} ties among the values");
+        for x in values {
+            assert_eq!(unorm8(x), reference(x), "unorm8({x})");
+        }
+    }
 }
