@@ -135,6 +135,22 @@ fn resolve(access: &Access, base: u32, stack: &[Word4], lane: usize) -> usize {
     offset
 }
 
+/// Copies `len` four-wide words from `src` to `dst` in `words`, as
+/// `copy_within` would (overlap allowed), without a `memmove` call for
+/// the few words an operation moves.
+#[inline(always)]
+fn copy_words(words: &mut [Word4], src: usize, dst: usize, len: usize) {
+    if dst <= src {
+        for i in 0..len {
+            words[dst + i] = words[src + i];
+        }
+    } else {
+        for i in (0..len).rev() {
+            words[dst + i] = words[src + i];
+        }
+    }
+}
+
 /// Copies `len` words of lane `lane` from `src` to `dst` in `words`,
 /// as `copy_within` would (overlap allowed).
 fn copy_lane(words: &mut [Word4], src: usize, dst: usize, len: usize, lane: usize) {
@@ -247,7 +263,7 @@ impl Machine {
                 Op::Copy { dst, src, len } => {
                     let (d, s) = (b + *dst as usize, b + *src as usize);
                     if L::LOCKSTEP {
-                        stack.copy_within(s..s + *len as usize, d);
+                        copy_words(stack, s, d, *len as usize);
                     } else {
                         copy_lane(stack, s, d, *len as usize, owner);
                     }
@@ -258,13 +274,17 @@ impl Machine {
                     if L::LOCKSTEP && from.dynamic.is_empty() {
                         let at = resolve(from, base, stack, 0);
                         match from.space {
-                            Space::Frame => stack.copy_within(at..at + n, d),
+                            Space::Frame => copy_words(stack, at, d, n),
                             Space::Uniform => {
                                 for (word, u) in stack[d..d + n].iter_mut().zip(&uniforms[at..]) {
                                     *word = [*u; LANES];
                                 }
                             }
-                            Space::Io => stack[d..d + n].copy_from_slice(&self.io[at..at + n]),
+                            Space::Io => {
+                                for (word, io) in stack[d..d + n].iter_mut().zip(&self.io[at..]) {
+                                    *word = *io;
+                                }
+                            }
                         }
                     } else {
                         for l in lanes.range() {
@@ -291,8 +311,12 @@ impl Machine {
                     if L::LOCKSTEP && to.dynamic.is_empty() {
                         let at = resolve(to, base, stack, 0);
                         match to.space {
-                            Space::Frame => stack.copy_within(s..s + n, at),
-                            Space::Io => self.io[at..at + n].copy_from_slice(&stack[s..s + n]),
+                            Space::Frame => copy_words(stack, s, at, n),
+                            Space::Io => {
+                                for (io, word) in self.io[at..at + n].iter_mut().zip(&stack[s..]) {
+                                    *io = *word;
+                                }
+                            }
                             // The verifier rejects uniform stores.
                             Space::Uniform => {}
                         }
@@ -453,7 +477,7 @@ impl Machine {
                         let s = caller_base + src as usize;
                         let d = callee_base as usize + parameters[slot as usize] as usize;
                         if L::LOCKSTEP {
-                            self.stack.copy_within(s..s + len as usize, d);
+                            copy_words(&mut self.stack, s, d, len as usize);
                         } else {
                             copy_lane(&mut self.stack, s, d, len as usize, owner);
                         }
@@ -527,7 +551,7 @@ impl Machine {
                     if let (Some((src, len)), Some((dst, _))) = (value, done.result) {
                         let s = b + *src as usize;
                         if L::LOCKSTEP {
-                            stack.copy_within(s..s + *len as usize, dst as usize);
+                            copy_words(stack, s, dst as usize, *len as usize);
                         } else {
                             copy_lane(stack, s, dst as usize, *len as usize, owner);
                         }

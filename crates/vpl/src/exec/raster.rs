@@ -95,6 +95,10 @@ enum Interpolant {
 
 struct Triangle<'v> {
     v: [&'v Vertex; 3],
+    /// Each edge function's change one pixel right (+x).
+    step_x: [i64; 3],
+    /// Each edge function's change one window row up (one image row up).
+    step_y: [i64; 3],
     /// Whether each edge (opposite vertex k) is a top or left edge.
     top_left: [bool; 3],
     /// 1 / twice the signed area (positive after ordering).
@@ -121,8 +125,15 @@ impl<'v> Triangle<'v> {
             }
         }
         let [a, b, c] = v;
+        // Edge k runs from p to q (the vertices other than k); its function
+        // (q.x − p.x)(py − p.y) − (q.y − p.y)(px − p.x) changes by
+        // −(q.y − p.y)·ONE per pixel right and −(q.x − p.x)·ONE per image
+        // row up.
+        let ends = [(b, c), (c, a), (a, b)];
         Triangle {
             v,
+            step_x: ends.map(|(p, q)| -(q.y - p.y) * ONE),
+            step_y: ends.map(|(p, q)| -(q.x - p.x) * ONE),
             top_left: [
                 Self::top_left(b, c),
                 Self::top_left(c, a),
@@ -508,12 +519,17 @@ fn shade(
         while qx * 2 <= max_x {
             let (x0, y0) = (qx * 2, qy * 2);
             let lane_xy = [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)];
+            // Lane 0's edge functions, the others one pixel step away
+            // (exact integer steps).
+            let e0 = t.edges(x0 * ONE + ONE / 2, (i64::from(h) - 1 - y0) * ONE + ONE / 2);
+            let edges: [[i64; 3]; LANES] = [
+                e0,
+                [0, 1, 2].map(|k| e0[k] + t.step_x[k]),
+                [0, 1, 2].map(|k| e0[k] + t.step_y[k]),
+                [0, 1, 2].map(|k| e0[k] + t.step_x[k] + t.step_y[k]),
+            ];
             let mut covered = [false; LANES];
-            let mut edges = [[0i64; 3]; LANES];
             for (l, &(x, y)) in lane_xy.iter().enumerate() {
-                let px = x * ONE + ONE / 2;
-                let py = (i64::from(h) - 1 - y) * ONE + ONE / 2;
-                edges[l] = t.edges(px, py);
                 covered[l] = t.covers(edges[l]) && x < i64::from(w) && y < i64::from(h);
             }
             if covered.iter().any(|c| *c) {

@@ -118,6 +118,7 @@ pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f3
 }
 
 /// Reads `t` at normalized (u, v) with a chosen level and filter.
+#[inline]
 pub(crate) fn fetch(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 4] {
     if t.levels.is_empty() || t.width == 0 || t.height == 0 {
         return UNBOUND;
@@ -186,6 +187,8 @@ fn floor(x: f32) -> i64 {
 
 fn address(i: i64, size: i64, wrap: Wrap) -> i64 {
     match wrap {
+        // In range already (the usual case): no division.
+        Wrap::Repeat if (0..size).contains(&i) => i,
         Wrap::Repeat => i.rem_euclid(size),
         Wrap::ClampToEdge => i.clamp(0, size - 1),
     }
