@@ -18,7 +18,7 @@ use super::error::ExecError;
 use super::executable::Executable;
 use super::machine::{All, Event, LANES, Machine, One, Word4};
 use super::request::{Attribute, Image, Texture};
-use super::sample::{Lod, Selection, fetch, sample, select};
+use super::sample::{Lod, Selection, fetch, normalized, sample, select, texel_bytes};
 use super::uniforms::UniformValues;
 
 /// The largest framebuffer side the executor draws.
@@ -300,7 +300,7 @@ fn serve_quad(
     let mut rgba = [[0.0f32; 4]; LANES];
     for (l, out) in rgba.iter_mut().enumerate() {
         let (sampler, [u, v]) = (samplers[l], coordinates[l]);
-        *out = match textures.get(sampler as usize).copied().flatten() {
+        match textures.get(sampler as usize).copied().flatten() {
             Some(texture) => {
                 let selection = match chosen {
                     Some((slot, selection)) if slot == sampler => selection,
@@ -310,10 +310,19 @@ fn serve_quad(
                         selection
                     }
                 };
-                fetch(texture, selection, u, v)
+                if selection.linear {
+                    *out = fetch(texture, selection, u, v);
+                } else {
+                    // One texel's bytes, normalized straight into the
+                    // result (no [f32; 4] temporary between them).
+                    let bytes = texel_bytes(texture, selection, u, v);
+                    for (c, channel) in out.iter_mut().enumerate() {
+                        *channel = normalized(bytes[c]);
+                    }
+                }
             }
-            None => sample(None, u, v, lod),
-        };
+            None => *out = sample(None, u, v, lod),
+        }
     }
     rgba
 }
