@@ -16,9 +16,9 @@
 
 use super::error::ExecError;
 use super::executable::Executable;
-use super::machine::{Event, Machine};
+use super::machine::{All, Event, LANES, Machine, One, Word4};
 use super::request::{Attribute, Image, Texture};
-use super::sample::{Lod, Selection, fetch, sample, select};
+use super::sample::{Lod, Selection, fetch, normalized, sample, select, texel_bytes};
 use super::uniforms::UniformValues;
 
 /// The largest framebuffer side the executor draws.
@@ -64,7 +64,9 @@ impl DrawRequest {
 /// rounded to nearest, ties to even.
 pub fn unorm8(x: f32) -> u8 {
     let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
-    (c * 255.0).round_ties_even() as u8
+    // c × 255 lies in [0, 255]: adding 2^23 rounds it to an integer,
+    // ties to even (binary32's rounding), in the low mantissa bits.
+    ((c * 255.0 + 8_388_608.0).to_bits() & 0xff) as u8
 }
 
 /// A vertex after the vertex stage: window position (fixed point, image
@@ -82,14 +84,66 @@ struct Vertex {
 const SUBPIXEL_BITS: u32 = 8;
 const ONE: i64 = 1 << SUBPIXEL_BITS;
 
-struct Triangle<'v> {
-    v: [&'v Vertex; 3],
-    /// Twice the signed area (positive after ordering).
-    area: i64,
-    provoking: &'v Vertex,
+/// How one fragment input word is set from the triangle's vertices.
+#[derive(Debug, Clone, Copy)]
+enum Interpolant {
+    /// Flat: the provoking vertex's word.
+    Flat(u32),
+    /// Perspective-correct: the three vertices' values.
+    Smooth([f64; 3]),
 }
 
-impl Triangle<'_> {
+struct Triangle<'v> {
+    v: [&'v Vertex; 3],
+    /// Each edge function's change one pixel right (+x).
+    step_x: [i64; 3],
+    /// Each edge function's change one window row up (one image row up).
+    step_y: [i64; 3],
+    /// Whether each edge (opposite vertex k) is a top or left edge.
+    top_left: [bool; 3],
+    /// 1 / twice the signed area (positive after ordering).
+    inv_area: f64,
+    /// Each fragment input word (offset) and how it is interpolated.
+    interpolants: Vec<(usize, Interpolant)>,
+}
+
+impl<'v> Triangle<'v> {
+    fn new(executable: &Executable, v: [&'v Vertex; 3], area: i64, provoking: &Vertex) -> Self {
+        let mut interpolants = Vec::new();
+        for varying in &executable.varyings {
+            for i in 0..varying.len {
+                let (from, to) = (
+                    (varying.vertex_offset + i) as usize,
+                    (varying.fragment_offset + i) as usize,
+                );
+                let value = if varying.flat {
+                    Interpolant::Flat(provoking.io[from])
+                } else {
+                    Interpolant::Smooth(v.map(|v| f64::from(f32::from_bits(v.io[from]))))
+                };
+                interpolants.push((to, value));
+            }
+        }
+        let [a, b, c] = v;
+        // Edge k runs from p to q (the vertices other than k); its function
+        // (q.x − p.x)(py − p.y) − (q.y − p.y)(px − p.x) changes by
+        // −(q.y − p.y)·ONE per pixel right and −(q.x − p.x)·ONE per image
+        // row up.
+        let ends = [(b, c), (c, a), (a, b)];
+        Triangle {
+            v,
+            step_x: ends.map(|(p, q)| -(q.y - p.y) * ONE),
+            step_y: ends.map(|(p, q)| -(q.x - p.x) * ONE),
+            top_left: [
+                Self::top_left(b, c),
+                Self::top_left(c, a),
+                Self::top_left(a, b),
+            ],
+            inv_area: 1.0 / area as f64,
+            interpolants,
+        }
+    }
+
     fn edge(a: &Vertex, b: &Vertex, px: i64, py: i64) -> i64 {
         (b.x - a.x) * (py - a.y) - (b.y - a.y) * (px - a.x)
     }
@@ -99,22 +153,26 @@ impl Triangle<'_> {
         dy < 0 || (dy == 0 && dx > 0)
     }
 
-    /// Whether the sample at (px, py) is covered, and its barycentric
-    /// weights (extrapolated for helper lanes).
-    fn weights(&self, px: i64, py: i64) -> (bool, [f64; 3]) {
+    /// The three edge functions at (px, py), each opposite one vertex.
+    fn edges(&self, px: i64, py: i64) -> [i64; 3] {
         let [a, b, c] = self.v;
-        let (ea, eb, ec) = (
+        [
             Self::edge(b, c, px, py),
             Self::edge(c, a, px, py),
             Self::edge(a, b, px, py),
-        );
-        let inside = |e: i64, p: &Vertex, q: &Vertex| e > 0 || (e == 0 && Self::top_left(p, q));
-        let covered = inside(ea, b, c) && inside(eb, c, a) && inside(ec, a, b);
-        let area = self.area as f64;
-        (
-            covered,
-            [ea as f64 / area, eb as f64 / area, ec as f64 / area],
-        )
+        ]
+    }
+
+    /// Whether a sample with edge functions `e` is covered (the top-left
+    /// rule on the edges it lies on).
+    fn covers(&self, e: [i64; 3]) -> bool {
+        (0..3).all(|k| e[k] > 0 || (e[k] == 0 && self.top_left[k]))
+    }
+
+    /// The barycentric weights of a sample with edge functions `e`
+    /// (extrapolated for helper lanes).
+    fn weights(&self, e: [i64; 3]) -> [f64; 3] {
+        e.map(|e| e as f64 * self.inv_area)
     }
 }
 
@@ -156,7 +214,7 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
     let vertices = run_vertices(executable, request, &textures, uniforms)?;
 
     let clear = request.clear.map(unorm8);
-    // Framebuffer rows bottom-up (GL window order) until the end.
+    // Rows top-down (image order); window row y is image row h - 1 - y.
     let mut pixels: Vec<u8> = clear.repeat(w as usize * h as usize);
     let order = [[0usize, 1, 2], [2, 1, 3]];
     let triangles: Vec<Triangle<'_>> = order
@@ -166,16 +224,8 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
             let area = Triangle::edge(a, b, c.x, c.y);
             match area.signum() {
                 0 => None,
-                1 => Some(Triangle {
-                    v: [a, b, c],
-                    area,
-                    provoking: c,
-                }),
-                _ => Some(Triangle {
-                    v: [a, c, b],
-                    area: -area,
-                    provoking: c,
-                }),
+                1 => Some(Triangle::new(executable, [a, b, c], area, c)),
+                _ => Some(Triangle::new(executable, [a, c, b], -area, c)),
             }
         })
         .collect();
@@ -187,9 +237,11 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
     } else {
         quad_rows
     };
-    let (low, high) = pixels.split_at_mut((split * 2).min(h as usize) * row_bytes);
-    let band = |rows: &mut [u8], first_quad_row: usize, last_quad_row: usize| {
-        let mut lanes: [Machine; 4] = Default::default();
+    // Window rows [0, split_row) are the image's last rows.
+    let split_row = (split * 2).min(h as usize);
+    let (high, low) = pixels.split_at_mut((h as usize - split_row) * row_bytes);
+    let band = |rows: &mut [u8], first_quad_row: usize, last_quad_row: usize, end_row: usize| {
+        let mut machine = Machine::default();
         let mut result = Ok(());
         for t in &triangles {
             result = result.and(shade(
@@ -198,16 +250,20 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
                 uniforms,
                 t,
                 (w, h),
-                rows,
-                first_quad_row..last_quad_row,
-                &mut lanes,
+                Band {
+                    rows: &mut *rows,
+                    quad_rows: first_quad_row..last_quad_row,
+                    end_row,
+                },
+                &mut machine,
             ));
         }
         result
     };
     let (a, b) = std::thread::scope(|scope| {
-        let second = (split < quad_rows).then(|| scope.spawn(|| band(high, split, quad_rows)));
-        let first = band(low, 0, split);
+        let second =
+            (split < quad_rows).then(|| scope.spawn(|| band(high, split, quad_rows, h as usize)));
+        let first = band(low, 0, split, split_row);
         let second = match second {
             Some(handle) => handle
                 .join()
@@ -218,16 +274,57 @@ pub fn draw(executable: &Executable, request: &DrawRequest) -> Result<Image, Exe
     });
     a?;
     b?;
-    // Rows top-down.
-    let mut rgba = Vec::with_capacity(pixels.len());
-    for row in pixels.chunks_exact(row_bytes).rev() {
-        rgba.extend_from_slice(row);
-    }
     Ok(Image {
         width: w,
         height: h,
-        rgba,
+        rgba: pixels,
     })
+}
+
+/// The sample of each lane of a quad at one texture call, all lanes
+/// active: coarse derivatives (lane 1 − lane 0 in x, lane 2 − lane 0 in
+/// y), the level and filter chosen once per sampler.
+fn serve_quad(
+    textures: &[Option<&Texture>],
+    samplers: &Word4,
+    coordinates: &[[f32; 2]; LANES],
+) -> [[f32; 4]; LANES] {
+    let [c0, c1, c2, _] = coordinates;
+    let lod = Lod::Derivatives {
+        du_dx: c1[0] - c0[0],
+        dv_dx: c1[1] - c0[1],
+        du_dy: c2[0] - c0[0],
+        dv_dy: c2[1] - c0[1],
+    };
+    let mut chosen: Option<(u32, Selection)> = None;
+    let mut rgba = [[0.0f32; 4]; LANES];
+    for (l, out) in rgba.iter_mut().enumerate() {
+        let (sampler, [u, v]) = (samplers[l], coordinates[l]);
+        match textures.get(sampler as usize).copied().flatten() {
+            Some(texture) => {
+                let selection = match chosen {
+                    Some((slot, selection)) if slot == sampler => selection,
+                    _ => {
+                        let selection = select(texture, lod);
+                        chosen = Some((sampler, selection));
+                        selection
+                    }
+                };
+                if selection.linear {
+                    *out = fetch(texture, selection, u, v);
+                } else {
+                    // One texel's bytes, normalized straight into the
+                    // result (no [f32; 4] temporary between them).
+                    let bytes = texel_bytes(texture, selection, u, v);
+                    for (c, channel) in out.iter_mut().enumerate() {
+                        *channel = normalized(bytes[c]);
+                    }
+                }
+            }
+            None => *out = sample(None, u, v, lod),
+        }
+    }
+    rgba
 }
 
 fn run_vertices(
@@ -256,9 +353,11 @@ fn run_vertices(
             .any(|a| a.location == location && a.locations == 1 && a.float)
     };
     let (w, h) = (f64::from(request.width), f64::from(request.height));
+    let stage = &executable.vertex;
+    // The four vertices are the machine's four lanes.
     let mut machine = Machine::default();
-    let mut vertices = Vec::with_capacity(4);
-    for vertex in 0..4 {
+    machine.start(stage);
+    for vertex in 0..LANES {
         let attribute = |location: u32| -> [f32; 4] {
             if let Some((_, value)) = request
                 .attributes
@@ -277,13 +376,12 @@ fn run_vertices(
                 _ => [0.0, 0.0, 0.0, 1.0],
             }
         };
-        machine.start(&executable.vertex);
         for a in &executable.attributes {
             for column in 0..a.locations {
                 let value = attribute(a.location.saturating_add(column));
                 for (c, component) in value.iter().enumerate().take(a.components as usize) {
                     let at = (a.io_offset + column * a.components) as usize + c;
-                    machine.io[at] = if a.float {
+                    machine.io[at][vertex] = if a.float {
                         component.to_bits()
                     } else {
                         (*component as i32) as u32
@@ -291,25 +389,44 @@ fn run_vertices(
                 }
             }
         }
-        loop {
-            match machine.run(&executable.vertex, uniforms) {
-                Event::Done => break,
-                Event::Texture { dst, sampler, u, v } => {
-                    let texture = textures.get(sampler as usize).copied().flatten();
-                    machine.write_sample(dst, sample(texture, u, v, Lod::Base));
+    }
+    // Vertex sampling reads the base level (λ = 0).
+    let texture = |sampler: u32| textures.get(sampler as usize).copied().flatten();
+    let mut serve = |samplers: &Word4, coordinates: &[[f32; 2]; LANES]| {
+        std::array::from_fn(|l| {
+            let [u, v] = coordinates[l];
+            sample(texture(samplers[l]), u, v, Lod::Base)
+        })
+    };
+    let discarded = || ExecError::Unsupported("a vertex invocation discarded".into());
+    match machine.run(All, stage, uniforms, &mut serve) {
+        Event::Done => {}
+        Event::Discarded => return Err(discarded()),
+        Event::StepLimit => return Err(step_limit("vertex")),
+        Event::Texture { .. } => return Err(lock_step_ended()),
+        Event::Diverged => {
+            for vertex in 0..LANES {
+                loop {
+                    match machine.run(One(vertex), stage, uniforms, &mut serve) {
+                        Event::Done => break,
+                        Event::Texture { dst, sampler, u, v } => {
+                            let rgba = sample(texture(sampler), u, v, Lod::Base);
+                            machine.write_sample(vertex, dst, rgba);
+                        }
+                        Event::Discarded => return Err(discarded()),
+                        Event::StepLimit => return Err(step_limit("vertex")),
+                        Event::Diverged => return Err(lock_step_ended()),
+                    }
                 }
-                Event::Discarded => {
-                    return Err(ExecError::Unsupported(
-                        "a vertex invocation discarded".into(),
-                    ));
-                }
-                Event::StepLimit => return Err(step_limit("vertex")),
             }
         }
+    }
+    let mut vertices = Vec::with_capacity(LANES);
+    for vertex in 0..LANES {
         let at = executable.clip_offset as usize;
         let clip: Vec<f64> = machine.io[at..at + 4]
             .iter()
-            .map(|b| f64::from(f32::from_bits(*b)))
+            .map(|b| f64::from(f32::from_bits(b[vertex])))
             .collect();
         let (cx, cy, cz, cw) = (clip[0], clip[1], clip[2], clip[3]);
         if cw.is_nan() || cw <= 0.0 || cz.abs() > cw || !cx.is_finite() || !cy.is_finite() {
@@ -332,7 +449,7 @@ fn run_vertices(
             y: snap(h - yw),
             z: nz * 0.5 + 0.5,
             inv_w: 1.0 / cw,
-            io: machine.io.clone(),
+            io: machine.io.iter().map(|word| word[vertex]).collect(),
         });
     }
     Ok(vertices)
@@ -345,8 +462,25 @@ fn step_limit(stage: &str) -> ExecError {
     ))
 }
 
-/// Shades the quads of `t` within quad rows `quad_rows` (GL window order)
-/// into `rows` (whose first row is window row `2 * quad_rows.start`).
+/// A lane running alone reported a divergence, or lock step a texture
+/// event, which neither can: an executor defect, reported rather than
+/// looped on.
+fn lock_step_ended() -> ExecError {
+    ExecError::Limit("executor defect: an event the running mode cannot report".into())
+}
+
+/// The rows one thread writes.
+struct Band<'p> {
+    /// Image rows (top-down) of window rows `end_row - rows.len() / row
+    /// bytes .. end_row`.
+    rows: &'p mut [u8],
+    /// Quad rows (GL window order) shaded.
+    quad_rows: std::ops::Range<usize>,
+    /// One past the last window row in `rows` (its first image row).
+    end_row: usize,
+}
+
+/// Shades the quads of `t` within `band`'s quad rows into its rows.
 #[allow(clippy::too_many_arguments)]
 fn shade(
     executable: &Executable,
@@ -354,11 +488,9 @@ fn shade(
     uniforms: &[u32],
     t: &Triangle<'_>,
     (w, h): (u32, u32),
-    rows: &mut [u8],
-    quad_rows: std::ops::Range<usize>,
-    lanes: &mut [Machine; 4],
+    band: Band<'_>,
+    machine: &mut Machine,
 ) -> Result<(), ExecError> {
-    let stage = &executable.fragment;
     // Bounding box in window pixels (GL rows, bottom-up).
     let min_x =
         t.v.iter()
@@ -382,32 +514,43 @@ fn shade(
     if min_x > max_x || min_y > max_y {
         return Ok(());
     }
+    let Band {
+        rows,
+        quad_rows,
+        end_row,
+    } = band;
     let first_qy = (min_y / 2).max(quad_rows.start as i64);
     let last_qy = (max_y / 2).min(quad_rows.end as i64 - 1);
     let row_bytes = w as usize * 4;
-    let base_row = quad_rows.start * 2;
     let mut qy = first_qy;
     while qy <= last_qy {
         let mut qx = min_x / 2;
         while qx * 2 <= max_x {
             let (x0, y0) = (qx * 2, qy * 2);
             let lane_xy = [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)];
-            let mut covered = [false; 4];
-            let mut weights = [[0.0f64; 3]; 4];
+            // Lane 0's edge functions, the others one pixel step away
+            // (exact integer steps).
+            let e0 = t.edges(x0 * ONE + ONE / 2, (i64::from(h) - 1 - y0) * ONE + ONE / 2);
+            let edges: [[i64; 3]; LANES] = [
+                e0,
+                [0, 1, 2].map(|k| e0[k] + t.step_x[k]),
+                [0, 1, 2].map(|k| e0[k] + t.step_y[k]),
+                [0, 1, 2].map(|k| e0[k] + t.step_x[k] + t.step_y[k]),
+            ];
+            let mut covered = [false; LANES];
             for (l, &(x, y)) in lane_xy.iter().enumerate() {
-                let px = x * ONE + ONE / 2;
-                let py = (i64::from(h) - 1 - y) * ONE + ONE / 2;
-                let (c, wts) = t.weights(px, py);
-                covered[l] = c && x < i64::from(w) && y < i64::from(h);
-                weights[l] = wts;
+                covered[l] = t.covers(edges[l]) && x < i64::from(w) && y < i64::from(h);
             }
             if covered.iter().any(|c| *c) {
-                let colors =
-                    run_quad(executable, textures, uniforms, t, &lane_xy, &weights, lanes)?;
-                for l in 0..4 {
+                let weights = edges.map(|e| t.weights(e));
+                let colors = run_quad(
+                    executable, textures, uniforms, t, &lane_xy, &weights, machine,
+                )?;
+                for l in 0..LANES {
                     if let (true, Some(rgba)) = (covered[l], colors[l]) {
                         let (x, y) = lane_xy[l];
-                        let at = (y as usize - base_row) * row_bytes + x as usize * 4;
+                        let row = end_row - 1 - y as usize;
+                        let at = row * row_bytes + x as usize * 4;
                         if let Some(px) = rows.get_mut(at..at + 4) {
                             px.copy_from_slice(&rgba);
                         }
@@ -418,76 +561,114 @@ fn shade(
         }
         qy += 1;
     }
-    let _ = stage;
     Ok(())
 }
 
-/// Runs the fragment stage on the four lanes of one quad; the colours of
-/// lanes that returned normally.
-#[allow(clippy::too_many_arguments)]
+/// Runs the fragment stage on the four lanes of one quad (in lock step
+/// until they diverge); the colours of lanes that returned normally.
 fn run_quad(
     executable: &Executable,
     textures: &[Option<&Texture>],
     uniforms: &[u32],
     t: &Triangle<'_>,
-    lane_xy: &[(i64, i64); 4],
-    weights: &[[f64; 3]; 4],
-    lanes: &mut [Machine; 4],
-) -> Result<[Option<[u8; 4]>; 4], ExecError> {
+    lane_xy: &[(i64, i64); LANES],
+    weights: &[[f64; 3]; LANES],
+    machine: &mut Machine,
+) -> Result<[Option<[u8; 4]>; LANES], ExecError> {
     let stage = &executable.fragment;
-    for (l, machine) in lanes.iter_mut().enumerate() {
-        machine.start(stage);
-        let wts = weights[l];
-        let persp = [
-            wts[0] * t.v[0].inv_w,
-            wts[1] * t.v[1].inv_w,
-            wts[2] * t.v[2].inv_w,
-        ];
-        let inv_w = persp[0] + persp[1] + persp[2];
-        for varying in &executable.varyings {
-            for i in 0..varying.len {
-                let (from, to) = (
-                    (varying.vertex_offset + i) as usize,
-                    (varying.fragment_offset + i) as usize,
-                );
-                machine.io[to] = if varying.flat {
-                    t.provoking.io[from]
-                } else {
-                    let mut sum = 0.0f64;
-                    for (k, v) in t.v.iter().enumerate() {
-                        sum += persp[k] * f64::from(f32::from_bits(v.io[from]));
-                    }
-                    ((sum / inv_w) as f32).to_bits()
-                };
-            }
+    machine.start(stage);
+    // Per lane: the perspective weights w_k / w_k(clip) and one
+    // reciprocal of their sum (not one division per component).
+    let mut persp = [[0.0f64; LANES]; 3];
+    let mut inv_w = [0.0f64; LANES];
+    let mut reciprocal = [0.0f64; LANES];
+    for l in 0..LANES {
+        for k in 0..3 {
+            persp[k][l] = weights[l][k] * t.v[k].inv_w;
         }
-        if let Some(at) = executable.frag_coord_offset {
-            let (x, y) = lane_xy[l];
+        inv_w[l] = persp[0][l] + persp[1][l] + persp[2][l];
+        reciprocal[l] = 1.0 / inv_w[l];
+    }
+    for &(to, value) in &t.interpolants {
+        machine.io[to] = match value {
+            Interpolant::Flat(word) => [word; LANES],
+            Interpolant::Smooth([a0, a1, a2]) => {
+                let mut words = [0u32; LANES];
+                for (l, word) in words.iter_mut().enumerate() {
+                    let sum = 0.0 + persp[0][l] * a0 + persp[1][l] * a1 + persp[2][l] * a2;
+                    *word = ((sum * reciprocal[l]) as f32).to_bits();
+                }
+                words
+            }
+        };
+    }
+    if let Some(at) = executable.frag_coord_offset {
+        let at = at as usize;
+        for (l, &(x, y)) in lane_xy.iter().enumerate() {
+            let wts = weights[l];
             let z: f64 = (0..3).map(|k| wts[k] * t.v[k].z).sum();
-            let at = at as usize;
-            machine.io[at] = (x as f32 + 0.5).to_bits();
-            machine.io[at + 1] = (y as f32 + 0.5).to_bits();
-            machine.io[at + 2] = (z as f32).to_bits();
-            machine.io[at + 3] = (inv_w as f32).to_bits();
+            machine.io[at][l] = (x as f32 + 0.5).to_bits();
+            machine.io[at + 1][l] = (y as f32 + 0.5).to_bits();
+            machine.io[at + 2][l] = (z as f32).to_bits();
+            machine.io[at + 3][l] = (inv_w[l] as f32).to_bits();
         }
     }
+    let mut serve = |samplers: &Word4, coordinates: &[[f32; 2]; LANES]| {
+        serve_quad(textures, samplers, coordinates)
+    };
+    let done = match machine.run(All, stage, uniforms, &mut serve) {
+        Event::Done => [true; LANES],
+        Event::Discarded => [false; LANES],
+        Event::StepLimit => return Err(step_limit("fragment")),
+        Event::Diverged => run_apart(textures, uniforms, stage, machine, &mut serve)?,
+        Event::Texture { .. } => return Err(lock_step_ended()),
+    };
+    let mut colors = [None; LANES];
+    let at = executable.color_offset as usize;
+    for l in 0..LANES {
+        if done[l] {
+            let mut rgba = [0u8; 4];
+            for (c, out) in rgba.iter_mut().enumerate() {
+                *out = unorm8(f32::from_bits(machine.io[at + c][l]));
+            }
+            colors[l] = Some(rgba);
+        }
+    }
+    Ok(colors)
+}
+
+/// Runs the lanes of a quad that diverged, each alone, to the end: they
+/// run until each has finished or reached a texture call, the calls are
+/// served together (the n-th call of each lane), and the lanes resume.
+/// Whether each lane returned normally.
+fn run_apart<S>(
+    textures: &[Option<&Texture>],
+    uniforms: &[u32],
+    stage: &super::program::CompiledStage,
+    machine: &mut Machine,
+    serve: &mut S,
+) -> Result<[bool; LANES], ExecError>
+where
+    S: FnMut(&Word4, &[[f32; 2]; LANES]) -> [[f32; 4]; LANES],
+{
     // Lane states: None while running, Some(event) when stopped.
-    let mut state: [Option<Event>; 4] = [None; 4];
+    let mut state: [Option<Event>; LANES] = [None; LANES];
     loop {
-        for l in 0..4 {
-            if state[l].is_none() {
-                let event = lanes[l].run(stage, uniforms);
-                if event == Event::StepLimit {
-                    return Err(step_limit("fragment"));
+        for (l, lane) in state.iter_mut().enumerate() {
+            if lane.is_none() {
+                let event = machine.run(One(l), stage, uniforms, serve);
+                match event {
+                    Event::StepLimit => return Err(step_limit("fragment")),
+                    Event::Diverged => return Err(lock_step_ended()),
+                    _ => *lane = Some(event),
                 }
-                state[l] = Some(event);
             }
         }
         let coordinate = |l: usize| match state[l] {
             Some(Event::Texture { u, v, .. }) => Some((u, v)),
             _ => None,
         };
-        if (0..4).all(|l| coordinate(l).is_none()) {
+        if (0..LANES).all(|l| coordinate(l).is_none()) {
             break;
         }
         let difference = |a: usize, b: usize| match (coordinate(a), coordinate(b)) {
@@ -505,8 +686,8 @@ fn run_quad(
         // The level and filter depend on the texture and the quad's
         // derivatives only: chosen once per sampler and round.
         let mut chosen: Option<(u32, Selection)> = None;
-        for l in 0..4 {
-            if let Some(Event::Texture { dst, sampler, u, v }) = state[l] {
+        for (l, lane) in state.iter_mut().enumerate() {
+            if let Some(Event::Texture { dst, sampler, u, v }) = *lane {
                 let rgba = match textures.get(sampler as usize).copied().flatten() {
                     Some(texture) => {
                         let selection = match chosen {
@@ -521,22 +702,43 @@ fn run_quad(
                     }
                     None => sample(None, u, v, lod),
                 };
-                lanes[l].write_sample(dst, rgba);
-                state[l] = None;
+                machine.write_sample(l, dst, rgba);
+                *lane = None;
             }
         }
     }
-    let mut colors = [None; 4];
-    for l in 0..4 {
-        if state[l] == Some(Event::Done) {
-            let at = executable.color_offset as usize;
-            let io = &lanes[l].io;
-            let mut rgba = [0u8; 4];
-            for (c, out) in rgba.iter_mut().enumerate() {
-                *out = unorm8(f32::from_bits(io[at + c]));
+    Ok(state.map(|s| s == Some(Event::Done)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unorm8;
+
+    /// The 2^23 rounding agrees with `round_ties_even` on every tie
+    /// (k + ½) / 255 and its neighbours, the clamps and NaN. (Checked
+    /// over every binary32 value outside the suite.)
+    #[test]
+    fn unorm8_rounds_ties_to_even() {
+        let reference = |x: f32| {
+            let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            (c * 255.0).round_ties_even() as u8
+        };
+        let mut values = vec![f32::NAN, -1.0, -0.0, 0.0, 1.0, 2.0, f32::INFINITY];
+        for k in 0..=255u32 {
+            for x in [k as f32 / 255.0, (k as f32 + 0.5) / 255.0] {
+                for step in 0..8u32 {
+                    values.push(f32::from_bits(x.to_bits().saturating_sub(4) + step));
+                }
             }
-            colors[l] = Some(rgba);
+        }
+        // Values whose product with 255 is exactly k + ½: real ties.
+        let ties = values
+            .iter()
+            .filter(|x| (**x * 255.0).fract() == 0.5)
+            .count();
+        assert!(ties > 100, "only {ties} ties among the values");
+        for x in values {
+            assert_eq!(unorm8(x), reference(x), "unorm8({x})");
         }
     }
-    Ok(colors)
 }

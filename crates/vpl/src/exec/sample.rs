@@ -46,12 +46,28 @@ const UNORM8: [f32; 256] = {
 /// derivatives are the quad's), so it is chosen once per call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Selection {
-    level: usize,
-    linear: bool,
+    pub level: usize,
+    pub linear: bool,
 }
 
 /// Chooses the level and filter of a call with level of detail `lod`.
 pub(crate) fn select(t: &Texture, lod: Lod) -> Selection {
+    // Where magnification and minification read alike, λ cannot matter.
+    match (t.mag_linear, t.min_filter) {
+        (false, MinFilter::Nearest) => {
+            return Selection {
+                level: 0,
+                linear: false,
+            };
+        }
+        (true, MinFilter::Linear) => {
+            return Selection {
+                level: 0,
+                linear: true,
+            };
+        }
+        _ => {}
+    }
     let lambda = match lod {
         Lod::Base => 0.0,
         Lod::Derivatives {
@@ -102,7 +118,24 @@ pub(crate) fn sample(texture: Option<&Texture>, u: f32, v: f32, lod: Lod) -> [f3
 }
 
 /// Reads `t` at normalized (u, v) with a chosen level and filter.
+/// Nearest filtering (one texel) is inlined into the caller; linear
+/// filtering is a call.
+#[inline(always)]
 pub(crate) fn fetch(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 4] {
+    if selection.linear {
+        filtered(t, selection, u, v)
+    } else {
+        filtered_or_nearest(t, selection, u, v)
+    }
+}
+
+#[inline(never)]
+fn filtered(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 4] {
+    filtered_or_nearest(t, selection, u, v)
+}
+
+#[inline(always)]
+fn filtered_or_nearest(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 4] {
     if t.levels.is_empty() || t.width == 0 || t.height == 0 {
         return UNBOUND;
     }
@@ -115,17 +148,7 @@ pub(crate) fn fetch(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 
     if pixels.len() < (lw * lh * 4) as usize {
         return UNBOUND;
     }
-    let texel = |i: i64, j: i64| -> [f32; 4] {
-        let (i, j) = (address(i, lw, t.wrap), address(j, lh, t.wrap));
-        let at = ((j * lw + i) * 4) as usize;
-        let p = &pixels[at..at + 4];
-        [
-            UNORM8[usize::from(p[0])],
-            UNORM8[usize::from(p[1])],
-            UNORM8[usize::from(p[2])],
-            UNORM8[usize::from(p[3])],
-        ]
-    };
+    let texel = |i: i64, j: i64| texel(pixels, (lw, lh), t.wrap, i, j);
     let (s, tt) = (u * lw as f32, v * lh as f32);
     if !linear {
         return texel(floor(s), floor(tt));
@@ -149,18 +172,168 @@ pub(crate) fn fetch(t: &Texture, selection: Selection, u: f32, v: f32) -> [f32; 
     out
 }
 
+/// k/255 for an 8-bit channel k.
+#[inline(always)]
+pub(crate) fn normalized(k: u8) -> f32 {
+    UNORM8[usize::from(k)]
+}
+
+/// The RGBA8 bytes nearest filtering reads at normalized (u, v) from the
+/// selected level (`fetch` without the normalization): (0, 0, 0, 255)
+/// where `fetch` answers the unbound colour (0, 0, 0, 1).
+#[inline(always)]
+pub(crate) fn texel_bytes(t: &Texture, selection: Selection, u: f32, v: f32) -> [u8; 4] {
+    const UNBOUND_BYTES: [u8; 4] = [0, 0, 0, 255];
+    if t.levels.is_empty() || t.width == 0 || t.height == 0 {
+        return UNBOUND_BYTES;
+    }
+    let level = selection.level;
+    let lw = (t.width >> level).max(1) as i64;
+    let lh = (t.height >> level).max(1) as i64;
+    let Some(pixels) = t.levels.get(level) else {
+        return UNBOUND_BYTES;
+    };
+    if pixels.len() < (lw * lh * 4) as usize {
+        return UNBOUND_BYTES;
+    }
+    let (i, j) = (
+        address(floor(u * lw as f32), lw, t.wrap),
+        address(floor(v * lh as f32), lh, t.wrap),
+    );
+    let at = ((j * lw + i) * 4) as usize;
+    [pixels[at], pixels[at + 1], pixels[at + 2], pixels[at + 3]]
+}
+
+/// The normalized texel (i, j) (addressed by `wrap`) of a level of
+/// `size` texels; inlined so its result stays in registers.
+#[inline(always)]
+fn texel(pixels: &[u8], (lw, lh): (i64, i64), wrap: Wrap, i: i64, j: i64) -> [f32; 4] {
+    let (i, j) = (address(i, lw, wrap), address(j, lh, wrap));
+    let at = ((j * lw + i) * 4) as usize;
+    let p = &pixels[at..at + 4];
+    [
+        UNORM8[usize::from(p[0])],
+        UNORM8[usize::from(p[1])],
+        UNORM8[usize::from(p[2])],
+        UNORM8[usize::from(p[3])],
+    ]
+}
+
 /// ⌊x⌋ as an integer; non-finite coordinates select texel 0.
+#[inline(always)]
 fn floor(x: f32) -> i64 {
     if x.is_finite() {
-        (x.floor() as i64).clamp(-(1 << 40), 1 << 40)
+        // Clamped first (the bounds are integers, so this commutes with
+        // ⌊⌋), then truncated toward zero, one less where that rounded
+        // up: ⌊x⌋ without a libm call.
+        const BOUND: f32 = (1i64 << 40) as f32;
+        let x = x.clamp(-BOUND, BOUND);
+        let truncated = x as i64;
+        if (truncated as f32) > x {
+            truncated - 1
+        } else {
+            truncated
+        }
     } else {
         0
     }
 }
 
+#[inline(always)]
 fn address(i: i64, size: i64, wrap: Wrap) -> i64 {
     match wrap {
+        // In range already (the usual case): no division.
+        Wrap::Repeat if (0..size).contains(&i) => i,
         Wrap::Repeat => i.rem_euclid(size),
         Wrap::ClampToEdge => i.clamp(0, size - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MinFilter, Selection, Texture, Wrap, fetch, floor, normalized, texel_bytes};
+
+    /// Nearest filtering through the bytes (the fragment quad's path)
+    /// reads what `fetch` reads, in range, out of range (repeat and
+    /// clamp), on every level, and for an incomplete texture.
+    #[test]
+    fn texel_bytes_normalize_to_fetch() {
+        let level = |w: u32, h: u32, seed: u32| -> Vec<u8> {
+            (0..w * h * 4).map(|i| (i * 37 + seed * 11) as u8).collect()
+        };
+        let mut textures = Vec::new();
+        for wrap in [Wrap::Repeat, Wrap::ClampToEdge] {
+            textures.push(Texture {
+                width: 5,
+                height: 3,
+                levels: vec![level(5, 3, 0), level(2, 1, 1), level(1, 1, 2)],
+                wrap,
+                min_filter: MinFilter::NearestMipmapNearest,
+                mag_linear: false,
+            });
+        }
+        // Level 1 missing bytes: both read the unbound colour.
+        textures.push(Texture {
+            width: 4,
+            height: 4,
+            levels: vec![level(4, 4, 3), vec![1, 2, 3]],
+            wrap: Wrap::Repeat,
+            min_filter: MinFilter::NearestMipmapNearest,
+            mag_linear: false,
+        });
+        for t in &textures {
+            for level in 0..3 {
+                let selection = Selection {
+                    level,
+                    linear: false,
+                };
+                for i in -40..40 {
+                    for j in -9..9 {
+                        let (u, v) = (i as f32 * 0.071, j as f32 * 0.23);
+                        let bytes = texel_bytes(t, selection, u, v);
+                        assert_eq!(
+                            bytes.map(normalized),
+                            fetch(t, selection, u, v),
+                            "level {level} at ({u}, {v})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The libm-free ⌊x⌋ agrees with `f32::floor` clamped to ±2^40,
+    /// including at the clamp, beyond `i64`'s range and at ±0.
+    /// (Checked over every binary32 value outside the suite.)
+    #[test]
+    fn floor_matches_libm() {
+        let reference = |x: f32| (x.floor() as i64).clamp(-(1 << 40), 1 << 40);
+        let mut values = vec![
+            0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 7.999_999, -7.999_999,
+        ];
+        values.extend([
+            2f32.powi(23) + 1.0,
+            -(2f32.powi(23) + 1.0),
+            2f32.powi(40),
+            -2f32.powi(40),
+        ]);
+        values.extend([
+            1.1e12,
+            -1.1e12,
+            1e19,
+            -1e19,
+            f32::MAX,
+            f32::MIN,
+            f32::MIN_POSITIVE,
+        ]);
+        values.extend([-f32::MIN_POSITIVE, f32::from_bits(1), -f32::from_bits(1)]);
+        for k in -2000..2000 {
+            values.push(k as f32 / 7.0);
+        }
+        for x in values {
+            assert_eq!(floor(x), reference(x), "floor({x})");
+        }
+        assert_eq!(floor(f32::NAN), 0);
+        assert_eq!(floor(f32::INFINITY), 0);
     }
 }
