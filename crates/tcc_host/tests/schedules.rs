@@ -347,3 +347,141 @@ fn two_nodes_passing_at_once_start_each_tick_once() {
         assert_eq!(total, 300);
     }
 }
+
+/// `/v1/schedules` over HTTP: the token guards it, refusals have their
+/// API codes, and the answers are the schedule objects.
+#[test]
+fn the_schedule_routes_answer_and_refuse_with_their_codes() {
+    use tcc_host::service::{Service, ServiceConfig};
+    let db = Db::all("t_sched_api").remove(0);
+    let store = db.open();
+    register(&*store, "tick");
+    let host = tcc_host::Host::new(
+        store,
+        tcc_host::Providers::echo_all(),
+        tcc_host::HostConfig::default(),
+    );
+    let svc = Service::start(
+        "127.0.0.1:0",
+        host,
+        ServiceConfig {
+            token: Some("t0ken".into()),
+            ..ServiceConfig::default()
+        },
+    )
+    .unwrap();
+    let url = format!("http://{}", svc.addr());
+    let call = |method: &str, path: &str, body: Option<&str>, token: bool| {
+        let mut headers = vec![("Content-Type", "application/json")];
+        if token {
+            headers.push(("Authorization", "Bearer t0ken"));
+        }
+        let r = tcc_host::http::request(
+            method,
+            &format!("{url}{path}"),
+            &headers,
+            body.map(str::as_bytes),
+            std::time::Duration::from_secs(10),
+        )
+        .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+        (r.status, j)
+    };
+    for (method, path) in [
+        ("GET", "/v1/schedules"),
+        ("POST", "/v1/schedules"),
+        ("GET", "/v1/schedules/a"),
+        ("DELETE", "/v1/schedules/a"),
+        ("POST", "/v1/schedules/a/pause"),
+        ("POST", "/v1/schedules/a/resume"),
+    ] {
+        assert_eq!(call(method, path, None, false).0, 401, "{method} {path}");
+    }
+    let refusals = [
+        (
+            r#"{"name": "a", "program": "tick", "cron": "61 * * * *"}"#,
+            400,
+            "TCC-H200",
+        ),
+        (
+            r#"{"name": "a", "program": "tick", "every": "1s", "cron": "* * * * *"}"#,
+            400,
+            "TCC-H200",
+        ),
+        (
+            r#"{"name": "a b", "program": "tick", "every": "1s"}"#,
+            400,
+            "TCC-H200",
+        ),
+        (
+            r#"{"name": "a", "program": "tick", "every": "1s", "overlap": "queue"}"#,
+            400,
+            "TCC-H200",
+        ),
+        (
+            r#"{"name": "a", "program": "tick", "every": "1s", "catchup_window": "2h"}"#,
+            400,
+            "TCC-H200",
+        ),
+        (
+            r#"{"name": "a", "program": "nope", "every": "1s"}"#,
+            404,
+            "TCC-H203",
+        ),
+    ];
+    for (body, status, code) in refusals {
+        let (c, j) = call("POST", "/v1/schedules", Some(body), true);
+        assert_eq!((c, j["code"].as_str()), (status, Some(code)), "{body}: {j}");
+    }
+    let (c, j) = call(
+        "POST",
+        "/v1/schedules",
+        Some(
+            r#"{"name": "a", "program": "tick", "cron": "0 3 * * *", "args": [1, "x"], "overlap": "buffer_one", "catchup": "all", "catchup_window": "5m"}"#,
+        ),
+        true,
+    );
+    assert_eq!(c, 201, "{j}");
+    assert_eq!(
+        (
+            j["cron"].as_str(),
+            &j["args"],
+            j["overlap"].as_str(),
+            j["catchup"].as_str(),
+            j["catchup_window_ms"].as_i64(),
+            j["paused"].as_bool()
+        ),
+        (
+            Some("0 3 * * *"),
+            &json!([1, "x"]),
+            Some("buffer_one"),
+            Some("all"),
+            Some(300_000),
+            Some(false)
+        )
+    );
+    // The next 03:00 UTC.
+    let next = j["next_due_ms"].as_i64().unwrap();
+    assert_eq!(next % 86_400_000, 3 * 3_600_000);
+    assert!(next > tcc_host::now_ms() && next <= tcc_host::now_ms() + 86_400_000);
+    let (c, j) = call(
+        "POST",
+        "/v1/schedules",
+        Some(r#"{"name": "a", "program": "tick", "every": "1s"}"#),
+        true,
+    );
+    assert_eq!((c, j["code"].as_str()), (409, Some("TCC-H204")), "{j}");
+    let (c, j) = call("POST", "/v1/schedules/a/pause", None, true);
+    assert_eq!((c, j["paused"].as_bool()), (200, Some(true)), "{j}");
+    let (c, j) = call("GET", "/v1/schedules", None, true);
+    assert_eq!(
+        (c, j["schedules"][0]["name"].as_str()),
+        (200, Some("a")),
+        "{j}"
+    );
+    let (c, j) = call("DELETE", "/v1/schedules/a", None, true);
+    assert_eq!((c, j), (200, json!({"deleted": "a"})));
+    let (c, j) = call("POST", "/v1/schedules/a/resume", None, true);
+    assert_eq!((c, j["code"].as_str()), (404, Some("TCC-H202")), "{j}");
+    svc.stop();
+}

@@ -532,99 +532,163 @@ pub struct PassReport {
 /// Most schedules one pass reads.
 pub const PASS_LIMIT: u32 = 500;
 
+/// Most schedules of one pass committed at once (each on a thread of its
+/// own: their commits are grouped by the store's group commit instead of
+/// waiting for each other).
+pub const PASS_THREADS: usize = 8;
+
 /// Handles every due schedule of `store` at `now` (see the module docs).
 /// A schedule whose row cannot be read as valid is left as it is (logged).
+/// The due schedules are handled by up to [`PASS_THREADS`] threads, from a
+/// random place in the list, so that two nodes passing at once mostly
+/// handle different schedules first.
 pub fn run_pass(store: &dyn Store, now: i64) -> Result<PassReport, StoreError> {
     let Some(schedules) = store_of(store) else {
         return Err(StoreError::Unsupported("schedules".into()));
     };
-    let mut report = PassReport::default();
-    for row in schedules.due_schedules(now, PASS_LIMIT)? {
-        let parsed = Spec::parse(&row.spec_kind, &row.spec).and_then(|spec| {
-            Ok((
-                spec,
-                Overlap::parse(&row.overlap)?,
-                Catchup::parse(&row.catchup)?,
-            ))
+    let mut rows = schedules.due_schedules(now, PASS_LIMIT)?;
+    if rows.len() > 1 {
+        use std::hash::BuildHasher;
+        let offset = std::collections::hash_map::RandomState::new().hash_one(now) as usize;
+        let len = rows.len();
+        rows.rotate_left(offset % len);
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let outcome = std::sync::Mutex::new(Ok(PassReport::default()));
+    let work = || {
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(row) = rows.get(i) else { return };
+            let handled = handle(store, schedules, row, now);
+            let Ok(mut o) = outcome.lock() else { return };
+            match (handled, &mut *o) {
+                (Err(e), Ok(_)) => *o = Err(e),
+                (Ok(Handled::Committed { inserted, skipped }), Ok(report)) => {
+                    report.schedules += 1;
+                    report.started += inserted;
+                    report.skipped += skipped;
+                }
+                (Ok(Handled::Lost), Ok(report)) => report.lost += 1,
+                _ => {}
+            }
+        }
+    };
+    let threads = PASS_THREADS.min(rows.len());
+    if threads <= 1 {
+        work();
+    } else {
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(work);
+            }
         });
-        let (spec, overlap, catchup) = match parsed {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::warn!(schedule = %row.name, error = %e, "schedule not handled: its row is invalid");
-                continue;
-            }
-        };
-        let previous_running = match (&row.last_execution_id, overlap) {
-            (Some(id), Overlap::Skip | Overlap::BufferOne) => {
-                store.get_execution(id)?.is_some_and(|e| !e.is_terminal())
-            }
-            _ => false,
-        };
-        let p = plan(
-            &PlanInput {
-                spec: &spec,
-                overlap,
-                catchup,
-                catchup_window_ms: row.catchup_window_ms,
-                next_due_ms: row.next_due_ms,
-                buffered_ms: row.buffered_ms,
-                previous_running,
-            },
-            now,
-        );
-        if p.start.is_empty()
-            && p.skipped == 0
-            && p.next_due_ms == row.next_due_ms
-            && p.buffered == row.buffered_ms
-        {
-            continue;
+    }
+    outcome
+        .into_inner()
+        .map_err(|_| StoreError::db("schedule pass: a thread panicked"))?
+}
+
+/// What [`handle`] did with one schedule.
+enum Handled {
+    /// Nothing was due.
+    Nothing,
+    /// Its advance committed.
+    Committed {
+        /// Executions inserted.
+        inserted: u64,
+        /// Ticks skipped.
+        skipped: u64,
+    },
+    /// Another node's advance committed first.
+    Lost,
+}
+
+/// One schedule's pass at `now`.
+fn handle(
+    store: &dyn Store,
+    schedules: &dyn ScheduleStore,
+    row: &ScheduleRow,
+    now: i64,
+) -> Result<Handled, StoreError> {
+    let parsed = Spec::parse(&row.spec_kind, &row.spec).and_then(|spec| {
+        Ok((
+            spec,
+            Overlap::parse(&row.overlap)?,
+            Catchup::parse(&row.catchup)?,
+        ))
+    });
+    let (spec, overlap, catchup) = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(schedule = %row.name, error = %e, "schedule not handled: its row is invalid");
+            return Ok(Handled::Nothing);
         }
-        let mut skipped = p.skipped;
-        let mut last_error = None;
-        let mut executions = Vec::new();
-        if !p.start.is_empty() {
-            match resolve(store, &row.program)? {
-                Some((hash, name)) => {
-                    for &tick in &p.start {
-                        executions.push((
-                            tick,
-                            NewExecution {
-                                id: tick_execution_id(&row.name, tick),
-                                artifact_hash: hash.clone(),
-                                program_name: name.clone(),
-                                args: row.args.clone(),
-                                parent: None,
-                            },
-                        ));
-                    }
-                }
-                None => {
-                    skipped += p.start.len() as u64;
-                    last_error = Some(format!("unknown program {:?}", row.program));
-                }
-            }
+    };
+    let previous_running = match (&row.last_execution_id, overlap) {
+        (Some(id), Overlap::Skip | Overlap::BufferOne) => {
+            store.get_execution(id)?.is_some_and(|e| !e.is_terminal())
         }
-        let advance = ScheduleAdvance {
-            name: row.name.clone(),
-            expected_next_due_ms: row.next_due_ms,
-            expected_buffered_ms: row.buffered_ms,
-            next_due_ms: p.next_due_ms,
-            buffered_ms: p.buffered,
-            executions,
-            skipped,
-            last_error,
-            now_ms: now,
-        };
-        match schedules.advance_schedule(&advance)? {
-            Some(inserted) => {
-                report.schedules += 1;
-                report.started += inserted;
-                report.skipped += skipped;
+        _ => false,
+    };
+    let p = plan(
+        &PlanInput {
+            spec: &spec,
+            overlap,
+            catchup,
+            catchup_window_ms: row.catchup_window_ms,
+            next_due_ms: row.next_due_ms,
+            buffered_ms: row.buffered_ms,
+            previous_running,
+        },
+        now,
+    );
+    if p.start.is_empty()
+        && p.skipped == 0
+        && p.next_due_ms == row.next_due_ms
+        && p.buffered == row.buffered_ms
+    {
+        return Ok(Handled::Nothing);
+    }
+    let mut skipped = p.skipped;
+    let mut last_error = None;
+    let mut executions = Vec::new();
+    if !p.start.is_empty() {
+        match resolve(store, &row.program)? {
+            Some((hash, name)) => {
+                for &tick in &p.start {
+                    executions.push((
+                        tick,
+                        NewExecution {
+                            id: tick_execution_id(&row.name, tick),
+                            artifact_hash: hash.clone(),
+                            program_name: name.clone(),
+                            args: row.args.clone(),
+                            parent: None,
+                        },
+                    ));
+                }
             }
-            None => report.lost += 1,
+            None => {
+                skipped += p.start.len() as u64;
+                last_error = Some(format!("unknown program {:?}", row.program));
+            }
         }
     }
-    Ok(report)
+    let advance = ScheduleAdvance {
+        name: row.name.clone(),
+        expected_next_due_ms: row.next_due_ms,
+        expected_buffered_ms: row.buffered_ms,
+        next_due_ms: p.next_due_ms,
+        buffered_ms: p.buffered,
+        executions,
+        skipped,
+        last_error,
+        now_ms: now,
+    };
+    Ok(match schedules.advance_schedule(&advance)? {
+        Some(inserted) => Handled::Committed { inserted, skipped },
+        None => Handled::Lost,
+    })
 }
 
 /// A program name or artifact hash to (hash, name), as `Host::resolve`.
