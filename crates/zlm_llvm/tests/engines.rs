@@ -82,7 +82,7 @@ fn every_example_function_matches_the_interpreter_or_is_listed_refused() {
 }
 
 #[test]
-fn lowered_ir_is_byte_identical_across_decodes_and_carries_no_wrap_flags() {
+fn lowered_ir_is_byte_identical_across_decodes_verifies_and_carries_no_wrap_flags() {
     for file in EXAMPLES {
         let m = load(file, "exact");
         let bytes = zlm::write::write(&m).unwrap();
@@ -95,6 +95,7 @@ fn lowered_ir_is_byte_identical_across_decodes_and_carries_no_wrap_flags() {
             assert_eq!(x, lower(&b, &scope));
             assert_eq!(x, lower(&c, &scope));
             if let Ok(u) = x {
+                zlm_llvm::backend::verify(&u.ir).unwrap_or_else(|e| panic!("{file}: {e}"));
                 for line in u.ir.lines().filter(|l| !l.starts_with(';')) {
                     for word in [" nsw", " nuw", " exact", "undef", "poison", "freeze"] {
                         assert!(!line.contains(word), "{file}: {word} in {line}");
