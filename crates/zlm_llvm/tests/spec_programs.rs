@@ -25,18 +25,7 @@ const PROGRAMS: [&str; 3] = ["clamp.zlt", "ledger.zlt", "window.zlt"];
 /// `(engine, file:Decl.function, what happens)` for every entry an engine
 /// does not run as the interpreter does (exact profile; each program's
 /// refusals do not depend on the profile).
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "c",
-        "window.zlt:Main.peek_checked",
-        "C0-EXEC-002: contract operation is not lowered yet (in Main.peek_checked)",
-    ),
-    (
-        "llvm",
-        "window.zlt:Main.peek_checked",
-        "C0-EXEC-002: contract operation is not lowered yet (in Main.peek_checked)",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn source(file: &str, profile: &str) -> zlm::Module {
     let p = format!("{}/tests/spec/{file}", env!("CARGO_MANIFEST_DIR"));

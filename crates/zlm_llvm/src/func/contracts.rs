@@ -2,6 +2,7 @@
 //! interpreter does.
 
 use super::*;
+use zlm::materialize::c::plan::ContractBytes;
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// Whether the receiver takes a runtime slot.
@@ -129,6 +130,34 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     return Err(refuse(self, "contract call arguments"));
                 }
                 self.call(callee, &v, &vals);
+            }
+            3 if op.aux0 == 1 => {
+                let (sel, bytes) = self.plan.contract_catalog(op)?;
+                let a = w(0);
+                let x = match (sel, bytes) {
+                    (8, _) => {
+                        let pb = self.zfield(zf::BYTES);
+                        let used = self.load(&pb);
+                        let pl = self.zfield(zf::BYTE_LIMIT);
+                        let lim = self.load(&pl);
+                        let ge = self.v(format!("icmp uge i64 {lim}, {used}"));
+                        let d = self.v(format!("sub i64 {lim}, {used}"));
+                        self.v(format!("select i1 {ge}, i64 {d}, i64 0"))
+                    }
+                    (_, Some(ContractBytes::ArrayLoan)) => {
+                        let arr = self.v(format!("load ptr, ptr {a}"));
+                        let lp = self.gep(&arr, crate::types::at::LEN);
+                        self.load(&lp)
+                    }
+                    _ => {
+                        let sp = self.gep(&a, crate::types::at::START);
+                        let st = self.load(&sp);
+                        let ep = self.gep(&a, crate::types::at::END);
+                        let en = self.load(&ep);
+                        self.v(format!("sub i64 {en}, {st}"))
+                    }
+                };
+                self.i(format!("store i64 {x}, ptr {v}"));
             }
             _ => return Err(self.plan.contract_unlowered()),
         }

@@ -12,7 +12,7 @@
 //! Everything else is refused.
 
 use super::config::TargetConfig;
-use super::plan::{self, FunctionPlan, PlaceRole, SliceSource};
+use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole, SliceSource};
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
 use super::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
@@ -1197,6 +1197,18 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     args.concat(),
                     self.propagate()
                 );
+            }
+            3 if op.aux0 == 1 => {
+                let (sel, bytes) = self.plan.contract_catalog(op)?;
+                let a = vals.first().cloned().unwrap_or_default();
+                let _ = match (sel, bytes) {
+                    (8, _) => writeln!(
+                        s,
+                        "    {v} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
+                    ),
+                    (_, Some(ContractBytes::ArrayLoan)) => writeln!(s, "    {v} = {a}->len;"),
+                    _ => writeln!(s, "    {v} = ({a}.e - {a}.s);"),
+                };
             }
             _ => return Err(self.plan.contract_unlowered()),
         }

@@ -129,6 +129,15 @@ impl PlaceRole {
     }
 }
 
+/// How the receiver binding of a catalog pure call in a contract holds
+/// its bytes.
+pub enum ContractBytes {
+    /// A `Ref`/`Mut` loan of an `Array<Byte>` (the binding is its address).
+    ArrayLoan,
+    /// A `Slice<Byte>` (the binding is the window itself).
+    Slice,
+}
+
 /// One step segment of a block: its operations (ordinal, operation).
 pub type Segment<'m> = Vec<(u32, &'m Op)>;
 
@@ -554,6 +563,43 @@ impl<'r, 'm> FunctionPlan<'r, 'm> {
     pub fn contract_flow_tag(&self, op: &ContractOp) -> Result<u32, Refusal> {
         crate::interp::contract_flow_tag(op.tag)
             .ok_or_else(|| self.contract_refusal("contract operation is not lowered yet"))
+    }
+
+    /// A contract PURE_CALL of a catalog function: its selector and how
+    /// its receiver binding holds the bytes. Lowered: `length` of a loaned
+    /// array (1) or of a slice (9), and the allocator's `remaining` (8);
+    /// `get` (2, 10) is refused (its bounds fault has no block).
+    pub fn contract_catalog(
+        &self,
+        op: &ContractOp,
+    ) -> Result<(u32, Option<ContractBytes>), Refusal> {
+        let Some(ent) = op
+            .reference
+            .and_then(|sig| crate::catalog::by_signature(&sig))
+        else {
+            return Err(self.contract_refusal("contract call of a function outside the catalog"));
+        };
+        let binding = match op.operands.first() {
+            Some(ContractOperand::Param(k)) => self
+                .f
+                .params
+                .iter()
+                .find(|p| p.ordinal == *k)
+                .map(|p| &p.ty),
+            _ => None,
+        };
+        let loan_of = |t: &Type, of: &Type| matches!(t, Type::Ref(a) | Type::Mut(a) if **a == *of);
+        match (ent.selector, binding) {
+            (1, Some(t)) if loan_of(t, &Type::ArrayByte) => Ok((1, Some(ContractBytes::ArrayLoan))),
+            (9, Some(t)) if *t == Type::SliceByte || loan_of(t, &Type::SliceByte) => {
+                Ok((9, Some(ContractBytes::Slice)))
+            }
+            (8, _) => Ok((8, None)),
+            (sel, _) => Err(self.contract_refusal(&format!(
+                "catalog pure call {} (selector {sel}) in a contract on this binding is not lowered yet",
+                ent.name
+            ))),
+        }
     }
 
     /// The refusal of a contract operation no printer lowers.
