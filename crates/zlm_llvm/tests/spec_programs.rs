@@ -130,5 +130,6 @@ fn spec_programs_agree_on_all_four_engines() {
         known, want,
         "the list of what an engine does not run changed"
     );
+    eprintln!("spec programs: {compared} runs, each compared on C, JIT and AOT");
     assert!(compared > 100, "only {compared} runs compared");
 }
