@@ -169,10 +169,61 @@ fn block<'a>(id: u32, k: &'a str) -> Block<'a> {
     }
 }
 
-fn contract(rng: &mut Rng, k: &str, subject: &str) -> String {
-    let op = rng.pick(&["ge", "lt", "ne", "le", "gt"]);
+/// A contract operand of kind `k`: `subject`, or an arithmetic, bit or
+/// shift operation of it (a contract value `vN`, pushed to `ops`).
+fn contract_value(rng: &mut Rng, k: &str, subject: &str, ops: &mut Vec<String>) -> String {
+    if rng.below(2) == 0 {
+        return subject.to_string();
+    }
+    let mut choices = vec![
+        "add", "sub", "mul", "div", "rem", "bit_and", "bit_xor", "bit_or", "shl", "shr",
+    ];
+    if k.starts_with("Int") {
+        choices.push("neg");
+    }
+    let op = *rng.pick(&choices);
+    let line = match op {
+        "neg" => format!("cop neg {k} {subject} | 0 0 -"),
+        "shl" | "shr" => format!("cop {op} {k} {subject} c:UInt64:{} | 0 0 -", rng.below(70)),
+        _ => format!(
+            "cop {op} {k} {subject} c:{k}:{} | 0 0 -",
+            const_bits(rng, k)
+        ),
+    };
+    ops.push(line);
+    format!("v{}", ops.len() - 1)
+}
+
+/// A comparison of (a value computed from) `subject` with a constant.
+fn contract_compare(rng: &mut Rng, k: &str, subject: &str, ops: &mut Vec<String>) -> String {
+    let a = contract_value(rng, k, subject, ops);
+    let op = rng.pick(&["ge", "lt", "ne", "le", "gt", "eq"]);
     let c = const_bits(rng, k);
-    format!("      cop {op} Bool {subject} c:{k}:{c} | 0 0 -\n")
+    ops.push(format!("cop {op} Bool {a} c:{k}:{c} | 0 0 -"));
+    format!("v{}", ops.len() - 1)
+}
+
+/// One contract expression over `subject` (a parameter or `result`):
+/// comparisons of it or of arithmetic on it, possibly negated or joined
+/// by `and`/`or` (short-circuit), in the spec's postorder.
+fn contract(rng: &mut Rng, k: &str, subject: &str) -> String {
+    let mut ops = Vec::new();
+    match rng.below(4) {
+        0 => {
+            let a = contract_compare(rng, k, subject, &mut ops);
+            let b = contract_compare(rng, k, subject, &mut ops);
+            let op = rng.pick(&["and", "or"]);
+            ops.push(format!("cop {op} Bool {a} {b} | 0 0 -"));
+        }
+        1 => {
+            let a = contract_compare(rng, k, subject, &mut ops);
+            ops.push(format!("cop not Bool {a} | 0 0 -"));
+        }
+        _ => {
+            contract_compare(rng, k, subject, &mut ops);
+        }
+    }
+    ops.iter().map(|l| format!("      {l}\n")).collect()
 }
 
 /// One function `f{i}(a: K, b: K) -> K` of the scalar shapes (straight

@@ -126,16 +126,19 @@ fn the_target_configuration_is_explicit_and_checked() {
 
 #[test]
 fn unsupported_operations_are_refused_with_their_location() {
-    // A contract calling a catalog intrinsic is not lowered.
+    // A contract calling the catalog's `get` is not lowered (its bounds
+    // fault has no block); the body's `length` of the loaned array is.
     let text = "zlm 1.9 package demo module run.cpure profile exact mode checked
 
 decl value Main public
   func message type len public -> UInt64 effects []
     param 0 bytes Ref<Array<Byte>>
+    param 1 floor Byte
     requires
-      cop pure_call UInt64 p0 | 1 0 cfunc:1
-      cop ge Bool v0 c:UInt64:0 | 0 0 -
+      cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:2
+      cop ge Bool v0 p1 | 0 0 -
     path p0 Array<Byte>
+    path p1 Byte
     loan 0 shared p0 - Ref<Array<Byte>> - -
     block 0
       intrinsic_call UInt64 $p0 | cfunc:1 effects:[]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use zlm::interp::Limits;
-use zlm::materialize::c::engine::{CRun, parse_report};
+use zlm::materialize::c::engine::{CRun, EngineError, run_executable};
 
 /// The host driver linked into every AOT executable.
 pub const DRIVER_C: &str = concat!(include_str!("host/common.c"), include_str!("host/driver.c"));
@@ -150,22 +150,10 @@ impl AotProgram {
     /// Runs `entry` with canonical argument words under `limits`.
     pub fn run(&self, entry: &str, args: &[u64], limits: Limits) -> Result<CRun, LlvmError> {
         let index = self.index(entry)?;
-        let out = Command::new(&self.exe)
-            .arg(format!("{index:x}"))
-            .arg(format!("{:x}", limits.steps))
-            .arg(format!("{:x}", limits.depth))
-            .arg(format!("{:x}", limits.bytes))
-            .args(args.iter().map(|w| format!("{w:x}")))
-            .output()
-            .map_err(|e| LlvmError::Io(format!("{}: {e}", self.exe.display())))?;
-        if !out.status.success() || !out.stderr.is_empty() {
-            return Err(LlvmError::Protocol(format!(
-                "status {:?}, stderr: {}",
-                out.status.code(),
-                String::from_utf8_lossy(&out.stderr)
-            )));
-        }
-        parse_report(&String::from_utf8_lossy(&out.stdout))
-            .map_err(|e| LlvmError::Protocol(e.to_string()))
+        run_executable(&self.exe, index, args, limits).map_err(|e| match e {
+            EngineError::Io(m) => LlvmError::Io(m),
+            EngineError::Protocol(m) => LlvmError::Protocol(m),
+            e => LlvmError::Protocol(e.to_string()),
+        })
     }
 }

@@ -22,6 +22,13 @@ pub(crate) fn parse<'ctx>(ctx: &'ctx Context, ir: &str) -> Result<Module<'ctx>, 
     Ok(module)
 }
 
+/// Runs LLVM's module verifier on lowered IR (every lowered module must
+/// pass; tests call this on each one, and a debug build's lowering does).
+pub fn verify(ir: &str) -> Result<(), LlvmError> {
+    let ctx = Context::create();
+    parse(&ctx, ir).map(|_| ())
+}
+
 /// The target machine a record describes (nothing from the host).
 pub(crate) fn machine(record: &TargetRecord) -> Result<TargetMachine, LlvmError> {
     init();

@@ -3,7 +3,7 @@
 //! render functions of its types (`types`), the host entries and the
 //! tables the engines read).
 
-use crate::func::Fl;
+use crate::func::IrFunction;
 use crate::runtime::RUNTIME_IR;
 use crate::types::{Layouts, emit_strings};
 use crate::unit::{Lowered, RENDERED};
@@ -27,14 +27,7 @@ fn collect_types(r: &Resolved<'_>, at: At, types: &mut Types) -> Result<(), Refu
             zlm::catalog::receiver_type(&r.self_type(at.0), kind)
         }
     };
-    let mut tys: Vec<&Type> = f.params.iter().map(|p| &p.ty).collect();
-    tys.extend(recv.as_ref());
-    tys.push(&f.result);
-    tys.extend(f.body.paths.iter().map(|p| &p.ty));
-    for b in &f.body.blocks {
-        tys.extend(b.ops.iter().filter_map(|o| o.result.as_ref()));
-    }
-    for t in tys {
+    for t in zlm::materialize::c::plan::held_types(f, recv.as_ref()) {
         if let Err(m) = types.add(r, t) {
             return Err(walk::refuse(r, at, None, None, m));
         }
@@ -95,8 +88,8 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
     out.push_str(RUNTIME_IR);
     let mut bodies = String::new();
     for &at in &set {
-        Fl::new(&u, at)?.check_body()?;
-        bodies.push_str(&Fl::new(&u, at)?.emit()?);
+        IrFunction::new(&u, at)?.check_body()?;
+        bodies.push_str(&IrFunction::new(&u, at)?.emit()?);
         bodies.push('\n');
     }
     out.push_str(&u.layouts.emit(r, &mut u.strings.borrow_mut()));
@@ -201,6 +194,13 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
         n = entries.len(),
     );
     out.push_str("\n!0 = !{!\"branch_weights\", i32 1, i32 1048576}\n");
+    // A debug build runs LLVM's module verifier on every lowered module
+    // before anything else sees it: IR that does not verify is a lowering
+    // bug, found here rather than as a backend error of a run.
+    #[cfg(debug_assertions)]
+    if let Err(e) = crate::backend::verify(&out) {
+        panic!("the lowered module does not verify (a lowering bug): {e}");
+    }
     Ok(Lowered {
         ir: out,
         entries,

@@ -33,6 +33,7 @@ fn random_modules_agree_on_all_four_engines() {
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));
         let unit = lower(&checked, &Scope::Module).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        zlm_llvm::backend::verify(&unit.ir).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let c_unit = emit(&checked, &TargetConfig::default(), &Scope::Module)
             .unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(unit.entries, c_unit.entries);

@@ -187,9 +187,9 @@ pub const CASES: &[&[&str]] = &[
     ],
 ];
 
-/// A contract that calls a catalog intrinsic (no compiled engine lowers
-/// catalog calls in contracts), reached from a host-callable entry, and a
-/// function it lowers.
+/// A contract that calls the catalog's `get` (no compiled engine lowers it
+/// in contracts; `length` they do), skipped at run time by `or`'s short
+/// circuit, reached from a host-callable entry, and a function it lowers.
 pub const CATALOG_CONTRACT: &str =
     "zlm 1.9 package demo module run.cpure profile exact mode checked
 
@@ -205,6 +205,10 @@ decl value Main public
     requires
       cop pure_call UInt64 p0 | 1 0 cfunc:1
       cop ge Bool v0 c:UInt64:0 | 0 0 -
+      cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:2
+      cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:2
+      cop eq Bool v2 v3 | 0 0 -
+      cop or Bool v1 v4 | 0 0 -
     path p0 Array<Byte>
     loan 0 shared p0 - Ref<Array<Byte>> - -
     block 0

@@ -3,9 +3,9 @@
 
 use super::*;
 
-impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     pub(super) fn operand_kind(&self, op: &Op) -> ScalarKind {
-        zlm::interp::operand_kind(self.f, &self.blocks, op).unwrap_or(ScalarKind::UInt64)
+        zlm::interp::operand_kind(self.f, &self.plan.frame.blocks, op).unwrap_or(ScalarKind::UInt64)
     }
 
     pub(super) fn modular(&self) -> bool {

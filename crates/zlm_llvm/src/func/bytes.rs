@@ -1,45 +1,34 @@
 //! The bytes facade: slices of byte arrays and the catalog intrinsics.
 
 use super::*;
+use zlm::materialize::c::plan::SliceSource;
 
-impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// BORROW_SLICE_BYTE: a bounds-checked view of a byte array (a place, a
     /// loan of one, or a Bytes facade record's private storage field).
     pub(super) fn slice(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {
         let u = self.u;
         let lay = &u.layouts;
-        let Some(o) = op.operands.first() else {
-            return Err(self.refuse(b, j, "missing operand"));
-        };
-        let (array, present, ty) = match o {
-            Operand::Place(k) => {
-                let pi = self.path_of(k, b, j)?;
+        let view = self.plan.slice_view(&lay.types, op, b, j)?;
+        let (array, present) = match view.source {
+            SliceSource::Place(pi) => {
                 let c = self.present(pi);
-                let t = self.target(pi);
-                (t, c, self.paths[pi].ty.clone())
+                (self.target(pi), c)
             }
-            o => match self.operand_type(o) {
-                Some(Type::Ref(t) | Type::Mut(t)) => {
-                    let s = self.storage_of(o, b, j)?;
-                    let p = self.v(format!("load ptr, ptr {s}"));
-                    (p, "true".to_string(), *t)
-                }
-                _ => return Err(self.refuse(b, j, "slice of a non-loan value")),
-            },
+            SliceSource::Loan => {
+                let o = self.plan.operand_at(op, 0, b, j)?;
+                let s = self.storage_of(o, b, j)?;
+                let p = self.v(format!("load ptr, ptr {s}"));
+                (p, "true".to_string())
+            }
         };
-        let array = match (&ty, lay.types.shape(&ty)) {
-            (Type::ArrayByte, _) => array,
-            (_, Some(Shape::Record { fields, .. }))
-                if fields
-                    .first()
-                    .is_some_and(|f| f.ordinal == 0 && f.ty == Type::ArrayByte) =>
-            {
-                let Some(fa) = lay.field(&ty, 0) else {
-                    return Err(self.refuse(b, j, "field layout"));
-                };
-                self.gep(&array, fa.value)
-            }
-            _ => return Err(self.refuse(b, j, "slice of a non-byte value")),
+        let array = if view.direct() {
+            array
+        } else {
+            let Some(fa) = lay.field(&view.holder, 0) else {
+                return Err(self.refuse(b, j, "field layout"));
+            };
+            self.gep(&array, fa.value)
         };
         let st = match op.operands.get(1) {
             Some(o) => self.word(o, b, j)?,
@@ -77,9 +66,18 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         };
         let mut args = Vec::new();
         let mut tys = Vec::new();
-        for o in &op.operands {
-            args.push(self.take(o, b, j)?);
-            tys.push(self.operand_type(o));
+        for (o, (t, array_place)) in op.operands.iter().zip(self.plan.intrinsic_operands(op)) {
+            args.push(match array_place {
+                Some(pi) => {
+                    // The place's address, held as a loan of it is.
+                    let loan = self.scratch(1);
+                    let addr = self.target(pi);
+                    self.i(format!("store ptr {addr}, ptr {loan}"));
+                    ("ptr".to_string(), loan)
+                }
+                None => self.take(o, b, j)?,
+            });
+            tys.push(t);
         }
         let arg = |me: &Self, k: usize| {
             args.get(k)

@@ -2,27 +2,23 @@
 //! interpreter does.
 
 use super::*;
+use zlm::materialize::c::plan::ContractBytes;
 
-impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
-    /// Runtime slots before the parameters (one for a runtime receiver).
-    pub(super) fn recv_slots(&self) -> usize {
-        usize::from(self.u.receiver_binding(self.at).is_some())
+impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
+    /// Whether the receiver takes a runtime slot.
+    pub(super) fn receiver_bound(&self) -> bool {
+        self.u.receiver_binding(self.at).is_some()
     }
 
-    /// The path of a contract operand naming a receiver or parameter slot.
-    pub(super) fn slot_path(&self, o: &ContractOperand) -> Option<usize> {
-        let slot = match o {
-            ContractOperand::Receiver => 0,
-            ContractOperand::Param(k) => *k as usize + self.recv_slots(),
-            _ => return None,
-        };
-        self.slots.get(slot).copied().flatten()
+    /// Runtime slots before the parameters (one for a runtime receiver).
+    pub(super) fn recv_slots(&self) -> usize {
+        usize::from(self.receiver_bound())
     }
 
     /// A slot's value: a word, or the storage of its binding.
     pub(super) fn slot_value(&mut self, slot: usize) -> (String, String) {
-        match self.slots.get(slot).copied().flatten() {
-            Some(pi) if is_word(&self.paths[pi].ty.clone()) && !self.paths[pi].borrowed => {
+        match self.plan.frame.slots.get(slot).copied().flatten() {
+            Some(pi) if is_word(&self.places[pi].ty.clone()) && !self.places[pi].borrowed => {
                 ("i64".into(), self.load(&format!("%pl{pi}")))
             }
             Some(pi) => ("ptr".into(), format!("%pl{pi}")),
@@ -65,22 +61,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         if op.tag == 1 {
             // A field of a receiver or parameter (through its loan).
-            let Some((_, None, fld)) = op.reference.and_then(|fid| self.u.r.field(&fid)) else {
-                return Err(refuse(self, "contract field copy of a variant field"));
-            };
-            let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
-                return Err(refuse(self, "contract field copy of a computed value"));
-            };
-            let pty = self.paths[pi].ty.clone();
+            let (pi, fld) = self.plan.contract_field(op, self.receiver_bound())?;
+            let pty = self.places[pi].ty.clone();
             let Some(fa) = self.u.layouts.field(&pty, fld.ordinal) else {
                 return Err(refuse(self, "contract field copy of a non-record"));
             };
-            if !is_word(&fld.ty) {
-                return Err(refuse(
-                    self,
-                    "non-scalar contract values are not lowered yet",
-                ));
-            }
             let t = self.target(pi);
             let hp = self.gep(&t, fa.flag);
             let h = self.load(&hp);
@@ -95,16 +80,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         for o in &op.operands {
             vals.push(self.coperand(e, o, result)?);
         }
-        if !is_word(&op.result) {
-            return Err(refuse(
-                self,
-                "non-scalar contract values are not lowered yet",
-            ));
-        }
-        let kind = match &op.result {
-            Type::Scalar(k) => *k,
-            _ => ScalarKind::Bool,
-        };
+        let kind = self.plan.contract_kind(op)?;
         let w = |k: usize| {
             vals.get(k)
                 .map(|x| x.1.clone())
@@ -118,9 +94,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.i(format!("store i64 {x}, ptr {v}"));
             }
             5 | 7..=16 => {
-                let Some(t) = zlm::interp::contract_flow_tag(op.tag) else {
-                    return Err(refuse(self, "contract operation is not lowered yet"));
-                };
+                let t = self.plan.contract_flow_tag(op)?;
                 let (x, f) = self
                     .arith(t, kind, &w(0), &w(1))
                     .ok_or_else(|| refuse(self, "contract arithmetic"))?;
@@ -131,36 +105,22 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.i(format!("store i64 {x}, ptr {v}"));
             }
             17..=22 => {
-                let Some(t) = zlm::interp::contract_flow_tag(op.tag) else {
-                    return Err(refuse(self, "contract operation is not lowered yet"));
-                };
-                let k = zlm::interp::contract_compare_kind(
-                    &self.u.r.self_type(self.at.0),
-                    self.f,
-                    e,
-                    &op.operands[0],
-                    &op.operands[1],
-                );
+                let (t, k) = self.plan.contract_compare(e, op)?;
                 let r = self.cmp(t, k.is_signed(), &w(0), &w(1));
                 self.i(format!("store i64 {r}, ptr {v}"));
             }
             3 if op.aux0 == 0 => {
-                let Some(&callee) = op.reference.and_then(|sig| self.u.r.funcs.get(&sig)) else {
-                    return Err(refuse(self, "contract calls into other modules"));
-                };
-                if !self.u.index.contains_key(&callee) {
-                    return Err(refuse(self, "callee outside the lowered set"));
-                }
-                if self.u.f(callee).receiver == ReceiverKind::Shared {
-                    // A synchronous shared child loan of the binding.
-                    let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
-                        return Err(refuse(self, "contract call on a computed receiver"));
-                    };
-                    if !self.paths[pi].borrowed {
-                        let loan = self.scratch(1);
-                        self.i(format!("store ptr %pl{pi}, ptr {loan}"));
-                        vals[0] = ("ptr".into(), loan);
-                    }
+                let index = &self.u.index;
+                let (callee, binding) =
+                    self.plan
+                        .contract_callee(op, self.receiver_bound(), |at| index.contains_key(&at))?;
+                // A synchronous shared child loan of the binding.
+                if let Some(pi) = binding
+                    && !self.places[pi].borrowed
+                {
+                    let loan = self.scratch(1);
+                    self.i(format!("store ptr %pl{pi}, ptr {loan}"));
+                    vals[0] = ("ptr".into(), loan);
                 }
                 // The callee's slots decide how each value is passed.
                 let want = self.u.slot_types(callee);
@@ -171,7 +131,35 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
                 self.call(callee, &v, &vals);
             }
-            _ => return Err(refuse(self, "contract operation is not lowered yet")),
+            3 if op.aux0 == 1 => {
+                let (sel, bytes) = self.plan.contract_catalog(op)?;
+                let a = w(0);
+                let x = match (sel, bytes) {
+                    (8, _) => {
+                        let pb = self.zfield(zf::BYTES);
+                        let used = self.load(&pb);
+                        let pl = self.zfield(zf::BYTE_LIMIT);
+                        let lim = self.load(&pl);
+                        let ge = self.v(format!("icmp uge i64 {lim}, {used}"));
+                        let d = self.v(format!("sub i64 {lim}, {used}"));
+                        self.v(format!("select i1 {ge}, i64 {d}, i64 0"))
+                    }
+                    (_, Some(ContractBytes::ArrayLoan)) => {
+                        let arr = self.v(format!("load ptr, ptr {a}"));
+                        let lp = self.gep(&arr, crate::types::at::LEN);
+                        self.load(&lp)
+                    }
+                    _ => {
+                        let sp = self.gep(&a, crate::types::at::START);
+                        let st = self.load(&sp);
+                        let ep = self.gep(&a, crate::types::at::END);
+                        let en = self.load(&ep);
+                        self.v(format!("sub i64 {en}, {st}"))
+                    }
+                };
+                self.i(format!("store i64 {x}, ptr {v}"));
+            }
+            _ => return Err(self.plan.contract_unlowered()),
         }
         Ok(v)
     }

@@ -28,6 +28,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 use zlm::interp::{canon, root_name, width};
 use zlm::materialize::c::Refusal;
+use zlm::materialize::c::plan::{self, FunctionPlan, PlaceRole};
 use zlm::materialize::c::types::{Shape, is_word};
 use zlm::materialize::c::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
 use zlm::model::*;
@@ -64,7 +65,7 @@ enum Flag {
 
 /// Where an owned path's value lives: its root's storage and the offset
 /// below it, with the interpreter's presence conditions.
-struct PathInfo {
+struct SlotPlace {
     root: usize,
     /// Slot offset of the value in the root's target storage.
     off: u32,
@@ -73,33 +74,29 @@ struct PathInfo {
     present: Vec<Flag>,
     /// The presence flag of the path's own slot (`None`: a word root).
     flag: Option<Flag>,
-    /// Non-word value held in this frame's own storage.
-    agg: bool,
-    /// Below (or at) a root bound to a loan.
-    borrowed: bool,
-    /// An owner root in custody.
-    owner: bool,
-    /// Drop-log name (`l1.right`).
-    name: String,
+    /// Storage, loan and custody role, and drop-log name.
+    role: PlaceRole,
     ty: Type,
 }
 
-/// One function's lowering: a linear text builder with fresh names.
-pub(crate) struct Fl<'a, 'u, 'm> {
+impl std::ops::Deref for SlotPlace {
+    type Target = PlaceRole;
+    fn deref(&self) -> &PlaceRole {
+        &self.role
+    }
+}
+
+/// One function printed as LLVM IR: the shared plan's decisions
+/// (`plan::FunctionPlan`) spelled over slot storage, a linear text
+/// builder with fresh names.
+pub(crate) struct IrFunction<'a, 'u, 'm> {
     u: &'a Unit<'u, 'm>,
     at: At,
     f: &'m Function,
     fnix: usize,
-    blocks: Vec<&'m Block>,
-    path_ix: HashMap<&'m PathKey, usize>,
-    paths: Vec<PathInfo>,
-    /// Temporary owner path of each flow op's result.
-    temps: HashMap<(u32, u32), usize>,
-    /// Path index per runtime slot (the receiver, then parameters).
-    slots: Vec<Option<usize>>,
-    /// Whether the frame keeps a custody list (it holds non-word paths).
-    cust: bool,
-    edge_of: HashMap<(u32, u8, u32), &'m CleanupEdge>,
+    /// Paths, temporaries, slots and edges, decided once for both printers.
+    plan: FunctionPlan<'u, 'm>,
+    places: Vec<SlotPlace>,
     covered: BTreeSet<u32>,
     allocas: Vec<String>,
     s: String,
@@ -129,23 +126,15 @@ struct Steps {
     unroll: BTreeMap<u32, u32>,
 }
 
-impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     pub(crate) fn new(u: &'a Unit<'u, 'm>, at: At) -> Result<Self, Refusal> {
         let f = u.f(at);
         let lay = &u.layouts;
-        let walk::Frame {
-            blocks,
-            path_ix,
-            paths: plans,
-            temps,
-            slots,
-            edge_of,
-            cust,
-        } = walk::frame(u.r, at, u.receiver_binding(at).is_some())?;
+        let frame = walk::frame(u.r, at, u.receiver_binding(at).is_some())?;
         // Each path as slot offsets below its root's storage and the
         // presence flags on the way.
         let mut paths = Vec::new();
-        for (p, plan) in f.body.paths.iter().zip(plans) {
+        for (p, plan) in f.body.paths.iter().zip(&frame.paths) {
             let (ri, borrowed) = (plan.root, plan.borrowed);
             let mut present = if !borrowed && (plan.agg || !plan.steps.is_empty()) {
                 vec![Flag::Root(ri)]
@@ -171,31 +160,23 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 flag = Some(Flag::Slot(off + fa.flag));
                 off += fa.value;
             }
-            paths.push(PathInfo {
+            paths.push(SlotPlace {
                 root: ri,
                 off,
                 present,
                 flag,
-                agg: plan.agg && !borrowed,
-                borrowed,
-                owner: plan.owner,
-                name: plan.name,
+                role: PlaceRole::of(plan),
                 ty: p.ty.clone(),
             });
         }
         let fnix = u.index.get(&at).copied().unwrap_or(0);
-        Ok(Fl {
+        Ok(IrFunction {
             u,
             at,
             f,
             fnix,
-            blocks,
-            path_ix,
-            paths,
-            temps,
-            slots,
-            cust,
-            edge_of,
+            plan: FunctionPlan::new(u.r, at, frame),
+            places: paths,
             covered: BTreeSet::new(),
             allocas: Vec::new(),
             s: String::new(),
@@ -351,8 +332,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Address of path `pi`'s root target storage (through the loan of a
     /// borrowed root).
     fn root_target(&mut self, pi: usize) -> String {
-        let ri = self.paths[pi].root;
-        if self.paths[pi].borrowed {
+        let ri = self.places[pi].root;
+        if self.places[pi].borrowed {
             self.v(format!("load ptr, ptr %pl{ri}"))
         } else {
             format!("%pl{ri}")
@@ -362,14 +343,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Address of the value path `pi` denotes.
     fn target(&mut self, pi: usize) -> String {
         let base = self.root_target(pi);
-        let off = self.paths[pi].off;
+        let off = self.places[pi].off;
         self.gep(&base, off)
     }
 
     /// The storage of path `pi`'s binding value: a borrowed root's loan
     /// slot, otherwise the value itself.
     fn binding(&mut self, pi: usize) -> String {
-        let p = &self.paths[pi];
+        let p = &self.places[pi];
         if p.borrowed && self.f.body.paths[pi].key.fields.is_empty() {
             format!("%pl{}", p.root)
         } else {
@@ -409,12 +390,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     }
 
     fn present(&mut self, pi: usize) -> String {
-        let flags = self.paths[pi].present.clone();
+        let flags = self.places[pi].present.clone();
         self.test(pi, &flags)
     }
 
     fn set_flag(&mut self, pi: usize, v: u32) {
-        if let Some(fl) = self.paths[pi].flag.clone() {
+        if let Some(fl) = self.places[pi].flag.clone() {
             let a = self.flag_addr(pi, &fl);
             self.i(format!("store i64 {v}, ptr {a}"));
         }
@@ -426,7 +407,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let n = |x: Option<u32>| x.map(i64::from).unwrap_or(-1);
         let d = d.map(|x| x as i64).unwrap_or(-1);
         self.ensures_drop();
-        if self.cust {
+        if self.plan.frame.cust {
             let k = self.v(format!(
                 "call i32 @zlm_raise(ptr %z, i32 {kind}, i64 {}, i64 {}, i64 {}, i64 {d})",
                 self.fnix,
@@ -437,7 +418,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             self.term("br label %ZUNWIND");
             return;
         }
-        let zl = self.zl();
+        // The counter as the fault site sees it. A value loaded here is not
+        // cached: this block is a dead end, so a load in it dominates
+        // nothing after the branch that leads here (caching it made the
+        // continuation use it: LLVM's "does not dominate all uses").
+        let zl = match &self.zl_cur {
+            Some(v) => v.clone(),
+            None => self.load("%zl"),
+        };
         let k = self.v(format!(
             "call i32 @zlm_fault(ptr %z, i64 {zl}, i32 {kind}, i64 {}, i64 {}, i64 {}, i64 {d})",
             self.fnix,
@@ -458,8 +446,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     ) {
         let (lf, lc) = (self.l(), self.l());
         self.term(format!("br i1 {cond}, label %{lf}, label %{lc}, !prof !0"));
+        // The fault block leaves the function: whatever it defines stays
+        // out of the continuation's view.
+        let before = self.zl_cur.clone();
         self.label_cont(&lf);
         self.fault_call(kind, b, o, d);
+        self.zl_cur = before;
         self.label_cont(&lc);
     }
 
@@ -475,7 +467,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Leaves the frame with the callee's fault `k` already raised.
     fn propagate(&mut self, k: &str) {
         self.ensures_drop();
-        if self.cust {
+        if self.plan.frame.cust {
             self.i(format!("store i32 {k}, ptr %zk"));
             self.term("br label %ZUNWIND");
             return;
@@ -485,33 +477,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let d1 = self.v(format!("sub i64 {d}, 1"));
         self.i(format!("store i64 {d1}, ptr {pd}"));
         self.term(format!("ret i32 {k}"));
-    }
-
-    fn path_of(&self, k: &PathKey, b: u32, j: u32) -> Result<usize, Refusal> {
-        self.path_ix
-            .get(k)
-            .copied()
-            .ok_or_else(|| self.refuse(b, j, "place without an owned path"))
-    }
-
-    /// The type an operand has.
-    fn operand_type(&self, o: &Operand) -> Option<Type> {
-        match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => self
-                .blocks
-                .get(*block as usize)
-                .and_then(|b| b.ops.get(*ordinal as usize))
-                .and_then(|o| o.result.clone()),
-            Operand::Const(c) => Some(Type::Scalar(c.kind)),
-            Operand::Place(k) => self
-                .f
-                .body
-                .paths
-                .iter()
-                .find(|x| &x.key == k)
-                .map(|x| x.ty.clone()),
-            _ => None,
-        }
     }
 
     /// A word operand's value.
@@ -525,7 +490,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             Operand::Const(c) => Ok(lit(canon(c.kind, c.bits))),
             Operand::Place(k) => {
-                let pi = self.path_of(k, b, j)?;
+                let pi = self.plan.path_of(k, b, j)?;
                 let p = self.binding(pi);
                 Ok(self.load(&p))
             }
@@ -537,13 +502,13 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     fn storage_of(&mut self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
         match o {
             Operand::Value(OpRef::Flow { block, ordinal }) => {
-                Ok(match self.temps.get(&(*block, *ordinal)) {
+                Ok(match self.plan.frame.temps.get(&(*block, *ordinal)) {
                     Some(t) => format!("%pl{t}"),
                     None => format!("%v{block}_{ordinal}"),
                 })
             }
             Operand::Place(k) => {
-                let pi = self.path_of(k, b, j)?;
+                let pi = self.plan.path_of(k, b, j)?;
                 Ok(self.binding(pi))
             }
             _ => Err(self.refuse(b, j, "operand form")),
@@ -552,7 +517,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// An operand as an argument: `(IR type, value)`.
     fn arg(&mut self, o: &Operand, b: u32, j: u32) -> Result<(String, String), Refusal> {
-        let t = self.operand_type(o).unwrap_or(Type::Unit);
+        let t = self.plan.operand_type(o).unwrap_or(Type::Unit);
         if is_word(&t) {
             Ok(("i64".into(), self.word(o, b, j)?))
         } else {
@@ -562,9 +527,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// Takes an operand: an owner temporary leaves custody first.
     fn take(&mut self, o: &Operand, b: u32, j: u32) -> Result<(String, String), Refusal> {
-        if let Operand::Value(OpRef::Flow { block, ordinal }) = o
-            && let Some(&t) = self.temps.get(&(*block, *ordinal))
-        {
+        if let Some(t) = self.plan.temp_of(o) {
             self.cust_remove(t);
             self.i(format!("store i64 0, ptr %ph{t}"));
         }
@@ -632,7 +595,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// The storage of op (b, j)'s non-word result.
     fn dst(&self, b: u32, j: u32) -> String {
-        match self.temps.get(&(b, j)) {
+        match self.plan.frame.temps.get(&(b, j)) {
             Some(t) => format!("%pl{t}"),
             None => format!("%v{b}_{j}"),
         }
@@ -649,56 +612,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
     }
 
-    fn variant_of(&self, op: &Op, b: u32, j: u32) -> Result<(usize, usize), Refusal> {
-        let Aux::Variant(v) = &op.aux0 else {
-            return Err(self.refuse(b, j, "variant without its identity"));
-        };
-        self.u
-            .r
-            .variants
-            .get(v)
-            .copied()
-            .ok_or_else(|| self.refuse(b, j, "variant of another module"))
-    }
-
     /// One flow operation (`careful`: with its own step tick).
     fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<(), Refusal> {
         if careful {
             self.tick(Some(b), Some(j));
         }
-        let word_only = matches!(
-            op.tag,
-            tag::CONST
-                | tag::NEG
-                | tag::ADD
-                | tag::SUB
-                | tag::MUL
-                | tag::DIV
-                | tag::REM
-                | tag::SHIFT_LEFT
-                | tag::SHIFT_RIGHT
-                | tag::BIT_AND
-                | tag::BIT_OR
-                | tag::BIT_XOR
-                | tag::EQ
-                | tag::NE
-                | tag::LT
-                | tag::LE
-                | tag::GT
-                | tag::GE
-                | tag::NOT_BOOL
-                | tag::ASSERT_TRUE
-                | tag::ASSERT_EQ
-                | tag::JUMP_IF_FALSE
-        );
-        if word_only
-            && op
-                .operands
-                .iter()
-                .any(|o| self.operand_type(o).is_some_and(|t| !is_word(&t)))
-        {
-            return Err(self.refuse(b, j, "a word operation on a non-word operand"));
-        }
+        self.plan.check_word_operands(op, b, j)?;
         let opd = |me: &mut Self, k: usize| -> Result<String, Refusal> {
             let o = op
                 .operands
@@ -713,7 +632,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         };
         let place_at = |me: &Self, k: usize| -> Result<usize, Refusal> {
             match op.operands.get(k) {
-                Some(Operand::Place(key)) => me.path_of(key, b, j),
+                Some(Operand::Place(key)) => me.plan.path_of(key, b, j),
                 _ => Err(me.refuse(b, j, "place operand")),
             }
         };
@@ -737,26 +656,16 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     return Err(self.refuse(b, j, "a store into a field path"));
                 }
                 let a = self.take(operand_at(self, 1)?, b, j)?;
-                let t = self.paths[pi].ty.clone();
+                let t = self.places[pi].ty.clone();
                 self.put(&format!("%pl{pi}"), &t, &a);
-                if self.paths[pi].agg {
+                if self.places[pi].agg {
                     self.i(format!("store i64 1, ptr %ph{pi}"));
                 }
-                if self.paths[pi].owner {
+                if self.places[pi].owner {
                     self.push(pi, b, j);
                 }
             }
-            tag::NEG
-            | tag::ADD
-            | tag::SUB
-            | tag::MUL
-            | tag::DIV
-            | tag::REM
-            | tag::SHIFT_LEFT
-            | tag::SHIFT_RIGHT
-            | tag::BIT_AND
-            | tag::BIT_OR
-            | tag::BIT_XOR => {
+            t if plan::arithmetic(t) || plan::bitwise(t) => {
                 let Some(Type::Scalar(k)) = &op.result else {
                     return Err(self.refuse(b, j, "arithmetic without a scalar result"));
                 };
@@ -798,16 +707,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
             }
             tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
-                let (d, vi) = self.variant_of(op, b, j)?;
-                let var = &self.u.r.module.declarations[d].variants[vi];
-                if !matches!(result_shape(self), Some(Shape::Variants { .. })) {
-                    return Err(self.refuse(b, j, "variant of a non-enum type"));
-                }
+                let (vi, var) = self.plan.variant_built(&lay.types, op, b, j)?;
                 let mut vals = Vec::new();
                 if op.tag == tag::VARIANT_CONSTRUCT {
-                    if op.operands.len() != var.fields.len() {
-                        return Err(self.refuse(b, j, "variant field count"));
-                    }
                     for o in &op.operands {
                         vals.push(self.take(o, b, j)?);
                     }
@@ -835,19 +737,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
             tag::ENUM_IS_VARIANT => {
-                let (d, vi) = self.variant_of(op, b, j)?;
-                let want = self.u.r.module.declarations[d].variants[vi].tag;
+                let want = self.plan.variant_tested(&lay.types, op, b, j)?;
                 let o = operand_at(self, 0)?;
-                let ty = self.operand_type(o);
-                if !matches!(
-                    ty.as_ref().and_then(|t| lay.types.shape(t)),
-                    Some(Shape::Variants { .. })
-                ) {
-                    return Err(self.refuse(b, j, "variant test of a non-enum value"));
-                }
                 let subject = match o {
                     Operand::Place(k) => {
-                        let pi = self.path_of(k, b, j)?;
+                        let pi = self.plan.path_of(k, b, j)?;
                         let c = self.present(pi);
                         self.fault_unless(&c, fk::TAG, b, j);
                         self.target(pi)
@@ -860,17 +754,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.def(b, j, w);
             }
             tag::AGGREGATE_CONSTRUCT => {
-                let Some(Shape::Record { fields, .. }) = result_shape(self) else {
-                    return Err(self.refuse(b, j, "aggregate of a non-record type"));
-                };
-                if op.operands.len() != fields.len()
-                    || fields
-                        .iter()
-                        .enumerate()
-                        .any(|(k, f)| f.ordinal as usize != k)
-                {
-                    return Err(self.refuse(b, j, "aggregate field count"));
-                }
+                let fields = self.plan.aggregate_fields(&lay.types, op, b, j)?;
                 let ftys: Vec<Type> = fields.iter().map(|f| f.ty.clone()).collect();
                 let mut vals = Vec::new();
                 for o in &op.operands {
@@ -888,19 +772,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
             tag::FIELD_COPY | tag::FIELD_MOVE => {
-                let Aux::Field(fid) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "field without its identity"));
-                };
-                let Some((d, variant, fld)) = self.u.r.field(fid) else {
-                    return Err(self.refuse(b, j, "field of another module"));
-                };
+                let (d, variant, fld) = self.plan.field_of(op, b, j)?;
                 let pi = place_at(self, 0)?;
-                let pty = self.paths[pi].ty.clone();
+                let pty = self.places[pi].ty.clone();
                 if is_word(&pty) {
                     return Err(self.refuse(b, j, "field of a word"));
                 }
-                let off = self.paths[pi].off;
-                let mut cond = self.paths[pi].present.clone();
+                let off = self.places[pi].off;
+                let mut cond = self.places[pi].present.clone();
                 let fa = match variant {
                     Some(vi) => {
                         let t = self.u.r.module.declarations[d].variants[vi].tag;
@@ -934,8 +813,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let dst = self.dst(b, j);
                 match o {
                     Operand::Place(k) => {
-                        let pi = self.path_of(k, b, j)?;
-                        if self.paths[pi].ty == Type::SliceByte {
+                        let pi = self.plan.path_of(k, b, j)?;
+                        if self.places[pi].ty == Type::SliceByte {
                             // The shared child of a Slice local: the same view.
                             let v = self.binding(pi);
                             let n = self.size(&Type::SliceByte);
@@ -954,26 +833,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             tag::BORROW_SLICE_BYTE => self.slice(op, b, j)?,
             tag::INTRINSIC_CALL => self.intrinsic(op, b, j)?,
             tag::BYTE_BUILDER_FINISH => {
-                let pi = place_at(self, 0)?;
-                let Some(&t) = self.temps.get(&(b, j)) else {
-                    return Err(self.refuse(b, j, "builder finish without its result path"));
-                };
-                let (from, to) = (&self.paths[pi].ty, &self.paths[t].ty);
-                let same = match (lay.types.shape(from), lay.types.shape(to)) {
-                    (
-                        Some(Shape::Record { fields: a, .. }),
-                        Some(Shape::Record { fields: c, .. }),
-                    ) => {
-                        a.len() == c.len()
-                            && a.iter()
-                                .zip(c)
-                                .all(|(x, y)| x.ordinal == y.ordinal && x.ty == y.ty)
-                    }
-                    _ => false,
-                };
-                if !same || !self.paths[pi].agg || self.paths[pi].borrowed {
-                    return Err(self.refuse(b, j, "builder finish between different layouts"));
-                }
+                let (pi, t, _) = self.plan.builder_finish(&lay.types, op, b, j)?;
                 // One relabel: the builder's custody position now holds the
                 // result, and its storage moves without a copy of the bytes.
                 let pos = self.cust_pos(pi);
@@ -984,7 +844,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.fault_if(&bad, &fk::INTERNAL.to_string(), here.0, here.1, None);
                 let cp = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {pos}"));
                 self.i(format!("store i64 {t}, ptr {cp}"));
-                let n = self.size(&self.paths[pi].ty.clone());
+                let n = self.size(&self.places[pi].ty.clone());
                 self.copy(&format!("%pl{t}"), &format!("%pl{pi}"), n);
                 self.i(format!("store i64 1, ptr %ph{t}"));
                 self.i(format!("store i64 0, ptr %ph{pi}"));
@@ -992,7 +852,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::PLACE_MOVE => {
                 let pi = place_at(self, 0)?;
-                let p = &self.paths[pi];
+                let p = &self.places[pi];
                 if p.borrowed {
                     return Err(self.refuse(b, j, "a move through a loan"));
                 }
@@ -1000,7 +860,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     self.cust_remove(pi);
                 }
                 let v = self.target(pi);
-                let t = self.paths[pi].ty.clone();
+                let t = self.places[pi].ty.clone();
                 let a = if is_word(&t) {
                     ("i64".to_string(), self.load(&v))
                 } else {
@@ -1011,7 +871,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::PLACE_DROP => {
                 let pi = place_at(self, 0)?;
-                if self.paths[pi].borrowed {
+                if self.places[pi].borrowed {
                     return Err(self.refuse(b, j, "a drop through a loan"));
                 }
                 self.drop_place(pi);
@@ -1038,17 +898,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
                 let o = operand_at(self, 0)?;
-                let from = self.operand_type(o);
-                let (Some(Shape::Result(ok1, e1)), Some(Shape::Result(ok2, e2))) = (
-                    from.as_ref().and_then(|t| lay.types.shape(t)),
-                    lay.types.shape(&self.f.result),
-                ) else {
-                    return Err(self.refuse(b, j, "try outside Result carriers"));
-                };
-                if e1 != e2 {
-                    return Err(self.refuse(b, j, "try between different error types"));
-                }
-                let (ok1, e1, ok2) = (ok1.clone(), e1.clone(), ok2.clone());
+                let (ok1, e1, ok2) = self.plan.try_carriers(&lay.types, op, b, j)?;
                 let a = self.take(o, b, j)?;
                 let v = a.1.clone();
                 let tg = self.load(&v);
@@ -1095,23 +945,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let yes = self.block_label(b + 1, careful);
                 let no = self.block_label(*t, careful);
                 let nz = self.v(format!("icmp ne i64 {c}, 0"));
-                let has = |me: &Self, arm: u8| {
-                    me.edge_of
-                        .get(&(b, arm, 0))
-                        .is_some_and(|e| !e.drops.is_empty())
-                };
-                if !has(self, ARM_TRUE) && !has(self, ARM_FALSE) {
+                if !self.plan.edge_drops(b, ARM_TRUE, 0) && !self.plan.edge_drops(b, ARM_FALSE, 0) {
                     // Still require both edges to exist, as the C lowering does.
-                    if !self.edge_of.contains_key(&(b, ARM_TRUE, 0))
-                        || !self.edge_of.contains_key(&(b, ARM_FALSE, 0))
-                    {
-                        return Err(self.u.refuse(
-                            self.at,
-                            Some(b),
-                            None,
-                            "terminator without an edge",
-                        ));
-                    }
+                    self.plan.edge(b, ARM_TRUE, 0)?;
+                    self.plan.edge(b, ARM_FALSE, 0)?;
                     self.term(format!("br i1 {nz}, label %{yes}, label %{no}"));
                 } else {
                     let (lt, lf) = (self.l(), self.l());
@@ -1132,15 +969,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 self.term("br label %ZEXIT");
             }
             tag::CALL => {
-                let Aux::Func(sig) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "call without a callee"));
-                };
-                let Some(&callee) = self.u.r.funcs.get(sig) else {
-                    return Err(self.refuse(b, j, "calls into other modules"));
-                };
-                if !self.u.index.contains_key(&callee) {
-                    return Err(self.refuse(b, j, "callee outside the lowered set"));
-                }
+                let index = &self.u.index;
+                let callee = self.plan.callee(op, b, j, |at| index.contains_key(&at))?;
                 let pd = self.zfield(zf::DEPTH);
                 let d = self.load(&pd);
                 let pm = self.zfield(zf::MAX_DEPTH);
@@ -1158,20 +988,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 };
                 self.call(callee, &dst, &args);
             }
-            t => {
-                return Err(self.refuse(
-                    b,
-                    j,
-                    format!(
-                        "operation {} is not lowered yet",
-                        tag::name(t).unwrap_or("?")
-                    ),
-                ));
-            }
+            t => return Err(self.plan.unlowered(t, b, j)),
         }
         // A result held by a temporary owner enters custody.
         if op.result.is_some()
-            && let Some(&t) = self.temps.get(&(b, j))
+            && let Some(&t) = self.plan.frame.temps.get(&(b, j))
         {
             self.i(format!("store i64 1, ptr %ph{t}"));
             self.push(t, b, j);
@@ -1188,7 +1009,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         // results, live in allocas; the others stay SSA values of their
         // segment copy.
         let mut seg: HashMap<(u32, u32), (u32, usize)> = HashMap::new();
-        for block in &self.blocks {
+        for block in &self.plan.frame.blocks {
             let mut k = 0;
             for (j, op) in block.ops.iter().enumerate() {
                 seg.insert((block.id, j as u32), (block.id, k));
@@ -1200,7 +1021,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
         }
-        for block in &self.blocks {
+        for block in &self.plan.frame.blocks {
             for (j, op) in block.ops.iter().enumerate() {
                 let here = seg.get(&(block.id, j as u32));
                 for o in &op.operands {
@@ -1213,11 +1034,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
         }
         // Step prepayment, exactly as the C engine decides it.
-        let pre = walk::prepayment(f, &self.blocks);
+        let pre = walk::prepayment(f, &self.plan.frame.blocks);
         self.covered = pre.covered;
         let (preds, extra, unroll) = (pre.preds, pre.extra, pre.unroll);
         // Every block a branch names must exist.
-        let ids: BTreeSet<u32> = self.blocks.iter().map(|b| b.id).collect();
+        let ids: BTreeSet<u32> = self.plan.frame.blocks.iter().map(|b| b.id).collect();
         for (&t, ps) in &preds {
             if !ids.contains(&t) {
                 let src = ps.iter().next().copied().unwrap_or(0);
@@ -1263,21 +1084,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// The body's blocks, each in segment copies.
     fn body(&mut self, steps: &Steps) -> Result<(), Refusal> {
         let extra = &steps.extra;
-        for bi in 0..self.blocks.len() {
-            let block = self.blocks[bi];
+        for bi in 0..self.plan.frame.blocks.len() {
+            let block = self.plan.frame.blocks[bi];
             let b = block.id;
             self.label(&format!("B{b}"));
-            let mut segs: Vec<Vec<(u32, &Op)>> = vec![Vec::new()];
-            for (j, op) in block.ops.iter().enumerate() {
-                if let Some(last) = segs.last_mut() {
-                    last.push((j as u32, op));
-                }
-                if walk::ends_segment(op.tag) {
-                    segs.push(Vec::new());
-                }
-            }
-            segs.retain(|s| !s.is_empty());
+            let segs = plan::segments(block);
             let next = self
+                .plan
+                .frame
                 .blocks
                 .get(bi + 1)
                 .map(|n| format!("B{}", n.id))
@@ -1297,16 +1111,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     self.op(b, j, op, true)?;
                 }
             } else {
-                let last = segs.len().saturating_sub(1);
                 for (si, seg) in segs.iter().enumerate() {
-                    let need = seg.len()
-                        + if si == last {
-                            extra.get(&b).copied().unwrap_or(0)
-                        } else {
-                            0
-                        };
+                    let need = plan::segment_need(seg, si, segs.len(), b, extra);
                     if let Some(&sid) = steps.unroll.get(&b).filter(|_| segs.len() == 1)
-                        && let Some(sb) = self.blocks.iter().find(|x| x.id == sid).copied()
+                        && let Some(sb) =
+                            self.plan.frame.blocks.iter().find(|x| x.id == sid).copied()
                     {
                         let twice = need + (UNROLL - 1) * (seg.len() + sb.ops.len());
                         let (lunroll, lplain) = (self.l(), self.l());
@@ -1399,15 +1208,15 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let mut params = String::new();
         for (k, t) in slot_tys.iter().enumerate() {
             let _ = write!(params, ", {} %a{k}", arg_ty(t));
-            let Some(pi) = self.slots.get(k).copied().flatten() else {
+            let Some(pi) = self.plan.frame.slots.get(k).copied().flatten() else {
                 continue;
             };
             let a = (arg_ty(t).to_string(), format!("%a{k}"));
             self.put(&format!("%pl{pi}"), t, &a);
-            if self.paths[pi].agg {
+            if self.places[pi].agg {
                 self.i(format!("store i64 1, ptr %ph{pi}"));
             }
-            if self.paths[pi].owner {
+            if self.places[pi].owner {
                 let n = self.load("%zcn");
                 let p = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n}"));
                 self.i(format!("store i64 {pi}, ptr {p}"));
@@ -1435,7 +1244,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let d1 = self.v(format!("sub i64 {d}, 1"));
         self.i(format!("store i64 {d1}, ptr {pd}"));
         self.term("ret i32 0");
-        if self.cust {
+        if self.plan.frame.cust {
             self.unwind();
         }
         // Storage: the counter, the result, each root path, each flow value.
@@ -1445,23 +1254,23 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             if !p.key.fields.is_empty() {
                 continue;
             }
-            let n = if self.paths[i].borrowed {
+            let n = if self.places[i].borrowed {
                 1
             } else {
                 self.size(&p.ty)
             };
             self.storage(&format!("pl{i}"), n);
-            if self.paths[i].agg {
+            if self.places[i].agg {
                 self.alloca(&format!("ph{i}"));
             }
         }
-        for bi in 0..self.blocks.len() {
-            let b = self.blocks[bi];
+        for bi in 0..self.plan.frame.blocks.len() {
+            let b = self.plan.frame.blocks[bi];
             for (j, op) in b.ops.iter().enumerate() {
                 let key = (b.id, j as u32);
                 match &op.result {
                     Some(t) if !is_word(t) => {
-                        if !self.temps.contains_key(&key) {
+                        if !self.plan.frame.temps.contains_key(&key) {
                             let n = self.size(t);
                             self.storage(&format!("v{}_{j}", b.id), n);
                         }
@@ -1476,7 +1285,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
         }
-        if self.cust {
+        if self.plan.frame.cust {
             let cap = f.body.paths.len() + 1;
             self.storage("zc", cap as u32);
             self.alloca("zcn");

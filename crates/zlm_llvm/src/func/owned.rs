@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// A drop-log name node `{up, segment}` for `s`; returns its address.
     pub(super) fn name_node(&mut self, up: &str, s: &str) -> String {
         self.fresh += 1;
@@ -68,11 +68,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// The interpreter's `drop_place`: takes the value at path `pi` (root:
     /// out of custody) and destroys it under the path's name.
     pub(super) fn drop_place(&mut self, pi: usize) {
-        let p = &self.paths[pi];
+        let p = &self.places[pi];
         if p.owner || (p.agg && p.flag == Some(Flag::Root(pi))) {
             self.cust_remove(pi);
         }
-        if self.paths[pi].flag.is_none() {
+        if self.places[pi].flag.is_none() {
             return;
         }
         let c = self.present(pi);
@@ -81,7 +81,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         self.label_cont(&go);
         self.set_flag(pi, 0);
         let v = self.target(pi);
-        let (t, name) = (self.paths[pi].ty.clone(), self.paths[pi].name.clone());
+        let (t, name) = (self.places[pi].ty.clone(), self.places[pi].name.clone());
         self.drop_value(&t, &name, &v);
         self.term(format!("br label %{skip}"));
         // The step counter's SSA value is unchanged on both paths.
@@ -93,20 +93,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Runs the recipes of the recorded edge of `(b, arm, try op)`, each
     /// with its own tick at (block, recipe index).
     pub(super) fn recipes(&mut self, b: u32, arm: u8, try_op: u32) -> Result<(), Refusal> {
-        let Some(e) = self.edge_of.get(&(b, arm, try_op)).copied() else {
-            return Err(self
-                .u
-                .refuse(self.at, Some(b), None, "terminator without an edge"));
-        };
-        for (ri, d) in e.drops.iter().enumerate() {
-            let Some(Operand::Place(k)) = d.operands.first() else {
-                return Err(self.refuse(b, ri as u32, "cleanup recipe operand"));
-            };
-            let pi = self.path_of(k, b, ri as u32)?;
-            if self.paths[pi].borrowed {
-                return Err(self.refuse(b, ri as u32, "a recipe drop through a loan"));
-            }
-            self.tick(Some(b), Some(ri as u32));
+        for (ri, pi) in self.plan.recipe_drops(b, arm, try_op)? {
+            self.tick(Some(b), Some(ri));
             self.drop_place(pi);
         }
         Ok(())
@@ -118,14 +106,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let (Some(Operand::Place(key)), Some(o)) = (op.operands.first(), op.operands.get(1)) else {
             return Err(self.refuse(b, j, "replacement operands"));
         };
-        let pi = self.path_of(key, b, j)?;
-        let cand = match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => {
-                self.temps.get(&(*block, *ordinal)).copied()
-            }
-            _ => None,
-        };
-        let ty = self.paths[pi].ty.clone();
+        let pi = self.plan.path_of(key, b, j)?;
+        let cand = self.plan.temp_of(o);
+        let ty = self.places[pi].ty.clone();
         if is_word(&ty) {
             return Err(self.refuse(b, j, "replacement of a word"));
         }
@@ -136,8 +119,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let a = self.take(o, b, j)?;
         let n = self.size(&ty);
         let old = self.scratch(n);
-        let name = format!("{} (replaced)", self.paths[pi].name);
-        if self.f.body.paths[pi].key.fields.is_empty() && !self.paths[pi].borrowed {
+        let name = format!("{} (replaced)", self.places[pi].name);
+        if self.f.body.paths[pi].key.fields.is_empty() && !self.places[pi].borrowed {
             self.copy(&old, &format!("%pl{pi}"), n);
             let had = self.load(&format!("%ph{pi}"));
             self.i(format!(
@@ -182,8 +165,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let cp = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {n1}"));
         let pi = self.load(&cp);
         let mut cases = String::new();
-        let owners: Vec<usize> = (0..self.paths.len())
-            .filter(|&i| self.paths[i].owner && self.paths[i].agg)
+        let owners: Vec<usize> = (0..self.places.len())
+            .filter(|&i| self.places[i].owner && self.places[i].agg)
             .collect();
         for &i in &owners {
             let _ = write!(cases, " i64 {i}, label %ZU_{i}");

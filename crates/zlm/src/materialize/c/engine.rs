@@ -155,24 +155,36 @@ impl Program {
                 "{entry} is not a host-callable function of the emitted unit"
             )));
         };
-        let out = Command::new(&self.exe)
-            .arg(format!("{index:x}"))
-            .arg(format!("{:x}", limits.steps))
-            .arg(format!("{:x}", limits.depth))
-            .arg(format!("{:x}", limits.bytes))
-            .args(args.iter().map(|w| format!("{w:x}")))
-            .output()
-            .map_err(|e| EngineError::Io(format!("{}: {e}", self.exe.display())))?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        if !out.status.success() || !out.stderr.is_empty() {
-            return Err(EngineError::Protocol(format!(
-                "{}, stderr: {}",
-                out.status,
-                String::from_utf8_lossy(&out.stderr)
-            )));
-        }
-        parse_report(&stdout)
+        run_executable(&self.exe, index, args, limits)
     }
+}
+
+/// Runs an executable that speaks this engine's protocol (the C program,
+/// or the LLVM engines' AOT driver): entry `index`, the limits and the
+/// argument words in hex; parses its report.
+pub fn run_executable(
+    exe: &Path,
+    index: usize,
+    args: &[u64],
+    limits: Limits,
+) -> Result<CRun, EngineError> {
+    let out = Command::new(exe)
+        .arg(format!("{index:x}"))
+        .arg(format!("{:x}", limits.steps))
+        .arg(format!("{:x}", limits.depth))
+        .arg(format!("{:x}", limits.bytes))
+        .args(args.iter().map(|w| format!("{w:x}")))
+        .output()
+        .map_err(|e| EngineError::Io(format!("{}: {e}", exe.display())))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() || !out.stderr.is_empty() {
+        return Err(EngineError::Protocol(format!(
+            "{}, stderr: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    parse_report(&stdout)
 }
 
 fn kind_of(name: &str, detail: &str) -> Option<FaultKind> {

@@ -12,13 +12,14 @@
 //! Everything else is refused.
 
 use super::config::TargetConfig;
+use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole, SliceSource};
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
-use super::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At, ends_segment};
+use super::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
 use crate::check::{Checked, Resolved};
 use crate::interp::{canon, root_name, width};
 use crate::model::*;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 fn word(w: u64) -> String {
@@ -83,14 +84,7 @@ impl<'m> Unit<'_, 'm> {
         let r = self.r;
         let f = self.f(at);
         let recv = self.receiver_binding(at);
-        let mut tys: Vec<&Type> = f.params.iter().map(|p| &p.ty).collect();
-        tys.extend(recv.as_ref());
-        tys.push(&f.result);
-        tys.extend(f.body.paths.iter().map(|p| &p.ty));
-        for b in &f.body.blocks {
-            tys.extend(b.ops.iter().filter_map(|o| o.result.as_ref()));
-        }
-        for t in tys {
+        for t in plan::held_types(f, recv.as_ref()) {
             if let Err(m) = self.types.add(r, t) {
                 return Err(self.refuse(at, None, None, m));
             }
@@ -173,7 +167,7 @@ fn unit_of(
     }
     out.push('\n');
     for &at in &set {
-        out.push_str(&Fl::new(&u, at)?.emit()?);
+        out.push_str(&CFunction::new(&u, at)?.emit()?);
         out.push('\n');
     }
     // Host entries: type or no receiver, word parameters; the wrapper
@@ -285,7 +279,7 @@ fn unit_of(
 
 /// Where an owned path's value lives: its root's storage and the members
 /// below it, with the interpreter's presence conditions.
-struct PathInfo {
+struct CPlace {
     /// The C expression of the place's binding value (a borrow root's
     /// pointer; otherwise the value itself).
     binding: String,
@@ -298,34 +292,27 @@ struct PathInfo {
     /// The presence flag of the path's own slot (`None`: a word root,
     /// which the checker keeps initialized).
     flag: Option<String>,
-    /// Non-word value held in this frame's own storage.
-    agg: bool,
-    /// Below (or at) a root bound to a loan.
-    borrowed: bool,
-    /// An owner root in custody (the interpreter's `owner`).
-    owner: bool,
-    /// Drop-log name (`l1.right`).
-    name: String,
+    /// Storage, loan and custody role, and drop-log name.
+    role: PlaceRole,
 }
 
-/// One function's lowering.
-struct Fl<'a, 'u, 'm> {
+impl std::ops::Deref for CPlace {
+    type Target = PlaceRole;
+    fn deref(&self) -> &PlaceRole {
+        &self.role
+    }
+}
+
+/// One function printed as C: the shared plan's decisions
+/// (`plan::FunctionPlan`) spelled over C storage.
+struct CFunction<'a, 'u, 'm> {
     u: &'a Unit<'u, 'm>,
     at: At,
     f: &'m Function,
     name: String,
-    blocks: Vec<&'m Block>,
-    path_ix: HashMap<&'m PathKey, usize>,
-    paths: Vec<PathInfo>,
-    /// Temporary owned path of each flow op's result.
-    temps: HashMap<(u32, u32), usize>,
-    /// Path index per runtime slot (the receiver, then parameters in
-    /// ordinal order).
-    slots: Vec<Option<usize>>,
-    /// Whether the frame keeps a custody list (it holds non-word paths).
-    cust: bool,
-    /// Recorded cleanup edges by derived (block, arm, try op).
-    edge_of: HashMap<(u32, u8, u32), &'m CleanupEdge>,
+    /// Paths, temporaries, slots and edges, decided once for both printers.
+    plan: FunctionPlan<'u, 'm>,
+    places: Vec<CPlace>,
     labels: BTreeSet<u32>,
     careful_labels: BTreeSet<u32>,
     /// Blocks whose step cost their unique predecessor's last check prepays.
@@ -335,24 +322,16 @@ struct Fl<'a, 'u, 'm> {
     in_ensures: bool,
 }
 
-impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
+impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
     fn new(u: &'a Unit<'u, 'm>, at: At) -> Result<Self, Refusal> {
         let f = u.f(at);
         let r = u.r;
         let name = r.fn_name(at.0, at.1);
-        let walk::Frame {
-            blocks,
-            path_ix,
-            paths: plans,
-            temps,
-            slots,
-            edge_of,
-            cust,
-        } = walk::frame(r, at, u.receiver_binding(at).is_some())?;
+        let frame = walk::frame(r, at, u.receiver_binding(at).is_some())?;
         // Each path as C expressions over its root's storage `pl<root>`
         // and presence flag `ph<root>`.
         let mut paths = Vec::new();
-        for (p, plan) in f.body.paths.iter().zip(plans) {
+        for (p, plan) in f.body.paths.iter().zip(&frame.paths) {
             let (ri, borrowed) = (plan.root, plan.borrowed);
             let mut lvalue = if borrowed {
                 format!("(*pl{ri})")
@@ -391,29 +370,21 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             } else {
                 lvalue.clone()
             };
-            paths.push(PathInfo {
+            paths.push(CPlace {
                 binding,
                 target: lvalue,
                 present,
                 flag,
-                agg: plan.agg && !borrowed,
-                borrowed,
-                owner: plan.owner,
-                name: plan.name,
+                role: PlaceRole::of(plan),
             });
         }
-        Ok(Fl {
+        Ok(CFunction {
             u,
             at,
             f,
             name,
-            blocks,
-            path_ix,
-            paths,
-            temps,
-            slots,
-            cust,
-            edge_of,
+            plan: FunctionPlan::new(r, at, frame),
+            places: paths,
             labels: BTreeSet::new(),
             careful_labels: BTreeSet::new(),
             covered: BTreeSet::new(),
@@ -448,7 +419,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Leaves the function with the fault already raised (`zk`): unwinds
     /// the frame's custody first.
     fn propagate(&self) -> String {
-        if self.cust {
+        if self.plan.frame.cust {
             format!("{{ {}goto ZUNWIND; }}", self.ensures_drop())
         } else {
             format!("{{ {}z->depth--; return zk; }}", self.ensures_drop())
@@ -464,7 +435,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             n(o),
             detail.map(cstr).unwrap_or_else(|| "0".into())
         );
-        if self.cust {
+        if self.plan.frame.cust {
             format!("{{ {}zk = {raise}; goto ZUNWIND; }}", self.ensures_drop())
         } else {
             format!(
@@ -474,44 +445,17 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
     }
 
-    fn path_of(&self, k: &PathKey, b: u32, j: u32) -> Result<usize, Refusal> {
-        self.path_ix
-            .get(k)
-            .copied()
-            .ok_or_else(|| self.refuse(b, j, "place without an owned path"))
-    }
-
-    /// The type an operand has.
-    fn operand_type(&self, o: &Operand) -> Option<Type> {
-        match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => self
-                .blocks
-                .get(*block as usize)
-                .and_then(|b| b.ops.get(*ordinal as usize))
-                .and_then(|o| o.result.clone()),
-            Operand::Const(c) => Some(Type::Scalar(c.kind)),
-            Operand::Place(k) => self
-                .f
-                .body
-                .paths
-                .iter()
-                .find(|x| &x.key == k)
-                .map(|x| x.ty.clone()),
-            _ => None,
-        }
-    }
-
     /// Reads an operand without consuming it.
     fn operand(&self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
         match o {
             Operand::Value(OpRef::Flow { block, ordinal }) => {
-                Ok(match self.temps.get(&(*block, *ordinal)) {
+                Ok(match self.plan.frame.temps.get(&(*block, *ordinal)) {
                     Some(t) => format!("pl{t}"),
                     None => format!("v{block}_{ordinal}"),
                 })
             }
             Operand::Const(c) => Ok(word(canon(c.kind, c.bits))),
-            Operand::Place(k) => Ok(self.paths[self.path_of(k, b, j)?].binding.clone()),
+            Operand::Place(k) => Ok(self.places[self.plan.path_of(k, b, j)?].binding.clone()),
             _ => Err(self.refuse(b, j, "operand form")),
         }
     }
@@ -519,9 +463,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// Takes an operand: an owner temporary leaves custody (the statements
     /// go before any use of the returned value).
     fn take(&self, o: &Operand, b: u32, j: u32, pre: &mut String) -> Result<String, Refusal> {
-        if let Operand::Value(OpRef::Flow { block, ordinal }) = o
-            && let Some(&t) = self.temps.get(&(*block, *ordinal))
-        {
+        if let Some(t) = self.plan.temp_of(o) {
             let _ = writeln!(pre, "    zlm_cust_remove(zc, &zcn, {t}u); ph{t} = 0;");
         }
         self.operand(o, b, j)
@@ -539,7 +481,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     /// The interpreter's `drop_place`: takes the value at path `pi` (root:
     /// out of custody) and destroys it under the path's name.
     fn drop_place(&self, pi: usize) -> String {
-        let p = &self.paths[pi];
+        let p = &self.places[pi];
         let ty = &self.f.body.paths[pi].ty;
         let call = self.u.types.drop_call(
             self.u.r,
@@ -560,24 +502,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// Runs the recipes of the recorded edge of `(b, arm, try op)`.
     fn recipes(&self, b: u32, arm: u8, try_op: u32) -> Result<String, Refusal> {
-        let Some(e) = self.edge_of.get(&(b, arm, try_op)) else {
-            return Err(self
-                .u
-                .refuse(self.at, Some(b), None, "terminator without an edge"));
-        };
         let mut s = String::new();
-        for (ri, d) in e.drops.iter().enumerate() {
-            let Some(Operand::Place(k)) = d.operands.first() else {
-                return Err(self.refuse(b, ri as u32, "cleanup recipe operand"));
-            };
-            let pi = self.path_of(k, b, ri as u32)?;
-            if self.paths[pi].borrowed {
-                return Err(self.refuse(b, ri as u32, "a recipe drop through a loan"));
-            }
+        for (ri, pi) in self.plan.recipe_drops(b, arm, try_op)? {
             let _ = write!(
                 s,
                 "    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;\n{}",
-                self.fault("ZK_STEPS", Some(b), Some(ri as u32), None),
+                self.fault("ZK_STEPS", Some(b), Some(ri), None),
                 self.drop_place(pi)
             );
         }
@@ -586,7 +516,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// The interpreter's operand kind of a comparison: its first operand's.
     fn operand_kind(&self, op: &Op) -> ScalarKind {
-        crate::interp::operand_kind(self.f, &self.blocks, op).unwrap_or(ScalarKind::UInt64)
+        crate::interp::operand_kind(self.f, &self.plan.frame.blocks, op)
+            .unwrap_or(ScalarKind::UInt64)
     }
 
     fn profile(&self) -> u32 {
@@ -631,7 +562,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         // The result's home: its temporary owner path (into custody after
         // the operation) or its SSA variable.
-        let (dst, post) = match self.temps.get(&(b, j)) {
+        let (dst, post) = match self.plan.frame.temps.get(&(b, j)) {
             Some(&t) if op.result.is_some() => (format!("pl{t}"), {
                 let mut p = format!("    ph{t} = 1;\n");
                 p.push_str(&self.push(t, b, j));
@@ -639,39 +570,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }),
             _ => (format!("v{b}_{j}"), String::new()),
         };
-        let word_only = matches!(
-            op.tag,
-            tag::CONST
-                | tag::NEG
-                | tag::ADD
-                | tag::SUB
-                | tag::MUL
-                | tag::DIV
-                | tag::REM
-                | tag::SHIFT_LEFT
-                | tag::SHIFT_RIGHT
-                | tag::BIT_AND
-                | tag::BIT_OR
-                | tag::BIT_XOR
-                | tag::EQ
-                | tag::NE
-                | tag::LT
-                | tag::LE
-                | tag::GT
-                | tag::GE
-                | tag::NOT_BOOL
-                | tag::ASSERT_TRUE
-                | tag::ASSERT_EQ
-                | tag::JUMP_IF_FALSE
-        );
-        if word_only
-            && op
-                .operands
-                .iter()
-                .any(|o| self.operand_type(o).is_some_and(|t| !is_word(&t)))
-        {
-            return Err(self.refuse(b, j, "a word operation on a non-word operand"));
-        }
+        self.plan.check_word_operands(op, b, j)?;
         let opd = |k: usize| -> Result<String, Refusal> {
             op.operands
                 .get(k)
@@ -685,7 +584,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         };
         let place_at = |k: usize| -> Result<usize, Refusal> {
             match op.operands.get(k) {
-                Some(Operand::Place(key)) => self.path_of(key, b, j),
+                Some(Operand::Place(key)) => self.plan.path_of(key, b, j),
                 _ => Err(self.refuse(b, j, "place operand")),
             }
         };
@@ -709,21 +608,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let mut pre = String::new();
                 let v = self.take(operand_at(1)?, b, j, &mut pre)?;
                 let _ = writeln!(s, "{pre}    pl{pi} = {v};");
-                if self.paths[pi].agg {
+                if self.places[pi].agg {
                     let _ = writeln!(s, "    ph{pi} = 1;");
                 }
-                if self.paths[pi].owner {
+                if self.places[pi].owner {
                     s.push_str(&self.push(pi, b, j));
                 }
             }
-            tag::NEG
-            | tag::ADD
-            | tag::SUB
-            | tag::MUL
-            | tag::DIV
-            | tag::REM
-            | tag::SHIFT_LEFT
-            | tag::SHIFT_RIGHT => {
+            t if plan::arithmetic(t) => {
                 let Some(Type::Scalar(k)) = &op.result else {
                     return Err(self.refuse(b, j, "arithmetic without a scalar result"));
                 };
@@ -742,7 +634,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     self.fault("zk", Some(b), Some(j), None)
                 );
             }
-            tag::BIT_AND | tag::BIT_OR | tag::BIT_XOR => {
+            t if plan::bitwise(t) => {
                 let Some(Type::Scalar(k)) = &op.result else {
                     return Err(self.refuse(b, j, "bit operation without a scalar result"));
                 };
@@ -792,22 +684,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 );
             }
             tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
-                let Aux::Variant(v) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "variant without its identity"));
-                };
-                let Some(&(d, vi)) = self.u.r.variants.get(v) else {
-                    return Err(self.refuse(b, j, "variant of another module"));
-                };
-                let var = &self.u.r.module.declarations[d].variants[vi];
-                if !matches!(result_shape(self), Some(Shape::Variants { .. })) {
-                    return Err(self.refuse(b, j, "variant of a non-enum type"));
-                }
+                let (vi, var) = self.plan.variant_built(&self.u.types, op, b, j)?;
                 let mut pre = String::new();
                 let mut set = String::new();
                 if op.tag == tag::VARIANT_CONSTRUCT {
-                    if op.operands.len() != var.fields.len() {
-                        return Err(self.refuse(b, j, "variant field count"));
-                    }
                     set.push_str(&format!("    {dst}.built = 1;\n"));
                     for (k, o) in op.operands.iter().enumerate() {
                         let v = self.take(o, b, j, &mut pre)?;
@@ -824,27 +704,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 );
             }
             tag::ENUM_IS_VARIANT => {
-                let Aux::Variant(v) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "variant without its identity"));
-                };
-                let Some(&(d, vi)) = self.u.r.variants.get(v) else {
-                    return Err(self.refuse(b, j, "variant of another module"));
-                };
-                let want = self.u.r.module.declarations[d].variants[vi].tag;
+                let want = self.plan.variant_tested(&self.u.types, op, b, j)?;
                 let o = operand_at(0)?;
-                let ty = self.operand_type(o);
-                if !matches!(
-                    ty.as_ref().and_then(|t| self.u.types.shape(t)),
-                    Some(Shape::Variants { .. })
-                ) {
-                    return Err(self.refuse(b, j, "variant test of a non-enum value"));
-                }
                 let present = match o {
-                    Operand::Place(k) => self.paths[self.path_of(k, b, j)?].present.clone(),
+                    Operand::Place(k) => self.places[self.plan.path_of(k, b, j)?].present.clone(),
                     _ => "1".into(),
                 };
                 let subject = match o {
-                    Operand::Place(k) => self.paths[self.path_of(k, b, j)?].target.clone(),
+                    Operand::Place(k) => self.places[self.plan.path_of(k, b, j)?].target.clone(),
                     o => self.operand(o, b, j)?,
                 };
                 let _ = writeln!(
@@ -854,17 +721,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 );
             }
             tag::AGGREGATE_CONSTRUCT => {
-                let Some(Shape::Record { fields, .. }) = result_shape(self) else {
-                    return Err(self.refuse(b, j, "aggregate of a non-record type"));
-                };
-                if op.operands.len() != fields.len()
-                    || fields
-                        .iter()
-                        .enumerate()
-                        .any(|(k, f)| f.ordinal as usize != k)
-                {
-                    return Err(self.refuse(b, j, "aggregate field count"));
-                }
+                self.plan.aggregate_fields(&self.u.types, op, b, j)?;
                 let mut pre = String::new();
                 let mut set = String::new();
                 for (k, o) in op.operands.iter().enumerate() {
@@ -874,14 +731,9 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let _ = write!(s, "{pre}{set}");
             }
             tag::FIELD_COPY | tag::FIELD_MOVE => {
-                let Aux::Field(fid) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "field without its identity"));
-                };
-                let Some((d, variant, fld)) = self.u.r.field(fid) else {
-                    return Err(self.refuse(b, j, "field of another module"));
-                };
+                let (d, variant, fld) = self.plan.field_of(op, b, j)?;
                 let pi = place_at(0)?;
-                let p = &self.paths[pi];
+                let p = &self.places[pi];
                 let ord = fld.ordinal;
                 let (cond, member, flag) = match variant {
                     Some(vi) => {
@@ -918,12 +770,12 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let o = operand_at(0)?;
                 match o {
                     Operand::Place(k) => {
-                        let pi = self.path_of(k, b, j)?;
+                        let pi = self.plan.path_of(k, b, j)?;
                         if self.f.body.paths[pi].ty == Type::SliceByte {
                             // The shared child of a Slice local: the same view.
-                            let _ = writeln!(s, "    {dst} = {};", self.paths[pi].binding);
+                            let _ = writeln!(s, "    {dst} = {};", self.places[pi].binding);
                         } else {
-                            let _ = writeln!(s, "    {dst} = &{};", self.paths[pi].target);
+                            let _ = writeln!(s, "    {dst} = &{};", self.places[pi].target);
                         }
                     }
                     o => {
@@ -935,33 +787,18 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let o = operand_at(0)?;
                 // The viewed array: an Array<Byte> place or loan, or the
                 // private storage (ordinal zero) of a Bytes facade record.
-                let (array, present, ty) = match o {
-                    Operand::Place(k) => {
-                        let pi = self.path_of(k, b, j)?;
-                        let p = &self.paths[pi];
-                        (
-                            format!("&{}", p.target),
-                            p.present.clone(),
-                            self.f.body.paths[pi].ty.clone(),
-                        )
+                let view = self.plan.slice_view(&self.u.types, op, b, j)?;
+                let (array, present) = match view.source {
+                    SliceSource::Place(pi) => {
+                        let p = &self.places[pi];
+                        (format!("&{}", p.target), p.present.clone())
                     }
-                    o => match self.operand_type(o) {
-                        Some(Type::Ref(t) | Type::Mut(t)) => {
-                            (format!("&(*{})", self.operand(o, b, j)?), "1".into(), *t)
-                        }
-                        _ => return Err(self.refuse(b, j, "slice of a non-loan value")),
-                    },
+                    SliceSource::Loan => (format!("&(*{})", self.operand(o, b, j)?), "1".into()),
                 };
-                let array = match (&ty, self.u.types.shape(&ty)) {
-                    (Type::ArrayByte, _) => array,
-                    (_, Some(Shape::Record { fields, .. }))
-                        if fields
-                            .first()
-                            .is_some_and(|f| f.ordinal == 0 && f.ty == Type::ArrayByte) =>
-                    {
-                        format!("&({}).f0", &array[1..])
-                    }
-                    _ => return Err(self.refuse(b, j, "slice of a non-byte value")),
+                let array = if view.direct() {
+                    array
+                } else {
+                    format!("&({}).f0", &array[1..])
                 };
                 let (st, en) = (opd(1)?, opd(2)?);
                 let _ = writeln!(
@@ -981,9 +818,14 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let mut pre = String::new();
                 let mut args = Vec::new();
                 let mut tys = Vec::new();
-                for o in &op.operands {
-                    args.push(self.take(o, b, j, &mut pre)?);
-                    tys.push(self.operand_type(o));
+                for (o, (t, array_place)) in
+                    op.operands.iter().zip(self.plan.intrinsic_operands(op))
+                {
+                    args.push(match array_place {
+                        Some(pi) => format!("(&{})", self.places[pi].target),
+                        None => self.take(o, b, j, &mut pre)?,
+                    });
+                    tys.push(t);
                 }
                 let arg = |k: usize| {
                     args.get(k)
@@ -1064,29 +906,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
             tag::BYTE_BUILDER_FINISH => {
-                let pi = place_at(0)?;
-                let Some(&t) = self.temps.get(&(b, j)) else {
-                    return Err(self.refuse(b, j, "builder finish without its result path"));
-                };
-                let (from, to) = (&self.f.body.paths[pi].ty, &self.f.body.paths[t].ty);
-                let same = match (self.u.types.shape(from), self.u.types.shape(to)) {
-                    (
-                        Some(Shape::Record { fields: a, .. }),
-                        Some(Shape::Record { fields: c, .. }),
-                    ) => {
-                        a.len() == c.len()
-                            && a.iter()
-                                .zip(c)
-                                .all(|(x, y)| x.ordinal == y.ordinal && x.ty == y.ty)
-                    }
-                    _ => false,
-                };
-                if !same || !self.paths[pi].agg || self.paths[pi].borrowed {
-                    return Err(self.refuse(b, j, "builder finish between different layouts"));
-                }
-                let Some(Shape::Record { fields, .. }) = self.u.types.shape(from) else {
-                    return Err(self.refuse(b, j, "builder finish of a non-record"));
-                };
+                let (pi, t, fields) = self.plan.builder_finish(&self.u.types, op, b, j)?;
                 // One relabel: the builder's custody position now holds the
                 // result, and its storage moves without a copy of the bytes.
                 let _ = writeln!(
@@ -1106,7 +926,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::PLACE_MOVE => {
                 let pi = place_at(0)?;
-                let p = &self.paths[pi];
+                let p = &self.places[pi];
                 if p.borrowed {
                     return Err(self.refuse(b, j, "a move through a loan"));
                 }
@@ -1120,7 +940,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::PLACE_DROP => {
                 let pi = place_at(0)?;
-                if self.paths[pi].borrowed {
+                if self.places[pi].borrowed {
                     return Err(self.refuse(b, j, "a drop through a loan"));
                 }
                 s.push_str(&self.drop_place(pi));
@@ -1128,12 +948,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             tag::REPLACE_COMMIT => {
                 let pi = place_at(0)?;
                 let o = operand_at(1)?;
-                let cand = match o {
-                    Operand::Value(OpRef::Flow { block, ordinal }) => {
-                        self.temps.get(&(*block, *ordinal)).copied()
-                    }
-                    _ => None,
-                };
+                let cand = self.plan.temp_of(o);
                 let ty = &self.f.body.paths[pi].ty;
                 if is_word(ty) {
                     return Err(self.refuse(b, j, "replacement of a word"));
@@ -1147,7 +962,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                         .unwrap_or_else(|| "-1L".into())
                 );
                 let v = self.take(o, b, j, &mut pre)?;
-                let p = &self.paths[pi];
+                let p = &self.places[pi];
                 let call = self.u.types.drop_call(
                     self.u.r,
                     ty,
@@ -1188,16 +1003,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
                 let o = operand_at(0)?;
-                let from = self.operand_type(o);
-                let (Some(Shape::Result(_, e1)), Some(Shape::Result(_, e2))) = (
-                    from.as_ref().and_then(|t| self.u.types.shape(t)),
-                    self.u.types.shape(&self.f.result),
-                ) else {
-                    return Err(self.refuse(b, j, "try outside Result carriers"));
-                };
-                if e1 != e2 {
-                    return Err(self.refuse(b, j, "try between different error types"));
-                }
+                self.plan.try_carriers(&self.u.types, op, b, j)?;
                 let mut pre = String::new();
                 let v = self.take(o, b, j, &mut pre)?;
                 let recipes = self.recipes(b, ARM_TRY, j)?;
@@ -1240,12 +1046,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let _ = writeln!(s, "{pre}    zr = {v};\n{recipes}    goto ZEXIT;");
             }
             tag::CALL => {
-                let Aux::Func(sig) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "call without a callee"));
-                };
-                let Some(&callee) = self.u.r.funcs.get(sig) else {
-                    return Err(self.refuse(b, j, "calls into other modules"));
-                };
+                let callee = self.plan.callee(op, b, j, |_| true)?;
                 let mut pre = String::new();
                 let mut args = Vec::new();
                 for o in &op.operands {
@@ -1260,16 +1061,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     self.propagate()
                 );
             }
-            t => {
-                return Err(self.refuse(
-                    b,
-                    j,
-                    format!(
-                        "operation {} is not lowered yet",
-                        tag::name(t).unwrap_or("?")
-                    ),
-                ));
-            }
+            t => return Err(self.plan.unlowered(t, b, j)),
         }
         s.push_str(&post);
         Ok(s)
@@ -1277,21 +1069,15 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
 
     /// Runtime slots before the parameters (one for a runtime receiver).
     fn recv_slots(&self) -> usize {
-        usize::from(self.u.receiver_binding(self.at).is_some())
+        usize::from(self.receiver_bound())
     }
 
-    /// The path of a contract operand naming a receiver or parameter slot.
-    fn slot_path(&self, o: &ContractOperand) -> Option<usize> {
-        let slot = match o {
-            ContractOperand::Receiver => 0,
-            ContractOperand::Param(k) => *k as usize + self.recv_slots(),
-            _ => return None,
-        };
-        self.slots.get(slot).copied().flatten()
+    fn receiver_bound(&self) -> bool {
+        self.u.receiver_binding(self.at).is_some()
     }
 
     fn slot_value(&self, slot: usize) -> String {
-        match self.slots.get(slot).copied().flatten() {
+        match self.plan.frame.slots.get(slot).copied().flatten() {
             Some(pi) => format!("pl{pi}"),
             None => "UINT64_C(0)".into(),
         }
@@ -1317,7 +1103,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             "    uint64_t {v} = 0;\n    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;",
             self.fault("ZK_STEPS", None, Some(i as u32), None)
         );
-        let refuse = |me: &Self, m: &str| me.u.refuse(me.at, None, None, m.to_string());
         if matches!(op.tag, 23 | 24) {
             let a = self.coperand(e, &op.operands[0], result, s)?;
             let cond = if op.tag == 23 {
@@ -1337,16 +1122,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         for o in &op.operands {
             vals.push(self.coperand(e, o, result, s)?);
         }
-        if !is_word(&op.result) {
-            return Err(refuse(
-                self,
-                "non-scalar contract values are not lowered yet",
-            ));
-        }
-        let kind = match &op.result {
-            Type::Scalar(k) => *k,
-            _ => ScalarKind::Bool,
-        };
+        let kind = self.plan.contract_kind(op)?;
         let contract_fault = self.fault("zk", None, None, None);
         match op.tag {
             0 => {
@@ -1356,9 +1132,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 let _ = writeln!(s, "    {v} = (uint64_t)({} == 0);", vals[0]);
             }
             5 | 7..=16 => {
-                let Some(t) = crate::interp::contract_flow_tag(op.tag) else {
-                    return Err(refuse(self, "contract operation is not lowered yet"));
-                };
+                let t = self.plan.contract_flow_tag(op)?;
                 let c = vals.get(1).cloned().unwrap_or_else(|| "0".into());
                 match self.arith_call(t, kind, &vals[0], &c, &v) {
                     Some(call) => {
@@ -1384,16 +1158,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 }
             }
             17..=22 => {
-                let Some(t) = crate::interp::contract_flow_tag(op.tag) else {
-                    return Err(refuse(self, "contract operation is not lowered yet"));
-                };
-                let k = crate::interp::contract_compare_kind(
-                    &self.u.r.self_type(self.at.0),
-                    self.f,
-                    e,
-                    &op.operands[0],
-                    &op.operands[1],
-                );
+                let (t, k) = self.plan.contract_compare(e, op)?;
                 let _ = writeln!(
                     s,
                     "    {v} = zlm_cmp({t}, {}, {}, {});",
@@ -1404,13 +1169,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             }
             1 => {
                 // A field of a receiver or parameter (through its loan).
-                let Some((_, None, fld)) = op.reference.and_then(|fid| self.u.r.field(&fid)) else {
-                    return Err(refuse(self, "contract field copy of a variant field"));
-                };
-                let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
-                    return Err(refuse(self, "contract field copy of a computed value"));
-                };
-                let t = &self.paths[pi].target;
+                let (pi, fld) = self.plan.contract_field(op, self.receiver_bound())?;
+                let t = &self.places[pi].target;
                 let _ = writeln!(
                     s,
                     "    if (!({t}.h{o})) {}\n    {v} = {t}.f{o};",
@@ -1419,18 +1179,15 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                 );
             }
             3 if op.aux0 == 0 => {
-                let Some(&callee) = op.reference.and_then(|sig| self.u.r.funcs.get(&sig)) else {
-                    return Err(refuse(self, "contract calls into other modules"));
-                };
+                let (callee, binding) =
+                    self.plan
+                        .contract_callee(op, self.receiver_bound(), |_| true)?;
                 let mut vals = vals;
-                if self.u.f(callee).receiver == ReceiverKind::Shared {
-                    // A synchronous shared child loan of the binding.
-                    let Some(pi) = op.operands.first().and_then(|o| self.slot_path(o)) else {
-                        return Err(refuse(self, "contract call on a computed receiver"));
-                    };
-                    if !self.paths[pi].borrowed {
-                        vals[0] = format!("&pl{pi}");
-                    }
+                // A synchronous shared child loan of the binding.
+                if let Some(pi) = binding
+                    && !self.places[pi].borrowed
+                {
+                    vals[0] = format!("&pl{pi}");
                 }
                 let args: Vec<String> = vals.iter().map(|a| format!(", {a}")).collect();
                 let _ = writeln!(
@@ -1441,7 +1198,19 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     self.propagate()
                 );
             }
-            _ => return Err(refuse(self, "contract operation is not lowered yet")),
+            3 if op.aux0 == 1 => {
+                let (sel, bytes) = self.plan.contract_catalog(op)?;
+                let a = vals.first().cloned().unwrap_or_default();
+                let _ = match (sel, bytes) {
+                    (8, _) => writeln!(
+                        s,
+                        "    {v} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
+                    ),
+                    (_, Some(ContractBytes::ArrayLoan)) => writeln!(s, "    {v} = {a}->len;"),
+                    _ => writeln!(s, "    {v} = ({a}.e - {a}.s);"),
+                };
+            }
+            _ => return Err(self.plan.contract_unlowered()),
         }
         Ok(v)
     }
@@ -1466,7 +1235,7 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
     fn emit(mut self) -> Result<String, Refusal> {
         let f = self.f;
         // Step prepayment, shared with the LLVM engines.
-        let pre = walk::prepayment(f, &self.blocks);
+        let pre = walk::prepayment(f, &self.plan.frame.blocks);
         self.covered = pre.covered;
         let extra = pre.extra;
         // Two-block loops (`walk::Prepaid::unroll`): the header's fast entry
@@ -1478,19 +1247,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         let unroll = pre.unroll;
         // Body first: it decides which labels are targets.
         let mut body = String::new();
-        for bi in 0..self.blocks.len() {
-            let block = self.blocks[bi];
+        for bi in 0..self.plan.frame.blocks.len() {
+            let block = self.plan.frame.blocks[bi];
             let b = block.id;
-            let mut segs: Vec<Vec<(u32, &Op)>> = vec![Vec::new()];
-            for (j, op) in block.ops.iter().enumerate() {
-                if let Some(last) = segs.last_mut() {
-                    last.push((j as u32, op));
-                }
-                if ends_segment(op.tag) {
-                    segs.push(Vec::new());
-                }
-            }
-            segs.retain(|s| !s.is_empty());
+            let segs = plan::segments(block);
             let mut text = String::new();
             if self.covered.contains(&b) {
                 // One segment, prepaid on the fast entry.
@@ -1506,7 +1266,6 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                     n = block.ops.len()
                 );
             } else {
-                let last = segs.len().saturating_sub(1);
                 for (si, seg) in segs.iter().enumerate() {
                     let mut careful = String::new();
                     let mut fast = String::new();
@@ -1514,16 +1273,11 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
                         careful.push_str(&self.op(b, j, op, true)?);
                         fast.push_str(&self.op(b, j, op, false)?);
                     }
-                    let need = seg.len()
-                        + if si == last {
-                            extra.get(&b).copied().unwrap_or(0)
-                        } else {
-                            0
-                        };
+                    let need = plan::segment_need(seg, si, segs.len(), b, &extra);
                     if let Some(&s) = unroll.get(&b).filter(|_| segs.len() == 1) {
                         let mut body_fast = String::new();
                         let found: Option<&'m Block> =
-                            self.blocks.iter().find(|x| x.id == s).copied();
+                            self.plan.frame.blocks.iter().find(|x| x.id == s).copied();
                         if let Some(sb) = found {
                             for (j, op) in sb.ops.iter().enumerate() {
                                 body_fast.push_str(&self.op(s, j as u32, op, false)?);
@@ -1572,29 +1326,29 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         out.push_str("  uint64_t zl;\n  int zk = 0;\n");
         decl(&mut out, &f.result, "zr");
         for (i, p) in f.body.paths.iter().enumerate() {
-            if p.key.fields.is_empty() && self.paths[i].borrowed {
+            if p.key.fields.is_empty() && self.places[i].borrowed {
                 let _ = writeln!(out, "  {} *pl{i} = 0;", types.c(&p.ty));
                 let _ = writeln!(voids, "  (void)pl{i};");
             } else if p.key.fields.is_empty() {
                 decl(&mut out, &p.ty, &format!("pl{i}"));
                 let _ = writeln!(voids, "  (void)pl{i};");
-                if self.paths[i].agg {
+                if self.places[i].agg {
                     let _ = writeln!(out, "  unsigned char ph{i} = 0;");
                     let _ = writeln!(voids, "  (void)ph{i};");
                 }
             }
         }
-        for b in &self.blocks {
+        for b in &self.plan.frame.blocks {
             for (j, op) in b.ops.iter().enumerate() {
                 if let Some(t) = &op.result
-                    && !self.temps.contains_key(&(b.id, j as u32))
+                    && !self.plan.frame.temps.contains_key(&(b.id, j as u32))
                 {
                     decl(&mut out, t, &format!("v{}_{j}", b.id));
                     let _ = writeln!(voids, "  (void)v{}_{j};", b.id);
                 }
             }
         }
-        if self.cust {
+        if self.plan.frame.cust {
             let _ = writeln!(
                 out,
                 "  uint16_t zc[{}] = {{0}};\n  unsigned zcn = 0;\n  long zcand = -1;",
@@ -1617,13 +1371,13 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
         }
         args.extend(ps.iter().map(|p| format!("a{}", p.ordinal)));
         for (k, arg) in args.iter().enumerate() {
-            match self.slots[k] {
+            match self.plan.frame.slots[k] {
                 Some(pi) => {
                     let _ = writeln!(out, "  pl{pi} = {arg};");
-                    if self.paths[pi].agg {
+                    if self.places[pi].agg {
                         let _ = writeln!(out, "  ph{pi} = 1;");
                     }
-                    if self.paths[pi].owner {
+                    if self.places[pi].owner {
                         let _ = writeln!(out, "  zc[zcn++] = {pi}u;");
                     }
                 }
@@ -1655,8 +1409,8 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             );
         }
         self.in_ensures = false;
-        for bi in 0..self.blocks.len() {
-            let b = self.blocks[bi].id;
+        for bi in 0..self.plan.frame.blocks.len() {
+            let b = self.plan.frame.blocks[bi].id;
             let mark = format!("@B{b}@\n");
             let lab = if self.labels.contains(&b) {
                 format!("B{b}:;\n")
@@ -1677,10 +1431,10 @@ impl<'a, 'u, 'm> Fl<'a, 'u, 'm> {
             out,
             "  goto ZEXIT;\nZEXIT:;\n{ensures}  *zret = zr;\n  z->left = zl;\n  z->depth--;\n  return 0;\n"
         );
-        if self.cust {
+        if self.plan.frame.cust {
             // Abrupt unwind: owners in reverse custody order.
             out.push_str("ZUNWIND:\n  while (zcn > 0) {\n    zcn--;\n    switch (zc[zcn]) {\n");
-            for (pi, p) in self.paths.iter().enumerate() {
+            for (pi, p) in self.places.iter().enumerate() {
                 if !p.owner || !p.agg {
                     continue;
                 }

@@ -12,6 +12,7 @@
 mod config;
 pub mod engine;
 mod lower;
+pub mod plan;
 pub mod types;
 mod unit;
 pub mod walk;

@@ -343,14 +343,17 @@ pub fn frame<'m>(r: &Resolved<'m>, at: At, receiver_bound: bool) -> Result<Frame
         .map(|(i, p)| (&p.key, i))
         .collect();
     // Roots bound to a loan (shared/exclusive receivers, Ref/Mut
-    // parameters) hold the address of the target's storage.
+    // parameters) hold the address of the target's storage. A
+    // `Slice<Byte>` parameter is a loan too, but its value is the window
+    // itself (array address and bounds), held in the frame like a
+    // transient slice local.
     let borrow_root = |root: &Root| match root {
         Root::Receiver => matches!(f.receiver, ReceiverKind::Shared | ReceiverKind::Exclusive),
         Root::Param(p) => f
             .params
             .iter()
             .find(|x| x.ordinal == *p)
-            .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty)),
+            .is_some_and(|x| x.ty.is_borrow() && !is_word(&x.ty) && x.ty != Type::SliceByte),
         _ => false,
     };
     let mut paths = Vec::new();
