@@ -167,8 +167,8 @@ impl Spec {
         }
     }
 
-    /// `cron` or `every`.
-    pub fn kind(&self) -> &'static str {
+    /// `cron` or `every` (the stored `spec_kind`).
+    pub fn spec_kind(&self) -> &'static str {
         match self {
             Spec::Cron { .. } => "cron",
             Spec::Every { .. } => "every",
@@ -386,7 +386,7 @@ impl NewSchedule {
             name: self.name.clone(),
             program: self.program.clone(),
             args: self.args.clone(),
-            spec_kind: self.spec.kind().to_string(),
+            spec_kind: self.spec.spec_kind().to_string(),
             spec: self.spec.text().to_string(),
             overlap: self.overlap.name().to_string(),
             catchup: self.catchup.name().to_string(),

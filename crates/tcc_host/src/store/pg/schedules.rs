@@ -154,11 +154,19 @@ impl ScheduleStore for PgStore {
 
     fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Option<u64>, StoreError> {
         let a = a.clone();
+        // The cursor's row is taken with `SKIP LOCKED`: a row another node's
+        // pass holds (its group commit may lock several schedules, in any
+        // order) is that node's to advance, so this pass leaves it, as when
+        // the compare-and-set misses, instead of waiting on it. Two nodes
+        // batching the same schedules in opposite orders therefore never
+        // deadlock; a tick is never lost, since the cursor moves only with
+        // the commit that inserts the tick's execution, and the next pass
+        // finds the row again if that commit does not happen.
         self.write(move |c| {
             let last = a.executions.last().map(|(_, e)| e.id.clone());
             let skipped = a.skipped as i64;
             let moved = c.execute(
-                "UPDATE schedules SET next_due_ms = $4, buffered_ms = $5, last_execution_id = coalesce($6, last_execution_id), last_error = $7, ticks_skipped = ticks_skipped + $8, updated_ms = $9 WHERE name = $1 AND NOT paused AND next_due_ms = $2 AND buffered_ms IS NOT DISTINCT FROM $3",
+                "UPDATE schedules SET next_due_ms = $4, buffered_ms = $5, last_execution_id = coalesce($6, last_execution_id), last_error = $7, ticks_skipped = ticks_skipped + $8, updated_ms = $9 WHERE name = (SELECT name FROM schedules WHERE name = $1 FOR UPDATE SKIP LOCKED) AND NOT paused AND next_due_ms = $2 AND buffered_ms IS NOT DISTINCT FROM $3",
                 &[
                     &a.name,
                     &a.expected_next_due_ms,
