@@ -6,7 +6,8 @@
 //! program listing), send the event from the page, see it complete
 //! without a reload (timeline with effects, checkpoints, timer, event and
 //! child), then the list (status, program and id search), the programs
-//! page and the schedules page (a paused schedule resumed by its button). The screenshot of the finished execution must not be blank; with
+//! page, the schedules page (a paused schedule resumed by its button), and an
+//! execution failed by an effect resumed by the Resume button. The screenshot of the finished execution must not be blank; with
 //! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`.
 //!
 //! The browser is the `browser` crate's (chromedriver and Chromium from
@@ -136,11 +137,12 @@ fn check_not_blank(png_bytes: &[u8]) -> (u32, u32) {
 fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool) {
     let _one = ONE_BROWSER.lock().unwrap_or_else(|e| e.into_inner());
     // The first effect holds the lease for a while, so the page can show
-    // which node holds it.
+    // which node holds it; the payment service is down (nothing listens on
+    // port 9), so a charge fails for good and the page offers Resume.
     let providers = dir.join("providers.toml");
     std::fs::write(
         &providers,
-        "[[route]]\npattern = \"prepare\"\nprovider = \"echo\"\ndelay_ms = 2500\n\n[[route]]\npattern = \"*\"\nprovider = \"echo\"\n",
+        "[[route]]\npattern = \"prepare\"\nprovider = \"echo\"\ndelay_ms = 2500\n\n[[route]]\npattern = \"payment.*\"\nprovider = \"webhook\"\nurl = \"http://127.0.0.1:9/charge\"\nretries = 0\n\n[[route]]\npattern = \"*\"\nprovider = \"echo\"\n",
     )
     .unwrap();
     let servers: Vec<tcc_serve::Server> = nodes
@@ -411,6 +413,65 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
     );
     let (_, j) = api(&url, "GET", "/v1/schedules/hourly", None);
     assert_eq!(j["paused"], false, "{j}");
+
+    // Operator resume (issue 33): an execution failed by its charge shows
+    // Resume; the button resumes it from the checkpoint before the charge
+    // (the service is still down, so it fails again at the same effect).
+    let source = dir.join("shop.py");
+    std::fs::write(
+        &source,
+        "from tcc_engine.primitives import effect, program\n\n\n@program\nasync def run(order):\n    held = await effect(\"stock.hold\", input={\"qty\": order})\n    charge = await effect(\"payment.charge\", input={\"amount\": order})\n    return [held, charge]\n",
+    )
+    .unwrap();
+    let artifact = dir.join("shop.json");
+    let compiled = std::process::Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(["tcc", "compile"])
+        .arg(&source)
+        .arg("-o")
+        .arg(&artifact)
+        .output()
+        .unwrap();
+    assert!(compiled.status.success(), "{compiled:?}");
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=shop",
+        Some(&std::fs::read(&artifact).unwrap()),
+    );
+    assert_eq!(code, 201, "{j}");
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "shop", "args": [3]}"#),
+    );
+    assert_eq!(code, 201, "{j}");
+    let shop = j["id"].as_str().unwrap().to_string();
+    goto(&b, &format!("{url}/ui/executions/{shop}"));
+    until(
+        &b,
+        "the failed charge",
+        "const e = document.querySelector('#status'); const r = document.querySelector('#resume'); return e && r ? [e.dataset.status, r.hidden] : null;",
+        |v| v == &json!(["failed", false]),
+    );
+    b.click("#resume").unwrap();
+    until(
+        &b,
+        "the resume accepted",
+        "const e = document.querySelector('#action-status'); return e ? e.textContent : null;",
+        |v| v.as_str().is_some_and(|t| t.contains("payment.charge")),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, history) = api(&url, "GET", &format!("/v1/executions/{shop}/history"), None);
+        let resumed = history.to_string().contains("resumed_by_operator");
+        let (_, status) = api(&url, "GET", &format!("/v1/executions/{shop}"), None);
+        if resumed && status["status"] == "failed" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{history} {status}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
     b.quit().unwrap();
     drop(servers);
 }
