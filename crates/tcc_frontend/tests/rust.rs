@@ -350,7 +350,7 @@ proptest! {
     }
 }
 
-const OWNERSHIP_STMTS: [&str; 22] = [
+const OWNERSHIP_STMTS: [&str; 29] = [
     "n += take(s);",
     "n += take(t);",
     "t = String::from(\"c\");",
@@ -373,6 +373,13 @@ const OWNERSHIP_STMTS: [&str; 22] = [
     "if n { n += 1.0; }",
     "let s = if n > 0.0 { s } else { String::from(\"e\") };",
     "n += if s == \"a\" { 1.0 } else { 2.0 };",
+    "let r = || n;",
+    "n += r();",
+    "let q = || take(t);",
+    "n += q();",
+    "let w = || n + take(t);",
+    "while n < 2.0 { n += r(); }",
+    "let m = || { n += 1.0; };",
 ];
 
 proptest! {

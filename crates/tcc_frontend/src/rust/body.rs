@@ -15,7 +15,10 @@
 //! a branch that diverges does not count after the branch; a move of an
 //! outer variable inside a loop is refused unless it leaves the loop.
 //! Closures capture copies of what they use (the value at creation, as a
-//! `move` closure does) and may not assign or move out of their captures.
+//! `move` closure does) and may not assign their captures. A non-`move`
+//! closure bound with `let` also borrows what it captures without moving
+//! out: assigning a borrowed variable and then calling the closure (in
+//! textual order, or in a loop around both) is refused, as rustc does.
 
 use std::collections::BTreeSet;
 
@@ -83,6 +86,25 @@ struct LoopCx {
     value: Option<VarRef>,
     ty: Ty,
     broke: bool,
+    /// Each closure borrow's (calls, conflicts) counts when the loop began.
+    borrow_marks: Vec<(usize, usize)>,
+}
+
+/// A non-`move` closure bound to a local borrows what it captures by
+/// reference for as long as it is called later (rustc's rule, approximated
+/// by textual order): an assignment to a borrowed variable followed by a
+/// call of the closure is refused.
+struct ClosureBorrow {
+    closure: VarRef,
+    closure_name: String,
+    /// The enclosing function's variables captured by reference.
+    borrowed: Vec<VarRef>,
+    /// Loops around the closure's `let`.
+    loop_depth: usize,
+    /// Calls of the closure so far.
+    calls: usize,
+    /// Assignments to a borrowed variable: (its name, where).
+    conflicts: Vec<(String, Pos)>,
 }
 
 struct Fx {
@@ -98,6 +120,8 @@ struct Fx {
     moved: BTreeSet<(VarRef, String)>,
     /// Closure only: it moves out of a capture.
     once: bool,
+    /// Non-`move` closures bound in this function and what they borrow.
+    borrows: Vec<ClosureBorrow>,
 }
 
 struct L<'a> {
@@ -111,6 +135,9 @@ struct L<'a> {
     leaving: Option<usize>,
     /// Every binding's type, checked for unsolved variables at the end.
     bound: Vec<(String, Ty, Pos)>,
+    /// The last closure lowered: the enclosing function's variables it
+    /// captures by reference (read, not moved out of).
+    last_closure_borrows: Vec<VarRef>,
 }
 
 fn ex(kind: ExprKind, pos: Pos) -> Expr {
@@ -178,6 +205,7 @@ pub(super) fn lower_fn(
         depth: 0,
         leaving: None,
         bound: Vec::new(),
+        last_closure_borrows: Vec::new(),
     };
     l.fx.push(Fx {
         func,
@@ -189,6 +217,7 @@ pub(super) fn lower_fn(
         loops: Vec::new(),
         moved: BTreeSet::new(),
         once: false,
+        borrows: Vec::new(),
     });
     let (value, ty) = l.block(block, true)?;
     let tail_pos = block
@@ -323,6 +352,7 @@ impl L<'_> {
         });
         let Some(outer) = found else { return Ok(None) };
         self.check_not_moved(&self.fx[parent], outer.var, None, name, pos)?;
+        self.note_called(parent, outer.var)?;
         let pfunc = self.fx[parent].func;
         let f = &mut self.m.funcs[pfunc];
         f.vars.push(Var {
@@ -423,6 +453,63 @@ impl L<'_> {
 
     fn pop_scope(&mut self) {
         self.fxm().scopes.pop();
+    }
+
+    fn borrow_marks(&self) -> Vec<(usize, usize)> {
+        self.fx()
+            .borrows
+            .iter()
+            .map(|b| (b.calls, b.conflicts.len()))
+            .collect()
+    }
+
+    fn borrow_error(var: &str, closure: &str, pos: Pos) -> FrontendError {
+        err(
+            Code::Moved,
+            format!(
+                "cannot assign to `{var}` because it is borrowed by closure `{closure}`, which is called later (make it a `move` closure to capture a copy)"
+            ),
+            pos,
+        )
+    }
+
+    /// An assignment to `var`: a conflict for every closure borrowing it.
+    fn note_assigned(&mut self, var: VarRef, name: &str, pos: Pos) {
+        for b in &mut self.fxm().borrows {
+            if b.borrowed.contains(&var) {
+                b.conflicts.push((name.to_string(), pos));
+            }
+        }
+    }
+
+    /// A call of closure `var`: refused after an assignment to what it borrows.
+    fn note_called(&mut self, frame: usize, var: VarRef) -> R<()> {
+        let Some(b) = self.fx[frame].borrows.iter_mut().find(|b| b.closure == var) else {
+            return Ok(());
+        };
+        b.calls += 1;
+        match b.conflicts.first() {
+            Some((name, pos)) => Err(Self::borrow_error(name, &b.closure_name, *pos)),
+            None => Ok(()),
+        }
+    }
+
+    /// At the end of the innermost loop: a closure bound outside it, called in
+    /// it, is called again after an assignment in it (the next iteration).
+    fn check_loop_borrows(&self) -> R<()> {
+        let depth = self.fx().loops.len();
+        let Some(cx) = self.fx().loops.last() else {
+            return Ok(());
+        };
+        for (b, &(calls, conflicts)) in self.fx().borrows.iter().zip(&cx.borrow_marks) {
+            if b.loop_depth < depth
+                && b.calls > calls
+                && let Some((name, pos)) = b.conflicts.get(conflicts)
+            {
+                return Err(Self::borrow_error(name, &b.closure_name, *pos));
+            }
+        }
+        Ok(())
     }
 
     /// Runs `f` with a fresh statement list; returns the statements and its result.
@@ -589,6 +676,20 @@ impl L<'_> {
                 self.bound
                     .push((name.clone(), ty.clone(), pos_of(&pi.ident)));
                 let v = self.bind(&name, ty, pi.mutability.is_some());
+                if let syn::Expr::Closure(c) = &*init.expr
+                    && c.capture.is_none()
+                {
+                    let borrowed = std::mem::take(&mut self.last_closure_borrows);
+                    let loop_depth = self.fx().loops.len();
+                    self.fxm().borrows.push(ClosureBorrow {
+                        closure: v,
+                        closure_name: name.clone(),
+                        borrowed,
+                        loop_depth,
+                        calls: 0,
+                        conflicts: Vec::new(),
+                    });
+                }
                 self.out.push(st(StmtKind::Assign(v, x), p));
             }
             syn::Pat::Wild(_) => {
@@ -1225,6 +1326,9 @@ impl L<'_> {
                 self.out.push(st(StmtKind::Assign(b.var, rhs), p));
             }
         }
+        // The store follows the right side: a call of a borrowing closure
+        // there is before the assignment.
+        self.note_assigned(b.var, &name, pos_of(left));
         Ok((undef(p), Ty::Unit))
     }
 
@@ -1661,11 +1765,13 @@ impl L<'_> {
             ));
         }
         // The condition runs on every iteration: it is inside the loop.
+        let borrow_marks = self.borrow_marks();
         self.fxm().loops.push(LoopCx {
             is_loop: false,
             value: None,
             ty: Ty::Unit,
             broke: false,
+            borrow_marks,
         });
         let saved = self.leaving.take();
         let cond = self.collect(|s| s.expr(&w.cond, false));
@@ -1674,6 +1780,7 @@ impl L<'_> {
             Ok(c) => self.loop_body(&w.body).map(|b| (c, b)),
             Err(e) => Err(e),
         };
+        let body = body.and_then(|b| self.check_loop_borrows().map(|()| b));
         self.fxm().loops.pop();
         let ((cstmts, (c, ct)), body) = body?;
         self.unify_at(&Ty::Bool, &ct, pos_of(&*w.cond), "a `while` condition")?;
@@ -1719,13 +1826,17 @@ impl L<'_> {
             ));
         }
         let ty = self.it.types.fresh();
+        let borrow_marks = self.borrow_marks();
         self.fxm().loops.push(LoopCx {
             is_loop: true,
             value: None,
             ty: ty.clone(),
             broke: false,
+            borrow_marks,
         });
-        let body = self.loop_body(&l.body);
+        let body = self
+            .loop_body(&l.body)
+            .and_then(|b| self.check_loop_borrows().map(|()| b));
         let cx = self.fxm().loops.pop();
         let body = body?;
         self.out.push(st(
@@ -1835,11 +1946,13 @@ impl L<'_> {
                 ),
             )
         };
+        let borrow_marks = self.borrow_marks();
         self.fxm().loops.push(LoopCx {
             is_loop: false,
             value: None,
             ty: Ty::Unit,
             broke: false,
+            borrow_marks,
         });
         self.push_scope();
         let r = (|| {
@@ -1849,6 +1962,7 @@ impl L<'_> {
                 body.push(st(StmtKind::Assign(b, elem), p));
             }
             body.extend(self.loop_body(&f.body)?);
+            self.check_loop_borrows()?;
             Ok::<_, FrontendError>(body)
         })();
         self.pop_scope();
@@ -2009,6 +2123,7 @@ impl L<'_> {
                     let sig = self.it.types.closures[k].clone();
                     arity(sig.params.len(), &format!("closure `{name}`"))?;
                     self.check_not_moved(self.fx(), b.var, None, name, p)?;
+                    self.note_called(self.fx.len() - 1, b.var)?;
                     if sig.once {
                         self.mark_moved(&b, None, name, p)?;
                     }
@@ -2433,6 +2548,7 @@ impl L<'_> {
             loops: Vec::new(),
             moved: BTreeSet::new(),
             once: false,
+            borrows: Vec::new(),
         });
         let saved_out = std::mem::take(&mut self.out);
         let saved_leaving = self.leaving.take();
@@ -2449,6 +2565,12 @@ impl L<'_> {
             body.push(st(StmtKind::Return(Some(x)), p));
         }
         self.m.funcs[func].body = body;
+        self.last_closure_borrows = inner
+            .copies
+            .iter()
+            .filter(|(_, copy, _)| !inner.moved.contains(&(*copy, String::new())))
+            .map(|(orig, _, _)| *orig)
+            .collect();
         for (orig, copy, ty) in inner.copies {
             self.out
                 .push(st(StmtKind::Assign(copy, ex(ExprKind::Var(orig), p)), p));
