@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use syn::spanned::Spanned;
 
-use super::types::{Ty, Types};
+use super::types::{RustType, Types};
 use crate::error::{Code, FrontendError};
 use crate::hir::Pos;
 
@@ -45,8 +45,8 @@ pub(crate) fn pos_of<T: Spanned + ?Sized>(node: &T) -> Pos {
 #[derive(Debug, Clone)]
 pub(crate) struct FnSig {
     pub func: usize,
-    pub params: Vec<(String, Ty, bool)>,
-    pub ret: Ty,
+    pub params: Vec<(String, RustType, bool)>,
+    pub ret: RustType,
 }
 
 /// Collected items: what the bodies are checked against.
@@ -56,23 +56,23 @@ pub(crate) struct Items {
     pub imported: HashSet<String>,
 }
 
-/// A source type → [`Ty`].
+/// A source type → [`RustType`].
 pub(crate) fn ty_of(
     types: &mut Types,
     t: &syn::Type,
     imported: &HashSet<String>,
-) -> Result<Ty, FrontendError> {
+) -> Result<RustType, FrontendError> {
     let unsupported = |m: &str| err(Code::Unsupported, m.to_string(), pos_of(t));
     match t {
         syn::Type::Paren(p) => ty_of(types, &p.elem, imported),
-        syn::Type::Tuple(tt) if tt.elems.is_empty() => Ok(Ty::Unit),
+        syn::Type::Tuple(tt) if tt.elems.is_empty() => Ok(RustType::Unit),
         syn::Type::Tuple(_) => Err(unsupported("tuples are outside the Rust subset")),
-        syn::Type::Never(_) => Ok(Ty::Never),
+        syn::Type::Never(_) => Ok(RustType::Never),
         syn::Type::Reference(r) => {
             let is_static = r.lifetime.as_ref().is_some_and(|l| l.ident == "static");
             let is_str = matches!(&*r.elem, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str"));
             if is_static && is_str && r.mutability.is_none() {
-                Ok(Ty::StaticStr)
+                Ok(RustType::StaticStr)
             } else {
                 Err(unsupported(
                     "references are outside the Rust subset (only `&'static str`)",
@@ -116,9 +116,9 @@ pub(crate) fn ty_of(
                 }
             };
             match name.as_str() {
-                "f64" => arity(0).map(|_| Ty::F64),
-                "bool" => arity(0).map(|_| Ty::Bool),
-                "String" => arity(0).map(|_| Ty::Str),
+                "f64" => arity(0).map(|_| RustType::F64),
+                "bool" => arity(0).map(|_| RustType::Bool),
+                "String" => arity(0).map(|_| RustType::Str),
                 "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
                 | "u128" | "usize" => Err(unsupported(
                     "integer types are outside the Rust subset (numbers are `f64`)",
@@ -133,22 +133,22 @@ pub(crate) fn ty_of(
                             pos_of(t),
                         ));
                     }
-                    Ok(Ty::Vec(Box::new(ty_of(types, args[0], imported)?)))
+                    Ok(RustType::Vec(Box::new(ty_of(types, args[0], imported)?)))
                 }
                 "Option" => {
                     arity(1)?;
-                    Ok(Ty::Opt(Box::new(ty_of(types, args[0], imported)?)))
+                    Ok(RustType::Opt(Box::new(ty_of(types, args[0], imported)?)))
                 }
                 "Result" => {
                     arity(2)?;
                     let a = ty_of(types, args[0], imported)?;
-                    Ok(Ty::Res(
+                    Ok(RustType::Res(
                         Box::new(a),
                         Box::new(ty_of(types, args[1], imported)?),
                     ))
                 }
                 other => match types.by_name.get(other) {
-                    Some(&i) => arity(0).map(|_| Ty::Adt(i)),
+                    Some(&i) => arity(0).map(|_| RustType::Adt(i)),
                     None => Err(err(
                         Code::UnknownName,
                         format!("unknown type `{other}`"),

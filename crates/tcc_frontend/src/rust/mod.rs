@@ -27,7 +27,7 @@ use crate::error::{Code, FrontendError};
 use crate::hir::{Func, Module, Pos, Var};
 use items::{FnSig, Items, err, pos_of, ty_of};
 pub use items::{PRELUDE, PRELUDE_ITEMS};
-pub use types::{Adt, Shape, Ty, Types};
+pub use types::{Adt, RustType, Shape, Types};
 
 fn parse(source: &str) -> Result<syn::File, FrontendError> {
     syn::parse_file(source).map_err(|e| {
@@ -246,7 +246,7 @@ pub fn lower(source: &str, _file: &str) -> Result<Module, FrontendError> {
             ));
         }
         let ret = match &f.sig.output {
-            syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Default => RustType::Unit,
             syn::ReturnType::Type(_, t) => ty_of(&mut items.types, t, &items.imported)?,
         };
         let func = module.funcs.len();
@@ -422,11 +422,13 @@ fn signature_shape(f: &syn::ItemFn, is_entry: bool) -> Result<(), FrontendError>
 
 /// A struct or enum that contains itself (without indirection) has no size in Rust.
 fn check_recursion(types: &Types, file: &syn::File) -> Result<(), FrontendError> {
-    fn reaches(types: &Types, t: &Ty, target: usize, seen: &mut HashSet<usize>) -> bool {
+    fn reaches(types: &Types, t: &RustType, target: usize, seen: &mut HashSet<usize>) -> bool {
         match t {
-            Ty::Opt(x) => reaches(types, x, target, seen),
-            Ty::Res(a, b) => reaches(types, a, target, seen) || reaches(types, b, target, seen),
-            Ty::Adt(i) => {
+            RustType::Opt(x) => reaches(types, x, target, seen),
+            RustType::Res(a, b) => {
+                reaches(types, a, target, seen) || reaches(types, b, target, seen)
+            }
+            RustType::Adt(i) => {
                 if *i == target {
                     return true;
                 }
@@ -447,7 +449,7 @@ fn check_recursion(types: &Types, file: &syn::File) -> Result<(), FrontendError>
         }
     }
     for (i, a) in types.adts.iter().enumerate() {
-        let inner: Vec<&Ty> = a
+        let inner: Vec<&RustType> = a
             .fields
             .iter()
             .map(|(_, t)| t)
