@@ -194,6 +194,38 @@ pub fn cell_json(c: &Cell) -> J {
     }
 }
 
+/// The checks both exports make before a value: it counts against
+/// [`MAX_EXPORT_NODES`], and a reference must not close a cycle on `path`
+/// or go deeper than [`MAX_EXPORT_DEPTH`]. Returns the cell to enter, or
+/// `None` for a value written inline.
+fn enter_value(v: &Value, path: &[u32], nodes: &mut usize) -> Result<Option<u32>, EngineError> {
+    *nodes += 1;
+    if *nodes > MAX_EXPORT_NODES {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            format!(
+                "a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"
+            ),
+        ));
+    }
+    let Value::Ref(id) = v else {
+        return Ok(None);
+    };
+    if path.contains(id) {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            "a cyclic value cannot cross the host boundary",
+        ));
+    }
+    if path.len() >= MAX_EXPORT_DEPTH {
+        return Err(EngineError::fatal(
+            FatalKind::NotExportable,
+            format!("value nested deeper than {MAX_EXPORT_DEPTH} cannot cross the host boundary"),
+        ));
+    }
+    Ok(Some(*id))
+}
+
 /// Inlines a value for the host boundary: objects and arrays are copied
 /// (identity does not cross), cycles and closures are fatal.
 ///
@@ -211,32 +243,11 @@ fn export_inner(
     path: &mut Vec<u32>,
     nodes: &mut usize,
 ) -> Result<J, EngineError> {
-    *nodes += 1;
-    if *nodes > MAX_EXPORT_NODES {
-        return Err(EngineError::fatal(
-            FatalKind::NotExportable,
-            format!(
-                "a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"
-            ),
-        ));
-    }
-    let Value::Ref(id) = v else {
+    let Some(id) = enter_value(v, path, nodes)? else {
         return Ok(value_json(v));
     };
-    if path.contains(id) {
-        return Err(EngineError::fatal(
-            FatalKind::NotExportable,
-            "a cyclic value cannot cross the host boundary",
-        ));
-    }
-    if path.len() >= MAX_EXPORT_DEPTH {
-        return Err(EngineError::fatal(
-            FatalKind::NotExportable,
-            format!("value nested deeper than {MAX_EXPORT_DEPTH} cannot cross the host boundary"),
-        ));
-    }
-    path.push(*id);
-    let out = match heap.get(*id)? {
+    path.push(id);
+    let out = match heap.get(id)? {
         Cell::Object(m) => {
             let mut out = Map::new();
             for (k, x) in m {
@@ -281,33 +292,12 @@ fn export_text_inner(
     nodes: &mut usize,
     out: &mut String,
 ) -> Result<(), EngineError> {
-    *nodes += 1;
-    if *nodes > MAX_EXPORT_NODES {
-        return Err(EngineError::fatal(
-            FatalKind::NotExportable,
-            format!(
-                "a value of more than {MAX_EXPORT_NODES} values cannot cross the host boundary"
-            ),
-        ));
-    }
-    let Value::Ref(id) = v else {
+    let Some(id) = enter_value(v, path, nodes)? else {
         write_value(out, v);
         return Ok(());
     };
-    if path.contains(id) {
-        return Err(EngineError::fatal(
-            FatalKind::NotExportable,
-            "a cyclic value cannot cross the host boundary",
-        ));
-    }
-    if path.len() >= MAX_EXPORT_DEPTH {
-        return Err(EngineError::fatal(
-            FatalKind::NotExportable,
-            format!("value nested deeper than {MAX_EXPORT_DEPTH} cannot cross the host boundary"),
-        ));
-    }
-    path.push(*id);
-    match heap.get(*id)? {
+    path.push(id);
+    match heap.get(id)? {
         Cell::Object(m) => {
             // BTreeMap<String, _> iterates in byte order: canonical key order.
             out.push_str("{\"t\":\"object\",\"v\":{");

@@ -135,6 +135,34 @@ impl Execution {
         fn local_num(locals: &[Value], l: u32) -> Option<f64> {
             num(locals, fast::Operand::Local(l))
         }
+        // Adds `k` to a local in place; false when it holds no number.
+        #[inline(always)]
+        fn add_in_place(locals: &mut [Value], l: u32, k: f64) -> bool {
+            match slot(locals, l) {
+                Value::Number(x) => {
+                    *x += k;
+                    true
+                }
+                _ => false,
+            }
+        }
+        // The first step of a three-operand chain, `o1 b1 o2`, with the
+        // third operand read: `(result, third)`, or `None` when an operand
+        // is not a number or the operation leaves the fast path.
+        #[inline(always)]
+        fn chain_head(
+            py: bool,
+            locals: &[Value],
+            o1: fast::Operand,
+            o2: fast::Operand,
+            b1: fast::Bin,
+            o3: fast::Operand,
+        ) -> Option<(f64, f64)> {
+            let x = num(locals, o1)?;
+            let y = num(locals, o2)?;
+            let z = num(locals, o3)?;
+            Some((fast::arith(py, b1, x, y)?, z))
+        }
         // A compare-and-branch form's operands, compare, sense and target,
         // or `None` when it is not one or an operand is not a number.
         #[inline(always)]
@@ -389,10 +417,7 @@ impl Execution {
                         break;
                     }
                     let Some(a) = local_num(locals, l) else { break };
-                    let Some(x) = num(locals, o1) else { break };
-                    let Some(y) = num(locals, o2) else { break };
-                    let Some(z) = num(locals, o3) else { break };
-                    let Some(r1) = fast::arith(py, b1, x, y) else {
+                    let Some((r1, z)) = chain_head(py, locals, o1, o2, b1, o3) else {
                         break;
                     };
                     let Some(r2) = fast::arith(py, b2, r1, z) else {
@@ -406,23 +431,15 @@ impl Execution {
                 }
                 // The stepper would push the local and the constant.
                 Fast::Inc(l, k) => {
-                    if stack.len() + 2 > max_stack {
+                    if stack.len() + 2 > max_stack || !add_in_place(locals, l, k) {
                         break;
                     }
-                    let Value::Number(x) = slot(locals, l) else {
-                        break;
-                    };
-                    *x += k;
                     pc = next;
                 }
                 Fast::IncJump(l, k, target) => {
-                    if stack.len() + 2 > max_stack {
+                    if stack.len() + 2 > max_stack || !add_in_place(locals, l, k) {
                         break;
                     }
-                    let Value::Number(x) = slot(locals, l) else {
-                        break;
-                    };
-                    *x += k;
                     left -= n;
                     // The stack is as it was, so the compare-and-branch
                     // has the room just checked.
@@ -441,10 +458,7 @@ impl Execution {
                     if stack.len() + 4 > max_stack {
                         break;
                     }
-                    let Some(x) = num(locals, o1) else { break };
-                    let Some(y) = num(locals, o2) else { break };
-                    let Some(z) = num(locals, o3) else { break };
-                    let Some(r1) = fast::arith(py, b1, x, y) else {
+                    let Some((r1, z)) = chain_head(py, locals, o1, o2, b1, o3) else {
                         break;
                     };
                     last_op!(b2, r1, z, t);
