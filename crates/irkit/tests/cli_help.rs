@@ -2,24 +2,8 @@
 //! documents, both ways: a verb that exists is documented, a documented verb exists.
 
 mod common;
-use common::{irkit, repo_file};
+use common::{help_commands, irkit, repo_file, text};
 use std::collections::BTreeSet;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The subcommands a help text lists under `Commands:` (clap's own `help` left out).
-fn commands(help: &str) -> Vec<String> {
-    help.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .map(str::to_string)
-        .collect()
-}
 
 /// Runs `irkit ARGS --help` and returns its text, failing unless it exits 0.
 fn help(args: &[&str]) -> String {
@@ -34,11 +18,11 @@ fn help(args: &[&str]) -> String {
 
 #[test]
 fn every_help_runs_and_every_verb_is_in_the_readme() {
-    let systems = commands(&help(&[]));
+    let systems = help_commands(&help(&[]));
     assert_eq!(systems, ["vpl", "tcc", "rvn", "zlm"]);
     let mut verbs = BTreeSet::new();
     for system in &systems {
-        let listed = commands(&help(&[system]));
+        let listed = help_commands(&help(&[system]));
         assert!(!listed.is_empty(), "{system}");
         for verb in listed {
             let text = help(&[system, &verb]);

@@ -7,33 +7,17 @@
 //! codegen are run only up to what fails before (a refused connection is 2).
 
 mod common;
-use common::{irkit, repo_file};
+use common::{help_commands, irkit, repo_file, text};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// The subcommands a help text lists under `Commands:` (clap's own `help` left out).
-fn commands(help: &str) -> Vec<String> {
-    help.lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| l.starts_with("  "))
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|c| *c != "help")
-        .map(str::to_string)
-        .collect()
-}
 
 /// Every `SYSTEM VERB` irkit's help lists.
 fn verbs() -> BTreeSet<String> {
     let top = text(&irkit(&["--help"]).stdout);
     let mut verbs = BTreeSet::new();
-    for system in commands(&top) {
-        for verb in commands(&text(&irkit(&[&system, "--help"]).stdout)) {
+    for system in help_commands(&top) {
+        for verb in help_commands(&text(&irkit(&[&system, "--help"]).stdout)) {
             verbs.insert(format!("{system} {verb}"));
         }
     }

@@ -7,14 +7,10 @@ fn examples() -> PathBuf {
 }
 
 mod common;
-use common::irkit;
+use common::{irkit, text};
 
 fn path(name: &str) -> String {
     examples().join(name).display().to_string()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]

@@ -2,6 +2,9 @@
 //! draws with the GL driver's options, uniforms, textures and PNG, needs
 //! no GPU stack, and matches the GL driver's PNG where GL exists.
 
+mod common;
+use common::run_report;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -23,15 +26,6 @@ fn temp_dir(name: &str) -> PathBuf {
         .join(name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn pixels(path: &PathBuf) -> (u32, u32, Vec<u8>) {
@@ -58,7 +52,7 @@ fn cpu_render_draws_uniforms_textures_and_attributes() {
         "--uniform",
         "material.intensity=1",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
     let (w, h, rgba) = pixels(&png);
     assert_eq!((w, h), (6, 4));
     for pixel in rgba.chunks(4) {
@@ -88,7 +82,7 @@ fn cpu_render_draws_uniforms_textures_and_attributes() {
         "--attribute",
         "2=1,0.5,1,1",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
     let (_, _, rgba) = pixels(&out_png);
     for pixel in rgba.chunks(4) {
         assert_eq!(pixel, [200, 50, 50, 255]);
@@ -105,8 +99,12 @@ fn cpu_render_draws_uniforms_textures_and_attributes() {
         "missing=1",
     ]);
     // An unknown uniform name is invalid input (exit 1, `VPL-UNIFORM-NAME`), on every driver.
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("VPL-UNIFORM-NAME"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
+    assert!(
+        run_report(&out).contains("VPL-UNIFORM-NAME"),
+        "{}",
+        run_report(&out)
+    );
 }
 
 #[test]
@@ -144,7 +142,7 @@ fn cpu_and_gl_write_the_same_png() {
                 out.status.code(),
                 Some(0),
                 "{program} {driver}: {}",
-                text(&out)
+                run_report(&out)
             );
             images.push(pixels(&png));
         }

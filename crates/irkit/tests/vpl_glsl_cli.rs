@@ -1,5 +1,8 @@
 //! `irkit vpl glsl|render` end to end.
 
+mod common;
+use common::run_report;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -23,15 +26,6 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
 #[test]
 fn glsl_writes_shaders_and_reflection_equal_to_the_goldens() {
     let dir = temp_dir("goldens");
@@ -45,7 +39,7 @@ fn glsl_writes_shaders_and_reflection_equal_to_the_goldens() {
         ),
     ] {
         let out = irkit(&["vpl", "glsl", input, "-o", d]);
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
         for ext in ["vert", "frag", "reflect.json"] {
             let written = std::fs::read_to_string(dir.join(format!("{stem}.{ext}"))).unwrap();
             let golden =
@@ -97,7 +91,7 @@ fn glsl_reports_target_restrictions_with_file_positions() {
         "--format",
         "json",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
     let line = String::from_utf8(out.stdout).unwrap();
     let diagnostic: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
     assert_eq!(diagnostic["kind"], "target");
@@ -121,10 +115,10 @@ fn glsl_reports_target_restrictions_with_file_positions() {
 #[test]
 fn glsl_and_render_reject_bad_usage() {
     let out = irkit(&["vpl", "glsl", "builtin:no-such-program"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("mesh-ambient-color"));
     let out = irkit(&["vpl", "glsl", "no/such/file.vpl"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
     let png = temp_dir("usage").join("x.png");
     let png = png.to_str().unwrap();
     for args in [
@@ -166,7 +160,7 @@ fn glsl_and_render_reject_bad_usage() {
         ],
     ] {
         let out = irkit(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", run_report(&out));
     }
     // An unknown uniform name is invalid input (exit 1, with its code), not a usage error.
     let out = irkit(&[
@@ -178,8 +172,12 @@ fn glsl_and_render_reject_bad_usage() {
         "--uniform",
         "missing=1",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("VPL-UNIFORM-NAME"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
+    assert!(
+        run_report(&out).contains("VPL-UNIFORM-NAME"),
+        "{}",
+        run_report(&out)
+    );
     // So is a value that does not fit the uniform's declared type.
     let out = irkit(&[
         "vpl",
@@ -190,8 +188,12 @@ fn glsl_and_render_reject_bad_usage() {
         "--uniform",
         "material.intensity=1,2",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("VPL-UNIFORM-VALUE"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
+    assert!(
+        run_report(&out).contains("VPL-UNIFORM-VALUE"),
+        "{}",
+        run_report(&out)
+    );
     let out = irkit(&[
         "vpl",
         "render",
@@ -201,7 +203,7 @@ fn glsl_and_render_reject_bad_usage() {
         "--texture",
         "Cargo.toml",
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
 }
 
 #[test]
@@ -225,7 +227,7 @@ fn render_writes_a_png_of_the_program() {
         "--uniform",
         "material.intensity=1",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
     let image = vpl_gl::Texture::from_png(&std::fs::read(&png).unwrap()).unwrap();
     assert_eq!((image.width, image.height), (6, 4));
     for pixel in image.levels[0].chunks(4) {
@@ -254,7 +256,7 @@ fn render_writes_a_png_of_the_program() {
         "--attribute",
         "2=1,0.5,1,1",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
     let image = vpl_gl::Texture::from_png(&std::fs::read(&out_png).unwrap()).unwrap();
     for pixel in image.levels[0].chunks(4) {
         assert!(
@@ -286,10 +288,10 @@ fn glsl_reads_standard_input_and_reports_reader_errors_like_check() {
     };
     let source = std::fs::read(root().join("examples/vpl/minimal.vpl")).unwrap();
     let out = run(&source, false);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
     assert!(dir.join("stdin.vert").exists() && dir.join("stdin.frag").exists());
     let out = run(b"(module 1\n  (types\n    (type T vector float 9))\n", true);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
     let diagnostic: serde_json::Value =
         serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
     assert_eq!(diagnostic["label"], "<stdin>");
@@ -306,7 +308,7 @@ fn compile_glsl_420_writes_the_glsl_verb_s_files() {
         ("builtin:mesh-ambient-color", "mesh-ambient-color"),
     ] {
         let out = irkit(&["vpl", "compile", input, "--target", "glsl-420", "-o", d]);
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{}", run_report(&out));
         for ext in ["vert", "frag", "reflect.json"] {
             let written = std::fs::read_to_string(dir.join(format!("{stem}.{ext}"))).unwrap();
             let golden =
@@ -330,7 +332,7 @@ fn compile_refuses_unknown_targets_as_usage_errors() {
         "-o",
         d,
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("unknown target `glsl-110`"), "{stderr}");
     assert!(
@@ -363,7 +365,7 @@ fn compile_writes_every_naga_target_with_its_reflection() {
             "-o",
             d,
         ]);
-        assert_eq!(out.status.code(), Some(0), "{target}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{target}: {}", run_report(&out));
         for f in files {
             assert!(dir.join(f).exists(), "{target}: {f}");
         }
@@ -380,7 +382,7 @@ fn compile_writes_every_naga_target_with_its_reflection() {
             .arg(dir.join("loop_call.spv"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", text(&out));
+        assert!(out.status.success(), "{}", run_report(&out));
     }
 }
 
@@ -403,7 +405,7 @@ fn compile_refuses_for_a_naga_target_what_glsl_refuses_with_file_positions() {
             "--format",
             "json",
         ]);
-        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
         let diagnostic: serde_json::Value =
             serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
         assert_eq!(diagnostic["kind"], "target");
@@ -430,7 +432,7 @@ fn compile_reports_target_restrictions_with_file_positions() {
         "--format",
         "json",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
     let diagnostic: serde_json::Value =
         serde_json::from_str(String::from_utf8(out.stdout).unwrap().trim()).unwrap();
     assert_eq!(diagnostic["kind"], "target");

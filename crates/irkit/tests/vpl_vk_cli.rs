@@ -2,6 +2,9 @@
 //! the same pixels. Skipped when no Vulkan device (or GL context) can be
 //! created and `VPL_REQUIRE_GL` is unset.
 
+mod common;
+use common::run_report;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -11,15 +14,6 @@ fn irkit(args: &[&str]) -> Output {
         .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
         .output()
         .expect("irkit runs")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn drivers_available() -> bool {
@@ -65,7 +59,7 @@ fn vulkan_and_gl_renders_of_a_builtin_are_equal() {
             "--uniform",
             "material.intensity=1",
         ]);
-        assert_eq!(out.status.code(), Some(0), "{driver}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{driver}: {}", run_report(&out));
         let image = vpl_gl::Texture::from_png(&std::fs::read(&png).unwrap()).unwrap();
         assert_eq!((image.width, image.height), (6, 4));
         for pixel in image.levels[0].chunks(4) {
@@ -87,8 +81,12 @@ fn vulkan_and_gl_renders_of_a_builtin_are_equal() {
         "material.nothing=1",
     ]);
     // An unknown uniform name is invalid input (exit 1, `VPL-UNIFORM-NAME`), on every driver.
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("VPL-UNIFORM-NAME"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
+    assert!(
+        run_report(&out).contains("VPL-UNIFORM-NAME"),
+        "{}",
+        run_report(&out)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -103,5 +101,5 @@ fn an_unknown_driver_is_a_usage_error() {
         "-o",
         "x.png",
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
 }

@@ -4,6 +4,9 @@
 //! browser-dependent checks skip only when Chromium cannot start and
 //! `VPL_REQUIRE_GL` is unset.
 
+mod common;
+use common::run_report;
+
 use std::io::{BufRead as _, Read as _, Write as _};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -18,15 +21,6 @@ fn irkit(args: &[&str]) -> Output {
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn unavailable(out: &Output) -> bool {
@@ -66,10 +60,10 @@ fn webgl_render_writes_the_same_png_as_gl_and_vulkan() {
     };
     let out = args("webgl", &webgl);
     if unavailable(&out) && std::env::var_os("VPL_REQUIRE_GL").is_none() {
-        eprintln!("webgl render: skipped:\n{}", text(&out));
+        eprintln!("webgl render: skipped:\n{}", run_report(&out));
         return;
     }
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", run_report(&out));
     let image = vpl_gl::Texture::from_png(&std::fs::read(&webgl).unwrap()).unwrap();
     assert_eq!((image.width, image.height), (8, 4));
     for p in image.levels[0].chunks_exact(4) {
@@ -92,7 +86,7 @@ fn webgl_render_writes_the_same_png_as_gl_and_vulkan() {
             assert!(
                 std::env::var_os("VPL_REQUIRE_GL").is_none(),
                 "{}",
-                text(&out)
+                run_report(&out)
             );
         }
     }
@@ -113,12 +107,16 @@ fn webgl_render_reports_bad_input_before_starting_a_browser() {
         "/nonexistent/x.png",
     ]);
     // An unknown uniform name is invalid input (exit 1, `VPL-UNIFORM-NAME`), on every driver.
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("VPL-UNIFORM-NAME"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
+    assert!(
+        run_report(&out).contains("VPL-UNIFORM-NAME"),
+        "{}",
+        run_report(&out)
+    );
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("material.nothing"),
         "{}",
-        text(&out)
+        run_report(&out)
     );
     let out = irkit(&[
         "vpl",
@@ -129,7 +127,7 @@ fn webgl_render_reports_bad_input_before_starting_a_browser() {
         "-o",
         "x.png",
     ]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
     // An invalid file is a diagnostic (exit 1).
     let dir = std::env::temp_dir().join(format!("irkit-vpl-web-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -144,11 +142,11 @@ fn webgl_render_reports_bad_input_before_starting_a_browser() {
         "-o",
         "x.png",
     ]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", run_report(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("bad.vpl:3:"),
         "{}",
-        text(&out)
+        run_report(&out)
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -195,5 +193,5 @@ fn playground_serves_its_page_and_the_builtin_programs() {
     assert!(programs.contains("\"mesh-ambient-color\""), "{programs}");
     assert!(script.contains("function vplRender"), "{script}");
     let out = irkit(&["vpl", "playground", "--listen", "not-an-address"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", run_report(&out));
 }

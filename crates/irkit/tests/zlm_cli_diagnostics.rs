@@ -3,11 +3,7 @@
 //! their code once, an unknown entry gets a suggestion, and a fault is exit 3.
 
 mod common;
-use common::{irkit, repo_file, scratch};
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{irkit, repo_file, scratch, text};
 
 /// `drops.zlt` without its first drop: `l0` leaks at function exit.
 fn leaking() -> std::path::PathBuf {

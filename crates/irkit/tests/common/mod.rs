@@ -12,6 +12,33 @@ pub fn irkit(args: &[&str]) -> Output {
         .expect("irkit runs")
 }
 
+/// Output bytes as text, invalid UTF-8 replaced.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A run's exit status, stdout and stderr, for an assertion's message.
+pub fn run_report(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The subcommands a help text lists under `Commands:` (clap's own `help` left out).
+pub fn help_commands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .map(str::to_string)
+        .collect()
+}
+
 /// The path of `rel` relative to the repository root, as a string argument.
 pub fn repo_file(rel: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

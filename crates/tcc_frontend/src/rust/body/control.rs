@@ -402,24 +402,25 @@ impl BodyLowerer<'_> {
         Ok(stmts)
     }
 
-    pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Checked<(Expr, RustType)> {
-        let p = pos_of(w);
-        if w.label.is_some() {
-            return Err(err(
-                Code::Unsupported,
-                "labels are outside the Rust subset",
-                p,
-            ));
-        }
-        // The condition runs on every iteration: it is inside the loop.
+    /// Pushes the frame of a loop being checked: `is_loop` for `loop`,
+    /// whose `break` may carry a value of type `ty`; `while` and `for`
+    /// have type `()`. Closure borrows are marked where it begins.
+    fn enter_loop(&mut self, is_loop: bool, ty: RustType) {
         let borrow_marks = self.borrow_marks();
         self.fxm().loops.push(LoopCx {
-            is_loop: false,
+            is_loop,
             value: None,
-            ty: RustType::Unit,
+            ty,
             broke: false,
             borrow_marks,
         });
+    }
+
+    pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Checked<(Expr, RustType)> {
+        let p = pos_of(w);
+        no_label(&w.label, p)?;
+        // The condition runs on every iteration: it is inside the loop.
+        self.enter_loop(false, RustType::Unit);
         let saved = self.leaving.take();
         let cond = self.collect(|s| s.expr(&w.cond, false));
         self.leaving = saved;
@@ -470,22 +471,9 @@ impl BodyLowerer<'_> {
 
     pub(super) fn loop_expr(&mut self, l: &syn::ExprLoop) -> Checked<(Expr, RustType)> {
         let p = pos_of(l);
-        if l.label.is_some() {
-            return Err(err(
-                Code::Unsupported,
-                "labels are outside the Rust subset",
-                p,
-            ));
-        }
+        no_label(&l.label, p)?;
         let ty = self.it.types.fresh();
-        let borrow_marks = self.borrow_marks();
-        self.fxm().loops.push(LoopCx {
-            is_loop: true,
-            value: None,
-            ty: ty.clone(),
-            broke: false,
-            borrow_marks,
-        });
+        self.enter_loop(true, ty.clone());
         let body = self
             .loop_body(&l.body)
             .and_then(|b| self.check_loop_borrows().map(|()| b));
@@ -515,13 +503,7 @@ impl BodyLowerer<'_> {
 
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Checked<(Expr, RustType)> {
         let p = pos_of(f);
-        if f.label.is_some() {
-            return Err(err(
-                Code::Unsupported,
-                "labels are outside the Rust subset",
-                p,
-            ));
-        }
+        no_label(&f.label, p)?;
         let (name, mutable) = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 (pi.ident.to_string(), pi.mutability.is_some())
@@ -602,14 +584,7 @@ impl BodyLowerer<'_> {
                 ),
             )
         };
-        let borrow_marks = self.borrow_marks();
-        self.fxm().loops.push(LoopCx {
-            is_loop: false,
-            value: None,
-            ty: RustType::Unit,
-            broke: false,
-            borrow_marks,
-        });
+        self.enter_loop(false, RustType::Unit);
         self.push_scope();
         let r = (|| {
             let mut body = Vec::new();
@@ -646,13 +621,7 @@ impl BodyLowerer<'_> {
     }
 
     pub(super) fn break_expr(&mut self, b: &syn::ExprBreak, p: Pos) -> Checked<(Expr, RustType)> {
-        if b.label.is_some() {
-            return Err(err(
-                Code::Unsupported,
-                "labels are outside the Rust subset",
-                p,
-            ));
-        }
+        no_label(&b.label, p)?;
         let Some(cx) = self.fx().loops.last() else {
             return Err(err(Code::BadControl, "`break` outside of a loop", p));
         };
@@ -715,5 +684,17 @@ impl BodyLowerer<'_> {
         };
         self.out.push(st(StmtKind::Return(Some(x)), p));
         Ok((undef(p), RustType::Never))
+    }
+}
+
+/// Refuses a label on a loop or a `break`: labels are outside the subset.
+fn no_label(label: &Option<impl Sized>, p: Pos) -> Checked<()> {
+    match label {
+        Some(_) => Err(err(
+            Code::Unsupported,
+            "labels are outside the Rust subset",
+            p,
+        )),
+        None => Ok(()),
     }
 }
