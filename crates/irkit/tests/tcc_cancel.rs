@@ -11,6 +11,8 @@
 #[path = "common/tcc_serve.rs"]
 mod tcc_serve;
 
+mod common;
+use common::logged_effect_keys;
 use serde_json::{Value as J, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -68,19 +70,6 @@ fn journal_keys(url: &str, id: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|e| e["key"].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn provider_calls(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<J>(l).unwrap()["key"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
         .collect()
 }
 
@@ -167,7 +156,7 @@ fn cancel_compensates_across_a_crash(database: &str, dir: &Path, ext: &str) {
     }
     assert_eq!(journal_keys(&b.url, &id), SAGA);
     // Each effect called once, the refund included (journalled before the crash).
-    assert_eq!(provider_calls(&log), SAGA);
+    assert_eq!(logged_effect_keys(&log), SAGA);
     let history = ok(&b.url, "GET", &format!("/v1/executions/{id}/history"), None);
     let kinds: Vec<&str> = history["history"]
         .as_array()
@@ -217,7 +206,7 @@ fn terminate_stops_without_the_handler() {
     let done = wait_for_status(&s.url, "t-1", "cancelled");
     assert!(done.get("result_plain").is_none_or(J::is_null), "{done}");
     assert_eq!(journal_keys(&s.url, "t-1"), ["room.hold", "deposit.charge"]);
-    assert_eq!(provider_calls(&log), ["room.hold", "deposit.charge"]);
+    assert_eq!(logged_effect_keys(&log), ["room.hold", "deposit.charge"]);
     // The artifact requires the feature; the guest's confirmation still
     // completes an execution that nobody cancels.
     start(&s.url, "py", "t-2");

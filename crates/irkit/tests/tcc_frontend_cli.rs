@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::irkit;
+use common::{irkit, logged_effect_keys};
 use serde_json::{Value as J, json};
 
 fn src(name: &str) -> String {
@@ -436,19 +436,6 @@ fn start_local(db: &Path, providers: &Path, file: &str, args: J, events: &[&str]
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
-fn log_keys(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| {
-            serde_json::from_str::<J>(l).unwrap()["key"]
-                .as_str()
-                .unwrap()
-                .to_string()
-        })
-        .collect()
-}
-
 #[test]
 fn examples_on_the_sqlite_durable_host() {
     for ext in ["py", "ts"] {
@@ -493,7 +480,7 @@ fn examples_on_the_sqlite_durable_host() {
         assert_eq!(r["steps"], json!(["reserve"]), "{ext}");
         assert_eq!(r["undone"], json!(["release"]), "{ext}");
         assert_eq!(
-            log_keys(&log),
+            logged_effect_keys(&log),
             ["inventory.reserve", "inventory.release"],
             "{ext}"
         );
@@ -513,7 +500,7 @@ fn examples_on_the_sqlite_durable_host() {
             "{ext}"
         );
         assert_eq!(
-            log_keys(&log),
+            logged_effect_keys(&log),
             ["approval.notify", "request.grant"],
             "{ext}"
         );
@@ -532,7 +519,7 @@ fn examples_on_the_sqlite_durable_host() {
             "{ext}: {s}"
         );
         assert_eq!(
-            log_keys(&log),
+            logged_effect_keys(&log),
             ["approval.notify", "approval.escalate"],
             "{ext}"
         );
@@ -581,7 +568,7 @@ fn examples_on_the_sqlite_durable_host() {
             "{ext}"
         );
         assert_eq!(
-            log_keys(&log),
+            logged_effect_keys(&log),
             ["label.print", "order.pack", "label.print"],
             "{ext}"
         );

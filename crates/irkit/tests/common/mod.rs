@@ -39,6 +39,21 @@ pub fn help_commands(help: &str) -> Vec<String> {
         .collect()
 }
 
+/// The effect keys a JSON Lines provider log holds (`{"key": ...}` per
+/// call), in call order; none when the log does not exist yet.
+pub fn logged_effect_keys(log: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["key"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
 /// The path of `rel` relative to the repository root, as a string argument.
 pub fn repo_file(rel: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
