@@ -527,16 +527,13 @@ fn topological(nodes: &[Node]) -> Result<Vec<usize>, Vec<GraphError>> {
     };
     let mut path = vec![start];
     let mut at = start;
-    loop {
-        let Some(prev) = nodes[at]
-            .sources
-            .iter()
-            .flatten()
-            .map(|s| s.node)
-            .find(|p| indegree[*p] > 0)
-        else {
-            break;
-        };
+    while let Some(prev) = nodes[at]
+        .sources
+        .iter()
+        .flatten()
+        .map(|s| s.node)
+        .find(|p| indegree[*p] > 0)
+    {
         if let Some(pos) = path.iter().position(|p| *p == prev) {
             path.drain(..pos);
             break;

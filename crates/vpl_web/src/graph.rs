@@ -144,11 +144,13 @@ fn preview(json: &str, compiled: &vpl_graph::Compiled) -> Result<Value, String> 
         .constants
         .iter()
         .flat_map(|c| {
-            c.fields.iter().zip(&c.nodes).filter_map(|((field, ty, _), (function, node))| {
-                function.is_none().then(|| {
+            c.fields
+                .iter()
+                .zip(&c.nodes)
+                .filter(|(_, (function, _))| function.is_none())
+                .map(|((field, ty, _), (_, node))| {
                     json!({"node": node, "type": ty.display(&scalar_types).to_string(), "path": format!("{}.{field}", c.uniform)})
                 })
-            })
         })
         .collect();
     if let Some(object) = answer.as_object_mut() {
