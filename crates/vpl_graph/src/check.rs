@@ -28,7 +28,55 @@ pub struct Node {
     /// kinds' are static, borrowed).
     pub inputs: Cow<'static, [Cow<'static, str>]>,
     /// The source of each input socket, if connected.
-    pub sources: Vec<Option<Source>>,
+    pub sources: Sources,
+}
+
+/// The sources of a node's input sockets: up to four inline (every kind
+/// but a call of a sub-graph with more inputs), so that a node's sources
+/// cost no allocation; a slice of the sockets' sources by `Deref`.
+#[derive(Debug, Clone)]
+pub enum Sources {
+    /// At most four sockets: the first `len` of `items`.
+    Inline {
+        /// How many sockets.
+        len: u8,
+        /// Their sources, then padding.
+        items: [Option<Source>; 4],
+    },
+    /// More than four sockets.
+    Heap(Vec<Option<Source>>),
+}
+
+impl Sources {
+    /// `sockets` unconnected sources.
+    pub fn unconnected(sockets: usize) -> Self {
+        match u8::try_from(sockets) {
+            Ok(len) if sockets <= 4 => Sources::Inline {
+                len,
+                items: [None; 4],
+            },
+            _ => Sources::Heap(vec![None; sockets]),
+        }
+    }
+}
+
+impl std::ops::Deref for Sources {
+    type Target = [Option<Source>];
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Sources::Inline { len, items } => &items[..usize::from(*len)],
+            Sources::Heap(list) => list,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Sources {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Sources::Inline { len, items } => &mut items[..usize::from(*len)],
+            Sources::Heap(list) => list,
+        }
+    }
 }
 
 impl Node {
@@ -330,7 +378,7 @@ fn graph(
         if let Some(m) = placement {
             errors.push(GraphError::new(ErrorKind::Output, m).at_node(&raw.id));
         }
-        let sources = vec![None; inputs.len()];
+        let sources = Sources::unconnected(inputs.len());
         nodes.push(Node {
             id: raw.id.to_string(),
             kind,
@@ -479,16 +527,13 @@ fn topological(nodes: &[Node]) -> Result<Vec<usize>, Vec<GraphError>> {
     };
     let mut path = vec![start];
     let mut at = start;
-    loop {
-        let Some(prev) = nodes[at]
-            .sources
-            .iter()
-            .flatten()
-            .map(|s| s.node)
-            .find(|p| indegree[*p] > 0)
-        else {
-            break;
-        };
+    while let Some(prev) = nodes[at]
+        .sources
+        .iter()
+        .flatten()
+        .map(|s| s.node)
+        .find(|p| indegree[*p] > 0)
+    {
         if let Some(pos) = path.iter().position(|p| *p == prev) {
             path.drain(..pos);
             break;

@@ -5,7 +5,7 @@
 use crate::program::{Function, Inst, Operand, Place, Program, Stage, Terminator, push_id};
 use crate::types::{Records, Ty};
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 /// Up to this many types, IDs are found by a linear scan.
 const FEW_TYPES: usize = 24;
@@ -75,32 +75,32 @@ impl TypeIds<'_> {
 /// A newline and the deepest indentation the layout uses (level 5).
 const INDENTS: &str = "\n          ";
 
-fn indent(out: &mut String, level: usize) {
-    match INDENTS.get(..1 + 2 * level) {
-        Some(s) => out.push_str(s),
+fn indent(out: &mut Vec<u8>, level: usize) {
+    match INDENTS.as_bytes().get(..1 + 2 * level) {
+        Some(s) => out.extend_from_slice(s),
         None => {
-            out.push('\n');
+            out.push(b'\n');
             for _ in 0..level {
-                out.push_str("  ");
+                out.extend_from_slice(b"  ");
             }
         }
     }
 }
 
 /// Appends a double-quoted string as the canonical writer does.
-fn quote(out: &mut String, s: &str) {
-    out.push('"');
+fn quote(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
     for c in s.chars() {
         match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
+            '\\' => out.extend_from_slice(b"\\\\"),
+            '"' => out.extend_from_slice(b"\\\""),
             c if c.is_control() => {
                 let _ = write!(out, "\\u{:04X}", c as u32);
             }
-            c => out.push(c),
+            c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
         }
     }
-    out.push('"');
+    out.push(b'"');
 }
 
 /// The canonical text of `p`.
@@ -120,17 +120,18 @@ pub fn print(p: &Program, records: &Records) -> String {
     ids.stage(&p.fragment);
     // About 30 bytes per instruction (and register): sized once, so the
     // text is not copied as it grows.
-    let mut out = String::with_capacity(4096 + 40 * p.instruction_count());
-    out.push_str("(module 1");
+    let mut out = Vec::with_capacity(4096 + 40 * p.instruction_count());
+    out.extend_from_slice(b"(module 1");
     indent(&mut out, 1);
-    out.push_str("(types");
+    out.extend_from_slice(b"(types");
     for (i, t) in ids.order.iter().enumerate() {
         indent(&mut out, 2);
-        let _ = write!(out, "(type t{i} ");
+        push_id(&mut out, b"(type t", i);
+        out.push(b' ');
         match t {
-            Ty::Void => out.push_str("void"),
-            Ty::Scalar(k) => out.push_str(k.keyword()),
-            Ty::Sampler => out.push_str("sampler2D"),
+            Ty::Void => out.extend_from_slice(b"void"),
+            Ty::Scalar(k) => out.extend_from_slice(k.keyword().as_bytes()),
+            Ty::Sampler => out.extend_from_slice(b"sampler2D"),
             Ty::Vector(k, n) => {
                 let _ = write!(out, "vector {} {n}", k.keyword());
             }
@@ -141,23 +142,23 @@ pub fn print(p: &Program, records: &Records) -> String {
                 let _ = write!(out, "array t{} {n}", ids.get(e));
             }
             Ty::Record(r) => {
-                out.push_str("record ");
+                out.extend_from_slice(b"record ");
                 quote(
                     &mut out,
                     records.names.get(*r).map(String::as_str).unwrap_or(""),
                 );
                 for (name, ft) in records.fields_of(*r) {
-                    out.push_str(" (field ");
+                    out.extend_from_slice(b" (field ");
                     quote(&mut out, name);
                     let _ = write!(out, " t{})", ids.get(ft));
                 }
             }
         }
-        out.push(')');
+        out.push(b')');
     }
-    out.push(')');
+    out.push(b')');
     indent(&mut out, 1);
-    out.push_str("(uniforms");
+    out.extend_from_slice(b"(uniforms");
     for (slot, u) in p.uniforms.iter().enumerate() {
         indent(&mut out, 2);
         let (kw, ty, count) = match &u.ty {
@@ -171,20 +172,21 @@ pub fn print(p: &Program, records: &Records) -> String {
         if let Some(n) = count {
             let _ = write!(out, " {n}");
         }
-        out.push(')');
+        out.push(b')');
     }
-    out.push(')');
+    out.push(b')');
     stage(&mut out, &p.vertex, &ids);
     stage(&mut out, &p.fragment, &ids);
-    out.push_str(")\n");
-    out
+    out.extend_from_slice(b")\n");
+    // Every byte pushed is ASCII or a whole UTF-8 sequence.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn stage(out: &mut String, s: &Stage, ids: &TypeIds) {
+fn stage(out: &mut Vec<u8>, s: &Stage, ids: &TypeIds) {
     indent(out, 1);
     let _ = write!(out, "({} f0", s.kind.keyword());
     indent(out, 2);
-    out.push_str("(interface");
+    out.extend_from_slice(b"(interface");
     for (slot, v) in s.interface.iter().enumerate() {
         indent(out, 3);
         let _ = write!(out, "({} s{slot} ", if v.input { "in" } else { "out" });
@@ -197,69 +199,70 @@ fn stage(out: &mut String, s: &Stage, ids: &TypeIds) {
             v.semantic.keyword()
         );
     }
-    out.push(')');
+    out.push(b')');
     indent(out, 2);
-    out.push_str("(functions");
+    out.extend_from_slice(b"(functions");
     for (i, f) in s.functions.iter().enumerate() {
         function(out, i, f, ids);
     }
-    out.push_str("))");
+    out.extend_from_slice(b"))");
 }
 
-fn function(out: &mut String, index: usize, f: &Function, ids: &TypeIds) {
+fn function(out: &mut Vec<u8>, index: usize, f: &Function, ids: &TypeIds) {
     indent(out, 3);
     let _ = write!(out, "(function f{index} ");
     quote(out, &f.name);
     let _ = write!(out, " t{}", ids.get(&f.ret));
     indent(out, 4);
-    out.push_str("(parameters");
+    out.extend_from_slice(b"(parameters");
     for (slot, p) in f.params.iter().enumerate() {
         indent(out, 5);
         let _ = write!(out, "(parameter p{slot} t{})", ids.get(p));
     }
-    out.push(')');
+    out.push(b')');
     indent(out, 4);
-    out.push_str("(registers");
+    out.extend_from_slice(b"(registers");
     for (n, r) in f.registers.iter().enumerate() {
         indent(out, 5);
-        push_id(out, "(register r", n);
-        push_id(out, " t", ids.get(r));
-        out.push(')');
+        push_id(out, b"(register r", n);
+        push_id(out, b" t", ids.get(r));
+        out.push(b')');
     }
-    out.push(')');
+    out.push(b')');
     for (b, block) in f.blocks.iter().enumerate() {
         indent(out, 4);
-        let _ = write!(out, "(block b{b}");
+        push_id(out, b"(block b", b);
         for inst in &block.instructions {
             indent(out, 5);
             instruction(out, inst);
         }
         indent(out, 5);
         terminator(out, &block.terminator);
-        out.push(')');
+        out.push(b')');
     }
-    out.push(')');
+    out.push(b')');
 }
 
-fn operands(out: &mut String, list: &[Operand]) {
+fn operands(out: &mut Vec<u8>, list: &[Operand]) {
     for o in list {
-        out.push(' ');
+        out.push(b' ');
         o.push(out);
     }
 }
 
-fn place(out: &mut String, p: Place) {
-    let _ = match p {
-        Place::Stage(n) => write!(out, "(stage s{n})"),
-        Place::Uniform(n) => write!(out, "(uniform u{n})"),
-        Place::Parameter(n) => write!(out, "(parameter p{n})"),
-    };
+fn place(out: &mut Vec<u8>, p: Place) {
+    match p {
+        Place::Stage(n) => push_id(out, b"(stage s", n),
+        Place::Uniform(n) => push_id(out, b"(uniform u", n),
+        Place::Parameter(n) => push_id(out, b"(parameter p", n),
+    }
+    out.push(b')');
 }
 
-fn instruction(out: &mut String, inst: &Inst) {
+fn instruction(out: &mut Vec<u8>, inst: &Inst) {
     match inst {
         Inst::Comment(text) => {
-            out.push_str(text);
+            out.extend_from_slice(text.as_bytes());
             return;
         }
         Inst::Op {
@@ -267,9 +270,9 @@ fn instruction(out: &mut String, inst: &Inst) {
             result,
             operands: list,
         } => {
-            out.push('(');
-            out.push_str(op.keyword());
-            push_id(out, " r", *result as usize);
+            out.push(b'(');
+            out.extend_from_slice(op.keyword().as_bytes());
+            push_id(out, b" r", *result as usize);
             operands(out, list.as_slice());
         }
         Inst::Swizzle {
@@ -277,10 +280,10 @@ fn instruction(out: &mut String, inst: &Inst) {
             source,
             pattern,
         } => {
-            push_id(out, "(swizzle r", *result as usize);
-            out.push(' ');
+            push_id(out, b"(swizzle r", *result as usize);
+            out.push(b' ');
             source.push(out);
-            out.push(' ');
+            out.push(b' ');
             quote(out, pattern);
         }
         Inst::Member {
@@ -288,14 +291,15 @@ fn instruction(out: &mut String, inst: &Inst) {
             source,
             field,
         } => {
-            let _ = write!(out, "(member r{result} ");
+            push_id(out, b"(member r", *result as usize);
+            out.push(b' ');
             source.push(out);
-            out.push(' ');
+            out.push(b' ');
             quote(out, field);
         }
         Inst::Copy { result, source } => {
-            push_id(out, "(copy r", *result as usize);
-            out.push(' ');
+            push_id(out, b"(copy r", *result as usize);
+            out.push(b' ');
             source.push(out);
         }
         Inst::Call {
@@ -303,42 +307,43 @@ fn instruction(out: &mut String, inst: &Inst) {
             function,
             arguments,
         } => {
-            let _ = write!(out, "(call r{result} f{function}");
+            push_id(out, b"(call r", *result as usize);
+            push_id(out, b" f", *function);
             operands(out, arguments);
         }
         Inst::Load { result, place: p } => {
-            push_id(out, "(load r", *result as usize);
-            out.push(' ');
+            push_id(out, b"(load r", *result as usize);
+            out.push(b' ');
             place(out, *p);
         }
         Inst::Store { place: p, value } => {
-            out.push_str("(store ");
+            out.extend_from_slice(b"(store ");
             place(out, *p);
-            out.push(' ');
+            out.push(b' ');
             value.push(out);
         }
     }
-    out.push(')');
+    out.push(b')');
 }
 
-fn terminator(out: &mut String, t: &Terminator) {
+fn terminator(out: &mut Vec<u8>, t: &Terminator) {
     match t {
         Terminator::Branch(b) => {
-            push_id(out, "(branch b", *b);
-            out.push(')');
+            push_id(out, b"(branch b", *b);
+            out.push(b')');
         }
         Terminator::BranchIf(condition, t, f) => {
-            out.push_str("(branch_if ");
+            out.extend_from_slice(b"(branch_if ");
             condition.push(out);
-            push_id(out, " b", *t);
-            push_id(out, " b", *f);
-            out.push(')');
+            push_id(out, b" b", *t);
+            push_id(out, b" b", *f);
+            out.push(b')');
         }
-        Terminator::Return => out.push_str("(return)"),
+        Terminator::Return => out.extend_from_slice(b"(return)"),
         Terminator::ReturnValue(v) => {
-            out.push_str("(return ");
+            out.extend_from_slice(b"(return ");
             v.push(out);
-            out.push(')');
+            out.push(b')');
         }
     }
 }

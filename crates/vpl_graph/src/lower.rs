@@ -210,6 +210,11 @@ pub struct ConstantUniform {
     pub record: String,
     /// Each field: name, type and the constant's components.
     pub fields: Vec<(String, Ty, Vec<Literal>)>,
+    /// The constant node of each field, in field order: the sub-graph's
+    /// name (`None`: the material graph) and the node's id. An editor
+    /// that changes only these nodes' values sets the fields instead of
+    /// compiling again.
+    pub nodes: Vec<(Option<String>, String)>,
 }
 
 /// At most this many constants become uniform fields (a WebGL 2 uniform
@@ -261,11 +266,20 @@ fn constant_uniform(
     };
     let uniform = unique("graph_constants", &|n| res.uniforms.contains_key(n));
     let record = unique("GraphConstants", &|n| doc.records.find(n).is_some());
+    let ids = nodes
+        .iter()
+        .map(|&(function, i)| {
+            let graph = function.map_or(&doc.main, |f| &doc.functions[f]);
+            let name = function.map(|f| doc.signatures[f].name.clone());
+            (name, graph.nodes[i].id.clone())
+        })
+        .collect();
     Some((
         ConstantUniform {
             uniform,
             record,
             fields,
+            nodes: ids,
         },
         nodes,
     ))

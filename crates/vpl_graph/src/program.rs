@@ -7,7 +7,7 @@
 
 use crate::types::Ty;
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::io::Write as _;
 use vpl::ir::{BinaryOp, Semantic};
 
 /// An instruction operand.
@@ -25,41 +25,57 @@ pub enum Operand {
 
 impl Operand {
     /// Appends the canonical spelling (`r3`, `(float 0.5)`, `(int -2)`).
-    pub fn push(self, out: &mut String) {
-        let _ = match self {
-            Operand::Reg(r) => {
-                push_id(out, "r", r as usize);
-                Ok(())
+    pub fn push(self, out: &mut Vec<u8>) {
+        match self {
+            Operand::Reg(r) => push_id(out, b"r", r as usize),
+            Operand::Bool(true) => out.extend_from_slice(b"(bool true)"),
+            Operand::Bool(false) => out.extend_from_slice(b"(bool false)"),
+            Operand::Int(i) => {
+                out.extend_from_slice(b"(int ");
+                if i < 0 {
+                    out.push(b'-');
+                }
+                push_decimal(out, i.unsigned_abs() as usize);
+                out.push(b')');
             }
-            Operand::Bool(b) => write!(out, "(bool {b})"),
-            Operand::Int(i) => write!(out, "(int {i})"),
             // `{:?}` is the shortest decimal that reads back to the same
             // bits, as the canonical writer prints it.
-            Operand::Float(f) => write!(out, "(float {f:?})"),
-        };
+            Operand::Float(f) => {
+                let _ = write!(out, "(float {f:?})");
+            }
+        }
     }
 }
 
+/// Two-digit decimal pairs `00` to `99`.
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// Appends `prefix` and the decimal digits of `n` (`r12`, `b3`): the
 /// printer's most frequent output, without `fmt`'s machinery.
-pub fn push_id(out: &mut String, prefix: &str, mut n: usize) {
-    out.push_str(prefix);
+pub fn push_id(out: &mut Vec<u8>, prefix: &[u8], n: usize) {
+    out.extend_from_slice(prefix);
+    push_decimal(out, n);
+}
+
+/// Appends the decimal digits of `n`.
+pub fn push_decimal(out: &mut Vec<u8>, n: usize) {
     if n < 10 {
-        out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
+        out.push(b'0' + n as u8);
+    } else if n < 100 {
+        out.extend_from_slice(&PAIRS[2 * n..2 * n + 2]);
+    } else if n < 1000 {
+        out.push(b'0' + (n / 100) as u8);
+        let low = n % 100;
+        out.extend_from_slice(&PAIRS[2 * low..2 * low + 2]);
+    } else {
+        push_decimal(out, n / 100);
+        let low = n % 100;
+        out.extend_from_slice(&PAIRS[2 * low..2 * low + 2]);
     }
 }
 

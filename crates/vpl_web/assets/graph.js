@@ -5,7 +5,7 @@
 // (webgl.js) with the answer. window.vplGraph exposes the state the browser
 // tests drive and wait on (`updates` counts finished compile-and-draw
 // rounds; `timings` their round-trip milliseconds, `phases` where each
-// went).
+// went; `localPhases` the constant edits drawn without a round).
 'use strict';
 
 const G = {
@@ -23,6 +23,13 @@ const G = {
   dirty: false,
   timings: [],
   phases: [],
+  localPhases: [],
+  // Edits so far, the last one that was not only a constant's value, and
+  // the edit whose compiled answer the preview scene comes from.
+  revision: 0,
+  structural: 0,
+  sceneRevision: -1,
+  drawnKey: null,
   drag: null,
   sliding: null,
 };
@@ -49,7 +56,9 @@ function snapshot() { return JSON.stringify(G.doc); }
 // Applies `change` to the document with an undo step; redraws the board
 // and recompiles unless told otherwise.
 function edit(change, options) {
-  const o = Object.assign({ render: true, compile: true, undo: true }, options || {});
+  const o = Object.assign({ render: true, compile: true, undo: true, valueOnly: false }, options || {});
+  G.revision++;
+  if (!o.valueOnly) G.structural = G.revision;
   if (o.undo) {
     G.undo.push(snapshot());
     if (G.undo.length > 200) G.undo.shift();
@@ -63,6 +72,7 @@ G.edit = edit;
 
 function restore(text) {
   G.doc = JSON.parse(text);
+  G.structural = ++G.revision;
   if (G.selected && G.selected.node && !node(G.selected.node)) G.selected = null;
   if (G.selected && G.selected.edge !== undefined) G.selected = null;
   render();
@@ -258,8 +268,9 @@ function constantEditor(n, box) {
   const set = (i, v) => {
     values[i] = kind === 'bool' ? Boolean(v) : Number(v);
     const value = count === 1 ? values[0] : values.slice();
-    edit(() => { n.value = value; }, { render: false, undo: G.sliding !== n.id });
+    edit(() => { n.value = value; }, { render: false, undo: G.sliding !== n.id, valueOnly: true, compile: false });
     G.sliding = n.id;
+    valueEdited();
   };
   values.forEach((v, i) => {
     let input;
@@ -284,8 +295,9 @@ function constantEditor(n, box) {
         values[i] = parseInt(h.substr(1 + 2 * i, 2), 16) / 255;
         sliders[i].value = String(values[i]);
       }
-      edit(() => { n.value = values.slice(); }, { render: false, undo: G.sliding !== n.id });
+      edit(() => { n.value = values.slice(); }, { render: false, undo: G.sliding !== n.id, valueOnly: true, compile: false });
       G.sliding = n.id;
+      valueEdited();
     });
     picker.addEventListener('change', () => { G.sliding = null; });
     box.appendChild(param('colour', picker));
@@ -455,22 +467,83 @@ function show(result, phases) {
   const n = (result.graph_diagnostics || []).length + (result.diagnostics || []).length;
   $('status').textContent = result.ok ? 'valid' : `${n} error(s)`;
   if (result.preview) {
-    G.scene = result.preview.scene;
-    try {
-      G.lastImage = vplRender($('preview'), G.scene, phases);
-      $('preview-status').textContent = 'GLSL ES 3.00 on WebGL 2';
-    } catch (e) {
-      $('preview-status').textContent = String(e.message || e);
-    }
+    const scene = result.preview.scene;
+    // Edits of constant values made since the graph was posted are set
+    // already (and drawn): keep them rather than go back.
+    setConstants(scene, result.preview.constants);
+    G.scene = scene;
+    G.sceneRevision = phases.revision;
+    draw(phases);
   } else {
     $('preview-status').textContent = 'preview not updated: ' + (result.preview_error || 'the graph is invalid');
   }
+}
+
+// Draws G.scene unless it is exactly what the preview shows (an answer to
+// constant edits that were drawn as they were made).
+function draw(phases) {
+  const key = JSON.stringify(G.scene);
+  if (key === G.drawnKey) {
+    phases.drawn = false;
+    return;
+  }
+  try {
+    G.lastImage = vplRender($('preview'), G.scene, phases);
+    G.drawnKey = key;
+    G.shownAt = performance.now();
+    phases.drawn = true;
+    $('preview-status').textContent = 'GLSL ES 3.00 on WebGL 2';
+  } catch (e) {
+    G.drawnKey = null;
+    $('preview-status').textContent = String(e.message || e);
+  }
+}
+
+// Sets the leaves of the listed constants (`[{node, type, path}]`, the
+// preview build's constants uniform) in `scene` to the document's values;
+// a constant that is gone, retyped or out of range is left as compiled.
+function setConstants(scene, constants) {
+  for (const c of constants || []) {
+    const n = node(c.node);
+    if (!n || n.kind !== 'constant' || (n.type || 'float') !== c.type) continue;
+    const count = componentsOf(c.type);
+    const values = (Array.isArray(n.value) ? n.value : Array(count).fill(n.value)).map(Number);
+    const integer = c.type.startsWith('int');
+    if (values.length !== count || !values.every((v) => Number.isFinite(v) &&
+        Math.abs(v) <= 3.4028234663852886e38 && (!integer || Number.isInteger(v)))) continue;
+    for (const block of scene.blocks) {
+      for (const leaf of block.leaves) {
+        if (leaf.path === c.path && leaf.values.length === count) leaf.values = values.slice();
+      }
+    }
+  }
+}
+
+// An edit of a constant's value (a slider, a colour picker): when the
+// preview's scene comes from the document as it now is but for constant
+// values, and the constant is one of its uniform leaves, the preview is
+// drawn at once with the new value (the program is kept: no compile, no
+// link); the round through the server follows for the VPL text, and its
+// answer is drawn only if it shows something else.
+function valueEdited() {
+  const r = G.result;
+  if (G.scene && r && r.ok && r.preview && G.sceneRevision >= G.structural) {
+    const started = performance.now();
+    const phases = { revision: G.revision };
+    setConstants(G.scene, r.preview.constants);
+    draw(phases);
+    phases.total = performance.now() - started;
+    G.localPhases.push(phases);
+    if (G.localPhases.length > 200) G.localPhases.shift();
+  }
+  compile();
 }
 
 async function compile() {
   if (G.inflight) { G.dirty = true; return; }
   G.inflight = true;
   const started = performance.now();
+  const revision = G.revision;
   try {
     const body = JSON.stringify(G.doc);
     const response = await fetch('/api/graph', {
@@ -485,19 +558,20 @@ async function compile() {
     // header: `graph`, `publish`, `preview`, `json`), reading its JSON
     // (`read`), the page (`page`: diagnostics, text), and vplRender's
     // `link`, `draw` and `image`.
-    const phases = { request: answered - started, read: parsed - answered };
+    const phases = { request: answered - started, read: parsed - answered, revision };
     for (const m of (response.headers.get('server-timing') || '').split(',')) {
       const [name, dur] = m.trim().split(';dur=');
       if (name && dur !== undefined) phases[name] = Number(dur);
     }
     show(result, phases);
-    // When the answer was drawn (the end of an edit-to-preview round trip).
-    G.shownAt = performance.now();
-    phases.total = G.shownAt - started;
-    phases.page = G.shownAt - parsed - (phases.link || 0) - (phases.draw || 0) - (phases.image || 0);
+    // When the answer was shown (the end of a round trip; `shownAt` is
+    // when the preview last changed).
+    G.answeredAt = performance.now();
+    phases.total = G.answeredAt - started;
+    phases.page = G.answeredAt - parsed - (phases.link || 0) - (phases.draw || 0) - (phases.image || 0);
     G.phases.push(phases);
     if (G.phases.length > 200) G.phases.shift();
-    G.timings.push(G.shownAt - started);
+    G.timings.push(G.answeredAt - started);
   } catch (e) {
     $('status').textContent = 'error: ' + String(e.message || e);
   } finally {
@@ -535,6 +609,7 @@ function load(text) {
     G.redo = [];
   }
   G.doc = doc;
+  G.structural = ++G.revision;
   G.selected = null;
   render();
   compile();

@@ -109,7 +109,9 @@ pub fn compile_timed(json: &str, phases: &mut Phases) -> Value {
 /// one uniform, set to the constants' values), so that an edit of constant
 /// values changes only uniform values and the page keeps its linked
 /// WebGL program. The preview build publishes the same module as the
-/// canonical one but for that uniform.
+/// canonical one but for that uniform. The answer's `constants` lists the
+/// material graph's constant nodes with their type and leaf path
+/// (`[{node, type, path}]`), for the page to set a slider's value at once.
 fn preview(json: &str, compiled: &vpl_graph::Compiled) -> Result<Value, String> {
     let built = vpl_graph::compile_preview(json, "graph.vpl")
         .map_err(|e| format!("the preview build of the graph failed: {e}"))?;
@@ -133,7 +135,28 @@ fn preview(json: &str, compiled: &vpl_graph::Compiled) -> Result<Value, String> 
             })
         })
         .collect();
-    crate::api::preview_with(&published, textures, &values)
+    let mut answer = crate::api::preview_with(&published, textures, &values)?;
+    // The material graph's constant nodes and the leaves that hold them, so
+    // that the page can apply an edit of their values at once (the
+    // program and every other leaf stay as they are).
+    let scalar_types = vpl_graph::types::Records::default();
+    let constants: Vec<Value> = built
+        .constants
+        .iter()
+        .flat_map(|c| {
+            c.fields
+                .iter()
+                .zip(&c.nodes)
+                .filter(|(_, (function, _))| function.is_none())
+                .map(|((field, ty, _), (_, node))| {
+                    json!({"node": node, "type": ty.display(&scalar_types).to_string(), "path": format!("{}.{field}", c.uniform)})
+                })
+        })
+        .collect();
+    if let Some(object) = answer.as_object_mut() {
+        object.insert("constants".to_string(), Value::Array(constants));
+    }
+    Ok(answer)
 }
 
 /// The example graphs (`examples/vpl/graphs/`): `[{name, graph}]`.
@@ -204,6 +227,41 @@ mod tests {
         assert_eq!(v["ok"], true, "{v}");
         assert!(v["vpl"].as_str().unwrap().starts_with("(module 1"));
         assert!(v["preview"]["scene"].is_object(), "{}", v["preview_error"]);
+    }
+
+    #[test]
+    fn the_answer_maps_each_constant_to_its_leaf() {
+        let v = compile(CHECKER);
+        let constants = v["preview"]["constants"].as_array().unwrap();
+        let nodes: Vec<&str> = constants
+            .iter()
+            .map(|c| c["node"].as_str().unwrap())
+            .collect();
+        for id in ["half", "ink", "paper"] {
+            assert!(nodes.contains(&id), "{id} in {nodes:?}");
+        }
+        let leaves: Vec<&Value> = v["preview"]["scene"]["blocks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|b| b["leaves"].as_array().unwrap())
+            .collect();
+        for c in constants {
+            let leaf = leaves
+                .iter()
+                .find(|l| l["path"] == c["path"])
+                .unwrap_or_else(|| panic!("no leaf {}", c["path"]));
+            if c["node"] == "ink" {
+                assert_eq!(c["type"], "float3");
+                let values: Vec<f64> = leaf["values"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                assert_eq!(values, [0.1f32, 0.2, 0.9].map(f64::from));
+            }
+        }
     }
 
     #[test]

@@ -431,7 +431,7 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
         vec![],
     );
     let slider = ".node[data-node=\"c0\"] input[data-component=\"0\"]";
-    let mut times = Vec::new();
+    let (mut times, mut rounds) = (Vec::new(), Vec::new());
     for i in 0..20 {
         let before = run(&b, "return window.vplGraph.inputAt || 0;", vec![]);
         step(
@@ -445,25 +445,62 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
         );
         let v = run(
             &b,
-            "const G = window.vplGraph; return [G.inputAt, G.shownAt];",
+            "const G = window.vplGraph; return [G.inputAt, G.shownAt, G.answeredAt];",
             vec![],
         );
         assert_ne!(v[0], before, "the click changed the slider");
-        times.push(v[1].as_f64().unwrap() - v[0].as_f64().unwrap());
+        let input = v[0].as_f64().unwrap();
+        let (shown, answered) = (v[1].as_f64().unwrap(), v[2].as_f64().unwrap());
+        assert!(
+            shown >= input && answered >= input,
+            "the preview and the answer came after the click"
+        );
+        times.push(shown - input);
+        rounds.push(answered - input);
     }
     assert_eq!(status(&b), "valid");
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
-    let max = times[times.len() - 1];
-    eprintln!(
-        "edit-to-preview round trip, {nodes}-node graph, 20 slider clicks: median {median:.1} ms, max {max:.1} ms"
+    // The preview drawn at once is the one the server's build of the edited
+    // graph draws.
+    let at_once = run(&b, "return window.vplGraph.lastImage.rgba;", vec![]);
+    step(&b, "drawing the server's answer", || {
+        run(
+            &b,
+            "const G = window.vplGraph; G.drawnKey = null; G.compile();",
+            vec![],
+        );
+    });
+    let answer = run(&b, "return window.vplGraph.lastImage.rgba;", vec![]);
+    assert!(
+        at_once == answer && at_once.is_string(),
+        "the constant edits drawn at once differ from the compiled graph's preview"
     );
-    // Where the rounds went: the page's phases of the last 20 rounds.
+    let (median, max) = median_max(&mut times);
+    let (round_median, round_max) = median_max(&mut rounds);
+    eprintln!(
+        "edit-to-preview, {nodes}-node graph, 20 slider clicks: median {median:.1} ms, max {max:.1} ms \
+         (until the server's answer with the VPL text is shown: median {round_median:.1} ms, max {round_max:.1} ms)"
+    );
+    // Where the time went: the page's phases of the last 20 rounds, and of
+    // the constant edits drawn at once.
     let phases = run(&b, "return window.vplGraph.phases.slice(-20);", vec![]);
-    eprintln!("  phases (median / max ms): {}", phase_summary(&phases));
+    eprintln!("  rounds (median / max ms): {}", phase_summary(&phases));
+    let local = run(&b, "return window.vplGraph.localPhases.slice(-20);", vec![]);
+    eprintln!(
+        "  drawn at once (median / max ms): {}",
+        phase_summary(&local)
+    );
+    assert_eq!(
+        local.as_array().map(Vec::len),
+        Some(20),
+        "every slider click was drawn at once"
+    );
     // The issue's bound is 100 ms; this loaded, shared test machine gets
     // slack so that the test cannot flake (the figure is reported).
-    assert!(median < 1000.0, "median round trip {median:.1} ms");
+    assert!(median < 1000.0, "median edit-to-preview {median:.1} ms");
+    assert!(
+        round_median < 1000.0,
+        "median round trip {round_median:.1} ms"
+    );
 
     // The screenshot: the checker example, chosen by typing into the menu.
     step(&b, "choosing the checker example", || {
@@ -472,6 +509,12 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
     let png = b.screenshot_png().unwrap();
     b.quit().unwrap();
     check_screenshot(&png);
+}
+
+/// The median and the largest of `v`.
+fn median_max(v: &mut [f64]) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[v.len() - 1])
 }
 
 /// `name median/max` for each phase the page recorded (`window.vplGraph.phases`).
@@ -498,8 +541,12 @@ fn phase_summary(phases: &Value) -> String {
         .iter()
         .filter(|r| r["reused"] == Value::Bool(true))
         .count();
+    let drawn = rounds
+        .iter()
+        .filter(|r| r["drawn"] == Value::Bool(true))
+        .count();
     parts.push(format!(
-        "program reused in {reused} of {} rounds",
+        "drawn in {drawn} of {} (program reused in {reused})",
         rounds.len()
     ));
     parts.join(", ")
