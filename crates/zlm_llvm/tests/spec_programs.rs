@@ -231,3 +231,47 @@ fn moves_and_drops_through_a_loan_are_rejected_by_the_checker() {
         );
     }
 }
+
+/// A contract pure call on a computed receiver is not a lowering gap
+/// either: a pure call's shared receiver is a declaration's (or the
+/// catalog's) type, and every value a contract operation produces is a
+/// Copy nonborrow scalar, so the checker rejects the only way to compute
+/// one (here a field copy of a Copy enum field, fed to the enum's pure
+/// `big`) with ZLM-SHAPE.
+#[test]
+fn a_contract_call_on_a_computed_receiver_is_rejected_by_the_checker() {
+    let text = "zlm 1.9 package spec module spec.recv profile exact mode checked
+
+decl enum Size public
+  variant 0 Small
+  variant 1 Large
+
+  func message shared big public -> Bool effects []
+    path recv @Size
+    loan 0 shared recv - Ref<@Size> - -
+    block 0
+      enum_is_variant Bool $recv | variant:Size.Large -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+
+decl value Item public
+  field 0 size public let @Size
+
+  func message shared check public -> UInt64 effects []
+    param 0 x UInt64
+    requires
+      cop field_copy @Size recv | 0 0 field:Item.size
+      cop pure_call Bool v0 | 0 0 func:Size.big
+    path recv @Item
+    path p0 UInt64
+    loan 0 shared recv - Ref<@Item> - -
+    block 0
+      load_local UInt64 $p0 | path:p0 -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+    let m = zlm::text::parse(text).unwrap();
+    let e = zlm::decode::from_model(&m, &[]).expect_err("a computed receiver");
+    assert_eq!(e.code, "ZLM-SHAPE", "{e}");
+    assert!(e.to_string().contains("Copy nonborrow scalar"), "{e}");
+}
