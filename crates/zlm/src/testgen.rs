@@ -8,13 +8,15 @@
 //! (back-edges), diamonds (joins), calls between functions,
 //! requires/ensures clauses, and (in modules with owned values) records
 //! built and stored in owned locals, replacement of a local or a field
-//! (`(replaced)` drops), field copies and moves, explicit drops, cleanup
+//! (`(replaced)` drops), field copies and moves, moves of a local,
+//! explicit drops, cleanup
 //! recipes on return and try-error edges, shared loans of owners passed to
 //! shared-receiver methods (one with requires/ensures over the receiver's
 //! field and a pure call), enum variants with payloads and
 //! variant tests, `Result` carriers built, returned and unwrapped with
 //! `result_try_rich`, and byte arrays from the host allocator (pushes with
-//! growth, the byte budget, a bounds-checked read). Faults (overflow, division, shifts, assertions, step
+//! growth, the byte budget, a bounds-checked read at an argument or at the
+//! allocator's `remaining`). Contracts include identities. Faults (overflow, division, shifts, assertions, step
 //! and depth limits) can occur anywhere, so unwinding with live owners is
 //! exercised too.
 
@@ -205,9 +207,11 @@ fn contract_compare(rng: &mut Rng, k: &str, subject: &str, ops: &mut Vec<String>
 
 /// One contract expression over `subject` (a parameter or `result`):
 /// comparisons of it or of arithmetic on it, possibly negated or joined
-/// by `and`/`or` (short-circuit), in the spec's postorder.
-fn contract(rng: &mut Rng, k: &str, subject: &str) -> String {
+/// by `and`/`or` (short-circuit), in the spec's postorder; sometimes
+/// followed by a second `header` clause, the identity of `true`.
+fn contract(rng: &mut Rng, k: &str, subject: &str, header: &str) -> String {
     let mut ops = Vec::new();
+    let mut identity = false;
     match rng.below(4) {
         0 => {
             let a = contract_compare(rng, k, subject, &mut ops);
@@ -219,11 +223,22 @@ fn contract(rng: &mut Rng, k: &str, subject: &str) -> String {
             let a = contract_compare(rng, k, subject, &mut ops);
             ops.push(format!("cop not Bool {a} | 0 0 -"));
         }
-        _ => {
+        draw => {
             contract_compare(rng, k, subject, &mut ops);
+            identity = draw == 3;
         }
     }
-    ops.iter().map(|l| format!("      {l}\n")).collect()
+    let mut text: String = ops.iter().map(|l| format!("      {l}\n")).collect();
+    if identity {
+        // A second clause of the same kind: an identity, which is valid
+        // only as the root over a direct leaf (drawing nothing more, so
+        // every other choice of the stream stays as it was).
+        let _ = write!(
+            text,
+            "    {header}\n      cop identity Bool c:Bool:1 | 0 0 -\n"
+        );
+    }
+    text
 }
 
 /// One function `f{i}(a: K, b: K) -> K` of the scalar shapes (straight
@@ -243,11 +258,11 @@ fn function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
     let contracts = k != "Byte";
     if contracts && rng.below(3) == 0 {
         s.push_str("    requires\n");
-        s.push_str(&contract(rng, k, "p0"));
+        s.push_str(&contract(rng, k, "p0", "requires"));
     }
     if contracts && rng.below(3) == 0 {
         s.push_str("    ensures\n");
-        s.push_str(&contract(rng, k, "result"));
+        s.push_str(&contract(rng, k, "result", "ensures"));
     }
     s.push_str(&format!("    path p0 {k}\n    path p1 {k}\n"));
     match shape {
@@ -460,7 +475,8 @@ decl enum Shape public
 
 /// One function over owned values, in one block: records built from
 /// random work and stored in owned locals, a replacement (of the local, or
-/// of a pair's field), a field move and drop, a variant test, field
+/// of a pair's field), a field move and drop, a local moved out and
+/// dropped (in odd-numbered functions), a variant test, field
 /// copies feeding more work. `try_shape`: the function returns
 /// `Result<K, K>` and unwraps a `Box.mk` result with a try (its error edge
 /// drops the live owner); otherwise it returns `K` and is callable.
@@ -496,7 +512,15 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
         1 => {
             b.push(format!("store_local - $l1 {t2} | path:l1 -"));
             locals.push(("other", "@Box".into()));
-            second = Some("l1");
+            if i % 2 == 1 {
+                // Moved out of its local again and dropped at once (no draw
+                // of its own, so every other choice stays as it was).
+                let m = b.push("place_move @Box $l1 | path:l1 -".to_string());
+                temps.push((temp(&m), "@Box".into()));
+                b.push(format!("place_drop - ${} | path:{} -", temp(&m), temp(&m)));
+            } else {
+                second = Some("l1");
+            }
         }
         _ => {
             let n = rng.below(3);
@@ -649,7 +673,8 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
 
 /// One byte-array function: allocate `cap` bytes from the host allocator,
 /// push one to ten bytes (growth and the byte budget), read the byte at
-/// `at` (a bounds fault unwinds the owner). Try edges drop the array.
+/// `at` or at the budget's `remaining` (a bounds fault unwinds the owner).
+/// Try edges drop the array.
 fn bytes_function(rng: &mut Rng, i: usize) -> String {
     let n = 1 + rng.below(10) as u32;
     let mut body = String::new();
@@ -678,6 +703,14 @@ fn bytes_function(rng: &mut Rng, i: usize) -> String {
         );
     }
     let last = 4 + 4 * n;
+    // The index read: `at`, or (after an odd number of pushes, drawing
+    // nothing more) what is left of the byte budget, the allocator's
+    // `remaining`, so small budgets read in bounds and large ones fault.
+    let index = if n % 2 == 1 {
+        "intrinsic_call UInt64 $p0 | cfunc:8 effects:[]"
+    } else {
+        "load_local UInt64 $p2 | path:p2 -"
+    };
     let _ = writeln!(
         loans,
         "    loan {} shared l0 - Ref<Array<Byte>> %0.{last} %0.{}",
@@ -707,7 +740,7 @@ fn bytes_function(rng: &mut Rng, i: usize) -> String {
       result_try_rich Array<Byte> %0.1 | type:Result<Byte,UInt64> edge:0
       store_local - $l0 %0.2 | path:l0 -
 {body}      borrow_shared Ref<Array<Byte>> $l0 | loan:{l} -
-      load_local UInt64 $p2 | path:p2 -
+      {index}
       intrinsic_call Byte %0.{last} %0.{l1} | cfunc:2 effects:[]
       result_ok_rich Result<Byte,UInt64> %0.{l2} | type:Result<Byte,UInt64> lit:0
       return - %0.{l3} | - -

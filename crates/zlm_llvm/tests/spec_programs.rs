@@ -133,3 +133,145 @@ fn spec_programs_agree_on_all_four_engines() {
     eprintln!("spec programs: {compared} runs, each compared on C, JIT and AOT");
     assert!(compared > 100, "only {compared} runs compared");
 }
+
+/// A catalog `get` past the end inside a requires is a bounds fault at the
+/// contract operation, with no block, on every engine: `Main.demo` with an
+/// empty window reaches `Main.count_above`'s `get` of a slice (selector
+/// 10), `Main.patch` past its one byte `Main.peek_checked`'s `get` of a
+/// loaned array (selector 2).
+#[test]
+fn a_contract_get_past_the_end_is_a_bounds_fault_on_every_engine() {
+    let checked = zlm::decode::from_model(&source("window.zlt", "exact"), &[]).unwrap();
+    let cases: [(&str, Vec<u64>, &str); 4] = [
+        (
+            "Main.demo",
+            vec![0, 0, 0, 1],
+            "fault in Main.count_above: index or slice out of bounds",
+        ),
+        (
+            "Main.patch",
+            vec![0, 1],
+            "fault in Main.peek_checked: index or slice out of bounds",
+        ),
+        // In bounds: byte 10 is not above the floor 20, byte 0 equals
+        // itself.
+        (
+            "Main.demo",
+            vec![0, 0, 2, 1],
+            "fault in Main.count_above: contract failed: requires 1",
+        ),
+        ("Main.patch", vec![0, 0], ""),
+    ];
+    let entries = vec!["Main.demo".to_string(), "Main.patch".to_string()];
+    let scope = Scope::Entries(entries);
+    let c_unit = emit(&checked, &TargetConfig::default(), &scope).unwrap();
+    let c = Program::build(&c_unit, &Compiler::strict("cc")).unwrap();
+    let unit = lower(&checked, &scope).unwrap();
+    zlm_llvm::backend::verify(&unit.ir).unwrap();
+    let aot = AotProgram::build(&unit, &host_record()).unwrap();
+    let limits = steps(10_000);
+    with_jit(&unit, |jit| {
+        for (entry, args, fault) in &cases {
+            let it = Interp::new(&checked).unwrap().with_limits(limits);
+            let want = interp_run(&it, entry, args);
+            match &want {
+                Seen::Fault(f, _) => assert_eq!(f, fault, "{entry} {args:?}"),
+                Seen::Done(..) => assert!(fault.is_empty(), "{entry} {args:?} did not fault"),
+            }
+            assert_eq!(seen(c.run(entry, args, limits), "C"), want, "C {entry}");
+            assert_eq!(
+                seen(jit.run(entry, args, limits), "JIT"),
+                want,
+                "JIT {entry}"
+            );
+            assert_eq!(
+                seen(aot.run(entry, args, limits), "AOT"),
+                want,
+                "AOT {entry}"
+            );
+        }
+    })
+    .unwrap();
+}
+
+/// Moves and drops through a loan are not lowering gaps: the checker
+/// rejects a PLACE_MOVE or PLACE_DROP below a borrow binding (here the
+/// exclusive receiver of `Pair.renew`) with ZLM-C-PLACEMENT, so no checked
+/// module reaches the printers' guards for them.
+#[test]
+fn moves_and_drops_through_a_loan_are_rejected_by_the_checker() {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/spec/ledger.zlt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let commit = "      replace_commit - $recv/Pair.left %0.1 | path:recv/Pair.left -\n";
+    assert!(text.contains(commit));
+    // A move's result has its temporary owned path.
+    let temp = "    path t%0.1 @Box\n    loan 0 exclusive recv";
+    assert!(text.contains(temp));
+    let moved = "    path t%0.1 @Box\n    path t%0.2 @Box\n    loan 0 exclusive recv";
+    for (op, paths) in [
+        (
+            "      place_drop - $recv/Pair.left | path:recv/Pair.left -\n",
+            temp,
+        ),
+        (
+            "      place_move @Box $recv/Pair.left | path:recv/Pair.left -\n",
+            moved,
+        ),
+    ] {
+        let mutant = text.replacen(commit, op, 1).replacen(temp, paths, 1);
+        let m = zlm::text::parse(&mutant).unwrap();
+        let e = zlm::decode::from_model(&m, &[]).expect_err(op);
+        assert_eq!(e.code, "ZLM-C-PLACEMENT", "{op}: {e}");
+        assert!(
+            e.to_string().contains("through a borrowed ancestry"),
+            "{op}: {e}"
+        );
+    }
+}
+
+/// A contract pure call on a computed receiver is not a lowering gap
+/// either: a pure call's shared receiver is a declaration's (or the
+/// catalog's) type, and every value a contract operation produces is a
+/// Copy nonborrow scalar, so the checker rejects the only way to compute
+/// one (here a field copy of a Copy enum field, fed to the enum's pure
+/// `big`) with ZLM-SHAPE.
+#[test]
+fn a_contract_call_on_a_computed_receiver_is_rejected_by_the_checker() {
+    let text = "zlm 1.9 package spec module spec.recv profile exact mode checked
+
+decl enum Size public
+  variant 0 Small
+  variant 1 Large
+
+  func message shared big public -> Bool effects []
+    path recv @Size
+    loan 0 shared recv - Ref<@Size> - -
+    block 0
+      enum_is_variant Bool $recv | variant:Size.Large -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+
+decl value Item public
+  field 0 size public let @Size
+
+  func message shared check public -> UInt64 effects []
+    param 0 x UInt64
+    requires
+      cop field_copy @Size recv | 0 0 field:Item.size
+      cop pure_call Bool v0 | 0 0 func:Size.big
+    path recv @Item
+    path p0 UInt64
+    loan 0 shared recv - Ref<@Item> - -
+    block 0
+      load_local UInt64 $p0 | path:p0 -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+    let m = zlm::text::parse(text).unwrap();
+    let e = zlm::decode::from_model(&m, &[]).expect_err("a computed receiver");
+    assert_eq!(e.code, "ZLM-SHAPE", "{e}");
+    assert!(e.to_string().contains("Copy nonborrow scalar"), "{e}");
+}

@@ -187,9 +187,9 @@ pub const CASES: &[&[&str]] = &[
     ],
 ];
 
-/// A contract that calls the catalog's `get` (no compiled engine lowers it
-/// in contracts; `length` they do), skipped at run time by `or`'s short
-/// circuit, reached from a host-callable entry, and a function it lowers.
+/// A contract that calls the catalog's `get` and `length`, reached from a
+/// host-callable entry: the array is empty, so the `get` is a bounds fault
+/// at the contract operation on every engine; and a function without one.
 pub const CATALOG_CONTRACT: &str =
     "zlm 1.9 package demo module run.cpure profile exact mode checked
 
@@ -208,7 +208,7 @@ decl value Main public
       cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:2
       cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:2
       cop eq Bool v2 v3 | 0 0 -
-      cop or Bool v1 v4 | 0 0 -
+      cop and Bool v1 v4 | 0 0 -
     path p0 Array<Byte>
     loan 0 shared p0 - Ref<Array<Byte>> - -
     block 0

@@ -2091,7 +2091,13 @@ impl<'a, 'm> Run<'a, 'm> {
                     let Some(ent) = crate::catalog::by_signature(&sig) else {
                         return Err(fault(self, FaultKind::Internal));
                     };
-                    self.intrinsic(p, u32::MAX, i as u32, ent.selector, vals)?
+                    // A catalog fault here (a `get` past the end) is at the
+                    // contract operation, with no block, as a step fault is.
+                    self.intrinsic(p, u32::MAX, i as u32, ent.selector, vals)
+                        .map_err(|mut f| {
+                            f.block = None;
+                            f
+                        })?
                 }
             }
             4 => Value::Scalar(u64::from(!vals[0].as_bool())),

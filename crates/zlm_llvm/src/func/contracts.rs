@@ -134,8 +134,29 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             3 if op.aux0 == 1 => {
                 let (sel, bytes) = self.plan.contract_catalog(op)?;
                 let a = w(0);
-                let x = match (sel, bytes) {
-                    (8, _) => {
+                // (length, buffer start) of the binding's bytes.
+                let view = |me: &mut Self| match &bytes {
+                    Some(ContractBytes::ArrayLoan) => {
+                        let arr = me.v(format!("load ptr, ptr {a}"));
+                        let lp = me.gep(&arr, crate::types::at::LEN);
+                        let len = me.load(&lp);
+                        let buf = me.v(format!("load ptr, ptr {arr}"));
+                        (len, buf)
+                    }
+                    _ => {
+                        let arr = me.v(format!("load ptr, ptr {a}"));
+                        let sp = me.gep(&a, crate::types::at::START);
+                        let st = me.load(&sp);
+                        let ep = me.gep(&a, crate::types::at::END);
+                        let en = me.load(&ep);
+                        let len = me.v(format!("sub i64 {en}, {st}"));
+                        let buf = me.v(format!("load ptr, ptr {arr}"));
+                        let start = me.v(format!("getelementptr inbounds i8, ptr {buf}, i64 {st}"));
+                        (len, start)
+                    }
+                };
+                let x = match sel {
+                    8 => {
                         let pb = self.zfield(zf::BYTES);
                         let used = self.load(&pb);
                         let pl = self.zfield(zf::BYTE_LIMIT);
@@ -144,18 +165,16 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                         let d = self.v(format!("sub i64 {lim}, {used}"));
                         self.v(format!("select i1 {ge}, i64 {d}, i64 0"))
                     }
-                    (_, Some(ContractBytes::ArrayLoan)) => {
-                        let arr = self.v(format!("load ptr, ptr {a}"));
-                        let lp = self.gep(&arr, crate::types::at::LEN);
-                        self.load(&lp)
+                    2 | 10 => {
+                        let (len, buf) = view(self);
+                        let ix = w(1);
+                        let bad = self.v(format!("icmp uge i64 {ix}, {len}"));
+                        self.fault_if(&bad, &fk::BOUNDS.to_string(), None, Some(i as u32), None);
+                        let p = self.v(format!("getelementptr inbounds i8, ptr {buf}, i64 {ix}"));
+                        let by = self.v(format!("load i8, ptr {p}"));
+                        self.v(format!("zext i8 {by} to i64"))
                     }
-                    _ => {
-                        let sp = self.gep(&a, crate::types::at::START);
-                        let st = self.load(&sp);
-                        let ep = self.gep(&a, crate::types::at::END);
-                        let en = self.load(&ep);
-                        self.v(format!("sub i64 {en}, {st}"))
-                    }
+                    _ => view(self).0,
                 };
                 self.i(format!("store i64 {x}, ptr {v}"));
             }

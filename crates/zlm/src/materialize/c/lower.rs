@@ -1201,13 +1201,25 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
             3 if op.aux0 == 1 => {
                 let (sel, bytes) = self.plan.contract_catalog(op)?;
                 let a = vals.first().cloned().unwrap_or_default();
-                let _ = match (sel, bytes) {
-                    (8, _) => writeln!(
+                // (length, buffer start) of the binding's bytes.
+                let (len, at) = match bytes {
+                    Some(ContractBytes::ArrayLoan) => (format!("{a}->len"), format!("{a}->p[")),
+                    _ => (format!("({a}.e - {a}.s)"), format!("{a}.b->p[{a}.s + ")),
+                };
+                let _ = match sel {
+                    8 => writeln!(
                         s,
                         "    {v} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
                     ),
-                    (_, Some(ContractBytes::ArrayLoan)) => writeln!(s, "    {v} = {a}->len;"),
-                    _ => writeln!(s, "    {v} = ({a}.e - {a}.s);"),
+                    2 | 10 => {
+                        let ix = vals.get(1).cloned().unwrap_or_default();
+                        writeln!(
+                            s,
+                            "    if ({ix} >= {len}) {}\n    {v} = (uint64_t){at}{ix}];",
+                            self.fault("ZK_BOUNDS", None, Some(i as u32), None)
+                        )
+                    }
+                    _ => writeln!(s, "    {v} = {len};"),
                 };
             }
             _ => return Err(self.plan.contract_unlowered()),

@@ -566,9 +566,11 @@ impl<'r, 'm> FunctionPlan<'r, 'm> {
     }
 
     /// A contract PURE_CALL of a catalog function: its selector and how
-    /// its receiver binding holds the bytes. Lowered: `length` of a loaned
-    /// array (1) or of a slice (9), and the allocator's `remaining` (8);
-    /// `get` (2, 10) is refused (its bounds fault has no block).
+    /// its receiver binding holds the bytes. Lowered: `length` (1) and
+    /// `get` (2) of a loaned array, `length` (9) and `get` (10) of a
+    /// slice, and the allocator's `remaining` (8). A `get` past the end is
+    /// a bounds fault at the contract operation (no block), as a step
+    /// fault there is.
     pub fn contract_catalog(
         &self,
         op: &ContractOp,
@@ -590,9 +592,11 @@ impl<'r, 'm> FunctionPlan<'r, 'm> {
         };
         let loan_of = |t: &Type, of: &Type| matches!(t, Type::Ref(a) | Type::Mut(a) if **a == *of);
         match (ent.selector, binding) {
-            (1, Some(t)) if loan_of(t, &Type::ArrayByte) => Ok((1, Some(ContractBytes::ArrayLoan))),
-            (9, Some(t)) if *t == Type::SliceByte || loan_of(t, &Type::SliceByte) => {
-                Ok((9, Some(ContractBytes::Slice)))
+            (sel @ (1 | 2), Some(t)) if loan_of(t, &Type::ArrayByte) => {
+                Ok((sel, Some(ContractBytes::ArrayLoan)))
+            }
+            (sel @ (9 | 10), Some(t)) if *t == Type::SliceByte || loan_of(t, &Type::SliceByte) => {
+                Ok((sel, Some(ContractBytes::Slice)))
             }
             (8, _) => Ok((8, None)),
             (sel, _) => Err(self.contract_refusal(&format!(
