@@ -23,13 +23,12 @@ fn load(name: &str) -> zlm::decode::Checked {
     zlm::decode::from_model(&m, &[]).unwrap()
 }
 
+/// A call's result, lent values handed back (by slot name) and drop log.
+type Called = (Json, Vec<(String, Json)>, Vec<String>);
+
 /// Calls `entry` with the JSON arguments; the result, the lent values
 /// handed back (by slot name) and the drop log.
-fn call(
-    checked: &zlm::decode::Checked,
-    entry: &str,
-    args: Json,
-) -> Result<(Json, Vec<(String, Json)>, Vec<String>), RunError> {
+fn call(checked: &zlm::decode::Checked, entry: &str, args: Json) -> Result<Called, RunError> {
     let it = Interp::new(checked).unwrap();
     let at = it.find(entry).unwrap();
     let r = it.resolved();
