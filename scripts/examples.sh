@@ -156,6 +156,10 @@ done
 rm -rf "$zlm_out"
 # ZLM reference interpreter: run the checked examples (issue 10).
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 | grep -qx 45
+# The typed call boundary: a record moved in, a byte slice lent, a Result of a record out.
+"$irkit" zlm run examples/zlm/run/boundary.zlt --entry Main.check \
+  --json-args '[{"version": 2, "limit": 8, "tag": [5]}, [7, 1, 2]]' | head -n 1 |
+  grep -qx '{"Ok":{"version":2,"length":3,"first":7}}'
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine c | grep -qx 45
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine jit | grep -qx 45
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine aot | grep -qx 45

@@ -36,6 +36,14 @@ pub struct RunArgs {
     /// true/false, Unit as ().
     #[arg(long, num_args = 0.., allow_negative_numbers = true)]
     args: Vec<String>,
+    /// Arguments of any type that crosses the typed call boundary, as one
+    /// JSON array in slot order (receiver first; docs/zlm/boundary.md):
+    /// records as objects, variants as "Name" or {"Name": {fields}},
+    /// Result as {"Ok": v} or {"Err": e}, bytes as arrays of 0..=255.
+    /// Borrowed slots are lent and printed back after the result; the
+    /// result is printed in the same JSON form. Interpreter only for now.
+    #[arg(long = "json-args", conflicts_with = "args")]
+    json_args: Option<String>,
     /// Print the drop log (one line per destroyed owner) before the result.
     #[arg(long)]
     drops: bool,
@@ -208,6 +216,9 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
     if let (Some(c), Format::Human) = (&contract, format) {
         write(None, format!("contract: {c}\n").as_bytes())?;
     }
+    if let Some(doc) = &a.json_args {
+        return run_typed(&a, &it, at, doc, &label, map.as_ref(), &package, contract);
+    }
     let mut values = Vec::new();
     let mut given = a.args.iter();
     for t in it.params(at) {
@@ -300,6 +311,118 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
                 located.as_ref(),
                 &a.input.file,
                 &label,
+            );
+            crate::diag::emit(&diagnostics, format, source.as_deref());
+            Ok(Outcome::Verdict)
+        }
+        Err(e) => Err(usage(e.to_string())),
+    }
+}
+
+/// The code of an engine that cannot take an argument document's values.
+pub const BOUNDARY_ENGINE: &str = "ZLM-ARG-ENGINE";
+
+/// A rejected `--json-args` document: its code, located at the JSON
+/// path (or line and column) of the value concerned.
+fn bad_args(e: &zlm::boundary::ArgError) -> CliError {
+    let mut diagnostic = crate::diag::Diagnostic::new(
+        "encoding",
+        Some(e.code),
+        format!("{} (at {})", e.message, e.location),
+        "--json-args",
+    );
+    if let Some((line, column)) = e.position {
+        diagnostic.line = Some(line as u64);
+        diagnostic.column = Some(column as u64);
+    }
+    CliError::invalid(vec![diagnostic], None)
+}
+
+/// `zlm run --json-args`: a call across the typed boundary
+/// (docs/zlm/boundary.md). The result and every lent value come back in
+/// the JSON form the arguments were written in.
+#[allow(clippy::too_many_arguments)]
+fn run_typed(
+    a: &RunArgs,
+    it: &Interp<'_>,
+    at: (usize, usize),
+    doc: &str,
+    label: &str,
+    map: Option<&zlm::ancillary::SourceMap>,
+    package: &zlm::package::Package,
+    contract: Option<String>,
+) -> Result<Outcome, CliError> {
+    let format = a.fmt.format;
+    let r = it.resolved();
+    let slots = zlm::boundary::slots(r, at);
+    let values = zlm::boundary::parse_args(r, &slots, doc).map_err(|e| bad_args(&e))?;
+    if a.engine != crate::zlm_c_cmd::Engine::Interp {
+        let diagnostic = crate::diag::Diagnostic::new(
+            "unsupported",
+            Some(BOUNDARY_ENGINE),
+            "--json-args runs on the interpreter only; the C, JIT and AOT engines take scalar --args",
+            label,
+        );
+        return Err(CliError::invalid(vec![diagnostic], None));
+    }
+    match it.call_host(at, values) {
+        Ok(call) => {
+            let out = call.outcome;
+            let value = zlm::boundary::json_of_value(r, &out.value, &out.ty);
+            let mut returned = serde_json::Map::new();
+            for (slot, lent) in slots.iter().zip(&call.returned) {
+                if let Some(v) = lent {
+                    returned.insert(
+                        slot.name.clone(),
+                        zlm::boundary::json_of_value(r, v, &slot.host),
+                    );
+                }
+            }
+            let drops: Vec<String> = out.drops.iter().map(|d| d.to_string()).collect();
+            let text = match format {
+                Format::Json => format!(
+                    "{}\n",
+                    serde_json::json!({
+                        "result": it.render(&out.value, &out.ty),
+                        "value": value,
+                        "returned": returned,
+                        "type": zlm::interp::type_name(r, &out.ty),
+                        "steps": out.steps,
+                        "drops": drops,
+                        "contract": contract,
+                    })
+                ),
+                Format::Human => {
+                    let mut s = String::new();
+                    if a.drops {
+                        for d in &drops {
+                            s.push_str(d);
+                            s.push('\n');
+                        }
+                    }
+                    s.push_str(&value.to_string());
+                    s.push('\n');
+                    for (name, v) in &returned {
+                        s.push_str(&format!("{name}: {v}\n"));
+                    }
+                    s
+                }
+            };
+            write(None, text.as_bytes())?;
+            Ok(Outcome::Success)
+        }
+        Err(RunError::Fault { mut fault, drops }) => {
+            spell_contract(it, &mut fault);
+            if a.drops && format == Format::Human {
+                let s: String = drops.iter().map(|d| format!("{d}\n")).collect();
+                write(None, s.as_bytes())?;
+            }
+            let located = map.and_then(|m| m.locate(package.root(), &fault));
+            let (diagnostics, source) = crate::zlm_source::fault_diagnostics(
+                &fault,
+                located.as_ref(),
+                &a.input.file,
+                label,
             );
             crate::diag::emit(&diagnostics, format, source.as_deref());
             Ok(Outcome::Verdict)

@@ -306,6 +306,9 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
                 case(1, &[zlt, "--entry", "Main.smu", "--args", "3"]),
                 case(2, &[missing, "--entry", "Main.sum"]),
                 case(3, &[zlt, "--entry", "Main.sum", "--args", "-1"]),
+                case(0, &[zlt, "--entry", "Main.sum", "--json-args", "[3]"]),
+                case(1, &[zlt, "--entry", "Main.sum", "--json-args", "[true]"]),
+                case(1, &[zlt, "--entry", "Main.sum", "--json-args", "[3"]),
             ],
         ),
         (

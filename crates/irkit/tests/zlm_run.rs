@@ -300,3 +300,116 @@ fn imports_must_resolve_before_a_module_runs() {
     assert!(st.success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--json-args`: a record moved in, a byte slice lent and handed back, a
+/// Result of a record out, all in the boundary's JSON form
+/// (docs/zlm/boundary.md).
+#[test]
+fn typed_boundary_arguments_and_results_in_json() {
+    let args = r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 1, 2]]"#;
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+        ])
+        .args(["--json-args", args, "--drops"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Main.check: drop p0 : Header\nMain.check: drop p0.tag : Array<Byte>\n\
+         {\"Ok\":{\"version\":2,\"length\":3,\"first\":7}}\npayload: [7,1,2]\n"
+    );
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+        ])
+        .args(["--json-args", args, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["value"]["Ok"]["first"], 7);
+    assert_eq!(v["returned"]["payload"], serde_json::json!([7, 1, 2]));
+    assert_eq!(v["result"], "Ok(Summary(version: 2, length: 3, first: 7))");
+}
+
+#[test]
+fn typed_boundary_rejections_are_coded_and_located() {
+    let run = |args: &str| {
+        irkit()
+            .args([
+                "zlm",
+                "run",
+                &example("boundary.zlt"),
+                "--entry",
+                "Main.check",
+            ])
+            .args(["--json-args", args, "--format", "json"])
+            .output()
+            .unwrap()
+    };
+    let out = run(r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 300]]"#);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "ZLM-ARG-RANGE");
+    assert!(v["message"].as_str().unwrap().contains("$[1][1]"), "{v}");
+    let out = run("[{\"version\": 2,\n  \"limit\" 8}]");
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "ZLM-ARG-SYNTAX");
+    assert_eq!(
+        (v["line"].as_u64(), v["column"].as_u64()),
+        (Some(2), Some(11))
+    );
+    // The native engines refuse the document rather than guess.
+    let out = irkit()
+        .args([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+        ])
+        .args([
+            "--json-args",
+            "[{\"version\": 2, \"limit\": 8, \"tag\": []}, []]",
+        ])
+        .args(["--engine", "c", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["code"], "ZLM-ARG-ENGINE");
+}
+
+/// An instance receiver crosses as the signature says: lent shared, handed back.
+#[test]
+fn typed_boundary_lends_an_instance_receiver() {
+    let out = irkit()
+        .args(["zlm", "run", &example("own.zlt"), "--entry", "Box.at_least"])
+        .args(["--json-args", r#"[{"v": 5}, 3]"#])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "true\nself: {\"v\":5}\n"
+    );
+}

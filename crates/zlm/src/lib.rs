@@ -11,6 +11,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod ancillary;
+pub mod boundary;
 pub mod catalog;
 pub mod check;
 pub mod decode;

@@ -930,3 +930,88 @@ pub fn package_text(seed: u64) -> PackageText {
     let root = package_module(&mut rng, &format!("gen.r{seed}"), k, &imports, &external);
     PackageText { providers, root }
 }
+
+/// Seeded random arguments for an entry's typed call boundary
+/// (docs/zlm/boundary.md): one JSON value per slot that takes one, each a
+/// valid value of the slot's host type (scalars at their extremes and
+/// small, every variant, both Result arms, short byte arrays), so the
+/// engines can be compared on calls whose arguments are records, enums,
+/// results, bytes and lent receivers. Deterministic per seed.
+pub fn arguments(
+    r: &crate::check::Resolved<'_>,
+    slots: &[crate::boundary::Slot],
+    seed: u64,
+) -> serde_json::Value {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    serde_json::Value::Array(
+        slots
+            .iter()
+            .filter(|s| s.passing != crate::boundary::Passing::Allocator)
+            .map(|s| argument(r, &s.host, &mut rng, 0))
+            .collect(),
+    )
+}
+
+/// A random valid JSON value of type `t` (`depth` bounds nesting).
+fn argument(
+    r: &crate::check::Resolved<'_>,
+    t: &crate::model::Type,
+    rng: &mut Rng,
+    depth: usize,
+) -> serde_json::Value {
+    use crate::model::{ScalarKind, Type};
+    use serde_json::{Map, Value as Json};
+    let fields = |fs: &[crate::model::Field], rng: &mut Rng| -> Json {
+        let mut map = Map::new();
+        for f in fs {
+            map.insert(f.name.clone(), argument(r, &f.ty, rng, depth + 1));
+        }
+        Json::Object(map)
+    };
+    match t {
+        Type::Unit => Json::Null,
+        Type::Scalar(ScalarKind::Bool) => Json::Bool(rng.below(2) == 1),
+        Type::Scalar(k) => {
+            let bits = const_bits(rng, k.text());
+            let w = crate::interp::width(*k);
+            if k.is_signed() {
+                // Sign-extend from the kind's width.
+                let shift = 64 - w;
+                Json::from(((bits << shift) as i64) >> shift)
+            } else {
+                Json::from(bits)
+            }
+        }
+        Type::ArrayByte | Type::SliceByte => Json::Array(
+            (0..rng.below(6))
+                .map(|_| Json::from(rng.below(256) as u64))
+                .collect(),
+        ),
+        Type::Result(ok, err) => {
+            let mut map = Map::new();
+            if rng.below(2) == 0 {
+                map.insert("Ok".into(), argument(r, ok, rng, depth + 1));
+            } else {
+                map.insert("Err".into(), argument(r, err, rng, depth + 1));
+            }
+            Json::Object(map)
+        }
+        Type::Nominal(_) if depth < 8 => {
+            let Some(d) = r.decl_of(t) else {
+                return Json::Null;
+            };
+            let decl = &r.module.declarations[d];
+            if decl.variants.is_empty() {
+                return fields(&decl.fields, rng);
+            }
+            let var = rng.pick(&decl.variants);
+            if var.fields.is_empty() {
+                return Json::String(var.name.clone());
+            }
+            let mut map = Map::new();
+            map.insert(var.name.clone(), fields(&var.fields, rng));
+            Json::Object(map)
+        }
+        _ => Json::Null,
+    }
+}

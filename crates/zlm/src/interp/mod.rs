@@ -108,6 +108,64 @@ pub struct Outcome {
     pub steps: u64,
 }
 
+/// A completed call across the typed boundary ([`Interp::call_host`]).
+#[derive(Debug, Clone)]
+pub struct HostCall {
+    /// The result (a returned borrow resolved to the value it observes),
+    /// drops and steps.
+    pub outcome: Outcome,
+    /// Per runtime slot: the value the host lent, as the call left it
+    /// (`None` for copied, moved and allocator slots).
+    pub returned: Vec<Option<Value>>,
+}
+
+/// The bytes of the byte arrays inside a host value.
+fn host_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Bytes(b) => b.capacity() as u64,
+        Value::Record(fs) | Value::Variant(_, fs) => fs
+            .iter()
+            .flatten()
+            .map(host_bytes)
+            .fold(0, u64::saturating_add),
+        Value::Result(_, p) => host_bytes(p),
+        _ => 0,
+    }
+}
+
+/// Places host value `v` in the host frame and returns the argument that
+/// lends it as a slot of type `ty` (`Ref<T>`/`Mut<T>`: a loan of the
+/// place; `Slice<Byte>`: a slice of the whole array; `Ref<Slice<Byte>>`:
+/// a loan of a slice of it), with the place of the host's own value.
+fn lend(host: &mut Frame, ty: &Type, v: Value) -> (Value, usize) {
+    let at = |slot: usize| Loc {
+        frame: 0,
+        slot,
+        fields: Vec::new(),
+    };
+    match ty {
+        Type::SliceByte => {
+            let len = match &v {
+                Value::Bytes(b) => b.len() as u64,
+                _ => 0,
+            };
+            host.places.push(Some(v));
+            let place = host.places.len() - 1;
+            (Value::Slice(at(place), 0, len), place)
+        }
+        Type::Ref(inner) | Type::Mut(inner) if **inner == Type::SliceByte => {
+            let (slice, place) = lend(host, inner, v);
+            host.places.push(Some(slice));
+            (Value::Loan(at(host.places.len() - 1)), place)
+        }
+        _ => {
+            host.places.push(Some(v));
+            let place = host.places.len() - 1;
+            (Value::Loan(at(place)), place)
+        }
+    }
+}
+
 /// A validated module ready to run.
 pub struct Interp<'m> {
     r: Resolved<'m>,
@@ -193,6 +251,9 @@ struct Run<'a, 'm> {
     /// instead of overflowing the host stack (see [`on_sized_stack`]).
     stack_floor: usize,
     frames: Vec<Frame>,
+    /// Frames below the entry frame (the host's lent values, see
+    /// [`Interp::call_host`]); they do not count towards the depth limit.
+    base: usize,
     drops: Vec<DropEvent>,
     steps: u64,
     bytes: u64,
@@ -231,9 +292,10 @@ fn stack_address() -> usize {
 /// passing it the stack floor for the guard in [`Run::call`]: call depth
 /// exhaustion is the documented `DepthLimit` fault, never a host stack
 /// overflow, whatever the limit and the build.
-fn on_sized_stack<F>(depth: usize, execute: F) -> Result<Outcome, RunError>
+fn on_sized_stack<F, T>(depth: usize, execute: F) -> Result<T, RunError>
 where
-    F: Fn(usize) -> Result<Outcome, RunError> + Sync,
+    F: Fn(usize) -> Result<T, RunError> + Sync,
+    T: Send,
 {
     let wanted = depth
         .saturating_mul(STACK_PER_DEPTH)
@@ -419,6 +481,7 @@ impl<'m> Interp<'m> {
             let mut run = Run {
                 it: self,
                 frames: Vec::new(),
+                base: 0,
                 drops: Vec::new(),
                 steps: 0,
                 bytes: 0,
@@ -439,6 +502,114 @@ impl<'m> Interp<'m> {
         };
         if self.shallow[at.0][at.1] {
             // The guard still bounds the host stack this run may use.
+            let floor = stack_address().saturating_sub(IN_PLACE_STACK);
+            return execute(floor);
+        }
+        on_sized_stack(self.limits.depth, execute)
+    }
+
+    /// Calls function `at` across the typed boundary (docs/zlm/boundary.md):
+    /// `values` has one loan-free value per runtime slot (a shared,
+    /// exclusive or owned receiver first, then the parameters by ordinal):
+    /// for a `Ref<T>`/`Mut<T>` slot the `T`, for a `Slice<Byte>` the
+    /// bytes, for the allocator [`Value::Allocator`] (`zlm::boundary`
+    /// parses them from JSON). Copied and moved
+    /// values are handed over (a moved one is the callee's to drop); the
+    /// values of borrowed slots are held by a host frame below the entry
+    /// frame, lent for the call, and handed back afterwards. Every byte
+    /// array the host supplies counts towards the byte limit.
+    pub fn call_host(&self, at: (usize, usize), values: Vec<Value>) -> Result<HostCall, RunError> {
+        let f = &self.r.module.declarations[at.0].functions[at.1];
+        // The runtime slots' binding types: the receiver's, then the parameters'.
+        let mut slots: Vec<Type> = Vec::new();
+        if matches!(
+            f.receiver,
+            ReceiverKind::Shared | ReceiverKind::Exclusive | ReceiverKind::Owned
+        ) && let Some(t) = f.receiver.binding(&self.r.self_type(at.0))
+        {
+            slots.push(t);
+        }
+        slots.extend(self.params(at));
+        if slots.len() != values.len() {
+            return Err(RunError::Usage(format!(
+                "{} takes {} slot values, {} given",
+                self.r.fn_name(at.0, at.1),
+                slots.len(),
+                values.len()
+            )));
+        }
+        let mut host = Frame {
+            places: Vec::new(),
+            ssa: Vec::new(),
+            regs: Vec::new(),
+            custody: Vec::new(),
+        };
+        let mut bytes = 0u64;
+        let mut args = Vec::with_capacity(values.len());
+        // Per slot: the host place holding the lent value.
+        let mut lent = Vec::with_capacity(values.len());
+        for (slot, value) in slots.iter().zip(values) {
+            bytes = bytes.saturating_add(host_bytes(&value));
+            let lent_slot = match slot {
+                Type::Ref(inner) => **inner != Type::AllocatorBytesError,
+                Type::Mut(_) | Type::SliceByte => true,
+                _ => false,
+            };
+            if lent_slot {
+                let (arg, place) = lend(&mut host, slot, value);
+                args.push(arg);
+                lent.push(Some(place));
+            } else {
+                args.push(value);
+                lent.push(None);
+            }
+        }
+        if bytes > self.limits.bytes {
+            return Err(RunError::Usage(format!(
+                "the arguments hold {bytes} array bytes, over the byte limit {}",
+                self.limits.bytes
+            )));
+        }
+        let execute = |stack_floor: usize| {
+            let mut run = Run {
+                it: self,
+                frames: vec![Frame {
+                    places: host.places.clone(),
+                    ssa: Vec::new(),
+                    regs: Vec::new(),
+                    custody: Vec::new(),
+                }],
+                base: 1,
+                drops: Vec::new(),
+                steps: 0,
+                bytes,
+                stack_floor,
+            };
+            match run.call(at, None, args.clone()) {
+                Ok(v) => {
+                    let value = run.resolve_loans(v);
+                    let host = run.frames.pop().map(|h| h.places).unwrap_or_default();
+                    let returned = lent
+                        .iter()
+                        .map(|place| place.and_then(|i| host.get(i).cloned().flatten()))
+                        .collect();
+                    Ok(HostCall {
+                        outcome: Outcome {
+                            value,
+                            ty: f.result.clone(),
+                            drops: run.drops,
+                            steps: run.steps,
+                        },
+                        returned,
+                    })
+                }
+                Err(fault) => Err(RunError::Fault {
+                    fault,
+                    drops: run.drops,
+                }),
+            }
+        };
+        if self.shallow[at.0][at.1] {
             let floor = stack_address().saturating_sub(IN_PLACE_STACK);
             return execute(floor);
         }
@@ -1117,7 +1288,9 @@ impl<'a, 'm> Run<'a, 'm> {
         args: Vec<Value>,
     ) -> Step<Value> {
         let p = self.prog(at);
-        if self.frames.len() >= self.it.limits.depth || stack_address() < self.stack_floor {
+        if self.frames.len() - self.base >= self.it.limits.depth
+            || stack_address() < self.stack_floor
+        {
             // Precommit failure: the arguments are returned to nobody; the
             // caller's frame still owns the temporaries (see exec_call).
             return Err(self.fault(p, None, None, FaultKind::DepthLimit));
@@ -1545,6 +1718,36 @@ impl<'a, 'm> Run<'a, 'm> {
         }
     }
 
+    /// `v` with every loan replaced by (a copy of) the value it observes and
+    /// every byte slice by its bytes: what a host sees of a returned borrow.
+    fn resolve_loans(&self, v: Value) -> Value {
+        match v {
+            Value::Loan(l) => match self.deref(&l).cloned() {
+                Some(inner) => self.resolve_loans(inner),
+                None => Value::Unit,
+            },
+            Value::Slice(l, s, e) => match self.deref(&l) {
+                Some(Value::Bytes(b)) => {
+                    Value::Bytes(b.get(s as usize..e as usize).unwrap_or_default().to_vec())
+                }
+                _ => Value::Bytes(Vec::new()),
+            },
+            Value::Record(fs) => Value::Record(
+                fs.into_iter()
+                    .map(|f| f.map(|x| self.resolve_loans(x)))
+                    .collect(),
+            ),
+            Value::Variant(tag, fs) => Value::Variant(
+                tag,
+                fs.into_iter()
+                    .map(|f| f.map(|x| self.resolve_loans(x)))
+                    .collect(),
+            ),
+            Value::Result(tag, p) => Value::Result(tag, Box::new(self.resolve_loans(*p))),
+            v => v,
+        }
+    }
+
     fn deref(&self, l: &Loc) -> Option<&Value> {
         let mut cur = self.frames.get(l.frame)?.places.get(l.slot)?.as_ref()?;
         for o in &l.fields {
@@ -1843,7 +2046,7 @@ impl<'a, 'm> Run<'a, 'm> {
                     return Err(fault(self, FaultKind::Internal));
                 };
                 let at = self.it.r.funcs[sig];
-                if self.frames.len() >= self.it.limits.depth {
+                if self.frames.len() - self.base >= self.it.limits.depth {
                     // Precommit: nothing has moved yet.
                     return Err(fault(self, FaultKind::DepthLimit));
                 }
