@@ -314,7 +314,7 @@ impl Host {
             ));
         }
         if let Some(tp) = traceparent {
-            let traces = crate::otel::store::store_of(&*self.store).ok_or_else(|| {
+            let traces = crate::otel::traces_of(&*self.store).ok_or_else(|| {
                 HostError::BadRequest("this store does not keep trace contexts".into())
             })?;
             traces.put_traceparent(&id, &tp.to_string())?;

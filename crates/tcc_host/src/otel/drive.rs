@@ -2,8 +2,7 @@
 //! effect calls' and checkpoints' as its children; and the `traceparent`
 //! an effect passes on (see the module comment of [`crate::otel`]).
 
-use super::store::store_of;
-use super::{EXECUTION_ID, OpSpan, Telemetry, TraceParent};
+use super::{EXECUTION_ID, OpSpan, Telemetry, TraceParent, traces_of};
 use crate::store::{Store, StoreError};
 use opentelemetry::KeyValue;
 use opentelemetry::trace::SpanKind;
@@ -40,7 +39,7 @@ impl<'a> DriveTrace<'a> {
         if let Some(tp) = self.started_with {
             return Ok(tp);
         }
-        let stored = match store_of(self.store) {
+        let stored = match traces_of(self.store) {
             Some(s) => s.traceparent(self.execution_id)?,
             None => None,
         };

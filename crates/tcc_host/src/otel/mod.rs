@@ -211,3 +211,16 @@ impl OpSpan {
         }
     }
 }
+
+/// The trace contexts of `store`, when its backend keeps them (both of
+/// this crate's do).
+pub fn traces_of(store: &dyn crate::store::Store) -> Option<&dyn store::TraceStore> {
+    let any = store.as_any()?;
+    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
+        return Some(s);
+    }
+    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
+        return Some(s);
+    }
+    None
+}
