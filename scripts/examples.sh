@@ -219,6 +219,45 @@ echo "dashboard: $tcc_url/ui"
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /ui/api/executions HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep -q '"executions"' <&3; exec 3<&-
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
+# Traces (issue 35, docs/tcc/host.md "Traces"): spans over OTLP/HTTP JSON to a collector (here a
+# small Python receiver, also the saga's webhook); the caller's trace id reaches both.
+tcc_db=$(mktemp -d)
+python3 - "$tcc_db" <<'PY' & otlp_pid=$!
+import http.server, os, sys
+d = sys.argv[1]
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        spans = self.path == "/v1/traces"
+        line = body if spans else (self.headers.get("traceparent") or "-").encode()
+        with open(os.path.join(d, "spans.jsonl" if spans else "hook.log"), "ab") as f:
+            f.write(line + b"\n")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b"{}")
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+with open(os.path.join(d, "port.tmp"), "w") as f:
+    f.write(str(server.server_port))
+os.rename(os.path.join(d, "port.tmp"), os.path.join(d, "port"))
+server.serve_forever()
+PY
+for _ in $(seq 100); do [ -s "$tcc_db/port" ] && break; sleep 0.1; done
+otlp="http://127.0.0.1:$(cat "$tcc_db/port")"
+printf '[[route]]\npattern = "*"\nprovider = "webhook"\nurl = "%s/hook"\nretries = 0\n' "$otlp" > "$tcc_db/p.toml"
+$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --providers "$tcc_db/p.toml" --otlp-endpoint "$otlp" >"$tcc_db/out" 2>/dev/null & tcc_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
+tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+$irkit tcc register examples/tcc/src/order_saga.py --name saga --server "$tcc_url" > /dev/null
+$irkit tcc start saga --args '[{"id":"o-1"}]' --wait --server "$tcc_url" \
+  --traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 > /dev/null
+kill -TERM "$tcc_pid"; wait "$tcc_pid"
+grep -o '"name":"[^"]*"' "$tcc_db/spans.jsonl" | grep -v 'irkit-tcc' | sort | uniq -c
+grep -q '"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"' "$tcc_db/spans.jsonl" && grep -q '^00-4bf92f3577b34da6a3ce929d0e0e4736-' "$tcc_db/hook.log"
+kill "$otlp_pid"; wait "$otlp_pid" 2>/dev/null || true
+rm -rf "$tcc_db"
 # TCC frontends: compile the Python and TypeScript workflows, run one of each.
 for f in examples/tcc/src/*.py examples/tcc/src/*.ts; do "$irkit" tcc compile "$f" > /dev/null; done
 for f in examples/tcc/src/*.rs; do "$irkit" tcc compile "$f" > /dev/null; done

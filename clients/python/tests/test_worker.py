@@ -15,7 +15,10 @@ from pathlib import Path
 from irkit_tcc import Client, Task, Worker
 
 
-def saga_worker(url: str, declined=(), concurrency: int = 4, delay: float = 0.0):
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def saga_worker(url: str, declined=(), concurrency: int = 4, delay: float = 0.0, traces=None):
     w = Worker(url, concurrency=concurrency, lease=5.0, poll_wait=1.0)
     seen = []
     lock = threading.Lock()
@@ -24,6 +27,8 @@ def saga_worker(url: str, declined=(), concurrency: int = 4, delay: float = 0.0)
     def track(task: Task):
         with lock:
             seen.append((task.key, task.idempotency_key, task.execution_id, task.attempt))
+            if traces is not None:
+                traces.append((task.execution_id, task.traceparent))
             running[0] += 1
             running[1] = max(running[1], running[0])
         try:
@@ -53,12 +58,13 @@ def saga_worker(url: str, declined=(), concurrency: int = 4, delay: float = 0.0)
 
 
 def test_the_saga_runs_on_a_python_worker(server):
-    w, seen, _ = saga_worker(server.url, declined={"order-bad"})
+    traces = []
+    w, seen, _ = saga_worker(server.url, declined={"order-bad"}, traces=traces)
     t = threading.Thread(target=w.run, kwargs={"install_signals": False})
     t.start()
     try:
         c = Client(server.url)
-        assert c.run("order_saga", {"id": "o-1"}, id="order-ok", wait=30) == {
+        assert c.run("order_saga", {"id": "o-1"}, id="order-ok", wait=30, traceparent=TRACEPARENT) == {
             "order": "o-1", "status": "shipped", "steps": ["reserve", "charge", "ship"],
         }
         r = c.run("order_saga", {"id": "o-2"}, id="order-bad", wait=30)
@@ -72,6 +78,10 @@ def test_the_saga_runs_on_a_python_worker(server):
     assert keys == ["inventory.reserve", "payment.charge", "shipping.ship"]
     # The idempotency key reaches the handler: {execution}:{key}.
     assert all(i == f"{e}:{k}" for k, i, e, a in seen)
+    # The start's trace context reaches the handlers of its effects (the
+    # test server exports no spans: passed on unchanged), and only theirs.
+    assert {tp for e, tp in traces if e == "order-ok"} == {TRACEPARENT}
+    assert {tp for e, tp in traces if e == "order-bad"} == {None}
 
 
 def test_handlers_run_concurrently_within_the_bound(server):

@@ -64,13 +64,19 @@ export class Client {
   /**
    * Starts `program` with plain JSON `args`; resolves to the execution id.
    * With `id`, starting again is harmless: the existing execution's id is
-   * returned (its arguments are not compared).
+   * returned (its arguments are not compared). With `traceparent` (a W3C
+   * trace context) the execution's spans continue that trace and its
+   * effects get it (webhooks as a header, workers as `task.traceparent`).
    */
   async start(program, args = [], opts = {}) {
     const json = { program, args };
     if (opts.id !== undefined) json.id = opts.id;
     try {
-      const { body } = await this.http.request("POST", "/v1/executions", { json, signal: opts.signal });
+      const { body } = await this.http.request("POST", "/v1/executions", {
+        json,
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      });
       return String(body.id);
     } catch (e) {
       if (opts.id !== undefined && e instanceof ApiError && e.status === 409) return opts.id;

@@ -34,7 +34,7 @@ export class Transport {
   /**
    * One request; resolves to { status, body } for 2xx answers.
    * @param {string} method @param {string} path
-   * @param {{ json?: unknown, raw?: Uint8Array | string, signal?: AbortSignal }} [opts]
+   * @param {{ json?: unknown, raw?: Uint8Array | string, signal?: AbortSignal, traceparent?: string }} [opts]
    */
   async request(method, path, opts = {}) {
     /** @type {Record<string, string>} */
@@ -46,6 +46,7 @@ export class Transport {
       if (body === undefined) body = "";
     }
     if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (opts.traceparent !== undefined) headers.traceparent = opts.traceparent;
     let resp;
     try {
       resp = await fetch(this.base + path, { method, headers, body, signal: opts.signal });

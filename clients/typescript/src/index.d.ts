@@ -46,11 +46,11 @@ export class Client {
   constructor(url?: string, opts?: { token?: string });
   register(artifact: Uint8Array | string, name: string, opts?: CallOptions): Promise<string>;
   /** Resolves to the execution id; with `id`, starting again returns the existing one. */
-  start(program: string, args?: Json[], opts?: CallOptions & { id?: string }): Promise<string>;
+  start(program: string, args?: Json[], opts?: CallOptions & { id?: string; traceparent?: string }): Promise<string>;
   /** The execution once it ended, or after `wait` ms (undefined: as long as it takes). */
   result(id: string, opts?: CallOptions & { wait?: number }): Promise<Execution>;
   /** Starts and awaits; rejects with ExecutionFailed when it failed or was cancelled. */
-  run(program: string, args?: Json[], opts?: CallOptions & { id?: string; wait?: number }): Promise<Json>;
+  run(program: string, args?: Json[], opts?: CallOptions & { id?: string; wait?: number; traceparent?: string }): Promise<Json>;
   status(id: string, opts?: CallOptions): Promise<Execution>;
   send(id: string, name: string, payload?: Json, opts?: CallOptions): Promise<void>;
   cancel(id: string, opts?: CallOptions): Promise<void>;
@@ -66,6 +66,12 @@ export interface Task {
   executionId: string;
   attempt: number;
   lease: string;
+  /**
+   * The W3C trace context of the effect's call (its span's when the host
+   * exports traces, else the one the execution was started with); null
+   * when there is none.
+   */
+  traceparent: string | null;
 }
 
 export type Handler = (task: Task) => Json | void | Promise<Json | void>;

@@ -142,6 +142,7 @@ export class Worker {
             executionId: t.execution_id,
             attempt: t.attempt,
             lease: t.lease,
+            traceparent: t.traceparent ?? null,
           };
           const done = this.runTask(task).finally(() => {
             this.running.delete(task.idempotencyKey);

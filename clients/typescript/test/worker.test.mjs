@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 import { Client, Worker } from "../src/index.js";
 import { exampleServer, firstLine } from "../test_support/helpers.mjs";
 
+const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
 let server;
 before(async () => (server = await exampleServer()));
 after(async () => server.close());
@@ -37,7 +39,7 @@ test("the saga runs on a JavaScript worker", async () => {
   const running = w.run();
   try {
     const c = new Client(server.url);
-    assert.deepEqual(await c.run("order_saga", [{ id: "o-1" }], { id: "order-ok", wait: 30_000 }), {
+    assert.deepEqual(await c.run("order_saga", [{ id: "o-1" }], { id: "order-ok", wait: 30_000, traceparent: TRACEPARENT }), {
       order: "o-1", status: "shipped", steps: ["reserve", "charge", "ship"],
     });
     const r = await c.run("order_saga", [{ id: "o-2" }], { id: "order-bad", wait: 30_000 });
@@ -49,6 +51,9 @@ test("the saga runs on a JavaScript worker", async () => {
     await running;
   }
   for (const t of seen) assert.equal(t.idempotencyKey, `${t.executionId}:${t.key}`);
+  // The start's trace context reaches its effects' handlers (the test server
+  // exports no spans: passed on unchanged), and only theirs.
+  for (const t of seen) assert.equal(t.traceparent, t.executionId === "order-ok" ? TRACEPARENT : null);
 });
 
 test("handlers run concurrently within the bound", async () => {

@@ -44,6 +44,9 @@ export async function application(): Promise<Json> {
     await client.start("order_saga", { id: "o-3" });
     // @ts-expect-error `wait` is a number of milliseconds
     await client.result(id, { wait: "5s" });
+    await client.start("order_saga", [{ id: "o-4" }], { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" });
+    // @ts-expect-error a traceparent is a string
+    await client.start("order_saga", [{ id: "o-5" }], { traceparent: 1 });
   }
 }
 
@@ -51,7 +54,8 @@ export function worker(): Promise<void> {
   const w = new Worker("http://127.0.0.1:7420", { concurrency: 4, leaseMs: 10_000, pollWaitMs: 2_000 });
   w.effect("payment.*", async (task: Task) => {
     const key: string = task.idempotencyKey;
-    return { charged: task.input, key, attempt: task.attempt };
+    const trace: string | null = task.traceparent;
+    return { charged: task.input, key, attempt: task.attempt, trace };
   }).effect("inventory.*", (task) => {
     if (!patternMatches("inventory.*", task.key)) throw new Error(task.executionId);
   });

@@ -109,6 +109,11 @@ pub struct ServeArgs {
     /// Most connections open at once; more wait to be accepted.
     #[arg(long, default_value_t = 1024)]
     max_connections: usize,
+    /// Export spans (drives, effect calls, checkpoints, HTTP requests) to
+    /// this OTLP/HTTP endpoint, JSON encoding (base URL; `/v1/traces` is
+    /// appended). Default: $OTEL_EXPORTER_OTLP_ENDPOINT; neither: off.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 /// `irkit tcc register`.
@@ -157,6 +162,11 @@ pub struct StartArgs {
     /// overall limit) and print its status like `irkit tcc result`.
     #[arg(long, conflicts_with = "local")]
     wait: bool,
+    /// A W3C trace context (`00-TRACEID-SPANID-FLAGS`) the execution's
+    /// drives continue, passed on to its webhook and worker effects (the
+    /// `traceparent` header of the start request).
+    #[arg(long, value_name = "TRACEPARENT")]
+    traceparent: Option<String>,
     // The id / status line (human) or the status JSON.
     #[command(flatten)]
     pub(crate) fmt: FormatArgs,
@@ -396,10 +406,23 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
             Err(_) => 30_000,
         },
     };
+    let endpoint = a
+        .otlp_endpoint
+        .clone()
+        .or_else(|| std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok())
+        .filter(|e| !e.is_empty());
+    let telemetry = match endpoint {
+        Some(e) => match tcc_host::otel::Telemetry::new(&e, "irkit-tcc", Duration::from_secs(1)) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(err) => return Err(usage(format!("--otlp-endpoint: {err}"))),
+        },
+        None => None,
+    };
     let mut cfg = HostConfig {
         workers: a.workers.max(1),
         lease_ms: lease_ms.max(100),
         max_drive_attempts: a.max_drive_attempts.max(1),
+        telemetry: telemetry.clone(),
         ..HostConfig::default()
     };
     if let Some(node) = a.node_id {
@@ -464,6 +487,11 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     // anything left (another node takes over at once instead of waiting
     // for the lease to expire).
     let released = store.release_owner(&owner);
+    if let Some(t) = &telemetry
+        && let Err(e) = t.shutdown()
+    {
+        tracing::warn!(error = %e, "spans not exported at shutdown");
+    }
     match (&served, &released) {
         (Ok(()), Ok(n)) => {
             tracing::info!(leases_released = *n, "shut down");
@@ -532,6 +560,8 @@ pub(crate) struct Client {
     base: String,
     token: Option<String>,
     ca_file: Option<std::path::PathBuf>,
+    /// Sent as the `traceparent` header (`tcc start --traceparent`).
+    traceparent: Option<String>,
 }
 
 impl Client {
@@ -551,6 +581,7 @@ impl Client {
                 .ca_file
                 .clone()
                 .or_else(|| std::env::var_os("IRKIT_TCC_CA_FILE").map(Into::into)),
+            traceparent: None,
         }
     }
 
@@ -576,6 +607,9 @@ impl Client {
         let mut headers = vec![("Content-Type", "application/json")];
         if let Some(a) = &auth {
             headers.push(("Authorization", a.as_str()));
+        }
+        if let Some(tp) = &self.traceparent {
+            headers.push(("traceparent", tp.as_str()));
         }
         let url = format!("{}{}", self.base, path);
         let tls = match &self.ca_file {
@@ -680,8 +714,15 @@ fn status_line(j: &J) -> String {
 /// `irkit tcc start`.
 pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
     let args = parse_plain_args(a.args.as_deref(), a.tagged)?;
+    let traceparent = match &a.traceparent {
+        Some(t) => match tcc_host::otel::TraceParent::parse(t) {
+            Ok(tp) => Some(tp),
+            Err(e) => return Err(usage(format!("--traceparent: {e}"))),
+        },
+        None => None,
+    };
     if a.local {
-        return start_local(a, args);
+        return start_local(a, args, traceparent);
     }
     if !a.events.is_empty() {
         return Err(usage(
@@ -689,7 +730,8 @@ pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
         ));
     }
     let body = json!({"program": a.program, "tagged_args": args, "id": a.id});
-    let client = Client::new(&a.client);
+    let mut client = Client::new(&a.client);
+    client.traceparent = traceparent.map(|t| t.to_string());
     if a.wait {
         let path = format!("/v1/executions?wait={}s", LONG_POLL.as_secs());
         let (ended, j) = client.call_status("POST", &path, Some(body.to_string().as_bytes()))?;
@@ -710,7 +752,11 @@ pub fn start(a: StartArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Success)
 }
 
-fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
+fn start_local(
+    a: StartArgs,
+    args: Vec<J>,
+    traceparent: Option<tcc_host::otel::TraceParent>,
+) -> Result<Outcome, CliError> {
     let store = match open_store(&a.database) {
         Ok(s) => s,
         Err(e) => {
@@ -739,7 +785,7 @@ fn start_local(a: StartArgs, args: Vec<J>) -> Result<Outcome, CliError> {
     } else {
         a.program.clone()
     };
-    let id = match host.start(&program, args, a.id.clone()) {
+    let id = match host.start_traced(&program, args.into(), a.id.clone(), traceparent.as_ref()) {
         Ok(id) => id,
         Err(e) => return Err(host_error(&e, &a.program)),
     };

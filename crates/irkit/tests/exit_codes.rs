@@ -182,7 +182,13 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
                 case(2, &[tcc, "--args", "[3]", "--script", missing]),
             ],
         ),
-        ("tcc serve", vec![case(2, &["--listen", "nohost:x"])]),
+        (
+            "tcc serve",
+            vec![
+                case(2, &["--listen", "nohost:x"]),
+                case(2, &["--otlp-endpoint", "collector:4318"]),
+            ],
+        ),
         ("tcc register", vec![case(2, &[tcc, "--server", no_server])]),
         (
             "tcc start",
@@ -193,6 +199,7 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
                 // neither is an unknown name given as an argument.
                 case(1, &["--local", missing]),
                 case(2, &["prog", "--server", no_server]),
+                case(2, &["--local", tcc, "--traceparent", "00-zz"]),
             ],
         ),
         ("tcc status", vec![case(2, &["x", "--server", no_server])]),

@@ -42,6 +42,8 @@ pub(crate) struct Effect<'a> {
     pub(crate) idempotency_key: &'a str,
     /// Tagged input.
     pub(crate) input: &'a J,
+    /// The W3C `traceparent` to pass to the provider (issue 35).
+    pub(crate) traceparent: Option<&'a str>,
 }
 
 /// Calls the effect's provider under its route's retry policy (see the
@@ -75,6 +77,7 @@ pub(crate) fn call(
         key: effect.key,
         idempotency_key: effect.idempotency_key,
         input: effect.input,
+        traceparent: effect.traceparent,
     });
     hook_at("after_effect_provider", &[effect.execution_id, effect.key]);
     let (Some(policy), ProviderOutcome::Failed(message)) = (policy, &out) else {

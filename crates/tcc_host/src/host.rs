@@ -88,6 +88,8 @@ pub struct HostConfig {
     pub retry_backoff_ms: i64,
     /// Longest such delay.
     pub max_retry_backoff_ms: i64,
+    /// Where spans go (`--otlp-endpoint`); none: tracing off.
+    pub telemetry: Option<Arc<crate::otel::Telemetry>>,
 }
 
 impl Default for HostConfig {
@@ -102,6 +104,7 @@ impl Default for HostConfig {
             max_drive_attempts: 5,
             retry_backoff_ms: 100,
             max_retry_backoff_ms: 30_000,
+            telemetry: None,
         }
     }
 }
@@ -291,12 +294,30 @@ impl Host {
         args: crate::values::TaggedList,
         id: Option<String>,
     ) -> Result<String, HostError> {
+        self.start_traced(program, args, id, None)
+    }
+
+    /// [`Host::start_list`] of an execution whose drives continue the trace
+    /// `traceparent` (issue 35, [`crate::otel`]).
+    pub fn start_traced(
+        &self,
+        program: &str,
+        args: crate::values::TaggedList,
+        id: Option<String>,
+        traceparent: Option<&crate::otel::TraceParent>,
+    ) -> Result<String, HostError> {
         let (hash, name) = self.resolve(program)?;
         let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
             return Err(HostError::BadRequest(
                 "execution id must be 1 to 200 characters without '/' or control characters".into(),
             ));
+        }
+        if let Some(tp) = traceparent {
+            let traces = crate::otel::traces_of(&*self.store).ok_or_else(|| {
+                HostError::BadRequest("this store does not keep trace contexts".into())
+            })?;
+            traces.put_traceparent(&id, &tp.to_string())?;
         }
         self.store.create_execution(&NewExecution {
             id: id.clone(),
@@ -403,6 +424,8 @@ impl Host {
     /// deliver, ends, or the lease is lost. Returns whether it was claimed.
     pub fn drive(&self, id: &str) -> Result<bool, HostError> {
         let owner = self.cfg.owner.as_str();
+        let mut trace =
+            crate::otel::drive::DriveTrace::new(self.cfg.telemetry.as_deref(), &*self.store, id);
         let span = tracing::info_span!(
             "drive",
             execution_id = %id,
@@ -418,9 +441,11 @@ impl Host {
             return Ok(false);
         };
         span.record("revision", row.revision);
+        trace.claimed(row.revision)?;
         if row.drive_attempts > self.cfg.max_drive_attempts {
             let error = self.failures.quarantine_error(&row);
             span.record("outcome", "quarantined");
+            trace.end("quarantined");
             crate::metrics::global().drive("quarantined");
             tracing::warn!(%error, "execution quarantined");
             self.store.fail_execution(id, owner, &error)?;
@@ -436,7 +461,7 @@ impl Host {
             crate::metrics::global().takeover("resumed");
         }
         let stop_requested_at_claim = row.cancel_requested;
-        let r = self.drive_claimed(row, journalled);
+        let r = self.drive_claimed(row, journalled, &mut trace);
         let outcome = match &r {
             Ok(true) => "finished",
             Ok(false) => "suspended",
@@ -446,6 +471,7 @@ impl Host {
             Err(Stop::Defer(_)) => "retry_deferred",
         };
         span.record("outcome", outcome);
+        trace.end(outcome);
         crate::metrics::global().drive(outcome);
         tracing::debug!(outcome, "drive ended");
         // A terminal checkpoint gave the lease back with its commit; after
@@ -506,6 +532,7 @@ impl Host {
         &self,
         mut row: ExecutionRow,
         journalled: Option<Vec<String>>,
+        trace: &mut crate::otel::drive::DriveTrace<'_>,
     ) -> Result<bool, Stop> {
         if row.is_terminal() {
             return Ok(false);
@@ -553,6 +580,7 @@ impl Host {
             journalled: journalled.map(|keys| keys.into_iter().collect()),
             finished: false,
             failed_effect: None,
+            trace,
         };
         // The stored continuation is committed: a cancellation it shows
         // delivered needs no second delivery.
@@ -896,7 +924,7 @@ impl NextTimer {
     }
 }
 
-struct Driver<'a> {
+struct Driver<'a, 'b> {
     host: &'a Host,
     id: &'a str,
     exec: &'a mut Execution,
@@ -915,9 +943,11 @@ struct Driver<'a> {
     /// checkpoint was committed since: a `failed` checkpoint now keeps the
     /// checkpoint before it as the operator's resume point (issue 33).
     failed_effect: Option<String>,
+    /// The drive's spans (issue 35).
+    trace: &'a mut crate::otel::drive::DriveTrace<'b>,
 }
 
-impl Driver<'_> {
+impl Driver<'_, '_> {
     fn cancel(&mut self) -> Result<(), Stop> {
         hook_at("before_cancel", &[self.id]);
         self.history.push(("cancelled".into(), J::Null));
@@ -1169,7 +1199,13 @@ impl Driver<'_> {
                     .iter()
                     .any(|r| matches!(r, Registration::Timer { .. }));
                 let commit_started = std::time::Instant::now();
-                host.store.commit_checkpoint(tx)?;
+                let mut commit_span = self.trace.checkpoint(revision, kind_name);
+                commit_span.set("tcc.status", store_status(status));
+                if let Err(e) = host.store.commit_checkpoint(tx) {
+                    commit_span.fail(e.to_string());
+                    return Err(e.into());
+                }
+                commit_span.end();
                 crate::metrics::global().commit(commit_started.elapsed());
                 if registers_timer {
                     host.timers_registered.fetch_add(1, Ordering::SeqCst);
@@ -1232,11 +1268,13 @@ impl Driver<'_> {
                             .to_string(),
                     },
                     None => {
+                        let (mut effect_span, traceparent) = self.trace.effect(&key)?;
                         let effect = Effect {
                             execution_id: self.id,
                             key: &key,
                             idempotency_key: &idempotency_key,
                             input: &input,
+                            traceparent: traceparent.as_deref(),
                         };
                         let answer = crate::effect_retry::call(
                             &*host.store,
@@ -1246,8 +1284,23 @@ impl Driver<'_> {
                         )?;
                         let out = match answer {
                             EffectAnswer::Outcome(out) => out,
-                            EffectAnswer::Deferred(due) => return Err(Stop::Defer(due)),
+                            EffectAnswer::Deferred(due) => {
+                                effect_span.set("tcc.effect.outcome", "retry_deferred");
+                                return Err(Stop::Defer(due));
+                            }
                         };
+                        effect_span.set(
+                            "tcc.effect.outcome",
+                            match &out {
+                                ProviderOutcome::Result(_) => "completed",
+                                ProviderOutcome::Failed(_) => "failed",
+                                ProviderOutcome::Abandoned(_) => "abandoned",
+                            },
+                        );
+                        if let ProviderOutcome::Failed(m) | ProviderOutcome::Abandoned(m) = &out {
+                            effect_span.fail(m.clone());
+                        }
+                        effect_span.end();
                         match out {
                             ProviderOutcome::Result(value) => HostResponse::EffectResult { value },
                             ProviderOutcome::Failed(message) => {

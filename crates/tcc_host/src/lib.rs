@@ -29,6 +29,7 @@ pub mod logging;
 pub mod metrics;
 pub mod notify;
 pub mod notify_pg;
+pub mod otel;
 pub mod pattern;
 pub mod providers;
 mod quarantine;

@@ -31,6 +31,10 @@ pub struct EffectCall<'a> {
     pub idempotency_key: &'a str,
     /// Inlined tagged input.
     pub input: &'a J,
+    /// The W3C `traceparent` of the effect's span (tracing on), else the
+    /// one the execution was started with, if any (issue 35): webhooks
+    /// send it as the `traceparent` header, worker tasks carry it.
+    pub traceparent: Option<&'a str>,
 }
 
 /// What a provider answered.
@@ -170,7 +174,8 @@ impl EffectProvider for Random {
 }
 
 /// `webhook`: POSTs the plain-JSON input to `url` (`http://` or
-/// `https://`) with headers `Idempotency-Key` and `X-TCC-Effect-Key`; a
+/// `https://`) with headers `Idempotency-Key` and `X-TCC-Effect-Key` (and
+/// `traceparent`, when the call has one: issue 35); a
 /// 2xx JSON response body (plain JSON) is the result. Connection errors,
 /// timeouts, TLS handshake failures and 5xx/429 answers are retried
 /// `retries` times with exponential backoff (`backoff_ms`, doubling); a
@@ -202,14 +207,18 @@ impl EffectProvider for Webhook {
                 std::thread::sleep(backoff);
                 backoff = backoff.saturating_mul(2);
             }
+            let mut headers = vec![
+                ("Content-Type", "application/json"),
+                ("Idempotency-Key", call.idempotency_key),
+                ("X-TCC-Effect-Key", call.key),
+            ];
+            if let Some(tp) = call.traceparent {
+                headers.push(("traceparent", tp));
+            }
             let r = crate::http::request_with(
                 "POST",
                 &self.url,
-                &[
-                    ("Content-Type", "application/json"),
-                    ("Idempotency-Key", call.idempotency_key),
-                    ("X-TCC-Effect-Key", call.key),
-                ],
+                &headers,
                 Some(body.as_bytes()),
                 self.timeout,
                 self.tls.as_ref(),

@@ -18,16 +18,17 @@
 use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::metrics;
+use crate::otel::http::RequestTrace;
 pub use crate::status_view::{status_json, status_text};
 use crate::store::{ListFilter, ResumeOutcome};
 use crate::values::TaggedList;
-use axum::Router;
 use axum::body::Body;
 use axum::extract::{MatchedPath, RawQuery, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::{Extension, Router};
 use http_body_util::BodyExt;
 use serde_json::{Value as J, json};
 use std::net::SocketAddr;
@@ -421,6 +422,15 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         .map(|m| m.as_str().to_string())
         .unwrap_or_else(|| "unmatched".into());
     let method = req.method().clone();
+    let (trace_span, request_trace) = crate::otel::http::request_span(
+        app.host.config().telemetry.as_deref(),
+        method.as_str(),
+        &route,
+        req.uri().path(),
+        req.headers(),
+    );
+    let mut req = req;
+    req.extensions_mut().insert(request_trace);
     let no_token = app.cfg.token.as_deref().is_none_or(str::is_empty);
     // The token first (an unauthorized request is 401 whatever else is
     // wrong with it), then admission (crate::admission).
@@ -450,6 +460,7 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
     metrics::global().http_request(method.as_str(), &route, status, elapsed);
+    crate::otel::http::end_request_span(trace_span, status);
     tracing::debug!(
         method = %method,
         route = %route,
@@ -614,8 +625,11 @@ async fn programs(State(app): State<Shared>) -> Answer {
     .await
 }
 
-async fn start(State(app): State<Shared>, body: Body) -> Answer {
+async fn start(State(app): State<Shared>, trace: RequestTrace, body: Body) -> Answer {
     use crate::request_json::{Member, Scalar};
+    let traceparent = trace
+        .for_start()
+        .map_err(|e| ApiError::BadRequest(format!("header traceparent: {e}")))?;
     let body = json_body(body, app.cfg.max_body).await?;
     let head = body_head(&body, &["program", "id", "args", "tagged_args"])?;
     let program = head
@@ -662,7 +676,9 @@ async fn start(State(app): State<Shared>, body: Body) -> Answer {
     };
     drop(body);
     blocking(move || {
-        let id = app.host.start_list(&program, args, id)?;
+        let id = app
+            .host
+            .start_traced(&program, args, id, traceparent.as_ref())?;
         Ok(Reply(201, json!({"id": id})))
     })
     .await
@@ -677,13 +693,26 @@ fn longest_wait(cfg: &ServiceConfig) -> Duration {
 
 /// `POST /v1/executions[?wait=DURATION]`: starts; with `wait`, answers as
 /// `GET …/result?wait=` does ([`crate::await_result`]).
-async fn start_awaiting(app: State<Shared>, q: RawQuery, body: Body) -> Response {
+async fn start_awaiting(
+    app: State<Shared>,
+    trace: Option<Extension<RequestTrace>>,
+    q: RawQuery,
+    body: Body,
+) -> Response {
+    // Always there: the guard puts it in every request.
+    let trace = trace.map_or(
+        RequestTrace {
+            incoming: Ok(None),
+            span: None,
+        },
+        |Extension(t)| t,
+    );
     let wait = match crate::await_result::wait_param(q.0.as_deref()) {
         Ok(w) => w.map(|w| w.min(longest_wait(&app.cfg))),
         Err(e) => return e.into_response(),
     };
     let host = app.host.clone();
-    let started = match start(app, body).await {
+    let started = match start(app, trace, body).await {
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };

@@ -238,6 +238,7 @@ fn call(p: &Providers, input: J) -> ProviderOutcome {
         key: "hook",
         idempotency_key: "e1:hook",
         input: &input,
+        traceparent: None,
     })
 }
 

@@ -67,6 +67,7 @@ fn call(p: &dyn EffectProvider, input: J) -> ProviderOutcome {
         key: "charge",
         idempotency_key: "e1:charge",
         input: &input,
+        traceparent: None,
     })
 }
 
@@ -158,6 +159,7 @@ fn toml_routes_first_match_and_builtins() {
             key,
             idempotency_key: "e:k",
             input: &input,
+            traceparent: None,
         })
     };
     let set = json!({"t": "object", "v": {"op": {"t": "string", "v": "set"},

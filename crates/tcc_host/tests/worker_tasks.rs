@@ -16,6 +16,7 @@ fn task(i: usize, key: &str) -> NewTask {
         execution_id: format!("e{i}"),
         key: key.to_string(),
         input: tcc_ir::to_canonical(&json!({"t": "number", "v": i})),
+        traceparent: None,
     }
 }
 

@@ -70,10 +70,13 @@ class Transport:
         body: Any = None,
         raw: Optional[bytes] = None,
         timeout: Optional[float] = None,
+        traceparent: Optional[str] = None,
     ) -> Tuple[int, Any]:
         """Sends one request; returns (status, JSON body) for 2xx answers and
         raises :class:`ApiError` for the others."""
         headers = {"Accept": "application/json"}
+        if traceparent is not None:
+            headers["traceparent"] = traceparent
         data: Optional[bytes] = raw
         if body is not None:
             data = json.dumps(body).encode()

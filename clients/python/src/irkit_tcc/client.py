@@ -76,16 +76,20 @@ class Client:
         _, j = self._http.request("POST", f"/v1/artifacts?name={quote(name)}", raw=data)
         return str(j["hash"])
 
-    def start(self, program: str, *args: Any, id: Optional[str] = None) -> str:
+    def start(
+        self, program: str, *args: Any, id: Optional[str] = None, traceparent: Optional[str] = None
+    ) -> str:
         """Starts ``program`` (name or hash) with plain JSON ``args``; returns
         the execution id. With ``id``, starting again is harmless: an
         execution with that id already exists, so its id is returned (the
-        arguments are not compared)."""
+        arguments are not compared). With ``traceparent`` (a W3C trace
+        context), the execution's spans continue that trace and its effects
+        get it (webhooks as a header, workers as ``Task.traceparent``)."""
         body: Dict[str, Any] = {"program": program, "args": list(args)}
         if id is not None:
             body["id"] = id
         try:
-            _, j = self._http.request("POST", "/v1/executions", body)
+            _, j = self._http.request("POST", "/v1/executions", body, traceparent=traceparent)
         except ApiError as e:
             if id is not None and e.status == 409:
                 return id
@@ -109,11 +113,18 @@ class Client:
             if e.ended or (deadline is not None and time.monotonic() >= deadline):
                 return e
 
-    def run(self, program: str, *args: Any, id: Optional[str] = None, wait: Optional[float] = None) -> Any:
+    def run(
+        self,
+        program: str,
+        *args: Any,
+        id: Optional[str] = None,
+        wait: Optional[float] = None,
+        traceparent: Optional[str] = None,
+    ) -> Any:
         """Starts ``program`` and awaits it; returns its result (plain JSON).
         Raises :class:`ExecutionFailed` when it failed or was cancelled, and
         ``TimeoutError`` when ``wait`` seconds passed first."""
-        eid = self.start(program, *args, id=id)
+        eid = self.start(program, *args, id=id, traceparent=traceparent)
         e = self.result(eid, wait=wait)
         if not e.ended:
             raise TimeoutError(f"execution {eid} is still {e.status}")

@@ -47,6 +47,10 @@ class Task:
     #: 1 for the first hand-out, then 2, 3… after lost leases.
     attempt: int
     lease: str
+    #: The W3C trace context of the effect's call (its span's when the host
+    #: exports traces, else the one the execution was started with), to
+    #: continue the trace in the handler; ``None`` when there is none.
+    traceparent: Optional[str] = None
 
 
 Handler = Callable[[Task], Any]
@@ -243,6 +247,7 @@ class Worker:
                         execution_id=t["execution_id"],
                         attempt=int(t.get("attempt", 1)),
                         lease=t["lease"],
+                        traceparent=t.get("traceparent"),
                     )
                     with self._slots:
                         self._running[task.idempotency_key] = task

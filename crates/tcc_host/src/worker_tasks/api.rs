@@ -67,6 +67,9 @@ pub fn task_json(t: &TaskRow, with_lease: bool) -> J {
         "worker": t.worker,
         "lease_until_ms": t.lease_until,
     });
+    if let Some(tp) = &t.traceparent {
+        j["traceparent"] = json!(tp);
+    }
     if with_lease {
         j["lease"] = json!(t.lease_token);
     }

@@ -67,9 +67,14 @@ pub(crate) const TABLE: &str = "CREATE TABLE IF NOT EXISTS worker_tasks (
   result TEXT,
   message TEXT,
   created_ms {INT} NOT NULL,
-  updated_ms {INT} NOT NULL
+  updated_ms {INT} NOT NULL,
+  traceparent TEXT
 );
 CREATE INDEX IF NOT EXISTS worker_tasks_open ON worker_tasks (seq) WHERE state IN ('queued', 'leased');";
+
+/// Adds the `traceparent` column (issue 35) to a SQLite table made before
+/// it (PostgreSQL: `ADD COLUMN IF NOT EXISTS`).
+pub(crate) const ADD_TRACEPARENT: &str = "ALTER TABLE worker_tasks ADD COLUMN traceparent TEXT";
 
 /// How a task-table write commits (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +97,9 @@ pub struct NewTask {
     pub key: String,
     /// The tagged input, canonical JSON.
     pub input: String,
+    /// The W3C `traceparent` of the effect's span, handed to the worker
+    /// (issue 35, [`crate::otel`]).
+    pub traceparent: Option<String>,
 }
 
 /// A stored task.
@@ -119,6 +127,8 @@ pub struct TaskRow {
     pub result: Option<J>,
     /// The failure message (`failed`).
     pub message: Option<String>,
+    /// The W3C `traceparent` of the effect's latest call (issue 35).
+    pub traceparent: Option<String>,
 }
 
 /// A worker's answer.

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 /// Columns read into a [`TaskRow`], in order.
-const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message";
+const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message, traceparent";
 
 /// Connections kept idle in each pool. Every worker-routed effect in
 /// flight, every poll and every answer uses one for a statement: with 4,
@@ -93,6 +93,7 @@ fn decode(r: &Row) -> Result<TaskRow, StoreError> {
             None => None,
         },
         message: r.try_get(10).map_err(db)?,
+        traceparent: r.try_get(11).map_err(db)?,
     })
 }
 
@@ -109,6 +110,9 @@ impl PgTasks {
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&CREATE_LOCK])
             .map_err(db)?;
         tx.batch_execute(&table).map_err(db)?;
+        // A table made before the `traceparent` column (issue 35).
+        tx.batch_execute("ALTER TABLE worker_tasks ADD COLUMN IF NOT EXISTS traceparent TEXT")
+            .map_err(db)?;
         tx.commit().map_err(db)?;
         let mut lazy_target = target.clone();
         add_session_option(&mut lazy_target, "-c synchronous_commit=off");
@@ -153,10 +157,11 @@ impl TaskStore for PgTasks {
         self.with(Commit::Lazy, |c| {
             let st = c.stmt(&format!(
                 "WITH ins AS (
-                           INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms)
-                           VALUES ($1, $2, $3, $4, 'queued', $5, $5)
+                           INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms, traceparent)
+                           VALUES ($1, $2, $3, $4, 'queued', $5, $5, $6)
                            ON CONFLICT (idempotency_key) DO UPDATE SET state = 'queued', result = NULL,
-                             message = NULL, lease_token = NULL, lease_until = 0, updated_ms = $5
+                             message = NULL, lease_token = NULL, lease_until = 0, updated_ms = $5,
+                             traceparent = excluded.traceparent
                            WHERE worker_tasks.state = 'failed'
                            RETURNING {COLUMNS})
                          SELECT {COLUMNS} FROM ins
@@ -174,6 +179,7 @@ impl TaskStore for PgTasks {
                         &task.key,
                         &task.input,
                         &now,
+                        &task.traceparent,
                     ],
                 )
                 .map_err(db)?;

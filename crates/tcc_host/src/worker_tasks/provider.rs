@@ -49,6 +49,7 @@ impl EffectProvider for WorkerProvider {
             execution_id: call.execution_id.to_string(),
             key: call.key.to_string(),
             input: tcc_ir::to_canonical(call.input),
+            traceparent: call.traceparent.map(str::to_string),
         };
         let mut row = match self.board.enqueue(&task) {
             Ok(r) => r,

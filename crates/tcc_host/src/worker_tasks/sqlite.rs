@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 /// Columns read into a [`TaskRow`], in order.
-const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message";
+const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message, traceparent";
 
 /// The SQLite task table.
 pub struct SqliteTasks {
@@ -45,6 +45,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<(TaskRow, String, Option<String>)> {
             lease_until: r.get(8)?,
             result: None,
             message: r.get(10)?,
+            traceparent: r.get(11)?,
         },
         input,
         result,
@@ -83,6 +84,17 @@ impl SqliteTasks {
             .replace("{INT}", "INTEGER");
         conn.execute_batch(&format!("BEGIN IMMEDIATE; {table} COMMIT;"))
             .map_err(db)?;
+        // A table made before the `traceparent` column (issue 35).
+        let has_traceparent: bool = conn
+            .query_row(
+                "SELECT count(*) > 0 FROM pragma_table_info('worker_tasks') WHERE name = 'traceparent'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(db)?;
+        if !has_traceparent {
+            conn.execute_batch(super::ADD_TRACEPARENT).map_err(db)?;
+        }
         Ok(SqliteTasks {
             conn: Mutex::new(Conn {
                 conn,
@@ -132,12 +144,13 @@ impl TaskStore for SqliteTasks {
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(db)?;
             tx.execute(
-                "INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms)
-                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5)
+                "INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms, traceparent)
+                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?6)
                  ON CONFLICT (idempotency_key) DO UPDATE SET state = 'queued', result = NULL,
-                   message = NULL, lease_token = NULL, lease_until = 0, updated_ms = ?5
+                   message = NULL, lease_token = NULL, lease_until = 0, updated_ms = ?5,
+                   traceparent = excluded.traceparent
                  WHERE worker_tasks.state = 'failed'",
-                params![task.idempotency_key, task.execution_id, task.key, task.input, now],
+                params![task.idempotency_key, task.execution_id, task.key, task.input, now, task.traceparent],
             )
             .map_err(db)?;
             let r = get(&tx, &task.idempotency_key)?

@@ -48,6 +48,7 @@ pub mod migrations;
 mod queries;
 mod rows;
 mod schedules;
+mod traces;
 pub mod url;
 
 pub use migrations::MIGRATIONS;

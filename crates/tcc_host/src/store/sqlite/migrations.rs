@@ -168,6 +168,14 @@ CREATE TABLE schedules (
 );
 CREATE INDEX schedules_due ON schedules (paused, next_due_ms);
 "#,
+    // Traces (issue 35, `crate::otel`): the `traceparent` an execution was
+    // started with, its drives' parent on any node.
+    r#"
+CREATE TABLE execution_traces (
+  execution_id TEXT PRIMARY KEY,
+  traceparent TEXT NOT NULL
+) WITHOUT ROWID;
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

@@ -23,6 +23,7 @@ mod queries;
 mod schedules;
 #[cfg(test)]
 mod tests;
+mod traces;
 
 pub use migrations::{MIGRATIONS, migrate};
 
