@@ -8,16 +8,15 @@
 
 mod common;
 
+use common::db::TestDb;
+
 use serde_json::{Value as J, json};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
 use tcc_host::retry::RetryPolicy;
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{ResumeOutcome, Store, StoreError};
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 /// Fails every call of `charge` until fixed; echoes the rest. Records
@@ -47,37 +46,6 @@ impl Outage {
             .iter()
             .filter(|k| *k == key)
             .count()
-    }
-}
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn new(pg: bool) -> Option<Db> {
-        if pg {
-            return ScratchSchema::create("t_resume").unwrap().map(Db::Pg);
-        }
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-resume-test-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        Some(Db::Sqlite(dir))
-    }
-
-    fn open(&self) -> Result<Arc<dyn Store>, StoreError> {
-        Ok(match self {
-            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db"))?),
-            Db::Pg(s) => Arc::new(PgStore::open(&s.url())?),
-        })
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
     }
 }
 
@@ -182,8 +150,10 @@ on_both!(
 );
 
 fn a_resumed_execution_calls_only_its_failed_effect_again(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_resume") else {
+        return;
+    };
+    let store = db.open();
     // Few effects before (every checkpoint a snapshot of a small state), and
     // more than a snapshot interval's worth (a chain of deltas kept).
     for (name, before) in [("short", 0), ("long", 40)] {
@@ -257,8 +227,10 @@ fn a_resumed_execution_calls_only_its_failed_effect_again(pg: bool) {
 }
 
 fn resume_refuses_what_is_not_an_effect_failure(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_resume") else {
+        return;
+    };
+    let store = db.open();
     let provider = Arc::new(Outage::default());
     let host = host(&store, &provider, policy(1, 20));
     // The program's own error.
@@ -309,8 +281,10 @@ fn resume_refuses_what_is_not_an_effect_failure(pg: bool) {
 }
 
 fn of_two_concurrent_resumes_one_wins(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_resume") else {
+        return;
+    };
+    let store = db.open();
     let provider = Arc::new(Outage::default());
     let host = host(&store, &provider, policy(1, 20));
     host.register(&order(1), Some("order")).unwrap();
@@ -370,8 +344,10 @@ fn until_waiting_for_retry(
 }
 
 fn a_cancel_cuts_a_retry_backoff(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_resume") else {
+        return;
+    };
+    let store = db.open();
     let provider = Arc::new(Outage::default());
     // A minute between calls: the test's 20 s wait ends long before.
     let host = host(&store, &provider, policy(3, 60_000));
@@ -397,8 +373,10 @@ fn a_cancel_cuts_a_retry_backoff(pg: bool) {
 }
 
 fn a_catchable_cancel_reaches_the_handler_during_a_backoff(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_resume") else {
+        return;
+    };
+    let store = db.open();
     let provider = Arc::new(Outage::default());
     let host = host(&store, &provider, policy(3, 60_000));
     // try { return await effect("charge") } catch (e) { await effect("refund"); throw e }

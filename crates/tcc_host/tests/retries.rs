@@ -7,15 +7,14 @@
 
 mod common;
 
+use common::db::TestDb;
+
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tcc_host::providers::{EffectCall, EffectProvider, ProviderOutcome, Providers};
 use tcc_host::retry::RetryPolicy;
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
-use tcc_host::store::{Store, StoreError};
-use tcc_host::test_support::ScratchSchema;
+use tcc_host::store::Store;
 use tcc_host::{Host, HostConfig};
 
 /// Fails the first `failures` calls of `charge`, every call of `fail.*`
@@ -51,37 +50,6 @@ impl Flaky {
             .filter(|(k, _)| k == key)
             .map(|(_, t)| *t)
             .collect()
-    }
-}
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn new(pg: bool) -> Option<Db> {
-        if pg {
-            return ScratchSchema::create("t_retry").unwrap().map(Db::Pg);
-        }
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-retry-test-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        Some(Db::Sqlite(dir))
-    }
-
-    fn open(&self) -> Result<Arc<dyn Store>, StoreError> {
-        Ok(match self {
-            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db"))?),
-            Db::Pg(s) => Arc::new(PgStore::open(&s.url())?),
-        })
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
     }
 }
 
@@ -147,8 +115,10 @@ on_both!(
 );
 
 fn a_flaky_effect_is_retried_after_its_backoff_until_it_succeeds(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_retry") else {
+        return;
+    };
+    let store = db.open();
     let provider = flaky(2);
     let host = host(&store, &provider, policy(4, 150));
     host.register(&common::effects(), Some("effects")).unwrap();
@@ -194,8 +164,10 @@ fn a_flaky_effect_is_retried_after_its_backoff_until_it_succeeds(pg: bool) {
 }
 
 fn the_last_attempt_and_a_non_retryable_failure_reach_the_program(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_retry") else {
+        return;
+    };
+    let store = db.open();
     let provider = flaky(0);
     let host = host(&store, &provider, policy(3, 20));
     host.register(&common::caught(), Some("caught")).unwrap();
@@ -235,8 +207,10 @@ fn the_last_attempt_and_a_non_retryable_failure_reach_the_program(pg: bool) {
 }
 
 fn a_new_host_on_the_same_database_makes_the_remaining_attempts(pg: bool) {
-    let Some(db) = Db::new(pg) else { return };
-    let store = db.open().unwrap();
+    let Some(db) = TestDb::new(pg, "t_retry") else {
+        return;
+    };
+    let store = db.open();
     let provider = flaky(2);
     let first = host(&store, &provider, policy(4, 400));
     first.register(&common::effects(), Some("effects")).unwrap();
@@ -267,7 +241,7 @@ fn a_new_host_on_the_same_database_makes_the_remaining_attempts(pg: bool) {
     // A new host on a freshly opened store (another process would free the
     // old leases: SQLite's start does).
     drop(store);
-    let store = db.open().unwrap();
+    let store = db.open();
     store.reset_leases().unwrap();
     let second = host(&store, &provider, policy(4, 400));
     let row = finish(&second, &id);

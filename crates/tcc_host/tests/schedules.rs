@@ -6,60 +6,17 @@
 
 mod common;
 
+use common::db::TestDb;
+
 use serde_json::json;
 use std::sync::Arc;
 use tcc_host::schedule::{
     Catchup, NewSchedule, Overlap, ScheduleStore, Spec, run_pass, tick_execution_id,
 };
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{ListFilter, Store, StoreError};
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::values::TaggedList;
 
 const S: i64 = 1_000;
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn all(tag: &str) -> Vec<Db> {
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-schedules-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut v = vec![Db::Sqlite(dir)];
-        if let Some(s) = ScratchSchema::create(tag).unwrap() {
-            v.push(Db::Pg(s));
-        }
-        v
-    }
-
-    fn open(&self) -> Arc<dyn Store> {
-        match self {
-            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db")).unwrap()),
-            Db::Pg(s) => Arc::new(PgStore::open(&s.url()).unwrap()),
-        }
-    }
-
-    fn sql(&self, sql: &str) {
-        match self {
-            Db::Sqlite(d) => rusqlite::Connection::open(d.join("t.db"))
-                .unwrap()
-                .execute_batch(sql)
-                .unwrap(),
-            Db::Pg(s) => s.execute(sql).unwrap(),
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
 
 /// Registers a program that returns at once under `name`.
 fn register(store: &dyn Store, name: &str) {
@@ -108,7 +65,7 @@ fn execution_ids(store: &dyn Store) -> Vec<String> {
 
 #[test]
 fn schedule_rows_are_created_listed_paused_resumed_and_deleted() {
-    for db in Db::all("t_sched_rows") {
+    for db in TestDb::all("t_sched_rows") {
         let store = db.open();
         let s = sched(&*store);
         let row = schedule("b", "10s", Overlap::Skip, Catchup::Latest)
@@ -162,7 +119,7 @@ fn schedule_rows_are_created_listed_paused_resumed_and_deleted() {
 
 #[test]
 fn each_tick_starts_one_execution_with_its_own_id() {
-    for db in Db::all("t_sched_ticks") {
+    for db in TestDb::all("t_sched_ticks") {
         let store = db.open();
         register(&*store, "tick");
         let s = sched(&*store);
@@ -215,7 +172,7 @@ fn each_tick_starts_one_execution_with_its_own_id() {
 
 #[test]
 fn overlap_skip_waits_for_the_running_execution_and_buffer_one_starts_it_after() {
-    for db in Db::all("t_sched_overlap") {
+    for db in TestDb::all("t_sched_overlap") {
         let store = db.open();
         register(&*store, "tick");
         let s = sched(&*store);
@@ -259,7 +216,7 @@ fn overlap_skip_waits_for_the_running_execution_and_buffer_one_starts_it_after()
 
 #[test]
 fn paused_schedules_start_nothing_and_resume_after_now() {
-    for db in Db::all("t_sched_pause") {
+    for db in TestDb::all("t_sched_pause") {
         let store = db.open();
         register(&*store, "tick");
         let s = sched(&*store);
@@ -282,7 +239,7 @@ fn paused_schedules_start_nothing_and_resume_after_now() {
 
 #[test]
 fn an_unknown_program_skips_the_tick_and_says_why() {
-    for db in Db::all("t_sched_unknown") {
+    for db in TestDb::all("t_sched_unknown") {
         let store = db.open();
         let s = sched(&*store);
         s.create_schedule(
@@ -307,7 +264,7 @@ fn an_unknown_program_skips_the_tick_and_says_why() {
 /// times, from two threads: every tick starts exactly one execution.
 #[test]
 fn two_nodes_passing_at_once_start_each_tick_once() {
-    for db in Db::all("t_sched_nodes") {
+    for db in TestDb::all("t_sched_nodes") {
         let a = db.open();
         let b = db.open();
         register(&*a, "tick");
@@ -353,7 +310,7 @@ fn two_nodes_passing_at_once_start_each_tick_once() {
 #[test]
 fn the_schedule_routes_answer_and_refuse_with_their_codes() {
     use tcc_host::service::{Service, ServiceConfig};
-    let db = Db::all("t_sched_api").remove(0);
+    let db = TestDb::all("t_sched_api").remove(0);
     let store = db.open();
     register(&*store, "tick");
     let host = tcc_host::Host::new(
