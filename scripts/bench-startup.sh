@@ -4,6 +4,7 @@
 #
 #   bash scripts/bench-startup.sh [ROUNDS]      # default 21 rounds
 #   BENCH_LARGE_BYTES=100000,1000000,12000000 bash scripts/bench-startup.sh   # generated sizes
+#   BENCH_IRKIT_BEFORE=/path/to/old/irkit bash scripts/bench-startup.sh        # also old vs new
 #
 # Builds irkit (release), installs naga-cli 30 (the naga irkit links) into target/naga-cli once,
 # then runs scripts/bench_startup.py. Needs python3 and /usr/bin/time (Debian package `time`).
@@ -13,7 +14,12 @@ rounds="${1:-21}"
 cargo build --release -p irkit
 naga="target/naga-cli/bin/naga"
 if [ ! -x "$naga" ]; then
-  cargo install naga-cli --version '~30.0' --root target/naga-cli
+  # A naga-cli 30 already on PATH will do; otherwise install one into target/.
+  if command -v naga >/dev/null && naga --version | grep -q '^30\.'; then
+    naga="$(command -v naga)"
+  else
+    cargo install naga-cli --version '~30.0' --root target/naga-cli
+  fi
 fi
 "$naga" --version
 python3 scripts/bench_startup.py target/release/irkit "$naga" "$rounds"

@@ -54,6 +54,29 @@ def spawn_seconds(argv):
     return (elapsed, usage.ru_utime + usage.ru_stime)
 
 
+def user_instructions(argv):
+    """Instructions the process executes in user space (dynamic loader included), counted by
+    valgrind's callgrind: the same on a loaded machine as on a quiet one. None without
+    valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    return int(found.group(1)) if found else None
+
+
+def minor_faults(argv, runs=5):
+    """The median count of minor page faults of argv: what the kernel does for a start beyond
+    execve (mapping pages in, copying the ones the loader writes)."""
+    counts = []
+    for _ in range(runs):
+        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=DEVNULL)
+        _, _, usage = os.wait4(pid, 0)
+        counts.append(usage.ru_minflt)
+    return statistics.median(counts)
+
+
 def max_rss_kib(argv):
     out = subprocess.run(["/usr/bin/time", "-f", "%M", *argv],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -159,6 +182,18 @@ def main():
              [irkit, "--version"]),
             ("zlm run --engine jit vs irkit-llvm", [irkit, *jit], [helper, *jit]),
         ]
+        # BENCH_IRKIT_BEFORE=PATH: an earlier irkit build, alternated with this one.
+        before = os.environ.get("BENCH_IRKIT_BEFORE")
+        if before:
+            minimal = os.path.join(ROOT, "examples", "vpl", "minimal.vpl")
+            others += [
+                ("--version vs BENCH_IRKIT_BEFORE", [irkit, "--version"], [before, "--version"]),
+                ("vpl check minimal.vpl vs before",
+                 [irkit, "vpl", "check", minimal], [before, "vpl", "check", minimal]),
+                ("vpl compile spirv minimal.vpl vs before",
+                 [irkit, "vpl", "compile", minimal, "--target", "spirv", "-o", work],
+                 [before, "vpl", "compile", minimal, "--target", "spirv", "-o", work]),
+            ]
         times = {label: ([], []) for label, _, _ in cases + others}
         for _ in range(rounds):
             for label, mine, theirs in cases + others:
@@ -191,6 +226,16 @@ def main():
         version_wall, version_cpu = medians("--version", 0)
         fastest = min(w for w, _ in times["--version"][0]) * 1e3
         print(f"max RSS of --version: irkit {mine_rss / 1024:.1f} MiB, naga {naga_rss / 1024:.1f} MiB")
+        print(f"minor page faults of --version: irkit {minor_faults([irkit, '--version']):.0f},"
+              f" naga {minor_faults([naga, '--version']):.0f}")
+        counted = [(label, user_instructions(argv)) for label, argv in
+                   [("irkit --version", [irkit, "--version"]), ("naga --version", [naga, "--version"]),
+                    ("irkit vpl check minimal.vpl",
+                     [irkit, "vpl", "check", os.path.join(ROOT, "examples", "vpl", "minimal.vpl")])]
+                   + ([("before --version", [before, "--version"])] if before else [])]
+        for label, count in counted:
+            if count is not None:
+                print(f"user-space instructions (callgrind), {label}: {count / 1e6:.3f} M")
 
         def verdict(ok):
             return "met" if ok else "NOT met"

@@ -398,10 +398,11 @@ fn write_glsl(
 ) -> Result<Outcome, CliError> {
     let dir = output.unwrap_or_else(|| PathBuf::from("."));
     create_dir(&dir)?;
+    let reflection = artifact.reflection_json();
     for (ext, text) in [
-        ("vert", artifact.vertex_code().to_string()),
-        ("frag", artifact.fragment_code().to_string()),
-        ("reflect.json", artifact.reflection_json()),
+        ("vert", artifact.vertex_code()),
+        ("frag", artifact.fragment_code()),
+        ("reflect.json", reflection.as_str()),
     ] {
         write(Some(&dir.join(format!("{stem}.{ext}"))), text.as_bytes())?;
     }

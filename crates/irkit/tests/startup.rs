@@ -44,6 +44,31 @@ fn irkit_does_not_load_llvm_but_irkit_llvm_does() {
     );
 }
 
+/// `irkit` is linked at a fixed address (crates/irkit/build.rs,
+/// docs/startup.md): the dynamic loader has none of its pointers to rewrite
+/// at start-up, where a position-independent build had some 46 000.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn irkit_is_linked_at_a_fixed_address_without_relative_relocations() {
+    let exe = env!("CARGO_BIN_EXE_irkit");
+    let out = Command::new("readelf")
+        .args(["-h", "-r", "-W", exe])
+        .output()
+        .expect("readelf (binutils) runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kind = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Type:"))
+        .expect("an ELF header type");
+    assert!(kind.contains("EXEC"), "{kind}");
+    let relative = text
+        .lines()
+        .filter(|l| l.contains("R_X86_64_RELATIVE"))
+        .count();
+    assert_eq!(relative, 0, "relative relocations in irkit");
+}
+
 #[test]
 fn an_llvm_verb_without_its_helper_is_a_usage_error_naming_it() {
     let src = format!(

@@ -153,6 +153,11 @@ fn quote(out: &mut String, s: &str) {
 /// Appends the decimal digits of `n` (what `{n}` prints, without the
 /// formatting machinery: IDs and numbers dominate the output).
 fn push_u64(out: &mut String, mut n: u64) {
+    // One digit (`r0`, `b1`, `t2`) is the commonest case.
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {
@@ -163,8 +168,11 @@ fn push_u64(out: &mut String, mut n: u64) {
             break;
         }
     }
-    // ASCII digits only.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    // ASCII digits, pushed without a UTF-8 check of the buffer.
+    out.reserve(buf.len() - i);
+    for &digit in &buf[i..] {
+        out.push(char::from(digit));
+    }
 }
 
 /// Appends `prefix` followed by the decimal digits of `n`.

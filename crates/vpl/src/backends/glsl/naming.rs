@@ -9,6 +9,11 @@ use std::fmt::Write as _;
 
 /// Appends the decimal digits of `n` (faster than `write!` on hot paths).
 pub fn push_decimal(out: &mut String, mut n: u64) {
+    // One digit is the commonest case (registers and functions of a small function).
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+        return;
+    }
     let mut buffer = [0u8; 20];
     let mut at = buffer.len();
     loop {
@@ -235,6 +240,15 @@ impl std::hash::Hasher for BitsHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_digits_match_display() {
+        for n in [0, 1, 9, 10, 99, 100, 12345, u64::from(u32::MAX), u64::MAX] {
+            let mut out = String::from("vpl_r");
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("vpl_r{n}"));
+        }
+    }
 
     fn float(v: f32) -> String {
         let mut s = String::new();
