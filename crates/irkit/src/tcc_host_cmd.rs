@@ -980,7 +980,7 @@ fn resume_local(a: ResumeArgs, id: &str) -> Result<Outcome, CliError> {
         )
     };
     // A paused execution: its pause is lifted (and a failed one resumed).
-    let unpaused = tcc_host::pause::state(&**store, id)
+    let unpaused = tcc_host::pause::state(&*store, id)
         .map_err(|e| host_error(&HostError::Store(e), id))?
         .execution
         && tcc_host::pause::set_execution(&host, id, false)

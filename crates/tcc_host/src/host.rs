@@ -606,7 +606,7 @@ impl Host {
                     }
                     // Paused meanwhile (issue 35): the drive ends at this
                     // wait; its wake is delivered once resumed.
-                    if crate::pause::held(&*self.store, id)? {
+                    if crate::pause::rows::held(&*self.store, id)? {
                         return Ok(false);
                     }
                     match self.store.ready_wake(id, crate::ids::now_ms())? {

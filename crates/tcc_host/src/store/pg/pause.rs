@@ -5,7 +5,7 @@
 
 use super::PgStore;
 use super::queries::add_history;
-use crate::pause::{PauseState, PauseStore};
+use crate::pause::rows::{PauseState, PauseStore};
 use crate::store::{StoreError, TERMINAL};
 
 impl PauseStore for PgStore {

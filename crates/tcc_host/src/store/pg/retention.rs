@@ -2,14 +2,37 @@
 //! taking batches at once: `FOR UPDATE SKIP LOCKED` passes over the rows
 //! the other is marking, and the mark (owner, lease) keeps them apart
 //! until the other's delete.
+//!
+//! Each call runs on a connection of its own, outside the store's group
+//! commits: a batch's deletes never hold up the workers' checkpoints that
+//! would otherwise share its transaction.
 
 use super::PgStore;
-use super::conn::{Conn, JobResult};
+use super::conn::{Cache, Conn, JobResult};
 use super::queries::get_exec;
 use super::rows::in_journal_of;
 use crate::retention::RetentionStore;
 use crate::store::{ExecutionRow, StoreError, TERMINAL};
 use postgres::GenericClient;
+
+impl PgStore {
+    /// Runs `f` in one transaction on a connection of its own.
+    fn retention_tx<R>(
+        &self,
+        f: impl FnOnce(&mut Conn<'_, postgres::Transaction<'_>>) -> JobResult<R>,
+    ) -> Result<R, StoreError> {
+        let mut client = self.target.connect()?;
+        let mut tx = client.transaction()?;
+        let mut cache = Cache::new();
+        let r = f(&mut Conn {
+            c: &mut tx,
+            cache: &mut cache,
+        })
+        .map_err(StoreError::from)?;
+        tx.commit()?;
+        Ok(r)
+    }
+}
 
 /// Deletes execution `$1` and everything keyed by it.
 fn delete_all(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<()> {
@@ -41,8 +64,7 @@ impl RetentionStore for PgStore {
         until_ms: i64,
         limit: u32,
     ) -> Result<Vec<ExecutionRow>, StoreError> {
-        let owner = owner.to_string();
-        self.write(move |c| {
+        self.retention_tx(|c| {
             let mut ids: Vec<String> = Vec::new();
             // One status at a time: each walks `executions_status_seq`.
             for status in TERMINAL {
@@ -74,8 +96,7 @@ impl RetentionStore for PgStore {
     }
 
     fn delete_taken(&self, ids: &[String], owner: &str) -> Result<u64, StoreError> {
-        let (ids, owner) = (ids.to_vec(), owner.to_string());
-        self.write(move |c| {
+        self.retention_tx(|c| {
             let terminal: Vec<String> = TERMINAL.iter().map(|s| s.to_string()).collect();
             let held = c.query(
                 "SELECT id FROM executions WHERE id = ANY($1) AND owner = $2 AND status = ANY($3) FOR UPDATE",
@@ -92,8 +113,7 @@ impl RetentionStore for PgStore {
     }
 
     fn delete_execution(&self, id: &str) -> Result<(), StoreError> {
-        let id = id.to_string();
-        self.write(move |c| {
+        self.retention_tx(|c| {
             let row = c.query_opt(
                 "SELECT status FROM executions WHERE id = $1 FOR UPDATE",
                 &[&id],

@@ -4,7 +4,7 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use super::queries::add_history;
-use crate::pause::{PauseState, PauseStore};
+use crate::pause::rows::{PauseState, PauseStore};
 use crate::store::{StoreError, TERMINAL};
 use rusqlite::{OptionalExtension, params};
 
