@@ -88,8 +88,8 @@ fn seed(backend: &str, target: &str, n: u64) -> Result<(), String> {
                  WITH RECURSIVE k(i) AS (SELECT {from} UNION ALL SELECT i + 1 FROM k WHERE i + 1 < {to})
                  INSERT INTO checkpoints (execution_id, revision, kind, body) SELECT 'old-' || i, 1, 'snapshot', '{{}}' FROM k;
                  WITH RECURSIVE k(i) AS (SELECT {from} UNION ALL SELECT i + 1 FROM k WHERE i + 1 < {to})
-                 INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms)
-                   SELECT 'old-' || i || ':' || e, 'old-' || i, e, 'null', 'completed', '{{\"t\":\"null\"}}', 0
+                 INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, seq)
+                   SELECT 'old-' || i || ':' || e, 'old-' || i, e, 'null', 'completed', '{{\"t\":\"null\"}}', 0, i * 2 + (e = 'b')
                    FROM k, (SELECT 'a' AS e UNION ALL SELECT 'b');
                  WITH RECURSIVE k(i) AS (SELECT {from} UNION ALL SELECT i + 1 FROM k WHERE i + 1 < {to})
                  INSERT INTO history (execution_id, at_ms, kind, detail)
