@@ -201,9 +201,9 @@ $irkit tcc run examples/tcc/run/fail-fast.json --effects examples/tcc/run/fail-f
 tcc_db=$(mktemp -d)
 $irkit tcc start --local examples/tcc/run/approval.json --database "$tcc_db/irkit-tcc.db" --event 'approved="ok"' --format json
 rm -rf "$tcc_db"
-# TCC service: serve with JSON logs, a client call, the Prometheus metrics, SIGTERM (drains, exit 0).
+# TCC service: serve with JSON logs and 7-day retention, a client call, the Prometheus metrics, SIGTERM (drains, exit 0).
 tcc_db=$(mktemp -d)
-$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --log-format json >"$tcc_db/out" 2>"$tcc_db/log" & tcc_pid=$!
+$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --retention 7d --archive-dir "$tcc_db/archive" --log-format json >"$tcc_db/out" 2>"$tcc_db/log" & tcc_pid=$!
 for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
 tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
 $irkit tcc ls --server "$tcc_url"
@@ -213,6 +213,14 @@ $irkit tcc schedule create every-second loop --every 1s --args '[10]' --server "
 for _ in $(seq 50); do $irkit tcc schedule ls --format json --server "$tcc_url" | grep -q '"ticks_started":[1-9]' && break; sleep 0.1; done
 $irkit tcc schedule ls --server "$tcc_url"
 $irkit tcc schedule delete every-second --server "$tcc_url"
+# Pause and resume (issue 35): a paused program's executions are accepted and held; resuming
+# runs them. A finished execution can be deleted (the server also runs retention: --retention).
+$irkit tcc pause --program loop --server "$tcc_url"
+tcc_id=$($irkit tcc start loop --args '[10]' --server "$tcc_url")
+$irkit tcc status "$tcc_id" --server "$tcc_url" | grep -q " paused"
+$irkit tcc resume --program loop --server "$tcc_url"
+for _ in $(seq 100); do $irkit tcc status "$tcc_id" --server "$tcc_url" | grep -q " completed" && break; sleep 0.1; done
+$irkit tcc delete "$tcc_id" --server "$tcc_url"
 tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep '^tcc_executions' <&3; exec 3<&-
 echo "dashboard: $tcc_url/ui"

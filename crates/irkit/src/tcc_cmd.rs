@@ -79,9 +79,16 @@ pub enum Verb {
     Cancel(crate::tcc_host_cmd::CancelArgs),
     /// Cancel an execution at once, without running its handlers.
     Terminate(crate::tcc_host_cmd::CancelArgs),
-    /// Resume an execution that failed because an effect failed, from the
-    /// checkpoint before that effect (once its provider is fixed).
+    /// Resume a paused execution, or one that failed because an effect
+    /// failed (from the checkpoint before that effect, once its provider is
+    /// fixed); with --program, a paused program.
     Resume(crate::tcc_host_cmd::ResumeArgs),
+    /// Pause an execution, or with --program every execution of a program:
+    /// nothing new of it runs until it is resumed.
+    Pause(crate::tcc_pause_cmd::PauseArgs),
+    /// Delete a completed, failed or cancelled execution with its journal,
+    /// history and checkpoints.
+    Delete(crate::tcc_delete_cmd::DeleteArgs),
     /// List executions.
     Ls(crate::tcc_host_cmd::LsArgs),
     /// Manage schedules on a server: create, ls, pause, resume, delete.
@@ -105,6 +112,8 @@ impl Verb {
             Verb::Result(a) => a.fmt.format,
             Verb::Ls(a) => a.fmt.format,
             Verb::Resume(a) => a.fmt.format,
+            Verb::Pause(a) => a.fmt.format,
+            Verb::Delete(a) => a.fmt.format,
             Verb::Schedule(v) => v.format(),
             Verb::Serve(_)
             | Verb::Register(_)
@@ -146,6 +155,8 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
         Verb::Terminate(args) => crate::tcc_host_cmd::terminate(args),
         Verb::Resume(args) => crate::tcc_host_cmd::resume(args),
+        Verb::Pause(args) => crate::tcc_pause_cmd::pause(args),
+        Verb::Delete(args) => crate::tcc_delete_cmd::delete(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
         Verb::Schedule(verb) => crate::tcc_schedule_cmd::run(verb),
     }

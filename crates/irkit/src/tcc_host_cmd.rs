@@ -114,6 +114,18 @@ pub struct ServeArgs {
     /// appended). Default: $OTEL_EXPORTER_OTLP_ENDPOINT; neither: off.
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
+    /// Delete terminal executions that ended longer ago than this (e.g.
+    /// 7d, 12h, 30m), with their journal, history and checkpoints, in
+    /// small batches on every node (default: keep them).
+    #[arg(long, value_name = "DURATION")]
+    retention: Option<String>,
+    /// With --retention: first append each one to
+    /// DIR/executions-YYYY-MM-DD.jsonl (the UTC day it ended).
+    #[arg(long, value_name = "DIR", requires = "retention")]
+    archive_dir: Option<PathBuf>,
+    /// With --retention: executions per batch (one short transaction each).
+    #[arg(long, default_value_t = 500, requires = "retention")]
+    retention_batch: u32,
 }
 
 /// `irkit tcc register`.
@@ -231,8 +243,14 @@ pub struct CancelArgs {
 /// `irkit tcc resume`.
 #[derive(clap::Args)]
 pub struct ResumeArgs {
-    /// Execution id (failed because an effect failed).
-    id: String,
+    /// Execution id: a paused one (its pause is lifted), or one failed
+    /// because an effect failed.
+    #[arg(required_unless_present = "program")]
+    id: Option<String>,
+    /// Resume this paused program instead (an execution paused on its own
+    /// stays paused).
+    #[arg(long, conflicts_with_all = ["id", "local"])]
+    program: Option<String>,
     /// Resume in this process on the embedded store instead of a server,
     /// and drive the execution to its end.
     #[arg(long)]
@@ -418,6 +436,20 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
         },
         None => None,
     };
+    let retention_age_ms = match &a.retention {
+        None => None,
+        Some(text) => match tcc_host::schedule::parse_duration_ms(text) {
+            Ok(ms) if ms >= 1_000 => Some(ms),
+            Ok(_) => return Err(usage(format!("--retention {text:?}: at least 1s"))),
+            Err(e) => return Err(usage(format!("--retention {text:?}: {e}"))),
+        },
+    };
+    if !(1..=tcc_host::retention::MAX_BATCH).contains(&a.retention_batch) {
+        return Err(usage(format!(
+            "--retention-batch must be 1 to {}",
+            tcc_host::retention::MAX_BATCH
+        )));
+    }
     let mut cfg = HostConfig {
         workers: a.workers.max(1),
         lease_ms: lease_ms.max(100),
@@ -475,8 +507,18 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     // Every node handles schedules (the store's compare-and-set decides
     // which node starts each tick), API-only ones too.
     let ticker = tcc_host::schedule::ticker::Ticker::spawn(host.clone());
+    // Every node deletes expired executions (taken batches keep nodes apart).
+    let retention = retention_age_ms.and_then(|age| {
+        let mut rc = tcc_host::retention::RetentionConfig::new(age, owner.clone());
+        rc.archive_dir = a.archive_dir.clone();
+        rc.batch = a.retention_batch;
+        tcc_host::retention::task::RetentionTask::spawn(host.clone(), rc)
+    });
     let served = service.wait();
     if let Some(t) = ticker {
+        t.stop();
+    }
+    if let Some(t) = retention {
         t.stop();
     }
     host.shutdown();
@@ -933,18 +975,27 @@ pub fn terminate(a: CancelArgs) -> Result<Outcome, CliError> {
 /// status printed like `irkit tcc start --local`. A refusal is the
 /// server's `TCC-H212` (`not_resumable`), exit 1.
 pub fn resume(a: ResumeArgs) -> Result<Outcome, CliError> {
+    let client = Client::new(&a.client);
+    let id = match (&a.program, &a.id) {
+        (Some(name), _) => {
+            return crate::tcc_pause_cmd::program(&client, name, false, a.fmt.format);
+        }
+        (None, Some(id)) => id.clone(),
+        (None, None) => return Err(usage("give an execution id or --program NAME")),
+    };
     if a.local {
-        return resume_local(a);
+        return resume_local(a, &id);
     }
-    let j = Client::new(&a.client).call(
+    let j = client.call(
         "POST",
-        &format!("/v1/executions/{}/resume", percent_encode(&a.id)),
+        &format!("/v1/executions/{}/resume", percent_encode(&id)),
         None,
     )?;
     match a.fmt.format {
+        Format::Human if j["effect"].is_null() => println!("{id} unpaused"),
         Format::Human => println!(
             "{} resumed effect={} revision={}",
-            a.id,
+            id,
             j["effect"].as_str().unwrap_or("?"),
             j["revision"]
         ),
@@ -953,7 +1004,7 @@ pub fn resume(a: ResumeArgs) -> Result<Outcome, CliError> {
     Ok(Outcome::Success)
 }
 
-fn resume_local(a: ResumeArgs) -> Result<Outcome, CliError> {
+fn resume_local(a: ResumeArgs, id: &str) -> Result<Outcome, CliError> {
     let store = open_store(&a.database).map_err(|e| {
         usage(format!(
             "--database {}: {e}",
@@ -969,23 +1020,40 @@ fn resume_local(a: ResumeArgs) -> Result<Outcome, CliError> {
                 "semantic",
                 Some("TCC-H212"),
                 format!("not_resumable: {message}"),
-                &a.id,
+                id,
             )],
             None,
         )
     };
-    match host.resume(&a.id) {
+    // A paused execution: its pause is lifted (and a failed one resumed).
+    let unpaused = tcc_host::pause::state(&*store, id)
+        .map_err(|e| host_error(&HostError::Store(e), id))?
+        .execution
+        && tcc_host::pause::set_execution(&host, id, false)
+            .map_err(|e| host_error(&HostError::Store(e), id))?;
+    let failed = store
+        .get_execution(id)
+        .map_err(|e| host_error(&HostError::Store(e), id))?
+        .is_some_and(|r| r.status == "failed");
+    match if unpaused && !failed {
+        Ok(tcc_host::store::ResumeOutcome::Resumed {
+            key: String::new(),
+            revision: 0,
+        })
+    } else {
+        host.resume(id)
+    } {
         Ok(tcc_host::store::ResumeOutcome::Resumed { .. }) => {}
         Ok(tcc_host::store::ResumeOutcome::NotFailed(status)) => {
             return Err(refused(format!(
-                "execution {:?} is {status}: only a failed execution can be resumed",
-                a.id
+                "execution {:?} is {status}: only a failed or paused execution can be resumed",
+                id
             )));
         }
         Ok(tcc_host::store::ResumeOutcome::NotResumable(why)) => {
             return Err(refused(format!(
                 "execution {:?} cannot be resumed: {why}",
-                a.id
+                id
             )));
         }
         Err(HostError::Store(tcc_host::StoreError::NotFound(m))) => {
@@ -994,20 +1062,20 @@ fn resume_local(a: ResumeArgs) -> Result<Outcome, CliError> {
                     "name",
                     Some("TCC-H202"),
                     format!("not_found: {m}"),
-                    &a.id,
+                    id,
                 )],
                 None,
             ));
         }
-        Err(e) => return Err(host_error(&e, &a.id)),
+        Err(e) => return Err(host_error(&e, id)),
     }
     let threads = host.spawn();
-    let row = host.wait_for(&a.id, Duration::from_millis(a.timeout_ms), true);
+    let row = host.wait_for(id, Duration::from_millis(a.timeout_ms), true);
     host.shutdown();
     for t in threads {
         let _ = t.join();
     }
-    let row = row.map_err(|e| host_error(&e, &a.id))?;
+    let row = row.map_err(|e| host_error(&e, id))?;
     let j = crate::tcc_values::show_status(&status_json(&row), a.tagged);
     match a.fmt.format {
         Format::Human => println!("{}", status_line(&j)),

@@ -187,6 +187,8 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
             vec![
                 case(2, &["--listen", "nohost:x"]),
                 case(2, &["--otlp-endpoint", "collector:4318"]),
+                case(2, &["--retention", "7x", "--listen", "127.0.0.1:0"]),
+                case(2, &["--archive-dir", "arch", "--listen", "127.0.0.1:0"]),
             ],
         ),
         ("tcc register", vec![case(2, &[tcc, "--server", no_server])]),
@@ -219,8 +221,19 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
                 // An unknown execution of the local store: a coded refusal.
                 case(1, &["nope", "--local"]),
                 case(2, &["x", "--server", no_server]),
+                case(2, &["--program", "p", "--server", no_server]),
+                case(2, &[]),
             ],
         ),
+        (
+            "tcc pause",
+            vec![
+                case(2, &["x", "--server", no_server]),
+                case(2, &["--program", "p", "--server", no_server]),
+                case(2, &[]),
+            ],
+        ),
+        ("tcc delete", vec![case(2, &["x", "--server", no_server])]),
         ("tcc ls", vec![case(2, &["--server", no_server])]),
         (
             "tcc schedule",

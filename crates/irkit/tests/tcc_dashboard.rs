@@ -7,7 +7,8 @@
 //! without a reload (timeline with effects, checkpoints, timer, event and
 //! child), then the list (status, program and id search), the programs
 //! page, the schedules page (a paused schedule resumed by its button), and an
-//! execution failed by an effect resumed by the Resume button. The screenshot of the finished execution must not be blank; with
+//! execution failed by an effect resumed by the Resume button, and a
+//! waiting execution paused and resumed by its Pause and Resume buttons. The screenshot of the finished execution must not be blank; with
 //! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`.
 //!
 //! The browser is the `browser` crate's (chromedriver and Chromium from
@@ -472,6 +473,54 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         assert!(Instant::now() < deadline, "{history} {status}");
         std::thread::sleep(Duration::from_millis(100));
     }
+
+    // Pause and resume (issue 35): Pause holds an execution waiting for an
+    // event (the event sent meanwhile is kept), Resume lets it take it.
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=waiter",
+        Some(&common::waiter()),
+    );
+    assert_eq!(code, 201, "{j}");
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "waiter"}"#),
+    );
+    assert_eq!(code, 201, "{j}");
+    let held = j["id"].as_str().unwrap().to_string();
+    goto(&b, &format!("{url}/ui/executions/{held}"));
+    until(
+        &b,
+        "the waiting execution with Pause",
+        "const e = document.querySelector('#status'); const p = document.querySelector('#pause'); const r = document.querySelector('#resume'); return e && p && r ? [e.dataset.status, p.hidden, r.hidden] : null;",
+        |v| v == &json!(["suspended", false, true]),
+    );
+    b.click("#pause").unwrap();
+    until(
+        &b,
+        "the paused execution with Resume",
+        "const e = document.querySelector('#status'); const p = document.querySelector('#pause'); const r = document.querySelector('#resume'); const by = document.querySelector('#paused-by'); return e && p && r && by ? [e.dataset.status, p.hidden, r.hidden, by.textContent] : null;",
+        |v| v == &json!(["paused", true, false, "execution"]),
+    );
+    let (code, j) = api(
+        &url,
+        "POST",
+        &format!("/v1/executions/{held}/events"),
+        Some(br#"{"name": "never", "payload": 1}"#),
+    );
+    assert_eq!(code, 202, "{j}");
+    let (_, status) = api(&url, "GET", &format!("/v1/executions/{held}"), None);
+    assert_eq!(status["status"], "paused", "{status}");
+    b.click("#resume").unwrap();
+    until(
+        &b,
+        "the resumed execution completed",
+        "const e = document.querySelector('#status'); return e ? e.dataset.status : null;",
+        |v| v == &json!("completed"),
+    );
     b.quit().unwrap();
     drop(servers);
 }

@@ -632,6 +632,11 @@ impl Host {
                     {
                         continue;
                     }
+                    // Paused meanwhile (issue 35): the drive ends at this
+                    // wait; its wake is delivered once resumed.
+                    if crate::pause::rows::held(&*self.store, id)? {
+                        return Ok(false);
+                    }
                     match self.store.ready_wake(id, crate::ids::now_ms())? {
                         Some(w) => d.deliver(w)?,
                         None => return Ok(false),

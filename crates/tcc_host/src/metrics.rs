@@ -45,6 +45,8 @@ pub struct Metrics {
     timer_lag: Gauge,
     store_up: IntGauge,
     schedule_ticks: IntCounterVec,
+    pause_changes: IntCounterVec,
+    retention: IntCounterVec,
 }
 
 /// The process's metrics.
@@ -149,6 +151,28 @@ impl Metrics {
             )
             .expect("valid metric"),
         );
+        let pause_changes = reg(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "tcc_pause_changes_total",
+                    "Pauses and resumes by operators (issue 35), by change: paused, resumed, program_paused, program_resumed.",
+                ),
+                &["change"],
+            )
+            .expect("valid metric"),
+        );
+        let retention = reg(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "tcc_retention_executions_total",
+                    "Terminal executions this node deleted (by retention or DELETE /v1/executions/{id}) or wrote to the archive, by outcome: deleted, archived.",
+                ),
+                &["outcome"],
+            )
+            .expect("valid metric"),
+        );
         let executions = reg(
             &registry,
             IntGaugeVec::new(
@@ -223,7 +247,25 @@ impl Metrics {
             timer_lag,
             store_up,
             schedule_ticks,
+            pause_changes,
+            retention,
         }
+    }
+
+    /// An operator paused or resumed an execution or a program (`change`).
+    pub fn pause_change(&self, change: &str) {
+        self.pause_changes.with_label_values(&[change]).inc();
+    }
+
+    /// This node deleted `deleted` terminal executions, `archived` of them
+    /// written to the archive first.
+    pub fn retention(&self, deleted: u64, archived: u64) {
+        self.retention
+            .with_label_values(&["deleted"])
+            .inc_by(deleted);
+        self.retention
+            .with_label_values(&["archived"])
+            .inc_by(archived);
     }
 
     /// A schedule pass of this node started `started` executions and

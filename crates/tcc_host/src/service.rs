@@ -338,7 +338,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/artifacts/{hash}", get(artifact))
         .route("/v1/programs", get(programs))
         .route("/v1/executions", post(start_awaiting).get(list))
-        .route("/v1/executions/{id}", get(status))
+        .route("/v1/executions/{id}", get(status).delete(delete_execution))
         .route("/v1/executions/{id}/history", get(history))
         .route("/v1/executions/{id}/effects", get(effects))
         .route("/v1/executions/{id}/events", post(send_event))
@@ -346,6 +346,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/terminate", post(terminate))
         .route("/v1/executions/{id}/resume", post(resume))
         .merge(crate::ui::router(app.host.clone()))
+        .merge(crate::pause::api::router(app.host.clone()))
         .merge(crate::schedule::api::router(
             app.host.clone(),
             app.cfg.max_body,
@@ -620,7 +621,14 @@ async fn programs(State(app): State<Shared>) -> Answer {
             .into_iter()
             .map(|(n, h)| json!({"name": n, "hash": h}))
             .collect();
-        Ok(Reply(200, json!({"programs": list})))
+        let paused = match crate::pause::store_of(&**app.host.store()) {
+            Some(p) => p.paused_programs()?,
+            None => Vec::new(),
+        };
+        Ok(Reply(
+            200,
+            json!({"programs": list, "paused_programs": paused}),
+        ))
     })
     .await
 }
@@ -785,9 +793,23 @@ async fn status(State(app): State<Shared>, uri: Uri) -> Result<Response, ApiErro
         {
             extra.push(("retry".to_string(), retry));
         }
+        if !row.is_terminal() {
+            extra.extend(crate::pause::status_members(
+                &row,
+                crate::pause::state(&**store, &id)?,
+            ));
+        }
         Ok(status_text(&row, extra)?)
     })
     .await
+}
+
+/// `DELETE /v1/executions/{id}` (issue 35, `crate::retention::api`).
+async fn delete_execution(State(app): State<Shared>, uri: Uri) -> Response {
+    match param(&uri) {
+        Ok(id) => crate::retention::api::delete(app.host.clone(), id).await,
+        Err(e) => e.into_response(),
+    }
 }
 
 /// The durable retry an execution waits for (issue 33): its effect's last
@@ -912,19 +934,49 @@ async fn terminate(State(app): State<Shared>, uri: Uri) -> Answer {
 /// Operator resume (issue 33): 202 with the failed effect's key and the
 /// revision resumed from; 409 `not_resumable` (TCC-H212) for an execution
 /// that is not `failed` or failed otherwise.
+///
+/// The same verb lifts an operator's pause of the execution (issue 35,
+/// `crate::pause`): 202 `{"resumed": true, "unpaused": true}`; a paused
+/// execution that failed (in the drive running when it was paused) is
+/// unpaused and resumed from before its failed effect.
 async fn resume(State(app): State<Shared>, uri: Uri) -> Answer {
     let id = param(&uri)?;
-    blocking(move || match app.host.resume(&id)? {
+    blocking(move || {
+        let unpaused = match crate::pause::store_of(&**app.host.store()) {
+            Some(_) if crate::pause::state(&**app.host.store(), &id)?.execution => {
+                crate::pause::set_execution(&app.host, &id, false)?
+            }
+            _ => false,
+        };
+        if unpaused
+            && app
+                .host
+                .store()
+                .get_execution(&id)?
+                .is_some_and(|r| r.status != "failed")
+        {
+            return Ok(Reply(
+                202,
+                json!({"resumed": true, "unpaused": true, "id": id}),
+            ));
+        }
+        resume_failed(&app, id, unpaused)
+    })
+    .await
+}
+
+/// [`resume`] of a failed execution (issue 33).
+fn resume_failed(app: &App, id: String, unpaused: bool) -> Answer {
+    match app.host.resume(&id)? {
         ResumeOutcome::Resumed { key, revision } => Ok(Reply(
             202,
-            json!({"resumed": true, "id": id, "effect": key, "revision": revision}),
+            json!({"resumed": true, "unpaused": unpaused, "id": id, "effect": key, "revision": revision}),
         )),
         ResumeOutcome::NotFailed(status) => Err(ApiError::NotResumable(format!(
-            "execution {id:?} is {status}: only a failed execution can be resumed"
+            "execution {id:?} is {status}: only a failed or paused execution can be resumed"
         ))),
         ResumeOutcome::NotResumable(why) => Err(ApiError::NotResumable(format!(
             "execution {id:?} cannot be resumed: {why}"
         ))),
-    })
-    .await
+    }
 }

@@ -234,7 +234,8 @@
     const sendButton = h("button", { type: "submit", id: "send-event" }, "Send event");
     const cancelButton = h("button", { type: "button", id: "cancel", class: "danger", title: "its except/catch/finally handlers run when its artifact requires irkit.catchable_cancel" }, "Cancel execution");
     const terminateButton = h("button", { type: "button", id: "terminate", class: "danger", title: "cancel at once, without running its handlers" }, "Terminate");
-    const resumeButton = h("button", { type: "button", id: "resume", title: "failed because an effect failed: run again from the checkpoint before that effect (earlier effects keep their results)" }, "Resume");
+    const resumeButton = h("button", { type: "button", id: "resume", title: "paused: let it run again; failed because an effect failed: run again from the checkpoint before that effect (earlier effects keep their results)" }, "Resume");
+    const pauseButton = h("button", { type: "button", id: "pause", title: "nothing new of it runs until it is resumed (a running drive stops at its next wait)" }, "Pause");
     const eventForm = h("form", {
       id: "event-form",
       class: "actions",
@@ -284,14 +285,25 @@
       note.textContent = "resuming…";
       try {
         const r = await api("POST", "/v1/executions/" + encodeURIComponent(id) + "/resume");
-        note.textContent = "resumed before effect " + JSON.stringify(r.effect);
+        note.textContent = r.effect === undefined ? "resumed" : "resumed before effect " + JSON.stringify(r.effect);
       } catch (e) {
         if (e instanceof AuthError) throw e;
         note.textContent = String(e.message);
       }
       await refresh();
     }));
-    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, cancelButton, terminateButton, resumeButton, note));
+    pauseButton.addEventListener("click", () => guarded(async () => {
+      note.textContent = "pausing…";
+      try {
+        await api("POST", "/v1/executions/" + encodeURIComponent(id) + "/pause");
+        note.textContent = "paused";
+      } catch (e) {
+        if (e instanceof AuthError) throw e;
+        note.textContent = String(e.message);
+      }
+      await refresh();
+    }));
+    const actions = h("div", { class: "card", id: "actions" }, h("h2", {}, "Act"), eventForm, h("div", { class: "row" }, pauseButton, cancelButton, terminateButton, resumeButton, note));
 
     fill(main,
       h("h1", {}, "Execution ", h("code", { id: "execution-id" }, id), status),
@@ -340,6 +352,7 @@
         h("dt", {}, "created"), h("dd", {}, time(x.created_ms)),
         h("dt", {}, "updated"), h("dd", {}, time(x.updated_ms)),
         x.cancel_requested ? [h("dt", {}, "cancel"), h("dd", {}, "requested")] : null,
+        x.paused_by ? [h("dt", {}, "paused by"), h("dd", { id: "paused-by" }, x.paused_by === "program" ? "its program (resume it on the Programs page)" : x.paused_by)] : null,
         x.error ? [h("dt", {}, "host error"), h("dd", { class: "error", id: "host-error" }, x.error)] : null);
       if (x.status === "completed" && x.result) {
         fill(outcome, h("div", { class: "muted" }, "result"), h("pre", { id: "result" }, json(x.result.plain)));
@@ -367,7 +380,8 @@
           h("td", {}, w.delivered ? "delivered" : "open")))));
       eventForm.querySelectorAll("input, textarea, button").forEach((e) => { e.disabled = x.terminal; });
       cancelButton.disabled = x.terminal;
-      resumeButton.hidden = x.status !== "failed";
+      resumeButton.hidden = !(x.status === "failed" || (x.status === "paused" && x.paused_by !== "program"));
+      pauseButton.hidden = x.terminal || x.status === "paused";
       if (!artifact) {
         try {
           artifact = await api("GET", "/ui/api/artifacts/" + encodeURIComponent(x.artifact_hash));
@@ -409,8 +423,14 @@
 
   async function showPrograms() {
     const programs = (await api("GET", "/ui/api/programs")).programs;
+    const act = (name, action) => async () => {
+      await guarded(async () => {
+        await api("POST", "/v1/programs/" + encodeURIComponent(name) + "/" + action);
+        await showPrograms();
+      });
+    };
     fill(main, h("h1", {}, "Programs"), h("div", { class: "card" }, h("table", { id: "programs" },
-      h("thead", {}, h("tr", {}, ["name", "hash", "frontend", "language", "engine features", "host capabilities", "functions", "instructions"].map((c) => h("th", {}, c)))),
+      h("thead", {}, h("tr", {}, ["name", "hash", "frontend", "language", "engine features", "host capabilities", "functions", "instructions", "state", ""].map((c) => h("th", {}, c)))),
       h("tbody", {}, programs.map((p) => {
         const env = p.envelope || {};
         return h("tr", { "data-name": p.name },
@@ -421,7 +441,9 @@
           h("td", {}, list(env.required_engine_features)),
           h("td", {}, list(env.required_host_capabilities)),
           h("td", {}, p.functions ?? ""),
-          h("td", {}, p.instructions ?? ""));
+          h("td", {}, p.instructions ?? ""),
+          h("td", { class: "state" }, badge(p.paused ? "paused" : "active")),
+          h("td", {}, h("button", { type: "button", class: "toggle", onclick: act(p.name, p.paused ? "resume" : "pause") }, p.paused ? "Resume" : "Pause")));
       })))));
     if (programs.length === 0) main.append(h("p", { class: "muted" }, "No program is registered."));
   }

@@ -213,7 +213,7 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
             }
         }
     };
-    Ok(Some(view::execution_page(
+    let mut doc = view::execution_page(
         &row,
         &history,
         HISTORY_LIMIT as usize,
@@ -221,7 +221,16 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
         &waits,
         frames,
         crate::ids::now_ms(),
-    )))
+    );
+    // A held execution reads `paused` (issue 35, `crate::pause`).
+    if !row.is_terminal()
+        && let Some(execution) = doc.get_mut("execution").and_then(J::as_object_mut)
+    {
+        for (k, v) in crate::pause::status_members(&row, crate::pause::state(&**store, id)?) {
+            execution.insert(k, v);
+        }
+    }
+    Ok(Some(doc))
 }
 
 async fn list(State(host): State<Arc<Host>>, q: RawQuery) -> Json {
@@ -258,9 +267,17 @@ async fn programs(State(host): State<Arc<Host>>) -> Json {
     blocking(move || {
         let run = || -> Result<J, StoreError> {
             let mut list = Vec::new();
+            let paused = match crate::pause::store_of(&**host.store()) {
+                Some(p) => p.paused_programs()?,
+                None => Vec::new(),
+            };
             for (name, hash) in host.store().programs()? {
                 let a = stored_artifact(&host, &hash)?;
-                list.push(view::program_summary(&name, &hash, a.as_ref()));
+                let mut summary = view::program_summary(&name, &hash, a.as_ref());
+                if let Some(m) = summary.as_object_mut() {
+                    m.insert("paused".into(), paused.contains(&name).into());
+                }
+                list.push(summary);
             }
             Ok(json!({"programs": list}))
         };

@@ -94,6 +94,7 @@ fn claim_many_sql() -> String {
         "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::int8[]) AS d(id, owner, until, now)),
               free AS (SELECT e.id FROM executions e JOIN d ON d.id = e.id
                 WHERE e.id = ANY($1::text[]) AND (e.owner IS NULL OR e.owner = d.owner OR e.lease_until < d.now) AND e.error IS NULL
+                  AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                 FOR UPDATE OF e SKIP LOCKED)
          UPDATE executions e SET owner = d.owner, lease_until = d.until, drive_attempts = e.drive_attempts + 1
            FROM d JOIN free ON free.id = d.id WHERE e.id = d.id

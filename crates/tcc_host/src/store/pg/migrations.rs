@@ -182,6 +182,17 @@ CREATE TABLE execution_traces (
   traceparent TEXT NOT NULL
 );
 "#,
+    // Pause and resume (issue 35, `crate::pause`): an execution's own
+    // pause, and the paused program names (read by every claim).
+    r#"
+ALTER TABLE executions ADD COLUMN paused BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE TABLE paused_programs (name TEXT PRIMARY KEY, paused_ms BIGINT NOT NULL);
+"#,
+    // Retention (issue 35, `crate::retention`): an execution's events,
+    // consumed ones included, are deleted with it.
+    r#"
+CREATE INDEX events_exec ON events (execution_id);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

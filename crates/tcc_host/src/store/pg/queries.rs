@@ -17,7 +17,10 @@ use serde_json::Value as J;
 /// A journal row, as [`Store::journal_put`] writes it.
 const JOURNAL_INSERT: &str = "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('history_seq_seq')) ON CONFLICT (idempotency_key) DO NOTHING";
 
-fn get_exec(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<Option<ExecutionRow>> {
+pub(super) fn get_exec(
+    c: &mut Conn<'_, impl GenericClient>,
+    id: &str,
+) -> JobResult<Option<ExecutionRow>> {
     let row = c.query_opt(
         &format!("SELECT {EXEC_COLS} FROM executions WHERE id = $1"),
         &[&id],
@@ -335,6 +338,7 @@ impl Store for PgStore {
                 &format!(
                     "UPDATE executions SET owner = $2, lease_until = $3, drive_attempts = drive_attempts + 1 WHERE id = (
                        SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
+                         AND NOT paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = executions.program_name)
                        FOR UPDATE SKIP LOCKED)
                      RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
                     in_journal_of!("$1")
@@ -672,27 +676,27 @@ impl Store for PgStore {
                 // follows the work to do, not the number of executions ever
                 // stored (the scheduler calls this after every drive).
                 "SELECT id FROM (
-                   SELECT seq, id FROM executions
-                     WHERE status = 'runnable' AND error IS NULL AND lease_until < $1
+                   SELECT seq, id FROM executions e
+                     WHERE status = 'runnable' AND error IS NULL AND lease_until < $1 AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
-                   SELECT seq, id FROM executions
-                     WHERE cancel_requested AND status = 'suspended' AND error IS NULL AND lease_until < $1
+                   SELECT seq, id FROM executions e
+                     WHERE cancel_requested AND status = 'suspended' AND error IS NULL AND lease_until < $1 AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
                    SELECT e.seq, e.id FROM waits w JOIN executions e ON e.id = w.execution_id
                      WHERE NOT w.delivered AND w.kind = 'timer' AND w.due_ms <= $1
-                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1 AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
                    SELECT e.seq, e.id FROM events v
                      JOIN waits w ON w.execution_id = v.execution_id AND w.name = v.name
                      JOIN executions e ON e.id = v.execution_id
                      WHERE v.consumed_by IS NULL AND NOT w.delivered AND w.kind = 'event'
-                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1 AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
                    SELECT e.seq, e.id FROM waits w
                      JOIN executions k ON k.id = w.name
                      JOIN executions e ON e.id = w.execution_id
                      WHERE NOT w.delivered AND w.kind = 'child' AND k.status IN ('completed', 'failed', 'cancelled')
-                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < $1 AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                  ) work
                  ORDER BY seq LIMIT $2",
                 &[&now, &i64::from(limit)],
@@ -706,11 +710,18 @@ impl Store for PgStore {
 
     fn next_timer_due(&self) -> Result<Option<i64>, StoreError> {
         self.read(|c| {
-            Ok(c.query_one(
-                "SELECT MIN(due_ms) FROM waits WHERE NOT delivered AND kind = 'timer'",
+            // In due order along `waits_open`: the first timer of an
+            // execution that is not paused (`crate::pause`).
+            match c.query_opt(
+                "SELECT w.due_ms FROM waits w JOIN executions e ON e.id = w.execution_id
+                   WHERE NOT w.delivered AND w.kind = 'timer'
+                     AND NOT e.paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
+                   ORDER BY w.due_ms LIMIT 1",
                 &[],
-            )?
-            .try_get(0)?)
+            )? {
+                Some(r) => Ok(r.try_get(0)?),
+                None => Ok(None),
+            }
         })
     }
 

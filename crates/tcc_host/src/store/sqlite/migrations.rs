@@ -176,6 +176,12 @@ CREATE TABLE execution_traces (
   traceparent TEXT NOT NULL
 ) WITHOUT ROWID;
 "#,
+    // Pause and resume (issue 35, `crate::pause`): an execution's own
+    // pause, and the paused program names (read by every claim).
+    r#"
+ALTER TABLE executions ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE paused_programs (name TEXT PRIMARY KEY, paused_ms INTEGER NOT NULL);
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

@@ -19,7 +19,9 @@ use std::sync::{Arc, Mutex};
 
 mod cached;
 pub mod migrations;
+mod pause;
 mod queries;
+mod retention;
 mod schedules;
 #[cfg(test)]
 mod tests;

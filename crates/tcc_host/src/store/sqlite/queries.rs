@@ -51,7 +51,7 @@ fn finish_row(
     Ok(row)
 }
 
-fn get_exec(conn: &Connection, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
+pub(super) fn get_exec(conn: &Connection, id: &str) -> Result<Option<ExecutionRow>, StoreError> {
     let t = conn
         .query_row_cached(
             &format!("SELECT {EXEC_COLS} FROM executions WHERE id = ?1"),
@@ -377,7 +377,7 @@ impl Store for SqliteStore {
         let (id, owner) = (id.to_string(), owner.to_string());
         self.write_lazy(move |c| {
             let n = c.exec_cached(
-                "UPDATE executions SET owner = ?2, lease_until = ?3, drive_attempts = drive_attempts + 1 WHERE id = ?1 AND (owner IS NULL OR owner = ?2 OR lease_until < ?4) AND error IS NULL",
+                "UPDATE executions SET owner = ?2, lease_until = ?3, drive_attempts = drive_attempts + 1 WHERE id = ?1 AND (owner IS NULL OR owner = ?2 OR lease_until < ?4) AND error IS NULL AND paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = executions.program_name)",
                 params![id, owner, now + lease_ms, now],
             )?;
             if n == 0 {
@@ -694,27 +694,27 @@ impl Store for SqliteStore {
                 // follows the work to do, not the number of executions
                 // ever stored (the scheduler calls this after every drive).
                 "SELECT id FROM (
-                   SELECT seq, id FROM executions
-                     WHERE status = 'runnable' AND error IS NULL AND lease_until < ?1
+                   SELECT seq, id FROM executions e
+                     WHERE status = 'runnable' AND error IS NULL AND lease_until < ?1 AND e.paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
-                   SELECT seq, id FROM executions
-                     WHERE cancel_requested = 1 AND status = 'suspended' AND error IS NULL AND lease_until < ?1
+                   SELECT seq, id FROM executions e
+                     WHERE cancel_requested = 1 AND status = 'suspended' AND error IS NULL AND lease_until < ?1 AND e.paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
                    SELECT e.seq, e.id FROM waits w JOIN executions e ON e.id = w.execution_id
                      WHERE w.delivered = 0 AND w.kind = 'timer' AND w.due_ms <= ?1
-                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < ?1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < ?1 AND e.paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
                    SELECT e.seq, e.id FROM events v
                      JOIN waits w ON w.execution_id = v.execution_id AND w.name = v.name
                      JOIN executions e ON e.id = v.execution_id
                      WHERE v.consumed_by IS NULL AND w.delivered = 0 AND w.kind = 'event'
-                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < ?1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < ?1 AND e.paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                    UNION
                    SELECT e.seq, e.id FROM waits w
                      JOIN executions k ON k.id = w.name
                      JOIN executions e ON e.id = w.execution_id
                      WHERE w.delivered = 0 AND w.kind = 'child' AND k.status IN ('completed', 'failed', 'cancelled')
-                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < ?1
+                       AND e.status = 'suspended' AND e.error IS NULL AND e.lease_until < ?1 AND e.paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
                  ) ORDER BY seq LIMIT ?2",
             )?;
             let v = st
@@ -726,11 +726,17 @@ impl Store for SqliteStore {
 
     fn next_timer_due(&self) -> Result<Option<i64>, StoreError> {
         self.read(|c| {
+            // In due order along `waits_open`: the first timer of an
+            // execution that is not paused (`crate::pause`).
             Ok(c.query_row_cached(
-                "SELECT MIN(due_ms) FROM waits WHERE delivered = 0 AND kind = 'timer'",
+                "SELECT w.due_ms FROM waits w JOIN executions e ON e.id = w.execution_id
+                   WHERE w.delivered = 0 AND w.kind = 'timer'
+                     AND e.paused = 0 AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = e.program_name)
+                   ORDER BY w.delivered, w.kind, w.due_ms LIMIT 1",
                 [],
                 |r| r.get(0),
-            )?)
+            )
+            .optional()?)
         })
     }
 
