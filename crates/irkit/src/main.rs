@@ -18,6 +18,7 @@ mod suggest;
 mod tcc_cmd;
 mod tcc_compile_cmd;
 mod tcc_host_cmd;
+mod tcc_limit_cmd;
 mod tcc_run_cmd;
 mod tcc_schedule_cmd;
 mod tcc_simulate_cmd;

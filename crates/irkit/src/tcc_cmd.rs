@@ -87,6 +87,9 @@ pub enum Verb {
     /// Manage schedules on a server: create, ls, pause, resume, delete.
     #[command(subcommand)]
     Schedule(crate::tcc_schedule_cmd::ScheduleVerb),
+    /// Manage flow limits on a server (concurrency, rate): set, ls, delete.
+    #[command(subcommand)]
+    Limit(crate::tcc_limit_cmd::LimitVerb),
 }
 
 impl Verb {
@@ -106,6 +109,7 @@ impl Verb {
             Verb::Ls(a) => a.fmt.format,
             Verb::Resume(a) => a.fmt.format,
             Verb::Schedule(v) => v.format(),
+            Verb::Limit(v) => v.format(),
             Verb::Serve(_)
             | Verb::Register(_)
             | Verb::Send(_)
@@ -148,6 +152,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Resume(args) => crate::tcc_host_cmd::resume(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
         Verb::Schedule(verb) => crate::tcc_schedule_cmd::run(verb),
+        Verb::Limit(verb) => crate::tcc_limit_cmd::run(verb),
     }
 }
 

@@ -45,6 +45,8 @@ pub struct Metrics {
     timer_lag: Gauge,
     store_up: IntGauge,
     schedule_ticks: IntCounterVec,
+    throttled: IntCounterVec,
+    throttle_wait: HistogramVec,
 }
 
 /// The process's metrics.
@@ -189,6 +191,27 @@ impl Metrics {
         for outcome in ["started", "skipped"] {
             schedule_ticks.with_label_values(&[outcome]);
         }
+        let throttled = counter_vec(
+            "tcc_throttled_total",
+            "Admissions refused by a flow limit (the execution queued or asked again), by scope kind (program, route).",
+            &["kind"],
+        );
+        let throttle_wait = reg(
+            &registry,
+            HistogramVec::new(
+                HistogramOpts::new(
+                    "tcc_throttle_wait_seconds",
+                    "Time a throttled execution waited in a flow limit's queue before its slot, by scope kind.",
+                )
+                .buckets(LATENCY.to_vec()),
+                &["kind"],
+            )
+            .expect("valid metric"),
+        );
+        for kind in ["program", "route"] {
+            throttled.with_label_values(&[kind]);
+            throttle_wait.with_label_values(&[kind]);
+        }
         // Series that exist from the start (at 0), so that rates and
         // dashboards see them before the first event.
         for outcome in [
@@ -223,7 +246,21 @@ impl Metrics {
             timer_lag,
             store_up,
             schedule_ticks,
+            throttled,
+            throttle_wait,
         }
+    }
+
+    /// A flow limit refused an admission (`kind`: program or route).
+    pub fn throttled(&self, kind: &str) {
+        self.throttled.with_label_values(&[kind]).inc();
+    }
+
+    /// A throttled execution got its slot after `waited_ms` in the queue.
+    pub fn throttle_waited(&self, kind: &str, waited_ms: i64) {
+        self.throttle_wait
+            .with_label_values(&[kind])
+            .observe(waited_ms.max(0) as f64 / 1000.0);
     }
 
     /// A schedule pass of this node started `started` executions and
