@@ -258,7 +258,14 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
                 case(1, &["delete", "nope"]),
                 case(
                     2,
-                    &["set", "program:x", "--max-concurrent", "2", "--server", no_server],
+                    &[
+                        "set",
+                        "program:x",
+                        "--max-concurrent",
+                        "2",
+                        "--server",
+                        no_server,
+                    ],
                 ),
                 case(2, &["ls", "--server", no_server]),
                 case(2, &["delete", "program:x", "--server", no_server]),

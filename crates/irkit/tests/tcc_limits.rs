@@ -193,7 +193,7 @@ fn completed(url: &str, ids: &[String]) -> bool {
 #[test]
 fn limit_verbs_and_a_throttled_status_on_sqlite() {
     let d = Dir::new("irkit-tcc-limits-");
-    let slow = Slow::start(Duration::from_millis(200));
+    let slow = Slow::start(Duration::from_millis(300));
     let p = providers(&d.0, &slow.url);
     let db = d.0.join("t.db");
     let s = tcc_serve::serve(
@@ -225,11 +225,17 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     .unwrap();
     assert_eq!(set["rate"], 50.0);
     assert_eq!(set["burst"], 50);
-    let ids = start(&s.url, 4);
-    // While the first holds the slot, the others wait as `throttled`.
+    let ids = start(&s.url, 5);
+    // While the first holds the slot, the others wait as `throttled`; the
+    // last started waits behind three or four others (≥ 0.9 s).
     wait_until("a throttled execution", || {
-        ids.iter().any(|id| status(&s.url, id)["status"] == "throttled")
+        ids.iter().any(|id| {
+            http(&s.url, "GET", &format!("/v1/executions/{id}"), None).1["status"] == "throttled"
+        })
     });
+    let last = status(&s.url, &ids[4]);
+    assert_eq!(last["status"], "throttled", "{last}");
+    assert_eq!(last["throttled"][0]["scope"], "program:work", "{last}");
     let human = ok(&["tcc", "limit", "ls", "--server", &s.url]);
     assert!(
         human.starts_with("program:work\tmax 1\trate -\tin use "),
@@ -237,12 +243,17 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     );
     wait_until("all completed", || completed(&s.url, &ids));
     assert_eq!(slow.most(), 1);
-    assert_eq!(slow.calls(), 4);
+    assert_eq!(slow.calls(), 5);
     ok(&["tcc", "limit", "delete", "program:work", "--server", &s.url]);
     // Deleting it again: the server's not_found, exit 1.
     let o = irkit(&["tcc", "limit", "delete", "program:work", "--server", &s.url]);
     assert_eq!(o.status.code(), Some(1));
-    let (c, _) = http(&s.url, "PUT", "/v1/limits/program:x", Some(&json!({"max_concurrent": 0})));
+    let (c, _) = http(
+        &s.url,
+        "PUT",
+        "/v1/limits/program:x",
+        Some(&json!({"max_concurrent": 0})),
+    );
     assert_eq!(c, 400);
     let (c, j) = http(&s.url, "GET", "/v1/limits", None);
     assert_eq!(c, 200);
@@ -250,7 +261,20 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
 }
 
 fn serve_pg(url: &str, p: &Path, node: &str) -> Server {
-    tcc_serve::serve(url, p, &["--lease-ms", "1000", "--node-id", node], &[], None)
+    tcc_serve::serve(
+        url,
+        p,
+        &[
+            "--lease-ms",
+            "1000",
+            "--node-id",
+            node,
+            "--limit",
+            "program:work=max=2",
+        ],
+        &[],
+        None,
+    )
 }
 
 #[test]
@@ -267,18 +291,6 @@ fn two_postgresql_nodes_one_sigkilled_never_exceed_a_limit() {
     let mut a = serve_pg(&db, &p, "node-a");
     let b = serve_pg(&db, &p, "node-b");
     register(&d.0, &a.url);
-    ok(&[
-        "tcc",
-        "limit",
-        "set",
-        "program:work",
-        "--max-concurrent",
-        "2",
-        "--server",
-        &b.url,
-    ]);
-    // Both nodes read the limit within a second.
-    std::thread::sleep(Duration::from_millis(1_100));
     let mut ids = start(&a.url, 6);
     ids.extend(start(&b.url, 6));
     // SIGKILL node a while calls are in flight, then start it again.

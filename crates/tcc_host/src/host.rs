@@ -450,7 +450,10 @@ impl Host {
             true => Vec::new(),
             false => self.flow.program_scopes(&*self.store, &row),
         };
+        // A termination runs no code: it is not held back (the release
+        // below drops the execution from the queues it waits in).
         if !flow_scopes.is_empty()
+            && !row.terminate_requested
             && let crate::flow::Admission::Wait { until_ms, .. } = self.flow.acquire(
                 &*self.store,
                 flow_scopes.clone(),

@@ -77,8 +77,9 @@ pub trait FlowStore: Send + Sync {
     /// Takes a slot in every scope of `req` for its holder, in FIFO order
     /// behind the holders already queued, or queues it.
     fn acquire(&self, req: &AcquireRequest) -> Result<Admission, StoreError>;
-    /// Gives back `holder`'s slots in `scopes` and wakes each scope's head
-    /// waiter (its deferral ends at once).
+    /// Gives back `holder`'s slots in `scopes` (and drops it from their
+    /// queues) and wakes each scope's head waiter (its deferral ends at
+    /// once).
     fn release(&self, scopes: &[String], holder: &str, now: i64) -> Result<(), StoreError>;
     /// Extends every slot `owner` holds to `until_ms`.
     fn renew_slots(&self, owner: &str, until_ms: i64) -> Result<(), StoreError>;

@@ -228,6 +228,10 @@ impl FlowStore for PgStore {
                     "DELETE FROM flow_slots WHERE scope = $1 AND holder = $2",
                     &[scope, &holder],
                 )?;
+                c.execute(
+                    "DELETE FROM flow_waiters WHERE scope = $1 AND holder = $2",
+                    &[scope, &holder],
+                )?;
                 if n > 0 {
                     wake(c, scope, now, 1)?;
                 }

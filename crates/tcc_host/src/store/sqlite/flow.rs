@@ -229,6 +229,10 @@ impl FlowStore for SqliteStore {
                     "DELETE FROM flow_slots WHERE scope = ?1 AND holder = ?2",
                     params![scope, holder],
                 )?;
+                c.exec_cached(
+                    "DELETE FROM flow_waiters WHERE scope = ?1 AND holder = ?2",
+                    params![scope, holder],
+                )?;
                 if n > 0 {
                     wake(c, scope, now, 1)?;
                 }
