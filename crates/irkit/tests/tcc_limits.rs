@@ -130,8 +130,9 @@ fn register(dir: &Path, url: &str) {
         "run",
         1,
         1,
-        json!([{"op": "LoadConst", "value": {"t": "string", "v": "slow.call"}},
-               {"op": "LoadLocal", "local": 0}, {"op": "Effect", "has_input": true}, {"op": "Return"}]),
+        json!([{"op": "LoadLocal", "local": 0},
+               {"op": "LoadConst", "value": {"t": "string", "v": "slow.call"}},
+               {"op": "Effect", "has_input": true}, {"op": "Return"}]),
     )]);
     let file = dir.join("work.json");
     std::fs::write(&file, bytes).unwrap();
