@@ -221,6 +221,10 @@ $irkit tcc status "$tcc_id" --server "$tcc_url" | grep -q " paused"
 $irkit tcc resume --program loop --server "$tcc_url"
 for _ in $(seq 100); do $irkit tcc status "$tcc_id" --server "$tcc_url" | grep -q " completed" && break; sleep 0.1; done
 $irkit tcc delete "$tcc_id" --server "$tcc_url"
+# Flow limits (docs/tcc/host.md "Flow control"): at most 2 drives of `loop` at once across nodes, 100 starts/s.
+$irkit tcc limit set program:loop --max-concurrent 2 --rate 100/s --server "$tcc_url"
+$irkit tcc limit ls --server "$tcc_url"
+$irkit tcc limit delete program:loop --server "$tcc_url"
 tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep '^tcc_executions' <&3; exec 3<&-
 echo "dashboard: $tcc_url/ui"

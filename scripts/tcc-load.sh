@@ -8,6 +8,14 @@
 # journalled exactly once; prints requests/s and p50/p99 per route.
 #
 # Usage: bash scripts/tcc-load.sh [sqlite|postgres|both] [EXECUTIONS] [CLIENTS]
+#        bash scripts/tcc-load.sh limits [EXECUTIONS] [CLIENTS]
+#        bash scripts/tcc-load.sh schedules [SCHEDULES] [SECONDS]
+# `limits` (issue 35): the SQLite run four times, alternated, without a flow
+# limit and under `program:flow` and `program:worker` limits that are never
+# reached (max 1000 > 50 clients): the flows/s of each, and the ratio.
+# `schedules` (issue 35): 1 000 schedules every second for 60 s on two
+# PostgreSQL nodes, one SIGKILLed midway and restarted: ticks due against
+# ticks started, lost and doubled (crates/tcc_host/examples/tcc_schedule_load.rs).
 # IRKIT=PATH runs that irkit binary instead of building this checkout's (a
 # same-run A/B: alternate two binaries, e.g. main's and a branch's).
 # PostgreSQL: the test database of scripts/start-postgres.sh (started here
@@ -28,8 +36,22 @@ run() {
     --backend "$1" --executions "$executions" --clients "$clients" --deadline-s 900
 }
 case "$which" in
+  limits)
+    limited="--limit program:flow=max=1000 --limit program:worker=max=1000"
+    for round in 1 2; do
+      for mode in none limited; do
+        extra=""; [ "$mode" = limited ] && extra=$limited
+        echo "== round $round: $mode"
+        TCC_LOAD_SERVE_ARGS="$extra" run sqlite | grep -E '^executions:'
+      done
+    done ;;
+  schedules)
+    bash scripts/start-postgres.sh >/dev/null
+    cargo build --release -q -p tcc_host --example tcc_schedule_load
+    timeout 600 target/release/examples/tcc_schedule_load --irkit "$irkit" \
+      --schedules "${2:-1000}" --seconds "${3:-60}" ;;
   sqlite) run sqlite ;;
   postgres) bash scripts/start-postgres.sh >/dev/null; run postgres ;;
   both) run sqlite; bash scripts/start-postgres.sh >/dev/null; run postgres ;;
-  *) echo "usage: $0 [sqlite|postgres|both] [EXECUTIONS] [CLIENTS]" >&2; exit 2 ;;
+  *) echo "usage: $0 [sqlite|postgres|both|limits] [EXECUTIONS] [CLIENTS] | schedules [SCHEDULES] [SECONDS]" >&2; exit 2 ;;
 esac

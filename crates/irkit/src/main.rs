@@ -20,6 +20,7 @@ mod tcc_compile_cmd;
 mod tcc_delete_cmd;
 mod tcc_host_cmd;
 mod tcc_pause_cmd;
+mod tcc_limit_cmd;
 mod tcc_run_cmd;
 mod tcc_schedule_cmd;
 mod tcc_simulate_cmd;

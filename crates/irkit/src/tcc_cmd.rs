@@ -94,6 +94,9 @@ pub enum Verb {
     /// Manage schedules on a server: create, ls, pause, resume, delete.
     #[command(subcommand)]
     Schedule(crate::tcc_schedule_cmd::ScheduleVerb),
+    /// Manage flow limits on a server (concurrency, rate): set, ls, delete.
+    #[command(subcommand)]
+    Limit(crate::tcc_limit_cmd::LimitVerb),
 }
 
 impl Verb {
@@ -115,6 +118,7 @@ impl Verb {
             Verb::Pause(a) => a.fmt.format,
             Verb::Delete(a) => a.fmt.format,
             Verb::Schedule(v) => v.format(),
+            Verb::Limit(v) => v.format(),
             Verb::Serve(_)
             | Verb::Register(_)
             | Verb::Send(_)
@@ -159,6 +163,7 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Delete(args) => crate::tcc_delete_cmd::delete(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),
         Verb::Schedule(verb) => crate::tcc_schedule_cmd::run(verb),
+        Verb::Limit(verb) => crate::tcc_limit_cmd::run(verb),
     }
 }
 

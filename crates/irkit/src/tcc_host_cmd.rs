@@ -126,6 +126,29 @@ pub struct ServeArgs {
     /// With --retention: executions per batch (one short transaction each).
     #[arg(long, default_value_t = 500, requires = "retention")]
     retention_batch: u32,
+    /// A flow limit set in the store at start (repeatable):
+    /// `SCOPE=max=N,rate=R/s,burst=B`, SCOPE `program:NAME` or
+    /// `route:PATTERN` (docs/tcc/host.md "Flow control"). It replaces the
+    /// stored limit of that scope; `irkit tcc limit` changes it later.
+    #[arg(long = "limit", value_name = "SCOPE=SETTINGS")]
+    limits: Vec<String>,
+}
+
+/// Stores the `--limit SCOPE=SETTINGS` flags of `irkit tcc serve`.
+fn set_limits(store: &dyn tcc_host::Store, flags: &[String]) -> Result<(), CliError> {
+    for flag in flags {
+        let (scope, settings) = flag
+            .split_once('=')
+            .ok_or_else(|| usage(format!("--limit {flag:?}: expected SCOPE=SETTINGS")))?;
+        let row = tcc_host::flow::Settings::parse(settings)
+            .and_then(|s| tcc_host::flow::limit_row(scope, s, tcc_host::now_ms()))
+            .map_err(|e| usage(format!("--limit {flag:?}: {e}")))?;
+        let flow = tcc_host::flow::store_of(store)
+            .ok_or_else(|| usage("--limit: this store keeps no flow limits"))?;
+        flow.put_limit(&row)
+            .map_err(|e| CliError::usage(format!("--limit {flag:?}: {e}")))?;
+    }
+    Ok(())
 }
 
 /// `irkit tcc register`.
@@ -461,6 +484,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
         cfg.owner = node;
     }
     let host = Host::with_queue(store.clone(), providers, cfg, hub, Some(board));
+    set_limits(&*store, &a.limits)?;
     let owner = host.config().owner.clone();
     let token = secrets.token.map(|(t, _)| t);
     // Host names (`localhost:0`) are resolved here, once; the service binds an address.

@@ -253,6 +253,29 @@ fn cases(dir: &Path) -> Vec<(&'static str, Vec<Case>)> {
             ],
         ),
         (
+            "tcc limit",
+            vec![
+                case(1, &["set", "prog:x", "--max-concurrent", "2"]),
+                case(1, &["set", "program:x", "--max-concurrent", "0"]),
+                case(1, &["set", "program:x", "--rate", "fast"]),
+                case(1, &["set", "program:x"]),
+                case(1, &["delete", "nope"]),
+                case(
+                    2,
+                    &[
+                        "set",
+                        "program:x",
+                        "--max-concurrent",
+                        "2",
+                        "--server",
+                        no_server,
+                    ],
+                ),
+                case(2, &["ls", "--server", no_server]),
+                case(2, &["delete", "program:x", "--server", no_server]),
+            ],
+        ),
+        (
             "rvn inspect",
             vec![case(0, &[app]), case(1, &[bad]), case(2, &[missing])],
         ),

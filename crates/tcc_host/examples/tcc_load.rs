@@ -123,6 +123,13 @@ fn start_node(
         .args(["--database", database, "--node-id", node_id])
         .arg("--providers")
         .arg(&providers)
+        // Extra `serve` arguments (e.g. `--limit program:flow=max=1000`
+        // for the flow-control A/B of `scripts/tcc-load.sh limits`).
+        .args(
+            std::env::var("TCC_LOAD_SERVE_ARGS")
+                .unwrap_or_default()
+                .split_whitespace(),
+        )
         .env_remove("IRKIT_TCC_TOKEN")
         .env_remove("TCC_CRASH_AT")
         .env("RUST_LOG", "warn")

@@ -162,6 +162,8 @@ pub struct Host {
     /// Abnormal drive ends on this node, by execution: failures in a row
     /// and the last cause (see [`crate::quarantine`]).
     failures: crate::quarantine::Failures,
+    /// This node's view of the flow limits ([`crate::flow`]).
+    flow: crate::flow::FlowControl,
 }
 
 /// Decodes, validates and hashes an artifact for registration.
@@ -211,6 +213,7 @@ impl Host {
             hub,
             tasks,
             failures: crate::quarantine::Failures::default(),
+            flow: crate::flow::FlowControl::new(),
         })
     }
 
@@ -227,6 +230,11 @@ impl Host {
     /// The store.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
+    }
+
+    /// This node's view of the flow limits.
+    pub fn flow(&self) -> &crate::flow::FlowControl {
+        &self.flow
     }
 
     /// The configuration.
@@ -461,7 +469,33 @@ impl Host {
             crate::metrics::global().takeover("resumed");
         }
         let stop_requested_at_claim = row.cancel_requested;
+        // Flow control: a drive of a limited program holds a slot of each
+        // of its limits; over one, the execution queues and is deferred.
+        let flow_scopes = match row.is_terminal() {
+            true => Vec::new(),
+            false => self.flow.program_scopes(&*self.store, &row),
+        };
+        // A termination runs no code: it is not held back (the release
+        // below drops the execution from the queues it waits in).
+        if !flow_scopes.is_empty()
+            && !row.terminate_requested
+            && let crate::flow::Admission::Wait { until_ms, .. } = self.flow.acquire(
+                &*self.store,
+                flow_scopes.clone(),
+                id,
+                owner,
+                self.cfg.lease_ms,
+            )?
+        {
+            span.record("outcome", "throttled");
+            trace.end("throttled");
+            crate::metrics::global().drive("throttled");
+            self.store.defer(id, owner, until_ms)?;
+            self.notify();
+            return Ok(true);
+        }
         let r = self.drive_claimed(row, journalled, &mut trace);
+        self.flow.release(&*self.store, &flow_scopes, id);
         let outcome = match &r {
             Ok(true) => "finished",
             Ok(false) => "suspended",
@@ -781,6 +815,8 @@ impl Host {
                     tracing::warn!(execution_id = %id, error = %e, "renewing a lease failed");
                 }
             }
+            self.flow
+                .renew(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
         }
     }
 
@@ -1281,12 +1317,29 @@ impl Driver<'_, '_> {
                             input: &input,
                             traceparent: traceparent.as_deref(),
                         };
+                        // A route's flow limits: a slot for the provider
+                        // call, or the drive ends and the execution queues.
+                        let route_scopes = host.flow.route_scopes(&*host.store, &key);
+                        if !route_scopes.is_empty()
+                            && let crate::flow::Admission::Wait { until_ms, .. } =
+                                host.flow.acquire(
+                                    &*host.store,
+                                    route_scopes.clone(),
+                                    self.id,
+                                    &host.cfg.owner,
+                                    host.cfg.lease_ms,
+                                )?
+                        {
+                            return Err(Stop::Defer(until_ms));
+                        }
                         let answer = crate::effect_retry::call(
                             &*host.store,
                             &host.providers,
                             &effect,
                             crate::ids::now_ms(),
-                        )?;
+                        );
+                        host.flow.release(&*host.store, &route_scopes, self.id);
+                        let answer = answer?;
                         let out = match answer {
                             EffectAnswer::Outcome(out) => out,
                             EffectAnswer::Deferred(due) => {

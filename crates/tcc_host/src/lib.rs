@@ -22,6 +22,7 @@ pub mod await_result;
 pub mod conn;
 pub mod crash;
 mod effect_retry;
+pub mod flow;
 pub mod host;
 pub mod http;
 pub mod ids;

@@ -47,6 +47,8 @@ pub struct Metrics {
     schedule_ticks: IntCounterVec,
     pause_changes: IntCounterVec,
     retention: IntCounterVec,
+    throttled: IntCounterVec,
+    throttle_wait: HistogramVec,
 }
 
 /// The process's metrics.
@@ -213,6 +215,27 @@ impl Metrics {
         for outcome in ["started", "skipped"] {
             schedule_ticks.with_label_values(&[outcome]);
         }
+        let throttled = counter_vec(
+            "tcc_throttled_total",
+            "Admissions refused by a flow limit (the execution queued or asked again), by scope kind (program, route).",
+            &["kind"],
+        );
+        let throttle_wait = reg(
+            &registry,
+            HistogramVec::new(
+                HistogramOpts::new(
+                    "tcc_throttle_wait_seconds",
+                    "Time a throttled execution waited in a flow limit's queue before its slot, by scope kind.",
+                )
+                .buckets(LATENCY.to_vec()),
+                &["kind"],
+            )
+            .expect("valid metric"),
+        );
+        for kind in ["program", "route"] {
+            throttled.with_label_values(&[kind]);
+            throttle_wait.with_label_values(&[kind]);
+        }
         // Series that exist from the start (at 0), so that rates and
         // dashboards see them before the first event.
         for outcome in [
@@ -249,6 +272,8 @@ impl Metrics {
             schedule_ticks,
             pause_changes,
             retention,
+            throttled,
+            throttle_wait,
         }
     }
 
@@ -266,6 +291,18 @@ impl Metrics {
         self.retention
             .with_label_values(&["archived"])
             .inc_by(archived);
+    }
+
+    /// A flow limit refused an admission (`kind`: program or route).
+    pub fn throttled(&self, kind: &str) {
+        self.throttled.with_label_values(&[kind]).inc();
+    }
+
+    /// A throttled execution got its slot after `waited_ms` in the queue.
+    pub fn throttle_waited(&self, kind: &str, waited_ms: i64) {
+        self.throttle_wait
+            .with_label_values(&[kind])
+            .observe(waited_ms.max(0) as f64 / 1000.0);
     }
 
     /// A schedule pass of this node started `started` executions and

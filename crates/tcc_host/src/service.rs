@@ -351,6 +351,7 @@ fn router(app: Shared) -> Router {
             app.host.clone(),
             app.cfg.max_body,
         ))
+        .merge(crate::flow::api::router(app.host.clone(), app.cfg.max_body))
         .merge(crate::await_result::router(
             app.host.clone(),
             longest_wait(&app.cfg),
@@ -799,6 +800,7 @@ async fn status(State(app): State<Shared>, uri: Uri) -> Result<Response, ApiErro
                 crate::pause::state(&**store, &id)?,
             ));
         }
+        extra.extend(crate::flow::status_extra(&**store, &row));
         Ok(status_text(&row, extra)?)
     })
     .await

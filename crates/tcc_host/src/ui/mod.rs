@@ -247,7 +247,10 @@ async fn list(State(host): State<Arc<Host>>, q: RawQuery) -> Json {
 
 async fn execution(State(host): State<Arc<Host>>, Path(id): Path<String>) -> Json {
     blocking(move || match execution_doc(&host, &id) {
-        Ok(Some(j)) => Json(200, j),
+        Ok(Some(mut j)) => {
+            crate::flow::mark_page(&**host.store(), &mut j);
+            Json(200, j)
+        }
         Ok(None) => error(ApiError::NotFound(format!("no execution {id:?}"))),
         Err(e) => error(e),
     })

@@ -193,6 +193,39 @@ CREATE TABLE paused_programs (name TEXT PRIMARY KEY, paused_ms BIGINT NOT NULL);
     r#"
 CREATE INDEX events_exec ON events (execution_id);
 "#,
+    // Flow control (issue 35, `crate::flow`): limits with their token
+    // bucket, the slots held (leased) and the FIFO queue of waiters. An
+    // acquisition locks its limit's row (`FOR UPDATE`): nodes take a
+    // limit's slots one at a time.
+    r#"
+CREATE TABLE flow_limits (
+  scope TEXT PRIMARY KEY,
+  max_concurrent BIGINT,
+  rate_per_s DOUBLE PRECISION,
+  burst BIGINT,
+  tokens DOUBLE PRECISION NOT NULL,
+  refilled_ms BIGINT NOT NULL,
+  updated_ms BIGINT NOT NULL
+);
+CREATE TABLE flow_slots (
+  scope TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  expires_ms BIGINT NOT NULL,
+  PRIMARY KEY (scope, holder)
+);
+CREATE INDEX flow_slots_owner ON flow_slots (owner);
+CREATE TABLE flow_waiters (
+  scope TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  seq BIGINT NOT NULL,
+  enqueued_ms BIGINT NOT NULL,
+  expires_ms BIGINT NOT NULL,
+  PRIMARY KEY (scope, holder)
+);
+CREATE INDEX flow_waiters_seq ON flow_waiters (scope, seq);
+CREATE INDEX flow_waiters_holder ON flow_waiters (holder);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

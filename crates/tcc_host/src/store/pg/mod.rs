@@ -43,6 +43,7 @@ use url::{Target, parse_url};
 
 mod batch;
 mod conn;
+mod flow;
 mod job;
 pub mod migrations;
 mod pause;

@@ -182,6 +182,37 @@ CREATE TABLE execution_traces (
 ALTER TABLE executions ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE paused_programs (name TEXT PRIMARY KEY, paused_ms INTEGER NOT NULL);
 "#,
+    // Flow control (issue 35, `crate::flow`): limits with their token
+    // bucket, the slots held (leased) and the FIFO queue of waiters.
+    r#"
+CREATE TABLE flow_limits (
+  scope TEXT PRIMARY KEY,
+  max_concurrent INTEGER,
+  rate_per_s REAL,
+  burst INTEGER,
+  tokens REAL NOT NULL,
+  refilled_ms INTEGER NOT NULL,
+  updated_ms INTEGER NOT NULL
+);
+CREATE TABLE flow_slots (
+  scope TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  expires_ms INTEGER NOT NULL,
+  PRIMARY KEY (scope, holder)
+);
+CREATE INDEX flow_slots_owner ON flow_slots (owner);
+CREATE TABLE flow_waiters (
+  scope TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  enqueued_ms INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL,
+  PRIMARY KEY (scope, holder)
+);
+CREATE INDEX flow_waiters_seq ON flow_waiters (scope, seq);
+CREATE INDEX flow_waiters_holder ON flow_waiters (holder);
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 mod cached;
+mod flow;
 pub mod migrations;
 mod pause;
 mod queries;

@@ -1,0 +1,529 @@
+//! Flow control (issue 35): concurrency limits and rate limits (token
+//! bucket) per program and per effect route, kept in the store so that
+//! every node applies the same ones.
+//!
+//! - A limit's [`Scope`] is `program:NAME` (drives of executions of that
+//!   program, by name or artifact hash) or `route:PATTERN` (provider calls
+//!   of effects whose key the wildcard pattern matches).
+//! - A *slot* is held for the length of a drive (program) or of a provider
+//!   call (route): `max_concurrent` bounds the slots held at once across
+//!   all nodes. Slots are rows with a lease renewed by their node's
+//!   heartbeat: a node killed with slots held gives them back when their
+//!   lease expires. A suspended execution holds no slot.
+//! - A rate limit is a token bucket (`rate` tokens per second, at most
+//!   `burst`) stored with the limit; each slot taken costs one token.
+//! - Over a limit, the holder queues ([`rows::FlowStore::acquire`]): one
+//!   queue per scope, FIFO by arrival. Only the first waiters (as many as
+//!   there are free slots and tokens) may take one, so executions are
+//!   admitted in the order they were throttled. A throttled execution is
+//!   deferred (its lease kept, as a durable retry's) until it may ask
+//!   again; a release wakes the head waiter at once. Its status shows as
+//!   `throttled` in the API, the CLI and the dashboard.
+//! - Programs and routes without a limit cost nothing: the limits are
+//!   cached per node ([`FlowControl`]) and read again every
+//!   [`REFRESH_MS`].
+
+use crate::store::{ExecutionRow, Store, StoreError};
+use serde_json::{Value as J, json};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub mod api;
+pub mod rows;
+
+pub use rows::{AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage};
+
+/// How often a node reads the limits again (a limit set on another node
+/// applies here within this).
+pub const REFRESH_MS: u64 = 1_000;
+/// A throttled execution behind a full concurrency limit asks again after
+/// this, unless a release wakes it first.
+pub const RETRY_MS: i64 = 250;
+/// Highest concurrency limit.
+pub const MAX_CONCURRENT: i64 = 1_000_000;
+/// Highest rate (tokens per second).
+pub const MAX_RATE: f64 = 1_000_000.0;
+
+/// The flow-control rows of `store`, when its backend keeps them (both of
+/// this crate's do).
+pub fn store_of(store: &dyn Store) -> Option<&dyn FlowStore> {
+    let any = store.as_any()?;
+    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
+        return Some(s);
+    }
+    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
+        return Some(s);
+    }
+    None
+}
+
+/// Why a limit is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LimitError {
+    /// The scope is not `program:NAME` or `route:PATTERN`.
+    #[error("scope {0:?}: expected program:NAME or route:PATTERN")]
+    Scope(String),
+    /// A setting is out of range or unknown.
+    #[error("limit {field}: {message}")]
+    Setting {
+        /// The setting.
+        field: String,
+        /// Why.
+        message: String,
+    },
+    /// Neither a concurrency nor a rate limit.
+    #[error("a limit needs max_concurrent, rate or both")]
+    Empty,
+}
+
+impl LimitError {
+    /// Stable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LimitError::Scope(_) => "bad_limit_scope",
+            LimitError::Setting { .. } | LimitError::Empty => "bad_limit",
+        }
+    }
+}
+
+/// What a limit applies to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scope {
+    /// Drives of a program's executions (name or artifact hash).
+    Program(String),
+    /// Provider calls of effects whose key matches the pattern.
+    Route(String),
+}
+
+impl Scope {
+    /// Parses `program:NAME` or `route:PATTERN`.
+    pub fn parse(text: &str) -> Result<Scope, LimitError> {
+        let bad = || LimitError::Scope(text.to_string());
+        let (kind, rest) = text.split_once(':').ok_or_else(bad)?;
+        if rest.is_empty() || text.len() > 300 || text.chars().any(char::is_control) {
+            return Err(bad());
+        }
+        match kind {
+            "program" => Ok(Scope::Program(rest.to_string())),
+            "route" => Ok(Scope::Route(rest.to_string())),
+            _ => Err(bad()),
+        }
+    }
+
+    /// `program` or `route` (the metrics label).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Scope::Program(_) => "program",
+            Scope::Route(_) => "route",
+        }
+    }
+}
+
+/// A limit's settings: `max_concurrent`, `rate` (per second), `burst`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Settings {
+    /// Most slots at once.
+    pub max_concurrent: Option<i64>,
+    /// Tokens per second.
+    pub rate_per_s: Option<f64>,
+    /// Bucket size (default: the rate rounded up, at least 1).
+    pub burst: Option<i64>,
+}
+
+impl Settings {
+    /// Checks the ranges and fills the default burst.
+    pub fn checked(mut self) -> Result<Settings, LimitError> {
+        let bad = |field: &str, message: &str| LimitError::Setting {
+            field: field.into(),
+            message: message.into(),
+        };
+        if self.max_concurrent.is_none() && self.rate_per_s.is_none() {
+            return Err(LimitError::Empty);
+        }
+        if let Some(m) = self.max_concurrent
+            && !(1..=MAX_CONCURRENT).contains(&m)
+        {
+            return Err(bad("max_concurrent", "must be 1 to 1000000"));
+        }
+        match self.rate_per_s {
+            Some(r) if !(r.is_finite() && r > 0.0 && r <= MAX_RATE) => {
+                return Err(bad(
+                    "rate",
+                    "must be above 0 and at most 1000000 per second",
+                ));
+            }
+            Some(r) => {
+                let burst = self.burst.unwrap_or((r.ceil() as i64).max(1));
+                if !(1..=MAX_CONCURRENT).contains(&burst) {
+                    return Err(bad("burst", "must be 1 to 1000000"));
+                }
+                self.burst = Some(burst);
+            }
+            None if self.burst.is_some() => return Err(bad("burst", "needs a rate")),
+            None => {}
+        }
+        Ok(self)
+    }
+
+    /// Parses `max=N,rate=R[/s|/m],burst=B` (any subset, any order), as
+    /// `irkit tcc serve --limit SCOPE=SETTINGS` takes them.
+    pub fn parse(text: &str) -> Result<Settings, LimitError> {
+        let mut s = Settings::default();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').ok_or_else(|| LimitError::Setting {
+                field: part.into(),
+                message: "expected KEY=VALUE".into(),
+            })?;
+            let num = |field: &str| {
+                v.parse::<i64>().map_err(|_| LimitError::Setting {
+                    field: field.into(),
+                    message: format!("{v:?} is not a whole number"),
+                })
+            };
+            match k {
+                "max" | "max_concurrent" => s.max_concurrent = Some(num("max_concurrent")?),
+                "burst" => s.burst = Some(num("burst")?),
+                "rate" => s.rate_per_s = Some(parse_rate(v)?),
+                other => {
+                    return Err(LimitError::Setting {
+                        field: other.into(),
+                        message: "unknown setting (max, rate, burst)".into(),
+                    });
+                }
+            }
+        }
+        s.checked()
+    }
+
+    /// Reads the JSON members `max_concurrent`, `rate` (number per second
+    /// or text as [`parse_rate`]) and `burst`.
+    pub fn from_json(body: &J) -> Result<Settings, LimitError> {
+        let bad = |field: &str, message: &str| LimitError::Setting {
+            field: field.into(),
+            message: message.into(),
+        };
+        let Some(m) = body.as_object() else {
+            return Err(bad("body", "must be a JSON object"));
+        };
+        let mut s = Settings::default();
+        for (k, v) in m {
+            match k.as_str() {
+                "max_concurrent" if v.is_null() => {}
+                "max_concurrent" => {
+                    s.max_concurrent =
+                        Some(v.as_i64().ok_or_else(|| bad(k, "must be a whole number"))?)
+                }
+                "burst" if v.is_null() => {}
+                "burst" => {
+                    s.burst = Some(v.as_i64().ok_or_else(|| bad(k, "must be a whole number"))?)
+                }
+                "rate" if v.is_null() => {}
+                "rate" => {
+                    s.rate_per_s = Some(match (v.as_f64(), v.as_str()) {
+                        (Some(r), _) => r,
+                        (None, Some(t)) => parse_rate(t)?,
+                        _ => return Err(bad(k, "must be a number per second or \"N/s\"")),
+                    })
+                }
+                "scope" => {}
+                other => return Err(bad(other, "unknown member (max_concurrent, rate, burst)")),
+            }
+        }
+        s.checked()
+    }
+}
+
+/// Parses a rate: `N`, `N/s` (per second) or `N/m` (per minute).
+pub fn parse_rate(text: &str) -> Result<f64, LimitError> {
+    let (n, per) = match text.split_once('/') {
+        Some((n, "s")) => (n, 1.0),
+        Some((n, "m")) => (n, 60.0),
+        Some(_) => {
+            return Err(LimitError::Setting {
+                field: "rate".into(),
+                message: format!("{text:?}: the unit is /s or /m"),
+            });
+        }
+        None => (text, 1.0),
+    };
+    n.trim()
+        .parse::<f64>()
+        .map(|n| n / per)
+        .map_err(|_| LimitError::Setting {
+            field: "rate".into(),
+            message: format!("{text:?} is not a number"),
+        })
+}
+
+/// A limit row from a scope and settings.
+pub fn limit_row(scope: &str, settings: Settings, now: i64) -> Result<LimitRow, LimitError> {
+    Scope::parse(scope)?;
+    let s = settings.checked()?;
+    Ok(LimitRow {
+        scope: scope.to_string(),
+        max_concurrent: s.max_concurrent,
+        rate_per_s: s.rate_per_s,
+        burst: s.burst,
+        updated_ms: now,
+    })
+}
+
+/// The JSON of a limit (`/v1/limits`).
+pub fn limit_json(u: &LimitUsage) -> J {
+    json!({
+        "scope": u.limit.scope,
+        "max_concurrent": u.limit.max_concurrent,
+        "rate": u.limit.rate_per_s,
+        "burst": u.limit.burst,
+        "in_use": u.in_use,
+        "waiting": u.waiting,
+        "updated_ms": u.limit.updated_ms,
+    })
+}
+
+/// A node's view of the limits: read from the store at most every
+/// [`REFRESH_MS`], so that work under no limit costs no query.
+pub struct FlowControl {
+    cached: Mutex<Option<(Instant, Arc<Vec<(String, Scope)>>)>>,
+}
+
+impl Default for FlowControl {
+    fn default() -> FlowControl {
+        FlowControl::new()
+    }
+}
+
+impl FlowControl {
+    /// An empty cache (read at first use).
+    pub fn new() -> FlowControl {
+        FlowControl {
+            cached: Mutex::new(None),
+        }
+    }
+
+    /// Forgets the cached limits (this node changed them).
+    pub fn invalidate(&self) {
+        if let Ok(mut c) = self.cached.lock() {
+            *c = None;
+        }
+    }
+
+    fn limits(&self, store: &dyn Store) -> Arc<Vec<(String, Scope)>> {
+        if let Ok(c) = self.cached.lock()
+            && let Some((at, l)) = c.as_ref()
+            && at.elapsed() < Duration::from_millis(REFRESH_MS)
+        {
+            return l.clone();
+        }
+        let read = store_of(store)
+            .map(|f| f.list_limits(crate::ids::now_ms()))
+            .unwrap_or(Ok(Vec::new()));
+        let limits: Arc<Vec<(String, Scope)>> = match read {
+            Ok(rows) => Arc::new(
+                rows.into_iter()
+                    .filter_map(|u| {
+                        Scope::parse(&u.limit.scope)
+                            .ok()
+                            .map(|s| (u.limit.scope, s))
+                    })
+                    .collect(),
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the flow limits failed");
+                // Keep the last ones (or none) until the next try.
+                self.cached
+                    .lock()
+                    .ok()
+                    .and_then(|c| c.as_ref().map(|(_, l)| l.clone()))
+                    .unwrap_or_default()
+            }
+        };
+        if let Ok(mut c) = self.cached.lock() {
+            *c = Some((Instant::now(), limits.clone()));
+        }
+        limits
+    }
+
+    /// Whether any limit is set (the heartbeat renews slots only then).
+    pub fn any(&self, store: &dyn Store) -> bool {
+        !self.limits(store).is_empty()
+    }
+
+    /// The program scopes that apply to an execution.
+    pub fn program_scopes(&self, store: &dyn Store, row: &ExecutionRow) -> Vec<String> {
+        self.limits(store)
+            .iter()
+            .filter(|(_, s)| match s {
+                Scope::Program(p) => {
+                    row.program_name.as_deref() == Some(p.as_str()) || *p == row.artifact_hash
+                }
+                Scope::Route(_) => false,
+            })
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
+    /// The route scopes that apply to an effect key.
+    pub fn route_scopes(&self, store: &dyn Store, key: &str) -> Vec<String> {
+        self.limits(store)
+            .iter()
+            .filter(
+                |(_, s)| matches!(s, Scope::Route(p) if crate::pattern::pattern_matches(p, key)),
+            )
+            .map(|(t, _)| t.clone())
+            .collect()
+    }
+
+    /// Takes a slot in each of `scopes` for `holder`, or queues it.
+    pub fn acquire(
+        &self,
+        store: &dyn Store,
+        scopes: Vec<String>,
+        holder: &str,
+        owner: &str,
+        lease_ms: i64,
+    ) -> Result<Admission, StoreError> {
+        let Some(f) = store_of(store) else {
+            return Ok(Admission::Granted { waited_ms: None });
+        };
+        let kind = if scopes.iter().all(|s| s.starts_with("route:")) {
+            "route"
+        } else {
+            "program"
+        };
+        let a = f.acquire(&AcquireRequest {
+            scopes,
+            holder: holder.to_string(),
+            owner: owner.to_string(),
+            now: crate::ids::now_ms(),
+            lease_ms,
+            retry_ms: RETRY_MS.min(lease_ms.max(1)),
+        })?;
+        match &a {
+            Admission::Granted { waited_ms: Some(w) } => {
+                crate::metrics::global().throttle_waited(kind, *w)
+            }
+            Admission::Wait { .. } => crate::metrics::global().throttled(kind),
+            Admission::Granted { waited_ms: None } => {}
+        }
+        Ok(a)
+    }
+
+    /// Gives `holder`'s slots in `scopes` back.
+    pub fn release(&self, store: &dyn Store, scopes: &[String], holder: &str) {
+        if scopes.is_empty() {
+            return;
+        }
+        if let Some(f) = store_of(store)
+            && let Err(e) = f.release(scopes, holder, crate::ids::now_ms())
+        {
+            // The slots' leases expire instead.
+            tracing::warn!(holder, error = %e, "giving flow slots back failed");
+        }
+    }
+
+    /// Renews the slots this node holds (the heartbeat), when limits exist.
+    pub fn renew(&self, store: &dyn Store, owner: &str, lease_ms: i64) {
+        if !self.any(store) {
+            return;
+        }
+        if let Some(f) = store_of(store)
+            && let Err(e) = f.renew_slots(owner, crate::ids::now_ms() + lease_ms)
+        {
+            tracing::warn!(error = %e, "renewing flow slots failed");
+        }
+    }
+}
+
+/// The members the status JSON of a queued execution gets: `status`
+/// `throttled` (while its row says `runnable` or `suspended`) and
+/// `throttled` (the scopes it waits in, with the waiters ahead).
+pub fn status_extra(store: &dyn Store, row: &ExecutionRow) -> Vec<(String, J)> {
+    if row.is_terminal() {
+        return Vec::new();
+    }
+    let Some(f) = store_of(store) else {
+        return Vec::new();
+    };
+    match f.queued(&row.id, crate::ids::now_ms()) {
+        Ok(q) if !q.is_empty() => vec![
+            ("status".into(), "throttled".into()),
+            (
+                "throttled".into(),
+                J::Array(
+                    q.into_iter()
+                        .map(|(scope, ahead)| json!({"scope": scope, "ahead": ahead}))
+                        .collect(),
+                ),
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Marks the dashboard's execution page document (`{"execution": {…}}`)
+/// of a queued execution as [`status_extra`] marks its status JSON.
+pub fn mark_page(store: &dyn Store, doc: &mut J) {
+    let Some(e) = doc.get_mut("execution").and_then(J::as_object_mut) else {
+        return;
+    };
+    if e.get("terminal").and_then(J::as_bool) != Some(false) {
+        return;
+    }
+    let Some(id) = e.get("id").and_then(J::as_str).map(str::to_string) else {
+        return;
+    };
+    let Some(f) = store_of(store) else {
+        return;
+    };
+    if let Ok(q) = f.queued(&id, crate::ids::now_ms())
+        && !q.is_empty()
+    {
+        e.insert("status".into(), "throttled".into());
+        e.insert(
+            "throttled".into(),
+            J::Array(
+                q.into_iter()
+                    .map(|(scope, ahead)| json!({"scope": scope, "ahead": ahead}))
+                    .collect(),
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_and_settings_parse() {
+        assert_eq!(
+            Scope::parse("program:p").unwrap(),
+            Scope::Program("p".into())
+        );
+        assert_eq!(
+            Scope::parse("route:http.*").unwrap(),
+            Scope::Route("http.*".into())
+        );
+        assert!(Scope::parse("prog:p").is_err());
+        assert!(Scope::parse("program:").is_err());
+        let s = Settings::parse("max=2,rate=10/s").unwrap();
+        assert_eq!(s.max_concurrent, Some(2));
+        assert_eq!(s.rate_per_s, Some(10.0));
+        assert_eq!(s.burst, Some(10), "default burst: the rate");
+        let s = Settings::parse("rate=30/m,burst=3").unwrap();
+        assert_eq!(s.rate_per_s, Some(0.5));
+        assert_eq!(s.burst, Some(3));
+        assert_eq!(Settings::parse(""), Err(LimitError::Empty));
+        assert!(Settings::parse("max=0").is_err());
+        assert!(Settings::parse("burst=2").is_err());
+        assert!(Settings::parse("rate=-1").is_err());
+        assert!(Settings::parse("speed=1").is_err());
+        let j = Settings::from_json(&json!({"max_concurrent": 3, "rate": "2/s"})).unwrap();
+        assert_eq!(
+            (j.max_concurrent, j.rate_per_s, j.burst),
+            (Some(3), Some(2.0), Some(2))
+        );
+        assert!(Settings::from_json(&json!({"max_concurrent": "x"})).is_err());
+    }
+}

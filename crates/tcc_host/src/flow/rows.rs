@@ -1,0 +1,130 @@
+//! The store side of flow control: limit rows, held slots and the FIFO
+//! queue of waiters, in both stores (see [`crate::flow`]).
+
+use crate::store::StoreError;
+
+/// One stored limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitRow {
+    /// `program:NAME` or `route:PATTERN` (see [`crate::flow::Scope`]).
+    pub scope: String,
+    /// Most slots held at once (`None`: no concurrency limit).
+    pub max_concurrent: Option<i64>,
+    /// Token bucket refill, tokens per second (`None`: no rate limit).
+    pub rate_per_s: Option<f64>,
+    /// Token bucket size (with a rate).
+    pub burst: Option<i64>,
+    /// Last change (ms since the epoch).
+    pub updated_ms: i64,
+}
+
+/// A limit with what it holds now.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LimitUsage {
+    /// The limit.
+    pub limit: LimitRow,
+    /// Slots held (unexpired).
+    pub in_use: i64,
+    /// Executions waiting (unexpired).
+    pub waiting: i64,
+}
+
+/// One admission request: take a slot (and a token) in every scope, or
+/// queue in each.
+#[derive(Debug, Clone)]
+pub struct AcquireRequest {
+    /// The scopes (each is taken only if all are).
+    pub scopes: Vec<String>,
+    /// Who holds the slot (the execution id).
+    pub holder: String,
+    /// This node's lease owner id (slots are renewed by owner).
+    pub owner: String,
+    /// Now (ms since the epoch).
+    pub now: i64,
+    /// Slot lease: a slot not renewed by then is given back.
+    pub lease_ms: i64,
+    /// When a concurrency limit is full, the waiter retries after this
+    /// (a release wakes the head waiter before).
+    pub retry_ms: i64,
+}
+
+/// What became of an [`AcquireRequest`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Admission {
+    /// Slots taken; `waited_ms`: how long the holder had queued, if it had.
+    Granted {
+        /// Time in the queue (ms), when it queued.
+        waited_ms: Option<i64>,
+    },
+    /// Queued: retry at `until_ms`.
+    Wait {
+        /// When to ask again.
+        until_ms: i64,
+        /// Waiters ahead in the scope where the holder is furthest back.
+        ahead: i64,
+    },
+}
+
+/// The flow-control rows of a store.
+pub trait FlowStore: Send + Sync {
+    /// Creates or replaces a limit; its waiters are woken to ask again.
+    fn put_limit(&self, row: &LimitRow) -> Result<(), StoreError>;
+    /// Every limit, by scope, with its usage at `now`.
+    fn list_limits(&self, now: i64) -> Result<Vec<LimitUsage>, StoreError>;
+    /// Deletes a limit with its slots and queue (its waiters are woken);
+    /// whether it existed.
+    fn delete_limit(&self, scope: &str) -> Result<bool, StoreError>;
+    /// Takes a slot in every scope of `req` for its holder, in FIFO order
+    /// behind the holders already queued, or queues it.
+    fn acquire(&self, req: &AcquireRequest) -> Result<Admission, StoreError>;
+    /// Gives back `holder`'s slots in `scopes` (and drops it from their
+    /// queues) and wakes each scope's head waiter (its deferral ends at
+    /// once).
+    fn release(&self, scopes: &[String], holder: &str, now: i64) -> Result<(), StoreError>;
+    /// Extends every slot `owner` holds to `until_ms`.
+    fn renew_slots(&self, owner: &str, until_ms: i64) -> Result<(), StoreError>;
+    /// The scopes `holder` is queued in at `now`, with the waiters ahead
+    /// in each.
+    fn queued(&self, holder: &str, now: i64) -> Result<Vec<(String, i64)>, StoreError>;
+}
+
+/// The bucket's tokens at `now`.
+pub fn refill(tokens: f64, refilled_ms: i64, rate: f64, burst: Option<i64>, now: i64) -> f64 {
+    let cap = burst.unwrap_or(1).max(1) as f64;
+    (tokens + (now - refilled_ms).max(0) as f64 * rate / 1000.0).min(cap)
+}
+
+/// Whether a holder with `ahead` waiters before it may take a slot now,
+/// and if not, when it should ask again.
+#[allow(clippy::too_many_arguments)]
+pub fn decide(
+    max: Option<i64>,
+    rate: Option<f64>,
+    burst: Option<i64>,
+    tokens: f64,
+    refilled_ms: i64,
+    used: i64,
+    ahead: i64,
+    req: &AcquireRequest,
+) -> (bool, i64) {
+    let now = req.now;
+    let mut wait = now;
+    let mut ok = true;
+    if let Some(m) = max
+        && used + ahead >= m
+    {
+        ok = false;
+        wait = wait.max(now + req.retry_ms);
+    }
+    if let Some(rate) = rate {
+        let filled = refill(tokens, refilled_ms, rate, burst, now);
+        // The waiters ahead take their tokens first.
+        let need = (ahead + 1) as f64;
+        if filled < need {
+            ok = false;
+            let ms = ((need - filled) * 1000.0 / rate).ceil() as i64;
+            wait = wait.max(now + ms.max(1));
+        }
+    }
+    (ok, wait)
+}

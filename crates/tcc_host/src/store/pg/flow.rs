@@ -1,0 +1,268 @@
+//! The flow-control rows of the PostgreSQL backend (`crate::flow`). An
+//! acquisition locks its limits' rows (`SELECT … FOR UPDATE`, in scope
+//! order): the nodes count, queue and take a limit's slots one at a time,
+//! so no two nodes can both see a last free slot.
+
+use super::PgStore;
+use super::conn::{Conn, JobResult};
+use crate::flow::rows::{
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, decide, refill,
+};
+use crate::store::StoreError;
+use postgres::GenericClient;
+
+/// Ends the deferral of `scope`'s first `n` waiters (they ask again now).
+fn wake(c: &mut Conn<'_, impl GenericClient>, scope: &str, now: i64, n: i64) -> JobResult<()> {
+    c.execute(
+        "UPDATE executions SET lease_until = 0 WHERE drive_attempts = 0 AND lease_until > $2 AND id IN (
+           SELECT holder FROM flow_waiters WHERE scope = $1 AND expires_ms >= $2 ORDER BY seq LIMIT $3)",
+        &[&scope, &now, &n],
+    )?;
+    Ok(())
+}
+
+fn count(
+    c: &mut Conn<'_, impl GenericClient>,
+    sql: &str,
+    params: &[&(dyn postgres::types::ToSql + Sync)],
+) -> JobResult<i64> {
+    Ok(c.query_one(sql, params)?.try_get(0)?)
+}
+
+impl FlowStore for PgStore {
+    fn put_limit(&self, row: &LimitRow) -> Result<(), StoreError> {
+        let row = row.clone();
+        self.write(move |c| {
+            let tokens = row.burst.unwrap_or(0) as f64;
+            c.execute(
+                "INSERT INTO flow_limits (scope, max_concurrent, rate_per_s, burst, tokens, refilled_ms, updated_ms)
+                 VALUES ($1, $2, $3, $4, $5, $6, $6)
+                 ON CONFLICT (scope) DO UPDATE SET max_concurrent = excluded.max_concurrent,
+                   rate_per_s = excluded.rate_per_s, burst = excluded.burst,
+                   tokens = least(flow_limits.tokens, excluded.tokens), updated_ms = excluded.updated_ms",
+                &[&row.scope, &row.max_concurrent, &row.rate_per_s, &row.burst, &tokens, &row.updated_ms],
+            )?;
+            wake(c, &row.scope, row.updated_ms, i64::MAX)
+        })
+    }
+
+    fn list_limits(&self, now: i64) -> Result<Vec<LimitUsage>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT scope, max_concurrent, rate_per_s, burst, updated_ms,
+                   (SELECT count(*) FROM flow_slots s WHERE s.scope = l.scope AND s.expires_ms >= $1),
+                   (SELECT count(*) FROM flow_waiters w WHERE w.scope = l.scope AND w.expires_ms >= $1)
+                 FROM flow_limits l ORDER BY scope",
+                &[&now],
+            )?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in &rows {
+                out.push(LimitUsage {
+                    limit: LimitRow {
+                        scope: r.try_get(0)?,
+                        max_concurrent: r.try_get(1)?,
+                        rate_per_s: r.try_get(2)?,
+                        burst: r.try_get(3)?,
+                        updated_ms: r.try_get(4)?,
+                    },
+                    in_use: r.try_get(5)?,
+                    waiting: r.try_get(6)?,
+                });
+            }
+            Ok(out)
+        })
+    }
+
+    fn delete_limit(&self, scope: &str) -> Result<bool, StoreError> {
+        let scope = scope.to_string();
+        self.write(move |c| {
+            wake(c, &scope, crate::ids::now_ms(), i64::MAX)?;
+            c.execute("DELETE FROM flow_slots WHERE scope = $1", &[&scope])?;
+            c.execute("DELETE FROM flow_waiters WHERE scope = $1", &[&scope])?;
+            Ok(c.execute("DELETE FROM flow_limits WHERE scope = $1", &[&scope])? == 1)
+        })
+    }
+
+    fn acquire(&self, req: &AcquireRequest) -> Result<Admission, StoreError> {
+        let mut req = req.clone();
+        req.scopes.sort();
+        req.scopes.dedup();
+        self.write(move |c| {
+            let now = req.now;
+            let mut granted = true;
+            let mut until = now;
+            let mut furthest = 0;
+            let mut waited: Option<i64> = None;
+            let mut take: Vec<(String, bool, bool)> = Vec::new();
+            for scope in &req.scopes {
+                let Some(limit) = c.query_opt(
+                    "SELECT max_concurrent, rate_per_s, burst, tokens, refilled_ms FROM flow_limits WHERE scope = $1 FOR UPDATE",
+                    &[scope],
+                )?
+                else {
+                    continue;
+                };
+                let max: Option<i64> = limit.try_get(0)?;
+                let rate: Option<f64> = limit.try_get(1)?;
+                let burst: Option<i64> = limit.try_get(2)?;
+                let tokens: f64 = limit.try_get(3)?;
+                let refilled: i64 = limit.try_get(4)?;
+                c.execute(
+                    "DELETE FROM flow_slots WHERE scope = $1 AND expires_ms < $2",
+                    &[scope, &now],
+                )?;
+                c.execute(
+                    "DELETE FROM flow_waiters WHERE scope = $1 AND expires_ms < $2",
+                    &[scope, &now],
+                )?;
+                let held = c
+                    .query_opt(
+                        "SELECT 1 FROM flow_slots WHERE scope = $1 AND holder = $2",
+                        &[scope, &req.holder],
+                    )?
+                    .is_some();
+                if held {
+                    take.push((scope.clone(), false, true));
+                    continue;
+                }
+                let mine = c.query_opt(
+                    "SELECT seq, enqueued_ms FROM flow_waiters WHERE scope = $1 AND holder = $2",
+                    &[scope, &req.holder],
+                )?;
+                let (ahead, queued_at) = match mine {
+                    Some(r) => {
+                        let seq: i64 = r.try_get(0)?;
+                        let at: i64 = r.try_get(1)?;
+                        (
+                            count(
+                                c,
+                                "SELECT count(*) FROM flow_waiters WHERE scope = $1 AND seq < $2",
+                                &[scope, &seq],
+                            )?,
+                            Some(at),
+                        )
+                    }
+                    None => (
+                        count(
+                            c,
+                            "SELECT count(*) FROM flow_waiters WHERE scope = $1",
+                            &[scope],
+                        )?,
+                        None,
+                    ),
+                };
+                let used = count(
+                    c,
+                    "SELECT count(*) FROM flow_slots WHERE scope = $1",
+                    &[scope],
+                )?;
+                let (ok, wait) = decide(max, rate, burst, tokens, refilled, used, ahead, &req);
+                if let Some(rate) = rate {
+                    let filled = refill(tokens, refilled, rate, burst, now);
+                    c.execute(
+                        "UPDATE flow_limits SET tokens = $2, refilled_ms = $3 WHERE scope = $1",
+                        &[scope, &filled, &now],
+                    )?;
+                }
+                if let Some(at) = queued_at {
+                    waited = Some(waited.unwrap_or(0).max(now - at));
+                }
+                if !ok {
+                    granted = false;
+                    until = until.max(wait);
+                    furthest = furthest.max(ahead);
+                }
+                take.push((scope.clone(), rate.is_some(), false));
+            }
+            if granted {
+                let expires = now + req.lease_ms;
+                for (scope, token, held) in &take {
+                    if *held {
+                        c.execute(
+                            "UPDATE flow_slots SET expires_ms = $3, owner = $4 WHERE scope = $1 AND holder = $2",
+                            &[scope, &req.holder, &expires, &req.owner],
+                        )?;
+                        continue;
+                    }
+                    c.execute(
+                        "DELETE FROM flow_waiters WHERE scope = $1 AND holder = $2",
+                        &[scope, &req.holder],
+                    )?;
+                    c.execute(
+                        "INSERT INTO flow_slots (scope, holder, owner, expires_ms) VALUES ($1, $2, $3, $4)",
+                        &[scope, &req.holder, &req.owner, &expires],
+                    )?;
+                    if *token {
+                        c.execute(
+                            "UPDATE flow_limits SET tokens = tokens - 1 WHERE scope = $1",
+                            &[scope],
+                        )?;
+                    }
+                }
+                return Ok(Admission::Granted { waited_ms: waited });
+            }
+            let expires = until + req.lease_ms;
+            for (scope, _, held) in &take {
+                if *held {
+                    continue;
+                }
+                c.execute(
+                    "INSERT INTO flow_waiters (scope, holder, seq, enqueued_ms, expires_ms)
+                     VALUES ($1, $2, (SELECT coalesce(max(seq), 0) + 1 FROM flow_waiters WHERE scope = $1), $3, $4)
+                     ON CONFLICT (scope, holder) DO UPDATE SET expires_ms = excluded.expires_ms",
+                    &[scope, &req.holder, &now, &expires],
+                )?;
+            }
+            Ok(Admission::Wait {
+                until_ms: until,
+                ahead: furthest,
+            })
+        })
+    }
+
+    fn release(&self, scopes: &[String], holder: &str, now: i64) -> Result<(), StoreError> {
+        let (scopes, holder) = (scopes.to_vec(), holder.to_string());
+        self.write_lazy(move |c| {
+            for scope in &scopes {
+                let n = c.execute(
+                    "DELETE FROM flow_slots WHERE scope = $1 AND holder = $2",
+                    &[scope, &holder],
+                )?;
+                c.execute(
+                    "DELETE FROM flow_waiters WHERE scope = $1 AND holder = $2",
+                    &[scope, &holder],
+                )?;
+                if n > 0 {
+                    wake(c, scope, now, 1)?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    fn renew_slots(&self, owner: &str, until_ms: i64) -> Result<(), StoreError> {
+        let owner = owner.to_string();
+        self.write_lazy(move |c| {
+            c.execute(
+                "UPDATE flow_slots SET expires_ms = $2 WHERE owner = $1",
+                &[&owner, &until_ms],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn queued(&self, holder: &str, now: i64) -> Result<Vec<(String, i64)>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "SELECT w.scope, (SELECT count(*) FROM flow_waiters a WHERE a.scope = w.scope AND a.seq < w.seq AND a.expires_ms >= $2)
+                 FROM flow_waiters w WHERE w.holder = $1 AND w.expires_ms >= $2 ORDER BY w.scope",
+                &[&holder, &now],
+            )?;
+            let mut out = Vec::with_capacity(rows.len());
+            for r in &rows {
+                out.push((r.try_get(0)?, r.try_get(1)?));
+            }
+            Ok(out)
+        })
+    }
+}
