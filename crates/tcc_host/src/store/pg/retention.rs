@@ -45,6 +45,10 @@ fn delete_all(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<()> {
     c.execute("DELETE FROM waits WHERE execution_id = $1", &[&id])?;
     c.execute("DELETE FROM events WHERE execution_id = $1", &[&id])?;
     c.execute("DELETE FROM history WHERE execution_id = $1", &[&id])?;
+    c.execute(
+        "DELETE FROM execution_traces WHERE execution_id = $1",
+        &[&id],
+    )?;
     let tasks: bool = c
         .query_one("SELECT to_regclass('worker_tasks') IS NOT NULL", &[])?
         .try_get(0)?;

@@ -24,6 +24,10 @@ fn delete_all(c: &Connection, id: &str) -> Result<(), StoreError> {
     c.exec_cached("DELETE FROM waits WHERE execution_id = ?1", params![id])?;
     c.exec_cached("DELETE FROM events WHERE execution_id = ?1", params![id])?;
     c.exec_cached("DELETE FROM history WHERE execution_id = ?1", params![id])?;
+    c.exec_cached(
+        "DELETE FROM execution_traces WHERE execution_id = ?1",
+        params![id],
+    )?;
     let tasks: bool = c.query_row_cached(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'worker_tasks')",
         [],
