@@ -8,7 +8,9 @@
 
 mod common;
 
-use common::db::TestDb;
+#[path = "common/db.rs"]
+mod db;
+use db::TestDb;
 
 use serde_json::{Value as J, json};
 use std::sync::atomic::{AtomicBool, Ordering};

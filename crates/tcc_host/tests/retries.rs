@@ -7,7 +7,9 @@
 
 mod common;
 
-use common::db::TestDb;
+#[path = "common/db.rs"]
+mod db;
+use db::TestDb;
 
 use serde_json::json;
 use std::sync::{Arc, Mutex};

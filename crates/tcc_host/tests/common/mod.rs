@@ -2,8 +2,6 @@
 //! durable operation and both join kinds (hashes computed here).
 #![allow(dead_code)]
 
-pub mod db;
-
 use serde_json::{Value as J, json};
 
 /// Builds an artifact from function bodies `(name, param_count, local_count, instructions)`.
