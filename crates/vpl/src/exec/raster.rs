@@ -65,6 +65,7 @@ impl DrawRequest {
 /// Float to 8-bit unsigned normalized: clamped to [0, 1] (NaN as 0), then
 /// rounded to nearest, ties to even.
 #[inline(always)]
+#[allow(clippy::manual_clamp)] // `clamp` keeps NaN; NaN must become 0
 pub fn unorm8(x: f32) -> u8 {
     // `max` answers the other operand for NaN: NaN becomes 0 without a
     // branch.
