@@ -18,7 +18,9 @@ use super::error::ExecError;
 use super::executable::Executable;
 use super::machine::{All, Event, LANES, Machine, One, Word4};
 use super::request::{Attribute, Image, Texture};
-use super::sample::{Lod, Selection, fetch, normalized, sample, select, texel_bytes};
+use super::sample::{
+    Lod, Selection, fetch, normalized, sample, select, texel_bytes, texel_bytes_quad,
+};
 use super::uniforms::UniformValues;
 
 /// The largest framebuffer side the executor draws.
@@ -62,8 +64,12 @@ impl DrawRequest {
 
 /// Float to 8-bit unsigned normalized: clamped to [0, 1] (NaN as 0), then
 /// rounded to nearest, ties to even.
+#[inline(always)]
+#[allow(clippy::manual_clamp)] // `clamp` keeps NaN; NaN must become 0
 pub fn unorm8(x: f32) -> u8 {
-    let c = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+    // `max` answers the other operand for NaN: NaN becomes 0 without a
+    // branch.
+    let c = x.max(0.0).min(1.0);
     // c × 255 lies in [0, 255]: adding 2^23 rounds it to an integer,
     // ties to even (binary32's rounding), in the low mantissa bits.
     ((c * 255.0 + 8_388_608.0).to_bits() & 0xff) as u8
@@ -84,13 +90,17 @@ struct Vertex {
 const SUBPIXEL_BITS: u32 = 8;
 const ONE: i64 = 1 << SUBPIXEL_BITS;
 
-/// How one fragment input word is set from the triangle's vertices.
-#[derive(Debug, Clone, Copy)]
-enum Interpolant {
-    /// Flat: the provoking vertex's word.
-    Flat(u32),
-    /// Perspective-correct: the three vertices' values.
-    Smooth([f64; 3]),
+/// The fragment input words a triangle sets: flat words from the
+/// provoking vertex, and perspective-correct words from the three
+/// vertices' values (kept apart so a quad interpolates in one tight loop).
+#[derive(Debug, Default)]
+struct Interpolants {
+    /// (fragment IO word, provoking vertex's word).
+    flat: Vec<(usize, u32)>,
+    /// Fragment IO word of each smooth component.
+    smooth_to: Vec<usize>,
+    /// The three vertices' values of each smooth component.
+    smooth: Vec<[f64; 3]>,
 }
 
 struct Triangle<'v> {
@@ -103,25 +113,27 @@ struct Triangle<'v> {
     top_left: [bool; 3],
     /// 1 / twice the signed area (positive after ordering).
     inv_area: f64,
-    /// Each fragment input word (offset) and how it is interpolated.
-    interpolants: Vec<(usize, Interpolant)>,
+    /// The fragment input words and how each is interpolated.
+    interpolants: Interpolants,
 }
 
 impl<'v> Triangle<'v> {
     fn new(executable: &Executable, v: [&'v Vertex; 3], area: i64, provoking: &Vertex) -> Self {
-        let mut interpolants = Vec::new();
+        let mut interpolants = Interpolants::default();
         for varying in &executable.varyings {
             for i in 0..varying.len {
                 let (from, to) = (
                     (varying.vertex_offset + i) as usize,
                     (varying.fragment_offset + i) as usize,
                 );
-                let value = if varying.flat {
-                    Interpolant::Flat(provoking.io[from])
+                if varying.flat {
+                    interpolants.flat.push((to, provoking.io[from]));
                 } else {
-                    Interpolant::Smooth(v.map(|v| f64::from(f32::from_bits(v.io[from]))))
-                };
-                interpolants.push((to, value));
+                    interpolants.smooth_to.push(to);
+                    interpolants
+                        .smooth
+                        .push(v.map(|v| f64::from(f32::from_bits(v.io[from]))));
+                }
             }
         }
         let [a, b, c] = v;
@@ -161,6 +173,41 @@ impl<'v> Triangle<'v> {
             Self::edge(c, a, px, py),
             Self::edge(a, b, px, py),
         ]
+    }
+
+    /// The pixel columns of window rows `y0` and `y0 + 1` (within
+    /// `bounds`, inclusive) where some sample may be covered: a superset
+    /// of the covered columns (`None` when there are none).
+    fn row_span(&self, y0: i64, h: u32, bounds: (i64, i64)) -> Option<(i64, i64)> {
+        let (mut lo, mut hi) = bounds;
+        let rows =
+            [y0, y0 + 1].map(|y| self.edges(ONE / 2, (i64::from(h) - 1 - y) * ONE + ONE / 2));
+        for k in 0..3 {
+            let step = self.step_x[k];
+            // Per row: the columns x with e + step·x ≥ 0, as [from, to].
+            let allowed = rows.map(|e| {
+                let e = e[k];
+                if step > 0 {
+                    // x ≥ ⌈−e / step⌉
+                    Some((-(e.div_euclid(step)), i64::MAX))
+                } else if step < 0 {
+                    // x ≤ ⌊e / −step⌋
+                    Some((i64::MIN, e.div_euclid(-step)))
+                } else if e >= 0 {
+                    Some((i64::MIN, i64::MAX))
+                } else {
+                    None
+                }
+            });
+            let (from, to) = match allowed {
+                [Some(a), Some(b)] => (a.0.min(b.0), a.1.max(b.1)),
+                [Some(a), None] | [None, Some(a)] => a,
+                [None, None] => return None,
+            };
+            lo = lo.max(from);
+            hi = hi.min(to);
+        }
+        (lo <= hi).then_some((lo, hi))
     }
 
     /// Whether a sample with edge functions `e` is covered (the top-left
@@ -296,6 +343,22 @@ fn serve_quad(
         du_dy: c2[0] - c0[0],
         dv_dy: c2[1] - c0[1],
     };
+    // The usual case: one texture for the quad, nearest filtering.
+    if samplers.iter().all(|s| *s == samplers[0])
+        && let Some(texture) = textures.get(samplers[0] as usize).copied().flatten()
+    {
+        let selection = select(texture, lod);
+        if !selection.linear {
+            let bytes = texel_bytes_quad(texture, selection, coordinates);
+            let mut rgba = [[0.0f32; 4]; LANES];
+            for l in 0..LANES {
+                for c in 0..4 {
+                    rgba[l][c] = normalized(bytes[l][c]);
+                }
+            }
+            return rgba;
+        }
+    }
     let mut chosen: Option<(u32, Selection)> = None;
     let mut rgba = [[0.0f32; 4]; LANES];
     for (l, out) in rgba.iter_mut().enumerate() {
@@ -524,8 +587,18 @@ fn shade(
     let row_bytes = w as usize * 4;
     let mut qy = first_qy;
     while qy <= last_qy {
-        let mut qx = min_x / 2;
-        while qx * 2 <= max_x {
+        // The pixels of this quad row's two rows that can be covered: each
+        // edge function is linear in x, so each edge allows a half-line
+        // of x per row (all or nothing where it does not change with x);
+        // the quads outside the intersection of their unions over the two
+        // rows cover nothing and are not visited. (The exact top-left test
+        // below still decides every sample.)
+        let Some((lo, hi)) = t.row_span(qy * 2, h, (min_x, max_x)) else {
+            qy += 1;
+            continue;
+        };
+        let mut qx = lo / 2;
+        while qx * 2 <= hi {
             let (x0, y0) = (qx * 2, qy * 2);
             let lane_xy = [(x0, y0), (x0 + 1, y0), (x0, y0 + 1), (x0 + 1, y0 + 1)];
             // Lane 0's edge functions, the others one pixel step away
@@ -589,18 +662,23 @@ fn run_quad(
         inv_w[l] = persp[0][l] + persp[1][l] + persp[2][l];
         reciprocal[l] = 1.0 / inv_w[l];
     }
-    for &(to, value) in &t.interpolants {
-        machine.io[to] = match value {
-            Interpolant::Flat(word) => [word; LANES],
-            Interpolant::Smooth([a0, a1, a2]) => {
-                let mut words = [0u32; LANES];
-                for (l, word) in words.iter_mut().enumerate() {
-                    let sum = 0.0 + persp[0][l] * a0 + persp[1][l] * a1 + persp[2][l] * a2;
-                    *word = ((sum * reciprocal[l]) as f32).to_bits();
-                }
-                words
-            }
-        };
+    let io = &mut machine.io;
+    for &(to, word) in &t.interpolants.flat {
+        if let Some(slot) = io.get_mut(to) {
+            *slot = [word; LANES];
+        }
+    }
+    for (&to, &[a0, a1, a2]) in t.interpolants.smooth_to.iter().zip(&t.interpolants.smooth) {
+        // Lanes innermost, on arrays: the four lanes' sums are computed
+        // side by side (the same operations, in the same order, per lane).
+        let mut words = [0u32; LANES];
+        for l in 0..LANES {
+            let sum = 0.0 + persp[0][l] * a0 + persp[1][l] * a1 + persp[2][l] * a2;
+            words[l] = ((sum * reciprocal[l]) as f32).to_bits();
+        }
+        if let Some(slot) = io.get_mut(to) {
+            *slot = words;
+        }
     }
     if let Some(at) = executable.frag_coord_offset {
         let at = at as usize;
@@ -625,13 +703,20 @@ fn run_quad(
     };
     let mut colors = [None; LANES];
     let at = executable.color_offset as usize;
+    let Some(color) = machine.io.get(at..at + 4) else {
+        return Ok(colors);
+    };
+    // All sixteen channels converted side by side (helper and discarded
+    // lanes too: cheaper than branching), then kept where a lane is done.
+    let mut bytes = [[0u8; 4]; LANES];
+    for c in 0..4 {
+        for l in 0..LANES {
+            bytes[l][c] = unorm8(f32::from_bits(color[c][l]));
+        }
+    }
     for l in 0..LANES {
         if done[l] {
-            let mut rgba = [0u8; 4];
-            for (c, out) in rgba.iter_mut().enumerate() {
-                *out = unorm8(f32::from_bits(machine.io[at + c][l]));
-            }
-            colors[l] = Some(rgba);
+            colors[l] = Some(bytes[l]);
         }
     }
     Ok(colors)

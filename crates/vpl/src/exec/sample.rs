@@ -204,6 +204,52 @@ pub(crate) fn texel_bytes(t: &Texture, selection: Selection, u: f32, v: f32) -> 
     [pixels[at], pixels[at + 1], pixels[at + 2], pixels[at + 3]]
 }
 
+/// [`texel_bytes`] for the four lanes of a quad reading one texture
+/// with one selection: the level is checked once, not per lane.
+#[inline(always)]
+pub(crate) fn texel_bytes_quad(
+    t: &Texture,
+    selection: Selection,
+    coordinates: &[[f32; 2]; 4],
+) -> [[u8; 4]; 4] {
+    const UNBOUND_BYTES: [u8; 4] = [0, 0, 0, 255];
+    if t.levels.is_empty() || t.width == 0 || t.height == 0 {
+        return [UNBOUND_BYTES; 4];
+    }
+    let level = selection.level;
+    let lw = (t.width >> level).max(1) as i64;
+    let lh = (t.height >> level).max(1) as i64;
+    let Some(pixels) = t.levels.get(level) else {
+        return [UNBOUND_BYTES; 4];
+    };
+    if pixels.len() < (lw * lh * 4) as usize {
+        return [UNBOUND_BYTES; 4];
+    }
+    let (sw, sh) = (lw as f32, lh as f32);
+    let mut out = [UNBOUND_BYTES; 4];
+    for (bytes, [u, v]) in out.iter_mut().zip(coordinates) {
+        let (s, r) = (u * sw, v * sh);
+        // Inside the level (the usual case, NaN excluded by the
+        // comparisons): ⌊x⌋ is the truncation of a non-negative x and
+        // both addressing modes leave the texel index as it is.
+        let i = if s >= 0.0 && s < sw {
+            s as i64
+        } else {
+            address(floor(s), lw, t.wrap)
+        };
+        let j = if r >= 0.0 && r < sh {
+            r as i64
+        } else {
+            address(floor(r), lh, t.wrap)
+        };
+        let at = ((j * lw + i) * 4) as usize;
+        if let Some(p) = pixels.get(at..at + 4) {
+            *bytes = [p[0], p[1], p[2], p[3]];
+        }
+    }
+    out
+}
+
 /// The normalized texel (i, j) (addressed by `wrap`) of a level of
 /// `size` texels; inlined so its result stays in registers.
 #[inline(always)]
@@ -251,7 +297,10 @@ fn address(i: i64, size: i64, wrap: Wrap) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{MinFilter, Selection, Texture, Wrap, fetch, floor, normalized, texel_bytes};
+    use super::{
+        MinFilter, Selection, Texture, Wrap, fetch, floor, normalized, texel_bytes,
+        texel_bytes_quad,
+    };
 
     /// Nearest filtering through the bytes (the fragment quad's path)
     /// reads what `fetch` reads, in range, out of range (repeat and
@@ -291,6 +340,11 @@ mod tests {
                     for j in -9..9 {
                         let (u, v) = (i as f32 * 0.071, j as f32 * 0.23);
                         let bytes = texel_bytes(t, selection, u, v);
+                        let quad = [[u, v], [v, u], [u + 0.5, v], [u, -v]];
+                        let lanes = texel_bytes_quad(t, selection, &quad);
+                        for (lane, [qu, qv]) in quad.iter().enumerate() {
+                            assert_eq!(lanes[lane], texel_bytes(t, selection, *qu, *qv));
+                        }
                         assert_eq!(
                             bytes.map(normalized),
                             fetch(t, selection, u, v),

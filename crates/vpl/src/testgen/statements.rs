@@ -471,7 +471,8 @@ impl Gen<'_> {
     /// Swizzles one or two components of vector `r` into the pool.
     fn extract(&mut self, r: Value, n: u8, info: FloatInfo) {
         let letters = &"xyzw"[..n as usize];
-        let count = self.rng.range(1, 3) as usize;
+        // One to four selectors (repeats allowed, section 7.4).
+        let count = self.rng.range(1, 4) as usize;
         let pick: String = (0..count)
             .map(|_| letters.as_bytes()[self.rng.below(u64::from(n)) as usize] as char)
             .collect();
@@ -605,11 +606,22 @@ impl Gen<'_> {
 
     fn conversion(&mut self) {
         let (a, ia) = self.int_operand();
-        self.f.define(
+        let converted = self.f.define(
             Ty::Float,
             Info::float(FloatInfo::from_int(ia)),
             &format!("(construct {{r}} {a})"),
         );
+        // The same-type scalar constructions (section 7.2), which copy.
+        if self.rng.chance(50) {
+            self.f.define(
+                Ty::Float,
+                converted.info,
+                &format!("(construct {{r}} {})", converted.name()),
+            );
+        } else {
+            self.f
+                .define(Ty::Int, Info::int(ia), &format!("(construct {{r}} {a})"));
+        }
     }
 
     /// `if cond { merge = e1 } else { merge = e2 }`, arms with their own statements.

@@ -1013,6 +1013,7 @@ impl Lowering<'_> {
             params,
             args,
             selector: None,
+            discard_exit: None,
         };
         for (arg, local) in copies {
             let arg = fb.expr(&mut body, Expression::FunctionArgument(arg));
@@ -1043,6 +1044,16 @@ impl Lowering<'_> {
                 naga::Span::UNDEFINED,
             );
             fb.selector = Some(selector);
+            let helper = stage.entry != Some(*h);
+            let discards = blocks.iter().any(|b| {
+                matches!(
+                    b.terminator.as_ref().map(|t| &t.kind),
+                    Some(TerminatorKind::Discard)
+                )
+            });
+            if helper && discards {
+                fb.discard_exit = Some(DISCARD_EXIT);
+            }
             let zero = fb.literal(naga::Literal::I32(0));
             let ptr = fb.local_ptr(selector);
             body.push(
@@ -1084,14 +1095,51 @@ impl Lowering<'_> {
                 },
                 naga::Span::UNDEFINED,
             );
+            let mut continuing = Block::new();
+            let mut break_if = None;
+            let mut after_loop = Block::new();
+            if let Some(exit) = fb.discard_exit {
+                // The loop ends when a block discarded; the kill follows.
+                let exit = fb.literal(naga::Literal::I32(exit));
+                let ptr = fb.local_ptr(selector);
+                let value = fb.expr(&mut continuing, Expression::Load { pointer: ptr });
+                break_if = Some(fb.expr(
+                    &mut continuing,
+                    Expression::Binary {
+                        op: naga::BinaryOperator::Equal,
+                        left: value,
+                        right: exit,
+                    },
+                ));
+                let value = fb.expr(&mut after_loop, Expression::Load { pointer: ptr });
+                let discarded = fb.expr(
+                    &mut after_loop,
+                    Expression::Binary {
+                        op: naga::BinaryOperator::Equal,
+                        left: value,
+                        right: exit,
+                    },
+                );
+                let mut kill = Block::new();
+                kill.push(Statement::Kill, naga::Span::UNDEFINED);
+                after_loop.push(
+                    Statement::If {
+                        condition: discarded,
+                        accept: kill,
+                        reject: Block::new(),
+                    },
+                    naga::Span::UNDEFINED,
+                );
+            }
             body.push(
                 Statement::Loop {
                     body: loop_body,
-                    continuing: Block::new(),
-                    break_if: None,
+                    continuing,
+                    break_if,
                 },
                 naga::Span::UNDEFINED,
             );
+            body.append(&mut after_loop);
             // Unreachable, but WGSL readers require a non-void function
             // to end in a return.
             if let Some(ty) = fb.f.result.as_ref().map(|r| r.ty) {
@@ -1436,7 +1484,19 @@ struct FnBuilder<'a, 'b> {
     /// Argument expressions of the parameters that are only read whole.
     args: Vec<Option<naga::Handle<Expression>>>,
     selector: Option<naga::Handle<LocalVariable>>,
+    /// In a helper lowered as a dispatch loop: the selector value a
+    /// discarding block stores, so the loop exits and the helper kills
+    /// after it ([`DISCARD_EXIT`]).
+    discard_exit: Option<i32>,
 }
+
+/// The selector value of a helper's discarding block: the dispatch loop
+/// ends on it and the invocation is killed after the loop, never inside
+/// it. Mesa 22.3's lavapipe (SPIR-V) drops every fragment of a draw
+/// whose helper function kills inside a loop, even fragments that never
+/// call it (`docs/vpl/oracle.md`, seed 5396); a kill after the loop
+/// draws correctly. Block indices are non-negative, so −1 is free.
+const DISCARD_EXIT: i32 = -1;
 
 /// What a cached pointer expression points to.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -2001,7 +2061,14 @@ impl FnBuilder<'_, '_> {
                 Ok(())
             }
             TerminatorKind::Discard => {
-                out.push(Statement::Kill, naga::Span::UNDEFINED);
+                match (self.discard_exit, self.selector) {
+                    (Some(exit), Some(selector)) => {
+                        let value = self.literal(naga::Literal::I32(exit));
+                        let pointer = self.local_ptr(selector);
+                        out.push(Statement::Store { pointer, value }, naga::Span::UNDEFINED);
+                    }
+                    _ => out.push(Statement::Kill, naga::Span::UNDEFINED),
+                }
                 Ok(())
             }
         }
