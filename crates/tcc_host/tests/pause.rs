@@ -5,66 +5,16 @@
 //! stands for a restart.
 
 mod common;
+#[path = "common/db.rs"]
+mod db;
+use db::TestDb;
 
 use serde_json::json;
 use std::sync::Arc;
 use tcc_host::pause::{PauseState, PauseStore};
 use tcc_host::providers::Providers;
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{Store, StoreError};
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn all(tag: &str) -> Vec<Db> {
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-pause-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut v = vec![Db::Sqlite(dir)];
-        if let Some(s) = ScratchSchema::create(tag).unwrap() {
-            v.push(Db::Pg(s));
-        }
-        v
-    }
-
-    /// Two nodes: two stores on one PostgreSQL database; one SQLite store
-    /// (a single node) twice.
-    fn nodes(&self) -> (Arc<dyn Store>, Arc<dyn Store>) {
-        match self {
-            Db::Sqlite(d) => {
-                let s: Arc<dyn Store> = Arc::new(SqliteStore::open(&d.join("t.db")).unwrap());
-                (s.clone(), s)
-            }
-            Db::Pg(s) => (
-                Arc::new(PgStore::open(&s.url()).unwrap()),
-                Arc::new(PgStore::open(&s.url()).unwrap()),
-            ),
-        }
-    }
-
-    fn sql(&self, sql: &str) {
-        match self {
-            Db::Sqlite(d) => rusqlite::Connection::open(d.join("t.db"))
-                .unwrap()
-                .execute_batch(sql)
-                .unwrap(),
-            Db::Pg(s) => s.execute(sql).unwrap(),
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
 
 fn host(store: &Arc<dyn Store>, owner: &str) -> Arc<Host> {
     let cfg = HostConfig {
@@ -103,7 +53,7 @@ const LATER: i64 = i64::MAX / 4;
 
 #[test]
 fn a_paused_program_holds_its_executions_and_their_due_timers_fire_on_resume() {
-    for db in Db::all("t_pause_program") {
+    for db in TestDb::all("t_pause_program") {
         let (a, b) = db.nodes();
         let (node_a, node_b) = (host(&a, "node-a"), host(&b, "node-b"));
         node_a.register(&sleeper(), Some("nap")).unwrap();
@@ -164,7 +114,7 @@ fn a_paused_program_holds_its_executions_and_their_due_timers_fire_on_resume() {
 
 #[test]
 fn a_paused_execution_is_held_until_resumed_and_only_an_unfinished_one_pauses() {
-    for db in Db::all("t_pause_exec") {
+    for db in TestDb::all("t_pause_exec") {
         let (a, b) = db.nodes();
         let (node_a, node_b) = (host(&a, "node-a"), host(&b, "node-b"));
         node_a.register(&common::waiter(), Some("wait")).unwrap();

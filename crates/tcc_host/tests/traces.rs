@@ -9,6 +9,9 @@
 //! start's `traceparent` reaches the webhook unchanged.
 
 mod common;
+#[path = "common/db.rs"]
+mod db;
+use db::TestDb;
 
 use serde_json::Value as J;
 use std::sync::{Arc, Mutex};
@@ -17,44 +20,9 @@ use tcc_host::otel::{Telemetry, TraceParent};
 use tcc_host::providers::{Providers, Webhook};
 use tcc_host::service::{Service, ServiceConfig};
 use tcc_host::store::Store;
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 const CALLER: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn all(prefix: &str) -> Vec<Db> {
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-traces-test-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut dbs = vec![Db::Sqlite(dir)];
-        if let Some(s) = ScratchSchema::create(prefix).unwrap() {
-            dbs.push(Db::Pg(s));
-        }
-        dbs
-    }
-
-    fn open(&self) -> Arc<dyn Store> {
-        match self {
-            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db")).unwrap()),
-            Db::Pg(s) => Arc::new(PgStore::open(&s.url()).unwrap()),
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
 
 /// An in-process OTLP/HTTP receiver and webhook: keeps every
 /// `POST /v1/traces` body and the `traceparent` header of every
@@ -200,7 +168,7 @@ fn run_to_end(host: &Arc<Host>, id: &str) {
 
 #[test]
 fn an_execution_started_with_a_traceparent_exports_one_linked_trace() {
-    for db in Db::all("t_traces") {
+    for db in TestDb::all("t_traces") {
         let receiver = Receiver::start();
         let store = db.open();
         let telemetry = Arc::new(
@@ -299,7 +267,7 @@ fn an_execution_started_with_a_traceparent_exports_one_linked_trace() {
 
 #[test]
 fn an_invalid_traceparent_on_start_is_refused_and_tracing_off_passes_it_on() {
-    for db in Db::all("t_traces_off") {
+    for db in TestDb::all("t_traces_off") {
         let receiver = Receiver::start();
         let store = db.open();
         let host = Host::new(
@@ -334,13 +302,13 @@ fn an_invalid_traceparent_on_start_is_refused_and_tracing_off_passes_it_on() {
 #[test]
 fn a_worker_task_carries_the_traceparent_to_its_poll_answer() {
     use tcc_host::worker_tasks::{Claim, NewTask, TaskStore};
-    for db in Db::all("t_traces_tasks") {
+    for db in TestDb::all("t_traces_tasks") {
         drop(db.open());
         let tasks: Box<dyn TaskStore> = match &db {
-            Db::Sqlite(d) => Box::new(
+            TestDb::Sqlite(d) => Box::new(
                 tcc_host::worker_tasks::sqlite::SqliteTasks::open(&d.join("t.db")).unwrap(),
             ),
-            Db::Pg(s) => Box::new(tcc_host::worker_tasks::pg::PgTasks::open(&s.url()).unwrap()),
+            TestDb::Pg(s) => Box::new(tcc_host::worker_tasks::pg::PgTasks::open(&s.url()).unwrap()),
         };
         let task = |key: &str, tp: Option<&str>| NewTask {
             idempotency_key: format!("e1:{key}"),

@@ -47,6 +47,18 @@ impl TestDb {
         }
     }
 
+    /// Two nodes' stores: two on one PostgreSQL schema; for SQLite (a
+    /// single node) one store twice.
+    pub fn nodes(&self) -> (Arc<dyn Store>, Arc<dyn Store>) {
+        match self {
+            TestDb::Sqlite(_) => {
+                let s = self.open();
+                (s.clone(), s)
+            }
+            TestDb::Pg(_) => (self.open(), self.open()),
+        }
+    }
+
     /// Runs raw SQL against the backing database (test tampering).
     pub fn sql(&self, sql: &str) {
         match self {
