@@ -284,8 +284,11 @@ pub fn limit_json(u: &LimitUsage) -> J {
 /// A node's view of the limits: read from the store at most every
 /// [`REFRESH_MS`], so that work under no limit costs no query.
 pub struct FlowControl {
-    cached: Mutex<Option<(Instant, Arc<Vec<(String, Scope)>>)>>,
+    cached: Mutex<Option<(Instant, ScopeList)>>,
 }
+
+/// The limits' scopes, as text and parsed.
+type ScopeList = Arc<Vec<(String, Scope)>>;
 
 impl Default for FlowControl {
     fn default() -> FlowControl {
@@ -308,7 +311,7 @@ impl FlowControl {
         }
     }
 
-    fn limits(&self, store: &dyn Store) -> Arc<Vec<(String, Scope)>> {
+    fn limits(&self, store: &dyn Store) -> ScopeList {
         if let Ok(c) = self.cached.lock()
             && let Some((at, l)) = c.as_ref()
             && at.elapsed() < Duration::from_millis(REFRESH_MS)
@@ -318,7 +321,7 @@ impl FlowControl {
         let read = store_of(store)
             .map(|f| f.list_limits(crate::ids::now_ms()))
             .unwrap_or(Ok(Vec::new()));
-        let limits: Arc<Vec<(String, Scope)>> = match read {
+        let limits: ScopeList = match read {
             Ok(rows) => Arc::new(
                 rows.into_iter()
                     .filter_map(|u| {

@@ -78,7 +78,12 @@ impl FlowStore for SqliteStore {
         let mut req = req.clone();
         req.scopes.sort();
         req.scopes.dedup();
-        self.write(move |c| {
+        // Lazy (no flush of its own): a take lost to a crash of the
+        // database (or, on SQLite, of the machine) is lost together with
+        // every later commit, the drive's checkpoints included, so the
+        // drive it admitted is lost too; a crash of the node alone loses
+        // nothing, and its slots expire with its lease.
+        self.write_lazy(move |c| {
             let now = req.now;
             let mut granted = true;
             let mut until = now;
