@@ -1,7 +1,7 @@
 //! Retention of the SQLite backend (`crate::retention`): batches taken by
 //! marking their rows' owner, deleted in write jobs of at most
-//! [`DELETE_CHUNK`] executions each, so that the workers' jobs queued on
-//! the single writer run between two of them.
+//! [`DELETE_CHUNK`] executions each, paced by [`YIELD_FACTOR`], so that
+//! the workers' jobs queued on the single writer run between two of them.
 //!
 //! Every delete reads an index (EXPLAIN QUERY PLAN): journal rows
 //! (`effects`, `effect_attempts`) and worker tasks are the range of their
@@ -20,6 +20,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 /// Most executions deleted in one write job (one savepoint of a group
 /// commit): a few milliseconds of the writer.
 pub const DELETE_CHUNK: usize = 50;
+/// After each chunk, the deleting thread sleeps this many times the
+/// chunk's wall time (its wait in the writer's queue included): retention
+/// takes at most a seventh of the writer, less as the workers load it more.
+pub const YIELD_FACTOR: u32 = 6;
 
 /// Deletes execution `id` and everything keyed by it.
 fn delete_all(c: &Connection, id: &str) -> Result<(), StoreError> {
@@ -101,7 +105,9 @@ impl RetentionStore for SqliteStore {
     fn delete_taken(&self, ids: &[String], owner: &str) -> Result<u64, StoreError> {
         let mut deleted = 0;
         for chunk in ids.chunks(DELETE_CHUNK) {
+            let started = std::time::Instant::now();
             deleted += self.delete_chunk(chunk.to_vec(), owner.to_string())?;
+            std::thread::sleep(started.elapsed() * YIELD_FACTOR);
         }
         Ok(deleted)
     }
