@@ -133,7 +133,7 @@ impl RetentionStore for PgStore {
                 ))
                 .into());
             }
-            delete_all(c, &id)
+            delete_all(c, id)
         })
     }
 }
