@@ -12,8 +12,9 @@
 //!   with this node as owner for [`TAKE_LEASE_MS`], skipping rows another
 //!   node took, `FOR UPDATE SKIP LOCKED` on PostgreSQL), then archived
 //!   outside any transaction, then deleted
-//!   ([`RetentionStore::delete_taken`], one short transaction, only rows
-//!   this node still holds). Two nodes never take the same rows, so an
+//!   ([`RetentionStore::delete_taken`], only rows this node still holds:
+//!   one short transaction on PostgreSQL, paced write jobs of a few
+//!   executions on SQLite). Two nodes never take the same rows, so an
 //!   execution is archived once; a node that dies between its archive
 //!   write and its delete leaves the rows to be taken again when the mark
 //!   expires (its line may then appear twice: the `id` tells).

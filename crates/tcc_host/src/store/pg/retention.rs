@@ -37,7 +37,12 @@ impl PgStore {
 /// Deletes execution `$1` and everything keyed by it.
 fn delete_all(c: &mut Conn<'_, impl GenericClient>, id: &str) -> JobResult<()> {
     c.execute("DELETE FROM checkpoints WHERE execution_id = $1", &[&id])?;
-    c.execute("DELETE FROM effects WHERE execution_id = $1", &[&id])?;
+    // The journal's key range (`effects` has no `execution_id` index since
+    // the migration that dropped `effects_exec`).
+    c.execute(
+        concat!("DELETE FROM effects WHERE ", in_journal_of!("$1")),
+        &[&id],
+    )?;
     c.execute(
         concat!("DELETE FROM effect_attempts WHERE ", in_journal_of!("$1")),
         &[&id],
@@ -132,7 +137,7 @@ impl RetentionStore for PgStore {
                 ))
                 .into());
             }
-            delete_all(c, &id)
+            delete_all(c, id)
         })
     }
 }
