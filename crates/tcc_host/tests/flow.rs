@@ -7,59 +7,17 @@
 //! admitted in the order they queued.
 
 mod common;
+#[path = "common/db.rs"]
+mod db;
 
+use db::TestDb;
 use serde_json::json;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tcc_host::flow::{AcquireRequest, Admission, FlowStore, Settings, limit_row};
 use tcc_host::providers::EffectCall;
 use tcc_host::store::Store;
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::{EffectProvider, Host, HostConfig, ProviderOutcome, Providers};
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn all(tag: &str) -> Vec<Db> {
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-flow-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut v = vec![Db::Sqlite(dir)];
-        if let Some(s) = ScratchSchema::create(tag).unwrap() {
-            v.push(Db::Pg(s));
-        }
-        v
-    }
-
-    /// A store; on PostgreSQL each call opens another node's connections.
-    fn open(&self) -> Arc<dyn Store> {
-        match self {
-            Db::Sqlite(d) => Arc::new(SqliteStore::open(&d.join("t.db")).unwrap()),
-            Db::Pg(s) => Arc::new(PgStore::open(&s.url()).unwrap()),
-        }
-    }
-
-    /// The stores of two nodes (SQLite: one file has one store).
-    fn two(&self) -> (Arc<dyn Store>, Arc<dyn Store>) {
-        let a = self.open();
-        match self {
-            Db::Sqlite(_) => (a.clone(), a),
-            Db::Pg(_) => (a, self.open()),
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
 
 fn flow(store: &dyn Store) -> &dyn FlowStore {
     tcc_host::flow::store_of(store).expect("the store keeps flow limits")
@@ -89,8 +47,8 @@ fn granted(a: &Admission) -> bool {
 
 #[test]
 fn the_queue_is_fifo_and_a_dead_nodes_slots_come_back_at_lease_expiry() {
-    for db in Db::all("t_flow_fifo") {
-        let (a, b) = db.two();
+    for db in TestDb::all("t_flow_fifo") {
+        let (a, b) = db.nodes();
         set(&*a, "program:p", "max=1");
         // Node a holds the slot; three holders queue, alternating nodes.
         assert!(granted(&ask(&*a, "program:p", "h0", "A", 10)));
@@ -144,8 +102,8 @@ fn the_queue_is_fifo_and_a_dead_nodes_slots_come_back_at_lease_expiry() {
 
 #[test]
 fn the_token_bucket_admits_burst_then_rate_in_order() {
-    for db in Db::all("t_flow_rate") {
-        let (a, b) = db.two();
+    for db in TestDb::all("t_flow_rate") {
+        let (a, b) = db.nodes();
         let mut row = limit_row(
             "route:http.*",
             Settings::parse("rate=2/s,burst=2").unwrap(),
@@ -278,9 +236,9 @@ fn all_completed(store: &dyn Store, ids: &[String]) -> bool {
 
 #[test]
 fn two_nodes_under_a_program_limit_and_a_route_limit_never_exceed_them() {
-    for db in Db::all("t_flow_hosts") {
+    for db in TestDb::all("t_flow_hosts") {
         for (scope, program) in [("program:work", "work"), ("route:slow.*", "routed")] {
-            let (sa, sb) = db.two();
+            let (sa, sb) = db.nodes();
             let key = if program == "work" {
                 "work"
             } else {
@@ -322,8 +280,8 @@ fn two_nodes_under_a_program_limit_and_a_route_limit_never_exceed_them() {
 
 #[test]
 fn throttled_executions_are_admitted_in_the_order_they_queued() {
-    for db in Db::all("t_flow_order") {
-        let (sa, sb) = db.two();
+    for db in TestDb::all("t_flow_order") {
+        let (sa, sb) = db.nodes();
         let probe = Probe::new(false, Duration::from_millis(1));
         let a = host(sa.clone(), &probe, 4);
         let b = host(sb.clone(), &probe, 4);

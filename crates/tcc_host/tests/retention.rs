@@ -4,58 +4,20 @@
 //! store) run passes at once: each execution is deleted and archived once.
 
 mod common;
+#[path = "common/db.rs"]
+mod db;
 
+use db::TestDb;
 use serde_json::{Value as J, json};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 use tcc_host::providers::Providers;
 use tcc_host::retention::{RetentionConfig, RetentionStore, run_pass};
-use tcc_host::store::pg::PgStore;
-use tcc_host::store::sqlite::SqliteStore;
 use tcc_host::store::{Store, StoreError};
-use tcc_host::test_support::ScratchSchema;
 use tcc_host::{Host, HostConfig};
 
 const HOUR: i64 = 3_600_000;
-
-enum Db {
-    Sqlite(std::path::PathBuf),
-    Pg(ScratchSchema),
-}
-
-impl Db {
-    fn all(tag: &str) -> Vec<Db> {
-        let dir = std::env::temp_dir().join(tcc_host::random_id("tcc-retention-"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut v = vec![Db::Sqlite(dir)];
-        if let Some(s) = ScratchSchema::create(tag).unwrap() {
-            v.push(Db::Pg(s));
-        }
-        v
-    }
-
-    fn nodes(&self) -> (Arc<dyn Store>, Arc<dyn Store>) {
-        match self {
-            Db::Sqlite(d) => {
-                let s: Arc<dyn Store> = Arc::new(SqliteStore::open(&d.join("t.db")).unwrap());
-                (s.clone(), s)
-            }
-            Db::Pg(s) => (
-                Arc::new(PgStore::open(&s.url()).unwrap()),
-                Arc::new(PgStore::open(&s.url()).unwrap()),
-            ),
-        }
-    }
-}
-
-impl Drop for Db {
-    fn drop(&mut self) {
-        if let Db::Sqlite(d) = self {
-            let _ = std::fs::remove_dir_all(d);
-        }
-    }
-}
 
 fn host(store: &Arc<dyn Store>) -> Arc<Host> {
     Host::new(store.clone(), Providers::echo_all(), HostConfig::default())
@@ -97,7 +59,7 @@ fn archive_lines(dir: &std::path::Path) -> Vec<J> {
 
 #[test]
 fn expired_executions_are_archived_and_deleted_once_by_two_nodes() {
-    for db in Db::all("t_retention") {
+    for db in TestDb::all("t_retention") {
         let (a, b) = db.nodes();
         let h = host(&a);
         h.register(&two_effects(), Some("fx")).unwrap();
@@ -197,7 +159,7 @@ fn expired_executions_are_archived_and_deleted_once_by_two_nodes() {
 
 #[test]
 fn a_batch_another_node_took_is_left_to_it_until_its_mark_expires() {
-    for db in Db::all("t_retention_take") {
+    for db in TestDb::all("t_retention_take") {
         let (a, b) = db.nodes();
         let h = host(&a);
         h.register(&two_effects(), Some("fx")).unwrap();
