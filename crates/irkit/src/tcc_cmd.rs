@@ -158,7 +158,14 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
         Verb::Send(args) => crate::tcc_host_cmd::send(args),
         Verb::Cancel(args) => crate::tcc_host_cmd::cancel(args),
         Verb::Terminate(args) => crate::tcc_host_cmd::terminate(args),
-        Verb::Resume(args) => crate::tcc_host_cmd::resume(args),
+        Verb::Resume(args) => match &args.program {
+            // `resume --program NAME` lifts a program's pause.
+            Some(name) => {
+                let client = crate::tcc_host_cmd::Client::new(&args.client);
+                crate::tcc_pause_cmd::program(&client, name, false, args.fmt.format)
+            }
+            None => crate::tcc_host_cmd::resume(args),
+        },
         Verb::Pause(args) => crate::tcc_pause_cmd::pause(args),
         Verb::Delete(args) => crate::tcc_delete_cmd::delete(args),
         Verb::Ls(args) => crate::tcc_host_cmd::ls(args),

@@ -273,7 +273,7 @@ pub struct ResumeArgs {
     /// Resume this paused program instead (an execution paused on its own
     /// stays paused).
     #[arg(long, conflicts_with_all = ["id", "local"])]
-    program: Option<String>,
+    pub(crate) program: Option<String>,
     /// Resume in this process on the embedded store instead of a server,
     /// and drive the execution to its end.
     #[arg(long)]
@@ -294,7 +294,7 @@ pub struct ResumeArgs {
     #[command(flatten)]
     pub(crate) fmt: FormatArgs,
     #[command(flatten)]
-    client: ClientArgs,
+    pub(crate) client: ClientArgs,
 }
 
 /// `irkit tcc ls`.
@@ -1000,12 +1000,9 @@ pub fn terminate(a: CancelArgs) -> Result<Outcome, CliError> {
 /// server's `TCC-H212` (`not_resumable`), exit 1.
 pub fn resume(a: ResumeArgs) -> Result<Outcome, CliError> {
     let client = Client::new(&a.client);
-    let id = match (&a.program, &a.id) {
-        (Some(name), _) => {
-            return crate::tcc_pause_cmd::program(&client, name, false, a.fmt.format);
-        }
-        (None, Some(id)) => id.clone(),
-        (None, None) => return Err(usage("give an execution id or --program NAME")),
+    // `--program NAME` is dispatched to `tcc_pause_cmd` before this.
+    let Some(id) = a.id.clone() else {
+        return Err(usage("give an execution id or --program NAME"));
     };
     if a.local {
         return resume_local(a, &id);

@@ -232,9 +232,9 @@ impl Metrics {
             )
             .expect("valid metric"),
         );
-        for kind in ["program", "route"] {
-            throttled.with_label_values(&[kind]);
-            throttle_wait.with_label_values(&[kind]);
+        for scope_kind in ["program", "route"] {
+            throttled.with_label_values(&[scope_kind]);
+            throttle_wait.with_label_values(&[scope_kind]);
         }
         // Series that exist from the start (at 0), so that rates and
         // dashboards see them before the first event.

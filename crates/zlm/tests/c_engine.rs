@@ -125,9 +125,10 @@ fn the_target_configuration_is_explicit_and_checked() {
 }
 
 #[test]
-fn unsupported_operations_are_refused_with_their_location() {
-    // A contract calling the catalog's `get` is not lowered (its bounds
-    // fault has no block); the body's `length` of the loaned array is.
+fn a_contract_calling_the_catalog_get_lowers_with_a_blockless_bounds_fault() {
+    // A contract calling the catalog's `get` lowers (issue 36): past the
+    // end it is a bounds fault at the contract operation, with no block
+    // (docs/zlm/semantics.md); the body's `length` of the loaned array too.
     let text = "zlm 1.9 package demo module run.cpure profile exact mode checked
 
 decl value Main public
@@ -147,9 +148,19 @@ decl value Main public
 ";
     let m = zlm::text::parse(text).unwrap();
     let checked = zlm::decode::from_model(&m, &[]).unwrap();
-    let e = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap_err();
-    assert!(e.to_string().starts_with("C0-EXEC-002"), "{e}");
-    assert_eq!(e.function.as_deref(), Some("Main.len"), "{e}");
+    let emitted = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap();
+    let module = &emitted
+        .files
+        .iter()
+        .find(|(name, _)| name == "module.c")
+        .expect("module.c")
+        .1;
+    assert!(
+        module
+            .contains("return zlm_raise(ZK_BOUNDS, zn_zf_Main_len_3edb446cd6c2b22b, -1L, 0L, 0);"),
+        "{module}"
+    );
+    assert!(module.contains("\"requires 0\""), "{module}");
 }
 
 /// Every lowered example entry (exact profile) as one unit per file.

@@ -111,7 +111,7 @@ impl Scope {
     }
 
     /// `program` or `route` (the metrics label).
-    pub fn kind(&self) -> &'static str {
+    pub fn metric_label(&self) -> &'static str {
         match self {
             Scope::Program(_) => "program",
             Scope::Route(_) => "route",
