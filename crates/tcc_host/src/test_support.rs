@@ -78,6 +78,13 @@ impl ScratchSchema {
         format!("{}{sep}schema={}", self.base, self.schema)
     }
 
+    /// A connection whose search path is this schema (a test holding locks
+    /// or transactions of its own).
+    pub fn connect(&self) -> Result<postgres::Client, String> {
+        let t = parse_url(&self.url()).map_err(|e| e.to_string())?;
+        t.connect().map_err(|e| e.to_string())
+    }
+
     /// Runs SQL statements (no parameters) inside this schema.
     pub fn execute(&self, sql: &str) -> Result<(), String> {
         let t = parse_url(&self.url()).map_err(|e| e.to_string())?;

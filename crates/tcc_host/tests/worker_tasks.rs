@@ -187,3 +187,33 @@ fn lease_rules_on_postgres() {
     let store = PgTasks::open(&schema.url()).unwrap();
     lease_rules(&store);
 }
+
+/// A node that starts while another node's task transaction holds row
+/// locks on `worker_tasks` opens its queue at once: opening runs no DDL
+/// on an existing, current table (an `ALTER TABLE` there waited for the
+/// busy node, and deadlocked against its next statement).
+#[test]
+fn a_node_opens_its_task_queue_beside_a_busy_node() {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_tasks_busy").unwrap()
+    else {
+        return;
+    };
+    let first = PgTasks::open(&schema.url()).unwrap();
+    let mut busy = schema.connect().unwrap();
+    let mut tx = busy.transaction().unwrap();
+    tx.batch_execute("SELECT * FROM worker_tasks FOR UPDATE")
+        .unwrap();
+    let url = schema.url();
+    let (sent, opened) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sent.send(PgTasks::open(&url).map(|_| ()).map_err(|e| e.to_string()));
+    });
+    let outcome = opened.recv_timeout(std::time::Duration::from_secs(20));
+    tx.rollback().unwrap();
+    assert_eq!(
+        outcome,
+        Ok(Ok(())),
+        "the second node's open waited on the busy node"
+    );
+    drop(first);
+}

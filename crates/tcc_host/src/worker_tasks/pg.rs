@@ -68,7 +68,15 @@ impl Pooled {
 }
 
 fn db(e: postgres::Error) -> StoreError {
-    StoreError::db(format!("worker tasks: {e}"))
+    // The server's own message and SQLSTATE, not the driver's "db error".
+    match e.as_db_error() {
+        Some(d) => StoreError::db(format!(
+            "worker tasks: {} (SQLSTATE {})",
+            d.message(),
+            d.code().code()
+        )),
+        None => StoreError::db(format!("worker tasks: {e}")),
+    }
 }
 
 fn decode(r: &Row) -> Result<TaskRow, StoreError> {
@@ -109,10 +117,25 @@ impl PgTasks {
         let mut tx = c.transaction().map_err(db)?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&CREATE_LOCK])
             .map_err(db)?;
-        tx.batch_execute(&table).map_err(db)?;
-        // A table made before the `traceparent` column (issue 35).
-        tx.batch_execute("ALTER TABLE worker_tasks ADD COLUMN IF NOT EXISTS traceparent TEXT")
+        // DDL only when something is missing: `CREATE INDEX IF NOT EXISTS`
+        // and `ALTER TABLE` lock the table even when they change nothing,
+        // and a node starting beside busy nodes then deadlocks with their
+        // task transactions (a lock upgrade against their row locks).
+        let current: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM information_schema.columns \
+                 WHERE table_schema = current_schema() AND table_name = 'worker_tasks' \
+                 AND column_name = 'traceparent')",
+                &[],
+            )
+            .and_then(|row| row.try_get(0))
             .map_err(db)?;
+        if !current {
+            tx.batch_execute(&table).map_err(db)?;
+            // A table made before the `traceparent` column (issue 35).
+            tx.batch_execute("ALTER TABLE worker_tasks ADD COLUMN IF NOT EXISTS traceparent TEXT")
+                .map_err(db)?;
+        }
         tx.commit().map_err(db)?;
         let mut lazy_target = target.clone();
         add_session_option(&mut lazy_target, "-c synchronous_commit=off");
