@@ -472,3 +472,40 @@ decl value Main public
     );
     assert!(n >= 60, "only {n} runs");
 }
+
+/// Regression (issue 36, found by the extended generator): `assert_eq` of a
+/// value with itself is valid ZLM; the C engine once emitted it as a C
+/// self-comparison that strict compilers (`-Werror`) refuse. It now
+/// compiles and agrees with the interpreter, as does a failing assertion.
+#[test]
+fn an_assertion_of_a_value_against_itself_compiles_and_agrees() {
+    let text = "zlm 1.9 package demo module run.selfeq profile exact mode checked
+
+decl value Main public
+  func message type same public -> Int32 effects []
+    param 0 a Int32
+    param 1 b Int32
+    path p0 Int32
+    path p1 Int32
+    block 0
+      load_local Int32 $p0 | path:p0 -
+      load_local Int32 $p1 | path:p1 -
+      assert_eq - %0.0 %0.0 | - -
+      assert_eq - %0.0 %0.1 | - -
+      return - %0.1 | - -
+    edge 0 return 0 exit
+";
+    let m = zlm::text::parse(text).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let unit = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap();
+    let program = c_engine_common::build(&unit, &c_engine_common::compiler("cc"));
+    let it = zlm::interp::Interp::new(&checked).unwrap();
+    let mut outcomes = std::collections::BTreeSet::new();
+    for args in [[3u64, 3], [3, 4]] {
+        let want = c_engine_common::interp_run(&it, "Main.same", &args);
+        let got = c_engine_common::c_run(&program, "Main.same", &args, Limits::default());
+        assert_eq!(Some(&got), want.as_ref(), "args {args:?}");
+        outcomes.insert(format!("{got:?}").split('(').next().map(String::from));
+    }
+    assert_eq!(outcomes.len(), 2, "one run completes, one faults");
+}

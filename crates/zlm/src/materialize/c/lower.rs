@@ -675,9 +675,12 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 );
             }
             tag::ASSERT_EQ => {
+                // Through `zlm_cmp`: an assertion of a value against itself
+                // is valid ZLM and must not be a C self-comparison (which
+                // strict compilers reject).
                 let _ = writeln!(
                     s,
-                    "    if ({} != {}) {}",
+                    "    if (zlm_cmp(17, 0, {}, {})) {}",
                     opd(0)?,
                     opd(1)?,
                     fault_here(self, "ZK_ASSERT")
