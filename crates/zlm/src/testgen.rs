@@ -1,11 +1,17 @@
 //! Seeded random valid ZLM1 modules in text form, for differential tests
 //! between engines (the interpreter, the C materializer, and any later
 //! engine). Every generated module must pass the checker; the tests that
-//! use it assert that. Generation is deterministic per seed.
+//! use it assert that. Generation is deterministic per seed. The forms are
+//! drawn from the spec, not from what an engine lowers:
+//! `tests/testgen_coverage.rs` fails when any operation tag 0–52, contract
+//! tag or catalog selector goes missing from the corpus.
 //!
 //! Covered: every numeric profile and scalar width, arithmetic, shifts,
-//! division, comparisons, Bool negation, assertions, Copy locals, loops
-//! (back-edges), diamonds (joins), calls between functions,
+//! division, comparisons, Bool negation, assertions (`assert_true`,
+//! `assert_eq`), Copy locals, loops (back-edges), diamonds (joins), calls
+//! between functions, functions returning `Unit` (`unit_value`) and
+//! `Result<K, K>` (unwrapping each other's results with the one-word
+//! `result_try` or, for 64-bit kinds, `result_try_rich`),
 //! requires/ensures clauses, and (in modules with owned values) records
 //! built and stored in owned locals, replacement of a local or a field
 //! (`(replaced)` drops), field copies and moves, moves of a local,
@@ -15,10 +21,16 @@
 //! field and a pure call), enum variants with payloads and
 //! variant tests, `Result` carriers built, returned and unwrapped with
 //! `result_try_rich`, and byte arrays from the host allocator (pushes with
-//! growth, the byte budget, a bounds-checked read at an argument or at the
-//! allocator's `remaining`). Contracts include identities. Faults (overflow, division, shifts, assertions, step
-//! and depth limits) can occur anywhere, so unwinding with live owners is
-//! exercised too.
+//! growth, the byte budget, `set`, `length`, `clear`, slice windows
+//! (`borrow_slice_byte`, as a value or in a `Slice<Byte>` local) with
+//! their `length` and `get`, a bounds-checked read at an argument or at
+//! the allocator's `remaining`). Some modules are `sdk.bytes` itself, whose
+//! byte functions finish a `BytesBuilder` into `Bytes`
+//! (`byte_builder_finish`) and read it through `Bytes.length` and the
+//! `Bytes.slice` facade form (tag 43 over a `Ref<Bytes>`). Contracts
+//! include identities. Faults (overflow, division, shifts, assertions,
+//! bounds, slice preconditions, step and depth limits) can occur anywhere,
+//! so unwinding with live owners is exercised too.
 
 use std::fmt::Write;
 
