@@ -1,11 +1,17 @@
 //! Seeded random valid ZLM1 modules in text form, for differential tests
 //! between engines (the interpreter, the C materializer, and any later
 //! engine). Every generated module must pass the checker; the tests that
-//! use it assert that. Generation is deterministic per seed.
+//! use it assert that. Generation is deterministic per seed. The forms are
+//! drawn from the spec, not from what an engine lowers:
+//! `tests/testgen_coverage.rs` fails when any operation tag 0–52, contract
+//! tag or catalog selector goes missing from the corpus.
 //!
 //! Covered: every numeric profile and scalar width, arithmetic, shifts,
-//! division, comparisons, Bool negation, assertions, Copy locals, loops
-//! (back-edges), diamonds (joins), calls between functions,
+//! division, comparisons, Bool negation, assertions (`assert_true`,
+//! `assert_eq`), Copy locals, loops (back-edges), diamonds (joins), calls
+//! between functions, functions returning `Unit` (`unit_value`) and
+//! `Result<K, K>` (unwrapping each other's results with the one-word
+//! `result_try` or, for 64-bit kinds, `result_try_rich`),
 //! requires/ensures clauses, and (in modules with owned values) records
 //! built and stored in owned locals, replacement of a local or a field
 //! (`(replaced)` drops), field copies and moves, moves of a local,
@@ -15,10 +21,16 @@
 //! field and a pure call), enum variants with payloads and
 //! variant tests, `Result` carriers built, returned and unwrapped with
 //! `result_try_rich`, and byte arrays from the host allocator (pushes with
-//! growth, the byte budget, a bounds-checked read at an argument or at the
-//! allocator's `remaining`). Contracts include identities. Faults (overflow, division, shifts, assertions, step
-//! and depth limits) can occur anywhere, so unwinding with live owners is
-//! exercised too.
+//! growth, the byte budget, `set`, `length`, `clear`, slice windows
+//! (`borrow_slice_byte`, as a value or in a `Slice<Byte>` local) with
+//! their `length` and `get`, a bounds-checked read at an argument or at
+//! the allocator's `remaining`). Some modules are `sdk.bytes` itself, whose
+//! byte functions finish a `BytesBuilder` into `Bytes`
+//! (`byte_builder_finish`) and read it through `Bytes.length` and the
+//! `Bytes.slice` facade form (tag 43 over a `Ref<Bytes>`). Contracts
+//! include identities. Faults (overflow, division, shifts, assertions,
+//! bounds, slice preconditions, step and depth limits) can occur anywhere,
+//! so unwinding with live owners is exercised too.
 
 use std::fmt::Write;
 
@@ -138,6 +150,18 @@ impl Block<'_> {
                     } else if rng.below(3) == 0 {
                         self.push(format!("not_bool Bool {c} | - -"));
                     }
+                    None
+                }
+                14 => {
+                    // An equality assertion: of a value with itself (holds),
+                    // or of two drawn values (may fault).
+                    let a = self.value(rng);
+                    let b = if rng.below(3) == 0 {
+                        self.value(rng)
+                    } else {
+                        a.clone()
+                    };
+                    self.push(format!("assert_eq - {a} {b} | - -"));
                     None
                 }
                 13 if !callees.is_empty() => {
@@ -386,6 +410,105 @@ fn function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
     for e in edges {
         let _ = writeln!(s, "    {e}");
     }
+    s
+}
+
+/// `f{i}(a: K, b: K) -> Result<K, K>`: sometimes first unwraps the
+/// result of one of `fallible` (earlier functions of this shape) with a
+/// try (tag 29 `result_try` when `K` fits the one-word carrier, tag 46
+/// `result_try_rich` otherwise, as the spec splits them), then returns
+/// `Ok` of random work or `Err` of other work by a comparison.
+fn fallible_function(
+    rng: &mut Rng,
+    i: usize,
+    k: &str,
+    callees: &[String],
+    fallible: &[String],
+) -> String {
+    let carrier = format!("Result<{k},{k}>");
+    let mut s = format!(
+        "  func message type f{i} public -> {carrier} effects []\n    param 0 a {k}\n    param 1 b {k}\n    path p0 {k}\n    path p1 {k}\n"
+    );
+    let mut b0 = block(0, k);
+    for place in ["p0", "p1"] {
+        let v = b0.push(format!("load_local {k} ${place} | path:{place} -"));
+        b0.pool.push(v);
+    }
+    let mut edges = Vec::new();
+    if !fallible.is_empty() && rng.below(3) != 0 {
+        let f = rng.pick(fallible).clone();
+        let (a, c) = (b0.value(rng), b0.value(rng));
+        let r = b0.push(format!("call {carrier} {a} {c} | func:Main.{f} effects:[]"));
+        let op = if width(k) < 64 {
+            "result_try"
+        } else {
+            "result_try_rich"
+        };
+        let v = b0.push(format!("{op} {k} {r} | type:{carrier} edge:0"));
+        b0.pool.push(v);
+        edges.push("try-error 0 exit".to_string());
+    }
+    let x = {
+        let n = rng.below(4);
+        b0.work(rng, n, callees)
+    };
+    let y = b0.value(rng);
+    let op = rng.pick(&["lt", "le", "eq", "ne", "gt", "ge"]);
+    let c = b0.push(format!("{op} Bool {x} {y} | - -"));
+    b0.push(format!("jump_if_false - {c} ^2 | block:2 -"));
+    let mut arms = Vec::new();
+    for (id, (make, lit)) in [(1u32, ("result_ok_rich", 0)), (2, ("result_err_rich", 1))] {
+        let mut b = block(id, k);
+        for place in ["p0", "p1"] {
+            let v = b.push(format!("load_local {k} ${place} | path:{place} -"));
+            b.pool.push(v);
+        }
+        let v = {
+            let n = rng.below(3);
+            b.work(rng, n, callees)
+        };
+        let r = b.push(format!("{make} {carrier} {v} | type:{carrier} lit:{lit}"));
+        b.push(format!("return - {r} | - -"));
+        arms.push(b);
+    }
+    edges.extend([
+        "branch 0 1".to_string(),
+        "branch 0 2".to_string(),
+        "return 1 exit".to_string(),
+        "return 2 exit".to_string(),
+    ]);
+    for b in std::iter::once(b0).chain(arms) {
+        for l in b.lines {
+            s.push_str(&l);
+            s.push('\n');
+        }
+    }
+    for (n, e) in edges.iter().enumerate() {
+        let _ = writeln!(s, "    edge {n} {e}");
+    }
+    s
+}
+
+/// `f{i}(a: K, b: K) -> Unit`: random work (its assertions and faults are
+/// the only observable effect), then `unit_value` returned.
+fn unit_function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
+    let mut s = format!(
+        "  func message type f{i} public -> Unit effects []\n    param 0 a {k}\n    param 1 b {k}\n    path p0 {k}\n    path p1 {k}\n"
+    );
+    let mut b = block(0, k);
+    for place in ["p0", "p1"] {
+        let v = b.push(format!("load_local {k} ${place} | path:{place} -"));
+        b.pool.push(v);
+    }
+    let n = 1 + rng.below(6);
+    b.work(rng, n, callees);
+    let u = b.push("unit_value Unit | - -".to_string());
+    b.push(format!("return - {u} | - -"));
+    for l in b.lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    s.push_str("    edge 0 return 0 exit\n");
     s
 }
 
@@ -671,85 +794,358 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
     s
 }
 
-/// One byte-array function: allocate `cap` bytes from the host allocator,
-/// push one to ten bytes (growth and the byte budget), read the byte at
-/// `at` or at the budget's `remaining` (a bounds fault unwinds the owner).
-/// Try edges drop the array.
-fn bytes_function(rng: &mut Rng, i: usize) -> String {
-    let n = 1 + rng.below(10) as u32;
-    let mut body = String::new();
-    let mut loans = String::from("    loan 0 shared p0 - Ref<Allocator<BytesError>> - -\n");
-    let mut edges = String::from("    edge 0 try-error 0 exit\n");
-    for k in 0..n {
-        let base = 4 + 4 * k;
-        let byte = rng.below(256);
-        let _ = write!(
-            body,
-            "      borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -\n      const Byte c:Byte:{byte} | - -\n      intrinsic_call Result<Unit,UInt64> %0.{base} $p0 %0.{b1} | cfunc:4 effects:[alloc]\n      result_try_rich Unit %0.{b2} | type:Result<Byte,UInt64> edge:{l}\n",
-            l = k + 1,
-            b1 = base + 1,
-            b2 = base + 2
-        );
-        let _ = writeln!(
-            loans,
-            "    loan {} exclusive l0 - Mut<Array<Byte>> %0.{base} %0.{}",
-            k + 1,
-            base + 2
-        );
-        let _ = write!(
-            edges,
-            "    edge {} try-error 0 exit\n      place_drop - $l0 | path:l0 -\n",
-            k + 1
-        );
+/// The catalog-bound `sdk.bytes` facade declarations (module `sdk.bytes` of
+/// package `sdk`): `Bytes` with `length` and the certified `slice`
+/// forwarding body, and `BytesBuilder.finish` (BYTE_BUILDER_FINISH).
+const FACADE: &str = "decl value Bytes public
+  field 0 storage private let Array<Byte>
+
+  func message shared length public -> UInt64 effects []
+    path recv @Bytes
+    path recv/Bytes.storage Array<Byte>
+    loan 0 shared recv - Ref<@Bytes> - -
+    loan 1 shared recv/Bytes.storage 0 Ref<Array<Byte>> %0.0 %0.1
+    block 0
+      borrow_shared Ref<Array<Byte>> $recv/Bytes.storage | loan:1 -
+      intrinsic_call UInt64 %0.0 | cfunc:1 effects:[]
+      return - %0.1 | - -
+    edge 0 return 0 exit
+
+  func message shared slice public -> Slice<Byte> effects []
+    param 0 start UInt64
+    param 1 end UInt64
+    requires
+      cop le Bool p0 p1 | 0 0 -
+    requires
+      cop pure_call UInt64 recv | 0 0 func:Bytes.length
+      cop le Bool p1 v0 | 0 0 -
+    path recv @Bytes
+    path recv/Bytes.storage Array<Byte>
+    path p0 UInt64
+    path p1 UInt64
+    loan 0 shared recv - Ref<@Bytes> - -
+    loan 1 slice recv/Bytes.storage 0 Slice<Byte> %0.2 %0.3
+    block 0
+      load_local UInt64 $p0 | path:p0 -
+      load_local UInt64 $p1 | path:p1 -
+      borrow_slice_byte Slice<Byte> $recv/Bytes.storage %0.0 %0.1 | loan:1 cfunc:6
+      return - %0.2 | - -
+    edge 0 return 0 exit
+
+decl value BytesBuilder public
+  field 0 storage private var Array<Byte>
+
+  func message owned finish public -> @Bytes effects []
+    path recv @BytesBuilder
+    path t%0.0 @Bytes
+    block 0
+      byte_builder_finish @Bytes $recv | - -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+
+";
+
+/// The body of one byte-array function under construction (block 0 only):
+/// its lines, loans, locals, temporaries and cleanup edges.
+struct BytesBody<'a> {
+    b: Block<'a>,
+    loans: Vec<String>,
+    locals: Vec<(String, String)>,
+    temps: Vec<(String, String)>,
+    /// `(kind, drops)` of each cleanup edge, by index.
+    edges: Vec<(&'static str, Vec<String>)>,
+    /// UInt64 values usable as indexes and bounds.
+    indexes: Vec<String>,
+    /// Bytes read so far (folded into the result).
+    bytes: Vec<String>,
+}
+
+impl BytesBody<'_> {
+    fn loan(&mut self, record: String) -> usize {
+        self.loans.push(record);
+        self.loans.len() - 1
     }
-    let last = 4 + 4 * n;
-    // The index read: `at`, or (after an odd number of pushes, drawing
-    // nothing more) what is left of the byte budget, the allocator's
-    // `remaining`, so small budgets read in bounds and large ones fault.
-    let index = if n % 2 == 1 {
-        "intrinsic_call UInt64 $p0 | cfunc:8 effects:[]"
-    } else {
-        "load_local UInt64 $p2 | path:p2 -"
+
+    /// An index: one already read or a small constant.
+    fn index(&mut self, rng: &mut Rng) -> String {
+        if !self.indexes.is_empty() && rng.below(3) != 0 {
+            return rng.pick(&self.indexes).clone();
+        }
+        let c = rng.below(12);
+        self.b.push(format!("const UInt64 c:UInt64:{c} | - -"))
+    }
+
+    /// Reads of a byte slice held in `slice` (an SSA value or a `$` place)
+    /// under slice loan `parent` on `origin`: its length, and sometimes the
+    /// byte at an index. Returns the last use.
+    fn read_slice(&mut self, rng: &mut Rng, origin: &str, slice: &str, parent: usize) -> String {
+        let l = self.loans.len();
+        let r = self.b.push(format!(
+            "borrow_shared Ref<Slice<Byte>> {slice} | loan:{l} -"
+        ));
+        let len = self
+            .b
+            .push(format!("intrinsic_call UInt64 {r} | cfunc:9 effects:[]"));
+        self.loan(format!(
+            "shared {origin} {parent} Ref<Slice<Byte>> {r} {len}"
+        ));
+        self.indexes.push(len);
+        let mut last = r;
+        if rng.below(4) != 0 {
+            let l = self.loans.len();
+            let r = self.b.push(format!(
+                "borrow_shared Ref<Slice<Byte>> {slice} | loan:{l} -"
+            ));
+            let at = self.index(rng);
+            let g = self.b.push(format!(
+                "intrinsic_call Byte {r} {at} | cfunc:10 effects:[]"
+            ));
+            self.loan(format!("shared {origin} {parent} Ref<Slice<Byte>> {r} {g}"));
+            self.bytes.push(g);
+            last = r;
+        }
+        last
+    }
+
+    /// One random operation on the array owned by local `l0`: set a byte,
+    /// read its length, take a slice window and read it, or (rarely) clear
+    /// it.
+    fn array_op(&mut self, rng: &mut Rng) {
+        match rng.below(7) {
+            0 | 1 => {
+                let l = self.loans.len();
+                let m = self
+                    .b
+                    .push(format!("borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -"));
+                let at = self.index(rng);
+                let byte = rng.below(256);
+                let v = self.b.push(format!("const Byte c:Byte:{byte} | - -"));
+                let set = self.b.push(format!(
+                    "intrinsic_call Unit {m} {at} {v} | cfunc:5 effects:[]"
+                ));
+                self.loan(format!("exclusive l0 - Mut<Array<Byte>> {m} {set}"));
+            }
+            2 | 3 => {
+                let l = self.loans.len();
+                let r = self
+                    .b
+                    .push(format!("borrow_shared Ref<Array<Byte>> $l0 | loan:{l} -"));
+                let len = self
+                    .b
+                    .push(format!("intrinsic_call UInt64 {r} | cfunc:1 effects:[]"));
+                self.loan(format!("shared l0 - Ref<Array<Byte>> {r} {len}"));
+                self.indexes.push(len);
+            }
+            4 | 5 => {
+                let (start, end) = (self.index(rng), self.index(rng));
+                let l = self.loans.len();
+                let s = self.b.push(format!(
+                    "borrow_slice_byte Slice<Byte> $l0 {start} {end} | loan:{l} cfunc:6"
+                ));
+                self.loan(String::new());
+                // The window in a local (once per function) or as a value.
+                let place =
+                    if self.locals.iter().all(|(_, t)| t != "Slice<Byte>") && rng.below(2) == 0 {
+                        let n = self.locals.len();
+                        self.b
+                            .push(format!("store_local - $l{n} {s} | path:l{n} -"));
+                        self.locals
+                            .push((format!("window{n}"), "Slice<Byte>".into()));
+                        format!("$l{n}")
+                    } else {
+                        s.clone()
+                    };
+                let last = self.read_slice(rng, "l0", &place, l);
+                self.loans[l] = format!("slice l0 - Slice<Byte> {s} {last}");
+            }
+            _ => {
+                let l = self.loans.len();
+                let m = self
+                    .b
+                    .push(format!("borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -"));
+                let c = self
+                    .b
+                    .push(format!("intrinsic_call Unit {m} | cfunc:7 effects:[]"));
+                self.loan(format!("exclusive l0 - Mut<Array<Byte>> {m} {c}"));
+            }
+        }
+    }
+}
+
+/// One byte-array function: allocate `cap` bytes from the host allocator,
+/// push one to ten bytes (growth and the byte budget), then a few random
+/// operations on the array (set, length, clear, a slice window with its
+/// length and a byte of it), and read the byte at `at` or at the budget's
+/// `remaining` (a bounds fault unwinds the owner). With `facade` (in the
+/// `sdk.bytes` module) the array instead becomes a `BytesBuilder`, is
+/// finished into `Bytes`, and is read through the `Bytes.slice` facade
+/// form (tag 43 over a `Ref<Bytes>`) and `Bytes.length`. Try edges drop
+/// the array. The bytes read are folded into the result.
+fn bytes_function(rng: &mut Rng, i: usize, facade: bool) -> String {
+    let mut body = BytesBody {
+        b: block(0, "UInt64"),
+        loans: vec!["shared p0 - Ref<Allocator<BytesError>> - -".into()],
+        locals: vec![("buf".into(), "Array<Byte>".into())],
+        temps: Vec::new(),
+        edges: vec![("try-error", Vec::new())],
+        indexes: Vec::new(),
+        bytes: Vec::new(),
     };
-    let _ = writeln!(
-        loans,
-        "    loan {} shared l0 - Ref<Array<Byte>> %0.{last} %0.{}",
-        n + 1,
-        last + 2
-    );
-    let _ = write!(
-        edges,
-        "    edge {} return 0 exit\n      place_drop - $l0 | path:l0 -\n",
-        n + 1
-    );
-    format!(
+    let cap = body.b.push("load_local UInt64 $p1 | path:p1 -".into());
+    let r = body.b.push(format!(
+        "intrinsic_call Result<Array<Byte>,UInt64> $p0 {cap} | cfunc:3 effects:[alloc]"
+    ));
+    body.temps
+        .push((format!("t{r}"), "Result<Array<Byte>,UInt64>".into()));
+    let arr = body.b.push(format!(
+        "result_try_rich Array<Byte> {r} | type:Result<Byte,UInt64> edge:0"
+    ));
+    body.temps.push((format!("t{arr}"), "Array<Byte>".into()));
+    body.b.push(format!("store_local - $l0 {arr} | path:l0 -"));
+    let n = 1 + rng.below(10);
+    for _ in 0..n {
+        let l = body.loans.len();
+        let m = body
+            .b
+            .push(format!("borrow_mut Mut<Array<Byte>> $l0 | loan:{l} -"));
+        let byte = rng.below(256);
+        let v = body.b.push(format!("const Byte c:Byte:{byte} | - -"));
+        let p = body.b.push(format!(
+            "intrinsic_call Result<Unit,UInt64> {m} $p0 {v} | cfunc:4 effects:[alloc]"
+        ));
+        let e = body.edges.len();
+        body.b.push(format!(
+            "result_try_rich Unit {p} | type:Result<Byte,UInt64> edge:{e}"
+        ));
+        body.loan(format!("exclusive l0 - Mut<Array<Byte>> {m} {p}"));
+        body.edges.push(("try-error", vec!["l0".into()]));
+    }
+    for _ in 0..rng.below(4) {
+        body.array_op(rng);
+    }
+    let last = if facade {
+        // Array -> BytesBuilder -> Bytes (finish relabels the token).
+        let mv = body.b.push("place_move Array<Byte> $l0 | path:l0 -".into());
+        body.temps.push((format!("t{mv}"), "Array<Byte>".into()));
+        let bb = body.b.push(format!(
+            "aggregate_construct @BytesBuilder {mv} | decl:@BytesBuilder lit:1"
+        ));
+        body.temps.push((format!("t{bb}"), "@BytesBuilder".into()));
+        let bytes = body.b.push(format!(
+            "call @Bytes {bb} | func:BytesBuilder.finish effects:[]"
+        ));
+        body.temps.push((format!("t{bytes}"), "@Bytes".into()));
+        let lb = body.locals.len();
+        body.b
+            .push(format!("store_local - $l{lb} {bytes} | path:l{lb} -"));
+        body.locals.push(("bytes".into(), "@Bytes".into()));
+        let origin = format!("l{lb}");
+        if rng.below(2) == 0 {
+            let l = body.loans.len();
+            let r = body
+                .b
+                .push(format!("borrow_shared Ref<@Bytes> ${origin} | loan:{l} -"));
+            let len = body
+                .b
+                .push(format!("call UInt64 {r} | func:Bytes.length effects:[]"));
+            body.loan(format!("shared {origin} - Ref<@Bytes> {r} {len}"));
+            body.indexes.push(len);
+        }
+        // The facade form: tag 43 over the active Ref<Bytes>.
+        let lent = body.loans.len();
+        let r = body.b.push(format!(
+            "borrow_shared Ref<@Bytes> ${origin} | loan:{lent} -"
+        ));
+        let (start, end) = (body.index(rng), body.index(rng));
+        let sl = lent + 1;
+        let s = body.b.push(format!(
+            "borrow_slice_byte Slice<Byte> {r} {start} {end} | loan:{sl} cfunc:6"
+        ));
+        body.loan(format!("shared {origin} - Ref<@Bytes> {r} {s}"));
+        body.loan(String::new());
+        let last = body.read_slice(rng, &origin, &s, sl);
+        body.loans[sl] = format!("slice {origin} {lent} Slice<Byte> {s} {last}");
+        if body.bytes.is_empty() {
+            // A byte of the window at its start (faults on an empty one).
+            let l = body.loans.len();
+            let r = body
+                .b
+                .push(format!("borrow_shared Ref<Slice<Byte>> {s} | loan:{l} -"));
+            let z = body.b.push("const UInt64 c:UInt64:0 | - -".into());
+            let g = body
+                .b
+                .push(format!("intrinsic_call Byte {r} {z} | cfunc:10 effects:[]"));
+            body.loan(format!("shared {origin} {sl} Ref<Slice<Byte>> {r} {g}"));
+            body.loans[sl] = format!("slice {origin} {lent} Slice<Byte> {s} {r}");
+            body.bytes.push(g);
+        }
+        body.bytes[0].clone()
+    } else {
+        // The index read: `at`, or (after an odd number of pushes) what is
+        // left of the byte budget, the allocator's `remaining`, so small
+        // budgets read in bounds and large ones fault.
+        let l = body.loans.len();
+        let r = body
+            .b
+            .push(format!("borrow_shared Ref<Array<Byte>> $l0 | loan:{l} -"));
+        let at = if n % 2 == 1 {
+            body.b
+                .push("intrinsic_call UInt64 $p0 | cfunc:8 effects:[]".into())
+        } else {
+            body.b.push("load_local UInt64 $p2 | path:p2 -".into())
+        };
+        let g = body
+            .b
+            .push(format!("intrinsic_call Byte {r} {at} | cfunc:2 effects:[]"));
+        body.loan(format!("shared l0 - Ref<Array<Byte>> {r} {g}"));
+        g
+    };
+    let mut folded = last.clone();
+    for other in body.bytes.clone().iter().filter(|b| **b != last) {
+        folded = body.b.push(format!("bit_xor Byte {folded} {other} | - -"));
+    }
+    let ok = body.b.push(format!(
+        "result_ok_rich Result<Byte,UInt64> {folded} | type:Result<Byte,UInt64> lit:0"
+    ));
+    body.b.push(format!("return - {ok} | - -"));
+    // The live owner: the array, or (facade) the Bytes, the last local.
+    let owner = if facade {
+        format!("l{}", body.locals.len() - 1)
+    } else {
+        "l0".to_string()
+    };
+    body.edges.push(("return", vec![owner]));
+    let mut s = format!(
         "  func message type f{i} public -> Result<Byte,UInt64> effects [alloc]
     param 0 alloc Ref<Allocator<BytesError>>
     param 1 cap UInt64
     param 2 at UInt64
-    local 0 buf Array<Byte>
-    path p0 Allocator<BytesError>
-    path p1 UInt64
-    path p2 UInt64
-    path l0 Array<Byte>
-    path t%0.1 Result<Array<Byte>,UInt64>
-    path t%0.2 Array<Byte>
-{loans}    block 0
-      load_local UInt64 $p1 | path:p1 -
-      intrinsic_call Result<Array<Byte>,UInt64> $p0 %0.0 | cfunc:3 effects:[alloc]
-      result_try_rich Array<Byte> %0.1 | type:Result<Byte,UInt64> edge:0
-      store_local - $l0 %0.2 | path:l0 -
-{body}      borrow_shared Ref<Array<Byte>> $l0 | loan:{l} -
-      {index}
-      intrinsic_call Byte %0.{last} %0.{l1} | cfunc:2 effects:[]
-      result_ok_rich Result<Byte,UInt64> %0.{l2} | type:Result<Byte,UInt64> lit:0
-      return - %0.{l3} | - -
-{edges}",
-        l = n + 1,
-        l1 = last + 1,
-        l2 = last + 2,
-        l3 = last + 3
-    )
+"
+    );
+    for (n, (name, ty)) in body.locals.iter().enumerate() {
+        let _ = writeln!(s, "    local {n} {name} {ty}");
+    }
+    s.push_str("    path p0 Allocator<BytesError>\n    path p1 UInt64\n    path p2 UInt64\n");
+    for (n, (_, ty)) in body.locals.iter().enumerate() {
+        let _ = writeln!(s, "    path l{n} {ty}");
+    }
+    for (t, ty) in &body.temps {
+        let _ = writeln!(s, "    path {t} {ty}");
+    }
+    for (n, l) in body.loans.iter().enumerate() {
+        let _ = writeln!(s, "    loan {n} {l}");
+    }
+    for l in &body.b.lines {
+        s.push_str(l);
+        s.push('\n');
+    }
+    for (n, (kind, drops)) in body.edges.iter().enumerate() {
+        let _ = writeln!(s, "    edge {n} {kind} 0 exit");
+        for d in drops {
+            let _ = writeln!(s, "      place_drop - ${d} | path:{d} -");
+        }
+    }
+    s
 }
 
 /// A random valid module for `seed`.
@@ -758,28 +1154,76 @@ pub fn module_text(seed: u64) -> String {
     let profile = rng.pick(&["exact", "modular", "approximate"]);
     let k = *rng.pick(&KINDS);
     let owned = rng.below(2) == 0;
-    let mut s =
-        format!("zlm 1.9 package gen module gen.m{seed} profile {profile} mode checked\n\n");
+    // Some modules with owned values are the `sdk.bytes` module itself,
+    // with the catalog-bound facade (`Bytes.slice`, `BytesBuilder.finish`)
+    // that their byte functions may go through.
+    let facade = owned && rng.below(4) == 0;
+    let mut s = if facade {
+        format!("zlm 1.9 package sdk module sdk.bytes profile {profile} mode checked\n\n")
+    } else {
+        format!("zlm 1.9 package gen module gen.m{seed} profile {profile} mode checked\n\n")
+    };
     if owned {
         s.push_str(&owned_decls(k));
+    }
+    if facade {
+        s.push_str(FACADE);
     }
     s.push_str("decl value Main public\n");
     let n = 1 + rng.below(3);
     let mut callees = Vec::new();
+    let mut fallible = Vec::new();
     for i in 0..n {
-        let shape = if owned { rng.below(6) } else { 0 };
-        match shape {
-            3 => s.push_str(&owned_function(&mut rng, i, k, &callees, false)),
-            4 => s.push_str(&owned_function(&mut rng, i, k, &callees, true)),
-            5 => s.push_str(&bytes_function(&mut rng, i)),
-            _ => s.push_str(&function(&mut rng, i, k, &callees)),
-        }
-        if shape < 4 {
-            callees.push(format!("f{i}"));
-        }
+        s.push_str(&any_function(
+            &mut rng,
+            i,
+            k,
+            owned,
+            facade,
+            &mut callees,
+            &mut fallible,
+        ));
         s.push('\n');
     }
     s
+}
+
+/// Function `f{i}` of a drawn shape: scalar (straight line, diamond,
+/// loop), fallible (`Result`, with a try), `Unit`, and in modules with
+/// owned values also owned records, owned with a try, and byte arrays
+/// (through the `sdk.bytes` facade in a `facade` module). Callable
+/// scalar functions join `callees`, fallible ones `fallible`.
+fn any_function(
+    rng: &mut Rng,
+    i: usize,
+    k: &str,
+    owned: bool,
+    facade: bool,
+    callees: &mut Vec<String>,
+    fallible: &mut Vec<String>,
+) -> String {
+    let shape = if owned {
+        rng.below(8)
+    } else {
+        6 + rng.below(4)
+    };
+    let text = match shape {
+        3 => owned_function(rng, i, k, callees, false),
+        4 => owned_function(rng, i, k, callees, true),
+        5 => {
+            let through_facade = facade && rng.below(2) == 0;
+            bytes_function(rng, i, through_facade)
+        }
+        6 => fallible_function(rng, i, k, callees, fallible),
+        7 => unit_function(rng, i, k, callees),
+        _ => function(rng, i, k, callees),
+    };
+    match shape {
+        0..=3 | 8 | 9 => callees.push(format!("f{i}")),
+        6 => fallible.push(format!("f{i}")),
+        _ => {}
+    }
+    text
 }
 
 /// A random valid package: provider modules in dependency order (each may
@@ -849,8 +1293,8 @@ fn package_module(
     s.push_str("decl value Main public\n");
     let n = 1 + rng.below(3);
     let mut callees: Vec<String> = external.to_vec();
+    let mut fallible = Vec::new();
     for i in 0..n {
-        let shape = if owned { rng.below(6) } else { 0 };
         let mine = callees.clone();
         if i == 0 && !external.is_empty() {
             // The first function calls into a provider at once.
@@ -859,15 +1303,15 @@ fn package_module(
             s.push('\n');
             continue;
         }
-        match shape {
-            3 => s.push_str(&owned_function(rng, i, k, &mine, false)),
-            4 => s.push_str(&owned_function(rng, i, k, &mine, true)),
-            5 => s.push_str(&bytes_function(rng, i)),
-            _ => s.push_str(&function(rng, i, k, &mine)),
-        }
-        if shape < 4 {
-            callees.push(format!("f{i}"));
-        }
+        s.push_str(&any_function(
+            rng,
+            i,
+            k,
+            owned,
+            false,
+            &mut callees,
+            &mut fallible,
+        ));
         s.push('\n');
     }
     s

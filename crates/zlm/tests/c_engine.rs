@@ -483,3 +483,104 @@ decl value Main public
     );
     assert!(n >= 60, "only {n} runs");
 }
+
+/// Compiles `text` strictly and runs `entry` on the C engine and the
+/// interpreter over edge-value arguments: identical observations. Returns
+/// how many runs completed and how many faulted.
+fn agrees_with_the_interpreter(text: &str, entry: &str) -> (usize, usize) {
+    let m = zlm::text::parse(text).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let unit = emit(&checked, &TargetConfig::default(), &Scope::Module).unwrap();
+    let program = c_engine_common::build(&unit, &c_engine_common::compiler("cc"));
+    let it = zlm::interp::Interp::new(&checked).unwrap();
+    let (mut done, mut faulted) = (0, 0);
+    for args in c_engine_common::arg_vectors(&it.params(it.find(entry).unwrap()), 16) {
+        let want = c_engine_common::interp_run(&it, entry, &args);
+        let got = c_engine_common::c_run(&program, entry, &args, Limits::default());
+        assert_eq!(Some(&got), want.as_ref(), "args {args:?}");
+        match got {
+            c_engine_common::Seen::Done(..) => done += 1,
+            c_engine_common::Seen::Fault(..) => faulted += 1,
+        }
+    }
+    (done, faulted)
+}
+
+/// Regression (issue 36, found by the extended generator): `assert_eq` of a
+/// value with itself is valid ZLM; the C engine once emitted it as a C
+/// self-comparison that strict compilers (`-Werror`) refuse. It now
+/// compiles and agrees with the interpreter, as does a failing assertion.
+#[test]
+fn an_assertion_of_a_value_against_itself_compiles_and_agrees() {
+    let text = "zlm 1.9 package demo module run.selfeq profile exact mode checked
+
+decl value Main public
+  func message type same public -> Int32 effects []
+    param 0 a Int32
+    param 1 b Int32
+    path p0 Int32
+    path p1 Int32
+    block 0
+      load_local Int32 $p0 | path:p0 -
+      load_local Int32 $p1 | path:p1 -
+      assert_eq - %0.0 %0.0 | - -
+      assert_eq - %0.0 %0.1 | - -
+      return - %0.1 | - -
+    edge 0 return 0 exit
+";
+    let (done, faulted) = agrees_with_the_interpreter(text, "Main.same");
+    assert!(
+        done > 0 && faulted > 0,
+        "{done} completed, {faulted} faulted"
+    );
+}
+
+/// Regression (issue 36, found by the extended generator): a slice window
+/// whose start and end are the same value (an empty window, or a bounds
+/// fault past the length) once emitted `start > start`, refused by strict
+/// compilers.
+#[test]
+fn a_slice_window_with_one_value_for_both_bounds_compiles_and_agrees() {
+    let text = "zlm 1.9 package demo module run.window profile exact mode checked
+
+decl value Main public
+  func message type empty public -> Result<UInt64,UInt64> effects [alloc]
+    param 0 alloc Ref<Allocator<BytesError>>
+    param 1 at UInt64
+    local 0 buf Array<Byte>
+    path p0 Allocator<BytesError>
+    path p1 UInt64
+    path l0 Array<Byte>
+    path t%0.1 Result<Array<Byte>,UInt64>
+    path t%0.2 Array<Byte>
+    loan 0 shared p0 - Ref<Allocator<BytesError>> - -
+    loan 1 exclusive l0 - Mut<Array<Byte>> %0.4 %0.6
+    loan 2 slice l0 - Slice<Byte> %0.9 %0.10
+    loan 3 shared l0 2 Ref<Slice<Byte>> %0.10 %0.11
+    block 0
+      const UInt64 c:UInt64:4 | - -
+      intrinsic_call Result<Array<Byte>,UInt64> $p0 %0.0 | cfunc:3 effects:[alloc]
+      result_try_rich Array<Byte> %0.1 | type:Result<UInt64,UInt64> edge:0
+      store_local - $l0 %0.2 | path:l0 -
+      borrow_mut Mut<Array<Byte>> $l0 | loan:1 -
+      const Byte c:Byte:7 | - -
+      intrinsic_call Result<Unit,UInt64> %0.4 $p0 %0.5 | cfunc:4 effects:[alloc]
+      result_try_rich Unit %0.6 | type:Result<UInt64,UInt64> edge:1
+      load_local UInt64 $p1 | path:p1 -
+      borrow_slice_byte Slice<Byte> $l0 %0.8 %0.8 | loan:2 cfunc:6
+      borrow_shared Ref<Slice<Byte>> %0.9 | loan:3 -
+      intrinsic_call UInt64 %0.10 | cfunc:9 effects:[]
+      result_ok_rich Result<UInt64,UInt64> %0.11 | type:Result<UInt64,UInt64> lit:0
+      return - %0.12 | - -
+    edge 0 try-error 0 exit
+    edge 1 try-error 0 exit
+      place_drop - $l0 | path:l0 -
+    edge 2 return 0 exit
+      place_drop - $l0 | path:l0 -
+";
+    let (done, faulted) = agrees_with_the_interpreter(text, "Main.empty");
+    assert!(
+        done > 0 && faulted > 0,
+        "{done} completed, {faulted} faulted"
+    );
+}

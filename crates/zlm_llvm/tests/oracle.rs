@@ -4,7 +4,8 @@
 //! reference interpreter, the portable C engine, the LLVM JIT and the LLVM
 //! AOT executable; results, step counts, faults and drop logs must be
 //! identical. A mismatch prints the module in text form.
-//! `ZLM_LLVM_ORACLE_COUNT=N` raises the module count for a long run.
+//! `ZLM_LLVM_ORACLE_COUNT=N` raises the module count for a long run
+//! (`ZLM_LLVM_ORACLE_FROM=S` starts it at seed `S`).
 
 mod support;
 
@@ -23,22 +24,29 @@ fn random_modules_agree_on_all_four_engines() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10);
+    // `ZLM_LLVM_ORACLE_FROM=S` starts a long run at seed S (to resume one).
+    let from: u64 = std::env::var("ZLM_LLVM_ORACLE_FROM")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let record = host_record();
     let cc = Compiler::strict("cc");
     let mut runs = 0;
     let (mut dropped, mut faulted, mut unwound) = (0, 0, 0);
-    for seed in 0..count {
+    for seed in from..from + count {
         let text = module_text(seed);
-        let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));
-        let unit = lower(&checked, &Scope::Module).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        zlm_llvm::backend::verify(&unit.ir).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let unit =
+            lower(&checked, &Scope::Module).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        zlm_llvm::backend::verify(&unit.ir).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         let c_unit = emit(&checked, &TargetConfig::default(), &Scope::Module)
-            .unwrap_or_else(|e| panic!("{e}\n{text}"));
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         assert_eq!(unit.entries, c_unit.entries);
-        let c = Program::build(&c_unit, &cc).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        let aot = AotProgram::build(&unit, &record).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let c = Program::build(&c_unit, &cc).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        let aot = AotProgram::build(&unit, &record)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
         // The C oracle's limits: the default run, a step limit inside the
         // body with a small byte budget (faults with owners live), and a
         // depth limit that stops nested calls.
@@ -86,7 +94,7 @@ fn random_modules_agree_on_all_four_engines() {
                 }
             }
         })
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
     }
     eprintln!(
         "four-engine oracle: {count} modules, {runs} runs ({dropped} completed with drops, \

@@ -675,9 +675,12 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 );
             }
             tag::ASSERT_EQ => {
+                // Through `zlm_cmp`: an assertion of a value against itself
+                // is valid ZLM and must not be a C self-comparison (which
+                // strict compilers reject).
                 let _ = writeln!(
                     s,
-                    "    if ({} != {}) {}",
+                    "    if (zlm_cmp(17, 0, {}, {})) {}",
                     opd(0)?,
                     opd(1)?,
                     fault_here(self, "ZK_ASSERT")
@@ -801,9 +804,12 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     format!("&({}).f0", &array[1..])
                 };
                 let (st, en) = (opd(1)?, opd(2)?);
+                // `start > end` through `zlm_cmp` (tag 19, unsigned): the
+                // same value as both bounds is valid ZLM and must not be a
+                // C self-comparison (which strict compilers reject).
                 let _ = writeln!(
                     s,
-                    "    if (!({present})) {}\n    if ({st} > {en} || {en} > ({array})->len) {}\n    {dst}.b = {array};\n    {dst}.s = {st};\n    {dst}.e = {en};",
+                    "    if (!({present})) {}\n    if (zlm_cmp(19, 0, {st}, {en}) || {en} > ({array})->len) {}\n    {dst}.b = {array};\n    {dst}.s = {st};\n    {dst}.e = {en};",
                     fault_here(self, "ZK_TAG"),
                     fault_here(self, "ZK_BOUNDS")
                 );
