@@ -41,7 +41,8 @@ pub struct RunArgs {
     /// records as objects, variants as "Name" or {"Name": {fields}},
     /// Result as {"Ok": v} or {"Err": e}, bytes as arrays of 0..=255.
     /// Borrowed slots are lent and printed back after the result; the
-    /// result is printed in the same JSON form. Interpreter only for now.
+    /// result is printed in the same JSON form. Interpreter and C engine
+    /// (JIT and AOT refuse it with ZLM-ARG-ENGINE).
     #[arg(long = "json-args", conflicts_with = "args")]
     json_args: Option<String>,
     /// Print the drop log (one line per destroyed owner) before the result.
