@@ -161,6 +161,10 @@ rm -rf "$zlm_out"
   --json-args '[{"version": 2, "limit": 8, "tag": [5]}, [7, 1, 2]]' | head -n 1 |
   grep -qx '{"Ok":{"version":2,"length":3,"first":7}}'
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine c | grep -qx 45
+# The same typed call on the C engine: an Err with a payload, the lent slice handed back.
+"$irkit" zlm run examples/zlm/run/boundary.zlt --entry Main.check --engine c \
+  --json-args '[{"version": 2, "limit": 2, "tag": []}, [7, 1, 2]]' |
+  grep -qx 'payload: \[7,1,2\]'
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine jit | grep -qx 45
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine aot | grep -qx 45
 zlm_aot=$(mktemp -d)

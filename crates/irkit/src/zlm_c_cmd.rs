@@ -163,3 +163,62 @@ pub fn run_c(
         Err(e) => Err(usage(e.to_string())),
     }
 }
+
+/// A completed typed call: the result and, per slot, the lent value
+/// handed back (docs/zlm/boundary.md).
+pub struct TypedRan {
+    /// The result and the lent values.
+    pub words: zlm::boundary::TypedWords,
+    /// Operations executed.
+    pub steps: u64,
+    /// Drops performed, in order.
+    pub drops: Vec<DropEvent>,
+}
+
+/// Why entry `at` cannot take `--json-args` on the C engine, if it cannot.
+pub fn typed_c_support(it: &Interp<'_>, at: (usize, usize)) -> Result<(), String> {
+    zlm::materialize::c::host::support(it.resolved(), at)
+}
+
+/// Runs entry `at` on the C engine across the typed boundary with slot
+/// values `values` (as `zlm::boundary::parse_args` returns them).
+pub fn run_c_typed(
+    package: &zlm::package::Package,
+    it: &Interp<'_>,
+    at: (usize, usize),
+    values: &[Value],
+    limits: Limits,
+    cc: &str,
+    label: &str,
+) -> Result<Result<TypedRan, RunError>, CliError> {
+    let r = it.resolved();
+    let f = &r.module.declarations[at.0].functions[at.1];
+    let slots = zlm::boundary::slots(r, at);
+    let name = r.fn_name(at.0, at.1);
+    let unit = zlm::materialize::c::emit_package(
+        package,
+        &TargetConfig::default(),
+        &Scope::Entry(name.clone()),
+    )
+    .map_err(|e| refused(label, &e))?;
+    let words = zlm::boundary::slot_words(r, &slots, values);
+    let program = Program::build(&unit, &Compiler::strict(cc)).map_err(|e| usage(e.to_string()))?;
+    match program.run_typed(&name, &words, limits) {
+        Ok(CRun::Done(o)) => {
+            let Some(decoded) = zlm::boundary::typed_of_report(r, &f.result, &slots, &o.rendered)
+            else {
+                return Err(usage(format!(
+                    "the C executable's typed report did not decode: {:?}",
+                    o.rendered
+                )));
+            };
+            Ok(Ok(TypedRan {
+                words: decoded,
+                steps: o.steps,
+                drops: o.drops,
+            }))
+        }
+        Ok(CRun::Fault { fault, drops }) => Ok(Err(RunError::Fault { fault, drops })),
+        Err(e) => Err(usage(e.to_string())),
+    }
+}

@@ -41,7 +41,8 @@ pub struct RunArgs {
     /// records as objects, variants as "Name" or {"Name": {fields}},
     /// Result as {"Ok": v} or {"Err": e}, bytes as arrays of 0..=255.
     /// Borrowed slots are lent and printed back after the result; the
-    /// result is printed in the same JSON form. Interpreter only for now.
+    /// result is printed in the same JSON form. Interpreter and C engine
+    /// (JIT and AOT refuse it with ZLM-ARG-ENGINE).
     #[arg(long = "json-args", conflicts_with = "args")]
     json_args: Option<String>,
     /// Print the drop log (one line per destroyed owner) before the result.
@@ -356,21 +357,53 @@ fn run_typed(
     let r = it.resolved();
     let slots = zlm::boundary::slots(r, at);
     let values = zlm::boundary::parse_args(r, &slots, doc).map_err(|e| bad_args(&e))?;
-    if a.engine != crate::zlm_c_cmd::Engine::Interp {
-        let diagnostic = crate::diag::Diagnostic::new(
-            "unsupported",
-            Some(BOUNDARY_ENGINE),
-            "--json-args runs on the interpreter only; the C, JIT and AOT engines take scalar --args",
-            label,
-        );
-        return Err(CliError::invalid(vec![diagnostic], None));
-    }
-    match it.call_host(at, values) {
-        Ok(call) => {
+    let refuse = |message: String| {
+        let diagnostic =
+            crate::diag::Diagnostic::new("unsupported", Some(BOUNDARY_ENGINE), message, label);
+        Err(CliError::invalid(vec![diagnostic], None))
+    };
+    let ran = match a.engine {
+        crate::zlm_c_cmd::Engine::Interp => it.call_host(at, values).map(|call| {
             let out = call.outcome;
-            let value = zlm::boundary::json_of_value(r, &out.value, &out.ty);
+            crate::zlm_c_cmd::TypedRan {
+                words: zlm::boundary::TypedWords {
+                    value: out.value,
+                    returned: call.returned,
+                },
+                steps: out.steps,
+                drops: out.drops,
+            }
+        }),
+        crate::zlm_c_cmd::Engine::C => {
+            if let Err(why) = crate::zlm_c_cmd::typed_c_support(it, at) {
+                return refuse(format!(
+                    "{} cannot be called across the typed boundary on the C engine: {why}",
+                    a.entry
+                ));
+            }
+            let bytes = zlm::boundary::host_bytes(&values);
+            if bytes > it.limits().bytes {
+                return Err(usage(format!(
+                    "the arguments hold {bytes} array bytes, over the byte limit {}",
+                    it.limits().bytes
+                )));
+            }
+            let limits = it.limits();
+            crate::zlm_c_cmd::run_c_typed(package, it, at, &values, limits, &a.cc, label)?
+        }
+        crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
+            return refuse(
+                "--json-args runs on the interpreter and the C engine; the JIT and AOT engines take scalar --args (issue 37)"
+                    .into(),
+            );
+        }
+    };
+    let ty = r.module.declarations[at.0].functions[at.1].result.clone();
+    match ran {
+        Ok(out) => {
+            let value = zlm::boundary::json_of_value(r, &out.words.value, &ty);
             let mut returned = serde_json::Map::new();
-            for (slot, lent) in slots.iter().zip(&call.returned) {
+            for (slot, lent) in slots.iter().zip(&out.words.returned) {
                 if let Some(v) = lent {
                     returned.insert(
                         slot.name.clone(),
@@ -383,10 +416,10 @@ fn run_typed(
                 Format::Json => format!(
                     "{}\n",
                     serde_json::json!({
-                        "result": it.render(&out.value, &out.ty),
+                        "result": it.render(&out.words.value, &ty),
                         "value": value,
                         "returned": returned,
-                        "type": zlm::interp::type_name(r, &out.ty),
+                        "type": zlm::interp::type_name(r, &ty),
                         "steps": out.steps,
                         "drops": drops,
                         "contract": contract,

@@ -190,3 +190,30 @@ fn build_writes_a_shared_library_with_its_c_header_and_record() {
     assert!(!d.join("libstatic.so").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The JIT and AOT engines do not take the typed boundary yet: a
+/// `--json-args` run is refused with `ZLM-ARG-ENGINE`, never guessed.
+#[test]
+fn run_engines_jit_and_aot_refuse_typed_arguments() {
+    let src = format!(
+        "{}/../../examples/zlm/run/boundary.zlt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for engine in ["jit", "aot"] {
+        let out = run(
+            engine,
+            &[
+                &src,
+                "--entry",
+                "Main.check",
+                "--json-args",
+                r#"[{"version": 2, "limit": 8, "tag": []}, []]"#,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(out.status.code(), Some(1), "{engine}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["code"], "ZLM-ARG-ENGINE", "{engine}");
+    }
+}

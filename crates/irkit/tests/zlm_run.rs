@@ -303,47 +303,84 @@ fn imports_must_resolve_before_a_module_runs() {
 
 /// `--json-args`: a record moved in, a byte slice lent and handed back, a
 /// Result of a record out, all in the boundary's JSON form
-/// (docs/zlm/boundary.md).
+/// (docs/zlm/boundary.md), identical on the interpreter and the C engine.
 #[test]
 fn typed_boundary_arguments_and_results_in_json() {
     let args = r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 1, 2]]"#;
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("boundary.zlt"),
-            "--entry",
-            "Main.check",
-        ])
-        .args(["--json-args", args, "--drops"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    for engine in ["interp", "c"] {
+        let out = irkit()
+            .args([
+                "zlm",
+                "run",
+                &example("boundary.zlt"),
+                "--entry",
+                "Main.check",
+            ])
+            .args(["--json-args", args, "--drops", "--engine", engine])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "Main.check: drop p0 : Header\nMain.check: drop p0.tag : Array<Byte>\n\
+             {\"Ok\":{\"version\":2,\"length\":3,\"first\":7}}\npayload: [7,1,2]\n",
+            "{engine}"
+        );
+        let out = irkit()
+            .args([
+                "zlm",
+                "run",
+                &example("boundary.zlt"),
+                "--entry",
+                "Main.check",
+            ])
+            .args(["--json-args", args, "--format", "json", "--engine", engine])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{engine}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["value"]["Ok"]["first"], 7, "{engine}");
+        assert_eq!(v["returned"]["payload"], serde_json::json!([7, 1, 2]));
+        assert_eq!(v["result"], "Ok(Summary(version: 2, length: 3, first: 7))");
+        assert_eq!(v["steps"], 20, "{engine}");
+    }
+    // An Err with a payload, identical on both engines.
+    let too_long = r#"[{"version": 2, "limit": 2, "tag": []}, [7, 1, 2]]"#;
+    let outs: Vec<Vec<u8>> = ["interp", "c"]
+        .iter()
+        .map(|engine| {
+            let out = irkit()
+                .args([
+                    "zlm",
+                    "run",
+                    &example("boundary.zlt"),
+                    "--entry",
+                    "Main.check",
+                ])
+                .args([
+                    "--json-args",
+                    too_long,
+                    "--format",
+                    "json",
+                    "--engine",
+                    engine,
+                ])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{engine}");
+            out.stdout
+        })
+        .collect();
+    assert_eq!(outs[0], outs[1]);
+    let v: serde_json::Value = serde_json::from_slice(&outs[0]).unwrap();
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "Main.check: drop p0 : Header\nMain.check: drop p0.tag : Array<Byte>\n\
-         {\"Ok\":{\"version\":2,\"length\":3,\"first\":7}}\npayload: [7,1,2]\n"
+        v["value"],
+        serde_json::json!({"Err": {"TooLong": {"length": 3, "limit": 2}}})
     );
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("boundary.zlt"),
-            "--entry",
-            "Main.check",
-        ])
-        .args(["--json-args", args, "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["value"]["Ok"]["first"], 7);
-    assert_eq!(v["returned"]["payload"], serde_json::json!([7, 1, 2]));
-    assert_eq!(v["result"], "Ok(Summary(version: 2, length: 3, first: 7))");
 }
 
 #[test]
@@ -374,42 +411,50 @@ fn typed_boundary_rejections_are_coded_and_located() {
         (v["line"].as_u64(), v["column"].as_u64()),
         (Some(2), Some(11))
     );
-    // The native engines refuse the document rather than guess.
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("boundary.zlt"),
-            "--entry",
-            "Main.check",
-        ])
-        .args([
-            "--json-args",
-            "[{\"version\": 2, \"limit\": 8, \"tag\": []}, []]",
-        ])
-        .args(["--engine", "c", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["code"], "ZLM-ARG-ENGINE");
+    // The byte limit covers the arrays the host supplies, on every engine.
+    for engine in ["interp", "c"] {
+        let out = irkit()
+            .args([
+                "zlm",
+                "run",
+                &example("boundary.zlt"),
+                "--entry",
+                "Main.check",
+            ])
+            .args([
+                "--json-args",
+                "[{\"version\": 2, \"limit\": 8, \"tag\": [1, 2]}, [1, 2]]",
+            ])
+            .args(["--engine", engine, "--max-bytes", "3"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{engine}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("over the byte limit 3"),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 /// An instance receiver crosses as the signature says: lent shared, handed back.
 #[test]
 fn typed_boundary_lends_an_instance_receiver() {
-    let out = irkit()
-        .args(["zlm", "run", &example("own.zlt"), "--entry", "Box.at_least"])
-        .args(["--json-args", r#"[{"v": 5}, 3]"#])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
-        "true\nself: {\"v\":5}\n"
-    );
+    for engine in ["interp", "c"] {
+        let out = irkit()
+            .args(["zlm", "run", &example("own.zlt"), "--entry", "Box.at_least"])
+            .args(["--json-args", r#"[{"v": 5}, 3]"#, "--engine", engine])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{engine}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            "true\nself: {\"v\":5}\n",
+            "{engine}"
+        );
+    }
 }

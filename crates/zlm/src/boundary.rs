@@ -514,8 +514,9 @@ fn fields_json(r: &Resolved<'_>, fields: &[Field], values: &[Option<Value>]) -> 
 /// (docs/zlm/boundary.md, "Words"): a scalar or `Unit` one word; bytes
 /// their length, then one word per byte; a record its fields by ordinal; a
 /// variant its tag, then its payload fields by ordinal; a `Result` its tag
-/// (0 Ok, 1 Err), then the payload. A moved-out field writes one zero
-/// word (a host never supplies one).
+/// (0 Ok, 1 Err), then the payload. Each field is a presence word (1, or
+/// 0 for a moved-out field), then, when present, its value. The host
+/// allocator writes nothing.
 pub fn words_of_value(r: &Resolved<'_>, v: &Value, t: &Type, out: &mut Vec<u64>) {
     let t = match t {
         Type::Ref(inner) | Type::Mut(inner) => inner,
@@ -547,6 +548,7 @@ pub fn words_of_value(r: &Resolved<'_>, v: &Value, t: &Type, out: &mut Vec<u64>)
                 field_words(r, &var.fields, fs, out);
             }
         }
+        (Value::Allocator, _) => {}
         _ => out.push(0),
     }
 }
@@ -556,7 +558,10 @@ fn field_words(r: &Resolved<'_>, fields: &[Field], values: &[Option<Value>], out
     ordered.sort_by_key(|f| f.ordinal);
     for f in ordered {
         match values.get(f.ordinal as usize).and_then(Option::as_ref) {
-            Some(v) => words_of_value(r, v, &f.ty, out),
+            Some(v) => {
+                out.push(1);
+                words_of_value(r, v, &f.ty, out);
+            }
             None => out.push(0),
         }
     }
@@ -622,10 +627,89 @@ fn fields_of_words(
     let count = ordered.last().map_or(0, |f| f.ordinal as usize + 1);
     let mut out = vec![None; count];
     for f in ordered {
-        let v = value_of_words(r, &f.ty, words)?;
+        let (present, rest) = words.split_first()?;
+        *words = rest;
+        let v = match present {
+            0 => None,
+            1 => Some(value_of_words(r, &f.ty, words)?),
+            _ => return None,
+        };
         if let Some(place) = out.get_mut(f.ordinal as usize) {
-            *place = Some(v);
+            *place = v;
         }
     }
     Some(out)
+}
+
+/// The word stream of an entry's slot values (as [`parse_args`] returns
+/// them): each slot's value by [`words_of_value`] of its host type, in
+/// slot order (the allocator writes nothing).
+pub fn slot_words(r: &Resolved<'_>, slots: &[Slot], values: &[Value]) -> Vec<u64> {
+    let mut out = Vec::new();
+    for (s, v) in slots.iter().zip(values) {
+        words_of_value(r, v, &s.host, &mut out);
+    }
+    out
+}
+
+/// The byte-array bytes a host supplies in `values` (their capacity, as
+/// the interpreter counts them towards the byte limit).
+pub fn host_bytes(values: &[Value]) -> u64 {
+    fn of(v: &Value) -> u64 {
+        match v {
+            Value::Bytes(b) => b.capacity() as u64,
+            Value::Record(fs) | Value::Variant(_, fs) => {
+                fs.iter().flatten().map(of).fold(0, u64::saturating_add)
+            }
+            Value::Result(_, p) => of(p),
+            _ => 0,
+        }
+    }
+    values.iter().map(of).fold(0, u64::saturating_add)
+}
+
+/// What a native engine hands back from a typed call, decoded: the result
+/// and, per slot, the lent value as the call left it (`None` for a slot
+/// that is not lent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypedWords {
+    /// The result (a returned borrow: the value it observes).
+    pub value: Value,
+    /// Per slot: the lent value handed back.
+    pub returned: Vec<Option<Value>>,
+}
+
+/// Decodes a native engine's typed report: hex words separated by
+/// spaces, the result's first, then for each lent slot (shared or
+/// exclusive) `;` and its words. `None` when the text does not hold
+/// exactly those values.
+pub fn typed_of_report(
+    r: &Resolved<'_>,
+    result: &Type,
+    slots: &[Slot],
+    text: &str,
+) -> Option<TypedWords> {
+    let mut parts = text.split(';');
+    let decode = |part: &str, t: &Type| -> Option<Value> {
+        let words: Vec<u64> = part
+            .split_whitespace()
+            .map(|w| u64::from_str_radix(w, 16).ok())
+            .collect::<Option<_>>()?;
+        let mut rest: &[u64] = &words;
+        let v = value_of_words(r, t, &mut rest)?;
+        rest.is_empty().then_some(v)
+    };
+    let value = decode(parts.next()?, result)?;
+    let mut returned = Vec::with_capacity(slots.len());
+    for s in slots {
+        if matches!(s.passing, Passing::Shared | Passing::Exclusive) {
+            returned.push(Some(decode(parts.next()?, &s.host)?));
+        } else {
+            returned.push(None);
+        }
+    }
+    parts
+        .next()
+        .is_none()
+        .then_some(TypedWords { value, returned })
 }

@@ -309,3 +309,58 @@ fn generated_modules_take_generated_typed_arguments_on_every_tier() {
         "{compound} compound slots, {receivers} receivers"
     );
 }
+
+/// The word stream (docs/zlm/boundary.md, "Words"): a moved-out field
+/// round-trips through its presence word; an engine's report decodes to
+/// exactly the result and the lent values, and anything else is refused.
+#[test]
+fn word_stream_presence_and_reports() {
+    use zlm::interp::Value;
+    let it = Interp::new(&BOUNDARY).unwrap();
+    let r = it.resolved();
+    let at = it.find("Main.check").unwrap();
+    let slots = boundary::slots(r, at);
+    let header = slots[0].host.clone();
+    let partial = Value::Record(vec![
+        Some(Value::Scalar(2)),
+        None,
+        Some(Value::Bytes(vec![9])),
+    ]);
+    let mut words = Vec::new();
+    boundary::words_of_value(r, &partial, &header, &mut words);
+    assert_eq!(words, [1, 2, 0, 1, 1, 9]);
+    let mut rest = words.as_slice();
+    assert_eq!(
+        boundary::value_of_words(r, &header, &mut rest),
+        Some(partial)
+    );
+    assert!(rest.is_empty());
+    // A presence word other than 0 or 1 is malformed.
+    let mut bad: &[u64] = &[2, 2, 0, 1, 0];
+    assert_eq!(boundary::value_of_words(r, &header, &mut bad), None);
+    // Main.check: Result<Summary, Reject> out, the payload slice lent.
+    let result = &r.module.declarations[at.0].functions[at.1].result;
+    let report = " 1 1 1 3 1 2; 3 7 1 2";
+    let typed = boundary::typed_of_report(r, result, &slots, report).unwrap();
+    assert_eq!(
+        boundary::json_of_value(r, &typed.value, result),
+        json!({"Err": {"TooLong": {"length": 3, "limit": 2}}})
+    );
+    assert_eq!(typed.returned[0], None);
+    assert_eq!(typed.returned[1], Some(Value::Bytes(vec![7, 1, 2])));
+    for bad in [
+        "",
+        " 1 1 1 3 1 2",
+        " 1 1 1 3 1 2; 3 7 1",
+        " 1 1 1 3 1 2; 3 7 1 2; 0",
+        " 1 1 1 3 1 2 5; 3 7 1 2",
+        " 1 7 1 3 1 2; 3 7 1 2",
+        " 1 1 1 3 1 2; 3 7 1 zz",
+    ] {
+        assert_eq!(
+            boundary::typed_of_report(r, result, &slots, bad),
+            None,
+            "{bad:?}"
+        );
+    }
+}

@@ -398,6 +398,11 @@ impl<'m> Interp<'m> {
         self
     }
 
+    /// The resource limits runs use.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
     /// Restricts the pre-decoded forms runs use (see [`Tier`]).
     pub fn with_tier(mut self, tier: Tier) -> Self {
         self.tier = tier;

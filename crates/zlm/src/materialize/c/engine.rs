@@ -94,6 +94,7 @@ pub struct Program {
     dir: PathBuf,
     exe: PathBuf,
     entries: Vec<String>,
+    typed_entries: Vec<String>,
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -126,6 +127,7 @@ impl Program {
             exe: dir.join("zlm-program"),
             dir,
             entries: emitted.entries.clone(),
+            typed_entries: emitted.typed_entries.clone(),
         };
         write_files(emitted, &program.dir)?;
         let out = Command::new(&cc.program)
@@ -148,6 +150,29 @@ impl Program {
         &self.entries
     }
 
+    /// Entries callable across the typed boundary (`Decl.function`).
+    pub fn typed_entries(&self) -> &[String] {
+        &self.typed_entries
+    }
+
+    /// Runs typed entry `entry` (`Decl.function`) with the word stream of
+    /// its slot values (`crate::boundary::slot_words`). A completed run's
+    /// [`COutcome::rendered`] holds the result's words, then for each lent
+    /// slot `;` and its words as the call left it (`crate::boundary::TypedWords`).
+    pub fn run_typed(
+        &self,
+        entry: &str,
+        words: &[u64],
+        limits: Limits,
+    ) -> Result<CRun, EngineError> {
+        let Some(index) = self.typed_entries.iter().position(|e| e == entry) else {
+            return Err(EngineError::Usage(format!(
+                "{entry} cannot be called across the typed boundary on the C engine"
+            )));
+        };
+        run_with(&self.exe, format!("t{index:x}"), words, limits)
+    }
+
     /// Runs `entry` (`Decl.function`) with canonical argument words.
     pub fn run(&self, entry: &str, args: &[u64], limits: Limits) -> Result<CRun, EngineError> {
         let Some(index) = self.entries.iter().position(|e| e == entry) else {
@@ -168,8 +193,12 @@ pub fn run_executable(
     args: &[u64],
     limits: Limits,
 ) -> Result<CRun, EngineError> {
+    run_with(exe, format!("{index:x}"), args, limits)
+}
+
+fn run_with(exe: &Path, entry: String, args: &[u64], limits: Limits) -> Result<CRun, EngineError> {
     let out = Command::new(exe)
-        .arg(format!("{index:x}"))
+        .arg(entry)
         .arg(format!("{:x}", limits.steps))
         .arg(format!("{:x}", limits.depth))
         .arg(format!("{:x}", limits.bytes))

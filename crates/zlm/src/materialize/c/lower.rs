@@ -103,7 +103,7 @@ pub(super) fn unit(
     checked: &Checked,
     target: &TargetConfig,
     scope: &Scope,
-) -> Result<(String, Vec<String>), Refusal> {
+) -> Result<(String, Vec<String>, Vec<String>), Refusal> {
     walk::imports(checked)?;
     let r = Resolved::of_checked(checked);
     unit_of(&r, std::slice::from_ref(checked), target, scope)
@@ -116,7 +116,7 @@ pub(super) fn package_unit(
     package: &crate::package::Package,
     target: &TargetConfig,
     scope: &Scope,
-) -> Result<(String, Vec<String>), Refusal> {
+) -> Result<(String, Vec<String>, Vec<String>), Refusal> {
     let r = package.resolved();
     unit_of(&r, package.modules(), target, scope)
 }
@@ -126,7 +126,7 @@ fn unit_of(
     modules: &[Checked],
     target: &TargetConfig,
     scope: &Scope,
-) -> Result<(String, Vec<String>), Refusal> {
+) -> Result<(String, Vec<String>, Vec<String>), Refusal> {
     let mut u = Unit {
         r,
         target,
@@ -137,6 +137,13 @@ fn unit_of(
     for &at in &set {
         u.collect_types(at)?;
     }
+    // Typed host entries: every function whose slots and result cross
+    // the typed boundary (their host types join the table).
+    let typed: Vec<At> = set
+        .iter()
+        .copied()
+        .filter(|&at| super::host::add_types(&mut u.types, r, at).is_ok())
+        .collect();
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -162,6 +169,7 @@ fn unit_of(
     );
     let _ = writeln!(out, "#include \"zlm_rt.h\"\n");
     out.push_str(&u.types.emit(r));
+    out.push_str(&super::host::codecs(&u.types));
     for &at in &set {
         let _ = writeln!(out, "{};", u.header(at));
     }
@@ -202,6 +210,17 @@ fn unit_of(
         );
         entries.push(r.fn_name(at.0, at.1));
     }
+    let mut typed_entries = Vec::new();
+    let mut typed_table = String::new();
+    for (k, &at) in typed.iter().enumerate() {
+        out.push_str(&super::host::wrapper(&u.types, r, at, k, &u.cname(at)));
+        let _ = writeln!(
+            typed_table,
+            "  {{{}, zh{k}}},",
+            cstr(&r.fn_name(at.0, at.1))
+        );
+        typed_entries.push(r.fn_name(at.0, at.1));
+    }
     let max_params = set
         .iter()
         .map(|&at| u.f(at).params.len())
@@ -212,32 +231,42 @@ fn unit_of(
         "\ntypedef int (*zlm_entry_fn)(zrt *, const uint64_t *, int);\n\
          static const struct {{ const char *name; unsigned params; zlm_entry_fn fn; }} zlm_entries[] = {{\n\
          {table}  {{0, 0, 0}}\n}};\n\n\
-         /* argv: entry index, step limit, depth limit, byte limit, argument words (hex). */\n\
+         typedef int (*zlm_typed_fn)(zrt *, const uint64_t *, uint64_t, int);\n\
+         static const struct {{ const char *name; zlm_typed_fn fn; }} zlm_typed[] = {{\n\
+         {typed_table}  {{0, 0}}\n}};\n\n\
+         /* argv: entry index (`t` and the index of a typed entry), step limit,\n\
+         \x20  depth limit, byte limit, argument words (hex). */\n\
          int main(int argc, char **argv) {{\n\
          \x20 zrt z;\n\
          \x20 uint64_t args[{}];\n\
          \x20 uint64_t entry, steps, depth, bytes;\n\
          \x20 uintptr_t here;\n\
          \x20 int i, rc;\n\
-         \x20 const char *repeat;\n",
+         \x20 const char *repeat;\n\
+         \x20 int typed = argc > 1 && argv[1][0] == 't';\n",
         max_params + 1
     );
     for &at in &set {
         let _ = writeln!(out, "  (void){};", u.cname(at));
+    }
+    for name in super::host::codec_names(&u.types) {
+        let _ = writeln!(out, "  (void){name};");
     }
     for name in u.types.functions(r) {
         let _ = writeln!(out, "  (void){name};");
     }
     let _ = write!(
         out,
-        "  if (argc < 5 || zlm_parse_word(argv[1], &entry) || zlm_parse_word(argv[2], &steps) ||\n\
+        "  if (argc < 5 || zlm_parse_word(argv[1] + typed, &entry) || zlm_parse_word(argv[2], &steps) ||\n\
          \x20     zlm_parse_word(argv[3], &depth) || zlm_parse_word(argv[4], &bytes))\n\
          \x20   return 2;\n\
          \x20 z.bytes = 0;\n\
          \x20 z.byte_limit = bytes;\n\
-         \x20 if (entry >= {n} || (unsigned)(argc - 5) != zlm_entries[entry].params) return 2;\n\
-         \x20 for (i = 5; i < argc; i++)\n\
-         \x20   if (zlm_parse_word(argv[i], &args[i - 5])) return 2;\n\
+         \x20 if (!typed) {{\n\
+         \x20   {untyped_check}\n\
+         \x20   for (i = 5; i < argc; i++)\n\
+         \x20     if (zlm_parse_word(argv[i], &args[i - 5])) return 2;\n\
+         \x20 }} else {typed_check}\n\
          \x20 z.left = steps;\n\
          \x20 z.limit = steps;\n\
          \x20 z.depth = 0;\n\
@@ -245,6 +274,19 @@ fn unit_of(
          \x20 z.out = stdout;\n\
          \x20 here = zlm_here();\n\
          \x20 z.floor = here > (uintptr_t){stack} ? here - (uintptr_t){stack} : 0;\n\
+         \x20 if (typed) {{\n\
+         \x20   /* A typed entry: the argument words are its slot values' stream. */\n\
+         \x20   uint64_t *tw = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)(argc - 4));\n\
+         \x20   if (tw == 0) return 2;\n\
+         \x20   for (i = 5; i < argc; i++)\n\
+         \x20     if (zlm_parse_word(argv[i], &tw[i - 5])) {{ free(tw); return 2; }}\n\
+         \x20   rc = zlm_typed[entry].fn(&z, tw, (uint64_t)(argc - 5), 1);\n\
+         \x20   free(tw);\n\
+         \x20   if (rc < 0) return 2;\n\
+         \x20   if (rc) zlm_report_fault(stdout);\n\
+         \x20   zlm_mem_release_all();\n\
+         \x20   return fflush(stdout) == 0 ? 0 : 3;\n\
+         \x20 }}\n\
          \x20 repeat = getenv(\"ZLM_REPEAT\");\n\
          \x20 if (repeat != 0) {{\n\
          \x20   /* Benchmarks: run the entry N times, report the elapsed time. */\n\
@@ -271,10 +313,22 @@ fn unit_of(
          \x20 zlm_mem_release_all();\n\
          \x20 return fflush(stdout) == 0 ? 0 : 3;\n\
          }}\n",
-        n = entries.len(),
+        untyped_check = if entries.is_empty() {
+            "return 2;".to_string()
+        } else {
+            format!(
+                "if (entry >= {} || (unsigned)(argc - 5) != zlm_entries[entry].params) return 2;",
+                entries.len()
+            )
+        },
+        typed_check = if typed_entries.is_empty() {
+            "return 2;".to_string()
+        } else {
+            format!("if (entry >= {}) return 2;", typed_entries.len())
+        },
         stack = u.target.stack_bytes,
     );
-    Ok((out, entries))
+    Ok((out, entries, typed_entries))
 }
 
 /// Where an owned path's value lives: its root's storage and the members

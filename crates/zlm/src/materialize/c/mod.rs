@@ -11,6 +11,7 @@
 
 mod config;
 pub mod engine;
+pub mod host;
 mod lower;
 pub mod plan;
 pub mod types;
@@ -29,8 +30,8 @@ pub const RUNTIME_HEADER: &str = include_str!("zlm_rt.h");
 /// modules is refused: emit its package ([`emit_package`]).
 pub fn emit(checked: &Checked, target: &TargetConfig, scope: &Scope) -> Result<Emitted, Refusal> {
     target.check()?;
-    let (unit, entries) = lower::unit(checked, target, scope)?;
-    Ok(files(unit, entries))
+    let (unit, entries, typed) = lower::unit(checked, target, scope)?;
+    Ok(files(unit, entries, typed))
 }
 
 /// Emits one C translation unit for a package: the scope's functions of
@@ -43,16 +44,17 @@ pub fn emit_package(
     scope: &Scope,
 ) -> Result<Emitted, Refusal> {
     target.check()?;
-    let (unit, entries) = lower::package_unit(package, target, scope)?;
-    Ok(files(unit, entries))
+    let (unit, entries, typed) = lower::package_unit(package, target, scope)?;
+    Ok(files(unit, entries, typed))
 }
 
-fn files(unit: String, entries: Vec<String>) -> Emitted {
+fn files(unit: String, entries: Vec<String>, typed_entries: Vec<String>) -> Emitted {
     Emitted {
         files: vec![
             ("zlm_rt.h".to_string(), RUNTIME_HEADER.to_string()),
             ("module.c".to_string(), unit),
         ],
         entries,
+        typed_entries,
     }
 }

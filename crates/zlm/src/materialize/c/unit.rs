@@ -55,4 +55,7 @@ pub struct Emitted {
     pub files: Vec<(String, String)>,
     /// Host-callable entries of the unit (`Decl.function`), by index.
     pub entries: Vec<String>,
+    /// Entries callable across the typed boundary (`Decl.function`), by
+    /// index (`crate::materialize::c::host`).
+    pub typed_entries: Vec<String>,
 }

@@ -415,6 +415,36 @@ static inline void zlm_bytes_render(FILE *o, const zbytes *b) {
   fputs("]", o);
 }
 
+/* The typed boundary's word stream (docs/zlm/boundary.md, "Words"). */
+static inline int zlm_word_in(const uint64_t **w, const uint64_t *e, uint64_t *x) {
+  if (*w >= e) return 1;
+  *x = *(*w)++;
+  return 0;
+}
+static inline void zlm_word_out(FILE *o, uint64_t x) { fprintf(o, " %llx", (unsigned long long)x); }
+/* A host-supplied array: its length, then one word per byte; its
+ * capacity is its length and counts towards the byte limit. */
+static inline int zlm_bytes_in(zrt *z, const uint64_t **w, const uint64_t *e, zbytes *b) {
+  uint64_t n, i;
+  if (zlm_word_in(w, e, &n) || n > (uint64_t)(e - *w)) return 1;
+  b->p = zlm_mem_alloc(n);
+  if (b->p == 0) return 1;
+  for (i = 0; i < n; i++) {
+    if ((*w)[i] > 255) return 1;
+    b->p[i] = (unsigned char)(*w)[i];
+  }
+  *w += n;
+  b->len = n;
+  b->cap = n;
+  z->bytes += n;
+  return 0;
+}
+static inline void zlm_bytes_out(FILE *o, const unsigned char *p, uint64_t n) {
+  uint64_t i;
+  zlm_word_out(o, n);
+  for (i = 0; i < n; i++) zlm_word_out(o, p[i]);
+}
+
 static inline int zlm_parse_word(const char *s, uint64_t *w) {
   char *end = 0;
   unsigned long long v = strtoull(s, &end, 16);
