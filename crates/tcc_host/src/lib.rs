@@ -41,6 +41,7 @@ pub mod retry;
 pub mod schedule;
 pub mod secrets;
 pub mod service;
+pub mod source;
 mod slot;
 pub mod status_view;
 pub mod storable;
