@@ -620,7 +620,10 @@ async fn register(State(app): State<Shared>, q: RawQuery, body: Body) -> Answer 
             crate::source::rows::put(&**app.host.store(), &hash, s)?;
         }
         let file = source.map(|s| s.file);
-        Ok(Reply(201, json!({"hash": hash, "name": name, "source": file})))
+        Ok(Reply(
+            201,
+            json!({"hash": hash, "name": name, "source": file}),
+        ))
     })
     .await
 }

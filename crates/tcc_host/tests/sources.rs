@@ -36,10 +36,20 @@ fn greet() -> Vec<u8> {
         {"op": "LoadLocal", "local": 1}, op("ArrayPush"), op("Return")
     ]);
     let spans = json!([
-        span(3), span(3),
-        span(4), span(4), J::Null,
-        span(5), span(5), span(5),
-        span(6), span(6), span(6), span(6), span(6), span(6)
+        span(3),
+        span(3),
+        span(4),
+        span(4),
+        J::Null,
+        span(5),
+        span(5),
+        span(5),
+        span(6),
+        span(6),
+        span(6),
+        span(6),
+        span(6),
+        span(6)
     ]);
     let a = json!({
         "envelope": {
@@ -79,7 +89,10 @@ fn a_source_is_kept_beside_its_artifact_outside_the_hash() {
         let err = sources(&store)
             .put_source("nope", &greet_source(), 1)
             .unwrap_err();
-        assert!(matches!(err, tcc_host::store::StoreError::NotFound(_)), "{err}");
+        assert!(
+            matches!(err, tcc_host::store::StoreError::NotFound(_)),
+            "{err}"
+        );
         tcc_host::source::rows::put(&*store, &hash, &greet_source()).unwrap();
         assert_eq!(
             sources(&store).get_source(&hash).unwrap(),
@@ -113,7 +126,9 @@ fn the_execution_page_shows_the_line_of_the_pc_of_each_step_and_the_slots() {
         let hash = driver.register(&greet(), Some("greet")).unwrap();
         tcc_host::source::rows::put(&*a, &hash, &greet_source()).unwrap();
         let threads = driver.spawn();
-        let id = driver.start("greet", vec![json!({"t": "number", "v": 5})], None).unwrap();
+        let id = driver
+            .start("greet", vec![json!({"t": "number", "v": 5})], None)
+            .unwrap();
         until_status(&driver, &id, "suspended");
 
         let doc = tcc_host::ui::execution_doc(&viewer, &id).unwrap().unwrap();
@@ -183,7 +198,9 @@ fn without_a_source_the_page_has_lines_but_no_text() {
         let host = Host::new(store.clone(), Providers::echo_all(), HostConfig::default());
         host.register(&greet(), Some("greet")).unwrap();
         let threads = host.spawn();
-        let id = host.start("greet", vec![json!({"t": "number", "v": 1})], None).unwrap();
+        let id = host
+            .start("greet", vec![json!({"t": "number", "v": 1})], None)
+            .unwrap();
         until_status(&host, &id, "suspended");
         let doc = tcc_host::ui::execution_doc(&host, &id).unwrap().unwrap();
         host.shutdown();
@@ -235,7 +252,11 @@ fn the_register_route_keeps_a_source_and_the_source_route_serves_it() {
         let mut body = b"{\"artifact\":".to_vec();
         body.extend_from_slice(&artifact);
         body.extend_from_slice(b",\"source\":");
-        body.extend_from_slice(json!({"file": "greet.py", "text": SOURCE}).to_string().as_bytes());
+        body.extend_from_slice(
+            json!({"file": "greet.py", "text": SOURCE})
+                .to_string()
+                .as_bytes(),
+        );
         body.push(b'}');
         let (c, j) = call("POST", "/v1/artifacts?name=greet", Some(&body), true);
         assert_eq!((c, j["source"].as_str()), (201, Some("greet.py")), "{j}");
@@ -250,10 +271,17 @@ fn the_register_route_keeps_a_source_and_the_source_route_serves_it() {
         );
         // The same hash as the artifact registered alone.
         let (c, j) = call("POST", "/v1/artifacts", Some(&artifact), true);
-        assert_eq!((c, j["hash"].as_str(), &j["source"]), (201, Some(hash.as_str()), &J::Null));
+        assert_eq!(
+            (c, j["hash"].as_str(), &j["source"]),
+            (201, Some(hash.as_str()), &J::Null)
+        );
         // A source without an artifact, and a source the store cannot hold.
         let (c, j) = call("GET", "/v1/artifacts/nope/source", None, true);
-        assert_eq!((c, j["error"]["code"].as_str()), (404, Some("not_found")), "{j}");
+        assert_eq!(
+            (c, j["error"]["code"].as_str()),
+            (404, Some("not_found")),
+            "{j}"
+        );
         let bad = [
             br#"{"artifact": {}, "source": {"file": "a.py", "text": "x"}}"#.to_vec(),
             {

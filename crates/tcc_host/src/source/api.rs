@@ -37,13 +37,11 @@ async fn source(host: Arc<Host>, hash: String) -> Response {
 pub fn router<S: Clone + Send + Sync + 'static>(host: Arc<Host>) -> Router<S> {
     Router::new().route(
         "/v1/artifacts/{hash}/source",
-        get(
-            move |p: Result<Path<String>, PathRejection>| async move {
-                match path_param(p) {
-                    Ok(hash) => source(host, hash).await,
-                    Err(e) => e.into_response(),
-                }
-            },
-        ),
+        get(move |p: Result<Path<String>, PathRejection>| async move {
+            match path_param(p) {
+                Ok(hash) => source(host, hash).await,
+                Err(e) => e.into_response(),
+            }
+        }),
     )
 }

@@ -4,7 +4,8 @@
 //! checkpoint chain (one pass over it, as `Host::load_continuation`
 //! makes) and the artifact's spans.
 
-use super::{ArtifactSource, location};
+use super::locate::location;
+use super::rows::ArtifactSource;
 use crate::store::{CheckpointRow, HistoryRow};
 use crate::values::tagged_to_plain;
 use serde_json::{Value as J, json};
@@ -254,10 +255,23 @@ mod tests {
             {"file": "a.py", "start_line": 2, "start_column": 0, "end_line": 2, "end_column": 1},
             {"file": "a.py", "start_line": 3, "start_column": 0, "end_line": 3, "end_column": 1}]}]}});
         let steps = [
-            Step { revision: 1, status: Status::Runnable, frames: vec![(0, 1)] },
-            Step { revision: 2, status: Status::Suspended, frames: vec![(0, 3)] },
+            Step {
+                revision: 1,
+                status: Status::Runnable,
+                frames: vec![(0, 1)],
+            },
+            Step {
+                revision: 2,
+                status: Status::Suspended,
+                frames: vec![(0, 3)],
+            },
         ];
-        let h = |kind: &str, detail: J| HistoryRow { seq: 0, at_ms: 0, kind: kind.into(), detail };
+        let h = |kind: &str, detail: J| HistoryRow {
+            seq: 0,
+            at_ms: 0,
+            kind: kind.into(),
+            detail,
+        };
         let history = [
             h("created", json!({})),
             h("checkpoint", json!({"revision": 1})),
@@ -288,7 +302,10 @@ mod tests {
         let long = json!({"t": "string", "v": "x".repeat(MAX_SLOT_TEXT + 1)});
         let v = slot_value(&long);
         assert_eq!(v["truncated"], true);
-        assert_eq!(v["preview"].as_str().map(|p| p.chars().count()), Some(PREVIEW_CHARS));
+        assert_eq!(
+            v["preview"].as_str().map(|p| p.chars().count()),
+            Some(PREVIEW_CHARS)
+        );
         assert_eq!(slot_value(&json!({"t": "number", "v": 3}))["plain"], 3);
     }
 }

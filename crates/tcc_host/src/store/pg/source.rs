@@ -9,8 +9,7 @@ impl SourceStore for PgStore {
     fn put_source(&self, hash: &str, source: &ArtifactSource, now: i64) -> Result<(), StoreError> {
         let (hash, source) = (hash.to_string(), source.clone());
         self.write(move |c| {
-            if c
-                .query_opt("SELECT 1 FROM artifacts WHERE hash = $1", &[&hash])?
+            if c.query_opt("SELECT 1 FROM artifacts WHERE hash = $1", &[&hash])?
                 .is_none()
             {
                 return Err(StoreError::NotFound(format!("artifact {hash:?}")).into());
