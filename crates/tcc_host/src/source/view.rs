@@ -250,7 +250,8 @@ mod tests {
 
     #[test]
     fn history_entries_stand_where_the_latest_checkpoint_stood() {
-        let artifact = json!({"program": {"functions": [{"id": 0, "spans": [
+        let artifact = json!({"program": {"functions": [{"id": 0, "instructions": [
+            {"op": "LoadLocal", "local": 0}, {"op": "Effect"}, {"op": "WaitForEvent"}], "spans": [
             {"file": "a.py", "start_line": 1, "start_column": 0, "end_line": 1, "end_column": 1},
             {"file": "a.py", "start_line": 2, "start_column": 0, "end_line": 2, "end_column": 1},
             {"file": "a.py", "start_line": 3, "start_column": 0, "end_line": 3, "end_column": 1}]}]}});
@@ -278,12 +279,15 @@ mod tests {
             h("effect", json!({})),
             h("checkpoint", json!({"revision": 2})),
             h("event_received", json!({})),
+            // Its key computed at run time, and the checkpoint before it
+            // stands at a wait: where it ran is not known.
+            h("effect", json!({"key": "dynamic"})),
         ];
         let lines: Vec<Option<u64>> = history_locations(&history, &steps, &artifact, None)
             .iter()
             .map(|l| l.as_ref().and_then(|l| l["line"].as_u64()))
             .collect();
-        assert_eq!(lines, [None, Some(2), Some(2), Some(3), Some(3)]);
+        assert_eq!(lines, [None, Some(2), Some(2), Some(3), Some(3), None]);
     }
 
     #[test]
