@@ -233,6 +233,17 @@ tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep '^tcc_executions' <&3; exec 3<&-
 echo "dashboard: $tcc_url/ui"
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /ui/api/executions HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep -q '"executions"' <&3; exec 3<&-
+# Source lines (issue 35, docs/tcc/host.md "Source lines"): register keeps the Python text beside
+# the artifact; the execution view names the line the execution waits at.
+$irkit tcc register examples/tcc/src/approval.py --server "$tcc_url" > /dev/null
+tcc_id=$($irkit tcc start approval --args '["r-1"]' --server "$tcc_url")
+for _ in $(seq 100); do $irkit tcc status "$tcc_id" --server "$tcc_url" | grep -q " suspended" && break; sleep 0.1; done
+python3 - "$tcc_url" "$tcc_id" <<'PY'
+import json, sys, urllib.request
+doc = json.load(urllib.request.urlopen(f"{sys.argv[1]}/ui/api/executions/{sys.argv[2]}"))
+at = doc["source"]
+print(f'{at["file"]}:{at["line"]}: {at["text"].strip()}')
+PY
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
 # Traces (issue 35, docs/tcc/host.md "Traces"): spans over OTLP/HTTP JSON to a collector (here a

@@ -160,6 +160,10 @@ pub struct RegisterArgs {
     /// Program name (default: the file stem).
     #[arg(long)]
     name: Option<String>,
+    /// Do not keep a source file's text beside the artifact (it is kept by
+    /// default, for the dashboard's source lines).
+    #[arg(long)]
+    no_source: bool,
     #[command(flatten)]
     client: ClientArgs,
 }
@@ -729,7 +733,37 @@ pub(crate) fn print_json(j: &J) {
 
 /// `irkit tcc register`.
 pub fn register(a: RegisterArgs) -> Result<Outcome, CliError> {
-    let (_, bytes) = crate::tcc_compile_cmd::read_program(&a.input.file)?;
+    let (_, input) = crate::tcc_compile_cmd::read_program_input(&a.input.file)?;
+    let bytes = match input {
+        crate::tcc_compile_cmd::ProgramInput::Bytes(bytes) => bytes,
+        crate::tcc_compile_cmd::ProgramInput::Compiled { artifact, .. } if a.no_source => {
+            tcc_ir::encode_artifact(&artifact)
+        }
+        // The source goes beside the artifact, under the file name its
+        // spans give (issue 35: the dashboard shows its lines).
+        crate::tcc_compile_cmd::ProgramInput::Compiled { artifact, source } => {
+            let file = artifact
+                .program
+                .functions
+                .iter()
+                .flat_map(|f| f.spans.iter().flatten())
+                .map(|s| s.file.to_string())
+                .next()
+                .or_else(|| {
+                    a.input
+                        .file
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                })
+                .unwrap_or_default();
+            let mut body = b"{\"artifact\":".to_vec();
+            body.extend_from_slice(&tcc_ir::encode_artifact(&artifact));
+            body.extend_from_slice(b",\"source\":");
+            body.extend_from_slice(json!({"file": file, "text": source}).to_string().as_bytes());
+            body.push(b'}');
+            body
+        }
+    };
     let name = a.name.clone().or_else(|| {
         a.input
             .file
@@ -839,13 +873,31 @@ fn start_local(
     let host = Host::new(store.clone(), providers, HostConfig::default());
     let path = Path::new(&a.program);
     let program = if path.is_file() {
-        let (_, bytes) = crate::tcc_compile_cmd::read_program(path)?;
+        let (_, input) = crate::tcc_compile_cmd::read_program_input(path)?;
+        let (bytes, source) = match input {
+            crate::tcc_compile_cmd::ProgramInput::Bytes(bytes) => (bytes, None),
+            crate::tcc_compile_cmd::ProgramInput::Compiled { artifact, source } => {
+                let file = path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                let source = tcc_host::source::ArtifactSource { file, text: source };
+                (tcc_ir::encode_artifact(&artifact), Some(source))
+            }
+        };
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "program".into());
-        if let Err(e) = host.register(&bytes, Some(&name)) {
-            return Err(host_error(&e, &a.program));
+        let hash = match host.register(&bytes, Some(&name)) {
+            Ok(h) => h,
+            Err(e) => return Err(host_error(&e, &a.program)),
+        };
+        // The source beside the artifact (issue 35), for a dashboard
+        // served later on this database.
+        if let Some(s) = source.filter(|s| tcc_host::source::check(s).is_ok())
+            && let Err(e) = tcc_host::source::rows::put(&*store, &hash, &s)
+        {
+            return Err(usage(e.to_string()));
         }
         name
     } else {

@@ -7,9 +7,13 @@
 //! without a reload (timeline with effects, checkpoints, timer, event and
 //! child), then the list (status, program and id search), the programs
 //! page, the schedules page (a paused schedule resumed by its button), and an
-//! execution failed by an effect resumed by the Resume button, and a
-//! waiting execution paused and resumed by its Pause and Resume buttons. The screenshot of the finished execution must not be blank; with
-//! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`.
+//! execution failed by an effect resumed by the Resume button, a program
+//! registered from its Python source by `irkit tcc register` showing the
+//! source line at its pc (highlighted in its text), each history step's
+//! line and its slots' values, and a waiting execution paused and resumed
+//! by its Pause and Resume buttons. The screenshot of the finished execution must not be blank; with
+//! `IRKIT_BLESS=1` the SQLite run writes it to `docs/tcc/dashboard.png`, and the
+//! suspended Python program's page to `docs/tcc/dashboard-source.png`.
 //!
 //! The browser is the `browser` crate's (chromedriver and Chromium from
 //! `IRKIT_CHROMEDRIVER` / `IRKIT_CHROMIUM`, else `PATH`); the form is
@@ -473,6 +477,105 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         assert!(Instant::now() < deadline, "{history} {status}");
         std::thread::sleep(Duration::from_millis(100));
     }
+
+    // Source lines (issue 35): a program registered from its Python source
+    // by `irkit tcc register` keeps the text; suspended at its wait, the
+    // page shows the wait's line (highlighted in the text), the line of
+    // each history step, and the slots with their values.
+    let greet = dir.join("greet.py");
+    std::fs::write(
+        &greet,
+        "from tcc_engine.primitives import effect, program, wait_for_event\n\n\n@program\nasync def run(order):\n    held = await effect(\"stock.hold\", input={\"qty\": order})\n    ok = await wait_for_event(\"go\")\n    return [held, ok, order]\n",
+    )
+    .unwrap();
+    let registered = std::process::Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(["tcc", "register", "--server", &url, "--token", TOKEN])
+        .arg(&greet)
+        .output()
+        .unwrap();
+    assert!(registered.status.success(), "{registered:?}");
+    let greet_hash = String::from_utf8_lossy(&registered.stdout)
+        .trim()
+        .to_string();
+    let (code, j) = api(
+        &url,
+        "GET",
+        &format!("/v1/artifacts/{greet_hash}/source"),
+        None,
+    );
+    assert_eq!((code, j["file"].as_str()), (200, Some("greet.py")), "{j}");
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/executions",
+        Some(br#"{"program": "greet", "args": [3]}"#),
+    );
+    assert_eq!(code, 201, "{j}");
+    let greeting = j["id"].as_str().unwrap().to_string();
+    goto(&b, &format!("{url}/ui/executions/{greeting}"));
+    let at = until(
+        &b,
+        "the source line at the pc",
+        "const s = document.querySelector('#status'); const l = document.querySelector('#source-line'); const c = document.querySelector('#source-text li.src-current'); return s && l && c && s.dataset.status === 'suspended' ? [l.dataset.line, l.textContent, c.dataset.line, c.textContent] : null;",
+        |v| v.is_array(),
+    );
+    assert_eq!(
+        (at[0].as_str(), at[2].as_str()),
+        (Some("7"), Some("7")),
+        "{at}"
+    );
+    assert!(
+        at[1].as_str().is_some_and(
+            |t| t.contains("greet.py:7") && t.contains("ok = await wait_for_event(\"go\")")
+        ),
+        "{at}"
+    );
+    assert!(
+        at[3].as_str().is_some_and(|t| t.contains("wait_for_event")),
+        "{at}"
+    );
+    assert!(text_of(&b, "#source-text").contains("async def run(order):"));
+    // The effect's step stands at its line.
+    let steps = b
+        .execute(
+            "return [...document.querySelectorAll('#history li')].map(e => [e.dataset.kind, e.dataset.line || null]);",
+            vec![],
+        )
+        .unwrap();
+    assert!(
+        steps.as_array().unwrap().contains(&json!(["effect", "6"])),
+        "{steps}"
+    );
+    assert!(text_of(&b, "#history").contains("greet.py:6"));
+    // The slots: `order` (the parameter) and `held` with their values.
+    let slots = until(
+        &b,
+        "the slots",
+        "return [...document.querySelectorAll('#slots tr[data-slot]')].map(r => [r.dataset.slot, r.children[1].textContent, r.querySelector('.slot-value').textContent]);",
+        |v| v.as_array().is_some_and(|a| a.len() >= 2),
+    );
+    assert_eq!(slots[0], json!(["0", "param", "3"]), "{slots}");
+    assert_eq!(slots[1], json!(["1", "local", "{\"qty\":3}"]), "{slots}");
+    if bless {
+        let shot = b.screenshot_png().unwrap();
+        check_not_blank(&shot);
+        let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/tcc/dashboard-source.png");
+        std::fs::write(&out, &shot).unwrap();
+    }
+    let (code, j) = api(
+        &url,
+        "POST",
+        &format!("/v1/executions/{greeting}/events"),
+        Some(br#"{"name": "go", "payload": true}"#),
+    );
+    assert_eq!(code, 202, "{j}");
+    until(
+        &b,
+        "the greeting completed",
+        "const e = document.querySelector('#status'); return e ? e.dataset.status : null;",
+        |v| v == &json!("completed"),
+    );
+    assert_eq!(squeezed(&b, "#result"), r#"[{"qty":3},true,3]"#);
 
     // Pause and resume (issue 35): Pause holds an execution waiting for an
     // event (the event sent meanwhile is kept), Resume lets it take it.

@@ -286,6 +286,88 @@ fn api_and_cli_end_to_end() {
     assert!(j["paths"]["/v1/executions/{id}/events"].is_object());
 }
 
+/// `irkit tcc register FILE` keeps the source of every frontend beside
+/// the artifact (issue 35), under the file name of its spans, outside its
+/// hash; `--no-source` keeps none, and an artifact file has none.
+#[test]
+fn register_keeps_the_source_of_every_frontend() {
+    let d = Dir::new("irkit-tcc-src-");
+    write_providers(&d.0);
+    let s = serve(&d.0, None, &[]);
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tcc/src");
+    for file in ["approval.py", "approval.ts", "approval.rs"] {
+        let path = examples.join(file);
+        let name = file.replace('.', "_");
+        let o = cli(
+            &s.url,
+            &["register", &path.to_string_lossy(), "--name", &name],
+        );
+        assert!(o.status.success(), "{o:?}");
+        let hash = stdout(&o);
+        let (c, j) = http(
+            &s.url,
+            "GET",
+            &format!("/v1/artifacts/{hash}/source"),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!((c, j["file"].as_str()), (200, Some(file)), "{j}");
+        assert_eq!(
+            j["text"].as_str(),
+            Some(std::fs::read_to_string(&path).unwrap().as_str())
+        );
+        // The same artifact without its source: one hash, the source kept.
+        let artifact = d.0.join(format!("{name}.json"));
+        let o = Command::new(IRKIT)
+            .args(["tcc", "compile"])
+            .arg(&path)
+            .arg("-o")
+            .arg(&artifact)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{o:?}");
+        let o = cli(
+            &s.url,
+            &["register", &artifact.to_string_lossy(), "--name", &name],
+        );
+        assert_eq!(stdout(&o), hash);
+        let (c, _) = http(
+            &s.url,
+            "GET",
+            &format!("/v1/artifacts/{hash}/source"),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(c, 200);
+    }
+    let fresh = d.0.join("fresh.py");
+    std::fs::write(
+        &fresh,
+        "from tcc_engine.primitives import effect, program\n\n\n@program\nasync def run():\n    return await effect(\"fresh.only\")\n",
+    )
+    .unwrap();
+    let o = cli(
+        &s.url,
+        &["register", &fresh.to_string_lossy(), "--no-source"],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let (c, j) = http(
+        &s.url,
+        "GET",
+        &format!("/v1/artifacts/{}/source", stdout(&o)),
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (c, j["error"]["code"].as_str()),
+        (404, Some("not_found")),
+        "{j}"
+    );
+}
+
 #[test]
 fn bearer_token_is_enforced_and_required_off_loopback() {
     let d = Dir::new("irkit-tcc-serve-");

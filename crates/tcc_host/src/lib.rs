@@ -42,6 +42,7 @@ pub mod schedule;
 pub mod secrets;
 pub mod service;
 mod slot;
+pub mod source;
 pub mod status_view;
 pub mod storable;
 pub mod store;

@@ -347,6 +347,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/executions/{id}/resume", post(resume))
         .merge(crate::ui::router(app.host.clone()))
         .merge(crate::pause::api::router(app.host.clone()))
+        .merge(crate::source::api::router(app.host.clone()))
         .merge(crate::schedule::api::router(
             app.host.clone(),
             app.cfg.max_body,
@@ -591,13 +592,38 @@ async fn metrics_text(State(app): State<Shared>) -> Response {
     r
 }
 
+/// A register body that carries the source beside the artifact (issue
+/// 35, `crate::source`): `{"artifact": ARTIFACT, "source": {"file",
+/// "text"}}`. Any other body is the artifact itself.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WithSource<'a> {
+    #[serde(borrow)]
+    artifact: &'a serde_json::value::RawValue,
+    source: Option<crate::source::ArtifactSource>,
+}
+
 async fn register(State(app): State<Shared>, q: RawQuery, body: Body) -> Answer {
     let q = query(&q)?;
     let body = read_body(body, app.cfg.max_body).await?;
     blocking(move || {
         let name = qget(&q, "name").filter(|n| !n.is_empty());
-        let hash = app.host.register(&body, name.as_deref())?;
-        Ok(Reply(201, json!({"hash": hash, "name": name})))
+        let (artifact, source) = match serde_json::from_slice::<WithSource>(&body) {
+            Ok(w) => (w.artifact.get().as_bytes(), w.source),
+            Err(_) => (&body[..], None),
+        };
+        if let Some(s) = &source {
+            crate::source::check(s).map_err(ApiError::BadRequest)?;
+        }
+        let hash = app.host.register(artifact, name.as_deref())?;
+        if let Some(s) = &source {
+            crate::source::rows::put(&**app.host.store(), &hash, s)?;
+        }
+        let file = source.map(|s| s.file);
+        Ok(Reply(
+            201,
+            json!({"hash": hash, "name": name, "source": file}),
+        ))
     })
     .await
 }

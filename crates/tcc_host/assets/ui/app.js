@@ -202,9 +202,51 @@
       default:
         if (d && Object.keys(d).length) body.push(h("pre", {}, json(d)));
     }
-    return h("li", { class: "kind-" + e.kind, "data-kind": e.kind, "data-seq": e.seq },
-      h("div", { class: "entry-head" }, h("span", { class: "entry-kind" }, title), h("span", { class: "entry-time" }, "#" + e.seq + " · " + time(e.at_ms))),
+    return h("li", { class: "kind-" + e.kind, "data-kind": e.kind, "data-seq": e.seq, "data-line": e.source ? e.source.line : null },
+      h("div", { class: "entry-head" }, h("span", { class: "entry-kind" }, title), h("span", { class: "entry-time" }, "#" + e.seq + " · " + time(e.at_ms)),
+        e.source ? h("span", { class: "entry-source", title: "where the execution stood (pc " + e.source.span_pc + " of fn " + e.source.func_id + ", checkpoint r" + e.source.revision + ")" }, sourceText(e.source)) : null),
       body);
+  }
+
+  // "file:line  text" for a location of the JSON API (its text when the
+  // source was kept).
+  function sourceText(loc) {
+    const where = loc.file + ":" + loc.line;
+    return loc.text === undefined ? where : where + "  " + loc.text.trim();
+  }
+
+  // The source text, its lines numbered, the current one marked.
+  function sourceView(src) {
+    return h("ol", { class: "source-text", id: "source-text" }, src.text.split("\n").map((l, i) =>
+      h("li", { "data-line": i + 1 }, h("span", { class: "ln" }, i + 1), h("span", { class: "text" }, l.replace(/\r$/, "")))));
+  }
+
+  function highlightLine(view, loc) {
+    view.querySelectorAll("li.src-current").forEach((li) => li.classList.remove("src-current"));
+    if (!loc) return;
+    const li = view.querySelector('li[data-line="' + loc.line + '"]');
+    if (li) {
+      li.classList.add("src-current");
+      const box = view.getBoundingClientRect();
+      const at = li.getBoundingClientRect();
+      if (at.top < box.top || at.bottom > box.bottom) view.scrollTop += at.top - box.top - box.height / 3;
+    }
+  }
+
+  // Every frame of the latest continuation with its slots (by index: the
+  // format has no local names).
+  function slotsView(frames) {
+    if (!frames || frames.length === 0) return h("span", { class: "muted" }, "none (finished, or not yet checkpointed)");
+    return frames.map((f, i) => h("div", { class: "frame", "data-func": f.func_id },
+      h("h3", {}, "fn " + (f.function || f.func_id) + " · pc " + f.pc + (i === frames.length - 1 ? " (current)" : " (caller)"),
+        f.source ? h("span", { class: "muted" }, " · " + f.source.file + ":" + f.source.line) : null),
+      f.slots.length === 0 ? h("div", { class: "muted" }, "no slots") :
+        h("table", { class: "slots" },
+          h("thead", {}, h("tr", {}, ["slot", "", "value"].map((c) => h("th", {}, c)))),
+          h("tbody", {}, f.slots.map((s) => h("tr", { "data-slot": s.slot },
+            h("td", { class: "mono" }, s.slot),
+            h("td", { class: "muted" }, s.param ? "param" : "local"),
+            h("td", {}, h("code", { class: "slot-value" }, s.value.truncated ? s.value.preview + "… (" + s.value.bytes + " bytes)" : (s.value.tagged && s.value.tagged.t === "undefined" ? "undefined" : json(s.value.plain))))))))));
   }
 
   function pendingText(p) {
@@ -228,6 +270,9 @@
     const history = h("ol", { class: "timeline", id: "history" });
     const waits = h("table", { id: "waits" });
     const listing = h("div", { id: "listing" });
+    const sourceLine = h("div", { id: "source-line", class: "mono" });
+    const sourceBox = h("div", { id: "source" });
+    const slots = h("div", { id: "slots" });
     const note = h("span", { id: "action-status", class: "muted" });
     const eventName = h("input", { type: "text", id: "event-name", placeholder: "event name", size: 24 });
     const payload = h("textarea", { id: "event-payload", placeholder: "payload (JSON; empty: null)" });
@@ -311,14 +356,17 @@
         h("div", {},
           h("div", { class: "card" }, h("h2", {}, "Summary"), summary),
           h("div", { class: "card" }, h("h2", {}, "Outcome"), outcome),
+          h("div", { class: "card", id: "source-card" }, h("h2", {}, "Source"), sourceLine, sourceBox),
           h("div", { class: "card" }, h("h2", {}, "History"), history)),
         h("div", {},
           h("div", { class: "card" }, h("h2", {}, "Pending operation"), pending),
+          h("div", { class: "card" }, h("h2", {}, "Slots"), slots),
           actions,
           h("div", { class: "card" }, h("h2", {}, "Waits, timers and children"), waits),
           h("div", { class: "card" }, h("h2", {}, "Program"), listing))));
 
     let artifact = null;
+    let source = null;
     let timer = null;
     let running = false;
     let again = false;
@@ -394,6 +442,32 @@
         }
       }
       highlight(listing, doc.frames || []);
+      if (doc.source) {
+        fill(sourceLine, h("span", { class: "muted" }, "pc " + doc.source.pc + " of fn " + doc.source.func_id + " at "), sourceText(doc.source));
+      } else {
+        fill(sourceLine, h("span", { class: "muted" }, x.terminal ? "finished" : "no source location (the artifact has no span here)"));
+      }
+      sourceLine.dataset.line = doc.source ? doc.source.line : "";
+      if (source === null) {
+        if (doc.source_file) {
+          try {
+            source = await api("GET", "/v1/artifacts/" + encodeURIComponent(x.artifact_hash) + "/source");
+            fill(sourceBox, sourceView(source));
+          } catch (e) {
+            if (e instanceof AuthError) throw e;
+            source = false;
+            fill(sourceBox, h("p", { class: "error" }, String(e.message)));
+          }
+        } else {
+          source = false;
+          fill(sourceBox, h("p", { class: "muted", id: "no-source" }, "No source text was kept with this artifact (irkit tcc register FILE.py keeps it)."));
+        }
+      }
+      if (source) {
+        const view = sourceBox.querySelector("#source-text");
+        if (view) highlightLine(view, doc.source && doc.source.file === source.file ? doc.source : null);
+      }
+      fill(slots, slotsView(doc.slots));
       setLive(!x.terminal);
       return x.terminal;
     };

@@ -200,19 +200,23 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
     let history = store.history(id, 0, HISTORY_LIMIT)?;
     let journal = store.journal_of(id)?;
     let waits = store.waits_of(id)?;
-    // The latest continuation's frames (where the pc is); a terminal
-    // execution has none to show.
-    let frames = if row.is_terminal() {
-        None
-    } else {
-        match host.load_continuation(id) {
-            Ok(c) => c.map(|c| c.frames.iter().map(|f| (f.func_id, f.pc)).collect()),
-            Err(e) => {
-                tracing::warn!(execution_id = %id, error = %e, "dashboard: continuation not readable");
-                None
-            }
+    // The checkpoint chain, replayed once: the latest continuation (where
+    // the pc is, and the slots) and where each checkpoint stood (issue 35,
+    // `crate::source::view`). A terminal execution has no pc to show.
+    let (latest, steps) = match crate::source::view::replay(
+        &store.load_checkpoints(id)?,
+        &host.config().limits,
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(execution_id = %id, error = %e, "dashboard: continuation not readable");
+            (None, Vec::new())
         }
     };
+    let latest = latest.filter(|_| !row.is_terminal());
+    let frames = latest
+        .as_ref()
+        .map(|c| c.frames.iter().map(|f| (f.func_id, f.pc)).collect());
     let mut doc = view::execution_page(
         &row,
         &history,
@@ -222,6 +226,7 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
         frames,
         crate::ids::now_ms(),
     );
+    source_members(host, &row, &history, latest.as_ref(), &steps, &mut doc)?;
     // A held execution reads `paused` (issue 35, `crate::pause`).
     if !row.is_terminal()
         && let Some(execution) = doc.get_mut("execution").and_then(J::as_object_mut)
@@ -231,6 +236,53 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
         }
     }
     Ok(Some(doc))
+}
+
+/// The execution page's source members (issue 35, `crate::source`):
+/// `source` (where the pc stands: file, line, columns, and the line's
+/// text when the source was kept), `source_file` (the kept source's file
+/// name, `null` when none was kept), `slots` (every frame of the latest
+/// continuation with its slots' values; `null` for a terminal execution)
+/// and each history entry's `source` (where the execution stood).
+fn source_members(
+    host: &Host,
+    row: &crate::store::ExecutionRow,
+    history: &[crate::store::HistoryRow],
+    latest: Option<&tcc_engine::Continuation>,
+    steps: &[crate::source::view::Step],
+    doc: &mut J,
+) -> Result<(), StoreError> {
+    use crate::source::view;
+    let artifact = match stored_artifact(host, &row.artifact_hash) {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::warn!(execution_id = %row.id, error = %e, "dashboard: artifact not readable");
+            None
+        }
+    };
+    let source = crate::source::rows::get(&**host.store(), &row.artifact_hash)?;
+    doc["source_file"] = source.as_ref().map(|s| s.file.clone()).into();
+    let Some(artifact) = artifact else {
+        doc["source"] = J::Null;
+        doc["slots"] = J::Null;
+        return Ok(());
+    };
+    doc["source"] = match (latest, steps.last()) {
+        (Some(_), Some(step)) => view::step_location(&artifact, step, source.as_ref()).into(),
+        _ => J::Null,
+    };
+    doc["slots"] = latest
+        .map(|c| view::frames_with_slots(c, &artifact, source.as_ref()))
+        .into();
+    let locations = view::history_locations(history, steps, &artifact, source.as_ref());
+    if let Some(entries) = doc.get_mut("history").and_then(J::as_array_mut) {
+        for (e, l) in entries.iter_mut().zip(locations) {
+            if let Some(l) = l {
+                e["source"] = l;
+            }
+        }
+    }
+    Ok(())
 }
 
 async fn list(State(host): State<Arc<Host>>, q: RawQuery) -> Json {

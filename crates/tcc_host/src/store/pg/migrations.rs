@@ -226,6 +226,16 @@ CREATE TABLE flow_waiters (
 CREATE INDEX flow_waiters_seq ON flow_waiters (scope, seq);
 CREATE INDEX flow_waiters_holder ON flow_waiters (holder);
 "#,
+    // Source text beside an artifact (issue 35, `crate::source`): kept
+    // with the artifact it was compiled to, outside the artifact's hash.
+    r#"
+CREATE TABLE artifact_sources (
+  hash TEXT PRIMARY KEY,
+  file TEXT NOT NULL,
+  text TEXT NOT NULL,
+  updated_ms BIGINT NOT NULL
+);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

@@ -51,6 +51,7 @@ mod queries;
 mod retention;
 mod rows;
 mod schedules;
+mod source;
 mod traces;
 pub mod url;
 

@@ -24,6 +24,7 @@ mod pause;
 mod queries;
 mod retention;
 mod schedules;
+mod source;
 #[cfg(test)]
 mod tests;
 mod traces;
