@@ -55,6 +55,7 @@ fn new_exec(id: &str) -> NewExecution {
         program_name: None,
         args: Default::default(),
         parent: None,
+        namespace: "default".into(),
     }
 }
 
