@@ -1076,6 +1076,7 @@ fn every_cached_plan_reaches_its_rows_by_index() {
         artifact_missing: false,
         after: Some(1),
         limit: 5,
+        namespace: Some("default".into()),
     };
     assert_eq!(store.list_executions(&filter).unwrap().len(), 5);
     filter.artifact_missing = true;

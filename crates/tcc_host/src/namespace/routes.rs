@@ -93,10 +93,37 @@ pub fn rule_for(method: &str, template: &str) -> Option<Rule> {
         .map(|(_, _, r)| *r)
 }
 
+/// `%XX` escapes decoded, anything else (a `%` not followed by two hex
+/// digits, `+`) kept as it is: what the router's `Path` extractor gives.
+fn decode_lenient(raw: &str) -> Option<String> {
+    let b = raw.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = raw
+            .get(i + 1..i + 3)
+            .filter(|_| b[i] == b'%')
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match hex {
+            Some(v) => {
+                out.push(v);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 /// The path parameter of `template` (its one `{…}` segment) in `path`,
-/// decoded both ways the routes decode one: `%XX` with `+` kept, and with
-/// `+` read as a space (the service's own routes). A parameter the
-/// handler would refuse as malformed gives none.
+/// decoded every way a route decodes one: the service's own routes
+/// (`+` read as a space, malformed escapes refused), and the router's
+/// `Path` (`+` kept, malformed escapes kept literally). Decodings that
+/// hold a NUL are left out: no stored row has one, and the route refuses
+/// it itself.
 fn param_candidates(template: &str, path: &str) -> Vec<String> {
     let Some(at) = template.split('/').position(|s| s.starts_with('{')) else {
         return Vec::new();
@@ -111,6 +138,11 @@ fn param_candidates(template: &str, path: &str) -> Vec<String> {
     if let Ok(kept) = crate::service::percent_decode(&raw.replace('+', "%2B")) {
         out.push(kept);
     }
+    if let Some(lenient) = decode_lenient(raw) {
+        out.push(lenient);
+    }
+    out.retain(|p| !p.contains('\0'));
+    out.sort();
     out.dedup();
     out
 }
@@ -145,14 +177,8 @@ pub fn check(
     template: &str,
     path: &str,
 ) -> Result<(), ApiError> {
-    let params = || {
-        let p = param_candidates(template, path);
-        if p.is_empty() {
-            Err(ApiError::BadRequest("malformed path parameter".into()))
-        } else {
-            Ok(p)
-        }
-    };
+    // No decoding at all: the route refuses the parameter itself.
+    let params = || Ok::<_, ApiError>(param_candidates(template, path));
     match rule {
         Rule::Public | Rule::Scoped | Rule::Artifact => Ok(()),
         Rule::Operator if scope.every => Ok(()),
@@ -224,6 +250,11 @@ mod tests {
             param_candidates("/v1/executions/{id}/cancel", "/v1/executions/a+b/cancel"),
             vec!["a b".to_string(), "a+b".to_string()]
         );
+        assert_eq!(
+            param_candidates("/v1/executions/{id}/pause", "/v1/executions/a%zz/pause"),
+            vec!["a%zz".to_string()]
+        );
+        assert!(param_candidates("/v1/executions/{id}", "/v1/executions/a%00").is_empty());
         assert!(param_candidates("/v1/health", "/v1/health").is_empty());
     }
 
