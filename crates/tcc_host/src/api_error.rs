@@ -213,6 +213,17 @@ impl ApiError {
     }
 }
 
+impl From<crate::namespace::ScopeError> for ApiError {
+    fn from(e: crate::namespace::ScopeError) -> ApiError {
+        use crate::namespace::ScopeError;
+        match e {
+            ScopeError::Bad(_) => ApiError::BadRequest(e.to_string()),
+            ScopeError::Forbidden(_) => ApiError::NamespaceForbidden(e.to_string()),
+            ScopeError::Required(_) => ApiError::NamespaceRequired(e.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,16 +265,5 @@ mod tests {
             (e.status(), e.to_string()),
             (404, "unknown program \"p\"".into())
         );
-    }
-}
-
-impl From<crate::namespace::ScopeError> for ApiError {
-    fn from(e: crate::namespace::ScopeError) -> ApiError {
-        use crate::namespace::ScopeError;
-        match e {
-            ScopeError::Bad(_) => ApiError::BadRequest(e.to_string()),
-            ScopeError::Forbidden(_) => ApiError::NamespaceForbidden(e.to_string()),
-            ScopeError::Required(_) => ApiError::NamespaceRequired(e.to_string()),
-        }
     }
 }
