@@ -246,6 +246,20 @@ print(f'{at["file"]}:{at["line"]}: {at["text"].strip()}')
 PY
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
+# Namespaces (issue 35, docs/tcc/host.md "Namespaces"): tokens scoped to namespaces; globex's
+# token does not see acme's execution (404, as an unknown id) and cannot name acme (403).
+tcc_db=$(mktemp -d)
+printf 'acme tok-acme\nglobex tok-globex\n' > "$tcc_db/tokens"
+$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --tokens-file "$tcc_db/tokens" >"$tcc_db/out" 2>/dev/null & tcc_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
+tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+$irkit tcc register examples/tcc/run/compute-loop.json --name loop --server "$tcc_url" --token tok-acme > /dev/null
+tcc_id=$($irkit tcc start loop --args '[10]' --server "$tcc_url" --token tok-acme)
+$irkit tcc ls --server "$tcc_url" --token tok-acme --namespace acme | grep -q "$tcc_id"
+if $irkit tcc status "$tcc_id" --server "$tcc_url" --token tok-globex 2>/dev/null; then exit 1; fi
+if $irkit tcc ls --server "$tcc_url" --token tok-globex --namespace acme 2>/dev/null; then exit 1; fi
+kill -TERM "$tcc_pid"; wait "$tcc_pid"
+rm -rf "$tcc_db"
 # Traces (issue 35, docs/tcc/host.md "Traces"): spans over OTLP/HTTP JSON to a collector (here a
 # small Python receiver, also the saga's webhook); the caller's trace id reaches both.
 tcc_db=$(mktemp -d)

@@ -63,3 +63,21 @@ def test_a_token_is_sent(tmp_path):
         assert list(Client(s.url, token="s3cret").list()) == []
     finally:
         s.stop()
+
+
+def test_a_namespace_is_sent(tmp_path):
+    from conftest import Server
+
+    tokens = tmp_path / "tokens"
+    tokens.write_text("acme,globex s3cret\n")
+    s = Server(tmp_path, ["--tokens-file", str(tokens)])
+    try:
+        with pytest.raises(ApiError) as err:
+            list(Client(s.url, token="s3cret").list())
+        assert err.value.status == 400 and err.value.code == "namespace_required"
+        assert list(Client(s.url, token="s3cret", namespace="acme").list()) == []
+        with pytest.raises(ApiError) as err:
+            list(Client(s.url, token="s3cret", namespace="initech").list())
+        assert err.value.status == 403 and err.value.code == "namespace_forbidden"
+    finally:
+        s.stop()

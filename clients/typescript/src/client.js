@@ -49,9 +49,9 @@ const sleep = (ms, signal) =>
   });
 
 export class Client {
-  /** @param {string} [url] @param {{ token?: string }} [opts] */
+  /** @param {string} [url] @param {{ token?: string, namespace?: string }} [opts] */
   constructor(url = "http://127.0.0.1:7420", opts = {}) {
-    this.http = new Transport(url, opts.token);
+    this.http = new Transport(url, opts.token, opts.namespace);
   }
 
   /** Registers an artifact (bytes, or an artifact JSON file's path) under `name`; resolves to its hash. */

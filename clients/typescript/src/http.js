@@ -23,12 +23,13 @@ export class TransportError extends Error {
 }
 
 export class Transport {
-  /** @param {string} url @param {string | undefined} token */
-  constructor(url, token) {
+  /** @param {string} url @param {string | undefined} token @param {string | undefined} [namespace] */
+  constructor(url, token, namespace) {
     const u = new URL(url);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new TypeError(`not an http(s) URL: ${url}`);
     this.base = url.replace(/\/+$/, "");
     this.token = token;
+    this.namespace = namespace;
   }
 
   /**
@@ -46,6 +47,7 @@ export class Transport {
       if (body === undefined) body = "";
     }
     if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (this.namespace) headers["tcc-namespace"] = this.namespace;
     if (opts.traceparent !== undefined) headers.traceparent = opts.traceparent;
     let resp;
     try {

@@ -43,7 +43,8 @@ export class ExecutionFailed extends Error {
 }
 
 export class Client {
-  constructor(url?: string, opts?: { token?: string });
+  /** `namespace` is sent as the TCC-Namespace header (default: the token's own). */
+  constructor(url?: string, opts?: { token?: string; namespace?: string });
   register(artifact: Uint8Array | string, name: string, opts?: CallOptions): Promise<string>;
   /** Resolves to the execution id; with `id`, starting again returns the existing one. */
   start(program: string, args?: Json[], opts?: CallOptions & { id?: string; traceparent?: string }): Promise<string>;
@@ -78,6 +79,8 @@ export type Handler = (task: Task) => Json | void | Promise<Json | void>;
 
 export interface WorkerOptions {
   token?: string;
+  /** Poll only this namespace's tasks (the TCC-Namespace header). */
+  namespace?: string;
   name?: string;
   /** Most handlers running at once (8). */
   concurrency?: number;

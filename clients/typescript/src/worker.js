@@ -31,10 +31,10 @@ export function patternMatches(pattern, key) {
 export class Worker {
   /**
    * @param {string} [url]
-   * @param {{ token?: string, name?: string, concurrency?: number, leaseMs?: number, pollWaitMs?: number }} [opts]
+   * @param {{ token?: string, namespace?: string, name?: string, concurrency?: number, leaseMs?: number, pollWaitMs?: number }} [opts]
    */
   constructor(url = "http://127.0.0.1:7420", opts = {}) {
-    this.http = new Transport(url, opts.token);
+    this.http = new Transport(url, opts.token, opts.namespace);
     this.name = opts.name ?? `${hostname()}-${process.pid}`;
     this.concurrency = opts.concurrency ?? 8;
     if (!(this.concurrency >= 1)) throw new RangeError("concurrency must be at least 1");

@@ -1,9 +1,12 @@
 // Client against a real server: start (idempotent), result (long poll),
-// send, cancel, status, list, AbortSignal, token.
+// send, cancel, status, list, AbortSignal, token, namespace.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError, Client, ExecutionFailed } from "../src/index.js";
 import { Server, exampleServer } from "../test_support/helpers.mjs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 let server;
 before(async () => (server = await exampleServer()));
@@ -52,5 +55,20 @@ test("the bearer token is sent", async () => {
     await assert.rejects(new Client(s.url, { token: "s3cret" }).status("x"), (e) => e.status === 404);
   } finally {
     await s.close();
+  }
+});
+
+test("the namespace is sent", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "tcc-ns-"));
+  const tokens = join(dir, "tokens");
+  writeFileSync(tokens, "acme,globex s3cret\n");
+  const s = await Server.create(["--tokens-file", tokens]);
+  try {
+    await assert.rejects(new Client(s.url, { token: "s3cret" }).status("x"), (e) => e.status === 400 && e.code === "namespace_required");
+    await assert.rejects(new Client(s.url, { token: "s3cret", namespace: "acme" }).status("x"), (e) => e.status === 404);
+    await assert.rejects(new Client(s.url, { token: "s3cret", namespace: "initech" }).status("x"), (e) => e.status === 403 && e.code === "namespace_forbidden");
+  } finally {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

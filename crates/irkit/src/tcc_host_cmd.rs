@@ -34,6 +34,10 @@ pub struct ClientArgs {
     /// instead of Mozilla's roots (default: $IRKIT_TCC_CA_FILE).
     #[arg(long, value_name = "PEM")]
     ca_file: Option<std::path::PathBuf>,
+    /// Act in this namespace (the TCC-Namespace header; default:
+    /// $IRKIT_TCC_NAMESPACE, else the token's own namespace).
+    #[arg(long, value_name = "NS")]
+    namespace: Option<String>,
 }
 
 /// `irkit tcc serve`.
@@ -63,6 +67,11 @@ pub struct ServeArgs {
     /// A file holding the bearer token.
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// A file of bearer tokens scoped to namespaces, one a line:
+    /// `NAMESPACES TOKEN` (NAMESPACES: `*` or names separated by commas;
+    /// docs/tcc/host.md "Namespaces"). With --token, both are accepted.
+    #[arg(long, value_name = "FILE")]
+    tokens_file: Option<PathBuf>,
     /// A host name (besides IP addresses and loopback names) that requests
     /// may name in `Host` when no token is configured, and whose origin
     /// may send requests (repeatable; docs/tcc/host.md "Browsers").
@@ -491,6 +500,15 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     set_limits(&*store, &a.limits)?;
     let owner = host.config().owner.clone();
     let token = secrets.token.map(|(t, _)| t);
+    let tokens = match &a.tokens_file {
+        Some(f) => {
+            let text = std::fs::read_to_string(f)
+                .map_err(|e| usage(format!("--tokens-file {}: {e}", f.display())))?;
+            tcc_host::namespace::TokenSet::parse(&text)
+                .map_err(|e| usage(format!("--tokens-file {}: {e}", f.display())))?
+        }
+        None => tcc_host::namespace::TokenSet::default(),
+    };
     // Host names (`localhost:0`) are resolved here, once; the service binds an address.
     let listen = crate::args::parse_listen(&a.listen)
         .map_err(|m| CliError::usage(format!("--listen: {m}")))?
@@ -500,6 +518,7 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
         host.clone(),
         ServiceConfig {
             token,
+            tokens,
             max_body: a.max_body,
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1)),
             allowed_hosts: tcc_host::admission::AllowedHosts::new(a.allowed_hosts.clone()),
@@ -632,6 +651,8 @@ pub(crate) struct Client {
     ca_file: Option<std::path::PathBuf>,
     /// Sent as the `traceparent` header (`tcc start --traceparent`).
     traceparent: Option<String>,
+    /// Sent as the `TCC-Namespace` header (`--namespace`).
+    namespace: Option<String>,
 }
 
 impl Client {
@@ -652,6 +673,11 @@ impl Client {
                 .clone()
                 .or_else(|| std::env::var_os("IRKIT_TCC_CA_FILE").map(Into::into)),
             traceparent: None,
+            namespace: a
+                .namespace
+                .clone()
+                .or_else(|| std::env::var("IRKIT_TCC_NAMESPACE").ok())
+                .filter(|n| !n.is_empty()),
         }
     }
 
@@ -680,6 +706,9 @@ impl Client {
         }
         if let Some(tp) = &self.traceparent {
             headers.push(("traceparent", tp.as_str()));
+        }
+        if let Some(ns) = &self.namespace {
+            headers.push(("TCC-Namespace", ns.as_str()));
         }
         let url = format!("{}{}", self.base, path);
         let tls = match &self.ca_file {

@@ -37,6 +37,7 @@ fn executions() -> Vec<NewExecution> {
             program_name: Some(format!("p{}", i % 5)),
             args: Default::default(),
             parent: None,
+            namespace: "default".into(),
         })
         .collect()
 }

@@ -47,11 +47,17 @@ pub enum ErrorKind {
     /// An operator's resume of an execution that is not `failed`, or that
     /// failed for another reason than an effect it can be resumed from.
     NotResumable,
+    /// The token is not scoped to the namespace the request names, or the
+    /// route needs a token of every namespace (`crate::namespace`).
+    NamespaceForbidden,
+    /// The token is scoped to several namespaces and the request named
+    /// none of them.
+    NamespaceRequired,
 }
 
 impl ErrorKind {
     /// Every kind, in code order.
-    pub const ALL: [ErrorKind; 13] = [
+    pub const ALL: [ErrorKind; 15] = [
         ErrorKind::BadRequest,
         ErrorKind::Unauthorized,
         ErrorKind::NotFound,
@@ -65,6 +71,8 @@ impl ErrorKind {
         ErrorKind::Forbidden,
         ErrorKind::UnsupportedMediaType,
         ErrorKind::NotResumable,
+        ErrorKind::NamespaceForbidden,
+        ErrorKind::NamespaceRequired,
     ];
 
     /// The stable diagnostic code, the HTTP status and the API's name.
@@ -83,6 +91,8 @@ impl ErrorKind {
             ErrorKind::Forbidden => ("TCC-H210", 403, "forbidden"),
             ErrorKind::UnsupportedMediaType => ("TCC-H211", 415, "unsupported_media_type"),
             ErrorKind::NotResumable => ("TCC-H212", 409, "not_resumable"),
+            ErrorKind::NamespaceForbidden => ("TCC-H213", 403, "namespace_forbidden"),
+            ErrorKind::NamespaceRequired => ("TCC-H214", 400, "namespace_required"),
         }
     }
 
@@ -144,6 +154,13 @@ pub enum ApiError {
     /// An operator's resume was refused (why).
     #[error("{0}")]
     NotResumable(String),
+    /// The namespace is not the token's, or the route is the operator's
+    /// (`crate::namespace`).
+    #[error("{0}")]
+    NamespaceForbidden(String),
+    /// The token has several namespaces and the request named none.
+    #[error("{0}")]
+    NamespaceRequired(String),
     /// The request was not admitted ([`crate::admission`]).
     #[error(transparent)]
     Refused(#[from] crate::admission::Refusal),
@@ -159,6 +176,8 @@ impl ApiError {
             ApiError::Unauthorized => ErrorKind::Unauthorized,
             ApiError::NotFound(_) => ErrorKind::NotFound,
             ApiError::NotResumable(_) => ErrorKind::NotResumable,
+            ApiError::NamespaceForbidden(_) => ErrorKind::NamespaceForbidden,
+            ApiError::NamespaceRequired(_) => ErrorKind::NamespaceRequired,
             ApiError::PayloadTooLarge { .. } | ApiError::TooManyValues { .. } => {
                 ErrorKind::PayloadTooLarge
             }
@@ -194,6 +213,17 @@ impl ApiError {
     }
 }
 
+impl From<crate::namespace::ScopeError> for ApiError {
+    fn from(e: crate::namespace::ScopeError) -> ApiError {
+        use crate::namespace::ScopeError;
+        match e {
+            ScopeError::Bad(_) => ApiError::BadRequest(e.to_string()),
+            ScopeError::Forbidden(_) => ApiError::NamespaceForbidden(e.to_string()),
+            ScopeError::Required(_) => ApiError::NamespaceRequired(e.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,7 +234,7 @@ mod tests {
             ErrorKind::ALL.iter().map(|k| k.code()).collect();
         let names: std::collections::BTreeSet<_> =
             ErrorKind::ALL.iter().map(|k| k.api_code()).collect();
-        assert_eq!((codes.len(), names.len()), (13, 13));
+        assert_eq!((codes.len(), names.len()), (15, 15));
         for k in ErrorKind::ALL {
             assert!(k.code().starts_with("TCC-H2"), "{k:?}");
             assert!((400..600).contains(&k.status()), "{k:?}");

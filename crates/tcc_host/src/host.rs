@@ -249,6 +249,18 @@ impl Host {
     /// Registers an artifact (validated against this engine and host,
     /// content hash checked), optionally under a program name. Returns the hash.
     pub fn register(&self, bytes: &[u8], name: Option<&str>) -> Result<String, HostError> {
+        self.register_in(crate::namespace::DEFAULT, bytes, name)
+    }
+
+    /// [`Host::register`] with the name registered in `namespace` (issue
+    /// 35, [`crate::namespace`]): a name another namespace owns is a
+    /// conflict.
+    pub fn register_in(
+        &self,
+        namespace: &str,
+        bytes: &[u8],
+        name: Option<&str>,
+    ) -> Result<String, HostError> {
         let (artifact, hash) = check_artifact(bytes)?;
         let canonical = tcc_ir::encode_artifact(&artifact);
         let program =
@@ -263,13 +275,24 @@ impl Host {
                     "program name must be 1 to 256 bytes".into(),
                 ));
             }
-            self.store.set_program(name, &hash)?;
+            crate::namespace::set_program(&*self.store, namespace, name, &hash)?;
         }
         if let Ok(mut m) = self.programs.lock() {
             m.insert(hash.clone(), Arc::new(program));
         }
         self.notify();
         Ok(hash)
+    }
+
+    /// Resolves a program name registered in `namespace`, or an artifact
+    /// hash, to a stored hash (issue 35, [`crate::namespace`]).
+    pub fn resolve_in(
+        &self,
+        namespace: &str,
+        program: &str,
+    ) -> Result<(String, Option<String>), HostError> {
+        crate::namespace::resolve_program(&*self.store, namespace, program)?
+            .ok_or_else(|| HostError::UnknownProgram(program.to_string()))
     }
 
     /// Resolves a program name or artifact hash to a stored hash.
@@ -314,7 +337,21 @@ impl Host {
         id: Option<String>,
         traceparent: Option<&crate::otel::TraceParent>,
     ) -> Result<String, HostError> {
-        let (hash, name) = self.resolve(program)?;
+        self.start_in(crate::namespace::DEFAULT, program, args, id, traceparent)
+    }
+
+    /// [`Host::start_traced`] in `namespace` (issue 35,
+    /// [`crate::namespace`]): `program` is a name registered there, or an
+    /// artifact hash.
+    pub fn start_in(
+        &self,
+        namespace: &str,
+        program: &str,
+        args: crate::values::TaggedList,
+        id: Option<String>,
+        traceparent: Option<&crate::otel::TraceParent>,
+    ) -> Result<String, HostError> {
+        let (hash, name) = self.resolve_in(namespace, program)?;
         let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
             return Err(HostError::BadRequest(
@@ -333,6 +370,7 @@ impl Host {
             program_name: name,
             args,
             parent: None,
+            namespace: namespace.to_string(),
         })?;
         self.notify();
         Ok(id)
@@ -342,7 +380,7 @@ impl Host {
     /// entry of `args`, in one transaction (all or none); returns their
     /// ids, in order.
     pub fn start_many(&self, program: &str, args: Vec<Vec<J>>) -> Result<Vec<String>, HostError> {
-        let (hash, name) = self.resolve(program)?;
+        let (hash, name) = self.resolve_in(crate::namespace::DEFAULT, program)?;
         let new: Vec<NewExecution> = args
             .into_iter()
             .map(|args| NewExecution {
@@ -351,6 +389,7 @@ impl Host {
                 program_name: name.clone(),
                 args: args.into(),
                 parent: None,
+                namespace: crate::namespace::DEFAULT.to_string(),
             })
             .collect();
         self.store.create_executions(&new)?;
@@ -1459,11 +1498,25 @@ impl Driver<'_, '_> {
                 if let Some(b) = &branch {
                     storable("branch id", b)?;
                 }
-                let hash = host.store.resolve_program(&program_name)?.ok_or_else(|| {
-                    Stop::Fail(format!(
-                        "host: Invoke of unregistered program {program_name:?}"
-                    ))
-                })?;
+                // A child runs a program registered in its parent's
+                // namespace (issue 35, `crate::namespace`).
+                let namespace = match crate::namespace::store_of(&*host.store) {
+                    Some(ns) => ns.execution_namespace(self.id)?,
+                    None => None,
+                }
+                .unwrap_or_else(|| crate::namespace::DEFAULT.to_string());
+                let hash = match crate::namespace::resolve_program(
+                    &*host.store,
+                    &namespace,
+                    &program_name,
+                )? {
+                    Some((hash, Some(_))) => hash,
+                    _ => {
+                        return Err(Stop::Fail(format!(
+                            "host: Invoke of unregistered program {program_name:?}"
+                        )));
+                    }
+                };
                 let child_program = program_name.clone();
                 self.regs.push(Registration::Child {
                     child: NewExecution {
@@ -1472,6 +1525,7 @@ impl Driver<'_, '_> {
                         program_name: Some(program_name),
                         args: args.into(),
                         parent: Some((self.id.to_string(), branch.clone())),
+                        namespace,
                     },
                     branch,
                 });

@@ -28,6 +28,7 @@ pub mod http;
 pub mod ids;
 pub mod logging;
 pub mod metrics;
+pub mod namespace;
 pub mod notify;
 pub mod notify_pg;
 pub mod otel;

@@ -42,8 +42,12 @@ pub const OPENAPI: &str = include_str!("../openapi.json");
 /// Service settings.
 #[derive(Debug, Clone)]
 pub struct ServiceConfig {
-    /// Bearer token; `None` only allowed on loopback addresses.
+    /// Bearer token of every namespace; without it and without
+    /// [`ServiceConfig::tokens`] only loopback addresses are allowed.
     pub token: Option<String>,
+    /// Tokens scoped to namespaces (`--tokens-file`, issue 35,
+    /// [`crate::namespace`]).
+    pub tokens: crate::namespace::TokenSet,
     /// Largest request body accepted.
     pub max_body: usize,
     /// Async runtime threads (the blocking work runs on tokio's blocking
@@ -66,6 +70,7 @@ impl Default for ServiceConfig {
     fn default() -> ServiceConfig {
         ServiceConfig {
             token: None,
+            tokens: crate::namespace::TokenSet::default(),
             max_body: 8 << 20,
             threads: 2,
             blocking_threads: 64,
@@ -205,7 +210,10 @@ impl Service {
             listen: listen.to_string(),
             source,
         })?;
-        if !is_loopback(&addr) && cfg.token.as_deref().is_none_or(str::is_empty) {
+        if !is_loopback(&addr)
+            && cfg.token.as_deref().is_none_or(str::is_empty)
+            && cfg.tokens.is_empty()
+        {
             return Err(ServiceError::NoToken { addr });
         }
         let cannot_listen = |source| ServiceError::Listen { addr, source };
@@ -227,12 +235,11 @@ impl Service {
         limits.idle = limits
             .idle
             .max(cfg.request_timeout + Duration::from_secs(1));
-        let token = cfg
-            .token
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(crate::secrets::ExpectedToken::new);
-        let app = router(Arc::new(App { host, cfg, token }));
+        let mut tokens = cfg.tokens.clone();
+        if let Some(t) = cfg.token.as_deref().filter(|t| !t.is_empty()) {
+            tokens.add(t, crate::namespace::Grant::Every);
+        }
+        let app = router(Arc::new(App { host, cfg, tokens }));
         let listener = {
             let _enter = runtime.enter();
             tokio::net::TcpListener::from_std(listener).map_err(|source| ServiceError::Listen {
@@ -323,8 +330,9 @@ impl Service {
 struct App {
     host: Arc<Host>,
     cfg: ServiceConfig,
-    /// The configured token's digest (`None`: no token).
-    token: Option<crate::secrets::ExpectedToken>,
+    /// The configured tokens' digests with their namespaces (empty: no
+    /// token, loopback only).
+    tokens: crate::namespace::TokenSet,
 }
 
 type Shared = Arc<App>;
@@ -434,7 +442,7 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     );
     let mut req = req;
     req.extensions_mut().insert(request_trace);
-    let no_token = app.cfg.token.as_deref().is_none_or(str::is_empty);
+    let no_token = app.tokens.is_empty();
     // The token first (an unauthorized request is 401 whatever else is
     // wrong with it), then admission (crate::admission).
     let admitted = crate::admission::admit(
@@ -444,13 +452,14 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         &app.cfg.allowed_hosts,
         no_token,
     );
-    let response = if route != "/v1/health"
-        && !crate::ui::is_public(&route)
-        && !authorized(req.headers(), app.token.as_ref())
-    {
+    let public = route == "/v1/health" || crate::ui::is_public(&route);
+    let grant = grant_of(req.headers(), &app.tokens);
+    let response = if !public && grant.is_none() {
         ApiError::Unauthorized.into_response()
     } else if let Err(refusal) = admitted {
         ApiError::from(refusal).into_response()
+    } else if let Err(e) = scope_request(&app, &mut req, &route, grant.as_ref()).await {
+        e.into_response()
     } else {
         match tokio::time::timeout(app.cfg.request_timeout, next.run(req)).await {
             Ok(r) => r,
@@ -474,15 +483,78 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     response
 }
 
-fn authorized(headers: &HeaderMap, expected: Option<&crate::secrets::ExpectedToken>) -> bool {
-    let Some(expected) = expected else {
-        return true;
-    };
+/// The grant of the request's token: every namespace when no token is
+/// configured; `None` for a missing or wrong token.
+fn grant_of(
+    headers: &HeaderMap,
+    tokens: &crate::namespace::TokenSet,
+) -> Option<crate::namespace::Grant> {
+    if tokens.is_empty() {
+        return Some(crate::namespace::Grant::Every);
+    }
     let given = headers
         .get(header::AUTHORIZATION)
         .map(HeaderValue::as_bytes)
         .unwrap_or_default();
-    expected.matches(given)
+    tokens.grant_of(given).cloned()
+}
+
+/// Resolves the request's namespace scope (issue 35,
+/// [`crate::namespace`]), checks the route's rule against it and puts it
+/// in the request for the handler. The fallback (no route) has no rule;
+/// a matched route without one is refused, so none is served unscoped.
+async fn scope_request(
+    app: &Shared,
+    req: &mut Request,
+    route: &str,
+    grant: Option<&crate::namespace::Grant>,
+) -> Result<(), ApiError> {
+    use crate::namespace::{self as ns, routes};
+    if route == "unmatched" {
+        return Ok(());
+    }
+    let Some(rule) = routes::rule_for(req.method().as_str(), route) else {
+        if routes::RULES.iter().any(|(_, t, _)| *t == route) {
+            // Another method of a known route: the fallback answers.
+            return Ok(());
+        }
+        return Err(ApiError::Internal(format!(
+            "route {} {route} has no namespace rule (crate::namespace::routes::RULES)",
+            req.method()
+        )));
+    };
+    let Some(grant) = grant else {
+        // A public route without a (valid) token: nothing namespaced.
+        return Ok(());
+    };
+    let header = match req.headers().get(ns::HEADER) {
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| ApiError::BadRequest("header TCC-Namespace is not text".into()))?
+                .to_string(),
+        ),
+        None => None,
+    };
+    let query = qget(&query_map(req.uri().query().unwrap_or(""))?, ns::QUERY);
+    let scope = ns::resolve(grant, header.as_deref(), query.as_deref())?;
+    if !matches!(
+        rule,
+        routes::Rule::Public | routes::Rule::Scoped | routes::Rule::Artifact
+    ) {
+        let (host, s, template, path) = (
+            app.host.clone(),
+            scope.clone(),
+            route.to_string(),
+            req.uri().path().to_string(),
+        );
+        tokio::task::spawn_blocking(move || {
+            routes::check(&**host.store(), &s, rule, &template, &path)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("namespace check failed: {e}")))??;
+    }
+    req.extensions_mut().insert(scope);
+    Ok(())
 }
 
 /// Reads the body, refusing more than `max_body` bytes with 413. An
@@ -603,7 +675,16 @@ struct WithSource<'a> {
     source: Option<crate::source::ArtifactSource>,
 }
 
-async fn register(State(app): State<Shared>, q: RawQuery, body: Body) -> Answer {
+/// The request's namespace scope (the guard puts it in every request to
+/// a route; [`crate::namespace::Scope::operator`] elsewhere).
+type ScopeExt = Option<Extension<crate::namespace::Scope>>;
+
+fn scope_of(ext: ScopeExt) -> crate::namespace::Scope {
+    ext.map_or_else(crate::namespace::Scope::operator, |Extension(s)| s)
+}
+
+async fn register(State(app): State<Shared>, scope: ScopeExt, q: RawQuery, body: Body) -> Answer {
+    let scope = scope_of(scope);
     let q = query(&q)?;
     let body = read_body(body, app.cfg.max_body).await?;
     blocking(move || {
@@ -615,7 +696,9 @@ async fn register(State(app): State<Shared>, q: RawQuery, body: Body) -> Answer 
         if let Some(s) = &source {
             crate::source::check(s).map_err(ApiError::BadRequest)?;
         }
-        let hash = app.host.register(artifact, name.as_deref())?;
+        let hash = app
+            .host
+            .register_in(scope.creates_in(), artifact, name.as_deref())?;
         if let Some(s) = &source {
             crate::source::rows::put(&**app.host.store(), &hash, s)?;
         }
@@ -639,19 +722,25 @@ async fn artifact(State(app): State<Shared>, uri: Uri) -> Answer {
     .await
 }
 
-async fn programs(State(app): State<Shared>) -> Answer {
+async fn programs(State(app): State<Shared>, scope: ScopeExt) -> Answer {
+    let scope = scope_of(scope);
     blocking(move || {
-        let list: Vec<J> = app
-            .host
-            .store()
-            .programs()?
-            .into_iter()
+        let store = app.host.store();
+        let mine = crate::namespace::programs(&**store, &scope)?;
+        let list: Vec<J> = mine
+            .iter()
             .map(|(n, h)| json!({"name": n, "hash": h}))
             .collect();
-        let paused = match crate::pause::store_of(&**app.host.store()) {
-            Some(p) => p.paused_programs()?,
-            None => Vec::new(),
-        };
+        // Paused names the scope sees: its own programs', and (tokens of
+        // every namespace) names registered nowhere.
+        let mut paused = Vec::new();
+        if let Some(p) = crate::pause::store_of(&**store) {
+            for name in p.paused_programs()? {
+                if crate::namespace::sees_program(&**store, &scope, &name)? {
+                    paused.push(name);
+                }
+            }
+        }
         Ok(Reply(
             200,
             json!({"programs": list, "paused_programs": paused}),
@@ -660,7 +749,12 @@ async fn programs(State(app): State<Shared>) -> Answer {
     .await
 }
 
-async fn start(State(app): State<Shared>, trace: RequestTrace, body: Body) -> Answer {
+async fn start(
+    State(app): State<Shared>,
+    scope: crate::namespace::Scope,
+    trace: RequestTrace,
+    body: Body,
+) -> Answer {
     use crate::request_json::{Member, Scalar};
     let traceparent = trace
         .for_start()
@@ -675,8 +769,10 @@ async fn start(State(app): State<Shared>, trace: RequestTrace, body: Body) -> An
     // The program first: arguments of an unknown program are not converted.
     let resolving = app.clone();
     let name = program.clone();
+    let namespace = scope.creates_in().to_string();
+    let resolving_in = namespace.clone();
     blocking(move || {
-        resolving.host.resolve(&name)?;
+        resolving.host.resolve_in(&resolving_in, &name)?;
         Ok(Reply(200, J::Null))
     })
     .await?;
@@ -713,7 +809,7 @@ async fn start(State(app): State<Shared>, trace: RequestTrace, body: Body) -> An
     blocking(move || {
         let id = app
             .host
-            .start_traced(&program, args, id, traceparent.as_ref())?;
+            .start_in(&namespace, &program, args, id, traceparent.as_ref())?;
         Ok(Reply(201, json!({"id": id})))
     })
     .await
@@ -730,6 +826,7 @@ fn longest_wait(cfg: &ServiceConfig) -> Duration {
 /// `GET …/result?wait=` does ([`crate::await_result`]).
 async fn start_awaiting(
     app: State<Shared>,
+    scope: ScopeExt,
     trace: Option<Extension<RequestTrace>>,
     q: RawQuery,
     body: Body,
@@ -747,7 +844,7 @@ async fn start_awaiting(
         Err(e) => return e.into_response(),
     };
     let host = app.host.clone();
-    let started = match start(app, trace, body).await {
+    let started = match start(app, scope_of(scope), trace, body).await {
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
@@ -760,7 +857,11 @@ async fn start_awaiting(
     }
 }
 
-async fn list(State(app): State<Shared>, q: RawQuery) -> Result<Response, ApiError> {
+async fn list(
+    State(app): State<Shared>,
+    scope: ScopeExt,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
     let q = query(&q)?;
     let limit = match qget(&q, "limit") {
         Some(l) => l
@@ -782,6 +883,7 @@ async fn list(State(app): State<Shared>, q: RawQuery) -> Result<Response, ApiErr
         artifact_missing: qget(&q, "artifact_missing").as_deref() == Some("true"),
         after,
         limit,
+        namespace: scope_of(scope).filter(),
     };
     blocking_text(move || {
         let rows = app.host.store().list_executions(&filter)?;

@@ -167,6 +167,7 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
     );
     let cfg = ServiceConfig {
         token: Some("t0ken".into()),
+        tokens: tcc_host::namespace::TokenSet::parse("acme,globex t0ken-ag\n").unwrap(),
         max_body: 64 << 10,
         request_timeout: Duration::from_millis(500),
         ..ServiceConfig::default()
@@ -296,6 +297,23 @@ fn every_error_kind_answers_with_its_status_name_and_code() {
     check(
         call(u, "POST", "/v1/executions/e1/resume", None, true),
         ErrorKind::NotResumable,
+    );
+    // A token not scoped to the namespace named; one of several
+    // namespaces that names none (issue 35, namespaces).
+    let scoped = ("authorization", "Bearer t0ken-ag");
+    check(
+        call_with(
+            u,
+            "GET",
+            "/v1/executions",
+            None,
+            &[scoped, ("tcc-namespace", "initech")],
+        ),
+        ErrorKind::NamespaceForbidden,
+    );
+    check(
+        call_with(u, "GET", "/v1/executions", None, &[scoped]),
+        ErrorKind::NamespaceRequired,
     );
 
     assert_eq!(seen, ErrorKind::ALL);

@@ -74,6 +74,7 @@ fn new(id: &str, program: Option<&str>) -> NewExecution {
         program_name: program.map(str::to_string),
         args: Default::default(),
         parent: None,
+        namespace: "default".into(),
     }
 }
 

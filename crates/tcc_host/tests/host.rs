@@ -302,6 +302,7 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
             program_name: None,
             args: Default::default(),
             parent: None,
+            namespace: "default".into(),
         })
         .unwrap();
     assert!(matches!(
@@ -311,6 +312,7 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
             program_name: None,
             args: Default::default(),
             parent: None,
+            namespace: "default".into(),
         }),
         Err(StoreError::Conflict(_))
     ));
@@ -460,6 +462,7 @@ fn missing_artifact_is_reported_and_resumes_once_registered(kind: Kind) {
             program_name: None,
             args: Default::default(),
             parent: None,
+            namespace: "default".into(),
         })
         .unwrap();
     let rows = run_all(&host, &["m"]);
@@ -759,6 +762,7 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
                 program_name: None,
                 args: Default::default(),
                 parent: None,
+                namespace: "default".into(),
             })
             .unwrap();
         assert!(store.claim(&id, "w", now, 600_000).unwrap().is_some());
@@ -881,6 +885,7 @@ fn executions_started_together_are_created_all_or_none(kind: Kind) {
         program_name: None,
         args: Default::default(),
         parent: None,
+        namespace: "default".into(),
     };
     assert!(matches!(
         store.create_executions(&[new("fresh-1"), new(&ids[2]), new("fresh-2")]),
@@ -903,6 +908,7 @@ fn plain_execution(id: &str) -> NewExecution {
         program_name: None,
         args: Default::default(),
         parent: None,
+        namespace: "default".into(),
     }
 }
 
@@ -970,6 +976,7 @@ fn two_nodes_claiming_at_once_each_execution_goes_to_one(kind: Kind) {
                     program_name: None,
                     args: Default::default(),
                     parent: None,
+                    namespace: "default".into(),
                 })
                 .collect::<Vec<_>>(),
         )
@@ -1069,6 +1076,7 @@ fn every_cached_plan_reaches_its_rows_by_index() {
         artifact_missing: false,
         after: Some(1),
         limit: 5,
+        namespace: Some("default".into()),
     };
     assert_eq!(store.list_executions(&filter).unwrap().len(), 5);
     filter.artifact_missing = true;

@@ -326,6 +326,7 @@ fn a_worker_task_carries_the_traceparent_to_its_poll_answer() {
                 lease_ms: 10_000,
                 max: 10,
                 now: 3,
+                namespace: None,
             })
             .unwrap();
         assert_eq!(claimed.len(), 2);

@@ -56,14 +56,14 @@ proptest! {
             store.enqueue(&task(i, k), 1).unwrap();
         }
         let patterns = vec![pattern.clone()];
-        let claimed = store.claim(&Claim { patterns: &patterns, worker: "w", lease_ms: 1000, max: 100, now: 1 }).unwrap();
+        let claimed = store.claim(&Claim { patterns: &patterns, worker: "w", lease_ms: 1000, max: 100, now: 1, namespace: None }).unwrap();
         let mut got: Vec<String> = claimed.iter().map(|t| t.key.clone()).collect();
         let mut want: Vec<String> = keys.iter().filter(|k| pattern_matches(&pattern, k)).cloned().collect();
         got.sort();
         want.sort();
         prop_assert_eq!(got, want);
         // Claimed once: nothing is left to hand out while the leases hold.
-        let again = store.claim(&Claim { patterns: &patterns, worker: "w", lease_ms: 1000, max: 100, now: 2 }).unwrap();
+        let again = store.claim(&Claim { patterns: &patterns, worker: "w", lease_ms: 1000, max: 100, now: 2, namespace: None }).unwrap();
         prop_assert!(again.is_empty());
     }
 }
@@ -87,6 +87,7 @@ fn lease_rules(store: &dyn TaskStore) {
         lease_ms: 100,
         max: 5,
         now,
+        namespace: None,
     };
     let first = store.claim(&claim(20)).unwrap();
     assert_eq!(first.len(), 1);

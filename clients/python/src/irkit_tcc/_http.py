@@ -30,7 +30,9 @@ class TransportError(Exception):
 class Transport:
     """Requests to one server."""
 
-    def __init__(self, url: str, token: Optional[str] = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self, url: str, token: Optional[str] = None, timeout: float = 60.0, namespace: Optional[str] = None
+    ) -> None:
         parsed = urllib.parse.urlsplit(url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"not an http(s) URL: {url!r}")
@@ -39,6 +41,7 @@ class Transport:
         self.port = parsed.port
         self.base = parsed.path.rstrip("/")
         self.token = token
+        self.namespace = namespace
         self.timeout = timeout
         self._local = threading.local()
 
@@ -86,6 +89,8 @@ class Transport:
                 data = b""
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
+        if self.namespace:
+            headers["TCC-Namespace"] = self.namespace
         limit = timeout if timeout is not None else self.timeout
         # A kept-alive connection the server closed meanwhile fails at once:
         # one retry on a fresh connection (requests here are idempotent or

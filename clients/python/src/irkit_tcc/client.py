@@ -59,10 +59,17 @@ class Client:
     """A client of one `irkit tcc serve` (or a proxy in front of it).
 
     ``url`` defaults to ``http://127.0.0.1:7420``; ``token`` is the bearer
-    token (``--token`` of the server)."""
+    token (``--token`` of the server); ``namespace`` is sent as the
+    ``TCC-Namespace`` header (default: the token's own namespace)."""
 
-    def __init__(self, url: str = "http://127.0.0.1:7420", token: Optional[str] = None, timeout: float = 60.0) -> None:
-        self._http = Transport(url, token, timeout)
+    def __init__(
+        self,
+        url: str = "http://127.0.0.1:7420",
+        token: Optional[str] = None,
+        timeout: float = 60.0,
+        namespace: Optional[str] = None,
+    ) -> None:
+        self._http = Transport(url, token, timeout, namespace)
 
     def close(self) -> None:
         """Closes this thread's connection."""

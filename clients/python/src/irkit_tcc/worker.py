@@ -89,10 +89,11 @@ class Worker:
         concurrency: int = 8,
         lease: float = 30.0,
         poll_wait: float = 10.0,
+        namespace: Optional[str] = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
-        self._http = Transport(url, token, timeout=max(30.0, poll_wait + 10.0))
+        self._http = Transport(url, token, timeout=max(30.0, poll_wait + 10.0), namespace=namespace)
         self.name = name or f"{socket.gethostname()}-{id(self):x}"
         self.concurrency = concurrency
         self.lease = lease

@@ -16,6 +16,7 @@ use super::{
 use crate::api_error::ApiError;
 use crate::await_result::{json_response, path_param};
 use crate::host::Host;
+use crate::namespace::Scope;
 use crate::store::StoreError;
 use crate::values::TaggedList;
 use axum::Router;
@@ -146,22 +147,33 @@ pub fn new_schedule(body: &J) -> Result<NewSchedule, ApiError> {
     })
 }
 
-async fn create(host: Arc<Host>, max_body: usize, body: Body) -> Result<Response, ApiError> {
+async fn create(
+    host: Arc<Host>,
+    max_body: usize,
+    scope: Scope,
+    body: Body,
+) -> Result<Response, ApiError> {
     let body = body_json(body, max_body).await?;
     let new = new_schedule(&body)?;
     blocking(move || {
-        host.resolve(&new.program)?;
-        let row = new.row(crate::ids::now_ms())?;
+        let namespace = scope.creates_in().to_string();
+        host.resolve_in(&namespace, &new.program)?;
+        let mut row = new.row(crate::ids::now_ms())?;
+        row.namespace = namespace;
         schedules_of(&host)?.create_schedule(&row)?;
         Ok(json_response(201, &schedule_json(&row)))
     })
     .await
 }
 
-async fn list(host: Arc<Host>) -> Result<Response, ApiError> {
+async fn list(host: Arc<Host>, scope: Scope) -> Result<Response, ApiError> {
     blocking(move || {
         let rows = schedules_of(&host)?.list_schedules()?;
-        let list: Vec<J> = rows.iter().map(schedule_json).collect();
+        let list: Vec<J> = rows
+            .iter()
+            .filter(|r| scope.sees(&r.namespace))
+            .map(schedule_json)
+            .collect();
         Ok(json_response(200, &json!({"schedules": list})))
     })
     .await
@@ -213,6 +225,13 @@ fn respond(r: Result<Response, ApiError>) -> Response {
 
 type NameParam = Result<Path<String>, PathRejection>;
 
+/// The request's namespace scope (put there by the service's guard).
+type ScopeExt = Option<axum::Extension<Scope>>;
+
+fn scope_of(ext: ScopeExt) -> Scope {
+    ext.map_or_else(Scope::operator, |axum::Extension(s)| s)
+}
+
 /// The routes over `host`'s store.
 pub fn router<S: Clone + Send + Sync + 'static>(host: Arc<Host>, max_body: usize) -> Router<S> {
     let (h1, h2, h3, h4, h5, h6) = (
@@ -226,8 +245,10 @@ pub fn router<S: Clone + Send + Sync + 'static>(host: Arc<Host>, max_body: usize
     Router::new()
         .route(
             "/v1/schedules",
-            post(move |body: Body| async move { respond(create(h1, max_body, body).await) })
-                .get(move || async move { respond(list(h2).await) }),
+            post(move |scope: ScopeExt, body: Body| async move {
+                respond(create(h1, max_body, scope_of(scope), body).await)
+            })
+            .get(move |scope: ScopeExt| async move { respond(list(h2, scope_of(scope)).await) }),
         )
         .route(
             "/v1/schedules/{name}",

@@ -400,6 +400,7 @@ impl NewSchedule {
             ticks_skipped: 0,
             created_ms: now,
             updated_ms: now,
+            namespace: crate::namespace::DEFAULT.to_string(),
         })
     }
 }
@@ -653,7 +654,7 @@ fn handle(
     let mut last_error = None;
     let mut executions = Vec::new();
     if !p.start.is_empty() {
-        match resolve(store, &row.program)? {
+        match crate::namespace::resolve_program(store, &row.namespace, &row.program)? {
             Some((hash, name)) => {
                 for &tick in &p.start {
                     executions.push((
@@ -664,6 +665,7 @@ fn handle(
                             program_name: name.clone(),
                             args: row.args.clone(),
                             parent: None,
+                            namespace: row.namespace.clone(),
                         },
                     ));
                 }
@@ -689,20 +691,6 @@ fn handle(
         Some(inserted) => Handled::Committed { inserted, skipped },
         None => Handled::Lost,
     })
-}
-
-/// A program name or artifact hash to (hash, name), as `Host::resolve`.
-fn resolve(
-    store: &dyn Store,
-    program: &str,
-) -> Result<Option<(String, Option<String>)>, StoreError> {
-    if let Some(h) = store.resolve_program(program)? {
-        return Ok(Some((h, Some(program.to_string()))));
-    }
-    if store.get_artifact(program)?.is_some() {
-        return Ok(Some((program.to_string(), None)));
-    }
-    Ok(None)
 }
 
 /// A schedule as the API shows it.

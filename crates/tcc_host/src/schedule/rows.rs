@@ -43,6 +43,9 @@ pub struct ScheduleRow {
     pub created_ms: i64,
     /// Last change.
     pub updated_ms: i64,
+    /// Namespace (`crate::namespace`): its ticks' executions are there, and
+    /// its program name is resolved there.
+    pub namespace: String,
 }
 
 /// One handled pass of a schedule, committed by

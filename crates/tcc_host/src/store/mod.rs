@@ -124,6 +124,8 @@ pub struct NewExecution {
     pub args: crate::values::TaggedList,
     /// Parent execution and branch, for children.
     pub parent: Option<(String, Option<String>)>,
+    /// Namespace (`crate::namespace`); a child is always in its parent's.
+    pub namespace: String,
 }
 
 /// An execution row.
@@ -446,6 +448,8 @@ pub struct ListFilter {
     pub artifact_missing: bool,
     /// Only executions with `seq` greater than this (pagination cursor).
     pub after: Option<i64>,
+    /// Only this namespace (`None`: every namespace).
+    pub namespace: Option<String>,
     /// Page size.
     pub limit: u32,
 }
@@ -479,6 +483,8 @@ pub struct PageQuery {
     pub before_seq: Option<i64>,
     /// Rows with an id below this (listing by id prefix).
     pub before_id: Option<String>,
+    /// Only this namespace (`None`: every namespace).
+    pub namespace: Option<String>,
     /// Page size (1..=500).
     pub limit: u32,
 }

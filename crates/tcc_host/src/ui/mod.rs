@@ -163,6 +163,7 @@ pub fn page_query(raw: &str) -> Result<PageQuery, String> {
         before_seq,
         before_id,
         limit,
+        namespace: None,
     })
 }
 
@@ -285,11 +286,20 @@ fn source_members(
     Ok(())
 }
 
-async fn list(State(host): State<Arc<Host>>, q: RawQuery) -> Json {
-    let q = match page_query(q.0.as_deref().unwrap_or("")) {
+/// The request's namespace scope (put there by the service's guard; issue
+/// 35, `crate::namespace`).
+type ScopeExt = Option<axum::Extension<crate::namespace::Scope>>;
+
+fn scope_of(ext: ScopeExt) -> crate::namespace::Scope {
+    ext.map_or_else(crate::namespace::Scope::operator, |axum::Extension(s)| s)
+}
+
+async fn list(State(host): State<Arc<Host>>, scope: ScopeExt, q: RawQuery) -> Json {
+    let mut q = match page_query(q.0.as_deref().unwrap_or("")) {
         Ok(q) => q,
         Err(m) => return error(ApiError::BadRequest(m)),
     };
+    q.namespace = scope_of(scope).filter();
     blocking(move || match list_page(&host, &q) {
         Ok(j) => Json(200, j),
         Err(e) => error(e),
@@ -318,7 +328,8 @@ fn stored_artifact(host: &Host, hash: &str) -> Result<Option<J>, StoreError> {
     }
 }
 
-async fn programs(State(host): State<Arc<Host>>) -> Json {
+async fn programs(State(host): State<Arc<Host>>, scope: ScopeExt) -> Json {
+    let scope = scope_of(scope);
     blocking(move || {
         let run = || -> Result<J, StoreError> {
             let mut list = Vec::new();
@@ -326,7 +337,7 @@ async fn programs(State(host): State<Arc<Host>>) -> Json {
                 Some(p) => p.paused_programs()?,
                 None => Vec::new(),
             };
-            for (name, hash) in host.store().programs()? {
+            for (name, hash) in crate::namespace::programs(&**host.store(), &scope)? {
                 let a = stored_artifact(&host, &hash)?;
                 let mut summary = view::program_summary(&name, &hash, a.as_ref());
                 if let Some(m) = summary.as_object_mut() {

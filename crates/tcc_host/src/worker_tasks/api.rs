@@ -27,12 +27,12 @@ use crate::await_result::{json_response, parse_wait, path_param};
 use crate::notify::QUEUE_TOPIC;
 use crate::store::StoreError;
 use crate::values::{plain_to_tagged, tagged_to_plain};
-use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::Path;
 use axum::extract::rejection::PathRejection;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::{Extension, Router};
 use serde_json::{Value as J, json};
 use std::sync::Arc;
 use std::time::Duration;
@@ -130,7 +130,12 @@ fn lease_lost(id: &str) -> ApiError {
     )))
 }
 
-async fn poll(board: Arc<TaskBoard>, limits: Limits, body: Body) -> Result<Response, ApiError> {
+async fn poll(
+    board: Arc<TaskBoard>,
+    limits: Limits,
+    scope: crate::namespace::Scope,
+    body: Body,
+) -> Result<Response, ApiError> {
     let body = body_json(body, limits.max_body).await?;
     let patterns: Vec<String> = match body.get("patterns") {
         Some(J::Array(a)) if !a.is_empty() => a
@@ -180,7 +185,12 @@ async fn poll(board: Arc<TaskBoard>, limits: Limits, body: Body) -> Result<Respo
         let woken = sub.signal().notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        let (b, p, w) = (board.clone(), patterns.clone(), worker.clone());
+        let (b, p, w, ns) = (
+            board.clone(),
+            patterns.clone(),
+            worker.clone(),
+            scope.filter(),
+        );
         let (tasks, expiry) = blocking(move || {
             let now = crate::ids::now_ms();
             let tasks = b.claim(&Claim {
@@ -189,6 +199,7 @@ async fn poll(board: Arc<TaskBoard>, limits: Limits, body: Body) -> Result<Respo
                 lease_ms,
                 max,
                 now,
+                namespace: ns.as_deref(),
             })?;
             let expiry = if tasks.is_empty() {
                 b.next_lease_expiry()?
@@ -303,7 +314,11 @@ pub fn router<S: Clone + Send + Sync + 'static>(
     Router::new()
         .route(
             "/v1/tasks/poll",
-            post(move |body: Body| async move { respond(poll(b1, limits, body).await) }),
+            post(
+                move |Extension(scope): Extension<crate::namespace::Scope>, body: Body| async move {
+                    respond(poll(b1, limits, scope, body).await)
+                },
+            ),
         )
         .route(
             "/v1/tasks/{id}",

@@ -154,6 +154,9 @@ pub struct Claim<'a> {
     pub max: usize,
     /// Now (ms since the epoch).
     pub now: i64,
+    /// Only tasks of executions in this namespace (`None`: every
+    /// namespace; `crate::namespace`).
+    pub namespace: Option<&'a str>,
 }
 
 /// The task table. Every method is one transaction, durable before it

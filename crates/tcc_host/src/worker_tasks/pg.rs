@@ -231,10 +231,15 @@ impl TaskStore for PgTasks {
         let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
         let limit = (claim.max as i64).saturating_mul(4);
         self.with(Commit::Lazy, |c| {
+            let in_namespace = if claim.namespace.is_some() {
+                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $4)"
+            } else {
+                ""
+            };
             let select = c.stmt(&format!(
                 "SELECT {COLUMNS} FROM worker_tasks
                  WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
-                   AND key LIKE ANY ($2) ORDER BY seq LIMIT $3
+                   AND key LIKE ANY ($2) {in_namespace} ORDER BY seq LIMIT $3
                  FOR UPDATE SKIP LOCKED"
             ))?;
             let lease = c.stmt(
@@ -244,7 +249,22 @@ impl TaskStore for PgTasks {
             )?;
             let mut tx = c.client.transaction().map_err(db)?;
             let rows = tx
-                .query(&select, &[&claim.now, &likes, &limit])
+                .query(
+                    &select,
+                    &match &claim.namespace {
+                        Some(ns) => vec![
+                            &claim.now as &(dyn postgres::types::ToSql + Sync),
+                            &likes,
+                            &limit,
+                            ns,
+                        ],
+                        None => vec![
+                            &claim.now as &(dyn postgres::types::ToSql + Sync),
+                            &likes,
+                            &limit,
+                        ],
+                    },
+                )
                 .map_err(db)?;
             let mut taken = Vec::new();
             for r in &rows {

@@ -179,14 +179,24 @@ impl TaskStore for SqliteTasks {
             let sql = format!(
                 "SELECT {COLUMNS} FROM worker_tasks
                  WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < ?1)
-                   AND ({}) ORDER BY seq LIMIT ?2",
-                cond.join(" OR ")
+                   AND ({}) {} ORDER BY seq LIMIT ?2",
+                cond.join(" OR "),
+                match claim.namespace {
+                    Some(_) => format!(
+                        "AND execution_id IN (SELECT id FROM executions WHERE namespace = ?{})",
+                        likes.len() + 3
+                    ),
+                    None => String::new(),
+                }
             );
             let mut values: Vec<rusqlite::types::Value> = vec![
                 claim.now.into(),
                 ((claim.max as i64).saturating_mul(4)).into(),
             ];
             values.extend(likes.into_iter().map(rusqlite::types::Value::from));
+            if let Some(ns) = claim.namespace {
+                values.push(ns.to_string().into());
+            }
             let candidates: Vec<TaskRow> = {
                 let mut st = tx.prepare(&sql).map_err(db)?;
                 let rows = st

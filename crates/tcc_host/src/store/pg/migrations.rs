@@ -236,6 +236,15 @@ CREATE TABLE artifact_sources (
   updated_ms BIGINT NOT NULL
 );
 "#,
+    // Namespaces (issue 35, `crate::namespace`): the namespace owning each
+    // execution, registered program name and schedule; rows of a store
+    // from before are in `default`. Ids and names stay global keys.
+    r#"
+ALTER TABLE executions ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+CREATE INDEX executions_namespace ON executions (namespace, seq);
+ALTER TABLE programs ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+ALTER TABLE schedules ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

@@ -46,6 +46,7 @@ mod conn;
 mod flow;
 mod job;
 pub mod migrations;
+mod namespace;
 mod pause;
 mod queries;
 mod retention;

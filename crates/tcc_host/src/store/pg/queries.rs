@@ -39,8 +39,8 @@ pub(super) fn insert_exec(
     };
     let args = new.args.as_str();
     let n = c.execute(
-        "INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7) ON CONFLICT (id) DO NOTHING",
-        &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now],
+        "INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms, namespace) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7, COALESCE((SELECT p.namespace FROM executions p WHERE p.id = $5), $8)) ON CONFLICT (id) DO NOTHING",
+        &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now, &new.namespace],
     )?;
     if n == 1 {
         add_history(
@@ -251,7 +251,7 @@ impl Store for PgStore {
         self.read(|c| {
             let rows = c.query(
                 &format!(
-                    "SELECT {EXEC_COLS} FROM executions WHERE seq > $1 AND ($2::TEXT IS NULL OR status = $2) AND ($3::TEXT IS NULL OR program_name = $3) AND (NOT $4 OR error LIKE 'artifact_missing%') ORDER BY seq LIMIT $5"
+                    "SELECT {EXEC_COLS} FROM executions WHERE seq > $1 AND ($2::TEXT IS NULL OR status = $2) AND ($3::TEXT IS NULL OR program_name = $3) AND (NOT $4 OR error LIKE 'artifact_missing%') AND ($6::TEXT IS NULL OR namespace = $6) ORDER BY seq LIMIT $5"
                 ),
                 p(&[
                     &f.after.unwrap_or(0),
@@ -259,6 +259,7 @@ impl Store for PgStore {
                     &f.program,
                     &f.artifact_missing,
                     &i64::from(f.limit.clamp(1, 1000)),
+                    &f.namespace,
                 ]),
             )?;
             Ok(rows.iter().map(exec_row).collect::<Result<_, _>>()?)
@@ -966,6 +967,10 @@ impl Store for PgStore {
         if let Some(p) = &q.program {
             let a = arg(Box::new(p.clone()));
             conds.push(format!("program_name = {a}"));
+        }
+        if let Some(n) = &q.namespace {
+            let a = arg(Box::new(n.clone()));
+            conds.push(format!("namespace = {a}"));
         }
         let limit = arg(Box::new(i64::from(q.page_size())));
         let filter = if conds.is_empty() {

@@ -11,7 +11,7 @@ use crate::store::StoreError;
 use crate::values::TaggedList;
 use postgres::{GenericClient, Row};
 
-const COLS: &str = "name, program, args, spec_kind, spec, overlap, catchup, catchup_window_ms, paused, next_due_ms, buffered_ms, last_execution_id, last_error, ticks_started, ticks_skipped, created_ms, updated_ms";
+const COLS: &str = "name, program, args, spec_kind, spec, overlap, catchup, catchup_window_ms, paused, next_due_ms, buffered_ms, last_execution_id, last_error, ticks_started, ticks_skipped, created_ms, updated_ms, namespace";
 
 fn schedule_row(r: &Row) -> Result<ScheduleRow, postgres::Error> {
     Ok(ScheduleRow {
@@ -32,6 +32,7 @@ fn schedule_row(r: &Row) -> Result<ScheduleRow, postgres::Error> {
         ticks_skipped: r.try_get(14)?,
         created_ms: r.try_get(15)?,
         updated_ms: r.try_get(16)?,
+        namespace: r.try_get(17)?,
     })
 }
 
@@ -57,7 +58,7 @@ impl ScheduleStore for PgStore {
         self.write(move |c| {
             let args = row.args.as_str();
             let n = c.execute(
-                &format!("INSERT INTO schedules ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) ON CONFLICT (name) DO NOTHING"),
+                &format!("INSERT INTO schedules ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (name) DO NOTHING"),
                 &[
                     &row.name,
                     &row.program,
@@ -76,6 +77,7 @@ impl ScheduleStore for PgStore {
                     &row.ticks_skipped,
                     &row.created_ms,
                     &row.updated_ms,
+                    &row.namespace,
                 ],
             )?;
             if n == 0 {

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex};
 mod cached;
 mod flow;
 pub mod migrations;
+mod namespace;
 mod pause;
 mod queries;
 mod retention;

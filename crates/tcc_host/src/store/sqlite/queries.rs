@@ -72,7 +72,7 @@ pub(super) fn insert_exec(
         None => (None, None),
     };
     let n = conn.exec_cached(
-        "INSERT OR IGNORE INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms) VALUES (?1, ?2, ?3, ?4, 'runnable', ?5, ?6, ?7, ?7)",
+        "INSERT OR IGNORE INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms, namespace) VALUES (?1, ?2, ?3, ?4, 'runnable', ?5, ?6, ?7, ?7, COALESCE((SELECT p.namespace FROM executions p WHERE p.id = ?5), ?8))",
         params![
             new.id,
             new.artifact_hash,
@@ -80,7 +80,8 @@ pub(super) fn insert_exec(
             new.args.as_str(),
             pid,
             pbranch,
-            now
+            now,
+            new.namespace
         ],
     )?;
     if n == 1 {
@@ -299,7 +300,7 @@ impl Store for SqliteStore {
     fn list_executions(&self, f: &ListFilter) -> Result<Vec<ExecutionRow>, StoreError> {
         self.read(|c| {
             let mut st = c.prepare_cached(&format!(
-                "SELECT {EXEC_COLS} FROM executions WHERE seq > ?1 AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR program_name = ?3) AND (?4 = 0 OR error LIKE 'artifact_missing%') ORDER BY seq LIMIT ?5"
+                "SELECT {EXEC_COLS} FROM executions WHERE seq > ?1 AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR program_name = ?3) AND (?4 = 0 OR error LIKE 'artifact_missing%') AND (?6 IS NULL OR namespace = ?6) ORDER BY seq LIMIT ?5"
             ))?;
             let rows = st
                 .query_map(
@@ -308,7 +309,8 @@ impl Store for SqliteStore {
                         f.status,
                         f.program,
                         f.artifact_missing as i64,
-                        f.limit.clamp(1, 1000)
+                        f.limit.clamp(1, 1000),
+                        f.namespace
                     ],
                     exec_row,
                 )?
@@ -991,6 +993,10 @@ impl Store for SqliteStore {
                 "+program_name = ?"
             });
             args.push(V::Text(p.clone()));
+        }
+        if let Some(n) = &q.namespace {
+            conds.push("+namespace = ?");
+            args.push(V::Text(n.clone()));
         }
         args.push(V::Integer(i64::from(q.page_size())));
         let filter = if conds.is_empty() {

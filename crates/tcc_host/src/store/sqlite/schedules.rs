@@ -8,7 +8,7 @@ use crate::store::StoreError;
 use crate::values::TaggedList;
 use rusqlite::{OptionalExtension, Row, params};
 
-const COLS: &str = "name, program, args, spec_kind, spec, overlap, catchup, catchup_window_ms, paused, next_due_ms, buffered_ms, last_execution_id, last_error, ticks_started, ticks_skipped, created_ms, updated_ms";
+const COLS: &str = "name, program, args, spec_kind, spec, overlap, catchup, catchup_window_ms, paused, next_due_ms, buffered_ms, last_execution_id, last_error, ticks_started, ticks_skipped, created_ms, updated_ms, namespace";
 
 fn schedule_row(r: &Row) -> rusqlite::Result<ScheduleRow> {
     Ok(ScheduleRow {
@@ -29,6 +29,7 @@ fn schedule_row(r: &Row) -> rusqlite::Result<ScheduleRow> {
         ticks_skipped: r.get(14)?,
         created_ms: r.get(15)?,
         updated_ms: r.get(16)?,
+        namespace: r.get(17)?,
     })
 }
 
@@ -41,7 +42,7 @@ impl ScheduleStore for SqliteStore {
         let row = row.clone();
         self.write(move |c| {
             let n = c.exec_cached(
-                &format!("INSERT OR IGNORE INTO schedules ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"),
+                &format!("INSERT OR IGNORE INTO schedules ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"),
                 params![
                     row.name,
                     row.program,
@@ -59,7 +60,8 @@ impl ScheduleStore for SqliteStore {
                     row.ticks_started,
                     row.ticks_skipped,
                     row.created_ms,
-                    row.updated_ms
+                    row.updated_ms,
+                    row.namespace
                 ],
             )?;
             if n == 0 {

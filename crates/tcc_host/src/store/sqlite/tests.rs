@@ -55,6 +55,7 @@ fn new_exec(id: &str) -> NewExecution {
         program_name: None,
         args: Default::default(),
         parent: None,
+        namespace: "default".into(),
     }
 }
 
@@ -460,4 +461,60 @@ fn a_database_error_keeps_the_driver_error_as_its_source() {
     );
     assert!(e.to_string().starts_with("database: "), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn namespaces_are_stored_children_inherit_and_program_names_are_owned() {
+    use crate::namespace::NamespaceStore;
+    let (dir, store) = scratch("namespaces");
+    let mut parent = new_exec("p1");
+    parent.namespace = "acme".into();
+    store.create_execution(&parent).unwrap();
+    let mut child = new_exec("c1");
+    child.parent = Some(("p1".into(), None));
+    store.create_execution(&child).unwrap();
+    store.create_execution(&new_exec("d1")).unwrap();
+    assert_eq!(
+        store.execution_namespace("p1").unwrap().as_deref(),
+        Some("acme")
+    );
+    assert_eq!(
+        store.execution_namespace("c1").unwrap().as_deref(),
+        Some("acme")
+    );
+    assert_eq!(
+        store.execution_namespace("d1").unwrap().as_deref(),
+        Some("default")
+    );
+    assert_eq!(store.execution_namespace("none").unwrap(), None);
+    let listed = |ns: Option<&str>| -> Vec<String> {
+        store
+            .list_executions(&crate::store::ListFilter {
+                limit: 10,
+                namespace: ns.map(str::to_string),
+                ..Default::default()
+            })
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect()
+    };
+    assert_eq!(listed(Some("acme")), ["p1", "c1"]);
+    assert_eq!(listed(Some("default")), ["d1"]);
+    assert_eq!(listed(None).len(), 3);
+    assert!(store.set_program_in("acme", "pay", "h1", 1).unwrap());
+    assert!(store.set_program_in("acme", "pay", "h2", 2).unwrap());
+    assert!(!store.set_program_in("globex", "pay", "h3", 3).unwrap());
+    assert_eq!(store.resolve_program("pay").unwrap().as_deref(), Some("h2"));
+    assert_eq!(
+        store.programs_in("acme").unwrap(),
+        [("pay".to_string(), "h2".to_string())]
+    );
+    assert!(store.programs_in("globex").unwrap().is_empty());
+    assert_eq!(
+        store.program_namespace("pay").unwrap().as_deref(),
+        Some("acme")
+    );
+    drop(store);
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -1,0 +1,271 @@
+//! The namespace rule of every route ([`RULES`]), and the check the
+//! service's guard makes before a route runs ([`check`]).
+
+use super::Scope;
+use crate::api_error::ApiError;
+use crate::store::{Store, StoreError};
+
+/// How a route is scoped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// No namespaced data (health, the OpenAPI description, the
+    /// dashboard's page and assets).
+    Public,
+    /// The handler filters what it lists, or creates in the scope's
+    /// namespace (starts, registrations, listings, polls).
+    Scoped,
+    /// Content-addressed and shared across namespaces (by hash).
+    Artifact,
+    /// The `{id}` is an execution: another namespace's answers as an
+    /// unknown one.
+    Execution,
+    /// The `{id}` is a worker task: its execution decides.
+    Task,
+    /// The `{name}` is a schedule.
+    Schedule,
+    /// The `{name}` is a program name: registered in the scope's
+    /// namespace, or (tokens of every namespace only) not registered.
+    Program,
+    /// Needs a token of every namespace (metrics, flow limits): they are
+    /// the operator's, shared by every namespace.
+    Operator,
+}
+
+/// Every route: method, path template (as the router has it), rule. The
+/// guard refuses a matched route missing here (500), and the namespace
+/// sweep test drives every entry.
+pub const RULES: &[(&str, &str, Rule)] = &[
+    ("GET", "/v1/health", Rule::Public),
+    ("GET", "/v1/openapi.json", Rule::Public),
+    ("GET", "/metrics", Rule::Operator),
+    ("POST", "/v1/artifacts", Rule::Scoped),
+    ("GET", "/v1/artifacts/{hash}", Rule::Artifact),
+    ("GET", "/v1/artifacts/{hash}/source", Rule::Artifact),
+    ("GET", "/v1/programs", Rule::Scoped),
+    ("POST", "/v1/programs/{name}/pause", Rule::Program),
+    ("POST", "/v1/programs/{name}/resume", Rule::Program),
+    ("POST", "/v1/executions", Rule::Scoped),
+    ("GET", "/v1/executions", Rule::Scoped),
+    ("GET", "/v1/executions/{id}", Rule::Execution),
+    ("DELETE", "/v1/executions/{id}", Rule::Execution),
+    ("GET", "/v1/executions/{id}/history", Rule::Execution),
+    ("GET", "/v1/executions/{id}/effects", Rule::Execution),
+    ("GET", "/v1/executions/{id}/result", Rule::Execution),
+    ("POST", "/v1/executions/{id}/events", Rule::Execution),
+    ("POST", "/v1/executions/{id}/cancel", Rule::Execution),
+    ("POST", "/v1/executions/{id}/terminate", Rule::Execution),
+    ("POST", "/v1/executions/{id}/resume", Rule::Execution),
+    ("POST", "/v1/executions/{id}/pause", Rule::Execution),
+    ("POST", "/v1/schedules", Rule::Scoped),
+    ("GET", "/v1/schedules", Rule::Scoped),
+    ("GET", "/v1/schedules/{name}", Rule::Schedule),
+    ("DELETE", "/v1/schedules/{name}", Rule::Schedule),
+    ("POST", "/v1/schedules/{name}/pause", Rule::Schedule),
+    ("POST", "/v1/schedules/{name}/resume", Rule::Schedule),
+    ("GET", "/v1/limits", Rule::Operator),
+    ("GET", "/v1/limits/{scope}", Rule::Operator),
+    ("PUT", "/v1/limits/{scope}", Rule::Operator),
+    ("DELETE", "/v1/limits/{scope}", Rule::Operator),
+    ("POST", "/v1/tasks/poll", Rule::Scoped),
+    ("GET", "/v1/tasks/{id}", Rule::Task),
+    ("POST", "/v1/tasks/{id}/heartbeat", Rule::Task),
+    ("POST", "/v1/tasks/{id}/complete", Rule::Task),
+    ("POST", "/v1/tasks/{id}/fail", Rule::Task),
+    ("GET", "/ui", Rule::Public),
+    ("GET", "/ui/", Rule::Public),
+    ("GET", "/ui/executions/{id}", Rule::Public),
+    ("GET", "/ui/programs", Rule::Public),
+    ("GET", "/ui/programs/{hash}", Rule::Public),
+    ("GET", "/ui/schedules", Rule::Public),
+    ("GET", "/ui/assets/app.js", Rule::Public),
+    ("GET", "/ui/assets/app.css", Rule::Public),
+    ("GET", "/ui/api/executions", Rule::Scoped),
+    ("GET", "/ui/api/executions/{id}", Rule::Execution),
+    ("GET", "/ui/api/programs", Rule::Scoped),
+    ("GET", "/ui/api/artifacts/{hash}", Rule::Artifact),
+];
+
+/// The rule of a matched route (`HEAD` is answered by the `GET` route).
+pub fn rule_for(method: &str, template: &str) -> Option<Rule> {
+    let method = if method == "HEAD" { "GET" } else { method };
+    RULES
+        .iter()
+        .find(|(m, t, _)| *m == method && *t == template)
+        .map(|(_, _, r)| *r)
+}
+
+/// `%XX` escapes decoded, anything else (a `%` not followed by two hex
+/// digits, `+`) kept as it is: what the router's `Path` extractor gives.
+fn decode_lenient(raw: &str) -> Option<String> {
+    let b = raw.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = raw
+            .get(i + 1..i + 3)
+            .filter(|_| b[i] == b'%')
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match hex {
+            Some(v) => {
+                out.push(v);
+                i += 3;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The path parameter of `template` (its one `{…}` segment) in `path`,
+/// decoded every way a route decodes one: the service's own routes
+/// (`+` read as a space, malformed escapes refused), and the router's
+/// `Path` (`+` kept, malformed escapes kept literally). Decodings that
+/// hold a NUL are left out: no stored row has one, and the route refuses
+/// it itself.
+fn param_candidates(template: &str, path: &str) -> Vec<String> {
+    let Some(at) = template.split('/').position(|s| s.starts_with('{')) else {
+        return Vec::new();
+    };
+    let Some(raw) = path.split('/').nth(at) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Ok(spaced) = crate::service::percent_decode(raw) {
+        out.push(spaced);
+    }
+    if let Ok(kept) = crate::service::percent_decode(&raw.replace('+', "%2B")) {
+        out.push(kept);
+    }
+    if let Some(lenient) = decode_lenient(raw) {
+        out.push(lenient);
+    }
+    out.retain(|p| !p.contains('\0'));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The execution id of a task id (the journal key
+/// `{escaped execution id}:{effect key}`, `crate::store::journal_key`).
+pub fn task_execution(task_id: &str) -> Option<String> {
+    let escaped = task_id.split_once(':')?.0;
+    let mut out = String::with_capacity(escaped.len());
+    let mut rest = escaped;
+    while let Some(at) = rest.find('%') {
+        out.push_str(&rest[..at]);
+        let esc = rest.get(at..at + 3)?;
+        match esc {
+            "%25" => out.push('%'),
+            "%3A" => out.push(':'),
+            _ => return None,
+        }
+        rest = &rest[at + 3..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// Checks a request of `rule` on `path` (matched by `template`) against
+/// `scope`: `Ok` to run the route, else its answer. A row the scope does
+/// not see answers as an unknown one.
+pub fn check(
+    store: &dyn Store,
+    scope: &Scope,
+    rule: Rule,
+    template: &str,
+    path: &str,
+) -> Result<(), ApiError> {
+    // No decoding at all: the route refuses the parameter itself.
+    let params = || Ok::<_, ApiError>(param_candidates(template, path));
+    match rule {
+        Rule::Public | Rule::Scoped | Rule::Artifact => Ok(()),
+        Rule::Operator if scope.every => Ok(()),
+        Rule::Operator => Err(ApiError::NamespaceForbidden(
+            "this route is the operator's: it needs a token of every namespace (`*`)".into(),
+        )),
+        Rule::Execution => {
+            for id in params()? {
+                if !super::sees_execution(store, scope, &id)? {
+                    return Err(ApiError::NotFound(format!("no execution {id:?}")));
+                }
+            }
+            Ok(())
+        }
+        Rule::Task => {
+            for id in params()? {
+                let visible = match task_execution(&id) {
+                    Some(execution) => super::sees_execution(store, scope, &execution)?,
+                    None => false,
+                };
+                if !visible {
+                    return Err(ApiError::NotFound(format!("no worker task {id:?}")));
+                }
+            }
+            Ok(())
+        }
+        Rule::Schedule => {
+            for name in params()? {
+                if !super::sees_schedule(store, scope, &name)? {
+                    return Err(ApiError::Store(StoreError::NotFound(format!(
+                        "schedule {name:?}"
+                    ))));
+                }
+            }
+            Ok(())
+        }
+        Rule::Program => {
+            for name in params()? {
+                if !super::sees_program(store, scope, &name)? {
+                    return Err(ApiError::NotFound(format!("no program {name:?}")));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn task_ids_lead_to_their_execution() {
+        assert_eq!(task_execution("e1:pay").as_deref(), Some("e1"));
+        assert_eq!(task_execution("a%3Ab%25c:k:x").as_deref(), Some("a:b%c"));
+        assert_eq!(task_execution("a%253A:k").as_deref(), Some("a%3A"));
+        assert_eq!(task_execution("nokey"), None);
+        assert_eq!(task_execution("bad%zz:k"), None);
+        assert_eq!(task_execution("bad%2:k"), None);
+    }
+
+    #[test]
+    fn parameters_are_read_both_ways() {
+        assert_eq!(
+            param_candidates("/v1/executions/{id}", "/v1/executions/a%2Fb"),
+            vec!["a/b".to_string()]
+        );
+        assert_eq!(
+            param_candidates("/v1/executions/{id}/cancel", "/v1/executions/a+b/cancel"),
+            vec!["a b".to_string(), "a+b".to_string()]
+        );
+        assert_eq!(
+            param_candidates("/v1/executions/{id}/pause", "/v1/executions/a%zz/pause"),
+            vec!["a%zz".to_string()]
+        );
+        assert!(param_candidates("/v1/executions/{id}", "/v1/executions/a%00").is_empty());
+        assert!(param_candidates("/v1/health", "/v1/health").is_empty());
+    }
+
+    #[test]
+    fn every_rule_is_for_one_route() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (m, t, _) in RULES {
+            assert!(seen.insert((m, t)), "{m} {t} twice");
+        }
+        assert_eq!(rule_for("HEAD", "/v1/health"), Some(Rule::Public));
+        assert_eq!(rule_for("GET", "/nope"), None);
+    }
+}
