@@ -152,12 +152,28 @@ fn continuation_with(heap: Heap, result: Value) -> Continuation {
     c
 }
 
+/// The size of the value `levels` builds, expanded into a tree (a shared
+/// level holds the level below twice): `(containers, nodes)`, saturating.
+/// Equality visits container pairs and export counts nodes, each against
+/// its cap, so a value under half the cap must be answered.
+fn expanded_size(levels: &[Level]) -> (u64, u64) {
+    let (mut containers, mut nodes) = (0u64, 1u64); // the leaf scalar
+    for l in levels.iter().rev() {
+        let copies = if l.shared { 2 } else { 1 };
+        containers = containers.saturating_mul(copies).saturating_add(1);
+        nodes = nodes
+            .saturating_mul(copies)
+            .saturating_add(1 + l.width as u64);
+    }
+    (containers.max(1), nodes)
+}
+
 /// Every walk over one generated value; returns what each answered.
 fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), TestCaseError> {
     let mut heap = Heap::default();
     let a = build(&mut heap, &levels, 1.0, cycle);
     let b = build(&mut heap, &levels, if differ { 2.0 } else { 1.0 }, cycle);
-    let shared = levels.iter().filter(|l| l.shared).count();
+    let (containers, nodes) = expanded_size(&levels);
     // Equality: a cycle met is fatal, else structural.
     match strict_eq(Language::Py, &heap, &a, &b) {
         Ok(eq) => {
@@ -165,7 +181,8 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
             prop_assert_eq!(eq, !differ);
         }
         Err(EvalError::Fatal(e)) => {
-            prop_assert!(cycle || shared >= 20, "{e}");
+            // Only a cycle, or more container pairs than the visit cap.
+            prop_assert!(cycle || containers > (1 << 21), "{e}");
         }
         Err(EvalError::Throw(_)) => prop_assert!(false, "equality threw"),
     }
@@ -198,7 +215,10 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
             prop_assert!(w.same_encoding(&v));
         }
         Err(e) => {
-            prop_assert!(cycle || levels.len() > 100 || shared >= 15, "{e}");
+            prop_assert!(
+                cycle || levels.len() > 100 || nodes > MAX_EXPORT_NODES as u64 / 2,
+                "{e}"
+            );
             prop_assert!(e.to_string().contains("not_exportable"), "{e}");
         }
     }

@@ -34,6 +34,7 @@ pub mod notify_pg;
 pub mod otel;
 pub mod pattern;
 pub mod pause;
+pub mod percent;
 pub mod providers;
 mod quarantine;
 pub mod request_json;

@@ -47,14 +47,11 @@ pub const MAX_RATE: f64 = 1_000_000.0;
 /// The flow-control rows of `store`, when its backend keeps them (both of
 /// this crate's do).
 pub fn store_of(store: &dyn Store) -> Option<&dyn FlowStore> {
-    let any = store.as_any()?;
-    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
-        return Some(s);
-    }
-    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
-        return Some(s);
-    }
-    None
+    use crate::store::backend::{Backend, backend};
+    Some(match backend(store)? {
+        Backend::Sqlite(s) => s,
+        Backend::Pg(s) => s,
+    })
 }
 
 /// Why a limit is refused.

@@ -20,8 +20,11 @@
 
 use crate::store::{Store, StoreError};
 
+mod name;
 pub mod routes;
 pub mod tokens;
+
+pub use name::check_name;
 
 pub use tokens::{Grant, TokenFileError, TokenSet};
 
@@ -32,22 +35,6 @@ pub const DEFAULT: &str = "default";
 pub const HEADER: &str = "tcc-namespace";
 /// The query parameter naming the namespace.
 pub const QUERY: &str = "namespace";
-
-/// Checks a namespace name: 1 to 63 characters, lowercase ASCII letters,
-/// digits, `-`, `_` and `.`, starting with a letter or digit.
-pub fn check_name(name: &str) -> Result<(), String> {
-    let ok_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "-_.".contains(c);
-    let starts_well = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-    if name.is_empty() || name.len() > 63 || !starts_well || !name.chars().all(ok_char) {
-        return Err(format!(
-            "namespace {name:?}: expected 1 to 63 characters of a-z, 0-9, '-', '_', '.', starting with a letter or digit"
-        ));
-    }
-    Ok(())
-}
 
 /// The namespace a request acts in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,14 +162,11 @@ pub trait NamespaceStore: Send + Sync {
 
 /// The store's [`NamespaceStore`], when it has one.
 pub fn store_of(store: &dyn Store) -> Option<&dyn NamespaceStore> {
-    let any = store.as_any()?;
-    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
-        return Some(s);
-    }
-    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
-        return Some(s);
-    }
-    None
+    use crate::store::backend::{Backend, backend};
+    Some(match backend(store)? {
+        Backend::Sqlite(s) => s,
+        Backend::Pg(s) => s,
+    })
 }
 
 fn unsupported() -> StoreError {

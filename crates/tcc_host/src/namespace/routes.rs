@@ -133,10 +133,10 @@ fn param_candidates(template: &str, path: &str) -> Vec<String> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    if let Ok(spaced) = crate::service::percent_decode(raw) {
+    if let Ok(spaced) = crate::percent::percent_decode(raw) {
         out.push(spaced);
     }
-    if let Ok(kept) = crate::service::percent_decode(&raw.replace('+', "%2B")) {
+    if let Ok(kept) = crate::percent::percent_decode(&raw.replace('+', "%2B")) {
         out.push(kept);
     }
     if let Some(lenient) = decode_lenient(raw) {

@@ -3,7 +3,7 @@
 //!
 //! The file holds one token a line, `NAMESPACES TOKEN`: `NAMESPACES` is
 //! `*` (every namespace) or a comma-separated list of namespace names
-//! ([`super::check_name`]); blank lines and lines starting with `#` are
+//! ([`super::name::check_name`]); blank lines and lines starting with `#` are
 //! skipped. A token may appear once. Tokens are kept as the digests of
 //! their `Authorization` values ([`crate::secrets::ExpectedToken`]): a
 //! request's header is compared with every entry, each in constant time,
@@ -87,7 +87,7 @@ impl TokenSet {
             } else {
                 let mut names = Vec::new();
                 for name in scopes.split(',') {
-                    super::check_name(name).map_err(bad)?;
+                    super::name::check_name(name).map_err(bad)?;
                     names.push(name.to_string());
                 }
                 names.sort();

@@ -215,12 +215,9 @@ impl OpSpan {
 /// The trace contexts of `store`, when its backend keeps them (both of
 /// this crate's do).
 pub fn traces_of(store: &dyn crate::store::Store) -> Option<&dyn store::TraceStore> {
-    let any = store.as_any()?;
-    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
-        return Some(s);
-    }
-    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
-        return Some(s);
-    }
-    None
+    use crate::store::backend::{Backend, backend};
+    Some(match backend(store)? {
+        Backend::Sqlite(s) => s,
+        Backend::Pg(s) => s,
+    })
 }

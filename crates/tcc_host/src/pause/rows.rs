@@ -51,14 +51,11 @@ pub trait PauseStore: Send + Sync {
 /// The pause rows of `store`, when its backend keeps them (both of this
 /// crate's do).
 pub fn store_of(store: &dyn Store) -> Option<&dyn PauseStore> {
-    let any = store.as_any()?;
-    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
-        return Some(s);
-    }
-    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
-        return Some(s);
-    }
-    None
+    use crate::store::backend::{Backend, backend};
+    Some(match backend(store)? {
+        Backend::Sqlite(s) => s,
+        Backend::Pg(s) => s,
+    })
 }
 
 /// Whether execution `id` is held now (`false` for an unknown id, or a

@@ -32,14 +32,11 @@ pub use rows::{ScheduleAdvance, ScheduleRow, ScheduleStore};
 /// The schedules of `store`, when its backend keeps them (both of this
 /// crate's do).
 pub fn store_of(store: &dyn Store) -> Option<&dyn ScheduleStore> {
-    let any = store.as_any()?;
-    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
-        return Some(s);
-    }
-    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
-        return Some(s);
-    }
-    None
+    use crate::store::backend::{Backend, backend};
+    Some(match backend(store)? {
+        Backend::Sqlite(s) => s,
+        Backend::Pg(s) => s,
+    })
 }
 
 /// Shortest `every` interval.

@@ -26,14 +26,11 @@ pub trait SourceStore: Send + Sync {
 /// The source rows of `store`, when its backend keeps them (both of this
 /// crate's do).
 pub fn store_of(store: &dyn Store) -> Option<&dyn SourceStore> {
-    let any = store.as_any()?;
-    if let Some(s) = any.downcast_ref::<crate::store::sqlite::SqliteStore>() {
-        return Some(s);
-    }
-    if let Some(s) = any.downcast_ref::<crate::store::pg::PgStore>() {
-        return Some(s);
-    }
-    None
+    use crate::store::backend::{Backend, backend};
+    Some(match backend(store)? {
+        Backend::Sqlite(s) => s,
+        Backend::Pg(s) => s,
+    })
 }
 
 /// The source of artifact `hash`: `None` when none was kept, or the store

@@ -12,6 +12,7 @@
 use serde_json::Value as J;
 use std::sync::Arc;
 
+pub mod backend;
 pub mod factory;
 pub(crate) mod group_commit;
 pub mod pg;
