@@ -10,32 +10,8 @@ mod tcc_serve;
 
 use serde_json::{Value as J, json};
 use std::path::Path;
-use std::process::{Command, Output};
 use std::time::{Duration, Instant};
-use tcc_serve::{Dir, Server, request};
-
-const IRKIT: &str = env!("CARGO_BIN_EXE_irkit");
-
-fn irkit(args: &[&str]) -> Output {
-    Command::new(IRKIT)
-        .args(args)
-        .env_remove("IRKIT_TCC_TOKEN")
-        .env_remove("IRKIT_TCC_SERVER")
-        .output()
-        .expect("irkit runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = irkit(args);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "irkit {}: {}",
-        args.join(" "),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
-}
+use tcc_serve::{Dir, Server, irkit, ok, request};
 
 fn status(url: &str, id: &str) -> J {
     let (c, b) = request(url, "GET", &format!("/v1/executions/{id}"), None, None).unwrap();

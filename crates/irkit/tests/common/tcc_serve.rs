@@ -138,3 +138,27 @@ pub fn request(
     )?;
     Ok((r.status, r.body))
 }
+
+/// Runs the `irkit` binary as a client, without the environment's token
+/// or server (each test names its own).
+pub fn irkit(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_irkit"))
+        .args(args)
+        .env_remove("IRKIT_TCC_TOKEN")
+        .env_remove("IRKIT_TCC_SERVER")
+        .output()
+        .expect("irkit runs")
+}
+
+/// [`irkit`], which must exit 0; its standard output.
+pub fn ok(args: &[&str]) -> String {
+    let o = irkit(args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "irkit {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).expect("UTF-8 output")
+}
