@@ -168,6 +168,12 @@ rm -rf "$zlm_out"
 "$irkit" zlm run examples/zlm/run/boundary.zlt --entry Main.check --engine c \
   --json-args '[{"version": 2, "limit": 2, "tag": []}, [7, 1, 2]]' |
   has -x 'payload: \[7,1,2\]'
+# ... and on the JIT and AOT engines, the same output.
+for zlm_engine in jit aot; do
+  "$irkit" zlm run examples/zlm/run/boundary.zlt --entry Main.check --engine "$zlm_engine" \
+    --json-args '[{"version": 2, "limit": 2, "tag": []}, [7, 1, 2]]' | head -n 1 |
+    has -x '{"Err":{"TooLong":{"length":3,"limit":2}}}'
+done
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine jit | has -x 45
 "$irkit" zlm run examples/zlm/run/loop.zlt --entry Main.sum --args 10 --engine aot | has -x 45
 zlm_aot=$(mktemp -d)

@@ -183,3 +183,51 @@ pub fn run_llvm(
         CRun::Fault { fault, drops } => Err(RunError::Fault { fault, drops }),
     })
 }
+
+/// Runs entry `at` of the root of `package` on an LLVM engine across the
+/// typed boundary (docs/zlm/boundary.md) with its slot values (as
+/// `zlm::boundary::parse_args` returns them) and the interpreter's limits.
+pub fn run_llvm_typed(
+    engine: LlvmEngine,
+    package: &zlm::package::Package,
+    it: &Interp<'_>,
+    at: (usize, usize),
+    values: &[Value],
+    limits: Limits,
+    label: &str,
+) -> Result<Result<crate::zlm_c_cmd::TypedRan, RunError>, CliError> {
+    let r = it.resolved();
+    let f = &r.module.declarations[at.0].functions[at.1];
+    let slots = zlm::boundary::slots(r, at);
+    let name = r.fn_name(at.0, at.1);
+    let fail = |e: LlvmError| failed(label, &e);
+    let unit = zlm_llvm::lower_package(package, &Scope::Entry(name.clone()))
+        .map_err(|r| fail(LlvmError::Refused(r)))?;
+    let words = zlm::boundary::slot_words(r, &slots, values);
+    let ran = match engine {
+        LlvmEngine::Jit => {
+            zlm_llvm::jit::with_jit(&unit, |p| p.run_typed(&name, &words, limits)).and_then(|r| r)
+        }
+        LlvmEngine::Aot => TargetRecord::convenience("cc")
+            .and_then(|rec| zlm_llvm::aot::AotProgram::build(&unit, &rec))
+            .and_then(|p| p.run_typed(&name, &words, limits)),
+    }
+    .map_err(fail)?;
+    match ran {
+        CRun::Done(o) => {
+            let Some(decoded) = zlm::boundary::typed_of_report(r, &f.result, &slots, &o.rendered)
+            else {
+                return Err(fail(LlvmError::Protocol(format!(
+                    "the typed report did not decode: {:?}",
+                    o.rendered
+                ))));
+            };
+            Ok(Ok(crate::zlm_c_cmd::TypedRan {
+                words: decoded,
+                steps: o.steps,
+                drops: o.drops,
+            }))
+        }
+        CRun::Fault { fault, drops } => Ok(Err(RunError::Fault { fault, drops })),
+    }
+}

@@ -41,8 +41,8 @@ pub struct RunArgs {
     /// records as objects, variants as "Name" or {"Name": {fields}},
     /// Result as {"Ok": v} or {"Err": e}, bytes as arrays of 0..=255.
     /// Borrowed slots are lent and printed back after the result; the
-    /// result is printed in the same JSON form. Interpreter and C engine
-    /// (JIT and AOT refuse it with ZLM-ARG-ENGINE).
+    /// result is printed in the same JSON form. Every engine; what a
+    /// native engine cannot call typed is refused with ZLM-ARG-ENGINE.
     #[arg(long = "json-args", conflicts_with = "args")]
     json_args: Option<String>,
     /// Print the drop log (one line per destroyed owner) before the result.
@@ -93,6 +93,29 @@ pub type LlvmRun = fn(
     Limits,
     &str,
 ) -> Result<Result<COutcome, RunError>, CliError>;
+
+/// Runs an LLVM engine across the typed boundary: entry `at` of the root
+/// of the package with its slot values (as `zlm::boundary::parse_args`
+/// returns them) and the interpreter's limits
+/// (`zlm_llvm_cmd::run_llvm_typed`).
+pub type LlvmTypedRun = fn(
+    LlvmEngine,
+    &zlm::package::Package,
+    &Interp<'_>,
+    (usize, usize),
+    &[Value],
+    Limits,
+    &str,
+) -> Result<Result<crate::zlm_c_cmd::TypedRan, RunError>, CliError>;
+
+/// The LLVM engines' runs (only `irkit-llvm` links them).
+#[derive(Clone, Copy)]
+pub struct LlvmHooks {
+    /// Scalar `--args` runs.
+    pub run: LlvmRun,
+    /// `--json-args` runs.
+    pub typed: LlvmTypedRun,
+}
 
 /// The verified source map of artifact `bytes`, if it carries one; a
 /// rejected container or map is reported as a warning and not used.
@@ -166,7 +189,7 @@ fn parse_arg(t: &Type, s: &str) -> Result<Value, String> {
 
 /// Runs the verb; `llvm` runs `--engine jit|aot` (absent in `irkit`, which
 /// hands those runs to `irkit-llvm` before calling this).
-pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
+pub fn run(a: RunArgs, llvm: Option<LlvmHooks>) -> Result<Outcome, CliError> {
     let format = a.fmt.format;
     let providers = load_providers(&a.deps)?;
     let provider_refs: Vec<&zlm::decode::Checked> = providers.iter().collect();
@@ -218,7 +241,17 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
         write(None, format!("contract: {c}\n").as_bytes())?;
     }
     if let Some(doc) = &a.json_args {
-        return run_typed(&a, &it, at, doc, &label, map.as_ref(), &package, contract);
+        return run_typed(
+            &a,
+            &it,
+            at,
+            doc,
+            &label,
+            map.as_ref(),
+            &package,
+            contract,
+            llvm,
+        );
     }
     let mut values = Vec::new();
     let mut given = a.args.iter();
@@ -257,11 +290,13 @@ pub fn run(a: RunArgs, llvm: Option<LlvmRun>) -> Result<Outcome, CliError> {
             let ty = it.resolved().module.declarations[at.0].functions[at.1]
                 .result
                 .clone();
-            llvm(e, &package, &it, at, &values, limits, &label)?.map(|o| crate::zlm_c_cmd::Ran {
-                rendered: o.rendered,
-                ty,
-                steps: o.steps,
-                drops: o.drops,
+            (llvm.run)(e, &package, &it, at, &values, limits, &label)?.map(|o| {
+                crate::zlm_c_cmd::Ran {
+                    rendered: o.rendered,
+                    ty,
+                    steps: o.steps,
+                    drops: o.drops,
+                }
             })
         }
     };
@@ -352,6 +387,7 @@ fn run_typed(
     map: Option<&zlm::ancillary::SourceMap>,
     package: &zlm::package::Package,
     contract: Option<String>,
+    llvm: Option<LlvmHooks>,
 ) -> Result<Outcome, CliError> {
     let format = a.fmt.format;
     let r = it.resolved();
@@ -374,10 +410,14 @@ fn run_typed(
                 drops: out.drops,
             }
         }),
-        crate::zlm_c_cmd::Engine::C => {
+        engine => {
+            let name = match engine {
+                crate::zlm_c_cmd::Engine::C => "the C engine",
+                _ => "the LLVM engines",
+            };
             if let Err(why) = crate::zlm_c_cmd::typed_c_support(it, at) {
                 return refuse(format!(
-                    "{} cannot be called across the typed boundary on the C engine: {why}",
+                    "{} cannot be called across the typed boundary on {name}: {why}",
                     a.entry
                 ));
             }
@@ -389,13 +429,15 @@ fn run_typed(
                 )));
             }
             let limits = it.limits();
-            crate::zlm_c_cmd::run_c_typed(package, it, at, &values, limits, &a.cc, label)?
-        }
-        crate::zlm_c_cmd::Engine::Jit | crate::zlm_c_cmd::Engine::Aot => {
-            return refuse(
-                "--json-args runs on the interpreter and the C engine; the JIT and AOT engines take scalar --args (issue 37)"
-                    .into(),
-            );
+            match (engine.llvm(), llvm) {
+                (None, _) => {
+                    crate::zlm_c_cmd::run_c_typed(package, it, at, &values, limits, &a.cc, label)?
+                }
+                (Some(e), Some(llvm)) => (llvm.typed)(e, package, it, at, &values, limits, label)?,
+                (Some(_), None) => {
+                    return Err(usage("the LLVM engines run in irkit-llvm".into()));
+                }
+            }
         }
     };
     let ty = r.module.declarations[at.0].functions[at.1].result.clone();

@@ -191,29 +191,144 @@ fn build_writes_a_shared_library_with_its_c_header_and_record() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// The JIT and AOT engines do not take the typed boundary yet: a
-/// `--json-args` run is refused with `ZLM-ARG-ENGINE`, never guessed.
+/// The typed call boundary on all four engines (issue 37's "done when"):
+/// `Main.check` takes a record (moved in) and a byte slice (lent) and
+/// returns a `Result` of a record; an instance receiver is lent and handed
+/// back. Stdout, stderr and the exit status are the interpreter's, for an
+/// Ok, an Err with a payload, a step-limit fault and the byte limit.
 #[test]
-fn run_engines_jit_and_aot_refuse_typed_arguments() {
-    let src = format!(
+fn run_engines_jit_and_aot_take_typed_arguments_as_the_interpreter_does() {
+    let root = format!("{}/../../examples/zlm/run", env!("CARGO_MANIFEST_DIR"));
+    let boundary = format!("{root}/boundary.zlt");
+    let own = format!("{root}/own.zlt");
+    let ok = r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 1, 2]]"#;
+    let too_long = r#"[{"version": 2, "limit": 2, "tag": []}, [7, 1, 2]]"#;
+    let cases: Vec<Vec<&str>> = vec![
+        vec![
+            &boundary,
+            "--entry",
+            "Main.check",
+            "--json-args",
+            ok,
+            "--drops",
+        ],
+        vec![
+            &boundary,
+            "--entry",
+            "Main.check",
+            "--json-args",
+            ok,
+            "--format",
+            "json",
+        ],
+        vec![
+            &boundary,
+            "--entry",
+            "Main.check",
+            "--json-args",
+            too_long,
+            "--format",
+            "json",
+        ],
+        vec![
+            &boundary,
+            "--entry",
+            "Main.check",
+            "--json-args",
+            too_long,
+            "--max-steps",
+            "5",
+            "--drops",
+        ],
+        vec![
+            &boundary,
+            "--entry",
+            "Main.check",
+            "--json-args",
+            ok,
+            "--max-bytes",
+            "3",
+        ],
+        vec![
+            &own,
+            "--entry",
+            "Box.at_least",
+            "--json-args",
+            r#"[{"v": 5}, 3]"#,
+        ],
+    ];
+    for args in &cases {
+        let want = run("interp", args);
+        assert!(
+            matches!(want.status.code(), Some(0..=3)),
+            "{args:?}: {want:?}"
+        );
+        for engine in ["c", "jit", "aot"] {
+            let got = run(engine, args);
+            assert_eq!(
+                (
+                    got.status.code(),
+                    String::from_utf8_lossy(&got.stdout),
+                    String::from_utf8_lossy(&got.stderr)
+                ),
+                (
+                    want.status.code(),
+                    String::from_utf8_lossy(&want.stdout),
+                    String::from_utf8_lossy(&want.stderr)
+                ),
+                "{engine} {args:?}"
+            );
+        }
+    }
+    let out = run("aot", &cases[0]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "Main.check: drop p0 : Header\nMain.check: drop p0.tag : Array<Byte>\n\
+         {\"Ok\":{\"version\":2,\"length\":3,\"first\":7}}\npayload: [7,1,2]\n"
+    );
+}
+
+/// The JIT's Rust API for a typed call: slot values in, the result and the
+/// lent values handed back out, as the interpreter's `call_host` returns them.
+#[test]
+fn jit_typed_call_api_matches_the_interpreter() {
+    let text = std::fs::read_to_string(format!(
         "{}/../../examples/zlm/run/boundary.zlt",
         env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let m = zlm::text::parse(&text).unwrap();
+    let checked = zlm::decode::from_model(&m, &[]).unwrap();
+    let it = zlm::interp::Interp::new(&checked).unwrap();
+    let r = it.resolved();
+    let at = it.find("Main.check").unwrap();
+    let slots = zlm::boundary::slots(r, at);
+    let values = zlm::boundary::parse_args(
+        r,
+        &slots,
+        r#"[{"version": 3, "limit": 8, "tag": [9]}, [4, 5]]"#,
+    )
+    .unwrap();
+    let want = it.call_host(at, values.clone()).unwrap();
+    let unit = zlm_llvm::lower(&checked, &zlm_llvm::Scope::Module).unwrap();
+    assert!(
+        unit.typed.iter().any(|e| e == "Main.check"),
+        "{:?}",
+        unit.typed
     );
-    for engine in ["jit", "aot"] {
-        let out = run(
-            engine,
-            &[
-                &src,
-                "--entry",
-                "Main.check",
-                "--json-args",
-                r#"[{"version": 2, "limit": 8, "tag": []}, []]"#,
-                "--format",
-                "json",
-            ],
-        );
-        assert_eq!(out.status.code(), Some(1), "{engine}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(v["code"], "ZLM-ARG-ENGINE", "{engine}");
-    }
+    let got = zlm_llvm::jit::with_jit(&unit, |p| p.call_typed(r, at, &values, it.limits()))
+        .unwrap()
+        .unwrap();
+    let zlm_llvm::jit::TypedRun::Done {
+        words,
+        steps,
+        drops,
+    } = got
+    else {
+        panic!("{got:?}");
+    };
+    assert_eq!(words.value, want.outcome.value);
+    assert_eq!(words.returned, want.returned);
+    assert_eq!(steps, want.outcome.steps);
+    assert_eq!(drops, want.outcome.drops);
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use zlm::interp::Limits;
-use zlm::materialize::c::engine::{CRun, EngineError, run_executable};
+use zlm::materialize::c::engine::{CRun, EngineError, run_executable, run_executable_typed};
 
 /// The host driver linked into every AOT executable.
 pub const DRIVER_C: &str = concat!(include_str!("host/common.c"), include_str!("host/driver.c"));
@@ -103,6 +103,7 @@ pub struct AotProgram {
     dir: PathBuf,
     exe: PathBuf,
     entries: Vec<String>,
+    typed: Vec<String>,
 }
 
 impl Drop for AotProgram {
@@ -125,6 +126,7 @@ impl AotProgram {
             exe: dir.join("zlm-program"),
             dir,
             entries: lowered.entries.clone(),
+            typed: lowered.typed.clone(),
         };
         let obj = object(lowered, record)?;
         let op = program.dir.join("module.o");
@@ -150,10 +152,27 @@ impl AotProgram {
     /// Runs `entry` with canonical argument words under `limits`.
     pub fn run(&self, entry: &str, args: &[u64], limits: Limits) -> Result<CRun, LlvmError> {
         let index = self.index(entry)?;
-        run_executable(&self.exe, index, args, limits).map_err(|e| match e {
-            EngineError::Io(m) => LlvmError::Io(m),
-            EngineError::Protocol(m) => LlvmError::Protocol(m),
-            e => LlvmError::Protocol(e.to_string()),
-        })
+        run_executable(&self.exe, index, args, limits).map_err(engine_error)
+    }
+
+    /// Runs typed entry `entry` with the word stream of its slot values
+    /// (`zlm::boundary::slot_words`) under `limits`. A completed run's
+    /// `rendered` holds the result's words, then for each lent slot `;`
+    /// and its words (`zlm::boundary::typed_of_report` decodes it).
+    pub fn run_typed(&self, entry: &str, words: &[u64], limits: Limits) -> Result<CRun, LlvmError> {
+        let index = self.typed.iter().position(|e| e == entry).ok_or_else(|| {
+            LlvmError::Usage(format!(
+                "{entry} cannot be called across the typed boundary on the LLVM engines"
+            ))
+        })?;
+        run_executable_typed(&self.exe, index, words, limits).map_err(engine_error)
+    }
+}
+
+fn engine_error(e: EngineError) -> LlvmError {
+    match e {
+        EngineError::Io(m) => LlvmError::Io(m),
+        EngineError::Protocol(m) => LlvmError::Protocol(m),
+        e => LlvmError::Protocol(e.to_string()),
     }
 }

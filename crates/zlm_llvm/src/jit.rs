@@ -22,6 +22,30 @@ pub const STACK_BYTES: u64 = 4 << 20;
 
 type EntryFn = unsafe extern "C" fn(*mut Zrt, *mut u64, *const u64) -> i32;
 
+/// A typed entry: the run state, the slot values' word stream and its length.
+type TypedFn = unsafe extern "C" fn(*mut Zrt, *const u64, u64) -> i32;
+
+/// What a typed call observed (docs/zlm/boundary.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypedRun {
+    /// The entry returned.
+    Done {
+        /// The result and, per slot, the lent value handed back.
+        words: zlm::boundary::TypedWords,
+        /// Operations executed.
+        steps: u64,
+        /// Drops performed, in order.
+        drops: Vec<zlm::interp::DropEvent>,
+    },
+    /// The program faulted.
+    Fault {
+        /// The fault, as the interpreter reports it.
+        fault: zlm::interp::Fault,
+        /// Drops performed, unwinding included.
+        drops: Vec<zlm::interp::DropEvent>,
+    },
+}
+
 /// What one run writes through the output hooks: channel 0 the log (drop
 /// lines), channel 1 the rendered result.
 #[derive(Default)]
@@ -85,6 +109,7 @@ fn drops_of(log: &[u8]) -> Result<Vec<zlm::interp::DropEvent>, LlvmError> {
 pub struct JitProgram<'l> {
     lowered: &'l Lowered,
     fns: Vec<EntryFn>,
+    typed: Vec<TypedFn>,
 }
 
 /// Compiles `lowered` and hands the program to `f`; the machine code lives
@@ -134,7 +159,21 @@ pub fn with_jit<R>(
         // the code outlives every call (the pointers do not escape `f`).
         fns.push(unsafe { std::mem::transmute::<usize, EntryFn>(addr) });
     }
-    let program = JitProgram { lowered, fns };
+    let mut typed = Vec::new();
+    for k in 0..lowered.typed.len() {
+        let addr = ee
+            .get_function_address(&format!("zlm_typed_{k}"))
+            .map_err(|e| LlvmError::Backend(format!("zlm_typed_{k}: {e}")))?;
+        // SAFETY: `zlm_typed_k` is defined by the lowering (`typed.rs`) with
+        // exactly this signature (`i32 (ptr, ptr, i64)`); `ee` outlives
+        // every call, as above.
+        typed.push(unsafe { std::mem::transmute::<usize, TypedFn>(addr) });
+    }
+    let program = JitProgram {
+        lowered,
+        fns,
+        typed,
+    };
     let r = f(&program);
     drop(ee);
     Ok(r)
@@ -217,6 +256,21 @@ impl JitProgram<'_> {
     ) -> Result<(i32, Zrt, u64, HostOut, Duration), LlvmError> {
         let f = self.fns[i];
         let args = args.to_vec();
+        // SAFETY: see `with_jit`; `z`, `word` and `args` are live for the
+        // call and `args` holds the entry's parameter count.
+        self.call_with(limits, repeat, move |z, word| unsafe {
+            f(z, word, args.as_ptr())
+        })
+    }
+
+    /// Runs `invoke` on a thread whose stack is sized for the host-stack
+    /// guard: `repeat` timed times, then once more for the outcome.
+    fn call_with(
+        &self,
+        limits: Limits,
+        repeat: u64,
+        invoke: impl Fn(*mut Zrt, *mut u64) -> i32 + Send,
+    ) -> Result<(i32, Zrt, u64, HostOut, Duration), LlvmError> {
         let run = move || {
             let marker = 0u8;
             let here = std::hint::black_box(&marker) as *const u8 as u64;
@@ -235,9 +289,7 @@ impl JitProgram<'_> {
                 let mut out = HostOut::default();
                 let mut z = fresh();
                 z.out = &mut out as *mut HostOut as u64;
-                // SAFETY: see `with_jit`; `z`, `out`, `word` and `args` are
-                // live for the call and `args` holds the entry's parameter count.
-                if unsafe { f(&mut z, &mut word, args.as_ptr()) } != 0 {
+                if invoke(&mut z, &mut word) != 0 {
                     break;
                 }
             }
@@ -245,8 +297,7 @@ impl JitProgram<'_> {
             let mut out = HostOut::default();
             let mut z = fresh();
             z.out = &mut out as *mut HostOut as u64;
-            // SAFETY: as above.
-            let rc = unsafe { f(&mut z, &mut word, args.as_ptr()) };
+            let rc = invoke(&mut z, &mut word);
             z.out = 0;
             (rc, z, word, out, t)
         };
@@ -259,5 +310,92 @@ impl JitProgram<'_> {
                 .join()
                 .map_err(|_| LlvmError::Protocol("the JIT thread panicked".into()))
         })
+    }
+
+    /// Entries callable across the typed boundary (`Decl.function`).
+    pub fn typed_entries(&self) -> &[String] {
+        &self.lowered.typed
+    }
+
+    /// Runs typed entry `entry` with the word stream of its slot values
+    /// (`zlm::boundary::slot_words`) under `limits`. A completed run's
+    /// `rendered` holds the result's words, then for each lent slot `;`
+    /// and its words (`zlm::boundary::typed_of_report` decodes it).
+    pub fn run_typed(&self, entry: &str, words: &[u64], limits: Limits) -> Result<CRun, LlvmError> {
+        let k = self
+            .lowered
+            .typed
+            .iter()
+            .position(|e| e == entry)
+            .ok_or_else(|| {
+                LlvmError::Usage(format!(
+                    "{entry} cannot be called across the typed boundary on the LLVM engines"
+                ))
+            })?;
+        let f = self.typed[k];
+        let words = words.to_vec();
+        // SAFETY: see `with_jit`; `z` and `words` are live for the call and
+        // `n` is the stream's length (the entry reads no further).
+        let (rc, z, _, out, _) = self.call_with(limits, 0, move |z, _| unsafe {
+            f(z, words.as_ptr(), words.len() as u64)
+        })?;
+        if rc < 0 {
+            return Err(LlvmError::Protocol(format!(
+                "{entry}: the word stream does not hold its slot values"
+            )));
+        }
+        let drops = drops_of(&out.log)?;
+        if rc != 0 {
+            return Ok(CRun::Fault {
+                fault: self.lowered.fault(&z),
+                drops,
+            });
+        }
+        Ok(CRun::Done(COutcome {
+            rendered: String::from_utf8_lossy(&out.result).into_owned(),
+            steps: z.limit - z.left,
+            drops,
+        }))
+    }
+
+    /// Calls function `at` of `r` (the package this program was lowered
+    /// from) across the typed boundary with its slot values, as
+    /// `zlm::boundary::parse_args` returns them (the host form of each
+    /// slot; the allocator as `Value::Allocator`): the result and every
+    /// lent value handed back, or the fault.
+    pub fn call_typed(
+        &self,
+        r: &zlm::check::Resolved<'_>,
+        at: (usize, usize),
+        values: &[zlm::interp::Value],
+        limits: Limits,
+    ) -> Result<TypedRun, LlvmError> {
+        let slots = zlm::boundary::slots(r, at);
+        if slots.len() != values.len() {
+            return Err(LlvmError::Usage(format!(
+                "{} takes {} slot values",
+                r.fn_name(at.0, at.1),
+                slots.len()
+            )));
+        }
+        let words = zlm::boundary::slot_words(r, &slots, values);
+        let result = &r.module.declarations[at.0].functions[at.1].result;
+        match self.run_typed(&r.fn_name(at.0, at.1), &words, limits)? {
+            CRun::Done(o) => {
+                let words = zlm::boundary::typed_of_report(r, result, &slots, &o.rendered)
+                    .ok_or_else(|| {
+                        LlvmError::Protocol(format!(
+                            "the typed report did not decode: {:?}",
+                            o.rendered
+                        ))
+                    })?;
+                Ok(TypedRun::Done {
+                    words,
+                    steps: o.steps,
+                    drops: o.drops,
+                })
+            }
+            CRun::Fault { fault, drops } => Ok(TypedRun::Fault { fault, drops }),
+        }
     }
 }

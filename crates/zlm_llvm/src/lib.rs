@@ -17,6 +17,7 @@ mod lower;
 mod runtime;
 pub mod target;
 mod text;
+mod typed;
 mod types;
 mod unit;
 mod unitctx;

@@ -58,6 +58,7 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
     for &at in &set {
         collect_types(r, at, &mut types)?;
     }
+    crate::typed::add_types(r, &set, &mut types);
     let u = Unit {
         r,
         index: set.iter().enumerate().map(|(i, &at)| (at, i)).collect(),
@@ -149,6 +150,10 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
         params.push(ps.len() as u64);
         renders.push(rk);
     }
+    // Typed host entries (docs/zlm/boundary.md): any slots and result
+    // that can cross, in the word stream.
+    let (typed_ir, typed) = crate::typed::emit(&u, &set);
+    out.push_str(&typed_ir);
     out.push('\n');
     out.push_str(&emit_strings(&u.strings.borrow()));
     // Tables for the AOT driver (the JIT reads the same facts from `Lowered`).
@@ -174,6 +179,17 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
     strings(&mut out, "zlm_fn_", &functions);
     strings(&mut out, "zlm_detail_", &details);
     strings(&mut out, "zlm_entry_name_", &entries);
+    strings(&mut out, "zlm_typed_name_", &typed);
+    let typed_fns: Vec<String> = (0..typed.len())
+        .map(|i| format!("ptr @zlm_typed_{i}"))
+        .collect();
+    let _ = writeln!(
+        out,
+        "@zlm_typed_fns = constant [{} x ptr] [{}]\n@zlm_typed_count = constant i64 {}",
+        typed.len(),
+        typed_fns.join(", "),
+        typed.len()
+    );
     let fns: Vec<String> = (0..entries.len())
         .map(|i| format!("ptr @zlm_entry_{i}"))
         .collect();
@@ -206,6 +222,7 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
         entries,
         params,
         renders,
+        typed,
         functions,
         details,
     })

@@ -35,6 +35,10 @@ pub struct Lowered {
     /// Render kind of each entry's result (0 unsigned, 1 signed, 2 Bool,
     /// 3 Unit; 4: the entry renders it to the result channel).
     pub renders: Vec<u64>,
+    /// Entries callable across the typed boundary (`Decl.function`,
+    /// docs/zlm/boundary.md); typed entry `k` is the symbol `zlm_typed_k`
+    /// (`i32 (ptr %z, ptr %words, i64 %n)`).
+    pub typed: Vec<String>,
     /// Every lowered function (`Decl.function`), by fault-record index.
     pub functions: Vec<String>,
     /// Contract fault details (`requires 0`, …), by fault-record index.
@@ -107,12 +111,14 @@ impl Lowered {
     }
 }
 
-/// Renders a result word as the interpreter renders a value of render kind `kind`.
+/// Renders a result word as the interpreter renders a value of render kind
+/// `kind`; kind 5 is one word of the typed boundary's stream (` hex`).
 pub fn render_word(kind: u64, w: u64) -> String {
     match kind {
         1 => (w as i64).to_string(),
         2 => if w != 0 { "true" } else { "false" }.to_string(),
         3 => "()".to_string(),
+        crate::typed::HEX => format!(" {w:x}"),
         _ => w.to_string(),
     }
 }

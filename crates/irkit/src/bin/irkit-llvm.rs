@@ -103,7 +103,11 @@ fn main() -> ExitCode {
     match verb {
         Verb::Run(args) => {
             let format = args.fmt.format;
-            report::finish(zlm_run_cmd::run(args, Some(zlm_llvm_cmd::run_llvm)), format)
+            let hooks = zlm_run_cmd::LlvmHooks {
+                run: zlm_llvm_cmd::run_llvm,
+                typed: zlm_llvm_cmd::run_llvm_typed,
+            };
+            report::finish(zlm_run_cmd::run(args, Some(hooks)), format)
         }
         Verb::Build(args) => {
             let format = args.fmt.format;

@@ -14,6 +14,8 @@ typedef struct zrt {
   uint64_t out, bytes, byte_limit;
 } zrt;
 typedef int (*zlm_entry_fn)(zrt *, uint64_t *, const uint64_t *);
+/* A typed entry: the slot values' word stream (docs/zlm/boundary.md). */
+typedef int (*zlm_typed_fn)(zrt *, const uint64_t *, uint64_t);
 
 extern const zlm_entry_fn zlm_entry_fns[];
 extern const uint64_t zlm_entry_params[];
@@ -22,6 +24,9 @@ extern const uint64_t zlm_entry_count, zlm_fn_count, zlm_detail_count;
 extern const char *const zlm_fn_table[];
 extern const char *const zlm_detail_table[];
 extern const char *const zlm_entry_name_table[];
+extern const zlm_typed_fn zlm_typed_fns[];
+extern const uint64_t zlm_typed_count;
+extern const char *const zlm_typed_name_table[];
 
 #define ZLM_MAX_PARAMS 64
 
@@ -41,7 +46,8 @@ static const char *fault_detail(const zrt *z) {
   return z->fault_detail < zlm_detail_count ? zlm_detail_table[z->fault_detail] : "";
 }
 
-/* A word rendered by kind (0 unsigned, 1 signed, 2 Bool, 3 Unit). */
+/* A word rendered by kind (0 unsigned, 1 signed, 2 Bool, 3 Unit, 5 one
+ * word of the typed stream: a space, then hex). */
 static void render_to(char *buf, size_t n, uint64_t kind, uint64_t w) {
   switch (kind) {
   case 1:
@@ -50,6 +56,7 @@ static void render_to(char *buf, size_t n, uint64_t kind, uint64_t w) {
     break;
   case 2: snprintf(buf, n, "%s", w ? "true" : "false"); break;
   case 3: snprintf(buf, n, "()"); break;
+  case 5: snprintf(buf, n, " %llx", (unsigned long long)w); break;
   default: snprintf(buf, n, "%llu", (unsigned long long)w); break;
   }
 }

@@ -3,7 +3,9 @@
  * is entry index, step limit, depth limit, byte limit and argument words
  * (hex); stdout gets `OK steps rendered` or `FAULT function block op kind
  * detail`. ZLM_REPEAT=N (hex) first runs the entry N times and prints
- * `TIME ns`. */
+ * `TIME ns`. An entry `tK` is typed entry K: the argument words are its
+ * slot values' stream (docs/zlm/boundary.md) and `OK steps` is followed
+ * by the result's and the lent values' words. */
 #include <time.h>
 
 #define ZLM_STACK_BYTES ((uintptr_t)4194304)
@@ -31,6 +33,32 @@ static void report_fault(const zrt *z) {
   printf("\t%s\t%s\n", fault_name(z), fault_detail(z));
 }
 
+static int run_typed(int argc, char **argv, uintptr_t floor) {
+  zrt z;
+  uint64_t entry, steps, depth, bytes, n, *words;
+  int i, rc;
+  if (argc < 5 || parse_word(argv[1] + 1, &entry) || parse_word(argv[2], &steps) ||
+      parse_word(argv[3], &depth) || parse_word(argv[4], &bytes) || entry >= zlm_typed_count)
+    return 2;
+  n = (uint64_t)(argc - 5);
+  words = malloc((n ? n : 1) * sizeof *words);
+  if (words == 0) return 4;
+  for (i = 5; i < argc; i++)
+    if (parse_word(argv[i], &words[i - 5])) {
+      free(words);
+      return 2;
+    }
+  fresh(&z, steps, depth, bytes, floor);
+  rc = zlm_typed_fns[entry](&z, words, n);
+  free(words);
+  if (rc < 0) return 2;
+  if (rc) report_fault(&z);
+  else
+    printf("OK\t%llu\t%s\n", (unsigned long long)(z.limit - z.left),
+           result_len ? result_text : "");
+  return fflush(stdout) == 0 ? 0 : 3;
+}
+
 int main(int argc, char **argv) {
   zrt z;
   uint64_t args[ZLM_MAX_PARAMS + 1];
@@ -39,6 +67,8 @@ int main(int argc, char **argv) {
   uintptr_t here = (uintptr_t)(void *)&marker, floor;
   const char *repeat;
   int i, rc;
+  floor = here > ZLM_STACK_BYTES ? here - ZLM_STACK_BYTES : 0;
+  if (argc > 1 && argv[1][0] == 't') return run_typed(argc, argv, floor);
   if (argc < 5 || parse_word(argv[1], &entry) || parse_word(argv[2], &steps) ||
       parse_word(argv[3], &depth) || parse_word(argv[4], &bytes))
     return 2;
@@ -47,7 +77,6 @@ int main(int argc, char **argv) {
     return 2;
   for (i = 5; i < argc; i++)
     if (parse_word(argv[i], &args[i - 5])) return 2;
-  floor = here > ZLM_STACK_BYTES ? here - ZLM_STACK_BYTES : 0;
   repeat = getenv("ZLM_REPEAT");
   if (repeat != 0) {
     uint64_t n = 0, k;

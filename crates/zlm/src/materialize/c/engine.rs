@@ -196,6 +196,19 @@ pub fn run_executable(
     run_with(exe, format!("{index:x}"), args, limits)
 }
 
+/// Runs typed entry `index` of an executable that speaks this engine's
+/// protocol with the word stream of its slot values
+/// ([`crate::boundary::slot_words`]); a completed run's
+/// [`COutcome::rendered`] holds the result's and the lent values' words.
+pub fn run_executable_typed(
+    exe: &Path,
+    index: usize,
+    words: &[u64],
+    limits: Limits,
+) -> Result<CRun, EngineError> {
+    run_with(exe, format!("t{index:x}"), words, limits)
+}
+
 fn run_with(exe: &Path, entry: String, args: &[u64], limits: Limits) -> Result<CRun, EngineError> {
     let out = Command::new(exe)
         .arg(entry)

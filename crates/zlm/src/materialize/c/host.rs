@@ -22,12 +22,9 @@ pub fn support(r: &Resolved<'_>, at: (usize, usize)) -> Result<(), String> {
     add_types(&mut types, r, at)
 }
 
-/// Adds the host types of `at`'s slots and its result to `types`.
-pub(super) fn add_types(
-    types: &mut Types,
-    r: &Resolved<'_>,
-    at: (usize, usize),
-) -> Result<(), String> {
+/// Adds the host types of `at`'s slots and its result to `types` (the
+/// LLVM engines lay out the same host storage).
+pub fn add_types(types: &mut Types, r: &Resolved<'_>, at: (usize, usize)) -> Result<(), String> {
     let f = &r.module.declarations[at.0].functions[at.1];
     for s in boundary::slots(r, at) {
         if s.passing == Passing::Allocator {
