@@ -4,8 +4,8 @@
 //! variants with payloads, `Result`s, byte arrays and slices, lent
 //! receivers) on the reference interpreter and on the C engine. The
 //! result, every lent value handed back, the step count, the fault and the
-//! drop log must be identical. The JIT and AOT engines do not take typed
-//! arguments yet (`ZLM-ARG-ENGINE`), so they are not part of this oracle.
+//! drop log must be identical. The four-engine version (with the JIT and
+//! AOT engines) is `crates/zlm_llvm/tests/typed_oracle.rs`.
 //! `ZLM_TYPED_ORACLE_COUNT` raises the module count for a long run
 //! (`--nocapture` prints the tally).
 
