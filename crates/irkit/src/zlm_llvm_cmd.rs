@@ -117,8 +117,14 @@ pub fn build(a: BuildArgs) -> Result<Outcome, CliError> {
         linked.map_err(fail)?;
         if shared {
             let header = PathBuf::from(format!("{}.h", stem(out)));
-            std::fs::write(&header, zlm_llvm::aot::LIBRARY_H)
-                .map_err(|e| io(format!("{}: {e}", header.display())))?;
+            // The fixed interface, then the typed entries' structs and
+            // calls generated from their checked signatures.
+            let text = format!(
+                "{}{}",
+                zlm_llvm::aot::LIBRARY_H,
+                zlm_llvm::header::typed_header(&package.resolved(), &unit.typed)
+            );
+            std::fs::write(&header, text).map_err(|e| io(format!("{}: {e}", header.display())))?;
         }
     }
     // The record names the payload it was built from (C0-ART-004).

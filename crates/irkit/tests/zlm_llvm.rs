@@ -332,3 +332,90 @@ fn jit_typed_call_api_matches_the_interpreter() {
     assert_eq!(steps, want.outcome.steps);
     assert_eq!(drops, want.outcome.drops);
 }
+
+/// `zlm build -o libX.so` writes, beside the fixed C interface, structs and
+/// typed call functions generated from the checked signatures
+/// (docs/zlm/c-header.md): a C program compiled under strict flags calls
+/// `Main.check` with a record and a byte slice and reads a `Result` of a
+/// record (Ok, Err with a payload) and a fault, as the interpreter does.
+#[test]
+fn build_shared_library_header_has_typed_entries_a_c_program_calls() {
+    let d = tmp("typed-header");
+    let src = format!(
+        "{}/../../examples/zlm/run/boundary.zlt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = irkit()
+        .args(["zlm", "build", &src, "-o"])
+        .arg(d.join("libboundary.so"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let header = std::fs::read_to_string(d.join("libboundary.h")).unwrap();
+    for want in [
+        "typedef struct zlm_Header {",
+        "#define zlm_Reject_TooLong UINT64_C(1)",
+        "static inline int zlm_call_Main_check(",
+        "const zlm_Header *header, const zlm_byte_array *payload",
+    ] {
+        assert!(header.contains(want), "{want} in\n{header}");
+    }
+    std::fs::write(d.join("main.c"), MAIN_C).unwrap();
+    let cc = std::process::Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
+        .arg(d.join("main"))
+        .arg(d.join("main.c"))
+        .arg(d.join("libboundary.so"))
+        .arg(format!("-Wl,-rpath,{}", d.display()))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let ran = std::process::Command::new(d.join("main")).output().unwrap();
+    assert!(ran.status.success(), "{ran:?}");
+    // Steps 20 and the drops are the interpreter's (tests/zlm_run.rs).
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        "D\tMain.check\tp0\tHeader\nD\tMain.check\tp0.tag\tArray<Byte>\n\
+         0 20 0 2 3 7\n0 1 1 3 2\n1 StepLimit Main.check\n"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// The C program of `build_shared_library_header_has_typed_entries_a_c_program_calls`.
+const MAIN_C: &str = r#"#include "libboundary.h"
+#include <stdio.h>
+static void logline(void *c, const char *s) { (void)c; fputs(s, stdout); }
+int main(void) {
+  zlm_limits l = {100000, 100, 1000, 0};
+  zlm_outcome o;
+  uint8_t tag[1] = {5}, bytes[3] = {7, 1, 2};
+  zlm_Header h;
+  zlm_byte_array payload = {bytes, 3};
+  zlm_r4 r;
+  memset(&h, 0, sizeof h);
+  h.version = 2;
+  h.limit = 8;
+  h.tag.data = tag;
+  h.tag.len = 1;
+  if (zlm_call_Main_check(&l, logline, 0, &o, &h, &payload, &r) != 0) return 1;
+  printf("%d %llu %llu %u %llu %u\n", o.faulted, (unsigned long long)o.steps,
+         (unsigned long long)r.is_err, r.ok.version, (unsigned long long)r.ok.length, r.ok.first);
+  h.limit = 2;
+  if (zlm_call_Main_check(&l, 0, 0, &o, &h, &payload, &r) != 0) return 1;
+  printf("%d %llu %d %llu %llu\n", o.faulted, (unsigned long long)r.is_err,
+         r.err.tag == zlm_Reject_TooLong, (unsigned long long)r.err.TooLong.length,
+         (unsigned long long)r.err.TooLong.limit);
+  l.steps = 5;
+  if (zlm_call_Main_check(&l, 0, 0, &o, &h, &payload, &r) != 0) return 1;
+  printf("%d %s %s\n", o.faulted, o.fault, o.function);
+  return 0;
+}
+"#;

@@ -11,6 +11,7 @@ pub mod aot;
 pub mod backend;
 mod error;
 mod func;
+pub mod header;
 pub mod jit;
 mod llvm_init;
 mod lower;

@@ -46,4 +46,17 @@ int64_t zlm_lib_find(const char *name);
  * argument count or a NULL `limits`/`out`. `log` may be NULL. */
 int zlm_lib_call(uint64_t entry, const uint64_t *args, uint64_t nargs, const zlm_limits *limits,
                  zlm_log_fn log, void *log_context, zlm_outcome *out);
+/* The number of typed entries (docs/zlm/boundary.md). */
+uint64_t zlm_lib_typed_count(void);
+/* Typed entry `entry`'s name (`Decl.function`), or NULL when out of range. */
+const char *zlm_lib_typed_name(uint64_t entry);
+/* Runs typed entry `entry` on the word stream of its slot values. Returns 0
+ * when it ran (see `out`; when it completed, *reply and *nreply hold the
+ * result's words, then each lent value's, valid until the next call), -1
+ * for an unknown entry, a malformed stream or a NULL pointer. The
+ * zlm_call_ functions below (generated per library) write and read the
+ * streams for you. */
+int zlm_lib_typed_call(uint64_t entry, const uint64_t *words, uint64_t nwords,
+                       const zlm_limits *limits, zlm_log_fn log, void *log_context,
+                       zlm_outcome *out, const uint64_t **reply, uint64_t *nreply);
 #endif
