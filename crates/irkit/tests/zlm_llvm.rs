@@ -331,6 +331,27 @@ fn jit_typed_call_api_matches_the_interpreter() {
     assert_eq!(words.returned, want.returned);
     assert_eq!(steps, want.outcome.steps);
     assert_eq!(drops, want.outcome.drops);
+    // A malformed stream (too short, a byte over 255, words left over) is
+    // an error on both LLVM engines, never a run.
+    let words = zlm::boundary::slot_words(r, &slots, &values);
+    let mut over = words.clone();
+    over.push(0);
+    let mut big = words.clone();
+    let at_byte = big.len() - 1;
+    big[at_byte] = 256;
+    let bad = [words[..3].to_vec(), over, big];
+    let aot = zlm_llvm::aot::AotProgram::build(
+        &unit,
+        &zlm_llvm::TargetRecord::convenience("cc").unwrap(),
+    )
+    .unwrap();
+    for w in &bad {
+        let jit =
+            zlm_llvm::jit::with_jit(&unit, |p| p.run_typed("Main.check", w, it.limits())).unwrap();
+        assert!(jit.is_err(), "{w:?}: {jit:?}");
+        let ran = aot.run_typed("Main.check", w, it.limits());
+        assert!(ran.is_err(), "{w:?}: {ran:?}");
+    }
 }
 
 /// `zlm build -o libX.so` writes, beside the fixed C interface, structs and
