@@ -30,13 +30,15 @@ use zlm::interp::{canon, root_name, width};
 use zlm::materialize::c::Refusal;
 use zlm::materialize::c::plan::{self, FunctionPlan, PlaceRole};
 use zlm::materialize::c::types::{Shape, is_word};
-use zlm::materialize::c::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
+use zlm::materialize::c::walk::{self, ARM_TRY, At};
+use zlm::materialize::lowered::LoweredFunction;
 use zlm::model::*;
 
 mod arith;
 mod bytes;
 mod contracts;
 mod owned;
+mod print;
 
 /// Field indices of the run state (`%zrt`, all 64-bit).
 pub(crate) mod zf {
@@ -96,6 +98,8 @@ pub(crate) struct IrFunction<'a, 'u, 'm> {
     fnix: usize,
     /// Paths, temporaries, slots and edges, decided once for both printers.
     plan: FunctionPlan<'u, 'm>,
+    /// The migrated operations, lowered once for both printers.
+    lowered: LoweredFunction,
     places: Vec<SlotPlace>,
     covered: BTreeSet<u32>,
     allocas: Vec<String>,
@@ -170,12 +174,16 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             });
         }
         let fnix = u.index.get(&at).copied().unwrap_or(0);
+        let plan = FunctionPlan::new(u.r, at, frame);
+        let index = &u.index;
+        let lowered = LoweredFunction::of(&plan, |at| index.contains_key(&at));
         Ok(IrFunction {
             u,
             at,
             f,
             fnix,
-            plan: FunctionPlan::new(u.r, at, frame),
+            plan,
+            lowered,
             places: paths,
             covered: BTreeSet::new(),
             allocas: Vec::new(),
@@ -617,14 +625,16 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         if careful {
             self.tick(Some(b), Some(j));
         }
+        if let Some(l) = self.lowered.at(b, j) {
+            let l = l?;
+            self.print(&l.inst, b, careful);
+            if let Some(t) = l.custody {
+                self.i(format!("store i64 1, ptr %ph{t}"));
+                self.push(t, b, j);
+            }
+            return Ok(());
+        }
         self.plan.check_word_operands(op, b, j)?;
-        let opd = |me: &mut Self, k: usize| -> Result<String, Refusal> {
-            let o = op
-                .operands
-                .get(k)
-                .ok_or_else(|| me.refuse(b, j, "missing operand"))?;
-            me.word(o, b, j)
-        };
         let operand_at = |me: &Self, k: usize| -> Result<&'m Operand, Refusal> {
             op.operands
                 .get(k)
@@ -641,15 +651,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         let here = (Some(b), Some(j));
         let lay = &self.u.layouts;
         match op.tag {
-            tag::CONST => {
-                let x = opd(self, 0)?;
-                self.def(b, j, x);
-            }
-            tag::LOAD_LOCAL => {
-                let a = self.arg(operand_at(self, 0)?, b, j)?;
-                self.def_arg(b, j, &rty, a);
-            }
-            tag::UNIT_VALUE => self.def(b, j, "0".into()),
             tag::STORE_LOCAL => {
                 let pi = place_at(self, 0)?;
                 if !self.f.body.paths[pi].key.fields.is_empty() {
@@ -664,47 +665,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 if self.places[pi].owner {
                     self.push(pi, b, j);
                 }
-            }
-            t if plan::arithmetic(t) || plan::bitwise(t) => {
-                let Some(Type::Scalar(k)) = &op.result else {
-                    return Err(self.refuse(b, j, "arithmetic without a scalar result"));
-                };
-                let a = opd(self, 0)?;
-                let c = if op.tag == tag::NEG {
-                    "0".to_string()
-                } else {
-                    opd(self, 1)?
-                };
-                let (x, f) = self
-                    .arith(op.tag, *k, &a, &c)
-                    .ok_or_else(|| self.refuse(b, j, "arithmetic tag"))?;
-                if f != "0" {
-                    let bad = self.v(format!("icmp ne i32 {f}, 0"));
-                    self.fault_if(&bad, &f, here.0, here.1, None);
-                }
-                self.def(b, j, x);
-            }
-            tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE => {
-                let k = self.operand_kind(op);
-                let (x, y) = (opd(self, 0)?, opd(self, 1)?);
-                let r = self.cmp(op.tag, k.is_signed(), &x, &y);
-                self.def(b, j, r);
-            }
-            tag::NOT_BOOL => {
-                let x = opd(self, 0)?;
-                let c = self.v(format!("icmp eq i64 {x}, 0"));
-                let r = self.v(format!("zext i1 {c} to i64"));
-                self.def(b, j, r);
-            }
-            tag::ASSERT_TRUE => {
-                let x = opd(self, 0)?;
-                let c = self.v(format!("icmp eq i64 {x}, 0"));
-                self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
-            }
-            tag::ASSERT_EQ => {
-                let (x, y) = (opd(self, 0)?, opd(self, 1)?);
-                let c = self.v(format!("icmp ne i64 {x}, {y}"));
-                self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
             }
             tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
                 let (vi, var) = self.plan.variant_built(&lay.types, op, b, j)?;
@@ -929,65 +889,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 };
                 self.def_arg(b, j, &ok1, a);
             }
-            tag::JUMP => {
-                let Some(Operand::Block(t)) = op.operands.first() else {
-                    return Err(self.refuse(b, j, "jump target"));
-                };
-                self.recipes(b, ARM_JUMP, 0)?;
-                let l = self.block_label(*t, careful);
-                self.term(format!("br label %{l}"));
-            }
-            tag::JUMP_IF_FALSE => {
-                let Some(Operand::Block(t)) = op.operands.get(1) else {
-                    return Err(self.refuse(b, j, "branch target"));
-                };
-                let c = opd(self, 0)?;
-                let yes = self.block_label(b + 1, careful);
-                let no = self.block_label(*t, careful);
-                let nz = self.v(format!("icmp ne i64 {c}, 0"));
-                if !self.plan.edge_drops(b, ARM_TRUE, 0) && !self.plan.edge_drops(b, ARM_FALSE, 0) {
-                    // Still require both edges to exist, as the C lowering does.
-                    self.plan.edge(b, ARM_TRUE, 0)?;
-                    self.plan.edge(b, ARM_FALSE, 0)?;
-                    self.term(format!("br i1 {nz}, label %{yes}, label %{no}"));
-                } else {
-                    let (lt, lf) = (self.l(), self.l());
-                    self.term(format!("br i1 {nz}, label %{lt}, label %{lf}"));
-                    self.label(&lt);
-                    self.recipes(b, ARM_TRUE, 0)?;
-                    self.term(format!("br label %{yes}"));
-                    self.label(&lf);
-                    self.recipes(b, ARM_FALSE, 0)?;
-                    self.term(format!("br label %{no}"));
-                }
-            }
-            tag::RETURN => {
-                let a = self.take(operand_at(self, 0)?, b, j)?;
-                let t = self.f.result.clone();
-                self.put("%zr", &t, &a);
-                self.recipes(b, ARM_RETURN, 0)?;
-                self.term("br label %ZEXIT");
-            }
-            tag::CALL => {
-                let index = &self.u.index;
-                let callee = self.plan.callee(op, b, j, |at| index.contains_key(&at))?;
-                let pd = self.zfield(zf::DEPTH);
-                let d = self.load(&pd);
-                let pm = self.zfield(zf::MAX_DEPTH);
-                let md = self.load(&pm);
-                let c = self.v(format!("icmp uge i64 {d}, {md}"));
-                self.fault_if(&c, &fk::DEPTH.to_string(), here.0, here.1, None);
-                let mut args = Vec::new();
-                for o in &op.operands {
-                    args.push(self.take(o, b, j)?);
-                }
-                let dst = if is_word(&rty) {
-                    format!("%v{b}_{j}")
-                } else {
-                    self.dst(b, j)
-                };
-                self.call(callee, &dst, &args);
-            }
             t => return Err(self.plan.unlowered(t, b, j)),
         }
         // A result held by a temporary owner enters custody.
@@ -1013,7 +914,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             let mut k = 0;
             for (j, op) in block.ops.iter().enumerate() {
                 seg.insert((block.id, j as u32), (block.id, k));
-                if op.tag == tag::CALL {
+                if self.lowered.is_call(block.id, j as u32) {
                     self.escaping.insert((block.id, j as u32));
                 }
                 if walk::ends_segment(op.tag) {
@@ -1276,7 +1177,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                         }
                     }
                     _ => {
-                        if (op.result.is_some() || op.tag == tag::CALL)
+                        if (op.result.is_some() || self.lowered.is_call(b.id, j as u32))
                             && self.escaping.contains(&key)
                         {
                             self.alloca(&format!("v{}_{j}", b.id));

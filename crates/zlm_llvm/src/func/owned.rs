@@ -93,10 +93,13 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// Runs the recipes of the recorded edge of `(b, arm, try op)`, each
     /// with its own tick at (block, recipe index).
     pub(super) fn recipes(&mut self, b: u32, arm: u8, try_op: u32) -> Result<(), Refusal> {
-        for (ri, pi) in self.plan.recipe_drops(b, arm, try_op)? {
-            self.tick(Some(b), Some(ri));
-            self.drop_place(pi);
-        }
+        let drops: Vec<zlm::materialize::lowered::EdgeDrop> = self
+            .plan
+            .recipe_drops(b, arm, try_op)?
+            .into_iter()
+            .map(|(recipe, path)| zlm::materialize::lowered::EdgeDrop { recipe, path })
+            .collect();
+        self.edge_drops(b, &drops);
         Ok(())
     }
 

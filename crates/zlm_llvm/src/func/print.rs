@@ -1,0 +1,190 @@
+//! The LLVM spelling of the shared lowered form
+//! (`zlm::materialize::lowered`): one printer arm per instruction kind,
+//! with no decision of its own about checks, faults or cleanup.
+
+use super::*;
+use zlm::materialize::lowered::{Dest, EdgeDrop, Inst, Site, Take, Value};
+
+impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
+    /// A lowered word value.
+    fn word_value(&mut self, v: &Value) -> String {
+        match v {
+            Value::Flow(b, j) => match self.local.get(&(*b, *j)) {
+                Some(x) => x.clone(),
+                None => self.load(&format!("%v{b}_{j}")),
+            },
+            Value::Temp(t) => self.load(&format!("%pl{t}")),
+            Value::Word(w) => lit(*w),
+            Value::Place(pi) => {
+                let p = self.binding(*pi);
+                self.load(&p)
+            }
+        }
+    }
+
+    /// The storage of a lowered non-word value.
+    fn storage_value(&mut self, v: &Value) -> String {
+        match v {
+            Value::Flow(b, j) => format!("%v{b}_{j}"),
+            Value::Temp(t) => format!("%pl{t}"),
+            Value::Word(w) => lit(*w),
+            Value::Place(pi) => self.binding(*pi),
+        }
+    }
+
+    /// A lowered argument `(IR type, value)`; an owner temporary leaves
+    /// custody first when `take`.
+    fn lowered_arg(&mut self, a: &Take, take: bool) -> (String, String) {
+        if take && let Some(t) = a.release {
+            self.cust_remove(t);
+            self.i(format!("store i64 0, ptr %ph{t}"));
+        }
+        if a.word {
+            ("i64".into(), self.word_value(&a.value))
+        } else {
+            ("ptr".into(), self.storage_value(&a.value))
+        }
+    }
+
+    /// Defines a result: a word value of a flow variable, or the storage
+    /// of a value of type `t`.
+    fn define(&mut self, d: &Dest, t: &Type, a: (String, String)) {
+        match d {
+            Dest::Flow(b, j) if is_word(t) => self.def(*b, *j, a.1),
+            Dest::Flow(b, j) => {
+                let dst = format!("%v{b}_{j}");
+                self.put(&dst, t, &a);
+            }
+            Dest::Owner(o) => {
+                let dst = format!("%pl{o}");
+                self.put(&dst, t, &a);
+            }
+        }
+    }
+
+    fn define_word(&mut self, d: &Dest, v: String) {
+        self.define(d, &Type::Scalar(ScalarKind::UInt64), ("i64".into(), v));
+    }
+
+    fn fault_at(&mut self, cond: &str, kind: &str, site: Site) {
+        self.fault_if(cond, kind, Some(site.block), Some(site.op), None);
+    }
+
+    /// An edge's cleanup drops, each with its own step tick at (block,
+    /// recipe).
+    pub(super) fn edge_drops(&mut self, b: u32, drops: &[EdgeDrop]) {
+        for d in drops {
+            self.tick(Some(b), Some(d.recipe));
+            self.drop_place(d.path);
+        }
+    }
+
+    /// Prints one lowered instruction of block `b`.
+    pub(super) fn print(&mut self, inst: &Inst, b: u32, careful: bool) {
+        match inst {
+            Inst::Copy { dst, src, ty } => {
+                let a = self.lowered_arg(src, false);
+                self.define(dst, ty, a);
+            }
+            Inst::Unit { dst } => self.define_word(dst, "0".into()),
+            Inst::Arith {
+                dst,
+                op,
+                kind,
+                profile,
+                a,
+                b: c,
+                site,
+            } => {
+                let (x, y) = (self.word_value(a), self.word_value(c));
+                let (r, f) = self.arith(*op, *kind, *profile, &x, &y);
+                if f != "0" {
+                    let bad = self.v(format!("icmp ne i32 {f}, 0"));
+                    self.fault_at(&bad, &f, *site);
+                }
+                self.define_word(dst, r);
+            }
+            Inst::Compare {
+                dst,
+                op,
+                signed,
+                a,
+                b: c,
+            } => {
+                let (x, y) = (self.word_value(a), self.word_value(c));
+                let r = self.cmp(*op, *signed, &x, &y);
+                self.define_word(dst, r);
+            }
+            Inst::Not { dst, a } => {
+                let x = self.word_value(a);
+                let c = self.v(format!("icmp eq i64 {x}, 0"));
+                let r = self.v(format!("zext i1 {c} to i64"));
+                self.define_word(dst, r);
+            }
+            Inst::AssertTrue { a, site } => {
+                let x = self.word_value(a);
+                let c = self.v(format!("icmp eq i64 {x}, 0"));
+                self.fault_at(&c, &fk::ASSERT.to_string(), *site);
+            }
+            Inst::AssertEq { a, b: c, site } => {
+                let (x, y) = (self.word_value(a), self.word_value(c));
+                let c = self.v(format!("icmp ne i64 {x}, {y}"));
+                self.fault_at(&c, &fk::ASSERT.to_string(), *site);
+            }
+            Inst::Jump { edge } => {
+                self.edge_drops(b, &edge.drops);
+                let l = self.block_label(edge.target, careful);
+                self.term(format!("br label %{l}"));
+            }
+            Inst::Branch {
+                cond,
+                on_true,
+                on_false,
+            } => {
+                let c = self.word_value(cond);
+                let yes = self.block_label(on_true.target, careful);
+                let no = self.block_label(on_false.target, careful);
+                let nz = self.v(format!("icmp ne i64 {c}, 0"));
+                if on_true.drops.is_empty() && on_false.drops.is_empty() {
+                    self.term(format!("br i1 {nz}, label %{yes}, label %{no}"));
+                } else {
+                    let (lt, lf) = (self.l(), self.l());
+                    self.term(format!("br i1 {nz}, label %{lt}, label %{lf}"));
+                    self.label(&lt);
+                    self.edge_drops(b, &on_true.drops);
+                    self.term(format!("br label %{yes}"));
+                    self.label(&lf);
+                    self.edge_drops(b, &on_false.drops);
+                    self.term(format!("br label %{no}"));
+                }
+            }
+            Inst::Return { value, drops } => {
+                let a = self.lowered_arg(value, true);
+                let t = self.f.result.clone();
+                self.put("%zr", &t, &a);
+                self.edge_drops(b, drops);
+                self.term("br label %ZEXIT");
+            }
+            Inst::Call {
+                dst,
+                callee,
+                args,
+                site,
+            } => {
+                let pd = self.zfield(zf::DEPTH);
+                let d = self.load(&pd);
+                let pm = self.zfield(zf::MAX_DEPTH);
+                let md = self.load(&pm);
+                let c = self.v(format!("icmp uge i64 {d}, {md}"));
+                self.fault_at(&c, &fk::DEPTH.to_string(), *site);
+                let args: Vec<(String, String)> =
+                    args.iter().map(|a| self.lowered_arg(a, true)).collect();
+                let dst = match dst {
+                    Dest::Flow(b, j) => format!("%v{b}_{j}"),
+                    Dest::Owner(o) => format!("%pl{o}"),
+                };
+                self.call(*callee, &dst, &args);
+            }
+        }
+    }
+}
