@@ -651,21 +651,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         let here = (Some(b), Some(j));
         let lay = &self.u.layouts;
         match op.tag {
-            tag::STORE_LOCAL => {
-                let pi = place_at(self, 0)?;
-                if !self.f.body.paths[pi].key.fields.is_empty() {
-                    return Err(self.refuse(b, j, "a store into a field path"));
-                }
-                let a = self.take(operand_at(self, 1)?, b, j)?;
-                let t = self.places[pi].ty.clone();
-                self.put(&format!("%pl{pi}"), &t, &a);
-                if self.places[pi].agg {
-                    self.i(format!("store i64 1, ptr %ph{pi}"));
-                }
-                if self.places[pi].owner {
-                    self.push(pi, b, j);
-                }
-            }
             tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
                 let (vi, var) = self.plan.variant_built(&lay.types, op, b, j)?;
                 let mut vals = Vec::new();
@@ -809,32 +794,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.i(format!("store i64 1, ptr %ph{t}"));
                 self.i(format!("store i64 0, ptr %ph{pi}"));
                 return Ok(());
-            }
-            tag::PLACE_MOVE => {
-                let pi = place_at(self, 0)?;
-                let p = &self.places[pi];
-                if p.borrowed {
-                    return Err(self.refuse(b, j, "a move through a loan"));
-                }
-                if p.owner || p.flag == Some(Flag::Root(pi)) {
-                    self.cust_remove(pi);
-                }
-                let v = self.target(pi);
-                let t = self.places[pi].ty.clone();
-                let a = if is_word(&t) {
-                    ("i64".to_string(), self.load(&v))
-                } else {
-                    ("ptr".to_string(), v)
-                };
-                self.def_arg(b, j, &t, a);
-                self.set_flag(pi, 0);
-            }
-            tag::PLACE_DROP => {
-                let pi = place_at(self, 0)?;
-                if self.places[pi].borrowed {
-                    return Err(self.refuse(b, j, "a drop through a loan"));
-                }
-                self.drop_place(pi);
             }
             tag::REPLACE_COMMIT => self.replace(op, b, j)?,
             tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {

@@ -185,6 +185,42 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 };
                 self.call(*callee, &dst, &args);
             }
+            Inst::Store {
+                path,
+                value,
+                ty,
+                flag,
+                custody,
+                site,
+            } => {
+                let a = self.lowered_arg(value, true);
+                self.put(&format!("%pl{path}"), ty, &a);
+                if *flag {
+                    self.i(format!("store i64 1, ptr %ph{path}"));
+                }
+                if *custody {
+                    self.push(*path, site.block, site.op);
+                }
+            }
+            Inst::Move {
+                dst,
+                path,
+                ty,
+                release,
+            } => {
+                if *release {
+                    self.cust_remove(*path);
+                }
+                let v = self.target(*path);
+                let a = if is_word(ty) {
+                    ("i64".to_string(), self.load(&v))
+                } else {
+                    ("ptr".to_string(), v)
+                };
+                self.define(dst, ty, a);
+                self.set_flag(*path, 0);
+            }
+            Inst::Drop { path } => self.drop_place(*path),
         }
     }
 }

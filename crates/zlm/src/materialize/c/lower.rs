@@ -788,6 +788,37 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     self.propagate()
                 );
             }
+            Inst::Store {
+                path,
+                value,
+                flag,
+                custody,
+                site,
+                ..
+            } => {
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let _ = writeln!(s, "{pre}    pl{path} = {v};");
+                if *flag {
+                    let _ = writeln!(s, "    ph{path} = 1;");
+                }
+                if *custody {
+                    s.push_str(&self.push(*path, site.block, site.op));
+                }
+            }
+            Inst::Move {
+                dst, path, release, ..
+            } => {
+                let p = &self.places[*path];
+                if *release {
+                    let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {path}u);");
+                }
+                let _ = writeln!(s, "    {} = {};", Self::dest(dst), p.target);
+                if let Some(flag) = &p.flag {
+                    let _ = writeln!(s, "    {flag} = 0;");
+                }
+            }
+            Inst::Drop { path } => s.push_str(&self.drop_place(*path)),
         }
         s
     }
@@ -853,21 +884,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.types.shape(t));
         let fault_here = |s: &Self, k: &str| s.fault(k, Some(b), Some(j), None);
         match op.tag {
-            tag::STORE_LOCAL => {
-                let pi = place_at(0)?;
-                if !self.f.body.paths[pi].key.fields.is_empty() {
-                    return Err(self.refuse(b, j, "a store into a field path"));
-                }
-                let mut pre = String::new();
-                let v = self.take(operand_at(1)?, b, j, &mut pre)?;
-                let _ = writeln!(s, "{pre}    pl{pi} = {v};");
-                if self.places[pi].agg {
-                    let _ = writeln!(s, "    ph{pi} = 1;");
-                }
-                if self.places[pi].owner {
-                    s.push_str(&self.push(pi, b, j));
-                }
-            }
             tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
                 let (vi, var) = self.plan.variant_built(&self.u.types, op, b, j)?;
                 let mut pre = String::new();
@@ -1111,27 +1127,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 }
                 let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
                 return Ok(s);
-            }
-            tag::PLACE_MOVE => {
-                let pi = place_at(0)?;
-                let p = &self.places[pi];
-                if p.borrowed {
-                    return Err(self.refuse(b, j, "a move through a loan"));
-                }
-                if p.owner || p.flag.as_deref() == Some(&format!("ph{pi}")) {
-                    let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {pi}u);");
-                }
-                let _ = writeln!(s, "    {dst} = {};", p.target);
-                if let Some(flag) = &p.flag {
-                    let _ = writeln!(s, "    {flag} = 0;");
-                }
-            }
-            tag::PLACE_DROP => {
-                let pi = place_at(0)?;
-                if self.places[pi].borrowed {
-                    return Err(self.refuse(b, j, "a drop through a loan"));
-                }
-                s.push_str(&self.drop_place(pi));
             }
             tag::REPLACE_COMMIT => {
                 let pi = place_at(0)?;

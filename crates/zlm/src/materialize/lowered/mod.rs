@@ -21,7 +21,7 @@
 //! traversal order, exactly as before.
 
 use super::c::Refusal;
-use super::c::plan::{FunctionPlan, word_only};
+use super::c::plan::{FunctionPlan, PlaceRole, word_only};
 use super::c::types::is_word;
 use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, At};
 use crate::interp::canon;
@@ -31,11 +31,15 @@ use std::collections::BTreeMap;
 /// Whether operation tag `t` goes through the lowered form (its family is
 /// migrated): the word family (constants, local loads, unit, arithmetic,
 /// bit operations, comparisons, Bool negation, assertions), control
-/// (jump, branch, return with their cleanup edges) and calls.
+/// (jump, branch, return with their cleanup edges), calls, and local
+/// storage (stores into a root, moves and drops of a place).
 pub fn migrated(t: u32) -> bool {
     matches!(
         t,
-        tag::CONST
+        tag::STORE_LOCAL
+            | tag::PLACE_MOVE
+            | tag::PLACE_DROP
+            | tag::CONST
             | tag::LOAD_LOCAL
             | tag::UNIT_VALUE
             | tag::NEG
@@ -253,6 +257,30 @@ pub enum Inst {
         args: Vec<Take>,
         site: Site,
     },
+    /// Root path `path` (of type `ty`) takes `value`; then its presence
+    /// flag is set (`flag`: a non-word root in this frame's storage) and
+    /// it enters custody (`custody`: an owner; a full custody list faults
+    /// at `site`).
+    Store {
+        path: usize,
+        value: Take,
+        ty: Type,
+        flag: bool,
+        custody: bool,
+        site: Site,
+    },
+    /// `dst` takes the value at `path` (of type `ty`): first out of custody
+    /// when `release` (an owner, or a non-word root), then the path's
+    /// presence flag (if it has one) is cleared.
+    Move {
+        dst: Dest,
+        path: usize,
+        ty: Type,
+        release: bool,
+    },
+    /// The interpreter's `drop_place` of `path`: out of custody, destroyed
+    /// under its drop-log name when present.
+    Drop { path: usize },
 }
 
 /// The kinds of [`Inst`], for coverage checks.
@@ -269,11 +297,14 @@ pub enum Kind {
     Branch,
     Return,
     Call,
+    Store,
+    Move,
+    Drop,
 }
 
 impl Kind {
     /// Every instruction kind.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Copy,
         Kind::Unit,
         Kind::Arith,
@@ -285,6 +316,9 @@ impl Kind {
         Kind::Branch,
         Kind::Return,
         Kind::Call,
+        Kind::Store,
+        Kind::Move,
+        Kind::Drop,
     ];
 }
 
@@ -303,6 +337,9 @@ impl Inst {
             Inst::Branch { .. } => Kind::Branch,
             Inst::Return { .. } => Kind::Return,
             Inst::Call { .. } => Kind::Call,
+            Inst::Store { .. } => Kind::Store,
+            Inst::Move { .. } => Kind::Move,
+            Inst::Drop { .. } => Kind::Drop,
         }
     }
 }
@@ -529,6 +566,45 @@ fn lower(
                 args,
                 site,
             }
+        }
+        tag::STORE_LOCAL => {
+            let pi = plan.place_at(op, 0, b, j)?;
+            if !plan.f.body.paths[pi].key.fields.is_empty() {
+                return Err(no("a store into a field path"));
+            }
+            let value = take(plan, operand(1)?, b, j)?;
+            let role = PlaceRole::of(&plan.frame.paths[pi]);
+            Inst::Store {
+                path: pi,
+                value,
+                ty: plan.f.body.paths[pi].ty.clone(),
+                flag: role.agg,
+                custody: role.owner,
+                site,
+            }
+        }
+        tag::PLACE_MOVE => {
+            let pi = plan.place_at(op, 0, b, j)?;
+            let path = &plan.frame.paths[pi];
+            if path.borrowed {
+                return Err(no("a move through a loan"));
+            }
+            // A non-word root in this frame's storage has its own flag
+            // and custody position.
+            let own_root = path.agg && path.steps.is_empty();
+            Inst::Move {
+                dst,
+                path: pi,
+                ty: plan.f.body.paths[pi].ty.clone(),
+                release: path.owner || own_root,
+            }
+        }
+        tag::PLACE_DROP => {
+            let pi = plan.place_at(op, 0, b, j)?;
+            if plan.frame.paths[pi].borrowed {
+                return Err(no("a drop through a loan"));
+            }
+            Inst::Drop { path: pi }
         }
         t => return Err(plan.unlowered(t, b, j)),
     };
