@@ -6,7 +6,8 @@
 
 use std::collections::BTreeSet;
 use zlm::check::Resolved;
-use zlm::materialize::c::plan::FunctionPlan;
+use zlm::materialize::c::plan::{self, FunctionPlan};
+use zlm::materialize::c::types::Types;
 use zlm::materialize::c::walk;
 use zlm::materialize::lowered::{Kind, LoweredFunction, migrated};
 use zlm::model::{ReceiverKind, tag};
@@ -74,6 +75,15 @@ fn the_generated_corpus_lowers_to_every_instruction_kind() {
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));
         let r = Resolved::of_checked(&checked);
+        // The unit's type table, as the C printer fills it.
+        let mut types = Types::default();
+        for d in r.module.declarations.iter().take(r.local) {
+            for f in &d.functions {
+                for t in plan::held_types(f, None) {
+                    let _ = types.add(&r, t);
+                }
+            }
+        }
         for (di, d) in r.module.declarations.iter().enumerate().take(r.local) {
             for (fi, f) in d.functions.iter().enumerate() {
                 let bound = !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None);
@@ -81,7 +91,7 @@ fn the_generated_corpus_lowers_to_every_instruction_kind() {
                     continue;
                 };
                 let plan = FunctionPlan::new(&r, (di, fi), frame);
-                let lowered = LoweredFunction::of(&plan, |_| true);
+                let lowered = LoweredFunction::of(&plan, &types, |_| true);
                 functions += 1;
                 seen.extend(lowered.insts().map(|i| i.kind()));
             }

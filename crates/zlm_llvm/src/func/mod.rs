@@ -176,7 +176,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         let fnix = u.index.get(&at).copied().unwrap_or(0);
         let plan = FunctionPlan::new(u.r, at, frame);
         let index = &u.index;
-        let lowered = LoweredFunction::of(&plan, |at| index.contains_key(&at));
+        let lowered = LoweredFunction::of(&plan, &lay.types, |at| index.contains_key(&at));
         Ok(IrFunction {
             u,
             at,
@@ -627,7 +627,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         }
         if let Some(l) = self.lowered.at(b, j) {
             let l = l?;
-            self.print(&l.inst, b, careful);
+            self.print(&l.inst, b, j, careful)?;
             if let Some(t) = l.custody {
                 self.i(format!("store i64 1, ptr %ph{t}"));
                 self.push(t, b, j);
@@ -647,40 +647,9 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             }
         };
         let rty = op.result.clone().unwrap_or(Type::Unit);
-        let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.layouts.types.shape(t));
         let here = (Some(b), Some(j));
         let lay = &self.u.layouts;
         match op.tag {
-            tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
-                let (vi, var) = self.plan.variant_built(&lay.types, op, b, j)?;
-                let mut vals = Vec::new();
-                if op.tag == tag::VARIANT_CONSTRUCT {
-                    for o in &op.operands {
-                        vals.push(self.take(o, b, j)?);
-                    }
-                }
-                let dst = self.dst(b, j);
-                let n = self.size(&rty);
-                self.zero(&dst, n);
-                let tg = self.gep(&dst, at::TAG);
-                self.i(format!("store i64 {}, ptr {tg}", var.tag));
-                if op.tag == tag::VARIANT_CONSTRUCT {
-                    let bp = self.gep(&dst, at::BUILT);
-                    self.i(format!("store i64 1, ptr {bp}"));
-                    let mut fields: Vec<&Field> = var.fields.iter().collect();
-                    fields.sort_by_key(|f| f.ordinal);
-                    for (k, a) in vals.iter().enumerate() {
-                        let Some(fa) = lay.variant_field(&rty, vi, k as u32) else {
-                            return Err(self.refuse(b, j, "variant field layout"));
-                        };
-                        let ft = fields.get(k).map(|f| f.ty.clone()).unwrap_or(Type::Unit);
-                        let vp = self.gep(&dst, fa.value);
-                        self.put(&vp, &ft, a);
-                        let hp = self.gep(&dst, fa.flag);
-                        self.i(format!("store i64 1, ptr {hp}"));
-                    }
-                }
-            }
             tag::ENUM_IS_VARIANT => {
                 let want = self.plan.variant_tested(&lay.types, op, b, j)?;
                 let o = operand_at(self, 0)?;
@@ -697,24 +666,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 let c = self.v(format!("icmp eq i64 {t}, {want}"));
                 let w = self.v(format!("zext i1 {c} to i64"));
                 self.def(b, j, w);
-            }
-            tag::AGGREGATE_CONSTRUCT => {
-                let fields = self.plan.aggregate_fields(&lay.types, op, b, j)?;
-                let ftys: Vec<Type> = fields.iter().map(|f| f.ty.clone()).collect();
-                let mut vals = Vec::new();
-                for o in &op.operands {
-                    vals.push(self.take(o, b, j)?);
-                }
-                let dst = self.dst(b, j);
-                for (k, a) in vals.iter().enumerate() {
-                    let Some(fa) = lay.field(&rty, k as u32) else {
-                        return Err(self.refuse(b, j, "aggregate field layout"));
-                    };
-                    let vp = self.gep(&dst, fa.value);
-                    self.put(&vp, &ftys[k], a);
-                    let hp = self.gep(&dst, fa.flag);
-                    self.i(format!("store i64 1, ptr {hp}"));
-                }
             }
             tag::FIELD_COPY | tag::FIELD_MOVE => {
                 let (d, variant, fld) = self.plan.field_of(op, b, j)?;
@@ -796,25 +747,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 return Ok(());
             }
             tag::REPLACE_COMMIT => self.replace(op, b, j)?,
-            tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
-                let Some(Shape::Result(okt, errt)) = result_shape(self) else {
-                    return Err(self.refuse(b, j, "carrier of a non-Result type"));
-                };
-                let (okt, errt) = (okt.clone(), errt.clone());
-                let a = self.take(operand_at(self, 0)?, b, j)?;
-                let dst = self.dst(b, j);
-                let n = self.size(&rty);
-                self.zero(&dst, n);
-                let (t, off, pt) = if op.tag == tag::RESULT_OK_RICH {
-                    (0, at::OK, okt.clone())
-                } else {
-                    (1, lay.err_at(&okt), errt)
-                };
-                let tg = self.gep(&dst, at::TAG);
-                self.i(format!("store i64 {t}, ptr {tg}"));
-                let pp = self.gep(&dst, off);
-                self.put(&pp, &pt, &a);
-            }
             tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
                 let o = operand_at(self, 0)?;
                 let (ok1, e1, ok2) = self.plan.try_carriers(&lay.types, op, b, j)?;

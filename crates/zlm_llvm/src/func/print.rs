@@ -62,6 +62,14 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         }
     }
 
+    /// The storage of a non-word result.
+    fn storage_dest(&self, d: &Dest) -> String {
+        match d {
+            Dest::Flow(b, j) => format!("%v{b}_{j}"),
+            Dest::Owner(o) => format!("%pl{o}"),
+        }
+    }
+
     fn define_word(&mut self, d: &Dest, v: String) {
         self.define(d, &Type::Scalar(ScalarKind::UInt64), ("i64".into(), v));
     }
@@ -80,7 +88,14 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     }
 
     /// Prints one lowered instruction of block `b`.
-    pub(super) fn print(&mut self, inst: &Inst, b: u32, careful: bool) {
+    pub(super) fn print(
+        &mut self,
+        inst: &Inst,
+        b: u32,
+        j: u32,
+        careful: bool,
+    ) -> Result<(), Refusal> {
+        let lay = &self.u.layouts;
         match inst {
             Inst::Copy { dst, src, ty } => {
                 let a = self.lowered_arg(src, false);
@@ -221,6 +236,76 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.set_flag(*path, 0);
             }
             Inst::Drop { path } => self.drop_place(*path),
+            Inst::Variant {
+                dst,
+                ty,
+                variant,
+                tag,
+                built,
+                fields,
+            } => {
+                let vals: Vec<(String, String)> = fields
+                    .iter()
+                    .map(|(a, _)| self.lowered_arg(a, true))
+                    .collect();
+                let dst = self.storage_dest(dst);
+                let n = self.size(ty);
+                self.zero(&dst, n);
+                let tg = self.gep(&dst, at::TAG);
+                self.i(format!("store i64 {tag}, ptr {tg}"));
+                if *built {
+                    let bp = self.gep(&dst, at::BUILT);
+                    self.i(format!("store i64 1, ptr {bp}"));
+                    for (k, (a, (_, ft))) in vals.iter().zip(fields).enumerate() {
+                        let Some(fa) = lay.variant_field(ty, *variant, k as u32) else {
+                            return Err(self.refuse(b, j, "variant field layout"));
+                        };
+                        let vp = self.gep(&dst, fa.value);
+                        self.put(&vp, ft, a);
+                        let hp = self.gep(&dst, fa.flag);
+                        self.i(format!("store i64 1, ptr {hp}"));
+                    }
+                }
+            }
+            Inst::Record { dst, ty, fields } => {
+                let vals: Vec<(String, String)> = fields
+                    .iter()
+                    .map(|(a, _)| self.lowered_arg(a, true))
+                    .collect();
+                let dst = self.storage_dest(dst);
+                for (k, (a, (_, ft))) in vals.iter().zip(fields).enumerate() {
+                    let Some(fa) = lay.field(ty, k as u32) else {
+                        return Err(self.refuse(b, j, "aggregate field layout"));
+                    };
+                    let vp = self.gep(&dst, fa.value);
+                    self.put(&vp, ft, a);
+                    let hp = self.gep(&dst, fa.flag);
+                    self.i(format!("store i64 1, ptr {hp}"));
+                }
+            }
+            Inst::Carrier {
+                dst,
+                ty,
+                ok,
+                err,
+                value,
+                payload,
+            } => {
+                let a = self.lowered_arg(value, true);
+                let dst = self.storage_dest(dst);
+                let n = self.size(ty);
+                self.zero(&dst, n);
+                let (t, off) = if *err {
+                    (1, lay.err_at(ok))
+                } else {
+                    (0, at::OK)
+                };
+                let tg = self.gep(&dst, at::TAG);
+                self.i(format!("store i64 {t}, ptr {tg}"));
+                let pp = self.gep(&dst, off);
+                self.put(&pp, payload, &a);
+            }
         }
+        Ok(())
     }
 }

@@ -438,7 +438,7 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
             });
         }
         let plan = FunctionPlan::new(r, at, frame);
-        let lowered = LoweredFunction::of(&plan, |_| true);
+        let lowered = LoweredFunction::of(&plan, &u.types, |_| true);
         Ok(CFunction {
             u,
             at,
@@ -819,6 +819,54 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 }
             }
             Inst::Drop { path } => s.push_str(&self.drop_place(*path)),
+            Inst::Variant {
+                dst,
+                variant,
+                tag,
+                built,
+                fields,
+                ..
+            } => {
+                let dst = Self::dest(dst);
+                let mut pre = String::new();
+                let mut set = String::new();
+                if *built {
+                    let _ = writeln!(set, "    {dst}.built = 1;");
+                    for (k, (a, _)) in fields.iter().enumerate() {
+                        let v = self.take_lowered(a, &mut pre);
+                        let _ = writeln!(
+                            set,
+                            "    {dst}.v{variant}_f{k} = {v};\n    {dst}.v{variant}_h{k} = 1;"
+                        );
+                    }
+                }
+                let _ = write!(
+                    s,
+                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {tag}u;\n{set}"
+                );
+            }
+            Inst::Record { dst, fields, .. } => {
+                let dst = Self::dest(dst);
+                let mut pre = String::new();
+                let mut set = String::new();
+                for (k, (a, _)) in fields.iter().enumerate() {
+                    let v = self.take_lowered(a, &mut pre);
+                    let _ = writeln!(set, "    {dst}.f{k} = {v};\n    {dst}.h{k} = 1;");
+                }
+                let _ = write!(s, "{pre}{set}");
+            }
+            Inst::Carrier {
+                dst, err, value, ..
+            } => {
+                let dst = Self::dest(dst);
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let (t, m) = if *err { (1, "err") } else { (0, "ok") };
+                let _ = writeln!(
+                    s,
+                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
+                );
+            }
         }
         s
     }
@@ -884,26 +932,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.types.shape(t));
         let fault_here = |s: &Self, k: &str| s.fault(k, Some(b), Some(j), None);
         match op.tag {
-            tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
-                let (vi, var) = self.plan.variant_built(&self.u.types, op, b, j)?;
-                let mut pre = String::new();
-                let mut set = String::new();
-                if op.tag == tag::VARIANT_CONSTRUCT {
-                    set.push_str(&format!("    {dst}.built = 1;\n"));
-                    for (k, o) in op.operands.iter().enumerate() {
-                        let v = self.take(o, b, j, &mut pre)?;
-                        let _ = writeln!(
-                            set,
-                            "    {dst}.v{vi}_f{k} = {v};\n    {dst}.v{vi}_h{k} = 1;"
-                        );
-                    }
-                }
-                let _ = write!(
-                    s,
-                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {}u;\n{set}",
-                    var.tag
-                );
-            }
             tag::ENUM_IS_VARIANT => {
                 let want = self.plan.variant_tested(&self.u.types, op, b, j)?;
                 let o = operand_at(0)?;
@@ -920,16 +948,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     "    if (!({present})) {}\n    {dst} = (uint64_t)({subject}.tag == {want}u);",
                     fault_here(self, "ZK_TAG")
                 );
-            }
-            tag::AGGREGATE_CONSTRUCT => {
-                self.plan.aggregate_fields(&self.u.types, op, b, j)?;
-                let mut pre = String::new();
-                let mut set = String::new();
-                for (k, o) in op.operands.iter().enumerate() {
-                    let v = self.take(o, b, j, &mut pre)?;
-                    let _ = writeln!(set, "    {dst}.f{k} = {v};\n    {dst}.h{k} = 1;");
-                }
-                let _ = write!(s, "{pre}{set}");
             }
             tag::FIELD_COPY | tag::FIELD_MOVE => {
                 let (d, variant, fld) = self.plan.field_of(op, b, j)?;
@@ -1167,22 +1185,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                         lv = p.target
                     );
                 }
-            }
-            tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
-                if !matches!(result_shape(self), Some(Shape::Result(..))) {
-                    return Err(self.refuse(b, j, "carrier of a non-Result type"));
-                }
-                let mut pre = String::new();
-                let v = self.take(operand_at(0)?, b, j, &mut pre)?;
-                let (t, m) = if op.tag == tag::RESULT_OK_RICH {
-                    (0, "ok")
-                } else {
-                    (1, "err")
-                };
-                let _ = writeln!(
-                    s,
-                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
-                );
             }
             tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
                 let o = operand_at(0)?;

@@ -22,7 +22,7 @@
 
 use super::c::Refusal;
 use super::c::plan::{FunctionPlan, PlaceRole, word_only};
-use super::c::types::is_word;
+use super::c::types::{Shape, Types, is_word};
 use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, At};
 use crate::interp::canon;
 use crate::model::*;
@@ -32,11 +32,17 @@ use std::collections::BTreeMap;
 /// migrated): the word family (constants, local loads, unit, arithmetic,
 /// bit operations, comparisons, Bool negation, assertions), control
 /// (jump, branch, return with their cleanup edges), calls, and local
-/// storage (stores into a root, moves and drops of a place).
+/// storage (stores into a root, moves and drops of a place), and
+/// constructors (enum constants, variants, records, Result carriers).
 pub fn migrated(t: u32) -> bool {
     matches!(
         t,
-        tag::STORE_LOCAL
+        tag::ENUM_CONST
+            | tag::VARIANT_CONSTRUCT
+            | tag::AGGREGATE_CONSTRUCT
+            | tag::RESULT_OK_RICH
+            | tag::RESULT_ERR_RICH
+            | tag::STORE_LOCAL
             | tag::PLACE_MOVE
             | tag::PLACE_DROP
             | tag::CONST
@@ -281,6 +287,35 @@ pub enum Inst {
     /// The interpreter's `drop_place` of `path`: out of custody, destroyed
     /// under its drop-log name when present.
     Drop { path: usize },
+    /// `dst` (an enum `ty`) becomes variant `variant` (index in its
+    /// declaration) with tag `tag`: zeroed, tagged, and for a constructor
+    /// (`built`) marked built with each payload field (ordinal order,
+    /// taken first) present.
+    Variant {
+        dst: Dest,
+        ty: Type,
+        variant: usize,
+        tag: u32,
+        built: bool,
+        fields: Vec<(Take, Type)>,
+    },
+    /// `dst` (a record `ty`) gets each field (ordinal order, taken first)
+    /// and its presence flag.
+    Record {
+        dst: Dest,
+        ty: Type,
+        fields: Vec<(Take, Type)>,
+    },
+    /// `dst` (a Result `ty` with Ok type `ok`) becomes Ok (tag 0) or Err
+    /// (tag 1, `err`) of `value` (of type `payload`, taken first).
+    Carrier {
+        dst: Dest,
+        ty: Type,
+        ok: Type,
+        err: bool,
+        value: Take,
+        payload: Type,
+    },
 }
 
 /// The kinds of [`Inst`], for coverage checks.
@@ -300,11 +335,14 @@ pub enum Kind {
     Store,
     Move,
     Drop,
+    Variant,
+    Record,
+    Carrier,
 }
 
 impl Kind {
     /// Every instruction kind.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 17] = [
         Kind::Copy,
         Kind::Unit,
         Kind::Arith,
@@ -319,6 +357,9 @@ impl Kind {
         Kind::Store,
         Kind::Move,
         Kind::Drop,
+        Kind::Variant,
+        Kind::Record,
+        Kind::Carrier,
     ];
 }
 
@@ -340,6 +381,9 @@ impl Inst {
             Inst::Store { .. } => Kind::Store,
             Inst::Move { .. } => Kind::Move,
             Inst::Drop { .. } => Kind::Drop,
+            Inst::Variant { .. } => Kind::Variant,
+            Inst::Record { .. } => Kind::Record,
+            Inst::Carrier { .. } => Kind::Carrier,
         }
     }
 }
@@ -360,15 +404,16 @@ pub struct LoweredFunction {
 }
 
 impl LoweredFunction {
-    /// Lowers every migrated operation of the planned function; `lowered`
-    /// says whether a callee is part of the lowered set.
-    pub fn of(plan: &FunctionPlan<'_, '_>, lowered: impl Fn(At) -> bool) -> Self {
+    /// Lowers every migrated operation of the planned function over the
+    /// unit's type table `types`; `lowered` says whether a callee is part
+    /// of the lowered set.
+    pub fn of(plan: &FunctionPlan<'_, '_>, types: &Types, lowered: impl Fn(At) -> bool) -> Self {
         let mut ops = BTreeMap::new();
         for block in &plan.frame.blocks {
             for (j, op) in block.ops.iter().enumerate() {
                 if migrated(op.tag) {
                     let j = j as u32;
-                    ops.insert((block.id, j), lower(plan, block.id, j, op, &lowered));
+                    ops.insert((block.id, j), lower(plan, types, block.id, j, op, &lowered));
                 }
             }
         }
@@ -435,6 +480,7 @@ fn drops(
 
 fn lower(
     plan: &FunctionPlan<'_, '_>,
+    types: &Types,
     b: u32,
     j: u32,
     op: &Op,
@@ -605,6 +651,57 @@ fn lower(
                 return Err(no("a drop through a loan"));
             }
             Inst::Drop { path: pi }
+        }
+        tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
+            let (vi, var) = plan.variant_built(types, op, b, j)?;
+            let built = op.tag == tag::VARIANT_CONSTRUCT;
+            let mut ftys: Vec<&Field> = var.fields.iter().collect();
+            ftys.sort_by_key(|f| f.ordinal);
+            let mut fields = Vec::new();
+            if built {
+                for (k, o) in op.operands.iter().enumerate() {
+                    let t = ftys.get(k).map(|f| f.ty.clone()).unwrap_or(Type::Unit);
+                    fields.push((take(plan, o, b, j)?, t));
+                }
+            }
+            Inst::Variant {
+                dst,
+                ty: op.result.clone().unwrap_or(Type::Unit),
+                variant: vi,
+                tag: var.tag,
+                built,
+                fields,
+            }
+        }
+        tag::AGGREGATE_CONSTRUCT => {
+            let slots = plan.aggregate_fields(types, op, b, j)?;
+            let tys: Vec<Type> = slots.iter().map(|f| f.ty.clone()).collect();
+            let mut fields = Vec::new();
+            for (o, t) in op.operands.iter().zip(tys) {
+                fields.push((take(plan, o, b, j)?, t));
+            }
+            Inst::Record {
+                dst,
+                ty: op.result.clone().unwrap_or(Type::Unit),
+                fields,
+            }
+        }
+        tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
+            let ty = op.result.clone().unwrap_or(Type::Unit);
+            let Some(Shape::Result(ok, err_ty)) = types.shape(&ty) else {
+                return Err(no("carrier of a non-Result type"));
+            };
+            let err = op.tag == tag::RESULT_ERR_RICH;
+            let payload = if err { err_ty.clone() } else { ok.clone() };
+            let ok = ok.clone();
+            Inst::Carrier {
+                dst,
+                value: take(plan, operand(0)?, b, j)?,
+                ty,
+                ok,
+                err,
+                payload,
+            }
         }
         t => return Err(plan.unlowered(t, b, j)),
     };
