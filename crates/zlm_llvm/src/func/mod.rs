@@ -640,92 +640,9 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 .get(k)
                 .ok_or_else(|| me.refuse(b, j, "missing operand"))
         };
-        let place_at = |me: &Self, k: usize| -> Result<usize, Refusal> {
-            match op.operands.get(k) {
-                Some(Operand::Place(key)) => me.plan.path_of(key, b, j),
-                _ => Err(me.refuse(b, j, "place operand")),
-            }
-        };
-        let rty = op.result.clone().unwrap_or(Type::Unit);
         let here = (Some(b), Some(j));
         let lay = &self.u.layouts;
         match op.tag {
-            tag::ENUM_IS_VARIANT => {
-                let want = self.plan.variant_tested(&lay.types, op, b, j)?;
-                let o = operand_at(self, 0)?;
-                let subject = match o {
-                    Operand::Place(k) => {
-                        let pi = self.plan.path_of(k, b, j)?;
-                        let c = self.present(pi);
-                        self.fault_unless(&c, fk::TAG, b, j);
-                        self.target(pi)
-                    }
-                    o => self.storage_of(o, b, j)?,
-                };
-                let t = self.load(&subject);
-                let c = self.v(format!("icmp eq i64 {t}, {want}"));
-                let w = self.v(format!("zext i1 {c} to i64"));
-                self.def(b, j, w);
-            }
-            tag::FIELD_COPY | tag::FIELD_MOVE => {
-                let (d, variant, fld) = self.plan.field_of(op, b, j)?;
-                let pi = place_at(self, 0)?;
-                let pty = self.places[pi].ty.clone();
-                if is_word(&pty) {
-                    return Err(self.refuse(b, j, "field of a word"));
-                }
-                let off = self.places[pi].off;
-                let mut cond = self.places[pi].present.clone();
-                let fa = match variant {
-                    Some(vi) => {
-                        let t = self.u.r.module.declarations[d].variants[vi].tag;
-                        cond.push(Flag::Tag(off + at::TAG, u64::from(t)));
-                        cond.push(Flag::Slot(off + at::BUILT));
-                        lay.variant_field(&pty, vi, fld.ordinal)
-                    }
-                    None => lay.field(&pty, fld.ordinal),
-                };
-                let Some(fa) = fa else {
-                    return Err(self.refuse(b, j, "field layout"));
-                };
-                let c = self.test(pi, &cond);
-                self.fault_unless(&c, fk::TAG, b, j);
-                let base = self.target(pi);
-                let member = self.gep(&base, fa.value);
-                let a = if is_word(&fld.ty) {
-                    ("i64".to_string(), self.load(&member))
-                } else {
-                    ("ptr".to_string(), member)
-                };
-                let ft = fld.ty.clone();
-                self.def_arg(b, j, &ft, a);
-                if op.tag == tag::FIELD_MOVE {
-                    let hp = self.gep(&base, fa.flag);
-                    self.i(format!("store i64 0, ptr {hp}"));
-                }
-            }
-            tag::BORROW_SHARED | tag::BORROW_MUT => {
-                let o = operand_at(self, 0)?;
-                let dst = self.dst(b, j);
-                match o {
-                    Operand::Place(k) => {
-                        let pi = self.plan.path_of(k, b, j)?;
-                        if self.places[pi].ty == Type::SliceByte {
-                            // The shared child of a Slice local: the same view.
-                            let v = self.binding(pi);
-                            let n = self.size(&Type::SliceByte);
-                            self.copy(&dst, &v, n);
-                        } else {
-                            let t = self.target(pi);
-                            self.i(format!("store ptr {t}, ptr {dst}"));
-                        }
-                    }
-                    o => {
-                        let a = self.arg(o, b, j)?;
-                        self.put(&dst, &rty, &a);
-                    }
-                }
-            }
             tag::BORROW_SLICE_BYTE => self.slice(op, b, j)?,
             tag::INTRINSIC_CALL => self.intrinsic(op, b, j)?,
             tag::BYTE_BUILDER_FINISH => {

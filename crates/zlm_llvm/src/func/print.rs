@@ -3,7 +3,7 @@
 //! with no decision of its own about checks, faults or cleanup.
 
 use super::*;
-use zlm::materialize::lowered::{Dest, EdgeDrop, Inst, Site, Take, Value};
+use zlm::materialize::lowered::{Dest, EdgeDrop, Inst, Loan, Site, Subject, Take, Value};
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// A lowered word value.
@@ -304,6 +304,83 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.i(format!("store i64 {t}, ptr {tg}"));
                 let pp = self.gep(&dst, off);
                 self.put(&pp, payload, &a);
+            }
+            Inst::IsVariant {
+                dst,
+                subject,
+                tag,
+                site,
+            } => {
+                let subject = match subject {
+                    Subject::Place(pi) => {
+                        let c = self.present(*pi);
+                        self.fault_unless(&c, fk::TAG, site.block, site.op);
+                        self.target(*pi)
+                    }
+                    Subject::Value(v) => self.storage_value(v),
+                };
+                let t = self.load(&subject);
+                let c = self.v(format!("icmp eq i64 {t}, {tag}"));
+                let w = self.v(format!("zext i1 {c} to i64"));
+                self.define_word(dst, w);
+            }
+            Inst::Field {
+                dst,
+                path,
+                variant,
+                ordinal,
+                ty,
+                take,
+                site,
+            } => {
+                let pi = *path;
+                let pty = self.places[pi].ty.clone();
+                let off = self.places[pi].off;
+                let mut cond = self.places[pi].present.clone();
+                let fa = match variant {
+                    Some((vi, t)) => {
+                        cond.push(Flag::Tag(off + at::TAG, u64::from(*t)));
+                        cond.push(Flag::Slot(off + at::BUILT));
+                        lay.variant_field(&pty, *vi, *ordinal)
+                    }
+                    None => lay.field(&pty, *ordinal),
+                };
+                let Some(fa) = fa else {
+                    return Err(self.refuse(b, j, "field layout"));
+                };
+                let c = self.test(pi, &cond);
+                self.fault_unless(&c, fk::TAG, site.block, site.op);
+                let base = self.target(pi);
+                let member = self.gep(&base, fa.value);
+                let a = if is_word(ty) {
+                    ("i64".to_string(), self.load(&member))
+                } else {
+                    ("ptr".to_string(), member)
+                };
+                self.define(dst, ty, a);
+                if *take {
+                    let hp = self.gep(&base, fa.flag);
+                    self.i(format!("store i64 0, ptr {hp}"));
+                }
+            }
+            Inst::Borrow { dst, ty, source } => {
+                let dst = self.storage_dest(dst);
+                match source {
+                    Loan::SliceView(pi) => {
+                        // The shared child of a Slice local: the same view.
+                        let v = self.binding(*pi);
+                        let n = self.size(&Type::SliceByte);
+                        self.copy(&dst, &v, n);
+                    }
+                    Loan::Place(pi) => {
+                        let t = self.target(*pi);
+                        self.i(format!("store ptr {t}, ptr {dst}"));
+                    }
+                    Loan::Value(v) => {
+                        let a = self.lowered_arg(v, false);
+                        self.put(&dst, ty, &a);
+                    }
+                }
             }
         }
         Ok(())

@@ -19,7 +19,7 @@ use super::walk::{self, ARM_TRY, At};
 use crate::check::{Checked, Resolved};
 use crate::interp::{canon, root_name, width};
 use crate::materialize::lowered::{
-    self, Arith, Dest, EdgeDrop, Inst, LoweredFunction, Site, Value,
+    self, Arith, Dest, EdgeDrop, Inst, Loan, LoweredFunction, Site, Subject, Value,
 };
 use crate::model::*;
 use std::collections::BTreeSet;
@@ -867,6 +867,70 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
                 );
             }
+            Inst::IsVariant {
+                dst,
+                subject,
+                tag,
+                site,
+            } => {
+                let (present, subject) = match subject {
+                    Subject::Place(pi) => (
+                        self.places[*pi].present.clone(),
+                        self.places[*pi].target.clone(),
+                    ),
+                    Subject::Value(v) => ("1".to_string(), self.value(v)),
+                };
+                let _ = writeln!(
+                    s,
+                    "    if (!({present})) {}\n    {} = (uint64_t)({subject}.tag == {tag}u);",
+                    self.fault_at("ZK_TAG", *site),
+                    Self::dest(dst)
+                );
+            }
+            Inst::Field {
+                dst,
+                path,
+                variant,
+                ordinal: ord,
+                take,
+                site,
+                ..
+            } => {
+                let p = &self.places[*path];
+                let (cond, member, flag) = match variant {
+                    Some((vi, t)) => (
+                        format!(
+                            "{} && {lv}.tag == {t}u && {lv}.built",
+                            p.present,
+                            lv = p.target
+                        ),
+                        format!("{}.v{vi}_f{ord}", p.target),
+                        format!("{}.v{vi}_h{ord}", p.target),
+                    ),
+                    None => (
+                        p.present.clone(),
+                        format!("{}.f{ord}", p.target),
+                        format!("{}.h{ord}", p.target),
+                    ),
+                };
+                let _ = writeln!(
+                    s,
+                    "    if (!({cond})) {}\n    {} = {member};",
+                    self.fault_at("ZK_TAG", *site),
+                    Self::dest(dst)
+                );
+                if *take {
+                    let _ = writeln!(s, "    {flag} = 0;");
+                }
+            }
+            Inst::Borrow { dst, source, .. } => {
+                let v = match source {
+                    Loan::SliceView(pi) => self.places[*pi].binding.clone(),
+                    Loan::Place(pi) => format!("&{}", self.places[*pi].target),
+                    Loan::Value(t) => self.value(&t.value),
+                };
+                let _ = writeln!(s, "    {} = {v};", Self::dest(dst));
+            }
         }
         s
     }
@@ -932,76 +996,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.types.shape(t));
         let fault_here = |s: &Self, k: &str| s.fault(k, Some(b), Some(j), None);
         match op.tag {
-            tag::ENUM_IS_VARIANT => {
-                let want = self.plan.variant_tested(&self.u.types, op, b, j)?;
-                let o = operand_at(0)?;
-                let present = match o {
-                    Operand::Place(k) => self.places[self.plan.path_of(k, b, j)?].present.clone(),
-                    _ => "1".into(),
-                };
-                let subject = match o {
-                    Operand::Place(k) => self.places[self.plan.path_of(k, b, j)?].target.clone(),
-                    o => self.operand(o, b, j)?,
-                };
-                let _ = writeln!(
-                    s,
-                    "    if (!({present})) {}\n    {dst} = (uint64_t)({subject}.tag == {want}u);",
-                    fault_here(self, "ZK_TAG")
-                );
-            }
-            tag::FIELD_COPY | tag::FIELD_MOVE => {
-                let (d, variant, fld) = self.plan.field_of(op, b, j)?;
-                let pi = place_at(0)?;
-                let p = &self.places[pi];
-                let ord = fld.ordinal;
-                let (cond, member, flag) = match variant {
-                    Some(vi) => {
-                        let t = self.u.r.module.declarations[d].variants[vi].tag;
-                        (
-                            format!(
-                                "{} && {lv}.tag == {t}u && {lv}.built",
-                                p.present,
-                                lv = p.target
-                            ),
-                            format!("{}.v{vi}_f{ord}", p.target),
-                            format!("{}.v{vi}_h{ord}", p.target),
-                        )
-                    }
-                    None => (
-                        p.present.clone(),
-                        format!("{}.f{ord}", p.target),
-                        format!("{}.h{ord}", p.target),
-                    ),
-                };
-                if is_word(&self.f.body.paths[pi].ty) {
-                    return Err(self.refuse(b, j, "field of a word"));
-                }
-                let _ = writeln!(
-                    s,
-                    "    if (!({cond})) {}\n    {dst} = {member};",
-                    fault_here(self, "ZK_TAG")
-                );
-                if op.tag == tag::FIELD_MOVE {
-                    let _ = writeln!(s, "    {flag} = 0;");
-                }
-            }
-            tag::BORROW_SHARED | tag::BORROW_MUT => {
-                let o = operand_at(0)?;
-                match o {
-                    Operand::Place(k) => {
-                        let pi = self.plan.path_of(k, b, j)?;
-                        if self.f.body.paths[pi].ty == Type::SliceByte {
-                            // The shared child of a Slice local: the same view.
-                            let _ = writeln!(s, "    {dst} = {};", self.places[pi].binding);
-                        } else {
-                            let _ = writeln!(s, "    {dst} = &{};", self.places[pi].target);
-                        }
-                    }
-                    o => {
-                        let _ = writeln!(s, "    {dst} = {};", self.operand(o, b, j)?);
-                    }
-                }
-            }
             tag::BORROW_SLICE_BYTE => {
                 let o = operand_at(0)?;
                 // The viewed array: an Array<Byte> place or loan, or the

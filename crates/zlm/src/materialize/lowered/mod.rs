@@ -33,11 +33,18 @@ use std::collections::BTreeMap;
 /// bit operations, comparisons, Bool negation, assertions), control
 /// (jump, branch, return with their cleanup edges), calls, and local
 /// storage (stores into a root, moves and drops of a place), and
-/// constructors (enum constants, variants, records, Result carriers).
+/// constructors (enum constants, variants, records, Result carriers), and
+/// place reads (variant tests, field copies and moves, shared and
+/// exclusive loans).
 pub fn migrated(t: u32) -> bool {
     matches!(
         t,
-        tag::ENUM_CONST
+        tag::ENUM_IS_VARIANT
+            | tag::FIELD_COPY
+            | tag::FIELD_MOVE
+            | tag::BORROW_SHARED
+            | tag::BORROW_MUT
+            | tag::ENUM_CONST
             | tag::VARIANT_CONSTRUCT
             | tag::AGGREGATE_CONSTRUCT
             | tag::RESULT_OK_RICH
@@ -316,6 +323,49 @@ pub enum Inst {
         value: Take,
         payload: Type,
     },
+    /// `dst = (subject's tag == tag)`; a place subject must be present
+    /// (a tag fault at `site` otherwise).
+    IsVariant {
+        dst: Dest,
+        subject: Subject,
+        tag: u32,
+        site: Site,
+    },
+    /// `dst` gets field `ordinal` (of type `ty`) of the value at `path`:
+    /// a tag fault at `site` unless the path is present and, for a
+    /// variant's field (`variant`: its index and tag), the value is that
+    /// variant and built; a move (`take`) then clears the field's flag.
+    Field {
+        dst: Dest,
+        path: usize,
+        variant: Option<(usize, u32)>,
+        ordinal: u32,
+        ty: Type,
+        take: bool,
+        site: Site,
+    },
+    /// `dst` (of type `ty`) becomes a loan of `source`.
+    Borrow { dst: Dest, ty: Type, source: Loan },
+}
+
+/// What a variant test reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// The value at an owned path (checked present).
+    Place(usize),
+    /// A flow value.
+    Value(Value),
+}
+
+/// What a loan refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Loan {
+    /// A `Slice<Byte>` path: its child loan is the same view.
+    SliceView(usize),
+    /// The storage of an owned path: its address.
+    Place(usize),
+    /// A loan value reborrowed (read, not taken).
+    Value(Take),
 }
 
 /// The kinds of [`Inst`], for coverage checks.
@@ -338,11 +388,14 @@ pub enum Kind {
     Variant,
     Record,
     Carrier,
+    IsVariant,
+    Field,
+    Borrow,
 }
 
 impl Kind {
     /// Every instruction kind.
-    pub const ALL: [Kind; 17] = [
+    pub const ALL: [Kind; 20] = [
         Kind::Copy,
         Kind::Unit,
         Kind::Arith,
@@ -360,6 +413,9 @@ impl Kind {
         Kind::Variant,
         Kind::Record,
         Kind::Carrier,
+        Kind::IsVariant,
+        Kind::Field,
+        Kind::Borrow,
     ];
 }
 
@@ -384,6 +440,9 @@ impl Inst {
             Inst::Variant { .. } => Kind::Variant,
             Inst::Record { .. } => Kind::Record,
             Inst::Carrier { .. } => Kind::Carrier,
+            Inst::IsVariant { .. } => Kind::IsVariant,
+            Inst::Field { .. } => Kind::Field,
+            Inst::Borrow { .. } => Kind::Borrow,
         }
     }
 }
@@ -701,6 +760,57 @@ fn lower(
                 ok,
                 err,
                 payload,
+            }
+        }
+        tag::ENUM_IS_VARIANT => {
+            let want = plan.variant_tested(types, op, b, j)?;
+            let subject = match operand(0)? {
+                Operand::Place(k) => Subject::Place(plan.path_of(k, b, j)?),
+                o => Subject::Value(value(plan, o, b, j)?),
+            };
+            Inst::IsVariant {
+                dst,
+                subject,
+                tag: want,
+                site,
+            }
+        }
+        tag::FIELD_COPY | tag::FIELD_MOVE => {
+            let (d, variant, fld) = plan.field_of(op, b, j)?;
+            let pi = plan.place_at(op, 0, b, j)?;
+            if is_word(&plan.f.body.paths[pi].ty) {
+                return Err(no("field of a word"));
+            }
+            let variant = variant.map(|vi| (vi, plan.r.module.declarations[d].variants[vi].tag));
+            Inst::Field {
+                dst,
+                path: pi,
+                variant,
+                ordinal: fld.ordinal,
+                ty: fld.ty.clone(),
+                take: op.tag == tag::FIELD_MOVE,
+                site,
+            }
+        }
+        tag::BORROW_SHARED | tag::BORROW_MUT => {
+            let source = match operand(0)? {
+                Operand::Place(k) => {
+                    let pi = plan.path_of(k, b, j)?;
+                    if plan.f.body.paths[pi].ty == Type::SliceByte {
+                        Loan::SliceView(pi)
+                    } else {
+                        Loan::Place(pi)
+                    }
+                }
+                o => Loan::Value(Take {
+                    release: None,
+                    ..take(plan, o, b, j)?
+                }),
+            };
+            Inst::Borrow {
+                dst,
+                ty: op.result.clone().unwrap_or(Type::Unit),
+                source,
             }
         }
         t => return Err(plan.unlowered(t, b, j)),
