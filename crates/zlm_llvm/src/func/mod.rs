@@ -30,7 +30,7 @@ use zlm::interp::{canon, root_name, width};
 use zlm::materialize::c::Refusal;
 use zlm::materialize::c::plan::{self, FunctionPlan, PlaceRole};
 use zlm::materialize::c::types::{Shape, is_word};
-use zlm::materialize::c::walk::{self, ARM_TRY, At};
+use zlm::materialize::c::walk::{self, At};
 use zlm::materialize::lowered::LoweredFunction;
 use zlm::model::*;
 
@@ -609,17 +609,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         }
     }
 
-    /// Defines op (b, j)'s result from argument `a` (a word value or the
-    /// storage of a value of type `t`).
-    fn def_arg(&mut self, b: u32, j: u32, t: &Type, a: (String, String)) {
-        if is_word(t) {
-            self.def(b, j, a.1);
-        } else {
-            let d = self.dst(b, j);
-            self.put(&d, t, &a);
-        }
-    }
-
     /// One flow operation (`careful`: with its own step tick).
     fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<(), Refusal> {
         if careful {
@@ -635,11 +624,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             return Ok(());
         }
         self.plan.check_word_operands(op, b, j)?;
-        let operand_at = |me: &Self, k: usize| -> Result<&'m Operand, Refusal> {
-            op.operands
-                .get(k)
-                .ok_or_else(|| me.refuse(b, j, "missing operand"))
-        };
         let here = (Some(b), Some(j));
         let lay = &self.u.layouts;
         match op.tag {
@@ -664,39 +648,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 return Ok(());
             }
             tag::REPLACE_COMMIT => self.replace(op, b, j)?,
-            tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                let o = operand_at(self, 0)?;
-                let (ok1, e1, ok2) = self.plan.try_carriers(&lay.types, op, b, j)?;
-                let a = self.take(o, b, j)?;
-                let v = a.1.clone();
-                let tg = self.load(&v);
-                let (lok, lnot, lerr, lbad) = (self.l(), self.l(), self.l(), self.l());
-                let is_ok = self.v(format!("icmp eq i64 {tg}, 0"));
-                self.term(format!("br i1 {is_ok}, label %{lok}, label %{lnot}"));
-                self.label_cont(&lnot);
-                let is_err = self.v(format!("icmp eq i64 {tg}, 1"));
-                self.term(format!("br i1 {is_err}, label %{lerr}, label %{lbad}"));
-                self.label_cont(&lbad);
-                self.fault_call(&fk::TAG.to_string(), here.0, here.1, None);
-                self.label(&lerr);
-                self.recipes(b, ARM_TRY, j)?;
-                let n = self.size(&self.f.result.clone());
-                self.zero("%zr", n);
-                self.i("store i64 1, ptr %zr");
-                let dst_err = self.gep("%zr", lay.err_at(&ok2));
-                let src_err = self.gep(&v, lay.err_at(&ok1));
-                let en = self.size(&e1);
-                self.copy(&dst_err, &src_err, en);
-                self.term("br label %ZEXIT");
-                self.label(&lok);
-                let okp = self.gep(&v, at::OK);
-                let a = if is_word(&ok1) {
-                    ("i64".to_string(), self.load(&okp))
-                } else {
-                    ("ptr".to_string(), okp)
-                };
-                self.def_arg(b, j, &ok1, a);
-            }
             t => return Err(self.plan.unlowered(t, b, j)),
         }
         // A result held by a temporary owner enters custody.

@@ -90,19 +90,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         self.zl_cur = zl;
     }
 
-    /// Runs the recipes of the recorded edge of `(b, arm, try op)`, each
-    /// with its own tick at (block, recipe index).
-    pub(super) fn recipes(&mut self, b: u32, arm: u8, try_op: u32) -> Result<(), Refusal> {
-        let drops: Vec<zlm::materialize::lowered::EdgeDrop> = self
-            .plan
-            .recipe_drops(b, arm, try_op)?
-            .into_iter()
-            .map(|(recipe, path)| zlm::materialize::lowered::EdgeDrop { recipe, path })
-            .collect();
-        self.edge_drops(b, &drops);
-        Ok(())
-    }
-
     /// REPLACE_COMMIT: the new value goes in, the old one is dropped as
     /// `path (replaced)`; a root keeps its custody position rule.
     pub(super) fn replace(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {

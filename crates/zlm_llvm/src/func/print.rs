@@ -382,6 +382,45 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     }
                 }
             }
+            Inst::Try {
+                dst,
+                value,
+                ok,
+                err,
+                result_ok,
+                drops,
+                site,
+            } => {
+                let a = self.lowered_arg(value, true);
+                let v = a.1.clone();
+                let tg = self.load(&v);
+                let (lok, lnot, lerr, lbad) = (self.l(), self.l(), self.l(), self.l());
+                let is_ok = self.v(format!("icmp eq i64 {tg}, 0"));
+                self.term(format!("br i1 {is_ok}, label %{lok}, label %{lnot}"));
+                self.label_cont(&lnot);
+                let is_err = self.v(format!("icmp eq i64 {tg}, 1"));
+                self.term(format!("br i1 {is_err}, label %{lerr}, label %{lbad}"));
+                self.label_cont(&lbad);
+                self.fault_call(&fk::TAG.to_string(), Some(site.block), Some(site.op), None);
+                self.label(&lerr);
+                self.edge_drops(b, drops);
+                let n = self.size(&self.f.result.clone());
+                self.zero("%zr", n);
+                self.i("store i64 1, ptr %zr");
+                let dst_err = self.gep("%zr", lay.err_at(result_ok));
+                let src_err = self.gep(&v, lay.err_at(ok));
+                let en = self.size(err);
+                self.copy(&dst_err, &src_err, en);
+                self.term("br label %ZEXIT");
+                self.label(&lok);
+                let okp = self.gep(&v, at::OK);
+                let a = if is_word(ok) {
+                    ("i64".to_string(), self.load(&okp))
+                } else {
+                    ("ptr".to_string(), okp)
+                };
+                self.define(dst, ok, a);
+            }
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use super::config::TargetConfig;
 use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole, SliceSource};
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
-use super::walk::{self, ARM_TRY, At};
+use super::walk::{self, At};
 use crate::check::{Checked, Resolved};
 use crate::interp::{canon, root_name, width};
 use crate::materialize::lowered::{
@@ -562,17 +562,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         s
     }
 
-    /// Runs the recipes of the recorded edge of `(b, arm, try op)`.
-    fn recipes(&self, b: u32, arm: u8, try_op: u32) -> Result<String, Refusal> {
-        let drops: Vec<EdgeDrop> = self
-            .plan
-            .recipe_drops(b, arm, try_op)?
-            .into_iter()
-            .map(|(recipe, path)| EdgeDrop { recipe, path })
-            .collect();
-        Ok(self.edge_drops(b, &drops))
-    }
-
     /// An edge's cleanup drops, each with its own step tick at (block,
     /// recipe).
     fn edge_drops(&self, b: u32, drops: &[EdgeDrop]) -> String {
@@ -931,6 +920,23 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 };
                 let _ = writeln!(s, "    {} = {v};", Self::dest(dst));
             }
+            Inst::Try {
+                dst,
+                value,
+                drops,
+                site,
+                ..
+            } => {
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let recipes = self.edge_drops(b, drops);
+                let _ = writeln!(
+                    s,
+                    "{pre}    if ({v}.tag == 0) {} = {v}.ok;\n    else if ({v}.tag == 1) {{\n{recipes}      memset(&zr, 0, sizeof zr);\n      zr.tag = 1;\n      zr.err = {v}.err;\n      goto ZEXIT;\n    }} else {}",
+                    Self::dest(dst),
+                    self.fault_at("ZK_TAG", *site)
+                );
+            }
         }
         s
     }
@@ -1179,18 +1185,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                         lv = p.target
                     );
                 }
-            }
-            tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                let o = operand_at(0)?;
-                self.plan.try_carriers(&self.u.types, op, b, j)?;
-                let mut pre = String::new();
-                let v = self.take(o, b, j, &mut pre)?;
-                let recipes = self.recipes(b, ARM_TRY, j)?;
-                let _ = writeln!(
-                    s,
-                    "{pre}    if ({v}.tag == 0) {dst} = {v}.ok;\n    else if ({v}.tag == 1) {{\n{recipes}      memset(&zr, 0, sizeof zr);\n      zr.tag = 1;\n      zr.err = {v}.err;\n      goto ZEXIT;\n    }} else {}",
-                    fault_here(self, "ZK_TAG")
-                );
             }
             t => return Err(self.plan.unlowered(t, b, j)),
         }

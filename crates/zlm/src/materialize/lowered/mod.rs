@@ -23,7 +23,7 @@
 use super::c::Refusal;
 use super::c::plan::{FunctionPlan, PlaceRole, word_only};
 use super::c::types::{Shape, Types, is_word};
-use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, At};
+use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
 use crate::interp::canon;
 use crate::model::*;
 use std::collections::BTreeMap;
@@ -35,11 +35,13 @@ use std::collections::BTreeMap;
 /// storage (stores into a root, moves and drops of a place), and
 /// constructors (enum constants, variants, records, Result carriers), and
 /// place reads (variant tests, field copies and moves, shared and
-/// exclusive loans).
+/// exclusive loans), and tries.
 pub fn migrated(t: u32) -> bool {
     matches!(
         t,
-        tag::ENUM_IS_VARIANT
+        tag::RESULT_TRY
+            | tag::RESULT_TRY_RICH
+            | tag::ENUM_IS_VARIANT
             | tag::FIELD_COPY
             | tag::FIELD_MOVE
             | tag::BORROW_SHARED
@@ -346,6 +348,20 @@ pub enum Inst {
     },
     /// `dst` (of type `ty`) becomes a loan of `source`.
     Borrow { dst: Dest, ty: Type, source: Loan },
+    /// A try of `value` (a Result with Ok type `ok` and error type `err`,
+    /// taken first): Ok puts the payload in `dst`; Err runs the try
+    /// edge's drops and returns Err of the same error (the function's Ok
+    /// type `result_ok`) through the exit; any other tag is a tag fault
+    /// at `site`.
+    Try {
+        dst: Dest,
+        value: Take,
+        ok: Type,
+        err: Type,
+        result_ok: Type,
+        drops: Vec<EdgeDrop>,
+        site: Site,
+    },
 }
 
 /// What a variant test reads.
@@ -391,11 +407,12 @@ pub enum Kind {
     IsVariant,
     Field,
     Borrow,
+    Try,
 }
 
 impl Kind {
     /// Every instruction kind.
-    pub const ALL: [Kind; 20] = [
+    pub const ALL: [Kind; 21] = [
         Kind::Copy,
         Kind::Unit,
         Kind::Arith,
@@ -416,6 +433,7 @@ impl Kind {
         Kind::IsVariant,
         Kind::Field,
         Kind::Borrow,
+        Kind::Try,
     ];
 }
 
@@ -443,6 +461,7 @@ impl Inst {
             Inst::IsVariant { .. } => Kind::IsVariant,
             Inst::Field { .. } => Kind::Field,
             Inst::Borrow { .. } => Kind::Borrow,
+            Inst::Try { .. } => Kind::Try,
         }
     }
 }
@@ -811,6 +830,20 @@ fn lower(
                 dst,
                 ty: op.result.clone().unwrap_or(Type::Unit),
                 source,
+            }
+        }
+        tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+            let o = operand(0)?;
+            let (ok, err, result_ok) = plan.try_carriers(types, op, b, j)?;
+            let value = take(plan, o, b, j)?;
+            Inst::Try {
+                dst,
+                value,
+                ok,
+                err,
+                result_ok,
+                drops: drops(plan, b, ARM_TRY, j)?,
+                site,
             }
         }
         t => return Err(plan.unlowered(t, b, j)),
