@@ -3,3 +3,4 @@
 //! interpreter's observable behaviour.
 
 pub mod c;
+pub mod lowered;

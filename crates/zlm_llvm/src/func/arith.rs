@@ -2,16 +2,9 @@
 //! comparisons: nothing here executes an undefined operation.
 
 use super::*;
+use zlm::materialize::lowered::{Arith, Compare};
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
-    pub(super) fn operand_kind(&self, op: &Op) -> ScalarKind {
-        zlm::interp::operand_kind(self.f, &self.plan.frame.blocks, op).unwrap_or(ScalarKind::UInt64)
-    }
-
-    pub(super) fn modular(&self) -> bool {
-        self.u.r.profile_of(self.at.0) == NumericProfile::Modular
-    }
-
     /// `x` truncated to the kind's width.
     pub(super) fn tr(&mut self, k: ScalarKind, x: &str) -> String {
         match width(k) {
@@ -53,13 +46,14 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// fault kind (0: none). Nothing here executes an undefined operation.
     pub(super) fn arith(
         &mut self,
-        t: u32,
+        t: Arith,
         k: ScalarKind,
+        profile: NumericProfile,
         a: &str,
         b: &str,
-    ) -> Option<(String, String)> {
+    ) -> (String, String) {
         let w = width(k);
-        let modular = self.modular();
+        let modular = profile == NumericProfile::Modular;
         let faulting = |me: &mut Self, o: &str| -> String {
             if modular {
                 "0".to_string()
@@ -67,19 +61,19 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 me.v(format!("select i1 {o}, i32 {}, i32 0", fk::OVERFLOW))
             }
         };
-        Some(match t {
-            tag::ADD | tag::SUB | tag::MUL | tag::NEG => {
+        match t {
+            Arith::Add | Arith::Sub | Arith::Mul | Arith::Neg => {
                 let (name, a, b) = match t {
-                    tag::ADD => ("add", a, b),
-                    tag::SUB => ("sub", a, b),
-                    tag::MUL => ("mul", a, b),
+                    Arith::Add => ("add", a, b),
+                    Arith::Sub => ("sub", a, b),
+                    Arith::Mul => ("mul", a, b),
                     _ => ("sub", "0", a),
                 };
                 let (x, o) = self.ovf(name, k, a, b);
                 (x, faulting(self, &o))
             }
-            tag::DIV | tag::REM => {
-                let rem = t == tag::REM;
+            Arith::Div | Arith::Rem => {
+                let rem = t == Arith::Rem;
                 let zero = self.v(format!("icmp eq i64 {b}, 0"));
                 if k.is_signed() {
                     let m1 = self.v(format!("icmp eq i64 {b}, -1"));
@@ -114,10 +108,10 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     (q, f)
                 }
             }
-            tag::SHIFT_LEFT | tag::SHIFT_RIGHT => {
+            Arith::Shl | Arith::Shr => {
                 let big = self.v(format!("icmp uge i64 {b}, {w}"));
                 let amt = self.v(format!("select i1 {big}, i64 0, i64 {b}"));
-                if t == tag::SHIFT_LEFT {
+                if t == Arith::Shl {
                     let sh = self.v(format!("shl i64 {a}, {amt}"));
                     let r = self.canon_v(k, &sh);
                     if modular {
@@ -163,28 +157,27 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     }
                 }
             }
-            tag::BIT_AND | tag::BIT_OR | tag::BIT_XOR => {
+            Arith::And | Arith::Or | Arith::Xor => {
                 let ins = match t {
-                    tag::BIT_AND => "and",
-                    tag::BIT_OR => "or",
+                    Arith::And => "and",
+                    Arith::Or => "or",
                     _ => "xor",
                 };
                 let x = self.v(format!("{ins} i64 {a}, {b}"));
                 (self.canon_v(k, &x), "0".into())
             }
-            _ => return None,
-        })
+        }
     }
 
-    pub(super) fn cmp(&mut self, t: u32, signed: bool, a: &str, b: &str) -> String {
+    pub(super) fn cmp(&mut self, t: Compare, signed: bool, a: &str, b: &str) -> String {
         let s = if signed { "s" } else { "u" };
         let pred = match t {
-            tag::EQ => "eq".to_string(),
-            tag::NE => "ne".to_string(),
-            tag::LT => format!("{s}lt"),
-            tag::LE => format!("{s}le"),
-            tag::GT => format!("{s}gt"),
-            _ => format!("{s}ge"),
+            Compare::Eq => "eq".to_string(),
+            Compare::Ne => "ne".to_string(),
+            Compare::Lt => format!("{s}lt"),
+            Compare::Le => format!("{s}le"),
+            Compare::Gt => format!("{s}gt"),
+            Compare::Ge => format!("{s}ge"),
         };
         let c = self.v(format!("icmp {pred} i64 {a}, {b}"));
         self.v(format!("zext i1 {c} to i64"))

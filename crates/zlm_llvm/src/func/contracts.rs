@@ -94,10 +94,10 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.i(format!("store i64 {x}, ptr {v}"));
             }
             5 | 7..=16 => {
-                let t = self.plan.contract_flow_tag(op)?;
-                let (x, f) = self
-                    .arith(t, kind, &w(0), &w(1))
+                let t = zlm::materialize::lowered::Arith::of_tag(self.plan.contract_flow_tag(op)?)
                     .ok_or_else(|| refuse(self, "contract arithmetic"))?;
+                let profile = self.u.r.profile_of(self.at.0);
+                let (x, f) = self.arith(t, kind, profile, &w(0), &w(1));
                 if f != "0" {
                     let bad = self.v(format!("icmp ne i32 {f}, 0"));
                     self.fault_if(&bad, &f, None, None, None);
@@ -106,6 +106,8 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             }
             17..=22 => {
                 let (t, k) = self.plan.contract_compare(e, op)?;
+                let t = zlm::materialize::lowered::Compare::of_tag(t)
+                    .ok_or_else(|| refuse(self, "contract comparison"))?;
                 let r = self.cmp(t, k.is_signed(), &w(0), &w(1));
                 self.i(format!("store i64 {r}, ptr {v}"));
             }

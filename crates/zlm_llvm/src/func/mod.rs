@@ -30,13 +30,15 @@ use zlm::interp::{canon, root_name, width};
 use zlm::materialize::c::Refusal;
 use zlm::materialize::c::plan::{self, FunctionPlan, PlaceRole};
 use zlm::materialize::c::types::{Shape, is_word};
-use zlm::materialize::c::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
+use zlm::materialize::c::walk::{self, At};
+use zlm::materialize::lowered::LoweredFunction;
 use zlm::model::*;
 
 mod arith;
 mod bytes;
 mod contracts;
 mod owned;
+mod print;
 
 /// Field indices of the run state (`%zrt`, all 64-bit).
 pub(crate) mod zf {
@@ -96,6 +98,8 @@ pub(crate) struct IrFunction<'a, 'u, 'm> {
     fnix: usize,
     /// Paths, temporaries, slots and edges, decided once for both printers.
     plan: FunctionPlan<'u, 'm>,
+    /// The migrated operations, lowered once for both printers.
+    lowered: LoweredFunction,
     places: Vec<SlotPlace>,
     covered: BTreeSet<u32>,
     allocas: Vec<String>,
@@ -170,12 +174,16 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             });
         }
         let fnix = u.index.get(&at).copied().unwrap_or(0);
+        let plan = FunctionPlan::new(u.r, at, frame);
+        let index = &u.index;
+        let lowered = LoweredFunction::of(&plan, &lay.types, |at| index.contains_key(&at));
         Ok(IrFunction {
             u,
             at,
             f,
             fnix,
-            plan: FunctionPlan::new(u.r, at, frame),
+            plan,
+            lowered,
             places: paths,
             covered: BTreeSet::new(),
             allocas: Vec::new(),
@@ -601,235 +609,24 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         }
     }
 
-    /// Defines op (b, j)'s result from argument `a` (a word value or the
-    /// storage of a value of type `t`).
-    fn def_arg(&mut self, b: u32, j: u32, t: &Type, a: (String, String)) {
-        if is_word(t) {
-            self.def(b, j, a.1);
-        } else {
-            let d = self.dst(b, j);
-            self.put(&d, t, &a);
-        }
-    }
-
     /// One flow operation (`careful`: with its own step tick).
     fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<(), Refusal> {
         if careful {
             self.tick(Some(b), Some(j));
         }
-        self.plan.check_word_operands(op, b, j)?;
-        let opd = |me: &mut Self, k: usize| -> Result<String, Refusal> {
-            let o = op
-                .operands
-                .get(k)
-                .ok_or_else(|| me.refuse(b, j, "missing operand"))?;
-            me.word(o, b, j)
-        };
-        let operand_at = |me: &Self, k: usize| -> Result<&'m Operand, Refusal> {
-            op.operands
-                .get(k)
-                .ok_or_else(|| me.refuse(b, j, "missing operand"))
-        };
-        let place_at = |me: &Self, k: usize| -> Result<usize, Refusal> {
-            match op.operands.get(k) {
-                Some(Operand::Place(key)) => me.plan.path_of(key, b, j),
-                _ => Err(me.refuse(b, j, "place operand")),
+        if let Some(l) = self.lowered.at(b, j) {
+            let l = l?;
+            self.print(&l.inst, b, j, careful)?;
+            if let Some(t) = l.custody {
+                self.i(format!("store i64 1, ptr %ph{t}"));
+                self.push(t, b, j);
             }
-        };
-        let rty = op.result.clone().unwrap_or(Type::Unit);
-        let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.layouts.types.shape(t));
+            return Ok(());
+        }
+        self.plan.check_word_operands(op, b, j)?;
         let here = (Some(b), Some(j));
         let lay = &self.u.layouts;
         match op.tag {
-            tag::CONST => {
-                let x = opd(self, 0)?;
-                self.def(b, j, x);
-            }
-            tag::LOAD_LOCAL => {
-                let a = self.arg(operand_at(self, 0)?, b, j)?;
-                self.def_arg(b, j, &rty, a);
-            }
-            tag::UNIT_VALUE => self.def(b, j, "0".into()),
-            tag::STORE_LOCAL => {
-                let pi = place_at(self, 0)?;
-                if !self.f.body.paths[pi].key.fields.is_empty() {
-                    return Err(self.refuse(b, j, "a store into a field path"));
-                }
-                let a = self.take(operand_at(self, 1)?, b, j)?;
-                let t = self.places[pi].ty.clone();
-                self.put(&format!("%pl{pi}"), &t, &a);
-                if self.places[pi].agg {
-                    self.i(format!("store i64 1, ptr %ph{pi}"));
-                }
-                if self.places[pi].owner {
-                    self.push(pi, b, j);
-                }
-            }
-            t if plan::arithmetic(t) || plan::bitwise(t) => {
-                let Some(Type::Scalar(k)) = &op.result else {
-                    return Err(self.refuse(b, j, "arithmetic without a scalar result"));
-                };
-                let a = opd(self, 0)?;
-                let c = if op.tag == tag::NEG {
-                    "0".to_string()
-                } else {
-                    opd(self, 1)?
-                };
-                let (x, f) = self
-                    .arith(op.tag, *k, &a, &c)
-                    .ok_or_else(|| self.refuse(b, j, "arithmetic tag"))?;
-                if f != "0" {
-                    let bad = self.v(format!("icmp ne i32 {f}, 0"));
-                    self.fault_if(&bad, &f, here.0, here.1, None);
-                }
-                self.def(b, j, x);
-            }
-            tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE => {
-                let k = self.operand_kind(op);
-                let (x, y) = (opd(self, 0)?, opd(self, 1)?);
-                let r = self.cmp(op.tag, k.is_signed(), &x, &y);
-                self.def(b, j, r);
-            }
-            tag::NOT_BOOL => {
-                let x = opd(self, 0)?;
-                let c = self.v(format!("icmp eq i64 {x}, 0"));
-                let r = self.v(format!("zext i1 {c} to i64"));
-                self.def(b, j, r);
-            }
-            tag::ASSERT_TRUE => {
-                let x = opd(self, 0)?;
-                let c = self.v(format!("icmp eq i64 {x}, 0"));
-                self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
-            }
-            tag::ASSERT_EQ => {
-                let (x, y) = (opd(self, 0)?, opd(self, 1)?);
-                let c = self.v(format!("icmp ne i64 {x}, {y}"));
-                self.fault_if(&c, &fk::ASSERT.to_string(), here.0, here.1, None);
-            }
-            tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
-                let (vi, var) = self.plan.variant_built(&lay.types, op, b, j)?;
-                let mut vals = Vec::new();
-                if op.tag == tag::VARIANT_CONSTRUCT {
-                    for o in &op.operands {
-                        vals.push(self.take(o, b, j)?);
-                    }
-                }
-                let dst = self.dst(b, j);
-                let n = self.size(&rty);
-                self.zero(&dst, n);
-                let tg = self.gep(&dst, at::TAG);
-                self.i(format!("store i64 {}, ptr {tg}", var.tag));
-                if op.tag == tag::VARIANT_CONSTRUCT {
-                    let bp = self.gep(&dst, at::BUILT);
-                    self.i(format!("store i64 1, ptr {bp}"));
-                    let mut fields: Vec<&Field> = var.fields.iter().collect();
-                    fields.sort_by_key(|f| f.ordinal);
-                    for (k, a) in vals.iter().enumerate() {
-                        let Some(fa) = lay.variant_field(&rty, vi, k as u32) else {
-                            return Err(self.refuse(b, j, "variant field layout"));
-                        };
-                        let ft = fields.get(k).map(|f| f.ty.clone()).unwrap_or(Type::Unit);
-                        let vp = self.gep(&dst, fa.value);
-                        self.put(&vp, &ft, a);
-                        let hp = self.gep(&dst, fa.flag);
-                        self.i(format!("store i64 1, ptr {hp}"));
-                    }
-                }
-            }
-            tag::ENUM_IS_VARIANT => {
-                let want = self.plan.variant_tested(&lay.types, op, b, j)?;
-                let o = operand_at(self, 0)?;
-                let subject = match o {
-                    Operand::Place(k) => {
-                        let pi = self.plan.path_of(k, b, j)?;
-                        let c = self.present(pi);
-                        self.fault_unless(&c, fk::TAG, b, j);
-                        self.target(pi)
-                    }
-                    o => self.storage_of(o, b, j)?,
-                };
-                let t = self.load(&subject);
-                let c = self.v(format!("icmp eq i64 {t}, {want}"));
-                let w = self.v(format!("zext i1 {c} to i64"));
-                self.def(b, j, w);
-            }
-            tag::AGGREGATE_CONSTRUCT => {
-                let fields = self.plan.aggregate_fields(&lay.types, op, b, j)?;
-                let ftys: Vec<Type> = fields.iter().map(|f| f.ty.clone()).collect();
-                let mut vals = Vec::new();
-                for o in &op.operands {
-                    vals.push(self.take(o, b, j)?);
-                }
-                let dst = self.dst(b, j);
-                for (k, a) in vals.iter().enumerate() {
-                    let Some(fa) = lay.field(&rty, k as u32) else {
-                        return Err(self.refuse(b, j, "aggregate field layout"));
-                    };
-                    let vp = self.gep(&dst, fa.value);
-                    self.put(&vp, &ftys[k], a);
-                    let hp = self.gep(&dst, fa.flag);
-                    self.i(format!("store i64 1, ptr {hp}"));
-                }
-            }
-            tag::FIELD_COPY | tag::FIELD_MOVE => {
-                let (d, variant, fld) = self.plan.field_of(op, b, j)?;
-                let pi = place_at(self, 0)?;
-                let pty = self.places[pi].ty.clone();
-                if is_word(&pty) {
-                    return Err(self.refuse(b, j, "field of a word"));
-                }
-                let off = self.places[pi].off;
-                let mut cond = self.places[pi].present.clone();
-                let fa = match variant {
-                    Some(vi) => {
-                        let t = self.u.r.module.declarations[d].variants[vi].tag;
-                        cond.push(Flag::Tag(off + at::TAG, u64::from(t)));
-                        cond.push(Flag::Slot(off + at::BUILT));
-                        lay.variant_field(&pty, vi, fld.ordinal)
-                    }
-                    None => lay.field(&pty, fld.ordinal),
-                };
-                let Some(fa) = fa else {
-                    return Err(self.refuse(b, j, "field layout"));
-                };
-                let c = self.test(pi, &cond);
-                self.fault_unless(&c, fk::TAG, b, j);
-                let base = self.target(pi);
-                let member = self.gep(&base, fa.value);
-                let a = if is_word(&fld.ty) {
-                    ("i64".to_string(), self.load(&member))
-                } else {
-                    ("ptr".to_string(), member)
-                };
-                let ft = fld.ty.clone();
-                self.def_arg(b, j, &ft, a);
-                if op.tag == tag::FIELD_MOVE {
-                    let hp = self.gep(&base, fa.flag);
-                    self.i(format!("store i64 0, ptr {hp}"));
-                }
-            }
-            tag::BORROW_SHARED | tag::BORROW_MUT => {
-                let o = operand_at(self, 0)?;
-                let dst = self.dst(b, j);
-                match o {
-                    Operand::Place(k) => {
-                        let pi = self.plan.path_of(k, b, j)?;
-                        if self.places[pi].ty == Type::SliceByte {
-                            // The shared child of a Slice local: the same view.
-                            let v = self.binding(pi);
-                            let n = self.size(&Type::SliceByte);
-                            self.copy(&dst, &v, n);
-                        } else {
-                            let t = self.target(pi);
-                            self.i(format!("store ptr {t}, ptr {dst}"));
-                        }
-                    }
-                    o => {
-                        let a = self.arg(o, b, j)?;
-                        self.put(&dst, &rty, &a);
-                    }
-                }
-            }
             tag::BORROW_SLICE_BYTE => self.slice(op, b, j)?,
             tag::INTRINSIC_CALL => self.intrinsic(op, b, j)?,
             tag::BYTE_BUILDER_FINISH => {
@@ -850,144 +647,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.i(format!("store i64 0, ptr %ph{pi}"));
                 return Ok(());
             }
-            tag::PLACE_MOVE => {
-                let pi = place_at(self, 0)?;
-                let p = &self.places[pi];
-                if p.borrowed {
-                    return Err(self.refuse(b, j, "a move through a loan"));
-                }
-                if p.owner || p.flag == Some(Flag::Root(pi)) {
-                    self.cust_remove(pi);
-                }
-                let v = self.target(pi);
-                let t = self.places[pi].ty.clone();
-                let a = if is_word(&t) {
-                    ("i64".to_string(), self.load(&v))
-                } else {
-                    ("ptr".to_string(), v)
-                };
-                self.def_arg(b, j, &t, a);
-                self.set_flag(pi, 0);
-            }
-            tag::PLACE_DROP => {
-                let pi = place_at(self, 0)?;
-                if self.places[pi].borrowed {
-                    return Err(self.refuse(b, j, "a drop through a loan"));
-                }
-                self.drop_place(pi);
-            }
             tag::REPLACE_COMMIT => self.replace(op, b, j)?,
-            tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
-                let Some(Shape::Result(okt, errt)) = result_shape(self) else {
-                    return Err(self.refuse(b, j, "carrier of a non-Result type"));
-                };
-                let (okt, errt) = (okt.clone(), errt.clone());
-                let a = self.take(operand_at(self, 0)?, b, j)?;
-                let dst = self.dst(b, j);
-                let n = self.size(&rty);
-                self.zero(&dst, n);
-                let (t, off, pt) = if op.tag == tag::RESULT_OK_RICH {
-                    (0, at::OK, okt.clone())
-                } else {
-                    (1, lay.err_at(&okt), errt)
-                };
-                let tg = self.gep(&dst, at::TAG);
-                self.i(format!("store i64 {t}, ptr {tg}"));
-                let pp = self.gep(&dst, off);
-                self.put(&pp, &pt, &a);
-            }
-            tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                let o = operand_at(self, 0)?;
-                let (ok1, e1, ok2) = self.plan.try_carriers(&lay.types, op, b, j)?;
-                let a = self.take(o, b, j)?;
-                let v = a.1.clone();
-                let tg = self.load(&v);
-                let (lok, lnot, lerr, lbad) = (self.l(), self.l(), self.l(), self.l());
-                let is_ok = self.v(format!("icmp eq i64 {tg}, 0"));
-                self.term(format!("br i1 {is_ok}, label %{lok}, label %{lnot}"));
-                self.label_cont(&lnot);
-                let is_err = self.v(format!("icmp eq i64 {tg}, 1"));
-                self.term(format!("br i1 {is_err}, label %{lerr}, label %{lbad}"));
-                self.label_cont(&lbad);
-                self.fault_call(&fk::TAG.to_string(), here.0, here.1, None);
-                self.label(&lerr);
-                self.recipes(b, ARM_TRY, j)?;
-                let n = self.size(&self.f.result.clone());
-                self.zero("%zr", n);
-                self.i("store i64 1, ptr %zr");
-                let dst_err = self.gep("%zr", lay.err_at(&ok2));
-                let src_err = self.gep(&v, lay.err_at(&ok1));
-                let en = self.size(&e1);
-                self.copy(&dst_err, &src_err, en);
-                self.term("br label %ZEXIT");
-                self.label(&lok);
-                let okp = self.gep(&v, at::OK);
-                let a = if is_word(&ok1) {
-                    ("i64".to_string(), self.load(&okp))
-                } else {
-                    ("ptr".to_string(), okp)
-                };
-                self.def_arg(b, j, &ok1, a);
-            }
-            tag::JUMP => {
-                let Some(Operand::Block(t)) = op.operands.first() else {
-                    return Err(self.refuse(b, j, "jump target"));
-                };
-                self.recipes(b, ARM_JUMP, 0)?;
-                let l = self.block_label(*t, careful);
-                self.term(format!("br label %{l}"));
-            }
-            tag::JUMP_IF_FALSE => {
-                let Some(Operand::Block(t)) = op.operands.get(1) else {
-                    return Err(self.refuse(b, j, "branch target"));
-                };
-                let c = opd(self, 0)?;
-                let yes = self.block_label(b + 1, careful);
-                let no = self.block_label(*t, careful);
-                let nz = self.v(format!("icmp ne i64 {c}, 0"));
-                if !self.plan.edge_drops(b, ARM_TRUE, 0) && !self.plan.edge_drops(b, ARM_FALSE, 0) {
-                    // Still require both edges to exist, as the C lowering does.
-                    self.plan.edge(b, ARM_TRUE, 0)?;
-                    self.plan.edge(b, ARM_FALSE, 0)?;
-                    self.term(format!("br i1 {nz}, label %{yes}, label %{no}"));
-                } else {
-                    let (lt, lf) = (self.l(), self.l());
-                    self.term(format!("br i1 {nz}, label %{lt}, label %{lf}"));
-                    self.label(&lt);
-                    self.recipes(b, ARM_TRUE, 0)?;
-                    self.term(format!("br label %{yes}"));
-                    self.label(&lf);
-                    self.recipes(b, ARM_FALSE, 0)?;
-                    self.term(format!("br label %{no}"));
-                }
-            }
-            tag::RETURN => {
-                let a = self.take(operand_at(self, 0)?, b, j)?;
-                let t = self.f.result.clone();
-                self.put("%zr", &t, &a);
-                self.recipes(b, ARM_RETURN, 0)?;
-                self.term("br label %ZEXIT");
-            }
-            tag::CALL => {
-                let index = &self.u.index;
-                let callee = self.plan.callee(op, b, j, |at| index.contains_key(&at))?;
-                let pd = self.zfield(zf::DEPTH);
-                let d = self.load(&pd);
-                let pm = self.zfield(zf::MAX_DEPTH);
-                let md = self.load(&pm);
-                let c = self.v(format!("icmp uge i64 {d}, {md}"));
-                self.fault_if(&c, &fk::DEPTH.to_string(), here.0, here.1, None);
-                let mut args = Vec::new();
-                for o in &op.operands {
-                    args.push(self.take(o, b, j)?);
-                }
-                let dst = if is_word(&rty) {
-                    format!("%v{b}_{j}")
-                } else {
-                    self.dst(b, j)
-                };
-                self.call(callee, &dst, &args);
-            }
             t => return Err(self.plan.unlowered(t, b, j)),
         }
         // A result held by a temporary owner enters custody.
@@ -1013,7 +673,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             let mut k = 0;
             for (j, op) in block.ops.iter().enumerate() {
                 seg.insert((block.id, j as u32), (block.id, k));
-                if op.tag == tag::CALL {
+                if self.lowered.is_call(block.id, j as u32) {
                     self.escaping.insert((block.id, j as u32));
                 }
                 if walk::ends_segment(op.tag) {
@@ -1276,7 +936,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                         }
                     }
                     _ => {
-                        if (op.result.is_some() || op.tag == tag::CALL)
+                        if (op.result.is_some() || self.lowered.is_call(b.id, j as u32))
                             && self.escaping.contains(&key)
                         {
                             self.alloca(&format!("v{}_{j}", b.id));

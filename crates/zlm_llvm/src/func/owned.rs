@@ -90,16 +90,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         self.zl_cur = zl;
     }
 
-    /// Runs the recipes of the recorded edge of `(b, arm, try op)`, each
-    /// with its own tick at (block, recipe index).
-    pub(super) fn recipes(&mut self, b: u32, arm: u8, try_op: u32) -> Result<(), Refusal> {
-        for (ri, pi) in self.plan.recipe_drops(b, arm, try_op)? {
-            self.tick(Some(b), Some(ri));
-            self.drop_place(pi);
-        }
-        Ok(())
-    }
-
     /// REPLACE_COMMIT: the new value goes in, the old one is dropped as
     /// `path (replaced)`; a root keeps its custody position rule.
     pub(super) fn replace(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {

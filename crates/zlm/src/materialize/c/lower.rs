@@ -15,9 +15,12 @@ use super::config::TargetConfig;
 use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole, SliceSource};
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
-use super::walk::{self, ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
+use super::walk::{self, At};
 use crate::check::{Checked, Resolved};
 use crate::interp::{canon, root_name, width};
+use crate::materialize::lowered::{
+    self, Arith, Dest, EdgeDrop, Inst, Loan, LoweredFunction, Site, Subject, Value,
+};
 use crate::model::*;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -366,6 +369,8 @@ struct CFunction<'a, 'u, 'm> {
     name: String,
     /// Paths, temporaries, slots and edges, decided once for both printers.
     plan: FunctionPlan<'u, 'm>,
+    /// The migrated operations, lowered once for both printers.
+    lowered: LoweredFunction,
     places: Vec<CPlace>,
     labels: BTreeSet<u32>,
     careful_labels: BTreeSet<u32>,
@@ -432,12 +437,15 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 role: PlaceRole::of(plan),
             });
         }
+        let plan = FunctionPlan::new(r, at, frame);
+        let lowered = LoweredFunction::of(&plan, &u.types, |_| true);
         Ok(CFunction {
             u,
             at,
             f,
             name,
-            plan: FunctionPlan::new(r, at, frame),
+            plan,
+            lowered,
             places: paths,
             labels: BTreeSet::new(),
             careful_labels: BTreeSet::new(),
@@ -554,43 +562,383 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         s
     }
 
-    /// Runs the recipes of the recorded edge of `(b, arm, try op)`.
-    fn recipes(&self, b: u32, arm: u8, try_op: u32) -> Result<String, Refusal> {
+    /// An edge's cleanup drops, each with its own step tick at (block,
+    /// recipe).
+    fn edge_drops(&self, b: u32, drops: &[EdgeDrop]) -> String {
         let mut s = String::new();
-        for (ri, pi) in self.plan.recipe_drops(b, arm, try_op)? {
+        for d in drops {
             let _ = write!(
                 s,
                 "    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;\n{}",
-                self.fault("ZK_STEPS", Some(b), Some(ri), None),
-                self.drop_place(pi)
+                self.fault("ZK_STEPS", Some(b), Some(d.recipe), None),
+                self.drop_place(d.path)
             );
         }
-        Ok(s)
+        s
     }
 
-    /// The interpreter's operand kind of a comparison: its first operand's.
-    fn operand_kind(&self, op: &Op) -> ScalarKind {
-        crate::interp::operand_kind(self.f, &self.plan.frame.blocks, op)
-            .unwrap_or(ScalarKind::UInt64)
-    }
-
-    fn profile(&self) -> u32 {
-        self.u.r.profile_of(self.at.0).tag()
-    }
-
-    fn arith_call(&self, t: u32, k: ScalarKind, a: &str, c: &str, dst: &str) -> Option<String> {
-        let (w, s, p) = (width(k), u32::from(k.is_signed()), self.profile());
-        Some(match t {
-            tag::NEG => format!("zlm_neg({w}, {s}, {p}, {a}, &{dst})"),
-            tag::ADD => format!("zlm_add({w}, {s}, {p}, {a}, {c}, &{dst})"),
-            tag::SUB => format!("zlm_sub({w}, {s}, {p}, {a}, {c}, &{dst})"),
-            tag::MUL => format!("zlm_mul({w}, {s}, {p}, {a}, {c}, &{dst})"),
-            tag::DIV => format!("zlm_div({w}, {s}, {p}, 0, {a}, {c}, &{dst})"),
-            tag::REM => format!("zlm_div({w}, {s}, {p}, 1, {a}, {c}, &{dst})"),
-            tag::SHIFT_LEFT => format!("zlm_shl({w}, {s}, {p}, {a}, {c}, &{dst})"),
-            tag::SHIFT_RIGHT => format!("zlm_shr({w}, {s}, {p}, {a}, {c}, &{dst})"),
-            _ => return None,
+    /// The runtime call of a checked word operation (`None` for a bit
+    /// operation, which never faults).
+    fn arith_call(
+        &self,
+        op: Arith,
+        k: ScalarKind,
+        p: NumericProfile,
+        a: &str,
+        c: &str,
+        dst: &str,
+    ) -> Option<String> {
+        let (w, s, p) = (width(k), u32::from(k.is_signed()), p.tag());
+        Some(match op {
+            Arith::Neg => format!("zlm_neg({w}, {s}, {p}, {a}, &{dst})"),
+            Arith::Add => format!("zlm_add({w}, {s}, {p}, {a}, {c}, &{dst})"),
+            Arith::Sub => format!("zlm_sub({w}, {s}, {p}, {a}, {c}, &{dst})"),
+            Arith::Mul => format!("zlm_mul({w}, {s}, {p}, {a}, {c}, &{dst})"),
+            Arith::Div => format!("zlm_div({w}, {s}, {p}, 0, {a}, {c}, &{dst})"),
+            Arith::Rem => format!("zlm_div({w}, {s}, {p}, 1, {a}, {c}, &{dst})"),
+            Arith::Shl => format!("zlm_shl({w}, {s}, {p}, {a}, {c}, &{dst})"),
+            Arith::Shr => format!("zlm_shr({w}, {s}, {p}, {a}, {c}, &{dst})"),
+            Arith::And | Arith::Or | Arith::Xor => return None,
         })
+    }
+
+    /// A bit operation's canonical result at kind `k`.
+    fn bits(op: Arith, k: ScalarKind, a: &str, c: &str) -> String {
+        let sym = match op {
+            Arith::And => "&",
+            Arith::Or => "|",
+            _ => "^",
+        };
+        format!(
+            "zlm_canon({}, {}, {a} {sym} {c})",
+            width(k),
+            u32::from(k.is_signed())
+        )
+    }
+
+    /// A lowered value.
+    fn value(&self, v: &Value) -> String {
+        match v {
+            Value::Flow(b, j) => format!("v{b}_{j}"),
+            Value::Temp(t) => format!("pl{t}"),
+            Value::Word(w) => word(*w),
+            Value::Place(pi) => self.places[*pi].binding.clone(),
+        }
+    }
+
+    /// A lowered argument: an owner temporary leaves custody first (the
+    /// statements go to `pre`).
+    fn take_lowered(&self, t: &lowered::Take, pre: &mut String) -> String {
+        if let Some(o) = t.release {
+            let _ = writeln!(pre, "    zlm_cust_remove(zc, &zcn, {o}u); ph{o} = 0;");
+        }
+        self.value(&t.value)
+    }
+
+    fn dest(d: &Dest) -> String {
+        match d {
+            Dest::Flow(b, j) => format!("v{b}_{j}"),
+            Dest::Owner(t) => format!("pl{t}"),
+        }
+    }
+
+    fn fault_at(&self, kind: &str, site: Site) -> String {
+        self.fault(kind, Some(site.block), Some(site.op), None)
+    }
+
+    /// Prints one lowered instruction of block `b`.
+    fn print(&mut self, inst: &Inst, b: u32, careful: bool) -> String {
+        let mut s = String::new();
+        match inst {
+            Inst::Copy { dst, src, .. } => {
+                let _ = writeln!(s, "    {} = {};", Self::dest(dst), self.value(&src.value));
+            }
+            Inst::Unit { dst } => {
+                let _ = writeln!(s, "    {} = 0;", Self::dest(dst));
+            }
+            Inst::Arith {
+                dst,
+                op,
+                kind,
+                profile,
+                a,
+                b: c,
+                site,
+            } => {
+                let (dst, a, c) = (Self::dest(dst), self.value(a), self.value(c));
+                match self.arith_call(*op, *kind, *profile, &a, &c, &dst) {
+                    Some(call) => {
+                        let _ = writeln!(
+                            s,
+                            "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {}",
+                            self.fault_at("zk", *site)
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(s, "    {dst} = {};", Self::bits(*op, *kind, &a, &c));
+                    }
+                }
+            }
+            Inst::Compare {
+                dst,
+                op,
+                signed,
+                a,
+                b: c,
+            } => {
+                let _ = writeln!(
+                    s,
+                    "    {} = zlm_cmp({}, {}, {}, {});",
+                    Self::dest(dst),
+                    op.code(),
+                    u32::from(*signed),
+                    self.value(a),
+                    self.value(c)
+                );
+            }
+            Inst::Not { dst, a } => {
+                let _ = writeln!(
+                    s,
+                    "    {} = (uint64_t)({} == 0);",
+                    Self::dest(dst),
+                    self.value(a)
+                );
+            }
+            Inst::AssertTrue { a, site } => {
+                let _ = writeln!(
+                    s,
+                    "    if ({} == 0) {}",
+                    self.value(a),
+                    self.fault_at("ZK_ASSERT", *site)
+                );
+            }
+            Inst::AssertEq { a, b: c, site } => {
+                // Through `zlm_cmp`: an assertion of a value against itself
+                // is valid ZLM and must not be a C self-comparison (which
+                // strict compilers reject).
+                let _ = writeln!(
+                    s,
+                    "    if (zlm_cmp({}, 0, {}, {})) {}",
+                    lowered::Compare::Ne.code(),
+                    self.value(a),
+                    self.value(c),
+                    self.fault_at("ZK_ASSERT", *site)
+                );
+            }
+            Inst::Jump { edge } => {
+                let recipes = self.edge_drops(b, &edge.drops);
+                let g = self.label(edge.target, careful);
+                let _ = writeln!(s, "{recipes}    {g}");
+            }
+            Inst::Branch {
+                cond,
+                on_true,
+                on_false,
+            } => {
+                let c = self.value(cond);
+                let rt = self.edge_drops(b, &on_true.drops);
+                let rf = self.edge_drops(b, &on_false.drops);
+                let yes = self.label(on_true.target, careful);
+                let no = self.label(on_false.target, careful);
+                if rt.is_empty() {
+                    let _ = writeln!(s, "    if ({c} != 0) {yes}\n{rf}    {no}");
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "    if ({c} != 0) {{\n{rt}    {yes}\n    }}\n{rf}    {no}"
+                    );
+                }
+            }
+            Inst::Return { value, drops } => {
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let recipes = self.edge_drops(b, drops);
+                let _ = writeln!(s, "{pre}    zr = {v};\n{recipes}    goto ZEXIT;");
+            }
+            Inst::Call {
+                dst,
+                callee,
+                args,
+                site,
+                ..
+            } => {
+                let mut pre = String::new();
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| format!(", {}", self.take_lowered(a, &mut pre)))
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "    if (z->depth >= z->max_depth) {}\n{pre}    z->left = zl;\n    zk = {}(z, &{}{});\n    zl = z->left;\n    if (zk != 0) {}",
+                    self.fault_at("ZK_DEPTH", *site),
+                    self.u.cname(*callee),
+                    Self::dest(dst),
+                    args.concat(),
+                    self.propagate()
+                );
+            }
+            Inst::Store {
+                path,
+                value,
+                flag,
+                custody,
+                site,
+                ..
+            } => {
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let _ = writeln!(s, "{pre}    pl{path} = {v};");
+                if *flag {
+                    let _ = writeln!(s, "    ph{path} = 1;");
+                }
+                if *custody {
+                    s.push_str(&self.push(*path, site.block, site.op));
+                }
+            }
+            Inst::Move {
+                dst, path, release, ..
+            } => {
+                let p = &self.places[*path];
+                if *release {
+                    let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {path}u);");
+                }
+                let _ = writeln!(s, "    {} = {};", Self::dest(dst), p.target);
+                if let Some(flag) = &p.flag {
+                    let _ = writeln!(s, "    {flag} = 0;");
+                }
+            }
+            Inst::Drop { path } => s.push_str(&self.drop_place(*path)),
+            Inst::Variant {
+                dst,
+                variant,
+                tag,
+                built,
+                fields,
+                ..
+            } => {
+                let dst = Self::dest(dst);
+                let mut pre = String::new();
+                let mut set = String::new();
+                if *built {
+                    let _ = writeln!(set, "    {dst}.built = 1;");
+                    for (k, (a, _)) in fields.iter().enumerate() {
+                        let v = self.take_lowered(a, &mut pre);
+                        let _ = writeln!(
+                            set,
+                            "    {dst}.v{variant}_f{k} = {v};\n    {dst}.v{variant}_h{k} = 1;"
+                        );
+                    }
+                }
+                let _ = write!(
+                    s,
+                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {tag}u;\n{set}"
+                );
+            }
+            Inst::Record { dst, fields, .. } => {
+                let dst = Self::dest(dst);
+                let mut pre = String::new();
+                let mut set = String::new();
+                for (k, (a, _)) in fields.iter().enumerate() {
+                    let v = self.take_lowered(a, &mut pre);
+                    let _ = writeln!(set, "    {dst}.f{k} = {v};\n    {dst}.h{k} = 1;");
+                }
+                let _ = write!(s, "{pre}{set}");
+            }
+            Inst::Carrier {
+                dst, err, value, ..
+            } => {
+                let dst = Self::dest(dst);
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let (t, m) = if *err { (1, "err") } else { (0, "ok") };
+                let _ = writeln!(
+                    s,
+                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
+                );
+            }
+            Inst::IsVariant {
+                dst,
+                subject,
+                tag,
+                site,
+            } => {
+                let (present, subject) = match subject {
+                    Subject::Place(pi) => (
+                        self.places[*pi].present.clone(),
+                        self.places[*pi].target.clone(),
+                    ),
+                    Subject::Value(v) => ("1".to_string(), self.value(v)),
+                };
+                let _ = writeln!(
+                    s,
+                    "    if (!({present})) {}\n    {} = (uint64_t)({subject}.tag == {tag}u);",
+                    self.fault_at("ZK_TAG", *site),
+                    Self::dest(dst)
+                );
+            }
+            Inst::Field {
+                dst,
+                path,
+                variant,
+                ordinal: ord,
+                take,
+                site,
+                ..
+            } => {
+                let p = &self.places[*path];
+                let (cond, member, flag) = match variant {
+                    Some((vi, t)) => (
+                        format!(
+                            "{} && {lv}.tag == {t}u && {lv}.built",
+                            p.present,
+                            lv = p.target
+                        ),
+                        format!("{}.v{vi}_f{ord}", p.target),
+                        format!("{}.v{vi}_h{ord}", p.target),
+                    ),
+                    None => (
+                        p.present.clone(),
+                        format!("{}.f{ord}", p.target),
+                        format!("{}.h{ord}", p.target),
+                    ),
+                };
+                let _ = writeln!(
+                    s,
+                    "    if (!({cond})) {}\n    {} = {member};",
+                    self.fault_at("ZK_TAG", *site),
+                    Self::dest(dst)
+                );
+                if *take {
+                    let _ = writeln!(s, "    {flag} = 0;");
+                }
+            }
+            Inst::Borrow { dst, source, .. } => {
+                let v = match source {
+                    Loan::SliceView(pi) => self.places[*pi].binding.clone(),
+                    Loan::Place(pi) => format!("&{}", self.places[*pi].target),
+                    Loan::Value(t) => self.value(&t.value),
+                };
+                let _ = writeln!(s, "    {} = {v};", Self::dest(dst));
+            }
+            Inst::Try {
+                dst,
+                value,
+                drops,
+                site,
+                ..
+            } => {
+                let mut pre = String::new();
+                let v = self.take_lowered(value, &mut pre);
+                let recipes = self.edge_drops(b, drops);
+                let _ = writeln!(
+                    s,
+                    "{pre}    if ({v}.tag == 0) {} = {v}.ok;\n    else if ({v}.tag == 1) {{\n{recipes}      memset(&zr, 0, sizeof zr);\n      zr.tag = 1;\n      zr.err = {v}.err;\n      goto ZEXIT;\n    }} else {}",
+                    Self::dest(dst),
+                    self.fault_at("ZK_TAG", *site)
+                );
+            }
+        }
+        s
     }
 
     /// A jump to block `b`: from a careful copy, a covered block's careful
@@ -613,6 +961,15 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 "    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;\n",
                 self.fault("ZK_STEPS", Some(b), Some(j), None)
             );
+        }
+        if let Some(l) = self.lowered.at(b, j) {
+            let l = l?;
+            s.push_str(&self.print(&l.inst, b, careful));
+            if let Some(t) = l.custody {
+                let _ = writeln!(s, "    ph{t} = 1;");
+                s.push_str(&self.push(t, b, j));
+            }
+            return Ok(s);
         }
         // The result's home: its temporary owner path (into custody after
         // the operation) or its SSA variable.
@@ -645,201 +1002,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.types.shape(t));
         let fault_here = |s: &Self, k: &str| s.fault(k, Some(b), Some(j), None);
         match op.tag {
-            tag::CONST => {
-                let _ = writeln!(s, "    {dst} = {};", opd(0)?);
-            }
-            tag::LOAD_LOCAL => {
-                let _ = writeln!(s, "    {dst} = {};", opd(0)?);
-            }
-            tag::UNIT_VALUE => {
-                let _ = writeln!(s, "    {dst} = 0;");
-            }
-            tag::STORE_LOCAL => {
-                let pi = place_at(0)?;
-                if !self.f.body.paths[pi].key.fields.is_empty() {
-                    return Err(self.refuse(b, j, "a store into a field path"));
-                }
-                let mut pre = String::new();
-                let v = self.take(operand_at(1)?, b, j, &mut pre)?;
-                let _ = writeln!(s, "{pre}    pl{pi} = {v};");
-                if self.places[pi].agg {
-                    let _ = writeln!(s, "    ph{pi} = 1;");
-                }
-                if self.places[pi].owner {
-                    s.push_str(&self.push(pi, b, j));
-                }
-            }
-            t if plan::arithmetic(t) => {
-                let Some(Type::Scalar(k)) = &op.result else {
-                    return Err(self.refuse(b, j, "arithmetic without a scalar result"));
-                };
-                let a = opd(0)?;
-                let c = if op.tag == tag::NEG {
-                    "0".to_string()
-                } else {
-                    opd(1)?
-                };
-                let call = self
-                    .arith_call(op.tag, *k, &a, &c, &dst)
-                    .ok_or_else(|| self.refuse(b, j, "arithmetic tag"))?;
-                let _ = writeln!(
-                    s,
-                    "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {}",
-                    self.fault("zk", Some(b), Some(j), None)
-                );
-            }
-            t if plan::bitwise(t) => {
-                let Some(Type::Scalar(k)) = &op.result else {
-                    return Err(self.refuse(b, j, "bit operation without a scalar result"));
-                };
-                let sym = match op.tag {
-                    tag::BIT_AND => "&",
-                    tag::BIT_OR => "|",
-                    _ => "^",
-                };
-                let _ = writeln!(
-                    s,
-                    "    {dst} = zlm_canon({}, {}, {} {sym} {});",
-                    width(*k),
-                    u32::from(k.is_signed()),
-                    opd(0)?,
-                    opd(1)?
-                );
-            }
-            tag::EQ | tag::NE | tag::LT | tag::LE | tag::GT | tag::GE => {
-                let k = self.operand_kind(op);
-                let _ = writeln!(
-                    s,
-                    "    {dst} = zlm_cmp({}, {}, {}, {});",
-                    op.tag,
-                    u32::from(k.is_signed()),
-                    opd(0)?,
-                    opd(1)?
-                );
-            }
-            tag::NOT_BOOL => {
-                let _ = writeln!(s, "    {dst} = (uint64_t)({} == 0);", opd(0)?);
-            }
-            tag::ASSERT_TRUE => {
-                let _ = writeln!(
-                    s,
-                    "    if ({} == 0) {}",
-                    opd(0)?,
-                    fault_here(self, "ZK_ASSERT")
-                );
-            }
-            tag::ASSERT_EQ => {
-                // Through `zlm_cmp`: an assertion of a value against itself
-                // is valid ZLM and must not be a C self-comparison (which
-                // strict compilers reject).
-                let _ = writeln!(
-                    s,
-                    "    if (zlm_cmp(17, 0, {}, {})) {}",
-                    opd(0)?,
-                    opd(1)?,
-                    fault_here(self, "ZK_ASSERT")
-                );
-            }
-            tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
-                let (vi, var) = self.plan.variant_built(&self.u.types, op, b, j)?;
-                let mut pre = String::new();
-                let mut set = String::new();
-                if op.tag == tag::VARIANT_CONSTRUCT {
-                    set.push_str(&format!("    {dst}.built = 1;\n"));
-                    for (k, o) in op.operands.iter().enumerate() {
-                        let v = self.take(o, b, j, &mut pre)?;
-                        let _ = writeln!(
-                            set,
-                            "    {dst}.v{vi}_f{k} = {v};\n    {dst}.v{vi}_h{k} = 1;"
-                        );
-                    }
-                }
-                let _ = write!(
-                    s,
-                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {}u;\n{set}",
-                    var.tag
-                );
-            }
-            tag::ENUM_IS_VARIANT => {
-                let want = self.plan.variant_tested(&self.u.types, op, b, j)?;
-                let o = operand_at(0)?;
-                let present = match o {
-                    Operand::Place(k) => self.places[self.plan.path_of(k, b, j)?].present.clone(),
-                    _ => "1".into(),
-                };
-                let subject = match o {
-                    Operand::Place(k) => self.places[self.plan.path_of(k, b, j)?].target.clone(),
-                    o => self.operand(o, b, j)?,
-                };
-                let _ = writeln!(
-                    s,
-                    "    if (!({present})) {}\n    {dst} = (uint64_t)({subject}.tag == {want}u);",
-                    fault_here(self, "ZK_TAG")
-                );
-            }
-            tag::AGGREGATE_CONSTRUCT => {
-                self.plan.aggregate_fields(&self.u.types, op, b, j)?;
-                let mut pre = String::new();
-                let mut set = String::new();
-                for (k, o) in op.operands.iter().enumerate() {
-                    let v = self.take(o, b, j, &mut pre)?;
-                    let _ = writeln!(set, "    {dst}.f{k} = {v};\n    {dst}.h{k} = 1;");
-                }
-                let _ = write!(s, "{pre}{set}");
-            }
-            tag::FIELD_COPY | tag::FIELD_MOVE => {
-                let (d, variant, fld) = self.plan.field_of(op, b, j)?;
-                let pi = place_at(0)?;
-                let p = &self.places[pi];
-                let ord = fld.ordinal;
-                let (cond, member, flag) = match variant {
-                    Some(vi) => {
-                        let t = self.u.r.module.declarations[d].variants[vi].tag;
-                        (
-                            format!(
-                                "{} && {lv}.tag == {t}u && {lv}.built",
-                                p.present,
-                                lv = p.target
-                            ),
-                            format!("{}.v{vi}_f{ord}", p.target),
-                            format!("{}.v{vi}_h{ord}", p.target),
-                        )
-                    }
-                    None => (
-                        p.present.clone(),
-                        format!("{}.f{ord}", p.target),
-                        format!("{}.h{ord}", p.target),
-                    ),
-                };
-                if is_word(&self.f.body.paths[pi].ty) {
-                    return Err(self.refuse(b, j, "field of a word"));
-                }
-                let _ = writeln!(
-                    s,
-                    "    if (!({cond})) {}\n    {dst} = {member};",
-                    fault_here(self, "ZK_TAG")
-                );
-                if op.tag == tag::FIELD_MOVE {
-                    let _ = writeln!(s, "    {flag} = 0;");
-                }
-            }
-            tag::BORROW_SHARED | tag::BORROW_MUT => {
-                let o = operand_at(0)?;
-                match o {
-                    Operand::Place(k) => {
-                        let pi = self.plan.path_of(k, b, j)?;
-                        if self.f.body.paths[pi].ty == Type::SliceByte {
-                            // The shared child of a Slice local: the same view.
-                            let _ = writeln!(s, "    {dst} = {};", self.places[pi].binding);
-                        } else {
-                            let _ = writeln!(s, "    {dst} = &{};", self.places[pi].target);
-                        }
-                    }
-                    o => {
-                        let _ = writeln!(s, "    {dst} = {};", self.operand(o, b, j)?);
-                    }
-                }
-            }
             tag::BORROW_SLICE_BYTE => {
                 let o = operand_at(0)?;
                 // The viewed array: an Array<Byte> place or loan, or the
@@ -984,27 +1146,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
                 return Ok(s);
             }
-            tag::PLACE_MOVE => {
-                let pi = place_at(0)?;
-                let p = &self.places[pi];
-                if p.borrowed {
-                    return Err(self.refuse(b, j, "a move through a loan"));
-                }
-                if p.owner || p.flag.as_deref() == Some(&format!("ph{pi}")) {
-                    let _ = writeln!(s, "    zlm_cust_remove(zc, &zcn, {pi}u);");
-                }
-                let _ = writeln!(s, "    {dst} = {};", p.target);
-                if let Some(flag) = &p.flag {
-                    let _ = writeln!(s, "    {flag} = 0;");
-                }
-            }
-            tag::PLACE_DROP => {
-                let pi = place_at(0)?;
-                if self.places[pi].borrowed {
-                    return Err(self.refuse(b, j, "a drop through a loan"));
-                }
-                s.push_str(&self.drop_place(pi));
-            }
             tag::REPLACE_COMMIT => {
                 let pi = place_at(0)?;
                 let o = operand_at(1)?;
@@ -1044,82 +1185,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                         lv = p.target
                     );
                 }
-            }
-            tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
-                if !matches!(result_shape(self), Some(Shape::Result(..))) {
-                    return Err(self.refuse(b, j, "carrier of a non-Result type"));
-                }
-                let mut pre = String::new();
-                let v = self.take(operand_at(0)?, b, j, &mut pre)?;
-                let (t, m) = if op.tag == tag::RESULT_OK_RICH {
-                    (0, "ok")
-                } else {
-                    (1, "err")
-                };
-                let _ = writeln!(
-                    s,
-                    "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
-                );
-            }
-            tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-                let o = operand_at(0)?;
-                self.plan.try_carriers(&self.u.types, op, b, j)?;
-                let mut pre = String::new();
-                let v = self.take(o, b, j, &mut pre)?;
-                let recipes = self.recipes(b, ARM_TRY, j)?;
-                let _ = writeln!(
-                    s,
-                    "{pre}    if ({v}.tag == 0) {dst} = {v}.ok;\n    else if ({v}.tag == 1) {{\n{recipes}      memset(&zr, 0, sizeof zr);\n      zr.tag = 1;\n      zr.err = {v}.err;\n      goto ZEXIT;\n    }} else {}",
-                    fault_here(self, "ZK_TAG")
-                );
-            }
-            tag::JUMP => {
-                let Some(Operand::Block(t)) = op.operands.first() else {
-                    return Err(self.refuse(b, j, "jump target"));
-                };
-                let recipes = self.recipes(b, ARM_JUMP, 0)?;
-                let g = self.label(*t, careful);
-                let _ = writeln!(s, "{recipes}    {g}");
-            }
-            tag::JUMP_IF_FALSE => {
-                let Some(Operand::Block(t)) = op.operands.get(1) else {
-                    return Err(self.refuse(b, j, "branch target"));
-                };
-                let c = opd(0)?;
-                let rt = self.recipes(b, ARM_TRUE, 0)?;
-                let rf = self.recipes(b, ARM_FALSE, 0)?;
-                let yes = self.label(b + 1, careful);
-                let no = self.label(*t, careful);
-                if rt.is_empty() {
-                    let _ = writeln!(s, "    if ({c} != 0) {yes}\n{rf}    {no}");
-                } else {
-                    let _ = writeln!(
-                        s,
-                        "    if ({c} != 0) {{\n{rt}    {yes}\n    }}\n{rf}    {no}"
-                    );
-                }
-            }
-            tag::RETURN => {
-                let mut pre = String::new();
-                let v = self.take(operand_at(0)?, b, j, &mut pre)?;
-                let recipes = self.recipes(b, ARM_RETURN, 0)?;
-                let _ = writeln!(s, "{pre}    zr = {v};\n{recipes}    goto ZEXIT;");
-            }
-            tag::CALL => {
-                let callee = self.plan.callee(op, b, j, |_| true)?;
-                let mut pre = String::new();
-                let mut args = Vec::new();
-                for o in &op.operands {
-                    args.push(format!(", {}", self.take(o, b, j, &mut pre)?));
-                }
-                let _ = writeln!(
-                    s,
-                    "    if (z->depth >= z->max_depth) {}\n{pre}    z->left = zl;\n    zk = {}(z, &{dst}{});\n    zl = z->left;\n    if (zk != 0) {}",
-                    fault_here(self, "ZK_DEPTH"),
-                    self.u.cname(callee),
-                    args.concat(),
-                    self.propagate()
-                );
             }
             t => return Err(self.plan.unlowered(t, b, j)),
         }
@@ -1192,9 +1257,11 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 let _ = writeln!(s, "    {v} = (uint64_t)({} == 0);", vals[0]);
             }
             5 | 7..=16 => {
-                let t = self.plan.contract_flow_tag(op)?;
+                let t = Arith::of_tag(self.plan.contract_flow_tag(op)?)
+                    .ok_or_else(|| self.plan.contract_unlowered())?;
                 let c = vals.get(1).cloned().unwrap_or_else(|| "0".into());
-                match self.arith_call(t, kind, &vals[0], &c, &v) {
+                let profile = self.u.r.profile_of(self.at.0);
+                match self.arith_call(t, kind, profile, &vals[0], &c, &v) {
                     Some(call) => {
                         let _ = writeln!(
                             s,
@@ -1202,18 +1269,7 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                         );
                     }
                     None => {
-                        let sym = match t {
-                            tag::BIT_AND => "&",
-                            tag::BIT_OR => "|",
-                            _ => "^",
-                        };
-                        let _ = writeln!(
-                            s,
-                            "    {v} = zlm_canon({}, {}, {} {sym} {c});",
-                            width(kind),
-                            u32::from(kind.is_signed()),
-                            vals[0]
-                        );
+                        let _ = writeln!(s, "    {v} = {};", Self::bits(t, kind, &vals[0], &c));
                     }
                 }
             }

@@ -84,27 +84,6 @@ impl SliceView {
     }
 }
 
-/// Checked arithmetic with a fault path: negation, the four operations,
-/// remainder and shifts.
-pub fn arithmetic(t: u32) -> bool {
-    matches!(
-        t,
-        tag::NEG
-            | tag::ADD
-            | tag::SUB
-            | tag::MUL
-            | tag::DIV
-            | tag::REM
-            | tag::SHIFT_LEFT
-            | tag::SHIFT_RIGHT
-    )
-}
-
-/// Bit operations (canonical at the result's width, never faulting).
-pub fn bitwise(t: u32) -> bool {
-    matches!(t, tag::BIT_AND | tag::BIT_OR | tag::BIT_XOR)
-}
-
 /// What both printers know of an owned path's role in the frame.
 #[derive(Clone, Debug)]
 pub struct PlaceRole {

@@ -1,0 +1,852 @@
+//! The lowered form both native printers consume (C0-EXEC-002): each flow
+//! operation of a checked function, decided once into a target-independent
+//! [`Inst`] (which operand values it reads and takes out of custody, where
+//! its result lives, which checks run and where they fault, which cleanup
+//! recipes run on each edge, which function a call reaches). The portable
+//! C printer (`materialize::c`) and the LLVM printer (`zlm_llvm::func`)
+//! translate these instructions into their own language and take no
+//! decision of their own for a migrated operation family.
+//!
+//! The lowering is incremental: [`migrated`] names the operation tags that
+//! go through this form; every other operation is still printed from the
+//! source operation by each printer (see docs/zlm/c-materializer.md,
+//! "One lowering"). A test (`zlm_llvm/tests/lowered_form.rs`) fails when a
+//! printer names a migrated tag, and when a lowered instruction kind never
+//! occurs in the generated corpus.
+//!
+//! The form is made from the shared frame plan ([`FunctionPlan`]: paths,
+//! temporaries, slots and recorded edges, from the checker's `Resolved`
+//! proof) and never re-verifies the module; a refusal is recorded at its
+//! operation, so each printer reports the first refusal in its own
+//! traversal order, exactly as before.
+
+use super::c::Refusal;
+use super::c::plan::{FunctionPlan, PlaceRole, word_only};
+use super::c::types::{Shape, Types, is_word};
+use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
+use crate::interp::canon;
+use crate::model::*;
+use std::collections::BTreeMap;
+
+/// Whether operation tag `t` goes through the lowered form (its family is
+/// migrated): the word family (constants, local loads, unit, arithmetic,
+/// bit operations, comparisons, Bool negation, assertions), control
+/// (jump, branch, return with their cleanup edges), calls, and local
+/// storage (stores into a root, moves and drops of a place), and
+/// constructors (enum constants, variants, records, Result carriers), and
+/// place reads (variant tests, field copies and moves, shared and
+/// exclusive loans), and tries.
+pub fn migrated(t: u32) -> bool {
+    matches!(
+        t,
+        tag::RESULT_TRY
+            | tag::RESULT_TRY_RICH
+            | tag::ENUM_IS_VARIANT
+            | tag::FIELD_COPY
+            | tag::FIELD_MOVE
+            | tag::BORROW_SHARED
+            | tag::BORROW_MUT
+            | tag::ENUM_CONST
+            | tag::VARIANT_CONSTRUCT
+            | tag::AGGREGATE_CONSTRUCT
+            | tag::RESULT_OK_RICH
+            | tag::RESULT_ERR_RICH
+            | tag::STORE_LOCAL
+            | tag::PLACE_MOVE
+            | tag::PLACE_DROP
+            | tag::CONST
+            | tag::LOAD_LOCAL
+            | tag::UNIT_VALUE
+            | tag::NEG
+            | tag::ADD
+            | tag::SUB
+            | tag::MUL
+            | tag::DIV
+            | tag::REM
+            | tag::SHIFT_LEFT
+            | tag::SHIFT_RIGHT
+            | tag::BIT_AND
+            | tag::BIT_OR
+            | tag::BIT_XOR
+            | tag::EQ
+            | tag::NE
+            | tag::LT
+            | tag::LE
+            | tag::GT
+            | tag::GE
+            | tag::NOT_BOOL
+            | tag::ASSERT_TRUE
+            | tag::ASSERT_EQ
+            | tag::JUMP
+            | tag::JUMP_IF_FALSE
+            | tag::RETURN
+            | tag::CALL
+    )
+}
+
+/// A word operation of the numeric model, computed at its kind's width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    Neg,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+}
+
+impl Arith {
+    /// The word operation a flow tag (or a contract's flow tag) names.
+    pub fn of_tag(t: u32) -> Option<Arith> {
+        Some(match t {
+            tag::NEG => Arith::Neg,
+            tag::ADD => Arith::Add,
+            tag::SUB => Arith::Sub,
+            tag::MUL => Arith::Mul,
+            tag::DIV => Arith::Div,
+            tag::REM => Arith::Rem,
+            tag::SHIFT_LEFT => Arith::Shl,
+            tag::SHIFT_RIGHT => Arith::Shr,
+            tag::BIT_AND => Arith::And,
+            tag::BIT_OR => Arith::Or,
+            tag::BIT_XOR => Arith::Xor,
+            _ => return None,
+        })
+    }
+
+    /// Whether the operation has a fault path (overflow, division by
+    /// zero, oversized shift); bit operations never fault.
+    pub fn checked(self) -> bool {
+        !matches!(self, Arith::And | Arith::Or | Arith::Xor)
+    }
+}
+
+/// A comparison of two canonical words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compare {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Compare {
+    /// The comparison a flow tag (or a contract's flow tag) names.
+    pub fn of_tag(t: u32) -> Option<Compare> {
+        Some(match t {
+            tag::EQ => Compare::Eq,
+            tag::NE => Compare::Ne,
+            tag::LT => Compare::Lt,
+            tag::LE => Compare::Le,
+            tag::GT => Compare::Gt,
+            tag::GE => Compare::Ge,
+            _ => return None,
+        })
+    }
+
+    /// The runtime's comparison code (`zlm_cmp`): the comparison's
+    /// operation tag.
+    pub fn code(self) -> u32 {
+        match self {
+            Compare::Eq => tag::EQ,
+            Compare::Ne => tag::NE,
+            Compare::Lt => tag::LT,
+            Compare::Le => tag::LE,
+            Compare::Gt => tag::GT,
+            Compare::Ge => tag::GE,
+        }
+    }
+}
+
+/// A value an instruction reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// The result of flow operation (block, ordinal), in its own variable.
+    Flow(u32, u32),
+    /// A non-word flow result held by its owner temporary (owned path).
+    Temp(usize),
+    /// A canonical word.
+    Word(u64),
+    /// The binding of an owned path (a loan root's: its address).
+    Place(usize),
+}
+
+/// An operand as an argument: its value, whether it is one word, and the
+/// owner temporary that leaves custody when it is taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Take {
+    pub value: Value,
+    pub word: bool,
+    /// Taken out of custody first (an owner temporary).
+    pub release: Option<usize>,
+}
+
+/// Where a result goes: flow operation (block, ordinal)'s own variable, or
+/// its owner temporary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dest {
+    Flow(u32, u32),
+    Owner(usize),
+}
+
+/// A fault site: (block, operation ordinal) of the operation that faults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site {
+    pub block: u32,
+    pub op: u32,
+}
+
+/// One cleanup drop on an edge: the recipe index it ticks at (block,
+/// recipe) and the owned path it drops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeDrop {
+    pub recipe: u32,
+    pub path: usize,
+}
+
+/// An edge out of a block: its target and its cleanup recipe drops.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    pub target: u32,
+    pub drops: Vec<EdgeDrop>,
+}
+
+/// One lowered instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Inst {
+    /// `dst = src` (CONST, LOAD_LOCAL): a word, or a value of type `ty`
+    /// copied from its storage.
+    Copy { dst: Dest, src: Take, ty: Type },
+    /// `dst = 0` (UNIT_VALUE).
+    Unit { dst: Dest },
+    /// A word operation at `kind`'s width under `profile`; a checked one
+    /// faults at `site` with the numeric model's fault kind (none under
+    /// the modular profile's wrapping results). `b` is zero for `Neg`.
+    Arith {
+        dst: Dest,
+        op: Arith,
+        kind: ScalarKind,
+        profile: NumericProfile,
+        a: Value,
+        b: Value,
+        site: Site,
+    },
+    /// `dst = a <op> b`, signed or unsigned (the first operand's kind).
+    Compare {
+        dst: Dest,
+        op: Compare,
+        signed: bool,
+        a: Value,
+        b: Value,
+    },
+    /// `dst = (a == 0)`.
+    Not { dst: Dest, a: Value },
+    /// An assertion fault at `site` when `a` is zero.
+    AssertTrue { a: Value, site: Site },
+    /// An assertion fault at `site` when `a != b`.
+    AssertEq { a: Value, b: Value, site: Site },
+    /// The edge to another block.
+    Jump { edge: Edge },
+    /// To `on_true` when `cond` is nonzero, else `on_false`.
+    Branch {
+        cond: Value,
+        on_true: Edge,
+        on_false: Edge,
+    },
+    /// The result (of the function's result type) from `value`, the
+    /// return edge's drops, then the exit (ensures, result).
+    Return { value: Take, drops: Vec<EdgeDrop> },
+    /// A depth fault at `site` when the depth limit is reached; then the
+    /// arguments are taken in order and `callee` runs, its result going to
+    /// `dst`; a callee's fault leaves this frame.
+    Call {
+        dst: Dest,
+        callee: At,
+        args: Vec<Take>,
+        site: Site,
+    },
+    /// Root path `path` (of type `ty`) takes `value`; then its presence
+    /// flag is set (`flag`: a non-word root in this frame's storage) and
+    /// it enters custody (`custody`: an owner; a full custody list faults
+    /// at `site`).
+    Store {
+        path: usize,
+        value: Take,
+        ty: Type,
+        flag: bool,
+        custody: bool,
+        site: Site,
+    },
+    /// `dst` takes the value at `path` (of type `ty`): first out of custody
+    /// when `release` (an owner, or a non-word root), then the path's
+    /// presence flag (if it has one) is cleared.
+    Move {
+        dst: Dest,
+        path: usize,
+        ty: Type,
+        release: bool,
+    },
+    /// The interpreter's `drop_place` of `path`: out of custody, destroyed
+    /// under its drop-log name when present.
+    Drop { path: usize },
+    /// `dst` (an enum `ty`) becomes variant `variant` (index in its
+    /// declaration) with tag `tag`: zeroed, tagged, and for a constructor
+    /// (`built`) marked built with each payload field (ordinal order,
+    /// taken first) present.
+    Variant {
+        dst: Dest,
+        ty: Type,
+        variant: usize,
+        tag: u32,
+        built: bool,
+        fields: Vec<(Take, Type)>,
+    },
+    /// `dst` (a record `ty`) gets each field (ordinal order, taken first)
+    /// and its presence flag.
+    Record {
+        dst: Dest,
+        ty: Type,
+        fields: Vec<(Take, Type)>,
+    },
+    /// `dst` (a Result `ty` with Ok type `ok`) becomes Ok (tag 0) or Err
+    /// (tag 1, `err`) of `value` (of type `payload`, taken first).
+    Carrier {
+        dst: Dest,
+        ty: Type,
+        ok: Type,
+        err: bool,
+        value: Take,
+        payload: Type,
+    },
+    /// `dst = (subject's tag == tag)`; a place subject must be present
+    /// (a tag fault at `site` otherwise).
+    IsVariant {
+        dst: Dest,
+        subject: Subject,
+        tag: u32,
+        site: Site,
+    },
+    /// `dst` gets field `ordinal` (of type `ty`) of the value at `path`:
+    /// a tag fault at `site` unless the path is present and, for a
+    /// variant's field (`variant`: its index and tag), the value is that
+    /// variant and built; a move (`take`) then clears the field's flag.
+    Field {
+        dst: Dest,
+        path: usize,
+        variant: Option<(usize, u32)>,
+        ordinal: u32,
+        ty: Type,
+        take: bool,
+        site: Site,
+    },
+    /// `dst` (of type `ty`) becomes a loan of `source`.
+    Borrow { dst: Dest, ty: Type, source: Loan },
+    /// A try of `value` (a Result with Ok type `ok` and error type `err`,
+    /// taken first): Ok puts the payload in `dst`; Err runs the try
+    /// edge's drops and returns Err of the same error (the function's Ok
+    /// type `result_ok`) through the exit; any other tag is a tag fault
+    /// at `site`.
+    Try {
+        dst: Dest,
+        value: Take,
+        ok: Type,
+        err: Type,
+        result_ok: Type,
+        drops: Vec<EdgeDrop>,
+        site: Site,
+    },
+}
+
+/// What a variant test reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// The value at an owned path (checked present).
+    Place(usize),
+    /// A flow value.
+    Value(Value),
+}
+
+/// What a loan refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Loan {
+    /// A `Slice<Byte>` path: its child loan is the same view.
+    SliceView(usize),
+    /// The storage of an owned path: its address.
+    Place(usize),
+    /// A loan value reborrowed (read, not taken).
+    Value(Take),
+}
+
+/// The kinds of [`Inst`], for coverage checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Copy,
+    Unit,
+    Arith,
+    Compare,
+    Not,
+    AssertTrue,
+    AssertEq,
+    Jump,
+    Branch,
+    Return,
+    Call,
+    Store,
+    Move,
+    Drop,
+    Variant,
+    Record,
+    Carrier,
+    IsVariant,
+    Field,
+    Borrow,
+    Try,
+}
+
+impl Kind {
+    /// Every instruction kind.
+    pub const ALL: [Kind; 21] = [
+        Kind::Copy,
+        Kind::Unit,
+        Kind::Arith,
+        Kind::Compare,
+        Kind::Not,
+        Kind::AssertTrue,
+        Kind::AssertEq,
+        Kind::Jump,
+        Kind::Branch,
+        Kind::Return,
+        Kind::Call,
+        Kind::Store,
+        Kind::Move,
+        Kind::Drop,
+        Kind::Variant,
+        Kind::Record,
+        Kind::Carrier,
+        Kind::IsVariant,
+        Kind::Field,
+        Kind::Borrow,
+        Kind::Try,
+    ];
+}
+
+impl Inst {
+    /// The instruction's kind.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Inst::Copy { .. } => Kind::Copy,
+            Inst::Unit { .. } => Kind::Unit,
+            Inst::Arith { .. } => Kind::Arith,
+            Inst::Compare { .. } => Kind::Compare,
+            Inst::Not { .. } => Kind::Not,
+            Inst::AssertTrue { .. } => Kind::AssertTrue,
+            Inst::AssertEq { .. } => Kind::AssertEq,
+            Inst::Jump { .. } => Kind::Jump,
+            Inst::Branch { .. } => Kind::Branch,
+            Inst::Return { .. } => Kind::Return,
+            Inst::Call { .. } => Kind::Call,
+            Inst::Store { .. } => Kind::Store,
+            Inst::Move { .. } => Kind::Move,
+            Inst::Drop { .. } => Kind::Drop,
+            Inst::Variant { .. } => Kind::Variant,
+            Inst::Record { .. } => Kind::Record,
+            Inst::Carrier { .. } => Kind::Carrier,
+            Inst::IsVariant { .. } => Kind::IsVariant,
+            Inst::Field { .. } => Kind::Field,
+            Inst::Borrow { .. } => Kind::Borrow,
+            Inst::Try { .. } => Kind::Try,
+        }
+    }
+}
+
+/// One lowered flow operation: its instruction, and the owner temporary
+/// its result enters custody as afterwards.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lowered {
+    pub inst: Inst,
+    pub custody: Option<usize>,
+}
+
+/// The lowered form of one function: each migrated flow operation at
+/// (block, ordinal), or the refusal decided there. Operations of families
+/// not yet migrated are absent (their printers read the source operation).
+pub struct LoweredFunction {
+    ops: BTreeMap<(u32, u32), Result<Lowered, Refusal>>,
+}
+
+impl LoweredFunction {
+    /// Lowers every migrated operation of the planned function over the
+    /// unit's type table `types`; `lowered` says whether a callee is part
+    /// of the lowered set.
+    pub fn of(plan: &FunctionPlan<'_, '_>, types: &Types, lowered: impl Fn(At) -> bool) -> Self {
+        let mut ops = BTreeMap::new();
+        for block in &plan.frame.blocks {
+            for (j, op) in block.ops.iter().enumerate() {
+                if migrated(op.tag) {
+                    let j = j as u32;
+                    ops.insert((block.id, j), lower(plan, types, block.id, j, op, &lowered));
+                }
+            }
+        }
+        LoweredFunction { ops }
+    }
+
+    /// The lowered operation at (block, ordinal); `None` when its family is
+    /// still printed from the source operation.
+    pub fn at(&self, b: u32, j: u32) -> Option<Result<Lowered, Refusal>> {
+        self.ops.get(&(b, j)).cloned()
+    }
+
+    /// Whether the operation at (block, ordinal) lowers to a call.
+    pub fn is_call(&self, b: u32, j: u32) -> bool {
+        matches!(self.ops.get(&(b, j)), Some(Ok(l)) if l.inst.kind() == Kind::Call)
+    }
+
+    /// Every lowered instruction, in (block, ordinal) order.
+    pub fn insts(&self) -> impl Iterator<Item = &Inst> {
+        self.ops
+            .values()
+            .filter_map(|l| l.as_ref().ok().map(|l| &l.inst))
+    }
+}
+
+/// A value an operand denotes.
+fn value(plan: &FunctionPlan<'_, '_>, o: &Operand, b: u32, j: u32) -> Result<Value, Refusal> {
+    match o {
+        Operand::Value(OpRef::Flow { block, ordinal }) => {
+            Ok(match plan.frame.temps.get(&(*block, *ordinal)) {
+                Some(&t) => Value::Temp(t),
+                None => Value::Flow(*block, *ordinal),
+            })
+        }
+        Operand::Const(c) => Ok(Value::Word(canon(c.kind, c.bits))),
+        Operand::Place(k) => Ok(Value::Place(plan.path_of(k, b, j)?)),
+        _ => Err(plan.refuse(Some(b), Some(j), "operand form")),
+    }
+}
+
+/// An operand taken as an argument.
+fn take(plan: &FunctionPlan<'_, '_>, o: &Operand, b: u32, j: u32) -> Result<Take, Refusal> {
+    let word = plan.operand_type(o).is_none_or(|t| is_word(&t));
+    Ok(Take {
+        release: plan.temp_of(o),
+        value: value(plan, o, b, j)?,
+        word,
+    })
+}
+
+/// The drops of the recorded edge of `(b, arm, try op)`.
+fn drops(
+    plan: &FunctionPlan<'_, '_>,
+    b: u32,
+    arm: u8,
+    try_op: u32,
+) -> Result<Vec<EdgeDrop>, Refusal> {
+    Ok(plan
+        .recipe_drops(b, arm, try_op)?
+        .into_iter()
+        .map(|(recipe, path)| EdgeDrop { recipe, path })
+        .collect())
+}
+
+fn lower(
+    plan: &FunctionPlan<'_, '_>,
+    types: &Types,
+    b: u32,
+    j: u32,
+    op: &Op,
+    lowered: &impl Fn(At) -> bool,
+) -> Result<Lowered, Refusal> {
+    let no = |msg: &str| plan.refuse(Some(b), Some(j), msg);
+    if word_only(op.tag) {
+        plan.check_word_operands(op, b, j)?;
+    }
+    let operand = |k: usize| plan.operand_at(op, k, b, j);
+    let word = |k: usize| value(plan, operand(k)?, b, j);
+    let site = Site { block: b, op: j };
+    let custody = match plan.frame.temps.get(&(b, j)) {
+        Some(&t) if op.result.is_some() => Some(t),
+        _ => None,
+    };
+    let dst = match custody {
+        Some(t) => Dest::Owner(t),
+        None => Dest::Flow(b, j),
+    };
+    let inst = match op.tag {
+        tag::CONST | tag::LOAD_LOCAL => {
+            let ty = op.result.clone().unwrap_or(Type::Unit);
+            let src = operand(0)?;
+            let src = if op.tag == tag::CONST {
+                Take {
+                    value: value(plan, src, b, j)?,
+                    word: true,
+                    release: None,
+                }
+            } else {
+                Take {
+                    release: None,
+                    ..take(plan, src, b, j)?
+                }
+            };
+            Inst::Copy { dst, src, ty }
+        }
+        tag::UNIT_VALUE => Inst::Unit { dst },
+        t if Arith::of_tag(t).is_some() => {
+            let Some(Type::Scalar(kind)) = &op.result else {
+                return Err(no(
+                    if t == tag::BIT_AND || t == tag::BIT_OR || t == tag::BIT_XOR {
+                        "bit operation without a scalar result"
+                    } else {
+                        "arithmetic without a scalar result"
+                    },
+                ));
+            };
+            let arith = Arith::of_tag(t).ok_or_else(|| no("arithmetic tag"))?;
+            let a = word(0)?;
+            let bv = if arith == Arith::Neg {
+                Value::Word(0)
+            } else {
+                word(1)?
+            };
+            Inst::Arith {
+                dst,
+                op: arith,
+                kind: *kind,
+                profile: plan.r.profile_of(plan.at.0),
+                a,
+                b: bv,
+                site,
+            }
+        }
+        t if Compare::of_tag(t).is_some() => {
+            let kind = crate::interp::operand_kind(plan.f, &plan.frame.blocks, op)
+                .unwrap_or(ScalarKind::UInt64);
+            Inst::Compare {
+                dst,
+                op: Compare::of_tag(t).ok_or_else(|| no("comparison tag"))?,
+                signed: kind.is_signed(),
+                a: word(0)?,
+                b: word(1)?,
+            }
+        }
+        tag::NOT_BOOL => Inst::Not { dst, a: word(0)? },
+        tag::ASSERT_TRUE => Inst::AssertTrue { a: word(0)?, site },
+        tag::ASSERT_EQ => Inst::AssertEq {
+            a: word(0)?,
+            b: word(1)?,
+            site,
+        },
+        tag::JUMP => {
+            let Some(Operand::Block(t)) = op.operands.first() else {
+                return Err(no("jump target"));
+            };
+            Inst::Jump {
+                edge: Edge {
+                    target: *t,
+                    drops: drops(plan, b, ARM_JUMP, 0)?,
+                },
+            }
+        }
+        tag::JUMP_IF_FALSE => {
+            let Some(Operand::Block(t)) = op.operands.get(1) else {
+                return Err(no("branch target"));
+            };
+            let cond = word(0)?;
+            Inst::Branch {
+                cond,
+                on_true: Edge {
+                    target: b + 1,
+                    drops: drops(plan, b, ARM_TRUE, 0)?,
+                },
+                on_false: Edge {
+                    target: *t,
+                    drops: drops(plan, b, ARM_FALSE, 0)?,
+                },
+            }
+        }
+        tag::RETURN => {
+            let value = take(plan, operand(0)?, b, j)?;
+            Inst::Return {
+                value,
+                drops: drops(plan, b, ARM_RETURN, 0)?,
+            }
+        }
+        tag::CALL => {
+            let callee = plan.callee(op, b, j, lowered)?;
+            let mut args = Vec::new();
+            for o in &op.operands {
+                args.push(take(plan, o, b, j)?);
+            }
+            Inst::Call {
+                dst,
+                callee,
+                args,
+                site,
+            }
+        }
+        tag::STORE_LOCAL => {
+            let pi = plan.place_at(op, 0, b, j)?;
+            if !plan.f.body.paths[pi].key.fields.is_empty() {
+                return Err(no("a store into a field path"));
+            }
+            let value = take(plan, operand(1)?, b, j)?;
+            let role = PlaceRole::of(&plan.frame.paths[pi]);
+            Inst::Store {
+                path: pi,
+                value,
+                ty: plan.f.body.paths[pi].ty.clone(),
+                flag: role.agg,
+                custody: role.owner,
+                site,
+            }
+        }
+        tag::PLACE_MOVE => {
+            let pi = plan.place_at(op, 0, b, j)?;
+            let path = &plan.frame.paths[pi];
+            if path.borrowed {
+                return Err(no("a move through a loan"));
+            }
+            // A non-word root in this frame's storage has its own flag
+            // and custody position.
+            let own_root = path.agg && path.steps.is_empty();
+            Inst::Move {
+                dst,
+                path: pi,
+                ty: plan.f.body.paths[pi].ty.clone(),
+                release: path.owner || own_root,
+            }
+        }
+        tag::PLACE_DROP => {
+            let pi = plan.place_at(op, 0, b, j)?;
+            if plan.frame.paths[pi].borrowed {
+                return Err(no("a drop through a loan"));
+            }
+            Inst::Drop { path: pi }
+        }
+        tag::ENUM_CONST | tag::VARIANT_CONSTRUCT => {
+            let (vi, var) = plan.variant_built(types, op, b, j)?;
+            let built = op.tag == tag::VARIANT_CONSTRUCT;
+            let mut ftys: Vec<&Field> = var.fields.iter().collect();
+            ftys.sort_by_key(|f| f.ordinal);
+            let mut fields = Vec::new();
+            if built {
+                for (k, o) in op.operands.iter().enumerate() {
+                    let t = ftys.get(k).map(|f| f.ty.clone()).unwrap_or(Type::Unit);
+                    fields.push((take(plan, o, b, j)?, t));
+                }
+            }
+            Inst::Variant {
+                dst,
+                ty: op.result.clone().unwrap_or(Type::Unit),
+                variant: vi,
+                tag: var.tag,
+                built,
+                fields,
+            }
+        }
+        tag::AGGREGATE_CONSTRUCT => {
+            let slots = plan.aggregate_fields(types, op, b, j)?;
+            let tys: Vec<Type> = slots.iter().map(|f| f.ty.clone()).collect();
+            let mut fields = Vec::new();
+            for (o, t) in op.operands.iter().zip(tys) {
+                fields.push((take(plan, o, b, j)?, t));
+            }
+            Inst::Record {
+                dst,
+                ty: op.result.clone().unwrap_or(Type::Unit),
+                fields,
+            }
+        }
+        tag::RESULT_OK_RICH | tag::RESULT_ERR_RICH => {
+            let ty = op.result.clone().unwrap_or(Type::Unit);
+            let Some(Shape::Result(ok, err_ty)) = types.shape(&ty) else {
+                return Err(no("carrier of a non-Result type"));
+            };
+            let err = op.tag == tag::RESULT_ERR_RICH;
+            let payload = if err { err_ty.clone() } else { ok.clone() };
+            let ok = ok.clone();
+            Inst::Carrier {
+                dst,
+                value: take(plan, operand(0)?, b, j)?,
+                ty,
+                ok,
+                err,
+                payload,
+            }
+        }
+        tag::ENUM_IS_VARIANT => {
+            let want = plan.variant_tested(types, op, b, j)?;
+            let subject = match operand(0)? {
+                Operand::Place(k) => Subject::Place(plan.path_of(k, b, j)?),
+                o => Subject::Value(value(plan, o, b, j)?),
+            };
+            Inst::IsVariant {
+                dst,
+                subject,
+                tag: want,
+                site,
+            }
+        }
+        tag::FIELD_COPY | tag::FIELD_MOVE => {
+            let (d, variant, fld) = plan.field_of(op, b, j)?;
+            let pi = plan.place_at(op, 0, b, j)?;
+            if is_word(&plan.f.body.paths[pi].ty) {
+                return Err(no("field of a word"));
+            }
+            let variant = variant.map(|vi| (vi, plan.r.module.declarations[d].variants[vi].tag));
+            Inst::Field {
+                dst,
+                path: pi,
+                variant,
+                ordinal: fld.ordinal,
+                ty: fld.ty.clone(),
+                take: op.tag == tag::FIELD_MOVE,
+                site,
+            }
+        }
+        tag::BORROW_SHARED | tag::BORROW_MUT => {
+            let source = match operand(0)? {
+                Operand::Place(k) => {
+                    let pi = plan.path_of(k, b, j)?;
+                    if plan.f.body.paths[pi].ty == Type::SliceByte {
+                        Loan::SliceView(pi)
+                    } else {
+                        Loan::Place(pi)
+                    }
+                }
+                o => Loan::Value(Take {
+                    release: None,
+                    ..take(plan, o, b, j)?
+                }),
+            };
+            Inst::Borrow {
+                dst,
+                ty: op.result.clone().unwrap_or(Type::Unit),
+                source,
+            }
+        }
+        tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
+            let o = operand(0)?;
+            let (ok, err, result_ok) = plan.try_carriers(types, op, b, j)?;
+            let value = take(plan, o, b, j)?;
+            Inst::Try {
+                dst,
+                value,
+                ok,
+                err,
+                result_ok,
+                drops: drops(plan, b, ARM_TRY, j)?,
+                site,
+            }
+        }
+        t => return Err(plan.unlowered(t, b, j)),
+    };
+    Ok(Lowered { inst, custody })
+}
