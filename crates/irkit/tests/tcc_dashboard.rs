@@ -5,7 +5,9 @@
 //! may drive it), watch it suspend on an event wait (pc highlighted in the
 //! program listing), send the event from the page, see it complete
 //! without a reload (timeline with effects, checkpoints, timer, event and
-//! child), then the list (status, program and id search), the programs
+//! child), then the list (status, program and id search), the namespace
+//! picker (an execution and a program in namespace `acme` shown only when
+//! `acme` is chosen, hidden under `default`, both under "all"), the programs
 //! page, the schedules page (a paused schedule resumed by its button), and an
 //! execution failed by an effect resumed by the Resume button, a program
 //! registered from its Python source by `irkit tcc register` showing the

@@ -3,7 +3,10 @@
 //! invisible and untouchable with globex's token through every route of
 //! the service's route table (`tcc_host::namespace::routes::RULES`, which
 //! the guard refuses to serve a route without), on SQLite and on
-//! PostgreSQL with two nodes (created on one, probed on the other).
+//! PostgreSQL with two nodes (created on one, probed on the other). The
+//! status document and listings name the namespace, `GET /v1/namespaces`
+//! answers each token what it may name, and the served OpenAPI documents
+//! the namespace header and query on exactly the routes that take them.
 
 #[path = "../../tcc_host/tests/common/mod.rs"]
 mod common;
