@@ -265,6 +265,14 @@ tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
 $irkit tcc register examples/tcc/run/compute-loop.json --name loop --server "$tcc_url" --token tok-acme > /dev/null
 tcc_id=$($irkit tcc start loop --args '[10]' --server "$tcc_url" --token tok-acme)
 $irkit tcc ls --server "$tcc_url" --token tok-acme --namespace acme | has "$tcc_id"
+# The status names the namespace; GET /v1/namespaces says what a token may name (the picker of
+# the dashboard shows it).
+$irkit tcc status "$tcc_id" --server "$tcc_url" --token tok-acme --format json | has '"namespace":"acme"'
+python3 - "$tcc_url" <<'PY' | has -x 'acme'
+import json, sys, urllib.request
+req = urllib.request.Request(f"{sys.argv[1]}/v1/namespaces", headers={"Authorization": "Bearer tok-acme"})
+print("\n".join(json.load(urllib.request.urlopen(req))["namespaces"]))
+PY
 if $irkit tcc status "$tcc_id" --server "$tcc_url" --token tok-globex 2>/dev/null; then exit 1; fi
 if $irkit tcc ls --server "$tcc_url" --token tok-globex --namespace acme 2>/dev/null; then exit 1; fi
 kill -TERM "$tcc_pid"; wait "$tcc_pid"

@@ -31,6 +31,7 @@ def test_start_is_idempotent_and_result_waits_for_the_event(server):
     assert time.monotonic() - t < 5
     assert e.status == "completed"
     assert e.result == {"request": {"id": "r-1"}, "outcome": "rejected"}
+    assert e.namespace == "default"
 
 
 def test_cancel_list_and_errors(server):

@@ -19,6 +19,7 @@ function execution(j) {
     status: String(j.status ?? ""),
     result: "result" in j ? toPlain(j.result) : null,
     message: j.message ?? null,
+    namespace: String(j.namespace ?? "default"),
     ended: ENDED.includes(j.status),
     raw: j,
   };

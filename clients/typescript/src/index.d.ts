@@ -28,6 +28,8 @@ export interface Execution {
   result: Json;
   /** A failed execution's message. */
   message: string | null;
+  /** The namespace owning the execution (`default` from a host without namespaces). */
+  namespace: string;
   /** Completed, failed or cancelled. */
   ended: boolean;
   /** The status JSON as the host sent it. */

@@ -28,6 +28,7 @@ test("start is idempotent and result waits for the event", async () => {
   assert.ok(Date.now() - t < 5000);
   assert.equal(done.status, "completed");
   assert.deepEqual(done.result, { request: "r-1", outcome: "granted" });
+  assert.equal(done.namespace, "default");
 });
 
 test("cancel, list, errors and AbortSignal", async () => {

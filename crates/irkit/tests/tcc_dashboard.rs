@@ -5,7 +5,9 @@
 //! may drive it), watch it suspend on an event wait (pc highlighted in the
 //! program listing), send the event from the page, see it complete
 //! without a reload (timeline with effects, checkpoints, timer, event and
-//! child), then the list (status, program and id search), the programs
+//! child), then the list (status, program and id search), the namespace
+//! picker (an execution and a program in namespace `acme` shown only when
+//! `acme` is chosen, hidden under `default`, both under "all"), the programs
 //! page, the schedules page (a paused schedule resumed by its button), and an
 //! execution failed by an effect resumed by the Resume button, a program
 //! registered from its Python source by `irkit tcc register` showing the
@@ -359,6 +361,78 @@ fn dashboard_round_trip(database: &str, dir: &Path, nodes: &[&str], bless: bool)
         "const c = document.querySelector('#executions caption'); return c ? c.textContent : null;",
         |v| v == &json!("No executions match."),
     );
+    // The namespace picker (issue 35): the operator's token lists every
+    // namespace holding data; choosing one filters the pages by it, and the
+    // choice stays in the tab.
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/artifacts?name=acme-waiter&namespace=acme",
+        Some(&common::waiter()),
+    );
+    assert_eq!(code, 201, "{j}");
+    let (code, j) = api(
+        &url,
+        "POST",
+        "/v1/executions?namespace=acme",
+        Some(br#"{"program": "acme-waiter", "id": "acme-ui-1"}"#),
+    );
+    assert_eq!(code, 201, "{j}");
+    goto(&b, &format!("{url}/ui"));
+    until(
+        &b,
+        "the namespace picker",
+        "const s = document.querySelector('#namespace'); return s && !s.hidden ? [...s.options].map(o => o.value) : null;",
+        |v| v == &json!(["", "acme", "default"]),
+    );
+    let choose = |ns: &str| {
+        b.execute(
+            "const s = document.querySelector('#namespace'); s.value = arguments[0]; s.dispatchEvent(new Event('change')); return null;",
+            vec![json!(ns)],
+        )
+        .unwrap();
+    };
+    let rows = "return document.querySelector('#namespace').value + ' ' + [...document.querySelectorAll('#executions tbody tr')].map(r => r.dataset.id + '@' + r.dataset.namespace).join(' ');";
+    choose("acme");
+    until(&b, "acme's executions only", rows, |v| {
+        v == &json!("acme acme-ui-1@acme")
+    });
+    goto(&b, &format!("{url}/ui/programs"));
+    until(
+        &b,
+        "acme's programs only",
+        "return [...document.querySelectorAll('#programs tbody tr')].map(r => r.dataset.name);",
+        |v| v == &json!(["acme-waiter"]),
+    );
+    goto(&b, &format!("{url}/ui/executions/acme-ui-1"));
+    until(
+        &b,
+        "the execution's namespace",
+        "const e = document.querySelector('#execution-namespace'); return e ? e.textContent : null;",
+        |v| v == &json!("acme"),
+    );
+    goto(&b, &format!("{url}/ui"));
+    until(
+        &b,
+        "the list in acme",
+        "const s = document.querySelector('#namespace'); return s && !s.hidden ? s.value : null;",
+        |v| v == &json!("acme"),
+    );
+    choose("default");
+    until(&b, "default's executions", rows, |v| {
+        v.as_str().is_some_and(|t| {
+            t.starts_with("default ") && t.contains(&format!("{id}@default")) && !t.contains("acme")
+        })
+    });
+    choose("");
+    until(&b, "every namespace's executions", rows, |v| {
+        v.as_str().is_some_and(|t| {
+            t.starts_with(' ')
+                && t.contains("acme-ui-1@acme")
+                && t.contains(&format!("{id}@default"))
+        })
+    });
+
     // The programs page and the artifact's listing.
     goto(&b, &format!("{url}/ui/programs"));
     let row = until(

@@ -3,7 +3,10 @@
 //! invisible and untouchable with globex's token through every route of
 //! the service's route table (`tcc_host::namespace::routes::RULES`, which
 //! the guard refuses to serve a route without), on SQLite and on
-//! PostgreSQL with two nodes (created on one, probed on the other).
+//! PostgreSQL with two nodes (created on one, probed on the other). The
+//! status document and listings name the namespace, `GET /v1/namespaces`
+//! answers each token what it may name, and the served OpenAPI documents
+//! the namespace header and query on exactly the routes that take them.
 
 #[path = "../../tcc_host/tests/common/mod.rs"]
 mod common;
@@ -217,7 +220,7 @@ fn sweep(url: &str, task: &str) {
             Rule::Task => Some((task, "no-such-exec:charge")),
             Rule::Schedule => Some(("acme-sched", "no-such-sched")),
             Rule::Program => Some(("acme-wait", "no-such-program")),
-            Rule::Operator | Rule::Scoped => None,
+            Rule::Operator | Rule::Scoped | Rule::Token => None,
         };
         let body = body_for(method, template);
         tried += 1;
@@ -408,6 +411,67 @@ fn acme_untouched(url: &str, task: &str) {
     assert!(!j.to_string().contains("acme-exec"), "{j}");
     let (st, _) = call(url, OPERATOR, None, "GET", "/metrics", None);
     assert_eq!(st, 200);
+    // The status document names the namespace; the listing's rows too.
+    let (_, j) = call(url, OPERATOR, None, "GET", "/v1/executions/acme-exec", None);
+    assert_eq!(j["namespace"], "acme", "{j}");
+    let (_, j) = call(url, GLOBEX, None, "GET", "/v1/executions", None);
+    let spaces: Vec<&J> = j["executions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["namespace"])
+        .collect();
+    assert!(
+        !spaces.is_empty() && spaces.iter().all(|n| *n == "globex"),
+        "{j}"
+    );
+    // The namespaces each token may name (the dashboard's picker).
+    for (token, names, every) in [
+        (ACME, json!(["acme"]), false),
+        (BOTH, json!(["acme", "globex"]), false),
+        (OPERATOR, json!(["acme", "default", "globex"]), true),
+    ] {
+        let (st, j) = call(url, token, None, "GET", "/v1/namespaces", None);
+        assert_eq!(st, 200, "{j}");
+        assert_eq!(j, json!({"namespaces": names, "every": every}), "{token}");
+    }
+    let (st, _) = call(url, "wrong", None, "GET", "/v1/namespaces", None);
+    assert_eq!(st, 401);
+}
+
+/// The served OpenAPI description documents the namespace (header
+/// `TCC-Namespace` and query `namespace`) on every route of the rule table
+/// that takes one (all but the public routes and `/v1/namespaces`), and the
+/// status document's `namespace`.
+fn openapi_documents_namespaces(url: &str) {
+    let (st, api) = call(url, OPERATOR, None, "GET", "/v1/openapi.json", None);
+    assert_eq!(st, 200);
+    let params = &api["components"]["parameters"];
+    assert_eq!(params["NamespaceHeader"]["name"], "TCC-Namespace");
+    assert_eq!(params["NamespaceHeader"]["in"], "header");
+    assert_eq!(params["NamespaceQuery"]["name"], "namespace");
+    assert_eq!(params["NamespaceQuery"]["in"], "query");
+    let mut checked = 0;
+    for &(method, template, rule) in RULES {
+        if !template.starts_with("/v1/") && template != "/metrics" {
+            continue;
+        }
+        let op = &api["paths"][template][method.to_lowercase()];
+        assert!(op.is_object(), "{method} {template} is not in openapi.json");
+        let refs: Vec<&str> = op["parameters"]
+            .as_array()
+            .map(|ps| ps.iter().filter_map(|p| p["$ref"].as_str()).collect())
+            .unwrap_or_default();
+        let takes = !matches!(rule, Rule::Public | Rule::Token);
+        for name in ["NamespaceHeader", "NamespaceQuery"] {
+            let documented = refs.contains(&format!("#/components/parameters/{name}").as_str());
+            assert_eq!(documented, takes, "{method} {template}: {name}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 35, "{checked} routes checked");
+    let execution = &api["components"]["schemas"]["Execution"];
+    assert_eq!(execution["properties"]["namespace"]["type"], "string");
 }
 
 #[test]
@@ -418,6 +482,7 @@ fn a_token_never_sees_or_touches_another_namespace_on_sqlite() {
     let task = populate(&node.url);
     sweep(&node.url, &task);
     acme_untouched(&node.url, &task);
+    openapi_documents_namespaces(&node.url);
     node.terminate();
 }
 

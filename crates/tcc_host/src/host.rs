@@ -164,6 +164,9 @@ pub struct Host {
     failures: crate::quarantine::Failures,
     /// This node's view of the flow limits ([`crate::flow`]).
     flow: crate::flow::FlowControl,
+    /// The artifacts the dashboard's execution page read, parsed
+    /// ([`crate::source::cache`]).
+    artifact_views: crate::source::cache::ArtifactCache,
 }
 
 /// Decodes, validates and hashes an artifact for registration.
@@ -214,7 +217,14 @@ impl Host {
             tasks,
             failures: crate::quarantine::Failures::default(),
             flow: crate::flow::FlowControl::new(),
+            artifact_views: crate::source::cache::ArtifactCache::default(),
         })
+    }
+
+    /// The parsed artifacts of the dashboard's execution page, by hash
+    /// ([`crate::source::cache`]).
+    pub fn artifact_views(&self) -> &crate::source::cache::ArtifactCache {
+        &self.artifact_views
     }
 
     /// The hub that announces ends of executions ([`done_topic`]).
@@ -1246,10 +1256,16 @@ impl Driver<'_, '_> {
                 let consumed_event = self.consumed.as_ref().is_some_and(|w| w.kind == "event");
                 let mut history = std::mem::take(&mut self.history);
                 if status.is_terminal() || status == Status::Suspended {
-                    history.push((
-                        "checkpoint".into(),
-                        json!({"revision": revision, "status": store_status(status)}),
-                    ));
+                    let mut detail = json!({"revision": revision, "status": store_status(status)});
+                    // Where it stands (its top frame), kept with the entry:
+                    // the dashboard shows the step's source line after the
+                    // chain has dropped this revision (issue 35,
+                    // `crate::source::view::history_locations`).
+                    if let Some(top) = cont.frames.last() {
+                        detail["func_id"] = top.func_id.into();
+                        detail["pc"] = top.pc.into();
+                    }
+                    history.push(("checkpoint".into(), detail));
                 }
                 // The first checkpoint after a failed effect: when it is
                 // the failure, the one before (`confirmed`) is where an
@@ -1517,6 +1533,15 @@ impl Driver<'_, '_> {
                         )));
                     }
                 };
+                // The child's drives continue this drive's trace (issue
+                // 35, `crate::otel`): its `traceparent` is stored before the
+                // checkpoint that creates it commits (the same id on a
+                // re-run keeps the first).
+                if let Some(tp) = self.trace.for_child()?
+                    && let Some(traces) = crate::otel::traces_of(&*host.store)
+                {
+                    traces.put_traceparent(&child_execution_id, &tp.to_string())?;
+                }
                 let child_program = program_name.clone();
                 self.regs.push(Registration::Child {
                     child: NewExecution {

@@ -49,6 +49,8 @@ pub struct Metrics {
     retention: IntCounterVec,
     throttled: IntCounterVec,
     throttle_wait: HistogramVec,
+    trace_export_failures: IntCounter,
+    trace_spans_dropped: IntCounter,
 }
 
 /// The process's metrics.
@@ -236,6 +238,22 @@ impl Metrics {
             throttled.with_label_values(&[scope_kind]);
             throttle_wait.with_label_values(&[scope_kind]);
         }
+        let trace_export_failures = reg(
+            &registry,
+            IntCounter::new(
+                "tcc_trace_export_failures_total",
+                "OTLP span exports that failed (the endpoint refused the connection, timed out or answered other than 2xx).",
+            )
+            .expect("valid metric"),
+        );
+        let trace_spans_dropped = reg(
+            &registry,
+            IntCounter::new(
+                "tcc_trace_spans_dropped_total",
+                "Spans in the batches of failed OTLP exports (not retried).",
+            )
+            .expect("valid metric"),
+        );
         // Series that exist from the start (at 0), so that rates and
         // dashboards see them before the first event.
         for outcome in [
@@ -274,7 +292,15 @@ impl Metrics {
             retention,
             throttled,
             throttle_wait,
+            trace_export_failures,
+            trace_spans_dropped,
         }
+    }
+
+    /// An OTLP export of `spans` spans failed (issue 35, `crate::otel`).
+    pub fn trace_export_failed(&self, spans: usize) {
+        self.trace_export_failures.inc();
+        self.trace_spans_dropped.inc_by(spans as u64);
     }
 
     /// An operator paused or resumed an execution or a program (`change`).

@@ -154,6 +154,7 @@ mod tests {
             updated_ms: 0,
             seq: 1,
             drive_attempts: 0,
+            namespace: "default".into(),
         };
         row.drive_attempts = 6;
         let e = f.quarantine_error(&row);

@@ -300,6 +300,7 @@ fn router(app: Shared) -> Router {
         .route("/v1/health", get(health))
         .route("/v1/openapi.json", get(openapi))
         .route("/metrics", get(metrics_text))
+        .route("/v1/namespaces", get(namespaces))
         .route("/v1/artifacts", post(register))
         .route("/v1/artifacts/{hash}", get(artifact))
         .route("/v1/programs", get(programs))
@@ -485,6 +486,10 @@ async fn scope_request(
         // A public route without a (valid) token: nothing namespaced.
         return Ok(());
     };
+    if rule == routes::Rule::Token {
+        req.extensions_mut().insert(grant.clone());
+        return Ok(());
+    }
     let header = match req.headers().get(ns::HEADER) {
         Some(v) => Some(
             v.to_str()
@@ -499,17 +504,19 @@ async fn scope_request(
         rule,
         routes::Rule::Public | routes::Rule::Scoped | routes::Rule::Artifact
     ) {
-        let (host, s, template, path) = (
+        let (host, s, method, template, path) = (
             app.host.clone(),
             scope.clone(),
+            req.method().as_str().to_string(),
             route.to_string(),
             req.uri().path().to_string(),
         );
-        tokio::task::spawn_blocking(move || {
-            routes::check(&**host.store(), &s, rule, &template, &path)
+        let checked = tokio::task::spawn_blocking(move || {
+            routes::check(&**host.store(), &s, rule, &method, &template, &path)
         })
         .await
         .map_err(|e| ApiError::Internal(format!("namespace check failed: {e}")))??;
+        req.extensions_mut().insert(checked);
     }
     req.extensions_mut().insert(scope);
     Ok(())
@@ -603,6 +610,22 @@ async fn openapi() -> Answer {
     serde_json::from_str(OPENAPI)
         .map(|j| Reply(200, j))
         .map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// `GET /v1/namespaces` (issue 35): the namespaces the request's token
+/// may name ([`crate::namespace::visible`]), and whether it has every
+/// namespace (then it may also name none, acting across them).
+async fn namespaces(
+    State(app): State<Shared>,
+    grant: Option<Extension<crate::namespace::Grant>>,
+) -> Answer {
+    let grant = grant.map_or(crate::namespace::Grant::Every, |Extension(g)| g);
+    blocking(move || {
+        let list = crate::namespace::visible(&**app.host.store(), &grant)?;
+        let every = matches!(grant, crate::namespace::Grant::Every);
+        Ok(Reply(200, json!({"namespaces": list, "every": every})))
+    })
+    .await
 }
 
 async fn no_route(req: Request) -> ApiError {
@@ -867,13 +890,26 @@ async fn list(
     .await
 }
 
-async fn status(State(app): State<Shared>, uri: Uri) -> Result<Response, ApiError> {
+async fn status(
+    State(app): State<Shared>,
+    checked: Option<Extension<crate::namespace::routes::Checked>>,
+    uri: Uri,
+) -> Result<Response, ApiError> {
     let id = param(&uri)?;
+    // The guard read the row when it checked its namespace.
+    let read = checked
+        .and_then(|Extension(c)| c.row)
+        .filter(|r| r.id == id);
     blocking_text(move || {
         let store = app.host.store();
-        let row = store
-            .get_execution(&id)?
-            .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))?;
+        let row = match read {
+            Some(row) => row,
+            None => Arc::new(
+                store
+                    .get_execution(&id)?
+                    .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))?,
+            ),
+        };
         let mut extra = Vec::new();
         if !row.is_terminal()
             && let Some(retry) = waiting_retry(&**store, &id)?

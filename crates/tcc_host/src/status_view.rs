@@ -75,6 +75,7 @@ fn status_members(row: &ExecutionRow) -> serde_json::Map<String, J> {
     m.insert("revision".into(), row.revision.into());
     m.insert("artifact_hash".into(), row.artifact_hash.clone().into());
     m.insert("program".into(), row.program_name.clone().into());
+    m.insert("namespace".into(), row.namespace.clone().into());
     if let Some(msg) = &row.message {
         m.insert("message".into(), msg.clone().into());
     }

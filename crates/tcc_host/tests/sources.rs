@@ -133,6 +133,11 @@ fn the_execution_page_shows_the_line_of_the_pc_of_each_step_and_the_slots() {
 
         let doc = tcc_host::ui::execution_doc(&viewer, &id).unwrap().unwrap();
         assert_eq!(doc["source_file"], "greet.py");
+        // The artifact was parsed once and kept for the next polls.
+        assert_eq!(viewer.artifact_views().len(), 1);
+        let again = tcc_host::ui::execution_doc(&viewer, &id).unwrap().unwrap();
+        assert_eq!(again["source"], doc["source"]);
+        assert_eq!(viewer.artifact_views().len(), 1);
         // Suspended just after WaitForEvent (pc 7): it stands at pc 6.
         let at = &doc["source"];
         assert_eq!(
@@ -169,9 +174,20 @@ fn the_execution_page_shows_the_line_of_the_pc_of_each_step_and_the_slots() {
         assert_eq!(last["source"]["line"], 5, "{last}");
         assert!(history[0].get("source").is_none(), "{}", history[0]);
 
-        // Finished: no pc, no slots; the effect keeps its line (the
-        // checkpoints' lines last only while the chain holds their
-        // revisions: a finished execution's chain is its last snapshot).
+        // The checkpoint entry records where it stood (its top frame).
+        assert_eq!(
+            (
+                last["detail"]["func_id"].as_u64(),
+                last["detail"]["pc"].as_u64()
+            ),
+            (Some(0), Some(7)),
+            "{last}"
+        );
+        let suspended_at = last["detail"]["revision"].as_u64().unwrap();
+
+        // Finished: no pc, no slots; every step keeps its line: the effect
+        // by its key, the checkpoint that suspended by the frame its entry
+        // recorded, also once the chain no longer holds its revision.
         b.send_event(&id, "go", &json!({"t": "null"})).unwrap();
         driver.notify();
         until_status(&driver, &id, "completed");
@@ -188,6 +204,34 @@ fn the_execution_page_shows_the_line_of_the_pc_of_each_step_and_the_slots() {
             .filter_map(|e| e["source"]["line"].as_u64())
             .collect();
         assert!(lines.contains(&4), "{lines:?}");
+        let waited = doc["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["kind"] == "checkpoint" && e["detail"]["revision"] == suspended_at)
+            .unwrap();
+        assert_eq!(waited["source"]["line"], 5, "{waited}");
+        assert_eq!(waited["source"]["text"], "    await wait_for_event(\"go\")");
+        // The events after it stand where it stood.
+        let received = doc["history"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["kind"] == "event_received")
+            .unwrap();
+        assert_eq!(received["source"]["line"], 5, "{received}");
+        let chain: Vec<u64> = b
+            .load_checkpoints(&id)
+            .unwrap()
+            .iter()
+            .map(|c| c.revision)
+            .collect();
+        // The completion's snapshot dropped the earlier checkpoints: the
+        // wait's line above came from the entry's recorded frame.
+        assert!(
+            !chain.contains(&suspended_at),
+            "chain after completion: {chain:?} (suspended at r{suspended_at})"
+        );
     }
 }
 
@@ -304,4 +348,54 @@ fn the_register_route_keeps_a_source_and_the_source_route_serves_it() {
         svc.stop();
         drop(host);
     }
+}
+
+#[test]
+fn parsed_artifacts_are_kept_by_hash_within_their_bounds() {
+    use std::cell::Cell;
+    use tcc_host::source::cache::ArtifactCache;
+    let reads = Cell::new(0);
+    let text = |n: u32| Some(format!("{{\"n\": {n}}}").into_bytes());
+    let cache = ArtifactCache::new(2, 1 << 20);
+    let get = |hash: &str, n: u32| {
+        cache
+            .get_or_parse(hash, || {
+                reads.set(reads.get() + 1);
+                Ok(text(n))
+            })
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(get("a", 1)["n"], 1);
+    assert_eq!(get("a", 1)["n"], 1);
+    assert_eq!(reads.get(), 1, "read once");
+    get("b", 2);
+    get("a", 1); // a is now the most recently used
+    get("c", 3); // evicts b
+    assert_eq!(cache.len(), 2);
+    assert_eq!(reads.get(), 3);
+    get("a", 1);
+    assert_eq!(reads.get(), 3, "a was kept");
+    get("b", 2);
+    assert_eq!(reads.get(), 4, "b was evicted");
+    // A missing artifact is not kept; text that is not JSON is corrupt.
+    assert!(cache.get_or_parse("none", || Ok(None)).unwrap().is_none());
+    assert!(
+        cache
+            .get_or_parse("bad", || Ok(Some(b"{".to_vec())))
+            .is_err()
+    );
+    assert_eq!(cache.len(), 2);
+    // The byte bound: an artifact larger than it is never kept.
+    let small = ArtifactCache::new(8, 16);
+    let big = format!("{{\"x\": \"{}\"}}", "y".repeat(32)).into_bytes();
+    small.get_or_parse("big", || Ok(Some(big.clone()))).unwrap();
+    assert!(small.is_empty());
+    small
+        .get_or_parse("s1", || Ok(Some(b"[1, 2, 3]".to_vec())))
+        .unwrap();
+    small
+        .get_or_parse("s2", || Ok(Some(b"[4, 5, 6]".to_vec())))
+        .unwrap();
+    assert_eq!((small.len(), small.bytes()), (1, 9), "16 bytes hold one");
 }

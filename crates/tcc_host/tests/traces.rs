@@ -6,7 +6,10 @@
 //! execution id, and the webhook gets the effect span's context as its
 //! `traceparent` header; a worker task carries it in its row and poll
 //! answer; an invalid header on start is refused; with tracing off the
-//! start's `traceparent` reaches the webhook unchanged.
+//! start's `traceparent` reaches the webhook unchanged. A child
+//! execution's drives are children of its parent's drive, a schedule
+//! tick's execution's drives children of the tick's span, and failed
+//! exports are counted on the metrics.
 
 mod common;
 #[path = "common/db.rs"]
@@ -297,6 +300,191 @@ fn an_invalid_traceparent_on_start_is_refused_and_tracing_off_passes_it_on() {
         // Nothing exported with tracing off.
         assert!(receiver.exports.lock().unwrap().is_empty());
     }
+}
+
+/// A host exporting to `receiver` (batches 50 ms apart), echo providers.
+fn traced_host(store: &Arc<dyn Store>, receiver: &Receiver) -> (Arc<Host>, Arc<Telemetry>) {
+    let telemetry =
+        Arc::new(Telemetry::new(&receiver.url, "irkit-test", Duration::from_millis(50)).unwrap());
+    let host = Host::new(
+        store.clone(),
+        Providers::echo_all(),
+        HostConfig {
+            poll_ms: 10,
+            telemetry: Some(telemetry.clone()),
+            ..HostConfig::default()
+        },
+    );
+    (host, telemetry)
+}
+
+/// The spans of `spans` named `name` whose execution is `id`.
+fn spans_of<'a>(spans: &'a [J], name: &str, id: &str) -> Vec<&'a J> {
+    spans
+        .iter()
+        .filter(|s| s["name"] == name && string_attr(s, "tcc.execution_id") == Some(id))
+        .collect()
+}
+
+#[test]
+fn a_child_execution_continues_its_parents_drive_trace() {
+    for db in TestDb::all("t_traces_child") {
+        let receiver = Receiver::start();
+        let store = db.open();
+        let (host, telemetry) = traced_host(&store, &receiver);
+        host.register(&common::worker(), Some("worker")).unwrap();
+        // run(): Invoke worker(3), return its result.
+        let parent = common::artifact(&[(
+            "run",
+            0,
+            0,
+            serde_json::json!([
+                {"op": "LoadConst", "value": {"t": "number", "v": 3.0}},
+                {"op": "LoadConst", "value": {"t": "string", "v": "worker"}},
+                {"op": "Invoke", "arg_count": 1},
+                {"op": "Return"}
+            ]),
+        )]);
+        host.register(&parent, Some("parent")).unwrap();
+        let caller = TraceParent::parse(CALLER).unwrap();
+        let id = host
+            .start_traced("parent", Default::default(), None, Some(&caller))
+            .unwrap();
+        run_to_end(&host, &id);
+        telemetry.flush().unwrap();
+
+        let spans = receiver.spans();
+        let trace_hex = &CALLER[3..35];
+        let parent_drives: Vec<&J> = spans_of(&spans, "tcc.drive", &id)
+            .into_iter()
+            .map(|d| &d["spanId"])
+            .collect();
+        assert!(!parent_drives.is_empty(), "{spans:#?}");
+        let child_drives: Vec<&J> = spans
+            .iter()
+            .filter(|s| {
+                s["name"] == "tcc.drive"
+                    && string_attr(s, "tcc.execution_id").is_some_and(|e| e != id)
+            })
+            .collect();
+        assert!(
+            !child_drives.is_empty(),
+            "no drive of the child: {spans:#?}"
+        );
+        for d in &child_drives {
+            assert_eq!(d["traceId"], trace_hex, "{d:#}");
+            assert!(
+                parent_drives.contains(&&d["parentSpanId"]),
+                "the child's drive is not a child of a parent's drive: {d:#}"
+            );
+        }
+        // The child's effect is in the same trace.
+        let child = string_attr(child_drives[0], "tcc.execution_id").unwrap();
+        let effects = spans_of(&spans, "tcc.effect", child);
+        assert_eq!(effects.len(), 1, "{spans:#?}");
+        assert_eq!(effects[0]["traceId"], trace_hex);
+    }
+}
+
+#[test]
+fn a_schedule_tick_is_the_root_of_its_executions_trace() {
+    use tcc_host::schedule::{Catchup, NewSchedule, Overlap, Spec};
+    for db in TestDb::all("t_traces_sched") {
+        let receiver = Receiver::start();
+        let store = db.open();
+        let (host, telemetry) = traced_host(&store, &receiver);
+        host.register(&common::effects(), Some("pay")).unwrap();
+        let schedules = tcc_host::schedule::store_of(&*store).unwrap();
+        let row = NewSchedule {
+            name: "hourly-pay".into(),
+            program: "pay".into(),
+            args: Default::default(),
+            spec: Spec::parse("every", "1h").unwrap(),
+            overlap: Overlap::parse("skip").unwrap(),
+            catchup: Catchup::parse("latest").unwrap(),
+            catchup_window_ms: 60_000,
+            paused: false,
+        }
+        .row(tcc_host::now_ms())
+        .unwrap();
+        let due = row.next_due_ms;
+        schedules.create_schedule(&row).unwrap();
+        let report = tcc_host::schedule::run_pass_traced(&*store, Some(&telemetry), due).unwrap();
+        assert_eq!(report.started, 1, "{report:?}");
+        let id = tcc_host::schedule::tick_execution_id("hourly-pay", due);
+        run_to_end(&host, &id);
+        telemetry.flush().unwrap();
+
+        let spans = receiver.spans();
+        let ticks = spans_of(&spans, "tcc.schedule.tick", &id);
+        assert_eq!(ticks.len(), 1, "{spans:#?}");
+        let tick = ticks[0];
+        assert_eq!(string_attr(tick, "tcc.schedule"), Some("hourly-pay"));
+        assert_eq!(string_attr(tick, "tcc.outcome"), Some("started"));
+        assert_eq!(
+            attr(tick, "tcc.schedule.tick_ms").unwrap()["intValue"],
+            due.to_string()
+        );
+        assert!(tick.get("parentSpanId").is_none(), "a tick starts a trace");
+        let drives = spans_of(&spans, "tcc.drive", &id);
+        assert!(!drives.is_empty(), "{spans:#?}");
+        for d in &drives {
+            assert_eq!(d["traceId"], tick["traceId"]);
+            assert_eq!(d["parentSpanId"], tick["spanId"]);
+        }
+    }
+}
+
+#[test]
+fn failed_exports_are_counted_on_the_metrics() {
+    // An endpoint that refuses connections: a port bound, then released.
+    let refused = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let read = |name: &str| -> u64 {
+        let text = tcc_host::metrics::global().render(None);
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} not in the metrics:\n{text}"))
+    };
+    let failures = read("tcc_trace_export_failures_total");
+    let dropped = read("tcc_trace_spans_dropped_total");
+    let telemetry = Telemetry::new(&refused, "irkit-test", Duration::from_secs(60)).unwrap();
+    for _ in 0..3 {
+        telemetry
+            .span(
+                "tcc.test",
+                opentelemetry::trace::SpanKind::Internal,
+                None,
+                Vec::new(),
+            )
+            .end();
+    }
+    assert!(telemetry.flush().is_err(), "the export should fail");
+    assert!(read("tcc_trace_export_failures_total") > failures);
+    assert!(read("tcc_trace_spans_dropped_total") >= dropped + 3);
+    // An endpoint that answers 500 counts too.
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", server.server_addr().to_ip().unwrap());
+    let answering = std::thread::spawn(move || {
+        if let Ok(req) = server.recv() {
+            let _ = req.respond(tiny_http::Response::from_string("no").with_status_code(500));
+        }
+    });
+    let failures = read("tcc_trace_export_failures_total");
+    let telemetry = Telemetry::new(&url, "irkit-test", Duration::from_secs(60)).unwrap();
+    telemetry
+        .span(
+            "tcc.test",
+            opentelemetry::trace::SpanKind::Internal,
+            None,
+            Vec::new(),
+        )
+        .end();
+    assert!(telemetry.flush().is_err());
+    answering.join().unwrap();
+    assert!(read("tcc_trace_export_failures_total") > failures);
 }
 
 #[test]

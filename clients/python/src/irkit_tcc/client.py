@@ -28,6 +28,8 @@ class Execution:
     result: Any = None
     #: A failed execution's message.
     message: Optional[str] = None
+    #: The namespace owning the execution (``default`` from a host without namespaces).
+    namespace: str = "default"
     #: The whole status JSON as the host sent it (tagged result, revision, pending…).
     raw: Dict[str, Any] = field(default_factory=dict)
 
@@ -43,6 +45,7 @@ class Execution:
             status=str(j.get("status", "")),
             result=to_plain(j["result"]) if "result" in j else None,
             message=j.get("message"),
+            namespace=str(j.get("namespace", "default")),
             raw=j,
         )
 

@@ -4,6 +4,9 @@
 "use strict";
 (() => {
   const TOKEN_KEY = "irkit-tcc-token";
+  // The namespace the pages act in ("" : every namespace, for a token of
+  // every namespace), kept in the tab beside the token.
+  const NS_KEY = "irkit-tcc-namespace";
   const TERMINAL = ["completed", "failed", "cancelled"];
   const STATUSES = ["runnable", "suspended", "completed", "failed", "cancelled"];
   const POLL_MS = 500;
@@ -61,6 +64,8 @@
     const headers = { Accept: "application/json" };
     const token = sessionStorage.getItem(TOKEN_KEY);
     if (token) headers.Authorization = "Bearer " + token;
+    const ns = sessionStorage.getItem(NS_KEY);
+    if (ns) headers["TCC-Namespace"] = ns;
     // The service admits a POST only as JSON (docs/tcc/host.md, "Browsers").
     if (body !== undefined || method === "POST") headers["Content-Type"] = "application/json";
     const r = await fetch(path, {
@@ -136,11 +141,12 @@
     const refresh = async () => {
       const page = await api("GET", "/ui/api/executions?" + query.toString());
       fill(table,
-        h("thead", {}, h("tr", {}, ["id", "status", "program", "revision", "lease", "updated"].map((c) => h("th", {}, c)))),
-        h("tbody", {}, page.executions.map((e) => h("tr", { "data-id": e.id },
+        h("thead", {}, h("tr", {}, ["id", "status", "program", "namespace", "revision", "lease", "updated"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, page.executions.map((e) => h("tr", { "data-id": e.id, "data-namespace": e.namespace },
           h("td", { class: "mono" }, h("a", { href: "/ui/executions/" + encodeURIComponent(e.id) }, e.id)),
           h("td", {}, badge(e.status), e.cancel_requested ? " cancel requested" : "", e.error ? h("span", { class: "error" }, " " + e.error) : ""),
           h("td", {}, e.program || h("span", { class: "muted" }, "(by hash)")),
+          h("td", { class: "namespace" }, e.namespace),
           h("td", {}, e.revision),
           h("td", { class: "lease" }, leaseText(e.lease)),
           h("td", { class: "muted" }, time(e.updated_ms))))));
@@ -392,6 +398,7 @@
       status.dataset.status = x.status;
       fill(summary,
         h("dt", {}, "program"), h("dd", {}, x.program || h("span", { class: "muted" }, "(started by hash)")),
+        h("dt", {}, "namespace"), h("dd", { id: "execution-namespace" }, x.namespace),
         h("dt", {}, "artifact"), h("dd", { class: "mono" }, h("a", { href: "/ui/programs/" + encodeURIComponent(x.artifact_hash) }, x.artifact_hash)),
         h("dt", {}, "revision"), h("dd", { id: "revision" }, x.revision),
         h("dt", {}, "lease"), h("dd", { id: "lease" }, leaseText(doc.lease)),
@@ -563,14 +570,42 @@
     if (schedules.length === 0) main.append(h("p", { class: "muted" }, "No schedule exists (irkit tcc schedule create)."));
   }
 
+  // ---- namespace picker ---------------------------------------------------
+
+  // Fills the header's picker with the namespaces the token may name
+  // (GET /v1/namespaces) and settles the tab's choice: kept when still
+  // allowed, else "" (every namespace) for a token of every namespace,
+  // "default" when the token has it, else its first namespace.
+  async function picker() {
+    const select = document.getElementById("namespace");
+    const j = await api("GET", "/v1/namespaces");
+    let chosen = sessionStorage.getItem(NS_KEY) || "";
+    const allowed = (j.every ? [""] : []).concat(j.namespaces);
+    if (!allowed.includes(chosen)) {
+      chosen = j.every ? "" : (j.namespaces.includes("default") ? "default" : j.namespaces[0] || "");
+    }
+    if (chosen) sessionStorage.setItem(NS_KEY, chosen);
+    else sessionStorage.removeItem(NS_KEY);
+    fill(select, allowed.map((n) => h("option", { value: n, selected: n === chosen }, n || "all namespaces")));
+    select.hidden = false;
+    select.onchange = () => {
+      if (select.value) sessionStorage.setItem(NS_KEY, select.value);
+      else sessionStorage.removeItem(NS_KEY);
+      // One execution or artifact belongs to one namespace: back to the list.
+      const listing = ["/ui", "/ui/", "/ui/programs", "/ui/schedules"].includes(location.pathname);
+      location.assign(listing ? location.pathname : "/ui");
+    };
+  }
+
   function route() {
     const p = location.pathname;
     let m;
-    if ((m = p.match(/^\/ui\/executions\/([^/]+)$/))) return guarded(() => showExecution(decodeURIComponent(m[1])));
-    if (p === "/ui/programs") return guarded(showPrograms);
-    if (p === "/ui/schedules") return guarded(showSchedules);
-    if ((m = p.match(/^\/ui\/programs\/([^/]+)$/))) return guarded(() => showArtifact(decodeURIComponent(m[1])));
-    return guarded(showList);
+    const show = (f) => guarded(async () => { await picker(); await f(); });
+    if ((m = p.match(/^\/ui\/executions\/([^/]+)$/))) return show(() => showExecution(decodeURIComponent(m[1])));
+    if (p === "/ui/programs") return show(showPrograms);
+    if (p === "/ui/schedules") return show(showSchedules);
+    if ((m = p.match(/^\/ui\/programs\/([^/]+)$/))) return show(() => showArtifact(decodeURIComponent(m[1])));
+    return show(showList);
   }
 
   route();

@@ -158,6 +158,10 @@ pub trait NamespaceStore: Send + Sync {
     ) -> Result<bool, StoreError>;
     /// The program names of `namespace` with their hashes, by name.
     fn programs_in(&self, namespace: &str) -> Result<Vec<(String, String)>, StoreError>;
+    /// Every namespace holding an execution, a program name or a schedule,
+    /// by name (the executions' read as a skip scan of their
+    /// `(namespace, seq)` index: one probe per namespace, not per row).
+    fn namespaces(&self) -> Result<Vec<String>, StoreError>;
 }
 
 /// The store's [`NamespaceStore`], when it has one.
@@ -248,6 +252,25 @@ pub fn set_program(
         }
         None if namespace == DEFAULT => store.set_program(name, hash),
         None => Err(unsupported()),
+    }
+}
+
+/// The namespaces a token of `grant` may name, by name: its own, or (a
+/// token of every namespace) [`DEFAULT`] and every namespace holding
+/// data.
+pub fn visible(store: &dyn Store, grant: &Grant) -> Result<Vec<String>, StoreError> {
+    match grant {
+        Grant::Only(list) => Ok(list.clone()),
+        Grant::Every => {
+            let mut all = match store_of(store) {
+                Some(ns) => ns.namespaces()?,
+                None => Vec::new(),
+            };
+            all.push(DEFAULT.to_string());
+            all.sort();
+            all.dedup();
+            Ok(all)
+        }
     }
 }
 

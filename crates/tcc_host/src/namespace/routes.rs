@@ -29,6 +29,9 @@ pub enum Rule {
     /// Needs a token of every namespace (metrics, flow limits): they are
     /// the operator's, shared by every namespace.
     Operator,
+    /// About the token itself (the namespaces it may name): any valid
+    /// token, whether or not the request names a namespace.
+    Token,
 }
 
 /// Every route: method, path template (as the router has it), rule. The
@@ -38,6 +41,7 @@ pub const RULES: &[(&str, &str, Rule)] = &[
     ("GET", "/v1/health", Rule::Public),
     ("GET", "/v1/openapi.json", Rule::Public),
     ("GET", "/metrics", Rule::Operator),
+    ("GET", "/v1/namespaces", Rule::Token),
     ("POST", "/v1/artifacts", Rule::Scoped),
     ("GET", "/v1/artifacts/{hash}", Rule::Artifact),
     ("GET", "/v1/artifacts/{hash}/source", Rule::Artifact),
@@ -168,6 +172,19 @@ pub fn task_execution(task_id: &str) -> Option<String> {
     Some(out)
 }
 
+/// The `GET` routes whose handler reads the whole execution row: the
+/// guard reads it in place of the namespace alone and hands it on
+/// ([`Checked::row`]), so the row is read once per request.
+pub const ROW_ROUTES: &[&str] = &["/v1/executions/{id}", "/ui/api/executions/{id}"];
+
+/// What [`check`] found while checking a request.
+#[derive(Debug, Clone, Default)]
+pub struct Checked {
+    /// The execution row of a [`ROW_ROUTES`] request, read by the check
+    /// (when its parameter decodes one way only).
+    pub row: Option<std::sync::Arc<crate::store::ExecutionRow>>,
+}
+
 /// Checks a request of `rule` on `path` (matched by `template`) against
 /// `scope`: `Ok` to run the route, else its answer. A row the scope does
 /// not see answers as an unknown one.
@@ -175,24 +192,39 @@ pub fn check(
     store: &dyn Store,
     scope: &Scope,
     rule: Rule,
+    method: &str,
     template: &str,
     path: &str,
-) -> Result<(), ApiError> {
+) -> Result<Checked, ApiError> {
     // No decoding at all: the route refuses the parameter itself.
     let params = || Ok::<_, ApiError>(param_candidates(template, path));
     match rule {
-        Rule::Public | Rule::Scoped | Rule::Artifact => Ok(()),
-        Rule::Operator if scope.every => Ok(()),
+        Rule::Public | Rule::Scoped | Rule::Artifact | Rule::Token => Ok(Checked::default()),
+        Rule::Operator if scope.every => Ok(Checked::default()),
         Rule::Operator => Err(ApiError::NamespaceForbidden(
             "this route is the operator's: it needs a token of every namespace (`*`)".into(),
         )),
         Rule::Execution => {
-            for id in params()? {
+            let ids = params()?;
+            let unknown = |id: &str| ApiError::NotFound(format!("no execution {id:?}"));
+            if let [id] = &ids[..]
+                && (method == "GET" || method == "HEAD")
+                && ROW_ROUTES.contains(&template)
+            {
+                let row = store
+                    .get_execution(id)?
+                    .filter(|r| scope.sees(&r.namespace))
+                    .ok_or_else(|| unknown(id))?;
+                return Ok(Checked {
+                    row: Some(std::sync::Arc::new(row)),
+                });
+            }
+            for id in ids {
                 if !super::sees_execution(store, scope, &id)? {
-                    return Err(ApiError::NotFound(format!("no execution {id:?}")));
+                    return Err(unknown(&id));
                 }
             }
-            Ok(())
+            Ok(Checked::default())
         }
         Rule::Task => {
             for id in params()? {
@@ -204,7 +236,7 @@ pub fn check(
                     return Err(ApiError::NotFound(format!("no worker task {id:?}")));
                 }
             }
-            Ok(())
+            Ok(Checked::default())
         }
         Rule::Schedule => {
             for name in params()? {
@@ -214,7 +246,7 @@ pub fn check(
                     ))));
                 }
             }
-            Ok(())
+            Ok(Checked::default())
         }
         Rule::Program => {
             for name in params()? {
@@ -222,7 +254,7 @@ pub fn check(
                     return Err(ApiError::NotFound(format!("no program {name:?}")));
                 }
             }
-            Ok(())
+            Ok(Checked::default())
         }
     }
 }

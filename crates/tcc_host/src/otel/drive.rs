@@ -107,6 +107,16 @@ impl<'a> DriveTrace<'a> {
         Ok((span, pass_on.map(|tp| tp.to_string())))
     }
 
+    /// The `traceparent` a child execution this drive starts is stored
+    /// with: the drive's span (tracing on), else the execution's stored
+    /// one (passed on unchanged, as to an effect).
+    pub(crate) fn for_child(&mut self) -> Result<Option<TraceParent>, StoreError> {
+        match self.span.traceparent() {
+            Some(tp) => Ok(Some(tp)),
+            None => self.started_with(),
+        }
+    }
+
     /// A span for the commit of checkpoint `revision`.
     pub(crate) fn checkpoint(&self, revision: u64, kind: &'static str) -> OpSpan {
         let parent = self.span.traceparent();

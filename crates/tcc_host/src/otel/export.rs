@@ -216,11 +216,13 @@ impl SpanExporter for OtlpJsonExporter {
             Ok(r) => {
                 let error = format!("OTLP endpoint {} answered {}", self.url, r.status);
                 tracing::warn!(spans = batch.len(), %error, "spans not exported");
+                crate::metrics::global().trace_export_failed(batch.len());
                 Err(OTelSdkError::InternalFailure(error))
             }
             Err(e) => {
                 let error = format!("OTLP endpoint {}: {e}", self.url);
                 tracing::warn!(spans = batch.len(), %error, "spans not exported");
+                crate::metrics::global().trace_export_failed(batch.len());
                 Err(OTelSdkError::InternalFailure(error))
             }
         }

@@ -541,6 +541,18 @@ pub const PASS_THREADS: usize = 8;
 /// random place in the list, so that two nodes passing at once mostly
 /// handle different schedules first.
 pub fn run_pass(store: &dyn Store, now: i64) -> Result<PassReport, StoreError> {
+    run_pass_traced(store, None, now)
+}
+
+/// [`run_pass`] with tracing (issue 35, [`crate::otel`]): each tick that
+/// starts an execution gets a span (`tcc.schedule.tick`, a trace of its
+/// own), and the execution is stored with that span's `traceparent`, so
+/// its drives are the tick's children.
+pub fn run_pass_traced(
+    store: &dyn Store,
+    telemetry: Option<&crate::otel::Telemetry>,
+    now: i64,
+) -> Result<PassReport, StoreError> {
     let Some(schedules) = store_of(store) else {
         return Err(StoreError::Unsupported("schedules".into()));
     };
@@ -557,7 +569,7 @@ pub fn run_pass(store: &dyn Store, now: i64) -> Result<PassReport, StoreError> {
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(row) = rows.get(i) else { return };
-            let handled = handle(store, schedules, row, now);
+            let handled = handle(store, schedules, telemetry, row, now);
             let Ok(mut o) = outcome.lock() else { return };
             match (handled, &mut *o) {
                 (Err(e), Ok(_)) => *o = Err(e),
@@ -605,6 +617,7 @@ enum Handled {
 fn handle(
     store: &dyn Store,
     schedules: &dyn ScheduleStore,
+    telemetry: Option<&crate::otel::Telemetry>,
     row: &ScheduleRow,
     now: i64,
 ) -> Result<Handled, StoreError> {
@@ -673,6 +686,7 @@ fn handle(
             }
         }
     }
+    let mut tick_spans = tick_spans(store, telemetry, &row.name, &executions)?;
     let advance = ScheduleAdvance {
         name: row.name.clone(),
         expected_next_due_ms: row.next_due_ms,
@@ -684,10 +698,58 @@ fn handle(
         last_error,
         now_ms: now,
     };
-    Ok(match schedules.advance_schedule(&advance)? {
+    let advanced = schedules.advance_schedule(&advance);
+    let outcome = match &advanced {
+        Ok(Some(_)) => "started",
+        Ok(None) => "lost",
+        Err(_) => "store_error",
+    };
+    for span in &mut tick_spans {
+        span.set("tcc.outcome", outcome);
+        if advanced.is_err() {
+            span.fail(outcome);
+        }
+    }
+    drop(tick_spans);
+    Ok(match advanced? {
         Some(inserted) => Handled::Committed { inserted, skipped },
         None => Handled::Lost,
     })
+}
+
+/// A span per tick about to start an execution (tracing on), each stored
+/// as its execution's `traceparent` before the advance commits (the
+/// store's lazy write rides on that commit). A node that loses the advance
+/// to another may still have stored its own: the first stored is kept, and
+/// both spans are exported (the loser's with `tcc.outcome` `lost`).
+fn tick_spans(
+    store: &dyn Store,
+    telemetry: Option<&crate::otel::Telemetry>,
+    name: &str,
+    executions: &[(i64, NewExecution)],
+) -> Result<Vec<crate::otel::OpSpan>, StoreError> {
+    use opentelemetry::KeyValue;
+    let (Some(telemetry), Some(traces)) = (telemetry, crate::otel::traces_of(store)) else {
+        return Ok(Vec::new());
+    };
+    let mut spans = Vec::with_capacity(executions.len());
+    for (tick, new) in executions {
+        let span = telemetry.span(
+            "tcc.schedule.tick",
+            opentelemetry::trace::SpanKind::Producer,
+            None,
+            vec![
+                KeyValue::new("tcc.schedule", name.to_string()),
+                KeyValue::new("tcc.schedule.tick_ms", *tick),
+                KeyValue::new(crate::otel::EXECUTION_ID, new.id.clone()),
+            ],
+        );
+        if let Some(tp) = span.traceparent() {
+            traces.put_traceparent(&new.id, &tp.to_string())?;
+        }
+        spans.push(span);
+    }
+    Ok(spans)
 }
 
 /// A schedule as the API shows it.

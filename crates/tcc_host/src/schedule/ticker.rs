@@ -46,7 +46,8 @@ impl Ticker {
 
 fn run(host: &Host, stop: &AtomicBool) {
     while !stop.load(Ordering::SeqCst) {
-        match super::run_pass(&**host.store(), crate::ids::now_ms()) {
+        let telemetry = host.config().telemetry.as_deref();
+        match super::run_pass_traced(&**host.store(), telemetry, crate::ids::now_ms()) {
             Ok(report) => {
                 crate::metrics::global().schedule_pass(report.started, report.skipped);
                 if report.started > 0 {

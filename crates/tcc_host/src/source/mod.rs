@@ -16,9 +16,11 @@
 //! [`rows`]: the stored text and the [`SourceStore`] trait both stores
 //! implement (`store::sqlite::source`, `store::pg::source`); [`api`]:
 //! `GET /v1/artifacts/{hash}/source`; [`view`]: the execution page's
-//! source members.
+//! source members; [`cache`]: the parsed artifacts the page reads, kept
+//! per host by hash (bounded).
 
 pub mod api;
+pub mod cache;
 pub mod locate;
 pub mod rows;
 pub mod view;

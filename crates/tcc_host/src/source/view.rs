@@ -126,13 +126,17 @@ pub fn effect_site(artifact: &J, key: &str) -> Option<(u64, u64)> {
 ///   instruction ([`effect_site`]), or, for a key computed at run time,
 ///   where the latest checkpoint before it stood when that is an Effect
 ///   instruction (a drive may run several effects between checkpoints);
-/// - a `checkpoint` entry's is where its revision stood;
+/// - a `checkpoint` entry's is where its revision stood: from the chain
+///   while it holds the revision, else from the top frame the entry
+///   recorded (`func_id`, `pc`: hosts from issue 35 on record it, so a
+///   finished execution's earlier steps keep their lines after its chain
+///   was compacted to its last snapshot);
 /// - any other entry's is where the latest checkpoint before it stood
 ///   (what the execution was doing then: an event arrives at the
 ///   checkpoint that waits).
 ///
-/// Entries before the first checkpoint of the chain, and those of a
-/// revision no longer in it, have none.
+/// Entries before the first checkpoint, and those of a revision no longer
+/// in the chain whose checkpoint entry recorded no frame, have none.
 pub fn history_locations(
     history: &[HistoryRow],
     steps: &[Step],
@@ -140,6 +144,7 @@ pub fn history_locations(
     source: Option<&ArtifactSource>,
 ) -> Vec<Option<J>> {
     let by_revision: HashMap<u64, &Step> = steps.iter().map(|s| (s.revision, s)).collect();
+    let mut recorded: HashMap<u64, Step> = HashMap::new();
     let mut cache: HashMap<u64, Option<J>> = HashMap::new();
     let mut current: Option<u64> = None;
     history
@@ -147,6 +152,9 @@ pub fn history_locations(
         .map(|h| {
             if h.kind == "checkpoint" {
                 current = h.detail["revision"].as_u64();
+                if let Some(step) = recorded_step(&h.detail) {
+                    recorded.entry(step.revision).or_insert(step);
+                }
             }
             let effect = h.kind == "effect" || h.kind == "effect_attempt_failed";
             if effect
@@ -162,6 +170,8 @@ pub fn history_locations(
                 .or_insert_with(|| {
                     by_revision
                         .get(&revision)
+                        .copied()
+                        .or_else(|| recorded.get(&revision))
                         .and_then(|s| step_location(artifact, s, source))
                         .map(|mut l| {
                             l["revision"] = revision.into();
@@ -179,6 +189,25 @@ pub fn history_locations(
             Some(at)
         })
         .collect()
+}
+
+/// The step a `checkpoint` history entry recorded: its revision, and its
+/// top frame (`func_id`, `pc`) when it has them. Only a suspension moves
+/// the shown pc ([`shown_pc`]), so any other status reads as runnable.
+fn recorded_step(detail: &J) -> Option<Step> {
+    let revision = detail["revision"].as_u64()?;
+    let func_id = u32::try_from(detail["func_id"].as_u64()?).ok()?;
+    let pc = u32::try_from(detail["pc"].as_u64()?).ok()?;
+    let status = if detail["status"] == "suspended" {
+        Status::Suspended
+    } else {
+        Status::Runnable
+    };
+    Some(Step {
+        revision,
+        status,
+        frames: vec![(func_id, pc)],
+    })
 }
 
 /// A slot value as the page shows it: plain and tagged, or a preview of
@@ -288,6 +317,31 @@ mod tests {
             .map(|l| l.as_ref().and_then(|l| l["line"].as_u64()))
             .collect();
         assert_eq!(lines, [None, Some(2), Some(2), Some(3), Some(3), None]);
+        // The chain holds only the last revision (compacted): the entries
+        // that recorded their frame keep their line.
+        let history = [
+            h(
+                "checkpoint",
+                json!({"revision": 1, "status": "runnable", "func_id": 0, "pc": 1}),
+            ),
+            h("event_received", json!({})),
+            h(
+                "checkpoint",
+                json!({"revision": 2, "status": "suspended", "func_id": 0, "pc": 3}),
+            ),
+            h("checkpoint", json!({"revision": 3, "status": "suspended"})),
+            h("checkpoint", json!({"revision": 4, "status": "completed"})),
+        ];
+        let only_last = [Step {
+            revision: 4,
+            status: Status::Completed,
+            frames: Vec::new(),
+        }];
+        let lines: Vec<Option<u64>> = history_locations(&history, &only_last, &artifact, None)
+            .iter()
+            .map(|l| l.as_ref().and_then(|l| l["line"].as_u64()))
+            .collect();
+        assert_eq!(lines, [Some(2), Some(2), Some(3), None, None]);
     }
 
     #[test]

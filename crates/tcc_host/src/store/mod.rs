@@ -180,6 +180,8 @@ pub struct ExecutionRow {
     /// quarantines an execution whose count passes its limit
     /// (`HostConfig::max_drive_attempts`).
     pub drive_attempts: u32,
+    /// The namespace owning it (issue 35, `crate::namespace`).
+    pub namespace: String,
 }
 
 impl ExecutionRow {
@@ -757,7 +759,7 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
-pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested";
+pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested, namespace";
 
 /// Why a `failed` execution without a resume point cannot be resumed
 /// ([`Store::resume_failed`]).

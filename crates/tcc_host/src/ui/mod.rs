@@ -194,10 +194,16 @@ pub fn list_page(host: &Host, q: &PageQuery) -> Result<J, StoreError> {
 /// The execution page's document (see [`view::execution_page`]); `None`
 /// for an unknown id.
 pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
+    match host.store().get_execution(id)? {
+        Some(row) => execution_doc_of(host, &row).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// [`execution_doc`] of an execution row already read.
+pub fn execution_doc_of(host: &Host, row: &crate::store::ExecutionRow) -> Result<J, StoreError> {
     let store = host.store();
-    let Some(row) = store.get_execution(id)? else {
-        return Ok(None);
-    };
+    let id = row.id.as_str();
     let history = store.history(id, 0, HISTORY_LIMIT)?;
     let journal = store.journal_of(id)?;
     let waits = store.waits_of(id)?;
@@ -219,7 +225,7 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
         .as_ref()
         .map(|c| c.frames.iter().map(|f| (f.func_id, f.pc)).collect());
     let mut doc = view::execution_page(
-        &row,
+        row,
         &history,
         HISTORY_LIMIT as usize,
         &journal,
@@ -227,16 +233,16 @@ pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
         frames,
         crate::ids::now_ms(),
     );
-    source_members(host, &row, &history, latest.as_ref(), &steps, &mut doc)?;
+    source_members(host, row, &history, latest.as_ref(), &steps, &mut doc)?;
     // A held execution reads `paused` (issue 35, `crate::pause`).
     if !row.is_terminal()
         && let Some(execution) = doc.get_mut("execution").and_then(J::as_object_mut)
     {
-        for (k, v) in crate::pause::status_members(&row, crate::pause::state(&**store, id)?) {
+        for (k, v) in crate::pause::status_members(row, crate::pause::state(&**store, id)?) {
             execution.insert(k, v);
         }
     }
-    Ok(Some(doc))
+    Ok(doc)
 }
 
 /// The execution page's source members (issue 35, `crate::source`):
@@ -254,7 +260,10 @@ fn source_members(
     doc: &mut J,
 ) -> Result<(), StoreError> {
     use crate::source::view;
-    let artifact = match stored_artifact(host, &row.artifact_hash) {
+    // Parsed once per hash, not per poll (`crate::source::cache`).
+    let artifact = match host.artifact_views().get_or_parse(&row.artifact_hash, || {
+        host.store().get_artifact(&row.artifact_hash)
+    }) {
         Ok(a) => a,
         Err(e) => {
             tracing::warn!(execution_id = %row.id, error = %e, "dashboard: artifact not readable");
@@ -307,14 +316,28 @@ async fn list(State(host): State<Arc<Host>>, scope: ScopeExt, q: RawQuery) -> Js
     .await
 }
 
-async fn execution(State(host): State<Arc<Host>>, Path(id): Path<String>) -> Json {
-    blocking(move || match execution_doc(&host, &id) {
-        Ok(Some(mut j)) => {
-            crate::flow::mark_page(&**host.store(), &mut j);
-            Json(200, j)
+async fn execution(
+    State(host): State<Arc<Host>>,
+    checked: Option<axum::Extension<crate::namespace::routes::Checked>>,
+    Path(id): Path<String>,
+) -> Json {
+    // The guard read the row when it checked its namespace.
+    let read = checked
+        .and_then(|axum::Extension(c)| c.row)
+        .filter(|r| r.id == id);
+    blocking(move || {
+        let doc = match read {
+            Some(row) => execution_doc_of(&host, &row).map(Some),
+            None => execution_doc(&host, &id),
+        };
+        match doc {
+            Ok(Some(mut j)) => {
+                crate::flow::mark_page(&**host.store(), &mut j);
+                Json(200, j)
+            }
+            Ok(None) => error(ApiError::NotFound(format!("no execution {id:?}"))),
+            Err(e) => error(e),
         }
-        Ok(None) => error(ApiError::NotFound(format!("no execution {id:?}"))),
-        Err(e) => error(e),
     })
     .await
 }

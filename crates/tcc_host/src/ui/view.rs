@@ -30,6 +30,7 @@ pub fn list_row(row: &ExecutionRow, now: i64) -> J {
         "id": row.id,
         "status": row.status,
         "program": row.program_name,
+        "namespace": row.namespace,
         "artifact_hash": row.artifact_hash,
         "revision": row.revision,
         "created_ms": row.created_ms,
@@ -91,6 +92,7 @@ pub fn execution_page(
             "status": row.status,
             "terminal": row.is_terminal(),
             "program": row.program_name,
+            "namespace": row.namespace,
             "artifact_hash": row.artifact_hash,
             "revision": row.revision,
             "args": row.args.parse().unwrap_or_default().iter().map(tagged_to_plain).collect::<Vec<_>>(),
@@ -251,6 +253,7 @@ mod tests {
             updated_ms: 0,
             seq: 1,
             drive_attempts: 0,
+            namespace: "default".into(),
         };
         assert_eq!(lease_json(&row, 999)["active"], true);
         assert_eq!(lease_json(&row, 1_000)["active"], false);

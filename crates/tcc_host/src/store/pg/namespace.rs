@@ -58,4 +58,25 @@ impl NamespaceStore for PgStore {
                 .collect::<Result<_, postgres::Error>>()?)
         })
     }
+
+    fn namespaces(&self) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let rows = c.query(
+                "WITH RECURSIVE e(n) AS (
+                   SELECT (SELECT MIN(namespace) FROM executions)
+                   UNION ALL
+                   SELECT (SELECT MIN(namespace) FROM executions WHERE namespace > e.n) FROM e WHERE e.n IS NOT NULL
+                 )
+                 SELECT n FROM e WHERE n IS NOT NULL
+                 UNION SELECT namespace FROM programs
+                 UNION SELECT namespace FROM schedules
+                 ORDER BY 1",
+                &[],
+            )?;
+            Ok(rows
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, postgres::Error>>()?)
+        })
+    }
 }

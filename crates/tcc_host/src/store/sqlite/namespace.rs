@@ -58,4 +58,24 @@ impl NamespaceStore for SqliteStore {
             Ok(v)
         })
     }
+
+    fn namespaces(&self) -> Result<Vec<String>, StoreError> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "WITH RECURSIVE e(n) AS (
+                   SELECT (SELECT MIN(namespace) FROM executions)
+                   UNION ALL
+                   SELECT (SELECT MIN(namespace) FROM executions WHERE namespace > e.n) FROM e WHERE e.n IS NOT NULL
+                 )
+                 SELECT n FROM e WHERE n IS NOT NULL
+                 UNION SELECT namespace FROM programs
+                 UNION SELECT namespace FROM schedules
+                 ORDER BY 1",
+            )?;
+            let v = st
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(v)
+        })
+    }
 }
