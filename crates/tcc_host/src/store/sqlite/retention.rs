@@ -134,7 +134,10 @@ impl SqliteStore {
     /// Deletes the executions of `ids` that `owner` still holds and that
     /// are terminal, in one write job; returns how many.
     fn delete_chunk(&self, ids: Vec<String>, owner: String) -> Result<u64, StoreError> {
-        self.write(move |c| {
+        // Lazy (no flush of its own, as the take): a delete lost to a crash
+        // of the machine leaves the rows to be taken (and archived) again;
+        // nothing is deleted unarchived either way.
+        self.write_lazy(move |c| {
             let mut deleted = 0;
             for id in &ids {
                 let held: Option<String> = c
