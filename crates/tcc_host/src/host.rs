@@ -846,6 +846,9 @@ impl Host {
             {
                 let _ = c.wait_timeout(g, period.min(Duration::from_millis(50)));
             }
+            // This node's reserved flow slots: closed when their limit
+            // gains waiters or they lie idle (`flow::allot`).
+            self.flow.tend(&*self.store);
             if last.elapsed() < period {
                 continue;
             }
@@ -867,6 +870,7 @@ impl Host {
             self.flow
                 .renew(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
         }
+        self.flow.close_reservations(&*self.store);
     }
 
     fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {

@@ -14,7 +14,7 @@ use db::TestDb;
 use serde_json::json;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-use tcc_host::flow::{AcquireRequest, Admission, FlowStore, Settings, limit_row};
+use tcc_host::flow::{AcquireRequest, Admission, FlowStore, ReserveRequest, Settings, limit_row};
 use tcc_host::providers::EffectCall;
 use tcc_host::store::Store;
 use tcc_host::{EffectProvider, Host, HostConfig, ProviderOutcome, Providers};
@@ -137,6 +137,106 @@ fn the_token_bucket_admits_burst_then_rate_in_order() {
 
 /// A provider that records the order of its calls and the most calls in
 /// flight at once; each call waits for the gate to open, then `hold`.
+fn reserve(store: &dyn Store, scope: &str, owner: &str, n: usize, now: i64) -> bool {
+    flow(store)
+        .reserve(&ReserveRequest {
+            scope: scope.into(),
+            holders: (0..n).map(|i| format!("node/{owner}/{now}-{i}")).collect(),
+            owner: owner.into(),
+            now,
+            lease_ms: 1_000,
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_node_reserves_slots_only_far_from_the_limit_and_never_past_a_queue() {
+    for db in TestDb::all("t_flow_reserve") {
+        let (a, b) = db.nodes();
+        set(&*a, "program:r", "max=16");
+        // Up to half the limit, with the other node's reservations counted.
+        assert!(reserve(&*a, "program:r", "A", 4, 10));
+        assert!(reserve(&*b, "program:r", "B", 4, 11));
+        assert!(!reserve(&*a, "program:r", "A", 1, 12), "past half");
+        // The reserved slots count: 8 more holders fill the limit.
+        for i in 0..8 {
+            assert!(granted(&ask(&*a, "program:r", &format!("e{i}"), "A", 20)));
+        }
+        assert!(!granted(&ask(&*b, "program:r", "e8", "B", 21)));
+        let usage = flow(&*a).list_limits(22).unwrap();
+        assert_eq!((usage[0].in_use, usage[0].waiting), (16, 1));
+        // Reserved slots given back wake the queue's head, and nobody
+        // reserves while a holder waits.
+        let held: Vec<String> = (0..4).map(|i| format!("node/A/10-{i}")).collect();
+        flow(&*a).give_back("program:r", &held, 30).unwrap();
+        for i in 0..4 {
+            flow(&*a)
+                .release(&["program:r".into()], &format!("e{i}"), 30)
+                .unwrap();
+        }
+        assert!(!reserve(&*a, "program:r", "A", 1, 31), "a holder waits");
+        assert!(granted(&ask(&*b, "program:r", "e8", "B", 32)));
+        // No reservation under a rate or a small limit.
+        set(&*a, "route:x.*", "max=100,rate=50/s");
+        assert!(!reserve(&*a, "route:x.*", "A", 2, 40));
+        // Reserved slots expire with their lease when not renewed (node B
+        // died): at 1 012 its four come back.
+        flow(&*a).renew_slots("A", 5_000).unwrap();
+        for i in 4..8 {
+            flow(&*a)
+                .release(&["program:r".into()], &format!("e{i}"), 50)
+                .unwrap();
+        }
+        flow(&*a).release(&["program:r".into()], "e8", 50).unwrap();
+        assert!(!reserve(&*a, "program:r", "A", 5, 60), "B's 4 + 5 > 8");
+        assert!(reserve(&*a, "program:r", "A", 5, 1_012));
+    }
+}
+
+#[test]
+fn two_nodes_lending_reserved_slots_never_exceed_the_limit_and_give_them_back() {
+    for db in TestDb::all("t_flow_lend") {
+        let (sa, sb) = db.nodes();
+        let probe = Probe::new(true, Duration::from_millis(30));
+        let a = host(sa.clone(), &probe, 12);
+        let b = host(sb.clone(), &probe, 12);
+        a.register(&one_effect("work"), Some("work")).unwrap();
+        set(&*sa, "program:work", "max=16");
+        let ids: Vec<String> = (0..60)
+            .map(|i| {
+                let h = if i % 2 == 0 { &a } else { &b };
+                h.start("work", vec![], None).unwrap()
+            })
+            .collect();
+        let threads: Vec<_> = [a.spawn(), b.spawn()].into_iter().flatten().collect();
+        let mut lent = false;
+        wait_until("all completed", || {
+            lent |= [&a, &b]
+                .iter()
+                .any(|h| h.flow().reservations().iter().any(|(_, _, l)| *l > 0));
+            all_completed(&*sa, &ids)
+        });
+        assert!(lent, "reserved slots were lent");
+        // Idle reservations go back (within a second and a check).
+        wait_until("reservations given back", || {
+            let usage = flow(&*sa).list_limits(tcc_host::now_ms()).unwrap();
+            let u = usage
+                .iter()
+                .find(|u| u.limit.scope == "program:work")
+                .unwrap();
+            (u.in_use, u.waiting) == (0, 0)
+        });
+        a.shutdown();
+        b.shutdown();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let s = probe.state.lock().unwrap();
+        assert_eq!(s.order.len(), 60, "one call per execution");
+        assert!(s.most <= 16, "{} calls at once", s.most);
+    }
+}
+
 struct Probe {
     state: Mutex<ProbeState>,
     opened: Condvar,

@@ -22,16 +22,21 @@
 //! - Programs and routes without a limit cost nothing: the limits are
 //!   cached per node ([`FlowControl`]) and read again every
 //!   [`REFRESH_MS`].
+//! - Under a concurrency limit far from full, a node reserves a few slots
+//!   at once and lends them to its drives without a store write
+//!   ([`allot`]); near the limit, with a queue, or with a rate, each slot
+//!   is the store's as above.
 
 use crate::store::{ExecutionRow, Store, StoreError};
 use serde_json::{Value as J, json};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod allot;
 pub mod api;
 pub mod rows;
 
-pub use rows::{AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage};
+pub use rows::{AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest};
 
 /// How often a node reads the limits again (a limit set on another node
 /// applies here within this).
@@ -282,10 +287,26 @@ pub fn limit_json(u: &LimitUsage) -> J {
 /// [`REFRESH_MS`], so that work under no limit costs no query.
 pub struct FlowControl {
     cached: Mutex<Option<(Instant, ScopeList)>>,
+    allot: allot::Allotments,
 }
 
-/// The limits' scopes, as text and parsed.
-type ScopeList = Arc<Vec<(String, Scope)>>;
+/// A limit as a node caches it.
+#[derive(Debug, Clone)]
+struct CachedLimit {
+    /// The scope's text.
+    text: String,
+    /// The scope parsed.
+    scope: Scope,
+    /// `max_concurrent`.
+    max: Option<i64>,
+    /// Whether it has a rate.
+    rate: bool,
+    /// Executions queued when read.
+    waiting: i64,
+}
+
+/// The limits, as read.
+type ScopeList = Arc<Vec<CachedLimit>>;
 
 impl Default for FlowControl {
     fn default() -> FlowControl {
@@ -298,6 +319,7 @@ impl FlowControl {
     pub fn new() -> FlowControl {
         FlowControl {
             cached: Mutex::new(None),
+            allot: allot::Allotments::default(),
         }
     }
 
@@ -315,6 +337,11 @@ impl FlowControl {
         {
             return l.clone();
         }
+        self.read_limits(store)
+    }
+
+    /// Reads the limits from the store into the cache.
+    fn read_limits(&self, store: &dyn Store) -> ScopeList {
         let read = store_of(store)
             .map(|f| f.list_limits(crate::ids::now_ms()))
             .unwrap_or(Ok(Vec::new()));
@@ -322,9 +349,13 @@ impl FlowControl {
             Ok(rows) => Arc::new(
                 rows.into_iter()
                     .filter_map(|u| {
-                        Scope::parse(&u.limit.scope)
-                            .ok()
-                            .map(|s| (u.limit.scope, s))
+                        Scope::parse(&u.limit.scope).ok().map(|scope| CachedLimit {
+                            text: u.limit.scope,
+                            scope,
+                            max: u.limit.max_concurrent,
+                            rate: u.limit.rate_per_s.is_some(),
+                            waiting: u.waiting,
+                        })
                     })
                     .collect(),
             ),
@@ -353,13 +384,13 @@ impl FlowControl {
     pub fn program_scopes(&self, store: &dyn Store, row: &ExecutionRow) -> Vec<String> {
         self.limits(store)
             .iter()
-            .filter(|(_, s)| match s {
+            .filter(|l| match &l.scope {
                 Scope::Program(p) => {
                     row.program_name.as_deref() == Some(p.as_str()) || *p == row.artifact_hash
                 }
                 Scope::Route(_) => false,
             })
-            .map(|(t, _)| t.clone())
+            .map(|l| l.text.clone())
             .collect()
     }
 
@@ -368,9 +399,9 @@ impl FlowControl {
         self.limits(store)
             .iter()
             .filter(
-                |(_, s)| matches!(s, Scope::Route(p) if crate::pattern::pattern_matches(p, key)),
+                |l| matches!(&l.scope, Scope::Route(p) if crate::pattern::pattern_matches(p, key)),
             )
-            .map(|(t, _)| t.clone())
+            .map(|l| l.text.clone())
             .collect()
     }
 
@@ -386,11 +417,15 @@ impl FlowControl {
         let Some(f) = store_of(store) else {
             return Ok(Admission::Granted { waited_ms: None });
         };
+        if self.lend(store, f, &scopes, holder, owner, lease_ms) {
+            return Ok(Admission::Granted { waited_ms: None });
+        }
         let kind = if scopes.iter().all(|s| s.starts_with("route:")) {
             "route"
         } else {
             "program"
         };
+        let queued_in = scopes.clone();
         let a = f.acquire(&AcquireRequest {
             scopes,
             holder: holder.to_string(),
@@ -406,7 +441,76 @@ impl FlowControl {
             Admission::Wait { .. } => crate::metrics::global().throttled(kind),
             Admission::Granted { waited_ms: None } => {}
         }
+        if let Admission::Wait { .. } = a {
+            // A queue formed: lending past it would overtake it.
+            let slots = self.allot.close(&queued_in);
+            self.give_back(store, slots);
+        }
         Ok(a)
+    }
+
+    /// Lends `holder` reserved slots of this node in every one of `scopes`
+    /// ([`allot`]), reserving some first when each limit allows it.
+    fn lend(
+        &self,
+        store: &dyn Store,
+        f: &dyn FlowStore,
+        scopes: &[String],
+        holder: &str,
+        owner: &str,
+        lease_ms: i64,
+    ) -> bool {
+        if self.allot.lend(scopes, holder) {
+            return true;
+        }
+        let limits = self.limits(store);
+        let mut reserved = false;
+        for scope in scopes {
+            let Some(l) = limits.iter().find(|l| l.text == *scope) else {
+                return false;
+            };
+            let eligible =
+                !l.rate && l.waiting == 0 && l.max.is_some_and(|m| m >= allot::MIN_LIMIT);
+            if !eligible {
+                return false;
+            }
+            let n = allot::size(l.max.unwrap_or(0));
+            let Some(names) = self.allot.begin_reserve(scope, owner, n) else {
+                continue;
+            };
+            let now = crate::ids::now_ms();
+            let taken = f.reserve(&ReserveRequest {
+                scope: scope.clone(),
+                holders: names.clone(),
+                owner: owner.to_string(),
+                now,
+                lease_ms,
+            });
+            let ok = match taken {
+                Ok(ok) => ok,
+                Err(e) => {
+                    tracing::warn!(scope, error = %e, "reserving flow slots failed");
+                    false
+                }
+            };
+            self.allot.end_reserve(scope, names, ok, lease_ms);
+            reserved |= ok;
+        }
+        reserved && self.allot.lend(scopes, holder)
+    }
+
+    /// Gives slots back to the store, logging a failure (their leases
+    /// expire instead).
+    fn give_back(&self, store: &dyn Store, slots: allot::GiveBack) {
+        let Some(f) = store_of(store) else {
+            return;
+        };
+        let now = crate::ids::now_ms();
+        for (scope, holders) in slots {
+            if let Err(e) = f.give_back(&scope, &holders, now) {
+                tracing::warn!(scope, error = %e, "giving reserved flow slots back failed");
+            }
+        }
     }
 
     /// Gives `holder`'s slots in `scopes` back.
@@ -414,8 +518,20 @@ impl FlowControl {
         if scopes.is_empty() {
             return;
         }
+        let (lent_in, slots) = self.allot.take_back(scopes, holder);
+        if !slots.is_empty() {
+            self.give_back(store, slots);
+        }
+        let rest: Vec<String> = scopes
+            .iter()
+            .filter(|s| !lent_in.contains(s))
+            .cloned()
+            .collect();
+        if rest.is_empty() {
+            return;
+        }
         if let Some(f) = store_of(store)
-            && let Err(e) = f.release(scopes, holder, crate::ids::now_ms())
+            && let Err(e) = f.release(&rest, holder, crate::ids::now_ms())
         {
             // The slots' leases expire instead.
             tracing::warn!(holder, error = %e, "giving flow slots back failed");
@@ -427,11 +543,47 @@ impl FlowControl {
         if !self.any(store) {
             return;
         }
-        if let Some(f) = store_of(store)
-            && let Err(e) = f.renew_slots(owner, crate::ids::now_ms() + lease_ms)
-        {
-            tracing::warn!(error = %e, "renewing flow slots failed");
+        if let Some(f) = store_of(store) {
+            match f.renew_slots(owner, crate::ids::now_ms() + lease_ms) {
+                Ok(()) => self.allot.renewed(lease_ms),
+                Err(e) => tracing::warn!(error = %e, "renewing flow slots failed"),
+            }
         }
+    }
+
+    /// Checks this node's reservations ([`allot`]) every
+    /// [`allot::CHECK_MS`] while it holds one (the heartbeat calls it
+    /// often): reads the limits again and closes the reservations whose
+    /// limit gained waiters, changed or went, and the idle ones.
+    pub fn tend(&self, store: &dyn Store) {
+        if !self.allot.check_due() {
+            return;
+        }
+        let limits = self.read_limits(store);
+        let close = self.allot.to_close(|scope| {
+            limits.iter().any(|l| {
+                l.text == scope
+                    && !l.rate
+                    && l.waiting == 0
+                    && l.max.is_some_and(|m| m >= allot::MIN_LIMIT)
+            })
+        });
+        if !close.is_empty() {
+            let slots = self.allot.close(&close);
+            self.give_back(store, slots);
+        }
+    }
+
+    /// Gives back every reserved slot not lent (the host stops; the lent
+    /// ones go back as their drives end).
+    pub fn close_reservations(&self, store: &dyn Store) {
+        let slots = self.allot.close_all();
+        self.give_back(store, slots);
+    }
+
+    /// This node's reservations: scope, free slots, lent slots.
+    pub fn reservations(&self) -> Vec<(String, usize, usize)> {
+        self.allot.held()
     }
 }
 

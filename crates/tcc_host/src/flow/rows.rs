@@ -65,6 +65,23 @@ pub enum Admission {
     },
 }
 
+/// A node reserving slots of a concurrency limit for itself (see
+/// [`crate::flow::allot`]).
+#[derive(Debug, Clone)]
+pub struct ReserveRequest {
+    /// The limit.
+    pub scope: String,
+    /// The reserved slots' holder names, one row each (`node/OWNER/N`: an
+    /// execution id has no `/`).
+    pub holders: Vec<String>,
+    /// This node's lease owner id (the slots are renewed with its others).
+    pub owner: String,
+    /// Now (ms since the epoch).
+    pub now: i64,
+    /// Slot lease, as [`AcquireRequest::lease_ms`].
+    pub lease_ms: i64,
+}
+
 /// The flow-control rows of a store.
 pub trait FlowStore: Send + Sync {
     /// Creates or replaces a limit; its waiters are woken to ask again.
@@ -81,11 +98,30 @@ pub trait FlowStore: Send + Sync {
     /// queues) and wakes each scope's head waiter (its deferral ends at
     /// once).
     fn release(&self, scopes: &[String], holder: &str, now: i64) -> Result<(), StoreError>;
+    /// Takes the slots of `req` all at once, only when the limit is a
+    /// concurrency limit without a rate, nobody waits in its queue, and the
+    /// slots held with the new ones are at most half of `max_concurrent`;
+    /// whether it took them. A durable commit: the node lends them to its
+    /// drives without asking the store again.
+    fn reserve(&self, req: &ReserveRequest) -> Result<bool, StoreError>;
+    /// Gives back the slots `holders` of `scope` in one transaction and
+    /// wakes as many of its head waiters.
+    fn give_back(&self, scope: &str, holders: &[String], now: i64) -> Result<(), StoreError>;
     /// Extends every slot `owner` holds to `until_ms`.
     fn renew_slots(&self, owner: &str, until_ms: i64) -> Result<(), StoreError>;
     /// The scopes `holder` is queued in at `now`, with the waiters ahead
     /// in each.
     fn queued(&self, holder: &str, now: i64) -> Result<Vec<(String, i64)>, StoreError>;
+}
+
+/// Whether a reservation of `n` slots may be taken: a concurrency limit
+/// (`max`) without a rate, an empty queue, and `used + n` at most half the
+/// limit.
+pub fn may_reserve(max: Option<i64>, rate: Option<f64>, used: i64, waiting: i64, n: i64) -> bool {
+    match max {
+        Some(m) => rate.is_none() && waiting == 0 && n > 0 && (used + n) * 2 <= m,
+        None => false,
+    }
 }
 
 /// The bucket's tokens at `now`.

@@ -13,15 +13,15 @@
 //!   node took, `FOR UPDATE SKIP LOCKED` on PostgreSQL), then archived
 //!   outside any transaction, then deleted
 //!   ([`RetentionStore::delete_taken`], only rows this node still holds:
-//!   one short transaction on PostgreSQL, paced write jobs of a few
-//!   executions on SQLite). Two nodes never take the same rows, so an
+//!   transactions of at most [`DELETE_CHUNK`] executions on both stores). Two nodes never take the same rows, so an
 //!   execution is archived once; a node that dies between its archive
 //!   write and its delete leaves the rows to be taken again when the mark
 //!   expires (its line may then appear twice: the `id` tells).
 //! - Workers never wait on it: a batch's transactions are short, terminal
-//!   rows are never claimed by a drive, and a pass sleeps
-//!   [`RetentionConfig::pause_between`] between batches (the SQLite writer
-//!   and the PostgreSQL pool are shared with the workers).
+//!   rows are never claimed by a drive, each step of a batch is followed
+//!   by a sleep of [`YIELD_FACTOR`] times its length, and a pass sleeps
+//!   [`RetentionConfig::pause_between`] between batches (the SQLite writer,
+//!   the PostgreSQL server and the CPUs are shared with the workers).
 //! - [`RetentionStore::delete_execution`] deletes one terminal execution
 //!   at once (`DELETE /v1/executions/{id}`); a non-terminal one is a
 //!   `Conflict`.
@@ -43,6 +43,22 @@ pub const TAKE_LEASE_MS: i64 = 60_000;
 pub const ARCHIVE_HISTORY_LIMIT: u32 = 10_000;
 /// Largest batch.
 pub const MAX_BATCH: u32 = 10_000;
+/// Most executions deleted in one transaction (SQLite: one write job, a
+/// savepoint of a group commit; PostgreSQL: one transaction on a
+/// connection of its own): a few milliseconds.
+pub const DELETE_CHUNK: usize = 50;
+/// After each step of a batch (the take, the archive, each deleted
+/// chunk), the deleting thread sleeps this many times the step's wall time
+/// (its wait for the writer or the database included): retention takes at
+/// most a tenth of the time of the one thread it runs on, and less as the
+/// workers load the store (a loaded store makes each step slower, and the
+/// sleep after it longer).
+pub const YIELD_FACTOR: u32 = 9;
+
+/// Sleeps [`YIELD_FACTOR`] times the time since `started`.
+pub fn yield_after(started: std::time::Instant) {
+    std::thread::sleep(started.elapsed() * YIELD_FACTOR);
+}
 
 /// The rows both stores keep for retention.
 pub trait RetentionStore: Send + Sync {
@@ -211,6 +227,7 @@ pub fn run_batch(
         return Err(StoreError::Unsupported("retention".into()).into());
     };
     let cutoff = now.saturating_sub(cfg.max_age_ms);
+    let started = std::time::Instant::now();
     let rows = rs.take_expired(
         cutoff,
         &cfg.owner,
@@ -221,14 +238,19 @@ pub fn run_batch(
     if rows.is_empty() {
         return Ok(None);
     }
+    yield_after(started);
     let mut archived = 0;
     if let Some(dir) = &cfg.archive_dir {
+        // Reading the histories and writing the lines is CPU and I/O the
+        // workers share: paced as the deletes are.
+        let started = std::time::Instant::now();
         let mut lines = Vec::with_capacity(rows.len());
         for row in &rows {
             lines.push((row.updated_ms, archive_line(store, row)?));
         }
         append(dir, &lines)?;
         archived = lines.len() as u64;
+        yield_after(started);
     }
     let ids: Vec<String> = rows.into_iter().map(|r| r.id).collect();
     let deleted = rs.delete_taken(&ids, &cfg.owner)?;

@@ -6,7 +6,8 @@
 use super::PgStore;
 use super::conn::{Conn, JobResult};
 use crate::flow::rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, decide, refill,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, decide,
+    may_reserve, refill,
 };
 use crate::store::StoreError;
 use postgres::GenericClient;
@@ -240,6 +241,64 @@ impl FlowStore for PgStore {
                 if n > 0 {
                     wake(c, scope, now, 1)?;
                 }
+            }
+            Ok(())
+        })
+    }
+
+    fn reserve(&self, req: &ReserveRequest) -> Result<bool, StoreError> {
+        let req = req.clone();
+        self.write(move |c| {
+            let Some(limit) = c.query_opt(
+                "SELECT max_concurrent, rate_per_s FROM flow_limits WHERE scope = $1 FOR UPDATE",
+                &[&req.scope],
+            )?
+            else {
+                return Ok(false);
+            };
+            let max: Option<i64> = limit.try_get(0)?;
+            let rate: Option<f64> = limit.try_get(1)?;
+            c.execute(
+                "DELETE FROM flow_slots WHERE scope = $1 AND expires_ms < $2",
+                &[&req.scope, &req.now],
+            )?;
+            c.execute(
+                "DELETE FROM flow_waiters WHERE scope = $1 AND expires_ms < $2",
+                &[&req.scope, &req.now],
+            )?;
+            let waiting = count(
+                c,
+                "SELECT count(*) FROM flow_waiters WHERE scope = $1",
+                &[&req.scope],
+            )?;
+            let used = count(
+                c,
+                "SELECT count(*) FROM flow_slots WHERE scope = $1",
+                &[&req.scope],
+            )?;
+            if !may_reserve(max, rate, used, waiting, req.holders.len() as i64) {
+                return Ok(false);
+            }
+            let expires = req.now + req.lease_ms;
+            for holder in &req.holders {
+                c.execute(
+                    "INSERT INTO flow_slots (scope, holder, owner, expires_ms) VALUES ($1, $2, $3, $4)",
+                    &[&req.scope, holder, &req.owner, &expires],
+                )?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn give_back(&self, scope: &str, holders: &[String], now: i64) -> Result<(), StoreError> {
+        let (scope, holders) = (scope.to_string(), holders.to_vec());
+        self.write(move |c| {
+            let n = c.execute(
+                "DELETE FROM flow_slots WHERE scope = $1 AND holder = ANY($2)",
+                &[&scope, &holders],
+            )? as i64;
+            if n > 0 {
+                wake(c, &scope, now, n)?;
             }
             Ok(())
         })

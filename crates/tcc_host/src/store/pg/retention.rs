@@ -11,7 +11,7 @@ use super::PgStore;
 use super::conn::{Cache, Conn, JobResult};
 use super::queries::get_exec;
 use super::rows::in_journal_of;
-use crate::retention::RetentionStore;
+use crate::retention::{DELETE_CHUNK, RetentionStore, yield_after};
 use crate::store::{ExecutionRow, StoreError, TERMINAL};
 use postgres::GenericClient;
 
@@ -22,16 +22,24 @@ impl PgStore {
         f: impl FnOnce(&mut Conn<'_, postgres::Transaction<'_>>) -> JobResult<R>,
     ) -> Result<R, StoreError> {
         let mut client = self.target.connect()?;
-        let mut tx = client.transaction()?;
-        let mut cache = Cache::new();
-        let r = f(&mut Conn {
-            c: &mut tx,
-            cache: &mut cache,
-        })
-        .map_err(StoreError::from)?;
-        tx.commit()?;
-        Ok(r)
+        in_tx(&mut client, f)
     }
+}
+
+/// Runs `f` in one transaction on `client`.
+fn in_tx<R>(
+    client: &mut postgres::Client,
+    f: impl FnOnce(&mut Conn<'_, postgres::Transaction<'_>>) -> JobResult<R>,
+) -> Result<R, StoreError> {
+    let mut tx = client.transaction()?;
+    let mut cache = Cache::new();
+    let r = f(&mut Conn {
+        c: &mut tx,
+        cache: &mut cache,
+    })
+    .map_err(StoreError::from)?;
+    tx.commit()?;
+    Ok(r)
 }
 
 /// Deletes execution `$1` and everything keyed by it.
@@ -105,20 +113,29 @@ impl RetentionStore for PgStore {
     }
 
     fn delete_taken(&self, ids: &[String], owner: &str) -> Result<u64, StoreError> {
-        self.retention_tx(|c| {
-            let terminal: Vec<String> = TERMINAL.iter().map(|s| s.to_string()).collect();
-            let held = c.query(
-                "SELECT id FROM executions WHERE id = ANY($1) AND owner = $2 AND status = ANY($3) FOR UPDATE",
-                &[&ids, &owner, &terminal],
-            )?;
-            let mut deleted = 0;
-            for r in &held {
-                let id: String = r.try_get(0)?;
-                delete_all(c, &id)?;
-                deleted += 1;
-            }
-            Ok(deleted)
-        })
+        let mut deleted = 0;
+        // Short transactions on one connection, each followed by a pause:
+        // the database's CPU and I/O are the workers' too.
+        let mut client = self.target.connect()?;
+        for chunk in ids.chunks(DELETE_CHUNK) {
+            let started = std::time::Instant::now();
+            deleted += in_tx(&mut client, |c| {
+                let terminal: Vec<String> = TERMINAL.iter().map(|s| s.to_string()).collect();
+                let held = c.query(
+                    "SELECT id FROM executions WHERE id = ANY($1) AND owner = $2 AND status = ANY($3) FOR UPDATE",
+                    &[&chunk, &owner, &terminal],
+                )?;
+                let mut deleted = 0;
+                for r in &held {
+                    let id: String = r.try_get(0)?;
+                    delete_all(c, &id)?;
+                    deleted += 1;
+                }
+                Ok(deleted)
+            })?;
+            yield_after(started);
+        }
+        Ok(deleted)
     }
 
     fn delete_execution(&self, id: &str) -> Result<(), StoreError> {

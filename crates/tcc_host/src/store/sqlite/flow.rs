@@ -5,7 +5,8 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use crate::flow::rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, decide, refill,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, decide,
+    may_reserve, refill,
 };
 use crate::store::StoreError;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -241,6 +242,67 @@ impl FlowStore for SqliteStore {
                 if n > 0 {
                     wake(c, scope, now, 1)?;
                 }
+            }
+            Ok(())
+        })
+    }
+
+    fn reserve(&self, req: &ReserveRequest) -> Result<bool, StoreError> {
+        let req = req.clone();
+        self.write(move |c| {
+            let limit = c
+                .query_row_cached(
+                    "SELECT max_concurrent, rate_per_s FROM flow_limits WHERE scope = ?1",
+                    params![req.scope],
+                    |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<f64>>(1)?)),
+                )
+                .optional()?;
+            let Some((max, rate)) = limit else {
+                return Ok(false);
+            };
+            c.exec_cached(
+                "DELETE FROM flow_slots WHERE scope = ?1 AND expires_ms < ?2",
+                params![req.scope, req.now],
+            )?;
+            c.exec_cached(
+                "DELETE FROM flow_waiters WHERE scope = ?1 AND expires_ms < ?2",
+                params![req.scope, req.now],
+            )?;
+            let waiting = c.query_row_cached(
+                "SELECT count(*) FROM flow_waiters WHERE scope = ?1",
+                params![req.scope],
+                |r| r.get::<_, i64>(0),
+            )?;
+            let used = c.query_row_cached(
+                "SELECT count(*) FROM flow_slots WHERE scope = ?1",
+                params![req.scope],
+                |r| r.get::<_, i64>(0),
+            )?;
+            if !may_reserve(max, rate, used, waiting, req.holders.len() as i64) {
+                return Ok(false);
+            }
+            for holder in &req.holders {
+                c.exec_cached(
+                    "INSERT INTO flow_slots (scope, holder, owner, expires_ms) VALUES (?1, ?2, ?3, ?4)",
+                    params![req.scope, holder, req.owner, req.now + req.lease_ms],
+                )?;
+            }
+            Ok(true)
+        })
+    }
+
+    fn give_back(&self, scope: &str, holders: &[String], now: i64) -> Result<(), StoreError> {
+        let (scope, holders) = (scope.to_string(), holders.to_vec());
+        self.write(move |c| {
+            let mut n = 0;
+            for holder in &holders {
+                n += c.exec_cached(
+                    "DELETE FROM flow_slots WHERE scope = ?1 AND holder = ?2",
+                    params![scope, holder],
+                )? as i64;
+            }
+            if n > 0 {
+                wake(c, &scope, now, n)?;
             }
             Ok(())
         })

@@ -1,6 +1,7 @@
 //! Retention of the SQLite backend (`crate::retention`): batches taken by
-//! marking their rows' owner, deleted in write jobs of at most
-//! [`DELETE_CHUNK`] executions each, paced by [`YIELD_FACTOR`], so that
+//! marking their rows' owner (a lazy group commit: a mark lost to a crash
+//! only lets the rows be taken again), deleted in write jobs of at most
+//! [`DELETE_CHUNK`] executions each, paced by [`crate::retention::YIELD_FACTOR`], so that
 //! the workers' jobs queued on the single writer run between two of them.
 //!
 //! Every delete reads an index (EXPLAIN QUERY PLAN): journal rows
@@ -13,17 +14,9 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use super::queries::get_exec;
-use crate::retention::RetentionStore;
+use crate::retention::{DELETE_CHUNK, RetentionStore, yield_after};
 use crate::store::{ExecutionRow, StoreError, TERMINAL, escape_execution_id};
 use rusqlite::{Connection, OptionalExtension, params};
-
-/// Most executions deleted in one write job (one savepoint of a group
-/// commit): a few milliseconds of the writer.
-pub const DELETE_CHUNK: usize = 50;
-/// After each chunk, the deleting thread sleeps this many times the
-/// chunk's wall time (its wait in the writer's queue included): retention
-/// takes at most a seventh of the writer, less as the workers load it more.
-pub const YIELD_FACTOR: u32 = 6;
 
 /// Deletes execution `id` and everything keyed by it.
 fn delete_all(c: &Connection, id: &str) -> Result<(), StoreError> {
@@ -74,7 +67,7 @@ impl RetentionStore for SqliteStore {
         limit: u32,
     ) -> Result<Vec<ExecutionRow>, StoreError> {
         let owner = owner.to_string();
-        self.write(move |c| {
+        self.write_lazy(move |c| {
             let mut ids: Vec<String> = Vec::new();
             // One status at a time: each walks `executions_status` in `seq`
             // order and stops at the limit.
@@ -111,7 +104,7 @@ impl RetentionStore for SqliteStore {
         for chunk in ids.chunks(DELETE_CHUNK) {
             let started = std::time::Instant::now();
             deleted += self.delete_chunk(chunk.to_vec(), owner.to_string())?;
-            std::thread::sleep(started.elapsed() * YIELD_FACTOR);
+            yield_after(started);
         }
         Ok(deleted)
     }
@@ -141,7 +134,10 @@ impl SqliteStore {
     /// Deletes the executions of `ids` that `owner` still holds and that
     /// are terminal, in one write job; returns how many.
     fn delete_chunk(&self, ids: Vec<String>, owner: String) -> Result<u64, StoreError> {
-        self.write(move |c| {
+        // Lazy (no flush of its own, as the take): a delete lost to a crash
+        // of the machine leaves the rows to be taken (and archived) again;
+        // nothing is deleted unarchived either way.
+        self.write_lazy(move |c| {
             let mut deleted = 0;
             for id in &ids {
                 let held: Option<String> = c
