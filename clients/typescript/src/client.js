@@ -102,10 +102,35 @@ export class Client {
     }
   }
 
-  /** Starts and awaits; resolves to the result, rejects with ExecutionFailed. */
+  /**
+   * Starts and awaits; resolves to the result, rejects with ExecutionFailed.
+   * One request starts and awaits (`POST /v1/executions?wait=`); only an
+   * execution still running after that first long poll, or one that already
+   * existed under `opts.id`, is awaited further with `result`.
+   */
   async run(program, args = [], opts = {}) {
-    const id = await this.start(program, args, opts);
-    const e = await this.result(id, opts);
+    const deadline = opts.wait === undefined ? undefined : Date.now() + opts.wait;
+    const first = opts.wait === undefined ? LONG_POLL_MS : Math.min(Math.max(0, opts.wait), LONG_POLL_MS);
+    const json = { program, args };
+    if (opts.id !== undefined) json.id = opts.id;
+    let id;
+    let e;
+    try {
+      const { body } = await this.http.request("POST", `/v1/executions?wait=${Math.floor(first)}ms`, {
+        json,
+        signal: opts.signal,
+        traceparent: opts.traceparent,
+      });
+      e = execution(body);
+      id = e.id;
+    } catch (err) {
+      if (opts.id === undefined || !(err instanceof ApiError) || err.status !== 409) throw err;
+      id = opts.id;
+    }
+    if (e === undefined || !e.ended) {
+      const wait = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
+      e = await this.result(id, { signal: opts.signal, wait });
+    }
     if (!e.ended) throw new Error(`execution ${id} is still ${e.status}`);
     if (e.status !== "completed") throw new ExecutionFailed(e);
     return e.result;

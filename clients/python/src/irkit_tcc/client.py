@@ -133,9 +133,34 @@ class Client:
     ) -> Any:
         """Starts ``program`` and awaits it; returns its result (plain JSON).
         Raises :class:`ExecutionFailed` when it failed or was cancelled, and
-        ``TimeoutError`` when ``wait`` seconds passed first."""
-        eid = self.start(program, *args, id=id, traceparent=traceparent)
-        e = self.result(eid, wait=wait)
+        ``TimeoutError`` when ``wait`` seconds passed first.
+
+        One request starts and awaits (``POST /v1/executions?wait=``); only
+        an execution still running after the first long poll, or one that
+        already existed under ``id``, is awaited with :meth:`result`."""
+        deadline = None if wait is None else time.monotonic() + wait
+        first = LONG_POLL if wait is None else min(max(0.0, wait), LONG_POLL)
+        body: Dict[str, Any] = {"program": program, "args": list(args)}
+        if id is not None:
+            body["id"] = id
+        e: Optional[Execution] = None
+        try:
+            _, j = self._http.request(
+                "POST",
+                f"/v1/executions?wait={int(first * 1000)}ms",
+                body,
+                timeout=first + self._http.timeout,
+                traceparent=traceparent,
+            )
+            e = Execution.from_json(j)
+            eid = e.id
+        except ApiError as err:
+            if id is None or err.status != 409:
+                raise
+            eid = id
+        if e is None or not e.ended:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            e = self.result(eid, wait=left)
         if not e.ended:
             raise TimeoutError(f"execution {eid} is still {e.status}")
         if e.status != "completed":
