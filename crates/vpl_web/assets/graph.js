@@ -5,7 +5,9 @@
 // (webgl.js) with the answer. window.vplGraph exposes the state the browser
 // tests drive and wait on (`updates` counts finished compile-and-draw
 // rounds; `timings` their round-trip milliseconds, `phases` where each
-// went; `localPhases` the constant edits drawn without a round).
+// went; `localPhases` the constant edits drawn without a round, as drafts;
+// `editShownAt`, `fullShownAt` and `answeredAt` when the last edit's draft,
+// the last full-size preview and the last answer were shown).
 'use strict';
 
 const G = {
@@ -277,12 +279,12 @@ function constantEditor(n, box) {
     if (kind === 'bool') {
       input = el('input', { type: 'checkbox', 'data-component': String(i) });
       input.checked = Boolean(v);
-      input.addEventListener('change', () => { G.sliding = null; set(i, input.checked); });
+      input.addEventListener('change', () => { G.sliding = null; set(i, input.checked); valueSettled(); });
     } else {
       input = el('input', { type: 'range', min: String(min), max: String(max),
         step: kind === 'int' ? '1' : String((max - min) / 100), value: String(v), 'data-component': String(i) });
       input.addEventListener('input', () => set(i, input.value));
-      input.addEventListener('change', () => { G.sliding = null; });
+      input.addEventListener('change', () => { G.sliding = null; valueSettled(); });
     }
     sliders.push(input);
     box.appendChild(param('xyzw'[i], input));
@@ -299,7 +301,7 @@ function constantEditor(n, box) {
       G.sliding = n.id;
       valueEdited();
     });
-    picker.addEventListener('change', () => { G.sliding = null; });
+    picker.addEventListener('change', () => { G.sliding = null; valueSettled(); });
     box.appendChild(param('colour', picker));
   }
 }
@@ -480,18 +482,23 @@ function show(result, phases) {
 }
 
 // Draws G.scene unless it is exactly what the preview shows (an answer to
-// constant edits that were drawn as they were made).
-function draw(phases) {
-  const key = JSON.stringify(G.scene);
+// constant edits that were drawn as they were made). `scale` > 1 draws a
+// draft at that fraction of the width and height (DRAFT_SCALE while a
+// constant is edited); the full size follows with the server's answer.
+function draw(phases, scale) {
+  const divisor = scale || 1;
+  const key = JSON.stringify(G.scene) + (divisor === 1 ? '' : '@' + divisor);
   if (key === G.drawnKey) {
     phases.drawn = false;
     return;
   }
   try {
-    G.lastImage = vplRender($('preview'), G.scene, phases);
+    G.lastImage = vplRender($('preview'), G.scene, phases, divisor);
     G.drawnKey = key;
     G.shownAt = performance.now();
+    if (divisor === 1) G.fullShownAt = G.shownAt;
     phases.drawn = true;
+    phases.scale = divisor;
     $('preview-status').textContent = 'GLSL ES 3.00 on WebGL 2';
   } catch (e) {
     G.drawnKey = null;
@@ -523,20 +530,45 @@ function setConstants(scene, constants) {
 // preview's scene comes from the document as it now is but for constant
 // values, and the constant is one of its uniform leaves, the preview is
 // drawn at once with the new value (the program is kept: no compile, no
-// link); the round through the server follows for the VPL text, and its
-// answer is drawn only if it shows something else.
+// link), as a draft of a quarter of the pixels (half the width and the
+// height, scaled up on the canvas); the round through the server follows
+// for the VPL text, and its answer is drawn at full size.
+const DRAFT_SCALE = 2;
 function valueEdited() {
   const r = G.result;
   if (G.scene && r && r.ok && r.preview && G.sceneRevision >= G.structural) {
     const started = performance.now();
     const phases = { revision: G.revision };
     setConstants(G.scene, r.preview.constants);
-    draw(phases);
+    draw(phases, DRAFT_SCALE);
+    if (phases.drawn) {
+      // When this edit was first shown, and its draft (what the tests
+      // compare with a draft of the server's build).
+      G.editShownAt = G.shownAt;
+      G.lastDraft = G.lastImage;
+    }
     phases.total = performance.now() - started;
     G.localPhases.push(phases);
     if (G.localPhases.length > 200) G.localPhases.shift();
   }
   compile();
+}
+
+// The end of a constant's edit (a slider released, a colour chosen, a box
+// ticked): a draft on the preview is drawn again at full size at once,
+// without waiting for the server's answer (which is then not drawn again
+// when it shows the same scene).
+function valueSettled() {
+  const r = G.result;
+  if (G.drawnKey === null || !G.drawnKey.endsWith('@' + DRAFT_SCALE)) return;
+  if (G.scene && r && r.ok && r.preview && G.sceneRevision >= G.structural) {
+    const started = performance.now();
+    const phases = { revision: G.revision, settled: true };
+    draw(phases);
+    phases.total = performance.now() - started;
+    G.localPhases.push(phases);
+    if (G.localPhases.length > 200) G.localPhases.shift();
+  }
 }
 
 async function compile() {

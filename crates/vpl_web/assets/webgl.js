@@ -100,16 +100,68 @@ function vplProgram(canvas, gl, scene) {
   return [program, false];
 }
 
+// The RGBA8 framebuffer of `canvas` for draws of `width`×`height` with the
+// primary output at `location`: kept on the canvas between draws and made
+// again only when one of the three changes. Returns `{fbo, attachment}`,
+// bound as the framebuffer.
+function vplTarget(canvas, gl, width, height, location) {
+  const kept = canvas.vplTarget;
+  if (kept && kept.gl === gl && kept.width === width && kept.height === height &&
+      kept.location === location) {
+    gl.bindFramebuffer(gl.FRAMEBUFFER, kept.fbo);
+    return kept;
+  }
+  if (kept && kept.gl === gl) {
+    gl.deleteFramebuffer(kept.fbo);
+    gl.deleteRenderbuffer(kept.rbo);
+  }
+  canvas.vplTarget = null;
+  // WebGL 2 requires draw buffer i to be COLOR_ATTACHMENTi: attach at the
+  // primary output's location.
+  const max = gl.getParameter(gl.MAX_DRAW_BUFFERS);
+  if (location >= max) {
+    throw new Error('webgl-draw: primary output location ' + location +
+      ' is beyond the ' + max + ' draw buffers of this context');
+  }
+  const fbo = gl.createFramebuffer();
+  const rbo = gl.createRenderbuffer();
+  gl.bindRenderbuffer(gl.RENDERBUFFER, rbo);
+  gl.renderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, width, height);
+  gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+  const attachment = gl.COLOR_ATTACHMENT0 + location;
+  gl.framebufferRenderbuffer(gl.FRAMEBUFFER, attachment, gl.RENDERBUFFER, rbo);
+  const buffers = [];
+  for (let l = 0; l < location; l++) buffers.push(gl.NONE);
+  buffers.push(attachment);
+  gl.drawBuffers(buffers);
+  gl.readBuffer(attachment);
+  const status = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
+  if (status !== gl.FRAMEBUFFER_COMPLETE) {
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+    gl.deleteFramebuffer(fbo);
+    gl.deleteRenderbuffer(rbo);
+    throw new Error('webgl-draw: framebuffer incomplete: 0x' + status.toString(16));
+  }
+  canvas.vplTarget = { gl, width, height, location, fbo, rbo, attachment };
+  return canvas.vplTarget;
+}
+
 // Renders `scene` on the WebGL 2 context of `canvas` (created with
 // preserveDrawingBuffer so the canvas also shows the result). When
 // `timing` is an object, it receives the milliseconds of the phases:
 // `link` (shader compile and link; 0 when the canvas's program is reused,
 // `reused` true), `draw` (state, uploads, draw and readback) and `image`
 // (flipping the rows; the base64 `rgba` is made when first read).
-function vplRender(canvas, scene, timing) {
+// `scale` (an integer ≥ 1, default 1) draws a draft: the framebuffer is the
+// scene's size divided by it (rounded up), the canvas shows it scaled up to
+// the scene's size, and the image returned has the draft's size.
+function vplRender(canvas, scene, timing, scale) {
   const t0 = performance.now();
   if (canvas.width !== scene.width) canvas.width = scene.width;
   if (canvas.height !== scene.height) canvas.height = scene.height;
+  const divisor = Number.isInteger(scale) && scale > 1 ? scale : 1;
+  const width = Math.max(1, Math.ceil(scene.width / divisor));
+  const height = Math.max(1, Math.ceil(scene.height / divisor));
   const gl = canvas.getContext('webgl2', {
     preserveDrawingBuffer: true, antialias: false, premultipliedAlpha: false, alpha: true,
   });
@@ -118,31 +170,10 @@ function vplRender(canvas, scene, timing) {
   const [program, reused] = vplProgram(canvas, gl, scene);
   const t1 = performance.now();
   try {
-    // Draw into an RGBA8 renderbuffer, as the native drivers do.
-    const fbo = gl.createFramebuffer();
-    const rbo = gl.createRenderbuffer();
-    gl.bindRenderbuffer(gl.RENDERBUFFER, rbo);
-    gl.renderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, scene.width, scene.height);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
-    // WebGL 2 requires draw buffer i to be COLOR_ATTACHMENTi: attach at the
-    // primary output's location.
-    const max = gl.getParameter(gl.MAX_DRAW_BUFFERS);
-    if (scene.output_location >= max) {
-      throw new Error('webgl-draw: primary output location ' + scene.output_location +
-        ' is beyond the ' + max + ' draw buffers of this context');
-    }
-    const attachment = gl.COLOR_ATTACHMENT0 + scene.output_location;
-    gl.framebufferRenderbuffer(gl.FRAMEBUFFER, attachment, gl.RENDERBUFFER, rbo);
-    const buffers = [];
-    for (let l = 0; l < scene.output_location; l++) buffers.push(gl.NONE);
-    buffers.push(attachment);
-    gl.drawBuffers(buffers);
-    gl.readBuffer(attachment);
-    const status = gl.checkFramebufferStatus(gl.FRAMEBUFFER);
-    if (status !== gl.FRAMEBUFFER_COMPLETE) {
-      throw new Error('webgl-draw: framebuffer incomplete: 0x' + status.toString(16));
-    }
-    gl.viewport(0, 0, scene.width, scene.height);
+    // Draw into an RGBA8 renderbuffer, as the native drivers do; the
+    // canvas keeps it for the next draw of the same size and location.
+    const { fbo, attachment } = vplTarget(canvas, gl, width, height, scene.output_location);
+    gl.viewport(0, 0, width, height);
     gl.disable(gl.DEPTH_TEST);
     gl.disable(gl.BLEND);
     gl.disable(gl.CULL_FACE);
@@ -210,31 +241,29 @@ function vplRender(canvas, scene, timing) {
     }
 
     gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
-    const pixels = new Uint8Array(scene.width * scene.height * 4);
+    const pixels = new Uint8Array(width * height * 4);
     gl.pixelStorei(gl.PACK_ALIGNMENT, 1);
-    gl.readPixels(0, 0, scene.width, scene.height, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+    gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
     const error = gl.getError();
-    // Show the result on the canvas itself too.
+    // Show the result on the canvas itself too (a draft scaled up).
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fbo);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, null);
-    gl.blitFramebuffer(0, 0, scene.width, scene.height, 0, 0, scene.width, scene.height,
-      gl.COLOR_BUFFER_BIT, gl.NEAREST);
+    gl.blitFramebuffer(0, 0, width, height, 0, 0, scene.width, scene.height,
+      gl.COLOR_BUFFER_BIT, divisor === 1 ? gl.NEAREST : gl.LINEAR);
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-    gl.deleteFramebuffer(fbo);
-    gl.deleteRenderbuffer(rbo);
     gl.deleteVertexArray(vao);
     if (error !== gl.NO_ERROR) throw new Error('webgl-draw: GL error 0x' + error.toString(16));
     const t2 = performance.now();
     // GL rows are bottom-up; images are top-down.
-    const row = scene.width * 4;
+    const row = width * 4;
     const flipped = new Uint8Array(pixels.length);
-    for (let y = 0; y < scene.height; y++) {
-      flipped.set(pixels.subarray((scene.height - 1 - y) * row, (scene.height - y) * row), y * row);
+    for (let y = 0; y < height; y++) {
+      flipped.set(pixels.subarray((height - 1 - y) * row, (height - y) * row), y * row);
     }
     // The base64 text (what the tests read) is made on first access, so a
     // preview nobody reads does not pay for it.
     let rgba = null;
-    const image = { width: scene.width, height: scene.height };
+    const image = { width, height };
     // The rows themselves, for scripts (not serialized: not enumerable).
     Object.defineProperty(image, 'pixels', { value: flipped, enumerable: false });
     Object.defineProperty(image, 'rgba', {
