@@ -64,6 +64,10 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per process, parsed once: boxing a variant saves nothing"
+)]
 enum System {
     /// Arcadia VPL shader IR (vpl-v1.md).
     #[command(subcommand)]
@@ -83,7 +87,10 @@ enum System {
 /// (its doc comment as clap's derive renders it), and the function that adds
 /// its verbs. `command_line_matches_the_derived_one` checks them against the
 /// derived command.
-const SYSTEMS: [(&str, &str, fn(clap::Command) -> clap::Command); 4] = [
+/// A system's name, its help line, and the function that adds its verbs.
+type SystemEntry = (&'static str, &'static str, fn(clap::Command) -> clap::Command);
+
+const SYSTEMS: [SystemEntry; 4] = [
     (
         "vpl",
         "Arcadia VPL shader IR (vpl-v1.md)",

@@ -258,7 +258,7 @@ mod tests {
             );
         }
         assert!(matches!(
-            check(Method::POST, &[host.clone()]),
+            check(Method::POST, std::slice::from_ref(&host)),
             Err(Refusal::ContentType(_))
         ));
         assert_eq!(check(Method::GET, &[host]), Ok(()));

@@ -267,7 +267,7 @@ fn f6_nul_at_the_api_is_a_bad_request(kind: Kind) {
             "/v1/executions".to_string(),
             r#"{"program": "p", "id": "x\u0000"}"#.to_string(),
         ),
-        (format!("/v1/executions/%00/cancel"), "{}".to_string()),
+        ("/v1/executions/%00/cancel".to_string(), "{}".to_string()),
     ] {
         let (status, answer) = post(&path, &body);
         assert_eq!(status, 400, "{path} {body}: {answer}");

@@ -123,7 +123,7 @@ fn a_paused_execution_is_held_until_resumed_and_only_an_unfinished_one_pauses() 
         let other = node_a.start("wait", vec![], Some("other".into())).unwrap();
         assert!(tcc_host::pause::set_execution(&node_a, &held, true).unwrap());
         assert!(!tcc_host::pause::set_execution(&node_a, &held, true).unwrap());
-        assert_eq!(work(&b, LATER), [other.clone()]);
+        assert_eq!(work(&b, LATER), std::slice::from_ref(&other));
         assert!(!node_b.drive(&held).unwrap());
         assert!(node_b.drive(&other).unwrap());
         // An event sent meanwhile is kept for it.
@@ -136,7 +136,7 @@ fn a_paused_execution_is_held_until_resumed_and_only_an_unfinished_one_pauses() 
         // Resumed on the other node: it runs and takes its event.
         assert!(tcc_host::pause::set_execution(&node_b, &held, false).unwrap());
         assert!(!tcc_host::pause::set_execution(&node_b, &held, false).unwrap());
-        assert_eq!(work(&a, LATER), [held.clone()]);
+        assert_eq!(work(&a, LATER), std::slice::from_ref(&held));
         assert!(node_a.drive(&held).unwrap());
         assert_eq!(status(&a, &held), "completed");
         let entries = a.history(&held, 0, 100).unwrap();

@@ -77,9 +77,9 @@ pub struct GraphError {
     /// The node's socket, where the error is about one socket.
     pub socket: Option<String>,
     /// 1-based line and column in the JSON text (syntax and schema errors).
-    pub line: Option<u64>,
+    pub line: Option<u32>,
     /// See `line`.
-    pub column: Option<u64>,
+    pub column: Option<u32>,
 }
 
 impl GraphError {

@@ -67,8 +67,8 @@ pub fn parse(json: &str) -> Result<format::Document<'_>, Vec<GraphError>> {
     }
     serde_json::from_str(json).map_err(|e| {
         let mut g = GraphError::new(ErrorKind::Json, strip_position(&e.to_string()));
-        g.line = Some(e.line() as u64);
-        g.column = Some(e.column() as u64);
+        g.line = Some(u32::try_from(e.line()).unwrap_or(u32::MAX));
+        g.column = Some(u32::try_from(e.column()).unwrap_or(u32::MAX));
         vec![g]
     })
 }

@@ -530,7 +530,7 @@ fn build_edit_diagnose_save_and_reload_a_graph() {
     );
     let drawn = |v: &[Value], scale: i64| {
         v.iter()
-            .filter(|p| p["drawn"] == Value::Bool(true) && p["scale"] == Value::from(scale))
+            .filter(|p| p["drawn"] == Value::Bool(true) && p["scale"] == scale)
             .count()
     };
     // The full size comes at the release, or from the server's answer when

@@ -96,13 +96,12 @@ fn draw_webgl(renderer: &WebGlRenderer, case: &Case) -> Result<Image, String> {
     renderer.render(&program, &scene).map_err(|e| e.to_string())
 }
 
-/// The first pixel channel where `other` leaves `reference`'s tolerance:
-/// (x, y, channel, reference pixel, other pixel).
-fn disagreement(
-    case: &Case,
-    reference: &Image,
-    other: &Image,
-) -> Option<(u32, u32, usize, [u8; 4], [u8; 4])> {
+/// A pixel channel out of tolerance: (x, y, channel, reference pixel,
+/// other pixel).
+type Disagreement = (u32, u32, usize, [u8; 4], [u8; 4]);
+
+/// The first pixel channel where `other` leaves `reference`'s tolerance.
+fn disagreement(case: &Case, reference: &Image, other: &Image) -> Option<Disagreement> {
     if (reference.width, reference.height) != (other.width, other.height) {
         return Some((0, 0, 0, [0; 4], [0; 4]));
     }
@@ -144,11 +143,11 @@ fn minimize(drivers: &Drivers, driver: &str, case: &Case) -> Case {
     for i in 0..case.statements {
         let mut trial = disabled.clone();
         trial.insert(i);
-        if let Ok(smaller) = testgen::generate_without(case.seed, &trial) {
-            if disagrees(drivers, driver, &smaller) {
-                disabled = trial;
-                best = smaller;
-            }
+        if let Ok(smaller) = testgen::generate_without(case.seed, &trial)
+            && disagrees(drivers, driver, &smaller)
+        {
+            disabled = trial;
+            best = smaller;
         }
     }
     best
