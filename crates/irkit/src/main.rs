@@ -83,13 +83,17 @@ enum System {
     Zlm(zlm_cmd::Verb),
 }
 
+/// A system's name, its help line, and the function that adds its verbs.
+type SystemEntry = (
+    &'static str,
+    &'static str,
+    fn(clap::Command) -> clap::Command,
+);
+
 /// The systems in `System`'s order: name and the line `irkit --help` lists
 /// (its doc comment as clap's derive renders it), and the function that adds
 /// its verbs. `command_line_matches_the_derived_one` checks them against the
 /// derived command.
-/// A system's name, its help line, and the function that adds its verbs.
-type SystemEntry = (&'static str, &'static str, fn(clap::Command) -> clap::Command);
-
 const SYSTEMS: [SystemEntry; 4] = [
     (
         "vpl",

@@ -44,9 +44,10 @@ const BOUND: f64 = 4096.0;
 impl Gen<'_> {
     fn int_operand(&mut self) -> (String, IntInfo) {
         if self.rng.chance(70)
-            && let Some(v) = self.f.pick(self.rng, Ty::Int, |_| true) {
-                return (v.name(), v.info.i);
-            }
+            && let Some(v) = self.f.pick(self.rng, Ty::Int, |_| true)
+        {
+            return (v.name(), v.info.i);
+        }
         let v = match self.rng.below(4) {
             0 => self.rng.range(-3, 3),
             1 => self.rng.range(-100, 100),
@@ -66,9 +67,10 @@ impl Gen<'_> {
         if self.rng.chance(75)
             && let Some(v) = self.f.pick(self.rng, Ty::Float, |i| {
                 (!exact || i.f.exact()) && i.f.bound <= BOUND
-            }) {
-                return (v.name(), v.info.f);
-            }
+            })
+        {
+            return (v.name(), v.info.f);
+        }
         let c = self.float_constant();
         (float(c), FloatInfo::constant(c))
     }
@@ -123,30 +125,33 @@ impl Gen<'_> {
         ];
         let op = self.rng.pick(&ops);
         let choice = self.rng.below(4);
-        if choice == 0 && self.stage == StageKind::Fragment
-            && let Some(a) = self.f.pick(self.rng, Ty::Float, |i| i.f.exact()) {
-                let (b, _) = self.float_operand(true);
-                let v = self.f.define(
-                    Ty::Bool,
-                    Info::boolean(true),
-                    &format!("({op} {{r}} {} {b})", a.name()),
-                );
-                return v.name();
-            }
+        if choice == 0
+            && self.stage == StageKind::Fragment
+            && let Some(a) = self.f.pick(self.rng, Ty::Float, |i| i.f.exact())
+        {
+            let (b, _) = self.float_operand(true);
+            let v = self.f.define(
+                Ty::Bool,
+                Info::boolean(true),
+                &format!("({op} {{r}} {} {b})", a.name()),
+            );
+            return v.name();
+        }
         if choice == 1
-            && let Some(a) = self.f.pick(self.rng, Ty::Bool, |i| i.b_exact) {
-                let b = match self.f.pick(self.rng, Ty::Bool, |i| i.b_exact) {
-                    Some(b) => b.name(),
-                    None => format!("(bool {})", self.rng.chance(50)),
-                };
-                let eq = self.rng.pick(&["equal", "not_equal"]);
-                let v = self.f.define(
-                    Ty::Bool,
-                    Info::boolean(true),
-                    &format!("({eq} {{r}} {} {b})", a.name()),
-                );
-                return v.name();
-            }
+            && let Some(a) = self.f.pick(self.rng, Ty::Bool, |i| i.b_exact)
+        {
+            let b = match self.f.pick(self.rng, Ty::Bool, |i| i.b_exact) {
+                Some(b) => b.name(),
+                None => format!("(bool {})", self.rng.chance(50)),
+            };
+            let eq = self.rng.pick(&["equal", "not_equal"]);
+            let v = self.f.define(
+                Ty::Bool,
+                Info::boolean(true),
+                &format!("({eq} {{r}} {} {b})", a.name()),
+            );
+            return v.name();
+        }
         if choice == 2 {
             // Through a Boolean vector.
             let n = self.rng.range(2, 4) as u8;
@@ -412,9 +417,10 @@ impl Gen<'_> {
         if self.rng.chance(25)
             && let Some(v) = self.f.pick(self.rng, Ty::Int, |i| {
                 i.i.magnitude().is_some_and(|m| (m as f64) <= limit)
-            }) {
-                return (v.name(), FloatInfo::from_int(v.info.i));
-            }
+            })
+        {
+            return (v.name(), FloatInfo::from_int(v.info.i));
+        }
         self.small_float(limit)
     }
 
