@@ -1,6 +1,9 @@
 //! `irkit tcc limit set|ls|delete`: flow limits on a server
 //! (`/v1/limits`, `tcc_host::flow`). A scope or setting the server would
-//! refuse is checked here first: a coded diagnostic, exit 1.
+//! refuse is checked here first: a coded diagnostic, exit 1. With
+//! `--namespace NS` (or `$IRKIT_TCC_NAMESPACE`) a verb acts on that
+//! namespace's limits, which hold only its executions; without, a token
+//! of every namespace acts on the global limits (and `ls` lists all).
 
 use crate::args::FormatArgs;
 use crate::diag::{Diagnostic, Format};
@@ -14,7 +17,8 @@ use tcc_host::service::percent_encode;
 #[derive(clap::Subcommand)]
 pub enum LimitVerb {
     /// Create or replace a limit: at most N drives (program) or provider
-    /// calls (route) at once across all nodes, and/or a token bucket rate.
+    /// calls (route) at once across all nodes, and/or a token bucket rate;
+    /// with --namespace, of that namespace's executions only.
     Set(SetArgs),
     /// List limits with their slots in use and executions waiting.
     Ls(LsArgs),
@@ -148,13 +152,16 @@ fn ls(a: LsArgs) -> Result<Outcome, CliError> {
                     (Some(r), Some(b)) => format!("{r}/s burst {b}"),
                     _ => "-".to_string(),
                 };
+                // A namespace's limit as `NAMESPACE/SCOPE` (the form of
+                // `irkit tcc serve --limit`).
+                let scope = l["scope"].as_str().unwrap_or_default();
+                let key = match l["namespace"].as_str() {
+                    Some(ns) => format!("{ns}/{scope}"),
+                    None => scope.to_string(),
+                };
                 println!(
                     "{}\tmax {}\trate {}\tin use {}\twaiting {}",
-                    l["scope"].as_str().unwrap_or_default(),
-                    max,
-                    rate,
-                    l["in_use"],
-                    l["waiting"],
+                    key, max, rate, l["in_use"], l["waiting"],
                 );
             }
         }

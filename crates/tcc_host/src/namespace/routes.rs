@@ -26,8 +26,9 @@ pub enum Rule {
     /// The `{name}` is a program name: registered in the scope's
     /// namespace, or (tokens of every namespace only) not registered.
     Program,
-    /// Needs a token of every namespace (metrics, flow limits): they are
-    /// the operator's, shared by every namespace.
+    /// Needs a token of every namespace (metrics, setting and deleting
+    /// flow limits): they are the operator's. A flow limit route acts on
+    /// the namespace the request names (none: the global limits).
     Operator,
     /// About the token itself (the namespaces it may name): any valid
     /// token, whether or not the request names a namespace.
@@ -66,8 +67,8 @@ pub const RULES: &[(&str, &str, Rule)] = &[
     ("DELETE", "/v1/schedules/{name}", Rule::Schedule),
     ("POST", "/v1/schedules/{name}/pause", Rule::Schedule),
     ("POST", "/v1/schedules/{name}/resume", Rule::Schedule),
-    ("GET", "/v1/limits", Rule::Operator),
-    ("GET", "/v1/limits/{scope}", Rule::Operator),
+    ("GET", "/v1/limits", Rule::Scoped),
+    ("GET", "/v1/limits/{scope}", Rule::Scoped),
     ("PUT", "/v1/limits/{scope}", Rule::Operator),
     ("DELETE", "/v1/limits/{scope}", Rule::Operator),
     ("POST", "/v1/tasks/poll", Rule::Scoped),
