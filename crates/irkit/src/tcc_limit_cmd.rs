@@ -134,9 +134,19 @@ fn set(a: SetArgs) -> Result<Outcome, CliError> {
     )?;
     match a.fmt.format {
         Format::Json => print_json(&j),
-        Format::Human => println!("{}", j["scope"].as_str().unwrap_or_default()),
+        Format::Human => println!("{}", key_text(&j)),
     }
     Ok(Outcome::Success)
+}
+
+/// A limit's scope as the human output shows it: a namespace's as
+/// `NAMESPACE/SCOPE` (the form of `irkit tcc serve --limit`).
+fn key_text(limit: &serde_json::Value) -> String {
+    let scope = limit["scope"].as_str().unwrap_or_default();
+    match limit["namespace"].as_str() {
+        Some(ns) => format!("{ns}/{scope}"),
+        None => scope.to_string(),
+    }
 }
 
 fn ls(a: LsArgs) -> Result<Outcome, CliError> {
@@ -152,16 +162,13 @@ fn ls(a: LsArgs) -> Result<Outcome, CliError> {
                     (Some(r), Some(b)) => format!("{r}/s burst {b}"),
                     _ => "-".to_string(),
                 };
-                // A namespace's limit as `NAMESPACE/SCOPE` (the form of
-                // `irkit tcc serve --limit`).
-                let scope = l["scope"].as_str().unwrap_or_default();
-                let key = match l["namespace"].as_str() {
-                    Some(ns) => format!("{ns}/{scope}"),
-                    None => scope.to_string(),
-                };
                 println!(
                     "{}\tmax {}\trate {}\tin use {}\twaiting {}",
-                    key, max, rate, l["in_use"], l["waiting"],
+                    key_text(l),
+                    max,
+                    rate,
+                    l["in_use"],
+                    l["waiting"],
                 );
             }
         }

@@ -299,6 +299,20 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
         None,
     );
     assert_eq!((c, &j["max_concurrent"]), (200, &json!(3)), "{j}");
+    // Human: a namespace's limit named as `NAMESPACE/SCOPE`.
+    let human = ok(&[
+        "tcc",
+        "limit",
+        "set",
+        "program:work",
+        "--max-concurrent",
+        "3",
+        "--namespace",
+        "acme",
+        "--server",
+        &s.url,
+    ]);
+    assert_eq!(human.trim(), "acme/program:work");
     let (c, j) = http(
         &s.url,
         "GET",

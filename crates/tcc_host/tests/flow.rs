@@ -423,9 +423,12 @@ fn throttled_executions_are_admitted_in_the_order_they_queued() {
 /// prefix before `-`), holding them at a gate until opened.
 #[derive(Default)]
 struct NamespaceProbe {
-    state: Mutex<(bool, std::collections::BTreeMap<String, (usize, usize)>)>,
+    state: Mutex<GateAndCounts>,
     opened: Condvar,
 }
+
+/// Whether the gate is open, and per namespace (in flight, most at once).
+type GateAndCounts = (bool, std::collections::BTreeMap<String, (usize, usize)>);
 
 impl NamespaceProbe {
     /// (in flight, most at once) of a namespace's calls.
