@@ -236,7 +236,11 @@ for _ in $(seq 100); do $irkit tcc status "$tcc_id" --server "$tcc_url" | has " 
 $irkit tcc delete "$tcc_id" --server "$tcc_url"
 # Flow limits (docs/tcc/host.md "Flow control"): at most 2 drives of `loop` at once across nodes, 100 starts/s.
 $irkit tcc limit set program:loop --max-concurrent 2 --rate 100/s --server "$tcc_url"
+# A namespace's limit holds only that namespace's executions; ls lists it as NAMESPACE/SCOPE.
+$irkit tcc limit set 'route:http.*' --max-concurrent 4 --namespace acme --server "$tcc_url"
+$irkit tcc limit ls --server "$tcc_url" | has '^acme/route:http\.\*'
 $irkit tcc limit ls --server "$tcc_url"
+$irkit tcc limit delete 'route:http.*' --namespace acme --server "$tcc_url"
 $irkit tcc limit delete program:loop --server "$tcc_url"
 tcc_hp=${tcc_url#http://}
 exec 3<>"/dev/tcp/${tcc_hp%:*}/${tcc_hp##*:}" && printf 'GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$tcc_hp" >&3 && grep '^tcc_executions' <&3; exec 3<&-

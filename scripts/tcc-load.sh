@@ -9,10 +9,13 @@
 #
 # Usage: bash scripts/tcc-load.sh [sqlite|postgres|both] [EXECUTIONS] [CLIENTS]
 #        bash scripts/tcc-load.sh limits [EXECUTIONS] [CLIENTS]
+#        bash scripts/tcc-load.sh limits-postgres [EXECUTIONS] [CLIENTS]
 #        bash scripts/tcc-load.sh schedules [SCHEDULES] [SECONDS]
 # `limits` (issue 35): the SQLite run four times, alternated, without a flow
 # limit and under `program:flow` and `program:worker` limits that are never
 # reached (max 1000 > 50 clients): the flows/s of each, and the ratio.
+# `limits-postgres`: the same A/B on two PostgreSQL nodes, without the node
+# kill (TCC_LOAD_NO_KILL=1: it measures throughput, not recovery).
 # `schedules` (issue 35): 1 000 schedules every second for 60 s on two
 # PostgreSQL nodes, one SIGKILLed midway and restarted: ticks due against
 # ticks started, lost and doubled (crates/tcc_host/examples/tcc_schedule_load.rs).
@@ -36,13 +39,18 @@ run() {
     --backend "$1" --executions "$executions" --clients "$clients" --deadline-s 900
 }
 case "$which" in
-  limits)
+  limits|limits-postgres)
+    backend=sqlite
+    if [ "$which" = limits-postgres ]; then
+      backend=postgres
+      bash scripts/start-postgres.sh >/dev/null
+    fi
     limited="--limit program:flow=max=1000 --limit program:worker=max=1000"
     for round in 1 2; do
       for mode in none limited; do
         extra=""; [ "$mode" = limited ] && extra=$limited
-        echo "== round $round: $mode"
-        TCC_LOAD_SERVE_ARGS="$extra" run sqlite | grep -E '^executions:'
+        echo "== round $round: $mode ($backend)"
+        TCC_LOAD_NO_KILL=1 TCC_LOAD_SERVE_ARGS="$extra" run "$backend" | grep -E '^executions:'
       done
     done ;;
   schedules)
@@ -53,5 +61,5 @@ case "$which" in
   sqlite) run sqlite ;;
   postgres) bash scripts/start-postgres.sh >/dev/null; run postgres ;;
   both) run sqlite; bash scripts/start-postgres.sh >/dev/null; run postgres ;;
-  *) echo "usage: $0 [sqlite|postgres|both|limits] [EXECUTIONS] [CLIENTS] | schedules [SCHEDULES] [SECONDS]" >&2; exit 2 ;;
+  *) echo "usage: $0 [sqlite|postgres|both|limits|limits-postgres] [EXECUTIONS] [CLIENTS] | schedules [SCHEDULES] [SECONDS]" >&2; exit 2 ;;
 esac

@@ -137,8 +137,9 @@ pub struct ServeArgs {
     retention_batch: u32,
     /// A flow limit set in the store at start (repeatable):
     /// `SCOPE=max=N,rate=R/s,burst=B`, SCOPE `program:NAME` or
-    /// `route:PATTERN` (docs/tcc/host.md "Flow control"). It replaces the
-    /// stored limit of that scope; `irkit tcc limit` changes it later.
+    /// `route:PATTERN`, or `NAMESPACE/SCOPE` for a namespace's limit
+    /// (docs/tcc/host.md "Flow control"). It replaces the stored limit of
+    /// that scope; `irkit tcc limit` changes it later.
     #[arg(long = "limit", value_name = "SCOPE=SETTINGS")]
     limits: Vec<String>,
 }

@@ -1,6 +1,9 @@
 //! `irkit tcc limit set|ls|delete`: flow limits on a server
 //! (`/v1/limits`, `tcc_host::flow`). A scope or setting the server would
-//! refuse is checked here first: a coded diagnostic, exit 1.
+//! refuse is checked here first: a coded diagnostic, exit 1. With
+//! `--namespace NS` (or `$IRKIT_TCC_NAMESPACE`) a verb acts on that
+//! namespace's limits, which hold only its executions; without, a token
+//! of every namespace acts on the global limits (and `ls` lists all).
 
 use crate::args::FormatArgs;
 use crate::diag::{Diagnostic, Format};
@@ -14,7 +17,8 @@ use tcc_host::service::percent_encode;
 #[derive(clap::Subcommand)]
 pub enum LimitVerb {
     /// Create or replace a limit: at most N drives (program) or provider
-    /// calls (route) at once across all nodes, and/or a token bucket rate.
+    /// calls (route) at once across all nodes, and/or a token bucket rate;
+    /// with --namespace, of that namespace's executions only.
     Set(SetArgs),
     /// List limits with their slots in use and executions waiting.
     Ls(LsArgs),
@@ -130,9 +134,19 @@ fn set(a: SetArgs) -> Result<Outcome, CliError> {
     )?;
     match a.fmt.format {
         Format::Json => print_json(&j),
-        Format::Human => println!("{}", j["scope"].as_str().unwrap_or_default()),
+        Format::Human => println!("{}", key_text(&j)),
     }
     Ok(Outcome::Success)
+}
+
+/// A limit's scope as the human output shows it: a namespace's as
+/// `NAMESPACE/SCOPE` (the form of `irkit tcc serve --limit`).
+fn key_text(limit: &serde_json::Value) -> String {
+    let scope = limit["scope"].as_str().unwrap_or_default();
+    match limit["namespace"].as_str() {
+        Some(ns) => format!("{ns}/{scope}"),
+        None => scope.to_string(),
+    }
 }
 
 fn ls(a: LsArgs) -> Result<Outcome, CliError> {
@@ -150,7 +164,7 @@ fn ls(a: LsArgs) -> Result<Outcome, CliError> {
                 };
                 println!(
                     "{}\tmax {}\trate {}\tin use {}\twaiting {}",
-                    l["scope"].as_str().unwrap_or_default(),
+                    key_text(l),
                     max,
                     rate,
                     l["in_use"],

@@ -176,7 +176,12 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     let s = tcc_serve::serve(
         db.to_str().unwrap(),
         &p,
-        &["--limit", "program:work=max=1"],
+        &[
+            "--limit",
+            "program:work=max=1",
+            "--limit",
+            "acme/route:none.*=max=4",
+        ],
         &[],
         None,
     );
@@ -185,8 +190,12 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
         "tcc", "limit", "ls", "--format", "json", "--server", &s.url,
     ]))
     .unwrap();
-    assert_eq!(listed["limits"][0]["scope"], "program:work");
-    assert_eq!(listed["limits"][0]["max_concurrent"], 1);
+    // By stored key: acme's (`acme/route:none.*`) first.
+    assert_eq!(listed["limits"][1]["scope"], "program:work", "{listed}");
+    assert_eq!(listed["limits"][1]["namespace"], J::Null, "{listed}");
+    assert_eq!(listed["limits"][1]["max_concurrent"], 1);
+    assert_eq!(listed["limits"][0]["scope"], "route:none.*", "{listed}");
+    assert_eq!(listed["limits"][0]["namespace"], "acme", "{listed}");
     let set: J = serde_json::from_str(&ok(&[
         "tcc",
         "limit",
@@ -215,7 +224,7 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     assert_eq!(last["throttled"][0]["scope"], "program:work", "{last}");
     let human = ok(&["tcc", "limit", "ls", "--server", &s.url]);
     assert!(
-        human.starts_with("program:work\tmax 1\trate -\tin use "),
+        human.starts_with("acme/route:none.*\tmax 4\trate -\tin use 0\twaiting 0\nprogram:work\tmax 1\trate -\tin use "),
         "{human}"
     );
     wait_until("all completed", || completed(&s.url, &ids));
@@ -234,7 +243,105 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     assert_eq!(c, 400);
     let (c, j) = http(&s.url, "GET", "/v1/limits", None);
     assert_eq!(c, 200);
-    assert_eq!(j["limits"].as_array().unwrap().len(), 1, "{j}");
+    assert_eq!(j["limits"].as_array().unwrap().len(), 2, "{j}");
+    // A namespace's limits through the CLI (`--namespace`): set, listed
+    // alone in the namespace, read by the namespace only, deleted there.
+    let set: J = serde_json::from_str(&ok(&[
+        "tcc",
+        "limit",
+        "set",
+        "program:work",
+        "--max-concurrent",
+        "3",
+        "--namespace",
+        "acme",
+        "--format",
+        "json",
+        "--server",
+        &s.url,
+    ]))
+    .unwrap();
+    assert_eq!(
+        (&set["scope"], &set["namespace"]),
+        (&json!("program:work"), &json!("acme")),
+        "{set}"
+    );
+    let in_acme: J = serde_json::from_str(&ok(&[
+        "tcc",
+        "limit",
+        "ls",
+        "--namespace",
+        "acme",
+        "--format",
+        "json",
+        "--server",
+        &s.url,
+    ]))
+    .unwrap();
+    let keys: Vec<(String, String)> = in_acme["limits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["namespace"].to_string(), l["scope"].to_string()))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            ("\"acme\"".to_string(), "\"program:work\"".to_string()),
+            ("\"acme\"".to_string(), "\"route:none.*\"".to_string())
+        ],
+        "{in_acme}"
+    );
+    let (c, j) = http(
+        &s.url,
+        "GET",
+        "/v1/limits/program:work?namespace=acme",
+        None,
+    );
+    assert_eq!((c, &j["max_concurrent"]), (200, &json!(3)), "{j}");
+    // Human: a namespace's limit named as `NAMESPACE/SCOPE`.
+    let human = ok(&[
+        "tcc",
+        "limit",
+        "set",
+        "program:work",
+        "--max-concurrent",
+        "3",
+        "--namespace",
+        "acme",
+        "--server",
+        &s.url,
+    ]);
+    assert_eq!(human.trim(), "acme/program:work");
+    let (c, j) = http(
+        &s.url,
+        "GET",
+        "/v1/limits/program:work?namespace=globex",
+        None,
+    );
+    assert_eq!(c, 404, "{j}");
+    // The namespace is named by the header or the query, not in the path.
+    let (c, j) = http(&s.url, "GET", "/v1/limits/acme%2Fprogram:work", None);
+    assert_eq!(c, 400, "{j}");
+    ok(&[
+        "tcc",
+        "limit",
+        "delete",
+        "program:work",
+        "--namespace",
+        "acme",
+        "--server",
+        &s.url,
+    ]);
+    let (c, j) = http(
+        &s.url,
+        "GET",
+        "/v1/limits/program:work?namespace=acme",
+        None,
+    );
+    assert_eq!(c, 404, "{j}");
+    let (c, j) = http(&s.url, "GET", "/v1/limits/route:slow.*", None);
+    assert_eq!(c, 200, "the global limit stays: {j}");
 }
 
 fn serve_pg(url: &str, p: &Path, node: &str) -> Server {

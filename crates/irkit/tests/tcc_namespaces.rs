@@ -127,6 +127,19 @@ fn populate(url: &str) -> String {
         );
         assert_eq!(st, 201, "{j}");
     }
+    // Each namespace's flow limit (set by the operator naming it).
+    for prefix in ["acme", "globex"] {
+        let (st, j) = call(
+            url,
+            OPERATOR,
+            Some(prefix),
+            "PUT",
+            &format!("/v1/limits/program:{prefix}-wait"),
+            Some(&json!({"max_concurrent": 50})),
+        );
+        assert_eq!(st, 200, "{j}");
+        assert_eq!(j["namespace"], prefix, "{j}");
+    }
     let (st, j) = call(
         url,
         ACME,
@@ -304,6 +317,26 @@ fn sweep(url: &str, task: &str) {
                         template,
                         Some(&json!({"patterns": ["*"], "wait": "100ms", "max": 100})),
                     ),
+                    ("GET", "/v1/limits/{scope}") => {
+                        // acme's limit is not globex's to read: as unknown.
+                        let (st, j) = call(
+                            url,
+                            GLOBEX,
+                            None,
+                            method,
+                            &fill(template, "program:acme-wait"),
+                            None,
+                        );
+                        assert_eq!(st, 404, "{method} {template}: {j}");
+                        call(
+                            url,
+                            GLOBEX,
+                            None,
+                            method,
+                            &fill(template, "program:globex-wait"),
+                            None,
+                        )
+                    }
                     _ => call(url, GLOBEX, None, method, template, body.as_ref()),
                 };
                 match (method, template) {
@@ -359,6 +392,27 @@ fn acme_untouched(url: &str, task: &str) {
     let (st, j) = call(url, ACME, None, "GET", "/v1/schedules/acme-sched", None);
     assert_eq!(st, 200, "{j}");
     assert_eq!(j["paused"], false, "{j}");
+    // acme's flow limit, as the operator set it; acme's token reads only it.
+    let (st, j) = call(url, ACME, None, "GET", "/v1/limits/program:acme-wait", None);
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(
+        (&j["namespace"], &j["max_concurrent"]),
+        (&json!("acme"), &json!(50)),
+        "{j}"
+    );
+    let (st, j) = call(url, ACME, None, "GET", "/v1/limits", None);
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["limits"].as_array().map(Vec::len), Some(1), "{j}");
+    // A tenant reads its limits but does not lift them.
+    let (st, j) = call(
+        url,
+        ACME,
+        None,
+        "DELETE",
+        "/v1/limits/program:acme-wait",
+        None,
+    );
+    assert_eq!(st, 403, "{j}");
     let (st, j) = call(
         url,
         ACME,

@@ -655,6 +655,7 @@ impl Host {
         let mut d = Driver {
             host: self,
             id,
+            namespace: &row.namespace,
             exec: &mut exec,
             regs: Vec::new(),
             consumed: None,
@@ -1021,6 +1022,8 @@ impl NextTimer {
 struct Driver<'a, 'b> {
     host: &'a Host,
     id: &'a str,
+    /// The execution's namespace (its route flow limits, issue 35).
+    namespace: &'a str,
     exec: &'a mut Execution,
     regs: Vec<Registration>,
     consumed: Option<Wake>,
@@ -1378,7 +1381,8 @@ impl Driver<'_, '_> {
                         };
                         // A route's flow limits: a slot for the provider
                         // call, or the drive ends and the execution queues.
-                        let route_scopes = host.flow.route_scopes(&*host.store, &key);
+                        let route_scopes =
+                            host.flow.route_scopes(&*host.store, self.namespace, &key);
                         if !route_scopes.is_empty()
                             && let crate::flow::Admission::Wait { until_ms, .. } =
                                 host.flow.acquire(

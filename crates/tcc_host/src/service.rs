@@ -954,8 +954,29 @@ fn attempt_json(a: &crate::store::AttemptRow) -> J {
            "error": a.error, "at_ms": a.at_ms, "next_attempt_at_ms": a.next_due_ms})
 }
 
-async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
+/// Whether the namespace guard found execution `id` (existing, visible):
+/// then the handler need not read its row to know it exists.
+fn guard_found(checked: Option<Extension<crate::namespace::routes::Checked>>, id: &str) -> bool {
+    checked.is_some_and(|Extension(c)| c.execution.as_deref() == Some(id))
+}
+
+/// Refuses an execution that does not exist, unless the guard found it
+/// ([`guard_found`]): one read of the row at most per request.
+fn known_execution(store: &dyn crate::store::Store, found: bool, id: &str) -> Result<(), ApiError> {
+    if !found && store.get_execution(id)?.is_none() {
+        return Err(ApiError::NotFound(format!("no execution {id:?}")));
+    }
+    Ok(())
+}
+
+async fn history(
+    State(app): State<Shared>,
+    checked: Option<Extension<crate::namespace::routes::Checked>>,
+    uri: Uri,
+    q: RawQuery,
+) -> Answer {
     let id = param(&uri)?;
+    let found = guard_found(checked, &id);
     let q = query(&q)?;
     let after = qget(&q, "after").and_then(|a| a.parse().ok()).unwrap_or(0);
     let limit = qget(&q, "limit")
@@ -963,9 +984,7 @@ async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
         .unwrap_or(1000);
     blocking(move || {
         let store = app.host.store();
-        if store.get_execution(&id)?.is_none() {
-            return Err(ApiError::NotFound(format!("no execution {id:?}")));
-        }
+        known_execution(&**store, found, &id)?;
         let list: Vec<J> = store
             .history(&id, after, limit)?
             .into_iter()
@@ -976,13 +995,16 @@ async fn history(State(app): State<Shared>, uri: Uri, q: RawQuery) -> Answer {
     .await
 }
 
-async fn effects(State(app): State<Shared>, uri: Uri) -> Answer {
+async fn effects(
+    State(app): State<Shared>,
+    checked: Option<Extension<crate::namespace::routes::Checked>>,
+    uri: Uri,
+) -> Answer {
     let id = param(&uri)?;
+    let found = guard_found(checked, &id);
     blocking(move || {
         let store = app.host.store();
-        if store.get_execution(&id)?.is_none() {
-            return Err(ApiError::NotFound(format!("no execution {id:?}")));
-        }
+        known_execution(&**store, found, &id)?;
         let list: Vec<J> = store
             .journal_of(&id)?
             .into_iter()

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use tcc_host::flow::{AcquireRequest, Admission, FlowStore, ReserveRequest, Settings, limit_row};
 use tcc_host::providers::EffectCall;
 use tcc_host::store::Store;
+use tcc_host::values::TaggedList;
 use tcc_host::{EffectProvider, Host, HostConfig, ProviderOutcome, Providers};
 
 fn flow(store: &dyn Store) -> &dyn FlowStore {
@@ -415,6 +416,131 @@ fn throttled_executions_are_admitted_in_the_order_they_queued() {
         let s = probe.state.lock().unwrap();
         assert_eq!(s.order, ids, "admitted in queue order");
         assert_eq!(s.most, 1);
+    }
+}
+
+/// Counts provider calls in flight per namespace (the execution id's
+/// prefix before `-`), holding them at a gate until opened.
+#[derive(Default)]
+struct NamespaceProbe {
+    state: Mutex<GateAndCounts>,
+    opened: Condvar,
+}
+
+/// Whether the gate is open, and per namespace (in flight, most at once).
+type GateAndCounts = (bool, std::collections::BTreeMap<String, (usize, usize)>);
+
+impl NamespaceProbe {
+    /// (in flight, most at once) of a namespace's calls.
+    fn of(&self, ns: &str) -> (usize, usize) {
+        self.state
+            .lock()
+            .unwrap()
+            .1
+            .get(ns)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    fn open(&self) {
+        self.state.lock().unwrap().0 = true;
+        self.opened.notify_all();
+    }
+}
+
+impl EffectProvider for NamespaceProbe {
+    fn call(&self, c: &EffectCall<'_>) -> ProviderOutcome {
+        let ns = c
+            .execution_id
+            .split('-')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        {
+            let mut s = self.state.lock().unwrap();
+            let e = s.1.entry(ns.clone()).or_default();
+            e.0 += 1;
+            e.1 = e.1.max(e.0);
+            while !s.0 {
+                s = self.opened.wait(s).unwrap();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        self.state.lock().unwrap().1.get_mut(&ns).unwrap().0 -= 1;
+        ProviderOutcome::Result(json!({"t": "number", "v": 1.0}))
+    }
+}
+
+/// A namespace's limit (`acme/program:HASH`, `acme/route:slow.*`) holds
+/// acme's executions and none of globex's running the same artifact: two
+/// nodes, 6 executions each, the gate closed until acme has one call in
+/// flight and a waiter throttled while globex has several calls in flight.
+#[test]
+fn a_namespace_limit_holds_only_that_namespaces_executions() {
+    for db in TestDb::all("t_flow_ns") {
+        for kind in ["program", "route"] {
+            let (sa, sb) = db.nodes();
+            let probe = Arc::new(NamespaceProbe::default());
+            let hosts: Vec<Arc<Host>> = [sa.clone(), sb.clone()]
+                .into_iter()
+                .map(|store| {
+                    let providers = Providers::with_routes(vec![("*".into(), probe.clone() as _)]);
+                    Host::new(
+                        store,
+                        providers,
+                        HostConfig {
+                            workers: 6,
+                            lease_ms: 2_000,
+                            poll_ms: 20,
+                            ..HostConfig::default()
+                        },
+                    )
+                })
+                .collect();
+            let hash = hosts[0].register(&one_effect("slow.call"), None).unwrap();
+            let scope = match kind {
+                "program" => format!("acme/program:{hash}"),
+                _ => "acme/route:slow.*".to_string(),
+            };
+            set(&*sa, &scope, "max=1");
+            let threads: Vec<_> = hosts.iter().flat_map(|h| h.spawn()).collect();
+            let mut ids = Vec::new();
+            for i in 0..12 {
+                let ns = if i % 2 == 0 { "acme" } else { "globex" };
+                let h = &hosts[i % 2];
+                let id = format!("{ns}-{kind}-{i}");
+                ids.push(
+                    h.start_in(ns, &hash, TaggedList::from_values(&[]), Some(id), None)
+                        .unwrap(),
+                );
+            }
+            wait_until(
+                "globex's calls run side by side, acme's one at a time",
+                || {
+                    let throttled = ids.iter().filter(|id| id.starts_with("acme")).any(|id| {
+                        let row = sa.get_execution(id).unwrap().unwrap();
+                        tcc_host::flow::status_extra(&*sa, &row)
+                            .iter()
+                            .any(|(k, v)| k == "throttled" && v[0]["namespace"] == "acme")
+                    });
+                    probe.of("acme").0 == 1 && probe.of("globex").0 >= 2 && throttled
+                },
+            );
+            probe.open();
+            wait_until("all completed", || all_completed(&*sa, &ids));
+            for h in &hosts {
+                h.shutdown();
+            }
+            for t in threads {
+                t.join().unwrap();
+            }
+            assert_eq!(probe.of("acme").1, 1, "{scope}: acme's calls one at a time");
+            assert!(probe.of("globex").1 >= 2, "{scope}: globex is not limited");
+            let usage = flow(&*sa).list_limits(tcc_host::now_ms()).unwrap();
+            let u = usage.iter().find(|u| u.limit.scope == scope).unwrap();
+            assert_eq!((u.in_use, u.waiting), (0, 0), "{scope}");
+            flow(&*sa).delete_limit(&scope).unwrap();
+        }
     }
 }
 

@@ -1,17 +1,26 @@
-//! The flow-limit routes:
+//! The flow-limit routes. Each acts in the request's namespace
+//! (`TCC-Namespace` / `?namespace=`, `crate::namespace`): a request
+//! naming one (or made with a token of one) reads and sets that
+//! namespace's limits; a token of every namespace naming none, the
+//! global ones. Setting and deleting need a token of every namespace
+//! (`namespace::routes::Rule::Operator`): a tenant reads its limits but
+//! does not lift them.
 //!
 //! - `GET /v1/limits` → `{"limits": [...]}`, by scope, each with its
-//!   `in_use` slots and `waiting` executions.
+//!   `namespace` (`null`: global), `in_use` slots and `waiting`
+//!   executions (a token of every namespace naming none lists every
+//!   limit, global and per namespace).
 //! - `PUT /v1/limits/{scope}` `{"max_concurrent", "rate", "burst"}` → 200
 //!   with the limit (created or replaced; applies on every node within
 //!   [`super::REFRESH_MS`]).
 //! - `GET /v1/limits/{scope}`, `DELETE /v1/limits/{scope}` (its waiters
 //!   are let go at once).
 
-use super::{FlowStore, LimitError, Settings, limit_json, limit_row};
+use super::{FlowStore, LimitError, Settings, limit_json, limit_key, limit_row, split_key};
 use crate::api_error::ApiError;
 use crate::await_result::{json_response, path_param};
 use crate::host::Host;
+use crate::namespace::Scope;
 use axum::Router;
 use axum::body::{Body, to_bytes};
 use axum::extract::Path;
@@ -40,18 +49,39 @@ fn flow_of(host: &Host) -> Result<&dyn FlowStore, ApiError> {
         .ok_or_else(|| ApiError::Internal("this store keeps no flow limits".into()))
 }
 
-fn one(host: &Host, scope: &str) -> Result<J, ApiError> {
-    let all = flow_of(host)?.list_limits(crate::ids::now_ms())?;
-    all.iter()
-        .find(|u| u.limit.scope == scope)
-        .map(limit_json)
-        .ok_or_else(|| ApiError::NotFound(format!("no limit {scope:?}")))
+/// The namespace a limit route acts on: the one the request names (or
+/// its token's own), `None` for a token of every namespace naming none
+/// (the global limits).
+fn namespace_of(scope: &Scope) -> Option<&str> {
+    scope.namespace.as_deref()
 }
 
-async fn list(host: Arc<Host>) -> Result<Response, ApiError> {
+/// The stored key of the path's scope in the request's namespace; the
+/// path holds a bare scope (`program:NAME`, `route:PATTERN`): the
+/// namespace comes from the header or query only.
+fn key_of(scope: &Scope, path_scope: &str) -> Result<String, ApiError> {
+    super::Scope::parse(path_scope)?;
+    Ok(limit_key(namespace_of(scope), path_scope))
+}
+
+fn one(host: &Host, key: &str) -> Result<J, ApiError> {
+    let all = flow_of(host)?.list_limits(crate::ids::now_ms())?;
+    all.iter()
+        .find(|u| u.limit.scope == key)
+        .map(limit_json)
+        .ok_or_else(|| ApiError::NotFound(format!("no limit {:?}", split_key(key).1)))
+}
+
+async fn list(host: Arc<Host>, scope: Scope) -> Result<Response, ApiError> {
     blocking(move || {
         let all = flow_of(&host)?.list_limits(crate::ids::now_ms())?;
-        let limits: Vec<J> = all.iter().map(limit_json).collect();
+        let limits: Vec<J> = all
+            .iter()
+            .filter(|u| {
+                scope.namespace.is_none() || split_key(&u.limit.scope).0 == namespace_of(&scope)
+            })
+            .map(limit_json)
+            .collect();
         Ok(json_response(200, &json!({"limits": limits})))
     })
     .await
@@ -59,7 +89,8 @@ async fn list(host: Arc<Host>) -> Result<Response, ApiError> {
 
 async fn put(
     host: Arc<Host>,
-    scope: String,
+    scope: Scope,
+    path_scope: String,
     max_body: usize,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -68,7 +99,8 @@ async fn put(
         .map_err(|_| ApiError::PayloadTooLarge { limit: max_body })?;
     let body: J = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))?;
-    let row = limit_row(&scope, Settings::from_json(&body)?, crate::ids::now_ms())?;
+    let key = key_of(&scope, &path_scope)?;
+    let row = limit_row(&key, Settings::from_json(&body)?, crate::ids::now_ms())?;
     blocking(move || {
         flow_of(&host)?.put_limit(&row)?;
         host.flow().invalidate();
@@ -78,18 +110,24 @@ async fn put(
     .await
 }
 
-async fn show(host: Arc<Host>, scope: String) -> Result<Response, ApiError> {
-    blocking(move || Ok(json_response(200, &one(&host, &scope)?))).await
+async fn show(host: Arc<Host>, scope: Scope, path_scope: String) -> Result<Response, ApiError> {
+    let key = key_of(&scope, &path_scope)?;
+    blocking(move || Ok(json_response(200, &one(&host, &key)?))).await
 }
 
-async fn delete(host: Arc<Host>, scope: String) -> Result<Response, ApiError> {
+async fn delete(host: Arc<Host>, scope: Scope, path_scope: String) -> Result<Response, ApiError> {
+    let key = key_of(&scope, &path_scope)?;
     blocking(move || {
-        if !flow_of(&host)?.delete_limit(&scope)? {
-            return Err(ApiError::NotFound(format!("no limit {scope:?}")));
+        if !flow_of(&host)?.delete_limit(&key)? {
+            return Err(ApiError::NotFound(format!("no limit {path_scope:?}")));
         }
         host.flow().invalidate();
         host.notify();
-        Ok(json_response(200, &json!({"deleted": scope})))
+        let mut answer = json!({"deleted": path_scope});
+        if let Some(ns) = namespace_of(&scope) {
+            answer["namespace"] = json!(ns);
+        }
+        Ok(json_response(200, &answer))
     })
     .await
 }
@@ -100,24 +138,31 @@ fn respond(r: Result<Response, ApiError>) -> Response {
 
 type ScopeParam = Result<Path<String>, PathRejection>;
 
+/// The request's namespace scope (put there by the service's guard).
+type ScopeExt = Option<axum::Extension<Scope>>;
+
+fn scope_of(ext: ScopeExt) -> Scope {
+    ext.map_or_else(Scope::operator, |axum::Extension(s)| s)
+}
+
 /// The routes over `host`'s store.
 pub fn router<S: Clone + Send + Sync + 'static>(host: Arc<Host>, max_body: usize) -> Router<S> {
     let (h1, h2, h3, h4) = (host.clone(), host.clone(), host.clone(), host);
     Router::new()
         .route(
             "/v1/limits",
-            get(move || async move { respond(list(h1).await) }),
+            get(move |ns: ScopeExt| async move { respond(list(h1, scope_of(ns)).await) }),
         )
         .route(
             "/v1/limits/{scope}",
-            get(move |p: ScopeParam| async move {
-                respond(async { show(h2, path_param(p)?).await }.await)
+            get(move |ns: ScopeExt, p: ScopeParam| async move {
+                respond(async { show(h2, scope_of(ns), path_param(p)?).await }.await)
             })
-            .put(move |p: ScopeParam, body: Body| async move {
-                respond(async { put(h3, path_param(p)?, max_body, body).await }.await)
+            .put(move |ns: ScopeExt, p: ScopeParam, body: Body| async move {
+                respond(async { put(h3, scope_of(ns), path_param(p)?, max_body, body).await }.await)
             })
-            .delete(move |p: ScopeParam| async move {
-                respond(async { delete(h4, path_param(p)?).await }.await)
+            .delete(move |ns: ScopeExt, p: ScopeParam| async move {
+                respond(async { delete(h4, scope_of(ns), path_param(p)?).await }.await)
             }),
         )
 }

@@ -19,6 +19,12 @@
 //!   deferred (its lease kept, as a durable retry's) until it may ask
 //!   again; a release wakes the head waiter at once. Its status shows as
 //!   `throttled` in the API, the CLI and the dashboard.
+//! - A limit is global (every namespace's executions) or a namespace's
+//!   ([`limit_key`]: stored under `NAMESPACE/SCOPE`): a namespace's
+//!   `program:NAME` limits the drives of that namespace's executions of
+//!   the program, its `route:PATTERN` the provider calls of that
+//!   namespace's executions. An execution under a global and a namespace
+//!   limit takes a slot in each.
 //! - Programs and routes without a limit cost nothing: the limits are
 //!   cached per node ([`FlowControl`]) and read again every
 //!   [`REFRESH_MS`].
@@ -76,13 +82,16 @@ pub enum LimitError {
     /// Neither a concurrency nor a rate limit.
     #[error("a limit needs max_concurrent, rate or both")]
     Empty,
+    /// The namespace of a `NAMESPACE/SCOPE` key is not a valid name.
+    #[error("limit namespace: {0}")]
+    Namespace(String),
 }
 
 impl LimitError {
     /// Stable code.
     pub fn code(&self) -> &'static str {
         match self {
-            LimitError::Scope(_) => "bad_limit_scope",
+            LimitError::Scope(_) | LimitError::Namespace(_) => "bad_limit_scope",
             LimitError::Setting { .. } | LimitError::Empty => "bad_limit",
         }
     }
@@ -257,12 +266,40 @@ pub fn parse_rate(text: &str) -> Result<f64, LimitError> {
         })
 }
 
-/// A limit row from a scope and settings.
-pub fn limit_row(scope: &str, settings: Settings, now: i64) -> Result<LimitRow, LimitError> {
+/// The stored key of a limit: its scope (`program:NAME`,
+/// `route:PATTERN`), prefixed with `NAMESPACE/` for a namespace's limit.
+/// A namespace name has no `/` or `:` and a global scope's kind no `/`,
+/// so [`split_key`] reads it back unambiguously.
+pub fn limit_key(namespace: Option<&str>, scope: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{scope}"),
+        None => scope.to_string(),
+    }
+}
+
+/// A stored key ([`limit_key`]) as its namespace (`None`: global) and
+/// scope.
+pub fn split_key(key: &str) -> (Option<&str>, &str) {
+    match key
+        .split_once(':')
+        .and_then(|(head, _)| head.split_once('/'))
+    {
+        Some((ns, _)) => (Some(ns), &key[ns.len() + 1..]),
+        None => (None, key),
+    }
+}
+
+/// A limit row from a key ([`limit_key`]: `SCOPE` or `NAMESPACE/SCOPE`)
+/// and settings.
+pub fn limit_row(key: &str, settings: Settings, now: i64) -> Result<LimitRow, LimitError> {
+    let (namespace, scope) = split_key(key);
+    if let Some(ns) = namespace {
+        crate::namespace::check_name(ns).map_err(LimitError::Namespace)?;
+    }
     Scope::parse(scope)?;
     let s = settings.checked()?;
     Ok(LimitRow {
-        scope: scope.to_string(),
+        scope: key.to_string(),
         max_concurrent: s.max_concurrent,
         rate_per_s: s.rate_per_s,
         burst: s.burst,
@@ -272,8 +309,10 @@ pub fn limit_row(scope: &str, settings: Settings, now: i64) -> Result<LimitRow, 
 
 /// The JSON of a limit (`/v1/limits`).
 pub fn limit_json(u: &LimitUsage) -> J {
+    let (namespace, scope) = split_key(&u.limit.scope);
     json!({
-        "scope": u.limit.scope,
+        "scope": scope,
+        "namespace": namespace,
         "max_concurrent": u.limit.max_concurrent,
         "rate": u.limit.rate_per_s,
         "burst": u.limit.burst,
@@ -293,8 +332,10 @@ pub struct FlowControl {
 /// A limit as a node caches it.
 #[derive(Debug, Clone)]
 struct CachedLimit {
-    /// The scope's text.
+    /// The stored key ([`limit_key`]).
     text: String,
+    /// The namespace of a namespace's limit (`None`: global).
+    namespace: Option<String>,
     /// The scope parsed.
     scope: Scope,
     /// `max_concurrent`.
@@ -349,8 +390,11 @@ impl FlowControl {
             Ok(rows) => Arc::new(
                 rows.into_iter()
                     .filter_map(|u| {
-                        Scope::parse(&u.limit.scope).ok().map(|scope| CachedLimit {
+                        let (namespace, scope) = split_key(&u.limit.scope);
+                        let namespace = namespace.map(str::to_string);
+                        Scope::parse(scope).ok().map(|scope| CachedLimit {
                             text: u.limit.scope,
+                            namespace,
                             scope,
                             max: u.limit.max_concurrent,
                             rate: u.limit.rate_per_s.is_some(),
@@ -380,10 +424,12 @@ impl FlowControl {
         !self.limits(store).is_empty()
     }
 
-    /// The program scopes that apply to an execution.
+    /// The program scopes that apply to an execution: the global ones of
+    /// its program, and its namespace's.
     pub fn program_scopes(&self, store: &dyn Store, row: &ExecutionRow) -> Vec<String> {
         self.limits(store)
             .iter()
+            .filter(|l| l.namespace.as_deref().is_none_or(|n| n == row.namespace))
             .filter(|l| match &l.scope {
                 Scope::Program(p) => {
                     row.program_name.as_deref() == Some(p.as_str()) || *p == row.artifact_hash
@@ -394,10 +440,12 @@ impl FlowControl {
             .collect()
     }
 
-    /// The route scopes that apply to an effect key.
-    pub fn route_scopes(&self, store: &dyn Store, key: &str) -> Vec<String> {
+    /// The route scopes that apply to an effect key of an execution in
+    /// `namespace`: the global ones, and the namespace's.
+    pub fn route_scopes(&self, store: &dyn Store, namespace: &str, key: &str) -> Vec<String> {
         self.limits(store)
             .iter()
+            .filter(|l| l.namespace.as_deref().is_none_or(|n| n == namespace))
             .filter(
                 |l| matches!(&l.scope, Scope::Route(p) if crate::pattern::pattern_matches(p, key)),
             )
@@ -600,14 +648,7 @@ pub fn status_extra(store: &dyn Store, row: &ExecutionRow) -> Vec<(String, J)> {
     match f.queued(&row.id, crate::ids::now_ms()) {
         Ok(q) if !q.is_empty() => vec![
             ("status".into(), "throttled".into()),
-            (
-                "throttled".into(),
-                J::Array(
-                    q.into_iter()
-                        .map(|(scope, ahead)| json!({"scope": scope, "ahead": ahead}))
-                        .collect(),
-                ),
-            ),
+            ("throttled".into(), queued_json(q)),
         ],
         _ => Vec::new(),
     }
@@ -632,15 +673,26 @@ pub fn mark_page(store: &dyn Store, doc: &mut J) {
         && !q.is_empty()
     {
         e.insert("status".into(), "throttled".into());
-        e.insert(
-            "throttled".into(),
-            J::Array(
-                q.into_iter()
-                    .map(|(scope, ahead)| json!({"scope": scope, "ahead": ahead}))
-                    .collect(),
-            ),
-        );
+        e.insert("throttled".into(), queued_json(q));
     }
+}
+
+/// The queues an execution waits in, as the status shows them: each
+/// `{"scope", "ahead"}`, with `"namespace"` for a namespace's limit.
+fn queued_json(queues: Vec<(String, i64)>) -> J {
+    J::Array(
+        queues
+            .into_iter()
+            .map(|(key, ahead)| {
+                let (namespace, scope) = split_key(&key);
+                let mut j = json!({"scope": scope, "ahead": ahead});
+                if let Some(ns) = namespace {
+                    j["namespace"] = json!(ns);
+                }
+                j
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -677,5 +729,41 @@ mod tests {
             (Some(3), Some(2.0), Some(2))
         );
         assert!(Settings::from_json(&json!({"max_concurrent": "x"})).is_err());
+    }
+
+    #[test]
+    fn namespace_keys_split_back() {
+        assert_eq!(limit_key(None, "program:p"), "program:p");
+        assert_eq!(limit_key(Some("acme"), "program:p"), "acme/program:p");
+        assert_eq!(split_key("acme/program:p"), (Some("acme"), "program:p"));
+        assert_eq!(split_key("program:a/b"), (None, "program:a/b"));
+        assert_eq!(
+            split_key("acme/route:http/*:x"),
+            (Some("acme"), "route:http/*:x")
+        );
+        assert_eq!(split_key("route:x"), (None, "route:x"));
+        let s = || Settings::parse("max=2").unwrap();
+        assert_eq!(
+            limit_row("acme/program:p", s(), 0).unwrap().scope,
+            "acme/program:p"
+        );
+        assert!(matches!(
+            limit_row("Bad Name/program:p", s(), 0),
+            Err(LimitError::Namespace(_))
+        ));
+        assert!(matches!(
+            limit_row("acme/prog:p", s(), 0),
+            Err(LimitError::Scope(_))
+        ));
+        let u = LimitUsage {
+            limit: limit_row("acme/route:pay.*", s(), 5).unwrap(),
+            in_use: 1,
+            waiting: 0,
+        };
+        let j = limit_json(&u);
+        assert_eq!(
+            (j["scope"].as_str(), j["namespace"].as_str()),
+            (Some("route:pay.*"), Some("acme"))
+        );
     }
 }

@@ -26,8 +26,9 @@ pub enum Rule {
     /// The `{name}` is a program name: registered in the scope's
     /// namespace, or (tokens of every namespace only) not registered.
     Program,
-    /// Needs a token of every namespace (metrics, flow limits): they are
-    /// the operator's, shared by every namespace.
+    /// Needs a token of every namespace (metrics, setting and deleting
+    /// flow limits): they are the operator's. A flow limit route acts on
+    /// the namespace the request names (none: the global limits).
     Operator,
     /// About the token itself (the namespaces it may name): any valid
     /// token, whether or not the request names a namespace.
@@ -66,8 +67,8 @@ pub const RULES: &[(&str, &str, Rule)] = &[
     ("DELETE", "/v1/schedules/{name}", Rule::Schedule),
     ("POST", "/v1/schedules/{name}/pause", Rule::Schedule),
     ("POST", "/v1/schedules/{name}/resume", Rule::Schedule),
-    ("GET", "/v1/limits", Rule::Operator),
-    ("GET", "/v1/limits/{scope}", Rule::Operator),
+    ("GET", "/v1/limits", Rule::Scoped),
+    ("GET", "/v1/limits/{scope}", Rule::Scoped),
     ("PUT", "/v1/limits/{scope}", Rule::Operator),
     ("DELETE", "/v1/limits/{scope}", Rule::Operator),
     ("POST", "/v1/tasks/poll", Rule::Scoped),
@@ -174,7 +175,10 @@ pub fn task_execution(task_id: &str) -> Option<String> {
 
 /// The `GET` routes whose handler reads the whole execution row: the
 /// guard reads it in place of the namespace alone and hands it on
-/// ([`Checked::row`]), so the row is read once per request.
+/// ([`Checked::row`]), so the row is read once per request. Every other
+/// execution route gets the id the guard found ([`Checked::execution`]):
+/// the history and effects routes, which need only to know the execution
+/// exists, then read no row at all.
 pub const ROW_ROUTES: &[&str] = &["/v1/executions/{id}", "/ui/api/executions/{id}"];
 
 /// What [`check`] found while checking a request.
@@ -183,6 +187,11 @@ pub struct Checked {
     /// The execution row of a [`ROW_ROUTES`] request, read by the check
     /// (when its parameter decodes one way only).
     pub row: Option<std::sync::Arc<crate::store::ExecutionRow>>,
+    /// The execution id of an execution route the check found existing and
+    /// visible (when its parameter decodes one way only): a handler that
+    /// needs no more of the row than that (history, effects) does not
+    /// read it again.
+    pub execution: Option<String>,
 }
 
 /// Checks a request of `rule` on `path` (matched by `template`) against
@@ -217,14 +226,21 @@ pub fn check(
                     .ok_or_else(|| unknown(id))?;
                 return Ok(Checked {
                     row: Some(std::sync::Arc::new(row)),
+                    execution: Some(id.clone()),
                 });
             }
-            for id in ids {
-                if !super::sees_execution(store, scope, &id)? {
-                    return Err(unknown(&id));
+            for id in &ids {
+                if !super::sees_execution(store, scope, id)? {
+                    return Err(unknown(id));
                 }
             }
-            Ok(Checked::default())
+            Ok(Checked {
+                row: None,
+                execution: match &ids[..] {
+                    [id] => Some(id.clone()),
+                    _ => None,
+                },
+            })
         }
         Rule::Task => {
             for id in params()? {
@@ -289,6 +305,51 @@ mod tests {
         );
         assert!(param_candidates("/v1/executions/{id}", "/v1/executions/a%00").is_empty());
         assert!(param_candidates("/v1/health", "/v1/health").is_empty());
+    }
+
+    #[test]
+    fn the_check_hands_on_the_execution_it_found() {
+        use crate::store::{NewExecution, Store};
+        let dir = std::env::temp_dir().join(crate::ids::random_id("routes-checked-"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = crate::store::sqlite::SqliteStore::open(&dir.join("t.db")).unwrap();
+        store
+            .create_execution(&NewExecution {
+                id: "e1".into(),
+                artifact_hash: "h".into(),
+                program_name: None,
+                args: crate::values::TaggedList::from_values(&[]),
+                parent: None,
+                namespace: "acme".into(),
+            })
+            .unwrap();
+        let acme = Scope {
+            namespace: Some("acme".into()),
+            every: false,
+        };
+        let globex = Scope {
+            namespace: Some("globex".into()),
+            every: false,
+        };
+        let run = |scope: &Scope, template: &str, path: &str| {
+            check(&store, scope, Rule::Execution, "GET", template, path)
+        };
+        // History and effects: the id found, no row read for them.
+        for route in ["history", "effects"] {
+            let template = format!("/v1/executions/{{id}}/{route}");
+            let c = run(&acme, &template, &format!("/v1/executions/e1/{route}")).unwrap();
+            assert_eq!(
+                (c.execution.as_deref(), c.row.is_none()),
+                (Some("e1"), true)
+            );
+            assert!(run(&globex, &template, &format!("/v1/executions/e1/{route}")).is_err());
+            assert!(run(&acme, &template, &format!("/v1/executions/e2/{route}")).is_err());
+        }
+        // The status route: the whole row.
+        let c = run(&acme, "/v1/executions/{id}", "/v1/executions/e1").unwrap();
+        assert_eq!(c.execution.as_deref(), Some("e1"));
+        assert_eq!(c.row.map(|r| r.namespace.clone()).as_deref(), Some("acme"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

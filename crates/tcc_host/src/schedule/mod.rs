@@ -27,7 +27,7 @@ pub mod api;
 pub mod rows;
 pub mod ticker;
 
-pub use rows::{ScheduleAdvance, ScheduleRow, ScheduleStore};
+pub use rows::{Advanced, ScheduleAdvance, ScheduleRow, ScheduleStore};
 
 /// The schedules of `store`, when its backend keeps them (both of this
 /// crate's do).
@@ -698,10 +698,10 @@ fn handle(
         last_error,
         now_ms: now,
     };
-    let advanced = schedules.advance_schedule(&advance);
+    let advanced = advance_waiting_out_holders(schedules, &advance);
     let outcome = match &advanced {
-        Ok(Some(_)) => "started",
-        Ok(None) => "lost",
+        Ok(Advanced::Committed(_)) => "started",
+        Ok(Advanced::Moved | Advanced::Busy) => "lost",
         Err(_) => "store_error",
     };
     for span in &mut tick_spans {
@@ -712,9 +712,39 @@ fn handle(
     }
     drop(tick_spans);
     Ok(match advanced? {
-        Some(inserted) => Handled::Committed { inserted, skipped },
-        None => Handled::Lost,
+        Advanced::Committed(inserted) => Handled::Committed { inserted, skipped },
+        Advanced::Moved | Advanced::Busy => Handled::Lost,
     })
+}
+
+/// Most tries of one advance whose row another transaction holds.
+pub const BUSY_TRIES: u32 = 12;
+
+/// Commits `advance`, trying again while its row is [`Advanced::Busy`]:
+/// held by another node's transaction while the cursor still matches. The
+/// holder either commits its own advance (the next try finds the cursor
+/// moved) or misses and lets go (the next try commits this one), so a due
+/// tick is not left by both. Waits 10 ms, doubling to at most 200 ms, at
+/// most [`BUSY_TRIES`] tries (about 1.7 s); still busy then, the schedule
+/// is left to the next pass.
+fn advance_waiting_out_holders(
+    schedules: &dyn ScheduleStore,
+    advance: &ScheduleAdvance,
+) -> Result<Advanced, StoreError> {
+    let mut wait = std::time::Duration::from_millis(10);
+    let mut tries = 1;
+    loop {
+        let advanced = schedules.advance_schedule(advance)?;
+        if advanced != Advanced::Busy || tries >= BUSY_TRIES {
+            if advanced == Advanced::Busy {
+                tracing::debug!(schedule = %advance.name, "schedule row still held by another node: left to the next pass");
+            }
+            return Ok(advanced);
+        }
+        std::thread::sleep(wait);
+        wait = (wait * 2).min(std::time::Duration::from_millis(200));
+        tries += 1;
+    }
 }
 
 /// A span per tick about to start an execution (tracing on), each stored

@@ -73,6 +73,22 @@ pub struct ScheduleAdvance {
     pub now_ms: i64,
 }
 
+/// What [`ScheduleStore::advance_schedule`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Advanced {
+    /// The advance committed; this many executions were inserted (an id
+    /// that exists is not inserted again).
+    Committed(u64),
+    /// The cursor had moved (another node's advance committed first), or
+    /// the schedule was paused or deleted: nothing written.
+    Moved,
+    /// The row still matches the plan, but another transaction holds it
+    /// (PostgreSQL only, `SKIP LOCKED`): nothing written. The holder may
+    /// be an advance that will commit, or one from a stale read that will
+    /// miss; the caller tries again once the holder's transaction ended.
+    Busy,
+}
+
 /// Schedule storage; both stores implement it (`crate::schedule::store_of`).
 pub trait ScheduleStore: Send + Sync {
     /// Inserts a schedule (conflict if the name exists).
@@ -95,9 +111,8 @@ pub trait ScheduleStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Deletes a schedule (not found if absent). Its executions stay.
     fn delete_schedule(&self, name: &str) -> Result<(), StoreError>;
-    /// Commits one pass (see [`ScheduleAdvance`]): `None` when the row
-    /// moved, was paused or deleted meanwhile (nothing written), else how
-    /// many executions were inserted (an id that exists is not inserted
-    /// again).
-    fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Option<u64>, StoreError>;
+    /// Commits one pass (see [`ScheduleAdvance`] and [`Advanced`]). The
+    /// row is locked only when its cursor matches the plan's: an advance
+    /// that will miss never holds it.
+    fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Advanced, StoreError>;
 }

@@ -1,12 +1,13 @@
 //! The schedules of the PostgreSQL backend (`crate::schedule`, schema v12).
-//! Two nodes passing the same schedule at once: the second's
-//! compare-and-set `UPDATE` waits for the first's row lock, then finds the
-//! cursor moved and writes nothing.
+//! Two nodes passing the same schedule at once: the row is locked only by
+//! an advance whose compare-and-set matches (`SKIP LOCKED`); the other
+//! finds it held (`Advanced::Busy`, tried again) or the cursor moved
+//! (`Advanced::Moved`) and writes nothing.
 
 use super::PgStore;
 use super::conn::{Conn, JobResult};
 use super::queries::{add_history, insert_exec};
-use crate::schedule::rows::{ScheduleAdvance, ScheduleRow, ScheduleStore};
+use crate::schedule::rows::{Advanced, ScheduleAdvance, ScheduleRow, ScheduleStore};
 use crate::store::StoreError;
 use crate::values::TaggedList;
 use postgres::{GenericClient, Row};
@@ -154,21 +155,23 @@ impl ScheduleStore for PgStore {
         })
     }
 
-    fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Option<u64>, StoreError> {
+    fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Advanced, StoreError> {
         let a = a.clone();
-        // The cursor's row is taken with `SKIP LOCKED`: a row another node's
-        // pass holds (its group commit may lock several schedules, in any
-        // order) is that node's to advance, so this pass leaves it, as when
-        // the compare-and-set misses, instead of waiting on it. Two nodes
-        // batching the same schedules in opposite orders therefore never
-        // deadlock; a tick is never lost, since the cursor moves only with
-        // the commit that inserts the tick's execution, and the next pass
-        // finds the row again if that commit does not happen.
+        // The cursor's row is taken with `SKIP LOCKED`, and only when the
+        // compare-and-set matches: the due condition is inside the locking
+        // statement, so an advance planned from a stale read (it will
+        // miss) never holds the row. A row another node's pass holds (its
+        // group commit may lock several schedules, in any order) is left
+        // instead of waited for, so two nodes batching the same schedules
+        // in opposite orders never deadlock; the caller learns it was
+        // `Busy` (the row, read again, still matches) and tries again once
+        // the holder's transaction ended. A tick is never lost: the cursor
+        // moves only with the commit that inserts the tick's execution.
         self.write(move |c| {
             let last = a.executions.last().map(|(_, e)| e.id.clone());
             let skipped = a.skipped as i64;
             let moved = c.execute(
-                "UPDATE schedules SET next_due_ms = $4, buffered_ms = $5, last_execution_id = coalesce($6, last_execution_id), last_error = $7, ticks_skipped = ticks_skipped + $8, updated_ms = $9 WHERE name = (SELECT name FROM schedules WHERE name = $1 FOR UPDATE SKIP LOCKED) AND NOT paused AND next_due_ms = $2 AND buffered_ms IS NOT DISTINCT FROM $3",
+                "UPDATE schedules SET next_due_ms = $4, buffered_ms = $5, last_execution_id = coalesce($6, last_execution_id), last_error = $7, ticks_skipped = ticks_skipped + $8, updated_ms = $9 WHERE name = (SELECT name FROM schedules WHERE name = $1 AND NOT paused AND next_due_ms = $2 AND buffered_ms IS NOT DISTINCT FROM $3 FOR UPDATE SKIP LOCKED) AND NOT paused AND next_due_ms = $2 AND buffered_ms IS NOT DISTINCT FROM $3",
                 &[
                     &a.name,
                     &a.expected_next_due_ms,
@@ -182,7 +185,17 @@ impl ScheduleStore for PgStore {
                 ],
             )?;
             if moved == 0 {
-                return Ok(None);
+                // A plain read (this statement's snapshot, no lock): the
+                // row still matching means it was skipped as locked.
+                let still = c.query(
+                    "SELECT 1 FROM schedules WHERE name = $1 AND NOT paused AND next_due_ms = $2 AND buffered_ms IS NOT DISTINCT FROM $3",
+                    &[&a.name, &a.expected_next_due_ms, &a.expected_buffered_ms],
+                )?;
+                return Ok(if still.is_empty() {
+                    Advanced::Moved
+                } else {
+                    Advanced::Busy
+                });
             }
             let mut inserted = 0u64;
             for (tick, new) in &a.executions {
@@ -202,7 +215,7 @@ impl ScheduleStore for PgStore {
                 "UPDATE schedules SET ticks_started = ticks_started + $2 WHERE name = $1",
                 &[&a.name, &started],
             )?;
-            Ok(Some(inserted))
+            Ok(Advanced::Committed(inserted))
         })
     }
 }

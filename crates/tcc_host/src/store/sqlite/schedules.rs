@@ -3,7 +3,7 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use super::queries::{add_history, insert_exec};
-use crate::schedule::rows::{ScheduleAdvance, ScheduleRow, ScheduleStore};
+use crate::schedule::rows::{Advanced, ScheduleAdvance, ScheduleRow, ScheduleStore};
 use crate::store::StoreError;
 use crate::values::TaggedList;
 use rusqlite::{OptionalExtension, Row, params};
@@ -136,7 +136,7 @@ impl ScheduleStore for SqliteStore {
         })
     }
 
-    fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Option<u64>, StoreError> {
+    fn advance_schedule(&self, a: &ScheduleAdvance) -> Result<Advanced, StoreError> {
         let a = a.clone();
         self.write(move |c| {
             let last = a.executions.last().map(|(_, e)| e.id.clone());
@@ -155,7 +155,7 @@ impl ScheduleStore for SqliteStore {
                 ],
             )?;
             if moved == 0 {
-                return Ok(None);
+                return Ok(Advanced::Moved);
             }
             let mut inserted = 0u64;
             for (tick, new) in &a.executions {
@@ -174,7 +174,7 @@ impl ScheduleStore for SqliteStore {
                 "UPDATE schedules SET ticks_started = ticks_started + ?2 WHERE name = ?1",
                 params![a.name, inserted as i64],
             )?;
-            Ok(Some(inserted))
+            Ok(Advanced::Committed(inserted))
         })
     }
 }
