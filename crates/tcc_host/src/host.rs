@@ -361,7 +361,21 @@ impl Host {
         id: Option<String>,
         traceparent: Option<&crate::otel::TraceParent>,
     ) -> Result<String, HostError> {
-        let (hash, name) = self.resolve_in(namespace, program)?;
+        let resolved = self.resolve_in(namespace, program)?;
+        self.start_resolved(namespace, resolved, args, id, traceparent)
+    }
+
+    /// [`Host::start_in`] of a program already resolved by
+    /// [`Host::resolve_in`] to `(hash, name)` (the service resolves it
+    /// before converting the arguments, and not again).
+    pub fn start_resolved(
+        &self,
+        namespace: &str,
+        (hash, name): (String, Option<String>),
+        args: crate::values::TaggedList,
+        id: Option<String>,
+        traceparent: Option<&crate::otel::TraceParent>,
+    ) -> Result<String, HostError> {
         let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
             return Err(HostError::BadRequest(
@@ -508,6 +522,7 @@ impl Host {
             self.store.fail_execution(id, owner, &error)?;
             self.failures.forget(id);
             self.notify();
+            self.hub.publish(&done_topic(id));
             return Ok(true);
         }
         // Runnable past revision 0: an earlier drive was cut off (its node

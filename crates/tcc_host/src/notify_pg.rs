@@ -6,9 +6,14 @@
 //!   character: execution ids may not, and every topic starts with a fixed
 //!   word) into payloads of at most [`PAYLOAD_MAX`] bytes and sends each
 //!   with `SELECT pg_notify(channel, payload)` on its own connection
-//!   (autocommit: delivered at once). A node sends a notification only
+//!   (autocommit: delivered at once; a statement prepared once per
+//!   connection, one round trip each). A node sends a notification only
 //!   after the commit it announces, so a listener that re-reads the store
-//!   sees it.
+//!   sees it. That session runs with `synchronous_commit = off`: a
+//!   transaction that notifies gets a transaction id, and its commit would
+//!   otherwise wait for a WAL flush, though a notification is only a hint
+//!   (a listener that loses its connection, as a server crash makes it,
+//!   wakes every waiter).
 //! - A listener thread holds a connection that ran `LISTEN channel` and
 //!   wakes this node's waiters of every topic it receives (its own
 //!   notifications included, which is harmless).
@@ -19,6 +24,7 @@
 
 use crate::notify::Hub;
 use crate::store::StoreError;
+use crate::store::pg::url::Target;
 use postgres::fallible_iterator::FallibleIterator;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Weak};
@@ -52,33 +58,34 @@ pub fn channel_name(schema: Option<&str>) -> String {
 pub fn attach(hub: &Arc<Hub>, url: &str) -> Result<(), StoreError> {
     let target = crate::store::pg::url::parse_url(url)?;
     let channel = channel_name(target.schema.as_deref());
-    let sender = target.connect()?;
+    let mut send_target = target.clone();
+    crate::store::pg::add_session_option(&mut send_target, "-c synchronous_commit=off");
+    let sender = send_target.connect()?;
     let mut listener = target.connect()?;
     listener.batch_execute(&format!("LISTEN \"{channel}\""))?;
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     hub.set_remote(tx);
     let (h1, h2) = (Arc::downgrade(hub), Arc::downgrade(hub));
     let (c1, c2) = (channel.clone(), channel);
-    let (u1, u2) = (url.to_string(), url.to_string());
     std::thread::Builder::new()
         .name("tcc-notify-send".into())
-        .spawn(move || send_loop(&h1, rx, sender, &u1, &c1))
+        .spawn(move || send_loop(&h1, rx, sender, &send_target, &c1))
         .map_err(|e| StoreError::db(format!("cannot start the notification sender: {e}")))?;
     std::thread::Builder::new()
         .name("tcc-notify-listen".into())
-        .spawn(move || listen_loop(&h2, listener, &u2, &c2))
+        .spawn(move || listen_loop(&h2, listener, &target, &c2))
         .map_err(|e| StoreError::db(format!("cannot start the notification listener: {e}")))?;
     Ok(())
 }
 
 /// Re-connects after `attempt` failures, backing off (50 ms doubling, at
 /// most 2 s); `None` when the hub was dropped meanwhile.
-fn reconnect(hub: &Weak<Hub>, url: &str, attempt: &mut u32) -> Option<postgres::Client> {
+fn reconnect(hub: &Weak<Hub>, target: &Target, attempt: &mut u32) -> Option<postgres::Client> {
     while hub.strong_count() > 0 {
         let pause = Duration::from_millis(50u64 << (*attempt).min(5)).min(Duration::from_secs(2));
         std::thread::sleep(pause);
         *attempt = attempt.saturating_add(1);
-        match crate::store::pg::url::parse_url(url).and_then(|t| t.connect()) {
+        match target.connect() {
             Ok(c) => return Some(c),
             Err(e) => tracing::warn!(error = %e, "notification bridge: re-connecting failed"),
         }
@@ -89,11 +96,12 @@ fn reconnect(hub: &Weak<Hub>, url: &str, attempt: &mut u32) -> Option<postgres::
 fn send_loop(
     hub: &Weak<Hub>,
     rx: Receiver<String>,
-    mut client: postgres::Client,
-    url: &str,
+    client: postgres::Client,
+    target: &Target,
     channel: &str,
 ) {
     let mut failures = 0u32;
+    let mut sender = Sender::new(client);
     loop {
         let first = match rx.recv_timeout(Duration::from_millis(500)) {
             Ok(t) => t,
@@ -121,13 +129,13 @@ fn send_loop(
                 );
                 continue;
             }
-            if let Err(e) = client.execute("SELECT pg_notify($1, $2)", &[&channel, &p]) {
+            if let Err(e) = sender.send(channel, &p) {
                 tracing::warn!(error = %e, "notification bridge: sending failed");
-                match reconnect(hub, url, &mut failures) {
-                    Some(c) => client = c,
+                match reconnect(hub, target, &mut failures) {
+                    Some(c) => sender = Sender::new(c),
                     None => return,
                 }
-                let _ = client.execute("SELECT pg_notify($1, $2)", &[&channel, &p]);
+                let _ = sender.send(channel, &p);
             } else {
                 failures = 0;
             }
@@ -135,7 +143,36 @@ fn send_loop(
     }
 }
 
-fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, url: &str, channel: &str) {
+/// The sender's connection and its `pg_notify` statement (prepared on
+/// first use).
+struct Sender {
+    client: postgres::Client,
+    notify: Option<postgres::Statement>,
+}
+
+impl Sender {
+    fn new(client: postgres::Client) -> Sender {
+        Sender {
+            client,
+            notify: None,
+        }
+    }
+
+    fn send(&mut self, channel: &str, payload: &str) -> Result<(), postgres::Error> {
+        let st = match &self.notify {
+            Some(st) => st.clone(),
+            None => {
+                let st = self.client.prepare("SELECT pg_notify($1, $2)")?;
+                self.notify = Some(st.clone());
+                st
+            }
+        };
+        self.client.execute(&st, &[&channel, &payload])?;
+        Ok(())
+    }
+}
+
+fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, target: &Target, channel: &str) {
     let mut failures = 0u32;
     loop {
         let mut lost = None;
@@ -166,14 +203,14 @@ fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, url: &str, channel
             } else {
                 continue;
             }
-            match reconnect_listener(hub, url, channel, &mut failures) {
+            match reconnect_listener(hub, target, channel, &mut failures) {
                 Some(c) => client = c,
                 None => return,
             }
             continue;
         };
         tracing::warn!(error = %e, "notification bridge: listener connection lost");
-        match reconnect_listener(hub, url, channel, &mut failures) {
+        match reconnect_listener(hub, target, channel, &mut failures) {
             Some(c) => client = c,
             None => return,
         }
@@ -184,12 +221,12 @@ fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, url: &str, channel
 /// every waiter of this node (notifications may have been missed).
 fn reconnect_listener(
     hub: &Weak<Hub>,
-    url: &str,
+    target: &Target,
     channel: &str,
     failures: &mut u32,
 ) -> Option<postgres::Client> {
     loop {
-        let mut c = reconnect(hub, url, failures)?;
+        let mut c = reconnect(hub, target, failures)?;
         if c.batch_execute(&format!("LISTEN \"{channel}\"")).is_ok() {
             *failures = 0;
             if let Some(h) = hub.upgrade() {

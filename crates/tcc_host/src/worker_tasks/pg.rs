@@ -21,6 +21,31 @@ use std::sync::Mutex;
 /// Columns read into a [`TaskRow`], in order.
 const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message, traceparent";
 
+/// The number of [`COLUMNS`].
+const COLUMN_COUNT: usize = 12;
+
+/// [`COLUMNS`] qualified by table alias `alias`.
+fn qualified_columns(alias: &str) -> String {
+    COLUMNS
+        .split(", ")
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Undoes the lease a claim just took of `t` (queued again, its attempt
+/// not counted).
+fn give_back(c: &mut Pooled, t: &TaskRow) -> Result<(), StoreError> {
+    let st = c.stmt(
+        "UPDATE worker_tasks SET state = 'queued', lease_token = NULL, lease_until = 0,
+           attempt = attempt - 1 WHERE idempotency_key = $1 AND lease_token = $2",
+    )?;
+    c.client
+        .execute(&st, &[&t.idempotency_key, &t.lease_token])
+        .map_err(db)?;
+    Ok(())
+}
+
 /// Connections kept idle in each pool. Every worker-routed effect in
 /// flight, every poll and every answer uses one for a statement: with 4,
 /// the peer benchmark's 20 clients made the pool open (and PostgreSQL fork)
@@ -229,71 +254,60 @@ impl TaskStore for PgTasks {
             return Ok(Vec::new());
         }
         let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
-        let limit = (claim.max as i64).saturating_mul(4);
+        let limit = claim.max as i64;
+        // One fresh token per task handed out, the n-th task (in queue
+        // order) getting the n-th.
+        let tokens: Vec<String> = (0..claim.max)
+            .map(|_| crate::ids::random_id("l-"))
+            .collect();
+        let until = claim.now.saturating_add(claim.lease_ms);
         self.with(Commit::Lazy, |c| {
             let in_namespace = if claim.namespace.is_some() {
-                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $4)"
+                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $7)"
             } else {
                 ""
             };
-            let select = c.stmt(&format!(
-                "SELECT {COLUMNS} FROM worker_tasks
-                 WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
-                   AND key LIKE ANY ($2) {in_namespace} ORDER BY seq LIMIT $3
-                 FOR UPDATE SKIP LOCKED"
+            // The pick, its row locks and the lease in one statement (one
+            // round trip, no transaction block). `COLLATE "C"`: `LIKE`
+            // compares bytes, as `pattern_matches` does.
+            let st = c.stmt(&format!(
+                "WITH picked AS (
+                   SELECT idempotency_key, seq FROM worker_tasks
+                   WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
+                     AND key COLLATE \"C\" LIKE ANY ($2) {in_namespace}
+                   ORDER BY seq LIMIT $3
+                   FOR UPDATE SKIP LOCKED),
+                 numbered AS (SELECT idempotency_key, row_number() OVER (ORDER BY seq) AS n FROM picked)
+                 UPDATE worker_tasks t SET state = 'leased', lease_token = ($4::text[])[numbered.n],
+                   worker = $5, lease_until = $6, attempt = t.attempt + 1, updated_ms = $1
+                 FROM numbered WHERE t.idempotency_key = numbered.idempotency_key
+                 RETURNING {}, t.seq",
+                qualified_columns("t")
             ))?;
-            let lease = c.stmt(
-                "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
-                   lease_until = $4, attempt = attempt + 1, updated_ms = $5
-                 WHERE idempotency_key = $1",
-            )?;
-            let mut tx = c.client.transaction().map_err(db)?;
-            let rows = tx
-                .query(
-                    &select,
-                    &match &claim.namespace {
-                        Some(ns) => vec![
-                            &claim.now as &(dyn postgres::types::ToSql + Sync),
-                            &likes,
-                            &limit,
-                            ns,
-                        ],
-                        None => vec![
-                            &claim.now as &(dyn postgres::types::ToSql + Sync),
-                            &likes,
-                            &limit,
-                        ],
-                    },
-                )
-                .map_err(db)?;
-            let mut taken = Vec::new();
-            for r in &rows {
-                if taken.len() >= claim.max {
-                    break;
-                }
-                let mut t = decode(r)?;
-                if !claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
-                    continue;
-                }
-                let token = crate::ids::random_id("l-");
-                let until = claim.now.saturating_add(claim.lease_ms);
-                let params: [&(dyn ToSql + Sync); 5] = [
-                    &t.idempotency_key,
-                    &token,
-                    &claim.worker,
-                    &until,
-                    &claim.now,
-                ];
-                tx.execute(&lease, &params).map_err(db)?;
-                t.state = "leased".into();
-                t.lease_token = Some(token);
-                t.worker = Some(claim.worker.to_string());
-                t.lease_until = until;
-                t.attempt += 1;
-                taken.push(t);
+            let mut params: Vec<&(dyn ToSql + Sync)> =
+                vec![&claim.now, &likes, &limit, &tokens, &claim.worker, &until];
+            if let Some(ns) = &claim.namespace {
+                params.push(ns);
             }
-            tx.commit().map_err(db)?;
-            Ok(taken)
+            let rows = c.client.query(&st, &params).map_err(db)?;
+            let mut taken: Vec<(i64, TaskRow)> = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let seq: i64 = r.try_get(COLUMN_COUNT).map_err(db)?;
+                taken.push((seq, decode(r)?));
+            }
+            taken.sort_by_key(|(seq, _)| *seq);
+            let mut out = Vec::with_capacity(taken.len());
+            for (_, t) in taken {
+                if claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
+                    out.push(t);
+                } else {
+                    // Never expected (`LIKE` under "C" is the same test):
+                    // a task no pattern matches is given back, not handed out.
+                    tracing::warn!(task = %t.idempotency_key, "worker tasks: a claim took a task no pattern matches; given back");
+                    give_back(c, &t)?;
+                }
+            }
+            Ok(out)
         })
     }
 
