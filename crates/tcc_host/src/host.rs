@@ -889,13 +889,17 @@ impl Host {
     }
 
     fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {
+        /// Most executions one look for work dispatches.
+        const SCHEDULER_BATCH: u32 = 256;
         let mut next_timer = NextTimer::default();
         while !self.stop.load(Ordering::SeqCst) {
             let seen = self.signal.0.lock().map(|g| *g).unwrap_or(0);
             let now = crate::ids::now_ms();
             let mut dispatched = 0;
-            match self.store.find_work(now, 256) {
+            let mut full = false;
+            match self.store.find_work(now, SCHEDULER_BATCH) {
                 Ok(ids) => {
+                    full = ids.len() >= SCHEDULER_BATCH as usize;
                     for id in ids {
                         let fresh = self
                             .in_flight
@@ -912,7 +916,11 @@ impl Host {
                 }
                 Err(e) => tracing::warn!(error = %e, "scheduler: finding work failed"),
             }
-            if dispatched > 0 {
+            // A full batch: more may be waiting. Otherwise the wait below
+            // returns at once if anything was signalled since `seen`: a
+            // second look now would find only what was just dispatched
+            // (claimed or not yet), one query per dispatch for nothing.
+            if dispatched > 0 && full {
                 continue;
             }
             let mut wait = self.cfg.poll_ms;

@@ -78,7 +78,7 @@ fn claims_hand_out_exactly_the_matching_tasks_on_postgres() {
         return;
     };
     let store = PgTasks::open(&schema.url()).unwrap();
-    let mut admin = schema.connect().unwrap();
+    let admin = std::sync::Mutex::new(schema.connect().unwrap());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(32));
     let keys_and_pattern = (
         prop::collection::vec("[a-c%_.\\\\*A\u{e9}]{0,6}", 1..8),
@@ -87,7 +87,11 @@ fn claims_hand_out_exactly_the_matching_tasks_on_postgres() {
     );
     runner
         .run(&keys_and_pattern, |(keys, patterns, max)| {
-            admin.batch_execute("DELETE FROM worker_tasks").unwrap();
+            admin
+                .lock()
+                .unwrap()
+                .batch_execute("DELETE FROM worker_tasks")
+                .unwrap();
             for (i, k) in keys.iter().enumerate() {
                 store.enqueue(&task(i, k), 1).unwrap();
             }
