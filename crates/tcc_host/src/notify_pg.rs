@@ -15,14 +15,16 @@
 //!   (a listener that loses its connection, as a server crash makes it,
 //!   wakes every waiter).
 //! - A listener thread holds a connection that ran `LISTEN channel` and
-//!   wakes this node's waiters of every topic it receives (its own
-//!   notifications included, which is harmless).
+//!   wakes this node's waiters of every topic it receives. Every payload
+//!   begins with its node's origin line ([`Hub::origin_line`]): a node
+//!   skips its own notifications, whose topics it woke when it published
+//!   them (a second wake-up made a worker's poll look again for nothing).
 //! - A lost connection is re-opened (backing off up to 2 s); after the
 //!   listener re-connects it wakes every waiter, since notifications sent
 //!   meanwhile are lost. Waiters re-read the store when woken, so a
 //!   spurious wake-up costs one read.
 
-use crate::notify::Hub;
+use crate::notify::{Hub, ORIGIN_PREFIX};
 use crate::store::StoreError;
 use crate::store::pg::url::Target;
 use postgres::fallible_iterator::FallibleIterator;
@@ -67,13 +69,14 @@ pub fn attach(hub: &Arc<Hub>, url: &str) -> Result<(), StoreError> {
     hub.set_remote(tx);
     let (h1, h2) = (Arc::downgrade(hub), Arc::downgrade(hub));
     let (c1, c2) = (channel.clone(), channel);
+    let (o1, o2) = (hub.origin_line(), hub.origin_line());
     std::thread::Builder::new()
         .name("tcc-notify-send".into())
-        .spawn(move || send_loop(&h1, rx, sender, &send_target, &c1))
+        .spawn(move || send_loop(&h1, rx, sender, &send_target, &c1, &o1))
         .map_err(|e| StoreError::db(format!("cannot start the notification sender: {e}")))?;
     std::thread::Builder::new()
         .name("tcc-notify-listen".into())
-        .spawn(move || listen_loop(&h2, listener, &target, &c2))
+        .spawn(move || listen_loop(&h2, listener, &target, &c2, &o2))
         .map_err(|e| StoreError::db(format!("cannot start the notification listener: {e}")))?;
     Ok(())
 }
@@ -99,6 +102,7 @@ fn send_loop(
     client: postgres::Client,
     target: &Target,
     channel: &str,
+    origin: &str,
 ) {
     let mut failures = 0u32;
     let mut sender = Sender::new(client);
@@ -108,7 +112,8 @@ fn send_loop(
             Err(RecvTimeoutError::Timeout) => continue,
             Err(_) => return,
         };
-        let mut payloads = vec![first];
+        // Each payload: the origin line, then topics.
+        let mut payloads = vec![format!("{origin}\n{first}")];
         while let Ok(t) = rx.try_recv() {
             let last = payloads.last_mut().map(|p| p.len() + 1 + t.len());
             match (last, payloads.last_mut()) {
@@ -116,7 +121,7 @@ fn send_loop(
                     p.push('\n');
                     p.push_str(&t);
                 }
-                _ => payloads.push(t),
+                _ => payloads.push(format!("{origin}\n{t}")),
             }
         }
         for p in payloads {
@@ -172,7 +177,13 @@ impl Sender {
     }
 }
 
-fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, target: &Target, channel: &str) {
+fn listen_loop(
+    hub: &Weak<Hub>,
+    mut client: postgres::Client,
+    target: &Target,
+    channel: &str,
+    origin: &str,
+) {
     let mut failures = 0u32;
     loop {
         let mut lost = None;
@@ -185,7 +196,7 @@ fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, target: &Target, c
             loop {
                 match it.next() {
                     Ok(Some(n)) => {
-                        for topic in n.payload().split('\n') {
+                        for topic in payload_topics(n.payload(), origin) {
                             hub.wake(topic);
                         }
                     }
@@ -217,6 +228,23 @@ fn listen_loop(hub: &Weak<Hub>, mut client: postgres::Client, target: &Target, c
     }
 }
 
+/// The topics of a notification's payload to wake on the node whose hub
+/// has origin line `origin`: none when it sent the payload itself, else
+/// every line but an origin line (a payload without one, from an older
+/// node, is all topics).
+fn payload_topics<'a>(payload: &'a str, origin: &str) -> impl Iterator<Item = &'a str> {
+    let mut lines = payload.split('\n').peekable();
+    let own = match lines.peek() {
+        Some(first) if first.starts_with(ORIGIN_PREFIX) => {
+            let own = *first == origin;
+            lines.next();
+            own
+        }
+        _ => false,
+    };
+    lines.filter(move |_| !own)
+}
+
 /// Re-opens the listener's connection, runs `LISTEN` again, and wakes
 /// every waiter of this node (notifications may have been missed).
 fn reconnect_listener(
@@ -239,7 +267,15 @@ fn reconnect_listener(
 
 #[cfg(test)]
 mod tests {
-    use super::channel_name;
+    use super::{channel_name, payload_topics};
+
+    #[test]
+    fn a_node_skips_its_own_notifications() {
+        let topics = |p| payload_topics(p, "from:me").collect::<Vec<_>>();
+        assert!(topics("from:me\nqueue\ntask:e:k").is_empty());
+        assert_eq!(topics("from:you\nqueue\ntask:e:k"), ["queue", "task:e:k"]);
+        assert_eq!(topics("queue\ndone:e"), ["queue", "done:e"]);
+    }
 
     #[test]
     fn channel_names_fit_an_identifier() {

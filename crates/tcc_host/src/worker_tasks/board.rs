@@ -58,7 +58,9 @@ impl TaskBoard {
     /// first), announcing through `hub`.
     pub fn open(database: &str, hub: Arc<Hub>) -> Result<Arc<TaskBoard>, StoreError> {
         let store: Box<dyn TaskStore> = if crate::store::factory::is_postgres_url(database) {
-            Box::new(PgTasks::open(database)?)
+            let tasks = PgTasks::open(database)?;
+            tasks.set_origin(hub.origin_line());
+            Box::new(tasks)
         } else {
             Box::new(SqliteTasks::open(std::path::Path::new(database))?)
         };
@@ -87,6 +89,16 @@ impl TaskBoard {
         }
     }
 
+    /// Wakes `topic`'s waiters of this node, and of the other nodes unless
+    /// the store's statement notified them already.
+    fn announce(&self, topic: &str) {
+        if self.store.announces() {
+            self.hub.wake(topic);
+        } else {
+            self.hub.publish(topic);
+        }
+    }
+
     /// Hands `answer` to this node's waiting thread, if one waits.
     fn hand_over(&self, idempotency_key: &str, answer: TaskAnswer) {
         if let Ok(mut m) = self.handed.lock()
@@ -101,7 +113,7 @@ impl TaskBoard {
     pub fn enqueue(&self, task: &NewTask) -> Result<TaskRow, StoreError> {
         let row = self.store.enqueue(task, crate::ids::now_ms())?;
         if row.state == "queued" {
-            self.hub.publish(QUEUE_TOPIC);
+            self.announce(QUEUE_TOPIC);
         }
         Ok(row)
     }
@@ -150,7 +162,7 @@ impl TaskBoard {
             if let Some(a) = stored {
                 self.hand_over(idempotency_key, a);
             }
-            self.hub.publish(&task_topic(idempotency_key));
+            self.announce(&task_topic(idempotency_key));
         }
         Ok(done)
     }
@@ -162,7 +174,7 @@ impl TaskBoard {
             .expire(idempotency_key, message, crate::ids::now_ms())?;
         if done {
             self.hand_over(idempotency_key, TaskAnswer::Failed(message.to_string()));
-            self.hub.publish(&task_topic(idempotency_key));
+            self.announce(&task_topic(idempotency_key));
         }
         Ok(done)
     }

@@ -7,8 +7,16 @@
 //! Queuing, claims, heartbeats and answers commit lazily, on connections
 //! whose sessions run with `synchronous_commit = off`; expiries durably
 //! (see [`super`] for why that keeps every guarantee).
+//!
+//! Queuing, answers and expiries notify the other nodes themselves: the
+//! statement that writes the row also runs `pg_notify` on the schema's
+//! channel ([`crate::notify_pg`]) with the topic, delivered when that
+//! transaction commits — one round trip and one transaction instead of a
+//! second statement on the bridge's connection ([`TaskStore::announces`]).
 
 use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use crate::notify::{QUEUE_TOPIC, task_topic};
+use crate::notify_pg::PAYLOAD_MAX;
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
 use crate::store::pg::add_session_option;
@@ -60,6 +68,13 @@ const CREATE_LOCK: i64 = 0x7cc_0034;
 /// The PostgreSQL task table.
 pub struct PgTasks {
     target: Target,
+    /// The notification channel of the database's schema
+    /// ([`crate::notify_pg`]), which queuing, answers and expiries notify
+    /// in their own statement.
+    channel: String,
+    /// The origin line its notifications begin with
+    /// ([`crate::notify::Hub::origin_line`]), once set.
+    origin: std::sync::OnceLock<String>,
     /// `target` with `synchronous_commit = off` for every session.
     lazy_target: Target,
     idle: Mutex<Vec<Pooled>>,
@@ -165,11 +180,27 @@ impl PgTasks {
         let mut lazy_target = target.clone();
         add_session_option(&mut lazy_target, "-c synchronous_commit=off");
         Ok(PgTasks {
+            channel: crate::notify_pg::channel_name(target.schema.as_deref()),
+            origin: std::sync::OnceLock::new(),
             target,
             lazy_target,
             idle: Mutex::new(vec![Pooled::new(c)]),
             idle_lazy: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Sets the origin line its notifications begin with (the hub's, so
+    /// that this node's listener skips them).
+    pub fn set_origin(&self, origin_line: String) {
+        let _ = self.origin.set(origin_line);
+    }
+
+    /// The payload notifying `topic`.
+    fn payload(&self, topic: &str) -> String {
+        match self.origin.get() {
+            Some(o) => format!("{o}\n{topic}"),
+            None => topic.to_string(),
+        }
     }
 
     /// Runs `f` on a pooled connection of the `commit` kind (a new one when
@@ -212,10 +243,14 @@ impl TaskStore for PgTasks {
                              traceparent = excluded.traceparent
                            WHERE worker_tasks.state = 'failed'
                            RETURNING {COLUMNS})
+                         , found AS (
                          SELECT {COLUMNS} FROM ins
                          UNION ALL
                          SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1
-                           AND NOT EXISTS (SELECT 1 FROM ins)"
+                           AND NOT EXISTS (SELECT 1 FROM ins))
+                         , woke AS (SELECT pg_notify($7, $8) FROM found
+                           WHERE state = 'queued' AND octet_length($8) <= {PAYLOAD_MAX})
+                         SELECT {COLUMNS}, (SELECT count(*) FROM woke) FROM found"
             ))?;
             let row = c
                 .client
@@ -228,6 +263,8 @@ impl TaskStore for PgTasks {
                         &task.input,
                         &now,
                         &task.traceparent,
+                        &self.channel,
+                        &self.payload(QUEUE_TOPIC),
                     ],
                 )
                 .map_err(db)?;
@@ -344,17 +381,30 @@ impl TaskStore for PgTasks {
             TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
         };
         self.with(Commit::Lazy, |c| {
-            let st = c.stmt(
-                "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
+            let st = c.stmt(&format!(
+                "WITH u AS (UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
                        updated_ms = $6
-                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
-            )?;
-            let n = c
+                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased' RETURNING 1)
+                 , woke AS (SELECT pg_notify($7, $8) FROM u WHERE octet_length($8) <= {PAYLOAD_MAX})
+                 SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM woke)"
+            ))?;
+            let topic = self.payload(&task_topic(idempotency_key));
+            let n: i64 = c
                 .client
-                .execute(
+                .query_one(
                     &st,
-                    &[&idempotency_key, &token, &state, &result, &message, &now],
+                    &[
+                        &idempotency_key,
+                        &token,
+                        &state,
+                        &result,
+                        &message,
+                        &now,
+                        &self.channel,
+                        &topic,
+                    ],
                 )
+                .and_then(|r| r.try_get(0))
                 .map_err(db)?;
             Ok(n == 1)
         })
@@ -362,17 +412,28 @@ impl TaskStore for PgTasks {
 
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
         self.with(Commit::Durable, |c| {
-            let st = c.stmt(
-                "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
+            let st = c.stmt(&format!(
+                "WITH u AS (UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
                        updated_ms = $3
-                     WHERE idempotency_key = $1 AND state IN ('queued', 'leased')",
-            )?;
-            let n = c
+                     WHERE idempotency_key = $1 AND state IN ('queued', 'leased') RETURNING 1)
+                 , woke AS (SELECT pg_notify($4, $5) FROM u WHERE octet_length($5) <= {PAYLOAD_MAX})
+                 SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM woke)"
+            ))?;
+            let topic = self.payload(&task_topic(idempotency_key));
+            let n: i64 = c
                 .client
-                .execute(&st, &[&idempotency_key, &message, &now])
+                .query_one(
+                    &st,
+                    &[&idempotency_key, &message, &now, &self.channel, &topic],
+                )
+                .and_then(|r| r.try_get(0))
                 .map_err(db)?;
             Ok(n == 1)
         })
+    }
+
+    fn announces(&self) -> bool {
+        true
     }
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
