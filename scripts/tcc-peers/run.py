@@ -3,7 +3,8 @@ workload, N three-step workflows started and awaited by C concurrent clients, on
 
 - irkit: `irkit tcc serve` (PostgreSQL `tcc_peers_irkit`, or SQLite) with the steps routed to
   a Python worker process (clients/python's `Worker`), clients using clients/python's `Client`
-  (`run`: start, then the long-polled result);
+  (`run`: one `POST /v1/executions?wait=` that starts and awaits, the result long poll only
+  while still running);
 - DBOS Transact (PostgreSQL `tcc_peers_dbos`): dbos_side.py;
 - Restate: `restate-server` and a Node.js service on its TypeScript SDK, clients POSTing to the
   ingress (which answers with the result);

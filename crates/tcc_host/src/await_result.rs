@@ -7,7 +7,9 @@
 //! worker that committed the terminal checkpoint, or through the
 //! PostgreSQL bridge ([`crate::notify_pg`]) by another node's — or until
 //! its deadline. It reads the execution again only when woken and at the
-//! deadline: waiting costs no store reads per waiter. The answer is `200`
+//! deadline: waiting costs no store reads per waiter. `POST
+//! /v1/executions?wait=` subscribes before it creates the execution and
+//! skips that first read ([`Subscribed`]). The answer is `200`
 //! with the status JSON once the execution is `completed`, `failed` or
 //! `cancelled`, else `202` with its status at the deadline.
 //!
@@ -16,7 +18,7 @@
 
 use crate::api_error::ApiError;
 use crate::host::Host;
-use crate::notify::done_topic;
+use crate::notify::{Subscription, done_topic};
 use crate::status_view::status_text;
 use crate::store::ExecutionRow;
 use axum::Router;
@@ -73,6 +75,24 @@ async fn read_row(host: &Arc<Host>, id: &str) -> Result<ExecutionRow, ApiError> 
         .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))
 }
 
+/// A subscription to an execution's end taken before the execution was
+/// created (`POST /v1/executions?wait=`), with the topic's generation
+/// then: until the topic is woken past it, the execution has not ended,
+/// and [`until_ended_subscribed`] need not read it.
+pub struct Subscribed {
+    sub: Subscription,
+    generation: u64,
+}
+
+impl Subscribed {
+    /// Subscribes to the end of `id` (to be created after this).
+    pub fn new(host: &Host, id: &str) -> Subscribed {
+        let sub = host.hub().subscribe(&done_topic(id));
+        let generation = sub.signal().generation();
+        Subscribed { sub, generation }
+    }
+}
+
 /// Waits until execution `id` has ended or `wait` has passed; returns
 /// whether it ended, and its row.
 pub async fn until_ended(
@@ -80,18 +100,49 @@ pub async fn until_ended(
     id: &str,
     wait: Duration,
 ) -> Result<(bool, ExecutionRow), ApiError> {
-    let deadline = tokio::time::Instant::from_std(Instant::now() + wait);
     let sub = host.hub().subscribe(&done_topic(id));
+    wait_on(host, id, wait, sub, None).await
+}
+
+/// [`until_ended`] of an execution created after `subscribed` was taken:
+/// the execution is read only once its topic was woken, or at the
+/// deadline.
+pub async fn until_ended_subscribed(
+    host: &Arc<Host>,
+    id: &str,
+    wait: Duration,
+    subscribed: Subscribed,
+) -> Result<(bool, ExecutionRow), ApiError> {
+    wait_on(host, id, wait, subscribed.sub, Some(subscribed.generation)).await
+}
+
+/// The wait of [`until_ended`] on `sub`; with `unchanged_since`, the first
+/// read is skipped while the topic has not been woken past that
+/// generation.
+async fn wait_on(
+    host: &Arc<Host>,
+    id: &str,
+    wait: Duration,
+    sub: Subscription,
+    mut unchanged_since: Option<u64>,
+) -> Result<(bool, ExecutionRow), ApiError> {
+    let deadline = tokio::time::Instant::from_std(Instant::now() + wait);
     loop {
         let woken = sub.signal().notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        let row = read_row(host, id).await?;
-        if row.is_terminal() {
-            return Ok((true, row));
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return Ok((false, row));
+        let skip_read = unchanged_since
+            .take()
+            .is_some_and(|g| sub.signal().generation() == g)
+            && tokio::time::Instant::now() < deadline;
+        if !skip_read {
+            let row = read_row(host, id).await?;
+            if row.is_terminal() {
+                return Ok((true, row));
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Ok((false, row));
+            }
         }
         tokio::select! {
             _ = &mut woken => {}

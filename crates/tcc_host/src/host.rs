@@ -361,7 +361,21 @@ impl Host {
         id: Option<String>,
         traceparent: Option<&crate::otel::TraceParent>,
     ) -> Result<String, HostError> {
-        let (hash, name) = self.resolve_in(namespace, program)?;
+        let resolved = self.resolve_in(namespace, program)?;
+        self.start_resolved(namespace, resolved, args, id, traceparent)
+    }
+
+    /// [`Host::start_in`] of a program already resolved by
+    /// [`Host::resolve_in`] to `(hash, name)` (the service resolves it
+    /// before converting the arguments, and not again).
+    pub fn start_resolved(
+        &self,
+        namespace: &str,
+        (hash, name): (String, Option<String>),
+        args: crate::values::TaggedList,
+        id: Option<String>,
+        traceparent: Option<&crate::otel::TraceParent>,
+    ) -> Result<String, HostError> {
         let id = id.unwrap_or_else(crate::ids::execution_id);
         if id.is_empty() || id.len() > 200 || id.chars().any(|c| c.is_control() || c == '/') {
             return Err(HostError::BadRequest(
@@ -508,6 +522,7 @@ impl Host {
             self.store.fail_execution(id, owner, &error)?;
             self.failures.forget(id);
             self.notify();
+            self.hub.publish(&done_topic(id));
             return Ok(true);
         }
         // Runnable past revision 0: an earlier drive was cut off (its node
@@ -875,13 +890,17 @@ impl Host {
     }
 
     fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {
+        /// Most executions one look for work dispatches.
+        const SCHEDULER_BATCH: u32 = 256;
         let mut next_timer = NextTimer::default();
         while !self.stop.load(Ordering::SeqCst) {
             let seen = self.signal.0.lock().map(|g| *g).unwrap_or(0);
             let now = crate::ids::now_ms();
             let mut dispatched = 0;
-            match self.store.find_work(now, 256) {
+            let mut full = false;
+            match self.store.find_work(now, SCHEDULER_BATCH) {
                 Ok(ids) => {
+                    full = ids.len() >= SCHEDULER_BATCH as usize;
                     for id in ids {
                         let fresh = self
                             .in_flight
@@ -898,7 +917,11 @@ impl Host {
                 }
                 Err(e) => tracing::warn!(error = %e, "scheduler: finding work failed"),
             }
-            if dispatched > 0 {
+            // A full batch: more may be waiting. Otherwise the wait below
+            // returns at once if anything was signalled since `seen`: a
+            // second look now would find only what was just dispatched
+            // (claimed or not yet), one query per dispatch for nothing.
+            if dispatched > 0 && full {
                 continue;
             }
             let mut wait = self.cfg.poll_ms;

@@ -78,12 +78,30 @@ impl Signal {
 }
 
 /// The process's topics and the bridge to other nodes.
-#[derive(Default)]
 pub struct Hub {
     topics: Mutex<HashMap<String, Arc<Signal>>>,
     remote: Mutex<Option<Sender<String>>>,
     closed: AtomicBool,
+    /// A random name of this hub, which its notifications to other nodes
+    /// carry ([`Hub::origin_line`]) so that its own listener skips them:
+    /// their waiters here were woken at once.
+    origin: String,
 }
+
+impl Default for Hub {
+    fn default() -> Hub {
+        Hub {
+            topics: Mutex::default(),
+            remote: Mutex::default(),
+            closed: AtomicBool::default(),
+            origin: crate::ids::random_id(""),
+        }
+    }
+}
+
+/// How the first line of a notification's payload that names the hub
+/// that sent it begins ([`Hub::origin_line`]).
+pub const ORIGIN_PREFIX: &str = "from:";
 
 /// A subscription to one topic; the topic is forgotten when its last
 /// subscription is dropped.
@@ -128,6 +146,14 @@ impl Hub {
             topic: topic.to_string(),
             signal,
         }
+    }
+
+    /// The first line of the payload of every notification this hub's
+    /// node sends: [`ORIGIN_PREFIX`] and the hub's random name. A
+    /// listener that reads its own skips the payload (its topics were
+    /// woken here when published); other nodes wake the lines after it.
+    pub fn origin_line(&self) -> String {
+        format!("{ORIGIN_PREFIX}{}", self.origin)
     }
 
     /// Wakes this process's waiters of `topic`.

@@ -730,12 +730,17 @@ async fn programs(State(app): State<Shared>, scope: ScopeExt) -> Answer {
     .await
 }
 
-async fn start(
-    State(app): State<Shared>,
+/// Starts an execution (`POST /v1/executions`, `201 {"id"}`); with
+/// `subscribe`, also answers the subscription to its end
+/// ([`crate::notify::done_topic`]) taken before it was created, with the
+/// topic's generation then ([`crate::await_result::Subscribed`]).
+async fn start_subscribed(
+    app: Shared,
     scope: crate::namespace::Scope,
     trace: RequestTrace,
     body: Body,
-) -> Answer {
+    subscribe: bool,
+) -> Result<(Reply, Option<crate::await_result::Subscribed>), ApiError> {
     use crate::request_json::{Member, Scalar};
     let traceparent = trace
         .for_start()
@@ -752,11 +757,14 @@ async fn start(
     let name = program.clone();
     let namespace = scope.creates_in().to_string();
     let resolving_in = namespace.clone();
-    blocking(move || {
-        resolving.host.resolve_in(&resolving_in, &name)?;
-        Ok(Reply(200, J::Null))
+    let resolved = tokio::task::spawn_blocking(move || {
+        resolving
+            .host
+            .resolve_in(&resolving_in, &name)
+            .map_err(ApiError::from)
     })
-    .await?;
+    .await
+    .unwrap_or_else(|e| Err(ApiError::Internal(format!("handler failed: {e}"))))?;
     let args = match (head.has("args"), head.has("tagged_args")) {
         (true, true) => {
             return Err(ApiError::BadRequest(
@@ -787,13 +795,21 @@ async fn start(
         }
     };
     drop(body);
-    blocking(move || {
-        let id = app
-            .host
-            .start_in(&namespace, &program, args, id, traceparent.as_ref())?;
-        Ok(Reply(201, json!({"id": id})))
+    tokio::task::spawn_blocking(move || {
+        let host = &app.host;
+        let (id, subscribed) = match subscribe {
+            true => {
+                let id = id.unwrap_or_else(crate::ids::execution_id);
+                let subscribed = crate::await_result::Subscribed::new(host, &id);
+                (Some(id), Some(subscribed))
+            }
+            false => (id, None),
+        };
+        let id = host.start_resolved(&namespace, resolved, args, id, traceparent.as_ref())?;
+        Ok((Reply(201, json!({"id": id})), subscribed))
     })
     .await
+    .unwrap_or_else(|e| Err(ApiError::Internal(format!("handler failed: {e}"))))
 }
 
 /// The longest long poll (`wait=`): half a second below the request
@@ -825,14 +841,18 @@ async fn start_awaiting(
         Err(e) => return e.into_response(),
     };
     let host = app.host.clone();
-    let started = match start(app, scope_of(scope), trace, body).await {
-        Ok(r) => r,
-        Err(e) => return e.into_response(),
-    };
-    let (Some(wait), Some(id)) = (wait, started.1.get("id").and_then(J::as_str)) else {
+    let (started, subscribed) =
+        match start_subscribed(app.0, scope_of(scope), trace, body, wait.is_some()).await {
+            Ok(r) => r,
+            Err(e) => return e.into_response(),
+        };
+    let (Some(wait), Some(id), Some(subscribed)) =
+        (wait, started.1.get("id").and_then(J::as_str), subscribed)
+    else {
         return started.into_response();
     };
-    match crate::await_result::until_ended(&host, id, wait).await {
+    // Subscribed before the execution existed: no read until it ends.
+    match crate::await_result::until_ended_subscribed(&host, id, wait, subscribed).await {
         Ok((ended, row)) => crate::await_result::ended_response(ended, &row),
         Err(e) => e.into_response(),
     }

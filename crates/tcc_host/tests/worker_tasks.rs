@@ -68,6 +68,70 @@ proptest! {
     }
 }
 
+/// The same property on PostgreSQL, whose claim picks and leases in one
+/// statement (`LIKE` under `COLLATE "C"`, no check after it): one scratch
+/// schema, emptied before each case.
+#[test]
+fn claims_hand_out_exactly_the_matching_tasks_on_postgres() {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_tasks_match").unwrap()
+    else {
+        return;
+    };
+    let store = PgTasks::open(&schema.url()).unwrap();
+    let admin = std::sync::Mutex::new(schema.connect().unwrap());
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(32));
+    let keys_and_pattern = (
+        prop::collection::vec("[a-c%_.\\\\*A\u{e9}]{0,6}", 1..8),
+        prop::collection::vec("[a-c%_.\\\\*A\u{e9}]{0,5}", 1..3),
+        1usize..10,
+    );
+    runner
+        .run(&keys_and_pattern, |(keys, patterns, max)| {
+            admin
+                .lock()
+                .unwrap()
+                .batch_execute("DELETE FROM worker_tasks")
+                .unwrap();
+            for (i, k) in keys.iter().enumerate() {
+                store.enqueue(&task(i, k), 1).unwrap();
+            }
+            let want: Vec<String> = keys
+                .iter()
+                .filter(|k| patterns.iter().any(|p| pattern_matches(p, k)))
+                .cloned()
+                .collect();
+            let claim = |now, max| Claim {
+                patterns: &patterns,
+                worker: "w",
+                lease_ms: 1000,
+                max,
+                now,
+                namespace: None,
+            };
+            // At most `max`, oldest first, each with its own token.
+            let first = store.claim(&claim(1, max)).unwrap();
+            let rest = store.claim(&claim(2, 100)).unwrap();
+            let got: Vec<String> = first.iter().chain(&rest).map(|t| t.key.clone()).collect();
+            prop_assert_eq!(&got, &want);
+            prop_assert!(first.len() <= max);
+            let tokens: std::collections::HashSet<_> = first
+                .iter()
+                .chain(&rest)
+                .map(|t| t.lease_token.clone())
+                .collect();
+            prop_assert_eq!(tokens.len(), got.len());
+            for t in first.iter().chain(&rest) {
+                prop_assert_eq!(t.attempt, 1);
+                prop_assert_eq!(&t.state, "leased");
+                let stored = store.get(&t.idempotency_key).unwrap().unwrap();
+                prop_assert_eq!(&stored.lease_token, &t.lease_token);
+            }
+            prop_assert!(store.claim(&claim(3, 100)).unwrap().is_empty());
+            Ok(())
+        })
+        .unwrap();
+}
+
 /// Lease rules: expiry hands a task out again under a new token, the old
 /// token's heartbeat and answer are refused, an answer is final, a failed
 /// task asked for again is queued again, the host's expiry fails an open one.

@@ -1,18 +1,55 @@
 //! The task queue as the host and the HTTP API use it: the [`TaskStore`]
 //! of the host's database and the [`Hub`] that announces new tasks
 //! ([`QUEUE_TOPIC`]) and answers ([`task_topic`]).
+//!
+//! An answer taken on the node whose host thread waits for it is also
+//! handed to that thread in memory ([`TaskBoard::expect`]), after its
+//! commit: the thread does not read the row back (one store read fewer
+//! per worker step). A thread on another node, or one woken without a
+//! handed answer, reads the row as before.
 
 use super::pg::PgTasks;
 use super::sqlite::SqliteTasks;
 use super::{Claim, NewTask, TaskAnswer, TaskRow, TaskStore};
 use crate::notify::{Hub, QUEUE_TOPIC, task_topic};
 use crate::store::StoreError;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// The task queue.
 pub struct TaskBoard {
     store: Box<dyn TaskStore>,
     hub: Arc<Hub>,
+    /// Answers for the host threads of this process waiting for them, by
+    /// idempotency key (`None` until answered).
+    handed: Mutex<HashMap<String, Option<TaskAnswer>>>,
+}
+
+/// A host thread's wait for the answer of one task on this node
+/// ([`TaskBoard::expect`]); forgotten when dropped.
+pub struct Expected<'a> {
+    board: &'a TaskBoard,
+    key: String,
+}
+
+impl Expected<'_> {
+    /// The answer handed over since the wait began, if any (taken: a
+    /// second call answers `None`).
+    pub fn take(&self) -> Option<TaskAnswer> {
+        self.board
+            .handed
+            .lock()
+            .ok()
+            .and_then(|mut m| m.get_mut(&self.key).and_then(Option::take))
+    }
+}
+
+impl Drop for Expected<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.board.handed.lock() {
+            m.remove(&self.key);
+        }
+    }
 }
 
 impl TaskBoard {
@@ -21,11 +58,17 @@ impl TaskBoard {
     /// first), announcing through `hub`.
     pub fn open(database: &str, hub: Arc<Hub>) -> Result<Arc<TaskBoard>, StoreError> {
         let store: Box<dyn TaskStore> = if crate::store::factory::is_postgres_url(database) {
-            Box::new(PgTasks::open(database)?)
+            let tasks = PgTasks::open(database)?;
+            tasks.set_origin(hub.origin_line());
+            Box::new(tasks)
         } else {
             Box::new(SqliteTasks::open(std::path::Path::new(database))?)
         };
-        Ok(Arc::new(TaskBoard { store, hub }))
+        Ok(Arc::new(TaskBoard {
+            store,
+            hub,
+            handed: Mutex::new(HashMap::new()),
+        }))
     }
 
     /// The hub it announces through.
@@ -33,12 +76,44 @@ impl TaskBoard {
         &self.hub
     }
 
+    /// Begins waiting, on this node, for the answer of the task with this
+    /// idempotency key: an answer or expiry committed through this board
+    /// is handed over ([`Expected::take`]) before its topic is woken.
+    pub fn expect(&self, idempotency_key: &str) -> Expected<'_> {
+        if let Ok(mut m) = self.handed.lock() {
+            m.insert(idempotency_key.to_string(), None);
+        }
+        Expected {
+            board: self,
+            key: idempotency_key.to_string(),
+        }
+    }
+
+    /// Wakes `topic`'s waiters of this node, and of the other nodes unless
+    /// the store's statement notified them already.
+    fn announce(&self, topic: &str) {
+        if self.store.announces() {
+            self.hub.wake(topic);
+        } else {
+            self.hub.publish(topic);
+        }
+    }
+
+    /// Hands `answer` to this node's waiting thread, if one waits.
+    fn hand_over(&self, idempotency_key: &str, answer: TaskAnswer) {
+        if let Ok(mut m) = self.handed.lock()
+            && let Some(slot) = m.get_mut(idempotency_key)
+        {
+            *slot = Some(answer);
+        }
+    }
+
     /// Queues a task (see [`TaskStore::enqueue`]) and, when it is waiting
     /// for a worker, wakes the workers' polls.
     pub fn enqueue(&self, task: &NewTask) -> Result<TaskRow, StoreError> {
         let row = self.store.enqueue(task, crate::ids::now_ms())?;
         if row.state == "queued" {
-            self.hub.publish(QUEUE_TOPIC);
+            self.announce(QUEUE_TOPIC);
         }
         Ok(row)
     }
@@ -76,7 +151,18 @@ impl TaskBoard {
             .store
             .answer(idempotency_key, token, answer, crate::ids::now_ms())?;
         if done {
-            self.hub.publish(&task_topic(idempotency_key));
+            // As a read of the stored row would give it: the result
+            // through its canonical text.
+            let stored = match answer {
+                TaskAnswer::Completed(v) => serde_json::from_str(&tcc_ir::to_canonical(v))
+                    .ok()
+                    .map(TaskAnswer::Completed),
+                TaskAnswer::Failed(m) => Some(TaskAnswer::Failed(m.clone())),
+            };
+            if let Some(a) = stored {
+                self.hand_over(idempotency_key, a);
+            }
+            self.announce(&task_topic(idempotency_key));
         }
         Ok(done)
     }
@@ -87,7 +173,8 @@ impl TaskBoard {
             .store
             .expire(idempotency_key, message, crate::ids::now_ms())?;
         if done {
-            self.hub.publish(&task_topic(idempotency_key));
+            self.hand_over(idempotency_key, TaskAnswer::Failed(message.to_string()));
+            self.announce(&task_topic(idempotency_key));
         }
         Ok(done)
     }

@@ -196,6 +196,13 @@ pub trait TaskStore: Send + Sync {
     /// The earliest expiry of a current lease (a task then becomes
     /// available again).
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError>;
+    /// Whether [`TaskStore::enqueue`], [`TaskStore::answer`] and
+    /// [`TaskStore::expire`] notify the other nodes of their topics
+    /// themselves (PostgreSQL: `pg_notify` in the same statement); when
+    /// not, the [`crate::notify::Hub`]'s bridge does.
+    fn announces(&self) -> bool {
+        false
+    }
 }
 
 /// `*` patterns as SQL `LIKE` patterns with `\` as the escape character.

@@ -7,8 +7,16 @@
 //! Queuing, claims, heartbeats and answers commit lazily, on connections
 //! whose sessions run with `synchronous_commit = off`; expiries durably
 //! (see [`super`] for why that keeps every guarantee).
+//!
+//! Queuing, answers and expiries notify the other nodes themselves: the
+//! statement that writes the row also runs `pg_notify` on the schema's
+//! channel ([`crate::notify_pg`]) with the topic, delivered when that
+//! transaction commits — one round trip and one transaction instead of a
+//! second statement on the bridge's connection ([`TaskStore::announces`]).
 
 use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use crate::notify::{QUEUE_TOPIC, task_topic};
+use crate::notify_pg::PAYLOAD_MAX;
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
 use crate::store::pg::add_session_option;
@@ -20,6 +28,31 @@ use std::sync::Mutex;
 
 /// Columns read into a [`TaskRow`], in order.
 const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt, lease_token, worker, lease_until, result, message, traceparent";
+
+/// The number of [`COLUMNS`].
+const COLUMN_COUNT: usize = 12;
+
+/// [`COLUMNS`] qualified by table alias `alias`.
+fn qualified_columns(alias: &str) -> String {
+    COLUMNS
+        .split(", ")
+        .map(|c| format!("{alias}.{c}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Undoes the lease a claim just took of `t` (queued again, its attempt
+/// not counted).
+fn give_back(c: &mut Pooled, t: &TaskRow) -> Result<(), StoreError> {
+    let st = c.stmt(
+        "UPDATE worker_tasks SET state = 'queued', lease_token = NULL, lease_until = 0,
+           attempt = attempt - 1 WHERE idempotency_key = $1 AND lease_token = $2",
+    )?;
+    c.client
+        .execute(&st, &[&t.idempotency_key, &t.lease_token])
+        .map_err(db)?;
+    Ok(())
+}
 
 /// Connections kept idle in each pool. Every worker-routed effect in
 /// flight, every poll and every answer uses one for a statement: with 4,
@@ -35,6 +68,13 @@ const CREATE_LOCK: i64 = 0x7cc_0034;
 /// The PostgreSQL task table.
 pub struct PgTasks {
     target: Target,
+    /// The notification channel of the database's schema
+    /// ([`crate::notify_pg`]), which queuing, answers and expiries notify
+    /// in their own statement.
+    channel: String,
+    /// The origin line its notifications begin with
+    /// ([`crate::notify::Hub::origin_line`]), once set.
+    origin: std::sync::OnceLock<String>,
     /// `target` with `synchronous_commit = off` for every session.
     lazy_target: Target,
     idle: Mutex<Vec<Pooled>>,
@@ -140,11 +180,27 @@ impl PgTasks {
         let mut lazy_target = target.clone();
         add_session_option(&mut lazy_target, "-c synchronous_commit=off");
         Ok(PgTasks {
+            channel: crate::notify_pg::channel_name(target.schema.as_deref()),
+            origin: std::sync::OnceLock::new(),
             target,
             lazy_target,
             idle: Mutex::new(vec![Pooled::new(c)]),
             idle_lazy: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Sets the origin line its notifications begin with (the hub's, so
+    /// that this node's listener skips them).
+    pub fn set_origin(&self, origin_line: String) {
+        let _ = self.origin.set(origin_line);
+    }
+
+    /// The payload notifying `topic`.
+    fn payload(&self, topic: &str) -> String {
+        match self.origin.get() {
+            Some(o) => format!("{o}\n{topic}"),
+            None => topic.to_string(),
+        }
     }
 
     /// Runs `f` on a pooled connection of the `commit` kind (a new one when
@@ -187,10 +243,14 @@ impl TaskStore for PgTasks {
                              traceparent = excluded.traceparent
                            WHERE worker_tasks.state = 'failed'
                            RETURNING {COLUMNS})
+                         , found AS (
                          SELECT {COLUMNS} FROM ins
                          UNION ALL
                          SELECT {COLUMNS} FROM worker_tasks WHERE idempotency_key = $1
-                           AND NOT EXISTS (SELECT 1 FROM ins)"
+                           AND NOT EXISTS (SELECT 1 FROM ins))
+                         , woke AS (SELECT pg_notify($7, $8) FROM found
+                           WHERE state = 'queued' AND octet_length($8) <= {PAYLOAD_MAX})
+                         SELECT {COLUMNS}, (SELECT count(*) FROM woke) FROM found"
             ))?;
             let row = c
                 .client
@@ -203,6 +263,8 @@ impl TaskStore for PgTasks {
                         &task.input,
                         &now,
                         &task.traceparent,
+                        &self.channel,
+                        &self.payload(QUEUE_TOPIC),
                     ],
                 )
                 .map_err(db)?;
@@ -229,71 +291,60 @@ impl TaskStore for PgTasks {
             return Ok(Vec::new());
         }
         let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
-        let limit = (claim.max as i64).saturating_mul(4);
+        let limit = claim.max as i64;
+        // One fresh token per task handed out, the n-th task (in queue
+        // order) getting the n-th.
+        let tokens: Vec<String> = (0..claim.max)
+            .map(|_| crate::ids::random_id("l-"))
+            .collect();
+        let until = claim.now.saturating_add(claim.lease_ms);
         self.with(Commit::Lazy, |c| {
             let in_namespace = if claim.namespace.is_some() {
-                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $4)"
+                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $7)"
             } else {
                 ""
             };
-            let select = c.stmt(&format!(
-                "SELECT {COLUMNS} FROM worker_tasks
-                 WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
-                   AND key LIKE ANY ($2) {in_namespace} ORDER BY seq LIMIT $3
-                 FOR UPDATE SKIP LOCKED"
+            // The pick, its row locks and the lease in one statement (one
+            // round trip, no transaction block). `COLLATE "C"`: `LIKE`
+            // compares bytes, as `pattern_matches` does.
+            let st = c.stmt(&format!(
+                "WITH picked AS (
+                   SELECT idempotency_key, seq FROM worker_tasks
+                   WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
+                     AND key COLLATE \"C\" LIKE ANY ($2) {in_namespace}
+                   ORDER BY seq LIMIT $3
+                   FOR UPDATE SKIP LOCKED),
+                 numbered AS (SELECT idempotency_key, row_number() OVER (ORDER BY seq) AS n FROM picked)
+                 UPDATE worker_tasks t SET state = 'leased', lease_token = ($4::text[])[numbered.n],
+                   worker = $5, lease_until = $6, attempt = t.attempt + 1, updated_ms = $1
+                 FROM numbered WHERE t.idempotency_key = numbered.idempotency_key
+                 RETURNING {}, t.seq",
+                qualified_columns("t")
             ))?;
-            let lease = c.stmt(
-                "UPDATE worker_tasks SET state = 'leased', lease_token = $2, worker = $3,
-                   lease_until = $4, attempt = attempt + 1, updated_ms = $5
-                 WHERE idempotency_key = $1",
-            )?;
-            let mut tx = c.client.transaction().map_err(db)?;
-            let rows = tx
-                .query(
-                    &select,
-                    &match &claim.namespace {
-                        Some(ns) => vec![
-                            &claim.now as &(dyn postgres::types::ToSql + Sync),
-                            &likes,
-                            &limit,
-                            ns,
-                        ],
-                        None => vec![
-                            &claim.now as &(dyn postgres::types::ToSql + Sync),
-                            &likes,
-                            &limit,
-                        ],
-                    },
-                )
-                .map_err(db)?;
-            let mut taken = Vec::new();
-            for r in &rows {
-                if taken.len() >= claim.max {
-                    break;
-                }
-                let mut t = decode(r)?;
-                if !claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
-                    continue;
-                }
-                let token = crate::ids::random_id("l-");
-                let until = claim.now.saturating_add(claim.lease_ms);
-                let params: [&(dyn ToSql + Sync); 5] = [
-                    &t.idempotency_key,
-                    &token,
-                    &claim.worker,
-                    &until,
-                    &claim.now,
-                ];
-                tx.execute(&lease, &params).map_err(db)?;
-                t.state = "leased".into();
-                t.lease_token = Some(token);
-                t.worker = Some(claim.worker.to_string());
-                t.lease_until = until;
-                t.attempt += 1;
-                taken.push(t);
+            let mut params: Vec<&(dyn ToSql + Sync)> =
+                vec![&claim.now, &likes, &limit, &tokens, &claim.worker, &until];
+            if let Some(ns) = &claim.namespace {
+                params.push(ns);
             }
-            tx.commit().map_err(db)?;
-            Ok(taken)
+            let rows = c.client.query(&st, &params).map_err(db)?;
+            let mut taken: Vec<(i64, TaskRow)> = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let seq: i64 = r.try_get(COLUMN_COUNT).map_err(db)?;
+                taken.push((seq, decode(r)?));
+            }
+            taken.sort_by_key(|(seq, _)| *seq);
+            let mut out = Vec::with_capacity(taken.len());
+            for (_, t) in taken {
+                if claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
+                    out.push(t);
+                } else {
+                    // Never expected (`LIKE` under "C" is the same test):
+                    // a task no pattern matches is given back, not handed out.
+                    tracing::warn!(task = %t.idempotency_key, "worker tasks: a claim took a task no pattern matches; given back");
+                    give_back(c, &t)?;
+                }
+            }
+            Ok(out)
         })
     }
 
@@ -330,17 +381,30 @@ impl TaskStore for PgTasks {
             TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
         };
         self.with(Commit::Lazy, |c| {
-            let st = c.stmt(
-                "UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
+            let st = c.stmt(&format!(
+                "WITH u AS (UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
                        updated_ms = $6
-                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased'",
-            )?;
-            let n = c
+                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased' RETURNING 1)
+                 , woke AS (SELECT pg_notify($7, $8) FROM u WHERE octet_length($8) <= {PAYLOAD_MAX})
+                 SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM woke)"
+            ))?;
+            let topic = self.payload(&task_topic(idempotency_key));
+            let n: i64 = c
                 .client
-                .execute(
+                .query_one(
                     &st,
-                    &[&idempotency_key, &token, &state, &result, &message, &now],
+                    &[
+                        &idempotency_key,
+                        &token,
+                        &state,
+                        &result,
+                        &message,
+                        &now,
+                        &self.channel,
+                        &topic,
+                    ],
                 )
+                .and_then(|r| r.try_get(0))
                 .map_err(db)?;
             Ok(n == 1)
         })
@@ -348,17 +412,28 @@ impl TaskStore for PgTasks {
 
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
         self.with(Commit::Durable, |c| {
-            let st = c.stmt(
-                "UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
+            let st = c.stmt(&format!(
+                "WITH u AS (UPDATE worker_tasks SET state = 'failed', message = $2, lease_token = NULL,
                        updated_ms = $3
-                     WHERE idempotency_key = $1 AND state IN ('queued', 'leased')",
-            )?;
-            let n = c
+                     WHERE idempotency_key = $1 AND state IN ('queued', 'leased') RETURNING 1)
+                 , woke AS (SELECT pg_notify($4, $5) FROM u WHERE octet_length($5) <= {PAYLOAD_MAX})
+                 SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM woke)"
+            ))?;
+            let topic = self.payload(&task_topic(idempotency_key));
+            let n: i64 = c
                 .client
-                .execute(&st, &[&idempotency_key, &message, &now])
+                .query_one(
+                    &st,
+                    &[&idempotency_key, &message, &now, &self.channel, &topic],
+                )
+                .and_then(|r| r.try_get(0))
                 .map_err(db)?;
             Ok(n == 1)
         })
+    }
+
+    fn announces(&self) -> bool {
+        true
     }
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {

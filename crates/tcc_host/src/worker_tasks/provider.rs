@@ -2,9 +2,10 @@
 //! and the calling host thread waits for its answer.
 //!
 //! The wait is woken by the task's topic ([`task_topic`]: in-process, or
-//! through the PostgreSQL bridge when another node took the answer), and
-//! re-reads the task at least every [`RECHECK`] in case a notification was
-//! lost. The execution's lease is renewed meanwhile by the host's
+//! through the PostgreSQL bridge when another node took the answer). An
+//! answer this node took is handed over with the wake-up
+//! ([`TaskBoard::expect`]); otherwise the thread re-reads the task, and
+//! does so at least every [`RECHECK`] in case a notification was lost. The execution's lease is renewed meanwhile by the host's
 //! heartbeat, like during any slow provider call. When nobody answers
 //! within the route's `timeout_ms` the task is failed and the effect fails
 //! with a message saying so (catchable; a late answer is refused). When the
@@ -12,8 +13,8 @@
 //! journalled and the execution resumes from its last checkpoint — on this
 //! or another node — where the same idempotency key finds the same task.
 
-use super::NewTask;
 use super::board::TaskBoard;
+use super::{NewTask, TaskAnswer};
 use crate::notify::task_topic;
 use crate::providers::{EffectCall, EffectProvider, ProviderOutcome};
 use std::sync::Arc;
@@ -43,6 +44,7 @@ impl EffectProvider for WorkerProvider {
         let hub = self.board.hub().clone();
         let sub = hub.subscribe(&task_topic(call.idempotency_key));
         let started = Instant::now();
+        let expected = self.board.expect(call.idempotency_key);
         let mut generation = sub.signal().generation();
         let task = NewTask {
             idempotency_key: call.idempotency_key.to_string(),
@@ -91,6 +93,11 @@ impl EffectProvider for WorkerProvider {
                     .wait_past(generation, (self.timeout - elapsed).min(RECHECK));
             }
             generation = sub.signal().generation();
+            match expected.take() {
+                Some(TaskAnswer::Completed(result)) => return ProviderOutcome::Result(result),
+                Some(TaskAnswer::Failed(message)) => return ProviderOutcome::Failed(message),
+                None => {}
+            }
             row = match self.board.get(call.idempotency_key) {
                 Ok(Some(r)) => r,
                 Ok(None) => {

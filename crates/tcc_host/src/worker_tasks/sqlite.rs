@@ -103,6 +103,19 @@ impl SqliteTasks {
         })
     }
 
+    /// Runs a read `f` on the connection as it is (a read commits
+    /// nothing: its `synchronous` setting is not switched for it).
+    fn read<R>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<R, StoreError>,
+    ) -> Result<R, StoreError> {
+        let mut c = self
+            .conn
+            .lock()
+            .map_err(|_| StoreError::db("worker tasks: connection lock poisoned"))?;
+        f(&mut c.conn)
+    }
+
     /// Runs `f` on the connection, its commits of the `commit` kind.
     fn with<R>(
         &self,
@@ -143,15 +156,24 @@ impl TaskStore for SqliteTasks {
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(db)?;
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO worker_tasks (idempotency_key, execution_id, key, input, state, created_ms, updated_ms, traceparent)
                  VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?5, ?6)
                  ON CONFLICT (idempotency_key) DO UPDATE SET state = 'queued', result = NULL,
                    message = NULL, lease_token = NULL, lease_until = 0, updated_ms = ?5,
                    traceparent = excluded.traceparent
                  WHERE worker_tasks.state = 'failed'",
-                params![task.idempotency_key, task.execution_id, task.key, task.input, now, task.traceparent],
             )
+            .and_then(|mut st| {
+                st.execute(params![
+                    task.idempotency_key,
+                    task.execution_id,
+                    task.key,
+                    task.input,
+                    now,
+                    task.traceparent
+                ])
+            })
             .map_err(db)?;
             let r = get(&tx, &task.idempotency_key)?
                 .ok_or_else(|| StoreError::db("worker task vanished after insert"))?;
@@ -161,7 +183,7 @@ impl TaskStore for SqliteTasks {
     }
 
     fn get(&self, idempotency_key: &str) -> Result<Option<TaskRow>, StoreError> {
-        self.with(Commit::Durable, |c| get(c, idempotency_key))
+        self.read(|c| get(c, idempotency_key))
     }
 
     fn claim(&self, claim: &Claim<'_>) -> Result<Vec<TaskRow>, StoreError> {
@@ -198,7 +220,8 @@ impl TaskStore for SqliteTasks {
                 values.push(ns.to_string().into());
             }
             let candidates: Vec<TaskRow> = {
-                let mut st = tx.prepare(&sql).map_err(db)?;
+                // Prepared once per connection (SQLite's statement cache).
+                let mut st = tx.prepare_cached(&sql).map_err(db)?;
                 let rows = st
                     .query_map(rusqlite::params_from_iter(values), row)
                     .map_err(db)?;
@@ -218,12 +241,20 @@ impl TaskStore for SqliteTasks {
                 }
                 let token = crate::ids::random_id("l-");
                 let until = claim.now.saturating_add(claim.lease_ms);
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE worker_tasks SET state = 'leased', lease_token = ?2, worker = ?3,
                        lease_until = ?4, attempt = attempt + 1, updated_ms = ?5
                      WHERE idempotency_key = ?1",
-                    params![t.idempotency_key, token, claim.worker, until, claim.now],
                 )
+                .and_then(|mut st| {
+                    st.execute(params![
+                        t.idempotency_key,
+                        token,
+                        claim.worker,
+                        until,
+                        claim.now
+                    ])
+                })
                 .map_err(db)?;
                 t.state = "leased".into();
                 t.lease_token = Some(token);
@@ -247,11 +278,11 @@ impl TaskStore for SqliteTasks {
         let until = now.saturating_add(lease_ms);
         self.with(Commit::Lazy, |c| {
             let n = c
-                .execute(
+                .prepare_cached(
                     "UPDATE worker_tasks SET lease_until = ?3, updated_ms = ?4
                      WHERE idempotency_key = ?1 AND lease_token = ?2 AND state = 'leased'",
-                    params![idempotency_key, token, until, now],
                 )
+                .and_then(|mut st| st.execute(params![idempotency_key, token, until, now]))
                 .map_err(db)?;
             Ok((n == 1).then_some(until))
         })
@@ -270,12 +301,12 @@ impl TaskStore for SqliteTasks {
         };
         self.with(Commit::Lazy, |c| {
             let n = c
-                .execute(
+                .prepare_cached(
                     "UPDATE worker_tasks SET state = ?3, result = ?4, message = ?5, lease_token = NULL,
                        updated_ms = ?6
                      WHERE idempotency_key = ?1 AND lease_token = ?2 AND state = 'leased'",
-                    params![idempotency_key, token, state, result, message, now],
                 )
+                .and_then(|mut st| st.execute(params![idempotency_key, token, state, result, message, now]))
                 .map_err(db)?;
             Ok(n == 1)
         })
@@ -284,19 +315,19 @@ impl TaskStore for SqliteTasks {
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError> {
         self.with(Commit::Durable, |c| {
             let n = c
-                .execute(
+                .prepare_cached(
                     "UPDATE worker_tasks SET state = 'failed', message = ?2, lease_token = NULL,
                        updated_ms = ?3
                      WHERE idempotency_key = ?1 AND state IN ('queued', 'leased')",
-                    params![idempotency_key, message, now],
                 )
+                .and_then(|mut st| st.execute(params![idempotency_key, message, now]))
                 .map_err(db)?;
             Ok(n == 1)
         })
     }
 
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError> {
-        self.with(Commit::Durable, |c| {
+        self.read(|c| {
             c.prepare_cached(
                 "SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased'",
             )
