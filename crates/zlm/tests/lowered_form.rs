@@ -1,15 +1,16 @@
-//! The shared lowered form (`zlm::materialize::lowered`): the native
-//! printers consume it for every migrated operation family and never
-//! match the source operation of such a family themselves, and the
-//! generated corpus lowers to every instruction kind (so every printer
-//! arm runs under the four-engine oracle).
+//! The shared lowered form (`zlm::materialize::lowered`): every named
+//! operation tag lowers through it, the native printers consume only it
+//! (they never match a source operation, operand or contract operation
+//! themselves), and the generated corpus lowers to every instruction kind,
+//! byte intrinsic and contract node kind (so every printer arm runs under
+//! the four-engine oracle).
 
 use std::collections::BTreeSet;
 use zlm::check::Resolved;
 use zlm::materialize::c::plan::{self, FunctionPlan};
 use zlm::materialize::c::types::Types;
 use zlm::materialize::c::walk;
-use zlm::materialize::lowered::{Kind, LoweredFunction, migrated};
+use zlm::materialize::lowered::{ByteOp, ContractKind, Inst, Kind, LoweredFunction, migrated};
 use zlm::model::{ReceiverKind, tag};
 
 /// The printers' per-operation files: the C printer and the LLVM
@@ -35,42 +36,110 @@ fn printer_sources() -> Vec<(String, String)> {
         .collect()
 }
 
+/// Where `needle` occurs in `text` not followed by an identifier
+/// character.
+fn mentions(text: &str, needle: &str) -> bool {
+    text.match_indices(needle).any(|(at, _)| {
+        let next = text[at + needle.len()..].chars().next();
+        !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 #[test]
-fn printers_do_not_match_migrated_source_operations() {
-    let sources = printer_sources();
-    assert!(sources.len() >= 2, "printer sources not found");
-    let mut found = Vec::new();
-    let mut migrated_count = 0;
-    for t in 0..=52u32 {
-        let Some(name) = tag::name(t) else { continue };
-        if !migrated(t) {
-            continue;
-        }
-        migrated_count += 1;
-        let constant = format!("tag::{}", name.to_uppercase());
-        for (path, text) in &sources {
-            // `tag::NAME` followed by a non-identifier character.
-            for (at, _) in text.match_indices(&constant) {
-                let next = text[at + constant.len()..].chars().next();
-                if !next.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-                    found.push(format!("{path}: {constant}"));
-                }
-            }
-        }
-    }
-    assert!(migrated_count > 0, "no migrated family");
+fn every_named_operation_lowers_through_the_shared_form() {
+    let unmigrated: Vec<&str> = (0..=52u32)
+        .filter_map(|t| tag::name(t).filter(|_| !migrated(t)))
+        .collect();
     assert!(
-        found.is_empty(),
-        "a printer matches a migrated operation instead of its lowered instruction: {found:?}"
+        unmigrated.is_empty(),
+        "operations printed outside the lowered form: {unmigrated:?}"
     );
 }
 
 #[test]
+fn printers_do_not_match_source_operations() {
+    let sources = printer_sources();
+    assert!(sources.len() >= 2, "printer sources not found");
+    let mut found = Vec::new();
+    let mut needles: Vec<String> = (0..=52u32)
+        .filter_map(tag::name)
+        .map(|name| format!("tag::{}", name.to_uppercase()))
+        .collect();
+    // The source operands, contract operations and auxiliary fields.
+    needles.extend(
+        [
+            "Operand::",
+            "ContractOperand::",
+            "Aux::",
+            "op.tag",
+            "op.aux0",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    for needle in &needles {
+        for (path, text) in &sources {
+            if needle.ends_with("::") || needle.contains('.') {
+                if text.contains(needle.as_str()) {
+                    found.push(format!("{path}: {needle}"));
+                }
+            } else if mentions(text, needle) {
+                found.push(format!("{path}: {needle}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a printer reads a source operation instead of its lowered form: {found:?}"
+    );
+}
+
+/// Catalog pure calls in a contract (a slice's `length` and `get`, an
+/// array loan's `length` and `get`, the allocator's `remaining`), which
+/// the generator does not draw; the engine tests (`c_engine`, zlm_llvm
+/// `engines`, irkit `zlm_run`) run these forms on every engine.
+const CATALOG_CONTRACTS: &str =
+    "zlm 1.9 package demo module run.contracts profile exact mode checked
+
+decl value Main public
+  func message type window public -> UInt64 effects []
+    param 0 view Slice<Byte>
+    param 1 alloc Ref<Allocator<BytesError>>
+    param 2 bytes Ref<Array<Byte>>
+    requires
+      cop pure_call UInt64 p0 | 1 0 cfunc:9
+      cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:10
+      cop pure_call UInt64 p1 | 1 0 cfunc:8
+      cop pure_call UInt64 p2 | 1 0 cfunc:1
+      cop pure_call Byte p2 c:UInt64:0 | 1 0 cfunc:2
+      cop pure_call UInt64 p2 | 1 0 cfunc:1
+      cop eq Bool v1 v4 | 0 0 -
+      cop ge Bool v2 v3 | 0 0 -
+      cop le Bool v0 v5 | 0 0 -
+      cop and Bool v6 v7 | 0 0 -
+      cop or Bool v9 v8 | 0 0 -
+    path p0 Slice<Byte>
+    path p1 Allocator<BytesError>
+    path p2 Array<Byte>
+    loan 0 slice p0 - Slice<Byte> - -
+    loan 1 shared p1 - Ref<Allocator<BytesError>> - -
+    loan 2 shared p2 - Ref<Array<Byte>> - -
+    block 0
+      const UInt64 c:UInt64:0 | - -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+";
+
+#[test]
 fn the_generated_corpus_lowers_to_every_instruction_kind() {
     let mut seen: BTreeSet<Kind> = BTreeSet::new();
+    let mut contract_seen: BTreeSet<ContractKind> = BTreeSet::new();
+    let mut byte_ops: BTreeSet<&'static str> = BTreeSet::new();
     let mut functions = 0usize;
-    for seed in 0..120u64 {
-        let text = zlm::testgen::module_text(seed);
+    let texts = (0..120u64)
+        .map(zlm::testgen::module_text)
+        .chain([CATALOG_CONTRACTS.to_string()]);
+    for text in texts {
         let m = zlm::text::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         let checked = zlm::decode::from_model(&m, &[])
             .unwrap_or_else(|e| panic!("generated module rejected: {e}\n{text}"));
@@ -94,6 +163,12 @@ fn the_generated_corpus_lowers_to_every_instruction_kind() {
                 let lowered = LoweredFunction::of(&plan, &types, |_| true);
                 functions += 1;
                 seen.extend(lowered.insts().map(|i| i.kind()));
+                contract_seen.extend(lowered.contract_kinds());
+                for i in lowered.insts() {
+                    if let Inst::Bytes { op, .. } = i {
+                        byte_ops.insert(byte_op_name(op));
+                    }
+                }
             }
         }
     }
@@ -107,4 +182,37 @@ fn the_generated_corpus_lowers_to_every_instruction_kind() {
         missing.is_empty(),
         "instruction kinds never lowered from the corpus: {missing:?}"
     );
+    let missing: Vec<ContractKind> = ContractKind::ALL
+        .iter()
+        .copied()
+        .filter(|k| !contract_seen.contains(k))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "contract node kinds never lowered from the corpus: {missing:?}"
+    );
+    let missing: Vec<&str> = BYTE_OPS
+        .iter()
+        .copied()
+        .filter(|k| !byte_ops.contains(k))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "byte intrinsics never lowered from the corpus: {missing:?}"
+    );
+}
+
+/// Every byte intrinsic of the lowered form.
+const BYTE_OPS: [&str; 7] = ["len", "at", "alloc", "push", "poke", "clear", "left"];
+
+fn byte_op_name(op: &ByteOp) -> &'static str {
+    match op {
+        ByteOp::Len(_) => "len",
+        ByteOp::At(_) => "at",
+        ByteOp::Alloc { .. } => "alloc",
+        ByteOp::Push { .. } => "push",
+        ByteOp::Poke => "poke",
+        ByteOp::Clear => "clear",
+        ByteOp::Left => "left",
+    }
 }

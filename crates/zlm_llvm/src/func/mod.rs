@@ -21,12 +21,12 @@
 //! operation; prepaid successors of a block are checked by its last
 //! segment (`walk::prepayment`).
 
-use crate::types::{at, slice_loan};
+use crate::types::at;
 use crate::unit::fk;
 use crate::unitctx::{Unit, arg_ty};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
-use zlm::interp::{canon, root_name, width};
+use zlm::interp::{root_name, width};
 use zlm::materialize::c::Refusal;
 use zlm::materialize::c::plan::{self, FunctionPlan, PlaceRole};
 use zlm::materialize::c::types::{Shape, is_word};
@@ -487,61 +487,6 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         self.term(format!("ret i32 {k}"));
     }
 
-    /// A word operand's value.
-    fn word(&mut self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
-        match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => {
-                match self.local.get(&(*block, *ordinal)) {
-                    Some(v) => Ok(v.clone()),
-                    None => Ok(self.load(&format!("%v{block}_{ordinal}"))),
-                }
-            }
-            Operand::Const(c) => Ok(lit(canon(c.kind, c.bits))),
-            Operand::Place(k) => {
-                let pi = self.plan.path_of(k, b, j)?;
-                let p = self.binding(pi);
-                Ok(self.load(&p))
-            }
-            _ => Err(self.refuse(b, j, "operand form")),
-        }
-    }
-
-    /// The storage of a non-word operand.
-    fn storage_of(&mut self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
-        match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => {
-                Ok(match self.plan.frame.temps.get(&(*block, *ordinal)) {
-                    Some(t) => format!("%pl{t}"),
-                    None => format!("%v{block}_{ordinal}"),
-                })
-            }
-            Operand::Place(k) => {
-                let pi = self.plan.path_of(k, b, j)?;
-                Ok(self.binding(pi))
-            }
-            _ => Err(self.refuse(b, j, "operand form")),
-        }
-    }
-
-    /// An operand as an argument: `(IR type, value)`.
-    fn arg(&mut self, o: &Operand, b: u32, j: u32) -> Result<(String, String), Refusal> {
-        let t = self.plan.operand_type(o).unwrap_or(Type::Unit);
-        if is_word(&t) {
-            Ok(("i64".into(), self.word(o, b, j)?))
-        } else {
-            Ok(("ptr".into(), self.storage_of(o, b, j)?))
-        }
-    }
-
-    /// Takes an operand: an owner temporary leaves custody first.
-    fn take(&mut self, o: &Operand, b: u32, j: u32) -> Result<(String, String), Refusal> {
-        if let Some(t) = self.plan.temp_of(o) {
-            self.cust_remove(t);
-            self.i(format!("store i64 0, ptr %ph{t}"));
-        }
-        self.arg(o, b, j)
-    }
-
     /// Stores argument `(ty, v)` of type `t` into storage `dst`.
     fn put(&mut self, dst: &str, t: &Type, a: &(String, String)) {
         if a.0 == "i64" {
@@ -601,59 +546,18 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         self.label_cont(&lc);
     }
 
-    /// The storage of op (b, j)'s non-word result.
-    fn dst(&self, b: u32, j: u32) -> String {
-        match self.plan.frame.temps.get(&(b, j)) {
-            Some(t) => format!("%pl{t}"),
-            None => format!("%v{b}_{j}"),
-        }
-    }
-
     /// One flow operation (`careful`: with its own step tick).
-    fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<(), Refusal> {
+    fn op(&mut self, b: u32, j: u32, careful: bool) -> Result<(), Refusal> {
         if careful {
             self.tick(Some(b), Some(j));
         }
-        if let Some(l) = self.lowered.at(b, j) {
-            let l = l?;
-            self.print(&l.inst, b, j, careful)?;
-            if let Some(t) = l.custody {
-                self.i(format!("store i64 1, ptr %ph{t}"));
-                self.push(t, b, j);
-            }
-            return Ok(());
-        }
-        self.plan.check_word_operands(op, b, j)?;
-        let here = (Some(b), Some(j));
-        let lay = &self.u.layouts;
-        match op.tag {
-            tag::BORROW_SLICE_BYTE => self.slice(op, b, j)?,
-            tag::INTRINSIC_CALL => self.intrinsic(op, b, j)?,
-            tag::BYTE_BUILDER_FINISH => {
-                let (pi, t, _) = self.plan.builder_finish(&lay.types, op, b, j)?;
-                // One relabel: the builder's custody position now holds the
-                // result, and its storage moves without a copy of the bytes.
-                let pos = self.cust_pos(pi);
-                let h = self.load(&format!("%ph{pi}"));
-                let none = self.v(format!("icmp slt i64 {pos}, 0"));
-                let gone = self.v(format!("icmp eq i64 {h}, 0"));
-                let bad = self.v(format!("or i1 {none}, {gone}"));
-                self.fault_if(&bad, &fk::INTERNAL.to_string(), here.0, here.1, None);
-                let cp = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {pos}"));
-                self.i(format!("store i64 {t}, ptr {cp}"));
-                let n = self.size(&self.places[pi].ty.clone());
-                self.copy(&format!("%pl{t}"), &format!("%pl{pi}"), n);
-                self.i(format!("store i64 1, ptr %ph{t}"));
-                self.i(format!("store i64 0, ptr %ph{pi}"));
-                return Ok(());
-            }
-            tag::REPLACE_COMMIT => self.replace(op, b, j)?,
-            t => return Err(self.plan.unlowered(t, b, j)),
-        }
-        // A result held by a temporary owner enters custody.
-        if op.result.is_some()
-            && let Some(&t) = self.plan.frame.temps.get(&(b, j))
-        {
+        let Some(l) = self.lowered.at(b, j) else {
+            return Err(self.refuse(b, j, "operation outside the lowered form"));
+        };
+        let l = l?;
+        self.print(&l.inst, b, j, careful)?;
+        // A result held by an owner temporary enters custody.
+        if let Some(t) = l.custody {
             self.i(format!("store i64 1, ptr %ph{t}"));
             self.push(t, b, j);
         }
@@ -668,31 +572,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         // Word flow values used outside their own segment, and call
         // results, live in allocas; the others stay SSA values of their
         // segment copy.
-        let mut seg: HashMap<(u32, u32), (u32, usize)> = HashMap::new();
-        for block in &self.plan.frame.blocks {
-            let mut k = 0;
-            for (j, op) in block.ops.iter().enumerate() {
-                seg.insert((block.id, j as u32), (block.id, k));
-                if self.lowered.is_call(block.id, j as u32) {
-                    self.escaping.insert((block.id, j as u32));
-                }
-                if walk::ends_segment(op.tag) {
-                    k += 1;
-                }
-            }
-        }
-        for block in &self.plan.frame.blocks {
-            for (j, op) in block.ops.iter().enumerate() {
-                let here = seg.get(&(block.id, j as u32));
-                for o in &op.operands {
-                    if let Operand::Value(OpRef::Flow { block: ob, ordinal }) = o
-                        && seg.get(&(*ob, *ordinal)) != here
-                    {
-                        self.escaping.insert((*ob, *ordinal));
-                    }
-                }
-            }
-        }
+        self.escaping = self.lowered.escaping().clone();
         // Step prepayment, exactly as the C engine decides it.
         let pre = walk::prepayment(f, &self.plan.frame.blocks);
         self.covered = pre.covered;
@@ -727,7 +607,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 .ops
                 .iter()
                 .enumerate()
-                .try_for_each(|(j, op)| me.op(blk.id, j as u32, op, false));
+                .try_for_each(|(j, _)| me.op(blk.id, j as u32, false));
             me.redirect = None;
             r
         };
@@ -759,16 +639,16 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             if self.covered.contains(&b) {
                 self.pay(block.ops.len());
                 self.local.clear();
-                for &(j, op) in segs.iter().flatten() {
-                    self.op(b, j, op, false)?;
+                for &(j, _) in segs.iter().flatten() {
+                    self.op(b, j, false)?;
                 }
                 if !self.closed {
                     self.term(format!("br label %{next}"));
                 }
                 self.label(&format!("BC{b}"));
                 self.local.clear();
-                for &(j, op) in segs.iter().flatten() {
-                    self.op(b, j, op, true)?;
+                for &(j, _) in segs.iter().flatten() {
+                    self.op(b, j, true)?;
                 }
             } else {
                 for (si, seg) in segs.iter().enumerate() {
@@ -796,8 +676,8 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     ));
                     self.label(&lcare);
                     self.local.clear();
-                    for &(j, op) in seg {
-                        self.op(b, j, op, true)?;
+                    for &(j, _) in seg {
+                        self.op(b, j, true)?;
                     }
                     if !self.closed {
                         self.term(format!("br label %{ljoin}"));
@@ -805,8 +685,8 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     self.label(&lfast);
                     self.pay(seg.len());
                     self.local.clear();
-                    for &(j, op) in seg {
-                        self.op(b, j, op, false)?;
+                    for &(j, _) in seg {
+                        self.op(b, j, false)?;
                     }
                     if !self.closed {
                         self.term(format!("br label %{ljoin}"));
@@ -884,14 +764,14 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.i(format!("store i64 {n1}, ptr %zcn"));
             }
         }
-        for (i, e) in f.requires.iter().enumerate() {
-            self.clause(e, false, format!("requires {i}"))?;
+        for c in self.lowered.requires().to_vec() {
+            self.clause(&c)?;
         }
         self.body(&steps)?;
         self.label("ZEXIT");
         self.in_ensures = true;
-        for (i, e) in f.ensures.iter().enumerate() {
-            self.clause(e, true, format!("ensures {i}"))?;
+        for c in self.lowered.ensures().to_vec() {
+            self.clause(&c)?;
         }
         self.in_ensures = false;
         let rt = f.result.clone();

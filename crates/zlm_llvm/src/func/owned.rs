@@ -2,6 +2,7 @@
 //! edges, replacements, and the reverse-custody unwind.
 
 use super::*;
+use zlm::materialize::lowered::{Site, Take};
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// A drop-log name node `{up, segment}` for `s`; returns its address.
@@ -90,40 +91,38 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
         self.zl_cur = zl;
     }
 
-    /// REPLACE_COMMIT: the new value goes in, the old one is dropped as
-    /// `path (replaced)`; a root keeps its custody position rule.
-    pub(super) fn replace(&mut self, op: &'m Op, b: u32, j: u32) -> Result<(), Refusal> {
-        let (Some(Operand::Place(key)), Some(o)) = (op.operands.first(), op.operands.get(1)) else {
-            return Err(self.refuse(b, j, "replacement operands"));
-        };
-        let pi = self.plan.path_of(key, b, j)?;
-        let cand = self.plan.temp_of(o);
-        let ty = self.places[pi].ty.clone();
-        if is_word(&ty) {
-            return Err(self.refuse(b, j, "replacement of a word"));
-        }
-        let zcand = match cand {
+    /// A replacement: the new value goes in, the old one is dropped as
+    /// `dropped_as`; a root keeps its custody position rule.
+    pub(super) fn replace(
+        &mut self,
+        pi: usize,
+        value: &Take,
+        candidate: Option<usize>,
+        ty: &Type,
+        (root, dropped_as): (bool, &str),
+        site: Site,
+    ) {
+        let zcand = match candidate {
             Some(c) => self.cust_pos(c),
             None => "-1".to_string(),
         };
-        let a = self.take(o, b, j)?;
-        let n = self.size(&ty);
+        let a = self.lowered_arg(value, true);
+        let n = self.size(ty);
         let old = self.scratch(n);
-        let name = format!("{} (replaced)", self.places[pi].name);
-        if self.f.body.paths[pi].key.fields.is_empty() && !self.places[pi].borrowed {
+        if root {
             self.copy(&old, &format!("%pl{pi}"), n);
             let had = self.load(&format!("%ph{pi}"));
             self.i(format!(
                 "call void @zlm_cust_replace(ptr %zc, ptr %zcn, i64 {pi}, i64 {zcand})"
             ));
-            self.put(&format!("%pl{pi}"), &ty, &a);
+            self.put(&format!("%pl{pi}"), ty, &a);
             self.i(format!("store i64 1, ptr %ph{pi}"));
-            if self.u.layouts.drops(self.u.r, &ty) {
+            if self.u.layouts.drops(self.u.r, ty) {
                 let c = self.v(format!("icmp ne i64 {had}, 0"));
                 let (go, skip) = (self.l(), self.l());
                 self.term(format!("br i1 {c}, label %{go}, label %{skip}"));
                 self.label_cont(&go);
-                self.drop_value(&ty, &name, &old);
+                self.drop_value(ty, dropped_as, &old);
                 self.term(format!("br label %{skip}"));
                 let zl = self.zl_cur.clone();
                 self.label(&skip);
@@ -131,13 +130,12 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
             }
         } else {
             let c = self.present(pi);
-            self.fault_unless(&c, fk::TAG, b, j);
+            self.fault_unless(&c, fk::TAG, site.block, site.op);
             let t = self.target(pi);
             self.copy(&old, &t, n);
-            self.put(&t, &ty, &a);
-            self.drop_value(&ty, &name, &old);
+            self.put(&t, ty, &a);
+            self.drop_value(ty, dropped_as, &old);
         }
-        Ok(())
     }
 
     /// The abrupt unwind: owners in reverse custody order, then the frame

@@ -7,7 +7,7 @@ use zlm::materialize::lowered::{Dest, EdgeDrop, Inst, Loan, Site, Subject, Take,
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// A lowered word value.
-    fn word_value(&mut self, v: &Value) -> String {
+    pub(super) fn word_value(&mut self, v: &Value) -> String {
         match v {
             Value::Flow(b, j) => match self.local.get(&(*b, *j)) {
                 Some(x) => x.clone(),
@@ -23,7 +23,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     }
 
     /// The storage of a lowered non-word value.
-    fn storage_value(&mut self, v: &Value) -> String {
+    pub(super) fn storage_value(&mut self, v: &Value) -> String {
         match v {
             Value::Flow(b, j) => format!("%v{b}_{j}"),
             Value::Temp(t) => format!("%pl{t}"),
@@ -34,7 +34,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
 
     /// A lowered argument `(IR type, value)`; an owner temporary leaves
     /// custody first when `take`.
-    fn lowered_arg(&mut self, a: &Take, take: bool) -> (String, String) {
+    pub(super) fn lowered_arg(&mut self, a: &Take, take: bool) -> (String, String) {
         if take && let Some(t) = a.release {
             self.cust_remove(t);
             self.i(format!("store i64 0, ptr %ph{t}"));
@@ -48,7 +48,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
 
     /// Defines a result: a word value of a flow variable, or the storage
     /// of a value of type `t`.
-    fn define(&mut self, d: &Dest, t: &Type, a: (String, String)) {
+    pub(super) fn define(&mut self, d: &Dest, t: &Type, a: (String, String)) {
         match d {
             Dest::Flow(b, j) if is_word(t) => self.def(*b, *j, a.1),
             Dest::Flow(b, j) => {
@@ -63,18 +63,18 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     }
 
     /// The storage of a non-word result.
-    fn storage_dest(&self, d: &Dest) -> String {
+    pub(super) fn storage_dest(&self, d: &Dest) -> String {
         match d {
             Dest::Flow(b, j) => format!("%v{b}_{j}"),
             Dest::Owner(o) => format!("%pl{o}"),
         }
     }
 
-    fn define_word(&mut self, d: &Dest, v: String) {
+    pub(super) fn define_word(&mut self, d: &Dest, v: String) {
         self.define(d, &Type::Scalar(ScalarKind::UInt64), ("i64".into(), v));
     }
 
-    fn fault_at(&mut self, cond: &str, kind: &str, site: Site) {
+    pub(super) fn fault_at(&mut self, cond: &str, kind: &str, site: Site) {
         self.fault_if(cond, kind, Some(site.block), Some(site.op), None);
     }
 
@@ -382,6 +382,51 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     }
                 }
             }
+            Inst::Slice {
+                dst,
+                array,
+                start,
+                end,
+                site,
+            } => self.print_slice(dst, array, (start, end), *site)?,
+            Inst::Bytes {
+                dst,
+                op,
+                args,
+                site,
+            } => self.print_bytes(dst, op, args, *site)?,
+            Inst::Finish {
+                builder: pi,
+                result: t,
+                ty,
+                site,
+                ..
+            } => {
+                // One relabel: the builder's custody position now holds the
+                // result, and its storage moves without a copy of the bytes.
+                let (pi, t) = (*pi, *t);
+                let pos = self.cust_pos(pi);
+                let h = self.load(&format!("%ph{pi}"));
+                let none = self.v(format!("icmp slt i64 {pos}, 0"));
+                let gone = self.v(format!("icmp eq i64 {h}, 0"));
+                let bad = self.v(format!("or i1 {none}, {gone}"));
+                self.fault_at(&bad, &fk::INTERNAL.to_string(), *site);
+                let cp = self.v(format!("getelementptr inbounds i64, ptr %zc, i64 {pos}"));
+                self.i(format!("store i64 {t}, ptr {cp}"));
+                let n = self.size(ty);
+                self.copy(&format!("%pl{t}"), &format!("%pl{pi}"), n);
+                self.i(format!("store i64 1, ptr %ph{t}"));
+                self.i(format!("store i64 0, ptr %ph{pi}"));
+            }
+            Inst::Replace {
+                path,
+                value,
+                candidate,
+                ty,
+                root,
+                dropped_as,
+                site,
+            } => self.replace(*path, value, *candidate, ty, (*root, dropped_as), *site),
             Inst::Try {
                 dst,
                 value,

@@ -12,14 +12,15 @@
 //! Everything else is refused.
 
 use super::config::TargetConfig;
-use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole, SliceSource};
+use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole};
 use super::types::{Shape, Types, cstr, is_word};
 use super::unit::{Refusal, Scope};
 use super::walk::{self, At};
 use crate::check::{Checked, Resolved};
-use crate::interp::{canon, root_name, width};
+use crate::interp::{root_name, width};
 use crate::materialize::lowered::{
-    self, Arith, Dest, EdgeDrop, Inst, Loan, LoweredFunction, Site, Subject, Value,
+    self, Arith, ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Clause, ContractExpr,
+    ContractNode, ContractValue, Dest, EdgeDrop, Inst, Loan, LoweredFunction, Site, Subject, Value,
 };
 use crate::model::*;
 use std::collections::BTreeSet;
@@ -507,30 +508,6 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
         }
     }
 
-    /// Reads an operand without consuming it.
-    fn operand(&self, o: &Operand, b: u32, j: u32) -> Result<String, Refusal> {
-        match o {
-            Operand::Value(OpRef::Flow { block, ordinal }) => {
-                Ok(match self.plan.frame.temps.get(&(*block, *ordinal)) {
-                    Some(t) => format!("pl{t}"),
-                    None => format!("v{block}_{ordinal}"),
-                })
-            }
-            Operand::Const(c) => Ok(word(canon(c.kind, c.bits))),
-            Operand::Place(k) => Ok(self.places[self.plan.path_of(k, b, j)?].binding.clone()),
-            _ => Err(self.refuse(b, j, "operand form")),
-        }
-    }
-
-    /// Takes an operand: an owner temporary leaves custody (the statements
-    /// go before any use of the returned value).
-    fn take(&self, o: &Operand, b: u32, j: u32, pre: &mut String) -> Result<String, Refusal> {
-        if let Some(t) = self.plan.temp_of(o) {
-            let _ = writeln!(pre, "    zlm_cust_remove(zc, &zcn, {t}u); ph{t} = 0;");
-        }
-        self.operand(o, b, j)
-    }
-
     /// Statements bringing root `pi` into custody.
     fn push(&self, pi: usize, b: u32, j: u32) -> String {
         format!(
@@ -920,6 +897,98 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 };
                 let _ = writeln!(s, "    {} = {v};", Self::dest(dst));
             }
+            Inst::Replace {
+                path: pi,
+                value,
+                candidate,
+                ty,
+                root,
+                dropped_as,
+                site,
+            } => {
+                let pi = *pi;
+                let ct = self.u.types.c(ty);
+                let mut pre = String::new();
+                let _ = writeln!(
+                    pre,
+                    "    zcand = {};",
+                    candidate
+                        .map(|c| format!("zlm_cust_pos(zc, zcn, {c}u)"))
+                        .unwrap_or_else(|| "-1L".into())
+                );
+                let v = self.take_lowered(value, &mut pre);
+                let p = &self.places[pi];
+                let call = self.u.types.drop_call(
+                    self.u.r,
+                    ty,
+                    &self.zn(),
+                    &format!("&(zname){{0, {}}}", cstr(dropped_as)),
+                    "&zold",
+                );
+                if *root {
+                    let _ = writeln!(
+                        s,
+                        "{pre}    {{\n      {ct} zold = pl{pi};\n      unsigned char zhad = ph{pi};\n      zlm_cust_replace(zc, &zcn, {pi}u, zcand);\n      pl{pi} = {v};\n      ph{pi} = 1;\n      if (zhad) {{ {call} }}\n    }}"
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "{pre}    if (!({})) {}\n    {{\n      {ct} zold = {lv};\n      {lv} = {v};\n      {call}\n    }}",
+                        p.present,
+                        self.fault_at("ZK_TAG", *site),
+                        lv = p.target
+                    );
+                }
+            }
+            Inst::Slice {
+                dst,
+                array,
+                start,
+                end,
+                site,
+            } => {
+                let (arr, present) = self.byte_array(array);
+                let (st, en) = (self.value(start), self.value(end));
+                let dst = Self::dest(dst);
+                // `start > end` through `zlm_cmp` (unsigned): the same value
+                // as both bounds is valid ZLM and must not be a C
+                // self-comparison (which strict compilers reject).
+                let _ = writeln!(
+                    s,
+                    "    if (!({present})) {}\n    if (zlm_cmp({}, 0, {st}, {en}) || {en} > ({arr})->len) {}\n    {dst}.b = {arr};\n    {dst}.s = {st};\n    {dst}.e = {en};",
+                    self.fault_at("ZK_TAG", *site),
+                    lowered::Compare::Gt.code(),
+                    self.fault_at("ZK_BOUNDS", *site)
+                );
+            }
+            Inst::Bytes {
+                dst,
+                op,
+                args,
+                site,
+            } => s.push_str(&self.print_bytes(dst, op, args, *site)),
+            Inst::Finish {
+                builder: pi,
+                result: t,
+                fields,
+                site,
+                ..
+            } => {
+                // One relabel: the builder's custody position now holds the
+                // result, and its storage moves without a copy of the bytes.
+                let _ = writeln!(
+                    s,
+                    "    zcand = zlm_cust_pos(zc, zcn, {pi}u);\n    if (zcand < 0 || !ph{pi}) {}\n    zc[zcand] = {t}u;",
+                    self.fault_at("ZK_INTERNAL", *site)
+                );
+                for o in fields {
+                    let _ = writeln!(
+                        s,
+                        "    pl{t}.f{o} = pl{pi}.f{o};\n    pl{t}.h{o} = pl{pi}.h{o};"
+                    );
+                }
+                let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
+            }
             Inst::Try {
                 dst,
                 value,
@@ -953,7 +1022,7 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
     }
 
     /// One flow operation (`careful`: with its own step tick).
-    fn op(&mut self, b: u32, j: u32, op: &'m Op, careful: bool) -> Result<String, Refusal> {
+    fn op(&mut self, b: u32, j: u32, careful: bool) -> Result<String, Refusal> {
         let mut s = String::new();
         if careful {
             let _ = write!(
@@ -962,402 +1031,220 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 self.fault("ZK_STEPS", Some(b), Some(j), None)
             );
         }
-        if let Some(l) = self.lowered.at(b, j) {
-            let l = l?;
-            s.push_str(&self.print(&l.inst, b, careful));
-            if let Some(t) = l.custody {
-                let _ = writeln!(s, "    ph{t} = 1;");
-                s.push_str(&self.push(t, b, j));
-            }
-            return Ok(s);
+        let Some(l) = self.lowered.at(b, j) else {
+            return Err(self.refuse(b, j, "operation outside the lowered form"));
+        };
+        let l = l?;
+        s.push_str(&self.print(&l.inst, b, careful));
+        if let Some(t) = l.custody {
+            let _ = writeln!(s, "    ph{t} = 1;");
+            s.push_str(&self.push(t, b, j));
         }
-        // The result's home: its temporary owner path (into custody after
-        // the operation) or its SSA variable.
-        let (dst, post) = match self.plan.frame.temps.get(&(b, j)) {
-            Some(&t) if op.result.is_some() => (format!("pl{t}"), {
-                let mut p = format!("    ph{t} = 1;\n");
-                p.push_str(&self.push(t, b, j));
-                p
-            }),
-            _ => (format!("v{b}_{j}"), String::new()),
-        };
-        self.plan.check_word_operands(op, b, j)?;
-        let opd = |k: usize| -> Result<String, Refusal> {
-            op.operands
-                .get(k)
-                .ok_or_else(|| self.refuse(b, j, "missing operand"))
-                .and_then(|o| self.operand(o, b, j))
-        };
-        let operand_at = |k: usize| -> Result<&'m Operand, Refusal> {
-            op.operands
-                .get(k)
-                .ok_or_else(|| self.refuse(b, j, "missing operand"))
-        };
-        let place_at = |k: usize| -> Result<usize, Refusal> {
-            match op.operands.get(k) {
-                Some(Operand::Place(key)) => self.plan.path_of(key, b, j),
-                _ => Err(self.refuse(b, j, "place operand")),
-            }
-        };
-        let result_shape = |me: &Self| op.result.as_ref().and_then(|t| me.u.types.shape(t));
-        let fault_here = |s: &Self, k: &str| s.fault(k, Some(b), Some(j), None);
-        match op.tag {
-            tag::BORROW_SLICE_BYTE => {
-                let o = operand_at(0)?;
-                // The viewed array: an Array<Byte> place or loan, or the
-                // private storage (ordinal zero) of a Bytes facade record.
-                let view = self.plan.slice_view(&self.u.types, op, b, j)?;
-                let (array, present) = match view.source {
-                    SliceSource::Place(pi) => {
-                        let p = &self.places[pi];
-                        (format!("&{}", p.target), p.present.clone())
-                    }
-                    SliceSource::Loan => (format!("&(*{})", self.operand(o, b, j)?), "1".into()),
-                };
-                let array = if view.direct() {
-                    array
-                } else {
-                    format!("&({}).f0", &array[1..])
-                };
-                let (st, en) = (opd(1)?, opd(2)?);
-                // `start > end` through `zlm_cmp` (tag 19, unsigned): the
-                // same value as both bounds is valid ZLM and must not be a
-                // C self-comparison (which strict compilers reject).
-                let _ = writeln!(
-                    s,
-                    "    if (!({present})) {}\n    if (zlm_cmp(19, 0, {st}, {en}) || {en} > ({array})->len) {}\n    {dst}.b = {array};\n    {dst}.s = {st};\n    {dst}.e = {en};",
-                    fault_here(self, "ZK_TAG"),
-                    fault_here(self, "ZK_BOUNDS")
-                );
-            }
-            tag::INTRINSIC_CALL => {
-                let Aux::CatalogFunc(sig) = &op.aux0 else {
-                    return Err(self.refuse(b, j, "intrinsic without its catalog function"));
-                };
-                let Some(e) = crate::catalog::by_signature(sig) else {
-                    return Err(self.refuse(b, j, "intrinsic outside the catalog"));
-                };
-                let mut pre = String::new();
-                let mut args = Vec::new();
-                let mut tys = Vec::new();
-                for (o, (t, array_place)) in
-                    op.operands.iter().zip(self.plan.intrinsic_operands(op))
-                {
-                    args.push(match array_place {
-                        Some(pi) => format!("(&{})", self.places[pi].target),
-                        None => self.take(o, b, j, &mut pre)?,
-                    });
-                    tys.push(t);
-                }
-                let arg = |k: usize| {
-                    args.get(k)
-                        .cloned()
-                        .ok_or_else(|| self.refuse(b, j, "intrinsic arity"))
-                };
-                let is_slice = |k: usize| {
-                    matches!(tys.get(k), Some(Some(Type::Ref(t))) if **t == Type::SliceByte)
-                        || matches!(tys.get(k), Some(Some(Type::SliceByte)))
-                };
-                let is_array = |k: usize| matches!(tys.get(k), Some(Some(Type::Ref(t) | Type::Mut(t))) if **t == Type::ArrayByte);
-                let view = |k: usize| -> Result<(String, String), Refusal> {
-                    let a = arg(k)?;
-                    if is_slice(k) {
-                        Ok((format!("({a}.e - {a}.s)"), format!("{a}.b->p[{a}.s + ")))
-                    } else if is_array(k) {
-                        Ok((format!("{a}->len"), format!("{a}->p[")))
-                    } else {
-                        Err(self.refuse(b, j, "byte read of a non-byte value"))
-                    }
-                };
-                let result_struct = matches!(result_shape(self), Some(Shape::Result(..)));
-                s.push_str(&pre);
-                match e.selector {
-                    1 | 9 => {
-                        let (len, _) = view(0)?;
-                        let _ = writeln!(s, "    {dst} = {len};");
-                    }
-                    2 | 10 => {
-                        let (len, at) = view(0)?;
-                        let i = arg(1)?;
-                        let _ = writeln!(
-                            s,
-                            "    if ({i} >= {len}) {}\n    {dst} = (uint64_t){at}{i}];",
-                            fault_here(self, "ZK_BOUNDS")
-                        );
-                    }
-                    3 if result_struct => {
-                        let cap = arg(1)?;
-                        let _ = writeln!(
-                            s,
-                            "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_alloc(z, {cap}, &{dst}.tag, &{dst}.ok, &{dst}.err)) != 0) {}",
-                            self.fault("zk", Some(b), Some(j), None)
-                        );
-                    }
-                    4 if result_struct && is_array(0) => {
-                        let (a, byte) = (arg(0)?, arg(2)?);
-                        let _ = writeln!(
-                            s,
-                            "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_push(z, {a}, {byte}, &{dst}.tag, &{dst}.err)) != 0) {}",
-                            self.fault("zk", Some(b), Some(j), None)
-                        );
-                    }
-                    5 if is_array(0) => {
-                        let (a, i, byte) = (arg(0)?, arg(1)?, arg(2)?);
-                        let _ = writeln!(
-                            s,
-                            "    if ({i} >= {a}->len) {}\n    {a}->p[{i}] = (unsigned char){byte};\n    {dst} = 0;",
-                            fault_here(self, "ZK_BOUNDS")
-                        );
-                    }
-                    7 if is_array(0) => {
-                        let _ = writeln!(s, "    {}->len = 0;\n    {dst} = 0;", arg(0)?);
-                    }
-                    8 => {
-                        let _ = writeln!(
-                            s,
-                            "    {dst} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
-                        );
-                    }
-                    sel => {
-                        return Err(self.refuse(
-                            b,
-                            j,
-                            format!("intrinsic selector {sel} is not lowered yet"),
-                        ));
-                    }
-                }
-            }
-            tag::BYTE_BUILDER_FINISH => {
-                let (pi, t, fields) = self.plan.builder_finish(&self.u.types, op, b, j)?;
-                // One relabel: the builder's custody position now holds the
-                // result, and its storage moves without a copy of the bytes.
-                let _ = writeln!(
-                    s,
-                    "    zcand = zlm_cust_pos(zc, zcn, {pi}u);\n    if (zcand < 0 || !ph{pi}) {}\n    zc[zcand] = {t}u;",
-                    fault_here(self, "ZK_INTERNAL")
-                );
-                for f in fields {
-                    let _ = writeln!(
-                        s,
-                        "    pl{t}.f{o} = pl{pi}.f{o};\n    pl{t}.h{o} = pl{pi}.h{o};",
-                        o = f.ordinal
-                    );
-                }
-                let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
-                return Ok(s);
-            }
-            tag::REPLACE_COMMIT => {
-                let pi = place_at(0)?;
-                let o = operand_at(1)?;
-                let cand = self.plan.temp_of(o);
-                let ty = &self.f.body.paths[pi].ty;
-                if is_word(ty) {
-                    return Err(self.refuse(b, j, "replacement of a word"));
-                }
-                let ct = self.u.types.c(ty);
-                let mut pre = String::new();
-                let _ = writeln!(
-                    pre,
-                    "    zcand = {};",
-                    cand.map(|c| format!("zlm_cust_pos(zc, zcn, {c}u)"))
-                        .unwrap_or_else(|| "-1L".into())
-                );
-                let v = self.take(o, b, j, &mut pre)?;
-                let p = &self.places[pi];
-                let call = self.u.types.drop_call(
-                    self.u.r,
-                    ty,
-                    &self.zn(),
-                    &format!("&(zname){{0, {}}}", cstr(&format!("{} (replaced)", p.name))),
-                    "&zold",
-                );
-                if self.f.body.paths[pi].key.fields.is_empty() && !p.borrowed {
-                    let _ = writeln!(
-                        s,
-                        "{pre}    {{\n      {ct} zold = pl{pi};\n      unsigned char zhad = ph{pi};\n      zlm_cust_replace(zc, &zcn, {pi}u, zcand);\n      pl{pi} = {v};\n      ph{pi} = 1;\n      if (zhad) {{ {call} }}\n    }}"
-                    );
-                } else {
-                    let _ = writeln!(
-                        s,
-                        "{pre}    if (!({})) {}\n    {{\n      {ct} zold = {lv};\n      {lv} = {v};\n      {call}\n    }}",
-                        p.present,
-                        fault_here(self, "ZK_TAG"),
-                        lv = p.target
-                    );
-                }
-            }
-            t => return Err(self.plan.unlowered(t, b, j)),
-        }
-        s.push_str(&post);
         Ok(s)
     }
 
-    /// Runtime slots before the parameters (one for a runtime receiver).
-    fn recv_slots(&self) -> usize {
-        usize::from(self.receiver_bound())
-    }
-
-    fn receiver_bound(&self) -> bool {
-        self.u.receiver_binding(self.at).is_some()
-    }
-
-    fn slot_value(&self, slot: usize) -> String {
-        match self.plan.frame.slots.get(slot).copied().flatten() {
-            Some(pi) => format!("pl{pi}"),
-            None => "UINT64_C(0)".into(),
+    /// The C spelling of a slice window's array: (its address, the
+    /// condition under which a place source is present).
+    fn byte_array(&self, a: &ByteArray) -> (String, String) {
+        let (array, present) = match &a.source {
+            ByteSource::Place(pi) => (
+                format!("&{}", self.places[*pi].target),
+                self.places[*pi].present.clone(),
+            ),
+            ByteSource::Loan(v) => (format!("&(*{})", self.value(v)), "1".into()),
+        };
+        match a.holder {
+            None => (array, present),
+            Some(_) => (format!("&({}).f0", &array[1..]), present),
         }
     }
 
-    /// Emits contract operation `i` of `e` (lazily, re-evaluating shared
-    /// operands exactly as the interpreter does); returns its C variable.
-    fn cexpr(
-        &mut self,
-        e: &'m Expr,
-        i: usize,
-        result: bool,
-        s: &mut String,
-    ) -> Result<String, Refusal> {
-        let op = e
-            .ops
-            .get(i)
-            .ok_or_else(|| self.u.refuse(self.at, None, None, "contract operand order"))?;
+    /// (length, buffer start up to the index) of the bytes at `a`.
+    fn byte_view(view: ByteView, a: &str) -> (String, String) {
+        match view {
+            ByteView::Slice => (format!("({a}.e - {a}.s)"), format!("{a}.b->p[{a}.s + ")),
+            ByteView::Array => (format!("{a}->len"), format!("{a}->p[")),
+        }
+    }
+
+    /// Prints a catalog byte intrinsic.
+    fn print_bytes(&self, dst: &Dest, op: &ByteOp, args: &[ByteArg], site: Site) -> String {
+        let mut s = String::new();
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                ByteArg::Array(pi) => format!("(&{})", self.places[*pi].target),
+                ByteArg::Value(t) => self.take_lowered(t, &mut s),
+            })
+            .collect();
+        // The lowering checked the arity.
+        let arg = |k: usize| args.get(k).cloned().unwrap_or_default();
+        let dst = Self::dest(dst);
+        let _ = match op {
+            ByteOp::Len(v) => writeln!(s, "    {dst} = {};", Self::byte_view(*v, &arg(0)).0),
+            ByteOp::At(v) => {
+                let (len, at) = Self::byte_view(*v, &arg(0));
+                let i = arg(1);
+                writeln!(
+                    s,
+                    "    if ({i} >= {len}) {}\n    {dst} = (uint64_t){at}{i}];",
+                    self.fault_at("ZK_BOUNDS", site)
+                )
+            }
+            ByteOp::Alloc { .. } => writeln!(
+                s,
+                "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_alloc(z, {}, &{dst}.tag, &{dst}.ok, &{dst}.err)) != 0) {}",
+                arg(1),
+                self.fault_at("zk", site)
+            ),
+            ByteOp::Push { .. } => writeln!(
+                s,
+                "    memset(&{dst}, 0, sizeof {dst});\n    if ((zk = zlm_bytes_push(z, {}, {}, &{dst}.tag, &{dst}.err)) != 0) {}",
+                arg(0),
+                arg(2),
+                self.fault_at("zk", site)
+            ),
+            ByteOp::Poke => {
+                let (a, i, byte) = (arg(0), arg(1), arg(2));
+                writeln!(
+                    s,
+                    "    if ({i} >= {a}->len) {}\n    {a}->p[{i}] = (unsigned char){byte};\n    {dst} = 0;",
+                    self.fault_at("ZK_BOUNDS", site)
+                )
+            }
+            ByteOp::Clear => writeln!(s, "    {}->len = 0;\n    {dst} = 0;", arg(0)),
+            ByteOp::Left => writeln!(
+                s,
+                "    {dst} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
+            ),
+        };
+        s
+    }
+
+    /// A contract value's C expression (an operation's: evaluated into
+    /// `s` first).
+    fn cvalue(&mut self, v: &ContractValue, s: &mut String) -> String {
+        match v {
+            ContractValue::Word(w) => word(*w),
+            ContractValue::Slot { path, .. } => format!("pl{path}"),
+            ContractValue::Result { .. } => "zr".into(),
+            ContractValue::Expr(e) => self.cexpr(e, s),
+        }
+    }
+
+    /// Emits a lowered contract operation into `s`; returns its C
+    /// variable.
+    fn cexpr(&mut self, e: &ContractExpr, s: &mut String) -> String {
         let v = format!("c{}", self.fresh);
         self.fresh += 1;
         let _ = writeln!(
             s,
             "    uint64_t {v} = 0;\n    if (ZLM_UNLIKELY(zl == 0)) {}\n    zl--;",
-            self.fault("ZK_STEPS", None, Some(i as u32), None)
+            self.fault("ZK_STEPS", None, Some(e.index), None)
         );
-        if matches!(op.tag, 23 | 24) {
-            let a = self.coperand(e, &op.operands[0], result, s)?;
-            let cond = if op.tag == 23 {
-                format!("{a} == 0")
-            } else {
-                format!("{a} != 0")
-            };
-            let mut inner = String::new();
-            let c = self.coperand(e, &op.operands[1], result, &mut inner)?;
-            let _ = writeln!(
-                s,
-                "    if ({cond}) {v} = (uint64_t)({a} != 0);\n    else {{\n{inner}    {v} = {c};\n    }}"
-            );
-            return Ok(v);
-        }
         let mut vals = Vec::new();
-        for o in &op.operands {
-            vals.push(self.coperand(e, o, result, s)?);
+        for o in &e.operands {
+            vals.push(self.cvalue(o, s));
         }
-        let kind = self.plan.contract_kind(op)?;
+        // The lowering checked each node's operand count.
+        let a = vals.first().cloned().unwrap_or_default();
+        let c = vals.get(1).cloned().unwrap_or_else(|| "0".into());
         let contract_fault = self.fault("zk", None, None, None);
-        match op.tag {
-            0 => {
-                let _ = writeln!(s, "    {v} = {};", vals[0]);
+        let _ = match &e.node {
+            ContractNode::Short { or, rest } => {
+                let cond = if *or {
+                    format!("{a} != 0")
+                } else {
+                    format!("{a} == 0")
+                };
+                let mut inner = String::new();
+                let r = self.cvalue(rest, &mut inner);
+                writeln!(
+                    s,
+                    "    if ({cond}) {v} = (uint64_t)({a} != 0);\n    else {{\n{inner}    {v} = {r};\n    }}"
+                )
             }
-            4 => {
-                let _ = writeln!(s, "    {v} = (uint64_t)({} == 0);", vals[0]);
-            }
-            5 | 7..=16 => {
-                let t = Arith::of_tag(self.plan.contract_flow_tag(op)?)
-                    .ok_or_else(|| self.plan.contract_unlowered())?;
-                let c = vals.get(1).cloned().unwrap_or_else(|| "0".into());
-                let profile = self.u.r.profile_of(self.at.0);
-                match self.arith_call(t, kind, profile, &vals[0], &c, &v) {
-                    Some(call) => {
-                        let _ = writeln!(
-                            s,
-                            "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {contract_fault}"
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(s, "    {v} = {};", Self::bits(t, kind, &vals[0], &c));
-                    }
+            ContractNode::Copy => writeln!(s, "    {v} = {a};"),
+            ContractNode::Not => writeln!(s, "    {v} = (uint64_t)({a} == 0);"),
+            ContractNode::Arith { op, kind, profile } => {
+                match self.arith_call(*op, *kind, *profile, &a, &c, &v) {
+                    Some(call) => writeln!(
+                        s,
+                        "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {contract_fault}"
+                    ),
+                    None => writeln!(s, "    {v} = {};", Self::bits(*op, *kind, &a, &c)),
                 }
             }
-            17..=22 => {
-                let (t, k) = self.plan.contract_compare(e, op)?;
-                let _ = writeln!(
+            ContractNode::Compare { op, signed } => writeln!(
+                s,
+                "    {v} = zlm_cmp({}, {}, {a}, {c});",
+                op.code(),
+                u32::from(*signed)
+            ),
+            ContractNode::Field { path, ordinal } => {
+                let t = &self.places[*path].target;
+                writeln!(
                     s,
-                    "    {v} = zlm_cmp({t}, {}, {}, {});",
-                    u32::from(k.is_signed()),
-                    vals[0],
-                    vals[1]
-                );
+                    "    if (!({t}.h{ordinal})) {}\n    {v} = {t}.f{ordinal};",
+                    self.fault("ZK_TAG", None, None, None)
+                )
             }
-            1 => {
-                // A field of a receiver or parameter (through its loan).
-                let (pi, fld) = self.plan.contract_field(op, self.receiver_bound())?;
-                let t = &self.places[pi].target;
-                let _ = writeln!(
-                    s,
-                    "    if (!({t}.h{o})) {}\n    {v} = {t}.f{o};",
-                    self.fault("ZK_TAG", None, None, None),
-                    o = fld.ordinal
-                );
-            }
-            3 if op.aux0 == 0 => {
-                let (callee, binding) =
-                    self.plan
-                        .contract_callee(op, self.receiver_bound(), |_| true)?;
-                let mut vals = vals;
+            ContractNode::Call { callee, loan } => {
                 // A synchronous shared child loan of the binding.
-                if let Some(pi) = binding
-                    && !self.places[pi].borrowed
+                if let Some(pi) = loan
+                    && let Some(first) = vals.first_mut()
                 {
-                    vals[0] = format!("&pl{pi}");
+                    *first = format!("&pl{pi}");
                 }
                 let args: Vec<String> = vals.iter().map(|a| format!(", {a}")).collect();
-                let _ = writeln!(
+                writeln!(
                     s,
                     "    z->left = zl;\n    zk = {}(z, &{v}{});\n    zl = z->left;\n    if (zk != 0) {}",
-                    self.u.cname(callee),
+                    self.u.cname(*callee),
                     args.concat(),
                     self.propagate()
-                );
+                )
             }
-            3 if op.aux0 == 1 => {
-                let (sel, bytes) = self.plan.contract_catalog(op)?;
-                let a = vals.first().cloned().unwrap_or_default();
-                // (length, buffer start) of the binding's bytes.
-                let (len, at) = match bytes {
-                    Some(ContractBytes::ArrayLoan) => (format!("{a}->len"), format!("{a}->p[")),
-                    _ => (format!("({a}.e - {a}.s)"), format!("{a}.b->p[{a}.s + ")),
-                };
-                let _ = match sel {
-                    8 => writeln!(
-                        s,
-                        "    {v} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
-                    ),
-                    2 | 10 => {
-                        let ix = vals.get(1).cloned().unwrap_or_default();
-                        writeln!(
-                            s,
-                            "    if ({ix} >= {len}) {}\n    {v} = (uint64_t){at}{ix}];",
-                            self.fault("ZK_BOUNDS", None, Some(i as u32), None)
-                        )
-                    }
-                    _ => writeln!(s, "    {v} = {len};"),
-                };
+            ContractNode::ByteLen(bytes) => {
+                writeln!(s, "    {v} = {};", Self::contract_bytes(*bytes, &a).0)
             }
-            _ => return Err(self.plan.contract_unlowered()),
-        }
-        Ok(v)
+            ContractNode::ByteAt(bytes) => {
+                let (len, at) = Self::contract_bytes(*bytes, &a);
+                writeln!(
+                    s,
+                    "    if ({c} >= {len}) {}\n    {v} = (uint64_t){at}{c}];",
+                    self.fault("ZK_BOUNDS", None, Some(e.index), None)
+                )
+            }
+            ContractNode::BytesLeft => writeln!(
+                s,
+                "    {v} = z->byte_limit >= z->bytes ? z->byte_limit - z->bytes : 0;"
+            ),
+        };
+        v
     }
 
-    fn coperand(
-        &mut self,
-        e: &'m Expr,
-        o: &ContractOperand,
-        result: bool,
-        s: &mut String,
-    ) -> Result<String, Refusal> {
-        Ok(match o {
-            ContractOperand::Const(c) => word(canon(c.kind, c.bits)),
-            ContractOperand::Receiver => self.slot_value(0),
-            ContractOperand::Param(k) => self.slot_value(*k as usize + self.recv_slots()),
-            ContractOperand::Result if result => "zr".into(),
-            ContractOperand::Result => "UINT64_C(0)".into(),
-            ContractOperand::Value(i) => self.cexpr(e, *i as usize, result, s)?,
-        })
+    /// (length, buffer start up to the index) of a contract binding's
+    /// bytes.
+    fn contract_bytes(bytes: ContractBytes, a: &str) -> (String, String) {
+        Self::byte_view(
+            match bytes {
+                ContractBytes::ArrayLoan => ByteView::Array,
+                ContractBytes::Slice => ByteView::Slice,
+            },
+            a,
+        )
+    }
+
+    /// A lowered clause: the fault with its detail when the root is zero.
+    fn clause(&mut self, c: &Result<Clause, Refusal>) -> Result<String, Refusal> {
+        let c = c.clone()?;
+        let mut s = String::new();
+        let v = self.cexpr(&c.root, &mut s);
+        Ok(format!(
+            "  {{\n{s}    if ({v} == 0) {}\n  }}\n",
+            self.fault("ZK_CONTRACT", None, None, Some(&c.detail))
+        ))
     }
 
     fn emit(mut self) -> Result<String, Refusal> {
@@ -1384,9 +1271,9 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 // One segment, prepaid on the fast entry.
                 let mut careful = String::new();
                 let mut fast = String::new();
-                for &(j, op) in segs.iter().flatten() {
-                    careful.push_str(&self.op(b, j, op, true)?);
-                    fast.push_str(&self.op(b, j, op, false)?);
+                for &(j, _) in segs.iter().flatten() {
+                    careful.push_str(&self.op(b, j, true)?);
+                    fast.push_str(&self.op(b, j, false)?);
                 }
                 let _ = write!(
                     text,
@@ -1397,9 +1284,9 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 for (si, seg) in segs.iter().enumerate() {
                     let mut careful = String::new();
                     let mut fast = String::new();
-                    for &(j, op) in seg {
-                        careful.push_str(&self.op(b, j, op, true)?);
-                        fast.push_str(&self.op(b, j, op, false)?);
+                    for &(j, _) in seg {
+                        careful.push_str(&self.op(b, j, true)?);
+                        fast.push_str(&self.op(b, j, false)?);
                     }
                     let need = plan::segment_need(seg, si, segs.len(), b, &extra);
                     if let Some(&s) = unroll.get(&b).filter(|_| segs.len() == 1) {
@@ -1407,8 +1294,8 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                         let found: Option<&'m Block> =
                             self.plan.frame.blocks.iter().find(|x| x.id == s).copied();
                         if let Some(sb) = found {
-                            for (j, op) in sb.ops.iter().enumerate() {
-                                body_fast.push_str(&self.op(s, j as u32, op, false)?);
+                            for j in 0..sb.ops.len() {
+                                body_fast.push_str(&self.op(s, j as u32, false)?);
                             }
                             let ns = sb.ops.len();
                             let _ = write!(
@@ -1514,27 +1401,15 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 }
             }
         }
-        for (i, e) in f.requires.iter().enumerate() {
-            let mut s = String::new();
-            let root = e.ops.len().saturating_sub(1);
-            let v = self.cexpr(e, root, false, &mut s)?;
-            let _ = writeln!(
-                out,
-                "  {{\n{s}    if ({v} == 0) {}\n  }}",
-                self.fault("ZK_CONTRACT", None, None, Some(&format!("requires {i}")))
-            );
+        for c in self.lowered.requires().to_vec() {
+            let text = self.clause(&c)?;
+            out.push_str(&text);
         }
         let mut ensures = String::new();
         self.in_ensures = true;
-        for (i, e) in f.ensures.iter().enumerate() {
-            let mut s = String::new();
-            let root = e.ops.len().saturating_sub(1);
-            let v = self.cexpr(e, root, true, &mut s)?;
-            let _ = writeln!(
-                ensures,
-                "  {{\n{s}    if ({v} == 0) {}\n  }}",
-                self.fault("ZK_CONTRACT", None, None, Some(&format!("ensures {i}")))
-            );
+        for c in self.lowered.ensures().to_vec() {
+            let text = self.clause(&c)?;
+            ensures.push_str(&text);
         }
         self.in_ensures = false;
         for bi in 0..self.plan.frame.blocks.len() {

@@ -110,6 +110,7 @@ impl PlaceRole {
 
 /// How the receiver binding of a catalog pure call in a contract holds
 /// its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContractBytes {
     /// A `Ref`/`Mut` loan of an `Array<Byte>` (the binding is its address).
     ArrayLoan,

@@ -7,12 +7,13 @@
 //! translate these instructions into their own language and take no
 //! decision of their own for a migrated operation family.
 //!
-//! The lowering is incremental: [`migrated`] names the operation tags that
-//! go through this form; every other operation is still printed from the
-//! source operation by each printer (see docs/zlm/c-materializer.md,
-//! "One lowering"). A test (`zlm_llvm/tests/lowered_form.rs`) fails when a
-//! printer names a migrated tag, and when a lowered instruction kind never
-//! occurs in the generated corpus.
+//! Every flow operation a printer prints goes through this form
+//! ([`migrated`] names their tags), and so do the requires/ensures
+//! clauses ([`Clause`]); a printer reads no source operation (see
+//! docs/zlm/c-materializer.md, "One lowering"). A test
+//! (`zlm/tests/lowered_form.rs`) fails when a printer names an operation
+//! tag or reads a source operation, and when a lowered instruction or
+//! contract node kind never occurs in the generated corpus.
 //!
 //! The form is made from the shared frame plan ([`FunctionPlan`]: paths,
 //! temporaries, slots and recorded edges, from the checker's `Resolved`
@@ -20,13 +21,19 @@
 //! operation, so each printer reports the first refusal in its own
 //! traversal order, exactly as before.
 
+mod bytes;
+mod contract;
+
+pub use bytes::{ByteArg, ByteArray, ByteOp, ByteSource, ByteView};
+pub use contract::{Clause, ContractExpr, ContractKind, ContractNode, ContractValue};
+
 use super::c::Refusal;
 use super::c::plan::{FunctionPlan, PlaceRole, word_only};
 use super::c::types::{Shape, Types, is_word};
-use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At};
+use super::c::walk::{ARM_FALSE, ARM_JUMP, ARM_RETURN, ARM_TRUE, ARM_TRY, At, ends_segment};
 use crate::interp::canon;
 use crate::model::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Whether operation tag `t` goes through the lowered form (its family is
 /// migrated): the word family (constants, local loads, unit, arithmetic,
@@ -35,11 +42,16 @@ use std::collections::BTreeMap;
 /// storage (stores into a root, moves and drops of a place), and
 /// constructors (enum constants, variants, records, Result carriers), and
 /// place reads (variant tests, field copies and moves, shared and
-/// exclusive loans), and tries.
+/// exclusive loans), tries, and the bytes facade (slice windows, catalog
+/// intrinsics, the builder relabel) and replacement.
 pub fn migrated(t: u32) -> bool {
     matches!(
         t,
-        tag::RESULT_TRY
+        tag::BORROW_SLICE_BYTE
+            | tag::INTRINSIC_CALL
+            | tag::BYTE_BUILDER_FINISH
+            | tag::REPLACE_COMMIT
+            | tag::RESULT_TRY
             | tag::RESULT_TRY_RICH
             | tag::ENUM_IS_VARIANT
             | tag::FIELD_COPY
@@ -362,6 +374,52 @@ pub enum Inst {
         drops: Vec<EdgeDrop>,
         site: Site,
     },
+    /// `dst` becomes the window `start..end` of `array`: a tag fault at
+    /// `site` unless a place source is present, then a bounds fault there
+    /// unless `start <= end <= length`.
+    Slice {
+        dst: Dest,
+        array: ByteArray,
+        start: Value,
+        end: Value,
+        site: Site,
+    },
+    /// A catalog byte intrinsic over `args` (each value taken first, in
+    /// order), its faults at `site`.
+    Bytes {
+        dst: Dest,
+        op: ByteOp,
+        args: Vec<ByteArg>,
+        site: Site,
+    },
+    /// The builder root `builder` (of type `ty`, record fields `fields`)
+    /// becomes the result temporary `result` in place: an internal fault
+    /// at `site` unless the builder is in custody and present; its custody
+    /// position then holds `result`, each field (value and flag) moves,
+    /// `result` is present and `builder` absent.
+    Finish {
+        builder: usize,
+        result: usize,
+        ty: Type,
+        fields: Vec<u32>,
+        site: Site,
+    },
+    /// `path` (of type `ty`) takes `value`, the old value dropped under
+    /// `dropped_as`. A root in this frame's storage (`root`) keeps the
+    /// interpreter's custody rule: the position of `candidate` (the owner
+    /// temporary taken, read before it leaves custody) is replaced by
+    /// `path`, the path becomes present, and an old value is dropped only
+    /// when it was present. Any other path must be present (a tag fault at
+    /// `site`).
+    Replace {
+        path: usize,
+        value: Take,
+        candidate: Option<usize>,
+        ty: Type,
+        root: bool,
+        dropped_as: String,
+        site: Site,
+    },
 }
 
 /// What a variant test reads.
@@ -408,11 +466,15 @@ pub enum Kind {
     Field,
     Borrow,
     Try,
+    Slice,
+    Bytes,
+    Finish,
+    Replace,
 }
 
 impl Kind {
     /// Every instruction kind.
-    pub const ALL: [Kind; 21] = [
+    pub const ALL: [Kind; 25] = [
         Kind::Copy,
         Kind::Unit,
         Kind::Arith,
@@ -434,6 +496,10 @@ impl Kind {
         Kind::Field,
         Kind::Borrow,
         Kind::Try,
+        Kind::Slice,
+        Kind::Bytes,
+        Kind::Finish,
+        Kind::Replace,
     ];
 }
 
@@ -462,6 +528,10 @@ impl Inst {
             Inst::Field { .. } => Kind::Field,
             Inst::Borrow { .. } => Kind::Borrow,
             Inst::Try { .. } => Kind::Try,
+            Inst::Slice { .. } => Kind::Slice,
+            Inst::Bytes { .. } => Kind::Bytes,
+            Inst::Finish { .. } => Kind::Finish,
+            Inst::Replace { .. } => Kind::Replace,
         }
     }
 }
@@ -474,34 +544,81 @@ pub struct Lowered {
     pub custody: Option<usize>,
 }
 
-/// The lowered form of one function: each migrated flow operation at
-/// (block, ordinal), or the refusal decided there. Operations of families
-/// not yet migrated are absent (their printers read the source operation).
+/// The lowered form of one function: each flow operation at (block,
+/// ordinal), and each requires and ensures clause, or the refusal decided
+/// there (each printer reports the first one in its own traversal order).
 pub struct LoweredFunction {
     ops: BTreeMap<(u32, u32), Result<Lowered, Refusal>>,
+    requires: Vec<Result<Clause, Refusal>>,
+    ensures: Vec<Result<Clause, Refusal>>,
+    escaping: BTreeSet<(u32, u32)>,
 }
 
 impl LoweredFunction {
-    /// Lowers every migrated operation of the planned function over the
+    /// Lowers every operation and clause of the planned function over the
     /// unit's type table `types`; `lowered` says whether a callee is part
     /// of the lowered set.
     pub fn of(plan: &FunctionPlan<'_, '_>, types: &Types, lowered: impl Fn(At) -> bool) -> Self {
         let mut ops = BTreeMap::new();
         for block in &plan.frame.blocks {
             for (j, op) in block.ops.iter().enumerate() {
-                if migrated(op.tag) {
-                    let j = j as u32;
-                    ops.insert((block.id, j), lower(plan, types, block.id, j, op, &lowered));
-                }
+                let j = j as u32;
+                ops.insert((block.id, j), lower(plan, types, block.id, j, op, &lowered));
             }
         }
-        LoweredFunction { ops }
+        let f = plan.f;
+        let bound = !matches!(f.receiver, ReceiverKind::Type | ReceiverKind::None)
+            && crate::catalog::receiver_type(&plan.r.self_type(plan.at.0), f.receiver).is_some();
+        let scope = contract::ContractScope {
+            plan,
+            bound,
+            lowered: &lowered,
+        };
+        let clauses = |es: &[Expr], result: bool, what: &str| {
+            es.iter()
+                .enumerate()
+                .map(|(i, e)| scope.clause(e, result, format!("{what} {i}")))
+                .collect()
+        };
+        let escaping = escaping(plan, &ops);
+        LoweredFunction {
+            ops,
+            requires: clauses(&f.requires, false, "requires"),
+            ensures: clauses(&f.ensures, true, "ensures"),
+            escaping,
+        }
     }
 
-    /// The lowered operation at (block, ordinal); `None` when its family is
-    /// still printed from the source operation.
+    /// The flow values (block, ordinal) read outside their own step
+    /// segment, and every call's result: a printer that keeps a segment's
+    /// word values in registers must give these storage.
+    pub fn escaping(&self) -> &BTreeSet<(u32, u32)> {
+        &self.escaping
+    }
+
+    /// The lowered operation at (block, ordinal); `None` for an ordinal
+    /// outside the planned blocks.
     pub fn at(&self, b: u32, j: u32) -> Option<Result<Lowered, Refusal>> {
         self.ops.get(&(b, j)).cloned()
+    }
+
+    /// The requires clauses, in order.
+    pub fn requires(&self) -> &[Result<Clause, Refusal>] {
+        &self.requires
+    }
+
+    /// The ensures clauses, in order.
+    pub fn ensures(&self) -> &[Result<Clause, Refusal>] {
+        &self.ensures
+    }
+
+    /// Every contract node kind of the lowered clauses.
+    pub fn contract_kinds(&self) -> Vec<ContractKind> {
+        let mut out = Vec::new();
+        for c in self.requires.iter().chain(&self.ensures).flatten() {
+            c.root.kinds(&mut out);
+        }
+        out
     }
 
     /// Whether the operation at (block, ordinal) lowers to a call.
@@ -515,6 +632,41 @@ impl LoweredFunction {
             .values()
             .filter_map(|l| l.as_ref().ok().map(|l| &l.inst))
     }
+}
+
+/// The flow values read outside their own step segment, and call results.
+fn escaping(
+    plan: &FunctionPlan<'_, '_>,
+    ops: &BTreeMap<(u32, u32), Result<Lowered, Refusal>>,
+) -> BTreeSet<(u32, u32)> {
+    let mut out = BTreeSet::new();
+    let mut seg: HashMap<(u32, u32), (u32, usize)> = HashMap::new();
+    for block in &plan.frame.blocks {
+        let mut k = 0;
+        for (j, op) in block.ops.iter().enumerate() {
+            let at = (block.id, j as u32);
+            seg.insert(at, (block.id, k));
+            if matches!(ops.get(&at), Some(Ok(l)) if l.inst.kind() == Kind::Call) {
+                out.insert(at);
+            }
+            if ends_segment(op.tag) {
+                k += 1;
+            }
+        }
+    }
+    for block in &plan.frame.blocks {
+        for (j, op) in block.ops.iter().enumerate() {
+            let here = seg.get(&(block.id, j as u32));
+            for o in &op.operands {
+                if let Operand::Value(OpRef::Flow { block: ob, ordinal }) = o
+                    && seg.get(&(*ob, *ordinal)) != here
+                {
+                    out.insert((*ob, *ordinal));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A value an operand denotes.
@@ -572,6 +724,8 @@ fn lower(
     let word = |k: usize| value(plan, operand(k)?, b, j);
     let site = Site { block: b, op: j };
     let custody = match plan.frame.temps.get(&(b, j)) {
+        // The builder relabel takes over the builder's custody position.
+        Some(_) if op.tag == tag::BYTE_BUILDER_FINISH => None,
         Some(&t) if op.result.is_some() => Some(t),
         _ => None,
     };
@@ -846,6 +1000,10 @@ fn lower(
                 site,
             }
         }
+        tag::BORROW_SLICE_BYTE => bytes::slice(plan, types, op, dst, site)?,
+        tag::INTRINSIC_CALL => bytes::intrinsic(plan, types, op, dst, site)?,
+        tag::BYTE_BUILDER_FINISH => bytes::finish(plan, types, op, site)?,
+        tag::REPLACE_COMMIT => bytes::replace(plan, op, site)?,
         t => return Err(plan.unlowered(t, b, j)),
     };
     Ok(Lowered { inst, custody })
