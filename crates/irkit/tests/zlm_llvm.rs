@@ -7,10 +7,10 @@
 #[path = "common/zlm_engines.rs"]
 mod zlm_engines;
 
+use std::path::Path;
 use zlm_engines::{
     CASES, CATALOG_CONTRACT, agrees_with_interp, assemble, irkit, run, same_as_interp,
 };
-use std::path::Path;
 
 fn tmp(name: &str) -> std::path::PathBuf {
     zlm_engines::tmp("zlm-llvm", name)

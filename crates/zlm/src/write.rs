@@ -680,7 +680,8 @@ impl<'a> Writer<'a> {
                 .ok_or_else(|| Error::new(code::MODEL, "constant without canonical payload"))?;
             tb.constants
                 .extend_from_slice(&(tb.constant_bytes.len() as u64).to_le_bytes());
-            tb.constants.extend_from_slice(&(width as u64).to_le_bytes());
+            tb.constants
+                .extend_from_slice(&(width as u64).to_le_bytes());
             tb.constant_bytes.extend_from_slice(&payload[..width]);
         }
         for id in self.symbols.keys() {

@@ -14,8 +14,8 @@ mod c_engine_common;
 use c_engine_common::{build, compiler};
 use zlm::boundary::{self, Passing};
 use zlm::interp::{Interp, Limits};
-use zlm::testgen::{TypedAnswer, expected_typed_answer, typed_answer_of_run};
 use zlm::materialize::c::{Scope, TargetConfig, emit};
+use zlm::testgen::{TypedAnswer, expected_typed_answer, typed_answer_of_run};
 
 #[test]
 fn random_modules_agree_across_the_typed_boundary() {
@@ -62,8 +62,9 @@ fn random_modules_agree_across_the_typed_boundary() {
                     let want = expected_typed_answer(&it, at, &slots, values)
                         .unwrap_or_else(|e| panic!("interpreter: {e}"));
                     let got = match program.run_typed(&entry, &words, limits) {
-                        Ok(ran) => typed_answer_of_run(r, at, &slots, ran)
-                            .unwrap_or_else(|| panic!("undecodable report\nseed {seed} {entry} {doc}")),
+                        Ok(ran) => typed_answer_of_run(r, at, &slots, ran).unwrap_or_else(|| {
+                            panic!("undecodable report\nseed {seed} {entry} {doc}")
+                        }),
                         Err(e) => panic!("C engine: {e}\nseed {seed} {entry} {doc}\n{text}"),
                     };
                     assert_eq!(
@@ -93,4 +94,3 @@ fn random_modules_agree_across_the_typed_boundary() {
         "no run crossed the boundary with a non-scalar value"
     );
 }
-

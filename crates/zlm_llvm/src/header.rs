@@ -455,13 +455,14 @@ fn free_value(r: &Resolved<'_>, types: &Types, owns: &[bool], t: &Type, lv: &str
 fn free_helper(r: &Resolved<'_>, types: &Types, owns: &[bool], t: &Type, shape: &Shape) -> String {
     let name = ctype(r, types, t);
     let mut body = String::new();
-    let field = |body: &mut String, indent: &str, path: &str, f: &zlm::materialize::c::types::Slot| {
-        let fname = ident(&f.name);
-        let release = free_value(r, types, owns, &f.ty, &format!("v->{path}{fname}"));
-        if !release.is_empty() {
-            let _ = writeln!(body, "{indent}if (v->{path}{fname}_present) {release}");
-        }
-    };
+    let field =
+        |body: &mut String, indent: &str, path: &str, f: &zlm::materialize::c::types::Slot| {
+            let fname = ident(&f.name);
+            let release = free_value(r, types, owns, &f.ty, &format!("v->{path}{fname}"));
+            if !release.is_empty() {
+                let _ = writeln!(body, "{indent}if (v->{path}{fname}_present) {release}");
+            }
+        };
     match shape {
         Shape::Record { fields, .. } => {
             for f in fields {

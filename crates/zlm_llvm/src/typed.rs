@@ -354,7 +354,9 @@ fn reader(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
             b.line(format!("br i1 {big}, label %bad, label %{go}"));
             b.label(&go);
             b.line(format!("store i64 {tag}, ptr %v"));
-            b.result_sides(&tag, [(a, 1), (e, l.err_at(a))], |b, t, m| b.read(types, t, m));
+            b.result_sides(&tag, [(a, 1), (e, l.err_at(a))], |b, t, m| {
+                b.read(types, t, m)
+            });
         }
         Shape::Bytes => {
             let rc = b.v("call i32 @zlm_tb_in(ptr %z, ptr %cur, ptr %end, ptr %v)");
@@ -402,7 +404,9 @@ fn writer(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
         Shape::Result(a, e) => {
             let tag = b.v("load i64, ptr %v");
             b.line(format!("call void @zlm_tw_out(ptr %z, i64 {tag})"));
-            b.result_sides(&tag, [(a, 1), (e, l.err_at(a))], |b, t, m| b.write(types, t, m));
+            b.result_sides(&tag, [(a, 1), (e, l.err_at(a))], |b, t, m| {
+                b.write(types, t, m)
+            });
         }
         Shape::Bytes => {
             let buf = b.v("load ptr, ptr %v");

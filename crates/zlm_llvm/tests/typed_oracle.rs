@@ -16,8 +16,8 @@ use support::host_record;
 use zlm::boundary::{self, Passing};
 use zlm::interp::{Interp, Limits};
 use zlm::materialize::c::engine::{CRun, Compiler, Program};
-use zlm::testgen::{TypedAnswer, expected_typed_answer, typed_answer_of_run};
 use zlm::materialize::c::{Scope, TargetConfig, emit};
+use zlm::testgen::{TypedAnswer, expected_typed_answer, typed_answer_of_run};
 use zlm_llvm::aot::AotProgram;
 use zlm_llvm::jit::with_jit;
 
@@ -81,9 +81,8 @@ fn random_modules_agree_across_the_typed_boundary_on_all_four_engines() {
                         let label =
                             format!("seed {seed} {entry} args {doc} limits {limits:?}\n{text}");
                         let observe = |engine: &str, ran: Result<CRun, String>| match ran {
-                            Ok(ran) => typed_answer_of_run(r, at, &slots, ran).unwrap_or_else(|| {
-                                panic!("{engine}: undecodable report\n{label}")
-                            }),
+                            Ok(ran) => typed_answer_of_run(r, at, &slots, ran)
+                                .unwrap_or_else(|| panic!("{engine}: undecodable report\n{label}")),
                             Err(e) => panic!("{engine}: {e}\n{label}"),
                         };
                         let got_c = observe(
@@ -128,4 +127,3 @@ fn random_modules_agree_across_the_typed_boundary_on_all_four_engines() {
         "no run crossed the boundary with a non-scalar value"
     );
 }
-
