@@ -7,7 +7,10 @@
 #[path = "common/zlm_engines.rs"]
 mod zlm_engines;
 
-use zlm_engines::{CASES, CATALOG_CONTRACT, assemble, irkit, run, same_as_interp};
+use std::path::Path;
+use zlm_engines::{
+    CASES, CATALOG_CONTRACT, agrees_with_interp, assemble, irkit, run, same_as_interp,
+};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     zlm_engines::tmp("zlm-llvm", name)
@@ -24,19 +27,11 @@ fn run_engines_jit_and_aot_fault_in_a_contract_get_as_the_interpreter_does() {
     let src = d.join("cpure.zlt");
     std::fs::write(&src, CATALOG_CONTRACT).unwrap();
     let src = src.to_string_lossy().into_owned();
-    let want = run("interp", &[&src, "--entry", "Main.demo"]);
+    let want = agrees_with_interp(&["jit", "aot"], &[&src, "--entry", "Main.demo"]);
     assert!(
         String::from_utf8_lossy(&want.stderr).contains("out of bounds"),
         "{want:?}"
     );
-    for engine in ["jit", "aot"] {
-        let got = run(engine, &[&src, "--entry", "Main.demo"]);
-        assert_eq!(
-            (got.status.code(), &got.stdout, &got.stderr),
-            (want.status.code(), &want.stdout, &want.stderr),
-            "{engine}"
-        );
-    }
     let out = run("jit", &[&src, "--entry", "Main.one"]);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n");
     let _ = std::fs::remove_dir_all(&d);
@@ -258,27 +253,11 @@ fn run_engines_jit_and_aot_take_typed_arguments_as_the_interpreter_does() {
         ],
     ];
     for args in &cases {
-        let want = run("interp", args);
+        let want = agrees_with_interp(&["c", "jit", "aot"], args);
         assert!(
             matches!(want.status.code(), Some(0..=3)),
             "{args:?}: {want:?}"
         );
-        for engine in ["c", "jit", "aot"] {
-            let got = run(engine, args);
-            assert_eq!(
-                (
-                    got.status.code(),
-                    String::from_utf8_lossy(&got.stdout),
-                    String::from_utf8_lossy(&got.stderr)
-                ),
-                (
-                    want.status.code(),
-                    String::from_utf8_lossy(&want.stdout),
-                    String::from_utf8_lossy(&want.stderr)
-                ),
-                "{engine} {args:?}"
-            );
-        }
     }
     let out = run("aot", &cases[0]);
     assert_eq!(
@@ -366,16 +345,7 @@ fn build_shared_library_header_has_typed_entries_a_c_program_calls() {
         "{}/../../examples/zlm/run/boundary.zlt",
         env!("CARGO_MANIFEST_DIR")
     );
-    let out = irkit()
-        .args(["zlm", "build", &src, "-o"])
-        .arg(d.join("libboundary.so"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    build_library(Path::new(&src), &d.join("libboundary.so"));
     let header = std::fs::read_to_string(d.join("libboundary.h")).unwrap();
     for want in [
         "typedef struct zlm_Header {",
@@ -385,12 +355,64 @@ fn build_shared_library_header_has_typed_entries_a_c_program_calls() {
     ] {
         assert!(header.contains(want), "{want} in\n{header}");
     }
-    std::fs::write(d.join("main.c"), MAIN_C).unwrap();
+    let ran = compile_and_run(&d, "main", MAIN_C, "libboundary.so");
+    // Steps 20 and the drops are the interpreter's (tests/zlm_run.rs).
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        "D\tMain.check\tp0\tHeader\nD\tMain.check\tp0.tag\tArray<Byte>\n\
+         0 20 0 2 3 7\n0 1 1 3 2\n1 StepLimit Main.check\n"
+    );
+    // Values holding byte arrays handed back (a record, and a Result whose
+    // error variant carries bytes) are released with the generated free
+    // helpers: the program counts the header's allocations, and none is
+    // left after them.
+    let echo = d.join("echo.zlt");
+    std::fs::write(&echo, ECHO_ZLT).unwrap();
+    build_library(&echo, &d.join("libecho.so"));
+    let header = std::fs::read_to_string(d.join("libecho.h")).unwrap();
+    for want in [
+        "static inline void zlm_byte_array_free(zlm_byte_array *a) {",
+        "static inline void zlm_free_Header(zlm_Header *v) {",
+        "static inline void zlm_free_Reject(zlm_Reject *v) {",
+        "static inline void zlm_free_r3(zlm_r3 *v) {",
+    ] {
+        assert!(header.contains(want), "{want} in\n{header}");
+    }
+    let ran = compile_and_run(&d, "echo", ECHO_C, "libecho.so");
+    assert_eq!(
+        String::from_utf8_lossy(&ran.stdout),
+        "2 2 1 2 live 1\nlive 0 empty 1\n1 1 3 5 live 1\nlive 0\n"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `irkit zlm build SRC -o LIB` (a shared library and its header), which must succeed.
+fn build_library(src: &Path, lib: &Path) {
+    let out = irkit()
+        .args(["zlm", "build"])
+        .arg(src)
+        .arg("-o")
+        .arg(lib)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Writes C program `source` as `NAME.c` in `d`, compiles it under strict
+/// flags against library `lib` of `d` (its header beside it) and runs it,
+/// which must succeed.
+fn compile_and_run(d: &Path, name: &str, source: &str, lib: &str) -> std::process::Output {
+    let c = d.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
     let cc = std::process::Command::new("cc")
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
-        .arg(d.join("main"))
-        .arg(d.join("main.c"))
-        .arg(d.join("libboundary.so"))
+        .arg(d.join(name))
+        .arg(&c)
+        .arg(d.join(lib))
         .arg(format!("-Wl,-rpath,{}", d.display()))
         .output()
         .unwrap();
@@ -399,16 +421,96 @@ fn build_shared_library_header_has_typed_entries_a_c_program_calls() {
         "{}",
         String::from_utf8_lossy(&cc.stderr)
     );
-    let ran = std::process::Command::new(d.join("main")).output().unwrap();
+    let ran = std::process::Command::new(d.join(name)).output().unwrap();
     assert!(ran.status.success(), "{ran:?}");
-    // Steps 20 and the drops are the interpreter's (tests/zlm_run.rs).
-    assert_eq!(
-        String::from_utf8_lossy(&ran.stdout),
-        "D\tMain.check\tp0\tHeader\nD\tMain.check\tp0.tag\tArray<Byte>\n\
-         0 20 0 2 3 7\n0 1 1 3 2\n1 StepLimit Main.check\n"
-    );
-    let _ = std::fs::remove_dir_all(&d);
+    ran
 }
+
+/// A library whose entries hand back byte arrays: `Main.echo` returns the
+/// record it is given, `Main.reject` an error variant carrying the bytes.
+const ECHO_ZLT: &str = "zlm 1.9 package demo module run.echo profile exact mode checked
+
+decl value Header public
+  field 0 version public let Byte
+  field 1 tag public let Array<Byte>
+
+decl error Reject public
+  variant 0 Empty
+  variant 1 Bad
+    pfield 0 bytes Array<Byte>
+
+decl value Main public
+  func message type echo public -> @Header effects []
+    param 0 header @Header
+    path p0 @Header
+    path t%0.0 @Header
+    block 0
+      place_move @Header $p0 | path:p0 -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+
+  func message type reject public -> Result<@Header,@Reject> effects []
+    param 0 bytes Array<Byte>
+    path p0 Array<Byte>
+    path t%0.0 Array<Byte>
+    path t%0.1 @Reject
+    path t%0.2 Result<@Header,@Reject>
+    block 0
+      place_move Array<Byte> $p0 | path:p0 -
+      variant_construct @Reject %0.0 | variant:Reject.Bad lit:1
+      result_err_rich Result<@Header,@Reject> %0.1 | type:Result<@Header,@Reject> lit:1
+      return - %0.2 | - -
+    edge 0 return 0 exit
+";
+
+/// The C program of the free helpers: `malloc`, `realloc` and `free` of
+/// the header's functions are counted (`live`: blocks not yet freed).
+const ECHO_C: &str = r#"#include <stdio.h>
+#include <stdlib.h>
+static long live;
+static void *counted_malloc(size_t n) {
+  void *p = malloc(n);
+  if (p) live++;
+  return p;
+}
+static void *counted_realloc(void *q, size_t n) {
+  void *p = realloc(q, n);
+  if (p && !q) live++;
+  return p;
+}
+static void counted_free(void *p) {
+  if (p) live--;
+  free(p);
+}
+#define malloc counted_malloc
+#define realloc counted_realloc
+#define free counted_free
+#include "libecho.h"
+int main(void) {
+  zlm_limits l = {100000, 100, 1000, 0};
+  zlm_outcome o;
+  uint8_t tag[2] = {1, 2}, bad[3] = {3, 4, 5};
+  zlm_Header h, back;
+  zlm_byte_array bytes = {bad, 3};
+  zlm_r3 r;
+  memset(&h, 0, sizeof h);
+  h.version = 2;
+  h.tag.data = tag;
+  h.tag.len = 2;
+  if (zlm_call_Main_echo(&l, 0, 0, &o, &h, &back) != 0 || o.faulted) return 1;
+  printf("%u %llu %u %u live %ld\n", back.version, (unsigned long long)back.tag.len,
+         back.tag.data[0], back.tag.data[1], live);
+  zlm_free_Header(&back);
+  zlm_free_Header(&back);
+  printf("live %ld empty %d\n", live, back.tag.data == 0 && back.tag.len == 0);
+  if (zlm_call_Main_reject(&l, 0, 0, &o, &bytes, &r) != 0 || o.faulted) return 1;
+  printf("%llu %d %llu %u live %ld\n", (unsigned long long)r.is_err, r.err.tag == zlm_Reject_Bad,
+         (unsigned long long)r.err.Bad.bytes.len, r.err.Bad.bytes.data[2], live);
+  zlm_free_r3(&r);
+  printf("live %ld\n", live);
+  return 0;
+}
+"#;
 
 /// The C program of `build_shared_library_header_has_typed_entries_a_c_program_calls`.
 const MAIN_C: &str = r#"#include "libboundary.h"

@@ -241,6 +241,19 @@ impl Constant {
     /// Canonical little-endian payload bytes, or `None` when the kind admits
     /// no constant or `bits` do not fit the width.
     pub fn payload(&self) -> Option<Vec<u8>> {
+        self.payload_bytes()
+            .map(|(bytes, width)| bytes[..width].to_vec())
+    }
+
+    /// Whether the constant has a canonical payload (see [`Constant::payload`]),
+    /// without making it.
+    pub fn is_canonical(&self) -> bool {
+        self.payload_bytes().is_some()
+    }
+
+    /// The little-endian bits and the payload width (the payload is the
+    /// first `width` bytes), or `None` as for [`Constant::payload`].
+    pub fn payload_bytes(&self) -> Option<([u8; 8], usize)> {
         let width = self.kind.constant_width()?;
         if width < 8 && self.bits >> (width * 8) != 0 {
             return None;
@@ -248,7 +261,7 @@ impl Constant {
         if self.kind == ScalarKind::Bool && self.bits > 1 {
             return None;
         }
-        Some(self.bits.to_le_bytes()[..width].to_vec())
+        Some((self.bits.to_le_bytes(), width))
     }
 }
 

@@ -1459,3 +1459,96 @@ fn argument(
         _ => Json::Null,
     }
 }
+
+/// One engine's answer to a typed call, comparable across engines (the
+/// typed-boundary oracles): the result and every lent value handed back
+/// as JSON (docs/zlm/boundary.md), the steps and the drop log, or the
+/// fault and the drops performed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypedAnswer {
+    /// Result JSON, lent values handed back (JSON, in slot order), steps, drop log.
+    Done(String, Vec<String>, u64, Vec<String>),
+    /// Fault display, drop log.
+    Fault(String, Vec<String>),
+}
+
+/// The expected answer of typed call `at` with slot `values`: the
+/// reference interpreter's (`Interp::call_host`), or its error when the
+/// call is refused rather than run.
+pub fn expected_typed_answer(
+    it: &crate::interp::Interp<'_>,
+    at: (usize, usize),
+    slots: &[crate::boundary::Slot],
+    values: Vec<crate::interp::Value>,
+) -> Result<TypedAnswer, crate::interp::RunError> {
+    let r = it.resolved();
+    let f = &r.module.declarations[at.0].functions[at.1];
+    match it.call_host(at, values) {
+        Ok(call) => {
+            let typed = crate::boundary::TypedWords {
+                value: call.outcome.value,
+                returned: call.returned,
+            };
+            Ok(typed_done(
+                r,
+                &f.result,
+                slots,
+                &typed,
+                call.outcome.steps,
+                &call.outcome.drops,
+            ))
+        }
+        Err(crate::interp::RunError::Fault { fault, drops }) => Ok(TypedAnswer::Fault(
+            fault.to_string(),
+            drops.iter().map(|d| d.to_string()).collect(),
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// A native engine's run of typed call `at` (its rendered report decoded
+/// as the boundary's words) as a [`TypedAnswer`]; `None` when the report
+/// does not decode.
+pub fn typed_answer_of_run(
+    r: &crate::check::Resolved<'_>,
+    at: (usize, usize),
+    slots: &[crate::boundary::Slot],
+    ran: crate::materialize::c::engine::CRun,
+) -> Option<TypedAnswer> {
+    use crate::materialize::c::engine::CRun;
+    let f = &r.module.declarations[at.0].functions[at.1];
+    match ran {
+        CRun::Done(o) => {
+            let typed = crate::boundary::typed_of_report(r, &f.result, slots, &o.rendered)?;
+            Some(typed_done(r, &f.result, slots, &typed, o.steps, &o.drops))
+        }
+        CRun::Fault { fault, drops } => Some(TypedAnswer::Fault(
+            fault.to_string(),
+            drops.iter().map(|d| d.to_string()).collect(),
+        )),
+    }
+}
+
+/// [`TypedAnswer::Done`] of a completed call.
+fn typed_done(
+    r: &crate::check::Resolved<'_>,
+    result: &crate::model::Type,
+    slots: &[crate::boundary::Slot],
+    typed: &crate::boundary::TypedWords,
+    steps: u64,
+    drops: &[crate::interp::DropEvent],
+) -> TypedAnswer {
+    TypedAnswer::Done(
+        crate::boundary::json_of_value(r, &typed.value, result).to_string(),
+        slots
+            .iter()
+            .zip(&typed.returned)
+            .filter_map(|(s, v)| {
+                v.as_ref()
+                    .map(|v| crate::boundary::json_of_value(r, v, &s.host).to_string())
+            })
+            .collect(),
+        steps,
+        drops.iter().map(|d| d.to_string()).collect(),
+    )
+}

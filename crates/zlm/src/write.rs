@@ -675,14 +675,14 @@ impl<'a> Writer<'a> {
         for (id, (c, _)) in &self.constants {
             tb.constants.extend_from_slice(id);
             put(&mut tb.constants, &[self.t(&Type::Scalar(c.kind)), 0]);
-            let payload = c
-                .payload()
+            let (payload, width) = c
+                .payload_bytes()
                 .ok_or_else(|| Error::new(code::MODEL, "constant without canonical payload"))?;
             tb.constants
                 .extend_from_slice(&(tb.constant_bytes.len() as u64).to_le_bytes());
             tb.constants
-                .extend_from_slice(&(payload.len() as u64).to_le_bytes());
-            tb.constant_bytes.extend_from_slice(&payload);
+                .extend_from_slice(&(width as u64).to_le_bytes());
+            tb.constant_bytes.extend_from_slice(&payload[..width]);
         }
         for id in self.symbols.keys() {
             tb.symbols.extend_from_slice(id);

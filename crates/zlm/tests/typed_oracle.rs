@@ -13,18 +13,9 @@ mod c_engine_common;
 
 use c_engine_common::{build, compiler};
 use zlm::boundary::{self, Passing};
-use zlm::interp::{Interp, Limits, RunError};
-use zlm::materialize::c::engine::CRun;
+use zlm::interp::{Interp, Limits};
 use zlm::materialize::c::{Scope, TargetConfig, emit};
-
-/// One engine's observation of a typed call, comparable across engines.
-#[derive(Debug, PartialEq, Eq)]
-enum Seen {
-    /// Result JSON, lent values handed back (JSON), steps, drop log.
-    Done(String, Vec<String>, u64, Vec<String>),
-    /// Fault display, drop log.
-    Fault(String, Vec<String>),
-}
+use zlm::testgen::{TypedAnswer, expected_typed_answer, typed_answer_of_run};
 
 #[test]
 fn random_modules_agree_across_the_typed_boundary() {
@@ -59,7 +50,6 @@ fn random_modules_agree_across_the_typed_boundary() {
             let r = it.resolved();
             for entry in unit.typed_entries.clone() {
                 let at = it.find(&entry).unwrap();
-                let f = &r.module.declarations[at.0].functions[at.1];
                 let slots = boundary::slots(r, at);
                 for k in 0..3u64 {
                     let doc = zlm::testgen::arguments(r, &slots, seed * 1000 + k);
@@ -69,40 +59,12 @@ fn random_modules_agree_across_the_typed_boundary() {
                         continue;
                     }
                     let words = boundary::slot_words(r, &slots, &values);
-                    let want = match it.call_host(at, values) {
-                        Ok(call) => {
-                            let typed = boundary::TypedWords {
-                                value: call.outcome.value,
-                                returned: call.returned,
-                            };
-                            done(
-                                r,
-                                f,
-                                &slots,
-                                &typed,
-                                call.outcome.steps,
-                                &call.outcome.drops,
-                            )
-                        }
-                        Err(RunError::Fault { fault, drops }) => Seen::Fault(
-                            fault.to_string(),
-                            drops.iter().map(|d| d.to_string()).collect(),
-                        ),
-                        Err(e) => panic!("interpreter: {e}"),
-                    };
+                    let want = expected_typed_answer(&it, at, &slots, values)
+                        .unwrap_or_else(|e| panic!("interpreter: {e}"));
                     let got = match program.run_typed(&entry, &words, limits) {
-                        Ok(CRun::Done(o)) => {
-                            let typed =
-                                boundary::typed_of_report(r, &f.result, &slots, &o.rendered)
-                                    .unwrap_or_else(|| {
-                                        panic!("undecodable report {:?}", o.rendered)
-                                    });
-                            done(r, f, &slots, &typed, o.steps, &o.drops)
-                        }
-                        Ok(CRun::Fault { fault, drops }) => Seen::Fault(
-                            fault.to_string(),
-                            drops.iter().map(|d| d.to_string()).collect(),
-                        ),
+                        Ok(ran) => typed_answer_of_run(r, at, &slots, ran).unwrap_or_else(|| {
+                            panic!("undecodable report\nseed {seed} {entry} {doc}")
+                        }),
                         Err(e) => panic!("C engine: {e}\nseed {seed} {entry} {doc}\n{text}"),
                     };
                     assert_eq!(
@@ -110,7 +72,7 @@ fn random_modules_agree_across_the_typed_boundary() {
                         "seed {seed} {entry} args {doc} limits {limits:?}\n{text}"
                     );
                     runs += 1;
-                    faults += usize::from(matches!(got, Seen::Fault(..)));
+                    faults += usize::from(matches!(got, TypedAnswer::Fault(..)));
                     lent += usize::from(
                         slots
                             .iter()
@@ -131,27 +93,4 @@ fn random_modules_agree_across_the_typed_boundary() {
         nonscalar > 0,
         "no run crossed the boundary with a non-scalar value"
     );
-}
-
-fn done(
-    r: &zlm::check::Resolved<'_>,
-    f: &zlm::model::Function,
-    slots: &[boundary::Slot],
-    typed: &boundary::TypedWords,
-    steps: u64,
-    drops: &[zlm::interp::DropEvent],
-) -> Seen {
-    Seen::Done(
-        boundary::json_of_value(r, &typed.value, &f.result).to_string(),
-        slots
-            .iter()
-            .zip(&typed.returned)
-            .filter_map(|(s, v)| {
-                v.as_ref()
-                    .map(|v| boundary::json_of_value(r, v, &s.host).to_string())
-            })
-            .collect(),
-        steps,
-        drops.iter().map(|d| d.to_string()).collect(),
-    )
 }

@@ -42,7 +42,9 @@ fn ident(name: &str) -> String {
 const PRELUDE: &str = r#"
 /* Typed entries (docs/zlm/c-header.md), generated from the checked
  * signatures. A byte array the library hands back (in a result or a value
- * lent exclusively) is allocated with malloc: release it with free. */
+ * lent exclusively) is allocated with malloc: release it with
+ * zlm_byte_array_free, and a struct holding byte arrays with its
+ * zlm_free_NAME. */
 #ifndef ZLM_LIB_TYPED_H
 #define ZLM_LIB_TYPED_H
 #include <stdlib.h>
@@ -87,6 +89,14 @@ static inline void zlm_put_bytes(zlm_words *b, const zlm_byte_array *a) {
   for (i = 0; i < a->len; i++) zlm_put(b, a->data[i]);
 }
 
+/* Frees a byte array the library handed back and leaves it empty (a second
+ * call does nothing). */
+static inline void zlm_byte_array_free(zlm_byte_array *a) {
+  free(a->data);
+  a->data = 0;
+  a->len = 0;
+}
+
 static inline int zlm_take_bytes(const uint64_t **w, const uint64_t *e, zlm_byte_array *a) {
   uint64_t n, i;
   if (zlm_take(w, e, &n) || n > (uint64_t)(e - *w)) return 1;
@@ -118,8 +128,16 @@ pub fn typed_header(r: &Resolved<'_>, typed: &[String]) -> String {
         let _ = host::add_types(&mut types, r, at);
     }
     let mut out = String::from(PRELUDE);
+    // Whether a value of type `i` holds a byte array (members are defined
+    // before the types holding them, so one pass in order decides).
+    let mut owns = Vec::new();
     for (i, (t, shape)) in types.iter().enumerate() {
         out.push_str(&definition(r, &types, i, t, shape));
+        let holds = shape_owns(&types, &owns, shape);
+        owns.push(holds);
+        if holds {
+            out.push_str(&free_helper(r, &types, &owns, t, shape));
+        }
     }
     for &(k, at) in &at_of {
         out.push_str(&function(r, &types, k, at));
@@ -388,4 +406,96 @@ fn take_fn(r: &Resolved<'_>, types: &Types, t: &Type, lv: &str) -> String {
         .replace("(w, e, &(", "(zlm_w, zlm_e, &(")
         .replace(")x; }", ")zlm_x; }")
         .replace(" = x; }", " = zlm_x; }")
+}
+
+/// Whether a value of `t` holds a byte array the library allocates
+/// (`owns[i]`: whether type `i` of `types` does, for the types before it).
+fn type_owns(types: &Types, owns: &[bool], t: &Type) -> bool {
+    match t {
+        Type::ArrayByte | Type::SliceByte => true,
+        t => types
+            .index(t)
+            .is_some_and(|i| owns.get(i).copied().unwrap_or(false)),
+    }
+}
+
+/// Whether a struct of `shape` holds a byte array (see [`type_owns`]).
+fn shape_owns(types: &Types, owns: &[bool], shape: &Shape) -> bool {
+    match shape {
+        Shape::Record { fields, .. } => fields.iter().any(|f| type_owns(types, owns, &f.ty)),
+        Shape::Variants { variants, .. } => variants
+            .iter()
+            .any(|(_, _, fields)| fields.iter().any(|f| type_owns(types, owns, &f.ty))),
+        Shape::Result(a, e) => type_owns(types, owns, a) || type_owns(types, owns, e),
+        Shape::Bytes | Shape::Slice => false,
+    }
+}
+
+/// The name of the free helper of C struct `name` (`zlm_X`): `zlm_free_X`.
+fn free_name(name: &str) -> String {
+    format!("zlm_free_{}", name.strip_prefix("zlm_").unwrap_or(name))
+}
+
+/// A statement freeing what lvalue `lv` of `t` holds, or nothing when a
+/// value of `t` holds no byte array.
+fn free_value(r: &Resolved<'_>, types: &Types, owns: &[bool], t: &Type, lv: &str) -> String {
+    match t {
+        Type::ArrayByte | Type::SliceByte => format!("zlm_byte_array_free(&({lv}));"),
+        t if type_owns(types, owns, t) => {
+            format!("{}(&({lv}));", free_name(&ctype(r, types, t)))
+        }
+        _ => String::new(),
+    }
+}
+
+/// `zlm_free_X(zlm_X *v)` for a struct type holding byte arrays: frees
+/// every byte array of a value as the library hands it back (present
+/// fields, the variant its tag names, the side `is_err` names), leaving
+/// them empty, so a second call does nothing.
+fn free_helper(r: &Resolved<'_>, types: &Types, owns: &[bool], t: &Type, shape: &Shape) -> String {
+    let name = ctype(r, types, t);
+    let mut body = String::new();
+    let field =
+        |body: &mut String, indent: &str, path: &str, f: &zlm::materialize::c::types::Slot| {
+            let fname = ident(&f.name);
+            let release = free_value(r, types, owns, &f.ty, &format!("v->{path}{fname}"));
+            if !release.is_empty() {
+                let _ = writeln!(body, "{indent}if (v->{path}{fname}_present) {release}");
+            }
+        };
+    match shape {
+        Shape::Record { fields, .. } => {
+            for f in fields {
+                field(&mut body, "  ", "", f);
+            }
+        }
+        Shape::Variants { variants, .. } => {
+            body.push_str("  switch (v->tag) {\n");
+            for (tag, vname, fields) in variants {
+                let vn = ident(vname);
+                if fields.iter().any(|f| type_owns(types, owns, &f.ty)) {
+                    let _ = writeln!(body, "  case {tag}u:");
+                    for f in fields {
+                        field(&mut body, "    ", &format!("{vn}."), f);
+                    }
+                    body.push_str("    break;\n");
+                }
+            }
+            body.push_str("  default:\n    break;\n  }\n");
+        }
+        Shape::Result(a, e) => {
+            let _ = writeln!(
+                body,
+                "  if (v->is_err) {{ {} }} else {{ {} }}",
+                free_value(r, types, owns, e, "v->err"),
+                free_value(r, types, owns, a, "v->ok")
+            );
+        }
+        Shape::Bytes | Shape::Slice => {}
+    }
+    format!(
+        "/* Frees every byte array of a {} the library handed back (in a result or\n * a slot lent exclusively) and leaves it empty; a second call does nothing. */\nstatic inline void {}({name} *v) {{\n{body}}}\n",
+        name,
+        free_name(&name)
+    )
 }

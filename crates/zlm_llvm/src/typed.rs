@@ -11,11 +11,12 @@
 //! before anything runs. Per non-word type the module carries a reader
 //! `zrN` and a writer `zwN` of the stream.
 
+use crate::text::Body;
 use crate::unitctx::Unit;
 use std::fmt::Write;
 use zlm::boundary::{self, Passing};
 use zlm::materialize::c::host;
-use zlm::materialize::c::types::{Shape, Types, is_word, pointee};
+use zlm::materialize::c::types::{Shape, Slot, Types, is_word, pointee};
 use zlm::materialize::c::walk::At;
 use zlm::model::*;
 
@@ -188,37 +189,9 @@ fn is_slice(t: &Type) -> bool {
     matches!(t, Type::SliceByte) || matches!(t, Type::Ref(x) if **x == Type::SliceByte)
 }
 
-/// A function body under construction.
-#[derive(Default)]
-struct Body {
-    text: String,
-    fresh: u32,
-}
-
+/// The typed stream's statements (on the shared body builder).
 impl Body {
-    fn line(&mut self, l: impl AsRef<str>) {
-        self.text.push_str("  ");
-        self.text.push_str(l.as_ref());
-        self.text.push('\n');
-    }
-
-    fn v(&mut self, rhs: impl AsRef<str>) -> String {
-        self.fresh += 1;
-        let t = format!("%t{}", self.fresh);
-        self.line(format!("{t} = {}", rhs.as_ref()));
-        t
-    }
-
-    fn fresh(&mut self, p: &str) -> String {
-        self.fresh += 1;
-        format!("{p}{}", self.fresh)
-    }
-
-    fn label(&mut self, l: &str) {
-        self.text.push_str(l);
-        self.text.push_str(":\n");
-    }
-
+    /// The address of slot `off` of the storage at `base`.
     fn slot(&mut self, base: &str, off: u32) -> String {
         self.v(format!("getelementptr inbounds i64, ptr {base}, i64 {off}"))
     }
@@ -294,11 +267,63 @@ impl Body {
     }
 }
 
+impl Body {
+    /// Branches on the variant tag `tag`: one block per variant in order,
+    /// filled by `arm(body, variant index, tag, payload fields)`, all
+    /// joining after; an unknown tag goes to `default` (the join when none).
+    fn variant_switch(
+        &mut self,
+        tag: &str,
+        variants: &[(u32, String, Vec<Slot>)],
+        default: Option<&str>,
+        mut arm: impl FnMut(&mut Body, usize, u32, &[Slot]),
+    ) {
+        let end = self.fresh("end");
+        let cases: Vec<(u32, String)> = variants
+            .iter()
+            .map(|(tag, _, _)| (*tag, self.fresh("case")))
+            .collect();
+        let arms: String = cases
+            .iter()
+            .map(|(tag, l)| format!(" i64 {tag}, label %{l}"))
+            .collect();
+        let default = default.unwrap_or(&end);
+        self.line(format!("switch i64 {tag}, label %{default} [{arms} ]"));
+        for (vi, ((tag, label), (_, _, fields))) in cases.iter().zip(variants).enumerate() {
+            self.label(label);
+            arm(self, vi, *tag, fields);
+            self.line(format!("br label %{end}"));
+        }
+        self.label(&end);
+    }
+
+    /// Branches on a `Result`'s tag `tag` (0: Ok): `side(body, type,
+    /// member address)` for the Ok side's (type, slot) or the Err side's,
+    /// joining after.
+    fn result_sides(
+        &mut self,
+        tag: &str,
+        sides: [(&Type, u32); 2],
+        mut side: impl FnMut(&mut Body, &Type, &str),
+    ) {
+        let (ok, err, end) = (self.fresh("ok"), self.fresh("err"), self.fresh("end"));
+        let c = self.v(format!("icmp eq i64 {tag}, 0"));
+        self.line(format!("br i1 {c}, label %{ok}, label %{err}"));
+        for (label, (t, slot)) in [ok, err].iter().zip(sides) {
+            self.label(label);
+            let m = self.slot("%v", slot);
+            side(self, t, &m);
+            self.line(format!("br label %{end}"));
+        }
+        self.label(&end);
+    }
+}
+
 /// The stream reader `zr{i}` of type `t`: 0, or 1 on a malformed stream.
 fn reader(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
     let l = &u.layouts;
     let types = &l.types;
-    let mut b = Body::default();
+    let mut b = Body::new("%t");
     match shape {
         Shape::Record { fields, .. } => {
             for f in fields {
@@ -312,27 +337,14 @@ fn reader(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
             let tag = b.v("load i64, ptr %xw");
             let built = b.slot("%v", 1);
             b.line(format!("store i64 1, ptr {built}"));
-            let end = b.fresh("end");
-            let cases: Vec<(u32, String)> = variants
-                .iter()
-                .map(|(tag, _, _)| (*tag, b.fresh("case")))
-                .collect();
-            let arms: String = cases
-                .iter()
-                .map(|(tag, l)| format!(" i64 {tag}, label %{l}"))
-                .collect();
-            b.line(format!("switch i64 {tag}, label %bad [{arms} ]"));
-            for (vi, ((tag, label), (_, _, fields))) in cases.iter().zip(variants).enumerate() {
-                b.label(label);
+            b.variant_switch(&tag, variants, Some("bad"), |b, vi, tag, fields| {
                 b.line(format!("store i64 {tag}, ptr %v"));
                 for f in fields {
                     if let Some(fa) = l.variant_field(t, vi, f.ordinal) {
                         b.read_field(types, &f.ty, fa.value, fa.flag);
                     }
                 }
-                b.line(format!("br label %{end}"));
-            }
-            b.label(&end);
+            });
         }
         Shape::Result(a, e) => {
             b.read(types, &Type::Unit, "%xw");
@@ -342,18 +354,9 @@ fn reader(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
             b.line(format!("br i1 {big}, label %bad, label %{go}"));
             b.label(&go);
             b.line(format!("store i64 {tag}, ptr %v"));
-            let (ok, err, end) = (b.fresh("ok"), b.fresh("err"), b.fresh("end"));
-            let c = b.v(format!("icmp eq i64 {tag}, 0"));
-            b.line(format!("br i1 {c}, label %{ok}, label %{err}"));
-            b.label(&ok);
-            let m = b.slot("%v", 1);
-            b.read(types, a, &m);
-            b.line(format!("br label %{end}"));
-            b.label(&err);
-            let m = b.slot("%v", l.err_at(a));
-            b.read(types, e, &m);
-            b.line(format!("br label %{end}"));
-            b.label(&end);
+            b.result_sides(&tag, [(a, 1), (e, l.err_at(a))], |b, t, m| {
+                b.read(types, t, m)
+            });
         }
         Shape::Bytes => {
             let rc = b.v("call i32 @zlm_tb_in(ptr %z, ptr %cur, ptr %end, ptr %v)");
@@ -378,7 +381,7 @@ fn reader(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
 fn writer(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
     let l = &u.layouts;
     let types = &l.types;
-    let mut b = Body::default();
+    let mut b = Body::new("%t");
     match shape {
         Shape::Record { fields, .. } => {
             for f in fields {
@@ -390,42 +393,20 @@ fn writer(u: &Unit<'_, '_>, i: usize, t: &Type, shape: &Shape) -> String {
         Shape::Variants { variants, .. } => {
             let tag = b.v("load i64, ptr %v");
             b.line(format!("call void @zlm_tw_out(ptr %z, i64 {tag})"));
-            let end = b.fresh("end");
-            let cases: Vec<(u32, String)> = variants
-                .iter()
-                .map(|(tag, _, _)| (*tag, b.fresh("case")))
-                .collect();
-            let arms: String = cases
-                .iter()
-                .map(|(tag, l)| format!(" i64 {tag}, label %{l}"))
-                .collect();
-            b.line(format!("switch i64 {tag}, label %{end} [{arms} ]"));
-            for (vi, ((_, label), (_, _, fields))) in cases.iter().zip(variants).enumerate() {
-                b.label(label);
+            b.variant_switch(&tag, variants, None, |b, vi, _, fields| {
                 for f in fields {
                     if let Some(fa) = l.variant_field(t, vi, f.ordinal) {
                         b.write_field(types, &f.ty, fa.value, &[1, fa.flag]);
                     }
                 }
-                b.line(format!("br label %{end}"));
-            }
-            b.label(&end);
+            });
         }
         Shape::Result(a, e) => {
             let tag = b.v("load i64, ptr %v");
             b.line(format!("call void @zlm_tw_out(ptr %z, i64 {tag})"));
-            let (ok, err, end) = (b.fresh("ok"), b.fresh("err"), b.fresh("end"));
-            let c = b.v(format!("icmp eq i64 {tag}, 0"));
-            b.line(format!("br i1 {c}, label %{ok}, label %{err}"));
-            b.label(&ok);
-            let m = b.slot("%v", 1);
-            b.write(types, a, &m);
-            b.line(format!("br label %{end}"));
-            b.label(&err);
-            let m = b.slot("%v", l.err_at(a));
-            b.write(types, e, &m);
-            b.line(format!("br label %{end}"));
-            b.label(&end);
+            b.result_sides(&tag, [(a, 1), (e, l.err_at(a))], |b, t, m| {
+                b.write(types, t, m)
+            });
         }
         Shape::Bytes => {
             let buf = b.v("load ptr, ptr %v");
@@ -458,7 +439,7 @@ fn wrapper(u: &Unit<'_, '_>, at: At, k: usize) -> String {
     let types = &l.types;
     let f = u.f(at);
     let slots = boundary::slots(u.r, at);
-    let mut b = Body::default();
+    let mut b = Body::new("%t");
     let rn = l.size(&f.result);
     b.line("%cur = alloca ptr, align 8");
     b.line("store ptr %a, ptr %cur");

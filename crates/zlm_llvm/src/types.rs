@@ -12,7 +12,7 @@
 //! a `Slice<Byte>` the viewed array's address and the bounds. Copies are
 //! `memcpy` of whole slots, so no value is ever partially undefined.
 
-use crate::text::llvm_bytes;
+use crate::text::{Body, llvm_bytes};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use zlm::check::Resolved;
@@ -209,7 +209,7 @@ impl Layouts {
         shape: &Shape,
         strings: &mut BTreeMap<String, usize>,
     ) -> String {
-        let mut b = Body::default();
+        let mut b = Body::new("%x");
         let ty = string(strings, &type_name(r, t));
         b.line(format!(
             "call void @zlm_drop_line(ptr %z, i64 %fn, ptr %nm, ptr {ty})"
@@ -288,10 +288,10 @@ impl Layouts {
                 // Any tag but 0 is the Err arm, as in the C runtime.
                 member(&mut b, e, ".error", self.err_at(a), vec![(at::TAG, None)]);
             }
-            Shape::Bytes => b.line("call void @zlm_bytes_free(ptr %z, ptr %v)".into()),
+            Shape::Bytes => b.line("call void @zlm_bytes_free(ptr %z, ptr %v)"),
             Shape::Slice => {}
         }
-        b.line("ret void".into());
+        b.line("ret void");
         format!(
             "define internal void @zd{i}(ptr %z, i64 %fn, ptr %nm, ptr %v) {{\nentry:\n{}}}\n\n",
             b.text
@@ -305,7 +305,7 @@ impl Layouts {
         shape: &Shape,
         strings: &mut BTreeMap<String, usize>,
     ) -> String {
-        let mut b = Body::default();
+        let mut b = Body::new("%x");
         let text = |b: &mut Body, strings: &mut BTreeMap<String, usize>, s: &str| {
             let g = string(strings, s);
             b.line(format!("call void @zlm_host_text(ptr %z, i64 1, ptr {g})"));
@@ -430,7 +430,7 @@ impl Layouts {
                 b.label(&end);
                 text(&mut b, strings, ")");
             }
-            Shape::Bytes => b.line("call void @zlm_bytes_render(ptr %z, ptr %v)".into()),
+            Shape::Bytes => b.line("call void @zlm_bytes_render(ptr %z, ptr %v)"),
             Shape::Slice => {
                 text(&mut b, strings, "Slice(");
                 for (slot, sep) in [(at::START, ".."), (at::END, ")")] {
@@ -443,7 +443,7 @@ impl Layouts {
                 }
             }
         }
-        b.line("ret void".into());
+        b.line("ret void");
         format!(
             "define internal void @zp{i}(ptr %z, ptr %v) {{\nentry:\n{}}}\n\n",
             b.text
@@ -474,37 +474,7 @@ pub(crate) fn emit_strings(strings: &BTreeMap<String, usize>) -> String {
     out
 }
 
-/// A small function body builder (fresh names, labels).
-#[derive(Default)]
-struct Body {
-    text: String,
-    fresh: u32,
-}
-
 impl Body {
-    fn line(&mut self, l: String) {
-        self.text.push_str("  ");
-        self.text.push_str(&l);
-        self.text.push('\n');
-    }
-
-    fn v(&mut self, rhs: impl AsRef<str>) -> String {
-        self.fresh += 1;
-        let t = format!("%x{}", self.fresh);
-        self.line(format!("{t} = {}", rhs.as_ref()));
-        t
-    }
-
-    fn fresh(&mut self, p: &str) -> String {
-        self.fresh += 1;
-        format!("{p}{}", self.fresh)
-    }
-
-    fn label(&mut self, l: &str) {
-        self.text.push_str(l);
-        self.text.push_str(":\n");
-    }
-
     /// Renders the member of type `t` at `m`.
     fn render(&mut self, l: &Layouts, t: &Type, m: &str, strings: &mut BTreeMap<String, usize>) {
         let x = self.fresh("%rw");

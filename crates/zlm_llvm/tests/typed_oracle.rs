@@ -14,20 +14,12 @@ mod support;
 
 use support::host_record;
 use zlm::boundary::{self, Passing};
-use zlm::interp::{Interp, Limits, RunError};
+use zlm::interp::{Interp, Limits};
 use zlm::materialize::c::engine::{CRun, Compiler, Program};
 use zlm::materialize::c::{Scope, TargetConfig, emit};
+use zlm::testgen::{TypedAnswer, expected_typed_answer, typed_answer_of_run};
 use zlm_llvm::aot::AotProgram;
 use zlm_llvm::jit::with_jit;
-
-/// One engine's observation of a typed call, comparable across engines.
-#[derive(Debug, PartialEq, Eq)]
-enum Seen {
-    /// Result JSON, lent values handed back (JSON), steps, drop log.
-    Done(String, Vec<String>, u64, Vec<String>),
-    /// Fault display, drop log.
-    Fault(String, Vec<String>),
-}
 
 fn env(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -75,7 +67,6 @@ fn random_modules_agree_across_the_typed_boundary_on_all_four_engines() {
                 let r = it.resolved();
                 for entry in &unit.typed {
                     let at = it.find(entry).unwrap();
-                    let f = &r.module.declarations[at.0].functions[at.1];
                     let slots = boundary::slots(r, at);
                     for k in 0..3u64 {
                         let doc = zlm::testgen::arguments(r, &slots, seed * 1000 + k);
@@ -85,45 +76,13 @@ fn random_modules_agree_across_the_typed_boundary_on_all_four_engines() {
                             continue;
                         }
                         let words = boundary::slot_words(r, &slots, &values);
-                        let want = match it.call_host(at, values) {
-                            Ok(call) => {
-                                let typed = boundary::TypedWords {
-                                    value: call.outcome.value,
-                                    returned: call.returned,
-                                };
-                                done(
-                                    r,
-                                    f,
-                                    &slots,
-                                    &typed,
-                                    call.outcome.steps,
-                                    &call.outcome.drops,
-                                )
-                            }
-                            Err(RunError::Fault { fault, drops }) => Seen::Fault(
-                                fault.to_string(),
-                                drops.iter().map(|d| d.to_string()).collect(),
-                            ),
-                            Err(e) => panic!("interpreter: {e}"),
-                        };
+                        let want = expected_typed_answer(&it, at, &slots, values)
+                            .unwrap_or_else(|e| panic!("interpreter: {e}"));
                         let label =
                             format!("seed {seed} {entry} args {doc} limits {limits:?}\n{text}");
                         let observe = |engine: &str, ran: Result<CRun, String>| match ran {
-                            Ok(CRun::Done(o)) => {
-                                let typed =
-                                    boundary::typed_of_report(r, &f.result, &slots, &o.rendered)
-                                        .unwrap_or_else(|| {
-                                            panic!(
-                                                "{engine}: undecodable report {:?}\n{label}",
-                                                o.rendered
-                                            )
-                                        });
-                                done(r, f, &slots, &typed, o.steps, &o.drops)
-                            }
-                            Ok(CRun::Fault { fault, drops }) => Seen::Fault(
-                                fault.to_string(),
-                                drops.iter().map(|d| d.to_string()).collect(),
-                            ),
+                            Ok(ran) => typed_answer_of_run(r, at, &slots, ran)
+                                .unwrap_or_else(|| panic!("{engine}: undecodable report\n{label}")),
                             Err(e) => panic!("{engine}: {e}\n{label}"),
                         };
                         let got_c = observe(
@@ -145,7 +104,7 @@ fn random_modules_agree_across_the_typed_boundary_on_all_four_engines() {
                         );
                         assert_eq!(got_aot, want, "AOT {label}");
                         runs += 1;
-                        faults += usize::from(matches!(want, Seen::Fault(..)));
+                        faults += usize::from(matches!(want, TypedAnswer::Fault(..)));
                         lent +=
                             usize::from(slots.iter().any(|s| {
                                 matches!(s.passing, Passing::Shared | Passing::Exclusive)
@@ -167,27 +126,4 @@ fn random_modules_agree_across_the_typed_boundary_on_all_four_engines() {
         nonscalar > 0,
         "no run crossed the boundary with a non-scalar value"
     );
-}
-
-fn done(
-    r: &zlm::check::Resolved<'_>,
-    f: &zlm::model::Function,
-    slots: &[boundary::Slot],
-    typed: &boundary::TypedWords,
-    steps: u64,
-    drops: &[zlm::interp::DropEvent],
-) -> Seen {
-    Seen::Done(
-        boundary::json_of_value(r, &typed.value, &f.result).to_string(),
-        slots
-            .iter()
-            .zip(&typed.returned)
-            .filter_map(|(s, v)| {
-                v.as_ref()
-                    .map(|v| boundary::json_of_value(r, v, &s.host).to_string())
-            })
-            .collect(),
-        steps,
-        drops.iter().map(|d| d.to_string()).collect(),
-    )
 }

@@ -275,22 +275,30 @@ pub fn same_as_interp(engines: &[&str], cases: &[&[&str]]) {
         let mut args: Vec<String> = case.iter().map(|s| s.to_string()).collect();
         args[0] = example(case[0]);
         let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
-        let want = run("interp", &args);
-        for engine in engines {
-            let got = run(engine, &args);
-            assert_eq!(
-                (
-                    got.status.code(),
-                    String::from_utf8_lossy(&got.stdout),
-                    String::from_utf8_lossy(&got.stderr)
-                ),
-                (
-                    want.status.code(),
-                    String::from_utf8_lossy(&want.stdout),
-                    String::from_utf8_lossy(&want.stderr)
-                ),
-                "{engine} {case:?}"
-            );
-        }
+        agrees_with_interp(engines, &args);
     }
+}
+
+/// Runs `irkit zlm run ARGS` on the interpreter and asserts that every
+/// engine of `engines` prints the same (exit status, stdout, stderr);
+/// returns the interpreter's output.
+pub fn agrees_with_interp(engines: &[&str], args: &[&str]) -> Output {
+    let want = run("interp", args);
+    for engine in engines {
+        let got = run(engine, args);
+        assert_eq!(
+            (
+                got.status.code(),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&got.stderr)
+            ),
+            (
+                want.status.code(),
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&want.stderr)
+            ),
+            "{engine} {args:?}"
+        );
+    }
+    want
 }

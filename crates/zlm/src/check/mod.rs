@@ -23,7 +23,6 @@ pub use cfg::Cfg;
 pub(crate) use context::FnCheck;
 pub use context::{CResult, CheckError, Checked, Resolved, code};
 pub use link::LinkedView;
-pub(crate) use link::gate;
 
 /// Checks every semantic rule of the module.
 pub fn check(module: &Module) -> CResult<()> {
@@ -43,11 +42,19 @@ pub fn check(module: &Module) -> CResult<()> {
 /// function that names a symbol of another module is left to the linked
 /// check ([`check_linked`]): the module can be printed, not run.
 pub fn check_with_ids(module: &Module, ids: &Identities) -> CResult<()> {
+    check_with_ids_foreign(module, ids).map(|_| ())
+}
+
+/// [`check_with_ids`], also answering whether some function names a symbol
+/// of another module (the decoder's `foreign` flag, from the one symbol
+/// walk the check makes anyway).
+pub(crate) fn check_with_ids_foreign(module: &Module, ids: &Identities) -> CResult<bool> {
     let gate = link::gate(module, ids, None)?;
     check_functions(
         &Resolved::from_parts(module, Cow::Borrowed(ids)),
         &gate.foreign,
-    )
+    )?;
+    Ok(!gate.foreign.is_empty())
 }
 
 /// [`check_with_ids`] with providers: every symbol of another module must
@@ -62,15 +69,28 @@ pub fn check_linked(
     direct: &[(&Module, &Identities)],
     others: &[(&Module, &Identities)],
 ) -> CResult<()> {
+    check_linked_foreign(module, ids, direct, others).map(|_| ())
+}
+
+/// [`check_linked`], also answering whether some function names a symbol
+/// of another module (see [`check_with_ids_foreign`]).
+pub(crate) fn check_linked_foreign(
+    module: &Module,
+    ids: &Identities,
+    direct: &[(&Module, &Identities)],
+    others: &[(&Module, &Identities)],
+) -> CResult<bool> {
     let gate = link::gate(module, ids, Some((direct, others)))?;
     if gate.foreign.is_empty() {
-        return check_functions(
+        check_functions(
             &Resolved::from_parts(module, Cow::Borrowed(ids)),
             &gate.foreign,
-        );
+        )?;
+        return Ok(false);
     }
     let view = LinkedView::new((module, ids), direct);
-    check_functions(&view.resolved(), &Default::default())
+    check_functions(&view.resolved(), &Default::default())?;
+    Ok(true)
 }
 
 /// Checks every semantic rule given resolution tables.

@@ -143,8 +143,8 @@ fn decode_full(
     }
     let linked = providers.map(|_| (direct.as_slice(), others.as_slice()));
     let semantic = |module: &Module, ids: &ids::Identities| match linked {
-        Some((direct, others)) => crate::check::check_linked(module, ids, direct, others),
-        None => crate::check::check_with_ids(module, ids),
+        Some((direct, others)) => crate::check::check_linked_foreign(module, ids, direct, others),
+        None => crate::check::check_with_ids_foreign(module, ids),
     };
     let structural_done = Instant::now();
     let mut carried = [0u8; 32];
@@ -153,7 +153,9 @@ fn decode_full(
         structural: structural_done - start,
         ..Phases::default()
     };
-    let ids = if !two {
+    // `foreign`: some function names a symbol of another module (answered
+    // by the semantic check's symbol walk, not a second one).
+    let (ids, foreign) = if !two {
         let mut pending = ids::prepare(&module, false)?;
         pending
             .hasher
@@ -171,22 +173,19 @@ fn decode_full(
         // Checked semantics (issue 10): rerun by every decode, never trusted. The
         // identities are the ones recomputed above from the projection (and
         // matched against every carried ID), not the input's.
-        semantic(&module, &ids)?;
+        let foreign = semantic(&module, &ids)?;
         let semantic_done = Instant::now();
         phases.identities = identities_done - structural_done;
         phases.model = model_done - identities_done;
         phases.canonical = canonical_done - model_done;
         phases.semantic = semantic_done - canonical_done;
         phases.threads = 1;
-        ids
+        (ids, foreign)
     } else {
-        let ids = two_threads(&module, &located, bytes, carried, &mut phases, &semantic)?;
+        let checked = two_threads(&module, &located, bytes, carried, &mut phases, &semantic)?;
         phases.threads = 2;
-        ids
+        checked
     };
-    let foreign = !crate::check::gate(&module, &ids, None)
-        .map(|g| g.foreign.is_empty())
-        .unwrap_or(false);
     Ok((
         Checked::new(module, ids, carried, providers.is_some(), links, foreign),
         phases,
@@ -256,7 +255,8 @@ enum MainOutcome {
     Canonical(Error),
     Mismatch(u64),
     Semantic(Error),
-    Valid(Box<ids::Identities>),
+    /// The identities and whether some function names a foreign symbol.
+    Valid(Box<ids::Identities>, bool),
 }
 
 /// The two-thread schedule. Waves 1-11 of the identities come first; then
@@ -273,8 +273,8 @@ fn two_threads(
     bytes: &[u8],
     carried: Id,
     phases: &mut Phases,
-    semantic: &(dyn Fn(&Module, &ids::Identities) -> crate::check::CResult<()> + Sync),
-) -> Result<ids::Identities> {
+    semantic: &(dyn Fn(&Module, &ids::Identities) -> crate::check::CResult<bool> + Sync),
+) -> Result<(ids::Identities, bool)> {
     use std::time::Instant;
     let started = Instant::now();
     let mut pending = ids::prepare(module, false)?;
@@ -357,7 +357,7 @@ fn two_threads(
             times[2] = canonical_done.elapsed();
             match checked {
                 Err(error) => MainOutcome::Semantic(error.into()),
-                Ok(()) => MainOutcome::Valid(Box::new(ids)),
+                Ok(foreign) => MainOutcome::Valid(Box::new(ids), foreign),
             }
         };
         let body = worker.map(|handle| match handle.join() {
@@ -396,11 +396,11 @@ fn two_threads(
         MainOutcome::Semantic(error) => {
             Err(content.map_or(error, |content_at| mismatch_error(located, content_at)))
         }
-        MainOutcome::Valid(main_ids) => match content {
+        MainOutcome::Valid(main_ids, foreign) => match content {
             Some(content_at) => Err(mismatch_error(located, content_at)),
             // The calling thread's identities carry the module content that
             // the finished ones just confirmed.
-            None => Ok(*main_ids),
+            None => Ok((*main_ids, foreign)),
         },
     }
 }

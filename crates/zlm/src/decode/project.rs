@@ -555,14 +555,14 @@ impl Projection<'_, '_> {
             ));
         }
         let start = reader.start(Section::ConstantBytes) + offset;
-        let mut bits = [0u8; 8];
-        bits[..len as usize]
-            .copy_from_slice(&reader.bytes[start as usize..(start + (end - offset)) as usize]);
-        let constant = Constant {
-            kind,
-            bits: u64::from_le_bytes(bits),
-        };
-        if constant.payload().is_none() {
+        // At most 8 little-endian bytes (the width checked above), read
+        // without a copy call or an allocation per operand.
+        let bits = reader.bytes[start as usize..(start + (end - offset)) as usize]
+            .iter()
+            .enumerate()
+            .fold(0u64, |bits, (i, &byte)| bits | u64::from(byte) << (8 * i));
+        let constant = Constant { kind, bits };
+        if !constant.is_canonical() {
             return Err(Error::at(
                 code::MODEL,
                 start,

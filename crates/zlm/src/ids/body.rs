@@ -264,9 +264,40 @@ impl<'c, 'a> BodyEnc<'c, 'a> {
     }
 }
 
+/// Bytes buffered before they are hashed (one flush per this many).
+const FLUSH: usize = 1 << 15;
+
+/// Hands an element's bytes to the digest while it is still being encoded:
+/// a block's operation keys run to megabytes, which would otherwise grow
+/// the buffer to the whole element (fresh pages and copies per decode).
+/// Without a digest (the length pass, or materialising the parts when
+/// tracing) it keeps every byte.
+struct Spill<'s> {
+    sha: Option<&'s mut sha2::Sha256>,
+    /// Bytes hashed so far (the part's count included).
+    written: u64,
+}
+
+impl Spill<'_> {
+    /// Hashes and clears `buf` once it holds at least [`FLUSH`] bytes.
+    #[inline]
+    fn spill(&mut self, buf: &mut Vec<u8>) {
+        use sha2::Digest as _;
+        if buf.len() >= FLUSH
+            && let Some(sha) = &mut self.sha
+        {
+            self.written += buf.len() as u64;
+            sha.update(&buf[..]);
+            buf.clear();
+        }
+    }
+}
+
 /// Hashes (or, when tracing, materialises) one `S` list part of `count` elements,
 /// each appended framed by `encode`. Streaming makes two passes: the first only
-/// measures the part length that precedes the elements.
+/// measures the part length that precedes the elements. `encode` may call
+/// [`Spill::spill`] inside a long element, which it must then frame with
+/// lengths written up front (the bytes before a spill are gone).
 fn list_part<E>(
     sha: Option<&mut sha2::Sha256>,
     buf: &mut Vec<u8>,
@@ -275,15 +306,18 @@ fn list_part<E>(
     mut encode: E,
 ) -> Result<Option<Vec<u8>>>
 where
-    E: FnMut(&mut Vec<u8>, usize) -> Result<()>,
+    E: FnMut(&mut Vec<u8>, usize, &mut Spill<'_>) -> Result<()>,
 {
     use sha2::Digest as _;
-    const FLUSH: usize = 1 << 15;
     let Some(sha) = sha else {
         let mut part = Vec::new();
         let at = enc::count(&mut part);
+        let mut keep = Spill {
+            sha: None,
+            written: 0,
+        };
         for i in 0..count {
-            encode(&mut part, i)?;
+            encode(&mut part, i, &mut keep)?;
         }
         enc::set_count(&mut part, at, count);
         return Ok(Some(part));
@@ -294,7 +328,11 @@ where
             Some(element_len) => len += element_len(i),
             None => {
                 buf.clear();
-                encode(buf, i)?;
+                let mut keep = Spill {
+                    sha: None,
+                    written: 0,
+                };
+                encode(buf, i, &mut keep)?;
                 len += buf.len() as u64;
             }
         }
@@ -303,17 +341,19 @@ where
     sha.update(len.to_le_bytes());
     sha.update(n32.to_le_bytes());
     buf.clear();
-    let mut written: u64 = 4;
+    let mut spill = Spill {
+        sha: Some(sha),
+        written: 4,
+    };
     for i in 0..count {
-        encode(buf, i)?;
-        if buf.len() >= FLUSH {
-            written += buf.len() as u64;
-            sha.update(&buf[..]);
-            buf.clear();
-        }
+        encode(buf, i, &mut spill)?;
+        spill.spill(buf);
     }
-    written += buf.len() as u64;
-    sha.update(&buf[..]);
+    let mut written = spill.written;
+    if let Some(sha) = spill.sha {
+        written += buf.len() as u64;
+        sha.update(&buf[..]);
+    }
     buf.clear();
     if written != len {
         // The arithmetic length disagrees with the encoding: never return a digest.
@@ -344,7 +384,6 @@ where
     E: FnMut(&mut Vec<u8>, T) -> Result<()>,
 {
     use sha2::Digest as _;
-    const FLUSH: usize = 1 << 15;
     let Some(sha) = sha else {
         let mut part = Vec::new();
         let at = enc::count(&mut part);
@@ -623,7 +662,14 @@ pub(crate) fn body_digest(
             }
         }};
         ($n:expr, $el:expr) => {{
-            let encoded_part = list_part((!tracing).then_some(&mut sha), &mut buf, $n, None, $el)?;
+            let element = &mut $el;
+            let encoded_part = list_part(
+                (!tracing).then_some(&mut sha),
+                &mut buf,
+                $n,
+                None,
+                |encoded: &mut Vec<u8>, i: usize, _: &mut Spill<'_>| element(encoded, i),
+            )?;
             if let Some(encoded_part) = encoded_part {
                 parts.push(encoded_part);
             }
@@ -634,20 +680,25 @@ pub(crate) fn body_digest(
         enc::element(encoded, &locals[lorder_locals[i]]);
         Ok(())
     });
-    // Blocks: (block key, entry flag, flow op keys).
+    // Blocks: (block key, entry flag, flow op keys). The lengths are
+    // written first, so a long block's keys are hashed as they are made.
     let block_len = |i: usize| 100 + 140 * function.body.blocks[border[i]].ops.len() as u64;
     part!(
         border.len(),
         len & block_len,
-        |encoded: &mut Vec<u8>, i: usize| {
+        |encoded: &mut Vec<u8>, i: usize, spill: &mut Spill<'_>| {
             let blk = &function.body.blocks[border[i]];
-            let at = enc::begin(encoded);
+            let op_count = u32::try_from(blk.ops.len())
+                .map_err(|_| Error::new(code::LIMIT, "block too long"))?;
+            // F(S(key, flag, F(S(op keys)))): 4 + 64 + 12 + 8 + 4 + 140 per key.
+            let keys_len = 4 + 140 * u64::from(op_count);
+            encoded.extend_from_slice(&(88 + keys_len).to_le_bytes());
             encoded.extend_from_slice(&3u32.to_le_bytes());
             body_enc.key_el(encoded, blk.id);
             enc::el_u32(encoded, u32::from(blk.id == 0));
-            let ops_at = enc::begin(encoded);
-            let count_at = enc::count(encoded);
-            for ordinal in 0..blk.ops.len() as u32 {
+            encoded.extend_from_slice(&keys_len.to_le_bytes());
+            encoded.extend_from_slice(&op_count.to_le_bytes());
+            for ordinal in 0..op_count {
                 body_enc.op_el(
                     encoded,
                     &OpRef::Flow {
@@ -655,10 +706,8 @@ pub(crate) fn body_digest(
                         ordinal,
                     },
                 );
+                spill.spill(encoded);
             }
-            enc::set_count(encoded, count_at, blk.ops.len());
-            enc::end(encoded, ops_at);
-            enc::end(encoded, at);
             Ok(())
         }
     );

@@ -288,7 +288,7 @@ impl Hasher {
                 return Ok(*id);
             }
         }
-        let payload = constant.payload().ok_or_else(|| {
+        let (payload, width) = constant.payload_bytes().ok_or_else(|| {
             Error::new(
                 code::MODEL,
                 format!(
@@ -303,7 +303,7 @@ impl Hasher {
             self.hash(
                 || format!("constant {}:{}", constant.bits, constant.kind.text()),
                 domain::CONSTANT,
-                vec![ty.to_vec(), payload],
+                vec![ty.to_vec(), payload[..width].to_vec()],
             )
         } else {
             use sha2::Digest as _;
@@ -320,8 +320,8 @@ impl Hasher {
                 sha
             });
             let mut sha = prefix.clone();
-            sha.update((payload.len() as u64).to_le_bytes());
-            sha.update(&payload);
+            sha.update((width as u64).to_le_bytes());
+            sha.update(&payload[..width]);
             sha.finalize().into()
         };
         self.constants.insert(constant.clone(), id);
