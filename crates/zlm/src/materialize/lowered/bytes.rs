@@ -3,86 +3,13 @@
 //! the builder relabel (BYTE_BUILDER_FINISH) and REPLACE_COMMIT, each
 //! decided once with its checks, fault sites and custody changes.
 
-use super::{Dest, Inst, Site, Take, Value, take, value};
+use super::inst::{
+    ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Inst, Site, take, value,
+};
 use crate::materialize::c::Refusal;
 use crate::materialize::c::plan::{FunctionPlan, SliceSource};
 use crate::materialize::c::types::{Shape, Types, is_word};
 use crate::model::*;
-
-/// Where a slice window finds the byte array it views.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ByteSource {
-    /// The storage of an owned path, which must be present (a tag fault
-    /// at the operation otherwise).
-    Place(usize),
-    /// The address a loan value holds.
-    Loan(Value),
-}
-
-/// The byte array a slice window views: its source, and the record
-/// holding it as field 0 (`None`: the source is the array itself).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ByteArray {
-    pub source: ByteSource,
-    pub holder: Option<Type>,
-}
-
-/// An intrinsic's operand.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ByteArg {
-    /// An `Array<Byte>` place, passed by address exactly as a loan of it.
-    Array(usize),
-    /// A value, taken in operand order (an owner temporary leaves
-    /// custody).
-    Value(Take),
-}
-
-/// How an intrinsic's operand 0 holds its bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ByteView {
-    /// A loan of an `Array<Byte>` (its address).
-    Array,
-    /// A `Slice<Byte>` window (array, start, end), or a loan of one.
-    Slice,
-}
-
-/// A catalog byte intrinsic; the operand positions are the catalog
-/// signature's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ByteOp {
-    /// `dst = length` of operand 0 (selectors 1 and 9).
-    Len(ByteView),
-    /// `dst = byte` at index operand 1 of operand 0, a bounds fault at the
-    /// site past the end (selectors 2 and 10).
-    At(ByteView),
-    /// `dst` (a Result `ty` with Ok type `ok`) gets a fresh array of
-    /// capacity operand 1 from the host allocator, whose fault leaves the
-    /// frame at the site (selector 3).
-    Alloc { ty: Type, ok: Type },
-    /// Appends byte operand 2 to the array loan operand 0; `dst` as for
-    /// `Alloc` (selector 4).
-    Push { ty: Type, ok: Type },
-    /// Sets byte operand 2 at index operand 1 of the array loan operand 0,
-    /// a bounds fault at the site past the end; `dst = 0` (selector 5).
-    Poke,
-    /// Empties the array loan operand 0; `dst = 0` (selector 7).
-    Clear,
-    /// `dst` = the byte budget left (selector 8).
-    Left,
-}
-
-impl ByteOp {
-    /// How many operands the operation reads.
-    fn arity(&self) -> usize {
-        match self {
-            ByteOp::Len(_) => 1,
-            ByteOp::At(_) | ByteOp::Alloc { .. } => 2,
-            ByteOp::Push { .. } | ByteOp::Poke => 3,
-            ByteOp::Clear => 1,
-            ByteOp::Left => 0,
-        }
-    }
-}
 
 /// BORROW_SLICE_BYTE: a tag fault at `site` unless a place source is
 /// present, a bounds fault unless `start <= end <= length`, then `dst` is

@@ -4,7 +4,7 @@
 //! again, with its own step tick), with each operation's checks, fault
 //! sites and callee decided once.
 
-use super::{Arith, Compare};
+use super::word::{Arith, Compare};
 use crate::interp::canon;
 use crate::materialize::c::Refusal;
 use crate::materialize::c::plan::{ContractBytes, FunctionPlan};
