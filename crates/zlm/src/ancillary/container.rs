@@ -113,7 +113,7 @@ pub fn write(payload: &[u8], sections: &[Section]) -> Vec<u8> {
         .iter()
         .map(|s| (s.kind, s.address(&own), s.body.as_slice()))
         .collect();
-    ordered.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    ordered.sort_by_key(|a| (a.0, a.1));
     ordered.dedup_by(|a, b| a.1 == b.1);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.0.to_le_bytes());

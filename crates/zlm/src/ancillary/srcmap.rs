@@ -117,7 +117,7 @@ impl SourceMap {
                 ops,
             });
         }
-        functions.sort_by(|a, b| a.id.cmp(&b.id));
+        functions.sort_by_key(|a| a.id);
         functions.dedup_by(|a, b| a.id == b.id);
         Ok(SourceMap {
             files: vec![file.to_string()],
