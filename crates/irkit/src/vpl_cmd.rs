@@ -26,7 +26,9 @@ pub enum Verb {
     /// identifier (`t0`, `u0`, `f0`, `b0`, `r0` ...) and drops every comment. It is
     /// not a formatter that keeps your names: the input is never overwritten
     /// unless `--in-place` is given. FILE may also be `builtin:NAME` or a
-    /// material graph (`.json`).
+    /// material graph (`.json`). `irkit vpl fmt` is the same verb (the name the
+    /// spec's corpus runner and earlier scripts use).
+    #[command(visible_alias = "fmt")]
     Canon {
         #[command(flatten)]
         input: InputArgs,
@@ -43,14 +45,6 @@ pub enum Verb {
         check: bool,
         #[command(flatten)]
         fmt: FormatArgs,
-    },
-    /// Renamed `canon` (it renames identifiers and drops comments); refused
-    /// with a pointer to `canon`.
-    #[command(hide = true)]
-    Fmt {
-        /// Whatever was given; only the pointer to `canon` is printed.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        rest: Vec<String>,
     },
     /// Compile to GLSL 4.20 core: NAME.vert, NAME.frag, NAME.reflect.json.
     ///
@@ -75,17 +69,6 @@ impl Verb {
     pub fn format(&self) -> Format {
         match self {
             Verb::Check { fmt, .. } | Verb::Canon { fmt, .. } => fmt.format,
-            Verb::Fmt { rest } => {
-                if rest
-                    .windows(2)
-                    .any(|w| w[0] == "--format" && w[1] == "json")
-                    || rest.iter().any(|a| a == "--format=json")
-                {
-                    Format::Json
-                } else {
-                    Format::Human
-                }
-            }
             Verb::Glsl(a) => a.fmt.format,
             Verb::Compile(a) => a.fmt.format,
             Verb::Render(a) => a.fmt.format,
@@ -141,11 +124,6 @@ pub fn run(verb: Verb) -> Result<Outcome, CliError> {
             check,
             ..
         } => canon(&input.file, output.as_deref(), in_place, check),
-        Verb::Fmt { .. } => Err(CliError::usage(
-            "`irkit vpl fmt` is now `irkit vpl canon`: it prints the spec's canonical text, which \
-             renames every identifier and drops comments (irkit has no name-preserving VPL \
-             formatter; docs/vpl/decisions.md)",
-        )),
         Verb::Glsl(args) => crate::vpl_glsl_cmd::glsl(args),
         Verb::Compile(args) => crate::vpl_glsl_cmd::compile(args),
         Verb::Render(args) => match args.driver {

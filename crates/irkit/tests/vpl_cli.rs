@@ -268,11 +268,19 @@ fn canon_never_overwrites_its_input_without_in_place() {
     let help = String::from_utf8(irkit(&["vpl", "canon", "--help"], None).stdout).unwrap();
     assert!(help.contains("renames every"), "{help}");
     assert!(help.contains("drops every comment"), "{help}");
-    // The old name points at the new one and writes nothing.
+    // `fmt` is the same verb (the corpus runner's name): it refuses the same
+    // overwrite, and prints what `canon` prints.
+    std::fs::write(&path, &source).unwrap();
     let out = irkit(&["vpl", "fmt", p, "-o", p], None);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("`irkit vpl canon`"), "{err}");
+    assert!(err.contains("refusing to overwrite the input"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), source);
+    let by_fmt = irkit(&["vpl", "fmt", p], None);
+    let by_canon = irkit(&["vpl", "canon", p], None);
+    assert_eq!(by_fmt.status.code(), Some(0), "{by_fmt:?}");
+    assert_eq!(by_fmt.stdout, golden);
+    assert_eq!(by_fmt.stdout, by_canon.stdout);
 }
 
 #[test]
