@@ -294,8 +294,20 @@ impl Projection<'_, '_> {
     }
 
     /// The type-instance table entry `index`.
+    #[inline]
     fn ty(&self, index: u32, at: u64) -> Result<Type> {
-        self.types.get(index as usize).cloned().ok_or_else(|| {
+        // A scalar (every operation result and constant of a typical body)
+        // is copied inline, not through `Type::clone`'s out-of-line match.
+        match self.ty_ref(index, at)? {
+            Type::Scalar(kind) => Ok(Type::Scalar(*kind)),
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// The type-instance table entry `index`, borrowed.
+    #[inline]
+    fn ty_ref(&self, index: u32, at: u64) -> Result<&Type> {
+        self.types.get(index as usize).ok_or_else(|| {
             Error::at(
                 code::REF,
                 at,
@@ -520,8 +532,11 @@ impl Projection<'_, '_> {
         let reader = self.reader;
         let index = reader.index(Section::Constants, index, at, "constant")?;
         let rec = reader.rec(Section::Constants, index);
-        let kind = match self.ty_at(&rec, field::constant::TYPE)? {
-            Type::Scalar(kind) if kind != ScalarKind::Index => kind,
+        let kind = match self.ty_ref(
+            rec.word(field::constant::TYPE),
+            rec.at(field::constant::TYPE),
+        )? {
+            &Type::Scalar(kind) if kind != ScalarKind::Index => kind,
             _ => {
                 return Err(Error::at(
                     code::MODEL,
