@@ -8,6 +8,8 @@
 //! artifact is also measured with its ancillary source map and provenance
 //! after the payload (docs/zlm/ancillary.md): decode+validate of the file
 //! plus reading, hash-verifying and decoding the container's records.
+//! On a loaded machine the one-thread figures that count are the thread CPU
+//! times (`zlm decode CPU time` line), not the wall-clock ones.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
