@@ -81,6 +81,19 @@ pub fn h(domain: &str, parts: &[Vec<u8>]) -> Id {
     hasher.finalize().into()
 }
 
+/// [`h`] over borrowed parts: no copy of a large part (an artifact payload,
+/// an ancillary section body) is made to hash it.
+pub fn h_slices(domain: &str, parts: &[&[u8]]) -> Id {
+    let mut hasher = Sha256::new();
+    hasher.update(domain.as_bytes());
+    hasher.update([0u8]);
+    for p in parts {
+        hasher.update((p.len() as u64).to_le_bytes());
+        hasher.update(p);
+    }
+    hasher.finalize().into()
+}
+
 /// Plain SHA-256 (used by benchmarks as the baseline and by the artifact address).
 pub fn sha256(bytes: &[u8]) -> Id {
     Sha256::digest(bytes).into()

@@ -376,9 +376,25 @@ impl<'a> Writer<'a> {
                     .iter()
                     .flat_map(|b| &b.ops)
                     .chain(f.body.edges.iter().flat_map(|e| &e.drops));
+                // Scalar result types (nearly every operation's) go into
+                // the ordered set once per kind, not once per operation.
+                let mut scalar_seen = [false; 16];
                 for op in all_ops {
-                    if let Some(t) = &op.result {
-                        types.insert(t);
+                    match &op.result {
+                        Some(t @ Type::Scalar(kind)) => {
+                            if let Some(seen) = scalar_seen.get_mut(kind.tag() as usize) {
+                                if !*seen {
+                                    *seen = true;
+                                    types.insert(t);
+                                }
+                            } else {
+                                types.insert(t);
+                            }
+                        }
+                        Some(t) => {
+                            types.insert(t);
+                        }
+                        None => {}
                     }
                     // Body constants: seeded above from the identities,
                     // which hashed every body constant; a validator that

@@ -68,10 +68,7 @@ impl Section {
 }
 
 fn address(kind: u32, payload: &Id, body: &[u8]) -> Id {
-    hash::h(
-        SECTION_DOMAIN,
-        &[kind.to_le_bytes().to_vec(), payload.to_vec(), body.to_vec()],
-    )
+    hash::h_slices(SECTION_DOMAIN, &[&kind.to_le_bytes(), payload, body])
 }
 
 /// The artifact address of the payload of artifact file `bytes` (the
@@ -79,7 +76,7 @@ fn address(kind: u32, payload: &Id, body: &[u8]) -> Id {
 /// payload)`.
 pub fn payload_address(bytes: &[u8]) -> Id {
     let (payload, _) = split(bytes);
-    hash::h(hash::domain::ARTIFACT, &[payload.to_vec()])
+    hash::h_slices(hash::domain::ARTIFACT, &[payload])
 }
 
 /// The payload of an artifact file and the ancillary container after it,

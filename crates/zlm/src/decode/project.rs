@@ -57,6 +57,14 @@ struct Projection<'r, 'b> {
     fn_ranges: Vec<FnRanges>,
     functions: Vec<(usize, Function)>,
     owners: Owners,
+    /// Every constant record that decodes without error, by table index
+    /// (`None` for one that rejects): read in table order once before the
+    /// bodies, so a constant operand indexes this dense list instead of
+    /// reaching into the constant table and pool at a random record (the
+    /// table is ordered by constant ID, not by use). An operand naming a
+    /// `None` entry or an index outside the table takes
+    /// [`Projection::constant`], which reports exactly its error.
+    constants: Vec<Option<Constant>>,
 }
 
 /// Projects the located sections of `reader` to a logical module; with
@@ -91,6 +99,7 @@ pub(crate) fn project(reader: &Reader, two: bool) -> Result<Module> {
             edges: vec![None; count(Section::Edges)],
             loans: vec![None; count(Section::Loans)],
         },
+        constants: Vec::new(),
     };
     projection.imports()?;
     projection.types()?;
@@ -99,6 +108,12 @@ pub(crate) fn project(reader: &Reader, two: bool) -> Result<Module> {
     projection.functions()?;
     projection.claim_body_records()?;
     projection.owned_paths()?;
+    projection.constants = (0..reader.count(Section::Constants))
+        .map(|index| {
+            let index = u32::try_from(index).ok()?;
+            projection.constant(index, 0).ok()
+        })
+        .collect();
     projection.bodies()?;
     let Projection {
         package,
@@ -294,8 +309,20 @@ impl Projection<'_, '_> {
     }
 
     /// The type-instance table entry `index`.
+    #[inline]
     fn ty(&self, index: u32, at: u64) -> Result<Type> {
-        self.types.get(index as usize).cloned().ok_or_else(|| {
+        // A scalar (every operation result and constant of a typical body)
+        // is copied inline, not through `Type::clone`'s out-of-line match.
+        match self.ty_ref(index, at)? {
+            Type::Scalar(kind) => Ok(Type::Scalar(*kind)),
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// The type-instance table entry `index`, borrowed.
+    #[inline]
+    fn ty_ref(&self, index: u32, at: u64) -> Result<&Type> {
+        self.types.get(index as usize).ok_or_else(|| {
             Error::at(
                 code::REF,
                 at,
@@ -520,8 +547,11 @@ impl Projection<'_, '_> {
         let reader = self.reader;
         let index = reader.index(Section::Constants, index, at, "constant")?;
         let rec = reader.rec(Section::Constants, index);
-        let kind = match self.ty_at(&rec, field::constant::TYPE)? {
-            Type::Scalar(kind) if kind != ScalarKind::Index => kind,
+        let kind = match self.ty_ref(
+            rec.word(field::constant::TYPE),
+            rec.at(field::constant::TYPE),
+        )? {
+            &Type::Scalar(kind) if kind != ScalarKind::Index => kind,
             _ => {
                 return Err(Error::at(
                     code::MODEL,
@@ -1182,7 +1212,10 @@ impl Projection<'_, '_> {
             operands.push(match kind {
                 0 => Operand::Value(self.op_ref(fn_index, index, at, true)?),
                 1 => Operand::Place(self.path_ref(fn_index, index, at)?),
-                2 => Operand::Const(self.constant(index, at)?),
+                2 => Operand::Const(match self.constants.get(index as usize) {
+                    Some(Some(constant)) => constant.clone(),
+                    _ => self.constant(index, at)?,
+                }),
                 3 => Operand::Block(self.owned_id(Section::Blocks, fn_index, index, at)?),
                 _ => {
                     return Err(Error::at(

@@ -602,9 +602,14 @@ pub(crate) fn body_digest(
                     }
                     Operand::Const(constant) => {
                         enc::el_u32(encoded, 2);
-                        let id = match hasher.constants.get(constant).copied() {
-                            Some(id) if tracing => id,
-                            _ => hasher.constant(constant)?,
+                        // Tracing recorded this use above; otherwise one
+                        // memo lookup (inside `Hasher::constant`), not two.
+                        let id = match tracing {
+                            true => match hasher.constants.get(constant).copied() {
+                                Some(id) => id,
+                                None => hasher.constant(constant)?,
+                            },
+                            false => hasher.constant(constant)?,
                         };
                         enc::element(encoded, &id);
                     }

@@ -255,6 +255,11 @@ pub struct FnIndex<'a> {
     pub edges: FastMap<u32, usize>,
     /// Path key to index in `Body::paths`.
     pub paths: FastMap<&'a PathKey, usize>,
+    /// Every block's ID is its index (so IDs are unique and `blocks` maps
+    /// each ID to itself): [`FnIndex::op`] then indexes without the map.
+    blocks_dense: bool,
+    /// The same for cleanup edges.
+    edges_dense: bool,
 }
 
 impl<'a> FnIndex<'a> {
@@ -283,17 +288,39 @@ impl<'a> FnIndex<'a> {
                 .enumerate()
                 .map(|(i, p)| (&p.key, i))
                 .collect(),
+            blocks_dense: function
+                .body
+                .blocks
+                .iter()
+                .enumerate()
+                .all(|(i, b)| b.id as usize == i),
+            edges_dense: function
+                .body
+                .edges
+                .iter()
+                .enumerate()
+                .all(|(i, e)| e.id as usize == i),
         }
     }
     /// Looks up a flow or recipe operation.
+    #[inline]
     pub fn op(&self, op_ref: &OpRef) -> Option<&'a Op> {
-        match op_ref {
-            OpRef::Flow { block, ordinal } => self.function.body.blocks[*self.blocks.get(block)?]
-                .ops
-                .get(*ordinal as usize),
-            OpRef::Recipe { edge, ordinal } => self.function.body.edges[*self.edges.get(edge)?]
-                .drops
-                .get(*ordinal as usize),
+        let body = &self.function.body;
+        match *op_ref {
+            OpRef::Flow { block, ordinal } => {
+                let at = match self.blocks_dense {
+                    true => block as usize,
+                    false => *self.blocks.get(&block)?,
+                };
+                body.blocks.get(at)?.ops.get(ordinal as usize)
+            }
+            OpRef::Recipe { edge, ordinal } => {
+                let at = match self.edges_dense {
+                    true => edge as usize,
+                    false => *self.edges.get(&edge)?,
+                };
+                body.edges.get(at)?.drops.get(ordinal as usize)
+            }
         }
     }
     /// Looks up an owned path.
