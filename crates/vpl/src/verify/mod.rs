@@ -279,9 +279,9 @@ fn check_types_on_two_threads(module: &Module, samplers: bool) -> Result<Tables,
     );
     // Sized up front: growing these (a large module has thousands of
     // functions) would copy the tables into fresh pages.
-    let stages = module.stages();
-    let mut tables: Tables =
-        [0, 1].map(|si| Vec::with_capacity(stages.get(si).map_or(0, |s| s.functions.len())));
+    let mut tables: Tables = module
+        .stages()
+        .map(|s| Vec::with_capacity(s.functions.len()));
     for (&(si, _), table) in run.iter().zip(a?.into_iter().chain(b?)) {
         tables[si].push(table);
     }
