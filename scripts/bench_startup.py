@@ -3,6 +3,7 @@
 
 Run through scripts/bench-startup.sh, which builds irkit and installs naga-cli.
 Usage: bench_startup.py IRKIT NAGA [ROUNDS]
+       bench_startup.py --glslang IRKIT BEFORE [ROUNDS]   (VPL -> GLSL against glslangValidator)
 
 Every measured command runs once per round, the rounds alternating irkit's
 command with naga's for the same input, so load from other processes falls on
@@ -139,7 +140,64 @@ def naga_argv(naga, wgsl, outs, out_dir):
             for profile, stage, name in outs]
 
 
+def glslang_main(irkit, before, rounds):
+    """VPL -> GLSL on the generated 12.6 MB module against glslangValidator on the output (issue
+    41's ratio, goal >= 10x): each round runs `irkit vpl compile --target glsl-420` with this
+    build and with BEFORE (an earlier build), then glslangValidator on the .vert and the .frag.
+    Medians of CPU time (user + system) and of minor page faults."""
+    glslang = shutil.which("glslangValidator")
+    if glslang is None:
+        raise SystemExit("glslangValidator not found (Debian package glslang-tools)")
+    work = tempfile.mkdtemp(prefix="irkit-bench-glslang-")
+    try:
+        path = os.path.join(work, "gen.vpl")
+        with open(path, "w") as f:
+            f.write(large_module(12 << 20))
+        outs = {name: os.path.join(work, name) for name in ("after", "before")}
+        for out in outs.values():
+            os.makedirs(out)
+        argv = {"after": [irkit, "vpl", "compile", path, "--target", "glsl-420", "-o", outs["after"]],
+                "before": [before, "vpl", "compile", path, "--target", "glsl-420", "-o",
+                           outs["before"]]}
+        for a in argv.values():
+            subprocess.run(a, check=True, stdout=subprocess.DEVNULL)
+        for ext in ("vert", "frag", "reflect.json"):
+            with open(os.path.join(outs["after"], "gen." + ext), "rb") as a, \
+                    open(os.path.join(outs["before"], "gen." + ext), "rb") as b:
+                if a.read() != b.read():
+                    raise SystemExit(f"gen.{ext} differs between the two builds")
+        argv["glslang"] = [[glslang, os.path.join(outs["after"], "gen." + ext)]
+                           for ext in ("vert", "frag")]
+        cpu = {name: [] for name in argv}
+        faults = {name: [] for name in ("after", "before")}
+        for _ in range(rounds):
+            for name in ("before", "after", "glslang"):
+                cpu[name].append(spawn_seconds(argv[name])[1])
+        for name in faults:
+            faults[name].append(minor_faults(argv[name], runs=3))
+        load = os.getloadavg()
+        size = os.path.getsize(path)
+        frag = os.path.getsize(os.path.join(outs["after"], "gen.frag"))
+        print(f"VPL -> GLSL 4.20, generated module {size} bytes (fragment shader {frag} bytes);"
+              f" {rounds} alternated rounds; load average {load[0]:.1f} {load[1]:.1f}"
+              f" {load[2]:.1f} on {os.cpu_count()} CPUs; medians of CPU time (user + system)")
+        g = statistics.median(cpu["glslang"])
+        for name in ("before", "after"):
+            c = statistics.median(cpu[name])
+            print(f"irkit {name:<6} {c:.3f} s  glslang {g:.3f} s  glslang / irkit {g / c:.2f}x"
+                  f"  (rounds {min(cpu[name]):.3f}-{max(cpu[name]):.3f} s)"
+                  f"  minor page faults {faults[name][0]:.0f}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--glslang":
+        if len(sys.argv) < 4:
+            raise SystemExit(__doc__)
+        glslang_main(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]),
+                     int(sys.argv[4]) if len(sys.argv) > 4 else 5)
+        return
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     irkit, naga = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])

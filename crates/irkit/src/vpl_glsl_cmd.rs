@@ -153,7 +153,6 @@ pub(crate) struct Input {
     pub(crate) stem: String,
     label: String,
     bytes: Vec<u8>,
-    verified: vpl::verify::Verified,
     pub(crate) published: VerifiedModule,
     /// A graph input's textures' sampler state (empty for VPL text).
     pub(crate) samplers: Vec<(String, vpl_graph::SamplerState)>,
@@ -172,7 +171,11 @@ impl Input {
         message: &str,
         span: Option<vpl::ir::Span>,
     ) -> CliError {
-        let span = span.and_then(|s| self.published.source_span(self.verified.module(), s));
+        // The module as read was given up to the publication (a large one
+        // and its snapshot are not held at once); a diagnostic reads the
+        // same bytes again, which gives the same module.
+        let read = span.and_then(|_| vpl::text::read(&self.bytes, &self.label).ok());
+        let span = span.and_then(|s| self.published.source_span(read.as_ref()?, s));
         let d = Diagnostic {
             kind: "target".to_string(),
             code: Some(code.to_string()),
@@ -271,13 +274,12 @@ pub(crate) fn publish_input(file: &Path) -> Result<Input, CliError> {
     let source = std::str::from_utf8(&bytes).ok();
     let verified = vpl::text::read_verified(&bytes, &label)
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
-    let published = VerifiedModule::publish(&verified)
+    let published = VerifiedModule::publish_owned(verified)
         .map_err(|e| CliError::diagnosed(&e, &Origin::text(&label, source)))?;
     Ok(Input {
         stem,
         label,
         bytes,
-        verified,
         published,
         samplers,
     })

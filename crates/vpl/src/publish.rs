@@ -47,6 +47,17 @@ impl VerifiedModule {
         Ok(Self::from_parts(text, snapshot))
     }
 
+    /// [`VerifiedModule::publish`] taking the module: it is dropped once
+    /// its text is printed, before the text is read back, so a large
+    /// module and its snapshot are never held at once. The publication is
+    /// the same as [`VerifiedModule::publish`]'s. A caller that later needs
+    /// the module to map a snapshot position into its file
+    /// ([`VerifiedModule::source_span`]) reads the file again.
+    pub fn publish_owned(module: Verified) -> Result<Self, text::Error> {
+        let (text, snapshot) = text::publish_owned(module)?;
+        Ok(Self::from_parts(text, snapshot))
+    }
+
     fn from_parts(text: String, snapshot: Verified) -> Self {
         VerifiedModule {
             text: Arc::new(text),

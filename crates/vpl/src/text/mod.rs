@@ -108,6 +108,18 @@ pub(crate) fn publish_verified(module: &Verified) -> Result<(String, Verified), 
     print_and_read_back(module.module(), true)
 }
 
+/// [`publish_verified`] for a module the caller gives up: it is dropped
+/// once printed, before the text is read back, so that the given module and
+/// the read-back are never held at once (a large module's memory is then
+/// reused by the read-back instead of touched anew). The text and the
+/// read-back are exactly those of [`publish_verified`].
+pub(crate) fn publish_owned(module: Verified) -> Result<(String, Verified), Error> {
+    let text = print(module.module(), true)?;
+    drop(module);
+    let read_back = read_back(&text)?;
+    Ok((text, read_back))
+}
+
 /// [`publish`], verifying the given module beside printing only when
 /// `two_threads` is set (the reading back decides on its own).
 fn publish_with(module: &Module, two_threads: bool) -> Result<(String, Verified), Error> {
@@ -135,16 +147,29 @@ fn publish_sequentially(module: &Module) -> Result<(String, Verified), Error> {
 /// re-validating UTF-8, which a `String` already guarantees). Printing may
 /// use two threads when `parallel` is set (nothing else runs beside it).
 fn print_and_read_back(module: &Module, parallel: bool) -> Result<(String, Verified), Error> {
-    let text = writer::print(module, parallel).map_err(|message| Error {
+    let text = print(module, parallel)?;
+    let read_back = read_back(&text)?;
+    Ok((text, read_back))
+}
+
+/// Prints the canonical text of `module` (on two threads when `parallel`
+/// is set and the module is large).
+fn print(module: &Module, parallel: bool) -> Result<String, Error> {
+    writer::print(module, parallel).map_err(|message| Error {
         kind: ErrorKind::Semantic,
         message,
         label: WRITER_LABEL.to_string(),
         position: module.span.unwrap_or(START),
         verify: None,
-    })?;
-    let text_checked = lexer::decode_str(&text, WRITER_LABEL).map_err(|e| *e)?;
-    let read_back = read_decoded(text_checked, WRITER_LABEL)?;
-    Ok((text, read_back))
+    })
+}
+
+/// Reads printed canonical text back through the reader and verifier
+/// (every check of [`read`] except re-validating UTF-8, which a `&str`
+/// already guarantees).
+fn read_back(text: &str) -> Result<Verified, Error> {
+    let text_checked = lexer::decode_str(text, WRITER_LABEL).map_err(|e| *e)?;
+    read_decoded(text_checked, WRITER_LABEL)
 }
 
 /// The types the canonical text of `module` declares, in declaration

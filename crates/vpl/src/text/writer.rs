@@ -36,7 +36,10 @@ pub(crate) fn type_order(module: &Module) -> Vec<Handle<Type>> {
     TypeIds::discover(module).order
 }
 
-/// A rough output size, to avoid repeated reallocation.
+/// A generous output size, to avoid reallocation: typical text takes
+/// about 44 bytes an instruction, and capacity beyond what is written is
+/// never touched (so costs no page faults), while growing a large buffer
+/// copies it into fresh pages.
 fn estimate(module: &Module) -> usize {
     let mut n = 256 + module.types.len() * 32 + module.uniforms.len() * 40;
     for stage in module.stages() {
@@ -44,7 +47,7 @@ fn estimate(module: &Module) -> usize {
         for (_, f) in stage.functions.iter() {
             n += 64 + f.parameters.len() * 24;
             for (_, b) in f.blocks.iter() {
-                n += 32 + b.instructions.len() * 40;
+                n += 32 + b.instructions.len() * 56;
             }
         }
     }

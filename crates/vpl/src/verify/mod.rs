@@ -277,7 +277,11 @@ fn check_types_on_two_threads(module: &Module, samplers: bool) -> Result<Tables,
         },
         || check_types_of_run(module, second, samplers, &stop),
     );
-    let mut tables: Tables = [Vec::new(), Vec::new()];
+    // Sized up front: growing these (a large module has thousands of
+    // functions) would copy the tables into fresh pages.
+    let mut tables: Tables = module
+        .stages()
+        .map(|s| Vec::with_capacity(s.functions.len()));
     for (&(si, _), table) in run.iter().zip(a?.into_iter().chain(b?)) {
         tables[si].push(table);
     }

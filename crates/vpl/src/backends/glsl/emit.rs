@@ -261,7 +261,10 @@ fn emit_stage(
                 .sum::<usize>()
         })
         .sum();
-    let mut out = String::with_capacity(prelude.len() + 4096 + instructions * 36);
+    // Generous: about 50 bytes an instruction are typical, and capacity
+    // beyond what is written is never touched (so costs no page faults),
+    // while growing a large buffer copies it into fresh pages.
+    let mut out = String::with_capacity(prelude.len() + 4096 + instructions * 64);
     out.push_str(prelude);
     for b in interface {
         if b.binding.location < 0 {
