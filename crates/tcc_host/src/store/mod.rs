@@ -182,6 +182,11 @@ pub struct ExecutionRow {
     pub drive_attempts: u32,
     /// The namespace owning it (issue 35, `crate::namespace`).
     pub namespace: String,
+    /// The execution's stored W3C `traceparent` (`crate::otel::store`),
+    /// when the read that gave this row fetched it too: `Some(None)` when
+    /// none is stored, `None` when not fetched (the PostgreSQL store's
+    /// claims fetch it, so that a drive does not read it apart).
+    pub stored_traceparent: Option<Option<String>>,
 }
 
 impl ExecutionRow {
