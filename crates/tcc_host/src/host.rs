@@ -911,22 +911,25 @@ impl Host {
                 continue;
             }
             last = std::time::Instant::now();
+            // The flow slots first: a reservation lends only while renewed
+            // within half a lease (`flow::allot`), which renewing many
+            // leases before it could delay past.
+            self.flow
+                .renew(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
             let ids: Vec<String> = self
                 .in_flight
                 .lock()
                 .map(|s| s.iter().cloned().collect())
                 .unwrap_or_default();
+            // Every lease of this node in one write (PostgreSQL: one
+            // statement), not one write per execution in flight.
             let now = crate::ids::now_ms();
-            for id in ids {
-                if let Err(e) = self
-                    .store
-                    .renew(&id, &self.cfg.owner, now, self.cfg.lease_ms)
-                {
-                    tracing::warn!(execution_id = %id, error = %e, "renewing a lease failed");
-                }
+            if let Err(e) = self
+                .store
+                .renew_all(&ids, &self.cfg.owner, now, self.cfg.lease_ms)
+            {
+                tracing::warn!(executions = ids.len(), error = %e, "renewing leases failed");
             }
-            self.flow
-                .renew(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
         }
         self.flow.close_reservations(&*self.store);
     }

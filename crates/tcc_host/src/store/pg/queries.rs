@@ -414,6 +414,26 @@ impl Store for PgStore {
         })
     }
 
+    fn renew_all(
+        &self,
+        ids: &[String],
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let (ids, owner) = (ids.to_vec(), owner.to_string());
+        self.write_one(false, move |c| {
+            c.execute(
+                "UPDATE executions SET lease_until = $3 WHERE id = ANY($1) AND owner = $2",
+                &[&ids, &owner, &(now + lease_ms)],
+            )?;
+            Ok(())
+        })
+    }
+
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
         let (id, owner) = (id.to_string(), owner.to_string());
         let merge = Merge::Release {
