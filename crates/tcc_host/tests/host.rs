@@ -932,12 +932,15 @@ fn the_heartbeat_renews_only_the_leases_it_holds(kind: Kind) {
         return;
     };
     let ids = ["r1", "r2", "r3"];
-    store
-        .create_executions(&ids.map(plain_execution))
-        .unwrap();
+    store.create_executions(&ids.map(plain_execution)).unwrap();
     let now = tcc_host::now_ms();
     for (id, owner) in [("r1", "w"), ("r2", "w"), ("r3", "other")] {
-        assert!(store.claim_for_drive(id, owner, now, 1_000).unwrap().is_some());
+        assert!(
+            store
+                .claim_for_drive(id, owner, now, 1_000)
+                .unwrap()
+                .is_some()
+        );
     }
     let asked: Vec<String> = ["r1", "r2", "r3", "missing"].map(String::from).to_vec();
     store.renew_all(&asked, "w", now + 500, 60_000).unwrap();
