@@ -424,14 +424,30 @@ impl Store for PgStore {
         if ids.is_empty() {
             return Ok(());
         }
-        let (ids, owner) = (ids.to_vec(), owner.to_string());
-        self.write_one(false, move |c| {
-            c.execute(
-                "UPDATE executions SET lease_until = $3 WHERE id = ANY($1) AND owner = $2",
-                &[&ids, &owner, &(now + lease_ms)],
-            )?;
-            Ok(())
-        })
+        let (all, owner_text) = (ids.to_vec(), owner.to_string());
+        // Rows another transaction holds (a checkpoint being committed) are
+        // skipped, never waited for: a statement locking many rows while
+        // waiting for one could deadlock with a folded checkpoint locking
+        // them in another order. The statement answers the leases held but
+        // skipped, which are then renewed one by one (a lease not held is
+        // left, as `renew` leaves it).
+        let skipped: Vec<String> = self.write_one(false, move |c| {
+            Ok(c.query(
+                "WITH held AS (SELECT id FROM executions WHERE id = ANY($1) AND owner = $2),
+                      u AS (UPDATE executions SET lease_until = $3 WHERE id IN (
+                        SELECT id FROM executions WHERE id = ANY($1) AND owner = $2 FOR UPDATE SKIP LOCKED)
+                        RETURNING id)
+                 SELECT id FROM held WHERE id NOT IN (SELECT id FROM u)",
+                &[&all, &owner_text, &(now + lease_ms)],
+            )?
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?)
+        })?;
+        for id in &skipped {
+            self.renew(id, owner, now, lease_ms)?;
+        }
+        Ok(())
     }
 
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {
