@@ -353,6 +353,23 @@ fn worker_protocol(host: &str, worker: &str) {
         Some(&json!({"lease": new, "result": "twice"})),
     );
     assert_eq!(st, 409, "a task is answered once");
+    // No token: answers and heartbeats run without the namespace check
+    // (the lease token decides), which is made only for a refusal: a task
+    // of no execution still answers 404, one of a known execution 409.
+    for (path, want) in [
+        ("/v1/tasks/no-such-exec%3Acharge".to_string(), 404),
+        (format!("/v1/tasks/{id}%3Anever"), 409),
+    ] {
+        for verb in ["complete", "fail", "heartbeat"] {
+            let (st, j) = call(
+                worker,
+                "POST",
+                &format!("{path}/{verb}"),
+                Some(&json!({"lease": "l-x", "message": "m"})),
+            );
+            assert_eq!(st, want, "{path}/{verb}: {j}");
+        }
+    }
 
     let (st, j) = call(
         worker,

@@ -145,6 +145,17 @@ pub struct Host {
     cfg: HostConfig,
     programs: Mutex<HashMap<String, Arc<Program>>>,
     signal: (Mutex<u64>, Condvar),
+    /// Bumped by [`Host::notify`]: something may have become runnable that
+    /// only the store can tell, so the scheduler looks for work again.
+    /// A start on this node does not bump it: it hands its execution to
+    /// the scheduler in [`Host::started`] instead.
+    looks_wanted: AtomicU64,
+    /// Executions this host's starts created, for the scheduler to dispatch
+    /// without looking for them in the store (one `find_work` query fewer
+    /// per start); filled only while the scheduler runs.
+    started: Mutex<Vec<String>>,
+    /// Whether the scheduler thread runs ([`Host::spawn`]).
+    scheduling: AtomicBool,
     stop: AtomicBool,
     in_flight: Mutex<HashSet<String>>,
     /// Bumped whenever this host commits a timer registration, so that the
@@ -209,6 +220,9 @@ impl Host {
             cfg,
             programs: Mutex::new(HashMap::new()),
             signal: (Mutex::new(0), Condvar::new()),
+            looks_wanted: AtomicU64::new(0),
+            started: Mutex::new(Vec::new()),
+            scheduling: AtomicBool::new(false),
             stop: AtomicBool::new(false),
             in_flight: Mutex::new(HashSet::new()),
             timers_registered: AtomicU64::new(0),
@@ -396,8 +410,26 @@ impl Host {
             parent: None,
             namespace: namespace.to_string(),
         })?;
-        self.notify();
+        self.dispatch_started(&id);
         Ok(id)
+    }
+
+    /// Hands an execution this host just created to its scheduler, which
+    /// dispatches it without looking for work in the store; when no
+    /// scheduler runs, [`Host::notify`] as before.
+    fn dispatch_started(&self, id: &str) {
+        if !self.scheduling.load(Ordering::SeqCst) {
+            self.notify();
+            return;
+        }
+        if let Ok(mut s) = self.started.lock() {
+            s.push(id.to_string());
+        }
+        let (m, c) = &self.signal;
+        if let Ok(mut g) = m.lock() {
+            *g += 1;
+        }
+        c.notify_all();
     }
 
     /// Creates one runnable execution of `program` (name or hash) per
@@ -423,6 +455,7 @@ impl Host {
 
     /// Wakes the scheduler (new work may exist).
     pub fn notify(&self) {
+        self.looks_wanted.fetch_add(1, Ordering::SeqCst);
         let (m, c) = &self.signal;
         if let Ok(mut g) = m.lock() {
             *g += 1;
@@ -512,7 +545,7 @@ impl Host {
             return Ok(false);
         };
         span.record("revision", row.revision);
-        trace.claimed(row.revision)?;
+        trace.claimed(row.revision, row.stored_traceparent.as_ref())?;
         if row.drive_attempts > self.cfg.max_drive_attempts {
             let error = self.failures.quarantine_error(&row);
             span.record("outcome", "quarantined");
@@ -773,11 +806,20 @@ impl Host {
             handles.push(h);
         }
         let host = self.clone();
-        if let Ok(h) = std::thread::Builder::new()
+        self.scheduling.store(true, Ordering::SeqCst);
+        match std::thread::Builder::new()
             .name("tcc-scheduler".into())
-            .spawn(move || host.scheduler(tx))
-        {
-            handles.push(h);
+            .spawn(move || {
+                host.scheduler(tx);
+                host.scheduling.store(false, Ordering::SeqCst);
+                // Starts handed over after its last pass: found by the
+                // next scheduler's first look.
+                if let Ok(mut s) = host.started.lock() {
+                    s.clear();
+                }
+            }) {
+            Ok(h) => handles.push(h),
+            Err(_) => self.scheduling.store(false, Ordering::SeqCst),
         }
         handles
     }
@@ -869,22 +911,25 @@ impl Host {
                 continue;
             }
             last = std::time::Instant::now();
+            // The flow slots first: a reservation lends only while renewed
+            // within half a lease (`flow::allot`), which renewing many
+            // leases before it could delay past.
+            self.flow
+                .renew(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
             let ids: Vec<String> = self
                 .in_flight
                 .lock()
                 .map(|s| s.iter().cloned().collect())
                 .unwrap_or_default();
+            // Every lease of this node in one write (PostgreSQL: one
+            // statement), not one write per execution in flight.
             let now = crate::ids::now_ms();
-            for id in ids {
-                if let Err(e) = self
-                    .store
-                    .renew(&id, &self.cfg.owner, now, self.cfg.lease_ms)
-                {
-                    tracing::warn!(execution_id = %id, error = %e, "renewing a lease failed");
-                }
+            if let Err(e) = self
+                .store
+                .renew_all(&ids, &self.cfg.owner, now, self.cfg.lease_ms)
+            {
+                tracing::warn!(executions = ids.len(), error = %e, "renewing leases failed");
             }
-            self.flow
-                .renew(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
         }
         self.flow.close_reservations(&*self.store);
     }
@@ -893,35 +938,62 @@ impl Host {
         /// Most executions one look for work dispatches.
         const SCHEDULER_BATCH: u32 = 256;
         let mut next_timer = NextTimer::default();
+        // The `looks_wanted` of the last look (none yet: look first), and
+        // whether the last wait ran out (then look: other nodes' work and
+        // due timers are found by looking every `poll_ms`).
+        let mut looked_at: Option<u64> = None;
+        let mut waited_out = true;
         while !self.stop.load(Ordering::SeqCst) {
             let seen = self.signal.0.lock().map(|g| *g).unwrap_or(0);
             let now = crate::ids::now_ms();
             let mut dispatched = 0;
             let mut full = false;
-            match self.store.find_work(now, SCHEDULER_BATCH) {
-                Ok(ids) => {
-                    full = ids.len() >= SCHEDULER_BATCH as usize;
-                    for id in ids {
-                        let fresh = self
-                            .in_flight
-                            .lock()
-                            .map(|mut s| s.insert(id.clone()))
-                            .unwrap_or(false);
-                        if fresh {
-                            if tx.send(id).is_err() {
+            let dispatch = |id: String, dispatched: &mut u32| -> bool {
+                let fresh = self
+                    .in_flight
+                    .lock()
+                    .map(|mut s| s.insert(id.clone()))
+                    .unwrap_or(false);
+                if fresh {
+                    if tx.send(id).is_err() {
+                        return false;
+                    }
+                    *dispatched += 1;
+                }
+                true
+            };
+            // This node's starts, without a look in the store.
+            let started = self
+                .started
+                .lock()
+                .map(|mut s| std::mem::take(&mut *s))
+                .unwrap_or_default();
+            for id in started {
+                if !dispatch(id, &mut dispatched) {
+                    return;
+                }
+            }
+            let wanted = self.looks_wanted.load(Ordering::SeqCst);
+            if waited_out || looked_at != Some(wanted) {
+                looked_at = Some(wanted);
+                match self.store.find_work(now, SCHEDULER_BATCH) {
+                    Ok(ids) => {
+                        full = ids.len() >= SCHEDULER_BATCH as usize;
+                        for id in ids {
+                            if !dispatch(id, &mut dispatched) {
                                 return;
                             }
-                            dispatched += 1;
                         }
                     }
+                    Err(e) => tracing::warn!(error = %e, "scheduler: finding work failed"),
                 }
-                Err(e) => tracing::warn!(error = %e, "scheduler: finding work failed"),
             }
             // A full batch: more may be waiting. Otherwise the wait below
             // returns at once if anything was signalled since `seen`: a
             // second look now would find only what was just dispatched
             // (claimed or not yet), one query per dispatch for nothing.
             if dispatched > 0 && full {
+                waited_out = true;
                 continue;
             }
             let mut wait = self.cfg.poll_ms;
@@ -929,10 +1001,14 @@ impl Host {
                 wait = wait.min((due - now).clamp(1, self.cfg.poll_ms as i64) as u64);
             }
             let (m, c) = &self.signal;
+            waited_out = false;
             if let Ok(g) = m.lock()
                 && *g == seen
             {
-                let _ = c.wait_timeout(g, Duration::from_millis(wait));
+                waited_out = c
+                    .wait_timeout(g, Duration::from_millis(wait))
+                    .map(|(g, _)| *g == seen)
+                    .unwrap_or(true);
             }
         }
     }

@@ -155,6 +155,7 @@ mod tests {
             seq: 1,
             drive_attempts: 0,
             namespace: "default".into(),
+            stored_traceparent: None,
         };
         row.drive_attempts = 6;
         let e = f.quarantine_error(&row);

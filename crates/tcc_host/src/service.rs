@@ -327,6 +327,7 @@ fn router(app: Shared) -> Router {
         .merge(match app.host.tasks() {
             Some(board) => crate::worker_tasks::api::router(
                 board.clone(),
+                app.host.store().clone(),
                 crate::worker_tasks::api::Limits {
                     max_body: app.cfg.max_body,
                     longest_wait: longest_wait(&app.cfg),

@@ -117,6 +117,7 @@ on_both!(
     concurrent_steps_and_journal_rows_each_get_their_own_outcome,
     executions_started_together_are_created_all_or_none,
     a_claim_for_a_drive_brings_the_journal_keys_or_none,
+    the_heartbeat_renews_only_the_leases_it_holds,
     two_nodes_claiming_at_once_each_execution_goes_to_one,
     an_executions_journal_is_its_own_keys_only,
     a_timer_registered_while_the_scheduler_is_busy_fires_on_time,
@@ -922,6 +923,32 @@ fn completed_effect(id: &str, key: &str) -> tcc_host::store::JournalRow {
         status: "completed".into(),
         result: J::Null,
     }
+}
+
+/// `renew_all` (the heartbeat's one write) extends the leases the owner
+/// holds among the ids, and no other.
+fn the_heartbeat_renews_only_the_leases_it_holds(kind: Kind) {
+    let Some((_d, store, _host, _)) = setup(kind) else {
+        return;
+    };
+    let ids = ["r1", "r2", "r3"];
+    store.create_executions(&ids.map(plain_execution)).unwrap();
+    let now = tcc_host::now_ms();
+    for (id, owner) in [("r1", "w"), ("r2", "w"), ("r3", "other")] {
+        assert!(
+            store
+                .claim_for_drive(id, owner, now, 1_000)
+                .unwrap()
+                .is_some()
+        );
+    }
+    let asked: Vec<String> = ["r1", "r2", "r3", "missing"].map(String::from).to_vec();
+    store.renew_all(&asked, "w", now + 500, 60_000).unwrap();
+    store.renew_all(&[], "w", now + 500, 60_000).unwrap();
+    let until = |id: &str| store.get_execution(id).unwrap().unwrap().lease_until;
+    assert_eq!(until("r1"), now + 60_500);
+    assert_eq!(until("r2"), now + 60_500);
+    assert_eq!(until("r3"), now + 1_000, "another owner's lease is left");
 }
 
 fn a_claim_for_a_drive_brings_the_journal_keys_or_none(kind: Kind) {

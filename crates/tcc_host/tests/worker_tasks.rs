@@ -158,6 +158,13 @@ fn lease_rules(store: &dyn TaskStore) {
     let old = first[0].lease_token.clone().unwrap();
     assert!(store.claim(&claim(50)).unwrap().is_empty(), "leased");
     assert_eq!(store.next_lease_expiry().unwrap(), Some(120));
+    // A claim that takes nothing answers the earliest lease expiry (on
+    // PostgreSQL from the claim's own statement), one that takes a task
+    // none.
+    assert_eq!(
+        store.claim_or_next_expiry(&claim(60)).unwrap(),
+        (Vec::new(), Some(120))
+    );
     let second = store.claim(&claim(121)).unwrap();
     assert_eq!(second[0].attempt, 2);
     let new = second[0].lease_token.clone().unwrap();
@@ -215,9 +222,19 @@ fn lease_rules(store: &dyn TaskStore) {
     );
     assert!(store.expire(&t.idempotency_key, "no worker", 160).unwrap());
     assert!(!store.expire(&t.idempotency_key, "no worker", 161).unwrap());
+    assert_eq!(
+        store.claim_or_next_expiry(&claim(170)).unwrap(),
+        (Vec::new(), None),
+        "nothing leased, nothing to hand out"
+    );
     let done = task(2, "payment.refund");
     store.enqueue(&done, 10).unwrap();
-    let c = store.claim(&claim(200)).unwrap();
+    let (c, expiry) = store.claim_or_next_expiry(&claim(200)).unwrap();
+    assert_eq!((c.len(), expiry), (1, None));
+    assert_eq!(
+        (c[0].state.as_str(), c[0].lease_until, c[0].attempt),
+        ("leased", 300, 1)
+    );
     let token = c[0].lease_token.clone().unwrap();
     assert!(
         store

@@ -145,6 +145,9 @@ pub trait NamespaceStore: Send + Sync {
     fn execution_namespace(&self, id: &str) -> Result<Option<String>, StoreError>;
     /// The namespace owning program name `name` (`None`: not registered).
     fn program_namespace(&self, name: &str) -> Result<Option<String>, StoreError>;
+    /// The hash program name `name` stands for and the namespace owning
+    /// it, in one read (`None`: not registered).
+    fn program_with_namespace(&self, name: &str) -> Result<Option<(String, String)>, StoreError>;
     /// The namespace of schedule `name` (`None`: no such schedule).
     fn schedule_namespace(&self, name: &str) -> Result<Option<String>, StoreError>;
     /// Registers `name` → `hash` in `namespace`; `false` (nothing written)
@@ -216,14 +219,18 @@ pub fn resolve_program(
     namespace: &str,
     program: &str,
 ) -> Result<Option<(String, Option<String>)>, StoreError> {
-    if let Some(h) = store.resolve_program(program)? {
-        let owner = match store_of(store) {
-            Some(ns) => ns.program_namespace(program)?,
-            None => Some(DEFAULT.to_string()),
-        };
-        if owner.as_deref() == Some(namespace) {
-            return Ok(Some((h, Some(program.to_string()))));
-        }
+    // The hash and its owner in one read (a start reads nothing else
+    // before it creates).
+    let named = match store_of(store) {
+        Some(ns) => ns.program_with_namespace(program)?,
+        None => store
+            .resolve_program(program)?
+            .map(|h| (h, DEFAULT.to_string())),
+    };
+    if let Some((h, owner)) = named
+        && owner == namespace
+    {
+        return Ok(Some((h, Some(program.to_string()))));
     }
     if store.get_artifact(program)?.is_some() {
         return Ok(Some((program.to_string(), None)));

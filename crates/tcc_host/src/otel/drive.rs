@@ -50,10 +50,19 @@ impl<'a> DriveTrace<'a> {
         Ok(tp)
     }
 
-    /// The execution was claimed at `revision`: starts the drive's span
-    /// (when tracing is on), a child of the execution's stored
-    /// `traceparent`.
-    pub(crate) fn claimed(&mut self, revision: u64) -> Result<(), StoreError> {
+    /// The execution was claimed at `revision`, its row giving its stored
+    /// `traceparent` when the claim fetched it
+    /// ([`crate::store::ExecutionRow::stored_traceparent`]: then it is not
+    /// read again): starts the drive's span (when tracing is on), a child
+    /// of the execution's stored `traceparent`.
+    pub(crate) fn claimed(
+        &mut self,
+        revision: u64,
+        stored: Option<&Option<String>>,
+    ) -> Result<(), StoreError> {
+        if let Some(stored) = stored {
+            self.started_with = Some(stored.as_deref().and_then(|t| TraceParent::parse(t).ok()));
+        }
         if self.telemetry.is_none() {
             return Ok(());
         }

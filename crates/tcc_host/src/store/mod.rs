@@ -182,6 +182,11 @@ pub struct ExecutionRow {
     pub drive_attempts: u32,
     /// The namespace owning it (issue 35, `crate::namespace`).
     pub namespace: String,
+    /// The execution's stored W3C `traceparent` (`crate::otel::store`),
+    /// when the read that gave this row fetched it too: `Some(None)` when
+    /// none is stored, `None` when not fetched (the PostgreSQL store's
+    /// claims fetch it, so that a drive does not read it apart).
+    pub stored_traceparent: Option<Option<String>>,
 }
 
 impl ExecutionRow {
@@ -591,6 +596,25 @@ pub trait Store: Send + Sync {
     ) -> Result<Option<ExecutionRow>, StoreError>;
     /// Extends a held lease; false if it was lost.
     fn renew(&self, id: &str, owner: &str, now: i64, lease_ms: i64) -> Result<bool, StoreError>;
+    /// Extends every lease `owner` holds among `ids` (the host's
+    /// heartbeat); a lease already lost is left as it is. The default
+    /// renews them one by one (every one tried; the first error returned);
+    /// PostgreSQL in one statement.
+    fn renew_all(
+        &self,
+        ids: &[String],
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<(), StoreError> {
+        let mut first_error = None;
+        for id in ids {
+            if let Err(e) = self.renew(id, owner, now, lease_ms) {
+                first_error.get_or_insert(e);
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    }
     /// Gives a held lease back.
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError>;
     /// The checkpoints needed to rebuild the latest continuation: the last

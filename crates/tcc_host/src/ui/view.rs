@@ -254,6 +254,7 @@ mod tests {
             seq: 1,
             drive_attempts: 0,
             namespace: "default".into(),
+            stored_traceparent: None,
         };
         assert_eq!(lease_json(&row, 999)["active"], true);
         assert_eq!(lease_json(&row, 1_000)["active"], false);

@@ -25,7 +25,7 @@ use super::{Claim, TaskAnswer, TaskRow};
 use crate::api_error::ApiError;
 use crate::await_result::{json_response, parse_wait, path_param};
 use crate::notify::QUEUE_TOPIC;
-use crate::store::StoreError;
+use crate::store::{Store, StoreError};
 use crate::values::{plain_to_tagged, tagged_to_plain};
 use axum::body::{Body, to_bytes};
 use axum::extract::Path;
@@ -193,20 +193,14 @@ async fn poll(
         );
         let (tasks, expiry) = blocking(move || {
             let now = crate::ids::now_ms();
-            let tasks = b.claim(&Claim {
+            b.claim_or_next_expiry(&Claim {
                 patterns: &p,
                 worker: &w,
                 lease_ms,
                 max,
                 now,
                 namespace: ns.as_deref(),
-            })?;
-            let expiry = if tasks.is_empty() {
-                b.next_lease_expiry()?
-            } else {
-                None
-            };
-            Ok((tasks, expiry))
+            })
         })
         .await?;
         let now = tokio::time::Instant::now();
@@ -228,9 +222,30 @@ async fn poll(
     }
 }
 
+/// Who is asking, for the answer of a refused heartbeat or answer: `404`
+/// for a task the scope does not see, else the lease's `409`
+/// ([`crate::namespace::routes::task_refusal`]).
+#[derive(Clone)]
+struct Asker {
+    store: Arc<dyn Store>,
+    scope: crate::namespace::Scope,
+}
+
+impl Asker {
+    async fn refusal(self, id: String) -> ApiError {
+        let lost = lease_lost(&id);
+        tokio::task::spawn_blocking(move || {
+            crate::namespace::routes::task_refusal(&*self.store, &self.scope, &id, lost)
+        })
+        .await
+        .unwrap_or_else(|e| ApiError::Internal(format!("handler failed: {e}")))
+    }
+}
+
 async fn heartbeat(
     board: Arc<TaskBoard>,
     limits: Limits,
+    asker: Asker,
     id: String,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -240,13 +255,14 @@ async fn heartbeat(
     let key = id.clone();
     match blocking(move || board.heartbeat(&key, &lease, lease_ms)).await? {
         Some(until) => Ok(json_response(200, &json!({"lease_until_ms": until}))),
-        None => Err(lease_lost(&id)),
+        None => Err(asker.refusal(id).await),
     }
 }
 
 async fn answer(
     board: Arc<TaskBoard>,
     limits: Limits,
+    asker: Asker,
     id: String,
     body: Body,
     completed: bool,
@@ -281,7 +297,7 @@ async fn answer(
     if blocking(move || board.answer(&key, &lease, &answer)).await? {
         Ok(json_response(200, &json!({"accepted": true})))
     } else {
-        Err(lease_lost(&id))
+        Err(asker.refusal(id).await)
     }
 }
 
@@ -299,11 +315,15 @@ fn respond(r: Result<Response, ApiError>) -> Response {
 
 type IdParam = Result<Path<String>, PathRejection>;
 
-/// The routes over `board`.
+/// The routes over `board`; `store` is the execution store (a refused
+/// heartbeat or answer checks whether the asker sees the task's
+/// execution).
 pub fn router<S: Clone + Send + Sync + 'static>(
     board: Arc<TaskBoard>,
+    store: Arc<dyn Store>,
     limits: Limits,
 ) -> Router<S> {
+    let (s1, s2, s3) = (store.clone(), store.clone(), store);
     let (b1, b2, b3, b4, b5) = (
         board.clone(),
         board.clone(),
@@ -328,20 +348,42 @@ pub fn router<S: Clone + Send + Sync + 'static>(
         )
         .route(
             "/v1/tasks/{id}/heartbeat",
-            post(move |p: IdParam, body: Body| async move {
-                respond(async { heartbeat(b3, limits, path_param(p)?, body).await }.await)
-            }),
+            post(
+                move |Extension(scope): Extension<crate::namespace::Scope>,
+                      p: IdParam,
+                      body: Body| async move {
+                    let asker = Asker { store: s1, scope };
+                    respond(
+                        async { heartbeat(b3, limits, asker, path_param(p)?, body).await }.await,
+                    )
+                },
+            ),
         )
         .route(
             "/v1/tasks/{id}/complete",
-            post(move |p: IdParam, body: Body| async move {
-                respond(async { answer(b4, limits, path_param(p)?, body, true).await }.await)
-            }),
+            post(
+                move |Extension(scope): Extension<crate::namespace::Scope>,
+                      p: IdParam,
+                      body: Body| async move {
+                    let asker = Asker { store: s2, scope };
+                    respond(
+                        async { answer(b4, limits, asker, path_param(p)?, body, true).await }.await,
+                    )
+                },
+            ),
         )
         .route(
             "/v1/tasks/{id}/fail",
-            post(move |p: IdParam, body: Body| async move {
-                respond(async { answer(b5, limits, path_param(p)?, body, false).await }.await)
-            }),
+            post(
+                move |Extension(scope): Extension<crate::namespace::Scope>,
+                      p: IdParam,
+                      body: Body| async move {
+                    let asker = Asker { store: s3, scope };
+                    respond(
+                        async { answer(b5, limits, asker, path_param(p)?, body, false).await }
+                            .await,
+                    )
+                },
+            ),
         )
 }

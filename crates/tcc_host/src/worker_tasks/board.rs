@@ -128,6 +128,15 @@ impl TaskBoard {
         self.store.claim(claim)
     }
 
+    /// Hands out tasks, or when there are none the earliest lease expiry
+    /// (see [`TaskStore::claim_or_next_expiry`]).
+    pub fn claim_or_next_expiry(
+        &self,
+        claim: &Claim<'_>,
+    ) -> Result<(Vec<TaskRow>, Option<i64>), StoreError> {
+        self.store.claim_or_next_expiry(claim)
+    }
+
     /// Extends a lease (see [`TaskStore::heartbeat`]).
     pub fn heartbeat(
         &self,

@@ -196,6 +196,20 @@ pub trait TaskStore: Send + Sync {
     /// The earliest expiry of a current lease (a task then becomes
     /// available again).
     fn next_lease_expiry(&self) -> Result<Option<i64>, StoreError>;
+    /// [`TaskStore::claim`], and when it hands out nothing,
+    /// [`TaskStore::next_lease_expiry`] (what a worker's poll waits for
+    /// next). PostgreSQL answers both in one statement.
+    fn claim_or_next_expiry(
+        &self,
+        claim: &Claim<'_>,
+    ) -> Result<(Vec<TaskRow>, Option<i64>), StoreError> {
+        let tasks = self.claim(claim)?;
+        let expiry = match tasks.is_empty() {
+            true => self.next_lease_expiry()?,
+            false => None,
+        };
+        Ok((tasks, expiry))
+    }
     /// Whether [`TaskStore::enqueue`], [`TaskStore::answer`] and
     /// [`TaskStore::expire`] notify the other nodes of their topics
     /// themselves (PostgreSQL: `pg_notify` in the same statement); when

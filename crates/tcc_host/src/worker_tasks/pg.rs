@@ -229,6 +229,97 @@ impl PgTasks {
         }
         r
     }
+
+    /// A claim (see [`TaskStore::claim`]); with `expiry`, when it hands
+    /// out nothing, the earliest lease expiry read by the same statement
+    /// (the picked rows joined to one row that carries it).
+    fn claim_with_expiry(
+        &self,
+        claim: &Claim<'_>,
+        expiry: bool,
+    ) -> Result<(Vec<TaskRow>, Option<i64>), StoreError> {
+        if claim.patterns.is_empty() || claim.max == 0 {
+            return Ok((Vec::new(), None));
+        }
+        let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
+        let limit = claim.max as i64;
+        // One fresh token per task handed out, the n-th task (in queue
+        // order) getting the n-th.
+        let tokens: Vec<String> = (0..claim.max)
+            .map(|_| crate::ids::random_id("l-"))
+            .collect();
+        let until = claim.now.saturating_add(claim.lease_ms);
+        self.with(Commit::Lazy, |c| {
+            let in_namespace = if claim.namespace.is_some() {
+                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $7)"
+            } else {
+                ""
+            };
+            // The pick, its row locks and the lease in one statement (one
+            // round trip, no transaction block). `COLLATE "C"`: `LIKE`
+            // compares bytes, as `pattern_matches` does.
+            // With `expiry`: the taken rows joined to one row, so that a
+            // claim taking nothing answers one row of NULLs carrying the
+            // earliest lease expiry (read in the statement's snapshot: no
+            // lease was taken or changed by it).
+            let update = format!(
+                "UPDATE worker_tasks t SET state = 'leased', lease_token = ($4::text[])[numbered.n],
+                   worker = $5, lease_until = $6, attempt = t.attempt + 1, updated_ms = $1
+                 FROM numbered WHERE t.idempotency_key = numbered.idempotency_key
+                 RETURNING {}, t.seq",
+                qualified_columns("t")
+            );
+            let picked = format!(
+                "WITH picked AS (
+                   SELECT idempotency_key, seq FROM worker_tasks
+                   WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
+                     AND key COLLATE \"C\" LIKE ANY ($2) {in_namespace}
+                   ORDER BY seq LIMIT $3
+                   FOR UPDATE SKIP LOCKED),
+                 numbered AS (SELECT idempotency_key, row_number() OVER (ORDER BY seq) AS n FROM picked)"
+            );
+            let st = c.stmt(&if expiry {
+                format!(
+                    "{picked}, taken AS ({update})
+                     SELECT taken.*, CASE WHEN taken.seq IS NULL THEN
+                       (SELECT MIN(lease_until) FROM worker_tasks WHERE state IN ('queued', 'leased') AND state = 'leased')
+                     END
+                     FROM (SELECT 1) one LEFT JOIN taken ON TRUE"
+                )
+            } else {
+                format!("{picked} {update}")
+            })?;
+            let mut params: Vec<&(dyn ToSql + Sync)> =
+                vec![&claim.now, &likes, &limit, &tokens, &claim.worker, &until];
+            if let Some(ns) = &claim.namespace {
+                params.push(ns);
+            }
+            let rows = c.client.query(&st, &params).map_err(db)?;
+            let mut taken: Vec<(i64, TaskRow)> = Vec::with_capacity(rows.len());
+            let mut next_expiry = None;
+            for r in &rows {
+                let Some(seq) = r.try_get::<_, Option<i64>>(COLUMN_COUNT).map_err(db)? else {
+                    // The row of a claim that took nothing.
+                    next_expiry = r.try_get(COLUMN_COUNT + 1).map_err(db)?;
+                    continue;
+                };
+                taken.push((seq, decode(r)?));
+            }
+            taken.sort_by_key(|(seq, _)| *seq);
+            let mut out = Vec::with_capacity(taken.len());
+            for (_, t) in taken {
+                if claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
+                    out.push(t);
+                } else {
+                    // Never expected (`LIKE` under "C" is the same test):
+                    // a task no pattern matches is given back, not handed out.
+                    tracing::warn!(task = %t.idempotency_key, "worker tasks: a claim took a task no pattern matches; given back");
+                    give_back(c, &t)?;
+                }
+            }
+            Ok((out, next_expiry))
+        })
+    }
 }
 
 impl TaskStore for PgTasks {
@@ -287,65 +378,14 @@ impl TaskStore for PgTasks {
     }
 
     fn claim(&self, claim: &Claim<'_>) -> Result<Vec<TaskRow>, StoreError> {
-        if claim.patterns.is_empty() || claim.max == 0 {
-            return Ok(Vec::new());
-        }
-        let likes: Vec<String> = claim.patterns.iter().map(|p| like_pattern(p)).collect();
-        let limit = claim.max as i64;
-        // One fresh token per task handed out, the n-th task (in queue
-        // order) getting the n-th.
-        let tokens: Vec<String> = (0..claim.max)
-            .map(|_| crate::ids::random_id("l-"))
-            .collect();
-        let until = claim.now.saturating_add(claim.lease_ms);
-        self.with(Commit::Lazy, |c| {
-            let in_namespace = if claim.namespace.is_some() {
-                "AND execution_id IN (SELECT id FROM executions WHERE namespace = $7)"
-            } else {
-                ""
-            };
-            // The pick, its row locks and the lease in one statement (one
-            // round trip, no transaction block). `COLLATE "C"`: `LIKE`
-            // compares bytes, as `pattern_matches` does.
-            let st = c.stmt(&format!(
-                "WITH picked AS (
-                   SELECT idempotency_key, seq FROM worker_tasks
-                   WHERE state IN ('queued', 'leased') AND (state = 'queued' OR lease_until < $1)
-                     AND key COLLATE \"C\" LIKE ANY ($2) {in_namespace}
-                   ORDER BY seq LIMIT $3
-                   FOR UPDATE SKIP LOCKED),
-                 numbered AS (SELECT idempotency_key, row_number() OVER (ORDER BY seq) AS n FROM picked)
-                 UPDATE worker_tasks t SET state = 'leased', lease_token = ($4::text[])[numbered.n],
-                   worker = $5, lease_until = $6, attempt = t.attempt + 1, updated_ms = $1
-                 FROM numbered WHERE t.idempotency_key = numbered.idempotency_key
-                 RETURNING {}, t.seq",
-                qualified_columns("t")
-            ))?;
-            let mut params: Vec<&(dyn ToSql + Sync)> =
-                vec![&claim.now, &likes, &limit, &tokens, &claim.worker, &until];
-            if let Some(ns) = &claim.namespace {
-                params.push(ns);
-            }
-            let rows = c.client.query(&st, &params).map_err(db)?;
-            let mut taken: Vec<(i64, TaskRow)> = Vec::with_capacity(rows.len());
-            for r in &rows {
-                let seq: i64 = r.try_get(COLUMN_COUNT).map_err(db)?;
-                taken.push((seq, decode(r)?));
-            }
-            taken.sort_by_key(|(seq, _)| *seq);
-            let mut out = Vec::with_capacity(taken.len());
-            for (_, t) in taken {
-                if claim.patterns.iter().any(|p| pattern_matches(p, &t.key)) {
-                    out.push(t);
-                } else {
-                    // Never expected (`LIKE` under "C" is the same test):
-                    // a task no pattern matches is given back, not handed out.
-                    tracing::warn!(task = %t.idempotency_key, "worker tasks: a claim took a task no pattern matches; given back");
-                    give_back(c, &t)?;
-                }
-            }
-            Ok(out)
-        })
+        self.claim_with_expiry(claim, false).map(|(tasks, _)| tasks)
+    }
+
+    fn claim_or_next_expiry(
+        &self,
+        claim: &Claim<'_>,
+    ) -> Result<(Vec<TaskRow>, Option<i64>), StoreError> {
+        self.claim_with_expiry(claim, true)
     }
 
     fn heartbeat(

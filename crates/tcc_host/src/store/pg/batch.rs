@@ -4,7 +4,7 @@
 //! fails, again with a savepoint per job so that only that job is undone.
 
 use super::conn::{Cache, Conn};
-use super::job::{ATTEMPTS, Job, Merge};
+use super::job::{ATTEMPTS, Job, Merge, STEP_KIND};
 use super::rows::{exec_row, in_journal_of};
 use crate::store::group_commit::{GroupTx, Ran, run_group};
 use crate::store::{EXEC_COLS, ExecutionRow, StoreError};
@@ -36,7 +36,12 @@ pub(crate) fn run_batch(
         .collect();
     let one_kind =
         kinds.first().is_some_and(|k| k.is_some()) && kinds.windows(2).all(|w| w[0] == w[1]);
-    if batch.len() > 1
+    // A lone checkpoint that is not one statement (a snapshot, which drops
+    // the older rows, or a terminal one, which closes the open waits)
+    // folds alone too: one statement in autocommit instead of `BEGIN`,
+    // three or four statements and `COMMIT`.
+    let lone_step = batch.len() == 1 && kinds.first() == Some(&Some(STEP_KIND));
+    if (batch.len() > 1 || lone_step)
         && one_kind
         && let Ok(done) = run_merged(client, cache, batch)
         && done.iter().all(|d| *d)
@@ -83,8 +88,8 @@ const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[],
 
 /// A group's lease claims in one statement, as [`PgStore::claim_for_drive`]
 /// takes each: rows already locked by another transaction are skipped
-/// (`FOR UPDATE SKIP LOCKED`), never waited for; returns each claimed row
-/// and its execution's journal keys.
+/// (`FOR UPDATE SKIP LOCKED`), never waited for; returns each claimed row,
+/// its execution's journal keys and its stored `traceparent`.
 fn claim_many_sql() -> String {
     let cols: Vec<String> = EXEC_COLS
         .split(',')
@@ -98,7 +103,8 @@ fn claim_many_sql() -> String {
                 FOR UPDATE OF e SKIP LOCKED)
          UPDATE executions e SET owner = d.owner, lease_until = d.until, drive_attempts = e.drive_attempts + 1
            FROM d JOIN free ON free.id = d.id WHERE e.id = d.id
-         RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
+         RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE {}),
+           (SELECT t.traceparent FROM execution_traces t WHERE t.execution_id = e.id)",
         cols.join(", "),
         in_journal_of!("e.id")
     )
@@ -111,8 +117,9 @@ const RELEASE_MANY: &str =
      WHERE e.id = ANY($1::text[]) AND e.id = d.id AND e.owner = d.owner";
 
 /// Folds the group's mergeable jobs (see [`Merge`]), two or more of a
-/// kind, into one statement per kind, and sets each one's outcome; returns
-/// which jobs it ran. An error leaves the outcomes to a re-run job by job.
+/// kind (checkpoints: one or more), into one statement per kind, and sets
+/// each one's outcome; returns which jobs it ran. An error leaves the
+/// outcomes to a re-run job by job.
 fn run_merged(
     client: &mut Client,
     cache: &mut Cache,
@@ -170,7 +177,7 @@ fn run_merged(
         ids.windows(2).all(|w| w[0] != w[1])
     };
     let mut taken = std::collections::HashSet::new();
-    if steps.len() >= 2 && unique {
+    if !steps.is_empty() && unique {
         let mut text: [Vec<&str>; 5] = Default::default();
         let mut opt: [Vec<Option<&str>>; 3] = Default::default();
         let mut revs: Vec<i64> = Vec::with_capacity(steps.len());
@@ -268,7 +275,8 @@ fn run_merged(
             // A row that does not decode fails the fold; the group is then
             // run job by job (claiming again what this owner holds is
             // allowed), and that job gets the error.
-            let row = exec_row(r)?;
+            let mut row = exec_row(r)?;
+            row.stored_traceparent = Some(r.try_get(keys_at + 1)?);
             claimed.insert(row.id.clone(), (row, Some(keys)));
         }
         for &i in &claims {

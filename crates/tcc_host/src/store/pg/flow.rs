@@ -280,12 +280,13 @@ impl FlowStore for PgStore {
                 return Ok(false);
             }
             let expires = req.now + req.lease_ms;
-            for holder in &req.holders {
-                c.execute(
-                    "INSERT INTO flow_slots (scope, holder, owner, expires_ms) VALUES ($1, $2, $3, $4)",
-                    &[&req.scope, holder, &req.owner, &expires],
-                )?;
-            }
+            // Every reserved slot in one statement (one round trip while
+            // the limit's row is locked, not one per slot).
+            c.execute(
+                "INSERT INTO flow_slots (scope, holder, owner, expires_ms)
+                 SELECT $1, h, $3, $4 FROM UNNEST($2::text[]) AS h",
+                &[&req.scope, &req.holders, &req.owner, &expires],
+            )?;
             Ok(true)
         })
     }

@@ -72,12 +72,15 @@ pub(crate) enum Merge {
     },
 }
 
+/// [`Merge::kind`] of a checkpoint ([`Merge::Step`]).
+pub(crate) const STEP_KIND: u8 = 1;
+
 impl Merge {
     /// Which folded statement the write belongs to.
     pub(crate) fn kind(&self) -> u8 {
         match self {
             Merge::Journal { .. } => 0,
-            Merge::Step { .. } => 1,
+            Merge::Step { .. } => STEP_KIND,
             Merge::Release { .. } => 2,
             Merge::Claim { .. } => 3,
         }

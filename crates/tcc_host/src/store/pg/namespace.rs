@@ -23,6 +23,17 @@ impl NamespaceStore for PgStore {
         self.namespace_of("SELECT namespace FROM programs WHERE name = $1", name)
     }
 
+    fn program_with_namespace(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_opt(
+                "SELECT hash, namespace FROM programs WHERE name = $1",
+                &[&name],
+            )?
+            .map(|r| Ok::<_, postgres::Error>((r.try_get(0)?, r.try_get(1)?)))
+            .transpose()?)
+        })
+    }
+
     fn schedule_namespace(&self, name: &str) -> Result<Option<String>, StoreError> {
         self.namespace_of("SELECT namespace FROM schedules WHERE name = $1", name)
     }

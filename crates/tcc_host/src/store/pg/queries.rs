@@ -54,6 +54,32 @@ pub(super) fn insert_exec(
     Ok(n)
 }
 
+/// [`insert_exec`] as one statement: the execution row and, when it was
+/// inserted, its `created` history entry; the number of rows inserted.
+fn insert_exec_one(
+    c: &mut Conn<'_, impl GenericClient>,
+    new: &NewExecution,
+    now: i64,
+) -> JobResult<i64> {
+    let (pid, pbranch) = match &new.parent {
+        Some((p, b)) => (Some(p.as_str()), b.as_deref()),
+        None => (None, None),
+    };
+    let args = new.args.as_str();
+    let detail = json_text(
+        &serde_json::json!({"artifact_hash": new.artifact_hash, "program": new.program_name, "parent": pid}),
+    );
+    let row = c.query_one(
+        "WITH ins AS (
+           INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms, namespace) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7, COALESCE((SELECT p.namespace FROM executions p WHERE p.id = $5), $8)) ON CONFLICT (id) DO NOTHING
+           RETURNING id),
+         h AS (INSERT INTO history (execution_id, at_ms, kind, detail) SELECT id, $7, 'created', $9 FROM ins)
+         SELECT count(*) FROM ins",
+        &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now, &new.namespace, &detail],
+    )?;
+    Ok(row.try_get(0)?)
+}
+
 fn attempt_row(r: &Row) -> Result<AttemptRow, StoreError> {
     Ok(AttemptRow {
         idempotency_key: r.try_get(0)?,
@@ -214,6 +240,22 @@ impl Store for PgStore {
     }
 
     fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError> {
+        if let [one] = new {
+            // One execution (a start): its row and its `created` history
+            // entry in one statement, alone in its group without
+            // `BEGIN`/`COMMIT` (one round trip instead of four).
+            let one = one.clone();
+            return self.write_one(true, move |c| {
+                if insert_exec_one(c, &one, crate::ids::now_ms())? == 0 {
+                    return Err(StoreError::Conflict(format!(
+                        "execution {:?} already exists",
+                        one.id
+                    ))
+                    .into());
+                }
+                Ok(())
+            });
+        }
         let new = new.to_vec();
         self.write(move |c| {
             let now = crate::ids::now_ms();
@@ -341,7 +383,8 @@ impl Store for PgStore {
                        SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
                          AND NOT paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = executions.program_name)
                        FOR UPDATE SKIP LOCKED)
-                     RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {})",
+                     RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {}),
+                       (SELECT traceparent FROM execution_traces WHERE execution_id = $1)",
                     in_journal_of!("$1")
                 ),
                 &[&id, &owner, &until, &now],
@@ -349,8 +392,13 @@ impl Store for PgStore {
             match row {
                 None => Ok(None),
                 Some(r) => {
-                    let keys: Vec<String> = r.try_get(EXEC_COLS.split(',').count())?;
-                    Ok(Some((exec_row(&r)?, Some(keys))))
+                    let keys_at = EXEC_COLS.split(',').count();
+                    let keys: Vec<String> = r.try_get(keys_at)?;
+                    // The stored `traceparent` too: the drive reads it
+                    // for its first effect otherwise.
+                    let mut row = exec_row(&r)?;
+                    row.stored_traceparent = Some(r.try_get(keys_at + 1)?);
+                    Ok(Some((row, Some(keys))))
                 }
             }
         })
@@ -364,6 +412,42 @@ impl Store for PgStore {
                 &[&id, &owner, &(now + lease_ms)],
             )? == 1)
         })
+    }
+
+    fn renew_all(
+        &self,
+        ids: &[String],
+        owner: &str,
+        now: i64,
+        lease_ms: i64,
+    ) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let (all, owner_text) = (ids.to_vec(), owner.to_string());
+        // Rows another transaction holds (a checkpoint being committed) are
+        // skipped, never waited for: a statement locking many rows while
+        // waiting for one could deadlock with a folded checkpoint locking
+        // them in another order. The statement answers the leases held but
+        // skipped, which are then renewed one by one (a lease not held is
+        // left, as `renew` leaves it).
+        let skipped: Vec<String> = self.write_one(false, move |c| {
+            Ok(c.query(
+                "WITH held AS (SELECT id FROM executions WHERE id = ANY($1) AND owner = $2),
+                      u AS (UPDATE executions SET lease_until = $3 WHERE id IN (
+                        SELECT id FROM executions WHERE id = ANY($1) AND owner = $2 FOR UPDATE SKIP LOCKED)
+                        RETURNING id)
+                 SELECT id FROM held WHERE id NOT IN (SELECT id FROM u)",
+                &[&all, &owner_text, &(now + lease_ms)],
+            )?
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?)
+        })?;
+        for id in &skipped {
+            self.renew(id, owner, now, lease_ms)?;
+        }
+        Ok(())
     }
 
     fn release(&self, id: &str, owner: &str) -> Result<(), StoreError> {

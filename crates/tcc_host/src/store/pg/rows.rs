@@ -51,5 +51,6 @@ pub(crate) fn exec_row(r: &Row) -> Result<ExecutionRow, StoreError> {
         drive_attempts: r.try_get::<_, i32>(18)?.max(0) as u32,
         terminate_requested: r.try_get(19)?,
         namespace: r.try_get(20)?,
+        stored_traceparent: None,
     })
 }

@@ -24,6 +24,17 @@ impl NamespaceStore for SqliteStore {
         self.namespace_of("SELECT namespace FROM programs WHERE name = ?1", name)
     }
 
+    fn program_with_namespace(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
+        self.read(|c| {
+            Ok(c.query_row_cached(
+                "SELECT hash, namespace FROM programs WHERE name = ?1",
+                params![name],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+        })
+    }
+
     fn schedule_namespace(&self, name: &str) -> Result<Option<String>, StoreError> {
         self.namespace_of("SELECT namespace FROM schedules WHERE name = ?1", name)
     }
