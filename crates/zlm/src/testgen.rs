@@ -31,6 +31,19 @@
 //! include identities. Faults (overflow, division, shifts, assertions,
 //! bounds, slice preconditions, step and depth limits) can occur anywhere,
 //! so unwinding with live owners is exercised too.
+//!
+//! Contracts call pure functions in every form the spec admits (tag 3):
+//! scalar contracts call the module's earlier type-receiver functions;
+//! `Box.held` (an exclusive receiver) and `Box.take` (an owned receiver,
+//! consuming a moved-out record) read their receiver's field and call
+//! `Box.get` through it; each byte function comes with a view helper
+//! taking a `Slice<Byte>` window, a `Ref<Array<Byte>>` and the allocator,
+//! whose requires/ensures call the catalog's `length`, `get` and
+//! `remaining` (selectors 1, 2, 8, 9, 10, an index itself computed from a
+//! pure call), and a poke helper whose requires call the catalog through a
+//! `Mut<Array<Byte>>` parameter. Functions returning `Result<K, Never>`
+//! (an uninhabited error side, unwrapped by a try whose error edge is
+//! never taken) cover the last type kind.
 
 use std::fmt::Write;
 
@@ -221,8 +234,30 @@ fn contract_value(rng: &mut Rng, k: &str, subject: &str, ops: &mut Vec<String>) 
 }
 
 /// A comparison of (a value computed from) `subject` with a constant.
-fn contract_compare(rng: &mut Rng, k: &str, subject: &str, ops: &mut Vec<String>) -> String {
-    let a = contract_value(rng, k, subject, ops);
+/// With `pure` callees (type-receiver functions `(a: K, b: K) -> K` with
+/// no effects) the compared value is sometimes first a pure call of one
+/// of them over `subject` and a constant (tag 3 with a declared callee).
+fn contract_compare(
+    rng: &mut Rng,
+    k: &str,
+    subject: &str,
+    pure: &[String],
+    ops: &mut Vec<String>,
+) -> String {
+    let subject = if !pure.is_empty() && rng.below(3) == 0 {
+        let f = rng.pick(pure).clone();
+        let c = format!("c:{k}:{}", const_bits(rng, k));
+        let args = if rng.below(2) == 0 {
+            format!("{subject} {c}")
+        } else {
+            format!("{c} {subject}")
+        };
+        ops.push(format!("cop pure_call {k} {args} | 0 0 func:Main.{f}"));
+        format!("v{}", ops.len() - 1)
+    } else {
+        subject.to_string()
+    };
+    let a = contract_value(rng, k, &subject, ops);
     let op = rng.pick(&["ge", "lt", "ne", "le", "gt", "eq"]);
     let c = const_bits(rng, k);
     ops.push(format!("cop {op} Bool {a} c:{k}:{c} | 0 0 -"));
@@ -233,22 +268,22 @@ fn contract_compare(rng: &mut Rng, k: &str, subject: &str, ops: &mut Vec<String>
 /// comparisons of it or of arithmetic on it, possibly negated or joined
 /// by `and`/`or` (short-circuit), in the spec's postorder; sometimes
 /// followed by a second `header` clause, the identity of `true`.
-fn contract(rng: &mut Rng, k: &str, subject: &str, header: &str) -> String {
+fn contract(rng: &mut Rng, k: &str, subject: &str, header: &str, pure: &[String]) -> String {
     let mut ops = Vec::new();
     let mut identity = false;
     match rng.below(4) {
         0 => {
-            let a = contract_compare(rng, k, subject, &mut ops);
-            let b = contract_compare(rng, k, subject, &mut ops);
+            let a = contract_compare(rng, k, subject, pure, &mut ops);
+            let b = contract_compare(rng, k, subject, pure, &mut ops);
             let op = rng.pick(&["and", "or"]);
             ops.push(format!("cop {op} Bool {a} {b} | 0 0 -"));
         }
         1 => {
-            let a = contract_compare(rng, k, subject, &mut ops);
+            let a = contract_compare(rng, k, subject, pure, &mut ops);
             ops.push(format!("cop not Bool {a} | 0 0 -"));
         }
         draw => {
-            contract_compare(rng, k, subject, &mut ops);
+            contract_compare(rng, k, subject, pure, &mut ops);
             identity = draw == 3;
         }
     }
@@ -278,15 +313,22 @@ fn function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
         2 => s.push_str(&format!("    local 0 i {k}\n    local 1 acc {k}\n")),
         _ => {}
     }
-    // Contract literals exclude Byte (the checker's rule).
+    // Contract literals exclude Byte (the checker's rule). Contracts may
+    // call this module's earlier callable functions (type receivers, no
+    // effects, Copy parameters and result: pure callees).
     let contracts = k != "Byte";
+    let pure: Vec<String> = callees
+        .iter()
+        .filter(|f| !f.starts_with('#'))
+        .cloned()
+        .collect();
     if contracts && rng.below(3) == 0 {
         s.push_str("    requires\n");
-        s.push_str(&contract(rng, k, "p0", "requires"));
+        s.push_str(&contract(rng, k, "p0", "requires", &pure));
     }
     if contracts && rng.below(3) == 0 {
         s.push_str("    ensures\n");
-        s.push_str(&contract(rng, k, "result", "ensures"));
+        s.push_str(&contract(rng, k, "result", "ensures", &pure));
     }
     s.push_str(&format!("    path p0 {k}\n    path p1 {k}\n"));
     match shape {
@@ -489,6 +531,52 @@ fn fallible_function(
     s
 }
 
+/// `f{i}(a: K, b: K) -> Result<K, Never>`: the error variant is
+/// uninhabited, so the body only returns `Ok` of random work; sometimes it
+/// first unwraps an earlier function of this shape (`never`) with a rich
+/// try whose error edge can never be taken.
+fn never_function(
+    rng: &mut Rng,
+    i: usize,
+    k: &str,
+    callees: &[String],
+    never: &[String],
+) -> String {
+    let carrier = format!("Result<{k},Never>");
+    let mut s = format!(
+        "  func message type f{i} public -> {carrier} effects []\n    param 0 a {k}\n    param 1 b {k}\n    path p0 {k}\n    path p1 {k}\n"
+    );
+    let mut b = block(0, k);
+    for place in ["p0", "p1"] {
+        let v = b.push(format!("load_local {k} ${place} | path:{place} -"));
+        b.pool.push(v);
+    }
+    let mut edges = Vec::new();
+    if !never.is_empty() && rng.below(2) == 0 {
+        let f = rng.pick(never).clone();
+        let (a, c) = (b.value(rng), b.value(rng));
+        let r = b.push(format!("call {carrier} {a} {c} | func:Main.{f} effects:[]"));
+        let v = b.push(format!("result_try_rich {k} {r} | type:{carrier} edge:0"));
+        b.pool.push(v);
+        edges.push("try-error 0 exit");
+    }
+    let n = 1 + rng.below(4);
+    let v = b.work(rng, n, callees);
+    let r = b.push(format!(
+        "result_ok_rich {carrier} {v} | type:{carrier} lit:0"
+    ));
+    b.push(format!("return - {r} | - -"));
+    edges.push("return 0 exit");
+    for l in b.lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    for (n, e) in edges.iter().enumerate() {
+        let _ = writeln!(s, "    edge {n} {e}");
+    }
+    s
+}
+
 /// `f{i}(a: K, b: K) -> Unit`: random work (its assertions and faults are
 /// the only observable effect), then `unit_value` returned.
 fn unit_function(rng: &mut Rng, i: usize, k: &str, callees: &[String]) -> String {
@@ -582,6 +670,31 @@ fn owned_decls(k: &str) -> String {
       field_copy {k} $recv | field:Box.v -
       return - %0.0 | - -
     edge 0 return 0 exit
+
+  func message exclusive held public -> {k} effects []
+    requires
+      cop field_copy {k} recv | 0 0 field:Box.v
+      cop pure_call {k} recv | 0 0 func:Box.get
+      cop eq Bool v0 v1 | 0 0 -
+    path recv @Box
+    loan 0 exclusive recv - Mut<@Box> - -
+    block 0
+      field_copy {k} $recv | field:Box.v -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+
+  func message owned take public -> {k} effects []
+    requires
+      cop pure_call {k} recv | 0 0 func:Box.get
+      cop field_copy {k} recv | 0 0 field:Box.v
+      cop ne Bool v0 v1 | 0 0 -
+      cop not Bool v2 | 0 0 -
+    path recv @Box
+    block 0
+      field_copy {k} $recv | field:Box.v -
+      return - %0.0 | - -
+    edge 0 return 0 exit
+      place_drop - $recv | path:recv -
 {at_least}
 decl value Pair public
   field 0 left public var @Box
@@ -636,11 +749,17 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
             b.push(format!("store_local - $l1 {t2} | path:l1 -"));
             locals.push(("other", "@Box".into()));
             if i % 2 == 1 {
-                // Moved out of its local again and dropped at once (no draw
-                // of its own, so every other choice stays as it was).
+                // Moved out of its local again and dropped at once, or
+                // consumed by the owned receiver `Box.take` (whose
+                // requires borrow the owner for a pure call).
                 let m = b.push("place_move @Box $l1 | path:l1 -".to_string());
                 temps.push((temp(&m), "@Box".into()));
-                b.push(format!("place_drop - ${} | path:{} -", temp(&m), temp(&m)));
+                if rng.below(2) == 0 {
+                    let g = b.push(format!("call {k} {m} | func:Box.take effects:[]"));
+                    b.pool.push(g);
+                } else {
+                    b.push(format!("place_drop - ${} | path:{} -", temp(&m), temp(&m)));
+                }
             } else {
                 second = Some("l1");
             }
@@ -688,6 +807,14 @@ fn owned_function(rng: &mut Rng, i: usize, k: &str, callees: &[String], try_shap
         ));
         let g = b.push(format!("call {k} {l} | func:Box.get effects:[]"));
         loans.push(format!("shared l0 - Ref<@Box> {l} {g}"));
+        b.pool.push(g);
+    }
+    if rng.below(3) == 0 {
+        // An exclusive loan into `Box.held` (its requires read the field
+        // and call `get` through the Mut binding).
+        let m = b.push(format!("borrow_mut Mut<@Box> $l0 | loan:{} -", loans.len()));
+        let g = b.push(format!("call {k} {m} | func:Box.held effects:[]"));
+        loans.push(format!("exclusive l0 - Mut<@Box> {m} {g}"));
         b.pool.push(g);
     }
     if k != "Byte" && rng.below(2) == 0 {
@@ -858,6 +985,9 @@ struct BytesBody<'a> {
     indexes: Vec<String>,
     /// Bytes read so far (folded into the result).
     bytes: Vec<String>,
+    /// The module's byte helpers this function may call: the view reader
+    /// ([`view_function`]) and the poke ([`poke_function`]).
+    helpers: Option<(String, String)>,
 }
 
 impl BytesBody<'_> {
@@ -920,9 +1050,16 @@ impl BytesBody<'_> {
                 let at = self.index(rng);
                 let byte = rng.below(256);
                 let v = self.b.push(format!("const Byte c:Byte:{byte} | - -"));
-                let set = self.b.push(format!(
-                    "intrinsic_call Unit {m} {at} {v} | cfunc:5 effects:[]"
-                ));
+                // The catalog's set, or the module's poke helper (its
+                // contracts call the catalog through the Mut binding).
+                let set = match &self.helpers {
+                    Some((_, poke)) if rng.below(2) == 0 => self.b.push(format!(
+                        "call Unit {m} {at} {v} | func:Main.{poke} effects:[]"
+                    )),
+                    _ => self.b.push(format!(
+                        "intrinsic_call Unit {m} {at} {v} | cfunc:5 effects:[]"
+                    )),
+                };
                 self.loan(format!("exclusive l0 - Mut<Array<Byte>> {m} {set}"));
             }
             2 | 3 => {
@@ -970,6 +1107,200 @@ impl BytesBody<'_> {
             }
         }
     }
+
+    /// A call of the view helper `view` with a window of the array owned
+    /// by `l0` (a `Slice<Byte>` argument), a shared loan of the array and
+    /// the allocator: its result joins the indexes.
+    fn view_call(&mut self, rng: &mut Rng, view: &str) {
+        let (start, end) = (self.index(rng), self.index(rng));
+        let l = self.loans.len();
+        let s = self.b.push(format!(
+            "borrow_slice_byte Slice<Byte> $l0 {start} {end} | loan:{l} cfunc:6"
+        ));
+        let r = self.b.push(format!(
+            "borrow_shared Ref<Array<Byte>> $l0 | loan:{} -",
+            l + 1
+        ));
+        let c = self.b.push(format!(
+            "call UInt64 {s} {r} $p0 | func:Main.{view} effects:[]"
+        ));
+        self.loan(format!("slice l0 - Slice<Byte> {s} {c}"));
+        self.loan(format!("shared l0 - Ref<Array<Byte>> {r} {c}"));
+        self.indexes.push(c);
+    }
+}
+
+/// One requires clause of [`view_function`] over its parameters (`p0` the
+/// window, `p1` the array, `p2` the allocator): catalog pure calls (the
+/// slice's and the array's `length` and `get`, the allocator's
+/// `remaining`, tag 3 with a catalog callee), compared with each other or
+/// with a constant; an index may itself be computed from a pure call.
+fn view_clause(rng: &mut Rng) -> Vec<String> {
+    let cmp = *rng.pick(&["eq", "ne", "lt", "le", "gt", "ge"]);
+    match rng.below(5) {
+        0 => vec![
+            "cop pure_call UInt64 p0 | 1 0 cfunc:9".into(),
+            format!("cop {cmp} Bool v0 c:UInt64:{} | 0 0 -", rng.below(6)),
+        ],
+        1 => vec![
+            format!(
+                "cop pure_call Byte p0 c:UInt64:{} | 1 0 cfunc:10",
+                rng.below(4)
+            ),
+            format!(
+                "cop pure_call Byte p1 c:UInt64:{} | 1 0 cfunc:2",
+                rng.below(4)
+            ),
+            format!("cop {cmp} Bool v0 v1 | 0 0 -"),
+        ],
+        2 => vec![
+            "cop pure_call UInt64 p1 | 1 0 cfunc:1".into(),
+            "cop pure_call UInt64 p0 | 1 0 cfunc:9".into(),
+            // A window is never longer than its array: mostly `ge`.
+            format!(
+                "cop {} Bool v0 v1 | 0 0 -",
+                if rng.below(2) == 0 { "ge" } else { cmp }
+            ),
+        ],
+        3 => vec![
+            "cop pure_call UInt64 p2 | 1 0 cfunc:8".into(),
+            format!("cop {cmp} Bool v0 c:UInt64:{} | 0 0 -", rng.below(40)),
+        ],
+        _ => vec![
+            // The array's last byte against the window's first (an empty
+            // array overflows the subtraction, an empty window is a
+            // bounds fault).
+            "cop pure_call UInt64 p1 | 1 0 cfunc:1".into(),
+            "cop sub UInt64 v0 c:UInt64:1 | 0 0 -".into(),
+            "cop pure_call Byte p1 v1 | 1 0 cfunc:2".into(),
+            "cop pure_call Byte p0 c:UInt64:0 | 1 0 cfunc:10".into(),
+            format!("cop {cmp} Bool v2 v3 | 0 0 -"),
+        ],
+    }
+}
+
+/// `name(view: Slice<Byte>, bytes: Ref<Array<Byte>>, alloc:
+/// Ref<Allocator<BytesError>>) -> UInt64`: requires clauses of catalog
+/// pure calls ([`view_clause`]), sometimes an ensures clause comparing the
+/// result with pure calls on the surviving shared loans, and a body
+/// reading the window's and the array's lengths (and maybe the window's
+/// first byte) and the budget left.
+fn view_function(rng: &mut Rng, name: &str) -> String {
+    let mut s = format!(
+        "  func message type {name} public -> UInt64 effects []
+    param 0 view Slice<Byte>
+    param 1 bytes Ref<Array<Byte>>
+    param 2 alloc Ref<Allocator<BytesError>>
+"
+    );
+    for _ in 0..1 + rng.below(3) {
+        s.push_str("    requires\n");
+        for l in view_clause(rng) {
+            let _ = writeln!(s, "      {l}");
+        }
+    }
+    if rng.below(2) == 0 {
+        let cmp = rng.pick(&["eq", "ne", "lt", "le", "gt", "ge"]);
+        let _ = write!(
+            s,
+            "    ensures
+      cop pure_call UInt64 p1 | 1 0 cfunc:1
+      cop pure_call UInt64 p2 | 1 0 cfunc:8
+      cop add UInt64 v0 v1 | 0 0 -
+      cop {cmp} Bool result v2 | 0 0 -
+"
+        );
+    }
+    s.push_str(
+        "    path p0 Slice<Byte>
+    path p1 Array<Byte>
+    path p2 Allocator<BytesError>
+    loan 0 slice p0 - Slice<Byte> - -
+    loan 1 shared p1 - Ref<Array<Byte>> - -
+    loan 2 shared p2 - Ref<Allocator<BytesError>> - -
+    loan 3 shared p0 0 Ref<Slice<Byte>> %0.0 %0.1
+",
+    );
+    let first = rng.below(2) == 0;
+    if first {
+        s.push_str("    loan 4 shared p0 0 Ref<Slice<Byte>> %0.6 %0.8\n");
+    }
+    s.push_str(
+        "    block 0
+      borrow_shared Ref<Slice<Byte>> $p0 | loan:3 -
+      intrinsic_call UInt64 %0.0 | cfunc:9 effects:[]
+      intrinsic_call UInt64 $p1 | cfunc:1 effects:[]
+      add UInt64 %0.1 %0.2 | - -
+      intrinsic_call UInt64 $p2 | cfunc:8 effects:[]
+      bit_xor UInt64 %0.3 %0.4 | - -
+",
+    );
+    if first {
+        // The window's first byte, widened by a pure bytes read: the
+        // array's byte at the same index.
+        s.push_str(
+            "      borrow_shared Ref<Slice<Byte>> $p0 | loan:4 -
+      const UInt64 c:UInt64:0 | - -
+      intrinsic_call Byte %0.6 %0.7 | cfunc:10 effects:[]
+      intrinsic_call Byte $p1 %0.7 | cfunc:2 effects:[]
+      eq Bool %0.8 %0.9 | - -
+      assert_true - %0.10 | - -
+      return - %0.5 | - -
+",
+        );
+    } else {
+        s.push_str("      return - %0.5 | - -\n");
+    }
+    s.push_str("    edge 0 return 0 exit\n");
+    s
+}
+
+/// `name(bytes: Mut<Array<Byte>>, at: UInt64, value: Byte) -> Unit`: the
+/// catalog's set, with requires clauses of catalog pure calls through the
+/// exclusive loan (the array's `length` against `at`, its byte at `at`
+/// against `value`).
+fn poke_function(rng: &mut Rng, name: &str) -> String {
+    let mut s = format!(
+        "  func message type {name} public -> Unit effects []
+    param 0 bytes Mut<Array<Byte>>
+    param 1 at UInt64
+    param 2 value Byte
+"
+    );
+    if rng.below(3) != 0 {
+        let cmp = rng.pick(&["gt", "ge", "ne"]);
+        let _ = write!(
+            s,
+            "    requires
+      cop pure_call UInt64 p0 | 1 0 cfunc:1
+      cop {cmp} Bool v0 p1 | 0 0 -
+"
+        );
+    }
+    if rng.below(3) == 0 {
+        let cmp = rng.pick(&["ne", "le", "eq"]);
+        let _ = write!(
+            s,
+            "    requires
+      cop pure_call Byte p0 p1 | 1 0 cfunc:2
+      cop {cmp} Bool v0 p2 | 0 0 -
+"
+        );
+    }
+    s.push_str(
+        "    path p0 Array<Byte>
+    path p1 UInt64
+    path p2 Byte
+    loan 0 exclusive p0 - Mut<Array<Byte>> - -
+    block 0
+      load_local UInt64 $p1 | path:p1 -
+      load_local Byte $p2 | path:p2 -
+      intrinsic_call Unit $p0 %0.0 %0.1 | cfunc:5 effects:[]
+      return - %0.2 | - -
+    edge 0 return 0 exit
+",
+    );
+    s
 }
 
 /// One byte-array function: allocate `cap` bytes from the host allocator,
@@ -982,6 +1313,19 @@ impl BytesBody<'_> {
 /// form (tag 43 over a `Ref<Bytes>`) and `Bytes.length`. Try edges drop
 /// the array. The bytes read are folded into the result.
 fn bytes_function(rng: &mut Rng, i: usize, facade: bool) -> String {
+    // Outside the facade, the function's own helpers come first: a view
+    // reader and a poke, each with contracts of catalog pure calls.
+    let mut helpers_text = String::new();
+    let helpers = if facade {
+        None
+    } else {
+        let (view, poke) = (format!("f{i}w"), format!("f{i}m"));
+        helpers_text.push_str(&view_function(rng, &view));
+        helpers_text.push('\n');
+        helpers_text.push_str(&poke_function(rng, &poke));
+        helpers_text.push('\n');
+        Some((view, poke))
+    };
     let mut body = BytesBody {
         b: block(0, "UInt64"),
         loans: vec!["shared p0 - Ref<Allocator<BytesError>> - -".into()],
@@ -990,6 +1334,7 @@ fn bytes_function(rng: &mut Rng, i: usize, facade: bool) -> String {
         edges: vec![("try-error", Vec::new())],
         indexes: Vec::new(),
         bytes: Vec::new(),
+        helpers,
     };
     let cap = body.b.push("load_local UInt64 $p1 | path:p1 -".into());
     let r = body.b.push(format!(
@@ -1022,6 +1367,11 @@ fn bytes_function(rng: &mut Rng, i: usize, facade: bool) -> String {
     }
     for _ in 0..rng.below(4) {
         body.array_op(rng);
+    }
+    if let Some((view, _)) = body.helpers.clone()
+        && rng.below(2) == 0
+    {
+        body.view_call(rng, &view);
     }
     let last = if facade {
         // Array -> BytesBuilder -> Bytes (finish relabels the token).
@@ -1115,7 +1465,9 @@ fn bytes_function(rng: &mut Rng, i: usize, facade: bool) -> String {
         "l0".to_string()
     };
     body.edges.push(("return", vec![owner]));
-    let mut s = format!(
+    let mut s = helpers_text;
+    let _ = write!(
+        s,
         "  func message type f{i} public -> Result<Byte,UInt64> effects [alloc]
     param 0 alloc Ref<Allocator<BytesError>>
     param 1 cap UInt64
@@ -1205,8 +1557,13 @@ fn any_function(
     let shape = if owned {
         rng.below(8)
     } else {
-        6 + rng.below(4)
+        6 + rng.below(5)
     };
+    // Functions returning `Result<K, Never>` are listed among the
+    // fallible ones with a `!` before their name.
+    let (never, others): (Vec<String>, Vec<String>) =
+        fallible.iter().cloned().partition(|f| f.starts_with('!'));
+    let never: Vec<String> = never.iter().map(|f| f[1..].to_string()).collect();
     let text = match shape {
         3 => owned_function(rng, i, k, callees, false),
         4 => owned_function(rng, i, k, callees, true),
@@ -1214,13 +1571,15 @@ fn any_function(
             let through_facade = facade && rng.below(2) == 0;
             bytes_function(rng, i, through_facade)
         }
-        6 => fallible_function(rng, i, k, callees, fallible),
+        6 => fallible_function(rng, i, k, callees, &others),
         7 => unit_function(rng, i, k, callees),
+        10 => never_function(rng, i, k, callees, &never),
         _ => function(rng, i, k, callees),
     };
     match shape {
         0..=3 | 8 | 9 => callees.push(format!("f{i}")),
         6 => fallible.push(format!("f{i}")),
+        10 => fallible.push(format!("!f{i}")),
         _ => {}
     }
     text

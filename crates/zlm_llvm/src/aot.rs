@@ -7,9 +7,11 @@ use crate::backend;
 use crate::error::LlvmError;
 use crate::target::{TargetRecord, linker_identity};
 use crate::unit::Lowered;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use zlm::interp::Limits;
 use zlm::materialize::c::engine::{CRun, EngineError, run_executable, run_executable_typed};
 
@@ -68,17 +70,14 @@ fn link_with(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let driver = dir.join(format!(
-        ".zlm-driver-{}-{}.c",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::write(&driver, host)
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let driver = dir.join(format!(".zlm-driver-{}-{n}.o", std::process::id()));
+    let compiled = host_object(record, &have, host, shared, dir)?;
+    std::fs::write(&driver, compiled.as_slice())
         .map_err(|e| LlvmError::Io(format!("{}: {e}", driver.display())))?;
     let mut cmd = Command::new(&record.linker);
-    cmd.args(["-std=c11", "-O2"]);
     if shared {
-        cmd.args(["-shared", "-fPIC"]);
+        cmd.arg("-shared");
     }
     cmd.arg("-o").arg(out).arg(&driver).arg(object);
     if !shared && record.relocation != "pic" {
@@ -93,6 +92,66 @@ fn link_with(
         ));
     }
     Ok(())
+}
+
+/// The host C `host` compiled by the record's linker (`-std=c11 -O2`, and
+/// `-fPIC` for a shared library, `-no-pie` for a non-PIC executable):
+/// compiled once per process for each linker, its identity, the
+/// relocation model and the host text, then kept in memory, so a run
+/// that links many executables (the four-engine oracle) compiles the
+/// driver once. The object is what a one-step compile-and-link would
+/// produce from the same source and flags. `dir` holds the compiler's
+/// source and output files while it runs.
+fn host_object(
+    record: &TargetRecord,
+    identity: &str,
+    host: &str,
+    shared: bool,
+    dir: &Path,
+) -> Result<Arc<Vec<u8>>, LlvmError> {
+    type Key = (String, String, bool, String, String);
+    static OBJECTS: OnceLock<Mutex<HashMap<Key, Arc<Vec<u8>>>>> = OnceLock::new();
+    let key: Key = (
+        record.linker.clone(),
+        identity.to_string(),
+        shared,
+        record.relocation.clone(),
+        host.to_string(),
+    );
+    let objects = OBJECTS.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(o) = objects.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return Ok(o);
+    }
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let source = dir.join(format!(".zlm-driver-{}-{n}.c", std::process::id()));
+    let compiled = dir.join(format!(".zlm-driver-{}-{n}.c.o", std::process::id()));
+    std::fs::write(&source, host)
+        .map_err(|e| LlvmError::Io(format!("{}: {e}", source.display())))?;
+    let mut cmd = Command::new(&record.linker);
+    cmd.args(["-std=c11", "-O2"]);
+    if shared {
+        cmd.arg("-fPIC");
+    } else if record.relocation != "pic" {
+        // As in the one-step compile and link this replaces.
+        cmd.arg("-no-pie");
+    }
+    cmd.arg("-c").arg("-o").arg(&compiled).arg(&source);
+    let res = cmd.output();
+    let _ = std::fs::remove_file(&source);
+    let res = res.map_err(|e| LlvmError::Io(format!("{}: {e}", record.linker)))?;
+    if !res.status.success() {
+        let _ = std::fs::remove_file(&compiled);
+        return Err(LlvmError::Link(
+            String::from_utf8_lossy(&res.stderr).into_owned(),
+        ));
+    }
+    let bytes = std::fs::read(&compiled);
+    let _ = std::fs::remove_file(&compiled);
+    let bytes = Arc::new(bytes.map_err(|e| LlvmError::Io(format!("{}: {e}", compiled.display())))?);
+    if let Ok(mut m) = objects.lock() {
+        m.insert(key, bytes.clone());
+    }
+    Ok(bytes)
 }
 
 static NEXT: AtomicU64 = AtomicU64::new(0);

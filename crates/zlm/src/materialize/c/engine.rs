@@ -115,9 +115,57 @@ pub fn write_files(emitted: &Emitted, dir: &Path) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// A compile of an emitted unit running in the background
+/// ([`Program::spawn`]): the caller does other work while the C compiler
+/// runs, then [`PendingProgram::wait`] gives the program or the
+/// compiler's diagnostics.
+#[derive(Debug)]
+pub struct PendingProgram {
+    program: Option<Program>,
+    /// The compiler process until it is waited for.
+    compiler: Option<std::process::Child>,
+}
+
+impl Drop for PendingProgram {
+    /// A compile never waited for is stopped and reaped before its
+    /// directory goes.
+    fn drop(&mut self) {
+        if let Some(mut child) = self.compiler.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl PendingProgram {
+    /// Waits for the compiler: the program, or its diagnostics.
+    pub fn wait(mut self) -> Result<Program, EngineError> {
+        let (Some(compiler), Some(program)) = (self.compiler.take(), self.program.take()) else {
+            return Err(EngineError::Io(
+                "the C compile was already waited for".into(),
+            ));
+        };
+        let out = compiler
+            .wait_with_output()
+            .map_err(|e| EngineError::Io(format!("waiting for the C compiler: {e}")))?;
+        if !out.status.success() {
+            return Err(EngineError::Compile(
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
+        }
+        Ok(program)
+    }
+}
+
 impl Program {
     /// Compiles `emitted` with `cc` into a temporary executable.
     pub fn build(emitted: &Emitted, cc: &Compiler) -> Result<Program, EngineError> {
+        Program::spawn(emitted, cc)?.wait()
+    }
+
+    /// Starts compiling `emitted` with `cc` into a temporary executable
+    /// and returns at once (the compile runs as its own process).
+    pub fn spawn(emitted: &Emitted, cc: &Compiler) -> Result<PendingProgram, EngineError> {
         let dir = std::env::temp_dir().join(format!(
             "zlm-c-{}-{}",
             std::process::id(),
@@ -130,19 +178,20 @@ impl Program {
             typed_entries: emitted.typed_entries.clone(),
         };
         write_files(emitted, &program.dir)?;
-        let out = Command::new(&cc.program)
+        let compiler = Command::new(&cc.program)
             .args(&cc.flags)
             .arg("-o")
             .arg(&program.exe)
             .arg(program.dir.join("module.c"))
-            .output()
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .map_err(|e| EngineError::Io(format!("{}: {e}", cc.program)))?;
-        if !out.status.success() {
-            return Err(EngineError::Compile(
-                String::from_utf8_lossy(&out.stderr).into_owned(),
-            ));
-        }
-        Ok(program)
+        Ok(PendingProgram {
+            program: Some(program),
+            compiler: Some(compiler),
+        })
     }
 
     /// Host-callable entries (`Decl.function`).

@@ -54,6 +54,9 @@ pub fn render_kind(t: &Type) -> Option<u32> {
         Type::Scalar(k) if k.is_signed() => Some(1),
         Type::Scalar(_) => Some(0),
         Type::Unit => Some(3),
+        // Never has no values: the uninhabited side of a `Result` is a
+        // word slot no operation writes, rendered (never) as Unit is.
+        Type::Never => Some(3),
         // The host allocator capability carries no data.
         Type::AllocatorBytesError => Some(3),
         Type::Ref(a) if **a == Type::AllocatorBytesError => Some(3),
