@@ -71,23 +71,23 @@ pub fn preimage(domain: &str, parts: &[Vec<u8>]) -> Vec<u8> {
 
 /// `H(D; P0, ..., Pn)`: SHA-256 over the domain, one zero byte and the framed parts.
 pub fn h(domain: &str, parts: &[Vec<u8>]) -> Id {
-    let mut hasher = Sha256::new();
-    hasher.update(domain.as_bytes());
-    hasher.update([0u8]);
-    for p in parts {
-        hasher.update((p.len() as u64).to_le_bytes());
-        hasher.update(p);
-    }
-    hasher.finalize().into()
+    framed(domain, parts)
 }
 
 /// [`h`] over borrowed parts: no copy of a large part (an artifact payload,
 /// an ancillary section body) is made to hash it.
 pub fn h_slices(domain: &str, parts: &[&[u8]]) -> Id {
+    framed(domain, parts)
+}
+
+/// The one framing of [`h`] and [`h_slices`]: each part preceded by its
+/// length as a little-endian `u64`.
+fn framed<P: AsRef<[u8]>>(domain: &str, parts: &[P]) -> Id {
     let mut hasher = Sha256::new();
     hasher.update(domain.as_bytes());
     hasher.update([0u8]);
     for p in parts {
+        let p = p.as_ref();
         hasher.update((p.len() as u64).to_le_bytes());
         hasher.update(p);
     }
