@@ -56,7 +56,7 @@ fn checkpoint_encode(c: &mut Criterion) {
     let mut state = e.state().clone();
     let mut items = Vec::new();
     for i in 0..8000u32 {
-        let mut m = std::collections::BTreeMap::new();
+        let mut m = tcc_engine::ObjectMap::new();
         m.insert(
             "name".to_string(),
             tcc_engine::Value::string(&format!("item-{i:06}-{}", "x".repeat(60))),

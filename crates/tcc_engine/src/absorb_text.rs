@@ -12,10 +12,10 @@
 use crate::error::EngineError;
 use crate::json::{MAX_ABSORB_DEPTH, ValueContext, absorb};
 use crate::limits::Limits;
+use crate::object_map::ObjectMap;
 use crate::value::{Cell, Heap, Value};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
-use std::collections::BTreeMap;
 use std::fmt;
 
 /// Absorbs the JSON text of an array of inlined tagged values (a host
@@ -302,7 +302,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
         if !self.object {
             return Err(refuse());
         }
-        let mut out = BTreeMap::new();
+        let mut out = ObjectMap::new();
         while let Some(k) = map.next_key::<String>()? {
             let v = map.next_value_seed(Tagged {
                 heap: &mut *self.heap,

@@ -7,9 +7,9 @@
 
 use crate::error::{EngineError, FatalKind};
 use crate::limits::Limits;
+use crate::object_map::ObjectMap;
 use crate::value::{Cell, Heap, Value};
 use serde_json::{Map, Number, Value as J};
-use std::collections::BTreeMap;
 
 /// Parses JSON bytes into a tree like `serde_json::from_slice`, but rejects
 /// an object that repeats a key (serde_json would keep the last one, so two
@@ -299,7 +299,7 @@ fn export_text_inner(
     path.push(id);
     match heap.get(id)? {
         Cell::Object(m) => {
-            // BTreeMap<String, _> iterates in byte order: canonical key order.
+            // ObjectMap iterates in byte order: canonical key order.
             out.push_str("{\"t\":\"object\",\"v\":{");
             for (i, (k, x)) in m.iter().enumerate() {
                 if i > 0 {
@@ -537,7 +537,7 @@ fn absorb_collection(
         let J::Object(fields) = payload else {
             return Err(err(ctx, path, "object payload must be a JSON object"));
         };
-        let mut out = BTreeMap::new();
+        let mut out = ObjectMap::new();
         for (k, x) in fields {
             out.insert(
                 k.clone(),

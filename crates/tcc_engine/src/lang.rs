@@ -104,12 +104,7 @@ fn py_number(v: &Value) -> Option<f64> {
 /// The element pairs of one container pair still to compare.
 enum Pairs<'h> {
     Array(std::iter::Zip<std::slice::Iter<'h, Value>, std::slice::Iter<'h, Value>>),
-    Object(
-        std::iter::Zip<
-            std::collections::btree_map::Values<'h, String, Value>,
-            std::collections::btree_map::Values<'h, String, Value>,
-        >,
-    ),
+    Object(std::iter::Zip<crate::object_map::Values<'h>, crate::object_map::Values<'h>>),
 }
 
 impl<'h> Iterator for Pairs<'h> {

@@ -8,7 +8,7 @@
 
 use crate::error::{EngineError, FatalKind};
 use crate::limits::Limits;
-use std::collections::BTreeMap;
+use crate::object_map::ObjectMap;
 use std::sync::Arc;
 use tcc_ir::Constant;
 
@@ -82,7 +82,7 @@ pub enum Cell {
     Hole,
     /// An object; keys kept in byte order so that listings and
     /// checkpoints are deterministic.
-    Object(BTreeMap<String, Value>),
+    Object(ObjectMap),
     /// An array.
     Array(Vec<Value>),
     /// A closure variable cell (`lang.compute`).

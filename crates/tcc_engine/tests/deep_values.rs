@@ -7,7 +7,7 @@
 mod common;
 use common::*;
 use proptest::prelude::*;
-use std::collections::BTreeMap;
+use tcc_engine::ObjectMap;
 use tcc_engine::absorb_text::absorb_value_text;
 use tcc_engine::json::{
     MAX_EXPORT_NODES, ValueContext, absorb, export, export_text, parse_strict, to_canonical,
@@ -132,7 +132,7 @@ fn build(heap: &mut Heap, levels: &[Level], leaf: f64, cycle: bool) -> Value {
                     .into_iter()
                     .enumerate()
                     .map(|(k, v)| (format!("k{k}"), v))
-                    .collect::<BTreeMap<_, _>>(),
+                    .collect::<ObjectMap>(),
             )
         } else {
             Cell::Array(items)

@@ -11,11 +11,11 @@ use crate::error::{EngineError, FatalKind, Site};
 use crate::fast::{self, Fast, Res, Tail};
 use crate::json::{export, obj};
 use crate::lang::{self, ArithOp, EvalError, Language};
+use crate::object_map::ObjectMap;
 use crate::position::FuncPos;
 use crate::protocol::HostRequest;
 use crate::value::{Cell, Value};
 use serde_json::Value as J;
-use std::collections::BTreeMap;
 use tcc_ir::Instruction;
 
 impl Execution {
@@ -724,7 +724,7 @@ impl Execution {
                 self.pop()?;
             }
             I::NewObject => {
-                let id = self.alloc(Cell::Object(BTreeMap::new()))?;
+                let id = self.alloc(Cell::Object(ObjectMap::new()))?;
                 self.push(Value::Ref(id))?;
             }
             I::SetProp { key } => {
