@@ -349,7 +349,11 @@ fn function(r: &Resolved<'_>, types: &Types, k: usize, at: (usize, usize)) -> St
             let _ = writeln!(
                 body,
                 "  {}",
-                call_put(types, &host::storage(&s.host), &format!("*{}", ident(&s.name)))
+                call_put(
+                    types,
+                    &host::storage(&s.host),
+                    &format!("*{}", ident(&s.name))
+                )
             );
         }
     }

@@ -980,7 +980,10 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 );
                 for o in fields {
                     let (m, h) = members(None, o);
-                    let _ = writeln!(s, "    pl{t}.{m} = pl{pi}.{m};\n    pl{t}.{h} = pl{pi}.{h};");
+                    let _ = writeln!(
+                        s,
+                        "    pl{t}.{m} = pl{pi}.{m};\n    pl{t}.{h} = pl{pi}.{h};"
+                    );
                 }
                 let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
             }
