@@ -313,10 +313,6 @@ fn function(r: &Resolved<'_>, types: &Types, k: usize, at: (usize, usize)) -> St
         ident(&r.module.declarations[at.0].name),
         ident(&f.name)
     );
-    let host = |t: &Type| match t {
-        Type::SliceByte => Type::ArrayByte,
-        t => t.clone(),
-    };
     let mut params = String::new();
     let mut doc = String::new();
     for s in &slots {
@@ -335,7 +331,7 @@ fn function(r: &Resolved<'_>, types: &Types, k: usize, at: (usize, usize)) -> St
         let _ = write!(
             params,
             ", {constness}{} *{}",
-            ctype(r, types, &host(&s.host)),
+            ctype(r, types, &host::storage(&s.host)),
             ident(&s.name)
         );
         let _ = writeln!(
@@ -353,7 +349,11 @@ fn function(r: &Resolved<'_>, types: &Types, k: usize, at: (usize, usize)) -> St
             let _ = writeln!(
                 body,
                 "  {}",
-                call_put(types, &host(&s.host), &format!("*{}", ident(&s.name)))
+                call_put(
+                    types,
+                    &host::storage(&s.host),
+                    &format!("*{}", ident(&s.name))
+                )
             );
         }
     }
@@ -369,7 +369,7 @@ fn function(r: &Resolved<'_>, types: &Types, k: usize, at: (usize, usize)) -> St
                 let _ = writeln!(
                     body,
                     "  {}",
-                    take_fn(r, types, &host(&s.host), &format!("*{name}"))
+                    take_fn(r, types, &host::storage(&s.host), &format!("*{name}"))
                 );
             }
             Passing::Shared => {
@@ -377,7 +377,7 @@ fn function(r: &Resolved<'_>, types: &Types, k: usize, at: (usize, usize)) -> St
                 let _ = writeln!(
                     body,
                     "  {{\n    zlm_words zlm_again = {{0, 0, 0, 0}}, *zlm_b = &zlm_again;\n    {}\n    free(zlm_again.w);\n    if (zlm_again.bad || zlm_again.n > (uint64_t)(zlm_e - *zlm_w)) return -1;\n    *zlm_w += zlm_again.n;\n  }}",
-                    call_put(types, &host(&s.host), &format!("*{name}"))
+                    call_put(types, &host::storage(&s.host), &format!("*{name}"))
                 );
             }
             _ => {}

@@ -15,7 +15,7 @@ use crate::text::Body;
 use crate::unitctx::Unit;
 use std::fmt::Write;
 use zlm::boundary::{self, Passing};
-use zlm::materialize::c::host;
+use zlm::materialize::c::host::{self, is_slice, storage};
 use zlm::materialize::c::types::{Shape, Slot, Types, is_word, pointee};
 use zlm::materialize::c::walk::At;
 use zlm::model::*;
@@ -173,20 +173,6 @@ fn covered(u: &Unit<'_, '_>, at: At) -> bool {
         .iter()
         .all(|s| s.passing == Passing::Allocator || has(&storage(&s.host)))
         && has(pointee(&f.result).unwrap_or(&f.result))
-}
-
-/// The type of the host storage of a slot's value: a lent slice views a
-/// host-held array.
-fn storage(host: &Type) -> Type {
-    match host {
-        Type::SliceByte => Type::ArrayByte,
-        t => t.clone(),
-    }
-}
-
-/// Whether a slot's argument is a slice over its host array.
-fn is_slice(t: &Type) -> bool {
-    matches!(t, Type::SliceByte) || matches!(t, Type::Ref(x) if **x == Type::SliceByte)
 }
 
 /// The typed stream's statements (on the shared body builder).

@@ -6,7 +6,7 @@
 //! result and every lent value as words. Per non-word type the unit
 //! carries a reader `zrN` and a writer `zwN` of that stream.
 
-use super::types::{Shape, Types, pointee};
+use super::types::{Shape, Types, members, pointee};
 use crate::boundary::{self, Passing};
 use crate::check::Resolved;
 use crate::interp::type_name;
@@ -51,16 +51,17 @@ pub fn add_types(types: &mut Types, r: &Resolved<'_>, at: (usize, usize)) -> Res
 }
 
 /// The type of the host storage of a slot's value: a lent slice views a
-/// host-held array.
-fn storage(host: &Type) -> Type {
+/// host-held array (the LLVM engines' typed entries and the library's C
+/// header hold the same).
+pub fn storage(host: &Type) -> Type {
     match host {
         Type::SliceByte => Type::ArrayByte,
         t => t.clone(),
     }
 }
 
-/// Whether a slot's C argument is a slice over its host array.
-fn is_slice(t: &Type) -> bool {
+/// Whether a slot's argument is a slice over its host array.
+pub fn is_slice(t: &Type) -> bool {
     matches!(t, Type::SliceByte) || matches!(t, Type::Ref(x) if **x == Type::SliceByte)
 }
 
@@ -119,13 +120,13 @@ pub(super) fn codecs(types: &Types) -> String {
             }
             Shape::Record { fields, .. } => {
                 for s in fields {
-                    let o = s.ordinal;
+                    let (m, h) = members(None, s.ordinal);
                     field(
                         &mut rd,
                         &mut wr,
                         &s.ty,
-                        &format!("v->f{o}"),
-                        &format!("v->h{o}"),
+                        &format!("v->{m}"),
+                        &format!("v->{h}"),
                         "",
                     );
                 }
@@ -139,13 +140,13 @@ pub(super) fn codecs(types: &Types) -> String {
                     let _ = writeln!(rd, "  case {tag}u:\n  v->tag = {tag}u;");
                     let _ = writeln!(wr, "  case {tag}u:");
                     for s in fields {
-                        let o = s.ordinal;
+                        let (m, h) = members(Some(vi), s.ordinal);
                         field(
                             &mut rd,
                             &mut wr,
                             &s.ty,
-                            &format!("v->v{vi}_f{o}"),
-                            &format!("v->v{vi}_h{o}"),
+                            &format!("v->{m}"),
+                            &format!("v->{h}"),
                             "v->built && ",
                         );
                     }

@@ -13,7 +13,7 @@
 
 use super::config::TargetConfig;
 use super::plan::{self, ContractBytes, FunctionPlan, PlaceRole};
-use super::types::{Shape, Types, cstr, is_word};
+use super::types::{Shape, Types, cstr, is_word, members};
 use super::unit::{Refusal, Scope};
 use super::walk::{self, At};
 use crate::check::{Checked, Resolved};
@@ -407,13 +407,10 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 (!borrowed && plan.agg && plan.steps.is_empty()).then(|| format!("ph{ri}"));
             for step in &plan.steps {
                 let fo = step.field.ordinal;
-                let (m, h) = match step.variant {
-                    Some(vi) => {
-                        present = format!("{present} && {lvalue}.built");
-                        (format!("v{vi}_f{fo}"), format!("v{vi}_h{fo}"))
-                    }
-                    None => (format!("f{fo}"), format!("h{fo}")),
-                };
+                if step.variant.is_some() {
+                    present = format!("{present} && {lvalue}.built");
+                }
+                let (m, h) = members(step.variant, fo);
                 if !matches!(
                     u.types.shape(&step.base),
                     Some(Shape::Record { .. } | Shape::Variants { .. })
@@ -800,10 +797,8 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     let _ = writeln!(set, "    {dst}.built = 1;");
                     for (k, (a, _)) in fields.iter().enumerate() {
                         let v = self.take_lowered(a, &mut pre);
-                        let _ = writeln!(
-                            set,
-                            "    {dst}.v{variant}_f{k} = {v};\n    {dst}.v{variant}_h{k} = 1;"
-                        );
+                        let (m, h) = members(Some(*variant), k);
+                        let _ = writeln!(set, "    {dst}.{m} = {v};\n    {dst}.{h} = 1;");
                     }
                 }
                 let _ = write!(
@@ -817,7 +812,8 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 let mut set = String::new();
                 for (k, (a, _)) in fields.iter().enumerate() {
                     let v = self.take_lowered(a, &mut pre);
-                    let _ = writeln!(set, "    {dst}.f{k} = {v};\n    {dst}.h{k} = 1;");
+                    let (m, h) = members(None, k);
+                    let _ = writeln!(set, "    {dst}.{m} = {v};\n    {dst}.{h} = 1;");
                 }
                 let _ = write!(s, "{pre}{set}");
             }
@@ -863,20 +859,21 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 ..
             } => {
                 let p = &self.places[*path];
+                let (m, h) = members(variant.map(|(vi, _)| vi), ord);
                 let (cond, member, flag) = match variant {
-                    Some((vi, t)) => (
+                    Some((_, t)) => (
                         format!(
                             "{} && {lv}.tag == {t}u && {lv}.built",
                             p.present,
                             lv = p.target
                         ),
-                        format!("{}.v{vi}_f{ord}", p.target),
-                        format!("{}.v{vi}_h{ord}", p.target),
+                        format!("{}.{m}", p.target),
+                        format!("{}.{h}", p.target),
                     ),
                     None => (
                         p.present.clone(),
-                        format!("{}.f{ord}", p.target),
-                        format!("{}.h{ord}", p.target),
+                        format!("{}.{m}", p.target),
+                        format!("{}.{h}", p.target),
                     ),
                 };
                 let _ = writeln!(
@@ -982,9 +979,10 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     self.fault_at("ZK_INTERNAL", *site)
                 );
                 for o in fields {
+                    let (m, h) = members(None, o);
                     let _ = writeln!(
                         s,
-                        "    pl{t}.f{o} = pl{pi}.f{o};\n    pl{t}.h{o} = pl{pi}.h{o};"
+                        "    pl{t}.{m} = pl{pi}.{m};\n    pl{t}.{h} = pl{pi}.{h};"
                     );
                 }
                 let _ = writeln!(s, "    ph{t} = 1;\n    ph{pi} = 0;");
@@ -1183,9 +1181,10 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
             ),
             ContractNode::Field { path, ordinal } => {
                 let t = &self.places[*path].target;
+                let (m, h) = members(None, ordinal);
                 writeln!(
                     s,
-                    "    if (!({t}.h{ordinal})) {}\n    {v} = {t}.f{ordinal};",
+                    "    if (!({t}.{h})) {}\n    {v} = {t}.{m};",
                     self.fault("ZK_TAG", None, None, None)
                 )
             }

@@ -82,6 +82,18 @@ fn slice_loan(t: &Type) -> bool {
     matches!(t, Type::Ref(a) if **a == Type::SliceByte)
 }
 
+/// The C members holding field `ordinal` of a record (`variant` `None`)
+/// or of the variant at index `variant` of a tagged struct: the value
+/// member and its presence flag (`f3`/`h3`, `v1_f3`/`v1_h3`). Every walk
+/// over a struct (definition, drop, render, host codecs, the lowering's
+/// places) names members through this.
+pub fn members(variant: Option<usize>, ordinal: impl std::fmt::Display) -> (String, String) {
+    match variant {
+        Some(vi) => (format!("v{vi}_f{ordinal}"), format!("v{vi}_h{ordinal}")),
+        None => (format!("f{ordinal}"), format!("h{ordinal}")),
+    }
+}
+
 /// Whether values of `t` are one canonical word.
 pub fn is_word(t: &Type) -> bool {
     render_kind(t).is_some()
@@ -266,12 +278,8 @@ impl Types {
                 Shape::Bytes | Shape::Slice => {}
                 Shape::Record { fields, .. } => {
                     for s in fields {
-                        let _ = writeln!(
-                            out,
-                            "  {} f{o};\n  unsigned char h{o};",
-                            self.c(&s.ty),
-                            o = s.ordinal
-                        );
+                        let (m, h) = members(None, s.ordinal);
+                        let _ = writeln!(out, "  {} {m};\n  unsigned char {h};", self.c(&s.ty));
                     }
                     out.push_str("  unsigned char zpad;\n");
                 }
@@ -279,12 +287,8 @@ impl Types {
                     out.push_str("  uint32_t tag;\n  unsigned char built;\n");
                     for (vi, (_, _, fields)) in variants.iter().enumerate() {
                         for s in fields {
-                            let _ = writeln!(
-                                out,
-                                "  {} v{vi}_f{o};\n  unsigned char v{vi}_h{o};",
-                                self.c(&s.ty),
-                                o = s.ordinal
-                            );
+                            let (m, h) = members(Some(vi), s.ordinal);
+                            let _ = writeln!(out, "  {} {m};\n  unsigned char {h};", self.c(&s.ty));
                         }
                     }
                 }
@@ -345,12 +349,13 @@ impl Types {
         match shape {
             Shape::Record { fields, .. } => {
                 for f in fields.iter().rev() {
+                    let (m, h) = members(None, f.ordinal);
                     field(
                         &mut s,
                         &f.ty,
                         &format!(".{}", f.name),
-                        &format!("&v->f{}", f.ordinal),
-                        Some(&format!("v->h{}", f.ordinal)),
+                        &format!("&v->{m}"),
+                        Some(&format!("v->{h}")),
                     );
                 }
             }
@@ -358,12 +363,13 @@ impl Types {
                 for (vi, (tag, _, fields)) in variants.iter().enumerate() {
                     let mut body = String::new();
                     for f in fields.iter().rev() {
+                        let (m, h) = members(Some(vi), f.ordinal);
                         field(
                             &mut body,
                             &f.ty,
                             &format!(".{}", f.name),
-                            &format!("&v->v{vi}_f{}", f.ordinal),
-                            Some(&format!("v->v{vi}_h{}", f.ordinal)),
+                            &format!("&v->{m}"),
+                            Some(&format!("v->{h}")),
                         );
                     }
                     if !body.is_empty() {
@@ -415,7 +421,8 @@ impl Types {
                     cstr(&format!("{}(", r.module.declarations[*decl].name))
                 );
                 parts(&mut s, fields, &|o| {
-                    (format!("v->f{o}"), format!("v->h{o}"))
+                    let (m, h) = members(None, o);
+                    (format!("v->{m}"), format!("v->{h}"))
                 });
                 s.push_str("  fputs(\")\", o);\n");
             }
@@ -434,10 +441,8 @@ impl Types {
                     }
                     let _ = writeln!(s, "  fputs({}, o);", cstr(&format!("{dn}.{name}(")));
                     parts(&mut s, fields, &|o| {
-                        (
-                            format!("v->v{vi}_f{o}"),
-                            format!("v->built && v->v{vi}_h{o}"),
-                        )
+                        let (m, h) = members(Some(vi), o);
+                        (format!("v->{m}"), format!("v->built && v->{h}"))
                     });
                     s.push_str("  fputs(\")\", o);\n  break;\n");
                 }

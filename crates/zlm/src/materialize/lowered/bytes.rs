@@ -3,9 +3,7 @@
 //! the builder relabel (BYTE_BUILDER_FINISH) and REPLACE_COMMIT, each
 //! decided once with its checks, fault sites and custody changes.
 
-use super::inst::{
-    ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Inst, Site, take, value,
-};
+use super::inst::{ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Inst, Site, take};
 use crate::materialize::c::Refusal;
 use crate::materialize::c::plan::{FunctionPlan, SliceSource};
 use crate::materialize::c::types::{Shape, Types, is_word};
@@ -25,14 +23,14 @@ pub(super) fn slice(
     let view = plan.slice_view(types, op, b, j)?;
     let source = match view.source {
         SliceSource::Place(pi) => ByteSource::Place(pi),
-        SliceSource::Loan => ByteSource::Loan(value(plan, plan.operand_at(op, 0, b, j)?, b, j)?),
+        SliceSource::Loan => ByteSource::Loan(plan.operand_value(op, 0, b, j)?),
     };
     let holder = (!view.direct()).then(|| view.holder.clone());
     Ok(Inst::Slice {
         dst,
         array: ByteArray { source, holder },
-        start: value(plan, plan.operand_at(op, 1, b, j)?, b, j)?,
-        end: value(plan, plan.operand_at(op, 2, b, j)?, b, j)?,
+        start: plan.operand_value(op, 1, b, j)?,
+        end: plan.operand_value(op, 2, b, j)?,
         site,
     })
 }

@@ -465,6 +465,26 @@ pub(super) fn value(
     }
 }
 
+/// Reading operand `k` of `op` at (`b`, `j`): the operand as a [`Value`]
+/// or as a [`Take`], a refusal at that site when it is missing.
+impl FunctionPlan<'_, '_> {
+    /// Operand `k` of `op` as a [`Value`].
+    pub(super) fn operand_value(
+        &self,
+        op: &Op,
+        k: usize,
+        b: u32,
+        j: u32,
+    ) -> Result<Value, Refusal> {
+        value(self, self.operand_at(op, k, b, j)?, b, j)
+    }
+
+    /// Operand `k` of `op` taken as an argument.
+    pub(super) fn operand_take(&self, op: &Op, k: usize, b: u32, j: u32) -> Result<Take, Refusal> {
+        take(self, self.operand_at(op, k, b, j)?, b, j)
+    }
+}
+
 /// An operand taken as an argument.
 pub(super) fn take(
     plan: &FunctionPlan<'_, '_>,

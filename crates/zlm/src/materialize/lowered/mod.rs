@@ -263,7 +263,7 @@ fn lower(
         plan.check_word_operands(op, b, j)?;
     }
     let operand = |k: usize| plan.operand_at(op, k, b, j);
-    let word = |k: usize| value(plan, operand(k)?, b, j);
+    let word = |k: usize| plan.operand_value(op, k, b, j);
     let site = Site { block: b, op: j };
     let custody = match plan.frame.temps.get(&(b, j)) {
         // The builder relabel takes over the builder's custody position.
@@ -368,7 +368,7 @@ fn lower(
             }
         }
         tag::RETURN => {
-            let value = take(plan, operand(0)?, b, j)?;
+            let value = plan.operand_take(op, 0, b, j)?;
             Inst::Return {
                 value,
                 drops: drops(plan, b, ARM_RETURN, 0)?,
@@ -392,7 +392,7 @@ fn lower(
             if !plan.f.body.paths[pi].key.fields.is_empty() {
                 return Err(no("a store into a field path"));
             }
-            let value = take(plan, operand(1)?, b, j)?;
+            let value = plan.operand_take(op, 1, b, j)?;
             let role = PlaceRole::of(&plan.frame.paths[pi]);
             Inst::Store {
                 path: pi,
@@ -470,7 +470,7 @@ fn lower(
             let ok = ok.clone();
             Inst::Carrier {
                 dst,
-                value: take(plan, operand(0)?, b, j)?,
+                value: plan.operand_take(op, 0, b, j)?,
                 ty,
                 ok,
                 err,
@@ -529,9 +529,8 @@ fn lower(
             }
         }
         tag::RESULT_TRY | tag::RESULT_TRY_RICH => {
-            let o = operand(0)?;
+            let value = plan.operand_take(op, 0, b, j)?;
             let (ok, err, result_ok) = plan.try_carriers(types, op, b, j)?;
-            let value = take(plan, o, b, j)?;
             Inst::Try {
                 dst,
                 value,
