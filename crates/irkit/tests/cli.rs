@@ -1,7 +1,8 @@
 //! irkit's command-line tests in one test binary (one link instead of 27): each file
-//! below stays where it was and is a module here, so `cargo test -p irkit --test cli -- zlm_run::`
-//! runs one file's tests. The service tests (servers, PostgreSQL, browsers) stay separate
-//! binaries, each named by a `[[test]]` entry in Cargo.toml, so their timing is unchanged.
+//! below stays where it was and is a module here, so
+//! `cargo test -p irkit --test cli -- zlm_run::` runs one file's tests. The service tests
+//! (servers, PostgreSQL, browsers, the playground) stay separate binaries, each named by a
+//! `[[test]]` entry in Cargo.toml, so their timing is unchanged.
 
 #[path = "cli_errors.rs"]
 mod cli_errors;
@@ -80,6 +81,7 @@ fn every_test_file_is_in_the_suite() {
     }
     assert!(
         missing.is_empty(),
-        "tests/{missing:?} not in tests/cli.rs nor a [[test]] of Cargo.toml: add `#[path = \"FILE\"] mod NAME;`"
+        "tests/{missing:?} neither in tests/cli.rs nor a [[test]] of Cargo.toml: \
+         add `#[path = \"FILE\"] mod NAME;` to tests/cli.rs"
     );
 }

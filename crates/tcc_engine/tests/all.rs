@@ -1,6 +1,6 @@
 //! tcc_engine's integration tests in one test binary (one link instead of 9): each file
-//! below stays where it was and is a module here, so `cargo test -p tcc_engine --test all -- FILE::`
-//! runs one file's tests.
+//! below stays where it was and is a module here, so
+//! `cargo test -p tcc_engine --test all -- FILE::` runs one file's tests.
 
 #[path = "cancel.rs"]
 mod cancel;

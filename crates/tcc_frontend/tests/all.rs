@@ -1,6 +1,6 @@
 //! tcc_frontend's integration tests in one test binary (one link instead of 6): each file
-//! below stays where it was and is a module here, so `cargo test -p tcc_frontend --test all -- FILE::`
-//! runs one file's tests.
+//! below stays where it was and is a module here, so
+//! `cargo test -p tcc_frontend --test all -- FILE::` runs one file's tests.
 
 #[path = "differential.rs"]
 mod differential;

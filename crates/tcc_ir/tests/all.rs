@@ -1,6 +1,6 @@
 //! tcc_ir's integration tests in one test binary (one link instead of 7): each file
-//! below stays where it was and is a module here, so `cargo test -p tcc_ir --test all -- FILE::`
-//! runs one file's tests.
+//! below stays where it was and is a module here, so
+//! `cargo test -p tcc_ir --test all -- FILE::` runs one file's tests.
 
 #[path = "corpus.rs"]
 mod corpus;

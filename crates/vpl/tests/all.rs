@@ -1,6 +1,6 @@
 //! vpl's integration tests in one test binary (one link instead of 14): each file
-//! below stays where it was and is a module here, so `cargo test -p vpl --test all -- FILE::`
-//! runs one file's tests.
+//! below stays where it was and is a module here, so
+//! `cargo test -p vpl --test all -- FILE::` runs one file's tests.
 
 #[path = "corpus.rs"]
 mod corpus;

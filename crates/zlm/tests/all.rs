@@ -1,6 +1,6 @@
 //! zlm's integration tests in one test binary (one link instead of 39): each file
-//! below stays where it was and is a module here, so `cargo test -p zlm --test all -- FILE::`
-//! runs one file's tests.
+//! below stays where it was and is a module here, so
+//! `cargo test -p zlm --test all -- FILE::` runs one file's tests.
 
 #[path = "ancillary.rs"]
 mod ancillary;

@@ -1,6 +1,6 @@
 //! zlm_llvm's integration tests in one test binary (one link instead of 8): each file
-//! below stays where it was and is a module here, so `cargo test -p zlm_llvm --test all -- FILE::`
-//! runs one file's tests.
+//! below stays where it was and is a module here, so
+//! `cargo test -p zlm_llvm --test all -- FILE::` runs one file's tests.
 
 #[path = "engines.rs"]
 mod engines;
