@@ -10,6 +10,9 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::Command;
+
+mod common;
+use common::{path_arg, run_command};
 use std::sync::Arc;
 
 /// A private CA's PEM and a server certificate for 127.0.0.1 it signed.
@@ -100,60 +103,49 @@ fn status_over_https_trusts_a_private_ca_only_when_told() {
     );
     let server = format!("https://127.0.0.1:{port}");
 
-    let out = irkit()
-        .args([
-            "tcc",
-            "status",
-            "e1",
-            "--format",
-            "json",
-            "--server",
-            &server,
-            "--ca-file",
-        ])
-        .arg(&ca_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, stderr) = run_command(irkit().args([
+        "tcc",
+        "status",
+        "e1",
+        "--format",
+        "json",
+        "--server",
+        &server,
+        "--ca-file",
+        path_arg(&ca_file),
+    ]));
+    assert_eq!(code, Some(0), "{stderr}");
+    let j: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(j["status"], "completed");
     assert_eq!(j["result"], 7);
 
     // The same through the environment.
-    let out = irkit()
-        .args([
-            "tcc", "status", "e1", "--format", "json", "--server", &server,
-        ])
-        .env("IRKIT_TCC_CA_FILE", &ca_file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (code, _, stderr) = run_command(
+        irkit()
+            .args([
+                "tcc", "status", "e1", "--format", "json", "--server", &server,
+            ])
+            .env("IRKIT_TCC_CA_FILE", &ca_file),
     );
+    assert_eq!(code, Some(0), "{stderr}");
 
     // Without it the private CA is not trusted: a certificate error, exit 2.
-    let out = irkit()
-        .args(["tcc", "status", "e1", "--server", &server])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (code, _, err) = run_command(irkit().args(["tcc", "status", "e1", "--server", &server]));
+    assert_eq!(code, Some(2));
     assert!(err.contains("certificate"), "{err}");
 
     // An unreadable CA file is a usage error naming it.
-    let out = irkit()
-        .args(["tcc", "status", "e1", "--server", &server, "--ca-file"])
-        .arg(dir.join("missing.pem"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let missing = dir.join("missing.pem");
+    let (code, _, err) = run_command(irkit().args([
+        "tcc",
+        "status",
+        "e1",
+        "--server",
+        &server,
+        "--ca-file",
+        path_arg(&missing),
+    ]));
+    assert_eq!(code, Some(2));
     assert!(
         err.contains("--ca-file") && err.contains("missing.pem"),
         "{err}"

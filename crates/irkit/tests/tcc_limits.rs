@@ -129,6 +129,25 @@ fn http(url: &str, method: &str, path: &str, body: Option<&J>) -> (u16, J) {
     (c, serde_json::from_slice(&b).unwrap_or(J::Null))
 }
 
+/// `irkit tcc limit ARGS --format json --server URL`, which must succeed: its JSON.
+fn limit_json(url: &str, args: &[&str]) -> J {
+    let mut all = vec!["tcc", "limit"];
+    all.extend(args);
+    all.extend(["--format", "json", "--server", url]);
+    serde_json::from_str(&ok(&all)).unwrap()
+}
+
+/// `irkit tcc limit ARGS --server URL`, which must succeed, then the server's
+/// answer to `GET /v1/limits/LIMIT`: the command's output, the status and body.
+fn limit_then_get(url: &str, args: &[&str], limit: &str) -> (String, u16, J) {
+    let mut all = vec!["tcc", "limit"];
+    all.extend(args);
+    all.extend(["--server", url]);
+    let out = ok(&all);
+    let (c, j) = http(url, "GET", &format!("/v1/limits/{limit}"), None);
+    (out, c, j)
+}
+
 fn start(url: &str, n: usize) -> Vec<String> {
     (0..n)
         .map(|i| {
@@ -186,29 +205,14 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
         None,
     );
     register(&d.0, &s.url);
-    let listed: J = serde_json::from_str(&ok(&[
-        "tcc", "limit", "ls", "--format", "json", "--server", &s.url,
-    ]))
-    .unwrap();
+    let listed = limit_json(&s.url, &["ls"]);
     // By stored key: acme's (`acme/route:none.*`) first.
     assert_eq!(listed["limits"][1]["scope"], "program:work", "{listed}");
     assert_eq!(listed["limits"][1]["namespace"], J::Null, "{listed}");
     assert_eq!(listed["limits"][1]["max_concurrent"], 1);
     assert_eq!(listed["limits"][0]["scope"], "route:none.*", "{listed}");
     assert_eq!(listed["limits"][0]["namespace"], "acme", "{listed}");
-    let set: J = serde_json::from_str(&ok(&[
-        "tcc",
-        "limit",
-        "set",
-        "route:slow.*",
-        "--rate",
-        "50/s",
-        "--format",
-        "json",
-        "--server",
-        &s.url,
-    ]))
-    .unwrap();
+    let set = limit_json(&s.url, &["set", "route:slow.*", "--rate", "50/s"]);
     assert_eq!(set["rate"], 50.0);
     assert_eq!(set["burst"], 50);
     let ids = start(&s.url, 5);
@@ -246,38 +250,23 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     assert_eq!(j["limits"].as_array().unwrap().len(), 2, "{j}");
     // A namespace's limits through the CLI (`--namespace`): set, listed
     // alone in the namespace, read by the namespace only, deleted there.
-    let set: J = serde_json::from_str(&ok(&[
-        "tcc",
-        "limit",
-        "set",
-        "program:work",
-        "--max-concurrent",
-        "3",
-        "--namespace",
-        "acme",
-        "--format",
-        "json",
-        "--server",
+    let set = limit_json(
         &s.url,
-    ]))
-    .unwrap();
+        &[
+            "set",
+            "program:work",
+            "--max-concurrent",
+            "3",
+            "--namespace",
+            "acme",
+        ],
+    );
     assert_eq!(
         (&set["scope"], &set["namespace"]),
         (&json!("program:work"), &json!("acme")),
         "{set}"
     );
-    let in_acme: J = serde_json::from_str(&ok(&[
-        "tcc",
-        "limit",
-        "ls",
-        "--namespace",
-        "acme",
-        "--format",
-        "json",
-        "--server",
-        &s.url,
-    ]))
-    .unwrap();
+    let in_acme = limit_json(&s.url, &["ls", "--namespace", "acme"]);
     let keys: Vec<(String, String)> = in_acme["limits"]
         .as_array()
         .unwrap()
@@ -300,44 +289,27 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
     );
     assert_eq!((c, &j["max_concurrent"]), (200, &json!(3)), "{j}");
     // Human: a namespace's limit named as `NAMESPACE/SCOPE`.
-    let human = ok(&[
-        "tcc",
-        "limit",
-        "set",
-        "program:work",
-        "--max-concurrent",
-        "3",
-        "--namespace",
-        "acme",
-        "--server",
+    let (human, c, j) = limit_then_get(
         &s.url,
-    ]);
-    assert_eq!(human.trim(), "acme/program:work");
-    let (c, j) = http(
-        &s.url,
-        "GET",
-        "/v1/limits/program:work?namespace=globex",
-        None,
+        &[
+            "set",
+            "program:work",
+            "--max-concurrent",
+            "3",
+            "--namespace",
+            "acme",
+        ],
+        "program:work?namespace=globex",
     );
+    assert_eq!(human.trim(), "acme/program:work");
     assert_eq!(c, 404, "{j}");
     // The namespace is named by the header or the query, not in the path.
     let (c, j) = http(&s.url, "GET", "/v1/limits/acme%2Fprogram:work", None);
     assert_eq!(c, 400, "{j}");
-    ok(&[
-        "tcc",
-        "limit",
-        "delete",
-        "program:work",
-        "--namespace",
-        "acme",
-        "--server",
+    let (_, c, j) = limit_then_get(
         &s.url,
-    ]);
-    let (c, j) = http(
-        &s.url,
-        "GET",
-        "/v1/limits/program:work?namespace=acme",
-        None,
+        &["delete", "program:work", "--namespace", "acme"],
+        "program:work?namespace=acme",
     );
     assert_eq!(c, 404, "{j}");
     let (c, j) = http(&s.url, "GET", "/v1/limits/route:slow.*", None);

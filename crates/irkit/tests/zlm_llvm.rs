@@ -4,9 +4,11 @@
 //! target record is byte-identical across runs and accompanied by the
 //! record used.
 
+mod common;
 #[path = "common/zlm_engines.rs"]
 mod zlm_engines;
 
+use common::{path_arg, run_command, run_irkit};
 use std::path::Path;
 use zlm_engines::{
     CASES, CATALOG_CONTRACT, agrees_with_interp, assemble, irkit, run, same_as_interp,
@@ -43,19 +45,10 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
     let art = d.join("loop.zlm");
     assemble("loop.zlt", &art);
     // The convenience form: LLVM's default triple, marked as not evidence.
-    let out = irkit()
-        .args(["zlm", "build"])
-        .arg(&art)
-        .arg("-o")
-        .arg(d.join("conv.o"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not reproducibility evidence"));
+    let conv = d.join("conv.o");
+    let (code, _, stderr) = run_irkit(["zlm", "build", path_arg(&art), "-o", path_arg(&conv)]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("not reproducibility evidence"));
     let conv: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("conv.target.json")).unwrap()).unwrap();
     assert_eq!(conv["reproducible"], false);
@@ -68,26 +61,19 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
     o.insert("cpu".into(), "x86-64".into());
     o.insert("triple".into(), "x86_64-pc-linux-gnu".into());
     std::fs::write(d.join("rec.json"), serde_json::to_string(&rec).unwrap()).unwrap();
+    let record = d.join("rec.json");
     for n in ["a.o", "b.o", "prog"] {
-        let out = irkit()
-            .args(["zlm", "build"])
-            .arg(&art)
-            .arg("--target-record")
-            .arg(d.join("rec.json"))
-            .arg("-o")
-            .arg(d.join(n))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.stderr.is_empty(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (code, _, stderr) = run_irkit([
+            "zlm",
+            "build",
+            path_arg(&art),
+            "--target-record",
+            path_arg(&record),
+            "-o",
+            path_arg(&d.join(n)),
+        ]);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(stderr.is_empty(), "{stderr}");
     }
     assert_eq!(
         std::fs::read(d.join("a.o")).unwrap(),
@@ -108,17 +94,19 @@ fn build_under_a_target_record_is_reproducible_and_records_what_it_used() {
         .unwrap()
         .insert("cpu".into(), "native".into());
     std::fs::write(d.join("bad.json"), serde_json::to_string(&rec).unwrap()).unwrap();
-    let out = irkit()
-        .args(["zlm", "build"])
-        .arg(&art)
-        .arg("--target-record")
-        .arg(d.join("bad.json"))
-        .args(["--format", "json", "-o"])
-        .arg(d.join("c.o"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "build",
+        path_arg(&art),
+        "--target-record",
+        path_arg(&d.join("bad.json")),
+        "--format",
+        "json",
+        "-o",
+        path_arg(&d.join("c.o")),
+    ]);
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["code"], "C0-EXEC-003");
     assert!(!d.join("c.o").exists());
     let _ = std::fs::remove_dir_all(&d);
@@ -136,14 +124,10 @@ fn build_writes_a_shared_library_with_its_c_header_and_record() {
             cmd.arg("--target-record").arg(r);
         }
         cmd.args(["--format", "json", "-o"]).arg(d.join(out));
-        cmd.output().unwrap()
+        run_command(&mut cmd)
     };
-    let out = build(None, "libloop.so");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, stderr) = build(None, "libloop.so");
+    assert_eq!(code, Some(0), "{stderr}");
     let header = std::fs::read_to_string(d.join("libloop.h")).unwrap();
     assert!(header.contains("int zlm_lib_call("), "{header}");
     let used: serde_json::Value =
@@ -177,9 +161,9 @@ fn build_writes_a_shared_library_with_its_c_header_and_record() {
     o.remove("reproducible");
     o.insert("relocation".into(), "static".into());
     std::fs::write(d.join("static.json"), serde_json::to_string(&rec).unwrap()).unwrap();
-    let out = build(Some(&d.join("static.json")), "libstatic.so");
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = build(Some(&d.join("static.json")), "libstatic.so");
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["code"], "C0-EXEC-003");
     assert!(v["message"].as_str().unwrap().contains("pic"), "{v}");
     assert!(!d.join("libstatic.so").exists());
@@ -388,18 +372,8 @@ fn build_shared_library_header_has_typed_entries_a_c_program_calls() {
 
 /// `irkit zlm build SRC -o LIB` (a shared library and its header), which must succeed.
 fn build_library(src: &Path, lib: &Path) {
-    let out = irkit()
-        .args(["zlm", "build"])
-        .arg(src)
-        .arg("-o")
-        .arg(lib)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, _, stderr) = run_irkit(["zlm", "build", path_arg(src), "-o", path_arg(lib)]);
+    assert_eq!(code, Some(0), "{stderr}");
 }
 
 /// Writes C program `source` as `NAME.c` in `d`, compiles it under strict

@@ -2,6 +2,9 @@
 
 use std::process::Command;
 
+mod common;
+use common::run_irkit;
+
 fn irkit() -> Command {
     Command::new(env!("CARGO_BIN_EXE_irkit"))
 }
@@ -15,24 +18,17 @@ fn example(name: &str) -> String {
 
 #[test]
 fn runs_text_modules_and_prints_the_drop_log() {
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("own.zlt"),
-            "--entry",
-            "Main.demo",
-            "--drops",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (code, stdout, stderr) = run_irkit([
+        "zlm",
+        "run",
+        &example("own.zlt"),
+        "--entry",
+        "Main.demo",
+        "--drops",
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        stdout,
         "Main.demo: drop t%0.9 : Box\nMain.demo: drop l1 : Pair\nMain.demo: drop l1.right : Box\nMain.demo: drop l0 : Box\n1\n"
     );
 }
@@ -48,14 +44,19 @@ fn runs_canonical_artifacts_with_arguments() {
         .status()
         .unwrap();
     assert!(st.success());
-    let out = irkit()
-        .args(["zlm", "run"])
-        .arg(&art)
-        .args(["--entry", "sum", "--args", "100", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "run",
+        art.to_str().unwrap(),
+        "--entry",
+        "sum",
+        "--args",
+        "100",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["result"], "4950");
     assert_eq!(v["type"], "Int64");
     std::fs::remove_dir_all(&dir).ok();
@@ -63,24 +64,21 @@ fn runs_canonical_artifacts_with_arguments() {
 
 #[test]
 fn faults_exit_one_with_a_coded_diagnostic() {
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("faults.zlt"),
-            "--entry",
-            "Main.div",
-            "--args",
-            "1",
-            "0",
-            "--format",
-            "json",
-        ])
-        .output()
-        .unwrap();
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "run",
+        &example("faults.zlt"),
+        "--entry",
+        "Main.div",
+        "--args",
+        "1",
+        "0",
+        "--format",
+        "json",
+    ]);
     // A fault is a verdict about a valid module (exit 3), not invalid input (exit 1).
-    assert_eq!(out.status.code(), Some(3));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(code, Some(3));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["kind"], "fault");
     assert_eq!(v["code"], "ZLM-FAULT-DIV-ZERO");
     assert!(
@@ -100,14 +98,19 @@ fn invalid_modules_never_run() {
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("bad.zlt");
     std::fs::write(&f, src).unwrap();
-    let out = irkit()
-        .args(["zlm", "run"])
-        .arg(&f)
-        .args(["--entry", "Main.sum", "--args", "3", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "run",
+        f.to_str().unwrap(),
+        "--entry",
+        "Main.sum",
+        "--args",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     // The writer's typing table or the checked semantics reject it.
     assert!(v["code"] == "ZLM-C-TYPE" || v["code"] == "ZLM-SHAPE", "{v}");
     std::fs::remove_dir_all(&dir).ok();
@@ -116,81 +119,78 @@ fn invalid_modules_never_run() {
 #[test]
 fn usage_errors_exit_two_and_an_unknown_entry_one() {
     // An unknown entry is an unknown name given as an argument: invalid input, with its code.
-    let out = irkit()
-        .args(["zlm", "run", &example("loop.zlt"), "--entry", "Main.nope"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("error[ZLM-ENTRY]"));
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("loop.zlt"),
-            "--entry",
-            "Main.sum",
-            "--args",
-            "x",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let (code, _, stderr) = run_irkit(["zlm", "run", &example("loop.zlt"), "--entry", "Main.nope"]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("error[ZLM-ENTRY]"));
+    let (code, _, _) = run_irkit([
+        "zlm",
+        "run",
+        &example("loop.zlt"),
+        "--entry",
+        "Main.sum",
+        "--args",
+        "x",
+    ]);
+    assert_eq!(code, Some(2));
 }
 
 #[test]
 fn prints_the_entry_contract_and_runs_the_sdk_facade() {
-    let out = irkit()
-        .args(["zlm", "run", &example("loop.zlt"), "--entry", "Main.sum"])
-        .args(["--args", "4", "--contracts"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "run",
+        &example("loop.zlt"),
+        "--entry",
+        "Main.sum",
+        "--args",
+        "4",
+        "--contracts",
+    ]);
+    assert_eq!(code, Some(0));
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        stdout,
         "contract: requires { (n >= 0i64); } ensures { (result >= 0i64); }\n6\n"
     );
-    let out = irkit()
-        .args(["zlm", "run", &example("bytes.zlt"), "--entry", "Main.demo"])
-        .args(["--args", "0", "2", "--drops"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "run",
+        &example("bytes.zlt"),
+        "--entry",
+        "Main.demo",
+        "--args",
+        "0",
+        "2",
+        "--drops",
+    ]);
+    assert_eq!(code, Some(0));
     assert_eq!(
-        String::from_utf8(out.stdout).unwrap(),
+        stdout,
         "Main.demo: drop l0 : Bytes\nMain.demo: drop l0.storage : Array<Byte>\nOk(10)\n"
     );
 }
 
 #[test]
 fn runs_break_continue_and_backedge_edges() {
-    let out = irkit()
-        .args([
-            "zlm",
-            "run",
-            &example("control.zlt"),
-            "--entry",
-            "Main.scan",
-        ])
-        .args(["--args", "10", "4", "--format", "json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = run_irkit([
+        "zlm",
+        "run",
+        &example("control.zlt"),
+        "--entry",
+        "Main.scan",
+        "--args",
+        "10",
+        "4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["result"], "3");
     assert_eq!(v["drops"].as_array().unwrap().len(), 5);
 }
 
 fn zlm_example(name: &str) -> String {
     format!("{}/../../examples/zlm/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn run_json(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = irkit().args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 #[test]
@@ -208,7 +208,7 @@ fn depth_exhaustion_is_the_depth_fault_not_a_host_stack_overflow() {
     // Within the limit the recursion completes on the sized stack.
     let mut within = args.to_vec();
     within.extend(["--max-depth", "10000", "--args", "9000"]);
-    let (code, stdout, stderr) = run_json(&within);
+    let (code, stdout, stderr) = run_irkit(&within);
     assert_eq!(code, Some(0), "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["result"], "9000");
@@ -216,7 +216,7 @@ fn depth_exhaustion_is_the_depth_fault_not_a_host_stack_overflow() {
     for (depth, n) in [("10000", "1000000"), ("100000000", "1000000")] {
         let mut past = args.to_vec();
         past.extend(["--max-depth", depth, "--args", n]);
-        let (code, stdout, stderr) = run_json(&past);
+        let (code, stdout, stderr) = run_irkit(&past);
         assert_eq!(code, Some(3), "--max-depth {depth}: {stderr}");
         let d: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(d["code"], "ZLM-LIMIT-DEPTH", "{stdout}");
@@ -264,12 +264,11 @@ fn imports_must_resolve_before_a_module_runs() {
                 for d in deps {
                     cmd.arg("--dep").arg(d);
                 }
-                let out = cmd.output().unwrap();
-                let stdout = String::from_utf8_lossy(&out.stdout);
+                let (code, stdout, _) = common::run_command(&mut cmd);
                 if verb == "validate" && !target.ends_with(".zlm") {
                     continue; // validate reads artifacts only
                 }
-                assert_eq!(out.status.code(), Some(1), "{verb} {target}: {stdout}");
+                assert_eq!(code, Some(1), "{verb} {target}: {stdout}");
                 // One diagnostic line and no result: the module never ran.
                 assert_eq!(stdout.lines().count(), 1, "{verb} {target}: {stdout}");
                 let d: serde_json::Value = serde_json::from_str(&stdout).unwrap();
@@ -278,17 +277,17 @@ fn imports_must_resolve_before_a_module_runs() {
             }
         }
         // With its exact provider the module validates and runs.
-        let out = irkit()
-            .args(["zlm", "run", target, "--entry", "Canvas.widths", "--dep"])
-            .arg(&shapes)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), "true\n");
+        let (code, stdout, stderr) = run_irkit([
+            "zlm",
+            "run",
+            target,
+            "--entry",
+            "Canvas.widths",
+            "--dep",
+            shapes.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert_eq!(stdout, "true\n");
     }
     let st = irkit()
         .args(["zlm", "validate"])
@@ -308,41 +307,40 @@ fn imports_must_resolve_before_a_module_runs() {
 fn typed_boundary_arguments_and_results_in_json() {
     let args = r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 1, 2]]"#;
     for engine in ["interp", "c"] {
-        let out = irkit()
-            .args([
-                "zlm",
-                "run",
-                &example("boundary.zlt"),
-                "--entry",
-                "Main.check",
-            ])
-            .args(["--json-args", args, "--drops", "--engine", engine])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{engine}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (code, stdout, stderr) = run_irkit([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+            "--json-args",
+            args,
+            "--drops",
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(code, Some(0), "{engine}: {stderr}");
         assert_eq!(
-            String::from_utf8(out.stdout).unwrap(),
+            stdout,
             "Main.check: drop p0 : Header\nMain.check: drop p0.tag : Array<Byte>\n\
              {\"Ok\":{\"version\":2,\"length\":3,\"first\":7}}\npayload: [7,1,2]\n",
             "{engine}"
         );
-        let out = irkit()
-            .args([
-                "zlm",
-                "run",
-                &example("boundary.zlt"),
-                "--entry",
-                "Main.check",
-            ])
-            .args(["--json-args", args, "--format", "json", "--engine", engine])
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{engine}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (code, stdout, _) = run_irkit([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+            "--json-args",
+            args,
+            "--format",
+            "json",
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(code, Some(0), "{engine}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(v["value"]["Ok"]["first"], 7, "{engine}");
         assert_eq!(v["returned"]["payload"], serde_json::json!([7, 1, 2]));
         assert_eq!(v["result"], "Ok(Summary(version: 2, length: 3, first: 7))");
@@ -350,33 +348,28 @@ fn typed_boundary_arguments_and_results_in_json() {
     }
     // An Err with a payload, identical on both engines.
     let too_long = r#"[{"version": 2, "limit": 2, "tag": []}, [7, 1, 2]]"#;
-    let outs: Vec<Vec<u8>> = ["interp", "c"]
+    let outs: Vec<String> = ["interp", "c"]
         .iter()
         .map(|engine| {
-            let out = irkit()
-                .args([
-                    "zlm",
-                    "run",
-                    &example("boundary.zlt"),
-                    "--entry",
-                    "Main.check",
-                ])
-                .args([
-                    "--json-args",
-                    too_long,
-                    "--format",
-                    "json",
-                    "--engine",
-                    engine,
-                ])
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{engine}");
-            out.stdout
+            let (code, stdout, _) = run_irkit([
+                "zlm",
+                "run",
+                &example("boundary.zlt"),
+                "--entry",
+                "Main.check",
+                "--json-args",
+                too_long,
+                "--format",
+                "json",
+                "--engine",
+                engine,
+            ]);
+            assert_eq!(code, Some(0), "{engine}");
+            stdout
         })
         .collect();
     assert_eq!(outs[0], outs[1]);
-    let v: serde_json::Value = serde_json::from_slice(&outs[0]).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&outs[0]).unwrap();
     assert_eq!(
         v["value"],
         serde_json::json!({"Err": {"TooLong": {"length": 3, "limit": 2}}})
@@ -386,26 +379,26 @@ fn typed_boundary_arguments_and_results_in_json() {
 #[test]
 fn typed_boundary_rejections_are_coded_and_located() {
     let run = |args: &str| {
-        irkit()
-            .args([
-                "zlm",
-                "run",
-                &example("boundary.zlt"),
-                "--entry",
-                "Main.check",
-            ])
-            .args(["--json-args", args, "--format", "json"])
-            .output()
-            .unwrap()
+        run_irkit([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+            "--json-args",
+            args,
+            "--format",
+            "json",
+        ])
     };
-    let out = run(r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 300]]"#);
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = run(r#"[{"version": 2, "limit": 8, "tag": [5]}, [7, 300]]"#);
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["code"], "ZLM-ARG-RANGE");
     assert!(v["message"].as_str().unwrap().contains("$[1][1]"), "{v}");
-    let out = run("[{\"version\": 2,\n  \"limit\" 8}]");
-    assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, stdout, _) = run("[{\"version\": 2,\n  \"limit\" 8}]");
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["code"], "ZLM-ARG-SYNTAX");
     assert_eq!(
         (v["line"].as_u64(), v["column"].as_u64()),
@@ -413,26 +406,23 @@ fn typed_boundary_rejections_are_coded_and_located() {
     );
     // The byte limit covers the arrays the host supplies, on every engine.
     for engine in ["interp", "c"] {
-        let out = irkit()
-            .args([
-                "zlm",
-                "run",
-                &example("boundary.zlt"),
-                "--entry",
-                "Main.check",
-            ])
-            .args([
-                "--json-args",
-                "[{\"version\": 2, \"limit\": 8, \"tag\": [1, 2]}, [1, 2]]",
-            ])
-            .args(["--engine", engine, "--max-bytes", "3"])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{engine}");
+        let (code, _, stderr) = run_irkit([
+            "zlm",
+            "run",
+            &example("boundary.zlt"),
+            "--entry",
+            "Main.check",
+            "--json-args",
+            "[{\"version\": 2, \"limit\": 8, \"tag\": [1, 2]}, [1, 2]]",
+            "--engine",
+            engine,
+            "--max-bytes",
+            "3",
+        ]);
+        assert_eq!(code, Some(2), "{engine}");
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("over the byte limit 3"),
-            "{engine}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            stderr.contains("over the byte limit 3"),
+            "{engine}: {stderr}"
         );
     }
 }
@@ -441,20 +431,18 @@ fn typed_boundary_rejections_are_coded_and_located() {
 #[test]
 fn typed_boundary_lends_an_instance_receiver() {
     for engine in ["interp", "c"] {
-        let out = irkit()
-            .args(["zlm", "run", &example("own.zlt"), "--entry", "Box.at_least"])
-            .args(["--json-args", r#"[{"v": 5}, 3]"#, "--engine", engine])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{engine}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(
-            String::from_utf8(out.stdout).unwrap(),
-            "true\nself: {\"v\":5}\n",
-            "{engine}"
-        );
+        let (code, stdout, stderr) = run_irkit([
+            "zlm",
+            "run",
+            &example("own.zlt"),
+            "--entry",
+            "Box.at_least",
+            "--json-args",
+            r#"[{"v": 5}, 3]"#,
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(code, Some(0), "{engine}: {stderr}");
+        assert_eq!(stdout, "true\nself: {\"v\":5}\n", "{engine}");
     }
 }

@@ -1,6 +1,6 @@
 //! Builds the libraries under `examples/rvnlib/` through the container and
 //! checks the checked-in files are exactly what the builder produces
-//! (`IRKIT_BLESS=1 cargo test -p rvnlib --test examples` rewrites them), then
+//! (`IRKIT_BLESS=1 cargo test -p rvnlib --test all -- examples::` rewrites them), then
 //! checks what each example demonstrates.
 
 mod common;

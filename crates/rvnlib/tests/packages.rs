@@ -3,7 +3,7 @@
 //! 1, `diff` finds version 2 of BRDF compatible and version 2 of skinning
 //! breaking, and the link agrees with what `diff` predicted. The files under
 //! `examples/rvnlib/packages/` are what the builder produces
-//! (`IRKIT_BLESS=1 cargo test -p rvnlib --test packages` rewrites them).
+//! (`IRKIT_BLESS=1 cargo test -p rvnlib --test all -- packages::` rewrites them).
 
 #[path = "common/packages.rs"]
 mod packages;

@@ -4,7 +4,7 @@
 //! and every emitted shader is checked by the reference compiler
 //! `glslangValidator -S vert|frag` (4.20 core rules).
 //!
-//! Regenerate after a reviewed change with `IRKIT_BLESS=1 cargo test -p vpl --test glsl`.
+//! Regenerate after a reviewed change with `IRKIT_BLESS=1 cargo test -p vpl --test all -- glsl::`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

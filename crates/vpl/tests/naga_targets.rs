@@ -406,7 +406,7 @@ mod robustness {
 /// MSL and HLSL have no compiler here: their output (and every other
 /// target's, with the reflection) is compared with reviewed goldens in
 /// `tests/naga/golden/`. Regenerate after a reviewed change with
-/// `IRKIT_BLESS=1 cargo test -p vpl --test naga_targets`.
+/// `IRKIT_BLESS=1 cargo test -p vpl --test all -- naga_targets::`.
 #[test]
 fn outputs_equal_the_goldens() {
     use vpl::programs::Program;

@@ -1,7 +1,7 @@
 //! Helpers shared by the `irkit` end-to-end tests.
 #![allow(dead_code)] // each test crate uses a different subset
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Runs the `irkit` binary under test with `args` and collects its output.
@@ -10,6 +10,28 @@ pub fn irkit(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("irkit runs")
+}
+
+/// Runs the `irkit` binary under test with `args` and returns its exit code (none when a signal
+/// ended it), stdout and stderr, as text with invalid UTF-8 replaced.
+pub fn run_irkit<I, S>(args: I) -> (Option<i32>, String, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    run_command(Command::new(env!("CARGO_BIN_EXE_irkit")).args(args))
+}
+
+/// Runs `command` to its end and returns its exit code (none when a signal ended it), stdout
+/// and stderr, as text with invalid UTF-8 replaced.
+pub fn run_command(command: &mut Command) -> (Option<i32>, String, String) {
+    let out = command.output().expect("the command runs");
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// A path as a command-line argument (the tests' scratch paths are UTF-8).
+pub fn path_arg(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
 }
 
 /// Output bytes as text, invalid UTF-8 replaced.

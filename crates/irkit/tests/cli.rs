@@ -1,0 +1,87 @@
+//! irkit's command-line tests in one test binary (one link instead of 27): each file
+//! below stays where it was and is a module here, so
+//! `cargo test -p irkit --test cli -- zlm_run::` runs one file's tests. The service tests
+//! (servers, PostgreSQL, browsers, the playground) stay separate binaries, each named by a
+//! `[[test]]` entry in Cargo.toml, so their timing is unchanged.
+
+#[path = "cli_errors.rs"]
+mod cli_errors;
+#[path = "cli_help.rs"]
+mod cli_help;
+#[path = "diagnostic_codes.rs"]
+mod diagnostic_codes;
+#[path = "exit_codes.rs"]
+mod exit_codes;
+#[path = "rvn_cli.rs"]
+mod rvn_cli;
+#[path = "rvn_diagnostics.rs"]
+mod rvn_diagnostics;
+#[path = "startup.rs"]
+mod startup;
+#[path = "tcc_cli.rs"]
+mod tcc_cli;
+#[path = "tcc_run_cli.rs"]
+mod tcc_run_cli;
+#[path = "tcc_rust_cli.rs"]
+mod tcc_rust_cli;
+#[path = "tcc_simulate.rs"]
+mod tcc_simulate;
+#[path = "use_graph.rs"]
+mod use_graph;
+#[path = "verify_vpl_check.rs"]
+mod verify_vpl_check;
+#[path = "vpl_arcadia_runner.rs"]
+mod vpl_arcadia_runner;
+#[path = "vpl_cli.rs"]
+mod vpl_cli;
+#[path = "vpl_cpu_cli.rs"]
+mod vpl_cpu_cli;
+#[path = "vpl_diagnostics.rs"]
+mod vpl_diagnostics;
+#[path = "vpl_glsl_cli.rs"]
+mod vpl_glsl_cli;
+#[path = "vpl_vk_cli.rs"]
+mod vpl_vk_cli;
+#[path = "zlm_c.rs"]
+mod zlm_c;
+#[path = "zlm_cli_diagnostics.rs"]
+mod zlm_cli_diagnostics;
+#[path = "zlm_diagnostics.rs"]
+mod zlm_diagnostics;
+#[path = "zlm_llvm.rs"]
+mod zlm_llvm;
+#[path = "zlm_package.rs"]
+mod zlm_package;
+#[path = "zlm_run.rs"]
+mod zlm_run;
+#[path = "zlm_source_map.rs"]
+mod zlm_source_map;
+#[path = "zlm_zli.rs"]
+mod zlm_zli;
+
+/// Every `tests/*.rs` file runs: it is a module of this binary or its own `[[test]]` in Cargo.toml.
+/// (With `autotests = false`, a new file that is neither would silently never run.)
+#[test]
+fn every_test_file_is_in_the_suite() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let suite = include_str!("cli.rs");
+    let manifest = std::fs::read_to_string(dir.join("../Cargo.toml")).unwrap();
+    let helpers: [&str; 0] = [];
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".rs") || name == "cli.rs" || helpers.contains(&name.as_str()) {
+            continue;
+        }
+        let in_suite = suite.contains(&format!("#[path = \"{name}\"]"));
+        let own_binary = manifest.contains(&format!("path = \"tests/{name}\""));
+        if !in_suite && !own_binary {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/{missing:?} neither in tests/cli.rs nor a [[test]] of Cargo.toml: \
+         add `#[path = \"FILE\"] mod NAME;` to tests/cli.rs"
+    );
+}
