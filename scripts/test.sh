@@ -31,7 +31,7 @@ export IRKIT_TCC_CLIENTS_PYTHON
 
 # Property tests draw their cases from a seed fixed per commit (its hash), so a run of one commit
 # is the run CI repeats: a failure reproduces with the seed printed here, and each new commit still
-# explores new cases. Set PROPTEST_RNG_SEED to choose one (docs/testing.md).
+# explores new cases. Set PROPTEST_RNG_SEED to choose one (README.md, "Benchmarks and fuzzing").
 if [ -z "${PROPTEST_RNG_SEED:-}" ]; then
   commit=$(git rev-parse --verify -q HEAD 2>/dev/null || true)
   if [ -n "$commit" ]; then PROPTEST_RNG_SEED=$((16#${commit:0:12})); else PROPTEST_RNG_SEED=0; fi
