@@ -827,6 +827,96 @@ pub(crate) fn unescape(raw: &str, has_escapes: bool) -> String {
 mod tests {
     use super::*;
 
+    /// The in-place readers (`eat_register`, `eat_name`,
+    /// `eat_plain_number`) take exactly the token `next_token` reads, at
+    /// the same position, or consume nothing but the trivia.
+    #[test]
+    fn in_place_readers_agree_with_next_token() {
+        let words = [
+            "r0",
+            "r007",
+            "r1234567890123456789",
+            "r12345678901234567890",
+            "r",
+            "rx",
+            "r1x",
+            "r1_",
+            "float",
+            "floats",
+            "int",
+            "in",
+            "1.125",
+            "-0.5",
+            "+3",
+            "7.",
+            "1e3",
+            ".5",
+            "1.5.2",
+            "1-2",
+            "x",
+            "\"s\"",
+            "(",
+            ")",
+        ];
+        for word in words {
+            for (before, after) in [("  ", ")"), ("\n ", ""), ("/* c */ ", " x"), ("", "(")] {
+                let text = format!("{before}{word}{after}");
+                let mut full = Lexer::new(&text, "t");
+                let token = full.next_token().ok();
+                let register = Lexer::new(&text, "t").eat_register().ok().flatten();
+                match (register, token.map(|t| (t.tok, t.span))) {
+                    (Some((value, span)), Some((Tok::Name(w), token_span))) => {
+                        assert_eq!(span, token_span, "{text:?}");
+                        assert_eq!(Some(value), w[1..].parse::<u64>().ok(), "{text:?}");
+                    }
+                    (Some(_), other) => panic!("{text:?}: register, token {other:?}"),
+                    (None, _) => {}
+                }
+                for kw in [&b"float"[..], b"int"] {
+                    let mut lexer = Lexer::new(&text, "t");
+                    let eaten = lexer.eat_name(kw).ok().flatten();
+                    match (eaten, token) {
+                        (Some(span), Some(t)) => {
+                            assert_eq!(t.tok, Tok::Name(std::str::from_utf8(kw).unwrap()));
+                            assert_eq!(span, t.span, "{text:?}");
+                            assert_eq!(lexer.offset(), full.offset(), "{text:?}");
+                        }
+                        (Some(_), None) => panic!("{text:?}: name without a token"),
+                        (None, Some(t)) => assert_ne!(
+                            t.tok,
+                            Tok::Name(std::str::from_utf8(kw).unwrap()),
+                            "{text:?}"
+                        ),
+                        (None, None) => {}
+                    }
+                }
+                let mut lexer = Lexer::new(&text, "t");
+                if let Some(number) = lexer.eat_plain_number().ok().flatten() {
+                    let t = token.expect("a token");
+                    assert_eq!((number.tok, number.span), (t.tok, t.span), "{text:?}");
+                    assert_eq!(lexer.offset(), full.offset(), "{text:?}");
+                }
+                // A reader that takes nothing leaves the next token as it was.
+                let expected = token.map(|t| (t.tok, t.span));
+                let mut lexer = Lexer::new(&text, "t");
+                if matches!(lexer.eat_register(), Ok(None)) {
+                    let next = lexer.next_token().ok().map(|t| (t.tok, t.span));
+                    assert_eq!(next, expected, "{text:?}");
+                }
+                let mut lexer = Lexer::new(&text, "t");
+                if matches!(lexer.eat_name(b"float"), Ok(None)) {
+                    let next = lexer.next_token().ok().map(|t| (t.tok, t.span));
+                    assert_eq!(next, expected, "{text:?}");
+                }
+                let mut lexer = Lexer::new(&text, "t");
+                if matches!(lexer.eat_plain_number(), Ok(None)) {
+                    let next = lexer.next_token().ok().map(|t| (t.tok, t.span));
+                    assert_eq!(next, expected, "{text:?}");
+                }
+            }
+        }
+    }
+
     fn tokens(text: &str) -> Result<Vec<Tok<'_>>, Error> {
         let mut lexer = Lexer::new(text, "t");
         let mut out = Vec::new();
