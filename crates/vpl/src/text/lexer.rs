@@ -224,6 +224,37 @@ fn digit_run_end(bytes: &[u8], from: usize) -> usize {
     i
 }
 
+/// Whether a word ends before `next` (a byte that always ends a word, or
+/// the end of the input).
+#[inline(always)]
+fn ends_word(next: Option<&u8>) -> bool {
+    match next {
+        None => true,
+        Some(&c) => CLASS[c as usize] & END != 0,
+    }
+}
+
+/// The length of the plain decimal number (`[+-]? d+ (. d*)?`) at the start
+/// of `rest` when it ends at a byte that always ends a word: the lexer's
+/// fast path for numbers. `None` for anything else (exponents, malformed
+/// words, names), which is classified in full.
+#[inline(always)]
+fn plain_number_len(rest: &[u8]) -> Option<usize> {
+    let first = *rest.first()?;
+    if !(first.is_ascii_digit() || first == b'-' || first == b'+') {
+        return None;
+    }
+    let sign = usize::from(!first.is_ascii_digit());
+    let mut end = digit_run_end(rest, sign);
+    if end == sign {
+        return None;
+    }
+    if rest.get(end) == Some(&b'.') {
+        end = digit_run_end(rest, end + 1);
+    }
+    ends_word(rest.get(end)).then_some(end)
+}
+
 /// Whether `b` is a UTF-8 continuation byte.
 #[inline(always)]
 fn is_continuation(b: u8) -> bool {
@@ -418,6 +449,74 @@ impl<'a> Lexer<'a> {
         Ok(None)
     }
 
+    /// Skips trivia, then consumes the name `kw` (ASCII letters) when it
+    /// comes next as a whole word, returning its span: exactly the token
+    /// `Tok::Name(kw)` that [`Lexer::next_token`] would read there.
+    /// Otherwise nothing but the trivia is consumed.
+    #[inline(always)]
+    pub(crate) fn eat_name(&mut self, kw: &[u8]) -> Result<Option<Span>, Error> {
+        self.skip_trivia()?;
+        let rest = &self.bytes[self.pos..];
+        if rest.starts_with(kw) && ends_word(rest.get(kw.len())) {
+            let span = self.here();
+            self.pos += kw.len();
+            return Ok(Some(span));
+        }
+        Ok(None)
+    }
+
+    /// Skips trivia, then consumes a register word, `r` and 1 to 19 ASCII
+    /// digits (a number that always fits a `u64`) ending at a byte that
+    /// always ends a word: the `Tok::Name` that [`Lexer::next_token`] would
+    /// read there. Returns the register number and the word's span;
+    /// otherwise (any other word, more digits) nothing but the trivia is
+    /// consumed and the caller reads the token in full.
+    #[inline(always)]
+    pub(crate) fn eat_register(&mut self) -> Result<Option<(u64, Span)>, Error> {
+        self.skip_trivia()?;
+        let rest = &self.bytes[self.pos..];
+        if rest.first() != Some(&b'r') {
+            return Ok(None);
+        }
+        let mut value = 0u64;
+        let mut len = 1;
+        while let Some(&c) = rest.get(len) {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            if len > 19 {
+                return Ok(None);
+            }
+            value = value * 10 + u64::from(c - b'0');
+            len += 1;
+        }
+        if len == 1 || !ends_word(rest.get(len)) {
+            return Ok(None);
+        }
+        let span = self.here();
+        self.pos += len;
+        Ok(Some((value, span)))
+    }
+
+    /// Skips trivia, then consumes a plain decimal number
+    /// (`[+-]? d+ (. d*)?` ending at a byte that always ends a word): the
+    /// `Tok::Number` that [`Lexer::next_token`] would read there, returned
+    /// as that token. Otherwise nothing but the trivia is consumed.
+    #[inline(always)]
+    pub(crate) fn eat_plain_number(&mut self) -> Result<Option<Token<'a>>, Error> {
+        self.skip_trivia()?;
+        let start = self.pos;
+        let Some(len) = plain_number_len(&self.bytes[start..]) else {
+            return Ok(None);
+        };
+        let span = self.here();
+        self.pos += len;
+        Ok(Some(Token {
+            tok: Tok::Number(&self.text[start..self.pos]),
+            span,
+        }))
+    }
+
     /// Skips trivia and tells whether the byte `b` comes next.
     #[inline(always)]
     pub(crate) fn at(&mut self, b: u8) -> Result<bool, Error> {
@@ -514,27 +613,9 @@ impl<'a> Lexer<'a> {
     fn word(&mut self, span: Span) -> Result<Tok<'a>, Error> {
         let start = self.pos;
         let rest = &self.bytes[start..];
-        let first = rest[0];
-        if first.is_ascii_digit() || first == b'-' || first == b'+' {
-            // Fast path for plain numbers: `[+-]? d+ (. d*)?` ending at a
-            // byte that always ends a word. Anything else (exponents,
-            // malformed words) is classified in full below.
-            let digits = |from: usize| digit_run_end(rest, from);
-            let sign = usize::from(!first.is_ascii_digit());
-            let mut end = digits(sign);
-            if end > sign {
-                if rest.get(end) == Some(&b'.') {
-                    end = digits(end + 1);
-                }
-                let ends = match rest.get(end) {
-                    None => true,
-                    Some(&c) => CLASS[c as usize] & END != 0,
-                };
-                if ends {
-                    self.pos += end;
-                    return Ok(Tok::Number(&self.text[start..self.pos]));
-                }
-            }
+        if let Some(end) = plain_number_len(rest) {
+            self.pos += end;
+            return Ok(Tok::Number(&self.text[start..self.pos]));
         }
         // Fast path: a run of letters, digits and underscores that ends at
         // a byte that always ends a word (or at the end of input).
@@ -745,6 +826,96 @@ pub(crate) fn unescape(raw: &str, has_escapes: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The in-place readers (`eat_register`, `eat_name`,
+    /// `eat_plain_number`) take exactly the token `next_token` reads, at
+    /// the same position, or consume nothing but the trivia.
+    #[test]
+    fn in_place_readers_agree_with_next_token() {
+        let words = [
+            "r0",
+            "r007",
+            "r1234567890123456789",
+            "r12345678901234567890",
+            "r",
+            "rx",
+            "r1x",
+            "r1_",
+            "float",
+            "floats",
+            "int",
+            "in",
+            "1.125",
+            "-0.5",
+            "+3",
+            "7.",
+            "1e3",
+            ".5",
+            "1.5.2",
+            "1-2",
+            "x",
+            "\"s\"",
+            "(",
+            ")",
+        ];
+        for word in words {
+            for (before, after) in [("  ", ")"), ("\n ", ""), ("/* c */ ", " x"), ("", "(")] {
+                let text = format!("{before}{word}{after}");
+                let mut full = Lexer::new(&text, "t");
+                let token = full.next_token().ok();
+                let register = Lexer::new(&text, "t").eat_register().ok().flatten();
+                match (register, token.map(|t| (t.tok, t.span))) {
+                    (Some((value, span)), Some((Tok::Name(w), token_span))) => {
+                        assert_eq!(span, token_span, "{text:?}");
+                        assert_eq!(Some(value), w[1..].parse::<u64>().ok(), "{text:?}");
+                    }
+                    (Some(_), other) => panic!("{text:?}: register, token {other:?}"),
+                    (None, _) => {}
+                }
+                for kw in [&b"float"[..], b"int"] {
+                    let mut lexer = Lexer::new(&text, "t");
+                    let eaten = lexer.eat_name(kw).ok().flatten();
+                    match (eaten, token) {
+                        (Some(span), Some(t)) => {
+                            assert_eq!(t.tok, Tok::Name(std::str::from_utf8(kw).unwrap()));
+                            assert_eq!(span, t.span, "{text:?}");
+                            assert_eq!(lexer.offset(), full.offset(), "{text:?}");
+                        }
+                        (Some(_), None) => panic!("{text:?}: name without a token"),
+                        (None, Some(t)) => assert_ne!(
+                            t.tok,
+                            Tok::Name(std::str::from_utf8(kw).unwrap()),
+                            "{text:?}"
+                        ),
+                        (None, None) => {}
+                    }
+                }
+                let mut lexer = Lexer::new(&text, "t");
+                if let Some(number) = lexer.eat_plain_number().ok().flatten() {
+                    let t = token.expect("a token");
+                    assert_eq!((number.tok, number.span), (t.tok, t.span), "{text:?}");
+                    assert_eq!(lexer.offset(), full.offset(), "{text:?}");
+                }
+                // A reader that takes nothing leaves the next token as it was.
+                let expected = token.map(|t| (t.tok, t.span));
+                let mut lexer = Lexer::new(&text, "t");
+                if matches!(lexer.eat_register(), Ok(None)) {
+                    let next = lexer.next_token().ok().map(|t| (t.tok, t.span));
+                    assert_eq!(next, expected, "{text:?}");
+                }
+                let mut lexer = Lexer::new(&text, "t");
+                if matches!(lexer.eat_name(b"float"), Ok(None)) {
+                    let next = lexer.next_token().ok().map(|t| (t.tok, t.span));
+                    assert_eq!(next, expected, "{text:?}");
+                }
+                let mut lexer = Lexer::new(&text, "t");
+                if matches!(lexer.eat_plain_number(), Ok(None)) {
+                    let next = lexer.next_token().ok().map(|t| (t.tok, t.span));
+                    assert_eq!(next, expected, "{text:?}");
+                }
+            }
+        }
+    }
 
     fn tokens(text: &str) -> Result<Vec<Tok<'_>>, Error> {
         let mut lexer = Lexer::new(text, "t");

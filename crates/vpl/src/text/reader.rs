@@ -354,11 +354,18 @@ impl<'a> Reader<'a> {
         }
     }
 
-    #[inline]
+    /// Expects `)`; the common case (a `)` comes next) is inlined.
+    #[inline(always)]
     fn close(&mut self, what: &str) -> Result<(), Error> {
         if self.eat_close()? {
             return Ok(());
         }
+        self.close_token(what)
+    }
+
+    /// [`Reader::close`] when the next token is not read in place.
+    #[inline(never)]
+    fn close_token(&mut self, what: &str) -> Result<(), Error> {
         let t = self.next()?;
         match t.tok {
             Tok::Close => Ok(()),
@@ -451,6 +458,11 @@ impl<'a> Reader<'a> {
 
     fn signed_integer(&mut self, what: &str) -> Result<(i32, Span), Error> {
         let t = self.next()?;
+        self.signed_integer_from(&t, what)
+    }
+
+    /// [`Reader::signed_integer`] of the token `t` already read.
+    fn signed_integer_from(&self, t: &Token<'a>, what: &str) -> Result<(i32, Span), Error> {
         match t.tok {
             Tok::Number(w) if lexer::is_integer(w) => match w.parse::<i32>() {
                 Ok(v) => Ok((v, t.span)),
@@ -460,13 +472,20 @@ impl<'a> Reader<'a> {
                     format!("{what} `{}` is outside the signed 32-bit range", short(w)),
                 )),
             },
-            _ => Err(self.syntax(&t, &format!("{what} (a signed decimal integer)"))),
+            _ => Err(self.syntax(t, &format!("{what} (a signed decimal integer)"))),
         }
     }
 
     /// A register spelling `r` + digits, returning its number.
     #[inline]
     fn register_number(&mut self) -> Result<(u64, Span), Error> {
+        // The common spelling (`r` and a few digits) is read in place; any
+        // other word is read as a token and judged by `register_from`.
+        if self.peeked.is_none()
+            && let Some(register) = self.lexer.eat_register()?
+        {
+            return Ok(register);
+        }
         let t = self.next()?;
         self.register_from(&t)
     }
@@ -1330,6 +1349,14 @@ impl<'a> Reader<'a> {
                 span: Some(span),
             });
         }
+        if self.peeked.is_none()
+            && let Some((index, span)) = self.lexer.eat_register()?
+        {
+            return Ok(Operand {
+                value: Value::Register(self.bind_register(scope, index, span)?),
+                span: Some(span),
+            });
+        }
         let t = self.next()?;
         let value = match t.tok {
             Tok::Name(_) => {
@@ -1347,6 +1374,25 @@ impl<'a> Reader<'a> {
 
     /// The rest of a constant form after its `(`.
     fn constant_after_open(&mut self) -> Result<Value, Error> {
+        // `float` and `int` heads with a plain number are read in place
+        // (the same tokens, checks and errors as below).
+        if self.peeked.is_none() {
+            if self.lexer.eat_name(b"float")?.is_some() {
+                let value = match self.lexer.eat_plain_number()? {
+                    Some(t) => self.float_from(&t)?,
+                    None => self.float()?,
+                };
+                return self.constant_end(Literal::Float(value));
+            }
+            if self.lexer.eat_name(b"int")?.is_some() {
+                let what = "an integer literal";
+                let value = match self.lexer.eat_plain_number()? {
+                    Some(t) => self.signed_integer_from(&t, what)?.0,
+                    None => self.signed_integer(what)?.0,
+                };
+                return self.constant_end(Literal::Int(value));
+            }
+        }
         let head = self.next()?;
         let literal = match head.tok {
             Tok::Name("bool") => {
@@ -1363,6 +1409,12 @@ impl<'a> Reader<'a> {
                 return Err(self.syntax(&head, "a constant form (`bool`, `int` or `float`)"));
             }
         };
+        self.constant_end(literal)
+    }
+
+    /// The `)` of a constant form and its value.
+    #[inline]
+    fn constant_end(&mut self, literal: Literal) -> Result<Value, Error> {
         self.close("the constant")?;
         let ty = self.scalar_type(literal.kind());
         Ok(Value::Constant(crate::ir::Constant { ty, value: literal }))
@@ -1370,6 +1422,12 @@ impl<'a> Reader<'a> {
 
     fn float(&mut self) -> Result<f32, Error> {
         let t = self.next()?;
+        self.float_from(&t)
+    }
+
+    /// [`Reader::float`] of the token `t` already read.
+    #[inline]
+    fn float_from(&self, t: &Token<'a>) -> Result<f32, Error> {
         match t.tok {
             Tok::Number(w) => {
                 // Rust's decimal-to-f32 conversion rounds once, nearest-even,
@@ -1391,7 +1449,7 @@ impl<'a> Reader<'a> {
                 }
                 Ok(v)
             }
-            _ => Err(self.syntax(&t, "a decimal number")),
+            _ => Err(self.syntax(t, "a decimal number")),
         }
     }
 

@@ -395,17 +395,28 @@ impl FnCx<'_> {
         // Registers, in groups.
         let total = self.regs.len();
         let mut lo = 0;
+        // Each block's writes of the group, gathered once: the fixed-point
+        // iteration visits a block once per round (twice or more in a
+        // loop) and only needs their union.
+        let mut writes: Vec<u64> = Vec::new();
         while lo < total {
             let hi = (lo + REGISTER_GROUP).min(total);
             let words = (hi - lo).div_ceil(64);
-            let ins = solve_bits(&cfg, words, |b, state| {
+            writes.clear();
+            writes.resize(n * words, 0);
+            for (b, block_writes) in writes.chunks_exact_mut(words).enumerate() {
                 for e in ev.block(b) {
                     if let Ev::Write { reg } = *e {
                         let r = reg as usize;
                         if (lo..hi).contains(&r) {
-                            set(state, r - lo);
+                            set(block_writes, r - lo);
                         }
                     }
+                }
+            }
+            let ins = solve_bits(&cfg, words, |b, state| {
+                for (s, w) in state.iter_mut().zip(&writes[b * words..(b + 1) * words]) {
+                    *s |= *w;
                 }
             });
             let mut state = vec![0u64; words];
@@ -458,8 +469,26 @@ impl FnCx<'_> {
             lo = hi;
         }
 
-        // Outputs.
+        // Outputs. Only blocks with output, call or return events take part
+        // in the transfer and the checks; the others leave the state as it
+        // is and report nothing.
+        let has_output_events: Vec<bool> = (0..n)
+            .map(|b| {
+                ev.block(b).iter().any(|e| {
+                    matches!(
+                        e,
+                        Ev::OutWrite { .. }
+                            | Ev::OutRead { .. }
+                            | Ev::Call { .. }
+                            | Ev::Return { .. }
+                    )
+                })
+            })
+            .collect();
         let ins = solve(&cfg, Leaves::default(), |b, state| {
+            if !has_output_events[b] {
+                return;
+            }
             for e in ev.block(b) {
                 match *e {
                     Ev::OutWrite { start, end } => {
@@ -481,6 +510,9 @@ impl FnCx<'_> {
         let mut output_error: Option<Keyed> = None;
         for (b, state) in ins.iter().enumerate().take(n) {
             let Some(state) = state else { continue };
+            if !has_output_events[b] {
+                continue;
+            }
             let mut state = state.clone();
             for (k, e) in ev.block(b).iter().enumerate() {
                 let mut report = |missing: &Leaves, err: &dyn Fn(&str) -> VerifyError| {
