@@ -552,3 +552,136 @@ fn metric(name: &str) -> f64 {
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
 }
+
+fn new_execution(id: &str, program: &str) -> tcc_host::store::NewExecution {
+    tcc_host::store::NewExecution {
+        id: id.into(),
+        artifact_hash: "h".into(),
+        program_name: Some(program.into()),
+        args: Default::default(),
+        parent: None,
+        namespace: "default".into(),
+    }
+}
+
+fn attempt(
+    id: &str,
+    key: &str,
+    n: u32,
+    at_ms: i64,
+    next: Option<i64>,
+) -> tcc_host::store::AttemptRow {
+    tcc_host::store::AttemptRow {
+        idempotency_key: tcc_host::store::journal_key(id, key),
+        execution_id: id.into(),
+        key: key.into(),
+        attempt: n,
+        error: format!("call {n} failed: \"quoted\" é"),
+        at_ms,
+        next_due_ms: next,
+    }
+}
+
+/// The status route's one statement (`tcc_host::status_read`) reads what
+/// the four reads it replaced read, on both stores: the last failed call
+/// waited on (not when journalled or the last one), pause marks of the
+/// execution and of its program, the queues in scope order with the
+/// waiters ahead, nothing of that for a terminal execution, `None` for an
+/// unknown id; and the status answers agree byte for byte.
+#[test]
+fn the_status_read_is_what_the_reads_apart_give() {
+    use tcc_host::status_read::{read, read_apart};
+    for db in TestDb::all("t_flow_status") {
+        let (a, b) = db.nodes();
+        let ids = [
+            "st-plain",
+            "st:retry%1",
+            "st-journalled",
+            "st-last",
+            "st-paused",
+            "st-program",
+            "st-queued",
+            "st-done",
+        ];
+        for id in ids {
+            let program = if id == "st-program" { "q" } else { "p" };
+            a.create_execution(&new_execution(id, program)).unwrap();
+        }
+        // Failed calls: the last by time is the one waited on.
+        a.record_attempt(&attempt("st:retry%1", "k:1", 1, 10, Some(20)))
+            .unwrap();
+        a.record_attempt(&attempt("st:retry%1", "k:0", 1, 30, Some(40)))
+            .unwrap();
+        a.record_attempt(&attempt("st:retry%1", "k:0", 2, 50, Some(90)))
+            .unwrap();
+        a.record_attempt(&attempt("st-journalled", "k", 1, 10, Some(20)))
+            .unwrap();
+        a.journal_put(&tcc_host::store::JournalRow {
+            idempotency_key: tcc_host::store::journal_key("st-journalled", "k"),
+            execution_id: "st-journalled".into(),
+            key: "k".into(),
+            input: "{}".into(),
+            status: "completed".into(),
+            result: json!({"int": 1}),
+        })
+        .unwrap();
+        a.record_attempt(&attempt("st-last", "k", 1, 10, None))
+            .unwrap();
+        a.record_attempt(&attempt("st-done", "k", 1, 10, Some(20)))
+            .unwrap();
+        let pauses = tcc_host::pause::store_of(&*a).unwrap();
+        pauses.set_execution_paused("st-paused", true, 5).unwrap();
+        pauses.set_program_paused("q", true, 5).unwrap();
+        pauses.set_program_paused("p", false, 5).unwrap();
+        // Queued in two limits (the second has one waiter ahead).
+        set(&*a, "program:z", "max=1");
+        set(&*a, "acme/program:a", "max=1");
+        assert!(granted(&ask(&*a, "program:z", "holder-z", "A", 100)));
+        assert!(granted(&ask(&*a, "acme/program:a", "holder-a", "A", 100)));
+        assert!(!granted(&ask(&*a, "acme/program:a", "first", "A", 101)));
+        assert!(!granted(&ask(&*b, "program:z", "st-queued", "B", 102)));
+        assert!(!granted(&ask(&*b, "acme/program:a", "st-queued", "B", 103)));
+        assert!(!granted(&ask(&*b, "program:z", "st-done", "B", 104)));
+        a.fail_execution("st-done", "nobody", "host_error: gone")
+            .unwrap();
+        let now = 110;
+        for id in ids {
+            let one = read(&*b, id, now).unwrap().unwrap();
+            let apart = read_apart(&*b, id, now).unwrap().unwrap();
+            assert_eq!(one, apart, "{id}");
+            assert_eq!(
+                tcc_host::status_view::status_answer(&one).unwrap(),
+                tcc_host::status_view::status_answer(&apart).unwrap(),
+                "{id}"
+            );
+        }
+        let one = |id: &str| read(&*b, id, now).unwrap().unwrap();
+        let retry = one("st:retry%1").retry.expect("a retry is waited for");
+        assert_eq!(
+            (retry.key.as_str(), retry.attempt, retry.next_due_ms),
+            ("k:0", 2, Some(90))
+        );
+        assert_eq!(retry.error, "call 2 failed: \"quoted\" é");
+        for id in ["st-plain", "st-journalled", "st-last", "st-done"] {
+            assert_eq!(one(id).retry, None, "{id}");
+        }
+        assert_eq!(one("st-paused").pause.by(), Some("execution"));
+        assert_eq!(one("st-program").pause.by(), Some("program"));
+        assert_eq!(one("st-plain").pause.by(), None);
+        assert_eq!(
+            one("st-queued").queued,
+            vec![
+                ("acme/program:a".to_string(), 1),
+                ("program:z".to_string(), 0)
+            ]
+        );
+        let done = one("st-done");
+        assert!(done.queued.is_empty() && done.row.status == "failed");
+        assert_eq!(read(&*b, "st-nobody", now).unwrap(), None);
+        assert_eq!(read_apart(&*b, "st-nobody", now).unwrap(), None);
+        let answer = tcc_host::status_view::status_answer(&one("st-queued")).unwrap();
+        assert!(answer.contains(r#""status":"throttled""#), "{answer}");
+        let answer = tcc_host::status_view::status_answer(&one("st:retry%1")).unwrap();
+        assert!(answer.contains(r#""retry":{"attempt":2"#), "{answer}");
+    }
+}

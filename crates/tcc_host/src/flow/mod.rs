@@ -646,35 +646,35 @@ pub fn status_extra(store: &dyn Store, row: &ExecutionRow) -> Vec<(String, J)> {
         return Vec::new();
     };
     match f.queued(&row.id, crate::ids::now_ms()) {
-        Ok(q) if !q.is_empty() => vec![
-            ("status".into(), "throttled".into()),
-            ("throttled".into(), queued_json(q)),
-        ],
-        _ => Vec::new(),
+        Ok(q) => queued_members(row, q),
+        Err(_) => Vec::new(),
     }
 }
 
+/// [`status_extra`] of the queues already read (`crate::status_read`):
+/// none for a terminal execution or one queued nowhere.
+pub fn queued_members(row: &ExecutionRow, queued: Vec<(String, i64)>) -> Vec<(String, J)> {
+    if row.is_terminal() || queued.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        ("status".into(), "throttled".into()),
+        ("throttled".into(), queued_json(queued)),
+    ]
+}
+
 /// Marks the dashboard's execution page document (`{"execution": {…}}`)
-/// of a queued execution as [`status_extra`] marks its status JSON.
-pub fn mark_page(store: &dyn Store, doc: &mut J) {
+/// of a queued execution as [`status_extra`] marks its status JSON, from
+/// the queues already read (`crate::status_read`).
+pub fn mark_page(doc: &mut J, queued: Vec<(String, i64)>) {
     let Some(e) = doc.get_mut("execution").and_then(J::as_object_mut) else {
         return;
     };
-    if e.get("terminal").and_then(J::as_bool) != Some(false) {
+    if e.get("terminal").and_then(J::as_bool) != Some(false) || queued.is_empty() {
         return;
     }
-    let Some(id) = e.get("id").and_then(J::as_str).map(str::to_string) else {
-        return;
-    };
-    let Some(f) = store_of(store) else {
-        return;
-    };
-    if let Ok(q) = f.queued(&id, crate::ids::now_ms())
-        && !q.is_empty()
-    {
-        e.insert("status".into(), "throttled".into());
-        e.insert("throttled".into(), queued_json(q));
-    }
+    e.insert("status".into(), "throttled".into());
+    e.insert("throttled".into(), queued_json(queued));
 }
 
 /// The queues an execution waits in, as the status shows them: each
