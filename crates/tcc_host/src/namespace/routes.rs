@@ -363,7 +363,7 @@ mod tests {
             let template = format!("/v1/executions/{{id}}/{route}");
             let c = run(&acme, &template, &format!("/v1/executions/e1/{route}")).unwrap();
             assert_eq!(
-                (c.execution.as_deref(), c.row.is_none()),
+                (c.execution.as_deref(), c.status.is_none()),
                 (Some("e1"), true)
             );
             assert!(run(&globex, &template, &format!("/v1/executions/e1/{route}")).is_err());
@@ -372,7 +372,10 @@ mod tests {
         // The status route: the whole row.
         let c = run(&acme, "/v1/executions/{id}", "/v1/executions/e1").unwrap();
         assert_eq!(c.execution.as_deref(), Some("e1"));
-        assert_eq!(c.row.map(|r| r.namespace.clone()).as_deref(), Some("acme"));
+        assert_eq!(
+            c.status.map(|r| r.row.namespace.clone()).as_deref(),
+            Some("acme")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
