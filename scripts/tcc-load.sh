@@ -16,6 +16,8 @@
 # reached (max 1000 > 50 clients): the flows/s of each, and the ratio.
 # `limits-postgres`: the same A/B on two PostgreSQL nodes, without the node
 # kill (TCC_LOAD_NO_KILL=1: it measures throughput, not recovery).
+# TCC_LOAD_LIMITS="--limit …" replaces the limits of the limited runs (e.g.
+# rate limits: "--limit program:flow=rate=1000/s --limit program:worker=rate=1000/s").
 # `schedules` (issue 35): 1 000 schedules every second for 60 s on two
 # PostgreSQL nodes, one SIGKILLed midway and restarted: ticks due against
 # ticks started, lost and doubled (crates/tcc_host/examples/tcc_schedule_load.rs).
@@ -45,7 +47,7 @@ case "$which" in
       backend=postgres
       bash scripts/start-postgres.sh >/dev/null
     fi
-    limited="--limit program:flow=max=1000 --limit program:worker=max=1000"
+    limited=${TCC_LOAD_LIMITS:-"--limit program:flow=max=1000 --limit program:worker=max=1000"}
     for round in 1 2; do
       for mode in none limited; do
         extra=""; [ "$mode" = limited ] && extra=$limited

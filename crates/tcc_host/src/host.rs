@@ -904,9 +904,10 @@ impl Host {
             {
                 let _ = c.wait_timeout(g, period.min(Duration::from_millis(50)));
             }
-            // This node's reserved flow slots: closed when their limit
-            // gains waiters or they lie idle (`flow::allot`).
-            self.flow.tend(&*self.store);
+            // This node's reserved flow slots and rate limit shares: closed
+            // when their limit gains waiters or they lie idle
+            // (`flow::allot`, `flow::share`).
+            self.flow.tend(&*self.store, &self.cfg.owner);
             if last.elapsed() < period {
                 continue;
             }
@@ -931,7 +932,7 @@ impl Host {
                 tracing::warn!(executions = ids.len(), error = %e, "renewing leases failed");
             }
         }
-        self.flow.close_reservations(&*self.store);
+        self.flow.close_reservations(&*self.store, &self.cfg.owner);
     }
 
     fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {

@@ -45,6 +45,7 @@ pub mod secrets;
 pub mod service;
 mod slot;
 pub mod source;
+pub mod status_read;
 pub mod status_view;
 pub mod storable;
 pub mod store;

@@ -917,34 +917,19 @@ async fn status(
     uri: Uri,
 ) -> Result<Response, ApiError> {
     let id = param(&uri)?;
-    // The guard read the row when it checked its namespace.
+    // The guard made the status read when it checked the namespace.
     let read = checked
-        .and_then(|Extension(c)| c.row)
-        .filter(|r| r.id == id);
+        .and_then(|Extension(c)| c.status)
+        .filter(|r| r.row.id == id);
     blocking_text(move || {
-        let store = app.host.store();
-        let row = match read {
-            Some(row) => row,
+        let read = match read {
+            Some(read) => read,
             None => Arc::new(
-                store
-                    .get_execution(&id)?
+                crate::status_read::read(&**app.host.store(), &id, crate::ids::now_ms())?
                     .ok_or_else(|| ApiError::NotFound(format!("no execution {id:?}")))?,
             ),
         };
-        let mut extra = Vec::new();
-        if !row.is_terminal()
-            && let Some(retry) = waiting_retry(&**store, &id)?
-        {
-            extra.push(("retry".to_string(), retry));
-        }
-        if !row.is_terminal() {
-            extra.extend(crate::pause::status_members(
-                &row,
-                crate::pause::state(&**store, &id)?,
-            ));
-        }
-        extra.extend(crate::flow::status_extra(&**store, &row));
-        Ok(status_text(&row, extra)?)
+        Ok(crate::status_view::status_answer(&read)?)
     })
     .await
 }
@@ -955,19 +940,6 @@ async fn delete_execution(State(app): State<Shared>, uri: Uri) -> Response {
         Ok(id) => crate::retention::api::delete(app.host.clone(), id).await,
         Err(e) => e.into_response(),
     }
-}
-
-/// The durable retry an execution waits for (issue 33): its effect's last
-/// failed call and when the next one is due, unless that effect has an
-/// outcome already.
-fn waiting_retry(store: &dyn crate::store::Store, id: &str) -> Result<Option<J>, ApiError> {
-    let Some(last) = store.attempts_of(id)?.pop() else {
-        return Ok(None);
-    };
-    if last.next_due_ms.is_none() || store.journal_get(&last.idempotency_key)?.is_some() {
-        return Ok(None);
-    }
-    Ok(Some(last.history_detail()))
 }
 
 fn attempt_json(a: &crate::store::AttemptRow) -> J {

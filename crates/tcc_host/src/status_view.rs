@@ -2,6 +2,7 @@
 //! answers and `irkit tcc status` prints (also the answer of the result
 //! routes, [`crate::await_result`]).
 
+use crate::status_read::StatusRead;
 use crate::store::{ExecutionRow, StoreError};
 use serde_json::Value as J;
 
@@ -65,6 +66,25 @@ pub fn status_text(row: &ExecutionRow, extra: Vec<(String, J)>) -> Result<String
     }
     out.push('}');
     Ok(out)
+}
+
+/// The answer of `GET /v1/executions/{id}`: [`status_text`] of a
+/// [`StatusRead`] with the members it adds while the execution is
+/// unfinished, in this order (a later one replacing an earlier one of the
+/// same name): `retry` (the durable retry it waits for, issue 33), the
+/// pause members (`crate::pause::status_members`) and the flow-control
+/// ones (`crate::flow::queued_members`: `throttled` wins over `paused`).
+pub fn status_answer(read: &StatusRead) -> Result<String, StoreError> {
+    let row = &read.row;
+    let mut extra = Vec::new();
+    if !row.is_terminal() {
+        if let Some(retry) = &read.retry {
+            extra.push(("retry".to_string(), retry.history_detail()));
+        }
+        extra.extend(crate::pause::status_members(row, read.pause));
+    }
+    extra.extend(crate::flow::queued_members(row, read.queued.clone()));
+    status_text(row, extra)
 }
 
 /// Every member of the status JSON but the result's two.

@@ -552,3 +552,244 @@ fn metric(name: &str) -> f64 {
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum()
 }
+
+fn new_execution(id: &str, program: &str) -> tcc_host::store::NewExecution {
+    tcc_host::store::NewExecution {
+        id: id.into(),
+        artifact_hash: "h".into(),
+        program_name: Some(program.into()),
+        args: Default::default(),
+        parent: None,
+        namespace: "default".into(),
+    }
+}
+
+fn attempt(
+    id: &str,
+    key: &str,
+    n: u32,
+    at_ms: i64,
+    next: Option<i64>,
+) -> tcc_host::store::AttemptRow {
+    tcc_host::store::AttemptRow {
+        idempotency_key: tcc_host::store::journal_key(id, key),
+        execution_id: id.into(),
+        key: key.into(),
+        attempt: n,
+        error: format!("call {n} failed: \"quoted\" é"),
+        at_ms,
+        next_due_ms: next,
+    }
+}
+
+/// The status route's one statement (`tcc_host::status_read`) reads what
+/// the four reads it replaced read, on both stores: the last failed call
+/// waited on (not when journalled or the last one), pause marks of the
+/// execution and of its program, the queues in scope order with the
+/// waiters ahead, nothing of that for a terminal execution, `None` for an
+/// unknown id; and the status answers agree byte for byte.
+#[test]
+fn the_status_read_is_what_the_reads_apart_give() {
+    use tcc_host::status_read::{read, read_apart};
+    for db in TestDb::all("t_flow_status") {
+        let (a, b) = db.nodes();
+        let ids = [
+            "st-plain",
+            "st:retry%1",
+            "st-journalled",
+            "st-last",
+            "st-paused",
+            "st-program",
+            "st-queued",
+            "st-done",
+        ];
+        for id in ids {
+            let program = if id == "st-program" { "q" } else { "p" };
+            a.create_execution(&new_execution(id, program)).unwrap();
+        }
+        // Failed calls: the last by time is the one waited on.
+        a.record_attempt(&attempt("st:retry%1", "k:1", 1, 10, Some(20)))
+            .unwrap();
+        a.record_attempt(&attempt("st:retry%1", "k:0", 1, 30, Some(40)))
+            .unwrap();
+        a.record_attempt(&attempt("st:retry%1", "k:0", 2, 50, Some(90)))
+            .unwrap();
+        a.record_attempt(&attempt("st-journalled", "k", 1, 10, Some(20)))
+            .unwrap();
+        a.journal_put(&tcc_host::store::JournalRow {
+            idempotency_key: tcc_host::store::journal_key("st-journalled", "k"),
+            execution_id: "st-journalled".into(),
+            key: "k".into(),
+            input: "{}".into(),
+            status: "completed".into(),
+            result: json!({"int": 1}),
+        })
+        .unwrap();
+        a.record_attempt(&attempt("st-last", "k", 1, 10, None))
+            .unwrap();
+        a.record_attempt(&attempt("st-done", "k", 1, 10, Some(20)))
+            .unwrap();
+        let pauses = tcc_host::pause::store_of(&*a).unwrap();
+        pauses.set_execution_paused("st-paused", true, 5).unwrap();
+        pauses.set_program_paused("q", true, 5).unwrap();
+        pauses.set_program_paused("p", false, 5).unwrap();
+        // Queued in two limits (the second has one waiter ahead).
+        set(&*a, "program:z", "max=1");
+        set(&*a, "acme/program:a", "max=1");
+        assert!(granted(&ask(&*a, "program:z", "holder-z", "A", 100)));
+        assert!(granted(&ask(&*a, "acme/program:a", "holder-a", "A", 100)));
+        assert!(!granted(&ask(&*a, "acme/program:a", "first", "A", 101)));
+        assert!(!granted(&ask(&*b, "program:z", "st-queued", "B", 102)));
+        assert!(!granted(&ask(&*b, "acme/program:a", "st-queued", "B", 103)));
+        assert!(!granted(&ask(&*b, "program:z", "st-done", "B", 104)));
+        a.fail_execution("st-done", "nobody", "host_error: gone")
+            .unwrap();
+        let now = 110;
+        for id in ids {
+            let one = read(&*b, id, now).unwrap().unwrap();
+            let apart = read_apart(&*b, id, now).unwrap().unwrap();
+            assert_eq!(one, apart, "{id}");
+            assert_eq!(
+                tcc_host::status_view::status_answer(&one).unwrap(),
+                tcc_host::status_view::status_answer(&apart).unwrap(),
+                "{id}"
+            );
+        }
+        let one = |id: &str| read(&*b, id, now).unwrap().unwrap();
+        let retry = one("st:retry%1").retry.expect("a retry is waited for");
+        assert_eq!(
+            (retry.key.as_str(), retry.attempt, retry.next_due_ms),
+            ("k:0", 2, Some(90))
+        );
+        assert_eq!(retry.error, "call 2 failed: \"quoted\" é");
+        for id in ["st-plain", "st-journalled", "st-last", "st-done"] {
+            assert_eq!(one(id).retry, None, "{id}");
+        }
+        assert_eq!(one("st-paused").pause.by(), Some("execution"));
+        assert_eq!(one("st-program").pause.by(), Some("program"));
+        assert_eq!(one("st-plain").pause.by(), None);
+        assert_eq!(
+            one("st-queued").queued,
+            vec![
+                ("acme/program:a".to_string(), 1),
+                ("program:z".to_string(), 0)
+            ]
+        );
+        let done = one("st-done");
+        assert!(done.queued.is_empty() && done.row.status == "failed");
+        assert_eq!(read(&*b, "st-nobody", now).unwrap(), None);
+        assert_eq!(read_apart(&*b, "st-nobody", now).unwrap(), None);
+        let answer = tcc_host::status_view::status_answer(&one("st-queued")).unwrap();
+        assert!(answer.contains(r#""status":"throttled""#), "{answer}");
+        let answer = tcc_host::status_view::status_answer(&one("st:retry%1")).unwrap();
+        assert!(answer.contains(r#""retry":{"attempt":2"#), "{answer}");
+    }
+}
+
+fn share(store: &dyn Store, scope: &str, owner: &str, now: i64, want: i64, unused: i64) -> i64 {
+    flow(store)
+        .take_share(&tcc_host::flow::ShareRequest {
+            scope: scope.into(),
+            owner: owner.into(),
+            now,
+            want,
+            unused,
+            ttl_ms: 2_000,
+        })
+        .unwrap()
+}
+
+/// Token shares of a rate limit (`flow::share`), two nodes, explicit
+/// times: the shares and the store's own admissions never pass the burst
+/// plus the rate; tokens given back count; a dead node's share holds its
+/// tokens until it expires, then they are the others'; a queue stops
+/// shares (a share would overtake it); a limit with `max_concurrent` has
+/// none.
+#[test]
+fn rate_limit_shares_never_pass_the_bucket_across_nodes() {
+    for db in TestDb::all("t_flow_shares") {
+        let (a, b) = db.nodes();
+        let scope = "route:pay.*";
+        let mut row = limit_row(scope, Settings::parse("rate=10/s,burst=4").unwrap(), 0).unwrap();
+        row.updated_ms = 0;
+        flow(&*a).put_limit(&row).unwrap();
+        // The bucket starts full: 4 tokens between the two nodes.
+        assert_eq!(share(&*a, scope, "A", 0, 2, 0), 2);
+        assert_eq!(share(&*b, scope, "B", 0, 4, 0), 2);
+        assert_eq!(
+            share(&*b, scope, "B", 0, 4, 0),
+            0,
+            "B spent its 2, none left"
+        );
+        // The store's path sees the shares: nothing for a holder either.
+        assert!(!granted(&ask(&*b, scope, "h1", "B", 1)));
+        // A queue stops shares; its head gets the tokens as they come.
+        assert_eq!(share(&*b, scope, "B", 150, 4, 0), 0, "h1 is queued");
+        // 200 ms later the bucket (cap 4 - A's 2) holds 2: h1 takes one.
+        assert!(granted(&ask(&*b, scope, "h1", "B", 200)));
+        flow(&*b).release(&[scope.into()], "h1", 200).unwrap();
+        // A dies holding its 2 tokens: until its share expires (at 2 000)
+        // they count, so B gets at most 4 - 2 at any time before.
+        assert_eq!(share(&*b, scope, "B", 1_900, 4, 0), 2);
+        assert_eq!(share(&*b, scope, "B", 1_950, 4, 0), 0);
+        // After A's share expired (at 2 000), its tokens no longer cap the
+        // bucket: refilled at 10/s from 1 950, 2 tokens by 2 150.
+        assert_eq!(share(&*b, scope, "B", 2_150, 4, 0), 2);
+        // Tokens given back count: B closes its share with both unused
+        // (more than it holds is not believed), and A gets them.
+        assert_eq!(share(&*b, scope, "B", 2_150, 0, 5), 0);
+        assert_eq!(share(&*a, scope, "A", 2_150, 4, 0), 2);
+        assert_eq!(share(&*a, scope, "A", 2_150, 4, 0), 0);
+        // A limit with a concurrency limit has no shares.
+        set(&*a, "route:both.*", "max=5,rate=10/s");
+        assert_eq!(share(&*a, "route:both.*", "A", 2_200, 2, 0), 0);
+        // A simulation: two nodes taking shares and using part of them,
+        // a third admitting through the store, at 1 to 120 ms steps; the
+        // tokens used by time t never pass burst + rate * t.
+        let scope = "route:sim.*";
+        let mut row = limit_row(scope, Settings::parse("rate=20/s,burst=6").unwrap(), 0).unwrap();
+        row.updated_ms = 10_000;
+        flow(&*a).put_limit(&row).unwrap();
+        let (mut seed, mut now, mut used) = (7u64, 10_000i64, 0i64);
+        let mut left = [0i64; 2];
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for step in 0..300 {
+            now += 1 + next(120) as i64;
+            let who = next(3) as usize;
+            if who < 2 {
+                let node = if who == 0 { &a } else { &b };
+                let owner = ["SA", "SB"][who];
+                // Use some of the share left, give the rest back with the
+                // next take.
+                let use_now = next(left[who] as u64 + 1) as i64;
+                used += use_now;
+                let unused = left[who] - use_now;
+                left[who] = share(&**node, scope, owner, now, 1 + next(4) as i64, unused);
+                // A node dies now and then: its tokens are lost.
+                if next(10) == 0 {
+                    left[who] = 0;
+                }
+            } else {
+                let h = format!("s{step}");
+                if granted(&ask(&*a, scope, &h, "SC", now)) {
+                    used += 1;
+                    flow(&*a).release(&[scope.into()], &h, now).unwrap();
+                } else {
+                    flow(&*a).release(&[scope.into()], &h, now).unwrap();
+                }
+            }
+            let bound = 6 + (now - 10_000) * 20 / 1_000;
+            // Tokens still held in shares may be used at once too.
+            assert!(
+                used + left[0] + left[1] <= bound,
+                "step {step}: {used} used + {left:?} held > {bound} at {now}"
+            );
+        }
+        assert!(used > 50, "the simulation admitted {used}");
+    }
+}

@@ -32,6 +32,9 @@
 //!   at once and lends them to its drives without a store write
 //!   ([`allot`]); near the limit, with a queue, or with a rate, each slot
 //!   is the store's as above.
+//! - Under a rate limit without a concurrency limit, a node takes a few
+//!   tokens of the bucket at once and admits with them without a store
+//!   write ([`share`]); with a queue, each admission is the store's.
 
 use crate::store::{ExecutionRow, Store, StoreError};
 use serde_json::{Value as J, json};
@@ -41,8 +44,11 @@ use std::time::{Duration, Instant};
 pub mod allot;
 pub mod api;
 pub mod rows;
+pub mod share;
 
-pub use rows::{AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest};
+pub use rows::{
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
+};
 
 /// How often a node reads the limits again (a limit set on another node
 /// applies here within this).
@@ -327,6 +333,7 @@ pub fn limit_json(u: &LimitUsage) -> J {
 pub struct FlowControl {
     cached: Mutex<Option<(Instant, ScopeList)>>,
     allot: allot::Allotments,
+    shares: share::Shares,
 }
 
 /// A limit as a node caches it.
@@ -342,6 +349,8 @@ struct CachedLimit {
     max: Option<i64>,
     /// Whether it has a rate.
     rate: bool,
+    /// The rate (tokens per second) and burst, with a rate.
+    bucket: Option<(f64, i64)>,
     /// Executions queued when read.
     waiting: i64,
 }
@@ -361,6 +370,7 @@ impl FlowControl {
         FlowControl {
             cached: Mutex::new(None),
             allot: allot::Allotments::default(),
+            shares: share::Shares::default(),
         }
     }
 
@@ -398,6 +408,7 @@ impl FlowControl {
                             scope,
                             max: u.limit.max_concurrent,
                             rate: u.limit.rate_per_s.is_some(),
+                            bucket: u.limit.rate_per_s.map(|r| (r, u.limit.burst.unwrap_or(1))),
                             waiting: u.waiting,
                         })
                     })
@@ -493,13 +504,125 @@ impl FlowControl {
             // A queue formed: lending past it would overtake it.
             let slots = self.allot.close(&queued_in);
             self.give_back(store, slots);
+            self.close_shares(store, &queued_in, owner);
         }
         Ok(a)
     }
 
+    /// Admits `holder` in every one of `scopes` without the store's queue:
+    /// with reserved slots of this node ([`allot`]) in its concurrency
+    /// limits and tokens of this node's shares ([`share`]) in its rate
+    /// limits, taking some first when a limit allows it; all or none.
+    fn lend(
+        &self,
+        store: &dyn Store,
+        f: &dyn FlowStore,
+        scopes: &[String],
+        holder: &str,
+        owner: &str,
+        lease_ms: i64,
+    ) -> bool {
+        let limits = self.limits(store);
+        let (mut slotted, mut rated) = (Vec::new(), Vec::new());
+        for scope in scopes {
+            match limits.iter().find(|l| l.text == *scope) {
+                Some(l) if l.rate && l.max.is_none() => rated.push(scope.clone()),
+                Some(l) if !l.rate => slotted.push(scope.clone()),
+                _ => return false,
+            }
+        }
+        if !rated.is_empty() && !self.take_shares(f, &limits, &rated, owner) {
+            return false;
+        }
+        if !slotted.is_empty() && !self.lend_slots(store, f, &slotted, holder, owner, lease_ms) {
+            return false;
+        }
+        if rated.is_empty() || self.shares.admit(&rated, holder) {
+            return true;
+        }
+        // A share ran out meanwhile: the slots lent go back.
+        if !slotted.is_empty() {
+            let (_, slots) = self.allot.take_back(&slotted, holder);
+            self.give_back(store, slots);
+        }
+        false
+    }
+
+    /// Makes sure this node holds a usable token of every one of `scopes`
+    /// (rate limits without a concurrency limit), taking shares where
+    /// needed.
+    fn take_shares(
+        &self,
+        f: &dyn FlowStore,
+        limits: &[CachedLimit],
+        scopes: &[String],
+        owner: &str,
+    ) -> bool {
+        if self.shares.ready(scopes) {
+            return true;
+        }
+        for scope in scopes {
+            if self.shares.ready(std::slice::from_ref(scope)) {
+                continue;
+            }
+            let Some(l) = limits.iter().find(|l| l.text == *scope) else {
+                return false;
+            };
+            let Some((rate, burst)) = l.bucket.filter(|_| l.waiting == 0) else {
+                return false;
+            };
+            let Some((unused, started)) = self.shares.begin_take(scope) else {
+                return false;
+            };
+            let taken = f.take_share(&ShareRequest {
+                scope: scope.clone(),
+                owner: owner.to_string(),
+                now: crate::ids::now_ms(),
+                want: share::size(rate, burst),
+                unused,
+                ttl_ms: share::TTL_MS,
+            });
+            let granted = taken.unwrap_or_else(|e| {
+                tracing::warn!(scope, error = %e, "taking a share of a rate limit failed");
+                0
+            });
+            self.shares.end_take(scope, granted, started);
+            if granted == 0 {
+                return false;
+            }
+        }
+        self.shares.ready(scopes)
+    }
+
+    /// Closes this node's shares of `scopes`: their unused tokens go back
+    /// to the store (waking as many head waiters), logging a failure (the
+    /// shares expire instead).
+    fn close_shares(&self, store: &dyn Store, scopes: &[String], owner: &str) {
+        let closed = self.shares.close(scopes);
+        if closed.is_empty() {
+            return;
+        }
+        let Some(f) = store_of(store) else {
+            return;
+        };
+        for (scope, unused) in closed {
+            let r = f.take_share(&ShareRequest {
+                scope: scope.clone(),
+                owner: owner.to_string(),
+                now: crate::ids::now_ms(),
+                want: 0,
+                unused,
+                ttl_ms: share::TTL_MS,
+            });
+            if let Err(e) = r {
+                tracing::warn!(scope, error = %e, "giving a rate limit share back failed");
+            }
+        }
+    }
+
     /// Lends `holder` reserved slots of this node in every one of `scopes`
     /// ([`allot`]), reserving some first when each limit allows it.
-    fn lend(
+    fn lend_slots(
         &self,
         store: &dyn Store,
         f: &dyn FlowStore,
@@ -572,7 +695,7 @@ impl FlowControl {
         }
         let rest: Vec<String> = scopes
             .iter()
-            .filter(|s| !lent_in.contains(s))
+            .filter(|s| !lent_in.contains(s) && !self.shares.take_back(s, holder))
             .cloned()
             .collect();
         if rest.is_empty() {
@@ -603,8 +726,9 @@ impl FlowControl {
     /// [`allot::CHECK_MS`] while it holds one (the heartbeat calls it
     /// often): reads the limits again and closes the reservations whose
     /// limit gained waiters, changed or went, and the idle ones.
-    pub fn tend(&self, store: &dyn Store) {
-        if !self.allot.check_due() {
+    pub fn tend(&self, store: &dyn Store, owner: &str) {
+        let (slots_due, shares_due) = (self.allot.check_due(), self.shares.check_due());
+        if !slots_due && !shares_due {
             return;
         }
         let limits = self.read_limits(store);
@@ -620,13 +744,30 @@ impl FlowControl {
             let slots = self.allot.close(&close);
             self.give_back(store, slots);
         }
+        // Shares of rate limits: closed when their limit gained waiters,
+        // changed or went, and when idle (`flow::share`).
+        let close = self.shares.to_close(|scope| {
+            limits
+                .iter()
+                .any(|l| l.text == scope && l.rate && l.max.is_none() && l.waiting == 0)
+        });
+        if !close.is_empty() {
+            self.close_shares(store, &close, owner);
+        }
     }
 
-    /// Gives back every reserved slot not lent (the host stops; the lent
-    /// ones go back as their drives end).
-    pub fn close_reservations(&self, store: &dyn Store) {
+    /// Gives back every reserved slot not lent and every share's unused
+    /// tokens (the host stops; the lent slots go back as their drives
+    /// end).
+    pub fn close_reservations(&self, store: &dyn Store, owner: &str) {
         let slots = self.allot.close_all();
         self.give_back(store, slots);
+        self.close_shares(store, &self.shares.all(), owner);
+    }
+
+    /// This node's shares of rate limits: scope, tokens left.
+    pub fn shares(&self) -> Vec<(String, i64)> {
+        self.shares.held()
     }
 
     /// This node's reservations: scope, free slots, lent slots.
@@ -646,35 +787,35 @@ pub fn status_extra(store: &dyn Store, row: &ExecutionRow) -> Vec<(String, J)> {
         return Vec::new();
     };
     match f.queued(&row.id, crate::ids::now_ms()) {
-        Ok(q) if !q.is_empty() => vec![
-            ("status".into(), "throttled".into()),
-            ("throttled".into(), queued_json(q)),
-        ],
-        _ => Vec::new(),
+        Ok(q) => queued_members(row, q),
+        Err(_) => Vec::new(),
     }
 }
 
+/// [`status_extra`] of the queues already read (`crate::status_read`):
+/// none for a terminal execution or one queued nowhere.
+pub fn queued_members(row: &ExecutionRow, queued: Vec<(String, i64)>) -> Vec<(String, J)> {
+    if row.is_terminal() || queued.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        ("status".into(), "throttled".into()),
+        ("throttled".into(), queued_json(queued)),
+    ]
+}
+
 /// Marks the dashboard's execution page document (`{"execution": {…}}`)
-/// of a queued execution as [`status_extra`] marks its status JSON.
-pub fn mark_page(store: &dyn Store, doc: &mut J) {
+/// of a queued execution as [`status_extra`] marks its status JSON, from
+/// the queues already read (`crate::status_read`).
+pub fn mark_page(doc: &mut J, queued: Vec<(String, i64)>) {
     let Some(e) = doc.get_mut("execution").and_then(J::as_object_mut) else {
         return;
     };
-    if e.get("terminal").and_then(J::as_bool) != Some(false) {
+    if e.get("terminal").and_then(J::as_bool) != Some(false) || queued.is_empty() {
         return;
     }
-    let Some(id) = e.get("id").and_then(J::as_str).map(str::to_string) else {
-        return;
-    };
-    let Some(f) = store_of(store) else {
-        return;
-    };
-    if let Ok(q) = f.queued(&id, crate::ids::now_ms())
-        && !q.is_empty()
-    {
-        e.insert("status".into(), "throttled".into());
-        e.insert("throttled".into(), queued_json(q));
-    }
+    e.insert("status".into(), "throttled".into());
+    e.insert("throttled".into(), queued_json(queued));
 }
 
 /// The queues an execution waits in, as the status shows them: each

@@ -112,6 +112,10 @@ pub trait FlowStore: Send + Sync {
     /// The scopes `holder` is queued in at `now`, with the waiters ahead
     /// in each.
     fn queued(&self, holder: &str, now: i64) -> Result<Vec<(String, i64)>, StoreError>;
+    /// Takes a share of a rate limit's tokens for a node ([`take_share`]),
+    /// in one statement: the tokens granted (0 when refused, or when the
+    /// limit is not a rate limit without `max_concurrent`).
+    fn take_share(&self, req: &ShareRequest) -> Result<i64, StoreError>;
 }
 
 /// Whether a reservation of `n` slots may be taken: a concurrency limit
@@ -124,19 +128,138 @@ pub fn may_reserve(max: Option<i64>, rate: Option<f64>, used: i64, waiting: i64,
     }
 }
 
-/// The bucket's tokens at `now`.
-pub fn refill(tokens: f64, refilled_ms: i64, rate: f64, burst: Option<i64>, now: i64) -> f64 {
-    let cap = burst.unwrap_or(1).max(1) as f64;
+/// The most tokens the store's bucket may hold: the burst less the tokens
+/// nodes hold in unexpired shares (`shared`, [`shared_tokens`]), so that
+/// the store's tokens and the shares together never pass the burst.
+pub fn bucket_cap(burst: Option<i64>, shared: f64) -> f64 {
+    burst.unwrap_or(1).max(1) as f64 - shared
+}
+
+/// The bucket's tokens at `now`, at most `cap` ([`bucket_cap`]).
+pub fn refill(tokens: f64, refilled_ms: i64, rate: f64, cap: f64, now: i64) -> f64 {
     (tokens + (now - refilled_ms).max(0) as f64 * rate / 1000.0).min(cap)
 }
 
+/// A node taking a share of a rate limit's tokens (`crate::flow::share`):
+/// up to `want` tokens for `owner`, after giving back `unused` tokens of
+/// its previous share. `want = 0` closes the node's share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareRequest {
+    /// The limit (a rate limit without `max_concurrent`).
+    pub scope: String,
+    /// This node's lease owner id (one share per node and limit).
+    pub owner: String,
+    /// Now (ms since the epoch).
+    pub now: i64,
+    /// Tokens wanted (0: close the share).
+    pub want: i64,
+    /// Tokens of the node's previous share it did not use and gives back
+    /// (counted only while that share is unexpired in the store).
+    pub unused: i64,
+    /// The share expires in the store this long after `now`: the tokens of
+    /// a node that died count against the bucket until then.
+    pub ttl_ms: i64,
+}
+
+/// The shares of a limit row: owner → (tokens, expiry in ms), stored as
+/// the JSON object `{"OWNER": [tokens, expires_ms], …}`.
+pub type Shares = std::collections::BTreeMap<String, (f64, i64)>;
+
+/// Reads a limit row's `shares` column (empty text or `{}`: none).
+pub fn parse_shares(text: &str) -> Result<Shares, StoreError> {
+    if text.trim().is_empty() {
+        return Ok(Shares::new());
+    }
+    serde_json::from_str::<std::collections::BTreeMap<String, (f64, i64)>>(text)
+        .map_err(|e| StoreError::Corrupt(format!("flow limit shares {text:?}: {e}")))
+}
+
+/// Writes a limit row's `shares` column.
+pub fn shares_text(shares: &Shares) -> String {
+    let map: serde_json::Map<String, serde_json::Value> = shares
+        .iter()
+        .map(|(k, (n, until))| (k.clone(), serde_json::json!([n, until])))
+        .collect();
+    serde_json::Value::Object(map).to_string()
+}
+
+/// The tokens held in the unexpired shares of a limit row at `now`.
+pub fn shared_tokens(shares: &str, now: i64) -> Result<f64, StoreError> {
+    Ok(parse_shares(shares)?
+        .values()
+        .filter(|(_, until)| *until >= now)
+        .map(|(n, _)| n)
+        .sum())
+}
+
+/// What a share take does to a limit row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShareTake {
+    /// Tokens granted to the node (0: none: the bucket is empty, or
+    /// someone is queued and a share would overtake the queue).
+    pub granted: i64,
+    /// The store's tokens after it (refilled at `now`).
+    pub tokens: f64,
+    /// The row's shares after it (expired ones dropped).
+    pub shares: Shares,
+    /// Head waiters to wake (tokens given back while a queue waits).
+    pub wake: i64,
+}
+
+/// A share take on a rate limit row (`rate`, `burst`, the bucket's
+/// `tokens` refilled at `refilled_ms`, its `shares`), with `queued`
+/// whether anyone waits in its queue. The store's tokens plus the shares'
+/// never pass the burst: the bucket refills only up to the burst less the
+/// unexpired shares, the tokens a node gives back count only while its
+/// share is unexpired, and a share is taken out of the store's tokens. The
+/// PostgreSQL store runs the same arithmetic in one statement.
+pub fn take_share(
+    rate: f64,
+    burst: Option<i64>,
+    tokens: f64,
+    refilled_ms: i64,
+    mut shares: Shares,
+    queued: bool,
+    req: &ShareRequest,
+) -> ShareTake {
+    shares.retain(|_, (_, until)| *until >= req.now);
+    let mine = shares.remove(&req.owner).map_or(0.0, |(n, _)| n);
+    let others: f64 = shares.values().map(|(n, _)| n).sum();
+    let avail = refill(
+        tokens,
+        refilled_ms,
+        rate,
+        bucket_cap(burst, others + mine),
+        req.now,
+    ) + (req.unused.max(0) as f64).min(mine);
+    let granted = if queued {
+        0
+    } else {
+        req.want.min(avail.floor() as i64).max(0)
+    };
+    if granted > 0 {
+        shares.insert(req.owner.clone(), (granted as f64, req.now + req.ttl_ms));
+    }
+    ShareTake {
+        granted,
+        tokens: avail - granted as f64,
+        shares,
+        wake: if queued {
+            avail.floor().max(0.0) as i64
+        } else {
+            0
+        },
+    }
+}
+
 /// Whether a holder with `ahead` waiters before it may take a slot now,
-/// and if not, when it should ask again.
+/// and if not, when it should ask again; `cap` is the bucket's
+/// ([`bucket_cap`]).
 #[allow(clippy::too_many_arguments)]
 pub fn decide(
     max: Option<i64>,
     rate: Option<f64>,
-    burst: Option<i64>,
+    cap: f64,
     tokens: f64,
     refilled_ms: i64,
     used: i64,
@@ -153,7 +276,7 @@ pub fn decide(
         wait = wait.max(now + req.retry_ms);
     }
     if let Some(rate) = rate {
-        let filled = refill(tokens, refilled_ms, rate, burst, now);
+        let filled = refill(tokens, refilled_ms, rate, cap, now);
         // The waiters ahead take their tokens first.
         let need = (ahead + 1) as f64;
         if filled < need {

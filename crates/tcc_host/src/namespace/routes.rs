@@ -194,9 +194,10 @@ pub fn task_refusal(store: &dyn Store, scope: &Scope, id: &str, lost: ApiError) 
     }
 }
 
-/// The `GET` routes whose handler reads the whole execution row: the
-/// guard reads it in place of the namespace alone and hands it on
-/// ([`Checked::row`]), so the row is read once per request. Every other
+/// The `GET` routes whose handler shows the execution's status: the guard
+/// reads it (`crate::status_read`: the row with its retry, pause marks and
+/// flow-control queues, one statement) in place of the namespace alone and
+/// hands it on ([`Checked::status`]), so a status poll costs one read. Every other
 /// execution route gets the id the guard found ([`Checked::execution`]):
 /// the history and effects routes, which need only to know the execution
 /// exists, then read no row at all.
@@ -205,9 +206,9 @@ pub const ROW_ROUTES: &[&str] = &["/v1/executions/{id}", "/ui/api/executions/{id
 /// What [`check`] found while checking a request.
 #[derive(Debug, Clone, Default)]
 pub struct Checked {
-    /// The execution row of a [`ROW_ROUTES`] request, read by the check
-    /// (when its parameter decodes one way only).
-    pub row: Option<std::sync::Arc<crate::store::ExecutionRow>>,
+    /// The status read of a [`ROW_ROUTES`] request's execution, made by
+    /// the check (when its parameter decodes one way only).
+    pub status: Option<std::sync::Arc<crate::status_read::StatusRead>>,
     /// The execution id of an execution route the check found existing and
     /// visible (when its parameter decodes one way only): a handler that
     /// needs no more of the row than that (history, effects) does not
@@ -241,12 +242,11 @@ pub fn check(
                 && (method == "GET" || method == "HEAD")
                 && ROW_ROUTES.contains(&template)
             {
-                let row = store
-                    .get_execution(id)?
-                    .filter(|r| scope.sees(&r.namespace))
+                let read = crate::status_read::read(store, id, crate::ids::now_ms())?
+                    .filter(|r| scope.sees(&r.row.namespace))
                     .ok_or_else(|| unknown(id))?;
                 return Ok(Checked {
-                    row: Some(std::sync::Arc::new(row)),
+                    status: Some(std::sync::Arc::new(read)),
                     execution: Some(id.clone()),
                 });
             }
@@ -256,7 +256,7 @@ pub fn check(
                 }
             }
             Ok(Checked {
-                row: None,
+                status: None,
                 execution: match &ids[..] {
                     [id] => Some(id.clone()),
                     _ => None,
@@ -363,7 +363,7 @@ mod tests {
             let template = format!("/v1/executions/{{id}}/{route}");
             let c = run(&acme, &template, &format!("/v1/executions/e1/{route}")).unwrap();
             assert_eq!(
-                (c.execution.as_deref(), c.row.is_none()),
+                (c.execution.as_deref(), c.status.is_none()),
                 (Some("e1"), true)
             );
             assert!(run(&globex, &template, &format!("/v1/executions/e1/{route}")).is_err());
@@ -372,7 +372,10 @@ mod tests {
         // The status route: the whole row.
         let c = run(&acme, "/v1/executions/{id}", "/v1/executions/e1").unwrap();
         assert_eq!(c.execution.as_deref(), Some("e1"));
-        assert_eq!(c.row.map(|r| r.namespace.clone()).as_deref(), Some("acme"));
+        assert_eq!(
+            c.status.map(|r| r.row.namespace.clone()).as_deref(),
+            Some("acme")
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -194,15 +194,20 @@ pub fn list_page(host: &Host, q: &PageQuery) -> Result<J, StoreError> {
 /// The execution page's document (see [`view::execution_page`]); `None`
 /// for an unknown id.
 pub fn execution_doc(host: &Host, id: &str) -> Result<Option<J>, StoreError> {
-    match host.store().get_execution(id)? {
-        Some(row) => execution_doc_of(host, &row).map(Some),
+    match crate::status_read::read(&**host.store(), id, crate::ids::now_ms())? {
+        Some(read) => execution_doc_of(host, &read).map(Some),
         None => Ok(None),
     }
 }
 
-/// [`execution_doc`] of an execution row already read.
-pub fn execution_doc_of(host: &Host, row: &crate::store::ExecutionRow) -> Result<J, StoreError> {
+/// [`execution_doc`] of an execution whose status was read already
+/// (`crate::status_read`: the row and its pause marks).
+pub fn execution_doc_of(
+    host: &Host,
+    read: &crate::status_read::StatusRead,
+) -> Result<J, StoreError> {
     let store = host.store();
+    let row = &read.row;
     let id = row.id.as_str();
     let history = store.history(id, 0, HISTORY_LIMIT)?;
     let journal = store.journal_of(id)?;
@@ -238,7 +243,7 @@ pub fn execution_doc_of(host: &Host, row: &crate::store::ExecutionRow) -> Result
     if !row.is_terminal()
         && let Some(execution) = doc.get_mut("execution").and_then(J::as_object_mut)
     {
-        for (k, v) in crate::pause::status_members(row, crate::pause::state(&**store, id)?) {
+        for (k, v) in crate::pause::status_members(row, read.pause) {
             execution.insert(k, v);
         }
     }
@@ -321,18 +326,23 @@ async fn execution(
     checked: Option<axum::Extension<crate::namespace::routes::Checked>>,
     Path(id): Path<String>,
 ) -> Json {
-    // The guard read the row when it checked its namespace.
+    // The guard made the status read when it checked the namespace.
     let read = checked
-        .and_then(|axum::Extension(c)| c.row)
-        .filter(|r| r.id == id);
+        .and_then(|axum::Extension(c)| c.status)
+        .filter(|r| r.row.id == id);
     blocking(move || {
-        let doc = match read {
-            Some(row) => execution_doc_of(&host, &row).map(Some),
-            None => execution_doc(&host, &id),
+        let read = match read {
+            Some(read) => Ok(Some(read)),
+            None => crate::status_read::read(&**host.store(), &id, crate::ids::now_ms())
+                .map(|r| r.map(Arc::new)),
         };
+        let doc = read.and_then(|read| match read {
+            Some(read) => execution_doc_of(&host, &read).map(|j| Some((j, read))),
+            None => Ok(None),
+        });
         match doc {
-            Ok(Some(mut j)) => {
-                crate::flow::mark_page(&**host.store(), &mut j);
+            Ok(Some((mut j, read))) => {
+                crate::flow::mark_page(&mut j, read.queued.clone());
                 Json(200, j)
             }
             Ok(None) => error(ApiError::NotFound(format!("no execution {id:?}"))),

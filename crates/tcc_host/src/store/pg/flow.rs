@@ -6,8 +6,8 @@
 use super::PgStore;
 use super::conn::{Conn, JobResult};
 use crate::flow::rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, decide,
-    may_reserve, refill,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
+    bucket_cap, decide, may_reserve, refill, shared_tokens,
 };
 use crate::store::StoreError;
 use postgres::GenericClient;
@@ -102,7 +102,7 @@ impl FlowStore for PgStore {
             let mut take: Vec<(String, bool, bool)> = Vec::new();
             for scope in &req.scopes {
                 let Some(limit) = c.query_opt(
-                    "SELECT max_concurrent, rate_per_s, burst, tokens, refilled_ms FROM flow_limits WHERE scope = $1 FOR UPDATE",
+                    "SELECT max_concurrent, rate_per_s, burst, tokens, refilled_ms, shares::TEXT FROM flow_limits WHERE scope = $1 FOR UPDATE",
                     &[scope],
                 )?
                 else {
@@ -113,6 +113,8 @@ impl FlowStore for PgStore {
                 let burst: Option<i64> = limit.try_get(2)?;
                 let tokens: f64 = limit.try_get(3)?;
                 let refilled: i64 = limit.try_get(4)?;
+                // Tokens nodes hold in shares count against the bucket.
+                let cap = bucket_cap(burst, shared_tokens(limit.try_get(5)?, now)?);
                 c.execute(
                     "DELETE FROM flow_slots WHERE scope = $1 AND expires_ms < $2",
                     &[scope, &now],
@@ -162,9 +164,9 @@ impl FlowStore for PgStore {
                     "SELECT count(*) FROM flow_slots WHERE scope = $1",
                     &[scope],
                 )?;
-                let (ok, wait) = decide(max, rate, burst, tokens, refilled, used, ahead, &req);
+                let (ok, wait) = decide(max, rate, cap, tokens, refilled, used, ahead, &req);
                 if let Some(rate) = rate {
-                    let filled = refill(tokens, refilled, rate, burst, now);
+                    let filled = refill(tokens, refilled, rate, cap, now);
                     c.execute(
                         "UPDATE flow_limits SET tokens = $2, refilled_ms = $3 WHERE scope = $1",
                         &[scope, &filled, &now],
@@ -328,6 +330,62 @@ impl FlowStore for PgStore {
                 out.push((r.try_get(0)?, r.try_get(1)?));
             }
             Ok(out)
+        })
+    }
+
+    fn take_share(&self, req: &ShareRequest) -> Result<i64, StoreError> {
+        let req = req.clone();
+        let unused = req.unused.max(0) as f64;
+        let expires = req.now + req.ttl_ms;
+        // One statement (`flow::rows::take_share`'s arithmetic in SQL):
+        // the limit's row locked, the shares' sums computed from the
+        // locked version (every input is in that row, so a take that
+        // waited for another node's sees its share), the row updated and
+        // the head waiters woken when tokens come back to a queue. Lazy,
+        // as `acquire`.
+        self.write_one(false, move |c| {
+            let row = c.query_opt(
+                "WITH l AS (
+                   SELECT scope, rate_per_s, burst, tokens, refilled_ms, shares FROM flow_limits
+                    WHERE scope = $1 AND rate_per_s IS NOT NULL AND max_concurrent IS NULL FOR UPDATE),
+                 s AS (
+                   SELECT l.scope, l.rate_per_s, l.burst, l.tokens, l.refilled_ms,
+                     (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each(l.shares) AS e(k, v)
+                       WHERE k <> $2 AND (v->>1)::bigint >= $3) AS kept,
+                     (SELECT coalesce(sum((v->>0)::float8), 0) FROM jsonb_each(l.shares) AS e(k, v)
+                       WHERE k <> $2 AND (v->>1)::bigint >= $3) AS others,
+                     (SELECT coalesce(sum((v->>0)::float8), 0) FROM jsonb_each(l.shares) AS e(k, v)
+                       WHERE k = $2 AND (v->>1)::bigint >= $3) AS mine,
+                     EXISTS (SELECT 1 FROM flow_waiters w WHERE w.scope = $1 AND w.expires_ms >= $3) AS queued
+                   FROM l),
+                 a AS (
+                   SELECT s.*, least(greatest(coalesce(burst, 1), 1) - others - mine,
+                                     tokens + greatest($3 - refilled_ms, 0) * rate_per_s / 1000.0)
+                               + least($5::float8, mine) AS avail
+                   FROM s),
+                 g AS (
+                   SELECT a.*, CASE WHEN queued THEN 0::bigint
+                                    ELSE greatest(0, least($4::bigint, floor(avail)::bigint)) END AS n
+                   FROM a),
+                 u AS (
+                   UPDATE flow_limits f SET tokens = g.avail - g.n, refilled_ms = $3,
+                     shares = CASE WHEN g.n > 0
+                                   THEN g.kept || jsonb_build_object($2::text, jsonb_build_array(g.n, $6::bigint))
+                                   ELSE g.kept END
+                   FROM g WHERE f.scope = g.scope
+                   RETURNING g.n),
+                 wk AS (
+                   UPDATE executions SET lease_until = 0
+                    WHERE drive_attempts = 0 AND lease_until > $3 AND id IN (
+                      SELECT holder FROM flow_waiters WHERE scope = $1 AND expires_ms >= $3 ORDER BY seq
+                       LIMIT (SELECT CASE WHEN queued THEN greatest(floor(avail), 0)::bigint ELSE 0 END FROM g)))
+                 SELECT n FROM u",
+                &[&req.scope, &req.owner, &req.now, &req.want, &unused, &expires],
+            )?;
+            Ok(match row {
+                Some(r) => r.try_get::<_, i64>(0)?,
+                None => 0,
+            })
         })
     }
 }

@@ -53,6 +53,7 @@ mod retention;
 mod rows;
 mod schedules;
 mod source;
+mod status;
 mod traces;
 pub mod url;
 

@@ -5,8 +5,8 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use crate::flow::rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, decide,
-    may_reserve, refill,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
+    bucket_cap, decide, may_reserve, parse_shares, refill, shared_tokens, shares_text, take_share,
 };
 use crate::store::StoreError;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -95,7 +95,7 @@ impl FlowStore for SqliteStore {
             for scope in &req.scopes {
                 let limit = c
                     .query_row_cached(
-                        "SELECT max_concurrent, rate_per_s, burst, tokens, refilled_ms FROM flow_limits WHERE scope = ?1",
+                        "SELECT max_concurrent, rate_per_s, burst, tokens, refilled_ms, shares FROM flow_limits WHERE scope = ?1",
                         params![scope],
                         |r| {
                             Ok((
@@ -104,13 +104,16 @@ impl FlowStore for SqliteStore {
                                 r.get::<_, Option<i64>>(2)?,
                                 r.get::<_, f64>(3)?,
                                 r.get::<_, i64>(4)?,
+                                r.get::<_, String>(5)?,
                             ))
                         },
                     )
                     .optional()?;
-                let Some((max, rate, burst, tokens, refilled)) = limit else {
+                let Some((max, rate, burst, tokens, refilled, shares)) = limit else {
                     continue;
                 };
+                // Tokens nodes hold in shares count against the bucket.
+                let cap = bucket_cap(burst, shared_tokens(&shares, now)?);
                 c.exec_cached(
                     "DELETE FROM flow_slots WHERE scope = ?1 AND expires_ms < ?2",
                     params![scope, now],
@@ -161,9 +164,9 @@ impl FlowStore for SqliteStore {
                     params![scope],
                     |r| r.get::<_, i64>(0),
                 )?;
-                let (ok, wait) = decide(max, rate, burst, tokens, refilled, used, ahead, &req);
+                let (ok, wait) = decide(max, rate, cap, tokens, refilled, used, ahead, &req);
                 if let Some(rate) = rate {
-                    let filled = refill(tokens, refilled, rate, burst, now);
+                    let filled = refill(tokens, refilled, rate, cap, now);
                     c.exec_cached(
                         "UPDATE flow_limits SET tokens = ?2, refilled_ms = ?3 WHERE scope = ?1",
                         params![scope, filled, now],
@@ -329,6 +332,44 @@ impl FlowStore for SqliteStore {
                 .query_map(params![holder, now], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
             Ok(rows)
+        })
+    }
+
+    fn take_share(&self, req: &ShareRequest) -> Result<i64, StoreError> {
+        let req = req.clone();
+        // Lazy, as `acquire` (the one writer serializes it with every
+        // other take of the limit's tokens).
+        self.write_lazy(move |c| {
+            let limit = c
+                .query_row_cached(
+                    "SELECT rate_per_s, burst, tokens, refilled_ms, shares,
+                       EXISTS (SELECT 1 FROM flow_waiters w WHERE w.scope = l.scope AND w.expires_ms >= ?2)
+                     FROM flow_limits l WHERE scope = ?1 AND rate_per_s IS NOT NULL AND max_concurrent IS NULL",
+                    params![req.scope, req.now],
+                    |r| {
+                        Ok((
+                            r.get::<_, f64>(0)?,
+                            r.get::<_, Option<i64>>(1)?,
+                            r.get::<_, f64>(2)?,
+                            r.get::<_, i64>(3)?,
+                            r.get::<_, String>(4)?,
+                            r.get::<_, i64>(5)? != 0,
+                        ))
+                    },
+                )
+                .optional()?;
+            let Some((rate, burst, tokens, refilled, shares, queued)) = limit else {
+                return Ok(0);
+            };
+            let t = take_share(rate, burst, tokens, refilled, parse_shares(&shares)?, queued, &req);
+            c.exec_cached(
+                "UPDATE flow_limits SET tokens = ?2, refilled_ms = ?3, shares = ?4 WHERE scope = ?1",
+                params![req.scope, t.tokens, req.now, shares_text(&t.shares)],
+            )?;
+            if t.wake > 0 {
+                wake(c, &req.scope, req.now, t.wake)?;
+            }
+            Ok(t.granted)
         })
     }
 }

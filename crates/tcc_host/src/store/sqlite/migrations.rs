@@ -232,6 +232,13 @@ CREATE INDEX executions_namespace ON executions (namespace, seq);
 ALTER TABLE programs ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
 ALTER TABLE schedules ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
 "#,
+    // Token shares of rate limits (issue 35, `crate::flow::share`): the
+    // tokens each node took from a limit's bucket to admit locally, as
+    // `{"OWNER": [tokens, expires_ms]}`; they count against the bucket
+    // until given back or expired.
+    r#"
+ALTER TABLE flow_limits ADD COLUMN shares TEXT NOT NULL DEFAULT '{}';
+"#,
 ];
 
 /// Applies pending migrations; refuses a database of a newer schema.

@@ -26,6 +26,7 @@ mod queries;
 mod retention;
 mod schedules;
 mod source;
+mod status;
 #[cfg(test)]
 mod tests;
 mod traces;

@@ -11,7 +11,9 @@ use crate::store::{
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value as J;
 
-fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, Option<String>)> {
+pub(super) fn exec_row(
+    r: &Row,
+) -> rusqlite::Result<(ExecutionRow, String, Option<String>, Option<String>)> {
     Ok((
         ExecutionRow {
             id: r.get(0)?,
@@ -43,7 +45,7 @@ fn exec_row(r: &Row) -> rusqlite::Result<(ExecutionRow, String, Option<String>, 
     ))
 }
 
-fn finish_row(
+pub(super) fn finish_row(
     t: (ExecutionRow, String, Option<String>, Option<String>),
 ) -> Result<ExecutionRow, StoreError> {
     let (mut row, args, result, pending) = t;
@@ -102,7 +104,7 @@ pub(super) fn insert_exec(
 /// every key is `{escaped id}:{effect key}` (`store::journal_key`, checked
 /// by `journal_put`), i.e. at least `{escaped id}:` and below
 /// `{escaped id};` (`;` follows `:` in the binary collation).
-fn journal_range(id: &str) -> (String, String) {
+pub(super) fn journal_range(id: &str) -> (String, String) {
     let id = crate::store::escape_execution_id(id);
     (format!("{id}:"), format!("{id};"))
 }
