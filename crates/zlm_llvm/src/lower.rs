@@ -13,6 +13,7 @@ use zlm::check::{Checked, Resolved};
 use zlm::materialize::c::types::{Types, is_word, render_kind};
 use zlm::materialize::c::walk::{self, At};
 use zlm::materialize::c::{Refusal, Scope};
+use zlm::materialize::lowered::heading_lines;
 use zlm::model::*;
 use zlm::package::Package;
 
@@ -68,23 +69,11 @@ fn lower_of(r: &Resolved<'_>, modules: &[Checked], scope: &Scope) -> Result<Lowe
     };
     let functions: Vec<String> = set.iter().map(|&(d, f)| r.fn_name(d, f)).collect();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "; Module {} (package {}), profile {}: lowered by irkit zlm (LLVM engines).\n; Content identity {}.{}",
-        m.name.replace(['\n', '\r'], " "),
-        m.package.replace(['\n', '\r'], " "),
-        m.profile.text(),
-        zlm::hash::to_hex(&modules[0].module_content()),
-        modules[1..]
-            .iter()
-            .map(|p| format!(
-                "\n; Provider {}, profile {}, content identity {}.",
-                p.module().name.replace(['\n', '\r'], " "),
-                p.module().profile.text(),
-                zlm::hash::to_hex(&p.module_content())
-            ))
-            .collect::<String>()
-    );
+    for line in heading_lines(m, modules, "lowered by irkit zlm (LLVM engines)", |name| {
+        name.replace(['\n', '\r'], " ")
+    }) {
+        let _ = writeln!(out, "; {line}");
+    }
     out.push_str("source_filename = \"zlm\"\n\n");
     out.push_str(RUNTIME_IR);
     let mut bodies = String::new();

@@ -21,6 +21,7 @@ use crate::interp::{root_name, width};
 use crate::materialize::lowered::{
     self, Arith, ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Clause, ContractExpr,
     ContractNode, ContractValue, Dest, EdgeDrop, Inst, Loan, LoweredFunction, Site, Subject, Value,
+    heading_lines,
 };
 use crate::model::*;
 use std::collections::BTreeSet;
@@ -149,23 +150,8 @@ fn unit_of(
         .filter(|&at| super::host::add_types(&mut u.types, r, at).is_ok())
         .collect();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "/* Module {} (package {}), profile {}: emitted by irkit zlm emit-c.\n * Content identity {}.{} */",
-        comment(&m.name),
-        comment(&m.package),
-        m.profile.text(),
-        crate::hash::to_hex(&modules[0].module_content()),
-        modules[1..]
-            .iter()
-            .map(|p| format!(
-                "\n * Provider {}, profile {}, content identity {}.",
-                comment(&p.module().name),
-                p.module().profile.text(),
-                crate::hash::to_hex(&p.module_content())
-            ))
-            .collect::<String>()
-    );
+    let heading = heading_lines(m, modules, "emitted by irkit zlm emit-c", comment);
+    let _ = writeln!(out, "/* {} */", heading.join("\n * "));
     let _ = writeln!(
         out,
         "#define ZLM_ALLOC(n) {}(n)\n#define ZLM_FREE(p) {}(p)\n",

@@ -23,10 +23,12 @@
 
 mod bytes;
 mod contract;
+mod heading;
 mod inst;
 mod word;
 
 pub use contract::{Clause, ContractExpr, ContractKind, ContractNode, ContractValue};
+pub use heading::heading_lines;
 pub use inst::{
     ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Edge, EdgeDrop, Inst, Kind, Loan, Site,
     Subject, Take, Value,
