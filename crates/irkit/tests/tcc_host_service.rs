@@ -817,6 +817,19 @@ fn two_nodes(
         }
         a.child.kill().unwrap();
         a.child.wait().unwrap();
+        // A may have claimed more between the sample and the kill: what it
+        // held when it died is what its leases still name (they last
+        // 1.5 s, so B has taken none of them over yet).
+        if let Some(ids) = schema
+            .query_text(
+                "SELECT string_agg(id, ',' ORDER BY id) FROM executions WHERE owner = 'node-a' AND status NOT IN ('completed', 'failed', 'cancelled')",
+            )
+            .unwrap()
+        {
+            held.extend(ids.split(',').map(str::to_string));
+            held.sort();
+            held.dedup();
+        }
     }
     // The late event goes to whichever node survives; then cancel the waiter.
     let live = if kill { &b.url } else { &a.url };
