@@ -104,7 +104,9 @@ fn py_number(v: &Value) -> Option<f64> {
 /// The element pairs of one container pair still to compare.
 enum Pairs<'h> {
     Array(std::iter::Zip<std::slice::Iter<'h, Value>, std::slice::Iter<'h, Value>>),
-    Object(std::iter::Zip<crate::object_map::Values<'h>, crate::object_map::Values<'h>>),
+    Object(
+        std::iter::Zip<crate::object_map::Values<'h, Value>, crate::object_map::Values<'h, Value>>,
+    ),
 }
 
 impl<'h> Iterator for Pairs<'h> {

@@ -8,9 +8,10 @@
 //! a sorted vector that grows one power of two at a time (one member costs
 //! 40 bytes) and moves to a `BTreeMap` past that size, where inserting in
 //! the middle of a vector would cost time in proportion to its length.
-//! The order, and so every encoding, is the same in both forms.
+//! The order, and so every encoding, is the same in both forms. The map is
+//! generic over the member value (the engine uses `ObjectMap<Value>`), so
+//! this file and `value.rs` do not import each other.
 
-use crate::value::Value;
 use std::collections::BTreeMap;
 use std::collections::btree_map;
 
@@ -20,22 +21,22 @@ pub const SMALL_MEMBERS: usize = 16;
 
 /// An object's members in key byte order.
 #[derive(Debug, Clone)]
-pub enum ObjectMap {
+pub enum ObjectMap<V> {
     /// Up to [`SMALL_MEMBERS`] members, sorted by key, keys unique.
-    Small(Vec<(String, Value)>),
+    Small(Vec<(String, V)>),
     /// More members than that.
-    Large(BTreeMap<String, Value>),
+    Large(BTreeMap<String, V>),
 }
 
-impl Default for ObjectMap {
+impl<V> Default for ObjectMap<V> {
     fn default() -> Self {
         ObjectMap::new()
     }
 }
 
-impl ObjectMap {
+impl<V> ObjectMap<V> {
     /// An object with no members (no allocation).
-    pub fn new() -> ObjectMap {
+    pub fn new() -> ObjectMap<V> {
         ObjectMap::Small(Vec::new())
     }
 
@@ -53,7 +54,7 @@ impl ObjectMap {
     }
 
     /// The value of member `key`.
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&V> {
         match self {
             ObjectMap::Small(members) => members
                 .binary_search_by(|(k, _)| k.as_str().cmp(key))
@@ -69,7 +70,7 @@ impl ObjectMap {
     }
 
     /// Sets member `key`, returning its previous value.
-    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+    pub fn insert(&mut self, key: String, value: V) -> Option<V> {
         match self {
             ObjectMap::Small(members) => {
                 match members.binary_search_by(|(k, _)| k.as_str().cmp(key.as_str())) {
@@ -84,7 +85,7 @@ impl ObjectMap {
                         None
                     }
                     Err(_) => {
-                        let mut large: BTreeMap<String, Value> =
+                        let mut large: BTreeMap<String, V> =
                             std::mem::take(members).into_iter().collect();
                         large.insert(key, value);
                         *self = ObjectMap::Large(large);
@@ -97,7 +98,7 @@ impl ObjectMap {
     }
 
     /// Removes member `key`, returning its value.
-    pub fn remove(&mut self, key: &str) -> Option<Value> {
+    pub fn remove(&mut self, key: &str) -> Option<V> {
         match self {
             ObjectMap::Small(members) => members
                 .binary_search_by(|(k, _)| k.as_str().cmp(key))
@@ -108,7 +109,7 @@ impl ObjectMap {
     }
 
     /// The members in key byte order.
-    pub fn iter(&self) -> Iter<'_> {
+    pub fn iter(&self) -> Iter<'_, V> {
         match self {
             ObjectMap::Small(members) => Iter::Small(members.iter()),
             ObjectMap::Large(members) => Iter::Large(members.iter()),
@@ -116,19 +117,19 @@ impl ObjectMap {
     }
 
     /// The keys in byte order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator + '_ {
         self.iter().map(|(k, _)| k)
     }
 
     /// The values in key byte order.
-    pub fn values(&self) -> Values<'_> {
+    pub fn values(&self) -> Values<'_, V> {
         Values(self.iter())
     }
 }
 
-impl FromIterator<(String, Value)> for ObjectMap {
+impl<V> FromIterator<(String, V)> for ObjectMap<V> {
     /// Later members replace earlier ones with the same key.
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(members: I) -> ObjectMap {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(members: I) -> ObjectMap<V> {
         let mut map = ObjectMap::new();
         for (key, value) in members {
             map.insert(key, value);
@@ -137,25 +138,25 @@ impl FromIterator<(String, Value)> for ObjectMap {
     }
 }
 
-impl<'a> IntoIterator for &'a ObjectMap {
-    type Item = (&'a String, &'a Value);
-    type IntoIter = Iter<'a>;
-    fn into_iter(self) -> Iter<'a> {
+impl<'a, V> IntoIterator for &'a ObjectMap<V> {
+    type Item = (&'a String, &'a V);
+    type IntoIter = Iter<'a, V>;
+    fn into_iter(self) -> Iter<'a, V> {
         self.iter()
     }
 }
 
 /// The members of an [`ObjectMap`] in key byte order.
 #[derive(Debug, Clone)]
-pub enum Iter<'a> {
+pub enum Iter<'a, V> {
     /// Over the sorted vector.
-    Small(std::slice::Iter<'a, (String, Value)>),
+    Small(std::slice::Iter<'a, (String, V)>),
     /// Over the `BTreeMap`.
-    Large(btree_map::Iter<'a, String, Value>),
+    Large(btree_map::Iter<'a, String, V>),
 }
 
-impl<'a> Iterator for Iter<'a> {
-    type Item = (&'a String, &'a Value);
+impl<'a, V> Iterator for Iter<'a, V> {
+    type Item = (&'a String, &'a V);
     fn next(&mut self) -> Option<Self::Item> {
         match self {
             Iter::Small(members) => members.next().map(|(k, v)| (k, v)),
@@ -170,7 +171,7 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
-impl DoubleEndedIterator for Iter<'_> {
+impl<V> DoubleEndedIterator for Iter<'_, V> {
     fn next_back(&mut self) -> Option<Self::Item> {
         match self {
             Iter::Small(members) => members.next_back().map(|(k, v)| (k, v)),
@@ -179,15 +180,15 @@ impl DoubleEndedIterator for Iter<'_> {
     }
 }
 
-impl ExactSizeIterator for Iter<'_> {}
+impl<V> ExactSizeIterator for Iter<'_, V> {}
 
 /// The values of an [`ObjectMap`] in key byte order.
 #[derive(Debug, Clone)]
-pub struct Values<'a>(Iter<'a>);
+pub struct Values<'a, V>(Iter<'a, V>);
 
-impl<'a> Iterator for Values<'a> {
-    type Item = &'a Value;
-    fn next(&mut self) -> Option<&'a Value> {
+impl<'a, V> Iterator for Values<'a, V> {
+    type Item = &'a V;
+    fn next(&mut self) -> Option<&'a V> {
         self.0.next().map(|(_, v)| v)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -195,25 +196,18 @@ impl<'a> Iterator for Values<'a> {
     }
 }
 
-impl<'a> DoubleEndedIterator for Values<'a> {
-    fn next_back(&mut self) -> Option<&'a Value> {
+impl<'a, V> DoubleEndedIterator for Values<'a, V> {
+    fn next_back(&mut self) -> Option<&'a V> {
         self.0.next_back().map(|(_, v)| v)
     }
 }
 
-impl ExactSizeIterator for Values<'_> {}
+impl<V> ExactSizeIterator for Values<'_, V> {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    fn number(value: &Value) -> f64 {
-        match value {
-            Value::Number(n) => *n,
-            other => panic!("not a number: {other:?}"),
-        }
-    }
 
     #[derive(Debug, Clone)]
     enum Op {
@@ -234,33 +228,31 @@ mod tests {
     proptest! {
         #[test]
         fn behaves_as_a_btree_map(ops in proptest::collection::vec(op(), 0..120)) {
-            let mut map = ObjectMap::new();
-            let mut model: BTreeMap<String, Value> = BTreeMap::new();
+            let mut map: ObjectMap<u8> = ObjectMap::new();
+            let mut model: BTreeMap<String, u8> = BTreeMap::new();
             for op in ops {
                 match op {
                     Op::Insert(k, v) => {
-                        let got = map.insert(k.clone(), Value::Number(f64::from(v)));
-                        let want = model.insert(k, Value::Number(f64::from(v)));
-                        prop_assert_eq!(got.as_ref().map(number), want.as_ref().map(number));
+                        let got = map.insert(k.clone(), v);
+                        let want = model.insert(k, v);
+                        prop_assert_eq!(got, want);
                     }
                     Op::Remove(k) => {
                         let got = map.remove(&k);
                         let want = model.remove(&k);
-                        prop_assert_eq!(got.as_ref().map(number), want.as_ref().map(number));
+                        prop_assert_eq!(got, want);
                     }
                 }
                 prop_assert_eq!(map.len(), model.len());
-                let listed: Vec<(String, f64)> =
-                    map.iter().map(|(k, v)| (k.clone(), number(v))).collect();
-                let modelled: Vec<(String, f64)> =
-                    model.iter().map(|(k, v)| (k.clone(), number(v))).collect();
+                let listed: Vec<(&String, &u8)> = map.iter().collect();
+                let modelled: Vec<(&String, &u8)> = model.iter().collect();
                 prop_assert_eq!(&listed, &modelled);
                 let reversed: Vec<&String> = map.keys().rev().collect();
                 let model_reversed: Vec<&String> = model.keys().rev().collect();
                 prop_assert_eq!(reversed, model_reversed);
                 for k in model.keys() {
                     prop_assert!(map.contains_key(k));
-                    prop_assert_eq!(map.get(k).map(number), model.get(k).map(number));
+                    prop_assert_eq!(map.get(k), model.get(k));
                 }
                 prop_assert!(!map.contains_key("absent-key"));
             }
@@ -270,7 +262,7 @@ mod tests {
     #[test]
     fn a_record_of_one_member_holds_room_for_one() {
         let mut map = ObjectMap::new();
-        map.insert("k".to_string(), Value::Null);
+        map.insert("k".to_string(), ());
         match &map {
             ObjectMap::Small(members) => assert_eq!(members.capacity(), 1),
             ObjectMap::Large(_) => panic!("one member must stay in the vector"),
@@ -281,7 +273,7 @@ mod tests {
     fn moves_to_a_btree_map_past_the_small_size_and_keeps_the_order() {
         let mut map = ObjectMap::new();
         for i in (0..=SMALL_MEMBERS).rev() {
-            map.insert(format!("k{i:02}"), Value::Number(i as f64));
+            map.insert(format!("k{i:02}"), i);
         }
         assert!(matches!(map, ObjectMap::Large(_)));
         let keys: Vec<&String> = map.keys().collect();

@@ -82,7 +82,7 @@ pub enum Cell {
     Hole,
     /// An object; keys kept in byte order so that listings and
     /// checkpoints are deterministic.
-    Object(ObjectMap),
+    Object(ObjectMap<Value>),
     /// An array.
     Array(Vec<Value>),
     /// A closure variable cell (`lang.compute`).
