@@ -26,6 +26,8 @@ mod tcc_run_cli;
 mod tcc_rust_cli;
 #[path = "tcc_simulate.rs"]
 mod tcc_simulate;
+#[path = "test_suites.rs"]
+mod test_suites;
 #[path = "use_graph.rs"]
 mod use_graph;
 #[path = "verify_vpl_check.rs"]
@@ -58,30 +60,3 @@ mod zlm_run;
 mod zlm_source_map;
 #[path = "zlm_zli.rs"]
 mod zlm_zli;
-
-/// Every `tests/*.rs` file runs: it is a module of this binary or its own `[[test]]` in Cargo.toml.
-/// (With `autotests = false`, a new file that is neither would silently never run.)
-#[test]
-fn every_test_file_is_in_the_suite() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let suite = include_str!("cli.rs");
-    let manifest = std::fs::read_to_string(dir.join("../Cargo.toml")).unwrap();
-    let helpers: [&str; 0] = [];
-    let mut missing = Vec::new();
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if !name.ends_with(".rs") || name == "cli.rs" || helpers.contains(&name.as_str()) {
-            continue;
-        }
-        let in_suite = suite.contains(&format!("#[path = \"{name}\"]"));
-        let own_binary = manifest.contains(&format!("path = \"tests/{name}\""));
-        if !in_suite && !own_binary {
-            missing.push(name);
-        }
-    }
-    assert!(
-        missing.is_empty(),
-        "tests/{missing:?} neither in tests/cli.rs nor a [[test]] of Cargo.toml: \
-         add `#[path = \"FILE\"] mod NAME;` to tests/cli.rs"
-    );
-}
