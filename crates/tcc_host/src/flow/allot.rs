@@ -232,16 +232,7 @@ impl Allotments {
         let Ok(mut st) = self.state.lock() else {
             return false;
         };
-        if st.scopes.is_empty() {
-            return false;
-        }
-        let due = st
-            .checked
-            .is_none_or(|at| at.elapsed() >= Duration::from_millis(CHECK_MS));
-        if due {
-            st.checked = Some(Instant::now());
-        }
-        due
+        !st.scopes.is_empty() && check_now(&mut st.checked)
     }
 
     /// The scopes whose reservation should close, given `keep(scope)`
@@ -286,6 +277,16 @@ impl Allotments {
         out.sort();
         out
     }
+}
+
+/// Whether a periodic check is due (none ran yet, or the last is
+/// [`CHECK_MS`] old), marking it done now when it is.
+pub(super) fn check_now(checked: &mut Option<Instant>) -> bool {
+    let due = checked.is_none_or(|at| at.elapsed() >= Duration::from_millis(CHECK_MS));
+    if due {
+        *checked = Some(Instant::now());
+    }
+    due
 }
 
 #[cfg(test)]

@@ -222,16 +222,7 @@ impl Shares {
         let Ok(mut st) = self.state.lock() else {
             return false;
         };
-        if st.scopes.is_empty() {
-            return false;
-        }
-        let due = st
-            .checked
-            .is_none_or(|at| at.elapsed() >= Duration::from_millis(super::allot::CHECK_MS));
-        if due {
-            st.checked = Some(Instant::now());
-        }
-        due
+        !st.scopes.is_empty() && super::allot::check_now(&mut st.checked)
     }
 
     /// The shares to close given `keep(scope)` (whether the limit still
