@@ -1126,13 +1126,8 @@ impl<'a> Reader<'a> {
             }
             _ => return Err(self.syntax(&after, "`)` closing the block")),
         }
-        // Hand the filled buffer to the block instead of copying it out: the
-        // next block starts from a buffer sized like this one (blocks of one
-        // module tend to be alike), and the shrink trims in place.
-        let next_capacity = self.instructions.len();
-        let mut instructions =
-            std::mem::replace(&mut self.instructions, Vec::with_capacity(next_capacity));
-        instructions.shrink_to_fit();
+        let mut instructions = Vec::with_capacity(self.instructions.len());
+        instructions.append(&mut self.instructions);
         function.blocks.append(Block {
             instructions,
             terminator: Some(terminator),
