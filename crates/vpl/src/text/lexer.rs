@@ -465,6 +465,31 @@ impl<'a> Lexer<'a> {
         Ok(None)
     }
 
+    /// Skips trivia, then consumes a word made of an ASCII letter followed
+    /// by letters, digits and underscores that ends at a byte that always
+    /// ends a word: exactly the `Tok::Name` that [`Lexer::next_token`] would
+    /// read there (the word fast path's own test). Returns the word and its
+    /// span; otherwise nothing but the trivia is consumed.
+    #[inline(always)]
+    pub(crate) fn eat_plain_name(&mut self) -> Result<Option<(&'a str, Span)>, Error> {
+        self.skip_trivia()?;
+        let start = self.pos;
+        let rest = &self.bytes[start..];
+        if !rest.first().is_some_and(u8::is_ascii_alphabetic) {
+            return Ok(None);
+        }
+        let run = rest
+            .iter()
+            .position(|&c| CLASS[c as usize] & NAME == 0)
+            .unwrap_or(rest.len());
+        if !ends_word(rest.get(run)) {
+            return Ok(None);
+        }
+        let span = self.here();
+        self.pos += run;
+        Ok(Some((&self.text[start..self.pos], span)))
+    }
+
     /// Skips trivia, then consumes a register word, `r` and 1 to 19 ASCII
     /// digits (a number that always fits a `u64`) ending at a byte that
     /// always ends a word: the `Tok::Name` that [`Lexer::next_token`] would

@@ -410,6 +410,18 @@ impl<'a> Reader<'a> {
     /// Any name (an ID or keyword).
     #[inline]
     fn name(&mut self, what: &str) -> Result<(&'a str, Span), Error> {
+        if self.peeked.is_none() {
+            if let Some((w, span)) = self.lexer.eat_plain_name()? {
+                if !matches!(w, "true" | "false" | "void") {
+                    return Ok((w, span));
+                }
+                return Err(self.error_at(
+                    ErrorKind::Syntactic,
+                    span,
+                    format!("`{w}` is reserved and cannot be used as {what}"),
+                ));
+            }
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Name(w) => {
@@ -1092,7 +1104,20 @@ impl<'a> Reader<'a> {
                     open.span
                 }
             };
-            let head = self.next()?;
+            // The head word read in place when it is a plain name (the token
+            // the lexer would give); anything else takes the full token path.
+            let plain = if self.peeked.is_none() {
+                self.lexer.eat_plain_name()?
+            } else {
+                None
+            };
+            let head = match plain {
+                Some((word, span)) => Token {
+                    tok: Tok::Name(word),
+                    span,
+                },
+                None => self.next()?,
+            };
             let Tok::Name(word) = head.tok else {
                 return Err(self.syntax(&head, "an instruction or terminator name"));
             };
