@@ -4,6 +4,10 @@
 //! (servers, PostgreSQL, browsers, the playground) stay separate binaries, each named by a
 //! `[[test]]` entry in Cargo.toml, so their timing is unchanged.
 
+// Test files keep their own `mod common;` (or `support`, `packages`), so a shared helper
+// file is compiled once per file that uses it, as it was when each file was its own binary.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "cli_errors.rs"]
 mod cli_errors;
 #[path = "cli_help.rs"]

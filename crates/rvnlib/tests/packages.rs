@@ -6,9 +6,9 @@
 //! (`IRKIT_BLESS=1 cargo test -p rvnlib --test all -- packages::` rewrites them).
 
 #[path = "common/packages.rs"]
-mod packages;
+mod package_pair;
 
-use packages::*;
+use package_pair::*;
 use rvnlib::diff::{ChangeKind, diff};
 use rvnlib::link::{self, LinkInput, LinkOptions};
 use rvnlib::*;

@@ -326,14 +326,15 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn both(
-        text: &str,
-    ) -> (
+    /// The text path's values and heap, then the tree path's.
+    type BothPaths = (
         Result<Vec<Value>, EngineError>,
         Heap,
         Result<Vec<J>, String>,
         Heap,
-    ) {
+    );
+
+    fn both(text: &str) -> BothPaths {
         let limits = Limits::default();
         let mut fast_heap = Heap::default();
         let fast = absorb_list_text(text, "$.args", &mut fast_heap, &limits);

@@ -132,7 +132,7 @@ fn build(heap: &mut Heap, levels: &[Level], leaf: f64, cycle: bool) -> Value {
                     .into_iter()
                     .enumerate()
                     .map(|(k, v)| (format!("k{k}"), v))
-                    .collect::<ObjectMap>(),
+                    .collect::<ObjectMap<_>>(),
             )
         } else {
             Cell::Array(items)

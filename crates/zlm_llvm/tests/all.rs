@@ -2,6 +2,10 @@
 //! below stays where it was and is a module here, so
 //! `cargo test -p zlm_llvm --test all -- FILE::` runs one file's tests.
 
+// Test files keep their own `mod common;` (or `support`, `packages`), so a shared helper
+// file is compiled once per file that uses it, as it was when each file was its own binary.
+#![allow(clippy::duplicate_mod)]
+
 #[path = "engines.rs"]
 mod engines;
 #[path = "fault_positions.rs"]

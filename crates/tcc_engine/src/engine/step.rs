@@ -1293,7 +1293,7 @@ impl Execution {
                     }
                 }
                 Cell::Object(m) => match index {
-                    Value::Str(k) => match m.get(&**k) {
+                    Value::Str(k) => match m.get(k) {
                         Some(v) => Ok(v.clone()),
                         None if lang == Language::Py => {
                             Err(EvalError::Throw(Value::string("KeyError")))

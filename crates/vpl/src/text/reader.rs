@@ -410,17 +410,17 @@ impl<'a> Reader<'a> {
     /// Any name (an ID or keyword).
     #[inline]
     fn name(&mut self, what: &str) -> Result<(&'a str, Span), Error> {
-        if self.peeked.is_none() {
-            if let Some((w, span)) = self.lexer.eat_plain_name()? {
-                if !matches!(w, "true" | "false" | "void") {
-                    return Ok((w, span));
-                }
-                return Err(self.error_at(
-                    ErrorKind::Syntactic,
-                    span,
-                    format!("`{w}` is reserved and cannot be used as {what}"),
-                ));
+        if self.peeked.is_none()
+            && let Some((w, span)) = self.lexer.eat_plain_name()?
+        {
+            if !matches!(w, "true" | "false" | "void") {
+                return Ok((w, span));
             }
+            return Err(self.error_at(
+                ErrorKind::Syntactic,
+                span,
+                format!("`{w}` is reserved and cannot be used as {what}"),
+            ));
         }
         let t = self.next()?;
         match t.tok {
