@@ -31,6 +31,20 @@ const FLAG: &str = include_str!("loops/flag.zlt");
 /// Nested loops: `acc = sum of j for j < i for i < n`.
 const NESTED: &str = include_str!("loops/nested.zlt");
 
+/// A loop on the micro-operation forms of constants and fused stores:
+/// comparisons against a constant on either side, arithmetic with a
+/// constant first or second operand (commuting or not), a result read
+/// after its STORE_LOCAL (from the place register) and after its place was
+/// stored again (from its own register), a stored result and a comparison
+/// also read in another block. `m = min(max(n, 0), 1000)`;
+/// `acc = 1005 m + m (m - 1)`, returned plus `2 m`.
+const FORMS: &str = include_str!("loops/forms.zlt");
+
+/// A one-block loop whose counter RETURN reads (a mirrored result stored
+/// to two places) and whose exit tests a Bool local stored and loaded in
+/// the same block (leaving when it is true); returns `max(n, 1)`.
+const MIRRORED: &str = include_str!("loops/mirrored.zlt");
+
 fn checked(src: &str) -> zlm::decode::Checked {
     let m = zlm::text::parse(src).unwrap_or_else(|e| panic!("{e}"));
     zlm::decode::from_model(&m, &[]).unwrap_or_else(|e| panic!("{e}"))
@@ -39,6 +53,12 @@ fn checked(src: &str) -> zlm::decode::Checked {
 /// The increment `1` replaced by 2^62, so the counter overflows Int64.
 fn big_step(src: &str) -> String {
     src.replace("c:Int64:1 |", "c:Int64:4611686018427387904 |")
+}
+
+/// The program over UInt64 instead of Int64 (unsigned comparisons and
+/// overflow checks).
+fn unsigned(src: &str) -> String {
+    src.replace("Int64", "UInt64")
 }
 
 /// The loop with 70 unread constants in its first block, so its function
@@ -77,6 +97,16 @@ fn programs() -> Vec<(&'static str, String)> {
         ("flag mirrored", with_mirror),
         ("nested", NESTED.to_string()),
         ("nested overflow", big_step(NESTED)),
+        ("forms", FORMS.to_string()),
+        ("forms overflow", big_step(FORMS)),
+        ("forms unsigned", unsigned(FORMS)),
+        ("forms unsigned overflow", unsigned(&big_step(FORMS))),
+        (
+            "forms modular",
+            big_step(FORMS).replace("profile exact", "profile modular"),
+        ),
+        ("mirrored", MIRRORED.to_string()),
+        ("mirrored overflow", big_step(MIRRORED)),
     ]
 }
 
@@ -144,20 +174,32 @@ type Sum = fn(i64) -> i64;
 
 #[test]
 fn fused_loops_compute_the_sums() {
-    let cases: [(&str, Sum); 4] = [
-        (DO_WHILE, |n| n.max(1) * (n.max(1) - 1) / 2),
-        (FLAG, |n| n.max(0) * (n.max(0) - 1) / 2),
-        (NESTED, |n| n.max(0) * (n.max(0) - 1) * (n.max(0) - 2) / 6),
-        ("", |n| n * (n - 1) / 2),
+    let forms: Sum = |n| {
+        let m = n.clamp(0, 1000);
+        1005 * m + m * (m - 1) + 2 * m
+    };
+    // (program, its sum, whether it is also run past its bound of 1000).
+    let cases: [(String, Sum, bool); 7] = [
+        (DO_WHILE.into(), |n| n.max(1) * (n.max(1) - 1) / 2, false),
+        (FLAG.into(), |n| n.max(0) * (n.max(0) - 1) / 2, false),
+        (
+            NESTED.into(),
+            |n| n.max(0) * (n.max(0) - 1) * (n.max(0) - 2) / 6,
+            false,
+        ),
+        (loop_src(), |n| n * (n - 1) / 2, false),
+        (FORMS.into(), forms, true),
+        (unsigned(FORMS), forms, true),
+        (MIRRORED.into(), |n| n.max(1), false),
     ];
-    for (src, sum) in cases {
-        let src = if src.is_empty() {
-            loop_src()
-        } else {
-            src.into()
-        };
+    for (src, sum, bounded) in cases {
         let c = checked(&src);
-        for n in [0i64, 1, 2, 3, 10, 57] {
+        let long: &[i64] = if bounded {
+            &[999, 1000, 1001, 1500]
+        } else {
+            &[]
+        };
+        for &n in [0i64, 1, 2, 3, 10, 57].iter().chain(long) {
             let want = Interp::new(&c)
                 .unwrap()
                 .with_tier(Tier::General)
@@ -181,6 +223,9 @@ fn overflow_inside_a_fused_loop_names_its_operation() {
         (big_step(DO_WHILE), 1, 5),
         (big_step(FLAG), 2, 2),
         (big_step(NESTED), 5, 2),
+        // Twice the counter, an immediate form.
+        (big_step(FORMS), 1, 2),
+        (big_step(MIRRORED), 1, 2),
     ];
     for (src, block, op) in cases {
         let c = checked(&src);
@@ -268,7 +313,7 @@ proptest! {
     /// Random arguments and step limits: the fused loops agree with the
     /// fused runs and the general path.
     #[test]
-    fn random_arguments_and_limits_agree(which in 0usize..12, arg in -3i64..80, limit in 0u64..3_000) {
+    fn random_arguments_and_limits_agree(which in 0usize..19, arg in -3i64..80, limit in 0u64..3_000) {
         let (name, src) = &programs()[which];
         let c = checked(src);
         let want = observe(&tiered(&c, Tier::General, limit), arg);

@@ -34,15 +34,22 @@ const MAX_BLOCKS: usize = 4;
 /// What a micro-operation does. The binary forms repeat [`Code`]'s as flat
 /// variants on purpose: wrapping them (`Op(Code)`) made the loop bench's
 /// interpreter 1.7× slower (0.29 s against 0.17 s of CPU for 3 000 runs).
+///
+/// Every form writes at most one register, `r[d]`: a STORE_LOCAL fused into
+/// the operation before it makes `d` the place register when the stored
+/// value has no other reader that needs its own register (otherwise it is a
+/// [`UCode::Mov`] of its own). The `…I` forms take their second operand from
+/// [`Uop::imm`] (a constant register's word). The `X…` forms are a
+/// comparison whose word no one reads but the JUMP_IF_FALSE after it: they
+/// write nothing and leave the loop when the comparison holds (the exit arm
+/// is folded into the condition).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum UCode {
-    /// `r[d] = r[d2] = r[a]`: a STORE_LOCAL, a LOAD_LOCAL whose value needs
-    /// its own register, or a mirrored CONST.
+    /// `r[d] = r[a]`: a STORE_LOCAL, a LOAD_LOCAL whose value needs its own
+    /// register, or a mirrored CONST.
     Mov,
     /// Writes `r[d]` to SSA value slot `d`.
     Mirror,
-    /// A JUMP_IF_FALSE on `r[a]` that is not fused into a comparison.
-    Test,
     AddS,
     SubS,
     MulS,
@@ -53,6 +60,17 @@ enum UCode {
     SubW,
     MulW,
     Arith,
+    AddSI,
+    SubSI,
+    MulSI,
+    AddUI,
+    SubUI,
+    MulUI,
+    AddWI,
+    SubWI,
+    MulWI,
+    /// Comparisons that write their word (and leave when it equals
+    /// [`Uop::exit_on`]).
     Eq,
     Ne,
     LtS,
@@ -63,6 +81,28 @@ enum UCode {
     LeU,
     GtU,
     GeU,
+    /// Leave when `r[a] <cond> r[b]`.
+    XEq,
+    XNe,
+    XLtS,
+    XLeS,
+    XGtS,
+    XGeS,
+    XLtU,
+    XLeU,
+    XGtU,
+    XGeU,
+    /// Leave when `r[a] <cond> imm`.
+    XEqI,
+    XNeI,
+    XLtSI,
+    XLeSI,
+    XGtSI,
+    XGeSI,
+    XLtUI,
+    XLeUI,
+    XGtUI,
+    XGeUI,
 }
 
 /// The micro-operation of an arithmetic or comparison fast form.
@@ -92,6 +132,117 @@ fn ucode(c: Code) -> Option<UCode> {
     })
 }
 
+/// The immediate form of a 64-bit arithmetic micro-operation, and whether
+/// its operands commute (so a constant first operand can become the
+/// immediate).
+fn immediate(c: UCode) -> Option<(UCode, bool)> {
+    Some(match c {
+        UCode::AddS => (UCode::AddSI, true),
+        UCode::SubS => (UCode::SubSI, false),
+        UCode::MulS => (UCode::MulSI, true),
+        UCode::AddU => (UCode::AddUI, true),
+        UCode::SubU => (UCode::SubUI, false),
+        UCode::MulU => (UCode::MulUI, true),
+        UCode::AddW => (UCode::AddWI, true),
+        UCode::SubW => (UCode::SubWI, false),
+        UCode::MulW => (UCode::MulWI, true),
+        _ => return None,
+    })
+}
+
+/// A comparison, as the condition of an exit-only micro-operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cond {
+    Eq,
+    Ne,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+}
+
+impl Cond {
+    /// The condition of a comparison code.
+    fn of(c: Code) -> Option<Cond> {
+        Some(match c {
+            Code::Eq => Cond::Eq,
+            Code::Ne => Cond::Ne,
+            Code::LtS => Cond::LtS,
+            Code::LeS => Cond::LeS,
+            Code::GtS => Cond::GtS,
+            Code::GeS => Cond::GeS,
+            Code::LtU => Cond::LtU,
+            Code::LeU => Cond::LeU,
+            Code::GtU => Cond::GtU,
+            Code::GeU => Cond::GeU,
+            _ => return None,
+        })
+    }
+
+    /// The condition that holds exactly when this one does not.
+    fn negate(self) -> Cond {
+        match self {
+            Cond::Eq => Cond::Ne,
+            Cond::Ne => Cond::Eq,
+            Cond::LtS => Cond::GeS,
+            Cond::LeS => Cond::GtS,
+            Cond::GtS => Cond::LeS,
+            Cond::GeS => Cond::LtS,
+            Cond::LtU => Cond::GeU,
+            Cond::LeU => Cond::GtU,
+            Cond::GtU => Cond::LeU,
+            Cond::GeU => Cond::LtU,
+        }
+    }
+
+    /// The condition on the operands swapped (`b c' a` exactly when
+    /// `a c b`).
+    fn swap(self) -> Cond {
+        match self {
+            Cond::Eq | Cond::Ne => self,
+            Cond::LtS => Cond::GtS,
+            Cond::LeS => Cond::GeS,
+            Cond::GtS => Cond::LtS,
+            Cond::GeS => Cond::LeS,
+            Cond::LtU => Cond::GtU,
+            Cond::LeU => Cond::GeU,
+            Cond::GtU => Cond::LtU,
+            Cond::GeU => Cond::LeU,
+        }
+    }
+
+    /// The exit-only micro-operation on two registers, or on a register
+    /// and an immediate.
+    fn exit(self, imm: bool) -> UCode {
+        match (self, imm) {
+            (Cond::Eq, false) => UCode::XEq,
+            (Cond::Ne, false) => UCode::XNe,
+            (Cond::LtS, false) => UCode::XLtS,
+            (Cond::LeS, false) => UCode::XLeS,
+            (Cond::GtS, false) => UCode::XGtS,
+            (Cond::GeS, false) => UCode::XGeS,
+            (Cond::LtU, false) => UCode::XLtU,
+            (Cond::LeU, false) => UCode::XLeU,
+            (Cond::GtU, false) => UCode::XGtU,
+            (Cond::GeU, false) => UCode::XGeU,
+            (Cond::Eq, true) => UCode::XEqI,
+            (Cond::Ne, true) => UCode::XNeI,
+            (Cond::LtS, true) => UCode::XLtSI,
+            (Cond::LeS, true) => UCode::XLeSI,
+            (Cond::GtS, true) => UCode::XGtSI,
+            (Cond::GeS, true) => UCode::XGeSI,
+            (Cond::LtU, true) => UCode::XLtUI,
+            (Cond::LeU, true) => UCode::XLeUI,
+            (Cond::GtU, true) => UCode::XGtUI,
+            (Cond::GeU, true) => UCode::XGeUI,
+        }
+    }
+}
+
 /// Whether a micro-operation computes a comparison word (0 or 1).
 fn compares(c: UCode) -> bool {
     matches!(
@@ -116,18 +267,18 @@ const STAY: u8 = 2;
 #[derive(Clone, Copy, Debug)]
 struct Uop {
     code: UCode,
-    /// A comparison or test leaves the loop when its word equals this
-    /// ([`STAY`]: never).
+    /// A comparison that writes its word leaves the loop when the word
+    /// equals this ([`STAY`]: never).
     exit_on: u8,
     /// The kind of [`UCode::Arith`].
     kind: ScalarKind,
     /// The operation tag of [`UCode::Arith`].
     tag: u32,
     d: u32,
-    /// The second destination (`d` when there is none).
-    d2: u32,
     a: u32,
     b: u32,
+    /// The second operand of the immediate forms.
+    imm: u64,
     /// The block and operation ordinal a fault names.
     blk: u32,
     at: u32,
@@ -173,13 +324,22 @@ pub(super) struct Facts<'a> {
     pub readers: &'a [u32],
     /// Per place: its place register (`u32::MAX`: none).
     pub preg: &'a [u32],
-    /// The register of place register zero.
+    /// The register of place register zero (the constant registers lie
+    /// between the SSA registers and it).
     pub pbase: u32,
-    /// The frame's register count.
-    pub nregs: usize,
+    /// The frame's initial register words (the constant registers' words).
+    pub regs: &'a [u64],
 }
 
 impl Facts<'_> {
+    /// The word of register `r` when it is a constant register.
+    fn constant(&self, r: u32) -> Option<u64> {
+        let at = r as usize;
+        (at >= self.fast.len() && r < self.pbase)
+            .then(|| self.regs.get(at).copied())
+            .flatten()
+    }
+
     /// The flat operations of block `b`.
     fn ops(&self, b: usize) -> Option<std::ops::Range<usize>> {
         let start = *self.starts.get(b)?;
@@ -263,12 +423,28 @@ pub(super) fn build(
     // out-of-range paths are unreachable.
     let n = f.fast.len();
     let in_range = lp.code.iter().all(|u| {
-        [u.d, u.d2, u.a, u.b]
-            .iter()
-            .all(|&r| (r as usize) < f.nregs)
+        [u.d, u.a, u.b].iter().all(|&r| (r as usize) < f.regs.len())
             && (u.code != UCode::Mirror || (u.d as usize) < n)
     });
     in_range.then_some(lp)
+}
+
+/// The exit of a JUMP_IF_FALSE `x` in a cycle whose next block is `next`:
+/// `None` when neither arm stays in the cycle, `Some(None)` when both do,
+/// else the word that leaves (1: the true arm leaves) and the block it
+/// leaves to.
+fn exit_arm(x: &Ins, next: usize) -> Option<Option<(u8, usize)>> {
+    let (t, e) = (x.b as usize, x.d as usize);
+    if t == e {
+        return (t == next).then_some(None);
+    }
+    if t == next {
+        Some(Some((0, e)))
+    } else if e == next {
+        Some(Some((1, t)))
+    } else {
+        None
+    }
 }
 
 /// Compiles block `blk` of a cycle (`next` is the next block of the cycle,
@@ -298,8 +474,12 @@ fn block(
             }
         }
     }
+    // Whether a STORE_LOCAL to `place` lies in `from..to`.
+    let stored_in = |place: u32, from: usize, to: usize| {
+        (from..to).any(|s| ins[s].code == Code::Store && ins[s].d == place)
+    };
     // The register holding each value of this block: its own, or the place
-    // register of the place it was loaded from.
+    // register of the place it was loaded from or stored into.
     let mut home: Vec<u32> = range
         .clone()
         .map(|i| u32::try_from(i).ok())
@@ -327,9 +507,9 @@ fn block(
             kind: ScalarKind::UInt64,
             tag: 0,
             d,
-            d2: d,
             a,
             b,
+            imm: 0,
             blk: blk32,
             at,
             refund: cost.checked_sub(before.checked_add(at)?.checked_add(1)?)?,
@@ -337,49 +517,62 @@ fn block(
             exit_refund: 0,
         })
     };
+    // An exit-only test at ordinal `j` (a JUMP_IF_FALSE): leaves to `to`
+    // when `r[a] c r[b]`, or `r[a] c 0` without `b`. A constant register
+    // operand becomes the immediate.
+    let exit_test = |j: usize, c: Cond, a: u32, b: Option<u32>, to: usize| -> Option<Uop> {
+        let (c, a, b, imm) = match b {
+            None => (c, a, 0, Some(0)),
+            Some(b) => match (f.constant(b), f.constant(a)) {
+                (Some(w), _) => (c, a, 0, Some(w)),
+                (None, Some(w)) => (c.swap(), b, 0, Some(w)),
+                (None, None) => (c, a, b, None),
+            },
+        };
+        let mut u = uop(c.exit(imm.is_some()), j, 0, a, b)?;
+        u.imm = imm.unwrap_or(0);
+        u.to = u32::try_from(to).ok()?;
+        u.exit_refund = u.refund;
+        Some(u)
+    };
     let code = &mut lp.code;
-    // The last micro-operation when it computed the previous operation's
-    // value into that value's register: a STORE_LOCAL or JUMP_IF_FALSE of
-    // it fuses into it.
-    let mut fresh: Option<(usize, u32)> = None;
-    for (k, x) in ins.iter().enumerate() {
-        let v = u32::try_from(start + k).ok()?;
-        let prev = fresh.take();
+    // `k` is the next operation not compiled yet (a fused STORE_LOCAL or
+    // JUMP_IF_FALSE is compiled with the operation before it).
+    let mut k = 0;
+    while k < len {
+        let j = k;
+        k += 1;
+        let x = ins[j];
+        let v = u32::try_from(start + j).ok()?;
+        // No reader of the value needs its own register (all of them are
+        // fast operations of this block).
+        let local = !x.mirror && f.readers.get(v as usize) == Some(&inb[j]);
         match x.code {
             Code::Const => {
                 // Fast readers read the constant register; a general-path
                 // reader reads the slot.
                 if x.mirror {
-                    code.push(uop(UCode::Mov, k, v, x.a, 0)?);
-                    code.push(uop(UCode::Mirror, k, v, 0, 0)?);
+                    code.push(uop(UCode::Mov, j, v, x.a, 0)?);
+                    code.push(uop(UCode::Mirror, j, v, 0, 0)?);
                 }
             }
             Code::Load => {
                 let (reg, bit) = preg_of(x.a)?;
                 lp.places |= 1 << bit;
-                let stored_before_last_read =
-                    (k + 1..last[k]).any(|s| ins[s].code == Code::Store && ins[s].d == x.a);
-                let own = x.mirror
-                    || f.readers.get(v as usize) != Some(&inb[k])
-                    || stored_before_last_read;
-                if own {
-                    code.push(uop(UCode::Mov, k, v, reg, 0)?);
-                    if x.mirror {
-                        code.push(uop(UCode::Mirror, k, v, 0, 0)?);
-                    } else {
-                        fresh = Some((code.len() - 1, v));
-                    }
+                if local && !stored_in(x.a, k, last[j]) {
+                    // Every reader reads the place register.
+                    home[j] = reg;
                 } else {
-                    home[k] = reg;
+                    code.push(uop(UCode::Mov, j, v, reg, 0)?);
+                    if x.mirror {
+                        code.push(uop(UCode::Mirror, j, v, 0, 0)?);
+                    }
                 }
             }
             Code::Store => {
                 let (reg, bit) = preg_of(x.d)?;
                 lp.places |= 1 << bit;
-                match prev {
-                    Some((ci, r)) if r == x.a && code[ci].d2 == code[ci].d => code[ci].d2 = reg,
-                    _ => code.push(uop(UCode::Mov, k, reg, map(&home, x.a), 0)?),
-                }
+                code.push(uop(UCode::Mov, j, reg, map(&home, x.a), 0)?);
             }
             Code::Jump => {
                 if x.d as usize != next {
@@ -387,42 +580,75 @@ fn block(
                 }
             }
             Code::Branch => {
-                let (t, e) = (x.b as usize, x.d as usize);
-                if t == e {
-                    if t != next {
-                        return None;
+                if let Some((exit_on, to)) = exit_arm(&x, next)? {
+                    // A Bool word leaves when it is nonzero (`exit_on` 1)
+                    // or zero.
+                    let c = if exit_on == 1 { Cond::Ne } else { Cond::Eq };
+                    code.push(exit_test(j, c, map(&home, x.a), None, to)?);
+                }
+            }
+            c => {
+                let uc = ucode(c)?;
+                let (a, b) = (map(&home, x.a), map(&home, x.b));
+                let branch = ins.get(k).filter(|br| br.code == Code::Branch && br.a == v);
+                // A comparison only the JUMP_IF_FALSE after it reads: one
+                // exit test that writes nothing (and cannot fault).
+                if let (Some(cond), Some(br)) = (Cond::of(c), branch)
+                    && !x.mirror
+                    && f.readers.get(v as usize) == Some(&1)
+                {
+                    k += 1;
+                    if let Some((exit_on, to)) = exit_arm(br, next)? {
+                        let cond = if exit_on == 1 { cond } else { cond.negate() };
+                        code.push(exit_test(j + 1, cond, a, Some(b), to)?);
                     }
                     continue;
                 }
-                let (exit_on, to) = if t == next {
-                    (0, e)
-                } else if e == next {
-                    (1, t)
-                } else {
-                    return None;
-                };
-                let ci = match prev {
-                    Some((ci, r)) if r == x.a && compares(code[ci].code) => ci,
-                    _ => {
-                        code.push(uop(UCode::Test, k, 0, map(&home, x.a), 0)?);
-                        code.len() - 1
-                    }
-                };
-                let exit_refund = uop(UCode::Test, k, 0, 0, 0)?.refund;
-                let u = &mut code[ci];
-                u.exit_on = exit_on;
-                u.to = u32::try_from(to).ok()?;
-                u.exit_refund = exit_refund;
-            }
-            c => {
-                let mut u = uop(ucode(c)?, k, v, map(&home, x.a), map(&home, x.b))?;
+                // A STORE_LOCAL of the value just after it, when no reader
+                // needs the value's own register: the result goes to the
+                // place register alone, and this block's readers read it
+                // there (no other store to the place comes before them).
+                let mut d = v;
+                if let Some(st) = ins.get(k)
+                    && st.code == Code::Store
+                    && st.a == v
+                    && local
+                    && !stored_in(st.d, k + 1, last[j])
+                {
+                    let (reg, bit) = preg_of(st.d)?;
+                    lp.places |= 1 << bit;
+                    (d, home[j]) = (reg, reg);
+                    k += 1;
+                }
+                // A fault names this operation and refunds the steps after
+                // it (the fused STORE_LOCAL's among them).
+                let mut u = uop(uc, j, d, a, b)?;
                 u.kind = x.kind;
                 u.tag = x.tag;
+                if let Some((ui, commutes)) = immediate(uc) {
+                    if let Some(w) = f.constant(b) {
+                        (u.code, u.b, u.imm) = (ui, 0, w);
+                    } else if commutes && let Some(w) = f.constant(a) {
+                        (u.code, u.a, u.b, u.imm) = (ui, b, 0, w);
+                    }
+                }
                 code.push(u);
                 if x.mirror {
-                    code.push(uop(UCode::Mirror, k, v, 0, 0)?);
-                } else {
-                    fresh = Some((code.len() - 1, v));
+                    code.push(uop(UCode::Mirror, j, v, 0, 0)?);
+                } else if compares(uc)
+                    && let Some(br) = ins.get(k).filter(|br| br.code == Code::Branch && br.a == v)
+                {
+                    // A JUMP_IF_FALSE on a comparison whose word is also
+                    // read elsewhere is that comparison's exit test.
+                    k += 1;
+                    if let Some((exit_on, to)) = exit_arm(br, next)? {
+                        let exit_refund = uop(UCode::Mov, k - 1, 0, 0, 0)?.refund;
+                        if let Some(u) = code.last_mut() {
+                            u.exit_on = exit_on;
+                            u.to = u32::try_from(to).ok()?;
+                            u.exit_refund = exit_refund;
+                        }
+                    }
                 }
             }
         }
@@ -472,13 +698,21 @@ pub(super) fn run<R: File + ?Sized>(
                     break 'run Exit::Fault(u.blk as usize, u.at, $kind);
                 }};
             }
-            macro_rules! exit_if {
-                ($w:expr) => {
-                    if $w == u64::from(u.exit_on) {
-                        s = s.saturating_sub(u64::from(u.exit_refund));
-                        break 'run Exit::Block(u.to as usize);
+            macro_rules! leave {
+                () => {{
+                    s = s.saturating_sub(u64::from(u.exit_refund));
+                    break 'run Exit::Block(u.to as usize);
+                }};
+            }
+            // Writes the result register.
+            macro_rules! set {
+                ($w:expr) => {{
+                    let w = $w;
+                    if !r.wr(u.d, w) {
+                        fault!(FaultKind::Internal);
                     }
-                };
+                    w
+                }};
             }
             macro_rules! over {
                 ($e:expr) => {{
@@ -489,44 +723,73 @@ pub(super) fn run<R: File + ?Sized>(
                     w as u64
                 }};
             }
-            macro_rules! cmp {
-                (|$x:ident, $y:ident| $e:expr) => {{
-                    let ($x, $y) = (r.rd(u.a), r.rd(u.b));
-                    let w = u64::from($e);
-                    if !(r.wr(u.d, w) & r.wr(u.d2, w)) {
-                        fault!(FaultKind::Internal);
-                    }
-                    exit_if!(w);
-                    continue;
+            // The operands: two registers, or a register and the immediate.
+            macro_rules! rr {
+                () => {
+                    (r.rd(u.a), r.rd(u.b))
+                };
+            }
+            macro_rules! ri {
+                () => {
+                    (r.rd(u.a), u.imm)
+                };
+            }
+            macro_rules! arith {
+                ($ops:ident, |$x:ident, $y:ident| $e:expr) => {{
+                    let ($x, $y) = $ops!();
+                    set!($e);
                 }};
             }
-            let (x, y) = (r.rd(u.a), r.rd(u.b));
-            let w = match u.code {
-                UCode::Mov => x,
-                UCode::Mirror => {
-                    match ssa.get_mut(u.d as usize) {
-                        Some(slot) => put(slot, r.rd(u.d)),
-                        None => fault!(FaultKind::Internal),
+            macro_rules! cmp {
+                (|$x:ident, $y:ident| $e:expr) => {{
+                    let ($x, $y) = rr!();
+                    let w = set!(u64::from($e));
+                    if w == u64::from(u.exit_on) {
+                        leave!();
                     }
-                    continue;
+                }};
+            }
+            macro_rules! exit_if {
+                ($ops:ident, |$x:ident, $y:ident| $e:expr) => {{
+                    let ($x, $y) = $ops!();
+                    if $e {
+                        leave!();
+                    }
+                }};
+            }
+            match u.code {
+                UCode::Mov => {
+                    set!(r.rd(u.a));
                 }
-                UCode::Test => {
-                    exit_if!(u64::from(x != 0));
-                    continue;
-                }
-                UCode::AddS => over!((x as i64).overflowing_add(y as i64)),
-                UCode::SubS => over!((x as i64).overflowing_sub(y as i64)),
-                UCode::MulS => over!((x as i64).overflowing_mul(y as i64)),
-                UCode::AddU => over!(x.overflowing_add(y)),
-                UCode::SubU => over!(x.overflowing_sub(y)),
-                UCode::MulU => over!(x.overflowing_mul(y)),
-                UCode::AddW => x.wrapping_add(y),
-                UCode::SubW => x.wrapping_sub(y),
-                UCode::MulW => x.wrapping_mul(y),
-                UCode::Arith => match numeric::arith(u.tag, u.kind, profile, x, y) {
-                    Ok(w) => w,
-                    Err(kind) => fault!(kind),
+                UCode::Mirror => match ssa.get_mut(u.d as usize) {
+                    Some(slot) => put(slot, r.rd(u.d)),
+                    None => fault!(FaultKind::Internal),
                 },
+                UCode::AddS => arith!(rr, |x, y| over!((x as i64).overflowing_add(y as i64))),
+                UCode::SubS => arith!(rr, |x, y| over!((x as i64).overflowing_sub(y as i64))),
+                UCode::MulS => arith!(rr, |x, y| over!((x as i64).overflowing_mul(y as i64))),
+                UCode::AddU => arith!(rr, |x, y| over!(x.overflowing_add(y))),
+                UCode::SubU => arith!(rr, |x, y| over!(x.overflowing_sub(y))),
+                UCode::MulU => arith!(rr, |x, y| over!(x.overflowing_mul(y))),
+                UCode::AddW => arith!(rr, |x, y| x.wrapping_add(y)),
+                UCode::SubW => arith!(rr, |x, y| x.wrapping_sub(y)),
+                UCode::MulW => arith!(rr, |x, y| x.wrapping_mul(y)),
+                UCode::Arith => arith!(
+                    rr,
+                    |x, y| match numeric::arith(u.tag, u.kind, profile, x, y) {
+                        Ok(w) => w,
+                        Err(kind) => fault!(kind),
+                    }
+                ),
+                UCode::AddSI => arith!(ri, |x, y| over!((x as i64).overflowing_add(y as i64))),
+                UCode::SubSI => arith!(ri, |x, y| over!((x as i64).overflowing_sub(y as i64))),
+                UCode::MulSI => arith!(ri, |x, y| over!((x as i64).overflowing_mul(y as i64))),
+                UCode::AddUI => arith!(ri, |x, y| over!(x.overflowing_add(y))),
+                UCode::SubUI => arith!(ri, |x, y| over!(x.overflowing_sub(y))),
+                UCode::MulUI => arith!(ri, |x, y| over!(x.overflowing_mul(y))),
+                UCode::AddWI => arith!(ri, |x, y| x.wrapping_add(y)),
+                UCode::SubWI => arith!(ri, |x, y| x.wrapping_sub(y)),
+                UCode::MulWI => arith!(ri, |x, y| x.wrapping_mul(y)),
                 UCode::Eq => cmp!(|x, y| x == y),
                 UCode::Ne => cmp!(|x, y| x != y),
                 UCode::LtS => cmp!(|x, y| (x as i64) < y as i64),
@@ -537,12 +800,90 @@ pub(super) fn run<R: File + ?Sized>(
                 UCode::LeU => cmp!(|x, y| x <= y),
                 UCode::GtU => cmp!(|x, y| x > y),
                 UCode::GeU => cmp!(|x, y| x >= y),
-            };
-            if !(r.wr(u.d, w) & r.wr(u.d2, w)) {
-                fault!(FaultKind::Internal);
+                UCode::XEq => exit_if!(rr, |x, y| x == y),
+                UCode::XNe => exit_if!(rr, |x, y| x != y),
+                UCode::XLtS => exit_if!(rr, |x, y| (x as i64) < y as i64),
+                UCode::XLeS => exit_if!(rr, |x, y| x as i64 <= y as i64),
+                UCode::XGtS => exit_if!(rr, |x, y| x as i64 > y as i64),
+                UCode::XGeS => exit_if!(rr, |x, y| x as i64 >= y as i64),
+                UCode::XLtU => exit_if!(rr, |x, y| x < y),
+                UCode::XLeU => exit_if!(rr, |x, y| x <= y),
+                UCode::XGtU => exit_if!(rr, |x, y| x > y),
+                UCode::XGeU => exit_if!(rr, |x, y| x >= y),
+                UCode::XEqI => exit_if!(ri, |x, y| x == y),
+                UCode::XNeI => exit_if!(ri, |x, y| x != y),
+                UCode::XLtSI => exit_if!(ri, |x, y| (x as i64) < y as i64),
+                UCode::XLeSI => exit_if!(ri, |x, y| x as i64 <= y as i64),
+                UCode::XGtSI => exit_if!(ri, |x, y| x as i64 > y as i64),
+                UCode::XGeSI => exit_if!(ri, |x, y| x as i64 >= y as i64),
+                UCode::XLtUI => exit_if!(ri, |x, y| x < y),
+                UCode::XLeUI => exit_if!(ri, |x, y| x <= y),
+                UCode::XGtUI => exit_if!(ri, |x, y| x > y),
+                UCode::XGeUI => exit_if!(ri, |x, y| x >= y),
             }
         }
     };
     *steps = s;
     exit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::Interp;
+
+    /// The micro-operation codes of each fused loop of `Main.sum` in
+    /// module text `src` (every loop has the same function).
+    fn codes(src: &str) -> Vec<Vec<UCode>> {
+        let m = crate::text::parse(src).expect("parse");
+        let c = crate::decode::from_model(&m, &[]).expect("check");
+        let it = Interp::new(&c).expect("runnable");
+        let p = &it.progs[0][0];
+        assert_eq!(p.name, "Main.sum");
+        p.loops
+            .iter()
+            .map(|lp| lp.code.iter().map(|u| u.code).collect())
+            .collect()
+    }
+
+    #[test]
+    fn the_counting_loop_is_three_single_write_forms() {
+        // `i < n` only tested (leaving when `i >= n`), `acc += i` and
+        // `i += 1` writing the place registers alone, the `1` immediate.
+        let src = include_str!("../../../../examples/zlm/run/loop.zlt");
+        assert_eq!(
+            codes(src)[0],
+            [UCode::XGeS, UCode::AddS, UCode::AddSI],
+            "the loop entered at the header"
+        );
+    }
+
+    #[test]
+    fn constants_stores_and_other_readers_choose_their_forms() {
+        use UCode::*;
+        let forms = codes(include_str!("../../tests/loops/forms.zlt"));
+        assert_eq!(
+            forms[0],
+            [
+                // Block 1: `2 i`, read in block 4 too (its own register,
+                // then the STORE_LOCAL); `i < n`, stored in block 3 (written,
+                // with the exit test).
+                MulSI, Mov, LtS, // Block 2: `1000 > i` leaves when `i >= 1000`.
+                XGeSI,
+                // Block 3: `i` (stored again before its last read), `3 i`
+                // (constant first, commuted), `1005 - i` (constant first,
+                // not commuting: the constant register), the two sums into
+                // `acc` alone, `i + 1` (read after its place is stored
+                // again), three STORE_LOCALs and the Bool of block 1.
+                Mov, MulSI, SubS, AddS, AddS, AddSI, Mov, Mov, Mov, Mov,
+            ]
+        );
+        let mirrored = codes(include_str!("../../tests/loops/mirrored.zlt"));
+        assert_eq!(
+            mirrored[0],
+            // `i + 1` (mirrored for RETURN, stored twice), `acc += i`, the
+            // comparison stored to `done` alone, the exit on loaded `done`.
+            [AddSI, Mirror, Mov, AddS, Mov, GeS, XNeI]
+        );
+    }
 }

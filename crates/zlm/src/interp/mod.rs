@@ -1124,7 +1124,7 @@ impl<'m> Prog<'m> {
             readers: &readers,
             preg: &preg,
             pbase,
-            nregs: regs.len(),
+            regs: &regs,
         };
         let reads = |flat: usize| -> Vec<u32> {
             self.ops[flat]
