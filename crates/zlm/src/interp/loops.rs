@@ -11,13 +11,18 @@
 //! place the loop loads or stores is brought into its place register (from
 //! its slot, when the register does not hold it yet), and when a slot holds
 //! no scalar the loop is not entered, so the fused runs execute that visit
-//! and fault, or not, exactly as before. LOAD_LOCALs emit nothing when their
-//! value is only read in their own block before its place is stored again
-//! (the readers read the place register), a STORE_LOCAL of the value just
-//! computed is that micro-operation's second destination, and a
-//! JUMP_IF_FALSE on a comparison just computed is that comparison's exit
-//! test. Every other register, slot and place write of the covered
-//! operations is performed as in the fused runs, and a fault names the
+//! and fault, or not, exactly as before.
+//!
+//! A value gets its own (SSA) register only when some reader needs it
+//! there: one in another block, a general-path reader (the value is also
+//! mirrored into its slot), or one after its place was stored again.
+//! Otherwise its readers in the block read the place register that holds
+//! it: a LOAD_LOCAL emits nothing, and a result stored by the STORE_LOCAL
+//! right after it is written to that place register alone. A comparison
+//! that only the JUMP_IF_FALSE after it reads is one exit test that writes
+//! nothing, and a constant operand of a 64-bit arithmetic operation or of
+//! an exit test is an immediate. Every place write and every value a
+//! reader sees is the one the fused runs produce, and a fault names the
 //! operation that faulted. When the remaining budget is below one
 //! iteration, the loop hands over to the fused runs (and they to the
 //! one-operation path), so a step-limit fault lands on the exact operation.
