@@ -177,9 +177,10 @@ fn a_node_reserves_slots_only_far_from_the_limit_and_never_past_a_queue() {
         }
         assert!(!reserve(&*a, "program:r", "A", 1, 31), "a holder waits");
         assert!(granted(&ask(&*b, "program:r", "e8", "B", 32)));
-        // No reservation under a rate or a small limit.
+        // A rate does not stop a reservation (a reserved slot takes no
+        // token: the drive it is lent to takes one of its node's share).
         set(&*a, "route:x.*", "max=100,rate=50/s");
-        assert!(!reserve(&*a, "route:x.*", "A", 2, 40));
+        assert!(reserve(&*a, "route:x.*", "A", 2, 40));
         // Reserved slots expire with their lease when not renewed (node B
         // died): at 1 012 its four come back.
         flow(&*a).renew_slots("A", 5_000).unwrap();
@@ -250,6 +251,8 @@ struct ProbeState {
     in_flight: usize,
     most: usize,
     order: Vec<String>,
+    /// When each call began, in call order.
+    started: Vec<Instant>,
 }
 
 impl Probe {
@@ -279,6 +282,7 @@ impl EffectProvider for Probe {
         {
             let mut s = self.state.lock().unwrap();
             s.order.push(c.execution_id.to_string());
+            s.started.push(Instant::now());
             s.in_flight += 1;
             s.most = s.most.max(s.in_flight);
             while !s.open {
@@ -740,9 +744,12 @@ fn rate_limit_shares_never_pass_the_bucket_across_nodes() {
         assert_eq!(share(&*b, scope, "B", 2_150, 0, 5), 0);
         assert_eq!(share(&*a, scope, "A", 2_150, 4, 0), 2);
         assert_eq!(share(&*a, scope, "A", 2_150, 4, 0), 0);
-        // A limit with a concurrency limit has no shares.
+        // A limit with a small concurrency limit (below 16: no reserved
+        // slots) has no shares; one of 16 or more has.
         set(&*a, "route:both.*", "max=5,rate=10/s");
         assert_eq!(share(&*a, "route:both.*", "A", 2_200, 2, 0), 0);
+        set(&*a, "route:big.*", "max=16,rate=10/s");
+        assert_eq!(share(&*a, "route:big.*", "A", 2_200, 2, 0), 2);
         // A simulation: two nodes taking shares and using part of them,
         // a third admitting through the store, at 1 to 120 ms steps; the
         // tokens used by time t never pass burst + rate * t.
@@ -791,5 +798,140 @@ fn rate_limit_shares_never_pass_the_bucket_across_nodes() {
             );
         }
         assert!(used > 50, "the simulation admitted {used}");
+    }
+}
+
+/// A limit with both a rate and `max_concurrent` (of at least 16): a node
+/// reserves slots and takes a share of the tokens, and admits its drives
+/// with one of each without the store. Explicit times, two nodes: the
+/// slots reserved and the tokens shared count on the other node's store
+/// path, and a node that dies holding both holds them until its slots'
+/// lease and its share expire, never longer.
+#[test]
+fn a_rate_and_max_limit_counts_a_dead_nodes_slots_and_tokens_until_they_expire() {
+    for db in TestDb::all("t_flow_both") {
+        let (a, b) = db.nodes();
+        let scope = "program:both";
+        let mut row = limit_row(
+            scope,
+            Settings::parse("max=16,rate=10/s,burst=8").unwrap(),
+            0,
+        )
+        .unwrap();
+        row.updated_ms = 0;
+        flow(&*a).put_limit(&row).unwrap();
+        // A reserves 8 slots (half the limit) and takes 2 of the 8 tokens,
+        // then dies (its slots' lease ends at 1 010, its share at 2 010).
+        assert!(reserve(&*a, scope, "A", 8, 10));
+        assert_eq!(share(&*a, scope, "A", 10, 2, 0), 2);
+        assert!(!reserve(&*b, scope, "B", 1, 10), "past half");
+        // B's store path: 6 tokens left of the burst.
+        let mut admitted = 0;
+        for i in 0..8 {
+            if granted(&ask(&*b, scope, &format!("h{i}"), "B", 20)) {
+                admitted += 1;
+            }
+        }
+        assert_eq!(admitted, 6, "the 2 tokens of A's share count");
+        // h6 and h7 queued. At 500 the bucket (capped at 8 - 2) refilled
+        // 4.8 tokens: both are admitted, taking the last 2 slots of 16.
+        assert!(granted(&ask(&*b, scope, "h6", "B", 500)));
+        assert!(granted(&ask(&*b, scope, "h7", "B", 500)));
+        assert!(!granted(&ask(&*b, scope, "h8", "B", 501)), "16 slots held");
+        let usage = flow(&*b).list_limits(502).unwrap();
+        assert_eq!((usage[0].in_use, usage[0].waiting), (16, 1));
+        // A's reserved slots come back when their lease ends, not before.
+        flow(&*b).renew_slots("B", 60_000).unwrap();
+        assert!(!granted(&ask(&*b, scope, "h8", "B", 1_009)));
+        assert!(granted(&ask(&*b, scope, "h8", "B", 1_011)));
+        // A's share caps the bucket until it expires: from 1 011 (0.8
+        // tokens after h8), B's store path has at most 6 until 2 010.
+        for i in 0..8 {
+            flow(&*b)
+                .release(&[scope.into()], &format!("h{i}"), 1_900)
+                .unwrap();
+        }
+        let mut admitted = 0;
+        for i in 10..20 {
+            if granted(&ask(&*b, scope, &format!("h{i}"), "B", 1_999)) {
+                admitted += 1;
+            }
+        }
+        assert_eq!(admitted, 6, "capped at the burst less A's share");
+        for i in 10..20 {
+            flow(&*b)
+                .release(&[scope.into()], &format!("h{i}"), 1_999)
+                .unwrap();
+        }
+        // After A's share expired, the whole burst is B's again.
+        assert_eq!(share(&*b, scope, "B", 5_000, 8, 0), 8);
+    }
+}
+
+/// Two hosts under a limit with both a rate and `max_concurrent`: the
+/// drives are admitted with reserved slots and shared tokens, never more
+/// than 16 provider calls run at once, the calls never run ahead of the
+/// bucket (burst + rate × time since the limit was set), and every slot
+/// and share goes back once idle.
+#[test]
+fn two_nodes_under_a_rate_and_max_limit_lend_slots_and_tokens_within_both() {
+    for db in TestDb::all("t_flow_lend_both") {
+        let (sa, sb) = db.nodes();
+        let probe = Probe::new(true, Duration::from_millis(30));
+        let a = host(sa.clone(), &probe, 12);
+        let b = host(sb.clone(), &probe, 12);
+        a.register(&one_effect("work"), Some("work")).unwrap();
+        let (rate, burst) = (100.0, 40.0);
+        let set_at = Instant::now();
+        let row = limit_row(
+            "program:work",
+            Settings::parse("max=16,rate=100/s,burst=40").unwrap(),
+            tcc_host::now_ms(),
+        )
+        .unwrap();
+        flow(&*sa).put_limit(&row).unwrap();
+        let ids: Vec<String> = (0..80)
+            .map(|i| {
+                let h = if i % 2 == 0 { &a } else { &b };
+                h.start("work", vec![], None).unwrap()
+            })
+            .collect();
+        let threads: Vec<_> = [a.spawn(), b.spawn()].into_iter().flatten().collect();
+        let (mut lent, mut shared) = (false, false);
+        wait_until("all completed", || {
+            for h in [&a, &b] {
+                lent |= h.flow().reservations().iter().any(|(_, _, l)| *l > 0);
+                shared |= !h.flow().shares().is_empty();
+            }
+            all_completed(&*sa, &ids)
+        });
+        assert!(lent && shared, "slots lent {lent}, tokens shared {shared}");
+        wait_until("slots and shares given back", || {
+            let usage = flow(&*sa).list_limits(tcc_host::now_ms()).unwrap();
+            let u = usage
+                .iter()
+                .find(|u| u.limit.scope == "program:work")
+                .unwrap();
+            (u.in_use, u.waiting) == (0, 0) && a.flow().shares().is_empty()
+        });
+        a.shutdown();
+        b.shutdown();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let s = probe.state.lock().unwrap();
+        assert_eq!(s.order.len(), 80, "one call per execution");
+        assert!(s.most <= 16, "{} calls at once", s.most);
+        // A call follows its drive's admission: the n-th call by time t
+        // had n tokens by then (one more for the store's ms clock).
+        for (i, at) in s.started.iter().enumerate() {
+            let allowed = burst + rate * at.duration_since(set_at).as_secs_f64() + 1.0;
+            assert!(
+                (i + 1) as f64 <= allowed,
+                "call {} at {:?} past the bucket ({allowed:.1})",
+                i + 1,
+                at.duration_since(set_at)
+            );
+        }
     }
 }

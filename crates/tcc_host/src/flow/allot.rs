@@ -9,15 +9,17 @@
 //!   this node as owner: they count against the limit on every node, are
 //!   renewed by this node's heartbeat with its other slots, and expire with
 //!   their lease when the node dies. So the limit is never exceeded.
-//! - A reservation is taken only for a concurrency limit without a rate, of
-//!   at least [`MIN_LIMIT`], with nobody queued, and only while the slots
+//! - A reservation is taken only for a concurrency limit (with or without
+//!   a rate: a reserved slot takes no token; a drive lent one takes a
+//!   token of its node's share, [`super::share`]) of at least
+//!   [`MIN_LIMIT`], with nobody queued, and only while the slots
 //!   held with it stay within half the limit ([`crate::flow::rows::may_reserve`]);
-//!   its size is [`size`]. A limit near full, or with a rate, is served
-//!   slot by slot by the store as before (FIFO queue included).
+//!   its size is [`size`]. A limit near full is served slot by slot by
+//!   the store as before (FIFO queue included).
 //! - The node re-reads the limits every [`CHECK_MS`] while it holds a
 //!   reservation. It *closes* one (stops lending, gives back the unlent
 //!   slots in one transaction, waking as many waiters) when the limit
-//!   gained waiters, changed (a rate, below [`MIN_LIMIT`]) or was deleted,
+//!   gained waiters, fell below [`MIN_LIMIT`] or was deleted,
 //!   when one of its own drives had to queue, when it lent nothing for
 //!   [`IDLE_MS`], and when the host stops. A slot lent when its reservation
 //!   closed is given back by the drive's release. So a queue that forms on
@@ -28,7 +30,7 @@
 //!   lease (a heartbeat that fails): the store path then decides.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Smallest concurrency limit a node reserves slots of.
@@ -67,6 +69,9 @@ struct Allot {
 #[derive(Default)]
 pub struct Allotments {
     state: Mutex<State>,
+    /// Signalled when a reservation ends (the drives that waited for it
+    /// try its slots).
+    reserved: Condvar,
 }
 
 #[derive(Default)]
@@ -172,6 +177,27 @@ impl Allotments {
                 a.open = true;
             }
         }
+        drop(st);
+        self.reserved.notify_all();
+    }
+
+    /// Waits (at most `limit`) for the reservation of `scope` in flight, if
+    /// one is: whether one was. A drive that finds its node's reserved
+    /// slots all lent while another drive is reserving more waits for
+    /// those rather than asking the store for a slot of its own (a
+    /// transaction on the same row, queued behind that reservation).
+    pub fn await_reserve(&self, scope: &str, limit: Duration) -> bool {
+        let Ok(st) = self.state.lock() else {
+            return false;
+        };
+        let reserving = |st: &State| st.scopes.get(scope).is_some_and(|a| a.reserving);
+        if !reserving(&st) {
+            return false;
+        }
+        let _ = self
+            .reserved
+            .wait_timeout_while(st, limit, |st| reserving(st));
+        true
     }
 
     /// Takes `holder`'s lent slots in `scopes` back: the scopes it was lent
@@ -236,7 +262,8 @@ impl Allotments {
     }
 
     /// The scopes whose reservation should close, given `keep(scope)`
-    /// (whether the limit still allows one: present, no waiter, no rate)
+    /// (whether the limit still allows one: present, no waiter, at least
+    /// [`MIN_LIMIT`])
     /// and idleness.
     pub fn to_close(&self, keep: impl Fn(&str) -> bool) -> Vec<String> {
         let Ok(st) = self.state.lock() else {

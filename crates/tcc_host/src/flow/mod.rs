@@ -30,11 +30,13 @@
 //!   [`REFRESH_MS`].
 //! - Under a concurrency limit far from full, a node reserves a few slots
 //!   at once and lends them to its drives without a store write
-//!   ([`allot`]); near the limit, with a queue, or with a rate, each slot
-//!   is the store's as above.
-//! - Under a rate limit without a concurrency limit, a node takes a few
-//!   tokens of the bucket at once and admits with them without a store
-//!   write ([`share`]); with a queue, each admission is the store's.
+//!   ([`allot`]); near the limit, with a queue, or under a limit below
+//!   [`allot::MIN_LIMIT`], each slot is the store's as above.
+//! - Under a rate limit, a node takes a few tokens of the bucket at once
+//!   and admits with them without a store write ([`share`]); with a queue,
+//!   each admission is the store's. Under a limit with both (of at least
+//!   [`allot::MIN_LIMIT`]) a node admits with a reserved slot and a token
+//!   of its own.
 
 use crate::store::{ExecutionRow, Store, StoreError};
 use serde_json::{Value as J, json};
@@ -60,6 +62,10 @@ pub const RETRY_MS: i64 = 250;
 pub const MAX_CONCURRENT: i64 = 1_000_000;
 /// Highest rate (tokens per second).
 pub const MAX_RATE: f64 = 1_000_000.0;
+/// Longest wait of an admission for the share take or slot reservation
+/// another admission of this node has in flight (one statement, or one
+/// transaction) before it goes the store's way.
+pub const IN_FLIGHT_WAIT: Duration = Duration::from_millis(500);
 
 /// The flow-control rows of `store`, when its backend keeps them (both of
 /// this crate's do).
@@ -355,6 +361,22 @@ struct CachedLimit {
     waiting: i64,
 }
 
+impl CachedLimit {
+    /// Whether a node admits under this limit with its own reserved slots
+    /// ([`allot`]): a concurrency limit of at least [`allot::MIN_LIMIT`]
+    /// (with or without a rate) and nobody queued.
+    fn lends_slots(&self) -> bool {
+        self.waiting == 0 && self.max.is_some_and(|m| m >= allot::MIN_LIMIT)
+    }
+
+    /// Whether a node admits under this limit with its own tokens
+    /// ([`share`]): a rate limit without `max_concurrent` or with one it
+    /// lends slots of, and nobody queued.
+    fn lends_tokens(&self) -> bool {
+        self.waiting == 0 && rows::may_share(self.max, self.bucket.map(|(rate, _)| rate))
+    }
+}
+
 /// The limits, as read.
 type ScopeList = Arc<Vec<CachedLimit>>;
 
@@ -525,10 +547,21 @@ impl FlowControl {
         let limits = self.limits(store);
         let (mut slotted, mut rated) = (Vec::new(), Vec::new());
         for scope in scopes {
-            match limits.iter().find(|l| l.text == *scope) {
-                Some(l) if l.rate && l.max.is_none() => rated.push(scope.clone()),
-                Some(l) if !l.rate => slotted.push(scope.clone()),
-                _ => return false,
+            let Some(l) = limits.iter().find(|l| l.text == *scope) else {
+                return false;
+            };
+            // A limit with both a rate and `max_concurrent` takes a
+            // reserved slot and a share's token; one not lent from at all
+            // (a queue, a small limit) sends the admission the store's way.
+            let (slots, tokens) = (l.max.is_some(), l.rate);
+            if (slots && !l.lends_slots()) || (tokens && !l.lends_tokens()) {
+                return false;
+            }
+            if slots {
+                slotted.push(scope.clone());
+            }
+            if tokens {
+                rated.push(scope.clone());
             }
         }
         if !rated.is_empty() && !self.take_shares(f, &limits, &rated, owner) {
@@ -549,7 +582,7 @@ impl FlowControl {
     }
 
     /// Makes sure this node holds a usable token of every one of `scopes`
-    /// (rate limits without a concurrency limit), taking shares where
+    /// (its rate limits, [`CachedLimit::lends_tokens`]), taking shares where
     /// needed.
     fn take_shares(
         &self,
@@ -568,10 +601,17 @@ impl FlowControl {
             let Some(l) = limits.iter().find(|l| l.text == *scope) else {
                 return false;
             };
-            let Some((rate, burst)) = l.bucket.filter(|_| l.waiting == 0) else {
+            let Some((rate, burst)) = l.bucket.filter(|_| l.lends_tokens()) else {
                 return false;
             };
             let Some((unused, started)) = self.shares.begin_take(scope) else {
+                // Another admission of this node is taking the next share:
+                // its tokens rather than the store's way.
+                if self.shares.await_take(scope, IN_FLIGHT_WAIT)
+                    && self.shares.ready(std::slice::from_ref(scope))
+                {
+                    continue;
+                }
                 return false;
             };
             let taken = f.take_share(&ShareRequest {
@@ -640,13 +680,14 @@ impl FlowControl {
             let Some(l) = limits.iter().find(|l| l.text == *scope) else {
                 return false;
             };
-            let eligible =
-                !l.rate && l.waiting == 0 && l.max.is_some_and(|m| m >= allot::MIN_LIMIT);
-            if !eligible {
+            if !l.lends_slots() {
                 return false;
             }
             let n = allot::size(l.max.unwrap_or(0));
             let Some(names) = self.allot.begin_reserve(scope, owner, n) else {
+                // Another drive of this node is reserving more: its slots
+                // rather than the store's way.
+                reserved |= self.allot.await_reserve(scope, IN_FLIGHT_WAIT);
                 continue;
             };
             let now = crate::ids::now_ms();
@@ -693,9 +734,14 @@ impl FlowControl {
         if !slots.is_empty() {
             self.give_back(store, slots);
         }
+        // A limit with both a rate and `max_concurrent` lent a slot and a
+        // token: both are taken back here.
         let rest: Vec<String> = scopes
             .iter()
-            .filter(|s| !lent_in.contains(s) && !self.shares.take_back(s, holder))
+            .filter(|s| {
+                let shared = self.shares.take_back(s, holder);
+                !lent_in.contains(s) && !shared
+            })
             .cloned()
             .collect();
         if rest.is_empty() {
@@ -732,25 +778,18 @@ impl FlowControl {
             return;
         }
         let limits = self.read_limits(store);
-        let close = self.allot.to_close(|scope| {
-            limits.iter().any(|l| {
-                l.text == scope
-                    && !l.rate
-                    && l.waiting == 0
-                    && l.max.is_some_and(|m| m >= allot::MIN_LIMIT)
-            })
-        });
+        let close = self
+            .allot
+            .to_close(|scope| limits.iter().any(|l| l.text == scope && l.lends_slots()));
         if !close.is_empty() {
             let slots = self.allot.close(&close);
             self.give_back(store, slots);
         }
         // Shares of rate limits: closed when their limit gained waiters,
         // changed or went, and when idle (`flow::share`).
-        let close = self.shares.to_close(|scope| {
-            limits
-                .iter()
-                .any(|l| l.text == scope && l.rate && l.max.is_none() && l.waiting == 0)
-        });
+        let close = self
+            .shares
+            .to_close(|scope| limits.iter().any(|l| l.text == scope && l.lends_tokens()));
         if !close.is_empty() {
             self.close_shares(store, &close, owner);
         }

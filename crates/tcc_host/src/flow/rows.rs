@@ -99,7 +99,7 @@ pub trait FlowStore: Send + Sync {
     /// once).
     fn release(&self, scopes: &[String], holder: &str, now: i64) -> Result<(), StoreError>;
     /// Takes the slots of `req` all at once, only when the limit is a
-    /// concurrency limit without a rate, nobody waits in its queue, and the
+    /// concurrency limit (with or without a rate), nobody waits in its queue, and the
     /// slots held with the new ones are at most half of `max_concurrent`;
     /// whether it took them. A durable commit: the node lends them to its
     /// drives without asking the store again.
@@ -114,18 +114,27 @@ pub trait FlowStore: Send + Sync {
     fn queued(&self, holder: &str, now: i64) -> Result<Vec<(String, i64)>, StoreError>;
     /// Takes a share of a rate limit's tokens for a node ([`take_share`]),
     /// in one statement: the tokens granted (0 when refused, or when the
-    /// limit is not a rate limit without `max_concurrent`).
+    /// limit has no share ([`may_share`])).
     fn take_share(&self, req: &ShareRequest) -> Result<i64, StoreError>;
 }
 
 /// Whether a reservation of `n` slots may be taken: a concurrency limit
-/// (`max`) without a rate, an empty queue, and `used + n` at most half the
-/// limit.
-pub fn may_reserve(max: Option<i64>, rate: Option<f64>, used: i64, waiting: i64, n: i64) -> bool {
+/// (`max`; with or without a rate: a reserved slot takes no token, the
+/// drive it is lent to takes one of its node's share), an empty queue, and
+/// `used + n` at most half the limit.
+pub fn may_reserve(max: Option<i64>, used: i64, waiting: i64, n: i64) -> bool {
     match max {
-        Some(m) => rate.is_none() && waiting == 0 && n > 0 && (used + n) * 2 <= m,
+        Some(m) => waiting == 0 && n > 0 && (used + n) * 2 <= m,
         None => false,
     }
+}
+
+/// Whether a node may take a share of a limit's tokens: a rate limit,
+/// without `max_concurrent` or with one of at least
+/// [`crate::flow::allot::MIN_LIMIT`] (where the node also reserves slots,
+/// so that its drives are admitted with a slot and a token of its own).
+pub fn may_share(max: Option<i64>, rate: Option<f64>) -> bool {
+    rate.is_some() && max.is_none_or(|m| m >= crate::flow::allot::MIN_LIMIT)
 }
 
 /// The most tokens the store's bucket may hold: the burst less the tokens

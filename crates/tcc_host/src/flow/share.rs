@@ -6,9 +6,11 @@
 //! per admission (issue 35: under a limit, throughput stays what it is
 //! without one). The concurrency limits' counterpart is [`super::allot`].
 //!
-//! - Only for a rate limit without `max_concurrent`, and only while nobody
-//!   waits in its queue (the store refuses a share then: it would overtake
-//!   the queue). A limit with both is served by the store as before.
+//! - Only for a rate limit without `max_concurrent` or with one of at least
+//!   [`super::allot::MIN_LIMIT`] ([`crate::flow::rows::may_share`]: then
+//!   an admission takes a reserved slot of [`super::allot`] as well), and
+//!   only while nobody waits in its queue (the store refuses a share then:
+//!   it would overtake the queue).
 //! - The rate is never exceeded across nodes: a share is taken out of the
 //!   store's tokens, and while it is unexpired the store's bucket refills
 //!   only up to the burst less every node's shares
@@ -31,7 +33,7 @@
 //!   of the burst and at most [`MAX_SIZE`], at least 1.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a share lives in the store.
@@ -65,6 +67,9 @@ struct Share {
 #[derive(Default)]
 pub struct Shares {
     state: Mutex<State>,
+    /// Signalled when a take ends (the admissions that waited for it try
+    /// its tokens).
+    took: Condvar,
 }
 
 #[derive(Default)]
@@ -165,6 +170,25 @@ impl Shares {
         if granted <= 0 {
             st.scopes.remove(scope);
         }
+        drop(st);
+        self.took.notify_all();
+    }
+
+    /// Waits (at most `limit`) for the take of `scope`'s share in flight,
+    /// if one is: whether a take was in flight. An admission that finds
+    /// its node's share spent while another admission is taking the next
+    /// one waits for those tokens rather than asking the store for its
+    /// own (a transaction on the same row, queued behind that take).
+    pub fn await_take(&self, scope: &str, limit: Duration) -> bool {
+        let Ok(st) = self.state.lock() else {
+            return false;
+        };
+        let taking = |st: &State| st.scopes.get(scope).is_some_and(|a| a.taking);
+        if !taking(&st) {
+            return false;
+        }
+        let _ = self.took.wait_timeout_while(st, limit, |st| taking(st));
+        true
     }
 
     /// Whether `holder` was admitted in `scope` with a share (forgotten
@@ -226,7 +250,8 @@ impl Shares {
     }
 
     /// The shares to close given `keep(scope)` (whether the limit still
-    /// allows one: present, a rate without `max_concurrent`, no waiter)
+    /// allows one: present, a rate, no waiter, no `max_concurrent` below
+    /// [`super::allot::MIN_LIMIT`])
     /// and idleness ([`super::allot::IDLE_MS`]).
     pub fn to_close(&self, keep: impl Fn(&str) -> bool) -> Vec<String> {
         let Ok(st) = self.state.lock() else {

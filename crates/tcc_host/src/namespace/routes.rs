@@ -200,8 +200,14 @@ pub fn task_refusal(store: &dyn Store, scope: &Scope, id: &str, lost: ApiError) 
 /// hands it on ([`Checked::status`]), so a status poll costs one read. Every other
 /// execution route gets the id the guard found ([`Checked::execution`]):
 /// the history and effects routes, which need only to know the execution
-/// exists, then read no row at all.
-pub const ROW_ROUTES: &[&str] = &["/v1/executions/{id}", "/ui/api/executions/{id}"];
+/// exists, then read no row at all. `GET /v1/executions/{id}/result`
+/// answers an ended execution, or one asked without a wait, from that
+/// read too (`crate::await_result`).
+pub const ROW_ROUTES: &[&str] = &[
+    "/v1/executions/{id}",
+    "/ui/api/executions/{id}",
+    "/v1/executions/{id}/result",
+];
 
 /// What [`check`] found while checking a request.
 #[derive(Debug, Clone, Default)]

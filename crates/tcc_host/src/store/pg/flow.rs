@@ -252,14 +252,13 @@ impl FlowStore for PgStore {
         let req = req.clone();
         self.write(move |c| {
             let Some(limit) = c.query_opt(
-                "SELECT max_concurrent, rate_per_s FROM flow_limits WHERE scope = $1 FOR UPDATE",
+                "SELECT max_concurrent FROM flow_limits WHERE scope = $1 FOR UPDATE",
                 &[&req.scope],
             )?
             else {
                 return Ok(false);
             };
             let max: Option<i64> = limit.try_get(0)?;
-            let rate: Option<f64> = limit.try_get(1)?;
             c.execute(
                 "DELETE FROM flow_slots WHERE scope = $1 AND expires_ms < $2",
                 &[&req.scope, &req.now],
@@ -278,7 +277,7 @@ impl FlowStore for PgStore {
                 "SELECT count(*) FROM flow_slots WHERE scope = $1",
                 &[&req.scope],
             )?;
-            if !may_reserve(max, rate, used, waiting, req.holders.len() as i64) {
+            if !may_reserve(max, used, waiting, req.holders.len() as i64) {
                 return Ok(false);
             }
             let expires = req.now + req.lease_ms;
@@ -347,7 +346,8 @@ impl FlowStore for PgStore {
             let row = c.query_opt(
                 "WITH l AS (
                    SELECT scope, rate_per_s, burst, tokens, refilled_ms, shares FROM flow_limits
-                    WHERE scope = $1 AND rate_per_s IS NOT NULL AND max_concurrent IS NULL FOR UPDATE),
+                    WHERE scope = $1 AND rate_per_s IS NOT NULL
+                      AND (max_concurrent IS NULL OR max_concurrent >= $7) FOR UPDATE),
                  s AS (
                    SELECT l.scope, l.rate_per_s, l.burst, l.tokens, l.refilled_ms,
                      (SELECT coalesce(jsonb_object_agg(k, v), '{}'::jsonb) FROM jsonb_each(l.shares) AS e(k, v)
@@ -380,7 +380,7 @@ impl FlowStore for PgStore {
                       SELECT holder FROM flow_waiters WHERE scope = $1 AND expires_ms >= $3 ORDER BY seq
                        LIMIT (SELECT CASE WHEN queued THEN greatest(floor(avail), 0)::bigint ELSE 0 END FROM g)))
                  SELECT n FROM u",
-                &[&req.scope, &req.owner, &req.now, &req.want, &unused, &expires],
+                &[&req.scope, &req.owner, &req.now, &req.want, &unused, &expires, &crate::flow::allot::MIN_LIMIT],
             )?;
             Ok(match row {
                 Some(r) => r.try_get::<_, i64>(0)?,

@@ -6,7 +6,8 @@ use super::SqliteStore;
 use super::cached::Cached;
 use crate::flow::rows::{
     AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
-    bucket_cap, decide, may_reserve, parse_shares, refill, shared_tokens, shares_text, take_share,
+    bucket_cap, decide, may_reserve, may_share, parse_shares, refill, shared_tokens, shares_text,
+    take_share,
 };
 use crate::store::StoreError;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -255,12 +256,12 @@ impl FlowStore for SqliteStore {
         self.write(move |c| {
             let limit = c
                 .query_row_cached(
-                    "SELECT max_concurrent, rate_per_s FROM flow_limits WHERE scope = ?1",
+                    "SELECT max_concurrent FROM flow_limits WHERE scope = ?1",
                     params![req.scope],
-                    |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<f64>>(1)?)),
+                    |r| r.get::<_, Option<i64>>(0),
                 )
                 .optional()?;
-            let Some((max, rate)) = limit else {
+            let Some(max) = limit else {
                 return Ok(false);
             };
             c.exec_cached(
@@ -281,7 +282,7 @@ impl FlowStore for SqliteStore {
                 params![req.scope],
                 |r| r.get::<_, i64>(0),
             )?;
-            if !may_reserve(max, rate, used, waiting, req.holders.len() as i64) {
+            if !may_reserve(max, used, waiting, req.holders.len() as i64) {
                 return Ok(false);
             }
             for holder in &req.holders {
@@ -343,8 +344,9 @@ impl FlowStore for SqliteStore {
             let limit = c
                 .query_row_cached(
                     "SELECT rate_per_s, burst, tokens, refilled_ms, shares,
-                       EXISTS (SELECT 1 FROM flow_waiters w WHERE w.scope = l.scope AND w.expires_ms >= ?2)
-                     FROM flow_limits l WHERE scope = ?1 AND rate_per_s IS NOT NULL AND max_concurrent IS NULL",
+                       EXISTS (SELECT 1 FROM flow_waiters w WHERE w.scope = l.scope AND w.expires_ms >= ?2),
+                       max_concurrent
+                     FROM flow_limits l WHERE scope = ?1 AND rate_per_s IS NOT NULL",
                     params![req.scope, req.now],
                     |r| {
                         Ok((
@@ -354,13 +356,17 @@ impl FlowStore for SqliteStore {
                             r.get::<_, i64>(3)?,
                             r.get::<_, String>(4)?,
                             r.get::<_, i64>(5)? != 0,
+                            r.get::<_, Option<i64>>(6)?,
                         ))
                     },
                 )
                 .optional()?;
-            let Some((rate, burst, tokens, refilled, shares, queued)) = limit else {
+            let Some((rate, burst, tokens, refilled, shares, queued, max)) = limit else {
                 return Ok(0);
             };
+            if !may_share(max, Some(rate)) {
+                return Ok(0);
+            }
             let t = take_share(rate, burst, tokens, refilled, parse_shares(&shares)?, queued, &req);
             c.exec_cached(
                 "UPDATE flow_limits SET tokens = ?2, refilled_ms = ?3, shares = ?4 WHERE scope = ?1",
