@@ -2,7 +2,7 @@
 //! edges, replacements, and the reverse-custody unwind.
 
 use super::*;
-use zlm::materialize::lowered::{Site, Take};
+use zlm::materialize::lowered::ReplaceInst;
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// A drop-log name node `{up, segment}` for `s`; returns its address.
@@ -93,16 +93,16 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
 
     /// A replacement: the new value goes in, the old one is dropped as
     /// `dropped_as`; a root keeps its custody position rule.
-    pub(super) fn replace(
-        &mut self,
-        pi: usize,
-        value: &Take,
-        candidate: Option<usize>,
-        ty: &Type,
-        (root, dropped_as): (bool, &str),
-        site: Site,
-    ) {
-        let zcand = match candidate {
+    pub(super) fn replace(&mut self, replace: &ReplaceInst) {
+        let ReplaceInst {
+            path: pi,
+            value,
+            ty,
+            site,
+            ..
+        } = replace;
+        let (pi, root, dropped_as, site) = (*pi, replace.root, replace.dropped_as.as_str(), *site);
+        let zcand = match replace.candidate {
             Some(c) => self.cust_pos(c),
             None => "-1".to_string(),
         };

@@ -3,7 +3,7 @@
 //! with no decision of its own about checks, faults or cleanup.
 
 use super::*;
-use zlm::materialize::lowered::{Dest, EdgeDrop, Inst, Loan, Site, Subject, Take, Value};
+use zlm::materialize::lowered::{CallInst, Dest, EdgeDrop, Inst, Loan, Site, Subject, Take, Value};
 
 impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
     /// A lowered word value.
@@ -102,33 +102,19 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.define(dst, ty, a);
             }
             Inst::Unit { dst } => self.define_word(dst, "0".into()),
-            Inst::Arith {
-                dst,
-                op,
-                kind,
-                profile,
-                a,
-                b: c,
-                site,
-            } => {
-                let (x, y) = (self.word_value(a), self.word_value(c));
-                let (r, f) = self.arith(*op, *kind, *profile, &x, &y);
+            Inst::Arith(arith) => {
+                let (x, y) = (self.word_value(&arith.a), self.word_value(&arith.b));
+                let (r, f) = self.arith(arith.op, arith.kind, arith.profile, &x, &y);
                 if f != "0" {
                     let bad = self.v(format!("icmp ne i32 {f}, 0"));
-                    self.fault_at(&bad, &f, *site);
+                    self.fault_at(&bad, &f, arith.site);
                 }
-                self.define_word(dst, r);
+                self.define_word(&arith.dst, r);
             }
-            Inst::Compare {
-                dst,
-                op,
-                signed,
-                a,
-                b: c,
-            } => {
-                let (x, y) = (self.word_value(a), self.word_value(c));
-                let r = self.cmp(*op, *signed, &x, &y);
-                self.define_word(dst, r);
+            Inst::Compare(compare) => {
+                let (x, y) = (self.word_value(&compare.a), self.word_value(&compare.b));
+                let r = self.cmp(compare.op, compare.signed, &x, &y);
+                self.define_word(&compare.dst, r);
             }
             Inst::Not { dst, a } => {
                 let x = self.word_value(a);
@@ -151,12 +137,9 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 let l = self.block_label(edge.target, careful);
                 self.term(format!("br label %{l}"));
             }
-            Inst::Branch {
-                cond,
-                on_true,
-                on_false,
-            } => {
-                let c = self.word_value(cond);
+            Inst::Branch(branch) => {
+                let (on_true, on_false) = (&branch.on_true, &branch.on_false);
+                let c = self.word_value(&branch.cond);
                 let yes = self.block_label(on_true.target, careful);
                 let no = self.block_label(on_false.target, careful);
                 let nz = self.v(format!("icmp ne i64 {c}, 0"));
@@ -180,12 +163,13 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.edge_drops(b, drops);
                 self.term("br label %ZEXIT");
             }
-            Inst::Call {
-                dst,
-                callee,
-                args,
-                site,
-            } => {
+            Inst::Call(call) => {
+                let CallInst {
+                    dst,
+                    callee,
+                    args,
+                    site,
+                } = call;
                 let pd = self.zfield(zf::DEPTH);
                 let d = self.load(&pd);
                 let pm = self.zfield(zf::MAX_DEPTH);
@@ -305,16 +289,12 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 let pp = self.gep(&dst, off);
                 self.put(&pp, payload, &a);
             }
-            Inst::IsVariant {
-                dst,
-                subject,
-                tag,
-                site,
-            } => {
-                let subject = match subject {
+            Inst::IsVariant(test) => {
+                let (dst, tag) = (&test.dst, test.tag);
+                let subject = match &test.subject {
                     Subject::Place(pi) => {
                         let c = self.present(*pi);
-                        self.fault_unless(&c, fk::TAG, site.block, site.op);
+                        self.fault_unless(&c, fk::TAG, test.site.block, test.site.op);
                         self.target(*pi)
                     }
                     Subject::Value(v) => self.storage_value(v),
@@ -382,13 +362,12 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                     }
                 }
             }
-            Inst::Slice {
-                dst,
-                array,
-                start,
-                end,
-                site,
-            } => self.print_slice(dst, array, (start, end), *site)?,
+            Inst::Slice(slice) => self.print_slice(
+                &slice.dst,
+                &slice.array,
+                (&slice.start, &slice.end),
+                slice.site,
+            )?,
             Inst::Bytes {
                 dst,
                 op,
@@ -418,15 +397,7 @@ impl<'a, 'u, 'm> IrFunction<'a, 'u, 'm> {
                 self.i(format!("store i64 1, ptr %ph{t}"));
                 self.i(format!("store i64 0, ptr %ph{pi}"));
             }
-            Inst::Replace {
-                path,
-                value,
-                candidate,
-                ty,
-                root,
-                dropped_as,
-                site,
-            } => self.replace(*path, value, *candidate, ty, (*root, dropped_as), *site),
+            Inst::Replace(replace) => self.replace(replace),
             Inst::Try {
                 dst,
                 value,

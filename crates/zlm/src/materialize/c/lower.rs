@@ -19,9 +19,9 @@ use super::walk::{self, At};
 use crate::check::{Checked, Resolved};
 use crate::interp::{root_name, width};
 use crate::materialize::lowered::{
-    self, Arith, ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Clause, ContractExpr,
-    ContractNode, ContractValue, Dest, EdgeDrop, Inst, Loan, LoweredFunction, Site, Subject, Value,
-    heading_lines,
+    self, Arith, ByteArg, ByteArray, ByteOp, ByteSource, ByteView, CallInst, Clause, ContractExpr,
+    ContractNode, ContractValue, Dest, EdgeDrop, Inst, IsVariantInst, Loan, LoweredFunction,
+    ReplaceInst, Site, Subject, Value, heading_lines,
 };
 use crate::model::*;
 use std::collections::BTreeSet;
@@ -616,44 +616,32 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
             Inst::Unit { dst } => {
                 let _ = writeln!(s, "    {} = 0;", Self::dest(dst));
             }
-            Inst::Arith {
-                dst,
-                op,
-                kind,
-                profile,
-                a,
-                b: c,
-                site,
-            } => {
-                let (dst, a, c) = (Self::dest(dst), self.value(a), self.value(c));
-                match self.arith_call(*op, *kind, *profile, &a, &c, &dst) {
+            Inst::Arith(arith) => {
+                let dst = Self::dest(&arith.dst);
+                let (a, c) = (self.value(&arith.a), self.value(&arith.b));
+                let (op, kind) = (arith.op, arith.kind);
+                match self.arith_call(op, kind, arith.profile, &a, &c, &dst) {
                     Some(call) => {
                         let _ = writeln!(
                             s,
                             "    if (ZLM_UNLIKELY((zk = {call}) != 0)) {}",
-                            self.fault_at("zk", *site)
+                            self.fault_at("zk", arith.site)
                         );
                     }
                     None => {
-                        let _ = writeln!(s, "    {dst} = {};", Self::bits(*op, *kind, &a, &c));
+                        let _ = writeln!(s, "    {dst} = {};", Self::bits(op, kind, &a, &c));
                     }
                 }
             }
-            Inst::Compare {
-                dst,
-                op,
-                signed,
-                a,
-                b: c,
-            } => {
+            Inst::Compare(compare) => {
                 let _ = writeln!(
                     s,
                     "    {} = zlm_cmp({}, {}, {}, {});",
-                    Self::dest(dst),
-                    op.code(),
-                    u32::from(*signed),
-                    self.value(a),
-                    self.value(c)
+                    Self::dest(&compare.dst),
+                    compare.op.code(),
+                    u32::from(compare.signed),
+                    self.value(&compare.a),
+                    self.value(&compare.b)
                 );
             }
             Inst::Not { dst, a } => {
@@ -690,12 +678,9 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 let g = self.label(edge.target, careful);
                 let _ = writeln!(s, "{recipes}    {g}");
             }
-            Inst::Branch {
-                cond,
-                on_true,
-                on_false,
-            } => {
-                let c = self.value(cond);
+            Inst::Branch(branch) => {
+                let (on_true, on_false) = (&branch.on_true, &branch.on_false);
+                let c = self.value(&branch.cond);
                 let rt = self.edge_drops(b, &on_true.drops);
                 let rf = self.edge_drops(b, &on_false.drops);
                 let yes = self.label(on_true.target, careful);
@@ -715,15 +700,13 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 let recipes = self.edge_drops(b, drops);
                 let _ = writeln!(s, "{pre}    zr = {v};\n{recipes}    goto ZEXIT;");
             }
-            Inst::Call {
-                dst,
-                callee,
-                args,
-                site,
-                ..
-            } => {
+            Inst::Call(call) => {
+                let CallInst {
+                    dst, callee, site, ..
+                } = call;
                 let mut pre = String::new();
-                let args: Vec<String> = args
+                let args: Vec<String> = call
+                    .args
                     .iter()
                     .map(|a| format!(", {}", self.take_lowered(a, &mut pre)))
                     .collect();
@@ -815,13 +798,9 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     "{pre}    memset(&{dst}, 0, sizeof {dst});\n    {dst}.tag = {t}u;\n    {dst}.{m} = {v};"
                 );
             }
-            Inst::IsVariant {
-                dst,
-                subject,
-                tag,
-                site,
-            } => {
-                let (present, subject) = match subject {
+            Inst::IsVariant(test) => {
+                let IsVariantInst { dst, tag, site, .. } = test;
+                let (present, subject) = match &test.subject {
                     Subject::Place(pi) => (
                         self.places[*pi].present.clone(),
                         self.places[*pi].target.clone(),
@@ -880,16 +859,12 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                 };
                 let _ = writeln!(s, "    {} = {v};", Self::dest(dst));
             }
-            Inst::Replace {
-                path: pi,
-                value,
-                candidate,
-                ty,
-                root,
-                dropped_as,
-                site,
-            } => {
-                let pi = *pi;
+            Inst::Replace(replace) => {
+                let ReplaceInst {
+                    value, ty, site, ..
+                } = replace;
+                let (pi, candidate, dropped_as) =
+                    (replace.path, replace.candidate, &replace.dropped_as);
                 let ct = self.u.types.c(ty);
                 let mut pre = String::new();
                 let _ = writeln!(
@@ -908,7 +883,7 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     &format!("&(zname){{0, {}}}", cstr(dropped_as)),
                     "&zold",
                 );
-                if *root {
+                if replace.root {
                     let _ = writeln!(
                         s,
                         "{pre}    {{\n      {ct} zold = pl{pi};\n      unsigned char zhad = ph{pi};\n      zlm_cust_replace(zc, &zcn, {pi}u, zcand);\n      pl{pi} = {v};\n      ph{pi} = 1;\n      if (zhad) {{ {call} }}\n    }}"
@@ -923,16 +898,10 @@ impl<'a, 'u, 'm> CFunction<'a, 'u, 'm> {
                     );
                 }
             }
-            Inst::Slice {
-                dst,
-                array,
-                start,
-                end,
-                site,
-            } => {
-                let (arr, present) = self.byte_array(array);
-                let (st, en) = (self.value(start), self.value(end));
-                let dst = Self::dest(dst);
+            Inst::Slice(slice) => {
+                let (arr, present) = self.byte_array(&slice.array);
+                let (st, en) = (self.value(&slice.start), self.value(&slice.end));
+                let (dst, site) = (Self::dest(&slice.dst), &slice.site);
                 // `start > end` through `zlm_cmp` (unsigned): the same value
                 // as both bounds is valid ZLM and must not be a C
                 // self-comparison (which strict compilers reject).

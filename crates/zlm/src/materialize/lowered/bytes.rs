@@ -3,7 +3,10 @@
 //! the builder relabel (BYTE_BUILDER_FINISH) and REPLACE_COMMIT, each
 //! decided once with its checks, fault sites and custody changes.
 
-use super::inst::{ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Inst, Site, take};
+use super::inst::{
+    ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Inst, ReplaceInst, Site, SliceInst,
+    take,
+};
 use crate::materialize::c::Refusal;
 use crate::materialize::c::plan::{FunctionPlan, SliceSource};
 use crate::materialize::c::types::{Shape, Types, is_word};
@@ -26,13 +29,13 @@ pub(super) fn slice(
         SliceSource::Loan => ByteSource::Loan(plan.operand_value(op, 0, b, j)?),
     };
     let holder = (!view.direct()).then(|| view.holder.clone());
-    Ok(Inst::Slice {
+    Ok(Inst::Slice(SliceInst {
         dst,
         array: ByteArray { source, holder },
         start: plan.operand_value(op, 1, b, j)?,
         end: plan.operand_value(op, 2, b, j)?,
         site,
-    })
+    }))
 }
 
 /// INTRINSIC_CALL of the catalog's bytes facade.
@@ -132,7 +135,7 @@ pub(super) fn replace(plan: &FunctionPlan<'_, '_>, op: &Op, site: Site) -> Resul
         return Err(plan.refuse(Some(b), Some(j), "replacement of a word"));
     }
     let role = &plan.frame.paths[path];
-    Ok(Inst::Replace {
+    Ok(Inst::Replace(ReplaceInst {
         path,
         candidate: plan.temp_of(o),
         value: take(plan, o, b, j)?,
@@ -140,5 +143,5 @@ pub(super) fn replace(plan: &FunctionPlan<'_, '_>, op: &Op, site: Site) -> Resul
         dropped_as: format!("{} (replaced)", role.name),
         ty,
         site,
-    })
+    }))
 }

@@ -75,23 +75,9 @@ pub enum Inst {
     /// A word operation at `kind`'s width under `profile`; a checked one
     /// faults at `site` with the numeric model's fault kind (none under
     /// the modular profile's wrapping results). `b` is zero for `Neg`.
-    Arith {
-        dst: Dest,
-        op: Arith,
-        kind: ScalarKind,
-        profile: NumericProfile,
-        a: Value,
-        b: Value,
-        site: Site,
-    },
+    Arith(ArithInst),
     /// `dst = a <op> b`, signed or unsigned (the first operand's kind).
-    Compare {
-        dst: Dest,
-        op: Compare,
-        signed: bool,
-        a: Value,
-        b: Value,
-    },
+    Compare(CompareInst),
     /// `dst = (a == 0)`.
     Not { dst: Dest, a: Value },
     /// An assertion fault at `site` when `a` is zero.
@@ -101,23 +87,14 @@ pub enum Inst {
     /// The edge to another block.
     Jump { edge: Edge },
     /// To `on_true` when `cond` is nonzero, else `on_false`.
-    Branch {
-        cond: Value,
-        on_true: Edge,
-        on_false: Edge,
-    },
+    Branch(BranchInst),
     /// The result (of the function's result type) from `value`, the
     /// return edge's drops, then the exit (ensures, result).
     Return { value: Take, drops: Vec<EdgeDrop> },
     /// A depth fault at `site` when the depth limit is reached; then the
     /// arguments are taken in order and `callee` runs, its result going to
     /// `dst`; a callee's fault leaves this frame.
-    Call {
-        dst: Dest,
-        callee: At,
-        args: Vec<Take>,
-        site: Site,
-    },
+    Call(CallInst),
     /// Root path `path` (of type `ty`) takes `value`; then its presence
     /// flag is set (`flag`: a non-word root in this frame's storage) and
     /// it enters custody (`custody`: an owner; a full custody list faults
@@ -173,12 +150,7 @@ pub enum Inst {
     },
     /// `dst = (subject's tag == tag)`; a place subject must be present
     /// (a tag fault at `site` otherwise).
-    IsVariant {
-        dst: Dest,
-        subject: Subject,
-        tag: u32,
-        site: Site,
-    },
+    IsVariant(IsVariantInst),
     /// `dst` gets field `ordinal` (of type `ty`) of the value at `path`:
     /// a tag fault at `site` unless the path is present and, for a
     /// variant's field (`variant`: its index and tag), the value is that
@@ -211,13 +183,7 @@ pub enum Inst {
     /// `dst` becomes the window `start..end` of `array`: a tag fault at
     /// `site` unless a place source is present, then a bounds fault there
     /// unless `start <= end <= length`.
-    Slice {
-        dst: Dest,
-        array: ByteArray,
-        start: Value,
-        end: Value,
-        site: Site,
-    },
+    Slice(SliceInst),
     /// A catalog byte intrinsic over `args` (each value taken first, in
     /// order), its faults at `site`.
     Bytes {
@@ -245,15 +211,77 @@ pub enum Inst {
     /// `path`, the path becomes present, and an old value is dropped only
     /// when it was present. Any other path must be present (a tag fault at
     /// `site`).
-    Replace {
-        path: usize,
-        value: Take,
-        candidate: Option<usize>,
-        ty: Type,
-        root: bool,
-        dropped_as: String,
-        site: Site,
-    },
+    Replace(ReplaceInst),
+}
+
+/// The operands of [`Inst::Arith`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArithInst {
+    pub dst: Dest,
+    pub op: Arith,
+    pub kind: ScalarKind,
+    pub profile: NumericProfile,
+    pub a: Value,
+    pub b: Value,
+    pub site: Site,
+}
+
+/// The operands of [`Inst::Compare`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompareInst {
+    pub dst: Dest,
+    pub op: Compare,
+    pub signed: bool,
+    pub a: Value,
+    pub b: Value,
+}
+
+/// The operands of [`Inst::Branch`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchInst {
+    pub cond: Value,
+    pub on_true: Edge,
+    pub on_false: Edge,
+}
+
+/// The operands of [`Inst::Call`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallInst {
+    pub dst: Dest,
+    pub callee: At,
+    pub args: Vec<Take>,
+    pub site: Site,
+}
+
+/// The operands of [`Inst::IsVariant`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IsVariantInst {
+    pub dst: Dest,
+    pub subject: Subject,
+    pub tag: u32,
+    pub site: Site,
+}
+
+/// The operands of [`Inst::Slice`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceInst {
+    pub dst: Dest,
+    pub array: ByteArray,
+    pub start: Value,
+    pub end: Value,
+    pub site: Site,
+}
+
+/// The operands of [`Inst::Replace`] (documented there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplaceInst {
+    pub path: usize,
+    pub value: Take,
+    pub candidate: Option<usize>,
+    pub ty: Type,
+    pub root: bool,
+    pub dropped_as: String,
+    pub site: Site,
 }
 
 /// What a variant test reads.
@@ -343,29 +371,29 @@ impl Inst {
         match self {
             Inst::Copy { .. } => Kind::Copy,
             Inst::Unit { .. } => Kind::Unit,
-            Inst::Arith { .. } => Kind::Arith,
-            Inst::Compare { .. } => Kind::Compare,
+            Inst::Arith(_) => Kind::Arith,
+            Inst::Compare(_) => Kind::Compare,
             Inst::Not { .. } => Kind::Not,
             Inst::AssertTrue { .. } => Kind::AssertTrue,
             Inst::AssertEq { .. } => Kind::AssertEq,
             Inst::Jump { .. } => Kind::Jump,
-            Inst::Branch { .. } => Kind::Branch,
+            Inst::Branch(_) => Kind::Branch,
             Inst::Return { .. } => Kind::Return,
-            Inst::Call { .. } => Kind::Call,
+            Inst::Call(_) => Kind::Call,
             Inst::Store { .. } => Kind::Store,
             Inst::Move { .. } => Kind::Move,
             Inst::Drop { .. } => Kind::Drop,
             Inst::Variant { .. } => Kind::Variant,
             Inst::Record { .. } => Kind::Record,
             Inst::Carrier { .. } => Kind::Carrier,
-            Inst::IsVariant { .. } => Kind::IsVariant,
+            Inst::IsVariant(_) => Kind::IsVariant,
             Inst::Field { .. } => Kind::Field,
             Inst::Borrow { .. } => Kind::Borrow,
             Inst::Try { .. } => Kind::Try,
-            Inst::Slice { .. } => Kind::Slice,
+            Inst::Slice(_) => Kind::Slice,
             Inst::Bytes { .. } => Kind::Bytes,
             Inst::Finish { .. } => Kind::Finish,
-            Inst::Replace { .. } => Kind::Replace,
+            Inst::Replace(_) => Kind::Replace,
         }
     }
 }

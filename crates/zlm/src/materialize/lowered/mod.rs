@@ -30,8 +30,9 @@ mod word;
 pub use contract::{Clause, ContractExpr, ContractKind, ContractNode, ContractValue};
 pub use heading::heading_lines;
 pub use inst::{
-    ByteArg, ByteArray, ByteOp, ByteSource, ByteView, Dest, Edge, EdgeDrop, Inst, Kind, Loan, Site,
-    Subject, Take, Value,
+    ArithInst, BranchInst, ByteArg, ByteArray, ByteOp, ByteSource, ByteView, CallInst, CompareInst,
+    Dest, Edge, EdgeDrop, Inst, IsVariantInst, Kind, Loan, ReplaceInst, Site, SliceInst, Subject,
+    Take, Value,
 };
 pub use word::{Arith, Compare};
 
@@ -313,7 +314,7 @@ fn lower(
             } else {
                 word(1)?
             };
-            Inst::Arith {
+            Inst::Arith(ArithInst {
                 dst,
                 op: arith,
                 kind: *kind,
@@ -321,18 +322,18 @@ fn lower(
                 a,
                 b: bv,
                 site,
-            }
+            })
         }
         t if Compare::of_tag(t).is_some() => {
             let kind = crate::interp::operand_kind(plan.f, &plan.frame.blocks, op)
                 .unwrap_or(ScalarKind::UInt64);
-            Inst::Compare {
+            Inst::Compare(CompareInst {
                 dst,
                 op: Compare::of_tag(t).ok_or_else(|| no("comparison tag"))?,
                 signed: kind.is_signed(),
                 a: word(0)?,
                 b: word(1)?,
-            }
+            })
         }
         tag::NOT_BOOL => Inst::Not { dst, a: word(0)? },
         tag::ASSERT_TRUE => Inst::AssertTrue { a: word(0)?, site },
@@ -357,7 +358,7 @@ fn lower(
                 return Err(no("branch target"));
             };
             let cond = word(0)?;
-            Inst::Branch {
+            Inst::Branch(BranchInst {
                 cond,
                 on_true: Edge {
                     target: b + 1,
@@ -367,7 +368,7 @@ fn lower(
                     target: *t,
                     drops: drops(plan, b, ARM_FALSE, 0)?,
                 },
-            }
+            })
         }
         tag::RETURN => {
             let value = plan.operand_take(op, 0, b, j)?;
@@ -382,12 +383,12 @@ fn lower(
             for o in &op.operands {
                 args.push(take(plan, o, b, j)?);
             }
-            Inst::Call {
+            Inst::Call(CallInst {
                 dst,
                 callee,
                 args,
                 site,
-            }
+            })
         }
         tag::STORE_LOCAL => {
             let pi = plan.place_at(op, 0, b, j)?;
@@ -485,12 +486,12 @@ fn lower(
                 Operand::Place(k) => Subject::Place(plan.path_of(k, b, j)?),
                 o => Subject::Value(value(plan, o, b, j)?),
             };
-            Inst::IsVariant {
+            Inst::IsVariant(IsVariantInst {
                 dst,
                 subject,
                 tag: want,
                 site,
-            }
+            })
         }
         tag::FIELD_COPY | tag::FIELD_MOVE => {
             let (d, variant, fld) = plan.field_of(op, b, j)?;
