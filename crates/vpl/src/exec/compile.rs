@@ -223,7 +223,7 @@ impl Context<'_> {
             Value::Constant(c) => Ok(frame.constant(c.value)),
             Value::Register(r) => frame
                 .registers
-                .get(&r.index)
+                .get(&{ r.index })
                 .copied()
                 .ok_or_else(|| unsupported("undeclared register")),
         }

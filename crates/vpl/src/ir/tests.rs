@@ -176,3 +176,13 @@ fn constant_type_must_match_literal() {
     }
     assert!(verify(&m).is_err(), "float literal typed as int");
 }
+
+#[test]
+fn instructions_stay_compact() {
+    // A large module's memory is mostly its instructions (docs/vpl/decisions.md,
+    // issue 41): a packed register keeps an operand at 32 bytes and an
+    // instruction at 104.
+    assert_eq!(std::mem::size_of::<Register>(), 12);
+    assert_eq!(std::mem::size_of::<Operand>(), 32);
+    assert!(std::mem::size_of::<Instruction>() <= 104);
+}

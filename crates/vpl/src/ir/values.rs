@@ -7,7 +7,14 @@ use super::types::{ScalarKind, Type};
 /// A register descriptor (`RegisterValue`): a function-local, statically
 /// typed, mutable virtual register. Every descriptor with the same index in
 /// a function must carry the declared type.
+///
+/// Laid out in 12 bytes with 4-byte alignment (`packed(4)`: no padding
+/// after the type handle), so that an [`Operand`] takes 32 bytes and an
+/// [`Instruction`](super::Instruction) 104 rather than 120: a large
+/// module's memory is mostly its instructions. The fields are read and
+/// written as usual; only a reference to `index` cannot be taken (copy it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C, packed(4))]
 pub struct Register {
     /// Function-local register number (`r` + digits in text).
     pub index: u64,

@@ -192,15 +192,26 @@ pub(crate) struct Lexer<'a> {
 }
 
 /// The length of the run of spaces and tabs at the start of `bytes`.
-/// Indentation is skipped eight spaces at a time.
+/// Spaces are counted eight bytes at a time: the first byte of a chunk that
+/// is not a space is found from the chunk's difference from eight spaces
+/// (read little-endian, the first byte is in the low bits). Tabs and the
+/// last bytes of the input take the byte loop.
 #[inline(always)]
 fn blank_run(bytes: &[u8]) -> usize {
-    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
     let mut i = 0;
     while let Some(chunk) = bytes.get(i..i + 8) {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        if u64::from_ne_bytes(word) != SPACES {
+        let differs = u64::from_le_bytes(word) ^ SPACES;
+        if differs != 0 {
+            let low = differs.trailing_zeros() & !7;
+            // That byte is not a space: only a tab continues the run (its
+            // difference from a space is `\t ^ b' '`).
+            i += (low / 8) as usize;
+            if (differs >> low) as u8 != b'\t' ^ b' ' {
+                return i;
+            }
             break;
         }
         i += 8;
@@ -342,17 +353,16 @@ impl<'a> Lexer<'a> {
     #[inline(always)]
     fn skip_trivia(&mut self) -> Result<(), Error> {
         loop {
-            let rest = &self.bytes[self.pos..];
-            // Runs of spaces and tabs (indentation) are the common case.
-            let blanks = blank_run(rest);
-            self.pos += blanks;
-            let Some(&b) = rest.get(blanks) else {
+            let Some(&b) = self.bytes.get(self.pos) else {
                 return Ok(());
             };
-            if CLASS[b as usize] & SPECIAL == 0 {
+            // Most tokens follow another directly or after one run of
+            // blanks (a space, or a line ending and the indentation).
+            if CLASS[b as usize] & TRIVIA == 0 {
                 return Ok(());
             }
             match b {
+                b' ' | b'\t' => self.pos += blank_run(&self.bytes[self.pos..]),
                 b'\n' => {
                     self.pos += 1;
                     self.newline(self.pos);
@@ -709,6 +719,8 @@ const SPECIAL: u8 = 1;
 const END: u8 = 2;
 /// Letters, digits and underscore.
 const NAME: u8 = 4;
+/// Bytes that may start trivia: blanks, line endings, `/` and `\\`.
+const TRIVIA: u8 = 8;
 
 static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
@@ -716,8 +728,9 @@ static CLASS: [u8; 256] = {
     while i < 256 {
         let c = i as u8;
         t[i] = match c {
-            b' ' | b'\t' | b'\r' | b'\n' | b'(' | b')' | b'"' | b'\'' => SPECIAL | END,
-            b'/' | b'\\' => SPECIAL,
+            b' ' | b'\t' | b'\r' | b'\n' => SPECIAL | END | TRIVIA,
+            b'(' | b')' | b'"' | b'\'' => SPECIAL | END,
+            b'/' | b'\\' => SPECIAL | TRIVIA,
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => NAME,
             _ => 0,
         };
@@ -1137,6 +1150,11 @@ mod tests {
             ("         \tx", 10),
             ("                 (", 17),
             ("        \n ", 8),
+            (" \t \t  \t        x", 15),
+            ("  \t", 3),
+            ("       \t", 8),
+            ("        \t\t       x", 17),
+            ("   \n    ", 3),
         ] {
             assert_eq!(blank_run(text.as_bytes()), n, "{text:?}");
         }

@@ -378,7 +378,7 @@ impl Printer<'_> {
         for d in f.declared_registers() {
             if let InstructionKind::DeclareLocal { register } = &d.kind {
                 indent(&mut self.out, 5);
-                let _ = write!(self.out, "(register r{} ", register.index);
+                let _ = write!(self.out, "(register r{} ", { register.index });
                 self.ty(register.ty);
                 self.out.push(')');
             }

@@ -206,7 +206,7 @@ impl FnCx<'_> {
                         format!(
                             "load reads {} into register r{} of type {} (types must be equal)",
                             self.describe(ty),
-                            result.index,
+                            { result.index },
                             self.describe(result.ty)
                         ),
                     ));
@@ -276,7 +276,7 @@ impl FnCx<'_> {
                         format!(
                             "`{}` produces {expected}, but the result register r{} has type {}",
                             op.keyword(),
-                            result.index,
+                            { result.index },
                             self.describe(result.ty)
                         ),
                     ));
@@ -384,7 +384,7 @@ impl FnCx<'_> {
                                     format!("{size} {} components", kind.keyword()),
                                 _ => kind.keyword().to_string(),
                             },
-                            result.index,
+                            { result.index },
                             self.describe(result.ty)
                         ),
                     ));
@@ -422,7 +422,7 @@ impl FnCx<'_> {
                         format!(
                             "field {field:?} has type {}, but the result register r{} has type {}",
                             self.describe(f.ty),
-                            result.index,
+                            { result.index },
                             self.describe(result.ty)
                         ),
                     ));
@@ -474,7 +474,7 @@ impl FnCx<'_> {
                         format!(
                             "the array element type is {}, but the result register r{} has type {}",
                             self.describe(element),
-                            result.index,
+                            { result.index },
                             self.describe(result.ty)
                         ),
                     ));
@@ -544,7 +544,7 @@ impl FnCx<'_> {
                         span,
                         format!(
                             "{:?} returns void, so the call cannot assign register r{} (use `void` as the result)",
-                            f.name, r.index
+                            f.name, { r.index }
                         ),
                     )),
                     (false, None) => Err(self.mismatch(
@@ -563,7 +563,7 @@ impl FnCx<'_> {
                             "{:?} returns {}, but the destination register r{} has type {}",
                             f.name,
                             self.describe(f.return_type),
-                            r.index,
+                            { r.index },
                             self.describe(r.ty)
                         ),
                     )),
@@ -590,7 +590,7 @@ impl FnCx<'_> {
                         span,
                         format!(
                             "texture produces vector float 4, but the destination register r{} has type {}",
-                            r.index,
+                            { r.index },
                             self.describe(r.ty)
                         ),
                     ));

@@ -52,7 +52,7 @@ impl RegisterTable {
                 if !in_prefix {
                     return Err(err(format!(
                         "register r{} is declared outside the declaration prefix of the entry block (register declarations must form a prefix of the entry block)",
-                        register.index
+                        { register.index }
                     )));
                 }
                 match module.types.inner(register.ty) {
@@ -60,7 +60,7 @@ impl RegisterTable {
                     Some(TypeInner::Void) => {
                         return Err(err(format!(
                             "register r{} has type void (void is only a function return type)",
-                            register.index
+                            { register.index }
                         )));
                     }
                     Some(_) => {}
@@ -74,10 +74,9 @@ impl RegisterTable {
                     )
                 })?;
                 if !table.insert(register.index, (dense, register.ty)) {
-                    return Err(err(format!(
-                        "register r{} is declared twice",
+                    return Err(err(format!("register r{} is declared twice", {
                         register.index
-                    )));
+                    })));
                 }
             }
         }
@@ -131,7 +130,7 @@ impl RegisterTable {
                 Rule::Register,
                 subject,
                 span,
-                format!("register r{} is not declared", r.index),
+                format!("register r{} is not declared", { r.index }),
             )),
             Some((_, ty)) if ty != r.ty => Err(fail(
                 Rule::Register,
@@ -139,7 +138,7 @@ impl RegisterTable {
                 span,
                 format!(
                     "register r{} is used with a type other than its declared type",
-                    r.index
+                    { r.index }
                 ),
             )),
             Some((dense, _)) => Ok(dense),

@@ -138,7 +138,7 @@ fn trace_or_problem(
     // Uses in program order, for a deterministic first problem.
     let mut uses: Vec<(u64, Option<Span>)> = Vec::new();
     let sampler_operand = |value: &Value| match value {
-        Value::Register(r) if sampler_registers.contains(&r.index) => Some(r.index),
+        Value::Register(r) if sampler_registers.contains(&{ r.index }) => Some(r.index),
         _ => None,
     };
     for (_, block) in function.blocks.iter() {
@@ -152,7 +152,7 @@ fn trace_or_problem(
             match &instruction.kind {
                 InstructionKind::DeclareLocal { .. } => {}
                 InstructionKind::Copy { result, source }
-                    if sampler_registers.contains(&result.index) =>
+                    if sampler_registers.contains(&{ result.index }) =>
                 {
                     let Some(from) = sampler_operand(&source.value) else {
                         return Err(problem(
@@ -168,7 +168,7 @@ fn trace_or_problem(
                         .push((Definition::Register(from), span));
                 }
                 InstructionKind::Load { result, source }
-                    if sampler_registers.contains(&result.index) =>
+                    if sampler_registers.contains(&{ result.index }) =>
                 {
                     if source.is_derived() {
                         return Err(problem(AliasProblemKind::LoadedFromAggregate, span));
@@ -221,7 +221,7 @@ fn trace_or_problem(
                 }
                 other => {
                     if let Some(result) = other.result()
-                        && sampler_registers.contains(&result.index)
+                        && sampler_registers.contains(&{ result.index })
                     {
                         return Err(problem(
                             AliasProblemKind::AssignedByOtherOperation {

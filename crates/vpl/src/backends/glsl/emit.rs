@@ -521,7 +521,7 @@ impl<'a> FunctionEmitter<'a> {
                         None => {
                             return Err(invalid(format!(
                                 "sampler register r{} has no resolved alias",
-                                r.index
+                                { r.index }
                             )));
                         }
                     }

@@ -977,7 +977,7 @@ impl Lowering<'_> {
                 })?;
                 let local = out.local_variables.append(
                     LocalVariable {
-                        name: Some(format!("vpl_r{}", register.index)),
+                        name: Some(format!("vpl_r{}", { register.index })),
                         ty,
                         init: None,
                     },
@@ -1654,7 +1654,7 @@ impl FnBuilder<'_, '_> {
                 let local = self.regs[n].local.ok_or_else(|| {
                     self.defect(
                         op.span,
-                        format!("register r{} is read before it is assigned", r.index),
+                        format!("register r{} is read before it is assigned", { r.index }),
                     )
                 })?;
                 let pointer = self.local_ptr(local);
