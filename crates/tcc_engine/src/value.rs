@@ -133,20 +133,102 @@ impl Cell {
         }
     }
 
-    fn children(&self, out: &mut Vec<u32>) {
-        let push_value = |v: &Value, out: &mut Vec<u32>| {
+    /// Appends the ids this cell refers to.
+    pub(crate) fn children(&self, out: &mut Vec<u32>) {
+        self.for_each_child(|id| out.push(id));
+    }
+
+    /// The first child at position `from` or later that is a live id not
+    /// in `marked`, and its position (a `BTreeMap` object has none: `None`).
+    fn next_unmarked_child(&self, from: usize, marked: &Marks) -> Option<(u32, usize)> {
+        match self {
+            Cell::Hole | Cell::Object(ObjectMap::Large(_)) => None,
+            Cell::Object(ObjectMap::Small(members)) => {
+                first_unmarked(members.get(from..)?.iter().map(|(_, v)| v), from, marked)
+            }
+            Cell::Array(items) => first_unmarked(items.get(from..)?.iter(), from, marked),
+            Cell::Var(v) => {
+                first_unmarked(std::slice::from_ref(v).get(from..)?.iter(), from, marked)
+            }
+            Cell::Env(ids) => ids
+                .get(from..)?
+                .iter()
+                .position(|&id| marked.is_unmarked(id))
+                .map(|at| (ids[from + at], from + at)),
+            Cell::Closure { env, .. } => {
+                (from == 0 && marked.is_unmarked(*env)).then_some((*env, 0))
+            }
+        }
+    }
+
+    /// Calls `f` with each id this cell refers to.
+    fn for_each_child(&self, mut f: impl FnMut(u32)) {
+        let mut value = |v: &Value| {
             if let Value::Ref(id) = v {
-                out.push(*id);
+                f(*id);
             }
         };
         match self {
             Cell::Hole => {}
-            Cell::Object(m) => m.values().for_each(|v| push_value(v, out)),
-            Cell::Array(a) => a.iter().for_each(|v| push_value(v, out)),
-            Cell::Var(v) => push_value(v, out),
-            Cell::Env(ids) => out.extend_from_slice(ids),
-            Cell::Closure { env, .. } => out.push(*env),
+            Cell::Object(m) => m.values().for_each(value),
+            Cell::Array(a) => a.iter().for_each(value),
+            Cell::Var(v) => value(v),
+            Cell::Env(ids) => ids.iter().for_each(|id| f(*id)),
+            Cell::Closure { env, .. } => f(*env),
         }
+    }
+}
+
+/// The first reference among `values` (a cell's children from position
+/// `from`) to an id in range and not in `marked`, with its position.
+fn first_unmarked<'a>(
+    values: impl Iterator<Item = &'a Value>,
+    from: usize,
+    marked: &Marks,
+) -> Option<(u32, usize)> {
+    for (at, v) in values.enumerate() {
+        if let Value::Ref(id) = v
+            && marked.is_unmarked(*id)
+        {
+            return Some((*id, from + at));
+        }
+    }
+    None
+}
+
+/// A set of heap ids, one bit each.
+struct Marks {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Marks {
+    fn new(len: usize) -> Marks {
+        Marks {
+            words: vec![0; len.div_ceil(64)],
+            len,
+        }
+    }
+
+    /// Adds `id`; false if it was present or is out of range.
+    fn insert(&mut self, id: usize) -> bool {
+        if id >= self.len {
+            return false;
+        }
+        let (word, bit) = (&mut self.words[id / 64], 1u64 << (id % 64));
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
+    }
+
+    /// Whether `id` is in range and not in the set.
+    fn is_unmarked(&self, id: u32) -> bool {
+        let id = id as usize;
+        id < self.len && self.words[id / 64] & (1u64 << (id % 64)) == 0
+    }
+
+    fn contains(&self, id: usize) -> bool {
+        id < self.len && self.words[id / 64] & (1u64 << (id % 64)) != 0
     }
 }
 
@@ -194,31 +276,82 @@ impl Heap {
     }
 
     /// Marks every cell reachable from `roots`, turns the rest into holes
-    /// and trims trailing holes. Ids of live cells never change.
-    pub fn collect(&mut self, roots: impl IntoIterator<Item = u32>) {
-        let mut marked = vec![false; self.cells.len()];
-        let mut work: Vec<u32> = roots.into_iter().collect();
-        let mut children = Vec::new();
-        while let Some(id) = work.pop() {
-            let Some(slot) = marked.get_mut(id as usize) else {
-                continue;
-            };
-            if *slot {
-                continue;
-            }
-            *slot = true;
-            children.clear();
-            self.cells[id as usize].children(&mut children);
-            work.extend_from_slice(&children);
-        }
-        for (cell, live) in self.cells.iter_mut().zip(&marked) {
-            if !live {
-                *cell = Cell::Hole;
-            }
-        }
+    /// and trims trailing holes. Ids of live cells never change. Returns
+    /// the number of live cells.
+    pub fn collect(&mut self, roots: impl IntoIterator<Item = u32>) -> usize {
+        let live = self.sweep(roots);
         while matches!(self.cells.last(), Some(Cell::Hole)) {
             self.cells.pop();
         }
+        live
+    }
+
+    /// Marks every cell reachable from `roots` and turns the rest into
+    /// holes, freeing what they held, without trimming: the heap keeps its
+    /// length, so the ids that later allocations get are those they would
+    /// have got without this sweep. Returns the number of live cells.
+    ///
+    /// An unreachable cell never becomes reachable again (a reference is
+    /// only ever copied from a reachable place), so sweeping between two
+    /// checkpoints leaves the next checkpoint's heap as it would have been:
+    /// the engine does it during long steps, so that garbage made between
+    /// checkpoints is freed as it accumulates (issue 42, F3).
+    pub fn sweep(&mut self, roots: impl IntoIterator<Item = u32>) -> usize {
+        let marked = self.mark(roots);
+        let mut live = 0;
+        for (id, cell) in self.cells.iter_mut().enumerate() {
+            if marked.contains(id) {
+                live += 1;
+            } else if !matches!(cell, Cell::Hole) {
+                *cell = Cell::Hole;
+            }
+        }
+        live
+    }
+
+    /// The ids reachable from `roots` (ids past the heap ignored).
+    ///
+    /// Depth first, without a list of every child waiting: `path` holds the
+    /// cells being walked, each with the position of its next child to
+    /// look at, so a wide array costs one entry, not one per element
+    /// (marking runs during steps; its scratch memory adds to the peak).
+    /// A `BTreeMap` object has no positions: its children go to `waiting`
+    /// at once, as the roots do.
+    fn mark(&self, roots: impl IntoIterator<Item = u32>) -> Marks {
+        let mut marked = Marks::new(self.cells.len());
+        let mut waiting: Vec<u32> = roots
+            .into_iter()
+            .filter(|&id| marked.insert(id as usize))
+            .collect();
+        let mut path: Vec<(u32, usize)> = Vec::new();
+        while let Some(start) = waiting.pop() {
+            path.push((start, 0));
+            while let Some(top) = path.last_mut() {
+                let cell = &self.cells[top.0 as usize];
+                if let Cell::Object(ObjectMap::Large(members)) = cell {
+                    for v in members.values() {
+                        if let Value::Ref(id) = v
+                            && marked.insert(*id as usize)
+                        {
+                            waiting.push(*id);
+                        }
+                    }
+                    path.pop();
+                    continue;
+                }
+                match cell.next_unmarked_child(top.1, &marked) {
+                    Some((child, at)) => {
+                        top.1 = at + 1;
+                        marked.insert(child as usize);
+                        path.push((child, 0));
+                    }
+                    None => {
+                        path.pop();
+                    }
+                }
+            }
+        }
+        marked
     }
 
     /// Checks that every reference inside the heap points at a live cell.
@@ -255,8 +388,125 @@ impl Heap {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
     #[test]
     fn values_stay_two_words() {
         assert_eq!(std::mem::size_of::<super::Value>(), 16);
+    }
+
+    /// A cell of each kind referring to `targets` (ids past the heap
+    /// included: a dangling reference is ignored by marking).
+    fn cell(kind: u8, targets: &[u32]) -> Cell {
+        let refs = || targets.iter().map(|&id| Value::Ref(id));
+        match kind % 7 {
+            0 => Cell::Hole,
+            1 => Cell::Array(refs().chain([Value::Number(1.0)]).collect()),
+            // Small and, past 16 members, `BTreeMap` objects.
+            2 => Cell::Object(
+                refs()
+                    .enumerate()
+                    .map(|(i, v)| (format!("k{i}"), v))
+                    .collect(),
+            ),
+            3 => Cell::Object(
+                refs()
+                    .chain((0..20).map(|n| Value::Number(f64::from(n))))
+                    .enumerate()
+                    .map(|(i, v)| (format!("m{i:02}"), v))
+                    .collect(),
+            ),
+            4 => Cell::Var(refs().next().unwrap_or(Value::Null)),
+            5 => Cell::Env(targets.to_vec()),
+            _ => match targets.first() {
+                Some(&env) => Cell::Closure { func: 0, env },
+                None => Cell::Hole,
+            },
+        }
+    }
+
+    /// Reachability the plain way: a list of every child waiting.
+    fn reachable(heap: &Heap, roots: &[u32]) -> Vec<bool> {
+        let mut seen = vec![false; heap.cells.len()];
+        let mut work = roots.to_vec();
+        let mut children = Vec::new();
+        while let Some(id) = work.pop() {
+            match seen.get_mut(id as usize) {
+                Some(s) if !*s => *s = true,
+                _ => continue,
+            }
+            children.clear();
+            heap.cells[id as usize].children(&mut children);
+            work.extend_from_slice(&children);
+        }
+        seen
+    }
+
+    fn heaps() -> impl Strategy<Value = (Heap, Vec<u32>)> {
+        let cells = proptest::collection::vec(
+            (any::<u8>(), proptest::collection::vec(0u32..45, 0..5)),
+            0..40,
+        );
+        (cells, proptest::collection::vec(0u32..45, 0..4)).prop_map(|(cells, roots)| {
+            let cells = cells.iter().map(|(k, t)| cell(*k, t)).collect();
+            (Heap { cells }, roots)
+        })
+    }
+
+    fn same_heap(a: &Heap, b: &Heap) -> bool {
+        a.cells.len() == b.cells.len()
+            && a.cells
+                .iter()
+                .zip(&b.cells)
+                .all(|(x, y)| x.same_encoding(y))
+    }
+
+    proptest! {
+        #[test]
+        fn marking_finds_what_a_plain_walk_finds((heap, roots) in heaps()) {
+            let marked = heap.mark(roots.iter().copied());
+            let seen = reachable(&heap, &roots);
+            for (id, &s) in seen.iter().enumerate() {
+                prop_assert_eq!(marked.contains(id), s, "id {}", id);
+            }
+        }
+
+        /// A sweep, more cells, then the checkpoint's collection leave the
+        /// heap the collection alone leaves: same length, same ids.
+        #[test]
+        fn a_sweep_before_a_collection_changes_nothing_it_keeps(
+            (heap, roots) in heaps(),
+            more in proptest::collection::vec((any::<u8>(), proptest::collection::vec(0u32..45, 0..5)), 0..8),
+        ) {
+            let (mut swept, mut plain) = (heap.clone(), heap);
+            let live = swept.sweep(roots.iter().copied());
+            prop_assert_eq!(swept.cells.len(), plain.cells.len());
+            prop_assert_eq!(live, reachable(&plain, &roots).iter().filter(|&&s| s).count());
+            // New cells refer only to live ones or to each other, as a
+            // program's do.
+            let seen = reachable(&plain, &roots);
+            let old_len = plain.cells.len() as u32;
+            for (kind, targets) in &more {
+                let base = plain.cells.len() as u32;
+                let targets: Vec<u32> = targets
+                    .iter()
+                    .copied()
+                    .filter(|&t| seen.get(t as usize).copied().unwrap_or(t < base))
+                    .filter(|&t| t < base)
+                    .collect();
+                let c = cell(*kind, &targets);
+                swept.cells.push(c.clone());
+                plain.cells.push(c);
+            }
+            // The checkpoint's roots: the same, and the newest cells (a
+            // cell unreachable at the sweep is never a root again).
+            let roots: Vec<u32> = roots
+                .into_iter()
+                .chain((old_len..plain.cells.len() as u32).rev().take(2))
+                .collect();
+            prop_assert_eq!(swept.collect(roots.iter().copied()), plain.collect(roots.iter().copied()));
+            prop_assert!(same_heap(&swept, &plain));
+        }
     }
 }

@@ -24,3 +24,5 @@ mod old_continuations;
 mod properties;
 #[path = "stepper.rs"]
 mod stepper;
+#[path = "sweeps.rs"]
+mod sweeps;

@@ -203,6 +203,9 @@ pub struct Execution {
     liveness: BTreeMap<FuncPos, Liveness>,
     poisoned: Option<EngineError>,
     steps: u64,
+    /// The heap length at which the stepper next sweeps unreachable cells
+    /// (`step::next_sweep`; not part of the continuation).
+    sweep_at: usize,
     /// The canonical text of the last emitted checkpoint's body, by
     /// revision, when it was written while choosing delta or snapshot
     /// (see [`Execution::take_checkpoint_text`]).
@@ -378,6 +381,7 @@ impl Execution {
         limits: Limits,
         base: Option<Continuation>,
     ) -> Execution {
+        let cells = state.heap.cells.len();
         Execution {
             program,
             state,
@@ -392,6 +396,7 @@ impl Execution {
             liveness: BTreeMap::new(),
             poisoned: None,
             steps: 0,
+            sweep_at: step::next_sweep(cells, cells),
         }
     }
 
@@ -723,7 +728,8 @@ impl Execution {
             }
         }
         let roots = self.state.roots();
-        self.state.heap.collect(roots);
+        let live = self.state.heap.collect(roots);
+        self.sweep_at = step::next_sweep(self.state.heap.cells.len(), live);
     }
 
     fn emit_checkpoint(&mut self) -> Result<(), EngineError> {

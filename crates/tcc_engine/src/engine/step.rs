@@ -18,6 +18,15 @@ use crate::value::{Cell, Value};
 use serde_json::Value as J;
 use tcc_ir::Instruction;
 
+/// The fewest allocations between two sweeps of a running execution's heap.
+pub(super) const MIN_SWEEP_INTERVAL: usize = 8192;
+
+/// The heap length at which the next sweep runs, for a heap of `len` ids of
+/// which `live` are live (see [`Execution::sweep_garbage`]).
+pub(super) fn next_sweep(len: usize, live: usize) -> usize {
+    len + (2 * live).max(len / 32).max(MIN_SWEEP_INTERVAL)
+}
+
 impl Execution {
     /// Runs up to `budget` steps; returns how many ran. Stops early when a
     /// step queues host work or changes the status.
@@ -52,7 +61,11 @@ impl Execution {
                 .at(site));
             };
             match self.step(&program, pos, pc, ins) {
-                Ok(true) => {}
+                Ok(true) => {
+                    if self.state.heap.cells.len() >= self.sweep_at {
+                        self.sweep_garbage();
+                    }
+                }
                 Ok(false) => return Ok(ran),
                 Err(EvalError::Fatal(e)) => return Err(e.at(site)),
                 Err(EvalError::Throw(v)) => {
@@ -559,11 +572,35 @@ impl Execution {
 
     pub(super) fn alloc(&mut self, cell: Cell) -> Result<u32, EvalError> {
         if self.state.heap.cells.len() >= self.limits.max_heap_cells {
-            // Collect before giving up; ids stay stable, trailing holes trimmed.
-            let roots = self.state.roots();
-            self.state.heap.collect(roots);
+            // Collect before giving up; ids stay stable, trailing holes
+            // trimmed. The new cell's references are roots too: they were
+            // popped off the stack (`NewCell`, `NewEnv`, `NewClosure`) or
+            // allocated just before (`LoadFunc`'s environment).
+            let mut roots = self.state.roots();
+            cell.children(&mut roots);
+            let live = self.state.heap.collect(roots);
+            self.sweep_at = next_sweep(self.state.heap.cells.len(), live);
         }
         Ok(self.state.heap.alloc(cell, &self.limits)?)
+    }
+
+    /// Frees the cells that became unreachable since the last sweep or
+    /// checkpoint, between two instructions, where every live reference is
+    /// in the state's roots. Cells become holes without trimming
+    /// ([`crate::value::Heap::sweep`]), so ids, and with them every
+    /// checkpoint's bytes, are those of a run without sweeps.
+    ///
+    /// The next sweep comes after twice as many allocations as there are
+    /// live cells (marking visits every live cell: a growing heap is marked
+    /// about once more in all), a thirty-second of the heap's length (each
+    /// sweep scans every id, holes included) or [`MIN_SWEEP_INTERVAL`],
+    /// whichever is most, so sweeping costs a bounded amount per
+    /// allocation, and the garbage held at once is bounded by the same.
+    #[cold]
+    pub(super) fn sweep_garbage(&mut self) {
+        let roots = self.state.roots();
+        let live = self.state.heap.sweep(roots);
+        self.sweep_at = next_sweep(self.state.heap.cells.len(), live);
     }
 
     pub(super) fn check_len(&self, len: usize) -> Result<(), EvalError> {
