@@ -239,7 +239,20 @@ pub struct Heap {
     pub cells: Vec<Cell>,
 }
 
+/// The fewest allocations between two sweeps of a running execution's heap
+/// ([`Heap::next_sweep`]).
+pub const MIN_SWEEP_INTERVAL: usize = 8192;
+
 impl Heap {
+    /// The heap length at which the next sweep of a running execution
+    /// runs, now that `live` of this heap's ids are live: after twice as
+    /// many allocations as live cells, a thirty-second of the length, or
+    /// [`MIN_SWEEP_INTERVAL`], whichever is most.
+    pub fn next_sweep(&self, live: usize) -> usize {
+        let len = self.cells.len();
+        len + (2 * live).max(len / 32).max(MIN_SWEEP_INTERVAL)
+    }
+
     /// Appends a cell and returns its id, enforcing the heap-cell limit.
     pub fn alloc(&mut self, cell: Cell, limits: &Limits) -> Result<u32, EngineError> {
         if self.cells.len() >= limits.max_heap_cells {

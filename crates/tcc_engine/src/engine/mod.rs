@@ -204,7 +204,7 @@ pub struct Execution {
     poisoned: Option<EngineError>,
     steps: u64,
     /// The heap length at which the stepper next sweeps unreachable cells
-    /// (`step::next_sweep`; not part of the continuation).
+    /// (`Heap::next_sweep`; not part of the continuation).
     sweep_at: usize,
     /// The canonical text of the last emitted checkpoint's body, by
     /// revision, when it was written while choosing delta or snapshot
@@ -381,7 +381,7 @@ impl Execution {
         limits: Limits,
         base: Option<Continuation>,
     ) -> Execution {
-        let cells = state.heap.cells.len();
+        let state_sweep_at = state.heap.next_sweep(state.heap.cells.len());
         Execution {
             program,
             state,
@@ -396,7 +396,7 @@ impl Execution {
             liveness: BTreeMap::new(),
             poisoned: None,
             steps: 0,
-            sweep_at: step::next_sweep(cells, cells),
+            sweep_at: state_sweep_at,
         }
     }
 
@@ -729,7 +729,7 @@ impl Execution {
         }
         let roots = self.state.roots();
         let live = self.state.heap.collect(roots);
-        self.sweep_at = step::next_sweep(self.state.heap.cells.len(), live);
+        self.sweep_at = self.state.heap.next_sweep(live);
     }
 
     fn emit_checkpoint(&mut self) -> Result<(), EngineError> {

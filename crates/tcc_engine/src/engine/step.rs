@@ -18,15 +18,6 @@ use crate::value::{Cell, Value};
 use serde_json::Value as J;
 use tcc_ir::Instruction;
 
-/// The fewest allocations between two sweeps of a running execution's heap.
-pub(super) const MIN_SWEEP_INTERVAL: usize = 8192;
-
-/// The heap length at which the next sweep runs, for a heap of `len` ids of
-/// which `live` are live (see [`Execution::sweep_garbage`]).
-pub(super) fn next_sweep(len: usize, live: usize) -> usize {
-    len + (2 * live).max(len / 32).max(MIN_SWEEP_INTERVAL)
-}
-
 impl Execution {
     /// Runs up to `budget` steps; returns how many ran. Stops early when a
     /// step queues host work or changes the status.
@@ -579,7 +570,7 @@ impl Execution {
             let mut roots = self.state.roots();
             cell.children(&mut roots);
             let live = self.state.heap.collect(roots);
-            self.sweep_at = next_sweep(self.state.heap.cells.len(), live);
+            self.sweep_at = self.state.heap.next_sweep(live);
         }
         Ok(self.state.heap.alloc(cell, &self.limits)?)
     }
@@ -593,14 +584,14 @@ impl Execution {
     /// The next sweep comes after twice as many allocations as there are
     /// live cells (marking visits every live cell: a growing heap is marked
     /// about once more in all), a thirty-second of the heap's length (each
-    /// sweep scans every id, holes included) or [`MIN_SWEEP_INTERVAL`],
+    /// sweep scans every id, holes included) or [`crate::value::MIN_SWEEP_INTERVAL`],
     /// whichever is most, so sweeping costs a bounded amount per
     /// allocation, and the garbage held at once is bounded by the same.
     #[cold]
     pub(super) fn sweep_garbage(&mut self) {
         let roots = self.state.roots();
         let live = self.state.heap.sweep(roots);
-        self.sweep_at = next_sweep(self.state.heap.cells.len(), live);
+        self.sweep_at = self.state.heap.next_sweep(live);
     }
 
     pub(super) fn check_len(&self, len: usize) -> Result<(), EvalError> {
