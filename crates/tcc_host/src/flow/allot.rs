@@ -187,17 +187,9 @@ impl Allotments {
     /// those rather than asking the store for a slot of its own (a
     /// transaction on the same row, queued behind that reservation).
     pub fn await_reserve(&self, scope: &str, limit: Duration) -> bool {
-        let Ok(st) = self.state.lock() else {
-            return false;
-        };
-        let reserving = |st: &State| st.scopes.get(scope).is_some_and(|a| a.reserving);
-        if !reserving(&st) {
-            return false;
-        }
-        let _ = self
-            .reserved
-            .wait_timeout_while(st, limit, |st| reserving(st));
-        true
+        super::in_flight::wait_while(&self.state, &self.reserved, limit, |st: &State| {
+            st.scopes.get(scope).is_some_and(|a| a.reserving)
+        })
     }
 
     /// Takes `holder`'s lent slots in `scopes` back: the scopes it was lent

@@ -45,6 +45,7 @@ use std::time::{Duration, Instant};
 
 pub mod allot;
 pub mod api;
+mod in_flight;
 pub mod rows;
 pub mod share;
 

@@ -180,15 +180,9 @@ impl Shares {
     /// one waits for those tokens rather than asking the store for its
     /// own (a transaction on the same row, queued behind that take).
     pub fn await_take(&self, scope: &str, limit: Duration) -> bool {
-        let Ok(st) = self.state.lock() else {
-            return false;
-        };
-        let taking = |st: &State| st.scopes.get(scope).is_some_and(|a| a.taking);
-        if !taking(&st) {
-            return false;
-        }
-        let _ = self.took.wait_timeout_while(st, limit, |st| taking(st));
-        true
+        super::in_flight::wait_while(&self.state, &self.took, limit, |st: &State| {
+            st.scopes.get(scope).is_some_and(|a| a.taking)
+        })
     }
 
     /// Whether `holder` was admitted in `scope` with a share (forgotten
