@@ -173,6 +173,57 @@ struct Entry<'a, T> {
     origin: usize,
 }
 
+/// A struct or function of a library, as the linker names it.
+trait LinkedEntity: Clone {
+    /// `struct` or `function`, for [`Rename::what`].
+    const WHAT: &'static str;
+    /// The entity's key and its name.
+    fn key_and_name(&mut self) -> (&str, &mut String);
+}
+
+impl LinkedEntity for LibraryIrStruct {
+    const WHAT: &'static str = "struct";
+    fn key_and_name(&mut self) -> (&str, &mut String) {
+        (&self.key, &mut self.name)
+    }
+}
+
+impl LinkedEntity for LibraryIrFunction {
+    const WHAT: &'static str = "function";
+    fn key_and_name(&mut self) -> (&str, &mut String) {
+        (&self.key, &mut self.name)
+    }
+}
+
+/// The kept entries, each under its name in the module (a change of name
+/// recorded in `renames`), and the origin of each.
+fn keep_renamed<T: LinkedEntity>(
+    entries: &[Entry<'_, T>],
+    keep: &[bool],
+    names: &[String],
+    inputs: &[LinkInput<'_>],
+    renames: &mut Vec<Rename>,
+) -> (Vec<T>, Vec<String>) {
+    let mut kept = Vec::new();
+    let mut origins = Vec::new();
+    for ((e, name), _) in entries.iter().zip(names).zip(keep).filter(|(_, k)| **k) {
+        let mut item = e.item.clone();
+        let (key, current) = item.key_and_name();
+        if *current != *name {
+            renames.push(Rename {
+                what: T::WHAT,
+                key: key.to_string(),
+                from: current.clone(),
+                to: name.clone(),
+            });
+            *current = name.clone();
+        }
+        kept.push(item);
+        origins.push(inputs[e.origin].origin.to_string());
+    }
+    (kept, origins)
+}
+
 /// Links `libraries` (in order) with the options' consumer.
 pub fn link(
     libraries: &[LinkInput<'_>],
@@ -343,44 +394,15 @@ pub fn link(
         })
         .collect();
     let mut renames = Vec::new();
-    let mut out_structs = Vec::new();
-    let mut struct_origins = Vec::new();
-    for (i, e) in structs.iter().enumerate() {
-        if !keep_struct[i] {
-            continue;
-        }
-        let mut s = e.item.clone();
-        if struct_names[i] != s.name {
-            renames.push(Rename {
-                what: "struct",
-                key: s.key.clone(),
-                from: s.name.clone(),
-                to: struct_names[i].clone(),
-            });
-            s.name = struct_names[i].clone();
-        }
-        out_structs.push(s);
-        struct_origins.push(inputs[e.origin].origin.to_string());
-    }
-    let mut out_functions = Vec::new();
-    let mut function_origins = Vec::new();
-    for (i, e) in functions.iter().enumerate() {
-        if !keep_function[i] {
-            continue;
-        }
-        let mut f = e.item.clone();
-        if function_names[i] != f.name {
-            renames.push(Rename {
-                what: "function",
-                key: f.key.clone(),
-                from: f.name.clone(),
-                to: function_names[i].clone(),
-            });
-            f.name = function_names[i].clone();
-        }
-        out_functions.push(f);
-        function_origins.push(inputs[e.origin].origin.to_string());
-    }
+    let (out_structs, struct_origins) =
+        keep_renamed(&structs, &keep_struct, &struct_names, &inputs, &mut renames);
+    let (out_functions, function_origins) = keep_renamed(
+        &functions,
+        &keep_function,
+        &function_names,
+        &inputs,
+        &mut renames,
+    );
 
     let kept_structs: HashSet<&str> = out_structs.iter().map(|s| s.key.as_str()).collect();
     let kept_functions: HashSet<&str> = out_functions.iter().map(|f| f.key.as_str()).collect();
