@@ -347,8 +347,8 @@ pub struct FlowControl {
     /// renew), how many times at once.
     store_held: Mutex<HashMap<String, u32>>,
     /// This node's last report of what it runs without a slot row
-    /// ([`NodeBeat::running`]) and when it was written.
-    reported: Mutex<Option<(Running, Instant)>>,
+    /// ([`NodeBeat::running`]).
+    reported: Mutex<Option<Running>>,
 }
 
 /// What a node runs under each limit without a slot row of its own, by
@@ -788,8 +788,8 @@ impl FlowControl {
     /// what it runs under each limit without a slot row of its own
     /// (reserved slots lent, admissions made with a share), counted in
     /// `in_use` until a lease from now. Writes nothing when the node holds
-    /// no slot and its report is unchanged and less than half a lease old
-    /// (a node under rate limits alone, idle, or under no limit).
+    /// no slot and runs nothing under a limit, and reported so (a node
+    /// under rate limits alone admitting nothing, or under no limit).
     pub fn renew(&self, store: &dyn Store, owner: &str, lease_ms: i64) {
         let Some(f) = store_of(store) else {
             return;
@@ -797,14 +797,14 @@ impl FlowControl {
         let renew_slots =
             self.allot.holds_any() || self.store_held.lock().map_or(true, |h| !h.is_empty());
         let running = self.running();
-        let refresh = Duration::from_millis((lease_ms / 2).max(0) as u64);
-        let report_due = match self.reported.lock().as_deref() {
-            Ok(Some((last, at))) => {
-                *last != running || (!running.is_empty() && at.elapsed() >= refresh)
-            }
-            Ok(None) => !running.is_empty(),
-            Err(_) => true,
-        };
+        // A report of something running is written by every heartbeat (it
+        // expires a lease later, as a slot would); an empty one once.
+        let report_due = !running.is_empty()
+            || match self.reported.lock().as_deref() {
+                Ok(Some(last)) => !last.is_empty(),
+                Ok(None) => false,
+                Err(_) => true,
+            };
         if !renew_slots && !report_due {
             return;
         }
@@ -820,7 +820,7 @@ impl FlowControl {
                     self.allot.renewed(lease_ms);
                 }
                 if let Ok(mut r) = self.reported.lock() {
-                    *r = Some((beat.running, Instant::now()));
+                    *r = Some(beat.running);
                 }
             }
             Err(e) => tracing::warn!(error = %e, "renewing flow slots failed"),
