@@ -5,6 +5,10 @@
 //! `program:work max=2` it never sees more than two at once, whatever the
 //! kill (the dead node's slots come back when their lease expires, after
 //! its calls have ended). Executions over the limit show as `throttled`.
+//! Under a limit with both a rate and `max_concurrent` (admitted with
+//! reserved slots and token shares, in memory) the same kill neither lets
+//! more than `max_concurrent` calls run at once nor more than
+//! `burst + rate × T` calls in any window of T.
 
 #[path = "../../tcc_host/tests/common/mod.rs"]
 mod common;
@@ -26,6 +30,8 @@ struct Counts {
     in_flight: usize,
     most: usize,
     calls: usize,
+    /// When each call arrived, in arrival order.
+    started: Vec<Instant>,
 }
 
 struct Slow {
@@ -61,6 +67,7 @@ impl Slow {
                     {
                         let mut c = seen.lock().unwrap();
                         c.calls += 1;
+                        c.started.push(Instant::now());
                         c.in_flight += 1;
                         c.most = c.most.max(c.in_flight);
                     }
@@ -84,6 +91,10 @@ impl Slow {
 
     fn most(&self) -> usize {
         self.counts.lock().unwrap().most
+    }
+
+    fn started(&self) -> Vec<Instant> {
+        self.counts.lock().unwrap().started.clone()
     }
 }
 
@@ -317,17 +328,14 @@ fn limit_verbs_and_a_throttled_status_on_sqlite() {
 }
 
 fn serve_pg(url: &str, p: &Path, node: &str) -> Server {
+    serve_pg_limit(url, p, node, "program:work=max=2")
+}
+
+fn serve_pg_limit(url: &str, p: &Path, node: &str, limit: &str) -> Server {
     tcc_serve::serve(
         url,
         p,
-        &[
-            "--lease-ms",
-            "1000",
-            "--node-id",
-            node,
-            "--limit",
-            "program:work=max=2",
-        ],
+        &["--lease-ms", "1000", "--node-id", node, "--limit", limit],
         &[],
         None,
     )
@@ -359,4 +367,78 @@ fn two_postgresql_nodes_one_sigkilled_never_exceed_a_limit() {
     assert!(slow.calls() >= ids.len());
     let (_, j) = http(&a.url, "GET", "/v1/limits/program:work", None);
     assert_eq!(j["waiting"], 0, "{j}");
+}
+
+/// A call reaches the webhook at most this long after its admission (the
+/// provider's HTTP request on loopback): the slack of the window bound.
+const ADMISSION_TO_CALL: Duration = Duration::from_millis(200);
+
+/// Two PostgreSQL nodes under `route:slow.* max=16,rate=40/s,burst=32`
+/// (at least 16 with a rate: each node admits with reserved slots and a
+/// share of the tokens, without the store), one SIGKILLed mid-run and
+/// restarted under another id. The webhook's timestamps bound what was
+/// admitted: never more than 16 calls at once, the n-th call not before the
+/// bucket had n tokens (burst + rate × the time since the limit was set),
+/// in any window between two calls at most burst + rate × its length (plus
+/// [`ADMISSION_TO_CALL`]), and every execution completes.
+#[test]
+fn two_postgresql_nodes_one_sigkilled_never_exceed_a_rate_and_max_limit() {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_limits_both_kill").unwrap()
+    else {
+        eprintln!("PostgreSQL not reachable: skipped");
+        return;
+    };
+    let (max, rate, burst) = (16, 40.0, 32.0);
+    let limit = "route:slow.*=max=16,rate=40/s,burst=32";
+    let d = Dir::new("irkit-tcc-limits-both-");
+    let slow = Slow::start(Duration::from_millis(300));
+    let p = providers(&d.0, &slow.url);
+    let db = schema.url();
+    // The bucket starts full when the first node writes the limit: from
+    // then on, at most burst + rate × t tokens were ever there.
+    let set_at = Instant::now();
+    let mut a = serve_pg_limit(&db, &p, "node-a", limit);
+    let b = serve_pg_limit(&db, &p, "node-b", limit);
+    register(&d.0, &a.url);
+    let mut ids = start(&a.url, 50);
+    ids.extend(start(&b.url, 50));
+    // SIGKILL node a while calls are in flight, then start it again.
+    wait_until("calls under way", || slow.calls() >= 40);
+    a.child.kill().unwrap();
+    a.child.wait().unwrap();
+    let a = serve_pg_limit(&db, &p, "node-a2", limit);
+    wait_until("all completed", || completed(&b.url, &ids));
+    assert!(slow.most() <= max, "{} calls at once", slow.most());
+    let started = slow.started();
+    assert!(started.len() >= ids.len(), "{} calls", started.len());
+    for (i, at) in started.iter().enumerate() {
+        let allowed = burst + rate * at.duration_since(set_at).as_secs_f64() + 1.0;
+        assert!(
+            (i + 1) as f64 <= allowed,
+            "call {} at {:?} past the bucket ({allowed:.1})",
+            i + 1,
+            at.duration_since(set_at)
+        );
+    }
+    for i in 0..started.len() {
+        for j in i..started.len() {
+            let window = started[j].duration_since(started[i]) + ADMISSION_TO_CALL;
+            let allowed = burst + rate * window.as_secs_f64() + 1.0;
+            assert!(
+                (j - i + 1) as f64 <= allowed,
+                "calls {}..={} within {:?}: more than {allowed:.1}",
+                i + 1,
+                j + 1,
+                started[j].duration_since(started[i])
+            );
+        }
+    }
+    let (_, j) = http(&a.url, "GET", "/v1/limits/route:slow.*", None);
+    assert_eq!(j["waiting"], 0, "{j}");
+    eprintln!(
+        "{} calls in {:?}, at most {} at once",
+        started.len(),
+        started.last().map(|t| t.duration_since(set_at)),
+        slow.most()
+    );
 }

@@ -932,7 +932,8 @@ impl Host {
                 tracing::warn!(executions = ids.len(), error = %e, "renewing leases failed");
             }
         }
-        self.flow.close_reservations(&*self.store, &self.cfg.owner);
+        self.flow
+            .close_reservations(&*self.store, &self.cfg.owner, self.cfg.lease_ms);
     }
 
     fn scheduler(&self, tx: std::sync::mpsc::Sender<String>) {

@@ -14,7 +14,9 @@ use db::TestDb;
 use serde_json::json;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
-use tcc_host::flow::{AcquireRequest, Admission, FlowStore, ReserveRequest, Settings, limit_row};
+use tcc_host::flow::{
+    AcquireRequest, Admission, FlowStore, NodeBeat, ReserveRequest, Settings, limit_row,
+};
 use tcc_host::providers::EffectCall;
 use tcc_host::store::Store;
 use tcc_host::values::TaggedList;
@@ -164,8 +166,10 @@ fn a_node_reserves_slots_only_far_from_the_limit_and_never_past_a_queue() {
             assert!(granted(&ask(&*a, "program:r", &format!("e{i}"), "A", 20)));
         }
         assert!(!granted(&ask(&*b, "program:r", "e8", "B", 21)));
+        // 16 slots held, of which 8 reserved and lent to nothing yet: 8
+        // run (`in_use` counts what runs, not what is held).
         let usage = flow(&*a).list_limits(22).unwrap();
-        assert_eq!((usage[0].in_use, usage[0].waiting), (16, 1));
+        assert_eq!((usage[0].in_use, usage[0].waiting), (8, 1));
         // Reserved slots given back wake the queue's head, and nobody
         // reserves while a holder waits.
         let held: Vec<String> = (0..4).map(|i| format!("node/A/10-{i}")).collect();
@@ -838,8 +842,10 @@ fn a_rate_and_max_limit_counts_a_dead_nodes_slots_and_tokens_until_they_expire()
         assert!(granted(&ask(&*b, scope, "h6", "B", 500)));
         assert!(granted(&ask(&*b, scope, "h7", "B", 500)));
         assert!(!granted(&ask(&*b, scope, "h8", "B", 501)), "16 slots held");
+        // 16 slots held: A's 8 reserved ones lent to nothing (A reported
+        // nothing) and B's 8 admissions; 8 run.
         let usage = flow(&*b).list_limits(502).unwrap();
-        assert_eq!((usage[0].in_use, usage[0].waiting), (16, 1));
+        assert_eq!((usage[0].in_use, usage[0].waiting), (8, 1));
         // A's reserved slots come back when their lease ends, not before.
         flow(&*b).renew_slots("B", 60_000).unwrap();
         assert!(!granted(&ask(&*b, scope, "h8", "B", 1_009)));
@@ -932,6 +938,139 @@ fn two_nodes_under_a_rate_and_max_limit_lend_slots_and_tokens_within_both() {
                 i + 1,
                 at.duration_since(set_at)
             );
+        }
+    }
+}
+
+fn beat(store: &dyn Store, owner: &str, until_ms: i64, renew: bool, running: &[(&str, i64)]) {
+    flow(store)
+        .beat(&NodeBeat {
+            owner: owner.into(),
+            until_ms,
+            renew_slots: renew,
+            running: running.iter().map(|(s, n)| (s.to_string(), *n)).collect(),
+        })
+        .unwrap();
+}
+
+fn in_use(store: &dyn Store, scope: &str, now: i64) -> i64 {
+    let usage = flow(store).list_limits(now).unwrap();
+    usage
+        .iter()
+        .find(|u| u.limit.scope == scope)
+        .map_or(-1, |u| u.in_use)
+}
+
+/// `in_use` is what runs under a limit across nodes: the slots the store
+/// admitted plus each node's last report of what it admitted itself
+/// (reserved slots lent, admissions made with a share), a report counting
+/// until it expires (a dead node's too); reserved slots lent to nothing
+/// do not count. Explicit times, two nodes.
+#[test]
+fn in_use_counts_store_slots_and_each_nodes_report_until_it_expires() {
+    for db in TestDb::all("t_flow_in_use") {
+        let (a, b) = db.nodes();
+        let (p, r) = ("program:u", "route:r.*");
+        set(&*a, p, "max=16");
+        set(&*a, r, "rate=10/s");
+        assert!(reserve(&*a, p, "A", 4, 10));
+        assert!(reserve(&*b, p, "B", 4, 10));
+        assert_eq!(in_use(&*a, p, 11), 0, "reserved, lent to nothing");
+        assert!(granted(&ask(&*a, p, "e0", "A", 20)));
+        assert!(granted(&ask(&*b, p, "e1", "B", 20)));
+        assert_eq!(in_use(&*b, p, 21), 2);
+        // A lends 3 of its reserved slots and admits 2 with a share of the
+        // rate limit; B lends 4.
+        beat(&*a, "A", 1_000, true, &[(p, 3), (r, 2)]);
+        beat(&*b, "B", 500, false, &[(p, 4)]);
+        assert_eq!(in_use(&*b, p, 30), 9);
+        assert_eq!(in_use(&*a, r, 30), 2, "a rate limit alone holds no slot");
+        // A's beat renewed its slots (e0 to 1 000), not B's (e1 to 1 020).
+        // B stops reporting (it died): its report counts until 500.
+        assert_eq!(in_use(&*a, p, 500), 9);
+        assert_eq!(in_use(&*a, p, 501), 5);
+        // A's next report replaces its last one: the rate limit's row goes.
+        beat(&*a, "A", 2_000, true, &[(p, 1)]);
+        assert_eq!(in_use(&*a, p, 600), 3);
+        assert_eq!(in_use(&*a, r, 600), 0);
+        // e1's slot (B's, not renewed) expires at 1 020, e0's (A's) lives.
+        assert_eq!(in_use(&*a, p, 1_021), 2);
+        beat(&*a, "A", 3_000, false, &[]);
+        assert_eq!(in_use(&*a, p, 1_100), 1);
+        flow(&*a).release(&[p.into()], "e0", 1_100).unwrap();
+        assert_eq!(in_use(&*a, p, 1_100), 0);
+        // A deleted limit takes its reports with it.
+        beat(&*a, "A", 9_000, false, &[(r, 5)]);
+        assert!(flow(&*a).delete_limit(r).unwrap());
+        set(&*a, r, "rate=10/s");
+        assert_eq!(in_use(&*a, r, 1_200), 0);
+    }
+}
+
+/// Two hosts under a rate limit (token shares), a concurrency limit of 64
+/// (reserved slots) and both: while 10 provider calls are held open,
+/// `GET /v1/limits`'s `in_use` reaches 10 once each node's heartbeat
+/// reported (within a heartbeat, a third of the 2 s lease), never counting
+/// reserved slots lent to nothing, and goes back to 0 once they end.
+#[test]
+fn in_use_counts_what_runs_with_shares_and_reserved_slots_across_nodes() {
+    for (tag, settings) in [
+        ("t_flow_use_rate", "rate=1000/s"),
+        ("t_flow_use_max", "max=64"),
+        ("t_flow_use_both", "max=64,rate=1000/s"),
+    ] {
+        for db in TestDb::all(tag) {
+            let (sa, sb) = db.nodes();
+            let probe = Probe::new(false, Duration::from_millis(1));
+            let a = host(sa.clone(), &probe, 12);
+            let b = host(sb.clone(), &probe, 12);
+            a.register(&one_effect("work"), Some("work")).unwrap();
+            set(&*sa, "program:work", settings);
+            let ids: Vec<String> = (0..10)
+                .map(|i| {
+                    let h = if i % 2 == 0 { &a } else { &b };
+                    h.start("work", vec![], None).unwrap()
+                })
+                .collect();
+            let threads: Vec<_> = [a.spawn(), b.spawn()].into_iter().flatten().collect();
+            let (mut lent, mut shared) = (false, false);
+            let observe = |lent: &mut bool, shared: &mut bool| {
+                for h in [&a, &b] {
+                    *lent |= h.flow().reservations().iter().any(|(_, _, l)| *l > 0);
+                    *shared |= !h.flow().shares().is_empty();
+                }
+            };
+            wait_until("10 calls held open", || {
+                observe(&mut lent, &mut shared);
+                probe.state.lock().unwrap().in_flight == 10
+            });
+            let now = || tcc_host::now_ms();
+            wait_until("in_use reports the 10 calls", || {
+                in_use(&*sb, "program:work", now()) == 10
+            });
+            observe(&mut lent, &mut shared);
+            let (want_lent, want_shared) = (settings.contains("max"), settings.contains("rate"));
+            assert!(
+                lent == want_lent && shared == want_shared,
+                "{settings}: slots lent {lent}, tokens shared {shared}"
+            );
+            // Nothing ends while the calls are held: the count stays (the
+            // reports renewed before they expire).
+            let until = Instant::now() + Duration::from_millis(2_500);
+            while Instant::now() < until {
+                assert_eq!(in_use(&*sa, "program:work", now()), 10, "{settings}");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            probe.open();
+            wait_until("all completed", || all_completed(&*sa, &ids));
+            wait_until("in_use back to 0", || {
+                in_use(&*sa, "program:work", now()) == 0
+            });
+            a.shutdown();
+            b.shutdown();
+            for t in threads {
+                t.join().unwrap();
+            }
         }
     }
 }

@@ -283,6 +283,25 @@ impl Allotments {
         }
     }
 
+    /// Whether this node holds reserved slots (free or lent) or has a
+    /// reservation in flight: then its heartbeat renews its slots.
+    pub fn holds_any(&self) -> bool {
+        self.state.lock().map_or(true, |st| !st.scopes.is_empty())
+    }
+
+    /// Reserved slots lent now, by scope (those with none left out): what
+    /// this node runs under each limit with its own slots.
+    pub fn lent(&self) -> Vec<(String, i64)> {
+        let Ok(st) = self.state.lock() else {
+            return Vec::new();
+        };
+        st.scopes
+            .iter()
+            .filter(|(_, a)| !a.lent.is_empty())
+            .map(|(s, a)| (s.clone(), a.lent.len() as i64))
+            .collect()
+    }
+
     /// Reserved slots now (free and lent), by scope (for tests and logs).
     pub fn held(&self) -> Vec<(String, usize, usize)> {
         let Ok(st) = self.state.lock() else {

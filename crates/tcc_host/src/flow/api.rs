@@ -7,8 +7,8 @@
 //! does not lift them.
 //!
 //! - `GET /v1/limits` → `{"limits": [...]}`, by scope, each with its
-//!   `namespace` (`null`: global), `in_use` slots and `waiting`
-//!   executions (a token of every namespace naming none lists every
+//!   `namespace` (`null`: global), `in_use` (what runs under it across
+//!   nodes, [`super::LimitUsage::in_use`]) and `waiting` executions (a token of every namespace naming none lists every
 //!   limit, global and per namespace).
 //! - `PUT /v1/limits/{scope}` `{"max_concurrent", "rate", "burst"}` → 200
 //!   with the limit (created or replaced; applies on every node within

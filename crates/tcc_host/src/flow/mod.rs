@@ -40,6 +40,7 @@
 
 use crate::store::{ExecutionRow, Store, StoreError};
 use serde_json::{Value as J, json};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -50,7 +51,8 @@ pub mod rows;
 pub mod share;
 
 pub use rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, NodeBeat, ReserveRequest,
+    ShareRequest,
 };
 
 /// How often a node reads the limits again (a limit set on another node
@@ -341,7 +343,17 @@ pub struct FlowControl {
     cached: Mutex<Option<(Instant, ScopeList)>>,
     allot: allot::Allotments,
     shares: share::Shares,
+    /// Holders this node admitted through the store (a slot row each, to
+    /// renew), how many times at once.
+    store_held: Mutex<HashMap<String, u32>>,
+    /// This node's last report of what it runs without a slot row
+    /// ([`NodeBeat::running`]).
+    reported: Mutex<Option<Running>>,
 }
+
+/// What a node runs under each limit without a slot row of its own, by
+/// scope (sorted; scopes with none left out).
+type Running = Vec<(String, i64)>;
 
 /// A limit as a node caches it.
 #[derive(Debug, Clone)]
@@ -394,6 +406,8 @@ impl FlowControl {
             cached: Mutex::new(None),
             allot: allot::Allotments::default(),
             shares: share::Shares::default(),
+            store_held: Mutex::new(HashMap::new()),
+            reported: Mutex::new(None),
         }
     }
 
@@ -453,7 +467,7 @@ impl FlowControl {
         limits
     }
 
-    /// Whether any limit is set (the heartbeat renews slots only then).
+    /// Whether any limit is set.
     pub fn any(&self, store: &dyn Store) -> bool {
         !self.limits(store).is_empty()
     }
@@ -516,6 +530,11 @@ impl FlowControl {
             lease_ms,
             retry_ms: RETRY_MS.min(lease_ms.max(1)),
         })?;
+        if let Admission::Granted { .. } = a
+            && let Ok(mut held) = self.store_held.lock()
+        {
+            *held.entry(holder.to_string()).or_default() += 1;
+        }
         match &a {
             Admission::Granted { waited_ms: Some(w) } => {
                 crate::metrics::global().throttle_waited(kind, *w)
@@ -748,6 +767,14 @@ impl FlowControl {
         if rest.is_empty() {
             return;
         }
+        if let Ok(mut held) = self.store_held.lock()
+            && let Some(n) = held.get_mut(holder)
+        {
+            *n -= 1;
+            if *n == 0 {
+                held.remove(holder);
+            }
+        }
         if let Some(f) = store_of(store)
             && let Err(e) = f.release(&rest, holder, crate::ids::now_ms())
         {
@@ -756,17 +783,63 @@ impl FlowControl {
         }
     }
 
-    /// Renews the slots this node holds (the heartbeat), when limits exist.
+    /// The heartbeat's flow rows ([`FlowStore::beat`]): renews the slots
+    /// this node holds (reserved, or taken through the store) and reports
+    /// what it runs under each limit without a slot row of its own
+    /// (reserved slots lent, admissions made with a share), counted in
+    /// `in_use` until a lease from now. Writes nothing when the node holds
+    /// no slot and runs nothing under a limit, and reported so (a node
+    /// under rate limits alone admitting nothing, or under no limit).
     pub fn renew(&self, store: &dyn Store, owner: &str, lease_ms: i64) {
-        if !self.any(store) {
+        let Some(f) = store_of(store) else {
+            return;
+        };
+        let renew_slots =
+            self.allot.holds_any() || self.store_held.lock().map_or(true, |h| !h.is_empty());
+        let running = self.running();
+        // A report of something running is written by every heartbeat (it
+        // expires a lease later, as a slot would); an empty one once.
+        let report_due = !running.is_empty()
+            || match self.reported.lock().as_deref() {
+                Ok(Some(last)) => !last.is_empty(),
+                Ok(None) => false,
+                Err(_) => true,
+            };
+        if !renew_slots && !report_due {
             return;
         }
-        if let Some(f) = store_of(store) {
-            match f.renew_slots(owner, crate::ids::now_ms() + lease_ms) {
-                Ok(()) => self.allot.renewed(lease_ms),
-                Err(e) => tracing::warn!(error = %e, "renewing flow slots failed"),
+        let beat = NodeBeat {
+            owner: owner.to_string(),
+            until_ms: crate::ids::now_ms() + lease_ms,
+            renew_slots,
+            running,
+        };
+        match f.beat(&beat) {
+            Ok(()) => {
+                if renew_slots {
+                    self.allot.renewed(lease_ms);
+                }
+                if let Ok(mut r) = self.reported.lock() {
+                    *r = Some(beat.running);
+                }
             }
+            Err(e) => tracing::warn!(error = %e, "renewing flow slots failed"),
         }
+    }
+
+    /// What this node runs under each limit without a slot row of its own:
+    /// reserved slots lent ([`allot`]) and admissions made with a share
+    /// ([`share`]); under a limit with both, an admission holds one of
+    /// each and counts once.
+    fn running(&self) -> Running {
+        let mut by_scope: HashMap<String, i64> = self.allot.lent().into_iter().collect();
+        for (scope, n) in self.shares.admitted() {
+            let e = by_scope.entry(scope).or_default();
+            *e = (*e).max(n);
+        }
+        let mut out: Running = by_scope.into_iter().filter(|(_, n)| *n > 0).collect();
+        out.sort();
+        out
     }
 
     /// Checks this node's reservations ([`allot`]) every
@@ -799,10 +872,12 @@ impl FlowControl {
     /// Gives back every reserved slot not lent and every share's unused
     /// tokens (the host stops; the lent slots go back as their drives
     /// end).
-    pub fn close_reservations(&self, store: &dyn Store, owner: &str) {
+    pub fn close_reservations(&self, store: &dyn Store, owner: &str, lease_ms: i64) {
         let slots = self.allot.close_all();
         self.give_back(store, slots);
         self.close_shares(store, &self.shares.all(), owner);
+        // The report follows (nothing left running, usually).
+        self.renew(store, owner, lease_ms);
     }
 
     /// This node's shares of rate limits: scope, tokens left.

@@ -23,7 +23,12 @@ pub struct LimitRow {
 pub struct LimitUsage {
     /// The limit.
     pub limit: LimitRow,
-    /// Slots held (unexpired).
+    /// What runs under the limit now, across nodes: the slots the store
+    /// admitted (unexpired, reserved slots not counted) plus every node's
+    /// last report of what it admitted itself ([`NodeBeat::running`]:
+    /// reserved slots lent, admissions made with a token share), which is
+    /// at most one heartbeat old and counts until that node's lease
+    /// expires (a dead node's report, like its slots).
     pub in_use: i64,
     /// Executions waiting (unexpired).
     pub waiting: i64,
@@ -82,6 +87,23 @@ pub struct ReserveRequest {
     pub lease_ms: i64,
 }
 
+/// A node's heartbeat to the flow rows ([`FlowStore::beat`]): the renewal
+/// of its slots and its report of what it admitted without the store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeBeat {
+    /// This node's lease owner id.
+    pub owner: String,
+    /// Its slots (when `renew_slots`) and its report last until then.
+    pub until_ms: i64,
+    /// Whether to extend every slot `owner` holds to `until_ms` (false when
+    /// it holds none: a node under rate limits alone admits with shares).
+    pub renew_slots: bool,
+    /// What runs under each limit on this node without a slot row of its
+    /// own: reserved slots lent and admissions made with a share, by
+    /// scope (scopes with none left out). Replaces the node's last report.
+    pub running: Vec<(String, i64)>,
+}
+
 /// The flow-control rows of a store.
 pub trait FlowStore: Send + Sync {
     /// Creates or replaces a limit; its waiters are woken to ask again.
@@ -109,6 +131,11 @@ pub trait FlowStore: Send + Sync {
     fn give_back(&self, scope: &str, holders: &[String], now: i64) -> Result<(), StoreError>;
     /// Extends every slot `owner` holds to `until_ms`.
     fn renew_slots(&self, owner: &str, until_ms: i64) -> Result<(), StoreError>;
+    /// A node's heartbeat ([`NodeBeat`]): renews its slots when asked and
+    /// replaces its report of what runs under each limit without a slot
+    /// row (counted in [`LimitUsage::in_use`] until `until_ms`). One
+    /// statement on PostgreSQL.
+    fn beat(&self, beat: &NodeBeat) -> Result<(), StoreError>;
     /// The scopes `holder` is queued in at `now`, with the waiters ahead
     /// in each.
     fn queued(&self, holder: &str, now: i64) -> Result<Vec<(String, i64)>, StoreError>;

@@ -259,6 +259,20 @@ impl Shares {
             .collect()
     }
 
+    /// Admissions made with a share and not ended yet, by scope (those
+    /// with none left out): what this node runs under each rate limit
+    /// with its own tokens.
+    pub fn admitted(&self) -> Vec<(String, i64)> {
+        let Ok(st) = self.state.lock() else {
+            return Vec::new();
+        };
+        let mut by_scope: HashMap<String, i64> = HashMap::new();
+        for ((scope, _), n) in &st.admitted {
+            *by_scope.entry(scope.clone()).or_default() += i64::from(*n);
+        }
+        by_scope.into_iter().collect()
+    }
+
     /// Tokens left by scope (for tests and logs).
     pub fn held(&self) -> Vec<(String, i64)> {
         let Ok(st) = self.state.lock() else {

@@ -6,8 +6,8 @@
 use super::PgStore;
 use super::conn::{Conn, JobResult};
 use crate::flow::rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
-    bucket_cap, decide, may_reserve, refill, shared_tokens,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, NodeBeat, ReserveRequest,
+    ShareRequest, bucket_cap, decide, may_reserve, refill, shared_tokens,
 };
 use crate::store::StoreError;
 use postgres::GenericClient;
@@ -51,7 +51,10 @@ impl FlowStore for PgStore {
         self.read(|c| {
             let rows = c.query(
                 "SELECT scope, max_concurrent, rate_per_s, burst, updated_ms,
-                   (SELECT count(*) FROM flow_slots s WHERE s.scope = l.scope AND s.expires_ms >= $1),
+                   ((SELECT count(*) FROM flow_slots s WHERE s.scope = l.scope AND s.expires_ms >= $1
+                       AND s.holder NOT LIKE 'node/%')
+                    + (SELECT coalesce(sum(r.running), 0) FROM flow_running r
+                        WHERE r.scope = l.scope AND r.expires_ms >= $1))::BIGINT,
                    (SELECT count(*) FROM flow_waiters w WHERE w.scope = l.scope AND w.expires_ms >= $1)
                  FROM flow_limits l ORDER BY scope",
                 &[&now],
@@ -80,6 +83,7 @@ impl FlowStore for PgStore {
             wake(c, &scope, crate::ids::now_ms(), i64::MAX)?;
             c.execute("DELETE FROM flow_slots WHERE scope = $1", &[&scope])?;
             c.execute("DELETE FROM flow_waiters WHERE scope = $1", &[&scope])?;
+            c.execute("DELETE FROM flow_running WHERE scope = $1", &[&scope])?;
             Ok(c.execute("DELETE FROM flow_limits WHERE scope = $1", &[&scope])? == 1)
         })
     }
@@ -312,6 +316,28 @@ impl FlowStore for PgStore {
             c.execute(
                 "UPDATE flow_slots SET expires_ms = $2 WHERE owner = $1",
                 &[&owner, &until_ms],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn beat(&self, beat: &NodeBeat) -> Result<(), StoreError> {
+        let owner = beat.owner.clone();
+        let (until, renew) = (beat.until_ms, beat.renew_slots);
+        let (scopes, counts): (Vec<String>, Vec<i64>) = beat.running.iter().cloned().unzip();
+        // One statement, lazy as the renewal was: the slots renewed (when
+        // the node holds any), the node's report replaced.
+        self.write_one(false, move |c| {
+            c.query_one(
+                "WITH r AS (UPDATE flow_slots SET expires_ms = $2 WHERE owner = $1 AND $3 RETURNING 1),
+                      d AS (DELETE FROM flow_running WHERE owner = $1 AND NOT (scope = ANY($4)) RETURNING 1),
+                      u AS (INSERT INTO flow_running (scope, owner, running, expires_ms)
+                            SELECT s, $1, n, $2 FROM UNNEST($4::TEXT[], $5::BIGINT[]) AS t(s, n)
+                            ON CONFLICT (scope, owner) DO UPDATE
+                              SET running = excluded.running, expires_ms = excluded.expires_ms
+                            RETURNING 1)
+                 SELECT (SELECT count(*) FROM r) + (SELECT count(*) FROM d) + (SELECT count(*) FROM u)",
+                &[&owner, &until, &renew, &scopes, &counts],
             )?;
             Ok(())
         })

@@ -252,6 +252,19 @@ ALTER TABLE schedules ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default';
     r#"
 ALTER TABLE flow_limits ADD COLUMN shares JSONB NOT NULL DEFAULT '{}';
 "#,
+    // What each node runs under a limit without a slot row of its own
+    // (issue 35, `crate::flow::FlowStore::beat`): reserved slots lent and
+    // admissions made with a token share, reported by its heartbeat and
+    // counted in a limit's `in_use` until `expires_ms`.
+    r#"
+CREATE TABLE flow_running (
+  scope TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  running BIGINT NOT NULL,
+  expires_ms BIGINT NOT NULL,
+  PRIMARY KEY (scope, owner)
+);
+"#,
 ];
 
 /// Advisory-lock key guarding migrations (per schema).

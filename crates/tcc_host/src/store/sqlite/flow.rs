@@ -5,9 +5,9 @@
 use super::SqliteStore;
 use super::cached::Cached;
 use crate::flow::rows::{
-    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, ReserveRequest, ShareRequest,
-    bucket_cap, decide, may_reserve, may_share, parse_shares, refill, shared_tokens, shares_text,
-    take_share,
+    AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, NodeBeat, ReserveRequest,
+    ShareRequest, bucket_cap, decide, may_reserve, may_share, parse_shares, refill, shared_tokens,
+    shares_text, take_share,
 };
 use crate::store::StoreError;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -43,7 +43,10 @@ impl FlowStore for SqliteStore {
         self.read(|c| {
             let mut st = c.prepare_cached(
                 "SELECT scope, max_concurrent, rate_per_s, burst, updated_ms,
-                   (SELECT count(*) FROM flow_slots s WHERE s.scope = l.scope AND s.expires_ms >= ?1),
+                   (SELECT count(*) FROM flow_slots s WHERE s.scope = l.scope AND s.expires_ms >= ?1
+                      AND s.holder NOT LIKE 'node/%')
+                   + (SELECT coalesce(sum(r.running), 0) FROM flow_running r
+                       WHERE r.scope = l.scope AND r.expires_ms >= ?1),
                    (SELECT count(*) FROM flow_waiters w WHERE w.scope = l.scope AND w.expires_ms >= ?1)
                  FROM flow_limits l ORDER BY scope",
             )?;
@@ -72,6 +75,7 @@ impl FlowStore for SqliteStore {
             wake(c, &scope, crate::ids::now_ms(), i64::MAX)?;
             c.exec_cached("DELETE FROM flow_slots WHERE scope = ?1", params![scope])?;
             c.exec_cached("DELETE FROM flow_waiters WHERE scope = ?1", params![scope])?;
+            c.exec_cached("DELETE FROM flow_running WHERE scope = ?1", params![scope])?;
             Ok(c.exec_cached("DELETE FROM flow_limits WHERE scope = ?1", params![scope])? == 1)
         })
     }
@@ -319,6 +323,29 @@ impl FlowStore for SqliteStore {
                 "UPDATE flow_slots SET expires_ms = ?2 WHERE owner = ?1",
                 params![owner, until_ms],
             )?;
+            Ok(())
+        })
+    }
+
+    fn beat(&self, beat: &NodeBeat) -> Result<(), StoreError> {
+        let beat = beat.clone();
+        self.write_lazy(move |c| {
+            if beat.renew_slots {
+                c.exec_cached(
+                    "UPDATE flow_slots SET expires_ms = ?2 WHERE owner = ?1",
+                    params![beat.owner, beat.until_ms],
+                )?;
+            }
+            c.exec_cached(
+                "DELETE FROM flow_running WHERE owner = ?1",
+                params![beat.owner],
+            )?;
+            for (scope, running) in &beat.running {
+                c.exec_cached(
+                    "INSERT INTO flow_running (scope, owner, running, expires_ms) VALUES (?1, ?2, ?3, ?4)",
+                    params![scope, beat.owner, running, beat.until_ms],
+                )?;
+            }
             Ok(())
         })
     }
