@@ -376,6 +376,13 @@ impl<'a> Reader<'a> {
     /// Expects the keyword `kw`.
     #[inline]
     fn keyword(&mut self, kw: &str) -> Result<Span, Error> {
+        // Read in place when it comes next as a whole word (the token
+        // `next` would give); anything else takes the full token path.
+        if self.peeked.is_none()
+            && let Some(span) = self.lexer.eat_name(kw.as_bytes())?
+        {
+            return Ok(span);
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Name(w) if w == kw => Ok(t.span),
@@ -1347,7 +1354,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn bind_register(
         &self,
         scope: &FunctionScope<'a>,
@@ -1356,8 +1363,15 @@ impl<'a> Reader<'a> {
     ) -> Result<Register, Error> {
         match scope.registers.get(index) {
             Some(ty) => Ok(Register::new(index, ty)),
-            None => Err(self.semantic(span, format!("undeclared register r{index}"))),
+            None => Err(self.undeclared_register(index, span)),
         }
+    }
+
+    /// The error of [`Reader::bind_register`].
+    #[cold]
+    #[inline(never)]
+    fn undeclared_register(&self, index: u64, span: Span) -> Error {
+        self.semantic(span, format!("undeclared register r{index}"))
     }
 
     #[inline]

@@ -188,7 +188,15 @@ impl FnCx<'_> {
             pool: Vec::new(),
             names,
         };
-        let mut out = Vec::new();
+        // About two events an instruction (a read and a write) and one a
+        // terminator, reserved at once rather than grown by copying.
+        let instructions: usize = self
+            .function
+            .blocks
+            .iter()
+            .map(|(_, b)| b.instructions.len() + 1)
+            .sum();
+        let mut out = Vec::with_capacity(2 * instructions);
         for (bh, block) in self.function.blocks.iter() {
             let b = bh.index();
             ev.start.push(out.len() as u32);

@@ -7,8 +7,8 @@ use super::context::FnCx;
 use super::diagnostic::{Check, Place, Rule, Subject, fail};
 use super::types::describe;
 use crate::ir::{
-    BinaryOp, Builtin, Callee, Handle, InstructionKind, Literal, Operand, Register, ScalarKind,
-    Span, Type, TypeInner, Value,
+    BinaryOp, Builtin, Callee, Constant, Handle, InstructionKind, Literal, Operand, Register,
+    ScalarKind, Span, Type, TypeInner, Value,
 };
 
 /// What a binary operation produces according to the table of 7.1.
@@ -121,6 +121,7 @@ impl FnCx<'_> {
 
     /// Checks a computation operand (a declared register or a scalar
     /// constant of its literal's type) and returns its type.
+    #[inline]
     pub(crate) fn operand(
         &self,
         op: &Operand,
@@ -133,35 +134,40 @@ impl FnCx<'_> {
                 self.regs.check(r, subject, span)?;
                 Ok(r.ty)
             }
-            Value::Constant(c) => {
-                let expected = c.value.kind();
-                if let Literal::Float(v) = c.value
-                    && !v.is_finite()
-                {
-                    return Err(fail(
-                        Rule::Instruction,
-                        subject,
-                        span,
-                        "floating literal is not finite",
-                    ));
-                }
-                match self.module.types.inner(c.ty) {
-                    Some(TypeInner::Scalar(k)) if *k == expected => Ok(c.ty),
-                    _ => Err(fail(
-                        Rule::Instruction,
-                        subject,
-                        span,
-                        format!(
-                            "constant type is not the {} scalar type of its literal",
-                            expected.keyword()
-                        ),
-                    )),
-                }
-            }
+            Value::Constant(c) => self.constant(c, subject, span),
+        }
+    }
+
+    /// [`FnCx::operand`] of a constant: finite, and of the scalar type of
+    /// its literal's kind.
+    fn constant(&self, c: Constant, subject: Subject, span: Option<Span>) -> Check<Handle<Type>> {
+        let expected = c.value.kind();
+        if let Literal::Float(v) = c.value
+            && !v.is_finite()
+        {
+            return Err(fail(
+                Rule::Instruction,
+                subject,
+                span,
+                "floating literal is not finite",
+            ));
+        }
+        match self.module.types.inner(c.ty) {
+            Some(TypeInner::Scalar(k)) if *k == expected => Ok(c.ty),
+            _ => Err(fail(
+                Rule::Instruction,
+                subject,
+                span,
+                format!(
+                    "constant type is not the {} scalar type of its literal",
+                    expected.keyword()
+                ),
+            )),
         }
     }
 
     /// Checks a destination register descriptor.
+    #[inline]
     fn result(&self, r: Register, place: Place, span: Option<Span>) -> Check {
         self.regs.check(r, place.subject(), span).map(|_| ())
     }
