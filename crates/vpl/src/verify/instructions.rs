@@ -121,7 +121,7 @@ impl FnCx<'_> {
 
     /// Checks a computation operand (a declared register or a scalar
     /// constant of its literal's type) and returns its type.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn operand(
         &self,
         op: &Operand,
@@ -167,7 +167,7 @@ impl FnCx<'_> {
     }
 
     /// Checks a destination register descriptor.
-    #[inline]
+    #[inline(always)]
     fn result(&self, r: Register, place: Place, span: Option<Span>) -> Check {
         self.regs.check(r, place.subject(), span).map(|_| ())
     }
