@@ -1414,8 +1414,18 @@ impl<'a> Reader<'a> {
     /// The rest of a constant form after its `(`.
     fn constant_after_open(&mut self) -> Result<Value, Error> {
         // `float` and `int` heads with a plain number are read in place
-        // (the same tokens, checks and errors as below).
+        // (the same tokens, checks and errors as below); the writer's
+        // spelling of a short float constant in one step.
         if self.peeked.is_none() {
+            if let Some(value) = self.lexer.eat_short_float_form() {
+                // The form's `)`, as `close` would have read it.
+                self.depth = self.depth.saturating_sub(1);
+                let ty = self.scalar_type(ScalarKind::Float);
+                return Ok(Value::Constant(crate::ir::Constant {
+                    ty,
+                    value: Literal::Float(value),
+                }));
+            }
             if self.lexer.eat_name(b"float")?.is_some() {
                 let value = match self.lexer.eat_plain_number()? {
                     Some(t) => self.float_from(&t)?,
