@@ -352,6 +352,14 @@ impl<'a> Lexer<'a> {
     /// Skips trivia. Errors on unclosed comments.
     #[inline(always)]
     fn skip_trivia(&mut self) -> Result<(), Error> {
+        // The commonest separator: one space before a byte that cannot
+        // start trivia (the loop below would skip exactly that space).
+        if let Some(&[b' ', next]) = self.bytes.get(self.pos..self.pos + 2)
+            && CLASS[next as usize] & TRIVIA == 0
+        {
+            self.pos += 1;
+            return Ok(());
+        }
         loop {
             let Some(&b) = self.bytes.get(self.pos) else {
                 return Ok(());
