@@ -499,7 +499,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A register spelling `r` + digits, returning its number.
-    #[inline]
+    #[inline(always)]
     fn register_number(&mut self) -> Result<(u64, Span), Error> {
         // The common spelling (`r` and a few digits) is read in place; any
         // other word is read as a token and judged by `register_from`.
@@ -508,11 +508,17 @@ impl<'a> Reader<'a> {
         {
             return Ok(register);
         }
+        self.register_token()
+    }
+
+    /// [`Reader::register_number`] of a word not read in place.
+    #[inline(never)]
+    fn register_token(&mut self) -> Result<(u64, Span), Error> {
         let t = self.next()?;
         self.register_from(&t)
     }
 
-    #[inline]
+    #[inline(never)]
     fn register_from(&self, t: &Token<'a>) -> Result<(u64, Span), Error> {
         if let Tok::Name(w) = t.tok
             && let Some(digits) = w.strip_prefix('r')
@@ -1374,14 +1380,29 @@ impl<'a> Reader<'a> {
         self.semantic(span, format!("undeclared register r{index}"))
     }
 
-    #[inline]
+    #[inline(always)]
     fn result_register(&mut self, scope: &FunctionScope<'a>) -> Result<Register, Error> {
         let (index, span) = self.register_number()?;
         self.bind_register(scope, index, span)
     }
 
+    #[inline(always)]
     fn operand(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
         if let Some(span) = self.eat_open()? {
+            // The writer's short float constant in one step (see
+            // `constant_after_open`, which reads every other form).
+            if let Some(value) = self.lexer.eat_short_float_form() {
+                // The form's `)`, as `close` would have read it.
+                self.depth = self.depth.saturating_sub(1);
+                let ty = self.scalar_type(ScalarKind::Float);
+                return Ok(Operand {
+                    value: Value::Constant(crate::ir::Constant {
+                        ty,
+                        value: Literal::Float(value),
+                    }),
+                    span: Some(span),
+                });
+            }
             let value = self.constant_after_open()?;
             return Ok(Operand {
                 value,
@@ -1396,6 +1417,12 @@ impl<'a> Reader<'a> {
                 span: Some(span),
             });
         }
+        self.operand_token(scope)
+    }
+
+    /// [`Reader::operand`] of a token not read in place.
+    #[inline(never)]
+    fn operand_token(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
         let t = self.next()?;
         let value = match t.tok {
             Tok::Name(_) => {
@@ -1414,18 +1441,8 @@ impl<'a> Reader<'a> {
     /// The rest of a constant form after its `(`.
     fn constant_after_open(&mut self) -> Result<Value, Error> {
         // `float` and `int` heads with a plain number are read in place
-        // (the same tokens, checks and errors as below); the writer's
-        // spelling of a short float constant in one step.
+        // (the same tokens, checks and errors as below).
         if self.peeked.is_none() {
-            if let Some(value) = self.lexer.eat_short_float_form() {
-                // The form's `)`, as `close` would have read it.
-                self.depth = self.depth.saturating_sub(1);
-                let ty = self.scalar_type(ScalarKind::Float);
-                return Ok(Value::Constant(crate::ir::Constant {
-                    ty,
-                    value: Literal::Float(value),
-                }));
-            }
             if self.lexer.eat_name(b"float")?.is_some() {
                 let value = match self.lexer.eat_plain_number()? {
                     Some(t) => self.float_from(&t)?,

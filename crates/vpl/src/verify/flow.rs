@@ -289,6 +289,15 @@ impl FnCx<'_> {
                             write(&mut out, *r);
                         }
                     }
+                    // The commonest instruction, read without the generic
+                    // operand iterator (same events in the same order).
+                    InstructionKind::Binary {
+                        result, lhs, rhs, ..
+                    } => {
+                        read(&mut out, lhs, 0);
+                        read(&mut out, rhs, 1);
+                        write(&mut out, *result);
+                    }
                     other => {
                         for (k, op) in other.operands_iter().enumerate() {
                             read(&mut out, op, k as u32);
