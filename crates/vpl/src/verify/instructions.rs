@@ -139,31 +139,51 @@ impl FnCx<'_> {
     }
 
     /// [`FnCx::operand`] of a constant: finite, and of the scalar type of
-    /// its literal's kind.
+    /// its literal's kind. The passing case is inlined; a failure is
+    /// reported by [`FnCx::constant_failed`].
+    #[inline(always)]
     fn constant(&self, c: Constant, subject: Subject, span: Option<Span>) -> Check<Handle<Type>> {
+        let finite = match c.value {
+            Literal::Float(v) => v.is_finite(),
+            Literal::Bool(_) | Literal::Int(_) => true,
+        };
+        match self.module.types.inner(c.ty) {
+            Some(TypeInner::Scalar(k)) if finite && *k == c.value.kind() => Ok(c.ty),
+            _ => Err(self.constant_failed(c, subject, span)),
+        }
+    }
+
+    /// The diagnostic of a failed [`FnCx::constant`]: a literal that is
+    /// not finite first, then a constant type other than the scalar type
+    /// of its literal's kind.
+    #[cold]
+    #[inline(never)]
+    fn constant_failed(
+        &self,
+        c: Constant,
+        subject: Subject,
+        span: Option<Span>,
+    ) -> super::VerifyError {
         let expected = c.value.kind();
         if let Literal::Float(v) = c.value
             && !v.is_finite()
         {
-            return Err(fail(
+            return fail(
                 Rule::Instruction,
                 subject,
                 span,
                 "floating literal is not finite",
-            ));
+            );
         }
-        match self.module.types.inner(c.ty) {
-            Some(TypeInner::Scalar(k)) if *k == expected => Ok(c.ty),
-            _ => Err(fail(
-                Rule::Instruction,
-                subject,
-                span,
-                format!(
-                    "constant type is not the {} scalar type of its literal",
-                    expected.keyword()
-                ),
-            )),
-        }
+        fail(
+            Rule::Instruction,
+            subject,
+            span,
+            format!(
+                "constant type is not the {} scalar type of its literal",
+                expected.keyword()
+            ),
+        )
     }
 
     /// Checks a destination register descriptor.
