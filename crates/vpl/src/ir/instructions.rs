@@ -66,7 +66,21 @@ impl BinaryOp {
 
     /// The operator spelled `keyword`.
     pub fn from_keyword(keyword: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|op| op.keyword() == keyword)
+        // One match rather than a search of `ALL` (the reader asks once per
+        // instruction); `binary_keywords_round_trip` checks it against `keyword`.
+        Some(match keyword {
+            "add" => BinaryOp::Add,
+            "subtract" => BinaryOp::Subtract,
+            "multiply" => BinaryOp::Multiply,
+            "divide" => BinaryOp::Divide,
+            "equal" => BinaryOp::Equal,
+            "not_equal" => BinaryOp::NotEqual,
+            "less" => BinaryOp::Less,
+            "less_equal" => BinaryOp::LessEqual,
+            "greater" => BinaryOp::Greater,
+            "greater_equal" => BinaryOp::GreaterEqual,
+            _ => return None,
+        })
     }
 
     /// Whether the operator is a comparison producing `bool`.

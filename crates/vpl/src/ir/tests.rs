@@ -186,3 +186,13 @@ fn instructions_stay_compact() {
     assert_eq!(std::mem::size_of::<Operand>(), 32);
     assert!(std::mem::size_of::<Instruction>() <= 104);
 }
+
+#[test]
+fn binary_keywords_round_trip() {
+    for op in BinaryOp::ALL {
+        assert_eq!(BinaryOp::from_keyword(op.keyword()), Some(op));
+    }
+    for word in ["", "ad", "add_", "Add", "less_", "copy", "not"] {
+        assert_eq!(BinaryOp::from_keyword(word), None, "{word:?}");
+    }
+}

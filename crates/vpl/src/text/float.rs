@@ -14,37 +14,41 @@ const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 
 /// Everything else (exponents, longer digit strings) takes
 /// `str::parse::<f32>`.
 pub(crate) fn parse_f32(word: &str) -> Option<f32> {
-    let bytes = word.as_bytes();
+    parse_short_f32(word.as_bytes()).or_else(|| word.parse().ok())
+}
+
+/// The fast path of [`parse_f32`] alone: the value of a word
+/// `[+-]? d* (. d*)?` with 1 to 7 digits in all (always finite), `None` for
+/// every other word, which [`parse_f32`] hands to `str::parse::<f32>`.
+#[inline]
+pub(crate) fn parse_short_f32(bytes: &[u8]) -> Option<f32> {
     let (negative, digits) = match bytes.first() {
         Some(b'-') => (true, &bytes[1..]),
         Some(b'+') => (false, &bytes[1..]),
         _ => (false, bytes),
     };
-    if digits.len() <= 8 {
-        let mut mantissa = 0u32;
-        let mut count = 0usize;
-        let mut fraction: Option<usize> = None;
-        let mut plain = true;
-        for &b in digits {
-            match b {
-                b'0'..=b'9' => {
-                    mantissa = mantissa * 10 + u32::from(b - b'0');
-                    count += 1;
-                }
-                b'.' if fraction.is_none() => fraction = Some(count),
-                _ => {
-                    plain = false;
-                    break;
-                }
+    if digits.len() > 8 {
+        return None;
+    }
+    let mut mantissa = 0u32;
+    let mut count = 0usize;
+    let mut fraction: Option<usize> = None;
+    for &b in digits {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u32::from(b - b'0');
+                count += 1;
             }
-        }
-        if plain && count > 0 && count <= 7 {
-            let scale = count - fraction.unwrap_or(count);
-            let magnitude = mantissa as f32 / POW10_F32[scale];
-            return Some(if negative { -magnitude } else { magnitude });
+            b'.' if fraction.is_none() => fraction = Some(count),
+            _ => return None,
         }
     }
-    word.parse().ok()
+    if count == 0 || count > 7 {
+        return None;
+    }
+    let scale = count - fraction.unwrap_or(count);
+    let magnitude = mantissa as f32 / POW10_F32[scale];
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 #[cfg(test)]

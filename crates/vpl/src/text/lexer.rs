@@ -352,6 +352,14 @@ impl<'a> Lexer<'a> {
     /// Skips trivia. Errors on unclosed comments.
     #[inline(always)]
     fn skip_trivia(&mut self) -> Result<(), Error> {
+        // The commonest separator: one space before a byte that cannot
+        // start trivia (the loop below would skip exactly that space).
+        if let Some(&[b' ', next]) = self.bytes.get(self.pos..self.pos + 2)
+            && CLASS[next as usize] & TRIVIA == 0
+        {
+            self.pos += 1;
+            return Ok(());
+        }
         loop {
             let Some(&b) = self.bytes.get(self.pos) else {
                 return Ok(());
@@ -550,6 +558,27 @@ impl<'a> Lexer<'a> {
             tok: Tok::Number(&self.text[start..self.pos]),
             span,
         }))
+    }
+
+    /// Right after the `(` of a constant form (no trivia skipped),
+    /// consumes the writer's spelling of a short float constant, `float`,
+    /// one space, a plain decimal number of at most 7 digits and the `)`,
+    /// and returns its value: the same tokens and value that the names,
+    /// number and `)` read one by one give (no error is possible there).
+    /// Anything else consumes nothing and is read token by token.
+    #[inline(always)]
+    pub(crate) fn eat_short_float_form(&mut self) -> Option<f32> {
+        let rest = self.bytes.get(self.pos..)?;
+        let number = rest.strip_prefix(b"float ")?;
+        let len = plain_number_len(number)?;
+        if number.get(len) != Some(&b')') {
+            return None;
+        }
+        let value = super::float::parse_short_f32(&number[..len])?;
+        // ASCII only and no line ending: the line and column bookkeeping
+        // needs nothing but the position.
+        self.pos += b"float ".len() + len + 1;
+        Some(value)
     }
 
     /// Skips trivia and tells whether the byte `b` comes next.
@@ -868,6 +897,50 @@ mod tests {
     /// The in-place readers (`eat_register`, `eat_name`,
     /// `eat_plain_number`) take exactly the token `next_token` reads, at
     /// the same position, or consume nothing but the trivia.
+    #[test]
+    fn short_float_forms_agree_with_tokens() {
+        let texts = [
+            "float 1.125)",
+            "float -0.5) x",
+            "float +3)",
+            "float 7.)\n",
+            "float 1234567)",
+            "float 12345678)",
+            "float 0.0000001)",
+            "float 1e3)",
+            "float .5)",
+            "float 1.5.2)",
+            "float 1 )",
+            "float  1)",
+            "float\t1)",
+            "floats 1)",
+            "float 1",
+            "float 1)(",
+            "int 1)",
+            "float x)",
+        ];
+        for text in texts {
+            let mut lexer = Lexer::new(text, "t");
+            let Some(value) = lexer.eat_short_float_form() else {
+                assert_eq!(lexer.offset(), 0, "{text:?}");
+                continue;
+            };
+            let mut full = Lexer::new(text, "t");
+            let tokens: Vec<Tok<'_>> = (0..3).map(|_| full.next_token().unwrap().tok).collect();
+            let Tok::Number(word) = tokens[1] else {
+                panic!("{text:?}: {tokens:?}");
+            };
+            assert_eq!(tokens[0], Tok::Name("float"), "{text:?}");
+            assert_eq!(tokens[2], Tok::Close, "{text:?}");
+            assert_eq!(
+                Some(value.to_bits()),
+                super::super::float::parse_f32(word).map(f32::to_bits),
+                "{text:?}"
+            );
+            assert_eq!(lexer.offset(), full.offset(), "{text:?}");
+        }
+    }
+
     #[test]
     fn in_place_readers_agree_with_next_token() {
         let words = [

@@ -23,7 +23,10 @@ use crate::ir::{
 // resist collision flooding. No iteration order ever reaches the output.
 use std::collections::HashMap;
 
+mod ids;
 pub(super) mod split;
+
+use ids::IdMap;
 
 /// A stage's `functions` form is read on two threads when the text from
 /// its start to the end of the stage (estimated) has at least this many
@@ -50,7 +53,7 @@ pub(crate) fn parse_with(text: &str, label: &str, parallel: bool) -> Result<Modu
         depth: 0,
         label,
         module: Module::new(),
-        type_ids: HashMap::default(),
+        type_ids: IdMap::default(),
         uniform_ids: HashMap::default(),
         scalar_types: [None; 3],
         current_stage: StageKind::Vertex,
@@ -143,7 +146,7 @@ type CallFixup<'a> = (Handle<Function>, Handle<Block>, usize, &'a str, Span);
 /// Per-stage binding state.
 #[derive(Default)]
 struct StageScope<'a> {
-    function_ids: HashMap<&'a str, Handle<Function>>,
+    function_ids: IdMap<'a, Handle<Function>, b'f'>,
     /// A fork's function IDs in order (a fork only), to check them against
     /// the functions before the fork when its part is adopted.
     ids_in_order: Vec<(&'a str, Span)>,
@@ -154,10 +157,10 @@ struct StageScope<'a> {
 /// Per-function binding state.
 #[derive(Default)]
 struct FunctionScope<'a> {
-    parameter_ids: HashMap<&'a str, usize>,
+    parameter_ids: IdMap<'a, usize, b'p'>,
     parameter_types: Vec<Handle<Type>>,
     registers: Registers,
-    block_ids: HashMap<&'a str, Handle<Block>>,
+    block_ids: IdMap<'a, Handle<Block>, b'b'>,
     /// Branch targets to resolve: block, successor position, block ID.
     branch_fixups: Vec<(Handle<Block>, u8, &'a str, Span)>,
 }
@@ -184,11 +187,11 @@ impl FunctionScope<'_> {
                 v.clear();
             }
         }
-        reset_map(&mut self.parameter_ids);
+        self.parameter_ids.reset(REUSE_CAPACITY);
         reset_vec(&mut self.parameter_types);
         reset_vec(&mut self.registers.small);
         reset_map(&mut self.registers.large);
-        reset_map(&mut self.block_ids);
+        self.block_ids.reset(REUSE_CAPACITY);
         reset_vec(&mut self.branch_fixups);
     }
 }
@@ -202,7 +205,7 @@ struct Reader<'a> {
     depth: u32,
     label: &'a str,
     module: Module,
-    type_ids: HashMap<&'a str, Handle<Type>>,
+    type_ids: IdMap<'a, Handle<Type>, b't'>,
     uniform_ids: HashMap<&'a str, usize>,
     scalar_types: [Option<Handle<Type>>; 3],
     current_stage: StageKind,
@@ -376,6 +379,13 @@ impl<'a> Reader<'a> {
     /// Expects the keyword `kw`.
     #[inline]
     fn keyword(&mut self, kw: &str) -> Result<Span, Error> {
+        // Read in place when it comes next as a whole word (the token
+        // `next` would give); anything else takes the full token path.
+        if self.peeked.is_none()
+            && let Some(span) = self.lexer.eat_name(kw.as_bytes())?
+        {
+            return Ok(span);
+        }
         let t = self.next()?;
         match t.tok {
             Tok::Name(w) if w == kw => Ok(t.span),
@@ -489,7 +499,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A register spelling `r` + digits, returning its number.
-    #[inline]
+    #[inline(always)]
     fn register_number(&mut self) -> Result<(u64, Span), Error> {
         // The common spelling (`r` and a few digits) is read in place; any
         // other word is read as a token and judged by `register_from`.
@@ -498,11 +508,17 @@ impl<'a> Reader<'a> {
         {
             return Ok(register);
         }
+        self.register_token()
+    }
+
+    /// [`Reader::register_number`] of a word not read in place.
+    #[inline(never)]
+    fn register_token(&mut self) -> Result<(u64, Span), Error> {
         let t = self.next()?;
         self.register_from(&t)
     }
 
-    #[inline]
+    #[inline(never)]
     fn register_from(&self, t: &Token<'a>) -> Result<(u64, Span), Error> {
         if let Tok::Name(w) = t.tok
             && let Some(digits) = w.strip_prefix('r')
@@ -572,12 +588,12 @@ impl<'a> Reader<'a> {
     }
 
     fn type_ref(&self, id: &str, span: Span) -> Result<Handle<Type>, Error> {
-        self.type_ids.get(id).copied().ok_or_else(|| {
+        self.type_ids.get(id).ok_or_else(|| {
             self.semantic(
                 span,
                 format!(
                     "unknown type `{id}`{}",
-                    did_you_mean(id, self.type_ids.keys())
+                    did_you_mean(id, self.type_ids.ids().iter())
                 ),
             )
         })
@@ -791,6 +807,7 @@ impl<'a> Reader<'a> {
         }
         for (i, decl) in decls.iter().enumerate() {
             if let Some(h) = handles[i] {
+                // Type IDs are unique here (`types` rejected duplicates).
                 self.type_ids.insert(decl.id, h);
             }
         }
@@ -951,22 +968,22 @@ impl<'a> Reader<'a> {
         self.functions(kind, &mut scope)?;
         self.close("the functions")?;
         // Resolve forward function references.
-        let entry = *scope.function_ids.get(entry_id).ok_or_else(|| {
+        let entry = scope.function_ids.get(entry_id).ok_or_else(|| {
             self.semantic(
                 entry_span,
                 format!(
                     "unknown entry function `{entry_id}`{}",
-                    did_you_mean(entry_id, scope.function_ids.keys())
+                    did_you_mean(entry_id, scope.function_ids.ids().iter())
                 ),
             )
         })?;
         for &(f, b, i, id, span) in &scope.call_fixups {
-            let callee = *scope.function_ids.get(id).ok_or_else(|| {
+            let callee = scope.function_ids.get(id).ok_or_else(|| {
                 self.semantic(
                     span,
                     format!(
                         "unknown function `{id}` (calls must name a function of the same stage){}",
-                        did_you_mean(id, scope.function_ids.keys())
+                        did_you_mean(id, scope.function_ids.ids().iter())
                     ),
                 )
             })?;
@@ -1000,11 +1017,7 @@ impl<'a> Reader<'a> {
             let (tid, tspan) = self.name("a type ID")?;
             let ty = self.type_ref(tid, tspan)?;
             self.close("the parameter")?;
-            if scope
-                .parameter_ids
-                .insert(pid, function.parameters.len())
-                .is_some()
-            {
+            if !scope.parameter_ids.insert(pid, function.parameters.len()) {
                 return Err(self.semantic(pid_span, format!("duplicate parameter `{pid}`")));
             }
             function.parameters.push(Parameter {
@@ -1050,12 +1063,12 @@ impl<'a> Reader<'a> {
         }
         self.close("the function")?;
         for &(b, which, bid, bspan) in &scope.branch_fixups {
-            let target = *scope.block_ids.get(bid).ok_or_else(|| {
+            let target = scope.block_ids.get(bid).ok_or_else(|| {
                 self.semantic(
                     bspan,
                     format!(
                         "unknown block `{bid}`{}",
-                        did_you_mean(bid, scope.block_ids.keys())
+                        did_you_mean(bid, scope.block_ids.ids().iter())
                     ),
                 )
             })?;
@@ -1069,7 +1082,7 @@ impl<'a> Reader<'a> {
             }
         }
         let stage = self.module.stage_mut(kind);
-        if stage_scope.function_ids.insert(id, func_handle).is_some() {
+        if !stage_scope.function_ids.insert(id, func_handle) {
             return Err(self.semantic(id_span, format!("duplicate function `{id}`")));
         }
         if self.fork {
@@ -1090,7 +1103,7 @@ impl<'a> Reader<'a> {
         let span = self.open_form("block")?;
         let (id, id_span) = self.name("a block ID")?;
         let handle = Handle::<Block>::from_index(function.blocks.len() as u32);
-        if scope.block_ids.insert(id, handle).is_some() {
+        if !scope.block_ids.insert(id, handle) {
             return Err(self.semantic(id_span, format!("duplicate block `{id}`")));
         }
         let terminator = loop {
@@ -1347,7 +1360,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn bind_register(
         &self,
         scope: &FunctionScope<'a>,
@@ -1356,18 +1369,40 @@ impl<'a> Reader<'a> {
     ) -> Result<Register, Error> {
         match scope.registers.get(index) {
             Some(ty) => Ok(Register::new(index, ty)),
-            None => Err(self.semantic(span, format!("undeclared register r{index}"))),
+            None => Err(self.undeclared_register(index, span)),
         }
     }
 
-    #[inline]
+    /// The error of [`Reader::bind_register`].
+    #[cold]
+    #[inline(never)]
+    fn undeclared_register(&self, index: u64, span: Span) -> Error {
+        self.semantic(span, format!("undeclared register r{index}"))
+    }
+
+    #[inline(always)]
     fn result_register(&mut self, scope: &FunctionScope<'a>) -> Result<Register, Error> {
         let (index, span) = self.register_number()?;
         self.bind_register(scope, index, span)
     }
 
+    #[inline(always)]
     fn operand(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
         if let Some(span) = self.eat_open()? {
+            // The writer's short float constant in one step (see
+            // `constant_after_open`, which reads every other form).
+            if let Some(value) = self.lexer.eat_short_float_form() {
+                // The form's `)`, as `close` would have read it.
+                self.depth = self.depth.saturating_sub(1);
+                let ty = self.scalar_type(ScalarKind::Float);
+                return Ok(Operand {
+                    value: Value::Constant(crate::ir::Constant {
+                        ty,
+                        value: Literal::Float(value),
+                    }),
+                    span: Some(span),
+                });
+            }
             let value = self.constant_after_open()?;
             return Ok(Operand {
                 value,
@@ -1382,6 +1417,12 @@ impl<'a> Reader<'a> {
                 span: Some(span),
             });
         }
+        self.operand_token(scope)
+    }
+
+    /// [`Reader::operand`] of a token not read in place.
+    #[inline(never)]
+    fn operand_token(&mut self, scope: &FunctionScope<'a>) -> Result<Operand, Error> {
         let t = self.next()?;
         let value = match t.tok {
             Tok::Name(_) => {
@@ -1502,12 +1543,12 @@ impl<'a> Reader<'a> {
                 }
                 "parameter" => {
                     let (id, span) = self.name("a parameter ID")?;
-                    let slot = *scope.parameter_ids.get(id).ok_or_else(|| {
+                    let slot = scope.parameter_ids.get(id).ok_or_else(|| {
                         self.semantic(
                             span,
                             format!(
                                 "unknown parameter `{id}`{}",
-                                did_you_mean(id, scope.parameter_ids.keys())
+                                did_you_mean(id, scope.parameter_ids.ids().iter())
                             ),
                         )
                     })?;

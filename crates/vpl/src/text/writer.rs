@@ -360,7 +360,8 @@ impl Printer<'_> {
     ) -> Result<(), String> {
         let _ = module;
         indent(&mut self.out, 3);
-        let _ = write!(self.out, "(function f{} ", h.index());
+        push_id(&mut self.out, "(function f", h.index());
+        self.out.push(' ');
         quote(&mut self.out, &f.name);
         self.out.push(' ');
         self.ty(f.return_type);
@@ -368,7 +369,8 @@ impl Printer<'_> {
         self.out.push_str("(parameters");
         for (slot, p) in f.parameters.iter().enumerate() {
             indent(&mut self.out, 5);
-            let _ = write!(self.out, "(parameter p{slot} ");
+            push_id(&mut self.out, "(parameter p", slot);
+            self.out.push(' ');
             self.ty(p.ty);
             self.out.push(')');
         }
@@ -378,7 +380,9 @@ impl Printer<'_> {
         for d in f.declared_registers() {
             if let InstructionKind::DeclareLocal { register } = &d.kind {
                 indent(&mut self.out, 5);
-                let _ = write!(self.out, "(register r{} ", { register.index });
+                self.out.push_str("(register r");
+                push_u64(&mut self.out, register.index);
+                self.out.push(' ');
                 self.ty(register.ty);
                 self.out.push(')');
             }

@@ -188,7 +188,15 @@ impl FnCx<'_> {
             pool: Vec::new(),
             names,
         };
-        let mut out = Vec::new();
+        // About two events an instruction (a read and a write) and one a
+        // terminator, reserved at once rather than grown by copying.
+        let instructions: usize = self
+            .function
+            .blocks
+            .iter()
+            .map(|(_, b)| b.instructions.len() + 1)
+            .sum();
+        let mut out = Vec::with_capacity(2 * instructions);
         for (bh, block) in self.function.blocks.iter() {
             let b = bh.index();
             ev.start.push(out.len() as u32);
@@ -199,17 +207,7 @@ impl FnCx<'_> {
                 let instr = i as u32;
                 let place = self.place(b, instr);
                 let read = |out: &mut Vec<Ev>, op: &Operand, k: u32| {
-                    if let Value::Register(r) = op.value
-                        && let Some((d, _)) = self.regs.get(r.index)
-                    {
-                        out.push(Ev::Read {
-                            reg: d,
-                            instr,
-                            operand: k,
-                            span: op.span.or(ins.span),
-                            whole: false,
-                        });
-                    }
+                    self.operand_read(out, op, instr, k, ins.span);
                 };
                 let selectors = |out: &mut Vec<Ev>, r: &Reference| {
                     for s in &r.path {
@@ -281,6 +279,15 @@ impl FnCx<'_> {
                             write(&mut out, *r);
                         }
                     }
+                    // The commonest instruction, read without the generic
+                    // operand iterator (same events in the same order).
+                    InstructionKind::Binary {
+                        result, lhs, rhs, ..
+                    } => {
+                        self.operand_read(&mut out, lhs, instr, 0, ins.span);
+                        self.operand_read(&mut out, rhs, instr, 1, ins.span);
+                        write(&mut out, *result);
+                    }
                     other => {
                         for (k, op) in other.operands_iter().enumerate() {
                             read(&mut out, op, k as u32);
@@ -322,6 +329,30 @@ impl FnCx<'_> {
         ev.start.push(out.len() as u32);
         ev.list = out;
         Ok(ev)
+    }
+
+    /// The read event of operand `k` of instruction `instr` (none for a
+    /// constant).
+    #[inline(always)]
+    fn operand_read(
+        &self,
+        out: &mut Vec<Ev>,
+        op: &Operand,
+        instr: u32,
+        k: u32,
+        instruction_span: Option<Span>,
+    ) {
+        if let Value::Register(r) = op.value
+            && let Some((d, _)) = self.regs.get(r.index)
+        {
+            out.push(Ev::Read {
+                reg: d,
+                instr,
+                operand: k,
+                span: op.span.or(instruction_span),
+                whole: false,
+            });
+        }
     }
 
     /// Events of a load (`read`) or store through `r`.

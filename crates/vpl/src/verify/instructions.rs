@@ -7,8 +7,8 @@ use super::context::FnCx;
 use super::diagnostic::{Check, Place, Rule, Subject, fail};
 use super::types::describe;
 use crate::ir::{
-    BinaryOp, Builtin, Callee, Handle, InstructionKind, Literal, Operand, Register, ScalarKind,
-    Span, Type, TypeInner, Value,
+    BinaryOp, Builtin, Callee, Constant, Handle, InstructionKind, Literal, Operand, Register,
+    ScalarKind, Span, Type, TypeInner, Value,
 };
 
 /// What a binary operation produces according to the table of 7.1.
@@ -121,6 +121,7 @@ impl FnCx<'_> {
 
     /// Checks a computation operand (a declared register or a scalar
     /// constant of its literal's type) and returns its type.
+    #[inline(always)]
     pub(crate) fn operand(
         &self,
         op: &Operand,
@@ -133,35 +134,60 @@ impl FnCx<'_> {
                 self.regs.check(r, subject, span)?;
                 Ok(r.ty)
             }
-            Value::Constant(c) => {
-                let expected = c.value.kind();
-                if let Literal::Float(v) = c.value
-                    && !v.is_finite()
-                {
-                    return Err(fail(
-                        Rule::Instruction,
-                        subject,
-                        span,
-                        "floating literal is not finite",
-                    ));
-                }
-                match self.module.types.inner(c.ty) {
-                    Some(TypeInner::Scalar(k)) if *k == expected => Ok(c.ty),
-                    _ => Err(fail(
-                        Rule::Instruction,
-                        subject,
-                        span,
-                        format!(
-                            "constant type is not the {} scalar type of its literal",
-                            expected.keyword()
-                        ),
-                    )),
-                }
-            }
+            Value::Constant(c) => self.constant(c, subject, span),
         }
     }
 
+    /// [`FnCx::operand`] of a constant: finite, and of the scalar type of
+    /// its literal's kind. The passing case is inlined; a failure is
+    /// reported by [`FnCx::constant_failed`].
+    #[inline(always)]
+    fn constant(&self, c: Constant, subject: Subject, span: Option<Span>) -> Check<Handle<Type>> {
+        let finite = match c.value {
+            Literal::Float(v) => v.is_finite(),
+            Literal::Bool(_) | Literal::Int(_) => true,
+        };
+        match self.module.types.inner(c.ty) {
+            Some(TypeInner::Scalar(k)) if finite && *k == c.value.kind() => Ok(c.ty),
+            _ => Err(self.constant_failed(c, subject, span)),
+        }
+    }
+
+    /// The diagnostic of a failed [`FnCx::constant`]: a literal that is
+    /// not finite first, then a constant type other than the scalar type
+    /// of its literal's kind.
+    #[cold]
+    #[inline(never)]
+    fn constant_failed(
+        &self,
+        c: Constant,
+        subject: Subject,
+        span: Option<Span>,
+    ) -> super::VerifyError {
+        let expected = c.value.kind();
+        if let Literal::Float(v) = c.value
+            && !v.is_finite()
+        {
+            return fail(
+                Rule::Instruction,
+                subject,
+                span,
+                "floating literal is not finite",
+            );
+        }
+        fail(
+            Rule::Instruction,
+            subject,
+            span,
+            format!(
+                "constant type is not the {} scalar type of its literal",
+                expected.keyword()
+            ),
+        )
+    }
+
     /// Checks a destination register descriptor.
+    #[inline(always)]
     fn result(&self, r: Register, place: Place, span: Option<Span>) -> Check {
         self.regs.check(r, place.subject(), span).map(|_| ())
     }

@@ -115,6 +115,7 @@ impl RegisterTable {
     }
 
     /// Dense number and declared type of register `index`.
+    #[inline]
     pub(crate) fn get(&self, index: u64) -> Option<(u32, Handle<Type>)> {
         if index < DIRECT {
             self.direct.get(index as usize).copied().flatten()
@@ -124,24 +125,34 @@ impl RegisterTable {
     }
 
     /// Checks that `r` is declared with exactly its descriptor's type.
+    /// The passing case is inlined into the per-operand checks; a failure
+    /// is reported by [`RegisterTable::check_failed`].
+    #[inline(always)]
     pub(crate) fn check(&self, r: Register, subject: Subject, span: Option<Span>) -> Check<u32> {
         match self.get(r.index) {
-            None => Err(fail(
-                Rule::Register,
-                subject,
-                span,
-                format!("register r{} is not declared", { r.index }),
-            )),
-            Some((_, ty)) if ty != r.ty => Err(fail(
-                Rule::Register,
-                subject,
-                span,
-                format!(
-                    "register r{} is used with a type other than its declared type",
-                    { r.index }
-                ),
-            )),
-            Some((dense, _)) => Ok(dense),
+            Some((dense, ty)) if ty == r.ty => Ok(dense),
+            found => Err(Self::check_failed(r, found.is_some(), subject, span)),
         }
+    }
+
+    /// The diagnostic of a failed [`RegisterTable::check`]: `declared`
+    /// tells an undeclared register from one used with another type.
+    #[cold]
+    #[inline(never)]
+    fn check_failed(
+        r: Register,
+        declared: bool,
+        subject: Subject,
+        span: Option<Span>,
+    ) -> super::VerifyError {
+        let message = if declared {
+            format!(
+                "register r{} is used with a type other than its declared type",
+                { r.index }
+            )
+        } else {
+            format!("register r{} is not declared", { r.index })
+        };
+        fail(Rule::Register, subject, span, message)
     }
 }

@@ -427,11 +427,17 @@ impl<'a> FunctionEmitter<'a> {
         if straight {
             self.block_body(out, &blocks[0], "    ", void, true)?;
         } else {
-            let _ = writeln!(out, "    int {} = 0;", naming::SELECTOR);
-            out.push_str("    for (;;) {\n");
-            let _ = writeln!(out, "        switch ({}) {{", naming::SELECTOR);
+            // Pushed piece by piece rather than through `writeln!` (once
+            // per function and block of a large module).
+            out.push_str("    int ");
+            out.push_str(naming::SELECTOR);
+            out.push_str(" = 0;\n    for (;;) {\n        switch (");
+            out.push_str(naming::SELECTOR);
+            out.push_str(") {\n");
             for (index, block) in blocks.iter().enumerate() {
-                let _ = writeln!(out, "        case {index}: {{");
+                out.push_str("        case ");
+                naming::push_decimal(out, index as u64);
+                out.push_str(": {\n");
                 self.block_body(out, block, "            ", void, false)?;
                 out.push_str("        }\n");
             }
@@ -439,7 +445,9 @@ impl<'a> FunctionEmitter<'a> {
             if void {
                 out.push_str("            return;\n");
             } else {
-                let _ = writeln!(out, "            return {};", naming::FALLBACK);
+                out.push_str("            return ");
+                out.push_str(naming::FALLBACK);
+                out.push_str(";\n");
             }
             out.push_str("        }\n    }\n");
         }
@@ -465,7 +473,10 @@ impl<'a> FunctionEmitter<'a> {
         out.push_str(indent);
         match &terminator.kind {
             TerminatorKind::Branch { target } => {
-                let _ = writeln!(out, "{} = {};", naming::SELECTOR, target.index());
+                out.push_str(naming::SELECTOR);
+                out.push_str(" = ");
+                naming::push_decimal(out, target.index() as u64);
+                out.push_str(";\n");
                 out.push_str(indent);
                 out.push_str("break;\n");
             }
@@ -474,9 +485,14 @@ impl<'a> FunctionEmitter<'a> {
                 if_true,
                 if_false,
             } => {
-                let _ = write!(out, "{} = ", naming::SELECTOR);
+                out.push_str(naming::SELECTOR);
+                out.push_str(" = ");
                 self.operand(out, condition)?;
-                let _ = writeln!(out, " ? {} : {};", if_true.index(), if_false.index());
+                out.push_str(" ? ");
+                naming::push_decimal(out, if_true.index() as u64);
+                out.push_str(" : ");
+                naming::push_decimal(out, if_false.index() as u64);
+                out.push_str(";\n");
                 out.push_str(indent);
                 out.push_str("break;\n");
             }

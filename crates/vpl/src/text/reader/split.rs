@@ -192,7 +192,7 @@ impl<'a> Reader<'a> {
         let base = self.module.stage(kind).functions.len();
         for (i, &(id, span)) in forked.scope.ids_in_order.iter().enumerate() {
             let handle = Handle::<Function>::from_index((base + i) as u32);
-            if scope.function_ids.insert(id, handle).is_some() {
+            if !scope.function_ids.insert(id, handle) {
                 return Err(self.semantic(span, format!("duplicate function `{id}`")));
             }
         }
