@@ -155,96 +155,89 @@ fn immediate(c: UCode) -> Option<(UCode, bool)> {
     })
 }
 
-/// A comparison, as the condition of an exit-only micro-operation.
+/// A comparison, as the condition of an exit-only micro-operation: one of
+/// the fast comparison codes ([`Cond::of`] admits no other).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cond {
-    Eq,
-    Ne,
-    LtS,
-    LeS,
-    GtS,
-    GeS,
-    LtU,
-    LeU,
-    GtU,
-    GeU,
-}
+struct Cond(Code);
 
 impl Cond {
     /// The condition of a comparison code.
     fn of(c: Code) -> Option<Cond> {
-        Some(match c {
-            Code::Eq => Cond::Eq,
-            Code::Ne => Cond::Ne,
-            Code::LtS => Cond::LtS,
-            Code::LeS => Cond::LeS,
-            Code::GtS => Cond::GtS,
-            Code::GeS => Cond::GeS,
-            Code::LtU => Cond::LtU,
-            Code::LeU => Cond::LeU,
-            Code::GtU => Cond::GtU,
-            Code::GeU => Cond::GeU,
-            _ => return None,
-        })
+        matches!(
+            c,
+            Code::Eq
+                | Code::Ne
+                | Code::LtS
+                | Code::LeS
+                | Code::GtS
+                | Code::GeS
+                | Code::LtU
+                | Code::LeU
+                | Code::GtU
+                | Code::GeU
+        )
+        .then_some(Cond(c))
     }
 
     /// The condition that holds exactly when this one does not.
     fn negate(self) -> Cond {
-        match self {
-            Cond::Eq => Cond::Ne,
-            Cond::Ne => Cond::Eq,
-            Cond::LtS => Cond::GeS,
-            Cond::LeS => Cond::GtS,
-            Cond::GtS => Cond::LeS,
-            Cond::GeS => Cond::LtS,
-            Cond::LtU => Cond::GeU,
-            Cond::LeU => Cond::GtU,
-            Cond::GtU => Cond::LeU,
-            Cond::GeU => Cond::LtU,
-        }
+        Cond(match self.0 {
+            Code::Eq => Code::Ne,
+            Code::Ne => Code::Eq,
+            Code::LtS => Code::GeS,
+            Code::LeS => Code::GtS,
+            Code::GtS => Code::LeS,
+            Code::GeS => Code::LtS,
+            Code::LtU => Code::GeU,
+            Code::LeU => Code::GtU,
+            Code::GtU => Code::LeU,
+            Code::GeU => Code::LtU,
+            other => other,
+        })
     }
 
     /// The condition on the operands swapped (`b c' a` exactly when
     /// `a c b`).
     fn swap(self) -> Cond {
-        match self {
-            Cond::Eq | Cond::Ne => self,
-            Cond::LtS => Cond::GtS,
-            Cond::LeS => Cond::GeS,
-            Cond::GtS => Cond::LtS,
-            Cond::GeS => Cond::LeS,
-            Cond::LtU => Cond::GtU,
-            Cond::LeU => Cond::GeU,
-            Cond::GtU => Cond::LtU,
-            Cond::GeU => Cond::LeU,
-        }
+        Cond(match self.0 {
+            Code::LtS => Code::GtS,
+            Code::LeS => Code::GeS,
+            Code::GtS => Code::LtS,
+            Code::GeS => Code::LeS,
+            Code::LtU => Code::GtU,
+            Code::LeU => Code::GeU,
+            Code::GtU => Code::LtU,
+            Code::GeU => Code::LeU,
+            other => other,
+        })
     }
 
     /// The exit-only micro-operation on two registers, or on a register
     /// and an immediate.
-    fn exit(self, imm: bool) -> UCode {
-        match (self, imm) {
-            (Cond::Eq, false) => UCode::XEq,
-            (Cond::Ne, false) => UCode::XNe,
-            (Cond::LtS, false) => UCode::XLtS,
-            (Cond::LeS, false) => UCode::XLeS,
-            (Cond::GtS, false) => UCode::XGtS,
-            (Cond::GeS, false) => UCode::XGeS,
-            (Cond::LtU, false) => UCode::XLtU,
-            (Cond::LeU, false) => UCode::XLeU,
-            (Cond::GtU, false) => UCode::XGtU,
-            (Cond::GeU, false) => UCode::XGeU,
-            (Cond::Eq, true) => UCode::XEqI,
-            (Cond::Ne, true) => UCode::XNeI,
-            (Cond::LtS, true) => UCode::XLtSI,
-            (Cond::LeS, true) => UCode::XLeSI,
-            (Cond::GtS, true) => UCode::XGtSI,
-            (Cond::GeS, true) => UCode::XGeSI,
-            (Cond::LtU, true) => UCode::XLtUI,
-            (Cond::LeU, true) => UCode::XLeUI,
-            (Cond::GtU, true) => UCode::XGtUI,
-            (Cond::GeU, true) => UCode::XGeUI,
-        }
+    fn exit(self, imm: bool) -> Option<UCode> {
+        Some(match (self.0, imm) {
+            (Code::Eq, false) => UCode::XEq,
+            (Code::Ne, false) => UCode::XNe,
+            (Code::LtS, false) => UCode::XLtS,
+            (Code::LeS, false) => UCode::XLeS,
+            (Code::GtS, false) => UCode::XGtS,
+            (Code::GeS, false) => UCode::XGeS,
+            (Code::LtU, false) => UCode::XLtU,
+            (Code::LeU, false) => UCode::XLeU,
+            (Code::GtU, false) => UCode::XGtU,
+            (Code::GeU, false) => UCode::XGeU,
+            (Code::Eq, true) => UCode::XEqI,
+            (Code::Ne, true) => UCode::XNeI,
+            (Code::LtS, true) => UCode::XLtSI,
+            (Code::LeS, true) => UCode::XLeSI,
+            (Code::GtS, true) => UCode::XGtSI,
+            (Code::GeS, true) => UCode::XGeSI,
+            (Code::LtU, true) => UCode::XLtUI,
+            (Code::LeU, true) => UCode::XLeUI,
+            (Code::GtU, true) => UCode::XGtUI,
+            (Code::GeU, true) => UCode::XGeUI,
+            _ => return None,
+        })
     }
 }
 
@@ -534,7 +527,7 @@ fn block(
                 (None, None) => (c, a, b, None),
             },
         };
-        let mut u = uop(c.exit(imm.is_some()), j, 0, a, b)?;
+        let mut u = uop(c.exit(imm.is_some())?, j, 0, a, b)?;
         u.imm = imm.unwrap_or(0);
         u.to = u32::try_from(to).ok()?;
         u.exit_refund = u.refund;
@@ -588,7 +581,7 @@ fn block(
                 if let Some((exit_on, to)) = exit_arm(&x, next)? {
                     // A Bool word leaves when it is nonzero (`exit_on` 1)
                     // or zero.
-                    let c = if exit_on == 1 { Cond::Ne } else { Cond::Eq };
+                    let c = Cond(if exit_on == 1 { Code::Ne } else { Code::Eq });
                     code.push(exit_test(j, c, map(&home, x.a), None, to)?);
                 }
             }
