@@ -197,6 +197,9 @@ pub fn split_url(url: &str) -> Result<(String, String), String> {
     Ok((u.host_port(), u.path))
 }
 
+/// How long an idle connection stays in a client's pool.
+pub const POOL_IDLE: std::time::Duration = std::time::Duration::from_secs(4);
+
 /// A client: a `ureq` agent (connection pool included) with its trusted
 /// roots. Cheap to share.
 pub struct Tls {
@@ -220,6 +223,10 @@ fn agent(roots: RootCerts) -> ureq::Agent {
             .http_status_as_error(false)
             .max_redirects(0)
             .proxy(None)
+            // Under the service's header-read timeout (10 s by default),
+            // which also closes an idle keep-alive connection: a pooled
+            // connection older than that may already be closed.
+            .max_idle_age(POOL_IDLE)
             .tls_config(tls)
             .build(),
     )

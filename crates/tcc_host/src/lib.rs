@@ -37,6 +37,7 @@ pub mod pause;
 pub mod percent;
 pub mod providers;
 mod quarantine;
+pub mod request_body;
 pub mod request_json;
 pub mod retention;
 pub mod retry;

@@ -400,7 +400,43 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
         req.uri().path(),
         req.headers(),
     );
-    let mut req = req;
+    let version = req.version();
+    // A small body is read here, any other tracked, so that a response
+    // sent before the body was read closes the connection openly
+    // (crate::request_body).
+    let (mut req, body_read) = match tokio::time::timeout(
+        app.cfg.request_timeout,
+        crate::request_body::prepare(req),
+    )
+    .await
+    {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(e)) => {
+            return finish_request(
+                &method,
+                &route,
+                started,
+                trace_span,
+                version,
+                None,
+                ApiError::BadRequest(e.to_string()).into_response(),
+            );
+        }
+        Err(_) => {
+            let timeout = ApiError::Timeout {
+                limit: app.cfg.request_timeout,
+            };
+            return finish_request(
+                &method,
+                &route,
+                started,
+                trace_span,
+                version,
+                None,
+                timeout.into_response(),
+            );
+        }
+    };
     req.extensions_mut().insert(request_trace);
     let no_token = app.tokens.is_empty();
     // The token first (an unauthorized request is 401 whatever else is
@@ -429,9 +465,32 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
             .into_response(),
         }
     };
+    finish_request(
+        &method,
+        &route,
+        started,
+        trace_span,
+        version,
+        Some(&body_read),
+        response,
+    )
+}
+
+/// The end of every request in [`guard`]: `Connection: close` when its
+/// body was left unread, metrics, the trace span and the request log.
+fn finish_request(
+    method: &axum::http::Method,
+    route: &str,
+    started: Instant,
+    trace_span: crate::otel::OpSpan,
+    version: axum::http::Version,
+    body_read: Option<&crate::request_body::BodyRead>,
+    response: Response,
+) -> Response {
+    let response = crate::request_body::finish(response, version, body_read);
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
-    metrics::global().http_request(method.as_str(), &route, status, elapsed);
+    metrics::global().http_request(method.as_str(), route, status, elapsed);
     crate::otel::http::end_request_span(trace_span, status);
     tracing::debug!(
         method = %method,

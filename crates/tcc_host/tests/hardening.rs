@@ -630,6 +630,93 @@ fn f5_stalled_connections_are_closed_and_connections_are_capped() {
     svc.stop();
 }
 
+/// One response read off a kept-alive connection: its head (lower-cased)
+/// and its status; the body is read by its `Content-Length`.
+fn read_response(s: &mut std::net::TcpStream) -> (u16, String) {
+    let mut got = Vec::new();
+    let mut byte = [0u8; 1];
+    while !got.ends_with(b"\r\n\r\n") {
+        let n = s.read(&mut byte).expect("a response");
+        assert_eq!(
+            n,
+            1,
+            "closed before a response: {:?}",
+            String::from_utf8_lossy(&got)
+        );
+        got.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&got).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    let mut body = vec![0u8; length];
+    s.read_exact(&mut body).unwrap();
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    (status, head)
+}
+
+/// A route that answers before reading the body (an unknown execution, a
+/// wrong token) with the body arriving after the headers, as clients that
+/// write them separately send it under load: hyper then closes the
+/// connection, so a small body is read before routing (the connection
+/// stays usable) and the answer to a large unread one says
+/// `Connection: close` (the client does not reuse it). Before, the
+/// connection was closed silently and a pooling client's next request
+/// failed (`irkit/tests/tcc_namespaces.rs` flaked on it under load).
+#[test]
+fn a_body_sent_after_its_headers_never_leaves_a_silently_closed_connection() {
+    let Some(db) = Db::new(Kind::Sqlite) else {
+        return;
+    };
+    let cfg = ServiceConfig {
+        token: Some("t".into()),
+        ..ServiceConfig::default()
+    };
+    let (svc, _host) = service(db.open(), cfg);
+    let a = svc.addr();
+    let send = |s: &mut std::net::TcpStream, token: &str, body: &[u8]| {
+        let head = format!(
+            "POST /v1/executions/nope/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+             Authorization: Bearer {token}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        );
+        s.write_all(head.as_bytes()).unwrap();
+        s.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(150));
+        s.write_all(body).unwrap();
+    };
+    let small = br#"{"name": "ev", "payload": 1}"#.to_vec();
+    let large = format!(r#"{{"name": "ev", "payload": "{}"}}"#, "x".repeat(200_000)).into_bytes();
+    for token in ["t", "wrong"] {
+        let mut s = std::net::TcpStream::connect(a).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        send(&mut s, token, &small);
+        let (status, head) = read_response(&mut s);
+        assert_eq!(status, if token == "t" { 404 } else { 401 }, "{head}");
+        assert!(!head.contains("connection: close"), "{head}");
+        // The same connection serves the next request.
+        s.write_all(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .unwrap();
+        let (status, head) = read_response(&mut s);
+        assert_eq!(status, 200, "{head}");
+
+        let mut s = std::net::TcpStream::connect(a).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        send(&mut s, token, &large);
+        let (status, head) = read_response(&mut s);
+        assert_eq!(status, if token == "t" { 404 } else { 401 }, "{head}");
+        assert!(head.contains("connection: close"), "{token}: {head}");
+    }
+    svc.stop();
+}
+
 /// A body of many small values is refused before any tree is built (413),
 /// on every route that takes values; an unknown program is reported
 /// before its arguments are converted.
