@@ -198,11 +198,31 @@ fn put<O: Out, const N: usize>(buf: &mut O, words: &[u32; N]) {
     buf.out(tmp.as_flattened());
 }
 
-/// The byte order of two IDs, deciding on the leading 8 bytes when they differ.
-#[inline]
-fn id_cmp(a: &Id, b: &Id) -> std::cmp::Ordering {
+/// The positions of `constants` sorted by ID, then by value, keeping the
+/// first entry of each ID. The sort moves 16-byte (leading 8 ID bytes,
+/// position) keys, not the 48-byte entries: IDs are SHA-256 digests, so
+/// leading bytes rarely tie, and runs that do are ordered by the full
+/// comparison (the whole ID, then kind and bits).
+fn constant_order(constants: &[(Id, Constant)]) -> Vec<usize> {
     let head = |x: &Id| u64::from_be_bytes(*x.first_chunk::<8>().unwrap_or(&[0; 8]));
-    head(a).cmp(&head(b)).then_with(|| a.cmp(b))
+    let mut keys: Vec<(u64, usize)> = constants
+        .iter()
+        .enumerate()
+        .map(|(i, (id, _))| (head(id), i))
+        .collect();
+    keys.sort_unstable();
+    let full = |a: &(u64, usize), b: &(u64, usize)| {
+        let (x, y) = (&constants[a.1], &constants[b.1]);
+        x.0.cmp(&y.0)
+            .then_with(|| (x.1.kind.tag(), x.1.bits).cmp(&(y.1.kind.tag(), y.1.bits)))
+    };
+    for run in keys.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 {
+            run.sort_unstable_by(full);
+        }
+    }
+    keys.dedup_by(|later, first| constants[later.1].0 == constants[first.1].0);
+    keys.into_iter().map(|(_, i)| i).collect()
 }
 
 fn cnt(n: usize) -> Result<u32> {
@@ -304,10 +324,9 @@ impl<'a> Writer<'a> {
             .iter()
             .map(|(c, id)| (*id, c.clone()))
             .collect();
-        for (id, c) in seeded {
-            self.const_index.insert(c.clone(), 0);
-            self.new_constants.push((id, c));
-        }
+        // Seeded constants are not entered in `const_index`:
+        // `add_constant` finds them in `ids.constants`.
+        self.new_constants.extend(seeded);
         let mut strings: BTreeSet<&'a str> = BTreeSet::new();
         let mut types: BTreeSet<&Type> = BTreeSet::new();
         let mut extra_types: Vec<Type> = Vec::new();
@@ -432,17 +451,16 @@ impl<'a> Writer<'a> {
         // the first entry of each ID is kept. (The comparator borrows and
         // tries the leading 8 bytes first: copying and memcmp-ing 32-byte
         // keys dominated the sort of 65 536 constants.)
-        let mut new_constants = std::mem::take(&mut self.new_constants);
-        new_constants.sort_unstable_by(|a, b| {
-            id_cmp(&a.0, &b.0)
-                .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
-        });
-        new_constants.dedup_by(|later, first| later.0 == first.0);
+        let new_constants = std::mem::take(&mut self.new_constants);
+        let order = constant_order(&new_constants);
         // Built in bulk from the sorted list (inserting one by one would
         // compare 32-byte keys n log n times again).
-        self.constants = new_constants
+        self.constants = order
             .into_iter()
-            .map(|(id, c)| (id, (c, 0)))
+            .map(|i| {
+                let (id, c) = &new_constants[i];
+                (*id, (c.clone(), 0))
+            })
             .collect();
         // The constants' scalar types, each kind once (not once per constant).
         let mut kinds: Vec<ScalarKind> = self.constants.values().map(|c| c.0.kind).collect();
@@ -493,6 +511,7 @@ impl<'a> Writer<'a> {
             self.symbols.insert(s, cnt(i)?);
         }
         self.const_index.clear();
+        self.const_index.reserve(self.constants.len());
         for (i, v) in self.constants.values_mut().enumerate() {
             v.1 = cnt(i)?;
             self.const_index.insert(v.0.clone(), v.1);
@@ -505,6 +524,10 @@ impl<'a> Writer<'a> {
 
     fn add_constant(&mut self, c: &Constant) -> Result<()> {
         // Index assigned once every constant is known (BTreeMap order).
+        if self.ids.constants.contains_key(c) {
+            // Seeded from the identities in `collect`.
+            return Ok(());
+        }
         match self.const_index.entry(c.clone()) {
             std::collections::hash_map::Entry::Occupied(_) => return Ok(()),
             std::collections::hash_map::Entry::Vacant(v) => {
@@ -1320,6 +1343,49 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// The key sort of the constant table orders exactly as a full sort by
+    /// (ID, kind, bits) followed by keeping the first entry of each ID,
+    /// including IDs that tie on their leading 8 bytes and repeated IDs.
+    #[test]
+    fn constant_order_matches_the_full_sort() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let kinds = [ScalarKind::Int32, ScalarKind::UInt64, ScalarKind::Bool];
+        let mut constants: Vec<(Id, Constant)> = Vec::new();
+        for _ in 0..2000 {
+            let mut id = [0u8; 32];
+            // Few distinct leading words and tails: many prefix ties and
+            // repeated IDs with different values.
+            id[..8].copy_from_slice(&(next() % 64).to_be_bytes());
+            id[31] = (next() % 4) as u8;
+            let kind = kinds[(next() % 3) as usize];
+            constants.push((
+                id,
+                Constant {
+                    kind,
+                    bits: next() % 3,
+                },
+            ));
+        }
+        let mut expected = constants.clone();
+        expected.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
+        });
+        expected.dedup_by(|later, first| later.0 == first.0);
+        let got: Vec<(Id, Constant)> = constant_order(&constants)
+            .into_iter()
+            .map(|i| constants[i].clone())
+            .collect();
+        assert!(expected.len() < 300, "the generator repeats IDs");
+        assert_eq!(got, expected);
     }
 
     /// The in-place comparison finds exactly the first differing byte,
