@@ -199,30 +199,48 @@ fn put<O: Out, const N: usize>(buf: &mut O, words: &[u32; N]) {
 }
 
 /// The positions of `constants` sorted by ID, then by value, keeping the
-/// first entry of each ID. The sort moves 16-byte (leading 8 ID bytes,
-/// position) keys, not the 48-byte entries: IDs are SHA-256 digests, so
-/// leading bytes rarely tie, and runs that do are ordered by the full
-/// comparison (the whole ID, then kind and bits).
+/// first entry of each ID. IDs are SHA-256 digests, so a bucket pass on
+/// their leading bits (about one bucket per constant, at most 2^16) leaves
+/// runs of a few entries, each ordered by the full comparison (the whole
+/// ID, then kind and bits): no comparison sort over the whole table.
 fn constant_order(constants: &[(Id, Constant)]) -> Vec<usize> {
-    let head = |x: &Id| u64::from_be_bytes(*x.first_chunk::<8>().unwrap_or(&[0; 8]));
-    let mut keys: Vec<(u64, usize)> = constants
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _))| (head(id), i))
-        .collect();
-    keys.sort_unstable();
-    let full = |a: &(u64, usize), b: &(u64, usize)| {
-        let (x, y) = (&constants[a.1], &constants[b.1]);
+    let bits = (usize::BITS - constants.len().leading_zeros()).min(16);
+    let bucket = |id: &Id| -> usize {
+        let head = u64::from_be_bytes(*id.first_chunk::<8>().unwrap_or(&[0; 8]));
+        match bits {
+            0 => 0,
+            _ => (head >> (64 - bits)) as usize,
+        }
+    };
+    // starts[b]..starts[b + 1]: the positions of bucket b in `order`.
+    let mut starts = vec![0usize; (1usize << bits) + 1];
+    for (id, _) in constants {
+        starts[bucket(id) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0usize; constants.len()];
+    for (i, (id, _)) in constants.iter().enumerate() {
+        let slot = &mut next[bucket(id)];
+        order[*slot] = i;
+        *slot += 1;
+    }
+    let full = |a: &usize, b: &usize| {
+        let (x, y) = (&constants[*a], &constants[*b]);
         x.0.cmp(&y.0)
             .then_with(|| (x.1.kind.tag(), x.1.bits).cmp(&(y.1.kind.tag(), y.1.bits)))
     };
-    for run in keys.chunk_by_mut(|a, b| a.0 == b.0) {
-        if run.len() > 1 {
+    for range in starts.windows(2) {
+        if let Some(run) = order.get_mut(range[0]..range[1])
+            && run.len() > 1
+        {
             run.sort_unstable_by(full);
         }
     }
-    keys.dedup_by(|later, first| constants[later.1].0 == constants[first.1].0);
-    keys.into_iter().map(|(_, i)| i).collect()
+    order.dedup_by(|later, first| constants[*later].0 == constants[*first].0);
+    order
 }
 
 fn cnt(n: usize) -> Result<u32> {
@@ -271,7 +289,9 @@ struct Writer<'a> {
     /// Type-table index of each scalar kind by tag (NONE when absent).
     scalar_types: [u32; 16],
     symbols: BTreeMap<Id, u32>,
-    constants: BTreeMap<Id, (Constant, u32)>,
+    /// The constant table: sorted by ID, one entry per ID; the position is
+    /// the table index.
+    constants: Vec<(Id, Constant)>,
     /// Constants in first-use order while collecting (sorted into `constants`).
     new_constants: Vec<(Id, Constant)>,
     effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
@@ -289,7 +309,7 @@ impl<'a> Writer<'a> {
             types: FastMap::default(),
             scalar_types: [NONE; 16],
             symbols: BTreeMap::new(),
-            constants: BTreeMap::new(),
+            constants: Vec::new(),
             new_constants: Vec::new(),
             effect_sets: BTreeMap::new(),
             hasher: ids::Hasher::new(false),
@@ -453,17 +473,12 @@ impl<'a> Writer<'a> {
         // keys dominated the sort of 65 536 constants.)
         let new_constants = std::mem::take(&mut self.new_constants);
         let order = constant_order(&new_constants);
-        // Built in bulk from the sorted list (inserting one by one would
-        // compare 32-byte keys n log n times again).
         self.constants = order
             .into_iter()
-            .map(|i| {
-                let (id, c) = &new_constants[i];
-                (*id, (c.clone(), 0))
-            })
+            .map(|i| new_constants[i].clone())
             .collect();
         // The constants' scalar types, each kind once (not once per constant).
-        let mut kinds: Vec<ScalarKind> = self.constants.values().map(|c| c.0.kind).collect();
+        let mut kinds: Vec<ScalarKind> = self.constants.iter().map(|(_, c)| c.kind).collect();
         kinds.sort_unstable_by_key(|k| k.tag());
         kinds.dedup();
         extra_types.extend(kinds.into_iter().map(Type::Scalar));
@@ -512,9 +527,8 @@ impl<'a> Writer<'a> {
         }
         self.const_index.clear();
         self.const_index.reserve(self.constants.len());
-        for (i, v) in self.constants.values_mut().enumerate() {
-            v.1 = cnt(i)?;
-            self.const_index.insert(v.0.clone(), v.1);
+        for (i, (_, c)) in self.constants.iter().enumerate() {
+            self.const_index.insert(c.clone(), cnt(i)?);
         }
         for (i, v) in self.effect_sets.values_mut().enumerate() {
             v.1 = cnt(i)?;
@@ -711,7 +725,7 @@ impl<'a> Writer<'a> {
             tag_n += effects.len();
         }
         // Constants.
-        for (id, (c, _)) in &self.constants {
+        for (id, c) in &self.constants {
             tb.constants.extend_from_slice(id);
             put(&mut tb.constants, &[self.t(&Type::Scalar(c.kind)), 0]);
             let (payload, width) = c
@@ -1361,9 +1375,11 @@ mod tests {
         let mut constants: Vec<(Id, Constant)> = Vec::new();
         for _ in 0..2000 {
             let mut id = [0u8; 32];
-            // Few distinct leading words and tails: many prefix ties and
-            // repeated IDs with different values.
-            id[..8].copy_from_slice(&(next() % 64).to_be_bytes());
+            // Few distinct leading words (spread over the leading bits, so
+            // over many buckets) and tails: many prefix ties and repeated
+            // IDs with different values.
+            let head = ((next() % 64) << 58) | (next() % 2);
+            id[..8].copy_from_slice(&head.to_be_bytes());
             id[31] = (next() % 4) as u8;
             let kind = kinds[(next() % 3) as usize];
             constants.push((
@@ -1384,7 +1400,7 @@ mod tests {
             .into_iter()
             .map(|i| constants[i].clone())
             .collect();
-        assert!(expected.len() < 300, "the generator repeats IDs");
+        assert!(expected.len() <= 512, "the generator repeats IDs");
         assert_eq!(got, expected);
     }
 
