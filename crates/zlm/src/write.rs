@@ -198,11 +198,49 @@ fn put<O: Out, const N: usize>(buf: &mut O, words: &[u32; N]) {
     buf.out(tmp.as_flattened());
 }
 
-/// The byte order of two IDs, deciding on the leading 8 bytes when they differ.
-#[inline]
-fn id_cmp(a: &Id, b: &Id) -> std::cmp::Ordering {
-    let head = |x: &Id| u64::from_be_bytes(*x.first_chunk::<8>().unwrap_or(&[0; 8]));
-    head(a).cmp(&head(b)).then_with(|| a.cmp(b))
+/// The positions of `constants` sorted by ID, then by value, keeping the
+/// first entry of each ID. IDs are SHA-256 digests, so a bucket pass on
+/// their leading bits (about one bucket per constant, at most 2^16) leaves
+/// runs of a few entries, each ordered by the full comparison (the whole
+/// ID, then kind and bits): no comparison sort over the whole table.
+fn constant_order(constants: &[(Id, Constant)]) -> Vec<usize> {
+    let bits = (usize::BITS - constants.len().leading_zeros()).min(16);
+    let bucket = |id: &Id| -> usize {
+        let head = u64::from_be_bytes(*id.first_chunk::<8>().unwrap_or(&[0; 8]));
+        match bits {
+            0 => 0,
+            _ => (head >> (64 - bits)) as usize,
+        }
+    };
+    // starts[b]..starts[b + 1]: the positions of bucket b in `order`.
+    let mut starts = vec![0usize; (1usize << bits) + 1];
+    for (id, _) in constants {
+        starts[bucket(id) + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0usize; constants.len()];
+    for (i, (id, _)) in constants.iter().enumerate() {
+        let slot = &mut next[bucket(id)];
+        order[*slot] = i;
+        *slot += 1;
+    }
+    let full = |a: &usize, b: &usize| {
+        let (x, y) = (&constants[*a], &constants[*b]);
+        x.0.cmp(&y.0)
+            .then_with(|| (x.1.kind.tag(), x.1.bits).cmp(&(y.1.kind.tag(), y.1.bits)))
+    };
+    for range in starts.windows(2) {
+        if let Some(run) = order.get_mut(range[0]..range[1])
+            && run.len() > 1
+        {
+            run.sort_unstable_by(full);
+        }
+    }
+    order.dedup_by(|later, first| constants[*later].0 == constants[*first].0);
+    order
 }
 
 fn cnt(n: usize) -> Result<u32> {
@@ -251,7 +289,9 @@ struct Writer<'a> {
     /// Type-table index of each scalar kind by tag (NONE when absent).
     scalar_types: [u32; 16],
     symbols: BTreeMap<Id, u32>,
-    constants: BTreeMap<Id, (Constant, u32)>,
+    /// The constant table: sorted by ID, one entry per ID; the position is
+    /// the table index.
+    constants: Vec<(Id, Constant)>,
     /// Constants in first-use order while collecting (sorted into `constants`).
     new_constants: Vec<(Id, Constant)>,
     effect_sets: BTreeMap<Id, (Vec<Effect>, u32)>,
@@ -269,7 +309,7 @@ impl<'a> Writer<'a> {
             types: FastMap::default(),
             scalar_types: [NONE; 16],
             symbols: BTreeMap::new(),
-            constants: BTreeMap::new(),
+            constants: Vec::new(),
             new_constants: Vec::new(),
             effect_sets: BTreeMap::new(),
             hasher: ids::Hasher::new(false),
@@ -304,10 +344,9 @@ impl<'a> Writer<'a> {
             .iter()
             .map(|(c, id)| (*id, c.clone()))
             .collect();
-        for (id, c) in seeded {
-            self.const_index.insert(c.clone(), 0);
-            self.new_constants.push((id, c));
-        }
+        // Seeded constants are not entered in `const_index`:
+        // `add_constant` finds them in `ids.constants`.
+        self.new_constants.extend(seeded);
         let mut strings: BTreeSet<&'a str> = BTreeSet::new();
         let mut types: BTreeSet<&Type> = BTreeSet::new();
         let mut extra_types: Vec<Type> = Vec::new();
@@ -432,20 +471,14 @@ impl<'a> Writer<'a> {
         // the first entry of each ID is kept. (The comparator borrows and
         // tries the leading 8 bytes first: copying and memcmp-ing 32-byte
         // keys dominated the sort of 65 536 constants.)
-        let mut new_constants = std::mem::take(&mut self.new_constants);
-        new_constants.sort_unstable_by(|a, b| {
-            id_cmp(&a.0, &b.0)
-                .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
-        });
-        new_constants.dedup_by(|later, first| later.0 == first.0);
-        // Built in bulk from the sorted list (inserting one by one would
-        // compare 32-byte keys n log n times again).
-        self.constants = new_constants
+        let new_constants = std::mem::take(&mut self.new_constants);
+        let order = constant_order(&new_constants);
+        self.constants = order
             .into_iter()
-            .map(|(id, c)| (id, (c, 0)))
+            .map(|i| new_constants[i].clone())
             .collect();
         // The constants' scalar types, each kind once (not once per constant).
-        let mut kinds: Vec<ScalarKind> = self.constants.values().map(|c| c.0.kind).collect();
+        let mut kinds: Vec<ScalarKind> = self.constants.iter().map(|(_, c)| c.kind).collect();
         kinds.sort_unstable_by_key(|k| k.tag());
         kinds.dedup();
         extra_types.extend(kinds.into_iter().map(Type::Scalar));
@@ -493,9 +526,9 @@ impl<'a> Writer<'a> {
             self.symbols.insert(s, cnt(i)?);
         }
         self.const_index.clear();
-        for (i, v) in self.constants.values_mut().enumerate() {
-            v.1 = cnt(i)?;
-            self.const_index.insert(v.0.clone(), v.1);
+        self.const_index.reserve(self.constants.len());
+        for (i, (_, c)) in self.constants.iter().enumerate() {
+            self.const_index.insert(c.clone(), cnt(i)?);
         }
         for (i, v) in self.effect_sets.values_mut().enumerate() {
             v.1 = cnt(i)?;
@@ -505,6 +538,10 @@ impl<'a> Writer<'a> {
 
     fn add_constant(&mut self, c: &Constant) -> Result<()> {
         // Index assigned once every constant is known (BTreeMap order).
+        if self.ids.constants.contains_key(c) {
+            // Seeded from the identities in `collect`.
+            return Ok(());
+        }
         match self.const_index.entry(c.clone()) {
             std::collections::hash_map::Entry::Occupied(_) => return Ok(()),
             std::collections::hash_map::Entry::Vacant(v) => {
@@ -688,7 +725,7 @@ impl<'a> Writer<'a> {
             tag_n += effects.len();
         }
         // Constants.
-        for (id, (c, _)) in &self.constants {
+        for (id, c) in &self.constants {
             tb.constants.extend_from_slice(id);
             put(&mut tb.constants, &[self.t(&Type::Scalar(c.kind)), 0]);
             let (payload, width) = c
@@ -1320,6 +1357,51 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// The key sort of the constant table orders exactly as a full sort by
+    /// (ID, kind, bits) followed by keeping the first entry of each ID,
+    /// including IDs that tie on their leading 8 bytes and repeated IDs.
+    #[test]
+    fn constant_order_matches_the_full_sort() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let kinds = [ScalarKind::Int32, ScalarKind::UInt64, ScalarKind::Bool];
+        let mut constants: Vec<(Id, Constant)> = Vec::new();
+        for _ in 0..2000 {
+            let mut id = [0u8; 32];
+            // Few distinct leading words (spread over the leading bits, so
+            // over many buckets) and tails: many prefix ties and repeated
+            // IDs with different values.
+            let head = ((next() % 64) << 58) | (next() % 2);
+            id[..8].copy_from_slice(&head.to_be_bytes());
+            id[31] = (next() % 4) as u8;
+            let kind = kinds[(next() % 3) as usize];
+            constants.push((
+                id,
+                Constant {
+                    kind,
+                    bits: next() % 3,
+                },
+            ));
+        }
+        let mut expected = constants.clone();
+        expected.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| (a.1.kind.tag(), a.1.bits).cmp(&(b.1.kind.tag(), b.1.bits)))
+        });
+        expected.dedup_by(|later, first| later.0 == first.0);
+        let got: Vec<(Id, Constant)> = constant_order(&constants)
+            .into_iter()
+            .map(|i| constants[i].clone())
+            .collect();
+        assert!(expected.len() <= 512, "the generator repeats IDs");
+        assert_eq!(got, expected);
     }
 
     /// The in-place comparison finds exactly the first differing byte,

@@ -288,10 +288,11 @@ impl Flow<'_, '_, '_> {
         let Operand::Value(op_ref) = operand else {
             return Ok(None);
         };
-        let Some(ty) = self.ctx.operand_type(operand) else {
+        // The producer's result type, borrowed (`operand_type` would clone it).
+        let Some(ty) = self.ctx.index.op(op_ref).and_then(|op| op.result.as_ref()) else {
             return Ok(None);
         };
-        if ty.is_borrow() || self.ctx.r.is_copy(&ty) {
+        if ty.is_borrow() || self.ctx.r.is_copy(ty) {
             return Ok(None);
         }
         let key = PathKey {
@@ -724,10 +725,10 @@ impl Flow<'_, '_, '_> {
                 _ => {
                     // Scalar operations: a non-Copy owner value cannot appear.
                     for operand in &op.operands {
-                        if let Some(ty) = ctx.operand_type(operand)
-                            && matches!(operand, Operand::Value(_))
+                        if let Operand::Value(op_ref) = operand
+                            && let Some(ty) = ctx.index.op(op_ref).and_then(|op| op.result.as_ref())
                             && !ty.is_borrow()
-                            && !ctx.r.is_copy(&ty)
+                            && !ctx.r.is_copy(ty)
                         {
                             return Err(fail(
                                 code::OWNERSHIP,

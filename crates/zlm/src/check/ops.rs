@@ -42,7 +42,6 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
     };
     let here = OpRef::Flow { block, ordinal };
     // SSA: every value operand is a dominating same-function flow producer.
-    let mut tys = Vec::with_capacity(op.operands.len());
     for operand in &op.operands {
         if let Operand::Value(op_ref) = operand {
             if !matches!(op_ref, OpRef::Flow { .. }) || ctx.index.op(op_ref).is_none() {
@@ -60,9 +59,20 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
             // A try's result does not exist on its error path, but the
             // error path leaves the block, so dominance suffices.
         }
-        tys.push(ctx.operand_type(operand));
     }
-    let operand_ty = |position: usize| tys.get(position).cloned().flatten();
+    // Operand types are derived where a rule reads them (most rules read
+    // one or two), not collected per operation: no allocation per op.
+    let operand_ty = |position: usize| {
+        op.operands
+            .get(position)
+            .and_then(|operand| ctx.operand_type(operand))
+    };
+    let all_operand_tys = || -> Vec<Option<Type>> {
+        op.operands
+            .iter()
+            .map(|operand| ctx.operand_type(operand))
+            .collect()
+    };
     let res = op.result.clone();
     let ty_err = |message: &str| fail(code::TYPE, format!("tag {}: {message}", op.tag));
     let same_scalar = |pred: &dyn Fn(&Type) -> bool| -> CResult<Type> {
@@ -185,8 +195,8 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                 return Err(ty_err("stored value differs from the local's type"));
             }
         }
-        tag::CALL => check_call(ctx, block, ordinal, op, &tys)?,
-        tag::INTRINSIC_CALL => check_intrinsic(ctx, block, ordinal, op, &tys)?,
+        tag::CALL => check_call(ctx, block, ordinal, op, &all_operand_tys())?,
+        tag::INTRINSIC_CALL => check_intrinsic(ctx, block, ordinal, op, &all_operand_tys())?,
         tag::ENUM_CONST => {
             let Aux::Variant(variant) = &op.aux0 else {
                 return Err(ty_err("needs a variant"));
@@ -309,6 +319,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
             }
             let mut fields: Vec<&Field> = decl.fields.iter().collect();
             fields.sort_by_key(|f| f.ordinal);
+            let tys = all_operand_tys();
             if fields.len() != tys.len()
                 || fields
                     .iter()
@@ -338,6 +349,7 @@ pub fn check_op(ctx: &FnCheck<'_, '_>, block: u32, ordinal: u32, op: &Op) -> CRe
                 .iter()
                 .collect();
             fields.sort_by_key(|f| f.ordinal);
+            let tys = all_operand_tys();
             if fields.len() != tys.len()
                 || fields
                     .iter()

@@ -86,8 +86,13 @@ pub struct Identities {
 
 impl Identities {
     /// Whether `ty` is structurally Copy in this module.
+    #[inline]
     pub fn is_copy(&self, ty: &Type) -> bool {
-        is_copy(ty, &|id| self.copy.get(id).copied())
+        // The common answers inline (the semantic check asks per operation).
+        match ty {
+            Type::Scalar(_) | Type::Unit | Type::Never | Type::Ref(_) => true,
+            _ => is_copy(ty, &|id| self.copy.get(id).copied()),
+        }
     }
     /// The type-instance ID of `ty` (computing it if new).
     pub fn type_id(&mut self, ty: &Type) -> Id {
