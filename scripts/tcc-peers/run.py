@@ -13,7 +13,9 @@ alternating the systems and rotating their order every round. Each run starts it
 fresh store (a new schema, file or data directory), warms up untimed, runs the timed load, and
 stops what it started. Labels: `irkit-pg`, `irkit-sqlite` (the server's default `--workers`),
 `irkit-pg@50` (`--workers 50`), `irkit-pg-echo` (no worker: the steps answered in-process by the
-echo provider, to separate the worker hop from the store), `dbos`, `restate`. Writes one JSON line per run to
+echo provider, to separate the worker hop from the store), `dbos`, `restate`; an irkit label ending
+in `-base` (e.g. `irkit-sqlite-base`) runs the binary given with `--irkit-base` instead, to compare
+two builds in the same rounds. Writes one JSON line per run to
 DIR/results-TAG.jsonl and the summary (medians, per-round ratios) to DIR/summary-TAG.md."""
 
 from __future__ import annotations
@@ -108,8 +110,10 @@ class Bench:
     def log(self, runid: str, what: str):
         return open(os.path.join(self.logs, f"{runid}.{what}.log"), "w")
 
-    def irkit(self, kind: str, workers: Optional[int], runid: str, echo: bool = False) -> Dict[str, object]:
+    def irkit(self, kind: str, workers: Optional[int], runid: str, echo: bool = False,
+              binary: Optional[str] = None) -> Dict[str, object]:
         a = self.a
+        irkit_bin = binary or a.irkit
         rundir = os.path.join(self.work, runid)
         os.makedirs(rundir, exist_ok=True)
         with open(os.path.join(rundir, "providers.toml"), "w") as f:
@@ -127,7 +131,7 @@ class Bench:
                           "of journal/lease writes only (irkit's fixed setting)")
         port = free_port()
         url = f"http://127.0.0.1:{port}"
-        cmd = [a.irkit, "tcc", "serve", "--listen", f"127.0.0.1:{port}", "--database", db,
+        cmd = [irkit_bin, "tcc", "serve", "--listen", f"127.0.0.1:{port}", "--database", db,
                "--providers", os.path.join(rundir, "providers.toml")]
         if workers is not None:
             cmd += ["--workers", str(workers)]
@@ -138,7 +142,7 @@ class Bench:
         try:
             server = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=slog, text=True, env=env)
             wait_line(server, "listening on ", 60)
-            subprocess.run([a.irkit, "tcc", "register", os.path.join(HERE, "small3.py"), "--name",
+            subprocess.run([irkit_bin, "tcc", "register", os.path.join(HERE, "small3.py"), "--name",
                             "small3", "--server", url], check=True, capture_output=True, timeout=60, env=env)
             if not echo:
                 worker = subprocess.Popen([self.python, os.path.join(HERE, "worker.py"), url, str(a.clients)],
@@ -244,12 +248,18 @@ class Bench:
     def one(self, label: str, runid: str) -> Dict[str, object]:
         system, _, workers = label.partition("@")
         n_workers = int(workers) if workers else None
+        binary = None
+        if system.startswith("irkit") and system.endswith("-base"):
+            if not self.a.irkit_base:
+                raise ValueError(f"{label!r} needs --irkit-base")
+            binary = self.a.irkit_base
+            system = system.removesuffix("-base")
         echo = system.endswith("-echo")
         system = system.removesuffix("-echo")
         if system == "irkit-pg":
-            return self.irkit("pg", n_workers, runid, echo)
+            return self.irkit("pg", n_workers, runid, echo, binary)
         if system == "irkit-sqlite":
-            return self.irkit("sqlite", n_workers, runid, echo)
+            return self.irkit("sqlite", n_workers, runid, echo, binary)
         if label == "dbos":
             return self.dbos(runid)
         if label == "restate":
@@ -296,6 +306,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dir", required=True, help="the set-up folder (venv, Restate, Node.js 22)")
     ap.add_argument("--irkit", required=True, help="the irkit binary")
+    ap.add_argument("--irkit-base", help="the irkit binary of the labels ending in -base (a baseline build)")
     ap.add_argument("--systems", default="irkit-pg,dbos,restate,irkit-sqlite")
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--n", type=int, default=2000, help="workflows per timed run")
@@ -306,6 +317,7 @@ def main() -> None:
     a = ap.parse_args()
     a.dir = os.path.abspath(a.dir)
     a.irkit = os.path.abspath(a.irkit)
+    a.irkit_base = os.path.abspath(a.irkit_base) if a.irkit_base else None
     systems = a.systems.split(",")
     bench = Bench(a)
     rows: List[Dict[str, object]] = []

@@ -7,6 +7,7 @@
 use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
+use crate::store::sqlite::write_gate::WriteGate;
 use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use std::path::Path;
 use std::sync::Mutex;
@@ -17,6 +18,9 @@ const COLUMNS: &str = "idempotency_key, execution_id, key, input, state, attempt
 /// The SQLite task table.
 pub struct SqliteTasks {
     conn: Mutex<Conn>,
+    /// Taken around each write, shared with the execution store's writer
+    /// (`store::sqlite::write_gate`).
+    gate: WriteGate,
 }
 
 /// The connection and the commit kind its `synchronous` setting is for.
@@ -100,6 +104,7 @@ impl SqliteTasks {
                 conn,
                 mode: Commit::Durable,
             }),
+            gate: WriteGate::for_file(path),
         })
     }
 
@@ -134,6 +139,7 @@ impl SqliteTasks {
             c.conn.execute_batch(pragma).map_err(db)?;
             c.mode = commit;
         }
+        let _held = self.gate.enter();
         f(&mut c.conn)
     }
 }

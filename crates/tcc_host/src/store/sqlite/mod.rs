@@ -30,6 +30,7 @@ mod status;
 #[cfg(test)]
 mod tests;
 mod traces;
+pub mod write_gate;
 
 pub use migrations::{MIGRATIONS, migrate};
 
@@ -131,6 +132,8 @@ struct WriterConn {
     /// The last history sequence number handed out by
     /// `irkit_history_seq()` (re-read at the start of every group).
     history_seq: Arc<std::sync::atomic::AtomicI64>,
+    /// Taken around each group's transaction ([`write_gate`]).
+    gate: write_gate::WriteGate,
 }
 
 /// Registers `irkit_history_seq()` on the writer connection: the next
@@ -217,6 +220,7 @@ impl SqliteStore {
                     conn: writer,
                     sync: Durability::Full,
                     history_seq,
+                    gate: write_gate::WriteGate::for_file(path),
                 }],
                 MAX_GROUP,
                 "sqlite",
@@ -379,7 +383,10 @@ fn run_batch(w: &mut WriterConn, batch: Vec<Job>) {
         w.sync = sync;
     }
     let mut batch = batch;
+    let gate = w.gate.clone();
+    let held = gate.enter();
     let commit = run_group(&mut SqliteTx(w), &mut batch, 0);
+    drop(held);
     for job in batch {
         job.finish(commit.clone());
     }
