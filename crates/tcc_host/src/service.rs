@@ -404,36 +404,20 @@ async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response 
     // A small body is read here, any other tracked, so that a response
     // sent before the body was read closes the connection openly
     // (crate::request_body).
-    let (mut req, body_read) = match tokio::time::timeout(
-        app.cfg.request_timeout,
-        crate::request_body::prepare(req),
-    )
-    .await
-    {
+    let prepared =
+        tokio::time::timeout(app.cfg.request_timeout, crate::request_body::prepare(req)).await;
+    let (mut req, body_read) = match prepared {
         Ok(Ok(prepared)) => prepared,
-        Ok(Err(e)) => {
-            return finish_request(
-                &method,
-                &route,
-                started,
-                trace_span,
-                version,
-                None,
-                ApiError::BadRequest(e.to_string()).into_response(),
-            );
-        }
-        Err(_) => {
-            let timeout = ApiError::Timeout {
-                limit: app.cfg.request_timeout,
+        unread => {
+            let refusal = match unread {
+                Ok(Err(e)) => ApiError::BadRequest(e.to_string()),
+                _ => ApiError::Timeout {
+                    limit: app.cfg.request_timeout,
+                },
             };
+            let response = refusal.into_response();
             return finish_request(
-                &method,
-                &route,
-                started,
-                trace_span,
-                version,
-                None,
-                timeout.into_response(),
+                &method, &route, started, trace_span, version, None, response,
             );
         }
     };
