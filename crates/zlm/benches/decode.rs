@@ -15,18 +15,11 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use zlm::decode::{Threads, decode, decode_with};
-use zlm::{hash::sha256, sample, write::write};
+use zlm::hash::sha256;
 
-fn artifact() -> Vec<u8> {
-    let mut width = 20_000;
-    loop {
-        let b = write(&sample::module("bench.big", width)).expect("write");
-        if b.len() >= 10_000_000 {
-            break b;
-        }
-        width *= 2;
-    }
-}
+#[path = "common/bench_module.rs"]
+mod bench_module;
+use bench_module::{annotated, artifact};
 
 /// Every distinct identity preimage of the module (duplicates, such as one
 /// constant used twice, are hashed once by a validator).
@@ -39,26 +32,6 @@ fn preimages(bytes: &[u8]) -> Vec<Vec<u8>> {
         .filter(|f| seen.insert(f.digest))
         .map(|f| f.preimage())
         .collect()
-}
-
-/// The artifact file of `bytes` with the source map of its printed text and
-/// the provenance record after the payload.
-fn annotated(bytes: &[u8]) -> Vec<u8> {
-    let module = decode(bytes).expect("valid").into_module();
-    let text = zlm::text::print(&module).expect("print");
-    let (parsed, positions) = zlm::text::parse_with_positions(&text).expect("parse");
-    let payload = write(&parsed).expect("write");
-    assert_eq!(payload, bytes, "the printed text writes the same payload");
-    zlm::ancillary::annotate(
-        &payload,
-        "bench.zlt",
-        &text,
-        &parsed,
-        &positions,
-        "bench",
-        "1",
-    )
-    .expect("annotate")
 }
 
 /// Decode+validate of an annotated file and its verified source map.

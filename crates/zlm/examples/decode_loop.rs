@@ -6,32 +6,16 @@
 //! the decodes are counted, not the module generation.
 use zlm::decode::{Threads, decode_with};
 
+#[path = "../benches/common/bench_module.rs"]
+mod bench_module;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let with_map = args.next().is_some_and(|s| s == "map");
-    let mut width = 20_000;
-    let bytes = loop {
-        let b = zlm::write::write(&zlm::sample::module("bench.big", width)).expect("write");
-        if b.len() >= 10_000_000 {
-            break b;
-        }
-        width *= 2;
-    };
+    let bytes = bench_module::artifact();
     let file = if with_map {
-        let module = zlm::decode::decode(&bytes).expect("valid").into_module();
-        let text = zlm::text::print(&module).expect("print");
-        let (parsed, positions) = zlm::text::parse_with_positions(&text).expect("parse");
-        zlm::ancillary::annotate(
-            &bytes,
-            "bench.zlt",
-            &text,
-            &parsed,
-            &positions,
-            "bench",
-            "1",
-        )
-        .expect("annotate")
+        bench_module::annotated(&bytes)
     } else {
         bytes
     };

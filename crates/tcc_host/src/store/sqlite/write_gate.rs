@@ -21,7 +21,9 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 pub struct WriteGate(Arc<Mutex<()>>);
 
 /// Held while a write transaction runs; the gate opens when it is dropped.
-pub struct Held<'a>(#[allow(dead_code)] Option<MutexGuard<'a, ()>>);
+pub struct Held<'a> {
+    _guard: MutexGuard<'a, ()>,
+}
 
 impl WriteGate {
     /// The gate of the database file at `path` (the same for every path
@@ -41,11 +43,12 @@ impl WriteGate {
     /// Waits for the gate and holds it. A gate poisoned by a panic in a
     /// holder is held as it is (it guards no data).
     pub fn enter(&self) -> Held<'_> {
-        Held(Some(
-            self.0
+        Held {
+            _guard: self
+                .0
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
-        ))
+        }
     }
 }
 
