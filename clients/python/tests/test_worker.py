@@ -144,3 +144,66 @@ def test_sigterm_lets_running_handlers_finish(server, tmp_path: Path):
     finally:
         if p.poll() is None:
             p.kill()
+
+
+def test_answers_that_finish_together_go_in_one_request(server):
+    """Six handlers finish together: the answers that wait while the first
+    request is on its way go together in the next, so six answers take at
+    most two requests. A result that is not JSON fails its own effect (the
+    saga compensates), not the batch it was in."""
+    orders = [f"batch-{i}" for i in range(6)]
+    w = Worker(server.url, concurrency=8, lease=10.0, poll_wait=1.0)
+    barrier = threading.Barrier(6, timeout=20)
+    batches = []
+    send = w._http.request
+
+    def recording(method, path, body=None, raw=None, **kw):
+        if path == "/v1/tasks/answers":
+            assert raw is not None
+            import json
+
+            batches.append(sorted(a["id"] for a in json.loads(raw)["answers"]))
+            if len(batches) == 1:
+                # Hold the first request until the other reserves' answers
+                # wait in the outbox.
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline:
+                    with w._lock:
+                        if len(batches[0]) + len(w._outbox) >= 6:
+                            break
+                    time.sleep(0.01)
+        return send(method, path, body, raw, **kw)
+
+    w._http.request = recording  # type: ignore[method-assign]
+
+    @w.effect("inventory.*")
+    def inventory(task: Task):
+        if task.key == "inventory.reserve":
+            barrier.wait()
+        return {"ok": True}
+
+    @w.effect("payment.*")
+    def charge(task: Task):
+        return {1, 2} if task.execution_id == "batch-0" else {"charged": True}
+
+    @w.effect("shipping.*")
+    def ship(task: Task):
+        return "shipped"
+
+    t = threading.Thread(target=w.run, kwargs={"install_signals": False})
+    t.start()
+    try:
+        c = Client(server.url)
+        for o in orders:
+            c.start("order_saga", {"id": o}, id=o)
+        results = {o: c.result(o, wait=60) for o in orders}
+    finally:
+        w.stop()
+        t.join(30)
+    reserves = [i for b in batches[:2] for i in b if i.endswith(":inventory.reserve")]
+    assert sorted(reserves) == sorted(f"{o}:inventory.reserve" for o in orders), batches
+    for o in orders[1:]:
+        assert results[o].status == "completed" and results[o].result["status"] == "shipped", results[o]
+    bad = results["batch-0"].result
+    assert isinstance(bad, dict), results["batch-0"]
+    assert bad["status"] == "compensated" and "not JSON serializable" in str(bad["error"]), bad

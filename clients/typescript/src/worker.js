@@ -3,7 +3,10 @@
 // handlers' patterns, runs at most `concurrency` handlers at once, renews
 // the leases of running tasks every third of `leaseMs`, and answers with
 // complete (the handler's resolved value) or fail (the rejection's
-// message). On SIGTERM/SIGINT (run({ signals: true })) or stop(), it polls
+// message). Answers go in POST /v1/tasks/answers: those that finish while
+// one request is on its way go together in the next (a host without that
+// route gets each on its own route). A task's slot frees once its answer
+// was sent. On SIGTERM/SIGINT (run({ signals: true })) or stop(), it polls
 // no more and resolves run() once running handlers have been answered.
 // A task can run more than once (a worker died after its handler ran):
 // handlers get `task.idempotencyKey` to make the effect idempotent.
@@ -11,6 +14,9 @@
 import { hostname } from "node:os";
 import { ApiError, Transport, TransportError, quote } from "./http.js";
 import { sleep } from "./client.js";
+
+/** Most answers sent in one request (the host's limit). */
+export const MAX_BATCH = 100;
 
 /** Whether `key` matches the `*` wildcard `pattern`. */
 export function patternMatches(pattern, key) {
@@ -46,6 +52,12 @@ export class Worker {
     this.running = new Map();
     this.stopping = new AbortController();
     this.slotFreed = null;
+    /** @type {Array<{ task: any, answer: any, sent: () => void }>} answers not sent yet */
+    this.outbox = [];
+    /** @type {Promise<void> | null} the sending loop, while it runs */
+    this.sending = null;
+    /** whether the host takes POST /v1/tasks/answers (else 404: one route per answer) */
+    this.batches = true;
   }
 
   /** Registers `handler` for effect keys matching `pattern` (first registered match wins). */
@@ -60,12 +72,14 @@ export class Worker {
     this.slotFreed?.();
   }
 
-  async answer(task, what, json) {
-    json.lease = task.lease;
+  /** Sends one answer to its own route, retrying transport failures until the lease would have expired. */
+  async answer(task, answer) {
+    const { id: _id, outcome, ...json } = answer;
     const giveUp = Date.now() + this.leaseMs;
     let pause = 100;
     for (;;) {
       try {
+        const what = outcome === "complete" ? "complete" : "fail";
         await this.http.request("POST", `/v1/tasks/${quote(task.idempotencyKey)}/${what}`, { json });
         return;
       } catch (e) {
@@ -77,15 +91,67 @@ export class Worker {
     }
   }
 
+  /** Sends `batch` in one request (refused answers, a lost lease, are dropped). */
+  async sendBatch(batch) {
+    if (this.batches) {
+      const giveUp = Date.now() + this.leaseMs;
+      let pause = 100;
+      for (;;) {
+        try {
+          await this.http.request("POST", "/v1/tasks/answers", { json: { answers: batch.map((b) => b.answer) } });
+          return;
+        } catch (e) {
+          if (e instanceof ApiError) {
+            if (e.status !== 404 && e.status !== 405) return;
+            this.batches = false;
+            break;
+          }
+          if (Date.now() > giveUp) return;
+          await sleep(pause);
+          pause = Math.min(pause * 2, 2000);
+        }
+      }
+    }
+    for (const b of batch) await this.answer(b.task, b.answer);
+  }
+
+  /** Sends what the outbox holds, batch after batch, until it is empty. */
+  async sendAnswers() {
+    try {
+      while (this.outbox.length > 0) {
+        const batch = this.outbox.splice(0, MAX_BATCH);
+        try {
+          await this.sendBatch(batch);
+        } finally {
+          for (const b of batch) b.sent();
+        }
+      }
+    } finally {
+      this.sending = null;
+    }
+  }
+
+  /** Queues `answer`; resolves once it was sent. */
+  queueAnswer(task, answer) {
+    return new Promise((sent) => {
+      this.outbox.push({ task, answer, sent });
+      if (this.sending === null) this.sending = this.sendAnswers();
+    });
+  }
+
   async runTask(task) {
     const entry = this.handlers.find(([p]) => patternMatches(p, task.key));
+    const answer = { id: task.idempotencyKey, lease: task.lease };
     try {
       if (!entry) throw new Error(`no handler for effect ${JSON.stringify(task.key)}`);
       const result = await entry[1](task);
-      await this.answer(task, "complete", { result: result === undefined ? null : result });
+      const value = result === undefined ? null : result;
+      JSON.stringify(value); // a result that is not JSON fails the effect here, not its batch
+      Object.assign(answer, { outcome: "complete", result: value });
     } catch (e) {
-      await this.answer(task, "fail", { message: (e instanceof Error ? e.message : String(e)) || "failed" });
+      Object.assign(answer, { outcome: "fail", message: (e instanceof Error ? e.message : String(e)) || "failed" });
     }
+    await this.queueAnswer(task, answer);
   }
 
   heartbeat() {

@@ -94,3 +94,51 @@ test("SIGTERM lets running handlers finish", async () => {
   const { body } = await c.http.request("GET", `/v1/tasks/${encodeURIComponent(`${id}:inventory.reserve`)}`);
   assert.equal(body.state, "completed");
 });
+
+test("answers that finish together go in one request", async () => {
+  // Six reserves finish together: those waiting while the first request is
+  // on its way go together in the next (six answers, at most two requests).
+  // A result that is not JSON fails its own effect (the saga compensates),
+  // not the batch it was in.
+  const orders = Array.from({ length: 6 }, (_, i) => `tsbatch-${i}`);
+  const w = new Worker(server.url, { concurrency: 8, leaseMs: 10_000, pollWaitMs: 500 });
+  let arrived = 0;
+  let release;
+  const together = new Promise((r) => (release = r));
+  w.effect("inventory.*", async (t) => {
+    if (t.key === "inventory.reserve" && ++arrived === 6) release();
+    if (t.key === "inventory.reserve") await together;
+    return { ok: true };
+  });
+  w.effect("payment.*", async (t) => (t.executionId === "tsbatch-0" ? { n: 1n } : { charged: true }));
+  w.effect("shipping.*", async () => "shipped");
+  const batches = [];
+  const send = w.http.request.bind(w.http);
+  w.http.request = async (method, path, opts) => {
+    if (path === "/v1/tasks/answers") {
+      batches.push(opts.json.answers.map((a) => a.id));
+      if (batches.length === 1) {
+        // Hold the first request until the other reserves' answers wait.
+        const deadline = Date.now() + 5000;
+        while (batches[0].length + w.outbox.length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+    return send(method, path, opts);
+  };
+  const running = w.run();
+  const results = {};
+  try {
+    const c = new Client(server.url);
+    for (const o of orders) await c.start("order_saga", [{ id: o }], { id: o });
+    for (const o of orders) results[o] = await c.result(o, { wait: 60_000 });
+  } finally {
+    w.stop();
+    await running;
+  }
+  const reserves = batches.slice(0, 2).flat().filter((i) => i.endsWith(":inventory.reserve"));
+  assert.deepEqual(reserves.sort(), orders.map((o) => `${o}:inventory.reserve`).sort(), JSON.stringify(batches));
+  for (const o of orders.slice(1)) assert.equal(results[o].result.status, "shipped", JSON.stringify(results[o]));
+  const bad = results["tsbatch-0"].result;
+  assert.equal(bad.status, "compensated", JSON.stringify(results["tsbatch-0"]));
+  assert.match(JSON.stringify(bad.error), /BigInt/);
+});

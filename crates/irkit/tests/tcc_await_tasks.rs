@@ -2,7 +2,8 @@
 //! `irkit tcc serve` processes: `GET /v1/executions/{id}/result?wait=`,
 //! `POST /v1/executions?wait=`, `irkit tcc start --wait` and `irkit tcc
 //! result --wait`, and the worker task API (`POST /v1/tasks/poll`,
-//! heartbeats, complete/fail, lease expiry, lost leases refused), on
+//! heartbeats, complete/fail and batches of answers, lease expiry, lost
+//! leases refused), on
 //! SQLite and on PostgreSQL — there with two nodes, where the waiter and
 //! the worker talk to the node that did not do the work (LISTEN/NOTIFY).
 
@@ -167,6 +168,7 @@ fn long_polls(url: &str) {
     for path in [
         "/v1/executions/{id}/result",
         "/v1/tasks/poll",
+        "/v1/tasks/answers",
         "/v1/tasks/{id}",
         "/v1/tasks/{id}/heartbeat",
         "/v1/tasks/{id}/complete",
@@ -430,11 +432,155 @@ fn worker_protocol(host: &str, worker: &str) {
     );
 }
 
+/// `POST /v1/tasks/answers`: several answers in one request, each
+/// accepted or refused as its single route would (a lost lease 409, an
+/// unknown task 404), a malformed batch refused whole before anything is
+/// stored, and the accepted answers reach their executions (on PostgreSQL
+/// through another node: `host` drives, `worker` answers). Runs after
+/// [`worker_protocol`], which registered the programs and answered its
+/// tasks.
+fn batch_answers(host: &str, worker: &str) {
+    let ids = [start(host, "effects"), start(host, "effects")];
+    let failing = start(host, "caught");
+    let mut tasks: Vec<J> = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tasks.len() < 3 {
+        assert!(Instant::now() < deadline, "tasks: {tasks:?}");
+        let (st, j) = call(
+            worker,
+            "POST",
+            "/v1/tasks/poll",
+            Some(
+                &json!({"patterns": ["charge", "fail.*"], "lease_ms": 60000, "max": 10, "wait": "5s"}),
+            ),
+        );
+        assert_eq!(st, 200, "{j}");
+        tasks.extend(j["tasks"].as_array().unwrap().iter().cloned());
+    }
+    let task_of = |exec: &str| -> &J {
+        tasks
+            .iter()
+            .find(|t| t["execution_id"] == json!(exec))
+            .unwrap_or_else(|| panic!("no task of {exec}: {tasks:?}"))
+    };
+    let (a, b, f) = (task_of(&ids[0]), task_of(&ids[1]), task_of(&failing));
+    let item = |t: &J, outcome: &str, extra: J| -> J {
+        let mut j = json!({"id": t["id"], "lease": t["lease"], "outcome": outcome});
+        for (k, v) in extra.as_object().unwrap() {
+            j[k] = v.clone();
+        }
+        j
+    };
+
+    // A malformed item refuses the whole batch: nothing is stored.
+    for bad in [
+        json!({"answers": []}),
+        json!({"answers": "no"}),
+        json!({"answers": [item(a, "complete", json!({"result": 1})), {"id": b["id"], "lease": b["lease"]}]}),
+        json!({"answers": [item(a, "complete", json!({"result": 1})), item(b, "fail", json!({}))]}),
+        json!({"answers": [item(a, "complete", json!({"result": 1, "tagged_result": {"t": "null"}}))]}),
+        json!({"answers": [{"lease": "l", "outcome": "complete"}]}),
+        json!({"answers": (0..101).map(|_| item(a, "complete", json!({}))).collect::<Vec<_>>()}),
+    ] {
+        let (st, j) = call(worker, "POST", "/v1/tasks/answers", Some(&bad));
+        assert_eq!(st, 400, "{bad}: {j}");
+    }
+    let (_, t) = call(
+        worker,
+        "GET",
+        &format!(
+            "/v1/tasks/{}",
+            a["id"].as_str().unwrap().replace(':', "%3A")
+        ),
+        None,
+    );
+    assert_eq!(t["state"], "leased", "a refused batch stored nothing: {t}");
+
+    let (st, j) = call(
+        worker,
+        "POST",
+        "/v1/tasks/answers",
+        Some(&json!({"answers": [
+            item(a, "complete", json!({"result": {"charged": 1}})),
+            item(b, "complete", json!({"tagged_result": {"t": "string", "v": "tagged"}})),
+            item(f, "fail", json!({"message": "card declined"})),
+            {"id": "no-such-exec:charge", "lease": "l-x", "outcome": "complete"},
+            {"id": format!("{}:never", ids[0]), "lease": "l-x", "outcome": "fail", "message": "m"},
+        ]})),
+    );
+    assert_eq!(st, 200, "{j}");
+    let replies = j["answers"].as_array().unwrap();
+    let got: Vec<(J, J, J)> = replies
+        .iter()
+        .map(|r| (r["id"].clone(), r["accepted"].clone(), r["status"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (a["id"].clone(), json!(true), J::Null),
+            (b["id"].clone(), json!(true), J::Null),
+            (f["id"].clone(), json!(true), J::Null),
+            (json!("no-such-exec:charge"), json!(false), json!(404)),
+            (json!(format!("{}:never", ids[0])), json!(false), json!(409)),
+        ],
+        "{j}"
+    );
+    assert_eq!(replies[3]["error"]["code"], "not_found", "{j}");
+    assert_eq!(replies[4]["error"]["code"], "conflict", "{j}");
+    // A task is answered once, also twice in one batch.
+    let (st, j) = call(
+        worker,
+        "POST",
+        "/v1/tasks/answers",
+        Some(&json!({"answers": [
+            item(a, "complete", json!({"result": "twice"})),
+            item(b, "fail", json!({"message": "late"})),
+            item(b, "complete", json!({"result": "thrice"})),
+        ]})),
+    );
+    assert_eq!(st, 200, "{j}");
+    let refused: Vec<(J, J)> = j["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["accepted"].clone(), r["status"].clone()))
+        .collect();
+    assert_eq!(refused, vec![(json!(false), json!(409)); 3], "{j}");
+
+    // The accepted answers reach their executions.
+    for (id, want) in [
+        (
+            &ids[0],
+            json!({"t": "object", "v": {"charged": {"t": "number", "v": 1}}}),
+        ),
+        (&ids[1], json!({"t": "string", "v": "tagged"})),
+    ] {
+        let (st, j) = call(
+            host,
+            "GET",
+            &format!("/v1/executions/{id}/result?wait=20s"),
+            None,
+        );
+        assert_eq!(st, 200, "{j}");
+        assert_eq!(j["status"], "completed", "{j}");
+        assert_eq!(j["result"]["v"][0], want, "{j}");
+    }
+    let (st, j) = call(
+        host,
+        "GET",
+        &format!("/v1/executions/{failing}/result?wait=20s"),
+        None,
+    );
+    assert_eq!(st, 200, "{j}");
+    assert!(j["result"].to_string().contains("card declined"), "{j}");
+}
+
 #[test]
 fn workers_pull_tasks_on_sqlite() {
     let db = Db::sqlite();
     let server = serve(&db.url(), db.dir(), &[]);
     worker_protocol(&server.url, &server.url);
+    batch_answers(&server.url, &server.url);
 }
 
 #[test]
@@ -453,6 +599,7 @@ fn postgres_nodes_wake_waiters_and_workers_of_other_nodes() {
     );
     long_polls(&b.url);
     worker_protocol(&b.url, &b.url);
+    batch_answers(&b.url, &b.url);
     drop(a);
 }
 
@@ -463,4 +610,5 @@ fn single_postgres_node_serves_workers() {
     };
     let a = serve(&db.url(), db.dir(), &[]);
     worker_protocol(&a.url, &a.url);
+    batch_answers(&a.url, &a.url);
 }

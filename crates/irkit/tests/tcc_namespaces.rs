@@ -317,6 +317,30 @@ fn sweep(url: &str, task: &str) {
                         template,
                         Some(&json!({"patterns": ["*"], "wait": "100ms", "max": 100})),
                     ),
+                    ("POST", "/v1/tasks/answers") => {
+                        // acme's task answered with globex's token: refused
+                        // as an unknown task, item by item.
+                        let (st, j) = call(
+                            url,
+                            GLOBEX,
+                            None,
+                            method,
+                            template,
+                            Some(&json!({"answers": [
+                                {"id": task, "lease": "l-x", "outcome": "complete", "result": 1},
+                                {"id": task, "lease": "l-x", "outcome": "fail", "message": "m"},
+                            ]})),
+                        );
+                        for r in j["answers"].as_array().unwrap_or(&Vec::new()) {
+                            assert_eq!(
+                                (r["accepted"].clone(), r["status"].clone()),
+                                (json!(false), json!(404)),
+                                "{method} {template}: {j}"
+                            );
+                        }
+                        assert_eq!(j["answers"].as_array().map(Vec::len), Some(2), "{j}");
+                        (st, j)
+                    }
                     ("GET", "/v1/limits/{scope}") => {
                         // acme's limit is not globex's to read: as unknown.
                         let (st, j) = call(

@@ -1,14 +1,15 @@
 //! The worker task table (`tcc_host::worker_tasks`), below the HTTP API:
 //! claims hand out exactly the tasks whose keys match a pattern (property
 //! test over arbitrary keys and patterns, `LIKE` special characters
-//! included), and the lease rules on both stores.
+//! included), the lease rules on both stores, and batches of answers
+//! against one answer after another (property test on both stores).
 
 use proptest::prelude::*;
 use serde_json::json;
 use tcc_host::providers::pattern_matches;
 use tcc_host::worker_tasks::pg::PgTasks;
 use tcc_host::worker_tasks::sqlite::SqliteTasks;
-use tcc_host::worker_tasks::{Claim, NewTask, TaskAnswer, TaskStore};
+use tcc_host::worker_tasks::{Claim, LeasedAnswer, NewTask, TaskAnswer, TaskStore};
 
 fn task(i: usize, key: &str) -> NewTask {
     NewTask {
@@ -298,4 +299,139 @@ fn a_node_opens_its_task_queue_beside_a_busy_node() {
         "the second node's open waited on the busy node"
     );
     drop(first);
+}
+
+/// One answer of a random batch: the task (`n` and above: a task that does
+/// not exist), whether it carries the task's own lease token, and
+/// complete or fail.
+type BatchItem = (usize, bool, bool);
+
+fn batch_case() -> impl Strategy<Value = (usize, usize, Vec<BatchItem>)> {
+    (1usize..6).prop_flat_map(|n| {
+        (
+            Just(n),
+            0..=n,
+            prop::collection::vec((0..n + 2, any::<bool>(), any::<bool>()), 1..10),
+        )
+    })
+}
+
+/// `answer_many` takes exactly the answers that one answer after another
+/// would: an item is stored when its task is leased under its token and no
+/// earlier item of the batch answered it; the rows then hold the stored
+/// answers, the others are untouched. `store` starts empty; `n` tasks are
+/// queued and the first `leased` of them handed out.
+fn batch_matches_one_by_one(
+    store: &dyn TaskStore,
+    n: usize,
+    leased: usize,
+    items: &[BatchItem],
+) -> Result<(), TestCaseError> {
+    for i in 0..n {
+        store.enqueue(&task(i, "k"), 1).unwrap();
+    }
+    let patterns = vec!["k".to_string()];
+    let mut tokens = std::collections::HashMap::new();
+    if leased > 0 {
+        let claim = Claim {
+            patterns: &patterns,
+            worker: "w",
+            lease_ms: 600_000,
+            max: leased,
+            now: 2,
+            namespace: None,
+        };
+        for t in store.claim(&claim).unwrap() {
+            tokens.insert(t.idempotency_key.clone(), t.lease_token.clone().unwrap());
+        }
+    }
+    prop_assert_eq!(tokens.len(), leased);
+    let answers: Vec<LeasedAnswer> = items
+        .iter()
+        .enumerate()
+        .map(|(j, &(i, own_token, complete))| {
+            let key = format!("e{i}:k");
+            LeasedAnswer {
+                token: match (own_token, tokens.get(&key)) {
+                    (true, Some(t)) => t.clone(),
+                    _ => "not-the-token".to_string(),
+                },
+                idempotency_key: key,
+                answer: if complete {
+                    TaskAnswer::Completed(json!({"t": "number", "v": j}))
+                } else {
+                    TaskAnswer::Failed(format!("failure {j}"))
+                },
+            }
+        })
+        .collect();
+    let done = store.answer_many(&answers, 3).unwrap();
+    let mut stored: std::collections::HashMap<String, &LeasedAnswer> = Default::default();
+    let mut want = Vec::new();
+    for (a, &(_, own_token, _)) in answers.iter().zip(items) {
+        let takes = own_token
+            && tokens.contains_key(&a.idempotency_key)
+            && !stored.contains_key(&a.idempotency_key);
+        if takes {
+            stored.insert(a.idempotency_key.clone(), a);
+        }
+        want.push(takes);
+    }
+    prop_assert_eq!(&done, &want, "{:?}", items);
+    for i in 0..n {
+        let key = format!("e{i}:k");
+        let row = store.get(&key).unwrap().unwrap();
+        match stored.get(&key).map(|a| &a.answer) {
+            Some(TaskAnswer::Completed(v)) => {
+                prop_assert_eq!(&row.state, "completed");
+                prop_assert_eq!(row.result.as_ref(), Some(v));
+                prop_assert_eq!(row.lease_token, None);
+            }
+            Some(TaskAnswer::Failed(m)) => {
+                prop_assert_eq!(&row.state, "failed");
+                prop_assert_eq!(row.message.as_ref(), Some(m));
+            }
+            None if tokens.contains_key(&key) => {
+                prop_assert_eq!(&row.state, "leased");
+                prop_assert_eq!(row.lease_token.as_ref(), tokens.get(&key));
+            }
+            None => prop_assert_eq!(&row.state, "queued"),
+        }
+    }
+    prop_assert!(store.get("e99:k").unwrap().is_none());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn a_batch_of_answers_stores_what_one_by_one_would(case in batch_case()) {
+        let (n, leased, items) = case;
+        let (_dir, store) = scratch_sqlite();
+        batch_matches_one_by_one(&store, n, leased, &items)?;
+    }
+}
+
+/// The same on PostgreSQL, whose batch is one statement (one by one when a
+/// task repeats in it): one scratch schema, emptied before each case.
+#[test]
+fn a_batch_of_answers_stores_what_one_by_one_would_on_postgres() {
+    let Some(schema) = tcc_host::test_support::ScratchSchema::create("t_tasks_batch").unwrap()
+    else {
+        return;
+    };
+    let store = PgTasks::open(&schema.url()).unwrap();
+    let admin = std::sync::Mutex::new(schema.connect().unwrap());
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(32));
+    runner
+        .run(&batch_case(), |(n, leased, items)| {
+            admin
+                .lock()
+                .unwrap()
+                .batch_execute("DELETE FROM worker_tasks")
+                .unwrap();
+            batch_matches_one_by_one(&store, n, leased, &items)
+        })
+        .unwrap();
 }

@@ -5,8 +5,13 @@ A :class:`Worker` long-polls ``POST /v1/tasks/poll`` for the patterns of
 its handlers, runs each task's handler on a thread pool (at most
 ``concurrency`` at once), renews the leases of running tasks (every third
 of ``lease``), and answers with complete (the handler's return value) or
-fail (the message of the exception it raised). An answer refused because
-the lease was lost (the task was handed to another worker) is dropped. On
+fail (the message of the exception it raised; a result that is not JSON
+fails too). Answers go in ``POST /v1/tasks/answers``: one sender thread
+sends what finished, so the answers that finish while a request is on its
+way go together in the next (a host without that route gets each on its
+own route); a task's slot frees once its answer was sent. An answer
+refused because the lease was lost (the task was handed to another
+worker) is dropped. On
 SIGTERM or SIGINT it stops polling, lets running handlers finish and
 answers them, then :meth:`Worker.run` returns.
 
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import signal
 import socket
@@ -54,6 +60,9 @@ class Task:
 
 
 Handler = Callable[[Task], Any]
+
+#: Most answers sent in one request (the host's limit).
+MAX_BATCH = 100
 
 
 def _pattern_matches(pattern: str, key: str) -> bool:
@@ -101,8 +110,20 @@ class Worker:
         self._handlers: List[Tuple[str, Handler]] = []
         self._stop = threading.Event()
         self._lock = threading.Lock()
+        # Signalled when a slot frees (run's loop waits on it when every
+        # slot is taken) and when the worker stops.
         self._slots = threading.Condition(self._lock)
+        # Signalled when the worker stops and when its last task ends (the
+        # heartbeat thread waits on it between rounds).
+        self._idle = threading.Condition(self._lock)
         self._running: Dict[str, Task] = {}
+        # Answers of finished handlers not sent yet: (task, answer, its
+        # JSON); signalled when one is added and when the worker stops.
+        self._outbox: List[Tuple[Task, Dict[str, Any], bytes]] = []
+        self._outbox_ready = threading.Condition(self._lock)
+        # Whether the host takes `POST /v1/tasks/answers` (a host without
+        # it answers 404: then each answer goes to its own route).
+        self._batches = True
 
     def effect(self, pattern: str) -> Callable[[Handler], Handler]:
         """Registers the decorated function for effect keys matching
@@ -120,8 +141,10 @@ class Worker:
     def stop(self) -> None:
         """Asks :meth:`run` to stop: no more polls, running handlers finish."""
         self._stop.set()
-        with self._slots:
+        with self._lock:
             self._slots.notify_all()
+            self._idle.notify_all()
+            self._outbox_ready.notify_all()
 
     def _handler(self, key: str) -> Optional[Handler]:
         for pattern, fn in self._handlers:
@@ -129,10 +152,12 @@ class Worker:
                 return fn
         return None
 
-    def _answer(self, task: Task, path: str, body: Dict[str, Any]) -> None:
-        """Sends an answer, retrying transport failures (a host restarting)
-        until the lease would have expired; a refusal is final."""
-        body["lease"] = task.lease
+    def _answer(self, task: Task, answer: Dict[str, Any]) -> None:
+        """Sends one answer to its own route (``complete`` or ``fail``),
+        retrying transport failures (a host restarting) until the lease
+        would have expired; a refusal is final."""
+        body = {k: v for k, v in answer.items() if k not in ("id", "outcome")}
+        path = "complete" if answer["outcome"] == "complete" else "fail"
         give_up = time.monotonic() + self.lease
         pause = 0.1
         while True:
@@ -140,10 +165,7 @@ class Worker:
                 self._http.request("POST", f"/v1/tasks/{quote(task.idempotency_key)}/{path}", body)
                 return
             except ApiError as e:
-                if e.status == 409:
-                    log.warning("task %s: lease lost, answer dropped", task.idempotency_key)
-                else:
-                    log.error("task %s: answer refused: %s", task.idempotency_key, e)
+                _log_refusal(task, e.status, str(e))
                 return
             except TransportError as e:
                 if time.monotonic() > give_up:
@@ -152,23 +174,80 @@ class Worker:
                 time.sleep(pause)
                 pause = min(pause * 2, 2.0)
 
+    def _send(self, batch: List[Tuple[Task, Dict[str, Any], bytes]]) -> None:
+        """Sends the answers of ``batch`` in one ``POST /v1/tasks/answers``,
+        retrying transport failures until the first lease would have
+        expired; each refused answer is logged and dropped."""
+        if self._batches:
+            body = b'{"answers":[' + b",".join(encoded for _, _, encoded in batch) + b"]}"
+            give_up = time.monotonic() + self.lease
+            pause = 0.1
+            while True:
+                try:
+                    _, reply = self._http.request("POST", "/v1/tasks/answers", raw=body)
+                except ApiError as e:
+                    if e.status in (404, 405):
+                        self._batches = False
+                        break
+                    log.error("answers refused: %s", e)
+                    return
+                except TransportError as e:
+                    if time.monotonic() > give_up:
+                        log.error("cannot answer %d tasks: %s", len(batch), e)
+                        return
+                    time.sleep(pause)
+                    pause = min(pause * 2, 2.0)
+                    continue
+                for (task, _, _), r in zip(batch, reply.get("answers", [])):
+                    if not r.get("accepted"):
+                        err = r.get("error", {})
+                        _log_refusal(task, int(r.get("status", 0)), f"{err.get('code')}: {err.get('message')}")
+                return
+        for task, answer, _ in batch:
+            self._answer(task, answer)
+
+    def _answers(self) -> None:
+        """Sends finished handlers' answers: everything waiting in one
+        request, so that answers that finish while one is on its way go
+        together in the next (at most ``MAX_BATCH``). A task's slot frees
+        once its answer was sent. Ends once the worker stopped and no task
+        runs."""
+        while True:
+            with self._lock:
+                while not self._outbox:
+                    if self._stop.is_set() and not self._running:
+                        return
+                    self._outbox_ready.wait()
+                batch, self._outbox = self._outbox[:MAX_BATCH], self._outbox[MAX_BATCH:]
+            try:
+                self._send(batch)
+            finally:
+                with self._lock:
+                    for task, _, _ in batch:
+                        self._running.pop(task.idempotency_key, None)
+                    self._slots.notify_all()
+                    if not self._running:
+                        self._idle.notify_all()
+
     def _run_task(self, task: Task) -> None:
+        answer: Dict[str, Any] = {"id": task.idempotency_key, "lease": task.lease}
         try:
             fn = self._handler(task.key)
-            try:
-                if fn is None:
-                    raise LookupError(f"no handler for effect {task.key!r}")
-                out = fn(task)
-                if inspect.isawaitable(out):
-                    out = asyncio.run(_awaited(out))
-            except Exception as e:  # noqa: BLE001 - every failure is the effect's
-                self._answer(task, "fail", {"message": str(e) or type(e).__name__})
-            else:
-                self._answer(task, "complete", {"result": out})
-        finally:
-            with self._slots:
-                self._running.pop(task.idempotency_key, None)
-                self._slots.notify_all()
+            if fn is None:
+                raise LookupError(f"no handler for effect {task.key!r}")
+            out = fn(task)
+            if inspect.isawaitable(out):
+                out = asyncio.run(_awaited(out))
+            answer.update(outcome="complete", result=out)
+            encoded = json.dumps(answer).encode()
+        except Exception as e:  # noqa: BLE001 - every failure is the effect's
+            # (a result that is not JSON included)
+            answer.pop("result", None)
+            answer.update(outcome="fail", message=str(e) or type(e).__name__)
+            encoded = json.dumps(answer).encode()
+        with self._lock:
+            self._outbox.append((task, answer, encoded))
+            self._outbox_ready.notify()
 
     def _heartbeats(self) -> None:
         """Renews each running task's lease every third of the lease; ends
@@ -176,10 +255,10 @@ class Worker:
         period = max(0.05, self.lease / 3)
         beaten: Dict[str, float] = {}
         while True:
-            with self._slots:
+            with self._lock:
                 if self._stop.is_set() and not self._running:
                     return
-                self._slots.wait(period)
+                self._idle.wait(period)
                 now = time.monotonic()
                 due = []
                 for key, t in self._running.items():
@@ -213,6 +292,8 @@ class Worker:
         patterns = [p for p, _ in self._handlers]
         beat = threading.Thread(target=self._heartbeats, name="irkit-tcc-heartbeat", daemon=True)
         beat.start()
+        sender = threading.Thread(target=self._answers, name="irkit-tcc-answers", daemon=True)
+        sender.start()
         pause = 0.1
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="irkit-tcc-task") as pool:
             while not self._stop.is_set():
@@ -253,7 +334,15 @@ class Worker:
                     with self._slots:
                         self._running[task.idempotency_key] = task
                     pool.submit(self._run_task, task)
+        sender.join()
         beat.join()
+
+
+def _log_refusal(task: Task, status: int, why: str) -> None:
+    if status == 409:
+        log.warning("task %s: lease lost, answer dropped", task.idempotency_key)
+    else:
+        log.error("task %s: answer refused: %s", task.idempotency_key, why)
 
 
 async def _awaited(aw: Any) -> Any:

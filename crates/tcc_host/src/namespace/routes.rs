@@ -72,6 +72,7 @@ pub const RULES: &[(&str, &str, Rule)] = &[
     ("PUT", "/v1/limits/{scope}", Rule::Operator),
     ("DELETE", "/v1/limits/{scope}", Rule::Operator),
     ("POST", "/v1/tasks/poll", Rule::Scoped),
+    ("POST", "/v1/tasks/answers", Rule::Scoped),
     ("GET", "/v1/tasks/{id}", Rule::Task),
     ("POST", "/v1/tasks/{id}/heartbeat", Rule::Task),
     ("POST", "/v1/tasks/{id}/complete", Rule::Task),

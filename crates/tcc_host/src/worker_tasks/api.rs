@@ -21,7 +21,7 @@
 //! the table only when woken or at those times.
 
 use super::board::TaskBoard;
-use super::{Claim, TaskAnswer, TaskRow};
+use super::{Claim, LeasedAnswer, TaskAnswer, TaskRow};
 use crate::api_error::ApiError;
 use crate::await_result::{json_response, parse_wait, path_param};
 use crate::notify::QUEUE_TOPIC;
@@ -259,6 +259,34 @@ async fn heartbeat(
     }
 }
 
+/// The answer `body` gives: `result` or `tagged_result` (or neither, a
+/// `null` result) for a completion, `message` for a failure; `field`
+/// names `body` in diagnostics.
+fn answer_of(body: &J, completed: bool, field: &str) -> Result<TaskAnswer, ApiError> {
+    if completed {
+        match (body.get("result"), body.get("tagged_result")) {
+            (Some(_), Some(_)) => Err(ApiError::BadRequest(format!(
+                "{field}: give result or tagged_result, not both"
+            ))),
+            (Some(r), None) => Ok(TaskAnswer::Completed(
+                plain_to_tagged(r).map_err(ApiError::BadRequest)?,
+            )),
+            (None, Some(t)) => {
+                crate::values::check_tagged(t).map_err(ApiError::BadRequest)?;
+                Ok(TaskAnswer::Completed(t.clone()))
+            }
+            (None, None) => Ok(TaskAnswer::Completed(json!({"t": "null"}))),
+        }
+    } else {
+        let message = body
+            .get("message")
+            .and_then(J::as_str)
+            .filter(|m| !m.is_empty())
+            .ok_or_else(|| ApiError::BadRequest(format!("{field}.message is required")))?;
+        Ok(TaskAnswer::Failed(message.to_string()))
+    }
+}
+
 async fn answer(
     board: Arc<TaskBoard>,
     limits: Limits,
@@ -269,36 +297,114 @@ async fn answer(
 ) -> Result<Response, ApiError> {
     let body = body_json(body, limits.max_body).await?;
     let lease = lease_of(&body)?;
-    let answer = if completed {
-        match (body.get("result"), body.get("tagged_result")) {
-            (Some(_), Some(_)) => {
-                return Err(ApiError::BadRequest(
-                    "give result or tagged_result, not both".into(),
-                ));
-            }
-            (Some(r), None) => {
-                TaskAnswer::Completed(plain_to_tagged(r).map_err(ApiError::BadRequest)?)
-            }
-            (None, Some(t)) => {
-                crate::values::check_tagged(t).map_err(ApiError::BadRequest)?;
-                TaskAnswer::Completed(t.clone())
-            }
-            (None, None) => TaskAnswer::Completed(json!({"t": "null"})),
-        }
-    } else {
-        let message = body
-            .get("message")
-            .and_then(J::as_str)
-            .filter(|m| !m.is_empty())
-            .ok_or_else(|| ApiError::BadRequest("body.message is required".into()))?;
-        TaskAnswer::Failed(message.to_string())
-    };
+    let answer = answer_of(&body, completed, "body")?;
     let key = id.clone();
     if blocking(move || board.answer(&key, &lease, &answer)).await? {
         Ok(json_response(200, &json!({"accepted": true})))
     } else {
         Err(asker.refusal(id).await)
     }
+}
+
+/// `POST /v1/tasks/answers`: several answers in one request (and, on
+/// SQLite, one transaction). Each item is `{"id", "lease", "outcome":
+/// "complete" | "fail", …}` with the fields of the single answer routes;
+/// the reply lists, in order, `{"id", "accepted": true}` or `{"id",
+/// "accepted": false, "status", "code", "error": {"code", "message"}}`
+/// (what the single route would have answered: `409 conflict` for a lost
+/// lease, `404 not_found` for a task the token does not see). A malformed item refuses the whole
+/// request (400) before anything is stored.
+async fn answer_batch(
+    board: Arc<TaskBoard>,
+    limits: Limits,
+    asker: Asker,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let body = body_json(body, limits.max_body).await?;
+    let items = match body.get("answers") {
+        Some(J::Array(a)) if !a.is_empty() && a.len() <= MAX_TASKS => a,
+        _ => {
+            return Err(ApiError::BadRequest(format!(
+                "body.answers (an array of 1 to {MAX_TASKS} answers) is required"
+            )));
+        }
+    };
+    let mut answers = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("body.answers[{i}]");
+        let id = item
+            .get("id")
+            .and_then(J::as_str)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| ApiError::BadRequest(format!("{field}.id is required")))?;
+        let token = item
+            .get("lease")
+            .and_then(J::as_str)
+            .filter(|l| !l.is_empty())
+            .ok_or_else(|| ApiError::BadRequest(format!("{field}.lease is required")))?;
+        let completed = match item.get("outcome").and_then(J::as_str) {
+            Some("complete") => true,
+            Some("fail") => false,
+            _ => {
+                return Err(ApiError::BadRequest(format!(
+                    "{field}.outcome must be \"complete\" or \"fail\""
+                )));
+            }
+        };
+        answers.push(LeasedAnswer {
+            idempotency_key: id.to_string(),
+            token: token.to_string(),
+            answer: answer_of(item, completed, &field)?,
+        });
+    }
+    let (store, scope) = (asker.store.clone(), asker.scope.clone());
+    let replies = blocking(move || {
+        // A token of one namespace answers only its namespace's tasks (the
+        // single routes' guard); the others are refused as unknown.
+        let mut visible = Vec::with_capacity(answers.len());
+        for a in &answers {
+            visible.push(
+                scope.namespace.is_none()
+                    || crate::namespace::routes::task_visible(&*store, &scope, &a.idempotency_key)?,
+            );
+        }
+        let shown: Vec<LeasedAnswer> = answers
+            .iter()
+            .zip(&visible)
+            .filter(|(_, v)| **v)
+            .map(|(a, _)| a.clone())
+            .collect();
+        let mut stored = board.answer_many(&shown)?.into_iter();
+        let mut replies = Vec::with_capacity(answers.len());
+        for (a, seen) in answers.iter().zip(visible) {
+            let id = &a.idempotency_key;
+            let refusal = if !seen {
+                Some(ApiError::NotFound(format!("no worker task {id:?}")))
+            } else if stored.next() == Some(true) {
+                None
+            } else {
+                Some(crate::namespace::routes::task_refusal(
+                    &*store,
+                    &scope,
+                    id,
+                    lease_lost(id),
+                ))
+            };
+            replies.push(match refusal {
+                None => json!({"id": id, "accepted": true}),
+                Some(e) => {
+                    let mut j = e.body();
+                    j["id"] = json!(id);
+                    j["accepted"] = json!(false);
+                    j["status"] = json!(e.status());
+                    j
+                }
+            });
+        }
+        Ok(replies)
+    })
+    .await?;
+    Ok(json_response(200, &json!({"answers": replies})))
 }
 
 async fn show(board: Arc<TaskBoard>, id: String) -> Result<Response, ApiError> {
@@ -323,8 +429,9 @@ pub fn router<S: Clone + Send + Sync + 'static>(
     store: Arc<dyn Store>,
     limits: Limits,
 ) -> Router<S> {
-    let (s1, s2, s3) = (store.clone(), store.clone(), store);
-    let (b1, b2, b3, b4, b5) = (
+    let (s1, s2, s3, s4) = (store.clone(), store.clone(), store.clone(), store);
+    let (b1, b2, b3, b4, b5, b6) = (
+        board.clone(),
         board.clone(),
         board.clone(),
         board.clone(),
@@ -332,6 +439,15 @@ pub fn router<S: Clone + Send + Sync + 'static>(
         board,
     );
     Router::new()
+        .route(
+            "/v1/tasks/answers",
+            post(
+                move |Extension(scope): Extension<crate::namespace::Scope>, body: Body| async move {
+                    let asker = Asker { store: s4, scope };
+                    respond(answer_batch(b6, limits, asker, body).await)
+                },
+            ),
+        )
         .route(
             "/v1/tasks/poll",
             post(

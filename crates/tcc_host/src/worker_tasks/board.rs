@@ -10,7 +10,7 @@
 
 use super::pg::PgTasks;
 use super::sqlite::SqliteTasks;
-use super::{Claim, NewTask, TaskAnswer, TaskRow, TaskStore};
+use super::{Claim, LeasedAnswer, NewTask, TaskAnswer, TaskRow, TaskStore};
 use crate::notify::{Hub, QUEUE_TOPIC, task_topic};
 use crate::store::StoreError;
 use std::collections::HashMap;
@@ -160,20 +160,38 @@ impl TaskBoard {
             .store
             .answer(idempotency_key, token, answer, crate::ids::now_ms())?;
         if done {
-            // As a read of the stored row would give it: the result
-            // through its canonical text.
-            let stored = match answer {
-                TaskAnswer::Completed(v) => serde_json::from_str(&tcc_ir::to_canonical(v))
-                    .ok()
-                    .map(TaskAnswer::Completed),
-                TaskAnswer::Failed(m) => Some(TaskAnswer::Failed(m.clone())),
-            };
-            if let Some(a) = stored {
-                self.hand_over(idempotency_key, a);
-            }
-            self.announce(&task_topic(idempotency_key));
+            self.answered(idempotency_key, answer);
         }
         Ok(done)
+    }
+
+    /// [`TaskBoard::answer`] for a batch (one transaction on SQLite); one
+    /// flag per answer, in order.
+    pub fn answer_many(&self, answers: &[LeasedAnswer]) -> Result<Vec<bool>, StoreError> {
+        let done = self.store.answer_many(answers, crate::ids::now_ms())?;
+        for (a, stored) in answers.iter().zip(&done) {
+            if *stored {
+                self.answered(&a.idempotency_key, &a.answer);
+            }
+        }
+        Ok(done)
+    }
+
+    /// Hands a stored answer to the waiting host thread and wakes the
+    /// task's topic.
+    fn answered(&self, idempotency_key: &str, answer: &TaskAnswer) {
+        // As a read of the stored row would give it: the result through
+        // its canonical text.
+        let stored = match answer {
+            TaskAnswer::Completed(v) => serde_json::from_str(&tcc_ir::to_canonical(v))
+                .ok()
+                .map(TaskAnswer::Completed),
+            TaskAnswer::Failed(m) => Some(TaskAnswer::Failed(m.clone())),
+        };
+        if let Some(a) = stored {
+            self.hand_over(idempotency_key, a);
+        }
+        self.announce(&task_topic(idempotency_key));
     }
 
     /// Fails a task nobody answered in time (see [`TaskStore::expire`]).

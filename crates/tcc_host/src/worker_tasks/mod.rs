@@ -159,6 +159,17 @@ pub struct Claim<'a> {
     pub namespace: Option<&'a str>,
 }
 
+/// One answer of a batch ([`TaskStore::answer_many`]).
+#[derive(Debug, Clone)]
+pub struct LeasedAnswer {
+    /// The task's idempotency key.
+    pub idempotency_key: String,
+    /// The lease token the worker was handed.
+    pub token: String,
+    /// The answer.
+    pub answer: TaskAnswer,
+}
+
 /// The task table. Every method is one transaction, durable before it
 /// returns.
 pub trait TaskStore: Send + Sync {
@@ -190,6 +201,14 @@ pub trait TaskStore: Send + Sync {
         answer: &TaskAnswer,
         now: i64,
     ) -> Result<bool, StoreError>;
+    /// [`TaskStore::answer`] for each of `answers`, in order; one flag per
+    /// answer. SQLite stores them in one transaction.
+    fn answer_many(&self, answers: &[LeasedAnswer], now: i64) -> Result<Vec<bool>, StoreError> {
+        answers
+            .iter()
+            .map(|a| self.answer(&a.idempotency_key, &a.token, &a.answer, now))
+            .collect()
+    }
     /// Fails a task nobody answered in time, unless it was answered
     /// meanwhile; returns whether it did.
     fn expire(&self, idempotency_key: &str, message: &str, now: i64) -> Result<bool, StoreError>;

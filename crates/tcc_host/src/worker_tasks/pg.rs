@@ -14,7 +14,9 @@
 //! transaction commits — one round trip and one transaction instead of a
 //! second statement on the bridge's connection ([`TaskStore::announces`]).
 
-use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use super::{
+    Claim, Commit, LeasedAnswer, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern,
+};
 use crate::notify::{QUEUE_TOPIC, task_topic};
 use crate::notify_pg::PAYLOAD_MAX;
 use crate::providers::pattern_matches;
@@ -201,6 +203,48 @@ impl PgTasks {
             Some(o) => format!("{o}\n{topic}"),
             None => topic.to_string(),
         }
+    }
+
+    /// Stores one answer of a task leased under `token` (and notifies the
+    /// task's topic in the same statement); `false` when that lease is gone.
+    fn store_answer(
+        &self,
+        c: &mut Pooled,
+        idempotency_key: &str,
+        token: &str,
+        answer: &TaskAnswer,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let (state, result, message) = match answer {
+            TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
+            TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
+        };
+        let st = c.stmt(&format!(
+            "WITH u AS (UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
+                   updated_ms = $6
+                 WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased' RETURNING 1)
+             , woke AS (SELECT pg_notify($7, $8) FROM u WHERE octet_length($8) <= {PAYLOAD_MAX})
+             SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM woke)"
+        ))?;
+        let topic = self.payload(&task_topic(idempotency_key));
+        let n: i64 = c
+            .client
+            .query_one(
+                &st,
+                &[
+                    &idempotency_key,
+                    &token,
+                    &state,
+                    &result,
+                    &message,
+                    &now,
+                    &self.channel,
+                    &topic,
+                ],
+            )
+            .and_then(|r| r.try_get(0))
+            .map_err(db)?;
+        Ok(n == 1)
     }
 
     /// Runs `f` on a pooled connection of the `commit` kind (a new one when
@@ -416,37 +460,72 @@ impl TaskStore for PgTasks {
         answer: &TaskAnswer,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let (state, result, message) = match answer {
-            TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
-            TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
-        };
         self.with(Commit::Lazy, |c| {
+            self.store_answer(c, idempotency_key, token, answer, now)
+        })
+    }
+
+    fn answer_many(&self, answers: &[LeasedAnswer], now: i64) -> Result<Vec<bool>, StoreError> {
+        let mut ids = std::collections::HashSet::new();
+        if !answers
+            .iter()
+            .all(|a| ids.insert(a.idempotency_key.as_str()))
+        {
+            // A task answered twice in one batch: one statement would update
+            // its row once with either answer; in order, the first decides.
+            return answers
+                .iter()
+                .map(|a| self.answer(&a.idempotency_key, &a.token, &a.answer, now))
+                .collect();
+        }
+        let mut columns: [Vec<Option<String>>; 6] = Default::default();
+        for a in answers {
+            let (state, result, message) = match &a.answer {
+                TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
+                TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
+            };
+            for (column, value) in columns.iter_mut().zip([
+                Some(a.idempotency_key.clone()),
+                Some(a.token.clone()),
+                Some(state.to_string()),
+                result,
+                message,
+                Some(self.payload(&task_topic(&a.idempotency_key))),
+            ]) {
+                column.push(value);
+            }
+        }
+        let [keys, tokens, states, results, messages, topics] = &columns;
+        self.with(Commit::Lazy, |c| {
+            // One statement: the answers as rows, each update joined to its
+            // own, each stored one's topic notified at the commit.
             let st = c.stmt(&format!(
-                "WITH u AS (UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
-                       updated_ms = $6
-                     WHERE idempotency_key = $1 AND lease_token = $2 AND state = 'leased' RETURNING 1)
-                 , woke AS (SELECT pg_notify($7, $8) FROM u WHERE octet_length($8) <= {PAYLOAD_MAX})
-                 SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM woke)"
+                "WITH a AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[],
+                                                $5::text[], $6::text[]) WITH ORDINALITY
+                              AS a(k, tok, st, res, msg, topic, n))
+                 , u AS (UPDATE worker_tasks t SET state = a.st, result = a.res, message = a.msg,
+                           lease_token = NULL, updated_ms = $7
+                         FROM a
+                         WHERE t.idempotency_key = a.k AND t.lease_token = a.tok AND t.state = 'leased'
+                         RETURNING a.n, a.topic)
+                 , woke AS (SELECT pg_notify($8, u.topic) FROM u WHERE octet_length(u.topic) <= {PAYLOAD_MAX})
+                 SELECT u.n, (SELECT count(*) FROM woke) FROM u"
             ))?;
-            let topic = self.payload(&task_topic(idempotency_key));
-            let n: i64 = c
+            let rows = c
                 .client
-                .query_one(
+                .query(
                     &st,
-                    &[
-                        &idempotency_key,
-                        &token,
-                        &state,
-                        &result,
-                        &message,
-                        &now,
-                        &self.channel,
-                        &topic,
-                    ],
+                    &[keys, tokens, states, results, messages, topics, &now, &self.channel],
                 )
-                .and_then(|r| r.try_get(0))
                 .map_err(db)?;
-            Ok(n == 1)
+            let mut done = vec![false; answers.len()];
+            for r in rows {
+                let n: i64 = r.try_get(0).map_err(db)?;
+                if let Some(d) = usize::try_from(n - 1).ok().and_then(|i| done.get_mut(i)) {
+                    *d = true;
+                }
+            }
+            Ok(done)
         })
     }
 

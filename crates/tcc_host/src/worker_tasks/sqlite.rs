@@ -4,7 +4,9 @@
 //! Expiries commit with `synchronous=FULL`; queuing, claims, heartbeats and
 //! answers with `synchronous=NORMAL` (lazy: see [`super`]).
 
-use super::{Claim, Commit, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern};
+use super::{
+    Claim, Commit, LeasedAnswer, NewTask, TABLE, TaskAnswer, TaskRow, TaskStore, like_pattern,
+};
 use crate::providers::pattern_matches;
 use crate::store::StoreError;
 use crate::store::sqlite::write_gate::WriteGate;
@@ -156,6 +158,30 @@ fn get(c: &Connection, key: &str) -> Result<Option<TaskRow>, StoreError> {
     .transpose()
 }
 
+/// Stores one answer of a task leased under `token`; `false` when that
+/// lease is gone.
+fn store_answer(
+    c: &Connection,
+    idempotency_key: &str,
+    token: &str,
+    answer: &TaskAnswer,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let (state, result, message) = match answer {
+        TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
+        TaskAnswer::Failed(m) => ("failed", None, Some(m.as_str())),
+    };
+    let n = c
+        .prepare_cached(
+            "UPDATE worker_tasks SET state = ?3, result = ?4, message = ?5, lease_token = NULL,
+               updated_ms = ?6
+             WHERE idempotency_key = ?1 AND lease_token = ?2 AND state = 'leased'",
+        )
+        .and_then(|mut st| st.execute(params![idempotency_key, token, state, result, message, now]))
+        .map_err(db)?;
+    Ok(n == 1)
+}
+
 impl TaskStore for SqliteTasks {
     fn enqueue(&self, task: &NewTask, now: i64) -> Result<TaskRow, StoreError> {
         self.with(Commit::Lazy, |c| {
@@ -301,20 +327,22 @@ impl TaskStore for SqliteTasks {
         answer: &TaskAnswer,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let (state, result, message) = match answer {
-            TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
-            TaskAnswer::Failed(m) => ("failed", None, Some(m.as_str())),
-        };
         self.with(Commit::Lazy, |c| {
-            let n = c
-                .prepare_cached(
-                    "UPDATE worker_tasks SET state = ?3, result = ?4, message = ?5, lease_token = NULL,
-                       updated_ms = ?6
-                     WHERE idempotency_key = ?1 AND lease_token = ?2 AND state = 'leased'",
-                )
-                .and_then(|mut st| st.execute(params![idempotency_key, token, state, result, message, now]))
+            store_answer(c, idempotency_key, token, answer, now)
+        })
+    }
+
+    fn answer_many(&self, answers: &[LeasedAnswer], now: i64) -> Result<Vec<bool>, StoreError> {
+        self.with(Commit::Lazy, |c| {
+            let tx = c
+                .transaction_with_behavior(TransactionBehavior::Immediate)
                 .map_err(db)?;
-            Ok(n == 1)
+            let done = answers
+                .iter()
+                .map(|a| store_answer(&tx, &a.idempotency_key, &a.token, &a.answer, now))
+                .collect::<Result<Vec<bool>, StoreError>>()?;
+            tx.commit().map_err(db)?;
+            Ok(done)
         })
     }
 
