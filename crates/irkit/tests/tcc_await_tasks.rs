@@ -265,6 +265,18 @@ fn the_cli_starts_and_awaits() {
     );
 }
 
+/// The result of execution `id`, awaited up to 20 s (`200` asserted).
+fn awaited(url: &str, id: &str) -> J {
+    let (st, j) = call(
+        url,
+        "GET",
+        &format!("/v1/executions/{id}/result?wait=20s"),
+        None,
+    );
+    assert_eq!(st, 200, "{j}");
+    j
+}
+
 /// Polls once for `patterns`.
 fn poll(url: &str, patterns: &[&str], lease_ms: i64, wait: &str) -> Vec<J> {
     let (st, j) = call(
@@ -373,13 +385,7 @@ fn worker_protocol(host: &str, worker: &str) {
         }
     }
 
-    let (st, j) = call(
-        worker,
-        "GET",
-        &format!("/v1/executions/{id}/result?wait=20s"),
-        None,
-    );
-    assert_eq!(st, 200, "{j}");
+    let j = awaited(worker, &id);
     assert_eq!(j["status"], "completed");
     let charged = &j["result"]["v"][0];
     assert_eq!(
@@ -410,13 +416,7 @@ fn worker_protocol(host: &str, worker: &str) {
         Some(&json!({"lease": tasks[0]["lease"], "message": "card declined"})),
     );
     assert_eq!(st, 200);
-    let (st, j) = call(
-        host,
-        "GET",
-        &format!("/v1/executions/{id}/result?wait=20s"),
-        None,
-    );
-    assert_eq!(st, 200, "{j}");
+    let j = awaited(host, &id);
     assert_eq!(j["status"], "completed", "{j}");
     assert!(j["result"].to_string().contains("card declined"), "{j}");
     // Malformed polls are refused.
@@ -555,23 +555,11 @@ fn batch_answers(host: &str, worker: &str) {
         ),
         (&ids[1], json!({"t": "string", "v": "tagged"})),
     ] {
-        let (st, j) = call(
-            host,
-            "GET",
-            &format!("/v1/executions/{id}/result?wait=20s"),
-            None,
-        );
-        assert_eq!(st, 200, "{j}");
+        let j = awaited(host, id);
         assert_eq!(j["status"], "completed", "{j}");
         assert_eq!(j["result"]["v"][0], want, "{j}");
     }
-    let (st, j) = call(
-        host,
-        "GET",
-        &format!("/v1/executions/{failing}/result?wait=20s"),
-        None,
-    );
-    assert_eq!(st, 200, "{j}");
+    let j = awaited(host, &failing);
     assert!(j["result"].to_string().contains("card declined"), "{j}");
 }
 

@@ -140,6 +140,17 @@ pub enum TaskAnswer {
     Failed(String),
 }
 
+impl TaskAnswer {
+    /// The row's `state`, `result` (canonical tagged text) and `message`
+    /// columns for this answer.
+    pub fn columns(&self) -> (&'static str, Option<String>, Option<&str>) {
+        match self {
+            TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
+            TaskAnswer::Failed(m) => ("failed", None, Some(m.as_str())),
+        }
+    }
+}
+
 /// What a claim asks for.
 #[derive(Debug, Clone)]
 pub struct Claim<'a> {

@@ -215,10 +215,7 @@ impl PgTasks {
         answer: &TaskAnswer,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let (state, result, message) = match answer {
-            TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
-            TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
-        };
+        let (state, result, message) = answer.columns();
         let st = c.stmt(&format!(
             "WITH u AS (UPDATE worker_tasks SET state = $3, result = $4, message = $5, lease_token = NULL,
                    updated_ms = $6
@@ -480,16 +477,13 @@ impl TaskStore for PgTasks {
         }
         let mut columns: [Vec<Option<String>>; 6] = Default::default();
         for a in answers {
-            let (state, result, message) = match &a.answer {
-                TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
-                TaskAnswer::Failed(m) => ("failed", None, Some(m.clone())),
-            };
+            let (state, result, message) = a.answer.columns();
             for (column, value) in columns.iter_mut().zip([
                 Some(a.idempotency_key.clone()),
                 Some(a.token.clone()),
                 Some(state.to_string()),
                 result,
-                message,
+                message.map(str::to_string),
                 Some(self.payload(&task_topic(&a.idempotency_key))),
             ]) {
                 column.push(value);

@@ -167,10 +167,7 @@ fn store_answer(
     answer: &TaskAnswer,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let (state, result, message) = match answer {
-        TaskAnswer::Completed(v) => ("completed", Some(tcc_ir::to_canonical(v)), None),
-        TaskAnswer::Failed(m) => ("failed", None, Some(m.as_str())),
-    };
+    let (state, result, message) = answer.columns();
     let n = c
         .prepare_cached(
             "UPDATE worker_tasks SET state = ?3, result = ?4, message = ?5, lease_token = NULL,
