@@ -207,3 +207,40 @@ def test_answers_that_finish_together_go_in_one_request(server):
     bad = results["batch-0"].result
     assert isinstance(bad, dict), results["batch-0"]
     assert bad["status"] == "compensated" and "not JSON serializable" in str(bad["error"]), bad
+
+
+def test_a_batch_the_host_refuses_goes_answer_by_answer():
+    """A batch refused whole (413: one result too large) is sent again one
+    answer per request, so the others are not lost with it; a host without
+    the batch route (404) gets every later answer on its own route."""
+    from irkit_tcc import ApiError
+
+    w = Worker("http://127.0.0.1:9", lease=1.0)
+    calls = []
+
+    def host(method, path, body=None, raw=None, **kw):
+        calls.append(path)
+        if path == "/v1/tasks/answers" or path == "/v1/tasks/t-big/complete":
+            raise ApiError(413, "payload_too_large", "more than 100000 JSON values")
+        return 200, {"accepted": True}
+
+    w._http.request = host  # type: ignore[method-assign]
+    tasks = [Task(key="k", input=None, idempotency_key=f"t-{n}", execution_id="e", attempt=1, lease="l") for n in ("a", "big", "b")]
+    batch = [(t, {"id": t.idempotency_key, "lease": "l", "outcome": "complete", "result": 1}, b"{}") for t in tasks]
+    w._send(batch)
+    assert calls == ["/v1/tasks/answers", "/v1/tasks/t-a/complete", "/v1/tasks/t-big/complete", "/v1/tasks/t-b/complete"]
+    assert w._batches, "a refused batch does not stop batching"
+
+    calls.clear()
+
+    def old_host(method, path, body=None, raw=None, **kw):
+        calls.append(path)
+        if path == "/v1/tasks/answers":
+            raise ApiError(404, "not_found", "no route")
+        return 200, {"accepted": True}
+
+    w._http.request = old_host  # type: ignore[method-assign]
+    w._send(batch[:1])
+    w._send(batch[2:])
+    assert calls == ["/v1/tasks/answers", "/v1/tasks/t-a/complete", "/v1/tasks/t-b/complete"]
+    assert not w._batches

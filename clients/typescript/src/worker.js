@@ -102,9 +102,14 @@ export class Worker {
           return;
         } catch (e) {
           if (e instanceof ApiError) {
-            if (e.status !== 404 && e.status !== 405) return;
-            this.batches = false;
-            break;
+            if (e.status === 404 || e.status === 405) {
+              this.batches = false;
+              break;
+            }
+            // One answer the host refuses (too large, say) must not take the
+            // others with it: each on its own.
+            if (batch.length > 1 && (e.status === 400 || e.status === 413)) break;
+            return;
           }
           if (Date.now() > giveUp) return;
           await sleep(pause);

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { Client, Worker } from "../src/index.js";
+import { ApiError, Client, Worker } from "../src/index.js";
 import { exampleServer, firstLine } from "../test_support/helpers.mjs";
 
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -141,4 +141,37 @@ test("answers that finish together go in one request", async () => {
   const bad = results["tsbatch-0"].result;
   assert.equal(bad.status, "compensated", JSON.stringify(results["tsbatch-0"]));
   assert.match(JSON.stringify(bad.error), /BigInt/);
+});
+
+test("a batch the host refuses goes answer by answer", async () => {
+  // A batch refused whole (413: one result too large) is sent again one
+  // answer per request, so the others are not lost with it; a host without
+  // the batch route (404) gets every later answer on its own route.
+  const w = new Worker("http://127.0.0.1:9", { leaseMs: 1000 });
+  const calls = [];
+  w.http.request = async (method, path) => {
+    calls.push(path);
+    if (path === "/v1/tasks/answers" || path === "/v1/tasks/t-big/complete") {
+      throw new ApiError(413, "payload_too_large", "more than 100000 JSON values", "TCC-H207");
+    }
+    return { status: 200, body: { accepted: true } };
+  };
+  const batch = ["a", "big", "b"].map((n) => ({
+    task: { idempotencyKey: `t-${n}`, lease: "l" },
+    answer: { id: `t-${n}`, lease: "l", outcome: "complete", result: 1 },
+    sent: () => {},
+  }));
+  await w.sendBatch(batch);
+  assert.deepEqual(calls, ["/v1/tasks/answers", "/v1/tasks/t-a/complete", "/v1/tasks/t-big/complete", "/v1/tasks/t-b/complete"]);
+  assert.equal(w.batches, true, "a refused batch does not stop batching");
+  calls.length = 0;
+  w.http.request = async (method, path) => {
+    calls.push(path);
+    if (path === "/v1/tasks/answers") throw new ApiError(404, "not_found", "no route", "TCC-H202");
+    return { status: 200, body: { accepted: true } };
+  };
+  await w.sendBatch(batch.slice(0, 1));
+  await w.sendBatch(batch.slice(2));
+  assert.deepEqual(calls, ["/v1/tasks/answers", "/v1/tasks/t-a/complete", "/v1/tasks/t-b/complete"]);
+  assert.equal(w.batches, false);
 });

@@ -485,15 +485,34 @@ fn batch_answers(host: &str, worker: &str) {
         let (st, j) = call(worker, "POST", "/v1/tasks/answers", Some(&bad));
         assert_eq!(st, 400, "{bad}: {j}");
     }
-    let (_, t) = call(
-        worker,
-        "GET",
-        &format!(
-            "/v1/tasks/{}",
-            a["id"].as_str().unwrap().replace(':', "%3A")
-        ),
-        None,
+    // More values than a request may carry (`MAX_VALUES`), in one answer or
+    // across a batch's answers: 413, before a tree is built.
+    let a_path = format!(
+        "/v1/tasks/{}",
+        a["id"].as_str().unwrap().replace(':', "%3A")
     );
+    let zeros = |n: usize| J::Array(vec![json!(0); n]);
+    for (path, body) in [
+        (
+            format!("{a_path}/complete"),
+            json!({"lease": a["lease"], "result": zeros(100_001)}),
+        ),
+        (
+            "/v1/tasks/answers".to_string(),
+            json!({"answers": [
+                item(a, "complete", json!({"result": zeros(60_000)})),
+                item(b, "complete", json!({"result": zeros(60_000)})),
+            ]}),
+        ),
+    ] {
+        let (st, j) = call(worker, "POST", &path, Some(&body));
+        assert_eq!(
+            (st, &j["error"]["code"]),
+            (413, &json!("payload_too_large")),
+            "{path}: {j}"
+        );
+    }
+    let (_, t) = call(worker, "GET", &a_path, None);
     assert_eq!(t["state"], "leased", "a refused batch stored nothing: {t}");
 
     let (st, j) = call(

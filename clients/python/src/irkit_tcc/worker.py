@@ -189,6 +189,10 @@ class Worker:
                     if e.status in (404, 405):
                         self._batches = False
                         break
+                    if len(batch) > 1 and e.status in (400, 413):
+                        # One answer the host refuses (too large, say) must
+                        # not take the others with it: each on its own.
+                        break
                     log.error("answers refused: %s", e)
                     return
                 except TransportError as e:

@@ -82,12 +82,24 @@ pub fn task_json(t: &TaskRow, with_lease: bool) -> J {
     j
 }
 
+/// Reads a JSON body; its values are counted before a tree is built, and
+/// a body of more than [`crate::values::MAX_VALUES`] values (a result, or
+/// a batch's results together) is refused with 413, as on every route.
 async fn body_json(body: Body, max_body: usize) -> Result<J, ApiError> {
     let bytes = to_bytes(body, max_body)
         .await
         .map_err(|_| ApiError::PayloadTooLarge { limit: max_body })?;
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
+    }
+    match crate::values::count_values(&bytes, crate::values::MAX_VALUES) {
+        Ok(_) => {}
+        Err(crate::values::CountError::TooMany { limit }) => {
+            return Err(ApiError::TooManyValues { limit });
+        }
+        Err(crate::values::CountError::NotJson(e)) => {
+            return Err(ApiError::BadRequest(format!("body is not JSON: {e}")));
+        }
     }
     serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::BadRequest(format!("body is not JSON: {e}")))
