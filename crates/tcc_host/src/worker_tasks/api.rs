@@ -126,6 +126,13 @@ fn int_field(body: &J, name: &str, default: i64, min: i64, max: i64) -> Result<i
     }
 }
 
+/// `text` unless it holds what the stores cannot (a NUL: 400, issue 42's
+/// F6, `crate::storable`).
+fn storable(what: &str, text: String) -> Result<String, ApiError> {
+    crate::storable::check(what, &text).map_err(ApiError::BadRequest)?;
+    Ok(text)
+}
+
 fn lease_of(body: &J) -> Result<String, ApiError> {
     body.get("lease")
         .and_then(J::as_str)
@@ -134,6 +141,7 @@ fn lease_of(body: &J) -> Result<String, ApiError> {
         .ok_or_else(|| {
             ApiError::BadRequest("body.lease (the token the poll gave) is required".into())
         })
+        .and_then(|l| storable("body.lease", l))
 }
 
 fn lease_lost(id: &str) -> ApiError {
@@ -159,6 +167,7 @@ async fn poll(
                     .ok_or_else(|| {
                         ApiError::BadRequest("body.patterns must be non-empty strings".into())
                     })
+                    .and_then(|p| storable("body.patterns", p))
             })
             .collect::<Result<_, _>>()?,
         _ => {
@@ -169,7 +178,9 @@ async fn poll(
     };
     let worker = match body.get("worker") {
         None | Some(J::Null) => "worker".to_string(),
-        Some(J::String(s)) if !s.is_empty() && s.len() <= 200 => s.clone(),
+        Some(J::String(s)) if !s.is_empty() && s.len() <= 200 => {
+            storable("body.worker", s.clone())?
+        }
         Some(_) => {
             return Err(ApiError::BadRequest(
                 "body.worker must be 1 to 200 bytes".into(),
@@ -295,7 +306,10 @@ fn answer_of(body: &J, completed: bool, field: &str) -> Result<TaskAnswer, ApiEr
             .and_then(J::as_str)
             .filter(|m| !m.is_empty())
             .ok_or_else(|| ApiError::BadRequest(format!("{field}.message is required")))?;
-        Ok(TaskAnswer::Failed(message.to_string()))
+        // Free text: kept, each NUL replaced (`crate::storable::message`).
+        Ok(TaskAnswer::Failed(
+            crate::storable::message(message).into_owned(),
+        ))
     }
 }
 
@@ -348,12 +362,14 @@ async fn answer_batch(
             .get("id")
             .and_then(J::as_str)
             .filter(|s| !s.is_empty())
-            .ok_or_else(|| ApiError::BadRequest(format!("{field}.id is required")))?;
+            .ok_or_else(|| ApiError::BadRequest(format!("{field}.id is required")))
+            .and_then(|id| storable(&format!("{field}.id"), id.to_string()))?;
         let token = item
             .get("lease")
             .and_then(J::as_str)
             .filter(|l| !l.is_empty())
-            .ok_or_else(|| ApiError::BadRequest(format!("{field}.lease is required")))?;
+            .ok_or_else(|| ApiError::BadRequest(format!("{field}.lease is required")))
+            .and_then(|l| storable(&format!("{field}.lease"), l.to_string()))?;
         let completed = match item.get("outcome").and_then(J::as_str) {
             Some("complete") => true,
             Some("fail") => false,
@@ -364,8 +380,8 @@ async fn answer_batch(
             }
         };
         answers.push(LeasedAnswer {
-            idempotency_key: id.to_string(),
-            token: token.to_string(),
+            idempotency_key: id,
+            token,
             answer: answer_of(item, completed, &field)?,
         });
     }
@@ -433,6 +449,11 @@ fn respond(r: Result<Response, ApiError>) -> Response {
 
 type IdParam = Result<Path<String>, PathRejection>;
 
+/// The task id of the path (400 when it holds a NUL, which no store keeps).
+fn task_id(p: IdParam) -> Result<String, ApiError> {
+    storable("the task id", path_param(p)?)
+}
+
 /// The routes over `board`; `store` is the execution store (a refused
 /// heartbeat or answer checks whether the asker sees the task's
 /// execution).
@@ -471,7 +492,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(
         .route(
             "/v1/tasks/{id}",
             get(move |p: IdParam| async move {
-                respond(async { show(b2, path_param(p)?).await }.await)
+                respond(async { show(b2, task_id(p)?).await }.await)
             }),
         )
         .route(
@@ -482,7 +503,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(
                       body: Body| async move {
                     let asker = Asker { store: s1, scope };
                     respond(
-                        async { heartbeat(b3, limits, asker, path_param(p)?, body).await }.await,
+                        async { heartbeat(b3, limits, asker, task_id(p)?, body).await }.await,
                     )
                 },
             ),
@@ -495,7 +516,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(
                       body: Body| async move {
                     let asker = Asker { store: s2, scope };
                     respond(
-                        async { answer(b4, limits, asker, path_param(p)?, body, true).await }.await,
+                        async { answer(b4, limits, asker, task_id(p)?, body, true).await }.await,
                     )
                 },
             ),
@@ -508,7 +529,7 @@ pub fn router<S: Clone + Send + Sync + 'static>(
                       body: Body| async move {
                     let asker = Asker { store: s3, scope };
                     respond(
-                        async { answer(b5, limits, asker, path_param(p)?, body, false).await }
+                        async { answer(b5, limits, asker, task_id(p)?, body, false).await }
                             .await,
                     )
                 },
