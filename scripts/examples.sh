@@ -259,6 +259,53 @@ print(f'{at["file"]}:{at["line"]}: {at["text"].strip()}')
 PY
 kill -TERM "$tcc_pid"; wait "$tcc_pid"
 rm -rf "$tcc_db"
+# Effect workers that pull (issue 34, docs/tcc/clients.md): the order saga's effects routed to
+# provider kind `worker` and answered by a Python worker (clients/python), 20 orders started and
+# awaited by the Python client; the worker sends the answers that finish together in one
+# `POST /v1/tasks/answers`.
+tcc_db=$(mktemp -d)
+printf '[[route]]\npattern = "%s"\nprovider = "worker"\n\n' 'inventory.*' 'payment.*' 'shipping.*' > "$tcc_db/providers.toml"
+$irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --providers "$tcc_db/providers.toml" >"$tcc_db/out" 2>"$tcc_db/log" & tcc_pid=$!
+for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
+tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+$irkit tcc register examples/tcc/src/order_saga.py --name order_saga --server "$tcc_url" > /dev/null
+PYTHONPATH=clients/python/src timeout 120 python3 - "$tcc_url" <<'PY'
+import sys, threading, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from irkit_tcc import Client, Task, Worker
+
+url = sys.argv[1]
+worker = Worker(url, concurrency=8, poll_wait=1.0)
+
+@worker.effect("inventory.*")
+def inventory(task: Task):
+    return {"ok": True}
+
+@worker.effect("payment.*")
+def payment(task: Task):
+    return {"charged": True}
+
+@worker.effect("shipping.*")
+def ship(task: Task):
+    return "shipped"
+
+running = threading.Thread(target=worker.run, kwargs={"install_signals": False})
+running.start()
+try:
+    client = Client(url)
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda i: client.run("order_saga", {"id": f"o-{i}"}, wait=30), range(20)))
+finally:
+    worker.stop()
+    running.join(30)
+assert all(r["status"] == "shipped" for r in results), results
+metrics = urllib.request.urlopen(f"{url}/metrics").read().decode()
+requests = sum(float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines()
+               if line.startswith("tcc_http_requests_total") and 'route="/v1/tasks/answers"' in line)
+print(f"20 orders shipped by a Python worker: 60 effects answered in {requests:.0f} requests")
+PY
+kill -TERM "$tcc_pid"; wait "$tcc_pid"
+rm -rf "$tcc_db"
 # Namespaces (issue 35, docs/tcc/host.md "Namespaces"): tokens scoped to namespaces; globex's
 # token does not see acme's execution (404, as an unknown id) and cannot name acme (403).
 tcc_db=$(mktemp -d)
