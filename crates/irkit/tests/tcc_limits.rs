@@ -24,7 +24,9 @@ use std::time::{Duration, Instant};
 use tcc_serve::{Dir, Server, irkit, ok, request};
 
 /// A slow webhook on loopback: each call is held `hold`; records the most
-/// calls in flight at once and how many came.
+/// calls in flight at once and how many came. A connection that closes
+/// before a whole request line (`POST /work …`) arrived is no call: it is
+/// recorded as refused, not counted.
 #[derive(Default)]
 struct Counts {
     in_flight: usize,
@@ -32,6 +34,9 @@ struct Counts {
     calls: usize,
     /// When each call arrived, in arrival order.
     started: Vec<Instant>,
+    /// Every call's arrival and end, and the connections that sent no
+    /// request (their arrival only): the timeline a failed bound prints.
+    log: Vec<(Instant, Option<Instant>, String)>,
 }
 
 struct Slow {
@@ -50,8 +55,17 @@ impl Slow {
                 let Ok(mut stream) = stream else { continue };
                 let seen = seen.clone();
                 std::thread::spawn(move || {
+                    let arrived = Instant::now();
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
-                    let mut length = 0;
+                    let mut request_line = String::new();
+                    let _ = reader.read_line(&mut request_line);
+                    if !request_line.starts_with("POST /work ") {
+                        let mut c = seen.lock().unwrap();
+                        c.log
+                            .push((arrived, None, format!("no request: {request_line:?}")));
+                        return;
+                    }
+                    let (mut length, mut key) = (0, String::new());
                     loop {
                         let mut line = String::new();
                         if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
@@ -61,18 +75,28 @@ impl Slow {
                         if let Some(v) = lower.strip_prefix("content-length:") {
                             length = v.trim().parse().unwrap_or(0);
                         }
+                        if lower.starts_with("idempotency-key:") {
+                            key = line["idempotency-key:".len()..].trim().to_string();
+                        }
                     }
                     let mut body = vec![0; length];
                     let _ = reader.read_exact(&mut body);
-                    {
+                    let began = Instant::now();
+                    let index = {
                         let mut c = seen.lock().unwrap();
                         c.calls += 1;
-                        c.started.push(Instant::now());
+                        c.started.push(began);
                         c.in_flight += 1;
                         c.most = c.most.max(c.in_flight);
-                    }
+                        c.log.push((began, None, key));
+                        c.log.len() - 1
+                    };
                     std::thread::sleep(hold);
-                    seen.lock().unwrap().in_flight -= 1;
+                    {
+                        let mut c = seen.lock().unwrap();
+                        c.in_flight -= 1;
+                        c.log[index].1 = Some(Instant::now());
+                    }
                     let _ = write!(
                         stream,
                         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -95,6 +119,28 @@ impl Slow {
 
     fn started(&self) -> Vec<Instant> {
         self.counts.lock().unwrap().started.clone()
+    }
+
+    /// Every call and refused connection, in milliseconds from `origin`,
+    /// with the events of the test (`marks`) among them.
+    fn timeline(&self, origin: Instant, marks: &[(&str, Instant)]) -> String {
+        let c = self.counts.lock().unwrap();
+        let ms = |t: Instant| t.duration_since(origin).as_secs_f64() * 1000.0;
+        let mut rows: Vec<(f64, String)> = c
+            .log
+            .iter()
+            .map(|(at, end, what)| {
+                let end = end.map_or("-".to_string(), |e| format!("{:.0}", ms(e)));
+                (ms(*at), format!("call {:.0}..{end} {what}", ms(*at)))
+            })
+            .collect();
+        rows.extend(
+            marks
+                .iter()
+                .map(|(what, at)| (ms(*at), format!("--- {what} at {:.0}", ms(*at)))),
+        );
+        rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+        rows.into_iter().map(|(_, r)| r + "\n").collect()
     }
 }
 
@@ -358,12 +404,23 @@ fn two_postgresql_nodes_one_sigkilled_never_exceed_a_limit() {
     let mut ids = start(&a.url, 6);
     ids.extend(start(&b.url, 6));
     // SIGKILL node a while calls are in flight, then start it again.
+    let began = Instant::now();
     wait_until("calls in flight", || slow.calls() >= 3);
+    let killed = Instant::now();
     a.child.kill().unwrap();
     a.child.wait().unwrap();
     let a = serve_pg(&db, &p, "node-a2");
+    let restarted = Instant::now();
     wait_until("all completed", || completed(&b.url, &ids));
-    assert!(slow.most() <= 2, "{} calls at once", slow.most());
+    assert!(
+        slow.most() <= 2,
+        "{} calls at once:\n{}",
+        slow.most(),
+        slow.timeline(
+            began,
+            &[("node a SIGKILLed", killed), ("node a2 serving", restarted)]
+        )
+    );
     assert!(slow.calls() >= ids.len());
     let (_, j) = http(&a.url, "GET", "/v1/limits/program:work", None);
     assert_eq!(j["waiting"], 0, "{j}");
@@ -404,11 +461,24 @@ fn two_postgresql_nodes_one_sigkilled_never_exceed_a_rate_and_max_limit() {
     ids.extend(start(&b.url, 50));
     // SIGKILL node a while calls are in flight, then start it again.
     wait_until("calls under way", || slow.calls() >= 40);
+    let killed = Instant::now();
     a.child.kill().unwrap();
     a.child.wait().unwrap();
     let a = serve_pg_limit(&db, &p, "node-a2", limit);
+    let restarted = Instant::now();
     wait_until("all completed", || completed(&b.url, &ids));
-    assert!(slow.most() <= max, "{} calls at once", slow.most());
+    let timeline = || {
+        slow.timeline(
+            set_at,
+            &[("node a SIGKILLed", killed), ("node a2 serving", restarted)],
+        )
+    };
+    assert!(
+        slow.most() <= max,
+        "{} calls at once:\n{}",
+        slow.most(),
+        timeline()
+    );
     let started = slow.started();
     assert!(started.len() >= ids.len(), "{} calls", started.len());
     for (i, at) in started.iter().enumerate() {

@@ -103,6 +103,43 @@ fn the_queue_is_fifo_and_a_dead_nodes_slots_come_back_at_lease_expiry() {
     }
 }
 
+/// Two drives of one execution on two nodes (a lease taken over from a
+/// node too slow to renew it, or SIGKILLed mid-call) never share its slot:
+/// the second waits until the first's slot is given back or expires, while
+/// the node that holds it takes it again at once.
+#[test]
+fn a_holders_slot_on_another_node_is_not_shared() {
+    for db in TestDb::all("t_flow_elsewhere") {
+        let (a, b) = db.nodes();
+        set(&*a, "route:slow.*", "max=4");
+        assert!(granted(&ask(&*a, "route:slow.*", "x", "A", 10)));
+        match ask(&*b, "route:slow.*", "x", "B", 20) {
+            Admission::Wait { until_ms, ahead } => {
+                assert_eq!((until_ms, ahead), (1_011, 0), "until A's slot expires");
+            }
+            g => panic!("B shared A's slot: {g:?}"),
+        }
+        // Not queued: the other holders are not held up behind it.
+        assert!(flow(&*b).queued("x", 30).unwrap().is_empty());
+        assert!(granted(&ask(&*b, "route:slow.*", "y", "B", 30)));
+        // The node holding it asks again (a drive it restarted): its own.
+        assert!(granted(&ask(&*a, "route:slow.*", "x", "A", 40)));
+        let usage = flow(&*b).list_limits(50).unwrap();
+        assert_eq!(usage[0].in_use, 2, "x once, y once");
+        // Given back, it is B's to take.
+        flow(&*a)
+            .release(&["route:slow.*".into()], "x", 60)
+            .unwrap();
+        assert!(granted(&ask(&*b, "route:slow.*", "x", "B", 70)));
+        // A dies holding z's slot: B's drive of z waits for its expiry.
+        assert!(granted(&ask(&*a, "route:slow.*", "z", "A", 100)));
+        assert!(!granted(&ask(&*b, "route:slow.*", "z", "B", 1_100)));
+        assert!(granted(&ask(&*b, "route:slow.*", "z", "B", 1_101)));
+        let usage = flow(&*b).list_limits(1_101).unwrap();
+        assert_eq!(usage[0].in_use, 1, "y and x expired (1030, 1070); z is B's");
+    }
+}
+
 #[test]
 fn the_token_bucket_admits_burst_then_rate_in_order() {
     for db in TestDb::all("t_flow_rate") {

@@ -9,18 +9,12 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 use zlm::decode::{decode, decode_linked};
 use zlm::interp::Interp;
-use zlm::{sample, write::write};
+use zlm::write::write;
 
-fn artifact() -> Vec<u8> {
-    let mut width = 20_000;
-    loop {
-        let b = write(&sample::module("bench.big", width)).expect("write");
-        if b.len() >= 10_000_000 {
-            break b;
-        }
-        width *= 2;
-    }
-}
+#[path = "common/bench_module.rs"]
+#[allow(dead_code)] // `annotated` is the decode benchmark's
+mod bench_module;
+use bench_module::artifact;
 
 fn start(bytes: &[u8]) -> usize {
     let checked = decode_linked(bytes, &[]).expect("valid");

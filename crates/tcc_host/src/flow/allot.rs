@@ -154,8 +154,19 @@ impl Allotments {
     }
 
     /// Ends a reservation begun by [`Self::begin_reserve`]: `taken` says
-    /// whether the store took the slots (valid for `lease_ms`).
-    pub fn end_reserve(&self, scope: &str, names: Vec<String>, taken: bool, lease_ms: i64) {
+    /// whether the store took the slots, valid for `lease_ms` from `asked`
+    /// (an instant taken before the store's clock was read for their
+    /// expiry). The slots are lent only until half of that has passed
+    /// since `asked`: a write that waited (a lock, a queue) shortens their
+    /// use, never lends a slot whose row may have expired.
+    pub fn end_reserve(
+        &self,
+        scope: &str,
+        names: Vec<String>,
+        taken: bool,
+        asked: Instant,
+        lease_ms: i64,
+    ) {
         let Ok(mut st) = self.state.lock() else {
             return;
         };
@@ -166,7 +177,7 @@ impl Allotments {
         if let Some(a) = st.scopes.get_mut(scope) {
             a.reserving = false;
             if taken {
-                let fresh = now + Duration::from_millis((lease_ms / 2).max(0) as u64);
+                let fresh = asked + Duration::from_millis((lease_ms / 2).max(0) as u64);
                 // The slots reserved before keep their own renewal time.
                 a.fresh_until = match a.free.is_empty() && a.lent.is_empty() {
                     true => fresh,
@@ -273,10 +284,12 @@ impl Allotments {
             .collect()
     }
 
-    /// The heartbeat renewed this node's slots until `lease_ms` from now.
-    pub fn renewed(&self, lease_ms: i64) {
+    /// The heartbeat renewed this node's slots until `lease_ms` from
+    /// `asked` (an instant taken before the store's clock was read for the
+    /// new expiry): they are lent until half of that has passed.
+    pub fn renewed(&self, asked: Instant, lease_ms: i64) {
         if let Ok(mut st) = self.state.lock() {
-            let fresh = Instant::now() + Duration::from_millis((lease_ms / 2).max(0) as u64);
+            let fresh = asked + Duration::from_millis((lease_ms / 2).max(0) as u64);
             for a in st.scopes.values_mut() {
                 a.fresh_until = fresh;
             }
@@ -339,7 +352,7 @@ mod tests {
         let names = a.begin_reserve("program:p", "n1", 2).unwrap();
         assert_eq!(names, vec!["node/n1/0", "node/n1/1"]);
         assert!(a.begin_reserve("program:p", "n1", 2).is_none(), "in flight");
-        a.end_reserve("program:p", names, true, 10_000);
+        a.end_reserve("program:p", names, true, Instant::now(), 10_000);
         assert!(a.lend(&scopes, "e1"));
         assert!(a.lend(&scopes, "e2"));
         assert!(!a.lend(&scopes, "e3"), "both lent");
@@ -355,7 +368,7 @@ mod tests {
         assert!(a.held().is_empty());
         // A refused reservation is not asked again at once.
         let names = a.begin_reserve("program:q", "n1", 2).unwrap();
-        a.end_reserve("program:q", names, false, 10_000);
+        a.end_reserve("program:q", names, false, Instant::now(), 10_000);
         assert!(a.begin_reserve("program:q", "n1", 2).is_none());
         assert_eq!(size(1000), 32);
         assert_eq!(size(16), 2);
@@ -365,9 +378,33 @@ mod tests {
     fn a_reservation_not_renewed_lends_nothing() {
         let a = Allotments::default();
         let names = a.begin_reserve("program:p", "n1", 2).unwrap();
-        a.end_reserve("program:p", names, true, 0);
+        a.end_reserve("program:p", names, true, Instant::now(), 0);
         assert!(!a.lend(&["program:p".to_string()], "e1"));
-        a.renewed(10_000);
+        a.renewed(Instant::now(), 10_000);
         assert!(a.lend(&["program:p".to_string()], "e1"));
+    }
+
+    /// The slots' freshness runs from before the store write: a
+    /// reservation or a renewal whose write took longer than half a lease
+    /// lends nothing, since the rows may expire while a drive holds one.
+    #[test]
+    fn a_slow_write_shortens_lending_from_when_it_was_asked() {
+        let lease_ms = 200;
+        let a = Allotments::default();
+        let scopes = ["program:p".to_string()];
+        let asked = Instant::now();
+        let names = a.begin_reserve("program:p", "n1", 2).unwrap();
+        std::thread::sleep(Duration::from_millis(150));
+        a.end_reserve("program:p", names, true, asked, lease_ms);
+        assert!(
+            !a.lend(&scopes, "e1"),
+            "asked 150 ms ago: past half a lease"
+        );
+        a.renewed(Instant::now(), lease_ms);
+        assert!(a.lend(&scopes, "e1"), "renewed just now");
+        let asked = Instant::now();
+        std::thread::sleep(Duration::from_millis(150));
+        a.renewed(asked, lease_ms);
+        assert!(!a.lend(&scopes, "e2"), "a renewal asked 150 ms ago");
     }
 }

@@ -710,6 +710,7 @@ impl FlowControl {
                 reserved |= self.allot.await_reserve(scope, IN_FLIGHT_WAIT);
                 continue;
             };
+            let asked = Instant::now();
             let now = crate::ids::now_ms();
             let taken = f.reserve(&ReserveRequest {
                 scope: scope.clone(),
@@ -725,7 +726,7 @@ impl FlowControl {
                     false
                 }
             };
-            self.allot.end_reserve(scope, names, ok, lease_ms);
+            self.allot.end_reserve(scope, names, ok, asked, lease_ms);
             reserved |= ok;
         }
         reserved && self.allot.lend(scopes, holder)
@@ -808,6 +809,7 @@ impl FlowControl {
         if !renew_slots && !report_due {
             return;
         }
+        let asked = Instant::now();
         let beat = NodeBeat {
             owner: owner.to_string(),
             until_ms: crate::ids::now_ms() + lease_ms,
@@ -817,7 +819,7 @@ impl FlowControl {
         match f.beat(&beat) {
             Ok(()) => {
                 if renew_slots {
-                    self.allot.renewed(lease_ms);
+                    self.allot.renewed(asked, lease_ms);
                 }
                 if let Ok(mut r) = self.reported.lock() {
                     *r = Some(beat.running);

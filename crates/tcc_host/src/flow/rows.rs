@@ -156,6 +156,16 @@ pub fn may_reserve(max: Option<i64>, used: i64, waiting: i64, n: i64) -> bool {
     }
 }
 
+/// When a holder may ask again for a slot that another node holds for it
+/// (unexpired until `expires_ms`): after that slot is given back (a release
+/// wakes the queue's head, not this holder) or expires. Two drives of one
+/// execution on two nodes (a lease taken over from a node that was too
+/// slow to renew it, or died mid-call) would otherwise share one slot and
+/// run two calls under it, past `max_concurrent`.
+pub fn elsewhere(expires_ms: i64) -> i64 {
+    expires_ms.saturating_add(1)
+}
+
 /// Whether a node may take a share of a limit's tokens: a rate limit,
 /// without `max_concurrent` or with one of at least
 /// [`crate::flow::allot::MIN_LIMIT`] (where the node also reserves slots,

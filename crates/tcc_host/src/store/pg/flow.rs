@@ -7,7 +7,7 @@ use super::PgStore;
 use super::conn::{Conn, JobResult};
 use crate::flow::rows::{
     AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, NodeBeat, ReserveRequest,
-    ShareRequest, bucket_cap, decide, may_reserve, refill, shared_tokens,
+    ShareRequest, bucket_cap, decide, elsewhere, may_reserve, refill, shared_tokens,
 };
 use crate::store::StoreError;
 use postgres::GenericClient;
@@ -127,13 +127,21 @@ impl FlowStore for PgStore {
                     "DELETE FROM flow_waiters WHERE scope = $1 AND expires_ms < $2",
                     &[scope, &now],
                 )?;
-                let held = c
-                    .query_opt(
-                        "SELECT 1 FROM flow_slots WHERE scope = $1 AND holder = $2",
-                        &[scope, &req.holder],
-                    )?
-                    .is_some();
-                if held {
+                let held = c.query_opt(
+                    "SELECT owner, expires_ms FROM flow_slots WHERE scope = $1 AND holder = $2",
+                    &[scope, &req.holder],
+                )?;
+                if let Some(row) = held {
+                    let owner: String = row.try_get(0)?;
+                    // Another node's unexpired slot for this holder: a
+                    // drive of the same execution there (one whose lease
+                    // this node took over) may still be calling; the two
+                    // never share a slot ([`elsewhere`]).
+                    if owner != req.owner {
+                        let expires: i64 = row.try_get(1)?;
+                        granted = false;
+                        until = until.max(elsewhere(expires));
+                    }
                     take.push((scope.clone(), false, true));
                     continue;
                 }

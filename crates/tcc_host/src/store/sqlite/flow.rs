@@ -6,8 +6,8 @@ use super::SqliteStore;
 use super::cached::Cached;
 use crate::flow::rows::{
     AcquireRequest, Admission, FlowStore, LimitRow, LimitUsage, NodeBeat, ReserveRequest,
-    ShareRequest, bucket_cap, decide, may_reserve, may_share, parse_shares, refill, shared_tokens,
-    shares_text, take_share,
+    ShareRequest, bucket_cap, decide, elsewhere, may_reserve, may_share, parse_shares, refill,
+    shared_tokens, shares_text, take_share,
 };
 use crate::store::StoreError;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -129,13 +129,18 @@ impl FlowStore for SqliteStore {
                 )?;
                 let held = c
                     .query_row_cached(
-                        "SELECT 1 FROM flow_slots WHERE scope = ?1 AND holder = ?2",
+                        "SELECT owner, expires_ms FROM flow_slots WHERE scope = ?1 AND holder = ?2",
                         params![scope, req.holder],
-                        |_| Ok(()),
+                        |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
                     )
-                    .optional()?
-                    .is_some();
-                if held {
+                    .optional()?;
+                if let Some((owner, expires)) = held {
+                    // Another node's unexpired slot for this holder: the
+                    // two never share a slot ([`elsewhere`]).
+                    if owner != req.owner {
+                        granted = false;
+                        until = until.max(elsewhere(expires));
+                    }
                     take.push((scope.clone(), false, true));
                     continue;
                 }
