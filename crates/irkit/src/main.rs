@@ -4,6 +4,7 @@
 // Library code does not unwrap (tests may); see the root Cargo.toml's lints.
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod allocator;
 mod args;
 mod catalogue;
 mod diag;
@@ -40,12 +41,6 @@ mod zlm_load;
 mod zlm_run_cmd;
 mod zlm_source;
 mod zlm_zli_cmd;
-
-/// mimalloc instead of glibc `malloc`: `irkit tcc serve` runs many worker
-/// threads that allocate per step (≈ 15 % of the host's CPU in glibc `malloc`;
-/// see docs/tcc/host.md, Benchmarks).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::{CommandFactory, FromArgMatches, Subcommand};
 use std::process::ExitCode;

@@ -411,6 +411,13 @@ pub fn serve(a: ServeArgs) -> Result<Outcome, CliError> {
     if let Err(e) = tcc_host::logging::init(a.log_format) {
         return Err(usage(e));
     }
+    // Freed memory goes back to the system at once (issue 42, F3).
+    let tuned = crate::allocator::tune_for_service();
+    tracing::debug!(
+        purge_delay_zero = tuned.purge_delay,
+        c_malloc_thresholds = tuned.c_malloc_thresholds,
+        "allocators tuned"
+    );
     let secrets = ServeSecrets::resolve(&a)?;
     secrets.warn_about_arguments();
     let database = secrets.database.0.clone();
