@@ -1118,3 +1118,39 @@ fn in_use_counts_what_runs_with_shares_and_reserved_slots_across_nodes() {
         }
     }
 }
+
+/// A node restarted under its own node id (`Store::release_owner`, which
+/// `irkit tcc serve --node-id` calls at start) gives back at once the
+/// slots and the running report its dead process left: renewal goes by
+/// owner, so the new process's heartbeat would otherwise keep them alive
+/// and the limit would lose them for as long as the node lives. Another
+/// node's slots stay.
+#[test]
+fn a_node_restarted_under_its_id_gives_its_old_slots_back() {
+    for db in TestDb::all("t_flow_restart") {
+        let (a, b) = db.nodes();
+        set(&*a, "program:p", "max=3");
+        assert!(granted(&ask(&*a, "program:p", "x", "A", 10)));
+        assert!(granted(&ask(&*a, "program:p", "y", "A", 11)));
+        assert!(granted(&ask(&*b, "program:p", "w", "B", 12)));
+        assert!(!granted(&ask(&*b, "program:p", "z", "B", 13)), "full");
+        beat(&*a, "A", 5_000, true, &[("program:p", 1)]);
+        assert_eq!(
+            in_use(&*b, "program:p", 20),
+            4,
+            "three slots and A's report"
+        );
+        // The restart: A's slots and report go; B's slot stays.
+        assert_eq!(a.release_owner("A").unwrap(), 0, "no execution leases");
+        assert_eq!(in_use(&*b, "program:p", 30), 1);
+        assert!(granted(&ask(&*b, "program:p", "z", "B", 31)));
+        // The new process's heartbeat renews nothing of the old one's.
+        beat(&*a, "A", 9_000, true, &[]);
+        assert_eq!(
+            in_use(&*b, "program:p", 6_000),
+            0,
+            "B's slots expired at 1 012 and 1 031"
+        );
+        assert!(granted(&ask(&*a, "program:p", "x", "A", 6_001)));
+    }
+}

@@ -22,6 +22,30 @@ fn wake(c: &mut Conn<'_, impl GenericClient>, scope: &str, now: i64, n: i64) -> 
     Ok(())
 }
 
+/// Gives back every flow slot `owner` holds and drops its running report,
+/// waking as many head waiters per scope: a node restarted under the same
+/// node id (`Store::release_owner`). Its slots would otherwise be renewed
+/// by the new process's heartbeat (renewal goes by owner) and never
+/// expire: the limit would lose them for as long as the node lives.
+pub(super) fn release_owner_slots(
+    c: &mut Conn<'_, impl GenericClient>,
+    owner: &str,
+    now: i64,
+) -> JobResult<()> {
+    let freed = c.query(
+        "WITH d AS (DELETE FROM flow_slots WHERE owner = $1 RETURNING scope)
+         SELECT scope, count(*)::BIGINT FROM d GROUP BY scope ORDER BY scope",
+        &[&owner],
+    )?;
+    c.execute("DELETE FROM flow_running WHERE owner = $1", &[&owner])?;
+    for row in &freed {
+        let scope: String = row.try_get(0)?;
+        let n: i64 = row.try_get(1)?;
+        wake(c, &scope, now, n)?;
+    }
+    Ok(())
+}
+
 fn count(
     c: &mut Conn<'_, impl GenericClient>,
     sql: &str,

@@ -977,10 +977,12 @@ impl Store for PgStore {
     fn release_owner(&self, owner: &str) -> Result<u64, StoreError> {
         let owner = owner.to_string();
         self.write(move |c| {
-            Ok(c.execute(
+            let n = c.execute(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner = $1",
                 &[&owner],
-            )?)
+            )?;
+            super::flow::release_owner_slots(c, &owner, crate::ids::now_ms())?;
+            Ok(n)
         })
     }
 

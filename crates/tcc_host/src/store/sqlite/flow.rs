@@ -22,6 +22,27 @@ fn wake(c: &Connection, scope: &str, now: i64, n: i64) -> Result<(), StoreError>
     Ok(())
 }
 
+/// Gives back every flow slot `owner` holds and drops its running report,
+/// waking as many head waiters per scope: a node restarted under the same
+/// node id (`Store::release_owner`). Its slots would otherwise be renewed
+/// by the new process's heartbeat (renewal goes by owner) and never
+/// expire: the limit would lose them for as long as the node lives.
+pub(super) fn release_owner_slots(c: &Connection, owner: &str, now: i64) -> Result<(), StoreError> {
+    let freed: Vec<(String, i64)> = {
+        let mut st = c.prepare_cached(
+            "SELECT scope, count(*) FROM flow_slots WHERE owner = ?1 GROUP BY scope ORDER BY scope",
+        )?;
+        st.query_map(params![owner], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?
+    };
+    c.exec_cached("DELETE FROM flow_slots WHERE owner = ?1", params![owner])?;
+    c.exec_cached("DELETE FROM flow_running WHERE owner = ?1", params![owner])?;
+    for (scope, n) in &freed {
+        wake(c, scope, now, *n)?;
+    }
+    Ok(())
+}
+
 impl FlowStore for SqliteStore {
     fn put_limit(&self, row: &LimitRow) -> Result<(), StoreError> {
         let row = row.clone();

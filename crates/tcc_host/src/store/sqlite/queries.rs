@@ -910,10 +910,12 @@ impl Store for SqliteStore {
     fn release_owner(&self, owner: &str) -> Result<u64, StoreError> {
         let owner = owner.to_string();
         self.write(move |c| {
-            Ok(c.exec_cached(
+            let n = c.exec_cached(
                 "UPDATE executions SET owner = NULL, lease_until = 0 WHERE owner = ?1",
                 params![owner],
-            )? as u64)
+            )? as u64;
+            super::flow::release_owner_slots(c, &owner, crate::ids::now_ms())?;
+            Ok(n)
         })
     }
 
