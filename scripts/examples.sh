@@ -4,6 +4,11 @@ set -euo pipefail
 # `has PATTERN` reads all of its input (where `grep -q` stops at the first match, and with
 # pipefail the writer's SIGPIPE, exit 141, would fail the script now and then).
 has() { grep "$@" > /dev/null; }
+# The URL `irkit tcc serve --listen …:0` printed to the file $1, once it is listening (10 s at most).
+listening_url() {
+  for _ in $(seq 100); do grep -q '^listening on ' "$1" && break; sleep 0.1; done
+  sed -n 's/^listening on //p' "$1"
+}
 cd "$(dirname "$0")/.."
 # The Debian packages the build and the examples need (LLVM 19, Mesa, Chromium, ...), from
 # the one list in .ci/apt-packages; as root or through sudo, else a message naming them.
@@ -217,8 +222,7 @@ rm -rf "$tcc_db"
 # TCC service: serve with JSON logs and 7-day retention, a client call, the Prometheus metrics, SIGTERM (drains, exit 0).
 tcc_db=$(mktemp -d)
 $irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --retention 7d --archive-dir "$tcc_db/archive" --log-format json >"$tcc_db/out" 2>"$tcc_db/log" & tcc_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
-tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+tcc_url=$(listening_url "$tcc_db/out")
 $irkit tcc ls --server "$tcc_url"
 # A schedule (docs/tcc/host.md "Schedules"): every second, one execution per tick (NAME@TICK_MS).
 $irkit tcc register examples/tcc/run/compute-loop.json --name loop --server "$tcc_url" > /dev/null
@@ -266,8 +270,7 @@ rm -rf "$tcc_db"
 tcc_db=$(mktemp -d)
 printf '[[route]]\npattern = "%s"\nprovider = "worker"\n\n' 'inventory.*' 'payment.*' 'shipping.*' > "$tcc_db/providers.toml"
 $irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --providers "$tcc_db/providers.toml" >"$tcc_db/out" 2>"$tcc_db/log" & tcc_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
-tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+tcc_url=$(listening_url "$tcc_db/out")
 $irkit tcc register examples/tcc/src/order_saga.py --name order_saga --server "$tcc_url" > /dev/null
 PYTHONPATH=clients/python/src timeout 120 python3 - "$tcc_url" <<'PY'
 import sys, threading, urllib.request
@@ -311,8 +314,7 @@ rm -rf "$tcc_db"
 tcc_db=$(mktemp -d)
 printf 'acme tok-acme\nglobex tok-globex\n' > "$tcc_db/tokens"
 $irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --tokens-file "$tcc_db/tokens" >"$tcc_db/out" 2>/dev/null & tcc_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
-tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+tcc_url=$(listening_url "$tcc_db/out")
 $irkit tcc register examples/tcc/run/compute-loop.json --name loop --server "$tcc_url" --token tok-acme > /dev/null
 tcc_id=$($irkit tcc start loop --args '[10]' --server "$tcc_url" --token tok-acme)
 $irkit tcc ls --server "$tcc_url" --token tok-acme --namespace acme | has "$tcc_id"
@@ -357,8 +359,7 @@ for _ in $(seq 100); do [ -s "$tcc_db/port" ] && break; sleep 0.1; done
 otlp="http://127.0.0.1:$(cat "$tcc_db/port")"
 printf '[[route]]\npattern = "*"\nprovider = "webhook"\nurl = "%s/hook"\nretries = 0\n' "$otlp" > "$tcc_db/p.toml"
 $irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --providers "$tcc_db/p.toml" --otlp-endpoint "$otlp" >"$tcc_db/out" 2>/dev/null & tcc_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
-tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+tcc_url=$(listening_url "$tcc_db/out")
 $irkit tcc register examples/tcc/src/order_saga.py --name saga --server "$tcc_url" > /dev/null
 $irkit tcc start saga --args '[{"id":"o-1"}]' --wait --server "$tcc_url" \
   --traceparent 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01 > /dev/null
@@ -402,8 +403,7 @@ rm -rf "$tcc_db"
 tcc_db=$(mktemp -d)
 printf '[[route]]\npattern = "*"\nprovider = "echo"\nlog = "%s"\n' "$tcc_db/effects.log" > "$tcc_db/p.toml"
 $irkit tcc serve --listen 127.0.0.1:0 --database "$tcc_db/s.db" --providers "$tcc_db/p.toml" >"$tcc_db/out" 2>/dev/null & tcc_pid=$!
-for _ in $(seq 100); do grep -q '^listening on ' "$tcc_db/out" && break; sleep 0.1; done
-tcc_url=$(sed -n 's/^listening on //p' "$tcc_db/out")
+tcc_url=$(listening_url "$tcc_db/out")
 $irkit tcc register examples/tcc/src/booking.py --name booking --server "$tcc_url" > /dev/null
 $irkit tcc start booking --id b-1 --args '[{"id":"b-1","room":"r-9","deposit":30}]' --server "$tcc_url" > /dev/null
 for _ in $(seq 100); do $irkit tcc status b-1 --server "$tcc_url" | has ' suspended ' && break; sleep 0.1; done

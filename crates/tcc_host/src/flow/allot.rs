@@ -177,7 +177,7 @@ impl Allotments {
         if let Some(a) = st.scopes.get_mut(scope) {
             a.reserving = false;
             if taken {
-                let fresh = asked + Duration::from_millis((lease_ms / 2).max(0) as u64);
+                let fresh = lend_until(asked, lease_ms);
                 // The slots reserved before keep their own renewal time.
                 a.fresh_until = match a.free.is_empty() && a.lent.is_empty() {
                     true => fresh,
@@ -289,7 +289,7 @@ impl Allotments {
     /// new expiry): they are lent until half of that has passed.
     pub fn renewed(&self, asked: Instant, lease_ms: i64) {
         if let Ok(mut st) = self.state.lock() {
-            let fresh = asked + Duration::from_millis((lease_ms / 2).max(0) as u64);
+            let fresh = lend_until(asked, lease_ms);
             for a in st.scopes.values_mut() {
                 a.fresh_until = fresh;
             }
@@ -328,6 +328,13 @@ impl Allotments {
         out.sort();
         out
     }
+}
+
+/// Until when slots reserved or renewed for `lease_ms` from `asked` are
+/// lent: half the lease, so that a slot is never lent while its row may
+/// expire.
+fn lend_until(asked: Instant, lease_ms: i64) -> Instant {
+    asked + Duration::from_millis((lease_ms / 2).max(0) as u64)
 }
 
 /// Whether a periodic check is due (none ran yet, or the last is
