@@ -601,10 +601,22 @@ impl Continuation {
         }
     }
 
+    /// [`Continuation::encode`] into a buffer of `len` bytes (its
+    /// [`Continuation::encoded_len`]): one allocation, not a buffer grown
+    /// by doubling, which holds up to twice the text and both the old and
+    /// new buffers while it moves (issue 42, F3).
+    pub fn encode_sized(&self, len: usize) -> String {
+        self.encode_into(true, String::with_capacity(len))
+    }
+
     /// The canonical text, its `heap` member left out unless `with_heap`.
     fn encode_with(&self, with_heap: bool) -> String {
         let cells = if with_heap { self.heap.cells.len() } else { 0 };
-        let mut out = String::with_capacity(256 + 64 * cells);
+        self.encode_into(with_heap, String::with_capacity(256 + 64 * cells))
+    }
+
+    /// [`Continuation::encode_with`] written into `out`.
+    fn encode_into(&self, with_heap: bool, mut out: String) -> String {
         let key = |out: &mut String, k: &str, first: bool| {
             if !first {
                 out.push(',');

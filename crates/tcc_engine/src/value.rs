@@ -244,6 +244,21 @@ pub struct Heap {
 pub const MIN_SWEEP_INTERVAL: usize = 8192;
 
 impl Heap {
+    /// How many values the heap's cells hold (one for a cell that holds
+    /// none or one): a measure of its text's length, taken without
+    /// reading the values.
+    pub fn values(&self) -> usize {
+        self.cells
+            .iter()
+            .map(|c| match c {
+                Cell::Object(m) => m.len().max(1),
+                Cell::Array(a) => a.len().max(1),
+                Cell::Env(ids) => ids.len().max(1),
+                Cell::Hole | Cell::Var(_) | Cell::Closure { .. } => 1,
+            })
+            .sum()
+    }
+
     /// The heap length at which the next sweep of a running execution
     /// runs, now that `live` of this heap's ids are live: after twice as
     /// many allocations as live cells, a thirty-second of the length, or

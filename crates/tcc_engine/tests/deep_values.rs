@@ -226,6 +226,9 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     let c = continuation_with(heap, a);
     let text = c.encode();
     prop_assert_eq!(c.encoded_len(), text.len());
+    let sized = c.encode_sized(text.len());
+    prop_assert_eq!(&sized, &text);
+    prop_assert_eq!(sized.capacity(), text.len());
     let back = Continuation::decode(text.as_bytes(), &Limits::default())
         .map_err(|e| TestCaseError::fail(e.to_string()))?;
     prop_assert_eq!(&back.encode(), &text);

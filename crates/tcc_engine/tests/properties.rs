@@ -30,6 +30,7 @@ proptest! {
                 if let Some(c) = &r.stored {
                     assert_eq!(c.encode(), tcc_engine::json::to_canonical(&c.to_json()));
                     assert_eq!(c.encoded_len(), c.encode().len());
+                    assert_eq!(c.encode_sized(c.encoded_len()), c.encode());
                 }
                 // Every delta came with the engine's own text of it (the
                 // local host checked each text against its body).

@@ -11,7 +11,6 @@ use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, ResumeOutcome, Store,
     StoreError, Wake,
 };
-use crate::tagged_text::TaggedText;
 use crate::worker_tasks::board::TaskBoard;
 use serde_json::{Value as J, json};
 use std::collections::{HashMap, HashSet};
@@ -1329,6 +1328,10 @@ impl Driver<'_, '_> {
                         }
                     }
                 };
+                // Packed (a long body deflated, for a store that keeps it
+                // so) before the result's text is written: the two are not
+                // held at once (issue 42, F3).
+                let body = host.store.pack(body);
                 let cont = self.exec.state();
                 if cont.revision != revision {
                     return Err(Stop::Fail(format!(
@@ -1343,7 +1346,7 @@ impl Driver<'_, '_> {
                     // A cancellation that went through the handlers has the
                     // error they rethrew (an immediate one has none).
                     (Some(v), Status::Completed | Status::Failed | Status::Cancelled) => {
-                        Some(TaggedText::from_stored(export_text(&cont.heap, v)?))
+                        Some(export_text(&cont.heap, v)?)
                     }
                     _ => None,
                 };
@@ -1351,11 +1354,10 @@ impl Driver<'_, '_> {
                     (Some(Value::Str(s)), Some(_), Status::Failed | Status::Cancelled) => {
                         Some(crate::storable::message(s).into_owned())
                     }
-                    (_, Some(r), Status::Failed | Status::Cancelled) => {
-                        Some(r.as_str().to_string())
-                    }
+                    (_, Some(r), Status::Failed | Status::Cancelled) => Some(r.clone()),
                     _ => None,
                 };
+                let result = result.map(|text| host.store.pack(text));
                 let pending = if status == Status::Suspended {
                     Some(cont.pending_to_json()).filter(|p| !p.is_null())
                 } else {

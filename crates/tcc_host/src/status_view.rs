@@ -51,20 +51,39 @@ pub fn status_text(row: &ExecutionRow, extra: Vec<(String, J)>) -> Result<String
         .chain(raw.iter().map(|(k, _)| *k))
         .collect();
     keys.sort_unstable();
-    let mut out = String::with_capacity(256 + raw.iter().map(|(_, t)| t.len()).sum::<usize>());
+    // Each member's text, then the answer written once at its length: a
+    // vector grown by doubling held up to twice the answer (and both its
+    // old and new buffers while it moved), issue 42, F3.
+    let members: Vec<(String, std::borrow::Cow<'_, str>)> = keys
+        .into_iter()
+        .map(|k| {
+            let value = match raw.iter().find(|(r, _)| *r == k) {
+                Some((_, text)) => std::borrow::Cow::Borrowed(*text),
+                None => {
+                    let mut text = String::new();
+                    tcc_ir::canonical::write_canonical(&m[k], &mut text);
+                    std::borrow::Cow::Owned(text)
+                }
+            };
+            (tcc_ir::encode::canonical_string(k), value)
+        })
+        .collect();
+    let len = 2 + members
+        .iter()
+        .map(|(k, v)| k.len() + 1 + v.len() + 1)
+        .sum::<usize>();
+    let mut out = String::with_capacity(len);
     out.push('{');
-    for (i, k) in keys.into_iter().enumerate() {
+    for (i, (k, v)) in members.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&tcc_ir::encode::canonical_string(k));
+        out.push_str(k);
         out.push(':');
-        match raw.iter().find(|(r, _)| *r == k) {
-            Some((_, text)) => out.push_str(text),
-            None => tcc_ir::canonical::write_canonical(&m[k], &mut out),
-        }
+        out.push_str(v);
     }
     out.push('}');
+    debug_assert!(out.len() <= len, "{} > {len}", out.len());
     Ok(out)
 }
 

@@ -739,7 +739,7 @@ fn concurrent_steps_and_journal_rows_each_get_their_own_outcome(kind: Kind) {
             "delta"
         }
         .into(),
-        body: format!("{{\"r\":{revision}}}"),
+        body: format!("{{\"r\":{revision}}}").into(),
         status: if revision == STEPS + 1 {
             "completed"
         } else {

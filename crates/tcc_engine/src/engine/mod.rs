@@ -543,6 +543,12 @@ impl Execution {
     /// `persist_checkpoint` then carries no `materialize` tree, and a
     /// delta's no `delta` tree (a tree costs hundreds of bytes per heap
     /// value, its text tens; issue 42): the body is the text alone.
+    ///
+    /// Such a host confirms each checkpoint it commits (it never answers
+    /// one with `Ack`): the delta base is dropped when a snapshot is
+    /// chosen, as the snapshot replaces it once confirmed. After an `Ack`,
+    /// the next checkpoint is then a snapshot rather than a delta (either
+    /// is a valid body).
     pub fn set_text_checkpoints(&mut self, on: bool) {
         self.text_checkpoints = on;
     }
@@ -732,6 +738,12 @@ impl Execution {
         self.sweep_at = self.state.heap.next_sweep(live);
     }
 
+    /// Heap values from which a text snapshot is counted before it is
+    /// written, to be written into one buffer of its length: counting
+    /// costs about as much as writing, which a small heap's snapshot need
+    /// not pay for a buffer of a few kilobytes.
+    const SIZE_SNAPSHOTS_FROM: usize = 16 * 1024;
+
     fn emit_checkpoint(&mut self) -> Result<(), EngineError> {
         self.prepare_checkpoint();
         let revision = self.state.revision + 1;
@@ -756,20 +768,35 @@ impl Execution {
             // written only when it is the one sent, after the delta's is
             // dropped (issue 42, F3: one copy of the heap's text at a time).
             if let Some((delta_text, tree)) = candidate {
-                if delta_text.len() < self.state.encoded_len() {
+                let snapshot_len = self.state.encoded_len();
+                if delta_text.len() < snapshot_len {
                     text = Some(delta_text);
                     delta = Some(tree);
                 } else {
                     drop(delta_text);
-                    text = Some(self.state.encode());
+                    if self.text_checkpoints {
+                        self.base = None;
+                    }
+                    text = Some(self.state.encode_sized(snapshot_len));
                 }
             }
         }
         let (kind, materialize, delta) = match delta {
             Some(tree) => (CheckpointKind::Delta, None, tree),
             None if self.text_checkpoints => {
+                // A host taking text confirms every checkpoint it commits
+                // (`set_text_checkpoints`), so a snapshot's base is not
+                // needed again: it goes before the snapshot's text is
+                // written, which is written at its length (issue 42, F3:
+                // the heap, its base and the text are not held at once,
+                // nor the text twice while its buffer grows).
+                self.base = None;
                 if text.is_none() {
-                    text = Some(self.state.encode());
+                    text = Some(if self.state.heap.values() >= Self::SIZE_SNAPSHOTS_FROM {
+                        self.state.encode_sized(self.state.encoded_len())
+                    } else {
+                        self.state.encode()
+                    });
                 }
                 (CheckpointKind::Snapshot, None, None)
             }

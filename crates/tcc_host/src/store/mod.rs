@@ -15,6 +15,7 @@ use std::sync::Arc;
 pub mod backend;
 pub mod factory;
 pub(crate) mod group_commit;
+pub mod packed;
 pub mod pg;
 pub mod sqlite;
 
@@ -308,12 +309,14 @@ pub struct CheckpointTx {
     pub revision: u64,
     /// `snapshot` | `delta`.
     pub kind: String,
-    /// Snapshot continuation or delta (JSON text).
-    pub body: String,
+    /// Snapshot continuation or delta (JSON text), as [`Store::pack`]
+    /// made it.
+    pub body: packed::Packed<'static>,
     /// Status after the checkpoint.
     pub status: String,
-    /// Result (tagged, canonical text) if terminal.
-    pub result: Option<crate::tagged_text::TaggedText>,
+    /// Result (tagged, canonical text) if terminal, as [`Store::pack`]
+    /// made it.
+    pub result: Option<packed::Packed<'static>>,
     /// Failure message if failed.
     pub message: Option<String>,
     /// Pending operation (continuation `pending`).
@@ -753,6 +756,23 @@ pub trait Store: Send + Sync {
     /// beside this trait (`crate::schedule::store_of`).
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None
+    }
+
+    /// Whether long texts are handed to this store deflated
+    /// ([`packed::Packed::owned`]): the SQLite store keeps them so; the
+    /// PostgreSQL store keeps text (its TOAST compresses on the server).
+    fn packs_texts(&self) -> bool {
+        false
+    }
+
+    /// `text` as this store takes it: deflated when long and
+    /// [`Store::packs_texts`], else as it is.
+    fn pack(&self, text: String) -> packed::Packed<'static> {
+        if self.packs_texts() {
+            packed::Packed::owned(text)
+        } else {
+            packed::Packed::from(text)
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 use super::PgStore;
 use super::conn::{Conn, JobError, JobResult};
 use super::job::Merge;
+use crate::store::packed::Packed;
 use super::rows::{exec_row, in_journal_of};
 use crate::store::{
     AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
@@ -15,6 +16,11 @@ use postgres::{GenericClient, Row};
 use serde_json::Value as J;
 
 /// A journal row, as [`Store::journal_put`] writes it.
+/// Longest body and result (or effect input and result) together that a
+/// write is folded with others for (`Merge`): folding copies them, so a
+/// long one is written by a statement of its own (issue 42, F3).
+const MERGE_TEXT_MAX: usize = 64 * 1024;
+
 const JOURNAL_INSERT: &str = "INSERT INTO effects (idempotency_key, execution_id, key, input, status, result, at_ms, history_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, nextval('history_seq_seq')) ON CONFLICT (idempotency_key) DO NOTHING";
 
 pub(super) fn get_exec(
@@ -492,20 +498,35 @@ impl Store for PgStore {
             && tx.consumed.is_none()
             && !TERMINAL.contains(&tx.status.as_str());
         // A failure keeping its resume point is not folded (the folded
-        // statement deletes a snapshot's older rows).
+        // statement deletes a snapshot's older rows). Nor is a long body or
+        // result: folding copies them, and one statement of their own costs
+        // little beside their bytes (issue 42, F3).
+        // This store keeps text (`Store::packs_texts` is false): the body
+        // and result come as text.
+        let mut tx = tx;
+        let body = std::mem::replace(&mut tx.body, Packed::from(String::new()))
+            .into_text()
+            .map_err(StoreError::Corrupt)?;
+        let result = tx
+            .result
+            .take()
+            .map(Packed::into_text)
+            .transpose()
+            .map_err(StoreError::Corrupt)?;
         let merge = (tx.registrations.is_empty()
             && tx.consumed.is_none()
-            && tx.resume_key.is_none())
+            && tx.resume_key.is_none()
+            && body.len() + result.as_ref().map_or(0, String::len) < MERGE_TEXT_MAX)
         .then(|| Merge::Step {
             id: tx.id.clone(),
             owner: tx.owner.clone(),
             revision: tx.revision as i64,
             status: tx.status.clone(),
-            result: tx.result.as_ref().map(|r| r.as_str().to_string()),
+            result: result.clone(),
             message: tx.message.clone(),
             pending: tx.pending.as_ref().map(json_text),
             kind: tx.kind.clone(),
-            body: tx.body.clone(),
+            body: body.clone(),
             history: tx
                 .history
                 .iter()
@@ -535,13 +556,13 @@ impl Store for PgStore {
                     &tx.owner,
                     &rev,
                     &tx.status,
-                    &tx.result.as_ref().map(|r| r.as_str()),
+                    &result,
                     &tx.message,
                     &tx.pending.as_ref().map(json_text),
                     &now,
                     &(rev - 1),
                     &tx.kind,
-                    &tx.body,
+                    &body,
                     &kinds,
                     &details,
                 ]),
@@ -636,15 +657,17 @@ impl Store for PgStore {
         row.check_key()?;
         let row = row.clone();
         let result = json_text(&row.result);
-        let merge = Merge::Journal {
+        // A long input or result is written alone, not copied into a fold.
+        let fold = row.input.len() + result.len() < MERGE_TEXT_MAX;
+        let merge = fold.then(|| Merge::Journal {
             idempotency_key: row.idempotency_key.clone(),
             execution_id: row.execution_id.clone(),
             key: row.key.clone(),
             input: row.input.clone(),
             status: row.status.clone(),
             result: result.clone(),
-        };
-        self.write_job(false, true, Some(merge), move |c| {
+        });
+        self.write_job(false, true, merge, move |c| {
             // The row is also the execution's `effect` history entry (see
             // `history`), numbered from the history's sequence.
             c.execute(

@@ -3,6 +3,7 @@
 
 use super::SqliteStore;
 use super::cached::Cached;
+use crate::store::packed::{Packed, Unpacked};
 use crate::store::{
     AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
     ListFilter, NewExecution, PageQuery, Registration, ResumeOutcome, Store, StoreCounts,
@@ -39,8 +40,8 @@ pub(super) fn exec_row(
             namespace: r.get(20)?,
             stored_traceparent: None,
         },
-        r.get::<_, String>(3)?,
-        r.get::<_, Option<String>>(9)?,
+        r.get::<_, Unpacked>(3)?.0,
+        r.get::<_, Option<Unpacked>>(9)?.map(|text| text.0),
         r.get::<_, Option<String>>(12)?,
     ))
 }
@@ -66,9 +67,12 @@ pub(super) fn get_exec(conn: &Connection, id: &str) -> Result<Option<ExecutionRo
     t.map(finish_row).transpose()
 }
 
+/// Inserts `new` with its arguments bound as `args` (its `args` packed:
+/// long ones deflated, `crate::store::packed`).
 pub(super) fn insert_exec(
     conn: &Connection,
     new: &NewExecution,
+    args: &Packed<'_>,
     now: i64,
 ) -> Result<usize, StoreError> {
     let (pid, pbranch) = match &new.parent {
@@ -81,7 +85,7 @@ pub(super) fn insert_exec(
             new.id,
             new.artifact_hash,
             new.program_name,
-            new.args.as_str(),
+            args,
             pid,
             pbranch,
             now,
@@ -175,11 +179,11 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
                 let mut st = conn.prepare_cached(
                     "SELECT seq, payload FROM events WHERE execution_id = ?1 AND name = ?2 AND consumed_by IS NULL ORDER BY seq LIMIT 1",
                 )?;
-                let first: Option<(i64, String)> = st
+                let first: Option<(i64, Unpacked)> = st
                     .query_map(params![id, name], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .next()
                     .transpose()?;
-                if let Some((seq, payload)) = first {
+                if let Some((seq, Unpacked(payload))) = first {
                     return Ok(Some(Wake {
                         wait_id: wid,
                         kind,
@@ -206,6 +210,10 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
 }
 
 impl Store for SqliteStore {
+    fn packs_texts(&self) -> bool {
+        true
+    }
+
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
     }
@@ -269,11 +277,26 @@ impl Store for SqliteStore {
     }
 
     fn create_executions(&self, new: &[NewExecution]) -> Result<(), StoreError> {
-        let new = new.to_vec();
+        // Arguments are packed here, by the caller, not inside the job (a
+        // long list is deflated, and not copied whole).
+        let new: Vec<(NewExecution, Packed<'static>)> = new
+            .iter()
+            .map(|n| {
+                let row = NewExecution {
+                    id: n.id.clone(),
+                    artifact_hash: n.artifact_hash.clone(),
+                    program_name: n.program_name.clone(),
+                    args: Default::default(),
+                    parent: n.parent.clone(),
+                    namespace: n.namespace.clone(),
+                };
+                (row, Packed::copied(n.args.as_str()))
+            })
+            .collect();
         self.write(move |c| {
             let now = crate::ids::now_ms();
-            for n in &new {
-                if insert_exec(c, n, now)? == 0 {
+            for (n, args) in &new {
+                if insert_exec(c, n, args, now)? == 0 {
                     return Err(StoreError::Conflict(format!(
                         "execution {:?} already exists",
                         n.id
@@ -424,7 +447,7 @@ impl Store for SqliteStore {
                     Ok(CheckpointRow {
                         revision: r.get::<_, i64>(0)? as u64,
                         kind: r.get(1)?,
-                        body: r.get(2)?,
+                        body: r.get::<_, Unpacked>(2)?.0,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
@@ -434,11 +457,9 @@ impl Store for SqliteStore {
 
     fn commit_checkpoint(&self, tx: CheckpointTx) -> Result<(), StoreError> {
         // JSON is serialised here, by the caller, not inside the job: the
-        // job runs on the group's leader, serially for every caller.
-        let (result, pending) = (
-            tx.result.as_ref().map(|r| r.as_str().to_string()),
-            tx.pending.as_ref().map(json_text),
-        );
+        // job runs on the group's leader, serially for every caller. The
+        // body and result come packed (`Store::pack`: long ones deflated).
+        let pending = tx.pending.as_ref().map(json_text);
         let history: Vec<String> = tx.history.iter().map(|(_, d)| json_text(d)).collect();
         self.write(move |c| {
             let now = crate::ids::now_ms();
@@ -447,7 +468,7 @@ impl Store for SqliteStore {
                 tx.owner,
                 tx.revision as i64,
                 tx.status,
-                result,
+                tx.result,
                 tx.message,
                 pending,
                 now,
@@ -516,7 +537,7 @@ impl Store for SqliteStore {
                         )?;
                     }
                     Registration::Child { child, branch } => {
-                        insert_exec(c, child, now)?;
+                        insert_exec(c, child, &Packed::borrowed(child.args.as_str()), now)?;
                         c.exec_cached(
                             "INSERT INTO waits (execution_id, kind, name, branch) VALUES (?1, 'child', ?2, ?3)",
                             params![tx.id, child.id, branch],
@@ -551,14 +572,14 @@ impl Store for SqliteStore {
 
     fn journal_get(&self, key: &str) -> Result<Option<JournalRow>, StoreError> {
         self.read(|c| {
-            let r: Option<(String, String, String, String, String)> = c
+            let r: Option<(String, String, Unpacked, String, Unpacked)> = c
                 .query_row_cached(
                     "SELECT execution_id, key, input, status, result FROM effects WHERE idempotency_key = ?1",
                     params![key],
                     |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
                 )
                 .optional()?;
-            r.map(|(execution_id, k, input, status, result)| {
+            r.map(|(execution_id, k, Unpacked(input), status, Unpacked(result))| {
                 Ok(JournalRow {
                     idempotency_key: key.to_string(),
                     execution_id,
@@ -576,7 +597,8 @@ impl Store for SqliteStore {
         // The journal's reads by execution depend on it (`journal_range`).
         row.check_key()?;
         let row = row.clone();
-        let result = json_text(&row.result);
+        let input = Packed::copied(&row.input);
+        let result = Packed::owned(json_text(&row.result));
         self.write_lazy(move |c| {
             c.exec_cached(
                 "INSERT OR IGNORE INTO effects (idempotency_key, execution_id, key, input, status, result, seq, at_ms, history_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, (SELECT COALESCE(MAX(rowid), 0) + 1 FROM effects), ?7, irkit_history_seq())",
@@ -584,7 +606,7 @@ impl Store for SqliteStore {
                     row.idempotency_key,
                     row.execution_id,
                     row.key,
-                    row.input,
+                    input,
                     row.status,
                     result,
                     crate::ids::now_ms()
@@ -615,13 +637,13 @@ impl Store for SqliteStore {
                 "SELECT idempotency_key, key, input, status, result FROM effects WHERE idempotency_key >= ?2 AND idempotency_key < ?3 AND execution_id = ?1 ORDER BY seq",
             )?;
             let (from, to) = journal_range(id);
-            let rows: Vec<(String, String, String, String, String)> = st
+            let rows: Vec<(String, String, Unpacked, String, Unpacked)> = st
                 .query_map(params![id, from, to], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
                 })?
                 .collect::<Result<_, _>>()?;
             rows.into_iter()
-                .map(|(k, key, input, status, result)| {
+                .map(|(k, key, Unpacked(input), status, Unpacked(result))| {
                     Ok(JournalRow {
                         idempotency_key: k,
                         execution_id: id.to_string(),
@@ -751,7 +773,7 @@ impl Store for SqliteStore {
     }
 
     fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
-        let (id, name, payload) = (id.to_string(), name.to_string(), payload.to_string());
+        let (id, name, payload) = (id.to_string(), name.to_string(), Packed::copied(payload));
         self.write(move |c| {
             let e = get_exec(c, &id)?
                 .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
@@ -797,7 +819,7 @@ impl Store for SqliteStore {
                 params![id],
                 |r| r.get(0),
             )?;
-            let effect: Option<(String, String)> = match &resume_key {
+            let effect: Option<(String, Unpacked)> = match &resume_key {
                 Some(k) => c
                     .query_row_cached(
                         "SELECT key, result FROM effects WHERE idempotency_key = ?1",
@@ -807,7 +829,7 @@ impl Store for SqliteStore {
                     .optional()?,
                 None => None,
             };
-            let (Some(resume_key), Some((key, result))) = (resume_key, effect) else {
+            let (Some(resume_key), Some((key, Unpacked(result)))) = (resume_key, effect) else {
                 return Ok(ResumeOutcome::NotResumable(crate::store::not_resumable_reason(&e)));
             };
             let revision = e.revision.saturating_sub(1);

@@ -159,7 +159,8 @@ impl ScheduleStore for SqliteStore {
             }
             let mut inserted = 0u64;
             for (tick, new) in &a.executions {
-                if insert_exec(c, new, a.now_ms)? == 1 {
+                let args = crate::store::packed::Packed::borrowed(new.args.as_str());
+                if insert_exec(c, new, &args, a.now_ms)? == 1 {
                     inserted += 1;
                     add_history(
                         c,
