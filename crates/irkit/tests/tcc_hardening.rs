@@ -316,7 +316,7 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
 /// of 99 990 tiny values cannot (its tagged text alone is 10.5× the body,
 /// the heap 8× and its delta base as much again: see docs/tcc/host.md,
 /// Memory per request), so for it the bound is `TINY_VALUES_BOUND`:
-/// measured 42–50× since SQLite keeps long texts deflated and a drive
+/// measured 32–37× since SQLite keeps long texts deflated and a drive
 /// holds one text at a time (`tcc_host::store::packed`; 100–126× before,
 /// when this bound was 200×; 163–249× before the allocators were tuned,
 /// when it was 300×).

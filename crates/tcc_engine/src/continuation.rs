@@ -593,12 +593,24 @@ impl Continuation {
     /// writing its heap (issue 42, F3: choosing between a delta and a
     /// snapshot needs only the snapshot's length).
     pub fn encoded_len(&self) -> usize {
+        self.encoded_len_with(|| self.heap_text_len())
+    }
+
+    /// [`Continuation::encoded_len`] given its heap's text length, read
+    /// only when the heap has cells.
+    pub fn encoded_len_with(&self, heap_text_len: impl FnOnce() -> usize) -> usize {
         let rest = self.encode_with(false).len();
         if self.heap.cells.is_empty() {
             rest
         } else {
-            rest + ",\"heap\":".len() + heap_text_len(&self.heap)
+            rest + ",\"heap\":".len() + heap_text_len()
         }
+    }
+
+    /// The length of the text of this continuation's heap (its `heap`
+    /// member's value), counted a value at a time.
+    pub fn heap_text_len(&self) -> usize {
+        heap_text_len(&self.heap)
     }
 
     /// [`Continuation::encode`] into a buffer of `len` bytes (its
@@ -1354,19 +1366,77 @@ pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
 /// tree of the heap (issue 42, F3: a changed heap is written whole, and
 /// its tree costs hundreds of bytes per value).
 pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<String> {
-    let (m, heap_changed) = delta_but_heap(base, next)?;
-    let mut keys: Vec<&str> = m.keys().map(String::as_str).collect();
-    if heap_changed {
+    let plan = plan_delta(base, next)?;
+    let capacity = 64 + if plan.heap_changed {
+        64 * next.heap.cells.len()
+    } else {
+        0
+    };
+    Some(plan.write(next, capacity))
+}
+
+/// The delta from a base to the next continuation, measured before it is
+/// written ([`plan_delta`]): its members but the heap, and whether the
+/// heap changed (a changed heap is written whole).
+#[derive(Debug)]
+pub struct DeltaPlan {
+    /// The members but `heap`.
+    members: Map<String, J>,
+    /// Whether the delta holds the heap.
+    heap_changed: bool,
+    /// The delta's text without its heap.
+    without_heap: String,
+}
+
+/// The delta from `base` to `next` as a [`DeltaPlan`], or `None` when the
+/// frame topology changed (a snapshot is then required).
+pub fn plan_delta(base: &Continuation, next: &Continuation) -> Option<DeltaPlan> {
+    let (members, heap_changed) = delta_but_heap(base, next)?;
+    let mut without_heap = String::new();
+    write_delta(&mut without_heap, &members, None);
+    Some(DeltaPlan {
+        members,
+        heap_changed,
+        without_heap,
+    })
+}
+
+impl DeltaPlan {
+    /// Whether the delta holds the heap.
+    pub fn heap_changed(&self) -> bool {
+        self.heap_changed
+    }
+
+    /// The delta text's length, given its continuation's
+    /// [`Continuation::heap_text_len`] (read only when the heap changed).
+    pub fn len(&self, heap_text_len: impl FnOnce() -> usize) -> usize {
+        if !self.heap_changed {
+            return self.without_heap.len();
+        }
+        let comma = usize::from(!self.members.is_empty());
+        self.without_heap.len() + comma + "\"heap\":".len() + heap_text_len()
+    }
+
+    /// The delta's text ([`compute_delta_text`]'s) for `next`, the
+    /// continuation it was planned for, into a buffer of `capacity` bytes.
+    pub fn write(self, next: &Continuation, capacity: usize) -> String {
+        if !self.heap_changed {
+            return self.without_heap;
+        }
+        let mut out = String::with_capacity(capacity);
+        write_delta(&mut out, &self.members, Some(&next.heap));
+        out
+    }
+}
+
+/// Writes a delta of `members` and, when given, `heap`, keys in canonical
+/// order.
+fn write_delta(out: &mut String, members: &Map<String, J>, heap: Option<&Heap>) {
+    let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
+    if heap.is_some() {
         keys.push("heap");
     }
     keys.sort_unstable();
-    let mut out = String::with_capacity(
-        64 + if heap_changed {
-            64 * next.heap.cells.len()
-        } else {
-            0
-        },
-    );
     out.push('{');
     for (i, k) in keys.into_iter().enumerate() {
         if i > 0 {
@@ -1374,13 +1444,13 @@ pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<St
         }
         out.push_str(&tcc_ir::encode::canonical_string(k));
         out.push(':');
-        match m.get(k) {
-            Some(v) => crate::json::write_canonical(v, &mut out),
-            None => write_heap(&mut out, &next.heap),
+        match (members.get(k), heap) {
+            (Some(v), _) => crate::json::write_canonical(v, out),
+            (None, Some(heap)) => write_heap(out, heap),
+            (None, None) => {}
         }
     }
     out.push('}');
-    Some(out)
 }
 
 /// The members of the delta from `base` to `next` but its heap, and

@@ -69,6 +69,12 @@ pub struct LocalHost {
     pub limits: Limits,
     /// Whether deltas are allowed (`host.persist_checkpoint_delta`).
     pub deltas: bool,
+    /// Whether the engine hands checkpoints over as text alone
+    /// ([`Execution::set_text_checkpoints`], as the durable host takes
+    /// them): each body is then read from its text (a snapshot decoded, a
+    /// delta applied to the stored continuation), where it is read from
+    /// the request's tree otherwise.
+    pub text_checkpoints: bool,
 }
 
 /// What a run produced.
@@ -145,6 +151,7 @@ impl LocalHost {
     ) -> Result<RunReport, HostError> {
         let mut exec = Execution::start(program.clone(), execution_id, args, self.limits.clone())?;
         exec.set_delta_checkpoints(self.deltas);
+        exec.set_text_checkpoints(self.text_checkpoints);
         let mut report = RunReport::default();
         let mut journal: BTreeMap<String, (String, EffectAnswer)> = BTreeMap::new();
         let mut wakes: VecDeque<HostResponse> = VecDeque::new();
@@ -207,7 +214,10 @@ impl LocalHost {
                         materialize,
                         delta,
                     } => {
-                        if let Some(text) = exec.take_checkpoint_text(revision) {
+                        let text = exec.take_checkpoint_text(revision);
+                        if let Some(text) = &text
+                            && !self.text_checkpoints
+                        {
                             let body = materialize.as_ref().or(delta.as_ref());
                             if body.map(crate::json::to_canonical).as_deref() != Some(text.as_str())
                             {
@@ -215,9 +225,35 @@ impl LocalHost {
                                     "checkpoint {revision}: the engine's text is not its body's canonical JSON"
                                 )));
                             }
+                        }
+                        if text.is_some() {
                             report.checkpoint_texts += 1;
                         }
-                        let c = match kind {
+                        let c = match (kind, text) {
+                            (CheckpointKind::Snapshot, Some(text)) if self.text_checkpoints => {
+                                report.checkpoints.0 += 1;
+                                Continuation::decode(text.as_bytes(), &self.limits)?
+                            }
+                            (CheckpointKind::Delta, Some(text)) if self.text_checkpoints => {
+                                report.checkpoints.1 += 1;
+                                let base = report.stored.as_ref().ok_or_else(|| {
+                                    HostError::Host("delta without a stored base".into())
+                                })?;
+                                if base.revision != base_revision {
+                                    return Err(HostError::Host(format!(
+                                        "delta against revision {base_revision}, stored {}",
+                                        base.revision
+                                    )));
+                                }
+                                let mut c = crate::continuation::apply_delta_text(
+                                    base,
+                                    text.as_bytes(),
+                                    &self.limits,
+                                )?;
+                                c.revision = revision;
+                                c
+                            }
+                            (kind, _) => match kind {
                             CheckpointKind::Snapshot => {
                                 report.checkpoints.0 += 1;
                                 let m = materialize.ok_or_else(|| {
@@ -243,6 +279,7 @@ impl LocalHost {
                                 c.revision = revision;
                                 c
                             }
+                            },
                         };
                         report.stored = Some(c);
                         let resp = HostResponse::PersistConfirmed { revision };
@@ -256,6 +293,7 @@ impl LocalHost {
                             let c = Continuation::decode(text.as_bytes(), &self.limits)?;
                             exec = Execution::resume(program.clone(), c, self.limits.clone())?;
                             exec.set_delta_checkpoints(self.deltas);
+                            exec.set_text_checkpoints(self.text_checkpoints);
                             report.restores += 1;
                         }
                         continue;

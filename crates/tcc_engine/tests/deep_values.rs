@@ -244,6 +244,13 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     base.result = None;
     let delta = compute_delta(&base, &c).expect("same frames");
     let delta_text = compute_delta_text(&base, &c).expect("same frames");
+    // Measured before written: the plan's length is the text's, and it
+    // writes the same text into a buffer of exactly that length.
+    let plan = tcc_engine::continuation::plan_delta(&base, &c).expect("same frames");
+    let planned = plan.len(|| c.heap_text_len());
+    prop_assert_eq!(planned, delta_text.len());
+    let written = plan.write(&c, planned);
+    prop_assert_eq!(&written, &delta_text);
     prop_assert_eq!(&to_canonical(&delta), &delta_text);
     let limits = Limits::default();
     let via_text = apply_delta_text(&base, delta_text.as_bytes(), &limits)

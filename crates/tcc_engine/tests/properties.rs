@@ -43,6 +43,22 @@ proptest! {
         h.restore_at_checkpoints = true;
         let restored = summary(h.run(p.clone(), "prop", &[]));
         prop_assert_eq!(&straight, &restored);
+        // The durable host's mode: checkpoints handed over as text alone
+        // (each measured before it is written), read back from the text.
+        // The same snapshots and deltas, and the same end, as from trees.
+        h.restore_at_checkpoints = false;
+        let counts = |r: &Result<tcc_engine::RunReport, tcc_engine::local_host::HostError>| {
+            r.as_ref().map(|r| r.checkpoints).map_err(|e| e.to_string())
+        };
+        let trees = h.run(p.clone(), "prop", &[]);
+        h.text_checkpoints = true;
+        let texts = h.run(p.clone(), "prop", &[]);
+        prop_assert_eq!(counts(&trees), counts(&texts));
+        prop_assert_eq!(&straight, &summary(texts));
+        h.restore_at_checkpoints = true;
+        let restored_texts = summary(h.run(p.clone(), "prop", &[]));
+        prop_assert_eq!(&straight, &restored_texts);
+        h.text_checkpoints = false;
         // One instruction per call: fused fast-path runs never apply, so
         // this also checks the fast path against the plain stepper.
         h.restore_at_checkpoints = false;

@@ -303,6 +303,37 @@ fn the_execution_page_shows_a_run_with_its_waits_and_pc(kind: Kind) {
     assert_eq!(page["next"], serde_json::Value::Null);
 }
 
+/// The status read leaves an execution's arguments out (every poll of
+/// the status would read them, a long list inflated on SQLite: issue 42,
+/// F3), and the status answer does not show them; the execution page,
+/// which does, reads them with the row.
+fn the_execution_page_shows_the_arguments_the_status_read_leaves_out(kind: Kind) {
+    let Some((_db, store)) = open(kind) else {
+        return;
+    };
+    let host = Host::new(store.clone(), Providers::echo_all(), HostConfig::default());
+    let mut with_args = new("with-args", Some("p"));
+    with_args.args = tcc_host::values::TaggedList::from_values(&[
+        json!({"t": "number", "v": 7}),
+        json!({"t": "string", "v": "x"}),
+    ]);
+    store.create_execution(&with_args).unwrap();
+    let read = tcc_host::status_read::read(&*store, "with-args", 0)
+        .unwrap()
+        .unwrap();
+    assert_eq!(read.row.args.as_str(), "[]");
+    let answer = tcc_host::status_view::status_answer(&read).unwrap();
+    assert!(!answer.contains("\"args\":"), "{answer}");
+    assert_eq!(
+        store.get_execution("with-args").unwrap().unwrap().args,
+        with_args.args
+    );
+    let doc = tcc_host::ui::execution_doc(&host, "with-args")
+        .unwrap()
+        .unwrap();
+    assert_eq!(doc["execution"]["args"], json!([7, "x"]));
+}
+
 macro_rules! on_both {
     ($($name:ident),* $(,)?) => {
         $(mod $name {
@@ -321,6 +352,7 @@ macro_rules! on_both {
 on_both!(
     pages_follow_every_filter_newest_first,
     the_execution_page_shows_a_run_with_its_waits_and_pc,
+    the_execution_page_shows_the_arguments_the_status_read_leaves_out,
 );
 
 #[test]

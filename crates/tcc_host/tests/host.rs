@@ -296,12 +296,13 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         return;
     };
     let hash = host.register(&common::waiter(), None).unwrap();
+    let args = tcc_host::values::TaggedList::from_values(&[num(5.0)]);
     store
         .create_execution(&NewExecution {
             id: "x".into(),
             artifact_hash: hash.clone(),
             program_name: None,
-            args: Default::default(),
+            args: args.clone(),
             parent: None,
             namespace: "default".into(),
         })
@@ -318,7 +319,9 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         Err(StoreError::Conflict(_))
     ));
     let now = tcc_host::now_ms();
-    assert!(store.claim("x", "a", now, 10_000).unwrap().is_some());
+    // A claim before the first checkpoint has the arguments to start from.
+    let claimed = store.claim("x", "a", now, 10_000).unwrap().unwrap();
+    assert_eq!(claimed.args, args);
     assert!(store.claim("x", "b", now, 10_000).unwrap().is_none());
     let tx = |owner: &str, revision: u64| CheckpointTx {
         id: "x".into(),
@@ -349,12 +352,11 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         Err(StoreError::Conflict(_))
     ));
     // An expired lease is taken over; the old owner can no longer commit.
-    assert!(
-        store
-            .claim("x", "b", now + 20_000, 10_000)
-            .unwrap()
-            .is_some()
-    );
+    // A claim after the first checkpoint leaves the arguments out (the
+    // drive resumes from the checkpoint); the row keeps them.
+    let claimed = store.claim("x", "b", now + 20_000, 10_000).unwrap().unwrap();
+    assert_eq!(claimed.args.as_str(), "[]");
+    assert_eq!(store.get_execution("x").unwrap().unwrap().args, args);
     assert!(matches!(
         store.commit_checkpoint(tx("a", 2)),
         Err(StoreError::Conflict(_))

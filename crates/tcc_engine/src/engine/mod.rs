@@ -14,7 +14,7 @@ mod host;
 mod step;
 
 use crate::continuation::{
-    CancelPhase, Continuation, Frame, Pending, Status, compute_delta, compute_delta_text,
+    CancelPhase, Continuation, Frame, Pending, Status, compute_delta, plan_delta,
 };
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
@@ -757,27 +757,57 @@ impl Execution {
         let mut text = None;
         let mut delta = None;
         if self.allow_delta && self.deltas_since_snapshot < MAX_DELTAS_PER_SNAPSHOT {
-            let candidate = self.base.as_ref().and_then(|base| {
-                if self.text_checkpoints {
-                    compute_delta_text(base, &self.state).map(|t| (t, None))
-                } else {
-                    compute_delta(base, &self.state).map(|d| (to_canonical(&d), Some(d)))
-                }
-            });
-            // The snapshot's length is counted, not written; its text is
-            // written only when it is the one sent, after the delta's is
-            // dropped (issue 42, F3: one copy of the heap's text at a time).
-            if let Some((delta_text, tree)) = candidate {
-                let snapshot_len = self.state.encoded_len();
-                if delta_text.len() < snapshot_len {
-                    text = Some(delta_text);
-                    delta = Some(tree);
-                } else {
-                    drop(delta_text);
-                    if self.text_checkpoints {
-                        self.base = None;
+            if self.text_checkpoints {
+                // Both lengths are counted before either text is written,
+                // the heap's text once, and only the shorter is written,
+                // into one buffer of its length (issue 42, F3: a changed
+                // heap is written whole; writing the delta to compare it
+                // held its text beside the snapshot's, each in a buffer
+                // grown by doubling). A delta without its heap that is
+                // shorter than the snapshot without its heap wins without
+                // counting the heap at all.
+                let plan = self.base.as_ref().and_then(|base| plan_delta(base, &self.state));
+                if let Some(plan) = plan {
+                    let state = &self.state;
+                    let heap_len = std::cell::OnceCell::new();
+                    let heap_len_of = || *heap_len.get_or_init(|| state.heap_text_len());
+                    let delta_len = plan.len(heap_len_of);
+                    let snapshot_len = if delta_len < state.encoded_len_with(|| 0) {
+                        None
+                    } else {
+                        Some(state.encoded_len_with(heap_len_of))
+                    };
+                    match snapshot_len {
+                        Some(snapshot_len) if delta_len >= snapshot_len => {
+                            drop(plan);
+                            self.base = None;
+                            text = Some(self.state.encode_sized(snapshot_len));
+                        }
+                        _ => {
+                            text = Some(plan.write(&self.state, delta_len));
+                            delta = Some(None);
+                        }
                     }
-                    text = Some(self.state.encode_sized(snapshot_len));
+                }
+            } else {
+                let candidate = self
+                    .base
+                    .as_ref()
+                    .and_then(|base| compute_delta(base, &self.state))
+                    .map(|d| (to_canonical(&d), d));
+                // The snapshot's length is counted, not written; its text
+                // is written only when it is the one sent, after the
+                // delta's is dropped (issue 42, F3: one copy of the heap's
+                // text at a time).
+                if let Some((delta_text, tree)) = candidate {
+                    let snapshot_len = self.state.encoded_len();
+                    if delta_text.len() < snapshot_len {
+                        text = Some(delta_text);
+                        delta = Some(Some(tree));
+                    } else {
+                        drop(delta_text);
+                        text = Some(self.state.encode_sized(snapshot_len));
+                    }
                 }
             }
         }

@@ -589,7 +589,10 @@ pub trait Store: Send + Sync {
     ) -> Result<Option<(ExecutionRow, Option<Vec<String>>)>, StoreError> {
         Ok(self.claim(id, owner, now, lease_ms)?.map(|r| (r, None)))
     }
-    /// Takes the lease of `id` if it is free or expired; returns the row.
+    /// Takes the lease of `id` if it is free or expired; returns the row,
+    /// its `args` only while it has not started (revision 0): a drive
+    /// starts from the arguments once and resumes from its checkpoints
+    /// after that ([`drive_cols`]).
     fn claim(
         &self,
         id: &str,
@@ -804,6 +807,31 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 /// The `executions` columns both stores read, in the order their row
 /// readers expect.
 pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested, namespace";
+
+/// [`EXEC_COLS`] as a claim for a drive selects them, each column after
+/// `prefix` (a table alias and `.`, or nothing): `args` only at revision 0,
+/// an empty list after that (issue 42, F3: a resumed execution starts from
+/// its checkpoint, and a long list would be read, and inflated on SQLite,
+/// on every drive).
+pub(crate) fn drive_cols(prefix: &str) -> String {
+    EXEC_COLS
+        .split(',')
+        .map(|c| match c.trim() {
+            "args" => format!(
+                "CASE WHEN {prefix}revision = 0 THEN {prefix}args ELSE CAST('[]' AS TEXT) END AS args"
+            ),
+            c => format!("{prefix}{c}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// [`EXEC_COLS`] as the status reads select them (`crate::status_read`):
+/// `args` as an empty list, not read. The status answer does not show the
+/// arguments, and a long list would be read (and inflated, on SQLite) by
+/// every poll of an execution's status (issue 42, F3); the dashboard,
+/// which shows them, reads them with the row.
+pub(crate) const STATUS_COLS: &str = "id, artifact_hash, program_name, CAST('[]' AS TEXT) AS args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested, namespace";
 
 /// Why a `failed` execution without a resume point cannot be resumed
 /// ([`Store::resume_failed`]).

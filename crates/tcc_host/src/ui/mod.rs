@@ -207,8 +207,13 @@ pub fn execution_doc_of(
     read: &crate::status_read::StatusRead,
 ) -> Result<J, StoreError> {
     let store = host.store();
-    let row = &read.row;
-    let id = row.id.as_str();
+    let id = read.row.id.as_str();
+    // The status read leaves the arguments out; the page shows them.
+    let mut row = read.row.clone();
+    if let Some(full) = store.get_execution(id)? {
+        row.args = full.args;
+    }
+    let row = &row;
     let history = store.history(id, 0, HISTORY_LIMIT)?;
     let journal = store.journal_of(id)?;
     let waits = store.waits_of(id)?;

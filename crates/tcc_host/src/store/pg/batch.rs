@@ -91,10 +91,6 @@ const STEP_MANY: &str = "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[],
 /// (`FOR UPDATE SKIP LOCKED`), never waited for; returns each claimed row,
 /// its execution's journal keys and its stored `traceparent`.
 fn claim_many_sql() -> String {
-    let cols: Vec<String> = EXEC_COLS
-        .split(',')
-        .map(|c| format!("e.{}", c.trim()))
-        .collect();
     format!(
         "WITH d AS (SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[], $4::int8[]) AS d(id, owner, until, now)),
               free AS (SELECT e.id FROM executions e JOIN d ON d.id = e.id
@@ -105,7 +101,7 @@ fn claim_many_sql() -> String {
            FROM d JOIN free ON free.id = d.id WHERE e.id = d.id
          RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE {}),
            (SELECT t.traceparent FROM execution_traces t WHERE t.execution_id = e.id)",
-        cols.join(", "),
+        crate::store::drive_cols("e."),
         in_journal_of!("e.id")
     )
 }

@@ -389,8 +389,9 @@ impl Store for PgStore {
                        SELECT id FROM executions WHERE id = $1 AND (owner IS NULL OR owner = $2 OR lease_until < $4) AND error IS NULL
                          AND NOT paused AND NOT EXISTS (SELECT 1 FROM paused_programs p WHERE p.name = executions.program_name)
                        FOR UPDATE SKIP LOCKED)
-                     RETURNING {EXEC_COLS}, ARRAY(SELECT idempotency_key FROM effects WHERE {}),
+                     RETURNING {}, ARRAY(SELECT idempotency_key FROM effects WHERE {}),
                        (SELECT traceparent FROM execution_traces WHERE execution_id = $1)",
+                    crate::store::drive_cols(""),
                     in_journal_of!("$1")
                 ),
                 &[&id, &owner, &until, &now],

@@ -412,7 +412,15 @@ impl Store for SqliteStore {
             if n == 0 {
                 return Ok(None);
             }
-            get_exec(c, &id)
+            static SQL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            let sql = SQL.get_or_init(|| {
+                format!(
+                    "SELECT {} FROM executions WHERE id = ?1",
+                    crate::store::drive_cols("")
+                )
+            });
+            let t = c.query_row_cached(sql, params![id], exec_row).optional()?;
+            t.map(finish_row).transpose()
         })
     }
 
@@ -775,13 +783,17 @@ impl Store for SqliteStore {
     fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
         let (id, name, payload) = (id.to_string(), name.to_string(), Packed::copied(payload));
         self.write(move |c| {
-            let e = get_exec(c, &id)?
+            // The status alone: the row's texts are not read (issue 42, F3).
+            let status: String = c
+                .query_row_cached(
+                    "SELECT status FROM executions WHERE id = ?1",
+                    params![id],
+                    |r| r.get(0),
+                )
+                .optional()?
                 .ok_or_else(|| StoreError::NotFound(format!("execution {id:?}")))?;
-            if e.is_terminal() {
-                return Err(StoreError::Conflict(format!(
-                    "execution {id:?} is {}",
-                    e.status
-                )));
+            if TERMINAL.contains(&status.as_str()) {
+                return Err(StoreError::Conflict(format!("execution {id:?} is {status}")));
             }
             let now = crate::ids::now_ms();
             c.exec_cached(
