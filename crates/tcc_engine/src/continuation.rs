@@ -1367,11 +1367,12 @@ pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
 /// its tree costs hundreds of bytes per value).
 pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<String> {
     let plan = plan_delta(base, next)?;
-    let capacity = 64 + if plan.heap_changed {
-        64 * next.heap.cells.len()
-    } else {
-        0
-    };
+    let capacity = 64
+        + if plan.heap_changed {
+            64 * next.heap.cells.len()
+        } else {
+            0
+        };
     Some(plan.write(next, capacity))
 }
 

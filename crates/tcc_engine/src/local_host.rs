@@ -100,6 +100,21 @@ pub struct RunReport {
 
 const MAX_CHILD_DEPTH: usize = 8;
 
+/// The stored continuation a delta against `base_revision` applies to.
+fn delta_base(
+    stored: Option<&Continuation>,
+    base_revision: u64,
+) -> Result<&Continuation, HostError> {
+    let base = stored.ok_or_else(|| HostError::Host("delta without a stored base".into()))?;
+    if base.revision != base_revision {
+        return Err(HostError::Host(format!(
+            "delta against revision {base_revision}, stored {}",
+            base.revision
+        )));
+    }
+    Ok(base)
+}
+
 /// Whether `wake` answers something the execution still waits for: a wake
 /// without a branch always does; one with a branch only while that branch
 /// of the open group is registered.
@@ -236,15 +251,7 @@ impl LocalHost {
                             }
                             (CheckpointKind::Delta, Some(text)) if self.text_checkpoints => {
                                 report.checkpoints.1 += 1;
-                                let base = report.stored.as_ref().ok_or_else(|| {
-                                    HostError::Host("delta without a stored base".into())
-                                })?;
-                                if base.revision != base_revision {
-                                    return Err(HostError::Host(format!(
-                                        "delta against revision {base_revision}, stored {}",
-                                        base.revision
-                                    )));
-                                }
+                                let base = delta_base(report.stored.as_ref(), base_revision)?;
                                 let mut c = crate::continuation::apply_delta_text(
                                     base,
                                     text.as_bytes(),
@@ -254,31 +261,23 @@ impl LocalHost {
                                 c
                             }
                             (kind, _) => match kind {
-                            CheckpointKind::Snapshot => {
-                                report.checkpoints.0 += 1;
-                                let m = materialize.ok_or_else(|| {
-                                    HostError::Host("snapshot without materialize".into())
-                                })?;
-                                Continuation::from_json(&m, &self.limits)?
-                            }
-                            CheckpointKind::Delta => {
-                                report.checkpoints.1 += 1;
-                                let base = report.stored.as_ref().ok_or_else(|| {
-                                    HostError::Host("delta without a stored base".into())
-                                })?;
-                                if base.revision != base_revision {
-                                    return Err(HostError::Host(format!(
-                                        "delta against revision {base_revision}, stored {}",
-                                        base.revision
-                                    )));
+                                CheckpointKind::Snapshot => {
+                                    report.checkpoints.0 += 1;
+                                    let m = materialize.ok_or_else(|| {
+                                        HostError::Host("snapshot without materialize".into())
+                                    })?;
+                                    Continuation::from_json(&m, &self.limits)?
                                 }
-                                let d = delta.ok_or_else(|| {
-                                    HostError::Host("delta checkpoint without delta".into())
-                                })?;
-                                let mut c = apply_delta(base, &d, &self.limits)?;
-                                c.revision = revision;
-                                c
-                            }
+                                CheckpointKind::Delta => {
+                                    report.checkpoints.1 += 1;
+                                    let base = delta_base(report.stored.as_ref(), base_revision)?;
+                                    let d = delta.ok_or_else(|| {
+                                        HostError::Host("delta checkpoint without delta".into())
+                                    })?;
+                                    let mut c = apply_delta(base, &d, &self.limits)?;
+                                    c.revision = revision;
+                                    c
+                                }
                             },
                         };
                         report.stored = Some(c);

@@ -354,7 +354,10 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
     // An expired lease is taken over; the old owner can no longer commit.
     // A claim after the first checkpoint leaves the arguments out (the
     // drive resumes from the checkpoint); the row keeps them.
-    let claimed = store.claim("x", "b", now + 20_000, 10_000).unwrap().unwrap();
+    let claimed = store
+        .claim("x", "b", now + 20_000, 10_000)
+        .unwrap()
+        .unwrap();
     assert_eq!(claimed.args.as_str(), "[]");
     assert_eq!(store.get_execution("x").unwrap().unwrap().args, args);
     assert!(matches!(

@@ -766,7 +766,10 @@ impl Execution {
                 // grown by doubling). A delta without its heap that is
                 // shorter than the snapshot without its heap wins without
                 // counting the heap at all.
-                let plan = self.base.as_ref().and_then(|base| plan_delta(base, &self.state));
+                let plan = self
+                    .base
+                    .as_ref()
+                    .and_then(|base| plan_delta(base, &self.state));
                 if let Some(plan) = plan {
                     let state = &self.state;
                     let heap_len = std::cell::OnceCell::new();

@@ -202,7 +202,10 @@ mod tests {
 
     #[test]
     fn short_texts_stay_text_and_long_ones_deflate() {
-        assert!(matches!(Packed::borrowed("[1,2]"), Packed::Text(Cow::Borrowed(_))));
+        assert!(matches!(
+            Packed::borrowed("[1,2]"),
+            Packed::Text(Cow::Borrowed(_))
+        ));
         let long = r#"{"t":"number","v":0},"#.repeat(PACK_FROM / 10);
         let Packed::Deflated(blob) = Packed::borrowed(&long) else {
             panic!("a long repetitive text stays text");
@@ -254,7 +257,11 @@ mod tests {
         latin.extend_from_slice(&2u64.to_le_bytes());
         let mut enc = flate2::write::DeflateEncoder::new(latin, Compression::fast());
         enc.write_all(&[0xff, 0xfe]).unwrap();
-        assert!(inflate(&enc.finish().unwrap()).unwrap_err().contains("UTF-8"));
+        assert!(
+            inflate(&enc.finish().unwrap())
+                .unwrap_err()
+                .contains("UTF-8")
+        );
     }
 
     #[test]
@@ -271,7 +278,14 @@ mod tests {
             let kind: String = c
                 .query_row("SELECT typeof(v) FROM t", [], |r| r.get(0))
                 .unwrap();
-            assert_eq!(kind, if text.len() >= PACK_FROM { "blob" } else { "text" });
+            assert_eq!(
+                kind,
+                if text.len() >= PACK_FROM {
+                    "blob"
+                } else {
+                    "text"
+                }
+            );
         }
         // A NULL is no text; an integer neither.
         c.execute("DELETE FROM t", []).unwrap();

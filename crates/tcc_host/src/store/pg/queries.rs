@@ -4,8 +4,8 @@
 use super::PgStore;
 use super::conn::{Conn, JobError, JobResult};
 use super::job::Merge;
-use crate::store::packed::Packed;
 use super::rows::{exec_row, in_journal_of};
+use crate::store::packed::Packed;
 use crate::store::{
     AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
     ListFilter, NewExecution, PageQuery, Registration, ResumeOutcome, Store, StoreCounts,
@@ -518,22 +518,22 @@ impl Store for PgStore {
             && tx.consumed.is_none()
             && tx.resume_key.is_none()
             && body.len() + result.as_ref().map_or(0, String::len) < MERGE_TEXT_MAX)
-        .then(|| Merge::Step {
-            id: tx.id.clone(),
-            owner: tx.owner.clone(),
-            revision: tx.revision as i64,
-            status: tx.status.clone(),
-            result: result.clone(),
-            message: tx.message.clone(),
-            pending: tx.pending.as_ref().map(json_text),
-            kind: tx.kind.clone(),
-            body: body.clone(),
-            history: tx
-                .history
-                .iter()
-                .map(|(k, d)| (k.clone(), json_text(d)))
-                .collect(),
-        });
+            .then(|| Merge::Step {
+                id: tx.id.clone(),
+                owner: tx.owner.clone(),
+                revision: tx.revision as i64,
+                status: tx.status.clone(),
+                result: result.clone(),
+                message: tx.message.clone(),
+                pending: tx.pending.as_ref().map(json_text),
+                kind: tx.kind.clone(),
+                body: body.clone(),
+                history: tx
+                    .history
+                    .iter()
+                    .map(|(k, d)| (k.clone(), json_text(d)))
+                    .collect(),
+            });
         self.write_job(true, single, merge, move |c| {
             let now = crate::ids::now_ms();
             let rev = tx.revision as i64;

@@ -602,10 +602,19 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
             Ok(())
         })
         .unwrap();
-    assert_eq!(kinds("SELECT typeof(args) FROM executions WHERE id = 'e'"), ["text"]);
-    assert_eq!(store.get_execution("e").unwrap().unwrap().args.as_str(), list);
+    assert_eq!(
+        kinds("SELECT typeof(args) FROM executions WHERE id = 'e'"),
+        ["text"]
+    );
+    assert_eq!(
+        store.get_execution("e").unwrap().unwrap().args.as_str(),
+        list
+    );
     // Short texts stay TEXT.
-    assert_eq!(kinds("SELECT typeof(args) FROM executions WHERE id = 'w'"), ["text"]);
+    assert_eq!(
+        kinds("SELECT typeof(args) FROM executions WHERE id = 'w'"),
+        ["text"]
+    );
     // A damaged BLOB: a corrupt-store error, not a text.
     let mut damaged = MAGIC.to_vec();
     damaged.extend_from_slice(&1_000u64.to_le_bytes());
