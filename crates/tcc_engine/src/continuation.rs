@@ -596,14 +596,35 @@ impl Continuation {
         self.encoded_len_with(|| self.heap_text_len())
     }
 
-    /// [`Continuation::encoded_len`] given its heap's text length, read
-    /// only when the heap has cells.
-    pub fn encoded_len_with(&self, heap_text_len: impl FnOnce() -> usize) -> usize {
+    /// [`Continuation::encoded_len`] less its heap's text: the text's
+    /// length when the heap has no cells, else what
+    /// [`Continuation::heap_text_len`] adds to it.
+    pub fn encoded_len_without_heap(&self) -> usize {
         let rest = self.encode_with(false).len();
         if self.heap.cells.is_empty() {
             rest
         } else {
-            rest + ",\"heap\":".len() + heap_text_len()
+            rest + ",\"heap\":".len()
+        }
+    }
+
+    /// [`Continuation::encoded_len`] given its heap's text length, read
+    /// only when the heap has cells.
+    pub fn encoded_len_with(&self, heap_text_len: impl FnOnce() -> usize) -> usize {
+        self.encoded_len_with_bare(self.encoded_len_without_heap(), heap_text_len)
+    }
+
+    /// [`Continuation::encoded_len_with`] given its
+    /// [`Continuation::encoded_len_without_heap`].
+    pub fn encoded_len_with_bare(
+        &self,
+        without_heap: usize,
+        heap_text_len: impl FnOnce() -> usize,
+    ) -> usize {
+        if self.heap.cells.is_empty() {
+            without_heap
+        } else {
+            without_heap + heap_text_len()
         }
     }
 
@@ -1403,11 +1424,6 @@ pub fn plan_delta(base: &Continuation, next: &Continuation) -> Option<DeltaPlan>
 }
 
 impl DeltaPlan {
-    /// Whether the delta holds the heap.
-    pub fn heap_changed(&self) -> bool {
-        self.heap_changed
-    }
-
     /// The delta text's length, given its continuation's
     /// [`Continuation::heap_text_len`] (read only when the heap changed).
     pub fn len(&self, heap_text_len: impl FnOnce() -> usize) -> usize {

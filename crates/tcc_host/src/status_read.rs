@@ -13,7 +13,7 @@ use crate::store::{AttemptRow, ExecutionRow, Store, StoreError};
 pub struct StatusRead {
     /// The execution row, its `args` left out (an empty list): the status
     /// answer does not show them, and every poll would read them
-    /// (`store::STATUS_COLS`).
+    /// (`store::status_cols`).
     pub row: ExecutionRow,
     /// The last failed call of an effect with a durable retry policy when
     /// a next call is due and the effect has no journalled outcome yet:

@@ -775,11 +775,9 @@ impl Execution {
                     let heap_len = std::cell::OnceCell::new();
                     let heap_len_of = || *heap_len.get_or_init(|| state.heap_text_len());
                     let delta_len = plan.len(heap_len_of);
-                    let snapshot_len = if delta_len < state.encoded_len_with(|| 0) {
-                        None
-                    } else {
-                        Some(state.encoded_len_with(heap_len_of))
-                    };
+                    let without_heap = state.encoded_len_without_heap();
+                    let snapshot_len = (delta_len >= without_heap)
+                        .then(|| state.encoded_len_with_bare(without_heap, heap_len_of));
                     match snapshot_len {
                         Some(snapshot_len) if delta_len >= snapshot_len => {
                             drop(plan);

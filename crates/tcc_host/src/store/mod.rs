@@ -808,22 +808,29 @@ pub(crate) fn parse_json(s: Option<String>) -> Result<Option<J>, StoreError> {
 /// readers expect.
 pub(crate) const EXEC_COLS: &str = "id, artifact_hash, program_name, args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested, namespace";
 
+/// [`EXEC_COLS`], each column after `prefix` (a table alias and `.`, or
+/// nothing), with `args` selected as the SQL expression `args` makes of
+/// the prefix.
+fn exec_cols_with_args(prefix: &str, args: impl Fn(&str) -> String) -> String {
+    EXEC_COLS
+        .split(',')
+        .map(|c| match c.trim() {
+            "args" => format!("{} AS args", args(prefix)),
+            c => format!("{prefix}{c}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// [`EXEC_COLS`] as a claim for a drive selects them, each column after
 /// `prefix` (a table alias and `.`, or nothing): `args` only at revision 0,
 /// an empty list after that (issue 42, F3: a resumed execution starts from
 /// its checkpoint, and a long list would be read, and inflated on SQLite,
 /// on every drive).
 pub(crate) fn drive_cols(prefix: &str) -> String {
-    EXEC_COLS
-        .split(',')
-        .map(|c| match c.trim() {
-            "args" => format!(
-                "CASE WHEN {prefix}revision = 0 THEN {prefix}args ELSE CAST('[]' AS TEXT) END AS args"
-            ),
-            c => format!("{prefix}{c}"),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+    exec_cols_with_args(prefix, |p| {
+        format!("CASE WHEN {p}revision = 0 THEN {p}args ELSE CAST('[]' AS TEXT) END")
+    })
 }
 
 /// [`EXEC_COLS`] as the status reads select them (`crate::status_read`):
@@ -831,7 +838,9 @@ pub(crate) fn drive_cols(prefix: &str) -> String {
 /// arguments, and a long list would be read (and inflated, on SQLite) by
 /// every poll of an execution's status (issue 42, F3); the dashboard,
 /// which shows them, reads them with the row.
-pub(crate) const STATUS_COLS: &str = "id, artifact_hash, program_name, CAST('[]' AS TEXT) AS args, status, revision, owner, lease_until, cancel_requested, result, message, error, pending, parent_id, parent_branch, created_ms, updated_ms, seq, drive_attempts, terminate_requested, namespace";
+pub(crate) fn status_cols() -> String {
+    exec_cols_with_args("", |_| "CAST('[]' AS TEXT)".to_string())
+}
 
 /// Why a `failed` execution without a resume point cannot be resumed
 /// ([`Store::resume_failed`]).

@@ -5,9 +5,9 @@ use super::PgStore;
 use super::rows::{exec_row, in_journal_of};
 use crate::pause::PauseState;
 use crate::status_read::{StatusRead, StatusStore, parse_queued, waiting};
-use crate::store::{AttemptRow, STATUS_COLS, StoreError};
+use crate::store::{AttemptRow, StoreError, status_cols};
 
-/// `STATUS_COLS` (columns 0 to 20), then `paused` (21), the program's pause
+/// `status_cols()` (columns 0 to 20), then `paused` (21), the program's pause
 /// (22), the last failed call of an unfinished execution (23 to 29),
 /// whether its effect is journalled (30) and the queues it waits in (31,
 /// JSON `[[scope, ahead], …]` in the order `ORDER BY scope` gives, as
@@ -38,7 +38,7 @@ fn statement() -> &'static str {
                     ORDER BY at_ms DESC, idempotency_key DESC, attempt DESC LIMIT 1
                  ) a ON TRUE"
             ),
-            cols = STATUS_COLS
+            cols = status_cols()
         )
     })
 }

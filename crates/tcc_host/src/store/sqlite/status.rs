@@ -6,10 +6,10 @@ use super::cached::Cached;
 use super::queries::{exec_row, finish_row, journal_range};
 use crate::pause::PauseState;
 use crate::status_read::{StatusRead, StatusStore, parse_queued, waiting};
-use crate::store::{AttemptRow, STATUS_COLS, StoreError};
+use crate::store::{AttemptRow, StoreError, status_cols};
 use rusqlite::{OptionalExtension, params};
 
-/// `STATUS_COLS` (columns 0 to 20), then `paused` (21), the program's pause
+/// `status_cols()` (columns 0 to 20), then `paused` (21), the program's pause
 /// (22), the last failed call of an unfinished execution (23 to 29),
 /// whether its effect is journalled (30) and the queues it waits in (31,
 /// a JSON array of `[scope, ahead]`, sorted here). The last failed call is the row the
@@ -28,12 +28,13 @@ fn statement() -> &'static str {
                     (SELECT count(*) FROM flow_waiters b WHERE b.scope = w.scope AND b.seq < w.seq AND b.expires_ms >= ?4)))
                   FROM flow_waiters w WHERE w.holder = ?1 AND w.expires_ms >= ?4)
                END
-             FROM (SELECT {STATUS_COLS}, paused FROM executions WHERE id = ?1) e
+             FROM (SELECT {cols}, paused FROM executions WHERE id = ?1) e
              LEFT JOIN effect_attempts a
                ON e.status NOT IN ('completed', 'failed', 'cancelled')
               AND (a.idempotency_key, a.attempt) = (SELECT t.idempotency_key, t.attempt FROM effect_attempts t
                                WHERE t.idempotency_key >= ?2 AND t.idempotency_key < ?3 AND t.execution_id = ?1
-                               ORDER BY t.at_ms DESC, t.idempotency_key DESC, t.attempt DESC LIMIT 1)"
+                               ORDER BY t.at_ms DESC, t.idempotency_key DESC, t.attempt DESC LIMIT 1)",
+            cols = status_cols()
         )
     })
 }
