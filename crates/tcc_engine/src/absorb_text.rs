@@ -27,8 +27,41 @@ pub fn absorb_list_text(
     heap: &mut Heap,
     limits: &Limits,
 ) -> Result<Vec<Value>, EngineError> {
+    absorb_list_from(
+        serde_json::Deserializer::from_str(text),
+        || serde_json::from_str(text),
+        path,
+        heap,
+        limits,
+    )
+}
+
+/// [`absorb_list_text`] of a text read from `source`.
+pub fn absorb_list_source(
+    source: &dyn TextSource,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Vec<Value>, EngineError> {
+    absorb_list_from(
+        serde_json::Deserializer::from_reader(source.open()),
+        || serde_json::from_reader(source.open()),
+        path,
+        heap,
+        limits,
+    )
+}
+
+/// [`absorb_list_text`] of the text `de` reads; `tree` parses it again,
+/// for the tree path.
+fn absorb_list_from<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    tree: impl FnOnce() -> serde_json::Result<J>,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Vec<Value>, EngineError> {
     let mark = heap.cells.len();
-    let mut de = serde_json::Deserializer::from_str(text);
     // Nesting is bounded by `MAX_ABSORB_DEPTH` here, not by serde_json's
     // 128 JSON levels (64 tagged containers).
     de.disable_recursion_limit();
@@ -39,8 +72,8 @@ pub fn absorb_list_text(
         Ok(values) => Ok(values),
         Err(_) => {
             heap.cells.truncate(mark);
-            let parsed: J = serde_json::from_str(text)
-                .map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
+            let parsed: J =
+                tree().map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
             let J::Array(items) = parsed else {
                 return Err(EngineError::message(path, "expected a JSON array"));
             };
@@ -71,8 +104,50 @@ pub fn absorb_value_text(
     heap: &mut Heap,
     limits: &Limits,
 ) -> Result<Value, EngineError> {
+    absorb_value_from(
+        serde_json::Deserializer::from_str(text),
+        || serde_json::from_str(text),
+        path,
+        heap,
+        limits,
+    )
+}
+
+/// A JSON text read in pieces (a host's long stored text, inflated as it
+/// is read), so that it is never held whole beside the heap it is absorbed
+/// into (issue 42, F3).
+pub trait TextSource {
+    /// A reader of the whole text from its start (called again when the
+    /// text is read a second time: for the tree path's diagnostic).
+    fn open(&self) -> Box<dyn std::io::Read + '_>;
+}
+
+/// [`absorb_value_text`] of a text read from `source`.
+pub fn absorb_value_source(
+    source: &dyn TextSource,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Value, EngineError> {
+    absorb_value_from(
+        serde_json::Deserializer::from_reader(source.open()),
+        || serde_json::from_reader(source.open()),
+        path,
+        heap,
+        limits,
+    )
+}
+
+/// [`absorb_value_text`] of the text `de` reads; `tree` parses it again,
+/// for the tree path.
+fn absorb_value_from<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    tree: impl FnOnce() -> serde_json::Result<J>,
+    path: &str,
+    heap: &mut Heap,
+    limits: &Limits,
+) -> Result<Value, EngineError> {
     let mark = heap.cells.len();
-    let mut de = serde_json::Deserializer::from_str(text);
     // As in `absorb_list_text`: the depth is bounded here.
     de.disable_recursion_limit();
     let fast = Tagged {
@@ -87,8 +162,8 @@ pub fn absorb_value_text(
         Ok(value) => Ok(value),
         Err(_) => {
             heap.cells.truncate(mark);
-            let parsed: J = serde_json::from_str(text)
-                .map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
+            let parsed: J =
+                tree().map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
             absorb(ValueContext::Message, &parsed, path, heap, limits)
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::error::EngineError;
 use crate::json::{
-    ValueContext, absorb, cell_from_json, cell_json, expect_object, field, obj, str_field,
+    TextOut, ValueContext, absorb, cell_from_json, cell_json, expect_object, field, obj, str_field,
     u32_field, u64_field, value_json, write_value,
 };
 use crate::limits::Limits;
@@ -650,7 +650,21 @@ impl Continuation {
 
     /// [`Continuation::encode_with`] written into `out`.
     fn encode_into(&self, with_heap: bool, mut out: String) -> String {
-        let key = |out: &mut String, k: &str, first: bool| {
+        self.encode_to(with_heap, &mut out);
+        out
+    }
+
+    /// [`Continuation::encode`] appended to `out` in pieces (the durable
+    /// host deflates a long checkpoint body as it is written, so that it is
+    /// never held whole beside the heap; issue 42, F3).
+    pub fn encode_text_to<O: TextOut>(&self, out: &mut O) {
+        self.encode_to(true, out);
+    }
+
+    /// [`Continuation::encode_with`] appended to `out`.
+    fn encode_to<O: TextOut>(&self, with_heap: bool, out: &mut O) {
+        let mut out = out;
+        let key = |out: &mut &mut O, k: &str, first: bool| {
             if !first {
                 out.push(',');
             }
@@ -658,7 +672,7 @@ impl Continuation {
             out.push_str(k);
             out.push_str("\":");
         };
-        let small = |out: &mut String, j: J| crate::json::write_canonical(&j, out);
+        let small = |out: &mut &mut O, j: J| out.push_json(&j);
         out.push('{');
         key(&mut out, "artifact_hash", true);
         out.push_str(&tcc_ir::encode::canonical_string(&self.artifact_hash));
@@ -681,7 +695,7 @@ impl Continuation {
             out.push_str("{\"func_id\":");
             out.push_str(&f.func_id.to_string());
             out.push_str(",\"locals\":");
-            write_values(&mut out, &f.locals);
+            write_values(&mut *out, &f.locals);
             out.push_str(",\"pc\":");
             out.push_str(&f.pc.to_string());
             out.push('}');
@@ -693,7 +707,7 @@ impl Continuation {
         }
         if with_heap && !self.heap.cells.is_empty() {
             key(&mut out, "heap", false);
-            write_heap(&mut out, &self.heap);
+            write_heap(&mut *out, &self.heap);
         }
         if !self.iterating.is_empty() {
             key(&mut out, "iterating", false);
@@ -715,13 +729,13 @@ impl Continuation {
         }
         key(&mut out, "result", false);
         match &self.result {
-            Some(v) => write_value(&mut out, v),
+            Some(v) => write_value(&mut *out, v),
             None => out.push_str("null"),
         }
         key(&mut out, "revision", false);
         out.push_str(&self.revision.to_string());
         key(&mut out, "stack", false);
-        write_values(&mut out, &self.stack);
+        write_values(&mut *out, &self.stack);
         key(&mut out, "status", false);
         out.push('"');
         out.push_str(self.status.as_str());
@@ -729,7 +743,6 @@ impl Continuation {
         key(&mut out, "try_stack", false);
         small(&mut out, try_stack_json(&self.try_stack));
         out.push('}');
-        out
     }
 
     /// Decodes a continuation (strict: unknown keys, bad tags, dangling
@@ -890,7 +903,7 @@ impl Continuation {
 
 // ------------------------------------------------------- direct writers
 
-fn write_values(out: &mut String, vs: &[Value]) {
+fn write_values<O: TextOut + ?Sized>(out: &mut O, vs: &[Value]) {
     out.push('[');
     for (i, v) in vs.iter().enumerate() {
         if i > 0 {
@@ -938,7 +951,7 @@ fn heap_text_len(heap: &Heap) -> usize {
     len
 }
 
-fn write_heap(out: &mut String, heap: &Heap) {
+fn write_heap<O: TextOut + ?Sized>(out: &mut O, heap: &Heap) {
     out.push('[');
     for (i, c) in heap.cells.iter().enumerate() {
         if i > 0 {
@@ -949,7 +962,7 @@ fn write_heap(out: &mut String, heap: &Heap) {
     out.push(']');
 }
 
-fn write_cell(out: &mut String, c: &Cell) {
+fn write_cell<O: TextOut + ?Sized>(out: &mut O, c: &Cell) {
     match c {
         Cell::Hole => out.push_str("{\"t\":\"hole\"}"),
         Cell::Object(m) => {
@@ -975,7 +988,7 @@ fn write_cell(out: &mut String, c: &Cell) {
             write_value(out, v);
             out.push('}');
         }
-        other => crate::json::write_canonical(&cell_json(other), out),
+        other => out.push_json(&cell_json(other)),
     }
 }
 
@@ -1444,11 +1457,20 @@ impl DeltaPlan {
         write_delta(&mut out, &self.members, Some(&next.heap));
         out
     }
+
+    /// [`DeltaPlan::write`] appended to `out` in pieces.
+    pub fn write_to<O: TextOut>(&self, next: &Continuation, out: &mut O) {
+        if !self.heap_changed {
+            out.push_str(&self.without_heap);
+        } else {
+            write_delta(out, &self.members, Some(&next.heap));
+        }
+    }
 }
 
 /// Writes a delta of `members` and, when given, `heap`, keys in canonical
 /// order.
-fn write_delta(out: &mut String, members: &Map<String, J>, heap: Option<&Heap>) {
+fn write_delta<O: TextOut + ?Sized>(out: &mut O, members: &Map<String, J>, heap: Option<&Heap>) {
     let mut keys: Vec<&str> = members.keys().map(String::as_str).collect();
     if heap.is_some() {
         keys.push("heap");
@@ -1462,7 +1484,7 @@ fn write_delta(out: &mut String, members: &Map<String, J>, heap: Option<&Heap>) 
         out.push_str(&tcc_ir::encode::canonical_string(k));
         out.push(':');
         match (members.get(k), heap) {
-            (Some(v), _) => crate::json::write_canonical(v, out),
+            (Some(v), _) => out.push_json(v),
             (None, Some(heap)) => write_heap(out, heap),
             (None, None) => {}
         }

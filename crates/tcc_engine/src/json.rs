@@ -273,24 +273,60 @@ fn export_inner(
     Ok(out)
 }
 
+/// Where [`export_text_to`] writes a value's text: a `String`, or a host's
+/// writer that takes the text in pieces (the durable host deflates a long
+/// result as it is written, so that the text is never held whole).
+pub trait TextOut {
+    /// Appends `s`.
+    fn push_str(&mut self, s: &str);
+    /// Appends `c`.
+    fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+    /// Appends the canonical text of a (small) JSON tree.
+    fn push_json(&mut self, j: &J) {
+        let mut text = String::new();
+        write_canonical(j, &mut text);
+        self.push_str(&text);
+    }
+}
+
+impl TextOut for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+    fn push_json(&mut self, j: &J) {
+        write_canonical(j, self);
+    }
+}
+
 /// [`export`] written straight to its canonical JSON text, without a tree
 /// (issue 42, F3: a tree costs hundreds of bytes per value, the text
 /// tens): byte-identical to `to_canonical(&export(heap, v)?)`, with the
 /// same limits and the same errors.
 pub fn export_text(heap: &Heap, v: &Value) -> Result<String, EngineError> {
     let mut out = String::new();
-    let mut path = Vec::new();
-    let mut nodes = 0usize;
-    export_text_inner(heap, v, &mut path, &mut nodes, &mut out)?;
+    export_text_to(heap, v, &mut out)?;
     Ok(out)
 }
 
-fn export_text_inner(
+/// [`export_text`] appended to `out` in pieces (on an error, `out` holds
+/// a part of the text).
+pub fn export_text_to<O: TextOut>(heap: &Heap, v: &Value, out: &mut O) -> Result<(), EngineError> {
+    let mut path = Vec::new();
+    let mut nodes = 0usize;
+    export_text_inner(heap, v, &mut path, &mut nodes, out)
+}
+
+fn export_text_inner<O: TextOut>(
     heap: &Heap,
     v: &Value,
     path: &mut Vec<u32>,
     nodes: &mut usize,
-    out: &mut String,
+    out: &mut O,
 ) -> Result<(), EngineError> {
     let Some(id) = enter_value(v, path, nodes)? else {
         write_value(out, v);
@@ -333,7 +369,7 @@ fn export_text_inner(
 }
 
 /// Writes a value's canonical tagged text (refs as refs).
-pub(crate) fn write_value(out: &mut String, v: &Value) {
+pub(crate) fn write_value<O: TextOut + ?Sized>(out: &mut O, v: &Value) {
     match v {
         Value::Undefined => out.push_str("{\"t\":\"undefined\"}"),
         Value::Null => out.push_str("{\"t\":\"null\"}"),

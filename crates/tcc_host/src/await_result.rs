@@ -155,7 +155,7 @@ async fn wait_on(
 /// stored result answered as its text: [`status_text`]).
 pub fn ended_response(ended: bool, row: &ExecutionRow) -> Response {
     match status_text(row, Vec::new()) {
-        Ok(text) => json_text_response(if ended { 200 } else { 202 }, text),
+        Ok(text) => json_answer_response(if ended { 200 } else { 202 }, text),
         Err(e) => ApiError::from(e).into_response(),
     }
 }
@@ -167,7 +167,18 @@ pub fn json_response(status: u16, body: &J) -> Response {
 
 /// A response with `status` whose body is this JSON text.
 pub fn json_text_response(status: u16, text: String) -> Response {
-    let mut r = Response::new(Body::from(text));
+    json_body_response(status, Body::from(text))
+}
+
+/// A response with `status` whose body is this JSON text, sent in its
+/// parts.
+pub fn json_answer_response(status: u16, text: crate::answer_text::AnswerText) -> Response {
+    json_body_response(status, text.into_body())
+}
+
+/// A response with `status` and this JSON body.
+fn json_body_response(status: u16, body: Body) -> Response {
+    let mut r = Response::new(body);
     *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     r.headers_mut().insert(
         header::CONTENT_TYPE,

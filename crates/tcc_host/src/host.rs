@@ -6,6 +6,7 @@
 use crate::crash::hook_at;
 use crate::effect_retry::{Effect, EffectAnswer};
 use crate::notify::{Hub, done_topic};
+use crate::packed::Stored;
 use crate::providers::{ProviderOutcome, Providers};
 use crate::store::{
     CheckpointTx, ExecutionRow, JournalRow, NewExecution, Registration, ResumeOutcome, Store,
@@ -20,7 +21,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 use tcc_engine::continuation::{CancelPhase, Status};
-use tcc_engine::json::export_text;
+use tcc_engine::json::{TextOut, export_text, export_text_to};
 use tcc_engine::protocol::{CheckpointKind, failure_message};
 use tcc_engine::{
     Continuation, EngineError, Execution, HostRequest, HostResponse, Limits, Outcome, Program,
@@ -680,7 +681,17 @@ impl Host {
             return Err(Stop::Lost);
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
-            let exec = Execution::start_text(program, id, row.args.as_str(), limits.clone())?;
+            // Long arguments stored deflated are absorbed as they are
+            // inflated (checked first: a damaged text is a store error).
+            let exec = match row.args.stored() {
+                Stored::Text(text) => Execution::start_text(program, id, text, limits.clone())?,
+                stored @ Stored::Deflated { .. } => {
+                    stored.check().map_err(|e| {
+                        Stop::Store(StoreError::Corrupt(format!("stored args: {e}")))
+                    })?;
+                    Execution::start_source(program, id, stored, limits.clone())?
+                }
+            };
             // The heap holds the arguments now; their text is not kept
             // for the rest of the drive (issue 42, F3).
             row.args = crate::values::TaggedList::default();
@@ -1269,8 +1280,19 @@ impl Driver<'_, '_> {
         // value is not kept beside the heap that now holds it.
         let value = w.value.take();
         self.consumed = Some(w);
-        let text = value.as_ref().map_or(absent, |v| v.as_str());
-        self.exec.respond_text(wake, text)?;
+        let corrupt =
+            |e: String| Stop::Store(StoreError::Corrupt(format!("a delivered value: {e}")));
+        match value.as_ref().map(|v| v.stored()) {
+            // A long stored text is absorbed as it is inflated, never held
+            // whole beside the heap (issue 42, F3); checked first, so that
+            // a damaged one is a store error, not the program's.
+            Some(stored @ Stored::Deflated { .. }) => {
+                stored.check().map_err(corrupt)?;
+                self.exec.respond_source(wake, stored)?;
+            }
+            Some(Stored::Text(text)) => self.exec.respond_text(wake, text)?,
+            None => self.exec.respond_text(wake, absent)?,
+        }
         Ok(())
     }
 
@@ -1306,32 +1328,26 @@ impl Driver<'_, '_> {
                         "delta"
                     }
                 };
-                // The engine's own text of the body when it wrote one
-                // (choosing delta or snapshot), else written here.
-                let body = match (kind, &materialize, &delta) {
-                    (CheckpointKind::Snapshot, m, _) => {
-                        match (self.exec.take_checkpoint_text(revision), m) {
-                            (Some(text), _) => text,
-                            (None, Some(m)) => to_canonical(m),
-                            (None, None) => {
-                                return Err(Stop::Fail("snapshot checkpoint without body".into()));
-                            }
-                        }
-                    }
-                    (CheckpointKind::Delta, _, d) => {
-                        match (self.exec.take_checkpoint_text(revision), d) {
-                            (Some(text), _) => text,
-                            (None, Some(d)) => to_canonical(d),
-                            (None, None) => {
-                                return Err(Stop::Fail("delta checkpoint without body".into()));
-                            }
-                        }
-                    }
-                };
-                // Packed (a long body deflated, for a store that keeps it
-                // so) before the result's text is written: the two are not
-                // held at once (issue 42, F3).
-                let body = host.store.pack(body);
+                // The engine's text of the body (it chose between delta and
+                // snapshot by their lengths), written straight into the
+                // store's packing writer: a long body is deflated as it is
+                // written, never held whole beside the heap, and packed
+                // before the result's text is written (issue 42, F3). A
+                // body the engine has no text for is written from its tree.
+                let mut out = host.store.pack_writer();
+                if !self.exec.write_checkpoint_text_to(revision, &mut out) {
+                    let tree = match kind {
+                        CheckpointKind::Snapshot => materialize.as_ref(),
+                        CheckpointKind::Delta => delta.as_ref(),
+                    };
+                    let Some(tree) = tree else {
+                        return Err(Stop::Fail(format!("{kind_name} checkpoint without body")));
+                    };
+                    out.push_str(&to_canonical(tree));
+                }
+                let body = out.finish().map_err(|e| {
+                    Stop::Store(StoreError::Corrupt(format!("the checkpoint's text: {e}")))
+                })?;
                 let cont = self.exec.state();
                 if cont.revision != revision {
                     return Err(Stop::Fail(format!(
@@ -1341,23 +1357,31 @@ impl Driver<'_, '_> {
                 }
                 let status = cont.status;
                 // The result's canonical text, written from the heap
-                // without a tree (issue 42, F3).
-                let result = match (&cont.result, status) {
+                // without a tree (issue 42, F3); a completed execution's
+                // straight into the store's packing writer, so that a long
+                // result is deflated as it is written, never held whole. A
+                // failure's or cancellation's text is also its message.
+                let (result, message) = match (&cont.result, status) {
+                    (Some(v), Status::Completed) => {
+                        let mut out = host.store.pack_writer();
+                        export_text_to(&cont.heap, v, &mut out)?;
+                        let packed = out.finish().map_err(|e| {
+                            Stop::Store(StoreError::Corrupt(format!("the result's text: {e}")))
+                        })?;
+                        (Some(packed), None)
+                    }
                     // A cancellation that went through the handlers has the
                     // error they rethrew (an immediate one has none).
-                    (Some(v), Status::Completed | Status::Failed | Status::Cancelled) => {
-                        Some(export_text(&cont.heap, v)?)
+                    (Some(v), Status::Failed | Status::Cancelled) => {
+                        let text = export_text(&cont.heap, v)?;
+                        let message = match v {
+                            Value::Str(s) => crate::storable::message(s).into_owned(),
+                            _ => text.clone(),
+                        };
+                        (Some(host.store.pack(text)), Some(message))
                     }
-                    _ => None,
+                    _ => (None, None),
                 };
-                let message = match (&cont.result, &result, status) {
-                    (Some(Value::Str(s)), Some(_), Status::Failed | Status::Cancelled) => {
-                        Some(crate::storable::message(s).into_owned())
-                    }
-                    (_, Some(r), Status::Failed | Status::Cancelled) => Some(r.clone()),
-                    _ => None,
-                };
-                let result = result.map(|text| host.store.pack(text));
                 let pending = if status == Status::Suspended {
                     Some(cont.pending_to_json()).filter(|p| !p.is_null())
                 } else {

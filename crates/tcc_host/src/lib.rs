@@ -17,6 +17,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 pub mod admission;
+pub mod answer_text;
 pub mod api_error;
 pub mod await_result;
 pub mod conn;
@@ -32,6 +33,7 @@ pub mod namespace;
 pub mod notify;
 pub mod notify_pg;
 pub mod otel;
+pub mod packed;
 pub mod pattern;
 pub mod pause;
 pub mod percent;

@@ -33,16 +33,70 @@ pub fn plain_text_to_tagged(bytes: &[u8]) -> Result<String, String> {
 
 /// The member `field` of the JSON object `body`, converted: `Ok(None)`
 /// when the body has no such member. With `list`, the member must be an
-/// array and each element is converted on its own (`--args`-style lists);
-/// otherwise the member is one value. Other members are skipped without
-/// being built.
+/// array, converted to the canonical text of the array of its elements'
+/// tagged values (`--args`-style lists); otherwise the member is one
+/// value. Other members are skipped without being built.
+///
+/// A body of [`MEASURED_FROM`] bytes or more is read twice: once to count
+/// the converted text's length, then to write it into a buffer of that
+/// length (issue 42, F3: a text grown by doubling held up to twice its
+/// length, and its old and new buffers at once while it moved).
 pub fn body_member(body: &[u8], field: &str, list: bool) -> Result<Option<Member>, String> {
+    let capacity = match body.len() >= MEASURED_FROM {
+        true => match member_text::<Length>(body, field, list)? {
+            Some(Found::Text(length)) => length.0,
+            Some(Found::NotList) => return Ok(Some(Member::NotList)),
+            None => return Ok(None),
+        },
+        false => 0,
+    };
+    let mut text = String::with_capacity(capacity);
+    let found = member_text_into(body, field, list, &mut text)?;
+    Ok(found.map(|found| match (found, list) {
+        (Found::NotList, _) => Member::NotList,
+        (Found::Text(()), true) => Member::List(text),
+        (Found::Text(()), false) => Member::One(text),
+    }))
+}
+
+/// Bodies this long or longer are converted in two passes ([`body_member`]).
+pub const MEASURED_FROM: usize = 16 * 1024;
+
+/// What one pass of [`body_member`] found.
+enum Found<T> {
+    /// The member, written (or counted).
+    Text(T),
+    /// The member was not an array (with `list`).
+    NotList,
+}
+
+/// One pass of [`body_member`] into a fresh output.
+fn member_text<O: TagOut>(
+    body: &[u8],
+    field: &str,
+    list: bool,
+) -> Result<Option<Found<O>>, String> {
+    let mut out = O::default();
+    Ok(
+        member_text_into(body, field, list, &mut out)?.map(|found| match found {
+            Found::Text(()) => Found::Text(out),
+            Found::NotList => Found::NotList,
+        }),
+    )
+}
+
+/// One pass of [`body_member`] into `out`.
+fn member_text_into<O: TagOut>(
+    body: &[u8],
+    field: &str,
+    list: bool,
+    out: &mut O,
+) -> Result<Option<Found<()>>, String> {
     let mut de = serde_json::Deserializer::from_slice(body);
-    let found = BodyMember { field, list }
+    BodyMember { field, list, out }
         .deserialize(&mut de)
         .and_then(|m| de.end().map(|()| m))
-        .map_err(|e| e.to_string())?;
-    Ok(found)
+        .map_err(|e| e.to_string())
 }
 
 /// A converted body member ([`body_member`]).
@@ -50,8 +104,8 @@ pub fn body_member(body: &[u8], field: &str, list: bool) -> Result<Option<Member
 pub enum Member {
     /// One tagged value's canonical text.
     One(String),
-    /// Each element's canonical tagged text.
-    List(Vec<String>),
+    /// The canonical text of the array of the elements' tagged values.
+    List(String),
     /// The member was not an array (with `list`).
     NotList,
 }
@@ -200,13 +254,78 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     }
 }
 
+/// Where [`Tagging`] writes a tagged text: the text itself, or only its
+/// length ([`Length`]: the first of the two passes that write a long body
+/// member into a buffer of its length).
+trait TagOut: Default {
+    /// Appends `s`.
+    fn push_str(&mut self, s: &str);
+    /// Appends `c`.
+    fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+    /// The length so far.
+    fn len(&self) -> usize;
+    /// Cuts back to `len`.
+    fn truncate(&mut self, len: usize);
+    /// Appends another output.
+    fn append(&mut self, other: &Self);
+    /// Appends a number's canonical JSON.
+    fn number(&mut self, n: &serde_json::Value);
+}
+
+impl TagOut for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+    fn len(&self) -> usize {
+        String::len(self)
+    }
+    fn truncate(&mut self, len: usize) {
+        String::truncate(self, len);
+    }
+    fn append(&mut self, other: &String) {
+        String::push_str(self, other);
+    }
+    fn number(&mut self, n: &serde_json::Value) {
+        tcc_ir::write_canonical(n, self);
+    }
+}
+
+/// A text's length, counted without writing it.
+#[derive(Debug, Default)]
+struct Length(usize);
+
+impl TagOut for Length {
+    fn push_str(&mut self, s: &str) {
+        self.0 += s.len();
+    }
+    fn len(&self) -> usize {
+        self.0
+    }
+    fn truncate(&mut self, len: usize) {
+        self.0 = len;
+    }
+    fn append(&mut self, other: &Length) {
+        self.0 += other.0;
+    }
+    fn number(&mut self, n: &serde_json::Value) {
+        let mut text = String::new();
+        tcc_ir::write_canonical(n, &mut text);
+        self.0 += text.len();
+    }
+}
+
 /// Writes one value's tagged text to `out`.
-struct Tagging<'a> {
-    out: &'a mut String,
+struct Tagging<'a, O> {
+    out: &'a mut O,
     depth: usize,
 }
 
-impl<'de> DeserializeSeed<'de> for Tagging<'_> {
+impl<'de, O: TagOut> DeserializeSeed<'de> for Tagging<'_, O> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -219,15 +338,15 @@ impl<'de> DeserializeSeed<'de> for Tagging<'_> {
     }
 }
 
-impl Tagging<'_> {
+impl<O: TagOut> Tagging<'_, O> {
     fn number(self, n: f64) {
         self.out.push_str(r#"{"t":"number","v":"#);
-        tcc_ir::write_canonical(&tcc_engine::json::number_json(n), self.out);
+        self.out.number(&tcc_engine::json::number_json(n));
         self.out.push('}');
     }
 }
 
-impl<'de> Visitor<'de> for Tagging<'_> {
+impl<'de, O: TagOut> Visitor<'de> for Tagging<'_, O> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -287,9 +406,9 @@ impl<'de> Visitor<'de> for Tagging<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         // Keys sorted as the canonical writer sorts them; a repeated key
         // keeps its last value, as a parsed tree would.
-        let mut members: Vec<(String, String)> = Vec::new();
+        let mut members: Vec<(String, O)> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            let mut text = String::new();
+            let mut text = O::default();
             map.next_value_seed(Tagging {
                 out: &mut text,
                 depth: self.depth + 1,
@@ -309,7 +428,7 @@ impl<'de> Visitor<'de> for Tagging<'_> {
             first = false;
             self.out.push_str(&tcc_ir::encode::canonical_string(key));
             self.out.push(':');
-            self.out.push_str(text);
+            self.out.append(text);
         }
         self.out.push_str("}}");
         Ok(())
@@ -317,98 +436,112 @@ impl<'de> Visitor<'de> for Tagging<'_> {
 }
 
 /// Finds and converts one member of a body object ([`body_member`]).
-struct BodyMember<'f> {
+struct BodyMember<'f, 'o, O> {
     field: &'f str,
     list: bool,
+    out: &'o mut O,
 }
 
-impl<'de> DeserializeSeed<'de> for BodyMember<'_> {
-    type Value = Option<Member>;
+impl<'de, O: TagOut> DeserializeSeed<'de> for BodyMember<'_, '_, O> {
+    type Value = Option<Found<()>>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Member>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for BodyMember<'_> {
-    type Value = Option<Member>;
+impl<'de, O: TagOut> Visitor<'de> for BodyMember<'_, '_, O> {
+    type Value = Option<Found<()>>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Member>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut found = None;
         while let Some(key) = map.next_key::<String>()? {
             if key != self.field {
                 map.next_value::<IgnoredAny>()?;
-            } else if self.list {
-                found = Some(map.next_value_seed(ListSeed)?);
+                continue;
+            }
+            // A repeated member: the last one counts.
+            self.out.truncate(0);
+            found = Some(if self.list {
+                map.next_value_seed(ListSeed {
+                    out: &mut *self.out,
+                })?
             } else {
-                let mut text = String::new();
                 map.next_value_seed(Tagging {
-                    out: &mut text,
+                    out: &mut *self.out,
                     depth: 0,
                 })?;
-                found = Some(Member::One(text));
-            }
+                Found::Text(())
+            });
         }
         Ok(found)
     }
 }
 
-/// A list member: each element converted on its own.
-struct ListSeed;
+/// A list member: the array of its elements' tagged values.
+struct ListSeed<'o, O> {
+    out: &'o mut O,
+}
 
-impl<'de> DeserializeSeed<'de> for ListSeed {
-    type Value = Member;
+impl<'de, O: TagOut> DeserializeSeed<'de> for ListSeed<'_, O> {
+    type Value = Found<()>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Member, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Found<()>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for ListSeed {
-    type Value = Member;
+impl<'de, O: TagOut> Visitor<'de> for ListSeed<'_, O> {
+    type Value = Found<()>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Member, A::Error> {
-        let mut items = Vec::new();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Found<()>, A::Error> {
+        self.out.push('[');
+        let mut first = true;
         loop {
-            let mut text = String::new();
+            let mark = self.out.len();
+            if !first {
+                self.out.push(',');
+            }
             let seed = Tagging {
-                out: &mut text,
+                out: &mut *self.out,
                 depth: 0,
             };
             if seq.next_element_seed(seed)?.is_none() {
+                self.out.truncate(mark);
                 break;
             }
-            items.push(text);
+            first = false;
         }
-        Ok(Member::List(items))
+        self.out.push(']');
+        Ok(Found::Text(()))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Member, E> {
-        Ok(Member::NotList)
+    fn visit_unit<E: de::Error>(self) -> Result<Found<()>, E> {
+        Ok(Found::NotList)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Member, E> {
-        Ok(Member::NotList)
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Found<()>, E> {
+        Ok(Found::NotList)
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Member, E> {
-        Ok(Member::NotList)
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Found<()>, E> {
+        Ok(Found::NotList)
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Member, E> {
-        Ok(Member::NotList)
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Found<()>, E> {
+        Ok(Found::NotList)
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Member, E> {
-        Ok(Member::NotList)
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Found<()>, E> {
+        Ok(Found::NotList)
     }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Member, E> {
-        Ok(Member::NotList)
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Found<()>, E> {
+        Ok(Found::NotList)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Member, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Found<()>, A::Error> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(Member::NotList)
+        Ok(Found::NotList)
     }
 }
 
@@ -449,10 +582,11 @@ mod tests {
         let body = br#"{"junk": [[1, {"x": 2}]], "args": [1, "x"], "program": "p"}"#;
         assert_eq!(
             body_member(body, "args", true).unwrap(),
-            Some(Member::List(vec![
+            Some(Member::List(format!(
+                "[{},{}]",
                 tree_text(&json!(1)),
                 tree_text(&json!("x"))
-            ]))
+            )))
         );
         assert_eq!(
             body_member(body, "junk", false).unwrap(),
@@ -503,6 +637,42 @@ mod tests {
         fn any_plain_value_converts_as_the_tree_does(j in plain()) {
             let text = serde_json::to_vec(&j).unwrap();
             prop_assert_eq!(plain_text_to_tagged(&text).unwrap(), tree_text(&j));
+        }
+
+        /// A long body is converted in two passes: the same text, written
+        /// into a buffer of its length.
+        #[test]
+        fn long_bodies_convert_as_short_ones_into_a_buffer_of_their_length(
+            items in prop::collection::vec(plain(), 0..4),
+            pad in 0usize..2,
+        ) {
+            let args = J::Array(items.clone());
+            let list = format!(
+                "[{}]",
+                items.iter().map(tree_text).collect::<Vec<_>>().join(",")
+            );
+            let junk = "x".repeat(pad * MEASURED_FROM);
+            let body = serde_json::to_vec(&json!({"junk": junk, "args": args, "payload": args})).unwrap();
+            prop_assert_eq!(body.len() >= MEASURED_FROM, pad == 1);
+            match body_member(&body, "args", true).unwrap() {
+                Some(Member::List(text)) => {
+                    prop_assert_eq!(&text, &list);
+                    if pad == 1 {
+                        prop_assert_eq!(text.capacity(), text.len());
+                    }
+                }
+                other => prop_assert!(false, "{:?}", other),
+            }
+            match body_member(&body, "payload", false).unwrap() {
+                Some(Member::One(text)) => {
+                    prop_assert_eq!(&text, &tree_text(&args));
+                    if pad == 1 {
+                        prop_assert_eq!(text.capacity(), text.len());
+                    }
+                }
+                other => prop_assert!(false, "{:?}", other),
+            }
+            prop_assert_eq!(body_member(&body, "junk", true).unwrap(), Some(Member::NotList));
         }
 
         #[test]

@@ -383,6 +383,16 @@ async fn blocking_text(
     Ok(crate::await_result::json_text_response(200, text))
 }
 
+/// [`blocking_text`] of an answer sent in its parts.
+async fn blocking_answer(
+    f: impl FnOnce() -> Result<crate::answer_text::AnswerText, ApiError> + Send + 'static,
+) -> Result<Response, ApiError> {
+    let text = tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|e| Err(ApiError::Internal(format!("handler failed: {e}"))))?;
+    Ok(crate::await_result::json_answer_response(200, text))
+}
+
 /// Auth, the request timeout, metrics and the request log, around every
 /// route (the fallback included).
 async fn guard(State(app): State<Shared>, req: Request, next: Next) -> Response {
@@ -816,7 +826,7 @@ async fn start_subscribed(
             ));
         }
         (true, false) => match crate::request_json::body_member(&body, "args", true) {
-            Ok(Some(Member::List(items))) => TaggedList::from_texts(&items),
+            Ok(Some(Member::List(text))) => TaggedList::from_stored(text),
             Ok(_) => return Err(ApiError::BadRequest("args must be an array".into())),
             Err(e) => return Err(ApiError::BadRequest(e)),
         },
@@ -944,7 +954,7 @@ async fn list(
             if i > 0 {
                 text.push(',');
             }
-            text.push_str(&status_text(row, Vec::new())?);
+            status_text(row, Vec::new())?.write_to(&mut text);
         }
         text.push_str("],\"next_after\":");
         tcc_ir::canonical::write_canonical(&json!(next), &mut text);
@@ -964,7 +974,7 @@ async fn status(
     let read = checked
         .and_then(|Extension(c)| c.status)
         .filter(|r| r.row.id == id);
-    blocking_text(move || {
+    blocking_answer(move || {
         let read = match read {
             Some(read) => read,
             None => Arc::new(

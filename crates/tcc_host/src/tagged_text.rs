@@ -5,64 +5,111 @@
 //! plain form is written from it by a streaming pass, so no path from the
 //! store to the engine or to a response builds a tree per value.
 
+use crate::packed::Stored;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value as J;
 use std::fmt;
 
-/// The canonical JSON text of one inlined tagged value.
+/// The canonical JSON text of one inlined tagged value, as the store
+/// holds it: a long one read from SQLite stays deflated until it is used
+/// (`crate::packed::Stored`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaggedText(String);
+pub struct TaggedText(Stored);
 
 impl TaggedText {
     /// The canonical text of a tagged value.
     pub fn from_value(value: &J) -> TaggedText {
-        TaggedText(tcc_ir::to_canonical(value))
+        TaggedText(Stored::Text(tcc_ir::to_canonical(value)))
     }
 
     /// Text as the store holds it (written by this type, or by the
     /// engine's `export_text`, which writes the same canonical text).
     pub fn from_stored(text: String) -> TaggedText {
-        TaggedText(text)
+        TaggedText(Stored::Text(text))
     }
 
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        &self.0
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether the text is empty (never, for a value).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The text (inflated when stored deflated), or why a deflated one
+    /// does not inflate.
+    pub fn text(&self) -> Result<std::borrow::Cow<'_, str>, String> {
+        self.0.text()
     }
 
     /// The text, owned.
-    pub fn into_string(self) -> String {
-        self.0
+    pub fn into_string(self) -> Result<String, String> {
+        self.0.into_text()
+    }
+
+    /// The stored form (a text, or its deflated bytes).
+    pub fn stored(&self) -> &Stored {
+        &self.0
+    }
+
+    /// Appends the text to `out` (a deflated one inflated there).
+    pub fn write_to(&self, out: &mut String) -> Result<(), String> {
+        self.0.write_to(out)
     }
 
     /// The value as a tree (for the CLI and tests: costs a tree per value).
     pub fn to_json(&self) -> Result<J, String> {
-        serde_json::from_str(&self.0).map_err(|e| format!("stored value is not JSON: {e}"))
+        serde_json::from_str(&self.text()?).map_err(|e| format!("stored value is not JSON: {e}"))
     }
 
     /// The value's plain JSON as canonical text: what
-    /// `to_canonical(&tagged_to_plain(&self.to_json()?))` writes, made
-    /// without a tree when the text is canonical (as stored text is),
-    /// else through the tree.
+    /// `to_canonical(&tagged_to_plain(&self.to_json()?))` writes
+    /// ([`plain_text`]).
     pub fn to_plain_text(&self) -> Result<String, String> {
-        let mut out = String::with_capacity(self.0.len() / 4);
-        let mut de = serde_json::Deserializer::from_str(&self.0);
-        // A tagged container is two JSON levels: the depth is bounded here
-        // (`MAX_PLAIN_DEPTH`), not by serde_json's 128 levels.
-        de.disable_recursion_limit();
-        let fast = Plain {
-            out: &mut out,
-            depth: 0,
-        }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-        match fast {
-            Ok(()) => Ok(out),
-            Err(_) => Ok(tcc_ir::to_canonical(&crate::values::tagged_to_plain(
-                &self.to_json()?,
-            ))),
-        }
+        plain_text(&self.text()?)
     }
+}
+
+impl From<Stored> for TaggedText {
+    /// A stored text as read.
+    fn from(stored: Stored) -> TaggedText {
+        TaggedText(stored)
+    }
+}
+
+/// The plain JSON, as canonical text, of the canonical text of a tagged
+/// value ([`write_plain`]).
+pub fn plain_text(tagged: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(tagged.len() / 4);
+    write_plain(tagged, &mut out)?;
+    Ok(out)
+}
+
+/// Appends to `out` the plain JSON, as canonical text, of the canonical
+/// text of a tagged value: made without a tree when the text is canonical
+/// (as stored text is), else through the tree; `out` is left as it was on
+/// an error.
+pub fn write_plain(tagged: &str, out: &mut String) -> Result<(), String> {
+    let mark = out.len();
+    let mut de = serde_json::Deserializer::from_str(tagged);
+    // A tagged container is two JSON levels: the depth is bounded here
+    // (`MAX_PLAIN_DEPTH`), not by serde_json's 128 levels.
+    de.disable_recursion_limit();
+    let fast = Plain {
+        out: &mut *out,
+        depth: 0,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end());
+    if fast.is_err() {
+        out.truncate(mark);
+        let tree: J =
+            serde_json::from_str(tagged).map_err(|e| format!("stored value is not JSON: {e}"))?;
+        tcc_ir::canonical::write_canonical(&crate::values::tagged_to_plain(&tree), out);
+    }
+    Ok(())
 }
 
 /// The error that leaves the text to the tree path.
@@ -336,7 +383,7 @@ mod tests {
         fn any_stored_value_reads_plain_as_the_tree_path_does(p in plain()) {
             let Ok(tagged) = crate::values::plain_to_tagged(&p) else { return Ok(()) };
             let text = TaggedText::from_value(&tagged);
-            prop_assert_eq!(text.to_plain_text().ok(), tree_path(text.as_str()));
+            prop_assert_eq!(text.to_plain_text().ok(), tree_path(&text.text().unwrap()));
         }
 
         #[test]

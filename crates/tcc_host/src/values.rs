@@ -1,5 +1,6 @@
 //! Plain JSON ↔ TCC tagged values (`--args`, `--payload`, webhook bodies).
 
+use crate::packed::Stored;
 use serde_json::{Map, Value as J};
 
 /// Deepest plain JSON nesting converted.
@@ -124,11 +125,11 @@ impl<'de> serde::de::Visitor<'de> for Counter<'_> {
 /// driver starting the execution (or a view showing them) parses it, so
 /// reading an execution costs its bytes, not a tree per value (issue 42).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaggedList(String);
+pub struct TaggedList(Stored);
 
 impl Default for TaggedList {
     fn default() -> TaggedList {
-        TaggedList("[]".into())
+        TaggedList::from_stored("[]".into())
     }
 }
 
@@ -143,41 +144,40 @@ impl TaggedList {
             tcc_ir::write_canonical(v, &mut text);
         }
         text.push(']');
-        TaggedList(text)
-    }
-
-    /// The list of these tagged values' canonical texts.
-    pub fn from_texts(items: &[String]) -> TaggedList {
-        let len = items.iter().map(|t| t.len() + 1).sum::<usize>() + 2;
-        let mut text = String::with_capacity(len);
-        text.push('[');
-        for (i, t) in items.iter().enumerate() {
-            if i > 0 {
-                text.push(',');
-            }
-            text.push_str(t);
-        }
-        text.push(']');
-        TaggedList(text)
+        TaggedList::from_stored(text)
     }
 
     /// A list as the store holds it (written by this type).
     pub fn from_stored(text: String) -> TaggedList {
-        TaggedList(text)
+        TaggedList(Stored::Text(text))
     }
 
-    /// The stored text.
-    pub fn as_str(&self) -> &str {
+    /// The stored form (a text, or its deflated bytes: a long list read
+    /// from SQLite stays deflated until it is used).
+    pub fn stored(&self) -> &Stored {
         &self.0
+    }
+
+    /// The text (inflated when stored deflated), or why a deflated one
+    /// does not inflate.
+    pub fn text(&self) -> Result<std::borrow::Cow<'_, str>, String> {
+        self.0.text()
     }
 
     /// The tagged values.
     pub fn parse(&self) -> Result<Vec<J>, String> {
-        match serde_json::from_str(&self.0) {
+        match serde_json::from_str(&self.text()?) {
             Ok(J::Array(a)) => Ok(a),
             Ok(_) => Err("stored args are not an array".into()),
             Err(e) => Err(format!("stored args are not JSON: {e}")),
         }
+    }
+}
+
+impl From<Stored> for TaggedList {
+    /// A stored list as read.
+    fn from(stored: Stored) -> TaggedList {
+        TaggedList(stored)
     }
 }
 

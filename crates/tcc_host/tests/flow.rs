@@ -724,9 +724,13 @@ fn the_status_read_is_what_the_reads_apart_give() {
         assert!(done.queued.is_empty() && done.row.status == "failed");
         assert_eq!(read(&*b, "st-nobody", now).unwrap(), None);
         assert_eq!(read_apart(&*b, "st-nobody", now).unwrap(), None);
-        let answer = tcc_host::status_view::status_answer(&one("st-queued")).unwrap();
+        let answer = tcc_host::status_view::status_answer(&one("st-queued"))
+            .unwrap()
+            .into_string();
         assert!(answer.contains(r#""status":"throttled""#), "{answer}");
-        let answer = tcc_host::status_view::status_answer(&one("st:retry%1")).unwrap();
+        let answer = tcc_host::status_view::status_answer(&one("st:retry%1"))
+            .unwrap()
+            .into_string();
         assert!(answer.contains(r#""retry":{"attempt":2"#), "{answer}");
     }
 }

@@ -358,7 +358,7 @@ fn checkpoint_needs_the_lease_and_the_revision(kind: Kind) {
         .claim("x", "b", now + 20_000, 10_000)
         .unwrap()
         .unwrap();
-    assert_eq!(claimed.args.as_str(), "[]");
+    assert_eq!(claimed.args.text().unwrap(), "[]");
     assert_eq!(store.get_execution("x").unwrap().unwrap().args, args);
     assert!(matches!(
         store.commit_checkpoint(tx("a", 2)),

@@ -146,8 +146,8 @@ fn each_tick_starts_one_execution_with_its_own_id() {
         let e = store.get_execution("n@20000").unwrap().unwrap();
         assert_eq!(e.program_name.as_deref(), Some("tick"));
         assert_eq!(
-            e.args.as_str(),
-            TaggedList::from_values(&[json!({"t": "number", "v": 7.0})]).as_str()
+            e.args,
+            TaggedList::from_values(&[json!({"t": "number", "v": 7.0})])
         );
         let history = store.history("n@20000", 0, 10).unwrap();
         assert!(

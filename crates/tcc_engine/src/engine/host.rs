@@ -27,6 +27,25 @@ impl Execution {
     /// exactly [`Execution::respond`] with the matching `event_payload` or
     /// `child_result`.
     pub fn respond_text(&mut self, wake: TextWake, value: &str) -> Result<(), EngineError> {
+        self.respond_value_text(wake, WakeText::Str(value))
+    }
+
+    /// [`Execution::respond_text`] of a text read in pieces from `source`
+    /// ([`crate::absorb_text::absorb_value_source`]: a long stored text
+    /// is not held whole beside the heap).
+    pub fn respond_source(
+        &mut self,
+        wake: TextWake,
+        source: &dyn crate::absorb_text::TextSource,
+    ) -> Result<(), EngineError> {
+        self.respond_value_text(wake, WakeText::Source(source))
+    }
+
+    fn respond_value_text(
+        &mut self,
+        wake: TextWake,
+        value: WakeText<'_>,
+    ) -> Result<(), EngineError> {
         let response = match wake {
             TextWake::Event { branch } => HostResponse::EventPayload {
                 value: J::Null,
@@ -49,7 +68,7 @@ impl Execution {
     fn respond_with(
         &mut self,
         response: HostResponse,
-        text: Option<&str>,
+        text: Option<WakeText<'_>>,
     ) -> Result<(), EngineError> {
         if let Some(e) = &self.poisoned {
             return Err(e.clone());
@@ -406,7 +425,7 @@ impl Execution {
     pub(super) fn wake(
         &mut self,
         response: HostResponse,
-        text: Option<&str>,
+        text: Option<WakeText<'_>>,
     ) -> Result<(), EngineError> {
         let unexpected = |expected: &str| EngineError::UnexpectedHostResponse {
             response: response.type_name().to_string(),
@@ -715,17 +734,30 @@ impl Execution {
     }
 }
 
+/// A wake's value given as text beside its response.
+pub(super) enum WakeText<'a> {
+    /// The text.
+    Str(&'a str),
+    /// The text, read in pieces.
+    Source(&'a dyn crate::absorb_text::TextSource),
+}
+
 /// A wake's value: the response's tree, or text given beside it.
 enum WakeValue<'a> {
     Tree(&'a J),
-    Text(&'a str),
+    Text(WakeText<'a>),
 }
 
 impl WakeValue<'_> {
     fn absorb(&self, heap: &mut Heap, limits: &Limits) -> Result<Value, EngineError> {
         match self {
             WakeValue::Tree(j) => absorb(ValueContext::Message, j, "$.value", heap, limits),
-            WakeValue::Text(t) => crate::absorb_text::absorb_value_text(t, "$.value", heap, limits),
+            WakeValue::Text(WakeText::Str(t)) => {
+                crate::absorb_text::absorb_value_text(t, "$.value", heap, limits)
+            }
+            WakeValue::Text(WakeText::Source(source)) => {
+                crate::absorb_text::absorb_value_source(*source, "$.value", heap, limits)
+            }
         }
     }
 }

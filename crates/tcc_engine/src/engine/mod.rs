@@ -18,7 +18,7 @@ use crate::continuation::{
 };
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
-use crate::json::{ValueContext, absorb, export, obj, to_canonical};
+use crate::json::{TextOut, ValueContext, absorb, export, obj, to_canonical};
 use crate::lang::{EvalError, Language};
 use crate::limits::Limits;
 use crate::liveness::Liveness;
@@ -209,7 +209,7 @@ pub struct Execution {
     /// The canonical text of the last emitted checkpoint's body, by
     /// revision, when it was written while choosing delta or snapshot
     /// (see [`Execution::take_checkpoint_text`]).
-    checkpoint_text: Option<(u64, String)>,
+    checkpoint_text: Option<(u64, CheckpointText)>,
 }
 
 /// `req` (a checkpoint request) with the given body.
@@ -334,6 +334,20 @@ impl Execution {
     ) -> Result<Execution, EngineError> {
         let mut heap = Heap::default();
         let values = crate::absorb_text::absorb_list_text(args, "$.args", &mut heap, &limits)?;
+        Execution::start_absorbed(program, execution_id, heap, values, limits)
+    }
+
+    /// [`Execution::start_text`] of arguments read in pieces from
+    /// `args` (a host's long stored text, inflated as it is read: never
+    /// held whole beside the heap; issue 42, F3).
+    pub fn start_source(
+        program: Arc<Program>,
+        execution_id: &str,
+        args: &dyn crate::absorb_text::TextSource,
+        limits: Limits,
+    ) -> Result<Execution, EngineError> {
+        let mut heap = Heap::default();
+        let values = crate::absorb_text::absorb_list_source(args, "$.args", &mut heap, &limits)?;
         Execution::start_absorbed(program, execution_id, heap, values, limits)
     }
 
@@ -555,11 +569,44 @@ impl Execution {
 
     /// Takes the canonical JSON text of the outstanding checkpoint's body
     /// (its `delta`, or its `materialize` for a snapshot) if the engine
-    /// wrote it while choosing between the two: byte-identical to
-    /// `to_canonical` of that body, which a host storing the text need not
-    /// write again. `None` when `revision` is not the outstanding
-    /// checkpoint's, or the text was not written (or already taken).
+    /// wrote it, or chose it for a host taking text, while choosing between
+    /// the two: byte-identical to `to_canonical` of that body, which a host
+    /// storing the text need not write again. `None` when `revision` is not
+    /// the outstanding checkpoint's, or there is no text (or it was already
+    /// taken).
     pub fn take_checkpoint_text(&mut self, revision: u64) -> Option<String> {
+        let text = self.take_outstanding_text(revision)?;
+        Some(match text {
+            CheckpointText::Written(text) => text,
+            CheckpointText::Snapshot { len: Some(len) } => self.state.encode_sized(len),
+            CheckpointText::Snapshot { len: None } => {
+                if self.state.heap.values() >= Self::SIZE_SNAPSHOTS_FROM {
+                    self.state.encode_sized(self.state.encoded_len())
+                } else {
+                    self.state.encode()
+                }
+            }
+            CheckpointText::Delta { plan, len } => plan.write(&self.state, len),
+        })
+    }
+
+    /// [`Execution::take_checkpoint_text`] appended to `out` in pieces (a
+    /// host deflating a long body as it is written never holds it whole
+    /// beside the heap; issue 42, F3); `false` when there is no text.
+    pub fn write_checkpoint_text_to<O: TextOut>(&mut self, revision: u64, out: &mut O) -> bool {
+        let Some(text) = self.take_outstanding_text(revision) else {
+            return false;
+        };
+        match text {
+            CheckpointText::Written(text) => out.push_str(&text),
+            CheckpointText::Snapshot { .. } => self.state.encode_text_to(out),
+            CheckpointText::Delta { plan, .. } => plan.write_to(&self.state, out),
+        }
+        true
+    }
+
+    /// The outstanding checkpoint's text, taken, when `revision` is its.
+    fn take_outstanding_text(&mut self, revision: u64) -> Option<CheckpointText> {
         let outstanding = matches!(
             &self.outstanding,
             Some((HostRequest::PersistCheckpoint { revision: r, .. }, _)) if *r == revision
@@ -778,14 +825,20 @@ impl Execution {
                     let without_heap = state.encoded_len_without_heap();
                     let snapshot_len = (delta_len >= without_heap)
                         .then(|| state.encoded_len_with_bare(without_heap, heap_len_of));
+                    // Written when the host takes it (into its own writer).
                     match snapshot_len {
                         Some(snapshot_len) if delta_len >= snapshot_len => {
                             drop(plan);
                             self.base = None;
-                            text = Some(self.state.encode_sized(snapshot_len));
+                            text = Some(CheckpointText::Snapshot {
+                                len: Some(snapshot_len),
+                            });
                         }
                         _ => {
-                            text = Some(plan.write(&self.state, delta_len));
+                            text = Some(CheckpointText::Delta {
+                                plan,
+                                len: delta_len,
+                            });
                             delta = Some(None);
                         }
                     }
@@ -803,11 +856,13 @@ impl Execution {
                 if let Some((delta_text, tree)) = candidate {
                     let snapshot_len = self.state.encoded_len();
                     if delta_text.len() < snapshot_len {
-                        text = Some(delta_text);
+                        text = Some(CheckpointText::Written(delta_text));
                         delta = Some(Some(tree));
                     } else {
                         drop(delta_text);
-                        text = Some(self.state.encode_sized(snapshot_len));
+                        text = Some(CheckpointText::Written(
+                            self.state.encode_sized(snapshot_len),
+                        ));
                     }
                 }
             }
@@ -823,11 +878,7 @@ impl Execution {
                 // nor the text twice while its buffer grows).
                 self.base = None;
                 if text.is_none() {
-                    text = Some(if self.state.heap.values() >= Self::SIZE_SNAPSHOTS_FROM {
-                        self.state.encode_sized(self.state.encoded_len())
-                    } else {
-                        self.state.encode()
-                    });
+                    text = Some(CheckpointText::Snapshot { len: None });
                 }
                 (CheckpointKind::Snapshot, None, None)
             }
@@ -939,4 +990,26 @@ fn in_flight_effect(
         }
         _ => refuse("the frame's pc is not at an Effect instruction"),
     }
+}
+
+/// The outstanding checkpoint's body as text: written, or chosen and
+/// written when the host takes it ([`Execution::take_checkpoint_text`],
+/// [`Execution::write_checkpoint_text_to`]; the state does not change
+/// before the host answers the checkpoint).
+#[derive(Debug)]
+enum CheckpointText {
+    /// Written (a host taking trees: the text was written to compare).
+    Written(String),
+    /// The snapshot: the state's text, `len` bytes when counted.
+    Snapshot {
+        /// Its length, when counted.
+        len: Option<usize>,
+    },
+    /// A delta, `len` bytes.
+    Delta {
+        /// What it holds.
+        plan: crate::continuation::DeltaPlan,
+        /// Its length.
+        len: usize,
+    },
 }

@@ -159,13 +159,19 @@ pub fn archive_line(store: &dyn Store, row: &ExecutionRow) -> Result<String, Sto
         .map(|h| json!({"seq": h.seq, "at_ms": h.at_ms, "kind": h.kind, "detail": h.detail}))
         .collect();
     let parse = |text: &str| serde_json::from_str::<J>(text).unwrap_or(J::String(text.into()));
+    let result = match &row.result {
+        Some(r) => Some(parse(&r.text().map_err(|e| {
+            StoreError::Corrupt(format!("execution {}: {e}", row.id))
+        })?)),
+        None => None,
+    };
     let line = json!({
         "id": row.id,
         "program": row.program_name,
         "artifact_hash": row.artifact_hash,
         "status": row.status,
-        "args": parse(row.args.as_str()),
-        "result": row.result.as_ref().map(|r| parse(r.as_str())),
+        "args": parse(&crate::store::args_text(&row.args)?),
+        "result": result,
         "message": row.message,
         "error": row.error,
         "parent_id": row.parent_id,

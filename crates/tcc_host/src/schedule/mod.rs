@@ -784,7 +784,12 @@ fn tick_spans(
 
 /// A schedule as the API shows it.
 pub fn schedule_json(row: &ScheduleRow) -> serde_json::Value {
-    let args: serde_json::Value = serde_json::from_str(row.args.as_str()).unwrap_or_default();
+    let args: serde_json::Value = row
+        .args
+        .text()
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
     let plain = match &args {
         serde_json::Value::Array(a) => {
             serde_json::Value::Array(a.iter().map(crate::values::tagged_to_plain).collect())

@@ -15,7 +15,7 @@ use std::sync::Arc;
 pub mod backend;
 pub mod factory;
 pub(crate) mod group_commit;
-pub mod packed;
+pub use crate::packed;
 pub mod pg;
 pub mod sqlite;
 
@@ -777,6 +777,22 @@ pub trait Store: Send + Sync {
             packed::Packed::from(text)
         }
     }
+
+    /// A writer of a text in pieces that this store takes as [`Store::pack`]
+    /// would (a long text deflated as it is written when
+    /// [`Store::packs_texts`]).
+    fn pack_writer(&self) -> packed::PackWriter {
+        packed::PackWriter::new(self.packs_texts())
+    }
+}
+
+/// The text of stored arguments ([`crate::values::TaggedList::text`]), a
+/// deflated text that does not inflate being a corrupt store.
+pub(crate) fn args_text(
+    args: &crate::values::TaggedList,
+) -> Result<std::borrow::Cow<'_, str>, StoreError> {
+    args.text()
+        .map_err(|e| StoreError::Corrupt(format!("stored args: {e}")))
 }
 
 /// A JSON value as the stores keep it: canonical text.

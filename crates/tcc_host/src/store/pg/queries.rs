@@ -43,7 +43,8 @@ pub(super) fn insert_exec(
         Some((p, b)) => (Some(p.as_str()), b.as_deref()),
         None => (None, None),
     };
-    let args = new.args.as_str();
+    let args = crate::store::args_text(&new.args)?;
+    let args = args.as_ref();
     let n = c.execute(
         "INSERT INTO executions (id, artifact_hash, program_name, args, status, parent_id, parent_branch, created_ms, updated_ms, namespace) VALUES ($1, $2, $3, $4, 'runnable', $5, $6, $7, $7, COALESCE((SELECT p.namespace FROM executions p WHERE p.id = $5), $8)) ON CONFLICT (id) DO NOTHING",
         &[&new.id, &new.artifact_hash, &new.program_name, &args, &pid, &pbranch, &now, &new.namespace],
@@ -71,7 +72,8 @@ fn insert_exec_one(
         Some((p, b)) => (Some(p.as_str()), b.as_deref()),
         None => (None, None),
     };
-    let args = new.args.as_str();
+    let args = crate::store::args_text(&new.args)?;
+    let args = args.as_ref();
     let detail = json_text(
         &serde_json::json!({"artifact_hash": new.artifact_hash, "program": new.program_name, "parent": pid}),
     );

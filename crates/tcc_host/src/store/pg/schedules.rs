@@ -57,7 +57,8 @@ impl ScheduleStore for PgStore {
     fn create_schedule(&self, row: &ScheduleRow) -> Result<(), StoreError> {
         let row = row.clone();
         self.write(move |c| {
-            let args = row.args.as_str();
+            let args = crate::store::args_text(&row.args)?;
+            let args = args.as_ref();
             let n = c.execute(
                 &format!("INSERT INTO schedules ({COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (name) DO NOTHING"),
                 &[

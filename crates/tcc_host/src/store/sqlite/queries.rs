@@ -3,7 +3,7 @@
 
 use super::SqliteStore;
 use super::cached::Cached;
-use crate::store::packed::{Packed, Unpacked};
+use crate::store::packed::{Packed, Stored, Unpacked};
 use crate::store::{
     AttemptRow, CheckpointRow, CheckpointTx, EXEC_COLS, ExecutionRow, HistoryRow, JournalRow,
     ListFilter, NewExecution, PageQuery, Registration, ResumeOutcome, Store, StoreCounts,
@@ -14,7 +14,7 @@ use serde_json::Value as J;
 
 pub(super) fn exec_row(
     r: &Row,
-) -> rusqlite::Result<(ExecutionRow, String, Option<String>, Option<String>)> {
+) -> rusqlite::Result<(ExecutionRow, Stored, Option<Stored>, Option<String>)> {
     Ok((
         ExecutionRow {
             id: r.get(0)?,
@@ -40,18 +40,18 @@ pub(super) fn exec_row(
             namespace: r.get(20)?,
             stored_traceparent: None,
         },
-        r.get::<_, Unpacked>(3)?.0,
-        r.get::<_, Option<Unpacked>>(9)?.map(|text| text.0),
+        r.get::<_, Stored>(3)?,
+        r.get::<_, Option<Stored>>(9)?,
         r.get::<_, Option<String>>(12)?,
     ))
 }
 
 pub(super) fn finish_row(
-    t: (ExecutionRow, String, Option<String>, Option<String>),
+    t: (ExecutionRow, Stored, Option<Stored>, Option<String>),
 ) -> Result<ExecutionRow, StoreError> {
     let (mut row, args, result, pending) = t;
-    row.args = crate::values::TaggedList::from_stored(args);
-    row.result = result.map(crate::tagged_text::TaggedText::from_stored);
+    row.args = crate::values::TaggedList::from(args);
+    row.result = result.map(crate::tagged_text::TaggedText::from);
     row.pending = parse_json(pending)?;
     Ok(row)
 }
@@ -179,16 +179,16 @@ fn ready_wake_conn(conn: &Connection, id: &str, now: i64) -> Result<Option<Wake>
                 let mut st = conn.prepare_cached(
                     "SELECT seq, payload FROM events WHERE execution_id = ?1 AND name = ?2 AND consumed_by IS NULL ORDER BY seq LIMIT 1",
                 )?;
-                let first: Option<(i64, Unpacked)> = st
+                let first: Option<(i64, Stored)> = st
                     .query_map(params![id, name], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .next()
                     .transpose()?;
-                if let Some((seq, Unpacked(payload))) = first {
+                if let Some((seq, payload)) = first {
                     return Ok(Some(Wake {
                         wait_id: wid,
                         kind,
                         branch,
-                        value: Some(crate::tagged_text::TaggedText::from_stored(payload)),
+                        value: Some(crate::tagged_text::TaggedText::from(payload)),
                         event_seq: Some(seq),
                         child_failure: None,
                     }));
@@ -290,9 +290,9 @@ impl Store for SqliteStore {
                     parent: n.parent.clone(),
                     namespace: n.namespace.clone(),
                 };
-                (row, Packed::copied(n.args.as_str()))
+                Ok((row, Packed::copied(&crate::store::args_text(&n.args)?)))
             })
-            .collect();
+            .collect::<Result<_, StoreError>>()?;
         self.write(move |c| {
             let now = crate::ids::now_ms();
             for (n, args) in &new {
@@ -545,7 +545,7 @@ impl Store for SqliteStore {
                         )?;
                     }
                     Registration::Child { child, branch } => {
-                        insert_exec(c, child, &Packed::borrowed(child.args.as_str()), now)?;
+                        insert_exec(c, child, &Packed::borrowed(&crate::store::args_text(&child.args)?), now)?;
                         c.exec_cached(
                             "INSERT INTO waits (execution_id, kind, name, branch) VALUES (?1, 'child', ?2, ?3)",
                             params![tx.id, child.id, branch],

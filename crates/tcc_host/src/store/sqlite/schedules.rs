@@ -41,12 +41,13 @@ impl ScheduleStore for SqliteStore {
     fn create_schedule(&self, row: &ScheduleRow) -> Result<(), StoreError> {
         let row = row.clone();
         self.write(move |c| {
+            let args = crate::store::args_text(&row.args)?;
             let n = c.exec_cached(
                 &format!("INSERT OR IGNORE INTO schedules ({COLS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"),
                 params![
                     row.name,
                     row.program,
-                    row.args.as_str(),
+                    args.as_ref(),
                     row.spec_kind,
                     row.spec,
                     row.overlap,
@@ -159,7 +160,8 @@ impl ScheduleStore for SqliteStore {
             }
             let mut inserted = 0u64;
             for (tick, new) in &a.executions {
-                let args = crate::store::packed::Packed::borrowed(new.args.as_str());
+                let args = crate::store::args_text(&new.args)?;
+                let args = crate::store::packed::Packed::borrowed(&args);
                 if insert_exec(c, new, &args, a.now_ms)? == 1 {
                     inserted += 1;
                     add_history(

@@ -569,8 +569,8 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
     );
     // Each reader gives back the text.
     let row = store.get_execution("e").unwrap().unwrap();
-    assert_eq!(row.args.as_str(), list);
-    assert_eq!(row.result.unwrap().as_str(), value);
+    assert_eq!(row.args.text().unwrap(), list);
+    assert_eq!(row.result.unwrap().text().unwrap(), value);
     let cps = store.load_checkpoints("e").unwrap();
     assert_eq!(cps[0].body, format!(r#"{{"heap":{list}}}"#));
     let read = store.journal_get("e:k").unwrap().unwrap();
@@ -578,7 +578,7 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
     assert_eq!(crate::store::json_text(&read.result), value);
     assert_eq!(store.journal_of("e").unwrap()[0].input, value);
     let listed = store.list_executions(&Default::default()).unwrap();
-    assert_eq!(listed[0].args.as_str(), list);
+    assert_eq!(listed[0].args.text().unwrap(), list);
     // The event payload, through a wait on it (a second execution).
     store.create_execution(&new_exec("w")).unwrap();
     assert!(store.claim("w", "me", 0, 1000).unwrap().is_some());
@@ -593,7 +593,7 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
     store.commit_checkpoint(wait).unwrap();
     store.send_event_text("w", "ev", &value).unwrap();
     let wake = store.ready_wake("w", 0).unwrap().unwrap();
-    assert_eq!(wake.value.unwrap().as_str(), value);
+    assert_eq!(wake.value.unwrap().text().unwrap(), value);
     // A long text stored as TEXT reads back as it is.
     let text = list.clone();
     store
@@ -607,7 +607,13 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
         ["text"]
     );
     assert_eq!(
-        store.get_execution("e").unwrap().unwrap().args.as_str(),
+        store
+            .get_execution("e")
+            .unwrap()
+            .unwrap()
+            .args
+            .text()
+            .unwrap(),
         list
     );
     // Short texts stay TEXT.
@@ -622,6 +628,21 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
     store
         .write(move |c| {
             c.execute("UPDATE executions SET args = ?1 WHERE id = 'e'", [&damaged])?;
+            Ok(())
+        })
+        .unwrap();
+    // Its header is read with the row; its stream where the text is used.
+    let row = store.get_execution("e").unwrap().unwrap();
+    let err = crate::store::args_text(&row.args).unwrap_err().to_string();
+    assert!(err.contains("does not inflate"), "{err}");
+    assert!(row.args.parse().is_err());
+    // A BLOB that is not in the form: an error reading the row.
+    store
+        .write(move |c| {
+            c.execute(
+                "UPDATE executions SET args = X'00010203' WHERE id = 'e'",
+                [],
+            )?;
             Ok(())
         })
         .unwrap();

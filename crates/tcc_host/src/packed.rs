@@ -121,6 +121,90 @@ impl ToSql for Packed<'_> {
     }
 }
 
+/// A text written in pieces and packed as it is written: kept as text
+/// while it is shorter than [`PACK_FROM`], then deflated piece by piece
+/// (with `deflate`; a store that keeps text gets it whole), so that a long
+/// text is never held whole (issue 42, F3: an execution's result, exported
+/// from the heap straight into this). A text deflated this way is kept
+/// deflated even where deflating did not make it a quarter shorter
+/// ([`Packed::owned`] would have kept such a text as text): both forms read
+/// back the same.
+pub struct PackWriter {
+    /// The text so far while short; then the pieces not yet deflated.
+    text: String,
+    /// The deflate stream once the text reached [`PACK_FROM`].
+    encoder: Option<flate2::write::DeflateEncoder<Vec<u8>>>,
+    /// Whether a long text is deflated.
+    deflate: bool,
+    /// The text's length in bytes.
+    len: usize,
+    /// A write to the stream failed (memory only: it writes to a vector).
+    failed: bool,
+}
+
+/// Pieces deflated at once, once deflating.
+const PACK_PIECE: usize = 32 * 1024;
+
+impl PackWriter {
+    /// An empty text; a long one deflated when `deflate`.
+    pub fn new(deflate: bool) -> PackWriter {
+        PackWriter {
+            // Most texts (checkpoint bodies, results) are short: one
+            // allocation for them, not a buffer grown from nothing.
+            text: String::with_capacity(1024),
+            encoder: None,
+            deflate,
+            len: 0,
+            failed: false,
+        }
+    }
+
+    /// Feeds the pending pieces to the stream.
+    fn feed(&mut self) {
+        if let Some(encoder) = &mut self.encoder {
+            self.failed |= encoder.write_all(self.text.as_bytes()).is_err();
+            self.text.clear();
+        }
+    }
+
+    /// The text as it is bound, or why the stream failed.
+    pub fn finish(mut self) -> Result<Packed<'static>, String> {
+        self.feed();
+        let Some(encoder) = self.encoder else {
+            return Ok(Packed::Text(Cow::Owned(self.text)));
+        };
+        let mut blob = encoder
+            .finish()
+            .map_err(|e| format!("deflating a text: {e}"))?;
+        if self.failed {
+            return Err("deflating a text failed".into());
+        }
+        blob[MAGIC.len()..HEADER].copy_from_slice(&(self.len as u64).to_le_bytes());
+        Ok(Packed::Deflated(blob))
+    }
+}
+
+impl tcc_engine::json::TextOut for PackWriter {
+    fn push_str(&mut self, s: &str) {
+        self.len += s.len();
+        self.text.push_str(s);
+        if self.encoder.is_none() && self.deflate && self.text.len() >= PACK_FROM {
+            let mut blob = Vec::with_capacity(HEADER + PACK_FROM);
+            blob.extend_from_slice(MAGIC);
+            blob.extend_from_slice(&[0; 8]);
+            self.encoder = Some(flate2::write::DeflateEncoder::new(
+                blob,
+                Compression::fast(),
+            ));
+            self.feed();
+            // The short text's buffer goes; pieces are staged in a small one.
+            self.text = String::with_capacity(PACK_PIECE + 64);
+        } else if self.encoder.is_some() && self.text.len() >= PACK_PIECE {
+            self.feed();
+        }
+    }
+}
+
 /// The deflated BLOB of a long text, or `None` when it stays text (short,
 /// or not made shorter by a quarter).
 fn deflate(text: &str) -> Option<Vec<u8>> {
@@ -155,8 +239,160 @@ impl FromSql for Unpacked {
     }
 }
 
-/// The text of a deflated BLOB, or why it is not one.
-pub fn inflate(blob: &[u8]) -> Result<String, String> {
+/// A text read from a column in this form and left as it is stored: a
+/// deflated one is inflated only where it is used, and then straight into
+/// the buffer that needs it ([`Stored::write_to`]: the status answer), so
+/// that a row read holds a long value's compressed bytes, not its text.
+#[derive(Debug, Clone)]
+pub enum Stored {
+    /// A TEXT value.
+    Text(String),
+    /// A BLOB in the deflated form, its header checked when read: its text
+    /// is `len` bytes.
+    Deflated {
+        /// The BLOB as stored.
+        blob: Vec<u8>,
+        /// Its text's length in bytes (from the header).
+        len: usize,
+    },
+}
+
+impl Stored {
+    /// The text's length in bytes.
+    pub fn len(&self) -> usize {
+        match self {
+            Stored::Text(text) => text.len(),
+            Stored::Deflated { len, .. } => *len,
+        }
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The text, inflated when deflated.
+    pub fn text(&self) -> Result<Cow<'_, str>, String> {
+        match self {
+            Stored::Text(text) => Ok(Cow::Borrowed(text)),
+            Stored::Deflated { blob, .. } => inflate(blob).map(Cow::Owned),
+        }
+    }
+
+    /// The text, owned.
+    pub fn into_text(self) -> Result<String, String> {
+        match self {
+            Stored::Text(text) => Ok(text),
+            Stored::Deflated { blob, .. } => inflate(&blob),
+        }
+    }
+
+    /// Appends the text to `out` (inflating it there, not into a buffer of
+    /// its own); `out` is left as it was on an error.
+    pub fn write_to(&self, out: &mut String) -> Result<(), String> {
+        match self {
+            Stored::Text(text) => {
+                out.push_str(text);
+                Ok(())
+            }
+            Stored::Deflated { blob, len } => {
+                let mut bytes = std::mem::take(out).into_bytes();
+                let start = bytes.len();
+                bytes.reserve_exact(*len);
+                let inflated = inflate_onto(blob, *len, &mut bytes);
+                if inflated.is_err() {
+                    bytes.truncate(start);
+                }
+                // One check of the whole: what precedes `start` was a
+                // `String`, so the answer is UTF-8 exactly when the text is.
+                match String::from_utf8(bytes) {
+                    Ok(text) => {
+                        *out = text;
+                        inflated
+                    }
+                    Err(e) => {
+                        let mut bytes = e.into_bytes();
+                        bytes.truncate(start);
+                        *out = String::from_utf8(bytes).unwrap_or_default();
+                        Err("a deflated text is not UTF-8".into())
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Stored {
+    /// Checks that a deflated text inflates to exactly its stated length
+    /// (reading it through, holding none of it): a text read in pieces
+    /// ([`tcc_engine::absorb_text::TextSource`]) is checked so first, so
+    /// that a damaged one is a store error, as [`inflate`] makes it.
+    pub fn check(&self) -> Result<(), String> {
+        let Stored::Deflated { blob, len } = self else {
+            return Ok(());
+        };
+        let made = std::io::copy(
+            &mut flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..])
+                .take(*len as u64 + 1),
+            &mut std::io::sink(),
+        )
+        .map_err(|e| format!("a deflated text does not inflate: {e}"))?;
+        if made != *len as u64 {
+            return Err(format!(
+                "a deflated text of {made} bytes where its header says {len}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl tcc_engine::absorb_text::TextSource for Stored {
+    fn open(&self) -> Box<dyn Read + '_> {
+        match self {
+            Stored::Text(text) => Box::new(text.as_bytes()),
+            Stored::Deflated { blob, len } => Box::new(std::io::BufReader::with_capacity(
+                PACK_PIECE,
+                flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..])
+                    .take(*len as u64),
+            )),
+        }
+    }
+}
+
+impl PartialEq for Stored {
+    /// Equal texts, whichever form each is in (an undecodable BLOB equals
+    /// nothing).
+    fn eq(&self, other: &Stored) -> bool {
+        match (self.text(), other.text()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Stored {}
+
+impl FromSql for Stored {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Stored> {
+        match value {
+            ValueRef::Text(bytes) => std::str::from_utf8(bytes)
+                .map(|s| Stored::Text(s.to_string()))
+                .map_err(|e| FromSqlError::Other(Box::new(e))),
+            ValueRef::Blob(blob) => match header(blob) {
+                Ok(len) => Ok(Stored::Deflated {
+                    blob: blob.to_vec(),
+                    len,
+                }),
+                Err(message) => Err(FromSqlError::Other(message.into())),
+            },
+            _ => Err(FromSqlError::InvalidType),
+        }
+    }
+}
+
+/// The text length a deflated BLOB's header states, or why it is not one
+/// (another form, or a length its compressed bytes cannot make).
+fn header(blob: &[u8]) -> Result<usize, String> {
     let (Some(magic), Some(len)) = (blob.get(..MAGIC.len()), blob.get(MAGIC.len()..HEADER)) else {
         return Err("a stored BLOB too short for a deflated text".into());
     };
@@ -166,25 +402,37 @@ pub fn inflate(blob: &[u8]) -> Result<String, String> {
     let mut len_bytes = [0u8; 8];
     len_bytes.copy_from_slice(len);
     let len = u64::from_le_bytes(len_bytes);
-    let body = &blob[HEADER..];
-    if len > (body.len() as u64).saturating_mul(MAX_INFLATE_RATIO) {
+    let body = blob.len() - HEADER;
+    if len > (body as u64).saturating_mul(MAX_INFLATE_RATIO) {
         return Err(format!(
-            "a deflated text claims {len} bytes from {} compressed bytes",
-            body.len()
+            "a deflated text claims {len} bytes from {body} compressed bytes"
         ));
     }
-    let len = usize::try_from(len).map_err(|_| format!("a deflated text of {len} bytes"))?;
-    let mut text = Vec::with_capacity(len);
-    flate2::read::DeflateDecoder::new(body)
+    usize::try_from(len).map_err(|_| format!("a deflated text of {len} bytes"))
+}
+
+/// Inflates a deflated BLOB whose header states `len` onto the end of
+/// `out`, or says why it does not make exactly `len` bytes.
+fn inflate_onto(blob: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    let start = out.len();
+    flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..])
         .take(len as u64 + 1)
-        .read_to_end(&mut text)
+        .read_to_end(out)
         .map_err(|e| format!("a deflated text does not inflate: {e}"))?;
-    if text.len() != len {
+    let made = out.len() - start;
+    if made != len {
         return Err(format!(
-            "a deflated text of {} bytes where its header says {len}",
-            text.len()
+            "a deflated text of {made} bytes where its header says {len}"
         ));
     }
+    Ok(())
+}
+
+/// The text of a deflated BLOB, or why it is not one.
+pub fn inflate(blob: &[u8]) -> Result<String, String> {
+    let len = header(blob)?;
+    let mut text = Vec::with_capacity(len);
+    inflate_onto(blob, len, &mut text)?;
     String::from_utf8(text).map_err(|e| format!("a deflated text is not UTF-8: {e}"))
 }
 
@@ -296,6 +544,84 @@ mod tests {
             c.query_row("SELECT 7", [], |r| r.get::<_, Unpacked>(0))
                 .is_err()
         );
+    }
+
+    #[test]
+    fn a_stored_text_is_read_in_pieces_and_checked() {
+        use tcc_engine::absorb_text::TextSource;
+        let long = r#"{"t":"number","v":0},"#.repeat(PACK_FROM / 10);
+        let Packed::Deflated(blob) = Packed::copied(&long) else {
+            panic!("not deflated");
+        };
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        let read =
+            |blob: &Vec<u8>| -> Stored { c.query_row("SELECT ?1", [blob], |r| r.get(0)).unwrap() };
+        let stored = read(&blob);
+        assert_eq!(stored.len(), long.len());
+        assert!(stored.check().is_ok());
+        let mut text = String::new();
+        stored.open().read_to_string(&mut text).unwrap();
+        assert_eq!(text, long);
+        let mut out = String::from("[");
+        stored.write_to(&mut out).unwrap();
+        assert_eq!(&out[1..], long);
+        // A stream cut short, or one that makes more than its header says:
+        // `check` and the readers that inflate say so; `write_to` leaves
+        // its buffer as it was.
+        let mut short = blob.clone();
+        short.truncate(blob.len() - 5);
+        let mut longer = blob.clone();
+        longer[4..12].copy_from_slice(&(long.len() as u64 - 1).to_le_bytes());
+        for damaged in [read(&short), read(&longer)] {
+            assert!(damaged.check().is_err());
+            assert!(damaged.text().is_err());
+            let mut out = String::from("[");
+            assert!(damaged.write_to(&mut out).is_err());
+            assert_eq!(out, "[");
+        }
+        // Text reads as itself.
+        let short = Stored::Text("[1]".into());
+        assert!(short.check().is_ok());
+        let mut text = String::new();
+        short.open().read_to_string(&mut text).unwrap();
+        assert_eq!(text, "[1]");
+        assert_eq!(short, Stored::Text("[1]".into()));
+        assert_eq!(stored, Stored::Text(long));
+    }
+
+    /// The text a packed text reads back as.
+    fn read_back(p: Packed<'_>) -> String {
+        p.into_text().unwrap()
+    }
+
+    proptest! {
+        /// A text written in pieces reads back as their concatenation:
+        /// deflated once it reaches `PACK_FROM` (when deflating), else as
+        /// text.
+        #[test]
+        fn a_text_written_in_pieces_reads_back_whole(
+            pieces in prop::collection::vec(("[a-z{}\":,é]{0,40}", 0usize..4), 0..60),
+            deflate in any::<bool>(),
+        ) {
+            use tcc_engine::json::TextOut;
+            let mut writer = PackWriter::new(deflate);
+            let mut whole = String::new();
+            for (piece, times) in &pieces {
+                // Long runs of one piece, so that texts cross `PACK_FROM`.
+                for _ in 0..times * times * 300 {
+                    writer.push_str(piece);
+                    whole.push_str(piece);
+                }
+                writer.push('\u{e9}');
+                whole.push('\u{e9}');
+            }
+            let packed = writer.finish().unwrap();
+            prop_assert_eq!(
+                matches!(packed, Packed::Deflated(_)),
+                deflate && whole.len() >= PACK_FROM
+            );
+            prop_assert_eq!(read_back(packed), whole);
+        }
     }
 
     proptest! {
