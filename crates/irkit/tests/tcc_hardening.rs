@@ -316,7 +316,7 @@ fn f3_peak_memory_of_a_large_request_stays_within_twenty_times_its_body() {
 /// of 99 990 tiny values cannot (its tagged text alone is 10.5× the body,
 /// the heap 8× and its delta base as much again: see docs/tcc/host.md,
 /// Memory per request), so for it the bound is `TINY_VALUES_BOUND`:
-/// measured 24–28× since long texts are deflated as they are written and
+/// measured 23–26× since long texts are deflated as they are written and
 /// absorbed as they are inflated (`tcc_host::packed`; 32–37× before, when
 /// this bound was 100×; 100–126× before SQLite kept long texts deflated,
 /// when it was 200×; 163–249× before the allocators were tuned, when it

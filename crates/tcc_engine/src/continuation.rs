@@ -764,6 +764,33 @@ impl Continuation {
         Continuation::from_json(&j, limits)
     }
 
+    /// [`Continuation::decode`] of a text of `len` bytes read in pieces
+    /// from `source` (a host's long stored checkpoint, inflated as it is
+    /// read: never held whole beside the heap it makes; issue 42, F3). A
+    /// text the fast path does not take is read whole and decoded as
+    /// [`Continuation::decode`] does, which gives the diagnostic.
+    pub fn decode_source(
+        source: &dyn crate::absorb_text::TextSource,
+        len: usize,
+        limits: &Limits,
+    ) -> Result<Continuation, EngineError> {
+        if len > limits.max_message_bytes {
+            return Err(EngineError::limit(
+                "continuation bytes",
+                limits.max_message_bytes as u64,
+            ));
+        }
+        if let Some((members, Some(heap))) =
+            crate::decode_text::split_heap_reader(source.open(), limits)
+        {
+            return Continuation::from_parts(&J::Object(members), Some(heap), limits);
+        }
+        let mut bytes = Vec::with_capacity(len);
+        std::io::Read::read_to_end(&mut source.open(), &mut bytes)
+            .map_err(|e| EngineError::continuation("$", format!("not readable: {e}")))?;
+        Continuation::decode(&bytes, limits)
+    }
+
     /// Decodes a continuation from a JSON tree.
     pub fn from_json(j: &J, limits: &Limits) -> Result<Continuation, EngineError> {
         Continuation::from_parts(j, None, limits)

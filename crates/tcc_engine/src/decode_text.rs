@@ -24,7 +24,19 @@ pub(crate) type Split = (Map<String, J>, Option<Heap>);
 /// `heap` (as trees) and its decoded heap; `None` leaves the text to the
 /// tree path.
 pub(crate) fn split_heap(bytes: &[u8], limits: &Limits) -> Option<Split> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    split_heap_from(serde_json::Deserializer::from_slice(bytes), limits)
+}
+
+/// [`split_heap`] of a text read in pieces.
+pub(crate) fn split_heap_reader(reader: impl std::io::Read, limits: &Limits) -> Option<Split> {
+    split_heap_from(serde_json::Deserializer::from_reader(reader), limits)
+}
+
+/// [`split_heap`] of the text `de` reads.
+fn split_heap_from<'de, R: serde_json::de::Read<'de>>(
+    mut de: serde_json::Deserializer<R>,
+    limits: &Limits,
+) -> Option<Split> {
     let split = Document { limits }.deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(split)

@@ -1091,10 +1091,20 @@ fn load_continuation(
             "checkpoint chain of {id} does not start with a snapshot"
         )));
     }
-    let mut c = Continuation::decode(first.body.as_bytes(), limits)?;
+    let corrupt = |e: String| Stop::Store(StoreError::Corrupt(format!("checkpoint of {id}: {e}")));
+    // A long snapshot stored deflated is decoded as it is inflated
+    // (checked first: a damaged text is a store error).
+    let mut c = match &first.body {
+        Stored::Text(text) => Continuation::decode(text.as_bytes(), limits)?,
+        stored @ Stored::Deflated { .. } => {
+            stored.check().map_err(corrupt)?;
+            Continuation::decode_source(stored, stored.len(), limits)?
+        }
+    };
     c.revision = first.revision;
     for row in it {
-        c = apply_delta_text(&c, row.body.as_bytes(), limits)?;
+        let text = row.body.text().map_err(corrupt)?;
+        c = apply_delta_text(&c, text.as_bytes(), limits)?;
         c.revision = row.revision;
     }
     Ok(Some(c))

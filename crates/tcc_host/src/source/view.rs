@@ -55,12 +55,20 @@ pub fn replay(
     if first.kind != "snapshot" {
         return Err("the checkpoint chain does not start with a snapshot".into());
     }
-    let mut c = Continuation::decode(first.body.as_bytes(), limits)
+    let first_text = first
+        .body
+        .text()
+        .map_err(|e| format!("checkpoint r{}: {e}", first.revision))?;
+    let mut c = Continuation::decode(first_text.as_bytes(), limits)
         .map_err(|e| format!("checkpoint r{}: {e}", first.revision))?;
     c.revision = first.revision;
     let mut steps = vec![Step::of(&c)];
     for row in it {
-        c = apply_delta_text(&c, row.body.as_bytes(), limits)
+        let text = row
+            .body
+            .text()
+            .map_err(|e| format!("checkpoint r{}: {e}", row.revision))?;
+        c = apply_delta_text(&c, text.as_bytes(), limits)
             .map_err(|e| format!("checkpoint r{}: {e}", row.revision))?;
         c.revision = row.revision;
         steps.push(Step::of(&c));

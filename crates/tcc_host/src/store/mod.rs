@@ -213,8 +213,9 @@ pub struct CheckpointRow {
     pub revision: u64,
     /// `snapshot` or `delta`.
     pub kind: String,
-    /// Full continuation (snapshot) or delta JSON text.
-    pub body: String,
+    /// Full continuation (snapshot) or delta JSON text (a long one read
+    /// from SQLite left deflated until used).
+    pub body: crate::packed::Stored,
 }
 
 /// A wait registered together with a checkpoint.

@@ -486,7 +486,7 @@ impl Store for PgStore {
                     Ok(CheckpointRow {
                         revision: r.try_get::<_, i64>(0)?.max(0) as u64,
                         kind: r.try_get(1)?,
-                        body: r.try_get(2)?,
+                        body: crate::packed::Stored::Text(r.try_get(2)?),
                     })
                 })
                 .collect::<Result<_, postgres::Error>>()?)

@@ -455,7 +455,7 @@ impl Store for SqliteStore {
                     Ok(CheckpointRow {
                         revision: r.get::<_, i64>(0)? as u64,
                         kind: r.get(1)?,
-                        body: r.get::<_, Unpacked>(2)?.0,
+                        body: r.get::<_, Stored>(2)?,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
