@@ -41,7 +41,7 @@ async def run(a):
 PY
 "$irkit" tcc compile "$dir/p.py" -o "$dir/p.json" >/dev/null
 python3 - "$dir" "$@" <<'PY'
-import http.client, json, os, random, subprocess, sys, time
+import http.client, json, os, socket, subprocess, sys, time
 
 d, irkits = sys.argv[1], sys.argv[2:]
 irkit = irkits[0]
@@ -80,7 +80,11 @@ def hwm(pid):
 
 class Server:
     def __init__(self, keep_db=False):
-        self.port = random.randrange(20000, 40000)
+        # A port nothing holds now (one that something else answered on
+        # used to end the wait below at once).
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
         for name in os.listdir(d):
             if name.startswith("db") and not keep_db:
                 os.remove(f"{d}/{name}")
@@ -89,11 +93,14 @@ class Server:
              "--database", f"{d}/db", "--max-body", str(9 << 20)],
             stdout=subprocess.DEVNULL, stderr=open(f"{d}/serve.log", "wb"))
         for _ in range(300):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited with {self.proc.returncode}")
             try:
                 if self.req("GET", "/v1/health")[0] == 200:
                     break
             except OSError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.1)
         else:
             raise RuntimeError("server did not start")
         code, _ = self.req("POST", "/v1/artifacts?name=p", artifact)

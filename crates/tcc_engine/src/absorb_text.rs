@@ -27,12 +27,11 @@ pub fn absorb_list_text(
     heap: &mut Heap,
     limits: &Limits,
 ) -> Result<Vec<Value>, EngineError> {
-    absorb_list_from(
+    absorb_from(
         serde_json::Deserializer::from_str(text),
         || serde_json::from_str(text),
-        path,
+        &AbsorbList { path, limits },
         heap,
-        limits,
     )
 }
 
@@ -43,55 +42,12 @@ pub fn absorb_list_source(
     heap: &mut Heap,
     limits: &Limits,
 ) -> Result<Vec<Value>, EngineError> {
-    absorb_list_from(
+    absorb_from(
         serde_json::Deserializer::from_reader(source.open()),
         || serde_json::from_reader(source.open()),
-        path,
+        &AbsorbList { path, limits },
         heap,
-        limits,
     )
-}
-
-/// [`absorb_list_text`] of the text `de` reads; `tree` parses it again,
-/// for the tree path.
-fn absorb_list_from<'de, R: serde_json::de::Read<'de>>(
-    mut de: serde_json::Deserializer<R>,
-    tree: impl FnOnce() -> serde_json::Result<J>,
-    path: &str,
-    heap: &mut Heap,
-    limits: &Limits,
-) -> Result<Vec<Value>, EngineError> {
-    let mark = heap.cells.len();
-    // Nesting is bounded by `MAX_ABSORB_DEPTH` here, not by serde_json's
-    // 128 JSON levels (64 tagged containers).
-    de.disable_recursion_limit();
-    let fast = ListSeed { heap, limits }
-        .deserialize(&mut de)
-        .and_then(|values| de.end().map(|()| values));
-    match fast {
-        Ok(values) => Ok(values),
-        Err(_) => {
-            heap.cells.truncate(mark);
-            let parsed: J =
-                tree().map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
-            let J::Array(items) = parsed else {
-                return Err(EngineError::message(path, "expected a JSON array"));
-            };
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    absorb(
-                        ValueContext::Message,
-                        x,
-                        &format!("{path}[{i}]"),
-                        heap,
-                        limits,
-                    )
-                })
-                .collect()
-        }
-    }
 }
 
 /// Absorbs the JSON text of one inlined tagged value (a host message: an
@@ -104,12 +60,11 @@ pub fn absorb_value_text(
     heap: &mut Heap,
     limits: &Limits,
 ) -> Result<Value, EngineError> {
-    absorb_value_from(
+    absorb_from(
         serde_json::Deserializer::from_str(text),
         || serde_json::from_str(text),
-        path,
+        &AbsorbValue { path, limits },
         heap,
-        limits,
     )
 }
 
@@ -129,42 +84,133 @@ pub fn absorb_value_source(
     heap: &mut Heap,
     limits: &Limits,
 ) -> Result<Value, EngineError> {
-    absorb_value_from(
+    absorb_from(
         serde_json::Deserializer::from_reader(source.open()),
         || serde_json::from_reader(source.open()),
-        path,
+        &AbsorbValue { path, limits },
         heap,
-        limits,
     )
 }
 
-/// [`absorb_value_text`] of the text `de` reads; `tree` parses it again,
-/// for the tree path.
-fn absorb_value_from<'de, R: serde_json::de::Read<'de>>(
+/// What a host message's text is absorbed as: the fast path over the
+/// deserializer, and the tree path over the parsed text.
+trait Absorbed {
+    /// What the text makes.
+    type Output;
+
+    /// The fast path: reads the text with `de`, appending to `heap`.
+    fn fast<'de, R: serde_json::de::Read<'de>>(
+        &self,
+        de: &mut serde_json::Deserializer<R>,
+        heap: &mut Heap,
+    ) -> serde_json::Result<Self::Output>;
+
+    /// The tree path: the value or the diagnostic the parsed text makes.
+    fn absorb_tree(&self, parsed: &J, heap: &mut Heap) -> Result<Self::Output, EngineError>;
+
+    /// Where a text that is not JSON is reported.
+    fn path(&self) -> &str;
+}
+
+/// An array of inlined tagged values (a start's arguments).
+struct AbsorbList<'a> {
+    path: &'a str,
+    limits: &'a Limits,
+}
+
+impl Absorbed for AbsorbList<'_> {
+    type Output = Vec<Value>;
+
+    fn fast<'de, R: serde_json::de::Read<'de>>(
+        &self,
+        de: &mut serde_json::Deserializer<R>,
+        heap: &mut Heap,
+    ) -> serde_json::Result<Vec<Value>> {
+        ListSeed {
+            heap,
+            limits: self.limits,
+        }
+        .deserialize(de)
+    }
+
+    fn absorb_tree(&self, parsed: &J, heap: &mut Heap) -> Result<Vec<Value>, EngineError> {
+        let J::Array(items) = parsed else {
+            return Err(EngineError::message(self.path, "expected a JSON array"));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                absorb(
+                    ValueContext::Message,
+                    x,
+                    &format!("{}[{i}]", self.path),
+                    heap,
+                    self.limits,
+                )
+            })
+            .collect()
+    }
+
+    fn path(&self) -> &str {
+        self.path
+    }
+}
+
+/// One inlined tagged value (an event payload, a child's result).
+struct AbsorbValue<'a> {
+    path: &'a str,
+    limits: &'a Limits,
+}
+
+impl Absorbed for AbsorbValue<'_> {
+    type Output = Value;
+
+    fn fast<'de, R: serde_json::de::Read<'de>>(
+        &self,
+        de: &mut serde_json::Deserializer<R>,
+        heap: &mut Heap,
+    ) -> serde_json::Result<Value> {
+        Tagged {
+            heap,
+            limits: self.limits,
+            depth: 0,
+            refs: false,
+        }
+        .deserialize(de)
+    }
+
+    fn absorb_tree(&self, parsed: &J, heap: &mut Heap) -> Result<Value, EngineError> {
+        absorb(ValueContext::Message, parsed, self.path, heap, self.limits)
+    }
+
+    fn path(&self) -> &str {
+        self.path
+    }
+}
+
+/// Absorbs the text `de` reads as `what`; `tree` parses it again, for the
+/// tree path, after the heap is put back as it was.
+fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
     mut de: serde_json::Deserializer<R>,
     tree: impl FnOnce() -> serde_json::Result<J>,
-    path: &str,
+    what: &A,
     heap: &mut Heap,
-    limits: &Limits,
-) -> Result<Value, EngineError> {
+) -> Result<A::Output, EngineError> {
     let mark = heap.cells.len();
-    // As in `absorb_list_text`: the depth is bounded here.
+    // Nesting is bounded by `MAX_ABSORB_DEPTH` here, not by serde_json's
+    // 128 JSON levels (64 tagged containers).
     de.disable_recursion_limit();
-    let fast = Tagged {
-        heap,
-        limits,
-        depth: 0,
-        refs: false,
-    }
-    .deserialize(&mut de)
-    .and_then(|value| de.end().map(|()| value));
+    let fast = what
+        .fast(&mut de, heap)
+        .and_then(|made| de.end().map(|()| made));
     match fast {
-        Ok(value) => Ok(value),
+        Ok(made) => Ok(made),
         Err(_) => {
             heap.cells.truncate(mark);
             let parsed: J =
-                tree().map_err(|e| EngineError::message(path, format!("not JSON: {e}")))?;
-            absorb(ValueContext::Message, &parsed, path, heap, limits)
+                tree().map_err(|e| EngineError::message(what.path(), format!("not JSON: {e}")))?;
+            what.absorb_tree(&parsed, heap)
         }
     }
 }

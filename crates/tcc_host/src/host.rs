@@ -682,15 +682,15 @@ impl Host {
         };
         let (mut exec, mut confirmed) = if row.revision == 0 {
             // Long arguments stored deflated are absorbed as they are
-            // inflated (checked first: a damaged text is a store error).
+            // inflated (checked as they are read: a damaged text is a
+            // store error).
             let exec = match row.args.stored() {
                 Stored::Text(text) => Execution::start_text(program, id, text, limits.clone())?,
-                stored @ Stored::Deflated { .. } => {
-                    stored.check().map_err(|e| {
-                        Stop::Store(StoreError::Corrupt(format!("stored args: {e}")))
-                    })?;
-                    Execution::start_source(program, id, stored, limits.clone())?
-                }
+                stored @ Stored::Deflated { .. } => stored
+                    .read_checked(|source| {
+                        Execution::start_source(program, id, source, limits.clone())
+                    })
+                    .map_err(|e| Stop::Store(StoreError::Corrupt(format!("stored args: {e}"))))??,
             };
             // The heap holds the arguments now; their text is not kept
             // for the rest of the drive (issue 42, F3).
@@ -1093,13 +1093,12 @@ fn load_continuation(
     }
     let corrupt = |e: String| Stop::Store(StoreError::Corrupt(format!("checkpoint of {id}: {e}")));
     // A long snapshot stored deflated is decoded as it is inflated
-    // (checked first: a damaged text is a store error).
+    // (checked as it is read: a damaged text is a store error).
     let mut c = match &first.body {
         Stored::Text(text) => Continuation::decode(text.as_bytes(), limits)?,
-        stored @ Stored::Deflated { .. } => {
-            stored.check().map_err(corrupt)?;
-            Continuation::decode_source(stored, stored.len(), limits)?
-        }
+        stored @ Stored::Deflated { len, .. } => stored
+            .read_checked(|source| Continuation::decode_source(source, *len, limits))
+            .map_err(corrupt)??,
     };
     c.revision = first.revision;
     for row in it {
@@ -1294,11 +1293,13 @@ impl Driver<'_, '_> {
             |e: String| Stop::Store(StoreError::Corrupt(format!("a delivered value: {e}")));
         match value.as_ref().map(|v| v.stored()) {
             // A long stored text is absorbed as it is inflated, never held
-            // whole beside the heap (issue 42, F3); checked first, so that
-            // a damaged one is a store error, not the program's.
+            // whole beside the heap (issue 42, F3); checked as it is read,
+            // so that a damaged one is a store error, not the program's.
             Some(stored @ Stored::Deflated { .. }) => {
-                stored.check().map_err(corrupt)?;
-                self.exec.respond_source(wake, stored)?;
+                let exec = &mut self.exec;
+                stored
+                    .read_checked(|source| exec.respond_source(wake, source))
+                    .map_err(corrupt)??;
             }
             Some(Stored::Text(text)) => self.exec.respond_text(wake, text)?,
             None => self.exec.respond_text(wake, absent)?,

@@ -189,11 +189,9 @@ impl tcc_engine::json::TextOut for PackWriter {
         self.len += s.len();
         self.text.push_str(s);
         if self.encoder.is_none() && self.deflate && self.text.len() >= PACK_FROM {
-            let mut blob = Vec::with_capacity(HEADER + PACK_FROM);
-            blob.extend_from_slice(MAGIC);
-            blob.extend_from_slice(&[0; 8]);
+            // The length is written into the header at the end.
             self.encoder = Some(flate2::write::DeflateEncoder::new(
-                blob,
+                blob_with_header(0, PACK_FROM),
                 Compression::fast(),
             ));
             self.feed();
@@ -211,14 +209,33 @@ fn deflate(text: &str) -> Option<Vec<u8>> {
     if text.len() < PACK_FROM {
         return None;
     }
-    let mut blob = Vec::with_capacity(HEADER + text.len() / 16);
-    blob.extend_from_slice(MAGIC);
-    blob.extend_from_slice(&(text.len() as u64).to_le_bytes());
+    let blob = blob_with_header(text.len() as u64, text.len() / 16);
     let mut encoder = flate2::write::DeflateEncoder::new(blob, Compression::fast());
     // Writing to a vector fails only when memory does.
     encoder.write_all(text.as_bytes()).ok()?;
     let blob = encoder.finish().ok()?;
     (blob.len() < text.len() - text.len() / 4).then_some(blob)
+}
+
+/// A deflated BLOB's start: its header, stating a text of `len` bytes,
+/// with room for `body` bytes of deflate stream after it.
+fn blob_with_header(len: u64, body: usize) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(HEADER + body);
+    blob.extend_from_slice(MAGIC);
+    blob.extend_from_slice(&len.to_le_bytes());
+    blob
+}
+
+/// The inflated bytes of a deflated BLOB's stream, at most `most` of them.
+fn body_reader(blob: &[u8], most: u64) -> std::io::Take<flate2::read::DeflateDecoder<&[u8]>> {
+    flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..]).take(most)
+}
+
+/// A TEXT column's value.
+fn column_text(bytes: &[u8]) -> FromSqlResult<String> {
+    std::str::from_utf8(bytes)
+        .map(str::to_string)
+        .map_err(|e| FromSqlError::Other(Box::new(e)))
 }
 
 /// A text read from a column in this form.
@@ -228,9 +245,7 @@ pub struct Unpacked(pub String);
 impl FromSql for Unpacked {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Unpacked> {
         match value {
-            ValueRef::Text(bytes) => std::str::from_utf8(bytes)
-                .map(|s| Unpacked(s.to_string()))
-                .map_err(|e| FromSqlError::Other(Box::new(e))),
+            ValueRef::Text(bytes) => column_text(bytes).map(Unpacked),
             ValueRef::Blob(blob) => inflate(blob)
                 .map(Unpacked)
                 .map_err(|message| FromSqlError::Other(message.into())),
@@ -332,17 +347,112 @@ impl Stored {
             return Ok(());
         };
         let made = std::io::copy(
-            &mut flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..])
-                .take(*len as u64 + 1),
+            &mut body_reader(blob, *len as u64 + 1),
             &mut std::io::sink(),
         )
         .map_err(|e| format!("a deflated text does not inflate: {e}"))?;
-        if made != *len as u64 {
-            return Err(format!(
-                "a deflated text of {made} bytes where its header says {len}"
-            ));
+        made_as_stated(made, *len)
+    }
+
+    /// `read` over the text read in pieces and checked as it is read, in
+    /// one pass: `Err` with why when the text is damaged (a stream that
+    /// does not inflate to exactly its stated length), whatever `read`
+    /// made of it, so that a damaged text is a store error and never the
+    /// reader's. A reader that fails or stops before the end has the text
+    /// checked through after it ([`Stored::check`]), to tell the two apart.
+    pub fn read_checked<T, E>(
+        &self,
+        read: impl FnOnce(&dyn tcc_engine::absorb_text::TextSource) -> Result<T, E>,
+    ) -> Result<Result<T, E>, String> {
+        let Stored::Deflated { blob, len } = self else {
+            return Ok(read(self));
+        };
+        let source = CheckedSource {
+            blob,
+            len: *len,
+            fault: std::cell::RefCell::new(None),
+            ended: std::cell::Cell::new(false),
+        };
+        let made = read(&source);
+        if let Some(fault) = source.fault.into_inner() {
+            return Err(fault);
         }
-        Ok(())
+        if made.is_err() || !source.ended.get() {
+            self.check()?;
+        }
+        Ok(made)
+    }
+}
+
+/// `Ok` when a deflated text made the `len` bytes its header states.
+fn made_as_stated(made: u64, len: usize) -> Result<(), String> {
+    if made != len as u64 {
+        return Err(format!(
+            "a deflated text of {made} bytes where its header says {len}"
+        ));
+    }
+    Ok(())
+}
+
+/// A deflated text read in pieces and checked as it is read
+/// ([`Stored::read_checked`]).
+struct CheckedSource<'a> {
+    /// The BLOB as stored.
+    blob: &'a [u8],
+    /// Its text's length in bytes.
+    len: usize,
+    /// Why a reader found the text damaged.
+    fault: std::cell::RefCell<Option<String>>,
+    /// Whether a reader reached the text's end and found it whole.
+    ended: std::cell::Cell<bool>,
+}
+
+impl tcc_engine::absorb_text::TextSource for CheckedSource<'_> {
+    fn open(&self) -> Box<dyn Read + '_> {
+        Box::new(std::io::BufReader::with_capacity(
+            PACK_PIECE,
+            CountedReader {
+                inner: body_reader(self.blob, self.len as u64 + 1),
+                made: 0,
+                source: self,
+            },
+        ))
+    }
+}
+
+/// The inflated text of a [`CheckedSource`], counted as it is read.
+struct CountedReader<'a, R> {
+    inner: R,
+    /// Bytes read so far.
+    made: u64,
+    source: &'a CheckedSource<'a>,
+}
+
+impl<R: Read> Read for CountedReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let fault = match self.inner.read(buf) {
+            Ok(n) => {
+                self.made += n as u64;
+                if n > 0 && self.made <= self.source.len as u64 {
+                    return Ok(n);
+                }
+                // The end, or a byte past the stated length.
+                match made_as_stated(self.made, self.source.len) {
+                    Ok(()) => {
+                        self.source.ended.set(true);
+                        return Ok(0);
+                    }
+                    Err(fault) => fault,
+                }
+            }
+            Err(e) => format!("a deflated text does not inflate: {e}"),
+        };
+        let error = std::io::Error::new(std::io::ErrorKind::InvalidData, fault.clone());
+        *self.source.fault.borrow_mut() = Some(fault);
+        Err(error)
     }
 }
 
@@ -352,8 +462,7 @@ impl tcc_engine::absorb_text::TextSource for Stored {
             Stored::Text(text) => Box::new(text.as_bytes()),
             Stored::Deflated { blob, len } => Box::new(std::io::BufReader::with_capacity(
                 PACK_PIECE,
-                flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..])
-                    .take(*len as u64),
+                body_reader(blob, *len as u64),
             )),
         }
     }
@@ -375,9 +484,7 @@ impl Eq for Stored {}
 impl FromSql for Stored {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Stored> {
         match value {
-            ValueRef::Text(bytes) => std::str::from_utf8(bytes)
-                .map(|s| Stored::Text(s.to_string()))
-                .map_err(|e| FromSqlError::Other(Box::new(e))),
+            ValueRef::Text(bytes) => column_text(bytes).map(Stored::Text),
             ValueRef::Blob(blob) => match header(blob) {
                 Ok(len) => Ok(Stored::Deflated {
                     blob: blob.to_vec(),
@@ -415,17 +522,10 @@ fn header(blob: &[u8]) -> Result<usize, String> {
 /// `out`, or says why it does not make exactly `len` bytes.
 fn inflate_onto(blob: &[u8], len: usize, out: &mut Vec<u8>) -> Result<(), String> {
     let start = out.len();
-    flate2::read::DeflateDecoder::new(&blob[HEADER.min(blob.len())..])
-        .take(len as u64 + 1)
+    body_reader(blob, len as u64 + 1)
         .read_to_end(out)
         .map_err(|e| format!("a deflated text does not inflate: {e}"))?;
-    let made = out.len() - start;
-    if made != len {
-        return Err(format!(
-            "a deflated text of {made} bytes where its header says {len}"
-        ));
-    }
-    Ok(())
+    made_as_stated((out.len() - start) as u64, len)
 }
 
 /// The text of a deflated BLOB, or why it is not one.
@@ -565,6 +665,16 @@ mod tests {
         let mut out = String::from("[");
         stored.write_to(&mut out).unwrap();
         assert_eq!(&out[1..], long);
+        // Read through once, checked as it is read; a reader that stops
+        // early or fails has it checked through after.
+        let read_all = |source: &dyn TextSource| {
+            let mut text = String::new();
+            source.open().read_to_string(&mut text).map(|_| text)
+        };
+        let read_some = |source: &dyn TextSource| source.open().read_exact(&mut [0u8; 3]);
+        assert_eq!(stored.read_checked(read_all).unwrap().unwrap(), long);
+        assert!(stored.read_checked(read_some).unwrap().is_ok());
+        assert_eq!(stored.read_checked(|_| Err::<(), _>(7)), Ok(Err(7)));
         // A stream cut short, or one that makes more than its header says:
         // `check` and the readers that inflate say so; `write_to` leaves
         // its buffer as it was.
@@ -574,6 +684,9 @@ mod tests {
         longer[4..12].copy_from_slice(&(long.len() as u64 - 1).to_le_bytes());
         for damaged in [read(&short), read(&longer)] {
             assert!(damaged.check().is_err());
+            assert!(damaged.read_checked(read_all).is_err());
+            assert!(damaged.read_checked(read_some).is_err());
+            assert!(damaged.read_checked(|_| Err::<(), _>(7)).is_err());
             assert!(damaged.text().is_err());
             let mut out = String::from("[");
             assert!(damaged.write_to(&mut out).is_err());
@@ -659,6 +772,24 @@ mod tests {
             framed.extend_from_slice(&bytes);
             if let Ok(text) = inflate(&framed) {
                 prop_assert_eq!(text.len() as u64, len);
+            }
+            // Read in pieces and checked as read: what inflating it whole
+            // makes, or an error exactly when that is one.
+            let whole = header(&framed).and_then(|len| {
+                let mut bytes = Vec::new();
+                inflate_onto(&framed, len, &mut bytes).map(|()| bytes)
+            });
+            if let Ok(len) = header(&framed) {
+                let stored = Stored::Deflated { blob: framed.clone(), len };
+                let pieces = stored.read_checked(|source| {
+                    let mut bytes = Vec::new();
+                    source.open().read_to_end(&mut bytes).map(|_| bytes)
+                });
+                match (whole, pieces) {
+                    (Ok(whole), Ok(Ok(pieces))) => prop_assert_eq!(whole, pieces),
+                    (Err(_), Err(_)) => {}
+                    (whole, pieces) => prop_assert!(false, "{:?} against {:?}", whole, pieces),
+                }
             }
             // A real deflated text with one byte changed: the same.
             let long = "0123456789abcdef".repeat(PACK_FROM / 8);
