@@ -30,6 +30,7 @@ pub fn absorb_list_text(
     absorb_from(
         serde_json::Deserializer::from_str(text),
         || serde_json::from_str(text),
+        ArrayLengths::of_text(text),
         &AbsorbList { path, limits },
         heap,
     )
@@ -45,6 +46,7 @@ pub fn absorb_list_source(
     absorb_from(
         serde_json::Deserializer::from_reader(source.open()),
         || serde_json::from_reader(source.open()),
+        ArrayLengths::count(serde_json::Deserializer::from_reader(source.open())),
         &AbsorbList { path, limits },
         heap,
     )
@@ -63,6 +65,7 @@ pub fn absorb_value_text(
     absorb_from(
         serde_json::Deserializer::from_str(text),
         || serde_json::from_str(text),
+        ArrayLengths::of_text(text),
         &AbsorbValue { path, limits },
         heap,
     )
@@ -87,6 +90,7 @@ pub fn absorb_value_source(
     absorb_from(
         serde_json::Deserializer::from_reader(source.open()),
         || serde_json::from_reader(source.open()),
+        ArrayLengths::count(serde_json::Deserializer::from_reader(source.open())),
         &AbsorbValue { path, limits },
         heap,
     )
@@ -98,11 +102,13 @@ trait Absorbed {
     /// What the text makes.
     type Output;
 
-    /// The fast path: reads the text with `de`, appending to `heap`.
+    /// The fast path: reads the text with `de`, appending to `heap`
+    /// (arrays sized by `lengths` when given).
     fn fast<'de, R: serde_json::de::Read<'de>>(
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
+        lengths: Option<&ArrayLengths>,
     ) -> serde_json::Result<Self::Output>;
 
     /// The tree path: the value or the diagnostic the parsed text makes.
@@ -125,10 +131,12 @@ impl Absorbed for AbsorbList<'_> {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
+        lengths: Option<&ArrayLengths>,
     ) -> serde_json::Result<Vec<Value>> {
         ListSeed {
             heap,
             limits: self.limits,
+            lengths,
         }
         .deserialize(de)
     }
@@ -170,12 +178,14 @@ impl Absorbed for AbsorbValue<'_> {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
+        lengths: Option<&ArrayLengths>,
     ) -> serde_json::Result<Value> {
         Tagged {
             heap,
             limits: self.limits,
             depth: 0,
             refs: false,
+            lengths,
         }
         .deserialize(de)
     }
@@ -189,11 +199,13 @@ impl Absorbed for AbsorbValue<'_> {
     }
 }
 
-/// Absorbs the text `de` reads as `what`; `tree` parses it again, for the
-/// tree path, after the heap is put back as it was.
+/// Absorbs the text `de` reads as `what`, its long arrays allocated at the
+/// `lengths` a first pass counted (when it did); `tree` parses it again,
+/// for the tree path, after the heap is put back as it was.
 fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
     mut de: serde_json::Deserializer<R>,
     tree: impl FnOnce() -> serde_json::Result<J>,
+    lengths: Option<ArrayLengths>,
     what: &A,
     heap: &mut Heap,
 ) -> Result<A::Output, EngineError> {
@@ -202,7 +214,7 @@ fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
     // 128 JSON levels (64 tagged containers).
     de.disable_recursion_limit();
     let fast = what
-        .fast(&mut de, heap)
+        .fast(&mut de, heap, lengths.as_ref())
         .and_then(|made| de.end().map(|()| made));
     match fast {
         Ok(made) => Ok(made),
@@ -219,6 +231,7 @@ fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
 struct ListSeed<'h> {
     heap: &'h mut Heap,
     limits: &'h Limits,
+    lengths: Option<&'h ArrayLengths>,
 }
 
 impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
@@ -237,12 +250,13 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Value>, A::Error> {
-        let mut out = Vec::new();
+        let mut out = ArrayLengths::vector(self.lengths, self.limits);
         while let Some(v) = seq.next_element_seed(Tagged {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: 0,
             refs: false,
+            lengths: self.lengths,
         })? {
             out.push(v);
         }
@@ -258,6 +272,8 @@ pub(crate) struct Tagged<'h> {
     /// A continuation's value: `ref` taken, inline collections left to
     /// the tree path (a canonical continuation holds none).
     pub(crate) refs: bool,
+    /// The text's long arrays' lengths, when counted.
+    pub(crate) lengths: Option<&'h ArrayLengths>,
 }
 
 impl<'de> DeserializeSeed<'de> for Tagged<'_> {
@@ -321,6 +337,7 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                             depth: self.depth + 1,
                             object: tag == "object",
                             refs: false,
+                            lengths: self.lengths,
                         })?;
                         Value::Ref(self.heap.alloc(cell, self.limits).map_err(|_| refuse())?)
                     }
@@ -381,6 +398,8 @@ pub(crate) struct Collection<'h> {
     pub(crate) object: bool,
     /// Elements are a continuation's values (see [`Tagged::refs`]).
     pub(crate) refs: bool,
+    /// The text's long arrays' lengths, when counted.
+    pub(crate) lengths: Option<&'h ArrayLengths>,
 }
 
 impl<'de> DeserializeSeed<'de> for Collection<'_> {
@@ -406,12 +425,13 @@ impl<'de> Visitor<'de> for Collection<'_> {
         if self.object {
             return Err(refuse());
         }
-        let mut out = Vec::new();
+        let mut out = ArrayLengths::vector(self.lengths, self.limits);
         while let Some(v) = seq.next_element_seed(Tagged {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: self.depth,
             refs: self.refs,
+            lengths: self.lengths,
         })? {
             out.push(v);
         }
@@ -430,6 +450,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
                 limits: self.limits,
                 depth: self.depth,
                 refs: self.refs,
+                lengths: self.lengths,
             })?;
             // A repeated key keeps its last value, as the parsed tree does
             // (the tree keeps the first one's place: the cells differ
@@ -439,6 +460,149 @@ impl<'de> Visitor<'de> for Collection<'_> {
             }
         }
         Ok(Cell::Object(out))
+    }
+}
+
+/// The lengths of a JSON text's long arrays (of [`LONG_ARRAY`] elements or
+/// more), counted by a first pass over a long text (issue 42, F3: a vector
+/// grown by doubling while an array of tiny values was absorbed held up to
+/// twice its values' 16 bytes each, and its old buffer beside the new one
+/// while it moved; the second pass allocates each at its length). Arrays
+/// are numbered in the order their `[` appears, which is the order the
+/// absorbing pass enters them.
+#[derive(Debug, Default)]
+pub(crate) struct ArrayLengths {
+    /// (ordinal, length) of each long array, by ordinal.
+    long: Vec<(u64, usize)>,
+    /// Arrays the absorbing pass has entered.
+    entered: std::cell::Cell<u64>,
+    /// The first entry of `long` not yet reached.
+    next: std::cell::Cell<usize>,
+}
+
+/// Arrays shorter than this grow as vectors do.
+pub(crate) const LONG_ARRAY: usize = 256;
+
+/// Texts read from memory are counted first from this length (a text read
+/// in pieces is always: it is long, or it would not be read so).
+pub(crate) const COUNT_ARRAYS_FROM: usize = 64 * 1024;
+
+impl ArrayLengths {
+    /// The counted lengths of `text`'s long arrays, for a long text.
+    fn of_text(text: &str) -> Option<ArrayLengths> {
+        (text.len() >= COUNT_ARRAYS_FROM)
+            .then(|| ArrayLengths::count(serde_json::Deserializer::from_str(text)))
+            .flatten()
+    }
+
+    /// The lengths of the long arrays of the text `de` reads; `None` when
+    /// it is not JSON, or nests past serde_json's recursion limit (which
+    /// this pass keeps: the absorbing pass bounds depth itself, and sizes
+    /// are only a hint).
+    fn count<'de, R: serde_json::de::Read<'de>>(
+        mut de: serde_json::Deserializer<R>,
+    ) -> Option<ArrayLengths> {
+        let mut lengths = ArrayLengths::default();
+        let mut arrays = 0u64;
+        ArrayCounter {
+            long: &mut lengths.long,
+            arrays: &mut arrays,
+        }
+        .deserialize(&mut de)
+        .ok()?;
+        de.end().ok()?;
+        // An array's length is known after its elements' arrays.
+        lengths.long.sort_unstable_by_key(|&(ordinal, _)| ordinal);
+        Some(lengths)
+    }
+
+    /// A vector for the next array entered: at its counted length when it
+    /// is long and within the collection limit, else empty.
+    fn vector(lengths: Option<&ArrayLengths>, limits: &Limits) -> Vec<Value> {
+        let Some(lengths) = lengths else {
+            return Vec::new();
+        };
+        let ordinal = lengths.entered.get();
+        lengths.entered.set(ordinal + 1);
+        let next = lengths.next.get();
+        match lengths.long.get(next) {
+            Some(&(at, length)) if at == ordinal => {
+                lengths.next.set(next + 1);
+                if length <= limits.max_collection_len {
+                    Vec::with_capacity(length)
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Counts the elements of every array in a JSON value.
+struct ArrayCounter<'a> {
+    long: &'a mut Vec<(u64, usize)>,
+    arrays: &'a mut u64,
+}
+
+impl<'de> DeserializeSeed<'de> for ArrayCounter<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArrayCounter<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let ordinal = *self.arrays;
+        *self.arrays += 1;
+        let mut length = 0usize;
+        while seq
+            .next_element_seed(ArrayCounter {
+                long: &mut *self.long,
+                arrays: &mut *self.arrays,
+            })?
+            .is_some()
+        {
+            length += 1;
+        }
+        if length >= LONG_ARRAY {
+            self.long.push((ordinal, length));
+        }
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key::<de::IgnoredAny>()?.is_some() {
+            map.next_value_seed(ArrayCounter {
+                long: &mut *self.long,
+                arrays: &mut *self.arrays,
+            })?;
+        }
+        Ok(())
     }
 }
 
@@ -506,6 +670,79 @@ mod tests {
         );
         assert_same(r#"[{"v":1,"t":"number"}]"#);
         assert_same(r#"[{"t":"object","v":{"k":{"t":"number","v":1},"k":{"t":"number","v":2}}}]"#);
+    }
+
+    /// A long text's long arrays are allocated at their lengths (counted
+    /// first), read from memory or in pieces, and make what the tree path
+    /// makes.
+    #[test]
+    fn long_arrays_are_allocated_at_their_length() {
+        let zero = r#"{"t":"number","v":0}"#;
+        let array =
+            |n: usize, item: &str| format!(r#"{{"t":"array","v":[{}]}}"#, vec![item; n].join(","));
+        let inner = array(LONG_ARRAY, zero);
+        let text = format!(
+            "[{},{},{},{}]",
+            array(5000, zero),
+            array(3, &array(2, zero)),
+            array(300, &inner),
+            array(LONG_ARRAY - 1, zero)
+        );
+        assert!(text.len() >= COUNT_ARRAYS_FROM);
+        assert_same(&text);
+        struct Pieces<'a>(&'a str);
+        impl TextSource for Pieces<'_> {
+            fn open(&self) -> Box<dyn std::io::Read + '_> {
+                Box::new(std::io::BufReader::with_capacity(5, self.0.as_bytes()))
+            }
+        }
+        let limits = Limits::default();
+        for from_pieces in [false, true] {
+            let mut heap = Heap::default();
+            let values = if from_pieces {
+                absorb_list_source(&Pieces(&text), "$.args", &mut heap, &limits)
+            } else {
+                absorb_list_text(&text, "$.args", &mut heap, &limits)
+            }
+            .unwrap();
+            assert_eq!(values.len(), 4);
+            let mut lengths = Vec::new();
+            for cell in &heap.cells {
+                if let Cell::Array(items) = cell {
+                    assert_eq!(items.capacity(), items.len(), "from pieces: {from_pieces}");
+                    lengths.push(items.len());
+                }
+            }
+            lengths.sort_unstable();
+            lengths.dedup();
+            assert_eq!(lengths, [2, 3, LONG_ARRAY - 1, LONG_ARRAY, 300, 5000]);
+        }
+        // Counted: the top list is short, the long arrays by the order of
+        // their `[` (the 300 before the arrays it holds).
+        let counted = ArrayLengths::of_text(&text).unwrap();
+        assert_eq!(counted.long[0], (1, 5000));
+        assert_eq!(counted.long[1], (6, 300));
+        assert_eq!(counted.long.len(), 2 + 300);
+        // The absorbing pass's vectors, array by array: the long ones at
+        // their length (within the collection limit), the others empty.
+        let capacities: Vec<usize> = (0..8)
+            .map(|_| ArrayLengths::vector(Some(&counted), &limits).capacity())
+            .collect();
+        assert_eq!(capacities, [0, 5000, 0, 0, 0, 0, 300, LONG_ARRAY]);
+        let counted = ArrayLengths::of_text(&text).unwrap();
+        let small = Limits {
+            max_collection_len: 4999,
+            ..Limits::default()
+        };
+        let capacities: Vec<usize> = (0..2)
+            .map(|_| ArrayLengths::vector(Some(&counted), &small).capacity())
+            .collect();
+        assert_eq!(capacities, [0, 0]);
+        // Too deep for the counting pass, or not JSON: no lengths (the
+        // absorbing pass decides).
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(ArrayLengths::count(serde_json::Deserializer::from_str(&deep)).is_none());
+        assert!(ArrayLengths::count(serde_json::Deserializer::from_str("[1,")).is_none());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! plus snapshot/delta checkpoints and delta application.
 
 use crate::error::EngineError;
+use crate::heap_digest::HeapDigest;
 use crate::json::{
     TextOut, ValueContext, absorb, cell_from_json, cell_json, expect_object, field, obj, str_field,
     u32_field, u64_field, value_json, write_value,
@@ -1415,11 +1416,74 @@ fn opt_value_same(a: &Option<Value>, b: &Option<Value>) -> bool {
 /// The delta from `base` to `next`, or `None` when the frame topology
 /// changed (a snapshot is then required). Absent fields are unchanged.
 pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
-    let (mut m, heap_changed) = delta_but_heap(base, next)?;
+    let members = delta_but_heap(base, next)?;
+    Some(delta_tree(
+        members,
+        next,
+        !heaps_same(&base.heap, &next.heap),
+    ))
+}
+
+/// The delta of `members` and, when `heap_changed`, `next`'s heap.
+fn delta_tree(mut members: Map<String, J>, next: &Continuation, heap_changed: bool) -> J {
     if heap_changed {
-        m.insert("heap".into(), heap_json(&next.heap));
+        members.insert("heap".into(), heap_json(&next.heap));
     }
-    Some(J::Object(m))
+    J::Object(members)
+}
+
+/// Whether two heaps write the same checkpoint text.
+fn heaps_same(base: &Heap, next: &Heap) -> bool {
+    base.cells.len() == next.cells.len()
+        && base
+            .cells
+            .iter()
+            .zip(&next.cells)
+            .all(|(x, y)| x.same_encoding(y))
+}
+
+/// A confirmed continuation kept as the base of the next delta (an
+/// execution's; issue 42, F3): all of it but its heap's cells, which a
+/// delta needs only to tell whether the heap changed (a changed heap is
+/// written whole), and which their [`HeapDigest`] tells. Deltas from it
+/// are those from the whole continuation ([`compute_delta`],
+/// [`plan_delta`]) unless SHA-256 collides.
+#[derive(Debug, Clone)]
+pub struct DeltaBase {
+    /// The continuation, its heap empty.
+    state: Continuation,
+    /// Its heap's digest.
+    heap: HeapDigest,
+}
+
+impl DeltaBase {
+    /// `state` as a delta base, given its heap's digest (`state` is
+    /// borrowed mutably only to leave its heap out of the copy).
+    pub fn of(state: &mut Continuation, heap: HeapDigest) -> DeltaBase {
+        debug_assert_eq!(heap, state.heap.digest());
+        let cells = std::mem::take(&mut state.heap);
+        let copy = state.clone();
+        state.heap = cells;
+        DeltaBase { state: copy, heap }
+    }
+
+    /// The base's revision.
+    pub fn revision(&self) -> u64 {
+        self.state.revision
+    }
+
+    /// [`compute_delta`] from this base to `next`.
+    pub fn delta(&self, next: &Continuation) -> Option<J> {
+        let members = delta_but_heap(&self.state, next)?;
+        Some(delta_tree(members, next, self.heap != next.heap.digest()))
+    }
+
+    /// [`plan_delta`] from this base to `next`, whose heap's digest is
+    /// `next_heap`.
+    pub fn plan(&self, next: &Continuation, next_heap: HeapDigest) -> Option<DeltaPlan> {
+        let members = delta_but_heap(&self.state, next)?;
+        Some(DeltaPlan::new(members, self.heap != next_heap))
+    }
 }
 
 /// [`compute_delta`] written straight to its canonical JSON text:
@@ -1453,17 +1517,22 @@ pub struct DeltaPlan {
 /// The delta from `base` to `next` as a [`DeltaPlan`], or `None` when the
 /// frame topology changed (a snapshot is then required).
 pub fn plan_delta(base: &Continuation, next: &Continuation) -> Option<DeltaPlan> {
-    let (members, heap_changed) = delta_but_heap(base, next)?;
-    let mut without_heap = String::new();
-    write_delta(&mut without_heap, &members, None);
-    Some(DeltaPlan {
-        members,
-        heap_changed,
-        without_heap,
-    })
+    let members = delta_but_heap(base, next)?;
+    Some(DeltaPlan::new(members, !heaps_same(&base.heap, &next.heap)))
 }
 
 impl DeltaPlan {
+    /// The plan of a delta of `members` and, when `heap_changed`, the heap.
+    fn new(members: Map<String, J>, heap_changed: bool) -> DeltaPlan {
+        let mut without_heap = String::new();
+        write_delta(&mut without_heap, &members, None);
+        DeltaPlan {
+            members,
+            heap_changed,
+            without_heap,
+        }
+    }
+
     /// The delta text's length, given its continuation's
     /// [`Continuation::heap_text_len`] (read only when the heap changed).
     pub fn len(&self, heap_text_len: impl FnOnce() -> usize) -> usize {
@@ -1519,9 +1588,9 @@ fn write_delta<O: TextOut + ?Sized>(out: &mut O, members: &Map<String, J>, heap:
     out.push('}');
 }
 
-/// The members of the delta from `base` to `next` but its heap, and
-/// whether the heap changed; `None` when the frames' topology differs.
-fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<(Map<String, J>, bool)> {
+/// The members of the delta from `base` to `next` but its heap (whose
+/// cells are not read); `None` when the frames' topology differs.
+fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<Map<String, J>> {
     if !frames_same_topology(&base.frames, &next.frames) {
         return None;
     }
@@ -1578,13 +1647,6 @@ fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<(Map<Strin
     if base.reentries != next.reentries {
         m.insert("reentries".into(), reentries_json(&next.reentries));
     }
-    let heap_same = base.heap.cells.len() == next.heap.cells.len()
-        && base
-            .heap
-            .cells
-            .iter()
-            .zip(&next.heap.cells)
-            .all(|(x, y)| x.same_encoding(y));
     if base.iterating != next.iterating {
         m.insert("iterating".into(), iterating_json(&next.iterating));
     }
@@ -1594,7 +1656,7 @@ fn delta_but_heap(base: &Continuation, next: &Continuation) -> Option<(Map<Strin
     if base.cancel != next.cancel {
         m.insert("cancel".into(), cancel_json(next.cancel));
     }
-    Some((m, !heap_same))
+    Some(m)
 }
 
 /// Parses a delta's JSON bytes for [`apply_delta`]: like

@@ -173,6 +173,7 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
                         limits: self.limits,
                         depth: 0,
                         refs: true,
+                        lengths: None,
                     })?)
                 } else {
                     map.next_value_seed(Collection {
@@ -181,6 +182,7 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
                         depth: 1,
                         object: tag == "object",
                         refs: true,
+                        lengths: None,
                     })?
                 }
             }

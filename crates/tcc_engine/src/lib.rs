@@ -22,6 +22,7 @@ mod decode_text;
 pub mod engine;
 pub mod error;
 pub mod fast;
+pub mod heap_digest;
 pub mod json;
 pub mod lang;
 pub mod limits;

@@ -251,6 +251,17 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     prop_assert_eq!(planned, delta_text.len());
     let written = plan.write(&c, planned);
     prop_assert_eq!(&written, &delta_text);
+    // A base kept without its heap's cells (the engine's) makes the same
+    // deltas: to this continuation, and to itself (no heap).
+    let digest = base.heap.digest();
+    let kept = tcc_engine::continuation::DeltaBase::of(&mut base.clone(), digest);
+    prop_assert_eq!(kept.delta(&c), Some(delta.clone()));
+    let plan = kept.plan(&c, c.heap.digest()).expect("same frames");
+    prop_assert_eq!(plan.write(&c, planned), delta_text.clone());
+    let digest = c.heap.digest();
+    let itself = tcc_engine::continuation::DeltaBase::of(&mut c.clone(), digest);
+    prop_assert_eq!(itself.delta(&c), compute_delta(&c, &c));
+    prop_assert!(itself.delta(&c).is_some_and(|d| d.get("heap").is_none()));
     prop_assert_eq!(&to_canonical(&delta), &delta_text);
     let limits = Limits::default();
     let via_text = apply_delta_text(&base, delta_text.as_bytes(), &limits)

@@ -149,6 +149,10 @@ fn golden(base: serde_json::Value, delta: serde_json::Value, expected: serde_jso
     assert_eq!(got.encode(), expected.encode());
     // and our delta from base to expected reproduces it
     let ours = compute_delta(&base, &expected).unwrap();
+    // A base kept without its heap's cells (the engine's) makes the same.
+    let digest = base.heap.digest();
+    let kept = tcc_engine::continuation::DeltaBase::of(&mut base.clone(), digest);
+    assert_eq!(kept.delta(&expected).as_ref(), Some(&ours));
     let mut again = apply_delta(&base, &ours, &limits).unwrap();
     again.revision = expected.revision;
     assert_eq!(again.encode(), expected.encode());

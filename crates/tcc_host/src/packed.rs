@@ -167,6 +167,22 @@ impl PackWriter {
         }
     }
 
+    /// Starts again from an empty text.
+    pub fn restart(&mut self) {
+        *self = PackWriter::new(self.deflate);
+    }
+
+    /// The text as a row read back would hold it: [`Stored::Text`] while
+    /// short, else [`Stored::Deflated`] (a request's long value, converted
+    /// straight into its stored form; issue 42, F3).
+    pub fn finish_stored(self) -> Result<Stored, String> {
+        let len = self.len;
+        Ok(match self.finish()? {
+            Packed::Text(text) => Stored::Text(text.into_owned()),
+            Packed::Deflated(blob) => Stored::Deflated { blob, len },
+        })
+    }
+
     /// The text as it is bound, or why the stream failed.
     pub fn finish(mut self) -> Result<Packed<'static>, String> {
         self.feed();
@@ -273,6 +289,16 @@ pub enum Stored {
 }
 
 impl Stored {
+    /// The text as it is bound: a deflated one as it is (its compressed
+    /// bytes copied, not inflated), a text deflated when long
+    /// ([`Packed::copied`]).
+    pub fn to_packed(&self) -> Packed<'static> {
+        match self {
+            Stored::Text(text) => Packed::copied(text),
+            Stored::Deflated { blob, .. } => Packed::Deflated(blob.clone()),
+        }
+    }
+
     /// The text's length in bytes.
     pub fn len(&self) -> usize {
         match self {

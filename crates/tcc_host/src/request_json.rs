@@ -12,6 +12,7 @@
 //! [`crate::values::plain_to_tagged`]'s tree (keys sorted, a repeated key's
 //! last value kept, nesting beyond [`crate::values::MAX_DEPTH`] refused).
 
+use crate::packed::Stored;
 use crate::values::MAX_DEPTH;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -40,18 +41,41 @@ pub fn plain_text_to_tagged(bytes: &[u8]) -> Result<String, String> {
 /// A body of [`MEASURED_FROM`] bytes or more is read twice: once to count
 /// the converted text's length, then to write it into a buffer of that
 /// length (issue 42, F3: a text grown by doubling held up to twice its
-/// length, and its old and new buffers at once while it moved).
-pub fn body_member(body: &[u8], field: &str, list: bool) -> Result<Option<Member>, String> {
-    let capacity = match body.len() >= MEASURED_FROM {
-        true => match member_text::<Length>(body, field, list)? {
-            Some(Found::Text(length)) => length.0,
-            Some(Found::NotList) => return Ok(Some(Member::NotList)),
-            None => return Ok(None),
-        },
-        false => 0,
+/// length, and its old and new buffers at once while it moved); with
+/// `deflate` (a store that keeps long texts deflated,
+/// `crate::store::Store::packs_texts`), a text of [`PACK_FROM`] bytes or
+/// more is deflated as it is written instead, and never held whole.
+///
+/// [`PACK_FROM`]: crate::packed::PACK_FROM
+pub fn body_member(
+    body: &[u8],
+    field: &str,
+    list: bool,
+    deflate: bool,
+) -> Result<Option<Member>, String> {
+    let length = match body.len() >= MEASURED_FROM {
+        true => {
+            let mut length = Length::default();
+            match member_text_into(body, field, list, &mut length)? {
+                Some(Found::Text(())) => Some(length.0),
+                Some(Found::NotList) => return Ok(Some(Member::NotList)),
+                None => return Ok(None),
+            }
+        }
+        false => None,
     };
-    let mut text = String::with_capacity(capacity);
-    let found = member_text_into(body, field, list, &mut text)?;
+    let (found, text) = match length {
+        Some(length) if deflate && length >= crate::packed::PACK_FROM => {
+            let mut writer = crate::packed::PackWriter::new(true);
+            let found = member_text_into(body, field, list, &mut writer)?;
+            (found, writer.finish_stored()?)
+        }
+        _ => {
+            let mut text = String::with_capacity(length.unwrap_or(0));
+            let found = member_text_into(body, field, list, &mut text)?;
+            (found, Stored::Text(text))
+        }
+    };
     Ok(found.map(|found| match (found, list) {
         (Found::NotList, _) => Member::NotList,
         (Found::Text(()), true) => Member::List(text),
@@ -68,21 +92,6 @@ enum Found<T> {
     Text(T),
     /// The member was not an array (with `list`).
     NotList,
-}
-
-/// One pass of [`body_member`] into a fresh output.
-fn member_text<O: TagOut>(
-    body: &[u8],
-    field: &str,
-    list: bool,
-) -> Result<Option<Found<O>>, String> {
-    let mut out = O::default();
-    Ok(
-        member_text_into(body, field, list, &mut out)?.map(|found| match found {
-            Found::Text(()) => Found::Text(out),
-            Found::NotList => Found::NotList,
-        }),
-    )
 }
 
 /// One pass of [`body_member`] into `out`.
@@ -103,9 +112,9 @@ fn member_text_into<O: TagOut>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Member {
     /// One tagged value's canonical text.
-    One(String),
+    One(Stored),
     /// The canonical text of the array of the elements' tagged values.
-    List(String),
+    List(Stored),
     /// The member was not an array (with `list`).
     NotList,
 }
@@ -254,41 +263,45 @@ impl<'de> Visitor<'de> for ScalarVisitor {
     }
 }
 
-/// Where [`Tagging`] writes a tagged text: the text itself, or only its
+/// Where [`Tagging`] writes a tagged text: the text itself, only its
 /// length ([`Length`]: the first of the two passes that write a long body
-/// member into a buffer of its length).
-trait TagOut: Default {
+/// member into a buffer of its length), or a writer that deflates it as
+/// it comes ([`crate::packed::PackWriter`]). Written front to back only.
+trait TagOut {
+    /// Where an object's member is written before the members are put in
+    /// canonical order.
+    type Part: TagOut + Default;
     /// Appends `s`.
     fn push_str(&mut self, s: &str);
     /// Appends `c`.
     fn push(&mut self, c: char) {
         self.push_str(c.encode_utf8(&mut [0; 4]));
     }
-    /// The length so far.
-    fn len(&self) -> usize;
-    /// Cuts back to `len`.
-    fn truncate(&mut self, len: usize);
-    /// Appends another output.
-    fn append(&mut self, other: &Self);
+    /// Starts again from nothing (a repeated body member: the last counts).
+    fn restart(&mut self);
+    /// Appends a member written apart.
+    fn append(&mut self, part: &Self::Part);
     /// Appends a number's canonical JSON.
-    fn number(&mut self, n: &serde_json::Value);
+    fn number(&mut self, n: &serde_json::Value) {
+        let mut text = String::new();
+        tcc_ir::write_canonical(n, &mut text);
+        self.push_str(&text);
+    }
 }
 
 impl TagOut for String {
+    type Part = String;
     fn push_str(&mut self, s: &str) {
         String::push_str(self, s);
     }
     fn push(&mut self, c: char) {
         String::push(self, c);
     }
-    fn len(&self) -> usize {
-        String::len(self)
+    fn restart(&mut self) {
+        self.clear();
     }
-    fn truncate(&mut self, len: usize) {
-        String::truncate(self, len);
-    }
-    fn append(&mut self, other: &String) {
-        String::push_str(self, other);
+    fn append(&mut self, part: &String) {
+        String::push_str(self, part);
     }
     fn number(&mut self, n: &serde_json::Value) {
         tcc_ir::write_canonical(n, self);
@@ -300,22 +313,29 @@ impl TagOut for String {
 struct Length(usize);
 
 impl TagOut for Length {
+    type Part = Length;
     fn push_str(&mut self, s: &str) {
         self.0 += s.len();
     }
-    fn len(&self) -> usize {
-        self.0
+    fn restart(&mut self) {
+        self.0 = 0;
     }
-    fn truncate(&mut self, len: usize) {
-        self.0 = len;
+    fn append(&mut self, part: &Length) {
+        self.0 += part.0;
     }
-    fn append(&mut self, other: &Length) {
-        self.0 += other.0;
+}
+
+impl TagOut for crate::packed::PackWriter {
+    /// An object's members are held as text until they are put in order.
+    type Part = String;
+    fn push_str(&mut self, s: &str) {
+        tcc_engine::json::TextOut::push_str(self, s);
     }
-    fn number(&mut self, n: &serde_json::Value) {
-        let mut text = String::new();
-        tcc_ir::write_canonical(n, &mut text);
-        self.0 += text.len();
+    fn restart(&mut self) {
+        crate::packed::PackWriter::restart(self);
+    }
+    fn append(&mut self, part: &String) {
+        tcc_engine::json::TextOut::push_str(self, part);
     }
 }
 
@@ -385,19 +405,14 @@ impl<'de, O: TagOut> Visitor<'de> for Tagging<'_, O> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         self.out.push_str(r#"{"t":"array","v":["#);
         let mut first = true;
-        loop {
-            let mark = self.out.len();
-            if !first {
-                self.out.push(',');
-            }
-            let seed = Tagging {
+        while seq
+            .next_element_seed(Element {
                 out: &mut *self.out,
+                first,
                 depth: self.depth + 1,
-            };
-            if seq.next_element_seed(seed)?.is_none() {
-                self.out.truncate(mark);
-                break;
-            }
+            })?
+            .is_some()
+        {
             first = false;
         }
         self.out.push_str("]}");
@@ -406,9 +421,9 @@ impl<'de, O: TagOut> Visitor<'de> for Tagging<'_, O> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         // Keys sorted as the canonical writer sorts them; a repeated key
         // keeps its last value, as a parsed tree would.
-        let mut members: Vec<(String, O)> = Vec::new();
+        let mut members: Vec<(String, O::Part)> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
-            let mut text = O::default();
+            let mut text = O::Part::default();
             map.next_value_seed(Tagging {
                 out: &mut text,
                 depth: self.depth + 1,
@@ -432,6 +447,29 @@ impl<'de, O: TagOut> Visitor<'de> for Tagging<'_, O> {
         }
         self.out.push_str("}}");
         Ok(())
+    }
+}
+
+/// An array's element: its tagged value after a comma unless it is the
+/// first (written only once the array is known to have one).
+struct Element<'a, O> {
+    out: &'a mut O,
+    first: bool,
+    depth: usize,
+}
+
+impl<'de, O: TagOut> DeserializeSeed<'de> for Element<'_, O> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        if !self.first {
+            self.out.push(',');
+        }
+        Tagging {
+            out: self.out,
+            depth: self.depth,
+        }
+        .deserialize(d)
     }
 }
 
@@ -464,7 +502,7 @@ impl<'de, O: TagOut> Visitor<'de> for BodyMember<'_, '_, O> {
                 continue;
             }
             // A repeated member: the last one counts.
-            self.out.truncate(0);
+            self.out.restart();
             found = Some(if self.list {
                 map.next_value_seed(ListSeed {
                     out: &mut *self.out,
@@ -503,19 +541,14 @@ impl<'de, O: TagOut> Visitor<'de> for ListSeed<'_, O> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Found<()>, A::Error> {
         self.out.push('[');
         let mut first = true;
-        loop {
-            let mark = self.out.len();
-            if !first {
-                self.out.push(',');
-            }
-            let seed = Tagging {
+        while seq
+            .next_element_seed(Element {
                 out: &mut *self.out,
+                first,
                 depth: 0,
-            };
-            if seq.next_element_seed(seed)?.is_none() {
-                self.out.truncate(mark);
-                break;
-            }
+            })?
+            .is_some()
+        {
             first = false;
         }
         self.out.push(']');
@@ -581,23 +614,51 @@ mod tests {
     fn members_are_found_and_others_skipped() {
         let body = br#"{"junk": [[1, {"x": 2}]], "args": [1, "x"], "program": "p"}"#;
         assert_eq!(
-            body_member(body, "args", true).unwrap(),
-            Some(Member::List(format!(
+            body_member(body, "args", true, false).unwrap(),
+            Some(Member::List(Stored::Text(format!(
                 "[{},{}]",
                 tree_text(&json!(1)),
                 tree_text(&json!("x"))
-            )))
+            ))))
         );
         assert_eq!(
-            body_member(body, "junk", false).unwrap(),
-            Some(Member::One(tree_text(&json!([[1, {"x": 2}]]))))
+            body_member(body, "junk", false, false).unwrap(),
+            Some(Member::One(Stored::Text(tree_text(
+                &json!([[1, {"x": 2}]])
+            ))))
         );
-        assert_eq!(body_member(body, "missing", true).unwrap(), None);
+        assert_eq!(body_member(body, "missing", true, false).unwrap(), None);
         assert_eq!(
-            body_member(body, "program", true).unwrap(),
+            body_member(body, "program", true, false).unwrap(),
             Some(Member::NotList)
         );
-        assert!(body_member(b"[1] x", "args", true).is_err());
+        assert!(body_member(b"[1] x", "args", true, false).is_err());
+    }
+
+    #[test]
+    fn a_repeated_member_counts_last_in_every_form() {
+        // A long first `args`, a long last one, in a body long enough to be
+        // read twice, deflated or not: the last one counts.
+        let first: Vec<J> = (0..9000).map(|i| json!({"first": i})).collect();
+        let last: Vec<J> = (0..9000).map(|i| json!([i, "last"])).collect();
+        let body = serde_json::to_vec(&json!({"args": first})).unwrap();
+        let mut body = body[..body.len() - 1].to_vec();
+        body.extend_from_slice(b",\"args\":");
+        body.extend_from_slice(&serde_json::to_vec(&last).unwrap());
+        body.push(b'}');
+        let want = format!(
+            "[{}]",
+            last.iter().map(tree_text).collect::<Vec<_>>().join(",")
+        );
+        assert!(want.len() >= crate::packed::PACK_FROM);
+        for deflate in [false, true] {
+            let Some(Member::List(stored)) = body_member(&body, "args", true, deflate).unwrap()
+            else {
+                panic!("no list");
+            };
+            assert_eq!(matches!(stored, Stored::Deflated { .. }), deflate);
+            assert_eq!(stored.text().unwrap(), want);
+        }
     }
 
     #[test]
@@ -640,12 +701,19 @@ mod tests {
         }
 
         /// A long body is converted in two passes: the same text, written
-        /// into a buffer of its length.
+        /// into a buffer of its length, or deflated as it is written when
+        /// it is long and the store keeps such texts deflated.
         #[test]
         fn long_bodies_convert_as_short_ones_into_a_buffer_of_their_length(
             items in prop::collection::vec(plain(), 0..4),
             pad in 0usize..2,
+            big in any::<bool>(),
+            deflate in any::<bool>(),
         ) {
+            // Big: the items repeated to a text just past `PACK_FROM`.
+            let once: usize = items.iter().map(|j| tree_text(j).len() + 1).sum();
+            let repeat = if big { crate::packed::PACK_FROM / once.max(1) + 1 } else { 1 };
+            let items: Vec<J> = items.iter().cycle().take(items.len() * repeat).cloned().collect();
             let args = J::Array(items.clone());
             let list = format!(
                 "[{}]",
@@ -653,32 +721,39 @@ mod tests {
             );
             let junk = "x".repeat(pad * MEASURED_FROM);
             let body = serde_json::to_vec(&json!({"junk": junk, "args": args, "payload": args})).unwrap();
-            prop_assert_eq!(body.len() >= MEASURED_FROM, pad == 1);
-            match body_member(&body, "args", true).unwrap() {
-                Some(Member::List(text)) => {
-                    prop_assert_eq!(&text, &list);
-                    if pad == 1 {
-                        prop_assert_eq!(text.capacity(), text.len());
+            let long = body.len() >= MEASURED_FROM;
+            prop_assert!(long || pad == 0);
+            let converted = |field: &str, list: bool| -> Result<Stored, TestCaseError> {
+                match body_member(&body, field, list, deflate).unwrap() {
+                    Some(Member::List(stored)) if list => Ok(stored),
+                    Some(Member::One(stored)) if !list => Ok(stored),
+                    other => Err(TestCaseError::fail(format!("{other:?}"))),
+                }
+            };
+            for (stored, want) in [(converted("args", true)?, &list), (converted("payload", false)?, &tree_text(&args))] {
+                prop_assert_eq!(&stored.text().unwrap(), want);
+                match &stored {
+                    Stored::Deflated { len, .. } => {
+                        prop_assert!(deflate && long && want.len() >= crate::packed::PACK_FROM);
+                        prop_assert_eq!(*len, want.len());
+                        prop_assert!(stored.check().is_ok());
+                    }
+                    Stored::Text(text) => {
+                        prop_assert!(!(deflate && long && want.len() >= crate::packed::PACK_FROM));
+                        if long {
+                            prop_assert_eq!(text.capacity(), text.len());
+                        }
                     }
                 }
-                other => prop_assert!(false, "{:?}", other),
             }
-            match body_member(&body, "payload", false).unwrap() {
-                Some(Member::One(text)) => {
-                    prop_assert_eq!(&text, &tree_text(&args));
-                    if pad == 1 {
-                        prop_assert_eq!(text.capacity(), text.len());
-                    }
-                }
-                other => prop_assert!(false, "{:?}", other),
-            }
-            prop_assert_eq!(body_member(&body, "junk", true).unwrap(), Some(Member::NotList));
+            prop_assert_eq!(body_member(&body, "junk", true, deflate).unwrap(), Some(Member::NotList));
         }
 
         #[test]
         fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
             let _ = plain_text_to_tagged(&bytes);
-            let _ = body_member(&bytes, "args", true);
+            let _ = body_member(&bytes, "args", true, false);
+            let _ = body_member(&bytes, "args", true, true);
             let _ = body_head(&bytes, &["program"]);
         }
     }

@@ -19,6 +19,7 @@ use crate::api_error::ApiError;
 use crate::host::Host;
 use crate::metrics;
 use crate::otel::http::RequestTrace;
+use crate::packed::Stored;
 pub use crate::status_view::{status_json, status_text};
 use crate::store::{ListFilter, ResumeOutcome};
 use crate::values::TaggedList;
@@ -825,8 +826,13 @@ async fn start_subscribed(
                 "give args or tagged_args, not both".into(),
             ));
         }
-        (true, false) => match crate::request_json::body_member(&body, "args", true) {
-            Ok(Some(Member::List(text))) => TaggedList::from_stored(text),
+        (true, false) => match crate::request_json::body_member(
+            &body,
+            "args",
+            true,
+            app.host.store().packs_texts(),
+        ) {
+            Ok(Some(Member::List(stored))) => TaggedList::from(stored),
             Ok(_) => return Err(ApiError::BadRequest("args must be an array".into())),
             Err(e) => return Err(ApiError::BadRequest(e)),
         },
@@ -1082,21 +1088,26 @@ async fn send_event(State(app): State<Shared>, uri: Uri, body: Body) -> Answer {
                 "give payload or tagged_payload, not both".into(),
             ));
         }
-        (true, false) => match crate::request_json::body_member(&body, "payload", false) {
-            Ok(Some(crate::request_json::Member::One(text))) => text,
+        (true, false) => match crate::request_json::body_member(
+            &body,
+            "payload",
+            false,
+            app.host.store().packs_texts(),
+        ) {
+            Ok(Some(crate::request_json::Member::One(stored))) => stored,
             Ok(_) => return Err(ApiError::BadRequest("body.payload is missing".into())),
             Err(e) => return Err(ApiError::BadRequest(e)),
         },
         (false, true) => {
             let t = tagged_member(&body, "tagged_payload")?;
             crate::values::check_tagged(&t).map_err(ApiError::BadRequest)?;
-            tcc_ir::to_canonical(&t)
+            Stored::Text(tcc_ir::to_canonical(&t))
         }
-        (false, false) => r#"{"t":"null"}"#.to_string(),
+        (false, false) => Stored::Text(r#"{"t":"null"}"#.to_string()),
     };
     drop(body);
     blocking(move || {
-        app.host.store().send_event_text(&id, &name, &payload)?;
+        app.host.store().send_event_stored(&id, &name, &payload)?;
         app.host.notify();
         Ok(Reply(202, json!({"accepted": true})))
     })

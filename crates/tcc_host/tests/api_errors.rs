@@ -92,8 +92,13 @@ impl Store for NoPaging {
     fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError> {
         self.0.ready_wake(id, now)
     }
-    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
-        self.0.send_event_text(id, name, payload)
+    fn send_event_stored(
+        &self,
+        id: &str,
+        name: &str,
+        payload: &tcc_host::packed::Stored,
+    ) -> Result<(), StoreError> {
+        self.0.send_event_stored(id, name, payload)
     }
     fn request_cancel(&self, id: &str) -> Result<(), StoreError> {
         self.0.request_cancel(id)

@@ -3,7 +3,8 @@
 
 use super::{Action, Awaiting, CANCELLED_ERROR, Execution};
 use crate::continuation::{
-    BranchOp, CancelPhase, Join, JoinKind, JoinState, Pending, Phase, Reentry, Status, WaitKind,
+    BranchOp, CancelPhase, DeltaBase, Join, JoinKind, JoinState, Pending, Phase, Reentry, Status,
+    WaitKind,
 };
 use crate::error::{EngineError, FatalKind};
 use crate::json::{ValueContext, absorb, obj};
@@ -142,7 +143,12 @@ impl Execution {
                 // The old base goes first (issue 42, F3: two copies of the
                 // heap at most, not three).
                 self.base = None;
-                self.base = Some(self.state.clone());
+                let digest = match self.checkpoint_heap.take() {
+                    _ if !self.allow_delta => None,
+                    Some((revision, digest)) if revision == self.state.revision => Some(digest),
+                    _ => Some(self.state.heap.digest()),
+                };
+                self.base = digest.map(|digest| DeltaBase::of(&mut self.state, digest));
                 Ok(())
             }
             (Awaiting::Checkpoint { .. }, HostResponse::Ack) => {

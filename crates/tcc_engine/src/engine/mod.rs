@@ -13,11 +13,10 @@
 mod host;
 mod step;
 
-use crate::continuation::{
-    CancelPhase, Continuation, Frame, Pending, Status, compute_delta, plan_delta,
-};
+use crate::continuation::{CancelPhase, Continuation, DeltaBase, Frame, Pending, Status};
 use crate::error::{EngineError, FatalKind};
 use crate::fast::{self};
+use crate::heap_digest::HeapDigest;
 use crate::json::{TextOut, ValueContext, absorb, export, obj, to_canonical};
 use crate::lang::{EvalError, Language};
 use crate::limits::Limits;
@@ -193,8 +192,12 @@ pub struct Execution {
     limits: Limits,
     outstanding: Option<(HostRequest, Awaiting)>,
     queue: VecDeque<Action>,
-    /// Last confirmed continuation (base of deltas).
-    base: Option<Continuation>,
+    /// Last confirmed continuation (base of deltas), without its heap's
+    /// cells (issue 42, F3: the heap is not held twice).
+    base: Option<DeltaBase>,
+    /// The outstanding checkpoint's revision and its state's heap digest
+    /// (the state a confirmation makes the base; nothing runs between).
+    checkpoint_heap: Option<(u64, HeapDigest)>,
     deltas_since_snapshot: u32,
     allow_delta: bool,
     /// The host takes checkpoint bodies as text only
@@ -393,7 +396,7 @@ impl Execution {
         program: Arc<Program>,
         state: Continuation,
         limits: Limits,
-        base: Option<Continuation>,
+        base: Option<DeltaBase>,
     ) -> Execution {
         let state_sweep_at = state.heap.next_sweep(state.heap.cells.len());
         Execution {
@@ -404,6 +407,7 @@ impl Execution {
             checkpoint_text: None,
             queue: VecDeque::new(),
             base,
+            checkpoint_heap: None,
             deltas_since_snapshot: 0,
             allow_delta: true,
             text_checkpoints: false,
@@ -513,7 +517,8 @@ impl Execution {
                 limits.max_stack as u64,
             ));
         }
-        let base = state.clone();
+        let digest = state.heap.digest();
+        let base = DeltaBase::of(&mut state, digest);
         let mut e = Execution::with_state(program, state, limits, Some(base));
         // The effect is asked for again under the same identity; the host's
         // journal answers it if it already ran.
@@ -641,9 +646,7 @@ impl Execution {
                 CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
                 CheckpointKind::Delta => (
                     None,
-                    self.base
-                        .as_ref()
-                        .and_then(|base| compute_delta(base, &self.state)),
+                    self.base.as_ref().and_then(|base| base.delta(&self.state)),
                 ),
             }),
             _ => None,
@@ -795,7 +798,15 @@ impl Execution {
         self.prepare_checkpoint();
         let revision = self.state.revision + 1;
         self.state.revision = revision;
-        let base_revision = self.base.as_ref().map_or(0, |b| b.revision);
+        let base_revision = self.base.as_ref().map_or(0, DeltaBase::revision);
+        // The state's heap digest, kept for the confirmation (it makes
+        // this state the base) and compared with the base's; a host
+        // without deltas keeps no base.
+        self.checkpoint_heap = None;
+        let heap_digest = self.allow_delta.then(|| self.state.heap.digest());
+        if let Some(digest) = heap_digest {
+            self.checkpoint_heap = Some((revision, digest));
+        }
         // A delta when allowed, possible and shorter than the snapshot; the
         // snapshot's JSON tree is built only when it is the one sent. The
         // text written to compare them is kept for the host.
@@ -816,7 +827,8 @@ impl Execution {
                 let plan = self
                     .base
                     .as_ref()
-                    .and_then(|base| plan_delta(base, &self.state));
+                    .zip(heap_digest)
+                    .and_then(|(base, digest)| base.plan(&self.state, digest));
                 if let Some(plan) = plan {
                     let state = &self.state;
                     let heap_len = std::cell::OnceCell::new();
@@ -847,7 +859,7 @@ impl Execution {
                 let candidate = self
                     .base
                     .as_ref()
-                    .and_then(|base| compute_delta(base, &self.state))
+                    .and_then(|base| base.delta(&self.state))
                     .map(|d| (to_canonical(&d), d));
                 // The snapshot's length is counted, not written; its text
                 // is written only when it is the one sent, after the

@@ -677,11 +677,18 @@ pub trait Store: Send + Sync {
     fn ready_wake(&self, id: &str, now: i64) -> Result<Option<Wake>, StoreError>;
     /// Buffers an event for `id` (not found / conflict when terminal).
     fn send_event(&self, id: &str, name: &str, payload: &J) -> Result<(), StoreError> {
-        self.send_event_text(id, name, &json_text(payload))
+        self.send_event_stored(id, name, &packed::Stored::Text(json_text(payload)))
     }
     /// [`Store::send_event`] with the payload as canonical tagged JSON
-    /// text (what the HTTP API converts a plain payload to, without a tree).
-    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError>;
+    /// text (what the HTTP API converts a plain payload to, without a
+    /// tree), deflated when the API wrote it so for a store that
+    /// [`Store::packs_texts`].
+    fn send_event_stored(
+        &self,
+        id: &str,
+        name: &str,
+        payload: &packed::Stored,
+    ) -> Result<(), StoreError>;
     /// Requests cancellation (conflict when terminal), also of the
     /// unfinished descendants.
     fn request_cancel(&self, id: &str) -> Result<(), StoreError>;

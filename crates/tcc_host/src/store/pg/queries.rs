@@ -840,8 +840,17 @@ impl Store for PgStore {
         self.read(|c| ready_wake_conn(c, id, now))
     }
 
-    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
-        let (id, name, payload) = (id.to_string(), name.to_string(), payload.to_string());
+    fn send_event_stored(
+        &self,
+        id: &str,
+        name: &str,
+        payload: &crate::packed::Stored,
+    ) -> Result<(), StoreError> {
+        let payload = payload
+            .text()
+            .map_err(|e| StoreError::Corrupt(format!("an event payload: {e}")))?
+            .into_owned();
+        let (id, name) = (id.to_string(), name.to_string());
         self.write(move |c| {
             let status: Option<String> = c
                 .query_opt("SELECT status FROM executions WHERE id = $1", &[&id])?

@@ -290,7 +290,8 @@ impl Store for SqliteStore {
                     parent: n.parent.clone(),
                     namespace: n.namespace.clone(),
                 };
-                Ok((row, Packed::copied(&crate::store::args_text(&n.args)?)))
+                // A deflated list (a long request's) is bound as it is.
+                Ok((row, n.args.stored().to_packed()))
             })
             .collect::<Result<_, StoreError>>()?;
         self.write(move |c| {
@@ -780,8 +781,13 @@ impl Store for SqliteStore {
         self.read(|c| ready_wake_conn(c, id, now))
     }
 
-    fn send_event_text(&self, id: &str, name: &str, payload: &str) -> Result<(), StoreError> {
-        let (id, name, payload) = (id.to_string(), name.to_string(), Packed::copied(payload));
+    fn send_event_stored(
+        &self,
+        id: &str,
+        name: &str,
+        payload: &crate::packed::Stored,
+    ) -> Result<(), StoreError> {
+        let (id, name, payload) = (id.to_string(), name.to_string(), payload.to_packed());
         self.write(move |c| {
             // The status alone: the row's texts are not read (issue 42, F3).
             let status: String = c

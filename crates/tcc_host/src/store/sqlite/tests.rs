@@ -540,7 +540,9 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
     effect.input = value.clone();
     effect.result = serde_json::from_str(&value).unwrap();
     store.journal_put(&effect).unwrap();
-    store.send_event_text("e", "ev", &value).unwrap();
+    store
+        .send_event_stored("e", "ev", &crate::packed::Stored::Text(value.clone()))
+        .unwrap();
     let mut tx = first_snapshot(vec![]);
     tx.body = store.pack(format!(r#"{{"heap":{list}}}"#));
     tx.status = "completed".into();
@@ -595,7 +597,9 @@ fn long_texts_are_stored_deflated_and_read_back_as_they_were() {
         branch: None,
     }];
     store.commit_checkpoint(wait).unwrap();
-    store.send_event_text("w", "ev", &value).unwrap();
+    store
+        .send_event_stored("w", "ev", &crate::packed::Stored::Text(value.clone()))
+        .unwrap();
     let wake = store.ready_wake("w", 0).unwrap().unwrap();
     assert_eq!(wake.value.unwrap().text().unwrap(), value);
     // A long text stored as TEXT reads back as it is.
