@@ -65,10 +65,10 @@ fn checkpoint_encode(c: &mut Criterion) {
             "n".to_string(),
             tcc_engine::Value::Number(f64::from(i) * 1.5),
         );
-        state.heap.cells.push(tcc_engine::Cell::Object(m));
+        state.heap.push(tcc_engine::Cell::Object(m));
         items.push(tcc_engine::Value::Ref(i));
     }
-    state.heap.cells.push(tcc_engine::Cell::Array(items));
+    state.heap.push(tcc_engine::Cell::Array(items));
     state.frames[0].locals[1] = tcc_engine::Value::Ref(8000);
     let bytes = state.encode().len();
     eprintln!("snapshot size: {bytes} bytes");

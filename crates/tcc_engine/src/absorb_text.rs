@@ -30,7 +30,7 @@ pub fn absorb_list_text(
     absorb_from(
         serde_json::Deserializer::from_str(text),
         || serde_json::from_str(text),
-        ArrayLengths::of_text(text),
+        TextSizes::of_text(text),
         &AbsorbList { path, limits },
         heap,
     )
@@ -46,7 +46,7 @@ pub fn absorb_list_source(
     absorb_from(
         serde_json::Deserializer::from_reader(source.open()),
         || serde_json::from_reader(source.open()),
-        ArrayLengths::count(serde_json::Deserializer::from_reader(source.open())),
+        TextSizes::count(serde_json::Deserializer::from_reader(source.open())),
         &AbsorbList { path, limits },
         heap,
     )
@@ -65,7 +65,7 @@ pub fn absorb_value_text(
     absorb_from(
         serde_json::Deserializer::from_str(text),
         || serde_json::from_str(text),
-        ArrayLengths::of_text(text),
+        TextSizes::of_text(text),
         &AbsorbValue { path, limits },
         heap,
     )
@@ -90,7 +90,7 @@ pub fn absorb_value_source(
     absorb_from(
         serde_json::Deserializer::from_reader(source.open()),
         || serde_json::from_reader(source.open()),
-        ArrayLengths::count(serde_json::Deserializer::from_reader(source.open())),
+        TextSizes::count(serde_json::Deserializer::from_reader(source.open())),
         &AbsorbValue { path, limits },
         heap,
     )
@@ -108,7 +108,7 @@ trait Absorbed {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
-        lengths: Option<&ArrayLengths>,
+        lengths: Option<&TextSizes>,
     ) -> serde_json::Result<Self::Output>;
 
     /// The tree path: the value or the diagnostic the parsed text makes.
@@ -116,6 +116,9 @@ trait Absorbed {
 
     /// Where a text that is not JSON is reported.
     fn path(&self) -> &str;
+
+    /// The limits absorbed values are held to.
+    fn limits(&self) -> &Limits;
 }
 
 /// An array of inlined tagged values (a start's arguments).
@@ -131,7 +134,7 @@ impl Absorbed for AbsorbList<'_> {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
-        lengths: Option<&ArrayLengths>,
+        lengths: Option<&TextSizes>,
     ) -> serde_json::Result<Vec<Value>> {
         ListSeed {
             heap,
@@ -163,6 +166,10 @@ impl Absorbed for AbsorbList<'_> {
     fn path(&self) -> &str {
         self.path
     }
+
+    fn limits(&self) -> &Limits {
+        self.limits
+    }
 }
 
 /// One inlined tagged value (an event payload, a child's result).
@@ -178,7 +185,7 @@ impl Absorbed for AbsorbValue<'_> {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
-        lengths: Option<&ArrayLengths>,
+        lengths: Option<&TextSizes>,
     ) -> serde_json::Result<Value> {
         Tagged {
             heap,
@@ -197,6 +204,10 @@ impl Absorbed for AbsorbValue<'_> {
     fn path(&self) -> &str {
         self.path
     }
+
+    fn limits(&self) -> &Limits {
+        self.limits
+    }
 }
 
 /// Absorbs the text `de` reads as `what`, its long arrays allocated at the
@@ -205,11 +216,14 @@ impl Absorbed for AbsorbValue<'_> {
 fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
     mut de: serde_json::Deserializer<R>,
     tree: impl FnOnce() -> serde_json::Result<J>,
-    lengths: Option<ArrayLengths>,
+    lengths: Option<TextSizes>,
     what: &A,
     heap: &mut Heap,
 ) -> Result<A::Output, EngineError> {
-    let mark = heap.cells.len();
+    let mark = heap.cells().len();
+    if let Some(sizes) = &lengths {
+        sizes.reserve(heap, what.limits());
+    }
     // Nesting is bounded by `MAX_ABSORB_DEPTH` here, not by serde_json's
     // 128 JSON levels (64 tagged containers).
     de.disable_recursion_limit();
@@ -219,7 +233,7 @@ fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
     match fast {
         Ok(made) => Ok(made),
         Err(_) => {
-            heap.cells.truncate(mark);
+            heap.truncate(mark);
             let parsed: J =
                 tree().map_err(|e| EngineError::message(what.path(), format!("not JSON: {e}")))?;
             what.absorb_tree(&parsed, heap)
@@ -231,7 +245,7 @@ fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
 struct ListSeed<'h> {
     heap: &'h mut Heap,
     limits: &'h Limits,
-    lengths: Option<&'h ArrayLengths>,
+    lengths: Option<&'h TextSizes>,
 }
 
 impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
@@ -250,7 +264,7 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Value>, A::Error> {
-        let mut out = ArrayLengths::vector(self.lengths, self.limits);
+        let mut out = TextSizes::vector(self.lengths, self.limits);
         while let Some(v) = seq.next_element_seed(Tagged {
             heap: &mut *self.heap,
             limits: self.limits,
@@ -273,7 +287,7 @@ pub(crate) struct Tagged<'h> {
     /// the tree path (a canonical continuation holds none).
     pub(crate) refs: bool,
     /// The text's long arrays' lengths, when counted.
-    pub(crate) lengths: Option<&'h ArrayLengths>,
+    pub(crate) lengths: Option<&'h TextSizes>,
 }
 
 impl<'de> DeserializeSeed<'de> for Tagged<'_> {
@@ -399,7 +413,7 @@ pub(crate) struct Collection<'h> {
     /// Elements are a continuation's values (see [`Tagged::refs`]).
     pub(crate) refs: bool,
     /// The text's long arrays' lengths, when counted.
-    pub(crate) lengths: Option<&'h ArrayLengths>,
+    pub(crate) lengths: Option<&'h TextSizes>,
 }
 
 impl<'de> DeserializeSeed<'de> for Collection<'_> {
@@ -425,7 +439,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
         if self.object {
             return Err(refuse());
         }
-        let mut out = ArrayLengths::vector(self.lengths, self.limits);
+        let mut out = TextSizes::vector(self.lengths, self.limits);
         while let Some(v) = seq.next_element_seed(Tagged {
             heap: &mut *self.heap,
             limits: self.limits,
@@ -463,17 +477,20 @@ impl<'de> Visitor<'de> for Collection<'_> {
     }
 }
 
-/// The lengths of a JSON text's long arrays (of [`LONG_ARRAY`] elements or
-/// more), counted by a first pass over a long text (issue 42, F3: a vector
-/// grown by doubling while an array of tiny values was absorbed held up to
-/// twice its values' 16 bytes each, and its old buffer beside the new one
-/// while it moved; the second pass allocates each at its length). Arrays
-/// are numbered in the order their `[` appears, which is the order the
+/// What a first pass over a long text counts (issue 42, F3: vectors grown
+/// by doubling while a body of tiny values was absorbed held up to twice
+/// what they hold, and the old buffer beside the new one while they
+/// moved): the lengths of its long arrays (of [`LONG_ARRAY`] elements or
+/// more), each then allocated at its length, and its collections (the
+/// heap cells it makes), for which the heap makes room at once. Arrays are
+/// numbered in the order their `[` appears, which is the order the
 /// absorbing pass enters them.
 #[derive(Debug, Default)]
-pub(crate) struct ArrayLengths {
+pub(crate) struct TextSizes {
     /// (ordinal, length) of each long array, by ordinal.
     long: Vec<(u64, usize)>,
+    /// The tagged collections: arrays and objects that are a `v` member.
+    collections: usize,
     /// Arrays the absorbing pass has entered.
     entered: std::cell::Cell<u64>,
     /// The first entry of `long` not yet reached.
@@ -487,11 +504,11 @@ pub(crate) const LONG_ARRAY: usize = 256;
 /// in pieces is always: it is long, or it would not be read so).
 pub(crate) const COUNT_ARRAYS_FROM: usize = 64 * 1024;
 
-impl ArrayLengths {
+impl TextSizes {
     /// The counted lengths of `text`'s long arrays, for a long text.
-    fn of_text(text: &str) -> Option<ArrayLengths> {
+    fn of_text(text: &str) -> Option<TextSizes> {
         (text.len() >= COUNT_ARRAYS_FROM)
-            .then(|| ArrayLengths::count(serde_json::Deserializer::from_str(text)))
+            .then(|| TextSizes::count(serde_json::Deserializer::from_str(text)))
             .flatten()
     }
 
@@ -501,12 +518,14 @@ impl ArrayLengths {
     /// are only a hint).
     fn count<'de, R: serde_json::de::Read<'de>>(
         mut de: serde_json::Deserializer<R>,
-    ) -> Option<ArrayLengths> {
-        let mut lengths = ArrayLengths::default();
+    ) -> Option<TextSizes> {
+        let mut lengths = TextSizes::default();
         let mut arrays = 0u64;
         ArrayCounter {
             long: &mut lengths.long,
             arrays: &mut arrays,
+            collections: &mut lengths.collections,
+            payload: false,
         }
         .deserialize(&mut de)
         .ok()?;
@@ -518,7 +537,7 @@ impl ArrayLengths {
 
     /// A vector for the next array entered: at its counted length when it
     /// is long and within the collection limit, else empty.
-    fn vector(lengths: Option<&ArrayLengths>, limits: &Limits) -> Vec<Value> {
+    fn vector(lengths: Option<&TextSizes>, limits: &Limits) -> Vec<Value> {
         let Some(lengths) = lengths else {
             return Vec::new();
         };
@@ -537,12 +556,46 @@ impl ArrayLengths {
             _ => Vec::new(),
         }
     }
+
+    /// Makes room in `heap` for the cells the text holds (within the
+    /// heap-cell limit; the count is an upper bound: a tagged value that
+    /// is an object's member named `v` counts as one).
+    fn reserve(&self, heap: &mut Heap, limits: &Limits) {
+        let room = limits.max_heap_cells.saturating_sub(heap.cells().len());
+        heap.reserve_exact(self.collections.min(room));
+    }
 }
 
-/// Counts the elements of every array in a JSON value.
+/// Counts the elements of every array in a JSON value, and its tagged
+/// collections.
 struct ArrayCounter<'a> {
     long: &'a mut Vec<(u64, usize)>,
     arrays: &'a mut u64,
+    collections: &'a mut usize,
+    /// The value is a `v` member (a collection there is a tagged one's).
+    payload: bool,
+}
+
+/// Reads an object's key: whether it is `v` (nothing allocated).
+struct IsPayloadKey;
+
+impl<'de> DeserializeSeed<'de> for IsPayloadKey {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IsPayloadKey {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<bool, E> {
+        Ok(key == "v")
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for ArrayCounter<'_> {
@@ -580,11 +633,14 @@ impl<'de> Visitor<'de> for ArrayCounter<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let ordinal = *self.arrays;
         *self.arrays += 1;
+        *self.collections += usize::from(self.payload);
         let mut length = 0usize;
         while seq
             .next_element_seed(ArrayCounter {
                 long: &mut *self.long,
                 arrays: &mut *self.arrays,
+                collections: &mut *self.collections,
+                payload: false,
             })?
             .is_some()
         {
@@ -596,10 +652,13 @@ impl<'de> Visitor<'de> for ArrayCounter<'_> {
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while map.next_key::<de::IgnoredAny>()?.is_some() {
+        *self.collections += usize::from(self.payload);
+        while let Some(payload) = map.next_key_seed(IsPayloadKey)? {
             map.next_value_seed(ArrayCounter {
                 long: &mut *self.long,
                 arrays: &mut *self.arrays,
+                collections: &mut *self.collections,
+                payload,
             })?;
         }
         Ok(())
@@ -653,8 +712,8 @@ mod tests {
             (Ok(f), Ok(t)) => {
                 let f: Vec<J> = f.iter().map(crate::json::value_json).collect();
                 assert_eq!(f, t, "{text}");
-                assert_eq!(fast_heap.cells.len(), tree_heap.cells.len(), "{text}");
-                for (a, b) in fast_heap.cells.iter().zip(&tree_heap.cells) {
+                assert_eq!(fast_heap.cells().len(), tree_heap.cells().len(), "{text}");
+                for (a, b) in fast_heap.cells().iter().zip(tree_heap.cells()) {
                     assert!(a.same_encoding(b), "{text}: {a:?} vs {b:?}");
                 }
             }
@@ -707,7 +766,7 @@ mod tests {
             .unwrap();
             assert_eq!(values.len(), 4);
             let mut lengths = Vec::new();
-            for cell in &heap.cells {
+            for cell in heap.cells() {
                 if let Cell::Array(items) = cell {
                     assert_eq!(items.capacity(), items.len(), "from pieces: {from_pieces}");
                     lengths.push(items.len());
@@ -716,33 +775,42 @@ mod tests {
             lengths.sort_unstable();
             lengths.dedup();
             assert_eq!(lengths, [2, 3, LONG_ARRAY - 1, LONG_ARRAY, 300, 5000]);
+            // Room for the 307 cells made at once.
+            assert_eq!(heap.cells().len(), 1 + 4 + 301 + 1);
+            assert_eq!(heap.capacity(), heap.cells().len());
         }
         // Counted: the top list is short, the long arrays by the order of
         // their `[` (the 300 before the arrays it holds).
-        let counted = ArrayLengths::of_text(&text).unwrap();
+        let counted = TextSizes::of_text(&text).unwrap();
         assert_eq!(counted.long[0], (1, 5000));
         assert_eq!(counted.long[1], (6, 300));
         assert_eq!(counted.long.len(), 2 + 300);
+        assert_eq!(counted.collections, 307);
+        // Objects count too; a member named `v` is counted as if it were a
+        // payload (an upper bound: room, not values).
+        let objects = r#"[{"t":"object","v":{"k":{"t":"array","v":[]},"v":{"t":"null"}}}]"#;
+        let sizes = TextSizes::count(serde_json::Deserializer::from_str(objects)).unwrap();
+        assert_eq!(sizes.collections, 3);
         // The absorbing pass's vectors, array by array: the long ones at
         // their length (within the collection limit), the others empty.
         let capacities: Vec<usize> = (0..8)
-            .map(|_| ArrayLengths::vector(Some(&counted), &limits).capacity())
+            .map(|_| TextSizes::vector(Some(&counted), &limits).capacity())
             .collect();
         assert_eq!(capacities, [0, 5000, 0, 0, 0, 0, 300, LONG_ARRAY]);
-        let counted = ArrayLengths::of_text(&text).unwrap();
+        let counted = TextSizes::of_text(&text).unwrap();
         let small = Limits {
             max_collection_len: 4999,
             ..Limits::default()
         };
         let capacities: Vec<usize> = (0..2)
-            .map(|_| ArrayLengths::vector(Some(&counted), &small).capacity())
+            .map(|_| TextSizes::vector(Some(&counted), &small).capacity())
             .collect();
         assert_eq!(capacities, [0, 0]);
         // Too deep for the counting pass, or not JSON: no lengths (the
         // absorbing pass decides).
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
-        assert!(ArrayLengths::count(serde_json::Deserializer::from_str(&deep)).is_none());
-        assert!(ArrayLengths::count(serde_json::Deserializer::from_str("[1,")).is_none());
+        assert!(TextSizes::count(serde_json::Deserializer::from_str(&deep)).is_none());
+        assert!(TextSizes::count(serde_json::Deserializer::from_str("[1,")).is_none());
     }
 
     #[test]
@@ -777,7 +845,7 @@ mod tests {
         let mut heap = Heap::default();
         let v = absorb_value_text(&nested(100), "$.value", &mut heap, &limits).unwrap();
         assert!(matches!(v, Value::Ref(_)));
-        assert_eq!(heap.cells.len(), 100);
+        assert_eq!(heap.cells().len(), 100);
         let mut heap = Heap::default();
         let list = format!("[{}]", nested(100));
         assert_eq!(
@@ -790,7 +858,7 @@ mod tests {
         let mut heap = Heap::default();
         let deep = nested(MAX_ABSORB_DEPTH + 1);
         assert!(absorb_value_text(&deep, "$.value", &mut heap, &limits).is_err());
-        assert!(heap.cells.is_empty());
+        assert!(heap.cells().is_empty());
     }
 
     fn tagged() -> impl Strategy<Value = String> {

@@ -526,7 +526,7 @@ fn reentries_json(r: &[Reentry]) -> J {
 }
 
 fn heap_json(h: &Heap) -> J {
-    J::Array(h.cells.iter().map(cell_json).collect())
+    J::Array(h.cells().iter().map(cell_json).collect())
 }
 
 fn iterating_json(i: &[u32]) -> J {
@@ -567,7 +567,7 @@ impl Continuation {
         if !self.reentries.is_empty() {
             m.insert("reentries".into(), reentries_json(&self.reentries));
         }
-        if !self.heap.cells.is_empty() {
+        if !self.heap.cells().is_empty() {
             m.insert("heap".into(), heap_json(&self.heap));
         }
         if !self.iterating.is_empty() {
@@ -602,7 +602,7 @@ impl Continuation {
     /// [`Continuation::heap_text_len`] adds to it.
     pub fn encoded_len_without_heap(&self) -> usize {
         let rest = self.encode_with(false).len();
-        if self.heap.cells.is_empty() {
+        if self.heap.cells().is_empty() {
             rest
         } else {
             rest + ",\"heap\":".len()
@@ -622,7 +622,7 @@ impl Continuation {
         without_heap: usize,
         heap_text_len: impl FnOnce() -> usize,
     ) -> usize {
-        if self.heap.cells.is_empty() {
+        if self.heap.cells().is_empty() {
             without_heap
         } else {
             without_heap + heap_text_len()
@@ -645,7 +645,11 @@ impl Continuation {
 
     /// The canonical text, its `heap` member left out unless `with_heap`.
     fn encode_with(&self, with_heap: bool) -> String {
-        let cells = if with_heap { self.heap.cells.len() } else { 0 };
+        let cells = if with_heap {
+            self.heap.cells().len()
+        } else {
+            0
+        };
         self.encode_into(with_heap, String::with_capacity(256 + 64 * cells))
     }
 
@@ -706,7 +710,7 @@ impl Continuation {
             key(&mut out, "func_refs", false);
             small(&mut out, func_refs_json(&self.func_refs));
         }
-        if with_heap && !self.heap.cells.is_empty() {
+        if with_heap && !self.heap.cells().is_empty() {
             key(&mut out, "heap", false);
             write_heap(&mut *out, &self.heap);
         }
@@ -951,8 +955,8 @@ fn heap_text_len(heap: &Heap) -> usize {
         scratch.len()
     };
     let commas = |n: usize| n.saturating_sub(1);
-    let mut len = "[]".len() + commas(heap.cells.len());
-    for c in &heap.cells {
+    let mut len = "[]".len() + commas(heap.cells().len());
+    for c in heap.cells() {
         len += match c {
             Cell::Object(m) => {
                 "{\"t\":\"object\",\"v\":{".len()
@@ -981,7 +985,7 @@ fn heap_text_len(heap: &Heap) -> usize {
 
 fn write_heap<O: TextOut + ?Sized>(out: &mut O, heap: &Heap) {
     out.push('[');
-    for (i, c) in heap.cells.iter().enumerate() {
+    for (i, c) in heap.cells().iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -1035,10 +1039,10 @@ fn decode_heap(j: &J, path: &str, heap: &mut Heap, limits: &Limits) -> Result<()
             limits.max_heap_cells as u64,
         ));
     }
-    heap.cells = vec![Cell::Hole; cells.len()];
+    *heap.cells_mut() = vec![Cell::Hole; cells.len()];
     for (i, c) in cells.iter().enumerate() {
         let cell = cell_from_json(c, &format!("{path}[{i}]"), heap, limits)?;
-        heap.cells[i] = cell;
+        heap.cells_mut()[i] = cell;
     }
     Ok(())
 }
@@ -1434,11 +1438,11 @@ fn delta_tree(mut members: Map<String, J>, next: &Continuation, heap_changed: bo
 
 /// Whether two heaps write the same checkpoint text.
 fn heaps_same(base: &Heap, next: &Heap) -> bool {
-    base.cells.len() == next.cells.len()
+    base.cells().len() == next.cells().len()
         && base
-            .cells
+            .cells()
             .iter()
-            .zip(&next.cells)
+            .zip(next.cells())
             .all(|(x, y)| x.same_encoding(y))
 }
 
@@ -1454,6 +1458,8 @@ pub struct DeltaBase {
     state: Continuation,
     /// Its heap's digest.
     heap: HeapDigest,
+    /// Its heap's change count ([`Heap::changes`]) when it was taken.
+    heap_changes: u64,
 }
 
 impl DeltaBase {
@@ -1461,10 +1467,26 @@ impl DeltaBase {
     /// borrowed mutably only to leave its heap out of the copy).
     pub fn of(state: &mut Continuation, heap: HeapDigest) -> DeltaBase {
         debug_assert_eq!(heap, state.heap.digest());
+        let heap_changes = state.heap.changes();
         let cells = std::mem::take(&mut state.heap);
         let copy = state.clone();
         state.heap = cells;
-        DeltaBase { state: copy, heap }
+        DeltaBase {
+            state: copy,
+            heap,
+            heap_changes,
+        }
+    }
+
+    /// The digest of `heap`, the heap this base was taken from as it is
+    /// now: the base's own when the heap has not changed since (no cell
+    /// read), else computed.
+    pub fn digest_of(&self, heap: &Heap) -> HeapDigest {
+        if heap.changes() == self.heap_changes {
+            self.heap
+        } else {
+            heap.digest()
+        }
     }
 
     /// The base's revision.
@@ -1472,10 +1494,11 @@ impl DeltaBase {
         self.state.revision
     }
 
-    /// [`compute_delta`] from this base to `next`.
-    pub fn delta(&self, next: &Continuation) -> Option<J> {
+    /// [`compute_delta`] from this base to `next`, whose heap's digest is
+    /// `next_heap`.
+    pub fn delta(&self, next: &Continuation, next_heap: HeapDigest) -> Option<J> {
         let members = delta_but_heap(&self.state, next)?;
-        Some(delta_tree(members, next, self.heap != next.heap.digest()))
+        Some(delta_tree(members, next, self.heap != next_heap))
     }
 
     /// [`plan_delta`] from this base to `next`, whose heap's digest is
@@ -1494,7 +1517,7 @@ pub fn compute_delta_text(base: &Continuation, next: &Continuation) -> Option<St
     let plan = plan_delta(base, next)?;
     let capacity = 64
         + if plan.heap_changed {
-            64 * next.heap.cells.len()
+            64 * next.heap.cells().len()
         } else {
             0
         };

@@ -107,12 +107,12 @@ impl<'de> Visitor<'de> for HeapSeed<'_> {
         while let Some(cell) = seq.next_element_seed(CellSeed {
             limits: self.limits,
         })? {
-            if heap.cells.len() >= self.limits.max_heap_cells {
+            if heap.cells().len() >= self.limits.max_heap_cells {
                 return Err(refuse());
             }
-            heap.cells.push(cell);
+            heap.push(cell);
         }
-        heap.cells.shrink_to_fit();
+        heap.cells_mut().shrink_to_fit();
         Ok(heap)
     }
 }
@@ -210,7 +210,7 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
 fn small_cell<E: de::Error>(j: J, limits: &Limits) -> Result<Cell, E> {
     let mut scratch = Heap::default();
     let cell = cell_from_json(&j, "$.heap", &mut scratch, limits).map_err(|_| refuse::<E>())?;
-    if scratch.cells.is_empty() {
+    if scratch.cells().is_empty() {
         Ok(cell)
     } else {
         Err(refuse())

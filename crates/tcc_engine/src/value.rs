@@ -233,10 +233,18 @@ impl Marks {
 }
 
 /// The heap: cells addressed by stable ids.
+///
+/// Its cells change only through its methods, each of which counts a
+/// change ([`Heap::changes`]): an execution compares that count with the
+/// one its delta base was taken at, and digests the heap only when it
+/// moved (issue 42, F3; `continuation::DeltaBase`).
 #[derive(Debug, Clone, Default)]
 pub struct Heap {
     /// Cells by id; `Cell::Hole` marks a collected id.
-    pub cells: Vec<Cell>,
+    cells: Vec<Cell>,
+    /// Changes made so far (not part of the heap's content: never
+    /// encoded, compared or digested).
+    changes: u64,
 }
 
 /// The fewest allocations between two sweeps of a running execution's heap
@@ -244,6 +252,62 @@ pub struct Heap {
 pub const MIN_SWEEP_INTERVAL: usize = 8192;
 
 impl Heap {
+    /// A heap of these cells.
+    pub fn from_cells(cells: Vec<Cell>) -> Heap {
+        Heap { cells, changes: 0 }
+    }
+
+    /// The cells by id.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// How many changes the heap has seen: the same count means the same
+    /// cells (every method that can change a cell counts, even when it
+    /// leaves the cell as it was). Comparable only between states of one
+    /// heap, not between two heaps.
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    /// Counts a change.
+    fn changed(&mut self) {
+        self.changes = self.changes.wrapping_add(1);
+    }
+
+    /// Appends a cell without the heap-cell limit (a decoder's, which
+    /// bounds its input itself).
+    pub fn push(&mut self, cell: Cell) {
+        self.changed();
+        self.cells.push(cell);
+    }
+
+    /// Drops the cells from id `len` on (a reader putting the heap back as
+    /// it was).
+    pub fn truncate(&mut self, len: usize) {
+        if len < self.cells.len() {
+            self.changed();
+            self.cells.truncate(len);
+        }
+    }
+
+    /// The cells to change at will (a decoder filling a heap), counted as
+    /// a change.
+    pub(crate) fn cells_mut(&mut self) -> &mut Vec<Cell> {
+        self.changed();
+        &mut self.cells
+    }
+
+    /// Room for `more` cells without moving them again.
+    pub fn reserve_exact(&mut self, more: usize) {
+        self.cells.reserve_exact(more);
+    }
+
+    /// Cells the heap has room for.
+    pub fn capacity(&self) -> usize {
+        self.cells.capacity()
+    }
+
     /// How many values the heap's cells hold (one for a cell that holds
     /// none or one): a measure of its text's length, taken without
     /// reading the values.
@@ -277,7 +341,7 @@ impl Heap {
             ));
         }
         let id = self.cells.len() as u32;
-        self.cells.push(cell);
+        self.push(cell);
         Ok(id)
     }
 
@@ -294,6 +358,7 @@ impl Heap {
 
     /// Mutable access to the cell with this id.
     pub fn get_mut(&mut self, id: u32) -> Result<&mut Cell, EngineError> {
+        self.changed();
         match self.cells.get_mut(id as usize) {
             Some(Cell::Hole) | None => Err(EngineError::fatal(
                 FatalKind::DanglingRef,
@@ -308,8 +373,12 @@ impl Heap {
     /// the number of live cells.
     pub fn collect(&mut self, roots: impl IntoIterator<Item = u32>) -> usize {
         let live = self.sweep(roots);
+        let len = self.cells.len();
         while matches!(self.cells.last(), Some(Cell::Hole)) {
             self.cells.pop();
+        }
+        if self.cells.len() < len {
+            self.changed();
         }
         live
     }
@@ -327,12 +396,17 @@ impl Heap {
     pub fn sweep(&mut self, roots: impl IntoIterator<Item = u32>) -> usize {
         let marked = self.mark(roots);
         let mut live = 0;
+        let mut freed = false;
         for (id, cell) in self.cells.iter_mut().enumerate() {
             if marked.contains(id) {
                 live += 1;
             } else if !matches!(cell, Cell::Hole) {
                 *cell = Cell::Hole;
+                freed = true;
             }
+        }
+        if freed {
+            self.changed();
         }
         live
     }
@@ -478,7 +552,7 @@ mod tests {
         );
         (cells, proptest::collection::vec(0u32..45, 0..4)).prop_map(|(cells, roots)| {
             let cells = cells.iter().map(|(k, t)| cell(*k, t)).collect();
-            (Heap { cells }, roots)
+            (Heap::from_cells(cells), roots)
         })
     }
 
@@ -524,8 +598,8 @@ mod tests {
                     .filter(|&t| t < base)
                     .collect();
                 let c = cell(*kind, &targets);
-                swept.cells.push(c.clone());
-                plain.cells.push(c);
+                swept.push(c.clone());
+                plain.push(c);
             }
             // The checkpoint's roots: the same, and the newest cells (a
             // cell unreachable at the sweep is never a root again).

@@ -103,14 +103,15 @@ fn level() -> impl Strategy<Value = Level> {
 /// Builds the value described by `levels` (deepest last) in `heap`; `leaf`
 /// is the bottom scalar and `cycle` makes the bottom refer back to the top.
 fn build(heap: &mut Heap, levels: &[Level], leaf: f64, cycle: bool) -> Value {
-    let top = heap.cells.len() as u32;
+    let top = heap.cells().len() as u32;
     let mut below = Value::Number(leaf);
     // Ids are assigned top first so that `cycle` can name the top.
-    let base = heap.cells.len();
-    heap.cells
-        .extend(std::iter::repeat_n(Cell::Hole, levels.len().max(1)));
+    let base = heap.cells().len();
+    let mut cells = heap.cells().to_vec();
+    cells.extend(std::iter::repeat_n(Cell::Hole, levels.len().max(1)));
     if levels.is_empty() {
-        heap.cells[base] = Cell::Array(vec![below]);
+        cells[base] = Cell::Array(vec![below]);
+        *heap = Heap::from_cells(cells);
         return Value::Ref(top);
     }
     for (i, l) in levels.iter().enumerate().rev() {
@@ -126,7 +127,7 @@ fn build(heap: &mut Heap, levels: &[Level], leaf: f64, cycle: bool) -> Value {
         if l.shared {
             items.push(child);
         }
-        heap.cells[base + i] = if l.object {
+        cells[base + i] = if l.object {
             Cell::Object(
                 items
                     .into_iter()
@@ -139,6 +140,7 @@ fn build(heap: &mut Heap, levels: &[Level], leaf: f64, cycle: bool) -> Value {
         };
         below = Value::Ref(id);
     }
+    *heap = Heap::from_cells(cells);
     below
 }
 
@@ -208,8 +210,8 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
             let mut h3 = Heap::default();
             let w = absorb_value_text(&to_canonical(&j), "$", &mut h3, &Limits::default())
                 .map_err(|e| TestCaseError::fail(e.to_string()))?;
-            prop_assert_eq!(h3.cells.len(), h2.cells.len());
-            for (x, y) in h3.cells.iter().zip(&h2.cells) {
+            prop_assert_eq!(h3.cells().len(), h2.cells().len());
+            for (x, y) in h3.cells().iter().zip(h2.cells()) {
                 prop_assert!(x.same_encoding(y));
             }
             prop_assert!(w.same_encoding(&v));
@@ -255,13 +257,17 @@ fn walk_everything(levels: Vec<Level>, cycle: bool, differ: bool) -> Result<(), 
     // deltas: to this continuation, and to itself (no heap).
     let digest = base.heap.digest();
     let kept = tcc_engine::continuation::DeltaBase::of(&mut base.clone(), digest);
-    prop_assert_eq!(kept.delta(&c), Some(delta.clone()));
+    prop_assert_eq!(kept.delta(&c, c.heap.digest()), Some(delta.clone()));
     let plan = kept.plan(&c, c.heap.digest()).expect("same frames");
     prop_assert_eq!(plan.write(&c, planned), delta_text.clone());
     let digest = c.heap.digest();
     let itself = tcc_engine::continuation::DeltaBase::of(&mut c.clone(), digest);
-    prop_assert_eq!(itself.delta(&c), compute_delta(&c, &c));
-    prop_assert!(itself.delta(&c).is_some_and(|d| d.get("heap").is_none()));
+    prop_assert_eq!(itself.delta(&c, c.heap.digest()), compute_delta(&c, &c));
+    prop_assert!(
+        itself
+            .delta(&c, c.heap.digest())
+            .is_some_and(|d| d.get("heap").is_none())
+    );
     prop_assert_eq!(&to_canonical(&delta), &delta_text);
     let limits = Limits::default();
     let via_text = apply_delta_text(&base, delta_text.as_bytes(), &limits)

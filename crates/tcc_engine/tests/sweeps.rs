@@ -53,7 +53,7 @@ fn garbage_loop(n: f64, keep: f64) -> Vec<Instruction> {
 fn live_cells(e: &Execution) -> usize {
     e.state()
         .heap
-        .cells
+        .cells()
         .iter()
         .filter(|c| !matches!(c, Cell::Hole))
         .count()
@@ -70,7 +70,7 @@ fn garbage_is_freed_before_the_checkpoint_and_ids_stay_those_of_allocation_order
         match e.run_until_host(5_000).unwrap() {
             Outcome::BudgetExhausted => {
                 most_cells = most_cells.max(live_cells(&e));
-                longest_heap = longest_heap.max(e.state().heap.cells.len());
+                longest_heap = longest_heap.max(e.state().heap.cells().len());
             }
             Outcome::Host(HostRequest::PersistCheckpoint { revision, .. }) => {
                 e.respond(HostResponse::PersistConfirmed { revision })
@@ -89,7 +89,7 @@ fn garbage_is_freed_before_the_checkpoint_and_ids_stay_those_of_allocation_order
     // allocation order gave them, holes between them, trailing ones trimmed.
     let heap = &e.state().heap;
     let kept: Vec<u32> = (0..n).step_by(keep).map(|i| 1 + i as u32).collect();
-    match &heap.cells[0] {
+    match &heap.cells()[0] {
         Cell::Array(items) => {
             let refs: Vec<u32> = items
                 .iter()
@@ -102,8 +102,8 @@ fn garbage_is_freed_before_the_checkpoint_and_ids_stay_those_of_allocation_order
         }
         other => panic!("{other:?}"),
     }
-    assert_eq!(heap.cells.len(), *kept.last().unwrap() as usize + 1);
-    for (id, cell) in heap.cells.iter().enumerate().skip(1) {
+    assert_eq!(heap.cells().len(), *kept.last().unwrap() as usize + 1);
+    for (id, cell) in heap.cells().iter().enumerate().skip(1) {
         let is_kept = kept.binary_search(&(id as u32)).is_ok();
         assert_eq!(matches!(cell, Cell::Object(_)), is_kept, "id {id}");
         assert_eq!(matches!(cell, Cell::Hole), !is_kept, "id {id}");
@@ -140,12 +140,12 @@ fn a_collection_at_the_cell_limit_keeps_what_the_new_cell_refers_to() {
     let Some(Value::Ref(var)) = state.stack.last() else {
         panic!("{:?}", state.stack);
     };
-    let Cell::Var(Value::Ref(object)) = &state.heap.cells[*var as usize] else {
-        panic!("{:?}", state.heap.cells);
+    let Cell::Var(Value::Ref(object)) = &state.heap.cells()[*var as usize] else {
+        panic!("{:?}", state.heap.cells());
     };
     assert_ne!(var, object);
     assert!(matches!(
-        state.heap.cells[*object as usize],
+        state.heap.cells()[*object as usize],
         Cell::Object(_)
     ));
 }

@@ -398,7 +398,7 @@ impl Execution {
         limits: Limits,
         base: Option<DeltaBase>,
     ) -> Execution {
-        let state_sweep_at = state.heap.next_sweep(state.heap.cells.len());
+        let state_sweep_at = state.heap.next_sweep(state.heap.cells().len());
         Execution {
             program,
             state,
@@ -511,7 +511,8 @@ impl Execution {
             }) => Some(in_flight_effect(&program, &state, key, idempotency_key)?),
             _ => None,
         };
-        if state.stack.len() > limits.max_stack || state.heap.cells.len() > limits.max_heap_cells {
+        if state.stack.len() > limits.max_stack || state.heap.cells().len() > limits.max_heap_cells
+        {
             return Err(EngineError::limit(
                 "continuation size",
                 limits.max_stack as u64,
@@ -646,7 +647,9 @@ impl Execution {
                 CheckpointKind::Snapshot => (Some(self.state.to_json()), None),
                 CheckpointKind::Delta => (
                     None,
-                    self.base.as_ref().and_then(|base| base.delta(&self.state)),
+                    self.base
+                        .as_ref()
+                        .and_then(|base| base.delta(&self.state, base.digest_of(&self.state.heap))),
                 ),
             }),
             _ => None,
@@ -803,7 +806,11 @@ impl Execution {
         // this state the base) and compared with the base's; a host
         // without deltas keeps no base.
         self.checkpoint_heap = None;
-        let heap_digest = self.allow_delta.then(|| self.state.heap.digest());
+        let heap_digest = self.allow_delta.then(|| match &self.base {
+            // Not read again when it has not changed since the base.
+            Some(base) => base.digest_of(&self.state.heap),
+            None => self.state.heap.digest(),
+        });
         if let Some(digest) = heap_digest {
             self.checkpoint_heap = Some((revision, digest));
         }
@@ -859,7 +866,8 @@ impl Execution {
                 let candidate = self
                     .base
                     .as_ref()
-                    .and_then(|base| base.delta(&self.state))
+                    .zip(heap_digest)
+                    .and_then(|(base, digest)| base.delta(&self.state, digest))
                     .map(|d| (to_canonical(&d), d));
                 // The snapshot's length is counted, not written; its text
                 // is written only when it is the one sent, after the

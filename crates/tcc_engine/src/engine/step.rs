@@ -53,7 +53,7 @@ impl Execution {
             };
             match self.step(&program, pos, pc, ins) {
                 Ok(true) => {
-                    if self.state.heap.cells.len() >= self.sweep_at {
+                    if self.state.heap.cells().len() >= self.sweep_at {
                         self.sweep_garbage();
                     }
                 }
@@ -562,7 +562,7 @@ impl Execution {
     }
 
     pub(super) fn alloc(&mut self, cell: Cell) -> Result<u32, EvalError> {
-        if self.state.heap.cells.len() >= self.limits.max_heap_cells {
+        if self.state.heap.cells().len() >= self.limits.max_heap_cells {
             // Collect before giving up; ids stay stable, trailing holes
             // trimmed. The new cell's references are roots too: they were
             // popped off the stack (`NewCell`, `NewEnv`, `NewClosure`) or
