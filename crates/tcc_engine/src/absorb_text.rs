@@ -103,12 +103,12 @@ trait Absorbed {
     type Output;
 
     /// The fast path: reads the text with `de`, appending to `heap`
-    /// (arrays sized by `lengths` when given).
+    /// (arrays and the heap sized by `sizes` when given).
     fn fast<'de, R: serde_json::de::Read<'de>>(
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
-        lengths: Option<&TextSizes>,
+        sizes: Option<&TextSizes>,
     ) -> serde_json::Result<Self::Output>;
 
     /// The tree path: the value or the diagnostic the parsed text makes.
@@ -134,12 +134,12 @@ impl Absorbed for AbsorbList<'_> {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
-        lengths: Option<&TextSizes>,
+        sizes: Option<&TextSizes>,
     ) -> serde_json::Result<Vec<Value>> {
         ListSeed {
             heap,
             limits: self.limits,
-            lengths,
+            sizes,
         }
         .deserialize(de)
     }
@@ -185,14 +185,14 @@ impl Absorbed for AbsorbValue<'_> {
         &self,
         de: &mut serde_json::Deserializer<R>,
         heap: &mut Heap,
-        lengths: Option<&TextSizes>,
+        sizes: Option<&TextSizes>,
     ) -> serde_json::Result<Value> {
         Tagged {
             heap,
             limits: self.limits,
             depth: 0,
             refs: false,
-            lengths,
+            sizes,
         }
         .deserialize(de)
     }
@@ -211,24 +211,24 @@ impl Absorbed for AbsorbValue<'_> {
 }
 
 /// Absorbs the text `de` reads as `what`, its long arrays allocated at the
-/// `lengths` a first pass counted (when it did); `tree` parses it again,
+/// `sizes` a first pass counted (when it did); `tree` parses it again,
 /// for the tree path, after the heap is put back as it was.
 fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
     mut de: serde_json::Deserializer<R>,
     tree: impl FnOnce() -> serde_json::Result<J>,
-    lengths: Option<TextSizes>,
+    sizes: Option<TextSizes>,
     what: &A,
     heap: &mut Heap,
 ) -> Result<A::Output, EngineError> {
     let mark = heap.cells().len();
-    if let Some(sizes) = &lengths {
+    if let Some(sizes) = &sizes {
         sizes.reserve(heap, what.limits());
     }
     // Nesting is bounded by `MAX_ABSORB_DEPTH` here, not by serde_json's
     // 128 JSON levels (64 tagged containers).
     de.disable_recursion_limit();
     let fast = what
-        .fast(&mut de, heap, lengths.as_ref())
+        .fast(&mut de, heap, sizes.as_ref())
         .and_then(|made| de.end().map(|()| made));
     match fast {
         Ok(made) => Ok(made),
@@ -245,7 +245,7 @@ fn absorb_from<'de, R: serde_json::de::Read<'de>, A: Absorbed>(
 struct ListSeed<'h> {
     heap: &'h mut Heap,
     limits: &'h Limits,
-    lengths: Option<&'h TextSizes>,
+    sizes: Option<&'h TextSizes>,
 }
 
 impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
@@ -264,13 +264,13 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Value>, A::Error> {
-        let mut out = TextSizes::vector(self.lengths, self.limits);
+        let mut out = TextSizes::vector(self.sizes, self.limits);
         while let Some(v) = seq.next_element_seed(Tagged {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: 0,
             refs: false,
-            lengths: self.lengths,
+            sizes: self.sizes,
         })? {
             out.push(v);
         }
@@ -286,8 +286,8 @@ pub(crate) struct Tagged<'h> {
     /// A continuation's value: `ref` taken, inline collections left to
     /// the tree path (a canonical continuation holds none).
     pub(crate) refs: bool,
-    /// The text's long arrays' lengths, when counted.
-    pub(crate) lengths: Option<&'h TextSizes>,
+    /// What a first pass counted in the text, when it did.
+    pub(crate) sizes: Option<&'h TextSizes>,
 }
 
 impl<'de> DeserializeSeed<'de> for Tagged<'_> {
@@ -351,7 +351,7 @@ impl<'de> Visitor<'de> for Tagged<'_> {
                             depth: self.depth + 1,
                             object: tag == "object",
                             refs: false,
-                            lengths: self.lengths,
+                            sizes: self.sizes,
                         })?;
                         Value::Ref(self.heap.alloc(cell, self.limits).map_err(|_| refuse())?)
                     }
@@ -412,8 +412,8 @@ pub(crate) struct Collection<'h> {
     pub(crate) object: bool,
     /// Elements are a continuation's values (see [`Tagged::refs`]).
     pub(crate) refs: bool,
-    /// The text's long arrays' lengths, when counted.
-    pub(crate) lengths: Option<&'h TextSizes>,
+    /// What a first pass counted in the text, when it did.
+    pub(crate) sizes: Option<&'h TextSizes>,
 }
 
 impl<'de> DeserializeSeed<'de> for Collection<'_> {
@@ -439,13 +439,13 @@ impl<'de> Visitor<'de> for Collection<'_> {
         if self.object {
             return Err(refuse());
         }
-        let mut out = TextSizes::vector(self.lengths, self.limits);
+        let mut out = TextSizes::vector(self.sizes, self.limits);
         while let Some(v) = seq.next_element_seed(Tagged {
             heap: &mut *self.heap,
             limits: self.limits,
             depth: self.depth,
             refs: self.refs,
-            lengths: self.lengths,
+            sizes: self.sizes,
         })? {
             out.push(v);
         }
@@ -464,7 +464,7 @@ impl<'de> Visitor<'de> for Collection<'_> {
                 limits: self.limits,
                 depth: self.depth,
                 refs: self.refs,
-                lengths: self.lengths,
+                sizes: self.sizes,
             })?;
             // A repeated key keeps its last value, as the parsed tree does
             // (the tree keeps the first one's place: the cells differ
@@ -505,48 +505,48 @@ pub(crate) const LONG_ARRAY: usize = 256;
 pub(crate) const COUNT_ARRAYS_FROM: usize = 64 * 1024;
 
 impl TextSizes {
-    /// The counted lengths of `text`'s long arrays, for a long text.
+    /// What a first pass counts in `text`, for a long text.
     fn of_text(text: &str) -> Option<TextSizes> {
         (text.len() >= COUNT_ARRAYS_FROM)
             .then(|| TextSizes::count(serde_json::Deserializer::from_str(text)))
             .flatten()
     }
 
-    /// The lengths of the long arrays of the text `de` reads; `None` when
+    /// What a first pass counts in the text `de` reads; `None` when
     /// it is not JSON, or nests past serde_json's recursion limit (which
     /// this pass keeps: the absorbing pass bounds depth itself, and sizes
     /// are only a hint).
     fn count<'de, R: serde_json::de::Read<'de>>(
         mut de: serde_json::Deserializer<R>,
     ) -> Option<TextSizes> {
-        let mut lengths = TextSizes::default();
+        let mut sizes = TextSizes::default();
         let mut arrays = 0u64;
-        ArrayCounter {
-            long: &mut lengths.long,
+        SizeCounter {
+            long: &mut sizes.long,
             arrays: &mut arrays,
-            collections: &mut lengths.collections,
+            collections: &mut sizes.collections,
             payload: false,
         }
         .deserialize(&mut de)
         .ok()?;
         de.end().ok()?;
         // An array's length is known after its elements' arrays.
-        lengths.long.sort_unstable_by_key(|&(ordinal, _)| ordinal);
-        Some(lengths)
+        sizes.long.sort_unstable_by_key(|&(ordinal, _)| ordinal);
+        Some(sizes)
     }
 
     /// A vector for the next array entered: at its counted length when it
     /// is long and within the collection limit, else empty.
-    fn vector(lengths: Option<&TextSizes>, limits: &Limits) -> Vec<Value> {
-        let Some(lengths) = lengths else {
+    fn vector(sizes: Option<&TextSizes>, limits: &Limits) -> Vec<Value> {
+        let Some(sizes) = sizes else {
             return Vec::new();
         };
-        let ordinal = lengths.entered.get();
-        lengths.entered.set(ordinal + 1);
-        let next = lengths.next.get();
-        match lengths.long.get(next) {
+        let ordinal = sizes.entered.get();
+        sizes.entered.set(ordinal + 1);
+        let next = sizes.next.get();
+        match sizes.long.get(next) {
             Some(&(at, length)) if at == ordinal => {
-                lengths.next.set(next + 1);
+                sizes.next.set(next + 1);
                 if length <= limits.max_collection_len {
                     Vec::with_capacity(length)
                 } else {
@@ -568,7 +568,7 @@ impl TextSizes {
 
 /// Counts the elements of every array in a JSON value, and its tagged
 /// collections.
-struct ArrayCounter<'a> {
+struct SizeCounter<'a> {
     long: &'a mut Vec<(u64, usize)>,
     arrays: &'a mut u64,
     collections: &'a mut usize,
@@ -598,7 +598,7 @@ impl<'de> Visitor<'de> for IsPayloadKey {
     }
 }
 
-impl<'de> DeserializeSeed<'de> for ArrayCounter<'_> {
+impl<'de> DeserializeSeed<'de> for SizeCounter<'_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
@@ -606,7 +606,7 @@ impl<'de> DeserializeSeed<'de> for ArrayCounter<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for ArrayCounter<'_> {
+impl<'de> Visitor<'de> for SizeCounter<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -636,7 +636,7 @@ impl<'de> Visitor<'de> for ArrayCounter<'_> {
         *self.collections += usize::from(self.payload);
         let mut length = 0usize;
         while seq
-            .next_element_seed(ArrayCounter {
+            .next_element_seed(SizeCounter {
                 long: &mut *self.long,
                 arrays: &mut *self.arrays,
                 collections: &mut *self.collections,
@@ -654,7 +654,7 @@ impl<'de> Visitor<'de> for ArrayCounter<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         *self.collections += usize::from(self.payload);
         while let Some(payload) = map.next_key_seed(IsPayloadKey)? {
-            map.next_value_seed(ArrayCounter {
+            map.next_value_seed(SizeCounter {
                 long: &mut *self.long,
                 arrays: &mut *self.arrays,
                 collections: &mut *self.collections,

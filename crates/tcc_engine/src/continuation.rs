@@ -1424,7 +1424,7 @@ pub fn compute_delta(base: &Continuation, next: &Continuation) -> Option<J> {
     Some(delta_tree(
         members,
         next,
-        !heaps_same(&base.heap, &next.heap),
+        !base.heap.same_encoding(&next.heap),
     ))
 }
 
@@ -1434,16 +1434,6 @@ fn delta_tree(mut members: Map<String, J>, next: &Continuation, heap_changed: bo
         members.insert("heap".into(), heap_json(&next.heap));
     }
     J::Object(members)
-}
-
-/// Whether two heaps write the same checkpoint text.
-fn heaps_same(base: &Heap, next: &Heap) -> bool {
-    base.cells().len() == next.cells().len()
-        && base
-            .cells()
-            .iter()
-            .zip(next.cells())
-            .all(|(x, y)| x.same_encoding(y))
 }
 
 /// A confirmed continuation kept as the base of the next delta (an
@@ -1541,7 +1531,10 @@ pub struct DeltaPlan {
 /// frame topology changed (a snapshot is then required).
 pub fn plan_delta(base: &Continuation, next: &Continuation) -> Option<DeltaPlan> {
     let members = delta_but_heap(base, next)?;
-    Some(DeltaPlan::new(members, !heaps_same(&base.heap, &next.heap)))
+    Some(DeltaPlan::new(
+        members,
+        !base.heap.same_encoding(&next.heap),
+    ))
 }
 
 impl DeltaPlan {

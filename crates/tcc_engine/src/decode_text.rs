@@ -173,7 +173,7 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
                         limits: self.limits,
                         depth: 0,
                         refs: true,
-                        lengths: None,
+                        sizes: None,
                     })?)
                 } else {
                     map.next_value_seed(Collection {
@@ -182,7 +182,7 @@ impl<'de> Visitor<'de> for CellSeed<'_> {
                         depth: 1,
                         object: tag == "object",
                         refs: true,
-                        lengths: None,
+                        sizes: None,
                     })?
                 }
             }

@@ -308,6 +308,17 @@ impl Heap {
         self.cells.capacity()
     }
 
+    /// Checkpoint equality of two heaps: as many cells, pairwise
+    /// [`Cell::same_encoding`] (they write the same checkpoint text).
+    pub fn same_encoding(&self, other: &Heap) -> bool {
+        self.cells.len() == other.cells.len()
+            && self
+                .cells
+                .iter()
+                .zip(&other.cells)
+                .all(|(x, y)| x.same_encoding(y))
+    }
+
     /// How many values the heap's cells hold (one for a cell that holds
     /// none or one): a measure of its text's length, taken without
     /// reading the values.
@@ -556,14 +567,6 @@ mod tests {
         })
     }
 
-    fn same_heap(a: &Heap, b: &Heap) -> bool {
-        a.cells.len() == b.cells.len()
-            && a.cells
-                .iter()
-                .zip(&b.cells)
-                .all(|(x, y)| x.same_encoding(y))
-    }
-
     proptest! {
         #[test]
         fn marking_finds_what_a_plain_walk_finds((heap, roots) in heaps()) {
@@ -608,7 +611,7 @@ mod tests {
                 .chain((old_len..plain.cells.len() as u32).rev().take(2))
                 .collect();
             prop_assert_eq!(swept.collect(roots.iter().copied()), plain.collect(roots.iter().copied()));
-            prop_assert!(same_heap(&swept, &plain));
+            prop_assert!(swept.same_encoding(&plain));
         }
     }
 }
